@@ -1,0 +1,9 @@
+import { listProjects } from '../../lib/domain/projects.ts';
+import { apiHandler } from '../../lib/http/handler.ts';
+import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
+
+export const handler = apiHandler(async (req) => {
+  const pr = pageRequest(req);
+  const { page, items, total } = await listProjects(req.principal, pr);
+  return pageResult(req, pr, page, items, total);
+});

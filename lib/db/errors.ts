@@ -1,0 +1,46 @@
+import { UnavailableError } from '../domain/errors.ts';
+
+const THROTTLING = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'LimitExceededException',
+  'InternalServerError',
+  'ServiceUnavailable',
+]);
+
+/** Cancellation reasons that mean "try again", not "your condition failed". */
+const RETRYABLE_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+
+interface AwsError {
+  name?: string;
+  CancellationReasons?: { Code?: string }[];
+}
+
+/** True when DynamoDB refused for load or contention: the caller may retry; nothing was applied. */
+export function isRetryableDbError(err: unknown): boolean {
+  const e = err as AwsError;
+  if (!e || typeof e !== 'object') return false;
+  if (e.name && THROTTLING.has(e.name)) return true;
+  if (e.name === 'TransactionInProgressException') return true;
+  if (e.name === 'TransactionCanceledException') {
+    return (e.CancellationReasons ?? []).some((r) => r.Code !== undefined && RETRYABLE_REASONS.has(r.Code));
+  }
+  return false;
+}
+
+/** Converts DynamoDB's "busy" errors into a 503-mapped domain error; other errors pass through. */
+export function asUnavailable(err: unknown): unknown {
+  return isRetryableDbError(err) ? new UnavailableError() : err;
+}
+
+/** The cancellation reason codes of a TransactionCanceledException, index-aligned with the items. */
+export function cancellationCodes(err: unknown): (string | undefined)[] | undefined {
+  const e = err as AwsError;
+  if (e?.name !== 'TransactionCanceledException') return undefined;
+  return (e.CancellationReasons ?? []).map((r) => (r.Code === 'None' ? undefined : r.Code));
+}
+
+export function isConditionFailed(err: unknown): boolean {
+  return (err as AwsError)?.name === 'ConditionalCheckFailedException';
+}

@@ -1,0 +1,103 @@
+/**
+ * The whole single-table layout, on one screen. Every key of organisation data starts with the
+ * organisation id, so data of another organisation cannot be addressed by construction.
+ *
+ * | PK               | SK                  | LSK (LSI1, list order)   | item                                   |
+ * |------------------|---------------------|--------------------------|----------------------------------------|
+ * | ORG#o            | ORG                 |                          | organisation (+ projects/accounts count)|
+ * | ORG#o            | SEQ                 |                          | per-org id sequences (atomic ADD)      |
+ * | ORG#o            | ACCOUNT#a           | ACCOUNT#a                | account                                |
+ * | ORG#o            | EMAIL#e             |                          | e-mail uniqueness guard                |
+ * | ORG#o            | PROJECT#p           | PROJECT#p                | project (+ counters, issue sequence)   |
+ * | ORG#o            | PREFIX#X            |                          | project prefix uniqueness guard        |
+ * | ORG#o#P#p        | SPRINT#s            | SPRINT#s                 | sprint (+ issue counters)              |
+ * | ORG#o#P#p        | ISSUE#i             | S#s#pos#i or B#pos#i     | issue, in a sprint or the backlog      |
+ * | ORG#o#P#p        | ISSUE#i#C#c         | C#i#c                    | comment (GSI1: ORG#o#COMMENT#c)        |
+ * | TOKEN#sha256     | TOKEN               |                          | API token -> principal, rate bucket    |
+ * | GLOBAL           | SEQ                 |                          | organisation id sequence               |
+ *
+ * A project's sprints, issues and comments share the project's partition, so deleting a project
+ * is a Query over one item collection (never a Scan), and every list is a consistent LSI1 query.
+ */
+
+const pad = (n: number, width = 10) => String(n).padStart(width, '0');
+
+/** Positions are non-negative safe integers; padded so that string order is numeric order. */
+export const padPosition = (pos: number) => pad(pos, 16);
+
+export interface Key {
+  PK: string;
+  SK: string;
+}
+
+export const orgPk = (orgId: number) => `ORG#${pad(orgId)}`;
+export const projectPk = (orgId: number, projectId: number) => `${orgPk(orgId)}#P#${pad(projectId)}`;
+
+export const keys = {
+  /** The global organisation-id sequence. */
+  orgSequence: (): Key => ({ PK: 'GLOBAL', SK: 'SEQ' }),
+  org: (orgId: number): Key => ({ PK: orgPk(orgId), SK: 'ORG' }),
+  sequences: (orgId: number): Key => ({ PK: orgPk(orgId), SK: 'SEQ' }),
+  account: (orgId: number, accountId: number): Key => ({ PK: orgPk(orgId), SK: `ACCOUNT#${pad(accountId)}` }),
+  email: (orgId: number, email: string): Key => ({ PK: orgPk(orgId), SK: `EMAIL#${email.toLowerCase()}` }),
+  project: (orgId: number, projectId: number): Key => ({ PK: orgPk(orgId), SK: `PROJECT#${pad(projectId)}` }),
+  prefix: (orgId: number, prefix: string): Key => ({ PK: orgPk(orgId), SK: `PREFIX#${prefix}` }),
+  sprint: (orgId: number, projectId: number, sprintId: number): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `SPRINT#${pad(sprintId)}`,
+  }),
+  issue: (orgId: number, projectId: number, issueId: number): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `ISSUE#${pad(issueId)}`,
+  }),
+  comment: (orgId: number, projectId: number, issueId: number, commentId: number): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `ISSUE#${pad(issueId)}#C#${pad(commentId)}`,
+  }),
+  token: (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
+};
+
+/** LSI1 sort keys: the order of each collection. */
+export const listKeys = {
+  account: (accountId: number) => `ACCOUNT#${pad(accountId)}`,
+  project: (projectId: number) => `PROJECT#${pad(projectId)}`,
+  sprint: (sprintId: number) => `SPRINT#${pad(sprintId)}`,
+  sprintIssue: (sprintId: number, position: number, issueId: number) =>
+    `S#${pad(sprintId)}#${padPosition(position)}#${pad(issueId)}`,
+  backlogIssue: (position: number, issueId: number) => `B#${padPosition(position)}#${pad(issueId)}`,
+  comment: (issueId: number, commentId: number) => `C#${pad(issueId)}#${pad(commentId)}`,
+};
+
+/** A collection to list: the partition and the LSK prefix its members share. */
+export interface Collection {
+  pk: string;
+  prefix: string;
+}
+
+export const collections = {
+  accounts: (orgId: number): Collection => ({ pk: orgPk(orgId), prefix: 'ACCOUNT#' }),
+  projects: (orgId: number): Collection => ({ pk: orgPk(orgId), prefix: 'PROJECT#' }),
+  sprints: (orgId: number, projectId: number): Collection => ({ pk: projectPk(orgId, projectId), prefix: 'SPRINT#' }),
+  sprintIssues: (orgId: number, projectId: number, sprintId: number): Collection => ({
+    pk: projectPk(orgId, projectId),
+    prefix: `S#${pad(sprintId)}#`,
+  }),
+  backlogIssues: (orgId: number, projectId: number): Collection => ({ pk: projectPk(orgId, projectId), prefix: 'B#' }),
+  comments: (orgId: number, projectId: number, issueId: number): Collection => ({
+    pk: projectPk(orgId, projectId),
+    prefix: `C#${pad(issueId)}#`,
+  }),
+  /** Everything under a project (its sprints, issues and comments): the cascade of a project delete. */
+  projectContents: (orgId: number, projectId: number) => ({ pk: projectPk(orgId, projectId) }),
+};
+
+/** GSI1 keys: lookups by id where the path does not name the parent. */
+export const gsi1 = {
+  comment: (orgId: number, commentId: number) => ({ GSI1PK: `${orgPk(orgId)}#COMMENT#${pad(commentId)}`, GSI1SK: 'COMMENT' }),
+};
+
+/** Parses the ids back out of a project partition key (used by the cascade consumer). */
+export function parseProjectPk(pk: string): { orgId: number; projectId: number } | undefined {
+  const m = /^ORG#(\d{10})#P#(\d{10})$/.exec(pk);
+  return m ? { orgId: Number(m[1]), projectId: Number(m[2]) } : undefined;
+}

@@ -1,0 +1,220 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError, ValidationError } from '../domain/errors.ts';
+import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
+import { db, tableName } from './client.ts';
+import { cancellationCodes, isConditionFailed } from './errors.ts';
+import { collections, keys, listKeys } from './keys.ts';
+import { listPage, type PageRequest } from './list.ts';
+import { nextId } from './sequences.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** The stored project: the resource plus counters that only the data layer moves. */
+export interface ProjectItem extends Project {
+  backlog_count?: number;
+  issue_seq?: number;
+  position_seq?: number;
+}
+
+export const toProject = (record: object): Project => {
+  const item = record as Record<string, unknown>;
+  return {
+    id: Number(item.id),
+    name: String(item.name),
+    prefix: String(item.prefix),
+    description: (item.description as string | null | undefined) ?? null,
+    documentation_url: (item.documentation_url as string | null | undefined) ?? null,
+    production_url: (item.production_url as string | null | undefined) ?? null,
+    github_repo_owner: (item.github_repo_owner as string | null | undefined) ?? null,
+    github_repo_name: (item.github_repo_name as string | null | undefined) ?? null,
+    sprints_count: Number(item.sprints_count ?? 0),
+    created_at: String(item.created_at),
+    updated_at: String(item.updated_at),
+  };
+};
+
+const prefixTaken = () => new ValidationError(['prefix has already been taken']);
+
+export async function getProjectItem(orgId: number, projectId: number): Promise<ProjectItem | undefined> {
+  const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.project(orgId, projectId), ConsistentRead: true }));
+  return out.Item as ProjectItem | undefined;
+}
+
+/** Creates a project: project, prefix guard and the organisation's project count in one transaction. */
+export async function insertProject(orgId: number, input: ProjectCreate): Promise<Project> {
+  const id = await nextId(orgId, 'project');
+  const now = new Date().toISOString();
+  const project: Project = {
+    id,
+    name: input.name,
+    prefix: input.prefix,
+    description: input.description ?? null,
+    documentation_url: input.documentation_url ?? null,
+    production_url: input.production_url ?? null,
+    github_repo_owner: null,
+    github_repo_name: null,
+    sprints_count: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...keys.project(orgId, id),
+                LSK: listKeys.project(id),
+                type: 'project',
+                org_id: orgId,
+                ...project,
+                backlog_count: 0,
+                issue_seq: 0,
+                position_seq: 0,
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          prefixGuardPut(orgId, input.prefix, id),
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.org(orgId),
+              UpdateExpression: 'ADD projects_count :one',
+              ConditionExpression: 'attribute_exists(PK)',
+              ExpressionAttributeValues: { ':one': 1 },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (err) {
+    if (cancellationCodes(err)?.[1] === 'ConditionalCheckFailed') throw prefixTaken();
+    throw err;
+  }
+  return project;
+}
+
+function prefixGuardPut(orgId: number, prefix: string, projectId: number): TransactItem {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.prefix(orgId, prefix), project_id: projectId },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+function setClause(changes: Record<string, unknown>) {
+  const names: Record<string, string> = { '#updated_at': 'updated_at' };
+  const values: Record<string, unknown> = {};
+  const sets = ['#updated_at = :updated_at'];
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === undefined) continue;
+    names[`#${k}`] = k;
+    values[`:${k}`] = v;
+    sets.push(`#${k} = :${k}`);
+  }
+  return { names, values, expression: `SET ${sets.join(', ')}` };
+}
+
+/**
+ * Applies a partial update. Only the fields sent are written (SET per field), so concurrent
+ * updates of different fields never undo each other. A prefix change also moves the prefix guard,
+ * in the same transaction.
+ */
+export async function updateProject(orgId: number, projectId: number, changes: ProjectUpdate): Promise<Project> {
+  const now = new Date().toISOString();
+  const { names, values, expression } = setClause(changes);
+  values[':updated_at'] = now;
+  if (changes.prefix === undefined) {
+    try {
+      const out = await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.project(orgId, projectId),
+          UpdateExpression: expression,
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toProject(out.Attributes ?? {});
+    } catch (err) {
+      if (isConditionFailed(err)) throw new NotFoundError('Project');
+      throw err;
+    }
+  }
+  const current = await getProjectItem(orgId, projectId);
+  if (!current) throw new NotFoundError('Project');
+  const items: TransactItem[] = [
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.project(orgId, projectId),
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(PK) AND prefix = :old_prefix',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ...values, ':old_prefix': current.prefix },
+      },
+    },
+  ];
+  if (changes.prefix !== current.prefix) {
+    items.push(prefixGuardPut(orgId, changes.prefix, projectId));
+    items.push({ Delete: { TableName: tableName, Key: keys.prefix(orgId, current.prefix) } });
+  }
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (err) {
+    const codes = cancellationCodes(err);
+    if (codes?.[1] === 'ConditionalCheckFailed') throw prefixTaken();
+    if (codes?.[0] === 'ConditionalCheckFailed') throw new NotFoundError('Project');
+    throw err;
+  }
+  const merged = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+  return toProject({ ...current, ...merged, updated_at: now });
+}
+
+/**
+ * Deletes a project in one transaction (project, prefix guard, organisation count). Its sprints,
+ * issues and comments are unreachable at once (reads check the project) and are removed by the
+ * cascade consumer from the table's stream.
+ */
+export async function deleteProject(orgId: number, projectId: number): Promise<void> {
+  const current = await getProjectItem(orgId, projectId);
+  if (!current) throw new NotFoundError('Project');
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: tableName,
+              Key: keys.project(orgId, projectId),
+              ConditionExpression: 'attribute_exists(PK)',
+            },
+          },
+          { Delete: { TableName: tableName, Key: keys.prefix(orgId, current.prefix) } },
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.org(orgId),
+              UpdateExpression: 'ADD projects_count :minus',
+              ExpressionAttributeValues: { ':minus': -1 },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (err) {
+    if (cancellationCodes(err)?.[0] === 'ConditionalCheckFailed') throw new NotFoundError('Project');
+    throw err;
+  }
+}
+
+export async function listProjects(orgId: number, page: PageRequest) {
+  return listPage<Record<string, unknown>>(collections.projects(orgId), page);
+}

@@ -1,0 +1,62 @@
+/**
+ * The single table's definition: the one source for the local runtime (CreateTable on DynamoDB
+ * Local) and the CDK stack. Plain data, so infra and runtime share it without either importing
+ * the other's libraries.
+ */
+export const tableDefinition = {
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  /**
+   * LSI1 orders every collection (projects, accounts, sprints, issues by position, comments) inside
+   * its parent's partition. Being local, it can be read with ConsistentRead: a list shows a write
+   * made just before it.
+   */
+  localIndexes: [
+    { name: 'LSI1', sortKey: 'LSK', projection: 'ALL' as const },
+    /** Same order, keys only: `page=N` skips the first (N-1) pages here without reading their items. */
+    { name: 'LSI1Keys', sortKey: 'LSK', projection: 'KEYS_ONLY' as const },
+  ],
+  /** GSI1: lookups by id where the path does not name the parent (GET /comments/{id}). */
+  globalIndexes: [{ name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' as const }],
+  /** DynamoDB TTL attribute (idempotency records). */
+  ttlAttribute: 'expires_at',
+} as const;
+
+/** CreateTable input for the local runtime and tests (on-demand, stream on for cascades). */
+export function createTableInput(tableName: string) {
+  const d = tableDefinition;
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST' as const,
+    AttributeDefinitions: [
+      { AttributeName: d.partitionKey, AttributeType: 'S' as const },
+      { AttributeName: d.sortKey, AttributeType: 'S' as const },
+      ...[...new Set(d.localIndexes.map((i) => i.sortKey))].map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
+      ...d.globalIndexes.flatMap((i) => [
+        { AttributeName: i.partitionKey, AttributeType: 'S' as const },
+        { AttributeName: i.sortKey, AttributeType: 'S' as const },
+      ]),
+    ],
+    KeySchema: [
+      { AttributeName: d.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: d.sortKey, KeyType: 'RANGE' as const },
+    ],
+    LocalSecondaryIndexes: d.localIndexes.map((i) => ({
+      IndexName: i.name,
+      KeySchema: [
+        { AttributeName: d.partitionKey, KeyType: 'HASH' as const },
+        { AttributeName: i.sortKey, KeyType: 'RANGE' as const },
+      ],
+      Projection: { ProjectionType: i.projection },
+    })),
+    GlobalSecondaryIndexes: d.globalIndexes.map((i) => ({
+      IndexName: i.name,
+      KeySchema: [
+        { AttributeName: i.partitionKey, KeyType: 'HASH' as const },
+        { AttributeName: i.sortKey, KeyType: 'RANGE' as const },
+      ],
+      Projection: { ProjectionType: i.projection },
+    })),
+    StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' as const },
+  };
+}

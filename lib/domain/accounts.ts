@@ -1,0 +1,75 @@
+import {
+  getAccountItem,
+  getOrganisationItem,
+  insertAccount,
+  insertOrganisation,
+  listAccounts as listAccountItems,
+  replaceToken,
+  toAccount,
+  toOrganisation,
+} from '../db/accounts.ts';
+import type { PageRequest } from '../db/list.ts';
+import type { Account, AccountCreate, Organisation } from '../schemas/accounts.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from './errors.ts';
+import type { Principal } from './principal.ts';
+import { generateToken, hashToken } from './tokens.ts';
+
+/** Creates an organisation, its first admin account and that admin's token (shown once). */
+export async function createOrganisation(
+  name: string,
+  admin: { name: string; email: string },
+): Promise<{ organisation: Organisation; account: Account; token: string }> {
+  const token = generateToken();
+  const created = await insertOrganisation(name, admin, hashToken(token));
+  return { ...created, token };
+}
+
+/** Creates an account in an organisation and returns it with its first token (shown once). */
+export async function createAccountInOrg(orgId: number, input: AccountCreate): Promise<{ account: Account; token: string }> {
+  const token = generateToken();
+  const account = await insertAccount(orgId, input, hashToken(token));
+  return { account, token };
+}
+
+/** POST /accounts: admins only. */
+export async function createAccount(caller: Principal, input: AccountCreate) {
+  if (caller.role !== 'admin') throw new ForbiddenError('Only admins may create accounts');
+  return createAccountInOrg(caller.orgId, input);
+}
+
+/** GET /me: the caller's account and organisation. */
+export async function me(caller: Principal): Promise<{ account: Account; organisation: Organisation }> {
+  const [account, org] = await Promise.all([getAccountItem(caller.orgId, caller.accountId), getOrganisationItem(caller.orgId)]);
+  if (!account || !org) throw new NotFoundError('Account');
+  return { account: toAccount(account), organisation: toOrganisation(org) };
+}
+
+/** New token for an account; the previous one stops working at once. */
+export async function regenerateToken(orgId: number, accountId: number): Promise<string> {
+  const account = await getAccountItem(orgId, accountId);
+  if (!account) throw new NotFoundError('Account');
+  const token = generateToken();
+  await replaceToken(orgId, account, hashToken(token));
+  return token;
+}
+
+/** Removes an account's token; it is refused from the next request on. */
+export async function revokeToken(orgId: number, accountId: number): Promise<void> {
+  const account = await getAccountItem(orgId, accountId);
+  if (!account) throw new NotFoundError('Account');
+  await replaceToken(orgId, account, undefined);
+}
+
+export async function listAccounts(caller: Principal, page: PageRequest) {
+  const [result, org] = await Promise.all([listAccountItems(caller.orgId, page), getOrganisationItem(caller.orgId)]);
+  return { page: result, items: result.items.map(toAccount), total: Number(org?.accounts_count ?? 0) };
+}
+
+/**
+ * Checks that an account id (assignee, sprint lead) names an account of the caller's organisation.
+ * `field` names the payload key in the 422 message.
+ */
+export async function requireAccountInOrg(orgId: number, accountId: number, field: string): Promise<void> {
+  const account = await getAccountItem(orgId, accountId);
+  if (!account) throw new ValidationError([`${field} must be an account of this organisation`]);
+}

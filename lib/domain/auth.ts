@@ -1,0 +1,42 @@
+import { authenticateAndConsume, type Authentication } from '../db/tokens.ts';
+import { UnauthorizedError } from './errors.ts';
+import { hashToken, looksLikeToken } from './tokens.ts';
+
+type Headers = Record<string, string | undefined> | null | undefined;
+
+/**
+ * The token a request carries: `Authorization: Bearer <t>` or `X-API-Token: <t>`. When both are
+ * sent they must carry the same token.
+ */
+export function tokenFromHeaders(headers: Headers): string {
+  let bearer: string | undefined;
+  let apiKey: string | undefined;
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (lower === 'authorization' && value !== undefined) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(value);
+      if (!m) throw new UnauthorizedError('Authorization header must be "Bearer <API_TOKEN>"');
+      bearer = m[1];
+    } else if (lower === 'x-api-token' && value !== undefined) {
+      apiKey = value.trim();
+    }
+  }
+  if (bearer !== undefined && apiKey !== undefined && bearer !== apiKey) {
+    throw new UnauthorizedError('Authorization and X-API-Token carry different tokens');
+  }
+  const token = bearer ?? apiKey;
+  if (!token) throw new UnauthorizedError('Missing API token');
+  return token;
+}
+
+/**
+ * Authenticates a request and takes one request from the token's rate-limit bucket (usually one
+ * DynamoDB call). Throws UnauthorizedError for a missing, malformed, unknown or revoked token.
+ */
+export async function authenticate(headers: Headers, now = Date.now()): Promise<NonNullable<Authentication>> {
+  const token = tokenFromHeaders(headers);
+  if (!looksLikeToken(token)) throw new UnauthorizedError('Invalid API token');
+  const auth = await authenticateAndConsume(hashToken(token), now);
+  if (!auth) throw new UnauthorizedError('Invalid API token');
+  return auth;
+}

@@ -1,0 +1,72 @@
+/**
+ * Typed errors thrown by the domain. `lib/http/errors.ts` maps them to statuses and the SPEC's
+ * body shapes in exactly one place; the MCP server maps them to tool errors with the same messages.
+ */
+export abstract class DomainError extends Error {
+  abstract readonly status: number;
+}
+
+/** 404 `{error}`: the thing does not exist, or belongs to another organisation. */
+export class NotFoundError extends DomainError {
+  readonly status = 404;
+  constructor(what: string) {
+    super(`${what} not found`);
+  }
+}
+
+/** 422 `{errors:[...]}`: input that fails validation; each message names its field. */
+export class ValidationError extends DomainError {
+  readonly status = 422;
+  readonly errors: string[];
+  constructor(errors: string[]) {
+    super(errors.join('; '));
+    this.errors = errors;
+  }
+}
+
+/** 422 `{error}`: a state transition that is not allowed (e.g. activating an active sprint). */
+export class TransitionError extends DomainError {
+  readonly status = 422;
+}
+
+/** 403 `{error}`: authenticated, but not allowed to do this. */
+export class ForbiddenError extends DomainError {
+  readonly status = 403;
+}
+
+/** 401 `{error}`: missing, invalid or revoked token. */
+export class UnauthorizedError extends DomainError {
+  readonly status = 401;
+}
+
+/** 409-class conflicts surfaced as 422 `{errors}` (e.g. a prefix already taken), per SPEC's 422 for validation. */
+export class ConflictError extends ValidationError {}
+
+/** 429 `{error}` with Retry-After. */
+export class RateLimitedError extends DomainError {
+  readonly status = 429;
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number) {
+    super('Rate limit exceeded: 600 requests per minute per token');
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** 503 `{error}` with Retry-After: DynamoDB refused for now (throttling, contention). Nothing was applied. */
+export class UnavailableError extends DomainError {
+  readonly status = 503;
+  readonly retryAfterSeconds: number;
+  constructor(message = 'The service is busy, please retry', retryAfterSeconds = 1) {
+    super(message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** 400/413/415 `{error}`: the request itself is unusable (malformed JSON, too large, wrong media type). */
+export class BadRequestError extends DomainError {
+  readonly status: 400 | 413 | 415;
+  constructor(status: 400 | 413 | 415, message: string) {
+    super(message);
+    this.status = status;
+  }
+}

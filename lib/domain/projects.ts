@@ -1,0 +1,31 @@
+import { getOrganisationItem } from '../db/accounts.ts';
+import type { PageRequest } from '../db/list.ts';
+import * as store from '../db/projects.ts';
+import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
+import { ForbiddenError, NotFoundError } from './errors.ts';
+import type { Principal } from './principal.ts';
+
+export async function listProjects(caller: Principal, page: PageRequest) {
+  const [result, org] = await Promise.all([store.listProjects(caller.orgId, page), getOrganisationItem(caller.orgId)]);
+  return { page: result, items: result.items.map(store.toProject), total: Number(org?.projects_count ?? 0) };
+}
+
+export async function getProject(caller: Principal, projectId: number): Promise<Project> {
+  const item = await store.getProjectItem(caller.orgId, projectId);
+  if (!item) throw new NotFoundError('Project');
+  return store.toProject(item);
+}
+
+export async function createProject(caller: Principal, input: ProjectCreate): Promise<Project> {
+  return store.insertProject(caller.orgId, input);
+}
+
+export async function updateProject(caller: Principal, projectId: number, changes: ProjectUpdate): Promise<Project> {
+  return store.updateProject(caller.orgId, projectId, changes);
+}
+
+/** Only admins may delete projects (SPEC.md); deleting removes its sprints, issues and comments. */
+export async function deleteProject(caller: Principal, projectId: number): Promise<void> {
+  if (caller.role !== 'admin') throw new ForbiddenError('Only admins may delete projects');
+  await store.deleteProject(caller.orgId, projectId);
+}

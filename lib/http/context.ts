@@ -1,0 +1,47 @@
+import type { Principal } from '../domain/principal.ts';
+import type { RateDecision } from '../domain/ratelimit.ts';
+import type { Authentication } from '../db/tokens.ts';
+
+/**
+ * The authorizer hands the principal and the rate decision to the route handler through the
+ * API Gateway authorizer context, whose values are strings/numbers/booleans only.
+ */
+export type AuthorizerContext = Record<string, string | number | boolean>;
+
+export function toAuthorizerContext(auth: NonNullable<Authentication>): AuthorizerContext {
+  const { principal, rate } = auth;
+  return {
+    orgId: principal.orgId,
+    accountId: principal.accountId,
+    role: principal.role,
+    tokenHash: principal.tokenHash,
+    rateAllowed: rate.allowed,
+    rateRemaining: rate.remaining,
+    rateResetAt: rate.resetAt,
+    rateRetryAfter: rate.retryAfter ?? 0,
+  };
+}
+
+/** Reads the context back (API Gateway stringifies every value). */
+export function readAuthorizerContext(
+  ctx: Record<string, unknown> | null | undefined,
+): { principal: Principal; rate: RateDecision } | undefined {
+  if (!ctx || ctx.orgId === undefined || ctx.accountId === undefined) return undefined;
+  const role = String(ctx.role);
+  if (role !== 'admin' && role !== 'member') return undefined;
+  const allowed = ctx.rateAllowed === true || ctx.rateAllowed === 'true';
+  return {
+    principal: {
+      orgId: Number(ctx.orgId),
+      accountId: Number(ctx.accountId),
+      role,
+      tokenHash: String(ctx.tokenHash ?? ''),
+    },
+    rate: {
+      allowed,
+      remaining: Number(ctx.rateRemaining ?? 0),
+      resetAt: Number(ctx.rateResetAt ?? 0),
+      ...(allowed ? {} : { retryAfter: Math.max(1, Number(ctx.rateRetryAfter ?? 1)) }),
+    },
+  };
+}

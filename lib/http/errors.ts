@@ -1,0 +1,47 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { BadRequestError, DomainError, RateLimitedError, UnavailableError, ValidationError } from '../domain/errors.ts';
+import { isRetryableDbError } from '../db/errors.ts';
+import { logger } from './logger.ts';
+
+const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' };
+
+/** middy's HttpError from its body parser: a client error whose text we replace with our own. */
+interface MiddyHttpError {
+  statusCode?: number;
+  expose?: boolean;
+  message: string;
+  cause?: { package?: string };
+}
+
+/**
+ * THE error mapper: typed domain errors to status and SPEC body shape. 422 validation is
+ * `{errors:[...]}`; everything else `{error}`. Unknown errors are logged once here and answered as
+ * 500 without internals.
+ */
+export function errorResponse(err: unknown): APIGatewayProxyResult {
+  const mapped = toDomainError(err);
+  if (!mapped) {
+    logger.error('unhandled error', err as Error);
+    return json(500, { error: 'Internal server error' });
+  }
+  const headers: Record<string, string> = {};
+  if (mapped instanceof RateLimitedError || mapped instanceof UnavailableError) {
+    headers['Retry-After'] = String(mapped.retryAfterSeconds);
+  }
+  if (mapped instanceof ValidationError) return json(422, { errors: mapped.errors }, headers);
+  return json(mapped.status, { error: mapped.message }, headers);
+}
+
+function toDomainError(err: unknown): DomainError | undefined {
+  if (err instanceof DomainError) return err;
+  if (isRetryableDbError(err)) return new UnavailableError();
+  const http = err as MiddyHttpError;
+  if (http && typeof http.statusCode === 'number' && http.cause?.package === '@middy/http-json-body-parser') {
+    return new BadRequestError(400, 'Request body is not valid JSON');
+  }
+  return undefined;
+}
+
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}

@@ -1,0 +1,4 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+
+/** One structured logger per module scope; level from POWERTOOLS_LOG_LEVEL (default INFO). */
+export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'sprint-ticketing' });

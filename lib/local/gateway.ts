@@ -1,0 +1,253 @@
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { withDbCallLog } from '../db/metrics.ts';
+import { gatewayResponses } from '../http/gateway-responses.ts';
+import type { Route } from '../routes.ts';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** API Gateway's payload limit: larger requests never reach a Lambda. */
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
+
+const modules = new Map<string, Promise<{ handler: LambdaHandler<unknown, unknown> }>>();
+
+/** Imports a handler module once (as Lambda keeps a warm container). */
+export function loadHandler<E, R>(modulePath: string): Promise<LambdaHandler<E, R>> {
+  let mod = modules.get(modulePath);
+  if (!mod) {
+    mod = import(pathToFileURL(resolve(repoRoot, modulePath)).href) as Promise<{ handler: LambdaHandler<unknown, unknown> }>;
+    modules.set(modulePath, mod);
+  }
+  return mod.then((m) => m.handler as LambdaHandler<E, R>);
+}
+
+/** A Lambda context good enough for local invocation. */
+export function lambdaContext(functionName: string, requestId = randomUUID()): Context {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+interface CompiledRoute {
+  route: Route;
+  regex: RegExp;
+  names: string[];
+}
+
+function compile(route: Route): CompiledRoute {
+  const names: string[] = [];
+  const pattern = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\+?\\?\}/g, (_m, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { route, regex: new RegExp(`^${pattern}$`), names };
+}
+
+/** Finds the route for a method and path; API Gateway matching (literal segments win over parameters). */
+export function matchRoute(compiled: CompiledRoute[], method: string, path: string) {
+  const candidates = compiled
+    .filter((c) => c.route.method === method)
+    .map((c) => ({ c, m: c.regex.exec(path) }))
+    .filter((x): x is { c: CompiledRoute; m: RegExpExecArray } => x.m !== null)
+    .sort((a, b) => a.c.names.length - b.c.names.length);
+  const hit = candidates[0];
+  if (!hit) return undefined;
+  const params: Record<string, string> = {};
+  hit.c.names.forEach((name, i) => {
+    params[name] = decodeURIComponent(hit.m[i + 1] ?? '');
+  });
+  return { route: hit.c.route, params };
+}
+
+function headersOf(req: IncomingMessage) {
+  const headers: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] ?? '';
+    const value = req.rawHeaders[i + 1] ?? '';
+    headers[name] = value;
+    (multi[name] ??= []).push(value);
+  }
+  return { headers, multi };
+}
+
+function queryOf(url: URL) {
+  if ([...url.searchParams.keys()].length === 0) return { query: null, multi: null };
+  const query: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    query[k] = v;
+    (multi[k] ??= []).push(v);
+  }
+  return { query, multi };
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_PAYLOAD_BYTES) return 'too-large';
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Builds the API Gateway REST (v1) proxy event a Lambda would receive for this request. */
+export function proxyEvent(
+  req: {
+    method: string;
+    url: URL;
+    headers: Record<string, string>;
+    multiHeaders: Record<string, string[]>;
+    body: string | null;
+    sourceIp: string;
+  },
+  route: Route,
+  params: Record<string, string>,
+  authorizer: Record<string, unknown> | null,
+): APIGatewayProxyEvent {
+  const { query, multi } = queryOf(req.url);
+  const requestId = randomUUID();
+  return {
+    resource: route.path,
+    path: req.url.pathname,
+    httpMethod: req.method,
+    headers: req.headers,
+    multiValueHeaders: req.multiHeaders,
+    queryStringParameters: query,
+    multiValueQueryStringParameters: multi,
+    pathParameters: Object.keys(params).length ? params : null,
+    stageVariables: null,
+    body: req.body,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer,
+      protocol: 'HTTP/1.1',
+      httpMethod: req.method,
+      identity: {
+        sourceIp: req.sourceIp,
+        userAgent: req.headers['User-Agent'] ?? req.headers['user-agent'] ?? null,
+      } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: req.url.pathname,
+      stage: 'local',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: route.path,
+    },
+  };
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyResult) {
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+  for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) headers[k] = v.map(String);
+  res.writeHead(result.statusCode, headers);
+  res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+function gatewayError(kind: keyof typeof gatewayResponses): APIGatewayProxyResult {
+  const r = gatewayResponses[kind];
+  return {
+    statusCode: r.status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    body: JSON.stringify({ error: r.message }),
+  };
+}
+
+export interface GatewayOptions {
+  routes: Route[];
+  /** Print one line per request (method, path, status, ms, DynamoDB calls). */
+  log?: (line: string) => void;
+  /** Add `X-Db-Calls` (DynamoDB calls made for the request, authorizer included) to responses. */
+  exposeDbCalls?: boolean;
+}
+
+/**
+ * A small API Gateway emulator: for each request it builds the REST proxy event, runs the token
+ * authorizer (for routes that need it) and then the route's handler, the same modules Lambda runs.
+ */
+export function createGateway(options: GatewayOptions): http.Server {
+  const compiled = options.routes.map(compile);
+  return http.createServer((req, res) => {
+    const started = performance.now();
+    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    const method = req.method ?? 'GET';
+    void withDbCallLog(() => handle(req, url, method))
+      .catch((err: unknown) => {
+        process.stderr.write(`gateway error: ${(err as Error).stack ?? String(err)}\n`);
+        return { result: gatewayError('DEFAULT_5XX'), log: { calls: [] as string[] } };
+      })
+      .then(({ result, log }) => {
+        if (options.exposeDbCalls) result.headers = { ...result.headers, 'X-Db-Calls': String(log.calls.length) };
+        send(res, result);
+        const ms = (performance.now() - started).toFixed(1);
+        options.log?.(`${method} ${url.pathname} ${result.statusCode} ${ms}ms db=${log.calls.length}`);
+      });
+  });
+
+  async function handle(req: IncomingMessage, url: URL, method: string): Promise<APIGatewayProxyResult> {
+    const match = matchRoute(compiled, method, url.pathname);
+    if (!match) return gatewayError('MISSING_AUTHENTICATION_TOKEN');
+    const raw = await readBody(req);
+    if (raw === 'too-large') return gatewayError('REQUEST_TOO_LARGE');
+    const { headers, multi } = headersOf(req);
+    const request = {
+      method,
+      url,
+      headers: { ...headers, 'X-Forwarded-Proto': 'http' },
+      multiHeaders: multi,
+      body: raw.length ? raw.toString('utf8') : null,
+      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    };
+    let authorizer: Record<string, unknown> | null = null;
+    if (match.route.auth) {
+      const authEvent: APIGatewayRequestAuthorizerEvent = {
+        ...proxyEvent(request, match.route, match.params, null),
+        type: 'REQUEST',
+        methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${match.route.path}`,
+      } as APIGatewayRequestAuthorizerEvent;
+      const authorize = await loadHandler<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>(
+        'functions/authorizer.ts',
+      );
+      let result: APIGatewayAuthorizerResult;
+      try {
+        result = await authorize(authEvent, lambdaContext('authorizer'));
+      } catch (err) {
+        return (err as Error).message === 'Unauthorized' ? gatewayError('UNAUTHORIZED') : gatewayError('AUTHORIZER_FAILURE');
+      }
+      const allowed = result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
+      if (!allowed) return gatewayError('ACCESS_DENIED');
+      authorizer = { ...result.context, principalId: result.principalId };
+    }
+    const event = proxyEvent(request, match.route, match.params, authorizer);
+    const handler = await loadHandler<APIGatewayProxyEvent, APIGatewayProxyResult>(match.route.handler);
+    return handler(event, lambdaContext(match.route.handler));
+  }
+}

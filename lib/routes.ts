@@ -1,0 +1,203 @@
+/**
+ * THE route table: the table of contents of the API. The local gateway, the CDK stack (one Lambda
+ * and one API Gateway method per row), the OpenAPI document and the MCP tool list are all built
+ * from it. Adding an endpoint is one row here plus one handler file.
+ */
+import type { z } from 'zod';
+import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
+import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Route {
+  method: HttpMethod;
+  /** API Gateway resource path, `{name}` for path parameters. */
+  path: string;
+  /** Handler module, relative to the repository root; it exports `handler`. */
+  handler: string;
+  /** Behind the token authorizer (and its rate limit). */
+  auth: boolean;
+  /** Table access the handler needs: read-only routes get read-only grants. */
+  access: 'read' | 'write';
+  /** The OpenAPI operation. */
+  operation: {
+    id: string;
+    summary: string;
+    tag: string;
+    /** Request body schema (wrapper included). */
+    body?: z.ZodType;
+    /** Success status and body; `list` means a paginated JSON array of `schema`. */
+    success: { status: 200 | 201 | 204; schema?: z.ZodType; list?: boolean; description: string };
+    /** Error statuses this operation may answer, beyond those every authenticated route has. */
+    errors: number[];
+  };
+}
+
+const idParam = '{id}';
+
+export const routes: Route[] = [
+  // Accounts and tokens
+  {
+    method: 'GET',
+    path: '/api/v1/me',
+    handler: 'functions/me/get.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'getMe',
+      summary: 'The calling account and its organisation',
+      tag: 'Accounts',
+      success: { status: 200, schema: Me, description: 'The caller' },
+      errors: [],
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/me/token',
+    handler: 'functions/me/regenerate-token.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'regenerateToken',
+      summary: 'Regenerate the API token (the old one stops working at once)',
+      tag: 'Accounts',
+      success: { status: 201, schema: TokenBody, description: 'The new token, shown once' },
+      errors: [],
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/me/token',
+    handler: 'functions/me/revoke-token.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'revokeToken',
+      summary: 'Revoke the API token',
+      tag: 'Accounts',
+      success: { status: 204, description: 'Revoked' },
+      errors: [],
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/accounts',
+    handler: 'functions/accounts/list.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'listAccounts',
+      summary: "List the organisation's accounts",
+      tag: 'Accounts',
+      success: { status: 200, schema: Account, list: true, description: 'Accounts' },
+      errors: [422],
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/accounts',
+    handler: 'functions/accounts/create.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'createAccount',
+      summary: 'Create an account (admins only); returns its first token once',
+      tag: 'Accounts',
+      body: AccountCreateBody,
+      success: { status: 201, schema: AccountWithToken, description: 'The account and its token' },
+      errors: [400, 403, 413, 415, 422],
+    },
+  },
+
+  // Projects
+  {
+    method: 'GET',
+    path: '/api/v1/projects',
+    handler: 'functions/projects/list.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'listProjects',
+      summary: 'List all projects in the organisation',
+      tag: 'Projects',
+      success: { status: 200, schema: Project, list: true, description: 'Projects' },
+      errors: [422],
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/projects',
+    handler: 'functions/projects/create.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'createProject',
+      summary: 'Create a project',
+      tag: 'Projects',
+      body: ProjectCreateBody,
+      success: { status: 201, schema: Project, description: 'The project' },
+      errors: [400, 413, 415, 422],
+    },
+  },
+  {
+    method: 'GET',
+    path: `/api/v1/projects/${idParam}`,
+    handler: 'functions/projects/get.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'getProject',
+      summary: 'Retrieve a project',
+      tag: 'Projects',
+      success: { status: 200, schema: Project, description: 'The project' },
+      errors: [404],
+    },
+  },
+  {
+    method: 'PATCH',
+    path: `/api/v1/projects/${idParam}`,
+    handler: 'functions/projects/update.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'updateProject',
+      summary: 'Update a project',
+      tag: 'Projects',
+      body: ProjectUpdateBody,
+      success: { status: 200, schema: Project, description: 'The project' },
+      errors: [400, 404, 413, 415, 422],
+    },
+  },
+  {
+    method: 'PUT',
+    path: `/api/v1/projects/${idParam}`,
+    handler: 'functions/projects/update.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'replaceProject',
+      summary: 'Update a project (PUT spelling; same partial-update meaning)',
+      tag: 'Projects',
+      body: ProjectUpdateBody,
+      success: { status: 200, schema: Project, description: 'The project' },
+      errors: [400, 404, 413, 415, 422],
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `/api/v1/projects/${idParam}`,
+    handler: 'functions/projects/delete.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'deleteProject',
+      summary: 'Delete a project with its sprints, issues and comments (admins only)',
+      tag: 'Projects',
+      success: { status: 204, description: 'Deleted' },
+      errors: [403, 404],
+    },
+  },
+];
+
+/** Status codes every authenticated route may answer. */
+export const commonErrors = [401, 429, 500, 503];

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+
+/** DESIGN.md limits, in one place. */
+export const limits = {
+  name: 255,
+  description: 100_000,
+  commentBody: 65_535,
+  url: 2048,
+  storyPoints: 1000,
+  email: 254,
+} as const;
+
+/** Readable "is required" / "must be a string" messages instead of zod's defaults. */
+const typed = (kind: string) => ({
+  error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be ${kind}`),
+});
+
+/** A required name/title: trimmed, 1..255 characters, not blank. */
+export const nameField = () =>
+  z
+    .string(typed('a string'))
+    .trim()
+    .min(1, { error: "can't be blank" })
+    .max(limits.name, { error: `is too long (maximum is ${limits.name} characters)` });
+
+export const descriptionField = () =>
+  z
+    .string(typed('a string or null'))
+    .max(limits.description, { error: `is too long (maximum is ${limits.description} characters)` })
+    .nullable();
+
+export const urlField = () =>
+  z
+    .string(typed('a string or null'))
+    .max(limits.url, { error: `is too long (maximum is ${limits.url} characters)` })
+    .refine((v) => isHttpUrl(v), { error: 'must be an http(s) URL' })
+    .nullable()
+    .meta({ format: 'uri' });
+
+function isHttpUrl(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** A positive integer id sent in a body (assignee_id, sprint_lead_id...). */
+export const idField = () =>
+  z
+    .number(typed('an integer'))
+    .int({ error: 'must be an integer' })
+    .min(1, { error: 'must be a positive integer' })
+    .max(Number.MAX_SAFE_INTEGER, { error: 'is out of range' });
+
+/** ISO 8601 UTC with milliseconds, as every response carries it. */
+export const dateTime = () => z.string().meta({ format: 'date-time', example: '2026-11-21T09:30:00.000Z' });
+
+/** A real calendar date, YYYY-MM-DD. */
+export const dateField = () =>
+  z
+    .string(typed('a date (YYYY-MM-DD)'))
+    .refine(isCalendarDate, { error: 'must be a real date (YYYY-MM-DD)' })
+    .meta({ format: 'date', example: '2026-11-21' });
+
+export function isCalendarDate(v: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  if (!m) return false;
+  const d = new Date(`${v}T00:00:00.000Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(v);
+}
+
+/** Body wrapper: `{"project": {...}}`; the wrapper itself is required on every write. */
+export const wrapped = <K extends string, S extends z.ZodType>(key: K, inner: S) =>
+  z.object({ [key]: inner } as { [P in K]: S }, {
+    error: (iss) => (iss.input === undefined || iss.input === null ? 'body is required' : 'body must be a JSON object'),
+  });
+
+export const ErrorBody = z.object({ error: z.string() }).meta({ id: 'Error', description: 'A single human-readable message.' });
+export const ErrorsBody = z
+  .object({ errors: z.array(z.string()) })
+  .meta({ id: 'ValidationErrors', description: 'Validation messages, one per problem, each naming its field.' });
+
+/** `page`/`per_page` query parameters as DESIGN.md fixes them. */
+export const PaginationQuery = z.object({
+  page: z.coerce
+    .number({ error: 'must be an integer' })
+    .int({ error: 'must be an integer' })
+    .min(1, { error: 'must be 1 or more' })
+    .max(1_000_000, { error: 'is too large' })
+    .default(1),
+  per_page: z.coerce
+    .number({ error: 'must be an integer' })
+    .int({ error: 'must be an integer' })
+    .min(1, { error: 'must be between 1 and 100' })
+    .default(25)
+    .transform((v) => Math.min(v, 100)),
+  cursor: z.string().max(2048).optional(),
+});

@@ -1,0 +1,111 @@
+import type { AddressInfo } from 'node:net';
+import { createAccountInOrg, createOrganisation } from '../../lib/domain/accounts.ts';
+import { createGateway } from '../../lib/local/gateway.ts';
+import { routes } from '../../lib/routes.ts';
+
+/** A response as the e2e tests see it. `dbCalls` counts DynamoDB calls, authorizer included. */
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+  dbCalls: number;
+}
+
+export interface RequestOptions {
+  /** JSON body (serialised, Content-Type set) */
+  json?: unknown;
+  /** Raw body, sent as is (no Content-Type unless given in headers). */
+  raw?: string;
+  headers?: Record<string, string>;
+  /** Token to send as `Authorization: Bearer`; `null` sends none. */
+  token?: string | null;
+}
+
+/**
+ * Observers of every e2e response (the contract tests validate each one against the OpenAPI
+ * document here). Each receives the method, the path as sent, and the response.
+ */
+export const responseObservers: ((method: string, path: string, res: ApiResponse) => void | Promise<void>)[] = [];
+
+/** Starts the local API Gateway emulator on a free port, in this test process. */
+export async function startGateway(): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+  const server = createGateway({ routes, exposeDbCalls: true });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A small HTTP client bound to a base URL and (optionally) a default token. */
+export function apiClient(baseUrl: string, defaultToken?: string) {
+  async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
+    const token = options.token === undefined ? defaultToken : options.token;
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let body: string | undefined = options.raw;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    if (text) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    const response: ApiResponse<T> = {
+      status: res.status,
+      headers: res.headers,
+      body: parsed as T,
+      text,
+      dbCalls: Number(res.headers.get('x-db-calls') ?? -1),
+    };
+    for (const observe of responseObservers) await observe(method, path, response);
+    return response;
+  }
+  return {
+    request,
+    get: <T = any>(path: string, o?: RequestOptions) => request<T>('GET', path, o),
+    post: <T = any>(path: string, json?: unknown, o?: RequestOptions) => request<T>('POST', path, { ...o, json }),
+    patch: <T = any>(path: string, json?: unknown, o?: RequestOptions) => request<T>('PATCH', path, { ...o, json }),
+    put: <T = any>(path: string, json?: unknown, o?: RequestOptions) => request<T>('PUT', path, { ...o, json }),
+    delete: <T = any>(path: string, o?: RequestOptions) => request<T>('DELETE', path, o),
+  };
+}
+export type ApiClient = ReturnType<typeof apiClient>;
+
+let counter = 0;
+const unique = () => `${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+/** A fresh organisation (each test makes its own) with an admin and a member and their tokens. */
+export async function newOrganisation() {
+  const tag = unique();
+  const org = await createOrganisation(`Org ${tag}`, { name: 'Ada Admin', email: `admin-${tag}@example.com` });
+  const member = await createAccountInOrg(org.organisation.id, {
+    name: 'Mo Member',
+    email: `member-${tag}@example.com`,
+    role: 'member',
+  });
+  return {
+    orgId: org.organisation.id,
+    admin: { id: org.account.id, token: org.token },
+    member: { id: member.account.id, token: member.token },
+  };
+}
+
+/** A project prefix unlikely to collide inside one organisation. */
+export function randomPrefix(): string {
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  return Array.from({ length: 4 }, () => letters[Math.floor(Math.random() * letters.length)]).join('');
+}

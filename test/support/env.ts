@@ -1,0 +1,7 @@
+import { inject } from 'vitest';
+
+// Runs before each test file's imports: the shared modules read these once at load.
+process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
+process.env.TABLE_NAME = inject('tableName');
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+process.env.AWS_REGION ??= 'local';
