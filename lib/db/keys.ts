@@ -91,6 +91,11 @@ export const collections = {
   projectContents: (orgId: number, projectId: number) => ({ pk: projectPk(orgId, projectId) }),
 };
 
+/** Base-table SK prefixes of what is stored under an item (the cascade of an issue delete). */
+export const skPrefixes = {
+  issueComments: (issueId: number) => `ISSUE#${pad(issueId)}#C#`,
+};
+
 /** GSI1 keys: lookups by id where the path does not name the parent. */
 export const gsi1 = {
   comment: (orgId: number, commentId: number) => ({ GSI1PK: `${orgPk(orgId)}#COMMENT#${pad(commentId)}`, GSI1SK: 'COMMENT' }),

@@ -60,3 +60,13 @@ export function createTableInput(tableName: string) {
     StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' as const },
   };
 }
+
+/**
+ * Event filter of the stream consumer (functions/cascade.ts): only REMOVEs of the parents whose
+ * children must go. Lambda drops everything else (every write, and the thousands of comment
+ * REMOVEs a big cascade emits) before invoking, so they cost nothing.
+ */
+export const cascadeStreamFilter = {
+  eventName: ['REMOVE'],
+  dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue'] } } },
+} as const;
