@@ -51,19 +51,50 @@ export function lambdaContext(functionName: string, requestId = randomUUID()): C
   };
 }
 
-interface CompiledRoute {
+export interface CompiledRoute {
   route: Route;
   regex: RegExp;
   names: string[];
+  /** Per path segment: 0 literal, 1 `{param}`, 2 greedy `{param+}` (API Gateway's order of preference). */
+  rank: number[];
 }
 
-function compile(route: Route): CompiledRoute {
+/** Compiles a route's path template into a matcher. */
+export function compileRoute(route: Route): CompiledRoute {
   const names: string[] = [];
-  const pattern = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\+?\\?\}/g, (_m, name: string) => {
-    names.push(name);
-    return '([^/]+)';
-  });
-  return { route, regex: new RegExp(`^${pattern}$`), names };
+  const rank: number[] = [];
+  const pattern = route.path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(\w+)(\+?)\}$/.exec(segment);
+      if (!param) {
+        rank.push(0);
+        return segment.replace(/[.*+?^$(){}|[\]\\]/g, '\\$&');
+      }
+      names.push(param[1] ?? '');
+      rank.push(param[2] ? 2 : 1);
+      return param[2] ? '(.+)' : '([^/]+)';
+    })
+    .join('/');
+  return { route, regex: new RegExp(`^${pattern}$`), names, rank };
+}
+
+/** API Gateway's preference: at the first segment where two matching routes differ, the literal wins over a parameter, which wins over a greedy one. */
+function bySpecificity(a: CompiledRoute, b: CompiledRoute): number {
+  for (let i = 0; i < Math.max(a.rank.length, b.rank.length); i++) {
+    const d = (a.rank[i] ?? 3) - (b.rank[i] ?? 3);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** A path parameter as the handler sees it: percent-decoded, or raw when the escape is malformed. */
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 /** Finds the route for a method and path; API Gateway matching (literal segments win over parameters). */
@@ -72,12 +103,12 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
     .filter((c) => c.route.method === method)
     .map((c) => ({ c, m: c.regex.exec(path) }))
     .filter((x): x is { c: CompiledRoute; m: RegExpExecArray } => x.m !== null)
-    .sort((a, b) => a.c.names.length - b.c.names.length);
+    .sort((a, b) => bySpecificity(a.c, b.c));
   const hit = candidates[0];
   if (!hit) return undefined;
   const params: Record<string, string> = {};
   hit.c.names.forEach((name, i) => {
-    params[name] = decodeURIComponent(hit.m[i + 1] ?? '');
+    params[name] = decodeParam(hit.m[i + 1] ?? '');
   });
   return { route: hit.c.route, params };
 }
@@ -194,7 +225,7 @@ export interface GatewayOptions {
  * authorizer (for routes that need it) and then the route's handler, the same modules Lambda runs.
  */
 export function createGateway(options: GatewayOptions): http.Server {
-  const compiled = options.routes.map(compile);
+  const compiled = options.routes.map(compileRoute);
   return http.createServer((req, res) => {
     const started = performance.now();
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);

@@ -82,19 +82,36 @@ export const ErrorsBody = z
   .object({ errors: z.array(z.string()) })
   .meta({ id: 'ValidationErrors', description: 'Validation messages, one per problem, each naming its field.' });
 
+/**
+ * A query-string integer: plain decimal digits only. `z.coerce` would also take "0x10", "1e2" or
+ * "" (as 16, 100 and 0); those are garbage and must answer 422.
+ */
+const queryInt = (v: unknown) => (typeof v === 'string' ? (/^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN) : v);
+
 /** `page`/`per_page` query parameters as DESIGN.md fixes them. */
 export const PaginationQuery = z.object({
-  page: z.coerce
-    .number({ error: 'must be an integer' })
-    .int({ error: 'must be an integer' })
-    .min(1, { error: 'must be 1 or more' })
-    .max(1_000_000, { error: 'is too large' })
+  page: z
+    .preprocess(
+      queryInt,
+      z
+        .number({ error: 'must be an integer' })
+        .int({ error: 'must be an integer' })
+        .min(1, { error: 'must be 1 or more' })
+        .max(1_000_000, { error: 'is too large' }),
+    )
     .default(1),
-  per_page: z.coerce
-    .number({ error: 'must be an integer' })
-    .int({ error: 'must be an integer' })
-    .min(1, { error: 'must be between 1 and 100' })
-    .default(25)
-    .transform((v) => Math.min(v, 100)),
+  // Clamped before the integer check, so that any larger integer (even past 2^53) means 100.
+  per_page: z
+    .preprocess(
+      (v) => {
+        const n = queryInt(v);
+        return typeof n === 'number' && n > 100 ? 100 : n;
+      },
+      z
+        .number({ error: 'must be an integer' })
+        .int({ error: 'must be an integer' })
+        .min(1, { error: 'must be between 1 and 100' }),
+    )
+    .default(25),
   cursor: z.string().max(2048).optional(),
 });
