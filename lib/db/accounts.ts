@@ -6,6 +6,7 @@ import { cancellationCodes } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPage, type PageRequest } from './list.ts';
 import { nextId, nextOrgId } from './sequences.ts';
+import { bucketStateOf } from './tokens.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -39,11 +40,11 @@ export const toOrganisation = (record: object): Organisation => {
   };
 };
 
-function tokenPut(orgId: number, accountId: number, role: Role, tokenHash: string): TransactItem {
+function tokenPut(orgId: number, accountId: number, role: Role, tokenHash: string, tat?: number): TransactItem {
   return {
     Put: {
       TableName: tableName,
-      Item: { ...keys.token(tokenHash), org_id: orgId, account_id: accountId, role },
+      Item: { ...keys.token(tokenHash), org_id: orgId, account_id: accountId, role, ...(tat === undefined ? {} : { tat }) },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   };
@@ -169,9 +170,11 @@ export async function getOrganisationItem(orgId: number): Promise<OrganisationIt
 
 /**
  * Replaces an account's token (or removes it when `newHash` is undefined): the old token item is
- * deleted in the same transaction, so the old token is refused by the very next request.
+ * deleted in the same transaction, so the old token is refused by the very next request. The new
+ * token inherits the old one's rate-limit state, so rotating a token never refills its bucket.
  */
 export async function replaceToken(orgId: number, account: AccountItem, newHash: string | undefined): Promise<void> {
+  const carriedTat = newHash && account.token_hash ? await bucketStateOf(account.token_hash) : undefined;
   const items: TransactItem[] = [
     {
       Update: {
@@ -191,7 +194,7 @@ export async function replaceToken(orgId: number, account: AccountItem, newHash:
     },
   ];
   if (account.token_hash) items.push({ Delete: { TableName: tableName, Key: keys.token(account.token_hash) } });
-  if (newHash) items.push(tokenPut(orgId, account.id, account.role, newHash));
+  if (newHash) items.push(tokenPut(orgId, account.id, account.role, newHash, carriedTat));
   await db.send(new TransactWriteCommand({ TransactItems: items }));
 }
 

@@ -1,4 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, INTERVAL_MS, maxTatFor, type RateDecision } from '../domain/ratelimit.ts';
 import type { Principal } from '../domain/principal.ts';
 import { db, tableName } from './client.ts';
@@ -67,7 +69,9 @@ async function attempt(
     return { kind: 'admitted', item: out.Attributes as TokenItem };
   } catch (err) {
     if (!isConditionFailed(err)) throw err;
-    return { kind: 'failed', item: (err as { Item?: TokenItem }).Item };
+    // The document client unmarshalls outputs, not errors: the old item arrives in wire format.
+    const old = (err as { Item?: Record<string, AttributeValue> }).Item;
+    return { kind: 'failed', item: old && (unmarshall(old) as TokenItem) };
   }
 }
 
@@ -107,4 +111,13 @@ export async function authenticateAndConsume(tokenHash: string, now = Date.now()
 
 function principalOf(item: TokenItem, tokenHash: string): Principal {
   return { orgId: Number(item.org_id), accountId: Number(item.account_id), role: item.role, tokenHash };
+}
+
+/** The rate-limit state (`tat`) of a token, if it has one; used to carry a bucket over to a regenerated token. */
+export async function bucketStateOf(tokenHash: string): Promise<number | undefined> {
+  const out = await db.send(
+    new GetCommand({ TableName: tableName, Key: keys.token(tokenHash), ProjectionExpression: 'tat', ConsistentRead: true }),
+  );
+  const tat = out.Item?.tat;
+  return tat === undefined ? undefined : Number(tat);
 }

@@ -1,6 +1,6 @@
 import { authenticateAndConsume, type Authentication } from '../db/tokens.ts';
 import { UnauthorizedError } from './errors.ts';
-import { hashToken, looksLikeToken } from './tokens.ts';
+import { hashToken, looksLikeToken, sameToken } from './tokens.ts';
 
 type Headers = Record<string, string | undefined> | null | undefined;
 
@@ -21,7 +21,7 @@ export function tokenFromHeaders(headers: Headers): string {
       apiKey = value.trim();
     }
   }
-  if (bearer !== undefined && apiKey !== undefined && bearer !== apiKey) {
+  if (bearer !== undefined && apiKey !== undefined && !sameToken(bearer, apiKey)) {
     throw new UnauthorizedError('Authorization and X-API-Token carry different tokens');
   }
   const token = bearer ?? apiKey;

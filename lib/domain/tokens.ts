@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Every API token starts with this, so a leaked one is recognisable by secret scanners. */
 export const TOKEN_PREFIX = 'stk_';
@@ -17,4 +17,13 @@ export function hashToken(token: string): string {
 /** Cheap shape check before any lookup: garbage never costs a DynamoDB call. */
 export function looksLikeToken(token: string): boolean {
   return TOKEN_PATTERN.test(token);
+}
+
+/**
+ * Whether two presented tokens are the same, in time independent of where they differ: their
+ * digests are compared with `timingSafeEqual`, so not even the length of a common prefix leaks.
+ */
+export function sameToken(a: string, b: string): boolean {
+  const digest = (t: string) => createHash('sha256').update(t, 'utf8').digest();
+  return timingSafeEqual(digest(a), digest(b));
 }

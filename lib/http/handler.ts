@@ -50,6 +50,8 @@ export function apiHandler(fn: (req: ApiRequest) => Promise<ApiResult>, options:
     .use({
       before: (request) => {
         request.internal.startedAt = Date.now();
+        // Known before any guard runs, so that 400/413/415 answers carry the rate-limit headers too.
+        request.internal.rate = readAuthorizerContext(request.event.requestContext?.authorizer)?.rate;
       },
     })
     .use(httpHeaderNormalizer({ canonical: false }))
@@ -60,7 +62,6 @@ export function apiHandler(fn: (req: ApiRequest) => Promise<ApiResult>, options:
       before: (request) => {
         const auth = readAuthorizerContext(request.event.requestContext?.authorizer);
         if (!auth) throw new UnauthorizedError('Missing or invalid API token');
-        request.internal.rate = auth.rate;
         if (!auth.rate.allowed) throw new RateLimitedError(auth.rate.retryAfter ?? 1);
       },
     })
