@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { dateTime, limits, nameField, wrapped } from './common.ts';
 
 export const Role = z.enum(['admin', 'member'], { error: 'must be one of: admin, member' }).meta({ id: 'Role' });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** DESIGN.md limits, in one place. */
 export const limits = {

@@ -1,0 +1,34 @@
+/**
+ * The esbuild settings every Lambda bundle is built with: the CDK stack hands them to
+ * `NodejsFunction`, and `bench/bundles.ts` builds its measured bundles with the very same ones.
+ * Plain data on purpose: the bench imports this file without loading aws-cdk-lib.
+ */
+export const bundling = {
+  platform: 'node',
+  /** The Lambda runtime's Node.js (`nodejs24.x`). */
+  target: 'node24',
+  format: 'esm',
+  /** Lambda loads `index.mjs` as an ES module. */
+  outExtension: '.mjs',
+  minify: true,
+  /** A separate `.map` beside the bundle; `--enable-source-maps` maps stack traces through it. */
+  sourcemap: true,
+  /** The bundle stays small; the map points at paths in the repository instead of carrying them. */
+  sourcesContent: false,
+  /** Prefer packages' ES module builds: they tree-shake (the AWS SDK ships both). */
+  mainFields: ['module', 'main'],
+  /**
+   * CommonJS dependencies bundled into an ES module still call `require` for Node built-ins;
+   * an ES module has none, so the bundle makes one.
+   */
+  banner: "import{createRequire as __createRequire}from'node:module';const require=__createRequire(import.meta.url);",
+  /** Nothing is taken from the runtime: the AWS SDK is bundled, pinned by package-lock.json. */
+  external: [] as string[],
+} as const;
+
+/** Environment every function gets beside its own. */
+export const runtimeEnvironment = {
+  NODE_OPTIONS: '--enable-source-maps',
+  POWERTOOLS_SERVICE_NAME: 'sprint-ticketing',
+  POWERTOOLS_LOG_LEVEL: 'INFO',
+} as const;

@@ -1,0 +1,62 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { resolve } from 'node:path';
+import { bundling, runtimeEnvironment } from '../bundling.ts';
+import { repoRoot } from '../paths.ts';
+
+export interface ServiceFunctionProps {
+  /** Handler module relative to the repository root; it exports `handler`. */
+  entry: string;
+  /** Environment beside the shared one (TABLE_NAME...). */
+  environment?: Record<string, string>;
+  description?: string;
+  timeout?: Duration;
+  memorySize?: number;
+}
+
+/**
+ * A Lambda function with the project's defaults: Node.js 24 on arm64, one minified ES module
+ * bundle per handler built by the locally installed esbuild (never Docker) with the AWS SDK inside,
+ * source maps, and a log group of its own with a retention.
+ */
+export class ServiceFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    super(scope, id, {
+      entry: resolve(repoRoot, props.entry),
+      handler: 'handler',
+      description: props.description ?? props.entry,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      // Enough CPU for a short cold start; Lambda's CPU share grows with memory.
+      memorySize: props.memorySize ?? 1024,
+      timeout: props.timeout ?? Duration.seconds(10),
+      projectRoot: repoRoot,
+      depsLockFilePath: resolve(repoRoot, 'package-lock.json'),
+      logGroup,
+      // Powertools writes JSON already; JSON format also makes Lambda's own lines structured.
+      loggingFormat: LoggingFormat.JSON,
+      environment: { ...runtimeEnvironment, ...props.environment },
+      awsSdkConnectionReuse: false,
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: bundling.target,
+        minify: bundling.minify,
+        sourceMap: bundling.sourcemap,
+        sourceMapMode: SourceMapMode.DEFAULT,
+        sourcesContent: bundling.sourcesContent,
+        mainFields: [...bundling.mainFields],
+        banner: bundling.banner,
+        bundleAwsSDK: true,
+        externalModules: [...bundling.external],
+      },
+    });
+  }
+}
