@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
+import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -195,6 +196,51 @@ export const routes: Route[] = [
       tag: 'Projects',
       success: { status: 204, description: 'Deleted' },
       errors: [403, 404],
+    },
+  },
+
+  // MCP server (Streamable HTTP, stateless, JSON responses; the same bearer token and rate limit)
+  {
+    method: 'POST',
+    path: '/mcp',
+    handler: 'functions/mcp.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'mcp',
+      summary: 'Model Context Protocol: one JSON-RPC message per request (202, no body, for a notification)',
+      tag: 'MCP',
+      body: McpMessage,
+      success: { status: 200, schema: McpMessage, description: 'The JSON-RPC response' },
+      errors: [400, 406, 413, 415],
+    },
+  },
+  {
+    method: 'GET',
+    path: '/mcp',
+    handler: 'functions/mcp.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'mcpStream',
+      summary: 'Not offered: the MCP server is stateless and opens no server-initiated stream (405)',
+      tag: 'MCP',
+      success: { status: 204, description: 'Never answered; always 405' },
+      errors: [405],
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/mcp',
+    handler: 'functions/mcp.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'mcpEndSession',
+      summary: 'Not offered: the MCP server is stateless and has no session to end (405)',
+      tag: 'MCP',
+      success: { status: 204, description: 'Never answered; always 405' },
+      errors: [405],
     },
   },
 ];

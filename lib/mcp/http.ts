@@ -1,0 +1,57 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { Principal } from '../domain/principal.ts';
+import type { ApiResult } from '../http/handler.ts';
+import { handleMcpRequest } from './server.ts';
+
+/**
+ * `/mcp` behind API Gateway: the proxy event becomes a web-standard Request for the SDK's
+ * transport, and its Response becomes the handler's result. Only POST carries MCP messages: a
+ * stateless server offers no server-initiated stream (GET) and no session to end (DELETE), which
+ * the MCP specification answers with 405.
+ */
+export async function answerMcp(event: APIGatewayProxyEvent, caller: Principal): Promise<ApiResult> {
+  if (event.httpMethod !== 'POST') {
+    return {
+      status: 405,
+      body: { error: 'Method not allowed: this MCP server is stateless; send JSON-RPC messages with POST' },
+      headers: { Allow: 'POST' },
+    };
+  }
+  const body = rawBody(event);
+  // One message per request, so each tool call is one request against the caller's rate limit
+  // (the 2025-06-18 revision of MCP dropped JSON-RPC batching anyway).
+  if (/^\s*\[/.test(body)) {
+    return {
+      status: 400,
+      body: {
+        jsonrpc: '2.0',
+        error: { code: -32600, message: 'Invalid Request: batches are not supported; send one message per request' },
+        id: null,
+      },
+    };
+  }
+  const response = await handleMcpRequest(caller, toWebRequest(event, body));
+  return toApiResult(response);
+}
+
+function rawBody(event: APIGatewayProxyEvent): string {
+  if (typeof event.body !== 'string') return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+function toWebRequest(event: APIGatewayProxyEvent, body: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers.set(name, value);
+  const url = `${headers.get('x-forwarded-proto') ?? 'https'}://${headers.get('host') ?? 'localhost'}${event.path}`;
+  return new Request(url, { method: event.httpMethod, headers, body });
+}
+
+/** In JSON-response mode every answer is JSON or empty (202 for notifications). */
+async function toApiResult(response: Response): Promise<ApiResult> {
+  const text = await response.text();
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-type' && name !== 'content-length') headers[name] = value;
+  });
+  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined, headers };
+}

@@ -1,0 +1,87 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { createProject, deleteProject, getProject, listProjects, updateProject } from '../../domain/projects.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { Project, ProjectCreateFields, ProjectUpdateFields } from '../../schemas/projects.ts';
+import { addTool, annotations, id, pageInfo, pageInfoOf, pageInput, pageRequestOf } from '../tool.ts';
+
+const projectId = () => id('Id of the project (see list_projects).');
+const one = { project: Project };
+
+export function registerProjectTools(server: McpServer, caller: Principal): void {
+  addTool(
+    server,
+    'list_projects',
+    {
+      title: 'List projects',
+      description:
+        "List the organisation's projects (id, name, issue prefix, sprint count), oldest first. Start here to find a project id.",
+      input: pageInput,
+      output: { projects: z.array(Project), ...pageInfo },
+      annotations: annotations.read,
+    },
+    async (args) => {
+      const pr = pageRequestOf(args);
+      const { page, items, total } = await listProjects(caller, pr);
+      return { projects: items, ...pageInfoOf(pr, page, total) };
+    },
+  );
+
+  addTool(
+    server,
+    'get_project',
+    {
+      title: 'Get a project',
+      description: 'Get one project by id, with its issue prefix, links and sprint count.',
+      input: { project_id: projectId() },
+      output: one,
+      annotations: annotations.read,
+    },
+    async (args) => ({ project: await getProject(caller, args.project_id) }),
+  );
+
+  addTool(
+    server,
+    'create_project',
+    {
+      title: 'Create a project',
+      description:
+        'Create a project. `prefix` (2 to 4 uppercase letters or digits, unique in the organisation) numbers its issues: prefix "APL" gives APL-1, APL-2, ...',
+      input: ProjectCreateFields.shape,
+      output: one,
+      annotations: annotations.create,
+    },
+    async (args) => ({ project: await createProject(caller, args) }),
+  );
+
+  addTool(
+    server,
+    'update_project',
+    {
+      title: 'Update a project',
+      description:
+        'Change some fields of a project; fields left out keep their value, null clears an optional one. Changing `prefix` does not renumber existing issues.',
+      input: { project_id: projectId(), ...ProjectUpdateFields.shape },
+      output: one,
+      annotations: annotations.update,
+    },
+    async ({ project_id, ...changes }) => ({ project: await updateProject(caller, project_id, changes) }),
+  );
+
+  addTool(
+    server,
+    'delete_project',
+    {
+      title: 'Delete a project',
+      description:
+        'Permanently delete a project with all its sprints, issues and comments. Admins only. This cannot be undone: confirm with the user first.',
+      input: { project_id: projectId() },
+      output: { deleted: z.literal(true), project_id: z.number().int() },
+      annotations: annotations.delete,
+    },
+    async (args) => {
+      await deleteProject(caller, args.project_id);
+      return { deleted: true as const, project_id: args.project_id };
+    },
+  );
+}

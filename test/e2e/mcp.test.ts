@@ -1,0 +1,234 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db, tableName } from '../../lib/db/client.ts';
+import { keys } from '../../lib/db/keys.ts';
+import { hashToken } from '../../lib/domain/tokens.ts';
+import { apiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
+import { mcpClient } from '../support/mcp.ts';
+
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+beforeAll(async () => {
+  gateway = await startGateway();
+});
+afterAll(async () => {
+  await gateway.close();
+});
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+};
+const mcpHeaders = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
+
+async function orgWithMcp() {
+  const org = await newOrganisation();
+  const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
+  return { org, mcp, rest: apiClient(gateway.baseUrl, org.admin.token) };
+}
+
+describe('MCP server: protocol and authentication', () => {
+  it('lets the official client connect with a bearer token and lists tools that all carry annotations and schemas', async () => {
+    const { mcp } = await orgWithMcp();
+    const info = mcp.client.getServerVersion();
+    expect(info?.name).toBe('sprint-ticketing');
+    expect(mcp.client.getInstructions()).toContain('backlog');
+    const { tools } = await mcp.client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['list_projects', 'get_project', 'create_project', 'update_project', 'delete_project']),
+    );
+    for (const tool of tools) {
+      expect(tool.description, tool.name).toBeTruthy();
+      expect(tool.inputSchema.type, tool.name).toBe('object');
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(tool.annotations, tool.name).toMatchObject({
+        readOnlyHint: expect.any(Boolean),
+        destructiveHint: expect.any(Boolean),
+        idempotentHint: expect.any(Boolean),
+        openWorldHint: false,
+      });
+      // Only deletes may destroy; reads never write.
+      expect(tool.annotations?.destructiveHint, tool.name).toBe(tool.name.startsWith('delete_'));
+      if (tool.annotations?.readOnlyHint) expect(tool.name, tool.name).toMatch(/^(list|get)_/);
+    }
+    expect(mcp.statuses.every((s) => s === 200 || s === 202 || s === 405)).toBe(true);
+    await mcp.close();
+  });
+
+  it('answers 401 before any MCP processing without a token or with a bad one', async () => {
+    for (const headers of [{}, { Authorization: 'Bearer stk_not-a-real-token' }, { Authorization: 'Basic abc' }]) {
+      const res = await fetch(`${gateway.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...mcpHeaders, ...headers },
+        body: JSON.stringify(initialize),
+      });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ error: expect.any(String) });
+    }
+    const client = mcpClient(gateway.baseUrl, 'stk_not-a-real-token');
+    await expect(client).rejects.toThrow();
+  });
+
+  it('accepts the token as X-API-Token too, and answers a plain JSON response (no stream, no session)', async () => {
+    const { org } = await orgWithMcp();
+    const res = await fetch(`${gateway.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { ...mcpHeaders, 'X-API-Token': org.member.token },
+      body: JSON.stringify(initialize),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    expect(res.headers.get('x-ratelimit-limit')).toBe('600');
+    const body = await res.json();
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'sprint-ticketing' } } });
+    expect(Number(res.headers.get('x-db-calls'))).toBeLessThanOrEqual(2);
+  });
+
+  it('answers GET and DELETE with 405 JSON (a stateless server has no stream and no session)', async () => {
+    const { org } = await orgWithMcp();
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${gateway.baseUrl}/mcp`, {
+        method,
+        headers: { Accept: 'text/event-stream', Authorization: `Bearer ${org.admin.token}` },
+      });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(await res.json()).toEqual({ error: expect.stringContaining('POST') });
+    }
+    const anonymous = await fetch(`${gateway.baseUrl}/mcp`, { method: 'GET', headers: { Accept: 'text/event-stream' } });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('refuses JSON-RPC batches, so that every tool call counts against the rate limit', async () => {
+    const { org } = await orgWithMcp();
+    const res = await fetch(`${gateway.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { ...mcpHeaders, Authorization: `Bearer ${org.admin.token}` },
+      body: JSON.stringify([initialize, { ...initialize, id: 2 }]),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32600);
+  });
+
+  it('applies the same per-token rate limit: 429 with Retry-After once the bucket is empty', async () => {
+    const { org, mcp, rest } = await orgWithMcp();
+    await mcp.ok('list_projects');
+    // Empty the admin token's bucket for the next 30 s (as 600 quick requests would).
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.token(hashToken(org.admin.token)),
+        UpdateExpression: 'SET tat = :tat',
+        ExpressionAttributeValues: { ':tat': Date.now() + 90_000 },
+      }),
+    );
+    const res = await fetch(`${gateway.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { ...mcpHeaders, Authorization: `Bearer ${org.admin.token}` },
+      body: JSON.stringify(initialize),
+    });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(await res.json()).toEqual({ error: expect.any(String) });
+    const viaClient = await mcp.call('list_projects').catch((err: Error) => err);
+    expect(viaClient).toBeInstanceOf(Error);
+    expect((await rest.get('/api/v1/me')).status).toBe(429);
+    // Another token of the organisation is not affected.
+    const other = await mcpClient(gateway.baseUrl, org.member.token);
+    await other.ok('list_projects');
+    await other.close();
+  });
+});
+
+describe('MCP server: project tools', () => {
+  it('creates, reads, lists and updates projects, and the REST API shows the same', async () => {
+    const { mcp, rest } = await orgWithMcp();
+    const prefix = randomPrefix();
+    const created = await mcp.call('create_project', { name: '  Apollo ', prefix, description: 'Moon' });
+    expect(created.result.isError).toBeFalsy();
+    const { project } = created.result.structuredContent as { project: { id: number } };
+    expect(project).toMatchObject({ name: 'Apollo', prefix, description: 'Moon', sprints_count: 0 });
+    expect(JSON.parse(created.text)).toEqual(created.result.structuredContent);
+    expect(created.dbCalls).toBeLessThanOrEqual(4);
+
+    const viaRest = await rest.get(`/api/v1/projects/${project.id}`);
+    expect(viaRest.status).toBe(200);
+    expect(viaRest.body).toEqual(project);
+
+    const got = await mcp.call('get_project', { project_id: project.id });
+    expect(got.result.structuredContent).toEqual({ project: viaRest.body });
+    expect(got.dbCalls).toBeLessThanOrEqual(3);
+
+    const updated = await mcp.ok('update_project', {
+      project_id: project.id,
+      name: 'Artemis',
+      documentation_url: 'https://docs.example.com',
+    });
+    expect(updated.project).toMatchObject({
+      id: project.id,
+      name: 'Artemis',
+      description: 'Moon',
+      documentation_url: 'https://docs.example.com',
+    });
+    expect((await rest.get(`/api/v1/projects/${project.id}`)).body.name).toBe('Artemis');
+
+    await mcp.ok('create_project', { name: 'Second', prefix: randomPrefix() });
+    await mcp.ok('create_project', { name: 'Third', prefix: randomPrefix() });
+    const first = await mcp.call('list_projects', { per_page: 2 });
+    expect(first.dbCalls).toBeLessThanOrEqual(3);
+    const page1 = first.result.structuredContent as any;
+    expect(page1).toMatchObject({ total: 3, page: 1, per_page: 2, next_page: 2 });
+    expect(page1.projects.map((p: { name: string }) => p.name)).toEqual(['Artemis', 'Second']);
+    const page2 = await mcp.ok('list_projects', { per_page: 2, page: page1.next_page, cursor: page1.next_cursor });
+    expect(page2).toMatchObject({ total: 3, page: 2, next_page: null, next_cursor: null });
+    expect(page2.projects.map((p: { name: string }) => p.name)).toEqual(['Third']);
+    expect((await mcp.ok('list_projects', { page: 2, per_page: 2 })).projects).toEqual(page2.projects);
+    await mcp.close();
+  });
+
+  it('reports domain errors as tool errors with the REST messages', async () => {
+    const { mcp, rest } = await orgWithMcp();
+    const prefix = randomPrefix();
+    await mcp.ok('create_project', { name: 'A', prefix });
+    const restDup = await rest.post('/api/v1/projects', { project: { name: 'B', prefix } });
+    expect(restDup.body).toEqual({ errors: ['prefix has already been taken'] });
+    expect(await mcp.error('create_project', { name: 'B', prefix })).toBe('Validation failed: prefix has already been taken');
+    expect(await mcp.error('get_project', { project_id: 999_999 })).toBe((await rest.get('/api/v1/projects/999999')).body.error);
+    expect(await mcp.error('update_project', { project_id: 999_999, name: 'x' })).toBe('Project not found');
+    // Input that fails the schema never reaches the domain, and says which field is wrong.
+    expect(await mcp.error('create_project', { name: 'C', prefix: 'toolong' })).toContain(
+      'must be 2 to 4 uppercase letters or digits',
+    );
+    expect(await mcp.error('get_project', { project_id: 'abc' })).toContain('project_id');
+    await mcp.close();
+  });
+
+  it('deletes only for admins, as a destructive tool', async () => {
+    const { org, mcp, rest } = await orgWithMcp();
+    const { project } = await mcp.ok('create_project', { name: 'Doomed', prefix: randomPrefix() });
+    const member = await mcpClient(gateway.baseUrl, org.member.token);
+    expect(await member.error('delete_project', { project_id: project.id })).toBe('Only admins may delete projects');
+    expect(await mcp.ok('delete_project', { project_id: project.id })).toEqual({ deleted: true, project_id: project.id });
+    expect((await rest.get(`/api/v1/projects/${project.id}`)).status).toBe(404);
+    expect(await mcp.error('delete_project', { project_id: project.id })).toBe('Project not found');
+    await member.close();
+    await mcp.close();
+  });
+
+  it("never reaches another organisation's data", async () => {
+    const a = await orgWithMcp();
+    const b = await orgWithMcp();
+    const { project } = await a.mcp.ok('create_project', { name: 'Secret', prefix: randomPrefix() });
+    expect(await b.mcp.error('get_project', { project_id: project.id })).toBe('Project not found');
+    expect(await b.mcp.error('update_project', { project_id: project.id, name: 'Mine' })).toBe('Project not found');
+    expect(await b.mcp.error('delete_project', { project_id: project.id })).toBe('Project not found');
+    expect((await b.mcp.ok('list_projects')).projects).toEqual([]);
+    expect((await a.rest.get(`/api/v1/projects/${project.id}`)).body.name).toBe('Secret');
+    await a.mcp.close();
+    await b.mcp.close();
+  });
+});
