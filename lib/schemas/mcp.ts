@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A JSON-RPC 2.0 message as `/mcp` exchanges it, for the OpenAPI document only: the MCP SDK

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createProject, deleteProject, getProject, listProjects, updateProject } from '../../domain/projects.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { Project, ProjectCreateFields, ProjectUpdateFields } from '../../schemas/projects.ts';
