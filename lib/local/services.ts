@@ -6,6 +6,14 @@ export interface LocalServices {
   stop(): Promise<void>;
 }
 
-export async function startLocalServices(_endpoint: string): Promise<LocalServices> {
-  return { stop: async () => undefined };
+export async function startLocalServices(endpoint: string): Promise<LocalServices> {
+  const { tableName } = await import('../db/client.ts');
+  const { startStreamPoller } = await import('./stream-poller.ts');
+  // The cascade consumer, fed from DynamoDB Local's stream as Lambda is fed from DynamoDB Streams.
+  const poller = await startStreamPoller({ endpoint, tableName });
+  return {
+    stop: async () => {
+      await poller.stop();
+    },
+  };
 }

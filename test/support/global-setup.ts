@@ -16,7 +16,15 @@ export default async function setup(project: TestProject) {
   await ensureTable(dynamo.endpoint, tableName);
   project.provide('dynamodbEndpoint', dynamo.endpoint);
   project.provide('tableName', tableName);
+  // The stream consumer runs here, once for the run, so every test's deletes cascade as in AWS.
+  // The shared modules read these once at load: set them before importing any of them.
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  process.env.TABLE_NAME = tableName;
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  const { startLocalServices } = await import('../../lib/local/services.ts');
+  const services = await startLocalServices(dynamo.endpoint);
   return async () => {
+    await services.stop();
     await dynamo.stop();
   };
 }

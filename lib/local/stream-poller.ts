@@ -1,0 +1,271 @@
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  ExpiredIteratorException,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  TrimmedDataAccessException,
+  type _Record as StreamRecord,
+  type Shard,
+  type ShardIteratorType,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { cascadeStreamFilter } from '../db/table.ts';
+import { lambdaContext, loadHandler } from './gateway.ts';
+
+/**
+ * The local stand-in for a Lambda event source mapping on the table's stream: it reads DynamoDB
+ * Local's stream shard by shard (following child shards when one closes) and invokes the stream
+ * consumer (functions/cascade.ts, the module Lambda runs) with Lambda-shaped events, applying the
+ * same event filter and honouring partial batch failures (ReportBatchItemFailures): the batch is
+ * retried from the first failed record, a few times, then skipped with an error in the log, as a
+ * mapping with MaximumRetryAttempts does.
+ */
+
+type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
+
+export interface StreamPollerOptions {
+  endpoint: string;
+  tableName: string;
+  /** The consumer; by default the handler of `functions/cascade.ts`. */
+  handler?: StreamHandler;
+  /** Records per GetRecords call and per invocation (the mapping's BatchSize). */
+  batchSize?: number;
+  /** Pause after a round that found no records. */
+  idleMs?: number;
+  /** Retries of a failing batch before its records are skipped. */
+  maxRetries?: number;
+  log?: (line: string) => void;
+}
+
+export interface StreamPoller {
+  /** Resolves once every record read so far has been handed to the consumer (tests, shutdown). */
+  drain(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+interface ShardState {
+  id: string;
+  parentId: string | undefined;
+  iterator: string | undefined;
+  /** Last sequence number handed to the consumer: where to resume when the iterator expires. */
+  lastSequence: string | undefined;
+  /** How to obtain the first iterator: LATEST for shards open at start, TRIM_HORIZON for new ones. */
+  startAt: ShardIteratorType;
+  closed: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Does a value match a Lambda event filter pattern (the subset we use: lists of allowed values)? */
+function matchesPattern(value: unknown, pattern: unknown): boolean {
+  if (Array.isArray(pattern)) return pattern.includes(value as never);
+  if (pattern && typeof pattern === 'object') {
+    if (!value || typeof value !== 'object') return false;
+    return Object.entries(pattern).every(([k, p]) => matchesPattern((value as Record<string, unknown>)[k], p));
+  }
+  return value === pattern;
+}
+
+function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
+  const d = record.dynamodb ?? {};
+  return {
+    eventID: record.eventID,
+    eventName: record.eventName as DynamoDBRecord['eventName'],
+    eventVersion: record.eventVersion ?? '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: record.awsRegion ?? 'local',
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ...(d.ApproximateCreationDateTime
+        ? { ApproximateCreationDateTime: Math.floor(d.ApproximateCreationDateTime.getTime() / 1000) }
+        : {}),
+      Keys: d.Keys as NonNullable<DynamoDBRecord['dynamodb']>['Keys'],
+      ...(d.NewImage ? { NewImage: d.NewImage as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'] } : {}),
+      ...(d.OldImage ? { OldImage: d.OldImage as NonNullable<DynamoDBRecord['dynamodb']>['OldImage'] } : {}),
+      SequenceNumber: d.SequenceNumber,
+      SizeBytes: d.SizeBytes,
+      StreamViewType: d.StreamViewType,
+    },
+  };
+}
+
+/**
+ * Starts polling the table's stream from its current end (LATEST). Resolves once every open shard
+ * has an iterator, so any write made after that is seen.
+ */
+export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {
+  const clientConfig = {
+    endpoint: options.endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  };
+  const streams = new DynamoDBStreamsClient(clientConfig);
+  const dynamo = new DynamoDBClient(clientConfig);
+  const log = options.log ?? ((line: string) => console.error(line));
+  const batchSize = options.batchSize ?? 1000;
+  const idleMs = options.idleMs ?? 100;
+  const maxRetries = options.maxRetries ?? 5;
+  const handler =
+    options.handler ?? (await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | void>('functions/cascade.ts'));
+
+  const table = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
+  dynamo.destroy();
+  const streamArn = table.Table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`table ${options.tableName} has no stream`);
+
+  const shards = new Map<string, ShardState>();
+
+  async function listShards(): Promise<Shard[]> {
+    const all: Shard[] = [];
+    let start: string | undefined;
+    do {
+      const out = await streams.send(
+        new DescribeStreamCommand({ StreamArn: streamArn, ...(start ? { ExclusiveStartShardId: start } : {}) }),
+      );
+      all.push(...(out.StreamDescription?.Shards ?? []));
+      start = out.StreamDescription?.LastEvaluatedShardId;
+    } while (start);
+    return all;
+  }
+
+  /** Registers shards not seen before; at start, closed shards are history and skipped. */
+  async function discoverShards(initial: boolean) {
+    for (const shard of await listShards()) {
+      if (!shard.ShardId || shards.has(shard.ShardId)) continue;
+      const closed = shard.SequenceNumberRange?.EndingSequenceNumber !== undefined;
+      shards.set(shard.ShardId, {
+        id: shard.ShardId,
+        parentId: shard.ParentShardId,
+        iterator: undefined,
+        lastSequence: undefined,
+        startAt: initial ? 'LATEST' : 'TRIM_HORIZON',
+        closed: initial && closed,
+      });
+    }
+  }
+
+  async function iteratorFor(shard: ShardState): Promise<string | undefined> {
+    const out = await streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shard.id,
+        ...(shard.lastSequence
+          ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: shard.lastSequence }
+          : { ShardIteratorType: shard.startAt }),
+      }),
+    );
+    return out.ShardIterator;
+  }
+
+  /** Hands records to the consumer, retrying from the first failed record; returns when done. */
+  async function deliver(records: DynamoDBRecord[]) {
+    let pending = records;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      let failedFrom: number | undefined;
+      try {
+        const response = await handler({ Records: pending }, lambdaContext('cascade'));
+        const ids = (response?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
+        if (ids.length > 0) {
+          const indexes = ids.map((id) => pending.findIndex((r) => r.dynamodb?.SequenceNumber === id));
+          // An identifier that names no record fails the whole batch, as Lambda treats it.
+          failedFrom = indexes.some((i) => i < 0) ? 0 : Math.min(...indexes);
+        }
+      } catch (err) {
+        log(`stream consumer threw: ${(err as Error).stack ?? String(err)}`);
+        failedFrom = 0;
+      }
+      if (failedFrom === undefined) return;
+      pending = pending.slice(failedFrom);
+      if (attempt >= maxRetries) {
+        log(`stream consumer failed ${attempt + 1} times; skipping ${pending.length} record(s)`);
+        return;
+      }
+      await sleep(Math.min(5000, 200 * 2 ** attempt));
+    }
+  }
+
+  /** One GetRecords on a shard; true when it returned records. */
+  async function pollShard(shard: ShardState): Promise<boolean> {
+    shard.iterator ??= await iteratorFor(shard);
+    if (!shard.iterator) {
+      shard.closed = true;
+      return false;
+    }
+    let out;
+    try {
+      out = await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: batchSize }));
+    } catch (err) {
+      if (err instanceof ExpiredIteratorException) {
+        shard.iterator = undefined;
+        return false;
+      }
+      if (err instanceof TrimmedDataAccessException) {
+        shard.lastSequence = undefined;
+        shard.startAt = 'TRIM_HORIZON';
+        shard.iterator = undefined;
+        return false;
+      }
+      throw err;
+    }
+    const records = out.Records ?? [];
+    shard.iterator = out.NextShardIterator;
+    if (!shard.iterator) shard.closed = true;
+    if (records.length === 0) return false;
+    const matching = records
+      .map((r) => toLambdaRecord(r, streamArn as string))
+      .filter((r) => matchesPattern(r, cascadeStreamFilter));
+    if (matching.length > 0) await deliver(matching);
+    shard.lastSequence = records.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastSequence;
+    return true;
+  }
+
+  await discoverShards(true);
+  for (const shard of shards.values()) if (!shard.closed) shard.iterator = await iteratorFor(shard);
+
+  let stopping = false;
+  let idleWaiters: (() => void)[] = [];
+  let lastDiscovery = Date.now();
+
+  const loop = (async () => {
+    while (!stopping) {
+      let busy = false;
+      try {
+        const closedBefore = [...shards.values()].filter((s) => s.closed).length;
+        for (const shard of shards.values()) {
+          if (stopping) break;
+          // A child shard is read only after its parent: records of one item stay in order.
+          const parent = shard.parentId ? shards.get(shard.parentId) : undefined;
+          if (shard.closed || (parent && !parent.closed)) continue;
+          if (await pollShard(shard)) busy = true;
+        }
+        const closedAfter = [...shards.values()].filter((s) => s.closed).length;
+        if (closedAfter > closedBefore || Date.now() - lastDiscovery > 5000) {
+          lastDiscovery = Date.now();
+          await discoverShards(false);
+        }
+      } catch (err) {
+        if (stopping) break;
+        log(`stream poller: ${(err as Error).message}`);
+        await sleep(1000);
+      }
+      if (!busy) {
+        const waiters = idleWaiters;
+        idleWaiters = [];
+        for (const wake of waiters) wake();
+        if (!stopping) await sleep(idleMs);
+      }
+    }
+  })();
+
+  return {
+    drain: () => new Promise<void>((resolve) => idleWaiters.push(resolve)),
+    async stop() {
+      stopping = true;
+      await loop;
+      for (const wake of idleWaiters) wake();
+      streams.destroy();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../lib/db/client.ts';
+
+/** Which items to watch: a partition, optionally narrowed to an SK or LSK (LSI1) prefix. */
+export interface ItemRange {
+  pk: string;
+  skPrefix?: string;
+  /** An LSI1 prefix, e.g. a sprint's issues `S#<sprint>#`. */
+  lskPrefix?: string;
+}
+
+/** The items of a range still in the table (consistent read), up to `limit`. */
+export async function itemsIn(range: ItemRange, limit = 25): Promise<Record<string, unknown>[]> {
+  const condition = range.lskPrefix
+    ? 'PK = :pk AND begins_with(LSK, :prefix)'
+    : range.skPrefix
+      ? 'PK = :pk AND begins_with(SK, :prefix)'
+      : 'PK = :pk';
+  const prefix = range.lskPrefix ?? range.skPrefix;
+  const out = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      ...(range.lskPrefix ? { IndexName: 'LSI1' } : {}),
+      KeyConditionExpression: condition,
+      ExpressionAttributeValues: { ':pk': range.pk, ...(prefix ? { ':prefix': prefix } : {}) },
+      ConsistentRead: true,
+      Limit: limit,
+    }),
+  );
+  return out.Items ?? [];
+}
+
+/**
+ * Waits until nothing is left in `range` (the cascade consumer runs in the background, fed by the
+ * stream poller of the test run), polling until `timeoutMs`. Resolves with the time it took; fails
+ * listing what is left.
+ */
+export async function waitUntilEmpty(range: ItemRange, timeoutMs = 20_000): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const left = await itemsIn(range, 5);
+    if (left.length === 0) return Date.now() - started;
+    if (Date.now() - started > timeoutMs) {
+      const sample = left.map((i) => `${String(i.PK)} ${String(i.SK)}`).join(', ');
+      throw new Error(`still not empty after ${timeoutMs} ms: ${sample}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
