@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
+import { OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 
@@ -24,19 +25,61 @@ export interface Route {
   operation: {
     id: string;
     summary: string;
+    /** Longer explanation (markdown) for the OpenAPI document. */
+    description?: string;
     tag: string;
     /** Request body schema (wrapper included). */
     body?: z.ZodType;
-    /** Success status and body; `list` means a paginated JSON array of `schema`. */
-    success: { status: 200 | 201 | 204; schema?: z.ZodType; list?: boolean; description: string };
-    /** Error statuses this operation may answer, beyond those every authenticated route has. */
+    /** Query parameters, beyond the `page`/`per_page`/`cursor` that every list takes. */
+    query?: z.ZodObject;
+    /**
+     * Success status and body; `list` means a paginated JSON array of `schema`. `mediaType` is
+     * that of `schema` (default `application/json`).
+     */
+    success: { status: 200 | 201 | 204; schema?: z.ZodType; list?: boolean; description: string; mediaType?: string };
+    /** Other statuses (errors, 304) this operation may answer, beyond those every authenticated route has. */
     errors: number[];
+    /**
+     * Body of a 422: `errors` (`{errors}`, validation), `error` (`{error}`, a refused transition)
+     * or `either`. Default: `errors` for routes that take a body or list, else `error`.
+     */
+    unprocessable?: 'errors' | 'error' | 'either';
   };
 }
 
 const idParam = '{id}';
 
 export const routes: Route[] = [
+  // The OpenAPI document of this API (no auth; rendered at build time by `npm run openapi`)
+  {
+    method: 'GET',
+    path: '/api-docs/v1/swagger.yaml',
+    handler: 'functions/api-docs.ts',
+    auth: false,
+    access: 'read',
+    operation: {
+      id: 'getOpenApiYaml',
+      summary: 'This OpenAPI document, as YAML',
+      tag: 'Documentation',
+      success: { status: 200, schema: OpenApiDocumentYaml, mediaType: 'application/yaml', description: 'The document' },
+      errors: [304],
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api-docs/v1/swagger.json',
+    handler: 'functions/api-docs.ts',
+    auth: false,
+    access: 'read',
+    operation: {
+      id: 'getOpenApiJson',
+      summary: 'This OpenAPI document, as JSON',
+      tag: 'Documentation',
+      success: { status: 200, schema: OpenApiDocumentJson, description: 'The document' },
+      errors: [304],
+    },
+  },
+
   // Accounts and tokens
   {
     method: 'GET',

@@ -1,0 +1,25 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { etags, json, yaml } from '../lib/openapi/served.ts';
+
+const documents = {
+  yaml: { body: yaml, etag: etags.yaml, contentType: 'application/yaml; charset=utf-8' },
+  json: { body: json, etag: etags.json, contentType: 'application/json; charset=utf-8' },
+};
+
+/**
+ * `GET /api-docs/v1/swagger.yaml` and `.json`, without authentication: the OpenAPI document,
+ * rendered at build time by `npm run openapi` (the generator is far too heavy for a Lambda).
+ * Cacheable; a matching `If-None-Match` answers 304.
+ */
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const doc = event.resource.endsWith('.json') ? documents.json : documents.yaml;
+  const headers = {
+    'Content-Type': doc.contentType,
+    'Cache-Control': 'public, max-age=300',
+    ETag: doc.etag,
+    'Access-Control-Allow-Origin': '*',
+  };
+  const ifNoneMatch = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'if-none-match')?.[1];
+  if (ifNoneMatch?.split(',').some((tag) => tag.trim() === doc.etag)) return { statusCode: 304, headers, body: '' };
+  return { statusCode: 200, headers, body: doc.body };
+};

@@ -1,0 +1,301 @@
+/**
+ * The OpenAPI 3 document of the API, generated from THE route table and the zod schemas the
+ * handlers validate with. Nothing here is specific to one route: a new row in `lib/routes.ts`
+ * appears in the document with its parameters, body, responses and headers.
+ *
+ * Build time only (zod-to-openapi is heavy): `npm run openapi` writes the result to
+ * `lib/openapi/openapi.v1.yaml` (reviewed in diffs) and `lib/openapi/served.ts` (what
+ * `functions/api-docs.ts` serves); a test fails when either is stale.
+ */
+import { OpenAPIRegistry, OpenApiGeneratorV3, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { createHash } from 'node:crypto';
+import { stringify } from 'yaml';
+import { z } from 'zod';
+import { RATE_LIMIT } from '../domain/ratelimit.ts';
+import { commonErrors, routes as allRoutes, type Route } from '../routes.ts';
+import { ErrorBody, ErrorsBody, PaginationQuery } from '../schemas/common.ts';
+
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV3['generateDocument']>;
+type Schema = Record<string, unknown>;
+type ResponseEntry = RouteConfig['responses'][string];
+
+const securitySchemes = {
+  bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API token: `Authorization: Bearer <token>`.' },
+  apiToken: { type: 'apiKey', in: 'header', name: 'X-API-Token', description: 'The API token: `X-API-Token: <token>`.' },
+} as const;
+
+/** Either header satisfies an authenticated operation (if both are sent they must carry the same token). */
+const authenticated = Object.keys(securitySchemes).map((name) => ({ [name]: [] as string[] }));
+
+const integer = (description: string, extra: Schema = {}) => ({ description, schema: { type: 'integer', ...extra } }) as const;
+
+/** Response headers, by name; `required` is set where they are used. */
+const headers = {
+  'X-RateLimit-Limit': integer(`Requests the token may make in a burst (the bucket holds ${RATE_LIMIT.capacity}).`, {
+    example: RATE_LIMIT.capacity,
+  }),
+  'X-RateLimit-Remaining': integer('Requests left in the bucket after this one.', { minimum: 0 }),
+  'X-RateLimit-Reset': integer('Unix time (seconds) at which the bucket is full again.'),
+  'Retry-After': integer('Whole seconds to wait before retrying.', { minimum: 1 }),
+  Link: {
+    description: 'RFC 8288 links `first`, `prev`, `next`, `last`; `next` carries an opaque `cursor` to follow as is.',
+    schema: { type: 'string' },
+  },
+  'X-Total-Count': integer('Items in the whole collection.', { minimum: 0 }),
+  'X-Page': integer('This page (from 1).', { minimum: 1 }),
+  'X-Per-Page': integer('Items per page (after clamping to 100).', { minimum: 1, maximum: 100 }),
+} as const;
+type HeaderName = keyof typeof headers;
+
+const rateLimitHeaders: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+const pageHeaders: HeaderName[] = ['Link', 'X-Total-Count', 'X-Page', 'X-Per-Page'];
+
+const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+const optionalHeaders = (names: HeaderName[], why: string) =>
+  Object.fromEntries(names.map((n) => [n, { ...headers[n], description: `${headers[n].description} ${why}`, required: false }]));
+
+const ref = (kind: 'schemas' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const jsonOf = (schema: Schema) => ({ 'application/json': { schema } });
+
+/** What each status means, and the name of its shared response. */
+const statusText: Record<number, { name: string; description: string }> = {
+  304: { name: 'NotModified', description: 'Not modified since the `ETag` given in `If-None-Match`.' },
+  400: { name: 'BadRequest', description: 'The body is not valid JSON.' },
+  401: { name: 'Unauthorized', description: 'Missing, invalid, revoked or regenerated API token.' },
+  403: { name: 'Forbidden', description: 'Authenticated, but not allowed to do this.' },
+  404: { name: 'NotFound', description: "No such resource in the caller's organisation (non-integer ids included)." },
+  405: { name: 'MethodNotAllowed', description: 'This method is not offered here.' },
+  406: { name: 'NotAcceptable', description: 'The `Accept` header names no media type this operation answers with.' },
+  409: { name: 'Conflict', description: 'Conflicts with the current state.' },
+  413: { name: 'PayloadTooLarge', description: 'The body is larger than 1 MiB.' },
+  415: { name: 'UnsupportedMediaType', description: 'A body whose `Content-Type` is not JSON.' },
+  429: {
+    name: 'TooManyRequests',
+    description: `Rate limit exceeded (${RATE_LIMIT.capacity} requests per minute per token); retry after \`Retry-After\` seconds.`,
+  },
+  500: { name: 'InternalError', description: 'Unexpected failure; nothing internal is disclosed.' },
+  503: { name: 'ServiceUnavailable', description: 'Busy: nothing was applied; retry after `Retry-After` seconds.' },
+};
+
+/** 422 bodies: `{errors}` for validation, `{error}` for a refused transition. */
+const unprocessable = {
+  errors: {
+    name: 'ValidationFailed',
+    description: 'Validation failed: one message per problem.',
+    schema: ref('schemas', 'ValidationErrors'),
+  },
+  error: {
+    name: 'TransitionRefused',
+    description: 'The change is not allowed in the current state.',
+    schema: ref('schemas', 'Error'),
+  },
+  either: {
+    name: 'Unprocessable',
+    description: 'Validation failed (`{errors}`), or the change is not allowed in the current state (`{error}`).',
+    schema: { oneOf: [ref('schemas', 'ValidationErrors'), ref('schemas', 'Error')] },
+  },
+} as const;
+
+/** The 422 body a route answers: as declared, else `{errors}` when it takes input (a body or a list's query). */
+function unprocessableOf(route: Route) {
+  return unprocessable[
+    route.operation.unprocessable ?? (route.operation.body || route.operation.success.list ? 'errors' : 'error')
+  ];
+}
+
+/**
+ * A non-success response. Authenticated routes share named components (they carry the rate-limit
+ * headers; the common 401/429/500/503 only when the request got past the token check, since the
+ * gateway or authorizer may answer them first); unauthenticated routes get them inline.
+ */
+function otherResponse(status: number, route: Route, components: Map<string, ResponseConfig>): ResponseEntry {
+  const special = status === 422 ? unprocessableOf(route) : undefined;
+  const text = special ?? statusText[status] ?? { name: `Status${status}`, description: `HTTP ${status}.` };
+  const common = route.auth && commonErrors.includes(status);
+  const retry: HeaderName[] = status === 429 || status === 503 ? ['Retry-After'] : [];
+  const response: ResponseConfig = {
+    description: text.description,
+    ...(status === 304 ? {} : { content: jsonOf(special?.schema ?? ref('schemas', 'Error')) }),
+    headers: {
+      ...headerRefs(retry),
+      ...(!route.auth
+        ? {}
+        : common
+          ? optionalHeaders(rateLimitHeaders, 'Absent when the gateway or the token check answered.')
+          : headerRefs(rateLimitHeaders)),
+    },
+  };
+  if (!route.auth) return response;
+  components.set(text.name, response);
+  return ref('responses', text.name);
+}
+
+function successResponse(route: Route): ResponseConfig {
+  const { success } = route.operation;
+  const schema = success.schema && (success.list ? z.array(success.schema) : success.schema);
+  return {
+    description: success.description,
+    ...(schema ? { content: { [success.mediaType ?? 'application/json']: { schema } } } : {}),
+    headers: headerRefs([...(route.auth ? rateLimitHeaders : []), ...(success.list ? pageHeaders : [])]),
+  };
+}
+
+const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1] ?? '');
+
+/** Path ids are positive integers (anything else answers 404). */
+const idParam = (name: string) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .meta({ param: { description: `\`${name}\`: a positive integer id.` } });
+
+const pageQuery = z.object({
+  page: PaginationQuery.shape.page.meta({ param: { description: 'Page number, from 1.' } }),
+  per_page: PaginationQuery.shape.per_page.meta({
+    param: { description: 'Items per page, 1 to 100; larger values are clamped to 100.' },
+  }),
+  cursor: PaginationQuery.shape.cursor.meta({
+    param: { description: 'Opaque position carried by the `next` link; keeps deep pages as cheap as the first.' },
+  }),
+});
+
+function routeConfig(route: Route, components: Map<string, ResponseConfig>): RouteConfig {
+  const op = route.operation;
+  const names = pathParams(route.path);
+  const query = op.success.list ? (op.query ? pageQuery.extend(op.query.shape) : pageQuery) : op.query;
+  const statuses = [...new Set([...op.errors, ...(route.auth ? commonErrors : [])])].sort((a, b) => a - b);
+  return {
+    method: route.method.toLowerCase() as RouteConfig['method'],
+    path: route.path,
+    operationId: op.id,
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    tags: [op.tag],
+    security: route.auth ? authenticated : [],
+    request: {
+      ...(names.length ? { params: z.object(Object.fromEntries(names.map((n) => [n, idParam(n)]))) } : {}),
+      ...(query ? { query } : {}),
+      ...(op.body ? { body: { required: true, content: { 'application/json': { schema: op.body } } } } : {}),
+    },
+    responses: {
+      [op.success.status]: successResponse(route),
+      ...Object.fromEntries(statuses.map((s) => [s, otherResponse(s, route, components)])),
+    },
+  };
+}
+
+/** Builds the whole document for `routes` (all of `lib/routes.ts` unless given). */
+export function buildOpenApiDocument(routes: readonly Route[] = allRoutes): OpenApiDocument {
+  const registry = new OpenAPIRegistry();
+  const responses = new Map<string, ResponseConfig>();
+  for (const route of routes) registry.registerPath(routeConfig(route, responses));
+  for (const [name, scheme] of Object.entries(securitySchemes)) registry.registerComponent('securitySchemes', name, scheme);
+  for (const [name, header] of Object.entries(headers))
+    registry.registerComponent('headers', name, { ...header, required: true });
+  // The shared error responses reference these by their ids; zod-to-openapi only emits what it sees.
+  const errorSchemas = [ErrorBody, ErrorsBody].map((schema) => ({ type: 'schema' as const, schema }));
+  const generator = new OpenApiGeneratorV3([...registry.definitions, ...errorSchemas], { sortComponents: 'alphabetically' });
+  const doc = generator.generateDocument({
+    openapi: '3.0.3',
+    info: {
+      title: 'Sprint Ticketing Service',
+      version: 'v1',
+      description: [
+        'Projects, sprints, issues (tickets) and comments over JSON.',
+        '',
+        'Authenticate every request with the API token, as `Authorization: Bearer <token>` or `X-API-Token: <token>`.',
+        'Writes wrap their attributes in an object named after the resource (`{"project": {...}}`); unknown keys are ignored.',
+        'Errors are `{"error": "..."}`, or `{"errors": ["...", ...]}` for validation failures (422).',
+        `Each token may make ${RATE_LIMIT.capacity} requests per minute (\`X-RateLimit-*\` headers; 429 with \`Retry-After\`).`,
+        'Collections take `page` and `per_page` and answer with `Link`, `X-Total-Count`, `X-Page` and `X-Per-Page`.',
+      ].join('\n'),
+    },
+    servers: [
+      {
+        url: '{protocol}://{host}',
+        description: 'The service; all paths are absolute (`/api/v1/...`).',
+        variables: {
+          protocol: { enum: ['https', 'http'], default: 'https' },
+          host: {
+            default: 'localhost:3000',
+            description: 'Host (and port) of the deployment; `npm start` serves localhost:3000.',
+          },
+        },
+      },
+    ],
+    tags: [...new Set(routes.map((r) => r.operation.tag))].map((name) => ({ name })),
+  });
+  // Response components go in afterwards (they hold no zod). A plain JSON tree: no shared objects,
+  // so that closing a response object cannot close a request one, and YAML gets no anchors.
+  const { parameters: _none, ...components } = doc.components ?? {};
+  const plain = JSON.parse(
+    JSON.stringify({ ...doc, components: { ...components, responses: sortedObject(Object.fromEntries(responses)) } }),
+  ) as OpenApiDocument;
+  closeResponseObjects(plain);
+  return plain;
+}
+
+/** The document as served: YAML (lines never folded, so diffs stay small), compact JSON, their ETags. */
+export function renderOpenApi(doc: OpenApiDocument = buildOpenApiDocument()) {
+  const yaml = stringify(doc, { lineWidth: 0 });
+  const json = JSON.stringify(doc);
+  const etag = (text: string) => `"${createHash('sha256').update(text).digest('base64url').slice(0, 22)}"`;
+  return { yaml, json, etags: { yaml: etag(yaml), json: etag(json) } };
+}
+
+function sortedObject<T>(o: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
+ * zod objects strip unknown keys, so their schemas stay open by default. The service never sends
+ * a field its schema does not name: every object only ever answered (never accepted as input) is
+ * closed with `additionalProperties: false`, so a renamed or extra field breaks the contract.
+ * Objects also used in requests stay open (unknown input keys are ignored), as do `allOf` parts.
+ */
+function closeResponseObjects(doc: OpenApiDocument) {
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, Schema>;
+  const inRequests = new Set<Schema>();
+  const inResponses = new Set<Schema>();
+  const allOfParts = new Set<Schema>();
+  const walk = (node: unknown, seen: Set<Schema>) => {
+    if (!node || typeof node !== 'object') return;
+    const s = node as Schema;
+    if (typeof s.$ref === 'string') {
+      const target = schemas[s.$ref.replace('#/components/schemas/', '')];
+      if (target && !seen.has(target)) walk(target, seen);
+      return;
+    }
+    if (seen.has(s)) return;
+    seen.add(s);
+    for (const part of (s.allOf as Schema[] | undefined) ?? []) allOfParts.add(resolve(part, schemas));
+    for (const key of ['items', 'additionalProperties', 'not']) walk(s[key], seen);
+    for (const key of ['allOf', 'anyOf', 'oneOf']) for (const sub of (s[key] as unknown[] | undefined) ?? []) walk(sub, seen);
+    for (const sub of Object.values((s.properties as Record<string, unknown> | undefined) ?? {})) walk(sub, seen);
+  };
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item as Record<string, Schema>)) {
+      if (!op || typeof op !== 'object' || !op.responses) continue;
+      const body = (op.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content ?? {};
+      for (const media of Object.values(body)) walk(media.schema, inRequests);
+      for (const p of (op.parameters as { schema?: unknown }[] | undefined) ?? []) walk(p.schema, inRequests);
+      for (const r of Object.values(op.responses as Record<string, { content?: Record<string, { schema?: unknown }> }>)) {
+        for (const media of Object.values(r.content ?? {})) walk(media.schema, inResponses);
+      }
+    }
+  }
+  for (const r of Object.values(
+    (doc.components?.responses ?? {}) as Record<string, { content?: Record<string, { schema?: unknown }> }>,
+  )) {
+    for (const media of Object.values(r.content ?? {})) walk(media.schema, inResponses);
+  }
+  for (const s of inResponses) {
+    if (inRequests.has(s) || allOfParts.has(s)) continue;
+    if (s.type === 'object' && s.properties && s.additionalProperties === undefined) s.additionalProperties = false;
+  }
+}
+
+const resolve = (s: Schema, schemas: Record<string, Schema>) =>
+  typeof s.$ref === 'string' ? (schemas[s.$ref.replace('#/components/schemas/', '')] ?? s) : s;

@@ -1,0 +1,177 @@
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { buildOpenApiDocument, renderOpenApi } from '../../lib/openapi/document.ts';
+import * as served from '../../lib/openapi/served.ts';
+import { outputs } from '../../lib/openapi/write.ts';
+import { commonErrors, routes } from '../../lib/routes.ts';
+
+type Json = Record<string, any>;
+const doc = buildOpenApiDocument() as Json;
+const operationOf = (method: string, path: string): Json => doc.paths[path][method.toLowerCase()];
+const deref = (node: Json): Json => {
+  const ref: string | undefined = node.$ref;
+  if (!ref) return node;
+  return ref
+    .split('/')
+    .slice(1)
+    .reduce((at: Json, key) => at[key], doc);
+};
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.0 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.0');
+  });
+
+  it('would be refused by the validator if it were broken (the check can fail)', async () => {
+    const broken = structuredClone(doc);
+    broken.paths['/api/v1/projects'].get.responses = { '200': { content: {} } }; // a response without description
+    const result = await new Validator().validate(broken);
+    expect(result.valid).toBe(false);
+  });
+
+  it('is what lib/openapi/openapi.v1.yaml and the served copy hold (run `npm run openapi` after changing routes or schemas)', () => {
+    const fresh = renderOpenApi(buildOpenApiDocument());
+    // Booleans, not strings: a stale copy should say what to do, not print two 40 kB documents.
+    const stale = 'is stale: run `npm run openapi` and commit lib/openapi/';
+    expect(readFileSync(outputs.yaml, 'utf8') === fresh.yaml, `lib/openapi/openapi.v1.yaml ${stale}`).toBe(true);
+    expect(served.yaml === fresh.yaml && served.json === fresh.json, `lib/openapi/served.ts ${stale}`).toBe(true);
+    expect(served.etags).toEqual(fresh.etags);
+    expect(parse(served.yaml)).toEqual(JSON.parse(served.json));
+  });
+
+  it('is versioned v1, has a templated server, both security schemes and a tag per resource', () => {
+    expect(doc.openapi).toBe('3.0.3');
+    expect(doc.info.version).toBe('v1');
+    expect(doc.servers[0].url).toBe('{protocol}://{host}');
+    expect(doc.servers[0].variables.protocol).toEqual({ enum: ['https', 'http'], default: 'https' });
+    expect(doc.components.securitySchemes).toEqual({
+      bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      apiToken: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Token' }),
+    });
+    expect(doc.tags.map((t: Json) => t.name).sort()).toEqual([...new Set(routes.map((r) => r.operation.tag))].sort());
+  });
+
+  it('has one operation per route row, with a unique operationId, its summary and tag', () => {
+    const ids = routes.map((r) => r.operation.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const count = Object.values(doc.paths as Json).reduce((n: number, item: Json) => n + Object.keys(item).length, 0);
+    expect(count).toBe(routes.length);
+    for (const route of routes) {
+      const op = operationOf(route.method, route.path);
+      expect(op, `${route.method} ${route.path}`).toBeDefined();
+      expect(op.operationId).toBe(route.operation.id);
+      expect(op.summary).toBe(route.operation.summary);
+      expect(op.tags).toEqual([route.operation.tag]);
+    }
+  });
+
+  it('declares every status a route can answer, and no other', () => {
+    for (const route of routes) {
+      const op = operationOf(route.method, route.path);
+      const expected = [route.operation.success.status, ...route.operation.errors, ...(route.auth ? commonErrors : [])];
+      expect(Object.keys(op.responses).map(Number).sort(), route.operation.id).toEqual([...new Set(expected)].sort());
+    }
+  });
+
+  it('lets either the bearer token or X-API-Token authenticate, and asks nothing of public routes', () => {
+    for (const route of routes) {
+      const op = operationOf(route.method, route.path);
+      expect(op.security, route.operation.id).toEqual(route.auth ? [{ bearerAuth: [] }, { apiToken: [] }] : []);
+    }
+    expect(routes.some((r) => !r.auth && r.path === '/api-docs/v1/swagger.yaml')).toBe(true);
+  });
+
+  it('types every path parameter as a positive integer, and gives lists page, per_page and cursor', () => {
+    for (const route of routes) {
+      const op = operationOf(route.method, route.path);
+      const params: Json[] = op.parameters ?? [];
+      for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {
+        const p = params.find((x) => x.in === 'path' && x.name === name);
+        expect(p, `${route.operation.id} {${name}}`).toMatchObject({ required: true, schema: { type: 'integer', minimum: 1 } });
+      }
+      const query = params.filter((x) => x.in === 'query').map((x) => x.name);
+      if (route.operation.success.list)
+        expect(query, route.operation.id).toEqual(expect.arrayContaining(['page', 'per_page', 'cursor']));
+    }
+    const perPage = operationOf('GET', '/api/v1/projects').parameters.find((p: Json) => p.name === 'per_page');
+    expect(perPage).toMatchObject({ required: false, schema: { type: 'integer', minimum: 1, default: 25 } });
+  });
+
+  it('describes request bodies with their wrapper object, required', () => {
+    const body = operationOf('POST', '/api/v1/projects').requestBody;
+    expect(body.required).toBe(true);
+    expect(body.content['application/json'].schema).toEqual({
+      type: 'object',
+      properties: { project: { $ref: '#/components/schemas/ProjectCreate' } },
+      required: ['project'],
+    });
+    for (const route of routes.filter((r) => r.operation.body)) {
+      expect(operationOf(route.method, route.path).requestBody?.required, route.operation.id).toBe(true);
+    }
+  });
+
+  it('puts the rate-limit headers on every authenticated response, pagination headers on lists, Retry-After on 429 and 503', () => {
+    for (const route of routes) {
+      const op = operationOf(route.method, route.path);
+      for (const [status, entry] of Object.entries(op.responses as Json)) {
+        const response = deref(entry as Json);
+        const headers = response.headers ?? {};
+        const label = `${route.operation.id} ${status}`;
+        for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+          expect(Boolean(headers[name]), `${label} ${name}`).toBe(route.auth);
+          // Required wherever the handler answers; the gateway/authorizer may answer 401/429/500/503 first.
+          if (route.auth) expect(deref(headers[name]).required, `${label} ${name}`).toBe(!commonErrors.includes(Number(status)));
+        }
+        expect(Boolean(headers['Retry-After']), label).toBe(status === '429' || status === '503');
+        if (status === '429' || status === '503') expect(deref(headers['Retry-After']).required).toBe(true);
+        const listed = route.operation.success.list && Number(status) === route.operation.success.status;
+        for (const name of ['Link', 'X-Total-Count', 'X-Page', 'X-Per-Page']) {
+          expect(Boolean(headers[name]), `${label} ${name}`).toBe(Boolean(listed));
+        }
+      }
+    }
+  });
+
+  it('answers errors as Error, validation failures as ValidationErrors, and lists as arrays', () => {
+    const create = operationOf('POST', '/api/v1/projects').responses;
+    expect(deref(create['422']).content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ValidationErrors' });
+    expect(deref(create['401']).content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(doc.components.schemas.Error).toMatchObject({ required: ['error'], additionalProperties: false });
+    expect(doc.components.schemas.ValidationErrors).toMatchObject({
+      properties: { errors: { type: 'array', items: { type: 'string' } } },
+      required: ['errors'],
+    });
+    const list = operationOf('GET', '/api/v1/projects').responses['200'].content['application/json'].schema;
+    expect(list).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Project' } });
+    expect(operationOf('DELETE', '/api/v1/projects/{id}').responses['204'].content).toBeUndefined();
+  });
+
+  it('marks always-present fields required, null-able ones nullable, and closes resources to extra fields', () => {
+    const project = doc.components.schemas.Project;
+    expect(project.additionalProperties).toBe(false);
+    expect(project.required).toEqual(
+      expect.arrayContaining(['id', 'name', 'prefix', 'description', 'sprints_count', 'created_at']),
+    );
+    expect(project.properties.description).toMatchObject({ type: 'string', nullable: true });
+    expect(project.properties.name.nullable).toBeUndefined();
+    expect(project.properties.created_at).toMatchObject({ type: 'string', format: 'date-time' });
+    // Inputs stay open: unknown keys are ignored, not refused.
+    expect(doc.components.schemas.ProjectCreate.additionalProperties).toBeUndefined();
+  });
+
+  it('carries the limits, patterns and formats the validation enforces', () => {
+    const create = doc.components.schemas.ProjectCreate.properties;
+    expect(create.name).toMatchObject({ minLength: 1, maxLength: 255 });
+    expect(create.prefix).toMatchObject({ pattern: '^[A-Z0-9]{2,4}$' });
+    expect(create.description).toMatchObject({ maxLength: 100000, nullable: true });
+    expect(create.documentation_url).toMatchObject({ format: 'uri', maxLength: 2048 });
+    expect(doc.components.schemas.ProjectCreate.required).toEqual(['name', 'prefix']);
+    expect(doc.components.schemas.ProjectUpdate.required).toBeUndefined();
+  });
+});
