@@ -8,6 +8,7 @@ import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './s
 import { OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
+import { Sprint, SprintCreateBody, SprintUpdateBody } from './schemas/sprints.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -239,6 +240,155 @@ export const routes: Route[] = [
       tag: 'Projects',
       success: { status: 204, description: 'Deleted' },
       errors: [403, 404],
+    },
+  },
+
+  // Sprints and their lifecycle
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project_id}/sprints',
+    handler: 'functions/sprints/list.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'listSprints',
+      summary: "List a project's sprints",
+      tag: 'Sprints',
+      success: { status: 200, schema: Sprint, list: true, description: 'Sprints, in creation order' },
+      errors: [404, 422],
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project_id}/sprints',
+    handler: 'functions/sprints/create.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'createSprint',
+      summary: 'Create a sprint (status planning)',
+      tag: 'Sprints',
+      body: SprintCreateBody,
+      success: { status: 201, schema: Sprint, description: 'The sprint' },
+      errors: [400, 404, 413, 415, 422],
+    },
+  },
+  {
+    method: 'GET',
+    path: `/api/v1/projects/{project_id}/sprints/${idParam}`,
+    handler: 'functions/sprints/get.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'getSprint',
+      summary: 'Retrieve a sprint with its story point statistics',
+      tag: 'Sprints',
+      success: { status: 200, schema: Sprint, description: 'The sprint' },
+      errors: [404],
+    },
+  },
+  {
+    method: 'PATCH',
+    path: `/api/v1/projects/{project_id}/sprints/${idParam}`,
+    handler: 'functions/sprints/update.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'updateSprint',
+      summary: 'Update a sprint',
+      tag: 'Sprints',
+      body: SprintUpdateBody,
+      success: { status: 200, schema: Sprint, description: 'The sprint' },
+      errors: [400, 404, 413, 415, 422],
+    },
+  },
+  {
+    method: 'PUT',
+    path: `/api/v1/projects/{project_id}/sprints/${idParam}`,
+    handler: 'functions/sprints/update.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'replaceSprint',
+      summary: 'Update a sprint (PUT spelling; same partial-update meaning)',
+      tag: 'Sprints',
+      body: SprintUpdateBody,
+      success: { status: 200, schema: Sprint, description: 'The sprint' },
+      errors: [400, 404, 413, 415, 422],
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `/api/v1/projects/{project_id}/sprints/${idParam}`,
+    handler: 'functions/sprints/delete.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'deleteSprint',
+      summary: 'Delete a sprint with its issues and their comments (admins only)',
+      tag: 'Sprints',
+      success: { status: 204, description: 'Deleted' },
+      errors: [403, 404],
+    },
+  },
+  {
+    method: 'POST',
+    path: `/api/v1/projects/{project_id}/sprints/${idParam}/activate`,
+    handler: 'functions/sprints/activate.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'activateSprint',
+      summary: 'Activate a sprint: planning to active (start_date defaults to today)',
+      tag: 'Sprints',
+      success: { status: 200, schema: Sprint, description: 'The active sprint' },
+      errors: [404, 422],
+      unprocessable: 'error',
+    },
+  },
+  {
+    method: 'POST',
+    path: `/api/v1/projects/{project_id}/sprints/${idParam}/activation`,
+    handler: 'functions/sprints/activate.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'createSprintActivation',
+      summary: 'Activate a sprint (the /activation spelling of /activate)',
+      tag: 'Sprints',
+      success: { status: 200, schema: Sprint, description: 'The active sprint' },
+      errors: [404, 422],
+      unprocessable: 'error',
+    },
+  },
+  {
+    method: 'POST',
+    path: `/api/v1/projects/{project_id}/sprints/${idParam}/complete`,
+    handler: 'functions/sprints/complete.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'completeSprint',
+      summary: 'Complete a sprint: active to completed; its open issues return to the backlog',
+      tag: 'Sprints',
+      success: { status: 200, schema: Sprint, description: 'The completed sprint' },
+      errors: [404, 422],
+      unprocessable: 'error',
+    },
+  },
+  {
+    method: 'POST',
+    path: `/api/v1/projects/{project_id}/sprints/${idParam}/completion`,
+    handler: 'functions/sprints/complete.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'createSprintCompletion',
+      summary: 'Complete a sprint (the /completion spelling of /complete)',
+      tag: 'Sprints',
+      success: { status: 200, schema: Sprint, description: 'The completed sprint' },
+      errors: [404, 422],
+      unprocessable: 'error',
     },
   },
 

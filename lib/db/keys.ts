@@ -14,6 +14,7 @@
  * | ORG#o#P#p        | ISSUE#i             | S#s#pos#i or B#pos#i     | issue, in a sprint or the backlog      |
  * | ORG#o#P#p        | ISSUE#i#C#c         | C#i#c                    | comment (GSI1: ORG#o#COMMENT#c)        |
  * | TOKEN#sha256     | TOKEN               |                          | API token -> principal, rate bucket    |
+ * | IDEMPOTENCY#k    | IDEMPOTENCY         |                          | Idempotency-Key record (TTL expires_at)|
  * | GLOBAL           | SEQ                 |                          | organisation id sequence               |
  *
  * A project's sprints, issues and comments share the project's partition, so deleting a project
@@ -55,6 +56,11 @@ export const keys = {
     SK: `ISSUE#${pad(issueId)}#C#${pad(commentId)}`,
   }),
   token: (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
+  /**
+   * An Idempotency-Key record; `key` is the persistence layer's hash of (account, route, path, key).
+   * One partition per record: a shared partition would be hot and, beside the LSIs, capped at 10 GB.
+   */
+  idempotency: (key: string): Key => ({ PK: `IDEMPOTENCY#${key}`, SK: 'IDEMPOTENCY' }),
 };
 
 /** LSI1 sort keys: the order of each collection. */
@@ -105,4 +111,10 @@ export const gsi1 = {
 export function parseProjectPk(pk: string): { orgId: number; projectId: number } | undefined {
   const m = /^ORG#(\d{10})#P#(\d{10})$/.exec(pk);
   return m ? { orgId: Number(m[1]), projectId: Number(m[2]) } : undefined;
+}
+
+/** Position and id back out of an issue's LSK (sprint or backlog), for keys-only reads of a list. */
+export function parseIssueListKey(lsk: string): { position: number; issueId: number } | undefined {
+  const m = /^(?:S#\d{10}|B)#(\d{16})#(\d{10})$/.exec(lsk);
+  return m ? { position: Number(m[1]), issueId: Number(m[2]) } : undefined;
 }

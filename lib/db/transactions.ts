@@ -1,0 +1,86 @@
+import { BatchGetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client.ts';
+import { cancellationCodes } from './errors.ts';
+import type { Key } from './keys.ts';
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * A write refused by one of its conditions. `reason` names the guard that failed (as the caller
+ * labelled it), so the domain can decide what that means: a 404, a 422, or "re-read and retry".
+ */
+export class Refused extends Error {
+  readonly reason: string;
+  constructor(reason: string) {
+    super(`write refused: ${reason}`);
+    this.reason = reason;
+  }
+}
+
+/** One item of a transaction, with the name of the guard its condition stands for. */
+export interface GuardedItem {
+  item: TransactItem;
+  /** What a failed condition on this item means; items without conditions leave it undefined. */
+  reason?: string | undefined;
+}
+
+const CONFLICT_RETRIES = 3;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Sends one TransactWriteItems. A condition that fails throws `Refused` with the reason of the
+ * first failing item. A TransactionConflict (another transaction held one of the items; nothing
+ * was applied, every condition still stands) is retried a few times with jitter before it
+ * surfaces, as a 503, through the error mapper.
+ */
+export async function transact(items: GuardedItem[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await db.send(new TransactWriteCommand({ TransactItems: items.map((i) => i.item) }));
+      return;
+    } catch (err) {
+      const codes = cancellationCodes(err);
+      if (!codes) throw err;
+      const failed = codes.findIndex((c) => c === 'ConditionalCheckFailed');
+      if (failed >= 0) throw new Refused(items[failed]?.reason ?? 'condition');
+      const conflict = codes.some((c) => c === 'TransactionConflict');
+      if (!conflict || attempt >= CONFLICT_RETRIES) throw err;
+      await sleep(20 * 2 ** attempt * (0.5 + Math.random()));
+    }
+  }
+}
+
+/**
+ * Reads items by key in one consistent BatchGetItem (ancestor checks: project, sprint, issue in a
+ * single round trip). Returns them in the order of `itemKeys`, undefined where absent. Unprocessed
+ * keys (throttling) are read again.
+ */
+export async function batchGet(itemKeys: Key[]): Promise<(Record<string, unknown> | undefined)[]> {
+  const found = new Map<string, Record<string, unknown>>();
+  const id = (k: { PK: unknown; SK: unknown }) => `${String(k.PK)}\u0000${String(k.SK)}`;
+  let pending: Key[] = [...new Map(itemKeys.map((k) => [id(k), k])).values()];
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+    const out = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
+    for (const item of out.Responses?.[tableName] ?? []) found.set(id(item as Key), item);
+    pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
+  }
+  return itemKeys.map((k) => found.get(id(k)));
+}
+
+/** `attribute = value`, or "absent or null" when the expected value is null/undefined. */
+export function equalsCondition(
+  attribute: string,
+  expected: unknown,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+): string {
+  const name = `#${attribute}`;
+  names[name] = attribute;
+  if (expected === null || expected === undefined) {
+    values[':null_type'] = 'NULL';
+    return `(attribute_not_exists(${name}) OR attribute_type(${name}, :null_type))`;
+  }
+  values[`:expected_${attribute}`] = expected;
+  return `${name} = :expected_${attribute}`;
+}

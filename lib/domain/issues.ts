@@ -1,0 +1,320 @@
+import * as store from '../db/issues.ts';
+import type { IssueItem, ListDelta, ParentChange } from '../db/issues.ts';
+import type { PageRequest } from '../db/list.ts';
+import { getProjectItem, type ProjectItem } from '../db/projects.ts';
+import { nextId } from '../db/sequences.ts';
+import { getSprintFamily, type SprintCounters } from '../db/sprints.ts';
+import { Refused } from '../db/transactions.ts';
+import type { Issue, IssueCreate, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
+import { NotFoundError, UnavailableError, ValidationError } from './errors.ts';
+import { appendedPosition, defaultPlacementOptions, gapFor, planPlacement, type Renumbering } from './positions.ts';
+import type { Principal } from './principal.ts';
+
+/** Where an issue is addressed: in a sprint of a project, or (`sprintId: null`) in its backlog. */
+export interface IssueLocation {
+  projectId: number;
+  sprintId: number | null;
+}
+
+/** Statuses of work not finished: what sprint completion sends back to the backlog. */
+export const openStatuses = ['backlog', 'todo', 'in_progress'] as const satisfies readonly IssueStatus[];
+const isClosed = (status: IssueStatus) => status === 'done' || status === 'cancelled';
+
+/** Decisions re-taken on a fresh read after a concurrent change, before answering 503. */
+const ATTEMPTS = 8;
+/** Neighbours read beyond the target place: the largest renumbering window, plus its bound. */
+const WINDOW_MARGIN = defaultPlacementOptions.maxWindow + 1;
+/** Renumbered neighbours that fit in the issue's own transaction next to its other items. */
+const RENUMBER_WITH_WRITE = 90;
+
+const assigneeMessage = 'assignee_id must be an account of this organisation';
+const targetSprintMessage = 'sprint_id must be a sprint of this project';
+
+const zero: SprintCounters = { issues_count: 0, total_story_points: 0, completed_story_points: 0, open_issues_count: 0 };
+
+/** What one issue adds to its sprint's counters. */
+export function contributionOf(issue: { status: IssueStatus; story_points: number | null }): SprintCounters {
+  const points = issue.story_points ?? 0;
+  return {
+    issues_count: 1,
+    total_story_points: points,
+    completed_story_points: issue.status === 'done' ? points : 0,
+    open_issues_count: isClosed(issue.status) ? 0 : 1,
+  };
+}
+
+export const negate = (c: SprintCounters): SprintCounters => ({
+  issues_count: -c.issues_count,
+  total_story_points: -c.total_story_points,
+  completed_story_points: -c.completed_story_points,
+  open_issues_count: -c.open_issues_count,
+});
+
+export const sumCounters = (all: SprintCounters[]): SprintCounters =>
+  all.reduce(
+    (a, b) => ({
+      issues_count: a.issues_count + b.issues_count,
+      total_story_points: a.total_story_points + b.total_story_points,
+      completed_story_points: a.completed_story_points + b.completed_story_points,
+      open_issues_count: a.open_issues_count + b.open_issues_count,
+    }),
+    zero,
+  );
+
+/** The counters of a list's owner: a sprint keeps all four, the backlog only its issue count. */
+function listDelta(sprintId: number | null, delta: SprintCounters): ListDelta {
+  return sprintId === null ? { backlog_count: delta.issues_count } : delta;
+}
+
+const isZero = (d: ListDelta) => Object.values(d).every((v) => !v);
+
+/**
+ * `started_at`/`completed_at` after a status change (DESIGN.md): entering `in_progress` sets
+ * `started_at` if it was not set; entering `done` or `cancelled` sets `completed_at`; leaving them
+ * clears it. No change of status changes nothing.
+ */
+export function statusTimestamps(
+  previous: { status: IssueStatus; started_at: string | null; completed_at: string | null } | undefined,
+  next: IssueStatus,
+  now: string,
+): { started_at: string | null; completed_at: string | null } {
+  if (previous && previous.status === next) return { started_at: previous.started_at, completed_at: previous.completed_at };
+  const startedAt = previous?.started_at ?? null;
+  return {
+    started_at: next === 'in_progress' && !startedAt ? now : startedAt,
+    completed_at: isClosed(next) ? now : null,
+  };
+}
+
+function refusal(err: unknown): unknown {
+  if (!(err instanceof Refused)) return err;
+  switch (err.reason) {
+    case 'project':
+      return new NotFoundError('Project');
+    case 'sprint':
+      return new NotFoundError('Sprint');
+    case 'assignee':
+      return new ValidationError([assigneeMessage]);
+    case 'stale':
+      return new UnavailableError();
+    default:
+      return err;
+  }
+}
+
+const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** Math.min(attempt, 5)));
+
+/** Runs a read-decide-write step again on a fresh read when a concurrent change made it stale. */
+async function withRetries<T>(step: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      if (err instanceof Refused && err.reason === 'stale' && attempt < ATTEMPTS) {
+        await backoff(attempt);
+        continue;
+      }
+      throw refusal(err);
+    }
+  }
+}
+
+/**
+ * The issue with its ancestors, in one BatchGet; 404 unless the project, the sprint of the path and
+ * the issue exist and the issue is in that very list (a sprint issue is not found under the
+ * backlog path nor under another sprint). `otherSprint` is read in the same call.
+ */
+async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, otherSprint?: number | null) {
+  const sprintIds = [at.sprintId, otherSprint].filter((s): s is number => typeof s === 'number');
+  const family = await store.getIssueFamily(caller.orgId, at.projectId, sprintIds, issueId);
+  if (!family.project) throw new NotFoundError('Project');
+  if (at.sprintId !== null && !family.sprints.get(at.sprintId)) throw new NotFoundError('Sprint');
+  if (!family.issue || (family.issue.sprint_id ?? null) !== at.sprintId) throw new NotFoundError('Issue');
+  return { project: family.project as ProjectItem & { backlog_rev?: number }, sprints: family.sprints, issue: family.issue };
+}
+
+/** A sprint's issues or the backlog, ordered by position then id; the total comes from a counter. */
+export async function listIssues(caller: Principal, at: IssueLocation, page: PageRequest) {
+  if (at.sprintId === null) {
+    const [result, project] = await Promise.all([
+      store.listIssues(caller.orgId, at.projectId, null, page),
+      getProjectItem(caller.orgId, at.projectId),
+    ]);
+    if (!project) throw new NotFoundError('Project');
+    return { page: result, items: result.items.map(store.toIssue), total: Number(project.backlog_count ?? 0) };
+  }
+  const [result, { project, sprint }] = await Promise.all([
+    store.listIssues(caller.orgId, at.projectId, at.sprintId, page),
+    getSprintFamily(caller.orgId, at.projectId, at.sprintId),
+  ]);
+  if (!project) throw new NotFoundError('Project');
+  if (!sprint) throw new NotFoundError('Sprint');
+  return { page: result, items: result.items.map(store.toIssue), total: sprint.issues_count };
+}
+
+export async function getIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<Issue> {
+  return store.toIssue((await loadIssue(caller, at, issueId)).issue);
+}
+
+/**
+ * Creates an issue at the end of a sprint or of the backlog. Default status: `todo` in a sprint,
+ * `backlog` in the backlog. Its number is `<prefix>-<n>`, n from the project's sequence (atomic,
+ * never reused, even if this create then fails).
+ */
+export async function createIssue(caller: Principal, at: IssueLocation, input: IssueCreate): Promise<Issue> {
+  try {
+    const [id, slot] = await Promise.all([nextId(caller.orgId, 'issue'), store.allocateIssueSlot(caller.orgId, at.projectId)]);
+    const now = new Date().toISOString();
+    const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
+    const issue: Issue = {
+      id,
+      project_id: at.projectId,
+      sprint_id: at.sprintId,
+      issue_number: `${slot.prefix}-${slot.number}`,
+      title: input.title,
+      description: input.description ?? null,
+      status,
+      story_points: input.story_points ?? null,
+      position: appendedPosition(slot.positionSeq),
+      assignee_id: input.assignee_id ?? null,
+      ...statusTimestamps(undefined, status, now),
+      created_at: now,
+      updated_at: now,
+    };
+    const parent = { sprintId: at.sprintId, delta: listDelta(at.sprintId, contributionOf(issue)) };
+    await store.insertIssue(caller.orgId, at.projectId, issue, parent, issue.assignee_id);
+    return issue;
+  } catch (err) {
+    throw refusal(err);
+  }
+}
+
+/**
+ * Partial update (PUT and PATCH alike). `sprint_id` moves the issue to another sprint of the
+ * project (or to the backlog with null), at the end unless `position` says where; `position: k`
+ * puts it at place k among its siblings (the value it already has changes nothing). Counters of
+ * both lists move in the same transaction as the issue.
+ */
+export async function updateIssue(caller: Principal, at: IssueLocation, issueId: number, changes: IssueUpdate): Promise<Issue> {
+  return withRetries(async () => {
+    const target = changes.sprint_id !== undefined ? changes.sprint_id : at.sprintId;
+    const { project, sprints, issue } = await loadIssue(caller, at, issueId, target);
+    const targetSprint = target === null ? undefined : sprints.get(target);
+    if (target !== null && !targetSprint) throw new ValidationError([targetSprintMessage]);
+    const moving = target !== at.sprintId;
+    const current = store.toIssue(issue);
+    const now = new Date().toISOString();
+
+    const set: Record<string, unknown> = { updated_at: now };
+    for (const field of ['title', 'description', 'story_points', 'assignee_id'] as const) {
+      if (changes[field] !== undefined) set[field] = changes[field];
+    }
+    if (changes.status !== undefined)
+      Object.assign(set, { status: changes.status, ...statusTimestamps(current, changes.status, now) });
+    if (moving) set.sprint_id = target;
+    const next: Issue = { ...current, ...(set as Partial<Issue>) };
+
+    const listCount = target === null ? Number(project.backlog_count ?? 0) : Number(targetSprint?.issues_count ?? 0);
+    const place = await placeIssue(caller.orgId, at.projectId, {
+      project,
+      issue: current,
+      target,
+      moving,
+      siblings: moving ? listCount : Math.max(0, listCount - 1),
+      position: changes.position,
+    });
+    if (place.position !== undefined) next.position = place.position;
+
+    const parents: ParentChange[] = [];
+    const listRev = place.computed
+      ? { expected: target === null ? project.backlog_rev : targetSprint?.positions_rev }
+      : undefined;
+    if (moving) {
+      parents.push({ sprintId: at.sprintId, delta: listDelta(at.sprintId, negate(contributionOf(current))) });
+      parents.push({ sprintId: target, delta: listDelta(target, contributionOf(next)), listRev });
+    } else {
+      const delta = listDelta(target, sumCounters([contributionOf(next), negate(contributionOf(current))]));
+      if (!isZero(delta) || listRev) parents.push({ sprintId: target, delta, listRev });
+    }
+
+    await store.writeIssue(caller.orgId, at.projectId, {
+      id: issueId,
+      rev: issue.rev,
+      set,
+      placement: place.position === undefined ? undefined : { sprintId: target, position: place.position },
+      parents,
+      renumber: place.renumber,
+      assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
+    });
+    return next;
+  });
+}
+
+interface PlaceRequest {
+  project: ProjectItem;
+  issue: Issue;
+  /** The list the issue ends up in. */
+  target: number | null;
+  moving: boolean;
+  /** Issues of the target list other than this one (from its counter). */
+  siblings: number;
+  /** The `position` sent, if any. */
+  position: number | undefined;
+}
+
+interface Place {
+  /** The new position; undefined leaves the issue where it is. */
+  position?: number | undefined;
+  renumber?: Renumbering[] | undefined;
+  /** A computed (midpoint) position: the list's revision must be checked and bumped. */
+  computed: boolean;
+}
+
+/** Decides where an issue goes (see lib/domain/positions.ts for the algorithm). */
+async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): Promise<Place> {
+  const { issue, target, moving, siblings, position } = req;
+  const wantsPlace = position !== undefined && (moving || position !== issue.position);
+  const append = async (): Promise<Place> => ({
+    position: appendedPosition(await store.allocatePositions(orgId, projectId, 1)),
+    computed: false,
+  });
+  if (!wantsPlace) return moving ? append() : { computed: false };
+  if (position > siblings) return !moving && siblings === 0 ? { computed: false } : append();
+
+  const window = await store.windowAroundPlace(orgId, projectId, target, {
+    place: position,
+    siblings,
+    movedId: issue.id,
+    margin: WINDOW_MARGIN,
+  });
+  const gap = gapFor(position, window.before, window.slots.length);
+  if (!moving && window.movedAt === gap) return { computed: false };
+  const endBound = appendedPosition(Number(req.project.position_seq ?? 0) + 1);
+  const plan = planPlacement({ slots: window.slots, gap, atStart: window.atStart, atEnd: window.atEnd, endBound });
+  if (plan) return { position: plan.position, renumber: plan.renumber, computed: true };
+
+  // No room within reach: the run from the gap to the end of the list is packed. Re-append it
+  // behind the issue with fresh allocator positions. The chunks far from the gap are written
+  // first, from the end backwards, each on its own (the list stays in order after every one);
+  // the chunk next to the gap goes with the issue's own transaction. This is the only path
+  // whose cost grows with the list, and only a long run of moves into one place leads to it.
+  const successor = window.slots[gap];
+  if (!successor) return append();
+  const run = (await store.listRunFrom(orgId, projectId, target, successor)).filter((s) => s.id !== issue.id);
+  const first = await store.allocatePositions(orgId, projectId, run.length + 1);
+  const moves = run.map((s, i) => ({ id: s.id, from: s.position, to: appendedPosition(first + 1 + i) }));
+  const head = moves.slice(0, RENUMBER_WITH_WRITE);
+  for (let end = moves.length; end > head.length; end -= RENUMBER_WITH_WRITE) {
+    await store.renumberIssues(orgId, projectId, target, moves.slice(Math.max(head.length, end - RENUMBER_WITH_WRITE), end));
+  }
+  return { position: appendedPosition(first), renumber: head, computed: false };
+}
+
+/** Deletes an issue (one transaction with its list's counters); its comments follow by cascade. */
+export async function deleteIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<void> {
+  await withRetries(async () => {
+    const { issue } = await loadIssue(caller, at, issueId);
+    const parent = { sprintId: at.sprintId, delta: listDelta(at.sprintId, negate(contributionOf(issue))) };
+    await store.deleteIssue(caller.orgId, at.projectId, issue as IssueItem, parent);
+  });
+}
