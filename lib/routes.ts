@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
 import { OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
+import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
 import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 import { Sprint, SprintCreateBody, SprintUpdateBody } from './schemas/sprints.ts';
@@ -238,6 +239,95 @@ export const routes: Route[] = [
       id: 'deleteProject',
       summary: 'Delete a project with its sprints, issues and comments (admins only)',
       tag: 'Projects',
+      success: { status: 204, description: 'Deleted' },
+      errors: [403, 404],
+    },
+  },
+
+  // Comments
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}/comments',
+    handler: 'functions/comments/list.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'listComments',
+      summary: "List an issue's comments in creation order",
+      tag: 'Comments',
+      success: { status: 200, schema: Comment, list: true, description: 'Comments, oldest first' },
+      errors: [404, 422],
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}/comments',
+    handler: 'functions/comments/create.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'createComment',
+      summary: 'Comment on an issue; the author is the owner of the token',
+      tag: 'Comments',
+      body: CommentCreateBody,
+      success: { status: 201, schema: Comment, description: 'The comment' },
+      errors: [400, 404, 413, 415, 422],
+    },
+  },
+  {
+    method: 'GET',
+    path: `/api/v1/comments/${idParam}`,
+    handler: 'functions/comments/get.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'getComment',
+      summary: 'Retrieve a comment',
+      tag: 'Comments',
+      success: { status: 200, schema: Comment, description: 'The comment' },
+      errors: [404],
+    },
+  },
+  {
+    method: 'PATCH',
+    path: `/api/v1/comments/${idParam}`,
+    handler: 'functions/comments/update.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'updateComment',
+      summary: 'Update a comment (its author only)',
+      tag: 'Comments',
+      body: CommentUpdateBody,
+      success: { status: 200, schema: Comment, description: 'The comment' },
+      errors: [400, 403, 404, 413, 415, 422],
+    },
+  },
+  {
+    method: 'PUT',
+    path: `/api/v1/comments/${idParam}`,
+    handler: 'functions/comments/update.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'replaceComment',
+      summary: 'Update a comment (its author only; PUT spelling, same partial-update meaning)',
+      tag: 'Comments',
+      body: CommentUpdateBody,
+      success: { status: 200, schema: Comment, description: 'The comment' },
+      errors: [400, 403, 404, 413, 415, 422],
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `/api/v1/comments/${idParam}`,
+    handler: 'functions/comments/delete.ts',
+    auth: true,
+    access: 'write',
+    operation: {
+      id: 'deleteComment',
+      summary: 'Delete a comment (its author only)',
+      tag: 'Comments',
       success: { status: 204, description: 'Deleted' },
       errors: [403, 404],
     },

@@ -1,0 +1,14 @@
+import { listComments } from '../../lib/domain/comments.ts';
+import { apiHandler, pathId } from '../../lib/http/handler.ts';
+import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
+
+export const handler = apiHandler(async (req) => {
+  const ref = {
+    projectId: pathId(req, 'project_id', 'Project'),
+    sprintId: pathId(req, 'sprint_id', 'Sprint'),
+    issueId: pathId(req, 'issue_id', 'Issue'),
+  };
+  const pr = pageRequest(req);
+  const { page, items, total } = await listComments(req.principal, ref, pr);
+  return pageResult(req, pr, page, items, total);
+});

@@ -1,0 +1,342 @@
+import {
+  BatchGetCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { NotFoundError } from '../domain/errors.ts';
+import type { Comment } from '../schemas/comments.ts';
+import { db, tableName } from './client.ts';
+import { cancellationCodes } from './errors.ts';
+import { collections, gsi1, keys, listKeys, type Key } from './keys.ts';
+import { listPage, type Page, type PageRequest } from './list.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Where a comment lives, as the list/create path names it. */
+export interface IssueRef {
+  projectId: number;
+  sprintId: number;
+  issueId: number;
+}
+
+/** The stored comment: the resource plus its place in the hierarchy. */
+export interface CommentItem extends Comment {
+  PK: string;
+  SK: string;
+  org_id: number;
+  project_id: number;
+  /** The issue's sprint when the comment was written: a hint for the ancestor check. */
+  sprint_id: number | null;
+}
+
+export const toComment = (record: object): Comment => {
+  const item = record as Record<string, unknown>;
+  return {
+    id: Number(item.id),
+    body: String(item.body),
+    issue_id: Number(item.issue_id),
+    author_id: Number(item.author_id),
+    author_name: String(item.author_name ?? ''),
+    created_at: String(item.created_at),
+    updated_at: String(item.updated_at),
+  };
+};
+
+/**
+ * What a comment read needs of each item: the comment's own fields, and of its ancestors only
+ * keys, the issue's sprint and counter (an issue may carry a 100 kB description; a BatchGet takes
+ * one projection for all its keys, and no ancestor has a `body`).
+ */
+const READ_PROJECTION = {
+  ProjectionExpression:
+    'PK, SK, org_id, id, project_id, issue_id, #sprint_id, #body, author_id, author_name, created_at, updated_at, comments_count',
+  ExpressionAttributeNames: { '#sprint_id': 'sprint_id', '#body': 'body' },
+};
+
+const keyString = (k: Key) => `${k.PK}\u0000${k.SK}`;
+
+/** Reads a few items in one consistent BatchGet (UnprocessedKeys retried) and returns them by key. */
+async function getMany(wanted: Key[]): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  let pending = wanted;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
+    const out = await db.send(
+      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true, ...READ_PROJECTION } } }),
+    );
+    for (const item of out.Responses?.[tableName] ?? []) found.set(keyString(item as Key), item);
+    pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
+  }
+  return found;
+}
+
+/** What the ancestor check of a comment found. */
+export interface Ancestry {
+  /** The first ancestor found missing (or, for a path, an issue that is not under it). */
+  missing?: 'Project' | 'Sprint' | 'Issue' | undefined;
+  /** The issue's current sprint (null in the backlog). */
+  issueSprintId: number | null;
+  /** The issue's comments counter. */
+  commentsCount: number;
+  /** The issue has moved to a sprint that was not read: that sprint's existence is unchecked. */
+  sprintUnchecked: boolean;
+}
+
+function ancestry(
+  found: Map<string, Record<string, unknown>>,
+  orgId: number,
+  projectId: number,
+  issueId: number,
+  sprintRead: number | null,
+): Ancestry {
+  const project = found.get(keyString(keys.project(orgId, projectId)));
+  const issue = found.get(keyString(keys.issue(orgId, projectId, issueId)));
+  const sprint = sprintRead === null ? undefined : found.get(keyString(keys.sprint(orgId, projectId, sprintRead)));
+  const current = issue?.sprint_id === null || issue?.sprint_id === undefined ? null : Number(issue.sprint_id);
+  const result = { issueSprintId: current, commentsCount: Number(issue?.comments_count ?? 0), sprintUnchecked: false };
+  if (!project) return { ...result, missing: 'Project' };
+  if (!issue) return { ...result, missing: 'Issue' };
+  if (current === null) return result;
+  if (current !== sprintRead) return { ...result, sprintUnchecked: true };
+  return sprint ? result : { ...result, missing: 'Sprint' };
+}
+
+/**
+ * The path's project, sprint and issue in one BatchGet. The issue must be in that sprint now (an
+ * issue is reachable only under its current parent).
+ */
+export async function issueUnderPath(orgId: number, ref: IssueRef): Promise<Ancestry> {
+  const [projectKey, sprintKey, issueKey] = [
+    keys.project(orgId, ref.projectId),
+    keys.sprint(orgId, ref.projectId, ref.sprintId),
+    keys.issue(orgId, ref.projectId, ref.issueId),
+  ];
+  const found = await getMany([projectKey, sprintKey, issueKey]);
+  const issue = found.get(keyString(issueKey));
+  const a: Ancestry = {
+    issueSprintId: issue?.sprint_id === null || issue?.sprint_id === undefined ? null : Number(issue.sprint_id),
+    commentsCount: Number(issue?.comments_count ?? 0),
+    sprintUnchecked: false,
+  };
+  if (!found.has(keyString(projectKey))) return { ...a, missing: 'Project' };
+  if (!found.has(keyString(sprintKey))) return { ...a, missing: 'Sprint' };
+  if (!issue || a.issueSprintId !== ref.sprintId) return { ...a, missing: 'Issue' };
+  return a;
+}
+
+/** A comment's list page and its path's ancestry, read in parallel (2 calls). */
+export async function listComments(
+  orgId: number,
+  ref: IssueRef,
+  page: PageRequest,
+): Promise<{ page: Page<CommentItem>; path: Ancestry }> {
+  const [result, path] = await Promise.all([
+    listPage<CommentItem>(collections.comments(orgId, ref.projectId, ref.issueId), page),
+    issueUnderPath(orgId, ref),
+  ]);
+  return { page: result, path };
+}
+
+/**
+ * Creates a comment in one transaction: the comment, the issue's `comments_count` (on condition
+ * that the issue exists and is in the path's sprint), and checks that the project and the sprint
+ * exist. Any of them missing is a 404 of that resource.
+ */
+export async function insertComment(
+  orgId: number,
+  id: number,
+  ref: IssueRef,
+  fields: { body: string; authorId: number; authorName: string },
+): Promise<Comment> {
+  const now = new Date().toISOString();
+  const comment: Comment = {
+    id,
+    body: fields.body,
+    issue_id: ref.issueId,
+    author_id: fields.authorId,
+    author_name: fields.authorName,
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...keys.comment(orgId, ref.projectId, ref.issueId, id),
+                LSK: listKeys.comment(ref.issueId, id),
+                ...gsi1.comment(orgId, id),
+                type: 'comment',
+                org_id: orgId,
+                project_id: ref.projectId,
+                sprint_id: ref.sprintId,
+                ...comment,
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.issue(orgId, ref.projectId, ref.issueId),
+              UpdateExpression: 'ADD comments_count :one',
+              ConditionExpression: 'attribute_exists(PK) AND sprint_id = :sprint',
+              ExpressionAttributeValues: { ':one': 1, ':sprint': ref.sprintId },
+            },
+          },
+          exists(keys.project(orgId, ref.projectId)),
+          exists(keys.sprint(orgId, ref.projectId, ref.sprintId)),
+        ],
+      }),
+    );
+  } catch (err) {
+    const codes = cancellationCodes(err);
+    if (codes?.[2] === 'ConditionalCheckFailed') throw new NotFoundError('Project');
+    if (codes?.[3] === 'ConditionalCheckFailed') throw new NotFoundError('Sprint');
+    if (codes?.[1] === 'ConditionalCheckFailed') throw new NotFoundError('Issue');
+    throw err;
+  }
+  return comment;
+}
+
+const exists = (key: Key): TransactItem => ({
+  ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' },
+});
+
+/** A comment found by id, with what its ancestor check found. */
+export interface FoundComment {
+  item: CommentItem;
+  path: Ancestry;
+}
+
+/**
+ * Finds a comment by id (GSI1), then reads the comment itself (consistently) with its project,
+ * issue and the sprint it was written in, in one BatchGet: 2 calls. Undefined when the comment,
+ * its project or its issue is gone, or the sprint it still sits in is gone. When the issue has
+ * moved to another sprint since, `path.sprintUnchecked` says that sprint is still to be checked.
+ */
+export async function findComment(orgId: number, commentId: number): Promise<FoundComment | undefined> {
+  const index = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK = :sk',
+      ExpressionAttributeValues: { ':pk': gsi1.comment(orgId, commentId).GSI1PK, ':sk': gsi1.comment(orgId, commentId).GSI1SK },
+      ProjectionExpression: 'PK, SK, project_id, issue_id, sprint_id',
+    }),
+  );
+  const entry = index.Items?.[0];
+  if (!entry) return undefined;
+  const projectId = Number(entry.project_id);
+  const issueId = Number(entry.issue_id);
+  const hint = entry.sprint_id === null || entry.sprint_id === undefined ? null : Number(entry.sprint_id);
+  const commentKey = { PK: String(entry.PK), SK: String(entry.SK) };
+  const wanted = [commentKey, keys.project(orgId, projectId), keys.issue(orgId, projectId, issueId)];
+  if (hint !== null) wanted.push(keys.sprint(orgId, projectId, hint));
+  const found = await getMany(wanted);
+  const item = found.get(keyString(commentKey)) as CommentItem | undefined;
+  if (!item) return undefined;
+  const path = ancestry(found, orgId, projectId, issueId, hint);
+  return path.missing ? undefined : { item, path };
+}
+
+/** True when a sprint exists (one consistent GetItem of its key). */
+export async function sprintExists(orgId: number, projectId: number, sprintId: number): Promise<boolean> {
+  const out = await db.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: keys.sprint(orgId, projectId, sprintId),
+      ConsistentRead: true,
+      ProjectionExpression: 'PK',
+    }),
+  );
+  return out.Item !== undefined;
+}
+
+/** Checks of a comment's ancestors that travel inside its write transaction. */
+function ancestorChecks(orgId: number, found: FoundComment): TransactItem[] {
+  const checks = [exists(keys.project(orgId, found.item.project_id))];
+  const sprint = found.path.issueSprintId;
+  if (sprint !== null && sprint !== undefined) checks.push(exists(keys.sprint(orgId, found.item.project_id, sprint)));
+  return checks;
+}
+
+/** A cancelled comment write: the comment, or one of its ancestors, went away since it was read. */
+function commentWriteFailed(err: unknown): never {
+  if (cancellationCodes(err)?.some((c) => c === 'ConditionalCheckFailed')) throw new NotFoundError('Comment');
+  throw err;
+}
+
+/**
+ * Changes a comment's body, on condition that the caller wrote it and that its project, issue and
+ * current sprint still exist (all in one transaction).
+ */
+export async function updateComment(
+  orgId: number,
+  found: FoundComment,
+  authorId: number,
+  body: string | undefined,
+): Promise<Comment> {
+  const now = new Date().toISOString();
+  const values: Record<string, unknown> = { ':now': now, ':author': authorId };
+  if (body !== undefined) values[':body'] = body;
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName,
+              Key: { PK: found.item.PK, SK: found.item.SK },
+              UpdateExpression: body === undefined ? 'SET updated_at = :now' : 'SET body = :body, updated_at = :now',
+              ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
+              ExpressionAttributeValues: values,
+            },
+          },
+          exists(keys.issue(orgId, found.item.project_id, found.item.issue_id)),
+          ...ancestorChecks(orgId, found),
+        ],
+      }),
+    );
+  } catch (err) {
+    commentWriteFailed(err);
+  }
+  return toComment({ ...found.item, ...(body === undefined ? {} : { body }), updated_at: now });
+}
+
+/** Deletes a comment and moves its issue's `comments_count`, in one transaction with the same checks. */
+export async function deleteComment(orgId: number, found: FoundComment, authorId: number): Promise<void> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: tableName,
+              Key: { PK: found.item.PK, SK: found.item.SK },
+              ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
+              ExpressionAttributeValues: { ':author': authorId },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.issue(orgId, found.item.project_id, found.item.issue_id),
+              UpdateExpression: 'ADD comments_count :minus',
+              ConditionExpression: 'attribute_exists(PK)',
+              ExpressionAttributeValues: { ':minus': -1 },
+            },
+          },
+          ...ancestorChecks(orgId, found),
+        ],
+      }),
+    );
+  } catch (err) {
+    commentWriteFailed(err);
+  }
+}
