@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { createGateway } from '../../lib/local/gateway.ts';
+import { outputs } from '../../lib/openapi/write.ts';
+import { routes } from '../../lib/routes.ts';
+import { apiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
+import { allowUndeclaredRoutes, ContractViolation } from '../support/contract.ts';
+
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+beforeAll(async () => {
+  gateway = await startGateway();
+});
+afterAll(async () => {
+  await gateway.close();
+});
+
+describe('GET /api-docs/v1/swagger.yaml and .json', () => {
+  it('serves the committed document as YAML without a token, cacheable, with no DynamoDB call', async () => {
+    const res = await apiClient(gateway.baseUrl).get('/api-docs/v1/swagger.yaml', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/yaml; charset=utf-8');
+    expect(res.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    expect(res.headers.get('etag')).toMatch(/^"[\w-]+"$/);
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(res.dbCalls).toBe(0);
+    expect(res.text).toBe(readFileSync(outputs.yaml, 'utf8'));
+  });
+
+  it('serves the same document as JSON, and ignores a bad token', async () => {
+    const client = apiClient(gateway.baseUrl, 'stk_not-a-token');
+    const json = await client.get('/api-docs/v1/swagger.json');
+    expect(json.status).toBe(200);
+    expect(json.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const yaml = await client.get('/api-docs/v1/swagger.yaml');
+    expect(json.body).toEqual(parse(yaml.text));
+    expect(json.headers.get('etag')).not.toBe(yaml.headers.get('etag'));
+    const ids = Object.values(json.body.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) =>
+      Object.values(item).map((op) => op.operationId),
+    );
+    expect(ids.sort()).toEqual(routes.map((r) => r.operation.id).sort());
+  });
+
+  it('answers 304 with no body to a matching If-None-Match, and the document to a stale one', async () => {
+    const client = apiClient(gateway.baseUrl);
+    const first = await client.get('/api-docs/v1/swagger.yaml');
+    const etag = first.headers.get('etag') ?? '';
+    const again = await client.get('/api-docs/v1/swagger.yaml', { headers: { 'If-None-Match': `"older", ${etag}` } });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    const stale = await client.get('/api-docs/v1/swagger.yaml', { headers: { 'If-None-Match': '"older"' } });
+    expect(stale.status).toBe(200);
+  });
+});
+
+describe('the contract check on e2e responses', () => {
+  /** The real route table, but the project routes of `id` go to a handler that drifted from the document. */
+  async function driftedGateway() {
+    const drifted = routes.map((r) =>
+      r.path === '/api/v1/projects/{id}' && (r.method === 'GET' || r.method === 'DELETE')
+        ? { ...r, handler: 'test/e2e/fixtures/drifted-project.ts' }
+        : r,
+    );
+    const server = createGateway({ routes: drifted, exposeDbCalls: true });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return {
+      baseUrl,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+  }
+
+  it('fails the request whose response body drifted from its schema, and the one with an undeclared status', async () => {
+    const org = await newOrganisation();
+    const drifted = await driftedGateway();
+    try {
+      const client = apiClient(drifted.baseUrl, org.admin.token);
+      const created = await client.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix() } });
+      expect(created.status).toBe(201);
+      const get = client.get(`/api/v1/projects/${created.body.id}`);
+      await expect(get).rejects.toThrow(ContractViolation);
+      await expect(get).rejects.toThrow(/getProject 200: body must have required property 'name'/);
+      await expect(get).rejects.toThrow(/getProject 200: body must NOT have additional properties \(title\)/);
+      await expect(client.delete(`/api/v1/projects/${created.body.id}`)).rejects.toThrow(
+        /deleteProject answered 409, which it does not declare/,
+      );
+    } finally {
+      await drifted.close();
+    }
+  });
+
+  it('fails a request to a route the document lacks, unless the test declares it expects unknown routes', async () => {
+    const org = await newOrganisation();
+    const client = apiClient(gateway.baseUrl, org.admin.token);
+    await expect(client.get('/api/v1/nothing-here')).rejects.toThrow(
+      /GET \/api\/v1\/nothing-here is not an operation of the document/,
+    );
+    allowUndeclaredRoutes();
+    const res = await client.get('/api/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: expect.any(String) });
+  });
+});
