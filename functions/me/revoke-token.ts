@@ -1,7 +1,7 @@
-import { revokeToken } from '../../lib/domain/accounts.ts';
+import { revokeOwnToken } from '../../lib/domain/accounts.ts';
 import { apiHandler } from '../../lib/http/handler.ts';
 
 export const handler = apiHandler(async (req) => {
-  await revokeToken(req.principal.orgId, req.principal.accountId);
+  await revokeOwnToken(req.principal);
   return { status: 204 };
 });

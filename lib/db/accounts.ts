@@ -172,8 +172,10 @@ export async function getOrganisationItem(orgId: number): Promise<OrganisationIt
  * Replaces an account's token (or removes it when `newHash` is undefined): the old token item is
  * deleted in the same transaction, so the old token is refused by the very next request. The new
  * token inherits the old one's rate-limit state, so rotating a token never refills its bucket.
+ * Returns false, changing nothing, when the account's token is no longer `account.token_hash`
+ * (another rotation or revocation got there first).
  */
-export async function replaceToken(orgId: number, account: AccountItem, newHash: string | undefined): Promise<void> {
+export async function replaceToken(orgId: number, account: AccountItem, newHash: string | undefined): Promise<boolean> {
   const carriedTat = newHash && account.token_hash ? await bucketStateOf(account.token_hash) : undefined;
   const items: TransactItem[] = [
     {
@@ -195,7 +197,13 @@ export async function replaceToken(orgId: number, account: AccountItem, newHash:
   ];
   if (account.token_hash) items.push({ Delete: { TableName: tableName, Key: keys.token(account.token_hash) } });
   if (newHash) items.push(tokenPut(orgId, account.id, account.role, newHash, carriedTat));
-  await db.send(new TransactWriteCommand({ TransactItems: items }));
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (err) {
+    if (cancellationCodes(err)?.[0] === 'ConditionalCheckFailed') return false;
+    throw err;
+  }
+  return true;
 }
 
 export async function listAccounts(orgId: number, page: PageRequest) {

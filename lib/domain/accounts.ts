@@ -10,7 +10,7 @@ import {
 } from '../db/accounts.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { Account, AccountCreate, Organisation } from '../schemas/accounts.ts';
-import { ForbiddenError, NotFoundError, ValidationError } from './errors.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError, UnavailableError, ValidationError } from './errors.ts';
 import type { Principal } from './principal.ts';
 import { generateToken, hashToken } from './tokens.ts';
 
@@ -44,20 +44,51 @@ export async function me(caller: Principal): Promise<{ account: Account; organis
   return { account: toAccount(account), organisation: toOrganisation(org) };
 }
 
-/** New token for an account; the previous one stops working at once. */
+/** Attempts at a rotation that keeps losing to concurrent ones, before answering "busy". */
+const ROTATION_ATTEMPTS = 3;
+
+/** New token for an account (admin CLI); the previous one stops working at once. */
 export async function regenerateToken(orgId: number, accountId: number): Promise<string> {
-  const account = await getAccountItem(orgId, accountId);
-  if (!account) throw new NotFoundError('Account');
   const token = generateToken();
-  await replaceToken(orgId, account, hashToken(token));
+  await rotate(orgId, accountId, hashToken(token));
   return token;
 }
 
-/** Removes an account's token; it is refused from the next request on. */
+/** Removes an account's token (admin CLI); it is refused from the next request on. */
 export async function revokeToken(orgId: number, accountId: number): Promise<void> {
-  const account = await getAccountItem(orgId, accountId);
-  if (!account) throw new NotFoundError('Account');
-  await replaceToken(orgId, account, undefined);
+  await rotate(orgId, accountId, undefined);
+}
+
+async function rotate(orgId: number, accountId: number, newHash: string | undefined): Promise<void> {
+  for (let i = 0; i < ROTATION_ATTEMPTS; i++) {
+    const account = await getAccountItem(orgId, accountId);
+    if (!account) throw new NotFoundError('Account');
+    if (await replaceToken(orgId, account, newHash)) return;
+  }
+  throw new UnavailableError();
+}
+
+/**
+ * POST /me/token: a new token for the caller, replacing the very token of this request. If that
+ * token was rotated or revoked since the authorizer accepted it, it no longer grants anything: 401,
+ * and the account's current token is left alone.
+ */
+export async function regenerateOwnToken(caller: Principal): Promise<string> {
+  const token = generateToken();
+  await replaceOwnToken(caller, hashToken(token));
+  return token;
+}
+
+/** DELETE /me/token: revokes the token of this request (401 if it is already gone). */
+export async function revokeOwnToken(caller: Principal): Promise<void> {
+  await replaceOwnToken(caller, undefined);
+}
+
+async function replaceOwnToken(caller: Principal, newHash: string | undefined): Promise<void> {
+  const account = await getAccountItem(caller.orgId, caller.accountId);
+  if (!account || account.token_hash !== caller.tokenHash || !(await replaceToken(caller.orgId, account, newHash))) {
+    throw new UnauthorizedError('Invalid API token');
+  }
 }
 
 export async function listAccounts(caller: Principal, page: PageRequest) {
