@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
+import ts from 'typescript';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../lib/openapi/document.ts';
+
+/**
+ * A small client written against types generated from the document, as an SDK user would: if the
+ * document changes in a way that breaks it, it stops compiling.
+ */
+const client = `
+import type { paths } from './api';
+
+type CreateProject = paths['/api/v1/projects']['post'];
+type ListProjects = paths['/api/v1/projects']['get'];
+type GetProject = paths['/api/v1/projects/{id}']['get'];
+type GetMe = paths['/api/v1/me']['get'];
+
+/** Sends a request and answers the parsed JSON body (fetch, a test double...). */
+export type Transport = (method: string, path: string, body?: unknown) => Promise<unknown>;
+
+export const createProject = (send: Transport, body: CreateProject['requestBody']['content']['application/json']) =>
+  send('POST', '/api/v1/projects', body) as Promise<CreateProject['responses'][201]['content']['application/json']>;
+
+export const listProjects = (send: Transport, query: NonNullable<ListProjects['parameters']['query']>) =>
+  send('GET', '/api/v1/projects?' + Object.entries(query).map(([k, v]) => k + '=' + String(v)).join('&')) as Promise<
+    ListProjects['responses'][200]['content']['application/json']
+  >;
+
+export const getProject = (send: Transport, id: GetProject['parameters']['path']['id']) =>
+  send('GET', '/api/v1/projects/' + id) as Promise<
+    GetProject['responses'][200]['content']['application/json'] | GetProject['responses'][404]['content']['application/json']
+  >;
+
+export const getMe = (send: Transport) => send('GET', '/api/v1/me') as Promise<GetMe['responses'][200]['content']['application/json']>;
+
+export async function sprintPlanning(send: Transport): Promise<string> {
+  const created = await createProject(send, { project: { name: 'Apollo', prefix: 'APL', description: null } });
+  const id: number = created.id;
+  const description: string | null = created.description;
+  const prefixes: string[] = (await listProjects(send, { page: 1, per_page: 25 })).map((p) => p.prefix);
+  const found = await getProject(send, id);
+  const title: string = 'error' in found ? found.error : found.name + ' ' + found.created_at;
+  const me = await getMe(send);
+  const role: 'admin' | 'member' = me.account.role;
+  return [created.name, description ?? '', ...prefixes, title, role, String(created.sprints_count)].join(' ');
+}
+`;
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Generates types from `doc`, writes them beside the client and compiles both; answers the errors. */
+async function compileClientAgainst(doc: unknown): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'openapi-client-'));
+  dirs.push(dir);
+  writeFileSync(join(dir, 'api.ts'), astToString(await openapiTS(structuredClone(doc) as OpenAPI3)));
+  writeFileSync(join(dir, 'client.ts'), client);
+  const program = ts.createProgram([join(dir, 'client.ts')], {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2023,
+    lib: ['lib.es2023.d.ts'],
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    types: [],
+  });
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => `${d.file ? d.file.fileName.replace(dir, '') : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+}
+
+const doc = buildOpenApiDocument() as Record<string, any>;
+
+describe('a client typed from the document (openapi-typescript)', () => {
+  it('compiles against the document', async () => {
+    expect(await compileClientAgainst(doc)).toEqual([]);
+  });
+
+  it('stops compiling when a response field is renamed', async () => {
+    const renamed = structuredClone(doc);
+    const project = renamed.components.schemas.Project;
+    project.properties.title = project.properties.name;
+    delete project.properties.name;
+    project.required = project.required.map((f: string) => (f === 'name' ? 'title' : f));
+    const errors = await compileClientAgainst(renamed);
+    expect(errors.join('\n')).toMatch(/Property 'name' does not exist/);
+  });
+
+  it('stops compiling when a nullable field becomes an integer, or an operation disappears', async () => {
+    const changed = structuredClone(doc);
+    changed.components.schemas.Project.properties.description = { type: 'integer' };
+    delete changed.paths['/api/v1/me'];
+    const errors = (await compileClientAgainst(changed)).join('\n');
+    expect(errors).toMatch(/Type 'number' is not assignable to type 'string'/);
+    expect(errors).toMatch(/Property '\/api\/v1\/me' does not exist on type 'paths'/);
+  });
+});
