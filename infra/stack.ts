@@ -5,6 +5,7 @@ import { CascadeConsumer } from './constructs/cascade-consumer.ts';
 import { ServiceApi } from './constructs/service-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { ServiceTable } from './constructs/service-table.ts';
+import { authorizerEntry, functionId, handlerModules } from './functions.ts';
 
 export interface ServiceStackProps extends StackProps {
   routes: Route[];
@@ -15,50 +16,37 @@ export interface ServiceStackProps extends StackProps {
   stageName?: string;
 }
 
-/** One function per handler module: rows sharing a module (PUT/PATCH, two spellings) share it. */
-export function handlerModules(routes: Route[]): Map<string, { access: Route['access']; routes: Route[] }> {
-  const modules = new Map<string, { access: Route['access']; routes: Route[] }>();
-  for (const route of routes) {
-    const entry = modules.get(route.handler) ?? { access: route.access, routes: [] };
-    entry.routes.push(route);
-    if (route.access === 'write') entry.access = 'write';
-    modules.set(route.handler, entry);
-  }
-  return modules;
-}
-
-/** `functions/me/regenerate-token.ts` -> `MeRegenerateToken`: stable construct ids per module. */
-export function functionId(handlerModule: string): string {
-  return handlerModule
-    .replace(/^functions\//, '')
-    .replace(/\.ts$/, '')
-    .split(/[/_.-]+/)
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
-}
-
 /**
  * The whole service: the table, a Lambda per handler module of `lib/routes.ts` behind the REST
  * API, the token authorizer and the stream consumer. Adding a route row adds its method (and, for
  * a new module, its function) with no edit here.
  */
 export class ServiceStack extends Stack {
+  readonly table: ServiceTable;
+  readonly authorizer: ServiceFunction;
+  /** The function of each handler module (key: module path as in `lib/routes.ts`). */
+  readonly functions: ReadonlyMap<string, ServiceFunction>;
+  readonly api: ServiceApi;
+  readonly cascade: CascadeConsumer;
+
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
     const table = new ServiceTable(this, 'Data', { removalPolicy: props.tableRemovalPolicy ?? RemovalPolicy.RETAIN });
     const environment = { TABLE_NAME: table.table.tableName };
 
     const authorizer = new ServiceFunction(this, 'Authorizer', {
-      entry: 'functions/authorizer.ts',
+      entry: authorizerEntry,
       description: 'Token authorizer: principal, rate decision, usage plan key',
       environment,
     });
     // It takes a request from the token's rate-limit bucket: a write.
     table.grant(authorizer, 'write');
 
+    // Route functions get a scope of their own: a module's id can never collide with the others'.
+    const routeScope = new Construct(this, 'Routes');
     const functions = new Map<string, ServiceFunction>();
-    for (const [handler, { access, routes }] of handlerModules(props.routes)) {
-      const fn = new ServiceFunction(this, functionId(handler), {
+    for (const { entry: handler, access, routes } of handlerModules(props.routes)) {
+      const fn = new ServiceFunction(routeScope, functionId(handler), {
         entry: handler,
         description: routes
           .map((r) => `${r.method} ${r.path}`)
@@ -83,6 +71,11 @@ export class ServiceStack extends Stack {
     });
 
     const cascade = new CascadeConsumer(this, 'Cascade', { table });
+    this.table = table;
+    this.authorizer = authorizer;
+    this.functions = functions;
+    this.api = api;
+    this.cascade = cascade;
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the REST API' });
     new CfnOutput(this, 'TableName', { value: table.table.tableName, description: 'TABLE_NAME for the admin CLI' });

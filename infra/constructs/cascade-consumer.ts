@@ -3,6 +3,7 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { cascadeEntry } from '../functions.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
 
@@ -26,7 +27,7 @@ export class CascadeConsumer extends Construct {
   constructor(scope: Construct, id: string, props: CascadeConsumerProps) {
     super(scope, id);
     this.fn = new ServiceFunction(this, 'Function', {
-      entry: 'functions/cascade.ts',
+      entry: cascadeEntry,
       description: 'Removes the children of deleted projects, sprints and issues (table stream)',
       environment: { TABLE_NAME: props.table.table.tableName },
       // A project of 10,000 issues is removed page by page within one invocation.

@@ -1,0 +1,197 @@
+/**
+ * `npm run bench`: the Lambda bundle budget. Builds every function's bundle with the CDK stack's
+ * esbuild settings (infra/bundling.ts), then, for each, copies it alone into an empty folder and
+ * times its module init (the `import` of the bundle) in a fresh `node` process, interleaving the
+ * bundles round after round so that a busy machine slows them all alike. The yardstick is a bundle
+ * holding only a DynamoDB document client (bench/baseline.ts), measured the same way.
+ *
+ * Init is measured as the CPU time the process spends in the import (wall time is printed too): on
+ * a shared machine wall time mostly measures waiting for a core, while on Lambda, where the
+ * function has its CPU share to itself, the two are close.
+ *
+ * Budget: every bundle under 500 KB, and its median init CPU at most 1.5 times the yardstick's.
+ * Prints a Markdown table (README: Deploy > Bundles) and exits 1 when a bundle is over budget.
+ *
+ *   npm run bench [-- --rounds 15]
+ */
+import { build } from 'esbuild';
+import { spawn } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { bundling, runtimeEnvironment } from '../infra/bundling.ts';
+import { allFunctionEntries, functionId } from '../infra/functions.ts';
+import { repoRoot } from '../infra/paths.ts';
+
+export const budget = { maxBytes: 500 * 1024, maxInitRatio: 1.5 } as const;
+
+/** The yardstick: only a DynamoDB document client. */
+export const baselineEntry = 'bench/baseline.ts';
+
+export interface Bundle {
+  name: string;
+  entry: string;
+  file: string;
+  mapFile: string;
+  bytes: number;
+  mapBytes: number;
+}
+
+/** Builds one bundle exactly as `NodejsFunction` does (same esbuild options, `index.mjs` + map). */
+export async function buildBundle(entry: string, outRoot: string): Promise<Bundle> {
+  const name = entry === baselineEntry ? 'Baseline (document client only)' : functionId(entry);
+  const dir = join(outRoot, functionId(entry));
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `index${bundling.outExtension}`);
+  await build({
+    entryPoints: [resolve(repoRoot, entry)],
+    bundle: true,
+    outfile: file,
+    platform: bundling.platform,
+    target: bundling.target,
+    format: bundling.format,
+    minify: bundling.minify,
+    sourcemap: bundling.sourcemap,
+    sourcesContent: bundling.sourcesContent,
+    mainFields: [...bundling.mainFields],
+    banner: { js: bundling.banner },
+    external: [...bundling.external],
+    logLevel: 'silent',
+  });
+  const mapFile = `${file}.map`;
+  return { name, entry, file, mapFile, bytes: (await stat(file)).size, mapBytes: (await stat(mapFile)).size };
+}
+
+/** Every function of the stack plus the yardstick, built into `outRoot`. */
+export async function buildAll(outRoot: string): Promise<{ baseline: Bundle; bundles: Bundle[] }> {
+  const { routes } = await import('../lib/routes.ts');
+  const baseline = await buildBundle(baselineEntry, outRoot);
+  const bundles: Bundle[] = [];
+  for (const entry of allFunctionEntries(routes)) bundles.push(await buildBundle(entry, outRoot));
+  return { baseline, bundles };
+}
+
+// Runs in the fresh process: the time from asking for the module to having it, handler included.
+const PROBE = `
+const c0 = process.cpuUsage();
+const t0 = performance.now();
+const mod = await import(process.argv[1]);
+const ms = performance.now() - t0;
+const c = process.cpuUsage(c0);
+process.stdout.write(JSON.stringify({ ms, cpuMs: (c.user + c.system) / 1000, handler: typeof mod.handler }));
+process.exit(0);
+`;
+
+export interface LoadResult {
+  /** Wall-clock time of the import. */
+  ms: number;
+  /** CPU time the process spent in it (all threads): what init costs, whatever else runs. */
+  cpuMs: number;
+  /** `typeof` the module's `handler` export. */
+  handler: string;
+}
+
+/**
+ * Copies the bundle (and its map) alone into a new empty folder and imports it in a fresh `node`
+ * process with a Lambda-like environment (no node_modules anywhere above, no credentials).
+ */
+export async function loadAlone(bundle: Bundle): Promise<LoadResult> {
+  const dir = await mkdtemp(join(tmpdir(), 'bundle-alone-'));
+  try {
+    const file = join(dir, `index${bundling.outExtension}`);
+    await copyFile(bundle.file, file);
+    await copyFile(bundle.mapFile, `${file}.map`);
+    const env = {
+      PATH: process.env.PATH ?? '',
+      AWS_REGION: 'us-east-1',
+      TABLE_NAME: 'bundle-bench',
+      ...runtimeEnvironment,
+    };
+    const { code, stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', PROBE, pathToFileURL(file).href], {
+      cwd: dir,
+      env,
+    });
+    if (code !== 0) throw new Error(`${bundle.name} does not load on its own (exit ${code}):\n${stderr.slice(-2000)}`);
+    return JSON.parse(stdout) as LoadResult;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function run(cmd: string, args: string[], options: { cwd: string; env: Record<string, string> }) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
+    const child = spawn(cmd, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('error', fail);
+    child.once('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+export interface Measurement {
+  bundle: Bundle;
+  /** Median CPU time of the module init over the rounds, in ms: the budgeted figure. */
+  cpuMs: number;
+  /** Median wall-clock time, in ms (noisy on a busy machine). */
+  wallMs: number;
+}
+
+/** Loads every bundle once per round, in a shuffled order each round; medians per bundle. */
+export async function measureInit(bundles: Bundle[], rounds: number): Promise<Measurement[]> {
+  const samples = new Map<Bundle, LoadResult[]>(bundles.map((b) => [b, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = [...bundles].sort(() => Math.random() - 0.5);
+    for (const bundle of order) samples.get(bundle)!.push(await loadAlone(bundle));
+  }
+  return bundles.map((bundle) => {
+    const s = samples.get(bundle)!;
+    return { bundle, cpuMs: median(s.map((r) => r.cpuMs)), wallMs: median(s.map((r) => r.ms)) };
+  });
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+
+async function main() {
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' } } });
+  const rounds = Math.max(1, Number(values.rounds));
+  const outRoot = join(repoRoot, '.tmp', 'bundles');
+  await rm(outRoot, { recursive: true, force: true });
+  const { baseline, bundles } = await buildAll(outRoot);
+  process.stderr.write(`built ${bundles.length + 1} bundles; timing ${rounds} rounds...\n`);
+  const measured = await measureInit([baseline, ...bundles], rounds);
+  const base = measured[0]!.cpuMs;
+  const lines = [
+    `Node ${process.version}, ${rounds} rounds: median module init of each bundle loaded alone in a fresh process.`,
+    '',
+    '| Function | Bundle (KB) | Source map (KB) | Init CPU (ms) | Init wall (ms) | CPU × baseline |',
+    '|---|--:|--:|--:|--:|--:|',
+  ];
+  let over = 0;
+  for (const m of measured) {
+    const ratio = m.cpuMs / base;
+    const bad = m.bundle !== baseline && (m.bundle.bytes >= budget.maxBytes || ratio > budget.maxInitRatio);
+    if (bad) over++;
+    lines.push(
+      `| ${m.bundle.name}${bad ? ' **over budget**' : ''} | ${kb(m.bundle.bytes)} | ${kb(m.bundle.mapBytes)} | ${m.cpuMs.toFixed(1)} | ${m.wallMs.toFixed(1)} | ${ratio.toFixed(2)} |`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (over) {
+    process.stderr.write(
+      `${over} bundle(s) over budget (< ${kb(budget.maxBytes)} KB, init ≤ ${budget.maxInitRatio}× baseline)\n`,
+    );
+    process.exit(1);
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
