@@ -281,7 +281,7 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: CascadeOp
   let skipped = 0;
   let firstFailedIndex: number | undefined;
   const errors: unknown[] = [];
-  await forEachLimited([...groups.values()], PARALLELISM, async (group) => {
+  await forEachLimited([...groups.values()], 4, async (group) => {
     try {
       const projectRecord = group.entries.find((e) => e.parent.kind === 'project');
       if (projectRecord) {

@@ -30,8 +30,10 @@ export interface StreamPollerOptions {
   tableName: string;
   /** The consumer; by default the handler of `functions/cascade.ts`. */
   handler?: StreamHandler;
-  /** Records per GetRecords call and per invocation (the mapping's BatchSize). */
+  /** Records per invocation at most (the mapping's BatchSize; the CDK stack's is 100). */
   batchSize?: number;
+  /** The consumer's timeout (the CDK stack gives it 5 minutes); its context counts down from it. */
+  timeoutMs?: number;
   /** Pause after a round that found no records. */
   idleMs?: number;
   /** Retries of a failing batch before its records are skipped. */
@@ -104,7 +106,8 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const streams = new DynamoDBStreamsClient(clientConfig);
   const dynamo = new DynamoDBClient(clientConfig);
   const log = options.log ?? ((line: string) => console.error(line));
-  const batchSize = options.batchSize ?? 1000;
+  const batchSize = options.batchSize ?? 100;
+  const timeoutMs = options.timeoutMs ?? 5 * 60_000;
   const idleMs = options.idleMs ?? 100;
   const maxRetries = options.maxRetries ?? 5;
   const handler =
@@ -165,7 +168,9 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     for (let attempt = 0; pending.length > 0; attempt++) {
       let failedFrom: number | undefined;
       try {
-        const response = await handler({ Records: pending }, lambdaContext('cascade'));
+        const deadline = Date.now() + timeoutMs;
+        const context = { ...lambdaContext('cascade'), getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
+        const response = await handler({ Records: pending }, context);
         const ids = (response?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
         if (ids.length > 0) {
           const indexes = ids.map((id) => pending.findIndex((r) => r.dynamodb?.SequenceNumber === id));
@@ -195,7 +200,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     }
     let out;
     try {
-      out = await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: batchSize }));
+      out = await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: 1000 }));
     } catch (err) {
       if (err instanceof ExpiredIteratorException) {
         shard.iterator = undefined;
@@ -216,7 +221,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     const matching = records
       .map((r) => toLambdaRecord(r, streamArn as string))
       .filter((r) => matchesPattern(r, cascadeStreamFilter));
-    if (matching.length > 0) await deliver(matching);
+    for (let i = 0; i < matching.length; i += batchSize) await deliver(matching.slice(i, i + batchSize));
     shard.lastSequence = records.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastSequence;
     return true;
   }
