@@ -1,5 +1,5 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError, ValidationError } from '../domain/errors.ts';
+import { NotFoundError, UnavailableError, ValidationError } from '../domain/errors.ts';
 import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
 import { db, tableName } from './client.ts';
 import { cancellationCodes, isConditionFailed } from './errors.ts';
@@ -34,6 +34,20 @@ export const toProject = (record: object): Project => {
 };
 
 const prefixTaken = () => new ValidationError(['prefix has already been taken']);
+
+/**
+ * Writes that move or drop the prefix guard are conditioned on the prefix they read; a concurrent
+ * prefix change fails that condition, and they read again. Past this many lost races: 503.
+ */
+const PREFIX_RACE_ATTEMPTS = 3;
+
+async function retryPrefixRace<T>(attempt: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < PREFIX_RACE_ATTEMPTS; i++) {
+    const result = await attempt();
+    if (result !== undefined) return result;
+  }
+  throw new UnavailableError();
+}
 
 export async function getProjectItem(orgId: number, projectId: number): Promise<ProjectItem | undefined> {
   const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.project(orgId, projectId), ConsistentRead: true }));
@@ -148,6 +162,18 @@ export async function updateProject(orgId: number, projectId: number, changes: P
       throw err;
     }
   }
+  const withPrefix = { ...changes, prefix: changes.prefix };
+  return retryPrefixRace(() => changePrefix(orgId, projectId, withPrefix, { names, values, expression }, now));
+}
+
+/** One attempt at an update that sets the prefix; undefined when the prefix changed since the read. */
+async function changePrefix(
+  orgId: number,
+  projectId: number,
+  changes: ProjectUpdate & { prefix: string },
+  { names, values, expression }: ReturnType<typeof setClause>,
+  now: string,
+): Promise<Project | undefined> {
   const current = await getProjectItem(orgId, projectId);
   if (!current) throw new NotFoundError('Project');
   const items: TransactItem[] = [
@@ -170,8 +196,9 @@ export async function updateProject(orgId: number, projectId: number, changes: P
     await db.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (err) {
     const codes = cancellationCodes(err);
+    // The project is gone (404 on the next read) or its prefix changed since the read: read again.
+    if (codes?.[0] === 'ConditionalCheckFailed') return undefined;
     if (codes?.[1] === 'ConditionalCheckFailed') throw prefixTaken();
-    if (codes?.[0] === 'ConditionalCheckFailed') throw new NotFoundError('Project');
     throw err;
   }
   const merged = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
@@ -184,6 +211,11 @@ export async function updateProject(orgId: number, projectId: number, changes: P
  * cascade consumer from the table's stream.
  */
 export async function deleteProject(orgId: number, projectId: number): Promise<void> {
+  await retryPrefixRace(() => deleteOnce(orgId, projectId));
+}
+
+/** One attempt at a delete; undefined when the project's prefix changed since the read. */
+async function deleteOnce(orgId: number, projectId: number): Promise<true | undefined> {
   const current = await getProjectItem(orgId, projectId);
   if (!current) throw new NotFoundError('Project');
   try {
@@ -194,7 +226,9 @@ export async function deleteProject(orgId: number, projectId: number): Promise<v
             Delete: {
               TableName: tableName,
               Key: keys.project(orgId, projectId),
-              ConditionExpression: 'attribute_exists(PK)',
+              // The guard deleted below must be the project's current one, or it would outlive it.
+              ConditionExpression: 'attribute_exists(PK) AND prefix = :prefix',
+              ExpressionAttributeValues: { ':prefix': current.prefix },
             },
           },
           { Delete: { TableName: tableName, Key: keys.prefix(orgId, current.prefix) } },
@@ -210,9 +244,11 @@ export async function deleteProject(orgId: number, projectId: number): Promise<v
       }),
     );
   } catch (err) {
-    if (cancellationCodes(err)?.[0] === 'ConditionalCheckFailed') throw new NotFoundError('Project');
+    // Gone (404 on the next read) or its prefix changed since the read: read again.
+    if (cancellationCodes(err)?.[0] === 'ConditionalCheckFailed') return undefined;
     throw err;
   }
+  return true;
 }
 
 export async function listProjects(orgId: number, page: PageRequest) {
