@@ -42,8 +42,7 @@ export interface StreamPollerOptions {
 }
 
 export interface StreamPoller {
-  /** Resolves once every record read so far has been handed to the consumer (tests, shutdown). */
-  drain(): Promise<void>;
+  /** Stops after the batch in hand (if any) has been delivered. */
   stop(): Promise<void>;
 }
 
@@ -119,6 +118,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   if (!streamArn) throw new Error(`table ${options.tableName} has no stream`);
 
   const shards = new Map<string, ShardState>();
+  let stopping = false;
 
   async function listShards(): Promise<Shard[]> {
     const all: Shard[] = [];
@@ -183,6 +183,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       }
       if (failedFrom === undefined) return;
       pending = pending.slice(failedFrom);
+      if (stopping) return;
       if (attempt >= maxRetries) {
         log(`stream consumer failed ${attempt + 1} times; skipping ${pending.length} record(s)`);
         return;
@@ -229,8 +230,6 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   await discoverShards(true);
   for (const shard of shards.values()) if (!shard.closed) shard.iterator = await iteratorFor(shard);
 
-  let stopping = false;
-  let idleWaiters: (() => void)[] = [];
   let lastDiscovery = Date.now();
 
   const loop = (async () => {
@@ -255,21 +254,14 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
         log(`stream poller: ${(err as Error).message}`);
         await sleep(1000);
       }
-      if (!busy) {
-        const waiters = idleWaiters;
-        idleWaiters = [];
-        for (const wake of waiters) wake();
-        if (!stopping) await sleep(idleMs);
-      }
+      if (!busy && !stopping) await sleep(idleMs);
     }
   })();
 
   return {
-    drain: () => new Promise<void>((resolve) => idleWaiters.push(resolve)),
     async stop() {
       stopping = true;
       await loop;
-      for (const wake of idleWaiters) wake();
       streams.destroy();
     },
   };
