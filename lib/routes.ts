@@ -47,6 +47,11 @@ export interface Route {
      * or `either`. Default: `errors` for routes that take a body or list, else `error`.
      */
     unprocessable?: 'errors' | 'error' | 'either';
+    /**
+     * A POST that honours `Idempotency-Key` (`lib/http/idempotency.ts`): the same key and body replay
+     * the first response, another body is 422, a malformed key 400, 409 while the first still runs.
+     */
+    idempotent?: boolean;
   };
 }
 
@@ -183,7 +188,8 @@ export const routes: Route[] = [
       tag: 'Projects',
       body: ProjectCreateBody,
       success: { status: 201, schema: Project, description: 'The project' },
-      errors: [400, 413, 415, 422],
+      errors: [400, 409, 413, 415, 422],
+      idempotent: true,
     },
   },
   {
@@ -272,7 +278,8 @@ export const routes: Route[] = [
       tag: 'Comments',
       body: CommentCreateBody,
       success: { status: 201, schema: Comment, description: 'The comment' },
-      errors: [400, 404, 413, 415, 422],
+      errors: [400, 404, 409, 413, 415, 422],
+      idempotent: true,
     },
   },
   {
@@ -361,7 +368,8 @@ export const routes: Route[] = [
       tag: 'Sprints',
       body: SprintCreateBody,
       success: { status: 201, schema: Sprint, description: 'The sprint' },
-      errors: [400, 404, 413, 415, 422],
+      errors: [400, 404, 409, 413, 415, 422],
+      idempotent: true,
     },
   },
   {
@@ -433,7 +441,8 @@ export const routes: Route[] = [
       summary: 'Activate a sprint: planning to active (start_date defaults to today)',
       tag: 'Sprints',
       success: { status: 200, schema: Sprint, description: 'The active sprint' },
-      errors: [404, 422],
+      errors: [400, 404, 409, 422],
+      idempotent: true,
       unprocessable: 'error',
     },
   },
@@ -448,7 +457,8 @@ export const routes: Route[] = [
       summary: 'Activate a sprint (the /activation spelling of /activate)',
       tag: 'Sprints',
       success: { status: 200, schema: Sprint, description: 'The active sprint' },
-      errors: [404, 422],
+      errors: [400, 404, 409, 422],
+      idempotent: true,
       unprocessable: 'error',
     },
   },
@@ -463,7 +473,8 @@ export const routes: Route[] = [
       summary: 'Complete a sprint: active to completed; its open issues return to the backlog',
       tag: 'Sprints',
       success: { status: 200, schema: Sprint, description: 'The completed sprint' },
-      errors: [404, 422],
+      errors: [400, 404, 409, 422],
+      idempotent: true,
       unprocessable: 'error',
     },
   },
@@ -478,10 +489,12 @@ export const routes: Route[] = [
       summary: 'Complete a sprint (the /completion spelling of /complete)',
       tag: 'Sprints',
       success: { status: 200, schema: Sprint, description: 'The completed sprint' },
-      errors: [404, 422],
+      errors: [400, 404, 409, 422],
+      idempotent: true,
       unprocessable: 'error',
     },
   },
+
   // Issues in a sprint
   {
     method: 'GET',
@@ -509,7 +522,8 @@ export const routes: Route[] = [
       tag: 'Issues',
       body: IssueCreateBody,
       success: { status: 201, schema: Issue, description: 'The issue' },
-      errors: [400, 404, 413, 415, 422],
+      errors: [400, 404, 409, 413, 415, 422],
+      idempotent: true,
     },
   },
   {
@@ -598,7 +612,8 @@ export const routes: Route[] = [
       tag: 'Backlog',
       body: IssueCreateBody,
       success: { status: 201, schema: Issue, description: 'The issue (sprint_id null)' },
-      errors: [400, 404, 413, 415, 422],
+      errors: [400, 404, 409, 413, 415, 422],
+      idempotent: true,
     },
   },
   {

@@ -8,5 +8,6 @@ export const handler = apiHandler(
     const { account } = parseOrThrow(AccountCreateBody, req.body);
     return { status: 201, body: await createAccount(req.principal, account) };
   },
-  { body: true },
+  // The response carries the new account's token: it must never be stored for a replay.
+  { body: true, idempotent: false },
 );

@@ -7,7 +7,7 @@ export const tableName = process.env.TABLE_NAME ?? 'sprint-ticketing';
 
 const endpoint = process.env.DYNAMODB_ENDPOINT;
 
-function createClient(): DynamoDBDocumentClient {
+function createClient(): { base: DynamoDBClient; doc: DynamoDBDocumentClient } {
   const base = new DynamoDBClient({
     ...(endpoint
       ? {
@@ -32,8 +32,16 @@ function createClient(): DynamoDBDocumentClient {
     },
     { step: 'initialize', name: 'recordDbCall' },
   );
-  return doc;
+  return { base, doc };
 }
 
+const clients = createClient();
+
 /** The document client, created once per module scope (Lambda container reuse). */
-export const db: DynamoDBDocumentClient = createClient();
+export const db: DynamoDBDocumentClient = clients.doc;
+
+/**
+ * The low-level client under `db`, for libraries that send low-level commands (the idempotency
+ * persistence layer). It shares `db`'s middleware stack, so its calls are counted and retried alike.
+ */
+export const dynamodb: DynamoDBClient = clients.base;

@@ -62,6 +62,18 @@ export class UnavailableError extends DomainError {
   }
 }
 
+/**
+ * 409 `{error}` with Retry-After: a request with the same Idempotency-Key is still being processed.
+ * Retrying after it finishes replays its response.
+ */
+export class RequestInProgressError extends DomainError {
+  readonly status = 409;
+  readonly retryAfterSeconds = 1;
+  constructor() {
+    super('A request with this Idempotency-Key is still being processed; retry shortly');
+  }
+}
+
 /** 400/413/415 `{error}`: the request itself is unusable (malformed JSON, too large, wrong media type). */
 export class BadRequestError extends DomainError {
   readonly status: 400 | 413 | 415;

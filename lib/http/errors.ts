@@ -1,5 +1,12 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { BadRequestError, DomainError, RateLimitedError, UnavailableError, ValidationError } from '../domain/errors.ts';
+import {
+  BadRequestError,
+  DomainError,
+  RateLimitedError,
+  RequestInProgressError,
+  UnavailableError,
+  ValidationError,
+} from '../domain/errors.ts';
 import { isRetryableDbError } from '../db/errors.ts';
 import { logger } from './logger.ts';
 
@@ -25,7 +32,7 @@ export function errorResponse(err: unknown): APIGatewayProxyResult {
     return json(500, { error: 'Internal server error' });
   }
   const headers: Record<string, string> = {};
-  if (mapped instanceof RateLimitedError || mapped instanceof UnavailableError) {
+  if (mapped instanceof RateLimitedError || mapped instanceof UnavailableError || mapped instanceof RequestInProgressError) {
     headers['Retry-After'] = String(mapped.retryAfterSeconds);
   }
   if (mapped instanceof ValidationError) return json(422, { errors: mapped.errors }, headers);

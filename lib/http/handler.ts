@@ -9,6 +9,7 @@ import { RATE_LIMIT } from '../domain/ratelimit.ts';
 import { errorResponse, json } from './errors.ts';
 import { logger } from './logger.ts';
 import { readAuthorizerContext } from './context.ts';
+import { idempotency } from './idempotency.ts';
 
 /** Largest accepted request body (DESIGN.md): 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -32,6 +33,11 @@ export interface ApiResult {
 export interface HandlerOptions {
   /** The route takes a JSON body (POST/PUT/PATCH with a payload). */
   body?: boolean;
+  /**
+   * A POST honours `Idempotency-Key` (default true; `lib/http/idempotency.ts`). False for routes
+   * whose response carries a secret, which must never be stored.
+   */
+  idempotent?: boolean;
 }
 
 type Event = APIGatewayProxyEvent & { body: unknown };
@@ -57,6 +63,12 @@ export function apiHandler(fn: (req: ApiRequest) => Promise<ApiResult>, options:
     .use(httpHeaderNormalizer({ canonical: false }))
     .use({ before: (request) => guardBody(request.event, options.body === true) });
   if (options.body) stack.use(httpJsonBodyParser({ disableContentTypeCheck: true }));
+  // Last before the handler: a refused or limited request never touches the idempotency store,
+  // and the stored response is the handler's own, without this request's rate-limit headers.
+  const idempotent =
+    options.idempotent === false
+      ? {}
+      : idempotency({ takesBody: options.body === true, onReplay: (request) => finish(request as unknown as Request) });
   return stack
     .use({
       before: (request) => {
@@ -72,6 +84,7 @@ export function apiHandler(fn: (req: ApiRequest) => Promise<ApiResult>, options:
         finish(request);
       },
     })
+    .use(idempotent)
     .handler(async (event) => {
       const auth = readAuthorizerContext(event.requestContext.authorizer);
       if (!auth) throw new UnauthorizedError('Missing or invalid API token');
@@ -87,7 +100,9 @@ export function apiHandler(fn: (req: ApiRequest) => Promise<ApiResult>, options:
     });
 }
 
-function finish(request: { event: Event; response: APIGatewayProxyResult | null | undefined; internal: Internal }) {
+type Request = { event: Event; response: APIGatewayProxyResult | null | undefined; internal: Internal };
+
+function finish(request: Request) {
   const response = request.response;
   if (!response) return;
   const rate = request.internal.rate;

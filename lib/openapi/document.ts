@@ -66,7 +66,10 @@ const statusText: Record<number, { name: string; description: string }> = {
   404: { name: 'NotFound', description: "No such resource in the caller's organisation (non-integer ids included)." },
   405: { name: 'MethodNotAllowed', description: 'This method is not offered here.' },
   406: { name: 'NotAcceptable', description: 'The `Accept` header names no media type this operation answers with.' },
-  409: { name: 'Conflict', description: 'Conflicts with the current state.' },
+  409: {
+    name: 'Conflict',
+    description: 'A request with the same `Idempotency-Key` is still being processed; retry after `Retry-After` seconds.',
+  },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than 1 MiB.' },
   415: { name: 'UnsupportedMediaType', description: 'A body whose `Content-Type` is not JSON.' },
   429: {
@@ -112,7 +115,7 @@ function otherResponse(status: number, route: Route, components: Map<string, Res
   const special = status === 422 ? unprocessableOf(route) : undefined;
   const text = special ?? statusText[status] ?? { name: `Status${status}`, description: `HTTP ${status}.` };
   const common = route.auth && commonErrors.includes(status);
-  const retry: HeaderName[] = status === 429 || status === 503 ? ['Retry-After'] : [];
+  const retry: HeaderName[] = status === 409 || status === 429 || status === 503 ? ['Retry-After'] : [];
   const response: ResponseConfig = {
     description: text.description,
     ...(status === 304 ? {} : { content: jsonOf(special?.schema ?? ref('schemas', 'Error')) }),
@@ -136,9 +139,34 @@ function successResponse(route: Route): ResponseConfig {
   return {
     description: success.description,
     ...(schema ? { content: { [success.mediaType ?? 'application/json']: { schema } } } : {}),
-    headers: headerRefs([...(route.auth ? rateLimitHeaders : []), ...(success.list ? pageHeaders : [])]),
+    headers: {
+      ...headerRefs([...(route.auth ? rateLimitHeaders : []), ...(success.list ? pageHeaders : [])]),
+      ...(route.operation.idempotent ? { 'Idempotent-Replayed': replayedHeader } : {}),
+    },
   };
 }
+
+const replayedHeader = {
+  description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.',
+  required: false,
+  schema: { type: 'string' as const },
+};
+
+/** `Idempotency-Key` on the POST routes that honour it (`lib/http/idempotency.ts`). */
+const idempotencyHeader = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/)
+    .optional()
+    .meta({
+      param: {
+        description:
+          'Makes a retry safe for 24 hours: the same key with the same body replays the first successful response ' +
+          '(`Idempotent-Replayed: true`) without acting twice; with another body it is 422. Scoped to the calling ' +
+          'account and to this path. 1 to 255 visible ASCII characters, e.g. a UUID.',
+      },
+    }),
+});
 
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1] ?? '');
 
@@ -177,6 +205,7 @@ function routeConfig(route: Route, components: Map<string, ResponseConfig>): Rou
     request: {
       ...(names.length ? { params: z.object(Object.fromEntries(names.map((n) => [n, idParam(n)]))) } : {}),
       ...(query ? { query } : {}),
+      ...(op.idempotent ? { headers: idempotencyHeader } : {}),
       ...(op.body ? { body: { required: true, content: { 'application/json': { schema: op.body } } } } : {}),
     },
     responses: {

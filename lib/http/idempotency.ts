@@ -1,0 +1,139 @@
+import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
+import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import { isRetryableDbError } from '../db/errors.ts';
+import { idempotencyStore } from '../db/idempotency.ts';
+import type { Key } from '../db/keys.ts';
+import type { JSONValue } from '@aws-lambda-powertools/commons/types';
+import { BadRequestError, RequestInProgressError, UnavailableError, ValidationError } from '../domain/errors.ts';
+import { logger } from './logger.ts';
+
+/** The request header (lower case: the header normalizer runs first). */
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** How long a key is remembered: 24 hours, as Stripe does. */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+/** Added to a replayed response, so that clients (and logs) can tell a replay from a first answer. */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+/** 1 to 255 visible ASCII characters (a UUID fits; Stripe's limit). */
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * A key is scoped to the calling account and to the request's route and path: two accounts, or
+ * one account on two paths, never share a record. What must match on reuse is the JSON body, on
+ * routes that take one (a body-less route ignores any body, so there is nothing to compare).
+ */
+function configFor(takesBody: boolean) {
+  return new IdempotencyConfig({
+    eventKeyJmesPath:
+      '[requestContext.authorizer.orgId, requestContext.authorizer.accountId, httpMethod, resource, pathParameters, headers."idempotency-key"]',
+    ...(takesBody ? { payloadValidationJmesPath: 'body' } : {}),
+    throwOnNoIdempotencyKey: true,
+    expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS,
+    hashFunction: 'sha256',
+    responseHook: (response) => {
+      const stored = response as unknown as APIGatewayProxyResult;
+      return { ...stored, headers: { ...stored.headers, [REPLAYED_HEADER]: 'true' } };
+    },
+  });
+}
+
+const KEY_PREFIX = 'api';
+
+/** The table key of the record a request maps to (operations and tests: find or expire a record). */
+export function idempotencyRecordKey(event: JSONValue): Key {
+  const store = idempotencyStore();
+  store.configure({ config: configFor(false), keyPrefix: KEY_PREFIX });
+  return store.recordKey(event);
+}
+
+const OWNED = 'idempotency.owned';
+
+type AnyRequest = Request<unknown, unknown, Error, Context, Record<string, unknown>>;
+
+interface IdempotencyOptions {
+  /** The route takes a JSON body: reusing a key with another body is refused. */
+  takesBody: boolean;
+  /** Called with a replayed response before it is returned (the stack's `after` steps do not run on an early return). */
+  onReplay: (request: AnyRequest) => void;
+}
+
+/**
+ * `Idempotency-Key` on POST requests, Stripe's semantics, with Powertools' middy middleware and its
+ * DynamoDB persistence layer: the first successful response is stored for 24 h and replayed (status,
+ * body and headers, plus `Idempotent-Replayed: true`) for the same key and body, without running the
+ * handler again; the same key with another body is 422 `{errors}`; while the first request still
+ * runs, 409 `{error}` with Retry-After. Failed requests are not stored: a retry runs again.
+ *
+ * The record is only completed or released by the request that acquired it. Powertools 2.35's
+ * middleware would also delete it from `onError` when its own `before` refused a duplicate or a
+ * mismatched body (aws-powertools/powertools-lambda-typescript#5675), letting a third request run.
+ */
+export function idempotency(
+  options: IdempotencyOptions,
+): MiddlewareObj<unknown, unknown, Error, Context, Record<string, unknown>> {
+  const powertools = makeHandlerIdempotent({
+    persistenceStore: idempotencyStore(),
+    config: configFor(options.takesBody),
+    keyPrefix: KEY_PREFIX,
+  });
+  const before = powertools.before as (request: AnyRequest) => Promise<unknown>;
+  const after = powertools.after as (request: AnyRequest) => Promise<void>;
+  const onError = powertools.onError as (request: AnyRequest) => Promise<void>;
+
+  return {
+    before: async (request) => {
+      request.internal[OWNED] = false;
+      const event = request.event as { httpMethod?: string; headers?: Record<string, string | undefined> };
+      const key = event.headers?.[IDEMPOTENCY_HEADER];
+      if (event.httpMethod !== 'POST' || key === undefined) return;
+      if (!KEY_PATTERN.test(key)) throw new BadRequestError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+      let replay: unknown;
+      try {
+        replay = await before(request);
+      } catch (err) {
+        throw translate(err);
+      }
+      if (replay !== undefined) {
+        request.response = replay;
+        options.onReplay(request);
+        return request.response;
+      }
+      request.internal[OWNED] = true;
+    },
+    after: async (request) => {
+      if (request.internal[OWNED] !== true) return;
+      request.internal[OWNED] = false;
+      try {
+        await after(request);
+      } catch (err) {
+        // The write is done and its response is the truth: answer it. Without the stored record,
+        // a retry after the in-progress window (the Lambda's remaining time) would run again.
+        logger.error('idempotency record not completed', err as Error);
+      }
+    },
+    onError: async (request) => {
+      if (request.internal[OWNED] !== true) return;
+      request.internal[OWNED] = false;
+      try {
+        await onError(request);
+      } catch (err) {
+        // The in-progress record then expires with the Lambda's remaining time.
+        logger.error('idempotency record not released', err as Error);
+      }
+    },
+  };
+}
+
+/** Powertools' errors to the service's typed errors (status and SPEC body shape). */
+function translate(err: unknown): unknown {
+  const name = (err as Error)?.name;
+  if (name === 'IdempotencyValidationError') {
+    return new ValidationError(['Idempotency-Key has already been used with a different request body']);
+  }
+  if (name === 'IdempotencyAlreadyInProgressError') return new RequestInProgressError();
+  if (name === 'IdempotencyInconsistentStateError') return new UnavailableError();
+  const cause = (err as { cause?: unknown })?.cause;
+  if (isRetryableDbError(err) || isRetryableDbError(cause)) return new UnavailableError();
+  return err;
+}
