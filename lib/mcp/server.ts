@@ -2,7 +2,11 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Principal } from '../domain/principal.ts';
 import { MAX_BODY_BYTES } from '../http/handler.ts';
+import { registerAccountTools } from './tools/accounts.ts';
+import { registerCommentTools } from './tools/comments.ts';
+import { registerIssueTools } from './tools/issues.ts';
 import { registerProjectTools } from './tools/projects.ts';
+import { registerSprintTools } from './tools/sprints.ts';
 
 const INSTRUCTIONS = `Sprint Ticketing Service: projects hold sprints, sprints hold issues, issues hold comments.
 Issues that belong to no sprint are the project's backlog. Every issue has a number PREFIX-n (the project's prefix).
@@ -19,6 +23,10 @@ export function createMcpServer(caller: Principal): McpServer {
     { instructions: INSTRUCTIONS },
   );
   registerProjectTools(server, caller);
+  registerSprintTools(server, caller);
+  registerIssueTools(server, caller);
+  registerCommentTools(server, caller);
+  registerAccountTools(server, caller);
   return server;
 }
 

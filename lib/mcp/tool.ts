@@ -1,7 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import type { Page, PageRequest } from '../db/list.ts';
 import { errorResponse } from '../http/errors.ts';
 
 /**
@@ -16,9 +15,10 @@ export const annotations = {
   delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
 } as const satisfies Record<string, ToolAnnotations>;
 
-export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
+export interface ToolSpec<I extends z.ZodObject, O extends z.ZodRawShape> {
   title: string;
   description: string;
+  /** Arguments; an object schema, so that cross-field rules (`refine`) of the REST schemas apply too. */
   input: I;
   /** The structured result; its root is always an object (MCP requires `type: object`). */
   output: O;
@@ -31,11 +31,11 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
  * read `content`. Domain errors become tool errors (`isError: true`) carrying the very message the
  * REST API would answer, because they go through the same error mapper.
  */
-export function addTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
+export function addTool<I extends z.ZodObject, O extends z.ZodRawShape>(
   server: McpServer,
   name: string,
   spec: ToolSpec<I, O>,
-  run: (args: z.output<z.ZodObject<I>>) => Promise<z.output<z.ZodObject<O>>>,
+  run: (args: z.output<I>) => Promise<z.output<z.ZodObject<O>>>,
 ): void {
   server.registerTool(
     name,
@@ -47,7 +47,7 @@ export function addTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
       annotations: { title: spec.title, ...spec.annotations },
     },
     // The SDK has already validated the arguments against `input`.
-    (async (args: z.output<z.ZodObject<I>>): Promise<CallToolResult> => {
+    (async (args: z.output<I>): Promise<CallToolResult> => {
       try {
         const result = (await run(args)) as Record<string, unknown>;
         return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
@@ -67,38 +67,3 @@ export function toolError(err: unknown): CallToolResult {
 
 /** A positive integer id argument. */
 export const id = (description: string) => z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe(description);
-
-/** `page`/`per_page`/`cursor` arguments of every list tool. */
-export const pageInput = {
-  page: z.number().int().min(1).max(1_000_000).default(1).describe('Page number, from 1.'),
-  per_page: z.number().int().min(1).max(100).default(50).describe('Items per page, 1 to 100 (default 50).'),
-  cursor: z
-    .string()
-    .max(2048)
-    .optional()
-    .describe("Opaque `next_cursor` of the previous page; send it with that result's `next_page` to read on cheaply."),
-};
-
-/** Where a page sits in its collection, returned beside the items of every list tool. */
-export const pageInfo = {
-  total: z.number().int().describe('Items in the whole collection.'),
-  page: z.number().int(),
-  per_page: z.number().int(),
-  next_page: z.number().int().nullable().describe('The next page number, or null on the last page.'),
-  next_cursor: z.string().nullable().describe('Pass as `cursor` (with `page: next_page`) to read the next page.'),
-};
-
-export function pageRequestOf(args: { page: number; per_page: number; cursor?: string | undefined }): PageRequest {
-  return { page: args.page, perPage: args.per_page, cursor: args.cursor };
-}
-
-export function pageInfoOf(pr: PageRequest, page: Page<unknown>, total: number) {
-  const more = pr.page * pr.perPage < total;
-  return {
-    total,
-    page: pr.page,
-    per_page: pr.perPage,
-    next_page: more ? pr.page + 1 : null,
-    next_cursor: more ? (page.nextCursor ?? null) : null,
-  };
-}

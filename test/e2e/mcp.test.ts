@@ -4,7 +4,7 @@ import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { hashToken } from '../../lib/domain/tokens.ts';
 import { apiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
-import { mcpClient } from '../support/mcp.ts';
+import { fetchOnce, mcpClient } from '../support/mcp.ts';
 
 let gateway: Awaited<ReturnType<typeof startGateway>>;
 beforeAll(async () => {
@@ -36,8 +36,15 @@ describe('MCP server: protocol and authentication', () => {
     expect(mcp.client.getInstructions()).toContain('backlog');
     const { tools } = await mcp.client.listTools();
     const names = tools.map((t) => t.name);
-    expect(names).toEqual(
-      expect.arrayContaining(['list_projects', 'get_project', 'create_project', 'update_project', 'delete_project']),
+    expect([...names].sort()).toEqual(
+      [
+        ...['list_projects', 'get_project', 'create_project', 'update_project', 'delete_project'],
+        ...['list_sprints', 'get_sprint', 'get_sprint_summary', 'create_sprint', 'update_sprint'],
+        ...['activate_sprint', 'complete_sprint', 'delete_sprint'],
+        ...['list_issues', 'get_issue', 'create_issue', 'update_issue', 'move_issue', 'reorder_issue', 'delete_issue'],
+        ...['list_comments', 'add_comment', 'edit_comment', 'delete_comment'],
+        ...['get_me', 'list_accounts'],
+      ].sort(),
     );
     for (const tool of tools) {
       expect(tool.description, tool.name).toBeTruthy();
@@ -51,7 +58,8 @@ describe('MCP server: protocol and authentication', () => {
       });
       // Only deletes may destroy; reads never write.
       expect(tool.annotations?.destructiveHint, tool.name).toBe(tool.name.startsWith('delete_'));
-      if (tool.annotations?.readOnlyHint) expect(tool.name, tool.name).toMatch(/^(list|get)_/);
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(/^(list|get)_/.test(tool.name));
+      expect(tool.annotations?.idempotentHint, tool.name).toBe(!/^(create|add)_/.test(tool.name));
     }
     expect(mcp.statuses.every((s) => s === 200 || s === 202 || s === 405)).toBe(true);
     await mcp.close();
@@ -59,7 +67,7 @@ describe('MCP server: protocol and authentication', () => {
 
   it('answers 401 before any MCP processing without a token or with a bad one', async () => {
     for (const headers of [{}, { Authorization: 'Bearer stk_not-a-real-token' }, { Authorization: 'Basic abc' }]) {
-      const res = await fetch(`${gateway.baseUrl}/mcp`, {
+      const res = await fetchOnce(`${gateway.baseUrl}/mcp`, {
         method: 'POST',
         headers: { ...mcpHeaders, ...headers },
         body: JSON.stringify(initialize),
@@ -73,7 +81,7 @@ describe('MCP server: protocol and authentication', () => {
 
   it('accepts the token as X-API-Token too, and answers a plain JSON response (no stream, no session)', async () => {
     const { org } = await orgWithMcp();
-    const res = await fetch(`${gateway.baseUrl}/mcp`, {
+    const res = await fetchOnce(`${gateway.baseUrl}/mcp`, {
       method: 'POST',
       headers: { ...mcpHeaders, 'X-API-Token': org.member.token },
       body: JSON.stringify(initialize),
@@ -90,7 +98,7 @@ describe('MCP server: protocol and authentication', () => {
   it('answers GET and DELETE with 405 JSON (a stateless server has no stream and no session)', async () => {
     const { org } = await orgWithMcp();
     for (const method of ['GET', 'DELETE']) {
-      const res = await fetch(`${gateway.baseUrl}/mcp`, {
+      const res = await fetchOnce(`${gateway.baseUrl}/mcp`, {
         method,
         headers: { Accept: 'text/event-stream', Authorization: `Bearer ${org.admin.token}` },
       });
@@ -98,13 +106,13 @@ describe('MCP server: protocol and authentication', () => {
       expect(res.headers.get('allow')).toBe('POST');
       expect(await res.json()).toEqual({ error: expect.stringContaining('POST') });
     }
-    const anonymous = await fetch(`${gateway.baseUrl}/mcp`, { method: 'GET', headers: { Accept: 'text/event-stream' } });
+    const anonymous = await fetchOnce(`${gateway.baseUrl}/mcp`, { method: 'GET', headers: { Accept: 'text/event-stream' } });
     expect(anonymous.status).toBe(401);
   });
 
   it('refuses JSON-RPC batches, so that every tool call counts against the rate limit', async () => {
     const { org } = await orgWithMcp();
-    const res = await fetch(`${gateway.baseUrl}/mcp`, {
+    const res = await fetchOnce(`${gateway.baseUrl}/mcp`, {
       method: 'POST',
       headers: { ...mcpHeaders, Authorization: `Bearer ${org.admin.token}` },
       body: JSON.stringify([initialize, { ...initialize, id: 2 }]),
@@ -125,7 +133,7 @@ describe('MCP server: protocol and authentication', () => {
         ExpressionAttributeValues: { ':tat': Date.now() + 90_000 },
       }),
     );
-    const res = await fetch(`${gateway.baseUrl}/mcp`, {
+    const res = await fetchOnce(`${gateway.baseUrl}/mcp`, {
       method: 'POST',
       headers: { ...mcpHeaders, Authorization: `Bearer ${org.admin.token}` },
       body: JSON.stringify(initialize),
@@ -178,15 +186,20 @@ describe('MCP server: project tools', () => {
 
     await mcp.ok('create_project', { name: 'Second', prefix: randomPrefix() });
     await mcp.ok('create_project', { name: 'Third', prefix: randomPrefix() });
-    const first = await mcp.call('list_projects', { per_page: 2 });
+    const first = await mcp.call('list_projects', { limit: 2 });
     expect(first.dbCalls).toBeLessThanOrEqual(3);
-    const page1 = first.result.structuredContent as any;
-    expect(page1).toMatchObject({ total: 3, page: 1, per_page: 2, next_page: 2 });
-    expect(page1.projects.map((p: { name: string }) => p.name)).toEqual(['Artemis', 'Second']);
-    const page2 = await mcp.ok('list_projects', { per_page: 2, page: page1.next_page, cursor: page1.next_cursor });
-    expect(page2).toMatchObject({ total: 3, page: 2, next_page: null, next_cursor: null });
+    const page1 = first.result.structuredContent as { projects: { name: string }[]; total: number; next_cursor: string | null };
+    expect(page1.total).toBe(3);
+    expect(page1.projects.map((p) => p.name)).toEqual(['Artemis', 'Second']);
+    expect(page1.next_cursor).toEqual(expect.any(String));
+    const page2 = await mcp.ok('list_projects', { limit: 2, cursor: page1.next_cursor });
+    expect(page2).toMatchObject({ total: 3, next_cursor: null });
     expect(page2.projects.map((p: { name: string }) => p.name)).toEqual(['Third']);
-    expect((await mcp.ok('list_projects', { page: 2, per_page: 2 })).projects).toEqual(page2.projects);
+    // Exactly at the end: no cursor to an empty page.
+    expect((await mcp.ok('list_projects', { limit: 3 })).next_cursor).toBeNull();
+    expect(await mcp.error('list_projects', { cursor: 'garbage' })).toBe(
+      'Validation failed: cursor is not valid for this collection',
+    );
     await mcp.close();
   });
 

@@ -3,7 +3,8 @@ import * as z from 'zod';
 import { createProject, deleteProject, getProject, listProjects, updateProject } from '../../domain/projects.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { Project, ProjectCreateFields, ProjectUpdateFields } from '../../schemas/projects.ts';
-import { addTool, annotations, id, pageInfo, pageInfoOf, pageInput, pageRequestOf } from '../tool.ts';
+import { listInfo, listInput, listThrough } from '../list.ts';
+import { addTool, annotations, id } from '../tool.ts';
 
 const projectId = () => id('Id of the project (see list_projects).');
 const one = { project: Project };
@@ -16,14 +17,13 @@ export function registerProjectTools(server: McpServer, caller: Principal): void
       title: 'List projects',
       description:
         "List the organisation's projects (id, name, issue prefix, sprint count), oldest first. Start here to find a project id.",
-      input: pageInput,
-      output: { projects: z.array(Project), ...pageInfo },
+      input: z.object(listInput),
+      output: { projects: z.array(Project), ...listInfo },
       annotations: annotations.read,
     },
     async (args) => {
-      const pr = pageRequestOf(args);
-      const { page, items, total } = await listProjects(caller, pr);
-      return { projects: items, ...pageInfoOf(pr, page, total) };
+      const { items, ...info } = await listThrough(args, (page) => listProjects(caller, page));
+      return { projects: items, ...info };
     },
   );
 
@@ -33,7 +33,7 @@ export function registerProjectTools(server: McpServer, caller: Principal): void
     {
       title: 'Get a project',
       description: 'Get one project by id, with its issue prefix, links and sprint count.',
-      input: { project_id: projectId() },
+      input: z.object({ project_id: projectId() }),
       output: one,
       annotations: annotations.read,
     },
@@ -47,7 +47,7 @@ export function registerProjectTools(server: McpServer, caller: Principal): void
       title: 'Create a project',
       description:
         'Create a project. `prefix` (2 to 4 uppercase letters or digits, unique in the organisation) numbers its issues: prefix "APL" gives APL-1, APL-2, ...',
-      input: ProjectCreateFields.shape,
+      input: z.object(ProjectCreateFields.shape),
       output: one,
       annotations: annotations.create,
     },
@@ -61,7 +61,7 @@ export function registerProjectTools(server: McpServer, caller: Principal): void
       title: 'Update a project',
       description:
         'Change some fields of a project; fields left out keep their value, null clears an optional one. Changing `prefix` does not renumber existing issues.',
-      input: { project_id: projectId(), ...ProjectUpdateFields.shape },
+      input: z.object({ project_id: projectId(), ...ProjectUpdateFields.shape }),
       output: one,
       annotations: annotations.update,
     },
@@ -75,7 +75,7 @@ export function registerProjectTools(server: McpServer, caller: Principal): void
       title: 'Delete a project',
       description:
         'Permanently delete a project with all its sprints, issues and comments. Admins only. This cannot be undone: confirm with the user first.',
-      input: { project_id: projectId() },
+      input: z.object({ project_id: projectId() }),
       output: { deleted: z.literal(true), project_id: z.number().int() },
       annotations: annotations.delete,
     },

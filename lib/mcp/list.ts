@@ -1,0 +1,66 @@
+import * as z from 'zod';
+import type { Page, PageRequest } from '../db/list.ts';
+import { ValidationError } from '../domain/errors.ts';
+
+/** `limit`/`cursor` arguments of every list tool. */
+export const listInput = {
+  limit: z.number().int().min(1).max(100).default(50).describe('How many items to return, 1 to 100 (default 50).'),
+  cursor: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe('The `next_cursor` of the previous call, to continue where it stopped. Leave out to start at the beginning.'),
+};
+
+/** Where a list stands, returned beside the items of every list tool. */
+export const listInfo = {
+  total: z.number().int().describe('Items in the whole collection, before any filter.'),
+  next_cursor: z.string().nullable().describe('Pass as `cursor` to get more; null when the collection is exhausted.'),
+};
+
+/** One page of a collection as the domain serves it (the same call the REST handlers make). */
+export type DomainList<T> = (page: PageRequest) => Promise<{ page: Page<unknown>; items: T[]; total: number }>;
+
+/**
+ * The tool cursor: the domain's cursor of where to go on (`c`) and how many items precede it (`n`),
+ * so the end is known from the total without a trailing empty page.
+ */
+interface ToolCursor {
+  c: string;
+  n: number;
+}
+
+function decode(cursor: string | undefined): ToolCursor | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const raw = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<ToolCursor>;
+    if (typeof raw.c === 'string' && Number.isSafeInteger(raw.n) && Number(raw.n) >= 0) return { c: raw.c, n: Number(raw.n) };
+  } catch {
+    // fall through
+  }
+  throw new ValidationError(['cursor is not valid for this collection']);
+}
+
+const encode = (cursor: ToolCursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+
+/**
+ * Reads the next `limit` items of a collection through the domain's list function: one domain
+ * call, so a call costs what a REST page costs. A filter keeps the matches among those items, so a
+ * filtered call may return fewer than `limit`, even none, while `next_cursor` says there is more
+ * to look through.
+ */
+export async function listThrough<T>(
+  args: { limit: number; cursor?: string | undefined },
+  list: DomainList<T>,
+  filter?: (item: T) => boolean,
+): Promise<{ items: T[]; total: number; next_cursor: string | null }> {
+  const at = decode(args.cursor);
+  const result = await list({ page: 1, perPage: args.limit, cursor: at?.c });
+  const seen = (at?.n ?? 0) + result.items.length;
+  const more = result.page.nextCursor !== undefined && seen < result.total;
+  return {
+    items: filter ? result.items.filter(filter) : result.items,
+    total: result.total,
+    next_cursor: more ? encode({ c: result.page.nextCursor as string, n: seen }) : null,
+  };
+}

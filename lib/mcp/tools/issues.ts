@@ -1,0 +1,161 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import * as z from 'zod';
+import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../domain/issues.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { Issue, IssueCreateFields, IssueStatus, IssueUpdateFields } from '../../schemas/issues.ts';
+import { listInfo, listInput, listThrough } from '../list.ts';
+import { issueRef, locateIssue } from '../locate.ts';
+import { addTool, annotations, id } from '../tool.ts';
+
+const projectId = () => id('Id of the project (see list_projects).');
+const one = { issue: Issue };
+const place = () =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .describe('Place in the list, from 1 (the top); a number past the end means last.');
+
+export function registerIssueTools(server: McpServer, caller: Principal): void {
+  addTool(
+    server,
+    'list_issues',
+    {
+      title: 'List issues',
+      description:
+        'List the issues of a sprint, or of the project backlog (sprint_id null), in list order (position). Filter by status and assignee: each call then looks through the next `limit` issues and returns the matches, so follow next_cursor until it is null to see them all.',
+      input: z.object({
+        project_id: projectId(),
+        sprint_id: id('The sprint whose issues to list, or null for the project backlog.').nullable(),
+        status: z
+          .array(IssueStatus)
+          .min(1)
+          .optional()
+          .describe('Only issues with one of these statuses, e.g. ["todo", "in_progress"].'),
+        assignee_id: id('Only issues assigned to this account; null for unassigned issues.').nullable().optional(),
+        ...listInput,
+      }),
+      output: { issues: z.array(Issue), ...listInfo },
+      annotations: annotations.read,
+    },
+    async ({ project_id, sprint_id, status, assignee_id, ...args }) => {
+      const filter =
+        status || assignee_id !== undefined
+          ? (i: Issue) => (!status || status.includes(i.status)) && (assignee_id === undefined || i.assignee_id === assignee_id)
+          : undefined;
+      const at = { projectId: project_id, sprintId: sprint_id };
+      const { items, ...info } = await listThrough(args, (page) => listIssues(caller, at, page), filter);
+      return { issues: items, ...info };
+    },
+  );
+
+  addTool(
+    server,
+    'get_issue',
+    {
+      title: 'Get an issue',
+      description:
+        'Get one issue by its number ("APL-12"), or by project_id and issue_id: title, markdown description, status, story points, assignee, sprint.',
+      input: z.object(issueRef),
+      output: one,
+      annotations: annotations.read,
+    },
+    async (ref) => {
+      const located = await locateIssue(caller, ref);
+      return { issue: located.found ?? (await getIssue(caller, located.at, located.issueId)) };
+    },
+  );
+
+  addTool(
+    server,
+    'create_issue',
+    {
+      title: 'Create an issue',
+      description:
+        'Create an issue at the end of a sprint (sprint_id) or of the project backlog (sprint_id null or left out). Default status: todo in a sprint, backlog in the backlog. The result carries its number (PREFIX-n).',
+      input: z.object({
+        project_id: projectId(),
+        sprint_id: id('The sprint to create the issue in; null or left out for the project backlog.').nullable().optional(),
+        ...IssueCreateFields.shape,
+      }),
+      output: one,
+      annotations: annotations.create,
+    },
+    async ({ project_id, sprint_id, ...input }) => ({
+      issue: await createIssue(caller, { projectId: project_id, sprintId: sprint_id ?? null }, input),
+    }),
+  );
+
+  addTool(
+    server,
+    'update_issue',
+    {
+      title: 'Update an issue',
+      description:
+        'Change some fields of an issue: title, description (markdown), status, story_points, assignee_id. Fields left out keep their value; null clears an optional one. Entering in_progress sets started_at; entering done or cancelled sets completed_at. To move it use move_issue, to reorder reorder_issue.',
+      input: z.object({ ...issueRef, ...IssueUpdateFields.omit({ sprint_id: true, position: true }).shape }),
+      output: one,
+      annotations: annotations.update,
+    },
+    async ({ issue_number, project_id, issue_id, sprint_id, ...changes }) => {
+      const { at, issueId } = await locateIssue(caller, { issue_number, project_id, issue_id, sprint_id });
+      return { issue: await updateIssue(caller, at, issueId, changes) };
+    },
+  );
+
+  addTool(
+    server,
+    'move_issue',
+    {
+      title: 'Move an issue',
+      description:
+        'Move an issue to another sprint of its project (to_sprint_id), or to the project backlog (to_sprint_id null). It goes to the end of that list unless position says where.',
+      input: z.object({
+        ...issueRef,
+        to_sprint_id: id('The sprint to move the issue into; null for the project backlog.').nullable(),
+        position: place().optional(),
+      }),
+      output: one,
+      annotations: annotations.update,
+    },
+    async ({ to_sprint_id, position, ...ref }) => {
+      const { at, issueId } = await locateIssue(caller, ref);
+      return { issue: await updateIssue(caller, at, issueId, { sprint_id: to_sprint_id, position }) };
+    },
+  );
+
+  addTool(
+    server,
+    'reorder_issue',
+    {
+      title: 'Reorder an issue',
+      description: 'Put an issue at another place within its sprint or backlog: position 1 is the top; the others shift.',
+      input: z.object({ ...issueRef, position: place() }),
+      output: one,
+      annotations: annotations.update,
+    },
+    async ({ position, ...ref }) => {
+      const { at, issueId } = await locateIssue(caller, ref);
+      return { issue: await updateIssue(caller, at, issueId, { position }) };
+    },
+  );
+
+  addTool(
+    server,
+    'delete_issue',
+    {
+      title: 'Delete an issue',
+      description:
+        'Permanently delete an issue and its comments. Cannot be undone: confirm with the user first (to shelve an issue, set its status to cancelled or move it to the backlog).',
+      input: z.object(issueRef),
+      output: { deleted: z.literal(true), issue_id: z.number().int() },
+      annotations: annotations.delete,
+    },
+    async (ref) => {
+      const { at, issueId } = await locateIssue(caller, ref);
+      await deleteIssue(caller, at, issueId);
+      return { deleted: true as const, issue_id: issueId };
+    },
+  );
+}
