@@ -1,0 +1,95 @@
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { afterEach, describe, expect, it } from 'vitest';
+import { db, tableName } from '../../lib/db/client.ts';
+import { startStreamPoller, type StreamPoller } from '../../lib/local/stream-poller.ts';
+
+/**
+ * The local event source mapping on its own, with a recording consumer in place of the cascade
+ * (the run's own poller keeps feeding the real one; both read the same stream).
+ */
+
+let poller: StreamPoller | undefined;
+afterEach(async () => {
+  await poller?.stop();
+  poller = undefined;
+});
+
+const unique = `poller-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+const sortKey = (r: DynamoDBRecord) => r.dynamodb?.Keys?.SK?.S;
+
+async function until(check: () => boolean, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Writes and then removes items of `type`, each under its own key in a partition of this test. They
+ * name organisation 0, which never exists, so what the run's real cascade makes of them touches nothing.
+ */
+async function putAndRemove(pk: string, type: string, names: string[]) {
+  for (const name of names) {
+    await db.send(new PutCommand({ TableName: tableName, Item: { PK: pk, SK: name, type, org_id: 0, id: 0, project_id: 0 } }));
+  }
+  for (const name of names) await db.send(new DeleteCommand({ TableName: tableName, Key: { PK: pk, SK: name } }));
+}
+
+describe('stream poller', () => {
+  it('delivers only the removals of projects, sprints and issues, as Lambda-shaped records', async () => {
+    const pk = `${unique}-filter`;
+    const seen: DynamoDBRecord[] = [];
+    poller = await startStreamPoller({
+      endpoint: String(process.env.DYNAMODB_ENDPOINT),
+      tableName,
+      handler: async (event) => {
+        seen.push(...event.Records.filter((r) => r.dynamodb?.Keys?.PK?.S === pk));
+        return { batchItemFailures: [] };
+      },
+    });
+
+    await putAndRemove(pk, 'comment', ['c1']);
+    await putAndRemove(pk, 'issue', ['i1', 'i2']);
+
+    await until(() => seen.length >= 2);
+    expect(seen.map(sortKey)).toEqual(['i1', 'i2']);
+    expect(seen[0]).toMatchObject({
+      eventName: 'REMOVE',
+      eventSource: 'aws:dynamodb',
+      dynamodb: { OldImage: { type: { S: 'issue' }, PK: { S: pk } }, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    });
+    expect(seen[0]?.dynamodb?.SequenceNumber).toMatch(/^\d+$/);
+  });
+
+  it('retries a batch from the first record the consumer reports failed', async () => {
+    const pk = `${unique}-retry`;
+    const batches: string[][] = [];
+    let failed = false;
+    poller = await startStreamPoller({
+      endpoint: String(process.env.DYNAMODB_ENDPOINT),
+      tableName,
+      handler: async (event): Promise<DynamoDBBatchResponse> => {
+        const mine = event.Records.filter((r) => r.dynamodb?.Keys?.PK?.S === pk);
+        if (mine.length === 0) return { batchItemFailures: [] };
+        batches.push(mine.map((r) => String(sortKey(r))));
+        const second = mine.find((r) => sortKey(r) === 'p2');
+        if (!failed && second) {
+          failed = true;
+          return { batchItemFailures: [{ itemIdentifier: String(second.dynamodb?.SequenceNumber) }] };
+        }
+        return { batchItemFailures: [] };
+      },
+    });
+
+    await putAndRemove(pk, 'project', ['p1', 'p2', 'p3']);
+
+    await until(() => batches.flat().filter((k) => k === 'p2').length >= 2 && batches.flat().includes('p3'));
+    const failedAt = batches.findIndex((b) => b.includes('p2'));
+    const failedBatch = batches[failedAt] ?? [];
+    // The retry is the failed batch from its failed record on; what came before is not redelivered.
+    expect(batches[failedAt + 1]).toEqual(failedBatch.slice(failedBatch.indexOf('p2')));
+    expect(batches.flat().filter((k) => k === 'p1')).toHaveLength(1);
+  });
+});
