@@ -10,7 +10,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { RATE_LIMIT } from '../domain/ratelimit.ts';
 import { commonErrors, routes as allRoutes, type Route } from '../routes.ts';
 import { ErrorBody, ErrorsBody, PaginationQuery } from '../schemas/common.ts';
@@ -60,7 +60,7 @@ const jsonOf = (schema: Schema) => ({ 'application/json': { schema } });
 /** What each status means, and the name of its shared response. */
 const statusText: Record<number, { name: string; description: string }> = {
   304: { name: 'NotModified', description: 'Not modified since the `ETag` given in `If-None-Match`.' },
-  400: { name: 'BadRequest', description: 'The body is not valid JSON.' },
+  400: { name: 'BadRequest', description: 'Malformed request (e.g. a body that is not valid JSON).' },
   401: { name: 'Unauthorized', description: 'Missing, invalid, revoked or regenerated API token.' },
   403: { name: 'Forbidden', description: 'Authenticated, but not allowed to do this.' },
   404: { name: 'NotFound', description: "No such resource in the caller's organisation (non-integer ids included)." },
@@ -266,9 +266,12 @@ export function buildOpenApiDocument(routes: readonly Route[] = allRoutes): Open
   return plain;
 }
 
-/** The document as served: YAML (lines never folded, so diffs stay small), compact JSON, their ETags. */
+/**
+ * The document as served: YAML (lines never folded, so diffs stay small; written so that YAML 1.1
+ * readers too see timestamps and yes/no as the strings they are), compact JSON, their ETags.
+ */
 export function renderOpenApi(doc: OpenApiDocument = buildOpenApiDocument()) {
-  const yaml = stringify(doc, { lineWidth: 0 });
+  const yaml = stringify(doc, { lineWidth: 0, version: '1.1' });
   const json = JSON.stringify(doc);
   const etag = (text: string) => `"${createHash('sha256').update(text).digest('base64url').slice(0, 22)}"`;
   return { yaml, json, etags: { yaml: etag(yaml), json: etag(json) } };

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** `/api-docs/v1/swagger.json`: an OpenAPI 3 document (described loosely: it describes itself). */
 export const OpenApiDocumentJson = z

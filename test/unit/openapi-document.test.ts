@@ -116,7 +116,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('puts the rate-limit headers on every authenticated response, pagination headers on lists, Retry-After on 429 and 503', () => {
+  it('puts the rate-limit headers on every authenticated response, pagination headers on lists, Retry-After on 409, 429 and 503', () => {
     for (const route of routes) {
       const op = operationOf(route.method, route.path);
       for (const [status, entry] of Object.entries(op.responses as Json)) {
@@ -128,8 +128,9 @@ describe('the OpenAPI document', () => {
           // Required wherever the handler answers; the gateway/authorizer may answer 401/429/500/503 first.
           if (route.auth) expect(deref(headers[name]).required, `${label} ${name}`).toBe(!commonErrors.includes(Number(status)));
         }
-        expect(Boolean(headers['Retry-After']), label).toBe(status === '429' || status === '503');
-        if (status === '429' || status === '503') expect(deref(headers['Retry-After']).required).toBe(true);
+        const retry = ['409', '429', '503'].includes(status);
+        expect(Boolean(headers['Retry-After']), label).toBe(retry);
+        if (retry) expect(deref(headers['Retry-After']).required).toBe(true);
         const listed = route.operation.success.list && Number(status) === route.operation.success.status;
         for (const name of ['Link', 'X-Total-Count', 'X-Page', 'X-Per-Page']) {
           expect(Boolean(headers[name]), `${label} ${name}`).toBe(Boolean(listed));
