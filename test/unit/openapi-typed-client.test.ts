@@ -17,6 +17,7 @@ type CreateProject = paths['/api/v1/projects']['post'];
 type ListProjects = paths['/api/v1/projects']['get'];
 type GetProject = paths['/api/v1/projects/{id}']['get'];
 type GetMe = paths['/api/v1/me']['get'];
+type GetIssue = paths['/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{id}']['get'];
 
 /** Sends a request and answers the parsed JSON body (fetch, a test double...). */
 export type Transport = (method: string, path: string, body?: unknown) => Promise<unknown>;
@@ -36,6 +37,11 @@ export const getProject = (send: Transport, id: GetProject['parameters']['path']
 
 export const getMe = (send: Transport) => send('GET', '/api/v1/me') as Promise<GetMe['responses'][200]['content']['application/json']>;
 
+export const getIssue = (send: Transport, at: GetIssue['parameters']['path']) =>
+  send('GET', '/api/v1/projects/' + at.project_id + '/sprints/' + at.sprint_id + '/issues/' + at.id) as Promise<
+    GetIssue['responses'][200]['content']['application/json']
+  >;
+
 export async function sprintPlanning(send: Transport): Promise<string> {
   const created = await createProject(send, { project: { name: 'Apollo', prefix: 'APL', description: null } });
   const id: number = created.id;
@@ -45,7 +51,11 @@ export async function sprintPlanning(send: Transport): Promise<string> {
   const title: string = 'error' in found ? found.error : found.name + ' ' + found.created_at;
   const me = await getMe(send);
   const role: 'admin' | 'member' = me.account.role;
-  return [created.name, description ?? '', ...prefixes, title, role, String(created.sprints_count)].join(' ');
+  const issue = await getIssue(send, { project_id: id, sprint_id: 1, id: 1 });
+  const sprint: number | null = issue.sprint_id;
+  const status: 'backlog' | 'todo' | 'in_progress' | 'done' | 'cancelled' = issue.status;
+  const points: number | null = issue.story_points;
+  return [created.name, description ?? '', ...prefixes, title, role, String(created.sprints_count), sprint, status, points].join(' ');
 }
 `;
 
