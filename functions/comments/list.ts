@@ -5,7 +5,8 @@ import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 export const handler = apiHandler(async (req) => {
   const ref = {
     projectId: pathId(req, 'project_id', 'Project'),
-    sprintId: pathId(req, 'sprint_id', 'Sprint'),
+    // absent on the backlog's path
+    sprintId: req.params.sprint_id === undefined ? null : pathId(req, 'sprint_id', 'Sprint'),
     issueId: pathId(req, 'issue_id', 'Issue'),
   };
   const pr = pageRequest(req);

@@ -17,7 +17,8 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 /** Where a comment lives, as the list/create path names it. */
 export interface IssueRef {
   projectId: number;
-  sprintId: number;
+  /** The sprint the path names, or null for the project backlog. */
+  sprintId: number | null;
   issueId: number;
 }
 
@@ -104,16 +105,14 @@ function ancestry(
 }
 
 /**
- * The path's project, sprint and issue in one BatchGet. The issue must be in that sprint now (an
- * issue is reachable only under its current parent).
+ * The path's project, sprint (if any) and issue in one BatchGet. The issue must be in that sprint,
+ * or in the backlog, now (an issue is reachable only under its current parent).
  */
 export async function issueUnderPath(orgId: number, ref: IssueRef): Promise<Ancestry> {
-  const [projectKey, sprintKey, issueKey] = [
-    keys.project(orgId, ref.projectId),
-    keys.sprint(orgId, ref.projectId, ref.sprintId),
-    keys.issue(orgId, ref.projectId, ref.issueId),
-  ];
-  const found = await getMany([projectKey, sprintKey, issueKey]);
+  const projectKey = keys.project(orgId, ref.projectId);
+  const sprintKey = ref.sprintId === null ? undefined : keys.sprint(orgId, ref.projectId, ref.sprintId);
+  const issueKey = keys.issue(orgId, ref.projectId, ref.issueId);
+  const found = await getMany(sprintKey ? [projectKey, sprintKey, issueKey] : [projectKey, issueKey]);
   const issue = found.get(keyString(issueKey));
   const a: Ancestry = {
     issueSprintId: issue?.sprint_id === null || issue?.sprint_id === undefined ? null : Number(issue.sprint_id),
@@ -121,7 +120,7 @@ export async function issueUnderPath(orgId: number, ref: IssueRef): Promise<Ance
     sprintUnchecked: false,
   };
   if (!found.has(keyString(projectKey))) return { ...a, missing: 'Project' };
-  if (!found.has(keyString(sprintKey))) return { ...a, missing: 'Sprint' };
+  if (sprintKey && !found.has(keyString(sprintKey))) return { ...a, missing: 'Sprint' };
   if (!issue || a.issueSprintId !== ref.sprintId) return { ...a, missing: 'Issue' };
   return a;
 }
@@ -141,8 +140,8 @@ export async function listComments(
 
 /**
  * Creates a comment in one transaction: the comment, the issue's `comments_count` (on condition
- * that the issue exists and is in the path's sprint), and checks that the project and the sprint
- * exist. Any of them missing is a 404 of that resource.
+ * that the issue exists and is in the path's sprint, or in the backlog), and checks that the
+ * project and the sprint exist. Any of them missing is a 404 of that resource.
  */
 export async function insertComment(
   orgId: number,
@@ -185,12 +184,20 @@ export async function insertComment(
               TableName: tableName,
               Key: keys.issue(orgId, ref.projectId, ref.issueId),
               UpdateExpression: 'ADD comments_count :one',
-              ConditionExpression: 'attribute_exists(PK) AND sprint_id = :sprint',
-              ExpressionAttributeValues: { ':one': 1, ':sprint': ref.sprintId },
+              ...(ref.sprintId === null
+                ? {
+                    ConditionExpression:
+                      'attribute_exists(PK) AND (attribute_not_exists(sprint_id) OR attribute_type(sprint_id, :null))',
+                    ExpressionAttributeValues: { ':one': 1, ':null': 'NULL' },
+                  }
+                : {
+                    ConditionExpression: 'attribute_exists(PK) AND sprint_id = :sprint',
+                    ExpressionAttributeValues: { ':one': 1, ':sprint': ref.sprintId },
+                  }),
             },
           },
           exists(keys.project(orgId, ref.projectId)),
-          exists(keys.sprint(orgId, ref.projectId, ref.sprintId)),
+          ...(ref.sprintId === null ? [] : [exists(keys.sprint(orgId, ref.projectId, ref.sprintId))]),
         ],
       }),
     );

@@ -259,6 +259,31 @@ describe('comments of moved and deleted issues', () => {
     expect((await admin.delete(`/api/v1/comments/${c.id}`)).status).toBe(204);
   });
 
+  it('can be written and listed on a backlog issue, and follow it into a sprint', async () => {
+    const { admin, member } = await orgWithClients();
+    const f = await issueFixture(admin);
+    const parked = (await admin.post(`${f.projectPath}/issues`, { issue: { title: 'Someday' } })).body;
+    const backlogPath = `${f.projectPath}/issues/${parked.id}/comments`;
+
+    const created = await member.post(backlogPath, comment('for later'));
+    expect(created.status).toBe(201);
+    expect(created.dbCalls).toBeLessThanOrEqual(4);
+    expect(created.body).toMatchObject({ issue_id: parked.id, author_id: expect.any(Number), author_name: 'Mo Member' });
+    const list = await admin.get(backlogPath);
+    expect(list.dbCalls).toBeLessThanOrEqual(3);
+    expect(ids(list)).toEqual([created.body.id]);
+    expect(list.headers.get('x-total-count')).toBe('1');
+    // only under its current parent: a backlog issue is not in any sprint, a sprint issue not in the backlog
+    expect((await admin.get(`${f.sprintPath}/issues/${parked.id}/comments`)).status).toBe(404);
+    expect((await admin.get(`${f.projectPath}/issues/${f.issue.id}/comments`)).status).toBe(404);
+    expect((await admin.post(`${f.projectPath}/issues/${f.issue.id}/comments`, comment('x'))).status).toBe(404);
+
+    expect((await admin.patch(`${f.projectPath}/issues/${parked.id}`, { issue: { sprint_id: f.sprint.id } })).status).toBe(200);
+    expect((await admin.get(backlogPath)).status).toBe(404);
+    expect(ids(await admin.get(`${f.sprintPath}/issues/${parked.id}/comments`))).toEqual([created.body.id]);
+    expect((await member.delete(`/api/v1/comments/${created.body.id}`)).status).toBe(204);
+  });
+
   for (const deleted of ['issue', 'sprint', 'project'] as const) {
     it(`answer 404 at once when their ${deleted} is deleted, to the author too`, async () => {
       const { admin, member } = await orgWithClients();
