@@ -23,19 +23,23 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Whether something accepts TCP connections on the loopback port. */
+export function isListening(port: number): Promise<boolean> {
+  return new Promise<boolean>((done) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once('error', () => done(false));
+  });
+}
+
 async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`DynamoDB Local exited early (code ${child.exitCode})`);
-    const open = await new Promise<boolean>((done) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        done(true);
-      });
-      socket.once('error', () => done(false));
-    });
-    if (open) return;
+    if (await isListening(port)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`DynamoDB Local did not listen on port ${port} within ${timeoutMs} ms`);
@@ -48,6 +52,12 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
  */
 export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<RunningDynamoDb> {
   const port = options.port ?? (await freePort());
+  // Otherwise the wait below would take whatever already listens there for our DynamoDB Local.
+  if (await isListening(port)) {
+    throw new Error(
+      `port ${port} is already in use: pick another DYNAMODB_PORT, or point DYNAMODB_ENDPOINT at a running DynamoDB`,
+    );
+  }
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
   const child: ChildProcess = spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'pipe' });
@@ -61,13 +71,23 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   child.once('error', (err) => {
     stderr += `\n${err.message}`;
   });
+  // However this process ends (a crash included), the JVM must not outlive it.
+  const killOnExit = () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+  };
+  process.once('exit', killOnExit);
   try {
     await waitForPort(port, child, 60_000);
   } catch (err) {
     child.kill('SIGKILL');
     throw new Error(`${(err as Error).message}. Is Java 17+ installed (java -version)?\n${stderr}`);
   }
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const exited = new Promise<void>((done) =>
+    child.once('exit', () => {
+      process.removeListener('exit', killOnExit);
+      done();
+    }),
+  );
   return {
     endpoint: `http://127.0.0.1:${port}`,
     port,

@@ -2,56 +2,71 @@
  * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT is set), the table, a first organisation
  * on an empty table, and the API Gateway emulator on PORT. Stops cleanly on SIGINT/SIGTERM.
  */
+import type { Server } from 'node:http';
 import { localConfig } from './config.ts';
 import { startDynamoDbLocal, type RunningDynamoDb } from './dynamodb.ts';
+import type { LocalServices } from './services.ts';
 import { ensureTable } from './table.ts';
 
 const cfg = localConfig;
 let dynamo: RunningDynamoDb | undefined;
-let endpoint = cfg.dynamodbEndpoint;
-if (!endpoint) {
-  dynamo = await startDynamoDbLocal({ port: cfg.dynamodbPort, dataDir: cfg.dataDir });
-  endpoint = dynamo.endpoint;
-  console.log(`DynamoDB Local on ${endpoint} (data in ${cfg.dataDir}/)`);
-}
-// The shared modules read these once at load: set them before importing anything that talks to DynamoDB.
-process.env.DYNAMODB_ENDPOINT = endpoint;
-process.env.TABLE_NAME = cfg.tableName;
-process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
-const created = await ensureTable(endpoint, cfg.tableName);
-if (created === 'created') console.log(`Created table ${cfg.tableName}`);
+let services: LocalServices | undefined;
+let server: Server | undefined;
 
-const { bootstrapFirstOrganisation } = await import('./bootstrap.ts');
-const { createGateway } = await import('./gateway.ts');
-const { routes } = await import('../routes.ts');
-const { startLocalServices } = await import('./services.ts');
-
-const first = await bootstrapFirstOrganisation();
-const services = await startLocalServices(endpoint);
-const server = createGateway({ routes, log: (line) => console.log(line) });
-server.listen(cfg.port, () => {
-  console.log(`Sprint Ticketing Service on http://localhost:${cfg.port}/api/v1`);
-  if (first) {
-    console.log(
-      '\nCreated organisation "%s" with admin %s. Its API token (shown once):\n\n  %s\n',
-      first.organisation.name,
-      first.account.email,
-      first.token,
-    );
-    console.log(`Try it:\n\n  curl -H "Authorization: Bearer ${first.token}" http://localhost:${cfg.port}/api/v1/me\n`);
-  }
-});
-
+// Registered before anything starts, so that a signal during startup still stops DynamoDB Local.
 let stopping = false;
-async function shutdown(signal: string) {
+async function shutdown(reason: string, code: number) {
   if (stopping) return;
   stopping = true;
-  console.log(`${signal}: shutting down`);
-  server.close();
-  server.closeAllConnections();
-  await services.stop();
+  console.log(`${reason}: shutting down`);
+  server?.close();
+  server?.closeAllConnections();
+  await services?.stop();
   await dynamo?.stop();
-  process.exit(0);
+  process.exit(code);
 }
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT', 0));
+process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
+const fail = (err: unknown) => {
+  console.error(`npm start failed: ${(err as Error).message ?? String(err)}`);
+  void shutdown('error', 1);
+};
+
+try {
+  let endpoint = cfg.dynamodbEndpoint;
+  if (!endpoint) {
+    dynamo = await startDynamoDbLocal({ port: cfg.dynamodbPort, dataDir: cfg.dataDir });
+    endpoint = dynamo.endpoint;
+    console.log(`DynamoDB Local on ${endpoint} (data in ${cfg.dataDir}/)`);
+  }
+  // The shared modules read these once at load: set them before importing anything that talks to DynamoDB.
+  process.env.DYNAMODB_ENDPOINT = endpoint;
+  process.env.TABLE_NAME = cfg.tableName;
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  const created = await ensureTable(endpoint, cfg.tableName);
+  if (created === 'created') console.log(`Created table ${cfg.tableName}`);
+
+  const { bootstrapFirstOrganisation } = await import('./bootstrap.ts');
+  const { createGateway } = await import('./gateway.ts');
+  const { routes } = await import('../routes.ts');
+  const { startLocalServices } = await import('./services.ts');
+
+  const first = await bootstrapFirstOrganisation();
+  services = await startLocalServices(endpoint);
+  server = createGateway({ routes, log: (line) => console.log(line) });
+  server.once('error', fail);
+  server.listen(cfg.port, () => {
+    console.log(`Sprint Ticketing Service on http://localhost:${cfg.port}/api/v1`);
+    if (first) {
+      console.log(
+        '\nCreated organisation "%s" with admin %s. Its API token (shown once):\n\n  %s\n',
+        first.organisation.name,
+        first.account.email,
+        first.token,
+      );
+      console.log(`Try it:\n\n  curl -H "Authorization: Bearer ${first.token}" http://localhost:${cfg.port}/api/v1/me\n`);
+    }
+  });
+} catch (err) {
+  fail(err);
+}

@@ -1,7 +1,16 @@
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
 import { createTableInput } from '../db/table.ts';
 
-/** Creates the table (same definition as the CDK stack's) if it does not exist; waits until ACTIVE. */
+/**
+ * Creates the table (same definition as the CDK stack's) if it does not exist; waits until ACTIVE.
+ * Safe to race: `npm start` and the admin CLI may both find the table missing and create it.
+ */
 export async function ensureTable(endpoint: string, tableName: string): Promise<'created' | 'exists'> {
   const client = new DynamoDBClient({
     endpoint,
@@ -9,17 +18,27 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return 'exists';
-  } catch (err) {
-    if (!(err instanceof ResourceNotFoundException)) throw err;
+    try {
+      await client.send(new DescribeTableCommand({ TableName: tableName }));
+      return 'exists';
+    } catch (err) {
+      if (!(err instanceof ResourceNotFoundException)) throw err;
+    }
+    let result: 'created' | 'exists' = 'created';
+    try {
+      await client.send(new CreateTableCommand(createTableInput(tableName)));
+    } catch (err) {
+      // Another client created it between our Describe and Create.
+      if (!(err instanceof ResourceInUseException)) throw err;
+      result = 'exists';
+    }
+    for (let i = 0; i < 100; i++) {
+      const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      if (out.Table?.TableStatus === 'ACTIVE') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return result;
+  } finally {
+    client.destroy();
   }
-  await client.send(new CreateTableCommand(createTableInput(tableName)));
-  for (let i = 0; i < 100; i++) {
-    const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (out.Table?.TableStatus === 'ACTIVE') break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  client.destroy();
-  return 'created';
 }

@@ -1,0 +1,182 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { freePort, isListening } from '../../lib/local/dynamodb.ts';
+import { repoRoot } from '../../lib/local/gateway.ts';
+
+/** `npm start` as a user runs it, with its output captured. */
+interface Service {
+  proc: ChildProcess;
+  output: () => string;
+  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpExecArray>;
+  exited: Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+afterAll(() => {
+  for (const proc of running) proc.kill('SIGKILL');
+});
+
+function npmStart(env: Record<string, string | undefined>): Service {
+  const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
+  // The test worker's own DynamoDB settings must not leak into the service unless asked for.
+  if (!('DYNAMODB_ENDPOINT' in env)) delete childEnv.DYNAMODB_ENDPOINT;
+  if (!('TABLE_NAME' in env)) delete childEnv.TABLE_NAME;
+  delete childEnv.POWERTOOLS_LOG_LEVEL;
+  const proc = spawn('npm', ['start'], { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(proc);
+  let out = '';
+  proc.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  proc.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.once('exit', (code) => {
+      running.delete(proc);
+      resolve(code);
+    }),
+  );
+  return {
+    proc,
+    output: () => out,
+    exited,
+    async waitFor(pattern, timeoutMs = 120_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const m = pattern.exec(out);
+        if (m) return m;
+        if (proc.exitCode !== null) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`npm start never printed ${pattern}; it printed:\n${out}`);
+    },
+  };
+}
+
+async function stop(service: Service): Promise<number | null> {
+  service.proc.kill('SIGTERM');
+  return service.exited;
+}
+
+const READY = /Sprint Ticketing Service on (http:\/\/localhost:\d+)\/api\/v1/;
+const CURL = /curl -H "Authorization: Bearer (stk_[A-Za-z0-9_-]{43})" (http:\/\/\S+)/;
+
+async function waitUntilClosed(port: number, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && (await isListening(port))) await new Promise((r) => setTimeout(r, 100));
+  return !(await isListening(port));
+}
+
+describe('npm start', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sts-data-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  let token: string;
+  let projectId: number;
+  let ports: { PORT: string; DYNAMODB_PORT: string };
+
+  it('serves the API on a first start, prints a curl line that answers 200, logs each request, and stops cleanly on SIGTERM', async () => {
+    ports = { PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()) };
+    const service = npmStart({ ...ports, DATA_DIR: dataDir });
+    const [, printedToken, url] = await service.waitFor(CURL);
+    await service.waitFor(READY);
+    token = printedToken!;
+    expect(service.output()).toContain(`DynamoDB Local on http://127.0.0.1:${ports.DYNAMODB_PORT}`);
+    expect(service.output()).toContain('Created table');
+
+    const me = await fetch(url!, { headers: { Authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { account: { role: string } }).account.role).toBe('admin');
+    const created = await fetch(`http://localhost:${ports.PORT}/api/v1/projects`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ project: { name: 'Kept across restarts', prefix: 'KEEP' } }),
+    });
+    expect(created.status).toBe(201);
+    projectId = ((await created.json()) as { id: number }).id;
+    const missing = await fetch(`http://localhost:${ports.PORT}/api/v1/nowhere`);
+    expect(missing.status).toBe(404);
+
+    // One line per request: method, path, status, milliseconds.
+    await service.waitFor(/^GET \/api\/v1\/nowhere 404 /m);
+    for (const line of ['GET /api/v1/me 200', 'POST /api/v1/projects 201', 'GET /api/v1/nowhere 404']) {
+      expect(service.output()).toMatch(new RegExp(`^${line} \\d+(\\.\\d+)?ms`, 'm'));
+    }
+
+    expect(await stop(service)).toBe(0);
+    expect(service.output()).toContain('SIGTERM: shutting down');
+    expect(await waitUntilClosed(Number(ports.DYNAMODB_PORT))).toBe(true);
+    expect(await isListening(Number(ports.PORT))).toBe(false);
+  }, 180_000);
+
+  it('keeps the data on a restart with the same DATA_DIR, and prints no new token', async () => {
+    expect(token).toBeDefined();
+    const service = npmStart({ ...ports, DATA_DIR: dataDir });
+    await service.waitFor(READY);
+    expect(service.output()).not.toMatch(/stk_/);
+    expect(service.output()).not.toContain('Created table');
+    const res = await fetch(`http://localhost:${ports.PORT}/api/v1/projects/${projectId}`, { headers: { 'X-API-Token': token } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id: projectId, name: 'Kept across restarts', prefix: 'KEEP' });
+    expect(await stop(service)).toBe(0);
+    expect(await waitUntilClosed(Number(ports.DYNAMODB_PORT))).toBe(true);
+  }, 180_000);
+
+  it.concurrent(
+    'uses DYNAMODB_ENDPOINT when set and launches no DynamoDB Local',
+    async () => {
+      const endpoint = inject('dynamodbEndpoint');
+      const tableName = `sts-local-runtime-${Date.now().toString(36)}`;
+      const dynamodbPort = await freePort();
+      const port = await freePort();
+      const service = npmStart({
+        PORT: String(port),
+        DYNAMODB_PORT: String(dynamodbPort),
+        DYNAMODB_ENDPOINT: endpoint,
+        TABLE_NAME: tableName,
+      });
+      try {
+        const [, printedToken, url] = await service.waitFor(CURL);
+        await service.waitFor(READY);
+        expect(service.output()).not.toContain('DynamoDB Local on');
+        expect(service.output()).toContain(`Created table ${tableName}`);
+        expect(await isListening(dynamodbPort)).toBe(false);
+        expect((await fetch(url!, { headers: { Authorization: `Bearer ${printedToken}` } })).status).toBe(200);
+        const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+        expect((await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.TableStatus).toBe('ACTIVE');
+        expect(await stop(service)).toBe(0);
+        await client.send(new DeleteTableCommand({ TableName: tableName }));
+        client.destroy();
+      } finally {
+        service.proc.kill('SIGKILL');
+      }
+    },
+    180_000,
+  );
+
+  it.concurrent(
+    'exits non-zero and leaves no DynamoDB Local behind when it cannot serve',
+    async () => {
+      const busy = net.createServer();
+      await new Promise<void>((resolve) => busy.listen(0, resolve));
+      const port = (busy.address() as net.AddressInfo).port;
+      const dynamodbPort = await freePort();
+      const dir = mkdtempSync(join(tmpdir(), 'sts-data-'));
+      try {
+        const service = npmStart({ PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), DATA_DIR: dir });
+        expect(await service.exited).not.toBe(0);
+        expect(service.output()).toMatch(/npm start failed: .*EADDRINUSE/);
+        expect(await waitUntilClosed(dynamodbPort)).toBe(true);
+        // A DYNAMODB_PORT that is taken is refused before anything starts, rather than used.
+        const taken = npmStart({ PORT: String(await freePort()), DYNAMODB_PORT: String(port), DATA_DIR: dir });
+        expect(await taken.exited).not.toBe(0);
+        expect(taken.output()).toMatch(new RegExp(`npm start failed: port ${port} is already in use`));
+      } finally {
+        busy.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    180_000,
+  );
+});
