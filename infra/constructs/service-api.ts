@@ -117,7 +117,7 @@ export class ServiceApi extends Construct {
         ...(isDefault ? {} : { statusCode: String(response.status) }),
         responseHeaders: {
           'Content-Type': "'application/json; charset=utf-8'",
-          ...(response.status === 429 ? { 'Retry-After': "'1'" } : {}),
+          ...(response.status === 429 || response.status === 503 ? { 'Retry-After': "'1'" } : {}),
         },
         templates: {
           'application/json': isDefault ? '{"error":$context.error.messageString}' : JSON.stringify({ error: response.message }),

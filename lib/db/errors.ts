@@ -7,6 +7,8 @@ const THROTTLING = new Set([
   'LimitExceededException',
   'InternalServerError',
   'ServiceUnavailable',
+  // A single-item write refused because a transaction was in progress on the item: nothing applied.
+  'TransactionConflictException',
 ]);
 
 /** Cancellation reasons that mean "try again", not "your condition failed". */

@@ -9,7 +9,9 @@ export const gatewayResponses = {
   REQUEST_TOO_LARGE: { status: 413, message: 'Request body is too large' },
   THROTTLED: { status: 429, message: 'Too many requests' },
   QUOTA_EXCEEDED: { status: 429, message: 'Request quota exceeded' },
-  AUTHORIZER_FAILURE: { status: 500, message: 'Authorization failed, please retry' },
+  // The authorizer fails (rather than refusing a token) when DynamoDB refused the token lookup
+  // after the SDK's retries: nothing was applied, so this is 503 with Retry-After, not 500.
+  AUTHORIZER_FAILURE: { status: 503, message: 'The service is busy, please retry' },
   DEFAULT_4XX: { status: 400, message: 'Bad request' },
   DEFAULT_5XX: { status: 500, message: 'Internal server error' },
 } as const;

@@ -207,7 +207,10 @@ function gatewayError(kind: keyof typeof gatewayResponses): APIGatewayProxyResul
   const r = gatewayResponses[kind];
   return {
     statusCode: r.status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      ...(r.status === 429 || r.status === 503 ? { 'Retry-After': '1' } : {}),
+    },
     body: JSON.stringify({ error: r.message }),
   };
 }

@@ -1,0 +1,107 @@
+/**
+ * Fault injection for tests: DynamoDB refusals that DynamoDB Local never produces (throttling, a
+ * transaction cancelled by a conflicting one). Nothing in the request path imports this module; a
+ * test that does adds one middleware to the shared client's stack, inside the SDK's retry loop, so
+ * the SDK sees an injected fault exactly as it would see DynamoDB's own answer (and retries it, or
+ * not, by its own rules). The request that fails never reaches DynamoDB: nothing of it is applied.
+ */
+import {
+  ProvisionedThroughputExceededException,
+  ThrottlingException,
+  TransactionCanceledException,
+  TransactionConflictException,
+  type DynamoDBServiceException,
+} from '@aws-sdk/client-dynamodb';
+import { db } from './client.ts';
+
+export type FaultKind = 'ProvisionedThroughputExceeded' | 'Throttling' | 'TransactionConflict' | 'Unknown';
+
+export interface FaultRule {
+  /** Low-level command names to fail, e.g. `TransactWriteItemsCommand`, `UpdateItemCommand`. */
+  commands: string[];
+  fault: FaultKind;
+  /** Attempts to fail (SDK retries included); default: every one until removed. */
+  times?: number;
+  /** Only attempts whose (wire-format) input satisfies this. */
+  when?: (input: Record<string, unknown>) => boolean;
+}
+
+export interface InjectedFault {
+  /** Attempts failed so far. */
+  readonly hits: number;
+  /** Attempts that matched the commands (failed or, after `times`, let through). */
+  readonly seen: number;
+  remove(): void;
+}
+
+interface ActiveRule extends FaultRule {
+  hits: number;
+  seen: number;
+}
+
+const active = new Set<ActiveRule>();
+let installed = false;
+
+function faultError(kind: FaultKind, command: string, input: Record<string, unknown>): DynamoDBServiceException | Error {
+  const base = { message: `Injected fault: ${kind}`, $metadata: { httpStatusCode: 400 } };
+  switch (kind) {
+    case 'ProvisionedThroughputExceeded':
+      return new ProvisionedThroughputExceededException(base);
+    case 'Throttling':
+      return new ThrottlingException(base);
+    case 'TransactionConflict': {
+      // A single-item write that meets a transaction in progress on its item is refused outright.
+      if (command !== 'TransactWriteItemsCommand') return new TransactionConflictException(base);
+      // A transaction is cancelled, one reason per item: the first item met a conflicting transaction.
+      const items = Array.isArray(input.TransactItems) ? input.TransactItems : [{}];
+      const reasons = items.map((_, i) => ({ Code: i === 0 ? 'TransactionConflict' : 'None' }));
+      return new TransactionCanceledException({ ...base, CancellationReasons: reasons });
+    }
+    case 'Unknown':
+      return Object.assign(new Error('Injected fault: an error nobody expects'), { name: 'InjectedUnknownError' });
+  }
+}
+
+function install() {
+  if (installed) return;
+  installed = true;
+  db.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = String(context.commandName ?? '');
+      const input = (args.input ?? {}) as Record<string, unknown>;
+      for (const rule of active) {
+        if (!rule.commands.includes(command) || (rule.when && !rule.when(input))) continue;
+        rule.seen++;
+        if (rule.times !== undefined && rule.hits >= rule.times) continue;
+        rule.hits++;
+        throw faultError(rule.fault, command, input);
+      }
+      return next(args);
+    },
+    // The deserialize step runs inside the retry middleware (finalizeRequest): every attempt passes here.
+    { step: 'deserialize', name: 'faultInjection', priority: 'high' },
+  );
+}
+
+/** Starts failing the matching DynamoDB calls of this process; `remove()` stops it. */
+export function injectFault(rule: FaultRule): InjectedFault {
+  install();
+  const state: ActiveRule = { ...rule, hits: 0, seen: 0 };
+  active.add(state);
+  return {
+    get hits() {
+      return state.hits;
+    },
+    get seen() {
+      return state.seen;
+    },
+    remove: () => {
+      active.delete(state);
+    },
+  };
+}
+
+/** Removes every injected fault. */
+export function clearFaults(): void {
+  active.clear();
+}
