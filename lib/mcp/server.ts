@@ -1,17 +1,32 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Principal } from '../domain/principal.ts';
 import { MAX_BODY_BYTES } from '../http/handler.ts';
-import { registerAccountTools } from './tools/accounts.ts';
-import { registerCommentTools } from './tools/comments.ts';
-import { registerIssueTools } from './tools/issues.ts';
-import { registerProjectTools } from './tools/projects.ts';
-import { registerSprintTools } from './tools/sprints.ts';
+import { accountTools } from './tools/accounts.ts';
+import { commentTools } from './tools/comments.ts';
+import { issueTools } from './tools/issues.ts';
+import { projectTools } from './tools/projects.ts';
+import { sprintTools } from './tools/sprints.ts';
+import type { Tool } from './tool.ts';
 
 const INSTRUCTIONS = `Sprint Ticketing Service: projects hold sprints, sprints hold issues, issues hold comments.
 Issues that belong to no sprint are the project's backlog. Every issue has a number PREFIX-n (the project's prefix).
 Sprints go planning -> active -> completed; completing a sprint returns its open issues to the backlog.
 Ids are integers; find them with the list_* tools. Everything you see belongs to the token's organisation.`;
+
+/** Every tool, in the order `tools/list` shows them. */
+export const tools: Tool[] = [...projectTools, ...sprintTools, ...issueTools, ...commentTools, ...accountTools];
+
+/**
+ * The server validates JSON Schemas only for elicitation answers, and this server never elicits.
+ * Supplying this validator keeps the SDK from building its default (Ajv) one on every request.
+ */
+const noElicitation: jsonSchemaValidator = {
+  getValidator: () => {
+    throw new Error('This server does not elicit input');
+  },
+};
 
 /**
  * The MCP server of one request: every tool closes over the caller, so each domain call is scoped
@@ -20,13 +35,9 @@ Ids are integers; find them with the list_* tools. Everything you see belongs to
 export function createMcpServer(caller: Principal): McpServer {
   const server = new McpServer(
     { name: 'sprint-ticketing', title: 'Sprint Ticketing Service', version: '1.0.0' },
-    { instructions: INSTRUCTIONS },
+    { instructions: INSTRUCTIONS, jsonSchemaValidator: noElicitation },
   );
-  registerProjectTools(server, caller);
-  registerSprintTools(server, caller);
-  registerIssueTools(server, caller);
-  registerCommentTools(server, caller);
-  registerAccountTools(server, caller);
+  for (const tool of tools) tool.register(server, caller);
   return server;
 }
 

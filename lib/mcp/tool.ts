@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import type { Principal } from '../domain/principal.ts';
 import { errorResponse } from '../http/errors.ts';
 
 /**
@@ -25,37 +26,51 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodRawShape> {
   annotations: ToolAnnotations;
 }
 
+/** A tool ready to be registered on the server of a request, on behalf of its caller. */
+export interface Tool {
+  name: string;
+  register(server: McpServer, caller: Principal): void;
+}
+
 /**
- * Registers a tool whose body is a domain call. Its result goes back twice, as MCP asks: as
- * `structuredContent` (checked against `output` by the SDK) and as JSON text for clients that only
- * read `content`. Domain errors become tool errors (`isError: true`) carrying the very message the
- * REST API would answer, because they go through the same error mapper.
+ * Defines a tool whose body is a domain call on behalf of the caller. Schemas are built once per
+ * container (module load), so a request only binds the caller: building them per request would
+ * cost more than the request's DynamoDB calls.
+ *
+ * The result goes back twice, as MCP asks: as `structuredContent` (checked against `output` by
+ * the SDK) and as JSON text for clients that only read `content`. Domain errors become tool errors
+ * (`isError: true`) carrying the very message the REST API would answer, because they go through
+ * the same error mapper.
  */
-export function addTool<I extends z.ZodObject, O extends z.ZodRawShape>(
-  server: McpServer,
+export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
   name: string,
   spec: ToolSpec<I, O>,
-  run: (args: z.output<I>) => Promise<z.output<z.ZodObject<O>>>,
-): void {
-  server.registerTool(
+  run: (caller: Principal, args: z.output<I>) => Promise<z.output<z.ZodObject<O>>>,
+): Tool {
+  const config = {
+    title: spec.title,
+    description: spec.description,
+    inputSchema: spec.input,
+    outputSchema: z.object(spec.output),
+    annotations: { title: spec.title, ...spec.annotations },
+  };
+  return {
     name,
-    {
-      title: spec.title,
-      description: spec.description,
-      inputSchema: spec.input,
-      outputSchema: spec.output,
-      annotations: { title: spec.title, ...spec.annotations },
-    },
-    // The SDK has already validated the arguments against `input`.
-    (async (args: z.output<I>): Promise<CallToolResult> => {
-      try {
-        const result = (await run(args)) as Record<string, unknown>;
-        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
-      } catch (err) {
-        return toolError(err);
-      }
-    }) as never,
-  );
+    register: (server, caller) =>
+      server.registerTool(
+        name,
+        config,
+        // The SDK has already validated the arguments against `input`.
+        (async (args: z.output<I>): Promise<CallToolResult> => {
+          try {
+            const result = (await run(caller, args)) as Record<string, unknown>;
+            return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+          } catch (err) {
+            return toolError(err);
+          }
+        }) as never,
+      ),
+  };
 }
 
 /** A tool error with the REST API's message: `{error}` as is, a 422 `{errors}` list joined. */

@@ -358,7 +358,7 @@ describe('MCP server: issue tools', () => {
 });
 
 describe('MCP server: comment tools', () => {
-  it('lets only the author edit or delete a comment, and has no comments on backlog issues', async () => {
+  it('lets only the author edit or delete a comment, on sprint and backlog issues alike', async () => {
     const { org, mcp, rest } = await orgWithMcp();
     const { project, sprint } = await projectWithSprint(mcp);
     const { issue } = await mcp.ok('create_issue', { project_id: project.id, sprint_id: sprint.id, title: 'Talk' });
@@ -372,10 +372,13 @@ describe('MCP server: comment tools', () => {
     expect(await mcp.error('delete_comment', { comment_id: comment.id })).toBe('Only the author of a comment may delete it');
     expect(await member.error('add_comment', { issue_number: issue.issue_number, body: '   ' })).toContain("can't be blank");
 
+    // Backlog issues take comments too, and the REST API lists them under the backlog path.
     const { issue: loose } = await mcp.ok('create_issue', { project_id: project.id, title: 'Backlog' });
-    expect(await mcp.error('add_comment', { issue_number: loose.issue_number, body: 'x' })).toBe(
-      'Validation failed: the issue is in the project backlog: comments are on issues of a sprint',
-    );
+    const { comment: onBacklog } = await mcp.ok('add_comment', { issue_number: loose.issue_number, body: 'later' });
+    expect((await rest.get(`/api/v1/projects/${project.id}/issues/${loose.id}/comments`)).body).toEqual([onBacklog]);
+    expect((await mcp.ok('list_comments', { project_id: project.id, sprint_id: null, issue_id: loose.id })).comments).toEqual([
+      onBacklog,
+    ]);
 
     expect(await member.ok('delete_comment', { comment_id: comment.id })).toEqual({ deleted: true, comment_id: comment.id });
     expect((await rest.get(`/api/v1/comments/${comment.id}`)).status).toBe(404);

@@ -1,14 +1,11 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { listAccounts, me } from '../../domain/accounts.ts';
-import type { Principal } from '../../domain/principal.ts';
 import { Account, Organisation } from '../../schemas/accounts.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
-import { addTool, annotations } from '../tool.ts';
+import { annotations, defineTool, type Tool } from '../tool.ts';
 
-export function registerAccountTools(server: McpServer, caller: Principal): void {
-  addTool(
-    server,
+export const accountTools: Tool[] = [
+  defineTool(
     'get_me',
     {
       title: 'Who am I',
@@ -18,11 +15,10 @@ export function registerAccountTools(server: McpServer, caller: Principal): void
       output: { account: Account, organisation: Organisation },
       annotations: annotations.read,
     },
-    async () => me(caller),
-  );
+    async (caller) => me(caller),
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'list_accounts',
     {
       title: 'List accounts',
@@ -31,9 +27,9 @@ export function registerAccountTools(server: McpServer, caller: Principal): void
       output: { accounts: z.array(Account), ...listInfo },
       annotations: annotations.read,
     },
-    async (args) => {
+    async (caller, args) => {
       const { items, ...info } = await listThrough(args, (page) => listAccounts(caller, page));
       return { accounts: items, ...info };
     },
-  );
-}
+  ),
+];

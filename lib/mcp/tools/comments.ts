@@ -1,28 +1,22 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { createComment, deleteComment, listComments, updateComment, type IssueRef } from '../../domain/comments.ts';
-import { ValidationError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { Comment, commentBodyField } from '../../schemas/comments.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, locateIssue, type IssueRefArgs } from '../locate.ts';
-import { addTool, annotations, id } from '../tool.ts';
+import { annotations, defineTool, id, type Tool } from '../tool.ts';
 
 const commentId = () => id('Id of the comment (see list_comments).');
 const one = { comment: Comment };
 
-/** Comments live under an issue of a sprint (as in the REST API); a backlog issue has none. */
+/** The issue a comment tool names, wherever it lives (a sprint or the backlog). */
 async function commentable(caller: Principal, ref: IssueRefArgs): Promise<IssueRef> {
   const { at, issueId } = await locateIssue(caller, ref);
-  if (at.sprintId === null) {
-    throw new ValidationError(['the issue is in the project backlog: comments are on issues of a sprint']);
-  }
   return { projectId: at.projectId, sprintId: at.sprintId, issueId };
 }
 
-export function registerCommentTools(server: McpServer, caller: Principal): void {
-  addTool(
-    server,
+export const commentTools: Tool[] = [
+  defineTool(
     'list_comments',
     {
       title: 'List comments',
@@ -31,28 +25,26 @@ export function registerCommentTools(server: McpServer, caller: Principal): void
       output: { comments: z.array(Comment), ...listInfo },
       annotations: annotations.read,
     },
-    async ({ limit, cursor, ...ref }) => {
+    async (caller, { limit, cursor, ...ref }) => {
       const at = await commentable(caller, ref);
       const { items, ...info } = await listThrough({ limit, cursor }, (page) => listComments(caller, at, page));
       return { comments: items, ...info };
     },
-  );
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'add_comment',
     {
       title: 'Comment on an issue',
-      description: 'Add a comment (markdown) to an issue of a sprint. Its author is the account of this token.',
+      description: 'Add a comment (markdown) to an issue. Its author is the account of this token.',
       input: z.object({ ...issueRef, body: commentBodyField().describe('The comment, in markdown.') }),
       output: one,
       annotations: annotations.create,
     },
-    async ({ body, ...ref }) => ({ comment: await createComment(caller, await commentable(caller, ref), { body }) }),
-  );
+    async (caller, { body, ...ref }) => ({ comment: await createComment(caller, await commentable(caller, ref), { body }) }),
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'edit_comment',
     {
       title: 'Edit a comment',
@@ -61,11 +53,10 @@ export function registerCommentTools(server: McpServer, caller: Principal): void
       output: one,
       annotations: annotations.update,
     },
-    async (args) => ({ comment: await updateComment(caller, args.comment_id, { body: args.body }) }),
-  );
+    async (caller, args) => ({ comment: await updateComment(caller, args.comment_id, { body: args.body }) }),
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'delete_comment',
     {
       title: 'Delete a comment',
@@ -74,9 +65,9 @@ export function registerCommentTools(server: McpServer, caller: Principal): void
       output: { deleted: z.literal(true), comment_id: z.number().int() },
       annotations: annotations.delete,
     },
-    async (args) => {
+    async (caller, args) => {
       await deleteComment(caller, args.comment_id);
       return { deleted: true as const, comment_id: args.comment_id };
     },
-  );
-}
+  ),
+];

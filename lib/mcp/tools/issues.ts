@@ -1,11 +1,9 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../domain/issues.ts';
-import type { Principal } from '../../domain/principal.ts';
 import { Issue, IssueCreateFields, IssueStatus, IssueUpdateFields } from '../../schemas/issues.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, locateIssue } from '../locate.ts';
-import { addTool, annotations, id } from '../tool.ts';
+import { annotations, defineTool, id, type Tool } from '../tool.ts';
 
 const projectId = () => id('Id of the project (see list_projects).');
 const one = { issue: Issue };
@@ -17,9 +15,8 @@ const place = () =>
     .max(Number.MAX_SAFE_INTEGER)
     .describe('Place in the list, from 1 (the top); a number past the end means last.');
 
-export function registerIssueTools(server: McpServer, caller: Principal): void {
-  addTool(
-    server,
+export const issueTools: Tool[] = [
+  defineTool(
     'list_issues',
     {
       title: 'List issues',
@@ -39,7 +36,7 @@ export function registerIssueTools(server: McpServer, caller: Principal): void {
       output: { issues: z.array(Issue), ...listInfo },
       annotations: annotations.read,
     },
-    async ({ project_id, sprint_id, status, assignee_id, ...args }) => {
+    async (caller, { project_id, sprint_id, status, assignee_id, ...args }) => {
       const filter =
         status || assignee_id !== undefined
           ? (i: Issue) => (!status || status.includes(i.status)) && (assignee_id === undefined || i.assignee_id === assignee_id)
@@ -48,10 +45,9 @@ export function registerIssueTools(server: McpServer, caller: Principal): void {
       const { items, ...info } = await listThrough(args, (page) => listIssues(caller, at, page), filter);
       return { issues: items, ...info };
     },
-  );
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'get_issue',
     {
       title: 'Get an issue',
@@ -61,14 +57,13 @@ export function registerIssueTools(server: McpServer, caller: Principal): void {
       output: one,
       annotations: annotations.read,
     },
-    async (ref) => {
+    async (caller, ref) => {
       const located = await locateIssue(caller, ref);
       return { issue: located.found ?? (await getIssue(caller, located.at, located.issueId)) };
     },
-  );
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'create_issue',
     {
       title: 'Create an issue',
@@ -82,13 +77,12 @@ export function registerIssueTools(server: McpServer, caller: Principal): void {
       output: one,
       annotations: annotations.create,
     },
-    async ({ project_id, sprint_id, ...input }) => ({
+    async (caller, { project_id, sprint_id, ...input }) => ({
       issue: await createIssue(caller, { projectId: project_id, sprintId: sprint_id ?? null }, input),
     }),
-  );
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'update_issue',
     {
       title: 'Update an issue',
@@ -98,14 +92,13 @@ export function registerIssueTools(server: McpServer, caller: Principal): void {
       output: one,
       annotations: annotations.update,
     },
-    async ({ issue_number, project_id, issue_id, sprint_id, ...changes }) => {
+    async (caller, { issue_number, project_id, issue_id, sprint_id, ...changes }) => {
       const { at, issueId } = await locateIssue(caller, { issue_number, project_id, issue_id, sprint_id });
       return { issue: await updateIssue(caller, at, issueId, changes) };
     },
-  );
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'move_issue',
     {
       title: 'Move an issue',
@@ -119,14 +112,13 @@ export function registerIssueTools(server: McpServer, caller: Principal): void {
       output: one,
       annotations: annotations.update,
     },
-    async ({ to_sprint_id, position, ...ref }) => {
+    async (caller, { to_sprint_id, position, ...ref }) => {
       const { at, issueId } = await locateIssue(caller, ref);
       return { issue: await updateIssue(caller, at, issueId, { sprint_id: to_sprint_id, position }) };
     },
-  );
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'reorder_issue',
     {
       title: 'Reorder an issue',
@@ -135,14 +127,13 @@ export function registerIssueTools(server: McpServer, caller: Principal): void {
       output: one,
       annotations: annotations.update,
     },
-    async ({ position, ...ref }) => {
+    async (caller, { position, ...ref }) => {
       const { at, issueId } = await locateIssue(caller, ref);
       return { issue: await updateIssue(caller, at, issueId, { position }) };
     },
-  );
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'delete_issue',
     {
       title: 'Delete an issue',
@@ -152,10 +143,10 @@ export function registerIssueTools(server: McpServer, caller: Principal): void {
       output: { deleted: z.literal(true), issue_id: z.number().int() },
       annotations: annotations.delete,
     },
-    async (ref) => {
+    async (caller, ref) => {
       const { at, issueId } = await locateIssue(caller, ref);
       await deleteIssue(caller, at, issueId);
       return { deleted: true as const, issue_id: issueId };
     },
-  );
-}
+  ),
+];

@@ -1,17 +1,14 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { createProject, deleteProject, getProject, listProjects, updateProject } from '../../domain/projects.ts';
-import type { Principal } from '../../domain/principal.ts';
 import { Project, ProjectCreateFields, ProjectUpdateFields } from '../../schemas/projects.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
-import { addTool, annotations, id } from '../tool.ts';
+import { annotations, defineTool, id, type Tool } from '../tool.ts';
 
 const projectId = () => id('Id of the project (see list_projects).');
 const one = { project: Project };
 
-export function registerProjectTools(server: McpServer, caller: Principal): void {
-  addTool(
-    server,
+export const projectTools: Tool[] = [
+  defineTool(
     'list_projects',
     {
       title: 'List projects',
@@ -21,14 +18,13 @@ export function registerProjectTools(server: McpServer, caller: Principal): void
       output: { projects: z.array(Project), ...listInfo },
       annotations: annotations.read,
     },
-    async (args) => {
+    async (caller, args) => {
       const { items, ...info } = await listThrough(args, (page) => listProjects(caller, page));
       return { projects: items, ...info };
     },
-  );
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'get_project',
     {
       title: 'Get a project',
@@ -37,11 +33,10 @@ export function registerProjectTools(server: McpServer, caller: Principal): void
       output: one,
       annotations: annotations.read,
     },
-    async (args) => ({ project: await getProject(caller, args.project_id) }),
-  );
+    async (caller, args) => ({ project: await getProject(caller, args.project_id) }),
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'create_project',
     {
       title: 'Create a project',
@@ -51,11 +46,10 @@ export function registerProjectTools(server: McpServer, caller: Principal): void
       output: one,
       annotations: annotations.create,
     },
-    async (args) => ({ project: await createProject(caller, args) }),
-  );
+    async (caller, args) => ({ project: await createProject(caller, args) }),
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'update_project',
     {
       title: 'Update a project',
@@ -65,11 +59,10 @@ export function registerProjectTools(server: McpServer, caller: Principal): void
       output: one,
       annotations: annotations.update,
     },
-    async ({ project_id, ...changes }) => ({ project: await updateProject(caller, project_id, changes) }),
-  );
+    async (caller, { project_id, ...changes }) => ({ project: await updateProject(caller, project_id, changes) }),
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'delete_project',
     {
       title: 'Delete a project',
@@ -79,9 +72,9 @@ export function registerProjectTools(server: McpServer, caller: Principal): void
       output: { deleted: z.literal(true), project_id: z.number().int() },
       annotations: annotations.delete,
     },
-    async (args) => {
+    async (caller, args) => {
       await deleteProject(caller, args.project_id);
       return { deleted: true as const, project_id: args.project_id };
     },
-  );
-}
+  ),
+];

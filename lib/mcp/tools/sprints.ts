@@ -1,4 +1,3 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { listIssues } from '../../domain/issues.ts';
 import type { Principal } from '../../domain/principal.ts';
@@ -14,7 +13,7 @@ import {
 import { issueStatuses, type Issue } from '../../schemas/issues.ts';
 import { Sprint, SprintCreateFields, SprintStatus, SprintUpdateFields } from '../../schemas/sprints.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
-import { addTool, annotations, id } from '../tool.ts';
+import { annotations, defineTool, id, type Tool } from '../tool.ts';
 
 const projectId = () => id('Id of the project (see list_projects).');
 const sprintId = () => id('Id of the sprint (see list_sprints).');
@@ -35,9 +34,8 @@ const SprintSummary = {
   percent_done: z.number().int().describe('Story points done / all story points, in whole percent (0 without points).'),
 };
 
-export function registerSprintTools(server: McpServer, caller: Principal): void {
-  addTool(
-    server,
+export const sprintTools: Tool[] = [
+  defineTool(
     'list_sprints',
     {
       title: 'List sprints',
@@ -51,15 +49,14 @@ export function registerSprintTools(server: McpServer, caller: Principal): void 
       output: { sprints: z.array(Sprint), ...listInfo },
       annotations: annotations.read,
     },
-    async ({ project_id, status, ...args }) => {
+    async (caller, { project_id, status, ...args }) => {
       const filter = status && ((s: Sprint) => status.includes(s.status));
       const { items, ...info } = await listThrough(args, (page) => listSprints(caller, project_id, page), filter);
       return { sprints: items, ...info };
     },
-  );
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'get_sprint',
     {
       title: 'Get a sprint',
@@ -68,11 +65,10 @@ export function registerSprintTools(server: McpServer, caller: Principal): void 
       output: one,
       annotations: annotations.read,
     },
-    async (args) => ({ sprint: await getSprint(caller, args.project_id, args.sprint_id) }),
-  );
+    async (caller, args) => ({ sprint: await getSprint(caller, args.project_id, args.sprint_id) }),
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'get_sprint_summary',
     {
       title: 'Sprint summary',
@@ -82,11 +78,10 @@ export function registerSprintTools(server: McpServer, caller: Principal): void 
       output: SprintSummary,
       annotations: annotations.read,
     },
-    async (args) => summarise(caller, args.project_id, args.sprint_id),
-  );
+    async (caller, args) => summarise(caller, args.project_id, args.sprint_id),
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'create_sprint',
     {
       title: 'Create a sprint',
@@ -96,11 +91,10 @@ export function registerSprintTools(server: McpServer, caller: Principal): void 
       output: one,
       annotations: annotations.create,
     },
-    async ({ project_id, ...input }) => ({ sprint: await createSprint(caller, project_id, input) }),
-  );
+    async (caller, { project_id, ...input }) => ({ sprint: await createSprint(caller, project_id, input) }),
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'update_sprint',
     {
       title: 'Update a sprint',
@@ -110,11 +104,12 @@ export function registerSprintTools(server: McpServer, caller: Principal): void 
       output: one,
       annotations: annotations.update,
     },
-    async ({ project_id, sprint_id, ...changes }) => ({ sprint: await updateSprint(caller, project_id, sprint_id, changes) }),
-  );
+    async (caller, { project_id, sprint_id, ...changes }) => ({
+      sprint: await updateSprint(caller, project_id, sprint_id, changes),
+    }),
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'activate_sprint',
     {
       title: 'Activate a sprint',
@@ -124,11 +119,10 @@ export function registerSprintTools(server: McpServer, caller: Principal): void 
       output: one,
       annotations: annotations.update,
     },
-    async (args) => ({ sprint: await activateSprint(caller, args.project_id, args.sprint_id) }),
-  );
+    async (caller, args) => ({ sprint: await activateSprint(caller, args.project_id, args.sprint_id) }),
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'complete_sprint',
     {
       title: 'Complete a sprint',
@@ -138,11 +132,10 @@ export function registerSprintTools(server: McpServer, caller: Principal): void 
       output: one,
       annotations: annotations.update,
     },
-    async (args) => ({ sprint: await completeSprint(caller, args.project_id, args.sprint_id) }),
-  );
+    async (caller, args) => ({ sprint: await completeSprint(caller, args.project_id, args.sprint_id) }),
+  ),
 
-  addTool(
-    server,
+  defineTool(
     'delete_sprint',
     {
       title: 'Delete a sprint',
@@ -152,12 +145,12 @@ export function registerSprintTools(server: McpServer, caller: Principal): void 
       output: { deleted: z.literal(true), sprint_id: z.number().int() },
       annotations: annotations.delete,
     },
-    async (args) => {
+    async (caller, args) => {
       await deleteSprint(caller, args.project_id, args.sprint_id);
       return { deleted: true as const, sprint_id: args.sprint_id };
     },
-  );
-}
+  ),
+];
 
 async function summarise(caller: Principal, projectId: number, sprintId: number) {
   const readIssues = async () => {
