@@ -67,7 +67,7 @@ export function apiHandler(fn: (req: ApiRequest) => Promise<ApiResult>, options:
   // and the stored response is the handler's own, without this request's rate-limit headers.
   const idempotent =
     options.idempotent === false
-      ? {}
+      ? [] // middy refuses a middleware with no hooks
       : idempotency({ takesBody: options.body === true, onReplay: (request) => finish(request as unknown as Request) });
   return stack
     .use({
