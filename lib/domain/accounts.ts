@@ -24,17 +24,26 @@ export async function createOrganisation(
   return { ...created, token };
 }
 
-/** Creates an account in an organisation and returns it with its first token (shown once). */
+/**
+ * Creates an account in an organisation given by id (admin CLI, tests) and returns it with its
+ * first token (shown once). The organisation is checked first, so that a mistyped id leaves
+ * nothing behind, not even an id sequence.
+ */
 export async function createAccountInOrg(orgId: number, input: AccountCreate): Promise<{ account: Account; token: string }> {
+  if (!(await getOrganisationItem(orgId))) throw new ValidationError(['organisation does not exist']);
+  return issueAccount(orgId, input);
+}
+
+async function issueAccount(orgId: number, input: AccountCreate): Promise<{ account: Account; token: string }> {
   const token = generateToken();
   const account = await insertAccount(orgId, input, hashToken(token));
   return { account, token };
 }
 
-/** POST /accounts: admins only. */
+/** POST /accounts: admins only, in the caller's (existing) organisation. */
 export async function createAccount(caller: Principal, input: AccountCreate) {
   if (caller.role !== 'admin') throw new ForbiddenError('Only admins may create accounts');
-  return createAccountInOrg(caller.orgId, input);
+  return issueAccount(caller.orgId, input);
 }
 
 /** GET /me: the caller's account and organisation. */

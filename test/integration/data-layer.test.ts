@@ -297,6 +297,18 @@ describe('a failed write', () => {
     expect(await accountsCount(caller.orgId)).toBe(2);
   });
 
+  it('of an account in an organisation that does not exist leaves nothing, not even an id sequence', async () => {
+    const { orgId } = await newCaller();
+    const ghost = orgId + 1_000_000;
+    await expect(
+      createAccountInOrg(ghost, { name: 'Nobody', email: `n-${tag()}@example.com`, role: 'member' }),
+    ).rejects.toMatchObject({
+      errors: ['organisation does not exist'],
+    });
+    expect(await getItem(keys.sequences(ghost))).toBeUndefined();
+    expect(await getItem(keys.org(ghost))).toBeUndefined();
+  });
+
   it("of a token rotation that loses a race leaves the winner's token working", async () => {
     const org = await createOrganisation(`Org ${tag()}`, { name: 'Admin', email: `admin-${tag()}@example.com` });
     const { regenerateOwnToken, regenerateToken } = await import('../../lib/domain/accounts.ts');

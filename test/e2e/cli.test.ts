@@ -1,0 +1,211 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../lib/local/dynamodb.ts';
+import { repoRoot } from '../../lib/local/gateway.ts';
+import { apiClient, newOrganisation, startGateway } from '../support/api.ts';
+
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+beforeAll(async () => {
+  gateway = await startGateway();
+});
+afterAll(async () => {
+  await gateway.close();
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: repoRoot,
+      env: { ...process.env, DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'), TABLE_NAME: inject('tableName'), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** `npm run -s admin -- <args>`: exactly what scripts run. */
+const npmAdmin = (...args: string[]) => run('npm', ['run', '-s', 'admin', '--', ...args]);
+/** The same CLI without npm in front (faster; for the many argument checks). */
+const admin = (args: string[], env?: Record<string, string>) =>
+  run(join(repoRoot, 'node_modules/.bin/tsx'), ['lib/cli/admin.ts', ...args], env);
+
+/** stdout must be exactly one JSON document (one line), and it is returned parsed. */
+function onlyJson(result: Run): any {
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stdout.endsWith('\n')).toBe(true);
+  expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
+  return JSON.parse(result.stdout);
+}
+
+const TOKEN = /^stk_[A-Za-z0-9_-]{43}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+let seq = 0;
+const email = (name: string) => `${name}-${Date.now().toString(36)}-${seq++}@example.com`;
+
+describe('admin CLI', () => {
+  it('org:create prints {"organisation","account","token"} and nothing else; the token is an admin token that works', async () => {
+    const address = email('ada');
+    const out = onlyJson(
+      await npmAdmin('org:create', '--name', 'Acme', '--admin-name', 'Ada', '--admin-email', address.toUpperCase()),
+    );
+    expect(Object.keys(out)).toEqual(['organisation', 'account', 'token']);
+    expect(out.organisation).toEqual({ id: expect.any(Number), name: 'Acme', created_at: expect.stringMatching(DATE_TIME) });
+    expect(out.account).toEqual({
+      id: 1,
+      name: 'Ada',
+      email: address,
+      role: 'admin',
+      created_at: expect.stringMatching(DATE_TIME),
+    });
+    expect(out.token).toMatch(TOKEN);
+    const me = await apiClient(gateway.baseUrl, out.token).get('/api/v1/me');
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({ account: out.account, organisation: out.organisation });
+  }, 60_000);
+
+  it('account:create prints {"account","token"}; the token works with the role asked for', async () => {
+    const org = await newOrganisation();
+    const address = email('bob');
+    const out = onlyJson(
+      await npmAdmin('account:create', '--org', String(org.orgId), '--name', 'Bob', '--email', address, '--role', 'member'),
+    );
+    expect(Object.keys(out)).toEqual(['account', 'token']);
+    expect(out.account).toEqual({
+      id: expect.any(Number),
+      name: 'Bob',
+      email: address,
+      role: 'member',
+      created_at: expect.stringMatching(DATE_TIME),
+    });
+    expect(out.token).toMatch(TOKEN);
+    const bob = apiClient(gateway.baseUrl, out.token);
+    expect((await bob.get('/api/v1/me')).body).toMatchObject({ account: out.account, organisation: { id: org.orgId } });
+    expect((await bob.post('/api/v1/accounts', { account: { name: 'X', email: email('x') } })).status).toBe(403);
+    const boss = onlyJson(
+      await admin(['account:create', '--org', String(org.orgId), '--name', 'Boss', '--email', email('boss'), '--role', 'admin']),
+    );
+    expect(
+      (await apiClient(gateway.baseUrl, boss.token).post('/api/v1/accounts', { account: { name: 'Y', email: email('y') } }))
+        .status,
+    ).toBe(201);
+  }, 60_000);
+
+  it('token:regenerate prints {"token"}: the new token works and the old one is refused at once', async () => {
+    const org = await newOrganisation();
+    const out = onlyJson(await npmAdmin('token:regenerate', '--org', String(org.orgId), '--account', String(org.member.id)));
+    expect(Object.keys(out)).toEqual(['token']);
+    expect(out.token).toMatch(TOKEN);
+    expect((await apiClient(gateway.baseUrl, org.member.token).get('/api/v1/me')).status).toBe(401);
+    const me = await apiClient(gateway.baseUrl, out.token).get('/api/v1/me');
+    expect(me.status).toBe(200);
+    expect(me.body.account.id).toBe(org.member.id);
+    expect((await apiClient(gateway.baseUrl, org.admin.token).get('/api/v1/me')).status).toBe(200);
+  }, 60_000);
+
+  it('token:revoke prints {"revoked":true} and the token is refused; a later regenerate gives the account a token again', async () => {
+    const org = await newOrganisation();
+    const out = onlyJson(await npmAdmin('token:revoke', '--org', String(org.orgId), '--account', String(org.admin.id)));
+    expect(out).toEqual({ revoked: true });
+    expect((await apiClient(gateway.baseUrl, org.admin.token).get('/api/v1/me')).status).toBe(401);
+    const again = onlyJson(await admin(['token:regenerate', '--org', String(org.orgId), '--account', String(org.admin.id)]));
+    expect((await apiClient(gateway.baseUrl, again.token).get('/api/v1/me')).status).toBe(200);
+  }, 60_000);
+
+  it('refuses bad arguments with a message on stderr, nothing on stdout and exit status 2', async () => {
+    const org = await newOrganisation();
+    const o = String(org.orgId);
+    const cases: [string[], RegExp][] = [
+      [[], /a command is required/],
+      [['org:delete', '--name', 'x'], /unknown command "org:delete"/],
+      [['org:create', '--name', 'Acme', '--admin-name', 'Ada'], /--admin-email is required/],
+      [['org:create', '--name', '  ', '--admin-name', 'Ada', '--admin-email', 'a@example.com'], /--name is required/],
+      [['org:create', '--name', 'Acme', '--admin-name', 'Ada', '--admin-email', 'not-an-email'], /--admin-email/],
+      [['org:create', '--name', 'Acme', '--admin-name', 'Ada', '--admin-email', 'a@example.com', '--role', 'admin'], /--role/],
+      [['org:create', '--name', 'Acme', '--admin-name', 'Ada', '--admin-email', 'a@example.com', 'extra'], /extra/],
+      [['account:create', '--org', o, '--name', 'Bo', '--email', 'bo@example.com', '--role', 'owner'], /--role/],
+      [['account:create', '--org', o, '--name', 'Bo', '--email', 'bo@example.com'], /--role is required/],
+      [
+        ['account:create', '--org', 'abc', '--name', 'Bo', '--email', 'bo@example.com', '--role', 'member'],
+        /--org must be a positive integer/,
+      ],
+      [['account:create', '--org', o, '--name', 'Bo', '--email', 'bo@', '--role', 'member'], /--email/],
+      [['token:regenerate', '--org', o, '--account', '1.5'], /--account must be a positive integer/],
+      [['token:regenerate', '--org', '0', '--account', '1'], /--org must be a positive integer/],
+      [['token:revoke', '--org', o], /--account is required/],
+      [['token:revoke', '--org', '-1', '--account', '1'], /--org/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => admin(args)));
+    results.forEach((result, i) => {
+      const [args, message] = cases[i]!;
+      const what = args.join(' ') || '(no arguments)';
+      expect(result.code, what).toBe(2);
+      expect(result.stdout, what).toBe('');
+      expect(result.stderr, what).toMatch(message);
+      expect(result.stderr, what).toContain('Usage:');
+    });
+    // Nothing was created in the organisation by any of them.
+    expect((await apiClient(gateway.baseUrl, org.admin.token).get('/api/v1/accounts')).body).toHaveLength(2);
+  }, 120_000);
+
+  it('keeps stdout empty under npm run -s when the arguments are bad', async () => {
+    const result = await npmAdmin('account:create', '--org', 'x');
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/--org must be a positive integer|is required/);
+  }, 60_000);
+
+  it('reports what went wrong, with a non-zero exit and empty stdout, when the command cannot be done', async () => {
+    const org = await newOrganisation();
+    const port = await freePort();
+    const [noOrg, noAccount, duplicate, unreachable] = await Promise.all([
+      admin(['account:create', '--org', '999999999', '--name', 'Bo', '--email', 'bo@example.com', '--role', 'member']),
+      admin(['token:regenerate', '--org', String(org.orgId), '--account', '999']),
+      admin([
+        'account:create',
+        '--org',
+        String(org.orgId),
+        '--name',
+        'Again',
+        '--email',
+        'ADMIN-' + 'x@example.com',
+        '--role',
+        'member',
+      ]).then(() =>
+        admin([
+          'account:create',
+          '--org',
+          String(org.orgId),
+          '--name',
+          'Again',
+          '--email',
+          'admin-x@example.com',
+          '--role',
+          'member',
+        ]),
+      ),
+      admin(['token:revoke', '--org', '1', '--account', '1'], { DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` }),
+    ]);
+    for (const [result, message] of [
+      [noOrg, /organisation does not exist/],
+      [noAccount, /Account not found/],
+      [duplicate, /email has already been taken/],
+      [unreachable, /cannot reach DynamoDB/],
+    ] as const) {
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(message);
+    }
+  }, 120_000);
+});
