@@ -1,0 +1,196 @@
+/**
+ * Tenant isolation, driven by THE route table: every authenticated route with ids in its path is
+ * called with another organisation's admin token and the first organisation's ids. A route added
+ * to `lib/routes.ts` is covered without touching this file (its ids are resolved by name).
+ */
+import type { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccountInOrg } from '../../lib/domain/accounts.ts';
+import { routes, type Route } from '../../lib/routes.ts';
+import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
+
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+
+/** Organisation A's resources; ids are per organisation, so A's are pushed past B's own. */
+interface Seeded {
+  project: Record<string, any>;
+  sprint: Record<string, any>;
+  issue: Record<string, any>;
+  backlogIssue: Record<string, any>;
+  comment: Record<string, any>;
+  backlogComment: Record<string, any>;
+  extraAccountId: number;
+}
+
+let a: { client: ApiClient; seeded: Seeded; tag: string };
+let b: { client: ApiClient; orgId: number };
+
+const tag = `iso${Date.now().toString(36)}`;
+
+beforeAll(async () => {
+  gateway = await startGateway();
+  const orgA = await newOrganisation();
+  const client = apiClient(gateway.baseUrl, orgA.admin.token);
+  const ok = (res: ApiResponse) => {
+    expect(res.status, res.text).toBeLessThan(300);
+    return res.body;
+  };
+  // Throwaway resources first, so that A's ids are not ones B will own.
+  for (let i = 0; i < 2; i++)
+    ok(await client.post('/api/v1/projects', { project: { name: `${tag} spare`, prefix: randomPrefix() } }));
+  const project = ok(await client.post('/api/v1/projects', { project: { name: `${tag} project`, prefix: randomPrefix() } }));
+  const pp = `/api/v1/projects/${project.id}`;
+  for (let i = 0; i < 2; i++) ok(await client.post(`${pp}/sprints`, { sprint: { name: `${tag} spare` } }));
+  const sprint = ok(await client.post(`${pp}/sprints`, { sprint: { name: `${tag} sprint` } }));
+  for (let i = 0; i < 2; i++) ok(await client.post(`${pp}/issues`, { issue: { title: `${tag} spare` } }));
+  const issue = ok(await client.post(`${pp}/sprints/${sprint.id}/issues`, { issue: { title: `${tag} issue` } }));
+  const backlogIssue = ok(await client.post(`${pp}/issues`, { issue: { title: `${tag} backlog issue` } }));
+  const comment = ok(
+    await client.post(`${pp}/sprints/${sprint.id}/issues/${issue.id}/comments`, { comment: { body: `${tag} comment` } }),
+  );
+  const backlogComment = ok(
+    await client.post(`${pp}/issues/${backlogIssue.id}/comments`, { comment: { body: `${tag} backlog comment` } }),
+  );
+  // A third account: an id B's organisation (admin 1, member 2) does not have.
+  const extra = await createAccountInOrg(orgA.orgId, { name: `${tag} extra`, email: `${tag}-extra@example.com`, role: 'member' });
+  a = {
+    client,
+    tag,
+    seeded: { project, sprint, issue, backlogIssue, comment, backlogComment, extraAccountId: extra.account.id },
+  };
+  const orgB = await newOrganisation();
+  b = { client: apiClient(gateway.baseUrl, orgB.admin.token), orgId: orgB.orgId };
+}, 120_000);
+
+afterAll(async () => {
+  await gateway.close();
+});
+
+/** The seeded resource a path parameter names: by its name, or for `{id}` by the segment before it. */
+function resourceFor(route: Route, param: string, segmentBefore: string): Record<string, any> {
+  const { seeded } = a;
+  const inSprint = route.path.includes('{sprint_id}');
+  const kind = param === 'id' ? segmentBefore : param.replace(/_id$/, 's');
+  switch (kind) {
+    case 'projects':
+      return seeded.project;
+    case 'sprints':
+      return seeded.sprint;
+    case 'issues':
+      return inSprint ? seeded.issue : seeded.backlogIssue;
+    case 'comments':
+      return seeded.comment;
+    default:
+      throw new Error(`${route.method} ${route.path}: no seeded resource for {${param}}; extend resourceFor`);
+  }
+}
+
+/** The route's path with A's ids, and the resource its last id names (what must stay untouched). */
+function pathWithIdsOfA(route: Route): { path: string; target: Record<string, any> } {
+  const segments = route.path.split('/');
+  let target: Record<string, any> | undefined;
+  const path = segments
+    .map((segment, i) => {
+      const m = /^\{(\w+)\}$/.exec(segment);
+      if (!m) return segment;
+      target = resourceFor(route, m[1]!, segments[i - 1] ?? '');
+      return String(target.id);
+    })
+    .join('/');
+  return { path, target: target! };
+}
+
+/** Where A reads a resource back. */
+function readPathOf(resource: Record<string, any>): string {
+  const { seeded } = a;
+  const pp = `/api/v1/projects/${seeded.project.id}`;
+  if (resource === seeded.project) return pp;
+  if (resource === seeded.sprint) return `${pp}/sprints/${seeded.sprint.id}`;
+  if (resource === seeded.issue) return `${pp}/sprints/${seeded.sprint.id}/issues/${seeded.issue.id}`;
+  if (resource === seeded.backlogIssue) return `${pp}/issues/${seeded.backlogIssue.id}`;
+  return `/api/v1/comments/${resource.id}`;
+}
+
+/** A body that would be valid for the route in B's own organisation (what an attacker would send). */
+function validBody(route: Route): unknown {
+  if (!route.operation.body) return undefined;
+  const wrapper = Object.keys((route.operation.body as z.ZodObject).shape)[0]!;
+  const samples: Record<string, unknown> = {
+    project: { name: 'Intruder', prefix: 'INTR' },
+    sprint: { name: 'Intruder' },
+    issue: { title: 'Intruder' },
+    comment: { body: 'Intruder' },
+  };
+  if (!(wrapper in samples)) throw new Error(`${route.method} ${route.path}: no sample body for "${wrapper}"`);
+  return { [wrapper]: samples[wrapper] };
+}
+
+const byId = routes.filter((r) => r.auth && /\{\w+\}/.test(r.path));
+
+describe("tenant isolation: another organisation's ids answer 404 on every route", () => {
+  it('covers every authenticated route with ids in its path', () => {
+    expect(byId.length).toBeGreaterThanOrEqual(30);
+    for (const route of byId) expect(() => pathWithIdsOfA(route)).not.toThrow();
+  });
+
+  it.each(byId.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', async (_name, route) => {
+    const { path, target } = pathWithIdsOfA(route);
+    const readPath = readPathOf(target);
+    const before = await a.client.get(readPath);
+    expect(before.status).toBe(200);
+
+    const res = await b.client.request(route.method, path, { json: validBody(route) });
+    expect(res.status, `${route.method} ${path}: ${res.text}`).toBe(404);
+    expect(res.body).toEqual({ error: expect.any(String) });
+
+    // Nothing of A changed: byte for byte what A read before.
+    const after = await a.client.get(readPath);
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(before.body);
+  });
+});
+
+describe("tenant isolation: another organisation's data never shows", () => {
+  it("keeps A's projects, accounts and comments out of B's lists and lookups", async () => {
+    const projects = await b.client.get('/api/v1/projects?per_page=100');
+    expect(projects.status).toBe(200);
+    expect(JSON.stringify(projects.body)).not.toContain(a.tag);
+    expect(projects.headers.get('x-total-count')).toBe('0');
+    const accounts = await b.client.get('/api/v1/accounts?per_page=100');
+    expect(accounts.status).toBe(200);
+    expect(JSON.stringify(accounts.body)).not.toContain(a.tag);
+    expect(accounts.body.map((x: { id: number }) => x.id)).not.toContain(a.seeded.extraAccountId);
+    const me = await b.client.get('/api/v1/me');
+    expect(JSON.stringify(me.body)).not.toContain(a.tag);
+    for (const comment of [a.seeded.comment, a.seeded.backlogComment]) {
+      expect((await b.client.get(`/api/v1/comments/${comment.id}`)).status).toBe(404);
+    }
+  });
+
+  it("refuses references to A's accounts and sprints in B's own writes", async () => {
+    const { seeded } = a;
+    const project = (await b.client.post('/api/v1/projects', { project: { name: 'B', prefix: randomPrefix() } })).body;
+    const pp = `/api/v1/projects/${project.id}`;
+    const lead = await b.client.post(`${pp}/sprints`, { sprint: { name: 'B sprint', sprint_lead_id: seeded.extraAccountId } });
+    expect(lead.status).toBe(422);
+    const sprint = (await b.client.post(`${pp}/sprints`, { sprint: { name: 'B sprint' } })).body;
+    const assignee = await b.client.post(`${pp}/sprints/${sprint.id}/issues`, {
+      issue: { title: 'B issue', assignee_id: seeded.extraAccountId },
+    });
+    expect(assignee.status).toBe(422);
+    const issue = (await b.client.post(`${pp}/sprints/${sprint.id}/issues`, { issue: { title: 'B issue' } })).body;
+    // A sprint of A whose id B's project does not have (ids are per organisation): moving B's issue
+    // there is refused, and A's sprint gains nothing.
+    const bSprintIds = (await b.client.get(`${pp}/sprints`)).body.map((x: { id: number }) => x.id);
+    const aProject = `/api/v1/projects/${seeded.project.id}`;
+    let target = (await a.client.post(`${aProject}/sprints`, { sprint: { name: `${a.tag} target` } })).body;
+    while (bSprintIds.includes(target.id)) {
+      target = (await a.client.post(`${aProject}/sprints`, { sprint: { name: `${a.tag} target` } })).body;
+    }
+    const move = await b.client.patch(`${pp}/sprints/${sprint.id}/issues/${issue.id}`, { issue: { sprint_id: target.id } });
+    expect([404, 422]).toContain(move.status);
+    expect((await a.client.get(`${aProject}/sprints/${target.id}`)).body.issues_count).toBe(0);
+    expect((await a.client.get(`${aProject}/sprints/${target.id}/issues`)).body).toEqual([]);
+    expect((await b.client.get(`${pp}/sprints/${sprint.id}/issues/${issue.id}`)).body.sprint_id).toBe(sprint.id);
+  });
+});
