@@ -21,14 +21,7 @@ export async function answerMcp(event: APIGatewayProxyEvent, caller: Principal):
   // One message per request, so each tool call is one request against the caller's rate limit
   // (the 2025-06-18 revision of MCP dropped JSON-RPC batching anyway).
   if (/^\s*\[/.test(body)) {
-    return {
-      status: 400,
-      body: {
-        jsonrpc: '2.0',
-        error: { code: -32600, message: 'Invalid Request: batches are not supported; send one message per request' },
-        id: null,
-      },
-    };
+    return { status: 400, body: { error: 'Batches are not supported: send one JSON-RPC message per request' } };
   }
   const response = await handleMcpRequest(caller, toWebRequest(event, body));
   return toApiResult(response);
@@ -46,12 +39,21 @@ function toWebRequest(event: APIGatewayProxyEvent, body: string): Request {
   return new Request(url, { method: event.httpMethod, headers, body });
 }
 
-/** In JSON-response mode every answer is JSON or empty (202 for notifications). */
+/**
+ * In JSON-response mode every answer is JSON or empty (202 for notifications). The transport's
+ * own refusals (400 unparsable, 406 Accept, 413, 415) carry a JSON-RPC error without an id, which
+ * MCP allows but does not require: they become the service's `{error}` body like every other 4xx.
+ */
 async function toApiResult(response: Response): Promise<ApiResult> {
   const text = await response.text();
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     if (name !== 'content-type' && name !== 'content-length') headers[name] = value;
   });
-  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined, headers };
+  const body = text ? (JSON.parse(text) as unknown) : undefined;
+  if (response.status >= 400) {
+    const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
+    return { status: response.status, body: { error: typeof message === 'string' ? message : 'Invalid MCP request' }, headers };
+  }
+  return { status: response.status, body, headers };
 }

@@ -118,7 +118,28 @@ describe('MCP server: protocol and authentication', () => {
       body: JSON.stringify([initialize, { ...initialize, id: 2 }]),
     });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32600);
+    expect(await res.json()).toEqual({ error: expect.stringContaining('one JSON-RPC message per request') });
+  });
+
+  it("answers the transport's refusals with the service's {error} body", async () => {
+    const { org } = await orgWithMcp();
+    const post = (headers: Record<string, string>, body: string) =>
+      fetchOnce(`${gateway.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${org.admin.token}`, ...headers },
+        body,
+      });
+    const cases = [
+      { status: 406, res: await post({ ...mcpHeaders, Accept: 'application/json' }, JSON.stringify(initialize)) },
+      { status: 415, res: await post({ ...mcpHeaders, 'Content-Type': 'text/plain' }, JSON.stringify(initialize)) },
+      { status: 400, res: await post(mcpHeaders, '{"jsonrpc": "2.0", ') },
+      { status: 400, res: await post(mcpHeaders, JSON.stringify({ hello: 'world' })) },
+    ];
+    for (const { status, res } of cases) {
+      expect(res.status).toBe(status);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('600');
+      expect(await res.json()).toEqual({ error: expect.any(String) });
+    }
   });
 
   it('applies the same per-token rate limit: 429 with Retry-After once the bucket is empty', async () => {
