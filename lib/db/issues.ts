@@ -1,5 +1,5 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Renumbering, Slot } from '../domain/positions.ts';
+import { windowOf, windowRead, type ListWindow, type Renumbering, type Slot } from '../domain/positions.ts';
 import type { Issue, IssueStatus } from '../schemas/issues.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
@@ -306,7 +306,7 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
   await transact(items);
 }
 
-/** Renumbers neighbours on their own (the rare re-append of a packed run; see lib/domain/issues.ts). */
+/** Renumbers neighbours on their own: the rare re-append of a packed run (lib/domain/issues.ts). */
 export async function renumberIssues(
   orgId: number,
   projectId: number,
@@ -338,23 +338,28 @@ export async function deleteIssue(orgId: number, projectId: number, issue: Issue
   ]);
 }
 
-/** Keys-only page through a list from a key on, in list order. */
+/**
+ * Keys-only read of a list (LSI1Keys), in list order or backwards, optionally from a sibling on
+ * (inclusive), up to `limit` keys.
+ */
 async function readListKeys(
   collection: Collection,
-  options: { forward: boolean; limit?: number; from?: string },
+  options: { forward: boolean; limit?: number | undefined; from?: string | undefined },
 ): Promise<{ slots: Slot[]; exhausted: boolean }> {
   const slots: Slot[] = [];
   let start: Record<string, unknown> | undefined;
-  const condition = options.from
-    ? { expr: 'PK = :pk AND LSK BETWEEN :from AND :to', values: { ':from': options.from, ':to': `${collection.prefix}\uffff` } }
-    : { expr: 'PK = :pk AND begins_with(LSK, :prefix)', values: { ':prefix': collection.prefix } };
+  const range = options.from
+    ? options.forward
+      ? { ':low': options.from, ':high': `${collection.prefix}\uffff` }
+      : { ':low': collection.prefix, ':high': options.from }
+    : undefined;
   do {
     const out = await db.send(
       new QueryCommand({
         TableName: tableName,
         IndexName: 'LSI1Keys',
-        KeyConditionExpression: condition.expr,
-        ExpressionAttributeValues: { ':pk': collection.pk, ...condition.values },
+        KeyConditionExpression: range ? 'PK = :pk AND LSK BETWEEN :low AND :high' : 'PK = :pk AND begins_with(LSK, :prefix)',
+        ExpressionAttributeValues: { ':pk': collection.pk, ...(range ?? { ':prefix': collection.prefix }) },
         ScanIndexForward: options.forward,
         ConsistentRead: true,
         ...(options.limit === undefined ? {} : { Limit: options.limit - slots.length }),
@@ -370,22 +375,9 @@ async function readListKeys(
   return { slots, exhausted: !start || (options.limit !== undefined && slots.length < options.limit) };
 }
 
-/** The places around `place` in a list, read from its nearer end (see lib/domain/positions.ts). */
-export interface ListWindow {
-  /** Siblings in list order, the moving issue left out. */
-  slots: Slot[];
-  /** Siblings before `slots[0]` (0 when read from the start). */
-  before: number;
-  atStart: boolean;
-  atEnd: boolean;
-  /** Where the moving issue sits now, as an index into `slots`, if the window holds it. */
-  movedAt?: number | undefined;
-}
-
 /**
- * One keys-only Query (LSI1Keys) for a move to `place`: from the start of the list when the place
- * is in its first half, else backwards from its end, with `margin` neighbours beyond the place.
- * It reads min(place, siblings - place) + margin keys, never the whole list.
+ * One keys-only Query (LSI1Keys) for a move to `place` (see lib/domain/positions.ts): from the
+ * nearer end of the list, min(place, siblings - place) + margin keys, never the whole list.
  */
 export async function windowAroundPlace(
   orgId: number,
@@ -393,30 +385,28 @@ export async function windowAroundPlace(
   sprintId: number | null,
   options: { place: number; siblings: number; movedId: number; margin: number },
 ): Promise<ListWindow> {
-  const collection = listCollection(orgId, projectId, sprintId);
-  const after = Math.max(0, options.siblings - options.place + 1);
-  const forward = options.place - 1 <= after;
-  // One more than the siblings wanted, in case the moving issue itself is among them.
-  const limit = (forward ? options.place : after + 1) + options.margin + 1;
-  const read = await readListKeys(collection, { forward, limit });
-  const raw = forward ? read.slots : read.slots.reverse();
-  const movedIndex = raw.findIndex((s) => s.id === options.movedId);
-  const slots = raw.filter((s) => s.id !== options.movedId);
-  const atStart = forward || read.exhausted;
-  return {
-    slots,
-    before: atStart ? 0 : Math.max(0, options.siblings - slots.length),
-    atStart,
-    atEnd: !forward || read.exhausted,
-    movedAt: movedIndex >= 0 ? movedIndex : undefined,
-  };
+  const { forward, limit } = windowRead(options.place, options.siblings, options.margin);
+  const read = await readListKeys(listCollection(orgId, projectId, sprintId), { forward, limit });
+  return windowOf(read.slots, forward, read.exhausted, options.siblings, options.movedId);
 }
 
-/** Every sibling from `from` (inclusive) to the end of the list, keys only, in list order. */
-export async function listRunFrom(orgId: number, projectId: number, sprintId: number | null, from: Slot): Promise<Slot[]> {
-  const collection = listCollection(orgId, projectId, sprintId);
-  const read = await readListKeys(collection, { forward: true, from: listKey(sprintId, from.position, from.id) });
-  return read.slots;
+/**
+ * Siblings from `from` (inclusive) towards the end of the list (`forward`) or its start, nearest
+ * first, keys only, up to `limit` (all of them without one).
+ */
+export async function readSide(
+  orgId: number,
+  projectId: number,
+  sprintId: number | null,
+  from: Slot,
+  forward: boolean,
+  limit?: number,
+): Promise<{ slots: Slot[]; exhausted: boolean }> {
+  return readListKeys(listCollection(orgId, projectId, sprintId), {
+    forward,
+    limit,
+    from: listKey(sprintId, from.position, from.id),
+  });
 }
 
 /** What sprint completion needs of an issue it moves. */

@@ -26,6 +26,8 @@ const ATTEMPTS = 8;
 const WINDOW_MARGIN = defaultPlacementOptions.maxWindow + 1;
 /** Renumbered neighbours that fit in the issue's own transaction next to its other items. */
 const RENUMBER_WITH_WRITE = 90;
+/** Renumbered neighbours per transaction when a packed run is re-appended. */
+const RENUMBER_STEP = 100;
 
 const assigneeMessage = 'assignee_id must be an account of this organisation';
 const targetSprintMessage = 'sprint_id must be a sprint of this project';
@@ -222,13 +224,12 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       moving,
       siblings: moving ? listCount : Math.max(0, listCount - 1),
       position: changes.position,
+      listRev: target === null ? project.backlog_rev : targetSprint?.positions_rev,
     });
     if (place.position !== undefined) next.position = place.position;
 
     const parents: ParentChange[] = [];
-    const listRev = place.computed
-      ? { expected: target === null ? project.backlog_rev : targetSprint?.positions_rev }
-      : undefined;
+    const listRev = place.listRev;
     if (moving) {
       parents.push({ sprintId: at.sprintId, delta: listDelta(at.sprintId, negate(contributionOf(current))) });
       parents.push({ sprintId: target, delta: listDelta(target, contributionOf(next)), listRev });
@@ -260,26 +261,25 @@ interface PlaceRequest {
   siblings: number;
   /** The `position` sent, if any. */
   position: number | undefined;
+  /** The target list's revision as read (`positions_rev` of the sprint, `backlog_rev` of the project). */
+  listRev: number | undefined;
 }
 
 interface Place {
   /** The new position; undefined leaves the issue where it is. */
   position?: number | undefined;
   renumber?: Renumbering[] | undefined;
-  /** A computed (midpoint) position: the list's revision must be checked and bumped. */
-  computed: boolean;
+  /** A computed position: the target list's revision the write must check (and bump). */
+  listRev?: { expected: number | undefined } | undefined;
 }
 
 /** Decides where an issue goes (see lib/domain/positions.ts for the algorithm). */
 async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): Promise<Place> {
   const { issue, target, moving, siblings, position } = req;
   const wantsPlace = position !== undefined && (moving || position !== issue.position);
-  const append = async (): Promise<Place> => ({
-    position: appendedPosition(await store.allocatePositions(orgId, projectId, 1)),
-    computed: false,
-  });
-  if (!wantsPlace) return moving ? append() : { computed: false };
-  if (position > siblings) return !moving && siblings === 0 ? { computed: false } : append();
+  const append = async (): Promise<Place> => ({ position: appendedPosition(await store.allocatePositions(orgId, projectId, 1)) });
+  if (!wantsPlace) return moving ? append() : {};
+  if (position > siblings) return !moving && siblings === 0 ? {} : append();
 
   const window = await store.windowAroundPlace(orgId, projectId, target, {
     place: position,
@@ -288,26 +288,26 @@ async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): 
     margin: WINDOW_MARGIN,
   });
   const gap = gapFor(position, window.before, window.slots.length);
-  if (!moving && window.movedAt === gap) return { computed: false };
+  if (!moving && window.movedAt === gap) return {};
   const endBound = appendedPosition(Number(req.project.position_seq ?? 0) + 1);
   const plan = planPlacement({ slots: window.slots, gap, atStart: window.atStart, atEnd: window.atEnd, endBound });
-  if (plan) return { position: plan.position, renumber: plan.renumber, computed: true };
+  if (plan) return { position: plan.position, renumber: plan.renumber, listRev: { expected: req.listRev } };
 
-  // No room within reach: the run from the gap to the end of the list is packed. Re-append it
-  // behind the issue with fresh allocator positions. The chunks far from the gap are written
-  // first, from the end backwards, each on its own (the list stays in order after every one);
-  // the chunk next to the gap goes with the issue's own transaction. This is the only path
-  // whose cost grows with the list, and only a long run of moves into one place leads to it.
+  // No window within one transaction has room: the run from the gap to the end of the list is
+  // packed. Re-append it behind the issue with fresh allocations. The chunks far from the gap are
+  // written first, from the end backwards, each on its own (allocations are unique and above
+  // everything, so the list stays ordered after every chunk); the chunk next to the gap goes with
+  // the issue's own transaction. The only path whose cost grows with the list (see positions.ts).
   const successor = window.slots[gap];
   if (!successor) return append();
-  const run = (await store.listRunFrom(orgId, projectId, target, successor)).filter((s) => s.id !== issue.id);
+  const run = (await store.readSide(orgId, projectId, target, successor, true)).slots.filter((s) => s.id !== issue.id);
   const first = await store.allocatePositions(orgId, projectId, run.length + 1);
   const moves = run.map((s, i) => ({ id: s.id, from: s.position, to: appendedPosition(first + 1 + i) }));
   const head = moves.slice(0, RENUMBER_WITH_WRITE);
-  for (let end = moves.length; end > head.length; end -= RENUMBER_WITH_WRITE) {
-    await store.renumberIssues(orgId, projectId, target, moves.slice(Math.max(head.length, end - RENUMBER_WITH_WRITE), end));
+  for (let end = moves.length; end > head.length; end -= RENUMBER_STEP) {
+    await store.renumberIssues(orgId, projectId, target, moves.slice(Math.max(head.length, end - RENUMBER_STEP), end));
   }
-  return { position: appendedPosition(first), renumber: head, computed: false };
+  return { position: appendedPosition(first), renumber: head };
 }
 
 /** Deletes an issue (one transaction with its list's counters); its comments follow by cascade. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccountInOrg } from '../../lib/domain/accounts.ts';
 import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
 
 let gateway: Awaited<ReturnType<typeof startGateway>>;
@@ -90,8 +91,14 @@ describe('issues in a sprint', () => {
 
   it('accepts an assignee from the organisation only', async () => {
     const { org, admin, issues } = await orgWithSprint();
-    const other = apiClient(gateway.baseUrl, (await newOrganisation()).admin.token);
-    await other.post('/api/v1/accounts', { account: { name: 'Third', email: `third-${Date.now()}@example.com` } });
+    // Account ids are per organisation: id 3 exists in the other organisation only.
+    const other = await newOrganisation();
+    const third = await createAccountInOrg(other.orgId, {
+      name: 'Third',
+      email: `third-${other.orgId}@example.com`,
+      role: 'member',
+    });
+    expect(third.account.id).toBe(3);
     const ok = await createIssue(admin, issues, { assignee_id: org.member.id });
     expect(ok.body.assignee_id).toBe(org.member.id);
     const refused = await createIssue(admin, issues, { assignee_id: 3 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccountInOrg } from '../../lib/domain/accounts.ts';
 import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
 
 let gateway: Awaited<ReturnType<typeof startGateway>>;
@@ -98,9 +99,13 @@ describe('sprints', () => {
   it('accepts a sprint lead from the organisation only', async () => {
     const { org, admin, sprints } = await orgWithProject();
     // Account ids are per organisation: id 3 exists in the other organisation only.
-    const other = apiClient(gateway.baseUrl, (await newOrganisation()).admin.token);
-    const third = await other.post('/api/v1/accounts', { account: { name: 'Third', email: `third-${Date.now()}@example.com` } });
-    expect(third.body.account.id).toBe(3);
+    const other = await newOrganisation();
+    const third = await createAccountInOrg(other.orgId, {
+      name: 'Third',
+      email: `third-${other.orgId}@example.com`,
+      role: 'member',
+    });
+    expect(third.account.id).toBe(3);
     expect((await createSprint(admin, sprints, { sprint_lead_id: org.member.id })).status).toBe(201);
     for (const lead of [3, 999_999_999]) {
       const res = await createSprint(admin, sprints, { sprint_lead_id: lead });
