@@ -1,0 +1,285 @@
+/**
+ * Mass assignment, driven by THE route table: every write (a route with a body, and the body-less
+ * POST transitions) is sent its valid payload plus every read-only, foreign and storage-internal
+ * field it does not accept. The write must ignore them (2xx) or refuse (422); what it stored, read
+ * back over HTTP and straight from the table, must carry none of them.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db, tableName } from '../../lib/db/client.ts';
+import { keys, type Key } from '../../lib/db/keys.ts';
+import { hashToken, generateToken } from '../../lib/domain/tokens.ts';
+import { routes, type Route } from '../../lib/routes.ts';
+import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient } from '../support/api.ts';
+
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+beforeAll(async () => {
+  gateway = await startGateway();
+});
+afterAll(async () => {
+  await gateway.close();
+});
+
+const SENTINEL = 987_654;
+const SENTINEL_TIME = '1999-12-31T23:59:59.000Z';
+const plantedToken = generateToken();
+
+/** Everything a client might try to set that no write accepts as input (unless its schema names it). */
+function injections(fx: Fixture): Record<string, unknown> {
+  return {
+    id: SENTINEL,
+    org_id: SENTINEL,
+    type: 'evil',
+    PK: 'EVIL#PK',
+    SK: 'EVIL#SK',
+    LSK: 'EVIL#LSK',
+    GSI1PK: 'EVIL#GSI1PK',
+    GSI1SK: 'EVIL#GSI1SK',
+    created_at: SENTINEL_TIME,
+    updated_at: SENTINEL_TIME,
+    started_at: SENTINEL_TIME,
+    completed_at: SENTINEL_TIME,
+    actual_end_date: '1999-12-31',
+    sprints_count: SENTINEL,
+    issues_count: SENTINEL,
+    comments_count: SENTINEL,
+    total_story_points: SENTINEL,
+    completed_story_points: SENTINEL,
+    open_issues_count: SENTINEL,
+    backlog_count: SENTINEL,
+    issue_seq: SENTINEL,
+    position_seq: SENTINEL,
+    positions_rev: SENTINEL,
+    issue_number: 'EVIL-1',
+    slug: 'evil-slug',
+    github_repo_owner: 'evil',
+    github_repo_name: 'evil',
+    status: 'completed', // read-only on sprints (transitions only); legit on issues
+    author_id: fx.memberId,
+    author_name: 'Evil Author',
+    project_id: fx.otherProjectId,
+    sprint_id: fx.otherSprintId,
+    issue_id: fx.otherIssueId,
+    token: plantedToken,
+    token_hash: hashToken(plantedToken),
+    tat: 0,
+    expires_at: 1,
+    role: 'admin',
+  };
+}
+
+interface Fixture {
+  client: ApiClient;
+  orgId: number;
+  adminId: number;
+  memberId: number;
+  project: Record<string, any>;
+  sprint: Record<string, any>;
+  issue: Record<string, any>;
+  backlogIssue: Record<string, any>;
+  comment: Record<string, any>;
+  otherProjectId: number;
+  otherSprintId: number;
+  otherIssueId: number;
+}
+
+async function fixture(): Promise<Fixture> {
+  const org = await newOrganisation();
+  const client = apiClient(gateway.baseUrl, org.admin.token);
+  const made = async (path: string, body: unknown) => {
+    const res = await client.post(path, body);
+    expect(res.status, res.text).toBe(201);
+    return res.body;
+  };
+  const project = await made('/api/v1/projects', { project: { name: 'Target', prefix: randomPrefix() } });
+  const other = await made('/api/v1/projects', { project: { name: 'Other', prefix: randomPrefix() } });
+  const pp = `/api/v1/projects/${project.id}`;
+  const sprint = await made(`${pp}/sprints`, { sprint: { name: 'Target sprint' } });
+  const otherSprint = await made(`${pp}/sprints`, { sprint: { name: 'Other sprint' } });
+  const issue = await made(`${pp}/sprints/${sprint.id}/issues`, { issue: { title: 'Target issue' } });
+  const otherIssue = await made(`${pp}/sprints/${sprint.id}/issues`, { issue: { title: 'Other issue' } });
+  const backlogIssue = await made(`${pp}/issues`, { issue: { title: 'Backlog issue' } });
+  const comment = await made(`${pp}/sprints/${sprint.id}/issues/${issue.id}/comments`, { comment: { body: 'Target comment' } });
+  return {
+    client,
+    orgId: org.orgId,
+    adminId: org.admin.id,
+    memberId: org.member.id,
+    project,
+    sprint,
+    issue,
+    backlogIssue,
+    comment,
+    otherProjectId: other.id,
+    otherSprintId: otherSprint.id,
+    otherIssueId: otherIssue.id,
+  };
+}
+
+/** The keys a route's body accepts: those of the object inside its wrapper. */
+function accepted(route: Route): { wrapper: string; keys: string[] } {
+  const outer = route.operation.body as z.ZodObject;
+  const wrapper = Object.keys(outer.shape)[0]!;
+  let inner = outer.shape[wrapper] as { shape?: Record<string, unknown>; def?: { innerType?: unknown; in?: unknown } };
+  while (!inner.shape && (inner.def?.innerType || inner.def?.in)) inner = (inner.def.innerType ?? inner.def.in) as typeof inner;
+  return { wrapper, keys: Object.keys(inner.shape ?? {}) };
+}
+
+/** The route's path for the fixture's resources. */
+function pathFor(route: Route, fx: Fixture): string {
+  return route.path
+    .replace('{project_id}', String(fx.project.id))
+    .replace('{sprint_id}', String(fx.sprint.id))
+    .replace('{issue_id}', String(route.path.includes('{sprint_id}') ? fx.issue.id : fx.backlogIssue.id))
+    .replace('{id}', () => {
+      if (route.path.startsWith('/api/v1/comments')) return String(fx.comment.id);
+      if (route.path.includes('/issues/{id}'))
+        return String(route.path.includes('{sprint_id}') ? fx.issue.id : fx.backlogIssue.id);
+      if (route.path.includes('/sprints/{id}')) return String(fx.sprint.id);
+      return String(fx.project.id);
+    });
+}
+
+/** A valid payload for the route (creates need their required fields). */
+function validFields(wrapper: string, create: boolean): Record<string, unknown> {
+  const tag = Math.random().toString(36).slice(2, 8);
+  switch (wrapper) {
+    case 'project':
+      return create ? { name: 'Made', prefix: randomPrefix(), description: 'ok' } : { name: 'Renamed' };
+    case 'sprint':
+      return { name: create ? 'Made sprint' : 'Renamed sprint' };
+    case 'issue':
+      return { title: create ? 'Made issue' : 'Renamed issue' };
+    case 'comment':
+      return { body: create ? 'Made comment' : 'Edited comment' };
+    case 'account':
+      return { name: 'Made account', email: `made-${tag}@example.com`, role: 'member' };
+    default:
+      throw new Error(`no valid payload for "${wrapper}": extend validFields`);
+  }
+}
+
+/** Table key of the resource a response describes (to read what was really stored). */
+function storedKey(wrapper: string, fx: Fixture, body: Record<string, any>): Key {
+  switch (wrapper) {
+    case 'project':
+      return keys.project(fx.orgId, body.id);
+    case 'sprint':
+      return keys.sprint(fx.orgId, fx.project.id, body.id);
+    case 'issue':
+      return keys.issue(fx.orgId, fx.project.id, body.id);
+    case 'comment':
+      return keys.comment(fx.orgId, fx.project.id, body.issue_id, body.id);
+    default:
+      return keys.account(fx.orgId, body.account?.id ?? body.id);
+  }
+}
+
+const STORED_TYPE: Record<string, string> = {
+  project: 'project',
+  sprint: 'sprint',
+  issue: 'issue',
+  comment: 'comment',
+  account: 'account',
+};
+
+const writes = routes.filter((r) => r.auth && r.operation.body && r.path !== '/mcp');
+const transitions = routes.filter((r) => r.auth && r.method === 'POST' && !r.operation.body && /\{id\}\/\w+$/.test(r.path));
+
+describe('mass assignment: read-only, foreign and internal fields are never taken from a body', () => {
+  it('covers every write of the route table', () => {
+    expect(writes.length).toBeGreaterThanOrEqual(15);
+    for (const route of writes) expect(() => validFields(accepted(route).wrapper, true)).not.toThrow();
+  });
+
+  it.each(writes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', async (_name, route) => {
+    const fx = await fixture();
+    const { wrapper, keys: legit } = accepted(route);
+    const create = route.method === 'POST';
+    const planted = Object.fromEntries(Object.entries(injections(fx)).filter(([k]) => !legit.includes(k)));
+    const payload = { ...planted, ...validFields(wrapper, create) };
+    const res = await fx.client.request(route.method, pathFor(route, fx), { json: { [wrapper]: payload } });
+    expect([200, 201, 422], res.text).toContain(res.status);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    if (res.status === 422) return;
+
+    const resource: Record<string, any> = wrapper === 'account' ? res.body.account : res.body;
+    for (const [key, value] of Object.entries(planted)) {
+      if (key in resource) expect(resource[key], `${key} was taken from the body`).not.toEqual(value);
+    }
+    // Foreign ids: the resource stays where the path put it, authored by the caller.
+    if ('project_id' in resource) expect(resource.project_id).toBe(fx.project.id);
+    if (wrapper === 'issue' && route.path.includes('{sprint_id}')) expect(resource.sprint_id).toBe(fx.sprint.id);
+    if (wrapper === 'issue' && !route.path.includes('{sprint_id}')) expect(resource.sprint_id).toBeNull();
+    if (wrapper === 'comment') {
+      expect(resource.author_id).toBe(fx.adminId);
+      expect(resource.issue_id).toBe(route.path.includes('{sprint_id}') || !create ? fx.issue.id : fx.backlogIssue.id);
+    }
+    if (wrapper === 'sprint') expect(resource.status).toBe('planning');
+
+    // And nothing internal was overwritten in the table.
+    const item = (
+      await db.send(new GetCommand({ TableName: tableName, Key: storedKey(wrapper, fx, res.body), ConsistentRead: true }))
+    ).Item as Record<string, unknown>;
+    expect(item, 'stored item').toBeDefined();
+    expect(item.type).toBe(STORED_TYPE[wrapper]);
+    expect(item.org_id).toBe(fx.orgId);
+    for (const key of [
+      'LSK',
+      'GSI1PK',
+      'GSI1SK',
+      'issue_seq',
+      'position_seq',
+      'backlog_count',
+      'open_issues_count',
+      'positions_rev',
+      'token_hash',
+      'tat',
+      'expires_at',
+      'comments_count',
+      'polluted',
+    ]) {
+      if (key in item) expect(item[key], `stored ${key}`).not.toEqual(planted[key]);
+    }
+    // A planted token hash never becomes a working token.
+    const planted401 = await apiClient(gateway.baseUrl, plantedToken).get('/api/v1/me');
+    expect(planted401.status).toBe(401);
+  });
+
+  it('refuses a body carrying __proto__ or constructor.prototype (400) and writes nothing', async () => {
+    const fx = await fixture();
+    const pp = `/api/v1/projects/${fx.project.id}`;
+    for (const raw of [
+      `{"issue":{"title":"Polluter","__proto__":{"polluted":true,"status":"done"}}}`,
+      `{"issue":{"title":"Polluter","constructor":{"prototype":{"polluted":true}}}}`,
+      `{"__proto__":{"issue":{"title":"Polluter"}}}`,
+    ]) {
+      const res = await fx.client.request('POST', `${pp}/sprints/${fx.sprint.id}/issues`, {
+        raw,
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(res.status, raw).toBe(400);
+      expect(res.body).toEqual({ error: expect.any(String) });
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    }
+    expect((await fx.client.get(`${pp}/sprints/${fx.sprint.id}/issues`)).body).toHaveLength(2);
+  });
+
+  it.each(transitions.map((r) => [`${r.method} ${r.path}`, r] as const))('%s ignores any body', async (_name, route) => {
+    const fx = await fixture();
+    if (/complete|completion/.test(route.path)) {
+      expect((await fx.client.post(`/api/v1/projects/${fx.project.id}/sprints/${fx.sprint.id}/activate`)).status).toBe(200);
+    }
+    const res = await fx.client.post(pathFor(route, fx), {
+      sprint: { ...injections(fx), status: 'planning' },
+      ...injections(fx),
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.status).toBe(/activat/.test(route.path) ? 'active' : 'completed');
+    expect(res.body.id).toBe(fx.sprint.id);
+    expect(res.body.project_id).toBe(fx.project.id);
+    expect(res.body.issues_count).toBeLessThan(SENTINEL);
+    expect(res.body.created_at).not.toBe(SENTINEL_TIME);
+  });
+});
