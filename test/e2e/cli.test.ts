@@ -119,7 +119,14 @@ describe('admin CLI', () => {
     const out = onlyJson(await npmAdmin('token:revoke', '--org', String(org.orgId), '--account', String(org.admin.id)));
     expect(out).toEqual({ revoked: true });
     expect((await apiClient(gateway.baseUrl, org.admin.token).get('/api/v1/me')).status).toBe(401);
-    const again = onlyJson(await admin(['token:regenerate', '--org', String(org.orgId), '--account', String(org.admin.id)]));
+    // DynamoDB Local runs with one shared database: other credentials and another region see the same data.
+    const again = onlyJson(
+      await admin(['token:regenerate', '--org', String(org.orgId), '--account', String(org.admin.id)], {
+        AWS_ACCESS_KEY_ID: 'someone-else',
+        AWS_SECRET_ACCESS_KEY: 'another-secret',
+        AWS_REGION: 'eu-west-3',
+      }),
+    );
     expect((await apiClient(gateway.baseUrl, again.token).get('/api/v1/me')).status).toBe(200);
   }, 60_000);
 
