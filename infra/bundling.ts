@@ -24,6 +24,11 @@ export const bundling = {
   banner: "import{createRequire as __createRequire}from'node:module';const require=__createRequire(import.meta.url);",
   /** Nothing is taken from the runtime: the AWS SDK is bundled, pinned by package-lock.json. */
   external: [] as string[],
+  /**
+   * Module replacements, paths relative to the repository root. The SDK's default credential chain
+   * becomes the environment provider, the only link of it Lambda ever uses (lib/aws/lambda-credentials.ts).
+   */
+  alias: { '@aws-sdk/credential-provider-node': 'lib/aws/lambda-credentials.ts' } as Record<string, string>,
 } as const;
 
 /** Environment every function gets beside its own. */

@@ -56,6 +56,9 @@ export class ServiceFunction extends NodejsFunction {
         banner: bundling.banner,
         bundleAwsSDK: true,
         externalModules: [...bundling.external],
+        esbuildArgs: {
+          '--alias': Object.entries(bundling.alias).map(([from, to]) => `${from}=${resolve(repoRoot, to)}`),
+        },
       },
     });
   }

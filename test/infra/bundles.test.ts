@@ -1,0 +1,83 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Bundle,
+  budget,
+  buildAll,
+  buildBundle,
+  type LoadResult,
+  loadAlone,
+  type Measurement,
+  measureInit,
+} from '../../bench/bundles.ts';
+import { ServiceFunction } from '../../infra/constructs/service-function.ts';
+import { allFunctionEntries, authorizerEntry, functionId } from '../../infra/functions.ts';
+import { routes } from '../../lib/routes.ts';
+
+const entries = allFunctionEntries(routes);
+const outRoot = mkdtempSync(join(tmpdir(), 'bundles-test-'));
+let baseline: Bundle;
+const bundles = new Map<string, Bundle>();
+const loads = new Map<string, LoadResult | Error>();
+let measured: Measurement[] = [];
+
+beforeAll(async () => {
+  const built = await buildAll(outRoot);
+  baseline = built.baseline;
+  for (const b of built.bundles) bundles.set(b.entry, b);
+  for (const b of built.bundles) loads.set(b.entry, await loadAlone(b).catch((err: Error) => err));
+  const loadable = built.bundles.filter((b) => !(loads.get(b.entry) instanceof Error));
+  // Three interleaved rounds: medians of CPU time, robust enough on a shared machine.
+  measured = await measureInit([baseline, ...loadable], 3);
+}, 300_000);
+
+afterAll(() => rmSync(outRoot, { recursive: true, force: true }));
+
+describe('every Lambda bundle', () => {
+  it.each(entries)('%s loads on its own in an empty folder and exports a handler', (entry) => {
+    const load = loads.get(entry);
+    if (load instanceof Error) throw load;
+    expect(load?.handler).toBe('function');
+  });
+
+  it.each(entries)(`%s is smaller than ${budget.maxBytes / 1024} KB`, (entry) => {
+    const bundle = bundles.get(entry)!;
+    // Usually the cause is `import { z } from 'zod'` (it keeps all of zod): use `import * as z`.
+    expect(Math.round(bundle.bytes / 1024), `${bundle.name}: ${bundle.bytes} bytes`).toBeLessThan(budget.maxBytes / 1024);
+  });
+
+  it.each(entries)(
+    `%s initialises in at most ${budget.maxInitRatio}× the time of a bundle with only a document client`,
+    (entry) => {
+      const base = measured[0]!;
+      const own = measured.find((m) => m.bundle.entry === entry);
+      expect(own, `${entry} did not load`).toBeDefined();
+      const ratio = own!.cpuMs / base.cpuMs;
+      expect(ratio, `${own!.cpuMs.toFixed(1)} ms vs ${base.cpuMs.toFixed(1)} ms`).toBeLessThanOrEqual(budget.maxInitRatio);
+    },
+  );
+});
+
+describe('the CDK stack', () => {
+  it('bundles with the local esbuild, no Docker, byte for byte what the bench measures', async () => {
+    const app = new App({ builtinCloudFormationValidation: false });
+    const stack = new Stack(app, 'Bundling');
+    const fn = new ServiceFunction(stack, 'Fn', { entry: authorizerEntry });
+    const assembly = app.synth();
+    const template = assembly.getStackArtifact(stack.artifactId).template as {
+      Resources: Record<string, { Properties: { Code: { S3Key: string } } }>;
+    };
+    const hash = template.Resources[stack.getLogicalId(fn.node.defaultChild as never)]!.Properties.Code.S3Key.replace(
+      /\.zip$/,
+      '',
+    );
+    const deployed = readFileSync(join(assembly.directory, `asset.${hash}`, 'index.mjs'));
+    const measuredBundle = await buildBundle(authorizerEntry, join(outRoot, 'again'));
+    expect(functionId(authorizerEntry)).toBe('Authorizer');
+    expect(deployed.equals(readFileSync(measuredBundle.file))).toBe(true);
+    expect(readFileSync(join(assembly.directory, `asset.${hash}`, 'index.mjs.map')).length).toBeGreaterThan(0);
+  }, 120_000);
+});
