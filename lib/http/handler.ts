@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { BadRequestError, NotFoundError, RateLimitedError, UnauthorizedError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
@@ -53,9 +54,18 @@ interface Internal extends Record<string, unknown> {
  */
 export function apiHandler(fn: (req: ApiRequest) => Promise<ApiResult>, options: HandlerOptions = {}) {
   const stack = middy<Event, APIGatewayProxyResult, Error, Context, Internal>()
+    // Every log line of the invocation carries the Lambda context (request id, cold start...), the
+    // route, the organisation and API Gateway's request id; the keys go when the invocation ends.
+    .use(injectLambdaContext(logger, { resetKeys: true }))
     .use({
       before: (request) => {
         request.internal.startedAt = Date.now();
+        const { event } = request;
+        logger.appendKeys({
+          route: `${event.httpMethod} ${event.resource}`,
+          orgId: event.requestContext?.authorizer?.orgId,
+          apiRequestId: event.requestContext?.requestId,
+        });
         // Known before any guard runs, so that 400/413/415 answers carry the rate-limit headers too.
         request.internal.rate = readAuthorizerContext(request.event.requestContext?.authorizer)?.rate;
       },
@@ -115,8 +125,6 @@ function finish(request: Request) {
     };
   }
   logger.info('request', {
-    route: `${request.event.httpMethod} ${request.event.resource}`,
-    orgId: request.event.requestContext?.authorizer?.orgId,
     status: response.statusCode,
     latencyMs: Date.now() - (request.internal.startedAt ?? Date.now()),
   });
