@@ -122,7 +122,7 @@ describe('admin CLI', () => {
     // DynamoDB Local runs with one shared database: other credentials and another region see the same data.
     const again = onlyJson(
       await admin(['token:regenerate', '--org', String(org.orgId), '--account', String(org.admin.id)], {
-        AWS_ACCESS_KEY_ID: 'someone-else',
+        AWS_ACCESS_KEY_ID: 'SomeoneElse',
         AWS_SECRET_ACCESS_KEY: 'another-secret',
         AWS_REGION: 'eu-west-3',
       }),
