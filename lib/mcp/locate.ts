@@ -1,16 +1,14 @@
 import * as z from 'zod';
-import { ValidationError, NotFoundError } from '../domain/errors.ts';
-import { listIssues, type IssueLocation } from '../domain/issues.ts';
+import { ValidationError } from '../domain/errors.ts';
+import { findIssueByNumber, findIssueInProject } from '../domain/issue-lookup.ts';
+import type { IssueLocation } from '../domain/issues.ts';
 import type { Principal } from '../domain/principal.ts';
-import { listProjects } from '../domain/projects.ts';
-import { listSprints } from '../domain/sprints.ts';
 import type { Issue } from '../schemas/issues.ts';
-import type { DomainList } from './list.ts';
 import { id } from './tool.ts';
 
 /**
  * How a tool names an issue: by its number ("APL-12"), or by project and id. Every issue a tool
- * returns carries `project_id`, `sprint_id` and `id`, and passing all three costs no search.
+ * returns carries `project_id`, `sprint_id` and `id`, and passing all three costs no lookup.
  */
 export const issueRef = {
   issue_number: z
@@ -23,77 +21,31 @@ export const issueRef = {
   sprint_id: id('The sprint the issue is in, or null if it is in the backlog.')
     .nullable()
     .optional()
-    .describe('Where the issue is now: its sprint id, or null for the backlog. Optional; it saves a search.'),
+    .describe('Where the issue is now: its sprint id, or null for the backlog. Optional; it saves a lookup.'),
 };
 export type IssueRefArgs = z.output<z.ZodObject<typeof issueRef>>;
 
 export interface LocatedIssue {
   at: IssueLocation;
   issueId: number;
-  /** The issue as read while searching for it, if a search was needed. */
+  /** The issue as read while locating it, if it had to be looked up. */
   found?: Issue;
 }
 
-const WALK_PAGE = 100;
-
-/** Every item of a collection, page after page, through the domain's list function. */
-async function* walk<T>(list: DomainList<T>): AsyncGenerator<T> {
-  let cursor: string | undefined;
-  do {
-    const result = await list({ page: 1, perPage: WALK_PAGE, cursor });
-    yield* result.items;
-    cursor = result.page.nextCursor;
-  } while (cursor);
-}
-
-async function first<T>(items: AsyncGenerator<T>, match: (item: T) => boolean): Promise<T | undefined> {
-  for await (const item of items) if (match(item)) return item;
-  return undefined;
-}
-
 /**
- * Finds an issue of a project in whichever list it is: active and planned sprints first, then the
- * backlog, then completed sprints (newest first). The domain looks issues up under their list
- * only, so this reads the lists page by page: its cost grows with the project.
+ * Resolves an issue reference to the list it lives in. A full reference costs nothing; a number
+ * or a bare id is looked up in the caller's organisation (lib/domain/issue-lookup.ts).
  */
-async function searchProject(caller: Principal, projectId: number, match: (issue: Issue) => boolean): Promise<Issue | undefined> {
-  const sprints: { id: number; status: string }[] = [];
-  for await (const sprint of walk((page) => listSprints(caller, projectId, page))) sprints.push(sprint);
-  const rank = (status: string) => (status === 'active' ? 0 : status === 'planning' ? 1 : 3);
-  const lists: (number | null)[] = [
-    ...sprints.filter((s) => rank(s.status) < 3).sort((a, b) => rank(a.status) - rank(b.status)),
-    null,
-    ...sprints.filter((s) => rank(s.status) === 3).reverse(),
-  ].map((s) => (s === null ? null : s.id));
-  for (const sprintId of lists) {
-    const found = await first(
-      walk((page) => listIssues(caller, { projectId, sprintId }, page)),
-      match,
-    );
-    if (found) return found;
-  }
-  return undefined;
-}
-
-/** Resolves an issue reference to the list it lives in. Nothing outside the caller's organisation is ever looked at. */
 export async function locateIssue(caller: Principal, ref: IssueRefArgs): Promise<LocatedIssue> {
+  let found: Issue;
   if (ref.issue_number !== undefined) {
-    const number = ref.issue_number;
-    const prefix = number.slice(0, number.lastIndexOf('-'));
-    const project = await first(
-      walk((page) => listProjects(caller, page)),
-      (p) => p.prefix === prefix,
-    );
-    const found = project && (await searchProject(caller, project.id, (issue) => issue.issue_number === number));
-    if (!found) throw new NotFoundError(`Issue ${number}`);
-    return { at: { projectId: found.project_id, sprintId: found.sprint_id }, issueId: found.id, found };
-  }
-  if (ref.project_id === undefined || ref.issue_id === undefined) {
+    found = await findIssueByNumber(caller, ref.issue_number);
+  } else if (ref.project_id === undefined || ref.issue_id === undefined) {
     throw new ValidationError(['issue_number, or project_id and issue_id, are required']);
+  } else if (ref.sprint_id !== undefined) {
+    return { at: { projectId: ref.project_id, sprintId: ref.sprint_id }, issueId: ref.issue_id };
+  } else {
+    found = await findIssueInProject(caller, ref.project_id, ref.issue_id);
   }
-  if (ref.sprint_id !== undefined) return { at: { projectId: ref.project_id, sprintId: ref.sprint_id }, issueId: ref.issue_id };
-  const issueId = ref.issue_id;
-  const found = await searchProject(caller, ref.project_id, (issue) => issue.id === issueId);
-  if (!found) throw new NotFoundError('Issue');
-  return { at: { projectId: found.project_id, sprintId: found.sprint_id }, issueId, found };
+  return { at: { projectId: found.project_id, sprintId: found.sprint_id }, issueId: found.id, found };
 }

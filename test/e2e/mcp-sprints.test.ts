@@ -226,7 +226,9 @@ describe('MCP server: sprint tools', () => {
     await mcp.ok('create_issue', { ...at, title: 'b', story_points: 3, assignee_id: org.member.id, status: 'in_progress' });
     await mcp.ok('create_issue', { ...at, title: 'c', story_points: 2, status: 'cancelled' });
     await mcp.ok('create_issue', { ...at, title: 'd' });
-    const summary = await mcp.ok('get_sprint_summary', at);
+    const summarised = await mcp.call('get_sprint_summary', at);
+    expect(summarised.dbCalls).toBeLessThanOrEqual(3);
+    const summary = summarised.result.structuredContent as any;
     expect(summary.by_status).toEqual({
       backlog: { issues: 0, story_points: 0 },
       todo: { issues: 1, story_points: 0 },
@@ -239,7 +241,15 @@ describe('MCP server: sprint tools', () => {
       { assignee_id: null, issues: 2, story_points: 2, done_story_points: 0 },
     ]);
     expect(summary).toMatchObject({ open_issues: 2, unestimated_issues: 1, percent_done: 50 });
-    expect(summary.sprint).toMatchObject({ issues_count: 4, total_story_points: 10, completed_story_points: 5 });
+    const { sprint: stats } = await mcp.ok('get_sprint', at);
+    expect(summary).toMatchObject({
+      project_id: project.id,
+      sprint_id: sprint.id,
+      issues_count: stats.issues_count,
+      total_story_points: stats.total_story_points,
+      completed_story_points: stats.completed_story_points,
+    });
+    expect(stats).toMatchObject({ issues_count: 4, total_story_points: 10, completed_story_points: 5 });
     await mcp.close();
   });
 });
@@ -262,7 +272,9 @@ describe('MCP server: issue tools', () => {
     }
     const { issue: loose } = await mcp.ok('create_issue', { project_id: project.id, title: 'in the backlog' });
 
-    const byNumber = await mcp.ok('get_issue', { issue_number: `${prefix}-3` });
+    const lookup = await mcp.call('get_issue', { issue_number: `${prefix}-3` });
+    expect(lookup.dbCalls).toBeLessThanOrEqual(3);
+    const byNumber = lookup.result.structuredContent as any;
     expect(byNumber.issue).toEqual(
       (await rest.get(`/api/v1/projects/${project.id}/sprints/${sprint.id}/issues/${issues[2].id}`)).body,
     );
@@ -270,7 +282,10 @@ describe('MCP server: issue tools', () => {
     const byId = await mcp.call('get_issue', { project_id: project.id, sprint_id: sprint.id, issue_id: issues[1].id });
     expect(byId.dbCalls).toBeLessThanOrEqual(3);
     expect((byId.result.structuredContent as any).issue.title).toBe('two');
-    expect((await mcp.ok('get_issue', { project_id: project.id, issue_id: loose.id })).issue.sprint_id).toBeNull();
+    const bareId = await mcp.call('get_issue', { project_id: project.id, issue_id: loose.id });
+    expect(bareId.dbCalls).toBeLessThanOrEqual(3);
+    expect((bareId.result.structuredContent as any).issue.sprint_id).toBeNull();
+    expect((await mcp.ok('get_issue', { project_id: project.id, issue_id: issues[4].id })).issue.title).toBe('five');
     expect(await mcp.error('get_issue', { issue_number: `${prefix}-99` })).toBe(`Issue ${prefix}-99 not found`);
     expect(await mcp.error('get_issue', { issue_number: 'ZZZZ-1' })).toBe('Issue ZZZZ-1 not found');
     expect(await mcp.error('get_issue', { project_id: project.id, sprint_id: null, issue_id: issues[0].id })).toBe(
@@ -300,6 +315,13 @@ describe('MCP server: issue tools', () => {
       cursor = step.next_cursor;
     } while (cursor);
     expect(seen).toEqual(['one', 'three', 'five']);
+
+    // An issue whose sprint was deleted is gone at once, by number and by id, like its REST paths.
+    const { sprint: doomed } = await mcp.ok('create_sprint', { project_id: project.id, name: 'Doomed' });
+    const { issue: orphan } = await mcp.ok('create_issue', { project_id: project.id, sprint_id: doomed.id, title: 'orphan' });
+    await mcp.ok('delete_sprint', { project_id: project.id, sprint_id: doomed.id });
+    expect(await mcp.error('get_issue', { issue_number: orphan.issue_number })).toBe(`Issue ${orphan.issue_number} not found`);
+    expect(await mcp.error('get_issue', { project_id: project.id, issue_id: orphan.id })).toMatch(/^(Sprint|Issue) not found$/);
     await mcp.close();
   });
 

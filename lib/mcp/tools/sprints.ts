@@ -22,7 +22,11 @@ const one = { sprint: Sprint };
 
 const tally = z.object({ issues: z.number().int(), story_points: z.number().int() });
 const SprintSummary = {
-  sprint: Sprint,
+  project_id: z.number().int(),
+  sprint_id: z.number().int(),
+  issues_count: z.number().int(),
+  total_story_points: z.number().int(),
+  completed_story_points: z.number().int().describe('Story points of done issues.'),
   by_status: z
     .object(Object.fromEntries(issueStatuses.map((s) => [s, tally])) as Record<(typeof issueStatuses)[number], typeof tally>)
     .describe('Issues and story points per issue status.'),
@@ -73,7 +77,7 @@ export const sprintTools: Tool[] = [
     {
       title: 'Sprint summary',
       description:
-        'Where a sprint stands: issues and story points by status and by assignee, open and unestimated issues, percent done. Reads every issue of the sprint.',
+        'Where a sprint stands: issues and story points by status and by assignee, open and unestimated issues, percent done. Reads every issue of the sprint (see get_sprint for its name, status and dates).',
       input: z.object(sprintAt),
       output: SprintSummary,
       annotations: annotations.read,
@@ -152,18 +156,15 @@ export const sprintTools: Tool[] = [
   ),
 ];
 
+/** Counts from the sprint's issues, read page by page through the domain (which checks the sprint exists). */
 async function summarise(caller: Principal, projectId: number, sprintId: number) {
-  const readIssues = async () => {
-    const issues: Issue[] = [];
-    let cursor: string | undefined;
-    do {
-      const { page, items } = await listIssues(caller, { projectId, sprintId }, { page: 1, perPage: 100, cursor });
-      issues.push(...items);
-      cursor = page.nextCursor;
-    } while (cursor);
-    return issues;
-  };
-  const [sprint, issues] = await Promise.all([getSprint(caller, projectId, sprintId), readIssues()]);
+  const issues: Issue[] = [];
+  let cursor: string | undefined;
+  do {
+    const { page, items } = await listIssues(caller, { projectId, sprintId }, { page: 1, perPage: 100, cursor });
+    issues.push(...items);
+    cursor = page.nextCursor;
+  } while (cursor);
 
   const byStatus = Object.fromEntries(issueStatuses.map((s) => [s, { issues: 0, story_points: 0 }])) as Record<
     Issue['status'],
@@ -190,7 +191,11 @@ async function summarise(caller: Principal, projectId: number, sprintId: number)
   }
   const total = issues.reduce((sum, i) => sum + (i.story_points ?? 0), 0);
   return {
-    sprint,
+    project_id: projectId,
+    sprint_id: sprintId,
+    issues_count: issues.length,
+    total_story_points: total,
+    completed_story_points: byStatus.done.story_points,
     by_status: byStatus,
     by_assignee: [...byAssignee.values()].sort((x, y) => y.story_points - x.story_points || y.issues - x.issues),
     open_issues: issues.filter((i) => i.status !== 'done' && i.status !== 'cancelled').length,
