@@ -7,7 +7,7 @@ import { collections, keys, listKeys, parseIssueListKey, type Collection } from 
 import { listPage, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { accountExists, addCounters, type SprintCounters, type SprintItem } from './sprints.ts';
-import { batchGet, Refused, transact, type GuardedItem } from './transactions.ts';
+import { batchGet, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * Issues live in their project's partition (`ISSUE#i`); their LSK places them in one list: a
@@ -21,7 +21,7 @@ import { batchGet, Refused, transact, type GuardedItem } from './transactions.ts
 /** The stored issue: the resource plus what only the data layer reads. */
 export interface IssueItem extends Issue {
   /** Bumped by every write that can change counters or the list; writes are conditioned on it. */
-  rev: number;
+  rev?: number;
   comments_count?: number;
 }
 
@@ -231,7 +231,7 @@ export async function insertIssue(
 export interface IssueWrite {
   id: number;
   /** The `rev` the decision was made on. */
-  rev: number;
+  rev: number | undefined;
   /** Fields to set (API names), `updated_at` included. */
   set: Record<string, unknown>;
   /** New list and/or position. */
@@ -271,7 +271,7 @@ function renumberItem(orgId: number, projectId: number, sprintId: number | null,
  */
 export async function writeIssue(orgId: number, projectId: number, write: IssueWrite): Promise<void> {
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':rev': write.rev, ':one': 1 };
+  const values: Record<string, unknown> = { ':rev': write.rev ?? 0, ':one': 1 };
   const sets: string[] = [];
   const fields: Record<string, unknown> = { ...write.set };
   if (write.placement) {
@@ -291,7 +291,7 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
           TableName: tableName,
           Key: keys.issue(orgId, projectId, write.id),
           UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD rev :one`,
-          ConditionExpression: 'rev = :rev',
+          ConditionExpression: revisionCondition(write.rev),
           ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
           ExpressionAttributeValues: values,
         },
@@ -328,8 +328,8 @@ export async function deleteIssue(orgId: number, projectId: number, issue: Issue
         Delete: {
           TableName: tableName,
           Key: keys.issue(orgId, projectId, issue.id),
-          ConditionExpression: 'rev = :rev',
-          ExpressionAttributeValues: { ':rev': issue.rev },
+          ConditionExpression: revisionCondition(issue.rev),
+          ExpressionAttributeValues: { ':rev': issue.rev ?? 0 },
         },
       },
       reason: 'stale',

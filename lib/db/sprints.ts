@@ -6,7 +6,7 @@ import { collections, keys, listKeys } from './keys.ts';
 import { listPage, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
-import { batchGet, equalsCondition, Refused, transact, type GuardedItem } from './transactions.ts';
+import { batchGet, equalsCondition, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
 
 /** Counters a sprint keeps over its issues; they move in the same transaction as the issues. */
 export type SprintCounterName = 'issues_count' | 'total_story_points' | 'completed_story_points' | 'open_issues_count';
@@ -297,7 +297,7 @@ export async function completionStep(orgId: number, projectId: number, sprintId:
         TableName: tableName,
         Key: keys.issue(orgId, projectId, m.id),
         UpdateExpression: 'SET sprint_id = :null, LSK = :lsk, #position = :position, updated_at = :now ADD rev :one',
-        ConditionExpression: 'rev = :rev',
+        ConditionExpression: revisionCondition(m.rev),
         ExpressionAttributeNames: { '#position': 'position' },
         ExpressionAttributeValues: {
           ':null': null,
@@ -321,8 +321,9 @@ export async function completionStep(orgId: number, projectId: number, sprintId:
     sets.push('#status = :completed', 'actual_end_date = :actual_end_date');
     values[':completed'] = 'completed';
     values[':actual_end_date'] = step.finish.actualEndDate;
-    // Open issues still counted after this step's moves must be none.
-    conditions.push('open_issues_count = :open_now');
+    // Open issues still counted after this step's moves must be none (a sprint written without
+    // the counter cannot say, and is trusted).
+    conditions.push('(attribute_not_exists(open_issues_count) OR open_issues_count = :open_now)');
     values[':open_now'] = step.moves.length;
   }
   items.push({

@@ -84,3 +84,12 @@ export function equalsCondition(
   values[`:expected_${attribute}`] = expected;
   return `${name} = :expected_${attribute}`;
 }
+
+/**
+ * The condition of a write decided on an issue as read at revision `rev` (`:rev` must be bound to
+ * `rev ?? 0`): the issue still exists and nothing changed it since. An item written without a
+ * revision counts as revision 0.
+ */
+export function revisionCondition(rev: number | undefined): string {
+  return rev ? 'attribute_exists(PK) AND rev = :rev' : 'attribute_exists(PK) AND (attribute_not_exists(rev) OR rev = :rev)';
+}
