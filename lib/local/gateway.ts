@@ -203,7 +203,8 @@ function send(res: ServerResponse, result: APIGatewayProxyResult) {
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-function gatewayError(kind: keyof typeof gatewayResponses): APIGatewayProxyResult {
+/** API Gateway's own answer of a kind (lib/http/gateway-responses.ts). */
+export function gatewayError(kind: keyof typeof gatewayResponses): APIGatewayProxyResult {
   const r = gatewayResponses[kind];
   return {
     statusCode: r.status,
@@ -213,6 +214,32 @@ function gatewayError(kind: keyof typeof gatewayResponses): APIGatewayProxyResul
     },
     body: JSON.stringify({ error: r.message }),
   };
+}
+
+/**
+ * Runs the token authorizer on a request's proxy event as API Gateway does for a route behind it
+ * (as a REQUEST authorizer event). Gives the authorizer context the route's handler will see, or
+ * the gateway's own answer: 401 for a refused token, 403 for a Deny, 503 when the authorizer failed.
+ */
+export async function runAuthorizer(
+  event: APIGatewayProxyEvent,
+  route: Route,
+): Promise<{ authorizer: Record<string, unknown> } | { response: APIGatewayProxyResult }> {
+  const authEvent = {
+    ...event,
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:local:000000000000:local/local/${event.httpMethod}${route.path}`,
+  } as APIGatewayRequestAuthorizerEvent;
+  const authorize = await loadHandler<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>('functions/authorizer.ts');
+  let result: APIGatewayAuthorizerResult;
+  try {
+    result = await authorize(authEvent, lambdaContext('authorizer'));
+  } catch (err) {
+    return { response: gatewayError((err as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE') };
+  }
+  const allowed = result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
+  if (!allowed) return { response: gatewayError('ACCESS_DENIED') };
+  return { authorizer: { ...result.context, principalId: result.principalId } };
 }
 
 export interface GatewayOptions {
@@ -262,23 +289,9 @@ export function createGateway(options: GatewayOptions): http.Server {
     };
     let authorizer: Record<string, unknown> | null = null;
     if (match.route.auth) {
-      const authEvent: APIGatewayRequestAuthorizerEvent = {
-        ...proxyEvent(request, match.route, match.params, null),
-        type: 'REQUEST',
-        methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${match.route.path}`,
-      } as APIGatewayRequestAuthorizerEvent;
-      const authorize = await loadHandler<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>(
-        'functions/authorizer.ts',
-      );
-      let result: APIGatewayAuthorizerResult;
-      try {
-        result = await authorize(authEvent, lambdaContext('authorizer'));
-      } catch (err) {
-        return (err as Error).message === 'Unauthorized' ? gatewayError('UNAUTHORIZED') : gatewayError('AUTHORIZER_FAILURE');
-      }
-      const allowed = result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
-      if (!allowed) return gatewayError('ACCESS_DENIED');
-      authorizer = { ...result.context, principalId: result.principalId };
+      const outcome = await runAuthorizer(proxyEvent(request, match.route, match.params, null), match.route);
+      if ('response' in outcome) return outcome.response;
+      authorizer = outcome.authorizer;
     }
     const event = proxyEvent(request, match.route, match.params, authorizer);
     const handler = await loadHandler<APIGatewayProxyEvent, APIGatewayProxyResult>(match.route.handler);

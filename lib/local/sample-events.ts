@@ -1,0 +1,179 @@
+/**
+ * `npm run events`: writes `events/<operationId>.json`, a sample API Gateway REST proxy event for
+ * every row of the route table, plus `events/authorizer.json` (a REQUEST authorizer event) and
+ * `events/cascade.json` (a DynamoDB stream batch for the cascade consumer). `npm run invoke` and the
+ * tests run them through the real handlers.
+ *
+ * The files are generated: change `samples` below (path ids, query, body, headers of a route) and
+ * run `npm run events` again. A new route gets an event with ids 1 and no body by default; a route
+ * that takes a body should have its sample here.
+ */
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, DynamoDBStreamEvent } from 'aws-lambda';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { keys } from '../db/keys.ts';
+import { type Route, routes } from '../routes.ts';
+import { proxyEvent, repoRoot } from './gateway.ts';
+
+export const eventsDir = resolve(repoRoot, 'events');
+
+/** Stands in for a real token: `npm run invoke -- ... --token stk_...` (or API_TOKEN) replaces it. */
+export const SAMPLE_TOKEN = 'stk_SAMPLE-replace-with-a-real-token-via--token';
+
+export interface Sample {
+  /** Path parameters; any not given is `1`. */
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  /** JSON body (sent with `Content-Type: application/json`). */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+const listQuery = { query: { page: '1', per_page: '25' } };
+/** In a fresh organisation the sprint issue is issue 1 and the backlog issue issue 2. */
+const backlogIssue = { id: '2' };
+
+/**
+ * Per-route samples, by operation id. Together, run in order (creates first, deletes last), they
+ * make a small story in a fresh organisation: project 1, sprint 1, issue 1 in the sprint, issue 2
+ * in the backlog, a comment on each.
+ */
+export const samples: Record<string, Sample> = {
+  listAccounts: listQuery,
+  createAccount: { body: { account: { name: 'Grace Hopper', email: 'grace@example.com', role: 'member' } } },
+  listProjects: listQuery,
+  createProject: { body: { project: { name: 'Apollo', prefix: 'APL', description: 'Land on the moon.' } } },
+  updateProject: { body: { project: { description: 'Land on the moon and come back.' } } },
+  replaceProject: { body: { project: { production_url: 'https://apollo.example.com' } } },
+  listSprints: listQuery,
+  createSprint: { body: { sprint: { name: 'Sprint 1', start_date: '2026-11-23', end_date: '2026-12-04' } } },
+  updateSprint: { body: { sprint: { description: 'Two weeks to the launch pad.' } } },
+  replaceSprint: { body: { sprint: { name: 'Sprint 1: launch pad' } } },
+  listSprintIssues: listQuery,
+  createSprintIssue: { body: { issue: { title: 'Build the lunar module', story_points: 8 } } },
+  updateSprintIssue: { body: { issue: { status: 'in_progress' } } },
+  replaceSprintIssue: { body: { issue: { story_points: 5 } } },
+  listBacklogIssues: listQuery,
+  createBacklogIssue: { body: { issue: { title: 'Plan the return trip', story_points: 3 } } },
+  getBacklogIssue: { params: backlogIssue },
+  updateBacklogIssue: { params: backlogIssue, body: { issue: { description: 'Splashdown in the Pacific.' } } },
+  replaceBacklogIssue: { params: backlogIssue, body: { issue: { story_points: 2 } } },
+  deleteBacklogIssue: { params: backlogIssue },
+  listComments: listQuery,
+  createComment: { body: { comment: { body: 'The descent engine needs another test.' } } },
+  listBacklogIssueComments: { params: { issue_id: '2' }, ...listQuery },
+  createBacklogIssueComment: { params: { issue_id: '2' }, body: { comment: { body: 'Which ocean?' } } },
+  updateComment: { body: { comment: { body: 'The descent engine passed its test.' } } },
+  replaceComment: { body: { comment: { body: 'Test passed twice.' } } },
+  mcp: {
+    headers: { Accept: 'application/json, text/event-stream' },
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+  },
+  mcpStream: { headers: { Accept: 'text/event-stream' } },
+};
+
+/** A UUID-shaped id derived from a name: generated files stay the same from run to run. */
+function stableId(name: string): string {
+  const h = createHash('sha256').update(name).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+const SAMPLE_TIME = Date.parse('2026-11-21T09:30:00.000Z');
+
+/** The proxy event API Gateway would send for the route's sample request. */
+export function sampleEvent(route: Route): APIGatewayProxyEvent {
+  const sample = samples[route.operation.id] ?? {};
+  const params: Record<string, string> = {};
+  const path = route.path.replace(/\{(\w+)\+?\}/g, (_m, name: string) => (params[name] = sample.params?.[name] ?? '1'));
+  const url = new URL(`http://localhost:3000${path}`);
+  for (const [k, v] of Object.entries(sample.query ?? {})) url.searchParams.set(k, v);
+  const body = sample.body === undefined ? null : JSON.stringify(sample.body);
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    Host: 'localhost:3000',
+    'User-Agent': 'sample-event',
+    'X-Forwarded-Proto': 'http',
+    ...(route.auth ? { Authorization: `Bearer ${SAMPLE_TOKEN}` } : {}),
+    ...(body === null ? {} : { 'Content-Type': 'application/json' }),
+    ...sample.headers,
+  };
+  const multiHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]]));
+  const event = proxyEvent(
+    { method: route.method, url, headers, multiHeaders, body, sourceIp: '127.0.0.1' },
+    route,
+    params,
+    null,
+  );
+  event.requestContext.requestId = stableId(route.operation.id);
+  event.requestContext.requestTimeEpoch = SAMPLE_TIME;
+  return event;
+}
+
+/** A REQUEST authorizer event for `GET /api/v1/me`. */
+export function sampleAuthorizerEvent(): APIGatewayRequestAuthorizerEvent {
+  const me = routes.find((r) => r.operation.id === 'getMe') ?? routes.find((r) => r.auth)!;
+  const event = sampleEvent(me);
+  return {
+    ...event,
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:local:000000000000:local/local/${me.method}${me.path}`,
+  } as APIGatewayRequestAuthorizerEvent;
+}
+
+/** A stream batch as Lambda hands it to the cascade consumer: project 1 of organisation 1 deleted. */
+export function sampleStreamEvent(): DynamoDBStreamEvent {
+  const project = {
+    type: 'project',
+    org_id: 1,
+    id: 1,
+    name: 'Apollo',
+    prefix: 'APL',
+    description: null,
+    sprints_count: 1,
+    created_at: '2026-11-21T09:00:00.000Z',
+    updated_at: '2026-11-21T09:00:00.000Z',
+  };
+  const key = keys.project(1, 1);
+  return {
+    Records: [
+      {
+        eventID: stableId('cascade'),
+        eventName: 'REMOVE',
+        eventVersion: '1.1',
+        eventSource: 'aws:dynamodb',
+        awsRegion: 'local',
+        dynamodb: {
+          ApproximateCreationDateTime: SAMPLE_TIME / 1000,
+          Keys: marshall(key) as never,
+          OldImage: marshall({ ...key, ...project }) as never,
+          SequenceNumber: '100000000000000000001',
+          SizeBytes: 250,
+          StreamViewType: 'NEW_AND_OLD_IMAGES',
+        },
+        eventSourceARN: 'arn:aws:dynamodb:local:000000000000:table/sprint-ticketing/stream/2026-11-21T00:00:00.000',
+      },
+    ],
+  };
+}
+
+/** Every generated file: name -> content. */
+export function generatedEvents(): Map<string, string> {
+  const files = new Map<string, string>();
+  const write = (name: string, event: unknown) => files.set(name, `${JSON.stringify(event, null, 2)}\n`);
+  for (const route of routes) write(`${route.operation.id}.json`, sampleEvent(route));
+  write('authorizer.json', sampleAuthorizerEvent());
+  write('cascade.json', sampleStreamEvent());
+  return files;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  mkdirSync(eventsDir, { recursive: true });
+  const files = generatedEvents();
+  for (const [name, content] of files) writeFileSync(resolve(eventsDir, name), content);
+  const unknown = Object.keys(samples).filter((id) => !routes.some((r) => r.operation.id === id));
+  for (const id of unknown) process.stderr.write(`warning: sample "${id}" matches no route\n`);
+  process.stdout.write(`wrote ${files.size} events to events/\n`);
+}
