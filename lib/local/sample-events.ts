@@ -33,13 +33,14 @@ export interface Sample {
 }
 
 const listQuery = { query: { page: '1', per_page: '25' } };
-/** In a fresh organisation the sprint issue is issue 1 and the backlog issue issue 2. */
-const backlogIssue = { id: '2' };
+/** In a fresh organisation the backlog issue is issue 1 and the sprint issue issue 2. */
+const sprintIssue = { id: '2' };
 
 /**
- * Per-route samples, by operation id. Together, run in order (creates first, deletes last), they
- * make a small story in a fresh organisation: project 1, sprint 1, issue 1 in the sprint, issue 2
- * in the backlog, a comment on each.
+ * Per-route samples, by operation id. Together, run in order (creates, parents first; reads and
+ * updates; sprint transitions; deletes, children first), they make a small story in a fresh
+ * organisation: project 1, sprint 1, issue 1 in the backlog, issue 2 in the sprint, a comment on
+ * each (comment 1 on the backlog issue).
  */
 export const samples: Record<string, Sample> = {
   listAccounts: listQuery,
@@ -54,18 +55,18 @@ export const samples: Record<string, Sample> = {
   replaceSprint: { body: { sprint: { name: 'Sprint 1: launch pad' } } },
   listSprintIssues: listQuery,
   createSprintIssue: { body: { issue: { title: 'Build the lunar module', story_points: 8 } } },
-  updateSprintIssue: { body: { issue: { status: 'in_progress' } } },
-  replaceSprintIssue: { body: { issue: { story_points: 5 } } },
+  getSprintIssue: { params: sprintIssue },
+  updateSprintIssue: { params: sprintIssue, body: { issue: { status: 'in_progress' } } },
+  replaceSprintIssue: { params: sprintIssue, body: { issue: { story_points: 5 } } },
+  deleteSprintIssue: { params: sprintIssue },
   listBacklogIssues: listQuery,
   createBacklogIssue: { body: { issue: { title: 'Plan the return trip', story_points: 3 } } },
-  getBacklogIssue: { params: backlogIssue },
-  updateBacklogIssue: { params: backlogIssue, body: { issue: { description: 'Splashdown in the Pacific.' } } },
-  replaceBacklogIssue: { params: backlogIssue, body: { issue: { story_points: 2 } } },
-  deleteBacklogIssue: { params: backlogIssue },
-  listComments: listQuery,
-  createComment: { body: { comment: { body: 'The descent engine needs another test.' } } },
-  listBacklogIssueComments: { params: { issue_id: '2' }, ...listQuery },
-  createBacklogIssueComment: { params: { issue_id: '2' }, body: { comment: { body: 'Which ocean?' } } },
+  updateBacklogIssue: { body: { issue: { description: 'Splashdown in the Pacific.' } } },
+  replaceBacklogIssue: { body: { issue: { story_points: 2 } } },
+  listComments: { params: { issue_id: '2' }, ...listQuery },
+  createComment: { params: { issue_id: '2' }, body: { comment: { body: 'The descent engine needs another test.' } } },
+  listBacklogIssueComments: listQuery,
+  createBacklogIssueComment: { body: { comment: { body: 'Which ocean?' } } },
   updateComment: { body: { comment: { body: 'The descent engine passed its test.' } } },
   replaceComment: { body: { comment: { body: 'Test passed twice.' } } },
   mcp: {
@@ -123,12 +124,16 @@ export function sampleAuthorizerEvent(): APIGatewayRequestAuthorizerEvent {
   } as APIGatewayRequestAuthorizerEvent;
 }
 
-/** A stream batch as Lambda hands it to the cascade consumer: project 1 of organisation 1 deleted. */
-export function sampleStreamEvent(): DynamoDBStreamEvent {
+/**
+ * A stream batch as Lambda hands it to the cascade consumer: a project deleted. The sample's
+ * project (999999 of organisation 1) is one no table is likely to hold, so running it is harmless;
+ * with real ids it removes everything under that project.
+ */
+export function sampleStreamEvent(orgId = 1, projectId = 999_999): DynamoDBStreamEvent {
   const project = {
     type: 'project',
-    org_id: 1,
-    id: 1,
+    org_id: orgId,
+    id: projectId,
     name: 'Apollo',
     prefix: 'APL',
     description: null,
@@ -136,7 +141,7 @@ export function sampleStreamEvent(): DynamoDBStreamEvent {
     created_at: '2026-11-21T09:00:00.000Z',
     updated_at: '2026-11-21T09:00:00.000Z',
   };
-  const key = keys.project(1, 1);
+  const key = keys.project(orgId, projectId);
   return {
     Records: [
       {
