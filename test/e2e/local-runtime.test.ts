@@ -123,60 +123,52 @@ describe('npm start', () => {
     expect(await waitUntilClosed(Number(ports.DYNAMODB_PORT))).toBe(true);
   }, 180_000);
 
-  it.concurrent(
-    'uses DYNAMODB_ENDPOINT when set and launches no DynamoDB Local',
-    async () => {
-      const endpoint = inject('dynamodbEndpoint');
-      const tableName = `sts-local-runtime-${Date.now().toString(36)}`;
-      const dynamodbPort = await freePort();
-      const port = await freePort();
-      const service = npmStart({
-        PORT: String(port),
-        DYNAMODB_PORT: String(dynamodbPort),
-        DYNAMODB_ENDPOINT: endpoint,
-        TABLE_NAME: tableName,
-      });
-      try {
-        const [, printedToken, url] = await service.waitFor(CURL);
-        await service.waitFor(READY);
-        expect(service.output()).not.toContain('DynamoDB Local on');
-        expect(service.output()).toContain(`Created table ${tableName}`);
-        expect(await isListening(dynamodbPort)).toBe(false);
-        expect((await fetch(url!, { headers: { Authorization: `Bearer ${printedToken}` } })).status).toBe(200);
-        const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-        expect((await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.TableStatus).toBe('ACTIVE');
-        expect(await stop(service)).toBe(0);
-        await client.send(new DeleteTableCommand({ TableName: tableName }));
-        client.destroy();
-      } finally {
-        service.proc.kill('SIGKILL');
-      }
-    },
-    180_000,
-  );
+  it('uses DYNAMODB_ENDPOINT when set and launches no DynamoDB Local', async () => {
+    const endpoint = inject('dynamodbEndpoint');
+    const tableName = `sts-local-runtime-${Date.now().toString(36)}`;
+    const dynamodbPort = await freePort();
+    const port = await freePort();
+    const service = npmStart({
+      PORT: String(port),
+      DYNAMODB_PORT: String(dynamodbPort),
+      DYNAMODB_ENDPOINT: endpoint,
+      TABLE_NAME: tableName,
+    });
+    try {
+      const [, printedToken, url] = await service.waitFor(CURL);
+      await service.waitFor(READY);
+      expect(service.output()).not.toContain('DynamoDB Local on');
+      expect(service.output()).toContain(`Created table ${tableName}`);
+      expect(await isListening(dynamodbPort)).toBe(false);
+      expect((await fetch(url!, { headers: { Authorization: `Bearer ${printedToken}` } })).status).toBe(200);
+      const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+      expect((await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.TableStatus).toBe('ACTIVE');
+      expect(await stop(service)).toBe(0);
+      await client.send(new DeleteTableCommand({ TableName: tableName }));
+      client.destroy();
+    } finally {
+      service.proc.kill('SIGKILL');
+    }
+  }, 180_000);
 
-  it.concurrent(
-    'exits non-zero and leaves no DynamoDB Local behind when it cannot serve',
-    async () => {
-      const busy = net.createServer();
-      await new Promise<void>((resolve) => busy.listen(0, resolve));
-      const port = (busy.address() as net.AddressInfo).port;
-      const dynamodbPort = await freePort();
-      const dir = mkdtempSync(join(tmpdir(), 'sts-data-'));
-      try {
-        const service = npmStart({ PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), DATA_DIR: dir });
-        expect(await service.exited).not.toBe(0);
-        expect(service.output()).toMatch(/npm start failed: .*EADDRINUSE/);
-        expect(await waitUntilClosed(dynamodbPort)).toBe(true);
-        // A DYNAMODB_PORT that is taken is refused before anything starts, rather than used.
-        const taken = npmStart({ PORT: String(await freePort()), DYNAMODB_PORT: String(port), DATA_DIR: dir });
-        expect(await taken.exited).not.toBe(0);
-        expect(taken.output()).toMatch(new RegExp(`npm start failed: port ${port} is already in use`));
-      } finally {
-        busy.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
-    180_000,
-  );
+  it('exits non-zero and leaves no DynamoDB Local behind when it cannot serve', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, resolve));
+    const port = (busy.address() as net.AddressInfo).port;
+    const dynamodbPort = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'sts-data-'));
+    try {
+      const service = npmStart({ PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), DATA_DIR: dir });
+      expect(await service.exited).not.toBe(0);
+      expect(service.output()).toMatch(/npm start failed: .*EADDRINUSE/);
+      expect(await waitUntilClosed(dynamodbPort)).toBe(true);
+      // A DYNAMODB_PORT that is taken is refused before anything starts, rather than used.
+      const taken = npmStart({ PORT: String(await freePort()), DYNAMODB_PORT: String(port), DATA_DIR: dir });
+      expect(await taken.exited).not.toBe(0);
+      expect(taken.output()).toMatch(new RegExp(`npm start failed: port ${port} is already in use`));
+    } finally {
+      busy.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
