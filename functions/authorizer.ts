@@ -3,6 +3,7 @@ import { authenticate } from '../lib/domain/auth.ts';
 import { UnauthorizedError } from '../lib/domain/errors.ts';
 import { toAuthorizerContext } from '../lib/http/context.ts';
 import { logger } from '../lib/http/logger.ts';
+import { usageKeyFor } from '../lib/http/usage-key.ts';
 
 /**
  * REQUEST authorizer (no identity sources, no caching): resolves the token to its principal and
@@ -15,7 +16,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
     const auth = await authenticate(event.headers);
     return {
       principalId: `org/${auth.principal.orgId}/account/${auth.principal.accountId}`,
-      usageIdentifierKey: `org-${auth.principal.orgId}`,
+      usageIdentifierKey: usageKeyFor(auth.principal.orgId),
       policyDocument: {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],

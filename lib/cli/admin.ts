@@ -4,7 +4,9 @@
  *
  * Target: DYNAMODB_ENDPOINT if set; else AWS (default credential chain) when AWS_REGION or
  * AWS_DEFAULT_REGION is set; else the local DynamoDB of `npm start` (localhost:DYNAMODB_PORT).
- * TABLE_NAME selects the table (default sprint-ticketing).
+ * TABLE_NAME selects the table (default sprint-ticketing). On AWS, USAGE_PLAN_ID (the stack's
+ * `UsagePlanId` output) makes `org:create` put the organisation's API key in the API's usage plan
+ * (lib/cli/usage-plan.ts); `org:api-key` does it for an existing organisation.
  */
 import { parseArgs } from 'node:util';
 
@@ -12,16 +14,18 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]
 
 Commands:
   org:create --name NAME --admin-name NAME --admin-email EMAIL
+  org:api-key --org ID            (AWS: put the organisation's API key in the usage plan)
   account:create --org ID --name NAME --email EMAIL --role admin|member
   token:regenerate --org ID --account ID
   token:revoke --org ID --account ID
 
-Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials) — see README.`;
+Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID — see README.`;
 
 class UsageError extends Error {}
 
 const commands: Record<string, string[]> = {
   'org:create': ['name', 'admin-name', 'admin-email'],
+  'org:api-key': ['org'],
   'account:create': ['org', 'name', 'email', 'role'],
   'token:regenerate': ['org', 'account'],
   'token:revoke': ['org', 'account'],
@@ -76,12 +80,34 @@ async function main() {
     if (!r.success) throw new UsageError(`--${flag} is not valid`);
     return r.data as T;
   };
+  const usagePlanId = process.env.USAGE_PLAN_ID;
+  const apiGateway = async () => new (await import('@aws-sdk/client-api-gateway')).APIGatewayClient({});
   switch (command) {
-    case 'org:create':
-      return domain.createOrganisation(check(nameField(), values.name!, 'name'), {
+    case 'org:create': {
+      const created = await domain.createOrganisation(check(nameField(), values.name!, 'name'), {
         name: check(nameField(), values['admin-name']!, 'admin-name'),
         email: check(emailField(), values['admin-email']!, 'admin-email'),
       });
+      if (!useAws) return created;
+      if (!usagePlanId) {
+        process.stderr.write(
+          `admin: USAGE_PLAN_ID is not set, so organisation ${created.organisation.id} has no API key in the usage plan and ` +
+            `the deployed API refuses its requests (403); run org:api-key --org ${created.organisation.id} with USAGE_PLAN_ID set\n`,
+        );
+        return created;
+      }
+      const { ensureUsagePlanKey } = await import('./usage-plan.ts');
+      return { ...created, usage_plan_key: await ensureUsagePlanKey(await apiGateway(), usagePlanId, created.organisation.id) };
+    }
+    case 'org:api-key': {
+      if (!useAws || !usagePlanId)
+        throw new UsageError('org:api-key needs AWS_REGION and USAGE_PLAN_ID (the stack output UsagePlanId)');
+      const orgId = positiveInt(values.org!, 'org');
+      const { getOrganisationItem } = await import('../db/accounts.ts');
+      if (!(await getOrganisationItem(orgId))) throw new Error(`organisation ${orgId} does not exist in ${tableName}`);
+      const { ensureUsagePlanKey } = await import('./usage-plan.ts');
+      return { usage_plan_key: await ensureUsagePlanKey(await apiGateway(), usagePlanId, orgId) };
+    }
     case 'account:create':
       return domain.createAccountInOrg(positiveInt(values.org!, 'org'), {
         name: check(nameField(), values.name!, 'name'),

@@ -97,7 +97,7 @@ describe('every event in events/ runs through its handler against DynamoDB Local
     if (target.kind === 'authorizer') {
       const policy = result as APIGatewayAuthorizerResult;
       expect(policy.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
-      expect(policy.usageIdentifierKey).toMatch(/^org-/);
+      expect(policy.usageIdentifierKey).toMatch(/^org-\d{16}$/);
       return;
     }
     if (target.kind === 'cascade') {
