@@ -1,0 +1,361 @@
+/**
+ * Hostile input, property-based (fast-check), driven by THE route table and its zod schemas: the
+ * schema a route declares is the oracle. A body the schema refuses must be a 422 `{errors}` that
+ * writes nothing; any other body may succeed or be refused, never a 5xx; bad path ids are 404 and
+ * bad query values 422. Every response is also held against the OpenAPI document (contract setup):
+ * a status a route does not declare, or a body of the wrong shape, fails the property.
+ */
+import fc from 'fast-check';
+import type { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes, type Route } from '../../lib/routes.ts';
+import { PaginationQuery } from '../../lib/schemas/common.ts';
+import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
+
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+beforeAll(async () => {
+  gateway = await startGateway();
+});
+afterAll(async () => {
+  await gateway.close();
+});
+
+/** Runs per route and property: enough to meet every generator, small enough for two shared cores. */
+const RUNS = Number(process.env.HARDENING_RUNS ?? 12);
+
+interface Fixture {
+  client: ApiClient;
+  project: Record<string, any>;
+  sprint: Record<string, any>;
+  issue: Record<string, any>;
+  backlogIssue: Record<string, any>;
+  comment: Record<string, any>;
+}
+
+/**
+ * A client that waits out its own rate limit: shrinking a counterexample can send hundreds of
+ * requests with one token, and a 429 must not hide the failure being shrunk.
+ */
+function patientClient(token: string): ApiClient {
+  const client = apiClient(gateway.baseUrl, token);
+  const request: ApiClient['request'] = async (method, path, options) => {
+    for (;;) {
+      const res = await client.request(method, path, options);
+      if (res.status !== 429) return res;
+      await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
+    }
+  };
+  return {
+    request,
+    get: (path, o) => request('GET', path, o),
+    post: (path, json, o) => request('POST', path, { ...o, json }),
+    patch: (path, json, o) => request('PATCH', path, { ...o, json }),
+    put: (path, json, o) => request('PUT', path, { ...o, json }),
+    delete: (path, o) => request('DELETE', path, o),
+  };
+}
+
+async function fixture(): Promise<Fixture> {
+  const org = await newOrganisation();
+  const client = patientClient(org.admin.token);
+  const made = async (path: string, body: unknown) => {
+    const res = await client.post(path, body);
+    expect(res.status, res.text).toBe(201);
+    return res.body;
+  };
+  const project = await made('/api/v1/projects', { project: { name: 'Input', prefix: randomPrefix() } });
+  const pp = `/api/v1/projects/${project.id}`;
+  const sprint = await made(`${pp}/sprints`, { sprint: { name: 'Sprint', start_date: '2026-01-05', end_date: '2026-01-16' } });
+  const issue = await made(`${pp}/sprints/${sprint.id}/issues`, { issue: { title: 'Issue', story_points: 3 } });
+  const backlogIssue = await made(`${pp}/issues`, { issue: { title: 'Backlog issue' } });
+  const comment = await made(`${pp}/sprints/${sprint.id}/issues/${issue.id}/comments`, { comment: { body: 'Comment' } });
+  return { client, project, sprint, issue, backlogIssue, comment };
+}
+
+/** Everything a write could change, read over HTTP: equal before and after means nothing was written. */
+async function snapshot(fx: Fixture) {
+  const pp = `/api/v1/projects/${fx.project.id}`;
+  const sp = `${pp}/sprints/${fx.sprint.id}`;
+  const reads = [
+    '/api/v1/projects?per_page=100',
+    '/api/v1/accounts?per_page=100',
+    `${pp}/sprints?per_page=100`,
+    sp,
+    `${sp}/issues?per_page=100`,
+    `${pp}/issues?per_page=100`,
+    `${sp}/issues/${fx.issue.id}/comments?per_page=100`,
+    `/api/v1/comments/${fx.comment.id}`,
+  ];
+  const out = await Promise.all(reads.map((path) => fx.client.get(path)));
+  return out.map((r) => ({ status: r.status, body: r.body, total: r.headers.get('x-total-count') }));
+}
+
+function pathFor(route: Route, fx: Fixture): string {
+  const inSprint = route.path.includes('{sprint_id}');
+  return route.path
+    .replace('{project_id}', String(fx.project.id))
+    .replace('{sprint_id}', String(fx.sprint.id))
+    .replace('{issue_id}', String(inSprint ? fx.issue.id : fx.backlogIssue.id))
+    .replace('{id}', () => {
+      if (route.path.startsWith('/api/v1/comments')) return String(fx.comment.id);
+      if (route.path.includes('/issues/{id}')) return String(inSprint ? fx.issue.id : fx.backlogIssue.id);
+      if (route.path.includes('/sprints/{id}')) return String(fx.sprint.id);
+      return String(fx.project.id);
+    });
+}
+
+function wrapperOf(route: Route): { wrapper: string; keys: string[] } {
+  const outer = route.operation.body as z.ZodObject;
+  const wrapper = Object.keys(outer.shape)[0]!;
+  let inner = outer.shape[wrapper] as { shape?: Record<string, unknown>; def?: { innerType?: unknown; in?: unknown } };
+  while (!inner.shape && (inner.def?.innerType || inner.def?.in)) inner = (inner.def.innerType ?? inner.def.in) as typeof inner;
+  return { wrapper, keys: Object.keys(inner.shape ?? {}) };
+}
+
+/** Values that break one field: wrong types, sizes, ranges, encodings and calendars. */
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'x'.repeat(256),
+    'x'.repeat(65_536),
+    'y'.repeat(100_001),
+    -1,
+    0,
+    1.5,
+    1001,
+    2 ** 53,
+    1e308,
+    -0,
+    true,
+    [],
+    {},
+    '2024-02-30',
+    '2023-13-01',
+    '2024-1-1',
+    '2024-02-29T00:00:00Z',
+    'tomorrow',
+    'ftp://example.com',
+    'javascript:alert(1)',
+    'ADMIN',
+    'todo ',
+  ),
+  fc.string({ unit: 'binary', maxLength: 300 }),
+  fc.integer({ min: -(2 ** 31), max: 2 ** 31 }),
+  fc.double({ noNaN: true }),
+  fc.nat(12).map((depth) => {
+    let v: unknown = 'deep';
+    for (let i = 0; i < 50 * depth + 1; i++) v = i % 2 ? { v } : [v];
+    return v;
+  }),
+);
+
+/** Bodies of every hostile kind for one route: random JSON, broken wrappers, one field broken. */
+function hostileBody(route: Route): fc.Arbitrary<unknown> {
+  const { wrapper, keys } = wrapperOf(route);
+  return fc.oneof(
+    fc.jsonValue({ maxDepth: 4 }),
+    fc.record({ [wrapper]: fc.oneof(fc.constant(null), fc.string(), fc.integer(), fc.array(fc.jsonValue({ maxDepth: 2 }))) }),
+    fc
+      .record({
+        key: fc.constantFrom(...keys),
+        value: hostileValue,
+        extra: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })),
+      })
+      .map(({ key, value, extra }) => ({
+        [wrapper]: { ...validFields(wrapper, route.method === 'POST'), ...extra, [key]: value },
+      })),
+  );
+}
+
+function validFields(wrapper: string, create: boolean): Record<string, unknown> {
+  switch (wrapper) {
+    case 'project':
+      return create ? { name: 'Made', prefix: randomPrefix() } : { name: 'Renamed' };
+    case 'sprint':
+      return { name: 'Made sprint' };
+    case 'issue':
+      return { title: 'Made issue' };
+    case 'comment':
+      return { body: 'Made comment' };
+    case 'account':
+      return { name: 'Made', email: `made-${Math.random().toString(36).slice(2)}@example.com` };
+    default:
+      throw new Error(`no valid payload for "${wrapper}"`);
+  }
+}
+
+/** Where the resource a write answered with is read back (an issue update may have moved it). */
+function readBackPath(wrapper: string, resource: Record<string, any>): string {
+  const pp = `/api/v1/projects/${resource.project_id}`;
+  switch (wrapper) {
+    case 'project':
+      return `/api/v1/projects/${resource.id}`;
+    case 'sprint':
+      return `${pp}/sprints/${resource.id}`;
+    case 'issue':
+      return resource.sprint_id === null
+        ? `${pp}/issues/${resource.id}`
+        : `${pp}/sprints/${resource.sprint_id}/issues/${resource.id}`;
+    default:
+      return `/api/v1/comments/${resource.id}`;
+  }
+}
+
+/**
+ * JSON whose keys could reach an object's prototype: the body parser refuses it outright (400),
+ * before any validation. fast-check's dictionaries do generate such keys.
+ */
+const prototypeKeys = (body: unknown) => /"__proto__"|"constructor"|"prototype"/.test(JSON.stringify(body));
+
+function expectNoServerError(res: ApiResponse, what: string) {
+  expect(res.status, `${what} -> ${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
+}
+
+const writes = routes.filter((r) => r.auth && r.operation.body && r.path !== '/mcp');
+
+describe('hostile bodies on every write', () => {
+  it.each(writes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s: what the schema refuses is 422 {errors} and writes nothing',
+    async (_name, route) => {
+      const fx = await fixture();
+      const path = pathFor(route, fx);
+      const schema = route.operation.body!;
+      const before = await snapshot(fx);
+      await fc.assert(
+        fc.asyncProperty(
+          hostileBody(route).filter((body) => !schema.safeParse(body).success),
+          async (body) => {
+            const res = await fx.client.request(route.method, path, { json: body });
+            expectNoServerError(res, `${route.method} ${path}`);
+            if (prototypeKeys(body) && res.status === 400) return;
+            expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(422);
+            expect(res.body.errors.length).toBeGreaterThan(0);
+          },
+        ),
+        { numRuns: RUNS },
+      );
+      expect(await snapshot(fx)).toEqual(before);
+    },
+    120_000,
+  );
+
+  it.each(writes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s: whatever the schema accepts never fails with a 5xx, and a success reads back as sent',
+    async (_name, route) => {
+      const fx = await fixture();
+      const path = pathFor(route, fx);
+      const { wrapper } = wrapperOf(route);
+      const schema = route.operation.body!;
+      await fc.assert(
+        fc.asyncProperty(
+          hostileBody(route).filter((body) => schema.safeParse(body).success),
+          async (body) => {
+            const res = await fx.client.request(route.method, path, { json: body });
+            expectNoServerError(res, `${route.method} ${path}`);
+            if (prototypeKeys(body) && res.status === 400) return;
+            expect([200, 201, 404, 422], res.text.slice(0, 300)).toContain(res.status);
+            if (res.status >= 300 || wrapper === 'account') return;
+            // What was stored is what the schema made of the input (trimmed names, the same text),
+            // in the answer and when read back.
+            const parsed = (schema.parse(body) as Record<string, Record<string, unknown>>)[wrapper]!;
+            const stored = await fx.client.get(readBackPath(wrapper, res.body));
+            expect(stored.status).toBe(200);
+            for (const [key, value] of Object.entries(parsed)) {
+              if (typeof value !== 'string') continue;
+              if (key in res.body) expect(res.body[key], key).toBe(value);
+              if (key in stored.body) expect(stored.body[key], key).toBe(value);
+            }
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    },
+    120_000,
+  );
+
+  it('answers 413 {error} to a body over 1 MiB and 415 to a non-JSON one, writing nothing', async () => {
+    const fx = await fixture();
+    const before = await snapshot(fx);
+    const path = `/api/v1/projects/${fx.project.id}/sprints/${fx.sprint.id}/issues`;
+    const big = await fx.client.post(path, { issue: { title: 'Big', description: 'z'.repeat(1024 * 1024) } });
+    expect(big.status).toBe(413);
+    expect(big.body).toEqual({ error: expect.any(String) });
+    const text = await fx.client.request('POST', path, { raw: 'title=x', headers: { 'Content-Type': 'text/plain' } });
+    expect(text.status).toBe(415);
+    const broken = await fx.client.request('POST', path, {
+      raw: '{"issue":{"title":"x"',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(broken.status).toBe(400);
+    expect(await snapshot(fx)).toEqual(before);
+  });
+});
+
+describe('hostile path ids and query values', () => {
+  const withIds = routes.filter((r) => r.auth && /\{\w+\}/.test(r.path));
+
+  it('answers 404 {error} to every bad or unknown path id on every route', async () => {
+    const fx = await fixture();
+    const before = await snapshot(fx);
+    const badId = fc.oneof(
+      // Not an id, and not a dot segment (the client would resolve those away before sending).
+      fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !/^[1-9]\d{0,15}$/.test(s.trim()) && s !== '.' && s !== '..'),
+      fc.constantFrom('0', '-1', '1.5', '1e3', '0x10', '01', ' 1', '9007199254740993', '99999999999999999999', '%00', 'null'),
+      fc.integer({ min: 10_000_000, max: 2 ** 40 }).map(String), // well-formed, but nobody's
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...withIds), badId, fc.nat(8), async (route, id, which) => {
+        const good = pathFor(route, fx).split('/');
+        const slots = route.path
+          .split('/')
+          .map((s, i) => (/^\{\w+\}$/.test(s) ? i : -1))
+          .filter((i) => i >= 0);
+        good[slots[which % slots.length]!] = encodeURIComponent(id);
+        const path = good.join('/');
+        const body = route.operation.body
+          ? { [wrapperOf(route).wrapper]: validFields(wrapperOf(route).wrapper, false) }
+          : undefined;
+        const res = await fx.client.request(route.method, path, { json: body });
+        expectNoServerError(res, `${route.method} ${path}`);
+        expect(res.status, `${route.method} ${path}: ${res.text}`).toBe(404);
+        expect(res.body).toEqual({ error: expect.any(String) });
+      }),
+      { numRuns: RUNS * 10 },
+    );
+    expect(await snapshot(fx)).toEqual(before);
+  }, 180_000);
+
+  it('answers 200 or 422 {errors} to any page, per_page and cursor on every list', async () => {
+    const fx = await fixture();
+    const lists = routes.filter((r) => r.auth && r.method === 'GET' && r.operation.success.list);
+    const queryValue = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.integer({ min: -1000, max: 1_000_000_000 }).map(String),
+      fc.constantFrom('', '0', '1', '100', '101', '1e2', '0x10', '1.0', ' 5', '-0', '9'.repeat(40), '%', '[]'),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...lists),
+        fc.record(
+          { page: queryValue, per_page: queryValue, cursor: fc.oneof(fc.string(), fc.base64String()) },
+          { requiredKeys: [] },
+        ),
+        async (route, query) => {
+          const qs = new URLSearchParams(query as Record<string, string>).toString();
+          const path = `${pathFor(route, fx)}${qs ? `?${qs}` : ''}`;
+          const res = await fx.client.get(path);
+          expectNoServerError(res, `GET ${path}`);
+          expect([200, 422], `GET ${path}: ${res.text.slice(0, 200)}`).toContain(res.status);
+          const { cursor: _cursor, ...pageQuery } = query as Record<string, string>;
+          if (!PaginationQuery.safeParse(pageQuery).success) expect(res.status, `GET ${path}`).toBe(422);
+          if (res.status === 422) expect(res.body.errors.length).toBeGreaterThan(0);
+          else expect(Array.isArray(res.body)).toBe(true);
+        },
+      ),
+      { numRuns: RUNS * 10 },
+    );
+  }, 180_000);
+});
