@@ -96,8 +96,21 @@ async function main() {
         );
         return created;
       }
-      const { ensureUsagePlanKey } = await import('./usage-plan.ts');
-      return { ...created, usage_plan_key: await ensureUsagePlanKey(await apiGateway(), usagePlanId, created.organisation.id) };
+      // stdout stays exactly the documented {organisation, account, token} (scripts depend on it), and
+      // is printed even if the usage plan step fails: the token is shown only once.
+      const orgId = created.organisation.id;
+      try {
+        const { ensureUsagePlanKey } = await import('./usage-plan.ts');
+        const key = await ensureUsagePlanKey(await apiGateway(), usagePlanId, orgId);
+        process.stderr.write(`admin: API key ${key.api_key_id} of organisation ${orgId} is in usage plan ${key.usage_plan_id}\n`);
+      } catch (err) {
+        process.stderr.write(
+          `admin: organisation ${orgId} was created, but its API key could not be put in usage plan ${usagePlanId} ` +
+            `(${(err as Error).message}); run org:api-key --org ${orgId}\n`,
+        );
+        process.exitCode = 1;
+      }
+      return created;
     }
     case 'org:api-key': {
       if (!useAws || !usagePlanId)
