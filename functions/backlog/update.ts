@@ -1,14 +1,16 @@
 import { updateIssue } from '../../lib/domain/issues.ts';
 import { apiHandler, pathId } from '../../lib/http/handler.ts';
-import { IssueUpdateBody } from '../../lib/schemas/issues.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
+
+/** Loaded on the first request: zod and the schemas stay out of the cold start (README: Bundles). */
+const schemas = () => import('../../lib/schemas/issues.ts');
 
 /** PATCH and PUT of an issue of the project backlog; `sprint_id` moves it. */
 export const handler = apiHandler(
   async (req) => {
     const at = { projectId: pathId(req, 'project_id', 'Project'), sprintId: null };
     const id = pathId(req, 'id', 'Issue');
-    const { issue } = parseOrThrow(IssueUpdateBody, req.body);
+    const { issue } = parseOrThrow((await schemas()).IssueUpdateBody, req.body);
     return { status: 200, body: await updateIssue(req.principal, at, id, issue) };
   },
   { body: true },

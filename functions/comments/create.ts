@@ -1,7 +1,9 @@
 import { createComment } from '../../lib/domain/comments.ts';
 import { apiHandler, pathId } from '../../lib/http/handler.ts';
-import { CommentCreateBody } from '../../lib/schemas/comments.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
+
+/** Loaded on the first request: zod and the schemas stay out of the cold start (README: Bundles). */
+const schemas = () => import('../../lib/schemas/comments.ts');
 
 export const handler = apiHandler(
   async (req) => {
@@ -11,7 +13,7 @@ export const handler = apiHandler(
       sprintId: req.params.sprint_id === undefined ? null : pathId(req, 'sprint_id', 'Sprint'),
       issueId: pathId(req, 'issue_id', 'Issue'),
     };
-    const { comment } = parseOrThrow(CommentCreateBody, req.body);
+    const { comment } = parseOrThrow((await schemas()).CommentCreateBody, req.body);
     return { status: 201, body: await createComment(req.principal, ref, comment) };
   },
   { body: true },

@@ -9,7 +9,7 @@ export const handler = apiHandler(async (req) => {
     sprintId: req.params.sprint_id === undefined ? null : pathId(req, 'sprint_id', 'Sprint'),
     issueId: pathId(req, 'issue_id', 'Issue'),
   };
-  const pr = pageRequest(req);
+  const pr = await pageRequest(req);
   const { page, items, total } = await listComments(req.principal, ref, pr);
   return pageResult(req, pr, page, items, total);
 });

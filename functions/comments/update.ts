@@ -1,12 +1,14 @@
 import { updateComment } from '../../lib/domain/comments.ts';
 import { apiHandler, pathId } from '../../lib/http/handler.ts';
-import { CommentUpdateBody } from '../../lib/schemas/comments.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
+
+/** Loaded on the first request: zod and the schemas stay out of the cold start (README: Bundles). */
+const schemas = () => import('../../lib/schemas/comments.ts');
 
 export const handler = apiHandler(
   async (req) => {
     const id = pathId(req, 'id', 'Comment');
-    const { comment } = parseOrThrow(CommentUpdateBody, req.body);
+    const { comment } = parseOrThrow((await schemas()).CommentUpdateBody, req.body);
     return { status: 200, body: await updateComment(req.principal, id, comment) };
   },
   { body: true },

@@ -5,7 +5,7 @@ import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 /** Lists a sprint's issues, ordered by position. */
 export const handler = apiHandler(async (req) => {
   const at = { projectId: pathId(req, 'project_id', 'Project'), sprintId: pathId(req, 'sprint_id', 'Sprint') };
-  const pr = pageRequest(req);
+  const pr = await pageRequest(req);
   const { page, items, total } = await listIssues(req.principal, at, pr);
   return pageResult(req, pr, page, items, total);
 });

@@ -1,12 +1,14 @@
 import { updateProject } from '../../lib/domain/projects.ts';
 import { apiHandler, pathId } from '../../lib/http/handler.ts';
-import { ProjectUpdateBody } from '../../lib/schemas/projects.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
+
+/** Loaded on the first request: zod and the schemas stay out of the cold start (README: Bundles). */
+const schemas = () => import('../../lib/schemas/projects.ts');
 
 export const handler = apiHandler(
   async (req) => {
     const id = pathId(req, 'id', 'Project');
-    const { project } = parseOrThrow(ProjectUpdateBody, req.body);
+    const { project } = parseOrThrow((await schemas()).ProjectUpdateBody, req.body);
     return { status: 200, body: await updateProject(req.principal, id, project) };
   },
   { body: true },

@@ -4,7 +4,7 @@ import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 
 export const handler = apiHandler(async (req) => {
   const projectId = pathId(req, 'project_id', 'Project');
-  const pr = pageRequest(req);
+  const pr = await pageRequest(req);
   const { page, items, total } = await listSprints(req.principal, projectId, pr);
   return pageResult(req, pr, page, items, total);
 });

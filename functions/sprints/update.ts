@@ -1,14 +1,16 @@
 import { updateSprint } from '../../lib/domain/sprints.ts';
 import { apiHandler, pathId } from '../../lib/http/handler.ts';
-import { SprintUpdateBody } from '../../lib/schemas/sprints.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
+
+/** Loaded on the first request: zod and the schemas stay out of the cold start (README: Bundles). */
+const schemas = () => import('../../lib/schemas/sprints.ts');
 
 /** PATCH and PUT: the same partial update. */
 export const handler = apiHandler(
   async (req) => {
     const projectId = pathId(req, 'project_id', 'Project');
     const id = pathId(req, 'id', 'Sprint');
-    const { sprint } = parseOrThrow(SprintUpdateBody, req.body);
+    const { sprint } = parseOrThrow((await schemas()).SprintUpdateBody, req.body);
     return { status: 200, body: await updateSprint(req.principal, projectId, id, sprint) };
   },
   { body: true },

@@ -1,11 +1,13 @@
 import type { Page, PageRequest } from '../db/list.ts';
-import { PaginationQuery } from '../schemas/common.ts';
 import { parseOrThrow } from '../schemas/validate.ts';
 import type { ApiRequest, ApiResult } from './handler.ts';
 
+/** Loaded on the first list request: zod and the schemas stay out of the cold start (README: Bundles). */
+const schemas = () => import('../schemas/common.ts');
+
 /** `page`, `per_page` (clamped to 100) and the `next` link's cursor, validated (422 otherwise). */
-export function pageRequest(req: ApiRequest): PageRequest {
-  const q = parseOrThrow(PaginationQuery, req.query, false);
+export async function pageRequest(req: ApiRequest): Promise<PageRequest> {
+  const q = parseOrThrow((await schemas()).PaginationQuery, req.query, false);
   return { page: q.page, perPage: q.per_page, cursor: q.cursor };
 }
 

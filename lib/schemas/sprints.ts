@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { dateField, dateTime, descriptionField, idField, nameField, wrapped } from './common.ts';
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
@@ -6,8 +6,7 @@ const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefi
 export const SprintStatus = z.enum(['planning', 'active', 'completed']).meta({ id: 'SprintStatus' });
 export type SprintStatus = z.infer<typeof SprintStatus>;
 
-/** The message of the one cross-field date rule (also used by the domain against stored dates). */
-export const endBeforeStartMessage = 'end_date must be on or after start_date';
+export { endBeforeStartMessage } from './messages.ts';
 
 /** Both dates sent (and not null): they must be in order. One of them alone is checked by the domain. */
 const datesInOrder = (v: { start_date?: string | null | undefined; end_date?: string | null | undefined }) =>
