@@ -170,6 +170,25 @@ describe('Idempotency-Key on POST', () => {
     expect(a.dbCalls).toBeLessThanOrEqual(4);
   });
 
+  it('is not offered where the response holds a token: such responses are never stored', async () => {
+    const { admin } = await orgWithClients();
+    const key = randomUUID();
+    const first = await admin.post('/api/v1/me/token', undefined, withKey(key));
+    expect(first.status).toBe(201);
+    const rotated = apiClient(gateway.baseUrl, first.body.token);
+    const second = await rotated.post('/api/v1/me/token', undefined, withKey(key));
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+    expect(second.body.token).not.toBe(first.body.token);
+    const body = { account: { name: 'Kept once', email: `kept-${key}@example.com` } };
+    const fresh = apiClient(gateway.baseUrl, second.body.token);
+    const created = await fresh.post('/api/v1/accounts', body, withKey(key));
+    expect(created.status).toBe(201);
+    const again = await fresh.post('/api/v1/accounts', body, withKey(key));
+    expect(again.status).toBe(422); // ran again: the e-mail is taken; no stored token came back
+    expect(again.text).not.toContain(created.body.token);
+  });
+
   it('keys the record by path as well: one key on two paths is two requests', async () => {
     const { admin } = await orgWithClients();
     const key = randomUUID();
