@@ -5,11 +5,13 @@
  * bundles round after round so that a busy machine slows them all alike. The yardstick is a bundle
  * holding only a DynamoDB document client (bench/baseline.ts), measured the same way.
  *
- * Init is measured as the CPU time the process spends in the import (wall time is printed too): on
- * a shared machine wall time mostly measures waiting for a core, while on Lambda, where the
- * function has its CPU share to itself, the two are close.
+ * Init is measured as the CPU time the process spends in the import, and the budget takes the
+ * least of the rounds (the median and the wall time are printed too): on a shared machine wall time
+ * mostly measures waiting for a core, and other work only ever adds CPU time (caches, a busy
+ * sibling core), never takes any away. On Lambda, where the function has its CPU share to itself,
+ * the figures are close.
  *
- * Budget: every bundle under 500 KB, and its median init CPU at most 1.5 times the yardstick's.
+ * Budget: every bundle under 500 KB, and its init CPU at most 1.5 times the yardstick's.
  * Prints a Markdown table (README: Deploy > Bundles) and exits 1 when a bundle is over budget.
  *
  *   npm run bench [-- --rounds 15]
@@ -163,15 +165,17 @@ function run(cmd: string, args: string[], options: { cwd: string; env: Record<st
 
 export interface Measurement {
   bundle: Bundle;
-  /** Median CPU time of the module init over the rounds, in ms: the budgeted figure. */
+  /** Least CPU time of the module init over the rounds, in ms: the budgeted figure. */
   cpuMs: number;
+  /** Median CPU time, in ms. */
+  cpuMedianMs: number;
   /** Median wall-clock time, in ms (noisy on a busy machine). */
   wallMs: number;
   /** Why the bundle did not load on its own, if it did not. */
   error?: Error;
 }
 
-/** Loads every bundle once per round, in a shuffled order each round; medians per bundle. */
+/** Loads every bundle once per round, in a shuffled order each round; figures per bundle. */
 export async function measureInit(bundles: Bundle[], rounds: number): Promise<Measurement[]> {
   const samples = new Map<Bundle, LoadResult[]>(bundles.map((b) => [b, []]));
   const errors = new Map<Bundle, Error>();
@@ -188,8 +192,9 @@ export async function measureInit(bundles: Bundle[], rounds: number): Promise<Me
   return bundles.map((bundle) => {
     const s = samples.get(bundle)!;
     const error = errors.get(bundle);
-    if (error) return { bundle, cpuMs: Number.NaN, wallMs: Number.NaN, error };
-    return { bundle, cpuMs: median(s.map((r) => r.cpuMs)), wallMs: median(s.map((r) => r.ms)) };
+    if (error) return { bundle, cpuMs: Number.NaN, cpuMedianMs: Number.NaN, wallMs: Number.NaN, error };
+    const cpu = s.map((r) => r.cpuMs);
+    return { bundle, cpuMs: Math.min(...cpu), cpuMedianMs: median(cpu), wallMs: median(s.map((r) => r.ms)) };
   });
 }
 
@@ -212,10 +217,10 @@ async function main() {
   const measured = await measureInit([baseline, ...bundles], rounds);
   const base = measured[0]!.cpuMs;
   const lines = [
-    `Node ${process.version}, ${rounds} rounds: median module init of each bundle loaded alone in a fresh process.`,
+    `Node ${process.version}, ${rounds} rounds: module init of each bundle loaded alone in a fresh process.`,
     '',
-    '| Function | Bundle (KB) | Source map (KB) | Init CPU (ms) | Init wall (ms) | CPU × baseline |',
-    '|---|--:|--:|--:|--:|--:|',
+    '| Function | Bundle (KB) | Source map (KB) | Init CPU, least (ms) | Init CPU, median (ms) | Init wall, median (ms) | × baseline |',
+    '|---|--:|--:|--:|--:|--:|--:|',
   ];
   let over = failures.size;
   for (const m of measured) {
@@ -224,7 +229,7 @@ async function main() {
     if (bad) over++;
     if (m.error) process.stderr.write(`${m.error.message}\n`);
     lines.push(
-      `| ${m.bundle.name}${m.error ? ' **does not load**' : bad ? ' **over budget**' : ''} | ${kb(m.bundle.bytes)} | ${kb(m.bundle.mapBytes)} | ${m.cpuMs.toFixed(1)} | ${m.wallMs.toFixed(1)} | ${ratio.toFixed(2)} |`,
+      `| ${m.bundle.name}${m.error ? ' **does not load**' : bad ? ' **over budget**' : ''} | ${kb(m.bundle.bytes)} | ${kb(m.bundle.mapBytes)} | ${m.cpuMs.toFixed(1)} | ${m.cpuMedianMs.toFixed(1)} | ${m.wallMs.toFixed(1)} | ${ratio.toFixed(2)} |`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);

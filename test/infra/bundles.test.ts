@@ -30,9 +30,16 @@ beforeAll(async () => {
   for (const b of built.bundles) bundles.set(b.entry, b);
   for (const b of built.bundles) loads.set(b.entry, await loadAlone(b).catch((err: Error) => err));
   const loadable = built.bundles.filter((b) => !(loads.get(b.entry) instanceof Error));
-  // Three interleaved rounds: medians of CPU time, robust enough on a shared machine.
-  measured = await measureInit([baseline, ...loadable], 3);
-}, 300_000);
+  // Interleaved rounds; the least CPU time of each (other work on the machine only adds to it).
+  measured = await measureInit([baseline, ...loadable], 5);
+  // A bundle over budget is measured again beside the yardstick, longer, before it is reported:
+  // a truly heavy bundle stays over, a busy moment of the machine does not.
+  for (const [i, m] of measured.entries()) {
+    if (i === 0 || m.error || m.cpuMs / measured[0]!.cpuMs <= budget.maxInitRatio) continue;
+    const [base, again] = await measureInit([baseline, m.bundle], 10);
+    measured[i] = { ...again!, cpuMs: (again!.cpuMs / base!.cpuMs) * measured[0]!.cpuMs };
+  }
+}, 600_000);
 
 afterAll(() => rmSync(outRoot, { recursive: true, force: true }));
 
