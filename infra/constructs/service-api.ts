@@ -3,6 +3,7 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
+  CfnAuthorizer,
   EndpointType,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -93,6 +94,9 @@ export class ServiceApi extends Construct {
       identitySources: [],
       resultsCacheTtl: Duration.seconds(0),
     });
+    // CDK writes the empty list as IdentitySource: ""; without caching the property is optional,
+    // so it is left out rather than sent empty.
+    (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
 
     for (const route of props.routes) {
       const resource = this.api.root.resourceForPath(route.path);

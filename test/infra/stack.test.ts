@@ -167,7 +167,7 @@ describe('the REST API', () => {
     const [, authorizer] = authorizers[0]!;
     expect(authorizer.Properties.Type).toBe('REQUEST');
     expect(authorizer.Properties.AuthorizerResultTtlInSeconds).toBe(0);
-    expect(authorizer.Properties.IdentitySource ?? '').toBe('');
+    expect(authorizer.Properties).not.toHaveProperty('IdentitySource');
     expect(targetFunction(authorizer.Properties.AuthorizerUri)).toBe(logicalId(stack.authorizer));
   });
 
