@@ -194,7 +194,7 @@ export const routes: Route[] = [
   },
   {
     method: 'GET',
-    path: `/api/v1/projects/${idParam}`,
+    path: '/api/v1/projects/{project_id}',
     handler: 'functions/projects/get.ts',
     auth: true,
     access: 'read',
@@ -208,7 +208,7 @@ export const routes: Route[] = [
   },
   {
     method: 'PATCH',
-    path: `/api/v1/projects/${idParam}`,
+    path: '/api/v1/projects/{project_id}',
     handler: 'functions/projects/update.ts',
     auth: true,
     access: 'write',
@@ -223,7 +223,7 @@ export const routes: Route[] = [
   },
   {
     method: 'PUT',
-    path: `/api/v1/projects/${idParam}`,
+    path: '/api/v1/projects/{project_id}',
     handler: 'functions/projects/update.ts',
     auth: true,
     access: 'write',
@@ -238,7 +238,7 @@ export const routes: Route[] = [
   },
   {
     method: 'DELETE',
-    path: `/api/v1/projects/${idParam}`,
+    path: '/api/v1/projects/{project_id}',
     handler: 'functions/projects/delete.ts',
     auth: true,
     access: 'write',
@@ -404,7 +404,7 @@ export const routes: Route[] = [
   },
   {
     method: 'GET',
-    path: `/api/v1/projects/{project_id}/sprints/${idParam}`,
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}',
     handler: 'functions/sprints/get.ts',
     auth: true,
     access: 'read',
@@ -418,7 +418,7 @@ export const routes: Route[] = [
   },
   {
     method: 'PATCH',
-    path: `/api/v1/projects/{project_id}/sprints/${idParam}`,
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}',
     handler: 'functions/sprints/update.ts',
     auth: true,
     access: 'write',
@@ -433,7 +433,7 @@ export const routes: Route[] = [
   },
   {
     method: 'PUT',
-    path: `/api/v1/projects/{project_id}/sprints/${idParam}`,
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}',
     handler: 'functions/sprints/update.ts',
     auth: true,
     access: 'write',
@@ -448,7 +448,7 @@ export const routes: Route[] = [
   },
   {
     method: 'DELETE',
-    path: `/api/v1/projects/{project_id}/sprints/${idParam}`,
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}',
     handler: 'functions/sprints/delete.ts',
     auth: true,
     access: 'write',
@@ -462,7 +462,7 @@ export const routes: Route[] = [
   },
   {
     method: 'POST',
-    path: `/api/v1/projects/{project_id}/sprints/${idParam}/activate`,
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/activate',
     handler: 'functions/sprints/activate.ts',
     auth: true,
     access: 'write',
@@ -478,7 +478,7 @@ export const routes: Route[] = [
   },
   {
     method: 'POST',
-    path: `/api/v1/projects/{project_id}/sprints/${idParam}/activation`,
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/activation',
     handler: 'functions/sprints/activate.ts',
     auth: true,
     access: 'write',
@@ -494,7 +494,7 @@ export const routes: Route[] = [
   },
   {
     method: 'POST',
-    path: `/api/v1/projects/{project_id}/sprints/${idParam}/complete`,
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/complete',
     handler: 'functions/sprints/complete.ts',
     auth: true,
     access: 'write',
@@ -510,7 +510,7 @@ export const routes: Route[] = [
   },
   {
     method: 'POST',
-    path: `/api/v1/projects/{project_id}/sprints/${idParam}/completion`,
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/completion',
     handler: 'functions/sprints/complete.ts',
     auth: true,
     access: 'write',
@@ -558,7 +558,7 @@ export const routes: Route[] = [
   },
   {
     method: 'GET',
-    path: `/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/${idParam}`,
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}',
     handler: 'functions/issues/get.ts',
     auth: true,
     access: 'read',
@@ -572,7 +572,7 @@ export const routes: Route[] = [
   },
   {
     method: 'PATCH',
-    path: `/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/${idParam}`,
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}',
     handler: 'functions/issues/update.ts',
     auth: true,
     access: 'write',
@@ -587,7 +587,7 @@ export const routes: Route[] = [
   },
   {
     method: 'PUT',
-    path: `/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/${idParam}`,
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}',
     handler: 'functions/issues/update.ts',
     auth: true,
     access: 'write',
@@ -602,7 +602,7 @@ export const routes: Route[] = [
   },
   {
     method: 'DELETE',
-    path: `/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/${idParam}`,
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}',
     handler: 'functions/issues/delete.ts',
     auth: true,
     access: 'write',
@@ -648,7 +648,7 @@ export const routes: Route[] = [
   },
   {
     method: 'GET',
-    path: `/api/v1/projects/{project_id}/issues/${idParam}`,
+    path: '/api/v1/projects/{project_id}/issues/{issue_id}',
     handler: 'functions/backlog/get.ts',
     auth: true,
     access: 'read',
@@ -662,7 +662,7 @@ export const routes: Route[] = [
   },
   {
     method: 'PATCH',
-    path: `/api/v1/projects/{project_id}/issues/${idParam}`,
+    path: '/api/v1/projects/{project_id}/issues/{issue_id}',
     handler: 'functions/backlog/update.ts',
     auth: true,
     access: 'write',
@@ -677,7 +677,7 @@ export const routes: Route[] = [
   },
   {
     method: 'PUT',
-    path: `/api/v1/projects/{project_id}/issues/${idParam}`,
+    path: '/api/v1/projects/{project_id}/issues/{issue_id}',
     handler: 'functions/backlog/update.ts',
     auth: true,
     access: 'write',
@@ -692,7 +692,7 @@ export const routes: Route[] = [
   },
   {
     method: 'DELETE',
-    path: `/api/v1/projects/{project_id}/issues/${idParam}`,
+    path: '/api/v1/projects/{project_id}/issues/{issue_id}',
     handler: 'functions/backlog/delete.ts',
     auth: true,
     access: 'write',

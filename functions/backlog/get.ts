@@ -4,5 +4,5 @@ import { apiHandler, pathId } from '../../lib/http/handler.ts';
 /** An issue of the project backlog (404 if it lives elsewhere). */
 export const handler = apiHandler(async (req) => {
   const at = { projectId: pathId(req, 'project_id', 'Project'), sprintId: null };
-  return { status: 200, body: await getIssue(req.principal, at, pathId(req, 'id', 'Issue')) };
+  return { status: 200, body: await getIssue(req.principal, at, pathId(req, 'issue_id', 'Issue')) };
 });

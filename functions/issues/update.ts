@@ -9,7 +9,7 @@ const schemas = () => import('../../lib/schemas/issues.ts');
 export const handler = apiHandler(
   async (req) => {
     const at = { projectId: pathId(req, 'project_id', 'Project'), sprintId: pathId(req, 'sprint_id', 'Sprint') };
-    const id = pathId(req, 'id', 'Issue');
+    const id = pathId(req, 'issue_id', 'Issue');
     const { issue } = parseOrThrow((await schemas()).IssueUpdateBody, req.body);
     return { status: 200, body: await updateIssue(req.principal, at, id, issue) };
   },

@@ -3,5 +3,5 @@ import { apiHandler, pathId } from '../../lib/http/handler.ts';
 
 export const handler = apiHandler(async (req) => ({
   status: 200,
-  body: await getProject(req.principal, pathId(req, 'id', 'Project')),
+  body: await getProject(req.principal, pathId(req, 'project_id', 'Project')),
 }));

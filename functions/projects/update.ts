@@ -7,7 +7,7 @@ const schemas = () => import('../../lib/schemas/projects.ts');
 
 export const handler = apiHandler(
   async (req) => {
-    const id = pathId(req, 'id', 'Project');
+    const id = pathId(req, 'project_id', 'Project');
     const { project } = parseOrThrow((await schemas()).ProjectUpdateBody, req.body);
     return { status: 200, body: await updateProject(req.principal, id, project) };
   },

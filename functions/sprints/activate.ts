@@ -4,5 +4,5 @@ import { apiHandler, pathId } from '../../lib/http/handler.ts';
 /** `POST .../activate` and `POST .../activation`. */
 export const handler = apiHandler(async (req) => ({
   status: 200,
-  body: await activateSprint(req.principal, pathId(req, 'project_id', 'Project'), pathId(req, 'id', 'Sprint')),
+  body: await activateSprint(req.principal, pathId(req, 'project_id', 'Project'), pathId(req, 'sprint_id', 'Sprint')),
 }));

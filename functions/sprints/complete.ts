@@ -4,5 +4,5 @@ import { apiHandler, pathId } from '../../lib/http/handler.ts';
 /** `POST .../complete` and `POST .../completion`. */
 export const handler = apiHandler(async (req) => ({
   status: 200,
-  body: await completeSprint(req.principal, pathId(req, 'project_id', 'Project'), pathId(req, 'id', 'Sprint')),
+  body: await completeSprint(req.principal, pathId(req, 'project_id', 'Project'), pathId(req, 'sprint_id', 'Sprint')),
 }));

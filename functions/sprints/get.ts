@@ -3,5 +3,5 @@ import { apiHandler, pathId } from '../../lib/http/handler.ts';
 
 export const handler = apiHandler(async (req) => ({
   status: 200,
-  body: await getSprint(req.principal, pathId(req, 'project_id', 'Project'), pathId(req, 'id', 'Sprint')),
+  body: await getSprint(req.principal, pathId(req, 'project_id', 'Project'), pathId(req, 'sprint_id', 'Sprint')),
 }));

@@ -9,7 +9,7 @@ const schemas = () => import('../../lib/schemas/sprints.ts');
 export const handler = apiHandler(
   async (req) => {
     const projectId = pathId(req, 'project_id', 'Project');
-    const id = pathId(req, 'id', 'Sprint');
+    const id = pathId(req, 'sprint_id', 'Sprint');
     const { sprint } = parseOrThrow((await schemas()).SprintUpdateBody, req.body);
     return { status: 200, body: await updateSprint(req.principal, projectId, id, sprint) };
   },

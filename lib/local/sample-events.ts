@@ -34,7 +34,7 @@ export interface Sample {
 
 const listQuery = { query: { page: '1', per_page: '25' } };
 /** In a fresh organisation the backlog issue is issue 1 and the sprint issue issue 2. */
-const sprintIssue = { id: '2' };
+const sprintIssue = { issue_id: '2' };
 
 /**
  * Per-route samples, by operation id. Together, run in order (creates, parents first; reads and

@@ -58,7 +58,7 @@ describe('the contract check on e2e responses', () => {
   /** The real route table, but the project routes of `id` go to a handler that drifted from the document. */
   async function driftedGateway() {
     const drifted = routes.map((r) =>
-      r.path === '/api/v1/projects/{id}' && (r.method === 'GET' || r.method === 'DELETE')
+      r.path === '/api/v1/projects/{project_id}' && (r.method === 'GET' || r.method === 'DELETE')
         ? { ...r, handler: 'test/e2e/fixtures/drifted-project.ts' }
         : r,
     );

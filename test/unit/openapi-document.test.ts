@@ -150,7 +150,7 @@ describe('the OpenAPI document', () => {
     });
     const list = operationOf('GET', '/api/v1/projects').responses['200'].content['application/json'].schema;
     expect(list).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Project' } });
-    expect(operationOf('DELETE', '/api/v1/projects/{id}').responses['204'].content).toBeUndefined();
+    expect(operationOf('DELETE', '/api/v1/projects/{project_id}').responses['204'].content).toBeUndefined();
   });
 
   it('marks always-present fields required, null-able ones nullable, and closes resources to extra fields', () => {

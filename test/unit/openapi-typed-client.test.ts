@@ -15,9 +15,9 @@ import type { paths } from './api';
 
 type CreateProject = paths['/api/v1/projects']['post'];
 type ListProjects = paths['/api/v1/projects']['get'];
-type GetProject = paths['/api/v1/projects/{id}']['get'];
+type GetProject = paths['/api/v1/projects/{project_id}']['get'];
 type GetMe = paths['/api/v1/me']['get'];
-type GetIssue = paths['/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{id}']['get'];
+type GetIssue = paths['/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}']['get'];
 
 /** Sends a request and answers the parsed JSON body (fetch, a test double...). */
 export type Transport = (method: string, path: string, body?: unknown) => Promise<unknown>;
@@ -30,7 +30,7 @@ export const listProjects = (send: Transport, query: NonNullable<ListProjects['p
     ListProjects['responses'][200]['content']['application/json']
   >;
 
-export const getProject = (send: Transport, id: GetProject['parameters']['path']['id']) =>
+export const getProject = (send: Transport, id: GetProject['parameters']['path']['project_id']) =>
   send('GET', '/api/v1/projects/' + id) as Promise<
     GetProject['responses'][200]['content']['application/json'] | GetProject['responses'][404]['content']['application/json']
   >;
@@ -38,7 +38,7 @@ export const getProject = (send: Transport, id: GetProject['parameters']['path']
 export const getMe = (send: Transport) => send('GET', '/api/v1/me') as Promise<GetMe['responses'][200]['content']['application/json']>;
 
 export const getIssue = (send: Transport, at: GetIssue['parameters']['path']) =>
-  send('GET', '/api/v1/projects/' + at.project_id + '/sprints/' + at.sprint_id + '/issues/' + at.id) as Promise<
+  send('GET', '/api/v1/projects/' + at.project_id + '/sprints/' + at.sprint_id + '/issues/' + at.issue_id) as Promise<
     GetIssue['responses'][200]['content']['application/json']
   >;
 
@@ -51,7 +51,7 @@ export async function sprintPlanning(send: Transport): Promise<string> {
   const title: string = 'error' in found ? found.error : found.name + ' ' + found.created_at;
   const me = await getMe(send);
   const role: 'admin' | 'member' = me.account.role;
-  const issue = await getIssue(send, { project_id: id, sprint_id: 1, id: 1 });
+  const issue = await getIssue(send, { project_id: id, sprint_id: 1, issue_id: 1 });
   const sprint: number | null = issue.sprint_id;
   const status: 'backlog' | 'todo' | 'in_progress' | 'done' | 'cancelled' = issue.status;
   const points: number | null = issue.story_points;
