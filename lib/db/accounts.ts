@@ -4,7 +4,7 @@ import type { Account, Organisation, Role } from '../schemas/accounts.ts';
 import { db, tableName } from './client.ts';
 import { cancellationCodes } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
-import { listPage, type PageRequest } from './list.ts';
+import { listPageWith, type PageRequest } from './list.ts';
 import { nextId, nextOrgId } from './sequences.ts';
 import { bucketStateOf } from './tokens.ts';
 
@@ -206,6 +206,8 @@ export async function replaceToken(orgId: number, account: AccountItem, newHash:
   return true;
 }
 
+/** A page of the organisation's accounts, read with the organisation (its `accounts_count`). */
 export async function listAccounts(orgId: number, page: PageRequest) {
-  return listPage<Record<string, unknown>>(collections.accounts(orgId), page);
+  const { page: result, related } = await listPageWith(collections.accounts(orgId), page, [keys.org(orgId)]);
+  return { page: result, org: related[0] };
 }

@@ -10,7 +10,7 @@ import type { Comment } from '../schemas/comments.ts';
 import { db, tableName } from './client.ts';
 import { cancellationCodes } from './errors.ts';
 import { collections, gsi1, keys, listKeys, type Key } from './keys.ts';
-import { listPage, type Page, type PageRequest } from './list.ts';
+import { listPageWith, type Page, type PageRequest } from './list.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -104,38 +104,52 @@ function ancestry(
   return sprint ? result : { ...result, missing: 'Sprint' };
 }
 
-/**
- * The path's project, sprint (if any) and issue in one BatchGet. The issue must be in that sprint,
- * or in the backlog, now (an issue is reachable only under its current parent).
- */
-export async function issueUnderPath(orgId: number, ref: IssueRef): Promise<Ancestry> {
-  const projectKey = keys.project(orgId, ref.projectId);
-  const sprintKey = ref.sprintId === null ? undefined : keys.sprint(orgId, ref.projectId, ref.sprintId);
-  const issueKey = keys.issue(orgId, ref.projectId, ref.issueId);
-  const found = await getMany(sprintKey ? [projectKey, sprintKey, issueKey] : [projectKey, issueKey]);
-  const issue = found.get(keyString(issueKey));
+/** The keys of a comment path's project, sprint (if any) and issue. */
+function pathKeys(orgId: number, ref: IssueRef) {
+  const project = keys.project(orgId, ref.projectId);
+  const sprint = ref.sprintId === null ? undefined : keys.sprint(orgId, ref.projectId, ref.sprintId);
+  const issue = keys.issue(orgId, ref.projectId, ref.issueId);
+  return { project, sprint, issue, all: sprint ? [project, sprint, issue] : [project, issue] };
+}
+
+/** Judges a path from its items: the issue must be in that sprint, or in the backlog, now. */
+function underPath(found: Map<string, Record<string, unknown>>, path: ReturnType<typeof pathKeys>, ref: IssueRef): Ancestry {
+  const issue = found.get(keyString(path.issue));
   const a: Ancestry = {
     issueSprintId: issue?.sprint_id === null || issue?.sprint_id === undefined ? null : Number(issue.sprint_id),
     commentsCount: Number(issue?.comments_count ?? 0),
     sprintUnchecked: false,
   };
-  if (!found.has(keyString(projectKey))) return { ...a, missing: 'Project' };
-  if (sprintKey && !found.has(keyString(sprintKey))) return { ...a, missing: 'Sprint' };
+  if (!found.has(keyString(path.project))) return { ...a, missing: 'Project' };
+  if (path.sprint && !found.has(keyString(path.sprint))) return { ...a, missing: 'Sprint' };
   if (!issue || a.issueSprintId !== ref.sprintId) return { ...a, missing: 'Issue' };
   return a;
 }
 
-/** A comment's list page and its path's ancestry, read in parallel (2 calls). */
+/**
+ * The path's project, sprint (if any) and issue in one BatchGet. The issue must be in that sprint,
+ * or in the backlog, now (an issue is reachable only under its current parent).
+ */
+export async function issueUnderPath(orgId: number, ref: IssueRef): Promise<Ancestry> {
+  const path = pathKeys(orgId, ref);
+  return underPath(await getMany(path.all), path, ref);
+}
+
+/** A page of an issue's comments and its path's ancestry, read together (2 calls, whatever the page). */
 export async function listComments(
   orgId: number,
   ref: IssueRef,
   page: PageRequest,
 ): Promise<{ page: Page<CommentItem>; path: Ancestry }> {
-  const [result, path] = await Promise.all([
-    listPage<CommentItem>(collections.comments(orgId, ref.projectId, ref.issueId), page),
-    issueUnderPath(orgId, ref),
-  ]);
-  return { page: result, path };
+  const path = pathKeys(orgId, ref);
+  const { page: result, related } = await listPageWith<CommentItem>(
+    collections.comments(orgId, ref.projectId, ref.issueId),
+    page,
+    path.all,
+  );
+  const found = new Map<string, Record<string, unknown>>();
+  for (const item of related) if (item) found.set(keyString(item as unknown as Key), item);
+  return { page: result, path: underPath(found, path, ref) };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Issue, IssueStatus } from '../schemas/issues.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys, parseIssueListKey, type Collection } from './keys.ts';
-import { listPage, type PageRequest } from './list.ts';
+import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { accountExists, addCounters, type SprintCounters, type SprintItem } from './sprints.ts';
 import { batchGet, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
@@ -86,7 +86,9 @@ export async function getIssueFamily(orgId: number, projectId: number, sprintIds
 
 /** One page of a list, in position order (then id). */
 export async function listIssues(orgId: number, projectId: number, sprintId: number | null, page: PageRequest) {
-  return listPage<Record<string, unknown>>(listCollection(orgId, projectId, sprintId), page);
+  const ancestors = [keys.project(orgId, projectId), ...(sprintId === null ? [] : [keys.sprint(orgId, projectId, sprintId)])];
+  const { page: result, related } = await listPageWith(listCollection(orgId, projectId, sprintId), page, ancestors);
+  return { page: result, project: related[0] as ProjectItem | undefined, sprint: related[1] as SprintItem | undefined };
 }
 
 /**

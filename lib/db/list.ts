@@ -1,7 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../domain/errors.ts';
 import { db, tableName } from './client.ts';
-import type { Collection } from './keys.ts';
+import type { Collection, Key } from './keys.ts';
+import { batchGet } from './transactions.ts';
 
 /** Which page of a collection to read: `page`/`per_page`, or the opaque cursor of a `next` link. */
 export interface PageRequest {
@@ -22,7 +23,7 @@ interface CursorBody {
   LSK: string;
 }
 
-const encodeCursor = (key: Record<string, unknown>): string =>
+const encodeCursor = (key: { PK?: unknown; SK?: unknown; LSK?: unknown }): string =>
   Buffer.from(JSON.stringify({ PK: key.PK, SK: key.SK, LSK: key.LSK })).toString('base64url');
 
 function decodeCursor(cursor: string, collection: Collection): CursorBody {
@@ -43,13 +44,17 @@ function decodeCursor(cursor: string, collection: Collection): CursorBody {
 }
 
 /**
- * Finds the key after which page `page` starts, reading only keys (LSI1Keys, KEYS_ONLY), so a deep
- * page never reads the items it skips. Returns undefined when the collection is shorter.
+ * The keys of page `page` (`perPage` keys after the first (page - 1) x perPage), read from
+ * LSI1Keys (KEYS_ONLY): a deep page never reads the items it skips. `more` tells whether the
+ * collection goes on after them.
  */
-async function startKeyOfPage(collection: Collection, skip: number): Promise<Record<string, unknown> | undefined> {
-  let remaining = skip;
+async function keysOfPage(collection: Collection, req: PageRequest): Promise<{ pageKeys: CursorBody[]; more: boolean }> {
+  const skip = (req.page - 1) * req.perPage;
+  let remaining = skip + req.perPage;
+  let seen = 0;
   let start: Record<string, unknown> | undefined;
-  while (remaining > 0) {
+  const pageKeys: CursorBody[] = [];
+  do {
     const out = await db.send(
       new QueryCommand({
         TableName: tableName,
@@ -61,27 +66,64 @@ async function startKeyOfPage(collection: Collection, skip: number): Promise<Rec
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
-    const items = out.Items ?? [];
-    remaining -= items.length;
-    const last = items.at(-1);
-    if (remaining === 0 && last) return { PK: last.PK, SK: last.SK, LSK: last.LSK };
-    if (!out.LastEvaluatedKey) return undefined;
+    for (const item of out.Items ?? []) {
+      if (seen++ >= skip) pageKeys.push({ PK: String(item.PK), SK: String(item.SK), LSK: String(item.LSK) });
+    }
+    remaining -= out.Items?.length ?? 0;
     start = out.LastEvaluatedKey;
+  } while (start && remaining > 0);
+  return { pageKeys, more: start !== undefined };
+}
+
+/** A page and the related items read with it (undefined where absent), in the order asked for. */
+export interface PageWithRelated<T> {
+  page: Page<T>;
+  related: (Record<string, unknown> | undefined)[];
+}
+
+/**
+ * Reads one page of a collection together with a few related items (the ancestors a list checks,
+ * whose counters give `X-Total-Count`), in two DynamoDB calls whatever the page:
+ * - first page, or a `next` link's cursor: the LSI1 Query and a BatchGet of the related items,
+ *   in parallel (one round trip);
+ * - `page=N` without a cursor: a keys-only Query that skips N-1 pages, then one BatchGet of the
+ *   page's items and the related items together.
+ */
+export async function listPageWith<T = Record<string, unknown>>(
+  collection: Collection,
+  req: PageRequest,
+  related: Key[],
+): Promise<PageWithRelated<T>> {
+  if (req.cursor || req.page <= 1) {
+    const [page, found] = await Promise.all([listPage<T>(collection, req), batchGet(related)]);
+    return { page, related: found };
   }
-  return undefined;
+  const { pageKeys, more } = await keysOfPage(collection, req);
+  const found = await batchGet([...pageKeys, ...related]);
+  // An item moved or deleted between the two reads is left out of this page, not shown misplaced.
+  const items = found
+    .slice(0, pageKeys.length)
+    .filter(
+      (item): item is Record<string, unknown> => item !== undefined && String(item.LSK ?? '').startsWith(collection.prefix),
+    );
+  const last = pageKeys.at(-1);
+  return {
+    page: { items: items as T[], nextCursor: more && last ? encodeCursor(last) : undefined },
+    related: found.slice(pageKeys.length),
+  };
 }
 
 /**
  * Reads one page of a collection in list order (LSI1, consistent). With a cursor this costs one
- * Query of `perPage` items; `page=N` without a cursor first skips N-1 pages of keys.
+ * Query of `perPage` items; `page=N` without a cursor reads the page through its keys (see
+ * `listPageWith`).
  */
 export async function listPage<T = Record<string, unknown>>(collection: Collection, req: PageRequest): Promise<Page<T>> {
   let start: Record<string, unknown> | undefined;
   if (req.cursor) {
     start = { ...decodeCursor(req.cursor, collection) };
   } else if (req.page > 1) {
-    start = await startKeyOfPage(collection, (req.page - 1) * req.perPage);
-    if (!start) return { items: [] };
+    return (await listPageWith<T>(collection, req, [])).page;
   }
   const items: Record<string, unknown>[] = [];
   let next = start;

@@ -4,7 +4,7 @@ import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.
 import { db, tableName } from './client.ts';
 import { cancellationCodes, isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
-import { listPage, type PageRequest } from './list.ts';
+import { listPageWith, type PageRequest } from './list.ts';
 import { nextId } from './sequences.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -251,6 +251,8 @@ async function deleteOnce(orgId: number, projectId: number): Promise<true | unde
   return true;
 }
 
+/** A page of the organisation's projects, read with the organisation (its `projects_count`). */
 export async function listProjects(orgId: number, page: PageRequest) {
-  return listPage<Record<string, unknown>>(collections.projects(orgId), page);
+  const { page: result, related } = await listPageWith(collections.projects(orgId), page, [keys.org(orgId)]);
+  return { page: result, org: related[0] };
 }

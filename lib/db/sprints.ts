@@ -3,7 +3,7 @@ import type { Sprint, SprintStatus } from '../schemas/sprints.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
-import { listPage, type PageRequest } from './list.ts';
+import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
 import { batchGet, equalsCondition, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
@@ -65,8 +65,12 @@ export async function getSprintItem(orgId: number, projectId: number, sprintId: 
   return out.Item as SprintItem | undefined;
 }
 
+/** A page of a project's sprints, read with the project (its `sprints_count`; undefined if gone). */
 export async function listSprints(orgId: number, projectId: number, page: PageRequest) {
-  return listPage<Record<string, unknown>>(collections.sprints(orgId, projectId), page);
+  const { page: result, related } = await listPageWith(collections.sprints(orgId, projectId), page, [
+    keys.project(orgId, projectId),
+  ]);
+  return { page: result, project: related[0] as ProjectItem | undefined };
 }
 
 /** A ConditionCheck that an account of the organisation exists (assignees, sprint leads). */

@@ -50,21 +50,33 @@ export async function transact(items: GuardedItem[]): Promise<void> {
   }
 }
 
+/** BatchGetItem takes at most 100 keys. */
+const BATCH_GET_MAX = 100;
+
 /**
  * Reads items by key in one consistent BatchGetItem (ancestor checks: project, sprint, issue in a
- * single round trip). Returns them in the order of `itemKeys`, undefined where absent. Unprocessed
- * keys (throttling) are read again.
+ * single round trip; more than 100 keys go out as parallel batches). Returns them in the order of
+ * `itemKeys`, undefined where absent. Unprocessed keys (throttling) are read again.
  */
 export async function batchGet(itemKeys: Key[]): Promise<(Record<string, unknown> | undefined)[]> {
   const found = new Map<string, Record<string, unknown>>();
   const id = (k: { PK: unknown; SK: unknown }) => `${String(k.PK)}\u0000${String(k.SK)}`;
-  let pending: Key[] = [...new Map(itemKeys.map((k) => [id(k), k])).values()];
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
-    const out = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
-    for (const item of out.Responses?.[tableName] ?? []) found.set(id(item as Key), item);
-    pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
-  }
+  const unique: Key[] = [...new Map(itemKeys.map((k) => [id(k), { PK: k.PK, SK: k.SK }])).values()];
+  const batches: Key[][] = [];
+  for (let i = 0; i < unique.length; i += BATCH_GET_MAX) batches.push(unique.slice(i, i + BATCH_GET_MAX));
+  await Promise.all(
+    batches.map(async (batch) => {
+      let pending = batch;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+        const out = await db.send(
+          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        for (const item of out.Responses?.[tableName] ?? []) found.set(id(item as Key), item);
+        pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
+      }
+    }),
+  );
   return itemKeys.map((k) => found.get(id(k)));
 }
 

@@ -101,7 +101,7 @@ async function replaceOwnToken(caller: Principal, newHash: string | undefined): 
 }
 
 export async function listAccounts(caller: Principal, page: PageRequest) {
-  const [result, org] = await Promise.all([listAccountItems(caller.orgId, page), getOrganisationItem(caller.orgId)]);
+  const { page: result, org } = await listAccountItems(caller.orgId, page);
   return { page: result, items: result.items.map(toAccount), total: Number(org?.accounts_count ?? 0) };
 }
 

@@ -1,9 +1,9 @@
 import * as store from '../db/issues.ts';
 import type { IssueItem, ListDelta, ParentChange } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
-import { getProjectItem, type ProjectItem } from '../db/projects.ts';
+import type { ProjectItem } from '../db/projects.ts';
 import { nextId } from '../db/sequences.ts';
-import { getSprintFamily, type SprintCounters } from '../db/sprints.ts';
+import type { SprintCounters } from '../db/sprints.ts';
 import { Refused } from '../db/transactions.ts';
 import type { Issue, IssueCreate, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, UnavailableError, ValidationError } from './errors.ts';
@@ -137,19 +137,11 @@ async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, 
 
 /** A sprint's issues or the backlog, ordered by position then id; the total comes from a counter. */
 export async function listIssues(caller: Principal, at: IssueLocation, page: PageRequest) {
+  const { page: result, project, sprint } = await store.listIssues(caller.orgId, at.projectId, at.sprintId, page);
+  if (!project) throw new NotFoundError('Project');
   if (at.sprintId === null) {
-    const [result, project] = await Promise.all([
-      store.listIssues(caller.orgId, at.projectId, null, page),
-      getProjectItem(caller.orgId, at.projectId),
-    ]);
-    if (!project) throw new NotFoundError('Project');
     return { page: result, items: result.items.map(store.toIssue), total: Number(project.backlog_count ?? 0) };
   }
-  const [result, { project, sprint }] = await Promise.all([
-    store.listIssues(caller.orgId, at.projectId, at.sprintId, page),
-    getSprintFamily(caller.orgId, at.projectId, at.sprintId),
-  ]);
-  if (!project) throw new NotFoundError('Project');
   if (!sprint) throw new NotFoundError('Sprint');
   return { page: result, items: result.items.map(store.toIssue), total: sprint.issues_count };
 }

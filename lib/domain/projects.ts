@@ -1,4 +1,3 @@
-import { getOrganisationItem } from '../db/accounts.ts';
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/projects.ts';
 import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
@@ -6,7 +5,7 @@ import { ForbiddenError, NotFoundError } from './errors.ts';
 import type { Principal } from './principal.ts';
 
 export async function listProjects(caller: Principal, page: PageRequest) {
-  const [result, org] = await Promise.all([store.listProjects(caller.orgId, page), getOrganisationItem(caller.orgId)]);
+  const { page: result, org } = await store.listProjects(caller.orgId, page);
   return { page: result, items: result.items.map(store.toProject), total: Number(org?.projects_count ?? 0) };
 }
 

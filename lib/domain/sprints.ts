@@ -1,6 +1,5 @@
 import { sprintIssuesWithStatus } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
-import { getProjectItem } from '../db/projects.ts';
 import * as store from '../db/sprints.ts';
 import { Refused } from '../db/transactions.ts';
 import { endBeforeStartMessage } from '../schemas/messages.ts';
@@ -49,10 +48,7 @@ function refusal(err: unknown): unknown {
 
 /** A project's sprints, in id order; the total comes from the project's `sprints_count`. */
 export async function listSprints(caller: Principal, projectId: number, page: PageRequest) {
-  const [result, project] = await Promise.all([
-    store.listSprints(caller.orgId, projectId, page),
-    getProjectItem(caller.orgId, projectId),
-  ]);
+  const { page: result, project } = await store.listSprints(caller.orgId, projectId, page);
   if (!project) throw new NotFoundError('Project');
   return { page: result, items: result.items.map(store.toSprint), total: Number(project.sprints_count ?? 0) };
 }

@@ -311,6 +311,7 @@ describe('issues in a sprint', () => {
     expect(page.headers.get('x-total-count')).toBe('5');
     expect(page.headers.get('x-page')).toBe('2');
     expect(page.headers.get('x-per-page')).toBe('2');
+    expect(page.dbCalls).toBeLessThanOrEqual(3);
     const link = page.headers.get('link') ?? '';
     for (const rel of ['first', 'prev', 'next', 'last']) expect(link).toContain(`rel="${rel}"`);
     expect((await admin.get(`${issues}?per_page=0`)).status).toBe(422);
