@@ -1,16 +1,11 @@
-import {
-  BatchGetCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../domain/errors.ts';
 import type { Comment } from '../schemas/comments.ts';
 import { db, tableName } from './client.ts';
 import { cancellationCodes } from './errors.ts';
 import { collections, gsi1, keys, listKeys, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
+import { batchGet } from './transactions.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -50,26 +45,12 @@ export const toComment = (record: object): Comment => {
  * keys, the issue's sprint and counter (an issue may carry a 100 kB description; a BatchGet takes
  * one projection for all its keys, and no ancestor has a `body`).
  */
-const READ_PROJECTION = {
-  ProjectionExpression:
-    'PK, SK, org_id, id, project_id, issue_id, #sprint_id, #body, author_id, author_name, created_at, updated_at, comments_count',
-  ExpressionAttributeNames: { '#sprint_id': 'sprint_id', '#body': 'body' },
-};
-
 const keyString = (k: Key) => `${k.PK}\u0000${k.SK}`;
 
-/** Reads a few items in one consistent BatchGet (UnprocessedKeys retried) and returns them by key. */
+/** Reads a few items in one consistent BatchGet and returns them by key. */
 async function getMany(wanted: Key[]): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
-  let pending = wanted;
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
-    const out = await db.send(
-      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true, ...READ_PROJECTION } } }),
-    );
-    for (const item of out.Responses?.[tableName] ?? []) found.set(keyString(item as Key), item);
-    pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
-  }
+  for (const item of await batchGet(wanted)) if (item) found.set(keyString(item as unknown as Key), item);
   return found;
 }
 

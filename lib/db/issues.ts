@@ -7,7 +7,7 @@ import { collections, keys, listKeys, parseIssueListKey, type Collection } from 
 import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { accountExists, addCounters, type SprintCounters, type SprintItem } from './sprints.ts';
-import { batchGet, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
+import { batchGet, Refused, revisionCondition, setAssignments, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * Issues live in their project's partition (`ISSUE#i`); their LSK places them in one list: a
@@ -274,18 +274,12 @@ function renumberItem(orgId: number, projectId: number, sprintId: number | null,
 export async function writeIssue(orgId: number, projectId: number, write: IssueWrite): Promise<void> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':rev': write.rev ?? 0, ':one': 1 };
-  const sets: string[] = [];
   const fields: Record<string, unknown> = { ...write.set };
   if (write.placement) {
     fields.position = write.placement.position;
     fields.LSK = listKey(write.placement.sprintId, write.placement.position, write.id);
   }
-  for (const [k, v] of Object.entries(fields)) {
-    if (v === undefined) continue;
-    names[`#${k}`] = k;
-    values[`:${k}`] = v;
-    sets.push(`#${k} = :${k}`);
-  }
+  const sets = setAssignments(fields, names, values);
   const items: GuardedItem[] = [
     {
       item: {

@@ -5,6 +5,7 @@ import { db, tableName } from './client.ts';
 import { cancellationCodes, isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
+import { setAssignments } from './transactions.ts';
 import { nextId } from './sequences.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -124,13 +125,7 @@ function prefixGuardPut(orgId: number, prefix: string, projectId: number): Trans
 function setClause(changes: Record<string, unknown>) {
   const names: Record<string, string> = { '#updated_at': 'updated_at' };
   const values: Record<string, unknown> = {};
-  const sets = ['#updated_at = :updated_at'];
-  for (const [k, v] of Object.entries(changes)) {
-    if (v === undefined) continue;
-    names[`#${k}`] = k;
-    values[`:${k}`] = v;
-    sets.push(`#${k} = :${k}`);
-  }
+  const sets = ['#updated_at = :updated_at', ...setAssignments(changes, names, values)];
   return { names, values, expression: `SET ${sets.join(', ')}` };
 }
 

@@ -6,7 +6,15 @@ import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
-import { batchGet, equalsCondition, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
+import {
+  batchGet,
+  equalsCondition,
+  Refused,
+  revisionCondition,
+  setAssignments,
+  transact,
+  type GuardedItem,
+} from './transactions.ts';
 
 /** Counters a sprint keeps over its issues; they move in the same transaction as the issues. */
 export type SprintCounterName = 'issues_count' | 'total_story_points' | 'completed_story_points' | 'open_issues_count';
@@ -150,13 +158,7 @@ export async function updateSprintFields(
   const now = new Date().toISOString();
   const names: Record<string, string> = { '#updated_at': 'updated_at' };
   const values: Record<string, unknown> = { ':updated_at': now };
-  const sets = ['#updated_at = :updated_at'];
-  for (const [k, v] of Object.entries(changes)) {
-    if (v === undefined) continue;
-    names[`#${k}`] = k;
-    values[`:${k}`] = v;
-    sets.push(`#${k} = :${k}`);
-  }
+  const sets = ['#updated_at = :updated_at', ...setAssignments(changes, names, values)];
   const conditions = ['attribute_exists(PK)'];
   for (const [k, v] of Object.entries(expected)) conditions.push(equalsCondition(k, v, names, values));
   const items: GuardedItem[] = [

@@ -80,6 +80,26 @@ export async function batchGet(itemKeys: Key[]): Promise<(Record<string, unknown
   return itemKeys.map((k) => found.get(id(k)));
 }
 
+/**
+ * `#field = :field` for every field whose value is defined (undefined means "not sent"; null is a
+ * value), adding the names and values the expression needs. Only the fields given are written, so
+ * concurrent updates of different fields never undo each other.
+ */
+export function setAssignments(
+  fields: Record<string, unknown>,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+): string[] {
+  const sets: string[] = [];
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === undefined) continue;
+    names[`#${k}`] = k;
+    values[`:${k}`] = v;
+    sets.push(`#${k} = :${k}`);
+  }
+  return sets;
+}
+
 /** `attribute = value`, or "absent or null" when the expected value is null/undefined. */
 export function equalsCondition(
   attribute: string,
