@@ -1,20 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createGateway } from '../../lib/local/gateway.ts';
 import { outputs } from '../../lib/openapi/write.ts';
 import { routes } from '../../lib/routes.ts';
-import { apiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
+import { apiClient, newOrganisation, randomPrefix, useGateway } from '../support/api.ts';
 import { allowUndeclaredRoutes, ContractViolation } from '../support/contract.ts';
 
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-});
+const gateway = useGateway();
 
 describe('GET /api-docs/v1/swagger.yaml and .json', () => {
   it('serves the committed document as YAML without a token, cacheable, with no DynamoDB call', async () => {

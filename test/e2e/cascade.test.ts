@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collections, keys, projectPk } from '../../lib/db/keys.ts';
-import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient } from '../support/api.ts';
+import { apiClient, newOrganisation, randomPrefix, type ApiClient, useGateway } from '../support/api.ts';
 import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';
 
 /**
@@ -9,13 +9,7 @@ import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';
  * feeds it in AWS) then leaves nothing of the deleted parent in the table.
  */
 
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-});
+const gateway = useGateway();
 
 interface Tree {
   orgId: number;

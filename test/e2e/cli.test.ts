@@ -1,18 +1,12 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../lib/local/dynamodb.ts';
 import { repoRoot } from '../../lib/local/gateway.ts';
 import { createAccountInOrg } from '../../lib/domain/accounts.ts';
-import { apiClient, newOrganisation, startGateway } from '../support/api.ts';
+import { apiClient, newOrganisation, useGateway } from '../support/api.ts';
 
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-});
+const gateway = useGateway();
 
 interface Run {
   code: number | null;

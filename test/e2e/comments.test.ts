@@ -1,19 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { limits } from '../../lib/schemas/common.ts';
-import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
+import { randomPrefix, type ApiClient, type ApiResponse, useGateway, orgWithClients } from '../support/api.ts';
 
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-});
-
-async function orgWithClients() {
-  const org = await newOrganisation();
-  return { org, admin: apiClient(gateway.baseUrl, org.admin.token), member: apiClient(gateway.baseUrl, org.member.token) };
-}
+const gateway = useGateway();
 
 /** A project with a sprint holding one issue, created through the API; returns its paths. */
 async function issueFixture(client: ApiClient) {
@@ -33,7 +22,7 @@ const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('comments', () => {
   it("creates a comment whose author is the token's account, with 201", async () => {
-    const { org, admin, member } = await orgWithClients();
+    const { org, admin, member } = await orgWithClients(gateway);
     const f = await issueFixture(admin);
 
     const res = await member.post(f.commentsPath, { comment: { body: '  **Looks good**\n', author_id: org.admin.id, id: 9 } });
@@ -55,7 +44,7 @@ describe('comments', () => {
   });
 
   it('lists comments in creation order, paginated, with X-Total-Count from the counter', async () => {
-    const { admin, member } = await orgWithClients();
+    const { admin, member } = await orgWithClients(gateway);
     const f = await issueFixture(admin);
     const created: number[] = [];
     for (let i = 0; i < 7; i++) created.push((await (i % 2 ? member : admin).post(f.commentsPath, comment(`c${i}`))).body.id);
@@ -85,7 +74,7 @@ describe('comments', () => {
   });
 
   it('keeps the count exact under concurrent creates', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const f = await issueFixture(admin);
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => admin.post(f.commentsPath, comment(`p${i}`))));
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
@@ -96,7 +85,7 @@ describe('comments', () => {
   });
 
   it('validates the body: required, a string, not blank, at most 65,535 characters', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const f = await issueFixture(admin);
     const cases: [unknown, string[]][] = [
       [{ comment: {} }, ['body is required']],
@@ -120,7 +109,7 @@ describe('comments', () => {
   });
 
   it('lets the author update a comment with PATCH or PUT, keeping what was not sent', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const f = await issueFixture(admin);
     const c = (await admin.post(f.commentsPath, comment('first'))).body;
 
@@ -137,7 +126,7 @@ describe('comments', () => {
   });
 
   it('answers 403 {error} when someone else updates or deletes a comment, even an admin', async () => {
-    const { admin, member } = await orgWithClients();
+    const { admin, member } = await orgWithClients(gateway);
     const f = await issueFixture(admin);
     const mine = (await member.post(f.commentsPath, comment('by the member'))).body;
 
@@ -154,7 +143,7 @@ describe('comments', () => {
   });
 
   it('lets the author delete a comment: 204, then 404, and the count follows', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const f = await issueFixture(admin);
     const a = (await admin.post(f.commentsPath, comment('a'))).body;
     const b = (await admin.post(f.commentsPath, comment('b'))).body;
@@ -171,8 +160,8 @@ describe('comments', () => {
   });
 
   it("answers 404 for another organisation's comments and issues", async () => {
-    const a = await orgWithClients();
-    const b = await orgWithClients();
+    const a = await orgWithClients(gateway);
+    const b = await orgWithClients(gateway);
     const f = await issueFixture(a.admin);
     const c = (await a.admin.post(f.commentsPath, comment('private'))).body;
 
@@ -190,7 +179,7 @@ describe('comments', () => {
   });
 
   it('answers 404 when the path does not lead to the issue', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const f = await issueFixture(admin);
     const other = (await admin.post(`${f.projectPath}/sprints`, { sprint: { name: 'Other' } })).body;
     const otherProject = (await admin.post('/api/v1/projects', { project: { name: 'Other', prefix: randomPrefix() } })).body;
@@ -208,7 +197,7 @@ describe('comments', () => {
   });
 
   it('stays within the DynamoDB call budget (reads <= 3, writes <= 4, auth included)', async () => {
-    const { admin, member } = await orgWithClients();
+    const { admin, member } = await orgWithClients(gateway);
     const f = await issueFixture(admin);
     const created = await admin.post(f.commentsPath, comment('budget'));
     expect(created.status).toBe(201);
@@ -225,7 +214,7 @@ describe('comments', () => {
 
 describe('comments of moved and deleted issues', () => {
   it('follow their issue to another sprint and to the backlog', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const f = await issueFixture(admin);
     const c = (await admin.post(f.commentsPath, comment('travels'))).body;
     const next = (await admin.post(`${f.projectPath}/sprints`, { sprint: { name: 'Next' } })).body;
@@ -252,7 +241,7 @@ describe('comments of moved and deleted issues', () => {
   });
 
   it('stay readable when their issue goes back to the backlog', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const f = await issueFixture(admin);
     const c = (await admin.post(f.commentsPath, comment('parked'))).body;
     expect((await admin.patch(f.issuePath, { issue: { sprint_id: null } })).status).toBe(200);
@@ -263,7 +252,7 @@ describe('comments of moved and deleted issues', () => {
   });
 
   it('can be written and listed on a backlog issue, and follow it into a sprint', async () => {
-    const { admin, member } = await orgWithClients();
+    const { admin, member } = await orgWithClients(gateway);
     const f = await issueFixture(admin);
     const parked = (await admin.post(`${f.projectPath}/issues`, { issue: { title: 'Someday' } })).body;
     const backlogPath = `${f.projectPath}/issues/${parked.id}/comments`;
@@ -289,7 +278,7 @@ describe('comments of moved and deleted issues', () => {
 
   for (const deleted of ['issue', 'sprint', 'project'] as const) {
     it(`answer 404 at once when their ${deleted} is deleted, to the author too`, async () => {
-      const { admin, member } = await orgWithClients();
+      const { admin, member } = await orgWithClients(gateway);
       const f = await issueFixture(admin);
       const c = (await member.post(f.commentsPath, comment('orphan'))).body;
       const path = { issue: f.issuePath, sprint: f.sprintPath, project: f.projectPath }[deleted];

@@ -3,16 +3,10 @@
  * positions must come out exact, every issue in exactly one list, and no update lost.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
+import { describe, expect, it } from 'vitest';
+import { apiClient, newOrganisation, randomPrefix, type ApiClient, type ApiResponse, useGateway } from '../support/api.ts';
 
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-});
+const gateway = useGateway();
 
 /** What a careful client does: retries a 503/409 after Retry-After, with the same Idempotency-Key. */
 async function withRetries(send: (headers: Record<string, string>) => Promise<ApiResponse>, stats: { retries: number }) {

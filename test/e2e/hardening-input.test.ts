@@ -7,18 +7,12 @@
  */
 import fc from 'fast-check';
 import type { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { routes, type Route } from '../../lib/routes.ts';
 import { PaginationQuery } from '../../lib/schemas/common.ts';
-import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
+import { apiClient, newOrganisation, randomPrefix, type ApiClient, type ApiResponse, useGateway } from '../support/api.ts';
 
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-});
+const gateway = useGateway();
 
 /** Runs per route and property: enough to meet every generator, small enough for two shared cores. */
 const RUNS = Number(process.env.HARDENING_RUNS ?? 12);

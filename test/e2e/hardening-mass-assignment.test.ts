@@ -6,20 +6,14 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys, type Key } from '../../lib/db/keys.ts';
 import { hashToken, generateToken } from '../../lib/domain/tokens.ts';
 import { routes, type Route } from '../../lib/routes.ts';
-import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient } from '../support/api.ts';
+import { apiClient, newOrganisation, randomPrefix, type ApiClient, useGateway } from '../support/api.ts';
 
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-});
+const gateway = useGateway();
 
 const SENTINEL = 987_654;
 const SENTINEL_TIME = '1999-12-31T23:59:59.000Z';

@@ -1,22 +1,11 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { IDEMPOTENCY_TTL_SECONDS, idempotencyRecordKey } from '../../lib/http/idempotency.ts';
-import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient } from '../support/api.ts';
+import { apiClient, randomPrefix, type ApiClient, useGateway, orgWithClients } from '../support/api.ts';
 
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-});
-
-async function orgWithClients() {
-  const org = await newOrganisation();
-  return { org, admin: apiClient(gateway.baseUrl, org.admin.token), member: apiClient(gateway.baseUrl, org.member.token) };
-}
+const gateway = useGateway();
 
 const projectBody = (fields: Record<string, unknown> = {}) => ({ project: { name: 'Idem', prefix: randomPrefix(), ...fields } });
 const withKey = (key: string) => ({ headers: { 'Idempotency-Key': key } });
@@ -25,7 +14,7 @@ const projectIds = async (client: ApiClient) =>
 
 describe('Idempotency-Key on POST', () => {
   it('replays the first response (status, body, headers) for the same key and body, without a second write', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const key = randomUUID();
     const body = projectBody();
     const first = await admin.post('/api/v1/projects', body, withKey(key));
@@ -47,7 +36,7 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('refuses the same key with a different body: 422 {errors}, nothing written', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const key = randomUUID();
     const first = await admin.post('/api/v1/projects', projectBody({ name: 'One' }), withKey(key));
     expect(first.status).toBe(201);
@@ -58,7 +47,7 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('keeps the original record when a mismatched body is refused, so the original still replays', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const key = randomUUID();
     const body = projectBody();
     const first = await admin.post('/api/v1/projects', body, withKey(key));
@@ -70,8 +59,8 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('scopes keys to the account: two callers using one key do not collide', async () => {
-    const a = await orgWithClients();
-    const b = await orgWithClients();
+    const a = await orgWithClients(gateway);
+    const b = await orgWithClients(gateway);
     const key = `shared-${randomUUID()}`;
     const body = projectBody();
     const fromAdmin = await a.admin.post('/api/v1/projects', body, withKey(key));
@@ -85,7 +74,7 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('lets exactly one of 10 concurrent requests with one key run; the others replay it or get 409', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const key = randomUUID();
     const body = projectBody();
     const results = await Promise.all(Array.from({ length: 10 }, () => admin.post('/api/v1/projects', body, withKey(key))));
@@ -105,7 +94,7 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('stores no failed response: a corrected retry with the same key runs', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const key = randomUUID();
     const bad = await admin.post('/api/v1/projects', { project: { name: 'No prefix' } }, withKey(key));
     expect(bad.status).toBe(422);
@@ -117,7 +106,7 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('remembers a key for 24 hours, then runs the request again', async () => {
-    const { org, admin } = await orgWithClients();
+    const { org, admin } = await orgWithClients(gateway);
     const key = randomUUID();
     const body = projectBody();
     const first = await admin.post('/api/v1/projects', body, withKey(key));
@@ -148,7 +137,7 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('refuses a malformed key with 400 {error} and runs nothing', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     for (const key of ['', ' ', 'x'.repeat(256), 'tab\tinside', 'ünïcode']) {
       const res = await admin.request('POST', '/api/v1/projects', {
         raw: JSON.stringify(projectBody()),
@@ -162,7 +151,7 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('does nothing without the header: two identical POSTs are two requests', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const a = await admin.post('/api/v1/projects', projectBody());
     const b = await admin.post('/api/v1/projects', projectBody());
     expect([a.status, b.status]).toEqual([201, 201]);
@@ -171,7 +160,7 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('is not offered where the response holds a token: such responses are never stored', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const key = randomUUID();
     const first = await admin.post('/api/v1/me/token', undefined, withKey(key));
     expect(first.status).toBe(201);
@@ -190,7 +179,7 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('keys the record by path as well: one key on two paths is two requests', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const key = randomUUID();
     const p1 = (await admin.post('/api/v1/projects', projectBody())).body;
     const p2 = (await admin.post('/api/v1/projects', projectBody())).body;

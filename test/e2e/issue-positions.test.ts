@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
+import { describe, expect, it } from 'vitest';
+import { apiClient, newOrganisation, randomPrefix, type ApiClient, type ApiResponse, useGateway } from '../support/api.ts';
 
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-});
+const gateway = useGateway();
 
 async function orgWithSprint() {
   const org = await newOrganisation();

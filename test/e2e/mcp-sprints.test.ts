@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
+import { describe, expect, it } from 'vitest';
+import { apiClient, newOrganisation, randomPrefix, useGateway } from '../support/api.ts';
 import { mcpClient, type McpTestClient } from '../support/mcp.ts';
 
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-});
+const gateway = useGateway();
 
 const today = () => new Date().toISOString().slice(0, 10);
 

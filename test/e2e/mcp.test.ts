@@ -1,18 +1,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { hashToken } from '../../lib/domain/tokens.ts';
-import { apiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
+import { apiClient, newOrganisation, randomPrefix, useGateway } from '../support/api.ts';
 import { fetchOnce, mcpClient } from '../support/mcp.ts';
 
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-});
+const gateway = useGateway();
 
 const initialize = {
   jsonrpc: '2.0',

@@ -1,25 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
+import { describe, expect, it } from 'vitest';
+import { randomPrefix, type ApiClient, type ApiResponse, useGateway, orgWithClients } from '../support/api.ts';
 
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-});
-
-async function orgWithClients() {
-  const org = await newOrganisation();
-  return { org, admin: apiClient(gateway.baseUrl, org.admin.token), member: apiClient(gateway.baseUrl, org.member.token) };
-}
+const gateway = useGateway();
 
 const createProject = (client: ApiClient, fields: Record<string, unknown> = {}) =>
   client.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix(), ...fields } });
 
 describe('projects', () => {
   it('creates a project and returns it with 201', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const res = await createProject(admin, {
       name: '  Apollo  ',
       prefix: 'APL',
@@ -45,17 +34,17 @@ describe('projects', () => {
   });
 
   it('refuses a prefix already used in the organisation, but not in another one', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     expect((await createProject(admin, { prefix: 'DUP' })).status).toBe(201);
     const again = await createProject(admin, { prefix: 'DUP' });
     expect(again.status).toBe(422);
     expect(again.body).toEqual({ errors: ['prefix has already been taken'] });
-    const other = await orgWithClients();
+    const other = await orgWithClients(gateway);
     expect((await createProject(other.admin, { prefix: 'DUP' })).status).toBe(201);
   });
 
   it('validates the payload and reports every problem as 422 {errors}', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const res = await admin.post('/api/v1/projects', { project: { name: ' ', prefix: 'toolong', production_url: 'ftp://x' } });
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual(
@@ -72,7 +61,7 @@ describe('projects', () => {
   });
 
   it('ignores read-only fields on create and update', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const res = await createProject(admin, {
       id: 999,
       sprints_count: 7,
@@ -89,7 +78,7 @@ describe('projects', () => {
   });
 
   it('accepts PUT and PATCH as partial updates, and frees the old prefix on a prefix change', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const p = (await createProject(admin, { prefix: 'OLD', description: 'keep me' })).body;
     const put = await admin.put(`/api/v1/projects/${p.id}`, { project: { prefix: 'NEW' } });
     expect(put.status).toBe(200);
@@ -100,7 +89,7 @@ describe('projects', () => {
   });
 
   it('lets only admins delete, and then answers 404', async () => {
-    const { admin, member } = await orgWithClients();
+    const { admin, member } = await orgWithClients(gateway);
     const p = (await createProject(admin)).body;
     const denied = await member.delete(`/api/v1/projects/${p.id}`);
     expect(denied.status).toBe(403);
@@ -113,8 +102,8 @@ describe('projects', () => {
   });
 
   it("answers 404 for another organisation's project, for reads and writes", async () => {
-    const a = await orgWithClients();
-    const b = await orgWithClients();
+    const a = await orgWithClients(gateway);
+    const b = await orgWithClients(gateway);
     const p = (await createProject(a.admin)).body;
     expect((await b.admin.get(`/api/v1/projects/${p.id}`)).status).toBe(404);
     expect((await b.admin.patch(`/api/v1/projects/${p.id}`, { project: { name: 'x' } })).status).toBe(404);
@@ -124,7 +113,7 @@ describe('projects', () => {
   });
 
   it('paginates with Link, X-Total-Count, X-Page and X-Per-Page, and cursors walk every item once', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const ids: number[] = [];
     for (let i = 0; i < 7; i++) ids.push((await createProject(admin, { name: `P${i}` })).body.id);
     const first = await admin.get('/api/v1/projects?per_page=3');
@@ -159,7 +148,7 @@ describe('projects', () => {
   });
 
   it('answers 404 for a non-integer id', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     for (const id of ['abc', '0', '-1', '1.5', '99999999999999999999']) {
       const res = await admin.get(`/api/v1/projects/${id}`);
       expect(res.status, id).toBe(404);
@@ -168,7 +157,7 @@ describe('projects', () => {
   });
 
   it('stays within the DynamoDB call budget (reads <= 3, writes <= 4, auth included)', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const created = await createProject(admin);
     expect(created.dbCalls).toBeLessThanOrEqual(4);
     const id = created.body.id;

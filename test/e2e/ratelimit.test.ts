@@ -1,21 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authenticateAndConsume } from '../../lib/db/tokens.ts';
 import { INTERVAL_MS, RATE_LIMIT } from '../../lib/domain/ratelimit.ts';
 import { hashToken } from '../../lib/domain/tokens.ts';
-import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiResponse } from '../support/api.ts';
+import { apiClient, randomPrefix, type ApiResponse, useGateway, orgWithClients } from '../support/api.ts';
 
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-beforeAll(async () => {
-  gateway = await startGateway();
-});
-afterAll(async () => {
-  await gateway.close();
-});
-
-async function orgWithClients() {
-  const org = await newOrganisation();
-  return { org, admin: apiClient(gateway.baseUrl, org.admin.token), member: apiClient(gateway.baseUrl, org.member.token) };
-}
+const gateway = useGateway();
 
 /** Runs `count` calls of `fn`, at most `concurrency` in flight at any time; results in call order. */
 async function pool<T>(count: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
@@ -50,7 +39,7 @@ function expectRateHeaders(res: ApiResponse, label = '') {
 
 describe('rate limit over HTTP', () => {
   it('puts X-RateLimit-* on every authenticated response, successes and errors alike', async () => {
-    const { admin } = await orgWithClients();
+    const { admin } = await orgWithClients(gateway);
     const created = await admin.post('/api/v1/projects', { project: { name: 'Rated', prefix: randomPrefix() } });
     const responses: [string, ApiResponse][] = [
       ['201', created],
@@ -76,7 +65,7 @@ describe('rate limit over HTTP', () => {
   });
 
   it('answers 429 {error} with Retry-After (the real wait, whole seconds) and does no domain work', async () => {
-    const { org, admin, member } = await orgWithClients();
+    const { org, admin, member } = await orgWithClients(gateway);
     const at = Date.now() + AHEAD_MS;
     await drain(org.admin.token, at);
     const sent = Date.now();
@@ -97,7 +86,7 @@ describe('rate limit over HTTP', () => {
   });
 
   it('lets 700 requests fired 50 at a time, in both header forms, through up to 600 plus what refilled meanwhile', async () => {
-    const { org } = await orgWithClients();
+    const { org } = await orgWithClients(gateway);
     const client = apiClient(gateway.baseUrl);
     const started = Date.now();
     // A cheap authenticated route (one GetItem behind the authorizer); the header forms alternate,
@@ -128,7 +117,7 @@ describe('rate limit over HTTP', () => {
   });
 
   it('limits both header forms once the bucket is empty', async () => {
-    const { org } = await orgWithClients();
+    const { org } = await orgWithClients(gateway);
     await drain(org.admin.token, Date.now() + AHEAD_MS);
     const client = apiClient(gateway.baseUrl);
     const bearer = await client.get('/api/v1/me', { token: org.admin.token });
@@ -138,7 +127,7 @@ describe('rate limit over HTTP', () => {
   });
 
   it('does not let a limited token slow down or limit another token of the same organisation', async () => {
-    const { org, admin, member } = await orgWithClients();
+    const { org, admin, member } = await orgWithClients(gateway);
     const alone = await member.get('/api/v1/me');
     await drain(org.admin.token, Date.now() + AHEAD_MS);
     // The member's requests run while the admin keeps hitting its limit.
@@ -163,7 +152,7 @@ describe('rate limit over HTTP', () => {
 
 describe('token lifecycle over HTTP', () => {
   it('refuses a regenerated token on the very next request, in both header forms', async () => {
-    const { org, admin } = await orgWithClients();
+    const { org, admin } = await orgWithClients(gateway);
     const regen = await admin.post('/api/v1/me/token');
     expect(regen.status).toBe(201);
     const fresh: string = regen.body.token;
@@ -181,7 +170,7 @@ describe('token lifecycle over HTTP', () => {
   });
 
   it('refuses a revoked token on the very next request', async () => {
-    const { member } = await orgWithClients();
+    const { member } = await orgWithClients(gateway);
     expect((await member.get('/api/v1/me')).status).toBe(200);
     expect((await member.delete('/api/v1/me/token')).status).toBe(204);
     const after = await member.get('/api/v1/me');
@@ -191,7 +180,7 @@ describe('token lifecycle over HTTP', () => {
   });
 
   it('does not refill the bucket when a token is regenerated', async () => {
-    const { org, admin } = await orgWithClients();
+    const { org, admin } = await orgWithClients(gateway);
     // Leave 10 slots (plus what refills while the test runs), then rotate the token.
     const started = Date.now();
     const hash = hashToken(org.admin.token);

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { createAccountInOrg, createOrganisation } from '../../lib/domain/accounts.ts';
 import { createGateway } from '../../lib/local/gateway.ts';
 import { routes } from '../../lib/routes.ts';
@@ -108,4 +109,27 @@ export async function newOrganisation() {
 export function randomPrefix(): string {
   const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
   return Array.from({ length: 4 }, () => letters[Math.floor(Math.random() * letters.length)]).join('');
+}
+
+/** Runs the local gateway for the current test file: started before its tests, stopped after. */
+export function useGateway(): { readonly baseUrl: string } {
+  let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
+  beforeAll(async () => {
+    gateway = await startGateway();
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+  return {
+    get baseUrl() {
+      if (!gateway) throw new Error('the gateway starts in beforeAll: use it inside a test or hook');
+      return gateway.baseUrl;
+    },
+  };
+}
+
+/** A fresh organisation and clients for its admin and its member, on `gateway`. */
+export async function orgWithClients(gateway: { readonly baseUrl: string }) {
+  const org = await newOrganisation();
+  return { org, admin: apiClient(gateway.baseUrl, org.admin.token), member: apiClient(gateway.baseUrl, org.member.token) };
 }
