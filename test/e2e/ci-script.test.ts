@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,16 @@ import { repoRoot } from '../../lib/local/gateway.ts';
  * on a fresh clone (README).
  */
 const bin = mkdtempSync(join(tmpdir(), 'sts-ci-bin-'));
-afterAll(() => rmSync(bin, { recursive: true, force: true }));
+// A copy of the script in an empty checkout: the real checkout may already hold the `.node/` that
+// an earlier `.ci/run` installed, which would hide the "older than 22" path.
+const checkout = mkdtempSync(join(tmpdir(), 'sts-ci-checkout-'));
+mkdirSync(join(checkout, '.ci'));
+copyFileSync(join(repoRoot, '.ci/run'), join(checkout, '.ci/run'));
+const ciRun = join(checkout, '.ci/run');
+afterAll(() => {
+  rmSync(bin, { recursive: true, force: true });
+  rmSync(checkout, { recursive: true, force: true });
+});
 for (const tool of ['sed', 'head', 'dirname'])
   symlinkSync(
     spawnSync('sh', ['-c', `command -v ${tool}`])
@@ -29,7 +38,7 @@ function ciRunWithJava(versionOutput: string | undefined) {
     writeFileSync(join(bin, 'java'), `#!/bin/sh\necho '${versionOutput}' >&2\n`);
     chmodSync(join(bin, 'java'), 0o755);
   }
-  return spawnSync('/bin/bash', [join(repoRoot, '.ci/run')], {
+  return spawnSync('/bin/bash', [ciRun], {
     env: { PATH: bin, HOME: tmpdir() },
     encoding: 'utf8',
     timeout: 30_000,
@@ -62,7 +71,7 @@ describe('.ci/run', () => {
       writeFileSync(join(old, 'npm'), `#!/bin/sh\necho "$@" >> ${join(old, 'npm.log')}\n`);
       chmodSync(join(old, 'node'), 0o755);
       chmodSync(join(old, 'npm'), 0o755);
-      const result = spawnSync('/bin/bash', [join(repoRoot, '.ci/run')], {
+      const result = spawnSync('/bin/bash', [ciRun], {
         env: { PATH: old, HOME: tmpdir() },
         encoding: 'utf8',
         timeout: 30_000,
