@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { bundling, runtimeEnvironment } from '../infra/bundling.ts';
+import { aliasFor, bundling, runtimeEnvironment } from '../infra/bundling.ts';
 import { allFunctionEntries, functionId } from '../infra/functions.ts';
 import { repoRoot } from '../infra/paths.ts';
 
@@ -60,7 +60,7 @@ export async function buildBundle(entry: string, outRoot: string): Promise<Bundl
     mainFields: [...bundling.mainFields],
     banner: { js: bundling.banner },
     external: [...bundling.external],
-    alias: Object.fromEntries(Object.entries(bundling.alias).map(([from, to]) => [from, resolve(repoRoot, to)])),
+    alias: Object.fromEntries(Object.entries(aliasFor(entry)).map(([from, to]) => [from, resolve(repoRoot, to)])),
     logLevel: 'silent',
   });
   const mapFile = `${file}.map`;

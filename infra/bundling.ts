@@ -31,6 +31,26 @@ export const bundling = {
   alias: { '@aws-sdk/credential-provider-node': 'lib/aws/lambda-credentials.ts' } as Record<string, string>,
 } as const;
 
+/**
+ * Module replacements for one function only (by handler module), on top of `bundling.alias`, so
+ * that no other bundle can lose something it uses. `/mcp`: the MCP SDK's JSON Schema validator
+ * (ajv) and zod 3 support, which this server never runs (lib/mcp/unused-sdk-dependencies.ts), and
+ * the DynamoDB client's index, narrowed to what the bundle uses (lib/aws/dynamodb-client.js).
+ */
+export const functionAlias: Record<string, Record<string, string>> = {
+  'functions/mcp.ts': {
+    ...Object.fromEntries(
+      ['ajv', 'ajv-formats', 'zod/v3', 'zod-to-json-schema'].map((pkg) => [pkg, 'lib/mcp/unused-sdk-dependencies.ts']),
+    ),
+    '@aws-sdk/client-dynamodb': 'lib/aws/dynamodb-client.js',
+  },
+};
+
+/** Every module replacement of a function's bundle; paths relative to the repository root. */
+export function aliasFor(entry: string): Record<string, string> {
+  return { ...bundling.alias, ...functionAlias[entry] };
+}
+
 /** Environment every function gets beside its own. */
 export const runtimeEnvironment = {
   NODE_OPTIONS: '--enable-source-maps',

@@ -4,7 +4,7 @@ import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lam
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { resolve } from 'node:path';
-import { bundling, runtimeEnvironment } from '../bundling.ts';
+import { aliasFor, bundling, runtimeEnvironment } from '../bundling.ts';
 import { repoRoot } from '../paths.ts';
 
 export interface ServiceFunctionProps {
@@ -57,7 +57,7 @@ export class ServiceFunction extends NodejsFunction {
         bundleAwsSDK: true,
         externalModules: [...bundling.external],
         esbuildArgs: {
-          '--alias': Object.entries(bundling.alias).map(([from, to]) => `${from}=${resolve(repoRoot, to)}`),
+          '--alias': Object.entries(aliasFor(props.entry)).map(([from, to]) => `${from}=${resolve(repoRoot, to)}`),
         },
       },
     });

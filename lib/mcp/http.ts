@@ -1,7 +1,20 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Principal } from '../domain/principal.ts';
-import type { ApiResult } from '../http/handler.ts';
-import { handleMcpRequest } from './server.ts';
+import type { ApiResult } from '../http/stack.ts';
+
+/**
+ * The MCP server (the SDK, every tool with its zod schemas, the domain and data layers), loaded by
+ * the first request that carries an MCP message, then kept for the container's life. Loaded with
+ * the handler, it would make the function's module init about 2.5 times that of a bundle holding
+ * only a DynamoDB document client, against a budget of 1.5 (README: Lambda bundles). This way the
+ * first MCP request of a container pays it instead (about the same CPU, once), and the answers that
+ * need no server (429 from the shared stack, the 405 and 400 below) never do.
+ *
+ * The bundle stays one file: esbuild gives every module reached from here a lazy initialiser
+ * instead, which is why this function's bundle narrows the DynamoDB client's index
+ * (lib/aws/dynamodb-client.js).
+ */
+const mcpServer = () => import('./server.ts');
 
 /**
  * `/mcp` behind API Gateway: the proxy event becomes a web-standard Request for the SDK's
@@ -23,6 +36,7 @@ export async function answerMcp(event: APIGatewayProxyEvent, caller: Principal):
   if (/^\s*\[/.test(body)) {
     return { status: 400, body: { error: 'Batches are not supported: send one JSON-RPC message per request' } };
   }
+  const { handleMcpRequest } = await mcpServer();
   const response = await handleMcpRequest(caller, toWebRequest(event, body));
   return toApiResult(response);
 }

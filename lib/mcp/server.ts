@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Principal } from '../domain/principal.ts';
-import { MAX_BODY_BYTES } from '../http/handler.ts';
+import { MAX_BODY_BYTES } from '../http/stack.ts';
 import { accountTools } from './tools/accounts.ts';
 import { commentTools } from './tools/comments.ts';
 import { issueTools } from './tools/issues.ts';
@@ -20,7 +20,8 @@ export const tools: Tool[] = [...projectTools, ...sprintTools, ...issueTools, ..
 
 /**
  * The server validates JSON Schemas only for elicitation answers, and this server never elicits.
- * Supplying this validator keeps the SDK from building its default (Ajv) one on every request.
+ * Supplying this validator keeps the SDK from building its default (Ajv) one on every request, and
+ * lets the `/mcp` bundle leave Ajv out (lib/mcp/unused-sdk-dependencies.ts).
  */
 const noElicitation: jsonSchemaValidator = {
   getValidator: () => {

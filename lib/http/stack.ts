@@ -1,0 +1,161 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { BadRequestError, NotFoundError, RateLimitedError, UnauthorizedError } from '../domain/errors.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { RateDecision } from '../domain/ratelimit.ts';
+import { RATE_LIMIT } from '../domain/ratelimit.ts';
+import { errorResponse, json } from './errors.ts';
+import { logger } from './logger.ts';
+import { readAuthorizerContext } from './context.ts';
+
+/** Largest accepted request body (DESIGN.md): 1 MiB. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** What a route handler receives: trusted caller, raw path/query strings, parsed JSON body. */
+export interface ApiRequest {
+  event: APIGatewayProxyEvent;
+  principal: Principal;
+  params: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  body: unknown;
+}
+
+/** What a route handler returns; `body` undefined means no content (204). */
+export interface ApiResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface StackOptions {
+  /** The route takes a JSON body (POST/PUT/PATCH with a payload). */
+  body?: boolean;
+}
+
+type Event = APIGatewayProxyEvent & { body: unknown };
+interface Internal extends Record<string, unknown> {
+  rate?: RateDecision;
+  startedAt?: number;
+}
+
+/**
+ * The middy stack every route shares, in DESIGN.md's order: header normalizer -> body guards
+ * (413/415) -> JSON body parser (400) -> rate limit (429) -> `last` (the REST routes' idempotency)
+ * -> handler (zod validation, domain call) -> the one error mapper. Rate-limit headers go on every
+ * response, errors included.
+ *
+ * REST routes use `apiHandler` (handler.ts), which puts `Idempotency-Key` into `last`. A route that
+ * never offers it (`/mcp`) uses this directly: its bundle then leaves out the idempotency code
+ * (Powertools' middleware and JMESPath, whose modules run code at load, so the bundler keeps them
+ * whenever they are imported).
+ */
+export function routeHandler(
+  fn: (req: ApiRequest) => Promise<ApiResult>,
+  options: StackOptions = {},
+  last: MiddlewareObj<Event, APIGatewayProxyResult, Error, Context, Internal>[] = [],
+) {
+  const stack = middy<Event, APIGatewayProxyResult, Error, Context, Internal>()
+    // Every log line of the invocation carries the Lambda context (request id, cold start...), the
+    // route, the organisation and API Gateway's request id; the keys go when the invocation ends.
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use({
+      before: (request) => {
+        request.internal.startedAt = Date.now();
+        const { event } = request;
+        logger.appendKeys({
+          route: `${event.httpMethod} ${event.resource}`,
+          orgId: event.requestContext?.authorizer?.orgId,
+          apiRequestId: event.requestContext?.requestId,
+        });
+        // Known before any guard runs, so that 400/413/415 answers carry the rate-limit headers too.
+        request.internal.rate = readAuthorizerContext(request.event.requestContext?.authorizer)?.rate;
+      },
+    })
+    .use(httpHeaderNormalizer({ canonical: false }))
+    .use({ before: (request) => guardBody(request.event, options.body === true) });
+  if (options.body) stack.use(httpJsonBodyParser({ disableContentTypeCheck: true }));
+  return (
+    stack
+      .use({
+        before: (request) => {
+          const auth = readAuthorizerContext(request.event.requestContext?.authorizer);
+          if (!auth) throw new UnauthorizedError('Missing or invalid API token');
+          if (!auth.rate.allowed) throw new RateLimitedError(auth.rate.retryAfter ?? 1);
+        },
+      })
+      .use({
+        after: (request) => finish(request),
+        onError: (request) => {
+          request.response = errorResponse(request.error);
+          finish(request);
+        },
+      })
+      // Last before the handler: a refused or limited request never touches the idempotency store,
+      // and the stored response is the handler's own, without this request's rate-limit headers.
+      .use(last)
+      .handler(async (event) => {
+        const auth = readAuthorizerContext(event.requestContext.authorizer);
+        if (!auth) throw new UnauthorizedError('Missing or invalid API token');
+        const result = await fn({
+          event,
+          principal: auth.principal,
+          params: event.pathParameters ?? {},
+          query: event.queryStringParameters ?? {},
+          body: event.body,
+        });
+        if (result.body === undefined) return { statusCode: result.status, headers: { ...result.headers }, body: '' };
+        return json(result.status, result.body, result.headers);
+      })
+  );
+}
+
+type Request = { event: Event; response: APIGatewayProxyResult | null | undefined; internal: Internal };
+
+/**
+ * Adds the rate-limit headers to the response and logs it; the stack's `after`/`onError` steps do
+ * it, and so does a middleware that answers early (an idempotent replay), since those steps then do not run.
+ */
+export function finish(request: Request) {
+  const response = request.response;
+  if (!response) return;
+  const rate = request.internal.rate;
+  if (rate) {
+    response.headers = {
+      ...response.headers,
+      'X-RateLimit-Limit': String(RATE_LIMIT.capacity),
+      'X-RateLimit-Remaining': String(rate.remaining),
+      'X-RateLimit-Reset': String(rate.resetAt),
+    };
+  }
+  logger.info('request', {
+    status: response.statusCode,
+    latencyMs: Date.now() - (request.internal.startedAt ?? Date.now()),
+  });
+}
+
+/** 413 for bodies over 1 MiB, 415 for a non-JSON Content-Type on a write; an empty body reads as `{}`. */
+function guardBody(event: Event, takesBody: boolean) {
+  if (!takesBody) return;
+  const raw = typeof event.body === 'string' ? event.body : '';
+  const bytes = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw, 'utf8');
+  if (bytes > MAX_BODY_BYTES) throw new BadRequestError(413, 'Request body is larger than 1 MiB');
+  if (raw.trim() === '') {
+    event.body = '{}';
+    event.isBase64Encoded = false;
+    return;
+  }
+  const contentType = event.headers?.['content-type'] ?? '';
+  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType)) {
+    throw new BadRequestError(415, 'Content-Type must be application/json');
+  }
+}
+
+/** A positive integer path id; anything else is 404 (DESIGN.md: non-integer path ids -> 404). */
+export function pathId(req: ApiRequest, name: string, what: string): number {
+  const raw = req.params[name] ?? '';
+  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new NotFoundError(what);
+  return Number(raw);
+}
