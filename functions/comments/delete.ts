@@ -1,7 +1,7 @@
 import { deleteComment } from '../../lib/domain/comments.ts';
-import { apiHandler, pathId } from '../../lib/http/handler.ts';
+import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
-export const handler = apiHandler(async (req) => {
+export const handler = routeHandler(async (req) => {
   await deleteComment(req.principal, pathId(req, 'id', 'Comment'));
   return { status: 204 };
 });

@@ -1,7 +1,7 @@
 import { getComment } from '../../lib/domain/comments.ts';
-import { apiHandler, pathId } from '../../lib/http/handler.ts';
+import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
-export const handler = apiHandler(async (req) => ({
+export const handler = routeHandler(async (req) => ({
   status: 200,
   body: await getComment(req.principal, pathId(req, 'id', 'Comment')),
 }));

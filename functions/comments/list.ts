@@ -1,8 +1,8 @@
 import { listComments } from '../../lib/domain/comments.ts';
-import { apiHandler, pathId } from '../../lib/http/handler.ts';
+import { pathId, routeHandler } from '../../lib/http/stack.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 
-export const handler = apiHandler(async (req) => {
+export const handler = routeHandler(async (req) => {
   const ref = {
     projectId: pathId(req, 'project_id', 'Project'),
     // absent on the backlog's path

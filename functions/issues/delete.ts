@@ -1,8 +1,8 @@
 import { deleteIssue } from '../../lib/domain/issues.ts';
-import { apiHandler, pathId } from '../../lib/http/handler.ts';
+import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
 /** Deletes an issue of a sprint's issues; its comments follow by cascade. */
-export const handler = apiHandler(async (req) => {
+export const handler = routeHandler(async (req) => {
   const at = { projectId: pathId(req, 'project_id', 'Project'), sprintId: pathId(req, 'sprint_id', 'Sprint') };
   await deleteIssue(req.principal, at, pathId(req, 'issue_id', 'Issue'));
   return { status: 204 };

@@ -1,8 +1,8 @@
 import { getIssue } from '../../lib/domain/issues.ts';
-import { apiHandler, pathId } from '../../lib/http/handler.ts';
+import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
 /** An issue of a sprint's issues (404 if it lives elsewhere). */
-export const handler = apiHandler(async (req) => {
+export const handler = routeHandler(async (req) => {
   const at = { projectId: pathId(req, 'project_id', 'Project'), sprintId: pathId(req, 'sprint_id', 'Sprint') };
   return { status: 200, body: await getIssue(req.principal, at, pathId(req, 'issue_id', 'Issue')) };
 });

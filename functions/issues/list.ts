@@ -1,9 +1,9 @@
 import { listIssues } from '../../lib/domain/issues.ts';
-import { apiHandler, pathId } from '../../lib/http/handler.ts';
+import { pathId, routeHandler } from '../../lib/http/stack.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 
 /** Lists a sprint's issues, ordered by position. */
-export const handler = apiHandler(async (req) => {
+export const handler = routeHandler(async (req) => {
   const at = { projectId: pathId(req, 'project_id', 'Project'), sprintId: pathId(req, 'sprint_id', 'Sprint') };
   const pr = await pageRequest(req);
   const { page, items, total } = await listIssues(req.principal, at, pr);

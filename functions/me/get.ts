@@ -1,4 +1,4 @@
 import { me } from '../../lib/domain/accounts.ts';
-import { apiHandler } from '../../lib/http/handler.ts';
+import { routeHandler } from '../../lib/http/stack.ts';
 
-export const handler = apiHandler(async (req) => ({ status: 200, body: await me(req.principal) }));
+export const handler = routeHandler(async (req) => ({ status: 200, body: await me(req.principal) }));

@@ -1,11 +1,11 @@
 import { regenerateOwnToken } from '../../lib/domain/accounts.ts';
-import { apiHandler } from '../../lib/http/handler.ts';
+import { routeHandler } from '../../lib/http/stack.ts';
 
-export const handler = apiHandler(
+export const handler = routeHandler(
   async (req) => ({
     status: 201,
     body: { token: await regenerateOwnToken(req.principal) },
   }),
-  // The response carries the new token: it must never be stored for a replay.
-  { idempotent: false },
+  // No Idempotency-Key (routeHandler, not apiHandler): the response carries the new token, which
+  // must never be stored for a replay.
 );

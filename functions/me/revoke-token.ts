@@ -1,7 +1,7 @@
 import { revokeOwnToken } from '../../lib/domain/accounts.ts';
-import { apiHandler } from '../../lib/http/handler.ts';
+import { routeHandler } from '../../lib/http/stack.ts';
 
-export const handler = apiHandler(async (req) => {
+export const handler = routeHandler(async (req) => {
   await revokeOwnToken(req.principal);
   return { status: 204 };
 });

@@ -1,7 +1,7 @@
 import { deleteProject } from '../../lib/domain/projects.ts';
-import { apiHandler, pathId } from '../../lib/http/handler.ts';
+import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
-export const handler = apiHandler(async (req) => {
+export const handler = routeHandler(async (req) => {
   await deleteProject(req.principal, pathId(req, 'project_id', 'Project'));
   return { status: 204 };
 });

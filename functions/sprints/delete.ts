@@ -1,7 +1,7 @@
 import { deleteSprint } from '../../lib/domain/sprints.ts';
-import { apiHandler, pathId } from '../../lib/http/handler.ts';
+import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
-export const handler = apiHandler(async (req) => {
+export const handler = routeHandler(async (req) => {
   await deleteSprint(req.principal, pathId(req, 'project_id', 'Project'), pathId(req, 'sprint_id', 'Sprint'));
   return { status: 204 };
 });

@@ -47,10 +47,11 @@ interface Internal extends Record<string, unknown> {
  * -> handler (zod validation, domain call) -> the one error mapper. Rate-limit headers go on every
  * response, errors included.
  *
- * REST routes use `apiHandler` (handler.ts), which puts `Idempotency-Key` into `last`. A route that
- * never offers it (`/mcp`) uses this directly: its bundle then leaves out the idempotency code
- * (Powertools' middleware and JMESPath, whose modules run code at load, so the bundler keeps them
- * whenever they are imported).
+ * POST routes that create or transition use `apiHandler` (handler.ts), which puts
+ * `Idempotency-Key` into `last`. Every other route (reads, updates, deletes, token-issuing POSTs,
+ * `/mcp`) uses this directly: its bundle then leaves out the idempotency code (Powertools'
+ * middleware and JMESPath, whose modules run code at load, so the bundler keeps them whenever they
+ * are imported).
  */
 export function routeHandler(
   fn: (req: ApiRequest) => Promise<ApiResult>,

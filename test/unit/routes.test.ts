@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../lib/local/gateway.ts';
 import { routes } from '../../lib/routes.ts';
 
 describe('the route table', () => {
@@ -25,5 +28,19 @@ describe('the route table', () => {
     expect(new Set(keys).size).toBe(keys.length);
     const ids = routes.map((r) => r.operation.id);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('gives Idempotency-Key (apiHandler) exactly to the rows that declare it', () => {
+    // The OpenAPI document promises the header where a row says `idempotent`; the handler decides
+    // whether it is honoured. Every other handler takes routeHandler and leaves the code out.
+    const wrong = routes
+      .filter((r) => r.auth)
+      .filter((r) => {
+        const source = readFileSync(resolve(repoRoot, r.handler), 'utf8');
+        const usesApiHandler = /\bapiHandler\(/.test(source);
+        return usesApiHandler !== (r.operation.idempotent === true);
+      })
+      .map((r) => `${r.method} ${r.path} (${r.handler})`);
+    expect(wrong).toEqual([]);
   });
 });
