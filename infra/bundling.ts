@@ -1,6 +1,6 @@
 /**
  * The esbuild settings every Lambda bundle is built with: the CDK stack hands them to
- * `NodejsFunction`, and `bench/bundles.ts` builds its measured bundles with the very same ones.
+ * `NodejsFunction`, and `infra/bench/bundles.ts` builds its measured bundles with the very same ones.
  * Plain data on purpose: the bench imports this file without loading aws-cdk-lib.
  */
 export const bundling = {

@@ -12,7 +12,7 @@ import {
   loadAlone,
   type Measurement,
   measureInit,
-} from '../../bench/bundles.ts';
+} from '../../infra/bench/bundles.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { allFunctionEntries, authorizerEntry, functionId } from '../../infra/functions.ts';
 import { routes } from '../../lib/routes.ts';

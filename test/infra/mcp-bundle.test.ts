@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Bundle, buildBundle } from '../../bench/bundles.ts';
+import { type Bundle, buildBundle } from '../../infra/bench/bundles.ts';
 import { createGateway } from '../../lib/local/gateway.ts';
 import { routes } from '../../lib/routes.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';

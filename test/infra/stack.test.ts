@@ -338,7 +338,7 @@ describe('adding a route', () => {
   it('adds its method, and its function when the module is new, with no other edit', () => {
     const extra: Route[] = [
       { ...routes[0]!, method: 'POST', path: '/api/v1/extra/{id}/spelling' },
-      { ...routes[0]!, method: 'GET', path: '/api/v1/extra', handler: 'bench/baseline.ts' },
+      { ...routes[0]!, method: 'GET', path: '/api/v1/extra', handler: 'infra/bench/baseline.ts' },
     ];
     const { template: bigger } = synth([...routes, ...extra], false);
     const count = (t: Template, type: string) => Object.keys(t.findResources(type)).length;

@@ -3,7 +3,7 @@
  * esbuild settings (infra/bundling.ts), then, for each, copies it alone into an empty folder and
  * times its module init (the `import` of the bundle) in a fresh `node` process, interleaving the
  * bundles round after round so that a busy machine slows them all alike. The yardstick is a bundle
- * holding only a DynamoDB document client (bench/baseline.ts), measured the same way.
+ * holding only a DynamoDB document client (infra/bench/baseline.ts), measured the same way.
  *
  * Init is measured as the CPU time the process spends in the import, and the budget takes the
  * least of the rounds (the median and the wall time are printed too): on a shared machine wall time
@@ -23,14 +23,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { aliasFor, bundling, runtimeEnvironment } from '../infra/bundling.ts';
-import { allFunctionEntries, functionId } from '../infra/functions.ts';
-import { repoRoot } from '../infra/paths.ts';
+import { aliasFor, bundling, runtimeEnvironment } from '../bundling.ts';
+import { allFunctionEntries, functionId } from '../functions.ts';
+import { repoRoot } from '../paths.ts';
 
 export const budget = { maxBytes: 500 * 1024, maxInitRatio: 1.5 } as const;
 
 /** The yardstick: only a DynamoDB document client. */
-export const baselineEntry = 'bench/baseline.ts';
+export const baselineEntry = 'infra/bench/baseline.ts';
 
 export interface Bundle {
   name: string;
@@ -69,7 +69,7 @@ export async function buildBundle(entry: string, outRoot: string): Promise<Bundl
 
 /** Every function of the stack plus the yardstick, built into `outRoot`; build errors by entry. */
 export async function buildAll(outRoot: string): Promise<{ baseline: Bundle; bundles: Bundle[]; failures: Map<string, Error> }> {
-  const { routes } = await import('../lib/routes.ts');
+  const { routes } = await import('../../lib/routes.ts');
   const baseline = await buildBundle(baselineEntry, outRoot);
   const bundles: Bundle[] = [];
   const failures = new Map<string, Error>();
