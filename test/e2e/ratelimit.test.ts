@@ -3,22 +3,9 @@ import { authenticateAndConsume } from '../../lib/db/tokens.ts';
 import { INTERVAL_MS, RATE_LIMIT } from '../../lib/domain/ratelimit.ts';
 import { hashToken } from '../../lib/domain/tokens.ts';
 import { apiClient, randomPrefix, type ApiResponse, useGateway, orgWithClients } from '../support/api.ts';
+import { pool } from '../support/pool.ts';
 
 const gateway = useGateway();
-
-/** Runs `count` calls of `fn`, at most `concurrency` in flight at any time; results in call order. */
-async function pool<T>(count: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
-  const results: T[] = new Array(count);
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      results[i] = await fn(i);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return results;
-}
 
 /**
  * Empties a token's bucket as of `at` (600 requests taken at that instant, straight on the table).

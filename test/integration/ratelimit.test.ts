@@ -10,24 +10,11 @@ import { UnauthorizedError } from '../../lib/domain/errors.ts';
 import { INTERVAL_MS, RATE_LIMIT } from '../../lib/domain/ratelimit.ts';
 import { generateToken, hashToken } from '../../lib/domain/tokens.ts';
 import { newOrganisation } from '../support/api.ts';
+import { pool } from '../support/pool.ts';
 
 const CAPACITY = RATE_LIMIT.capacity;
 /** GCRA burst tolerance: a request is admitted while tat - now <= TAU. */
 const TAU = (CAPACITY - 1) * INTERVAL_MS;
-
-/** Runs `count` calls of `fn`, at most `concurrency` in flight at any time; results in call order. */
-async function pool<T>(count: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
-  const results: T[] = new Array(count);
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      results[i] = await fn(i);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return results;
-}
 
 async function consume(tokenHash: string, now: number) {
   const { result, log } = await withDbCallLog(() => authenticateAndConsume(tokenHash, now));
