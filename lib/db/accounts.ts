@@ -1,14 +1,17 @@
-import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ValidationError } from '../domain/errors.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Account, Organisation, Role } from '../schemas/accounts.ts';
 import { db, tableName } from './client.ts';
-import { cancellationCodes } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { nextId, nextOrgId } from './sequences.ts';
 import { bucketStateOf } from './tokens.ts';
+import { STALE, transact, type GuardedItem } from './transactions.ts';
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/**
+ * Why an account write can be refused (`Refused.reason`): the e-mail is taken in the organisation,
+ * or the organisation is gone. A token rotation that lost a race is refused as `STALE`.
+ */
+export const accountRefusals = { emailTaken: 'email_taken', organisation: 'organisation' } as const;
 
 export interface AccountItem extends Account {
   org_id: number;
@@ -40,12 +43,15 @@ export const toOrganisation = (record: object): Organisation => {
   };
 };
 
-function tokenPut(orgId: number, accountId: number, role: Role, tokenHash: string, tat?: number): TransactItem {
+function tokenPut(orgId: number, accountId: number, role: Role, tokenHash: string, tat?: number): GuardedItem {
   return {
-    Put: {
-      TableName: tableName,
-      Item: { ...keys.token(tokenHash), org_id: orgId, account_id: accountId, role, ...(tat === undefined ? {} : { tat }) },
-      ConditionExpression: 'attribute_not_exists(PK)',
+    item: {
+      Put: {
+        TableName: tableName,
+        Item: { ...keys.token(tokenHash), org_id: orgId, account_id: accountId, role, ...(tat === undefined ? {} : { tat }) },
+        // 256 random bits: a clash is not a case to handle, only a write never to overwrite.
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
     },
   };
 }
@@ -56,32 +62,38 @@ function accountItems(
   input: { name: string; email: string; role: Role },
   tokenHash: string,
   now: string,
-): TransactItem[] {
+): GuardedItem[] {
   return [
     {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.account(orgId, accountId),
-          LSK: listKeys.account(accountId),
-          type: 'account',
-          id: accountId,
-          org_id: orgId,
-          name: input.name,
-          email: input.email,
-          role: input.role,
-          token_hash: tokenHash,
-          created_at: now,
+      item: {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.account(orgId, accountId),
+            LSK: listKeys.account(accountId),
+            type: 'account',
+            id: accountId,
+            org_id: orgId,
+            name: input.name,
+            email: input.email,
+            role: input.role,
+            token_hash: tokenHash,
+            created_at: now,
+          },
+          // A fresh id from the sequence: never taken.
+          ConditionExpression: 'attribute_not_exists(PK)',
         },
-        ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
     {
-      Put: {
-        TableName: tableName,
-        Item: { ...keys.email(orgId, input.email), account_id: accountId },
-        ConditionExpression: 'attribute_not_exists(PK)',
+      item: {
+        Put: {
+          TableName: tableName,
+          Item: { ...keys.email(orgId, input.email), account_id: accountId },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
       },
+      reason: accountRefusals.emailTaken,
     },
     tokenPut(orgId, accountId, input.role, tokenHash),
   ];
@@ -96,28 +108,27 @@ export async function insertOrganisation(
   const orgId = await nextOrgId();
   const now = new Date().toISOString();
   const accountId = await nextId(orgId, 'account');
-  await db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: tableName,
-            Item: {
-              ...keys.org(orgId),
-              type: 'organisation',
-              id: orgId,
-              name,
-              projects_count: 0,
-              accounts_count: 1,
-              created_at: now,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
+  await transact([
+    {
+      item: {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.org(orgId),
+            type: 'organisation',
+            id: orgId,
+            name,
+            projects_count: 0,
+            accounts_count: 1,
+            created_at: now,
           },
+          // A fresh id from the global sequence: never taken.
+          ConditionExpression: 'attribute_not_exists(PK)',
         },
-        ...accountItems(orgId, accountId, { ...admin, role: 'admin' }, tokenHash, now),
-      ],
-    }),
-  );
+      },
+    },
+    ...accountItems(orgId, accountId, { ...admin, role: 'admin' }, tokenHash, now),
+  ]);
   return {
     organisation: { id: orgId, name, created_at: now },
     account: { id: accountId, name: admin.name, email: admin.email, role: 'admin', created_at: now },
@@ -132,29 +143,21 @@ export async function insertAccount(
 ): Promise<Account> {
   const accountId = await nextId(orgId, 'account');
   const now = new Date().toISOString();
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          ...accountItems(orgId, accountId, input, tokenHash, now),
-          {
-            Update: {
-              TableName: tableName,
-              Key: keys.org(orgId),
-              UpdateExpression: 'ADD accounts_count :one',
-              ConditionExpression: 'attribute_exists(PK)',
-              ExpressionAttributeValues: { ':one': 1 },
-            },
-          },
-        ],
-      }),
-    );
-  } catch (err) {
-    const codes = cancellationCodes(err);
-    if (codes?.[1] === 'ConditionalCheckFailed') throw new ValidationError(['email has already been taken']);
-    if (codes?.[3] === 'ConditionalCheckFailed') throw new ValidationError(['organisation does not exist']);
-    throw err;
-  }
+  await transact([
+    ...accountItems(orgId, accountId, input, tokenHash, now),
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.org(orgId),
+          UpdateExpression: 'ADD accounts_count :one',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+      reason: accountRefusals.organisation,
+    },
+  ]);
   return { id: accountId, name: input.name, email: input.email, role: input.role, created_at: now };
 }
 
@@ -172,38 +175,35 @@ export async function getOrganisationItem(orgId: number): Promise<OrganisationIt
  * Replaces an account's token (or removes it when `newHash` is undefined): the old token item is
  * deleted in the same transaction, so the old token is refused by the very next request. The new
  * token inherits the old one's rate-limit state, so rotating a token never refills its bucket.
- * Returns false, changing nothing, when the account's token is no longer `account.token_hash`
+ * Refused as `STALE`, changing nothing, when the account's token is no longer `account.token_hash`
  * (another rotation or revocation got there first).
  */
-export async function replaceToken(orgId: number, account: AccountItem, newHash: string | undefined): Promise<boolean> {
+export async function replaceToken(orgId: number, account: AccountItem, newHash: string | undefined): Promise<void> {
   const carriedTat = newHash && account.token_hash ? await bucketStateOf(account.token_hash) : undefined;
-  const items: TransactItem[] = [
+  const items: GuardedItem[] = [
     {
-      Update: {
-        TableName: tableName,
-        Key: keys.account(orgId, account.id),
-        UpdateExpression: newHash ? 'SET token_hash = :new' : 'REMOVE token_hash',
-        ConditionExpression: account.token_hash ? 'token_hash = :old' : 'attribute_not_exists(token_hash)',
-        ...(newHash || account.token_hash
-          ? {
-              ExpressionAttributeValues: {
-                ...(newHash ? { ':new': newHash } : {}),
-                ...(account.token_hash ? { ':old': account.token_hash } : {}),
-              },
-            }
-          : {}),
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.account(orgId, account.id),
+          UpdateExpression: newHash ? 'SET token_hash = :new' : 'REMOVE token_hash',
+          ConditionExpression: account.token_hash ? 'token_hash = :old' : 'attribute_not_exists(token_hash)',
+          ...(newHash || account.token_hash
+            ? {
+                ExpressionAttributeValues: {
+                  ...(newHash ? { ':new': newHash } : {}),
+                  ...(account.token_hash ? { ':old': account.token_hash } : {}),
+                },
+              }
+            : {}),
+        },
       },
+      reason: STALE,
     },
   ];
-  if (account.token_hash) items.push({ Delete: { TableName: tableName, Key: keys.token(account.token_hash) } });
+  if (account.token_hash) items.push({ item: { Delete: { TableName: tableName, Key: keys.token(account.token_hash) } } });
   if (newHash) items.push(tokenPut(orgId, account.id, account.role, newHash, carriedTat));
-  try {
-    await db.send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (err) {
-    if (cancellationCodes(err)?.[0] === 'ConditionalCheckFailed') return false;
-    throw err;
-  }
-  return true;
+  await transact(items);
 }
 
 /** A page of the organisation's accounts, read with the organisation (its `accounts_count`). */

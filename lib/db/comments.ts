@@ -1,13 +1,16 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError } from '../domain/errors.ts';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Comment } from '../schemas/comments.ts';
 import { db, tableName } from './client.ts';
-import { cancellationCodes } from './errors.ts';
 import { collections, gsi1, keys, listKeys, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
-import { batchGet } from './transactions.ts';
+import { batchGet, existsCheck, transact, type GuardedItem } from './transactions.ts';
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/**
+ * Why a comment write can be refused (`Refused.reason`): on create, the project, the sprint of the
+ * path or the issue (in that list) is gone; on update and delete, the comment is no longer
+ * reachable (it, its issue or one of their ancestors went away since it was read).
+ */
+export const commentRefusals = { project: 'project', sprint: 'sprint', issue: 'issue', comment: 'comment' } as const;
 
 /** Where a comment lives, as the list/create path names it. */
 export interface IssueRef {
@@ -154,61 +157,52 @@ export async function insertComment(
     created_at: now,
     updated_at: now,
   };
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: {
-                ...keys.comment(orgId, ref.projectId, ref.issueId, id),
-                LSK: listKeys.comment(ref.issueId, id),
-                ...gsi1.comment(orgId, id),
-                type: 'comment',
-                org_id: orgId,
-                project_id: ref.projectId,
-                sprint_id: ref.sprintId,
-                ...comment,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
+  // The ancestors first: when several are gone, the refusal names the outermost, as a read would.
+  await transact([
+    existsCheck(keys.project(orgId, ref.projectId), commentRefusals.project),
+    ...(ref.sprintId === null ? [] : [existsCheck(keys.sprint(orgId, ref.projectId, ref.sprintId), commentRefusals.sprint)]),
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.issue(orgId, ref.projectId, ref.issueId),
+          UpdateExpression: 'ADD comments_count :one',
+          ...(ref.sprintId === null
+            ? {
+                ConditionExpression:
+                  'attribute_exists(PK) AND (attribute_not_exists(sprint_id) OR attribute_type(sprint_id, :null))',
+                ExpressionAttributeValues: { ':one': 1, ':null': 'NULL' },
+              }
+            : {
+                ConditionExpression: 'attribute_exists(PK) AND sprint_id = :sprint',
+                ExpressionAttributeValues: { ':one': 1, ':sprint': ref.sprintId },
+              }),
+        },
+      },
+      reason: commentRefusals.issue,
+    },
+    {
+      item: {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.comment(orgId, ref.projectId, ref.issueId, id),
+            LSK: listKeys.comment(ref.issueId, id),
+            ...gsi1.comment(orgId, id),
+            type: 'comment',
+            org_id: orgId,
+            project_id: ref.projectId,
+            sprint_id: ref.sprintId,
+            ...comment,
           },
-          {
-            Update: {
-              TableName: tableName,
-              Key: keys.issue(orgId, ref.projectId, ref.issueId),
-              UpdateExpression: 'ADD comments_count :one',
-              ...(ref.sprintId === null
-                ? {
-                    ConditionExpression:
-                      'attribute_exists(PK) AND (attribute_not_exists(sprint_id) OR attribute_type(sprint_id, :null))',
-                    ExpressionAttributeValues: { ':one': 1, ':null': 'NULL' },
-                  }
-                : {
-                    ConditionExpression: 'attribute_exists(PK) AND sprint_id = :sprint',
-                    ExpressionAttributeValues: { ':one': 1, ':sprint': ref.sprintId },
-                  }),
-            },
-          },
-          exists(keys.project(orgId, ref.projectId)),
-          ...(ref.sprintId === null ? [] : [exists(keys.sprint(orgId, ref.projectId, ref.sprintId))]),
-        ],
-      }),
-    );
-  } catch (err) {
-    const codes = cancellationCodes(err);
-    if (codes?.[2] === 'ConditionalCheckFailed') throw new NotFoundError('Project');
-    if (codes?.[3] === 'ConditionalCheckFailed') throw new NotFoundError('Sprint');
-    if (codes?.[1] === 'ConditionalCheckFailed') throw new NotFoundError('Issue');
-    throw err;
-  }
+          // A fresh id from the sequence: never taken.
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    },
+  ]);
   return comment;
 }
-
-const exists = (key: Key): TransactItem => ({
-  ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' },
-});
 
 /** A comment found by id, with what its ancestor check found. */
 export interface FoundComment {
@@ -260,18 +254,18 @@ export async function sprintExists(orgId: number, projectId: number, sprintId: n
   return out.Item !== undefined;
 }
 
-/** Checks of a comment's ancestors that travel inside its write transaction. */
-function ancestorChecks(orgId: number, found: FoundComment): TransactItem[] {
-  const checks = [exists(keys.project(orgId, found.item.project_id))];
+/**
+ * Checks of a comment's ancestors that travel inside its write transaction: any of them gone means
+ * the comment is no longer reachable.
+ */
+function ancestorChecks(orgId: number, found: FoundComment): GuardedItem[] {
+  const { project_id: projectId } = found.item;
+  const checks = [existsCheck(keys.project(orgId, projectId), commentRefusals.comment)];
   const sprint = found.path.issueSprintId;
-  if (sprint !== null && sprint !== undefined) checks.push(exists(keys.sprint(orgId, found.item.project_id, sprint)));
+  if (sprint !== null && sprint !== undefined) {
+    checks.push(existsCheck(keys.sprint(orgId, projectId, sprint), commentRefusals.comment));
+  }
   return checks;
-}
-
-/** A cancelled comment write: the comment, or one of its ancestors, went away since it was read. */
-function commentWriteFailed(err: unknown): never {
-  if (cancellationCodes(err)?.some((c) => c === 'ConditionalCheckFailed')) throw new NotFoundError('Comment');
-  throw err;
 }
 
 /**
@@ -287,58 +281,51 @@ export async function updateComment(
   const now = new Date().toISOString();
   const values: Record<string, unknown> = { ':now': now, ':author': authorId };
   if (body !== undefined) values[':body'] = body;
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName,
-              Key: { PK: found.item.PK, SK: found.item.SK },
-              UpdateExpression: body === undefined ? 'SET updated_at = :now' : 'SET body = :body, updated_at = :now',
-              ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
-              ExpressionAttributeValues: values,
-            },
-          },
-          exists(keys.issue(orgId, found.item.project_id, found.item.issue_id)),
-          ...ancestorChecks(orgId, found),
-        ],
-      }),
-    );
-  } catch (err) {
-    commentWriteFailed(err);
-  }
+  await transact([
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: { PK: found.item.PK, SK: found.item.SK },
+          UpdateExpression: body === undefined ? 'SET updated_at = :now' : 'SET body = :body, updated_at = :now',
+          ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
+          ExpressionAttributeValues: values,
+        },
+      },
+      reason: commentRefusals.comment,
+    },
+    existsCheck(keys.issue(orgId, found.item.project_id, found.item.issue_id), commentRefusals.comment),
+    ...ancestorChecks(orgId, found),
+  ]);
   return toComment({ ...found.item, ...(body === undefined ? {} : { body }), updated_at: now });
 }
 
 /** Deletes a comment and moves its issue's `comments_count`, in one transaction with the same checks. */
 export async function deleteComment(orgId: number, found: FoundComment, authorId: number): Promise<void> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: tableName,
-              Key: { PK: found.item.PK, SK: found.item.SK },
-              ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
-              ExpressionAttributeValues: { ':author': authorId },
-            },
-          },
-          {
-            Update: {
-              TableName: tableName,
-              Key: keys.issue(orgId, found.item.project_id, found.item.issue_id),
-              UpdateExpression: 'ADD comments_count :minus',
-              ConditionExpression: 'attribute_exists(PK)',
-              ExpressionAttributeValues: { ':minus': -1 },
-            },
-          },
-          ...ancestorChecks(orgId, found),
-        ],
-      }),
-    );
-  } catch (err) {
-    commentWriteFailed(err);
-  }
+  await transact([
+    {
+      item: {
+        Delete: {
+          TableName: tableName,
+          Key: { PK: found.item.PK, SK: found.item.SK },
+          ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
+          ExpressionAttributeValues: { ':author': authorId },
+        },
+      },
+      reason: commentRefusals.comment,
+    },
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.issue(orgId, found.item.project_id, found.item.issue_id),
+          UpdateExpression: 'ADD comments_count :minus',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':minus': -1 },
+        },
+      },
+      reason: commentRefusals.comment,
+    },
+    ...ancestorChecks(orgId, found),
+  ]);
 }

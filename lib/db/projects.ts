@@ -1,14 +1,17 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError, UnavailableError, ValidationError } from '../domain/errors.ts';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
 import { db, tableName } from './client.ts';
-import { cancellationCodes, isConditionFailed } from './errors.ts';
+import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
-import { setAssignments } from './transactions.ts';
+import { Refused, rereadOnStale, setAssignments, STALE, transact, type GuardedItem } from './transactions.ts';
 import { nextId } from './sequences.ts';
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/**
+ * Why a project write can be refused (`Refused.reason`): the project is gone, the prefix belongs
+ * to another project, or the organisation is gone.
+ */
+export const projectRefusals = { project: 'project', prefixTaken: 'prefix_taken', organisation: 'organisation' } as const;
 
 /** The stored project: the resource plus counters that only the data layer moves. */
 export interface ProjectItem extends Project {
@@ -34,21 +37,10 @@ export const toProject = (record: object): Project => {
   };
 };
 
-const prefixTaken = () => new ValidationError(['prefix has already been taken']);
-
 /**
  * Writes that move or drop the prefix guard are conditioned on the prefix they read; a concurrent
- * prefix change fails that condition, and they read again. Past this many lost races: 503.
+ * prefix change fails that condition (`STALE`), and they read again (`rereadOnStale`).
  */
-const PREFIX_RACE_ATTEMPTS = 3;
-
-async function retryPrefixRace<T>(attempt: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < PREFIX_RACE_ATTEMPTS; i++) {
-    const result = await attempt();
-    if (result !== undefined) return result;
-  }
-  throw new UnavailableError();
-}
 
 export async function getProjectItem(orgId: number, projectId: number): Promise<ProjectItem | undefined> {
   const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.project(orgId, projectId), ConsistentRead: true }));
@@ -72,53 +64,53 @@ export async function insertProject(orgId: number, input: ProjectCreate): Promis
     created_at: now,
     updated_at: now,
   };
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: {
-                ...keys.project(orgId, id),
-                LSK: listKeys.project(id),
-                type: 'project',
-                org_id: orgId,
-                ...project,
-                backlog_count: 0,
-                issue_seq: 0,
-                position_seq: 0,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
+  await transact([
+    {
+      item: {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.project(orgId, id),
+            LSK: listKeys.project(id),
+            type: 'project',
+            org_id: orgId,
+            ...project,
+            backlog_count: 0,
+            issue_seq: 0,
+            position_seq: 0,
           },
-          prefixGuardPut(orgId, input.prefix, id),
-          {
-            Update: {
-              TableName: tableName,
-              Key: keys.org(orgId),
-              UpdateExpression: 'ADD projects_count :one',
-              ConditionExpression: 'attribute_exists(PK)',
-              ExpressionAttributeValues: { ':one': 1 },
-            },
-          },
-        ],
-      }),
-    );
-  } catch (err) {
-    if (cancellationCodes(err)?.[1] === 'ConditionalCheckFailed') throw prefixTaken();
-    throw err;
-  }
+          // A fresh id from the sequence: never taken.
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    },
+    prefixGuardPut(orgId, input.prefix, id),
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.org(orgId),
+          UpdateExpression: 'ADD projects_count :one',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+      reason: projectRefusals.organisation,
+    },
+  ]);
   return project;
 }
 
-function prefixGuardPut(orgId: number, prefix: string, projectId: number): TransactItem {
+function prefixGuardPut(orgId: number, prefix: string, projectId: number): GuardedItem {
   return {
-    Put: {
-      TableName: tableName,
-      Item: { ...keys.prefix(orgId, prefix), project_id: projectId },
-      ConditionExpression: 'attribute_not_exists(PK)',
+    item: {
+      Put: {
+        TableName: tableName,
+        Item: { ...keys.prefix(orgId, prefix), project_id: projectId },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
     },
+    reason: projectRefusals.prefixTaken,
   };
 }
 
@@ -153,49 +145,45 @@ export async function updateProject(orgId: number, projectId: number, changes: P
       );
       return toProject(out.Attributes ?? {});
     } catch (err) {
-      if (isConditionFailed(err)) throw new NotFoundError('Project');
+      if (isConditionFailed(err)) throw new Refused(projectRefusals.project);
       throw err;
     }
   }
   const withPrefix = { ...changes, prefix: changes.prefix };
-  return retryPrefixRace(() => changePrefix(orgId, projectId, withPrefix, { names, values, expression }, now));
+  return rereadOnStale(() => changePrefix(orgId, projectId, withPrefix, { names, values, expression }, now));
 }
 
-/** One attempt at an update that sets the prefix; undefined when the prefix changed since the read. */
+/** One attempt at an update that sets the prefix; refused as `STALE` when the prefix changed since the read. */
 async function changePrefix(
   orgId: number,
   projectId: number,
   changes: ProjectUpdate & { prefix: string },
   { names, values, expression }: ReturnType<typeof setClause>,
   now: string,
-): Promise<Project | undefined> {
+): Promise<Project> {
   const current = await getProjectItem(orgId, projectId);
-  if (!current) throw new NotFoundError('Project');
-  const items: TransactItem[] = [
+  if (!current) throw new Refused(projectRefusals.project);
+  const items: GuardedItem[] = [
     {
-      Update: {
-        TableName: tableName,
-        Key: keys.project(orgId, projectId),
-        UpdateExpression: expression,
-        ConditionExpression: 'attribute_exists(PK) AND prefix = :old_prefix',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ...values, ':old_prefix': current.prefix },
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.project(orgId, projectId),
+          UpdateExpression: expression,
+          ConditionExpression: 'attribute_exists(PK) AND prefix = :old_prefix',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...values, ':old_prefix': current.prefix },
+        },
       },
+      // Gone (404 on the next read) or its prefix changed since the read: read again.
+      reason: STALE,
     },
   ];
   if (changes.prefix !== current.prefix) {
     items.push(prefixGuardPut(orgId, changes.prefix, projectId));
-    items.push({ Delete: { TableName: tableName, Key: keys.prefix(orgId, current.prefix) } });
+    items.push({ item: { Delete: { TableName: tableName, Key: keys.prefix(orgId, current.prefix) } } });
   }
-  try {
-    await db.send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (err) {
-    const codes = cancellationCodes(err);
-    // The project is gone (404 on the next read) or its prefix changed since the read: read again.
-    if (codes?.[0] === 'ConditionalCheckFailed') return undefined;
-    if (codes?.[1] === 'ConditionalCheckFailed') throw prefixTaken();
-    throw err;
-  }
+  await transact(items);
   const merged = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
   return toProject({ ...current, ...merged, updated_at: now });
 }
@@ -206,44 +194,39 @@ async function changePrefix(
  * cascade consumer from the table's stream.
  */
 export async function deleteProject(orgId: number, projectId: number): Promise<void> {
-  await retryPrefixRace(() => deleteOnce(orgId, projectId));
+  await rereadOnStale(() => deleteOnce(orgId, projectId));
 }
 
-/** One attempt at a delete; undefined when the project's prefix changed since the read. */
-async function deleteOnce(orgId: number, projectId: number): Promise<true | undefined> {
+/** One attempt at a delete; refused as `STALE` when the project's prefix changed since the read. */
+async function deleteOnce(orgId: number, projectId: number): Promise<void> {
   const current = await getProjectItem(orgId, projectId);
-  if (!current) throw new NotFoundError('Project');
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: tableName,
-              Key: keys.project(orgId, projectId),
-              // The guard deleted below must be the project's current one, or it would outlive it.
-              ConditionExpression: 'attribute_exists(PK) AND prefix = :prefix',
-              ExpressionAttributeValues: { ':prefix': current.prefix },
-            },
-          },
-          { Delete: { TableName: tableName, Key: keys.prefix(orgId, current.prefix) } },
-          {
-            Update: {
-              TableName: tableName,
-              Key: keys.org(orgId),
-              UpdateExpression: 'ADD projects_count :minus',
-              ExpressionAttributeValues: { ':minus': -1 },
-            },
-          },
-        ],
-      }),
-    );
-  } catch (err) {
-    // Gone (404 on the next read) or its prefix changed since the read: read again.
-    if (cancellationCodes(err)?.[0] === 'ConditionalCheckFailed') return undefined;
-    throw err;
-  }
-  return true;
+  if (!current) throw new Refused(projectRefusals.project);
+  await transact([
+    {
+      item: {
+        Delete: {
+          TableName: tableName,
+          Key: keys.project(orgId, projectId),
+          // The guard deleted below must be the project's current one, or it would outlive it.
+          ConditionExpression: 'attribute_exists(PK) AND prefix = :prefix',
+          ExpressionAttributeValues: { ':prefix': current.prefix },
+        },
+      },
+      // Gone (404 on the next read) or its prefix changed since the read: read again.
+      reason: STALE,
+    },
+    { item: { Delete: { TableName: tableName, Key: keys.prefix(orgId, current.prefix) } } },
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.org(orgId),
+          UpdateExpression: 'ADD projects_count :minus',
+          ExpressionAttributeValues: { ':minus': -1 },
+        },
+      },
+    },
+  ]);
 }
 
 /** A page of the organisation's projects, read with the organisation (its `projects_count`). */

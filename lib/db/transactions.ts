@@ -1,4 +1,5 @@
 import { BatchGetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { UnavailableError } from '../domain/errors.ts';
 import { db, tableName } from './client.ts';
 import { cancellationCodes } from './errors.ts';
 import type { Key } from './keys.ts';
@@ -24,8 +25,39 @@ export interface GuardedItem {
   reason?: string | undefined;
 }
 
+/**
+ * The reason of a write decided on a read that has changed since (another write got there first):
+ * read again and decide again (`rereadOnStale`).
+ */
+export const STALE = 'stale';
+
+/** A condition that only says "this item still exists", named for what its absence means. */
+export function existsCheck(key: Key, reason: string): GuardedItem {
+  return { item: { ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' } }, reason };
+}
+
 const CONFLICT_RETRIES = 3;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** How many times a read-decide-write step is run before a lost race becomes a 503. */
+export const STALE_ATTEMPTS = 5;
+
+/**
+ * Runs a read-decide-write step again, on a fresh read, while it is refused as `STALE` (a
+ * concurrent write changed what it read); after `attempts` lost races: 503 (UnavailableError), so
+ * the client retries later. Other errors pass through at once.
+ */
+export async function rereadOnStale<T>(step: () => Promise<T>, attempts = STALE_ATTEMPTS): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      if (!(err instanceof Refused && err.reason === STALE)) throw err;
+      if (attempt >= attempts) throw new UnavailableError();
+      await sleep(Math.random() * 10 * 2 ** Math.min(attempt, 5));
+    }
+  }
+}
 
 /**
  * Sends one TransactWriteItems. A condition that fails throws `Refused` with the reason of the
@@ -52,11 +84,14 @@ export async function transact(items: GuardedItem[]): Promise<void> {
 
 /** BatchGetItem takes at most 100 keys. */
 const BATCH_GET_MAX = 100;
+/** Rounds of unprocessed keys read again (throttling) before the read is a 503. */
+const UNPROCESSED_ATTEMPTS = 6;
 
 /**
  * Reads items by key in one consistent BatchGetItem (ancestor checks: project, sprint, issue in a
  * single round trip; more than 100 keys go out as parallel batches). Returns them in the order of
- * `itemKeys`, undefined where absent. Unprocessed keys (throttling) are read again.
+ * `itemKeys`, undefined where absent. Unprocessed keys (throttling) are read again with backoff,
+ * a bounded number of times: sustained throttling ends in a 503, well within the function's timeout.
  */
 export async function batchGet(itemKeys: Key[]): Promise<(Record<string, unknown> | undefined)[]> {
   const found = new Map<string, Record<string, unknown>>();
@@ -68,6 +103,7 @@ export async function batchGet(itemKeys: Key[]): Promise<(Record<string, unknown
     batches.map(async (batch) => {
       let pending = batch;
       for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt >= UNPROCESSED_ATTEMPTS) throw new UnavailableError();
         if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
         const out = await db.send(
           new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),

@@ -1,4 +1,5 @@
 import {
+  accountRefusals,
   getAccountItem,
   getOrganisationItem,
   insertAccount,
@@ -9,10 +10,20 @@ import {
   toOrganisation,
 } from '../db/accounts.ts';
 import type { PageRequest } from '../db/list.ts';
+import { rereadOnStale, STALE } from '../db/transactions.ts';
 import type { Account, AccountCreate, Organisation } from '../schemas/accounts.ts';
-import { ForbiddenError, NotFoundError, UnauthorizedError, UnavailableError, ValidationError } from './errors.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from './errors.ts';
 import type { Principal } from './principal.ts';
+import { refusedAs } from './refusals.ts';
 import { generateToken, hashToken } from './tokens.ts';
+
+const organisationMissing = () => new ValidationError(['organisation does not exist']);
+
+/** What a refused account write means. */
+const refusals = {
+  [accountRefusals.emailTaken]: () => new ValidationError(['email has already been taken']),
+  [accountRefusals.organisation]: organisationMissing,
+};
 
 /** Creates an organisation, its first admin account and that admin's token (shown once). */
 export async function createOrganisation(
@@ -30,13 +41,13 @@ export async function createOrganisation(
  * nothing behind, not even an id sequence.
  */
 export async function createAccountInOrg(orgId: number, input: AccountCreate): Promise<{ account: Account; token: string }> {
-  if (!(await getOrganisationItem(orgId))) throw new ValidationError(['organisation does not exist']);
+  if (!(await getOrganisationItem(orgId))) throw organisationMissing();
   return issueAccount(orgId, input);
 }
 
 async function issueAccount(orgId: number, input: AccountCreate): Promise<{ account: Account; token: string }> {
   const token = generateToken();
-  const account = await insertAccount(orgId, input, hashToken(token));
+  const account = await refusedAs(refusals, () => insertAccount(orgId, input, hashToken(token)));
   return { account, token };
 }
 
@@ -53,9 +64,6 @@ export async function me(caller: Principal): Promise<{ account: Account; organis
   return { account: toAccount(account), organisation: toOrganisation(org) };
 }
 
-/** Attempts at a rotation that keeps losing to concurrent ones, before answering "busy". */
-const ROTATION_ATTEMPTS = 3;
-
 /** New token for an account (admin CLI); the previous one stops working at once. */
 export async function regenerateToken(orgId: number, accountId: number): Promise<string> {
   const token = generateToken();
@@ -68,13 +76,13 @@ export async function revokeToken(orgId: number, accountId: number): Promise<voi
   await rotate(orgId, accountId, undefined);
 }
 
+/** Rotates an account's token, reading the account again while concurrent rotations win the race. */
 async function rotate(orgId: number, accountId: number, newHash: string | undefined): Promise<void> {
-  for (let i = 0; i < ROTATION_ATTEMPTS; i++) {
+  await rereadOnStale(async () => {
     const account = await getAccountItem(orgId, accountId);
     if (!account) throw new NotFoundError('Account');
-    if (await replaceToken(orgId, account, newHash)) return;
-  }
-  throw new UnavailableError();
+    await replaceToken(orgId, account, newHash);
+  });
 }
 
 /**
@@ -95,9 +103,10 @@ export async function revokeOwnToken(caller: Principal): Promise<void> {
 
 async function replaceOwnToken(caller: Principal, newHash: string | undefined): Promise<void> {
   const account = await getAccountItem(caller.orgId, caller.accountId);
-  if (!account || account.token_hash !== caller.tokenHash || !(await replaceToken(caller.orgId, account, newHash))) {
-    throw new UnauthorizedError('Invalid API token');
-  }
+  const invalid = () => new UnauthorizedError('Invalid API token');
+  if (!account || account.token_hash !== caller.tokenHash) throw invalid();
+  // Rotated or revoked since it was read: this request's token no longer grants anything.
+  await refusedAs({ [STALE]: invalid }, () => replaceToken(caller.orgId, account, newHash));
 }
 
 export async function listAccounts(caller: Principal, page: PageRequest) {

@@ -6,6 +6,15 @@ import { nextId } from '../db/sequences.ts';
 import type { Comment, CommentCreate, CommentUpdate } from '../schemas/comments.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
 import type { Principal } from './principal.ts';
+import { refusedAs } from './refusals.ts';
+
+/** What a refused comment write means. */
+const refusals = {
+  [store.commentRefusals.project]: () => new NotFoundError('Project'),
+  [store.commentRefusals.sprint]: () => new NotFoundError('Sprint'),
+  [store.commentRefusals.issue]: () => new NotFoundError('Issue'),
+  [store.commentRefusals.comment]: () => new NotFoundError('Comment'),
+};
 
 export type { IssueRef };
 
@@ -20,7 +29,8 @@ export async function listComments(caller: Principal, ref: IssueRef, page: PageR
 export async function createComment(caller: Principal, ref: IssueRef, input: CommentCreate): Promise<Comment> {
   const [id, author] = await Promise.all([nextId(caller.orgId, 'comment'), getAccountItem(caller.orgId, caller.accountId)]);
   if (!author) throw new UnauthorizedError('The account of this token no longer exists');
-  return store.insertComment(caller.orgId, id, ref, { body: input.body, authorId: author.id, authorName: author.name });
+  const fields = { body: input.body, authorId: author.id, authorName: author.name };
+  return refusedAs(refusals, () => store.insertComment(caller.orgId, id, ref, fields));
 }
 
 /**
@@ -58,10 +68,10 @@ export async function getComment(caller: Principal, commentId: number): Promise<
 
 export async function updateComment(caller: Principal, commentId: number, changes: CommentUpdate): Promise<Comment> {
   const found = await ownComment(caller, commentId, 'update');
-  return store.updateComment(caller.orgId, found, caller.accountId, changes.body);
+  return refusedAs(refusals, () => store.updateComment(caller.orgId, found, caller.accountId, changes.body));
 }
 
 export async function deleteComment(caller: Principal, commentId: number): Promise<void> {
   const found = await ownComment(caller, commentId, 'delete');
-  await store.deleteComment(caller.orgId, found, caller.accountId);
+  await refusedAs(refusals, () => store.deleteComment(caller.orgId, found, caller.accountId));
 }

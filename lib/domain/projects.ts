@@ -1,8 +1,16 @@
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/projects.ts';
 import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
-import { ForbiddenError, NotFoundError } from './errors.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from './errors.ts';
 import type { Principal } from './principal.ts';
+import { refusedAs } from './refusals.ts';
+
+/** What a refused project write means. */
+const refusals = {
+  [store.projectRefusals.project]: () => new NotFoundError('Project'),
+  [store.projectRefusals.prefixTaken]: () => new ValidationError(['prefix has already been taken']),
+  [store.projectRefusals.organisation]: () => new NotFoundError('Organisation'),
+};
 
 export async function listProjects(caller: Principal, page: PageRequest) {
   const { page: result, org } = await store.listProjects(caller.orgId, page);
@@ -16,15 +24,15 @@ export async function getProject(caller: Principal, projectId: number): Promise<
 }
 
 export async function createProject(caller: Principal, input: ProjectCreate): Promise<Project> {
-  return store.insertProject(caller.orgId, input);
+  return refusedAs(refusals, () => store.insertProject(caller.orgId, input));
 }
 
 export async function updateProject(caller: Principal, projectId: number, changes: ProjectUpdate): Promise<Project> {
-  return store.updateProject(caller.orgId, projectId, changes);
+  return refusedAs(refusals, () => store.updateProject(caller.orgId, projectId, changes));
 }
 
 /** Only admins may delete projects (SPEC.md); deleting removes its sprints, issues and comments. */
 export async function deleteProject(caller: Principal, projectId: number): Promise<void> {
   if (caller.role !== 'admin') throw new ForbiddenError('Only admins may delete projects');
-  await store.deleteProject(caller.orgId, projectId);
+  await refusedAs(refusals, () => store.deleteProject(caller.orgId, projectId));
 }
