@@ -2,6 +2,11 @@
  * THE route table: the table of contents of the API. The local gateway, the CDK stack (one Lambda
  * and one API Gateway method per row), the OpenAPI document and the MCP tool list are all built
  * from it. Adding an endpoint is one row here plus one handler file.
+ *
+ * A row states only what varies; the rest follows (`route`): rows are behind the token authorizer,
+ * GETs only read the table, and the error statuses that follow from what a row does are added for
+ * it: 404 for a path with ids, 400/413/415/422 for a JSON body, 422 for a list's paging, 400/409
+ * for `Idempotency-Key`. Rows that come in pairs are written once (`patchAndPut`, `transition`).
  */
 import type { z } from 'zod';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
@@ -40,7 +45,10 @@ export interface Route {
      * that of `schema` (default `application/json`).
      */
     success: { status: 200 | 201 | 204; schema?: z.ZodType; list?: boolean; description: string; mediaType?: string };
-    /** Other statuses (errors, 304) this operation may answer, beyond those every authenticated route has. */
+    /**
+     * Other statuses (errors, 304) this operation may answer, beyond those every authenticated
+     * route has (`commonErrors`). In a row: only those that do not follow from the row (see `route`).
+     */
     errors: number[];
     /**
      * Body of a 422: `errors` (`{errors}`, validation), `error` (`{error}`, a refused transition)
@@ -55,700 +63,386 @@ export interface Route {
   };
 }
 
-const idParam = '{id}';
+/** A row as written: the operation, with `errors` only where they do not follow from the row. */
+type Spec = Omit<Route['operation'], 'errors'> & {
+  errors?: number[];
+  /** The body is a JSON-RPC message whose errors are answered in the body, never as 422. */
+  jsonRpc?: boolean;
+};
+
+/** Statuses that follow from what a row does. */
+function derivedErrors(path: string, op: Spec): number[] {
+  const errors = new Set(op.errors ?? []);
+  const add = (...statuses: number[]) => statuses.forEach((s) => errors.add(s));
+  if (path.includes('{')) add(404); // an id that names nothing
+  if (op.body) add(400, 413, 415); // malformed JSON, too large, not JSON
+  if (op.body && !op.jsonRpc) add(422); // the body's schema
+  if (op.success.list) add(422); // page, per_page, cursor
+  if (op.idempotent) add(400, 409); // a malformed key; the first request with the key still runs
+  return [...errors].sort((a, b) => a - b);
+}
+
+/**
+ * One row. Defaults: behind the authorizer (`auth`), read-only table access for GET and write
+ * access otherwise (`access`), and the derived error statuses.
+ */
+function route(
+  method: HttpMethod,
+  path: string,
+  handler: string,
+  spec: Spec,
+  options: { auth?: boolean; access?: Route['access'] } = {},
+): Route {
+  const { jsonRpc: _jsonRpc, ...operation } = spec;
+  return {
+    method,
+    path,
+    handler,
+    auth: options.auth ?? true,
+    access: options.access ?? (method === 'GET' ? 'read' : 'write'),
+    operation: { ...operation, errors: derivedErrors(path, spec) },
+  };
+}
+
+const PUT_SPELLING = '(PUT spelling; same partial-update meaning)';
+
+/**
+ * PATCH and its PUT spelling (same handler, same partial-update meaning). The PUT row's id is the
+ * PATCH id with `replace` for `update`; its summary says it is the PUT spelling.
+ */
+function patchAndPut(path: string, handler: string, spec: Spec & { putSummary?: string }): Route[] {
+  const { putSummary, ...patch } = spec;
+  return [
+    route('PATCH', path, handler, patch),
+    route('PUT', path, handler, {
+      ...patch,
+      id: patch.id.replace(/^update/, 'replace'),
+      summary: putSummary ?? `${patch.summary} ${PUT_SPELLING}`,
+    }),
+  ];
+}
+
+/**
+ * A sprint transition under both of its published spellings (`/activate` and `/activation`):
+ * idempotent POSTs whose refusal is a 422 `{error}`. The noun row's id is `createSprint<Noun>`.
+ */
+function transition(
+  base: string,
+  handler: string,
+  spellings: { verb: string; noun: string },
+  spec: Omit<Spec, 'id'> & { id: string; action: string },
+): Route[] {
+  const { action, ...op } = spec;
+  const noun = spellings.noun[0]!.toUpperCase() + spellings.noun.slice(1);
+  const shared = { ...op, errors: [422, ...(op.errors ?? [])], idempotent: true, unprocessable: 'error' as const };
+  return [
+    route('POST', `${base}/${spellings.verb}`, handler, { ...shared, summary: `${action}${op.summary}` }),
+    route('POST', `${base}/${spellings.noun}`, handler, {
+      ...shared,
+      id: `createSprint${noun}`,
+      summary: `${action} (the /${spellings.noun} spelling of /${spellings.verb})`,
+    }),
+  ];
+}
+
+const projectPath = '/api/v1/projects/{project_id}';
+const sprintPath = `${projectPath}/sprints/{sprint_id}`;
+const sprintIssuePath = `${sprintPath}/issues/{issue_id}`;
+const backlogIssuePath = `${projectPath}/issues/{issue_id}`;
+const commentPath = '/api/v1/comments/{id}';
+
+const document = (format: string, schema: z.ZodType, mediaType?: string): Spec => ({
+  id: `getOpenApi${format}`,
+  summary: `This OpenAPI document, as ${format.toUpperCase()}`,
+  tag: 'Documentation',
+  success: { status: 200, schema, ...(mediaType ? { mediaType } : {}), description: 'The document' },
+  errors: [304],
+});
+
+const notOffered = (id: string, summary: string): Spec => ({
+  id,
+  summary,
+  tag: 'MCP',
+  success: { status: 204, description: 'Never answered; always 405' },
+  errors: [405],
+});
 
 export const routes: Route[] = [
   // The OpenAPI document of this API (no auth; rendered at build time by `npm run openapi`)
-  {
-    method: 'GET',
-    path: '/api-docs/v1/swagger.yaml',
-    handler: 'functions/api-docs.ts',
+  route('GET', '/api-docs/v1/swagger.yaml', 'functions/api-docs.ts', document('Yaml', OpenApiDocumentYaml, 'application/yaml'), {
     auth: false,
-    access: 'read',
-    operation: {
-      id: 'getOpenApiYaml',
-      summary: 'This OpenAPI document, as YAML',
-      tag: 'Documentation',
-      success: { status: 200, schema: OpenApiDocumentYaml, mediaType: 'application/yaml', description: 'The document' },
-      errors: [304],
-    },
-  },
-  {
-    method: 'GET',
-    path: '/api-docs/v1/swagger.json',
-    handler: 'functions/api-docs.ts',
-    auth: false,
-    access: 'read',
-    operation: {
-      id: 'getOpenApiJson',
-      summary: 'This OpenAPI document, as JSON',
-      tag: 'Documentation',
-      success: { status: 200, schema: OpenApiDocumentJson, description: 'The document' },
-      errors: [304],
-    },
-  },
+  }),
+  route('GET', '/api-docs/v1/swagger.json', 'functions/api-docs.ts', document('Json', OpenApiDocumentJson), { auth: false }),
 
   // Accounts and tokens
-  {
-    method: 'GET',
-    path: '/api/v1/me',
-    handler: 'functions/me/get.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'getMe',
-      summary: 'The calling account and its organisation',
-      tag: 'Accounts',
-      success: { status: 200, schema: Me, description: 'The caller' },
-      errors: [],
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/me/token',
-    handler: 'functions/me/regenerate-token.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'regenerateToken',
-      summary: 'Regenerate the API token (the old one stops working at once)',
-      tag: 'Accounts',
-      success: { status: 201, schema: TokenBody, description: 'The new token, shown once' },
-      errors: [],
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/api/v1/me/token',
-    handler: 'functions/me/revoke-token.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'revokeToken',
-      summary: 'Revoke the API token',
-      tag: 'Accounts',
-      success: { status: 204, description: 'Revoked' },
-      errors: [],
-    },
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/accounts',
-    handler: 'functions/accounts/list.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'listAccounts',
-      summary: "List the organisation's accounts",
-      tag: 'Accounts',
-      success: { status: 200, schema: Account, list: true, description: 'Accounts' },
-      errors: [422],
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/accounts',
-    handler: 'functions/accounts/create.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'createAccount',
-      summary: 'Create an account (admins only); returns its first token once',
-      tag: 'Accounts',
-      body: AccountCreateBody,
-      success: { status: 201, schema: AccountWithToken, description: 'The account and its token' },
-      errors: [400, 403, 413, 415, 422],
-    },
-  },
+  route('GET', '/api/v1/me', 'functions/me/get.ts', {
+    id: 'getMe',
+    summary: 'The calling account and its organisation',
+    tag: 'Accounts',
+    success: { status: 200, schema: Me, description: 'The caller' },
+  }),
+  // Token-issuing POSTs never honour Idempotency-Key: a replay would have to store the token.
+  route('POST', '/api/v1/me/token', 'functions/me/regenerate-token.ts', {
+    id: 'regenerateToken',
+    summary: 'Regenerate the API token (the old one stops working at once)',
+    tag: 'Accounts',
+    success: { status: 201, schema: TokenBody, description: 'The new token, shown once' },
+  }),
+  route('DELETE', '/api/v1/me/token', 'functions/me/revoke-token.ts', {
+    id: 'revokeToken',
+    summary: 'Revoke the API token',
+    tag: 'Accounts',
+    success: { status: 204, description: 'Revoked' },
+  }),
+  route('GET', '/api/v1/accounts', 'functions/accounts/list.ts', {
+    id: 'listAccounts',
+    summary: "List the organisation's accounts",
+    tag: 'Accounts',
+    success: { status: 200, schema: Account, list: true, description: 'Accounts' },
+  }),
+  route('POST', '/api/v1/accounts', 'functions/accounts/create.ts', {
+    id: 'createAccount',
+    summary: 'Create an account (admins only); returns its first token once',
+    tag: 'Accounts',
+    body: AccountCreateBody,
+    success: { status: 201, schema: AccountWithToken, description: 'The account and its token' },
+    errors: [403],
+  }),
 
   // Projects
-  {
-    method: 'GET',
-    path: '/api/v1/projects',
-    handler: 'functions/projects/list.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'listProjects',
-      summary: 'List all projects in the organisation',
-      tag: 'Projects',
-      success: { status: 200, schema: Project, list: true, description: 'Projects' },
-      errors: [422],
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/projects',
-    handler: 'functions/projects/create.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'createProject',
-      summary: 'Create a project',
-      tag: 'Projects',
-      body: ProjectCreateBody,
-      success: { status: 201, schema: Project, description: 'The project' },
-      errors: [400, 409, 413, 415, 422],
-      idempotent: true,
-    },
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/projects/{project_id}',
-    handler: 'functions/projects/get.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'getProject',
-      summary: 'Retrieve a project',
-      tag: 'Projects',
-      success: { status: 200, schema: Project, description: 'The project' },
-      errors: [404],
-    },
-  },
-  {
-    method: 'PATCH',
-    path: '/api/v1/projects/{project_id}',
-    handler: 'functions/projects/update.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'updateProject',
-      summary: 'Update a project',
-      tag: 'Projects',
-      body: ProjectUpdateBody,
-      success: { status: 200, schema: Project, description: 'The project' },
-      errors: [400, 404, 413, 415, 422],
-    },
-  },
-  {
-    method: 'PUT',
-    path: '/api/v1/projects/{project_id}',
-    handler: 'functions/projects/update.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'replaceProject',
-      summary: 'Update a project (PUT spelling; same partial-update meaning)',
-      tag: 'Projects',
-      body: ProjectUpdateBody,
-      success: { status: 200, schema: Project, description: 'The project' },
-      errors: [400, 404, 413, 415, 422],
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/api/v1/projects/{project_id}',
-    handler: 'functions/projects/delete.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'deleteProject',
-      summary: 'Delete a project with its sprints, issues and comments (admins only)',
-      tag: 'Projects',
-      success: { status: 204, description: 'Deleted' },
-      errors: [403, 404],
-    },
-  },
+  route('GET', '/api/v1/projects', 'functions/projects/list.ts', {
+    id: 'listProjects',
+    summary: 'List all projects in the organisation',
+    tag: 'Projects',
+    success: { status: 200, schema: Project, list: true, description: 'Projects' },
+  }),
+  route('POST', '/api/v1/projects', 'functions/projects/create.ts', {
+    id: 'createProject',
+    summary: 'Create a project',
+    tag: 'Projects',
+    body: ProjectCreateBody,
+    success: { status: 201, schema: Project, description: 'The project' },
+    idempotent: true,
+  }),
+  route('GET', projectPath, 'functions/projects/get.ts', {
+    id: 'getProject',
+    summary: 'Retrieve a project',
+    tag: 'Projects',
+    success: { status: 200, schema: Project, description: 'The project' },
+  }),
+  ...patchAndPut(projectPath, 'functions/projects/update.ts', {
+    id: 'updateProject',
+    summary: 'Update a project',
+    tag: 'Projects',
+    body: ProjectUpdateBody,
+    success: { status: 200, schema: Project, description: 'The project' },
+  }),
+  route('DELETE', projectPath, 'functions/projects/delete.ts', {
+    id: 'deleteProject',
+    summary: 'Delete a project with its sprints, issues and comments (admins only)',
+    tag: 'Projects',
+    success: { status: 204, description: 'Deleted' },
+    errors: [403],
+  }),
 
-  // Comments
-  {
-    method: 'GET',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}/comments',
-    handler: 'functions/comments/list.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'listComments',
-      summary: "List an issue's comments in creation order",
-      tag: 'Comments',
-      success: { status: 200, schema: Comment, list: true, description: 'Comments, oldest first' },
-      errors: [404, 422],
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}/comments',
-    handler: 'functions/comments/create.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'createComment',
-      summary: 'Comment on an issue; the author is the owner of the token',
-      tag: 'Comments',
-      body: CommentCreateBody,
-      success: { status: 201, schema: Comment, description: 'The comment' },
-      errors: [400, 404, 409, 413, 415, 422],
-      idempotent: true,
-    },
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/projects/{project_id}/issues/{issue_id}/comments',
-    handler: 'functions/comments/list.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'listBacklogIssueComments',
-      summary: 'List the comments of a backlog issue in creation order',
-      tag: 'Comments',
-      success: { status: 200, schema: Comment, list: true, description: 'Comments, oldest first' },
-      errors: [404, 422],
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/projects/{project_id}/issues/{issue_id}/comments',
-    handler: 'functions/comments/create.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'createBacklogIssueComment',
-      summary: 'Comment on a backlog issue; the author is the owner of the token',
-      tag: 'Comments',
-      body: CommentCreateBody,
-      success: { status: 201, schema: Comment, description: 'The comment' },
-      errors: [400, 404, 409, 413, 415, 422],
-      idempotent: true,
-    },
-  },
-  {
-    method: 'GET',
-    path: `/api/v1/comments/${idParam}`,
-    handler: 'functions/comments/get.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'getComment',
-      summary: 'Retrieve a comment',
-      tag: 'Comments',
-      success: { status: 200, schema: Comment, description: 'The comment' },
-      errors: [404],
-    },
-  },
-  {
-    method: 'PATCH',
-    path: `/api/v1/comments/${idParam}`,
-    handler: 'functions/comments/update.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'updateComment',
-      summary: 'Update a comment (its author only)',
-      tag: 'Comments',
-      body: CommentUpdateBody,
-      success: { status: 200, schema: Comment, description: 'The comment' },
-      errors: [400, 403, 404, 413, 415, 422],
-    },
-  },
-  {
-    method: 'PUT',
-    path: `/api/v1/comments/${idParam}`,
-    handler: 'functions/comments/update.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'replaceComment',
-      summary: 'Update a comment (its author only; PUT spelling, same partial-update meaning)',
-      tag: 'Comments',
-      body: CommentUpdateBody,
-      success: { status: 200, schema: Comment, description: 'The comment' },
-      errors: [400, 403, 404, 413, 415, 422],
-    },
-  },
-  {
-    method: 'DELETE',
-    path: `/api/v1/comments/${idParam}`,
-    handler: 'functions/comments/delete.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'deleteComment',
-      summary: 'Delete a comment (its author only)',
-      tag: 'Comments',
-      success: { status: 204, description: 'Deleted' },
-      errors: [403, 404],
-    },
-  },
+  // Comments: on an issue of a sprint and on an issue of the backlog, then by id
+  route('GET', `${sprintIssuePath}/comments`, 'functions/comments/list.ts', {
+    id: 'listComments',
+    summary: "List an issue's comments in creation order",
+    tag: 'Comments',
+    success: { status: 200, schema: Comment, list: true, description: 'Comments, oldest first' },
+  }),
+  route('POST', `${sprintIssuePath}/comments`, 'functions/comments/create.ts', {
+    id: 'createComment',
+    summary: 'Comment on an issue; the author is the owner of the token',
+    tag: 'Comments',
+    body: CommentCreateBody,
+    success: { status: 201, schema: Comment, description: 'The comment' },
+    idempotent: true,
+  }),
+  route('GET', `${backlogIssuePath}/comments`, 'functions/comments/list.ts', {
+    id: 'listBacklogIssueComments',
+    summary: 'List the comments of a backlog issue in creation order',
+    tag: 'Comments',
+    success: { status: 200, schema: Comment, list: true, description: 'Comments, oldest first' },
+  }),
+  route('POST', `${backlogIssuePath}/comments`, 'functions/comments/create.ts', {
+    id: 'createBacklogIssueComment',
+    summary: 'Comment on a backlog issue; the author is the owner of the token',
+    tag: 'Comments',
+    body: CommentCreateBody,
+    success: { status: 201, schema: Comment, description: 'The comment' },
+    idempotent: true,
+  }),
+  route('GET', commentPath, 'functions/comments/get.ts', {
+    id: 'getComment',
+    summary: 'Retrieve a comment',
+    tag: 'Comments',
+    success: { status: 200, schema: Comment, description: 'The comment' },
+  }),
+  ...patchAndPut(commentPath, 'functions/comments/update.ts', {
+    id: 'updateComment',
+    summary: 'Update a comment (its author only)',
+    putSummary: 'Update a comment (its author only; PUT spelling, same partial-update meaning)',
+    tag: 'Comments',
+    body: CommentUpdateBody,
+    success: { status: 200, schema: Comment, description: 'The comment' },
+    errors: [403],
+  }),
+  route('DELETE', commentPath, 'functions/comments/delete.ts', {
+    id: 'deleteComment',
+    summary: 'Delete a comment (its author only)',
+    tag: 'Comments',
+    success: { status: 204, description: 'Deleted' },
+    errors: [403],
+  }),
 
   // Sprints and their lifecycle
-  {
-    method: 'GET',
-    path: '/api/v1/projects/{project_id}/sprints',
-    handler: 'functions/sprints/list.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'listSprints',
-      summary: "List a project's sprints",
-      tag: 'Sprints',
-      success: { status: 200, schema: Sprint, list: true, description: 'Sprints, in creation order' },
-      errors: [404, 422],
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/projects/{project_id}/sprints',
-    handler: 'functions/sprints/create.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'createSprint',
-      summary: 'Create a sprint (status planning)',
-      tag: 'Sprints',
-      body: SprintCreateBody,
-      success: { status: 201, schema: Sprint, description: 'The sprint' },
-      errors: [400, 404, 409, 413, 415, 422],
-      idempotent: true,
-    },
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}',
-    handler: 'functions/sprints/get.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'getSprint',
-      summary: 'Retrieve a sprint with its story point statistics',
-      tag: 'Sprints',
-      success: { status: 200, schema: Sprint, description: 'The sprint' },
-      errors: [404],
-    },
-  },
-  {
-    method: 'PATCH',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}',
-    handler: 'functions/sprints/update.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'updateSprint',
-      summary: 'Update a sprint',
-      tag: 'Sprints',
-      body: SprintUpdateBody,
-      success: { status: 200, schema: Sprint, description: 'The sprint' },
-      errors: [400, 404, 413, 415, 422],
-    },
-  },
-  {
-    method: 'PUT',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}',
-    handler: 'functions/sprints/update.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'replaceSprint',
-      summary: 'Update a sprint (PUT spelling; same partial-update meaning)',
-      tag: 'Sprints',
-      body: SprintUpdateBody,
-      success: { status: 200, schema: Sprint, description: 'The sprint' },
-      errors: [400, 404, 413, 415, 422],
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}',
-    handler: 'functions/sprints/delete.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'deleteSprint',
-      summary: 'Delete a sprint with its issues and their comments (admins only)',
-      tag: 'Sprints',
-      success: { status: 204, description: 'Deleted' },
-      errors: [403, 404],
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/activate',
-    handler: 'functions/sprints/activate.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'activateSprint',
-      summary: 'Activate a sprint: planning to active (start_date defaults to today)',
-      tag: 'Sprints',
-      success: { status: 200, schema: Sprint, description: 'The active sprint' },
-      errors: [400, 404, 409, 422],
-      idempotent: true,
-      unprocessable: 'error',
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/activation',
-    handler: 'functions/sprints/activate.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'createSprintActivation',
-      summary: 'Activate a sprint (the /activation spelling of /activate)',
-      tag: 'Sprints',
-      success: { status: 200, schema: Sprint, description: 'The active sprint' },
-      errors: [400, 404, 409, 422],
-      idempotent: true,
-      unprocessable: 'error',
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/complete',
-    handler: 'functions/sprints/complete.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'completeSprint',
-      summary: 'Complete a sprint: active to completed; its open issues return to the backlog',
-      tag: 'Sprints',
-      success: { status: 200, schema: Sprint, description: 'The completed sprint' },
-      errors: [400, 404, 409, 422],
-      idempotent: true,
-      unprocessable: 'error',
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/completion',
-    handler: 'functions/sprints/complete.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'createSprintCompletion',
-      summary: 'Complete a sprint (the /completion spelling of /complete)',
-      tag: 'Sprints',
-      success: { status: 200, schema: Sprint, description: 'The completed sprint' },
-      errors: [400, 404, 409, 422],
-      idempotent: true,
-      unprocessable: 'error',
-    },
-  },
+  route('GET', `${projectPath}/sprints`, 'functions/sprints/list.ts', {
+    id: 'listSprints',
+    summary: "List a project's sprints",
+    tag: 'Sprints',
+    success: { status: 200, schema: Sprint, list: true, description: 'Sprints, in creation order' },
+  }),
+  route('POST', `${projectPath}/sprints`, 'functions/sprints/create.ts', {
+    id: 'createSprint',
+    summary: 'Create a sprint (status planning)',
+    tag: 'Sprints',
+    body: SprintCreateBody,
+    success: { status: 201, schema: Sprint, description: 'The sprint' },
+    idempotent: true,
+  }),
+  route('GET', sprintPath, 'functions/sprints/get.ts', {
+    id: 'getSprint',
+    summary: 'Retrieve a sprint with its story point statistics',
+    tag: 'Sprints',
+    success: { status: 200, schema: Sprint, description: 'The sprint' },
+  }),
+  ...patchAndPut(sprintPath, 'functions/sprints/update.ts', {
+    id: 'updateSprint',
+    summary: 'Update a sprint',
+    tag: 'Sprints',
+    body: SprintUpdateBody,
+    success: { status: 200, schema: Sprint, description: 'The sprint' },
+  }),
+  route('DELETE', sprintPath, 'functions/sprints/delete.ts', {
+    id: 'deleteSprint',
+    summary: 'Delete a sprint with its issues and their comments (admins only)',
+    tag: 'Sprints',
+    success: { status: 204, description: 'Deleted' },
+    errors: [403],
+  }),
+  ...transition(sprintPath, 'functions/sprints/activate.ts', { verb: 'activate', noun: 'activation' }, {
+    id: 'activateSprint',
+    action: 'Activate a sprint',
+    summary: ': planning to active (start_date defaults to today)',
+    tag: 'Sprints',
+    success: { status: 200, schema: Sprint, description: 'The active sprint' },
+  }),
+  ...transition(sprintPath, 'functions/sprints/complete.ts', { verb: 'complete', noun: 'completion' }, {
+    id: 'completeSprint',
+    action: 'Complete a sprint',
+    summary: ': active to completed; its open issues return to the backlog',
+    tag: 'Sprints',
+    success: { status: 200, schema: Sprint, description: 'The completed sprint' },
+  }),
 
   // Issues in a sprint
-  {
-    method: 'GET',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues',
-    handler: 'functions/issues/list.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'listSprintIssues',
-      summary: "List a sprint's issues, ordered by position",
-      tag: 'Issues',
-      success: { status: 200, schema: Issue, list: true, description: 'Issues, by position then id' },
-      errors: [404, 422],
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues',
-    handler: 'functions/issues/create.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'createSprintIssue',
-      summary: 'Create an issue at the end of a sprint (status todo unless given)',
-      tag: 'Issues',
-      body: IssueCreateBody,
-      success: { status: 201, schema: Issue, description: 'The issue' },
-      errors: [400, 404, 409, 413, 415, 422],
-      idempotent: true,
-    },
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}',
-    handler: 'functions/issues/get.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'getSprintIssue',
-      summary: 'Retrieve an issue of a sprint',
-      tag: 'Issues',
-      success: { status: 200, schema: Issue, description: 'The issue' },
-      errors: [404],
-    },
-  },
-  {
-    method: 'PATCH',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}',
-    handler: 'functions/issues/update.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'updateSprintIssue',
-      summary: 'Update an issue of a sprint; `position` reorders it, `sprint_id` moves it (null: to the backlog)',
-      tag: 'Issues',
-      body: IssueUpdateBody,
-      success: { status: 200, schema: Issue, description: 'The issue' },
-      errors: [400, 404, 413, 415, 422],
-    },
-  },
-  {
-    method: 'PUT',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}',
-    handler: 'functions/issues/update.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'replaceSprintIssue',
-      summary: 'Update an issue of a sprint (PUT spelling; same partial-update meaning)',
-      tag: 'Issues',
-      body: IssueUpdateBody,
-      success: { status: 200, schema: Issue, description: 'The issue' },
-      errors: [400, 404, 413, 415, 422],
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}',
-    handler: 'functions/issues/delete.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'deleteSprintIssue',
-      summary: 'Delete an issue of a sprint with its comments',
-      tag: 'Issues',
-      success: { status: 204, description: 'Deleted' },
-      errors: [404],
-    },
-  },
+  route('GET', `${sprintPath}/issues`, 'functions/issues/list.ts', {
+    id: 'listSprintIssues',
+    summary: "List a sprint's issues, ordered by position",
+    tag: 'Issues',
+    success: { status: 200, schema: Issue, list: true, description: 'Issues, by position then id' },
+  }),
+  route('POST', `${sprintPath}/issues`, 'functions/issues/create.ts', {
+    id: 'createSprintIssue',
+    summary: 'Create an issue at the end of a sprint (status todo unless given)',
+    tag: 'Issues',
+    body: IssueCreateBody,
+    success: { status: 201, schema: Issue, description: 'The issue' },
+    idempotent: true,
+  }),
+  route('GET', sprintIssuePath, 'functions/issues/get.ts', {
+    id: 'getSprintIssue',
+    summary: 'Retrieve an issue of a sprint',
+    tag: 'Issues',
+    success: { status: 200, schema: Issue, description: 'The issue' },
+  }),
+  ...patchAndPut(sprintIssuePath, 'functions/issues/update.ts', {
+    id: 'updateSprintIssue',
+    summary: 'Update an issue of a sprint; `position` reorders it, `sprint_id` moves it (null: to the backlog)',
+    putSummary: `Update an issue of a sprint ${PUT_SPELLING}`,
+    tag: 'Issues',
+    body: IssueUpdateBody,
+    success: { status: 200, schema: Issue, description: 'The issue' },
+  }),
+  route('DELETE', sprintIssuePath, 'functions/issues/delete.ts', {
+    id: 'deleteSprintIssue',
+    summary: 'Delete an issue of a sprint with its comments',
+    tag: 'Issues',
+    success: { status: 204, description: 'Deleted' },
+  }),
 
   // The project backlog (issues in no sprint)
-  {
-    method: 'GET',
-    path: '/api/v1/projects/{project_id}/issues',
-    handler: 'functions/backlog/list.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'listBacklogIssues',
-      summary: "List the project backlog's issues (in no sprint), ordered by position",
-      tag: 'Backlog',
-      success: { status: 200, schema: Issue, list: true, description: 'Issues, by position then id' },
-      errors: [404, 422],
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/projects/{project_id}/issues',
-    handler: 'functions/backlog/create.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'createBacklogIssue',
-      summary: 'Create an issue at the end of the project backlog (status backlog unless given)',
-      tag: 'Backlog',
-      body: IssueCreateBody,
-      success: { status: 201, schema: Issue, description: 'The issue (sprint_id null)' },
-      errors: [400, 404, 409, 413, 415, 422],
-      idempotent: true,
-    },
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/projects/{project_id}/issues/{issue_id}',
-    handler: 'functions/backlog/get.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'getBacklogIssue',
-      summary: 'Retrieve an issue of the project backlog',
-      tag: 'Backlog',
-      success: { status: 200, schema: Issue, description: 'The issue' },
-      errors: [404],
-    },
-  },
-  {
-    method: 'PATCH',
-    path: '/api/v1/projects/{project_id}/issues/{issue_id}',
-    handler: 'functions/backlog/update.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'updateBacklogIssue',
-      summary: 'Update an issue of the backlog; `sprint_id` pulls it into a sprint, `position` reorders it',
-      tag: 'Backlog',
-      body: IssueUpdateBody,
-      success: { status: 200, schema: Issue, description: 'The issue' },
-      errors: [400, 404, 413, 415, 422],
-    },
-  },
-  {
-    method: 'PUT',
-    path: '/api/v1/projects/{project_id}/issues/{issue_id}',
-    handler: 'functions/backlog/update.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'replaceBacklogIssue',
-      summary: 'Update an issue of the backlog (PUT spelling; same partial-update meaning)',
-      tag: 'Backlog',
-      body: IssueUpdateBody,
-      success: { status: 200, schema: Issue, description: 'The issue' },
-      errors: [400, 404, 413, 415, 422],
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/api/v1/projects/{project_id}/issues/{issue_id}',
-    handler: 'functions/backlog/delete.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'deleteBacklogIssue',
-      summary: 'Delete an issue of the backlog with its comments',
-      tag: 'Backlog',
-      success: { status: 204, description: 'Deleted' },
-      errors: [404],
-    },
-  },
+  route('GET', `${projectPath}/issues`, 'functions/backlog/list.ts', {
+    id: 'listBacklogIssues',
+    summary: "List the project backlog's issues (in no sprint), ordered by position",
+    tag: 'Backlog',
+    success: { status: 200, schema: Issue, list: true, description: 'Issues, by position then id' },
+  }),
+  route('POST', `${projectPath}/issues`, 'functions/backlog/create.ts', {
+    id: 'createBacklogIssue',
+    summary: 'Create an issue at the end of the project backlog (status backlog unless given)',
+    tag: 'Backlog',
+    body: IssueCreateBody,
+    success: { status: 201, schema: Issue, description: 'The issue (sprint_id null)' },
+    idempotent: true,
+  }),
+  route('GET', backlogIssuePath, 'functions/backlog/get.ts', {
+    id: 'getBacklogIssue',
+    summary: 'Retrieve an issue of the project backlog',
+    tag: 'Backlog',
+    success: { status: 200, schema: Issue, description: 'The issue' },
+  }),
+  ...patchAndPut(backlogIssuePath, 'functions/backlog/update.ts', {
+    id: 'updateBacklogIssue',
+    summary: 'Update an issue of the backlog; `sprint_id` pulls it into a sprint, `position` reorders it',
+    putSummary: `Update an issue of the backlog ${PUT_SPELLING}`,
+    tag: 'Backlog',
+    body: IssueUpdateBody,
+    success: { status: 200, schema: Issue, description: 'The issue' },
+  }),
+  route('DELETE', backlogIssuePath, 'functions/backlog/delete.ts', {
+    id: 'deleteBacklogIssue',
+    summary: 'Delete an issue of the backlog with its comments',
+    tag: 'Backlog',
+    success: { status: 204, description: 'Deleted' },
+  }),
 
   // MCP server (Streamable HTTP, stateless, JSON responses; the same bearer token and rate limit)
-  {
-    method: 'POST',
-    path: '/mcp',
-    handler: 'functions/mcp.ts',
-    auth: true,
-    access: 'write',
-    operation: {
-      id: 'mcp',
-      summary: 'Model Context Protocol: one JSON-RPC message per request (202, no body, for a notification)',
-      tag: 'MCP',
-      body: McpMessage,
-      success: { status: 200, schema: McpMessage, description: 'The JSON-RPC response' },
-      errors: [400, 406, 413, 415],
-    },
-  },
-  {
-    method: 'GET',
-    path: '/mcp',
-    handler: 'functions/mcp.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'mcpStream',
-      summary: 'Not offered: the MCP server is stateless and opens no server-initiated stream (405)',
-      tag: 'MCP',
-      success: { status: 204, description: 'Never answered; always 405' },
-      errors: [405],
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/mcp',
-    handler: 'functions/mcp.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'mcpEndSession',
-      summary: 'Not offered: the MCP server is stateless and has no session to end (405)',
-      tag: 'MCP',
-      success: { status: 204, description: 'Never answered; always 405' },
-      errors: [405],
-    },
-  },
+  route('POST', '/mcp', 'functions/mcp.ts', {
+    id: 'mcp',
+    summary: 'Model Context Protocol: one JSON-RPC message per request (202, no body, for a notification)',
+    tag: 'MCP',
+    body: McpMessage,
+    jsonRpc: true,
+    success: { status: 200, schema: McpMessage, description: 'The JSON-RPC response' },
+    errors: [406],
+  }),
+  // Answered by the same function (always 405), which reads nothing.
+  route(
+    'GET',
+    '/mcp',
+    'functions/mcp.ts',
+    notOffered('mcpStream', 'Not offered: the MCP server is stateless and opens no server-initiated stream (405)'),
+  ),
+  route(
+    'DELETE',
+    '/mcp',
+    'functions/mcp.ts',
+    notOffered('mcpEndSession', 'Not offered: the MCP server is stateless and has no session to end (405)'),
+    { access: 'read' },
+  ),
 ];
 
 /** Status codes every authenticated route may answer. */

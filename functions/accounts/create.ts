@@ -1,16 +1,12 @@
 import { createAccount } from '../../lib/domain/accounts.ts';
-import { routeHandler } from '../../lib/http/stack.ts';
-import { parseOrThrow } from '../../lib/schemas/validate.ts';
-
-/** Loaded on the first request: zod and the schemas stay out of the cold start (README: Bundles). */
-const schemas = () => import('../../lib/schemas/accounts.ts');
+import { bodySchema, routeHandler } from '../../lib/http/stack.ts';
 
 export const handler = routeHandler(
   async (req) => {
-    const { account } = parseOrThrow((await schemas()).AccountCreateBody, req.body);
+    const { account } = await req.input();
     return { status: 201, body: await createAccount(req.principal, account) };
   },
-  // No Idempotency-Key (routeHandler, not apiHandler): the response carries the new account's
+  // No Idempotency-Key (routeHandler, not idempotentHandler): the response carries the new account's
   // token, which must never be stored for a replay.
-  { body: true },
+  { body: bodySchema(() => import('../../lib/schemas/accounts.ts'), 'AccountCreateBody') },
 );

@@ -1,16 +1,13 @@
 import { createIssue } from '../../lib/domain/issues.ts';
-import { apiHandler, pathId } from '../../lib/http/handler.ts';
-import { parseOrThrow } from '../../lib/schemas/validate.ts';
-
-/** Loaded on the first request: zod and the schemas stay out of the cold start (README: Bundles). */
-const schemas = () => import('../../lib/schemas/issues.ts');
+import { bodySchema, pathId } from '../../lib/http/stack.ts';
+import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 
 /** Creates an issue at the end of the project backlog. */
-export const handler = apiHandler(
+export const handler = idempotentHandler(
   async (req) => {
     const at = { projectId: pathId(req, 'project_id', 'Project'), sprintId: null };
-    const { issue } = parseOrThrow((await schemas()).IssueCreateBody, req.body);
+    const { issue } = await req.input();
     return { status: 201, body: await createIssue(req.principal, at, issue) };
   },
-  { body: true },
+  { body: bodySchema(() => import('../../lib/schemas/issues.ts'), 'IssueCreateBody') },
 );

@@ -1,11 +1,8 @@
 import { createComment } from '../../lib/domain/comments.ts';
-import { apiHandler, pathId } from '../../lib/http/handler.ts';
-import { parseOrThrow } from '../../lib/schemas/validate.ts';
+import { bodySchema, pathId } from '../../lib/http/stack.ts';
+import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 
-/** Loaded on the first request: zod and the schemas stay out of the cold start (README: Bundles). */
-const schemas = () => import('../../lib/schemas/comments.ts');
-
-export const handler = apiHandler(
+export const handler = idempotentHandler(
   async (req) => {
     const ref = {
       projectId: pathId(req, 'project_id', 'Project'),
@@ -13,8 +10,8 @@ export const handler = apiHandler(
       sprintId: req.params.sprint_id === undefined ? null : pathId(req, 'sprint_id', 'Sprint'),
       issueId: pathId(req, 'issue_id', 'Issue'),
     };
-    const { comment } = parseOrThrow((await schemas()).CommentCreateBody, req.body);
+    const { comment } = await req.input();
     return { status: 201, body: await createComment(req.principal, ref, comment) };
   },
-  { body: true },
+  { body: bodySchema(() => import('../../lib/schemas/comments.ts'), 'CommentCreateBody') },
 );

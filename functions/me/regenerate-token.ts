@@ -6,6 +6,6 @@ export const handler = routeHandler(
     status: 201,
     body: { token: await regenerateOwnToken(req.principal) },
   }),
-  // No Idempotency-Key (routeHandler, not apiHandler): the response carries the new token, which
+  // No Idempotency-Key (routeHandler, not idempotentHandler): the response carries the new token, which
   // must never be stored for a replay.
 );

@@ -1,14 +1,11 @@
 import { createProject } from '../../lib/domain/projects.ts';
-import { apiHandler } from '../../lib/http/handler.ts';
-import { parseOrThrow } from '../../lib/schemas/validate.ts';
+import { bodySchema, pathId } from '../../lib/http/stack.ts';
+import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 
-/** Loaded on the first request: zod and the schemas stay out of the cold start (README: Bundles). */
-const schemas = () => import('../../lib/schemas/projects.ts');
-
-export const handler = apiHandler(
+export const handler = idempotentHandler(
   async (req) => {
-    const { project } = parseOrThrow((await schemas()).ProjectCreateBody, req.body);
+    const { project } = await req.input();
     return { status: 201, body: await createProject(req.principal, project) };
   },
-  { body: true },
+  { body: bodySchema(() => import('../../lib/schemas/projects.ts'), 'ProjectCreateBody') },
 );

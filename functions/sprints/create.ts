@@ -1,15 +1,12 @@
 import { createSprint } from '../../lib/domain/sprints.ts';
-import { apiHandler, pathId } from '../../lib/http/handler.ts';
-import { parseOrThrow } from '../../lib/schemas/validate.ts';
+import { bodySchema, pathId } from '../../lib/http/stack.ts';
+import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 
-/** Loaded on the first request: zod and the schemas stay out of the cold start (README: Bundles). */
-const schemas = () => import('../../lib/schemas/sprints.ts');
-
-export const handler = apiHandler(
+export const handler = idempotentHandler(
   async (req) => {
     const projectId = pathId(req, 'project_id', 'Project');
-    const { sprint } = parseOrThrow((await schemas()).SprintCreateBody, req.body);
+    const { sprint } = await req.input();
     return { status: 201, body: await createSprint(req.principal, projectId, sprint) };
   },
-  { body: true },
+  { body: bodySchema(() => import('../../lib/schemas/sprints.ts'), 'SprintCreateBody') },
 );

@@ -1,6 +1,6 @@
 import type { Page, PageRequest } from '../db/list.ts';
 import { parseOrThrow } from '../schemas/validate.ts';
-import type { ApiRequest, ApiResult } from './handler.ts';
+import type { ApiRequest, ApiResult } from './stack.ts';
 
 /** Loaded on the first list request: zod and the schemas stay out of the cold start (README: Bundles). */
 const schemas = () => import('../schemas/common.ts');

@@ -3,6 +3,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { z } from 'zod';
 import { BadRequestError, NotFoundError, RateLimitedError, UnauthorizedError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { RateDecision } from '../domain/ratelimit.ts';
@@ -10,17 +11,24 @@ import { RATE_LIMIT } from '../domain/ratelimit.ts';
 import { errorResponse, json } from './errors.ts';
 import { logger } from './logger.ts';
 import { readAuthorizerContext } from './context.ts';
+import { parseOrThrow } from '../schemas/validate.ts';
 
 /** Largest accepted request body (DESIGN.md): 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** What a route handler receives: trusted caller, raw path/query strings, parsed JSON body. */
-export interface ApiRequest {
+export interface ApiRequest<Body = unknown> {
   event: APIGatewayProxyEvent;
   principal: Principal;
   params: Record<string, string | undefined>;
   query: Record<string, string | undefined>;
+  /** The parsed JSON body, not validated. */
   body: unknown;
+  /**
+   * The body validated against the route's schema (`StackOptions.body`): 422 `{errors}` listing
+   * every problem. A handler calls it after reading its path ids, so a wrong path is 404 first.
+   */
+  input(): Promise<Body>;
 }
 
 /** What a route handler returns; `body` undefined means no content (204). */
@@ -30,9 +38,22 @@ export interface ApiResult {
   headers?: Record<string, string>;
 }
 
-export interface StackOptions {
-  /** The route takes a JSON body (POST/PUT/PATCH with a payload). */
-  body?: boolean;
+/** A route's body schema, loaded on the first request: zod stays out of the cold start (infra/bench). */
+export type BodySchema<Body> = (() => Promise<z.ZodType>) & { readonly body?: Body };
+
+/**
+ * `bodySchema(() => import('../../lib/schemas/issues.ts'), 'IssueCreateBody')`: the named schema
+ * of a schema module, loaded when a request first needs it.
+ */
+export function bodySchema<M, K extends keyof M>(load: () => Promise<M>, name: K): BodySchema<OutputOf<M[K]>> {
+  return async () => (await load())[name] as z.ZodType;
+}
+
+type OutputOf<S> = S extends z.ZodType ? z.output<S> : never;
+
+export interface StackOptions<Body = unknown> {
+  /** The route takes a JSON body (POST/PUT/PATCH with a payload) valid against this schema. */
+  body?: BodySchema<Body>;
 }
 
 type Event = APIGatewayProxyEvent & { body: unknown };
@@ -47,17 +68,18 @@ interface Internal extends Record<string, unknown> {
  * -> handler (zod validation, domain call) -> the one error mapper. Rate-limit headers go on every
  * response, errors included.
  *
- * POST routes that create or transition use `apiHandler` (handler.ts), which puts
+ * POST routes that create or transition use `idempotentHandler` (idempotent-handler.ts), which puts
  * `Idempotency-Key` into `last`. Every other route (reads, updates, deletes, token-issuing POSTs,
  * `/mcp`) uses this directly: its bundle then leaves out the idempotency code (Powertools'
  * middleware and JMESPath, whose modules run code at load, so the bundler keeps them whenever they
  * are imported).
  */
-export function routeHandler(
-  fn: (req: ApiRequest) => Promise<ApiResult>,
-  options: StackOptions = {},
+export function routeHandler<Body = unknown>(
+  fn: (req: ApiRequest<NoInfer<Body>>) => Promise<ApiResult>,
+  options: StackOptions<Body> = {},
   last: MiddlewareObj<Event, APIGatewayProxyResult, Error, Context, Internal>[] = [],
 ) {
+  const takesBody = options.body !== undefined;
   const stack = middy<Event, APIGatewayProxyResult, Error, Context, Internal>()
     // Every log line of the invocation carries the Lambda context (request id, cold start...), the
     // route, the organisation and API Gateway's request id; the keys go when the invocation ends.
@@ -76,8 +98,8 @@ export function routeHandler(
       },
     })
     .use(httpHeaderNormalizer({ canonical: false }))
-    .use({ before: (request) => guardBody(request.event, options.body === true) });
-  if (options.body) stack.use(httpJsonBodyParser({ disableContentTypeCheck: true }));
+    .use({ before: (request) => guardBody(request.event, takesBody) });
+  if (takesBody) stack.use(httpJsonBodyParser({ disableContentTypeCheck: true }));
   return (
     stack
       .use({
@@ -100,12 +122,17 @@ export function routeHandler(
       .handler(async (event) => {
         const auth = readAuthorizerContext(event.requestContext.authorizer);
         if (!auth) throw new UnauthorizedError('Missing or invalid API token');
+        const schema = options.body;
         const result = await fn({
           event,
           principal: auth.principal,
           params: event.pathParameters ?? {},
           query: event.queryStringParameters ?? {},
           body: event.body,
+          input: async () => {
+            if (!schema) throw new Error('this route takes no body');
+            return parseOrThrow(await schema(), event.body) as Body;
+          },
         });
         if (result.body === undefined) return { statusCode: result.status, headers: { ...result.headers }, body: '' };
         return json(result.status, result.body, result.headers);
@@ -154,8 +181,8 @@ function guardBody(event: Event, takesBody: boolean) {
   }
 }
 
-/** A positive integer path id; anything else is 404 (DESIGN.md: non-integer path ids -> 404). */
-export function pathId(req: ApiRequest, name: string, what: string): number {
+/** A positive integer path id; anything else is 404 (an id that is not an id names nothing). */
+export function pathId(req: ApiRequest<unknown>, name: string, what: string): number {
   const raw = req.params[name] ?? '';
   if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new NotFoundError(what);
   return Number(raw);

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { HONOURS_IDEMPOTENCY_KEY } from '../../lib/http/idempotent-handler.ts';
 import { repoRoot } from '../../lib/local/gateway.ts';
 import { routes } from '../../lib/routes.ts';
 
@@ -30,17 +31,35 @@ describe('the route table', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('gives Idempotency-Key (apiHandler) exactly to the rows that declare it', () => {
+  it('gives Idempotency-Key (idempotentHandler) exactly to the rows that declare it', async () => {
     // The OpenAPI document promises the header where a row says `idempotent`; the handler decides
     // whether it is honoured. Every other handler takes routeHandler and leaves the code out.
-    const wrong = routes
-      .filter((r) => r.auth)
-      .filter((r) => {
-        const source = readFileSync(resolve(repoRoot, r.handler), 'utf8');
-        const usesApiHandler = /\bapiHandler\(/.test(source);
-        return usesApiHandler !== (r.operation.idempotent === true);
-      })
-      .map((r) => `${r.method} ${r.path} (${r.handler})`);
+    const wrong: string[] = [];
+    for (const r of routes) {
+      const { handler } = (await import(pathToFileURL(resolve(repoRoot, r.handler)).href)) as { handler: object };
+      const honours = HONOURS_IDEMPOTENCY_KEY in handler;
+      if (honours !== (r.operation.idempotent === true)) wrong.push(`${r.method} ${r.path} (${r.handler})`);
+    }
     expect(wrong).toEqual([]);
+    expect(routes.some((r) => r.operation.idempotent)).toBe(true);
+  });
+
+  it('derives the statuses that follow from a row: 404 for ids, 400/413/415/422 for a body, 422 for a list, 400/409 for Idempotency-Key', () => {
+    const errorsOf = (method: string, path: string) =>
+      routes.find((r) => r.method === method && r.path === path)?.operation.errors;
+    expect(errorsOf('GET', '/api/v1/me')).toEqual([]);
+    expect(errorsOf('GET', '/api/v1/projects')).toEqual([422]);
+    expect(errorsOf('GET', '/api/v1/projects/{project_id}')).toEqual([404]);
+    expect(errorsOf('POST', '/api/v1/projects')).toEqual([400, 409, 413, 415, 422]);
+    expect(errorsOf('PUT', '/api/v1/comments/{id}')).toEqual([400, 403, 404, 413, 415, 422]);
+    expect(errorsOf('POST', '/api/v1/projects/{project_id}/sprints/{sprint_id}/activation')).toEqual([400, 404, 409, 422]);
+    expect(errorsOf('POST', '/mcp')).toEqual([400, 406, 413, 415]);
+  });
+
+  it('gives GETs read-only access and every other method write access, unless a row says otherwise', () => {
+    for (const r of routes.filter((r) => r.path !== '/mcp')) {
+      expect(`${r.method} ${r.path}: ${r.access}`).toBe(`${r.method} ${r.path}: ${r.method === 'GET' ? 'read' : 'write'}`);
+    }
+    expect(routes.find((r) => r.method === 'DELETE' && r.path === '/mcp')?.access).toBe('read');
   });
 });
