@@ -1,3 +1,5 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { authenticate } from '../lib/domain/auth.ts';
 import { UnauthorizedError } from '../lib/domain/errors.ts';
@@ -11,7 +13,9 @@ import { usageKeyFor } from '../lib/http/usage-key.ts';
  * rate-limited caller is allowed through with the decision in the context, and the route's
  * handler answers 429 before any domain work.
  */
-export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  // The same keys as the routes' log lines (lib/http/stack.ts), so one request reads as one story.
+  logger.appendKeys({ route: `${event.httpMethod} ${event.resource}`, apiRequestId: event.requestContext?.requestId });
   try {
     const auth = await authenticate(event.headers);
     return {
@@ -28,4 +32,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
     logger.error('authorizer failed', err as Error);
     throw err;
   }
-};
+}
+
+/** Every log line carries the Lambda context (request id, cold start...), as on the routes. */
+export const handler = middy(authorize).use(injectLambdaContext(logger, { resetKeys: true }));

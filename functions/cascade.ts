@@ -1,3 +1,5 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { cascadeBatch } from '../lib/db/cascade.ts';
 import { logger } from '../lib/http/logger.ts';
@@ -11,7 +13,7 @@ const RESERVE_MS = 10_000;
  * cascade did not finish (the event source mapping sets ReportBatchItemFailures); all the work is
  * idempotent, so records replayed after it are harmless.
  */
-export const handler = async (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => {
+async function cascade(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   const remaining = context?.getRemainingTimeInMillis?.();
   const deadline = remaining === undefined ? undefined : Date.now() + Math.max(1000, remaining - RESERVE_MS);
   const started = Date.now();
@@ -28,4 +30,7 @@ export const handler = async (event: DynamoDBStreamEvent, context?: Context): Pr
     });
   }
   return { batchItemFailures: result.firstFailure ? [{ itemIdentifier: result.firstFailure }] : [] };
-};
+}
+
+/** Every log line carries the Lambda context (request id, cold start...), as on the routes. */
+export const handler = middy(cascade).use(injectLambdaContext(logger, { resetKeys: true }));

@@ -1,22 +1,20 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
 import { recordDbCall } from './metrics.ts';
 
-/** Table name, read once at module load. */
-export const tableName = process.env.TABLE_NAME ?? 'sprint-ticketing';
+/** Table name, read once at module load (lib/config.ts). */
+export const tableName = config.tableName;
 
-const endpoint = process.env.DYNAMODB_ENDPOINT;
+const endpoint = config.dynamodbEndpoint;
 
 function createClient(): { base: DynamoDBClient; doc: DynamoDBDocumentClient } {
   const base = new DynamoDBClient({
     ...(endpoint
       ? {
           endpoint,
-          region: process.env.AWS_REGION ?? 'local',
-          credentials: {
-            accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? 'local',
-            secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
-          },
+          region: config.localRegion,
+          credentials: config.localCredentials,
         }
       : {}),
     maxAttempts: 4,

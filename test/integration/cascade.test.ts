@@ -2,6 +2,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/cascade.ts';
 import { cascadeBatch } from '../../lib/db/cascade.ts';
+import { lambdaContext } from '../../lib/local/gateway.ts';
 import { db } from '../../lib/db/client.ts';
 import { collections, keys, projectPk, skPrefixes } from '../../lib/db/keys.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
@@ -66,10 +67,10 @@ describe('cascade consumer (handler invoked directly)', () => {
     await seedProject(orgId, project.id, caller.accountId, { sprints: 2, issuesPerSprint: 3, backlog: 2, commentsPerIssue: 2 });
     const record = removeRecord(projectImage(orgId, project.id));
 
-    const first = await handler({ Records: [record] });
+    const first = await handler({ Records: [record] }, lambdaContext('cascade'));
     expect(first.batchItemFailures).toEqual([]);
     expect(await itemsIn({ pk: projectPk(orgId, project.id) })).toEqual([]);
-    const again = await handler({ Records: [record] });
+    const again = await handler({ Records: [record] }, lambdaContext('cascade'));
     expect(again.batchItemFailures).toEqual([]);
   });
 
@@ -85,7 +86,7 @@ describe('cascade consumer (handler invoked directly)', () => {
     const [doomed, kept] = seeded.sprintIds as [number, number];
     const pk = projectPk(orgId, project.id);
 
-    const out = await handler({ Records: [removeRecord(sprintItem(orgId, project.id, doomed))] });
+    const out = await handler({ Records: [removeRecord(sprintItem(orgId, project.id, doomed))] }, lambdaContext('cascade'));
 
     expect(out.batchItemFailures).toEqual([]);
     expect(await itemsIn({ pk, lskPrefix: collections.sprintIssues(orgId, project.id, doomed).prefix })).toEqual([]);
@@ -112,7 +113,7 @@ describe('cascade consumer (handler invoked directly)', () => {
     const [doomed, kept] = seeded.issues.get(sprintId) as [number, number];
     const pk = projectPk(orgId, project.id);
 
-    await handler({ Records: [removeRecord(issueItem(orgId, project.id, sprintId, doomed, 1))] });
+    await handler({ Records: [removeRecord(issueItem(orgId, project.id, sprintId, doomed, 1))] }, lambdaContext('cascade'));
 
     expect(await itemsIn({ pk, skPrefix: skPrefixes.issueComments(doomed) })).toEqual([]);
     expect(await itemsIn({ pk, skPrefix: skPrefixes.issueComments(kept) })).toHaveLength(3);
@@ -173,13 +174,13 @@ describe('cascade consumer (handler invoked directly)', () => {
       return send(command as never);
     }) as typeof db.send);
 
-    const out = await handler({ Records: records });
+    const out = await handler({ Records: records }, lambdaContext('cascade'));
     spy.mockRestore();
 
     expect(out.batchItemFailures).toEqual([{ itemIdentifier: records[1]?.dynamodb?.SequenceNumber }]);
     expect(await itemsIn({ pk: projectPk(orgId, ok.id) })).toEqual([]);
     expect(await itemsIn({ pk: failingPk })).not.toEqual([]);
-    const retry = await handler({ Records: records.slice(1) });
+    const retry = await handler({ Records: records.slice(1) }, lambdaContext('cascade'));
     expect(retry.batchItemFailures).toEqual([]);
     expect(await itemsIn({ pk: failingPk })).toEqual([]);
   });
