@@ -26,23 +26,23 @@ export const bundling = {
   external: [] as string[],
   /**
    * Module replacements, paths relative to the repository root. The SDK's default credential chain
-   * becomes the environment provider, the only link of it Lambda ever uses (lib/aws/lambda-credentials.ts).
+   * becomes the environment provider, the only link of it Lambda ever uses (infra/shims/lambda-credentials.ts).
    */
-  alias: { '@aws-sdk/credential-provider-node': 'lib/aws/lambda-credentials.ts' } as Record<string, string>,
+  alias: { '@aws-sdk/credential-provider-node': 'infra/shims/lambda-credentials.ts' } as Record<string, string>,
 } as const;
 
 /**
  * Module replacements for one function only (by handler module), on top of `bundling.alias`, so
  * that no other bundle can lose something it uses. `/mcp`: the MCP SDK's JSON Schema validator
- * (ajv) and zod 3 support, which this server never runs (lib/mcp/unused-sdk-dependencies.ts), and
- * the DynamoDB client's index, narrowed to what the bundle uses (lib/aws/dynamodb-client.js).
+ * (ajv) and zod 3 support, which this server never runs (infra/shims/unused-sdk-dependencies.ts), and
+ * the DynamoDB client's index, narrowed to what the bundle uses (infra/shims/dynamodb-client.js).
  */
 export const functionAlias: Record<string, Record<string, string>> = {
   'functions/mcp.ts': {
     ...Object.fromEntries(
-      ['ajv', 'ajv-formats', 'zod/v3', 'zod-to-json-schema'].map((pkg) => [pkg, 'lib/mcp/unused-sdk-dependencies.ts']),
+      ['ajv', 'ajv-formats', 'zod/v3', 'zod-to-json-schema'].map((pkg) => [pkg, 'infra/shims/unused-sdk-dependencies.ts']),
     ),
-    '@aws-sdk/client-dynamodb': 'lib/aws/dynamodb-client.js',
+    '@aws-sdk/client-dynamodb': 'infra/shims/dynamodb-client.js',
   },
 };
 

@@ -3,12 +3,10 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { cascadingTypes } from '../../lib/db/keys.ts';
 import { cascadeEntry } from '../functions.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
-
-/** The item types whose deletion leaves children for the consumer to remove. */
-export const cascadingTypes = ['project', 'sprint', 'issue'] as const;
 
 export interface CascadeConsumerProps {
   table: ServiceTable;

@@ -110,15 +110,6 @@ function underPath(found: Map<string, Record<string, unknown>>, path: ReturnType
   return a;
 }
 
-/**
- * The path's project, sprint (if any) and issue in one BatchGet. The issue must be in that sprint,
- * or in the backlog, now (an issue is reachable only under its current parent).
- */
-export async function issueUnderPath(orgId: number, ref: IssueRef): Promise<Ancestry> {
-  const path = pathKeys(orgId, ref);
-  return underPath(await getMany(path.all), path, ref);
-}
-
 /** A page of an issue's comments and its path's ancestry, read together (2 calls, whatever the page). */
 export async function listComments(
   orgId: number,

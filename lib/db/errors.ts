@@ -1,5 +1,3 @@
-import { UnavailableError } from '../domain/errors.ts';
-
 const THROTTLING = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
@@ -29,11 +27,6 @@ export function isRetryableDbError(err: unknown): boolean {
     return (e.CancellationReasons ?? []).some((r) => r.Code !== undefined && RETRYABLE_REASONS.has(r.Code));
   }
   return false;
-}
-
-/** Converts DynamoDB's "busy" errors into a 503-mapped domain error; other errors pass through. */
-export function asUnavailable(err: unknown): unknown {
-  return isRetryableDbError(err) ? new UnavailableError() : err;
 }
 
 /** The cancellation reason codes of a TransactionCanceledException, index-aligned with the items. */

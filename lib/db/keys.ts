@@ -107,6 +107,12 @@ export const gsi1 = {
   comment: (orgId: number, commentId: number) => ({ GSI1PK: `${orgPk(orgId)}#COMMENT#${pad(commentId)}`, GSI1SK: 'COMMENT' }),
 };
 
+/**
+ * The item types whose removal cascades to what lives under them (lib/db/cascade.ts); the stream's
+ * event filter in the stack (infra/constructs/cascade-consumer.ts) lets only their REMOVEs through.
+ */
+export const cascadingTypes = ['project', 'sprint', 'issue'] as const;
+
 /** Parses the ids back out of a project partition key (used by the cascade consumer). */
 export function parseProjectPk(pk: string): { orgId: number; projectId: number } | undefined {
   const m = /^ORG#(\d{10})#P#(\d{10})$/.exec(pk);

@@ -113,12 +113,3 @@ export async function listAccounts(caller: Principal, page: PageRequest) {
   const { page: result, org } = await listAccountItems(caller.orgId, page);
   return { page: result, items: result.items.map(toAccount), total: Number(org?.accounts_count ?? 0) };
 }
-
-/**
- * Checks that an account id (assignee, sprint lead) names an account of the caller's organisation.
- * `field` names the payload key in the 422 message.
- */
-export async function requireAccountInOrg(orgId: number, accountId: number, field: string): Promise<void> {
-  const account = await getAccountItem(orgId, accountId);
-  if (!account) throw new ValidationError([`${field} must be an account of this organisation`]);
-}

@@ -12,7 +12,7 @@ import type { ApiResult } from '../http/stack.ts';
  *
  * The bundle stays one file: esbuild gives every module reached from here a lazy initialiser
  * instead, which is why this function's bundle narrows the DynamoDB client's index
- * (lib/aws/dynamodb-client.js).
+ * (infra/shims/dynamodb-client.js).
  */
 const mcpServer = () => import('./server.ts');
 

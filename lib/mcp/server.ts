@@ -21,7 +21,7 @@ export const tools: Tool[] = [...projectTools, ...sprintTools, ...issueTools, ..
 /**
  * The server validates JSON Schemas only for elicitation answers, and this server never elicits.
  * Supplying this validator keeps the SDK from building its default (Ajv) one on every request, and
- * lets the `/mcp` bundle leave Ajv out (lib/mcp/unused-sdk-dependencies.ts).
+ * lets the `/mcp` bundle leave Ajv out (infra/shims/unused-sdk-dependencies.ts).
  */
 const noElicitation: jsonSchemaValidator = {
   getValidator: () => {

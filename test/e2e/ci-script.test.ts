@@ -3,7 +3,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../lib/local/gateway.ts';
+import { repoRoot } from '../../infra/paths.ts';
 
 /**
  * `.ci/run` up to its Java check, on a PATH that holds a Node 22+ and a `java` of our choosing, so

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../lib/local/dynamodb.ts';
-import { repoRoot } from '../../lib/local/gateway.ts';
+import { freePort } from '../../tools/local/dynamodb.ts';
+import { repoRoot } from '../../infra/paths.ts';
 import { createAccountInOrg } from '../../lib/domain/accounts.ts';
 import { apiClient, newOrganisation, useGateway } from '../support/api.ts';
 
@@ -34,7 +34,7 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
 const npmAdmin = (...args: string[]) => run('npm', ['run', '-s', 'admin', '--', ...args]);
 /** The same CLI without npm in front (faster; for the many argument checks). */
 const admin = (args: string[], env?: Record<string, string>) =>
-  run(join(repoRoot, 'node_modules/.bin/tsx'), ['lib/cli/admin.ts', ...args], env);
+  run(join(repoRoot, 'node_modules/.bin/tsx'), ['tools/cli/admin.ts', ...args], env);
 
 /** Runs `fn` over `items` two at a time: each CLI run is a whole Node process, and the machine is shared. */
 async function inPairs<T, R>(items: T[], fn: (item: T) => Promise<R>): Promise<R[]> {

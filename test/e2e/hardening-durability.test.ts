@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../lib/local/dynamodb.ts';
-import { repoRoot } from '../../lib/local/gateway.ts';
+import { freePort } from '../../tools/local/dynamodb.ts';
+import { repoRoot } from '../../infra/paths.ts';
 import { apiClient, randomPrefix } from '../support/api.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sprint-ticketing-durability-'));

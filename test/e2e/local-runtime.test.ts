@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { freePort, isListening } from '../../lib/local/dynamodb.ts';
-import { repoRoot } from '../../lib/local/gateway.ts';
+import { freePort, isListening } from '../../tools/local/dynamodb.ts';
+import { repoRoot } from '../../infra/paths.ts';
 
 /** `npm start` as a user runs it, with its output captured. */
 interface Service {

@@ -1,11 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bundle, buildBundle } from '../../infra/bench/bundles.ts';
-import { createGateway } from '../../lib/local/gateway.ts';
+import { createGateway } from '../../tools/local/gateway.ts';
 import { routes } from '../../lib/routes.ts';
+import { repoRoot } from '../../infra/paths.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 import { fetchOnce, mcpClient, type McpTestClient } from '../support/mcp.ts';
 
@@ -116,5 +117,24 @@ describe('the /mcp bundle', () => {
     });
     expect(res.status).toBe(405);
     expect(await res.json()).toEqual({ error: expect.stringContaining('POST') });
+  });
+});
+
+describe('bundle shims (infra/shims)', () => {
+  it('import a package\'s internal modules only where package.json pins that package to an exact version', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { aliasFor, functionAlias } = await import('../../infra/bundling.ts');
+    const { dependencies } = JSON.parse(await readFile(resolve(repoRoot, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const shims = new Set(Object.keys(functionAlias).flatMap((entry) => Object.values(aliasFor(entry))));
+    const unpinned: string[] = [];
+    for (const shim of shims) {
+      const source = await readFile(resolve(repoRoot, shim), 'utf8');
+      for (const [, pkg] of source.matchAll(/node_modules\/((?:@[\w.-]+\/)?[\w.-]+)\//g)) {
+        if (!/^\d+\.\d+\.\d+$/.test(dependencies[pkg!] ?? '')) unpinned.push(`${shim}: ${pkg} ${dependencies[pkg!]}`);
+      }
+    }
+    expect(unpinned).toEqual([]);
   });
 });

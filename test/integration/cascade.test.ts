@@ -2,7 +2,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/cascade.ts';
 import { cascadeBatch } from '../../lib/db/cascade.ts';
-import { lambdaContext } from '../../lib/local/gateway.ts';
+import { lambdaContext } from '../../tools/local/gateway.ts';
 import { db } from '../../lib/db/client.ts';
 import { collections, keys, projectPk, skPrefixes } from '../../lib/db/keys.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';

@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import type { APIGatewayAuthorizerResult, DynamoDBBatchResponse } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { regenerateToken } from '../../lib/domain/accounts.ts';
-import { type Invocation, invoke, type Target, targetOfEvent } from '../../lib/local/invoke.ts';
-import { eventsDir, generatedEvents, samples, sampleStreamEvent } from '../../lib/local/sample-events.ts';
+import { type Invocation, invoke, type Target, targetOfEvent } from '../../tools/local/invoke.ts';
+import { eventsDir, generatedEvents, samples, sampleStreamEvent } from '../../tools/local/sample-events.ts';
 import { commonErrors, type Route, routes } from '../../lib/routes.ts';
 import { newOrganisation } from '../support/api.ts';
 
@@ -30,7 +30,7 @@ describe('events/', () => {
     const missing = routes
       .filter((r) => r.operation.body && samples[r.operation.id]?.body === undefined)
       .map((r) => r.operation.id);
-    expect(missing, 'add a body to `samples` in lib/local/sample-events.ts').toEqual([]);
+    expect(missing, 'add a body to `samples` in tools/local/sample-events.ts').toEqual([]);
     const stale = Object.keys(samples).filter((id) => !routes.some((r) => r.operation.id === id));
     expect(stale).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler as authorizer } from '../../functions/authorizer.ts';
 import { handler as cascade } from '../../functions/cascade.ts';
 import { logger } from '../../lib/http/logger.ts';
-import { lambdaContext } from '../../lib/local/gateway.ts';
+import { lambdaContext } from '../../tools/local/gateway.ts';
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
-import { startStreamPoller, type StreamPoller } from '../../lib/local/stream-poller.ts';
+import { startStreamPoller, type StreamPoller } from '../../tools/local/stream-poller.ts';
 
 /**
  * The local event source mapping on its own, with a recording consumer in place of the cascade

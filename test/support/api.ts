@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { createAccountInOrg, createOrganisation } from '../../lib/domain/accounts.ts';
-import { createGateway } from '../../lib/local/gateway.ts';
+import { createGateway } from '../../tools/local/gateway.ts';
 import { routes } from '../../lib/routes.ts';
 
 /** A response as the e2e tests see it. `dbCalls` counts DynamoDB calls, authorizer included. */

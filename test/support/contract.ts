@@ -8,8 +8,8 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { compileRoute, matchRoute } from '../../lib/local/gateway.ts';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../lib/openapi/document.ts';
+import { compileRoute, matchRoute } from '../../tools/local/gateway.ts';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../tools/openapi/document.ts';
 import type { HttpMethod, Route } from '../../lib/routes.ts';
 
 /** What a check needs of a response (an `ApiResponse` has it). */

@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '../../lib/local/dynamodb.ts';
-import { ensureTable } from '../../lib/local/table.ts';
+import { startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
+import { ensureTable } from '../../tools/local/table.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,7 +21,7 @@ export default async function setup(project: TestProject) {
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.TABLE_NAME = tableName;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
-  const { startLocalServices } = await import('../../lib/local/services.ts');
+  const { startLocalServices } = await import('../../tools/local/services.ts');
   const services = await startLocalServices(dynamo.endpoint);
   return async () => {
     await services.stop();

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../../lib/local/gateway.ts';
+import { repoRoot } from '../../infra/paths.ts';
 
 const run = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileRoute, matchRoute } from '../../lib/local/gateway.ts';
+import { compileRoute, matchRoute } from '../../tools/local/gateway.ts';
 import { routes, type HttpMethod, type Route } from '../../lib/routes.ts';
 
 const route = (method: HttpMethod, path: string): Route => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contractFor, toJsonSchema, type ObservedResponse } from '../support/contract.ts';
-import { buildOpenApiDocument } from '../../lib/openapi/document.ts';
+import { buildOpenApiDocument } from '../../tools/openapi/document.ts';
 
 const contract = contractFor(buildOpenApiDocument());
 

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { buildOpenApiDocument, renderOpenApi } from '../../lib/openapi/document.ts';
+import { buildOpenApiDocument, renderOpenApi } from '../../tools/openapi/document.ts';
 import * as served from '../../lib/openapi/served.ts';
-import { outputs } from '../../lib/openapi/write.ts';
+import { outputs } from '../../tools/openapi/write.ts';
 import { commonErrors, routes } from '../../lib/routes.ts';
 
 type Json = Record<string, any>;

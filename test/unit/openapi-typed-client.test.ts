@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../lib/openapi/document.ts';
+import { buildOpenApiDocument } from '../../tools/openapi/document.ts';
 
 /**
  * A small client written against types generated from the document, as an SDK user would: if the

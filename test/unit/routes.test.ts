@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { HONOURS_IDEMPOTENCY_KEY } from '../../lib/http/idempotent-handler.ts';
-import { repoRoot } from '../../lib/local/gateway.ts';
+import { repoRoot } from '../../infra/paths.ts';
 import { routes } from '../../lib/routes.ts';
 
 describe('the route table', () => {

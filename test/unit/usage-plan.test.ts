@@ -6,7 +6,7 @@ import {
   GetApiKeysCommand,
 } from '@aws-sdk/client-api-gateway';
 import { describe, expect, it } from 'vitest';
-import { ensureUsagePlanKey } from '../../lib/cli/usage-plan.ts';
+import { ensureUsagePlanKey } from '../../tools/cli/usage-plan.ts';
 import { usageKeyFor } from '../../lib/http/usage-key.ts';
 
 /** API Gateway's API keys and one usage plan, in memory (there is no local API Gateway to run). */

@@ -6,7 +6,7 @@
  * AWS_DEFAULT_REGION is set; else the local DynamoDB of `npm start` (localhost:DYNAMODB_PORT).
  * TABLE_NAME selects the table (default sprint-ticketing). On AWS, USAGE_PLAN_ID (the stack's
  * `UsagePlanId` output) makes `org:create` put the organisation's API key in the API's usage plan
- * (lib/cli/usage-plan.ts); `org:api-key` does it for an existing organisation.
+ * (tools/cli/usage-plan.ts); `org:api-key` does it for an existing organisation.
  */
 import { parseArgs } from 'node:util';
 
@@ -72,9 +72,9 @@ async function main() {
       throw new Error(`cannot reach DynamoDB at ${endpoint} (${err.message}); is \`npm start\` running?`);
     });
   }
-  const { Role, emailField } = await import('../schemas/accounts.ts');
-  const { nameField } = await import('../schemas/common.ts');
-  const domain = await import('../domain/accounts.ts');
+  const { Role, emailField } = await import('../../lib/schemas/accounts.ts');
+  const { nameField } = await import('../../lib/schemas/common.ts');
+  const domain = await import('../../lib/domain/accounts.ts');
   const check = <T>(schema: { safeParse(v: unknown): { success: boolean; data?: T } }, value: string, flag: string): T => {
     const r = schema.safeParse(value);
     if (!r.success) throw new UsageError(`--${flag} is not valid`);
@@ -116,7 +116,7 @@ async function main() {
       if (!useAws || !usagePlanId)
         throw new UsageError('org:api-key needs AWS_REGION and USAGE_PLAN_ID (the stack output UsagePlanId)');
       const orgId = positiveInt(values.org!, 'org');
-      const { getOrganisationItem } = await import('../db/accounts.ts');
+      const { getOrganisationItem } = await import('../../lib/db/accounts.ts');
       if (!(await getOrganisationItem(orgId))) throw new Error(`organisation ${orgId} does not exist in ${tableName}`);
       const { ensureUsagePlanKey } = await import('./usage-plan.ts');
       return { usage_plan_key: await ensureUsagePlanKey(await apiGateway(), usagePlanId, orgId) };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -9,11 +9,11 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { withDbCallLog } from '../db/metrics.ts';
-import { gatewayResponses } from '../http/gateway-responses.ts';
-import type { Route } from '../routes.ts';
+import { withDbCallLog } from '../../lib/db/metrics.ts';
+import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
+import type { Route } from '../../lib/routes.ts';
+import { repoRoot } from '../../infra/paths.ts';
 
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** API Gateway's payload limit: larger requests never reach a Lambda. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;

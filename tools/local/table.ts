@@ -5,7 +5,7 @@ import {
   ResourceInUseException,
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
-import { createTableInput } from '../db/table.ts';
+import { createTableInput } from '../../lib/db/table.ts';
 
 /**
  * Creates the table (same definition as the CDK stack's) if it does not exist; waits until ACTIVE.

@@ -48,7 +48,7 @@ try {
 
   const { bootstrapFirstOrganisation } = await import('./bootstrap.ts');
   const { createGateway } = await import('./gateway.ts');
-  const { routes } = await import('../routes.ts');
+  const { routes } = await import('../../lib/routes.ts');
   const { startLocalServices } = await import('./services.ts');
 
   const first = await bootstrapFirstOrganisation();

@@ -15,7 +15,7 @@ import {
   CreateUsagePlanKeyCommand,
   GetApiKeysCommand,
 } from '@aws-sdk/client-api-gateway';
-import { usageKeyFor } from '../http/usage-key.ts';
+import { usageKeyFor } from '../../lib/http/usage-key.ts';
 
 export interface UsagePlanKey {
   api_key_id: string;

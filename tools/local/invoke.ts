@@ -20,9 +20,10 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { withDbCallLog } from '../db/metrics.ts';
-import { type Route, routes } from '../routes.ts';
-import { lambdaContext, loadHandler, repoRoot, runAuthorizer } from './gateway.ts';
+import { withDbCallLog } from '../../lib/db/metrics.ts';
+import { type Route, routes } from '../../lib/routes.ts';
+import { repoRoot } from '../../infra/paths.ts';
+import { lambdaContext, loadHandler, runAuthorizer } from './gateway.ts';
 
 export type Target = { kind: 'route'; route: Route } | { kind: 'authorizer' } | { kind: 'cascade' };
 

@@ -11,7 +11,7 @@ import {
   type ShardIteratorType,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { cascadeStreamFilter } from '../db/table.ts';
+import { cascadeStreamFilter } from '../../lib/db/table.ts';
 import { lambdaContext, loadHandler } from './gateway.ts';
 
 /**

@@ -14,9 +14,10 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { keys } from '../db/keys.ts';
-import { type Route, routes } from '../routes.ts';
-import { proxyEvent, repoRoot } from './gateway.ts';
+import { keys } from '../../lib/db/keys.ts';
+import { type Route, routes } from '../../lib/routes.ts';
+import { repoRoot } from '../../infra/paths.ts';
+import { proxyEvent } from './gateway.ts';
 
 export const eventsDir = resolve(repoRoot, 'events');
 

@@ -7,7 +7,7 @@ export interface LocalServices {
 }
 
 export async function startLocalServices(endpoint: string): Promise<LocalServices> {
-  const { tableName } = await import('../db/client.ts');
+  const { tableName } = await import('../../lib/db/client.ts');
   const { startStreamPoller } = await import('./stream-poller.ts');
   // The cascade consumer, fed from DynamoDB Local's stream as Lambda is fed from DynamoDB Streams.
   const poller = await startStreamPoller({ endpoint, tableName });

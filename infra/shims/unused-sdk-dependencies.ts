@@ -16,7 +16,7 @@
  * packages.
  */
 function unused(): never {
-  throw new Error('A dependency of the MCP SDK left out of the /mcp bundle was called (lib/mcp/unused-sdk-dependencies.ts)');
+  throw new Error('A dependency of the MCP SDK left out of the /mcp bundle was called (infra/shims/unused-sdk-dependencies.ts)');
 }
 
 /** `ajv`'s `Ajv` class and `ajv-formats`' `addFormats` (default exports). */

@@ -11,9 +11,9 @@ import { OpenAPIRegistry, OpenApiGeneratorV3, type ResponseConfig, type RouteCon
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 import * as z from 'zod';
-import { RATE_LIMIT } from '../domain/ratelimit.ts';
-import { commonErrors, routes as allRoutes, type Route } from '../routes.ts';
-import { ErrorBody, ErrorsBody, PaginationQuery } from '../schemas/common.ts';
+import { RATE_LIMIT } from '../../lib/domain/ratelimit.ts';
+import { commonErrors, routes as allRoutes, type Route } from '../../lib/routes.ts';
+import { ErrorBody, ErrorsBody, PaginationQuery } from '../../lib/schemas/common.ts';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV3['generateDocument']>;
 type Schema = Record<string, unknown>;
