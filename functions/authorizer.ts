@@ -28,7 +28,8 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
       context: toAuthorizerContext(auth),
     };
   } catch (err) {
-    if (err instanceof UnauthorizedError) throw new Error('Unauthorized');
+    // API Gateway answers 401 to exactly this message; the cause stays in this function's logs only.
+    if (err instanceof UnauthorizedError) throw new Error('Unauthorized', { cause: err });
     logger.error('authorizer failed', err as Error);
     throw err;
   }

@@ -332,20 +332,30 @@ export const routes: Route[] = [
     success: { status: 204, description: 'Deleted' },
     errors: [403],
   }),
-  ...transition(sprintPath, 'functions/sprints/activate.ts', { verb: 'activate', noun: 'activation' }, {
-    id: 'activateSprint',
-    action: 'Activate a sprint',
-    summary: ': planning to active (start_date defaults to today)',
-    tag: 'Sprints',
-    success: { status: 200, schema: Sprint, description: 'The active sprint' },
-  }),
-  ...transition(sprintPath, 'functions/sprints/complete.ts', { verb: 'complete', noun: 'completion' }, {
-    id: 'completeSprint',
-    action: 'Complete a sprint',
-    summary: ': active to completed; its open issues return to the backlog',
-    tag: 'Sprints',
-    success: { status: 200, schema: Sprint, description: 'The completed sprint' },
-  }),
+  ...transition(
+    sprintPath,
+    'functions/sprints/activate.ts',
+    { verb: 'activate', noun: 'activation' },
+    {
+      id: 'activateSprint',
+      action: 'Activate a sprint',
+      summary: ': planning to active (start_date defaults to today)',
+      tag: 'Sprints',
+      success: { status: 200, schema: Sprint, description: 'The active sprint' },
+    },
+  ),
+  ...transition(
+    sprintPath,
+    'functions/sprints/complete.ts',
+    { verb: 'complete', noun: 'completion' },
+    {
+      id: 'completeSprint',
+      action: 'Complete a sprint',
+      summary: ': active to completed; its open issues return to the backlog',
+      tag: 'Sprints',
+      success: { status: 200, schema: Sprint, description: 'The completed sprint' },
+    },
+  ),
 
   // Issues in a sprint
   route('GET', `${sprintPath}/issues`, 'functions/issues/list.ts', {

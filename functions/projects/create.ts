@@ -1,5 +1,5 @@
 import { createProject } from '../../lib/domain/projects.ts';
-import { bodySchema, pathId } from '../../lib/http/stack.ts';
+import { bodySchema } from '../../lib/http/stack.ts';
 import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 
 export const handler = idempotentHandler(

@@ -3,7 +3,7 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
-  CfnAuthorizer,
+  type CfnAuthorizer,
   EndpointType,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -11,7 +11,7 @@ import {
   RequestAuthorizer,
   ResponseType,
   RestApi,
-  UsagePlan,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';

@@ -121,7 +121,7 @@ describe('the /mcp bundle', () => {
 });
 
 describe('bundle shims (infra/shims)', () => {
-  it('import a package\'s internal modules only where package.json pins that package to an exact version', async () => {
+  it("import a package's internal modules only where package.json pins that package to an exact version", async () => {
     const { readFile } = await import('node:fs/promises');
     const { aliasFor, functionAlias } = await import('../../infra/bundling.ts');
     const { dependencies } = JSON.parse(await readFile(resolve(repoRoot, 'package.json'), 'utf8')) as {

@@ -31,7 +31,9 @@ describe('logging on every function', () => {
       headers: { Authorization: 'Bearer stk_not-a-real-token' },
       requestContext: { requestId: 'api-request-1' },
     } as unknown as APIGatewayRequestAuthorizerEvent;
-    await expect(authorizer(event, lambdaContext('authorizer', '00000000-0000-4000-8000-000000000001'))).rejects.toThrow('Unauthorized');
+    await expect(authorizer(event, lambdaContext('authorizer', '00000000-0000-4000-8000-000000000001'))).rejects.toThrow(
+      'Unauthorized',
+    );
     expect(seen.contexts).toEqual(['00000000-0000-4000-8000-000000000001']);
     expect(seen.keys).toContainEqual({ route: 'GET /api/v1/me', apiRequestId: 'api-request-1' });
   });

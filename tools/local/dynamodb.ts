@@ -80,7 +80,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
     await waitForPort(port, child, 60_000);
   } catch (err) {
     child.kill('SIGKILL');
-    throw new Error(`${(err as Error).message}. Is Java 17+ installed (java -version)?\n${stderr}`);
+    throw new Error(`${(err as Error).message}. Is Java 17+ installed (java -version)?\n${stderr}`, { cause: err });
   }
   const exited = new Promise<void>((done) =>
     child.once('exit', () => {

@@ -14,7 +14,6 @@ import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import type { Route } from '../../lib/routes.ts';
 import { repoRoot } from '../../infra/paths.ts';
 
-
 /** API Gateway's payload limit: larger requests never reach a Lambda. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 

@@ -1,0 +1,38 @@
+// Lint rules for the whole repository (`npm run lint`, part of `npm test`).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: [
+      'node_modules/',
+      'cdk.out/',
+      '.node/',
+      '.tmp/',
+      '.data/',
+      'coverage/',
+      'lib/openapi/served.ts',
+      'infra/shims/dynamodb-client.js',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      // Unused names are errors, except the deliberate `_` prefix (a destructured field left out).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+      // Type-only imports stay type-only, so bundles never load a module for its types.
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      eqeqeq: ['error', 'always'],
+      'no-console': 'off',
+    },
+  },
+  {
+    // Tests read JSON answers of every shape the API has; typing each one would restate the schemas.
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+);
