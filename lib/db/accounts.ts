@@ -5,7 +5,7 @@ import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { nextId, nextOrgId } from './sequences.ts';
 import { bucketStateOf } from './tokens.ts';
-import { STALE, transact, type GuardedItem } from './transactions.ts';
+import { batchGet, STALE, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * Why an account write can be refused (`Refused.reason`): the e-mail is taken in the organisation,
@@ -164,6 +164,15 @@ export async function insertAccount(
 export async function getAccountItem(orgId: number, accountId: number): Promise<AccountItem | undefined> {
   const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.account(orgId, accountId), ConsistentRead: true }));
   return out.Item as AccountItem | undefined;
+}
+
+/** An account with its organisation, in one consistent BatchGetItem (GET /me). */
+export async function getAccountWithOrganisation(
+  orgId: number,
+  accountId: number,
+): Promise<{ account?: AccountItem; org?: OrganisationItem }> {
+  const [account, org] = await batchGet([keys.account(orgId, accountId), keys.org(orgId)]);
+  return { account: account as AccountItem | undefined, org: org as OrganisationItem | undefined };
 }
 
 export async function getOrganisationItem(orgId: number): Promise<OrganisationItem | undefined> {

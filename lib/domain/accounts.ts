@@ -1,6 +1,7 @@
 import {
   accountRefusals,
   getAccountItem,
+  getAccountWithOrganisation,
   getOrganisationItem,
   insertAccount,
   insertOrganisation,
@@ -59,7 +60,7 @@ export async function createAccount(caller: Principal, input: AccountCreate) {
 
 /** GET /me: the caller's account and organisation. */
 export async function me(caller: Principal): Promise<{ account: Account; organisation: Organisation }> {
-  const [account, org] = await Promise.all([getAccountItem(caller.orgId, caller.accountId), getOrganisationItem(caller.orgId)]);
+  const { account, org } = await getAccountWithOrganisation(caller.orgId, caller.accountId);
   if (!account || !org) throw new NotFoundError('Account');
   return { account: toAccount(account), organisation: toOrganisation(org) };
 }
