@@ -71,7 +71,7 @@ function listDelta(sprintId: number | null, delta: SprintCounters): ListDelta {
 const isZero = (d: ListDelta) => Object.values(d).every((v) => !v);
 
 /**
- * `started_at`/`completed_at` after a status change (DESIGN.md): entering `in_progress` sets
+ * `started_at`/`completed_at` after a status change (docs/api.md: Issue statuses): entering `in_progress` sets
  * `started_at` if it was not set; entering `done` or `cancelled` sets `completed_at`; leaving them
  * clears it. No change of status changes nothing.
  */
