@@ -12,7 +12,7 @@
  * the figures are close.
  *
  * Budget: every bundle under 500 KB, and its init CPU at most 1.5 times the yardstick's.
- * Prints a Markdown table (README: Deploy > Bundles) and exits 1 when a bundle is over budget.
+ * Prints a Markdown table (the one in infra/bench/README.md) and exits 1 when a bundle is over budget.
  *
  *   npm run bench [-- --rounds 15]
  */

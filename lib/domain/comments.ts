@@ -25,7 +25,7 @@ export async function listComments(caller: Principal, ref: IssueRef, page: PageR
   return { page: result, items: result.items.map(store.toComment), total: path.commentsCount };
 }
 
-/** Adds a comment to an issue; its author is the caller's account (SPEC: the token's owner). */
+/** Adds a comment to an issue; its author is the caller's account, the owner of the request's token. */
 export async function createComment(caller: Principal, ref: IssueRef, input: CommentCreate): Promise<Comment> {
   const [id, author] = await Promise.all([nextId(caller.orgId, 'comment'), getAccountItem(caller.orgId, caller.accountId)]);
   if (!author) throw new UnauthorizedError('The account of this token no longer exists');
@@ -52,7 +52,7 @@ async function confirmMovedSprint(caller: Principal, found: store.FoundComment):
   if (!(await store.sprintExists(caller.orgId, found.item.project_id, sprint))) throw new NotFoundError('Comment');
 }
 
-/** Only the author may change or delete a comment (SPEC: 403); a comment the caller cannot see is 404 first. */
+/** Only the author may change or delete a comment (403 otherwise); a comment the caller cannot see is 404 first. */
 async function ownComment(caller: Principal, commentId: number, action: string): Promise<store.FoundComment> {
   const found = await visibleComment(caller, commentId, false);
   if (found.item.author_id !== caller.accountId) {

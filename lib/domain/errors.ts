@@ -1,6 +1,6 @@
 /**
- * Typed errors thrown by the domain. `lib/http/errors.ts` maps them to statuses and the SPEC's
- * body shapes in exactly one place; the MCP server maps them to tool errors with the same messages.
+ * Typed errors thrown by the domain. `lib/http/errors.ts` maps them to statuses and the error
+ * body shapes (docs/api.md: Errors) in exactly one place; the MCP server maps them to tool errors with the same messages.
  */
 export abstract class DomainError extends Error {
   abstract readonly status: number;
@@ -39,7 +39,7 @@ export class UnauthorizedError extends DomainError {
   readonly status = 401;
 }
 
-/** 409-class conflicts surfaced as 422 `{errors}` (e.g. a prefix already taken), per SPEC's 422 for validation. */
+/** 409-class conflicts surfaced as 422 `{errors}` (e.g. a prefix already taken), answered like validation failures (docs/api.md: Errors). */
 export class ConflictError extends ValidationError {}
 
 /** 429 `{error}` with Retry-After. */

@@ -71,9 +71,9 @@ function listDelta(sprintId: number | null, delta: SprintCounters): ListDelta {
 const isZero = (d: ListDelta) => Object.values(d).every((v) => !v);
 
 /**
- * `started_at`/`completed_at` after a status change (DESIGN.md): entering `in_progress` sets
- * `started_at` if it was not set; entering `done` or `cancelled` sets `completed_at`; leaving them
- * clears it. No change of status changes nothing.
+ * `started_at`/`completed_at` after a status change (docs/api.md: Issue statuses): entering
+ * `in_progress` sets `started_at` if it was not set; entering `done` or `cancelled` sets
+ * `completed_at`; leaving them clears it. No change of status changes nothing.
  */
 export function statusTimestamps(
   previous: { status: IssueStatus; started_at: string | null; completed_at: string | null } | undefined,

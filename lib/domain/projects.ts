@@ -31,7 +31,7 @@ export async function updateProject(caller: Principal, projectId: number, change
   return refusedAs(refusals, () => store.updateProject(caller.orgId, projectId, changes));
 }
 
-/** Only admins may delete projects (SPEC.md); deleting removes its sprints, issues and comments. */
+/** Only admins may delete projects (403 otherwise); deleting removes its sprints, issues and comments. */
 export async function deleteProject(caller: Principal, projectId: number): Promise<void> {
   if (caller.role !== 'admin') throw new ForbiddenError('Only admins may delete projects');
   await refusedAs(refusals, () => store.deleteProject(caller.orgId, projectId));

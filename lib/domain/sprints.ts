@@ -16,7 +16,7 @@ const MOVES_PER_STEP = 96;
 
 const sprintLeadMessage = 'sprint_lead_id must be an account of this organisation';
 
-/** "Today" as DESIGN.md defines it: the UTC calendar date. */
+/** "Today" as the API defines it (docs/api.md): the UTC calendar date. */
 export const today = () => new Date().toISOString().slice(0, 10);
 
 /** Kebab-case of a name: "Sprint 12: Checkout!" -> "sprint-12-checkout". Accents are folded. */
@@ -114,7 +114,7 @@ export async function updateSprint(
   }
 }
 
-/** Only admins may delete sprints (SPEC.md). Its issues and their comments go with it. */
+/** Only admins may delete sprints (403 otherwise). Its issues and their comments go with it. */
 export async function deleteSprint(caller: Principal, projectId: number, sprintId: number): Promise<void> {
   if (caller.role !== 'admin') throw new ForbiddenError('Only admins may delete sprints');
   try {

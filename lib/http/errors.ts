@@ -21,7 +21,7 @@ interface MiddyHttpError {
 }
 
 /**
- * THE error mapper: typed domain errors to status and SPEC body shape. 422 validation is
+ * THE error mapper: typed domain errors to status and error body shape. 422 validation is
  * `{errors:[...]}`; everything else `{error}`. Unknown errors are logged once here and answered as
  * 500 without internals.
  */

@@ -125,7 +125,7 @@ export function idempotency(
   };
 }
 
-/** Powertools' errors to the service's typed errors (status and SPEC body shape). */
+/** Powertools' errors to the service's typed errors (status and error body shape). */
 function translate(err: unknown): unknown {
   const name = (err as Error)?.name;
   if (name === 'IdempotencyValidationError') {

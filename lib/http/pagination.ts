@@ -2,7 +2,7 @@ import type { Page, PageRequest } from '../db/list.ts';
 import { parseOrThrow } from '../schemas/validate.ts';
 import type { ApiRequest, ApiResult } from './stack.ts';
 
-/** Loaded on the first list request: zod and the schemas stay out of the cold start (README: Bundles). */
+/** Loaded on the first list request: zod and the schemas stay out of the cold start (infra/bench/README.md). */
 const schemas = () => import('../schemas/common.ts');
 
 /** `page`, `per_page` (clamped to 100) and the `next` link's cursor, validated (422 otherwise). */

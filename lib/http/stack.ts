@@ -13,7 +13,7 @@ import { logger } from './logger.ts';
 import { readAuthorizerContext } from './context.ts';
 import { parseOrThrow } from '../schemas/validate.ts';
 
-/** Largest accepted request body (DESIGN.md): 1 MiB. */
+/** Largest accepted request body (docs/api.md: Requests): 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** What a route handler receives: trusted caller, raw path/query strings, parsed JSON body. */
@@ -63,7 +63,7 @@ interface Internal extends Record<string, unknown> {
 }
 
 /**
- * The middy stack every route shares, in DESIGN.md's order: header normalizer -> body guards
+ * The middy stack every route shares, in this order: header normalizer -> body guards
  * (413/415) -> JSON body parser (400) -> rate limit (429) -> `last` (the REST routes' idempotency)
  * -> handler (zod validation, domain call) -> the one error mapper. Rate-limit headers go on every
  * response, errors included.

@@ -6,7 +6,7 @@ import type { ApiResult } from '../http/stack.ts';
  * The MCP server (the SDK, every tool with its zod schemas, the domain and data layers), loaded by
  * the first request that carries an MCP message, then kept for the container's life. Loaded with
  * the handler, it would make the function's module init about 2.5 times that of a bundle holding
- * only a DynamoDB document client, against a budget of 1.5 (README: Lambda bundles). This way the
+ * only a DynamoDB document client, against a budget of 1.5 (infra/bench/README.md). This way the
  * first MCP request of a container pays it instead (about the same CPU, once), and the answers that
  * need no server (429 from the shared stack, the 405 and 400 below) never do.
  *

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** DESIGN.md limits, in one place. */
+/** Input limits (docs/api.md: Validation limits), in one place. */
 export const limits = {
   name: 255,
   description: 100_000,
@@ -88,7 +88,7 @@ export const ErrorsBody = z
  */
 const queryInt = (v: unknown) => (typeof v === 'string' ? (/^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN) : v);
 
-/** `page`/`per_page` query parameters as DESIGN.md fixes them. */
+/** `page`/`per_page` query parameters (docs/api.md: Pagination). */
 export const PaginationQuery = z.object({
   page: z
     .preprocess(

@@ -1,6 +1,6 @@
 /**
  * Messages shared by the schemas and the domain, in a module without zod: the domain loads at a
- * Lambda's cold start, the schemas only on the first request that validates (README: Bundles).
+ * Lambda's cold start, the schemas only on the first request that validates (infra/bench/README.md).
  */
 
 /** The message of the one cross-field date rule (also used by the domain against stored dates). */

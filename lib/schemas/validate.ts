@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ValidationError } from '../domain/errors.ts';
 
-/** Turns zod issues into SPEC's `errors` strings: "<field> <message>", the body wrapper left out. */
+/** Turns zod issues into the 422 body's `errors` strings: "<field> <message>", the body wrapper left out. */
 export function issueMessages(error: z.ZodError, dropWrapper = true): string[] {
   return error.issues.map((issue) => {
     const path = (dropWrapper ? issue.path.slice(1) : issue.path).map(String);

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { ApiResponse } from './api.ts';
 
 /**
- * SPEC.md: every 4xx/5xx body is JSON, `{error: string}`, or `{errors: string[]}` for a 422
+ * Every 4xx/5xx body is JSON (docs/api.md: Errors), `{error: string}`, or `{errors: string[]}` for a 422
  * validation failure, and nothing else. Register with `responseObservers` to check every response.
  */
 export function expectErrorShape(method: string, path: string, res: ApiResponse): void {

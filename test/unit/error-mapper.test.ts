@@ -27,7 +27,7 @@ function bodyParserError(body: string | undefined): unknown {
 }
 
 describe('the error mapper', () => {
-  it('maps each typed error to its status and SPEC body shape', () => {
+  it('maps each typed error to its status and error body shape', () => {
     const cases: [unknown, number, unknown][] = [
       [new NotFoundError('Project'), 404, { error: 'Project not found' }],
       [

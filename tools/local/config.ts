@@ -1,4 +1,4 @@
-/** Local runtime configuration, read once (README: Configuration). */
+/** Local runtime configuration, read once (README.md: Configuration). */
 export const localConfig = {
   port: Number(process.env.PORT ?? 3000),
   dynamodbPort: Number(process.env.DYNAMODB_PORT ?? 8000),
