@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
-import { OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
+import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
 import { Issue, IssueCreateBody, IssueUpdateBody } from './schemas/issues.ts';
 import { McpMessage } from './schemas/mcp.ts';
@@ -84,6 +84,63 @@ export const routes: Route[] = [
       summary: 'This OpenAPI document, as JSON',
       tag: 'Documentation',
       success: { status: 200, schema: OpenApiDocumentJson, description: 'The document' },
+      errors: [304],
+    },
+  },
+  // The interactive reference of this document (Swagger UI) and the files it loads (lib/api-reference/)
+  {
+    method: 'GET',
+    path: '/api-docs',
+    handler: 'functions/api-reference.ts',
+    auth: false,
+    access: 'read',
+    operation: {
+      id: 'getApiReference',
+      summary: 'The interactive reference of this API (HTML; renders this document)',
+      tag: 'Documentation',
+      success: { status: 200, schema: ApiReferencePage, mediaType: 'text/html', description: 'The page' },
+      errors: [304],
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api-docs/assets/swagger-ui.css',
+    handler: 'functions/api-reference.ts',
+    auth: false,
+    access: 'read',
+    operation: {
+      id: 'getApiReferenceStyles',
+      summary: "The reference page's style sheet (Swagger UI)",
+      tag: 'Documentation',
+      success: { status: 200, schema: ApiReferenceAsset, mediaType: 'text/css', description: 'The style sheet' },
+      errors: [304],
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api-docs/assets/swagger-ui-bundle.js',
+    handler: 'functions/api-reference.ts',
+    auth: false,
+    access: 'read',
+    operation: {
+      id: 'getApiReferenceRenderer',
+      summary: "The reference page's renderer (Swagger UI)",
+      tag: 'Documentation',
+      success: { status: 200, schema: ApiReferenceAsset, mediaType: 'text/javascript', description: 'The script' },
+      errors: [304],
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api-docs/assets/api-reference.js',
+    handler: 'functions/api-reference.ts',
+    auth: false,
+    access: 'read',
+    operation: {
+      id: 'getApiReferenceInitializer',
+      summary: "The reference page's start-up script",
+      tag: 'Documentation',
+      success: { status: 200, schema: ApiReferenceAsset, mediaType: 'text/javascript', description: 'The script' },
       errors: [304],
     },
   },
