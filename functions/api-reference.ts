@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { referencePagePolicy } from '../lib/api-reference/page.ts';
 import { referenceFile } from '../lib/api-reference/files.ts';
+import { referencePagePolicy } from '../lib/api-reference/page.ts';
 import { isNotModified } from '../lib/http/conditional.ts';
 
 /**

@@ -1,8 +1,8 @@
 /**
  * The files of the API reference page (`GET /api-docs`): Swagger UI's script and style sheet from
- * the `swagger-ui-dist` package, and the page's own start-up script. Plain data and `node:` modules
- * only: the CDK stack reads the list to copy the files beside the function's bundle
- * (infra/bundling.ts: functionFiles), and the handler reads them from there.
+ * the `swagger-ui-dist` package, and the page's own start-up script. Plain data: the CDK stack
+ * reads the list to copy the files beside the function's bundle (infra/bundling.ts:
+ * functionFiles), and the handler reads them from there (lib/api-reference/files.ts).
  */
 
 /** A file the page loads from `/api-docs/assets/<name>`. */

@@ -117,7 +117,7 @@ describe('the API reference page in headless Chromium', () => {
     expect(errors).toEqual([]);
     // Served by `npm start` itself (it logs each request).
     expect(service!.output()).toMatch(/^GET \/api-docs 200 /m);
-  });
+  }, 90_000);
 
   it('works under an API Gateway stage path too, and offers that deployment as the server to try requests on', async () => {
     const stage = '/prod';
@@ -130,7 +130,7 @@ describe('the API reference page in headless Chromium', () => {
     expect(errors).toEqual([]);
     const servers = await page.$$eval('.servers select option', (options) => options.map((o) => o.getAttribute('value')));
     expect(servers[0]).toBe(`${origin}${stage}`);
-  });
+  }, 90_000);
 });
 
 describe('GET /api-docs over HTTP', () => {
