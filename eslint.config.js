@@ -1,5 +1,6 @@
 // Lint rules for the whole repository (`npm run lint`, part of `npm test`).
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -29,6 +30,11 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
       'no-console': 'off',
     },
+  },
+  {
+    // The reference page's start-up script runs in the browser, beside Swagger UI.
+    files: ['lib/api-reference/**/*.js'],
+    languageOptions: { globals: { ...globals.browser, SwaggerUIBundle: 'readonly' } },
   },
   {
     // Tests read JSON answers of every shape the API has; typing each one would restate the schemas.

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { isNotModified } from '../lib/http/conditional.ts';
 import { etags, json, yaml } from '../lib/openapi/served.ts';
 
 const documents = {
@@ -19,7 +20,6 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     ETag: doc.etag,
     'Access-Control-Allow-Origin': '*',
   };
-  const ifNoneMatch = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'if-none-match')?.[1];
-  if (ifNoneMatch?.split(',').some((tag) => tag.trim() === doc.etag)) return { statusCode: 304, headers, body: '' };
+  if (isNotModified(event, doc.etag)) return { statusCode: 304, headers, body: '' };
   return { statusCode: 200, headers, body: doc.body };
 };

@@ -3,6 +3,8 @@
  * `NodejsFunction`, and `infra/bench/bundles.ts` builds its measured bundles with the very same ones.
  * Plain data on purpose: the bench imports this file without loading aws-cdk-lib.
  */
+import { bundledAssetFolder, referenceAssets } from '../lib/api-reference/assets.ts';
+
 export const bundling = {
   platform: 'node',
   /** The Lambda runtime's Node.js (`nodejs24.x`). */
@@ -50,6 +52,21 @@ export const functionAlias: Record<string, Record<string, string>> = {
 export function aliasFor(entry: string): Record<string, string> {
   return { ...bundling.alias, ...functionAlias[entry] };
 }
+
+/** A file copied into a function's bundle folder: `from` relative to the repository root, `to` to the folder. */
+export interface BundledFile {
+  from: string;
+  to: string;
+}
+
+/**
+ * Files that a function reads at run time, copied beside its bundle (by handler module) rather
+ * than bundled into it. `/api-docs`: Swagger UI's ~1.9 MB of script and styles, which the handler
+ * reads on first request (lib/api-reference/files.ts), so that its module init stays small.
+ */
+export const functionFiles: Record<string, BundledFile[]> = {
+  'functions/api-reference.ts': referenceAssets.map((a) => ({ from: a.source, to: `${bundledAssetFolder}/${a.name}` })),
+};
 
 /** Environment every function gets beside its own. */
 export const runtimeEnvironment = {

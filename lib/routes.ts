@@ -10,7 +10,7 @@
  */
 import type { z } from 'zod';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
-import { OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
+import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
 import { Issue, IssueCreateBody, IssueUpdateBody } from './schemas/issues.ts';
 import { McpMessage } from './schemas/mcp.ts';
@@ -159,6 +159,21 @@ const document = (format: string, schema: z.ZodType, mediaType?: string): Spec =
   errors: [304],
 });
 
+/** The interactive reference (Swagger UI, lib/api-reference/) or one of its files: no auth, cacheable. */
+const reference = (
+  path: string,
+  id: string,
+  summary: string,
+  body: { schema: z.ZodType; mediaType: string; description: string },
+) =>
+  route(
+    'GET',
+    path,
+    'functions/api-reference.ts',
+    { id, summary, tag: 'Documentation', success: { status: 200, ...body }, errors: [304] },
+    { auth: false },
+  );
+
 const notOffered = (id: string, summary: string): Spec => ({
   id,
   summary,
@@ -173,6 +188,27 @@ export const routes: Route[] = [
     auth: false,
   }),
   route('GET', '/api-docs/v1/swagger.json', 'functions/api-docs.ts', document('Json', OpenApiDocumentJson), { auth: false }),
+  // The interactive reference of this document (Swagger UI) and the files it loads (lib/api-reference/)
+  reference('/api-docs', 'getApiReference', 'The interactive reference of this API (HTML; renders this document)', {
+    schema: ApiReferencePage,
+    mediaType: 'text/html',
+    description: 'The page',
+  }),
+  reference('/api-docs/assets/swagger-ui.css', 'getApiReferenceStyles', "The reference page's style sheet (Swagger UI)", {
+    schema: ApiReferenceAsset,
+    mediaType: 'text/css',
+    description: 'The style sheet',
+  }),
+  reference('/api-docs/assets/swagger-ui-bundle.js', 'getApiReferenceRenderer', "The reference page's renderer (Swagger UI)", {
+    schema: ApiReferenceAsset,
+    mediaType: 'text/javascript',
+    description: 'The script',
+  }),
+  reference('/api-docs/assets/api-reference.js', 'getApiReferenceInitializer', "The reference page's start-up script", {
+    schema: ApiReferenceAsset,
+    mediaType: 'text/javascript',
+    description: 'The script',
+  }),
 
   // Accounts and tokens
   route('GET', '/api/v1/me', 'functions/me/get.ts', {

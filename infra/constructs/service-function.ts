@@ -3,8 +3,8 @@ import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type Construct } from 'constructs';
-import { resolve } from 'node:path';
-import { aliasFor, bundling, runtimeEnvironment } from '../bundling.ts';
+import { posix, resolve } from 'node:path';
+import { aliasFor, type BundledFile, bundling, functionFiles, runtimeEnvironment } from '../bundling.ts';
 import { repoRoot } from '../paths.ts';
 
 export interface ServiceFunctionProps {
@@ -59,7 +59,29 @@ export class ServiceFunction extends NodejsFunction {
         esbuildArgs: {
           '--alias': Object.entries(aliasFor(props.entry)).map(([from, to]) => `${from}=${resolve(repoRoot, to)}`),
         },
+        ...copyFilesHooks(functionFiles[props.entry] ?? []),
       },
     });
   }
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Bundling hooks that copy a function's run-time files (infra/bundling.ts: functionFiles) into its
+ * bundle folder after esbuild ran; nothing for a function that has none. The hooks run in a shell
+ * on the machine that synthesizes (local bundling, never Docker).
+ */
+function copyFilesHooks(files: BundledFile[]) {
+  if (files.length === 0) return {};
+  return {
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir: string, outputDir: string) => [
+        ...[...new Set(files.map((f) => posix.dirname(f.to)))].map((dir) => `mkdir -p ${shellQuote(resolve(outputDir, dir))}`),
+        ...files.map((f) => `cp ${shellQuote(resolve(inputDir, f.from))} ${shellQuote(resolve(outputDir, f.to))}`),
+      ],
+    },
+  };
 }

@@ -11,3 +11,9 @@ export const OpenApiDocumentJson = z
 
 /** `/api-docs/v1/swagger.yaml`: the same document as YAML text. */
 export const OpenApiDocumentYaml = z.string().meta({ description: 'This document, as YAML.' });
+
+/** `/api-docs`: the HTML page of the interactive reference. */
+export const ApiReferencePage = z.string().meta({ description: 'An HTML page that renders this document with Swagger UI.' });
+
+/** `/api-docs/assets/...`: a script or style sheet the reference page loads. */
+export const ApiReferenceAsset = z.string().meta({ description: 'The file, as text.' });

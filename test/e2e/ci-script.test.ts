@@ -90,3 +90,100 @@ describe('.ci/run', () => {
     expect(result.stdout).toContain(`node ${process.version}`);
   });
 });
+
+describe('.ci/run and Chromium', () => {
+  /**
+   * `.ci/run` past its Java check (a Java 17 stub), with `id`, `sudo` and `apt-get` stubs that log
+   * what they were asked; `apt-get install` puts a Chromium at CHROMIUM_PATH unless told not to.
+   * npm is the stub that only prints a version, so a run that gets past Chromium ends at once.
+   */
+  function ciRunForChromium(options: { uid: number; sudo: boolean; present?: boolean; installWorks?: boolean }) {
+    const dir = mkdtempSync(join(tmpdir(), 'sts-ci-chromium-'));
+    const tools = join(dir, 'bin');
+    mkdirSync(tools);
+    for (const tool of ['sed', 'head', 'dirname', 'node', 'npm']) symlinkSync(join(bin, tool), join(tools, tool));
+    for (const tool of ['env', 'chmod'])
+      symlinkSync(
+        spawnSync('sh', ['-c', `command -v ${tool}`])
+          .stdout.toString()
+          .trim(),
+        join(tools, tool),
+      );
+    const chromium = join(dir, 'chromium');
+    const log = join(dir, 'calls.log');
+    const stub = (name: string, body: string) => {
+      writeFileSync(join(tools, name), `#!/bin/sh\n${body}\n`);
+      chmodSync(join(tools, name), 0o755);
+    };
+    stub('java', `echo 'openjdk version "17.0.9" 2023-10-17' >&2`);
+    stub('id', `echo ${options.uid}`);
+    if (options.sudo) stub('sudo', `echo "sudo $*" >> ${log}\nexec "$@"`);
+    stub(
+      'apt-get',
+      `echo "apt-get $* (DEBIAN_FRONTEND=$DEBIAN_FRONTEND)" >> ${log}\n` +
+        (options.installWorks === false
+          ? ''
+          : `if [ "$1" = install ]; then echo '#!/bin/sh' > ${chromium}; chmod 755 ${chromium}; fi`),
+    );
+    if (options.present) {
+      writeFileSync(chromium, '#!/bin/sh\n');
+      chmodSync(chromium, 0o755);
+    }
+    const result = spawnSync('/bin/bash', [ciRun], {
+      env: { PATH: tools, HOME: tmpdir(), CHROMIUM_PATH: chromium },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    const calls = (() => {
+      try {
+        return readFileSync(log, 'utf8').trim().split('\n');
+      } catch {
+        return [];
+      }
+    })();
+    rmSync(dir, { recursive: true, force: true });
+    return { ...result, calls, chromium };
+  }
+
+  it('installs Debian’s chromium package, non-interactively, when running as root without one', () => {
+    const result = ciRunForChromium({ uid: 0, sudo: false });
+    expect(result.calls).toEqual([
+      'apt-get update (DEBIAN_FRONTEND=noninteractive)',
+      'apt-get install -y chromium (DEBIAN_FRONTEND=noninteractive)',
+    ]);
+    expect(result.stdout).toContain(`no Chromium at ${result.chromium}: installing Debian's chromium package`);
+    expect(result.stdout).toContain(`chromium at ${result.chromium}`);
+    expect(result.status).toBe(0);
+  });
+
+  it('installs it through sudo when not root', () => {
+    const result = ciRunForChromium({ uid: 1000, sudo: true });
+    expect(result.calls).toEqual([
+      'sudo env DEBIAN_FRONTEND=noninteractive apt-get update',
+      'apt-get update (DEBIAN_FRONTEND=noninteractive)',
+      'sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium',
+      'apt-get install -y chromium (DEBIAN_FRONTEND=noninteractive)',
+    ]);
+    expect(result.status).toBe(0);
+  });
+
+  it('fails with a clear message when it is neither root nor has sudo', () => {
+    const result = ciRunForChromium({ uid: 1000, sudo: false });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('needs root or sudo. As root: apt-get update && apt-get install -y chromium');
+    expect(result.calls).toEqual([]);
+  });
+
+  it('fails when the package did not bring a Chromium where the tests look for it', () => {
+    const result = ciRunForChromium({ uid: 0, sudo: false, installWorks: false });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`there is still no Chromium at ${result.chromium}`);
+  });
+
+  it('installs nothing when Chromium is there', () => {
+    const result = ciRunForChromium({ uid: 0, sudo: false, present: true });
+    expect(result.calls).toEqual([]);
+    expect(result.stdout).toContain(`chromium at ${result.chromium}`);
+    expect(result.status).toBe(0);
+  });
+});

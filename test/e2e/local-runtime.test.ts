@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,61 +5,8 @@ import { join } from 'node:path';
 import { DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort, isListening } from '../../tools/local/dynamodb.ts';
-import { repoRoot } from '../../infra/paths.ts';
+import { npmStart, READY, stop } from '../support/npm-start.ts';
 
-/** `npm start` as a user runs it, with its output captured. */
-interface Service {
-  proc: ChildProcess;
-  output: () => string;
-  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpExecArray>;
-  exited: Promise<number | null>;
-}
-
-const running = new Set<ChildProcess>();
-afterAll(() => {
-  for (const proc of running) proc.kill('SIGKILL');
-});
-
-function npmStart(env: Record<string, string | undefined>): Service {
-  const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
-  // The test worker's own DynamoDB settings must not leak into the service unless asked for.
-  if (!('DYNAMODB_ENDPOINT' in env)) delete childEnv.DYNAMODB_ENDPOINT;
-  if (!('TABLE_NAME' in env)) delete childEnv.TABLE_NAME;
-  delete childEnv.POWERTOOLS_LOG_LEVEL;
-  const proc = spawn('npm', ['start'], { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(proc);
-  let out = '';
-  proc.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  proc.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) =>
-    proc.once('exit', (code) => {
-      running.delete(proc);
-      resolve(code);
-    }),
-  );
-  return {
-    proc,
-    output: () => out,
-    exited,
-    async waitFor(pattern, timeoutMs = 120_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const m = pattern.exec(out);
-        if (m) return m;
-        if (proc.exitCode !== null) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`npm start never printed ${pattern}; it printed:\n${out}`);
-    },
-  };
-}
-
-async function stop(service: Service): Promise<number | null> {
-  service.proc.kill('SIGTERM');
-  return service.exited;
-}
-
-const READY = /Sprint Ticketing Service on (http:\/\/localhost:\d+)\/api\/v1/;
 const CURL = /curl -H "Authorization: Bearer (stk_[A-Za-z0-9_-]{43})" (http:\/\/\S+)/;
 
 async function waitUntilClosed(port: number, timeoutMs = 10_000) {

@@ -1,0 +1,23 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { referenceFile } from '../lib/api-reference/files.ts';
+import { referencePagePolicy } from '../lib/api-reference/page.ts';
+import { isNotModified } from '../lib/http/conditional.ts';
+
+/**
+ * `GET /api-docs` and `GET /api-docs/assets/<file>`, without authentication: the interactive API
+ * reference (Swagger UI rendering `/api-docs/v1/swagger.json`) and the files it loads, all served
+ * by the service itself (lib/api-reference/). Cacheable; a matching `If-None-Match` answers 304.
+ */
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const file = referenceFile(event.resource);
+  if (!file) throw new Error(`no API reference file for ${event.resource}`);
+  const headers = {
+    'Content-Type': file.contentType,
+    'Cache-Control': 'public, max-age=300',
+    ETag: file.etag,
+    'X-Content-Type-Options': 'nosniff',
+    ...(event.resource === '/api-docs' ? { 'Content-Security-Policy': referencePagePolicy } : {}),
+  };
+  if (isNotModified(event, file.etag)) return { statusCode: 304, headers, body: '' };
+  return { statusCode: 200, headers, body: file.body };
+};
