@@ -10,7 +10,16 @@ import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comment
 import { Issue, IssueCreateBody, IssueUpdateBody } from './schemas/issues.ts';
 import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
-import { Sprint, SprintCreateBody, SprintUpdateBody } from './schemas/sprints.ts';
+import {
+  Burndown,
+  Sprint,
+  SprintCompleteBody,
+  SprintCreateBody,
+  SprintReport,
+  SprintUpdateBody,
+  Velocity,
+  VelocityQuery,
+} from './schemas/sprints.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -33,6 +42,8 @@ export interface Route {
     tag: string;
     /** Request body schema (wrapper included). */
     body?: z.ZodType;
+    /** The body may be left out (an empty body reads as `{}`). */
+    optionalBody?: boolean;
     /** Query parameters, beyond the `page`/`per_page`/`cursor` that every list takes. */
     query?: z.ZodObject;
     /**
@@ -457,7 +468,7 @@ export const routes: Route[] = [
       summary: 'Delete a sprint with its issues and their comments (admins only)',
       tag: 'Sprints',
       success: { status: 204, description: 'Deleted' },
-      errors: [403, 404],
+      errors: [403, 404, 409],
     },
   },
   {
@@ -500,12 +511,17 @@ export const routes: Route[] = [
     access: 'write',
     operation: {
       id: 'completeSprint',
-      summary: 'Complete a sprint: active to completed; its open issues return to the backlog',
+      summary: 'Complete a sprint: active to completed; its open issues go to the backlog or to `carry_over.sprint_id`',
+      description:
+        'All or nothing at any size: the sprint shows `completing` while its open issues move, and any completion ' +
+        'request on a `completing` sprint finishes it (409 if it asked for another target). See docs/sprint-outcomes.md.',
       tag: 'Sprints',
-      success: { status: 200, schema: Sprint, description: 'The completed sprint' },
-      errors: [400, 404, 409, 422],
+      body: SprintCompleteBody,
+      optionalBody: true,
+      success: { status: 200, schema: Sprint, description: 'The completed sprint, with its report' },
+      errors: [400, 404, 409, 413, 415, 422],
       idempotent: true,
-      unprocessable: 'error',
+      unprocessable: 'either',
     },
   },
   {
@@ -518,10 +534,56 @@ export const routes: Route[] = [
       id: 'createSprintCompletion',
       summary: 'Complete a sprint (the /completion spelling of /complete)',
       tag: 'Sprints',
-      success: { status: 200, schema: Sprint, description: 'The completed sprint' },
-      errors: [400, 404, 409, 422],
+      body: SprintCompleteBody,
+      optionalBody: true,
+      success: { status: 200, schema: Sprint, description: 'The completed sprint, with its report' },
+      errors: [400, 404, 409, 413, 415, 422],
       idempotent: true,
-      unprocessable: 'error',
+      unprocessable: 'either',
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/report',
+    handler: 'functions/sprints/report.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'getSprintReport',
+      summary: 'The report of a completed sprint, frozen at its completion (404 before)',
+      tag: 'Sprints',
+      success: { status: 200, schema: SprintReport, description: 'The report' },
+      errors: [404],
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project_id}/sprints/{sprint_id}/burndown',
+    handler: 'functions/sprints/burndown.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'getSprintBurndown',
+      summary: 'Remaining open story points at the end of each UTC day, with the ideal line (404 in planning)',
+      tag: 'Sprints',
+      success: { status: 200, schema: Burndown, description: 'The burndown' },
+      errors: [404],
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/projects/{project_id}/velocity',
+    handler: 'functions/projects/velocity.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'getVelocity',
+      summary: 'The last completed sprints (`sprints`, default 6, at most 50) with committed and completed points',
+      tag: 'Sprints',
+      query: VelocityQuery,
+      success: { status: 200, schema: Velocity, description: 'Velocity' },
+      errors: [404, 422],
+      unprocessable: 'errors',
     },
   },
 
@@ -582,7 +644,7 @@ export const routes: Route[] = [
       tag: 'Issues',
       body: IssueUpdateBody,
       success: { status: 200, schema: Issue, description: 'The issue' },
-      errors: [400, 404, 413, 415, 422],
+      errors: [400, 404, 409, 413, 415, 422],
     },
   },
   {
@@ -597,7 +659,7 @@ export const routes: Route[] = [
       tag: 'Issues',
       body: IssueUpdateBody,
       success: { status: 200, schema: Issue, description: 'The issue' },
-      errors: [400, 404, 413, 415, 422],
+      errors: [400, 404, 409, 413, 415, 422],
     },
   },
   {
@@ -611,7 +673,7 @@ export const routes: Route[] = [
       summary: 'Delete an issue of a sprint with its comments',
       tag: 'Issues',
       success: { status: 204, description: 'Deleted' },
-      errors: [404],
+      errors: [404, 409],
     },
   },
 
@@ -672,7 +734,7 @@ export const routes: Route[] = [
       tag: 'Backlog',
       body: IssueUpdateBody,
       success: { status: 200, schema: Issue, description: 'The issue' },
-      errors: [400, 404, 413, 415, 422],
+      errors: [400, 404, 409, 413, 415, 422],
     },
   },
   {
@@ -687,7 +749,7 @@ export const routes: Route[] = [
       tag: 'Backlog',
       body: IssueUpdateBody,
       success: { status: 200, schema: Issue, description: 'The issue' },
-      errors: [400, 404, 413, 415, 422],
+      errors: [400, 404, 409, 413, 415, 422],
     },
   },
   {

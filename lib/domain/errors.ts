@@ -74,6 +74,17 @@ export class RequestInProgressError extends DomainError {
   }
 }
 
+/**
+ * 409 `{error}`: the sprint is being completed (or is receiving the open issues of a sprint being
+ * completed); its issues are frozen until that ends. Completing it again finishes it.
+ */
+export class SprintBusyError extends DomainError {
+  readonly status = 409;
+  constructor(message = 'The sprint is being completed: its issues cannot change until the completion ends (POST .../complete finishes it)') {
+    super(message);
+  }
+}
+
 /** 400/413/415 `{error}`: the request itself is unusable (malformed JSON, too large, wrong media type). */
 export class BadRequestError extends DomainError {
   readonly status: 400 | 413 | 415;
