@@ -80,6 +80,7 @@ export class RequestInProgressError extends DomainError {
  */
 export class SprintBusyError extends DomainError {
   readonly status = 409;
+  readonly retryAfterSeconds = 1;
   constructor(message = 'The sprint is being completed: its issues cannot change until the completion ends (POST .../complete finishes it)') {
     super(message);
   }

@@ -325,10 +325,14 @@ async function finishCompletion(caller: Principal, projectId: number, sprintId: 
       }
       const report = reportOf(item, completion.countersAtCompletion(item as unknown as Record<string, unknown>), plan);
       await completion.finishCompletion(orgId, projectId, sprintId, plan, report, velocityOf(report));
-      const left = negate(sumCounters(open.map(contributionOf)));
+      // What the sprint holds once its open issues have left, from the counters frozen when the
+      // completion began (this read may be older than moves another finisher made meanwhile).
+      const frozen = completion.countersAtCompletion(item as unknown as Record<string, unknown>);
       return store.toSprint({
         ...item,
-        ...sumCounters([countersOf(item), left]),
+        issues_count: frozen.issues_count - frozen.open_issues_count,
+        total_story_points: frozen.total_story_points - frozen.open_story_points,
+        completed_story_points: frozen.completed_story_points,
         status: 'completed',
         actual_end_date: plan.actual_end_date,
         report,
