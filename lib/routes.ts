@@ -13,13 +13,12 @@ import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/project
 import {
   Burndown,
   Sprint,
-  SprintCompleteBody,
   SprintCreateBody,
   SprintReport,
   SprintUpdateBody,
   Velocity,
-  VelocityQuery,
 } from './schemas/sprints.ts';
+import { SprintCompleteBody, VelocityQuery } from './schemas/sprint-outcomes.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -3,7 +3,7 @@ import { pathId, routeHandler } from '../../lib/http/stack.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
 
 /** Loaded on the first request: zod and the schemas stay out of the cold start (README: Bundles). */
-const schemas = () => import('../../lib/schemas/sprints.ts');
+const schemas = () => import('../../lib/schemas/sprint-outcomes.ts');
 
 /** The last completed sprints of a project with their committed and completed points. */
 export const handler = routeHandler(async (req) => {

@@ -3,7 +3,7 @@ import { apiHandler, pathId } from '../../lib/http/handler.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
 
 /** Loaded on the first request: zod and the schemas stay out of the cold start (README: Bundles). */
-const schemas = () => import('../../lib/schemas/sprints.ts');
+const schemas = () => import('../../lib/schemas/sprint-outcomes.ts');
 
 /** `POST .../complete` and `POST .../completion`; the body (`carry_over`) is optional. */
 export const handler = apiHandler(

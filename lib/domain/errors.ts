@@ -9,8 +9,8 @@ export abstract class DomainError extends Error {
 /** 404 `{error}`: the thing does not exist, or belongs to another organisation. */
 export class NotFoundError extends DomainError {
   readonly status = 404;
-  constructor(what: string) {
-    super(`${what} not found`);
+  constructor(what: string, why?: string) {
+    super(why ? `${what} not found: ${why}` : `${what} not found`);
   }
 }
 
@@ -81,7 +81,7 @@ export class RequestInProgressError extends DomainError {
 export class SprintBusyError extends DomainError {
   readonly status = 409;
   readonly retryAfterSeconds = 1;
-  constructor(message = 'The sprint is being completed: its issues cannot change until the completion ends (POST .../complete finishes it)') {
+  constructor(message = 'The sprint is being completed; its issues change again once it is completed') {
     super(message);
   }
 }

@@ -7,12 +7,12 @@ import { endBeforeStartMessage } from '../schemas/messages.ts';
 import type {
   Burndown,
   Sprint,
-  SprintComplete,
   SprintCreate,
   SprintReport,
   SprintUpdate,
   Velocity,
 } from '../schemas/sprints.ts';
+import type { SprintComplete } from '../schemas/sprint-outcomes.ts';
 import { daysBetween, nextDay, now as clockNow, today } from './clock.ts';
 import {
   ForbiddenError,
@@ -24,8 +24,6 @@ import {
 } from './errors.ts';
 import { contributionOf, listDelta, negate, openStatuses, sumCounters } from './issues.ts';
 import type { Principal } from './principal.ts';
-
-export { today } from './clock.ts';
 
 /** A write that raced another one is re-read and re-decided this many times before a 503. */
 const ATTEMPTS = 4;
@@ -169,7 +167,7 @@ export async function activateSprint(caller: Principal, projectId: number, sprin
       throw new TransitionError(`Sprint is ${sprint.status}: only a sprint in planning can be activated`);
     }
     if (Number(sprint.receiving ?? 0) > 0) {
-      throw new SprintBusyError('The sprint is receiving the open issues of a sprint being completed; activate it once that ends');
+      throw new SprintBusyError('The sprint is receiving the open issues of a sprint being completed');
     }
     const start = sprint.start_date ?? today();
     if (sprint.end_date && sprint.end_date < start) {
@@ -223,9 +221,7 @@ export async function completeSprint(
       const done = await finishCompletion(caller, projectId, sprintId);
       const used = sprint.completion.carry_over_sprint_id;
       if (used !== requested) {
-        throw new SprintBusyError(
-          `The sprint was being completed with its open issues carried over to ${describeTarget(used)}; that completion is now finished`,
-        );
+        throw new SprintBusyError(`The sprint was completed with its open issues carried over to ${describeTarget(used)}`);
       }
       return done;
     }
@@ -406,7 +402,7 @@ export async function sprintSummary(caller: Principal, projectId: number, sprint
 export async function getSprintReport(caller: Principal, projectId: number, sprintId: number): Promise<SprintReport> {
   const { sprint } = await loadSprint(caller, projectId, sprintId);
   if (sprint.status !== 'completed' || !sprint.report) {
-    throw new NotFoundError(`Report of sprint ${sprintId} (it is ${sprint.status}; the report is made when it is completed):`);
+    throw new NotFoundError('Report', `the sprint is ${sprint.status}; it has one once completed`);
   }
   return sprint.report;
 }
@@ -443,7 +439,7 @@ export async function getVelocity(caller: Principal, projectId: number, count: n
 export async function getBurndown(caller: Principal, projectId: number, sprintId: number): Promise<Burndown> {
   const { sprint } = await loadSprint(caller, projectId, sprintId);
   if (sprint.status === 'planning' || !sprint.activated_on) {
-    throw new NotFoundError(`Burndown of sprint ${sprintId} (it is in planning; it starts when the sprint is activated):`);
+    throw new NotFoundError('Burndown', 'the sprint is in planning');
   }
   const activatedOn = sprint.activated_on;
   const base = Number(sprint.burndown_base ?? 0);
@@ -451,15 +447,14 @@ export async function getBurndown(caller: Principal, projectId: number, sprintId
   const completedOn = sprint.status === 'completed' ? (sprint.actual_end_date ?? sprint.report?.actual_end_date) : undefined;
   const lastKnown = completedOn ?? today();
   const first = sprint.start_date ?? activatedOn;
-  let last = sprint.end_date && sprint.end_date > lastKnown ? sprint.end_date : lastKnown;
-  if (daysBetween(first, last) >= BURNDOWN_MAX_DAYS) last = addDays(first, BURNDOWN_MAX_DAYS - 1);
+  const last = sprint.end_date && sprint.end_date > lastKnown ? sprint.end_date : lastKnown;
   const span = sprint.end_date ? daysBetween(first, sprint.end_date) : undefined;
 
   // Changes on days before the first one shown still count towards it.
   let remaining = base;
   for (const [day, delta] of changes) if (day >= activatedOn && day < first) remaining += delta;
   const days: Burndown['days'] = [];
-  for (let day = first, i = 0; day <= last; day = nextDay(day), i++) {
+  for (let day = first, i = 0; day <= last && i < BURNDOWN_MAX_DAYS; day = nextDay(day), i++) {
     if (day >= activatedOn) remaining += changes.get(day) ?? 0;
     let value: number | null = day > lastKnown ? null : remaining;
     if (completedOn && day === completedOn) value = sprint.report?.carried_over.story_points ?? remaining;
@@ -471,14 +466,9 @@ export async function getBurndown(caller: Principal, projectId: number, sprintId
     sprint_id: sprintId,
     status: sprint.status,
     start_date: first,
-    end_date: last,
+    end_date: days.at(-1)?.date ?? first,
     committed_story_points: base,
     days,
   };
 }
 
-function addDays(day: string, n: number): string {
-  const d = new Date(`${day}T00:00:00.000Z`);
-  d.setUTCDate(d.getUTCDate() + n);
-  return d.toISOString().slice(0, 10);
-}

@@ -1,13 +1,11 @@
 import * as z from 'zod';
-import { dateField, dateTime, descriptionField, idField, nameField, queryInt, wrapped } from './common.ts';
+import { dateField, dateTime, descriptionField, idField, nameField, wrapped } from './common.ts';
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
 
 export const SprintStatus = z.enum(['planning', 'active', 'completing', 'completed']).meta({
   id: 'SprintStatus',
-  description:
-    '`completing`: a completion has started and is being finished (its open issues are on their way to the carry-over target); ' +
-    'issue writes in the sprint answer 409 until it is `completed`, and any completion request on it finishes it. See docs/sprint-outcomes.md.',
+  description: '`completing`: its open issues are moving; its issue writes answer 409 until a completion request finishes it.',
 });
 export type SprintStatus = z.infer<typeof SprintStatus>;
 
@@ -46,21 +44,19 @@ const tally = (what: string) =>
 export const SprintReport = z
   .object({
     sprint_id: z.number().int(),
-    name: z.string().meta({ description: 'The name of the sprint when it was completed.' }),
+    name: z.string(),
     start_date: z.string().nullable().meta({ format: 'date' }),
-    end_date: z.string().nullable().meta({ format: 'date', description: 'The planned end.' }),
+    end_date: z.string().nullable().meta({ format: 'date' }),
     activated_at: dateTime().nullable(),
     completed_at: dateTime(),
     actual_end_date: z.string().meta({ format: 'date' }),
-    committed: tally('In the sprint when it was activated.'),
-    added: tally('Moved or created into the sprint after its activation (points at the time).'),
-    removed: tally('Moved out of the sprint or deleted after its activation (points at the time).'),
-    completed: tally('Done issues at completion.'),
-    cancelled: tally('Cancelled issues at completion.'),
-    carried_over: tally('Open issues at completion, moved to `carried_over_to`.'),
-    carried_over_to: z
-      .object({ sprint_id: z.number().int().nullable() })
-      .meta({ description: '`sprint_id: null`: the project backlog.' }),
+    committed: tally('At activation.'),
+    added: tally('Created or moved in after activation.'),
+    removed: tally('Moved out or deleted after activation.'),
+    completed: tally('Done at completion.'),
+    cancelled: tally('Cancelled at completion.'),
+    carried_over: tally('Open at completion.'),
+    carried_over_to: z.object({ sprint_id: z.number().int().nullable() }).meta({ description: 'null: the backlog.' }),
   })
   .meta({ id: 'SprintReport' });
 export type SprintReport = z.infer<typeof SprintReport>;
@@ -79,48 +75,12 @@ export const Sprint = z
     issues_count: z.number().int(),
     total_story_points: z.number().int().meta({ description: "Sum of the story points of the sprint's issues." }),
     completed_story_points: z.number().int().meta({ description: 'Sum of the story points of its `done` issues.' }),
-    report: SprintReport.nullable().meta({ description: 'Frozen at completion; null before.' }),
+    report: SprintReport.nullable(),
     created_at: dateTime(),
     updated_at: dateTime(),
   })
   .meta({ id: 'Sprint' });
 export type Sprint = z.infer<typeof Sprint>;
-
-/** `POST .../complete` body, optional: where the open issues go (absent or null: the backlog). */
-export const SprintCompleteBody = z
-  .object(
-    {
-      carry_over: z
-        .object(
-          {
-            sprint_id: idField()
-              .nullable()
-              .optional()
-              .meta({ description: 'A sprint of the same project in `planning`; null or absent: the project backlog.' }),
-          },
-          { error: 'must be an object' },
-        )
-        .nullable()
-        .optional(),
-    },
-    { error: 'body must be a JSON object' },
-  )
-  .meta({ id: 'SprintComplete' });
-export type SprintComplete = z.output<typeof SprintCompleteBody>;
-
-export const VelocityQuery = z.object({
-  sprints: z
-    .preprocess(
-      queryInt,
-      z
-        .number({ error: 'must be an integer' })
-        .int({ error: 'must be an integer' })
-        .min(1, { error: 'must be between 1 and 50' })
-        .max(50, { error: 'must be between 1 and 50' }),
-    )
-    .default(6)
-    .meta({ description: 'How many of the last completed sprints (1..50, default 6).' }),
-});
 
 export const VelocitySprint = z.object({
   sprint_id: z.number().int(),
@@ -134,9 +94,9 @@ export const VelocitySprint = z.object({
 export const Velocity = z
   .object({
     project_id: z.number().int(),
-    sprints: z.array(VelocitySprint).meta({ description: 'The last completed sprints, most recent first.' }),
+    sprints: z.array(VelocitySprint).meta({ description: 'Most recent first.' }),
     average_committed_story_points: z.number().nullable(),
-    average_completed_story_points: z.number().nullable().meta({ description: 'null without completed sprints.' }),
+    average_completed_story_points: z.number().nullable(),
   })
   .meta({ id: 'Velocity' });
 export type Velocity = z.infer<typeof Velocity>;
@@ -146,8 +106,8 @@ export const Burndown = z
     sprint_id: z.number().int(),
     status: SprintStatus,
     start_date: z.string().meta({ format: 'date' }),
-    end_date: z.string().meta({ format: 'date', description: 'The last day shown.' }),
-    committed_story_points: z.number().int().meta({ description: 'Open story points when the sprint was activated.' }),
+    end_date: z.string().meta({ format: 'date' }),
+    committed_story_points: z.number().int().meta({ description: 'Open at activation.' }),
     days: z.array(
       z.object({
         date: z.string().meta({ format: 'date' }),
@@ -155,11 +115,11 @@ export const Burndown = z
           .number()
           .int()
           .nullable()
-          .meta({ description: 'Open story points at the end of the UTC day; null for days not reached yet.' }),
+          .meta({ description: 'Open at the end of the UTC day; null: not reached.' }),
         ideal_story_points: z
           .number()
           .nullable()
-          .meta({ description: 'The straight line from the committed points to 0 on end_date; null without an end_date.' }),
+          .meta({ description: 'Straight to 0 on end_date; null without one.' }),
       }),
     ),
   })

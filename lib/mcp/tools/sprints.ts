@@ -135,10 +135,10 @@ export const sprintTools: Tool[] = [
     {
       title: 'Complete a sprint',
       description:
-        'Complete an active sprint; its open issues go to the end of the backlog, or of carry_over_sprint_id (a sprint in planning). Returns the sprint with its report.',
+        'Complete an active sprint; its open issues go to the end of the backlog, or of carry_over_sprint_id (a sprint in planning).',
       input: z.object({
         ...sprintAt,
-        carry_over_sprint_id: id('Sprint of the same project, in planning, to receive the open issues; omit for the backlog.')
+        carry_over_sprint_id: id('A sprint in planning to receive the open issues; omit for the backlog.')
           .nullable()
           .optional(),
       }),
@@ -154,7 +154,7 @@ export const sprintTools: Tool[] = [
     'get_sprint_report',
     {
       title: 'Sprint report',
-      description: 'The report of a completed sprint: committed, added, removed, completed and carried-over issues and points.',
+      description: 'The report frozen when a sprint was completed: committed, added, removed, done, carried over.',
       input: z.object(sprintAt),
       output: { report: SprintReport },
       annotations: annotations.read,
@@ -166,10 +166,10 @@ export const sprintTools: Tool[] = [
     'get_velocity',
     {
       title: 'Velocity',
-      description: "A project's last completed sprints with committed and completed story points, and their averages.",
+      description: "A project's last completed sprints with committed and done story points, and averages.",
       input: z.object({
         project_id: projectId(),
-        sprints: z.number().int().min(1).max(50).optional().describe('How many sprints (1-50, default 6).'),
+        sprints: z.number().int().min(1).max(50).optional().describe('1-50, default 6.'),
       }),
       output: Velocity.shape,
       annotations: annotations.read,
@@ -181,7 +181,7 @@ export const sprintTools: Tool[] = [
     'get_burndown',
     {
       title: 'Burndown',
-      description: "A started sprint's remaining open story points at the end of each day, with the ideal line.",
+      description: "A started sprint's open story points at the end of each day, with the ideal line.",
       input: z.object(sprintAt),
       output: Burndown.shape,
       annotations: annotations.read,
