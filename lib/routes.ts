@@ -10,14 +10,7 @@ import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comment
 import { Issue, IssueCreateBody, IssueUpdateBody } from './schemas/issues.ts';
 import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
-import {
-  Burndown,
-  Sprint,
-  SprintCreateBody,
-  SprintReport,
-  SprintUpdateBody,
-  Velocity,
-} from './schemas/sprints.ts';
+import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
 import { SprintCompleteBody, VelocityQuery } from './schemas/sprint-outcomes.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

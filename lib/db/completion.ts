@@ -121,14 +121,18 @@ export async function completeAtOnce(
       },
       reason: 'sprint',
     },
-    ...(step.moves.length > 0 || step.target.sprintId !== null
-      ? [targetUpdate(orgId, projectId, step.target, true)]
-      : []),
+    ...(step.moves.length > 0 || step.target.sprintId !== null ? [targetUpdate(orgId, projectId, step.target, true)] : []),
     velocityPut(orgId, projectId, sprintId, step.plan, step.velocity),
   ]);
 }
 
-function velocityPut(orgId: number, projectId: number, sprintId: number, plan: CompletionPlan, velocity: VelocityEntry): GuardedItem {
+function velocityPut(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  plan: CompletionPlan,
+  velocity: VelocityEntry,
+): GuardedItem {
   return {
     item: {
       Put: {

@@ -6,14 +6,7 @@ import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
-import {
-  batchGet,
-  equalsCondition,
-  Refused,
-  setAssignments,
-  transact,
-  type GuardedItem,
-} from './transactions.ts';
+import { batchGet, equalsCondition, Refused, setAssignments, transact, type GuardedItem } from './transactions.ts';
 
 /** Counters a sprint keeps over its issues; they move in the same transaction as the issues. */
 export type SprintCounterName =
@@ -315,7 +308,8 @@ export async function deleteSprint(
         Delete: {
           TableName: tableName,
           Key: keys.sprint(orgId, projectId, sprint.id),
-          ConditionExpression: 'attribute_exists(PK) AND #status = :status AND (attribute_not_exists(#receiving) OR #receiving = :zero)',
+          ConditionExpression:
+            'attribute_exists(PK) AND #status = :status AND (attribute_not_exists(#receiving) OR #receiving = :zero)',
           ExpressionAttributeNames: { '#status': 'status', '#receiving': 'receiving' },
           ExpressionAttributeValues: { ':status': sprint.status, ':zero': 0 },
         },

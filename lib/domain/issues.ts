@@ -75,7 +75,8 @@ export function listDelta(sprintId: number | null, delta: SprintCounters, day = 
   if (sprintId === null) return { backlog_count: delta.issues_count };
   const out: ListDelta = { ...delta };
   if (delta.issues_count > 0) Object.assign(out, { added_issues: delta.issues_count, added_points: delta.total_story_points });
-  if (delta.issues_count < 0) Object.assign(out, { removed_issues: -delta.issues_count, removed_points: -delta.total_story_points });
+  if (delta.issues_count < 0)
+    Object.assign(out, { removed_issues: -delta.issues_count, removed_points: -delta.total_story_points });
   if (delta.open_story_points) out[burndownAttribute(day)] = delta.open_story_points;
   return out;
 }

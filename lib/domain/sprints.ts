@@ -4,24 +4,10 @@ import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/sprints.ts';
 import { Refused } from '../db/transactions.ts';
 import { endBeforeStartMessage } from '../schemas/messages.ts';
-import type {
-  Burndown,
-  Sprint,
-  SprintCreate,
-  SprintReport,
-  SprintUpdate,
-  Velocity,
-} from '../schemas/sprints.ts';
+import type { Burndown, Sprint, SprintCreate, SprintReport, SprintUpdate, Velocity } from '../schemas/sprints.ts';
 import type { SprintComplete } from '../schemas/sprint-outcomes.ts';
 import { daysBetween, nextDay, now as clockNow, today } from './clock.ts';
-import {
-  ForbiddenError,
-  NotFoundError,
-  SprintBusyError,
-  TransitionError,
-  UnavailableError,
-  ValidationError,
-} from './errors.ts';
+import { ForbiddenError, NotFoundError, SprintBusyError, TransitionError, UnavailableError, ValidationError } from './errors.ts';
 import { contributionOf, listDelta, negate, openStatuses, sumCounters } from './issues.ts';
 import type { Principal } from './principal.ts';
 
@@ -471,4 +457,3 @@ export async function getBurndown(caller: Principal, projectId: number, sprintId
     days,
   };
 }
-

@@ -41,4 +41,3 @@ export const VelocityQuery = z.object({
     .default(6)
     .meta({ description: '1..50, default 6.' }),
 });
-

@@ -116,10 +116,7 @@ export const Burndown = z
           .int()
           .nullable()
           .meta({ description: 'Open at the end of the UTC day; null: not reached.' }),
-        ideal_story_points: z
-          .number()
-          .nullable()
-          .meta({ description: 'Straight to 0 on end_date; null without one.' }),
+        ideal_story_points: z.number().nullable().meta({ description: 'Straight to 0 on end_date; null without one.' }),
       }),
     ),
   })

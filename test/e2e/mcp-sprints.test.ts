@@ -247,7 +247,12 @@ describe('MCP server: sprint tools', () => {
     const { project, sprint } = await projectWithSprint(mcp);
     await mcp.ok('create_issue', { project_id: project.id, sprint_id: sprint.id, title: 'only one' });
     const small = await mcp.call('get_sprint_summary', { project_id: project.id, sprint_id: sprint.id });
-    const big = await seedProject(org.orgId, project.id, org.admin.id, { sprints: 3, issuesPerSprint: 250, backlog: 250, commentsPerIssue: 0 });
+    const big = await seedProject(org.orgId, project.id, org.admin.id, {
+      sprints: 3,
+      issuesPerSprint: 250,
+      backlog: 250,
+      commentsPerIssue: 0,
+    });
     const bigSprint = big.sprintIds[0] as number;
     expect((await rest.get(`/api/v1/projects/${project.id}/sprints/${bigSprint}`)).body.issues_count).toBe(250);
     const large = await mcp.call('get_sprint_summary', { project_id: project.id, sprint_id: bigSprint });
@@ -271,7 +276,10 @@ describe('MCP server: sprint tools', () => {
     expect(await mcp.error('get_sprint_report', at)).toMatch(/not found/);
     expect(await mcp.error('complete_sprint', { ...at, carry_over_sprint_id: sprint.id })).toMatch(/carry_over\.sprint_id/);
     const { sprint: completed } = await mcp.ok('complete_sprint', { ...at, carry_over_sprint_id: next.id });
-    expect(completed.report).toMatchObject({ carried_over: { issues: 1, story_points: 3 }, carried_over_to: { sprint_id: next.id } });
+    expect(completed.report).toMatchObject({
+      carried_over: { issues: 1, story_points: 3 },
+      carried_over_to: { sprint_id: next.id },
+    });
     const { report } = await mcp.ok('get_sprint_report', at);
     expect(report).toEqual(completed.report);
     const { issues } = await mcp.ok('list_issues', { project_id: project.id, sprint_id: next.id });

@@ -41,7 +41,11 @@ describe('completing a sprint of 1,000 open issues', () => {
     const { org, admin } = await orgWithClients(gateway);
     const project = (await admin.post('/api/v1/projects', { project: { name: 'Big', prefix: randomPrefix() } })).body;
     const base = `/api/v1/projects/${project.id}`;
-    const seeded = await seedProject(org.orgId, project.id, org.admin.id, { sprints: 1, issuesPerSprint: OPEN, commentsPerIssue: 0 });
+    const seeded = await seedProject(org.orgId, project.id, org.admin.id, {
+      sprints: 1,
+      issuesPerSprint: OPEN,
+      commentsPerIssue: 0,
+    });
     const sprintId = seeded.sprintIds[0] as number;
     const openIds = seeded.issues.get(sprintId) ?? [];
     // The seeded sprint as an active one whose counters match its issues.

@@ -21,9 +21,9 @@ async function projectIn(admin: ApiClient, name = 'Outcomes') {
     return res.body as { id: number; story_points: number | null };
   };
   const ids = async (sprintId: number | null) =>
-    (await admin.get(sprintId === null ? `${base}/issues?per_page=100` : `${base}/sprints/${sprintId}/issues?per_page=100`)).body.map(
-      (i: { id: number }) => i.id,
-    );
+    (
+      await admin.get(sprintId === null ? `${base}/issues?per_page=100` : `${base}/sprints/${sprintId}/issues?per_page=100`)
+    ).body.map((i: { id: number }) => i.id);
   return { project, base, sprint, issue, ids };
 }
 
@@ -123,7 +123,9 @@ describe('carry-over on completion', () => {
     const { path, base, open, sprint, ids } = await activeSprint(admin);
     const next = await sprint({ name: 'Next' });
     const results = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => admin.post(`${path}/${i % 2 ? 'complete' : 'completion'}`, { carry_over: { sprint_id: next.id } })),
+      Array.from({ length: 4 }, (_, i) =>
+        admin.post(`${path}/${i % 2 ? 'complete' : 'completion'}`, { carry_over: { sprint_id: next.id } }),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 422, 422, 422]);
     expect(await ids(next.id)).toEqual(open.map((i) => i.id));
@@ -141,7 +143,9 @@ describe('the report frozen at completion', () => {
     const pulled = await issue(null, { story_points: 1 });
     await admin.patch(`${base}/issues/${pulled.id}`, { issue: { sprint_id: s.id } });
     await admin.patch(`${path}/issues/${open[0]?.id}`, { issue: { sprint_id: null } });
-    const cancelled = (await admin.get(`${path}/issues?per_page=100`)).body.find((i: { status: string }) => i.status === 'cancelled');
+    const cancelled = (await admin.get(`${path}/issues?per_page=100`)).body.find(
+      (i: { status: string }) => i.status === 'cancelled',
+    );
     await admin.delete(`${path}/issues/${cancelled.id}`);
     const next = await sprint({ name: 'Next' });
 
@@ -190,7 +194,9 @@ describe('the report frozen at completion', () => {
     const { admin } = await orgWithClients(gateway);
     const other = await orgWithClients(gateway);
     const { path, sprint, base } = await activeSprint(admin);
-    expect((await admin.get(`${path}/report`)).body.error).toMatch(/it is active/);
+    expect((await admin.get(`${path}/report`)).body.error).toBe(
+      'Report not found: the sprint is active; it has one once completed',
+    );
     const planning = await sprint();
     expect((await admin.get(`${base}/sprints/${planning.id}/report`)).status).toBe(404);
     expect((await admin.get(path)).body.report).toBeNull();
@@ -225,7 +231,12 @@ describe('velocity', () => {
     expect(res.dbCalls).toBeLessThanOrEqual(3);
     const last6 = made.slice(-6).reverse();
     expect(res.body.sprints.map((s: { sprint_id: number }) => s.sprint_id)).toEqual(last6.map((s) => s.id));
-    expect(res.body.sprints[0]).toMatchObject({ name: 'S8', committed_story_points: 9, completed_story_points: 8, actual_end_date: today() });
+    expect(res.body.sprints[0]).toMatchObject({
+      name: 'S8',
+      committed_story_points: 9,
+      completed_story_points: 8,
+      actual_end_date: today(),
+    });
     expect(res.body.average_completed_story_points).toBe(5.5);
     expect(res.body.average_committed_story_points).toBe(6.5);
     const two = await admin.get(`${base}/velocity?sprints=2`);

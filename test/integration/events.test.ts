@@ -109,7 +109,10 @@ describe('every event in events/ runs through its handler against DynamoDB Local
     const route = target.route;
     expect(declared(route), `${route.method} ${route.path} answered ${status}: ${JSON.stringify(result)}`).toContain(status);
     const builds =
-      route.method === 'POST' && route.operation.body !== undefined && !route.operation.optionalBody && route.path.startsWith('/api/v1/');
+      route.method === 'POST' &&
+      route.operation.body !== undefined &&
+      !route.operation.optionalBody &&
+      route.path.startsWith('/api/v1/');
     const reads = route.method === 'GET' && route.path.startsWith('/api/v1/');
     const updates = route.method === 'PUT' || route.method === 'PATCH';
     if (builds || reads || updates) {

@@ -115,7 +115,11 @@ describe('sprint completion', () => {
     await expectExactCounters(caller, project.id, sprint.id);
 
     const done = await completeSprint(caller, project.id, sprint.id);
-    expect(done).toMatchObject({ status: 'completed', issues_count: 1, report: { carried_over: { issues: 100, story_points: 100 } } });
+    expect(done).toMatchObject({
+      status: 'completed',
+      issues_count: 1,
+      report: { carried_over: { issues: 100, story_points: 100 } },
+    });
     await expectExactCounters(caller, project.id, sprint.id);
     const back = await listAll(caller, backlog);
     expect(back.map((i) => i.id)).toEqual(open.map((i) => i.id));

@@ -115,8 +115,14 @@ describe('the OpenAPI document', () => {
       expect(operationOf(route.method, route.path).requestBody?.required, route.operation.id).toBe(!route.operation.optionalBody);
     }
     // Only the completion's body (the optional `carry_over`) may be left out.
-    expect(routes.filter((r) => r.operation.optionalBody).map((r) => r.operation.id)).toEqual(['completeSprint', 'createSprintCompletion']);
-    expect(operationOf('POST', '/api/v1/projects/{project_id}/sprints/{sprint_id}/complete').requestBody.content['application/json'].schema).toEqual({
+    expect(routes.filter((r) => r.operation.optionalBody).map((r) => r.operation.id)).toEqual([
+      'completeSprint',
+      'createSprintCompletion',
+    ]);
+    expect(
+      operationOf('POST', '/api/v1/projects/{project_id}/sprints/{sprint_id}/complete').requestBody.content['application/json']
+        .schema,
+    ).toEqual({
       $ref: '#/components/schemas/SprintComplete',
     });
   });

@@ -138,9 +138,7 @@ export const sprintTools: Tool[] = [
         'Complete an active sprint; its open issues go to the end of the backlog, or of carry_over_sprint_id (a sprint in planning).',
       input: z.object({
         ...sprintAt,
-        carry_over_sprint_id: id('A sprint in planning to receive the open issues; omit for the backlog.')
-          .nullable()
-          .optional(),
+        carry_over_sprint_id: id('A sprint in planning to receive the open issues; omit for the backlog.').nullable().optional(),
       }),
       output: one,
       annotations: annotations.update,
