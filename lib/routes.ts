@@ -15,7 +15,8 @@ import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comment
 import { Issue, IssueCreateBody, IssueUpdateBody } from './schemas/issues.ts';
 import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
-import { Sprint, SprintCreateBody, SprintUpdateBody } from './schemas/sprints.ts';
+import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
+import { SprintCompleteBody, VelocityQuery } from './schemas/sprint-outcomes.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -38,6 +39,8 @@ export interface Route {
     tag: string;
     /** Request body schema (wrapper included). */
     body?: z.ZodType;
+    /** The body may be left out (an empty body reads as `{}`). */
+    optionalBody?: boolean;
     /** Query parameters, beyond the `page`/`per_page`/`cursor` that every list takes. */
     query?: z.ZodObject;
     /**
@@ -78,6 +81,7 @@ function derivedErrors(path: string, op: Spec): number[] {
   if (op.body) add(400, 413, 415); // malformed JSON, too large, not JSON
   if (op.body && !op.jsonRpc) add(422); // the body's schema
   if (op.success.list) add(422); // page, per_page, cursor
+  if (op.query) add(422); // the query's schema
   if (op.idempotent) add(400, 409); // a malformed key; the first request with the key still runs
   return [...errors].sort((a, b) => a - b);
 }
@@ -134,7 +138,7 @@ function transition(
 ): Route[] {
   const { action, ...op } = spec;
   const noun = spellings.noun[0]!.toUpperCase() + spellings.noun.slice(1);
-  const shared = { ...op, errors: [422, ...(op.errors ?? [])], idempotent: true, unprocessable: 'error' as const };
+  const shared = { ...op, errors: [422, ...(op.errors ?? [])], idempotent: true, unprocessable: op.unprocessable ?? 'error' };
   return [
     route('POST', `${base}/${spellings.verb}`, handler, { ...shared, summary: `${action}${op.summary}` }),
     route('POST', `${base}/${spellings.noun}`, handler, {
@@ -366,7 +370,7 @@ export const routes: Route[] = [
     summary: 'Delete a sprint with its issues and their comments (admins only)',
     tag: 'Sprints',
     success: { status: 204, description: 'Deleted' },
-    errors: [403],
+    errors: [403, 409],
   }),
   ...transition(
     sprintPath,
@@ -387,11 +391,37 @@ export const routes: Route[] = [
     {
       id: 'completeSprint',
       action: 'Complete a sprint',
-      summary: ': active to completed; its open issues return to the backlog',
+      summary: ': active to completed; its open issues go to the backlog or to `carry_over.sprint_id`',
+      description:
+        'All or nothing at any size: the sprint shows `completing` while its open issues move, and any completion ' +
+        'request on a `completing` sprint finishes it (409 if it asked for another target). See docs/sprint-outcomes.md.',
       tag: 'Sprints',
-      success: { status: 200, schema: Sprint, description: 'The completed sprint' },
+      body: SprintCompleteBody,
+      optionalBody: true,
+      unprocessable: 'either',
+      success: { status: 200, schema: Sprint, description: 'The completed sprint, with its report' },
     },
   ),
+  route('GET', `${sprintPath}/report`, 'functions/sprints/report.ts', {
+    id: 'getSprintReport',
+    summary: 'The report of a completed sprint, frozen at its completion (404 before)',
+    tag: 'Sprints',
+    success: { status: 200, schema: SprintReport, description: 'The report' },
+  }),
+  route('GET', `${sprintPath}/burndown`, 'functions/sprints/burndown.ts', {
+    id: 'getSprintBurndown',
+    summary: 'Remaining open story points at the end of each UTC day, with the ideal line (404 in planning)',
+    tag: 'Sprints',
+    success: { status: 200, schema: Burndown, description: 'The burndown' },
+  }),
+  route('GET', `${projectPath}/velocity`, 'functions/projects/velocity.ts', {
+    id: 'getVelocity',
+    summary: 'The last completed sprints (`sprints`, default 6, at most 50) with committed and completed points',
+    tag: 'Sprints',
+    query: VelocityQuery,
+    success: { status: 200, schema: Velocity, description: 'Velocity' },
+    unprocessable: 'errors',
+  }),
 
   // Issues in a sprint
   route('GET', `${sprintPath}/issues`, 'functions/issues/list.ts', {
@@ -421,12 +451,14 @@ export const routes: Route[] = [
     tag: 'Issues',
     body: IssueUpdateBody,
     success: { status: 200, schema: Issue, description: 'The issue' },
+    errors: [409], // its sprint is being completed
   }),
   route('DELETE', sprintIssuePath, 'functions/issues/delete.ts', {
     id: 'deleteSprintIssue',
     summary: 'Delete an issue of a sprint with its comments',
     tag: 'Issues',
     success: { status: 204, description: 'Deleted' },
+    errors: [409], // its sprint is being completed
   }),
 
   // The project backlog (issues in no sprint)
@@ -457,6 +489,7 @@ export const routes: Route[] = [
     tag: 'Backlog',
     body: IssueUpdateBody,
     success: { status: 200, schema: Issue, description: 'The issue' },
+    errors: [409], // the sprint it is pulled into is being completed
   }),
   route('DELETE', backlogIssuePath, 'functions/backlog/delete.ts', {
     id: 'deleteBacklogIssue',

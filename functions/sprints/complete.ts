@@ -1,9 +1,13 @@
 import { completeSprint } from '../../lib/domain/sprints.ts';
 import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
-import { pathId } from '../../lib/http/stack.ts';
+import { bodySchema, pathId } from '../../lib/http/stack.ts';
 
-/** `POST .../complete` and `POST .../completion`. */
-export const handler = idempotentHandler(async (req) => ({
-  status: 200,
-  body: await completeSprint(req.principal, pathId(req, 'project_id', 'Project'), pathId(req, 'sprint_id', 'Sprint')),
-}));
+/** `POST .../complete` and `POST .../completion`; the body (`carry_over`) is optional. */
+export const handler = idempotentHandler(
+  async (req) => {
+    const projectId = pathId(req, 'project_id', 'Project');
+    const sprintId = pathId(req, 'sprint_id', 'Sprint');
+    return { status: 200, body: await completeSprint(req.principal, projectId, sprintId, await req.input()) };
+  },
+  { body: bodySchema(() => import('../../lib/schemas/sprint-outcomes.ts'), 'SprintCompleteBody', { wrapped: false }) },
+);

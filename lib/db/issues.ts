@@ -1,5 +1,5 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { windowOf, windowRead, type ListWindow, type Renumbering, type Slot } from '../domain/positions.ts';
+import { appendedPosition, windowOf, windowRead, type ListWindow, type Renumbering, type Slot } from '../domain/positions.ts';
 import type { Issue, IssueStatus } from '../schemas/issues.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
@@ -25,8 +25,11 @@ export interface IssueItem extends Issue {
   comments_count?: number;
 }
 
-/** Counter changes on a list's owner: a sprint's counters, or the backlog count on the project. */
-export type ListDelta = Partial<SprintCounters> | { backlog_count: number };
+/**
+ * Counter changes on a list's owner: a sprint's counters (with its scope counters and the day's
+ * burndown attribute, lib/db/sprints.ts), or the backlog count on the project.
+ */
+export type ListDelta = Partial<SprintCounters> & Partial<Record<string, number>>;
 
 export interface ParentChange {
   /** The list whose owner changes: a sprint id, or null for the backlog (owned by the project). */
@@ -135,10 +138,19 @@ export async function allocatePositions(orgId: number, projectId: number, count:
   }
 }
 
-function parentUpdate(orgId: number, projectId: number, change: ParentChange, reason: string): GuardedItem {
+/**
+ * The counter update of a list's owner (or a check that it exists, when nothing changes). A sprint
+ * being completed is refused: its issues are frozen until the completion ends (lib/domain/sprints.ts).
+ */
+export function listOwnerUpdate(orgId: number, projectId: number, change: ParentChange, reason: string): GuardedItem {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const conditions = ['attribute_exists(PK)'];
+  if (change.sprintId !== null) {
+    names['#owner_status'] = 'status';
+    values[':completing'] = 'completing';
+    conditions.push('#owner_status <> :completing');
+  }
   const delta: Record<string, number> = { ...(change.delta as Record<string, number>) };
   if (change.listRev) {
     const rev = change.sprintId === null ? 'backlog_rev' : 'positions_rev';
@@ -211,7 +223,7 @@ export async function insertIssue(
       },
       reason: 'issue_exists',
     },
-    parentUpdate(orgId, projectId, parent, parent.sprintId === null ? 'project' : 'sprint'),
+    listOwnerUpdate(orgId, projectId, parent, parent.sprintId === null ? 'project' : 'sprint'),
   ];
   if (parent.sprintId !== null) {
     items.push({
@@ -294,7 +306,7 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
       },
       reason: 'stale',
     },
-    ...write.parents.map((p) => parentUpdate(orgId, projectId, p, 'stale')),
+    ...write.parents.map((p) => listOwnerUpdate(orgId, projectId, p, 'stale')),
   ];
   const target = write.placement?.sprintId ?? null;
   for (const r of write.renumber ?? []) items.push(renumberItem(orgId, projectId, target, r));
@@ -330,7 +342,7 @@ export async function deleteIssue(orgId: number, projectId: number, issue: Issue
       },
       reason: 'stale',
     },
-    parentUpdate(orgId, projectId, parent, 'stale'),
+    listOwnerUpdate(orgId, projectId, parent, 'stale'),
   ]);
 }
 
@@ -402,6 +414,50 @@ export async function readSide(
     forward,
     limit,
     from: listKey(sprintId, from.position, from.id),
+  });
+}
+
+/**
+ * THE way issues are appended, in the given order, to the end of a list (a sprint, or the backlog
+ * with `null`) when they come from another list: the transaction items that move them, each
+ * conditioned on still being in `from` (so a step repeated by a second finisher moves nothing
+ * twice), and on its `rev` when one is given. Positions come from the project's allocator (one atomic ADD for the whole run), so they
+ * are above everything in the list when the items commit in order. The caller adds the counters
+ * of both lists to the same transaction. Sprint completion uses it (lib/domain/sprints.ts).
+ */
+export async function appendToList(
+  orgId: number,
+  projectId: number,
+  list: number | null,
+  issues: { id: number; rev?: number | undefined }[],
+  move: { from: number; now: string },
+): Promise<GuardedItem[]> {
+  if (issues.length === 0) return [];
+  const first = await allocatePositions(orgId, projectId, issues.length);
+  return issues.map((issue, i) => {
+    const position = appendedPosition(first + i);
+    return {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.issue(orgId, projectId, issue.id),
+          UpdateExpression: 'SET sprint_id = :to, LSK = :lsk, #position = :position, updated_at = :now ADD rev :one',
+          // With `rev`: also unchanged since it was read (a move decided on a read, not on a frozen sprint).
+          ConditionExpression: `sprint_id = :from AND ${issue.rev === undefined ? 'attribute_exists(PK)' : revisionCondition(issue.rev)}`,
+          ExpressionAttributeNames: { '#position': 'position' },
+          ExpressionAttributeValues: {
+            ...(issue.rev === undefined ? {} : { ':rev': issue.rev }),
+            ':to': list,
+            ':from': move.from,
+            ':lsk': listKey(list, position, issue.id),
+            ':position': position,
+            ':now': move.now,
+            ':one': 1,
+          },
+        },
+      },
+      reason: 'moved',
+    };
   });
 }
 

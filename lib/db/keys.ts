@@ -11,6 +11,7 @@
  * | ORG#o            | PROJECT#p           | PROJECT#p                | project (+ counters, issue sequence)   |
  * | ORG#o            | PREFIX#X            |                          | project prefix uniqueness guard        |
  * | ORG#o#P#p        | SPRINT#s            | SPRINT#s                 | sprint (+ issue counters)              |
+ * | ORG#o#P#p        | VELOCITY#t#s        |                          | completed sprint's summary (velocity)  |
  * | ORG#o#P#p        | ISSUE#i             | S#s#pos#i or B#pos#i     | issue, in a sprint or the backlog      |
  * | ORG#o#P#p        | ISSUE#i#C#c         | C#i#c                    | comment (GSI1: ORG#o#COMMENT#c)        |
  * | TOKEN#sha256     | TOKEN               |                          | API token -> principal, rate bucket    |
@@ -54,6 +55,11 @@ export const keys = {
   comment: (orgId: number, projectId: number, issueId: number, commentId: number): Key => ({
     PK: projectPk(orgId, projectId),
     SK: `ISSUE#${pad(issueId)}#C#${pad(commentId)}`,
+  }),
+  /** A completed sprint's summary, sorted by its completion time `completedAt` (ISO 8601 UTC). */
+  velocity: (orgId: number, projectId: number, completedAt: string, sprintId: number): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `VELOCITY#${completedAt}#${pad(sprintId)}`,
   }),
   token: (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
   /**
@@ -101,6 +107,9 @@ export const collections = {
 export const skPrefixes = {
   issueComments: (issueId: number) => `ISSUE#${pad(issueId)}#C#`,
 };
+
+/** Base-table SK prefix of a project's completed-sprint summaries (newest last). */
+export const velocityPrefix = 'VELOCITY#';
 
 /** GSI1 keys: lookups by id where the path does not name the parent. */
 export const gsi1 = {

@@ -6,27 +6,54 @@ import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
-import {
-  batchGet,
-  equalsCondition,
-  Refused,
-  revisionCondition,
-  setAssignments,
-  transact,
-  type GuardedItem,
-} from './transactions.ts';
+import { batchGet, equalsCondition, Refused, setAssignments, transact, type GuardedItem } from './transactions.ts';
 
 /** Counters a sprint keeps over its issues; they move in the same transaction as the issues. */
-export type SprintCounterName = 'issues_count' | 'total_story_points' | 'completed_story_points' | 'open_issues_count';
+export type SprintCounterName =
+  | 'issues_count'
+  | 'total_story_points'
+  | 'completed_story_points'
+  | 'open_issues_count'
+  | 'open_story_points'
+  | 'done_issues_count';
 export type SprintCounters = Record<SprintCounterName, number>;
 
+/** Counters of moves in and out of a sprint, reset when it is activated (its report's added/removed). */
+export const scopeCounters = ['added_issues', 'added_points', 'removed_issues', 'removed_points'] as const;
+
+/** What the completion of a sprint decided when it started; whoever finishes it follows this. */
+export interface CompletionPlan {
+  /** Where the open issues go: a sprint of the project, or null for the backlog. */
+  carry_over_sprint_id: number | null;
+  completed_at: string;
+  actual_end_date: string;
+}
+
 /** The stored sprint: the resource plus what only the data layer reads. */
-export interface SprintItem extends Sprint {
+export interface SprintItem extends Omit<Sprint, 'report'> {
   sprint_lead_id: number | null;
   /** Issues not `done`/`cancelled`: completion checks it reached zero. */
   open_issues_count: number;
+  open_story_points?: number;
+  done_issues_count?: number;
   /** Bumped by every move that computes a position in this sprint's list (see lib/db/issues.ts). */
   positions_rev?: number;
+  /** Snapshot written by the activation itself. */
+  committed_issues?: number;
+  committed_points?: number;
+  /** Open story points at activation: the burndown's starting value. */
+  burndown_base?: number;
+  activated_at?: string;
+  activated_on?: string;
+  added_issues?: number;
+  added_points?: number;
+  removed_issues?: number;
+  removed_points?: number;
+  /** Set while `completing`. */
+  completion?: CompletionPlan;
+  /** Completions carrying issues into this sprint right now: it may not be activated or deleted meanwhile. */
+  receiving?: number;
+  report?: Sprint['report'];
 }
 
 /** What the domain decides about a sprint's editable fields. */
@@ -37,6 +64,22 @@ export interface SprintFields {
   start_date: string | null;
   end_date: string | null;
   sprint_lead_id: number | null;
+}
+
+/**
+ * The attribute of a sprint that holds the change of its open story points on one UTC day
+ * (`burndown_YYYYMMDD`, top level so that writes can `ADD` to it without the attribute existing).
+ */
+export const burndownAttribute = (day: string) => `burndown_${day.replaceAll('-', '')}`;
+
+/** The per-day changes of open story points a sprint item holds, by YYYY-MM-DD. */
+export function burndownChanges(item: Record<string, unknown>): Map<string, number> {
+  const changes = new Map<string, number>();
+  for (const [k, v] of Object.entries(item)) {
+    const m = /^burndown_(\d{4})(\d{2})(\d{2})$/.exec(k);
+    if (m) changes.set(`${m[1]}-${m[2]}-${m[3]}`, Number(v));
+  }
+  return changes;
 }
 
 export const toSprint = (record: object): Sprint => {
@@ -55,6 +98,7 @@ export const toSprint = (record: object): Sprint => {
     issues_count: Number(item.issues_count ?? 0),
     total_story_points: Number(item.total_story_points ?? 0),
     completed_story_points: Number(item.completed_story_points ?? 0),
+    report: (item.report as Sprint['report'] | undefined) ?? null,
     created_at: String(item.created_at),
     updated_at: String(item.updated_at),
   };
@@ -109,6 +153,8 @@ export async function insertSprint(orgId: number, projectId: number, fields: Spr
     total_story_points: 0,
     completed_story_points: 0,
     open_issues_count: 0,
+    open_story_points: 0,
+    done_issues_count: 0,
     positions_rev: 0,
     created_at: now,
     updated_at: now,
@@ -184,7 +230,11 @@ export async function updateSprintFields(
 /**
  * planning -> active as one conditional write: of two concurrent activations exactly one passes
  * the `status = planning` condition. `expectedStart` is the start date the caller read (the new
- * one is derived from it). Refused (`sprint`) when the sprint is gone or either moved.
+ * one is derived from it). The same write snapshots what the sprint commits to (issues, story
+ * points, open story points: the report's `committed` and the burndown's start) from its own
+ * counters, and restarts the added/removed counters and today's burndown change, so that only
+ * what happens after activation counts. Refused (`sprint`) when the sprint is gone, either value
+ * moved, or completions are carrying issues into it.
  */
 export async function setSprintActive(
   orgId: number,
@@ -192,22 +242,42 @@ export async function setSprintActive(
   sprintId: number,
   startDate: string,
   expectedStart: string | null,
+  now: string,
 ): Promise<SprintItem> {
-  const names: Record<string, string> = { '#status': 'status', '#updated_at': 'updated_at' };
+  const names: Record<string, string> = {
+    '#status': 'status',
+    '#updated_at': 'updated_at',
+    '#receiving': 'receiving',
+    '#bd_today': burndownAttribute(now.slice(0, 10)),
+  };
   const values: Record<string, unknown> = {
     ':active': 'active',
     ':planning': 'planning',
     ':start': startDate,
-    ':now': new Date().toISOString(),
+    ':now': now,
+    ':today': now.slice(0, 10),
+    ':zero': 0,
   };
   const startGuard = equalsCondition('start_date', expectedStart, names, values);
+  const sets = [
+    '#status = :active',
+    '#start_date = :start',
+    '#updated_at = :now',
+    'activated_at = :now',
+    'activated_on = :today',
+    'committed_issues = if_not_exists(issues_count, :zero)',
+    'committed_points = if_not_exists(total_story_points, :zero)',
+    'burndown_base = if_not_exists(open_story_points, :zero)',
+    '#bd_today = :zero',
+    ...scopeCounters.map((c) => `${c} = :zero`),
+  ];
   try {
     const out = await db.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.sprint(orgId, projectId, sprintId),
-        UpdateExpression: 'SET #status = :active, #start_date = :start, #updated_at = :now',
-        ConditionExpression: `#status = :planning AND ${startGuard}`,
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: `#status = :planning AND ${startGuard} AND (attribute_not_exists(#receiving) OR #receiving = :zero)`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
@@ -221,18 +291,27 @@ export async function setSprintActive(
 }
 
 /**
- * Deletes a sprint in one transaction: the sprint and the project's `sprints_count`. Its issues
- * (and their comments) are unreachable at once, since every read checks the sprint, and are
- * removed by the cascade consumer. Refusals: `sprint` (absent), `project` (absent).
+ * Deletes a sprint in one transaction: the sprint (conditioned on the status it was read with, and
+ * on no completion carrying issues into it), its velocity summary if it was completed, and the
+ * project's `sprints_count`. Its issues (and their comments) are unreachable at once, since every
+ * read checks the sprint, and are removed by the cascade consumer. Refusals: `sprint` (absent or
+ * changed), `project` (absent).
  */
-export async function deleteSprint(orgId: number, projectId: number, sprintId: number): Promise<void> {
-  await transact([
+export async function deleteSprint(
+  orgId: number,
+  projectId: number,
+  sprint: Pick<SprintItem, 'id' | 'status' | 'report'>,
+): Promise<void> {
+  const items: GuardedItem[] = [
     {
       item: {
         Delete: {
           TableName: tableName,
-          Key: keys.sprint(orgId, projectId, sprintId),
-          ConditionExpression: 'attribute_exists(PK)',
+          Key: keys.sprint(orgId, projectId, sprint.id),
+          ConditionExpression:
+            'attribute_exists(PK) AND #status = :status AND (attribute_not_exists(#receiving) OR #receiving = :zero)',
+          ExpressionAttributeNames: { '#status': 'status', '#receiving': 'receiving' },
+          ExpressionAttributeValues: { ':status': sprint.status, ':zero': 0 },
         },
       },
       reason: 'sprint',
@@ -249,7 +328,13 @@ export async function deleteSprint(orgId: number, projectId: number, sprintId: n
       },
       reason: 'project',
     },
-  ]);
+  ];
+  if (sprint.report) {
+    items.push({
+      item: { Delete: { TableName: tableName, Key: keys.velocity(orgId, projectId, sprint.report.completed_at, sprint.id) } },
+    });
+  }
+  await transact(items);
 }
 
 /** `ADD` clause for non-zero counter deltas (names/values filled in). Empty string when all are zero. */
@@ -267,112 +352,4 @@ export function addCounters(
     parts.push(`#${k} :${tag}_${k}`);
   }
   return parts.join(', ');
-}
-
-/** An issue the completion of a sprint returns to the backlog, at a position reserved for it. */
-export interface ReturnedIssue {
-  id: number;
-  rev: number;
-  position: number;
-}
-
-export interface CompletionStep {
-  /** Open issues moved by this step (at most ~96: one transaction holds 100 items). */
-  moves: ReturnedIssue[];
-  /** What leaves the sprint's counters with them (negative values). */
-  sprintDelta: SprintCounters;
-  now: string;
-  /** Reserve backlog positions: the project's `position_seq` moves from `from` to `to` (first step). */
-  reserve?: { from: number | undefined; to: number } | undefined;
-  /** The last step also completes the sprint; it checks that no open issue is left behind. */
-  finish?: { actualEndDate: string } | undefined;
-}
-
-/**
- * One transaction of a sprint completion: open issues back to the backlog (each conditioned on the
- * `rev` it was read with), the sprint's and the project's counters moved by exactly what moved,
- * and, on the last step, the status change. Every step requires the sprint to still be `active`,
- * so two concurrent completions cannot both finish. Refusals: `sprint` (not active any more, gone,
- * or an open issue appeared), `issue` (one changed meanwhile), `positions` (the reservation raced
- * another allocation), `project`.
- */
-export async function completionStep(orgId: number, projectId: number, sprintId: number, step: CompletionStep): Promise<void> {
-  const items: GuardedItem[] = step.moves.map((m) => ({
-    item: {
-      Update: {
-        TableName: tableName,
-        Key: keys.issue(orgId, projectId, m.id),
-        UpdateExpression: 'SET sprint_id = :null, LSK = :lsk, #position = :position, updated_at = :now ADD rev :one',
-        ConditionExpression: revisionCondition(m.rev),
-        ExpressionAttributeNames: { '#position': 'position' },
-        ExpressionAttributeValues: {
-          ':null': null,
-          ':lsk': listKeys.backlogIssue(m.position, m.id),
-          ':position': m.position,
-          ':now': step.now,
-          ':one': 1,
-          ':rev': m.rev,
-        },
-      },
-    },
-    reason: 'issue',
-  }));
-
-  const names: Record<string, string> = { '#status': 'status', '#updated_at': 'updated_at' };
-  const values: Record<string, unknown> = { ':active': 'active', ':now': step.now };
-  const add = addCounters(step.sprintDelta, names, values);
-  const sets = ['#updated_at = :now'];
-  const conditions = ['#status = :active'];
-  if (step.finish) {
-    sets.push('#status = :completed', 'actual_end_date = :actual_end_date');
-    values[':completed'] = 'completed';
-    values[':actual_end_date'] = step.finish.actualEndDate;
-    // Open issues still counted after this step's moves must be none (a sprint written without
-    // the counter cannot say, and is trusted).
-    conditions.push('(attribute_not_exists(open_issues_count) OR open_issues_count = :open_now)');
-    values[':open_now'] = step.moves.length;
-  }
-  items.push({
-    item: {
-      Update: {
-        TableName: tableName,
-        Key: keys.sprint(orgId, projectId, sprintId),
-        UpdateExpression: `SET ${sets.join(', ')}${add ? ` ADD ${add}` : ''}`,
-        ConditionExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    },
-    reason: 'sprint',
-  });
-
-  if (step.moves.length > 0 || step.reserve) {
-    const pNames: Record<string, string> = {};
-    const pValues: Record<string, unknown> = {};
-    const pConditions = ['attribute_exists(PK)'];
-    let expression = '';
-    if (step.moves.length > 0) {
-      pValues[':returned'] = step.moves.length;
-      expression = 'ADD backlog_count :returned';
-    }
-    if (step.reserve) {
-      pValues[':seq_to'] = step.reserve.to;
-      expression = `SET position_seq = :seq_to ${expression}`;
-      pConditions.push(equalsCondition('position_seq', step.reserve.from, pNames, pValues));
-    }
-    items.push({
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.project(orgId, projectId),
-          UpdateExpression: expression,
-          ConditionExpression: pConditions.join(' AND '),
-          ...(Object.keys(pNames).length ? { ExpressionAttributeNames: pNames } : {}),
-          ExpressionAttributeValues: pValues,
-        },
-      },
-      reason: step.reserve ? 'positions' : 'project',
-    });
-  }
-  await transact(items);
 }

@@ -9,8 +9,8 @@ export abstract class DomainError extends Error {
 /** 404 `{error}`: the thing does not exist, or belongs to another organisation. */
 export class NotFoundError extends DomainError {
   readonly status = 404;
-  constructor(what: string) {
-    super(`${what} not found`);
+  constructor(what: string, why?: string) {
+    super(why ? `${what} not found: ${why}` : `${what} not found`);
   }
 }
 
@@ -71,6 +71,18 @@ export class RequestInProgressError extends DomainError {
   readonly retryAfterSeconds = 1;
   constructor() {
     super('A request with this Idempotency-Key is still being processed; retry shortly');
+  }
+}
+
+/**
+ * 409 `{error}`: the sprint is being completed (or is receiving the open issues of a sprint being
+ * completed); its issues are frozen until that ends. Completing it again finishes it.
+ */
+export class SprintBusyError extends DomainError {
+  readonly status = 409;
+  readonly retryAfterSeconds = 1;
+  constructor(message = 'The sprint is being completed; its issues change again once it is completed') {
+    super(message);
   }
 }
 

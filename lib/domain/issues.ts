@@ -3,10 +3,11 @@ import type { IssueItem, ListDelta, ParentChange } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import { nextId } from '../db/sequences.ts';
-import type { SprintCounters } from '../db/sprints.ts';
+import { burndownAttribute, type SprintCounters } from '../db/sprints.ts';
 import { Refused } from '../db/transactions.ts';
 import type { Issue, IssueCreate, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
-import { NotFoundError, UnavailableError, ValidationError } from './errors.ts';
+import { today } from './clock.ts';
+import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from './errors.ts';
 import { appendedPosition, defaultPlacementOptions, gapFor, planPlacement, type Renumbering } from './positions.ts';
 import type { Principal } from './principal.ts';
 
@@ -32,40 +33,52 @@ const RENUMBER_STEP = 100;
 const assigneeMessage = 'assignee_id must be an account of this organisation';
 const targetSprintMessage = 'sprint_id must be a sprint of this project';
 
-const zero: SprintCounters = { issues_count: 0, total_story_points: 0, completed_story_points: 0, open_issues_count: 0 };
+const zero: SprintCounters = {
+  issues_count: 0,
+  total_story_points: 0,
+  completed_story_points: 0,
+  open_issues_count: 0,
+  open_story_points: 0,
+  done_issues_count: 0,
+};
 
 /** What one issue adds to its sprint's counters. */
 export function contributionOf(issue: { status: IssueStatus; story_points: number | null }): SprintCounters {
   const points = issue.story_points ?? 0;
+  const done = issue.status === 'done';
+  const open = !isClosed(issue.status);
   return {
     issues_count: 1,
     total_story_points: points,
-    completed_story_points: issue.status === 'done' ? points : 0,
-    open_issues_count: isClosed(issue.status) ? 0 : 1,
+    completed_story_points: done ? points : 0,
+    open_issues_count: open ? 1 : 0,
+    open_story_points: open ? points : 0,
+    done_issues_count: done ? 1 : 0,
   };
 }
 
-export const negate = (c: SprintCounters): SprintCounters => ({
-  issues_count: -c.issues_count,
-  total_story_points: -c.total_story_points,
-  completed_story_points: -c.completed_story_points,
-  open_issues_count: -c.open_issues_count,
-});
+const combine = (a: SprintCounters, b: SprintCounters, sign: 1 | -1): SprintCounters =>
+  Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + sign * b[k as keyof SprintCounters]])) as SprintCounters;
 
-export const sumCounters = (all: SprintCounters[]): SprintCounters =>
-  all.reduce(
-    (a, b) => ({
-      issues_count: a.issues_count + b.issues_count,
-      total_story_points: a.total_story_points + b.total_story_points,
-      completed_story_points: a.completed_story_points + b.completed_story_points,
-      open_issues_count: a.open_issues_count + b.open_issues_count,
-    }),
-    zero,
-  );
+export const negate = (c: SprintCounters): SprintCounters => combine(zero, c, -1);
 
-/** The counters of a list's owner: a sprint keeps all four, the backlog only its issue count. */
-function listDelta(sprintId: number | null, delta: SprintCounters): ListDelta {
-  return sprintId === null ? { backlog_count: delta.issues_count } : delta;
+export const sumCounters = (all: SprintCounters[]): SprintCounters => all.reduce((a, b) => combine(a, b, 1), zero);
+
+/**
+ * The counters of a list's owner: the backlog keeps only its issue count; a sprint keeps its
+ * counters, and with them what its report and burndown need (docs/sprint-outcomes.md): issues
+ * entering or leaving it count as added or removed (with their points at that moment), and a
+ * change of its open story points is added to the UTC day's burndown change. Activation restarts
+ * both (lib/db/sprints.ts), so only what happens after it counts.
+ */
+export function listDelta(sprintId: number | null, delta: SprintCounters, day = today()): ListDelta {
+  if (sprintId === null) return { backlog_count: delta.issues_count };
+  const out: ListDelta = { ...delta };
+  if (delta.issues_count > 0) Object.assign(out, { added_issues: delta.issues_count, added_points: delta.total_story_points });
+  if (delta.issues_count < 0)
+    Object.assign(out, { removed_issues: -delta.issues_count, removed_points: -delta.total_story_points });
+  if (delta.open_story_points) out[burndownAttribute(day)] = delta.open_story_points;
+  return out;
 }
 
 const isZero = (d: ListDelta) => Object.values(d).every((v) => !v);
@@ -132,6 +145,7 @@ async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, 
   if (!family.project) throw new NotFoundError('Project');
   if (at.sprintId !== null && !family.sprints.get(at.sprintId)) throw new NotFoundError('Sprint');
   if (!family.issue || (family.issue.sprint_id ?? null) !== at.sprintId) throw new NotFoundError('Issue');
+  if ([...family.sprints.values()].some((s) => s?.status === 'completing')) throw new SprintBusyError();
   return { project: family.project as ProjectItem & { backlog_rev?: number }, sprints: family.sprints, issue: family.issue };
 }
 
@@ -179,6 +193,11 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
     await store.insertIssue(caller.orgId, at.projectId, issue, parent, issue.assignee_id);
     return issue;
   } catch (err) {
+    // The sprint's guard refuses both a missing sprint and one being completed: tell them apart.
+    if (err instanceof Refused && err.reason === 'sprint' && at.sprintId !== null) {
+      const { sprints } = await store.getIssueFamily(caller.orgId, at.projectId, [at.sprintId]);
+      if (sprints.get(at.sprintId)?.status === 'completing') throw new SprintBusyError();
+    }
     throw refusal(err);
   }
 }

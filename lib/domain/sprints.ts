@@ -1,23 +1,27 @@
-import { sprintIssuesWithStatus } from '../db/issues.ts';
+import * as completion from '../db/completion.ts';
+import { appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/sprints.ts';
 import { Refused } from '../db/transactions.ts';
 import { endBeforeStartMessage } from '../schemas/messages.ts';
-import type { Sprint, SprintCreate, SprintUpdate } from '../schemas/sprints.ts';
-import { ForbiddenError, NotFoundError, TransitionError, UnavailableError, ValidationError } from './errors.ts';
-import { contributionOf, negate, openStatuses, sumCounters } from './issues.ts';
-import { appendedPosition } from './positions.ts';
+import type { Burndown, Sprint, SprintCreate, SprintReport, SprintUpdate, Velocity } from '../schemas/sprints.ts';
+import type { SprintComplete } from '../schemas/sprint-outcomes.ts';
+import { daysBetween, nextDay, now as clockNow, today } from './clock.ts';
+import { ForbiddenError, NotFoundError, SprintBusyError, TransitionError, UnavailableError, ValidationError } from './errors.ts';
+import { contributionOf, listDelta, negate, openStatuses, sumCounters } from './issues.ts';
 import type { Principal } from './principal.ts';
 
 /** A write that raced another one is re-read and re-decided this many times before a 503. */
 const ATTEMPTS = 4;
-/** Open issues moved per completion transaction (100 items at most: these + sprint + project). */
+/** Open issues moved per completion transaction (100 items at most: these + sprint + target). */
 const MOVES_PER_STEP = 96;
+/** Batches a completion request moves, or fails to move because another finisher did, before a 503. */
+const COMPLETION_ROUNDS = 64;
+/** Most days a burndown shows (a sprint left active for years still answers a bounded document). */
+const BURNDOWN_MAX_DAYS = 366;
 
 const sprintLeadMessage = 'sprint_lead_id must be an account of this organisation';
-
-/** "Today" as the API defines it (docs/api.md): the UTC calendar date. */
-export const today = () => new Date().toISOString().slice(0, 10);
+const carryOverMessage = 'carry_over.sprint_id must be another sprint of this project in planning';
 
 /** Kebab-case of a name: "Sprint 12: Checkout!" -> "sprint-12-checkout". Accents are folded. */
 export function slugify(name: string): string {
@@ -114,26 +118,42 @@ export async function updateSprint(
   }
 }
 
-/** Only admins may delete sprints (403 otherwise). Its issues and their comments go with it. */
+/**
+ * Only admins may delete sprints (403 otherwise). Its issues and their comments go with it, and so does
+ * its velocity summary. A sprint being completed, or receiving the open issues of one, cannot be
+ * deleted until that ends (409).
+ */
 export async function deleteSprint(caller: Principal, projectId: number, sprintId: number): Promise<void> {
   if (caller.role !== 'admin') throw new ForbiddenError('Only admins may delete sprints');
-  try {
-    await store.deleteSprint(caller.orgId, projectId, sprintId);
-  } catch (err) {
-    throw refusal(err);
+  for (let attempt = 1; ; attempt++) {
+    const { sprint } = await loadSprint(caller, projectId, sprintId);
+    if (sprint.status === 'completing' || Number(sprint.receiving ?? 0) > 0) throw new SprintBusyError();
+    try {
+      await store.deleteSprint(caller.orgId, projectId, sprint);
+      return;
+    } catch (err) {
+      if (err instanceof Refused && err.reason === 'sprint' && attempt < ATTEMPTS) continue;
+      if (err instanceof Refused && err.reason === 'sprint') throw new UnavailableError();
+      throw refusal(err);
+    }
   }
 }
 
 /**
  * planning -> active. Only from `planning` (else 422 `{error}`); `start_date` becomes today when
  * it was not set. The write is conditional on `status = planning`, so of two concurrent
- * activations one succeeds and the other, re-reading, answers 422.
+ * activations one succeeds and the other, re-reading, answers 422. The same write snapshots what
+ * the sprint commits to (its report's `committed`, its burndown's start). A sprint receiving the
+ * open issues of a sprint being completed waits for it: 409.
  */
 export async function activateSprint(caller: Principal, projectId: number, sprintId: number): Promise<Sprint> {
   for (let attempt = 1; ; attempt++) {
     const { sprint } = await loadSprint(caller, projectId, sprintId);
     if (sprint.status !== 'planning') {
       throw new TransitionError(`Sprint is ${sprint.status}: only a sprint in planning can be activated`);
+    }
+    if (Number(sprint.receiving ?? 0) > 0) {
+      throw new SprintBusyError('The sprint is receiving the open issues of a sprint being completed');
     }
     const start = sprint.start_date ?? today();
     if (sprint.end_date && sprint.end_date < start) {
@@ -142,7 +162,8 @@ export async function activateSprint(caller: Principal, projectId: number, sprin
       );
     }
     try {
-      return store.toSprint(await store.setSprintActive(caller.orgId, projectId, sprintId, start, sprint.start_date));
+      const item = await store.setSprintActive(caller.orgId, projectId, sprintId, start, sprint.start_date, clockNow());
+      return store.toSprint(item);
     } catch (err) {
       if (err instanceof Refused && attempt < ATTEMPTS) continue;
       if (err instanceof Refused) throw new UnavailableError();
@@ -151,66 +172,288 @@ export async function activateSprint(caller: Principal, projectId: number, sprin
   }
 }
 
+const describeTarget = (sprintId: number | null) => (sprintId === null ? 'the backlog' : `sprint ${sprintId}`);
+
 /**
- * active -> completed. Only from `active` (else 422 `{error}`); `actual_end_date` becomes today;
- * open issues (not done/cancelled) return to the project backlog, appended at its end in their
- * sprint order, with every counter moved in the same transaction as the issues it counts.
+ * active -> completed, all or nothing at any size (docs/sprint-outcomes.md). Only from `active`
+ * (else 422 `{error}`); `actual_end_date` becomes today; open issues (not done/cancelled) go to the
+ * end of the carry-over target in their sprint order: the backlog by default, or a sprint of the
+ * same project in `planning` (anything else is 422 `{errors}` and changes nothing).
  *
- * Cost in DynamoDB calls, for n open issues: 1 BatchGet (sprint + project) in parallel with
- * ceil(size of the sprint's issues / 1 MB) Queries, then ceil(max(n, 1) / 96) transactions:
- * 3 calls (4 with the authorizer) up to 96 open issues in a sprint under 1 MB. Backlog positions
- * are reserved inside the first transaction (conditional on the project's `position_seq`), not by
- * a separate call. Each transaction leaves exact counters behind; only the last changes the status
- * and it requires that no open issue is left, so the sprint is never `completed` with open issues
- * and a completion interrupted half-way is simply finished by the next call. Every step requires
- * `status = active`: two concurrent completions cannot both succeed.
+ * A completion takes more than one transaction past 96 open issues, so it is a protocol with a
+ * visible state: one transaction turns the sprint `completing` with its plan (target, date,
+ * instant) and freezes its issues and counters; batches of moves follow; one transaction turns it
+ * `completed` with its report. Each step is conditioned on the state it leaves, so a crash, a
+ * retry or a concurrent request anywhere in between ends in the same completed sprint: a request
+ * that finds the sprint `completing` finishes the stored plan. If it asked for another target it
+ * then answers 409 naming the one used.
  */
-export async function completeSprint(caller: Principal, projectId: number, sprintId: number): Promise<Sprint> {
+export async function completeSprint(
+  caller: Principal,
+  projectId: number,
+  sprintId: number,
+  input: SprintComplete = {},
+): Promise<Sprint> {
+  const requested = input.carry_over?.sprint_id ?? null;
   for (let attempt = 1; ; attempt++) {
-    const [{ project, sprint }, open] = await Promise.all([
-      store.getSprintFamily(caller.orgId, projectId, sprintId),
+    const [family, open] = await Promise.all([
+      getIssueFamily(caller.orgId, projectId, requested === null ? [sprintId] : [sprintId, requested]),
       sprintIssuesWithStatus(caller.orgId, projectId, sprintId, openStatuses),
     ]);
-    if (!project) throw new NotFoundError('Project');
+    if (!family.project) throw new NotFoundError('Project');
+    const sprint = family.sprints.get(sprintId);
     if (!sprint) throw new NotFoundError('Sprint');
+    if (sprint.status === 'completing' && sprint.completion) {
+      const done = await finishCompletion(caller, projectId, sprintId);
+      const used = sprint.completion.carry_over_sprint_id;
+      if (used !== requested) {
+        throw new SprintBusyError(`The sprint was completed with its open issues carried over to ${describeTarget(used)}`);
+      }
+      return done;
+    }
     if (sprint.status !== 'active') {
       throw new TransitionError(`Sprint is ${sprint.status}: only an active sprint can be completed`);
     }
-    const seq = project.position_seq;
-    const base = Number(seq ?? 0);
-    const steps: (typeof open)[] = [];
-    for (let i = 0; i < open.length; i += MOVES_PER_STEP) steps.push(open.slice(i, i + MOVES_PER_STEP));
-    if (steps.length === 0) steps.push([]);
-    const now = new Date().toISOString();
-    const actualEndDate = today();
-    let counters: store.SprintCounters = {
-      issues_count: sprint.issues_count,
-      total_story_points: sprint.total_story_points,
-      completed_story_points: sprint.completed_story_points,
-      open_issues_count: sprint.open_issues_count,
-    };
+    if (requested !== null) {
+      const target = family.sprints.get(requested);
+      if (requested === sprintId || !target || target.status !== 'planning') throw new ValidationError([carryOverMessage]);
+    }
+    const at = clockNow();
+    const plan: store.CompletionPlan = { carry_over_sprint_id: requested, completed_at: at, actual_end_date: at.slice(0, 10) };
     try {
-      let offset = 0;
-      for (const [index, issues] of steps.entries()) {
-        const sprintDelta = negate(sumCounters(issues.map(contributionOf)));
-        await store.completionStep(caller.orgId, projectId, sprintId, {
-          moves: issues.map((issue, i) => ({ id: issue.id, rev: issue.rev, position: appendedPosition(base + offset + i + 1) })),
-          sprintDelta,
-          now,
-          reserve: index === 0 && open.length > 0 ? { from: seq, to: base + open.length } : undefined,
-          finish: index === steps.length - 1 ? { actualEndDate } : undefined,
-        });
-        offset += issues.length;
-        counters = sumCounters([counters, sprintDelta]);
-      }
-      return store.toSprint({ ...sprint, ...counters, status: 'completed', actual_end_date: actualEndDate, updated_at: now });
+      // Small enough for one transaction: no intermediate state at all.
+      if (open.length <= MOVES_PER_STEP) return await completeAtOnce(caller, projectId, sprint, open, plan);
+      await completion.beginCompletion(caller.orgId, projectId, sprintId, plan);
     } catch (err) {
-      // Something moved under us (an issue changed, an issue was added, the reservation raced a
-      // create, or another completion finished): re-read and decide again. Moves already made are
-      // consistent on their own.
+      // The sprint, one of its open issues or the target changed since the read (another
+      // completion began, the target was activated): decide again on a fresh read.
       if (err instanceof Refused && attempt < ATTEMPTS) continue;
       if (err instanceof Refused) throw new UnavailableError();
       throw err;
     }
+    return finishCompletion(caller, projectId, sprintId);
   }
+}
+
+/** The whole completion as one transaction, decided on what was read (see completeSprint). */
+async function completeAtOnce(
+  caller: Principal,
+  projectId: number,
+  sprint: store.SprintItem,
+  open: OpenIssue[],
+  plan: store.CompletionPlan,
+): Promise<Sprint> {
+  const expected = completion.countersAtCompletion(sprint as unknown as Record<string, unknown>, '');
+  const report = reportOf(sprint, expected, plan);
+  const moved = sumCounters(open.map(contributionOf));
+  const target = plan.carry_over_sprint_id;
+  await completion.completeAtOnce(caller.orgId, projectId, sprint.id, {
+    moves: await appendToList(caller.orgId, projectId, target, open, { from: sprint.id, now: plan.completed_at }),
+    leaving: negate(moved),
+    target: { sprintId: target, delta: listDelta(target, moved) },
+    expected,
+    plan,
+    report,
+    velocity: velocityOf(report),
+  });
+  return store.toSprint({
+    ...sprint,
+    ...sumCounters([countersOf(sprint), negate(moved)]),
+    status: 'completed',
+    actual_end_date: plan.actual_end_date,
+    report,
+    updated_at: plan.completed_at,
+  });
+}
+
+const velocityOf = (report: SprintReport): completion.VelocityEntry => ({
+  sprint_id: report.sprint_id,
+  name: report.name,
+  completed_at: report.completed_at,
+  actual_end_date: report.actual_end_date,
+  committed_story_points: report.committed.story_points,
+  completed_story_points: report.completed.story_points,
+});
+
+/**
+ * Finishes the completion of a `completing` sprint as planned: moves its remaining open issues in
+ * batches, then completes it. Any number of callers may run this at once; each batch and the last
+ * step pass for one of them only, and the result is the same whoever wins.
+ */
+async function finishCompletion(caller: Principal, projectId: number, sprintId: number): Promise<Sprint> {
+  const { orgId } = caller;
+  for (let round = 0; round < COMPLETION_ROUNDS; round++) {
+    const item = await store.getSprintItem(orgId, projectId, sprintId);
+    if (!item) throw new NotFoundError('Sprint');
+    if (item.status === 'completed') return store.toSprint(item);
+    const plan = item.completion;
+    if (item.status !== 'completing' || !plan) {
+      throw new TransitionError(`Sprint is ${item.status}: only an active sprint can be completed`);
+    }
+    // The open issues left: the set is frozen while the sprint is completing.
+    const open = await sprintIssuesWithStatus(orgId, projectId, sprintId, openStatuses);
+    try {
+      for (let i = 0; i < open.length; i += MOVES_PER_STEP) {
+        const batch = open.slice(i, i + MOVES_PER_STEP);
+        const moved = sumCounters(batch.map(contributionOf));
+        const target = plan.carry_over_sprint_id;
+        await completion.completionMoves(orgId, projectId, sprintId, {
+          moves: await appendToList(orgId, projectId, target, batch, { from: sprintId, now: plan.completed_at }),
+          // Leaving by completion is neither "removed" scope nor burndown progress: plain counters only.
+          leaving: negate(moved),
+          target: { sprintId: target, delta: listDelta(target, moved) },
+          now: plan.completed_at,
+        });
+      }
+      const report = reportOf(item, completion.countersAtCompletion(item as unknown as Record<string, unknown>), plan);
+      await completion.finishCompletion(orgId, projectId, sprintId, plan, report, velocityOf(report));
+      // What the sprint holds once its open issues have left, from the counters frozen when the
+      // completion began (this read may be older than moves another finisher made meanwhile).
+      const frozen = completion.countersAtCompletion(item as unknown as Record<string, unknown>);
+      return store.toSprint({
+        ...item,
+        issues_count: frozen.issues_count - frozen.open_issues_count,
+        total_story_points: frozen.total_story_points - frozen.open_story_points,
+        completed_story_points: frozen.completed_story_points,
+        status: 'completed',
+        actual_end_date: plan.actual_end_date,
+        report,
+        updated_at: plan.completed_at,
+      });
+    } catch (err) {
+      // Another finisher moved some of these first, or finished: read again and go on from there.
+      if (err instanceof Refused && (err.reason === 'moved' || err.reason === 'sprint')) continue;
+      if (err instanceof Refused && err.reason === 'target') throw new NotFoundError('Sprint');
+      throw err;
+    }
+  }
+  throw new UnavailableError();
+}
+
+const countersOf = (item: store.SprintItem): store.SprintCounters => {
+  const names = Object.keys(sumCounters([])) as store.SprintCounterName[];
+  return Object.fromEntries(names.map((k) => [k, Number(item[k] ?? 0)])) as store.SprintCounters;
+};
+
+/** The report of a sprint from its counters and fields `c` as its completion fixed them. */
+function reportOf(item: store.SprintItem, c: completion.CountersAtCompletion, plan: store.CompletionPlan): SprintReport {
+  const tally = (issues: number, points: number) => ({ issues, story_points: points });
+  return {
+    sprint_id: item.id,
+    name: c.name ?? item.name,
+    start_date: c.start_date,
+    end_date: c.end_date,
+    activated_at: c.activated_at,
+    completed_at: plan.completed_at,
+    actual_end_date: plan.actual_end_date,
+    committed: tally(Number(item.committed_issues ?? 0), Number(item.committed_points ?? 0)),
+    added: tally(c.added_issues, c.added_points),
+    removed: tally(c.removed_issues, c.removed_points),
+    completed: tally(c.done_issues_count, c.completed_story_points),
+    cancelled: tally(
+      c.issues_count - c.done_issues_count - c.open_issues_count,
+      c.total_story_points - c.completed_story_points - c.open_story_points,
+    ),
+    carried_over: tally(c.open_issues_count, c.open_story_points),
+    carried_over_to: { sprint_id: plan.carry_over_sprint_id },
+  };
+}
+
+/**
+ * Where a sprint stands, from its counters alone (one BatchGet, whatever its size): issues and
+ * story points open, done and cancelled.
+ */
+export async function sprintSummary(caller: Principal, projectId: number, sprintId: number) {
+  const { sprint } = await loadSprint(caller, projectId, sprintId);
+  const c = countersOf(sprint);
+  const tally = (issues: number, points: number) => ({ issues, story_points: points });
+  return {
+    project_id: projectId,
+    sprint_id: sprintId,
+    status: sprint.status,
+    issues_count: c.issues_count,
+    total_story_points: c.total_story_points,
+    completed_story_points: c.completed_story_points,
+    open: tally(c.open_issues_count, c.open_story_points),
+    done: tally(c.done_issues_count, c.completed_story_points),
+    cancelled: tally(
+      c.issues_count - c.open_issues_count - c.done_issues_count,
+      c.total_story_points - c.open_story_points - c.completed_story_points,
+    ),
+    percent_done: c.total_story_points > 0 ? Math.floor((c.completed_story_points * 100) / c.total_story_points) : 0,
+  };
+}
+
+/** The report frozen at completion; 404 until the sprint is completed. */
+export async function getSprintReport(caller: Principal, projectId: number, sprintId: number): Promise<SprintReport> {
+  const { sprint } = await loadSprint(caller, projectId, sprintId);
+  if (sprint.status !== 'completed' || !sprint.report) {
+    throw new NotFoundError('Report', `the sprint is ${sprint.status}; it has one once completed`);
+  }
+  return sprint.report;
+}
+
+/** The last `count` completed sprints of a project (most recent first) and their averages. */
+export async function getVelocity(caller: Principal, projectId: number, count: number): Promise<Velocity> {
+  const { project, entries } = await completion.lastCompleted(caller.orgId, projectId, count);
+  if (!project) throw new NotFoundError('Project');
+  const sprints = entries.map((e) => ({
+    sprint_id: Number(e.sprint_id),
+    name: String(e.name),
+    completed_at: String(e.completed_at),
+    actual_end_date: String(e.actual_end_date),
+    committed_story_points: Number(e.committed_story_points),
+    completed_story_points: Number(e.completed_story_points),
+  }));
+  const average = (f: (s: (typeof sprints)[number]) => number) =>
+    sprints.length ? Math.round((sprints.reduce((a, s) => a + f(s), 0) / sprints.length) * 100) / 100 : null;
+  return {
+    project_id: projectId,
+    sprints,
+    average_committed_story_points: average((s) => s.committed_story_points),
+    average_completed_story_points: average((s) => s.completed_story_points),
+  };
+}
+
+/**
+ * Remaining open story points at the end of each UTC day, from the sprint's stored per-day changes
+ * (never from its issues): the open points at activation plus every change since, day by day; a
+ * day without a change carries the previous value. Days before activation show the committed
+ * value; days not reached yet are null; a completed sprint ends on its completion day with what it
+ * carried over. 404 while the sprint is in planning.
+ */
+export async function getBurndown(caller: Principal, projectId: number, sprintId: number): Promise<Burndown> {
+  const { sprint } = await loadSprint(caller, projectId, sprintId);
+  if (sprint.status === 'planning' || !sprint.activated_on) {
+    throw new NotFoundError('Burndown', 'the sprint is in planning');
+  }
+  const activatedOn = sprint.activated_on;
+  const base = Number(sprint.burndown_base ?? 0);
+  const changes = store.burndownChanges(sprint as unknown as Record<string, unknown>);
+  const completedOn = sprint.status === 'completed' ? (sprint.actual_end_date ?? sprint.report?.actual_end_date) : undefined;
+  const lastKnown = completedOn ?? today();
+  const first = sprint.start_date ?? activatedOn;
+  const last = sprint.end_date && sprint.end_date > lastKnown ? sprint.end_date : lastKnown;
+  const span = sprint.end_date ? daysBetween(first, sprint.end_date) : undefined;
+
+  // Changes on days before the first one shown still count towards it.
+  let remaining = base;
+  for (const [day, delta] of changes) if (day >= activatedOn && day < first) remaining += delta;
+  const days: Burndown['days'] = [];
+  for (let day = first, i = 0; day <= last && i < BURNDOWN_MAX_DAYS; day = nextDay(day), i++) {
+    if (day >= activatedOn) remaining += changes.get(day) ?? 0;
+    let value: number | null = day > lastKnown ? null : remaining;
+    if (completedOn && day === completedOn) value = sprint.report?.carried_over.story_points ?? remaining;
+    const ideal =
+      span === undefined ? null : span <= 0 ? (i >= span ? 0 : base) : Math.max(0, Math.round(base * (1 - i / span) * 100) / 100);
+    days.push({ date: day, remaining_story_points: value, ideal_story_points: ideal });
+  }
+  return {
+    sprint_id: sprintId,
+    status: sprint.status,
+    start_date: first,
+    end_date: days.at(-1)?.date ?? first,
+    committed_story_points: base,
+    days,
+  };
 }

@@ -4,6 +4,7 @@ import {
   DomainError,
   RateLimitedError,
   RequestInProgressError,
+  SprintBusyError,
   UnavailableError,
   ValidationError,
 } from '../domain/errors.ts';
@@ -32,7 +33,12 @@ export function errorResponse(err: unknown): APIGatewayProxyResult {
     return json(500, { error: 'Internal server error' });
   }
   const headers: Record<string, string> = {};
-  if (mapped instanceof RateLimitedError || mapped instanceof UnavailableError || mapped instanceof RequestInProgressError) {
+  if (
+    mapped instanceof RateLimitedError ||
+    mapped instanceof UnavailableError ||
+    mapped instanceof RequestInProgressError ||
+    mapped instanceof SprintBusyError
+  ) {
     headers['Retry-After'] = String(mapped.retryAfterSeconds);
   }
   if (mapped instanceof ValidationError) return json(422, { errors: mapped.errors }, headers);

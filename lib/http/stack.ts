@@ -39,14 +39,22 @@ export interface ApiResult {
 }
 
 /** A route's body schema, loaded on the first request: zod stays out of the cold start (infra/bench). */
-export type BodySchema<Body> = (() => Promise<z.ZodType>) & { readonly body?: Body };
+export type BodySchema<Body> = (() => Promise<z.ZodType>) & {
+  readonly body?: Body;
+  /** The body is wrapped in an object named after the resource (`{"issue": {...}}`), left out of messages. */
+  readonly wrapped: boolean;
+};
 
 /**
  * `bodySchema(() => import('../../lib/schemas/issues.ts'), 'IssueCreateBody')`: the named schema
  * of a schema module, loaded when a request first needs it.
  */
-export function bodySchema<M, K extends keyof M>(load: () => Promise<M>, name: K): BodySchema<OutputOf<M[K]>> {
-  return async () => (await load())[name] as z.ZodType;
+export function bodySchema<M, K extends keyof M>(
+  load: () => Promise<M>,
+  name: K,
+  options: { wrapped?: boolean } = {},
+): BodySchema<OutputOf<M[K]>> {
+  return Object.assign(async () => (await load())[name] as z.ZodType, { wrapped: options.wrapped ?? true });
 }
 
 type OutputOf<S> = S extends z.ZodType ? z.output<S> : never;
@@ -131,7 +139,7 @@ export function routeHandler<Body = unknown>(
           body: event.body,
           input: async () => {
             if (!schema) throw new Error('this route takes no body');
-            return parseOrThrow(await schema(), event.body) as Body;
+            return parseOrThrow(await schema(), event.body, schema.wrapped) as Body;
           },
         });
         if (result.body === undefined) return { statusCode: result.status, headers: { ...result.headers }, body: '' };

@@ -86,7 +86,7 @@ export const ErrorsBody = z
  * A query-string integer: plain decimal digits only. `z.coerce` would also take "0x10", "1e2" or
  * "" (as 16, 100 and 0); those are garbage and must answer 422.
  */
-const queryInt = (v: unknown) => (typeof v === 'string' ? (/^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN) : v);
+export const queryInt = (v: unknown) => (typeof v === 'string' ? (/^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN) : v);
 
 /** `page`/`per_page` query parameters (docs/api.md: Pagination). */
 export const PaginationQuery = z.object({

@@ -3,7 +3,10 @@ import { dateField, dateTime, descriptionField, idField, nameField, wrapped } fr
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
 
-export const SprintStatus = z.enum(['planning', 'active', 'completed']).meta({ id: 'SprintStatus' });
+export const SprintStatus = z.enum(['planning', 'active', 'completing', 'completed']).meta({
+  id: 'SprintStatus',
+  description: '`completing`: its open issues are moving; its issue writes answer 409 until a completion request finishes it.',
+});
 export type SprintStatus = z.infer<typeof SprintStatus>;
 
 export { endBeforeStartMessage } from './messages.ts';
@@ -34,6 +37,30 @@ export const SprintUpdateBody = wrapped('sprint', SprintUpdateFields);
 export type SprintCreate = z.output<typeof SprintCreateFields>;
 export type SprintUpdate = z.output<typeof SprintUpdateFields>;
 
+const tally = (what: string) =>
+  z.object({ issues: z.number().int(), story_points: z.number().int() }).meta({ description: what });
+
+/** What a sprint was, frozen when it is completed (docs/sprint-outcomes.md). */
+export const SprintReport = z
+  .object({
+    sprint_id: z.number().int(),
+    name: z.string(),
+    start_date: z.string().nullable().meta({ format: 'date' }),
+    end_date: z.string().nullable().meta({ format: 'date' }),
+    activated_at: dateTime().nullable(),
+    completed_at: dateTime(),
+    actual_end_date: z.string().meta({ format: 'date' }),
+    committed: tally('At activation.'),
+    added: tally('Created or moved in after activation.'),
+    removed: tally('Moved out or deleted after activation.'),
+    completed: tally('Done at completion.'),
+    cancelled: tally('Cancelled at completion.'),
+    carried_over: tally('Open at completion.'),
+    carried_over_to: z.object({ sprint_id: z.number().int().nullable() }).meta({ description: 'null: the backlog.' }),
+  })
+  .meta({ id: 'SprintReport' });
+export type SprintReport = z.infer<typeof SprintReport>;
+
 export const Sprint = z
   .object({
     id: z.number().int(),
@@ -48,8 +75,50 @@ export const Sprint = z
     issues_count: z.number().int(),
     total_story_points: z.number().int().meta({ description: "Sum of the story points of the sprint's issues." }),
     completed_story_points: z.number().int().meta({ description: 'Sum of the story points of its `done` issues.' }),
+    report: SprintReport.nullable(),
     created_at: dateTime(),
     updated_at: dateTime(),
   })
   .meta({ id: 'Sprint' });
 export type Sprint = z.infer<typeof Sprint>;
+
+export const VelocitySprint = z.object({
+  sprint_id: z.number().int(),
+  name: z.string(),
+  completed_at: dateTime(),
+  actual_end_date: z.string().meta({ format: 'date' }),
+  committed_story_points: z.number().int(),
+  completed_story_points: z.number().int(),
+});
+
+export const Velocity = z
+  .object({
+    project_id: z.number().int(),
+    sprints: z.array(VelocitySprint).meta({ description: 'Most recent first.' }),
+    average_committed_story_points: z.number().nullable(),
+    average_completed_story_points: z.number().nullable(),
+  })
+  .meta({ id: 'Velocity' });
+export type Velocity = z.infer<typeof Velocity>;
+
+export const Burndown = z
+  .object({
+    sprint_id: z.number().int(),
+    status: SprintStatus,
+    start_date: z.string().meta({ format: 'date' }),
+    end_date: z.string().meta({ format: 'date' }),
+    committed_story_points: z.number().int().meta({ description: 'Open at activation.' }),
+    days: z.array(
+      z.object({
+        date: z.string().meta({ format: 'date' }),
+        remaining_story_points: z
+          .number()
+          .int()
+          .nullable()
+          .meta({ description: 'Open at the end of the UTC day; null: not reached.' }),
+        ideal_story_points: z.number().nullable().meta({ description: 'Straight to 0 on end_date; null without one.' }),
+      }),
+    ),
+  })
+  .meta({ id: 'Burndown' });
+export type Burndown = z.infer<typeof Burndown>;

@@ -153,8 +153,11 @@ describe('project backlog', () => {
       total_story_points: 6,
       completed_story_points: 6,
     });
-    // 144 open issues: two transactions after the reads.
-    expect(completed.dbCalls).toBeLessThanOrEqual(5);
+    // 144 open issues, more than one transaction holds: the completion goes through `completing`
+    // (docs/sprint-outcomes.md): authorizer, BatchGet and Query, begin, the finisher's GetItem and
+    // Query, an allocation and a transaction per batch of 96, finish.
+    expect(completed.dbCalls).toBeLessThanOrEqual(11);
+    expect(completed.body.report).toMatchObject({ carried_over: { issues: 144, story_points: 144 } });
     const back = await admin.get(`${backlog}?per_page=100`);
     expect(back.headers.get('x-total-count')).toBe('144');
     const positions = back.body.map((i: { position: number }) => i.position);
@@ -186,7 +189,8 @@ describe('project backlog', () => {
     expect(calls.get).toBeLessThanOrEqual(3);
     for (const [name, n] of Object.entries(calls)) {
       expect(n, name).toBeGreaterThan(0);
-      expect(n, name).toBeLessThanOrEqual(4);
+      // A completion with open issues also allocates their backlog positions (lib/db/issues.ts appendToList).
+      expect(n, name).toBeLessThanOrEqual(name === 'completeWithOpenIssues' ? 5 : 4);
     }
   });
 });

@@ -120,6 +120,7 @@ function validBody(route: Route): unknown {
     sprint: { name: 'Intruder' },
     issue: { title: 'Intruder' },
     comment: { body: 'Intruder' },
+    carry_over: { sprint_id: null },
   };
   if (!(wrapper in samples)) throw new Error(`${route.method} ${route.path}: no sample body for "${wrapper}"`);
   return { [wrapper]: samples[wrapper] };

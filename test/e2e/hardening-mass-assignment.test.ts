@@ -178,7 +178,8 @@ const STORED_TYPE: Record<string, string> = {
   account: 'account',
 };
 
-const writes = routes.filter((r) => r.auth && r.operation.body && r.path !== '/mcp');
+// A completion's optional body holds a transition's options, not a resource: test/e2e/sprint-outcomes.test.ts covers it.
+const writes = routes.filter((r) => r.auth && r.operation.body && !r.operation.optionalBody && r.path !== '/mcp');
 const transitions = routes.filter((r) => r.auth && r.method === 'POST' && !r.operation.body && /\{id\}\/\w+$/.test(r.path));
 
 describe('mass assignment: read-only, foreign and internal fields are never taken from a body', () => {

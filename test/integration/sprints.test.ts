@@ -3,11 +3,11 @@ import { db } from '../../lib/db/client.ts';
 import { isRetryableDbError } from '../../lib/db/errors.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { getProjectItem } from '../../lib/db/projects.ts';
-import { completionStep, getSprintItem } from '../../lib/db/sprints.ts';
-import { createIssue, getIssue, listIssues } from '../../lib/domain/issues.ts';
+import { getSprintItem } from '../../lib/db/sprints.ts';
+import { SprintBusyError } from '../../lib/domain/errors.ts';
+import { createIssue, deleteIssue, listIssues, updateIssue } from '../../lib/domain/issues.ts';
 import type { Principal } from '../../lib/domain/principal.ts';
 import { createProject } from '../../lib/domain/projects.ts';
-import { appendedPosition } from '../../lib/domain/positions.ts';
 import { activateSprint, completeSprint, createSprint, getSprint } from '../../lib/domain/sprints.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 
@@ -34,32 +34,52 @@ async function activeSprintWith(openIssues: number, doneIssues = 0) {
   return { caller, project, sprint, at, backlog: { projectId: project.id, sprintId: null } };
 }
 
-const all = { page: 1, perPage: 100 };
+/** Every issue of a list, page after page. */
+async function listAll(caller: Principal, at: { projectId: number; sprintId: number | null }) {
+  const items: Awaited<ReturnType<typeof listIssues>>['items'] = [];
+  let cursor: string | undefined;
+  do {
+    const { page, items: more } = await listIssues(caller, at, { page: 1, perPage: 100, cursor });
+    items.push(...more);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return items;
+}
 
 /** Sprint counters recomputed from its issues: they must equal the stored ones. */
 async function expectExactCounters(caller: Principal, projectId: number, sprintId: number) {
   const stored = await getSprintItem(caller.orgId, projectId, sprintId);
-  const { items } = await listIssues(caller, { projectId, sprintId }, all);
+  const items = await listAll(caller, { projectId, sprintId });
   const points = (s: { story_points: number | null }) => s.story_points ?? 0;
+  const open = items.filter((i) => !['done', 'cancelled'].includes(i.status));
+  const done = items.filter((i) => i.status === 'done');
   expect({
     issues_count: stored?.issues_count,
     total_story_points: stored?.total_story_points,
     completed_story_points: stored?.completed_story_points,
     open_issues_count: stored?.open_issues_count,
+    open_story_points: stored?.open_story_points,
+    done_issues_count: stored?.done_issues_count,
   }).toEqual({
     issues_count: items.length,
     total_story_points: items.reduce((a, i) => a + points(i), 0),
-    completed_story_points: items.filter((i) => i.status === 'done').reduce((a, i) => a + points(i), 0),
-    open_issues_count: items.filter((i) => !['done', 'cancelled'].includes(i.status)).length,
+    completed_story_points: done.reduce((a, i) => a + points(i), 0),
+    open_issues_count: open.length,
+    open_story_points: open.reduce((a, i) => a + points(i), 0),
+    done_issues_count: done.length,
   });
 }
 
 describe('sprint completion', () => {
-  it('costs a BatchGet, a Query and one transaction per 96 open issues', async () => {
+  it('is one transaction up to 96 open issues; past that, two more plus an allocation and a transaction per 96', async () => {
+    const read = ['BatchGetItemCommand', 'QueryCommand'];
+    const perBatch = ['UpdateItemCommand', 'TransactWriteItemsCommand'];
+    const TX = 'TransactWriteItemsCommand';
     const cases: [number, string[]][] = [
-      [0, ['BatchGetItemCommand', 'QueryCommand', 'TransactWriteItemsCommand']],
-      [96, ['BatchGetItemCommand', 'QueryCommand', 'TransactWriteItemsCommand']],
-      [97, ['BatchGetItemCommand', 'QueryCommand', 'TransactWriteItemsCommand', 'TransactWriteItemsCommand']],
+      [0, [...read, TX]],
+      [96, [...read, ...perBatch]],
+      // begin, then the finisher's read of the sprint and its open issues, two batches, finish.
+      [97, [...read, TX, 'GetItemCommand', 'QueryCommand', ...perBatch, ...perBatch, TX]],
     ];
     for (const [open, calls] of cases) {
       const { caller, project, sprint } = await activeSprintWith(open, 2);
@@ -71,52 +91,37 @@ describe('sprint completion', () => {
     }
   }, 120_000);
 
-  it('leaves exact counters after each step, and the next call finishes an interrupted completion', async () => {
-    const { caller, project, sprint, at, backlog } = await activeSprintWith(5, 1);
-    const items = (await listIssues(caller, at, all)).items.filter((i) => i.status !== 'done');
-    const projectItem = await getProjectItem(caller.orgId, project.id);
-    const seq = Number(projectItem?.position_seq);
-    // The first of two steps, as a completion that stopped half-way would have left it.
-    const first = items.slice(0, 2);
-    await completionStep(caller.orgId, project.id, sprint.id, {
-      moves: first.map((i, k) => ({ id: i.id, rev: 0, position: appendedPosition(seq + 1 + k) })),
-      sprintDelta: { issues_count: -2, total_story_points: -2, completed_story_points: 0, open_issues_count: -2 },
-      now: new Date().toISOString(),
-      reserve: { from: seq, to: seq + 2 },
-    });
-    await expectExactCounters(caller, project.id, sprint.id);
-    expect((await getSprint(caller, project.id, sprint.id)).status).toBe('active');
-    expect((await listIssues(caller, backlog, all)).total).toBe(2);
-
-    const done = await completeSprint(caller, project.id, sprint.id);
-    expect(done).toMatchObject({ status: 'completed', issues_count: 1 });
-    await expectExactCounters(caller, project.id, sprint.id);
-    const back = await listIssues(caller, backlog, all);
-    expect(back.items.map((i) => i.id)).toEqual(items.map((i) => i.id));
-    expect(back.total).toBe(5);
-  });
-
-  it('does not complete past an open issue added while it runs: it retries and takes it along', async () => {
-    const { caller, project, sprint, at, backlog } = await activeSprintWith(3);
+  it('refuses issue writes while the sprint is completing, and the next completion request finishes it', async () => {
+    const { caller, project, sprint, at, backlog } = await activeSprintWith(100, 1);
+    const open = (await listAll(caller, at)).filter((i) => i.status !== 'done');
+    // A completion that stopped right after it began, as a crash would have left it.
     const send = db.send.bind(db);
-    let raced = false;
-    let latecomer: number | undefined;
+    let transactions = 0;
     vi.spyOn(db, 'send').mockImplementation((async (command: { constructor: { name: string } }) => {
-      if (!raced && command.constructor.name === 'TransactWriteCommand') {
-        raced = true;
-        latecomer = (await createIssue(caller, at, { title: 'late', status: 'in_progress' })).id;
-      }
+      if (command.constructor.name === 'TransactWriteCommand' && ++transactions === 2) throw new Error('crash');
       return send(command as never);
     }) as typeof db.send);
-    const done = await completeSprint(caller, project.id, sprint.id);
+    await expect(completeSprint(caller, project.id, sprint.id)).rejects.toThrow('crash');
     vi.restoreAllMocks();
-    expect(raced).toBe(true);
-    expect(done).toMatchObject({ status: 'completed', issues_count: 0 });
-    const back = await listIssues(caller, backlog, all);
-    expect(back.items.map((i) => i.id)).toContain(latecomer);
-    expect(back.total).toBe(4);
-    expect((await getIssue(caller, backlog, latecomer as number)).status).toBe('in_progress');
+    expect((await getSprint(caller, project.id, sprint.id)).status).toBe('completing');
+
+    const first = open[0] as { id: number };
+    await expect(createIssue(caller, at, { title: 'late' })).rejects.toBeInstanceOf(SprintBusyError);
+    await expect(updateIssue(caller, at, first.id, { status: 'done' })).rejects.toBeInstanceOf(SprintBusyError);
+    await expect(updateIssue(caller, at, first.id, { title: 'renamed' })).rejects.toBeInstanceOf(SprintBusyError);
+    await expect(deleteIssue(caller, at, first.id)).rejects.toBeInstanceOf(SprintBusyError);
     await expectExactCounters(caller, project.id, sprint.id);
+
+    const done = await completeSprint(caller, project.id, sprint.id);
+    expect(done).toMatchObject({
+      status: 'completed',
+      issues_count: 1,
+      report: { carried_over: { issues: 100, story_points: 100 } },
+    });
+    await expectExactCounters(caller, project.id, sprint.id);
+    const back = await listAll(caller, backlog);
+    expect(back.map((i) => i.id)).toEqual(open.map((i) => i.id));
+    expect(Number((await getProjectItem(caller.orgId, project.id))?.backlog_count)).toBe(100);
   });
 });
 

@@ -103,7 +103,7 @@ describe('the OpenAPI document', () => {
     expect(perPage).toMatchObject({ required: false, schema: { type: 'integer', minimum: 1, default: 25 } });
   });
 
-  it('describes request bodies with their wrapper object, required', () => {
+  it('describes request bodies with their wrapper object, required unless the route makes its body optional', () => {
     const body = operationOf('POST', '/api/v1/projects').requestBody;
     expect(body.required).toBe(true);
     expect(body.content['application/json'].schema).toEqual({
@@ -112,8 +112,19 @@ describe('the OpenAPI document', () => {
       required: ['project'],
     });
     for (const route of routes.filter((r) => r.operation.body)) {
-      expect(operationOf(route.method, route.path).requestBody?.required, route.operation.id).toBe(true);
+      expect(operationOf(route.method, route.path).requestBody?.required, route.operation.id).toBe(!route.operation.optionalBody);
     }
+    // Only the completion's body (the optional `carry_over`) may be left out.
+    expect(routes.filter((r) => r.operation.optionalBody).map((r) => r.operation.id)).toEqual([
+      'completeSprint',
+      'createSprintCompletion',
+    ]);
+    expect(
+      operationOf('POST', '/api/v1/projects/{project_id}/sprints/{sprint_id}/complete').requestBody.content['application/json']
+        .schema,
+    ).toEqual({
+      $ref: '#/components/schemas/SprintComplete',
+    });
   });
 
   it('puts the rate-limit headers on every authenticated response, pagination headers on lists, Retry-After on 409, 429 and 503', () => {

@@ -54,6 +54,8 @@ export const samples: Record<string, Sample> = {
   createSprint: { body: { sprint: { name: 'Sprint 1', start_date: '2026-11-23', end_date: '2026-12-04' } } },
   updateSprint: { body: { sprint: { description: 'Two weeks to the launch pad.' } } },
   replaceSprint: { body: { sprint: { name: 'Sprint 1: launch pad' } } },
+  completeSprint: { body: { carry_over: { sprint_id: null } } },
+  createSprintCompletion: { body: {} },
   listSprintIssues: listQuery,
   createSprintIssue: { body: { issue: { title: 'Build the lunar module', story_points: 8 } } },
   getSprintIssue: { params: sprintIssue },

@@ -206,7 +206,7 @@ function routeConfig(route: Route, components: Map<string, ResponseConfig>): Rou
       ...(names.length ? { params: z.object(Object.fromEntries(names.map((n) => [n, idParam(n)]))) } : {}),
       ...(query ? { query } : {}),
       ...(op.idempotent ? { headers: idempotencyHeader } : {}),
-      ...(op.body ? { body: { required: true, content: { 'application/json': { schema: op.body } } } } : {}),
+      ...(op.body ? { body: { required: !op.optionalBody, content: { 'application/json': { schema: op.body } } } } : {}),
     },
     responses: {
       [op.success.status]: successResponse(route),

@@ -1,17 +1,26 @@
 import * as z from 'zod';
-import { listIssues } from '../../domain/issues.ts';
-import type { Principal } from '../../domain/principal.ts';
 import {
   activateSprint,
   completeSprint,
   createSprint,
   deleteSprint,
+  getBurndown,
   getSprint,
+  getSprintReport,
+  getVelocity,
   listSprints,
+  sprintSummary,
   updateSprint,
 } from '../../domain/sprints.ts';
-import { issueStatuses, type Issue } from '../../schemas/issues.ts';
-import { Sprint, SprintCreateFields, SprintStatus, SprintUpdateFields } from '../../schemas/sprints.ts';
+import {
+  Burndown,
+  Sprint,
+  SprintCreateFields,
+  SprintReport,
+  SprintStatus,
+  SprintUpdateFields,
+  Velocity,
+} from '../../schemas/sprints.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { annotations, defineTool, id, type Tool } from '../tool.ts';
 
@@ -24,18 +33,14 @@ const tally = z.object({ issues: z.number().int(), story_points: z.number().int(
 const SprintSummary = {
   project_id: z.number().int(),
   sprint_id: z.number().int(),
+  status: SprintStatus,
   issues_count: z.number().int(),
   total_story_points: z.number().int(),
   completed_story_points: z.number().int().describe('Story points of done issues.'),
-  by_status: z
-    .object(Object.fromEntries(issueStatuses.map((s) => [s, tally])) as Record<(typeof issueStatuses)[number], typeof tally>)
-    .describe('Issues and story points per issue status.'),
-  by_assignee: z
-    .array(tally.extend({ assignee_id: z.number().int().nullable(), done_story_points: z.number().int() }))
-    .describe('Issues and story points per assignee (null: unassigned), most story points first.'),
-  open_issues: z.number().int().describe('Issues not done or cancelled: what completing the sprint returns to the backlog.'),
-  unestimated_issues: z.number().int().describe('Issues without story points.'),
-  percent_done: z.number().int().describe('Story points done / all story points, in whole percent (0 without points).'),
+  open: tally.describe('Not done or cancelled: what completing the sprint carries over.'),
+  done: tally,
+  cancelled: tally,
+  percent_done: z.number().int().describe('Done story points / all story points, in whole percent.'),
 };
 
 export const sprintTools: Tool[] = [
@@ -76,13 +81,12 @@ export const sprintTools: Tool[] = [
     'get_sprint_summary',
     {
       title: 'Sprint summary',
-      description:
-        'Where a sprint stands: issues and story points by status and by assignee, open and unestimated issues, percent done. Reads every issue of the sprint (see get_sprint for its name, status and dates).',
+      description: 'Where a sprint stands: issues and story points open, done and cancelled, and percent done.',
       input: z.object(sprintAt),
       output: SprintSummary,
       annotations: annotations.read,
     },
-    async (caller, args) => summarise(caller, args.project_id, args.sprint_id),
+    async (caller, args) => sprintSummary(caller, args.project_id, args.sprint_id),
   ),
 
   defineTool(
@@ -131,12 +135,56 @@ export const sprintTools: Tool[] = [
     {
       title: 'Complete a sprint',
       description:
-        'Finish an active sprint: active -> completed, actual_end_date today. Its open issues (backlog, todo, in_progress) go back to the project backlog; done and cancelled ones stay. Fails unless the sprint is active.',
-      input: z.object(sprintAt),
+        'Complete an active sprint; its open issues go to the end of the backlog, or of carry_over_sprint_id (a sprint in planning).',
+      input: z.object({
+        ...sprintAt,
+        carry_over_sprint_id: id('A sprint in planning to receive the open issues; omit for the backlog.').nullable().optional(),
+      }),
       output: one,
       annotations: annotations.update,
     },
-    async (caller, args) => ({ sprint: await completeSprint(caller, args.project_id, args.sprint_id) }),
+    async (caller, { project_id, sprint_id, carry_over_sprint_id }) => ({
+      sprint: await completeSprint(caller, project_id, sprint_id, { carry_over: { sprint_id: carry_over_sprint_id ?? null } }),
+    }),
+  ),
+
+  defineTool(
+    'get_sprint_report',
+    {
+      title: 'Sprint report',
+      description: 'The report frozen when a sprint was completed: committed, added, removed, done, carried over.',
+      input: z.object(sprintAt),
+      output: { report: SprintReport },
+      annotations: annotations.read,
+    },
+    async (caller, args) => ({ report: await getSprintReport(caller, args.project_id, args.sprint_id) }),
+  ),
+
+  defineTool(
+    'get_velocity',
+    {
+      title: 'Velocity',
+      description: "A project's last completed sprints with committed and done story points, and averages.",
+      input: z.object({
+        project_id: projectId(),
+        sprints: z.number().int().min(1).max(50).optional().describe('1-50, default 6.'),
+      }),
+      output: Velocity.shape,
+      annotations: annotations.read,
+    },
+    async (caller, args) => getVelocity(caller, args.project_id, args.sprints ?? 6),
+  ),
+
+  defineTool(
+    'get_burndown',
+    {
+      title: 'Burndown',
+      description: "A started sprint's open story points at the end of each day, with the ideal line.",
+      input: z.object(sprintAt),
+      output: Burndown.shape,
+      annotations: annotations.read,
+    },
+    async (caller, args) => getBurndown(caller, args.project_id, args.sprint_id),
   ),
 
   defineTool(
@@ -155,51 +203,3 @@ export const sprintTools: Tool[] = [
     },
   ),
 ];
-
-/** Counts from the sprint's issues, read page by page through the domain (which checks the sprint exists). */
-async function summarise(caller: Principal, projectId: number, sprintId: number) {
-  const issues: Issue[] = [];
-  let cursor: string | undefined;
-  do {
-    const { page, items } = await listIssues(caller, { projectId, sprintId }, { page: 1, perPage: 100, cursor });
-    issues.push(...items);
-    cursor = page.nextCursor;
-  } while (cursor);
-
-  const byStatus = Object.fromEntries(issueStatuses.map((s) => [s, { issues: 0, story_points: 0 }])) as Record<
-    Issue['status'],
-    { issues: number; story_points: number }
-  >;
-  const byAssignee = new Map<
-    number | null,
-    { assignee_id: number | null; issues: number; story_points: number; done_story_points: number }
-  >();
-  for (const issue of issues) {
-    const points = issue.story_points ?? 0;
-    byStatus[issue.status].issues++;
-    byStatus[issue.status].story_points += points;
-    const a = byAssignee.get(issue.assignee_id) ?? {
-      assignee_id: issue.assignee_id,
-      issues: 0,
-      story_points: 0,
-      done_story_points: 0,
-    };
-    a.issues++;
-    a.story_points += points;
-    if (issue.status === 'done') a.done_story_points += points;
-    byAssignee.set(issue.assignee_id, a);
-  }
-  const total = issues.reduce((sum, i) => sum + (i.story_points ?? 0), 0);
-  return {
-    project_id: projectId,
-    sprint_id: sprintId,
-    issues_count: issues.length,
-    total_story_points: total,
-    completed_story_points: byStatus.done.story_points,
-    by_status: byStatus,
-    by_assignee: [...byAssignee.values()].sort((x, y) => y.story_points - x.story_points || y.issues - x.issues),
-    open_issues: issues.filter((i) => i.status !== 'done' && i.status !== 'cancelled').length,
-    unestimated_issues: issues.filter((i) => i.story_points === null).length,
-    percent_done: total > 0 ? Math.floor((byStatus.done.story_points * 100) / total) : 0,
-  };
-}

@@ -1,0 +1,324 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { SprintReport } from '../schemas/sprints.ts';
+import { db, tableName } from './client.ts';
+import { listOwnerUpdate, type ParentChange } from './issues.ts';
+import { keys, projectPk, velocityPrefix } from './keys.ts';
+import type { ProjectItem } from './projects.ts';
+import { addCounters, type CompletionPlan, type SprintCounters } from './sprints.ts';
+import { transact, type GuardedItem } from './transactions.ts';
+
+/**
+ * The completion of a sprint as stored steps (lib/domain/sprints.ts decides them):
+ *
+ * 1. `beginCompletion`: active -> completing with its plan, and the sprint's counters copied as
+ *    they stand (`at_completion_*`), in one transaction with the carry-over target's `receiving`
+ *    count. From here on every issue write on the sprint is refused (lib/db/issues.ts), so its
+ *    open issues and counters are frozen.
+ * 2. `completionMoves`, as many as needed: at most 96 open issues per transaction to the target,
+ *    with both lists' counters.
+ * 3. `finishCompletion`: completing -> completed with its report, the velocity summary and the
+ *    target's `receiving` count, in one transaction.
+ *
+ * Every step is conditioned on the state it moves from, so two finishers never apply one twice.
+ */
+
+const COPIED: (keyof SprintCounters | 'added_issues' | 'added_points' | 'removed_issues' | 'removed_points')[] = [
+  'issues_count',
+  'total_story_points',
+  'completed_story_points',
+  'open_issues_count',
+  'open_story_points',
+  'done_issues_count',
+  'added_issues',
+  'added_points',
+  'removed_issues',
+  'removed_points',
+];
+
+const FIELDS = ['name', 'start_date', 'end_date', 'activated_at'] as const;
+
+/** The counters and fields of a sprint as they stood when its completion began. */
+export type CountersAtCompletion = Record<(typeof COPIED)[number], number> & Record<(typeof FIELDS)[number], string | null>;
+
+/** The counters and fields copied when the completion began (`at_completion_*`), or (`prefix` '') as they are now. */
+export function countersAtCompletion(item: Record<string, unknown>, prefix = 'at_completion_'): CountersAtCompletion {
+  return {
+    ...Object.fromEntries(COPIED.map((c) => [c, Number(item[`${prefix}${c}`] ?? 0)])),
+    ...Object.fromEntries(FIELDS.map((f) => [f, (item[`${prefix}${f}`] as string | null | undefined) ?? null])),
+  } as CountersAtCompletion;
+}
+
+/** The update of the list that receives a completion's open issues: a sprint still in planning, or the backlog. */
+function targetUpdate(orgId: number, projectId: number, target: ParentChange, requirePlanning: boolean): GuardedItem {
+  if (target.sprintId === null || !requirePlanning) return listOwnerUpdate(orgId, projectId, target, 'target');
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Record<string, unknown> = { ':planning': 'planning' };
+  const add = addCounters(target.delta as Record<string, number>, names, values);
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: keys.sprint(orgId, projectId, target.sprintId),
+        UpdateExpression: add ? `ADD ${add}` : 'SET #status = :planning',
+        ConditionExpression: 'attribute_exists(PK) AND #status = :planning',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    reason: 'target',
+  };
+}
+
+/**
+ * A whole completion in one transaction, when its open issues fit (96 at most): `moves` (from
+ * `appendToList`, each conditioned on the revision it was read at), the sprint active -> completed
+ * with its counters lowered by `leaving` and its report, the target's counters (a target sprint
+ * must still be in planning) and the velocity summary. The sprint is conditioned on the counters
+ * the report was computed from (`expected`), so the report is exact. Refusals: `moved` (an issue
+ * changed), `sprint` (its status or a counter moved), `target`.
+ */
+export async function completeAtOnce(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  step: {
+    moves: GuardedItem[];
+    leaving: SprintCounters;
+    target: ParentChange;
+    expected: CountersAtCompletion;
+    plan: CompletionPlan;
+    report: SprintReport;
+    velocity: VelocityEntry;
+  },
+): Promise<void> {
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Record<string, unknown> = {
+    ':active': 'active',
+    ':completed': 'completed',
+    ':actual_end_date': step.plan.actual_end_date,
+    ':report': step.report,
+    ':now': step.plan.completed_at,
+  };
+  const conditions = ['#status = :active'];
+  for (const c of COPIED) {
+    names[`#e_${c}`] = c;
+    values[`:e_${c}`] = step.expected[c];
+    conditions.push(step.expected[c] === 0 ? `(attribute_not_exists(#e_${c}) OR #e_${c} = :e_${c})` : `#e_${c} = :e_${c}`);
+  }
+  const add = addCounters(step.leaving, names, values);
+  await transact([
+    ...step.moves,
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.sprint(orgId, projectId, sprintId),
+          UpdateExpression: `SET #status = :completed, actual_end_date = :actual_end_date, report = :report, updated_at = :now${add ? ` ADD ${add}` : ''}`,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      reason: 'sprint',
+    },
+    ...(step.moves.length > 0 || step.target.sprintId !== null ? [targetUpdate(orgId, projectId, step.target, true)] : []),
+    velocityPut(orgId, projectId, sprintId, step.plan, step.velocity),
+  ]);
+}
+
+function velocityPut(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  plan: CompletionPlan,
+  velocity: VelocityEntry,
+): GuardedItem {
+  return {
+    item: {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.velocity(orgId, projectId, plan.completed_at, sprintId),
+          type: 'velocity',
+          org_id: orgId,
+          project_id: projectId,
+          ...velocity,
+        },
+      },
+    },
+  };
+}
+
+/**
+ * active -> completing. Refusals: `sprint` (not active any more, or gone), `carry_over` (the target
+ * is gone or not in planning any more).
+ */
+export async function beginCompletion(orgId: number, projectId: number, sprintId: number, plan: CompletionPlan): Promise<void> {
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Record<string, unknown> = {
+    ':active': 'active',
+    ':completing': 'completing',
+    ':plan': plan,
+    ':now': plan.completed_at,
+    ':zero': 0,
+  };
+  values[':null'] = null;
+  const copies = [
+    ...COPIED.map((c) => `at_completion_${c} = if_not_exists(${c}, :zero)`),
+    // What the report shows of the sprint itself, as it stood: a rename meanwhile changes nothing.
+    ...FIELDS.map((f) => `at_completion_${f} = if_not_exists(#f_${f}, :null)`),
+  ];
+  for (const f of FIELDS) names[`#f_${f}`] = f;
+  const items: GuardedItem[] = [
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.sprint(orgId, projectId, sprintId),
+          UpdateExpression: `SET #status = :completing, completion = :plan, updated_at = :now, ${copies.join(', ')}`,
+          ConditionExpression: 'attribute_exists(PK) AND #status = :active',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      reason: 'sprint',
+    },
+  ];
+  if (plan.carry_over_sprint_id !== null) {
+    items.push({
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.sprint(orgId, projectId, plan.carry_over_sprint_id),
+          UpdateExpression: 'ADD receiving :one',
+          ConditionExpression: 'attribute_exists(PK) AND #status = :planning',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':one': 1, ':planning': 'planning' },
+        },
+      },
+      reason: 'carry_over',
+    });
+  }
+  await transact(items);
+}
+
+/**
+ * One batch of a completion's moves: `moves` (from `appendToList`, lib/db/issues.ts), the sprint's
+ * counters lowered by `leaving` (conditioned on it still being `completing`) and the target's
+ * counters raised, in one transaction. Refusals: `moved` (another finisher moved one of them
+ * first), `sprint` (not completing any more), `target`.
+ */
+export async function completionMoves(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  step: { moves: GuardedItem[]; leaving: SprintCounters; target: ParentChange; now: string },
+): Promise<void> {
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Record<string, unknown> = { ':completing': 'completing', ':now': step.now };
+  const add = addCounters(step.leaving, names, values);
+  await transact([
+    ...step.moves,
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.sprint(orgId, projectId, sprintId),
+          UpdateExpression: `SET updated_at = :now${add ? ` ADD ${add}` : ''}`,
+          ConditionExpression: '#status = :completing',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      reason: 'sprint',
+    },
+    listOwnerUpdate(orgId, projectId, step.target, 'target'),
+  ]);
+}
+
+/** What the velocity endpoint lists of a completed sprint (written once, at completion). */
+export interface VelocityEntry {
+  sprint_id: number;
+  name: string;
+  completed_at: string;
+  actual_end_date: string;
+  committed_story_points: number;
+  completed_story_points: number;
+}
+
+/**
+ * completing -> completed: the report, the velocity summary (`VELOCITY#<completed_at>#<sprint>` in
+ * the project's partition) and the target's `receiving` count, in one transaction. Refusal:
+ * `sprint` (not completing any more: someone else finished it).
+ */
+export async function finishCompletion(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  plan: CompletionPlan,
+  report: SprintReport,
+  velocity: VelocityEntry,
+): Promise<void> {
+  const items: GuardedItem[] = [
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.sprint(orgId, projectId, sprintId),
+          UpdateExpression:
+            'SET #status = :completed, actual_end_date = :actual_end_date, report = :report, updated_at = :now REMOVE completion',
+          ConditionExpression: '#status = :completing',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':completed': 'completed',
+            ':completing': 'completing',
+            ':actual_end_date': plan.actual_end_date,
+            ':report': report,
+            ':now': plan.completed_at,
+          },
+        },
+      },
+      reason: 'sprint',
+    },
+    velocityPut(orgId, projectId, sprintId, plan, velocity),
+  ];
+  if (plan.carry_over_sprint_id !== null) {
+    items.push({
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.sprint(orgId, projectId, plan.carry_over_sprint_id),
+          UpdateExpression: 'ADD receiving :minus',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':minus': -1 },
+        },
+      },
+      reason: 'target',
+    });
+  }
+  await transact(items);
+}
+
+/**
+ * The last `count` completed sprints of a project, most recent first, with the project (undefined
+ * if it is gone): one Query of the summaries and one GetItem, in parallel.
+ */
+export async function lastCompleted(orgId: number, projectId: number, count: number) {
+  const [summaries, project] = await Promise.all([
+    db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': velocityPrefix },
+        ScanIndexForward: false,
+        Limit: count,
+        ConsistentRead: true,
+      }),
+    ),
+    db.send(new GetCommand({ TableName: tableName, Key: keys.project(orgId, projectId), ConsistentRead: true })),
+  ]);
+  return {
+    project: project.Item as ProjectItem | undefined,
+    entries: (summaries.Items ?? []) as VelocityEntry[],
+  };
+}

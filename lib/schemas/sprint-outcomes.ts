@@ -1,0 +1,43 @@
+import * as z from 'zod';
+import { idField, queryInt } from './common.ts';
+
+/*
+ * Inputs of the REST routes of sprint outcomes (docs/sprint-outcomes.md), apart from the resource
+ * schemas in sprints.ts: the MCP server builds its own inputs, so its bundle leaves these out.
+ */
+
+/** `POST .../complete` body, optional: where the open issues go (absent or null: the backlog). */
+export const SprintCompleteBody = z
+  .object(
+    {
+      carry_over: z
+        .object(
+          {
+            sprint_id: idField()
+              .nullable()
+              .optional()
+              .meta({ description: 'A sprint of the project in planning; null: the backlog.' }),
+          },
+          { error: 'must be an object' },
+        )
+        .nullable()
+        .optional(),
+    },
+    { error: 'body must be a JSON object' },
+  )
+  .meta({ id: 'SprintComplete' });
+export type SprintComplete = z.output<typeof SprintCompleteBody>;
+
+export const VelocityQuery = z.object({
+  sprints: z
+    .preprocess(
+      queryInt,
+      z
+        .number({ error: 'must be an integer' })
+        .int({ error: 'must be an integer' })
+        .min(1, { error: 'must be between 1 and 50' })
+        .max(50, { error: 'must be between 1 and 50' }),
+    )
+    .default(6)
+    .meta({ description: '1..50, default 6.' }),
+});
