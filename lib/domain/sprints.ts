@@ -114,9 +114,17 @@ export async function updateSprint(
   }
 }
 
-/** Only admins may delete sprints (SPEC.md). Its issues and their comments go with it. */
+/**
+ * Only admins may delete sprints; its issues and their comments go with it. Existence is decided
+ * before the role: a sprint the caller cannot see answers 404 to a member too, never 403.
+ */
 export async function deleteSprint(caller: Principal, projectId: number, sprintId: number): Promise<void> {
-  if (caller.role !== 'admin') throw new ForbiddenError('Only admins may delete sprints');
+  if (caller.role !== 'admin') {
+    const { project, sprint } = await store.getSprintFamily(caller.orgId, projectId, sprintId);
+    if (!project) throw new NotFoundError('Project');
+    if (!sprint) throw new NotFoundError('Sprint');
+    throw new ForbiddenError('Only admins may delete sprints');
+  }
   try {
     await store.deleteSprint(caller.orgId, projectId, sprintId);
   } catch (err) {
