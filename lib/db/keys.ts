@@ -15,6 +15,7 @@
  * | ORG#o#P#p        | ISSUE#i#C#c         | C#i#c                    | comment (GSI1: ORG#o#COMMENT#c)        |
  * | TOKEN#sha256     | TOKEN               |                          | API token -> principal, rate bucket    |
  * | IDEMPOTENCY#k    | IDEMPOTENCY         |                          | Idempotency-Key record (TTL expires_at)|
+ * | IDEMPOTENCY#k    | PART#n              |                          | part n of a large stored response (TTL)|
  * | GLOBAL           | SEQ                 |                          | organisation id sequence               |
  *
  * A project's sprints, issues and comments share the project's partition, so deleting a project
@@ -61,6 +62,8 @@ export const keys = {
    * One partition per record: a shared partition would be hot and, beside the LSIs, capped at 10 GB.
    */
   idempotency: (key: string): Key => ({ PK: `IDEMPOTENCY#${key}`, SK: 'IDEMPOTENCY' }),
+  /** Part `n` (from 0) of a stored response too large for the record's own item. */
+  idempotencyPart: (key: string, n: number): Key => ({ PK: `IDEMPOTENCY#${key}`, SK: `PART#${pad(n, 4)}` }),
 };
 
 /** LSI1 sort keys: the order of each collection. */
@@ -100,6 +103,8 @@ export const collections = {
 /** Base-table SK prefixes of what is stored under an item (the cascade of an issue delete). */
 export const skPrefixes = {
   issueComments: (issueId: number) => `ISSUE#${pad(issueId)}#C#`,
+  /** The parts of a stored Idempotency-Key response, in its record's partition. */
+  idempotencyParts: 'PART#',
 };
 
 /** GSI1 keys: lookups by id where the path does not name the parent. */

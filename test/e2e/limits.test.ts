@@ -166,6 +166,34 @@ describe('request bodies past Lambda and API Gateway limits', () => {
   });
 });
 
+describe('long texts counted in bytes', () => {
+  it('refuses 422 a description or comment past 150,000 bytes of UTF-8 (DynamoDB counts the item twice with its LSI1 entry), and stores one at the limit', async () => {
+    const { admin } = await orgWithClients(gateway);
+    const f = await sprintFixture(admin);
+    const atLimit = '€'.repeat(limits.textBytes / 3);
+    const over = '€'.repeat(limits.description);
+
+    const tooLong = await admin.post(f.issuesPath, { issue: { title: 'Euro', description: over } });
+    const stored = await admin.post(f.issuesPath, { issue: { title: 'Euro', description: atLimit } });
+    const comments = `${f.issuesPath}/${stored.body.id}/comments`;
+    const longComment = await admin.post(comments, { comment: { body: '€'.repeat(limits.commentBody) } });
+    const comment = await admin.post(comments, { comment: { body: atLimit } });
+    const sprint = await admin.patch(`/api/v1/projects/${f.project.id}/sprints/${f.sprint.id}`, {
+      sprint: { description: over },
+    });
+    const project = await admin.patch(`/api/v1/projects/${f.project.id}`, { project: { description: atLimit } });
+
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.errors).toEqual(['description is too long (maximum is 150,000 bytes of UTF-8)']);
+    expect(stored.status).toBe(201);
+    expect(stored.body.description).toBe(atLimit);
+    expect(longComment.status).toBe(422);
+    expect(comment.status).toBe(201);
+    expect(sprint.status).toBe(422);
+    expect(project.status).toBe(200);
+  });
+});
+
 describe('clean refusals', () => {
   /** A cursor shaped like the service's own, for the right collection, with an oversized key. */
   const forged = (body: Record<string, string>) => Buffer.from(JSON.stringify(body)).toString('base64url');
