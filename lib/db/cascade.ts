@@ -6,11 +6,12 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, tableName } from './client.ts';
-import { collections, keys, pendingCascadesPk, projectPk, skPrefixes, type Key } from './keys.ts';
+import { collections, keys, parseProjectPk, pendingCascadesPk, projectPk, skPrefixes, type Key } from './keys.ts';
 
 /**
  * The cascade of deletes, fed by the table's stream (REMOVE records). A parent's delete is one
@@ -549,4 +550,82 @@ export async function resumeCascade(parent: CascadeParent, after?: Record<string
   const deleted = await cascade(parent, { after });
   await finishPendingCascade(parent);
   return deleted;
+}
+
+/**
+ * The cascades nobody finished: partitions of projects that are gone, issues of sprints that are
+ * gone, comments of issues that are gone (a stream record lost for good, e.g. one past the
+ * stream's 24-hour retention). Operators only (`cascade:sweep`): this reads the whole table with
+ * a Scan of keys, which no request path ever does.
+ */
+export async function findOrphanedCascades(): Promise<CascadeParent[]> {
+  interface Partition {
+    sprints: Set<number>;
+    issues: Set<number>;
+    sprintsOfIssues: Set<number>;
+    issuesOfComments: Set<number>;
+  }
+  const partitions = new Map<string, Partition>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.send(
+      new ScanCommand({
+        TableName: tableName,
+        ProjectionExpression: 'PK, SK, LSK',
+        FilterExpression: 'contains(PK, :p)',
+        ExpressionAttributeValues: { ':p': '#P#' },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const pk = String(item.PK);
+      if (!parseProjectPk(pk)) continue;
+      let part = partitions.get(pk);
+      if (!part) {
+        part = { sprints: new Set(), issues: new Set(), sprintsOfIssues: new Set(), issuesOfComments: new Set() };
+        partitions.set(pk, part);
+      }
+      const sk = String(item.SK);
+      const m = /^(SPRINT|ISSUE)#(\d{10})(?:#C#\d{10})?$/.exec(sk);
+      if (!m) continue;
+      const id = Number(m[2]);
+      if (m[1] === 'SPRINT') part.sprints.add(id);
+      else if (sk.includes('#C#')) part.issuesOfComments.add(id);
+      else {
+        part.issues.add(id);
+        const inSprint = /^S#(\d{10})#/.exec(String(item.LSK ?? ''));
+        if (inSprint) part.sprintsOfIssues.add(Number(inSprint[1]));
+      }
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+
+  const orphans: CascadeParent[] = [];
+  for (const [pk, part] of partitions) {
+    const { orgId, projectId } = parseProjectPk(pk) as { orgId: number; projectId: number };
+    if (!(await projectExists(orgId, projectId))) {
+      orphans.push({ kind: 'project', orgId, projectId });
+      continue;
+    }
+    for (const sprintId of part.sprintsOfIssues) {
+      if (!part.sprints.has(sprintId)) orphans.push({ kind: 'sprint', orgId, projectId, sprintId });
+    }
+    for (const issueId of part.issuesOfComments) {
+      if (!part.issues.has(issueId)) orphans.push({ kind: 'issue', orgId, projectId, issueId });
+    }
+  }
+  return orphans;
+}
+
+/** True when the parent a cascade would empty is itself gone (a cascade under a live parent would delete live data). */
+export async function parentIsGone(parent: CascadeParent): Promise<boolean> {
+  const key =
+    parent.kind === 'project'
+      ? keys.project(parent.orgId, parent.projectId)
+      : parent.kind === 'sprint'
+        ? keys.sprint(parent.orgId, parent.projectId, parent.sprintId)
+        : keys.issue(parent.orgId, parent.projectId, parent.issueId);
+  const out = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true, ProjectionExpression: 'PK' }));
+  return out.Item === undefined;
 }

@@ -348,4 +348,39 @@ describe('cascade through the stream (as in AWS)', () => {
 
     console.log(`cascade of ${seeded.items} items: partition empty ${waited} ms after the delete (${Date.now() - started} ms)`);
   });
+
+  it(
+    'finishes the cascade of a project of 2,400 items with a consumer deadline of a few milliseconds, leaving nothing',
+    { timeout: 180_000 },
+    async () => {
+      const { orgId, caller } = await adminOfNewOrg();
+      const project = await createProject(caller, { name: 'Huge', prefix: randomPrefix() });
+      const seeded = await seedProject(orgId, project.id, caller.accountId, {
+        sprints: 4,
+        issuesPerSprint: 500,
+        commentsPerIssue: 1,
+      });
+      expect(seeded.items).toBe(2 + 1200 + 1200);
+      const pending = keys.pendingCascade('project', orgId, project.id, project.id);
+      let continued = false;
+      const watching = (async () => {
+        // The test run's consumer has a deadline of 10 ms (test/support/global-setup.ts): the
+        // cascade is written down and continued again and again.
+        while (!continued) {
+          continued =
+            (await db.send(new GetCommand({ TableName: tableName, Key: pending, ConsistentRead: true }))).Item !== undefined;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+
+      await deleteProject(caller, project.id);
+      const waited = await waitUntilEmpty({ pk: projectPk(orgId, project.id) }, 120_000);
+      await waitUntilGone(pending);
+
+      expect(continued).toBe(true);
+      continued = true;
+      await watching;
+      console.log(`cascade of ${seeded.items} items with a 10 ms deadline: partition empty ${waited} ms after the delete`);
+    },
+  );
 });
