@@ -356,8 +356,8 @@ describe('cascade through the stream (as in AWS)', () => {
       const { orgId, caller } = await adminOfNewOrg();
       const project = await createProject(caller, { name: 'Huge', prefix: randomPrefix() });
       const seeded = await seedProject(orgId, project.id, caller.accountId, {
-        sprints: 4,
-        issuesPerSprint: 500,
+        sprints: 2,
+        issuesPerSprint: 600,
         commentsPerIssue: 1,
       });
       expect(seeded.items).toBe(2 + 1200 + 1200);
