@@ -5,7 +5,15 @@ import { mcpItemBytes, RESPONSE_BYTE_BUDGET } from '../http/byte-budget.ts';
 
 /** `limit`/`cursor` arguments of every list tool. */
 export const listInput = {
-  limit: z.number().int().min(1).max(100).default(50).describe('How many items to return, 1 to 100 (default 50).'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(50)
+    .describe(
+      'How many items to return, 1 to 100 (default 50). Fewer come back when they would pass the 5 MiB response budget (very long descriptions); next_cursor then continues right after the last one.',
+    ),
   cursor: z
     .string()
     .max(4096)
