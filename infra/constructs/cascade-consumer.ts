@@ -1,9 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { cascadingTypes } from '../../lib/db/keys.ts';
+import { cascadeStreamFilters } from '../../lib/db/table.ts';
 import { cascadeEntry } from '../functions.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
@@ -14,13 +15,18 @@ export interface CascadeConsumerProps {
 
 /**
  * `functions/cascade.ts` on the table's stream: only REMOVE events of projects, sprints and
- * issues reach it (filtered by Lambda, so other writes cost no invocation). A failing record is
- * retried a bounded number of times, the batch split around it, and then sent to a queue with its
- * stream position for an operator to look at, so one bad record never stalls the shard.
+ * issues, and writes of pending cascades to continue, reach it (filtered by Lambda, so other
+ * writes cost no invocation; lib/db/table.ts). A cascade out of time or failing is written down
+ * in the table and continued by the next invocation; one given up after its attempts is announced
+ * on the failure queue with everything `npm run admin -- cascade:resume` needs. A record whose
+ * outcome could not even be written down is retried a bounded number of times, the batch split
+ * around it, and then its stream position goes to the same queue, so one bad record never stalls
+ * the shard. Any message on that queue raises the alarm.
  */
 export class CascadeConsumer extends Construct {
   readonly fn: ServiceFunction;
   readonly failures: Queue;
+  readonly failuresAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: CascadeConsumerProps) {
     super(scope, id);
@@ -37,6 +43,16 @@ export class CascadeConsumer extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
+    this.fn.addEnvironment('CASCADE_FAILURE_QUEUE_URL', this.failures.queueUrl);
+    this.failures.grantSendMessages(this.fn);
+    this.failuresAlarm = new Alarm(this, 'FailuresAlarm', {
+      alarmDescription: 'A cascade was given up (or a stream record could not be handled): see docs/limits.md, cascade:resume',
+      metric: this.failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
     this.fn.addEventSource(
       new DynamoEventSource(props.table.table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
@@ -47,12 +63,10 @@ export class CascadeConsumer extends Construct {
         reportBatchItemFailures: true,
         maxRecordAge: Duration.days(1),
         onFailure: new SqsDlq(this.failures),
-        filters: [
-          FilterCriteria.filter({
-            eventName: FilterRule.isEqual('REMOVE'),
-            dynamodb: { OldImage: { type: { S: FilterRule.or(...cascadingTypes) } } },
-          }),
-        ],
+        // The same patterns the local stream poller applies (lib/db/table.ts).
+        filters: cascadeStreamFilters.map((pattern) =>
+          FilterCriteria.filter(structuredClone(pattern) as Record<string, unknown>),
+        ),
       }),
     );
   }

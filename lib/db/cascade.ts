@@ -1,7 +1,17 @@
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
-import { BatchWriteCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, tableName } from './client.ts';
-import { collections, keys, projectPk, skPrefixes, type Key } from './keys.ts';
+import { collections, keys, parseProjectPk, pendingCascadesPk, projectPk, skPrefixes, type Key } from './keys.ts';
 
 /**
  * The cascade of deletes, fed by the table's stream (REMOVE records). A parent's delete is one
@@ -15,6 +25,13 @@ import { collections, keys, projectPk, skPrefixes, type Key } from './keys.ts';
  *
  * Every step is a delete of what a Query just found, so running a record twice, or after the
  * project cascade already emptied the partition, is harmless. Memory is bounded by one page of keys.
+ *
+ * A cascade never gives up silently: one that runs out of time, or fails, is written down as a
+ * pending cascade (`keys.pendingCascade`: the parent and where it stopped) instead of failing its
+ * stream record. Writing it puts a record on the table's stream, which brings the consumer back to
+ * continue from there; each further stop updates it (and brings the consumer back again); the
+ * finished cascade deletes it. After MAX_ATTEMPTS failures in a row it is marked `failed`, left
+ * where `cascade:resume` (tools/cli/admin.ts) finds it, and announced on the failure queue.
  */
 
 /** What a REMOVE record asks to be cascaded. */
@@ -23,16 +40,24 @@ export type CascadeParent =
   | { kind: 'sprint'; orgId: number; projectId: number; sprintId: number }
   | { kind: 'issue'; orgId: number; projectId: number; issueId: number };
 
-/** Thrown between pages when the invocation is about to run out of time; the record is retried. */
+/** Thrown between pages when the invocation is about to run out of time, with where it stopped. */
 export class CascadeInterrupted extends Error {
-  constructor() {
-    super('cascade interrupted by the deadline; it resumes on retry');
+  /** The position of the cascade's own paging to continue from (undefined: from the start). */
+  readonly after: Record<string, unknown> | undefined;
+  constructor(after?: Record<string, unknown>) {
+    super('cascade interrupted by the deadline; it continues from where it stopped');
+    this.after = after;
   }
 }
 
 export interface CascadeOptions {
-  /** Epoch ms after which no new page is started (the record is reported failed and retried). */
-  deadline?: number;
+  /**
+   * Epoch ms after which no new page is started. The first page of each step always runs, so a
+   * cascade makes progress whatever the deadline.
+   */
+  deadline?: number | undefined;
+  /** Where an interrupted cascade stopped: its paging starts after this key. */
+  after?: Record<string, unknown> | undefined;
 }
 
 /** Keys read per Query page: bounds memory, and the BatchWrites of one page run in parallel. */
@@ -63,8 +88,8 @@ export function cascadeParentOf(record: DynamoDBRecord): CascadeParent | undefin
   return undefined;
 }
 
-function checkDeadline(options: CascadeOptions) {
-  if (options.deadline !== undefined && Date.now() > options.deadline) throw new CascadeInterrupted();
+function checkDeadline(options: CascadeOptions, at: Record<string, unknown> | undefined) {
+  if (options.deadline !== undefined && Date.now() > options.deadline) throw new CascadeInterrupted(at);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -107,17 +132,21 @@ async function deleteKeys(itemKeys: Key[]): Promise<void> {
 
 /**
  * Pages through a Query that returns keys, handing each page to `onPage` before reading the next
- * (deleting what was read does not disturb the paging: ExclusiveStartKey is a position).
+ * (deleting what was read does not disturb the paging: ExclusiveStartKey is a position). Starts
+ * after `options.after`; past the deadline it stops between pages (never before the first) with
+ * the position reached. A stop inside `onPage` continues from this page again: what it had done
+ * is gone, so the page then costs only what was left.
  */
 async function forEachPage(
   input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>,
   options: CascadeOptions,
   onPage: (pageKeys: Key[]) => Promise<void>,
 ): Promise<number> {
-  let start: Record<string, unknown> | undefined;
+  let start: Record<string, unknown> | undefined = options.after;
   let seen = 0;
+  let pages = 0;
   do {
-    checkDeadline(options);
+    if (pages++ > 0) checkDeadline(options, start);
     const out = await db.send(
       new QueryCommand({
         ...input,
@@ -129,7 +158,14 @@ async function forEachPage(
     );
     const pageKeys = (out.Items ?? []).map((item) => ({ PK: String(item.PK), SK: String(item.SK) }));
     seen += pageKeys.length;
-    if (pageKeys.length > 0) await onPage(pageKeys);
+    if (pageKeys.length > 0) {
+      try {
+        await onPage(pageKeys);
+      } catch (err) {
+        if (err instanceof CascadeInterrupted) throw new CascadeInterrupted(start);
+        throw err;
+      }
+    }
     start = out.LastEvaluatedKey;
   } while (start);
   return seen;
@@ -187,7 +223,9 @@ export async function deleteSprintIssues(
     options,
     async (issueKeys) => {
       await forEachLimited(issueKeys, PARALLELISM, async (key) => {
-        comments += await deleteIssueComments(orgId, projectId, issueIdOf(key), options);
+        // Awaited first: `comments += await ...` would add to the value read before the wait.
+        const deleted = await deleteIssueComments(orgId, projectId, issueIdOf(key), { deadline: options.deadline });
+        comments += deleted;
       });
       await deleteKeys(issueKeys);
     },
@@ -234,6 +272,10 @@ export interface CascadeBatchResult {
   /** Parent records in the batch, and how many of them needed no work of their own. */
   parents: number;
   skipped: number;
+  /** Cascades written down to continue later (out of time, or failed and to be retried). */
+  continued: number;
+  /** Cascades given up after MAX_ATTEMPTS failures (marked failed, sent to the failure queue). */
+  givenUp: number;
   /** Unexpected errors met (a deadline interruption is not one), for the log. */
   errors: unknown[];
 }
@@ -244,10 +286,175 @@ interface Group {
   entries: { index: number; parent: CascadeParent }[];
 }
 
+/** Failures in a row after which a pending cascade is left for an operator (`cascade:resume`). */
+export const MAX_ATTEMPTS = 5;
+
+/** A cascade written down to be continued: where it stopped, and how it has fared so far. */
+export interface PendingCascade {
+  parent: CascadeParent;
+  /** Where its paging stopped; undefined to start from the beginning. */
+  after?: Record<string, unknown> | undefined;
+  /** Failures in a row (a deadline stop is not one). */
+  attempts: number;
+  /** `pending` brings the consumer back; `failed` waits for `cascade:resume`. */
+  status: 'pending' | 'failed';
+  error?: string | undefined;
+}
+
+const idOf = (parent: CascadeParent): number =>
+  parent.kind === 'project' ? parent.projectId : parent.kind === 'sprint' ? parent.sprintId : parent.issueId;
+
+/** Writes (or rewrites) a pending cascade; every write is a stream record that brings the consumer back. */
+export async function savePendingCascade(pending: PendingCascade): Promise<void> {
+  const { parent } = pending;
+  await db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...keys.pendingCascade(parent.kind, parent.orgId, parent.projectId, idOf(parent)),
+        type: 'cascade',
+        status: pending.status,
+        kind: parent.kind,
+        org_id: parent.orgId,
+        project_id: parent.projectId,
+        parent_id: idOf(parent),
+        ...(pending.after ? { after: pending.after } : {}),
+        attempts: pending.attempts,
+        ...(pending.error ? { error: pending.error.slice(0, 1000) } : {}),
+        updated_at: new Date().toISOString(),
+      },
+    }),
+  );
+}
+
+/** Removes a finished cascade from the pending list. */
+export async function finishPendingCascade(parent: CascadeParent): Promise<void> {
+  await db.send(
+    new DeleteCommand({
+      TableName: tableName,
+      Key: keys.pendingCascade(parent.kind, parent.orgId, parent.projectId, idOf(parent)),
+    }),
+  );
+}
+
+/** A pending cascade from its stored item (plain attributes). */
+export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCascade | undefined {
+  const orgId = Number(item.org_id);
+  const projectId = Number(item.project_id);
+  const id = Number(item.parent_id);
+  if (item.type !== 'cascade' || ![orgId, projectId, id].every(Number.isSafeInteger)) return undefined;
+  const parent: CascadeParent | undefined =
+    item.kind === 'project'
+      ? { kind: 'project', orgId, projectId }
+      : item.kind === 'sprint'
+        ? { kind: 'sprint', orgId, projectId, sprintId: id }
+        : item.kind === 'issue'
+          ? { kind: 'issue', orgId, projectId, issueId: id }
+          : undefined;
+  if (!parent) return undefined;
+  return {
+    parent,
+    after: (item.after as Record<string, unknown> | undefined) ?? undefined,
+    attempts: Number(item.attempts ?? 0),
+    status: item.status === 'failed' ? 'failed' : 'pending',
+    error: typeof item.error === 'string' ? item.error : undefined,
+  };
+}
+
+/** Every pending cascade (one Query of their partition; operators: `cascade:resume`, `cascade:sweep`). */
+export async function listPendingCascades(): Promise<PendingCascade[]> {
+  const found: PendingCascade[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': pendingCascadesPk },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const pending = pendingCascadeFromItem(item);
+      if (pending) found.push(pending);
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return found;
+}
+
+/** The pending cascade a stream record (its write, still pending) asks to continue, if any. */
+export function pendingCascadeOf(record: DynamoDBRecord): PendingCascade | undefined {
+  if (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') return undefined;
+  const image = record.dynamodb?.NewImage;
+  if (image?.type?.S !== 'cascade' || image.status?.S !== 'pending') return undefined;
+  return pendingCascadeFromItem(unmarshall(image as Record<string, SdkAttributeValue>));
+}
+
+/** What the failure queue carries for a cascade given up: everything `cascade:resume` needs. */
+export function failureMessage(pending: PendingCascade) {
+  const { parent } = pending;
+  const child =
+    parent.kind === 'sprint' ? ` --sprint ${parent.sprintId}` : parent.kind === 'issue' ? ` --issue ${parent.issueId}` : '';
+  return {
+    cascade: parent,
+    after: pending.after ?? null,
+    attempts: pending.attempts,
+    error: pending.error ?? null,
+    resume: `npm run admin -- cascade:resume --org ${parent.orgId} --project ${parent.projectId}${child}`,
+  };
+}
+
+/** Where a cascade given up is announced (the consumer's failure queue); a log line when unset (locally). */
+export type FailureNotifier = (pending: PendingCascade) => Promise<void>;
+
+export interface BatchOptions extends CascadeOptions {
+  notifyFailure?: FailureNotifier;
+}
+
+const describeError = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+
 /**
- * Processes one batch of stream records. Records are grouped by project partition, which keeps
- * the cost of a big delete flat: the project cascade itself emits one REMOVE per sprint, issue and
- * comment it deletes, and those must not each start work of their own.
+ * Runs one cascade from where it stood, and writes down what is left: nothing (done: the pending
+ * entry, if any, goes), where it stopped (out of time), or one more failure (given up after
+ * MAX_ATTEMPTS). Throws only when that record itself cannot be written.
+ */
+async function runAndRecord(
+  pending: PendingCascade,
+  wasPending: boolean,
+  options: BatchOptions,
+  result: CascadeBatchResult,
+): Promise<void> {
+  try {
+    const deleted = await cascade(pending.parent, { deadline: options.deadline, after: pending.after });
+    result.deleted += deleted;
+    if (wasPending) await finishPendingCascade(pending.parent);
+    return;
+  } catch (err) {
+    if (err instanceof CascadeInterrupted) {
+      await savePendingCascade({ ...pending, after: err.after, status: 'pending' });
+      result.continued++;
+      return;
+    }
+    result.errors.push(err);
+    const next: PendingCascade = { ...pending, attempts: pending.attempts + 1, error: describeError(err) };
+    if (next.attempts < MAX_ATTEMPTS) {
+      await savePendingCascade({ ...next, status: 'pending' });
+      result.continued++;
+      return;
+    }
+    await savePendingCascade({ ...next, status: 'failed' });
+    result.givenUp++;
+    await options.notifyFailure?.(next);
+  }
+}
+
+/**
+ * Processes one batch of stream records: REMOVEs of parents, and writes of pending cascades to
+ * continue. Parent records are grouped by project partition, which keeps the cost of a big delete
+ * flat: the project cascade itself emits one REMOVE per sprint, issue and comment it deletes, and
+ * those must not each start work of their own.
  *
  * - Comment records (the bulk) are ignored: nothing lives under a comment.
  * - A group holding the project's own record runs the project cascade once; it covers the rest.
@@ -257,14 +464,27 @@ interface Group {
  *   transaction), so that cascade cannot miss anything.
  * - Otherwise each sprint/issue cascade runs (user deletes of a sprint or an issue). Issue records
  *   emitted by a sprint cascade cost one Query that finds nothing (their comments went first).
+ * - A pending cascade continues from where it stopped.
  *
- * A failing group marks its records failed; the result names the first failed record in batch
- * order, from which the stream is retried (everything is idempotent).
+ * A cascade out of time or failing is written down as pending (see the top of this file) and its
+ * record counts as done. Only a record whose outcome could not be written down is reported failed:
+ * the result names the first such record in batch order, from which the stream is retried
+ * (everything is idempotent).
  */
-export async function cascadeBatch(records: DynamoDBRecord[], options: CascadeOptions = {}): Promise<CascadeBatchResult> {
+export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOptions = {}): Promise<CascadeBatchResult> {
   const groups = new Map<string, Group>();
+  const continuations = new Map<string, { index: number; pending: PendingCascade }>();
   let parents = 0;
   records.forEach((record, index) => {
+    const pending = pendingCascadeOf(record);
+    if (pending) {
+      // The latest write of one pending cascade is the one that counts.
+      const { parent } = pending;
+      const key = JSON.stringify(keys.pendingCascade(parent.kind, parent.orgId, parent.projectId, idOf(parent)));
+      const earlier = continuations.get(key);
+      continuations.set(key, { index: Math.min(earlier?.index ?? index, index), pending });
+      return;
+    }
     const parent = cascadeParentOf(record);
     if (!parent) return;
     parents++;
@@ -277,34 +497,135 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: CascadeOp
     group.entries.push({ index, parent });
   });
 
-  let deleted = 0;
-  let skipped = 0;
+  const result: CascadeBatchResult = { deleted: 0, parents, skipped: 0, continued: 0, givenUp: 0, errors: [] };
   let firstFailedIndex: number | undefined;
-  const errors: unknown[] = [];
+  const failed = (indexes: number[], err: unknown) => {
+    const first = Math.min(...indexes);
+    firstFailedIndex = firstFailedIndex === undefined ? first : Math.min(firstFailedIndex, first);
+    result.errors.push(err);
+  };
+  const fresh = (parent: CascadeParent): PendingCascade => ({ parent, attempts: 0, status: 'pending' });
+
   await forEachLimited([...groups.values()], 4, async (group) => {
     try {
       const projectRecord = group.entries.find((e) => e.parent.kind === 'project');
       if (projectRecord) {
-        deleted += await cascade(projectRecord.parent, options);
-        skipped += group.entries.length - 1;
+        await runAndRecord(fresh(projectRecord.parent), false, options, result);
+        result.skipped += group.entries.length - 1;
         return;
       }
       if (!(await projectExists(group.orgId, group.projectId))) {
-        skipped += group.entries.length;
+        result.skipped += group.entries.length;
         return;
       }
       const unique = new Map(group.entries.map((e) => [JSON.stringify(e.parent), e.parent]));
-      skipped += group.entries.length - unique.size;
+      result.skipped += group.entries.length - unique.size;
       await forEachLimited([...unique.values()], PARALLELISM, async (parent) => {
-        deleted += await cascade(parent, options);
+        await runAndRecord(fresh(parent), false, options, result);
       });
     } catch (err) {
-      const first = Math.min(...group.entries.map((e) => e.index));
-      firstFailedIndex = firstFailedIndex === undefined ? first : Math.min(firstFailedIndex, first);
-      if (!(err instanceof CascadeInterrupted)) errors.push(err);
+      failed(
+        group.entries.map((e) => e.index),
+        err,
+      );
+    }
+  });
+  await forEachLimited([...continuations.values()], 4, async ({ index, pending }) => {
+    try {
+      await runAndRecord(pending, true, options, result);
+    } catch (err) {
+      failed([index], err);
     }
   });
 
-  const failed = firstFailedIndex === undefined ? undefined : records[firstFailedIndex]?.dynamodb?.SequenceNumber;
-  return { firstFailure: failed, deleted, parents, skipped, errors };
+  const firstFailure = firstFailedIndex === undefined ? undefined : records[firstFailedIndex]?.dynamodb?.SequenceNumber;
+  return { ...result, firstFailure };
+}
+
+/**
+ * Finishes one cascade now, without a deadline (operators: `cascade:resume`, `cascade:sweep`):
+ * from where its pending entry stopped, if it has one; the entry goes once it is done.
+ */
+export async function resumeCascade(parent: CascadeParent, after?: Record<string, unknown>): Promise<number> {
+  const deleted = await cascade(parent, { after });
+  await finishPendingCascade(parent);
+  return deleted;
+}
+
+/**
+ * The cascades nobody finished: partitions of projects that are gone, issues of sprints that are
+ * gone, comments of issues that are gone (a stream record lost for good, e.g. one past the
+ * stream's 24-hour retention). Operators only (`cascade:sweep`): this reads the whole table with
+ * a Scan of keys, which no request path ever does.
+ */
+export async function findOrphanedCascades(): Promise<CascadeParent[]> {
+  interface Partition {
+    sprints: Set<number>;
+    issues: Set<number>;
+    sprintsOfIssues: Set<number>;
+    issuesOfComments: Set<number>;
+  }
+  const partitions = new Map<string, Partition>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.send(
+      new ScanCommand({
+        TableName: tableName,
+        ProjectionExpression: 'PK, SK, LSK',
+        FilterExpression: 'contains(PK, :p)',
+        ExpressionAttributeValues: { ':p': '#P#' },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const pk = String(item.PK);
+      if (!parseProjectPk(pk)) continue;
+      let part = partitions.get(pk);
+      if (!part) {
+        part = { sprints: new Set(), issues: new Set(), sprintsOfIssues: new Set(), issuesOfComments: new Set() };
+        partitions.set(pk, part);
+      }
+      const sk = String(item.SK);
+      const m = /^(SPRINT|ISSUE)#(\d{10})(?:#C#\d{10})?$/.exec(sk);
+      if (!m) continue;
+      const id = Number(m[2]);
+      if (m[1] === 'SPRINT') part.sprints.add(id);
+      else if (sk.includes('#C#')) part.issuesOfComments.add(id);
+      else {
+        part.issues.add(id);
+        const inSprint = /^S#(\d{10})#/.exec(String(item.LSK ?? ''));
+        if (inSprint) part.sprintsOfIssues.add(Number(inSprint[1]));
+      }
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+
+  const orphans: CascadeParent[] = [];
+  for (const [pk, part] of partitions) {
+    const { orgId, projectId } = parseProjectPk(pk) as { orgId: number; projectId: number };
+    if (!(await projectExists(orgId, projectId))) {
+      orphans.push({ kind: 'project', orgId, projectId });
+      continue;
+    }
+    for (const sprintId of part.sprintsOfIssues) {
+      if (!part.sprints.has(sprintId)) orphans.push({ kind: 'sprint', orgId, projectId, sprintId });
+    }
+    for (const issueId of part.issuesOfComments) {
+      if (!part.issues.has(issueId)) orphans.push({ kind: 'issue', orgId, projectId, issueId });
+    }
+  }
+  return orphans;
+}
+
+/** True when the parent a cascade would empty is itself gone (a cascade under a live parent would delete live data). */
+export async function parentIsGone(parent: CascadeParent): Promise<boolean> {
+  const key =
+    parent.kind === 'project'
+      ? keys.project(parent.orgId, parent.projectId)
+      : parent.kind === 'sprint'
+        ? keys.sprint(parent.orgId, parent.projectId, parent.sprintId)
+        : keys.issue(parent.orgId, parent.projectId, parent.issueId);
+  const out = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true, ProjectionExpression: 'PK' }));
+  return out.Item === undefined;
 }

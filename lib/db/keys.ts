@@ -16,7 +16,9 @@
  * | ORG#o#P#p        | ISSUE#i#C#c         | C#i#c                    | comment (GSI1: ORG#o#COMMENT#c)        |
  * | TOKEN#sha256     | TOKEN               |                          | API token -> principal, rate bucket    |
  * | IDEMPOTENCY#k    | IDEMPOTENCY         |                          | Idempotency-Key record (TTL expires_at)|
+ * | IDEMPOTENCY#k    | PART#n              |                          | part n of a large stored response (TTL)|
  * | GLOBAL           | SEQ                 |                          | organisation id sequence               |
+ * | CASCADE          | kind#o#p#id         |                          | a cascade to continue (lib/db/cascade.ts) |
  *
  * A project's sprints, issues and comments share the project's partition, so deleting a project
  * is a Query over one item collection (never a Scan), and every list is a consistent LSI1 query.
@@ -34,6 +36,8 @@ export interface Key {
 
 export const orgPk = (orgId: number) => `ORG#${pad(orgId)}`;
 export const projectPk = (orgId: number, projectId: number) => `${orgPk(orgId)}#P#${pad(projectId)}`;
+/** The partition listing the cascades still to finish: few items, written only by the consumer. */
+export const pendingCascadesPk = 'CASCADE';
 
 export const keys = {
   /** The global organisation-id sequence. */
@@ -67,6 +71,13 @@ export const keys = {
    * One partition per record: a shared partition would be hot and, beside the LSIs, capped at 10 GB.
    */
   idempotency: (key: string): Key => ({ PK: `IDEMPOTENCY#${key}`, SK: 'IDEMPOTENCY' }),
+  /** Part `n` (from 0) of a stored response too large for the record's own item. */
+  idempotencyPart: (key: string, n: number): Key => ({ PK: `IDEMPOTENCY#${key}`, SK: `PART#${pad(n, 4)}` }),
+  /** A cascade (of a project, sprint or issue) still to finish, with where it stopped. */
+  pendingCascade: (kind: string, orgId: number, projectId: number, id: number): Key => ({
+    PK: pendingCascadesPk,
+    SK: `${kind}#${pad(orgId)}#${pad(projectId)}#${pad(id)}`,
+  }),
 };
 
 /** LSI1 sort keys: the order of each collection. */
@@ -106,6 +117,8 @@ export const collections = {
 /** Base-table SK prefixes of what is stored under an item (the cascade of an issue delete). */
 export const skPrefixes = {
   issueComments: (issueId: number) => `ISSUE#${pad(issueId)}#C#`,
+  /** The parts of a stored Idempotency-Key response, in its record's partition. */
+  idempotencyParts: 'PART#',
 };
 
 /** Base-table SK prefix of a project's completed-sprint summaries (newest last). */

@@ -15,7 +15,19 @@ export interface Page<T> {
   items: T[];
   /** Cursor for the page after this one; absent on the last page. */
   nextCursor?: string | undefined;
+  /**
+   * The cursor that continues right after `items[index]`: a page cut short by the response byte
+   * budget (lib/http/byte-budget.ts) goes on from its last item shown, not from the end of the read.
+   */
+  cursorAfter: (index: number) => string;
 }
+
+/**
+ * A list stops reading the table once it holds this many bytes of items (as JSON): more than any
+ * response may carry (RESPONSE_BYTE_BUDGET, lib/http/byte-budget.ts), so the page that follows is
+ * cut by the budget anyway and continues from its cursor.
+ */
+const MAX_READ_BYTES = 6 * 1024 * 1024;
 
 interface CursorBody {
   PK: string;
@@ -26,13 +38,30 @@ interface CursorBody {
 const encodeCursor = (key: { PK?: unknown; SK?: unknown; LSK?: unknown }): string =>
   Buffer.from(JSON.stringify({ PK: key.PK, SK: key.SK, LSK: key.LSK })).toString('base64url');
 
+/** The cursor after each item of a page read from the table (every item carries its keys). */
+const cursorsOf =
+  (items: Record<string, unknown>[]) =>
+  (index: number): string =>
+    encodeCursor(items[index] ?? {});
+
+/**
+ * The base-table sort key of any listed item (`PROJECT#p`, `ACCOUNT#a`, `SPRINT#s`, `ISSUE#i`,
+ * `ISSUE#i#C#c`, lib/db/keys.ts), and an LSI1 key's shape: visible ASCII, short. A forged cursor
+ * must be refused here as 422: DynamoDB would answer a ValidationException (a 500) to an empty
+ * key or one over its 1,024-byte sort key limit.
+ */
+const CURSOR_SK = /^[A-Z]{1,16}#\d{10}(?:#C#\d{10})?$/;
+const CURSOR_LSK = /^[\x21-\x7e]{1,128}$/;
+
 function decodeCursor(cursor: string, collection: Collection): CursorBody {
   try {
     const body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorBody>;
     if (
       body.PK === collection.pk &&
       typeof body.SK === 'string' &&
+      CURSOR_SK.test(body.SK) &&
       typeof body.LSK === 'string' &&
+      CURSOR_LSK.test(body.LSK) &&
       body.LSK.startsWith(collection.prefix)
     ) {
       return { PK: body.PK, SK: body.SK, LSK: body.LSK };
@@ -50,7 +79,8 @@ function decodeCursor(cursor: string, collection: Collection): CursorBody {
  */
 async function keysOfPage(collection: Collection, req: PageRequest): Promise<{ pageKeys: CursorBody[]; more: boolean }> {
   const skip = (req.page - 1) * req.perPage;
-  let remaining = skip + req.perPage;
+  // One key past the page: whether the collection goes on is then known, not guessed.
+  let remaining = skip + req.perPage + 1;
   let seen = 0;
   let start: Record<string, unknown> | undefined;
   const pageKeys: CursorBody[] = [];
@@ -72,7 +102,8 @@ async function keysOfPage(collection: Collection, req: PageRequest): Promise<{ p
     remaining -= out.Items?.length ?? 0;
     start = out.LastEvaluatedKey;
   } while (start && remaining > 0);
-  return { pageKeys, more: start !== undefined };
+  const more = pageKeys.length > req.perPage;
+  return { pageKeys: pageKeys.slice(0, req.perPage), more };
 }
 
 /** A page and the related items read with it (undefined where absent), in the order asked for. */
@@ -108,7 +139,7 @@ export async function listPageWith<T = Record<string, unknown>>(
     );
   const last = pageKeys.at(-1);
   return {
-    page: { items: items as T[], nextCursor: more && last ? encodeCursor(last) : undefined },
+    page: { items: items as T[], nextCursor: more && last ? encodeCursor(last) : undefined, cursorAfter: cursorsOf(items) },
     related: found.slice(pageKeys.length),
   };
 }
@@ -127,7 +158,12 @@ export async function listPage<T = Record<string, unknown>>(collection: Collecti
   }
   const items: Record<string, unknown>[] = [];
   let next = start;
-  // A 1 MB response may stop short of perPage items; keep reading until the page is full.
+  let bytes = 0;
+  // One item past the page tells whether the collection goes on (DynamoDB returns a
+  // LastEvaluatedKey whenever Limit was reached, even at the very end). A 1 MB response may stop
+  // short; keep reading until the page is full, or until what was read is more than one response
+  // could carry anyway (the byte budget then ends the page early: no point reading 100 items of
+  // 300 KB to show a dozen).
   do {
     const out = await db.send(
       new QueryCommand({
@@ -136,15 +172,16 @@ export async function listPage<T = Record<string, unknown>>(collection: Collecti
         KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
         ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix },
         ConsistentRead: true,
-        Limit: req.perPage - items.length,
+        Limit: req.perPage + 1 - items.length,
         ...(next ? { ExclusiveStartKey: next } : {}),
       }),
     );
+    for (const item of out.Items ?? []) bytes += Buffer.byteLength(JSON.stringify(item));
     items.push(...(out.Items ?? []));
     next = out.LastEvaluatedKey;
-  } while (next && items.length < req.perPage);
-  const last = items.at(-1);
-  // DynamoDB returns a LastEvaluatedKey whenever Limit was reached, even at the very end; the
-  // cursor then leads to an empty page, which is still correct. Totals come from counters.
-  return { items: items as T[], nextCursor: next && last ? encodeCursor(last) : undefined };
+  } while (next && items.length <= req.perPage && bytes < MAX_READ_BYTES);
+  const more = items.length > req.perPage || next !== undefined;
+  const shown = items.slice(0, req.perPage);
+  const last = shown.at(-1);
+  return { items: shown as T[], nextCursor: more && last ? encodeCursor(last) : undefined, cursorAfter: cursorsOf(shown) };
 }

@@ -1,3 +1,4 @@
+import { cascadingTypes } from './keys.ts';
 /**
  * The single table's definition: the one source for the local runtime (CreateTable on DynamoDB
  * Local) and the CDK stack. Plain data, so infra and runtime share it without either importing
@@ -62,11 +63,12 @@ export function createTableInput(tableName: string) {
 }
 
 /**
- * Event filter of the stream consumer (functions/cascade.ts): only REMOVEs of the parents whose
- * children must go. Lambda drops everything else (every write, and the thousands of comment
- * REMOVEs a big cascade emits) before invoking, so they cost nothing.
+ * Event filters of the stream consumer (functions/cascade.ts), either of which lets a record in:
+ * the REMOVEs of the parents whose children must go, and the writes of pending cascades still to
+ * continue (lib/db/cascade.ts). Lambda drops everything else (every other write, and the thousands
+ * of comment REMOVEs a big cascade emits) before invoking, so they cost nothing.
  */
-export const cascadeStreamFilter = {
-  eventName: ['REMOVE'],
-  dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue'] } } },
-} as const;
+export const cascadeStreamFilters = [
+  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: [...cascadingTypes] } } } },
+  { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
+] as const;

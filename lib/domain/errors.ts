@@ -86,6 +86,18 @@ export class SprintBusyError extends DomainError {
   }
 }
 
+/**
+ * 500 `{error}`: the request was applied, but its Idempotency-Key record could not be saved, so a
+ * replay cannot be promised. Said plainly rather than answered as a success that a retry with the
+ * same key could repeat.
+ */
+export class NotRecordedError extends DomainError {
+  readonly status = 500;
+  constructor() {
+    super('The request was applied, but its Idempotency-Key record could not be saved: check the result before sending it again');
+  }
+}
+
 /** 400/413/415 `{error}`: the request itself is unusable (malformed JSON, too large, wrong media type). */
 export class BadRequestError extends DomainError {
   readonly status: 400 | 413 | 415;

@@ -31,8 +31,15 @@ export async function updateProject(caller: Principal, projectId: number, change
   return refusedAs(refusals, () => store.updateProject(caller.orgId, projectId, changes));
 }
 
-/** Only admins may delete projects (403 otherwise); deleting removes its sprints, issues and comments. */
+/**
+ * Only admins may delete projects; deleting removes its sprints, issues and comments. Existence is
+ * decided before the role: a project the caller cannot see (another organisation's, or none)
+ * answers 404 to a member too, never 403.
+ */
 export async function deleteProject(caller: Principal, projectId: number): Promise<void> {
-  if (caller.role !== 'admin') throw new ForbiddenError('Only admins may delete projects');
+  if (caller.role !== 'admin') {
+    if (!(await store.getProjectItem(caller.orgId, projectId))) throw new NotFoundError('Project');
+    throw new ForbiddenError('Only admins may delete projects');
+  }
   await refusedAs(refusals, () => store.deleteProject(caller.orgId, projectId));
 }

@@ -119,12 +119,18 @@ export async function updateSprint(
 }
 
 /**
- * Only admins may delete sprints (403 otherwise). Its issues and their comments go with it, and so does
- * its velocity summary. A sprint being completed, or receiving the open issues of one, cannot be
+ * Only admins may delete sprints. Its issues and their comments go with it, and so does its velocity
+ * summary. Existence is decided before the role: a sprint the caller cannot see answers 404 to a
+ * member too, never 403. A sprint being completed, or receiving the open issues of one, cannot be
  * deleted until that ends (409).
  */
 export async function deleteSprint(caller: Principal, projectId: number, sprintId: number): Promise<void> {
-  if (caller.role !== 'admin') throw new ForbiddenError('Only admins may delete sprints');
+  if (caller.role !== 'admin') {
+    const { project, sprint } = await store.getSprintFamily(caller.orgId, projectId, sprintId);
+    if (!project) throw new NotFoundError('Project');
+    if (!sprint) throw new NotFoundError('Sprint');
+    throw new ForbiddenError('Only admins may delete sprints');
+  }
   for (let attempt = 1; ; attempt++) {
     const { sprint } = await loadSprint(caller, projectId, sprintId);
     if (sprint.status === 'completing' || Number(sprint.receiving ?? 0) > 0) throw new SprintBusyError();

@@ -3,10 +3,16 @@ import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middle
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { isRetryableDbError } from '../db/errors.ts';
-import { idempotencyStore } from '../db/idempotency.ts';
+import { holdInProgress, idempotencyStore } from '../db/idempotency.ts';
 import type { Key } from '../db/keys.ts';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
-import { BadRequestError, RequestInProgressError, UnavailableError, ValidationError } from '../domain/errors.ts';
+import {
+  BadRequestError,
+  NotRecordedError,
+  RequestInProgressError,
+  UnavailableError,
+  ValidationError,
+} from '../domain/errors.ts';
 import { logger } from './logger.ts';
 
 /** The request header (lower case: the header normalizer runs first). */
@@ -107,9 +113,14 @@ export function idempotency(
       try {
         await after(request);
       } catch (err) {
-        // The write is done and its response is the truth: answer it. Without the stored record,
-        // a retry after the in-progress window (the Lambda's remaining time) would run again.
+        // The write is done but cannot be replayed. Never answered as a plain success: a retry
+        // after the in-progress window would run it again. The record is held in progress (a
+        // retry is then 409, not a second write) and the client is told what happened.
         logger.error('idempotency record not completed', err as Error);
+        await holdInProgress(idempotencyRecordKey(request.event as JSONValue)).catch((held: unknown) =>
+          logger.error('idempotency record not held in progress', held as Error),
+        );
+        throw new NotRecordedError();
       }
     },
     onError: async (request) => {

@@ -1,5 +1,6 @@
 import type { Page, PageRequest } from '../db/list.ts';
 import { parseOrThrow } from '../schemas/validate.ts';
+import { itemsWithinBudget, restItemBytes } from './byte-budget.ts';
 import type { ApiRequest, ApiResult } from './stack.ts';
 
 /** Loaded on the first list request: zod and the schemas stay out of the cold start (infra/bench/README.md). */
@@ -14,8 +15,16 @@ export async function pageRequest(req: ApiRequest): Promise<PageRequest> {
 /**
  * A 200 with a page of a collection: the JSON array, plus `Link` (first/prev/next/last),
  * `X-Total-Count`, `X-Page` and `X-Per-Page`. Totals come from counters, not from counting items.
+ *
+ * The page stops before its items would pass the response byte budget (lib/http/byte-budget.ts):
+ * it then holds fewer than `per_page` items, `X-Per-Page` says how many, and `next` continues
+ * exactly after the last one shown. Page numbers (`page=N`, `last`) stay offsets of `per_page`
+ * items; a cursor decides where a `next` page starts, whatever its number says.
  */
 export function pageResult<T>(req: ApiRequest, pr: PageRequest, page: Page<unknown>, items: T[], total: number): ApiResult {
+  const fitting = itemsWithinBudget(items, restItemBytes);
+  const shown = fitting < items.length ? items.slice(0, fitting) : items;
+  const nextCursor = fitting < items.length ? page.cursorAfter(fitting - 1) : page.nextCursor;
   const last = Math.max(1, Math.ceil(total / pr.perPage));
   const base = baseUrl(req);
   const link = (p: number, cursor?: string) => {
@@ -25,16 +34,16 @@ export function pageResult<T>(req: ApiRequest, pr: PageRequest, page: Page<unkno
   };
   const links = [`${link(1)}; rel="first"`];
   if (pr.page > 1) links.push(`${link(Math.min(pr.page - 1, last))}; rel="prev"`);
-  if (pr.page < last) links.push(`${link(pr.page + 1, page.nextCursor)}; rel="next"`);
+  if (nextCursor) links.push(`${link(pr.page + 1, nextCursor)}; rel="next"`);
   links.push(`${link(last)}; rel="last"`);
   return {
     status: 200,
-    body: items,
+    body: shown,
     headers: {
       Link: links.join(', '),
       'X-Total-Count': String(total),
       'X-Page': String(pr.page),
-      'X-Per-Page': String(pr.perPage),
+      'X-Per-Page': String(shown === items ? pr.perPage : shown.length),
     },
   };
 }

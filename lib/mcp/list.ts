@@ -1,10 +1,19 @@
 import * as z from 'zod';
 import type { Page, PageRequest } from '../db/list.ts';
 import { ValidationError } from '../domain/errors.ts';
+import { mcpItemBytes, RESPONSE_BYTE_BUDGET } from '../http/byte-budget.ts';
 
 /** `limit`/`cursor` arguments of every list tool. */
 export const listInput = {
-  limit: z.number().int().min(1).max(100).default(50).describe('How many items to return, 1 to 100 (default 50).'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(50)
+    .describe(
+      'How many items to return, 1 to 100 (default 50). Fewer come back when they would pass the 5 MiB response budget (very long descriptions); next_cursor then continues right after the last one.',
+    ),
   cursor: z
     .string()
     .max(4096)
@@ -47,7 +56,9 @@ const encode = (cursor: ToolCursor) => Buffer.from(JSON.stringify(cursor)).toStr
  * Reads the next `limit` items of a collection through the domain's list function: one domain
  * call, so a call costs what a REST page costs. A filter keeps the matches among those items, so a
  * filtered call may return fewer than `limit`, even none, while `next_cursor` says there is more
- * to look through.
+ * to look through. The matches returned stay within the response byte budget, counted as a tool
+ * result carries them (twice: structured and as text; lib/http/byte-budget.ts): past it the call
+ * stops early and `next_cursor` continues right after the last item looked at.
  */
 export async function listThrough<T>(
   args: { limit: number; cursor?: string | undefined },
@@ -56,11 +67,21 @@ export async function listThrough<T>(
 ): Promise<{ items: T[]; total: number; next_cursor: string | null }> {
   const at = decode(args.cursor);
   const result = await list({ page: 1, perPage: args.limit, cursor: at?.c });
-  const seen = (at?.n ?? 0) + result.items.length;
+  const items: T[] = [];
+  let used = 0;
+  let looked = 0;
+  for (const item of result.items) {
+    if (!filter || filter(item)) {
+      used += mcpItemBytes(item) + 1;
+      if (used > RESPONSE_BYTE_BUDGET && items.length > 0) break;
+      items.push(item);
+    }
+    looked++;
+  }
+  const seen = (at?.n ?? 0) + looked;
+  if (looked < result.items.length) {
+    return { items, total: result.total, next_cursor: encode({ c: result.page.cursorAfter(looked - 1), n: seen }) };
+  }
   const more = result.page.nextCursor !== undefined && seen < result.total;
-  return {
-    items: filter ? result.items.filter(filter) : result.items,
-    total: result.total,
-    next_cursor: more ? encode({ c: result.page.nextCursor as string, n: seen }) : null,
-  };
+  return { items, total: result.total, next_cursor: more ? encode({ c: result.page.nextCursor as string, n: seen }) : null };
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { dateTime, limits, wrapped } from './common.ts';
+import { dateTime, limits, withinTextBytes, wrapped } from './common.ts';
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
 
@@ -9,7 +9,8 @@ export const commentBodyField = () =>
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
     .min(1, { error: "can't be blank", abort: true })
     .max(limits.commentBody, { error: `is too long (maximum is ${limits.commentBody} characters)` })
-    .refine((v) => v.trim().length > 0, { error: "can't be blank" });
+    .refine((v) => v.trim().length > 0, { error: "can't be blank" })
+    .refine(...withinTextBytes);
 
 export const CommentCreateFields = z.object({ body: commentBodyField() }, objectError).meta({ id: 'CommentCreate' });
 export const CommentUpdateFields = z.object({ body: commentBodyField().optional() }, objectError).meta({ id: 'CommentUpdate' });

@@ -8,7 +8,20 @@ export const limits = {
   url: 2048,
   storyPoints: 1000,
   email: 254,
+  /**
+   * Descriptions and comment bodies are also bounded in UTF-8 bytes: an item and its entry in the
+   * LSI1 index (projection ALL) together must stay within DynamoDB's 400 KB, so one item's text
+   * cannot pass about 200 KB, and 100,000 three-byte characters would be 300 KB. 150,000 bytes
+   * leaves room for the other attributes (docs/limits.md).
+   */
+  textBytes: 150_000,
 } as const;
+
+/** The UTF-8 byte bound of a long text (`limits.textBytes`), as a zod refinement. */
+export const withinTextBytes = [
+  (v: string) => Buffer.byteLength(v, 'utf8') <= limits.textBytes,
+  { error: `is too long (maximum is ${limits.textBytes.toLocaleString('en')} bytes of UTF-8)` },
+] as const;
 
 /** Readable "is required" / "must be a string" messages instead of zod's defaults. */
 const typed = (kind: string) => ({
@@ -27,6 +40,7 @@ export const descriptionField = () =>
   z
     .string(typed('a string or null'))
     .max(limits.description, { error: `is too long (maximum is ${limits.description} characters)` })
+    .refine(...withinTextBytes)
     .nullable();
 
 export const urlField = () =>

@@ -4,7 +4,12 @@ import { describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../tools/local/dynamodb.ts';
 import { repoRoot } from '../../infra/paths.ts';
 import { createAccountInOrg } from '../../lib/domain/accounts.ts';
-import { apiClient, newOrganisation, useGateway } from '../support/api.ts';
+import { savePendingCascade } from '../../lib/db/cascade.ts';
+import { projectPk } from '../../lib/db/keys.ts';
+import { createProject } from '../../lib/domain/projects.ts';
+import { apiClient, newOrganisation, randomPrefix, useGateway } from '../support/api.ts';
+import { itemsIn } from '../support/cascade.ts';
+import { commentItem, issueItem, putAll, sprintItem } from '../support/seed.ts';
 
 const gateway = useGateway();
 
@@ -210,4 +215,80 @@ describe('admin CLI', () => {
       expect(result.stderr).toMatch(messages[i]!);
     });
   }, 120_000);
+});
+
+describe('cascade operations', () => {
+  /** Items left under parents that are gone, with no stream record to remove them (ids far from any real one). */
+  async function orphans() {
+    const org = await newOrganisation();
+    const o = org.orgId;
+    const caller = { orgId: o, accountId: org.admin.id, role: 'admin' as const, tokenHash: '' };
+    const live = await createProject(caller, { name: 'Live', prefix: randomPrefix() });
+    const goneProject = 900_001;
+    await putAll([
+      // a project that is gone, with a sprint, an issue and a comment left
+      sprintItem(o, goneProject, 1),
+      issueItem(o, goneProject, 1, 1, 1024),
+      commentItem(o, goneProject, 1, 1, 1, org.admin.id),
+      // in a live project: issues of a sprint that is gone, comments of an issue that is gone
+      issueItem(o, live.id, 900_002, 900_003, 1024),
+      commentItem(o, live.id, 900_002, 900_003, 900_004, org.admin.id),
+      commentItem(o, live.id, null, 900_005, 900_006, org.admin.id),
+    ]);
+    return { orgId: o, live, goneProject, caller };
+  }
+
+  it(
+    'cascade:sweep finds the cascades nobody finished (--dry-run changes nothing), then finishes them',
+    { timeout: 120_000 },
+    async () => {
+      const { orgId, live, goneProject } = await orphans();
+      const expected = [
+        { kind: 'project', orgId, projectId: goneProject },
+        { kind: 'sprint', orgId, projectId: live.id, sprintId: 900_002 },
+        { kind: 'issue', orgId, projectId: live.id, issueId: 900_005 },
+      ];
+
+      const dry = onlyJson(await admin(['cascade:sweep', '--dry-run']));
+      expect(dry.orphans).toEqual(expect.arrayContaining(expected));
+      expect(await itemsIn({ pk: projectPk(orgId, goneProject) })).toHaveLength(3);
+
+      const swept = onlyJson(await npmAdmin('cascade:sweep'));
+      expect(swept.finished).toEqual(
+        expect.arrayContaining([
+          { cascade: expected[0], deleted: 3 },
+          { cascade: expected[1], deleted: 2 },
+          { cascade: expected[2], deleted: 1 },
+        ]),
+      );
+      expect(await itemsIn({ pk: projectPk(orgId, goneProject) })).toEqual([]);
+      const left = await itemsIn({ pk: projectPk(orgId, live.id) });
+      expect(left.map((i) => i.SK)).toEqual([]);
+    },
+  );
+
+  it('cascade:resume finishes a cascade given up, and refuses one whose parent still exists', { timeout: 120_000 }, async () => {
+    const { orgId, live, goneProject } = await orphans();
+    await savePendingCascade({
+      parent: { kind: 'project', orgId, projectId: goneProject },
+      attempts: 5,
+      status: 'failed',
+      error: 'x',
+    });
+
+    const refused = await admin(['cascade:resume', '--org', String(orgId), '--project', String(live.id)]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('still exists');
+    expect(refused.stdout).toBe('');
+    const one = onlyJson(
+      await npmAdmin('cascade:resume', '--org', String(orgId), '--project', String(live.id), '--sprint', '900002'),
+    );
+    expect(one.resumed).toEqual([{ cascade: { kind: 'sprint', orgId, projectId: live.id, sprintId: 900_002 }, deleted: 2 }]);
+    const all = onlyJson(await admin(['cascade:resume']));
+    expect(all.resumed).toContainEqual({ cascade: { kind: 'project', orgId, projectId: goneProject }, deleted: 3 });
+    expect(await itemsIn({ pk: projectPk(orgId, goneProject) })).toEqual([]);
+    expect(onlyJson(await admin(['cascade:resume'])).resumed).not.toContainEqual(
+      expect.objectContaining({ cascade: { kind: 'project', orgId, projectId: goneProject } }),
+    );
+  });
 });

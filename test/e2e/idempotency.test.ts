@@ -1,7 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
+import { clearFaults, injectFault } from '../../lib/db/faults.ts';
+import { INLINE_BODY_BYTES } from '../../lib/db/idempotency.ts';
+import { limits } from '../../lib/schemas/common.ts';
 import { IDEMPOTENCY_TTL_SECONDS, idempotencyRecordKey } from '../../lib/http/idempotency.ts';
 import { apiClient, randomPrefix, type ApiClient, useGateway, orgWithClients } from '../support/api.ts';
 
@@ -190,5 +193,74 @@ describe('Idempotency-Key on POST', () => {
     expect(s2.headers.get('idempotent-replayed')).toBeNull();
     expect(s1.body.project_id).toBe(p1.id);
     expect(s2.body.project_id).toBe(p2.id);
+  });
+});
+
+describe('Idempotency-Key with responses of any size', () => {
+  afterEach(() => clearFaults());
+
+  const issuesOf = async (client: ApiClient, path: string) => (await client.get(path)).body.map((i: { id: number }) => i.id);
+
+  async function sprintPath(client: ApiClient) {
+    const project = (await client.post('/api/v1/projects', projectBody())).body;
+    const sprint = (await client.post(`/api/v1/projects/${project.id}/sprints`, { sprint: { name: 'S1' } })).body;
+    return `/api/v1/projects/${project.id}/sprints/${sprint.id}/issues`;
+  }
+
+  it('replays a maximal response (past the 400 KB a DynamoDB item holds) whole, with no duplicate', async () => {
+    const { admin } = await orgWithClients(gateway);
+    const issues = await sprintPath(admin);
+    const key = randomUUID();
+    // 100,000 characters JSON-escaped to 6 bytes each: a response of about 600 KB.
+    const body = { issue: { title: '\u0001'.repeat(limits.name), description: '\u0001'.repeat(limits.description) } };
+
+    const first = await admin.post(issues, body, withKey(key));
+    const again = await admin.post(issues, body, withKey(key));
+
+    expect(first.status).toBe(201);
+    expect(Buffer.byteLength(first.text)).toBeGreaterThan(400 * 1024);
+    expect(Buffer.byteLength(first.text)).toBeGreaterThan(INLINE_BODY_BYTES);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(await issuesOf(admin, issues)).toEqual([first.body.id]);
+  });
+
+  it('replays a response of multi-byte characters split across parts byte for byte', async () => {
+    const { admin } = await orgWithClients(gateway);
+    const issues = await sprintPath(admin);
+    const key = randomUUID();
+    // 3- and 4-byte characters among escaped ones, past the inline size: the cut between parts may fall inside one.
+    const body = { issue: { title: 'Emoji', description: '\u0001\u0001€😀'.repeat(16_000) } };
+
+    const first = await admin.post(issues, body, withKey(key));
+    const again = await admin.post(issues, body, withKey(key));
+
+    expect(first.status).toBe(201);
+    expect(Buffer.byteLength(first.text)).toBeGreaterThan(INLINE_BODY_BYTES);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(again.body.description).toBe(body.issue.description);
+  });
+
+  it('does not answer a success it cannot replay: a record that fails to save is 500 {error}, and a retry is refused, not run', async () => {
+    const { admin } = await orgWithClients(gateway);
+    const issues = await sprintPath(admin);
+    const key = randomUUID();
+    const body = { issue: { title: 'Once' } };
+    injectFault({
+      commands: ['UpdateItemCommand'],
+      fault: 'Unknown',
+      when: (input) => String(input.UpdateExpression ?? '').includes('#status = :status'),
+    });
+
+    const first = await admin.post(issues, body, withKey(key));
+    clearFaults();
+    const retry = await admin.post(issues, body, withKey(key));
+
+    expect(first.status).toBe(500);
+    expect(first.body.error).toMatch(/applied.*Idempotency-Key record could not be saved/);
+    expect(retry.status).toBe(409);
+    expect((await issuesOf(admin, issues)).length).toBe(1);
   });
 });

@@ -203,6 +203,13 @@ describe('the REST API', () => {
     }
   });
 
+  it('answers a body past Lambda’s 6 MB (API Gateway’s 413 "Request Too Long") and past its own 10 MB as 413 {error}', () => {
+    const responses = ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
+    // Lambda's invocation limit surfaces as a 4XX of API Gateway's own: DEFAULT_4XX keeps its status.
+    expect(responses.find((r) => r.ResponseType === 'DEFAULT_4XX')?.StatusCode).toBeUndefined();
+    expect(responses.find((r) => r.ResponseType === 'REQUEST_TOO_LARGE')?.StatusCode).toBe('413');
+  });
+
   it('writes a JSON access log line per request, with the organisation', () => {
     const [, stage] = ofType('AWS::ApiGateway::Stage')[0]!;
     const settings = stage.Properties.AccessLogSetting;
@@ -308,7 +315,7 @@ describe('least privilege', () => {
 });
 
 describe('the stream consumer', () => {
-  it('receives only REMOVE events of projects, sprints and issues, with bounded retries and a failure queue', () => {
+  it('receives only REMOVE events of projects, sprints and issues and writes of pending cascades, with bounded retries and a failure queue', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping');
     expect(mappings).toHaveLength(1);
     const [, mapping] = mappings[0]!;
@@ -317,6 +324,7 @@ describe('the stream consumer', () => {
     expect(p.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.table.table), 'StreamArn'] });
     expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue'] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
     ]);
     expect(p).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
@@ -324,6 +332,26 @@ describe('the stream consumer', () => {
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(stack.cascade.failures), 'Arn'] } } },
+    });
+  });
+
+  it('announces a cascade given up on the failure queue (its URL, leave to send), which raises an alarm on any message', () => {
+    const fn = resources[logicalId(stack.cascade.fn)]!;
+    const queue = logicalId(stack.cascade.failures);
+    expect(fn.Properties.Environment.Variables.CASCADE_FAILURE_QUEUE_URL).toEqual({ Ref: queue });
+    const sends = ofType('AWS::IAM::Policy').flatMap(([, policy]) =>
+      (policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).filter(
+        (st) => [st.Action].flat().includes('sqs:SendMessage') && JSON.stringify(st.Resource).includes(queue),
+      ),
+    );
+    expect(sends.length).toBeGreaterThan(0);
+    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([, a]) => JSON.stringify(a.Properties.Dimensions).includes(queue));
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]![1].Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
   });
 

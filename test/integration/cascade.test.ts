@@ -1,10 +1,18 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/cascade.ts';
-import { cascadeBatch } from '../../lib/db/cascade.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  MAX_ATTEMPTS,
+  cascadeBatch,
+  failureMessage,
+  listPendingCascades,
+  resumeCascade,
+  type PendingCascade,
+} from '../../lib/db/cascade.ts';
+import { db, tableName } from '../../lib/db/client.ts';
 import { lambdaContext } from '../../tools/local/gateway.ts';
-import { db } from '../../lib/db/client.ts';
-import { collections, keys, projectPk, skPrefixes } from '../../lib/db/keys.ts';
+import { collections, keys, pendingCascadesPk, projectPk, skPrefixes, type Key } from '../../lib/db/keys.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { createProject, deleteProject } from '../../lib/domain/projects.ts';
 import type { Principal } from '../../lib/domain/principal.ts';
@@ -59,6 +67,60 @@ const projectImage = (orgId: number, projectId: number) => ({
 afterEach(() => {
   vi.restoreAllMocks();
 });
+
+/** Makes the data layer's calls matching `when` fail as a throttled DynamoDB would (a fault DynamoDB Local never gives). */
+function failQueries(when: (values: Record<string, unknown> | undefined, input: Record<string, unknown>) => boolean) {
+  const send = db.send.bind(db);
+  return vi.spyOn(db, 'send').mockImplementation(((command: { input: Record<string, unknown> }) => {
+    const values = command.input.ExpressionAttributeValues as Record<string, unknown> | undefined;
+    if (when(values, command.input)) {
+      return Promise.reject(Object.assign(new Error('Throughput exceeded'), { name: 'ProvisionedThroughputExceededException' }));
+    }
+    return send(command as never);
+  }) as typeof db.send);
+}
+
+/** The stream record of a pending cascade's write, as Lambda receives it. */
+function pendingRecord(p: PendingCascade): DynamoDBRecord {
+  const id = p.parent.kind === 'project' ? p.parent.projectId : p.parent.kind === 'sprint' ? p.parent.sprintId : p.parent.issueId;
+  const key = keys.pendingCascade(p.parent.kind, p.parent.orgId, p.parent.projectId, id);
+  sequence++;
+  return {
+    eventID: `e${sequence}`,
+    eventName: 'MODIFY',
+    eventSource: 'aws:dynamodb',
+    eventVersion: '1.1',
+    awsRegion: 'local',
+    dynamodb: {
+      Keys: { PK: { S: key.PK }, SK: { S: key.SK } },
+      NewImage: {
+        PK: { S: key.PK },
+        SK: { S: key.SK },
+        type: { S: 'cascade' },
+        status: { S: p.status },
+        kind: { S: p.parent.kind },
+        org_id: { N: String(p.parent.orgId) },
+        project_id: { N: String(p.parent.projectId) },
+        parent_id: { N: String(id) },
+        attempts: { N: String(p.attempts) },
+      },
+      SequenceNumber: String(sequence).padStart(21, '0'),
+      SizeBytes: 100,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    },
+  };
+}
+
+/** Waits until an item is gone (the consumer, fed by the stream poller, finishes in the background). */
+async function waitUntilGone(key: Key, timeoutMs = 20_000) {
+  const started = Date.now();
+  for (;;) {
+    const out = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+    if (!out.Item) return;
+    if (Date.now() - started > timeoutMs) throw new Error(`${key.PK} ${key.SK} still there after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 describe('cascade consumer (handler invoked directly)', () => {
   it('removes a project partition, and a replay of the same record is harmless', async () => {
@@ -155,7 +217,7 @@ describe('cascade consumer (handler invoked directly)', () => {
     expect(await itemsIn({ pk: projectPk(orgId, project.id) })).toEqual([]);
   });
 
-  it('reports the first record whose cascade failed, and a retry from it finishes the work', async () => {
+  it('writes a failing cascade down as pending instead of failing its record, and the consumer then finishes it', async () => {
     const { orgId, caller } = await adminOfNewOrg();
     const ok = await createProject(caller, { name: 'A', prefix: randomPrefix() });
     const failing = await createProject(caller, { name: 'B', prefix: randomPrefix() });
@@ -163,40 +225,96 @@ describe('cascade consumer (handler invoked directly)', () => {
     await seedProject(orgId, failing.id, caller.accountId, { sprints: 1, issuesPerSprint: 2, commentsPerIssue: 1 });
     const records = [removeRecord(projectImage(orgId, ok.id)), removeRecord(projectImage(orgId, failing.id))];
     const failingPk = projectPk(orgId, failing.id);
-    const send = db.send.bind(db);
-    const spy = vi.spyOn(db, 'send').mockImplementation(((command: { input: Record<string, unknown> }) => {
-      const values = command.input.ExpressionAttributeValues as Record<string, unknown> | undefined;
-      if (values?.[':pk'] === failingPk) {
-        return Promise.reject(
-          Object.assign(new Error('Throughput exceeded'), { name: 'ProvisionedThroughputExceededException' }),
-        );
-      }
-      return send(command as never);
-    }) as typeof db.send);
+    const spy = failQueries((values) => values?.[':pk'] === failingPk);
 
-    const out = await handler({ Records: records }, lambdaContext('cascade'));
+    const out = await cascadeBatch(records);
     spy.mockRestore();
 
-    expect(out.batchItemFailures).toEqual([{ itemIdentifier: records[1]?.dynamodb?.SequenceNumber }]);
+    expect(out.firstFailure).toBeUndefined();
+    expect(out).toMatchObject({ continued: 1, givenUp: 0 });
+    expect(out.errors).toHaveLength(1);
     expect(await itemsIn({ pk: projectPk(orgId, ok.id) })).toEqual([]);
-    expect(await itemsIn({ pk: failingPk })).not.toEqual([]);
-    const retry = await handler({ Records: records.slice(1) }, lambdaContext('cascade'));
-    expect(retry.batchItemFailures).toEqual([]);
-    expect(await itemsIn({ pk: failingPk })).toEqual([]);
+    // Written down with its failure, the pending cascade brings the consumer (the stream poller) back.
+    await waitUntilEmpty({ pk: failingPk });
+    await waitUntilGone(keys.pendingCascade('project', orgId, failing.id, failing.id));
   });
 
-  it('stops at its deadline and reports the record, which a retry then completes', async () => {
+  it('reports a record failed only when its outcome cannot be written down, and a retry from it finishes the work', async () => {
+    const { orgId, caller } = await adminOfNewOrg();
+    const project = await createProject(caller, { name: 'B', prefix: randomPrefix() });
+    await seedProject(orgId, project.id, caller.accountId, { sprints: 1, issuesPerSprint: 2, commentsPerIssue: 1 });
+    const record = removeRecord(projectImage(orgId, project.id));
+    const pk = projectPk(orgId, project.id);
+    const spy = failQueries(
+      (values, input) => values?.[':pk'] === pk || (input.Item as { PK?: string } | undefined)?.PK === pendingCascadesPk,
+    );
+
+    const out = await handler({ Records: [record] }, lambdaContext('cascade'));
+    spy.mockRestore();
+
+    expect(out.batchItemFailures).toEqual([{ itemIdentifier: record.dynamodb?.SequenceNumber }]);
+    const retry = await handler({ Records: [record] }, lambdaContext('cascade'));
+    expect(retry.batchItemFailures).toEqual([]);
+    expect(await itemsIn({ pk })).toEqual([]);
+  });
+
+  it('stops at its deadline after one page, writes down where it stopped, and the stream brings the consumer back to finish', async () => {
     const { orgId, caller } = await adminOfNewOrg();
     const project = await createProject(caller, { name: 'Big', prefix: randomPrefix() });
     await seedProject(orgId, project.id, caller.accountId, { sprints: 1, issuesPerSprint: 600, commentsPerIssue: 0 });
     const record = removeRecord(projectImage(orgId, project.id));
 
     const cut = await cascadeBatch([record], { deadline: Date.now() - 1 });
-    expect(cut.firstFailure).toBe(record.dynamodb?.SequenceNumber);
+
+    expect(cut.firstFailure).toBeUndefined();
     expect(cut.errors).toEqual([]);
-    const done = await cascadeBatch([record]);
-    expect(done.firstFailure).toBeUndefined();
-    expect(done.deleted).toBe(601);
+    expect(cut).toMatchObject({ continued: 1, givenUp: 0 });
+    await waitUntilEmpty({ pk: projectPk(orgId, project.id) });
+    await waitUntilGone(keys.pendingCascade('project', orgId, project.id, project.id));
+  });
+
+  it('gives a cascade up after its attempts: marked failed, announced with what resumes it, and cascade:resume finishes it', async () => {
+    const { orgId, caller } = await adminOfNewOrg();
+    const project = await createProject(caller, { name: 'P', prefix: randomPrefix() });
+    const { sprintIds } = await seedProject(orgId, project.id, caller.accountId, {
+      sprints: 1,
+      issuesPerSprint: 3,
+      commentsPerIssue: 2,
+    });
+    const sprintId = sprintIds[0] as number;
+    const parent = { kind: 'sprint' as const, orgId, projectId: project.id, sprintId };
+    const issues = collections.sprintIssues(orgId, project.id, sprintId);
+    const announced: PendingCascade[] = [];
+    const spy = failQueries((values) => values?.[':prefix'] === issues.prefix);
+
+    const out = await cascadeBatch([pendingRecord({ parent, attempts: MAX_ATTEMPTS - 1, status: 'pending' })], {
+      notifyFailure: async (p) => void announced.push(p),
+    });
+    spy.mockRestore();
+
+    expect(out).toMatchObject({ givenUp: 1, continued: 0 });
+    expect(out.firstFailure).toBeUndefined();
+    const stored = await db.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.pendingCascade('sprint', orgId, project.id, sprintId),
+        ConsistentRead: true,
+      }),
+    );
+    expect(stored.Item).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS, error: expect.stringContaining('Throughput') });
+    expect(announced).toHaveLength(1);
+    expect(failureMessage(announced[0]!)).toMatchObject({
+      cascade: parent,
+      attempts: MAX_ATTEMPTS,
+      resume: `npm run admin -- cascade:resume --org ${orgId} --project ${project.id} --sprint ${sprintId}`,
+    });
+    expect(
+      (await listPendingCascades()).some((p) => p.status === 'failed' && JSON.stringify(p.parent) === JSON.stringify(parent)),
+    ).toBe(true);
+
+    expect(await resumeCascade(parent)).toBe(3 + 6);
+    expect(await itemsIn({ pk: issues.pk, lskPrefix: issues.prefix })).toEqual([]);
+    await waitUntilGone(keys.pendingCascade('sprint', orgId, project.id, sprintId));
   });
 });
 
@@ -231,4 +349,39 @@ describe('cascade through the stream (as in AWS)', () => {
 
     console.log(`cascade of ${seeded.items} items: partition empty ${waited} ms after the delete (${Date.now() - started} ms)`);
   });
+
+  it(
+    'finishes the cascade of a project of 2,400 items with a consumer deadline of a few milliseconds, leaving nothing',
+    { timeout: 180_000 },
+    async () => {
+      const { orgId, caller } = await adminOfNewOrg();
+      const project = await createProject(caller, { name: 'Huge', prefix: randomPrefix() });
+      const seeded = await seedProject(orgId, project.id, caller.accountId, {
+        sprints: 2,
+        issuesPerSprint: 600,
+        commentsPerIssue: 1,
+      });
+      expect(seeded.items).toBe(2 + 1200 + 1200);
+      const pending = keys.pendingCascade('project', orgId, project.id, project.id);
+      let continued = false;
+      const watching = (async () => {
+        // The test run's consumer has a deadline of 10 ms (test/support/global-setup.ts): the
+        // cascade is written down and continued again and again.
+        while (!continued) {
+          continued =
+            (await db.send(new GetCommand({ TableName: tableName, Key: pending, ConsistentRead: true }))).Item !== undefined;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+
+      await deleteProject(caller, project.id);
+      const waited = await waitUntilEmpty({ pk: projectPk(orgId, project.id) }, 120_000);
+      await waitUntilGone(pending);
+
+      expect(continued).toBe(true);
+      continued = true;
+      await watching;
+      console.log(`cascade of ${seeded.items} items with a 10 ms deadline: partition empty ${waited} ms after the delete`);
+    },
+  );
 });

@@ -21,6 +21,9 @@ export default async function setup(project: TestProject) {
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.TABLE_NAME = tableName;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  // A consumer deadline of a few milliseconds (half of this): every cascade of the run continues
+  // itself page by page through pending cascades, as a very large one does in AWS.
+  process.env.CASCADE_TIMEOUT_MS ??= '20';
   const { startLocalServices } = await import('../../tools/local/services.ts');
   const services = await startLocalServices(dynamo.endpoint);
   return async () => {

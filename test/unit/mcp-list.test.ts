@@ -13,7 +13,7 @@ function collection(size: number): { list: DomainList<number>; requests: PageReq
     const slice = items.slice(from, from + pr.perPage);
     // Like DynamoDB: a cursor whenever the page is full, even at the very end.
     const nextCursor = slice.length === pr.perPage ? String(from + slice.length) : undefined;
-    return { page: { items: slice, nextCursor }, items: slice, total: size };
+    return { page: { items: slice, nextCursor, cursorAfter: (i) => String(from + i + 1) }, items: slice, total: size };
   };
   return { list, requests };
 }

@@ -9,6 +9,7 @@
  * (tools/cli/usage-plan.ts); `org:api-key` does it for an existing organisation.
  */
 import { parseArgs } from 'node:util';
+import type { CascadeParent } from '../../lib/db/cascade.ts';
 
 const USAGE = `Usage: npm run -s admin -- <command> [options]
 
@@ -18,6 +19,9 @@ Commands:
   account:create --org ID --name NAME --email EMAIL --role admin|member
   token:regenerate --org ID --account ID
   token:revoke --org ID --account ID
+  cascade:resume [--org ID --project ID [--sprint ID | --issue ID]]
+                                  (finish one cascade now, or every pending one; see docs/limits.md)
+  cascade:sweep [--dry-run]       (find and finish orphaned partitions; reads the table with a Scan)
 
 Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID — see README.`;
 
@@ -29,7 +33,16 @@ const commands: Record<string, string[]> = {
   'account:create': ['org', 'name', 'email', 'role'],
   'token:regenerate': ['org', 'account'],
   'token:revoke': ['org', 'account'],
+  'cascade:resume': [],
+  'cascade:sweep': [],
 };
+
+/** Flags a command may take beside its required ones; `dry-run` is a boolean. */
+const optionalFlags: Record<string, string[]> = {
+  'cascade:resume': ['org', 'project', 'sprint', 'issue'],
+  'cascade:sweep': ['dry-run'],
+};
+const booleanFlags = new Set(['dry-run']);
 
 function parse(argv: string[]) {
   const [command, ...rest] = argv;
@@ -40,11 +53,16 @@ function parse(argv: string[]) {
   try {
     const parsed = parseArgs({
       args: rest,
-      options: Object.fromEntries(required.map((name) => [name, { type: 'string' as const }])),
+      options: Object.fromEntries(
+        [...required, ...(optionalFlags[command] ?? [])].map((name) => [
+          name,
+          { type: booleanFlags.has(name) ? ('boolean' as const) : ('string' as const) },
+        ]),
+      ),
       strict: true,
       allowPositionals: false,
     });
-    values = parsed.values as Record<string, string | undefined>;
+    values = Object.fromEntries(Object.entries(parsed.values).map(([k, v]) => [k, v === true ? 'true' : (v as string)]));
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -132,8 +150,61 @@ async function main() {
     case 'token:revoke':
       await domain.revokeToken(positiveInt(values.org!, 'org'), positiveInt(values.account!, 'account'));
       return { revoked: true };
+    case 'cascade:resume':
+      return resumeCascades(values);
+    case 'cascade:sweep':
+      return sweepCascades(values['dry-run'] === 'true');
   }
   throw new UsageError(`unknown command "${command}"`);
+}
+
+/**
+ * `cascade:resume`: finishes one cascade now (the flags name its parent, which must be gone), from
+ * where its pending entry stopped if it has one; without flags, every pending cascade (those given
+ * up first in the list). The failure queue's messages carry the exact command.
+ */
+async function resumeCascades(values: Record<string, string | undefined>) {
+  const cascades = await import('../../lib/db/cascade.ts');
+  const pending = await cascades.listPendingCascades();
+  let targets: { parent: CascadeParent; after?: Record<string, unknown> | undefined }[];
+  if (values.org === undefined && values.project === undefined) {
+    if (values.sprint !== undefined || values.issue !== undefined)
+      throw new UsageError('--sprint and --issue need --org and --project');
+    targets = [...pending].sort((a, b) => (a.status === b.status ? 0 : a.status === 'failed' ? -1 : 1));
+  } else {
+    if (values.org === undefined || values.project === undefined) throw new UsageError('--org and --project go together');
+    if (values.sprint !== undefined && values.issue !== undefined) throw new UsageError('--sprint or --issue, not both');
+    const orgId = positiveInt(values.org, 'org');
+    const projectId = positiveInt(values.project, 'project');
+    const parent: CascadeParent =
+      values.sprint !== undefined
+        ? { kind: 'sprint', orgId, projectId, sprintId: positiveInt(values.sprint, 'sprint') }
+        : values.issue !== undefined
+          ? { kind: 'issue', orgId, projectId, issueId: positiveInt(values.issue, 'issue') }
+          : { kind: 'project', orgId, projectId };
+    if (!(await cascades.parentIsGone(parent))) {
+      throw new Error(`the ${parent.kind} still exists: a cascade only removes what lived under a deleted ${parent.kind}`);
+    }
+    const known = pending.find((p) => JSON.stringify(p.parent) === JSON.stringify(parent));
+    targets = [{ parent, after: known?.after }];
+  }
+  const resumed = [];
+  for (const target of targets) {
+    const deleted = await cascades.resumeCascade(target.parent, target.after);
+    process.stderr.write(`admin: ${target.parent.kind} cascade finished: ${deleted} item(s) removed\n`);
+    resumed.push({ cascade: target.parent, deleted });
+  }
+  return { resumed };
+}
+
+/** `cascade:sweep`: finds the cascades nobody finished (a Scan of keys: an operator's command) and finishes them. */
+async function sweepCascades(dryRun: boolean) {
+  const cascades = await import('../../lib/db/cascade.ts');
+  const orphans = await cascades.findOrphanedCascades();
+  if (dryRun) return { orphans, finished: [] };
+  const finished = [];
+  for (const parent of orphans) finished.push({ cascade: parent, deleted: await cascades.resumeCascade(parent) });
+  return { orphans, finished };
 }
 
 try {

@@ -10,12 +10,39 @@ import type {
   Context,
 } from 'aws-lambda';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
+import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte-budget.ts';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import type { Route } from '../../lib/routes.ts';
 import { repoRoot } from '../../infra/paths.ts';
 
 /** API Gateway's payload limit: larger requests never reach a Lambda. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+/**
+ * What API Gateway answers when the proxy event is over Lambda's 6 MB invocation limit (a body of
+ * 6 to 10 MB): 413 `{"message": "Request Too Long"}`, a 4XX that the DEFAULT_4XX gateway response
+ * rewrites to `{error}` with the status kept (infra/constructs/service-api.ts).
+ */
+export const lambdaRequestTooLong = (): APIGatewayProxyResult => ({
+  statusCode: 413,
+  headers: { 'Content-Type': 'application/json; charset=utf-8' },
+  body: JSON.stringify({ error: 'Request Too Long' }),
+});
+
+/**
+ * Lambda refuses a result over its 6 MB response limit (the invocation fails) and API Gateway then
+ * answers 502 `{"message": "Internal server error"}` (DEFAULT_5XX keeps the status).
+ */
+export function withinLambdaResponseLimit(result: APIGatewayProxyResult): APIGatewayProxyResult {
+  const bytes = Buffer.byteLength(JSON.stringify(result), 'utf8');
+  if (bytes <= LAMBDA_RESPONSE_LIMIT) return result;
+  process.stderr.write(`gateway: the handler's response is ${bytes} bytes, over Lambda's ${LAMBDA_RESPONSE_LIMIT}: 502\n`);
+  return {
+    statusCode: 502,
+    headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    body: JSON.stringify({ error: 'Internal server error' }),
+  };
+}
 
 type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 
@@ -140,10 +167,10 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_PAYLOAD_BYTES) return 'too-large';
-    chunks.push(chunk as Buffer);
+    // Past the limit the rest is read and dropped: the connection stays usable for the next request.
+    if (size <= MAX_PAYLOAD_BYTES) chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks);
+  return size > MAX_PAYLOAD_BYTES ? 'too-large' : Buffer.concat(chunks);
 }
 
 /** Builds the API Gateway REST (v1) proxy event a Lambda would receive for this request. */
@@ -293,7 +320,8 @@ export function createGateway(options: GatewayOptions): http.Server {
       authorizer = outcome.authorizer;
     }
     const event = proxyEvent(request, match.route, match.params, authorizer);
+    if (Buffer.byteLength(JSON.stringify(event), 'utf8') > LAMBDA_REQUEST_LIMIT) return lambdaRequestTooLong();
     const handler = await loadHandler<APIGatewayProxyEvent, APIGatewayProxyResult>(match.route.handler);
-    return handler(event, lambdaContext(match.route.handler));
+    return withinLambdaResponseLimit(await handler(event, lambdaContext(match.route.handler)));
   }
 }

@@ -6,11 +6,18 @@ export interface LocalServices {
   stop(): Promise<void>;
 }
 
+/**
+ * The cascade consumer's timeout in ms (`CASCADE_TIMEOUT_MS`; default 5 minutes, as the CDK stack
+ * gives it). The test run sets a few milliseconds, so every cascade of the suite goes through
+ * continuations, as a very large one does in AWS.
+ */
+const cascadeTimeoutMs = Number(process.env.CASCADE_TIMEOUT_MS) || undefined;
+
 export async function startLocalServices(endpoint: string): Promise<LocalServices> {
   const { tableName } = await import('../../lib/db/client.ts');
   const { startStreamPoller } = await import('./stream-poller.ts');
   // The cascade consumer, fed from DynamoDB Local's stream as Lambda is fed from DynamoDB Streams.
-  const poller = await startStreamPoller({ endpoint, tableName });
+  const poller = await startStreamPoller({ endpoint, tableName, timeoutMs: cascadeTimeoutMs });
   return {
     stop: async () => {
       await poller.stop();

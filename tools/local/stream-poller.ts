@@ -11,14 +11,15 @@ import {
   type ShardIteratorType,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { cascadeStreamFilter } from '../../lib/db/table.ts';
+import { cascadeStreamFilters } from '../../lib/db/table.ts';
 import { lambdaContext, loadHandler } from './gateway.ts';
 
 /**
  * The local stand-in for a Lambda event source mapping on the table's stream: it reads DynamoDB
  * Local's stream shard by shard (following child shards when one closes) and invokes the stream
  * consumer (functions/cascade.ts, the module Lambda runs) with Lambda-shaped events, applying the
- * same event filter and honouring partial batch failures (ReportBatchItemFailures): the batch is
+ * same event filters (pending cascades included: the poller drives continuations as the mapping
+ * does in AWS) and honouring partial batch failures (ReportBatchItemFailures): the batch is
  * retried from the first failed record, a few times, then skipped with an error in the log, as a
  * mapping with MaximumRetryAttempts does.
  */
@@ -221,7 +222,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     if (records.length === 0) return false;
     const matching = records
       .map((r) => toLambdaRecord(r, streamArn as string))
-      .filter((r) => matchesPattern(r, cascadeStreamFilter));
+      .filter((r) => cascadeStreamFilters.some((filter) => matchesPattern(r, filter)));
     for (let i = 0; i < matching.length; i += batchSize) await deliver(matching.slice(i, i + batchSize));
     shard.lastSequence = records.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastSequence;
     return true;

@@ -38,12 +38,16 @@ const headers = {
   'X-RateLimit-Reset': integer('Unix time (seconds) at which the bucket is full again.'),
   'Retry-After': integer('Whole seconds to wait before retrying.', { minimum: 1 }),
   Link: {
-    description: 'RFC 8288 links `first`, `prev`, `next`, `last`; `next` carries an opaque `cursor` to follow as is.',
+    description:
+      'RFC 8288 links `first`, `prev`, `next`, `last`; `next` carries an opaque `cursor` to follow as is, and is present exactly when more items follow. Page numbers (`page`, `last`) count `per_page` items; a page cut short by the 5 MiB response byte budget is continued by its `next` cursor, not by the next page number.',
     schema: { type: 'string' },
   },
   'X-Total-Count': integer('Items in the whole collection.', { minimum: 0 }),
   'X-Page': integer('This page (from 1).', { minimum: 1 }),
-  'X-Per-Page': integer('Items per page (after clamping to 100).', { minimum: 1, maximum: 100 }),
+  'X-Per-Page': integer(
+    'Items per page (after clamping to 100); fewer when the page was cut short to stay within the response byte budget: then it is the number of items returned, and `next` continues right after the last one.',
+    { minimum: 1, maximum: 100 },
+  ),
 } as const;
 type HeaderName = keyof typeof headers;
 
@@ -70,7 +74,10 @@ const statusText: Record<number, { name: string; description: string }> = {
     name: 'Conflict',
     description: 'A request with the same `Idempotency-Key` is still being processed; retry after `Retry-After` seconds.',
   },
-  413: { name: 'PayloadTooLarge', description: 'The body is larger than 1 MiB.' },
+  413: {
+    name: 'PayloadTooLarge',
+    description: 'The body is larger than 1 MiB (past 6 MB API Gateway refuses it before the service sees it).',
+  },
   415: { name: 'UnsupportedMediaType', description: 'A body whose `Content-Type` is not JSON.' },
   429: {
     name: 'TooManyRequests',
@@ -114,7 +121,8 @@ function unprocessableOf(route: Route) {
 function otherResponse(status: number, route: Route, components: Map<string, ResponseConfig>): ResponseEntry {
   const special = status === 422 ? unprocessableOf(route) : undefined;
   const text = special ?? statusText[status] ?? { name: `Status${status}`, description: `HTTP ${status}.` };
-  const common = route.auth && commonErrors.includes(status);
+  // A 413 may be API Gateway's own (a body over its 10 MB, or over Lambda's 6 MB invocation limit).
+  const common = route.auth && (commonErrors.includes(status) || status === 413);
   const retry: HeaderName[] = status === 409 || status === 429 || status === 503 ? ['Retry-After'] : [];
   const response: ResponseConfig = {
     description: text.description,
