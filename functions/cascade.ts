@@ -1,6 +1,7 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { cascadeBatch } from '../lib/db/cascade.ts';
 import { logger } from '../lib/http/logger.ts';
+import { countMetric, metricNames, publishMetrics } from '../lib/http/metrics.ts';
 
 /** Time kept in reserve to answer before the Lambda timeout: no new page starts after that. */
 const RESERVE_MS = 10_000;
@@ -26,6 +27,10 @@ export const handler = async (event: DynamoDBStreamEvent, context?: Context): Pr
       retryFrom: result.firstFailure,
       ms: Date.now() - started,
     });
+  }
+  if (result.deleted > 0) {
+    countMetric(metricNames.cascadeItemsRemoved, result.deleted);
+    publishMetrics();
   }
   return { batchItemFailures: result.firstFailure ? [{ itemIdentifier: result.firstFailure }] : [] };
 };

@@ -34,8 +34,9 @@ export const bundling = {
 /**
  * Module replacements for one function only (by handler module), on top of `bundling.alias`, so
  * that no other bundle can lose something it uses. `/mcp`: the MCP SDK's JSON Schema validator
- * (ajv) and zod 3 support, which this server never runs (lib/mcp/unused-sdk-dependencies.ts), and
- * the DynamoDB client's index, narrowed to what the bundle uses (lib/aws/dynamodb-client.js).
+ * (ajv) and zod 3 support, which this server never runs (lib/mcp/unused-sdk-dependencies.ts), the
+ * DynamoDB client's index, narrowed to what the bundle uses (lib/aws/dynamodb-client.js), and its
+ * endpoint cache's LRU on a Map (lib/aws/lru-cache.js).
  */
 export const functionAlias: Record<string, Record<string, string>> = {
   'functions/mcp.ts': {
@@ -43,6 +44,7 @@ export const functionAlias: Record<string, Record<string, string>> = {
       ['ajv', 'ajv-formats', 'zod/v3', 'zod-to-json-schema'].map((pkg) => [pkg, 'lib/mcp/unused-sdk-dependencies.ts']),
     ),
     '@aws-sdk/client-dynamodb': 'lib/aws/dynamodb-client.js',
+    'mnemonist/lru-cache': 'lib/aws/lru-cache.js',
   },
 };
 

@@ -21,6 +21,7 @@ export default async function setup(project: TestProject) {
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.TABLE_NAME = tableName;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const { startLocalServices } = await import('../../lib/local/services.ts');
   const services = await startLocalServices(dynamo.endpoint);
   return async () => {
