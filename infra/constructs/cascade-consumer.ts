@@ -1,10 +1,11 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { cascadeEntry } from '../functions.ts';
-import { ServiceFunction } from './service-function.ts';
+import { cascadeGrant } from '../grants.ts';
+import { ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
 
 /** The item types whose deletion leaves children for the consumer to remove. */
@@ -12,6 +13,9 @@ export const cascadingTypes = ['project', 'sprint', 'issue'] as const;
 
 export interface CascadeConsumerProps {
   table: ServiceTable;
+  logs: ServiceFunctionProps['logs'];
+  /** Environment beside TABLE_NAME. */
+  environment?: Record<string, string>;
 }
 
 /**
@@ -29,15 +33,20 @@ export class CascadeConsumer extends Construct {
     this.fn = new ServiceFunction(this, 'Function', {
       entry: cascadeEntry,
       description: 'Removes the children of deleted projects, sprints and issues (table stream)',
-      environment: { TABLE_NAME: props.table.table.tableName },
+      environment: { ...props.environment, TABLE_NAME: props.table.table.tableName },
       // A project of 10,000 issues is removed page by page within one invocation.
       timeout: Duration.minutes(5),
+      logs: props.logs,
     });
-    props.table.grant(this.fn, 'write');
+    props.table.grant(this.fn, cascadeGrant);
     this.failures = new Queue(this, 'Failures', {
       retentionPeriod: Duration.days(14),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
+    });
+    Validations.of(this.failures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: "This queue is itself the dead-letter destination of the stream's event source mapping",
     });
     this.fn.addEventSource(
       new DynamoEventSource(props.table.table, {
@@ -57,5 +66,9 @@ export class CascadeConsumer extends Construct {
         ],
       }),
     );
+    Validations.of(this.fn.role!).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'dynamodb:ListStreams, added by the event source mapping, supports no resource ARN (only "*")',
+    });
   }
 }

@@ -10,6 +10,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { withDbCallLog } from '../db/metrics.ts';
+import { runAsFunction } from './permissions.ts';
 import { gatewayResponses } from '../http/gateway-responses.ts';
 import type { Route } from '../routes.ts';
 
@@ -233,7 +234,7 @@ export async function runAuthorizer(
   const authorize = await loadHandler<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>('functions/authorizer.ts');
   let result: APIGatewayAuthorizerResult;
   try {
-    result = await authorize(authEvent, lambdaContext('authorizer'));
+    result = await runAsFunction('functions/authorizer.ts', [], () => authorize(authEvent, lambdaContext('authorizer')));
   } catch (err) {
     return { response: gatewayError((err as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE') };
   }
@@ -295,6 +296,6 @@ export function createGateway(options: GatewayOptions): http.Server {
     }
     const event = proxyEvent(request, match.route, match.params, authorizer);
     const handler = await loadHandler<APIGatewayProxyEvent, APIGatewayProxyResult>(match.route.handler);
-    return handler(event, lambdaContext(match.route.handler));
+    return runAsFunction(match.route.handler, options.routes, () => handler(event, lambdaContext(match.route.handler)));
   }
 }
