@@ -59,8 +59,9 @@ try {
   server.listen(cfg.port, cfg.host, () => {
     const bound = server?.address();
     const address = typeof bound === 'object' && bound ? bound.address : cfg.host;
-    // An address that means "every interface" is reached as localhost from here.
-    const host = address === '0.0.0.0' || address === '::' ? 'localhost' : address.includes(':') ? `[${address}]` : address;
+    // Loopback, or every interface: reached as localhost from here.
+    const viaLocalhost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(address);
+    const host = viaLocalhost ? 'localhost' : address.includes(':') ? `[${address}]` : address;
     const base = `http://${host}:${cfg.port}`;
     const loopback = /^(127\.|::1$)/.test(address);
     console.log(`Listening on ${address} port ${cfg.port}${loopback ? ' (this machine only: HOST=0.0.0.0 serves the network)' : ''}`);

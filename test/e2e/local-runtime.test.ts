@@ -61,7 +61,7 @@ async function stop(service: Service): Promise<number | null> {
   return service.exited;
 }
 
-const READY = /Sprint Ticketing Service on (http:\/\/(?:localhost|127\.0\.0\.1):\d+)\/api\/v1/;
+const READY = /Sprint Ticketing Service on (http:\/\/localhost:\d+)\/api\/v1/;
 const CURL = /curl -H "Authorization: Bearer (stk_[A-Za-z0-9_-]{43})" (http:\/\/\S+)/;
 
 async function waitUntilClosed(port: number, timeoutMs = 10_000) {
@@ -186,10 +186,10 @@ describe('npm start', () => {
     };
     const local = await start({});
     try {
-      expect(local.url).toBe(`http://127.0.0.1:${local.port}`);
+      expect(local.url).toBe(`http://localhost:${local.port}`);
       expect(local.service.output()).toContain(`Listening on 127.0.0.1 port ${local.port} (this machine only`);
       expect(boundAddresses(local.port)).toEqual(['127.0.0.1']);
-      expect((await fetch(`${local.url}/api/v1/me`)).status).toBe(401);
+      expect((await fetch(`http://127.0.0.1:${local.port}/api/v1/me`)).status).toBe(401);
       expect(await stop(local.service)).toBe(0);
     } finally {
       local.service.proc.kill('SIGKILL');
