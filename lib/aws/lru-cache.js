@@ -1,9 +1,9 @@
 /**
- * What the `/mcp` bundle imports as `mnemonist/lru-cache` (an esbuild alias scoped to that
- * function, infra/bundling.ts): the one class the DynamoDB client's endpoint cache
- * (`@aws-sdk/endpoint-cache`) uses, on a Map (insertion order is recency order). The client
- * builds the cache at construction even with endpoint discovery off (its default for DynamoDB);
- * mnemonist and its iterator helpers weigh 7 KB that the bundle's 500 KB budget needs for metrics.
+ * What every Lambda bundle imports as `mnemonist/lru-cache` (an esbuild alias, infra/bundling.ts):
+ * the one class the DynamoDB client's endpoint cache (`@aws-sdk/endpoint-cache`) uses, on a Map
+ * (insertion order is recency order). The client builds the cache at construction even with
+ * endpoint discovery off (its default for DynamoDB); mnemonist and its iterator helpers weigh
+ * 7 KB that every bundle loads at init, and that the `/mcp` bundle's 500 KB budget needs for metrics.
  * Same methods and semantics the endpoint cache calls: get (refreshes recency), peek (does not),
  * set (evicts the least recently used beyond capacity), has, clear.
  */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error: plain JavaScript without declarations (an esbuild alias of the /mcp bundle)
+// @ts-expect-error: plain JavaScript without declarations (an esbuild alias of the Lambda bundles)
 import LRUCache from '../../lib/aws/lru-cache.js';
 
-describe('the /mcp bundle’s LRU cache (in place of mnemonist’s)', () => {
+describe('the bundles’ LRU cache (in place of mnemonist’s)', () => {
   it('evicts the least recently used entry beyond its capacity; get refreshes, peek does not', () => {
     const cache = new LRUCache(2);
     cache.set('a', 1).set('b', 2);
