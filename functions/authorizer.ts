@@ -5,19 +5,22 @@ import { authenticate } from '../lib/domain/auth.ts';
 import { UnauthorizedError } from '../lib/domain/errors.ts';
 import { toAuthorizerContext } from '../lib/http/context.ts';
 import { logger } from '../lib/http/logger.ts';
+import { countMetric, metricNames, publishMetrics } from '../lib/http/metrics.ts';
 import { usageKeyFor } from '../lib/http/usage-key.ts';
 
 /**
  * REQUEST authorizer (no identity sources, no caching): resolves the token to its principal and
  * rate decision. Unknown tokens throw "Unauthorized", which API Gateway answers with 401; a
  * rate-limited caller is allowed through with the decision in the context, and the route's
- * handler answers 429 before any domain work.
+ * handler answers 429 before any domain work. Refused tokens, rate-limited requests and failures
+ * are counted (lib/http/metrics.ts).
  */
 async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   // The same keys as the routes' log lines (lib/http/stack.ts), so one request reads as one story.
   logger.appendKeys({ route: `${event.httpMethod} ${event.resource}`, apiRequestId: event.requestContext?.requestId });
   try {
     const auth = await authenticate(event.headers);
+    if (!auth.rate.allowed) countMetric(metricNames.rateLimited);
     return {
       principalId: `org/${auth.principal.orgId}/account/${auth.principal.accountId}`,
       usageIdentifierKey: usageKeyFor(auth.principal.orgId),
@@ -28,10 +31,16 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
       context: toAuthorizerContext(auth),
     };
   } catch (err) {
-    // API Gateway answers 401 to exactly this message; the cause stays in this function's logs only.
-    if (err instanceof UnauthorizedError) throw new Error('Unauthorized', { cause: err });
+    if (err instanceof UnauthorizedError) {
+      countMetric(metricNames.refusedTokens);
+      // API Gateway answers 401 to exactly this message; the cause stays in this function's logs only.
+      throw new Error('Unauthorized', { cause: err });
+    }
+    countMetric(metricNames.authorizerFailures);
     logger.error('authorizer failed', err as Error);
     throw err;
+  } finally {
+    publishMetrics();
   }
 }
 

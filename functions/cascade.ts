@@ -3,6 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { cascadeBatch, failureMessage, type PendingCascade } from '../lib/db/cascade.ts';
 import { logger } from '../lib/http/logger.ts';
+import { countMetric, metricNames, publishMetrics } from '../lib/http/metrics.ts';
 
 /** Time kept in reserve to answer before the Lambda timeout (at most half of it): no new page starts after that. */
 const RESERVE_MS = 10_000;
@@ -42,6 +43,10 @@ async function cascade(event: DynamoDBStreamEvent, context?: Context): Promise<D
       retryFrom: result.firstFailure,
       ms: Date.now() - started,
     });
+  }
+  if (result.deleted > 0) {
+    countMetric(metricNames.cascadeItemsRemoved, result.deleted);
+    publishMetrics();
   }
   return { batchItemFailures: result.firstFailure ? [{ itemIdentifier: result.firstFailure }] : [] };
 }

@@ -28,9 +28,14 @@ export const bundling = {
   external: [] as string[],
   /**
    * Module replacements, paths relative to the repository root. The SDK's default credential chain
-   * becomes the environment provider, the only link of it Lambda ever uses (infra/shims/lambda-credentials.ts).
+   * becomes the environment provider, the only link of it Lambda ever uses (infra/shims/lambda-credentials.ts);
+   * the DynamoDB client's endpoint-cache LRU becomes one on a Map (infra/shims/lru-cache.js: 7 KB less
+   * to load in every bundle).
    */
-  alias: { '@aws-sdk/credential-provider-node': 'infra/shims/lambda-credentials.ts' } as Record<string, string>,
+  alias: {
+    '@aws-sdk/credential-provider-node': 'infra/shims/lambda-credentials.ts',
+    'mnemonist/lru-cache': 'infra/shims/lru-cache.js',
+  } as Record<string, string>,
 } as const;
 
 /**

@@ -1,25 +1,27 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import type { Route } from '../lib/routes.ts';
 import { CascadeConsumer } from './constructs/cascade-consumer.ts';
+import { Monitoring } from './constructs/monitoring.ts';
 import { ServiceApi } from './constructs/service-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { ServiceTable } from './constructs/service-table.ts';
+import { WebAcl } from './constructs/web-acl.ts';
 import { authorizerEntry, functionId, handlerModules } from './functions.ts';
+import { accessOf, authorizerGrant, grantFor } from './grants.ts';
+import { type StageConfig, UNAUTHENTICATED_RESERVED_CONCURRENCY } from './stage.ts';
 
 export interface ServiceStackProps extends StackProps {
   routes: Route[];
-  /** `RETAIN` by default: the table outlives the stack (and has deletion protection). */
-  tableRemovalPolicy?: RemovalPolicy;
-  /** Gateway throttle per organisation; the exact per-token limit is enforced in DynamoDB. */
-  throttle?: { rateLimit: number; burstLimit: number };
-  stageName?: string;
+  /** The stage and its settings (infra/stage.ts). */
+  config: StageConfig;
 }
 
 /**
  * The whole service: the table, a Lambda per handler module of `lib/routes.ts` behind the REST
- * API, the token authorizer and the stream consumer. Adding a route row adds its method (and, for
- * a new module, its function) with no edit here.
+ * API, the token authorizer and the stream consumer, each holding only its grant
+ * (infra/grants.ts), with alarms and a dashboard, and a WAF web ACL when the stage has one.
+ * Adding a route row adds its method (and, for a new module, its function) with no edit here.
  */
 export class ServiceStack extends Stack {
   readonly table: ServiceTable;
@@ -28,34 +30,48 @@ export class ServiceStack extends Stack {
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   readonly api: ServiceApi;
   readonly cascade: CascadeConsumer;
+  readonly monitoring: Monitoring;
+  readonly webAcl?: WebAcl;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
-    const table = new ServiceTable(this, 'Data', { removalPolicy: props.tableRemovalPolicy ?? RemovalPolicy.RETAIN });
-    const environment = { TABLE_NAME: table.table.tableName };
+    const { config } = props;
+    const retain = config.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    // `prod` keeps the evidence: logs outlive the stack, for an incident review.
+    const logs = { retention: config.logRetention, removalPolicy: retain };
+    const table = new ServiceTable(this, 'Data', { removalPolicy: retain });
+    const tableEnvironment = { TABLE_NAME: table.table.tableName };
+    const stageEnvironment = { STAGE: config.stage };
 
     const authorizer = new ServiceFunction(this, 'Authorizer', {
       entry: authorizerEntry,
-      description: 'Token authorizer: principal, rate decision, usage plan key',
-      environment,
+      description: `Token authorizer (${config.stage}): principal, rate decision, usage plan key`,
+      environment: { ...stageEnvironment, ...tableEnvironment },
+      logs,
+      // Caps what a flood of junk tokens can take from the account (infra/stage.ts).
+      ...(config.authorizerConcurrency === undefined ? {} : { reservedConcurrentExecutions: config.authorizerConcurrency }),
     });
-    // It takes a request from the token's rate-limit bucket: a write.
-    table.grant(authorizer, 'write');
+    table.grant(authorizer, authorizerGrant);
 
     // Route functions get a scope of their own: a module's id can never collide with the others'.
     const routeScope = new Construct(this, 'Routes');
     const functions = new Map<string, ServiceFunction>();
-    for (const { entry: handler, access, routes } of handlerModules(props.routes)) {
-      const fn = new ServiceFunction(routeScope, functionId(handler), {
-        entry: handler,
-        description: routes
+    for (const module of handlerModules(props.routes)) {
+      const unauthenticated = accessOf(module) === 'none';
+      const fn = new ServiceFunction(routeScope, functionId(module.entry), {
+        entry: module.entry,
+        description: module.routes
           .map((r) => `${r.method} ${r.path}`)
           .join(', ')
           .slice(0, 256),
-        environment,
+        // A function with no table access is not told the table's name.
+        environment: unauthenticated ? stageEnvironment : { ...stageEnvironment, ...tableEnvironment },
+        logs,
+        // Anyone may call an unauthenticated route: bound what a flood of them can take.
+        ...(unauthenticated ? { reservedConcurrentExecutions: UNAUTHENTICATED_RESERVED_CONCURRENCY } : {}),
       });
-      table.grant(fn, access);
-      functions.set(handler, fn);
+      table.grant(fn, grantFor(module));
+      functions.set(module.entry, fn);
     }
 
     const api = new ServiceApi(this, 'Http', {
@@ -66,18 +82,51 @@ export class ServiceStack extends Stack {
         return fn;
       },
       authorizer,
-      throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },
-      stageName: props.stageName ?? 'prod',
+      organisationThrottle: config.organisationThrottle,
+      stageThrottle: config.stageThrottle,
+      stageName: config.stage,
+      domain: config.domain,
+      logs,
     });
 
-    const cascade = new CascadeConsumer(this, 'Cascade', { table });
+    const cascade = new CascadeConsumer(this, 'Cascade', { table, logs, environment: stageEnvironment });
+    const name = `sprint-ticketing-${config.stage}`;
+    if (config.waf) {
+      this.webAcl = new WebAcl(this, 'Waf', { name, stageArn: api.api.deploymentStage.stageArn, limits: config.waf });
+    } else {
+      Validations.of(api.api.deploymentStage).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason: `No WAF on this ${config.stage} stage (-c waf=true adds it; prod has it by default): the stage throttle and the authorizer's concurrency bound still cap a flood`,
+      });
+    }
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stage: config.stage,
+      api: api.api,
+      accessLogs: api.accessLogs,
+      authorizer,
+      functions: [
+        ...[...functions].map(([entry, fn]) => ({ label: functionId(entry), fn })),
+        { label: 'Cascade', fn: cascade.fn },
+      ],
+      cascade: { fn: cascade.fn, failures: cascade.failures },
+      webAclName: this.webAcl ? name : undefined,
+      alarmEmail: config.alarmEmail,
+      alarmTopicArn: config.alarmTopicArn,
+    });
     this.table = table;
     this.authorizer = authorizer;
     this.functions = functions;
     this.api = api;
     this.cascade = cascade;
 
+    new CfnOutput(this, 'Stage', { value: config.stage, description: 'Deployment stage' });
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the REST API' });
+    if (api.domain) {
+      new CfnOutput(this, 'DomainTarget', {
+        value: api.domain.domainNameAliasDomainName,
+        description: `DNS: point ${config.domain?.domainName} at this (CNAME or alias)`,
+      });
+    }
     new CfnOutput(this, 'TableName', { value: table.table.tableName, description: 'TABLE_NAME for the admin CLI' });
     new CfnOutput(this, 'UsagePlanId', {
       value: api.usagePlan.usagePlanId,
@@ -87,5 +136,6 @@ export class ServiceStack extends Stack {
       value: cascade.failures.queueUrl,
       description: 'Stream records the cascade consumer gave up on',
     });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Where alarms notify' });
   }
 }

@@ -1,16 +1,19 @@
-import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { cascadeStreamFilters } from '../../lib/db/table.ts';
 import { cascadeEntry } from '../functions.ts';
-import { ServiceFunction } from './service-function.ts';
+import { cascadeGrant } from '../grants.ts';
+import { ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
 
 export interface CascadeConsumerProps {
   table: ServiceTable;
+  logs: ServiceFunctionProps['logs'];
+  /** Environment beside TABLE_NAME. */
+  environment?: Record<string, string>;
 }
 
 /**
@@ -26,18 +29,18 @@ export interface CascadeConsumerProps {
 export class CascadeConsumer extends Construct {
   readonly fn: ServiceFunction;
   readonly failures: Queue;
-  readonly failuresAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: CascadeConsumerProps) {
     super(scope, id);
     this.fn = new ServiceFunction(this, 'Function', {
       entry: cascadeEntry,
       description: 'Removes the children of deleted projects, sprints and issues (table stream)',
-      environment: { TABLE_NAME: props.table.table.tableName },
+      environment: { ...props.environment, TABLE_NAME: props.table.table.tableName },
       // A project of 10,000 issues is removed page by page within one invocation.
       timeout: Duration.minutes(5),
+      logs: props.logs,
     });
-    props.table.grant(this.fn, 'write');
+    props.table.grant(this.fn, cascadeGrant);
     this.failures = new Queue(this, 'Failures', {
       retentionPeriod: Duration.days(14),
       encryption: QueueEncryption.SQS_MANAGED,
@@ -45,13 +48,9 @@ export class CascadeConsumer extends Construct {
     });
     this.fn.addEnvironment('CASCADE_FAILURE_QUEUE_URL', this.failures.queueUrl);
     this.failures.grantSendMessages(this.fn);
-    this.failuresAlarm = new Alarm(this, 'FailuresAlarm', {
-      alarmDescription: 'A cascade was given up (or a stream record could not be handled): see docs/limits.md, cascade:resume',
-      metric: this.failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+    Validations.of(this.failures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: "This queue is itself the dead-letter destination of the stream's event source mapping",
     });
     this.fn.addEventSource(
       new DynamoEventSource(props.table.table, {
@@ -69,5 +68,9 @@ export class CascadeConsumer extends Construct {
         ),
       }),
     );
+    Validations.of(this.fn.role!).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'dynamodb:ListStreams, added by the event source mapping, supports no resource ARN (only "*")',
+    });
   }
 }

@@ -1,9 +1,10 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
   type CfnAuthorizer,
+  type DomainName,
   EndpointType,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -11,10 +12,12 @@ import {
   RequestAuthorizer,
   ResponseType,
   RestApi,
+  SecurityPolicy,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import type { Route } from '../../lib/routes.ts';
@@ -26,8 +29,15 @@ export interface ServiceApiProps {
   /** The REQUEST authorizer (functions/authorizer.ts). */
   authorizer: IFunction;
   /** Gateway throttle per organisation (its API key in the usage plan). */
-  throttle: { rateLimit: number; burstLimit: number };
+  organisationThrottle: { rateLimit: number; burstLimit: number };
+  /** Default throttle of every method of the stage, whoever calls (before the authorizer). */
+  stageThrottle: { rateLimit: number; burstLimit: number };
+  /** The stage: the deployment's stage name and part of every name. */
   stageName: string;
+  /** A custom domain name (its ACM certificate in the stack's region) mapped to the stage. */
+  domain?: { domainName: string; certificateArn: string } | undefined;
+  /** The access log group's retention and removal. */
+  logs: { retention: RetentionDays; removalPolicy: RemovalPolicy };
 }
 
 /** One line per request in the access log: who (organisation), what, how it ended, how long. */
@@ -59,17 +69,18 @@ const accessLogFields = {
 export class ServiceApi extends Construct {
   readonly api: RestApi;
   readonly usagePlan: UsagePlan;
+  readonly accessLogs: LogGroup;
+  /** The custom domain, when one was given: its DNS record points at `domainNameAliasDomainName`. */
+  readonly domain?: DomainName;
   /** Root URL of the deployed API (`.../<stage>/api/v1`). */
   readonly url: string;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: RetentionDays.THREE_MONTHS,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    const accessLogs = new LogGroup(this, 'AccessLogs', props.logs);
+    this.accessLogs = accessLogs;
     this.api = new RestApi(this, 'Api', {
-      restApiName: 'sprint-ticketing',
+      restApiName: `sprint-ticketing-${props.stageName}`,
       description: 'Sprint Ticketing Service REST API',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       // The authorizer names the organisation's API key; clients never send one.
@@ -83,13 +94,33 @@ export class ServiceApi extends Construct {
         accessLogFormat: AccessLogFormat.custom(JSON.stringify(accessLogFields)),
         loggingLevel: MethodLoggingLevel.ERROR,
         metricsEnabled: true,
+        // Every method of the stage ('*/*'); checked before the authorizer runs, so junk tokens
+        // and unauthenticated floods are shed before they cost an invocation.
+        throttlingRateLimit: props.stageThrottle.rateLimit,
+        throttlingBurstLimit: props.stageThrottle.burstLimit,
       },
     });
+
+    Validations.of(this.api).acknowledge(
+      {
+        id: 'AwsSolutions-COG4',
+        reason: 'Callers are organisations with API tokens of this service (functions/authorizer.ts), not Cognito users',
+      },
+      {
+        id: 'AwsSolutions-APIG2',
+        reason: 'Every handler validates its input with zod (lib/schemas) and answers 422 {errors} in the contract shape',
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: "API Gateway's account-wide log role takes AWS's managed policy: it writes the logs of every API of the account",
+      },
+    );
 
     // No identity sources and no caching: either token header works (a REQUEST authorizer with
     // identity sources refuses a request lacking them before running), and a regenerated or
     // revoked token is refused on the very next request.
     const authorizer = new RequestAuthorizer(this, 'TokenAuthorizer', {
+      authorizerName: `sprint-ticketing-${props.stageName}-token`,
       handler: props.authorizer,
       identitySources: [],
       resultsCacheTtl: Duration.seconds(0),
@@ -100,16 +131,23 @@ export class ServiceApi extends Construct {
 
     for (const route of props.routes) {
       const resource = this.api.root.resourceForPath(route.path);
-      // One API-scoped invoke permission per function instead of one per method keeps the stack
-      // far below CloudFormation's resource limit as routes are added.
-      const integration = new LambdaIntegration(props.functionFor(route.handler), { scopePermissionToMethod: false });
-      resource.addMethod(
+      // API Gateway may invoke the function only through this method on the deployed stage (no
+      // permission for the console's test invocations).
+      const integration = new LambdaIntegration(props.functionFor(route.handler), { allowTestInvoke: false });
+      const method = resource.addMethod(
         route.method,
         integration,
         route.auth
           ? { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true, operationName: route.operation.id }
           : { authorizationType: AuthorizationType.NONE, apiKeyRequired: false, operationName: route.operation.id },
       );
+      if (!route.auth) {
+        Validations.of(method).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason:
+            'A public route by design (auth: false in lib/routes.ts: the API documentation); its function has no table access',
+        });
+      }
     }
 
     for (const [type, response] of Object.entries(gatewayResponses)) {
@@ -130,11 +168,20 @@ export class ServiceApi extends Construct {
     }
 
     this.usagePlan = this.api.addUsagePlan('UsagePlan', {
-      name: 'sprint-ticketing-per-organisation',
+      name: `sprint-ticketing-${props.stageName}-per-organisation`,
       description: 'Gateway throttle per organisation (API key org-<id>); the exact per-token limit lives in DynamoDB',
-      throttle: props.throttle,
+      throttle: props.organisationThrottle,
     });
     this.usagePlan.addApiStage({ stage: this.api.deploymentStage });
-    this.url = `${this.api.url}api/v1`;
+
+    if (props.domain) {
+      this.domain = this.api.addDomainName('Domain', {
+        domainName: props.domain.domainName,
+        certificate: Certificate.fromCertificateArn(this, 'Certificate', props.domain.certificateArn),
+        endpointType: EndpointType.REGIONAL,
+        securityPolicy: SecurityPolicy.TLS_1_2,
+      });
+    }
+    this.url = props.domain ? `https://${props.domain.domainName}/api/v1` : `${this.api.url}api/v1`;
   }
 }

@@ -1,7 +1,8 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type Construct } from 'constructs';
 import { posix, resolve } from 'node:path';
 import { aliasFor, type BundledFile, bundling, functionFiles, runtimeEnvironment } from '../bundling.ts';
@@ -15,20 +16,26 @@ export interface ServiceFunctionProps {
   description?: string;
   timeout?: Duration;
   memorySize?: number;
+  /** Retention of the function's log group, and whether it outlives the stack. */
+  logs: { retention: RetentionDays; removalPolicy: RemovalPolicy };
+  /** Concurrency reserved for (and capping) this function; undefined: the account's shared pool. */
+  reservedConcurrentExecutions?: number;
 }
 
 /**
  * A Lambda function with the project's defaults: Node.js 24 on arm64, one minified ES module
  * bundle per handler built by the locally installed esbuild (never Docker) with the AWS SDK inside,
- * source maps, and a log group of its own with a retention.
+ * source maps, and a log group of its own with the stage's retention.
  */
 export class ServiceFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
-    const logGroup = new LogGroup(scope, `${id}Logs`, {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    const logGroup = new LogGroup(scope, `${id}Logs`, props.logs);
+    // A role of its own that may write to its own log group only (AWS's basic execution policy
+    // would let it create and write any log group of the account).
+    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
     super(scope, id, {
+      role,
       entry: resolve(repoRoot, props.entry),
       handler: 'handler',
       description: props.description ?? props.entry,
@@ -37,6 +44,9 @@ export class ServiceFunction extends NodejsFunction {
       // Enough CPU for a short cold start; Lambda's CPU share grows with memory.
       memorySize: props.memorySize ?? 1024,
       timeout: props.timeout ?? Duration.seconds(10),
+      ...(props.reservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       projectRoot: repoRoot,
       depsLockFilePath: resolve(repoRoot, 'package-lock.json'),
       logGroup,

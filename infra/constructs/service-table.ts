@@ -3,30 +3,12 @@ import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } fro
 import { Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { tableDefinition } from '../../lib/db/table.ts';
-import type { Route } from '../../lib/routes.ts';
-
-/**
- * What each kind of function may do on the table. No Scan anywhere (the data layer never scans);
- * Transact* calls are authorised per item by these same actions.
- */
-export const tableActions = {
-  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
-  write: [
-    'dynamodb:GetItem',
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:ConditionCheckItem',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:BatchWriteItem',
-  ],
-} as const satisfies Record<Route['access'], readonly string[]>;
+import type { TableGrant } from '../grants.ts';
 
 export interface ServiceTableProps {
   /**
-   * `RETAIN` (the default) keeps the table, with deletion protection on, when the stack is
-   * deleted; `DESTROY` is for throwaway stacks and also turns deletion protection off.
+   * `RETAIN` (the default, `prod`) keeps the table, with deletion protection on, when the stack is
+   * deleted; `DESTROY` (`dev`) also turns deletion protection off, so the stack goes cleanly.
    */
   removalPolicy?: RemovalPolicy;
 }
@@ -71,14 +53,24 @@ export class ServiceTable extends Construct {
     }
   }
 
-  /** Grants exactly the actions `access` needs, on the table and its indexes. */
-  grant(grantee: IGrantable, access: Route['access']): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: [...tableActions[access]],
-        resources: [this.table.tableArn, `${this.table.tableArn}/index/*`],
-      }),
-    );
+  /**
+   * Grants exactly `grant` (infra/grants.ts): its actions on the table's items, and Query on each
+   * index it names (no other action on an index, no other index). An empty grant adds nothing.
+   */
+  grant(grantee: IGrantable, grant: TableGrant): void {
+    if (grant.actions.length > 0) {
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({ effect: Effect.ALLOW, actions: [...grant.actions], resources: [this.table.tableArn] }),
+      );
+    }
+    if (grant.indexes.length > 0) {
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          effect: Effect.ALLOW,
+          actions: ['dynamodb:Query'],
+          resources: grant.indexes.map((index) => `${this.table.tableArn}/index/${index}`),
+        }),
+      );
+    }
   }
 }

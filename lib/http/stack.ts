@@ -10,6 +10,7 @@ import type { RateDecision } from '../domain/ratelimit.ts';
 import { RATE_LIMIT } from '../domain/ratelimit.ts';
 import { errorResponse, json } from './errors.ts';
 import { logger } from './logger.ts';
+import { countMetric, metricNames, publishMetrics } from './metrics.ts';
 import { readAuthorizerContext } from './context.ts';
 import { parseOrThrow } from '../schemas/validate.ts';
 
@@ -74,7 +75,7 @@ interface Internal extends Record<string, unknown> {
  * The middy stack every route shares, in this order: header normalizer -> body guards
  * (413/415) -> JSON body parser (400) -> rate limit (429) -> `last` (the REST routes' idempotency)
  * -> handler (zod validation, domain call) -> the one error mapper. Rate-limit headers go on every
- * response, errors included.
+ * response, errors included, and every response is counted by route and status (one EMF line).
  *
  * POST routes that create or transition use `idempotentHandler` (idempotent-handler.ts), which puts
  * `Idempotency-Key` into `last`. Every other route (reads, updates, deletes, token-issuing POSTs,
@@ -170,6 +171,16 @@ export function finish(request: Request) {
     status: response.statusCode,
     latencyMs: Date.now() - (request.internal.startedAt ?? Date.now()),
   });
+  countResponse(request.event, response.statusCode);
+}
+
+/**
+ * Counts the response by route and by status, and writes the invocation's one EMF line (lib/http/metrics.ts).
+ * Called from `finish`, the one step every response passes, early answers included.
+ */
+function countResponse(event: Event, status: number) {
+  countMetric(metricNames.requests, 1, { route: `${event.httpMethod} ${event.resource}`, status: String(status) });
+  publishMetrics();
 }
 
 /** 413 for bodies over 1 MiB, 415 for a non-JSON Content-Type on a write; an empty body reads as `{}`. */

@@ -1,16 +1,22 @@
 import * as z from 'zod';
-import { dateTime, limits, withinTextBytes, wrapped } from './common.ts';
+import { dateTime, limits, plainText, withinTextBytes, wrapped } from './common.ts';
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
 
-/** A comment body: markdown kept exactly as sent (not trimmed), 1..65,535 characters, not blank. */
+/**
+ * A comment body: markdown kept exactly as sent (not trimmed), 1..65,535 characters, not blank,
+ * multi-line plain text (lib/schemas/common.ts: no control character but tab, newline and CRLF).
+ */
 export const commentBodyField = () =>
-  z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
-    .min(1, { error: "can't be blank", abort: true })
-    .max(limits.commentBody, { error: `is too long (maximum is ${limits.commentBody} characters)` })
-    .refine((v) => v.trim().length > 0, { error: "can't be blank" })
-    .refine(...withinTextBytes);
+  plainText(
+    z
+      .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+      .min(1, { error: "can't be blank", abort: true })
+      .max(limits.commentBody, { error: `is too long (maximum is ${limits.commentBody} characters)` })
+      .refine((v) => v.trim().length > 0, { error: "can't be blank", abort: true })
+      .refine(...withinTextBytes),
+    'multiline',
+  );
 
 export const CommentCreateFields = z.object({ body: commentBodyField() }, objectError).meta({ id: 'CommentCreate' });
 export const CommentUpdateFields = z.object({ body: commentBodyField().optional() }, objectError).meta({ id: 'CommentUpdate' });

@@ -28,20 +28,58 @@ const typed = (kind: string) => ({
   error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be ${kind}`),
 });
 
-/** A required name/title: trimmed, 1..255 characters, not blank. */
+/**
+ * Characters free text may not hold, because the tools downstream of the API choke on them
+ * (terminals, log lines, CSV exports, C strings: NUL truncates, ESC drives the terminal, a bare CR
+ * overwrites a log line): every C0 control character but tab and line feed. Multi-line text
+ * (descriptions, comment bodies) also keeps the CR of a CRLF line ending, which browsers' text
+ * areas and Windows clients send; a CR alone is refused there too.
+ */
+// Matching control characters is the point of these patterns.
+/* eslint-disable no-control-regex */
+const controlCharacters = {
+  line: /[\u0000-\u0008\u000B-\u001F]/,
+  multiline: /[\u0000-\u0008\u000B\u000C\u000E-\u001F]|\r(?!\n)/,
+} as const;
+/* eslint-enable no-control-regex */
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one (UTF-16 code units). */
+const unpairedSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export const textMessages = {
+  control: 'must not contain control characters (other than tab and newline)',
+  surrogate: 'must be valid Unicode text (it holds an unpaired surrogate)',
+} as const;
+
+/**
+ * Free text as downstream tools can take it: no control character but tab and newline (see
+ * `controlCharacters`), and well-formed UTF-16 (JSON can carry a lone surrogate as `\ud800`, which
+ * no UTF-8 encoder can write).
+ */
+export const plainText = (schema: z.ZodString, kind: keyof typeof controlCharacters): z.ZodString =>
+  schema
+    .refine((v) => !controlCharacters[kind].test(v), { error: textMessages.control, abort: true })
+    .refine((v) => !unpairedSurrogate.test(v), { error: textMessages.surrogate });
+
+/** A required name/title: trimmed, 1..255 characters, not blank, plain text on one line or more. */
 export const nameField = () =>
-  z
-    .string(typed('a string'))
-    .trim()
-    .min(1, { error: "can't be blank" })
-    .max(limits.name, { error: `is too long (maximum is ${limits.name} characters)` });
+  plainText(
+    z
+      .string(typed('a string'))
+      .trim()
+      .min(1, { error: "can't be blank" })
+      .max(limits.name, { error: `is too long (maximum is ${limits.name} characters)` }),
+    'line',
+  );
 
 export const descriptionField = () =>
-  z
-    .string(typed('a string or null'))
-    .max(limits.description, { error: `is too long (maximum is ${limits.description} characters)` })
-    .refine(...withinTextBytes)
-    .nullable();
+  plainText(
+    z
+      .string(typed('a string or null'))
+      .max(limits.description, { error: `is too long (maximum is ${limits.description} characters)` })
+      .refine(...withinTextBytes),
+    'multiline',
+  ).nullable();
 
 export const urlField = () =>
   z

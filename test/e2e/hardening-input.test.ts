@@ -106,6 +106,18 @@ function wrapperOf(route: Route): { wrapper: string; keys: string[] } {
   return { wrapper, keys: Object.keys(inner.shape ?? {}) };
 }
 
+/**
+ * A character free text refuses (lib/schemas/common.ts): a C0 control other than tab and newline
+ * (a bare CR included), or half of a surrogate pair.
+ */
+const refusedCharacter: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .integer({ min: 0, max: 0x1f })
+    .filter((c) => c !== 0x09 && c !== 0x0a)
+    .map((c) => String.fromCharCode(c)),
+  fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)),
+);
+
 /** Values that break one field: wrong types, sizes, ranges, encodings and calendars. */
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
@@ -137,6 +149,11 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
     'todo ',
   ),
   fc.string({ unit: 'binary', maxLength: 300 }),
+  // Text downstream tools choke on (refused), and the controls text may hold (accepted).
+  fc
+    .tuple(fc.string({ maxLength: 20 }), refusedCharacter, fc.string({ maxLength: 20 }))
+    .map(([before, bad, after]) => `x${before}${bad}${after}y`),
+  fc.constantFrom('tab\there', 'two\nlines', 'crlf\r\nline', '\u00e9t\u00e9 \ud83d\ude00'),
   fc.integer({ min: -(2 ** 31), max: 2 ** 31 }),
   // Finite only: JSON has no Infinity (JSON.stringify sends null, which is a different input).
   fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -356,4 +373,99 @@ describe('hostile path ids and query values', () => {
       { numRuns: RUNS * 10 },
     );
   }, 180_000);
+});
+
+/** The free-text fields of each body wrapper, and whether each is multi-line (CRLF kept). */
+const textFields: Record<string, Record<string, 'line' | 'multiline'>> = {
+  project: { name: 'line', description: 'multiline' },
+  sprint: { name: 'line', description: 'multiline' },
+  issue: { title: 'line', description: 'multiline' },
+  comment: { body: 'multiline' },
+  account: { name: 'line' },
+};
+const controlMessage = 'must not contain control characters (other than tab and newline)';
+const surrogateMessage = 'must be valid Unicode text (it holds an unpaired surrogate)';
+
+describe('text that downstream tools choke on', () => {
+  const textWrites = writes.filter((r) => textFields[wrapperOf(r).wrapper]);
+
+  it('covers every write that takes text: projects, sprints, issues in a sprint and in the backlog, comments, accounts', () => {
+    const covered = new Set(textWrites.map((r) => wrapperOf(r).wrapper));
+    expect([...covered].sort()).toEqual(['account', 'comment', 'issue', 'project', 'sprint']);
+    expect(
+      textWrites.filter((r) => r.path.includes('/issues') && !r.path.includes('comments') && !r.path.includes('{sprint_id}'))
+        .length,
+    ).toBeGreaterThan(0);
+  });
+
+  it.each(textWrites.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s: refuses NUL, ESC, a bare CR and a lone surrogate in each text field (422 {errors}), keeps tab, newline and CRLF where allowed',
+    async (_name, route) => {
+      const fx = await fixture();
+      const path = pathFor(route, fx);
+      const { wrapper } = wrapperOf(route);
+      const send = (fields: Record<string, unknown>) =>
+        fx.client.request(route.method, path, {
+          json: { [wrapper]: { ...validFields(wrapper, route.method === 'POST'), ...fields } },
+        });
+      for (const [field, kind] of Object.entries(textFields[wrapper]!)) {
+        const before = await snapshot(fx);
+        for (const [bad, message] of [
+          ['nul\u0000inside', controlMessage],
+          ['\u001b[31mred', controlMessage],
+          ['bare\rreturn', controlMessage],
+          ['half \ud83d of a pair', surrogateMessage],
+          ['\ude00 low first', surrogateMessage],
+        ] as const) {
+          const res = await send({ [field]: bad });
+          expect(res.status, `${field}=${JSON.stringify(bad)}: ${res.text}`).toBe(422);
+          expect(res.body.errors).toContain(`${field} ${message}`);
+        }
+        expect(await snapshot(fx), `${field}: nothing written`).toEqual(before);
+
+        const kept = kind === 'multiline' ? 'tab\there\nnewline\r\nCRLF \ud83d\ude00' : 'tab\there\nnewline \ud83d\ude00';
+        const ok = await send({ [field]: kept });
+        expect(ok.status, `${field}: ${ok.text}`).toBeLessThan(300);
+        if (wrapper !== 'account') expect(ok.body[field]).toBe(kept);
+        else expect(ok.body.account[field]).toBe(kept);
+        if (kind === 'line') {
+          const crlf = await send({ [field]: 'one\r\ntwo' });
+          expect(crlf.status, `${field} refuses CRLF on one line`).toBe(422);
+        }
+      }
+    },
+    120_000,
+  );
+
+  it.each(textWrites.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s: any refused character anywhere in a text field is 422 {errors} naming that field',
+    async (_name, route) => {
+      const fx = await fixture();
+      const path = pathFor(route, fx);
+      const { wrapper } = wrapperOf(route);
+      const fields = Object.keys(textFields[wrapper]!);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...fields),
+          fc.string({ maxLength: 30 }),
+          refusedCharacter,
+          fc.string({ maxLength: 30 }),
+          async (field, before, bad, after) => {
+            // Between letters: names are trimmed, and a control that is also whitespace (VT, FF,
+            // CR) at either end is trimmed away rather than refused.
+            const value = `x${before}${bad}${after}y`;
+            const body = { [wrapper]: { ...validFields(wrapper, route.method === 'POST'), [field]: value } };
+            const res = await fx.client.request(route.method, path, { json: body });
+            expect(res.status, JSON.stringify(value)).toBe(422);
+            expect(
+              res.body.errors.some((e: string) => e.startsWith(`${field} `)),
+              res.text,
+            ).toBe(true);
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    },
+    120_000,
+  );
 });

@@ -20,8 +20,12 @@ import { mcpClient } from '../support/mcp.ts';
 
 const gateway = useGateway();
 
-/** The longest text a field takes, of the character that JSON escapes to 6 bytes (`\u0001`). */
-const widest = (length: number) => '\u0001'.repeat(length);
+/**
+ * The longest text a field takes, of the widest character it accepts once serialised: `"`, which
+ * JSON escapes to 2 bytes and Lambda's result envelope to 4 (control characters, which would escape
+ * wider, are refused as input).
+ */
+const widest = (length: number) => '"'.repeat(length);
 
 async function sprintFixture(client: ApiClient) {
   const project = (await client.post('/api/v1/projects', { project: { name: 'Big', prefix: randomPrefix() } })).body;
@@ -57,7 +61,7 @@ describe('the response byte budget', () => {
     const { admin } = await orgWithClients(gateway);
     const f = await sprintFixture(admin);
     const ids: number[] = [];
-    for (let i = 0; i < 11; i++) {
+    for (let i = 0; i < 17; i++) {
       const res = await admin.post(f.issuesPath, {
         issue: { title: widest(limits.name), description: widest(limits.description) },
       });
@@ -67,28 +71,28 @@ describe('the response byte budget', () => {
 
     const pages = await walk(admin, f.issuesPath);
 
-    // Without the budget the default page (25) would hold all 11: over Lambda's limit.
-    expect(pages[0]?.body.length).toBeLessThan(11);
+    // Without the budget the default page (25) would hold all 17: over Lambda's limit.
+    expect(pages[0]?.body.length).toBeLessThan(17);
     expect(pages.reduce((n, p) => n + embeddedBytes(p.text), 0)).toBeGreaterThan(LAMBDA_RESPONSE_LIMIT);
     expect(pages.flatMap((p) => p.body.map((i: { id: number }) => i.id))).toEqual(ids);
-    expect(pages[0]?.headers.get('x-total-count')).toBe('11');
+    expect(pages[0]?.headers.get('x-total-count')).toBe('17');
   });
 
   it('keeps page=N without a cursor on per_page offsets, while a short page continues through its cursor', async () => {
     const { admin } = await orgWithClients(gateway);
     const f = await sprintFixture(admin);
     const ids: number[] = [];
-    for (let i = 0; i < 11; i++) {
+    for (let i = 0; i < 16; i++) {
       ids.push((await admin.post(f.issuesPath, { issue: { title: `#${i}`, description: widest(limits.description) } })).body.id);
     }
 
-    const first = await admin.get(`${f.issuesPath}?per_page=10`);
-    const second = await admin.get(`${f.issuesPath}?per_page=10&page=2`);
+    const first = await admin.get(`${f.issuesPath}?per_page=15`);
+    const second = await admin.get(`${f.issuesPath}?per_page=15&page=2`);
     const continued = await walk(admin, nextOf(first) as string);
 
-    expect(first.body.length).toBeLessThan(10);
+    expect(first.body.length).toBeLessThan(15);
     expect(first.headers.get('link')).toContain('rel="last"');
-    expect(second.body.map((i: { id: number }) => i.id)).toEqual(ids.slice(10));
+    expect(second.body.map((i: { id: number }) => i.id)).toEqual(ids.slice(15));
     expect([...first.body, ...continued.flatMap((p) => p.body)].map((i: { id: number }) => i.id)).toEqual(ids);
   });
 
@@ -98,7 +102,7 @@ describe('the response byte budget', () => {
     const issue = (await admin.post(f.issuesPath, { issue: { title: 'Chatty' } })).body;
     const commentsPath = `${f.issuesPath}/${issue.id}/comments`;
     const ids: number[] = [];
-    for (let i = 0; i < 14; i++) {
+    for (let i = 0; i < 24; i++) {
       const res = await admin.post(commentsPath, { comment: { body: widest(limits.commentBody) } });
       expect(res.status).toBe(201);
       ids.push(res.body.id);

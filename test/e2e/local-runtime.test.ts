@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +96,71 @@ describe('npm start', () => {
       service.proc.kill('SIGKILL');
     }
   }, 180_000);
+
+  /** The local addresses a listening TCP socket on `port` is bound to, from the kernel's tables. */
+  function boundAddresses(port: number): string[] {
+    const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+    const found: string[] = [];
+    for (const [file, width] of [
+      ['/proc/net/tcp', 8],
+      ['/proc/net/tcp6', 32],
+    ] as const) {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const line of text.split('\n').slice(1)) {
+        const [, local, , state] = line.trim().split(/\s+/);
+        if (!local || state !== '0A') continue; // 0A: LISTEN
+        const [addr, p] = local.split(':');
+        if (p !== hexPort || addr?.length !== width) continue;
+        if (width === 8)
+          found.push(
+            addr!
+              .match(/../g)!
+              .reverse()
+              .map((h) => parseInt(h, 16))
+              .join('.'),
+          );
+        else found.push(/^0+$/.test(addr!) ? '::' : addr === '00000000000000000000000001000000' ? '::1' : addr!);
+      }
+    }
+    return found;
+  }
+
+  it('listens on 127.0.0.1 only unless HOST says otherwise', async () => {
+    const endpoint = inject('dynamodbEndpoint');
+    const tableName = `sts-host-${Date.now().toString(36)}`;
+    const start = async (env: Record<string, string>) => {
+      const port = await freePort();
+      const service = npmStart({ PORT: String(port), DYNAMODB_ENDPOINT: endpoint, TABLE_NAME: tableName, ...env });
+      const [, url] = await service.waitFor(READY);
+      return { port, service, url: url! };
+    };
+    const local = await start({});
+    try {
+      expect(local.url).toBe(`http://localhost:${local.port}`);
+      expect(local.service.output()).toContain(`Listening on 127.0.0.1 port ${local.port} (this machine only`);
+      expect(boundAddresses(local.port)).toEqual(['127.0.0.1']);
+      expect((await fetch(`http://127.0.0.1:${local.port}/api/v1/me`)).status).toBe(401);
+      expect(await stop(local.service)).toBe(0);
+    } finally {
+      local.service.proc.kill('SIGKILL');
+    }
+    const everywhere = await start({ HOST: '0.0.0.0' });
+    try {
+      expect(everywhere.service.output()).toContain(`Listening on 0.0.0.0 port ${everywhere.port}`);
+      expect(boundAddresses(everywhere.port)).toEqual(['0.0.0.0']);
+      expect(await stop(everywhere.service)).toBe(0);
+    } finally {
+      everywhere.service.proc.kill('SIGKILL');
+    }
+    const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    await client.send(new DeleteTableCommand({ TableName: tableName }));
+    client.destroy();
+  }, 240_000);
 
   it('exits non-zero and leaves no DynamoDB Local behind when it cannot serve', async () => {
     const busy = net.createServer();

@@ -1,4 +1,5 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -31,7 +32,10 @@ let close: () => Promise<void>;
 beforeAll(async () => {
   const app = new App({ builtinCloudFormationValidation: false });
   const stack = new Stack(app, 'Bundling');
-  const fn = new ServiceFunction(stack, 'Fn', { entry: ENTRY });
+  const fn = new ServiceFunction(stack, 'Fn', {
+    entry: ENTRY,
+    logs: { retention: RetentionDays.ONE_DAY, removalPolicy: RemovalPolicy.DESTROY },
+  });
   const assembly = app.synth();
   const template = assembly.getStackArtifact(stack.artifactId).template as {
     Resources: Record<string, { Properties: { Code: { S3Key: string } } }>;

@@ -1,4 +1,5 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,7 +76,10 @@ describe('the CDK stack', () => {
     async (entry) => {
       const app = new App({ builtinCloudFormationValidation: false });
       const stack = new Stack(app, 'Bundling');
-      const fn = new ServiceFunction(stack, 'Fn', { entry });
+      const fn = new ServiceFunction(stack, 'Fn', {
+        entry,
+        logs: { retention: RetentionDays.ONE_DAY, removalPolicy: RemovalPolicy.DESTROY },
+      });
       const assembly = app.synth();
       const template = assembly.getStackArtifact(stack.artifactId).template as {
         Resources: Record<string, { Properties: { Code: { S3Key: string } } }>;

@@ -1,15 +1,20 @@
-import { App, Token } from 'aws-cdk-lib';
+import { App, Token, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { handlerModules } from '../../infra/functions.ts';
 import { repoRoot } from '../../infra/paths.ts';
 import { ServiceStack } from '../../infra/stack.ts';
-import { tableActions } from '../../infra/constructs/service-table.ts';
+import { stageConfig } from '../../infra/stage.ts';
 import { createTableInput, tableDefinition } from '../../lib/db/table.ts';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import { type Route, routes } from '../../lib/routes.ts';
+
+// Each synthesis runs cdk-nag over the whole stack: seconds alone, a minute on two shared cores.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 240_000 });
 
 type Resources = Record<
   string,
@@ -20,22 +25,34 @@ type Resources = Record<
 const cdkContext = (JSON.parse(readFileSync(resolve(repoRoot, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> })
   .context;
 
+interface SynthOptions {
+  /** Context values as `-c key=value` gives them (the stage, the domain, WAF...). */
+  context?: Record<string, string>;
+  /** CDK's built-in CloudFormation schema validation, as `cdk synth` does (slow). */
+  validate?: boolean;
+  /** Adds to the stack before synthesis (a resource with a finding). */
+  extra?: (stack: ServiceStack) => void;
+}
+
 /**
- * Synthesizes once. Bundling is skipped (`aws:cdk:bundling-stacks: []`): these tests are about the
- * template; the bundles are built and loaded in bundles.test.ts with the same esbuild settings.
- * `validate` runs CDK's built-in CloudFormation schema validation, as `cdk synth` does (slow).
+ * Synthesizes the app as infra/app.ts does, cdk-nag's AwsSolutions checks included. Bundling is
+ * skipped (`aws:cdk:bundling-stacks: []`): these tests are about the template; the bundles are
+ * built and loaded in bundles.test.ts with the same esbuild settings.
  */
-function synth(rows: Route[], validate: boolean) {
+function synth(rows: Route[], options: SynthOptions = {}) {
+  const context = options.context ?? {};
   const app = new App({
-    context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] },
-    builtinCloudFormationValidation: validate,
+    context: { ...cdkContext, ...context, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: options.validate ?? false,
   });
-  const stack = new ServiceStack(app, 'Test', { routes: rows });
+  const config = stageConfig((key) => context[key]);
+  const stack = new ServiceStack(app, 'Test', { routes: rows, config });
+  options.extra?.(stack);
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const assembly = app.synth();
-  const report = validate
-    ? (JSON.parse(readFileSync(resolve(assembly.directory, 'validation-report.json'), 'utf8')) as ValidationReport)
-    : undefined;
-  return { stack, template: Template.fromJSON(assembly.getStackArtifact(stack.artifactId).template), report };
+  const report = JSON.parse(readFileSync(resolve(assembly.directory, 'validation-report.json'), 'utf8')) as ValidationReport;
+  const template = Template.fromJSON(assembly.getStackArtifact(stack.artifactId).template);
+  return { stack, template, report, resources: template.toJSON().Resources as Resources };
 }
 
 interface ValidationReport {
@@ -73,9 +90,11 @@ function targetFunction(uri: unknown): string | undefined {
 }
 
 beforeAll(() => {
-  ({ stack, template, report } = synth(routes, true));
-  resources = template.toJSON().Resources as Resources;
+  ({ stack, template, report, resources } = synth(routes, { validate: true, context: { stage: 'prod' } }));
 });
+
+const violations = (r: ValidationReport | undefined) =>
+  (r?.pluginReports ?? []).flatMap((p) => p.violations.map((v) => `${p.pluginName} ${v.ruleName}: ${v.description}`));
 
 describe('the stack', () => {
   it('synthesizes without an account or region (no lookups, works offline)', () => {
@@ -83,9 +102,9 @@ describe('the stack', () => {
     expect(Token.isUnresolved(stack.region)).toBe(true);
   });
 
-  it('passes CloudFormation schema validation with no finding', () => {
+  it('passes CloudFormation schema validation and cdk-nag’s AwsSolutions checks with no finding', () => {
     expect(report).toBeDefined();
-    expect(report!.pluginReports.flatMap((r) => r.violations.map((v) => `${v.ruleName}: ${v.description}`))).toEqual([]);
+    expect(violations(report)).toEqual([]);
   });
 
   it('stays well below the CloudFormation limit of 500 resources', () => {
@@ -106,15 +125,19 @@ describe('functions', () => {
     expect([...stack.functions.keys()].sort()).toEqual(modules.map((m) => m.entry).sort());
   });
 
-  it('runs every function on Node.js 24, arm64, as an ES module bundle, with the table name', () => {
+  it('runs every function on Node.js 24, arm64, as an ES module bundle, with its stage (and the table name if it has access)', () => {
+    const docs = [...stack.functions]
+      .filter(([entry]) => routes.filter((r) => r.handler === entry).every((r) => !r.auth))
+      .map(([, fn]) => logicalId(fn));
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       expect({ id, runtime: fn.Properties.Runtime }).toEqual({ id, runtime: 'nodejs24.x' });
       expect(fn.Properties.Architectures).toEqual(['arm64']);
       expect(fn.Properties.Handler).toBe('index.handler');
       expect(fn.Properties.Environment.Variables).toMatchObject({
-        TABLE_NAME: { Ref: logicalId(stack.table.table) },
+        ...(docs.includes(id) ? {} : { TABLE_NAME: { Ref: logicalId(stack.table.table) } }),
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'sprint-ticketing',
+        STAGE: 'prod',
       });
       expect(fn.Properties.LoggingConfig).toMatchObject({ LogFormat: 'JSON' });
     }
@@ -252,65 +275,181 @@ describe('the table', () => {
   });
 });
 
+/** The table actions (item actions, and Query per index) every function holds, as this test states them. */
+const reads = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'];
+const writes = [...reads, 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+const lists = ['LSI1', 'LSI1Keys'];
+interface Expected {
+  table: string[];
+  indexes: string[];
+}
+const read = (indexes: string[] = []): Expected => ({ table: reads, indexes });
+const write = (indexes: string[] = []): Expected => ({ table: writes, indexes });
+const noAccess: Expected = { table: [], indexes: [] };
+
+/**
+ * Each function's exact grant, from what its code does (lib/db): reads only GetItem, BatchGetItem
+ * and Query; writes are transactions (ConditionCheckItem, PutItem, UpdateItem, DeleteItem item by
+ * item) and idempotency records; an index only where the function queries it. The local runtime
+ * refuses anything beyond (tools/local/permissions.ts), so the e2e tests prove these are enough.
+ */
+const expectedGrants: Record<string, Expected> = {
+  'functions/authorizer.ts': { table: ['dynamodb:UpdateItem'], indexes: [] },
+  'functions/cascade.ts': {
+    table: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+    indexes: ['LSI1Keys'],
+  },
+  'functions/me/get.ts': read(),
+  'functions/me/regenerate-token.ts': write(),
+  'functions/me/revoke-token.ts': write(),
+  'functions/accounts/list.ts': read(lists),
+  'functions/accounts/create.ts': write(),
+  'functions/projects/list.ts': read(lists),
+  'functions/projects/create.ts': write(),
+  'functions/projects/get.ts': read(),
+  'functions/projects/update.ts': write(),
+  'functions/projects/delete.ts': write(),
+  'functions/comments/list.ts': read(lists),
+  'functions/comments/create.ts': write(),
+  'functions/comments/get.ts': read(['GSI1']),
+  'functions/comments/update.ts': write(['GSI1']),
+  'functions/comments/delete.ts': write(['GSI1']),
+  'functions/sprints/list.ts': read(lists),
+  'functions/sprints/create.ts': write(),
+  'functions/sprints/get.ts': read(),
+  'functions/sprints/update.ts': write(),
+  'functions/sprints/delete.ts': write(),
+  'functions/sprints/activate.ts': write(),
+  'functions/sprints/complete.ts': write(['LSI1']),
+  'functions/sprints/report.ts': read(),
+  'functions/sprints/burndown.ts': read(),
+  'functions/projects/velocity.ts': read(),
+  'functions/issues/list.ts': read(lists),
+  'functions/issues/create.ts': write(),
+  'functions/issues/get.ts': read(),
+  'functions/issues/update.ts': write(['LSI1Keys']),
+  'functions/issues/delete.ts': write(),
+  'functions/backlog/list.ts': read(lists),
+  'functions/backlog/create.ts': write(),
+  'functions/backlog/get.ts': read(),
+  'functions/backlog/update.ts': write(['LSI1Keys']),
+  'functions/backlog/delete.ts': write(),
+  'functions/mcp.ts': write(['GSI1', 'LSI1', 'LSI1Keys']),
+};
+
 describe('least privilege', () => {
-  /** The DynamoDB actions granted to a function's role, and on what. */
-  function tableGrants(fnLogicalId: string) {
+  /** The IAM statements of a function's role. */
+  function statementsOf(fnLogicalId: string) {
     const fn = resources[fnLogicalId]!;
     const roleId = JSON.stringify(fn.Properties.Role).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)![1];
-    const statements = ofType('AWS::IAM::Policy')
+    return ofType('AWS::IAM::Policy')
       .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
-      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
-    const actions = statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
-    const tableStatements = statements.filter((s) => JSON.stringify(s.Action).includes('dynamodb:'));
-    return { actions: actions.filter((a) => a.startsWith('dynamodb:')), resources: tableStatements.map((s) => s.Resource) };
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
+      .map((st) => ({ actions: [st.Action].flat(), resources: [st.Resource].flat() }));
   }
 
-  const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
-
-  it('gives read-only routes read actions only', () => {
-    const readOnly = handlerModules(routes).filter((m) => m.access === 'read');
-    expect(readOnly.length).toBeGreaterThan(0);
-    for (const module of readOnly) {
-      const { actions } = tableGrants(logicalId(stack.functions.get(module.entry)!));
-      expect({ module: module.entry, actions: actions.sort() }).toEqual({
-        module: module.entry,
-        actions: [...tableActions.read].sort(),
-      });
-      for (const write of writes) expect(actions).not.toContain(write);
-    }
-  });
-
-  it('gives writing routes the write actions, and nobody Scan or a wildcard', () => {
-    for (const module of handlerModules(routes).filter((m) => m.access === 'write')) {
-      const { actions } = tableGrants(logicalId(stack.functions.get(module.entry)!));
-      expect(actions.sort()).toEqual([...tableActions.write].sort());
-    }
-    for (const [id] of ofType('AWS::Lambda::Function')) {
-      const { actions } = tableGrants(id);
-      expect(actions).not.toContain('dynamodb:Scan');
-      expect(actions.some((a) => a.includes('*'))).toBe(false);
-    }
-  });
-
-  it('scopes table grants to the table and its indexes', () => {
+  /** What a function may do on the table: item actions on the table ARN, Query per index. */
+  function grantOf(fnLogicalId: string): Expected {
     const tableId = logicalId(stack.table.table);
-    const { resources: granted } = tableGrants(logicalId(stack.functions.values().next().value!));
-    expect(granted).toEqual([
-      [{ 'Fn::GetAtt': [tableId, 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/*']] }],
-    ]);
-  });
-
-  it('lets API Gateway invoke each function only from this API', () => {
-    const apiId = logicalId(stack.api.api);
-    const permissions = ofType('AWS::Lambda::Permission').map(([, p]) => p.Properties);
-    for (const fn of [...stack.functions.values(), stack.authorizer]) {
-      const own = permissions.filter((p) => JSON.stringify(p.FunctionName).includes(logicalId(fn)));
-      expect(own.length).toBeGreaterThan(0);
-      for (const p of own) {
-        expect(p.Principal).toBe('apigateway.amazonaws.com');
-        expect(JSON.stringify(p.SourceArn)).toContain(apiId);
+    const tableArn = JSON.stringify({ 'Fn::GetAtt': [tableId, 'Arn'] });
+    const got: Expected = { table: [], indexes: [] };
+    for (const st of statementsOf(fnLogicalId)) {
+      const dynamo = st.actions.filter((a) => a.startsWith('dynamodb:'));
+      if (dynamo.length === 0) continue;
+      for (const resource of st.resources) {
+        const text = JSON.stringify(resource);
+        if (text === tableArn) got.table.push(...dynamo);
+        else if (text.includes(tableId) && text.includes('/index/')) {
+          expect(dynamo).toEqual(['dynamodb:Query']);
+          got.indexes.push(text.match(/\/index\/([A-Za-z0-9]+)"/)![1]!);
+        } else if (!text.includes('StreamArn') && text !== '"*"') throw new Error(`unexpected resource ${text}`);
       }
     }
+    return { table: got.table.sort(), indexes: got.indexes.sort() };
+  }
+
+  const everyFunction = () => [
+    ...[...stack.functions].map(([entry, fn]) => ({ entry, id: logicalId(fn) })),
+    { entry: 'functions/authorizer.ts', id: logicalId(stack.authorizer) },
+    { entry: 'functions/cascade.ts', id: logicalId(stack.cascade.fn) },
+  ];
+
+  it('gives every function exactly the table actions and indexes its code uses', () => {
+    for (const { entry, id } of everyFunction()) {
+      const module = handlerModules(routes).find((m) => m.entry === entry);
+      // A function behind unauthenticated routes only (the documentation) gets nothing.
+      const expected = module?.routes.every((r) => !r.auth) ? noAccess : expectedGrants[entry];
+      expect(expected, `state the grant of ${entry} in this test`).toBeDefined();
+      expect({ entry, ...grantOf(id) }).toEqual({ entry, table: [...expected!.table].sort(), indexes: expected!.indexes });
+    }
+  });
+
+  it('gives the authorizer no PutItem, DeleteItem or BatchWriteItem, and read routes no write', () => {
+    const { table } = grantOf(logicalId(stack.authorizer));
+    for (const action of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
+      expect(table).not.toContain(action);
+    for (const module of handlerModules(routes).filter((m) => m.access === 'read')) {
+      expect(grantOf(logicalId(stack.functions.get(module.entry)!)).table.every((a) => reads.includes(a))).toBe(true);
+    }
+  });
+
+  it('gives the documentation routes no table access and not even the table’s name', () => {
+    const docs = handlerModules(routes).filter((m) => m.routes.every((r) => r.path.startsWith('/api-docs')));
+    expect(docs.length).toBeGreaterThan(0);
+    for (const module of docs) {
+      const id = logicalId(stack.functions.get(module.entry)!);
+      expect(
+        statementsOf(id)
+          .flatMap((st) => st.actions)
+          .filter((a) => a.startsWith('dynamodb:')),
+      ).toEqual([]);
+      expect(resources[id]!.Properties.Environment.Variables.TABLE_NAME).toBeUndefined();
+    }
+  });
+
+  it('grants nobody Scan, a wildcard action, or any index but by name', () => {
+    for (const [, policy] of ofType('AWS::IAM::Policy')) {
+      for (const st of policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]) {
+        const actions = [st.Action].flat();
+        expect(actions).not.toContain('dynamodb:Scan');
+        expect(actions.some((a) => a.endsWith('*'))).toBe(false);
+        expect(JSON.stringify(st.Resource)).not.toContain('/index/*');
+      }
+    }
+  });
+
+  it('lets each function write only to its own log group (no AWS basic execution policy)', () => {
+    for (const { id } of everyFunction()) {
+      const fn = resources[id]!;
+      const logGroup = fn.Properties.LoggingConfig.LogGroup.Ref as string;
+      const logs = statementsOf(id).filter((st) => st.actions.some((a) => a.startsWith('logs:')));
+      expect(logs.flatMap((st) => st.resources)).toEqual([{ 'Fn::GetAtt': [logGroup, 'Arn'] }]);
+      const roleId = JSON.stringify(fn.Properties.Role).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)![1]!;
+      expect(resources[roleId]!.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('lets API Gateway invoke a route function only through the methods that call it, on the stage', () => {
+    const apiId = logicalId(stack.api.api);
+    const permissions = ofType('AWS::Lambda::Permission').map(([, p]) => p.Properties);
+    const sourceOf = (p: Record<string, any>) => {
+      const parts = p.SourceArn['Fn::Join'][1] as unknown[];
+      return { api: JSON.stringify(parts).includes(apiId), tail: parts.slice(-3) };
+    };
+    for (const [entry, fn] of stack.functions) {
+      const own = permissions.filter((p) => JSON.stringify(p.FunctionName).includes(logicalId(fn)));
+      const expected = routes
+        .filter((r) => r.handler === entry)
+        .map((r) => `/${r.method}${r.path.replace(/\{[^}]+\}/g, '*')}`)
+        .sort();
+      expect(own.map((p) => p.Principal)).toEqual(own.map(() => 'apigateway.amazonaws.com'));
+      expect(own.every((p) => sourceOf(p).api)).toBe(true);
+      expect(own.map((p) => sourceOf(p).tail[2]).sort()).toEqual(expected);
+      for (const p of own) expect(sourceOf(p).tail[1]).toEqual({ Ref: logicalId(stack.api.api.deploymentStage) });
+    }
+    const authorizer = permissions.filter((p) => JSON.stringify(p.FunctionName).includes(logicalId(stack.authorizer)));
+    expect(authorizer).toHaveLength(1);
+    expect(JSON.stringify(authorizer[0]!.SourceArn)).toContain('/authorizers/');
   });
 });
 
@@ -335,7 +474,7 @@ describe('the stream consumer', () => {
     });
   });
 
-  it('announces a cascade given up on the failure queue (its URL, leave to send), which raises an alarm on any message', () => {
+  it('announces a cascade given up on the failure queue (its URL, leave to send), which raises an alarm on any message (the monitoring dead-letter alarm)', () => {
     const fn = resources[logicalId(stack.cascade.fn)]!;
     const queue = logicalId(stack.cascade.failures);
     expect(fn.Properties.Environment.Variables.CASCADE_FAILURE_QUEUE_URL).toEqual({ Ref: queue });
@@ -345,7 +484,7 @@ describe('the stream consumer', () => {
       ),
     );
     expect(sends.length).toBeGreaterThan(0);
-    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([, a]) => JSON.stringify(a.Properties.Dimensions).includes(queue));
+    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([, a]) => JSON.stringify(a.Properties.Dimensions ?? []).includes(queue));
     expect(alarms).toHaveLength(1);
     expect(alarms[0]![1].Properties).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -355,7 +494,7 @@ describe('the stream consumer', () => {
     });
   });
 
-  it('runs functions/cascade.ts with write access to the table', () => {
+  it('runs functions/cascade.ts with the table name', () => {
     const fn = resources[logicalId(stack.cascade.fn)]!;
     expect(fn.Properties.Environment.Variables.TABLE_NAME).toEqual({ Ref: logicalId(stack.table.table) });
     expect(stack.cascade.fn.node.id).toBe('Function');
@@ -368,9 +507,268 @@ describe('adding a route', () => {
       { ...routes[0]!, method: 'POST', path: '/api/v1/extra/{id}/spelling' },
       { ...routes[0]!, method: 'GET', path: '/api/v1/extra', handler: 'infra/bench/baseline.ts' },
     ];
-    const { template: bigger } = synth([...routes, ...extra], false);
+    const { template: bigger } = synth([...routes, ...extra], { context: { stage: 'prod' } });
     const count = (t: Template, type: string) => Object.keys(t.findResources(type)).length;
     expect(count(bigger, 'AWS::ApiGateway::Method')).toBe(count(template, 'AWS::ApiGateway::Method') + 2);
     expect(count(bigger, 'AWS::Lambda::Function')).toBe(count(template, 'AWS::Lambda::Function') + 1);
+  });
+});
+
+describe('cdk-nag', () => {
+  it('fails synthesis on a finding nobody acknowledged', () => {
+    // An SQS queue that accepts plain HTTP and has no dead-letter queue: AwsSolutions-SQS3 and SQS4.
+    const withFinding = () => synth(routes, { extra: (s) => void new Queue(s, 'Careless', { enforceSSL: false }) });
+    expect(withFinding).toThrow(/Validation failed|AwsSolutions-SQS[34]/);
+  });
+});
+
+describe('stages', () => {
+  const dev = () => synthOnce('dev', { stage: 'dev' });
+  const prod = () => ({ template, resources, report });
+
+  it('defaults to dev', () => {
+    expect(stageConfig(() => undefined).stage).toBe('dev');
+    expect(() => stageConfig((key) => (key === 'stage' ? 'staging' : undefined))).toThrow(/dev or prod/);
+  });
+
+  it.each(['dev', 'prod'] as const)('%s: passes cdk-nag and puts the stage in every name it sets', (stage) => {
+    const synthesized = stage === 'dev' ? dev() : prod();
+    expect(violations(synthesized.report)).toEqual([]);
+    // The names the stack sets; the others CloudFormation derives from the stack's name
+    // (SprintTicketing-<stage>, infra/app.ts).
+    const nameKeys = ['Name', 'UsagePlanName', 'TopicName', 'DashboardName', 'AlarmName', 'StageName'];
+    const named = Object.entries(synthesized.resources).flatMap(([id, r]) =>
+      Object.entries(r.Properties ?? {})
+        .filter(([key]) => nameKeys.includes(key))
+        .map(([key, value]) => ({ id, key, value: value as string })),
+    );
+    expect(named.length).toBeGreaterThan(4);
+    for (const n of named) expect(n, JSON.stringify(n)).toMatchObject({ value: expect.stringContaining(stage) });
+    const [, apiStage] = Object.entries(synthesized.resources).find(([, r]) => r.Type === 'AWS::ApiGateway::Stage')!;
+    expect(apiStage.Properties.StageName).toBe(stage);
+  });
+
+  it('prod keeps the table (RETAIN, deletion protection, PITR) and its logs for a year', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        DeletionProtectionEnabled: true,
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      }),
+    });
+    const logGroups = ofType('AWS::Logs::LogGroup');
+    // One per function and the access log.
+    expect(logGroups.length).toBe(handlerModules(routes).length + 3);
+    for (const [, group] of logGroups) {
+      expect(group).toMatchObject({
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: { RetentionInDays: 365 },
+      });
+    }
+  });
+
+  it('dev destroys cleanly: table and logs go with the stack, no deletion protection', () => {
+    const { resources: devResources } = dev();
+    const of = (type: string) => Object.values(devResources).filter((r) => r.Type === type);
+    const [table] = of('AWS::DynamoDB::Table');
+    expect(table).toMatchObject({ DeletionPolicy: 'Delete' });
+    expect(table!.Properties.DeletionProtectionEnabled).toBe(false);
+    for (const group of of('AWS::Logs::LogGroup')) {
+      expect(group).toMatchObject({ DeletionPolicy: 'Delete', Properties: { RetentionInDays: 7 } });
+    }
+    // Nothing else is kept but API Gateway's account-wide log role (and its account setting),
+    // which the account's other APIs share.
+    const kept = Object.entries(devResources).filter(([, r]) => r.DeletionPolicy === 'Retain');
+    expect(kept.map(([, r]) => r.Type).sort()).toEqual(['AWS::ApiGateway::Account', 'AWS::IAM::Role']);
+  });
+});
+
+/** One synthesis per distinct context, shared by the tests that read it. */
+const synthesized = new Map<string, ReturnType<typeof synth>>();
+function synthOnce(key: string, context: Record<string, string>) {
+  let found = synthesized.get(key);
+  if (!found) {
+    found = synth(routes, { context });
+    synthesized.set(key, found);
+  }
+  return found;
+}
+const typed = (r: Resources, type: string) => Object.values(r).filter((x) => x.Type === type);
+
+describe('abuse resistance', () => {
+  it('throttles every method of the stage by default, before the authorizer (named constants, overridable)', () => {
+    const [, apiStage] = ofType('AWS::ApiGateway::Stage')[0]!;
+    expect(apiStage.Properties.MethodSettings).toEqual([
+      expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 }),
+    ]);
+    const { resources: custom } = synthOnce('throttle', {
+      stageThrottleRate: '50',
+      stageThrottleBurst: '80',
+      throttleRate: '20',
+      throttleBurst: '40',
+    });
+    expect(typed(custom, 'AWS::ApiGateway::Stage')[0]!.Properties.MethodSettings[0]).toMatchObject({
+      ThrottlingRateLimit: 50,
+      ThrottlingBurstLimit: 80,
+    });
+    expect(typed(custom, 'AWS::ApiGateway::UsagePlan')[0]!.Properties.Throttle).toEqual({ RateLimit: 20, BurstLimit: 40 });
+  });
+
+  it('bounds the authorizer’s and the unauthenticated functions’ concurrency, and no other', () => {
+    const unauthenticated = [...stack.functions]
+      .filter(([entry]) => routes.filter((r) => r.handler === entry).every((r) => !r.auth))
+      .map(([, fn]) => logicalId(fn));
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      const expected = id === logicalId(stack.authorizer) ? 50 : unauthenticated.includes(id) ? 5 : undefined;
+      expect({ id, reserved: fn.Properties.ReservedConcurrentExecutions }).toEqual({ id, reserved: expected });
+    }
+    const { resources: unreserved } = synthOnce('unreserved', { authorizerConcurrency: 'none', stage: 'prod' });
+    const authorizerId = logicalId(stack.authorizer);
+    expect(unreserved[authorizerId]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it('prod has a WAF web ACL on its stage: AWS common rules, and per-IP rate limits answered 429', () => {
+    template.resourceCountIs('AWS::WAFv2::WebACL', 1);
+    const [, acl] = ofType('AWS::WAFv2::WebACL')[0]!;
+    expect(acl.Properties).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} }, Name: 'sprint-ticketing-prod' });
+    const rules = acl.Properties.Rules as Record<string, any>[];
+    expect(rules.find((r) => r.Name === 'aws-common-rule-set')!.Statement.ManagedRuleGroupStatement).toMatchObject({
+      VendorName: 'AWS',
+      Name: 'AWSManagedRulesCommonRuleSet',
+    });
+    const unauthenticated = rules.find((r) => r.Name === 'unauthenticated-per-ip')!;
+    expect(unauthenticated.Statement.RateBasedStatement).toMatchObject({ AggregateKeyType: 'IP', Limit: 100 });
+    // Scoped to requests with no well-formed token in either header.
+    const scope = JSON.stringify(unauthenticated.Statement.RateBasedStatement.ScopeDownStatement);
+    expect(scope).toContain('NotStatement');
+    expect(scope).toContain('authorization');
+    expect(scope).toContain('x-api-token');
+    const all = rules.find((r) => r.Name === 'all-per-ip')!;
+    expect(all.Statement.RateBasedStatement).toEqual({ AggregateKeyType: 'IP', Limit: 6000, EvaluationWindowSec: 300 });
+    for (const rule of [unauthenticated, all]) expect(rule.Action.Block.CustomResponse.ResponseCode).toBe(429);
+    const [, association] = ofType('AWS::WAFv2::WebACLAssociation')[0]!;
+    expect(JSON.stringify(association.Properties.ResourceArn)).toContain(logicalId(stack.api.api.deploymentStage));
+  });
+
+  it('dev has no WAF unless asked for; prod can turn it off', () => {
+    expect(typed(synthOnce('dev', { stage: 'dev' }).resources, 'AWS::WAFv2::WebACL')).toHaveLength(0);
+    const devWaf = synthOnce('dev-waf', { stage: 'dev', waf: 'true' });
+    expect(typed(devWaf.resources, 'AWS::WAFv2::WebACL')).toHaveLength(1);
+    expect(typed(devWaf.resources, 'AWS::WAFv2::WebACL')[0]!.Properties.Name).toBe('sprint-ticketing-dev');
+    expect(violations(devWaf.report)).toEqual([]);
+    expect(typed(synthOnce('prod-nowaf', { stage: 'prod', waf: 'false' }).resources, 'AWS::WAFv2::WebACL')).toHaveLength(0);
+  });
+});
+
+describe('custom domain', () => {
+  const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/abc';
+
+  it('maps a domain name with its certificate to the stage, when both are given', () => {
+    const { resources: withDomain, template: t } = synthOnce('domain', {
+      stage: 'prod',
+      domainName: 'api.example.com',
+      certificateArn,
+    });
+    const [domain] = typed(withDomain, 'AWS::ApiGateway::DomainName');
+    expect(domain!.Properties).toMatchObject({
+      DomainName: 'api.example.com',
+      RegionalCertificateArn: certificateArn,
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+      SecurityPolicy: 'TLS_1_2',
+    });
+    expect(typed(withDomain, 'AWS::ApiGateway::BasePathMapping')).toHaveLength(1);
+    const outputs = t.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(outputs.ApiUrl!.Value).toBe('https://api.example.com/api/v1');
+    expect(outputs.DomainTarget).toBeDefined();
+    expect(typed(resources, 'AWS::ApiGateway::DomainName')).toHaveLength(0);
+  });
+
+  it('refuses half a domain', () => {
+    expect(() => stageConfig((key) => (key === 'domainName' ? 'api.example.com' : undefined))).toThrow(/both/);
+  });
+});
+
+describe('alarms and dashboard', () => {
+  const alarms = () => ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+  const alarm = (suffix: string) => alarms().find((a) => a.AlarmName === `sprint-ticketing-prod-${suffix}`)!;
+  const topicId = () => logicalId(stack.monitoring.topic as never);
+
+  it('alarms on the API’s 5xx rate, p99 latency and 429 rate, with named thresholds', () => {
+    const fiveXx = alarm('Api5xxRate');
+    expect(fiveXx).toMatchObject({ Threshold: 0.01, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(JSON.stringify(fiveXx.Metrics)).toContain('5XXError');
+    expect(alarm('ApiP99Latency')).toMatchObject({
+      Threshold: 1500,
+      ExtendedStatistic: 'p99',
+      MetricName: 'Latency',
+      EvaluationPeriods: 3,
+    });
+    const tooMany = alarm('Api429Rate');
+    expect(tooMany.Threshold).toBe(0.05);
+    expect(JSON.stringify(tooMany.Metrics)).toContain('Http429-prod');
+    // API Gateway has no 429 metric: the access log's 429 lines are counted.
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.status = "429" }',
+      MetricTransformations: [Match.objectLike({ MetricName: 'Http429-prod', MetricNamespace: 'SprintTicketing' })],
+    });
+  });
+
+  it('alarms on authorizer failures and throttles, and on every function’s errors and throttles', () => {
+    expect(alarm('AuthorizerFailures')).toMatchObject({
+      MetricName: 'AuthorizerFailures',
+      Namespace: 'SprintTicketing',
+      Threshold: 1,
+    });
+    expect(alarm('AuthorizerThrottles')).toMatchObject({ MetricName: 'Throttles', Threshold: 1 });
+    for (const fn of [...stack.functions.values(), stack.cascade.fn]) {
+      const own = alarms().filter((a) => JSON.stringify(a.Metrics ?? []).includes(logicalId(fn)));
+      expect(own, logicalId(fn)).toHaveLength(1);
+      expect(JSON.stringify(own[0]!.Metrics)).toMatch(/Errors.*Throttles|Throttles.*Errors/);
+    }
+  });
+
+  it('alarms when the cascade’s dead-letter queue is not empty and when the stream falls behind', () => {
+    expect(alarm('CascadeDeadLetters')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
+    expect(alarm('CascadeIteratorAge')).toMatchObject({ MetricName: 'IteratorAge', Threshold: 600_000 });
+  });
+
+  it('notifies one topic from every alarm; an e-mail address or an existing topic come from context', () => {
+    for (const a of alarms()) expect(a.AlarmActions).toEqual([{ Ref: topicId() }]);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    const mail = synthOnce('mail', { stage: 'prod', alarmEmail: 'ops@example.com' });
+    expect(typed(mail.resources, 'AWS::SNS::Subscription')[0]!.Properties).toMatchObject({
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+    const existing = 'arn:aws:sns:us-east-1:123456789012:pager';
+    const shared = synthOnce('topic', { stage: 'prod', alarmTopicArn: existing });
+    expect(typed(shared.resources, 'AWS::SNS::Topic')).toHaveLength(0);
+    for (const a of typed(shared.resources, 'AWS::CloudWatch::Alarm')) expect(a.Properties.AlarmActions).toEqual([existing]);
+  });
+
+  it('has one dashboard with the same signals and the service’s own counters', () => {
+    const dashboards = ofType('AWS::CloudWatch::Dashboard');
+    expect(dashboards).toHaveLength(1);
+    const [, dashboard] = dashboards[0]!;
+    expect(dashboard.Properties.DashboardName).toBe('sprint-ticketing-prod');
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    for (const signal of [
+      '5XXError',
+      'Latency',
+      'Http429-prod',
+      'RefusedTokens',
+      'RateLimited',
+      'AuthorizerFailures',
+      'Throttles',
+      'Errors',
+      'IteratorAge',
+      'ApproximateNumberOfMessagesVisible',
+      'CascadeItemsRemoved',
+      'MetricName=\\\\\\"Requests\\\\\\"',
+      'BlockedRequests',
+    ]) {
+      expect(body, signal).toContain(signal);
+    }
   });
 });

@@ -4,4 +4,6 @@ import { inject } from 'vitest';
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
 process.env.TABLE_NAME = inject('tableName');
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+// No EMF line per request in the test output (test/unit/metrics.test.ts turns them on).
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.AWS_REGION ??= 'local';

@@ -24,6 +24,7 @@ export default async function setup(project: TestProject) {
   // A consumer deadline of a few milliseconds (half of this): every cascade of the run continues
   // itself page by page through pending cascades, as a very large one does in AWS.
   process.env.CASCADE_TIMEOUT_MS ??= '20';
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const { startLocalServices } = await import('../../tools/local/services.ts');
   const services = await startLocalServices(dynamo.endpoint);
   return async () => {

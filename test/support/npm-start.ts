@@ -24,6 +24,7 @@ export function npmStart(env: Record<string, string | undefined>): Service {
   // The test worker's own DynamoDB settings must not leak into the service unless asked for.
   if (!('DYNAMODB_ENDPOINT' in env)) delete childEnv.DYNAMODB_ENDPOINT;
   if (!('TABLE_NAME' in env)) delete childEnv.TABLE_NAME;
+  if (!('HOST' in env)) delete childEnv.HOST;
   delete childEnv.POWERTOOLS_LOG_LEVEL;
   const proc = spawn('npm', ['start'], { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(proc);

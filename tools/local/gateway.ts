@@ -14,6 +14,7 @@ import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import type { Route } from '../../lib/routes.ts';
 import { repoRoot } from '../../infra/paths.ts';
+import { runAsFunction } from './permissions.ts';
 
 /** API Gateway's payload limit: larger requests never reach a Lambda. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -259,7 +260,7 @@ export async function runAuthorizer(
   const authorize = await loadHandler<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>('functions/authorizer.ts');
   let result: APIGatewayAuthorizerResult;
   try {
-    result = await authorize(authEvent, lambdaContext('authorizer'));
+    result = await runAsFunction('functions/authorizer.ts', [], () => authorize(authEvent, lambdaContext('authorizer')));
   } catch (err) {
     return { response: gatewayError((err as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE') };
   }
@@ -322,6 +323,8 @@ export function createGateway(options: GatewayOptions): http.Server {
     const event = proxyEvent(request, match.route, match.params, authorizer);
     if (Buffer.byteLength(JSON.stringify(event), 'utf8') > LAMBDA_REQUEST_LIMIT) return lambdaRequestTooLong();
     const handler = await loadHandler<APIGatewayProxyEvent, APIGatewayProxyResult>(match.route.handler);
-    return withinLambdaResponseLimit(await handler(event, lambdaContext(match.route.handler)));
+    return withinLambdaResponseLimit(
+      await runAsFunction(match.route.handler, options.routes, () => handler(event, lambdaContext(match.route.handler))),
+    );
   }
 }

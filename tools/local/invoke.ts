@@ -24,6 +24,7 @@ import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 import { repoRoot } from '../../infra/paths.ts';
 import { lambdaContext, loadHandler, runAuthorizer } from './gateway.ts';
+import { runAsFunction } from './permissions.ts';
 
 export type Target = { kind: 'route'; route: Route } | { kind: 'authorizer' } | { kind: 'cascade' };
 
@@ -97,7 +98,7 @@ export async function invoke(target: Target, event: unknown, options: { token?: 
     const input = options.token && target.kind === 'authorizer' ? withToken(event as APIGatewayProxyEvent, options.token) : event;
     const handler = await loadHandler<unknown, unknown>(module);
     const { result, log } = await withDbCallLog(() =>
-      (handler as Handler)(input, lambdaContext(target.kind)).then(
+      runAsFunction(module, routes, () => (handler as Handler)(input, lambdaContext(target.kind))).then(
         (value) => ({ value }),
         (error: Error) => ({ error }),
       ),
@@ -123,7 +124,9 @@ export async function invoke(target: Target, event: unknown, options: { token?: 
     proxy.requestContext.authorizer = outcome.authorizer;
   }
   const handler = await loadHandler<APIGatewayProxyEvent, APIGatewayProxyResult>(route.handler);
-  const { result, log } = await withDbCallLog(() => handler(proxy, lambdaContext(route.handler)));
+  const { result, log } = await withDbCallLog(() =>
+    runAsFunction(route.handler, routes, () => handler(proxy, lambdaContext(route.handler))),
+  );
   return done({ result, status: result.statusCode, authorizerCalls, handlerCalls: log.calls });
 }
 

@@ -1,6 +1,7 @@
 /**
  * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT is set), the table, a first organisation
- * on an empty table, and the API Gateway emulator on PORT. Stops cleanly on SIGINT/SIGTERM.
+ * on an empty table, and the API Gateway emulator on HOST (127.0.0.1 by default) and PORT. Stops
+ * cleanly on SIGINT/SIGTERM.
  */
 import type { Server } from 'node:http';
 import { localConfig } from './config.ts';
@@ -55,8 +56,18 @@ try {
   services = await startLocalServices(endpoint);
   server = createGateway({ routes, log: (line) => console.log(line) });
   server.once('error', fail);
-  server.listen(cfg.port, () => {
-    console.log(`Sprint Ticketing Service on http://localhost:${cfg.port}/api/v1`);
+  server.listen(cfg.port, cfg.host, () => {
+    const bound = server?.address();
+    const address = typeof bound === 'object' && bound ? bound.address : cfg.host;
+    // Loopback, or every interface: reached as localhost from here.
+    const viaLocalhost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(address);
+    const host = viaLocalhost ? 'localhost' : address.includes(':') ? `[${address}]` : address;
+    const base = `http://${host}:${cfg.port}`;
+    const loopback = /^(127\.|::1$)/.test(address);
+    console.log(
+      `Listening on ${address} port ${cfg.port}${loopback ? ' (this machine only: HOST=0.0.0.0 serves the network)' : ''}`,
+    );
+    console.log(`Sprint Ticketing Service on ${base}/api/v1`);
     if (first) {
       console.log(
         '\nCreated organisation "%s" with admin %s. Its API token (shown once):\n\n  %s\n',
@@ -64,7 +75,7 @@ try {
         first.account.email,
         first.token,
       );
-      console.log(`Try it:\n\n  curl -H "Authorization: Bearer ${first.token}" http://localhost:${cfg.port}/api/v1/me\n`);
+      console.log(`Try it:\n\n  curl -H "Authorization: Bearer ${first.token}" ${base}/api/v1/me\n`);
     }
   });
 } catch (err) {

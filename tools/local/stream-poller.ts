@@ -13,6 +13,7 @@ import {
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { cascadeStreamFilters } from '../../lib/db/table.ts';
 import { lambdaContext, loadHandler } from './gateway.ts';
+import { runAsFunction } from './permissions.ts';
 
 /**
  * The local stand-in for a Lambda event source mapping on the table's stream: it reads DynamoDB
@@ -25,6 +26,12 @@ import { lambdaContext, loadHandler } from './gateway.ts';
  */
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
+
+/** The stack's consumer, `functions/cascade.ts`, within its grant (infra/grants.ts) as in AWS. */
+async function cascadeConsumer(): Promise<StreamHandler> {
+  const cascade = await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | void>('functions/cascade.ts');
+  return (event, context) => runAsFunction('functions/cascade.ts', [], () => cascade(event, context));
+}
 
 export interface StreamPollerOptions {
   endpoint: string;
@@ -110,8 +117,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
   const idleMs = options.idleMs ?? 100;
   const maxRetries = options.maxRetries ?? 5;
-  const handler =
-    options.handler ?? (await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | void>('functions/cascade.ts'));
+  const handler = options.handler ?? (await cascadeConsumer());
 
   const table = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
   dynamo.destroy();

@@ -1,0 +1,119 @@
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { TOKEN_PREFIX } from '../../lib/domain/tokens.ts';
+import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
+
+export interface WebAclProps {
+  /** Part of every name (the stage). */
+  name: string;
+  /** ARN of the API Gateway stage to protect. */
+  stageArn: string;
+  /** Requests per client IP per 5 minutes. */
+  limits: { unauthenticatedPer5Min: number; perIpPer5Min: number };
+}
+
+const tooManyRequests = 'too-many-requests';
+/** WAF's block, answered as the API's 429; a rate-based block lasts until the 5-minute rate drops. */
+const rateLimited: CfnWebACL.RuleActionProperty = {
+  block: {
+    customResponse: {
+      responseCode: 429,
+      customResponseBodyKey: tooManyRequests,
+      responseHeaders: [{ name: 'Retry-After', value: '60' }],
+    },
+  },
+};
+
+/** A well-formed API token (lib/domain/tokens.ts): anything else fails authentication for sure. */
+const tokenShape = `${TOKEN_PREFIX}[A-Za-z0-9_-]{43}`;
+
+/**
+ * An AWS WAF web ACL in front of the API stage: AWS's managed common rule set, a tight per-IP rate
+ * limit on requests that carry no well-formed token (the authorizer would refuse them: junk, or
+ * the unauthenticated documentation routes) and a looser per-IP limit on everything. WAF runs
+ * before API Gateway, so what it blocks costs neither an authorizer invocation nor a DynamoDB call.
+ */
+export class WebAcl extends Construct {
+  readonly acl: CfnWebACL;
+
+  constructor(scope: Construct, id: string, props: WebAclProps) {
+    super(scope, id);
+    const visibility = (metricName: string) => ({
+      cloudWatchMetricsEnabled: true,
+      sampledRequestsEnabled: true,
+      metricName: `${props.name}-${metricName}`,
+    });
+    const header = (name: string, pattern: string): CfnWebACL.StatementProperty => ({
+      regexMatchStatement: {
+        fieldToMatch: { singleHeader: { Name: name } },
+        regexString: pattern,
+        textTransformations: [{ priority: 0, type: 'NONE' }],
+      },
+    });
+    this.acl = new CfnWebACL(this, 'Acl', {
+      name: props.name,
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('web-acl'),
+      // Rate-limited requests get the service's own 429 (lib/http/gateway-responses.ts), not WAF's 403.
+      customResponseBodies: {
+        [tooManyRequests]: {
+          contentType: 'APPLICATION_JSON',
+          content: JSON.stringify({ error: gatewayResponses.THROTTLED.message }),
+        },
+      },
+      rules: [
+        {
+          name: 'aws-common-rule-set',
+          priority: 0,
+          overrideAction: { none: {} },
+          statement: {
+            managedRuleGroupStatement: {
+              vendorName: 'AWS',
+              name: 'AWSManagedRulesCommonRuleSet',
+              // The API takes JSON bodies up to 1 MiB (lib/http/stack.ts); the rule set blocks
+              // bodies over 8 KB, so that one rule only counts.
+              ruleActionOverrides: [{ name: 'SizeRestrictions_BODY', actionToUse: { count: {} } }],
+            },
+          },
+          visibilityConfig: visibility('aws-common-rule-set'),
+        },
+        {
+          name: 'unauthenticated-per-ip',
+          priority: 1,
+          action: rateLimited,
+          statement: {
+            rateBasedStatement: {
+              aggregateKeyType: 'IP',
+              limit: props.limits.unauthenticatedPer5Min,
+              evaluationWindowSec: 300,
+              scopeDownStatement: {
+                notStatement: {
+                  statement: {
+                    orStatement: {
+                      statements: [
+                        header('authorization', `^[Bb]earer\\s+${tokenShape}\\s*$`),
+                        header('x-api-token', `^\\s*${tokenShape}\\s*$`),
+                      ],
+                    },
+                  },
+                },
+              },
+            },
+          },
+          visibilityConfig: visibility('unauthenticated-per-ip'),
+        },
+        {
+          name: 'all-per-ip',
+          priority: 2,
+          action: rateLimited,
+          statement: {
+            rateBasedStatement: { aggregateKeyType: 'IP', limit: props.limits.perIpPer5Min, evaluationWindowSec: 300 },
+          },
+          visibilityConfig: visibility('all-per-ip'),
+        },
+      ],
+    });
+    new CfnWebACLAssociation(this, 'Association', { resourceArn: props.stageArn, webAclArn: this.acl.attrArn });
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * What each function may do on the table: least privilege, derived from what each one does.
+ * Plain data (no aws-cdk-lib): the CDK stack turns it into IAM statements, and the local runtime
+ * (tools/local/permissions.ts) refuses any DynamoDB call outside it, so every e2e test exercises it.
+ */
+import type { Route } from '../lib/routes.ts';
+import { type HandlerModule, authorizerEntry, cascadeEntry } from './functions.ts';
+
+export type TableAccess = 'none' | Route['access'];
+
+/** The actions a function holds on the table's items, and the indexes it may query. */
+export interface TableGrant {
+  actions: readonly string[];
+  /** Index names: `dynamodb:Query` on each (and nothing else on indexes). */
+  indexes: readonly string[];
+}
+
+const reads = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
+
+/**
+ * The item actions of each kind of route. No Scan anywhere (the data layer never scans), no
+ * BatchWriteItem (only the cascade deletes in batches). Writes are transactions, which AWS
+ * authorises item by item: ConditionCheckItem, PutItem, UpdateItem, DeleteItem.
+ */
+export const tableActions = {
+  none: [],
+  read: [...reads],
+  write: [...reads, 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+} as const satisfies Record<TableAccess, readonly string[]>;
+
+/** Every list (a row with `success.list`) reads LSI1 in order and skips pages on the keys-only LSI1Keys (lib/db/list.ts). */
+const listIndexes = ['LSI1', 'LSI1Keys'] as const;
+
+/**
+ * The indexes other handler modules query (lib/db): a comment found by id on GSI1, an issue placed
+ * by reading its neighbours' keys on LSI1Keys, a sprint's open issues read on LSI1 when it
+ * completes. A module that queries an index not granted here is refused locally
+ * (AccessDeniedException), as it would be in AWS.
+ */
+export const indexQueries: Record<string, readonly string[]> = {
+  'functions/comments/get.ts': ['GSI1'],
+  'functions/comments/update.ts': ['GSI1'],
+  'functions/comments/delete.ts': ['GSI1'],
+  'functions/issues/update.ts': ['LSI1Keys'],
+  'functions/backlog/update.ts': ['LSI1Keys'],
+  'functions/sprints/complete.ts': ['LSI1'],
+  // The MCP tools list, find comments by id and place issues.
+  'functions/mcp.ts': ['LSI1', 'LSI1Keys', 'GSI1'],
+};
+
+/**
+ * The table access of a handler module. An unauthenticated route has no organisation, and every
+ * item of the table belongs to one (lib/db/keys.ts), so it gets none: the documentation routes
+ * serve what the bundle carries.
+ */
+export function accessOf(module: HandlerModule): TableAccess {
+  return module.routes.every((route) => !route.auth) ? 'none' : module.access;
+}
+
+/** The grant of a route function. */
+export function grantFor(module: HandlerModule): TableGrant {
+  const access = accessOf(module);
+  if (access === 'none') return { actions: [], indexes: [] };
+  const lists = module.routes.some((route) => route.operation.success.list);
+  const indexes = new Set([...(lists ? listIndexes : []), ...(indexQueries[module.entry] ?? [])]);
+  return { actions: tableActions[access], indexes: [...indexes].sort() };
+}
+
+/**
+ * The authorizer: one conditional UpdateItem takes a request from the token's bucket and returns
+ * the token item (lib/db/tokens.ts); a malformed token is refused before any call.
+ */
+export const authorizerGrant: TableGrant = { actions: ['dynamodb:UpdateItem'], indexes: [] };
+
+/**
+ * The stream consumer (lib/db/cascade.ts): reads a parent's existence (GetItem), pages through its
+ * children's keys (Query, on the table and LSI1Keys), deletes them in batches (BatchWriteItem), and
+ * writes down (PutItem) and clears (DeleteItem) the pending entry of a cascade it must continue.
+ */
+export const cascadeGrant: TableGrant = {
+  actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+  indexes: ['LSI1Keys'],
+};
+
+/** The grant of any function of the stack, by entry module. */
+export function grantOf(entry: string, modules: HandlerModule[]): TableGrant {
+  if (entry === authorizerEntry) return authorizerGrant;
+  if (entry === cascadeEntry) return cascadeGrant;
+  const module = modules.find((m) => m.entry === entry);
+  if (!module) throw new Error(`no function for ${entry}`);
+  return grantFor(module);
+}
