@@ -484,7 +484,9 @@ describe('the stream consumer', () => {
       ),
     );
     expect(sends.length).toBeGreaterThan(0);
-    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([, a]) => JSON.stringify(a.Properties.Dimensions ?? []).includes(queue));
+    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([, a]) =>
+      JSON.stringify(a.Properties.Dimensions ?? []).includes(queue),
+    );
     expect(alarms).toHaveLength(1);
     expect(alarms[0]![1].Properties).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',
