@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import type { Route } from '../lib/routes.ts';
 import { CascadeConsumer } from './constructs/cascade-consumer.ts';
+import { ChangeFeed } from './constructs/change-feed.ts';
 import { ServiceApi } from './constructs/service-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { ServiceTable } from './constructs/service-table.ts';
@@ -28,6 +29,7 @@ export class ServiceStack extends Stack {
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   readonly api: ServiceApi;
   readonly cascade: CascadeConsumer;
+  readonly changeFeed: ChangeFeed;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -76,6 +78,7 @@ export class ServiceStack extends Stack {
     this.functions = functions;
     this.api = api;
     this.cascade = cascade;
+    this.changeFeed = new ChangeFeed(this, 'ChangeFeed', { table });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the REST API' });
     new CfnOutput(this, 'TableName', { value: table.table.tableName, description: 'TABLE_NAME for the admin CLI' });

@@ -9,6 +9,7 @@
  * for `Idempotency-Key`. Rows that come in pairs are written once (`patchAndPut`, `transition`).
  */
 import type { z } from 'zod';
+import { Activity } from './schemas/activity.ts';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
 import { OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
@@ -427,6 +428,26 @@ export const routes: Route[] = [
     summary: 'Delete an issue of the backlog with its comments',
     tag: 'Backlog',
     success: { status: 204, description: 'Deleted' },
+  }),
+
+  // Activity: who changed what, oldest first (written from the table's stream, see docs/change-feed.md)
+  route('GET', `${sprintIssuePath}/activity`, 'functions/activity/issue.ts', {
+    id: 'listSprintIssueActivity',
+    summary: "An issue's activity: its creation, each changed field (from, to), comments; with actor and time",
+    tag: 'Activity',
+    success: { status: 200, schema: Activity, list: true, description: 'Activity, oldest first' },
+  }),
+  route('GET', `${backlogIssuePath}/activity`, 'functions/activity/issue.ts', {
+    id: 'listBacklogIssueActivity',
+    summary: "A backlog issue's activity: its creation, each changed field (from, to), comments; with actor and time",
+    tag: 'Activity',
+    success: { status: 200, schema: Activity, list: true, description: 'Activity, oldest first' },
+  }),
+  route('GET', `${sprintPath}/activity`, 'functions/activity/sprint.ts', {
+    id: 'listSprintActivity',
+    summary: "A sprint's activity: its activation and completion, with actor and time",
+    tag: 'Activity',
+    success: { status: 200, schema: Activity, list: true, description: 'Activity, oldest first' },
   }),
 
   // MCP server (Streamable HTTP, stateless, JSON responses; the same bearer token and rate limit)

@@ -70,3 +70,13 @@ export const cascadeStreamFilter = {
   eventName: ['REMOVE'],
   dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue'] } } },
 } as const;
+
+/**
+ * Event filters of the change feed consumer (functions/change-feed.ts), any of which lets a record
+ * through: every insert and modify, and every remove, of the item types whose changes the activity
+ * history and the webhooks report. Tokens, idempotency records, deliveries pass no filter.
+ */
+export const changeFeedStreamFilters = [
+  { dynamodb: { NewImage: { type: { S: ['project', 'sprint', 'issue', 'comment'] } } } },
+  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'comment'] } } } },
+] as const;

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handlerModules } from '../../infra/functions.ts';
+import { changeFeedEntries, handlerModules } from '../../infra/functions.ts';
 import { repoRoot } from '../../infra/paths.ts';
 import { ServiceStack } from '../../infra/stack.ts';
 import { tableActions } from '../../infra/constructs/service-table.ts';
@@ -100,9 +100,9 @@ describe('the stack', () => {
 });
 
 describe('functions', () => {
-  it('has one function per handler module, plus the authorizer and the stream consumer', () => {
+  it('has one function per handler module, plus the authorizer, the stream consumer and the change feed', () => {
     const modules = handlerModules(routes);
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(modules.length + 2);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(modules.length + 2 + changeFeedEntries.length);
     expect([...stack.functions.keys()].sort()).toEqual(modules.map((m) => m.entry).sort());
   });
 
@@ -309,7 +309,9 @@ describe('least privilege', () => {
 
 describe('the stream consumer', () => {
   it('receives only REMOVE events of projects, sprints and issues, with bounded retries and a failure queue', () => {
-    const mappings = ofType('AWS::Lambda::EventSourceMapping');
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
+      ([, m]) => m.Properties.FunctionName.Ref === logicalId(stack.cascade.fn),
+    );
     expect(mappings).toHaveLength(1);
     const [, mapping] = mappings[0]!;
     const p = mapping.Properties;
@@ -344,5 +346,28 @@ describe('adding a route', () => {
     const count = (t: Template, type: string) => Object.keys(t.findResources(type)).length;
     expect(count(bigger, 'AWS::ApiGateway::Method')).toBe(count(template, 'AWS::ApiGateway::Method') + 2);
     expect(count(bigger, 'AWS::Lambda::Function')).toBe(count(template, 'AWS::Lambda::Function') + 1);
+  });
+});
+
+describe('the change feed', () => {
+  const mappingOf = (fnId: string) =>
+    ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.FunctionName.Ref === fnId);
+
+  it('reads the stream on a mapping of its own: every write of projects, sprints, issues and comments, never tokens', () => {
+    const mappings = mappingOf(logicalId(stack.changeFeed.consumer));
+    expect(mappings).toHaveLength(1);
+    const p = mappings[0]![1].Properties;
+    expect(p.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.table.table), 'StreamArn'] });
+    const types = ['project', 'sprint', 'issue', 'comment'];
+    expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
+      { dynamodb: { NewImage: { type: { S: types } } } },
+      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: types } } } },
+    ]);
+    expect(p).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(stack.changeFeed.failures), 'Arn'] } } },
+    });
   });
 });

@@ -60,6 +60,7 @@ export const samples: Record<string, Sample> = {
   updateSprintIssue: { params: sprintIssue, body: { issue: { status: 'in_progress' } } },
   replaceSprintIssue: { params: sprintIssue, body: { issue: { story_points: 5 } } },
   deleteSprintIssue: { params: sprintIssue },
+  listSprintIssueActivity: { params: sprintIssue, ...listQuery },
   listBacklogIssues: listQuery,
   createBacklogIssue: { body: { issue: { title: 'Plan the return trip', story_points: 3 } } },
   updateBacklogIssue: { body: { issue: { description: 'Splashdown in the Pacific.' } } },

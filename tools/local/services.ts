@@ -11,9 +11,17 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
   const { startStreamPoller } = await import('./stream-poller.ts');
   // The cascade consumer, fed from DynamoDB Local's stream as Lambda is fed from DynamoDB Streams.
   const poller = await startStreamPoller({ endpoint, tableName });
+  // The change feed consumer, on its own mapping with its own filter, as in the stack.
+  const { changeFeedStreamFilters } = await import('../../lib/db/table.ts');
+  const feed = await startStreamPoller({
+    endpoint,
+    tableName,
+    functionModule: 'functions/change-feed.ts',
+    filters: changeFeedStreamFilters,
+  });
   return {
     stop: async () => {
-      await poller.stop();
+      await Promise.all([poller.stop(), feed.stop()]);
     },
   };
 }

@@ -28,8 +28,12 @@ type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<D
 export interface StreamPollerOptions {
   endpoint: string;
   tableName: string;
-  /** The consumer; by default the handler of `functions/cascade.ts`. */
+  /** The consumer; by default the handler of `functionModule`. */
   handler?: StreamHandler;
+  /** The consumer's module (default `functions/cascade.ts`). */
+  functionModule?: string;
+  /** The mapping's event filters, any of which passes a record (default: the cascade's). */
+  filters?: readonly unknown[];
   /** Records per invocation at most (the mapping's BatchSize; the CDK stack's is 100). */
   batchSize?: number;
   /** The consumer's timeout (the CDK stack gives it 5 minutes); its context counts down from it. */
@@ -110,7 +114,9 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const idleMs = options.idleMs ?? 100;
   const maxRetries = options.maxRetries ?? 5;
   const handler =
-    options.handler ?? (await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | void>('functions/cascade.ts'));
+    options.handler ??
+    (await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | void>(options.functionModule ?? 'functions/cascade.ts'));
+  const filters = options.filters ?? [cascadeStreamFilter];
 
   const table = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
   dynamo.destroy();
@@ -221,7 +227,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     if (records.length === 0) return false;
     const matching = records
       .map((r) => toLambdaRecord(r, streamArn as string))
-      .filter((r) => matchesPattern(r, cascadeStreamFilter));
+      .filter((r) => filters.some((f) => matchesPattern(r, f)));
     for (let i = 0; i < matching.length; i += batchSize) await deliver(matching.slice(i, i + batchSize));
     shard.lastSequence = records.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastSequence;
     return true;
