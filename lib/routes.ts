@@ -17,6 +17,7 @@ import { Issue, IssueCreateBody, IssueUpdateBody } from './schemas/issues.ts';
 import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 import { Sprint, SprintCreateBody, SprintUpdateBody } from './schemas/sprints.ts';
+import { Delivery, DeliveryList, Webhook, WebhookCreateBody, WebhookUpdateBody, WebhookWithSecret } from './schemas/webhooks.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -151,6 +152,7 @@ const sprintPath = `${projectPath}/sprints/{sprint_id}`;
 const sprintIssuePath = `${sprintPath}/issues/{issue_id}`;
 const backlogIssuePath = `${projectPath}/issues/{issue_id}`;
 const commentPath = '/api/v1/comments/{id}';
+const webhookPath = '/api/v1/webhooks/{webhook_id}';
 
 const document = (format: string, schema: z.ZodType, mediaType?: string): Spec => ({
   id: `getOpenApi${format}`,
@@ -448,6 +450,68 @@ export const routes: Route[] = [
     summary: "A sprint's activity: its activation and completion, with actor and time",
     tag: 'Activity',
     success: { status: 200, schema: Activity, list: true, description: 'Activity, oldest first' },
+  }),
+
+  // Webhooks (admins only): signed deliveries of changes, retried (docs/change-feed.md)
+  route('GET', '/api/v1/webhooks', 'functions/webhooks/list.ts', {
+    id: 'listWebhooks',
+    summary: "List the organisation's webhook endpoints (admins only)",
+    tag: 'Webhooks',
+    success: { status: 200, schema: Webhook, list: true, description: 'Endpoints, in creation order' },
+    errors: [403],
+  }),
+  // Secret-bearing answers never honour Idempotency-Key: a replay would have to store the secret.
+  route('POST', '/api/v1/webhooks', 'functions/webhooks/create.ts', {
+    id: 'createWebhook',
+    summary: 'Register a webhook endpoint (admins only); returns its signing secret once',
+    tag: 'Webhooks',
+    body: WebhookCreateBody,
+    success: { status: 201, schema: WebhookWithSecret, description: 'The endpoint and its secret' },
+    errors: [403],
+  }),
+  route('GET', webhookPath, 'functions/webhooks/get.ts', {
+    id: 'getWebhook',
+    summary: 'Retrieve a webhook endpoint (admins only)',
+    tag: 'Webhooks',
+    success: { status: 200, schema: Webhook, description: 'The endpoint' },
+    errors: [403],
+  }),
+  ...patchAndPut(webhookPath, 'functions/webhooks/update.ts', {
+    id: 'updateWebhook',
+    summary: 'Update a webhook endpoint (admins only); `active: true` re-enables a disabled one',
+    tag: 'Webhooks',
+    body: WebhookUpdateBody,
+    success: { status: 200, schema: Webhook, description: 'The endpoint' },
+    errors: [403],
+  }),
+  route('DELETE', webhookPath, 'functions/webhooks/delete.ts', {
+    id: 'deleteWebhook',
+    summary: 'Delete a webhook endpoint (admins only); its pending deliveries are cancelled',
+    tag: 'Webhooks',
+    success: { status: 204, description: 'Deleted' },
+    errors: [403],
+  }),
+  route('POST', `${webhookPath}/secret`, 'functions/webhooks/rotate-secret.ts', {
+    id: 'rotateWebhookSecret',
+    summary: 'Rotate the signing secret (admins only); the new one is shown once, the old one signs for 24 hours more',
+    tag: 'Webhooks',
+    success: { status: 200, schema: WebhookWithSecret, description: 'The endpoint and its new secret' },
+    errors: [403],
+  }),
+  route('GET', `${webhookPath}/deliveries`, 'functions/webhooks/deliveries.ts', {
+    id: 'listWebhookDeliveries',
+    summary: "An endpoint's 100 most recent deliveries, newest first (admins only)",
+    tag: 'Webhooks',
+    success: { status: 200, schema: DeliveryList, description: 'Deliveries, newest first' },
+    errors: [403],
+  }),
+  route('POST', `${webhookPath}/deliveries/{delivery_id}/redeliver`, 'functions/webhooks/redeliver.ts', {
+    id: 'redeliverWebhookDelivery',
+    summary: 'Send a finished delivery again, same webhook-id and body (admins only); 422 while it is pending',
+    tag: 'Webhooks',
+    success: { status: 200, schema: Delivery, description: 'The delivery, pending again' },
+    errors: [403, 422],
+    unprocessable: 'error',
   }),
 
   // MCP server (Streamable HTTP, stateless, JSON responses; the same bearer token and rate limit)

@@ -12,6 +12,8 @@ import { changeEventOf, type ChangeEvent } from './events.ts';
 export interface FeedOptions {
   /** Hands an event to the webhooks (lib/webhooks/fanout.ts); absent: activity only. */
   publish?: (event: ChangeEvent) => Promise<void>;
+  /** A record that is no change event (a redelivery request); true when it was one. */
+  other?: (record: DynamoDBRecord) => Promise<boolean>;
 }
 
 export interface FeedBatchResult {
@@ -63,9 +65,13 @@ async function handle(event: ChangeEvent, options: FeedOptions): Promise<number>
 
 export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions = {}): Promise<FeedBatchResult> {
   const groups = new Map<string, { index: number; event: ChangeEvent }[]>();
+  const others: { index: number; record: DynamoDBRecord }[] = [];
   records.forEach((record, index) => {
     const event = changeEventOf(record);
-    if (!event) return;
+    if (!event) {
+      if (options.other) others.push({ index, record });
+      return;
+    }
     const key = `${event.orgId}/${event.projectId}`;
     const group = groups.get(key) ?? [];
     group.push({ index, event });
@@ -75,20 +81,30 @@ export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions 
   let events = 0;
   let firstFailedIndex: number | undefined;
   const errors: unknown[] = [];
-  await Promise.all(
-    [...groups.values()].map(async (group) => {
+  const fail = (index: number, err: unknown) => {
+    errors.push(err);
+    firstFailedIndex = firstFailedIndex === undefined ? index : Math.min(firstFailedIndex, index);
+  };
+  await Promise.all([
+    ...others.map(async ({ index, record }) => {
+      try {
+        if (await options.other?.(record)) events++;
+      } catch (err) {
+        fail(index, err);
+      }
+    }),
+    ...[...groups.values()].map(async (group) => {
       for (const { index, event } of group) {
         try {
           events++;
           activities += await handle(event, options);
         } catch (err) {
-          errors.push(err);
-          firstFailedIndex = firstFailedIndex === undefined ? index : Math.min(firstFailedIndex, index);
+          fail(index, err);
           return;
         }
       }
     }),
-  );
+  ]);
   const failed = firstFailedIndex === undefined ? undefined : records[firstFailedIndex]?.dynamodb?.SequenceNumber;
   return { firstFailure: failed, events, activities, errors };
 }

@@ -4,6 +4,7 @@ import { toComment } from '../db/comments.ts';
 import { toIssue } from '../db/issues.ts';
 import { toProject } from '../db/projects.ts';
 import { toSprint } from '../db/sprints.ts';
+import type { EventType } from './event-types.ts';
 
 /**
  * The change feed's view of one stream record: what happened, to which resource, by whom, and
@@ -11,20 +12,7 @@ import { toSprint } from '../db/sprints.ts';
  * carries both), so the activity history and the webhooks tell the same story.
  */
 
-/** Every event a webhook can subscribe to. */
-export const eventTypes = [
-  'issue.created',
-  'issue.updated',
-  'issue.deleted',
-  'comment.created',
-  'comment.updated',
-  'comment.deleted',
-  'sprint.activated',
-  'sprint.completed',
-  'sprint.deleted',
-  'project.deleted',
-] as const;
-export type EventType = (typeof eventTypes)[number];
+export { eventTypes, type EventType } from './event-types.ts';
 
 /** One changed field. `from`/`to` are absent where the value is not repeated (a description). */
 export interface FieldChange {

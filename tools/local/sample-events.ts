@@ -76,6 +76,11 @@ export const samples: Record<string, Sample> = {
     body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
   },
   mcpStream: { headers: { Accept: 'text/event-stream' } },
+  listWebhooks: listQuery,
+  createWebhook: { body: { webhook: { url: 'https://hooks.example.com/sprint-ticketing', events: ['issue.created'] } } },
+  updateWebhook: { body: { webhook: { events: ['issue.created', 'sprint.completed'] } } },
+  replaceWebhook: { body: { webhook: { active: true } } },
+  redeliverWebhookDelivery: { params: { delivery_id: 'msg_sample' } },
 };
 
 /** A UUID-shaped id derived from a name: generated files stay the same from run to run. */
