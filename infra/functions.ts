@@ -10,8 +10,10 @@ export const authorizerEntry = 'functions/authorizer.ts';
 export const cascadeEntry = 'functions/cascade.ts';
 /** The change feed's stream consumer (activity). */
 export const changeFeedEntry = 'functions/change-feed.ts';
+/** The webhook delivery function, fed by the delivery queue. */
+export const deliveryEntry = 'functions/webhooks/deliver.ts';
 /** The change feed's functions. */
-export const changeFeedEntries = [changeFeedEntry];
+export const changeFeedEntries = [changeFeedEntry, deliveryEntry];
 
 export interface HandlerModule {
   /** Handler module relative to the repository root. */

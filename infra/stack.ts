@@ -86,6 +86,10 @@ export class ServiceStack extends Stack {
       value: api.usagePlan.usagePlanId,
       description: 'USAGE_PLAN_ID for the admin CLI (API key per organisation)',
     });
+    new CfnOutput(this, 'DeliveryDeadLetterQueueUrl', {
+      value: this.changeFeed.deadLetters.queueUrl,
+      description: 'Webhook delivery messages that failed to run',
+    });
     new CfnOutput(this, 'CascadeFailureQueueUrl', {
       value: cascade.failures.queueUrl,
       description: 'Stream records the cascade consumer gave up on',

@@ -1,10 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { changeFeedStreamFilters } from '../../lib/db/table.ts';
-import { changeFeedEntry } from '../functions.ts';
+import { changeFeedEntry, deliveryEntry } from '../functions.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
 
@@ -13,29 +13,47 @@ export interface ChangeFeedProps {
 }
 
 /**
- * `functions/change-feed.ts` on the table's stream, on an event source mapping of its own (so a
- * slow change feed never delays the cascade's): every insert, modify and remove of projects,
- * sprints, issues and comments reaches it, filtered by Lambda; it writes the activity history.
+ * The change feed (docs/change-feed.md), from managed pieces:
+ * - `functions/change-feed.ts` on the table's stream, on an event source mapping of its own (a slow
+ *   change feed never delays the cascade's), filtered by Lambda to the writes it reports; it writes
+ *   the activity history and sends one message per (endpoint, event) to the delivery queue;
+ * - the delivery queue (SQS), whose message delays hold retries back (at most 15 minutes a hop);
+ * - `functions/webhooks/deliver.ts` on that queue: each message one attempt, a batch's messages in
+ *   parallel, failures reported per message; a message that keeps failing to run (not a failed
+ *   attempt, which is recorded and re-queued) ends in the dead-letter queue.
  */
 export class ChangeFeed extends Construct {
   readonly consumer: ServiceFunction;
   /** Stream records the consumer gave up on, with their stream position. */
   readonly failures: Queue;
+  readonly deliveries: Queue;
+  readonly deadLetters: Queue;
+  readonly deliverer: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: ChangeFeedProps) {
     super(scope, id);
+    const tableName = props.table.table.tableName;
+    const queueDefaults = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
+
+    this.deadLetters = new Queue(this, 'DeliveryDeadLetters', { ...queueDefaults, retentionPeriod: Duration.days(14) });
+    const deliveryTimeout = Duration.seconds(30);
+    this.deliveries = new Queue(this, 'Deliveries', {
+      ...queueDefaults,
+      // Lambda's advice: at least six times the consumer's timeout.
+      visibilityTimeout: Duration.seconds(deliveryTimeout.toSeconds() * 6),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: 5 },
+    });
+
     this.consumer = new ServiceFunction(this, 'Consumer', {
       entry: changeFeedEntry,
-      description: 'Change feed: activity history from the table stream',
-      environment: { TABLE_NAME: props.table.table.tableName },
+      description: 'Change feed: activity history and webhook deliveries from the table stream',
+      environment: { TABLE_NAME: tableName, DELIVERY_QUEUE_URL: this.deliveries.queueUrl },
       timeout: Duration.minutes(1),
     });
     props.table.grant(this.consumer, 'write');
-    this.failures = new Queue(this, 'Failures', {
-      retentionPeriod: Duration.days(14),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
+    this.deliveries.grantSendMessages(this.consumer);
+    this.failures = new Queue(this, 'Failures', { ...queueDefaults, retentionPeriod: Duration.days(14) });
     this.consumer.addEventSource(
       new DynamoEventSource(props.table.table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
@@ -48,6 +66,20 @@ export class ChangeFeed extends Construct {
         onFailure: new SqsDlq(this.failures),
         filters: changeFeedStreamFilters.map((pattern) => FilterCriteria.filter(pattern as unknown as Record<string, unknown>)),
       }),
+    );
+
+    this.deliverer = new ServiceFunction(this, 'Deliverer', {
+      entry: deliveryEntry,
+      description: 'Webhook delivery: one signed POST per queue message, retried through the queue',
+      environment: { TABLE_NAME: tableName, DELIVERY_QUEUE_URL: this.deliveries.queueUrl },
+      // A batch's messages go in parallel, each waiting at most 10 s for its receiver.
+      timeout: deliveryTimeout,
+    });
+    props.table.grant(this.deliverer, 'write');
+    // It re-queues its own retries; the event source mapping grants the receive and delete.
+    this.deliveries.grantSendMessages(this.deliverer);
+    this.deliverer.addEventSource(
+      new SqsEventSource(this.deliveries, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 50 }),
     );
   }
 }

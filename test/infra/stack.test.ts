@@ -353,7 +353,7 @@ describe('the change feed', () => {
   const mappingOf = (fnId: string) =>
     ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.FunctionName.Ref === fnId);
 
-  it('reads the stream on a mapping of its own: every write of projects, sprints, issues and comments, never tokens', () => {
+  it('reads the stream on a mapping of its own: every write of projects, sprints, issues and comments, and redelivery requests', () => {
     const mappings = mappingOf(logicalId(stack.changeFeed.consumer));
     expect(mappings).toHaveLength(1);
     const p = mappings[0]![1].Properties;
@@ -362,6 +362,13 @@ describe('the change feed', () => {
     expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
       { dynamodb: { NewImage: { type: { S: types } } } },
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: types } } } },
+      {
+        eventName: ['MODIFY'],
+        dynamodb: {
+          NewImage: { type: { S: ['delivery'] }, status: { S: ['pending'] } },
+          OldImage: { status: { S: ['succeeded', 'failed', 'cancelled'] } },
+        },
+      },
     ]);
     expect(p).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
@@ -369,5 +376,49 @@ describe('the change feed', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(stack.changeFeed.failures), 'Arn'] } } },
     });
+  });
+
+  it('queues deliveries in an encrypted SQS queue with a dead-letter queue', () => {
+    const queue = resources[logicalId(stack.changeFeed.deliveries)]!.Properties;
+    expect(queue.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(stack.changeFeed.deadLetters), 'Arn'] },
+      maxReceiveCount: 5,
+    });
+    expect(queue.SqsManagedSseEnabled).toBe(true);
+    // At least six times the delivery function's timeout.
+    const deliverer = resources[logicalId(stack.changeFeed.deliverer)]!.Properties;
+    expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(6 * deliverer.Timeout);
+  });
+
+  it('feeds the delivery function from the queue, reporting failures per message', () => {
+    const [mapping] = mappingOf(logicalId(stack.changeFeed.deliverer));
+    expect(mapping![1].Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.changeFeed.deliveries), 'Arn'] },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('grants least privilege: the consumer and the deliverer may send to the delivery queue, only the deliverer receive', () => {
+    const queueArn = { 'Fn::GetAtt': [logicalId(stack.changeFeed.deliveries), 'Arn'] };
+    const sqsActionsOf = (fn: { role?: unknown }) => {
+      const roleId = stack.getLogicalId((fn.role as { node: { defaultChild: never } }).node.defaultChild);
+      return ofType('AWS::IAM::Policy')
+        .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(roleId))
+        .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
+        .filter((st) => [st.Action].flat().some((a) => a.startsWith('sqs:')))
+        .map((st) => ({ actions: [st.Action].flat().sort(), resource: st.Resource }));
+    };
+    const consumer = sqsActionsOf(stack.changeFeed.consumer).filter(
+      (st) => JSON.stringify(st.resource) === JSON.stringify(queueArn),
+    );
+    expect(consumer.flatMap((st) => st.actions)).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+    const deliverer = sqsActionsOf(stack.changeFeed.deliverer).flatMap((st) => st.actions);
+    expect(deliverer).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage']));
+    const env = (fn: { node: { defaultChild?: unknown } }) => resources[logicalId(fn)]!.Properties.Environment.Variables;
+    expect(env(stack.changeFeed.consumer).DELIVERY_QUEUE_URL).toEqual({ Ref: logicalId(stack.changeFeed.deliveries) });
+    expect(env(stack.changeFeed.deliverer).DELIVERY_QUEUE_URL).toEqual({ Ref: logicalId(stack.changeFeed.deliveries) });
+    // No route function can send to the queue: a redelivery goes through the table's stream.
+    for (const fn of stack.functions.values()) expect(sqsActionsOf(fn)).toEqual([]);
   });
 });
