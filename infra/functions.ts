@@ -8,6 +8,12 @@ import type { Route } from '../lib/routes.ts';
 export const authorizerEntry = 'functions/authorizer.ts';
 /** The table stream consumer. */
 export const cascadeEntry = 'functions/cascade.ts';
+/** The change feed's stream consumer (activity). */
+export const changeFeedEntry = 'functions/change-feed.ts';
+/** The webhook delivery function, fed by the delivery queue. */
+export const deliveryEntry = 'functions/webhooks/deliver.ts';
+/** The change feed's functions. */
+export const changeFeedEntries = [changeFeedEntry, deliveryEntry];
 
 export interface HandlerModule {
   /** Handler module relative to the repository root. */
@@ -39,7 +45,7 @@ export function functionId(entry: string): string {
     .join('');
 }
 
-/** Every function of the stack: one per handler module, the authorizer and the stream consumer. */
+/** Every function of the stack: one per handler module, the authorizer and the stream consumers. */
 export function allFunctionEntries(routes: Route[]): string[] {
-  return [...handlerModules(routes).map((m) => m.entry), authorizerEntry, cascadeEntry];
+  return [...handlerModules(routes).map((m) => m.entry), authorizerEntry, cascadeEntry, ...changeFeedEntries];
 }

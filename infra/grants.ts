@@ -4,7 +4,7 @@
  * (tools/local/permissions.ts) refuses any DynamoDB call outside it, so every e2e test exercises it.
  */
 import type { Route } from '../lib/routes.ts';
-import { type HandlerModule, authorizerEntry, cascadeEntry } from './functions.ts';
+import { type HandlerModule, authorizerEntry, cascadeEntry, changeFeedEntry, deliveryEntry } from './functions.ts';
 
 export type TableAccess = 'none' | Route['access'];
 
@@ -44,6 +44,7 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/issues/update.ts': ['LSI1Keys'],
   'functions/backlog/update.ts': ['LSI1Keys'],
   'functions/sprints/complete.ts': ['LSI1'],
+  'functions/webhooks/deliveries.ts': ['LSI1'],
   // The MCP tools list, find comments by id and place issues.
   'functions/mcp.ts': ['LSI1', 'LSI1Keys', 'GSI1'],
 };
@@ -82,10 +83,26 @@ export const cascadeGrant: TableGrant = {
   indexes: ['LSI1Keys'],
 };
 
+/**
+ * The change feed's stream consumer (functions/change-feed.ts): writes each activity entry in a
+ * transaction with its parent's counter and existence checks, finds the organisation's webhooks
+ * (Query, LSI1 in order), writes one delivery record per endpoint and event, and removes a deleted
+ * sprint's activity in batches (BatchWriteItem).
+ */
+export const changeFeedGrant: TableGrant = { actions: [...tableActions.write, 'dynamodb:BatchWriteItem'], indexes: ['LSI1'] };
+
+/**
+ * The webhook delivery function (functions/webhooks/deliver.ts): reads the endpoint and its
+ * delivery, records each attempt and, after days of failures, disables the endpoint.
+ */
+export const deliveryGrant: TableGrant = { actions: tableActions.write, indexes: [] };
+
 /** The grant of any function of the stack, by entry module. */
 export function grantOf(entry: string, modules: HandlerModule[]): TableGrant {
   if (entry === authorizerEntry) return authorizerGrant;
   if (entry === cascadeEntry) return cascadeGrant;
+  if (entry === changeFeedEntry) return changeFeedGrant;
+  if (entry === deliveryEntry) return deliveryGrant;
   const module = modules.find((m) => m.entry === entry);
   if (!module) throw new Error(`no function for ${entry}`);
   return grantFor(module);

@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import type { Route } from '../lib/routes.ts';
 import { CascadeConsumer } from './constructs/cascade-consumer.ts';
 import { Monitoring } from './constructs/monitoring.ts';
+import { ChangeFeed } from './constructs/change-feed.ts';
 import { ServiceApi } from './constructs/service-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { ServiceTable } from './constructs/service-table.ts';
@@ -32,6 +33,7 @@ export class ServiceStack extends Stack {
   readonly cascade: CascadeConsumer;
   readonly monitoring: Monitoring;
   readonly webAcl?: WebAcl;
+  readonly changeFeed: ChangeFeed;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -118,6 +120,7 @@ export class ServiceStack extends Stack {
     this.functions = functions;
     this.api = api;
     this.cascade = cascade;
+    this.changeFeed = new ChangeFeed(this, 'ChangeFeed', { table, logs, environment: stageEnvironment });
 
     new CfnOutput(this, 'Stage', { value: config.stage, description: 'Deployment stage' });
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the REST API' });
@@ -131,6 +134,10 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'UsagePlanId', {
       value: api.usagePlan.usagePlanId,
       description: 'USAGE_PLAN_ID for the admin CLI (API key per organisation)',
+    });
+    new CfnOutput(this, 'DeliveryDeadLetterQueueUrl', {
+      value: this.changeFeed.deadLetters.queueUrl,
+      description: 'Webhook delivery messages that failed to run',
     });
     new CfnOutput(this, 'CascadeFailureQueueUrl', {
       value: cascade.failures.queueUrl,

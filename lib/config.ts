@@ -16,6 +16,11 @@ function required(name: string, localDefault: string): string {
   return localDefault;
 }
 
+function positive(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value && Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
 export const config = {
   /** The one DynamoDB table (the CDK stack sets it on every function). */
   tableName: required('TABLE_NAME', 'sprint-ticketing'),
@@ -26,6 +31,23 @@ export const config = {
   localCredentials: {
     accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local',
     secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local',
+  },
+  /** The webhook delivery queue (SQS); unset locally, where an in-process queue stands in. */
+  deliveryQueueUrl: env.DELIVERY_QUEUE_URL || undefined,
+  /** Webhook delivery (docs/change-feed.md); the environment overrides exist for tests only. */
+  webhooks: {
+    /** Loopback receivers are allowed locally (`npm start`, tests); never on Lambda. */
+    allowLoopback: !onLambda && env.WEBHOOK_ALLOW_LOOPBACK === '1',
+    /** Delay after the first failed attempt; it doubles after each failure. */
+    backoffBaseMs: positive(env.WEBHOOK_BACKOFF_BASE_MS, 10_000),
+    /** Longest wait between two attempts. */
+    backoffMaxMs: positive(env.WEBHOOK_BACKOFF_MAX_MS, 3_600_000),
+    /** How long a delivery is retried after its first attempt before it is marked failed. */
+    retryWindowMs: positive(env.WEBHOOK_RETRY_WINDOW_MS, 24 * 3_600_000),
+    /** How long an endpoint may fail without a success before it is disabled. */
+    disableAfterMs: positive(env.WEBHOOK_DISABLE_AFTER_MS, 3 * 24 * 3_600_000),
+    /** A receiver must answer within this. */
+    timeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000),
   },
   /** The `service` of every log line. */
   serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'sprint-ticketing',

@@ -9,6 +9,7 @@
  * for `Idempotency-Key`. Rows that come in pairs are written once (`patchAndPut`, `transition`).
  */
 import type { z } from 'zod';
+import { Activity } from './schemas/activity.ts';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
 import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
@@ -17,6 +18,7 @@ import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
 import { SprintCompleteBody, VelocityQuery } from './schemas/sprint-outcomes.ts';
+import { Delivery, DeliveryList, Webhook, WebhookCreateBody, WebhookUpdateBody, WebhookWithSecret } from './schemas/webhooks.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -154,6 +156,7 @@ const sprintPath = `${projectPath}/sprints/{sprint_id}`;
 const sprintIssuePath = `${sprintPath}/issues/{issue_id}`;
 const backlogIssuePath = `${projectPath}/issues/{issue_id}`;
 const commentPath = '/api/v1/comments/{id}';
+const webhookPath = '/api/v1/webhooks/{webhook_id}';
 
 const document = (format: string, schema: z.ZodType, mediaType?: string): Spec => ({
   id: `getOpenApi${format}`,
@@ -496,6 +499,88 @@ export const routes: Route[] = [
     summary: 'Delete an issue of the backlog with its comments',
     tag: 'Backlog',
     success: { status: 204, description: 'Deleted' },
+  }),
+
+  // Activity: who changed what, oldest first (written from the table's stream, see docs/change-feed.md)
+  route('GET', `${sprintIssuePath}/activity`, 'functions/activity/issue.ts', {
+    id: 'listSprintIssueActivity',
+    summary: "An issue's activity: its creation, each changed field (from, to), comments; with actor and time",
+    tag: 'Activity',
+    success: { status: 200, schema: Activity, list: true, description: 'Activity, oldest first' },
+  }),
+  route('GET', `${backlogIssuePath}/activity`, 'functions/activity/issue.ts', {
+    id: 'listBacklogIssueActivity',
+    summary: "A backlog issue's activity: its creation, each changed field (from, to), comments; with actor and time",
+    tag: 'Activity',
+    success: { status: 200, schema: Activity, list: true, description: 'Activity, oldest first' },
+  }),
+  route('GET', `${sprintPath}/activity`, 'functions/activity/sprint.ts', {
+    id: 'listSprintActivity',
+    summary: "A sprint's activity: its activation and completion, with actor and time",
+    tag: 'Activity',
+    success: { status: 200, schema: Activity, list: true, description: 'Activity, oldest first' },
+  }),
+
+  // Webhooks (admins only): signed deliveries of changes, retried (docs/change-feed.md)
+  route('GET', '/api/v1/webhooks', 'functions/webhooks/list.ts', {
+    id: 'listWebhooks',
+    summary: "List the organisation's webhook endpoints (admins only)",
+    tag: 'Webhooks',
+    success: { status: 200, schema: Webhook, list: true, description: 'Endpoints, in creation order' },
+    errors: [403],
+  }),
+  // Secret-bearing answers never honour Idempotency-Key: a replay would have to store the secret.
+  route('POST', '/api/v1/webhooks', 'functions/webhooks/create.ts', {
+    id: 'createWebhook',
+    summary: 'Register a webhook endpoint (admins only); returns its signing secret once',
+    tag: 'Webhooks',
+    body: WebhookCreateBody,
+    success: { status: 201, schema: WebhookWithSecret, description: 'The endpoint and its secret' },
+    errors: [403],
+  }),
+  route('GET', webhookPath, 'functions/webhooks/get.ts', {
+    id: 'getWebhook',
+    summary: 'Retrieve a webhook endpoint (admins only)',
+    tag: 'Webhooks',
+    success: { status: 200, schema: Webhook, description: 'The endpoint' },
+    errors: [403],
+  }),
+  ...patchAndPut(webhookPath, 'functions/webhooks/update.ts', {
+    id: 'updateWebhook',
+    summary: 'Update a webhook endpoint (admins only); `active: true` re-enables a disabled one',
+    tag: 'Webhooks',
+    body: WebhookUpdateBody,
+    success: { status: 200, schema: Webhook, description: 'The endpoint' },
+    errors: [403],
+  }),
+  route('DELETE', webhookPath, 'functions/webhooks/delete.ts', {
+    id: 'deleteWebhook',
+    summary: 'Delete a webhook endpoint (admins only); its pending deliveries are cancelled',
+    tag: 'Webhooks',
+    success: { status: 204, description: 'Deleted' },
+    errors: [403],
+  }),
+  route('POST', `${webhookPath}/secret`, 'functions/webhooks/rotate-secret.ts', {
+    id: 'rotateWebhookSecret',
+    summary: 'Rotate the signing secret (admins only); the new one is shown once, the old one signs for 24 hours more',
+    tag: 'Webhooks',
+    success: { status: 200, schema: WebhookWithSecret, description: 'The endpoint and its new secret' },
+    errors: [403],
+  }),
+  route('GET', `${webhookPath}/deliveries`, 'functions/webhooks/deliveries.ts', {
+    id: 'listWebhookDeliveries',
+    summary: "An endpoint's 100 most recent deliveries, newest first (admins only)",
+    tag: 'Webhooks',
+    success: { status: 200, schema: DeliveryList, description: 'Deliveries, newest first' },
+    errors: [403],
+  }),
+  route('POST', `${webhookPath}/deliveries/{delivery_id}/redeliver`, 'functions/webhooks/redeliver.ts', {
+    id: 'redeliverWebhookDelivery',
+    summary: 'Send a finished delivery again, same webhook-id and body (admins only); 422 while it is pending',
+    tag: 'Webhooks',
+    success: { status: 200, schema: Delivery, description: 'The delivery, pending again' },
+    errors: [403, 422],
+    unprocessable: 'error',
   }),
 
   // MCP server (Streamable HTTP, stateless, JSON responses; the same bearer token and rate limit)

@@ -194,7 +194,8 @@ export async function deleteIssueComments(
   return forEachPage(
     {
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': skPrefixes.issueComments(issueId) },
+      // Comments and activity alike (lib/db/keys.ts: both are stored under the issue's SK).
+      ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': skPrefixes.underIssue(issueId) },
       ProjectionExpression: 'PK, SK',
     },
     options,

@@ -14,6 +14,10 @@
  * | ORG#o#P#p        | VELOCITY#t#s        |                          | completed sprint's summary (velocity)  |
  * | ORG#o#P#p        | ISSUE#i             | S#s#pos#i or B#pos#i     | issue, in a sprint or the backlog      |
  * | ORG#o#P#p        | ISSUE#i#C#c         | C#i#c                    | comment (GSI1: ORG#o#COMMENT#c)        |
+ * | ORG#o#P#p        | ISSUE#i#A#seq       | IA#i#seq                 | issue activity (change feed)           |
+ * | ORG#o#P#p        | SPRINT#s#A#seq      | SA#s#seq                 | sprint activity (change feed)          |
+ * | ORG#o            | WEBHOOK#w           | WEBHOOK#w                | webhook endpoint (+ signing secret)    |
+ * | ORG#o#W#w        | DELIVERY#d          | D#time#d                 | webhook delivery (TTL expires_at)      |
  * | TOKEN#sha256     | TOKEN               |                          | API token -> principal, rate bucket    |
  * | IDEMPOTENCY#k    | IDEMPOTENCY         |                          | Idempotency-Key record (TTL expires_at)|
  * | IDEMPOTENCY#k    | PART#n              |                          | part n of a large stored response (TTL)|
@@ -25,6 +29,9 @@
  */
 
 const pad = (n: number, width = 10) => String(n).padStart(width, '0');
+
+/** Stream sequence numbers are decimal strings of up to 40 digits; padded, string order is stream order. */
+const padSequence = (sequence: string) => sequence.padStart(40, '0');
 
 /** Positions are non-negative safe integers; padded so that string order is numeric order. */
 export const padPosition = (pos: number) => pad(pos, 16);
@@ -65,6 +72,21 @@ export const keys = {
     PK: projectPk(orgId, projectId),
     SK: `VELOCITY#${completedAt}#${pad(sprintId)}`,
   }),
+  /** An activity entry of an issue: `sequence` is the stream record's, so a replay finds it written. */
+  issueActivity: (orgId: number, projectId: number, issueId: number, sequence: string): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `ISSUE#${pad(issueId)}#A#${padSequence(sequence)}`,
+  }),
+  sprintActivity: (orgId: number, projectId: number, sprintId: number, sequence: string): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `SPRINT#${pad(sprintId)}#A#${padSequence(sequence)}`,
+  }),
+  webhook: (orgId: number, webhookId: number): Key => ({ PK: orgPk(orgId), SK: `WEBHOOK#${pad(webhookId)}` }),
+  /** One partition per endpoint: a busy endpoint's deliveries never crowd the organisation's. */
+  delivery: (orgId: number, webhookId: number, deliveryId: string): Key => ({
+    PK: `${orgPk(orgId)}#W#${pad(webhookId)}`,
+    SK: `DELIVERY#${deliveryId}`,
+  }),
   token: (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
   /**
    * An Idempotency-Key record; `key` is the persistence layer's hash of (account, route, path, key).
@@ -89,6 +111,11 @@ export const listKeys = {
     `S#${pad(sprintId)}#${padPosition(position)}#${pad(issueId)}`,
   backlogIssue: (position: number, issueId: number) => `B#${padPosition(position)}#${pad(issueId)}`,
   comment: (issueId: number, commentId: number) => `C#${pad(issueId)}#${pad(commentId)}`,
+  issueActivity: (issueId: number, sequence: string) => `IA#${pad(issueId)}#${padSequence(sequence)}`,
+  sprintActivity: (sprintId: number, sequence: string) => `SA#${pad(sprintId)}#${padSequence(sequence)}`,
+  webhook: (webhookId: number) => `WEBHOOK#${pad(webhookId)}`,
+  /** Deliveries newest last by creation time (listed backwards). */
+  delivery: (createdAtMs: number, deliveryId: string) => `D#${pad(createdAtMs, 15)}#${deliveryId}`,
 };
 
 /** A collection to list: the partition and the LSK prefix its members share. */
@@ -110,6 +137,16 @@ export const collections = {
     pk: projectPk(orgId, projectId),
     prefix: `C#${pad(issueId)}#`,
   }),
+  issueActivity: (orgId: number, projectId: number, issueId: number): Collection => ({
+    pk: projectPk(orgId, projectId),
+    prefix: `IA#${pad(issueId)}#`,
+  }),
+  sprintActivity: (orgId: number, projectId: number, sprintId: number): Collection => ({
+    pk: projectPk(orgId, projectId),
+    prefix: `SA#${pad(sprintId)}#`,
+  }),
+  webhooks: (orgId: number): Collection => ({ pk: orgPk(orgId), prefix: 'WEBHOOK#' }),
+  deliveries: (orgId: number, webhookId: number): Collection => ({ pk: `${orgPk(orgId)}#W#${pad(webhookId)}`, prefix: 'D#' }),
   /** Everything under a project (its sprints, issues and comments): the cascade of a project delete. */
   projectContents: (orgId: number, projectId: number) => ({ pk: projectPk(orgId, projectId) }),
 };
@@ -119,6 +156,9 @@ export const skPrefixes = {
   issueComments: (issueId: number) => `ISSUE#${pad(issueId)}#C#`,
   /** The parts of a stored Idempotency-Key response, in its record's partition. */
   idempotencyParts: 'PART#',
+  /** Everything stored under an issue: its comments and its activity (not the issue itself). */
+  underIssue: (issueId: number) => `ISSUE#${pad(issueId)}#`,
+  sprintActivity: (sprintId: number) => `SPRINT#${pad(sprintId)}#A#`,
 };
 
 /** Base-table SK prefix of a project's completed-sprint summaries (newest last). */

@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
+import { stampUpdate } from './actor.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
@@ -133,15 +134,17 @@ export async function updateProject(orgId: number, projectId: number, changes: P
   if (changes.prefix === undefined) {
     try {
       const out = await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.project(orgId, projectId),
-          UpdateExpression: expression,
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
+        new UpdateCommand(
+          stampUpdate({
+            TableName: tableName,
+            Key: keys.project(orgId, projectId),
+            UpdateExpression: expression,
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW' as const,
+          }),
+        ),
       );
       return toProject(out.Attributes ?? {});
     } catch (err) {

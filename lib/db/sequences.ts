@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
-export type SequenceName = 'account' | 'project' | 'sprint' | 'issue' | 'comment';
+export type SequenceName = 'account' | 'project' | 'sprint' | 'issue' | 'comment' | 'webhook';
 
 /**
  * Next integer id of a per-organisation sequence: one atomic ADD. A number is never handed out

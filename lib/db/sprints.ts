@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Sprint, SprintStatus } from '../schemas/sprints.ts';
+import { stampUpdate } from './actor.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
@@ -273,15 +274,17 @@ export async function setSprintActive(
   ];
   try {
     const out = await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.sprint(orgId, projectId, sprintId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: `#status = :planning AND ${startGuard} AND (attribute_not_exists(#receiving) OR #receiving = :zero)`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
+      new UpdateCommand(
+        stampUpdate({
+          TableName: tableName,
+          Key: keys.sprint(orgId, projectId, sprintId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: `#status = :planning AND ${startGuard} AND (attribute_not_exists(#receiving) OR #receiving = :zero)`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW' as const,
+        }),
+      ),
     );
     return out.Attributes as SprintItem;
   } catch (err) {

@@ -72,3 +72,22 @@ export const cascadeStreamFilters = [
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: [...cascadingTypes] } } } },
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
 ] as const;
+
+/**
+ * Event filters of the change feed consumer (functions/change-feed.ts), any of which lets a record
+ * through: every insert and modify, and every remove, of the item types whose changes the activity
+ * history and the webhooks report, and redelivery requests. Tokens, idempotency records and the
+ * deliveries' own progress pass no filter.
+ */
+export const changeFeedStreamFilters = [
+  { dynamodb: { NewImage: { type: { S: ['project', 'sprint', 'issue', 'comment'] } } } },
+  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'comment'] } } } },
+  // A redelivery asked for (lib/domain/webhooks.ts): a finished delivery made pending again.
+  {
+    eventName: ['MODIFY'],
+    dynamodb: {
+      NewImage: { type: { S: ['delivery'] }, status: { S: ['pending'] } },
+      OldImage: { status: { S: ['succeeded', 'failed', 'cancelled'] } },
+    },
+  },
+] as const;

@@ -1,6 +1,7 @@
 import { BatchGetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { UnavailableError } from '../domain/errors.ts';
 import { db, tableName } from './client.ts';
+import { stampItem } from './actor.ts';
 import { cancellationCodes } from './errors.ts';
 import type { Key } from './keys.ts';
 
@@ -63,12 +64,12 @@ export async function rereadOnStale<T>(step: () => Promise<T>, attempts = STALE_
  * Sends one TransactWriteItems. A condition that fails throws `Refused` with the reason of the
  * first failing item. A TransactionConflict (another transaction held one of the items; nothing
  * was applied, every condition still stands) is retried a few times with jitter before it
- * surfaces, as a 503, through the error mapper.
+ * surfaces, as a 503, through the error mapper. Puts and updates carry the actor (lib/db/actor.ts).
  */
 export async function transact(items: GuardedItem[]): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await db.send(new TransactWriteCommand({ TransactItems: items.map((i) => i.item) }));
+      await db.send(new TransactWriteCommand({ TransactItems: items.map((i) => stampItem(i.item)) }));
       return;
     } catch (err) {
       const codes = cancellationCodes(err);

@@ -4,6 +4,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
+import { asActor } from '../db/actor.ts';
 import { BadRequestError, NotFoundError, RateLimitedError, UnauthorizedError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { RateDecision } from '../domain/ratelimit.ts';
@@ -132,17 +133,20 @@ export function routeHandler<Body = unknown>(
         const auth = readAuthorizerContext(event.requestContext.authorizer);
         if (!auth) throw new UnauthorizedError('Missing or invalid API token');
         const schema = options.body;
-        const result = await fn({
-          event,
-          principal: auth.principal,
-          params: event.pathParameters ?? {},
-          query: event.queryStringParameters ?? {},
-          body: event.body,
-          input: async () => {
-            if (!schema) throw new Error('this route takes no body');
-            return parseOrThrow(await schema(), event.body, schema.wrapped) as Body;
-          },
-        });
+        // Every write the handler makes records the caller as its actor (lib/db/actor.ts).
+        const result = await asActor(auth.principal.accountId, () =>
+          fn({
+            event,
+            principal: auth.principal,
+            params: event.pathParameters ?? {},
+            query: event.queryStringParameters ?? {},
+            body: event.body,
+            input: async () => {
+              if (!schema) throw new Error('this route takes no body');
+              return parseOrThrow(await schema(), event.body, schema.wrapped) as Body;
+            },
+          }),
+        );
         if (result.body === undefined) return { statusCode: result.status, headers: { ...result.headers }, body: '' };
         return json(result.status, result.body, result.headers);
       })

@@ -24,6 +24,7 @@ interface Fixture {
   issue: Record<string, any>;
   backlogIssue: Record<string, any>;
   comment: Record<string, any>;
+  webhook: Record<string, any>;
 }
 
 /**
@@ -63,7 +64,10 @@ async function fixture(): Promise<Fixture> {
   const issue = await made(`${pp}/sprints/${sprint.id}/issues`, { issue: { title: 'Issue', story_points: 3 } });
   const backlogIssue = await made(`${pp}/issues`, { issue: { title: 'Backlog issue' } });
   const comment = await made(`${pp}/sprints/${sprint.id}/issues/${issue.id}/comments`, { comment: { body: 'Comment' } });
-  return { client, project, sprint, issue, backlogIssue, comment };
+  const webhook = await made('/api/v1/webhooks', {
+    webhook: { url: 'https://hooks.example.com/in', events: ['project.deleted'] },
+  });
+  return { client, project, sprint, issue, backlogIssue, comment, webhook };
 }
 
 /** Everything a write could change, read over HTTP: equal before and after means nothing was written. */
@@ -79,6 +83,7 @@ async function snapshot(fx: Fixture) {
     `${pp}/issues?per_page=100`,
     `${sp}/issues/${fx.issue.id}/comments?per_page=100`,
     `/api/v1/comments/${fx.comment.id}`,
+    '/api/v1/webhooks?per_page=100',
   ];
   const out = await Promise.all(reads.map((path) => fx.client.get(path)));
   return out.map((r) => ({ status: r.status, body: r.body, total: r.headers.get('x-total-count') }));
@@ -90,6 +95,8 @@ function pathFor(route: Route, fx: Fixture): string {
     .replace('{project_id}', String(fx.project.id))
     .replace('{sprint_id}', String(fx.sprint.id))
     .replace('{issue_id}', String(inSprint ? fx.issue.id : fx.backlogIssue.id))
+    .replace('{webhook_id}', String(fx.webhook.id))
+    .replace('{delivery_id}', 'msg_none')
     .replace('{id}', () => {
       if (route.path.startsWith('/api/v1/comments')) return String(fx.comment.id);
       if (route.path.includes('/issues/{id}')) return String(inSprint ? fx.issue.id : fx.backlogIssue.id);
@@ -194,6 +201,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return { body: 'Made comment' };
     case 'account':
       return { name: 'Made', email: `made-${Math.random().toString(36).slice(2)}@example.com` };
+    case 'webhook':
+      return create ? { url: 'https://hooks.example.com/made', events: ['project.deleted'] } : { active: true };
     default:
       throw new Error(`no valid payload for "${wrapper}"`);
   }
@@ -207,6 +216,8 @@ function readBackPath(wrapper: string, resource: Record<string, any>): string {
       return `/api/v1/projects/${resource.id}`;
     case 'sprint':
       return `${pp}/sprints/${resource.id}`;
+    case 'webhook':
+      return `/api/v1/webhooks/${resource.id}`;
     case 'issue':
       return resource.sprint_id === null
         ? `${pp}/issues/${resource.id}`

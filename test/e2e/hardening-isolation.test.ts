@@ -19,6 +19,9 @@ interface Seeded {
   backlogIssue: Record<string, any>;
   comment: Record<string, any>;
   backlogComment: Record<string, any>;
+  webhook: Record<string, any>;
+  /** A delivery id of A's endpoint (none need exist: the endpoint already is not B's). */
+  delivery: { id: string };
   extraAccountId: number;
 }
 
@@ -53,10 +56,23 @@ beforeAll(async () => {
   );
   // A third account: an id B's organisation (admin 1, member 2) does not have.
   const extra = await createAccountInOrg(orgA.orgId, { name: `${tag} extra`, email: `${tag}-extra@example.com`, role: 'member' });
+  const webhook = ok(
+    await client.post('/api/v1/webhooks', { webhook: { url: `https://hooks.example.com/${tag}`, events: ['project.deleted'] } }),
+  );
   a = {
     client,
     tag,
-    seeded: { project, sprint, issue, backlogIssue, comment, backlogComment, extraAccountId: extra.account.id },
+    seeded: {
+      project,
+      sprint,
+      issue,
+      backlogIssue,
+      comment,
+      backlogComment,
+      webhook,
+      delivery: { id: 'msg_none' },
+      extraAccountId: extra.account.id,
+    },
   };
   const orgB = await newOrganisation();
   b = { client: apiClient(gateway.baseUrl, orgB.admin.token), orgId: orgB.orgId };
@@ -80,6 +96,10 @@ function resourceFor(route: Route, param: string, segmentBefore: string): Record
       return inSprint ? seeded.issue : seeded.backlogIssue;
     case 'comments':
       return seeded.comment;
+    case 'webhooks':
+      return seeded.webhook;
+    case 'deliverys':
+      return seeded.delivery;
     default:
       throw new Error(`${route.method} ${route.path}: no seeded resource for {${param}}; extend resourceFor`);
   }
@@ -108,6 +128,8 @@ function readPathOf(resource: Record<string, any>): string {
   if (resource === seeded.sprint) return `${pp}/sprints/${seeded.sprint.id}`;
   if (resource === seeded.issue) return `${pp}/sprints/${seeded.sprint.id}/issues/${seeded.issue.id}`;
   if (resource === seeded.backlogIssue) return `${pp}/issues/${seeded.backlogIssue.id}`;
+  if (resource === seeded.webhook) return `/api/v1/webhooks/${seeded.webhook.id}`;
+  if (resource === seeded.delivery) return `/api/v1/webhooks/${seeded.webhook.id}/deliveries`;
   return `/api/v1/comments/${resource.id}`;
 }
 
@@ -121,6 +143,7 @@ function validBody(route: Route): unknown {
     issue: { title: 'Intruder' },
     comment: { body: 'Intruder' },
     carry_over: { sprint_id: null },
+    webhook: { url: 'https://intruder.example.com/', events: ['*'] },
   };
   if (!(wrapper in samples)) throw new Error(`${route.method} ${route.path}: no sample body for "${wrapper}"`);
   return { [wrapper]: samples[wrapper] };

@@ -60,6 +60,9 @@ function injections(fx: Fixture): Record<string, unknown> {
     tat: 0,
     expires_at: 1,
     role: 'admin',
+    updated_by: SENTINEL,
+    secret: 'whsec_planted',
+    failing_since: SENTINEL_TIME,
   };
 }
 
@@ -73,6 +76,7 @@ interface Fixture {
   issue: Record<string, any>;
   backlogIssue: Record<string, any>;
   comment: Record<string, any>;
+  webhook: Record<string, any>;
   otherProjectId: number;
   otherSprintId: number;
   otherIssueId: number;
@@ -95,7 +99,11 @@ async function fixture(): Promise<Fixture> {
   const otherIssue = await made(`${pp}/sprints/${sprint.id}/issues`, { issue: { title: 'Other issue' } });
   const backlogIssue = await made(`${pp}/issues`, { issue: { title: 'Backlog issue' } });
   const comment = await made(`${pp}/sprints/${sprint.id}/issues/${issue.id}/comments`, { comment: { body: 'Target comment' } });
+  const webhook = await made('/api/v1/webhooks', {
+    webhook: { url: 'https://hooks.example.com/t', events: ['project.deleted'] },
+  });
   return {
+    webhook,
     client,
     orgId: org.orgId,
     adminId: org.admin.id,
@@ -126,6 +134,7 @@ function pathFor(route: Route, fx: Fixture): string {
     .replace('{project_id}', String(fx.project.id))
     .replace('{sprint_id}', String(fx.sprint.id))
     .replace('{issue_id}', String(route.path.includes('{sprint_id}') ? fx.issue.id : fx.backlogIssue.id))
+    .replace('{webhook_id}', String(fx.webhook.id))
     .replace('{id}', () => {
       if (route.path.startsWith('/api/v1/comments')) return String(fx.comment.id);
       if (route.path.includes('/issues/{id}'))
@@ -149,6 +158,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return { body: create ? 'Made comment' : 'Edited comment' };
     case 'account':
       return { name: 'Made account', email: `made-${tag}@example.com`, role: 'member' };
+    case 'webhook':
+      return create ? { url: `https://hooks.example.com/${tag}`, events: ['*'] } : { events: ['issue.created'] };
     default:
       throw new Error(`no valid payload for "${wrapper}": extend validFields`);
   }
@@ -165,6 +176,8 @@ function storedKey(wrapper: string, fx: Fixture, body: Record<string, any>): Key
       return keys.issue(fx.orgId, fx.project.id, body.id);
     case 'comment':
       return keys.comment(fx.orgId, fx.project.id, body.issue_id, body.id);
+    case 'webhook':
+      return keys.webhook(fx.orgId, body.id);
     default:
       return keys.account(fx.orgId, body.account?.id ?? body.id);
   }
@@ -176,6 +189,7 @@ const STORED_TYPE: Record<string, string> = {
   issue: 'issue',
   comment: 'comment',
   account: 'account',
+  webhook: 'webhook',
 };
 
 // A completion's optional body holds a transition's options, not a resource: test/e2e/sprint-outcomes.test.ts covers it.
@@ -233,6 +247,9 @@ describe('mass assignment: read-only, foreign and internal fields are never take
       'tat',
       'expires_at',
       'comments_count',
+      'updated_by',
+      'secret',
+      'failing_since',
       'polluted',
     ]) {
       if (key in item) expect(item[key], `stored ${key}`).not.toEqual(planted[key]);

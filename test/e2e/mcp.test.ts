@@ -36,6 +36,7 @@ describe('MCP server: protocol and authentication', () => {
         ...['list_sprints', 'get_sprint', 'get_sprint_summary', 'create_sprint', 'update_sprint'],
         ...['activate_sprint', 'complete_sprint', 'delete_sprint', 'get_sprint_report', 'get_velocity', 'get_burndown'],
         ...['list_issues', 'get_issue', 'create_issue', 'update_issue', 'move_issue', 'reorder_issue', 'delete_issue'],
+        ...['get_issue_activity'],
         ...['list_comments', 'add_comment', 'edit_comment', 'delete_comment'],
         ...['get_me', 'list_accounts'],
       ].sort(),

@@ -25,6 +25,14 @@ export default async function setup(project: TestProject) {
   // itself page by page through pending cascades, as a very large one does in AWS.
   process.env.CASCADE_TIMEOUT_MS ??= '20';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  // Webhook delivery on a fast clock (docs/change-feed.md): receivers on loopback, retries after
+  // 100 ms doubling to at most 800 ms, retried for 6 s, endpoints disabled after 10 s of failures.
+  process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+  process.env.WEBHOOK_BACKOFF_BASE_MS = '100';
+  process.env.WEBHOOK_BACKOFF_MAX_MS = '800';
+  process.env.WEBHOOK_RETRY_WINDOW_MS = '6000';
+  process.env.WEBHOOK_DISABLE_AFTER_MS = '10000';
+  process.env.WEBHOOK_TIMEOUT_MS = '2000';
   const { startLocalServices } = await import('../../tools/local/services.ts');
   const services = await startLocalServices(dynamo.endpoint);
   return async () => {

@@ -62,6 +62,7 @@ export const samples: Record<string, Sample> = {
   updateSprintIssue: { params: sprintIssue, body: { issue: { status: 'in_progress' } } },
   replaceSprintIssue: { params: sprintIssue, body: { issue: { story_points: 5 } } },
   deleteSprintIssue: { params: sprintIssue },
+  listSprintIssueActivity: { params: sprintIssue, ...listQuery },
   listBacklogIssues: listQuery,
   createBacklogIssue: { body: { issue: { title: 'Plan the return trip', story_points: 3 } } },
   updateBacklogIssue: { body: { issue: { description: 'Splashdown in the Pacific.' } } },
@@ -77,6 +78,11 @@ export const samples: Record<string, Sample> = {
     body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
   },
   mcpStream: { headers: { Accept: 'text/event-stream' } },
+  listWebhooks: listQuery,
+  createWebhook: { body: { webhook: { url: 'https://hooks.example.com/sprint-ticketing', events: ['issue.created'] } } },
+  updateWebhook: { body: { webhook: { events: ['issue.created', 'sprint.completed'] } } },
+  replaceWebhook: { body: { webhook: { active: true } } },
+  redeliverWebhookDelivery: { params: { delivery_id: 'msg_sample' } },
 };
 
 /** A UUID-shaped id derived from a name: generated files stay the same from run to run. */

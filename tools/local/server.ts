@@ -44,6 +44,8 @@ try {
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.TABLE_NAME = cfg.tableName;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  // Webhooks to receivers on this machine are allowed locally (never on Lambda): docs/change-feed.md.
+  process.env.WEBHOOK_ALLOW_LOOPBACK ??= '1';
   const created = await ensureTable(endpoint, cfg.tableName);
   if (created === 'created') console.log(`Created table ${cfg.tableName}`);
 

@@ -18,9 +18,21 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
   const { startStreamPoller } = await import('./stream-poller.ts');
   // The cascade consumer, fed from DynamoDB Local's stream as Lambda is fed from DynamoDB Streams.
   const poller = await startStreamPoller({ endpoint, tableName, timeoutMs: cascadeTimeoutMs });
+  // The webhook delivery queue and function (SQS and its event source mapping in AWS).
+  const { startLocalDeliveryQueue } = await import('./delivery-queue.ts');
+  const deliveries = await startLocalDeliveryQueue();
+  // The change feed consumer, on its own mapping with its own filter, as in the stack.
+  const { changeFeedStreamFilters } = await import('../../lib/db/table.ts');
+  const feed = await startStreamPoller({
+    endpoint,
+    tableName,
+    functionModule: 'functions/change-feed.ts',
+    filters: changeFeedStreamFilters,
+  });
   return {
     stop: async () => {
-      await poller.stop();
+      await Promise.all([poller.stop(), feed.stop()]);
+      await deliveries.stop();
     },
   };
 }

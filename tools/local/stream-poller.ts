@@ -27,17 +27,21 @@ import { runAsFunction } from './permissions.ts';
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
-/** The stack's consumer, `functions/cascade.ts`, within its grant (infra/grants.ts) as in AWS. */
-async function cascadeConsumer(): Promise<StreamHandler> {
-  const cascade = await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | void>('functions/cascade.ts');
-  return (event, context) => runAsFunction('functions/cascade.ts', [], () => cascade(event, context));
+/** One of the stack's stream consumers, within its grant (infra/grants.ts) as in AWS. */
+async function streamConsumer(functionModule: string): Promise<StreamHandler> {
+  const consume = await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | void>(functionModule);
+  return (event, context) => runAsFunction(functionModule, [], () => consume(event, context));
 }
 
 export interface StreamPollerOptions {
   endpoint: string;
   tableName: string;
-  /** The consumer; by default the handler of `functions/cascade.ts`. */
+  /** The consumer; by default the handler of `functionModule`. */
   handler?: StreamHandler;
+  /** The consumer's module (default `functions/cascade.ts`). */
+  functionModule?: string;
+  /** The mapping's event filters, any of which passes a record (default: the cascade's). */
+  filters?: readonly unknown[];
   /** Records per invocation at most (the mapping's BatchSize; the CDK stack's is 100). */
   batchSize?: number;
   /** The consumer's timeout (the CDK stack gives it 5 minutes); its context counts down from it. */
@@ -117,7 +121,8 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
   const idleMs = options.idleMs ?? 100;
   const maxRetries = options.maxRetries ?? 5;
-  const handler = options.handler ?? (await cascadeConsumer());
+  const handler = options.handler ?? (await streamConsumer(options.functionModule ?? 'functions/cascade.ts'));
+  const filters = options.filters ?? cascadeStreamFilters;
 
   const table = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
   dynamo.destroy();
@@ -228,7 +233,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     if (records.length === 0) return false;
     const matching = records
       .map((r) => toLambdaRecord(r, streamArn as string))
-      .filter((r) => cascadeStreamFilters.some((filter) => matchesPattern(r, filter)));
+      .filter((r) => filters.some((f) => matchesPattern(r, f)));
     for (let i = 0; i < matching.length; i += batchSize) await deliver(matching.slice(i, i + batchSize));
     shard.lastSequence = records.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastSequence;
     return true;

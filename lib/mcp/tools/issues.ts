@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { listIssueActivity } from '../../domain/activity.ts';
+import { Activity } from '../../schemas/activity.ts';
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../domain/issues.ts';
 import { Issue, IssueCreateFields, IssueStatus, IssueUpdateFields } from '../../schemas/issues.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
@@ -60,6 +62,24 @@ export const issueTools: Tool[] = [
     async (caller, ref) => {
       const located = await locateIssue(caller, ref);
       return { issue: located.found ?? (await getIssue(caller, located.at, located.issueId)) };
+    },
+  ),
+
+  defineTool(
+    'get_issue_activity',
+    {
+      title: 'Get the activity of an issue',
+      description:
+        'Who changed what on an issue, oldest first: its creation, each changed field with from and to, and comments added, edited and deleted, with the acting account and time.',
+      input: z.object({ ...issueRef, ...listInput }),
+      output: { activity: z.array(Activity), ...listInfo },
+      annotations: annotations.read,
+    },
+    async (caller, { limit, cursor, ...ref }) => {
+      const { at, issueId } = await locateIssue(caller, ref);
+      const where = { ...at, issueId };
+      const { items, ...info } = await listThrough({ limit, cursor }, (page) => listIssueActivity(caller, where, page));
+      return { activity: items, ...info };
     },
   ),
 

@@ -1,0 +1,100 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { changeFeedStreamFilters } from '../../lib/db/table.ts';
+import { changeFeedEntry, deliveryEntry } from '../functions.ts';
+import { changeFeedGrant, deliveryGrant } from '../grants.ts';
+import { ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
+import type { ServiceTable } from './service-table.ts';
+
+export interface ChangeFeedProps {
+  table: ServiceTable;
+  logs: ServiceFunctionProps['logs'];
+  /** Environment every function of the stage gets (its stage, metrics settings). */
+  environment?: Record<string, string>;
+}
+
+/**
+ * The change feed (docs/change-feed.md), from managed pieces:
+ * - `functions/change-feed.ts` on the table's stream, on an event source mapping of its own (a slow
+ *   change feed never delays the cascade's), filtered by Lambda to the writes it reports; it writes
+ *   the activity history and sends one message per (endpoint, event) to the delivery queue;
+ * - the delivery queue (SQS), whose message delays hold retries back (at most 15 minutes a hop);
+ * - `functions/webhooks/deliver.ts` on that queue: each message one attempt, a batch's messages in
+ *   parallel, failures reported per message; a message that keeps failing to run (not a failed
+ *   attempt, which is recorded and re-queued) ends in the dead-letter queue.
+ */
+export class ChangeFeed extends Construct {
+  readonly consumer: ServiceFunction;
+  /** Stream records the consumer gave up on, with their stream position. */
+  readonly failures: Queue;
+  readonly deliveries: Queue;
+  readonly deadLetters: Queue;
+  readonly deliverer: ServiceFunction;
+
+  constructor(scope: Construct, id: string, props: ChangeFeedProps) {
+    super(scope, id);
+    const tableName = props.table.table.tableName;
+    const queueDefaults = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
+
+    this.deadLetters = new Queue(this, 'DeliveryDeadLetters', { ...queueDefaults, retentionPeriod: Duration.days(14) });
+    const deliveryTimeout = Duration.seconds(30);
+    this.deliveries = new Queue(this, 'Deliveries', {
+      ...queueDefaults,
+      // Lambda's advice: at least six times the consumer's timeout.
+      visibilityTimeout: Duration.seconds(deliveryTimeout.toSeconds() * 6),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: 5 },
+    });
+
+    this.consumer = new ServiceFunction(this, 'Consumer', {
+      entry: changeFeedEntry,
+      description: 'Change feed: activity history and webhook deliveries from the table stream',
+      environment: { ...props.environment, TABLE_NAME: tableName, DELIVERY_QUEUE_URL: this.deliveries.queueUrl },
+      timeout: Duration.minutes(1),
+      logs: props.logs,
+    });
+    props.table.grant(this.consumer, changeFeedGrant);
+    this.deliveries.grantSendMessages(this.consumer);
+    this.failures = new Queue(this, 'Failures', { ...queueDefaults, retentionPeriod: Duration.days(14) });
+    Validations.of(this.failures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: "This queue is itself the dead-letter destination of the change feed's event source mapping",
+    });
+    this.consumer.addEventSource(
+      new DynamoEventSource(props.table.table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(1),
+        retryAttempts: 10,
+        bisectBatchOnError: true,
+        reportBatchItemFailures: true,
+        maxRecordAge: Duration.days(1),
+        onFailure: new SqsDlq(this.failures),
+        filters: changeFeedStreamFilters.map((pattern) => FilterCriteria.filter(pattern as unknown as Record<string, unknown>)),
+      }),
+    );
+
+    Validations.of(this.consumer.role!).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'dynamodb:ListStreams, added by the event source mapping, supports no resource ARN (only "*")',
+    });
+
+    this.deliverer = new ServiceFunction(this, 'Deliverer', {
+      entry: deliveryEntry,
+      description: 'Webhook delivery: one signed POST per queue message, retried through the queue',
+      environment: { ...props.environment, TABLE_NAME: tableName, DELIVERY_QUEUE_URL: this.deliveries.queueUrl },
+      // A batch's messages go in parallel, each waiting at most 10 s for its receiver.
+      timeout: deliveryTimeout,
+      logs: props.logs,
+    });
+    props.table.grant(this.deliverer, deliveryGrant);
+    // It re-queues its own retries; the event source mapping grants the receive and delete.
+    this.deliveries.grantSendMessages(this.deliverer);
+    this.deliverer.addEventSource(
+      new SqsEventSource(this.deliveries, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 50 }),
+    );
+  }
+}

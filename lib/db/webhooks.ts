@@ -1,0 +1,278 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Delivery, Webhook } from '../schemas/webhooks.ts';
+import { db, tableName } from './client.ts';
+import { isConditionFailed } from './errors.ts';
+import { collections, keys, listKeys } from './keys.ts';
+import { listPageWith, type PageRequest } from './list.ts';
+import { Refused, setAssignments, transact } from './transactions.ts';
+
+/**
+ * Webhook endpoints live in the organisation's partition (`WEBHOOK#w`, counted on the organisation
+ * as `webhooks_count`); their deliveries in a partition per endpoint (`ORG#o#W#w`, `DELIVERY#d`),
+ * expiring after `DELIVERY_TTL_DAYS`. The signing secret is stored with the endpoint (the
+ * delivery function signs with it); the API shows it only when it is made.
+ *
+ * Refusal reasons: `webhook` (gone), `limit` (the organisation has as many endpoints as allowed),
+ * `delivery` (not in the state a redelivery was decided on).
+ */
+export const webhookRefusals = { webhook: 'webhook', limit: 'limit', delivery: 'delivery' } as const;
+
+/** Endpoints per organisation. */
+export const MAX_WEBHOOKS = 20;
+/** How long delivery records are kept. */
+export const DELIVERY_TTL_DAYS = 30;
+
+export interface WebhookItem extends Webhook {
+  org_id: number;
+  secret: string;
+  /** The secret before the last rotation, still signed with until `previous_secret_expires_at`. */
+  previous_secret?: string | null;
+  previous_secret_expires_at?: string | null;
+  /** Start of the current run of failed attempts (cleared by a success). */
+  failing_since?: string | null;
+}
+
+export interface DeliveryItem extends Delivery {
+  org_id: number;
+  webhook_id: number;
+  /** The signed body, exactly as sent (a redelivery sends it again). */
+  payload: string;
+  first_attempt_at?: string | null;
+}
+
+export const toWebhook = (record: object): Webhook => {
+  const item = record as Record<string, unknown>;
+  return {
+    id: Number(item.id),
+    url: String(item.url),
+    events: (item.events as string[] | undefined) ?? [],
+    active: item.active === true,
+    disabled_reason: (item.disabled_reason as string | null | undefined) ?? null,
+    created_at: String(item.created_at),
+    updated_at: String(item.updated_at),
+  };
+};
+
+export const toDelivery = (record: object): Delivery => {
+  const item = record as Record<string, unknown>;
+  const nullable = <T>(v: unknown) => (v as T | null | undefined) ?? null;
+  return {
+    id: String(item.id),
+    event: String(item.event),
+    status: item.status as Delivery['status'],
+    attempts: Number(item.attempts ?? 0),
+    response_code: nullable<number>(item.response_code),
+    duration_ms: nullable<number>(item.duration_ms),
+    error: nullable<string>(item.error),
+    next_attempt_at: nullable<string>(item.next_attempt_at),
+    created_at: String(item.created_at),
+    updated_at: String(item.updated_at),
+  };
+};
+
+/** Creates an endpoint and counts it on the organisation, refused past `MAX_WEBHOOKS`. */
+export async function insertWebhook(orgId: number, webhook: WebhookItem): Promise<void> {
+  await transact([
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.org(orgId),
+          UpdateExpression: 'ADD webhooks_count :one',
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(webhooks_count) OR webhooks_count < :max)',
+          ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOKS },
+        },
+      },
+      reason: webhookRefusals.limit,
+    },
+    {
+      item: {
+        Put: {
+          TableName: tableName,
+          Item: { ...keys.webhook(orgId, webhook.id), LSK: listKeys.webhook(webhook.id), type: 'webhook', ...webhook },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    },
+  ]);
+}
+
+export async function getWebhookItem(orgId: number, webhookId: number): Promise<WebhookItem | undefined> {
+  const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.webhook(orgId, webhookId), ConsistentRead: true }));
+  return out.Item as WebhookItem | undefined;
+}
+
+/** Every endpoint of an organisation (at most `MAX_WEBHOOKS`): one consistent Query. */
+export async function allWebhooks(orgId: number): Promise<WebhookItem[]> {
+  const c = collections.webhooks(orgId);
+  const out = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': c.pk, ':prefix': c.prefix },
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items ?? []) as WebhookItem[];
+}
+
+export async function listWebhooks(orgId: number, page: PageRequest) {
+  const { page: result, related } = await listPageWith<WebhookItem>(collections.webhooks(orgId), page, [keys.org(orgId)]);
+  return { page: result, total: Number(related[0]?.webhooks_count ?? 0) };
+}
+
+/**
+ * Sets fields of an endpoint (only those given; `null` removes nothing, it is a value). Returns the
+ * endpoint as written; refused as `webhook` when it is gone.
+ */
+export async function updateWebhook(orgId: number, webhookId: number, fields: Partial<WebhookItem>): Promise<WebhookItem> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = setAssignments(fields, names, values);
+  try {
+    const out = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.webhook(orgId, webhookId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return out.Attributes as WebhookItem;
+  } catch (err) {
+    if (isConditionFailed(err)) throw new Refused(webhookRefusals.webhook);
+    throw err;
+  }
+}
+
+/** Deletes an endpoint and uncounts it; its deliveries expire on their own. */
+export async function deleteWebhook(orgId: number, webhookId: number): Promise<void> {
+  await transact([
+    {
+      item: {
+        Delete: {
+          TableName: tableName,
+          Key: keys.webhook(orgId, webhookId),
+          ConditionExpression: 'attribute_exists(PK)',
+        },
+      },
+      reason: webhookRefusals.webhook,
+    },
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.org(orgId),
+          UpdateExpression: 'ADD webhooks_count :minus',
+          ExpressionAttributeValues: { ':minus': -1 },
+        },
+      },
+    },
+  ]);
+}
+
+/**
+ * Records a new delivery unless one with its id exists already (a replayed stream record). Returns
+ * the stored delivery: the new one, or the one found.
+ */
+export async function insertDelivery(delivery: DeliveryItem): Promise<{ created: boolean; item: DeliveryItem }> {
+  const key = keys.delivery(delivery.org_id, delivery.webhook_id, delivery.id);
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...key,
+          LSK: listKeys.delivery(Date.parse(delivery.created_at), delivery.id),
+          type: 'delivery',
+          ...delivery,
+          expires_at: Math.floor(Date.parse(delivery.created_at) / 1000) + DELIVERY_TTL_DAYS * 86_400,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+    return { created: true, item: delivery };
+  } catch (err) {
+    if (!isConditionFailed(err)) throw err;
+    const found = await getDelivery(delivery.org_id, delivery.webhook_id, delivery.id);
+    return { created: false, item: found ?? delivery };
+  }
+}
+
+export async function getDelivery(orgId: number, webhookId: number, deliveryId: string): Promise<DeliveryItem | undefined> {
+  const out = await db.send(
+    new GetCommand({ TableName: tableName, Key: keys.delivery(orgId, webhookId, deliveryId), ConsistentRead: true }),
+  );
+  return out.Item as DeliveryItem | undefined;
+}
+
+/** Sets fields of a delivery (the outcome of an attempt). */
+export async function updateDelivery(
+  orgId: number,
+  webhookId: number,
+  deliveryId: string,
+  fields: Partial<DeliveryItem>,
+): Promise<void> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = setAssignments(fields, names, values);
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.delivery(orgId, webhookId, deliveryId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
+  );
+}
+
+/** The most recent deliveries of an endpoint, newest first (up to `limit`). */
+export async function recentDeliveries(orgId: number, webhookId: number, limit: number): Promise<DeliveryItem[]> {
+  const c = collections.deliveries(orgId, webhookId);
+  const out = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'LSI1',
+      KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+      ExpressionAttributeValues: { ':pk': c.pk, ':prefix': c.prefix },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []) as DeliveryItem[];
+}
+
+/**
+ * Makes a finished delivery pending again, conditioned on the status it was read with: the change
+ * feed's filter passes exactly this transition and queues the next attempt.
+ */
+export async function requestRedelivery(
+  orgId: number,
+  webhookId: number,
+  deliveryId: string,
+  from: DeliveryItem['status'],
+): Promise<DeliveryItem> {
+  try {
+    const out = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.delivery(orgId, webhookId, deliveryId),
+        UpdateExpression: 'SET #status = :pending, first_attempt_at = :null, next_attempt_at = :now, updated_at = :now',
+        ConditionExpression: '#status = :from',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': 'pending', ':null': null, ':now': new Date().toISOString(), ':from': from },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return out.Attributes as DeliveryItem;
+  } catch (err) {
+    if (isConditionFailed(err)) throw new Refused(webhookRefusals.delivery);
+    throw err;
+  }
+}

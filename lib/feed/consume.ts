@@ -1,0 +1,110 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { deleteSprintActivity, recordActivity, type ActivityEntry } from '../db/activity.ts';
+import { changeEventOf, type ChangeEvent } from './events.ts';
+
+/**
+ * The change feed consumer's work for one batch of stream records: the activity history, and
+ * (through `publish`) the webhooks. Records of one project partition are handled in stream order;
+ * partitions in parallel. Everything is idempotent (entries are keyed by the record's sequence
+ * number, deliveries by record and endpoint), so a batch retried from a failed record is harmless.
+ */
+
+export interface FeedOptions {
+  /** Hands an event to the webhooks (lib/webhooks/fanout.ts); absent: activity only. */
+  publish?: (event: ChangeEvent) => Promise<void>;
+  /** A record that is no change event (a redelivery request); true when it was one. */
+  other?: (record: DynamoDBRecord) => Promise<boolean>;
+}
+
+export interface FeedBatchResult {
+  /** Sequence number of the first record (batch order) that failed: the stream resumes there. */
+  firstFailure?: string | undefined;
+  events: number;
+  activities: number;
+  errors: unknown[];
+}
+
+/** The activity entry an event stands for, if it is one the history shows. */
+export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
+  const activity = {
+    id: event.sequence,
+    event: event.type,
+    actor_id: event.actorId,
+    at: event.at,
+    issue_id: event.issueId ?? null,
+    sprint_id: event.sprintId ?? null,
+    comment_id: event.commentId ?? null,
+    changes: event.changes,
+  };
+  const common = { orgId: event.orgId, projectId: event.projectId, sequence: event.sequence, activity };
+  switch (event.type) {
+    case 'issue.created':
+    case 'issue.updated':
+    case 'comment.created':
+    case 'comment.updated':
+    case 'comment.deleted':
+      return event.issueId === undefined ? undefined : { ...common, owner: { issueId: event.issueId } };
+    case 'sprint.activated':
+    case 'sprint.completed':
+      return event.sprintId === undefined ? undefined : { ...common, owner: { sprintId: event.sprintId } };
+    default:
+      return undefined;
+  }
+}
+
+async function handle(event: ChangeEvent, options: FeedOptions): Promise<number> {
+  let written = 0;
+  const entry = activityOf(event);
+  if (entry && (await recordActivity(entry))) written++;
+  if (event.type === 'sprint.deleted' && event.sprintId !== undefined) {
+    await deleteSprintActivity(event.orgId, event.projectId, event.sprintId);
+  }
+  if (options.publish) await options.publish(event);
+  return written;
+}
+
+export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions = {}): Promise<FeedBatchResult> {
+  const groups = new Map<string, { index: number; event: ChangeEvent }[]>();
+  const others: { index: number; record: DynamoDBRecord }[] = [];
+  records.forEach((record, index) => {
+    const event = changeEventOf(record);
+    if (!event) {
+      if (options.other) others.push({ index, record });
+      return;
+    }
+    const key = `${event.orgId}/${event.projectId}`;
+    const group = groups.get(key) ?? [];
+    group.push({ index, event });
+    groups.set(key, group);
+  });
+  let activities = 0;
+  let events = 0;
+  let firstFailedIndex: number | undefined;
+  const errors: unknown[] = [];
+  const fail = (index: number, err: unknown) => {
+    errors.push(err);
+    firstFailedIndex = firstFailedIndex === undefined ? index : Math.min(firstFailedIndex, index);
+  };
+  await Promise.all([
+    ...others.map(async ({ index, record }) => {
+      try {
+        if (await options.other?.(record)) events++;
+      } catch (err) {
+        fail(index, err);
+      }
+    }),
+    ...[...groups.values()].map(async (group) => {
+      for (const { index, event } of group) {
+        try {
+          events++;
+          activities += await handle(event, options);
+        } catch (err) {
+          fail(index, err);
+          return;
+        }
+      }
+    }),
+  ]);
+  const failed = firstFailedIndex === undefined ? undefined : records[firstFailedIndex]?.dynamodb?.SequenceNumber;
+  return { firstFailure: failed, events, activities, errors };
+}

@@ -1,0 +1,14 @@
+/** Every event a webhook can subscribe to. */
+export const eventTypes = [
+  'issue.created',
+  'issue.updated',
+  'issue.deleted',
+  'comment.created',
+  'comment.updated',
+  'comment.deleted',
+  'sprint.activated',
+  'sprint.completed',
+  'sprint.deleted',
+  'project.deleted',
+] as const;
+export type EventType = (typeof eventTypes)[number];

@@ -1,0 +1,141 @@
+import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { toComment } from '../db/comments.ts';
+import { toIssue } from '../db/issues.ts';
+import { toProject } from '../db/projects.ts';
+import { toSprint } from '../db/sprints.ts';
+import type { EventType } from './event-types.ts';
+
+/**
+ * The change feed's view of one stream record: what happened, to which resource, by whom, and
+ * which fields changed. Pure: derived from the record's old and new images (the table's stream
+ * carries both), so the activity history and the webhooks tell the same story.
+ */
+
+export { eventTypes, type EventType } from './event-types.ts';
+
+/** One changed field. `from`/`to` are absent where the value is not repeated (a description). */
+export interface FieldChange {
+  field: string;
+  from?: unknown;
+  to?: unknown;
+}
+
+export interface ChangeEvent {
+  type: EventType;
+  /** The stream record's sequence number: orders the events of one partition, names the event. */
+  sequence: string;
+  /** The stream record's id (unique per record). */
+  recordId: string;
+  orgId: number;
+  projectId: number;
+  /** When the change was made: the write's `updated_at`, or the record's time for deletes. */
+  at: string;
+  /** The account that made the change; null for deletes (a delete leaves no image to stamp). */
+  actorId: number | null;
+  /** The resource as the REST API shows it (as it was, for deletes). */
+  resource: Record<string, unknown>;
+  changes: FieldChange[];
+  issueId?: number | undefined;
+  sprintId?: number | undefined;
+  commentId?: number | undefined;
+}
+
+type Image = Record<string, unknown>;
+
+const image = (i: Record<string, AttributeValue> | undefined): Image | undefined =>
+  i ? unmarshall(i as Parameters<typeof unmarshall>[0]) : undefined;
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
+
+/** Issue fields whose changes are reported with their old and new values. */
+const issueValueFields = ['title', 'status', 'story_points', 'assignee_id', 'sprint_id'] as const;
+
+/** What a user write changed on an issue (counters and list bookkeeping are not changes). */
+export function issueChanges(before: Image, after: Image): FieldChange[] {
+  const changes: FieldChange[] = [];
+  const value = (img: Image, f: string) => (img[f] === undefined ? null : img[f]);
+  for (const field of issueValueFields) {
+    if (value(before, field) !== value(after, field))
+      changes.push({ field, from: value(before, field), to: value(after, field) });
+  }
+  if (value(before, 'description') !== value(after, 'description')) changes.push({ field: 'description' });
+  // Renumbering neighbours moves their position without a revision; only the issue a client
+  // moved bumps `rev`. The place a client sees is not stored (positions are sparse), so a move
+  // is reported without one, unless it came with a change of list (sprint_id says where).
+  const moved = before.position !== after.position && before.rev !== after.rev;
+  if (moved && !changes.some((c) => c.field === 'sprint_id')) changes.push({ field: 'position' });
+  return changes;
+}
+
+/**
+ * The event a stream record stands for, or undefined for records that are no user-visible change
+ * (counters, tokens, activity items themselves, children removed by a cascade are decided later).
+ */
+export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
+  const before = image(record.dynamodb?.OldImage);
+  const after = image(record.dynamodb?.NewImage);
+  const current = after ?? before;
+  if (!current) return undefined;
+  const orgId = num(current.org_id);
+  const id = num(current.id);
+  const kind = current.type;
+  const projectId = kind === 'project' ? id : num(current.project_id);
+  if (orgId === undefined || id === undefined || projectId === undefined) return undefined;
+  const sequence = record.dynamodb?.SequenceNumber ?? '';
+  const recordTime = record.dynamodb?.ApproximateCreationDateTime;
+  const deletedAt = new Date(recordTime ? recordTime * 1000 : Date.now()).toISOString();
+  // Inserts and updates made outside a request (the admin CLI, data seeded or migrated) carry no
+  // actor: they are no one's change and are not reported. Deletes never carry one.
+  if (after && num(after.updated_by) === undefined) return undefined;
+  const base = { sequence, recordId: record.eventID ?? sequence, orgId, projectId };
+  const writtenBy = (img: Image) => num(img.updated_by) ?? null;
+  const stamp = (img: Image) => ({ at: String(img.updated_at ?? deletedAt), actorId: writtenBy(img) });
+  const removed = { at: deletedAt, actorId: null, changes: [] };
+
+  switch (kind) {
+    case 'issue': {
+      const issue = toIssue(current);
+      const ids = { issueId: id, sprintId: issue.sprint_id ?? undefined };
+      if (record.eventName === 'INSERT' && after) {
+        return { ...base, ...ids, ...stamp(after), type: 'issue.created', resource: issue, changes: [] };
+      }
+      if (record.eventName === 'REMOVE') return { ...base, ...ids, ...removed, type: 'issue.deleted', resource: issue };
+      if (!before || !after) return undefined;
+      const changes = issueChanges(before, after);
+      if (changes.length === 0) return undefined;
+      return { ...base, ...ids, ...stamp(after), type: 'issue.updated', resource: issue, changes };
+    }
+    case 'comment': {
+      const comment = toComment(current);
+      const ids = { issueId: comment.issue_id, commentId: id };
+      if (record.eventName === 'INSERT' && after) {
+        return { ...base, ...ids, ...stamp(after), type: 'comment.created', resource: comment, changes: [] };
+      }
+      if (record.eventName === 'REMOVE') return { ...base, ...ids, ...removed, type: 'comment.deleted', resource: comment };
+      if (!before || !after || before.body === after.body) return undefined;
+      return { ...base, ...ids, ...stamp(after), type: 'comment.updated', resource: comment, changes: [{ field: 'body' }] };
+    }
+    case 'sprint': {
+      const sprint = toSprint(current);
+      const ids = { sprintId: id };
+      if (record.eventName === 'REMOVE') return { ...base, ...ids, ...removed, type: 'sprint.deleted', resource: sprint };
+      if (record.eventName !== 'MODIFY' || !before || !after || before.status === after.status) return undefined;
+      const changes = [{ field: 'status', from: before.status, to: after.status }];
+      if (after.status === 'active')
+        return { ...base, ...ids, ...stamp(after), type: 'sprint.activated', resource: sprint, changes };
+      if (after.status === 'completed') {
+        return { ...base, ...ids, ...stamp(after), type: 'sprint.completed', resource: sprint, changes };
+      }
+      return undefined;
+    }
+    case 'project':
+      if (record.eventName !== 'REMOVE') return undefined;
+      return { ...base, ...removed, type: 'project.deleted', resource: toProject(current) };
+    default:
+      return undefined;
+  }
+}
+
+/** Item types whose writes the change feed reads (the stream filter of its consumer). */
+export const feedTypes = ['project', 'sprint', 'issue', 'comment'] as const;

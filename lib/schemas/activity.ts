@@ -1,0 +1,32 @@
+import * as z from 'zod';
+import { dateTime } from './common.ts';
+
+export const ActivityChange = z
+  .object({
+    field: z.string().meta({
+      description:
+        'title, description, status, story_points, assignee_id, sprint_id (a move between sprints and the backlog), ' +
+        'position (a reorder; the place is not recorded), body (a comment).',
+    }),
+    from: z.unknown().optional().meta({ description: 'The value before; absent for description, position and body.' }),
+    to: z.unknown().optional().meta({ description: 'The value after; absent for description, position and body.' }),
+  })
+  .meta({ id: 'ActivityChange' });
+
+export const Activity = z
+  .object({
+    id: z.string().meta({ description: 'Opaque; increases with time within an issue or sprint.' }),
+    event: z.string().meta({
+      description:
+        'issue.created, issue.updated, comment.created, comment.updated, comment.deleted (an issue), ' +
+        'sprint.activated, sprint.completed (a sprint).',
+    }),
+    actor_id: z.number().int().nullable().meta({ description: 'The account that made the change; null for a deleted comment.' }),
+    at: dateTime(),
+    issue_id: z.number().int().nullable(),
+    sprint_id: z.number().int().nullable(),
+    comment_id: z.number().int().nullable(),
+    changes: z.array(ActivityChange),
+  })
+  .meta({ id: 'Activity' });
+export type Activity = z.infer<typeof Activity>;

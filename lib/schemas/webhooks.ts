@@ -1,0 +1,102 @@
+import * as z from 'zod';
+import { eventTypes } from '../feed/event-types.ts';
+import { dateTime, limits, wrapped } from './common.ts';
+
+const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
+const subscribable = ['*', ...eventTypes] as const;
+
+const urlField = () =>
+  z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+    .max(limits.url, { error: `is too long (maximum is ${limits.url} characters)` })
+    .refine(
+      (v) => {
+        try {
+          const u = new URL(v);
+          return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname.length > 0 && !u.username && !u.password;
+        } catch {
+          return false;
+        }
+      },
+      { error: 'must be an http(s) URL without credentials' },
+    )
+    .meta({ format: 'uri', description: 'Where events are POSTed. https is strongly advised.' });
+
+const eventsField = () =>
+  z
+    .array(z.enum(subscribable, { error: `must be one of: ${subscribable.join(', ')}` }), {
+      error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array'),
+    })
+    .min(1, { error: 'must name at least one event' })
+    .max(subscribable.length, { error: 'has too many entries' })
+    .transform((events) => [...new Set(events)])
+    .meta({ description: `The events to receive; \`*\` for all. One of: ${subscribable.join(', ')}.` });
+
+export const WebhookCreateFields = z
+  .object(
+    { url: urlField(), events: eventsField(), active: z.boolean({ error: 'must be true or false' }).optional() },
+    objectError,
+  )
+  .meta({ id: 'WebhookCreate' });
+export const WebhookUpdateFields = z
+  .object(
+    {
+      url: urlField().optional(),
+      events: eventsField().optional(),
+      active: z
+        .boolean({ error: 'must be true or false' })
+        .optional()
+        .meta({ description: 'true re-enables a disabled endpoint (and clears disabled_reason).' }),
+    },
+    objectError,
+  )
+  .meta({ id: 'WebhookUpdate' });
+export const WebhookCreateBody = wrapped('webhook', WebhookCreateFields);
+export const WebhookUpdateBody = wrapped('webhook', WebhookUpdateFields);
+export type WebhookCreate = z.output<typeof WebhookCreateFields>;
+export type WebhookUpdate = z.output<typeof WebhookUpdateFields>;
+
+export const Webhook = z
+  .object({
+    id: z.number().int(),
+    url: z.string(),
+    events: z.array(z.string()),
+    active: z.boolean(),
+    disabled_reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why delivery stopped, when the service disabled the endpoint (3 days of failures).' }),
+    created_at: dateTime(),
+    updated_at: dateTime(),
+  })
+  .meta({ id: 'Webhook' });
+export type Webhook = z.infer<typeof Webhook>;
+
+export const WebhookWithSecret = Webhook.extend({
+  secret: z.string().meta({
+    description: 'The signing secret (Standard Webhooks, `whsec_` + base64). Shown once; store it safely.',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  }),
+}).meta({ id: 'WebhookWithSecret' });
+
+export const deliveryStatuses = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+
+export const Delivery = z
+  .object({
+    id: z.string().meta({ description: 'The `webhook-id` header of every attempt of this delivery.' }),
+    event: z.string(),
+    status: z.enum(deliveryStatuses).meta({
+      description: 'pending (being tried or waiting to be retried), succeeded, failed (retries exhausted), cancelled.',
+    }),
+    attempts: z.number().int(),
+    response_code: z.number().int().nullable().meta({ description: 'HTTP status of the last attempt; null if none came.' }),
+    duration_ms: z.number().int().nullable().meta({ description: 'Duration of the last attempt.' }),
+    error: z.string().nullable().meta({ description: 'Why the last attempt failed, when it did.' }),
+    next_attempt_at: dateTime().nullable(),
+    created_at: dateTime(),
+    updated_at: dateTime(),
+  })
+  .meta({ id: 'Delivery' });
+export type Delivery = z.infer<typeof Delivery>;
+
+export const DeliveryList = z.array(Delivery).meta({ id: 'DeliveryList' });

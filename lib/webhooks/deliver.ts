@@ -1,0 +1,164 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
+import { db, tableName } from '../db/client.ts';
+import { isConditionFailed } from '../db/errors.ts';
+import { keys } from '../db/keys.ts';
+import { batchGet } from '../db/transactions.ts';
+import { updateDelivery, updateWebhook, type DeliveryItem, type WebhookItem } from '../db/webhooks.ts';
+import { postWebhook, type PostOutcome } from './post.ts';
+import { deliveryQueue, MAX_DELAY_SECONDS, type DeliveryMessage, type DeliveryQueue } from './queue.ts';
+import { signedHeaders } from './signing.ts';
+
+/**
+ * One attempt of one delivery, as the delivery function (functions/webhooks/deliver.ts) runs it for
+ * each queue message. At least once: a 2xx within the timeout is success; anything else is retried
+ * with exponential backoff (the message comes back after a delay) until `retryWindowMs` after the
+ * first attempt, then the delivery is marked failed. An endpoint failing without a success for
+ * `disableAfterMs` is disabled with a reason. Every attempt carries the same `webhook-id`.
+ */
+
+export interface DeliverySettings {
+  allowLoopback: boolean;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  retryWindowMs: number;
+  disableAfterMs: number;
+  timeoutMs: number;
+}
+
+export interface DeliveryDeps {
+  settings?: DeliverySettings;
+  queue?: DeliveryQueue;
+  now?: () => number;
+}
+
+/** Wait after failed attempt `attempt` (from 1): base, 2 x base, 4 x base... at most `backoffMaxMs`. */
+export function backoffMs(attempt: number, settings: Pick<DeliverySettings, 'backoffBaseMs' | 'backoffMaxMs'>): number {
+  return Math.min(settings.backoffMaxMs, settings.backoffBaseMs * 2 ** Math.max(0, attempt - 1));
+}
+
+/** Claims attempt `n` of a pending delivery: a duplicate message (SQS is at least once) claims nothing. */
+async function claimAttempt(message: DeliveryMessage, now: string): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.delivery(message.orgId, message.webhookId, message.deliveryId),
+        UpdateExpression: 'SET attempts = :n, updated_at = :now',
+        ConditionExpression: '#status = :pending AND attempts = :previous',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':n': message.attempt,
+          ':previous': message.attempt - 1,
+          ':pending': 'pending',
+          ':now': now,
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}
+
+/** The secrets that sign now: the current one, and the previous one until it expires. */
+function signingSecrets(webhook: WebhookItem, now: number): string[] {
+  const previous = webhook.previous_secret;
+  const until = webhook.previous_secret_expires_at ? Date.parse(webhook.previous_secret_expires_at) : 0;
+  return previous && until > now ? [webhook.secret, previous] : [webhook.secret];
+}
+
+const succeeded = (outcome: PostOutcome) => outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+
+/** Runs the attempt a message stands for. Returns what happened, for the log. */
+export async function processDelivery(message: DeliveryMessage, deps: DeliveryDeps = {}): Promise<string> {
+  const settings = deps.settings ?? config.webhooks;
+  const queue = deps.queue ?? deliveryQueue();
+  const clock = deps.now ?? Date.now;
+  const now = clock();
+
+  // A wait longer than one queue hop: back on the queue for the rest of it.
+  if (message.notBefore > now + 1000) {
+    await queue.send([message], Math.min(MAX_DELAY_SECONDS, (message.notBefore - now) / 1000));
+    return 'waiting';
+  }
+  const [webhook, delivery] = (await batchGet([
+    keys.webhook(message.orgId, message.webhookId),
+    keys.delivery(message.orgId, message.webhookId, message.deliveryId),
+  ])) as [WebhookItem | undefined, DeliveryItem | undefined];
+  if (!delivery || delivery.status !== 'pending') return 'done already';
+  const iso = new Date(now).toISOString();
+  if (!webhook || !webhook.active) {
+    await updateDelivery(message.orgId, message.webhookId, message.deliveryId, {
+      status: 'cancelled',
+      error: webhook ? 'the webhook is disabled' : 'the webhook was deleted',
+      next_attempt_at: null,
+      updated_at: iso,
+    });
+    return 'cancelled';
+  }
+  if (!(await claimAttempt(message, iso))) return 'duplicate';
+
+  const timestamp = Math.floor(now / 1000);
+  const headers = signedHeaders(signingSecrets(webhook, now), delivery.id, timestamp, delivery.payload);
+  const outcome = await postWebhook(webhook.url, headers, delivery.payload, {
+    timeoutMs: settings.timeoutMs,
+    allowLoopback: settings.allowLoopback,
+  });
+  const after = clock();
+  const afterIso = new Date(after).toISOString();
+  const attemptFields = {
+    response_code: outcome.status ?? null,
+    duration_ms: outcome.durationMs,
+    updated_at: afterIso,
+  };
+
+  if (succeeded(outcome)) {
+    await updateDelivery(message.orgId, message.webhookId, message.deliveryId, {
+      ...attemptFields,
+      status: 'succeeded',
+      error: null,
+      next_attempt_at: null,
+    });
+    if (webhook.failing_since) await updateWebhook(message.orgId, message.webhookId, { failing_since: null });
+    return 'succeeded';
+  }
+
+  const error = outcome.error ?? `answered ${outcome.status}`;
+  const firstAttemptAt = message.firstAttemptAt ?? iso;
+  const retrying = after - Date.parse(firstAttemptAt) < settings.retryWindowMs;
+  const wait = backoffMs(message.attempt, settings);
+  await updateDelivery(message.orgId, message.webhookId, message.deliveryId, {
+    ...attemptFields,
+    status: retrying ? 'pending' : 'failed',
+    error,
+    next_attempt_at: retrying ? new Date(after + wait).toISOString() : null,
+    first_attempt_at: firstAttemptAt,
+  });
+  await noteFailure(webhook, message, after, settings);
+  if (retrying) {
+    await queue.send(
+      [{ ...message, attempt: message.attempt + 1, firstAttemptAt, notBefore: after + wait }],
+      Math.min(MAX_DELAY_SECONDS, wait / 1000),
+    );
+  }
+  return retrying ? 'retrying' : 'failed';
+}
+
+/** Starts or extends the endpoint's run of failures; past `disableAfterMs`, disables it. */
+async function noteFailure(webhook: WebhookItem, message: DeliveryMessage, now: number, settings: DeliverySettings) {
+  const since = webhook.failing_since ? Date.parse(webhook.failing_since) : undefined;
+  if (since === undefined) {
+    await updateWebhook(message.orgId, message.webhookId, { failing_since: new Date(now).toISOString() });
+    return;
+  }
+  if (now - since >= settings.disableAfterMs) {
+    const days = Math.round((settings.disableAfterMs / 86_400_000) * 10) / 10;
+    await updateWebhook(message.orgId, message.webhookId, {
+      active: false,
+      disabled_reason: `every delivery failed for ${days} day(s) since ${webhook.failing_since}`,
+      updated_at: new Date(now).toISOString(),
+    });
+  }
+}

@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { keys } from '../db/keys.ts';
+import { batchGet } from '../db/transactions.ts';
+import { allWebhooks, insertDelivery, type WebhookItem } from '../db/webhooks.ts';
+import type { ChangeEvent } from '../feed/events.ts';
+import { deliveryQueue, type DeliveryMessage } from './queue.ts';
+
+/**
+ * From change events to deliveries: for each active endpoint of the organisation that subscribes
+ * to the event, one delivery record (its id derived from the stream record and the endpoint, so a
+ * replayed record finds it and sends nothing new) and one queue message. Each endpoint's
+ * deliveries then go independently: a slow or dead receiver holds up no other.
+ */
+
+/** The body every attempt of a delivery sends (Standard Webhooks: type, timestamp, data). */
+export function payloadOf(event: ChangeEvent): string {
+  const kind = event.type.split('.')[0] as string;
+  return JSON.stringify({
+    type: event.type,
+    timestamp: event.at,
+    data: {
+      organisation_id: event.orgId,
+      project_id: event.projectId,
+      actor_id: event.actorId,
+      [kind]: event.resource,
+      changes: event.changes,
+    },
+  });
+}
+
+/** `msg_` + 26 characters: stable for one stream record and one endpoint. */
+export function deliveryIdOf(recordId: string, webhookId: number): string {
+  return `msg_${createHash('sha256').update(`${recordId}/${webhookId}`).digest('base64url').slice(0, 26)}`;
+}
+
+const subscribes = (w: WebhookItem, type: string) => w.active && (w.events.includes('*') || w.events.includes(type));
+
+/**
+ * Deletes that a parent's cascade made (an issue of a deleted sprint, the comments of a deleted
+ * issue...) are reported by the parent's own event; only deletes of their own are events.
+ */
+async function deletedOnItsOwn(event: ChangeEvent): Promise<boolean> {
+  const { orgId, projectId } = event;
+  const project = keys.project(orgId, projectId);
+  switch (event.type) {
+    case 'sprint.deleted':
+      return (await batchGet([project]))[0] !== undefined;
+    case 'issue.deleted': {
+      const sprint = event.sprintId;
+      const found = await batchGet([project, ...(sprint === undefined ? [] : [keys.sprint(orgId, projectId, sprint)])]);
+      return found.every((item) => item !== undefined);
+    }
+    case 'comment.deleted': {
+      if (event.issueId === undefined) return false;
+      const [p, issue] = await batchGet([project, keys.issue(orgId, projectId, event.issueId)]);
+      if (!p || !issue) return false;
+      const sprint = issue.sprint_id;
+      return typeof sprint !== 'number' || (await batchGet([keys.sprint(orgId, projectId, sprint)]))[0] !== undefined;
+    }
+    default:
+      return true;
+  }
+}
+
+export interface Publisher {
+  publish(event: ChangeEvent): Promise<void>;
+  /** A delivery whose redelivery was asked for (lib/domain/webhooks.ts): queue its next attempt. */
+  redeliver(record: DynamoDBRecord): Promise<boolean>;
+}
+
+/** A publisher for one batch of records: each organisation's endpoints are read once per batch. */
+export function batchPublisher(): Publisher {
+  const endpoints = new Map<number, Promise<WebhookItem[]>>();
+  const endpointsOf = (orgId: number) => {
+    let found = endpoints.get(orgId);
+    if (!found) {
+      found = allWebhooks(orgId);
+      endpoints.set(orgId, found);
+    }
+    return found;
+  };
+  return {
+    async publish(event) {
+      const targets = (await endpointsOf(event.orgId)).filter((w) => subscribes(w, event.type));
+      if (targets.length === 0 || !(await deletedOnItsOwn(event))) return;
+      const payload = payloadOf(event);
+      const now = new Date().toISOString();
+      const messages: DeliveryMessage[] = [];
+      for (const webhook of targets) {
+        const id = deliveryIdOf(event.recordId, webhook.id);
+        const { created, item } = await insertDelivery({
+          id,
+          org_id: event.orgId,
+          webhook_id: webhook.id,
+          event: event.type,
+          status: 'pending',
+          attempts: 0,
+          response_code: null,
+          duration_ms: null,
+          error: null,
+          next_attempt_at: now,
+          payload,
+          first_attempt_at: null,
+          created_at: now,
+          updated_at: now,
+        });
+        // A replay of a record whose message may not have been sent: send it (at least once).
+        if (created || (item.status === 'pending' && item.attempts === 0)) {
+          messages.push({
+            orgId: event.orgId,
+            webhookId: webhook.id,
+            deliveryId: id,
+            attempt: 1,
+            firstAttemptAt: null,
+            notBefore: 0,
+          });
+        }
+      }
+      if (messages.length > 0) await deliveryQueue().send(messages, 0);
+    },
+
+    async redeliver(record) {
+      const image = record.dynamodb?.NewImage;
+      if (record.eventName !== 'MODIFY' || !image) return false;
+      const delivery = unmarshall(image as Parameters<typeof unmarshall>[0]);
+      if (delivery.type !== 'delivery' || delivery.status !== 'pending') return false;
+      await deliveryQueue().send(
+        [
+          {
+            orgId: Number(delivery.org_id),
+            webhookId: Number(delivery.webhook_id),
+            deliveryId: String(delivery.id),
+            attempt: Number(delivery.attempts ?? 0) + 1,
+            firstAttemptAt: null,
+            notBefore: 0,
+          },
+        ],
+        0,
+      );
+      return true;
+    },
+  };
+}

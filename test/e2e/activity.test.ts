@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { keys, projectPk } from '../../lib/db/keys.ts';
+import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';
+import { mcpClient } from '../support/mcp.ts';
+
+/**
+ * The activity history is written by the change feed consumer from the table's stream (fed by the
+ * stream poller of the test run, as DynamoDB Streams feeds it in AWS): so it appears shortly after
+ * a write, and these tests wait for it.
+ */
+
+const gateway = useGateway();
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() - started > timeoutMs) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const activityOf = (client: ApiClient, path: string, count: number) =>
+  eventually(
+    async () => (await client.get(`${path}/activity`)).body as any[],
+    (entries) => Array.isArray(entries) && entries.length >= count,
+  );
+
+async function setup() {
+  const clients = await orgWithClients(gateway);
+  const project = (await clients.admin.post('/api/v1/projects', { project: { name: 'Atlas', prefix: randomPrefix() } })).body;
+  const projectPath = `/api/v1/projects/${project.id}`;
+  const sprint = (await clients.admin.post(`${projectPath}/sprints`, { sprint: { name: 'One' } })).body;
+  return { ...clients, project, projectPath, sprint, sprintPath: `${projectPath}/sprints/${sprint.id}` };
+}
+
+describe('issue activity', () => {
+  it('records the creation and each changed field with its actor, from and to, oldest first', async () => {
+    const { org, admin, member, projectPath, sprintPath } = await setup();
+    const issue = (await admin.post(`${sprintPath}/issues`, { issue: { title: 'Draft', story_points: 3 } })).body;
+    const path = `${sprintPath}/issues/${issue.id}`;
+    expect((await member.patch(path, { issue: { title: 'Final', status: 'in_progress', story_points: 5 } })).status).toBe(200);
+    expect((await admin.patch(path, { issue: { description: 'Now with details', assignee_id: org.member.id } })).status).toBe(
+      200,
+    );
+    expect((await member.patch(path, { issue: { sprint_id: null } })).status).toBe(200);
+    const backlogPath = `${projectPath}/issues/${issue.id}`;
+
+    const entries = await activityOf(member, backlogPath, 4);
+    expect(entries.map((e) => [e.event, e.actor_id])).toEqual([
+      ['issue.created', org.admin.id],
+      ['issue.updated', org.member.id],
+      ['issue.updated', org.admin.id],
+      ['issue.updated', org.member.id],
+    ]);
+    expect(entries[1].changes).toEqual([
+      { field: 'title', from: 'Draft', to: 'Final' },
+      { field: 'status', from: 'todo', to: 'in_progress' },
+      { field: 'story_points', from: 3, to: 5 },
+    ]);
+    // A description is reported as changed, not repeated.
+    expect(entries[2].changes).toEqual([{ field: 'assignee_id', from: null, to: org.member.id }, { field: 'description' }]);
+    const sprintId = Number(sprintPath.split('/').at(-1));
+    expect(entries[3].changes).toContainEqual({ field: 'sprint_id', from: sprintId, to: null });
+    expect(entries[3].sprint_id).toBeNull();
+    for (const e of entries) expect(Date.parse(e.at)).not.toBeNaN();
+    expect((await member.get(`${backlogPath}/activity`)).headers.get('x-total-count')).toBe('4');
+    // Under the sprint's path the issue is not there any more.
+    expect((await member.get(`${path}/activity`)).status).toBe(404);
+  });
+
+  it('records a reorder as a move without a place, and comments added, edited and deleted', async () => {
+    const { org, admin, member, sprintPath } = await setup();
+    const first = (await admin.post(`${sprintPath}/issues`, { issue: { title: 'First' } })).body;
+    await admin.post(`${sprintPath}/issues`, { issue: { title: 'Second' } });
+    const path = `${sprintPath}/issues/${first.id}`;
+    expect((await admin.patch(path, { issue: { position: 2 } })).status).toBe(200);
+    const comment = (await member.post(`${path}/comments`, { comment: { body: 'Looks good' } })).body;
+    expect((await member.patch(`/api/v1/comments/${comment.id}`, { comment: { body: 'Looks great' } })).status).toBe(200);
+    expect((await member.delete(`/api/v1/comments/${comment.id}`)).status).toBe(204);
+
+    const entries = await activityOf(admin, path, 5);
+    expect(entries.map((e) => e.event)).toEqual([
+      'issue.created',
+      'issue.updated',
+      'comment.created',
+      'comment.updated',
+      'comment.deleted',
+    ]);
+    expect(entries[1].changes).toEqual([{ field: 'position' }]);
+    expect(entries[1].actor_id).toBe(org.admin.id);
+    expect(entries.slice(2).map((e) => e.comment_id)).toEqual([comment.id, comment.id, comment.id]);
+    expect(entries[2].actor_id).toBe(org.member.id);
+    expect(entries[3]).toMatchObject({ actor_id: org.member.id, changes: [{ field: 'body' }] });
+    // A delete leaves no image to stamp the actor on.
+    expect(entries[4].actor_id).toBeNull();
+  });
+
+  it("records a sprint's activation and completion on the sprint's own activity", async () => {
+    const { org, admin, member, sprintPath } = await setup();
+    expect((await member.post(`${sprintPath}/activate`)).status).toBe(200);
+    expect((await admin.post(`${sprintPath}/complete`)).status).toBe(200);
+    const entries = await activityOf(admin, sprintPath, 2);
+    expect(entries.map((e) => [e.event, e.actor_id, e.changes])).toEqual([
+      ['sprint.activated', org.member.id, [{ field: 'status', from: 'planning', to: 'active' }]],
+      ['sprint.completed', org.admin.id, [{ field: 'status', from: 'active', to: 'completed' }]],
+    ]);
+  });
+
+  it("another organisation sees none of it: the issue's and the sprint's activity are 404", async () => {
+    const { admin, sprintPath } = await setup();
+    const issue = (await admin.post(`${sprintPath}/issues`, { issue: { title: 'Secret' } })).body;
+    const path = `${sprintPath}/issues/${issue.id}`;
+    await activityOf(admin, path, 1);
+    const other = await orgWithClients(gateway);
+    expect((await other.admin.get(`${path}/activity`)).status).toBe(404);
+    expect((await other.admin.get(`${sprintPath}/activity`)).status).toBe(404);
+  });
+
+  it("deleting an issue removes its activity with its comments (the issue's cascade)", async () => {
+    const { org, admin, project, sprintPath } = await setup();
+    const issue = (await admin.post(`${sprintPath}/issues`, { issue: { title: 'Doomed' } })).body;
+    const path = `${sprintPath}/issues/${issue.id}`;
+    await admin.post(`${path}/comments`, { comment: { body: 'bye' } });
+    await activityOf(admin, path, 2);
+    expect((await admin.delete(path)).status).toBe(204);
+    const range = { pk: projectPk(org.orgId, project.id), skPrefix: `${keys.issue(org.orgId, project.id, issue.id).SK}#` };
+    await waitUntilEmpty(range);
+    expect(await itemsIn(range)).toEqual([]);
+  });
+
+  it('is what the MCP tool get_issue_activity returns, by issue number', async () => {
+    const { org, admin, sprintPath } = await setup();
+    const issue = (await admin.post(`${sprintPath}/issues`, { issue: { title: 'Tooling' } })).body;
+    const path = `${sprintPath}/issues/${issue.id}`;
+    await admin.patch(path, { issue: { status: 'done' } });
+    const rest = await activityOf(admin, path, 2);
+    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
+    const out = await mcp.ok('get_issue_activity', { issue_number: issue.issue_number });
+    expect(out.activity).toEqual(rest);
+    expect(out.total).toBe(2);
+  });
+});

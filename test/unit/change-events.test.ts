@@ -1,0 +1,78 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { changeEventOf, issueChanges } from '../../lib/feed/events.ts';
+
+const issue = {
+  type: 'issue',
+  org_id: 1,
+  id: 9,
+  project_id: 2,
+  sprint_id: 4,
+  issue_number: 'AP-9',
+  title: 'T',
+  description: 'd',
+  status: 'todo',
+  story_points: 3,
+  position: 1000,
+  assignee_id: null,
+  started_at: null,
+  completed_at: null,
+  created_at: '2026-11-20T00:00:00.000Z',
+  updated_at: '2026-11-20T00:00:00.000Z',
+  rev: 1,
+  updated_by: 5,
+};
+
+const record = (eventName: DynamoDBRecord['eventName'], before?: object, after?: object): DynamoDBRecord => ({
+  eventID: 'e1',
+  eventName,
+  dynamodb: {
+    SequenceNumber: '100',
+    ApproximateCreationDateTime: 1_795_000_000,
+    ...(before ? { OldImage: marshall(before) as never } : {}),
+    ...(after ? { NewImage: marshall(after) as never } : {}),
+  },
+});
+
+describe('change events from stream records', () => {
+  it('an issue write that changes no field a client sees (a counter) is no event', () => {
+    expect(changeEventOf(record('MODIFY', issue, { ...issue, comments_count: 1, activity_count: 2 }))).toBeUndefined();
+  });
+
+  it('a neighbour renumbered by another issue’s move (no revision bump) is no event', () => {
+    expect(changeEventOf(record('MODIFY', issue, { ...issue, position: 2000 }))).toBeUndefined();
+  });
+
+  it('a move of the issue itself is a position change without a place', () => {
+    expect(issueChanges(issue, { ...issue, position: 2000, rev: 2 })).toEqual([{ field: 'position' }]);
+  });
+
+  it('carries the actor stamped by the write, and none for a delete', () => {
+    const updated = changeEventOf(record('MODIFY', issue, { ...issue, status: 'done', rev: 2, updated_by: 6 }));
+    expect(updated).toMatchObject({
+      type: 'issue.updated',
+      actorId: 6,
+      changes: [{ field: 'status', from: 'todo', to: 'done' }],
+    });
+    expect(changeEventOf(record('REMOVE', issue))).toMatchObject({ type: 'issue.deleted', actorId: null });
+  });
+
+  it('reports a sprint only when it is activated or completed', () => {
+    const sprint = { type: 'sprint', org_id: 1, id: 4, project_id: 2, name: 'S', slug: 's', status: 'planning', updated_by: 5 };
+    expect(changeEventOf(record('MODIFY', sprint, { ...sprint, name: 'Renamed' }))).toBeUndefined();
+    expect(changeEventOf(record('MODIFY', sprint, { ...sprint, status: 'active' }))?.type).toBe('sprint.activated');
+  });
+
+  it('ignores inserts and updates made outside a request (no actor stamped)', () => {
+    const { updated_by: _none, ...unstamped } = issue;
+    expect(changeEventOf(record('INSERT', undefined, unstamped))).toBeUndefined();
+    expect(changeEventOf(record('INSERT', undefined, issue))?.type).toBe('issue.created');
+  });
+
+  it('ignores items that are not projects, sprints, issues or comments', () => {
+    expect(
+      changeEventOf(record('INSERT', undefined, { type: 'activity', org_id: 1, id: 1, project_id: 2, updated_by: 5 })),
+    ).toBeUndefined();
+  });
+});
