@@ -9,13 +9,14 @@ import { keys, skPrefixes, type Key } from './keys.ts';
 import { tableDefinition } from './table.ts';
 
 /**
- * A stored response keeps its body inline up to this many bytes; a larger body (an issue of
- * 100,000 JSON-escaped characters is about 600 KB) goes in parts beside the record, since one
- * DynamoDB item holds at most 400 KB and a record that cannot be saved would let a retry run twice.
+ * A stored response keeps its body inline up to this many bytes; a larger body (an issue whose
+ * 100,000-character description JSON escapes to 200 KB, with the request's key and hashes beside
+ * it) goes in parts beside the record, since one DynamoDB item holds at most 400 KB and a record
+ * that cannot be saved would let a retry run twice.
  */
-export const INLINE_BODY_BYTES = 256 * 1024;
+export const INLINE_BODY_BYTES = 128 * 1024;
 /** Bytes per part item (binary, so a multi-byte character may straddle two parts). */
-const PART_BYTES = 256 * 1024;
+const PART_BYTES = 128 * 1024;
 /** Marks a stored response whose body is in that many parts. */
 const BODY_PARTS = 'body_parts';
 
