@@ -27,7 +27,12 @@ import { aliasFor, bundling, runtimeEnvironment } from '../bundling.ts';
 import { allFunctionEntries, functionId } from '../functions.ts';
 import { repoRoot } from '../paths.ts';
 
-export const budget = { maxBytes: 500 * 1024, maxInitRatio: 1.5 } as const;
+/**
+ * Size and module init against the yardstick. The init limit was 1.5x; the metrics middleware, the
+ * actor stamp and the response byte budget that every bundle now carries put the idempotent POSTs
+ * at 1.37-1.55x on a loaded machine (infra/bench/README.md), hence 1.6x.
+ */
+export const budget = { maxBytes: 500 * 1024, maxInitRatio: 1.6 } as const;
 
 /**
  * Bundles allowed past `budget.maxBytes`, with the reason. `/mcp` carries the MCP SDK, zod and every
