@@ -17,25 +17,36 @@ export interface Page<T> {
   nextCursor?: string | undefined;
 }
 
-interface CursorBody {
+/** Where a `next` link goes on: the key of the last item shown; lists that number their items add counts. */
+export interface CursorBody {
   PK: string;
   SK: string;
   LSK: string;
+  /** Items of the collection up to and including that one (issue lists: the place of the last item). */
+  n?: number | undefined;
+  /** Matches of a filtered list up to that item. */
+  m?: number | undefined;
 }
 
-const encodeCursor = (key: { PK?: unknown; SK?: unknown; LSK?: unknown }): string =>
-  Buffer.from(JSON.stringify({ PK: key.PK, SK: key.SK, LSK: key.LSK })).toString('base64url');
+/** The opaque cursor of a `next` link. */
+export const encodeCursor = (key: { PK?: unknown; SK?: unknown; LSK?: unknown }, counts: { n?: number; m?: number } = {}): string =>
+  Buffer.from(JSON.stringify({ PK: key.PK, SK: key.SK, LSK: key.LSK, ...counts })).toString('base64url');
 
-function decodeCursor(cursor: string, collection: Collection): CursorBody {
+const count = (v: unknown) => (v === undefined ? true : Number.isSafeInteger(v) && (v as number) >= 0);
+
+/** A cursor of this collection, or 422. */
+export function decodeCursor(cursor: string, collection: Collection): CursorBody {
   try {
     const body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorBody>;
     if (
       body.PK === collection.pk &&
       typeof body.SK === 'string' &&
       typeof body.LSK === 'string' &&
-      body.LSK.startsWith(collection.prefix)
+      body.LSK.startsWith(collection.prefix) &&
+      count(body.n) &&
+      count(body.m)
     ) {
-      return { PK: body.PK, SK: body.SK, LSK: body.LSK };
+      return { PK: body.PK, SK: body.SK, LSK: body.LSK, n: body.n, m: body.m };
     }
   } catch {
     // fall through to the validation error
@@ -121,7 +132,8 @@ export async function listPageWith<T = Record<string, unknown>>(
 export async function listPage<T = Record<string, unknown>>(collection: Collection, req: PageRequest): Promise<Page<T>> {
   let start: Record<string, unknown> | undefined;
   if (req.cursor) {
-    start = { ...decodeCursor(req.cursor, collection) };
+    const { PK, SK, LSK } = decodeCursor(req.cursor, collection);
+    start = { PK, SK, LSK };
   } else if (req.page > 1) {
     return (await listPageWith<T>(collection, req, [])).page;
   }

@@ -281,6 +281,9 @@ export interface CompletionStep {
   moves: ReturnedIssue[];
   /** What leaves the sprint's counters with them (negative values). */
   sprintDelta: SprintCounters;
+  /** What the sprint's and the backlog's rank counters move by (lib/domain/positions.ts: appendToEnd). */
+  sprintRank: Record<string, number>;
+  backlogRank: Record<string, number>;
   now: string;
   /** Reserve backlog positions: the project's `position_seq` moves from `from` to `to` (first step). */
   reserve?: { from: number | undefined; to: number } | undefined;
@@ -320,7 +323,7 @@ export async function completionStep(orgId: number, projectId: number, sprintId:
 
   const names: Record<string, string> = { '#status': 'status', '#updated_at': 'updated_at' };
   const values: Record<string, unknown> = { ':active': 'active', ':now': step.now };
-  const add = addCounters(step.sprintDelta, names, values);
+  const add = addCounters({ ...step.sprintDelta, ...step.sprintRank }, names, values);
   const sets = ['#updated_at = :now'];
   const conditions = ['#status = :active'];
   if (step.finish) {
@@ -353,7 +356,8 @@ export async function completionStep(orgId: number, projectId: number, sprintId:
     let expression = '';
     if (step.moves.length > 0) {
       pValues[':returned'] = step.moves.length;
-      expression = 'ADD backlog_count :returned';
+      const rank = addCounters(step.backlogRank, pNames, pValues, 'r');
+      expression = `ADD backlog_count :returned${rank ? `, ${rank}` : ''}`;
     }
     if (step.reserve) {
       pValues[':seq_to'] = step.reserve.to;

@@ -1,5 +1,5 @@
 import * as store from '../db/issues.ts';
-import type { IssueItem, ListDelta, ParentChange } from '../db/issues.ts';
+import type { IssueFilter, IssueItem, ListDelta, ParentChange } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import { nextId } from '../db/sequences.ts';
@@ -7,7 +7,19 @@ import type { SprintCounters } from '../db/sprints.ts';
 import { Refused } from '../db/transactions.ts';
 import type { Issue, IssueCreate, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, UnavailableError, ValidationError } from './errors.ts';
-import { appendedPosition, defaultPlacementOptions, gapFor, planPlacement, type Renumbering } from './positions.ts';
+import {
+  appendedPosition,
+  blockOf,
+  countBefore,
+  defaultPlacementOptions,
+  gapFor,
+  planPlacement,
+  rankDelta,
+  rankIndexOf,
+  type KeyChange,
+  type RankIndex,
+  type Renumbering,
+} from './positions.ts';
 import type { Principal } from './principal.ts';
 
 /** Where an issue is addressed: in a sprint of a project, or (`sprintId: null`) in its backlog. */
@@ -26,8 +38,8 @@ const ATTEMPTS = 8;
 const WINDOW_MARGIN = defaultPlacementOptions.maxWindow + 1;
 /** Renumbered neighbours that fit in the issue's own transaction next to its other items. */
 const RENUMBER_WITH_WRITE = 90;
-/** Renumbered neighbours per transaction when a packed run is re-appended. */
-const RENUMBER_STEP = 100;
+/** Renumbered neighbours per transaction when a packed run is re-appended (plus the list's owner). */
+const RENUMBER_STEP = 99;
 
 const assigneeMessage = 'assignee_id must be an account of this organisation';
 const targetSprintMessage = 'sprint_id must be a sprint of this project';
@@ -132,22 +144,47 @@ async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, 
   if (!family.project) throw new NotFoundError('Project');
   if (at.sprintId !== null && !family.sprints.get(at.sprintId)) throw new NotFoundError('Sprint');
   if (!family.issue || (family.issue.sprint_id ?? null) !== at.sprintId) throw new NotFoundError('Issue');
-  return { project: family.project as ProjectItem & { backlog_rev?: number }, sprints: family.sprints, issue: family.issue };
+  const project = family.project as ProjectItem & { backlog_rev?: number };
+  const owner = at.sprintId === null ? project : family.sprints.get(at.sprintId);
+  return { project, sprints: family.sprints, issue: family.issue, index: rankIndexOf(owner) };
 }
 
-/** A sprint's issues or the backlog, ordered by position then id; the total comes from a counter. */
-export async function listIssues(caller: Principal, at: IssueLocation, page: PageRequest) {
-  const { page: result, project, sprint } = await store.listIssues(caller.orgId, at.projectId, at.sprintId, page);
-  if (!project) throw new NotFoundError('Project');
-  if (at.sprintId === null) {
-    return { page: result, items: result.items.map(store.toIssue), total: Number(project.backlog_count ?? 0) };
-  }
-  if (!sprint) throw new NotFoundError('Sprint');
-  return { page: result, items: result.items.map(store.toIssue), total: sprint.issues_count };
+/** The place of an issue in its list, given the list's rank index as read: one keys-only Query. */
+async function placeIn(orgId: number, projectId: number, index: RankIndex, issue: IssueItem): Promise<number> {
+  const inBlock = await store.rankInBlock(orgId, projectId, issue.sprint_id ?? null, issue);
+  return countBefore(index, blockOf(issue.position)) + inBlock;
 }
 
+/** The rank index as it is after adding `delta` to it (what a write just did to it). */
+function withDelta(index: RankIndex, delta: Record<string, number> | undefined): RankIndex {
+  const counts: Record<string, number> = Object.fromEntries(index.map(([block, count]) => [`rk_${block}`, count]));
+  for (const [name, by] of Object.entries(delta ?? {})) counts[name] = (counts[name] ?? 0) + by;
+  return rankIndexOf(counts);
+}
+
+/**
+ * A sprint's issues or the backlog, in list order, each with its place; the total comes from a
+ * counter. With a filter, the page holds the matches among the next issues looked through (see
+ * lib/db/issues.ts: listIssues) and `total` counts the matches found up to there.
+ */
+export async function listIssues(caller: Principal, at: IssueLocation, page: PageRequest, filter?: IssueFilter) {
+  const result = await store.listIssues(caller.orgId, at.projectId, at.sprintId, page, filter);
+  if (!result.project) throw new NotFoundError('Project');
+  if (at.sprintId !== null && !result.sprint) throw new NotFoundError('Sprint');
+  const items = result.issues.map(({ item, place }) => store.toIssue(item, place));
+  const listed = at.sprintId === null ? Number(result.project.backlog_count ?? 0) : Number(result.sprint?.issues_count ?? 0);
+  return {
+    page: { items, nextCursor: result.nextCursor },
+    items,
+    total: result.matches ? result.matches.count : listed,
+    filtered: result.matches,
+  };
+}
+
+/** One issue, with its place in its list (one BatchGet with its ancestors, one keys-only Query). */
 export async function getIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<Issue> {
-  return store.toIssue((await loadIssue(caller, at, issueId)).issue);
+  const { issue, index } = await loadIssue(caller, at, issueId);
+  return store.toIssue(issue, await placeIn(caller.orgId, at.projectId, index, issue));
 }
 
 /**
@@ -160,6 +197,7 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
     const [id, slot] = await Promise.all([nextId(caller.orgId, 'issue'), store.allocateIssueSlot(caller.orgId, at.projectId)]);
     const now = new Date().toISOString();
     const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
+    const position = appendedPosition(slot.positionSeq);
     const issue: Issue = {
       id,
       project_id: at.projectId,
@@ -169,15 +207,25 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       description: input.description ?? null,
       status,
       story_points: input.story_points ?? null,
-      position: appendedPosition(slot.positionSeq),
+      position,
       assignee_id: input.assignee_id ?? null,
       ...statusTimestamps(undefined, status, now),
       created_at: now,
       updated_at: now,
     };
-    const parent = { sprintId: at.sprintId, delta: listDelta(at.sprintId, contributionOf(issue)) };
+    const parent = {
+      sprintId: at.sprintId,
+      delta: listDelta(at.sprintId, contributionOf(issue)),
+      rank: rankDelta([{ to: position }]),
+    };
     await store.insertIssue(caller.orgId, at.projectId, issue, parent, issue.assignee_id);
-    return issue;
+    // Its place as committed (issues appended concurrently may sit before it): the owner's rank
+    // index and the rank inside its block, read in parallel.
+    const [owner, inBlock] = await Promise.all([
+      store.getListOwner(caller.orgId, at.projectId, at.sprintId),
+      store.rankInBlock(caller.orgId, at.projectId, at.sprintId, { id, position }),
+    ]);
+    return { ...issue, position: countBefore(rankIndexOf(owner), blockOf(position)) + inBlock };
   } catch (err) {
     throw refusal(err);
   }
@@ -186,17 +234,19 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
 /**
  * Partial update (PUT and PATCH alike). `sprint_id` moves the issue to another sprint of the
  * project (or to the backlog with null), at the end unless `position` says where; `position: k`
- * puts it at place k among its siblings (the value it already has changes nothing). Counters of
- * both lists move in the same transaction as the issue.
+ * puts it at place k among its siblings (k past the end: last; its own place changes nothing).
+ * Counters and rank counters of both lists move in the same transaction as the issue. The answer
+ * carries the issue's place as written.
  */
 export async function updateIssue(caller: Principal, at: IssueLocation, issueId: number, changes: IssueUpdate): Promise<Issue> {
   return withRetries(async () => {
     const target = changes.sprint_id !== undefined ? changes.sprint_id : at.sprintId;
-    const { project, sprints, issue } = await loadIssue(caller, at, issueId, target);
+    const { project, sprints, issue, index } = await loadIssue(caller, at, issueId, target);
     const targetSprint = target === null ? undefined : sprints.get(target);
     if (target !== null && !targetSprint) throw new ValidationError([targetSprintMessage]);
     const moving = target !== at.sprintId;
-    const current = store.toIssue(issue);
+    // Internally `position` is the stored key here; the answer replaces it with the place.
+    const current = store.toIssue(issue, issue.position);
     const now = new Date().toISOString();
 
     const set: Record<string, unknown> = { updated_at: now };
@@ -209,6 +259,7 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
     const next: Issue = { ...current, ...(set as Partial<Issue>) };
 
     const listCount = target === null ? Number(project.backlog_count ?? 0) : Number(targetSprint?.issues_count ?? 0);
+    const targetIndex = moving ? rankIndexOf(target === null ? project : targetSprint) : index;
     const place = await placeIssue(caller.orgId, at.projectId, {
       project,
       issue: current,
@@ -216,18 +267,29 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       moving,
       siblings: moving ? listCount : Math.max(0, listCount - 1),
       position: changes.position,
+      index: targetIndex,
       listRev: target === null ? project.backlog_rev : targetSprint?.positions_rev,
     });
-    if (place.position !== undefined) next.position = place.position;
+    const key = place.position ?? issue.position;
+
+    const leaving: KeyChange[] = [];
+    const joining: KeyChange[] = (place.renumber ?? []).map((r) => ({ from: r.from, to: r.to }));
+    if (place.position !== undefined && moving) {
+      leaving.push({ from: issue.position });
+      joining.push({ to: place.position });
+    } else if (place.position !== undefined) {
+      joining.push({ from: issue.position, to: place.position });
+    }
+    const targetRank = rankDelta(joining);
 
     const parents: ParentChange[] = [];
     const listRev = place.listRev;
     if (moving) {
-      parents.push({ sprintId: at.sprintId, delta: listDelta(at.sprintId, negate(contributionOf(current))) });
-      parents.push({ sprintId: target, delta: listDelta(target, contributionOf(next)), listRev });
+      parents.push({ sprintId: at.sprintId, delta: listDelta(at.sprintId, negate(contributionOf(current))), rank: rankDelta(leaving) });
+      parents.push({ sprintId: target, delta: listDelta(target, contributionOf(next)), listRev, rank: targetRank });
     } else {
       const delta = listDelta(target, sumCounters([contributionOf(next), negate(contributionOf(current))]));
-      if (!isZero(delta) || listRev) parents.push({ sprintId: target, delta, listRev });
+      if (!isZero(delta) || listRev || Object.keys(targetRank).length) parents.push({ sprintId: target, delta, listRev, rank: targetRank });
     }
 
     await store.writeIssue(caller.orgId, at.projectId, {
@@ -239,44 +301,51 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       renumber: place.renumber,
       assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
     });
-    return next;
+    const after = withDelta(withDelta(targetIndex, place.applied), targetRank);
+    const inBlock = await store.rankInBlock(caller.orgId, at.projectId, target, { id: issueId, position: key });
+    return { ...next, position: countBefore(after, blockOf(key)) + inBlock };
   });
 }
 
 interface PlaceRequest {
   project: ProjectItem;
+  /** The issue, `position` being its stored key. */
   issue: Issue;
   /** The list the issue ends up in. */
   target: number | null;
   moving: boolean;
   /** Issues of the target list other than this one (from its counter). */
   siblings: number;
-  /** The `position` sent, if any. */
+  /** The place asked for, if any. */
   position: number | undefined;
+  /** The target list's rank index as read. */
+  index: RankIndex;
   /** The target list's revision as read (`positions_rev` of the sprint, `backlog_rev` of the project). */
   listRev: number | undefined;
 }
 
 interface Place {
-  /** The new position; undefined leaves the issue where it is. */
+  /** The new stored key; undefined leaves the issue where it is. */
   position?: number | undefined;
   renumber?: Renumbering[] | undefined;
   /** A computed position: the target list's revision the write must check (and bump). */
   listRev?: { expected: number | undefined } | undefined;
+  /** Rank counter changes already written (a packed run re-appended before the move). */
+  applied?: Record<string, number> | undefined;
 }
 
 /** Decides where an issue goes (see lib/domain/positions.ts for the algorithm). */
 async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): Promise<Place> {
   const { issue, target, moving, siblings, position } = req;
-  const wantsPlace = position !== undefined && (moving || position !== issue.position);
   const append = async (): Promise<Place> => ({ position: appendedPosition(await store.allocatePositions(orgId, projectId, 1)) });
-  if (!wantsPlace) return moving ? append() : {};
+  if (position === undefined) return moving ? append() : {};
   if (position > siblings) return !moving && siblings === 0 ? {} : append();
 
   const window = await store.windowAroundPlace(orgId, projectId, target, {
     place: position,
-    siblings,
+    index: req.index,
     movedId: issue.id,
+    movedPosition: moving ? undefined : issue.position,
     margin: WINDOW_MARGIN,
   });
   const gap = gapFor(position, window.before, window.slots.length);
@@ -287,26 +356,34 @@ async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): 
 
   // No window within one transaction has room: the run from the gap to the end of the list is
   // packed. Re-append it behind the issue with fresh allocations. The chunks far from the gap are
-  // written first, from the end backwards, each on its own (allocations are unique and above
-  // everything, so the list stays ordered after every chunk); the chunk next to the gap goes with
-  // the issue's own transaction. The only path whose cost grows with the list (see positions.ts).
+  // written first, from the end backwards, each on its own with its rank counters (allocations
+  // are unique and above everything, so the list stays ordered after every chunk); the chunk next
+  // to the gap goes with the issue's own transaction. The only path whose cost grows with the
+  // list (see positions.ts).
   const successor = window.slots[gap];
   if (!successor) return append();
   const run = (await store.readSide(orgId, projectId, target, successor, true)).slots.filter((s) => s.id !== issue.id);
   const first = await store.allocatePositions(orgId, projectId, run.length + 1);
   const moves = run.map((s, i) => ({ id: s.id, from: s.position, to: appendedPosition(first + 1 + i) }));
   const head = moves.slice(0, RENUMBER_WITH_WRITE);
+  const applied: KeyChange[] = [];
   for (let end = moves.length; end > head.length; end -= RENUMBER_STEP) {
-    await store.renumberIssues(orgId, projectId, target, moves.slice(Math.max(head.length, end - RENUMBER_STEP), end));
+    const chunk = moves.slice(Math.max(head.length, end - RENUMBER_STEP), end);
+    await store.renumberIssues(orgId, projectId, target, chunk, rankDelta(chunk));
+    applied.push(...chunk);
   }
-  return { position: appendedPosition(first), renumber: head };
+  return { position: appendedPosition(first), renumber: head, applied: rankDelta(applied) };
 }
 
 /** Deletes an issue (one transaction with its list's counters); its comments follow by cascade. */
 export async function deleteIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<void> {
   await withRetries(async () => {
     const { issue } = await loadIssue(caller, at, issueId);
-    const parent = { sprintId: at.sprintId, delta: listDelta(at.sprintId, negate(contributionOf(issue))) };
+    const parent = {
+      sprintId: at.sprintId,
+      delta: listDelta(at.sprintId, negate(contributionOf(issue))),
+      rank: rankDelta([{ from: issue.position }]),
+    };
     await store.deleteIssue(caller.orgId, at.projectId, issue as IssueItem, parent);
   });
 }

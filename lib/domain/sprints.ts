@@ -6,7 +6,7 @@ import { endBeforeStartMessage } from '../schemas/messages.ts';
 import type { Sprint, SprintCreate, SprintUpdate } from '../schemas/sprints.ts';
 import { ForbiddenError, NotFoundError, TransitionError, UnavailableError, ValidationError } from './errors.ts';
 import { contributionOf, negate, openStatuses, sumCounters } from './issues.ts';
-import { appendedPosition } from './positions.ts';
+import { appendToEnd } from './positions.ts';
 import type { Principal } from './principal.ts';
 
 /** A write that raced another one is re-read and re-decided this many times before a 503. */
@@ -193,8 +193,11 @@ export async function completeSprint(caller: Principal, projectId: number, sprin
       let offset = 0;
       for (const [index, issues] of steps.entries()) {
         const sprintDelta = negate(sumCounters(issues.map(contributionOf)));
+        const appended = appendToEnd(issues, base + offset + 1);
         await store.completionStep(caller.orgId, projectId, sprintId, {
-          moves: issues.map((issue, i) => ({ id: issue.id, rev: issue.rev, position: appendedPosition(base + offset + i + 1) })),
+          moves: issues.map((issue, i) => ({ id: issue.id, rev: issue.rev, position: appended.moves[i]?.to as number })),
+          sprintRank: appended.leaving,
+          backlogRank: appended.joining,
           sprintDelta,
           now,
           reserve: index === 0 && open.length > 0 ? { from: seq, to: base + open.length } : undefined,

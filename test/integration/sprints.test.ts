@@ -4,10 +4,11 @@ import { isRetryableDbError } from '../../lib/db/errors.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { getProjectItem } from '../../lib/db/projects.ts';
 import { completionStep, getSprintItem } from '../../lib/db/sprints.ts';
+import { getIssueFamily } from '../../lib/db/issues.ts';
 import { createIssue, getIssue, listIssues } from '../../lib/domain/issues.ts';
 import type { Principal } from '../../lib/domain/principal.ts';
 import { createProject } from '../../lib/domain/projects.ts';
-import { appendedPosition } from '../../lib/domain/positions.ts';
+import { appendToEnd } from '../../lib/domain/positions.ts';
 import { activateSprint, completeSprint, createSprint, getSprint } from '../../lib/domain/sprints.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 
@@ -78,8 +79,15 @@ describe('sprint completion', () => {
     const seq = Number(projectItem?.position_seq);
     // The first of two steps, as a completion that stopped half-way would have left it.
     const first = items.slice(0, 2);
+    const stored = await Promise.all(first.map(async (i) => (await getIssueFamily(caller.orgId, project.id, [], i.id)).issue));
+    const appended = appendToEnd(
+      stored.map((i) => ({ id: Number(i?.id), position: Number(i?.position) })),
+      seq + 1,
+    );
     await completionStep(caller.orgId, project.id, sprint.id, {
-      moves: first.map((i, k) => ({ id: i.id, rev: 0, position: appendedPosition(seq + 1 + k) })),
+      moves: first.map((i, k) => ({ id: i.id, rev: 0, position: appended.moves[k]?.to as number })),
+      sprintRank: appended.leaving,
+      backlogRank: appended.joining,
       sprintDelta: { issues_count: -2, total_story_points: -2, completed_story_points: 0, open_issues_count: -2 },
       now: new Date().toISOString(),
       reserve: { from: seq, to: seq + 2 },
