@@ -311,7 +311,12 @@ export async function allocateIssueSlot(orgId: number, projectId: number) {
       }),
     );
     const project = out.Attributes as ProjectItem;
-    return { number: Number(project.issue_seq), prefix: project.prefix, positionSeq: Number(project.position_seq) };
+    return {
+      number: Number(project.issue_seq),
+      prefix: project.prefix,
+      positionSeq: Number(project.position_seq),
+      backlogCount: Number(project.backlog_count ?? 0),
+    };
   } catch (err) {
     if (isConditionFailed(err)) throw new Refused('project');
     throw err;

@@ -5,7 +5,7 @@ import type { ProjectItem } from '../db/projects.ts';
 import { nextId } from '../db/sequences.ts';
 import type { SprintCounters } from '../db/sprints.ts';
 import { Refused } from '../db/transactions.ts';
-import type { Issue, IssueCreate, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
+import type { Issue, IssueCreate, IssueListFilters, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, UnavailableError, ValidationError } from './errors.ts';
 import {
   appendedPosition,
@@ -155,11 +155,14 @@ async function placeIn(orgId: number, projectId: number, index: RankIndex, issue
   return countBefore(index, blockOf(issue.position)) + inBlock;
 }
 
-/** The rank index as it is after adding `delta` to it (what a write just did to it). */
-function withDelta(index: RankIndex, delta: Record<string, number> | undefined): RankIndex {
-  const counts: Record<string, number> = Object.fromEntries(index.map(([block, count]) => [`rk_${block}`, count]));
-  for (const [name, by] of Object.entries(delta ?? {})) counts[name] = (counts[name] ?? 0) + by;
-  return rankIndexOf(counts);
+/** The stored issues that pass every filter given (AND). */
+export function issueFilter(filters: IssueListFilters): IssueFilter {
+  const q = filters.q?.toLowerCase();
+  return (item) =>
+    (filters.status === undefined || filters.status.includes(item.status)) &&
+    (filters.assigneeId === undefined || (item.assignee_id ?? null) === filters.assigneeId) &&
+    (q === undefined || String(item.title).toLowerCase().includes(q)) &&
+    (filters.updatedSince === undefined || String(item.updated_at) >= filters.updatedSince);
 }
 
 /**
@@ -167,7 +170,8 @@ function withDelta(index: RankIndex, delta: Record<string, number> | undefined):
  * counter. With a filter, the page holds the matches among the next issues looked through (see
  * lib/db/issues.ts: listIssues) and `total` counts the matches found up to there.
  */
-export async function listIssues(caller: Principal, at: IssueLocation, page: PageRequest, filter?: IssueFilter) {
+export async function listIssues(caller: Principal, at: IssueLocation, page: PageRequest, filters?: IssueListFilters) {
+  const filter = filters ? issueFilter(filters) : undefined;
   const result = await store.listIssues(caller.orgId, at.projectId, at.sprintId, page, filter);
   if (!result.project) throw new NotFoundError('Project');
   if (at.sprintId !== null && !result.sprint) throw new NotFoundError('Sprint');
@@ -194,7 +198,13 @@ export async function getIssue(caller: Principal, at: IssueLocation, issueId: nu
  */
 export async function createIssue(caller: Principal, at: IssueLocation, input: IssueCreate): Promise<Issue> {
   try {
-    const [id, slot] = await Promise.all([nextId(caller.orgId, 'issue'), store.allocateIssueSlot(caller.orgId, at.projectId)]);
+    // A sprint's count comes from the sprint, read alongside (the backlog's from the allocation).
+    const [id, slot, owner] = await Promise.all([
+      nextId(caller.orgId, 'issue'),
+      store.allocateIssueSlot(caller.orgId, at.projectId),
+      at.sprintId === null ? undefined : store.getListOwner(caller.orgId, at.projectId, at.sprintId),
+    ]);
+    const listed = at.sprintId === null ? slot.backlogCount : Number(owner?.issues_count ?? 0);
     const now = new Date().toISOString();
     const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
     const position = appendedPosition(slot.positionSeq);
@@ -219,13 +229,9 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       rank: rankDelta([{ to: position }]),
     };
     await store.insertIssue(caller.orgId, at.projectId, issue, parent, issue.assignee_id);
-    // Its place as committed (issues appended concurrently may sit before it): the owner's rank
-    // index and the rank inside its block, read in parallel.
-    const [owner, inBlock] = await Promise.all([
-      store.getListOwner(caller.orgId, at.projectId, at.sprintId),
-      store.rankInBlock(caller.orgId, at.projectId, at.sprintId, { id, position }),
-    ]);
-    return { ...issue, position: countBefore(rankIndexOf(owner), blockOf(position)) + inBlock };
+    // Appended: last of the list as it was read. Creates running at the same time may answer the
+    // same place; the list itself reads 1..n (an allocation is unique and above every key).
+    return { ...issue, position: listed + 1 };
   } catch (err) {
     throw refusal(err);
   }
@@ -270,7 +276,6 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       index: targetIndex,
       listRev: target === null ? project.backlog_rev : targetSprint?.positions_rev,
     });
-    const key = place.position ?? issue.position;
 
     const leaving: KeyChange[] = [];
     const joining: KeyChange[] = (place.renumber ?? []).map((r) => ({ from: r.from, to: r.to }));
@@ -292,7 +297,7 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       if (!isZero(delta) || listRev || Object.keys(targetRank).length) parents.push({ sprintId: target, delta, listRev, rank: targetRank });
     }
 
-    await store.writeIssue(caller.orgId, at.projectId, {
+    const write = store.writeIssue(caller.orgId, at.projectId, {
       id: issueId,
       rev: issue.rev,
       set,
@@ -301,9 +306,13 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       renumber: place.renumber,
       assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
     });
-    const after = withDelta(withDelta(targetIndex, place.applied), targetRank);
-    const inBlock = await store.rankInBlock(caller.orgId, at.projectId, target, { id: issueId, position: key });
-    return { ...next, position: countBefore(after, blockOf(key)) + inBlock };
+    // Its place, as of the state the decision was taken on: the place it was put at, last when
+    // appended, or (left where it was) its place as read, counted while the write runs.
+    const [answer] = await Promise.all([
+      place.at !== undefined ? place.at : placeIn(caller.orgId, at.projectId, index, issue),
+      write,
+    ]);
+    return { ...next, position: answer };
   });
 }
 
@@ -330,16 +339,20 @@ interface Place {
   renumber?: Renumbering[] | undefined;
   /** A computed position: the target list's revision the write must check (and bump). */
   listRev?: { expected: number | undefined } | undefined;
-  /** Rank counter changes already written (a packed run re-appended before the move). */
-  applied?: Record<string, number> | undefined;
+  /** The place the issue ends up at, when the decision gives it (a place asked for, or last). */
+  at?: number | undefined;
 }
 
 /** Decides where an issue goes (see lib/domain/positions.ts for the algorithm). */
 async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): Promise<Place> {
   const { issue, target, moving, siblings, position } = req;
-  const append = async (): Promise<Place> => ({ position: appendedPosition(await store.allocatePositions(orgId, projectId, 1)) });
+  const last = siblings + 1;
+  const append = async (): Promise<Place> => ({
+    position: appendedPosition(await store.allocatePositions(orgId, projectId, 1)),
+    at: last,
+  });
   if (position === undefined) return moving ? append() : {};
-  if (position > siblings) return !moving && siblings === 0 ? {} : append();
+  if (position > siblings) return !moving && siblings === 0 ? { at: 1 } : append();
 
   const window = await store.windowAroundPlace(orgId, projectId, target, {
     place: position,
@@ -349,10 +362,10 @@ async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): 
     margin: WINDOW_MARGIN,
   });
   const gap = gapFor(position, window.before, window.slots.length);
-  if (!moving && window.movedAt === gap) return {};
+  if (!moving && window.movedAt === gap) return { at: position };
   const endBound = appendedPosition(Number(req.project.position_seq ?? 0) + 1);
   const plan = planPlacement({ slots: window.slots, gap, atStart: window.atStart, atEnd: window.atEnd, endBound });
-  if (plan) return { position: plan.position, renumber: plan.renumber, listRev: { expected: req.listRev } };
+  if (plan) return { position: plan.position, renumber: plan.renumber, listRev: { expected: req.listRev }, at: position };
 
   // No window within one transaction has room: the run from the gap to the end of the list is
   // packed. Re-append it behind the issue with fresh allocations. The chunks far from the gap are
@@ -366,13 +379,11 @@ async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): 
   const first = await store.allocatePositions(orgId, projectId, run.length + 1);
   const moves = run.map((s, i) => ({ id: s.id, from: s.position, to: appendedPosition(first + 1 + i) }));
   const head = moves.slice(0, RENUMBER_WITH_WRITE);
-  const applied: KeyChange[] = [];
   for (let end = moves.length; end > head.length; end -= RENUMBER_STEP) {
     const chunk = moves.slice(Math.max(head.length, end - RENUMBER_STEP), end);
     await store.renumberIssues(orgId, projectId, target, chunk, rankDelta(chunk));
-    applied.push(...chunk);
   }
-  return { position: appendedPosition(first), renumber: head, applied: rankDelta(applied) };
+  return { position: appendedPosition(first), renumber: head, at: position };
 }
 
 /** Deletes an issue (one transaction with its list's counters); its comments follow by cascade. */

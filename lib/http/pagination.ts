@@ -14,19 +14,32 @@ export async function pageRequest(req: ApiRequest): Promise<PageRequest> {
 /**
  * A 200 with a page of a collection: the JSON array, plus `Link` (first/prev/next/last),
  * `X-Total-Count`, `X-Page` and `X-Per-Page`. Totals come from counters, not from counting items.
+ * A filtered page (`filter`: its query parameters, kept in every link) links `first` and, while
+ * there is more to look through, `next` by cursor only: its total is not known ahead.
  */
-export function pageResult<T>(req: ApiRequest, pr: PageRequest, page: Page<unknown>, items: T[], total: number): ApiResult {
+export function pageResult<T>(
+  req: ApiRequest,
+  pr: PageRequest,
+  page: Page<unknown>,
+  items: T[],
+  total: number,
+  filter?: Record<string, string>,
+): ApiResult {
   const last = Math.max(1, Math.ceil(total / pr.perPage));
   const base = baseUrl(req);
   const link = (p: number, cursor?: string) => {
-    const q = new URLSearchParams({ page: String(p), per_page: String(pr.perPage) });
+    const q = new URLSearchParams({ ...filter, page: String(p), per_page: String(pr.perPage) });
     if (cursor) q.set('cursor', cursor);
     return `<${base}?${q.toString()}>`;
   };
   const links = [`${link(1)}; rel="first"`];
-  if (pr.page > 1) links.push(`${link(Math.min(pr.page - 1, last))}; rel="prev"`);
-  if (pr.page < last) links.push(`${link(pr.page + 1, page.nextCursor)}; rel="next"`);
-  links.push(`${link(last)}; rel="last"`);
+  if (filter) {
+    if (page.nextCursor) links.push(`${link(pr.page + 1, page.nextCursor)}; rel="next"`);
+  } else {
+    if (pr.page > 1) links.push(`${link(Math.min(pr.page - 1, last))}; rel="prev"`);
+    if (pr.page < last) links.push(`${link(pr.page + 1, page.nextCursor)}; rel="next"`);
+    links.push(`${link(last)}; rel="last"`);
+  }
   return {
     status: 200,
     body: items,
