@@ -53,6 +53,7 @@ export const samples: Record<string, Sample> = {
   createSprint: { body: { sprint: { name: 'Sprint 1', start_date: '2026-11-23', end_date: '2026-12-04' } } },
   updateSprint: { body: { sprint: { description: 'Two weeks to the launch pad.' } } },
   replaceSprint: { body: { sprint: { name: 'Sprint 1: launch pad' } } },
+  getIssueByKey: { params: { issue_key: 'APL-1' } },
   listSprintIssues: listQuery,
   createSprintIssue: { body: { issue: { title: 'Build the lunar module', story_points: 8 } } },
   getSprintIssue: { params: sprintIssue },
