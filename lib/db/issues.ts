@@ -76,7 +76,7 @@ export const toIssue = (record: object, position: number): Issue => {
 const listCollection = (orgId: number, projectId: number, sprintId: number | null): Collection =>
   sprintId === null ? collections.backlogIssues(orgId, projectId) : collections.sprintIssues(orgId, projectId, sprintId);
 
-export const listKey = (sprintId: number | null, position: number, issueId: number) =>
+const listKey = (sprintId: number | null, position: number, issueId: number) =>
   sprintId === null ? listKeys.backlogIssue(position, issueId) : listKeys.sprintIssue(sprintId, position, issueId);
 
 /**

@@ -308,11 +308,13 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
     });
     // Its place, as of the state the decision was taken on: the place it was put at, last when
     // appended, or (left where it was) its place as read, counted while the write runs.
-    const [answer] = await Promise.all([
-      place.at !== undefined ? place.at : placeIn(caller.orgId, at.projectId, index, issue),
+    const [written, answer] = await Promise.allSettled([
       write,
+      place.at !== undefined ? place.at : placeIn(caller.orgId, at.projectId, index, issue),
     ]);
-    return { ...next, position: answer };
+    if (written.status === 'rejected') throw written.reason;
+    if (answer.status === 'rejected') throw answer.reason;
+    return { ...next, position: answer.value };
   });
 }
 

@@ -80,6 +80,8 @@ function resourceFor(route: Route, param: string, segmentBefore: string): Record
       return inSprint ? seeded.issue : seeded.backlogIssue;
     case 'comments':
       return seeded.comment;
+    case 'issue_key':
+      return seeded.backlogIssue;
     default:
       throw new Error(`${route.method} ${route.path}: no seeded resource for {${param}}; extend resourceFor`);
   }
@@ -94,7 +96,7 @@ function pathWithIdsOfA(route: Route): { path: string; target: Record<string, an
       const m = /^\{(\w+)\}$/.exec(segment);
       if (!m) return segment;
       target = resourceFor(route, m[1]!, segments[i - 1] ?? '');
-      return String(target.id);
+      return m[1] === 'issue_key' ? String(target.issue_number) : String(target.id);
     })
     .join('/');
   return { path, target: target! };
