@@ -13,7 +13,7 @@ import { Activity } from './schemas/activity.ts';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
 import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
-import { Issue, IssueCreateBody, IssueUpdateBody } from './schemas/issues.ts';
+import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody } from './schemas/issues.ts';
 import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
@@ -188,6 +188,13 @@ const notOffered = (id: string, summary: string): Spec => ({
   success: { status: 204, description: 'Never answered; always 405' },
   errors: [405],
 });
+
+const filteredListDescription =
+  'Filters combine with AND; `position` stays the place in the whole list. A filtered page looks through ' +
+  'at most 1,000 issues of the list from where the previous page stopped and returns the matches among them ' +
+  '(possibly fewer than `per_page`, even none, with a `next` link while there is more to look through). ' +
+  'Filtered pages are followed by their `next` link (`page` > 1 without its cursor is 422); `X-Total-Count` ' +
+  'counts the matches up to where the page stopped looking, and is the total once there is no `next` link.';
 
 export const routes: Route[] = [
   // The OpenAPI document of this API (no auth; rendered at build time by `npm run openapi`)
@@ -426,12 +433,38 @@ export const routes: Route[] = [
     unprocessable: 'errors',
   }),
 
+  // An issue by its key, wherever it lives
+  {
+    method: 'GET',
+    path: '/api/v1/issues/{issue_key}',
+    handler: 'functions/issue-keys/get.ts',
+    auth: true,
+    access: 'read',
+    operation: {
+      id: 'getIssueByKey',
+      summary: 'Retrieve an issue by its key (`APL-42`, any case), in a sprint or in the backlog',
+      tag: 'Issues',
+      success: { status: 200, schema: Issue, description: 'The issue, with its project_id and sprint_id' },
+      errors: [404],
+    },
+  },
+
+  // An issue by its key, wherever it lives
+  route('GET', '/api/v1/issues/{issue_key}', 'functions/issue-keys/get.ts', {
+    id: 'getIssueByKey',
+    summary: 'Retrieve an issue by its key (`APL-42`, any case), in a sprint or in the backlog',
+    tag: 'Issues',
+    success: { status: 200, schema: Issue, description: 'The issue, with its project_id and sprint_id' },
+  }),
+
   // Issues in a sprint
   route('GET', `${sprintPath}/issues`, 'functions/issues/list.ts', {
     id: 'listSprintIssues',
-    summary: "List a sprint's issues, ordered by position",
+    summary: "List a sprint's issues in order (`position` 1..n), optionally filtered",
+    description: filteredListDescription,
     tag: 'Issues',
-    success: { status: 200, schema: Issue, list: true, description: 'Issues, by position then id' },
+    query: IssueListQuery,
+    success: { status: 200, schema: Issue, list: true, description: 'Issues, in list order' },
   }),
   route('POST', `${sprintPath}/issues`, 'functions/issues/create.ts', {
     id: 'createSprintIssue',
@@ -467,9 +500,11 @@ export const routes: Route[] = [
   // The project backlog (issues in no sprint)
   route('GET', `${projectPath}/issues`, 'functions/backlog/list.ts', {
     id: 'listBacklogIssues',
-    summary: "List the project backlog's issues (in no sprint), ordered by position",
+    summary: "List the project backlog's issues (in no sprint) in order (`position` 1..n), optionally filtered",
+    description: filteredListDescription,
     tag: 'Backlog',
-    success: { status: 200, schema: Issue, list: true, description: 'Issues, by position then id' },
+    query: IssueListQuery,
+    success: { status: 200, schema: Issue, list: true, description: 'Issues, in list order' },
   }),
   route('POST', `${projectPath}/issues`, 'functions/backlog/create.ts', {
     id: 'createBacklogIssue',

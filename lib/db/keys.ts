@@ -10,6 +10,7 @@
  * | ORG#o            | EMAIL#e             |                          | e-mail uniqueness guard                |
  * | ORG#o            | PROJECT#p           | PROJECT#p                | project (+ counters, issue sequence)   |
  * | ORG#o            | PREFIX#X            |                          | project prefix uniqueness guard        |
+ * | ORG#o            | ISSUEKEY#X-n        |                          | issue number -> project and issue id   |
  * | ORG#o#P#p        | SPRINT#s            | SPRINT#s                 | sprint (+ issue counters)              |
  * | ORG#o#P#p        | VELOCITY#t#s        |                          | completed sprint's summary (velocity)  |
  * | ORG#o#P#p        | ISSUE#i             | S#s#pos#i or B#pos#i     | issue, in a sprint or the backlog      |
@@ -87,6 +88,8 @@ export const keys = {
     PK: `${orgPk(orgId)}#W#${pad(webhookId)}`,
     SK: `DELIVERY#${deliveryId}`,
   }),
+  /** Where the issue numbered `issueNumber` ("APL-42") lives: written by the create transaction. */
+  issueKey: (orgId: number, issueNumber: string): Key => ({ PK: orgPk(orgId), SK: `ISSUEKEY#${issueNumber.toUpperCase()}` }),
   token: (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
   /**
    * An Idempotency-Key record; `key` is the persistence layer's hash of (account, route, path, key).
@@ -110,6 +113,9 @@ export const listKeys = {
   sprintIssue: (sprintId: number, position: number, issueId: number) =>
     `S#${pad(sprintId)}#${padPosition(position)}#${pad(issueId)}`,
   backlogIssue: (position: number, issueId: number) => `B#${padPosition(position)}#${pad(issueId)}`,
+  /** Sorts just before every issue of the list whose position is `position` or more. */
+  issueFrom: (sprintId: number | null, position: number) =>
+    sprintId === null ? `B#${padPosition(position)}` : `S#${pad(sprintId)}#${padPosition(position)}`,
   comment: (issueId: number, commentId: number) => `C#${pad(issueId)}#${pad(commentId)}`,
   issueActivity: (issueId: number, sequence: string) => `IA#${pad(issueId)}#${padSequence(sequence)}`,
   sprintActivity: (sprintId: number, sequence: string) => `SA#${pad(sprintId)}#${padSequence(sequence)}`,

@@ -27,16 +27,24 @@ export interface Page<T> {
  * response may carry (RESPONSE_BYTE_BUDGET, lib/http/byte-budget.ts), so the page that follows is
  * cut by the budget anyway and continues from its cursor.
  */
-const MAX_READ_BYTES = 6 * 1024 * 1024;
+export const MAX_READ_BYTES = 6 * 1024 * 1024;
 
-interface CursorBody {
+/** Where a `next` link goes on: the key of the last item shown; lists that number their items add counts. */
+export interface CursorBody {
   PK: string;
   SK: string;
   LSK: string;
+  /** Items of the collection up to and including that one (issue lists: the place of the last item). */
+  n?: number | undefined;
+  /** Matches of a filtered list up to that item. */
+  m?: number | undefined;
 }
 
-const encodeCursor = (key: { PK?: unknown; SK?: unknown; LSK?: unknown }): string =>
-  Buffer.from(JSON.stringify({ PK: key.PK, SK: key.SK, LSK: key.LSK })).toString('base64url');
+/** The opaque cursor of a `next` link. */
+export const encodeCursor = (
+  key: { PK?: unknown; SK?: unknown; LSK?: unknown },
+  counts: { n?: number; m?: number } = {},
+): string => Buffer.from(JSON.stringify({ PK: key.PK, SK: key.SK, LSK: key.LSK, ...counts })).toString('base64url');
 
 /** The cursor after each item of a page read from the table (every item carries its keys). */
 const cursorsOf =
@@ -53,7 +61,10 @@ const cursorsOf =
 const CURSOR_SK = /^[A-Z]{1,16}#\d{10}(?:#C#\d{10})?$/;
 const CURSOR_LSK = /^[\x21-\x7e]{1,128}$/;
 
-function decodeCursor(cursor: string, collection: Collection): CursorBody {
+const count = (v: unknown) => (v === undefined ? true : Number.isSafeInteger(v) && (v as number) >= 0);
+
+/** A cursor of this collection, or 422. */
+export function decodeCursor(cursor: string, collection: Collection): CursorBody {
   try {
     const body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorBody>;
     if (
@@ -62,9 +73,11 @@ function decodeCursor(cursor: string, collection: Collection): CursorBody {
       CURSOR_SK.test(body.SK) &&
       typeof body.LSK === 'string' &&
       CURSOR_LSK.test(body.LSK) &&
-      body.LSK.startsWith(collection.prefix)
+      body.LSK.startsWith(collection.prefix) &&
+      count(body.n) &&
+      count(body.m)
     ) {
-      return { PK: body.PK, SK: body.SK, LSK: body.LSK };
+      return { PK: body.PK, SK: body.SK, LSK: body.LSK, n: body.n, m: body.m };
     }
   } catch {
     // fall through to the validation error
@@ -152,7 +165,8 @@ export async function listPageWith<T = Record<string, unknown>>(
 export async function listPage<T = Record<string, unknown>>(collection: Collection, req: PageRequest): Promise<Page<T>> {
   let start: Record<string, unknown> | undefined;
   if (req.cursor) {
-    start = { ...decodeCursor(req.cursor, collection) };
+    const { PK, SK, LSK } = decodeCursor(req.cursor, collection);
+    start = { PK, SK, LSK };
   } else if (req.page > 1) {
     return (await listPageWith<T>(collection, req, [])).page;
   }

@@ -253,10 +253,12 @@ async function completeAtOnce(
   const report = reportOf(sprint, expected, plan);
   const moved = sumCounters(open.map(contributionOf));
   const target = plan.carry_over_sprint_id;
+  const appended = await appendToList(caller.orgId, projectId, target, open, { from: sprint.id, now: plan.completed_at });
   await completion.completeAtOnce(caller.orgId, projectId, sprint.id, {
-    moves: await appendToList(caller.orgId, projectId, target, open, { from: sprint.id, now: plan.completed_at }),
+    moves: appended.moves,
     leaving: negate(moved),
-    target: { sprintId: target, delta: listDelta(target, moved) },
+    leavingRank: appended.leaving,
+    target: { sprintId: target, delta: listDelta(target, moved), rank: appended.joining },
     expected,
     plan,
     report,
@@ -303,11 +305,13 @@ async function finishCompletion(caller: Principal, projectId: number, sprintId: 
         const batch = open.slice(i, i + MOVES_PER_STEP);
         const moved = sumCounters(batch.map(contributionOf));
         const target = plan.carry_over_sprint_id;
+        const appended = await appendToList(orgId, projectId, target, batch, { from: sprintId, now: plan.completed_at });
         await completion.completionMoves(orgId, projectId, sprintId, {
-          moves: await appendToList(orgId, projectId, target, batch, { from: sprintId, now: plan.completed_at }),
+          moves: appended.moves,
           // Leaving by completion is neither "removed" scope nor burndown progress: plain counters only.
           leaving: negate(moved),
-          target: { sprintId: target, delta: listDelta(target, moved) },
+          leavingRank: appended.leaving,
+          target: { sprintId: target, delta: listDelta(target, moved), rank: appended.joining },
           now: plan.completed_at,
         });
       }

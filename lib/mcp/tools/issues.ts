@@ -23,7 +23,7 @@ export const issueTools: Tool[] = [
     {
       title: 'List issues',
       description:
-        'List the issues of a sprint, or of the project backlog (sprint_id null), in list order (position). Filter by status and assignee: each call then looks through the next `limit` issues and returns the matches, so follow next_cursor until it is null to see them all.',
+        'List the issues of a sprint, or of the project backlog (sprint_id null), in list order (position 1..n). With filters, each call looks through the next 1,000 issues and returns the matches: follow next_cursor until it is null.',
       input: z.object({
         project_id: projectId(),
         sprint_id: id('The sprint whose issues to list, or null for the project backlog.').nullable(),
@@ -33,19 +33,33 @@ export const issueTools: Tool[] = [
           .optional()
           .describe('Only issues with one of these statuses, e.g. ["todo", "in_progress"].'),
         assignee_id: id('Only issues assigned to this account; null for unassigned issues.').nullable().optional(),
+        q: z.string().min(1).max(255).optional().describe('Only issues whose title contains this text (any case).'),
+        updated_since: z.iso.datetime({ offset: true }).optional().describe('Only issues updated at or after this date-time.'),
         ...listInput,
       }),
-      output: { issues: z.array(Issue), ...listInfo },
+      output: {
+        issues: z.array(Issue),
+        ...listInfo,
+        total: z
+          .number()
+          .int()
+          .describe('Issues in the list; with filters, the matches found so far (all once next_cursor is null).'),
+      },
       annotations: annotations.read,
     },
-    async (caller, { project_id, sprint_id, status, assignee_id, ...args }) => {
-      const filter =
-        status || assignee_id !== undefined
-          ? (i: Issue) => (!status || status.includes(i.status)) && (assignee_id === undefined || i.assignee_id === assignee_id)
-          : undefined;
+    async (caller, { project_id, sprint_id, status, assignee_id, q, updated_since, ...args }) => {
       const at = { projectId: project_id, sprintId: sprint_id };
-      const { items, ...info } = await listThrough(args, (page) => listIssues(caller, at, page), filter);
-      return { issues: items, ...info };
+      const filters =
+        status || assignee_id !== undefined || q !== undefined || updated_since !== undefined
+          ? { status, assigneeId: assignee_id, q, updatedSince: updated_since && new Date(updated_since).toISOString() }
+          : undefined;
+      if (!filters) {
+        const { items, ...info } = await listThrough(args, (page) => listIssues(caller, at, page));
+        return { issues: items, ...info };
+      }
+      // A filtered page's cursor carries the places and matches before it: passed through as is.
+      const result = await listIssues(caller, at, { page: 1, perPage: args.limit, cursor: args.cursor }, filters);
+      return { issues: result.items, total: result.total, next_cursor: result.page.nextCursor ?? null };
     },
   ),
 
