@@ -79,12 +79,21 @@ export const authorizerGrant: TableGrant = { actions: ['dynamodb:UpdateItem'], i
 
 /**
  * The stream consumer (lib/db/cascade.ts): reads a parent's existence (GetItem), pages through its
- * children's keys (Query, on the table and LSI1Keys), deletes them in batches (BatchWriteItem), and
- * writes down (PutItem) and clears (DeleteItem) the pending entry of a cascade it must continue.
+ * children's keys (Query, on the table and LSI1, with each issue's assignee), takes assigned issues
+ * out of their assignee's index (a transaction: DeleteItem and UpdateItem), deletes the children in
+ * batches (BatchWriteItem), and writes down (PutItem) and clears (DeleteItem) the pending entry of
+ * a cascade it must continue.
  */
 export const cascadeGrant: TableGrant = {
-  actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
-  indexes: ['LSI1Keys'],
+  actions: [
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    'dynamodb:BatchWriteItem',
+    'dynamodb:PutItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:UpdateItem',
+  ],
+  indexes: ['LSI1'],
 };
 
 /**

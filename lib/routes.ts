@@ -13,7 +13,7 @@ import { Activity } from './schemas/activity.ts';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
 import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
-import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody } from './schemas/issues.ts';
+import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery } from './schemas/issues.ts';
 import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
@@ -231,6 +231,18 @@ export const routes: Route[] = [
     tag: 'Accounts',
     success: { status: 200, schema: Me, description: 'The caller' },
   }),
+  route('GET', '/api/v1/me/issues', 'functions/me/issues.ts', {
+    id: 'listMyIssues',
+    summary: "The caller's assigned issues across the organisation's projects, newest update first",
+    description:
+      'Each issue shows its `position` in its own list. With `status`, a page looks through at most 1,000 of ' +
+      'the assigned issues from where the previous page stopped and returns the matches among them, followed ' +
+      'by its `next` link (`page` > 1 without its cursor is 422); `X-Total-Count` then counts the matches up to ' +
+      'where the page stopped looking, and is the total once there is no `next` link.',
+    tag: 'Issues',
+    query: MyIssuesQuery,
+    success: { status: 200, schema: Issue, list: true, description: 'Issues, most recently updated first' },
+  }),
   // Token-issuing POSTs never honour Idempotency-Key: a replay would have to store the token.
   route('POST', '/api/v1/me/token', 'functions/me/regenerate-token.ts', {
     id: 'regenerateToken',
@@ -432,22 +444,6 @@ export const routes: Route[] = [
     success: { status: 200, schema: Velocity, description: 'Velocity' },
     unprocessable: 'errors',
   }),
-
-  // An issue by its key, wherever it lives
-  {
-    method: 'GET',
-    path: '/api/v1/issues/{issue_key}',
-    handler: 'functions/issue-keys/get.ts',
-    auth: true,
-    access: 'read',
-    operation: {
-      id: 'getIssueByKey',
-      summary: 'Retrieve an issue by its key (`APL-42`, any case), in a sprint or in the backlog',
-      tag: 'Issues',
-      success: { status: 200, schema: Issue, description: 'The issue, with its project_id and sprint_id' },
-      errors: [404],
-    },
-  },
 
   // An issue by its key, wherever it lives
   route('GET', '/api/v1/issues/{issue_key}', 'functions/issue-keys/get.ts', {

@@ -10,8 +10,10 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unassignOnCascade } from './assigned.ts';
 import { db, tableName } from './client.ts';
 import { collections, keys, parseProjectPk, pendingCascadesPk, projectPk, skPrefixes, type Key } from './keys.ts';
+import { Refused, transact } from './transactions.ts';
 
 /**
  * The cascade of deletes, fed by the table's stream (REMOVE records). A parent's delete is one
@@ -140,7 +142,7 @@ async function deleteKeys(itemKeys: Key[]): Promise<void> {
 async function forEachPage(
   input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>,
   options: CascadeOptions,
-  onPage: (pageKeys: Key[]) => Promise<void>,
+  onPage: (pageKeys: Key[], items: Record<string, unknown>[]) => Promise<void>,
 ): Promise<number> {
   let start: Record<string, unknown> | undefined = options.after;
   let seen = 0;
@@ -160,7 +162,7 @@ async function forEachPage(
     seen += pageKeys.length;
     if (pageKeys.length > 0) {
       try {
-        await onPage(pageKeys);
+        await onPage(pageKeys, out.Items ?? []);
       } catch (err) {
         if (err instanceof CascadeInterrupted) throw new CascadeInterrupted(start);
         throw err;
@@ -171,16 +173,37 @@ async function forEachPage(
   return seen;
 }
 
+/**
+ * Takes the assigned issues among `items` (read with their `assignee_id`) out of their assignees'
+ * index (lib/db/assigned.ts), before the issues themselves are deleted: an interrupted page is
+ * read again, and an entry already taken out is refused by its condition and left alone.
+ */
+async function unassignIssues(orgId: number, projectId: number, items: Record<string, unknown>[]): Promise<void> {
+  const assigned = items.filter((item) => ISSUE_SK.test(String(item.SK)) && typeof item.assignee_id === 'number');
+  await forEachLimited(assigned, PARALLELISM, async (item) => {
+    try {
+      await transact(unassignOnCascade(orgId, projectId, issueIdOf(item as unknown as Key), Number(item.assignee_id)));
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+    }
+  });
+}
+
+const ISSUE_SK = /^ISSUE#\d+$/;
+
 /** Deletes every item of a deleted project's partition. Returns the number of items deleted. */
 export async function deleteProjectContents(orgId: number, projectId: number, options: CascadeOptions = {}): Promise<number> {
   return forEachPage(
     {
       KeyConditionExpression: 'PK = :pk',
       ExpressionAttributeValues: { ':pk': collections.projectContents(orgId, projectId).pk },
-      ProjectionExpression: 'PK, SK',
+      ProjectionExpression: 'PK, SK, assignee_id',
     },
     options,
-    deleteKeys,
+    async (pageKeys, items) => {
+      await unassignIssues(orgId, projectId, items);
+      await deleteKeys(pageKeys);
+    },
   );
 }
 
@@ -217,12 +240,15 @@ export async function deleteSprintIssues(
   let comments = 0;
   const issueCount = await forEachPage(
     {
-      IndexName: 'LSI1Keys',
+      // LSI1 (not the keys-only LSI1Keys): the assignee of each issue is read too.
+      IndexName: 'LSI1',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
       ExpressionAttributeValues: { ':pk': issues.pk, ':prefix': issues.prefix },
+      ProjectionExpression: 'PK, SK, LSK, assignee_id',
     },
     options,
-    async (issueKeys) => {
+    async (issueKeys, items) => {
+      await unassignIssues(orgId, projectId, items);
       await forEachLimited(issueKeys, PARALLELISM, async (key) => {
         // Awaited first: `comments += await ...` would add to the value read before the wait.
         const deleted = await deleteIssueComments(orgId, projectId, issueIdOf(key), { deadline: options.deadline });

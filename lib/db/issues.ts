@@ -19,6 +19,7 @@ import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys, parseIssueListKey, type Collection, type Key } from './keys.ts';
 import { decodeCursor, encodeCursor, MAX_READ_BYTES, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
+import { assignedStateOf, assignmentItems, type AssignedState } from './assigned.ts';
 import { accountExists, addCounters, type SprintCounters, type SprintItem } from './sprints.ts';
 import { batchGet, Refused, revisionCondition, setAssignments, transact, type GuardedItem } from './transactions.ts';
 
@@ -454,7 +455,8 @@ export async function insertIssue(
       reason: 'project',
     });
   }
-  if (assigneeId !== null) items.push(accountExists(orgId, assigneeId, 'assignee'));
+  // The assignee's index entry and count; raising the count is the assignee check (lib/db/assigned.ts).
+  if (assigneeId !== null) items.push(...assignmentItems(orgId, projectId, issue.id, undefined, assignedStateOf(issue)));
   await transact(items);
 }
 
@@ -473,6 +475,8 @@ export interface IssueWrite {
   renumber?: Renumbering[] | undefined;
   /** A new assignee, checked in the same transaction. */
   assigneeId?: number | undefined;
+  /** The issue's assignee index state before and after the write (lib/db/assigned.ts). */
+  assignment: { before: AssignedState; after: AssignedState };
 }
 
 function renumberItem(orgId: number, projectId: number, sprintId: number | null, r: Renumbering): GuardedItem {
@@ -527,7 +531,12 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
   ];
   const target = write.placement?.sprintId ?? null;
   for (const r of write.renumber ?? []) items.push(renumberItem(orgId, projectId, target, r));
-  if (write.assigneeId !== undefined) items.push(accountExists(orgId, write.assigneeId, 'assignee'));
+  const { before, after } = write.assignment;
+  items.push(...assignmentItems(orgId, projectId, write.id, before, after));
+  // An assignee given but unchanged is still checked; a changed one is by its count (lib/db/assigned.ts).
+  if (write.assigneeId !== undefined && write.assigneeId === before.assigneeId) {
+    items.push(accountExists(orgId, write.assigneeId, 'assignee'));
+  }
   await transact(items);
 }
 
@@ -569,6 +578,7 @@ export async function deleteIssue(orgId: number, projectId: number, issue: Issue
     },
     listOwnerUpdate(orgId, projectId, parent, 'stale'),
     { item: { Delete: { TableName: tableName, Key: keys.issueKey(orgId, issue.issue_number) } } },
+    ...assignmentItems(orgId, projectId, issue.id, assignedStateOf(issue), undefined),
   ]);
 }
 
@@ -663,14 +673,17 @@ export async function appendToList(
   orgId: number,
   projectId: number,
   list: number | null,
-  issues: { id: number; position: number; rev?: number | undefined }[],
+  issues: { id: number; position: number; rev?: number | undefined; assignee_id: number | null; status: IssueStatus }[],
   move: { from: number; now: string },
 ): Promise<{ moves: GuardedItem[]; leaving: Record<string, number>; joining: Record<string, number> }> {
   if (issues.length === 0) return { moves: [], leaving: {}, joining: {} };
   const appended = appendToEnd(issues, await allocatePositions(orgId, projectId, issues.length));
-  const moves = issues.map((issue, i): GuardedItem => {
+  const moves = issues.flatMap((issue, i): GuardedItem[] => {
     const position = appended.moves[i]?.to as number;
-    return {
+    // An assigned issue's index entry follows its new `updated_at` and list (lib/db/assigned.ts).
+    const state = { assigneeId: issue.assignee_id, status: issue.status, updatedAt: move.now, sprintId: list };
+    const index = issue.assignee_id === null ? [] : assignmentItems(orgId, projectId, issue.id, state, state);
+    const item: GuardedItem = {
       item: {
         Update: {
           TableName: tableName,
@@ -692,6 +705,7 @@ export async function appendToList(
       },
       reason: 'moved',
     };
+    return [item, ...index];
   });
   return { moves, leaving: appended.leaving, joining: appended.joining };
 }
@@ -704,6 +718,7 @@ export interface OpenIssue {
   rev: number;
   status: IssueStatus;
   story_points: number | null;
+  assignee_id: number | null;
 }
 
 /**
@@ -726,7 +741,7 @@ export async function sprintIssuesWithStatus(
         IndexName: 'LSI1',
         KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
         FilterExpression: `#status IN (${statuses.map((_, i) => `:s${i}`).join(', ')})`,
-        ProjectionExpression: 'id, rev, #status, story_points, #position',
+        ProjectionExpression: 'id, rev, #status, story_points, #position, assignee_id',
         ExpressionAttributeNames: { '#status': 'status', '#position': 'position' },
         ExpressionAttributeValues: {
           ':pk': collection.pk,
@@ -744,6 +759,7 @@ export async function sprintIssuesWithStatus(
         rev: Number(item.rev ?? 0),
         status: item.status as IssueStatus,
         story_points: (item.story_points as number | null | undefined) ?? null,
+        assignee_id: (item.assignee_id as number | null | undefined) ?? null,
       });
     }
     start = out.LastEvaluatedKey;

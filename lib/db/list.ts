@@ -54,11 +54,11 @@ const cursorsOf =
 
 /**
  * The base-table sort key of any listed item (`PROJECT#p`, `ACCOUNT#a`, `SPRINT#s`, `ISSUE#i`,
- * `ISSUE#i#C#c`, lib/db/keys.ts), and an LSI1 key's shape: visible ASCII, short. A forged cursor
+ * `ISSUE#i#C#c`, an assigned issue's `ISSUE#p#i`, lib/db/keys.ts), and an LSI1 key's shape: visible ASCII, short. A forged cursor
  * must be refused here as 422: DynamoDB would answer a ValidationException (a 500) to an empty
  * key or one over its 1,024-byte sort key limit.
  */
-const CURSOR_SK = /^[A-Z]{1,16}#\d{10}(?:#C#\d{10})?$/;
+const CURSOR_SK = /^[A-Z]{1,16}#\d{10}(?:#(?:C#)?\d{10})?$/;
 const CURSOR_LSK = /^[\x21-\x7e]{1,128}$/;
 
 const count = (v: unknown) => (v === undefined ? true : Number.isSafeInteger(v) && (v as number) >= 0);

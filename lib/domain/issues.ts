@@ -1,3 +1,4 @@
+import { assignedStateOf } from '../db/assigned.ts';
 import * as store from '../db/issues.ts';
 import type { IssueFilter, IssueItem, ListDelta, ParentChange } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
@@ -329,6 +330,7 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       parents,
       renumber: place.renumber,
       assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
+      assignment: { before: assignedStateOf(current), after: assignedStateOf(next) },
     });
     // Its place, as of the state the decision was taken on: the place it was put at, last when
     // appended, or (left where it was) its place as read, counted while the write runs.

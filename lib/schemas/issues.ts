@@ -129,3 +129,7 @@ export function issueListFilters(query: IssueListQuery): IssueListFilters | unde
   };
   return Object.values(filters).some((v) => v !== undefined) ? filters : undefined;
 }
+
+/** Query parameters of `GET /me/issues`. */
+export const MyIssuesQuery = IssueListQuery.pick({ status: true });
+export type MyIssuesQuery = z.output<typeof MyIssuesQuery>;

@@ -2,8 +2,9 @@ import * as z from 'zod';
 import { listIssueActivity } from '../../domain/activity.ts';
 import { Activity } from '../../schemas/activity.ts';
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../domain/issues.ts';
+import { listMyIssues } from '../../domain/my-issues.ts';
 import { Issue, IssueCreateFields, IssueStatus, IssueUpdateFields } from '../../schemas/issues.ts';
-import { listInfo, listInput, listThrough } from '../list.ts';
+import { filteredPage, listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, locateIssue } from '../locate.ts';
 import { annotations, defineTool, id, type Tool } from '../tool.ts';
 
@@ -58,8 +59,35 @@ export const issueTools: Tool[] = [
         return { issues: items, ...info };
       }
       // A filtered page's cursor carries the places and matches before it: passed through as is.
-      const result = await listIssues(caller, at, { page: 1, perPage: args.limit, cursor: args.cursor }, filters);
-      return { issues: result.items, total: result.total, next_cursor: result.page.nextCursor ?? null };
+      const { items, ...info } = filteredPage(
+        await listIssues(caller, at, { page: 1, perPage: args.limit, cursor: args.cursor }, filters),
+      );
+      return { issues: items, ...info };
+    },
+  ),
+
+  defineTool(
+    'my_issues',
+    {
+      title: 'My issues',
+      description:
+        'The caller\'s assigned issues across all projects, most recently updated first. Use it for "what am I working on".',
+      input: z.object({
+        status: z.array(IssueStatus).min(1).optional().describe('Only issues with one of these statuses.'),
+        ...listInput,
+      }),
+      output: { issues: z.array(Issue), ...listInfo },
+      annotations: annotations.read,
+    },
+    async (caller, { status, ...args }) => {
+      if (!status) {
+        const { items, ...info } = await listThrough(args, (page) => listMyIssues(caller, page));
+        return { issues: items, ...info };
+      }
+      const { items, ...info } = filteredPage(
+        await listMyIssues(caller, { page: 1, perPage: args.limit, cursor: args.cursor }, status),
+      );
+      return { issues: items, ...info };
     },
   ),
 
