@@ -62,7 +62,7 @@ describe('MCP server: protocol and authentication', () => {
       });
       // Only deletes may destroy; reads never write.
       expect(tool.annotations?.destructiveHint, tool.name).toBe(tool.name.startsWith('delete_'));
-      expect(tool.annotations?.readOnlyHint, tool.name).toBe(/^(list|get)_/.test(tool.name));
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(/^(list|get|my)_/.test(tool.name));
       expect(tool.annotations?.idempotentHint, tool.name).toBe(!/^(create|add)_/.test(tool.name));
     }
     expect(mcp.statuses.every((s) => s === 200 || s === 202 || s === 405)).toBe(true);
