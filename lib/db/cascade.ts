@@ -12,6 +12,7 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { unassignOnCascade } from './assigned.ts';
 import { db, tableName } from './client.ts';
+import { isConditionFailed } from './errors.ts';
 import { collections, keys, parseProjectPk, pendingCascadesPk, projectPk, skPrefixes, type Key } from './keys.ts';
 import { Refused, transact } from './transactions.ts';
 
@@ -174,17 +175,34 @@ async function forEachPage(
 }
 
 /**
- * Takes the assigned issues among `items` (read with their `assignee_id`) out of their assignees'
- * index (lib/db/assigned.ts), before the issues themselves are deleted: an interrupted page is
- * read again, and an entry already taken out is refused by its condition and left alone.
+ * Takes the issues among `items` (read with `assignee_id` and `issue_number`) out of the indexes
+ * kept outside the project's partition, before the issues themselves are deleted: the number's
+ * pointer (`ISSUEKEY#`, deleted only while it still points to this issue: a new project may have
+ * taken the prefix and the number already), and an assigned issue's entry in its assignee's index
+ * with the count (lib/db/assigned.ts). An interrupted page is read again; what was already taken
+ * out is refused by its condition and left alone.
  */
-async function unassignIssues(orgId: number, projectId: number, items: Record<string, unknown>[]): Promise<void> {
-  const assigned = items.filter((item) => ISSUE_SK.test(String(item.SK)) && typeof item.assignee_id === 'number');
-  await forEachLimited(assigned, PARALLELISM, async (item) => {
-    try {
-      await transact(unassignOnCascade(orgId, projectId, issueIdOf(item as unknown as Key), Number(item.assignee_id)));
-    } catch (err) {
-      if (!(err instanceof Refused)) throw err;
+async function unindexIssues(orgId: number, projectId: number, items: Record<string, unknown>[]): Promise<void> {
+  const issues = items.filter((item) => ISSUE_SK.test(String(item.SK)));
+  await forEachLimited(issues, PARALLELISM, async (item) => {
+    const issueId = issueIdOf(item as unknown as Key);
+    const ignoreGone = (err: unknown) => {
+      if (!(err instanceof Refused) && !isConditionFailed(err)) throw err;
+    };
+    if (typeof item.issue_number === 'string') {
+      await db
+        .send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: keys.issueKey(orgId, item.issue_number),
+            ConditionExpression: 'project_id = :project AND issue_id = :issue',
+            ExpressionAttributeValues: { ':project': projectId, ':issue': issueId },
+          }),
+        )
+        .catch(ignoreGone);
+    }
+    if (typeof item.assignee_id === 'number') {
+      await transact(unassignOnCascade(orgId, projectId, issueId, item.assignee_id)).catch(ignoreGone);
     }
   });
 }
@@ -197,11 +215,11 @@ export async function deleteProjectContents(orgId: number, projectId: number, op
     {
       KeyConditionExpression: 'PK = :pk',
       ExpressionAttributeValues: { ':pk': collections.projectContents(orgId, projectId).pk },
-      ProjectionExpression: 'PK, SK, assignee_id',
+      ProjectionExpression: 'PK, SK, assignee_id, issue_number',
     },
     options,
     async (pageKeys, items) => {
-      await unassignIssues(orgId, projectId, items);
+      await unindexIssues(orgId, projectId, items);
       await deleteKeys(pageKeys);
     },
   );
@@ -240,15 +258,15 @@ export async function deleteSprintIssues(
   let comments = 0;
   const issueCount = await forEachPage(
     {
-      // LSI1 (not the keys-only LSI1Keys): the assignee of each issue is read too.
+      // LSI1 (not the keys-only LSI1Keys): each issue's number and assignee are read too.
       IndexName: 'LSI1',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
       ExpressionAttributeValues: { ':pk': issues.pk, ':prefix': issues.prefix },
-      ProjectionExpression: 'PK, SK, LSK, assignee_id',
+      ProjectionExpression: 'PK, SK, LSK, assignee_id, issue_number',
     },
     options,
     async (issueKeys, items) => {
-      await unassignIssues(orgId, projectId, items);
+      await unindexIssues(orgId, projectId, items);
       await forEachLimited(issueKeys, PARALLELISM, async (key) => {
         // Awaited first: `comments += await ...` would add to the value read before the wait.
         const deleted = await deleteIssueComments(orgId, projectId, issueIdOf(key), { deadline: options.deadline });

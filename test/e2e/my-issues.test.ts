@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assigneePk, projectPk } from '../../lib/db/keys.ts';
+import { assigneePk, orgPk, projectPk } from '../../lib/db/keys.ts';
 import { type ApiClient, type ApiResponse, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
 import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';
 import { mcpClient } from '../support/mcp.ts';
@@ -164,13 +164,21 @@ describe('my issues', () => {
     const keep = await project(admin);
     const gone = await project(admin);
     const kept = (await admin.post(keep.backlog, { issue: { title: 'kept', assignee_id: org.member.id } })).body;
-    for (let i = 0; i < 3; i++) await admin.post(gone.sprintIssues, { issue: { title: `g${i}`, assignee_id: org.member.id } });
-    await admin.post(gone.backlog, { issue: { title: 'gb', assignee_id: org.member.id } });
-    expect((await member.get('/api/v1/me/issues')).headers.get('x-total-count')).toBe('5');
+    const numbers: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      numbers.push(
+        (await admin.post(gone.sprintIssues, { issue: { title: `g${i}`, assignee_id: org.member.id } })).body.issue_number,
+      );
+    }
+    numbers.push((await admin.post(gone.backlog, { issue: { title: 'gb' } })).body.issue_number);
+    expect((await member.get('/api/v1/me/issues')).headers.get('x-total-count')).toBe('4');
 
     expect((await admin.delete(`/api/v1/projects/${gone.id}`)).status).toBe(204);
     expect(ids((await member.get('/api/v1/me/issues')).body)).toEqual([kept.id]);
     await waitUntilEmpty({ pk: projectPk(org.orgId, gone.id) });
+    // The numbers' pointers go with the issues, assigned or not.
+    for (const number of numbers) expect(await itemsIn({ pk: orgPk(org.orgId), skPrefix: `ISSUEKEY#${number}` })).toEqual([]);
+    expect((await member.get(`/api/v1/issues/${numbers[0]}`)).status).toBe(404);
     let after = await member.get('/api/v1/me/issues');
     expect(ids(after.body)).toEqual([kept.id]);
     expect(after.headers.get('x-total-count')).toBe('1');
