@@ -40,21 +40,7 @@ const { seedProject } = await import('../../test/support/seed.ts');
 const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
 
 /** Read units and calls of every DynamoDB call made while a measured step runs. */
-const meter = { units: 0, calls: 0 };
-db.middlewareStack.add(
-  (next) => async (args) => {
-    const input = args.input as Record<string, unknown>;
-    input.ReturnConsumedCapacity = 'TOTAL';
-    const out = await next(args);
-    const consumed = (out.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-    for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
-      meter.units += Number((c as { CapacityUnits?: number }).CapacityUnits ?? 0);
-    }
-    meter.calls += 1;
-    return out;
-  },
-  { step: 'initialize', name: 'benchMeter' },
-);
+const { meter } = (await import('../../test/support/read-meter.ts')).meterReads();
 
 try {
   await ensureTable(dynamo.endpoint, tableName);

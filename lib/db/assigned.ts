@@ -1,9 +1,9 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../domain/errors.ts';
 import type { IssueStatus } from '../schemas/issues.ts';
-import { db, tableName } from './client.ts';
+import { tableName } from './client.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { decodeCursor, encodeCursor, type PageRequest } from './list.ts';
+import { queryPages } from './query.ts';
 import type { GuardedItem } from './transactions.ts';
 
 /**
@@ -147,24 +147,20 @@ async function readEntries(
   limit: number,
 ): Promise<{ items: Record<string, unknown>[]; more: boolean }> {
   const items: Record<string, unknown>[] = [];
-  let start = after;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'LSI1',
-        KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        Limit: limit + 1 - items.length,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start && items.length <= limit);
-  return { items: items.slice(0, limit), more: items.length > limit || start !== undefined };
+  const end = await queryPages(
+    {
+      IndexName: 'LSI1',
+      KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+      ScanIndexForward: false,
+    },
+    { start: after, limit: () => limit + 1 - items.length },
+    (page) => {
+      items.push(...page);
+      return items.length <= limit;
+    },
+  );
+  return { items: items.slice(0, limit), more: items.length > limit || end !== undefined };
 }
 
 const entryOf = (item: Record<string, unknown>): AssignedEntry => ({

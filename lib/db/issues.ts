@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../domain/errors.ts';
 import {
   blockAtOffset,
@@ -18,6 +18,7 @@ import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys, parseIssueListKey, type Collection, type Key } from './keys.ts';
 import { decodeCursor, encodeCursor, MAX_READ_BYTES, type PageRequest } from './list.ts';
+import { queryPages } from './query.ts';
 import type { ProjectItem } from './projects.ts';
 import { assignedStateOf, assignmentItems, type AssignedState } from './assigned.ts';
 import { accountExists, addCounters, type SprintCounters, type SprintItem } from './sprints.ts';
@@ -142,33 +143,27 @@ async function readIssues(
   collection: Collection,
   options: { from?: string | undefined; after?: Record<string, unknown> | undefined; limit: number },
 ): Promise<{ items: IssueItem[]; more: boolean }> {
-  let start = options.after;
   const items: IssueItem[] = [];
   let bytes = 0;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'LSI1',
-        KeyConditionExpression: options.from
-          ? 'PK = :pk AND LSK BETWEEN :from AND :to'
-          : 'PK = :pk AND begins_with(LSK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': collection.pk,
-          ...(options.from ? { ':from': options.from, ':to': `${collection.prefix}\uffff` } : { ':prefix': collection.prefix }),
-        },
-        ConsistentRead: true,
-        Limit: options.limit + 1 - items.length,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      bytes += Buffer.byteLength(JSON.stringify(item));
-      items.push(item as IssueItem);
-    }
-    start = out.LastEvaluatedKey;
-  } while (start && items.length <= options.limit && bytes < MAX_READ_BYTES);
-  const more = items.length > options.limit || start !== undefined;
+  const end = await queryPages(
+    {
+      IndexName: 'LSI1',
+      KeyConditionExpression: options.from ? 'PK = :pk AND LSK BETWEEN :from AND :to' : 'PK = :pk AND begins_with(LSK, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': collection.pk,
+        ...(options.from ? { ':from': options.from, ':to': `${collection.prefix}\uffff` } : { ':prefix': collection.prefix }),
+      },
+    },
+    { start: options.after, limit: () => options.limit + 1 - items.length },
+    (page) => {
+      for (const item of page) {
+        bytes += Buffer.byteLength(JSON.stringify(item));
+        items.push(item as unknown as IssueItem);
+      }
+      return items.length <= options.limit && bytes < MAX_READ_BYTES;
+    },
+  );
+  const more = items.length > options.limit || end !== undefined;
   return { items: items.slice(0, options.limit), more };
 }
 
@@ -268,26 +263,22 @@ export async function rankInBlock(
   issue: { id: number; position: number },
 ): Promise<number> {
   let inBlock = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'LSI1Keys',
-        KeyConditionExpression: 'PK = :pk AND LSK BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': listCollection(orgId, projectId, sprintId).pk,
-          ':from': listKeys.issueFrom(sprintId, blockStart(blockOf(issue.position))),
-          ':to': listKey(sprintId, issue.position, issue.id),
-        },
-        Select: 'COUNT',
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    inBlock += out.Count ?? 0;
-    start = out.LastEvaluatedKey;
-  } while (start);
+  await queryPages(
+    {
+      IndexName: 'LSI1Keys',
+      KeyConditionExpression: 'PK = :pk AND LSK BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': listCollection(orgId, projectId, sprintId).pk,
+        ':from': listKeys.issueFrom(sprintId, blockStart(blockOf(issue.position))),
+        ':to': listKey(sprintId, issue.position, issue.id),
+      },
+      Select: 'COUNT',
+    },
+    {},
+    (_items, count) => {
+      inBlock += count;
+    },
+  );
   return inBlock;
 }
 
@@ -591,32 +582,29 @@ async function readListKeys(
   options: { forward: boolean; limit?: number | undefined; from?: string | undefined },
 ): Promise<{ slots: Slot[]; exhausted: boolean }> {
   const slots: Slot[] = [];
-  let start: Record<string, unknown> | undefined;
   const range = options.from
     ? options.forward
       ? { ':low': options.from, ':high': `${collection.prefix}\uffff` }
       : { ':low': collection.prefix, ':high': options.from }
     : undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'LSI1Keys',
-        KeyConditionExpression: range ? 'PK = :pk AND LSK BETWEEN :low AND :high' : 'PK = :pk AND begins_with(LSK, :prefix)',
-        ExpressionAttributeValues: { ':pk': collection.pk, ...(range ?? { ':prefix': collection.prefix }) },
-        ScanIndexForward: options.forward,
-        ConsistentRead: true,
-        ...(options.limit === undefined ? {} : { Limit: options.limit - slots.length }),
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const parsed = parseIssueListKey(String(item.LSK));
-      if (parsed) slots.push({ id: parsed.issueId, position: parsed.position });
-    }
-    start = out.LastEvaluatedKey;
-  } while (start && (options.limit === undefined || slots.length < options.limit));
-  return { slots, exhausted: !start || (options.limit !== undefined && slots.length < options.limit) };
+  const { limit } = options;
+  const end = await queryPages(
+    {
+      IndexName: 'LSI1Keys',
+      KeyConditionExpression: range ? 'PK = :pk AND LSK BETWEEN :low AND :high' : 'PK = :pk AND begins_with(LSK, :prefix)',
+      ExpressionAttributeValues: { ':pk': collection.pk, ...(range ?? { ':prefix': collection.prefix }) },
+      ScanIndexForward: options.forward,
+    },
+    { limit: limit === undefined ? undefined : () => limit - slots.length },
+    (page) => {
+      for (const item of page) {
+        const parsed = parseIssueListKey(String(item.LSK));
+        if (parsed) slots.push({ id: parsed.issueId, position: parsed.position });
+      }
+      return limit === undefined || slots.length < limit;
+    },
+  );
+  return { slots, exhausted: !end || (limit !== undefined && slots.length < limit) };
 }
 
 /**
@@ -733,36 +721,32 @@ export async function sprintIssuesWithStatus(
 ): Promise<OpenIssue[]> {
   const collection = collections.sprintIssues(orgId, projectId, sprintId);
   const open: OpenIssue[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'LSI1',
-        KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
-        FilterExpression: `#status IN (${statuses.map((_, i) => `:s${i}`).join(', ')})`,
-        ProjectionExpression: 'id, rev, #status, story_points, #position, assignee_id',
-        ExpressionAttributeNames: { '#status': 'status', '#position': 'position' },
-        ExpressionAttributeValues: {
-          ':pk': collection.pk,
-          ':prefix': collection.prefix,
-          ...Object.fromEntries(statuses.map((status, i) => [`:s${i}`, status])),
-        },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      open.push({
-        id: Number(item.id),
-        position: Number(item.position),
-        rev: Number(item.rev ?? 0),
-        status: item.status as IssueStatus,
-        story_points: (item.story_points as number | null | undefined) ?? null,
-        assignee_id: (item.assignee_id as number | null | undefined) ?? null,
-      });
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  await queryPages(
+    {
+      IndexName: 'LSI1',
+      KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+      FilterExpression: `#status IN (${statuses.map((_, i) => `:s${i}`).join(', ')})`,
+      ProjectionExpression: 'id, rev, #status, story_points, #position, assignee_id',
+      ExpressionAttributeNames: { '#status': 'status', '#position': 'position' },
+      ExpressionAttributeValues: {
+        ':pk': collection.pk,
+        ':prefix': collection.prefix,
+        ...Object.fromEntries(statuses.map((status, i) => [`:s${i}`, status])),
+      },
+    },
+    {},
+    (page) => {
+      for (const item of page) {
+        open.push({
+          id: Number(item.id),
+          position: Number(item.position),
+          rev: Number(item.rev ?? 0),
+          status: item.status as IssueStatus,
+          story_points: (item.story_points as number | null | undefined) ?? null,
+          assignee_id: (item.assignee_id as number | null | undefined) ?? null,
+        });
+      }
+    },
+  );
   return open;
 }

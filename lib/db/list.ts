@@ -1,7 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../domain/errors.ts';
-import { db, tableName } from './client.ts';
 import type { Collection, Key } from './keys.ts';
+import { queryPages } from './query.ts';
 import { batchGet } from './transactions.ts';
 
 /** Which page of a collection to read: `page`/`per_page`, or the opaque cursor of a `next` link. */
@@ -95,26 +94,22 @@ async function keysOfPage(collection: Collection, req: PageRequest): Promise<{ p
   // One key past the page: whether the collection goes on is then known, not guessed.
   let remaining = skip + req.perPage + 1;
   let seen = 0;
-  let start: Record<string, unknown> | undefined;
   const pageKeys: CursorBody[] = [];
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'LSI1Keys',
-        KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
-        ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix },
-        ConsistentRead: true,
-        Limit: remaining,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      if (seen++ >= skip) pageKeys.push({ PK: String(item.PK), SK: String(item.SK), LSK: String(item.LSK) });
-    }
-    remaining -= out.Items?.length ?? 0;
-    start = out.LastEvaluatedKey;
-  } while (start && remaining > 0);
+  await queryPages(
+    {
+      IndexName: 'LSI1Keys',
+      KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+      ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix },
+    },
+    { limit: () => remaining },
+    (page) => {
+      for (const item of page) {
+        if (seen++ >= skip) pageKeys.push({ PK: String(item.PK), SK: String(item.SK), LSK: String(item.LSK) });
+      }
+      remaining -= page.length;
+      return remaining > 0;
+    },
+  );
   const more = pageKeys.length > req.perPage;
   return { pageKeys: pageKeys.slice(0, req.perPage), more };
 }
@@ -171,29 +166,25 @@ export async function listPage<T = Record<string, unknown>>(collection: Collecti
     return (await listPageWith<T>(collection, req, [])).page;
   }
   const items: Record<string, unknown>[] = [];
-  let next = start;
   let bytes = 0;
   // One item past the page tells whether the collection goes on (DynamoDB returns a
   // LastEvaluatedKey whenever Limit was reached, even at the very end). A 1 MB response may stop
   // short; keep reading until the page is full, or until what was read is more than one response
   // could carry anyway (the byte budget then ends the page early: no point reading 100 items of
   // 300 KB to show a dozen).
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'LSI1',
-        KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
-        ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix },
-        ConsistentRead: true,
-        Limit: req.perPage + 1 - items.length,
-        ...(next ? { ExclusiveStartKey: next } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) bytes += Buffer.byteLength(JSON.stringify(item));
-    items.push(...(out.Items ?? []));
-    next = out.LastEvaluatedKey;
-  } while (next && items.length <= req.perPage && bytes < MAX_READ_BYTES);
+  const next = await queryPages(
+    {
+      IndexName: 'LSI1',
+      KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+      ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix },
+    },
+    { start, limit: () => req.perPage + 1 - items.length },
+    (page) => {
+      for (const item of page) bytes += Buffer.byteLength(JSON.stringify(item));
+      items.push(...page);
+      return items.length <= req.perPage && bytes < MAX_READ_BYTES;
+    },
+  );
   const more = items.length > req.perPage || next !== undefined;
   const shown = items.slice(0, req.perPage);
   const last = shown.at(-1);

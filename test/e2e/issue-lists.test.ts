@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ApiClient, type ApiResponse, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
+import { type ApiClient, followPages, nextLink, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
 import { mcpClient } from '../support/mcp.ts';
 import { seedProject } from '../support/seed.ts';
 
@@ -21,26 +21,7 @@ async function project(admin: ApiClient, prefix = randomPrefix()) {
   };
 }
 
-const nextLink = (res: ApiResponse) => {
-  const next = /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
-  return next ? new URL(next).pathname + new URL(next).search : undefined;
-};
-
-/** Every page of a (filtered) list by its next links: the issues, and the last page's total. */
-async function follow(client: ApiClient, url: string) {
-  const items: { id: number; position: number; title: string }[] = [];
-  let at: string | undefined = url;
-  let last: ApiResponse | undefined;
-  let pages = 0;
-  while (at) {
-    last = await client.get(at);
-    expect(last.status, at).toBe(200);
-    items.push(...last.body);
-    at = nextLink(last);
-    pages++;
-  }
-  return { items, total: Number(last?.headers.get('x-total-count')), pages };
-}
+const follow = (client: ApiClient, url: string) => followPages<{ id: number; position: number; title: string }>(client, url);
 
 describe('issue list filters', () => {
   it('filters by status, assignee, title text and update time, alone and combined, with places in the whole list', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assigneePk, orgPk, projectPk } from '../../lib/db/keys.ts';
-import { type ApiClient, type ApiResponse, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
+import { type ApiClient, followPages, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
 import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';
 import { mcpClient } from '../support/mcp.ts';
 
@@ -18,23 +18,7 @@ async function project(admin: ApiClient) {
   };
 }
 
-const nextLink = (res: ApiResponse) => {
-  const next = /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
-  return next ? new URL(next).pathname + new URL(next).search : undefined;
-};
-
-async function follow(client: ApiClient, url: string) {
-  const items: { id: number; position: number; status: string }[] = [];
-  let at: string | undefined = url;
-  let last: ApiResponse | undefined;
-  while (at) {
-    last = await client.get(at);
-    expect(last.status, at).toBe(200);
-    items.push(...last.body);
-    at = nextLink(last);
-  }
-  return { items, total: Number(last?.headers.get('x-total-count')) };
-}
+const follow = (client: ApiClient, url: string) => followPages<{ id: number; position: number; status: string }>(client, url);
 
 const ids = (items: { id: number }[]) => items.map((i) => i.id);
 

@@ -180,7 +180,7 @@ describe('webhook deliveries', () => {
     for (const q of failed) expect(acceptedIds).toContain(q.id);
 
     // The receiver has answered 200; the delivery records the attempt once that answer is back.
-    let deliveries: { status: string; attempts: number }[] = [];
+    let deliveries: { status: string; attempts: number }[];
     const deadline = Date.now() + 10_000;
     do {
       deliveries = (await admin.get(`/api/v1/webhooks/${hook.id}/deliveries`)).body;

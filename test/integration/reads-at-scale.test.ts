@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { db } from '../../lib/db/client.ts';
 import { findIssueByNumber } from '../../lib/domain/issue-lookup.ts';
 import { createIssue } from '../../lib/domain/issues.ts';
 import { listMyIssues } from '../../lib/domain/my-issues.ts';
@@ -7,6 +6,7 @@ import type { Principal } from '../../lib/domain/principal.ts';
 import { createProject } from '../../lib/domain/projects.ts';
 import { createSprint, sprintSummary } from '../../lib/domain/sprints.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
+import { meterReads } from '../support/read-meter.ts';
 import { seedProject } from '../support/seed.ts';
 
 /**
@@ -15,34 +15,12 @@ import { seedProject } from '../support/seed.ts';
  * queried the project's partition, or the whole list, would consume more in the big one.
  */
 
-const meter = { units: 0, calls: 0 };
-const METER = 'readsAtScaleMeter';
-
+let reads: ReturnType<typeof meterReads>;
 beforeAll(() => {
-  db.middlewareStack.add(
-    (next) => async (args) => {
-      (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
-      const out = await next(args);
-      const consumed = (out.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
-        meter.units += Number((c as { CapacityUnits?: number }).CapacityUnits ?? 0);
-      }
-      meter.calls += 1;
-      return out;
-    },
-    { step: 'initialize', name: METER },
-  );
+  reads = meterReads();
 });
-afterAll(() => {
-  db.middlewareStack.remove(METER);
-});
-
-async function measure<T>(read: () => Promise<T>): Promise<{ value: T; units: number; calls: number }> {
-  meter.units = 0;
-  meter.calls = 0;
-  const value = await read();
-  return { value, units: meter.units, calls: meter.calls };
-}
+afterAll(() => reads.stop());
+const measure = <T>(step: () => Promise<T>) => reads.measure(step);
 
 async function setup(seed = true) {
   const org = await newOrganisation();
