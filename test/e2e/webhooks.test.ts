@@ -263,7 +263,8 @@ describe('webhook deliveries', () => {
     for (const [i, hook] of hooks.entries()) {
       const [d] = await poll(
         async () => (await admin.get(`/api/v1/webhooks/${hook.id}/deliveries`)).body as any[],
-        (list) => list[0]?.attempts > 0,
+        // An attempt is claimed (attempts + 1) before it is made, and its outcome recorded after.
+        (list) => list[0]?.attempts > 0 && typeof list[0]?.error === 'string',
       );
       expect(d.error, urls[i]).toMatch(/^refused: .* is a (metadata|private) address$/);
       expect(d.response_code).toBeNull();
