@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Comment } from '../schemas/comments.ts';
 import { db, tableName } from './client.ts';
-import { collections, gsi1, keys, listKeys, type Key } from './keys.ts';
+import { collections, keys, listKeys, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
 import { batchGet, existsCheck, transact, type GuardedItem } from './transactions.ts';
 
@@ -179,7 +179,6 @@ export async function insertComment(
           Item: {
             ...keys.comment(orgId, ref.projectId, ref.issueId, id),
             LSK: listKeys.comment(ref.issueId, id),
-            ...gsi1.comment(orgId, id),
             type: 'comment',
             org_id: orgId,
             project_id: ref.projectId,
@@ -187,6 +186,21 @@ export async function insertComment(
             ...comment,
           },
           // A fresh id from the sequence: never taken.
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    },
+    {
+      item: {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.commentPointer(orgId, id),
+            type: 'comment_pointer',
+            project_id: ref.projectId,
+            issue_id: ref.issueId,
+            sprint_id: ref.sprintId,
+          },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
@@ -202,27 +216,28 @@ export interface FoundComment {
 }
 
 /**
- * Finds a comment by id (GSI1), then reads the comment itself (consistently) with its project,
- * issue and the sprint it was written in, in one BatchGet: 2 calls. Undefined when the comment,
- * its project or its issue is gone, or the sprint it still sits in is gone. When the issue has
- * moved to another sprint since, `path.sprintUnchecked` says that sprint is still to be checked.
+ * Finds a comment by id: its pointer (one consistent GetItem in the organisation's partition, written
+ * in the comment's transaction, so a comment is found right after its creation), then the comment
+ * itself with its project, issue and the sprint it was written in, in one consistent BatchGet: 2
+ * calls. Undefined when the comment, its project or its issue is gone, or the sprint it still sits
+ * in is gone. When the issue has moved to another sprint since, `path.sprintUnchecked` says that
+ * sprint is still to be checked.
  */
 export async function findComment(orgId: number, commentId: number): Promise<FoundComment | undefined> {
-  const index = await db.send(
-    new QueryCommand({
+  const pointer = await db.send(
+    new GetCommand({
       TableName: tableName,
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK = :sk',
-      ExpressionAttributeValues: { ':pk': gsi1.comment(orgId, commentId).GSI1PK, ':sk': gsi1.comment(orgId, commentId).GSI1SK },
-      ProjectionExpression: 'PK, SK, project_id, issue_id, sprint_id',
+      Key: keys.commentPointer(orgId, commentId),
+      ConsistentRead: true,
+      ProjectionExpression: 'project_id, issue_id, sprint_id',
     }),
   );
-  const entry = index.Items?.[0];
+  const entry = pointer.Item;
   if (!entry) return undefined;
   const projectId = Number(entry.project_id);
   const issueId = Number(entry.issue_id);
   const hint = entry.sprint_id === null || entry.sprint_id === undefined ? null : Number(entry.sprint_id);
-  const commentKey = { PK: String(entry.PK), SK: String(entry.SK) };
+  const commentKey = keys.comment(orgId, projectId, issueId, commentId);
   const wanted = [commentKey, keys.project(orgId, projectId), keys.issue(orgId, projectId, issueId)];
   if (hint !== null) wanted.push(keys.sprint(orgId, projectId, hint));
   const found = await getMany(wanted);
@@ -291,9 +306,13 @@ export async function updateComment(
   return toComment({ ...found.item, ...(body === undefined ? {} : { body }), updated_at: now });
 }
 
-/** Deletes a comment and moves its issue's `comments_count`, in one transaction with the same checks. */
+/**
+ * Deletes a comment with its pointer and moves its issue's `comments_count`, in one transaction
+ * with the same checks.
+ */
 export async function deleteComment(orgId: number, found: FoundComment, authorId: number): Promise<void> {
   await transact([
+    { item: { Delete: { TableName: tableName, Key: keys.commentPointer(orgId, found.item.id) } } },
     {
       item: {
         Delete: {
