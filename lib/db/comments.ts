@@ -4,6 +4,7 @@ import { db, tableName } from './client.ts';
 import { collections, keys, listKeys, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
 import { batchGet, existsCheck, transact, type GuardedItem } from './transactions.ts';
+import { versionOf, withVersion } from './versions.ts';
 
 /**
  * Why a comment write can be refused (`Refused.reason`): on create, the project, the sprint of the
@@ -32,15 +33,18 @@ export interface CommentItem extends Comment {
 
 export const toComment = (record: object): Comment => {
   const item = record as Record<string, unknown>;
-  return {
-    id: Number(item.id),
-    body: String(item.body),
-    issue_id: Number(item.issue_id),
-    author_id: Number(item.author_id),
-    author_name: String(item.author_name ?? ''),
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at),
-  };
+  return withVersion(
+    {
+      id: Number(item.id),
+      body: String(item.body),
+      issue_id: Number(item.issue_id),
+      author_id: Number(item.author_id),
+      author_name: String(item.author_name ?? ''),
+      created_at: String(item.created_at),
+      updated_at: String(item.updated_at),
+    },
+    record,
+  );
 };
 
 /**
@@ -206,7 +210,7 @@ export async function insertComment(
       },
     },
   ]);
-  return comment;
+  return withVersion(comment, { version: 1 });
 }
 
 /** A comment found by id, with what its ancestor check found. */
@@ -299,11 +303,18 @@ export async function updateComment(
         },
       },
       reason: commentRefusals.comment,
+      resource: true,
     },
     existsCheck(keys.issue(orgId, found.item.project_id, found.item.issue_id), commentRefusals.comment),
     ...ancestorChecks(orgId, found),
   ]);
-  return toComment({ ...found.item, ...(body === undefined ? {} : { body }), updated_at: now });
+  // Written at the version read + 1 when the request required it; otherwise its best guess.
+  return toComment({
+    ...found.item,
+    ...(body === undefined ? {} : { body }),
+    updated_at: now,
+    version: versionOf(found.item) + 1,
+  });
 }
 
 /**
@@ -323,6 +334,7 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
         },
       },
       reason: commentRefusals.comment,
+      resource: true,
     },
     {
       item: {

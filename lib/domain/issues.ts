@@ -10,6 +10,7 @@ import { today } from './clock.ts';
 import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from './errors.ts';
 import { appendedPosition, defaultPlacementOptions, gapFor, planPlacement, type Renumbering } from './positions.ts';
 import type { Principal } from './principal.ts';
+import { versionOf, withVersion } from '../db/versions.ts';
 
 /** Where an issue is addressed: in a sprint of a project, or (`sprintId: null`) in its backlog. */
 export interface IssueLocation {
@@ -191,7 +192,7 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
     };
     const parent = { sprintId: at.sprintId, delta: listDelta(at.sprintId, contributionOf(issue)) };
     await store.insertIssue(caller.orgId, at.projectId, issue, parent, issue.assignee_id);
-    return issue;
+    return withVersion(issue, { version: 1 });
   } catch (err) {
     // The sprint's guard refuses both a missing sprint and one being completed: tell them apart.
     if (err instanceof Refused && err.reason === 'sprint' && at.sprintId !== null) {
@@ -258,7 +259,8 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       renumber: place.renumber,
       assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
     });
-    return next;
+    // At least one past the version read (a comment's counter may have moved it meanwhile).
+    return withVersion(next, { version: versionOf(issue) + 1 });
   });
 }
 
