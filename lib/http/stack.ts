@@ -16,6 +16,7 @@ import { readAuthorizerContext } from './context.ts';
 import { parseOrThrow } from '../schemas/validate.ts';
 import { expectingVersion } from '../db/versions.ts';
 import { etagOf, expectedVersions, isNotModified } from './conditional.ts';
+import { corsHeaders } from './cors.ts';
 
 /** Largest accepted request body (docs/api.md: Requests): 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -176,12 +177,14 @@ function isConditional(event: Event, options: { conditional?: boolean | undefine
 type Request = { event: Event; response: APIGatewayProxyResult | null | undefined; internal: Internal };
 
 /**
- * Adds the rate-limit headers to the response and logs it; the stack's `after`/`onError` steps do
+ * Adds the rate-limit and CORS headers to the response and logs it; the stack's `after`/`onError` steps do
  * it, and so does a middleware that answers early (an idempotent replay), since those steps then do not run.
  */
 export function finish(request: Request) {
   const response = request.response;
   if (!response) return;
+  // An allowed web origin may read every answer, errors included (lib/http/cors.ts).
+  response.headers = { ...response.headers, ...corsHeaders(request.event.headers) };
   const rate = request.internal.rate;
   if (rate) {
     response.headers = {
