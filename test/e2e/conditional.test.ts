@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { INTERVAL_MS } from '../../lib/domain/ratelimit.ts';
 import { routes } from '../../lib/routes.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
+import { mcpClient } from '../support/mcp.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 /**
@@ -255,5 +256,40 @@ describe('If-Match', () => {
       const after = await admin.get(readPathOf(path), { headers: { 'If-None-Match': etag(before) } });
       expect(`${route.method} ${route.path}: then ${after.status}`).toBe(`${route.method} ${route.path}: then 304`);
     }
+  });
+});
+
+describe('expected_version (MCP)', () => {
+  it('writes through a tool only at the expected version, the one its results and the ETag carry', async () => {
+    const { org, admin } = await orgWithClients(gateway);
+    const f = await fixture(admin);
+    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
+    const issueId = f.ids.issue_id!;
+    const projectId = f.ids.project_id!;
+    const read = await mcp.ok('get_issue', { project_id: projectId, issue_id: issueId });
+    expect(read.version).toBeTypeOf('number');
+    expect(etag(await admin.get(f.issuePath))).toMatch(new RegExp(`^"${read.version}-`));
+
+    const stale = await mcp.call('update_issue', {
+      project_id: projectId,
+      issue_id: issueId,
+      title: 'Stale',
+      expected_version: read.version + 1,
+    });
+    expect(stale.result.isError).toBe(true);
+    expect(stale.text).toMatch(/changed/);
+    expect((await admin.get(f.issuePath)).body.title).toBe('Land');
+
+    const written = await mcp.ok('update_issue', {
+      project_id: projectId,
+      issue_id: issueId,
+      title: 'Current',
+      expected_version: read.version,
+    });
+    expect(written.issue.title).toBe('Current');
+    expect(written.version).toBe(read.version + 1);
+    const deleted = await mcp.call('delete_issue', { project_id: projectId, issue_id: issueId, expected_version: read.version });
+    expect(deleted.result.isError).toBe(true);
+    expect((await admin.get(f.issuePath)).status).toBe(200);
   });
 });
