@@ -1,8 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Comment } from '../schemas/comments.ts';
 import { db, tableName } from './client.ts';
 import { collections, keys, listKeys, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
+import { isConditionFailed } from './errors.ts';
 import { batchGet, existsCheck, transact, type GuardedItem } from './transactions.ts';
 import { versionOf, withVersion } from './versions.ts';
 
@@ -350,4 +351,52 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
     },
     ...ancestorChecks(orgId, found),
   ]);
+}
+
+/**
+ * Writes the pointer (`keys.commentPointer`) of every comment that has none: comments written
+ * before pointers existed, when `GET /comments/{id}` read a global index. An operator's command
+ * (`comments:pointers`, tools/cli/admin.ts) run once after deploying: it reads the whole table with
+ * a Scan, which no request path does. Returns how many comments it saw and how many pointers it
+ * wrote; running it again writes none.
+ */
+export async function writeMissingCommentPointers(): Promise<{ comments: number; written: number }> {
+  let start: Record<string, unknown> | undefined;
+  let comments = 0;
+  let written = 0;
+  do {
+    const out = await db.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: '#type = :comment',
+        ProjectionExpression: 'org_id, project_id, issue_id, sprint_id, id',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':comment': 'comment' },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      comments++;
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...keys.commentPointer(Number(item.org_id), Number(item.id)),
+              type: 'comment_pointer',
+              project_id: Number(item.project_id),
+              issue_id: Number(item.issue_id),
+              sprint_id: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
+        written++;
+      } catch (err) {
+        if (!isConditionFailed(err)) throw err;
+      }
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return { comments, written };
 }
