@@ -32,15 +32,11 @@ export const tableActions = {
 const listIndexes = ['LSI1', 'LSI1Keys'] as const;
 
 /**
- * The indexes other handler modules query (lib/db): a comment found by id on GSI1, an issue's place
- * counted and a move's neighbours read on LSI1Keys, a sprint's open issues read on LSI1 when it
- * completes. A module that queries an index not granted here is refused locally
- * (AccessDeniedException), as it would be in AWS.
+ * The indexes other handler modules query (lib/db): an issue's place counted and a move's
+ * neighbours read on LSI1Keys, a sprint's open issues read on LSI1 when it completes. A module that
+ * queries an index not granted here is refused locally (AccessDeniedException), as it would be in AWS.
  */
 export const indexQueries: Record<string, readonly string[]> = {
-  'functions/comments/get.ts': ['GSI1'],
-  'functions/comments/update.ts': ['GSI1'],
-  'functions/comments/delete.ts': ['GSI1'],
   // An issue's place: a keys-only count in its rank-index block (lib/db/issues.ts: rankInBlock).
   'functions/issues/get.ts': ['LSI1Keys'],
   'functions/backlog/get.ts': ['LSI1Keys'],
@@ -49,8 +45,8 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/backlog/update.ts': ['LSI1Keys'],
   'functions/sprints/complete.ts': ['LSI1'],
   'functions/webhooks/deliveries.ts': ['LSI1'],
-  // The MCP tools list, find comments by id and place issues.
-  'functions/mcp.ts': ['LSI1', 'LSI1Keys', 'GSI1'],
+  // The MCP tools list and place issues.
+  'functions/mcp.ts': ['LSI1', 'LSI1Keys'],
 };
 
 /**

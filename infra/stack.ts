@@ -44,6 +44,10 @@ export class ServiceStack extends Stack {
     const table = new ServiceTable(this, 'Data', { removalPolicy: retain });
     const tableEnvironment = { TABLE_NAME: table.table.tableName };
     const stageEnvironment = { STAGE: config.stage };
+    // The route functions answer allowed web origins with CORS headers (lib/http/cors.ts).
+    const corsEnvironment: Record<string, string> = config.corsOrigins.length
+      ? { CORS_ORIGINS: config.corsOrigins.join(',') }
+      : {};
 
     const authorizer = new ServiceFunction(this, 'Authorizer', {
       entry: authorizerEntry,
@@ -67,7 +71,7 @@ export class ServiceStack extends Stack {
           .join(', ')
           .slice(0, 256),
         // A function with no table access is not told the table's name.
-        environment: unauthenticated ? stageEnvironment : { ...stageEnvironment, ...tableEnvironment },
+        environment: unauthenticated ? stageEnvironment : { ...stageEnvironment, ...tableEnvironment, ...corsEnvironment },
         logs,
         // Anyone may call an unauthenticated route: bound what a flood of them can take.
         ...(unauthenticated ? { reservedConcurrentExecutions: UNAUTHENTICATED_RESERVED_CONCURRENCY } : {}),
@@ -89,6 +93,7 @@ export class ServiceStack extends Stack {
       stageName: config.stage,
       domain: config.domain,
       logs,
+      corsOrigins: config.corsOrigins,
     });
 
     const cascade = new CascadeConsumer(this, 'Cascade', { table, logs, environment: stageEnvironment });

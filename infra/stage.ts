@@ -4,6 +4,7 @@
  * with the reason for its value.
  */
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { parseOrigins } from '../lib/http/cors.ts';
 
 export type StageName = 'dev' | 'prod';
 export const stageNames: readonly StageName[] = ['dev', 'prod'];
@@ -73,6 +74,8 @@ export interface StageConfig {
   /** Where alarms notify: an e-mail address subscribed to the stack's topic, and/or an existing topic. */
   alarmEmail: string | undefined;
   alarmTopicArn: string | undefined;
+  /** Web origins allowed to call the API from a browser (CORS); none by default. */
+  corsOrigins: string[];
 }
 
 type Context = (key: string) => string | undefined;
@@ -96,7 +99,8 @@ function flag(context: Context, key: string, fallback: boolean): boolean {
  * The stage's settings from context: `stage` (dev|prod, default dev), `stageThrottleRate`,
  * `stageThrottleBurst`, `throttleRate`, `throttleBurst` (per organisation), `authorizerConcurrency`
  * (a number or `none`), `waf` (true|false; default true in prod), `wafUnauthenticatedLimit`,
- * `wafIpLimit`, `domainName` + `certificateArn`, `alarmEmail`, `alarmTopicArn`.
+ * `wafIpLimit`, `domainName` + `certificateArn`, `alarmEmail`, `alarmTopicArn`, `corsOrigins` (exact
+ * origins, comma-separated).
  */
 export function stageConfig(context: Context): StageConfig {
   const stage = context('stage') ?? 'dev';
@@ -131,5 +135,6 @@ export function stageConfig(context: Context): StageConfig {
     domain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
     alarmEmail: context('alarmEmail'),
     alarmTopicArn: context('alarmTopicArn'),
+    corsOrigins: parseOrigins(context('corsOrigins')),
   };
 }

@@ -6,7 +6,7 @@
  * A row states only what varies; the rest follows (`route`): rows are behind the token authorizer,
  * GETs only read the table, and the error statuses that follow from what a row does are added for
  * it: 404 for a path with ids, 400/413/415/422 for a JSON body, 422 for a list's paging, 400/409
- * for `Idempotency-Key`. Rows that come in pairs are written once (`patchAndPut`, `transition`).
+ * for `Idempotency-Key`, 304 for a GET (`If-None-Match`), 412 for a conditional write (`If-Match`). Rows that come in pairs are written once (`patchAndPut`, `transition`).
  */
 import type { z } from 'zod';
 import { Activity } from './schemas/activity.ts';
@@ -65,6 +65,11 @@ export interface Route {
      * the first response, another body is 422, a malformed key 400, 409 while the first still runs.
      */
     idempotent?: boolean;
+    /**
+     * A conditional write (`If-Match`, lib/http/conditional.ts): PATCH, PUT and DELETE of a resource
+     * (a path with ids), and the rows that say so (the sprint transitions). Derived by `route`.
+     */
+    conditional?: boolean;
   };
 }
 
@@ -75,10 +80,16 @@ type Spec = Omit<Route['operation'], 'errors'> & {
   jsonRpc?: boolean;
 };
 
+/** PATCH, PUT and DELETE of a resource (a path with ids) take `If-Match`, and so do rows that say so. */
+const isConditional = (method: HttpMethod, path: string, op: Spec) =>
+  op.conditional === true || (['PATCH', 'PUT', 'DELETE'].includes(method) && path.includes('{'));
+
 /** Statuses that follow from what a row does. */
-function derivedErrors(path: string, op: Spec): number[] {
+function derivedErrors(method: HttpMethod, path: string, op: Spec): number[] {
   const errors = new Set(op.errors ?? []);
   const add = (...statuses: number[]) => statuses.forEach((s) => errors.add(s));
+  if (method === 'GET' && op.success.status === 200) add(304); // If-None-Match names its ETag
+  if (isConditional(method, path, op)) add(412); // If-Match names no current version
   if (path.includes('{')) add(404); // an id that names nothing
   if (op.body) add(400, 413, 415); // malformed JSON, too large, not JSON
   if (op.body && !op.jsonRpc) add(422); // the body's schema
@@ -106,7 +117,11 @@ function route(
     handler,
     auth: options.auth ?? true,
     access: options.access ?? (method === 'GET' ? 'read' : 'write'),
-    operation: { ...operation, errors: derivedErrors(path, spec) },
+    operation: {
+      ...operation,
+      errors: derivedErrors(method, path, spec),
+      ...(isConditional(method, path, spec) ? { conditional: true } : {}),
+    },
   };
 }
 
@@ -140,7 +155,13 @@ function transition(
 ): Route[] {
   const { action, ...op } = spec;
   const noun = spellings.noun[0]!.toUpperCase() + spellings.noun.slice(1);
-  const shared = { ...op, errors: [422, ...(op.errors ?? [])], idempotent: true, unprocessable: op.unprocessable ?? 'error' };
+  const shared = {
+    ...op,
+    errors: [422, ...(op.errors ?? [])],
+    idempotent: true,
+    conditional: true,
+    unprocessable: op.unprocessable ?? 'error',
+  };
   return [
     route('POST', `${base}/${spellings.verb}`, handler, { ...shared, summary: `${action}${op.summary}` }),
     route('POST', `${base}/${spellings.noun}`, handler, {

@@ -9,5 +9,8 @@ export const handler = idempotentHandler(
     const sprintId = pathId(req, 'sprint_id', 'Sprint');
     return { status: 200, body: await completeSprint(req.principal, projectId, sprintId, await req.input()) };
   },
-  { body: bodySchema(() => import('../../lib/schemas/sprint-outcomes.ts'), 'SprintCompleteBody', { wrapped: false }) },
+  {
+    body: bodySchema(() => import('../../lib/schemas/sprint-outcomes.ts'), 'SprintCompleteBody', { wrapped: false }),
+    conditional: true,
+  },
 );

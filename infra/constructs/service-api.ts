@@ -20,6 +20,13 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
+import {
+  ALLOWED_HEADERS,
+  ALLOWED_METHODS,
+  EXPOSED_HEADERS,
+  PREFLIGHT_MAX_AGE,
+  gatewayResponseOrigin,
+} from '../../lib/http/cors.ts';
 import type { Route } from '../../lib/routes.ts';
 
 export interface ServiceApiProps {
@@ -38,6 +45,8 @@ export interface ServiceApiProps {
   domain?: { domainName: string; certificateArn: string } | undefined;
   /** The access log group's retention and removal. */
   logs: { retention: RetentionDays; removalPolicy: RemovalPolicy };
+  /** Web origins allowed to call from a browser (lib/http/cors.ts); none: no preflight methods. */
+  corsOrigins?: string[] | undefined;
 }
 
 /** One line per request in the access log: who (organisation), what, how it ended, how long. */
@@ -129,11 +138,37 @@ export class ServiceApi extends Construct {
     // so it is left out rather than sent empty.
     (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
 
+    const corsOrigins = props.corsOrigins ?? [];
+    const preflighted = new Set<string>();
     for (const route of props.routes) {
       const resource = this.api.root.resourceForPath(route.path);
-      // API Gateway may invoke the function only through this method on the deployed stage (no
-      // permission for the console's test invocations).
-      const integration = new LambdaIntegration(props.functionFor(route.handler), { allowTestInvoke: false });
+      // One permission per function: API Gateway may invoke it through this API only (its methods
+      // are those of the route table). One per method would cost a CloudFormation resource per
+      // row, and the preflight methods below need the room (the stack stays under 500).
+      const integration = new LambdaIntegration(props.functionFor(route.handler), { scopePermissionToMethod: false });
+      // A preflight answered by API Gateway itself (a mock integration, no authorizer) on every
+      // path a browser script calls with its token; the documentation is read without one.
+      if (corsOrigins.length > 0 && route.auth && !preflighted.has(route.path)) {
+        preflighted.add(route.path);
+        const preflight = resource.addCorsPreflight({
+          allowOrigins: corsOrigins,
+          allowMethods: [...ALLOWED_METHODS],
+          allowHeaders: [...ALLOWED_HEADERS],
+          exposeHeaders: [...EXPOSED_HEADERS],
+          maxAge: Duration.seconds(PREFLIGHT_MAX_AGE),
+          statusCode: 204,
+        });
+        Validations.of(preflight).acknowledge(
+          {
+            id: 'AwsSolutions-APIG4',
+            reason: 'A CORS preflight: browsers send it without credentials; API Gateway answers it (mock), nothing runs',
+          },
+          {
+            id: 'AwsSolutions-COG4',
+            reason: 'A CORS preflight: browsers send it without credentials; API Gateway answers it (mock), nothing runs',
+          },
+        );
+      }
       const method = resource.addMethod(
         route.method,
         integration,
@@ -150,6 +185,7 @@ export class ServiceApi extends Construct {
       }
     }
 
+    const gatewayOrigin = gatewayResponseOrigin(corsOrigins);
     for (const [type, response] of Object.entries(gatewayResponses)) {
       // The DEFAULT_* responses stand for every other 4XX/5XX: their status stays API Gateway's
       // and the message is its own, in the same `{error}` shape.
@@ -160,6 +196,13 @@ export class ServiceApi extends Construct {
         responseHeaders: {
           'Content-Type': "'application/json; charset=utf-8'",
           ...(response.status === 429 || response.status === 503 ? { 'Retry-After': "'1'" } : {}),
+          // A browser script reads these errors too (lib/http/cors.ts: `gatewayResponseOrigin`).
+          ...(gatewayOrigin
+            ? {
+                'Access-Control-Allow-Origin': `'${gatewayOrigin}'`,
+                'Access-Control-Expose-Headers': `'${EXPOSED_HEADERS.join(',')}'`,
+              }
+            : {}),
         },
         templates: {
           'application/json': isDefault ? '{"error":$context.error.messageString}' : JSON.stringify({ error: response.message }),

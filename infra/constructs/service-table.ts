@@ -43,14 +43,6 @@ export class ServiceTable extends Construct {
         projectionType: ProjectionType[index.projection],
       });
     }
-    for (const index of d.globalIndexes) {
-      this.table.addGlobalSecondaryIndex({
-        indexName: index.name,
-        partitionKey: key(index.partitionKey),
-        sortKey: key(index.sortKey),
-        projectionType: ProjectionType[index.projection],
-      });
-    }
   }
 
   /**

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { TransactItem } from './transactions.ts';
+import { VERSION_ATTRIBUTE } from './versions.ts';
 
 /**
  * Who is writing: the account a request acts for, set once around each route's handler
@@ -23,10 +24,39 @@ export const ACTOR_ATTRIBUTE = 'updated_by';
 
 type Update = NonNullable<TransactItem['Update']>;
 
-/** An UpdateItem input (or transaction item) that also sets `updated_by` to the current actor. */
+/**
+ * An UpdateItem input (or transaction item) made for a request that also moves the item's
+ * `version` by one (lib/db/versions.ts: any change a request makes moves it) and sets `updated_by`
+ * to the request's actor.
+ */
 export function stampUpdate<
   U extends Pick<Update, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>,
 >(update: U): U {
+  // Only a request's writes move versions: the stream consumers' bookkeeping (activity counters)
+  // changes nothing a resource shows, and must not make a client's ETag stale behind its back.
+  if (!update.UpdateExpression || currentActor() === undefined) return update;
+  return stampActor(bumpVersion(update));
+}
+
+/** Adds `version + 1` to the update's ADD clause (or an ADD clause of its own). */
+function bumpVersion<U extends Pick<Update, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>>(
+  update: U,
+): U {
+  const bump = '#stamped_version :stamped_one';
+  const expression = update.UpdateExpression ?? '';
+  return {
+    ...update,
+    UpdateExpression: /(^|\s)ADD\s/.test(expression)
+      ? expression.replace(/(^|\s)ADD\s/, `$1ADD ${bump}, `)
+      : `${expression} ADD ${bump}`,
+    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#stamped_version': VERSION_ATTRIBUTE },
+    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':stamped_one': 1 },
+  };
+}
+
+function stampActor<U extends Pick<Update, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>>(
+  update: U,
+): U {
   const actor = currentActor();
   if (actor === undefined || !update.UpdateExpression) return update;
   const assignment = '#updated_by_actor = :updated_by_actor';
@@ -41,11 +71,15 @@ export function stampUpdate<
   };
 }
 
-/** A transaction item with the actor stamped on its Put or Update (deletes and checks unchanged). */
+/**
+ * A transaction item made for a request, with the version and the actor stamped on its Put
+ * (version 1) or Update (version + 1); deletes and checks unchanged.
+ */
 export function stampItem(item: TransactItem): TransactItem {
   const actor = currentActor();
   if (actor === undefined) return item;
-  if (item.Put) return { ...item, Put: { ...item.Put, Item: { ...item.Put.Item, [ACTOR_ATTRIBUTE]: actor } } };
+  if (item.Put)
+    return { ...item, Put: { ...item.Put, Item: { [VERSION_ATTRIBUTE]: 1, ...item.Put.Item, [ACTOR_ATTRIBUTE]: actor } } };
   if (item.Update) return { ...item, Update: stampUpdate(item.Update) };
   return item;
 }

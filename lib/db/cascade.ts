@@ -13,7 +13,16 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { unassignOnCascade } from './assigned.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
-import { collections, keys, parseProjectPk, pendingCascadesPk, projectPk, skPrefixes, type Key } from './keys.ts';
+import {
+  collections,
+  commentPointerOf,
+  keys,
+  parseProjectPk,
+  pendingCascadesPk,
+  projectPk,
+  skPrefixes,
+  type Key,
+} from './keys.ts';
 import { Refused, transact } from './transactions.ts';
 
 /**
@@ -118,8 +127,19 @@ async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Pro
   if (failure) throw failure.err;
 }
 
-/** Deletes keys in BatchWrites of 25 (in parallel), retrying UnprocessedItems with backoff. */
+/**
+ * Deletes items by key; a comment's pointer (in the organisation's partition, `keys.commentPointer`)
+ * goes first, so that an interrupted page never leaves a pointer whose comment the next Query no
+ * longer finds.
+ */
 async function deleteKeys(itemKeys: Key[]): Promise<void> {
+  const pointers = itemKeys.map(commentPointerOf).filter((k) => k !== undefined);
+  if (pointers.length > 0) await deleteBatches(pointers);
+  await deleteBatches(itemKeys);
+}
+
+/** Deletes keys in BatchWrites of 25 (in parallel), retrying UnprocessedItems with backoff. */
+async function deleteBatches(itemKeys: Key[]): Promise<void> {
   const chunks: Key[][] = [];
   for (let i = 0; i < itemKeys.length; i += BATCH_SIZE) chunks.push(itemKeys.slice(i, i + BATCH_SIZE));
   await forEachLimited(chunks, PARALLELISM, async (chunk) => {

@@ -1,9 +1,11 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Comment } from '../schemas/comments.ts';
 import { db, tableName } from './client.ts';
-import { collections, gsi1, keys, listKeys, type Key } from './keys.ts';
+import { collections, keys, listKeys, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
+import { isConditionFailed } from './errors.ts';
 import { batchGet, existsCheck, transact, type GuardedItem } from './transactions.ts';
+import { versionOf, withVersion } from './versions.ts';
 
 /**
  * Why a comment write can be refused (`Refused.reason`): on create, the project, the sprint of the
@@ -32,15 +34,18 @@ export interface CommentItem extends Comment {
 
 export const toComment = (record: object): Comment => {
   const item = record as Record<string, unknown>;
-  return {
-    id: Number(item.id),
-    body: String(item.body),
-    issue_id: Number(item.issue_id),
-    author_id: Number(item.author_id),
-    author_name: String(item.author_name ?? ''),
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at),
-  };
+  return withVersion(
+    {
+      id: Number(item.id),
+      body: String(item.body),
+      issue_id: Number(item.issue_id),
+      author_id: Number(item.author_id),
+      author_name: String(item.author_name ?? ''),
+      created_at: String(item.created_at),
+      updated_at: String(item.updated_at),
+    },
+    record,
+  );
 };
 
 /**
@@ -179,7 +184,6 @@ export async function insertComment(
           Item: {
             ...keys.comment(orgId, ref.projectId, ref.issueId, id),
             LSK: listKeys.comment(ref.issueId, id),
-            ...gsi1.comment(orgId, id),
             type: 'comment',
             org_id: orgId,
             project_id: ref.projectId,
@@ -191,8 +195,23 @@ export async function insertComment(
         },
       },
     },
+    {
+      item: {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.commentPointer(orgId, id),
+            type: 'comment_pointer',
+            project_id: ref.projectId,
+            issue_id: ref.issueId,
+            sprint_id: ref.sprintId,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    },
   ]);
-  return comment;
+  return withVersion(comment, { version: 1 });
 }
 
 /** A comment found by id, with what its ancestor check found. */
@@ -202,27 +221,28 @@ export interface FoundComment {
 }
 
 /**
- * Finds a comment by id (GSI1), then reads the comment itself (consistently) with its project,
- * issue and the sprint it was written in, in one BatchGet: 2 calls. Undefined when the comment,
- * its project or its issue is gone, or the sprint it still sits in is gone. When the issue has
- * moved to another sprint since, `path.sprintUnchecked` says that sprint is still to be checked.
+ * Finds a comment by id: its pointer (one consistent GetItem in the organisation's partition, written
+ * in the comment's transaction, so a comment is found right after its creation), then the comment
+ * itself with its project, issue and the sprint it was written in, in one consistent BatchGet: 2
+ * calls. Undefined when the comment, its project or its issue is gone, or the sprint it still sits
+ * in is gone. When the issue has moved to another sprint since, `path.sprintUnchecked` says that
+ * sprint is still to be checked.
  */
 export async function findComment(orgId: number, commentId: number): Promise<FoundComment | undefined> {
-  const index = await db.send(
-    new QueryCommand({
+  const pointer = await db.send(
+    new GetCommand({
       TableName: tableName,
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK = :sk',
-      ExpressionAttributeValues: { ':pk': gsi1.comment(orgId, commentId).GSI1PK, ':sk': gsi1.comment(orgId, commentId).GSI1SK },
-      ProjectionExpression: 'PK, SK, project_id, issue_id, sprint_id',
+      Key: keys.commentPointer(orgId, commentId),
+      ConsistentRead: true,
+      ProjectionExpression: 'project_id, issue_id, sprint_id',
     }),
   );
-  const entry = index.Items?.[0];
+  const entry = pointer.Item;
   if (!entry) return undefined;
   const projectId = Number(entry.project_id);
   const issueId = Number(entry.issue_id);
   const hint = entry.sprint_id === null || entry.sprint_id === undefined ? null : Number(entry.sprint_id);
-  const commentKey = { PK: String(entry.PK), SK: String(entry.SK) };
+  const commentKey = keys.comment(orgId, projectId, issueId, commentId);
   const wanted = [commentKey, keys.project(orgId, projectId), keys.issue(orgId, projectId, issueId)];
   if (hint !== null) wanted.push(keys.sprint(orgId, projectId, hint));
   const found = await getMany(wanted);
@@ -284,16 +304,27 @@ export async function updateComment(
         },
       },
       reason: commentRefusals.comment,
+      resource: true,
     },
     existsCheck(keys.issue(orgId, found.item.project_id, found.item.issue_id), commentRefusals.comment),
     ...ancestorChecks(orgId, found),
   ]);
-  return toComment({ ...found.item, ...(body === undefined ? {} : { body }), updated_at: now });
+  // Written at the version read + 1 when the request required it; otherwise its best guess.
+  return toComment({
+    ...found.item,
+    ...(body === undefined ? {} : { body }),
+    updated_at: now,
+    version: versionOf(found.item) + 1,
+  });
 }
 
-/** Deletes a comment and moves its issue's `comments_count`, in one transaction with the same checks. */
+/**
+ * Deletes a comment with its pointer and moves its issue's `comments_count`, in one transaction
+ * with the same checks.
+ */
 export async function deleteComment(orgId: number, found: FoundComment, authorId: number): Promise<void> {
   await transact([
+    { item: { Delete: { TableName: tableName, Key: keys.commentPointer(orgId, found.item.id) } } },
     {
       item: {
         Delete: {
@@ -304,6 +335,7 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
         },
       },
       reason: commentRefusals.comment,
+      resource: true,
     },
     {
       item: {
@@ -319,4 +351,52 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
     },
     ...ancestorChecks(orgId, found),
   ]);
+}
+
+/**
+ * Writes the pointer (`keys.commentPointer`) of every comment that has none: comments written
+ * before pointers existed, when `GET /comments/{id}` read a global index. An operator's command
+ * (`comments:pointers`, tools/cli/admin.ts) run once after deploying: it reads the whole table with
+ * a Scan, which no request path does. Returns how many comments it saw and how many pointers it
+ * wrote; running it again writes none.
+ */
+export async function writeMissingCommentPointers(): Promise<{ comments: number; written: number }> {
+  let start: Record<string, unknown> | undefined;
+  let comments = 0;
+  let written = 0;
+  do {
+    const out = await db.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: '#type = :comment',
+        ProjectionExpression: 'org_id, project_id, issue_id, sprint_id, id',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':comment': 'comment' },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      comments++;
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...keys.commentPointer(Number(item.org_id), Number(item.id)),
+              type: 'comment_pointer',
+              project_id: Number(item.project_id),
+              issue_id: Number(item.issue_id),
+              sprint_id: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
+        written++;
+      } catch (err) {
+        if (!isConditionFailed(err)) throw err;
+      }
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return { comments, written };
 }

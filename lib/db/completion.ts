@@ -122,6 +122,7 @@ export async function completeAtOnce(
         },
       },
       reason: 'sprint',
+      resource: true,
     },
     ...(step.moves.length > 0 || step.target.sprintId !== null ? [targetUpdate(orgId, projectId, step.target, true)] : []),
     velocityPut(orgId, projectId, sprintId, step.plan, step.velocity),
@@ -184,6 +185,7 @@ export async function beginCompletion(orgId: number, projectId: number, sprintId
         },
       },
       reason: 'sprint',
+      resource: true,
     },
   ];
   if (plan.carry_over_sprint_id !== null) {

@@ -23,6 +23,7 @@ import type { ProjectItem } from './projects.ts';
 import { assignedStateOf, assignmentItems, type AssignedState } from './assigned.ts';
 import { accountExists, addCounters, type SprintCounters, type SprintItem } from './sprints.ts';
 import { batchGet, Refused, revisionCondition, setAssignments, transact, type GuardedItem } from './transactions.ts';
+import { withVersion } from './versions.ts';
 
 /**
  * Issues live in their project's partition (`ISSUE#i`); their LSK places them in one list: a
@@ -60,22 +61,25 @@ export interface ParentChange {
 export const toIssue = (record: object, position: number): Issue => {
   const item = record as Record<string, unknown>;
   const nullable = <T>(v: unknown) => (v as T | null | undefined) ?? null;
-  return {
-    id: Number(item.id),
-    project_id: Number(item.project_id),
-    sprint_id: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
-    issue_number: String(item.issue_number),
-    title: String(item.title),
-    description: nullable<string>(item.description),
-    status: item.status as IssueStatus,
-    story_points: nullable<number>(item.story_points),
-    position,
-    assignee_id: nullable<number>(item.assignee_id),
-    started_at: nullable<string>(item.started_at),
-    completed_at: nullable<string>(item.completed_at),
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at),
-  };
+  return withVersion(
+    {
+      id: Number(item.id),
+      project_id: Number(item.project_id),
+      sprint_id: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
+      issue_number: String(item.issue_number),
+      title: String(item.title),
+      description: nullable<string>(item.description),
+      status: item.status as IssueStatus,
+      story_points: nullable<number>(item.story_points),
+      position,
+      assignee_id: nullable<number>(item.assignee_id),
+      started_at: nullable<string>(item.started_at),
+      completed_at: nullable<string>(item.completed_at),
+      created_at: String(item.created_at),
+      updated_at: String(item.updated_at),
+    },
+    record,
+  );
 };
 
 const listCollection = (orgId: number, projectId: number, sprintId: number | null): Collection =>
@@ -517,6 +521,7 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
         },
       },
       reason: 'stale',
+      resource: true,
     },
     ...write.parents.map((p) => listOwnerUpdate(orgId, projectId, p, 'stale')),
   ];
@@ -566,6 +571,7 @@ export async function deleteIssue(orgId: number, projectId: number, issue: Issue
         },
       },
       reason: 'stale',
+      resource: true,
     },
     listOwnerUpdate(orgId, projectId, parent, 'stale'),
     { item: { Delete: { TableName: tableName, Key: keys.issueKey(orgId, issue.issue_number) } } },

@@ -15,7 +15,8 @@
  * | ORG#o#P#p        | SPRINT#s            | SPRINT#s                 | sprint (+ issue counters)              |
  * | ORG#o#P#p        | VELOCITY#t#s        |                          | completed sprint's summary (velocity)  |
  * | ORG#o#P#p        | ISSUE#i             | S#s#pos#i or B#pos#i     | issue, in a sprint or the backlog      |
- * | ORG#o#P#p        | ISSUE#i#C#c         | C#i#c                    | comment (GSI1: ORG#o#COMMENT#c)        |
+ * | ORG#o#P#p        | ISSUE#i#C#c         | C#i#c                    | comment                                |
+ * | ORG#o            | COMMENT#c           |                          | where comment c lives (GET by id)      |
  * | ORG#o#P#p        | ISSUE#i#A#seq       | IA#i#seq                 | issue activity (change feed)           |
  * | ORG#o#P#p        | SPRINT#s#A#seq      | SA#s#seq                 | sprint activity (change feed)          |
  * | ORG#o            | WEBHOOK#w           | WEBHOOK#w                | webhook endpoint (+ signing secret)    |
@@ -70,6 +71,11 @@ export const keys = {
     PK: projectPk(orgId, projectId),
     SK: `ISSUE#${pad(issueId)}#C#${pad(commentId)}`,
   }),
+  /**
+   * Where a comment lives, for `GET /comments/{id}` (whose path names no project): written and
+   * deleted in the same transaction as the comment, read consistently.
+   */
+  commentPointer: (orgId: number, commentId: number): Key => ({ PK: orgPk(orgId), SK: `COMMENT#${pad(commentId)}` }),
   /** A completed sprint's summary, sorted by its completion time `completedAt` (ISO 8601 UTC). */
   velocity: (orgId: number, projectId: number, completedAt: string, sprintId: number): Key => ({
     PK: projectPk(orgId, projectId),
@@ -183,11 +189,6 @@ export const skPrefixes = {
 /** Base-table SK prefix of a project's completed-sprint summaries (newest last). */
 export const velocityPrefix = 'VELOCITY#';
 
-/** GSI1 keys: lookups by id where the path does not name the parent. */
-export const gsi1 = {
-  comment: (orgId: number, commentId: number) => ({ GSI1PK: `${orgPk(orgId)}#COMMENT#${pad(commentId)}`, GSI1SK: 'COMMENT' }),
-};
-
 /**
  * The item types whose removal cascades to what lives under them (lib/db/cascade.ts); the stream's
  * event filter in the stack (infra/constructs/cascade-consumer.ts) lets only their REMOVEs through.
@@ -198,6 +199,13 @@ export const cascadingTypes = ['project', 'sprint', 'issue'] as const;
 export function parseProjectPk(pk: string): { orgId: number; projectId: number } | undefined {
   const m = /^ORG#(\d{10})#P#(\d{10})$/.exec(pk);
   return m ? { orgId: Number(m[1]), projectId: Number(m[2]) } : undefined;
+}
+
+/** The pointer of a comment, from the comment's own key (the cascade deletes both); undefined for any other key. */
+export function commentPointerOf(key: Key): Key | undefined {
+  const project = parseProjectPk(key.PK);
+  const m = /^ISSUE#\d{10}#C#(\d{10})$/.exec(key.SK);
+  return project && m ? keys.commentPointer(project.orgId, Number(m[1])) : undefined;
 }
 
 /** Position and id back out of an issue's LSK (sprint or backlog), for keys-only reads of a list. */

@@ -7,6 +7,7 @@ import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { Refused, rereadOnStale, setAssignments, STALE, transact, type GuardedItem } from './transactions.ts';
 import { nextId } from './sequences.ts';
+import { PRECONDITION, guardVersion, versionChecked, versionOf, versionRequired, withVersion } from './versions.ts';
 
 /**
  * Why a project write can be refused (`Refused.reason`): the project is gone, the prefix belongs
@@ -23,19 +24,22 @@ export interface ProjectItem extends Project {
 
 export const toProject = (record: object): Project => {
   const item = record as Record<string, unknown>;
-  return {
-    id: Number(item.id),
-    name: String(item.name),
-    prefix: String(item.prefix),
-    description: (item.description as string | null | undefined) ?? null,
-    documentation_url: (item.documentation_url as string | null | undefined) ?? null,
-    production_url: (item.production_url as string | null | undefined) ?? null,
-    github_repo_owner: (item.github_repo_owner as string | null | undefined) ?? null,
-    github_repo_name: (item.github_repo_name as string | null | undefined) ?? null,
-    sprints_count: Number(item.sprints_count ?? 0),
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at),
-  };
+  return withVersion(
+    {
+      id: Number(item.id),
+      name: String(item.name),
+      prefix: String(item.prefix),
+      description: (item.description as string | null | undefined) ?? null,
+      documentation_url: (item.documentation_url as string | null | undefined) ?? null,
+      production_url: (item.production_url as string | null | undefined) ?? null,
+      github_repo_owner: (item.github_repo_owner as string | null | undefined) ?? null,
+      github_repo_name: (item.github_repo_name as string | null | undefined) ?? null,
+      sprints_count: Number(item.sprints_count ?? 0),
+      created_at: String(item.created_at),
+      updated_at: String(item.updated_at),
+    },
+    record,
+  );
 };
 
 /**
@@ -99,7 +103,7 @@ export async function insertProject(orgId: number, input: ProjectCreate): Promis
       reason: projectRefusals.organisation,
     },
   ]);
-  return project;
+  return withVersion(project, { version: 1 });
 }
 
 function prefixGuardPut(orgId: number, prefix: string, projectId: number): GuardedItem {
@@ -135,20 +139,23 @@ export async function updateProject(orgId: number, projectId: number, changes: P
     try {
       const out = await db.send(
         new UpdateCommand(
-          stampUpdate({
-            TableName: tableName,
-            Key: keys.project(orgId, projectId),
-            UpdateExpression: expression,
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW' as const,
-          }),
+          stampUpdate(
+            guardVersion({
+              TableName: tableName,
+              Key: keys.project(orgId, projectId),
+              UpdateExpression: expression,
+              ConditionExpression: 'attribute_exists(PK)',
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: values,
+              ReturnValues: 'ALL_NEW' as const,
+            }),
+          ),
         ),
       );
+      versionChecked();
       return toProject(out.Attributes ?? {});
     } catch (err) {
-      if (isConditionFailed(err)) throw new Refused(projectRefusals.project);
+      if (isConditionFailed(err)) throw new Refused(versionRequired() ? PRECONDITION : projectRefusals.project);
       throw err;
     }
   }
@@ -180,6 +187,7 @@ async function changePrefix(
       },
       // Gone (404 on the next read) or its prefix changed since the read: read again.
       reason: STALE,
+      resource: true,
     },
   ];
   if (changes.prefix !== current.prefix) {
@@ -188,7 +196,7 @@ async function changePrefix(
   }
   await transact(items);
   const merged = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
-  return toProject({ ...current, ...merged, updated_at: now });
+  return toProject({ ...current, ...merged, updated_at: now, version: versionOf(current) + 1 });
 }
 
 /**
@@ -217,6 +225,7 @@ async function deleteOnce(orgId: number, projectId: number): Promise<void> {
       },
       // Gone (404 on the next read) or its prefix changed since the read: read again.
       reason: STALE,
+      resource: true,
     },
     { item: { Delete: { TableName: tableName, Key: keys.prefix(orgId, current.prefix) } } },
     {

@@ -8,6 +8,7 @@ import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
 import { batchGet, equalsCondition, Refused, setAssignments, transact, type GuardedItem } from './transactions.ts';
+import { PRECONDITION, guardVersion, versionChecked, versionRequired, withVersion } from './versions.ts';
 
 /** Counters a sprint keeps over its issues; they move in the same transaction as the issues. */
 export type SprintCounterName =
@@ -86,23 +87,26 @@ export function burndownChanges(item: Record<string, unknown>): Map<string, numb
 export const toSprint = (record: object): Sprint => {
   const item = record as Record<string, unknown>;
   const nullable = (v: unknown) => (v as string | null | undefined) ?? null;
-  return {
-    id: Number(item.id),
-    project_id: Number(item.project_id),
-    name: String(item.name),
-    slug: String(item.slug),
-    description: nullable(item.description),
-    status: item.status as SprintStatus,
-    start_date: nullable(item.start_date),
-    end_date: nullable(item.end_date),
-    actual_end_date: nullable(item.actual_end_date),
-    issues_count: Number(item.issues_count ?? 0),
-    total_story_points: Number(item.total_story_points ?? 0),
-    completed_story_points: Number(item.completed_story_points ?? 0),
-    report: (item.report as Sprint['report'] | undefined) ?? null,
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at),
-  };
+  return withVersion(
+    {
+      id: Number(item.id),
+      project_id: Number(item.project_id),
+      name: String(item.name),
+      slug: String(item.slug),
+      description: nullable(item.description),
+      status: item.status as SprintStatus,
+      start_date: nullable(item.start_date),
+      end_date: nullable(item.end_date),
+      actual_end_date: nullable(item.actual_end_date),
+      issues_count: Number(item.issues_count ?? 0),
+      total_story_points: Number(item.total_story_points ?? 0),
+      completed_story_points: Number(item.completed_story_points ?? 0),
+      report: (item.report as Sprint['report'] | undefined) ?? null,
+      created_at: String(item.created_at),
+      updated_at: String(item.updated_at),
+    },
+    record,
+  );
 };
 
 /** The sprint and its project, in one consistent BatchGet (the ancestor check of every sprint read). */
@@ -186,7 +190,7 @@ export async function insertSprint(orgId: number, projectId: number, fields: Spr
   ];
   if (fields.sprint_lead_id !== null) items.push(accountExists(orgId, fields.sprint_lead_id, 'sprint_lead'));
   await transact(items);
-  return toSprint(item);
+  return toSprint({ ...item, version: 1 });
 }
 
 /**
@@ -221,6 +225,7 @@ export async function updateSprintFields(
         },
       },
       reason: 'sprint',
+      resource: true,
     },
   ];
   if (typeof changes.sprint_lead_id === 'number') items.push(accountExists(orgId, changes.sprint_lead_id, 'sprint_lead'));
@@ -275,20 +280,23 @@ export async function setSprintActive(
   try {
     const out = await db.send(
       new UpdateCommand(
-        stampUpdate({
-          TableName: tableName,
-          Key: keys.sprint(orgId, projectId, sprintId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: `#status = :planning AND ${startGuard} AND (attribute_not_exists(#receiving) OR #receiving = :zero)`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW' as const,
-        }),
+        stampUpdate(
+          guardVersion({
+            TableName: tableName,
+            Key: keys.sprint(orgId, projectId, sprintId),
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: `#status = :planning AND ${startGuard} AND (attribute_not_exists(#receiving) OR #receiving = :zero)`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW' as const,
+          }),
+        ),
       ),
     );
+    versionChecked();
     return out.Attributes as SprintItem;
   } catch (err) {
-    if (isConditionFailed(err)) throw new Refused('sprint');
+    if (isConditionFailed(err)) throw new Refused(versionRequired() ? PRECONDITION : 'sprint');
     throw err;
   }
 }
@@ -318,6 +326,7 @@ export async function deleteSprint(
         },
       },
       reason: 'sprint',
+      resource: true,
     },
     {
       item: {

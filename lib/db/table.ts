@@ -17,8 +17,9 @@ export const tableDefinition = {
     /** Same order, keys only: `page=N` skips the first (N-1) pages here without reading their items. */
     { name: 'LSI1Keys', sortKey: 'LSK', projection: 'KEYS_ONLY' as const },
   ],
-  /** GSI1: lookups by id where the path does not name the parent (GET /comments/{id}). */
-  globalIndexes: [{ name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' as const }],
+  // No global index: each would be eventually consistent, and every read must see the writes before
+  // it. A lookup by id whose path does not name the parent reads a pointer item instead
+  // (`keys.commentPointer`, lib/db/keys.ts).
   /** DynamoDB TTL attribute (idempotency records). */
   ttlAttribute: 'expires_at',
 } as const;
@@ -33,10 +34,6 @@ export function createTableInput(tableName: string) {
       { AttributeName: d.partitionKey, AttributeType: 'S' as const },
       { AttributeName: d.sortKey, AttributeType: 'S' as const },
       ...[...new Set(d.localIndexes.map((i) => i.sortKey))].map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
-      ...d.globalIndexes.flatMap((i) => [
-        { AttributeName: i.partitionKey, AttributeType: 'S' as const },
-        { AttributeName: i.sortKey, AttributeType: 'S' as const },
-      ]),
     ],
     KeySchema: [
       { AttributeName: d.partitionKey, KeyType: 'HASH' as const },
@@ -46,14 +43,6 @@ export function createTableInput(tableName: string) {
       IndexName: i.name,
       KeySchema: [
         { AttributeName: d.partitionKey, KeyType: 'HASH' as const },
-        { AttributeName: i.sortKey, KeyType: 'RANGE' as const },
-      ],
-      Projection: { ProjectionType: i.projection },
-    })),
-    GlobalSecondaryIndexes: d.globalIndexes.map((i) => ({
-      IndexName: i.name,
-      KeySchema: [
-        { AttributeName: i.partitionKey, KeyType: 'HASH' as const },
         { AttributeName: i.sortKey, KeyType: 'RANGE' as const },
       ],
       Projection: { ProjectionType: i.projection },

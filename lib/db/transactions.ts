@@ -2,6 +2,7 @@ import { BatchGetCommand, TransactWriteCommand, type TransactWriteCommandInput }
 import { UnavailableError } from '../domain/errors.ts';
 import { db, tableName } from './client.ts';
 import { stampItem } from './actor.ts';
+import { PRECONDITION, guardVersion, versionChecked, versionRequired } from './versions.ts';
 import { cancellationCodes } from './errors.ts';
 import type { Key } from './keys.ts';
 
@@ -24,6 +25,19 @@ export interface GuardedItem {
   item: TransactItem;
   /** What a failed condition on this item means; items without conditions leave it undefined. */
   reason?: string | undefined;
+  /**
+   * The item is the resource the request is about: a version the request expects (`If-Match`,
+   * lib/db/versions.ts) is checked on it, and its failure is refused as `PRECONDITION`.
+   */
+  resource?: boolean;
+}
+
+/** The item with the version the request expects added to its condition. */
+function guardItem(item: TransactItem): TransactItem {
+  if (item.Update) return { ...item, Update: guardVersion(item.Update) };
+  if (item.Delete) return { ...item, Delete: guardVersion(item.Delete) };
+  if (item.ConditionCheck) return { ...item, ConditionCheck: guardVersion(item.ConditionCheck) };
+  return item;
 }
 
 /**
@@ -64,18 +78,26 @@ export async function rereadOnStale<T>(step: () => Promise<T>, attempts = STALE_
  * Sends one TransactWriteItems. A condition that fails throws `Refused` with the reason of the
  * first failing item. A TransactionConflict (another transaction held one of the items; nothing
  * was applied, every condition still stands) is retried a few times with jitter before it
- * surfaces, as a 503, through the error mapper. Puts and updates carry the actor (lib/db/actor.ts).
+ * surfaces, as a 503, through the error mapper. Puts and updates carry the actor and their item's
+ * version (lib/db/actor.ts); the write of an item whose version is required (`atVersion`,
+ * lib/db/versions.ts) also checks it, and its failure is refused as `PRECONDITION`.
  */
 export async function transact(items: GuardedItem[]): Promise<void> {
+  const guarded = versionRequired() && items.some((i) => i.resource);
+  const sent = items.map((i) => stampItem(guarded && i.resource ? guardItem(i.item) : i.item));
   for (let attempt = 0; ; attempt++) {
     try {
-      await db.send(new TransactWriteCommand({ TransactItems: items.map((i) => stampItem(i.item)) }));
+      await db.send(new TransactWriteCommand({ TransactItems: sent }));
+      if (guarded) versionChecked();
       return;
     } catch (err) {
       const codes = cancellationCodes(err);
       if (!codes) throw err;
       const failed = codes.findIndex((c) => c === 'ConditionalCheckFailed');
-      if (failed >= 0) throw new Refused(items[failed]?.reason ?? 'condition');
+      if (failed >= 0) {
+        const item = items[failed];
+        throw new Refused(guarded && item?.resource ? PRECONDITION : (item?.reason ?? 'condition'));
+      }
       const conflict = codes.some((c) => c === 'TransactionConflict');
       if (!conflict || attempt >= CONFLICT_RETRIES) throw err;
       await sleep(20 * 2 ** attempt * (0.5 + Math.random()));

@@ -5,6 +5,8 @@ import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { Refused, setAssignments, transact } from './transactions.ts';
+import { PRECONDITION, guardVersion, versionChecked, versionRequired, withVersion } from './versions.ts';
+import { stampUpdate } from './actor.ts';
 
 /**
  * Webhook endpoints live in the organisation's partition (`WEBHOOK#w`, counted on the organisation
@@ -42,15 +44,18 @@ export interface DeliveryItem extends Delivery {
 
 export const toWebhook = (record: object): Webhook => {
   const item = record as Record<string, unknown>;
-  return {
-    id: Number(item.id),
-    url: String(item.url),
-    events: (item.events as string[] | undefined) ?? [],
-    active: item.active === true,
-    disabled_reason: (item.disabled_reason as string | null | undefined) ?? null,
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at),
-  };
+  return withVersion(
+    {
+      id: Number(item.id),
+      url: String(item.url),
+      events: (item.events as string[] | undefined) ?? [],
+      active: item.active === true,
+      disabled_reason: (item.disabled_reason as string | null | undefined) ?? null,
+      created_at: String(item.created_at),
+      updated_at: String(item.updated_at),
+    },
+    record,
+  );
 };
 
 export const toDelivery = (record: object): Delivery => {
@@ -131,19 +136,24 @@ export async function updateWebhook(orgId: number, webhookId: number, fields: Pa
   const sets = setAssignments(fields, names, values);
   try {
     const out = await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.webhook(orgId, webhookId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
+      new UpdateCommand(
+        stampUpdate(
+          guardVersion({
+            TableName: tableName,
+            Key: keys.webhook(orgId, webhookId),
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW' as const,
+          }),
+        ),
+      ),
     );
+    versionChecked();
     return out.Attributes as WebhookItem;
   } catch (err) {
-    if (isConditionFailed(err)) throw new Refused(webhookRefusals.webhook);
+    if (isConditionFailed(err)) throw new Refused(versionRequired() ? PRECONDITION : webhookRefusals.webhook);
     throw err;
   }
 }
@@ -160,6 +170,7 @@ export async function deleteWebhook(orgId: number, webhookId: number): Promise<v
         },
       },
       reason: webhookRefusals.webhook,
+      resource: true,
     },
     {
       item: {

@@ -29,6 +29,17 @@ export class TransitionError extends DomainError {
   readonly status = 422;
 }
 
+/**
+ * 412 `{error}`: the request named the versions it expects (`If-Match`, an MCP tool's
+ * `expected_version`) and the resource is at none of them, or is gone. Nothing was written.
+ */
+export class PreconditionFailedError extends DomainError {
+  readonly status = 412;
+  constructor(message = 'The resource has changed since the ETag given in If-Match (or the expected version); read it again') {
+    super(message);
+  }
+}
+
 /** 403 `{error}`: authenticated, but not allowed to do this. */
 export class ForbiddenError extends DomainError {
   readonly status = 403;

@@ -23,6 +23,7 @@ import {
   type Renumbering,
 } from './positions.ts';
 import type { Principal } from './principal.ts';
+import { versionOf, withVersion } from '../db/versions.ts';
 
 /** Where an issue is addressed: in a sprint of a project, or (`sprintId: null`) in its backlog. */
 export interface IssueLocation {
@@ -246,7 +247,7 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
     await store.insertIssue(caller.orgId, at.projectId, issue, parent, issue.assignee_id);
     // Appended: last of the list as it was read. Creates running at the same time may answer the
     // same place; the list itself reads 1..n (an allocation is unique and above every key).
-    return { ...issue, position: listed + 1 };
+    return withVersion({ ...issue, position: listed + 1 }, { version: 1 });
   } catch (err) {
     // The sprint's guard refuses both a missing sprint and one being completed: tell them apart.
     if (err instanceof Refused && err.reason === 'sprint' && at.sprintId !== null) {
@@ -340,7 +341,8 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
     ]);
     if (written.status === 'rejected') throw written.reason;
     if (answer.status === 'rejected') throw answer.reason;
-    return { ...next, position: answer.value };
+    // At least one past the version read (a comment's counter may have moved it meanwhile).
+    return withVersion({ ...next, position: answer.value }, { version: versionOf(issue) + 1 });
   });
 }
 

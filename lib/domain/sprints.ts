@@ -10,6 +10,7 @@ import { daysBetween, nextDay, now as clockNow, today } from './clock.ts';
 import { ForbiddenError, NotFoundError, SprintBusyError, TransitionError, UnavailableError, ValidationError } from './errors.ts';
 import { contributionOf, listDelta, negate, openStatuses, sumCounters } from './issues.ts';
 import type { Principal } from './principal.ts';
+import { PRECONDITION, versionOf } from '../db/versions.ts';
 
 /** A write that raced another one is re-read and re-decided this many times before a 503. */
 const ATTEMPTS = 4;
@@ -133,7 +134,7 @@ export async function updateSprint(
     try {
       const updatedAt = await store.updateSprintFields(caller.orgId, projectId, sprintId, fields, expected);
       const applied = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-      return store.toSprint({ ...sprint, ...applied, updated_at: updatedAt });
+      return store.toSprint({ ...sprint, ...applied, updated_at: updatedAt, version: versionOf(sprint) + 1 });
     } catch (err) {
       // `sprint`: gone, or its stored dates moved since the read: decide again on a fresh read.
       if (err instanceof Refused && err.reason === 'sprint' && attempt < ATTEMPTS) continue;
@@ -195,8 +196,9 @@ export async function activateSprint(caller: Principal, projectId: number, sprin
       const item = await store.setSprintActive(caller.orgId, projectId, sprintId, start, sprint.start_date, clockNow());
       return store.toSprint(item);
     } catch (err) {
-      if (err instanceof Refused && attempt < ATTEMPTS) continue;
-      if (err instanceof Refused) throw new UnavailableError();
+      // A version the request expects (If-Match) is a 412, never a race to retry.
+      if (err instanceof Refused && err.reason !== PRECONDITION && attempt < ATTEMPTS) continue;
+      if (err instanceof Refused && err.reason !== PRECONDITION) throw new UnavailableError();
       throw err;
     }
   }
@@ -257,8 +259,9 @@ export async function completeSprint(
     } catch (err) {
       // The sprint, one of its open issues or the target changed since the read (another
       // completion began, the target was activated): decide again on a fresh read.
-      if (err instanceof Refused && attempt < ATTEMPTS) continue;
-      if (err instanceof Refused) throw new UnavailableError();
+      // A version the request expects (If-Match) is a 412, never a race to retry.
+      if (err instanceof Refused && err.reason !== PRECONDITION && attempt < ATTEMPTS) continue;
+      if (err instanceof Refused && err.reason !== PRECONDITION) throw new UnavailableError();
       throw err;
     }
     return finishCompletion(caller, projectId, sprintId);

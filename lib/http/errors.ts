@@ -2,6 +2,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import {
   BadRequestError,
   DomainError,
+  PreconditionFailedError,
   RateLimitedError,
   RequestInProgressError,
   SprintBusyError,
@@ -9,6 +10,7 @@ import {
   ValidationError,
 } from '../domain/errors.ts';
 import { isRetryableDbError } from '../db/errors.ts';
+import { PRECONDITION } from '../db/versions.ts';
 import { logger } from './logger.ts';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' };
@@ -47,6 +49,9 @@ export function errorResponse(err: unknown): APIGatewayProxyResult {
 
 function toDomainError(err: unknown): DomainError | undefined {
   if (err instanceof DomainError) return err;
+  // The one refusal every write shares: its resource is not at a version the request expects.
+  // (Matched by its reason, so that this module stays free of the data layer's client.)
+  if (err instanceof Error && (err as { reason?: unknown }).reason === PRECONDITION) return new PreconditionFailedError();
   if (isRetryableDbError(err)) return new UnavailableError();
   const http = err as MiddyHttpError;
   if (http && typeof http.statusCode === 'number' && http.cause?.package === '@middy/http-json-body-parser') {

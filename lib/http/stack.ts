@@ -14,6 +14,9 @@ import { logger } from './logger.ts';
 import { countMetric, metricNames, publishMetrics } from './metrics.ts';
 import { readAuthorizerContext } from './context.ts';
 import { parseOrThrow } from '../schemas/validate.ts';
+import { expectingVersion } from '../db/versions.ts';
+import { etagOf, expectedVersions, isNotModified } from './conditional.ts';
+import { corsHeaders } from './cors.ts';
 
 /** Largest accepted request body (docs/api.md: Requests): 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -64,6 +67,11 @@ type OutputOf<S> = S extends z.ZodType ? z.output<S> : never;
 export interface StackOptions<Body = unknown> {
   /** The route takes a JSON body (POST/PUT/PATCH with a payload) valid against this schema. */
   body?: BodySchema<Body>;
+  /**
+   * The route is a conditional write (`If-Match`): PATCH, PUT and DELETE of a resource are, a POST
+   * says so here (the sprint transitions).
+   */
+  conditional?: boolean;
 }
 
 type Event = APIGatewayProxyEvent & { body: unknown };
@@ -133,35 +141,50 @@ export function routeHandler<Body = unknown>(
         const auth = readAuthorizerContext(event.requestContext.authorizer);
         if (!auth) throw new UnauthorizedError('Missing or invalid API token');
         const schema = options.body;
-        // Every write the handler makes records the caller as its actor (lib/db/actor.ts).
+        const expected = isConditional(event, options) ? expectedVersions(event) : undefined;
+        // Every write the handler makes records the caller as its actor (lib/db/actor.ts), and the
+        // write of its resource checks the versions If-Match names (lib/db/versions.ts).
         const result = await asActor(auth.principal.accountId, () =>
-          fn({
-            event,
-            principal: auth.principal,
-            params: event.pathParameters ?? {},
-            query: event.queryStringParameters ?? {},
-            body: event.body,
-            input: async () => {
-              if (!schema) throw new Error('this route takes no body');
-              return parseOrThrow(await schema(), event.body, schema.wrapped) as Body;
-            },
-          }),
+          expectingVersion(expected, () =>
+            fn({
+              event,
+              principal: auth.principal,
+              params: event.pathParameters ?? {},
+              query: event.queryStringParameters ?? {},
+              body: event.body,
+              input: async () => {
+                if (!schema) throw new Error('this route takes no body');
+                return parseOrThrow(await schema(), event.body, schema.wrapped) as Body;
+              },
+            }),
+          ),
         );
         if (result.body === undefined) return { statusCode: result.status, headers: { ...result.headers }, body: '' };
-        return json(result.status, result.body, result.headers);
+        const headers = { ...result.headers, ETag: etagOf(result.body, result.headers) };
+        // The same headers as the 200 would carry (the rate-limit headers come in `finish`), no body.
+        if (event.httpMethod === 'GET' && isNotModified(event, headers.ETag)) return { statusCode: 304, headers, body: '' };
+        return json(result.status, result.body, headers);
       })
   );
+}
+
+/** PATCH, PUT and DELETE of a resource (a path with ids), and the POSTs that say so. */
+function isConditional(event: Event, options: { conditional?: boolean | undefined }): boolean {
+  if (options.conditional) return true;
+  return ['PATCH', 'PUT', 'DELETE'].includes(event.httpMethod) && (event.resource ?? '').includes('{');
 }
 
 type Request = { event: Event; response: APIGatewayProxyResult | null | undefined; internal: Internal };
 
 /**
- * Adds the rate-limit headers to the response and logs it; the stack's `after`/`onError` steps do
+ * Adds the rate-limit and CORS headers to the response and logs it; the stack's `after`/`onError` steps do
  * it, and so does a middleware that answers early (an idempotent replay), since those steps then do not run.
  */
 export function finish(request: Request) {
   const response = request.response;
   if (!response) return;
+  // An allowed web origin may read every answer, errors included (lib/http/cors.ts).
+  response.headers = { ...response.headers, ...corsHeaders(request.event.headers) };
   const rate = request.internal.rate;
   if (rate) {
     response.headers = {

@@ -3,6 +3,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import * as z from 'zod';
 import type { Principal } from '../domain/principal.ts';
 import { errorResponse } from '../http/errors.ts';
+import { answeredVersion, expectingVersion } from '../db/versions.ts';
 
 /**
  * Annotation presets. Every tool touches only this service's own data (`openWorldHint: false`).
@@ -41,17 +42,23 @@ export interface Tool {
  * the SDK) and as JSON text for clients that only read `content`. Domain errors become tool errors
  * (`isError: true`) carrying the very message the REST API would answer, because they go through
  * the same error mapper.
+ *
+ * Versions, as `If-Match` and the ETag carry them over HTTP (lib/db/versions.ts): a tool whose
+ * result is one resource also answers its `version`, and every tool that changes or deletes one
+ * takes an optional `expected_version`: the write then applies only at that version.
  */
 export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
   name: string,
   spec: ToolSpec<I, O>,
   run: (caller: Principal, args: z.output<I>) => Promise<z.output<z.ZodObject<O>>>,
 ): Tool {
+  const conditional = spec.annotations === annotations.update || spec.annotations === annotations.delete;
+  const single = Object.keys(spec.output).length === 1;
   const config = {
     title: spec.title,
     description: spec.description,
-    inputSchema: spec.input,
-    outputSchema: z.object(spec.output),
+    inputSchema: conditional ? spec.input.extend({ expected_version: expectedVersion }) : spec.input,
+    outputSchema: z.object(single ? { ...spec.output, version: z.number().int().optional() } : spec.output),
     annotations: { title: spec.title, ...spec.annotations },
   };
   return {
@@ -61,9 +68,12 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
         name,
         config,
         // The SDK has already validated the arguments against `input`.
-        (async (args: z.output<I>): Promise<CallToolResult> => {
+        (async ({ expected_version, ...args }: z.output<I> & { expected_version?: number }): Promise<CallToolResult> => {
           try {
-            const result = (await run(caller, args)) as Record<string, unknown>;
+            const expected = expected_version === undefined ? undefined : [expected_version];
+            const result = (await expectingVersion(expected, () => run(caller, args as z.output<I>))) as Record<string, unknown>;
+            const version = single ? answeredVersion(Object.values(result)[0]) : undefined;
+            if (version !== undefined) result.version = version;
             return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
           } catch (err) {
             return toolError(err);
@@ -72,6 +82,13 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
       ),
   };
 }
+
+const expectedVersion = z
+  .number()
+  .int()
+  .min(0)
+  .optional()
+  .describe('Apply only if the resource is still at this version (its `version`); else fail.');
 
 /** A tool error with the REST API's message: `{error}` as is, a 422 `{errors}` list joined. */
 export function toolError(err: unknown): CallToolResult {

@@ -173,6 +173,7 @@ describe('MCP server: sprint tools', () => {
     expect(got.dbCalls).toBeLessThanOrEqual(3);
     expect(got.result.structuredContent).toEqual({
       sprint: (await rest.get(`/api/v1/projects/${project.id}/sprints/${second.id}`)).body,
+      version: expect.any(Number),
     });
 
     const updated = await mcp.ok('update_sprint', {

@@ -193,7 +193,11 @@ describe('MCP server: project tools', () => {
     expect(viaRest.body).toEqual(project);
 
     const got = await mcp.call('get_project', { project_id: project.id });
-    expect(got.result.structuredContent).toEqual({ project: viaRest.body });
+    // with its version, the one the REST API's ETag carries
+    expect(got.result.structuredContent).toEqual({ project: viaRest.body, version: expect.any(Number) });
+    expect(viaRest.headers.get('etag')).toMatch(
+      new RegExp(`^"${(got.result.structuredContent as { version: number }).version}-`),
+    );
     expect(got.dbCalls).toBeLessThanOrEqual(3);
 
     const updated = await mcp.ok('update_project', {

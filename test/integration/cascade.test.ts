@@ -12,7 +12,7 @@ import {
 } from '../../lib/db/cascade.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { lambdaContext } from '../../tools/local/gateway.ts';
-import { collections, keys, pendingCascadesPk, projectPk, skPrefixes, type Key } from '../../lib/db/keys.ts';
+import { collections, keys, orgPk, pendingCascadesPk, projectPk, skPrefixes, type Key } from '../../lib/db/keys.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { createProject, deleteProject } from '../../lib/domain/projects.ts';
 import type { Principal } from '../../lib/domain/principal.ts';
@@ -122,6 +122,9 @@ async function waitUntilGone(key: Key, timeoutMs = 20_000) {
   }
 }
 
+/** The comments' pointers (`keys.commentPointer`), in the organisation's partition. */
+const commentPointers = (orgId: number) => ({ pk: orgPk(orgId), skPrefix: 'COMMENT#' });
+
 describe('cascade consumer (handler invoked directly)', () => {
   it('removes a project partition, and a replay of the same record is harmless', async () => {
     const { orgId, caller } = await adminOfNewOrg();
@@ -132,6 +135,7 @@ describe('cascade consumer (handler invoked directly)', () => {
     const first = await handler({ Records: [record] }, lambdaContext('cascade'));
     expect(first.batchItemFailures).toEqual([]);
     expect(await itemsIn({ pk: projectPk(orgId, project.id) })).toEqual([]);
+    expect(await itemsIn(commentPointers(orgId))).toEqual([]);
     const again = await handler({ Records: [record] }, lambdaContext('cascade'));
     expect(again.batchItemFailures).toEqual([]);
   });
@@ -161,6 +165,7 @@ describe('cascade consumer (handler invoked directly)', () => {
     // the sprint item itself is the user's delete, not the cascade's
     expect((await itemsIn({ pk, skPrefix: 'SPRINT#' })).map((i) => i.id)).toEqual([doomed, kept]);
     expect(await itemsIn({ pk, skPrefix: 'ISSUE#' }, 100)).toHaveLength(4 + 4 * 2);
+    expect(await itemsIn(commentPointers(orgId), 100)).toHaveLength(4 * 2);
   });
 
   it("removes only a deleted issue's comments", async () => {
@@ -180,6 +185,7 @@ describe('cascade consumer (handler invoked directly)', () => {
     expect(await itemsIn({ pk, skPrefix: skPrefixes.issueComments(doomed) })).toEqual([]);
     expect(await itemsIn({ pk, skPrefix: skPrefixes.issueComments(kept) })).toHaveLength(3);
     expect(await itemsIn({ pk, skPrefix: `ISSUE#` }, 100)).toHaveLength(2 + 3);
+    expect(await itemsIn(commentPointers(orgId), 100)).toHaveLength(3);
   });
 
   it('ignores writes and comment removals without a single DynamoDB call', async () => {

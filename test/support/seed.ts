@@ -1,13 +1,14 @@
 import { BatchWriteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
-import { gsi1, keys, listKeys } from '../../lib/db/keys.ts';
+import { keys, listKeys } from '../../lib/db/keys.ts';
 import { rankDelta } from '../../lib/domain/positions.ts';
 
 /**
  * Fast seeding of big hierarchies for cascade tests: items shaped exactly as the data layer stores
- * them (COMMON item shapes: sprint, issue, comment, with their LSI1 and GSI1 keys), written with
- * BatchWrite, and ids taken from the organisation's real sequences. Counters on the parents (the
- * rank index of each list included, lib/domain/positions.ts) are set to match. Small tests create through the API instead.
+ * them (sprint, issue, comment with its pointer, with their LSI1 keys), written with BatchWrite,
+ * and ids taken from the organisation's real sequences. Counters on the parents (the rank index of
+ * each list included, lib/domain/positions.ts) are set to match. Small tests create through the
+ * API instead.
  */
 
 const now = () => new Date().toISOString();
@@ -81,7 +82,6 @@ export function commentItem(
   return {
     ...keys.comment(orgId, projectId, issueId, commentId),
     LSK: listKeys.comment(issueId, commentId),
-    ...gsi1.comment(orgId, commentId),
     type: 'comment',
     org_id: orgId,
     id: commentId,
@@ -93,6 +93,23 @@ export function commentItem(
     author_name: 'Ada Admin',
     created_at: t,
     updated_at: t,
+  };
+}
+
+/** The pointer the data layer writes beside a comment (`keys.commentPointer`), for `GET /comments/{id}`. */
+export function commentPointerItem(
+  orgId: number,
+  projectId: number,
+  sprintId: number | null,
+  issueId: number,
+  commentId: number,
+) {
+  return {
+    ...keys.commentPointer(orgId, commentId),
+    type: 'comment_pointer',
+    project_id: projectId,
+    issue_id: issueId,
+    sprint_id: sprintId,
   };
 }
 
@@ -158,6 +175,8 @@ export async function seedProject(
       : Promise.resolve([]),
   ]);
   const items: Record<string, unknown>[] = [];
+  // Beside the project's items (`items` counts those a project cascade finds in its partition).
+  const pointers: Record<string, unknown>[] = [];
   const issues = new Map<number | null, number[]>();
   let issueCursor = 0;
   let commentCursor = 0;
@@ -174,11 +193,13 @@ export async function seedProject(
     ids.forEach((issueId, i) => {
       items.push(issueItem(orgId, projectId, sprintId, issueId, (i + 1) * 1024, shape.commentsPerIssue));
       for (let c = 0; c < shape.commentsPerIssue; c++) {
-        items.push(commentItem(orgId, projectId, sprintId, issueId, commentIds[commentCursor++] as number, authorId));
+        const commentId = commentIds[commentCursor++] as number;
+        items.push(commentItem(orgId, projectId, sprintId, issueId, commentId, authorId));
+        pointers.push(commentPointerItem(orgId, projectId, sprintId, issueId, commentId));
       }
     });
   }
-  await putAll(items);
+  await putAll([...items, ...pointers]);
   await db.send(
     new TransactWriteCommand({
       TransactItems: [

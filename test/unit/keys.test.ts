@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { collections, gsi1, keys, listKeys, orgPk, padPosition, parseProjectPk, projectPk } from '../../lib/db/keys.ts';
+import {
+  collections,
+  commentPointerOf,
+  keys,
+  listKeys,
+  orgPk,
+  padPosition,
+  parseProjectPk,
+  projectPk,
+} from '../../lib/db/keys.ts';
 
 describe('keys', () => {
   it('embed the organisation in every key of organisation data', () => {
@@ -14,10 +23,17 @@ describe('keys', () => {
       keys.sprint(org, 1, 2),
       keys.issue(org, 1, 3),
       keys.comment(org, 1, 3, 4),
+      keys.commentPointer(org, 4),
     ];
     for (const key of orgKeys) expect(key.PK.startsWith(orgPk(org)), key.PK).toBe(true);
     for (const c of Object.values(collections)) expect(c(org, 1, 2).pk.startsWith(orgPk(org))).toBe(true);
-    expect(gsi1.comment(org, 4).GSI1PK.startsWith(orgPk(org))).toBe(true);
+  });
+
+  it("name a comment's pointer from the comment's key, and nothing's from any other key", () => {
+    expect(commentPointerOf(keys.comment(42, 1, 3, 4))).toEqual(keys.commentPointer(42, 4));
+    expect(commentPointerOf(keys.issue(42, 1, 3))).toBeUndefined();
+    expect(commentPointerOf(keys.issueActivity(42, 1, 3, '17'))).toBeUndefined();
+    expect(commentPointerOf(keys.sprint(42, 1, 2))).toBeUndefined();
   });
 
   it("never let one organisation's keys name another's data", () => {

@@ -4,7 +4,12 @@ import { buildOpenApiDocument } from '../../tools/openapi/document.ts';
 
 const contract = contractFor(buildOpenApiDocument());
 
-const rateHeaders = { 'X-RateLimit-Limit': '600', 'X-RateLimit-Remaining': '599', 'X-RateLimit-Reset': '1790000000' };
+const rateHeaders = {
+  'X-RateLimit-Limit': '600',
+  'X-RateLimit-Remaining': '599',
+  'X-RateLimit-Reset': '1790000000',
+  ETag: '"1-KV5jxMFyi1K6p9sWwaFj3s"',
+};
 const pageHeaders = {
   Link: '<http://x/api/v1/projects?page=1&per_page=25>; rel="first"',
   'X-Total-Count': '1',
@@ -78,7 +83,9 @@ describe('the contract check', () => {
 
   it('refuses a status the operation does not declare', () => {
     expect(problems('GET', '/api/v1/projects/7', response(409, { error: 'conflict' }))).toEqual([
-      expect.stringMatching(/^getProject answered 409, which it does not declare \(declared: 200, 401, 404, 429, 500, 503\)$/),
+      expect.stringMatching(
+        /^getProject answered 409, which it does not declare \(declared: 200, 304, 401, 404, 429, 500, 503\)$/,
+      ),
     ]);
   });
 
@@ -96,6 +103,7 @@ describe('the contract check', () => {
       'getProject 200: header X-RateLimit-Limit is missing',
       'getProject 200: header X-RateLimit-Remaining is missing',
       'getProject 200: header X-RateLimit-Reset is missing',
+      'getProject 200: header ETag is missing',
     ]);
     expect(problems('GET', '/api/v1/projects', response(200, [], rateHeaders)).join('\n')).toMatch(
       /header X-Total-Count is missing/,

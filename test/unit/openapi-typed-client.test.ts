@@ -18,9 +18,27 @@ type ListProjects = paths['/api/v1/projects']['get'];
 type GetProject = paths['/api/v1/projects/{project_id}']['get'];
 type GetMe = paths['/api/v1/me']['get'];
 type GetIssue = paths['/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}']['get'];
+type UpdateIssue = paths['/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}']['patch'];
 
 /** Sends a request and answers the parsed JSON body (fetch, a test double...). */
-export type Transport = (method: string, path: string, body?: unknown) => Promise<unknown>;
+export type Transport = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<unknown>;
+
+/** A conditional update: the ETag last read goes in If-Match; 412 means someone changed the issue since. */
+export const updateIssueIfMatch = (
+  send: Transport,
+  at: UpdateIssue['parameters']['path'],
+  headers: NonNullable<UpdateIssue['parameters']['header']>,
+  body: UpdateIssue['requestBody']['content']['application/json'],
+) =>
+  send('PATCH', '/api/v1/projects/' + at.project_id + '/sprints/' + at.sprint_id + '/issues/' + at.issue_id, body, {
+    'If-Match': headers['If-Match'] ?? '*',
+  }) as Promise<
+    UpdateIssue['responses'][200]['content']['application/json'] | UpdateIssue['responses'][412]['content']['application/json']
+  >;
+
+/** What a cached read keeps: the ETag header of the 200, sent back in If-None-Match (a 304 has no content). */
+export type CachedIssue = { etag: GetIssue['responses'][200]['headers']['ETag']; ifNoneMatch: NonNullable<GetIssue['parameters']['header']>['If-None-Match'] };
+export type NotModified = GetIssue['responses'][304] extends { content?: never } ? true : false;
 
 export const createProject = (send: Transport, body: CreateProject['requestBody']['content']['application/json']) =>
   send('POST', '/api/v1/projects', body) as Promise<CreateProject['responses'][201]['content']['application/json']>;
@@ -55,7 +73,11 @@ export async function sprintPlanning(send: Transport): Promise<string> {
   const sprint: number | null = issue.sprint_id;
   const status: 'backlog' | 'todo' | 'in_progress' | 'done' | 'cancelled' = issue.status;
   const points: number | null = issue.story_points;
-  return [created.name, description ?? '', ...prefixes, title, role, String(created.sprints_count), sprint, status, points].join(' ');
+  const cached: CachedIssue = { etag: '"1-abc"', ifNoneMatch: '"1-abc"' };
+  const notModified: NotModified = true;
+  const updated = await updateIssueIfMatch(send, { project_id: id, sprint_id: 1, issue_id: 1 }, { 'If-Match': cached.etag }, { issue: { title: 'Landed' } });
+  const outcome: string = 'error' in updated ? updated.error : updated.title;
+  return [outcome, String(notModified), created.name, description ?? '', ...prefixes, title, role, String(created.sprints_count), sprint, status, points].join(' ');
 }
 `;
 
@@ -99,6 +121,17 @@ describe('a client typed from the document (openapi-typescript)', () => {
     project.required = project.required.map((f: string) => (f === 'name' ? 'title' : f));
     const errors = await compileClientAgainst(renamed);
     expect(errors.join('\n')).toMatch(/Property 'name' does not exist/);
+  });
+
+  it('stops compiling when a conditional write loses its 412, or a GET its ETag header', async () => {
+    const changed = structuredClone(doc);
+    const issuePath = changed.paths['/api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}'];
+    delete issuePath.patch.responses['412'];
+    delete issuePath.get.responses['200'].headers.ETag;
+    const errors = (await compileClientAgainst(changed)).join('\n');
+    expect(errors).toMatch(/Property '412' does not exist/);
+    // without the header, the tag is an unknown index signature value
+    expect(errors).toMatch(/Type 'unknown' is not assignable to type 'string \| undefined'/);
   });
 
   it('stops compiling when a nullable field becomes an integer, or an operation disappears', async () => {

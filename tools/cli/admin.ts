@@ -22,6 +22,8 @@ Commands:
   cascade:resume [--org ID --project ID [--sprint ID | --issue ID]]
                                   (finish one cascade now, or every pending one; see docs/limits.md)
   cascade:sweep [--dry-run]       (find and finish orphaned partitions; reads the table with a Scan)
+  comments:pointers               (once after upgrading: the pointer of every comment written before
+                                  GET /comments/{id} read pointers; reads the table with a Scan)
 
 Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID — see README.`;
 
@@ -35,6 +37,7 @@ const commands: Record<string, string[]> = {
   'token:revoke': ['org', 'account'],
   'cascade:resume': [],
   'cascade:sweep': [],
+  'comments:pointers': [],
 };
 
 /** Flags a command may take beside its required ones; `dry-run` is a boolean. */
@@ -154,6 +157,8 @@ async function main() {
       return resumeCascades(values);
     case 'cascade:sweep':
       return sweepCascades(values['dry-run'] === 'true');
+    case 'comments:pointers':
+      return (await import('../../lib/db/comments.ts')).writeMissingCommentPointers();
   }
   throw new UsageError(`unknown command "${command}"`);
 }

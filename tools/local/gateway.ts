@@ -12,6 +12,7 @@ import type {
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte-budget.ts';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
+import { EXPOSED_HEADERS, gatewayResponseOrigin, parseOrigins, preflightHeaders } from '../../lib/http/cors.ts';
 import type { Route } from '../../lib/routes.ts';
 import { repoRoot } from '../../infra/paths.ts';
 import { runAsFunction } from './permissions.ts';
@@ -275,6 +276,11 @@ export interface GatewayOptions {
   log?: (line: string) => void;
   /** Add `X-Db-Calls` (DynamoDB calls made for the request, authorizer included) to responses. */
   exposeDbCalls?: boolean;
+  /**
+   * Web origins allowed to call (lib/http/cors.ts); default `CORS_ORIGINS`, the variable the
+   * handlers read. With none, OPTIONS is a route like any other that does not exist (404).
+   */
+  corsOrigins?: string[];
 }
 
 /**
@@ -283,6 +289,12 @@ export interface GatewayOptions {
  */
 export function createGateway(options: GatewayOptions): http.Server {
   const compiled = options.routes.map(compileRoute);
+  const origins = options.corsOrigins ?? parseOrigins(process.env.CORS_ORIGINS);
+  // API Gateway's own answers carry what the stack's gateway responses carry (infra/constructs/service-api.ts).
+  const ownOrigin = gatewayResponseOrigin(origins);
+  const ownCors: Record<string, string> = ownOrigin
+    ? { 'Access-Control-Allow-Origin': ownOrigin, 'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', ') }
+    : {};
   return http.createServer((req, res) => {
     const started = performance.now();
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
@@ -300,11 +312,18 @@ export function createGateway(options: GatewayOptions): http.Server {
       });
   });
 
+  /** API Gateway's own answer, with the CORS headers its gateway responses carry. */
+  function ownError(kind: keyof typeof gatewayResponses): APIGatewayProxyResult {
+    const result = gatewayError(kind);
+    return { ...result, headers: { ...result.headers, ...ownCors } };
+  }
+
   async function handle(req: IncomingMessage, url: URL, method: string): Promise<APIGatewayProxyResult> {
+    if (method === 'OPTIONS' && origins.length > 0) return preflight(req, url);
     const match = matchRoute(compiled, method, url.pathname);
-    if (!match) return gatewayError('MISSING_AUTHENTICATION_TOKEN');
+    if (!match) return ownError('MISSING_AUTHENTICATION_TOKEN');
     const raw = await readBody(req);
-    if (raw === 'too-large') return gatewayError('REQUEST_TOO_LARGE');
+    if (raw === 'too-large') return ownError('REQUEST_TOO_LARGE');
     const { headers, multi } = headersOf(req);
     const request = {
       method,
@@ -317,14 +336,28 @@ export function createGateway(options: GatewayOptions): http.Server {
     let authorizer: Record<string, unknown> | null = null;
     if (match.route.auth) {
       const outcome = await runAuthorizer(proxyEvent(request, match.route, match.params, null), match.route);
-      if ('response' in outcome) return outcome.response;
+      if ('response' in outcome) return { ...outcome.response, headers: { ...outcome.response.headers, ...ownCors } };
       authorizer = outcome.authorizer;
     }
     const event = proxyEvent(request, match.route, match.params, authorizer);
-    if (Buffer.byteLength(JSON.stringify(event), 'utf8') > LAMBDA_REQUEST_LIMIT) return lambdaRequestTooLong();
+    if (Buffer.byteLength(JSON.stringify(event), 'utf8') > LAMBDA_REQUEST_LIMIT) {
+      return { ...lambdaRequestTooLong(), headers: { ...lambdaRequestTooLong().headers, ...ownCors } };
+    }
     const handler = await loadHandler<APIGatewayProxyEvent, APIGatewayProxyResult>(match.route.handler);
     return withinLambdaResponseLimit(
       await runAsFunction(match.route.handler, options.routes, () => handler(event, lambdaContext(match.route.handler))),
     );
+  }
+
+  /**
+   * A preflight, answered by the gateway itself without the authorizer (the stack's OPTIONS
+   * methods are mock integrations): 204 with the allowed methods and headers for an allowed origin,
+   * 204 without them for any other (the browser then refuses), 404 for a path with no route.
+   */
+  async function preflight(req: IncomingMessage, url: URL): Promise<APIGatewayProxyResult> {
+    await readBody(req);
+    const known = compiled.some((c) => c.regex.test(url.pathname));
+    if (!known) return ownError('MISSING_AUTHENTICATION_TOKEN');
+    return { statusCode: 204, headers: preflightHeaders(headersOf(req).headers, origins) ?? { Vary: 'Origin' }, body: '' };
   }
 }

@@ -44,6 +44,11 @@ const headers = {
   },
   'X-Total-Count': integer('Items in the whole collection.', { minimum: 0 }),
   'X-Page': integer('This page (from 1).', { minimum: 1 }),
+  ETag: {
+    description:
+      'Strong entity tag of this answer: changes whenever what it shows changes. Send it back in `If-None-Match` (a GET: 304 while unchanged) or `If-Match` (a write: 412 if the resource changed since).',
+    schema: { type: 'string' },
+  },
   'X-Per-Page': integer(
     'Items per page (after clamping to 100); fewer when the page was cut short to stay within the response byte budget: then it is the number of items returned, and `next` continues right after the last one.',
     { minimum: 1, maximum: 100 },
@@ -63,7 +68,14 @@ const jsonOf = (schema: Schema) => ({ 'application/json': { schema } });
 
 /** What each status means, and the name of its shared response. */
 const statusText: Record<number, { name: string; description: string }> = {
-  304: { name: 'NotModified', description: 'Not modified since the `ETag` given in `If-None-Match`.' },
+  304: {
+    name: 'NotModified',
+    description: 'Not modified since the `ETag` given in `If-None-Match`: no body, the headers of a 200.',
+  },
+  412: {
+    name: 'PreconditionFailed',
+    description: 'The resource changed since the `ETag` given in `If-Match` (or is gone): nothing was written.',
+  },
   400: { name: 'BadRequest', description: 'Malformed request (e.g. a body that is not valid JSON).' },
   401: { name: 'Unauthorized', description: 'Missing, invalid, revoked or regenerated API token.' },
   403: { name: 'Forbidden', description: 'Authenticated, but not allowed to do this.' },
@@ -129,6 +141,7 @@ function otherResponse(status: number, route: Route, components: Map<string, Res
     ...(status === 304 ? {} : { content: jsonOf(special?.schema ?? ref('schemas', 'Error')) }),
     headers: {
       ...headerRefs(retry),
+      ...(status === 304 ? headerRefs(['ETag']) : {}),
       ...(!route.auth
         ? {}
         : common
@@ -148,7 +161,11 @@ function successResponse(route: Route): ResponseConfig {
     description: success.description,
     ...(schema ? { content: { [success.mediaType ?? 'application/json']: { schema } } } : {}),
     headers: {
-      ...headerRefs([...(route.auth ? rateLimitHeaders : []), ...(success.list ? pageHeaders : [])]),
+      ...headerRefs([
+        ...(route.auth ? rateLimitHeaders : []),
+        ...(success.list ? pageHeaders : []),
+        ...(schema && (route.auth || route.operation.errors.includes(304)) ? (['ETag'] as HeaderName[]) : []),
+      ]),
       ...(route.operation.idempotent ? { 'Idempotent-Replayed': replayedHeader } : {}),
     },
   };
@@ -175,6 +192,35 @@ const idempotencyHeader = z.object({
       },
     }),
 });
+
+/** `If-None-Match` on the GETs that answer 304, `If-Match` on the conditional writes (lib/http/conditional.ts). */
+const ifNoneMatchHeader = z.object({
+  'If-None-Match': z
+    .string()
+    .optional()
+    .meta({ param: { description: 'ETags of representations the client holds: 304, no body, while one is current.' } }),
+});
+const ifMatchHeader = z.object({
+  'If-Match': z
+    .string()
+    .optional()
+    .meta({
+      param: {
+        description:
+          'ETags the client last saw (or `*`: the resource exists): the write applies only if the resource is still at one of them, else 412 and nothing is written.',
+      },
+    }),
+});
+
+function requestHeaders(route: Route) {
+  const parts = [
+    ...(route.operation.idempotent ? [idempotencyHeader] : []),
+    ...(route.method === 'GET' && route.operation.errors.includes(304) ? [ifNoneMatchHeader] : []),
+    ...(route.operation.conditional ? [ifMatchHeader] : []),
+  ];
+  if (parts.length === 0) return undefined;
+  return parts.reduce((all, part) => all.extend(part.shape) as typeof all);
+}
 
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1] ?? '');
 
@@ -209,6 +255,7 @@ function routeConfig(route: Route, components: Map<string, ResponseConfig>): Rou
   const names = pathParams(route.path);
   const query = op.success.list ? (op.query ? pageQuery.extend(op.query.shape) : pageQuery) : op.query;
   const statuses = [...new Set([...op.errors, ...(route.auth ? commonErrors : [])])].sort((a, b) => a - b);
+  const headerParams = requestHeaders(route);
   return {
     method: route.method.toLowerCase() as RouteConfig['method'],
     path: route.path,
@@ -222,7 +269,7 @@ function routeConfig(route: Route, components: Map<string, ResponseConfig>): Rou
         ? { params: z.object(Object.fromEntries(names.map((n) => [n, n === 'issue_key' ? keyParam(n) : idParam(n)]))) }
         : {}),
       ...(query ? { query } : {}),
-      ...(op.idempotent ? { headers: idempotencyHeader } : {}),
+      ...(headerParams ? { headers: headerParams } : {}),
       ...(op.body ? { body: { required: !op.optionalBody, content: { 'application/json': { schema: op.body } } } } : {}),
     },
     responses: {
