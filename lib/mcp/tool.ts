@@ -3,6 +3,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import * as z from 'zod';
 import type { Principal } from '../domain/principal.ts';
 import { errorResponse } from '../http/errors.ts';
+import type { ToolListing } from './listing.ts';
 
 /**
  * Annotation presets. Every tool touches only this service's own data (`openWorldHint: false`).
@@ -17,11 +18,15 @@ export const annotations = {
 } as const satisfies Record<string, ToolAnnotations>;
 
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodRawShape> {
-  title: string;
+  /** When to use the tool, in one or two sentences: an agent reads it in every conversation. */
   description: string;
   /** Arguments; an object schema, so that cross-field rules (`refine`) of the REST schemas apply too. */
   input: I;
-  /** The structured result; its root is always an object (MCP requires `type: object`). */
+  /**
+   * The shape of the structured result (its root an object): it types the tool's result. It is not
+   * advertised as an output schema: `tools/list` goes to an agent on every conversation, and the
+   * output schemas were most of it, for what the result's JSON text shows anyway (lib/mcp/listing.ts).
+   */
   output: O;
   annotations: ToolAnnotations;
 }
@@ -29,6 +34,8 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodRawShape> {
 /** A tool ready to be registered on the server of a request, on behalf of its caller. */
 export interface Tool {
   name: string;
+  /** What `tools/list` shows of it. */
+  listing: ToolListing;
   register(server: McpServer, caller: Principal): void;
 }
 
@@ -37,8 +44,8 @@ export interface Tool {
  * container (module load), so a request only binds the caller: building them per request would
  * cost more than the request's DynamoDB calls.
  *
- * The result goes back twice, as MCP asks: as `structuredContent` (checked against `output` by
- * the SDK) and as JSON text for clients that only read `content`. Domain errors become tool errors
+ * The result goes back twice, as MCP asks: as `structuredContent` and as JSON text for clients
+ * that only read `content`. Domain errors become tool errors
  * (`isError: true`) carrying the very message the REST API would answer, because they go through
  * the same error mapper.
  */
@@ -47,15 +54,10 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
   spec: ToolSpec<I, O>,
   run: (caller: Principal, args: z.output<I>) => Promise<z.output<z.ZodObject<O>>>,
 ): Tool {
-  const config = {
-    title: spec.title,
-    description: spec.description,
-    inputSchema: spec.input,
-    outputSchema: z.object(spec.output),
-    annotations: { title: spec.title, ...spec.annotations },
-  };
+  const config = { description: spec.description, inputSchema: spec.input, annotations: spec.annotations };
   return {
     name,
+    listing: { name, description: spec.description, input: spec.input, annotations: spec.annotations },
     register: (server, caller) =>
       server.registerTool(
         name,
@@ -80,5 +82,8 @@ export function toolError(err: unknown): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-/** A positive integer id argument. */
-export const id = (description: string) => z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe(description);
+/** A positive integer id argument; a description only where the name does not say it all. */
+export const id = (description?: string) => {
+  const schema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+  return description === undefined ? schema : schema.describe(description);
+};

@@ -7,32 +7,21 @@ import { listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, locateIssue } from '../locate.ts';
 import { annotations, defineTool, id, type Tool } from '../tool.ts';
 
-const projectId = () => id('Id of the project (see list_projects).');
+const projectId = () => id();
 const one = { issue: Issue };
-const place = () =>
-  z
-    .number()
-    .int()
-    .min(1)
-    .max(Number.MAX_SAFE_INTEGER)
-    .describe('Place in the list, from 1 (the top); a number past the end means last.');
+const place = () => z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('From 1 (the top); past the end means last.');
 
 export const issueTools: Tool[] = [
   defineTool(
     'list_issues',
     {
-      title: 'List issues',
       description:
-        'List the issues of a sprint, or of the project backlog (sprint_id null), in list order (position). Filter by status and assignee: each call then looks through the next `limit` issues and returns the matches, so follow next_cursor until it is null to see them all.',
+        'Issues of a sprint, or of the backlog (sprint_id null), in order. A filtered call checks the next `limit` issues: follow next_cursor to the end.',
       input: z.object({
         project_id: projectId(),
-        sprint_id: id('The sprint whose issues to list, or null for the project backlog.').nullable(),
-        status: z
-          .array(IssueStatus)
-          .min(1)
-          .optional()
-          .describe('Only issues with one of these statuses, e.g. ["todo", "in_progress"].'),
-        assignee_id: id('Only issues assigned to this account; null for unassigned issues.').nullable().optional(),
+        sprint_id: id('null: the backlog.').nullable(),
+        status: z.array(IssueStatus).min(1).optional(),
+        assignee_id: id('null: unassigned.').nullable().optional(),
         ...listInput,
       }),
       output: { issues: z.array(Issue), ...listInfo },
@@ -52,9 +41,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'get_issue',
     {
-      title: 'Get an issue',
-      description:
-        'Get one issue by its number ("APL-12"), or by project_id and issue_id: title, markdown description, status, story points, assignee, sprint.',
+      description: 'One issue, by number ("APL-12") or by project_id and issue_id.',
       input: z.object(issueRef),
       output: one,
       annotations: annotations.read,
@@ -68,9 +55,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'get_issue_activity',
     {
-      title: 'Get the activity of an issue',
-      description:
-        'Who changed what on an issue, oldest first: its creation, each changed field with from and to, and comments added, edited and deleted, with the acting account and time.',
+      description: 'Who changed what on an issue, and when, oldest first: creation, fields (from, to), comments.',
       input: z.object({ ...issueRef, ...listInput }),
       output: { activity: z.array(Activity), ...listInfo },
       annotations: annotations.read,
@@ -86,12 +71,11 @@ export const issueTools: Tool[] = [
   defineTool(
     'create_issue',
     {
-      title: 'Create an issue',
       description:
-        'Create an issue at the end of a sprint (sprint_id) or of the project backlog (sprint_id null or left out). Default status: todo in a sprint, backlog in the backlog. The result carries its number (PREFIX-n).',
+        'Create an issue at the end of a sprint, or of the backlog (sprint_id null or omitted). Its number is PREFIX-n.',
       input: z.object({
         project_id: projectId(),
-        sprint_id: id('The sprint to create the issue in; null or left out for the project backlog.').nullable().optional(),
+        sprint_id: id().nullable().optional(),
         ...IssueCreateFields.shape,
       }),
       output: one,
@@ -105,9 +89,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'update_issue',
     {
-      title: 'Update an issue',
-      description:
-        'Change some fields of an issue: title, description (markdown), status, story_points, assignee_id. Fields left out keep their value; null clears an optional one. Entering in_progress sets started_at; entering done or cancelled sets completed_at. To move it use move_issue, to reorder reorder_issue.',
+      description: "Change an issue's fields. Entering in_progress sets started_at; done or cancelled sets completed_at.",
       input: z.object({ ...issueRef, ...IssueUpdateFields.omit({ sprint_id: true, position: true }).shape }),
       output: one,
       annotations: annotations.update,
@@ -121,12 +103,11 @@ export const issueTools: Tool[] = [
   defineTool(
     'move_issue',
     {
-      title: 'Move an issue',
       description:
-        'Move an issue to another sprint of its project (to_sprint_id), or to the project backlog (to_sprint_id null). It goes to the end of that list unless position says where.',
+        'Move an issue to another sprint of its project, or to the backlog (null); to the end unless position says where.',
       input: z.object({
         ...issueRef,
-        to_sprint_id: id('The sprint to move the issue into; null for the project backlog.').nullable(),
+        to_sprint_id: id().nullable(),
         position: place().optional(),
       }),
       output: one,
@@ -141,8 +122,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'reorder_issue',
     {
-      title: 'Reorder an issue',
-      description: 'Put an issue at another place within its sprint or backlog: position 1 is the top; the others shift.',
+      description: 'Put an issue at another place in its sprint or backlog.',
       input: z.object({ ...issueRef, position: place() }),
       output: one,
       annotations: annotations.update,
@@ -156,9 +136,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'delete_issue',
     {
-      title: 'Delete an issue',
-      description:
-        'Permanently delete an issue and its comments. Cannot be undone: confirm with the user first (to shelve an issue, set its status to cancelled or move it to the backlog).',
+      description: 'Delete an issue and its comments. Irreversible: confirm first (or cancel it).',
       input: z.object(issueRef),
       output: { deleted: z.literal(true), issue_id: z.number().int() },
       annotations: annotations.delete,
