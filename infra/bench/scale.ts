@@ -63,7 +63,7 @@ interface Timed {
 
 /** A small HTTP client for the gateway: each call is timed and checked, its DynamoDB calls read. */
 function client(baseUrl: string, token: string) {
-  return async function send(method: string, path: string, body?: unknown): Promise<Timed & { body: any }> {
+  return async function send(method: string, path: string, body?: unknown): Promise<Timed & { body: { id: number } }> {
     const started = performance.now();
     const res = await fetch(`${baseUrl}${path}`, {
       method,
