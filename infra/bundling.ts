@@ -41,8 +41,10 @@ export const bundling = {
 /**
  * Module replacements for one function only (by handler module), on top of `bundling.alias`, so
  * that no other bundle can lose something it uses. `/mcp`: the MCP SDK's JSON Schema validator
- * (ajv) and zod 3 support, which this server never runs (infra/shims/unused-sdk-dependencies.ts), and
- * the DynamoDB client's index, narrowed to what the bundle uses (infra/shims/dynamodb-client.js).
+ * (ajv) and zod 3 support, which this server never runs (infra/shims/unused-sdk-dependencies.ts),
+ * the DynamoDB client's index, narrowed to what the bundle uses (infra/shims/dynamodb-client.js), and
+ * the SDK's event-stream codec, which no DynamoDB operation uses (infra/shims/no-event-streams.js:
+ * 13 KB, and about 4 ms of init; infra/bench/README.md says why it is not in every bundle).
  */
 export const functionAlias: Record<string, Record<string, string>> = {
   'functions/mcp.ts': {
@@ -50,6 +52,7 @@ export const functionAlias: Record<string, Record<string, string>> = {
       ['ajv', 'ajv-formats', 'zod/v3', 'zod-to-json-schema'].map((pkg) => [pkg, 'infra/shims/unused-sdk-dependencies.ts']),
     ),
     '@aws-sdk/client-dynamodb': 'infra/shims/dynamodb-client.js',
+    '@smithy/core/event-streams': 'infra/shims/no-event-streams.js',
   },
 };
 

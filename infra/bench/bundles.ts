@@ -34,16 +34,6 @@ import { repoRoot } from '../paths.ts';
  */
 export const budget = { maxBytes: 500 * 1024, maxInitRatio: 1.6 } as const;
 
-/**
- * Bundles allowed past `budget.maxBytes`, with the reason. `/mcp` carries the MCP SDK, zod and every
- * tool's domain code; with the sprint outcomes, webhooks, activity and metrics it measures about
- * 515 KB (infra/bench/README.md). Its init stays within `maxInitRatio` like every bundle's.
- */
-export const sizeExceptions: Record<string, number> = { 'functions/mcp.ts': 530 * 1024 };
-
-/** The size limit of one function's bundle. */
-export const maxBytesOf = (entry: string) => sizeExceptions[entry] ?? budget.maxBytes;
-
 /** The yardstick: only a DynamoDB document client. */
 export const baselineEntry = 'infra/bench/baseline.ts';
 
@@ -240,7 +230,7 @@ async function main() {
   let over = failures.size;
   for (const m of measured) {
     const ratio = m.cpuMs / base;
-    const bad = m.bundle !== baseline && (m.error || m.bundle.bytes >= maxBytesOf(m.bundle.entry) || ratio > budget.maxInitRatio);
+    const bad = m.bundle !== baseline && (m.error || m.bundle.bytes >= budget.maxBytes || ratio > budget.maxInitRatio);
     if (bad) over++;
     if (m.error) process.stderr.write(`${m.error.message}\n`);
     lines.push(
