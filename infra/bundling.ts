@@ -30,11 +30,15 @@ export const bundling = {
    * Module replacements, paths relative to the repository root. The SDK's default credential chain
    * becomes the environment provider, the only link of it Lambda ever uses (infra/shims/lambda-credentials.ts);
    * the DynamoDB client's endpoint-cache LRU becomes one on a Map (infra/shims/lru-cache.js: 7 KB less
-   * to load in every bundle).
+   * to load in every bundle); Powertools' JMESPath interpreter becomes the field paths that the
+   * idempotency records use (infra/shims/jmespath-paths.ts: 23 KB and 2 to 3 ms of init less in every
+   * bundle that honours `Idempotency-Key`; no other bundle imports it).
    */
   alias: {
     '@aws-sdk/credential-provider-node': 'infra/shims/lambda-credentials.ts',
     'mnemonist/lru-cache': 'infra/shims/lru-cache.js',
+    '@aws-lambda-powertools/jmespath': 'infra/shims/jmespath-paths.ts',
+    '@aws-lambda-powertools/jmespath/functions': 'infra/shims/jmespath-paths.ts',
   } as Record<string, string>,
 } as const;
 
