@@ -32,8 +32,8 @@ export const tableActions = {
 const listIndexes = ['LSI1', 'LSI1Keys'] as const;
 
 /**
- * The indexes other handler modules query (lib/db): a comment found by id on GSI1, an issue placed
- * by reading its neighbours' keys on LSI1Keys, a sprint's open issues read on LSI1 when it
+ * The indexes other handler modules query (lib/db): a comment found by id on GSI1, an issue's place
+ * counted and a move's neighbours read on LSI1Keys, a sprint's open issues read on LSI1 when it
  * completes. A module that queries an index not granted here is refused locally
  * (AccessDeniedException), as it would be in AWS.
  */
@@ -41,6 +41,10 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/comments/get.ts': ['GSI1'],
   'functions/comments/update.ts': ['GSI1'],
   'functions/comments/delete.ts': ['GSI1'],
+  // An issue's place: a keys-only count in its rank-index block (lib/db/issues.ts: rankInBlock).
+  'functions/issues/get.ts': ['LSI1Keys'],
+  'functions/backlog/get.ts': ['LSI1Keys'],
+  'functions/issue-keys/get.ts': ['LSI1Keys'],
   'functions/issues/update.ts': ['LSI1Keys'],
   'functions/backlog/update.ts': ['LSI1Keys'],
   'functions/sprints/complete.ts': ['LSI1'],
@@ -75,12 +79,21 @@ export const authorizerGrant: TableGrant = { actions: ['dynamodb:UpdateItem'], i
 
 /**
  * The stream consumer (lib/db/cascade.ts): reads a parent's existence (GetItem), pages through its
- * children's keys (Query, on the table and LSI1Keys), deletes them in batches (BatchWriteItem), and
- * writes down (PutItem) and clears (DeleteItem) the pending entry of a cascade it must continue.
+ * children's keys (Query, on the table and LSI1, with each issue's assignee), takes assigned issues
+ * out of their assignee's index (a transaction: DeleteItem and UpdateItem), deletes the children in
+ * batches (BatchWriteItem), and writes down (PutItem) and clears (DeleteItem) the pending entry of
+ * a cascade it must continue.
  */
 export const cascadeGrant: TableGrant = {
-  actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
-  indexes: ['LSI1Keys'],
+  actions: [
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    'dynamodb:BatchWriteItem',
+    'dynamodb:PutItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:UpdateItem',
+  ],
+  indexes: ['LSI1'],
 };
 
 /**

@@ -13,7 +13,7 @@ import { Activity } from './schemas/activity.ts';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
 import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
-import { Issue, IssueCreateBody, IssueUpdateBody } from './schemas/issues.ts';
+import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery } from './schemas/issues.ts';
 import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
@@ -189,6 +189,13 @@ const notOffered = (id: string, summary: string): Spec => ({
   errors: [405],
 });
 
+const filteredListDescription =
+  'Filters combine with AND; `position` stays the place in the whole list. A filtered page looks through ' +
+  'at most 1,000 issues of the list from where the previous page stopped and returns the matches among them ' +
+  '(possibly fewer than `per_page`, even none, with a `next` link while there is more to look through). ' +
+  'Filtered pages are followed by their `next` link (`page` > 1 without its cursor is 422); `X-Total-Count` ' +
+  'counts the matches up to where the page stopped looking, and is the total once there is no `next` link.';
+
 export const routes: Route[] = [
   // The OpenAPI document of this API (no auth; rendered at build time by `npm run openapi`)
   route('GET', '/api-docs/v1/swagger.yaml', 'functions/api-docs.ts', document('Yaml', OpenApiDocumentYaml, 'application/yaml'), {
@@ -223,6 +230,18 @@ export const routes: Route[] = [
     summary: 'The calling account and its organisation',
     tag: 'Accounts',
     success: { status: 200, schema: Me, description: 'The caller' },
+  }),
+  route('GET', '/api/v1/me/issues', 'functions/me/issues.ts', {
+    id: 'listMyIssues',
+    summary: "The caller's assigned issues across the organisation's projects, newest update first",
+    description:
+      'Each issue shows its `position` in its own list. With `status`, a page looks through at most 1,000 of ' +
+      'the assigned issues from where the previous page stopped and returns the matches among them, followed ' +
+      'by its `next` link (`page` > 1 without its cursor is 422); `X-Total-Count` then counts the matches up to ' +
+      'where the page stopped looking, and is the total once there is no `next` link.',
+    tag: 'Issues',
+    query: MyIssuesQuery,
+    success: { status: 200, schema: Issue, list: true, description: 'Issues, most recently updated first' },
   }),
   // Token-issuing POSTs never honour Idempotency-Key: a replay would have to store the token.
   route('POST', '/api/v1/me/token', 'functions/me/regenerate-token.ts', {
@@ -426,12 +445,22 @@ export const routes: Route[] = [
     unprocessable: 'errors',
   }),
 
+  // An issue by its key, wherever it lives
+  route('GET', '/api/v1/issues/{issue_key}', 'functions/issue-keys/get.ts', {
+    id: 'getIssueByKey',
+    summary: 'Retrieve an issue by its key (`APL-42`, any case), in a sprint or in the backlog',
+    tag: 'Issues',
+    success: { status: 200, schema: Issue, description: 'The issue, with its project_id and sprint_id' },
+  }),
+
   // Issues in a sprint
   route('GET', `${sprintPath}/issues`, 'functions/issues/list.ts', {
     id: 'listSprintIssues',
-    summary: "List a sprint's issues, ordered by position",
+    summary: "List a sprint's issues in order (`position` 1..n), optionally filtered",
+    description: filteredListDescription,
     tag: 'Issues',
-    success: { status: 200, schema: Issue, list: true, description: 'Issues, by position then id' },
+    query: IssueListQuery,
+    success: { status: 200, schema: Issue, list: true, description: 'Issues, in list order' },
   }),
   route('POST', `${sprintPath}/issues`, 'functions/issues/create.ts', {
     id: 'createSprintIssue',
@@ -467,9 +496,11 @@ export const routes: Route[] = [
   // The project backlog (issues in no sprint)
   route('GET', `${projectPath}/issues`, 'functions/backlog/list.ts', {
     id: 'listBacklogIssues',
-    summary: "List the project backlog's issues (in no sprint), ordered by position",
+    summary: "List the project backlog's issues (in no sprint) in order (`position` 1..n), optionally filtered",
+    description: filteredListDescription,
     tag: 'Backlog',
-    success: { status: 200, schema: Issue, list: true, description: 'Issues, by position then id' },
+    query: IssueListQuery,
+    success: { status: 200, schema: Issue, list: true, description: 'Issues, in list order' },
   }),
   route('POST', `${projectPath}/issues`, 'functions/backlog/create.ts', {
     id: 'createBacklogIssue',

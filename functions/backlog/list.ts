@@ -1,11 +1,12 @@
 import { listIssues } from '../../lib/domain/issues.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
+import { issueFilters } from '../../lib/http/issue-filters.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 
-/** Lists the project backlog, ordered by position. */
+/** Lists the project backlog, in list order, filtered by status, assignee, title text and update time. */
 export const handler = routeHandler(async (req) => {
   const at = { projectId: pathId(req, 'project_id', 'Project'), sprintId: null };
-  const pr = await pageRequest(req);
-  const { page, items, total } = await listIssues(req.principal, at, pr);
-  return pageResult(req, pr, page, items, total);
+  const [pr, { filters, params }] = await Promise.all([pageRequest(req), issueFilters(req)]);
+  const { page, items, total } = await listIssues(req.principal, at, pr, filters);
+  return pageResult(req, pr, page, items, total, params);
 });

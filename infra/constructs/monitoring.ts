@@ -45,6 +45,9 @@ export const thresholds = {
 } as const;
 export const MIN_REQUESTS_FOR_RATE = 20;
 
+/** Functions watched by one errors-or-throttles alarm (2 metrics each; an alarm reads at most 10). */
+const FUNCTIONS_PER_ALARM = 5;
+
 export interface MonitoringProps {
   /** The stage: part of every name, and a dimension of the service's own metrics. */
   stage: string;
@@ -149,20 +152,27 @@ export class Monitoring extends Construct {
       thresholds.functionErrorsOrThrottles,
       'The token authorizer reached its reserved concurrency: a flood, or a slow table',
     );
-    for (const { label, fn } of props.functions) {
+    // A metric-math alarm reads at most 10 metrics: functions go in groups of five (errors and
+    // throttles each), every function in exactly one, the group's alarm naming them all. One alarm
+    // per function would cost a CloudFormation resource each, against the stack's limit of 500.
+    for (let i = 0; i < props.functions.length; i += FUNCTIONS_PER_ALARM) {
+      const group = props.functions.slice(i, i + FUNCTIONS_PER_ALARM);
+      const usingMetrics: Record<string, IMetric> = {};
+      group.forEach(({ fn }, k) => {
+        usingMetrics[`errors${k}`] = fn.metricErrors({ period: PERIOD, statistic: 'Sum' });
+        usingMetrics[`throttles${k}`] = fn.metricThrottles({ period: PERIOD, statistic: 'Sum' });
+      });
+      const labels = group.map((g) => g.label).join(', ');
       alarm(
-        `${label}ErrorsOrThrottles`,
+        `Functions${i / FUNCTIONS_PER_ALARM + 1}ErrorsOrThrottles`,
         new MathExpression({
-          label: `${label} errors + throttles`,
-          expression: 'errors + throttles',
-          usingMetrics: {
-            errors: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
-            throttles: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
-          },
+          label: `${labels}: errors + throttles`,
+          expression: 'SUM(FILL(METRICS(), 0))',
+          usingMetrics,
           period: PERIOD,
         }),
         thresholds.functionErrorsOrThrottles,
-        `${label}: a Lambda error (crash or timeout) or throttle`,
+        `A Lambda error (crash or timeout) or throttle in one of: ${labels}`,
       );
     }
     const deadLetters = props.cascade.failures.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' });

@@ -10,8 +10,11 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unassignOnCascade } from './assigned.ts';
 import { db, tableName } from './client.ts';
+import { isConditionFailed } from './errors.ts';
 import { collections, keys, parseProjectPk, pendingCascadesPk, projectPk, skPrefixes, type Key } from './keys.ts';
+import { Refused, transact } from './transactions.ts';
 
 /**
  * The cascade of deletes, fed by the table's stream (REMOVE records). A parent's delete is one
@@ -140,7 +143,7 @@ async function deleteKeys(itemKeys: Key[]): Promise<void> {
 async function forEachPage(
   input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>,
   options: CascadeOptions,
-  onPage: (pageKeys: Key[]) => Promise<void>,
+  onPage: (pageKeys: Key[], items: Record<string, unknown>[]) => Promise<void>,
 ): Promise<number> {
   let start: Record<string, unknown> | undefined = options.after;
   let seen = 0;
@@ -160,7 +163,7 @@ async function forEachPage(
     seen += pageKeys.length;
     if (pageKeys.length > 0) {
       try {
-        await onPage(pageKeys);
+        await onPage(pageKeys, out.Items ?? []);
       } catch (err) {
         if (err instanceof CascadeInterrupted) throw new CascadeInterrupted(start);
         throw err;
@@ -171,16 +174,54 @@ async function forEachPage(
   return seen;
 }
 
+/**
+ * Takes the issues among `items` (read with `assignee_id` and `issue_number`) out of the indexes
+ * kept outside the project's partition, before the issues themselves are deleted: the number's
+ * pointer (`ISSUEKEY#`, deleted only while it still points to this issue: a new project may have
+ * taken the prefix and the number already), and an assigned issue's entry in its assignee's index
+ * with the count (lib/db/assigned.ts). An interrupted page is read again; what was already taken
+ * out is refused by its condition and left alone.
+ */
+async function unindexIssues(orgId: number, projectId: number, items: Record<string, unknown>[]): Promise<void> {
+  const issues = items.filter((item) => ISSUE_SK.test(String(item.SK)));
+  await forEachLimited(issues, PARALLELISM, async (item) => {
+    const issueId = issueIdOf(item as unknown as Key);
+    const ignoreGone = (err: unknown) => {
+      if (!(err instanceof Refused) && !isConditionFailed(err)) throw err;
+    };
+    if (typeof item.issue_number === 'string') {
+      await db
+        .send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: keys.issueKey(orgId, item.issue_number),
+            ConditionExpression: 'project_id = :project AND issue_id = :issue',
+            ExpressionAttributeValues: { ':project': projectId, ':issue': issueId },
+          }),
+        )
+        .catch(ignoreGone);
+    }
+    if (typeof item.assignee_id === 'number') {
+      await transact(unassignOnCascade(orgId, projectId, issueId, item.assignee_id)).catch(ignoreGone);
+    }
+  });
+}
+
+const ISSUE_SK = /^ISSUE#\d+$/;
+
 /** Deletes every item of a deleted project's partition. Returns the number of items deleted. */
 export async function deleteProjectContents(orgId: number, projectId: number, options: CascadeOptions = {}): Promise<number> {
   return forEachPage(
     {
       KeyConditionExpression: 'PK = :pk',
       ExpressionAttributeValues: { ':pk': collections.projectContents(orgId, projectId).pk },
-      ProjectionExpression: 'PK, SK',
+      ProjectionExpression: 'PK, SK, assignee_id, issue_number',
     },
     options,
-    deleteKeys,
+    async (pageKeys, items) => {
+      await unindexIssues(orgId, projectId, items);
+      await deleteKeys(pageKeys);
+    },
   );
 }
 
@@ -217,12 +258,15 @@ export async function deleteSprintIssues(
   let comments = 0;
   const issueCount = await forEachPage(
     {
-      IndexName: 'LSI1Keys',
+      // LSI1 (not the keys-only LSI1Keys): each issue's number and assignee are read too.
+      IndexName: 'LSI1',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
       ExpressionAttributeValues: { ':pk': issues.pk, ':prefix': issues.prefix },
+      ProjectionExpression: 'PK, SK, LSK, assignee_id, issue_number',
     },
     options,
-    async (issueKeys) => {
+    async (issueKeys, items) => {
+      await unindexIssues(orgId, projectId, items);
       await forEachLimited(issueKeys, PARALLELISM, async (key) => {
         // Awaited first: `comments += await ...` would add to the value read before the wait.
         const deleted = await deleteIssueComments(orgId, projectId, issueIdOf(key), { deadline: options.deadline });

@@ -53,7 +53,7 @@ function targetUpdate(orgId: number, projectId: number, target: ParentChange, re
   if (target.sprintId === null || !requirePlanning) return listOwnerUpdate(orgId, projectId, target, 'target');
   const names: Record<string, string> = { '#status': 'status' };
   const values: Record<string, unknown> = { ':planning': 'planning' };
-  const add = addCounters(target.delta as Record<string, number>, names, values);
+  const add = addCounters({ ...(target.delta as Record<string, number>), ...target.rank }, names, values);
   return {
     item: {
       Update: {
@@ -72,7 +72,7 @@ function targetUpdate(orgId: number, projectId: number, target: ParentChange, re
 /**
  * A whole completion in one transaction, when its open issues fit (96 at most): `moves` (from
  * `appendToList`, each conditioned on the revision it was read at), the sprint active -> completed
- * with its counters lowered by `leaving` and its report, the target's counters (a target sprint
+ * with its counters lowered by `leaving` (and its rank counters by `leavingRank`) and its report, the target's counters (a target sprint
  * must still be in planning) and the velocity summary. The sprint is conditioned on the counters
  * the report was computed from (`expected`), so the report is exact. Refusals: `moved` (an issue
  * changed), `sprint` (its status or a counter moved), `target`.
@@ -84,6 +84,8 @@ export async function completeAtOnce(
   step: {
     moves: GuardedItem[];
     leaving: SprintCounters;
+    /** What the sprint's rank counters move by as the open issues leave (lib/domain/positions.ts). */
+    leavingRank: Record<string, number>;
     target: ParentChange;
     expected: CountersAtCompletion;
     plan: CompletionPlan;
@@ -105,7 +107,7 @@ export async function completeAtOnce(
     values[`:e_${c}`] = step.expected[c];
     conditions.push(step.expected[c] === 0 ? `(attribute_not_exists(#e_${c}) OR #e_${c} = :e_${c})` : `#e_${c} = :e_${c}`);
   }
-  const add = addCounters(step.leaving, names, values);
+  const add = addCounters({ ...step.leaving, ...step.leavingRank }, names, values);
   await transact([
     ...step.moves,
     {
@@ -212,11 +214,11 @@ export async function completionMoves(
   orgId: number,
   projectId: number,
   sprintId: number,
-  step: { moves: GuardedItem[]; leaving: SprintCounters; target: ParentChange; now: string },
+  step: { moves: GuardedItem[]; leaving: SprintCounters; leavingRank: Record<string, number>; target: ParentChange; now: string },
 ): Promise<void> {
   const names: Record<string, string> = { '#status': 'status' };
   const values: Record<string, unknown> = { ':completing': 'completing', ':now': step.now };
-  const add = addCounters(step.leaving, names, values);
+  const add = addCounters({ ...step.leaving, ...step.leavingRank }, names, values);
   await transact([
     ...step.moves,
     {

@@ -1,11 +1,12 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
 import { db, dynamodb, tableName } from './client.ts';
 import { keys, skPrefixes, type Key } from './keys.ts';
+import { queryPages } from './query.ts';
 import { tableDefinition } from './table.ts';
 
 /**
@@ -94,20 +95,16 @@ export class TablePersistenceLayer extends DynamoDBPersistenceLayer {
     const bare = record.idempotencyKey.startsWith(pk) ? record.idempotencyKey.slice(pk.length) : record.idempotencyKey;
     const record0 = keys.idempotencyPart(bare, 0);
     const parts: Uint8Array[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :part)',
-          ExpressionAttributeValues: { ':pk': record0.PK, ':part': skPrefixes.idempotencyParts },
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of out.Items ?? []) parts.push(item.part as Uint8Array);
-      start = out.LastEvaluatedKey;
-    } while (start);
+    await queryPages(
+      {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :part)',
+        ExpressionAttributeValues: { ':pk': record0.PK, ':part': skPrefixes.idempotencyParts },
+      },
+      {},
+      (page) => {
+        for (const item of page) parts.push(item.part as Uint8Array);
+      },
+    );
     if (parts.length !== count)
       throw new Error(`idempotency record ${record.idempotencyKey}: ${parts.length} of ${count} parts found`);
     const { [BODY_PARTS]: _parts, ...rest } = response;

@@ -1,11 +1,26 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { appendedPosition, windowOf, windowRead, type ListWindow, type Renumbering, type Slot } from '../domain/positions.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ValidationError } from '../domain/errors.ts';
+import {
+  blockAtOffset,
+  blockOf,
+  appendToEnd,
+  blockStart,
+  rankIndexOf,
+  windowAt,
+  windowReadAt,
+  type ListWindow,
+  type RankIndex,
+  type Renumbering,
+  type Slot,
+} from '../domain/positions.ts';
 import type { Issue, IssueStatus } from '../schemas/issues.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
-import { collections, keys, listKeys, parseIssueListKey, type Collection } from './keys.ts';
-import { listPageWith, type PageRequest } from './list.ts';
+import { collections, keys, listKeys, parseIssueListKey, type Collection, type Key } from './keys.ts';
+import { decodeCursor, encodeCursor, MAX_READ_BYTES, type PageRequest } from './list.ts';
+import { queryPages } from './query.ts';
 import type { ProjectItem } from './projects.ts';
+import { assignedStateOf, assignmentItems, type AssignedState } from './assigned.ts';
 import { accountExists, addCounters, type SprintCounters, type SprintItem } from './sprints.ts';
 import { batchGet, Refused, revisionCondition, setAssignments, transact, type GuardedItem } from './transactions.ts';
 
@@ -37,9 +52,12 @@ export interface ParentChange {
   delta: ListDelta;
   /** A position was computed in this list: check and bump its revision (read as `expected`). */
   listRev?: { expected: number | undefined } | undefined;
+  /** What the list's rank counters move by (`rk_<block>` -> delta; lib/domain/positions.ts). */
+  rank?: Record<string, number> | undefined;
 }
 
-export const toIssue = (record: object): Issue => {
+/** The resource from a stored issue; `position` is its place in its list (the stored key is not shown). */
+export const toIssue = (record: object, position: number): Issue => {
   const item = record as Record<string, unknown>;
   const nullable = <T>(v: unknown) => (v as T | null | undefined) ?? null;
   return {
@@ -51,7 +69,7 @@ export const toIssue = (record: object): Issue => {
     description: nullable<string>(item.description),
     status: item.status as IssueStatus,
     story_points: nullable<number>(item.story_points),
-    position: Number(item.position),
+    position,
     assignee_id: nullable<number>(item.assignee_id),
     started_at: nullable<string>(item.started_at),
     completed_at: nullable<string>(item.completed_at),
@@ -87,11 +105,187 @@ export async function getIssueFamily(orgId: number, projectId: number, sprintIds
   };
 }
 
-/** One page of a list, in position order (then id). */
-export async function listIssues(orgId: number, projectId: number, sprintId: number | null, page: PageRequest) {
-  const ancestors = [keys.project(orgId, projectId), ...(sprintId === null ? [] : [keys.sprint(orgId, projectId, sprintId)])];
-  const { page: result, related } = await listPageWith(listCollection(orgId, projectId, sprintId), page, ancestors);
-  return { page: result, project: related[0] as ProjectItem | undefined, sprint: related[1] as SprintItem | undefined };
+/** A stored issue with its place in its list. */
+export interface PlacedIssue {
+  item: IssueItem;
+  place: number;
+}
+
+/** Which issues of a list a page shows: a predicate over the stored issue. */
+export type IssueFilter = (item: IssueItem) => boolean;
+
+/** Issues a filtered page looks through at most (about 400 KB, one or two Query calls). */
+export const FILTER_SCAN = 1000;
+
+export interface IssueListPage {
+  issues: PlacedIssue[];
+  nextCursor?: string | undefined;
+  /** The cursor that continues right after `issues[index]` (a page cut short by the byte budget). */
+  cursorAfter: (index: number) => string;
+  project: ProjectItem | undefined;
+  sprint: SprintItem | undefined;
+  /** Filtered lists: matches up to where this request stopped looking (all of them when `complete`). */
+  matches?: { count: number; complete: boolean } | undefined;
+}
+
+const ownerKeys = (orgId: number, projectId: number, sprintId: number | null): Key[] => [
+  keys.project(orgId, projectId),
+  ...(sprintId === null ? [] : [keys.sprint(orgId, projectId, sprintId)]),
+];
+
+/**
+ * Reads up to `limit` issues of a list in order (LSI1, consistent): from the first key at or after
+ * `from`, or after the cursor's key `after`. One item past `limit` is asked for, so `more` (the list
+ * goes on after the last item returned) is known, not guessed; reading also stops once it holds
+ * more than one response could carry (MAX_READ_BYTES, lib/db/list.ts).
+ */
+async function readIssues(
+  collection: Collection,
+  options: { from?: string | undefined; after?: Record<string, unknown> | undefined; limit: number },
+): Promise<{ items: IssueItem[]; more: boolean }> {
+  const items: IssueItem[] = [];
+  let bytes = 0;
+  const end = await queryPages(
+    {
+      IndexName: 'LSI1',
+      KeyConditionExpression: options.from ? 'PK = :pk AND LSK BETWEEN :from AND :to' : 'PK = :pk AND begins_with(LSK, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': collection.pk,
+        ...(options.from ? { ':from': options.from, ':to': `${collection.prefix}\uffff` } : { ':prefix': collection.prefix }),
+      },
+    },
+    { start: options.after, limit: () => options.limit + 1 - items.length },
+    (page) => {
+      for (const item of page) {
+        bytes += Buffer.byteLength(JSON.stringify(item));
+        items.push(item as unknown as IssueItem);
+      }
+      return items.length <= options.limit && bytes < MAX_READ_BYTES;
+    },
+  );
+  const more = items.length > options.limit || end !== undefined;
+  return { items: items.slice(0, options.limit), more };
+}
+
+/**
+ * One page of a list, in list order, each issue with its place (lib/domain/positions.ts), and the
+ * list's ancestors (whose counters give the total) read with it:
+ * - first page or a `next` link's cursor (which carries the place of the last item shown): the
+ *   Query of `perPage` items and the BatchGet of the ancestors in parallel, one round trip;
+ * - `page=N`: the BatchGet of the ancestors (with the rank index on the list's owner), then one
+ *   Query from the block that holds offset (N-1) x perPage: at most one block more than a first page.
+ * - filtered (`filter`): from the start or the cursor, looks through at most FILTER_SCAN issues and
+ *   keeps the first `perPage` matches, counting the matches among the rest of what it looked
+ *   through; the cursor carries the places and matches before it. `page=N` is refused (422): a
+ *   filtered list is followed by its `next` link.
+ */
+export async function listIssues(
+  orgId: number,
+  projectId: number,
+  sprintId: number | null,
+  page: PageRequest,
+  filter?: IssueFilter,
+): Promise<IssueListPage> {
+  const collection = listCollection(orgId, projectId, sprintId);
+  const ancestors = ownerKeys(orgId, projectId, sprintId);
+  const cursor = page.cursor ? decodeCursor(page.cursor, collection) : undefined;
+  const after = cursor ? { PK: cursor.PK, SK: cursor.SK, LSK: cursor.LSK } : undefined;
+  const family = (found: (Record<string, unknown> | undefined)[]) => ({
+    project: found[0] as ProjectItem | undefined,
+    sprint: found[1] as SprintItem | undefined,
+  });
+  const cursorOf = (at: PlacedIssue, m?: number) =>
+    encodeCursor(at.item as unknown as Key & { LSK: string }, { n: at.place, ...(m === undefined ? {} : { m }) });
+
+  if (filter) {
+    if (!cursor && page.page > 1) {
+      throw new ValidationError(['page cannot be combined with filters: follow the next link of the first page']);
+    }
+    const [read, found] = await Promise.all([readIssues(collection, { after, limit: FILTER_SCAN }), batchGet(ancestors)]);
+    const before = cursor?.m ?? 0;
+    const issues: PlacedIssue[] = [];
+    let place = cursor?.n ?? 0;
+    let extra = 0;
+    let lastSeen: PlacedIssue | undefined;
+    for (const item of read.items) {
+      lastSeen = { item, place: ++place };
+      if (!filter(item)) continue;
+      if (issues.length < page.perPage) issues.push(lastSeen);
+      else extra += 1;
+    }
+    // A full page goes on after its last match; otherwise after the last issue looked at.
+    const full = issues.length === page.perPage;
+    const resume = full ? issues.at(-1) : lastSeen;
+    const more = read.more || (full && lastSeen !== resume);
+    return {
+      issues,
+      nextCursor: more && resume ? cursorOf(resume, before + issues.length) : undefined,
+      cursorAfter: (index) => cursorOf(issues[index] as PlacedIssue, before + index + 1),
+      ...family(found),
+      matches: { count: before + issues.length + extra, complete: !read.more },
+    };
+  }
+
+  const placed = (items: IssueItem[], first: number) => items.map((item, i) => ({ item, place: first + i }));
+  const pageOf = (issues: PlacedIssue[], more: boolean) => ({
+    issues,
+    nextCursor: more && issues.length > 0 ? cursorOf(issues.at(-1) as PlacedIssue) : undefined,
+    cursorAfter: (index: number) => cursorOf(issues[index] as PlacedIssue),
+  });
+
+  if (cursor || page.page <= 1) {
+    const [read, found] = await Promise.all([readIssues(collection, { after, limit: page.perPage }), batchGet(ancestors)]);
+    return { ...pageOf(placed(read.items, (cursor?.n ?? 0) + 1), read.more), ...family(found) };
+  }
+
+  const found = await batchGet(ancestors);
+  const { project, sprint } = family(found);
+  const skip = (page.page - 1) * page.perPage;
+  const at = blockAtOffset(rankIndexOf(sprintId === null ? project : sprint), skip);
+  if (!at) return { ...pageOf([], false), project, sprint };
+  const read = await readIssues(collection, {
+    from: listKeys.issueFrom(sprintId, blockStart(at.block)),
+    limit: skip - at.before + page.perPage,
+  });
+  const issues = placed(read.items, at.before + 1).filter((p) => p.place > skip);
+  return { ...pageOf(issues, read.more), project, sprint };
+}
+
+/**
+ * How many issues of its list lie in an issue's rank-index block up to and including it: one
+ * keys-only `Select: COUNT` Query from the block's first key through the issue's key. Its place is
+ * this plus `countBefore(index, block)` (lib/domain/positions.ts).
+ */
+export async function rankInBlock(
+  orgId: number,
+  projectId: number,
+  sprintId: number | null,
+  issue: { id: number; position: number },
+): Promise<number> {
+  let inBlock = 0;
+  await queryPages(
+    {
+      IndexName: 'LSI1Keys',
+      KeyConditionExpression: 'PK = :pk AND LSK BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': listCollection(orgId, projectId, sprintId).pk,
+        ':from': listKeys.issueFrom(sprintId, blockStart(blockOf(issue.position))),
+        ':to': listKey(sprintId, issue.position, issue.id),
+      },
+      Select: 'COUNT',
+    },
+    {},
+    (_items, count) => {
+      inBlock += count;
+    },
+  );
+  return inBlock;
+}
+
+/** The owner of a list: the sprint, or (`sprintId` null) the project; its rank index rides on it. */
+export async function getListOwner(orgId: number, projectId: number, sprintId: number | null) {
+  const [owner] = await batchGet([sprintId === null ? keys.project(orgId, projectId) : keys.sprint(orgId, projectId, sprintId)]);
+  return owner;
 }
 
 /**
@@ -111,7 +305,12 @@ export async function allocateIssueSlot(orgId: number, projectId: number) {
       }),
     );
     const project = out.Attributes as ProjectItem;
-    return { number: Number(project.issue_seq), prefix: project.prefix, positionSeq: Number(project.position_seq) };
+    return {
+      number: Number(project.issue_seq),
+      prefix: project.prefix,
+      positionSeq: Number(project.position_seq),
+      backlogCount: Number(project.backlog_count ?? 0),
+    };
   } catch (err) {
     if (isConditionFailed(err)) throw new Refused('project');
     throw err;
@@ -152,6 +351,7 @@ export function listOwnerUpdate(orgId: number, projectId: number, change: Parent
     conditions.push('#owner_status <> :completing');
   }
   const delta: Record<string, number> = { ...(change.delta as Record<string, number>) };
+  for (const [name, by] of Object.entries(change.rank ?? {})) delta[name] = (delta[name] ?? 0) + by;
   if (change.listRev) {
     const rev = change.sprintId === null ? 'backlog_rev' : 'positions_rev';
     delta[rev] = 1;
@@ -224,6 +424,15 @@ export async function insertIssue(
       reason: 'issue_exists',
     },
     listOwnerUpdate(orgId, projectId, parent, parent.sprintId === null ? 'project' : 'sprint'),
+    {
+      // The number's pointer; a stale one (left by a deleted project whose prefix is reused) is replaced.
+      item: {
+        Put: {
+          TableName: tableName,
+          Item: { ...keys.issueKey(orgId, issue.issue_number), type: 'issue_key', project_id: projectId, issue_id: issue.id },
+        },
+      },
+    },
   ];
   if (parent.sprintId !== null) {
     items.push({
@@ -237,7 +446,8 @@ export async function insertIssue(
       reason: 'project',
     });
   }
-  if (assigneeId !== null) items.push(accountExists(orgId, assigneeId, 'assignee'));
+  // The assignee's index entry and count; raising the count is the assignee check (lib/db/assigned.ts).
+  if (assigneeId !== null) items.push(...assignmentItems(orgId, projectId, issue.id, undefined, assignedStateOf(issue)));
   await transact(items);
 }
 
@@ -256,6 +466,8 @@ export interface IssueWrite {
   renumber?: Renumbering[] | undefined;
   /** A new assignee, checked in the same transaction. */
   assigneeId?: number | undefined;
+  /** The issue's assignee index state before and after the write (lib/db/assigned.ts). */
+  assignment: { before: AssignedState; after: AssignedState };
 }
 
 function renumberItem(orgId: number, projectId: number, sprintId: number | null, r: Renumbering): GuardedItem {
@@ -310,18 +522,31 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
   ];
   const target = write.placement?.sprintId ?? null;
   for (const r of write.renumber ?? []) items.push(renumberItem(orgId, projectId, target, r));
-  if (write.assigneeId !== undefined) items.push(accountExists(orgId, write.assigneeId, 'assignee'));
+  const { before, after } = write.assignment;
+  items.push(...assignmentItems(orgId, projectId, write.id, before, after));
+  // An assignee given but unchanged is still checked; a changed one is by its count (lib/db/assigned.ts).
+  if (write.assigneeId !== undefined && write.assigneeId === before.assigneeId) {
+    items.push(accountExists(orgId, write.assigneeId, 'assignee'));
+  }
   await transact(items);
 }
 
-/** Renumbers neighbours on their own: the rare re-append of a packed run (lib/domain/issues.ts). */
+/**
+ * Renumbers neighbours on their own, with what their list's rank counters move by: the rare
+ * re-append of a packed run (lib/domain/issues.ts). At most 99 moves (a transaction holds 100 items).
+ */
 export async function renumberIssues(
   orgId: number,
   projectId: number,
   sprintId: number | null,
   moves: Renumbering[],
+  rank: Record<string, number>,
 ): Promise<void> {
-  if (moves.length > 0) await transact(moves.map((r) => renumberItem(orgId, projectId, sprintId, r)));
+  if (moves.length === 0) return;
+  await transact([
+    ...moves.map((r) => renumberItem(orgId, projectId, sprintId, r)),
+    listOwnerUpdate(orgId, projectId, { sprintId, delta: {}, rank }, 'stale'),
+  ]);
 }
 
 /**
@@ -343,6 +568,8 @@ export async function deleteIssue(orgId: number, projectId: number, issue: Issue
       reason: 'stale',
     },
     listOwnerUpdate(orgId, projectId, parent, 'stale'),
+    { item: { Delete: { TableName: tableName, Key: keys.issueKey(orgId, issue.issue_number) } } },
+    ...assignmentItems(orgId, projectId, issue.id, assignedStateOf(issue), undefined),
   ]);
 }
 
@@ -355,47 +582,50 @@ async function readListKeys(
   options: { forward: boolean; limit?: number | undefined; from?: string | undefined },
 ): Promise<{ slots: Slot[]; exhausted: boolean }> {
   const slots: Slot[] = [];
-  let start: Record<string, unknown> | undefined;
   const range = options.from
     ? options.forward
       ? { ':low': options.from, ':high': `${collection.prefix}\uffff` }
       : { ':low': collection.prefix, ':high': options.from }
     : undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'LSI1Keys',
-        KeyConditionExpression: range ? 'PK = :pk AND LSK BETWEEN :low AND :high' : 'PK = :pk AND begins_with(LSK, :prefix)',
-        ExpressionAttributeValues: { ':pk': collection.pk, ...(range ?? { ':prefix': collection.prefix }) },
-        ScanIndexForward: options.forward,
-        ConsistentRead: true,
-        ...(options.limit === undefined ? {} : { Limit: options.limit - slots.length }),
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const parsed = parseIssueListKey(String(item.LSK));
-      if (parsed) slots.push({ id: parsed.issueId, position: parsed.position });
-    }
-    start = out.LastEvaluatedKey;
-  } while (start && (options.limit === undefined || slots.length < options.limit));
-  return { slots, exhausted: !start || (options.limit !== undefined && slots.length < options.limit) };
+  const { limit } = options;
+  const end = await queryPages(
+    {
+      IndexName: 'LSI1Keys',
+      KeyConditionExpression: range ? 'PK = :pk AND LSK BETWEEN :low AND :high' : 'PK = :pk AND begins_with(LSK, :prefix)',
+      ExpressionAttributeValues: { ':pk': collection.pk, ...(range ?? { ':prefix': collection.prefix }) },
+      ScanIndexForward: options.forward,
+    },
+    { limit: limit === undefined ? undefined : () => limit - slots.length },
+    (page) => {
+      for (const item of page) {
+        const parsed = parseIssueListKey(String(item.LSK));
+        if (parsed) slots.push({ id: parsed.issueId, position: parsed.position });
+      }
+      return limit === undefined || slots.length < limit;
+    },
+  );
+  return { slots, exhausted: !end || (limit !== undefined && slots.length < limit) };
 }
 
 /**
  * One keys-only Query (LSI1Keys) for a move to `place` (see lib/domain/positions.ts): from the
- * nearer end of the list, min(place, siblings - place) + margin keys, never the whole list.
+ * block of the list's rank index that holds place - margin, at most one block + 2 x margin keys,
+ * never the whole list. `moved` is the moving issue's key if it is in this list now.
  */
 export async function windowAroundPlace(
   orgId: number,
   projectId: number,
   sprintId: number | null,
-  options: { place: number; siblings: number; movedId: number; margin: number },
+  options: { place: number; index: RankIndex; movedId: number; movedPosition?: number | undefined; margin: number },
 ): Promise<ListWindow> {
-  const { forward, limit } = windowRead(options.place, options.siblings, options.margin);
-  const read = await readListKeys(listCollection(orgId, projectId, sprintId), { forward, limit });
-  return windowOf(read.slots, forward, read.exhausted, options.siblings, options.movedId);
+  const { block, before, limit } = windowReadAt(options.index, options.place, options.margin);
+  const read = await readListKeys(listCollection(orgId, projectId, sprintId), {
+    forward: true,
+    limit,
+    from: listKeys.issueFrom(sprintId, blockStart(block)),
+  });
+  const movedBefore = options.movedPosition !== undefined && blockOf(options.movedPosition) < block;
+  return windowAt(read.slots, before, read.exhausted, options.movedId, movedBefore);
 }
 
 /**
@@ -421,22 +651,27 @@ export async function readSide(
  * THE way issues are appended, in the given order, to the end of a list (a sprint, or the backlog
  * with `null`) when they come from another list: the transaction items that move them, each
  * conditioned on still being in `from` (so a step repeated by a second finisher moves nothing
- * twice), and on its `rev` when one is given. Positions come from the project's allocator (one atomic ADD for the whole run), so they
- * are above everything in the list when the items commit in order. The caller adds the counters
- * of both lists to the same transaction. Sprint completion uses it (lib/domain/sprints.ts).
+ * twice), and on its `rev` when one is given; and what the rank counters of the list they leave
+ * (`leaving`) and the list they join (`joining`) move by (lib/domain/positions.ts). Positions come
+ * from the project's allocator (one atomic ADD for the whole run), so they are above everything in
+ * the list when the items commit in order. The caller adds the counters of both lists to the same
+ * transaction. Sprint completion uses it (lib/domain/sprints.ts).
  */
 export async function appendToList(
   orgId: number,
   projectId: number,
   list: number | null,
-  issues: { id: number; rev?: number | undefined }[],
+  issues: { id: number; position: number; rev?: number | undefined; assignee_id: number | null; status: IssueStatus }[],
   move: { from: number; now: string },
-): Promise<GuardedItem[]> {
-  if (issues.length === 0) return [];
-  const first = await allocatePositions(orgId, projectId, issues.length);
-  return issues.map((issue, i) => {
-    const position = appendedPosition(first + i);
-    return {
+): Promise<{ moves: GuardedItem[]; leaving: Record<string, number>; joining: Record<string, number> }> {
+  if (issues.length === 0) return { moves: [], leaving: {}, joining: {} };
+  const appended = appendToEnd(issues, await allocatePositions(orgId, projectId, issues.length));
+  const moves = issues.flatMap((issue, i): GuardedItem[] => {
+    const position = appended.moves[i]?.to as number;
+    // An assigned issue's index entry follows its new `updated_at` and list (lib/db/assigned.ts).
+    const state = { assigneeId: issue.assignee_id, status: issue.status, updatedAt: move.now, sprintId: list };
+    const index = issue.assignee_id === null ? [] : assignmentItems(orgId, projectId, issue.id, state, state);
+    const item: GuardedItem = {
       item: {
         Update: {
           TableName: tableName,
@@ -458,15 +693,20 @@ export async function appendToList(
       },
       reason: 'moved',
     };
+    return [item, ...index];
   });
+  return { moves, leaving: appended.leaving, joining: appended.joining };
 }
 
 /** What sprint completion needs of an issue it moves. */
 export interface OpenIssue {
   id: number;
+  /** Its stored key in the sprint's list. */
+  position: number;
   rev: number;
   status: IssueStatus;
   story_points: number | null;
+  assignee_id: number | null;
 }
 
 /**
@@ -481,34 +721,32 @@ export async function sprintIssuesWithStatus(
 ): Promise<OpenIssue[]> {
   const collection = collections.sprintIssues(orgId, projectId, sprintId);
   const open: OpenIssue[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'LSI1',
-        KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
-        FilterExpression: `#status IN (${statuses.map((_, i) => `:s${i}`).join(', ')})`,
-        ProjectionExpression: 'id, rev, #status, story_points',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':pk': collection.pk,
-          ':prefix': collection.prefix,
-          ...Object.fromEntries(statuses.map((status, i) => [`:s${i}`, status])),
-        },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      open.push({
-        id: Number(item.id),
-        rev: Number(item.rev ?? 0),
-        status: item.status as IssueStatus,
-        story_points: (item.story_points as number | null | undefined) ?? null,
-      });
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  await queryPages(
+    {
+      IndexName: 'LSI1',
+      KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+      FilterExpression: `#status IN (${statuses.map((_, i) => `:s${i}`).join(', ')})`,
+      ProjectionExpression: 'id, rev, #status, story_points, #position, assignee_id',
+      ExpressionAttributeNames: { '#status': 'status', '#position': 'position' },
+      ExpressionAttributeValues: {
+        ':pk': collection.pk,
+        ':prefix': collection.prefix,
+        ...Object.fromEntries(statuses.map((status, i) => [`:s${i}`, status])),
+      },
+    },
+    {},
+    (page) => {
+      for (const item of page) {
+        open.push({
+          id: Number(item.id),
+          position: Number(item.position),
+          rev: Number(item.rev ?? 0),
+          status: item.status as IssueStatus,
+          story_points: (item.story_points as number | null | undefined) ?? null,
+          assignee_id: (item.assignee_id as number | null | undefined) ?? null,
+        });
+      }
+    },
+  );
   return open;
 }

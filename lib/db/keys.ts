@@ -10,6 +10,8 @@
  * | ORG#o            | EMAIL#e             |                          | e-mail uniqueness guard                |
  * | ORG#o            | PROJECT#p           | PROJECT#p                | project (+ counters, issue sequence)   |
  * | ORG#o            | PREFIX#X            |                          | project prefix uniqueness guard        |
+ * | ORG#o            | ISSUEKEY#X-n        |                          | issue number -> project and issue id   |
+ * | ORG#o#A#a        | ISSUE#p#i           | MI#updated_at#p#i        | issue i of project p assigned to a     |
  * | ORG#o#P#p        | SPRINT#s            | SPRINT#s                 | sprint (+ issue counters)              |
  * | ORG#o#P#p        | VELOCITY#t#s        |                          | completed sprint's summary (velocity)  |
  * | ORG#o#P#p        | ISSUE#i             | S#s#pos#i or B#pos#i     | issue, in a sprint or the backlog      |
@@ -43,6 +45,7 @@ export interface Key {
 
 export const orgPk = (orgId: number) => `ORG#${pad(orgId)}`;
 export const projectPk = (orgId: number, projectId: number) => `${orgPk(orgId)}#P#${pad(projectId)}`;
+export const assigneePk = (orgId: number, accountId: number) => `${orgPk(orgId)}#A#${pad(accountId)}`;
 /** The partition listing the cascades still to finish: few items, written only by the consumer. */
 export const pendingCascadesPk = 'CASCADE';
 
@@ -87,6 +90,16 @@ export const keys = {
     PK: `${orgPk(orgId)}#W#${pad(webhookId)}`,
     SK: `DELIVERY#${deliveryId}`,
   }),
+  /**
+   * An issue assigned to account `accountId`, in the account's own partition: the index of
+   * `GET /me/issues`, written in the same transactions as the issue (lib/db/assigned.ts).
+   */
+  assignedIssue: (orgId: number, accountId: number, projectId: number, issueId: number): Key => ({
+    PK: assigneePk(orgId, accountId),
+    SK: `ISSUE#${pad(projectId)}#${pad(issueId)}`,
+  }),
+  /** Where the issue numbered `issueNumber` ("APL-42") lives: written by the create transaction. */
+  issueKey: (orgId: number, issueNumber: string): Key => ({ PK: orgPk(orgId), SK: `ISSUEKEY#${issueNumber.toUpperCase()}` }),
   token: (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
   /**
    * An Idempotency-Key record; `key` is the persistence layer's hash of (account, route, path, key).
@@ -110,7 +123,12 @@ export const listKeys = {
   sprintIssue: (sprintId: number, position: number, issueId: number) =>
     `S#${pad(sprintId)}#${padPosition(position)}#${pad(issueId)}`,
   backlogIssue: (position: number, issueId: number) => `B#${padPosition(position)}#${pad(issueId)}`,
+  /** Sorts just before every issue of the list whose position is `position` or more. */
+  issueFrom: (sprintId: number | null, position: number) =>
+    sprintId === null ? `B#${padPosition(position)}` : `S#${pad(sprintId)}#${padPosition(position)}`,
   comment: (issueId: number, commentId: number) => `C#${pad(issueId)}#${pad(commentId)}`,
+  /** An assigned issue, by its `updated_at` (ISO 8601 UTC, so string order is time order); listed backwards. */
+  assignedIssue: (updatedAt: string, projectId: number, issueId: number) => `MI#${updatedAt}#${pad(projectId)}#${pad(issueId)}`,
   issueActivity: (issueId: number, sequence: string) => `IA#${pad(issueId)}#${padSequence(sequence)}`,
   sprintActivity: (sprintId: number, sequence: string) => `SA#${pad(sprintId)}#${padSequence(sequence)}`,
   webhook: (webhookId: number) => `WEBHOOK#${pad(webhookId)}`,
@@ -146,6 +164,7 @@ export const collections = {
     prefix: `SA#${pad(sprintId)}#`,
   }),
   webhooks: (orgId: number): Collection => ({ pk: orgPk(orgId), prefix: 'WEBHOOK#' }),
+  assignedIssues: (orgId: number, accountId: number): Collection => ({ pk: assigneePk(orgId, accountId), prefix: 'MI#' }),
   deliveries: (orgId: number, webhookId: number): Collection => ({ pk: `${orgPk(orgId)}#W#${pad(webhookId)}`, prefix: 'D#' }),
   /** Everything under a project (its sprints, issues and comments): the cascade of a project delete. */
   projectContents: (orgId: number, projectId: number) => ({ pk: projectPk(orgId, projectId) }),

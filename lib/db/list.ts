@@ -1,7 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../domain/errors.ts';
-import { db, tableName } from './client.ts';
 import type { Collection, Key } from './keys.ts';
+import { queryPages } from './query.ts';
 import { batchGet } from './transactions.ts';
 
 /** Which page of a collection to read: `page`/`per_page`, or the opaque cursor of a `next` link. */
@@ -27,16 +26,24 @@ export interface Page<T> {
  * response may carry (RESPONSE_BYTE_BUDGET, lib/http/byte-budget.ts), so the page that follows is
  * cut by the budget anyway and continues from its cursor.
  */
-const MAX_READ_BYTES = 6 * 1024 * 1024;
+export const MAX_READ_BYTES = 6 * 1024 * 1024;
 
-interface CursorBody {
+/** Where a `next` link goes on: the key of the last item shown; lists that number their items add counts. */
+export interface CursorBody {
   PK: string;
   SK: string;
   LSK: string;
+  /** Items of the collection up to and including that one (issue lists: the place of the last item). */
+  n?: number | undefined;
+  /** Matches of a filtered list up to that item. */
+  m?: number | undefined;
 }
 
-const encodeCursor = (key: { PK?: unknown; SK?: unknown; LSK?: unknown }): string =>
-  Buffer.from(JSON.stringify({ PK: key.PK, SK: key.SK, LSK: key.LSK })).toString('base64url');
+/** The opaque cursor of a `next` link. */
+export const encodeCursor = (
+  key: { PK?: unknown; SK?: unknown; LSK?: unknown },
+  counts: { n?: number; m?: number } = {},
+): string => Buffer.from(JSON.stringify({ PK: key.PK, SK: key.SK, LSK: key.LSK, ...counts })).toString('base64url');
 
 /** The cursor after each item of a page read from the table (every item carries its keys). */
 const cursorsOf =
@@ -46,14 +53,17 @@ const cursorsOf =
 
 /**
  * The base-table sort key of any listed item (`PROJECT#p`, `ACCOUNT#a`, `SPRINT#s`, `ISSUE#i`,
- * `ISSUE#i#C#c`, lib/db/keys.ts), and an LSI1 key's shape: visible ASCII, short. A forged cursor
+ * `ISSUE#i#C#c`, an assigned issue's `ISSUE#p#i`, lib/db/keys.ts), and an LSI1 key's shape: visible ASCII, short. A forged cursor
  * must be refused here as 422: DynamoDB would answer a ValidationException (a 500) to an empty
  * key or one over its 1,024-byte sort key limit.
  */
-const CURSOR_SK = /^[A-Z]{1,16}#\d{10}(?:#C#\d{10})?$/;
+const CURSOR_SK = /^[A-Z]{1,16}#\d{10}(?:#(?:C#)?\d{10})?$/;
 const CURSOR_LSK = /^[\x21-\x7e]{1,128}$/;
 
-function decodeCursor(cursor: string, collection: Collection): CursorBody {
+const count = (v: unknown) => (v === undefined ? true : Number.isSafeInteger(v) && (v as number) >= 0);
+
+/** A cursor of this collection, or 422. */
+export function decodeCursor(cursor: string, collection: Collection): CursorBody {
   try {
     const body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorBody>;
     if (
@@ -62,9 +72,11 @@ function decodeCursor(cursor: string, collection: Collection): CursorBody {
       CURSOR_SK.test(body.SK) &&
       typeof body.LSK === 'string' &&
       CURSOR_LSK.test(body.LSK) &&
-      body.LSK.startsWith(collection.prefix)
+      body.LSK.startsWith(collection.prefix) &&
+      count(body.n) &&
+      count(body.m)
     ) {
-      return { PK: body.PK, SK: body.SK, LSK: body.LSK };
+      return { PK: body.PK, SK: body.SK, LSK: body.LSK, n: body.n, m: body.m };
     }
   } catch {
     // fall through to the validation error
@@ -82,26 +94,22 @@ async function keysOfPage(collection: Collection, req: PageRequest): Promise<{ p
   // One key past the page: whether the collection goes on is then known, not guessed.
   let remaining = skip + req.perPage + 1;
   let seen = 0;
-  let start: Record<string, unknown> | undefined;
   const pageKeys: CursorBody[] = [];
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'LSI1Keys',
-        KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
-        ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix },
-        ConsistentRead: true,
-        Limit: remaining,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      if (seen++ >= skip) pageKeys.push({ PK: String(item.PK), SK: String(item.SK), LSK: String(item.LSK) });
-    }
-    remaining -= out.Items?.length ?? 0;
-    start = out.LastEvaluatedKey;
-  } while (start && remaining > 0);
+  await queryPages(
+    {
+      IndexName: 'LSI1Keys',
+      KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+      ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix },
+    },
+    { limit: () => remaining },
+    (page) => {
+      for (const item of page) {
+        if (seen++ >= skip) pageKeys.push({ PK: String(item.PK), SK: String(item.SK), LSK: String(item.LSK) });
+      }
+      remaining -= page.length;
+      return remaining > 0;
+    },
+  );
   const more = pageKeys.length > req.perPage;
   return { pageKeys: pageKeys.slice(0, req.perPage), more };
 }
@@ -152,34 +160,31 @@ export async function listPageWith<T = Record<string, unknown>>(
 export async function listPage<T = Record<string, unknown>>(collection: Collection, req: PageRequest): Promise<Page<T>> {
   let start: Record<string, unknown> | undefined;
   if (req.cursor) {
-    start = { ...decodeCursor(req.cursor, collection) };
+    const { PK, SK, LSK } = decodeCursor(req.cursor, collection);
+    start = { PK, SK, LSK };
   } else if (req.page > 1) {
     return (await listPageWith<T>(collection, req, [])).page;
   }
   const items: Record<string, unknown>[] = [];
-  let next = start;
   let bytes = 0;
   // One item past the page tells whether the collection goes on (DynamoDB returns a
   // LastEvaluatedKey whenever Limit was reached, even at the very end). A 1 MB response may stop
   // short; keep reading until the page is full, or until what was read is more than one response
   // could carry anyway (the byte budget then ends the page early: no point reading 100 items of
   // 300 KB to show a dozen).
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'LSI1',
-        KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
-        ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix },
-        ConsistentRead: true,
-        Limit: req.perPage + 1 - items.length,
-        ...(next ? { ExclusiveStartKey: next } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) bytes += Buffer.byteLength(JSON.stringify(item));
-    items.push(...(out.Items ?? []));
-    next = out.LastEvaluatedKey;
-  } while (next && items.length <= req.perPage && bytes < MAX_READ_BYTES);
+  const next = await queryPages(
+    {
+      IndexName: 'LSI1',
+      KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+      ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix },
+    },
+    { start, limit: () => req.perPage + 1 - items.length },
+    (page) => {
+      for (const item of page) bytes += Buffer.byteLength(JSON.stringify(item));
+      items.push(...page);
+      return items.length <= req.perPage && bytes < MAX_READ_BYTES;
+    },
+  );
   const more = items.length > req.perPage || next !== undefined;
   const shown = items.slice(0, req.perPage);
   const last = shown.at(-1);

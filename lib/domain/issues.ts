@@ -1,14 +1,27 @@
+import { assignedStateOf } from '../db/assigned.ts';
 import * as store from '../db/issues.ts';
-import type { IssueItem, ListDelta, ParentChange } from '../db/issues.ts';
+import type { IssueFilter, IssueItem, ListDelta, ParentChange } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import { nextId } from '../db/sequences.ts';
 import { burndownAttribute, type SprintCounters } from '../db/sprints.ts';
 import { Refused } from '../db/transactions.ts';
-import type { Issue, IssueCreate, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
+import type { Issue, IssueCreate, IssueListFilters, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
 import { today } from './clock.ts';
 import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from './errors.ts';
-import { appendedPosition, defaultPlacementOptions, gapFor, planPlacement, type Renumbering } from './positions.ts';
+import {
+  appendedPosition,
+  blockOf,
+  countBefore,
+  defaultPlacementOptions,
+  gapFor,
+  planPlacement,
+  rankDelta,
+  rankIndexOf,
+  type KeyChange,
+  type RankIndex,
+  type Renumbering,
+} from './positions.ts';
 import type { Principal } from './principal.ts';
 
 /** Where an issue is addressed: in a sprint of a project, or (`sprintId: null`) in its backlog. */
@@ -27,8 +40,8 @@ const ATTEMPTS = 8;
 const WINDOW_MARGIN = defaultPlacementOptions.maxWindow + 1;
 /** Renumbered neighbours that fit in the issue's own transaction next to its other items. */
 const RENUMBER_WITH_WRITE = 90;
-/** Renumbered neighbours per transaction when a packed run is re-appended. */
-const RENUMBER_STEP = 100;
+/** Renumbered neighbours per transaction when a packed run is re-appended (plus the list's owner). */
+const RENUMBER_STEP = 99;
 
 const assigneeMessage = 'assignee_id must be an account of this organisation';
 const targetSprintMessage = 'sprint_id must be a sprint of this project';
@@ -146,22 +159,51 @@ async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, 
   if (at.sprintId !== null && !family.sprints.get(at.sprintId)) throw new NotFoundError('Sprint');
   if (!family.issue || (family.issue.sprint_id ?? null) !== at.sprintId) throw new NotFoundError('Issue');
   if ([...family.sprints.values()].some((s) => s?.status === 'completing')) throw new SprintBusyError();
-  return { project: family.project as ProjectItem & { backlog_rev?: number }, sprints: family.sprints, issue: family.issue };
+  const project = family.project as ProjectItem & { backlog_rev?: number };
+  const owner = at.sprintId === null ? project : family.sprints.get(at.sprintId);
+  return { project, sprints: family.sprints, issue: family.issue, index: rankIndexOf(owner) };
 }
 
-/** A sprint's issues or the backlog, ordered by position then id; the total comes from a counter. */
-export async function listIssues(caller: Principal, at: IssueLocation, page: PageRequest) {
-  const { page: result, project, sprint } = await store.listIssues(caller.orgId, at.projectId, at.sprintId, page);
-  if (!project) throw new NotFoundError('Project');
-  if (at.sprintId === null) {
-    return { page: result, items: result.items.map(store.toIssue), total: Number(project.backlog_count ?? 0) };
-  }
-  if (!sprint) throw new NotFoundError('Sprint');
-  return { page: result, items: result.items.map(store.toIssue), total: sprint.issues_count };
+/** The place of an issue in its list, given the list's rank index as read: one keys-only Query. */
+async function placeIn(orgId: number, projectId: number, index: RankIndex, issue: IssueItem): Promise<number> {
+  const inBlock = await store.rankInBlock(orgId, projectId, issue.sprint_id ?? null, issue);
+  return countBefore(index, blockOf(issue.position)) + inBlock;
 }
 
+/** The stored issues that pass every filter given (AND). */
+export function issueFilter(filters: IssueListFilters): IssueFilter {
+  const q = filters.q?.toLowerCase();
+  return (item) =>
+    (filters.status === undefined || filters.status.includes(item.status)) &&
+    (filters.assigneeId === undefined || (item.assignee_id ?? null) === filters.assigneeId) &&
+    (q === undefined || String(item.title).toLowerCase().includes(q)) &&
+    (filters.updatedSince === undefined || String(item.updated_at) >= filters.updatedSince);
+}
+
+/**
+ * A sprint's issues or the backlog, in list order, each with its place; the total comes from a
+ * counter. With a filter, the page holds the matches among the next issues looked through (see
+ * lib/db/issues.ts: listIssues) and `total` counts the matches found up to there.
+ */
+export async function listIssues(caller: Principal, at: IssueLocation, page: PageRequest, filters?: IssueListFilters) {
+  const filter = filters ? issueFilter(filters) : undefined;
+  const result = await store.listIssues(caller.orgId, at.projectId, at.sprintId, page, filter);
+  if (!result.project) throw new NotFoundError('Project');
+  if (at.sprintId !== null && !result.sprint) throw new NotFoundError('Sprint');
+  const items = result.issues.map(({ item, place }) => store.toIssue(item, place));
+  const listed = at.sprintId === null ? Number(result.project.backlog_count ?? 0) : Number(result.sprint?.issues_count ?? 0);
+  return {
+    page: { items, nextCursor: result.nextCursor, cursorAfter: result.cursorAfter },
+    items,
+    total: result.matches ? result.matches.count : listed,
+    filtered: result.matches,
+  };
+}
+
+/** One issue, with its place in its list (one BatchGet with its ancestors, one keys-only Query). */
 export async function getIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<Issue> {
-  return store.toIssue((await loadIssue(caller, at, issueId)).issue);
+  const { issue, index } = await loadIssue(caller, at, issueId);
+  return store.toIssue(issue, await placeIn(caller.orgId, at.projectId, index, issue));
 }
 
 /**
@@ -171,9 +213,16 @@ export async function getIssue(caller: Principal, at: IssueLocation, issueId: nu
  */
 export async function createIssue(caller: Principal, at: IssueLocation, input: IssueCreate): Promise<Issue> {
   try {
-    const [id, slot] = await Promise.all([nextId(caller.orgId, 'issue'), store.allocateIssueSlot(caller.orgId, at.projectId)]);
+    // A sprint's count comes from the sprint, read alongside (the backlog's from the allocation).
+    const [id, slot, owner] = await Promise.all([
+      nextId(caller.orgId, 'issue'),
+      store.allocateIssueSlot(caller.orgId, at.projectId),
+      at.sprintId === null ? undefined : store.getListOwner(caller.orgId, at.projectId, at.sprintId),
+    ]);
+    const listed = at.sprintId === null ? slot.backlogCount : Number(owner?.issues_count ?? 0);
     const now = new Date().toISOString();
     const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
+    const position = appendedPosition(slot.positionSeq);
     const issue: Issue = {
       id,
       project_id: at.projectId,
@@ -183,15 +232,21 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       description: input.description ?? null,
       status,
       story_points: input.story_points ?? null,
-      position: appendedPosition(slot.positionSeq),
+      position,
       assignee_id: input.assignee_id ?? null,
       ...statusTimestamps(undefined, status, now),
       created_at: now,
       updated_at: now,
     };
-    const parent = { sprintId: at.sprintId, delta: listDelta(at.sprintId, contributionOf(issue)) };
+    const parent = {
+      sprintId: at.sprintId,
+      delta: listDelta(at.sprintId, contributionOf(issue)),
+      rank: rankDelta([{ to: position }]),
+    };
     await store.insertIssue(caller.orgId, at.projectId, issue, parent, issue.assignee_id);
-    return issue;
+    // Appended: last of the list as it was read. Creates running at the same time may answer the
+    // same place; the list itself reads 1..n (an allocation is unique and above every key).
+    return { ...issue, position: listed + 1 };
   } catch (err) {
     // The sprint's guard refuses both a missing sprint and one being completed: tell them apart.
     if (err instanceof Refused && err.reason === 'sprint' && at.sprintId !== null) {
@@ -205,17 +260,19 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
 /**
  * Partial update (PUT and PATCH alike). `sprint_id` moves the issue to another sprint of the
  * project (or to the backlog with null), at the end unless `position` says where; `position: k`
- * puts it at place k among its siblings (the value it already has changes nothing). Counters of
- * both lists move in the same transaction as the issue.
+ * puts it at place k among its siblings (k past the end: last; its own place changes nothing).
+ * Counters and rank counters of both lists move in the same transaction as the issue. The answer
+ * carries the issue's place as written.
  */
 export async function updateIssue(caller: Principal, at: IssueLocation, issueId: number, changes: IssueUpdate): Promise<Issue> {
   return withRetries(async () => {
     const target = changes.sprint_id !== undefined ? changes.sprint_id : at.sprintId;
-    const { project, sprints, issue } = await loadIssue(caller, at, issueId, target);
+    const { project, sprints, issue, index } = await loadIssue(caller, at, issueId, target);
     const targetSprint = target === null ? undefined : sprints.get(target);
     if (target !== null && !targetSprint) throw new ValidationError([targetSprintMessage]);
     const moving = target !== at.sprintId;
-    const current = store.toIssue(issue);
+    // Internally `position` is the stored key here; the answer replaces it with the place.
+    const current = store.toIssue(issue, issue.position);
     const now = new Date().toISOString();
 
     const set: Record<string, unknown> = { updated_at: now };
@@ -228,6 +285,7 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
     const next: Issue = { ...current, ...(set as Partial<Issue>) };
 
     const listCount = target === null ? Number(project.backlog_count ?? 0) : Number(targetSprint?.issues_count ?? 0);
+    const targetIndex = moving ? rankIndexOf(target === null ? project : targetSprint) : index;
     const place = await placeIssue(caller.orgId, at.projectId, {
       project,
       issue: current,
@@ -235,21 +293,36 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       moving,
       siblings: moving ? listCount : Math.max(0, listCount - 1),
       position: changes.position,
+      index: targetIndex,
       listRev: target === null ? project.backlog_rev : targetSprint?.positions_rev,
     });
-    if (place.position !== undefined) next.position = place.position;
+
+    const leaving: KeyChange[] = [];
+    const joining: KeyChange[] = (place.renumber ?? []).map((r) => ({ from: r.from, to: r.to }));
+    if (place.position !== undefined && moving) {
+      leaving.push({ from: issue.position });
+      joining.push({ to: place.position });
+    } else if (place.position !== undefined) {
+      joining.push({ from: issue.position, to: place.position });
+    }
+    const targetRank = rankDelta(joining);
 
     const parents: ParentChange[] = [];
     const listRev = place.listRev;
     if (moving) {
-      parents.push({ sprintId: at.sprintId, delta: listDelta(at.sprintId, negate(contributionOf(current))) });
-      parents.push({ sprintId: target, delta: listDelta(target, contributionOf(next)), listRev });
+      parents.push({
+        sprintId: at.sprintId,
+        delta: listDelta(at.sprintId, negate(contributionOf(current))),
+        rank: rankDelta(leaving),
+      });
+      parents.push({ sprintId: target, delta: listDelta(target, contributionOf(next)), listRev, rank: targetRank });
     } else {
       const delta = listDelta(target, sumCounters([contributionOf(next), negate(contributionOf(current))]));
-      if (!isZero(delta) || listRev) parents.push({ sprintId: target, delta, listRev });
+      if (!isZero(delta) || listRev || Object.keys(targetRank).length)
+        parents.push({ sprintId: target, delta, listRev, rank: targetRank });
     }
 
-    await store.writeIssue(caller.orgId, at.projectId, {
+    const write = store.writeIssue(caller.orgId, at.projectId, {
       id: issueId,
       rev: issue.rev,
       set,
@@ -257,58 +330,77 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       parents,
       renumber: place.renumber,
       assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
+      assignment: { before: assignedStateOf(current), after: assignedStateOf(next) },
     });
-    return next;
+    // Its place, as of the state the decision was taken on: the place it was put at, last when
+    // appended, or (left where it was) its place as read, counted while the write runs.
+    const [written, answer] = await Promise.allSettled([
+      write,
+      place.at !== undefined ? place.at : placeIn(caller.orgId, at.projectId, index, issue),
+    ]);
+    if (written.status === 'rejected') throw written.reason;
+    if (answer.status === 'rejected') throw answer.reason;
+    return { ...next, position: answer.value };
   });
 }
 
 interface PlaceRequest {
   project: ProjectItem;
+  /** The issue, `position` being its stored key. */
   issue: Issue;
   /** The list the issue ends up in. */
   target: number | null;
   moving: boolean;
   /** Issues of the target list other than this one (from its counter). */
   siblings: number;
-  /** The `position` sent, if any. */
+  /** The place asked for, if any. */
   position: number | undefined;
+  /** The target list's rank index as read. */
+  index: RankIndex;
   /** The target list's revision as read (`positions_rev` of the sprint, `backlog_rev` of the project). */
   listRev: number | undefined;
 }
 
 interface Place {
-  /** The new position; undefined leaves the issue where it is. */
+  /** The new stored key; undefined leaves the issue where it is. */
   position?: number | undefined;
   renumber?: Renumbering[] | undefined;
   /** A computed position: the target list's revision the write must check (and bump). */
   listRev?: { expected: number | undefined } | undefined;
+  /** The place the issue ends up at, when the decision gives it (a place asked for, or last). */
+  at?: number | undefined;
 }
 
 /** Decides where an issue goes (see lib/domain/positions.ts for the algorithm). */
 async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): Promise<Place> {
   const { issue, target, moving, siblings, position } = req;
-  const wantsPlace = position !== undefined && (moving || position !== issue.position);
-  const append = async (): Promise<Place> => ({ position: appendedPosition(await store.allocatePositions(orgId, projectId, 1)) });
-  if (!wantsPlace) return moving ? append() : {};
-  if (position > siblings) return !moving && siblings === 0 ? {} : append();
+  const last = siblings + 1;
+  const append = async (): Promise<Place> => ({
+    position: appendedPosition(await store.allocatePositions(orgId, projectId, 1)),
+    at: last,
+  });
+  if (position === undefined) return moving ? append() : {};
+  if (position > siblings) return !moving && siblings === 0 ? { at: 1 } : append();
 
   const window = await store.windowAroundPlace(orgId, projectId, target, {
     place: position,
-    siblings,
+    index: req.index,
     movedId: issue.id,
+    movedPosition: moving ? undefined : issue.position,
     margin: WINDOW_MARGIN,
   });
   const gap = gapFor(position, window.before, window.slots.length);
-  if (!moving && window.movedAt === gap) return {};
+  if (!moving && window.movedAt === gap) return { at: position };
   const endBound = appendedPosition(Number(req.project.position_seq ?? 0) + 1);
   const plan = planPlacement({ slots: window.slots, gap, atStart: window.atStart, atEnd: window.atEnd, endBound });
-  if (plan) return { position: plan.position, renumber: plan.renumber, listRev: { expected: req.listRev } };
+  if (plan) return { position: plan.position, renumber: plan.renumber, listRev: { expected: req.listRev }, at: position };
 
   // No window within one transaction has room: the run from the gap to the end of the list is
   // packed. Re-append it behind the issue with fresh allocations. The chunks far from the gap are
-  // written first, from the end backwards, each on its own (allocations are unique and above
-  // everything, so the list stays ordered after every chunk); the chunk next to the gap goes with
-  // the issue's own transaction. The only path whose cost grows with the list (see positions.ts).
+  // written first, from the end backwards, each on its own with its rank counters (allocations
+  // are unique and above everything, so the list stays ordered after every chunk); the chunk next
+  // to the gap goes with the issue's own transaction. The only path whose cost grows with the
+  // list (see positions.ts).
   const successor = window.slots[gap];
   if (!successor) return append();
   const run = (await store.readSide(orgId, projectId, target, successor, true)).slots.filter((s) => s.id !== issue.id);
@@ -316,16 +408,21 @@ async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): 
   const moves = run.map((s, i) => ({ id: s.id, from: s.position, to: appendedPosition(first + 1 + i) }));
   const head = moves.slice(0, RENUMBER_WITH_WRITE);
   for (let end = moves.length; end > head.length; end -= RENUMBER_STEP) {
-    await store.renumberIssues(orgId, projectId, target, moves.slice(Math.max(head.length, end - RENUMBER_STEP), end));
+    const chunk = moves.slice(Math.max(head.length, end - RENUMBER_STEP), end);
+    await store.renumberIssues(orgId, projectId, target, chunk, rankDelta(chunk));
   }
-  return { position: appendedPosition(first), renumber: head };
+  return { position: appendedPosition(first), renumber: head, at: position };
 }
 
 /** Deletes an issue (one transaction with its list's counters); its comments follow by cascade. */
 export async function deleteIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<void> {
   await withRetries(async () => {
     const { issue } = await loadIssue(caller, at, issueId);
-    const parent = { sprintId: at.sprintId, delta: listDelta(at.sprintId, negate(contributionOf(issue))) };
+    const parent = {
+      sprintId: at.sprintId,
+      delta: listDelta(at.sprintId, negate(contributionOf(issue))),
+      rank: rankDelta([{ from: issue.position }]),
+    };
     await store.deleteIssue(caller.orgId, at.projectId, issue as IssueItem, parent);
   });
 }

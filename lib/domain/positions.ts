@@ -1,34 +1,52 @@
 /**
- * Issue positions: sparse integers, so that a move usually writes one issue only.
+ * Issue order: what a client sees is the place (1..n) of an issue in its list (a sprint's issues, or
+ * the project backlog); what is stored is a sparse sort key, so that a move writes a bounded number
+ * of items, and a rank index turns sort keys into places without reading the list.
  *
- * Each list (a sprint's issues, a project's backlog) is ordered by `position`, then id. Positions
- * are what responses show; `position: k` in an update means "put the issue at place k" (1-based)
- * among its siblings.
- *
+ * Stored sort key (`position` attribute, part of the issue's LSI1 key; never shown to clients)
  * - Allocation (create, move to the end, move to another list without a place, sprint completion):
- *   `position = 2^30 + seq * 1024`, `seq` from an atomic ADD on the project's `position_seq`. Every
- *   allocation is larger than every position that exists when it is made, and allocations never
- *   repeat, so an appended issue is last and unique without looking at its list. The 2^30 offset
- *   gives the start of a list the room its end has: moving an issue to the top takes 1024 less
- *   than the first one, a million times over before that room runs out.
- * - Placing at k inside a list: one keys-only Query (LSI1Keys) reads the places around k from the
- *   nearer end of the list, with a margin of neighbours on each side. The issue takes a midpoint
- *   between its new neighbours. Computed positions are never multiples of 1024, so they cannot
- *   collide with an allocation still in flight; two computed placements in one list are serialised
- *   by a per-list revision (`positions_rev` on the sprint, `backlog_rev` on the project) that the
- *   move's transaction checks and bumps.
- * - No integer left between the neighbours (about 10 moves into the same gap): a small window of
- *   neighbours around the gap (at most `maxWindow`, taken from the margin the Query already read)
- *   is spread evenly over the room between the window's outer neighbours, in the same transaction
- *   as the move, each neighbour conditioned on its old key. The window grows only until the
- *   spacing reaches `targetSpacing`.
- * - Only when even the largest window has no room (a region packed by hundreds of moves into one
- *   place other than the top) does the caller fall back to re-appending the run after the gap with
- *   fresh allocations (lib/domain/issues.ts): the one path whose cost grows with the list.
+ *   `2^30 + seq * 1024`, `seq` from an atomic ADD on the project's `position_seq`. Every allocation
+ *   is larger than every key that exists when it is made, and allocations never repeat, so an
+ *   appended issue is last and unique without looking at its list.
+ * - Placing at k inside a list: one keys-only Query reads the keys around place k (found with the
+ *   rank index, below), with a margin of neighbours on each side. The issue takes a midpoint
+ *   between its new neighbours (computed keys are never multiples of 1024, so they cannot collide
+ *   with an allocation in flight); two computed placements in one list are serialised by a per-list
+ *   revision (`positions_rev` on the sprint, `backlog_rev` on the project) that the move's
+ *   transaction checks and bumps.
+ * - No integer left between the neighbours (about 10 moves into the same gap): a window of at most
+ *   `maxWindow` neighbours around the gap is spread evenly, in the same transaction as the move.
+ * - Only when even the largest window has no room (hundreds of moves into one place) is the run
+ *   after the gap re-appended with fresh allocations, in transactions of at most 99 issues: the one
+ *   path whose cost grows with the list.
  *
- * So a move costs one Query of min(k, n - k) + margin keys and one transaction, whatever the size
- * of the list; moving to the end costs one ADD and no Query. test/unit/positions.test.ts measures
- * what long runs of moves into one place cost.
+ * Rank index (what makes `position` a place at a flat cost)
+ * - The sort space is cut into fixed blocks of `BLOCK_SPAN` (32 allocations). The list's owner
+ *   item (the sprint, or the project for its backlog) keeps one counter per non-empty block,
+ *   `rk_<block>` = how many issues of the list have a key in that block. Every write that puts a
+ *   key into a block or takes one out (create, move, renumbered neighbours, move to another list,
+ *   delete, sprint completion) ADDs to these counters in the same transaction as the issue writes,
+ *   so the counters are exact whatever runs concurrently; a deleted sprint takes its counters with
+ *   it, a deleted project its backlog's.
+ * - The place of an issue = the counts of the blocks before its block (from the owner item, which
+ *   every read of an issue already fetches with its ancestor check) + its rank inside its block:
+ *   one keys-only `Select: COUNT` Query from the block's first key to the issue's key. Cost: one
+ *   extra call, reading one key per issue of the block before it (~100 bytes each: 10 read units
+ *   cover ~400 keys; appended blocks hold at most 32).
+ * - `page=N`: the block holding offset (N-1) x per_page is found from the counters; one Query starts
+ *   at that block's first key and drops the (fewer than one block of) issues before the offset. So
+ *   a deep page reads at most one block more than the first page, whatever N.
+ * - A move to place k reads its window from the block that holds place k - margin: at most one
+ *   block + 2 x margin keys, whatever k and the list length.
+ * - Bounds: appended blocks hold at most 32 issues. A block grows past that only by moves into it
+ *   (midpoints and spread windows stay between the neighbours); its count is what the in-block
+ *   Query reads, so a block into which hundreds of issues were moved costs proportionally (still
+ *   one call). The owner item carries one counter (~10 bytes) per non-empty block: about 3 KB for a
+ *   10,000-issue list; a counter left at 0 by its last issue stays, about 10 bytes per 32
+ *   allocations over the project's life.
+ *
+ * test/unit/positions.test.ts covers the arithmetic; test/integration/issues.test.ts and
+ * test/e2e/issue-positions.test.ts check that every list reads 1..n after every kind of change.
  */
 
 /** Room left between two allocated positions. */
@@ -42,6 +60,76 @@ export const appendedPosition = (seq: number) => POSITION_BASE + seq * POSITION_
 
 /** Positions the allocator hands out; computed positions avoid them. */
 export const isAllocated = (position: number) => position % POSITION_STEP === 0;
+
+/** Width of a rank-index block in the sort space: 32 allocations. */
+export const BLOCK_SPAN = 32 * POSITION_STEP;
+
+/** Prefix of the owner item's attributes that count a list's issues per block. */
+export const RANK_PREFIX = 'rk_';
+
+/** The block a stored sort key falls in. */
+export const blockOf = (position: number) => Math.floor(position / BLOCK_SPAN);
+
+/** The smallest sort key of a block. */
+export const blockStart = (block: number) => block * BLOCK_SPAN;
+
+/** A list's rank index as read from its owner item: [block, count] for non-empty blocks, in order. */
+export type RankIndex = [block: number, count: number][];
+
+/** The rank index kept on an owner item (attributes `rk_<block>`). */
+export function rankIndexOf(owner: object | undefined): RankIndex {
+  const index: RankIndex = [];
+  for (const [name, value] of Object.entries((owner ?? {}) as Record<string, unknown>)) {
+    if (!name.startsWith(RANK_PREFIX)) continue;
+    const count = Number(value);
+    if (count > 0) index.push([Number(name.slice(RANK_PREFIX.length)), count]);
+  }
+  return index.sort((a, b) => a[0] - b[0]);
+}
+
+/** Issues of the list in blocks before `block`. */
+export function countBefore(index: RankIndex, block: number): number {
+  let before = 0;
+  for (const [b, count] of index) {
+    if (b >= block) break;
+    before += count;
+  }
+  return before;
+}
+
+/**
+ * The block that holds the issue at 0-based `offset` of the list, and how many issues precede that
+ * block; undefined when the list is shorter.
+ */
+export function blockAtOffset(index: RankIndex, offset: number): { block: number; before: number } | undefined {
+  let before = 0;
+  for (const [block, count] of index) {
+    if (offset < before + count) return { block, before };
+    before += count;
+  }
+  return undefined;
+}
+
+/** Sort keys leaving (`from`) and entering (`to`) a list. */
+export interface KeyChange {
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
+/** What a set of key changes in one list adds to its rank counters (`rk_<block>` -> delta, no zeros). */
+export function rankDelta(changes: KeyChange[]): Record<string, number> {
+  const delta: Record<string, number> = {};
+  const add = (position: number, by: number) => {
+    const name = `${RANK_PREFIX}${blockOf(position)}`;
+    delta[name] = (delta[name] ?? 0) + by;
+  };
+  for (const c of changes) {
+    if (c.from !== undefined) add(c.from, -1);
+    if (c.to !== undefined) add(c.to, 1);
+  }
+  for (const [name, by] of Object.entries(delta)) if (by === 0) delete delta[name];
+  return delta;
+}
 
 /** An issue in a list: its id and stored position. */
 export interface Slot {
@@ -86,11 +174,11 @@ export interface PlacementOptions {
 
 export const defaultPlacementOptions: PlacementOptions = { maxWindow: 40, targetSpacing: 256 };
 
-/** The places around "place k" in a list, read from its nearer end. */
+/** The places around "place k" in a list, read from the block that holds it. */
 export interface ListWindow {
   /** Siblings in list order, the moving issue left out. */
   slots: Slot[];
-  /** Siblings before `slots[0]` (0 when read from the start). */
+  /** Siblings before `slots[0]`. */
   before: number;
   atStart: boolean;
   atEnd: boolean;
@@ -99,39 +187,38 @@ export interface ListWindow {
 }
 
 /**
- * How to read the places around `place` among `siblings` issues: from the start when the place is
- * in the first half of the list, else backwards from the end; `limit` keys, i.e. the places up to
- * it plus `margin` beyond, plus one in case the moving issue is among them.
+ * Where to read the keys around "place k" with the rank index: from the first key of the block that
+ * holds the list's issue at offset k - 2 - margin (or the list's first block), `limit` keys, i.e.
+ * through place k + margin, plus one in case the moving issue is among them. `before` is how many
+ * issues of the list (the moving one included) precede that block.
  */
-export function windowRead(place: number, siblings: number, margin: number): { forward: boolean; limit: number } {
-  const after = Math.max(0, siblings - place + 1);
-  const forward = place - 1 <= after;
-  return { forward, limit: (forward ? place : after + 1) + margin + 1 };
+export function windowReadAt(index: RankIndex, place: number, margin: number): { block: number; before: number; limit: number } {
+  const total = index.reduce((n, [, count]) => n + count, 0);
+  const offset = Math.max(0, Math.min(place - 2 - margin, total - 1));
+  const at = blockAtOffset(index, offset) ?? { block: 0, before: 0 };
+  return { block: at.block, before: at.before, limit: place + margin + 1 - at.before };
 }
 
 /**
- * The window a read returned (`keys` in read order; `exhausted` when it reached the far end of
- * the list), with the moving issue taken out.
+ * The window a forward read from a block returned (`keys` in list order; `exhausted` when it
+ * reached the end of the list), with the moving issue taken out. `before` counts the list's issues
+ * before the block; `movedBefore` says the moving issue is one of them.
  */
-export function windowOf(keys: Slot[], forward: boolean, exhausted: boolean, siblings: number, movedId: number): ListWindow {
-  const raw = forward ? keys : [...keys].reverse();
-  const movedIndex = raw.findIndex((s) => s.id === movedId);
-  const slots = raw.filter((s) => s.id !== movedId);
-  const atStart = forward || exhausted;
+export function windowAt(keys: Slot[], before: number, exhausted: boolean, movedId: number, movedBefore: boolean): ListWindow {
+  const movedIndex = keys.findIndex((s) => s.id === movedId);
+  const siblingsBefore = Math.max(0, before - (movedBefore ? 1 : 0));
   return {
-    slots,
-    before: atStart ? 0 : Math.max(0, siblings - slots.length),
-    atStart,
-    atEnd: !forward || exhausted,
+    slots: keys.filter((s) => s.id !== movedId),
+    before: siblingsBefore,
+    atStart: siblingsBefore === 0,
+    atEnd: exhausted,
     movedAt: movedIndex >= 0 ? movedIndex : undefined,
   };
 }
 
 /**
- * Where the raw window of a keys-only read puts "place k". `before` is how many siblings lie
- * before `slots[0]` (0 when read from the start; the counter minus the window when read from the
- * end). Under concurrent changes the count may be off by a few: the place then shifts a little,
- * but order and uniqueness never depend on it.
+ * Where the window of a keys-only read puts "place k". `before` is how many siblings lie before
+ * `slots[0]`, from the rank index (exact, since it changes in the same transactions as the keys).
  */
 export function gapFor(place: number, before: number, windowSize: number): number {
   return Math.min(windowSize, Math.max(0, place - 1 - before));
@@ -213,4 +300,32 @@ export function spread(range: Slot[], hole: number, lo: number, hi: number, avoi
     else if (slot.position !== p) renumber.push({ id: slot.id, from: slot.position, to: p });
   });
   return { position, renumber };
+}
+
+/** An issue appended to the end of a list: where its key goes from and to. */
+export interface AppendedIssue {
+  id: number;
+  /** Its key in the list it leaves. */
+  from: number;
+  /** Its allocated key at the end of the list it joins. */
+  to: number;
+}
+
+/**
+ * Appends issues, in the order given, to the end of a list with the allocator values from
+ * `firstSeq` on: their new keys, and what the rank counters of the list they leave and of the list
+ * they join move by. The one place that says what "append these issues to the end of a list"
+ * writes (sprint completion uses it).
+ */
+export function appendToEnd(issues: { id: number; position: number }[], firstSeq: number) {
+  const moves: AppendedIssue[] = issues.map((issue, i) => ({
+    id: issue.id,
+    from: issue.position,
+    to: appendedPosition(firstSeq + i),
+  }));
+  return {
+    moves,
+    leaving: rankDelta(moves.map((m) => ({ from: m.from }))),
+    joining: rankDelta(moves.map((m) => ({ to: m.to }))),
+  };
 }

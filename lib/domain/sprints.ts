@@ -13,8 +13,32 @@ import type { Principal } from './principal.ts';
 
 /** A write that raced another one is re-read and re-decided this many times before a 503. */
 const ATTEMPTS = 4;
-/** Open issues moved per completion transaction (100 items at most: these + sprint + target). */
+/**
+ * Items a completion transaction spends on moving open issues (100 items at most: these + sprint +
+ * target + velocity): one per issue, and one more for an assigned issue's index entry.
+ */
 const MOVES_PER_STEP = 96;
+
+/** Transaction items moving `issue` costs (lib/db/issues.ts: appendToList). */
+const moveItems = (issue: OpenIssue) => (issue.assignee_id === null ? 1 : 2);
+
+/** Open issues cut into batches of at most MOVES_PER_STEP transaction items, in order. */
+function moveBatches(open: OpenIssue[]): OpenIssue[][] {
+  const batches: OpenIssue[][] = [];
+  let current: OpenIssue[] = [];
+  let used = 0;
+  for (const issue of open) {
+    if (used + moveItems(issue) > MOVES_PER_STEP) {
+      batches.push(current);
+      current = [];
+      used = 0;
+    }
+    current.push(issue);
+    used += moveItems(issue);
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
 /** Batches a completion request moves, or fails to move because another finisher did, before a 503. */
 const COMPLETION_ROUNDS = 64;
 /** Most days a burndown shows (a sprint left active for years still answers a bounded document). */
@@ -228,7 +252,7 @@ export async function completeSprint(
     const plan: store.CompletionPlan = { carry_over_sprint_id: requested, completed_at: at, actual_end_date: at.slice(0, 10) };
     try {
       // Small enough for one transaction: no intermediate state at all.
-      if (open.length <= MOVES_PER_STEP) return await completeAtOnce(caller, projectId, sprint, open, plan);
+      if (moveBatches(open).length <= 1) return await completeAtOnce(caller, projectId, sprint, open, plan);
       await completion.beginCompletion(caller.orgId, projectId, sprintId, plan);
     } catch (err) {
       // The sprint, one of its open issues or the target changed since the read (another
@@ -253,10 +277,12 @@ async function completeAtOnce(
   const report = reportOf(sprint, expected, plan);
   const moved = sumCounters(open.map(contributionOf));
   const target = plan.carry_over_sprint_id;
+  const appended = await appendToList(caller.orgId, projectId, target, open, { from: sprint.id, now: plan.completed_at });
   await completion.completeAtOnce(caller.orgId, projectId, sprint.id, {
-    moves: await appendToList(caller.orgId, projectId, target, open, { from: sprint.id, now: plan.completed_at }),
+    moves: appended.moves,
     leaving: negate(moved),
-    target: { sprintId: target, delta: listDelta(target, moved) },
+    leavingRank: appended.leaving,
+    target: { sprintId: target, delta: listDelta(target, moved), rank: appended.joining },
     expected,
     plan,
     report,
@@ -299,15 +325,16 @@ async function finishCompletion(caller: Principal, projectId: number, sprintId: 
     // The open issues left: the set is frozen while the sprint is completing.
     const open = await sprintIssuesWithStatus(orgId, projectId, sprintId, openStatuses);
     try {
-      for (let i = 0; i < open.length; i += MOVES_PER_STEP) {
-        const batch = open.slice(i, i + MOVES_PER_STEP);
+      for (const batch of moveBatches(open)) {
         const moved = sumCounters(batch.map(contributionOf));
         const target = plan.carry_over_sprint_id;
+        const appended = await appendToList(orgId, projectId, target, batch, { from: sprintId, now: plan.completed_at });
         await completion.completionMoves(orgId, projectId, sprintId, {
-          moves: await appendToList(orgId, projectId, target, batch, { from: sprintId, now: plan.completed_at }),
+          moves: appended.moves,
           // Leaving by completion is neither "removed" scope nor burndown progress: plain counters only.
           leaving: negate(moved),
-          target: { sprintId: target, delta: listDelta(target, moved) },
+          leavingRank: appended.leaving,
+          target: { sprintId: target, delta: listDelta(target, moved), rank: appended.joining },
           now: plan.completed_at,
         });
       }

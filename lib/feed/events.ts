@@ -95,7 +95,9 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
 
   switch (kind) {
     case 'issue': {
-      const issue = toIssue(current);
+      // Without `position`: an issue's place depends on the whole list when it is read (GET the
+      // issue for it); a stream record holds the issue alone (docs/change-feed.md).
+      const { position: _place, ...issue } = toIssue(current, 0);
       const ids = { issueId: id, sprintId: issue.sprint_id ?? undefined };
       if (record.eventName === 'INSERT' && after) {
         return { ...base, ...ids, ...stamp(after), type: 'issue.created', resource: issue, changes: [] };

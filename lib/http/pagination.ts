@@ -20,22 +20,36 @@ export async function pageRequest(req: ApiRequest): Promise<PageRequest> {
  * it then holds fewer than `per_page` items, `X-Per-Page` says how many, and `next` continues
  * exactly after the last one shown. Page numbers (`page=N`, `last`) stay offsets of `per_page`
  * items; a cursor decides where a `next` page starts, whatever its number says.
+ *
+ * A filtered page (`filter`: its query parameters, kept in every link) links `first` and, while
+ * there is more to look through, `next` by cursor only: its total is not known ahead.
  */
-export function pageResult<T>(req: ApiRequest, pr: PageRequest, page: Page<unknown>, items: T[], total: number): ApiResult {
+export function pageResult<T>(
+  req: ApiRequest,
+  pr: PageRequest,
+  page: Page<unknown>,
+  items: T[],
+  total: number,
+  filter?: Record<string, string>,
+): ApiResult {
   const fitting = itemsWithinBudget(items, restItemBytes);
   const shown = fitting < items.length ? items.slice(0, fitting) : items;
   const nextCursor = fitting < items.length ? page.cursorAfter(fitting - 1) : page.nextCursor;
   const last = Math.max(1, Math.ceil(total / pr.perPage));
   const base = baseUrl(req);
   const link = (p: number, cursor?: string) => {
-    const q = new URLSearchParams({ page: String(p), per_page: String(pr.perPage) });
+    const q = new URLSearchParams({ ...filter, page: String(p), per_page: String(pr.perPage) });
     if (cursor) q.set('cursor', cursor);
     return `<${base}?${q.toString()}>`;
   };
   const links = [`${link(1)}; rel="first"`];
-  if (pr.page > 1) links.push(`${link(Math.min(pr.page - 1, last))}; rel="prev"`);
-  if (nextCursor) links.push(`${link(pr.page + 1, nextCursor)}; rel="next"`);
-  links.push(`${link(last)}; rel="last"`);
+  if (filter) {
+    if (nextCursor) links.push(`${link(pr.page + 1, nextCursor)}; rel="next"`);
+  } else {
+    if (pr.page > 1) links.push(`${link(Math.min(pr.page - 1, last))}; rel="prev"`);
+    if (nextCursor) links.push(`${link(pr.page + 1, nextCursor)}; rel="next"`);
+    links.push(`${link(last)}; rel="last"`);
+  }
   return {
     status: 200,
     body: shown,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { Page, PageRequest } from '../db/list.ts';
 import { ValidationError } from '../domain/errors.ts';
-import { mcpItemBytes, RESPONSE_BYTE_BUDGET } from '../http/byte-budget.ts';
+import { itemsWithinBudget, mcpItemBytes, RESPONSE_BYTE_BUDGET } from '../http/byte-budget.ts';
 
 /**
  * `limit`/`cursor` arguments of every list tool. What they mean is said once, in the server's
@@ -75,4 +75,15 @@ export async function listThrough<T>(
   }
   const more = result.page.nextCursor !== undefined && seen < result.total;
   return { items, total: result.total, next_cursor: more ? encode({ c: result.page.nextCursor as string, n: seen }) : null };
+}
+
+/**
+ * A page the domain has already cut where a filter left it (filtered issue lists, whose own cursor
+ * carries the places and matches before it, passed through as the tool's cursor): kept within the
+ * response byte budget as a tool result counts it, going on right after the last item returned.
+ */
+export function filteredPage<T>(result: { page: Page<unknown>; items: T[]; total: number }) {
+  const fitting = itemsWithinBudget(result.items, mcpItemBytes);
+  const next = fitting < result.items.length ? result.page.cursorAfter(fitting - 1) : result.page.nextCursor;
+  return { items: result.items.slice(0, fitting), total: result.total, next_cursor: next ?? null };
 }

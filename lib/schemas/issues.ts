@@ -42,13 +42,14 @@ export const IssueUpdateFields = z
         .optional()
         .meta({
           description:
-            'Place (1-based) among the issues of the list; larger than the list means last. ' +
-            'The current `position` value leaves the issue where it is.',
+            'Place (1-based) to put the issue at in its list (or in the list `sprint_id` moves it to): ' +
+            'the others shift by one; larger than the list means last. Its own place leaves it where it is. ' +
+            'The same number a read shows.',
         }),
-      sprint_id: idField()
-        .nullable()
-        .optional()
-        .meta({ description: 'Moves the issue to that sprint of the project (at its end), or to the backlog with null.' }),
+      sprint_id: idField().nullable().optional().meta({
+        description:
+          'Moves the issue to that sprint of the project (at its end unless `position` says where), or to the backlog with null.',
+      }),
     },
     objectError,
   )
@@ -69,7 +70,9 @@ export const Issue = z
     description: z.string().nullable(),
     status: IssueStatus,
     story_points: z.number().int().nullable(),
-    position: z.number().int().meta({ description: 'Order within its sprint or backlog (sparse; smaller first).' }),
+    position: z.number().int().min(1).meta({
+      description: 'Place (1-based) of the issue in its sprint or in the project backlog: the lists read 1..n, no gaps.',
+    }),
     assignee_id: z.number().int().nullable(),
     started_at: dateTime().nullable(),
     completed_at: dateTime().nullable(),
@@ -78,3 +81,55 @@ export const Issue = z
   })
   .meta({ id: 'Issue' });
 export type Issue = z.infer<typeof Issue>;
+
+const statusList = new RegExp(`^(${issueStatuses.join('|')})(,(${issueStatuses.join('|')}))*$`);
+
+/** Filters of the issue lists (sprint issues, backlog), combined with AND. */
+export const IssueListQuery = z.object({
+  status: z
+    .string()
+    .regex(statusList, { error: `must be one or more of ${issueStatuses.join(', ')}, separated by commas` })
+    .optional()
+    .meta({ description: 'Only issues with one of these statuses, comma-separated: `todo,in_progress`.' }),
+  assignee_id: z
+    .string()
+    .regex(/^(none|[1-9]\d{0,15})$/, { error: 'must be an account id, or none' })
+    .optional()
+    .meta({ description: 'Only issues assigned to this account; `none` for unassigned issues.' }),
+  q: z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .max(limits.name, { error: `must be at most ${limits.name} characters` })
+    .optional()
+    .meta({ description: 'Only issues whose title contains this text (case-insensitive).' }),
+  updated_since: z.iso
+    .datetime({ offset: true, error: 'must be a date-time such as 2026-11-21T09:30:00Z' })
+    .optional()
+    .meta({ description: 'Only issues updated at or after this date-time.' }),
+});
+export type IssueListQuery = z.output<typeof IssueListQuery>;
+
+/** The filters as the domain takes them. */
+export interface IssueListFilters {
+  status?: IssueStatus[] | undefined;
+  /** An account id, or null for unassigned issues. */
+  assigneeId?: number | null | undefined;
+  q?: string | undefined;
+  /** ISO date-time (UTC, as stored). */
+  updatedSince?: string | undefined;
+}
+
+/** Validated query parameters to filters; undefined when none is given. */
+export function issueListFilters(query: IssueListQuery): IssueListFilters | undefined {
+  const filters: IssueListFilters = {
+    status: query.status === undefined ? undefined : (query.status.split(',') as IssueStatus[]),
+    assigneeId: query.assignee_id === undefined ? undefined : query.assignee_id === 'none' ? null : Number(query.assignee_id),
+    q: query.q,
+    updatedSince: query.updated_since === undefined ? undefined : new Date(query.updated_since).toISOString(),
+  };
+  return Object.values(filters).some((v) => v !== undefined) ? filters : undefined;
+}
+
+/** Query parameters of `GET /me/issues`. */
+export const MyIssuesQuery = IssueListQuery.pick({ status: true });
+export type MyIssuesQuery = z.output<typeof MyIssuesQuery>;

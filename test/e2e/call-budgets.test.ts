@@ -48,7 +48,7 @@ async function fixture() {
   const active = await sprint('Active');
   const done = await sprint('Done');
   const issue = async (list: string, title: string) =>
-    `${list}/issues/${(await post(admin, `${list}/issues`, { issue: { title, story_points: 2 } })).id}`;
+    `${list}/issues/${(await post(admin, `${list}/issues`, { issue: { title, story_points: 2, assignee_id: org.admin.id } })).id}`;
   const sprintIssue = await issue(planning, 'In a sprint');
   await issue(planning, 'Second in a sprint');
   const backlogIssue = await issue(p, 'In the backlog');
@@ -105,6 +105,9 @@ const recipes: Record<string, Recipe> = {
   'GET /api-docs/assets/api-reference.js': async (f) => one('asset', await f.admin.get('/api-docs/assets/api-reference.js')),
 
   'GET /api/v1/me': async (f) => one('me', await f.member.get('/api/v1/me')),
+  'GET /api/v1/me/issues': async (f) => pages(f.admin, '/api/v1/me/issues'),
+  'GET /api/v1/issues/{issue_key}': async (f) =>
+    one('get', await f.admin.get(`/api/v1/issues/${(await f.admin.get(f.sprintIssue)).body.issue_number}`)),
   'POST /api/v1/me/token': async (f) => {
     const { token } = await f.post(f.admin, '/api/v1/accounts', {
       account: { name: 'Rota', email: `r${randomPrefix()}@example.com` },

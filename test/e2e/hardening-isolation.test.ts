@@ -100,6 +100,8 @@ function resourceFor(route: Route, param: string, segmentBefore: string): Record
       return seeded.webhook;
     case 'deliverys':
       return seeded.delivery;
+    case 'issue_key':
+      return seeded.backlogIssue;
     default:
       throw new Error(`${route.method} ${route.path}: no seeded resource for {${param}}; extend resourceFor`);
   }
@@ -114,7 +116,7 @@ function pathWithIdsOfA(route: Route): { path: string; target: Record<string, an
       const m = /^\{(\w+)\}$/.exec(segment);
       if (!m) return segment;
       target = resourceFor(route, m[1]!, segments[i - 1] ?? '');
-      return String(target.id);
+      return m[1] === 'issue_key' ? String(target.issue_number) : String(target.id);
     })
     .join('/');
   return { path, target: target! };

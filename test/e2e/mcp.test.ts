@@ -35,7 +35,16 @@ describe('MCP server: protocol and authentication', () => {
         ...['list_projects', 'get_project', 'create_project', 'update_project', 'delete_project'],
         ...['list_sprints', 'get_sprint', 'get_sprint_summary', 'create_sprint', 'update_sprint'],
         ...['activate_sprint', 'complete_sprint', 'delete_sprint', 'get_sprint_report', 'get_velocity', 'get_burndown'],
-        ...['list_issues', 'get_issue', 'create_issue', 'update_issue', 'move_issue', 'reorder_issue', 'delete_issue'],
+        ...[
+          'list_issues',
+          'my_issues',
+          'get_issue',
+          'create_issue',
+          'update_issue',
+          'move_issue',
+          'reorder_issue',
+          'delete_issue',
+        ],
         ...['get_issue_activity'],
         ...['list_comments', 'add_comment', 'edit_comment', 'delete_comment'],
         ...['get_me', 'list_accounts'],
@@ -54,7 +63,7 @@ describe('MCP server: protocol and authentication', () => {
       };
       expect(hints.openWorldHint, tool.name).toBe(false);
       // Reads never write; among writes, only deletes may destroy, and only creates are not idempotent.
-      const reads = /^(list|get)_/.test(tool.name);
+      const reads = /^(list|get|my)_/.test(tool.name);
       expect(hints.readOnlyHint, tool.name).toBe(reads);
       if (!reads) {
         expect(hints.destructiveHint, tool.name).toBe(tool.name.startsWith('delete_'));

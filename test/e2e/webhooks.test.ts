@@ -179,7 +179,14 @@ describe('webhook deliveries', () => {
     expect(new Set(acceptedIds).size).toBe(titles.length);
     for (const q of failed) expect(acceptedIds).toContain(q.id);
 
-    const deliveries = (await admin.get(`/api/v1/webhooks/${hook.id}/deliveries`)).body;
+    // The receiver has answered 200; the delivery records the attempt once that answer is back.
+    let deliveries: { status: string; attempts: number }[];
+    const deadline = Date.now() + 10_000;
+    do {
+      deliveries = (await admin.get(`/api/v1/webhooks/${hook.id}/deliveries`)).body;
+      if (deliveries.every((d) => d.status === 'succeeded')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } while (Date.now() < deadline);
     expect(deliveries).toHaveLength(titles.length);
     for (const d of deliveries) expect(d).toMatchObject({ status: 'succeeded', response_code: 200, event: 'issue.created' });
     expect(Math.max(...deliveries.map((d: { attempts: number }) => d.attempts))).toBeGreaterThan(1);

@@ -297,10 +297,18 @@ const noAccess: Expected = { table: [], indexes: [] };
 const expectedGrants: Record<string, Expected> = {
   'functions/authorizer.ts': { table: ['dynamodb:UpdateItem'], indexes: [] },
   'functions/cascade.ts': {
-    table: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
-    indexes: ['LSI1Keys'],
+    table: [
+      'dynamodb:BatchWriteItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ],
+    indexes: ['LSI1'],
   },
   'functions/me/get.ts': read(),
+  'functions/me/issues.ts': read(lists),
   'functions/me/regenerate-token.ts': write(),
   'functions/me/revoke-token.ts': write(),
   'functions/accounts/list.ts': read(lists),
@@ -339,12 +347,13 @@ const expectedGrants: Record<string, Expected> = {
   'functions/webhooks/deliver.ts': write(),
   'functions/issues/list.ts': read(lists),
   'functions/issues/create.ts': write(),
-  'functions/issues/get.ts': read(),
+  'functions/issues/get.ts': read(['LSI1Keys']),
   'functions/issues/update.ts': write(['LSI1Keys']),
   'functions/issues/delete.ts': write(),
   'functions/backlog/list.ts': read(lists),
   'functions/backlog/create.ts': write(),
-  'functions/backlog/get.ts': read(),
+  'functions/backlog/get.ts': read(['LSI1Keys']),
+  'functions/issue-keys/get.ts': read(['LSI1Keys']),
   'functions/backlog/update.ts': write(['LSI1Keys']),
   'functions/backlog/delete.ts': write(),
   'functions/mcp.ts': write(['GSI1', 'LSI1', 'LSI1Keys']),
@@ -745,6 +754,9 @@ describe('alarms and dashboard', () => {
       expect(own, logicalId(fn)).toHaveLength(1);
       expect(JSON.stringify(own[0]!.Metrics)).toMatch(/Errors.*Throttles|Throttles.*Errors/);
     }
+    // CloudWatch refuses an alarm whose math reads more than 10 metrics.
+    for (const a of alarms())
+      expect((a.Metrics ?? []).filter((m: { MetricStat?: unknown }) => m.MetricStat).length).toBeLessThanOrEqual(10);
   });
 
   it('alarms when the cascade’s dead-letter queue is not empty and when the stream falls behind', () => {

@@ -1,13 +1,13 @@
-import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
-import { keys, listKeys } from '../../lib/db/keys.ts';
+import { collections, keys, listKeys, parseIssueListKey } from '../../lib/db/keys.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { getProjectItem } from '../../lib/db/projects.ts';
 import { getSprintItem } from '../../lib/db/sprints.ts';
 import { UnavailableError } from '../../lib/domain/errors.ts';
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue, type IssueLocation } from '../../lib/domain/issues.ts';
-import { POSITION_BASE } from '../../lib/domain/positions.ts';
+import { POSITION_BASE, rankDelta, rankIndexOf } from '../../lib/domain/positions.ts';
 import type { Principal } from '../../lib/domain/principal.ts';
 import { createProject } from '../../lib/domain/projects.ts';
 import { createSprint } from '../../lib/domain/sprints.ts';
@@ -36,15 +36,41 @@ async function wholeList(caller: Principal, at: IssueLocation): Promise<Issue[]>
   return items;
 }
 
-/** Stored counters equal what the lists hold; lists are ordered with unique positions. */
+/** The stored sort keys of a list, in order (keys only). */
+async function storedKeys(orgId: number, projectId: number, sprintId: number | null): Promise<number[]> {
+  const collection =
+    sprintId === null ? collections.backlogIssues(orgId, projectId) : collections.sprintIssues(orgId, projectId, sprintId);
+  const out = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'LSI1Keys',
+      KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+      ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix },
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items ?? []).map((item) => parseIssueListKey(String(item.LSK))?.position as number);
+}
+
+/** The rank counters a list's owner should hold for these stored keys. */
+const recount = (stored: number[]) => rankIndexOf(rankDelta(stored.map((to) => ({ to }))));
+
+/**
+ * Stored counters equal what the lists hold; every list reads 1..n, one issue read alone has the
+ * place the list shows, and the rank counters equal a recount of the stored keys.
+ */
 async function expectConsistent(caller: Principal, projectId: number, sprintIds: number[]) {
   const points = (i: Issue) => i.story_points ?? 0;
   for (const sprintId of [...sprintIds, null]) {
     const list = await wholeList(caller, { projectId, sprintId });
-    const positions = list.map((i) => i.position);
-    expect(positions).toEqual([...positions].sort((a, b) => a - b));
-    expect(new Set(positions).size).toBe(list.length);
+    expect(list.map((i) => i.position)).toEqual(list.map((_, k) => k + 1));
     expect(list.every((i) => i.sprint_id === sprintId)).toBe(true);
+    for (const issue of list.filter((_, k) => k % 7 === 0 || k === list.length - 1)) {
+      expect((await getIssue(caller, { projectId, sprintId }, issue.id)).position).toBe(issue.position);
+    }
+    const owner =
+      sprintId === null ? await getProjectItem(caller.orgId, projectId) : await getSprintItem(caller.orgId, projectId, sprintId);
+    expect(rankIndexOf(owner)).toEqual(recount(await storedKeys(caller.orgId, projectId, sprintId)));
     if (sprintId === null) {
       expect(Number((await getProjectItem(caller.orgId, projectId))?.backlog_count)).toBe(list.length);
       continue;
@@ -68,8 +94,23 @@ function random(seed: number) {
   };
 }
 
-/** Packs a list's positions into consecutive integers, as a long run of moves into one place could. */
+/**
+ * Packs a list's positions into consecutive integers, as a long run of moves into one place could,
+ * moving the sprint's rank counters by what the packing moved.
+ */
 async function pack(caller: Principal, projectId: number, sprintId: number, issues: Issue[]) {
+  const before = await storedKeys(caller.orgId, projectId, sprintId);
+  const delta = rankDelta([...before.map((from) => ({ from })), ...issues.map((_, i) => ({ to: POSITION_BASE + 1 + i }))]);
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.sprint(caller.orgId, projectId, sprintId),
+      UpdateExpression: `ADD ${Object.keys(delta)
+        .map((name) => `${name} :${name}`)
+        .join(', ')}`,
+      ExpressionAttributeValues: Object.fromEntries(Object.entries(delta).map(([name, by]) => [`:${name}`, by])),
+    }),
+  );
   await Promise.all(
     issues.map((issue, i) =>
       db.send(
@@ -169,7 +210,7 @@ describe('issues', () => {
     let list = await wholeList(caller, at);
     await pack(caller, project.id, sprintId, list);
     list = await wholeList(caller, at);
-    expect(list.at(-1)?.position).toBe(POSITION_BASE + 150);
+    expect((await storedKeys(caller.orgId, project.id, sprintId)).at(-1)).toBe(POSITION_BASE + 150);
     const mover = list[149] as Issue;
     // Place 40: no integer is free within reach (and the window cannot reach the room below the
     // first issue), so the 110 issues after the gap are re-appended: more than one transaction
@@ -179,12 +220,14 @@ describe('issues', () => {
     expected.splice(39, 0, mover.id);
     const after = await wholeList(caller, at);
     expect(after.map((i) => i.id)).toEqual(expected);
-    expect(result.position).toBe(after[39]?.position);
+    expect(result.position).toBe(40);
+    expect(after[39]?.position).toBe(40);
     expect(log.calls.filter((c) => c === 'TransactWriteItemsCommand')).toHaveLength(2);
     await expectConsistent(caller, project.id, [sprintId]);
     // And the list has room again: the next move into the same place is a plain midpoint.
     const next = await withDbCallLog(() => updateIssue(caller, at, (after[100] as Issue).id, { position: 41 }));
     expect(next.log.calls).toEqual(['BatchGetItemCommand', 'QueryCommand', 'TransactWriteItemsCommand']);
+    expect(next.result.position).toBe(41);
   }, 120_000);
 
   it('renumbers a few neighbours in the move transaction when the gap is full', async () => {
@@ -193,7 +236,8 @@ describe('issues', () => {
     const at = { projectId: project.id, sprintId };
     for (let i = 0; i < 8; i++) await createIssue(caller, at, { title: `I${i}` });
     const list = await wholeList(caller, at);
-    // Close the gap between places 2 and 3 only.
+    const second = (await storedKeys(caller.orgId, project.id, sprintId))[1] as number;
+    // Close the gap between places 2 and 3 only (within one rank block: no counter moves).
     await db.send(
       new UpdateCommand({
         TableName: tableName,
@@ -201,13 +245,14 @@ describe('issues', () => {
         UpdateExpression: 'SET #p = :p, LSK = :lsk',
         ExpressionAttributeNames: { '#p': 'position' },
         ExpressionAttributeValues: {
-          ':p': (list[1] as Issue).position + 1,
-          ':lsk': listKeys.sprintIssue(sprintId, (list[1] as Issue).position + 1, (list[2] as Issue).id),
+          ':p': second + 1,
+          ':lsk': listKeys.sprintIssue(sprintId, second + 1, (list[2] as Issue).id),
         },
       }),
     );
-    const { log } = await withDbCallLog(() => updateIssue(caller, at, (list[7] as Issue).id, { position: 3 }));
+    const { log, result } = await withDbCallLog(() => updateIssue(caller, at, (list[7] as Issue).id, { position: 3 }));
     expect(log.calls).toEqual(['BatchGetItemCommand', 'QueryCommand', 'TransactWriteItemsCommand']);
+    expect(result.position).toBe(3);
     const after = await wholeList(caller, at);
     expect(after.map((i) => i.id)).toEqual(
       [list[0], list[1], list[7], list[2], list[3], list[4], list[5], list[6]].map((i) => (i as Issue).id),
@@ -221,12 +266,13 @@ describe('issues', () => {
     const at = { projectId: project.id, sprintId };
     const made = await createIssue(caller, at, { title: 'Seeded' });
     const legacy = issueItem(caller.orgId, project.id, sprintId, made.id + 1000, 1);
+    const rankName = Object.keys(rankDelta([{ to: 1 }]))[0] as string;
     await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: [{ PutRequest: { Item: legacy } }] } }));
     await db.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.sprint(caller.orgId, project.id, sprintId),
-        UpdateExpression: 'ADD issues_count :one, open_issues_count :one, total_story_points :points',
+        UpdateExpression: `ADD issues_count :one, open_issues_count :one, total_story_points :points, ${rankName} :one`,
         ExpressionAttributeValues: { ':one': 1, ':points': legacy.story_points },
       }),
     );

@@ -133,3 +133,25 @@ export async function orgWithClients(gateway: { readonly baseUrl: string }) {
   const org = await newOrganisation();
   return { org, admin: apiClient(gateway.baseUrl, org.admin.token), member: apiClient(gateway.baseUrl, org.member.token) };
 }
+
+/** The path and query of a response's `next` link; undefined on the last page. */
+export function nextLink(res: ApiResponse): string | undefined {
+  const next = /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
+  return next ? new URL(next).pathname + new URL(next).search : undefined;
+}
+
+/** Every page of a list by its `next` links (each must answer 200): the items, the last page's total, the pages read. */
+export async function followPages<T = any>(client: ApiClient, url: string) {
+  const items: T[] = [];
+  let at: string | undefined = url;
+  let last: ApiResponse | undefined;
+  let pages = 0;
+  while (at) {
+    last = await client.get(at);
+    if (last.status !== 200) throw new Error(`${at}: ${last.status} ${JSON.stringify(last.body)}`);
+    items.push(...(last.body as T[]));
+    at = nextLink(last);
+    pages++;
+  }
+  return { items, total: Number(last?.headers.get('x-total-count')), pages };
+}

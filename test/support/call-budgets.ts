@@ -20,12 +20,11 @@ const sprint = `${project}/sprints/{sprint_id}`;
 /** Every spelling of a route (PATCH and its PUT spelling share a handler, so a budget). */
 const both = (path: string, budget: Budget) => ({ [`PATCH ${path}`]: budget, [`PUT ${path}`]: budget });
 
-const issueBranch =
-  "Kept at today's count: the issue-list rework (rank index, list filters) changes how issue lists and positions read and write.";
 const list = (what: string): Budget => ({
   calls: 3,
-  reason: `A page: the ${what} Query, then its ancestors and total in one BatchGetItem. Kept at today's count: the issue-list branch reworks list reads.`,
+  reason: `A page: the ${what} Query, then its ancestors and total in one BatchGetItem.`,
 });
+const rank = 'docs/issue-lists.md';
 
 /** Exceptions, by `METHOD path` as in `lib/routes.ts`, with their reason. */
 export const exceptions: Record<string, Budget> = {
@@ -41,16 +40,29 @@ export const exceptions: Record<string, Budget> = {
   [`GET ${project}/issues/{issue_id}/activity`]: list('activity'),
   [`GET ${sprint}/activity`]: list('activity'),
   'GET /api/v1/webhooks': list('endpoints'),
-  // Issue writes
-  [`POST ${sprint}/issues`]: { calls: 4, reason: `The issue's id and number, then the transaction. ${issueBranch}` },
-  [`POST ${project}/issues`]: { calls: 4, reason: `The issue's id and number, then the transaction. ${issueBranch}` },
+  'GET /api/v1/me/issues': {
+    calls: 4,
+    reason: `The index Query, the issues with their ancestors in one BatchGetItem, then a keys-only count per issue for its place: 3 + the page's issues (a page of 1 here; ${rank}).`,
+  },
+  // Issues: an issue's place is a count in its list's rank index, read after the issue
+  'GET /api/v1/issues/{issue_key}': {
+    calls: 5,
+    reason: `The key's pointer, the project and the issue in one BatchGetItem, then its place, with its sprint if it is in one: 4 in the backlog, 5 in a sprint (${rank}).`,
+  },
+  [`GET ${sprint}/issues/{issue_id}`]: { calls: 3, reason: `The issue with its ancestors, then its place (${rank}).` },
+  [`GET ${project}/issues/{issue_id}`]: { calls: 3, reason: `The issue with its ancestors, then its place (${rank}).` },
+  [`POST ${sprint}/issues`]: {
+    calls: 5,
+    reason: `The issue's id and number, with the sprint read beside them for the answer's place, then the transaction (${rank}).`,
+  },
+  [`POST ${project}/issues`]: { calls: 4, reason: `The issue's id and number, then the transaction (${rank}).` },
   ...both(`${sprint}/issues/{issue_id}`, {
     calls: 4,
-    reason: `A move reads the keys around its new place, then writes in one transaction. ${issueBranch}`,
+    reason: `The issue with its ancestors, the keys around its place, then one transaction that keeps the rank counters (${rank}).`,
   }),
   ...both(`${project}/issues/{issue_id}`, {
     calls: 4,
-    reason: `A move reads the keys around its new place, then writes in one transaction. ${issueBranch}`,
+    reason: `The issue with its ancestors, the keys around its place, then one transaction that keeps the rank counters (${rank}).`,
   }),
   // Comments
   [`POST ${sprint}/issues/{issue_id}/comments`]: {

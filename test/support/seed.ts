@@ -1,12 +1,13 @@
 import { BatchWriteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
 import { gsi1, keys, listKeys } from '../../lib/db/keys.ts';
+import { rankDelta } from '../../lib/domain/positions.ts';
 
 /**
  * Fast seeding of big hierarchies for cascade tests: items shaped exactly as the data layer stores
  * them (COMMON item shapes: sprint, issue, comment, with their LSI1 and GSI1 keys), written with
- * BatchWrite, and ids taken from the organisation's real sequences. Counters on the parents are
- * set to match. Small tests create through the API instead.
+ * BatchWrite, and ids taken from the organisation's real sequences. Counters on the parents (the
+ * rank index of each list included, lib/domain/positions.ts) are set to match. Small tests create through the API instead.
  */
 
 const now = () => new Date().toISOString();
@@ -161,9 +162,12 @@ export async function seedProject(
   let issueCursor = 0;
   let commentCursor = 0;
   const parents: (number | null)[] = [...sprintIds, ...(backlog > 0 ? [null] : [])];
+  let backlogRank: Record<string, number> = {};
   for (const sprintId of parents) {
     const count = sprintId === null ? backlog : shape.issuesPerSprint;
-    if (sprintId !== null) items.push(sprintItem(orgId, projectId, sprintId, count));
+    const rank = rankDelta(Array.from({ length: count }, (_, i) => ({ to: (i + 1) * 1024 })));
+    if (sprintId !== null) items.push({ ...sprintItem(orgId, projectId, sprintId, count), ...rank });
+    else backlogRank = rank;
     const ids = issueIds.slice(issueCursor, issueCursor + count);
     issueCursor += count;
     issues.set(sprintId, ids);
@@ -190,6 +194,19 @@ export async function seedProject(
       ],
     }),
   );
+  // The backlog's rank counters, 100 per update (an update expression is limited to 4 KB).
+  const rank = Object.entries(backlogRank);
+  for (let i = 0; i < rank.length; i += 100) {
+    const chunk = rank.slice(i, i + 100);
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.project(orgId, projectId),
+        UpdateExpression: `ADD ${chunk.map(([name]) => `${name} :${name}`).join(', ')}`,
+        ExpressionAttributeValues: Object.fromEntries(chunk.map(([name, by]) => [`:${name}`, by])),
+      }),
+    );
+  }
   return { sprintIds, issues, commentIds, items: items.length };
 }
 

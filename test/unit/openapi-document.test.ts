@@ -87,13 +87,14 @@ describe('the OpenAPI document', () => {
     expect(routes.some((r) => !r.auth && r.path === '/api-docs/v1/swagger.yaml')).toBe(true);
   });
 
-  it('types every path parameter as a positive integer, and gives lists page, per_page and cursor', () => {
+  it('types every path parameter as a positive integer (an issue key as its pattern), and gives lists page, per_page and cursor', () => {
     for (const route of routes) {
       const op = operationOf(route.method, route.path);
       const params: Json[] = op.parameters ?? [];
       for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {
         const p = params.find((x) => x.in === 'path' && x.name === name);
-        expect(p, `${route.operation.id} {${name}}`).toMatchObject({ required: true, schema: { type: 'integer', minimum: 1 } });
+        const schema = name === 'issue_key' ? { type: 'string', pattern: expect.any(String) } : { type: 'integer', minimum: 1 };
+        expect(p, `${route.operation.id} {${name}}`).toMatchObject({ required: true, schema });
       }
       const query = params.filter((x) => x.in === 'query').map((x) => x.name);
       if (route.operation.success.list)

@@ -2,14 +2,23 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   appendedPosition,
+  appendToEnd,
+  blockAtOffset,
+  blockOf,
+  blockStart,
+  BLOCK_SPAN,
+  countBefore,
   defaultPlacementOptions,
   gapFor,
   isAllocated,
   midpoint,
   planPlacement,
   POSITION_BASE,
-  windowOf,
-  windowRead,
+  rankDelta,
+  rankIndexOf,
+  windowAt,
+  windowReadAt,
+  type KeyChange,
   type Slot,
 } from '../../lib/domain/positions.ts';
 
@@ -26,6 +35,17 @@ class Simulation {
   items = new Map<number, number>();
   model: number[] = [];
   stats = { moves: 0, renumbered: 0, largestRenumber: 0, fallbacks: 0, largestFallback: 0, largestRead: 0 };
+  /** The rank counters, kept only through `rankDelta` of every key change, as the writes keep them. */
+  counters: Record<string, number> = {};
+
+  private keyChanges(changes: KeyChange[]) {
+    for (const [name, by] of Object.entries(rankDelta(changes))) this.counters[name] = (this.counters[name] ?? 0) + by;
+  }
+
+  private setKey(id: number, to: number) {
+    this.keyChanges([{ from: this.items.get(id), to }]);
+    this.items.set(id, to);
+  }
 
   sorted(): Slot[] {
     return [...this.items].map(([id, position]) => ({ id, position })).sort((a, b) => a.position - b.position || a.id - b.id);
@@ -34,13 +54,14 @@ class Simulation {
   create() {
     this.seq += 1;
     const id = this.nextId++;
-    this.items.set(id, appendedPosition(this.seq));
+    this.setKey(id, appendedPosition(this.seq));
     this.model.push(id);
   }
 
   remove(index: number) {
     const id = this.model[index % this.model.length];
     if (id === undefined) return;
+    this.keyChanges([{ from: this.items.get(id) }]);
     this.items.delete(id);
     this.model = this.model.filter((x) => x !== id);
   }
@@ -55,23 +76,27 @@ class Simulation {
     this.model = expected;
 
     if (place > siblings) {
-      if (siblings > 0) this.items.set(id, appendedPosition(++this.seq));
+      if (siblings > 0) this.setKey(id, appendedPosition(++this.seq));
       return;
     }
     const list = this.sorted();
-    const { forward, limit } = windowRead(place, siblings, MARGIN);
-    const read = (forward ? list : [...list].reverse()).slice(0, limit);
+    const { block, before, limit } = windowReadAt(rankIndexOf(this.counters), place, MARGIN);
+    const from = list.findIndex((s) => s.position >= blockStart(block));
+    const start = from < 0 ? list.length : from;
+    const read = list.slice(start, start + limit);
+    expect(start).toBe(before);
     this.stats.largestRead = Math.max(this.stats.largestRead, read.length);
-    const window = windowOf(read, forward, list.length < limit, siblings, id);
+    const moved = this.items.get(id) as number;
+    const window = windowAt(read, before, start + limit >= list.length, id, blockOf(moved) < block);
     const gap = gapFor(place, window.before, window.slots.length);
     if (window.movedAt === gap) return;
     const plan = planPlacement({ ...window, gap, endBound: appendedPosition(this.seq + 1) });
     if (plan) {
       expect(isAllocated(plan.position)).toBe(false);
-      this.items.set(id, plan.position);
+      this.setKey(id, plan.position);
       for (const r of plan.renumber) {
         expect(this.items.get(r.id)).toBe(r.from);
-        this.items.set(r.id, r.to);
+        this.setKey(r.id, r.to);
       }
       this.stats.renumbered += plan.renumber.length;
       this.stats.largestRenumber = Math.max(this.stats.largestRenumber, plan.renumber.length);
@@ -87,10 +112,10 @@ class Simulation {
     this.seq += run.length + 1;
     const moves = run.map((s, i) => ({ id: s.id, to: appendedPosition(first + 1 + i) }));
     for (let end = moves.length; end > 0; end -= 100) {
-      for (const m of moves.slice(Math.max(0, end - 100), end)) this.items.set(m.id, m.to);
+      for (const m of moves.slice(Math.max(0, end - 100), end)) this.setKey(m.id, m.to);
       this.checkStrictOrder(id);
     }
-    this.items.set(id, appendedPosition(first));
+    this.setKey(id, appendedPosition(first));
   }
 
   /** Positions of all but the moving issue strictly increase in list order (hence are unique). */
@@ -102,6 +127,15 @@ class Simulation {
   check() {
     const sorted = this.sorted();
     expect(sorted.map((s) => s.id)).toEqual(this.model);
+    // The counters kept by deltas equal a recount, and give every issue its place.
+    const recount: Record<string, number> = {};
+    for (const s of sorted) recount[`rk_${blockOf(s.position)}`] = (recount[`rk_${blockOf(s.position)}`] ?? 0) + 1;
+    expect(rankIndexOf(this.counters)).toEqual(rankIndexOf(recount));
+    const index = rankIndexOf(this.counters);
+    sorted.forEach((s, i) => {
+      const inBlock = sorted.filter((t, j) => j <= i && blockOf(t.position) === blockOf(s.position)).length;
+      expect(countBefore(index, blockOf(s.position)) + inBlock).toBe(i + 1);
+    });
     expect(new Set(sorted.map((s) => s.position)).size).toBe(sorted.length);
     for (const s of sorted) {
       expect(Number.isSafeInteger(s.position)).toBe(true);
@@ -130,21 +164,68 @@ describe('positions', () => {
     expect(gapFor(1, 40, 20)).toBe(0);
   });
 
-  it('reads from the nearer end of the list, the place plus a margin', () => {
-    expect(windowRead(1, 1000, 41)).toEqual({ forward: true, limit: 43 });
-    expect(windowRead(1000, 1000, 41)).toEqual({ forward: false, limit: 44 });
-    expect(windowRead(10, 1000, 41).limit).toBe(52);
-    expect(windowRead(990, 1000, 41)).toEqual({ forward: false, limit: 54 });
+  it('reads the window from the block that holds the place minus the margin, at most a block more than needed', () => {
+    // 100 appended issues: blocks of 32 allocations.
+    const counters: Record<string, number> = {};
+    for (let seq = 1; seq <= 100; seq++) {
+      const name = `rk_${blockOf(appendedPosition(seq))}`;
+      counters[name] = (counters[name] ?? 0) + 1;
+    }
+    const index = rankIndexOf(counters);
+    expect(index.reduce((n, [, c]) => n + c, 0)).toBe(100);
+    expect(Math.max(...index.map(([, c]) => c))).toBeLessThanOrEqual(BLOCK_SPAN / 1024);
+    const near = windowReadAt(index, 1, 41);
+    expect(near.before).toBe(0);
+    expect(near.limit).toBe(43);
+    const deep = windowReadAt(index, 90, 41);
+    expect(deep.before).toBeLessThanOrEqual(90 - 2 - 41);
+    expect(deep.before).toBeGreaterThan(90 - 2 - 41 - 32);
+    expect(deep.limit).toBe(90 + 41 + 1 - deep.before);
+    expect(windowReadAt([], 5, 41)).toEqual({ block: 0, before: 0, limit: 47 });
+  });
+
+  it('finds the block of an offset and the issues before it', () => {
+    const index: [number, number][] = [
+      [3, 2],
+      [5, 4],
+      [9, 1],
+    ];
+    expect(blockAtOffset(index, 0)).toEqual({ block: 3, before: 0 });
+    expect(blockAtOffset(index, 2)).toEqual({ block: 5, before: 2 });
+    expect(blockAtOffset(index, 6)).toEqual({ block: 9, before: 6 });
+    expect(blockAtOffset(index, 7)).toBeUndefined();
+    expect(countBefore(index, 5)).toBe(2);
+    expect(countBefore(index, 10)).toBe(7);
+    expect(rankIndexOf({ rk_9: 1, rk_3: 2, rk_4: 0, rk_5: 4, name: 'x' })).toEqual(index);
+  });
+
+  it('counts key changes per block, leaving out what cancels', () => {
+    const a = blockStart(40) + 5;
+    const b = blockStart(41) + 7;
+    expect(rankDelta([{ to: a }, { from: a, to: a + 1 }, { from: b }])).toEqual({ rk_40: 1, rk_41: -1 });
+    const appended = appendToEnd(
+      [
+        { id: 1, position: a },
+        { id: 2, position: b },
+      ],
+      7,
+    );
+    expect(appended.moves).toEqual([
+      { id: 1, from: a, to: appendedPosition(7) },
+      { id: 2, from: b, to: appendedPosition(8) },
+    ]);
+    expect(appended.leaving).toEqual({ rk_40: -1, rk_41: -1 });
+    expect(appended.joining).toEqual({ [`rk_${blockOf(appendedPosition(7))}`]: 2 });
   });
 
   it('takes the moving issue out of the window and says where it was', () => {
     const keys = [1, 2, 3, 4].map((id) => ({ id, position: id * 1024 }));
-    const w = windowOf(keys, true, true, 3, 3);
+    const w = windowAt(keys, 0, true, 3, false);
     expect(w).toMatchObject({ before: 0, atStart: true, atEnd: true, movedAt: 2 });
     expect(w.slots.map((s) => s.id)).toEqual([1, 2, 4]);
-    const back = windowOf([...keys].reverse(), false, false, 10, 99);
-    expect(back).toMatchObject({ before: 6, atStart: false, atEnd: true, movedAt: undefined });
-    expect(back.slots.map((s) => s.id)).toEqual([1, 2, 3, 4]);
+    const later = windowAt(keys, 7, false, 99, true);
+    expect(later).toMatchObject({ before: 6, atStart: false, atEnd: false, movedAt: undefined });
+    expect(later.slots.map((s) => s.id)).toEqual([1, 2, 3, 4]);
   });
 
   it('moves with a midpoint when there is room, renumbering nothing', () => {

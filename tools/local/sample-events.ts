@@ -56,6 +56,7 @@ export const samples: Record<string, Sample> = {
   replaceSprint: { body: { sprint: { name: 'Sprint 1: launch pad' } } },
   completeSprint: { body: { carry_over: { sprint_id: null } } },
   createSprintCompletion: { body: {} },
+  getIssueByKey: { params: { issue_key: 'APL-1' } },
   listSprintIssues: listQuery,
   createSprintIssue: { body: { issue: { title: 'Build the lunar module', story_points: 8 } } },
   getSprintIssue: { params: sprintIssue },

@@ -187,6 +187,13 @@ const idParam = (name: string) =>
     .max(Number.MAX_SAFE_INTEGER)
     .meta({ param: { description: `\`${name}\`: a positive integer id.` } });
 
+/** `{issue_key}`: what people read on an issue, a project prefix and a number. */
+const keyParam = (name: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9]{2,4}-[1-9][0-9]{0,15}$/)
+    .meta({ param: { description: `\`${name}\`: an issue key such as APL-42, in any case.` } });
+
 const pageQuery = z.object({
   page: PaginationQuery.shape.page.meta({ param: { description: 'Page number, from 1.' } }),
   per_page: PaginationQuery.shape.per_page.meta({
@@ -211,7 +218,9 @@ function routeConfig(route: Route, components: Map<string, ResponseConfig>): Rou
     tags: [op.tag],
     security: route.auth ? authenticated : [],
     request: {
-      ...(names.length ? { params: z.object(Object.fromEntries(names.map((n) => [n, idParam(n)]))) } : {}),
+      ...(names.length
+        ? { params: z.object(Object.fromEntries(names.map((n) => [n, n === 'issue_key' ? keyParam(n) : idParam(n)]))) }
+        : {}),
       ...(query ? { query } : {}),
       ...(op.idempotent ? { headers: idempotencyHeader } : {}),
       ...(op.body ? { body: { required: !op.optionalBody, content: { 'application/json': { schema: op.body } } } } : {}),

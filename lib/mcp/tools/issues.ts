@@ -2,8 +2,9 @@ import * as z from 'zod';
 import { listIssueActivity } from '../../domain/activity.ts';
 import { Activity } from '../../schemas/activity.ts';
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../domain/issues.ts';
+import { listMyIssues } from '../../domain/my-issues.ts';
 import { Issue, IssueCreateFields, IssueStatus, IssueUpdateFields } from '../../schemas/issues.ts';
-import { listInfo, listInput, listThrough } from '../list.ts';
+import { filteredPage, listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, locateIssue } from '../locate.ts';
 import { annotations, defineTool, id, type Tool } from '../tool.ts';
 
@@ -16,24 +17,63 @@ export const issueTools: Tool[] = [
     'list_issues',
     {
       description:
-        'Issues of a sprint, or of the backlog (sprint_id null), in order. A filtered call checks the next `limit` issues: follow next_cursor to the end.',
+        'Issues of a sprint, or of the backlog (sprint_id null), in order (position 1..n). A filtered call looks through the next 1,000 issues: follow next_cursor to the end.',
       input: z.object({
         project_id: projectId(),
         sprint_id: id('null: the backlog.').nullable(),
         status: z.array(IssueStatus).min(1).optional(),
         assignee_id: id('null: unassigned.').nullable().optional(),
+        q: z.string().min(1).max(255).optional().describe('In the title, any case.'),
+        updated_since: z.iso.datetime({ offset: true }).optional().describe('Updated at or after.'),
+        ...listInput,
+      }),
+      output: {
+        issues: z.array(Issue),
+        ...listInfo,
+        total: z
+          .number()
+          .int()
+          .describe('Issues in the list; with filters, the matches found so far (all once next_cursor is null).'),
+      },
+      annotations: annotations.read,
+    },
+    async (caller, { project_id, sprint_id, status, assignee_id, q, updated_since, ...args }) => {
+      const at = { projectId: project_id, sprintId: sprint_id };
+      const filters =
+        status || assignee_id !== undefined || q !== undefined || updated_since !== undefined
+          ? { status, assigneeId: assignee_id, q, updatedSince: updated_since && new Date(updated_since).toISOString() }
+          : undefined;
+      if (!filters) {
+        const { items, ...info } = await listThrough(args, (page) => listIssues(caller, at, page));
+        return { issues: items, ...info };
+      }
+      // A filtered page's cursor carries the places and matches before it: passed through as is.
+      const { items, ...info } = filteredPage(
+        await listIssues(caller, at, { page: 1, perPage: args.limit, cursor: args.cursor }, filters),
+      );
+      return { issues: items, ...info };
+    },
+  ),
+
+  defineTool(
+    'my_issues',
+    {
+      description: 'Issues assigned to you across projects, most recently updated first: "what am I working on".',
+      input: z.object({
+        status: z.array(IssueStatus).min(1).optional(),
         ...listInput,
       }),
       output: { issues: z.array(Issue), ...listInfo },
       annotations: annotations.read,
     },
-    async (caller, { project_id, sprint_id, status, assignee_id, ...args }) => {
-      const filter =
-        status || assignee_id !== undefined
-          ? (i: Issue) => (!status || status.includes(i.status)) && (assignee_id === undefined || i.assignee_id === assignee_id)
-          : undefined;
-      const at = { projectId: project_id, sprintId: sprint_id };
-      const { items, ...info } = await listThrough(args, (page) => listIssues(caller, at, page), filter);
+    async (caller, { status, ...args }) => {
+      if (!status) {
+        const { items, ...info } = await listThrough(args, (page) => listMyIssues(caller, page));
+        return { issues: items, ...info };
+      }
+      const { items, ...info } = filteredPage(
+        await listMyIssues(caller, { page: 1, perPage: args.limit, cursor: args.cursor }, status),
+      );
       return { issues: items, ...info };
     },
   ),

@@ -1,0 +1,160 @@
+/**
+ * `npm run bench:lists`: what reading a big issue list costs (docs/issue-lists.md). Starts its own
+ * DynamoDB Local on a free port, seeds a project whose backlog holds 10,000 issues (BatchWrite of
+ * the stored shapes, with the rank index the writes keep; 1% of the titles contain "needle"),
+ * then measures, in this one run, through the domain functions the handlers call:
+ *
+ * - page 1 vs page 100 (per_page 100) and page 1 vs page 400 (per_page 25);
+ * - the GET of the first issue vs the GET of the last (place 10,000);
+ * - a filtered page (`q=needle`, 1% matching) vs an unfiltered page of the same size, and the
+ *   walk of all the filtered pages to the end.
+ *
+ * Each figure is the median of `--rounds` runs (interleaved), in wall time and in DynamoDB read
+ * units (ReturnConsumedCapacity on every call), with DynamoDB calls per request. Prints a
+ * Markdown table. A few minutes on two cores, most of it seeding.
+ *
+ *   npm run bench:lists [-- --rounds 15 --issues 10000]
+ */
+import { parseArgs } from 'node:util';
+import { startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
+
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '15' }, issues: { type: 'string', default: '10000' } },
+});
+const rounds = Number(values.rounds);
+const total = Number(values.issues);
+
+const dynamo = await startDynamoDbLocal();
+process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+process.env.TABLE_NAME = `bench-lists-${Date.now()}`;
+process.env.AWS_REGION ??= 'local';
+
+// Modules that read the endpoint at load come after it is set.
+const { ensureTable } = await import('../../tools/local/table.ts');
+const { db, tableName } = await import('../../lib/db/client.ts');
+const { keys } = await import('../../lib/db/keys.ts');
+const { createOrganisation } = await import('../../lib/domain/accounts.ts');
+const { createProject } = await import('../../lib/domain/projects.ts');
+const { getIssue, listIssues } = await import('../../lib/domain/issues.ts');
+const { seedProject } = await import('../../test/support/seed.ts');
+const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+
+/** Read units and calls of every DynamoDB call made while a measured step runs. */
+const { meter } = (await import('../../test/support/read-meter.ts')).meterReads();
+
+try {
+  await ensureTable(dynamo.endpoint, tableName);
+  const started = Date.now();
+  const org = await createOrganisation('Bench', { name: 'Bench Admin', email: 'bench@example.com' });
+  const caller = { orgId: org.organisation.id, accountId: org.account.id, role: 'admin' as const, tokenHash: '' };
+  const project = await createProject(caller, { name: 'Big', prefix: 'BIG' });
+  const seeded = await seedProject(caller.orgId, project.id, caller.accountId, {
+    sprints: 0,
+    issuesPerSprint: 0,
+    backlog: total,
+    commentsPerIssue: 0,
+  });
+  const ids = seeded.issues.get(null) ?? [];
+  // 1% of the titles hold the needle, spread over the list.
+  for (let i = 0; i < ids.length; i += 400) {
+    await Promise.all(
+      ids.slice(i, i + 400).flatMap((id, k) =>
+        (i + k) % 100 === 50
+          ? [
+              db.send(
+                new UpdateCommand({
+                  TableName: tableName,
+                  Key: keys.issue(caller.orgId, project.id, id),
+                  UpdateExpression: 'SET title = :t',
+                  ExpressionAttributeValues: { ':t': `Find the needle ${id}` },
+                }),
+              ),
+            ]
+          : [],
+      ),
+    );
+  }
+  const seedSeconds = (Date.now() - started) / 1000;
+  const backlog = { projectId: project.id, sprintId: null };
+
+  type Step = () => Promise<unknown>;
+  const steps: Record<string, Step> = {
+    'page 1 (per_page 100)': () => listIssues(caller, backlog, { page: 1, perPage: 100 }),
+    'page 100 (per_page 100)': () => listIssues(caller, backlog, { page: 100, perPage: 100 }),
+    'page 1 (per_page 25)': () => listIssues(caller, backlog, { page: 1, perPage: 25 }),
+    'page 400 (per_page 25)': () => listIssues(caller, backlog, { page: 400, perPage: 25 }),
+    'GET the first issue': () => getIssue(caller, backlog, ids[0] as number),
+    'GET the last issue (place 10,000)': () => getIssue(caller, backlog, ids.at(-1) as number),
+    'filtered page 1 (q=needle, per_page 25)': () => listIssues(caller, backlog, { page: 1, perPage: 25 }, { q: 'needle' }),
+  };
+  const samples = new Map<string, { ms: number[]; units: number[]; calls: number[] }>();
+  for (let r = 0; r < rounds + 1; r++) {
+    for (const [name, step] of Object.entries(steps)) {
+      meter.units = 0;
+      meter.calls = 0;
+      const t0 = performance.now();
+      await step();
+      const ms = performance.now() - t0;
+      if (r === 0) continue; // warm-up
+      const s = samples.get(name) ?? { ms: [], units: [], calls: [] };
+      s.ms.push(ms);
+      s.units.push(meter.units);
+      s.calls.push(meter.calls);
+      samples.set(name, s);
+    }
+  }
+
+  // The whole filtered walk: every page by its cursor, to the end.
+  meter.units = 0;
+  meter.calls = 0;
+  const t0 = performance.now();
+  let cursor: string | undefined;
+  let pages = 0;
+  let matches = 0;
+  let last: Awaited<ReturnType<typeof listIssues>> | undefined;
+  do {
+    last = await listIssues(caller, backlog, { page: 1, perPage: 25, cursor }, { q: 'needle' });
+    matches += last.items.length;
+    cursor = last.page.nextCursor;
+    pages++;
+  } while (cursor);
+  const walk = { ms: performance.now() - t0, units: meter.units, calls: meter.calls, pages, matches, total: last.total };
+
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.floor(s.length / 2)] as number;
+  };
+  const row = (name: string) => {
+    const s = samples.get(name) as { ms: number[]; units: number[]; calls: number[] };
+    return { ms: median(s.ms), units: median(s.units), calls: median(s.calls) };
+  };
+  const fmt = (n: number, d = 1) => n.toFixed(d);
+  console.log(`\nBacklog of ${total} issues (seeded in ${fmt(seedSeconds)} s), median of ${rounds} rounds, DynamoDB Local.\n`);
+  console.log('| read | time (ms) | read units | DynamoDB calls |');
+  console.log('|---|---:|---:|---:|');
+  for (const name of Object.keys(steps)) {
+    const r = row(name);
+    console.log(`| ${name} | ${fmt(r.ms)} | ${fmt(r.units)} | ${r.calls} |`);
+  }
+  console.log(
+    `| all filtered pages to the end (${walk.pages} pages, ${walk.matches} matches, X-Total-Count ${walk.total}) | ${fmt(walk.ms)} | ${fmt(walk.units)} | ${walk.calls} |`,
+  );
+  const ratio = (a: string, b: string) => {
+    const x = row(a);
+    const y = row(b);
+    return `${fmt(x.ms / y.ms, 2)}x time, ${fmt(x.units / y.units, 2)}x read units`;
+  };
+  console.log('\n| ratio (same run) | |');
+  console.log('|---|---|');
+  console.log(`| page 100 / page 1 (per_page 100) | ${ratio('page 100 (per_page 100)', 'page 1 (per_page 100)')} |`);
+  console.log(`| page 400 / page 1 (per_page 25) | ${ratio('page 400 (per_page 25)', 'page 1 (per_page 25)')} |`);
+  console.log(`| GET last / GET first | ${ratio('GET the last issue (place 10,000)', 'GET the first issue')} |`);
+  console.log(
+    `| filtered page / unfiltered page (per_page 25) | ${ratio('filtered page 1 (q=needle, per_page 25)', 'page 1 (per_page 25)')} |`,
+  );
+  const deep = row('GET the last issue (place 10,000)');
+  const shallow = row('GET the first issue');
+  console.log(`\nThe place of the deepest issue costs ${fmt(deep.units - shallow.units, 1)} read units more than the first's.`);
+} finally {
+  await dynamo.stop();
+}
