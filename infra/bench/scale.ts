@@ -111,16 +111,29 @@ async function seedSprintIssues(orgId: number, projectId: number, sprintId: numb
   const { db, tableName } = await import('../../lib/db/client.ts');
   const { keys } = await import('../../lib/db/keys.ts');
   const { issueItem, putAll, takeIds } = await import('../../test/support/seed.ts');
+  const { rankDelta } = await import('../../lib/domain/positions.ts');
   const ids = await takeIds(orgId, 'issue', n);
-  await putAll(ids.map((id, i) => issueItem(orgId, projectId, sprintId, id, (i + 1) * 1024)));
-  await db.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.sprint(orgId, projectId, sprintId),
-      UpdateExpression: 'ADD issues_count :n, open_issues_count :n, total_story_points :p, open_story_points :p',
-      ExpressionAttributeValues: { ':n': n, ':p': 3 * n },
-    }),
-  );
+  const positions = ids.map((_, i) => (i + 1) * 1024);
+  await putAll(ids.map((id, i) => issueItem(orgId, projectId, sprintId, id, positions[i]!)));
+  // The counters, then the list's rank index (lib/domain/positions.ts), 100 a time (4 KB expressions).
+  const counters: [string, number][] = [
+    ['issues_count', n],
+    ['open_issues_count', n],
+    ['total_story_points', 3 * n],
+    ['open_story_points', 3 * n],
+    ...Object.entries(rankDelta(positions.map((to) => ({ to })))),
+  ];
+  for (let i = 0; i < counters.length; i += 100) {
+    const chunk = counters.slice(i, i + 100);
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.sprint(orgId, projectId, sprintId),
+        UpdateExpression: `ADD ${chunk.map(([name]) => `${name} :${name}`).join(', ')}`,
+        ExpressionAttributeValues: Object.fromEntries(chunk.map(([name, by]) => [`:${name}`, by])),
+      }),
+    );
+  }
   await db.send(
     new UpdateCommand({
       TableName: tableName,
