@@ -166,6 +166,20 @@ export async function getAccountItem(orgId: number, accountId: number): Promise<
   return out.Item as AccountItem | undefined;
 }
 
+/**
+ * An account with the rate-limit bucket of one of its tokens, in one consistent BatchGetItem: what
+ * regenerating the token of a request needs (the bucket carries over to the new token).
+ */
+export async function getAccountWithBucket(
+  orgId: number,
+  accountId: number,
+  tokenHash: string,
+): Promise<{ account?: AccountItem; tat: number | undefined }> {
+  const [account, token] = await batchGet([keys.account(orgId, accountId), keys.token(tokenHash)]);
+  const tat = token?.tat;
+  return { account: account as AccountItem | undefined, tat: tat === undefined ? undefined : Number(tat) };
+}
+
 /** An account with its organisation, in one consistent BatchGetItem (GET /me). */
 export async function getAccountWithOrganisation(
   orgId: number,
@@ -187,8 +201,14 @@ export async function getOrganisationItem(orgId: number): Promise<OrganisationIt
  * Refused as `STALE`, changing nothing, when the account's token is no longer `account.token_hash`
  * (another rotation or revocation got there first).
  */
-export async function replaceToken(orgId: number, account: AccountItem, newHash: string | undefined): Promise<void> {
-  const carriedTat = newHash && account.token_hash ? await bucketStateOf(account.token_hash) : undefined;
+export async function replaceToken(
+  orgId: number,
+  account: AccountItem,
+  newHash: string | undefined,
+  /** The old token's bucket, when the caller read it with the account (`getAccountWithBucket`). */
+  bucket?: { tat: number | undefined },
+): Promise<void> {
+  const carriedTat = newHash && account.token_hash ? (bucket ? bucket.tat : await bucketStateOf(account.token_hash)) : undefined;
   const items: GuardedItem[] = [
     {
       item: {

@@ -4,7 +4,7 @@ import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
-import { Refused, setAssignments, transact } from './transactions.ts';
+import { batchGet, Refused, setAssignments, transact } from './transactions.ts';
 import { PRECONDITION, guardVersion, versionChecked, versionRequired, withVersion } from './versions.ts';
 import { stampUpdate } from './actor.ts';
 
@@ -105,6 +105,16 @@ export async function insertWebhook(orgId: number, webhook: WebhookItem): Promis
 export async function getWebhookItem(orgId: number, webhookId: number): Promise<WebhookItem | undefined> {
   const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.webhook(orgId, webhookId), ConsistentRead: true }));
   return out.Item as WebhookItem | undefined;
+}
+
+/** An endpoint and one of its deliveries, in one consistent BatchGetItem (a redelivery reads both). */
+export async function getWebhookWithDelivery(
+  orgId: number,
+  webhookId: number,
+  deliveryId: string,
+): Promise<{ webhook?: WebhookItem; delivery?: DeliveryItem }> {
+  const [webhook, delivery] = await batchGet([keys.webhook(orgId, webhookId), keys.delivery(orgId, webhookId, deliveryId)]);
+  return { webhook: webhook as WebhookItem | undefined, delivery: delivery as DeliveryItem | undefined };
 }
 
 /** Every endpoint of an organisation (at most `MAX_WEBHOOKS`): one consistent Query. */

@@ -1,6 +1,7 @@
 import {
   accountRefusals,
   getAccountItem,
+  getAccountWithBucket,
   getAccountWithOrganisation,
   getOrganisationItem,
   insertAccount,
@@ -103,11 +104,14 @@ export async function revokeOwnToken(caller: Principal): Promise<void> {
 }
 
 async function replaceOwnToken(caller: Principal, newHash: string | undefined): Promise<void> {
-  const account = await getAccountItem(caller.orgId, caller.accountId);
+  // A new token takes over the bucket of this request's token: read with the account, in one call.
+  const { account, tat } = newHash
+    ? await getAccountWithBucket(caller.orgId, caller.accountId, caller.tokenHash)
+    : { account: await getAccountItem(caller.orgId, caller.accountId), tat: undefined };
   const invalid = () => new UnauthorizedError('Invalid API token');
   if (!account || account.token_hash !== caller.tokenHash) throw invalid();
   // Rotated or revoked since it was read: this request's token no longer grants anything.
-  await refusedAs({ [STALE]: invalid }, () => replaceToken(caller.orgId, account, newHash));
+  await refusedAs({ [STALE]: invalid }, () => replaceToken(caller.orgId, account, newHash, { tat }));
 }
 
 export async function listAccounts(caller: Principal, page: PageRequest) {

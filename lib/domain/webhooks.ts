@@ -108,10 +108,14 @@ export async function listDeliveries(caller: Principal, webhookId: number): Prom
  * pending is being delivered already: 422.
  */
 export async function redeliver(caller: Principal, webhookId: number, deliveryId: string): Promise<Delivery> {
-  await ownWebhook(caller, webhookId);
-  const delivery = /^msg_[\w-]{1,64}$/.test(deliveryId)
-    ? await store.getDelivery(caller.orgId, webhookId, deliveryId)
-    : undefined;
+  if (!/^msg_[\w-]{1,64}$/.test(deliveryId)) {
+    await ownWebhook(caller, webhookId);
+    throw new NotFoundError('Delivery');
+  }
+  requireAdmin(caller);
+  // The endpoint and the delivery in one call: a missing endpoint is still a 404 for the endpoint.
+  const { webhook, delivery } = await store.getWebhookWithDelivery(caller.orgId, webhookId, deliveryId);
+  if (!webhook) throw new NotFoundError('Webhook');
   if (!delivery) throw new NotFoundError('Delivery');
   if (delivery.status === 'pending') throw new TransitionError('The delivery is still pending: it is being delivered');
   const written = await refusedAs(refusals, () => store.requestRedelivery(caller.orgId, webhookId, deliveryId, delivery.status));

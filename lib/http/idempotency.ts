@@ -25,15 +25,24 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /**
+ * The JMESPath expressions of the records: field paths only, which is all that the bundles' JMESPath
+ * evaluates (infra/shims/jmespath-paths.ts).
+ */
+export const jmesPaths = {
+  eventKey:
+    '[requestContext.authorizer.orgId, requestContext.authorizer.accountId, httpMethod, resource, pathParameters, headers."idempotency-key"]',
+  payload: 'body',
+} as const;
+
+/**
  * A key is scoped to the calling account and to the request's route and path: two accounts, or
  * one account on two paths, never share a record. What must match on reuse is the JSON body, on
  * routes that take one (a body-less route ignores any body, so there is nothing to compare).
  */
 function configFor(takesBody: boolean) {
   return new IdempotencyConfig({
-    eventKeyJmesPath:
-      '[requestContext.authorizer.orgId, requestContext.authorizer.accountId, httpMethod, resource, pathParameters, headers."idempotency-key"]',
-    ...(takesBody ? { payloadValidationJmesPath: 'body' } : {}),
+    eventKeyJmesPath: jmesPaths.eventKey,
+    ...(takesBody ? { payloadValidationJmesPath: jmesPaths.payload } : {}),
     throwOnNoIdempotencyKey: true,
     expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS,
     hashFunction: 'sha256',

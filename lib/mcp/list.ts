@@ -3,22 +3,13 @@ import type { Page, PageRequest } from '../db/list.ts';
 import { ValidationError } from '../domain/errors.ts';
 import { itemsWithinBudget, mcpItemBytes, RESPONSE_BYTE_BUDGET } from '../http/byte-budget.ts';
 
-/** `limit`/`cursor` arguments of every list tool. */
+/**
+ * `limit`/`cursor` arguments of every list tool. What they mean is said once, in the server's
+ * instructions (lib/mcp/server.ts), not in every list tool's schema.
+ */
 export const listInput = {
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(50)
-    .describe(
-      'How many items to return, 1 to 100 (default 50). Fewer come back when they would pass the 5 MiB response budget (very long descriptions); next_cursor then continues right after the last one.',
-    ),
-  cursor: z
-    .string()
-    .max(4096)
-    .optional()
-    .describe('The `next_cursor` of the previous call, to continue where it stopped. Leave out to start at the beginning.'),
+  limit: z.number().int().min(1).max(100).default(50),
+  cursor: z.string().max(4096).optional(),
 };
 
 /** Where a list stands, returned beside the items of every list tool. */

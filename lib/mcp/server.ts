@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Principal } from '../domain/principal.ts';
 import { MAX_BODY_BYTES } from '../http/stack.ts';
@@ -8,15 +9,22 @@ import { commentTools } from './tools/comments.ts';
 import { issueTools } from './tools/issues.ts';
 import { projectTools } from './tools/projects.ts';
 import { sprintTools } from './tools/sprints.ts';
+import { renderToolList } from './listing.ts';
 import type { Tool } from './tool.ts';
 
 const INSTRUCTIONS = `Sprint Ticketing Service: projects hold sprints, sprints hold issues, issues hold comments.
 Issues that belong to no sprint are the project's backlog. Every issue has a number PREFIX-n (the project's prefix).
 Sprints go planning -> active -> completed; completing a sprint returns its open issues to the backlog.
-Ids are integers; find them with the list_* tools. Everything you see belongs to the token's organisation.`;
+Ids and positions are positive integers; find ids with the list_* tools. Everything you see belongs to the token's organisation.
+Name an issue by issue_number ("APL-12"), or by project_id and issue_id; adding its sprint_id (null: the backlog) saves a lookup.
+update_* tools change only the fields given; null clears an optional one.
+List tools return up to \`limit\` items and next_cursor: pass it as cursor for more (null at the end). Fewer come back when they would pass the 5 MiB response budget.`;
 
 /** Every tool, in the order `tools/list` shows them. */
 export const tools: Tool[] = [...projectTools, ...sprintTools, ...issueTools, ...commentTools, ...accountTools];
+
+/** The `tools/list` answer, rendered on the first request that asks for it and kept for the container. */
+let toolList: ListToolsResult | undefined;
 
 /**
  * The server validates JSON Schemas only for elicitation answers, and this server never elicits.
@@ -39,6 +47,12 @@ export function createMcpServer(caller: Principal): McpServer {
     { instructions: INSTRUCTIONS, jsonSchemaValidator: noElicitation },
   );
   for (const tool of tools) tool.register(server, caller);
+  // The SDK's own answer carries its full JSON Schema conversion, rebuilt per request; this one is
+  // compact (lib/mcp/listing.ts) and built once. Calls are still validated against the zod schemas.
+  server.server.setRequestHandler(
+    ListToolsRequestSchema,
+    () => (toolList ??= { tools: renderToolList(tools.map((t) => t.listing)) }),
+  );
   return server;
 }
 

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import type { Principal } from '../domain/principal.ts';
 import { errorResponse } from '../http/errors.ts';
 import { answeredVersion, expectingVersion } from '../db/versions.ts';
+import type { ToolListing } from './listing.ts';
 
 /**
  * Annotation presets. Every tool touches only this service's own data (`openWorldHint: false`).
@@ -18,11 +19,15 @@ export const annotations = {
 } as const satisfies Record<string, ToolAnnotations>;
 
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodRawShape> {
-  title: string;
+  /** When to use the tool, in one or two sentences: an agent reads it in every conversation. */
   description: string;
   /** Arguments; an object schema, so that cross-field rules (`refine`) of the REST schemas apply too. */
   input: I;
-  /** The structured result; its root is always an object (MCP requires `type: object`). */
+  /**
+   * The shape of the structured result (its root an object): it types the tool's result. It is not
+   * advertised as an output schema: `tools/list` goes to an agent on every conversation, and the
+   * output schemas were most of it, for what the result's JSON text shows anyway (lib/mcp/listing.ts).
+   */
   output: O;
   annotations: ToolAnnotations;
 }
@@ -30,6 +35,8 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodRawShape> {
 /** A tool ready to be registered on the server of a request, on behalf of its caller. */
 export interface Tool {
   name: string;
+  /** What `tools/list` shows of it. */
+  listing: ToolListing;
   register(server: McpServer, caller: Principal): void;
 }
 
@@ -38,8 +45,8 @@ export interface Tool {
  * container (module load), so a request only binds the caller: building them per request would
  * cost more than the request's DynamoDB calls.
  *
- * The result goes back twice, as MCP asks: as `structuredContent` (checked against `output` by
- * the SDK) and as JSON text for clients that only read `content`. Domain errors become tool errors
+ * The result goes back twice, as MCP asks: as `structuredContent` and as JSON text for clients
+ * that only read `content`. Domain errors become tool errors
  * (`isError: true`) carrying the very message the REST API would answer, because they go through
  * the same error mapper.
  *
@@ -54,15 +61,11 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
 ): Tool {
   const conditional = spec.annotations === annotations.update || spec.annotations === annotations.delete;
   const single = Object.keys(spec.output).length === 1;
-  const config = {
-    title: spec.title,
-    description: spec.description,
-    inputSchema: conditional ? spec.input.extend({ expected_version: expectedVersion }) : spec.input,
-    outputSchema: z.object(single ? { ...spec.output, version: z.number().int().optional() } : spec.output),
-    annotations: { title: spec.title, ...spec.annotations },
-  };
+  const input = conditional ? spec.input.extend({ expected_version: expectedVersion }) : spec.input;
+  const config = { description: spec.description, inputSchema: input, annotations: spec.annotations };
   return {
     name,
+    listing: { name, description: spec.description, input, annotations: spec.annotations },
     register: (server, caller) =>
       server.registerTool(
         name,
@@ -97,5 +100,8 @@ export function toolError(err: unknown): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-/** A positive integer id argument. */
-export const id = (description: string) => z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe(description);
+/** A positive integer id argument; a description only where the name does not say it all. */
+export const id = (description?: string) => {
+  const schema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+  return description === undefined ? schema : schema.describe(description);
+};

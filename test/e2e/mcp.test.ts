@@ -53,19 +53,39 @@ describe('MCP server: protocol and authentication', () => {
     for (const tool of tools) {
       expect(tool.description, tool.name).toBeTruthy();
       expect(tool.inputSchema.type, tool.name).toBe('object');
-      expect(tool.outputSchema?.type, tool.name).toBe('object');
-      expect(tool.annotations, tool.name).toMatchObject({
-        readOnlyHint: expect.any(Boolean),
-        destructiveHint: expect.any(Boolean),
-        idempotentHint: expect.any(Boolean),
-        openWorldHint: false,
-      });
-      // Only deletes may destroy; reads never write.
-      expect(tool.annotations?.destructiveHint, tool.name).toBe(tool.name.startsWith('delete_'));
-      expect(tool.annotations?.readOnlyHint, tool.name).toBe(/^(list|get|my)_/.test(tool.name));
-      expect(tool.annotations?.idempotentHint, tool.name).toBe(!/^(create|add)_/.test(tool.name));
+      // The hints as a client reads them, the protocol's defaults filling in those left out.
+      const hints = {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true,
+        ...tool.annotations,
+      };
+      expect(hints.openWorldHint, tool.name).toBe(false);
+      // Reads never write; among writes, only deletes may destroy, and only creates are not idempotent.
+      const reads = /^(list|get|my)_/.test(tool.name);
+      expect(hints.readOnlyHint, tool.name).toBe(reads);
+      if (!reads) {
+        expect(hints.destructiveHint, tool.name).toBe(tool.name.startsWith('delete_'));
+        expect(hints.idempotentHint, tool.name).toBe(!/^(create|add)_/.test(tool.name));
+      }
     }
     expect(mcp.statuses.every((s) => s === 200 || s === 202 || s === 405)).toBe(true);
+    await mcp.close();
+  });
+
+  it('lists every tool in under 16 KB, with one- or two-sentence descriptions and no output schemas', async () => {
+    const { mcp } = await orgWithMcp();
+    const { tools } = await mcp.client.listTools();
+    // The very bytes of the tools/list answer: an agent pays them in every conversation.
+    const listBytes = mcp.bodyBytes.at(-1)!;
+    expect(listBytes).toBeGreaterThan(JSON.stringify(tools).length);
+    expect(listBytes).toBeLessThan(16 * 1024);
+    for (const tool of tools) {
+      expect(tool.description!.split(/(?<=[.!?])\s+/).length, tool.name).toBeLessThanOrEqual(2);
+      expect(tool.outputSchema, tool.name).toBeUndefined();
+      expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(/\$schema|\$ref|9007199254740991/);
+    }
     await mcp.close();
   });
 

@@ -27,16 +27,19 @@ export interface ToolOutcome {
 
 /**
  * The official MCP client (Streamable HTTP) connected to the local gateway's `/mcp` with a bearer
- * token, as an agent would connect. `statuses` records every HTTP status it saw.
+ * token, as an agent would connect. `statuses` and `bodyBytes` record every HTTP response it saw.
  */
 export async function mcpClient(baseUrl: string, token: string) {
   let lastDbCalls = -1;
   const statuses: number[] = [];
+  /** Body size in bytes of each HTTP response, as it came over the wire. */
+  const bodyBytes: number[] = [];
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
     fetch: async (input, init) => {
       const res = await fetchOnce(input, init);
       statuses.push(res.status);
+      bodyBytes.push((await res.clone().arrayBuffer()).byteLength);
       lastDbCalls = Number(res.headers.get('x-db-calls') ?? -1);
       return res;
     },
@@ -64,6 +67,6 @@ export async function mcpClient(baseUrl: string, token: string) {
     return outcome.text;
   }
 
-  return { client, call, ok, error, statuses, close: () => client.close() };
+  return { client, call, ok, error, statuses, bodyBytes, close: () => client.close() };
 }
 export type McpTestClient = Awaited<ReturnType<typeof mcpClient>>;

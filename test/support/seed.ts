@@ -131,7 +131,7 @@ export async function putAll(items: Record<string, unknown>[], parallel = 8): Pr
 }
 
 /** Allocates `n` ids of a sequence at once (one ADD), as n creates would have. */
-async function takeIds(orgId: number, name: 'sprint' | 'issue' | 'comment', n: number): Promise<number[]> {
+export async function takeIds(orgId: number, name: 'sprint' | 'issue' | 'comment', n: number): Promise<number[]> {
   const out = await db.send(
     new UpdateCommand({
       TableName: tableName,

@@ -8,9 +8,7 @@ export const accountTools: Tool[] = [
   defineTool(
     'get_me',
     {
-      title: 'Who am I',
-      description:
-        'The account this token belongs to (id, name, role) and its organisation. Use the account id to assign issues to yourself.',
+      description: "This token's account (id, name, role) and organisation; its id assigns issues to yourself.",
       input: z.object({}),
       output: { account: Account, organisation: Organisation },
       annotations: annotations.read,
@@ -21,8 +19,7 @@ export const accountTools: Tool[] = [
   defineTool(
     'list_accounts',
     {
-      title: 'List accounts',
-      description: "List the organisation's accounts (id, name, e-mail, role): the ids to use as assignee_id or sprint_lead_id.",
+      description: "The organisation's accounts: the ids for assignee_id and sprint_lead_id.",
       input: z.object(listInput),
       output: { accounts: z.array(Account), ...listInfo },
       annotations: annotations.read,

@@ -6,7 +6,7 @@ import { listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, locateIssue, type IssueRefArgs } from '../locate.ts';
 import { annotations, defineTool, id, type Tool } from '../tool.ts';
 
-const commentId = () => id('Id of the comment (see list_comments).');
+const commentId = () => id();
 const one = { comment: Comment };
 
 /** The issue a comment tool names, wherever it lives (a sprint or the backlog). */
@@ -19,8 +19,7 @@ export const commentTools: Tool[] = [
   defineTool(
     'list_comments',
     {
-      title: 'List comments',
-      description: "List an issue's comments, oldest first, with author and markdown body.",
+      description: "An issue's comments, oldest first.",
       input: z.object({ ...issueRef, ...listInput }),
       output: { comments: z.array(Comment), ...listInfo },
       annotations: annotations.read,
@@ -35,9 +34,8 @@ export const commentTools: Tool[] = [
   defineTool(
     'add_comment',
     {
-      title: 'Comment on an issue',
-      description: 'Add a comment (markdown) to an issue. Its author is the account of this token.',
-      input: z.object({ ...issueRef, body: commentBodyField().describe('The comment, in markdown.') }),
+      description: "Comment on an issue, as this token's account.",
+      input: z.object({ ...issueRef, body: commentBodyField().describe('Markdown.') }),
       output: one,
       annotations: annotations.create,
     },
@@ -47,9 +45,8 @@ export const commentTools: Tool[] = [
   defineTool(
     'edit_comment',
     {
-      title: 'Edit a comment',
-      description: 'Replace the body of a comment. Only its author may edit it.',
-      input: z.object({ comment_id: commentId(), body: commentBodyField().describe('The new comment, in markdown.') }),
+      description: "Replace a comment's body (its author only).",
+      input: z.object({ comment_id: commentId(), body: commentBodyField().describe('Markdown.') }),
       output: one,
       annotations: annotations.update,
     },
@@ -59,8 +56,7 @@ export const commentTools: Tool[] = [
   defineTool(
     'delete_comment',
     {
-      title: 'Delete a comment',
-      description: 'Permanently delete a comment. Only its author may delete it. Cannot be undone: confirm with the user first.',
+      description: 'Delete a comment (its author only). Irreversible: confirm first.',
       input: z.object({ comment_id: commentId() }),
       output: { deleted: z.literal(true), comment_id: z.number().int() },
       annotations: annotations.delete,

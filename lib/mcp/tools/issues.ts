@@ -8,34 +8,23 @@ import { filteredPage, listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, locateIssue } from '../locate.ts';
 import { annotations, defineTool, id, type Tool } from '../tool.ts';
 
-const projectId = () => id('Id of the project (see list_projects).');
+const projectId = () => id();
 const one = { issue: Issue };
-const place = () =>
-  z
-    .number()
-    .int()
-    .min(1)
-    .max(Number.MAX_SAFE_INTEGER)
-    .describe('Place in the list, from 1 (the top); a number past the end means last.');
+const place = () => z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('From 1 (the top); past the end means last.');
 
 export const issueTools: Tool[] = [
   defineTool(
     'list_issues',
     {
-      title: 'List issues',
       description:
-        'List the issues of a sprint, or of the project backlog (sprint_id null), in list order (position 1..n). With filters, each call looks through the next 1,000 issues and returns the matches: follow next_cursor until it is null.',
+        'Issues of a sprint, or of the backlog (sprint_id null), in order (position 1..n). A filtered call looks through the next 1,000 issues: follow next_cursor to the end.',
       input: z.object({
         project_id: projectId(),
-        sprint_id: id('The sprint whose issues to list, or null for the project backlog.').nullable(),
-        status: z
-          .array(IssueStatus)
-          .min(1)
-          .optional()
-          .describe('Only issues with one of these statuses, e.g. ["todo", "in_progress"].'),
-        assignee_id: id('Only issues assigned to this account; null for unassigned issues.').nullable().optional(),
-        q: z.string().min(1).max(255).optional().describe('Only issues whose title contains this text (any case).'),
-        updated_since: z.iso.datetime({ offset: true }).optional().describe('Only issues updated at or after this date-time.'),
+        sprint_id: id('null: the backlog.').nullable(),
+        status: z.array(IssueStatus).min(1).optional(),
+        assignee_id: id('null: unassigned.').nullable().optional(),
+        q: z.string().min(1).max(255).optional().describe('In the title, any case.'),
+        updated_since: z.iso.datetime({ offset: true }).optional().describe('Updated at or after.'),
         ...listInput,
       }),
       output: {
@@ -69,11 +58,9 @@ export const issueTools: Tool[] = [
   defineTool(
     'my_issues',
     {
-      title: 'My issues',
-      description:
-        'The caller\'s assigned issues across all projects, most recently updated first. Use it for "what am I working on".',
+      description: 'Issues assigned to you across projects, most recently updated first: "what am I working on".',
       input: z.object({
-        status: z.array(IssueStatus).min(1).optional().describe('Only issues with one of these statuses.'),
+        status: z.array(IssueStatus).min(1).optional(),
         ...listInput,
       }),
       output: { issues: z.array(Issue), ...listInfo },
@@ -94,9 +81,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'get_issue',
     {
-      title: 'Get an issue',
-      description:
-        'Get one issue by its number ("APL-12"), or by project_id and issue_id: title, markdown description, status, story points, assignee, sprint.',
+      description: 'One issue, by number ("APL-12") or by project_id and issue_id.',
       input: z.object(issueRef),
       output: one,
       annotations: annotations.read,
@@ -110,9 +95,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'get_issue_activity',
     {
-      title: 'Get the activity of an issue',
-      description:
-        'Who changed what on an issue, oldest first: its creation, each changed field with from and to, and comments added, edited and deleted, with the acting account and time.',
+      description: 'Who changed what on an issue, and when, oldest first: creation, fields (from, to), comments.',
       input: z.object({ ...issueRef, ...listInput }),
       output: { activity: z.array(Activity), ...listInfo },
       annotations: annotations.read,
@@ -128,12 +111,11 @@ export const issueTools: Tool[] = [
   defineTool(
     'create_issue',
     {
-      title: 'Create an issue',
       description:
-        'Create an issue at the end of a sprint (sprint_id) or of the project backlog (sprint_id null or left out). Default status: todo in a sprint, backlog in the backlog. The result carries its number (PREFIX-n).',
+        'Create an issue at the end of a sprint, or of the backlog (sprint_id null or omitted). Its number is PREFIX-n.',
       input: z.object({
         project_id: projectId(),
-        sprint_id: id('The sprint to create the issue in; null or left out for the project backlog.').nullable().optional(),
+        sprint_id: id().nullable().optional(),
         ...IssueCreateFields.shape,
       }),
       output: one,
@@ -147,9 +129,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'update_issue',
     {
-      title: 'Update an issue',
-      description:
-        'Change some fields of an issue: title, description (markdown), status, story_points, assignee_id. Fields left out keep their value; null clears an optional one. Entering in_progress sets started_at; entering done or cancelled sets completed_at. To move it use move_issue, to reorder reorder_issue.',
+      description: "Change an issue's fields. Entering in_progress sets started_at; done or cancelled sets completed_at.",
       input: z.object({ ...issueRef, ...IssueUpdateFields.omit({ sprint_id: true, position: true }).shape }),
       output: one,
       annotations: annotations.update,
@@ -163,12 +143,11 @@ export const issueTools: Tool[] = [
   defineTool(
     'move_issue',
     {
-      title: 'Move an issue',
       description:
-        'Move an issue to another sprint of its project (to_sprint_id), or to the project backlog (to_sprint_id null). It goes to the end of that list unless position says where.',
+        'Move an issue to another sprint of its project, or to the backlog (null); to the end unless position says where.',
       input: z.object({
         ...issueRef,
-        to_sprint_id: id('The sprint to move the issue into; null for the project backlog.').nullable(),
+        to_sprint_id: id().nullable(),
         position: place().optional(),
       }),
       output: one,
@@ -183,8 +162,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'reorder_issue',
     {
-      title: 'Reorder an issue',
-      description: 'Put an issue at another place within its sprint or backlog: position 1 is the top; the others shift.',
+      description: 'Put an issue at another place in its sprint or backlog.',
       input: z.object({ ...issueRef, position: place() }),
       output: one,
       annotations: annotations.update,
@@ -198,9 +176,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'delete_issue',
     {
-      title: 'Delete an issue',
-      description:
-        'Permanently delete an issue and its comments. Cannot be undone: confirm with the user first (to shelve an issue, set its status to cancelled or move it to the backlog).',
+      description: 'Delete an issue and its comments. Irreversible: confirm first (or cancel it).',
       input: z.object(issueRef),
       output: { deleted: z.literal(true), issue_id: z.number().int() },
       annotations: annotations.delete,

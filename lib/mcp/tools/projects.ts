@@ -4,16 +4,14 @@ import { Project, ProjectCreateFields, ProjectUpdateFields } from '../../schemas
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { annotations, defineTool, id, type Tool } from '../tool.ts';
 
-const projectId = () => id('Id of the project (see list_projects).');
+const projectId = () => id();
 const one = { project: Project };
 
 export const projectTools: Tool[] = [
   defineTool(
     'list_projects',
     {
-      title: 'List projects',
-      description:
-        "List the organisation's projects (id, name, issue prefix, sprint count), oldest first. Start here to find a project id.",
+      description: "The organisation's projects, oldest first. Start here to find a project id.",
       input: z.object(listInput),
       output: { projects: z.array(Project), ...listInfo },
       annotations: annotations.read,
@@ -27,8 +25,7 @@ export const projectTools: Tool[] = [
   defineTool(
     'get_project',
     {
-      title: 'Get a project',
-      description: 'Get one project by id, with its issue prefix, links and sprint count.',
+      description: 'One project by id.',
       input: z.object({ project_id: projectId() }),
       output: one,
       annotations: annotations.read,
@@ -39,9 +36,7 @@ export const projectTools: Tool[] = [
   defineTool(
     'create_project',
     {
-      title: 'Create a project',
-      description:
-        'Create a project. `prefix` (2 to 4 uppercase letters or digits, unique in the organisation) numbers its issues: prefix "APL" gives APL-1, APL-2, ...',
+      description: 'Create a project. Its unique `prefix` numbers its issues: APL gives APL-1, APL-2...',
       input: z.object(ProjectCreateFields.shape),
       output: one,
       annotations: annotations.create,
@@ -52,9 +47,7 @@ export const projectTools: Tool[] = [
   defineTool(
     'update_project',
     {
-      title: 'Update a project',
-      description:
-        'Change some fields of a project; fields left out keep their value, null clears an optional one. Changing `prefix` does not renumber existing issues.',
+      description: "Change a project's fields. A new prefix renumbers no issue.",
       input: z.object({ project_id: projectId(), ...ProjectUpdateFields.shape }),
       output: one,
       annotations: annotations.update,
@@ -65,9 +58,7 @@ export const projectTools: Tool[] = [
   defineTool(
     'delete_project',
     {
-      title: 'Delete a project',
-      description:
-        'Permanently delete a project with all its sprints, issues and comments. Admins only. This cannot be undone: confirm with the user first.',
+      description: 'Delete a project with its sprints, issues and comments (admins only). Irreversible: confirm first.',
       input: z.object({ project_id: projectId() }),
       output: { deleted: z.literal(true), project_id: z.number().int() },
       annotations: annotations.delete,

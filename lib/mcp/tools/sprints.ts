@@ -24,8 +24,8 @@ import {
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { annotations, defineTool, id, type Tool } from '../tool.ts';
 
-const projectId = () => id('Id of the project (see list_projects).');
-const sprintId = () => id('Id of the sprint (see list_sprints).');
+const projectId = () => id();
+const sprintId = () => id();
 const sprintAt = { project_id: projectId(), sprint_id: sprintId() };
 const one = { sprint: Sprint };
 
@@ -47,12 +47,10 @@ export const sprintTools: Tool[] = [
   defineTool(
     'list_sprints',
     {
-      title: 'List sprints',
-      description:
-        "List a project's sprints, oldest first, with status (planning, active, completed), dates and story point totals. Optionally only those with some statuses.",
+      description: "A project's sprints, oldest first; `status` keeps only some.",
       input: z.object({
         project_id: projectId(),
-        status: z.array(SprintStatus).min(1).optional().describe('Only sprints with one of these statuses, e.g. ["active"].'),
+        status: z.array(SprintStatus).min(1).optional(),
         ...listInput,
       }),
       output: { sprints: z.array(Sprint), ...listInfo },
@@ -68,8 +66,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_sprint',
     {
-      title: 'Get a sprint',
-      description: 'Get one sprint with its status, dates, issue count and story points (total and done).',
+      description: 'One sprint: status, dates, issue count, story points.',
       input: z.object(sprintAt),
       output: one,
       annotations: annotations.read,
@@ -80,8 +77,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_sprint_summary',
     {
-      title: 'Sprint summary',
-      description: 'Where a sprint stands: issues and story points open, done and cancelled, and percent done.',
+      description: 'Where a sprint stands: issues and story points open, done and cancelled, percent done.',
       input: z.object(sprintAt),
       output: SprintSummary,
       annotations: annotations.read,
@@ -92,9 +88,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'create_sprint',
     {
-      title: 'Create a sprint',
-      description:
-        'Create a sprint in a project. It starts in `planning`; add issues with create_issue or move_issue, then activate_sprint. Dates are YYYY-MM-DD.',
+      description: 'Create a sprint (status planning). Fill it with create_issue or move_issue, then activate_sprint.',
       input: SprintCreateFields.safeExtend({ project_id: projectId() }),
       output: one,
       annotations: annotations.create,
@@ -105,9 +99,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'update_sprint',
     {
-      title: 'Update a sprint',
-      description:
-        'Change some fields of a sprint (name, description, dates, sprint lead); fields left out keep their value, null clears an optional one. Status changes through activate_sprint and complete_sprint.',
+      description: "Change a sprint's fields; its status changes through activate_sprint and complete_sprint.",
       input: SprintUpdateFields.safeExtend(sprintAt),
       output: one,
       annotations: annotations.update,
@@ -120,9 +112,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'activate_sprint',
     {
-      title: 'Activate a sprint',
-      description:
-        'Start a sprint: planning -> active. Its start_date becomes today if it had none. Fails unless the sprint is in planning.',
+      description: 'Start a sprint in planning; start_date becomes today if unset.',
       input: z.object(sprintAt),
       output: one,
       annotations: annotations.update,
@@ -133,12 +123,10 @@ export const sprintTools: Tool[] = [
   defineTool(
     'complete_sprint',
     {
-      title: 'Complete a sprint',
-      description:
-        'Complete an active sprint; its open issues go to the end of the backlog, or of carry_over_sprint_id (a sprint in planning).',
+      description: 'Complete an active sprint; its open issues go to the end of the backlog, or of carry_over_sprint_id.',
       input: z.object({
         ...sprintAt,
-        carry_over_sprint_id: id('A sprint in planning to receive the open issues; omit for the backlog.').nullable().optional(),
+        carry_over_sprint_id: id('A sprint in planning.').nullable().optional(),
       }),
       output: one,
       annotations: annotations.update,
@@ -151,8 +139,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_sprint_report',
     {
-      title: 'Sprint report',
-      description: 'The report frozen when a sprint was completed: committed, added, removed, done, carried over.',
+      description: 'The report frozen at completion: committed, added, removed, done, carried over.',
       input: z.object(sprintAt),
       output: { report: SprintReport },
       annotations: annotations.read,
@@ -163,11 +150,10 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_velocity',
     {
-      title: 'Velocity',
-      description: "A project's last completed sprints with committed and done story points, and averages.",
+      description: "Committed and done story points of a project's last completed sprints, and averages.",
       input: z.object({
         project_id: projectId(),
-        sprints: z.number().int().min(1).max(50).optional().describe('1-50, default 6.'),
+        sprints: z.number().int().min(1).max(50).optional().describe('Default 6.'),
       }),
       output: Velocity.shape,
       annotations: annotations.read,
@@ -178,8 +164,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_burndown',
     {
-      title: 'Burndown',
-      description: "A started sprint's open story points at the end of each day, with the ideal line.",
+      description: "A started sprint's open story points at each day's end, with the ideal line.",
       input: z.object(sprintAt),
       output: Burndown.shape,
       annotations: annotations.read,
@@ -190,9 +175,8 @@ export const sprintTools: Tool[] = [
   defineTool(
     'delete_sprint',
     {
-      title: 'Delete a sprint',
       description:
-        'Permanently delete a sprint with its issues and their comments (to keep issues, move them to the backlog first with move_issue). Admins only. Cannot be undone: confirm with the user first.',
+        'Delete a sprint with its issues and comments (admins only; move_issue first keeps issues). Irreversible: confirm first.',
       input: z.object(sprintAt),
       output: { deleted: z.literal(true), sprint_id: z.number().int() },
       annotations: annotations.delete,

@@ -1,0 +1,99 @@
+import type { Tool as ListedTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
+
+/** What `tools/list` shows of a tool. */
+export interface ToolListing {
+  name: string;
+  description: string;
+  input: z.ZodObject;
+  annotations: ToolAnnotations;
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** From this length on, a limit is one no agent's text reaches (a markdown description, a cursor it passes back). */
+const LONG = 4096;
+
+/** The bound every integer has anyway (zod's `int()` is a safe integer): saying it costs bytes, tells nothing. */
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+type JsonObject = { [key: string]: Json };
+const isObject = (node: Json | undefined): node is JsonObject =>
+  typeof node === 'object' && node !== null && !Array.isArray(node);
+
+/**
+ * Drops from a JSON Schema what tells an agent nothing: the `$schema` line, safe-integer bounds,
+ * the `minimum: 1` of ids and positions (the server's instructions say they are positive), lengths
+ * no agent's text reaches (`LONG`; the server still enforces them) and examples; inlines the `#/definitions/` a tool's schema refers to (an enum said once per tool is
+ * shorter inline); `allOf: [X]` becomes X, and `anyOf: [X, null]` becomes X with `type: [t, "null"]`
+ * when X is a plain typed schema.
+ */
+export function compactSchema(
+  node: Json,
+  definitions: JsonObject = isObject(node) && isObject(node.definitions) ? node.definitions : {},
+): Json {
+  if (Array.isArray(node)) return node.map((n) => compactSchema(n, definitions));
+  if (!isObject(node)) return node;
+  const ref = typeof node.$ref === 'string' ? /^#\/definitions\/(.+)$/.exec(node.$ref)?.[1] : undefined;
+  if (ref !== undefined && isObject(definitions[ref])) {
+    const { $ref: _ref, ...rest } = node;
+    return compactSchema({ ...definitions[ref], ...rest }, definitions);
+  }
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$schema' || key === 'definitions' || key === 'example' || key === 'examples') continue;
+    if ((key === 'maximum' && value === SAFE) || (key === 'minimum' && value === -SAFE)) continue;
+    if (key === 'minimum' && value === 1 && node.maximum === SAFE) continue;
+    if (key === 'maxLength' && typeof value === 'number' && value >= LONG) continue;
+    out[key] = compactSchema(value, definitions);
+  }
+  const allOf = out.allOf;
+  if (Array.isArray(allOf) && allOf.length === 1 && isObject(allOf[0])) {
+    delete out.allOf;
+    return { ...allOf[0], ...out };
+  }
+  const anyOf = out.anyOf;
+  if (Array.isArray(anyOf) && anyOf.length === 2) {
+    const [first, second] = anyOf as [Json, Json];
+    const isNull = (s: Json) => isObject(s) && s.type === 'null';
+    const plain = isNull(second) ? first : isNull(first) ? second : undefined;
+    if (isObject(plain) && typeof plain.type === 'string') {
+      delete out.anyOf;
+      return { ...plain, ...out, type: [plain.type, 'null'] };
+    }
+  }
+  return out;
+}
+
+/**
+ * The MCP annotations as sent: the hints that differ from the protocol's defaults (readOnly false,
+ * destructive true, idempotent false, openWorld true); destructive and idempotent mean nothing for
+ * a read-only tool. A client reads the same hints either way.
+ */
+export function sentAnnotations(a: ToolAnnotations): ToolAnnotations {
+  const sent: ToolAnnotations = {};
+  if (a.readOnlyHint) sent.readOnlyHint = true;
+  else {
+    if (a.destructiveHint === false) sent.destructiveHint = false;
+    if (a.idempotentHint) sent.idempotentHint = true;
+  }
+  if (a.openWorldHint === false) sent.openWorldHint = false;
+  return sent;
+}
+
+/**
+ * The `tools/list` answer: names, one- or two-sentence descriptions, compact input schemas and the
+ * hints. No output schemas: the result comes back as JSON text too, and they were most of a 93 KB
+ * list. No display titles: the snake_case name says the same to an agent, and clients show the name
+ * when there is no title. Built once per container: the SDK would convert every schema per request.
+ */
+export function renderToolList(tools: ToolListing[]): ListedTool[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: compactSchema(
+      z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input' }) as Json,
+    ) as ListedTool['inputSchema'],
+    annotations: sentAnnotations(tool.annotations),
+  }));
+}

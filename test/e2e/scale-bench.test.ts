@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { runScaleBench, table } from '../../infra/bench/scale.ts';
+import { useGateway } from '../support/api.ts';
+
+const gateway = useGateway();
+
+describe('the scale bench (npm run bench:scale)', () => {
+  it('runs every comparison end to end on tiny sizes and prints a row for each', async () => {
+    const sizes = { bigIssues: 6, smallIssues: 2, sprintIssues: 4, smallSprintIssues: 1, reps: 1, completions: 1 };
+    const results = await runScaleBench(gateway.baseUrl, sizes);
+    expect(results.map((r) => r.what)).toEqual([
+      'Read a project',
+      'Read the first page of the backlog (10 issues)',
+      'Read a backlog issue',
+      "Read an issue's comments",
+      'Create an issue in a sprint',
+      'Move an issue in a backlog of 6',
+      'Complete a sprint (open issues to the backlog)',
+      'Delete a project, until its cascade has removed everything',
+    ]);
+    for (const r of results) {
+      expect(r.a.ms, r.what).toBeGreaterThan(0);
+      expect(r.b.ms, r.what).toBeGreaterThan(0);
+      expect(r.b.calls, r.what).toBeGreaterThan(0);
+    }
+    expect(table(results).split('\n')).toHaveLength(2 + results.length);
+  }, 60_000);
+});

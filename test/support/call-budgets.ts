@@ -1,0 +1,119 @@
+import type { Route } from '../../lib/routes.ts';
+
+/**
+ * DynamoDB calls per request, authorizer and rate limit included: the floor of the design is one
+ * call for the token and its bucket, then one for a read's work, two for a write's (the read it
+ * checks against, then the write). `test/e2e/call-budgets.test.ts` sends a request to every route
+ * of the route table and holds it to this; `docs/data-model.md` shows the table it renders.
+ */
+export const floor = { read: 2, write: 3 } as const;
+
+export interface Budget {
+  calls: number;
+  /** Why a route takes more (or less) than the floor. */
+  reason?: string;
+}
+
+const project = '/api/v1/projects/{project_id}';
+const sprint = `${project}/sprints/{sprint_id}`;
+
+/** Every spelling of a route (PATCH and its PUT spelling share a handler, so a budget). */
+const both = (path: string, budget: Budget) => ({ [`PATCH ${path}`]: budget, [`PUT ${path}`]: budget });
+
+const list = (what: string): Budget => ({
+  calls: 3,
+  reason: `A page: the ${what} Query, then its ancestors and total in one BatchGetItem.`,
+});
+const rank = 'docs/issue-lists.md';
+
+/** Exceptions, by `METHOD path` as in `lib/routes.ts`, with their reason. */
+export const exceptions: Record<string, Budget> = {
+  // Lists (first page, `next` link, `page=N`)
+  'GET /api/v1/accounts': list('accounts'),
+  'GET /api/v1/projects': list('projects'),
+  [`GET ${project}/sprints`]: list('sprints'),
+  [`GET ${sprint}/issues`]: list('issues'),
+  [`GET ${project}/issues`]: list('backlog'),
+  [`GET ${sprint}/issues/{issue_id}/comments`]: list('comments'),
+  [`GET ${project}/issues/{issue_id}/comments`]: list('comments'),
+  [`GET ${sprint}/issues/{issue_id}/activity`]: list('activity'),
+  [`GET ${project}/issues/{issue_id}/activity`]: list('activity'),
+  [`GET ${sprint}/activity`]: list('activity'),
+  'GET /api/v1/webhooks': list('endpoints'),
+  'GET /api/v1/me/issues': {
+    calls: 4,
+    reason: `The index Query, the issues with their ancestors in one BatchGetItem, then a keys-only count per issue for its place: 3 + the page's issues (a page of 1 here; ${rank}).`,
+  },
+  // Issues: an issue's place is a count in its list's rank index, read after the issue
+  'GET /api/v1/issues/{issue_key}': {
+    calls: 5,
+    reason: `The key's pointer, the project and the issue in one BatchGetItem, then its place, with its sprint if it is in one: 4 in the backlog, 5 in a sprint (${rank}).`,
+  },
+  [`GET ${sprint}/issues/{issue_id}`]: { calls: 3, reason: `The issue with its ancestors, then its place (${rank}).` },
+  [`GET ${project}/issues/{issue_id}`]: { calls: 3, reason: `The issue with its ancestors, then its place (${rank}).` },
+  [`POST ${sprint}/issues`]: {
+    calls: 5,
+    reason: `The issue's id and number, with the sprint read beside them for the answer's place, then the transaction (${rank}).`,
+  },
+  [`POST ${project}/issues`]: { calls: 4, reason: `The issue's id and number, then the transaction (${rank}).` },
+  ...both(`${sprint}/issues/{issue_id}`, {
+    calls: 4,
+    reason: `The issue with its ancestors, the keys around its place, then one transaction that keeps the rank counters (${rank}).`,
+  }),
+  ...both(`${project}/issues/{issue_id}`, {
+    calls: 4,
+    reason: `The issue with its ancestors, the keys around its place, then one transaction that keeps the rank counters (${rank}).`,
+  }),
+  // Comments
+  [`POST ${sprint}/issues/{issue_id}/comments`]: {
+    calls: 4,
+    reason: "The comment's id (the organisation's sequence) and its author's name, read in parallel, then the transaction.",
+  },
+  [`POST ${project}/issues/{issue_id}/comments`]: {
+    calls: 4,
+    reason: "The comment's id (the organisation's sequence) and its author's name, read in parallel, then the transaction.",
+  },
+  'GET /api/v1/comments/{id}': {
+    calls: 3,
+    reason: 'The path names no project: the comment is found through GSI1, then read consistently with its ancestors.',
+  },
+  ...both('/api/v1/comments/{id}', { calls: 4, reason: 'Found as `GET /comments/{id}` finds it (2 calls), then written.' }),
+  'DELETE /api/v1/comments/{id}': { calls: 4, reason: 'Found as `GET /comments/{id}` finds it (2 calls), then written.' },
+  // Sprints
+  ...Object.fromEntries(
+    ['complete', 'completion'].map((verb) => [
+      `POST ${sprint}/${verb}`,
+      {
+        calls: 5,
+        reason:
+          'All or nothing at any size: the sprint is marked completing, its open issues are read and moved, then it is finished with its report (docs/sprint-outcomes.md). 5 while the open issues fit one batch.',
+      },
+    ]),
+  ),
+  [`GET ${project}/velocity`]: {
+    calls: 3,
+    reason: "The project (the organisation's partition) and its sprint summaries (the project's partition), read in parallel.",
+  },
+  // Webhooks
+  'GET /api/v1/webhooks/{webhook_id}/deliveries': {
+    calls: 3,
+    reason: "The endpoint (the organisation's partition), then its deliveries (the endpoint's partition).",
+  },
+};
+
+const key = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.path}`;
+
+/**
+ * The budget of one request to `route`. `kind` says what the request does where the route does
+ * both (an MCP message runs a read tool or a write tool); by default the route's table access.
+ */
+export function budgetOf(route: Route, kind: 'read' | 'write' = route.access): Budget {
+  if (!route.auth) return { calls: 0, reason: 'Public: no token to check, no table to read.' };
+  return exceptions[key(route)] ?? { calls: floor[kind] };
+}
+
+/** The exceptions as the Markdown table of docs/data-model.md. */
+export function renderExceptions(): string {
+  const rows = Object.entries(exceptions).map(([route, b]) => `| \`${route}\` | ${b.calls} | ${b.reason ?? ''} |`);
+  return ['| Route | Calls, at most | Why |', '| --- | --: | --- |', ...rows].join('\n');
+}

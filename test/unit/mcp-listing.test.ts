@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { compactSchema, renderToolList, sentAnnotations } from '../../lib/mcp/listing.ts';
+import { annotations } from '../../lib/mcp/tool.ts';
+
+describe('the tools/list rendering', () => {
+  it('drops the $schema line, safe-integer bounds, the minimum of ids, endless lengths and examples, and keeps real limits', () => {
+    const input = z.object({
+      project_id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+      limit: z.number().int().min(1).max(100).default(50),
+      points: z.number().int().min(0).max(1000),
+      name: z.string().min(1).max(255).meta({ example: 'Checkout' }),
+      body: z.string().max(100_000),
+    });
+    expect(compactSchema(z.toJSONSchema(input, { target: 'draft-7', io: 'input' }) as never)).toEqual({
+      type: 'object',
+      properties: {
+        project_id: { type: 'integer' },
+        limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+        points: { type: 'integer', minimum: 0, maximum: 1000 },
+        name: { type: 'string', minLength: 1, maxLength: 255 },
+        body: { type: 'string' },
+      },
+      required: ['project_id', 'points', 'name', 'body'],
+    });
+  });
+
+  it('inlines the definitions a schema refers to and folds a nullable into a type pair', () => {
+    const Status = z.enum(['todo', 'done']).meta({ id: 'TestStatus' });
+    const input = z.object({ status: Status.optional(), note: z.string().nullable().describe('A note.') });
+    expect(compactSchema(z.toJSONSchema(input, { target: 'draft-7', io: 'input' }) as never)).toEqual({
+      type: 'object',
+      properties: {
+        status: { type: 'string', enum: ['todo', 'done'] },
+        note: { type: ['string', 'null'], description: 'A note.' },
+      },
+      required: ['note'],
+    });
+  });
+
+  it('sends only the hints that differ from the protocol defaults, and a client reading the defaults sees the same hints', () => {
+    const defaults = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+    expect(sentAnnotations(annotations.read)).toEqual({ readOnlyHint: true, openWorldHint: false });
+    for (const preset of [annotations.create, annotations.update, annotations.delete]) {
+      expect({ ...defaults, ...sentAnnotations(preset) }).toEqual(preset);
+    }
+  });
+
+  it('renders a tool as its name, description, compact input schema and hints, without an output schema', () => {
+    const [tool] = renderToolList([
+      { name: 'get_thing', description: 'One thing.', input: z.object({ id: z.number().int() }), annotations: annotations.read },
+    ]);
+    expect(tool).toEqual({
+      name: 'get_thing',
+      description: 'One thing.',
+      inputSchema: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    });
+  });
+});
