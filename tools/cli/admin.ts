@@ -24,6 +24,9 @@ Commands:
   cascade:sweep [--dry-run]       (find and finish orphaned partitions; reads the table with a Scan)
   comments:pointers               (once after upgrading: the pointer of every comment written before
                                   GET /comments/{id} read pointers; reads the table with a Scan)
+  issues:reindex [--org ID]       (after upgrading, with no writes running: every list's rank counters,
+                                  the issue-number pointers and the assigned-issue index, rebuilt from
+                                  the issues; reads the table, or one organisation's part, with a Scan)
 
 Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID — see README.`;
 
@@ -38,12 +41,14 @@ const commands: Record<string, string[]> = {
   'cascade:resume': [],
   'cascade:sweep': [],
   'comments:pointers': [],
+  'issues:reindex': [],
 };
 
 /** Flags a command may take beside its required ones; `dry-run` is a boolean. */
 const optionalFlags: Record<string, string[]> = {
   'cascade:resume': ['org', 'project', 'sprint', 'issue'],
   'cascade:sweep': ['dry-run'],
+  'issues:reindex': ['org'],
 };
 const booleanFlags = new Set(['dry-run']);
 
@@ -159,6 +164,10 @@ async function main() {
       return sweepCascades(values['dry-run'] === 'true');
     case 'comments:pointers':
       return (await import('../../lib/db/comments.ts')).writeMissingCommentPointers();
+    case 'issues:reindex':
+      return (await import('../../lib/db/reindex.ts')).rebuildIssueIndexes(
+        values.org === undefined ? undefined : positiveInt(values.org, 'org'),
+      );
   }
   throw new UsageError(`unknown command "${command}"`);
 }

@@ -1,0 +1,109 @@
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { db, tableName } from '../../lib/db/client.ts';
+import { keys } from '../../lib/db/keys.ts';
+import { getProjectItem } from '../../lib/db/projects.ts';
+import { rebuildIssueIndexes } from '../../lib/db/reindex.ts';
+import { getSprintItem } from '../../lib/db/sprints.ts';
+import { findIssueByNumber } from '../../lib/domain/issue-lookup.ts';
+import { createIssue, listIssues, updateIssue } from '../../lib/domain/issues.ts';
+import { listMyIssues } from '../../lib/domain/my-issues.ts';
+import { rankIndexOf } from '../../lib/domain/positions.ts';
+import type { Principal } from '../../lib/domain/principal.ts';
+import { createProject } from '../../lib/domain/projects.ts';
+import { createSprint } from '../../lib/domain/sprints.ts';
+import { newOrganisation, randomPrefix } from '../support/api.ts';
+
+/** issues:reindex rebuilds what issue writes keep beside the issues, from the issues as stored. */
+describe('issues:reindex', () => {
+  it('rebuilds rank counters, number pointers and the assigned-issue index of data written without them', async () => {
+    const org = await newOrganisation();
+    const caller: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '' };
+    const project = await createProject(caller, { name: 'Old', prefix: randomPrefix() });
+    const sprint = await createSprint(caller, project.id, { name: 'S' });
+    const backlog = { projectId: project.id, sprintId: null };
+    const inSprint = { projectId: project.id, sprintId: sprint.id };
+    const made = [];
+    for (let i = 0; i < 5; i++) {
+      made.push(
+        await createIssue(caller, i % 2 ? inSprint : backlog, { title: `t${i}`, assignee_id: i < 3 ? org.member.id : null }),
+      );
+    }
+    await updateIssue(caller, backlog, made[0]!.id, { position: 3 });
+    const before = {
+      backlog: (await listIssues(caller, backlog, { page: 1, perPage: 25 })).items.map((i) => [i.id, i.position]),
+      project: rankIndexOf(await getProjectItem(org.orgId, project.id)),
+      sprint: rankIndexOf(await getSprintItem(org.orgId, project.id, sprint.id)),
+    };
+
+    // As data written before the indexes existed: no counters, no pointers, no assignee entries.
+    const wipe = (key: { PK: string; SK: string }, names: string[]) =>
+      db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: `REMOVE ${names.map((_, i) => `#n${i}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#n${i}`, n])),
+        }),
+      );
+    await wipe(
+      keys.project(org.orgId, project.id),
+      before.project.map(([b]) => `rk_${b}`),
+    );
+    await wipe(
+      keys.sprint(org.orgId, project.id, sprint.id),
+      before.sprint.map(([b]) => `rk_${b}`),
+    );
+    await wipe(keys.account(org.orgId, org.member.id), ['assigned_count']);
+    for (const issue of made) {
+      await db.send(new DeleteCommand({ TableName: tableName, Key: keys.issueKey(org.orgId, issue.issue_number) }));
+      await db.send(
+        new DeleteCommand({ TableName: tableName, Key: keys.assignedIssue(org.orgId, org.member.id, project.id, issue.id) }),
+      );
+    }
+    // And a stale pointer, and a stale rank counter, that no issue stands for.
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.project(org.orgId, project.id),
+        UpdateExpression: 'SET rk_1 = :seven',
+        ExpressionAttributeValues: { ':seven': 7 },
+      }),
+    );
+    const stale = keys.issueKey(org.orgId, `${made[0]!.issue_number}9`);
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: stale,
+        UpdateExpression: 'SET #t = :t, project_id = :p, issue_id = :i',
+        ExpressionAttributeNames: { '#t': 'type' },
+        ExpressionAttributeValues: { ':t': 'issue_key', ':p': project.id, ':i': 999 },
+      }),
+    );
+    await expect(findIssueByNumber(caller, made[1]!.issue_number)).rejects.toThrow();
+
+    const result = await rebuildIssueIndexes(org.orgId);
+    expect(result).toMatchObject({ issues: 5, pointersWritten: 5, pointersRemoved: 1, assignedWritten: 3 });
+    expect(rankIndexOf(await getProjectItem(org.orgId, project.id))).toEqual(before.project);
+    expect(rankIndexOf(await getSprintItem(org.orgId, project.id, sprint.id))).toEqual(before.sprint);
+    expect((await listIssues(caller, backlog, { page: 1, perPage: 25 })).items.map((i) => [i.id, i.position])).toEqual(
+      before.backlog,
+    );
+    expect((await findIssueByNumber(caller, made[1]!.issue_number)).id).toBe(made[1]!.id);
+    const member: Principal = { ...caller, accountId: org.member.id, role: 'member' };
+    const mine = await listMyIssues(member, { page: 1, perPage: 25 });
+    expect(mine.items.map((i) => i.id).sort()).toEqual(
+      made
+        .slice(0, 3)
+        .map((i) => i.id)
+        .sort(),
+    );
+    expect(mine.total).toBe(3);
+
+    // Again on unchanged data: the same values.
+    const again = await rebuildIssueIndexes(org.orgId);
+    expect(again).toMatchObject({ issues: 5, pointersRemoved: 0, assignedRemoved: 0 });
+    expect(rankIndexOf(await getProjectItem(org.orgId, project.id))).toEqual(before.project);
+    expect((await listMyIssues(member, { page: 1, perPage: 25 })).total).toBe(3);
+  });
+});
