@@ -36,14 +36,14 @@ export const assignedStateOf = (issue: {
   sprintId: issue.sprint_id ?? null,
 });
 
-const countUpdate = (orgId: number, accountId: number, by: 1 | -1, reason?: string): GuardedItem => ({
+const countUpdate = (orgId: number, accountId: number, by: number, reason?: string): GuardedItem => ({
   item: {
     Update: {
       TableName: tableName,
       Key: keys.account(orgId, accountId),
       UpdateExpression: 'ADD assigned_count :by',
       // Gaining an issue proves the account exists (the assignee check); accounts are never deleted.
-      ...(by === 1 ? { ConditionExpression: 'attribute_exists(PK)' } : {}),
+      ...(by > 0 ? { ConditionExpression: 'attribute_exists(PK)' } : {}),
       ExpressionAttributeValues: { ':by': by },
     },
   },
@@ -96,13 +96,20 @@ export function assignmentItems(
 }
 
 /**
- * The index items of an issue the cascade deletes with its project or sprint: its entry removed,
- * conditioned on still being there, with the count lowered. Run as their own transaction, once per
- * assigned issue; a repeated run (a retried cascade) is refused by the condition and changes nothing.
+ * The index items of issues the cascade deletes with their project or sprint: their entries
+ * removed, each conditioned on still being there (refused as `gone`), with each assignee's count
+ * lowered by as many, in one transaction (at most 2 items per issue). A repeated run (a retried
+ * cascade) is refused by a condition and changes nothing.
  */
-export function unassignOnCascade(orgId: number, projectId: number, issueId: number, assigneeId: number): GuardedItem[] {
-  return [
-    {
+export function unassignOnCascade(
+  orgId: number,
+  projectId: number,
+  issues: { issueId: number; assigneeId: number }[],
+): GuardedItem[] {
+  const lowered = new Map<number, number>();
+  const items: GuardedItem[] = issues.map(({ issueId, assigneeId }) => {
+    lowered.set(assigneeId, (lowered.get(assigneeId) ?? 0) + 1);
+    return {
       item: {
         Delete: {
           TableName: tableName,
@@ -111,9 +118,10 @@ export function unassignOnCascade(orgId: number, projectId: number, issueId: num
         },
       },
       reason: 'gone',
-    },
-    countUpdate(orgId, assigneeId, -1),
-  ];
+    };
+  });
+  for (const [accountId, by] of lowered) items.push(countUpdate(orgId, accountId, -by));
+  return items;
 }
 
 /** One entry of the index: which issue, and the list it was in when last written. */

@@ -12,7 +12,6 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { unassignOnCascade } from './assigned.ts';
 import { db, tableName } from './client.ts';
-import { isConditionFailed } from './errors.ts';
 import {
   collections,
   commentPointerOf,
@@ -23,7 +22,7 @@ import {
   skPrefixes,
   type Key,
 } from './keys.ts';
-import { Refused, transact } from './transactions.ts';
+import { Refused, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * The cascade of deletes, fed by the table's stream (REMOVE records). A parent's delete is one
@@ -203,28 +202,66 @@ async function forEachPage(
  * out is refused by its condition and left alone.
  */
 async function unindexIssues(orgId: number, projectId: number, items: Record<string, unknown>[]): Promise<void> {
-  const issues = items.filter((item) => ISSUE_SK.test(String(item.SK)));
-  await forEachLimited(issues, PARALLELISM, async (item) => {
-    const issueId = issueIdOf(item as unknown as Key);
-    const ignoreGone = (err: unknown) => {
-      if (!(err instanceof Refused) && !isConditionFailed(err)) throw err;
-    };
-    if (typeof item.issue_number === 'string') {
-      await db
-        .send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: keys.issueKey(orgId, item.issue_number),
-            ConditionExpression: 'project_id = :project AND issue_id = :issue',
-            ExpressionAttributeValues: { ':project': projectId, ':issue': issueId },
-          }),
-        )
-        .catch(ignoreGone);
-    }
-    if (typeof item.assignee_id === 'number') {
-      await transact(unassignOnCascade(orgId, projectId, issueId, item.assignee_id)).catch(ignoreGone);
+  const issues = items
+    .filter((item) => ISSUE_SK.test(String(item.SK)))
+    .map((item) => ({
+      issueId: issueIdOf(item as unknown as Key),
+      number: typeof item.issue_number === 'string' ? item.issue_number : undefined,
+      assigneeId: typeof item.assignee_id === 'number' ? item.assignee_id : undefined,
+    }));
+  const chunks: (typeof issues)[] = [];
+  for (let i = 0; i < issues.length; i += INDEX_CHUNK) chunks.push(issues.slice(i, i + INDEX_CHUNK));
+  await forEachLimited(chunks, PARALLELISM, async (chunk) => {
+    const all = indexDeletes(orgId, projectId, chunk);
+    if (all.length === 0) return;
+    try {
+      await transact(all);
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+      // One of them was taken out already (a page read again), or its number reused: one by one,
+      // each pointer on its own, each entry with its count.
+      await forEachLimited(chunk, PARALLELISM, async ({ issueId, number, assigneeId }) => {
+        if (number !== undefined) await transact(indexDeletes(orgId, projectId, [{ issueId, number }])).catch(ignoreRefused);
+        if (assigneeId !== undefined) {
+          await transact(indexDeletes(orgId, projectId, [{ issueId, assigneeId }])).catch(ignoreRefused);
+        }
+      });
     }
   });
+}
+
+/** Issues whose index items one cascade transaction removes (at most 3 items each: 90 of 100). */
+const INDEX_CHUNK = 30;
+
+const ignoreRefused = (err: unknown) => {
+  if (!(err instanceof Refused)) throw err;
+};
+
+/** The number pointers (while they still point to these issues) and assignee entries of `issues`, as transaction items. */
+function indexDeletes(
+  orgId: number,
+  projectId: number,
+  issues: { issueId: number; number?: string | undefined; assigneeId?: number | undefined }[],
+): GuardedItem[] {
+  const pointers: GuardedItem[] = issues.flatMap(({ issueId, number }) =>
+    number === undefined
+      ? []
+      : [
+          {
+            item: {
+              Delete: {
+                TableName: tableName,
+                Key: keys.issueKey(orgId, number),
+                ConditionExpression: 'project_id = :project AND issue_id = :issue',
+                ExpressionAttributeValues: { ':project': projectId, ':issue': issueId },
+              },
+            },
+            reason: 'gone',
+          },
+        ],
+  );
+  const assigned = issues.flatMap(({ issueId, assigneeId }) => (assigneeId === undefined ? [] : [{ issueId, assigneeId }]));
+  return [...pointers, ...(assigned.length > 0 ? unassignOnCascade(orgId, projectId, assigned) : [])];
 }
 
 const ISSUE_SK = /^ISSUE#\d+$/;

@@ -1,7 +1,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/cascade.ts';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   MAX_ATTEMPTS,
   cascadeBatch,
@@ -390,4 +390,43 @@ describe('cascade through the stream (as in AWS)', () => {
       console.log(`cascade of ${seeded.items} items with a 10 ms deadline: partition empty ${waited} ms after the delete`);
     },
   );
+});
+
+describe('the indexes outside a deleted project', () => {
+  it("takes out its issues' number pointers and assignee entries in batches, leaving a pointer another project has reused", async () => {
+    const org = await newOrganisation();
+    const caller: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '' };
+    const project = await createProject(caller, { name: 'Gone', prefix: randomPrefix() });
+    const { createIssue } = await import('../../lib/domain/issues.ts');
+    const made = [];
+    // More than one batch of index deletes (30 issues each), half of them assigned.
+    for (let i = 0; i < 40; i++) {
+      made.push(
+        await createIssue(
+          caller,
+          { projectId: project.id, sprintId: null },
+          { title: `t${i}`, assignee_id: i % 2 ? org.member.id : null },
+        ),
+      );
+    }
+    const reused = made[3]!;
+    // As if a new project had taken the prefix and written this number already.
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.issueKey(org.orgId, reused.issue_number),
+        UpdateExpression: 'SET project_id = :other',
+        ExpressionAttributeValues: { ':other': project.id + 1_000_000 },
+      }),
+    );
+    await deleteProject(caller, project.id);
+    await waitUntilEmpty({ pk: projectPk(org.orgId, project.id) });
+    const pointers = await itemsIn({ pk: orgPk(org.orgId), skPrefix: 'ISSUEKEY#' }, 100);
+    expect(pointers.map((p) => p.SK)).toEqual([`ISSUEKEY#${reused.issue_number}`]);
+    expect(await itemsIn({ pk: `${orgPk(org.orgId)}#A#${String(org.member.id).padStart(10, '0')}` })).toEqual([]);
+    const account = await db.send(
+      new GetCommand({ TableName: tableName, Key: keys.account(org.orgId, org.member.id), ConsistentRead: true }),
+    );
+    expect(account.Item?.assigned_count).toBe(0);
+  }, 60_000);
 });
