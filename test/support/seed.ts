@@ -191,7 +191,10 @@ export async function seedProject(
     issueCursor += count;
     issues.set(sprintId, ids);
     ids.forEach((issueId, i) => {
-      items.push(issueItem(orgId, projectId, sprintId, issueId, (i + 1) * 1024, shape.commentsPerIssue));
+      const issue = issueItem(orgId, projectId, sprintId, issueId, (i + 1) * 1024, shape.commentsPerIssue);
+      items.push(issue);
+      // The number's pointer, as the create transaction writes it (lib/db/issues.ts: insertIssue).
+      pointers.push({ ...keys.issueKey(orgId, issue.issue_number), type: 'issue_key', project_id: projectId, issue_id: issueId });
       for (let c = 0; c < shape.commentsPerIssue; c++) {
         const commentId = commentIds[commentCursor++] as number;
         items.push(commentItem(orgId, projectId, sprintId, issueId, commentId, authorId));
