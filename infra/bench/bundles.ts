@@ -165,7 +165,8 @@ export async function loadAlone(bundle: Bundle): Promise<LoadResult> {
   }
 }
 
-function run(cmd: string, args: string[], options: { cwd: string; env: Record<string, string> }) {
+/** Runs a command to its end, with what it printed. */
+export function run(cmd: string, args: string[], options: { cwd: string; env: Record<string, string> }) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
     const child = spawn(cmd, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -11,7 +11,6 @@
  *
  *   npm run bench:cold [-- --rounds 7]
  */
-import { spawn } from 'node:child_process';
 import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runtimeEnvironment } from '../bundling.ts';
 import { repoRoot } from '../paths.ts';
-import { type Bundle, buildBundle, lambdaRuntimePreloads, median } from './bundles.ts';
+import { type Bundle, buildBundle, lambdaRuntimePreloads, median, run } from './bundles.ts';
 
 // Runs in the fresh process: init, the first invocation, a second one; CPU and wall time of each.
 const PROBE = `
@@ -59,18 +58,6 @@ interface ProbeResult {
   again: unknown;
 }
 
-function run(args: string[], options: { cwd: string; env: Record<string, string> }) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-    const child = spawn(process.execPath, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', fail);
-    child.once('close', (code) => done({ code, stdout, stderr }));
-  });
-}
-
 /** Loads a bundle alone in a fresh process against the table at `endpoint` and invokes it twice. */
 async function invokeCold(bundle: Bundle, event: unknown, table: { endpoint: string; name: string }): Promise<ProbeResult> {
   const dir = await mkdtemp(join(tmpdir(), 'bundle-cold-'));
@@ -96,7 +83,7 @@ async function invokeCold(bundle: Bundle, event: unknown, table: { endpoint: str
       JSON.stringify(lambdaRuntimePreloads),
       JSON.stringify(event),
     ];
-    const { code, stdout, stderr } = await run(args, { cwd: dir, env });
+    const { code, stdout, stderr } = await run(process.execPath, args, { cwd: dir, env });
     if (code !== 0) throw new Error(`${bundle.name} failed (exit ${code}): ${stderr.split('\n').slice(-8).join('\n')}`);
     return JSON.parse(stdout) as ProbeResult;
   } finally {
