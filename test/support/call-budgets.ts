@@ -75,7 +75,8 @@ export const exceptions: Record<string, Budget> = {
   },
   'GET /api/v1/comments/{id}': {
     calls: 3,
-    reason: 'The path names no project: the comment is found through GSI1, then read consistently with its ancestors.',
+    reason:
+      'The path names no project: its pointer (in the organisation partition) is read, then the comment with its ancestors, both consistently.',
   },
   ...both('/api/v1/comments/{id}', { calls: 4, reason: 'Found as `GET /comments/{id}` finds it (2 calls), then written.' }),
   'DELETE /api/v1/comments/{id}': { calls: 4, reason: 'Found as `GET /comments/{id}` finds it (2 calls), then written.' },
