@@ -1,13 +1,11 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
-import { stampUpdate } from './actor.ts';
 import { db, tableName } from './client.ts';
-import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
-import { Refused, rereadOnStale, setAssignments, STALE, transact, type GuardedItem } from './transactions.ts';
+import { Refused, rereadOnStale, setAssignments, STALE, transact, updateResource, type GuardedItem } from './transactions.ts';
 import { nextId } from './sequences.ts';
-import { PRECONDITION, guardVersion, versionChecked, versionOf, versionRequired, withVersion } from './versions.ts';
+import { versionOf, withVersion } from './versions.ts';
 
 /**
  * Why a project write can be refused (`Refused.reason`): the project is gone, the prefix belongs
@@ -136,28 +134,17 @@ export async function updateProject(orgId: number, projectId: number, changes: P
   const { names, values, expression } = setClause(changes);
   values[':updated_at'] = now;
   if (changes.prefix === undefined) {
-    try {
-      const out = await db.send(
-        new UpdateCommand(
-          stampUpdate(
-            guardVersion({
-              TableName: tableName,
-              Key: keys.project(orgId, projectId),
-              UpdateExpression: expression,
-              ConditionExpression: 'attribute_exists(PK)',
-              ExpressionAttributeNames: names,
-              ExpressionAttributeValues: values,
-              ReturnValues: 'ALL_NEW' as const,
-            }),
-          ),
-        ),
-      );
-      versionChecked();
-      return toProject(out.Attributes ?? {});
-    } catch (err) {
-      if (isConditionFailed(err)) throw new Refused(versionRequired() ? PRECONDITION : projectRefusals.project);
-      throw err;
-    }
+    const written = await updateResource(
+      {
+        Key: keys.project(orgId, projectId),
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+      projectRefusals.project,
+    );
+    return toProject(written);
   }
   const withPrefix = { ...changes, prefix: changes.prefix };
   return rereadOnStale(() => changePrefix(orgId, projectId, withPrefix, { names, values, expression }, now));

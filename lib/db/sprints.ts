@@ -1,14 +1,12 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Sprint, SprintStatus } from '../schemas/sprints.ts';
-import { stampUpdate } from './actor.ts';
 import { db, tableName } from './client.ts';
-import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
-import { batchGet, equalsCondition, Refused, setAssignments, transact, type GuardedItem } from './transactions.ts';
-import { PRECONDITION, guardVersion, versionChecked, versionRequired, withVersion } from './versions.ts';
+import { batchGet, equalsCondition, setAssignments, transact, updateResource, type GuardedItem } from './transactions.ts';
+import { withVersion } from './versions.ts';
 
 /** Counters a sprint keeps over its issues; they move in the same transaction as the issues. */
 export type SprintCounterName =
@@ -277,28 +275,16 @@ export async function setSprintActive(
     '#bd_today = :zero',
     ...scopeCounters.map((c) => `${c} = :zero`),
   ];
-  try {
-    const out = await db.send(
-      new UpdateCommand(
-        stampUpdate(
-          guardVersion({
-            TableName: tableName,
-            Key: keys.sprint(orgId, projectId, sprintId),
-            UpdateExpression: `SET ${sets.join(', ')}`,
-            ConditionExpression: `#status = :planning AND ${startGuard} AND (attribute_not_exists(#receiving) OR #receiving = :zero)`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW' as const,
-          }),
-        ),
-      ),
-    );
-    versionChecked();
-    return out.Attributes as SprintItem;
-  } catch (err) {
-    if (isConditionFailed(err)) throw new Refused(versionRequired() ? PRECONDITION : 'sprint');
-    throw err;
-  }
+  return updateResource<SprintItem>(
+    {
+      Key: keys.sprint(orgId, projectId, sprintId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: `#status = :planning AND ${startGuard} AND (attribute_not_exists(#receiving) OR #receiving = :zero)`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+    'sprint',
+  );
 }
 
 /**

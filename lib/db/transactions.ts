@@ -1,9 +1,9 @@
-import { BatchGetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { UnavailableError } from '../domain/errors.ts';
 import { db, tableName } from './client.ts';
-import { stampItem } from './actor.ts';
+import { stampItem, stampUpdate } from './actor.ts';
 import { PRECONDITION, guardVersion, versionChecked, versionRequired } from './versions.ts';
-import { cancellationCodes } from './errors.ts';
+import { cancellationCodes, isConditionFailed } from './errors.ts';
 import type { Key } from './keys.ts';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -102,6 +102,35 @@ export async function transact(items: GuardedItem[]): Promise<void> {
       if (!conflict || attempt >= CONFLICT_RETRIES) throw err;
       await sleep(20 * 2 ** attempt * (0.5 + Math.random()));
     }
+  }
+}
+
+/**
+ * THE single UpdateItem of a request's resource, answered as written (ALL_NEW): stamped like every
+ * write of a request (lib/db/actor.ts) and conditioned on the versions the request expects
+ * (`If-Match`, lib/db/versions.ts). A failed condition is refused as `PRECONDITION` when a version
+ * was expected, otherwise as `reason`.
+ */
+export async function updateResource<T = Record<string, unknown>>(
+  update: {
+    Key: Key;
+    UpdateExpression: string;
+    ConditionExpression?: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  },
+  reason: string,
+): Promise<T> {
+  const guarded = versionRequired();
+  try {
+    const out = await db.send(
+      new UpdateCommand(stampUpdate(guardVersion({ ...update, TableName: tableName, ReturnValues: 'ALL_NEW' as const }))),
+    );
+    if (guarded) versionChecked();
+    return (out.Attributes ?? {}) as T;
+  } catch (err) {
+    if (isConditionFailed(err)) throw new Refused(guarded ? PRECONDITION : reason);
+    throw err;
   }
 }
 

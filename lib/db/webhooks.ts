@@ -4,9 +4,8 @@ import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
-import { batchGet, Refused, setAssignments, transact } from './transactions.ts';
-import { PRECONDITION, guardVersion, versionChecked, versionRequired, withVersion } from './versions.ts';
-import { stampUpdate } from './actor.ts';
+import { batchGet, Refused, setAssignments, transact, updateResource } from './transactions.ts';
+import { withVersion } from './versions.ts';
 
 /**
  * Webhook endpoints live in the organisation's partition (`WEBHOOK#w`, counted on the organisation
@@ -144,28 +143,16 @@ export async function updateWebhook(orgId: number, webhookId: number, fields: Pa
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets = setAssignments(fields, names, values);
-  try {
-    const out = await db.send(
-      new UpdateCommand(
-        stampUpdate(
-          guardVersion({
-            TableName: tableName,
-            Key: keys.webhook(orgId, webhookId),
-            UpdateExpression: `SET ${sets.join(', ')}`,
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW' as const,
-          }),
-        ),
-      ),
-    );
-    versionChecked();
-    return out.Attributes as WebhookItem;
-  } catch (err) {
-    if (isConditionFailed(err)) throw new Refused(versionRequired() ? PRECONDITION : webhookRefusals.webhook);
-    throw err;
-  }
+  return updateResource<WebhookItem>(
+    {
+      Key: keys.webhook(orgId, webhookId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+    webhookRefusals.webhook,
+  );
 }
 
 /** Deletes an endpoint and uncounts it; its deliveries expire on their own. */
