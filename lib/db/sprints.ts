@@ -18,6 +18,16 @@ export type SprintCounterName =
   | 'done_issues_count';
 export type SprintCounters = Record<SprintCounterName, number>;
 
+/** The counters of a sprint without issues (a new sprint's, or the sum of none). */
+export const noCounters: Readonly<SprintCounters> = {
+  issues_count: 0,
+  total_story_points: 0,
+  completed_story_points: 0,
+  open_issues_count: 0,
+  open_story_points: 0,
+  done_issues_count: 0,
+};
+
 /** Counters of moves in and out of a sprint, reset when it is activated (its report's added/removed). */
 export const scopeCounters = ['added_issues', 'added_points', 'removed_issues', 'removed_points'] as const;
 
@@ -152,12 +162,7 @@ export async function insertSprint(orgId: number, projectId: number, fields: Spr
     ...fields,
     status: 'planning',
     actual_end_date: null,
-    issues_count: 0,
-    total_story_points: 0,
-    completed_story_points: 0,
-    open_issues_count: 0,
-    open_story_points: 0,
-    done_issues_count: 0,
+    ...noCounters,
     positions_rev: 0,
     created_at: now,
     updated_at: now,

@@ -4,7 +4,7 @@ import type { IssueFilter, IssueItem, ListDelta, ParentChange } from '../db/issu
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import { nextId } from '../db/sequences.ts';
-import { burndownAttribute, type SprintCounters } from '../db/sprints.ts';
+import { burndownAttribute, noCounters, type SprintCounters } from '../db/sprints.ts';
 import { Refused } from '../db/transactions.ts';
 import type { Issue, IssueCreate, IssueListFilters, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
 import { today } from './clock.ts';
@@ -47,15 +47,6 @@ const RENUMBER_STEP = 99;
 const assigneeMessage = 'assignee_id must be an account of this organisation';
 const targetSprintMessage = 'sprint_id must be a sprint of this project';
 
-const zero: SprintCounters = {
-  issues_count: 0,
-  total_story_points: 0,
-  completed_story_points: 0,
-  open_issues_count: 0,
-  open_story_points: 0,
-  done_issues_count: 0,
-};
-
 /** What one issue adds to its sprint's counters. */
 export function contributionOf(issue: { status: IssueStatus; story_points: number | null }): SprintCounters {
   const points = issue.story_points ?? 0;
@@ -74,9 +65,9 @@ export function contributionOf(issue: { status: IssueStatus; story_points: numbe
 const combine = (a: SprintCounters, b: SprintCounters, sign: 1 | -1): SprintCounters =>
   Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + sign * b[k as keyof SprintCounters]])) as SprintCounters;
 
-export const negate = (c: SprintCounters): SprintCounters => combine(zero, c, -1);
+export const negate = (c: SprintCounters): SprintCounters => combine(noCounters, c, -1);
 
-export const sumCounters = (all: SprintCounters[]): SprintCounters => all.reduce((a, b) => combine(a, b, 1), zero);
+export const sumCounters = (all: SprintCounters[]): SprintCounters => all.reduce((a, b) => combine(a, b, 1), noCounters);
 
 /**
  * The counters of a list's owner: the backlog keeps only its issue count; a sprint keeps its
