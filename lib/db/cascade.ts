@@ -6,11 +6,11 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  ScanCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { unassignOnCascade } from './assigned.ts';
+import { queryPages, scanPages } from './query.ts';
 import { db, tableName } from './client.ts';
 import {
   collections,
@@ -466,23 +466,16 @@ export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCa
 /** Every pending cascade (one Query of their partition; operators: `cascade:resume`, `cascade:sweep`). */
 export async function listPendingCascades(): Promise<PendingCascade[]> {
   const found: PendingCascade[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': pendingCascadesPk },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const pending = pendingCascadeFromItem(item);
-      if (pending) found.push(pending);
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  await queryPages(
+    { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pendingCascadesPk } },
+    {},
+    (items) => {
+      for (const item of items) {
+        const pending = pendingCascadeFromItem(item);
+        if (pending) found.push(pending);
+      }
+    },
+  );
   return found;
 }
 
@@ -668,40 +661,31 @@ export async function findOrphanedCascades(): Promise<CascadeParent[]> {
     issuesOfComments: Set<number>;
   }
   const partitions = new Map<string, Partition>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new ScanCommand({
-        TableName: tableName,
-        ProjectionExpression: 'PK, SK, LSK',
-        FilterExpression: 'contains(PK, :p)',
-        ExpressionAttributeValues: { ':p': '#P#' },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const pk = String(item.PK);
-      if (!parseProjectPk(pk)) continue;
-      let part = partitions.get(pk);
-      if (!part) {
-        part = { sprints: new Set(), issues: new Set(), sprintsOfIssues: new Set(), issuesOfComments: new Set() };
-        partitions.set(pk, part);
+  await scanPages(
+    { ProjectionExpression: 'PK, SK, LSK', FilterExpression: 'contains(PK, :p)', ExpressionAttributeValues: { ':p': '#P#' } },
+    (items) => {
+      for (const item of items) {
+        const pk = String(item.PK);
+        if (!parseProjectPk(pk)) continue;
+        let part = partitions.get(pk);
+        if (!part) {
+          part = { sprints: new Set(), issues: new Set(), sprintsOfIssues: new Set(), issuesOfComments: new Set() };
+          partitions.set(pk, part);
+        }
+        const sk = String(item.SK);
+        const m = /^(SPRINT|ISSUE)#(\d{10})(?:#C#\d{10})?$/.exec(sk);
+        if (!m) continue;
+        const id = Number(m[2]);
+        if (m[1] === 'SPRINT') part.sprints.add(id);
+        else if (sk.includes('#C#')) part.issuesOfComments.add(id);
+        else {
+          part.issues.add(id);
+          const inSprint = /^S#(\d{10})#/.exec(String(item.LSK ?? ''));
+          if (inSprint) part.sprintsOfIssues.add(Number(inSprint[1]));
+        }
       }
-      const sk = String(item.SK);
-      const m = /^(SPRINT|ISSUE)#(\d{10})(?:#C#\d{10})?$/.exec(sk);
-      if (!m) continue;
-      const id = Number(m[2]);
-      if (m[1] === 'SPRINT') part.sprints.add(id);
-      else if (sk.includes('#C#')) part.issuesOfComments.add(id);
-      else {
-        part.issues.add(id);
-        const inSprint = /^S#(\d{10})#/.exec(String(item.LSK ?? ''));
-        if (inSprint) part.sprintsOfIssues.add(Number(inSprint[1]));
-      }
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
+    },
+  );
 
   const orphans: CascadeParent[] = [];
   for (const [pk, part] of partitions) {

@@ -1,6 +1,7 @@
-import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Comment } from '../schemas/comments.ts';
 import { db, tableName } from './client.ts';
+import { scanPages } from './query.ts';
 import { collections, keys, listKeys, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
 import { isConditionFailed } from './errors.ts';
@@ -361,42 +362,38 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
  * wrote; running it again writes none.
  */
 export async function writeMissingCommentPointers(): Promise<{ comments: number; written: number }> {
-  let start: Record<string, unknown> | undefined;
   let comments = 0;
   let written = 0;
-  do {
-    const out = await db.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: '#type = :comment',
-        ProjectionExpression: 'org_id, project_id, issue_id, sprint_id, id',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':comment': 'comment' },
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      comments++;
-      try {
-        await db.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: {
-              ...keys.commentPointer(Number(item.org_id), Number(item.id)),
-              type: 'comment_pointer',
-              project_id: Number(item.project_id),
-              issue_id: Number(item.issue_id),
-              sprint_id: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        );
-        written++;
-      } catch (err) {
-        if (!isConditionFailed(err)) throw err;
+  await scanPages(
+    {
+      FilterExpression: '#type = :comment',
+      ProjectionExpression: 'org_id, project_id, issue_id, sprint_id, id',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':comment': 'comment' },
+    },
+    async (items) => {
+      for (const item of items) {
+        comments++;
+        try {
+          await db.send(
+            new PutCommand({
+              TableName: tableName,
+              Item: {
+                ...keys.commentPointer(Number(item.org_id), Number(item.id)),
+                type: 'comment_pointer',
+                project_id: Number(item.project_id),
+                issue_id: Number(item.issue_id),
+                sprint_id: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            }),
+          );
+          written++;
+        } catch (err) {
+          if (!isConditionFailed(err)) throw err;
+        }
       }
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
+    },
+  );
   return { comments, written };
 }

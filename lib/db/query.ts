@@ -1,4 +1,4 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand, type QueryCommandInput, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.ts';
 
 /** A Query as the data layer writes it: the table, consistency and paging are filled in here. */
@@ -30,4 +30,22 @@ export async function queryPages(
     if (onPage(out.Items ?? [], out.Count ?? 0) === false) break;
   } while (start);
   return start;
+}
+
+/**
+ * The whole table (or what `input`'s filter keeps of it), page after page, consistently, each page
+ * handed to `onPage`. Operators' commands only (`tools/cli/admin.ts`): no request path scans.
+ */
+export async function scanPages(
+  input: Omit<ScanCommandInput, 'TableName' | 'ConsistentRead' | 'ExclusiveStartKey'>,
+  onPage: (items: Record<string, unknown>[]) => Promise<void> | void,
+): Promise<void> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.send(
+      new ScanCommand({ ...input, TableName: tableName, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }),
+    );
+    await onPage(out.Items ?? []);
+    start = out.LastEvaluatedKey;
+  } while (start);
 }

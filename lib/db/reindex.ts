@@ -1,8 +1,9 @@
-import { DeleteCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { blockOf, RANK_PREFIX } from '../domain/positions.ts';
 import { assignmentItems, assignedStateOf } from './assigned.ts';
 import { db, tableName } from './client.ts';
 import { keys, orgPk, type Key } from './keys.ts';
+import { scanPages } from './query.ts';
 import type { IssueStatus } from '../schemas/issues.ts';
 
 /**
@@ -30,37 +31,33 @@ const id = (key: Key) => `${key.PK}\u0000${key.SK}`;
 
 async function scan(orgId: number | undefined): Promise<Scanned> {
   const found: Scanned = { owners: new Map(), accounts: new Map(), issues: [], pointers: [], entries: [] };
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: `#type IN (:project, :sprint, :issue, :account, :pointer, :entry)${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: {
-          ':project': 'project',
-          ':sprint': 'sprint',
-          ':issue': 'issue',
-          ':account': 'account',
-          ':pointer': 'issue_key',
-          ':entry': 'assigned_issue',
-          ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }),
-        },
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const key = { PK: String(item.PK), SK: String(item.SK) };
-      if (item.type === 'project' || item.type === 'sprint') {
-        found.owners.set(id(key), { key, rank: new Set(Object.keys(item).filter((k) => k.startsWith(RANK_PREFIX))) });
-      } else if (item.type === 'account') {
-        found.accounts.set(id(key), { key, assigned: item.assigned_count !== undefined });
-      } else if (item.type === 'issue') found.issues.push(item);
-      else if (item.type === 'issue_key') found.pointers.push(item);
-      else found.entries.push(item);
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  await scanPages(
+    {
+      FilterExpression: `#type IN (:project, :sprint, :issue, :account, :pointer, :entry)${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: {
+        ':project': 'project',
+        ':sprint': 'sprint',
+        ':issue': 'issue',
+        ':account': 'account',
+        ':pointer': 'issue_key',
+        ':entry': 'assigned_issue',
+        ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }),
+      },
+    },
+    (items) => {
+      for (const item of items) {
+        const key = { PK: String(item.PK), SK: String(item.SK) };
+        if (item.type === 'project' || item.type === 'sprint') {
+          found.owners.set(id(key), { key, rank: new Set(Object.keys(item).filter((k) => k.startsWith(RANK_PREFIX))) });
+        } else if (item.type === 'account') {
+          found.accounts.set(id(key), { key, assigned: item.assigned_count !== undefined });
+        } else if (item.type === 'issue') found.issues.push(item);
+        else if (item.type === 'issue_key') found.pointers.push(item);
+        else found.entries.push(item);
+      }
+    },
+  );
   return found;
 }
 
