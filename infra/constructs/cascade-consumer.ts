@@ -1,13 +1,12 @@
-import { Duration, Validations } from 'aws-cdk-lib';
-import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Duration } from 'aws-cdk-lib';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { cascadeStreamFilters } from '../../lib/db/table.ts';
 import { cascadeEntry } from '../functions.ts';
 import { cascadeGrant } from '../grants.ts';
 import { ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
+import { consumeStream } from './stream-consumer.ts';
 
 export interface CascadeConsumerProps {
   table: ServiceTable;
@@ -41,36 +40,12 @@ export class CascadeConsumer extends Construct {
       logs: props.logs,
     });
     props.table.grant(this.fn, cascadeGrant);
-    this.failures = new Queue(this, 'Failures', {
-      retentionPeriod: Duration.days(14),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
+    this.failures = consumeStream(this, this.fn, props.table, {
+      filters: cascadeStreamFilters,
+      retryAttempts: 5,
+      what: 'stream',
     });
     this.fn.addEnvironment('CASCADE_FAILURE_QUEUE_URL', this.failures.queueUrl);
     this.failures.grantSendMessages(this.fn);
-    Validations.of(this.failures).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: "This queue is itself the dead-letter destination of the stream's event source mapping",
-    });
-    this.fn.addEventSource(
-      new DynamoEventSource(props.table.table, {
-        startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 100,
-        maxBatchingWindow: Duration.seconds(1),
-        retryAttempts: 5,
-        bisectBatchOnError: true,
-        reportBatchItemFailures: true,
-        maxRecordAge: Duration.days(1),
-        onFailure: new SqsDlq(this.failures),
-        // The same patterns the local stream poller applies (lib/db/table.ts).
-        filters: cascadeStreamFilters.map((pattern) =>
-          FilterCriteria.filter(structuredClone(pattern) as Record<string, unknown>),
-        ),
-      }),
-    );
-    Validations.of(this.fn.role!).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'dynamodb:ListStreams, added by the event source mapping, supports no resource ARN (only "*")',
-    });
   }
 }

@@ -1,6 +1,5 @@
-import { Duration, Validations } from 'aws-cdk-lib';
-import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Duration } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { changeFeedStreamFilters } from '../../lib/db/table.ts';
@@ -8,6 +7,7 @@ import { changeFeedEntry, deliveryEntry } from '../functions.ts';
 import { changeFeedGrant, deliveryGrant } from '../grants.ts';
 import { ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
+import { consumeStream } from './stream-consumer.ts';
 
 export interface ChangeFeedProps {
   table: ServiceTable;
@@ -58,28 +58,10 @@ export class ChangeFeed extends Construct {
     });
     props.table.grant(this.consumer, changeFeedGrant);
     this.deliveries.grantSendMessages(this.consumer);
-    this.failures = new Queue(this, 'Failures', { ...queueDefaults, retentionPeriod: Duration.days(14) });
-    Validations.of(this.failures).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: "This queue is itself the dead-letter destination of the change feed's event source mapping",
-    });
-    this.consumer.addEventSource(
-      new DynamoEventSource(props.table.table, {
-        startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 100,
-        maxBatchingWindow: Duration.seconds(1),
-        retryAttempts: 10,
-        bisectBatchOnError: true,
-        reportBatchItemFailures: true,
-        maxRecordAge: Duration.days(1),
-        onFailure: new SqsDlq(this.failures),
-        filters: changeFeedStreamFilters.map((pattern) => FilterCriteria.filter(pattern as unknown as Record<string, unknown>)),
-      }),
-    );
-
-    Validations.of(this.consumer.role!).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'dynamodb:ListStreams, added by the event source mapping, supports no resource ARN (only "*")',
+    this.failures = consumeStream(this, this.consumer, props.table, {
+      filters: changeFeedStreamFilters,
+      retryAttempts: 10,
+      what: 'change feed',
     });
 
     this.deliverer = new ServiceFunction(this, 'Deliverer', {
