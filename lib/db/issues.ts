@@ -23,6 +23,7 @@ import type { ProjectItem } from './projects.ts';
 import { assignedStateOf, assignmentItems, type AssignedState } from './assigned.ts';
 import { accountExists, addCounters, type SprintCounters, type SprintItem } from './sprints.ts';
 import { batchGet, Refused, revisionCondition, setAssignments, transact, type GuardedItem } from './transactions.ts';
+import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from './versions.ts';
 
 /**
@@ -292,32 +293,75 @@ export async function getListOwner(orgId: number, projectId: number, sprintId: n
   return owner;
 }
 
+/** What creating an issue takes from its project: an id, a number and an appended position. */
+export interface IssueSlot {
+  id: number;
+  number: number;
+  prefix: string;
+  positionSeq: number;
+  backlogCount: number;
+}
+
+/** How often a create retries when other creates used up the project's block of ids as it refilled it. */
+const SLOT_ATTEMPTS = 8;
+
 /**
- * The next issue number and an appended position, in one atomic UpdateItem on the project: it
- * proves the project exists and returns its prefix. Numbers are never handed out twice.
+ * The issue's id, its number and an appended position, in one atomic UpdateItem on the project: it
+ * proves the project exists and returns its prefix. The id comes from the project's block of ids;
+ * the create that finds the block used up (one in `ISSUE_ID_BLOCK`, or the first on a project
+ * created before blocks existed) reserves the next block from the organisation's sequence and
+ * installs it with the same update that takes its first id: two more calls. Ids and numbers are
+ * never handed out twice; a block two creates reserved at once loses one of them (a gap).
  */
-export async function allocateIssueSlot(orgId: number, projectId: number) {
+export async function allocateIssueSlot(orgId: number, projectId: number): Promise<IssueSlot> {
+  for (let attempt = 0; attempt < SLOT_ATTEMPTS; attempt++) {
+    const taken = await takeSlot(orgId, projectId, {
+      UpdateExpression: 'ADD issue_seq :one, position_seq :one, issue_id_next :one',
+      ConditionExpression: 'attribute_exists(PK) AND issue_id_next < issue_id_end',
+      ExpressionAttributeValues: { ':one': 1 },
+    });
+    if (taken) return { ...taken, id: Number(taken.project.issue_id_next) - 1 };
+    const block = issueIdBlock((await advance(orgId, { issue: ISSUE_ID_BLOCK })).issue);
+    const refilled = await takeSlot(orgId, projectId, {
+      UpdateExpression: 'SET issue_id_next = :next, issue_id_end = :end ADD issue_seq :one, position_seq :one',
+      // Still used up: a create that refilled it meanwhile wins, and this one takes from its block.
+      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(issue_id_end) OR issue_id_next >= issue_id_end)',
+      ExpressionAttributeValues: { ':one': 1, ':next': block.next + 1, ':end': block.end },
+    });
+    if (refilled) return { ...refilled, id: block.next };
+  }
+  throw new Error(`Issue id allocation for project ${projectId} lost ${SLOT_ATTEMPTS} races in a row`);
+}
+
+/** One attempt at a slot: undefined when the condition refused it with the project there. */
+async function takeSlot(
+  orgId: number,
+  projectId: number,
+  update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, number> },
+): Promise<(Omit<IssueSlot, 'id'> & { project: ProjectItem }) | undefined> {
   try {
     const out = await db.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.project(orgId, projectId),
-        UpdateExpression: 'ADD issue_seq :one, position_seq :one',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':one': 1 },
+        ...update,
         ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     const project = out.Attributes as ProjectItem;
     return {
+      project,
       number: Number(project.issue_seq),
       prefix: project.prefix,
       positionSeq: Number(project.position_seq),
       backlogCount: Number(project.backlog_count ?? 0),
     };
   } catch (err) {
-    if (isConditionFailed(err)) throw new Refused('project');
-    throw err;
+    if (!isConditionFailed(err)) throw err;
+    // The old item comes back with the refusal: without one, the project is gone.
+    if (!(err as { Item?: unknown }).Item) throw new Refused('project');
+    return undefined;
   }
 }
 

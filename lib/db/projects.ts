@@ -4,7 +4,7 @@ import { db, tableName } from './client.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { Refused, rereadOnStale, setAssignments, STALE, transact, updateResource, type GuardedItem } from './transactions.ts';
-import { nextId } from './sequences.ts';
+import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { versionOf, withVersion } from './versions.ts';
 
 /**
@@ -18,6 +18,9 @@ export interface ProjectItem extends Project {
   backlog_count?: number;
   issue_seq?: number;
   position_seq?: number;
+  /** The project's block of issue ids, `[issue_id_next, issue_id_end)` (lib/db/sequences.ts). */
+  issue_id_next?: number;
+  issue_id_end?: number;
 }
 
 export const toProject = (record: object): Project => {
@@ -50,9 +53,14 @@ export async function getProjectItem(orgId: number, projectId: number): Promise<
   return out.Item as ProjectItem | undefined;
 }
 
-/** Creates a project: project, prefix guard and the organisation's project count in one transaction. */
+/**
+ * Creates a project: project, prefix guard and the organisation's project count in one transaction.
+ * Its id and its first block of issue ids come from one ADD on the organisation's sequences.
+ */
 export async function insertProject(orgId: number, input: ProjectCreate): Promise<Project> {
-  const id = await nextId(orgId, 'project');
+  const reserved = await advance(orgId, { project: 1, issue: ISSUE_ID_BLOCK });
+  const id = reserved.project;
+  const ids = issueIdBlock(reserved.issue);
   const now = new Date().toISOString();
   const project: Project = {
     id,
@@ -81,6 +89,8 @@ export async function insertProject(orgId: number, input: ProjectCreate): Promis
             backlog_count: 0,
             issue_seq: 0,
             position_seq: 0,
+            issue_id_next: ids.next,
+            issue_id_end: ids.end,
           },
           // A fresh id from the sequence: never taken.
           ConditionExpression: 'attribute_not_exists(PK)',

@@ -3,7 +3,6 @@ import * as store from '../db/issues.ts';
 import type { IssueFilter, IssueItem, ListDelta, ParentChange } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
-import { nextId } from '../db/sequences.ts';
 import { burndownAttribute, noCounters, type SprintCounters } from '../db/sprints.ts';
 import { Refused } from '../db/transactions.ts';
 import type { Issue, IssueCreate, IssueListFilters, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
@@ -206,8 +205,7 @@ export async function getIssue(caller: Principal, at: IssueLocation, issueId: nu
 export async function createIssue(caller: Principal, at: IssueLocation, input: IssueCreate): Promise<Issue> {
   try {
     // A sprint's count comes from the sprint, read alongside (the backlog's from the allocation).
-    const [id, slot, owner] = await Promise.all([
-      nextId(caller.orgId, 'issue'),
+    const [slot, owner] = await Promise.all([
       store.allocateIssueSlot(caller.orgId, at.projectId),
       at.sprintId === null ? undefined : store.getListOwner(caller.orgId, at.projectId, at.sprintId),
     ]);
@@ -216,7 +214,7 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
     const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
     const position = appendedPosition(slot.positionSeq);
     const issue: Issue = {
-      id,
+      id: slot.id,
       project_id: at.projectId,
       sprint_id: at.sprintId,
       issue_number: `${slot.prefix}-${slot.number}`,

@@ -52,10 +52,9 @@ export const exceptions: Record<string, Budget> = {
   [`GET ${sprint}/issues/{issue_id}`]: { calls: 3, reason: `The issue with its ancestors, then its place (${rank}).` },
   [`GET ${project}/issues/{issue_id}`]: { calls: 3, reason: `The issue with its ancestors, then its place (${rank}).` },
   [`POST ${sprint}/issues`]: {
-    calls: 5,
-    reason: `The issue's id and number, with the sprint read beside them for the answer's place, then the transaction (${rank}).`,
+    calls: 4,
+    reason: `The issue's id, number and position from the project, with the sprint read beside them for the answer's place, then the transaction (${rank}).`,
   },
-  [`POST ${project}/issues`]: { calls: 4, reason: `The issue's id and number, then the transaction (${rank}).` },
   ...both(`${sprint}/issues/{issue_id}`, {
     calls: 4,
     reason: `The issue with its ancestors, the keys around its place, then one transaction that keeps the rank counters (${rank}).`,
