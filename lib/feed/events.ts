@@ -109,8 +109,12 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       return { ...base, ...ids, ...stamp(after), type: 'issue.updated', resource: issue, changes };
     }
     case 'comment': {
+      // A comment always names its issue; an item that does not is no comment a client wrote, and
+      // must not stop the feed behind it.
+      const issueId = num(current.issue_id);
+      if (issueId === undefined) return undefined;
       const comment = toComment(current);
-      const ids = { issueId: comment.issue_id, commentId: id };
+      const ids = { issueId, commentId: id };
       if (record.eventName === 'INSERT' && after) {
         return { ...base, ...ids, ...stamp(after), type: 'comment.created', resource: comment, changes: [] };
       }

@@ -36,6 +36,12 @@ const record = (eventName: DynamoDBRecord['eventName'], before?: object, after?:
 });
 
 describe('change events from stream records', () => {
+  it('an item of type comment that names no issue is no event (it would stop the feed behind it)', () => {
+    const stray = { type: 'comment', org_id: 1, id: 3, project_id: 2 };
+    expect(changeEventOf(record('REMOVE', stray))).toBeUndefined();
+    expect(changeEventOf(record('REMOVE', { ...stray, issue_id: 9 }))).toMatchObject({ type: 'comment.deleted', issueId: 9 });
+  });
+
   it('an issue write that changes no field a client sees (a counter) is no event', () => {
     expect(changeEventOf(record('MODIFY', issue, { ...issue, comments_count: 1, activity_count: 2 }))).toBeUndefined();
   });
