@@ -4,7 +4,7 @@ import type { Route } from '../../lib/routes.ts';
  * DynamoDB calls per request, authorizer and rate limit included: the floor of the design is one
  * call for the token and its bucket, then one for a read's work, two for a write's (the read it
  * checks against, then the write). `test/e2e/call-budgets.test.ts` sends a request to every route
- * of the route table and holds it to this; `docs/data-model.md` shows the table it renders.
+ * of the route table and holds it to this; the README shows the table it renders.
  */
 export const floor = { read: 2, write: 3 } as const;
 
@@ -20,26 +20,28 @@ const sprint = `${project}/sprints/{sprint_id}`;
 /** Every spelling of a route (PATCH and its PUT spelling share a handler, so a budget). */
 const both = (path: string, budget: Budget) => ({ [`PATCH ${path}`]: budget, [`PUT ${path}`]: budget });
 
-const list = (what: string): Budget => ({
+const list: Budget = {
   calls: 3,
-  reason: `A page: the ${what} Query, then its ancestors and total in one BatchGetItem.`,
-});
+  reason:
+    "A page: the list's Query, and one BatchGetItem of its ancestors (a deleted one is 404 at once) and of the counter behind `X-Total-Count`, in parallel (one after the other for `page=N`). A Query reads one item collection from a cursor on; the ancestors live in others.",
+};
 const rank = 'docs/issue-lists.md';
+const issueWrite = `The issue with its ancestors, then the keys of its block (its place, for the answer's \`position\`; for a move, the keys around its new place), then one transaction that keeps the rank counters (${rank}).`;
 
 /** Exceptions, by `METHOD path` as in `lib/routes.ts`, with their reason. */
 export const exceptions: Record<string, Budget> = {
   // Lists (first page, `next` link, `page=N`)
-  'GET /api/v1/accounts': list('accounts'),
-  'GET /api/v1/projects': list('projects'),
-  [`GET ${project}/sprints`]: list('sprints'),
-  [`GET ${sprint}/issues`]: list('issues'),
-  [`GET ${project}/issues`]: list('backlog'),
-  [`GET ${sprint}/issues/{issue_id}/comments`]: list('comments'),
-  [`GET ${project}/issues/{issue_id}/comments`]: list('comments'),
-  [`GET ${sprint}/issues/{issue_id}/activity`]: list('activity'),
-  [`GET ${project}/issues/{issue_id}/activity`]: list('activity'),
-  [`GET ${sprint}/activity`]: list('activity'),
-  'GET /api/v1/webhooks': list('endpoints'),
+  'GET /api/v1/accounts': list,
+  'GET /api/v1/projects': list,
+  [`GET ${project}/sprints`]: list,
+  [`GET ${sprint}/issues`]: list,
+  [`GET ${project}/issues`]: list,
+  [`GET ${sprint}/issues/{issue_id}/comments`]: list,
+  [`GET ${project}/issues/{issue_id}/comments`]: list,
+  [`GET ${sprint}/issues/{issue_id}/activity`]: list,
+  [`GET ${project}/issues/{issue_id}/activity`]: list,
+  [`GET ${sprint}/activity`]: list,
+  'GET /api/v1/webhooks': list,
   'GET /api/v1/me/issues': {
     calls: 4,
     reason: `The index Query, the issues with their ancestors in one BatchGetItem, then a keys-only count per issue for its place: 3 + the page's issues (a page of 1 here; ${rank}).`,
@@ -55,14 +57,8 @@ export const exceptions: Record<string, Budget> = {
     calls: 4,
     reason: `The issue's id, number and position from the project, with the sprint read beside them for the answer's place, then the transaction (${rank}).`,
   },
-  ...both(`${sprint}/issues/{issue_id}`, {
-    calls: 4,
-    reason: `The issue with its ancestors, the keys around its place, then one transaction that keeps the rank counters (${rank}).`,
-  }),
-  ...both(`${project}/issues/{issue_id}`, {
-    calls: 4,
-    reason: `The issue with its ancestors, the keys around its place, then one transaction that keeps the rank counters (${rank}).`,
-  }),
+  ...both(`${sprint}/issues/{issue_id}`, { calls: 4, reason: issueWrite }),
+  ...both(`${project}/issues/{issue_id}`, { calls: 4, reason: issueWrite }),
   // Comments
   [`POST ${sprint}/issues/{issue_id}/comments`]: {
     calls: 4,
@@ -112,8 +108,16 @@ export function budgetOf(route: Route, kind: 'read' | 'write' = route.access): B
   return exceptions[key(route)] ?? { calls: floor[kind] };
 }
 
-/** The exceptions as the Markdown table of docs/data-model.md. */
+/** The exceptions as the Markdown table of the README, one row per reason. */
 export function renderExceptions(): string {
-  const rows = Object.entries(exceptions).map(([route, b]) => `| \`${route}\` | ${b.calls} | ${b.reason ?? ''} |`);
-  return ['| Route | Calls, at most | Why |', '| --- | --: | --- |', ...rows].join('\n');
+  const rows = new Map<string, { routes: string[]; budget: Budget }>();
+  for (const [route, b] of Object.entries(exceptions)) {
+    const row = rows.get(`${b.calls} ${b.reason}`) ?? { routes: [], budget: b };
+    row.routes.push(`\`${route}\``);
+    rows.set(`${b.calls} ${b.reason}`, row);
+  }
+  const lines = [...rows.values()].map(
+    ({ routes, budget }) => `| ${routes.join(', ')} | ${budget.calls} | ${budget.reason ?? ''} |`,
+  );
+  return ['| Routes | Calls, at most | Why |', '| --- | --: | --- |', ...lines].join('\n');
 }
