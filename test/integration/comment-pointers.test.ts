@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asActor } from '../../lib/db/actor.ts';
 import { db, tableName } from '../../lib/db/client.ts';
@@ -139,5 +139,37 @@ describe('a comment pointer written before pointers carried the comment (where i
         )
       ).Item?.comments_count,
     ).toBe(0);
+  });
+});
+
+describe('a comment whose pointer is out of step with it', () => {
+  it('is edited after reading the comment, with the version the comment then has, when an update did not move the pointer', async () => {
+    const { org, member } = await callers();
+    const project = await createProject(member, { name: 'Drift', prefix: randomPrefix() });
+    const issue = await asActor(member.accountId, () =>
+      createIssue(member, { projectId: project.id, sprintId: null }, { title: 'Drift' }),
+    );
+    const created = (
+      await asRequest(member, () =>
+        createComment(member, { projectId: project.id, sprintId: null, issueId: issue.id }, { body: 'one' }),
+      )
+    ).value;
+    // As an update by a version of the code that did not move the pointer (during a deployment).
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.comment(org.orgId, project.id, issue.id, created.id),
+        UpdateExpression: 'SET body = :body ADD version :one',
+        ExpressionAttributeValues: { ':body': 'two', ':one': 1 },
+      }),
+    );
+    expect((await readCommentPointer(org.orgId, created.id))?.fixed?.version).toBe(1);
+
+    // Refused on the pointer alone (the comment is not at the pointer's version), then read and written.
+    const edited = await asRequest(member, () => updateComment(member, created.id, { body: 'three' }));
+    expect(answeredVersion(edited.value)).toBe(3);
+    const read = await getComment(member, created.id);
+    expect(read).toEqual(edited.value);
+    expect(answeredVersion(read)).toBe(3);
   });
 });
