@@ -56,8 +56,10 @@ async function visibleComment(caller: Principal, commentId: number): Promise<sto
   return found;
 }
 
-/** The sprint an issue moved to after the comment was written (rare) is read only when the answer depends on it. */
-
+/**
+ * 404 when the issue has moved to another sprint since the comment was written (rare) and that
+ * sprint is gone: read only when the answer depends on it.
+ */
 async function confirmMovedSprint(caller: Principal, found: store.FoundComment): Promise<void> {
   const sprint = found.path.issueSprintId;
   if (!found.path.sprintUnchecked || sprint === null) return;
