@@ -43,12 +43,29 @@ export const toOrganisation = (record: object): Organisation => {
   };
 };
 
-function tokenPut(orgId: number, accountId: number, role: Role, tokenHash: string, tat?: number): GuardedItem {
+/**
+ * The item of a token: whose it is, with the account's role and name (the principal of its
+ * requests, lib/db/tokens.ts; no route renames an account, so the name never goes stale), and its
+ * rate-limit state when one is carried over.
+ */
+function tokenPut(
+  orgId: number,
+  account: { id: number; role: Role; name: string },
+  tokenHash: string,
+  tat?: number,
+): GuardedItem {
   return {
     item: {
       Put: {
         TableName: tableName,
-        Item: { ...keys.token(tokenHash), org_id: orgId, account_id: accountId, role, ...(tat === undefined ? {} : { tat }) },
+        Item: {
+          ...keys.token(tokenHash),
+          org_id: orgId,
+          account_id: account.id,
+          role: account.role,
+          name: account.name,
+          ...(tat === undefined ? {} : { tat }),
+        },
         // 256 random bits: a clash is not a case to handle, only a write never to overwrite.
         ConditionExpression: 'attribute_not_exists(PK)',
       },
@@ -95,7 +112,7 @@ function accountItems(
       },
       reason: accountRefusals.emailTaken,
     },
-    tokenPut(orgId, accountId, input.role, tokenHash),
+    tokenPut(orgId, { id: accountId, role: input.role, name: input.name }, tokenHash),
   ];
 }
 
@@ -231,7 +248,7 @@ export async function replaceToken(
     },
   ];
   if (account.token_hash) items.push({ item: { Delete: { TableName: tableName, Key: keys.token(account.token_hash) } } });
-  if (newHash) items.push(tokenPut(orgId, account.id, account.role, newHash, carriedTat));
+  if (newHash) items.push(tokenPut(orgId, account, newHash, carriedTat));
   await transact(items);
 }
 

@@ -6,7 +6,7 @@ import { collections, keys, listKeys, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
 import { isConditionFailed } from './errors.ts';
 import { batchGet, existsCheck, transact, type GuardedItem } from './transactions.ts';
-import { versionOf, withVersion } from './versions.ts';
+import { VERSION_ATTRIBUTE, versionOf, withVersion } from './versions.ts';
 
 /**
  * Why a comment write can be refused (`Refused.reason`): on create, the project, the sprint of the
@@ -134,6 +134,22 @@ export async function listComments(
 }
 
 /**
+ * The condition that an issue exists and is in that sprint now, or in the backlog when `sprintId` is
+ * null, with `values` (the rest of the write's values) beside the ones it needs.
+ */
+function issueIn(sprintId: number | null, values: Record<string, unknown> = {}) {
+  return sprintId === null
+    ? {
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(sprint_id) OR attribute_type(sprint_id, :null))',
+        ExpressionAttributeValues: { ...values, ':null': 'NULL' },
+      }
+    : {
+        ConditionExpression: 'attribute_exists(PK) AND sprint_id = :sprint',
+        ExpressionAttributeValues: { ...values, ':sprint': sprintId },
+      };
+}
+
+/**
  * Creates a comment in one transaction: the comment, the issue's `comments_count` (on condition
  * that the issue exists and is in the path's sprint, or in the backlog), and checks that the
  * project and the sprint exist. Any of them missing is a 404 of that resource.
@@ -164,16 +180,7 @@ export async function insertComment(
           TableName: tableName,
           Key: keys.issue(orgId, ref.projectId, ref.issueId),
           UpdateExpression: 'ADD comments_count :one',
-          ...(ref.sprintId === null
-            ? {
-                ConditionExpression:
-                  'attribute_exists(PK) AND (attribute_not_exists(sprint_id) OR attribute_type(sprint_id, :null))',
-                ExpressionAttributeValues: { ':one': 1, ':null': 'NULL' },
-              }
-            : {
-                ConditionExpression: 'attribute_exists(PK) AND sprint_id = :sprint',
-                ExpressionAttributeValues: { ':one': 1, ':sprint': ref.sprintId },
-              }),
+          ...issueIn(ref.sprintId, { ':one': 1 }),
         },
       },
       reason: commentRefusals.issue,
@@ -200,19 +207,88 @@ export async function insertComment(
       item: {
         Put: {
           TableName: tableName,
-          Item: {
-            ...keys.commentPointer(orgId, id),
-            type: 'comment_pointer',
-            project_id: ref.projectId,
-            issue_id: ref.issueId,
-            sprint_id: ref.sprintId,
-          },
+          Item: pointerItem(orgId, { ...comment, project_id: ref.projectId, sprint_id: ref.sprintId }),
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
     },
   ]);
   return withVersion(comment, { version: 1 });
+}
+
+/**
+ * A comment's pointer (`keys.commentPointer`, in the organisation's partition): where the comment
+ * lives, for a path that names only its id, and what of the comment never changes, with its
+ * version, so that a write can be decided and answered without reading the comment.
+ */
+export interface CommentPointer {
+  id: number;
+  projectId: number;
+  issueId: number;
+  /** The issue's sprint when the comment was written (null: the backlog); the issue may have moved since. */
+  sprintId: number | null;
+  /**
+   * The comment's author and creation time, and its version, which every update of the comment
+   * moves on the pointer too. Absent on a pointer written before pointers carried them.
+   */
+  fixed?: { authorId: number; authorName: string; createdAt: string; version: number } | undefined;
+}
+
+/** A pointer that carries the comment's fixed fields and version. */
+export type FullCommentPointer = CommentPointer & { fixed: NonNullable<CommentPointer['fixed']> };
+
+/**
+ * The pointer item of a comment: its place, its fixed fields and, when given, its version (a
+ * request's Put is stamped at version 1 like the comment's, lib/db/actor.ts).
+ */
+function pointerItem(
+  orgId: number,
+  comment: Pick<Comment, 'id' | 'issue_id' | 'author_id' | 'author_name' | 'created_at'> & {
+    project_id: number;
+    sprint_id: number | null;
+  },
+  version?: number,
+) {
+  return {
+    ...keys.commentPointer(orgId, comment.id),
+    type: 'comment_pointer',
+    project_id: comment.project_id,
+    issue_id: comment.issue_id,
+    sprint_id: comment.sprint_id,
+    author_id: comment.author_id,
+    author_name: comment.author_name,
+    created_at: comment.created_at,
+    ...(version === undefined ? {} : { [VERSION_ATTRIBUTE]: version }),
+  };
+}
+
+const sprintIdOf = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/**
+ * A comment's pointer, read with one consistent GetItem: it is written in the comment's create
+ * transaction, so a comment is found right after its creation. Undefined when there is none.
+ */
+export async function readCommentPointer(orgId: number, commentId: number): Promise<CommentPointer | undefined> {
+  const out = await db.send(
+    new GetCommand({ TableName: tableName, Key: keys.commentPointer(orgId, commentId), ConsistentRead: true }),
+  );
+  const item = out.Item;
+  if (!item) return undefined;
+  const full = item.author_id !== undefined && typeof item.author_name === 'string' && typeof item.created_at === 'string';
+  return {
+    id: commentId,
+    projectId: Number(item.project_id),
+    issueId: Number(item.issue_id),
+    sprintId: sprintIdOf(item.sprint_id),
+    fixed: full
+      ? {
+          authorId: Number(item.author_id),
+          authorName: String(item.author_name),
+          createdAt: String(item.created_at),
+          version: versionOf(item),
+        }
+      : undefined,
+  };
 }
 
 /** A comment found by id, with what its ancestor check found. */
@@ -222,28 +298,24 @@ export interface FoundComment {
 }
 
 /**
- * Finds a comment by id: its pointer (one consistent GetItem in the organisation's partition, written
- * in the comment's transaction, so a comment is found right after its creation), then the comment
- * itself with its project, issue and the sprint it was written in, in one consistent BatchGet: 2
- * calls. Undefined when the comment, its project or its issue is gone, or the sprint it still sits
- * in is gone. When the issue has moved to another sprint since, `path.sprintUnchecked` says that
- * sprint is still to be checked.
+ * Finds a comment by id: its pointer (`readCommentPointer`), then the comment itself with its
+ * project, issue and the sprint it was written in, in one consistent BatchGet (`findCommentAt`): 2
+ * calls.
  */
 export async function findComment(orgId: number, commentId: number): Promise<FoundComment | undefined> {
-  const pointer = await db.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: keys.commentPointer(orgId, commentId),
-      ConsistentRead: true,
-      ProjectionExpression: 'project_id, issue_id, sprint_id',
-    }),
-  );
-  const entry = pointer.Item;
-  if (!entry) return undefined;
-  const projectId = Number(entry.project_id);
-  const issueId = Number(entry.issue_id);
-  const hint = entry.sprint_id === null || entry.sprint_id === undefined ? null : Number(entry.sprint_id);
-  const commentKey = keys.comment(orgId, projectId, issueId, commentId);
+  const pointer = await readCommentPointer(orgId, commentId);
+  return pointer && findCommentAt(orgId, pointer);
+}
+
+/**
+ * Reads the comment a pointer leads to, with its project, issue and the sprint it was written in,
+ * in one consistent BatchGet. Undefined when the comment, its project or its issue is gone, or the
+ * sprint it still sits in is gone. When the issue has moved to another sprint since,
+ * `path.sprintUnchecked` says that sprint is still to be checked.
+ */
+export async function findCommentAt(orgId: number, pointer: CommentPointer): Promise<FoundComment | undefined> {
+  const { projectId, issueId, sprintId: hint } = pointer;
+  const commentKey = keys.comment(orgId, projectId, issueId, pointer.id);
   const wanted = [commentKey, keys.project(orgId, projectId), keys.issue(orgId, projectId, issueId)];
   if (hint !== null) wanted.push(keys.sprint(orgId, projectId, hint));
   const found = await getMany(wanted);
@@ -281,8 +353,147 @@ function ancestorChecks(orgId: number, found: FoundComment): GuardedItem[] {
 }
 
 /**
+ * What a write decided on a comment's pointer alone checks of the place the pointer names: the
+ * project, and the sprint the comment was written in, still exist. (The issue's condition, that it
+ * is still in that sprint or in the backlog, `issueIn`, goes on the issue's own item.)
+ */
+function pointerPlaceChecks(orgId: number, pointer: CommentPointer): GuardedItem[] {
+  const { projectId, sprintId } = pointer;
+  return [
+    existsCheck(keys.project(orgId, projectId), commentRefusals.project),
+    ...(sprintId === null ? [] : [existsCheck(keys.sprint(orgId, projectId, sprintId), commentRefusals.sprint)]),
+  ];
+}
+
+/** `version = :version` (with `#version`); version 0 also matches an item written before versions existed. */
+const atVersion = (version: number) =>
+  version === 0 ? '(attribute_not_exists(#version) OR #version = :version)' : '#version = :version';
+
+/**
+ * The update of a comment's pointer that goes with every update of the comment: the stamp every
+ * update of a request carries (lib/db/actor.ts) moves the pointer's version with the comment's.
+ * With `version`, on condition that the pointer is still at it.
+ */
+function pointerUpdate(orgId: number, commentId: number, now: string, version?: number): GuardedItem {
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: keys.commentPointer(orgId, commentId),
+        UpdateExpression: 'SET updated_at = :now',
+        ...(version === undefined
+          ? { ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':now': now } }
+          : {
+              ConditionExpression: `attribute_exists(PK) AND ${atVersion(version)}`,
+              ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
+              ExpressionAttributeValues: { ':now': now, ':version': version },
+            }),
+      },
+    },
+    reason: commentRefusals.comment,
+  };
+}
+
+/**
+ * Changes a comment's body on what its pointer says alone, in one transaction: the comment, on
+ * condition that the caller wrote it and that it is at the pointer's version; the pointer's version
+ * moved with it, on condition that it is still the one read; the issue still in the sprint the
+ * comment was written in (or in the backlog); the project and that sprint still there. Both items
+ * were at the version read, so the answer (the pointer's fields, the new body) carries the exact
+ * version written. Refused, changing nothing, when anything is not as the pointer says (the issue
+ * moved, an ancestor or the comment is gone, a concurrent update, a version `If-Match` does not
+ * name): the caller then reads the comment and decides on what it finds.
+ */
+export async function updateCommentAt(
+  orgId: number,
+  pointer: FullCommentPointer,
+  authorId: number,
+  body: string,
+): Promise<Comment> {
+  const now = new Date().toISOString();
+  const { version } = pointer.fixed;
+  await transact([
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
+          UpdateExpression: 'SET body = :body, updated_at = :now',
+          ConditionExpression: `attribute_exists(PK) AND author_id = :author AND ${atVersion(version)}`,
+          ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
+          ExpressionAttributeValues: { ':body': body, ':now': now, ':author': authorId, ':version': version },
+        },
+      },
+      reason: commentRefusals.comment,
+      resource: true,
+    },
+    pointerUpdate(orgId, pointer.id, now, version),
+    {
+      item: {
+        ConditionCheck: {
+          TableName: tableName,
+          Key: keys.issue(orgId, pointer.projectId, pointer.issueId),
+          ...issueIn(pointer.sprintId),
+        },
+      },
+      reason: commentRefusals.issue,
+    },
+    ...pointerPlaceChecks(orgId, pointer),
+  ]);
+  return withVersion(
+    {
+      id: pointer.id,
+      body,
+      issue_id: pointer.issueId,
+      author_id: pointer.fixed.authorId,
+      author_name: pointer.fixed.authorName,
+      created_at: pointer.fixed.createdAt,
+      updated_at: now,
+    },
+    { version: version + 1 },
+  );
+}
+
+/**
+ * Deletes a comment on what its pointer says alone, in one transaction: the comment (on condition
+ * that the caller wrote it), its pointer, and its issue's `comments_count` (on condition that the
+ * issue is still in the sprint the comment was written in, or in the backlog), with checks that
+ * the project and that sprint still exist. Refused, changing nothing, when anything is not as the
+ * pointer says: the caller then reads the comment and decides on what it finds.
+ */
+export async function deleteCommentAt(orgId: number, pointer: CommentPointer, authorId: number): Promise<void> {
+  await transact([
+    { item: { Delete: { TableName: tableName, Key: keys.commentPointer(orgId, pointer.id) } } },
+    {
+      item: {
+        Delete: {
+          TableName: tableName,
+          Key: keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
+          ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
+          ExpressionAttributeValues: { ':author': authorId },
+        },
+      },
+      reason: commentRefusals.comment,
+      resource: true,
+    },
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.issue(orgId, pointer.projectId, pointer.issueId),
+          UpdateExpression: 'ADD comments_count :minus',
+          ...issueIn(pointer.sprintId, { ':minus': -1 }),
+        },
+      },
+      reason: commentRefusals.issue,
+    },
+    ...pointerPlaceChecks(orgId, pointer),
+  ]);
+}
+
+/**
  * Changes a comment's body, on condition that the caller wrote it and that its project, issue and
- * current sprint still exist (all in one transaction).
+ * current sprint still exist (all in one transaction), moving its pointer's version with it.
  */
 export async function updateComment(
   orgId: number,
@@ -307,6 +518,7 @@ export async function updateComment(
       reason: commentRefusals.comment,
       resource: true,
     },
+    pointerUpdate(orgId, found.item.id, now),
     existsCheck(keys.issue(orgId, found.item.project_id, found.item.issue_id), commentRefusals.comment),
     ...ancestorChecks(orgId, found),
   ]);
@@ -356,7 +568,8 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
 
 /**
  * Writes the pointer (`keys.commentPointer`) of every comment that has none: comments written
- * before pointers existed, when `GET /comments/{id}` read a global index. An operator's command
+ * before pointers existed, when `GET /comments/{id}` read a global index. The pointer carries the
+ * comment's fixed fields and its version, as a new comment's does. An operator's command
  * (`comments:pointers`, tools/cli/admin.ts) run once after deploying: it reads the whole table with
  * a Scan, which no request path does. Returns how many comments it saw and how many pointers it
  * wrote; running it again writes none.
@@ -367,24 +580,22 @@ export async function writeMissingCommentPointers(): Promise<{ comments: number;
   await scanPages(
     {
       FilterExpression: '#type = :comment',
-      ProjectionExpression: 'org_id, project_id, issue_id, sprint_id, id',
-      ExpressionAttributeNames: { '#type': 'type' },
+      ProjectionExpression: 'org_id, project_id, issue_id, sprint_id, id, author_id, author_name, created_at, #version',
+      ExpressionAttributeNames: { '#type': 'type', '#version': VERSION_ATTRIBUTE },
       ExpressionAttributeValues: { ':comment': 'comment' },
     },
     async (items) => {
       for (const item of items) {
         comments++;
+        // A comment without a pointer cannot be found by id, so no request changes it meanwhile:
+        // the version read here is still its version when the pointer is written.
+        const comment = toComment({ ...item, body: '', updated_at: '' });
+        const place = { project_id: Number(item.project_id), sprint_id: sprintIdOf(item.sprint_id) };
         try {
           await db.send(
             new PutCommand({
               TableName: tableName,
-              Item: {
-                ...keys.commentPointer(Number(item.org_id), Number(item.id)),
-                type: 'comment_pointer',
-                project_id: Number(item.project_id),
-                issue_id: Number(item.issue_id),
-                sprint_id: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
-              },
+              Item: pointerItem(Number(item.org_id), { ...comment, ...place }, versionOf(item)),
               ConditionExpression: 'attribute_not_exists(PK)',
             }),
           );

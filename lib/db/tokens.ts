@@ -11,6 +11,8 @@ export interface TokenItem {
   org_id: number;
   account_id: number;
   role: Principal['role'];
+  /** The account's name (lib/domain/principal.ts); absent on a token issued before tokens carried it. */
+  name?: string;
   tat?: number;
 }
 
@@ -110,7 +112,13 @@ export async function authenticateAndConsume(tokenHash: string, now = Date.now()
 }
 
 function principalOf(item: TokenItem, tokenHash: string): Principal {
-  return { orgId: Number(item.org_id), accountId: Number(item.account_id), role: item.role, tokenHash };
+  return {
+    orgId: Number(item.org_id),
+    accountId: Number(item.account_id),
+    role: item.role,
+    tokenHash,
+    ...(typeof item.name === 'string' ? { name: item.name } : {}),
+  };
 }
 
 /** The rate-limit state (`tat`) of a token, if it has one; used to carry a bucket over to a regenerated token. */

@@ -7,4 +7,10 @@ export interface Principal {
   role: Role;
   /** SHA-256 of the token used for this request (identifies the rate-limit bucket). */
   tokenHash: string;
+  /**
+   * The account's name, carried on its token item (no route renames an account), so that a write
+   * that shows it (a comment's `author_name`) need not read the account. Absent for a token issued
+   * before tokens carried it: read the account then.
+   */
+  name?: string | undefined;
 }

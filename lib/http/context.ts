@@ -15,6 +15,7 @@ export function toAuthorizerContext(auth: NonNullable<Authentication>): Authoriz
     accountId: principal.accountId,
     role: principal.role,
     tokenHash: principal.tokenHash,
+    ...(principal.name === undefined ? {} : { name: principal.name }),
     rateAllowed: rate.allowed,
     rateRemaining: rate.remaining,
     rateResetAt: rate.resetAt,
@@ -36,6 +37,7 @@ export function readAuthorizerContext(
       accountId: Number(ctx.accountId),
       role,
       tokenHash: String(ctx.tokenHash ?? ''),
+      ...(typeof ctx.name === 'string' ? { name: ctx.name } : {}),
     },
     rate: {
       allowed,

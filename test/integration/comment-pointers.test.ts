@@ -1,17 +1,38 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asActor } from '../../lib/db/actor.ts';
 import { db, tableName } from '../../lib/db/client.ts';
-import { findComment, writeMissingCommentPointers } from '../../lib/db/comments.ts';
+import { findComment, readCommentPointer, writeMissingCommentPointers } from '../../lib/db/comments.ts';
 import { keys } from '../../lib/db/keys.ts';
+import { answeredVersion } from '../../lib/db/versions.ts';
+import { createComment, deleteComment, getComment, updateComment } from '../../lib/domain/comments.ts';
+import { ForbiddenError, NotFoundError } from '../../lib/domain/errors.ts';
+import { createIssue } from '../../lib/domain/issues.ts';
 import { createProject } from '../../lib/domain/projects.ts';
 import type { Principal } from '../../lib/domain/principal.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
+import { meterReads } from '../support/read-meter.ts';
 import { seedProject } from '../support/seed.ts';
+
+let calls: ReturnType<typeof meterReads>;
+beforeAll(() => {
+  calls = meterReads();
+});
+afterAll(() => calls.stop());
+
+/** Runs a domain call as a request of `caller` would (its writes stamped with the actor and versions), counting its DynamoDB calls. */
+const asRequest = <T>(caller: Principal, step: () => Promise<T>) => calls.measure(() => asActor(caller.accountId, step));
+
+async function callers() {
+  const org = await newOrganisation();
+  const admin: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '', name: 'Ada Admin' };
+  const member: Principal = { orgId: org.orgId, accountId: org.member.id, role: 'member', tokenHash: '', name: 'Mo Member' };
+  return { org, admin, member };
+}
 
 describe('comment pointers written after an upgrade (comments:pointers)', () => {
   it('gives every comment without a pointer its pointer, so that GET /comments/{id} finds it; running it again is harmless', async () => {
-    const org = await newOrganisation();
-    const caller: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '' };
+    const { org, admin: caller } = await callers();
     const project = await createProject(caller, { name: 'Old', prefix: randomPrefix() });
     const seeded = await seedProject(org.orgId, project.id, org.admin.id, {
       sprints: 1,
@@ -38,5 +59,117 @@ describe('comment pointers written after an upgrade (comments:pointers)', () => 
     const again = await writeMissingCommentPointers();
     expect(again.comments).toBeGreaterThanOrEqual(seeded.commentIds.length);
     for (const id of seeded.commentIds) expect((await findComment(org.orgId, id))?.item.id).toBe(id);
+  });
+
+  it("writes the comment's fixed fields and version on the pointers it adds, so that edits of those comments need no read", async () => {
+    const { org, admin } = await callers();
+    const project = await createProject(admin, { name: 'Old', prefix: randomPrefix() });
+    const seeded = await seedProject(org.orgId, project.id, org.admin.id, {
+      sprints: 1,
+      issuesPerSprint: 1,
+      commentsPerIssue: 1,
+    });
+    const id = seeded.commentIds[0]!;
+    const before = await getComment(admin, id);
+    await db.send(new DeleteCommand({ TableName: tableName, Key: keys.commentPointer(org.orgId, id) }));
+
+    await writeMissingCommentPointers();
+
+    expect((await readCommentPointer(org.orgId, id))?.fixed).toEqual({
+      authorId: org.admin.id,
+      authorName: before.author_name,
+      createdAt: before.created_at,
+      version: 0,
+    });
+    // The pointer, then the transaction.
+    const edited = await asRequest(admin, () => updateComment(admin, id, { body: 'edited' }));
+    expect(edited.calls).toBe(2);
+    expect(edited.value).toEqual({ ...before, body: 'edited', updated_at: edited.value.updated_at });
+    const read = await getComment(admin, id);
+    expect(read).toEqual(edited.value);
+    expect(answeredVersion(edited.value)).toBe(1);
+    expect(answeredVersion(read)).toBe(1);
+  });
+});
+
+describe('a comment pointer written before pointers carried the comment (where it lives only)', () => {
+  it('still leads edits and deletes, which read the comment first, and answers them as before', async () => {
+    const { org, admin, member } = await callers();
+    const project = await createProject(admin, { name: 'Old', prefix: randomPrefix() });
+    const issue = await asActor(admin.accountId, () =>
+      createIssue(admin, { projectId: project.id, sprintId: null }, { title: 'Old' }),
+    );
+    const ref = { projectId: project.id, sprintId: null, issueId: issue.id };
+    const created = (await asRequest(member, () => createComment(member, ref, { body: 'old' }))).value;
+    const pointerKey = keys.commentPointer(org.orgId, created.id);
+    // The pointer as a create wrote it before this change.
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...pointerKey, type: 'comment_pointer', project_id: project.id, issue_id: issue.id, sprint_id: null, version: 1 },
+      }),
+    );
+    expect((await readCommentPointer(org.orgId, created.id))?.fixed).toBeUndefined();
+
+    await expect(asRequest(admin, () => updateComment(admin, created.id, { body: 'not mine' }))).rejects.toBeInstanceOf(
+      ForbiddenError,
+    );
+    // The pointer, the comment with its ancestors, then the transaction.
+    const edited = await asRequest(member, () => updateComment(member, created.id, { body: 'edited' }));
+    expect(edited.calls).toBe(3);
+    expect(edited.value).toEqual({ ...created, body: 'edited', updated_at: edited.value.updated_at });
+    expect(answeredVersion(edited.value)).toBe(2);
+    const read = await getComment(member, created.id);
+    expect(read).toEqual(edited.value);
+    expect(answeredVersion(read)).toBe(2);
+    const again = await asRequest(member, () => updateComment(member, created.id, { body: 'again' }));
+    expect(answeredVersion(again.value)).toBe(3);
+    expect(answeredVersion(await getComment(member, created.id))).toBe(3);
+
+    await expect(asRequest(admin, () => deleteComment(admin, created.id))).rejects.toBeInstanceOf(ForbiddenError);
+    // A delete needs nothing but the place: the pointer, then the transaction.
+    const deleted = await asRequest(member, () => deleteComment(member, created.id));
+    expect(deleted.calls).toBe(2);
+    await expect(getComment(member, created.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await db.send(new GetCommand({ TableName: tableName, Key: pointerKey, ConsistentRead: true }))).Item).toBeUndefined();
+    expect(
+      (
+        await db.send(
+          new GetCommand({ TableName: tableName, Key: keys.issue(org.orgId, project.id, issue.id), ConsistentRead: true }),
+        )
+      ).Item?.comments_count,
+    ).toBe(0);
+  });
+});
+
+describe('a comment whose pointer is out of step with it', () => {
+  it('is edited after reading the comment, with the version the comment then has, when an update did not move the pointer', async () => {
+    const { org, member } = await callers();
+    const project = await createProject(member, { name: 'Drift', prefix: randomPrefix() });
+    const issue = await asActor(member.accountId, () =>
+      createIssue(member, { projectId: project.id, sprintId: null }, { title: 'Drift' }),
+    );
+    const created = (
+      await asRequest(member, () =>
+        createComment(member, { projectId: project.id, sprintId: null, issueId: issue.id }, { body: 'one' }),
+      )
+    ).value;
+    // As an update by a version of the code that did not move the pointer (during a deployment).
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.comment(org.orgId, project.id, issue.id, created.id),
+        UpdateExpression: 'SET body = :body ADD version :one',
+        ExpressionAttributeValues: { ':body': 'two', ':one': 1 },
+      }),
+    );
+    expect((await readCommentPointer(org.orgId, created.id))?.fixed?.version).toBe(1);
+
+    // Refused on the pointer alone (the comment is not at the pointer's version), then read and written.
+    const edited = await asRequest(member, () => updateComment(member, created.id, { body: 'three' }));
+    expect(answeredVersion(edited.value)).toBe(3);
+    const read = await getComment(member, created.id);
+    expect(read).toEqual(edited.value);
+    expect(answeredVersion(read)).toBe(3);
   });
 });

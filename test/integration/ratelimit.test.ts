@@ -46,7 +46,13 @@ describe('the per-token bucket (GCRA, 600 capacity, 10/s)', () => {
     // After 600 at `now`, tat = now + 600 intervals; the next slot frees at tat - TAU = now + 100 ms.
     for (const r of refused) {
       expect(r.rate).toEqual({ allowed: false, remaining: 0, resetAt: Math.ceil((now + 60_000) / 1000), retryAfter: 1 });
-      expect(r.principal).toEqual({ orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: hash });
+      expect(r.principal).toEqual({
+        orgId: org.orgId,
+        accountId: org.admin.id,
+        role: 'admin',
+        tokenHash: hash,
+        name: 'Ada Admin',
+      });
     }
     // A refused request costs one conditional write and changes nothing.
     expect(Math.max(...refused.map((r) => r.calls))).toBe(1);

@@ -60,21 +60,11 @@ export const exceptions: Record<string, Budget> = {
   ...both(`${sprint}/issues/{issue_id}`, { calls: 4, reason: issueWrite }),
   ...both(`${project}/issues/{issue_id}`, { calls: 4, reason: issueWrite }),
   // Comments
-  [`POST ${sprint}/issues/{issue_id}/comments`]: {
-    calls: 4,
-    reason: "The comment's id (the organisation's sequence) and its author's name, read in parallel, then the transaction.",
-  },
-  [`POST ${project}/issues/{issue_id}/comments`]: {
-    calls: 4,
-    reason: "The comment's id (the organisation's sequence) and its author's name, read in parallel, then the transaction.",
-  },
   'GET /api/v1/comments/{id}': {
     calls: 3,
     reason:
       'The path names no project: its pointer (in the organisation partition) is read, then the comment with its ancestors, both consistently.',
   },
-  ...both('/api/v1/comments/{id}', { calls: 4, reason: 'Found as `GET /comments/{id}` finds it (2 calls), then written.' }),
-  'DELETE /api/v1/comments/{id}': { calls: 4, reason: 'Found as `GET /comments/{id}` finds it (2 calls), then written.' },
   // Sprints
   ...Object.fromEntries(
     ['complete', 'completion'].map((verb) => [

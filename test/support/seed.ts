@@ -96,20 +96,21 @@ export function commentItem(
   };
 }
 
-/** The pointer the data layer writes beside a comment (`keys.commentPointer`), for `GET /comments/{id}`. */
-export function commentPointerItem(
-  orgId: number,
-  projectId: number,
-  sprintId: number | null,
-  issueId: number,
-  commentId: number,
-) {
+/**
+ * The pointer the data layer writes beside a comment (`keys.commentPointer`): its place, for
+ * `GET /comments/{id}`, and its fixed fields, for writes decided on the pointer alone (a seeded
+ * comment, like the pointer, has no version: version 0).
+ */
+export function commentPointerItem(orgId: number, comment: ReturnType<typeof commentItem>) {
   return {
-    ...keys.commentPointer(orgId, commentId),
+    ...keys.commentPointer(orgId, comment.id),
     type: 'comment_pointer',
-    project_id: projectId,
-    issue_id: issueId,
-    sprint_id: sprintId,
+    project_id: comment.project_id,
+    issue_id: comment.issue_id,
+    sprint_id: comment.sprint_id,
+    author_id: comment.author_id,
+    author_name: comment.author_name,
+    created_at: comment.created_at,
   };
 }
 
@@ -197,8 +198,9 @@ export async function seedProject(
       pointers.push({ ...keys.issueKey(orgId, issue.issue_number), type: 'issue_key', project_id: projectId, issue_id: issueId });
       for (let c = 0; c < shape.commentsPerIssue; c++) {
         const commentId = commentIds[commentCursor++] as number;
-        items.push(commentItem(orgId, projectId, sprintId, issueId, commentId, authorId));
-        pointers.push(commentPointerItem(orgId, projectId, sprintId, issueId, commentId));
+        const comment = commentItem(orgId, projectId, sprintId, issueId, commentId, authorId);
+        items.push(comment);
+        pointers.push(commentPointerItem(orgId, comment));
       }
     });
   }
