@@ -225,7 +225,10 @@ export interface CommentPointer {
   id: number;
   projectId: number;
   issueId: number;
-  /** The issue's sprint when the comment was written (null: the backlog); the issue may have moved since. */
+  /**
+   * The issue's sprint when the comment was written or last edited (null: the backlog): a hint, for
+   * the issue may have moved since; every write decided on it checks it.
+   */
   sprintId: number | null;
   /**
    * The comment's author and creation time, and its version, which every update of the comment
@@ -372,21 +375,24 @@ const atVersion = (version: number) =>
 /**
  * The update of a comment's pointer that goes with every update of the comment: the stamp every
  * update of a request carries (lib/db/actor.ts) moves the pointer's version with the comment's.
- * With `version`, on condition that the pointer is still at it.
+ * With `version`, on condition that the pointer is still at it. With `sprintId` (an update that
+ * read the issue where it is now), the pointer's sprint becomes the issue's current one, so that
+ * the next write of a comment whose issue has moved is decided on the pointer again.
  */
-function pointerUpdate(orgId: number, commentId: number, now: string, version?: number): GuardedItem {
+function pointerUpdate(orgId: number, commentId: number, now: string, version?: number, sprintId?: number | null): GuardedItem {
+  const sprint = sprintId === undefined ? {} : { ':sprint': sprintId };
   return {
     item: {
       Update: {
         TableName: tableName,
         Key: keys.commentPointer(orgId, commentId),
-        UpdateExpression: 'SET updated_at = :now',
+        UpdateExpression: sprintId === undefined ? 'SET updated_at = :now' : 'SET updated_at = :now, sprint_id = :sprint',
         ...(version === undefined
-          ? { ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':now': now } }
+          ? { ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':now': now, ...sprint } }
           : {
               ConditionExpression: `attribute_exists(PK) AND ${atVersion(version)}`,
               ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
-              ExpressionAttributeValues: { ':now': now, ':version': version },
+              ExpressionAttributeValues: { ':now': now, ':version': version, ...sprint },
             }),
       },
     },
@@ -518,7 +524,7 @@ export async function updateComment(
       reason: commentRefusals.comment,
       resource: true,
     },
-    pointerUpdate(orgId, found.item.id, now),
+    pointerUpdate(orgId, found.item.id, now, undefined, found.path.issueSprintId),
     existsCheck(keys.issue(orgId, found.item.project_id, found.item.issue_id), commentRefusals.comment),
     ...ancestorChecks(orgId, found),
   ]);

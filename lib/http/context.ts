@@ -4,7 +4,8 @@ import type { Authentication } from '../db/tokens.ts';
 
 /**
  * The authorizer hands the principal and the rate decision to the route handler through the
- * API Gateway authorizer context, whose values are strings/numbers/booleans only.
+ * API Gateway authorizer context, whose values are strings/numbers/booleans only. The account's
+ * name is the one value a user wrote: it travels percent-encoded, plain ASCII whatever it holds.
  */
 export type AuthorizerContext = Record<string, string | number | boolean>;
 
@@ -15,12 +16,21 @@ export function toAuthorizerContext(auth: NonNullable<Authentication>): Authoriz
     accountId: principal.accountId,
     role: principal.role,
     tokenHash: principal.tokenHash,
-    ...(principal.name === undefined ? {} : { name: principal.name }),
+    ...(principal.name === undefined ? {} : { name: encodeURIComponent(principal.name) }),
     rateAllowed: rate.allowed,
     rateRemaining: rate.remaining,
     rateResetAt: rate.resetAt,
     rateRetryAfter: rate.retryAfter ?? 0,
   };
+}
+
+/** A name as `toAuthorizerContext` encoded it; one that is not percent-encoded is taken as it is. */
+function decodedName(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 /** Reads the context back (API Gateway stringifies every value). */
@@ -37,7 +47,7 @@ export function readAuthorizerContext(
       accountId: Number(ctx.accountId),
       role,
       tokenHash: String(ctx.tokenHash ?? ''),
-      ...(typeof ctx.name === 'string' ? { name: ctx.name } : {}),
+      ...(typeof ctx.name === 'string' ? { name: decodedName(ctx.name) } : {}),
     },
     rate: {
       allowed,
