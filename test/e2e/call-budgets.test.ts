@@ -92,6 +92,15 @@ async function pages(c: ApiClient, path: string): Promise<Sent[]> {
 }
 
 const one = (label: string, res: ApiResponse, kind?: 'read' | 'write'): Sent[] => [{ label, res, kind }];
+
+/** A comment written on a backlog issue that has since moved into a sprint: its path. */
+async function movedComment(f: Fixture): Promise<string> {
+  const issue = await f.post(f.admin, `${f.p}/issues`, { issue: { title: 'Moves' } });
+  const comment = await f.post(f.admin, `${f.p}/issues/${issue.id}/comments`, { comment: { body: 'before the move' } });
+  const sprintId = Number(f.planning.split('/').at(-1));
+  expect((await f.admin.patch(`${f.p}/issues/${issue.id}`, { issue: { sprint_id: sprintId } })).status).toBe(200);
+  return `/api/v1/comments/${comment.id}`;
+}
 const createdId = async (f: Fixture, list: string, body: unknown) => `${list}/${(await f.post(f.admin, list, body)).id}`;
 
 /** A request (or a few) for every route, by `METHOD path` as in the route table. */
@@ -144,29 +153,37 @@ const recipes: Record<string, Recipe> = {
   'GET /api/v1/projects/{project_id}/issues/{issue_id}/comments': async (f) => pages(f.admin, `${f.backlogIssue}/comments`),
   'POST /api/v1/projects/{project_id}/issues/{issue_id}/comments': async (f) =>
     one('create', await f.admin.post(`${f.backlogIssue}/comments`, { comment: { body: 'more' } })),
-  'GET /api/v1/comments/{id}': async (f) =>
-    one('get', await f.admin.get(`/api/v1/comments/${(await f.admin.get(`${f.sprintIssue}/comments`)).body[0].id}`)),
-  'PATCH /api/v1/comments/{id}': async (f) =>
-    one(
+  'GET /api/v1/comments/{id}': async (f) => [
+    ...one('get', await f.admin.get(`/api/v1/comments/${(await f.admin.get(`${f.sprintIssue}/comments`)).body[0].id}`)),
+    ...one('get, its issue moved since', await f.admin.get(await movedComment(f))),
+  ],
+  'PATCH /api/v1/comments/{id}': async (f) => [
+    ...one(
       'update',
       await f.admin.patch(`/api/v1/comments/${(await f.admin.get(`${f.sprintIssue}/comments`)).body[0].id}`, {
         comment: { body: 'edited' },
       }),
     ),
-  'PUT /api/v1/comments/{id}': async (f) =>
-    one(
+    ...one('update, its issue moved since', await f.admin.patch(await movedComment(f), { comment: { body: 'edited' } })),
+  ],
+  'PUT /api/v1/comments/{id}': async (f) => [
+    ...one(
       'update',
       await f.admin.put(`/api/v1/comments/${(await f.admin.get(`${f.sprintIssue}/comments`)).body[0].id}`, {
         comment: { body: 'put' },
       }),
     ),
-  'DELETE /api/v1/comments/{id}': async (f) =>
-    one(
+    ...one('update, its issue moved since', await f.admin.put(await movedComment(f), { comment: { body: 'put' } })),
+  ],
+  'DELETE /api/v1/comments/{id}': async (f) => [
+    ...one(
       'delete',
       await f.admin.delete(
         `/api/v1/comments/${(await f.post(f.admin, `${f.backlogIssue}/comments`, { comment: { body: 'x' } })).id}`,
       ),
     ),
+    ...one('delete, its issue moved since', await f.admin.delete(await movedComment(f))),
+  ],
 
   'GET /api/v1/projects/{project_id}/sprints': async (f) => pages(f.admin, `${f.p}/sprints`),
   'POST /api/v1/projects/{project_id}/sprints': async (f) =>

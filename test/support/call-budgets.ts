@@ -26,6 +26,8 @@ const list: Budget = {
     "A page: the list's Query, and one BatchGetItem of its ancestors (a deleted one is 404 at once) and of the counter behind `X-Total-Count`, in parallel (one after the other for `page=N`). A Query reads one item collection from a cursor on; the ancestors live in others.",
 };
 const rank = 'docs/issue-lists.md';
+const movedComment =
+  "The comment's pointer, then one transaction with every check a read would make: 3. When the comment's issue has moved to another sprint since the pointer last saw it, that transaction is refused and the comment is read and written: 5, once (the write points the pointer at the issue's sprint).";
 const issueWrite = `The issue with its ancestors, then the keys of its block (its place, for the answer's \`position\`; for a move, the keys around its new place), then one transaction that keeps the rank counters (${rank}).`;
 
 /** Exceptions, by `METHOD path` as in `lib/routes.ts`, with their reason. */
@@ -61,10 +63,12 @@ export const exceptions: Record<string, Budget> = {
   ...both(`${project}/issues/{issue_id}`, { calls: 4, reason: issueWrite }),
   // Comments
   'GET /api/v1/comments/{id}': {
-    calls: 3,
+    calls: 4,
     reason:
-      'The path names no project: its pointer (in the organisation partition) is read, then the comment with its ancestors, both consistently.',
+      "The path names no project: the comment's pointer (in the organisation's partition), then the comment with its ancestors, both consistently: 3. 4 when its issue has moved to another sprint since the pointer last saw it (that sprint is read too), until an edit of the comment.",
   },
+  ...both('/api/v1/comments/{id}', { calls: 5, reason: movedComment }),
+  'DELETE /api/v1/comments/{id}': { calls: 5, reason: movedComment },
   // Sprints
   ...Object.fromEntries(
     ['complete', 'completion'].map((verb) => [
