@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ISSUE_ID_BLOCK } from '../../lib/db/sequences.ts';
 import { routes, type Route } from '../../lib/routes.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
 import { budgetOf, exceptions, floor, renderExceptions } from '../support/call-budgets.ts';
@@ -92,6 +93,19 @@ async function pages(c: ApiClient, path: string): Promise<Sent[]> {
 }
 
 const one = (label: string, res: ApiResponse, kind?: 'read' | 'write'): Sent[] => [{ label, res, kind }];
+
+/**
+ * The create that finds its project's block of issue ids used up (lib/db/sequences.ts): in a new
+ * project (in a sprint of it, or its backlog), after ISSUE_ID_BLOCK creates.
+ */
+async function createPastBlock(f: Fixture, inSprint: boolean): Promise<ApiResponse> {
+  const p = `/api/v1/projects/${(await f.post(f.admin, '/api/v1/projects', { project: { name: 'Blocks', prefix: randomPrefix() } })).id}`;
+  const list = inSprint
+    ? `${p}/sprints/${(await f.post(f.admin, `${p}/sprints`, { sprint: { name: 'S' } })).id}/issues`
+    : `${p}/issues`;
+  for (let i = 0; i < ISSUE_ID_BLOCK; i++) await f.post(f.admin, list, { issue: { title: `Filler ${i}` } });
+  return f.admin.post(list, { issue: { title: 'Past the block' } });
+}
 
 /** A comment written on a backlog issue that has since moved into a sprint: its path. */
 async function movedComment(f: Fixture): Promise<string> {
@@ -210,8 +224,10 @@ const recipes: Record<string, Recipe> = {
   'GET /api/v1/projects/{project_id}/velocity': async (f) => one('velocity', await f.admin.get(`${f.p}/velocity`)),
 
   'GET /api/v1/projects/{project_id}/sprints/{sprint_id}/issues': async (f) => pages(f.admin, `${f.planning}/issues`),
-  'POST /api/v1/projects/{project_id}/sprints/{sprint_id}/issues': async (f) =>
-    one('create', await f.admin.post(`${f.planning}/issues`, { issue: { title: 'New', story_points: 1 } })),
+  'POST /api/v1/projects/{project_id}/sprints/{sprint_id}/issues': async (f) => [
+    ...one('create', await f.admin.post(`${f.planning}/issues`, { issue: { title: 'New', story_points: 1 } })),
+    ...one('create, the block of ids used up', await createPastBlock(f, true)),
+  ],
   'GET /api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}': async (f) =>
     one('get', await f.admin.get(f.sprintIssue)),
   'PATCH /api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}': async (f) => [
@@ -226,8 +242,10 @@ const recipes: Record<string, Recipe> = {
     one('delete', await f.admin.delete(await createdId(f, `${f.planning}/issues`, { issue: { title: 'Doomed' } }))),
 
   'GET /api/v1/projects/{project_id}/issues': async (f) => pages(f.admin, `${f.p}/issues`),
-  'POST /api/v1/projects/{project_id}/issues': async (f) =>
-    one('create', await f.admin.post(`${f.p}/issues`, { issue: { title: 'New' } })),
+  'POST /api/v1/projects/{project_id}/issues': async (f) => [
+    ...one('create', await f.admin.post(`${f.p}/issues`, { issue: { title: 'New' } })),
+    ...one('create, the block of ids used up', await createPastBlock(f, false)),
+  ],
   'GET /api/v1/projects/{project_id}/issues/{issue_id}': async (f) => one('get', await f.admin.get(f.backlogIssue)),
   'PATCH /api/v1/projects/{project_id}/issues/{issue_id}': async (f) => {
     const pulled = await createdId(f, `${f.p}/issues`, { issue: { title: 'Pulled' } });
