@@ -244,7 +244,7 @@ export type FullCommentPointer = CommentPointer & { fixed: NonNullable<CommentPo
  * The pointer item of a comment: its place, its fixed fields and, when given, its version (a
  * request's Put is stamped at version 1 like the comment's, lib/db/actor.ts).
  */
-function pointerItem(
+export function pointerItem(
   orgId: number,
   comment: Pick<Comment, 'id' | 'issue_id' | 'author_id' | 'author_name' | 'created_at'> & {
     project_id: number;
@@ -460,6 +460,25 @@ export async function updateCommentAt(
   );
 }
 
+/** A comment's delete (on condition that the caller wrote it; If-Match's version too) and its pointer's. */
+function commentDeletes(orgId: number, key: Key, commentId: number, authorId: number): GuardedItem[] {
+  return [
+    { item: { Delete: { TableName: tableName, Key: keys.commentPointer(orgId, commentId) } } },
+    {
+      item: {
+        Delete: {
+          TableName: tableName,
+          Key: key,
+          ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
+          ExpressionAttributeValues: { ':author': authorId },
+        },
+      },
+      reason: commentRefusals.comment,
+      resource: true,
+    },
+  ];
+}
+
 /**
  * Deletes a comment on what its pointer says alone, in one transaction: the comment (on condition
  * that the caller wrote it), its pointer, and its issue's `comments_count` (on condition that the
@@ -469,19 +488,7 @@ export async function updateCommentAt(
  */
 export async function deleteCommentAt(orgId: number, pointer: CommentPointer, authorId: number): Promise<void> {
   await transact([
-    { item: { Delete: { TableName: tableName, Key: keys.commentPointer(orgId, pointer.id) } } },
-    {
-      item: {
-        Delete: {
-          TableName: tableName,
-          Key: keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
-          ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
-          ExpressionAttributeValues: { ':author': authorId },
-        },
-      },
-      reason: commentRefusals.comment,
-      resource: true,
-    },
+    ...commentDeletes(orgId, keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id), pointer.id, authorId),
     {
       item: {
         Update: {
@@ -543,19 +550,7 @@ export async function updateComment(
  */
 export async function deleteComment(orgId: number, found: FoundComment, authorId: number): Promise<void> {
   await transact([
-    { item: { Delete: { TableName: tableName, Key: keys.commentPointer(orgId, found.item.id) } } },
-    {
-      item: {
-        Delete: {
-          TableName: tableName,
-          Key: { PK: found.item.PK, SK: found.item.SK },
-          ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
-          ExpressionAttributeValues: { ':author': authorId },
-        },
-      },
-      reason: commentRefusals.comment,
-      resource: true,
-    },
+    ...commentDeletes(orgId, { PK: found.item.PK, SK: found.item.SK }, found.item.id, authorId),
     {
       item: {
         Update: {

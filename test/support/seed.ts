@@ -1,5 +1,6 @@
 import { BatchWriteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
+import { pointerItem } from '../../lib/db/comments.ts';
 import { keys, listKeys } from '../../lib/db/keys.ts';
 import { rankDelta } from '../../lib/domain/positions.ts';
 
@@ -96,24 +97,6 @@ export function commentItem(
   };
 }
 
-/**
- * The pointer the data layer writes beside a comment (`keys.commentPointer`): its place, for
- * `GET /comments/{id}`, and its fixed fields, for writes decided on the pointer alone (a seeded
- * comment, like the pointer, has no version: version 0).
- */
-export function commentPointerItem(orgId: number, comment: ReturnType<typeof commentItem>) {
-  return {
-    ...keys.commentPointer(orgId, comment.id),
-    type: 'comment_pointer',
-    project_id: comment.project_id,
-    issue_id: comment.issue_id,
-    sprint_id: comment.sprint_id,
-    author_id: comment.author_id,
-    author_name: comment.author_name,
-    created_at: comment.created_at,
-  };
-}
-
 /** Writes items in BatchWrites of 25, `parallel` at a time, retrying unprocessed ones. */
 export async function putAll(items: Record<string, unknown>[], parallel = 8): Promise<void> {
   const chunks: Record<string, unknown>[][] = [];
@@ -200,7 +183,8 @@ export async function seedProject(
         const commentId = commentIds[commentCursor++] as number;
         const comment = commentItem(orgId, projectId, sprintId, issueId, commentId, authorId);
         items.push(comment);
-        pointers.push(commentPointerItem(orgId, comment));
+        // The pointer the data layer writes beside it; a seeded comment, like its pointer, has no version.
+        pointers.push(pointerItem(orgId, comment));
       }
     });
   }
