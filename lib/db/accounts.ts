@@ -1,8 +1,10 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Account, Organisation, Role } from '../schemas/accounts.ts';
 import { db, tableName } from './client.ts';
-import { collections, keys, listKeys } from './keys.ts';
+import { isConditionFailed } from './errors.ts';
+import { collections, keys, listKeys, tokenPkPrefix } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
+import { scanPages } from './query.ts';
 import { nextId, nextOrgId } from './sequences.ts';
 import { bucketStateOf } from './tokens.ts';
 import { batchGet, STALE, transact, type GuardedItem } from './transactions.ts';
@@ -256,4 +258,52 @@ export async function replaceToken(
 export async function listAccounts(orgId: number, page: PageRequest) {
   const { page: result, related } = await listPageWith(collections.accounts(orgId), page, [keys.org(orgId)]);
   return { page: result, org: related[0] };
+}
+
+/**
+ * Writes the account's name on every token item that has none: tokens issued before token items
+ * carried it, whose comments cost a read of the account (lib/domain/comments.ts). An operator's
+ * command (`tokens:names`, tools/cli/admin.ts) run once after upgrading: it reads the token items
+ * with a Scan, which no request path does, then their accounts, 100 per BatchGet. No route renames
+ * an account, so the name written stays true. Returns how many tokens lacked a name and how many
+ * were given one; running it again writes none.
+ */
+export async function writeMissingTokenNames(): Promise<{ tokens: number; written: number }> {
+  let tokens = 0;
+  let written = 0;
+  await scanPages(
+    {
+      FilterExpression: 'begins_with(PK, :token) AND attribute_not_exists(#name)',
+      ProjectionExpression: 'PK, SK, org_id, account_id',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: { ':token': tokenPkPrefix },
+    },
+    async (items) => {
+      tokens += items.length;
+      for (let i = 0; i < items.length; i += 100) {
+        const chunk = items.slice(i, i + 100);
+        const accounts = await batchGet(chunk.map((t) => keys.account(Number(t.org_id), Number(t.account_id))));
+        for (const [n, token] of chunk.entries()) {
+          const name = accounts[n]?.name;
+          if (typeof name !== 'string') continue;
+          try {
+            await db.send(
+              new UpdateCommand({
+                TableName: tableName,
+                Key: { PK: token.PK, SK: token.SK },
+                UpdateExpression: 'SET #name = :name',
+                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#name)',
+                ExpressionAttributeNames: { '#name': 'name' },
+                ExpressionAttributeValues: { ':name': name },
+              }),
+            );
+            written++;
+          } catch (err) {
+            if (!isConditionFailed(err)) throw err;
+          }
+        }
+      }
+    },
+  );
+  return { tokens, written };
 }

@@ -5,7 +5,7 @@ import { scanPages } from './query.ts';
 import { collections, keys, listKeys, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
 import { isConditionFailed } from './errors.ts';
-import { batchGet, existsCheck, transact, type GuardedItem } from './transactions.ts';
+import { batchGet, existsCheck, Refused, transact, type GuardedItem } from './transactions.ts';
 import { VERSION_ATTRIBUTE, versionOf, withVersion } from './versions.ts';
 
 /**
@@ -570,18 +570,20 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
 /**
  * Writes the pointer (`keys.commentPointer`) of every comment that has none: comments written
  * before pointers existed, when `GET /comments/{id}` read a global index. The pointer carries the
- * comment's fixed fields and its version, as a new comment's does. An operator's command
- * (`comments:pointers`, tools/cli/admin.ts) run once after deploying: it reads the whole table with
- * a Scan, which no request path does. Returns how many comments it saw and how many pointers it
- * wrote; running it again writes none.
+ * comment's fixed fields and its version, as a new comment's does; a pointer written before
+ * pointers carried them gets them (`completePointer`), so that the comment's writes are decided on
+ * the pointer. An operator's command (`comments:pointers`, tools/cli/admin.ts) run once after
+ * deploying: it reads the whole table with a Scan, which no request path does. Returns how many
+ * comments it saw, how many pointers it wrote and how many it completed; running it again writes none.
  */
-export async function writeMissingCommentPointers(): Promise<{ comments: number; written: number }> {
+export async function writeMissingCommentPointers(): Promise<{ comments: number; written: number; completed: number }> {
   let comments = 0;
   let written = 0;
+  let completed = 0;
   await scanPages(
     {
       FilterExpression: '#type = :comment',
-      ProjectionExpression: 'org_id, project_id, issue_id, sprint_id, id, author_id, author_name, created_at, #version',
+      ProjectionExpression: 'PK, SK, org_id, project_id, issue_id, sprint_id, id, author_id, author_name, created_at, #version',
       ExpressionAttributeNames: { '#type': 'type', '#version': VERSION_ATTRIBUTE },
       ExpressionAttributeValues: { ':comment': 'comment' },
     },
@@ -591,21 +593,69 @@ export async function writeMissingCommentPointers(): Promise<{ comments: number;
         // A comment without a pointer cannot be found by id, so no request changes it meanwhile:
         // the version read here is still its version when the pointer is written.
         const comment = toComment({ ...item, body: '', updated_at: '' });
+        const orgId = Number(item.org_id);
         const place = { project_id: Number(item.project_id), sprint_id: sprintIdOf(item.sprint_id) };
         try {
           await db.send(
             new PutCommand({
               TableName: tableName,
-              Item: pointerItem(Number(item.org_id), { ...comment, ...place }, versionOf(item)),
+              Item: pointerItem(orgId, { ...comment, ...place }, versionOf(item)),
               ConditionExpression: 'attribute_not_exists(PK)',
             }),
           );
           written++;
         } catch (err) {
           if (!isConditionFailed(err)) throw err;
+          if (await completePointer(orgId, { PK: String(item.PK), SK: String(item.SK) }, comment, versionOf(item))) completed++;
         }
       }
     },
   );
-  return { comments, written };
+  return { comments, written, completed };
+}
+
+/**
+ * Gives a pointer written before pointers carried the comment its fixed fields and the comment's
+ * version, on condition that the comment is still at the version scanned (an edit meanwhile moves
+ * both; the command run again completes it) and that the pointer still lacks them. True when written.
+ */
+async function completePointer(orgId: number, commentKey: Key, comment: Comment, version: number): Promise<boolean> {
+  try {
+    await transact([
+      {
+        item: {
+          ConditionCheck: {
+            TableName: tableName,
+            Key: commentKey,
+            ConditionExpression: `attribute_exists(PK) AND ${atVersion(version)}`,
+            ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
+            ExpressionAttributeValues: { ':version': version },
+          },
+        },
+        reason: commentRefusals.comment,
+      },
+      {
+        item: {
+          Update: {
+            TableName: tableName,
+            Key: keys.commentPointer(orgId, comment.id),
+            UpdateExpression: 'SET author_id = :author, author_name = :name, created_at = :created, #version = :version',
+            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(author_id)',
+            ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
+            ExpressionAttributeValues: {
+              ':author': comment.author_id,
+              ':name': comment.author_name,
+              ':created': comment.created_at,
+              ':version': version,
+            },
+          },
+        },
+        reason: commentRefusals.comment,
+      },
+    ]);
+    return true;
+  } catch (err) {
+    if (err instanceof Refused) return false;
+    throw err;
+  }
 }

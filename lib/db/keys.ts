@@ -49,6 +49,8 @@ export const projectPk = (orgId: number, projectId: number) => `${orgPk(orgId)}#
 export const assigneePk = (orgId: number, accountId: number) => `${orgPk(orgId)}#A#${pad(accountId)}`;
 /** The partition listing the cascades still to finish: few items, written only by the consumer. */
 export const pendingCascadesPk = 'CASCADE';
+/** What every token item's partition key starts with (operators' commands find token items by it). */
+export const tokenPkPrefix = 'TOKEN#';
 
 export const keys = {
   /** The global organisation-id sequence. */
@@ -106,7 +108,7 @@ export const keys = {
   }),
   /** Where the issue numbered `issueNumber` ("APL-42") lives: written by the create transaction. */
   issueKey: (orgId: number, issueNumber: string): Key => ({ PK: orgPk(orgId), SK: `ISSUEKEY#${issueNumber.toUpperCase()}` }),
-  token: (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
+  token: (tokenHash: string): Key => ({ PK: `${tokenPkPrefix}${tokenHash}`, SK: 'TOKEN' }),
   /**
    * An Idempotency-Key record; `key` is the persistence layer's hash of (account, route, path, key).
    * One partition per record: a shared partition would be hot and, beside the LSIs, capped at 10 GB.

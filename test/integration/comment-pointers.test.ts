@@ -142,6 +142,49 @@ describe('a comment pointer written before pointers carried the comment (where i
   });
 });
 
+describe('a comment pointer written before pointers carried the comment, after comments:pointers', () => {
+  it("carries the comment's fixed fields and its version, so that edits are decided on it again; running it again changes nothing", async () => {
+    const { org, member } = await callers();
+    const project = await createProject(member, { name: 'Old', prefix: randomPrefix() });
+    const issue = await asActor(member.accountId, () =>
+      createIssue(member, { projectId: project.id, sprintId: null }, { title: 'Old' }),
+    );
+    const ref = { projectId: project.id, sprintId: null, issueId: issue.id };
+    const created = (await asRequest(member, () => createComment(member, ref, { body: 'old' }))).value;
+    const pointerKey = keys.commentPointer(org.orgId, created.id);
+    // The pointer as a create wrote it before pointers carried the comment; two edits on it since.
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...pointerKey, type: 'comment_pointer', project_id: project.id, issue_id: issue.id, sprint_id: null },
+      }),
+    );
+    for (const body of ['second', 'third']) await asRequest(member, () => updateComment(member, created.id, { body }));
+    const before = await getComment(member, created.id);
+    expect(answeredVersion(before)).toBe(3);
+
+    const first = await writeMissingCommentPointers();
+    expect(first.completed).toBeGreaterThanOrEqual(1);
+    expect((await readCommentPointer(org.orgId, created.id))?.fixed).toEqual({
+      authorId: member.accountId,
+      authorName: 'Mo Member',
+      createdAt: created.created_at,
+      version: 3,
+    });
+    // The pointer, then the transaction: the comment is not read.
+    const edited = await asRequest(member, () => updateComment(member, created.id, { body: 'fourth' }));
+    expect(edited.calls).toBe(2);
+    expect(answeredVersion(edited.value)).toBe(4);
+    expect(await getComment(member, created.id)).toEqual(edited.value);
+
+    const pointer = async () =>
+      (await db.send(new GetCommand({ TableName: tableName, Key: pointerKey, ConsistentRead: true }))).Item;
+    const completed = await pointer();
+    await writeMissingCommentPointers();
+    expect(await pointer()).toEqual(completed);
+  });
+});
+
 describe('a comment whose pointer is out of step with it', () => {
   it('is edited after reading the comment, with the version the comment then has, when an update did not move the pointer', async () => {
     const { org, member } = await callers();

@@ -23,7 +23,10 @@ Commands:
                                   (finish one cascade now, or every pending one; see docs/limits.md)
   cascade:sweep [--dry-run]       (find and finish orphaned partitions; reads the table with a Scan)
   comments:pointers               (once after upgrading: the pointer of every comment written before
-                                  GET /comments/{id} read pointers; reads the table with a Scan)
+                                  GET /comments/{id} read pointers, and the comment's fields on older
+                                  pointers; reads the table with a Scan)
+  tokens:names                    (once after upgrading: the account's name on every token issued
+                                  before token items carried it; reads the table with a Scan)
   issues:reindex [--org ID]       (after upgrading, with no writes running: every list's rank counters,
                                   the issue-number pointers and the assigned-issue index, rebuilt from
                                   the issues; reads the table, or one organisation's part, with a Scan)
@@ -41,6 +44,7 @@ const commands: Record<string, string[]> = {
   'cascade:resume': [],
   'cascade:sweep': [],
   'comments:pointers': [],
+  'tokens:names': [],
   'issues:reindex': [],
 };
 
@@ -164,6 +168,8 @@ async function main() {
       return sweepCascades(values['dry-run'] === 'true');
     case 'comments:pointers':
       return (await import('../../lib/db/comments.ts')).writeMissingCommentPointers();
+    case 'tokens:names':
+      return (await import('../../lib/db/accounts.ts')).writeMissingTokenNames();
     case 'issues:reindex':
       return (await import('../../lib/db/reindex.ts')).rebuildIssueIndexes(
         values.org === undefined ? undefined : positiveInt(values.org, 'org'),
