@@ -30,6 +30,27 @@ async function callers() {
   return { org, admin, member };
 }
 
+/**
+ * A comment by `author` on a backlog issue of a new project, its pointer as a create wrote it
+ * before pointers carried the comment (where it lives only).
+ */
+async function underOldPointer(admin: Principal, author: Principal) {
+  const project = await createProject(admin, { name: 'Old', prefix: randomPrefix() });
+  const issue = await asActor(admin.accountId, () =>
+    createIssue(admin, { projectId: project.id, sprintId: null }, { title: 'Old' }),
+  );
+  const ref = { projectId: project.id, sprintId: null, issueId: issue.id };
+  const created = (await asRequest(author, () => createComment(author, ref, { body: 'old' }))).value;
+  const pointerKey = keys.commentPointer(admin.orgId, created.id);
+  await db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...pointerKey, type: 'comment_pointer', project_id: project.id, issue_id: issue.id, sprint_id: null, version: 1 },
+    }),
+  );
+  return { project, issue, created, pointerKey };
+}
+
 describe('comment pointers written after an upgrade (comments:pointers)', () => {
   it('gives every comment without a pointer its pointer, so that GET /comments/{id} finds it; running it again is harmless', async () => {
     const { org, admin: caller } = await callers();
@@ -95,20 +116,7 @@ describe('comment pointers written after an upgrade (comments:pointers)', () => 
 describe('a comment pointer written before pointers carried the comment (where it lives only)', () => {
   it('still leads edits and deletes, which read the comment first, and answers them as before', async () => {
     const { org, admin, member } = await callers();
-    const project = await createProject(admin, { name: 'Old', prefix: randomPrefix() });
-    const issue = await asActor(admin.accountId, () =>
-      createIssue(admin, { projectId: project.id, sprintId: null }, { title: 'Old' }),
-    );
-    const ref = { projectId: project.id, sprintId: null, issueId: issue.id };
-    const created = (await asRequest(member, () => createComment(member, ref, { body: 'old' }))).value;
-    const pointerKey = keys.commentPointer(org.orgId, created.id);
-    // The pointer as a create wrote it before this change.
-    await db.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: { ...pointerKey, type: 'comment_pointer', project_id: project.id, issue_id: issue.id, sprint_id: null, version: 1 },
-      }),
-    );
+    const { project, issue, created, pointerKey } = await underOldPointer(admin, member);
     expect((await readCommentPointer(org.orgId, created.id))?.fixed).toBeUndefined();
 
     await expect(asRequest(admin, () => updateComment(admin, created.id, { body: 'not mine' }))).rejects.toBeInstanceOf(
@@ -144,21 +152,9 @@ describe('a comment pointer written before pointers carried the comment (where i
 
 describe('a comment pointer written before pointers carried the comment, after comments:pointers', () => {
   it("carries the comment's fixed fields and its version, so that edits are decided on it again; running it again changes nothing", async () => {
-    const { org, member } = await callers();
-    const project = await createProject(member, { name: 'Old', prefix: randomPrefix() });
-    const issue = await asActor(member.accountId, () =>
-      createIssue(member, { projectId: project.id, sprintId: null }, { title: 'Old' }),
-    );
-    const ref = { projectId: project.id, sprintId: null, issueId: issue.id };
-    const created = (await asRequest(member, () => createComment(member, ref, { body: 'old' }))).value;
-    const pointerKey = keys.commentPointer(org.orgId, created.id);
-    // The pointer as a create wrote it before pointers carried the comment; two edits on it since.
-    await db.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: { ...pointerKey, type: 'comment_pointer', project_id: project.id, issue_id: issue.id, sprint_id: null },
-      }),
-    );
+    const { org, admin, member } = await callers();
+    const { created, pointerKey } = await underOldPointer(admin, member);
+    // Two edits on that pointer since.
     for (const body of ['second', 'third']) await asRequest(member, () => updateComment(member, created.id, { body }));
     const before = await getComment(member, created.id);
     expect(answeredVersion(before)).toBe(3);
