@@ -93,7 +93,7 @@ export const exceptions: Record<string, Budget> = {
   // Webhooks
   'GET /api/v1/webhooks/{webhook_id}/deliveries': {
     calls: 3,
-    reason: "The endpoint (the organisation's partition), then its deliveries (the endpoint's partition).",
+    reason: "The endpoint (the organisation's partition) and its deliveries (the endpoint's partition), read side by side.",
   },
 };
 
