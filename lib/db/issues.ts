@@ -258,8 +258,8 @@ export async function listIssues(
 
 /**
  * How many issues of its list lie in an issue's rank-index block up to and including it: one
- * keys-only `Select: COUNT` Query from the block's first key through the issue's key. Its place is
- * this plus `countBefore(index, block)` (lib/domain/positions.ts).
+ * keys-only Query from the block's first key through the issue's key. Its place is this plus
+ * `countBefore(index, block)` (lib/domain/positions.ts).
  */
 export async function rankInBlock(
   orgId: number,
@@ -267,24 +267,43 @@ export async function rankInBlock(
   sprintId: number | null,
   issue: { id: number; position: number },
 ): Promise<number> {
-  let inBlock = 0;
+  return (await ranksInBlock(orgId, projectId, sprintId, [issue]))[0] as number;
+}
+
+/**
+ * `rankInBlock` of several issues of one list that lie in one block, with one keys-only Query
+ * from the block's first key through the last of their keys (for one issue, a `Select: COUNT` of
+ * it: the same items read, none sent back); in the order of `issues`.
+ */
+export async function ranksInBlock(
+  orgId: number,
+  projectId: number,
+  sprintId: number | null,
+  issues: { id: number; position: number }[],
+): Promise<number[]> {
+  const ownKeys = issues.map((issue) => listKey(sprintId, issue.position, issue.id));
+  const counting = ownKeys.length === 1;
+  const keysRead: string[] = [];
+  let counted = 0;
   await queryPages(
     {
       IndexName: 'LSI1Keys',
       KeyConditionExpression: 'PK = :pk AND LSK BETWEEN :from AND :to',
       ExpressionAttributeValues: {
         ':pk': listCollection(orgId, projectId, sprintId).pk,
-        ':from': listKeys.issueFrom(sprintId, blockStart(blockOf(issue.position))),
-        ':to': listKey(sprintId, issue.position, issue.id),
+        ':from': listKeys.issueFrom(sprintId, blockStart(blockOf((issues[0] as { position: number }).position))),
+        ':to': ownKeys.reduce((a, b) => (a > b ? a : b)),
       },
-      Select: 'COUNT',
+      ...(counting ? { Select: 'COUNT' as const } : { ProjectionExpression: 'LSK' }),
     },
     {},
-    (_items, count) => {
-      inBlock += count;
+    (items, count) => {
+      counted += count;
+      for (const item of items) keysRead.push(String(item.LSK));
     },
   );
-  return inBlock;
+  // Keys come in list order: an issue's rank is how many of them sort at or before its own.
+  return counting ? [counted] : ownKeys.map((own) => keysRead.filter((k) => k <= own).length);
 }
 
 /** The owner of a list: the sprint, or (`sprintId` null) the project; its rank index rides on it. */

@@ -1,5 +1,5 @@
 import { listAssigned } from '../db/assigned.ts';
-import { rankInBlock, toIssue, type IssueItem } from '../db/issues.ts';
+import { ranksInBlock, toIssue, type IssueItem } from '../db/issues.ts';
 import { keys, type Key } from '../db/keys.ts';
 import type { PageRequest } from '../db/list.ts';
 import { batchGet } from '../db/transactions.ts';
@@ -11,8 +11,9 @@ import type { Principal } from './principal.ts';
  * The caller's assigned issues across the projects of the organisation, newest update first
  * (`GET /me/issues`), each with its place in its list. Cost, the authorizer aside: one Query of the
  * caller's index (lib/db/assigned.ts), one BatchGet of the issues with their projects, sprints and
- * the caller's account (whose `assigned_count` is the total), then one keys-only count per issue
- * for its place (lib/domain/positions.ts), all in parallel: three round trips. An entry whose issue
+ * the caller's account (whose `assigned_count` is the total), then for their places one keys-only
+ * Query per rank-index block that holds issues of the page (lib/domain/positions.ts), all in
+ * parallel: three round trips. An entry whose issue
  * or ancestor is gone (a project or sprint deleted, its cascade still running) is left out.
  */
 export async function listMyIssues(caller: Principal, page: PageRequest, statuses?: IssueStatus[]) {
@@ -44,12 +45,28 @@ export async function listMyIssues(caller: Principal, page: PageRequest, statuse
     if ((issue.sprint_id ?? null) !== row.entry.sprintId) return [];
     return [{ issue, owner, index }];
   });
-  const items: Issue[] = await Promise.all(
-    live.map(async ({ issue, owner }) => {
-      const inBlock = await rankInBlock(orgId, issue.project_id, issue.sprint_id ?? null, issue);
-      return toIssue(issue, countBefore(rankIndexOf(owner), blockOf(issue.position)) + inBlock);
+  // Places: one keys-only Query per block of a list that holds issues of the page, in parallel.
+  const blocks = new Map<string, typeof live>();
+  for (const row of live) {
+    const { issue } = row;
+    const id = `${issue.project_id}/${issue.sprint_id ?? ''}/${blockOf(issue.position)}`;
+    blocks.set(id, [...(blocks.get(id) ?? []), row]);
+  }
+  const places = new Map<IssueItem, number>();
+  await Promise.all(
+    [...blocks.values()].map(async (rows) => {
+      const { issue: first, owner } = rows[0] as (typeof live)[number];
+      const before = countBefore(rankIndexOf(owner), blockOf(first.position));
+      const ranks = await ranksInBlock(
+        orgId,
+        first.project_id,
+        first.sprint_id ?? null,
+        rows.map((r) => r.issue),
+      );
+      rows.forEach((r, i) => places.set(r.issue, before + (ranks[i] as number)));
     }),
   );
+  const items: Issue[] = live.map(({ issue }) => toIssue(issue, places.get(issue) as number));
   const account = byId.get(accountId);
   return {
     // A page cut by the byte budget goes on after its last item shown, found among the entries read.

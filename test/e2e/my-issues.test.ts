@@ -139,8 +139,27 @@ describe('my issues', () => {
 
     const res = await member.get('/api/v1/me/issues');
     expect(ids(res.body)).toEqual([...mine].reverse());
-    // The authorizer, the index Query, one BatchGet, and one place count per issue (in parallel).
+    // The authorizer, the index Query, one BatchGet, and one place Query per list (in parallel).
     expect(Number(res.headers.get('x-db-calls'))).toBe(3 + mine.length);
+  });
+
+  it('places the issues of one list with one Query, each at the place its list shows', async () => {
+    const { admin, member, org } = await orgWithClients(gateway);
+    const p = await project(admin);
+    for (let k = 0; k < 12; k++) {
+      const assignee = k % 3 === 1 ? org.admin.id : org.member.id;
+      await admin.post(p.sprintIssues, { issue: { title: `s${k}`, assignee_id: assignee } });
+    }
+    // Moves shuffle the places (and keys) inside the list's block.
+    const listed = (await admin.get(p.sprintIssues)).body as { id: number }[];
+    await admin.patch(`${p.sprintIssues}/${listed[10]!.id}`, { issue: { position: 1 } });
+    await admin.patch(`${p.sprintIssues}/${listed[0]!.id}`, { issue: { position: 7 } });
+
+    const res = await member.get('/api/v1/me/issues');
+    expect(res.body).toHaveLength(8);
+    const places = new Map(((await admin.get(p.sprintIssues)).body as { id: number }[]).map((issue, i) => [issue.id, i + 1]));
+    for (const issue of res.body as { id: number; position: number }[]) expect(issue.position).toBe(places.get(issue.id));
+    expect(Number(res.headers.get('x-db-calls'))).toBe(4);
   });
 
   it("drops a deleted project's or sprint's issues at once, and their cascades take them out of the index and the count", async () => {
