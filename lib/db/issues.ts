@@ -267,18 +267,20 @@ export async function rankInBlock(
   sprintId: number | null,
   issue: { id: number; position: number },
 ): Promise<number> {
-  return (await ranksInBlock(orgId, projectId, sprintId, [issue]))[0] as number;
+  return (await ranksFrom(orgId, projectId, sprintId, blockOf(issue.position), [issue]))[0] as number;
 }
 
 /**
- * `rankInBlock` of several issues of one list that lie in one block, with one keys-only Query
- * from the block's first key through the last of their keys (for one issue, a `Select: COUNT` of
- * it: the same items read, none sent back); in the order of `issues`.
+ * For issues of one list, how many of its issues lie from the start of block `fromBlock` up to and
+ * including each of them: one keys-only Query from that block's first key through the last of
+ * their keys (for one issue, a `Select: COUNT`: the same items read, none sent back). In the
+ * order of `issues`; `countBefore(index, fromBlock)` plus this is each one's place.
  */
-export async function ranksInBlock(
+export async function ranksFrom(
   orgId: number,
   projectId: number,
   sprintId: number | null,
+  fromBlock: number,
   issues: { id: number; position: number }[],
 ): Promise<number[]> {
   const ownKeys = issues.map((issue) => listKey(sprintId, issue.position, issue.id));
@@ -291,7 +293,7 @@ export async function ranksInBlock(
       KeyConditionExpression: 'PK = :pk AND LSK BETWEEN :from AND :to',
       ExpressionAttributeValues: {
         ':pk': listCollection(orgId, projectId, sprintId).pk,
-        ':from': listKeys.issueFrom(sprintId, blockStart(blockOf((issues[0] as { position: number }).position))),
+        ':from': listKeys.issueFrom(sprintId, blockStart(fromBlock)),
         ':to': ownKeys.reduce((a, b) => (a > b ? a : b)),
       },
       ...(counting ? { Select: 'COUNT' as const } : { ProjectionExpression: 'LSK' }),

@@ -1,10 +1,10 @@
 import { listAssigned } from '../db/assigned.ts';
-import { ranksInBlock, toIssue, type IssueItem } from '../db/issues.ts';
+import { ranksFrom, toIssue, type IssueItem } from '../db/issues.ts';
 import { keys, type Key } from '../db/keys.ts';
 import type { PageRequest } from '../db/list.ts';
 import { batchGet } from '../db/transactions.ts';
 import type { Issue, IssueStatus } from '../schemas/issues.ts';
-import { blockOf, countBefore, rankIndexOf } from './positions.ts';
+import { blockOf, countBefore, rankIndexOf, type RankIndex } from './positions.ts';
 import type { Principal } from './principal.ts';
 
 /**
@@ -12,9 +12,9 @@ import type { Principal } from './principal.ts';
  * (`GET /me/issues`), each with its place in its list. Cost, the authorizer aside: one Query of the
  * caller's index (lib/db/assigned.ts), one BatchGet of the issues with their projects, sprints and
  * the caller's account (whose `assigned_count` is the total), then for their places one keys-only
- * Query per rank-index block that holds issues of the page (lib/domain/positions.ts), all in
- * parallel: three round trips. An entry whose issue
- * or ancestor is gone (a project or sprint deleted, its cascade still running) is left out.
+ * Query per list, or per run of a long list (`placeRuns`; lib/domain/positions.ts), all in
+ * parallel: three round trips. An entry whose issue or ancestor is gone (a project or sprint
+ * deleted, its cascade still running) is left out.
  */
 export async function listMyIssues(caller: Principal, page: PageRequest, statuses?: IssueStatus[]) {
   const { orgId } = caller;
@@ -45,22 +45,22 @@ export async function listMyIssues(caller: Principal, page: PageRequest, statuse
     if ((issue.sprint_id ?? null) !== row.entry.sprintId) return [];
     return [{ issue, owner, index }];
   });
-  // Places: one keys-only Query per block of a list that holds issues of the page, in parallel.
-  const blocks = new Map<string, typeof live>();
+  // Places: the issues of one list close enough together share one keys-only Query (PLACE_RUN).
+  const lists = new Map<string, typeof live>();
   for (const row of live) {
-    const { issue } = row;
-    const id = `${issue.project_id}/${issue.sprint_id ?? ''}/${blockOf(issue.position)}`;
-    blocks.set(id, [...(blocks.get(id) ?? []), row]);
+    const id = `${row.issue.project_id}/${row.issue.sprint_id ?? ''}`;
+    lists.set(id, [...(lists.get(id) ?? []), row]);
   }
   const places = new Map<IssueItem, number>();
+  const runs = [...lists.values()].flatMap((rows) => placeRuns(rows));
   await Promise.all(
-    [...blocks.values()].map(async (rows) => {
-      const { issue: first, owner } = rows[0] as (typeof live)[number];
-      const before = countBefore(rankIndexOf(owner), blockOf(first.position));
-      const ranks = await ranksInBlock(
+    runs.map(async ({ rows, fromBlock, before }) => {
+      const { issue } = rows[0] as (typeof live)[number];
+      const ranks = await ranksFrom(
         orgId,
-        first.project_id,
-        first.sprint_id ?? null,
+        issue.project_id,
+        issue.sprint_id ?? null,
+        fromBlock,
         rows.map((r) => r.issue),
       );
       rows.forEach((r, i) => places.set(r.issue, before + (ranks[i] as number)));
@@ -74,4 +74,26 @@ export async function listMyIssues(caller: Principal, page: PageRequest, statuse
     items,
     total: result.matches ? result.matches.count : Number(account?.assigned_count ?? 0),
   };
+}
+
+/** Issues one place Query may read past its first block's start: issues of a list this close share it. */
+export const PLACE_RUN = 128;
+
+/**
+ * The issues of one list (rows with the list's owner) cut into runs, in list order: a run starts at
+ * an issue's block and takes the next issues while the list holds at most PLACE_RUN issues from its
+ * start through the end of their block (the rank index says how many), so that each run is one
+ * Query of at most that many keys.
+ */
+export function placeRuns<R extends { issue: IssueItem; owner: Record<string, unknown> }>(rows: R[]) {
+  const sorted = [...rows].sort((a, b) => a.issue.position - b.issue.position);
+  const index: RankIndex = rankIndexOf((sorted[0] as R).owner);
+  const runs: { rows: R[]; fromBlock: number; before: number }[] = [];
+  for (const row of sorted) {
+    const block = blockOf(row.issue.position);
+    const run = runs.at(-1);
+    if (run && countBefore(index, block + 1) - run.before <= PLACE_RUN) run.rows.push(row);
+    else runs.push({ rows: [row], fromBlock: block, before: countBefore(index, block) });
+  }
+  return runs;
 }

@@ -143,21 +143,24 @@ describe('my issues', () => {
     expect(Number(res.headers.get('x-db-calls'))).toBe(3 + mine.length);
   });
 
-  it('places the issues of one list with one Query, each at the place its list shows', async () => {
+  it('places the issues of one list with one Query across its blocks, each at the place its list shows', async () => {
     const { admin, member, org } = await orgWithClients(gateway);
     const p = await project(admin);
-    for (let k = 0; k < 12; k++) {
-      const assignee = k % 3 === 1 ? org.admin.id : org.member.id;
+    // 70 issues: three blocks of the list's rank index; every seventh is the member's.
+    for (let k = 0; k < 70; k++) {
+      const assignee = k % 7 === 3 ? org.member.id : org.admin.id;
       await admin.post(p.sprintIssues, { issue: { title: `s${k}`, assignee_id: assignee } });
     }
-    // Moves shuffle the places (and keys) inside the list's block.
-    const listed = (await admin.get(p.sprintIssues)).body as { id: number }[];
-    await admin.patch(`${p.sprintIssues}/${listed[10]!.id}`, { issue: { position: 1 } });
-    await admin.patch(`${p.sprintIssues}/${listed[0]!.id}`, { issue: { position: 7 } });
+    // Moves shuffle the places (and keys) across the blocks.
+    const listed = (await admin.get(`${p.sprintIssues}?per_page=100`)).body as { id: number }[];
+    await admin.patch(`${p.sprintIssues}/${listed[66]!.id}`, { issue: { position: 1 } });
+    await admin.patch(`${p.sprintIssues}/${listed[3]!.id}`, { issue: { position: 50 } });
 
     const res = await member.get('/api/v1/me/issues');
-    expect(res.body).toHaveLength(8);
-    const places = new Map(((await admin.get(p.sprintIssues)).body as { id: number }[]).map((issue, i) => [issue.id, i + 1]));
+    expect(res.body).toHaveLength(10);
+    const places = new Map(
+      ((await admin.get(`${p.sprintIssues}?per_page=100`)).body as { id: number }[]).map((issue, i) => [issue.id, i + 1]),
+    );
     for (const issue of res.body as { id: number; position: number }[]) expect(issue.position).toBe(places.get(issue.id));
     expect(Number(res.headers.get('x-db-calls'))).toBe(4);
   });

@@ -48,7 +48,7 @@ export const exceptions: Record<string, Budget> = {
   'GET /api/v1/webhooks': list,
   'GET /api/v1/me/issues': {
     calls: 4,
-    reason: `The index Query, the issues with their ancestors in one BatchGetItem, then for their places one keys-only Query per rank-index block holding issues of the page: 3 + the blocks: 4 for a page whose issues share a block (as measured here), 3 + n for issues from n lists (${rank}).`,
+    reason: `The index Query, the issues with their ancestors in one BatchGetItem, then for their places one keys-only Query per list on the page (per run of 128 issues in a long one): 3 + the lists, 4 for a page from one sprint as measured here (${rank}).`,
   },
   // Issues: an issue's place is a count in its list's rank index, read after the issue
   'GET /api/v1/issues/{issue_key}': {
