@@ -264,19 +264,19 @@ export async function listAccounts(orgId: number, page: PageRequest) {
  * Writes the account's name on every token item that has none: tokens issued before token items
  * carried it, whose comments cost a read of the account (lib/domain/comments.ts). An operator's
  * command (`tokens:names`, tools/cli/admin.ts) run once after upgrading: it reads the token items
- * with a Scan, which no request path does, then their accounts, 100 per BatchGet. No route renames
+ * (those of `orgId`, when given) with a Scan, which no request path does, then their accounts, 100 per BatchGet. No route renames
  * an account, so the name written stays true. Returns how many tokens lacked a name and how many
  * were given one; running it again writes none.
  */
-export async function writeMissingTokenNames(): Promise<{ tokens: number; written: number }> {
+export async function writeMissingTokenNames(orgId?: number): Promise<{ tokens: number; written: number }> {
   let tokens = 0;
   let written = 0;
   await scanPages(
     {
-      FilterExpression: 'begins_with(PK, :token) AND attribute_not_exists(#name)',
+      FilterExpression: `begins_with(PK, :token) AND attribute_not_exists(#name)${orgId === undefined ? '' : ' AND org_id = :org'}`,
       ProjectionExpression: 'PK, SK, org_id, account_id',
       ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: { ':token': tokenPkPrefix },
+      ExpressionAttributeValues: { ':token': tokenPkPrefix, ...(orgId === undefined ? {} : { ':org': orgId }) },
     },
     async (items) => {
       tokens += items.length;

@@ -1,10 +1,9 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Comment } from '../schemas/comments.ts';
 import { db, tableName } from './client.ts';
 import { scanPages } from './query.ts';
-import { collections, keys, listKeys, type Key } from './keys.ts';
+import { collections, keys, listKeys, orgPk, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
-import { isConditionFailed } from './errors.ts';
 import { batchGet, existsCheck, Refused, transact, type GuardedItem } from './transactions.ts';
 import { VERSION_ATTRIBUTE, versionOf, withVersion } from './versions.ts';
 
@@ -573,45 +572,68 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
  * comment's fixed fields and its version, as a new comment's does; a pointer written before
  * pointers carried them gets them (`completePointer`), so that the comment's writes are decided on
  * the pointer. An operator's command (`comments:pointers`, tools/cli/admin.ts) run once after
- * deploying: it reads the whole table with a Scan, which no request path does. Returns how many
- * comments it saw, how many pointers it wrote and how many it completed; running it again writes none.
+ * deploying: it reads the whole table (what `orgId` has of it, when given) with a Scan, which no
+ * request path does. A pointer is written only while its comment is there, so a cascade running
+ * meanwhile is not undone. Returns how many comments it saw, how many pointers it wrote and how
+ * many it completed; running it again writes none.
  */
-export async function writeMissingCommentPointers(): Promise<{ comments: number; written: number; completed: number }> {
+export async function writeMissingCommentPointers(
+  orgId?: number,
+): Promise<{ comments: number; written: number; completed: number }> {
   let comments = 0;
   let written = 0;
   let completed = 0;
   await scanPages(
     {
-      FilterExpression: '#type = :comment',
+      FilterExpression: `#type = :comment${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
       ProjectionExpression: 'PK, SK, org_id, project_id, issue_id, sprint_id, id, author_id, author_name, created_at, #version',
       ExpressionAttributeNames: { '#type': 'type', '#version': VERSION_ATTRIBUTE },
-      ExpressionAttributeValues: { ':comment': 'comment' },
+      ExpressionAttributeValues: { ':comment': 'comment', ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }) },
     },
     async (items) => {
       for (const item of items) {
         comments++;
-        // A comment without a pointer cannot be found by id, so no request changes it meanwhile:
-        // the version read here is still its version when the pointer is written.
-        const comment = toComment({ ...item, body: '', updated_at: '' });
-        const orgId = Number(item.org_id);
-        const place = { project_id: Number(item.project_id), sprint_id: sprintIdOf(item.sprint_id) };
-        try {
-          await db.send(
-            new PutCommand({
-              TableName: tableName,
-              Item: pointerItem(orgId, { ...comment, ...place }, versionOf(item)),
-              ConditionExpression: 'attribute_not_exists(PK)',
-            }),
-          );
-          written++;
-        } catch (err) {
-          if (!isConditionFailed(err)) throw err;
-          if (await completePointer(orgId, { PK: String(item.PK), SK: String(item.SK) }, comment, versionOf(item))) completed++;
-        }
+        const outcome = await restorePointer(item);
+        if (outcome === 'written') written++;
+        if (outcome === 'completed') completed++;
       }
     },
   );
   return { comments, written, completed };
+}
+
+/**
+ * The pointer of one comment as `writeMissingCommentPointers` scanned it (its keys, place, fixed
+ * fields and version): written when it has none, completed when it lacks the comment's fields,
+ * left alone otherwise, and never written for a comment that is gone since the Scan read it (a
+ * cascade running meanwhile is not undone).
+ */
+export async function restorePointer(item: Record<string, unknown>): Promise<'written' | 'completed' | 'none'> {
+  // A comment without a pointer cannot be found by id, so no request changes it meanwhile: the
+  // version read here is still its version when the pointer is written.
+  const comment = toComment({ ...item, body: '', updated_at: '' });
+  const orgId = Number(item.org_id);
+  const place = { project_id: Number(item.project_id), sprint_id: sprintIdOf(item.sprint_id) };
+  const commentKey = { PK: String(item.PK), SK: String(item.SK) };
+  try {
+    await transact([
+      existsCheck(commentKey, commentRefusals.comment),
+      {
+        item: {
+          Put: {
+            TableName: tableName,
+            Item: pointerItem(orgId, { ...comment, ...place }, versionOf(item)),
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        reason: commentRefusals.comment,
+      },
+    ]);
+    return 'written';
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+  }
+  return (await completePointer(orgId, commentKey, comment, versionOf(item))) ? 'completed' : 'none';
 }
 
 /**

@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asActor } from '../../lib/db/actor.ts';
 import { db, tableName } from '../../lib/db/client.ts';
-import { findComment, readCommentPointer, writeMissingCommentPointers } from '../../lib/db/comments.ts';
+import { findComment, readCommentPointer, restorePointer, writeMissingCommentPointers } from '../../lib/db/comments.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { answeredVersion } from '../../lib/db/versions.ts';
 import { createComment, deleteComment, getComment, updateComment } from '../../lib/domain/comments.ts';
@@ -51,6 +51,19 @@ async function underOldPointer(admin: Principal, author: Principal) {
   return { project, issue, created, pointerKey };
 }
 
+/** A new organisation's project with `issues` seeded backlog issues, a comment each. */
+async function backlogComments(issues: number) {
+  const { org, admin } = await callers();
+  const project = await createProject(admin, { name: 'Old', prefix: randomPrefix() });
+  const { commentIds } = await seedProject(org.orgId, project.id, org.admin.id, {
+    sprints: 0,
+    issuesPerSprint: 0,
+    backlog: issues,
+    commentsPerIssue: 1,
+  });
+  return { orgId: org.orgId, projectId: project.id, commentIds };
+}
+
 describe('comment pointers written after an upgrade (comments:pointers)', () => {
   it('gives every comment without a pointer its pointer, so that GET /comments/{id} finds it; running it again is harmless', async () => {
     const { org, admin: caller } = await callers();
@@ -67,8 +80,8 @@ describe('comment pointers written after an upgrade (comments:pointers)', () => 
     }
     for (const id of seeded.commentIds) expect(await findComment(org.orgId, id)).toBeUndefined();
 
-    const first = await writeMissingCommentPointers();
-    expect(first.written).toBeGreaterThanOrEqual(seeded.commentIds.length);
+    const first = await writeMissingCommentPointers(org.orgId);
+    expect(first.written).toBe(seeded.commentIds.length);
     for (const id of seeded.commentIds) {
       const found = await findComment(org.orgId, id);
       expect(found?.item.id, `comment ${id}`).toBe(id);
@@ -77,9 +90,45 @@ describe('comment pointers written after an upgrade (comments:pointers)', () => 
     expect((await findComment(org.orgId, inSprint))?.item.sprint_id).toBe(seeded.sprintIds[0]);
     expect((await findComment(org.orgId, inBacklog))?.item.sprint_id).toBeNull();
 
-    const again = await writeMissingCommentPointers();
-    expect(again.comments).toBeGreaterThanOrEqual(seeded.commentIds.length);
+    const again = await writeMissingCommentPointers(org.orgId);
+    expect(again).toEqual({ comments: seeded.commentIds.length, written: 0, completed: 0 });
     for (const id of seeded.commentIds) expect((await findComment(org.orgId, id))?.item.id).toBe(id);
+  });
+
+  it("with --org, touches that organisation's comments only", async () => {
+    const seededOrg = async () => {
+      const { orgId, commentIds } = await backlogComments(2);
+      for (const id of commentIds)
+        await db.send(new DeleteCommand({ TableName: tableName, Key: keys.commentPointer(orgId, id) }));
+      return { orgId, commentIds };
+    };
+    const [a, b] = [await seededOrg(), await seededOrg()];
+    expect(await writeMissingCommentPointers(a.orgId)).toEqual({ comments: 2, written: 2, completed: 0 });
+    for (const id of b.commentIds) expect(await findComment(b.orgId, id)).toBeUndefined();
+    expect(await writeMissingCommentPointers(b.orgId)).toEqual({ comments: 2, written: 2, completed: 0 });
+    for (const id of b.commentIds) expect((await findComment(b.orgId, id))?.item.id).toBe(id);
+  });
+
+  it('writes no pointer for a comment gone since the Scan read it (a cascade meanwhile is not undone)', async () => {
+    const { orgId, projectId, commentIds } = await backlogComments(1);
+    const id = commentIds[0]!;
+    const pointerKey = keys.commentPointer(orgId, id);
+    const commentKey = (await db.send(new GetCommand({ TableName: tableName, Key: pointerKey, ConsistentRead: true }))).Item!;
+    const scanned = (
+      await db.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: keys.comment(orgId, projectId, Number(commentKey.issue_id), id),
+          ConsistentRead: true,
+        }),
+      )
+    ).Item!;
+    // The cascade removes the pointer, then the comment, after the Scan read it.
+    await db.send(new DeleteCommand({ TableName: tableName, Key: pointerKey }));
+    await db.send(new DeleteCommand({ TableName: tableName, Key: { PK: scanned.PK, SK: scanned.SK } }));
+
+    expect(await restorePointer(scanned)).toBe('none');
+    expect((await db.send(new GetCommand({ TableName: tableName, Key: pointerKey, ConsistentRead: true }))).Item).toBeUndefined();
   });
 
   it("writes the comment's fixed fields and version on the pointers it adds, so that edits of those comments need no read", async () => {
@@ -94,7 +143,7 @@ describe('comment pointers written after an upgrade (comments:pointers)', () => 
     const before = await getComment(admin, id);
     await db.send(new DeleteCommand({ TableName: tableName, Key: keys.commentPointer(org.orgId, id) }));
 
-    await writeMissingCommentPointers();
+    await writeMissingCommentPointers(org.orgId);
 
     expect((await readCommentPointer(org.orgId, id))?.fixed).toEqual({
       authorId: org.admin.id,
@@ -159,8 +208,8 @@ describe('a comment pointer written before pointers carried the comment, after c
     const before = await getComment(member, created.id);
     expect(answeredVersion(before)).toBe(3);
 
-    const first = await writeMissingCommentPointers();
-    expect(first.completed).toBeGreaterThanOrEqual(1);
+    const first = await writeMissingCommentPointers(org.orgId);
+    expect(first.completed).toBe(1);
     expect((await readCommentPointer(org.orgId, created.id))?.fixed).toEqual({
       authorId: member.accountId,
       authorName: 'Mo Member',
@@ -176,7 +225,7 @@ describe('a comment pointer written before pointers carried the comment, after c
     const pointer = async () =>
       (await db.send(new GetCommand({ TableName: tableName, Key: pointerKey, ConsistentRead: true }))).Item;
     const completed = await pointer();
-    await writeMissingCommentPointers();
+    await writeMissingCommentPointers(org.orgId);
     expect(await pointer()).toEqual(completed);
   });
 });

@@ -22,10 +22,10 @@ Commands:
   cascade:resume [--org ID --project ID [--sprint ID | --issue ID]]
                                   (finish one cascade now, or every pending one; see docs/limits.md)
   cascade:sweep [--dry-run]       (find and finish orphaned partitions; reads the table with a Scan)
-  comments:pointers               (once after upgrading: the pointer of every comment written before
+  comments:pointers [--org ID]    (once after upgrading: the pointer of every comment written before
                                   GET /comments/{id} read pointers, and the comment's fields on older
                                   pointers; reads the table with a Scan)
-  tokens:names                    (once after upgrading: the account's name on every token issued
+  tokens:names [--org ID]         (once after upgrading: the account's name on every token issued
                                   before token items carried it; reads the table with a Scan)
   issues:reindex [--org ID]       (after upgrading, with no writes running: every list's rank counters,
                                   the issue-number pointers and the assigned-issue index, rebuilt from
@@ -34,6 +34,9 @@ Commands:
 Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID — see README.`;
 
 class UsageError extends Error {}
+
+/** The optional `--org` of the upgrade commands: one organisation's part of the table. */
+const orgFlag = (value: string | undefined) => (value === undefined ? undefined : positiveInt(value, 'org'));
 
 const commands: Record<string, string[]> = {
   'org:create': ['name', 'admin-name', 'admin-email'],
@@ -53,6 +56,8 @@ const optionalFlags: Record<string, string[]> = {
   'cascade:resume': ['org', 'project', 'sprint', 'issue'],
   'cascade:sweep': ['dry-run'],
   'issues:reindex': ['org'],
+  'comments:pointers': ['org'],
+  'tokens:names': ['org'],
 };
 const booleanFlags = new Set(['dry-run']);
 
@@ -167,13 +172,11 @@ async function main() {
     case 'cascade:sweep':
       return sweepCascades(values['dry-run'] === 'true');
     case 'comments:pointers':
-      return (await import('../../lib/db/comments.ts')).writeMissingCommentPointers();
+      return (await import('../../lib/db/comments.ts')).writeMissingCommentPointers(orgFlag(values.org));
     case 'tokens:names':
-      return (await import('../../lib/db/accounts.ts')).writeMissingTokenNames();
+      return (await import('../../lib/db/accounts.ts')).writeMissingTokenNames(orgFlag(values.org));
     case 'issues:reindex':
-      return (await import('../../lib/db/reindex.ts')).rebuildIssueIndexes(
-        values.org === undefined ? undefined : positiveInt(values.org, 'org'),
-      );
+      return (await import('../../lib/db/reindex.ts')).rebuildIssueIndexes(orgFlag(values.org));
   }
   throw new UsageError(`unknown command "${command}"`);
 }
