@@ -5,7 +5,7 @@ import { scanPages } from './query.ts';
 import { collections, keys, listKeys, orgPk, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
 import { batchGet, existsCheck, Refused, transact, type GuardedItem } from './transactions.ts';
-import { VERSION_ATTRIBUTE, versionOf, withVersion } from './versions.ts';
+import { storedNumberIs, VERSION_ATTRIBUTE, versionOf, withVersion } from './versions.ts';
 
 /**
  * Why a comment write can be refused (`Refused.reason`): on create, the project, the sprint of the
@@ -367,9 +367,8 @@ function pointerPlaceChecks(orgId: number, pointer: CommentPointer): GuardedItem
   ];
 }
 
-/** `version = :version` (with `#version`); version 0 also matches an item written before versions existed. */
-const atVersion = (version: number) =>
-  version === 0 ? '(attribute_not_exists(#version) OR #version = :version)' : '#version = :version';
+/** `#version = :version` (`storedNumberIs`: version 0 also matches an item written before versions existed). */
+const atVersion = (version: number) => storedNumberIs('#version', ':version', version);
 
 /**
  * The update of a comment's pointer that goes with every update of the comment: the stamp every

@@ -6,6 +6,7 @@ import { keys, projectPk, velocityPrefix } from './keys.ts';
 import type { ProjectItem } from './projects.ts';
 import { addCounters, type CompletionPlan, type SprintCounters } from './sprints.ts';
 import { transact, type GuardedItem } from './transactions.ts';
+import { storedNumberIs } from './versions.ts';
 
 /**
  * The completion of a sprint as stored steps (lib/domain/sprints.ts decides them):
@@ -105,7 +106,7 @@ export async function completeAtOnce(
   for (const c of COPIED) {
     names[`#e_${c}`] = c;
     values[`:e_${c}`] = step.expected[c];
-    conditions.push(step.expected[c] === 0 ? `(attribute_not_exists(#e_${c}) OR #e_${c} = :e_${c})` : `#e_${c} = :e_${c}`);
+    conditions.push(storedNumberIs(`#e_${c}`, `:e_${c}`, step.expected[c]));
   }
   const add = addCounters({ ...step.leaving, ...step.leavingRank }, names, values);
   await transact([

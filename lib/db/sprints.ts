@@ -6,7 +6,10 @@ import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
 import { batchGet, equalsCondition, setAssignments, transact, updateResource, type GuardedItem } from './transactions.ts';
-import { withVersion } from './versions.ts';
+import { storedNumberIs, withVersion } from './versions.ts';
+
+/** No completion is carrying issues into the sprint (`receiving`, with `#receiving` and `:zero`). */
+const notReceiving = storedNumberIs('#receiving', ':zero', 0);
 
 /** Counters a sprint keeps over its issues; they move in the same transaction as the issues. */
 export type SprintCounterName =
@@ -284,7 +287,7 @@ export async function setSprintActive(
     {
       Key: keys.sprint(orgId, projectId, sprintId),
       UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: `#status = :planning AND ${startGuard} AND (attribute_not_exists(#receiving) OR #receiving = :zero)`,
+      ConditionExpression: `#status = :planning AND ${startGuard} AND ${notReceiving}`,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     },
@@ -310,8 +313,7 @@ export async function deleteSprint(
         Delete: {
           TableName: tableName,
           Key: keys.sprint(orgId, projectId, sprint.id),
-          ConditionExpression:
-            'attribute_exists(PK) AND #status = :status AND (attribute_not_exists(#receiving) OR #receiving = :zero)',
+          ConditionExpression: `attribute_exists(PK) AND #status = :status AND ${notReceiving}`,
           ExpressionAttributeNames: { '#status': 'status', '#receiving': 'receiving' },
           ExpressionAttributeValues: { ':status': sprint.status, ':zero': 0 },
         },

@@ -47,6 +47,13 @@ export function versionChecked(): void {
   if (current) current.spent = true;
 }
 
+/**
+ * The condition that the number stored in `name` (a version, a counter) is `expected`, given as
+ * the value `value`: 0 also matches an item written before the attribute existed.
+ */
+export const storedNumberIs = (name: string, value: string, expected: number): string =>
+  expected === 0 ? `(attribute_not_exists(${name}) OR ${name} = ${value})` : `${name} = ${value}`;
+
 interface Conditional {
   ConditionExpression?: string | undefined;
   ExpressionAttributeNames?: Record<string, string> | undefined;
@@ -67,9 +74,7 @@ export function guardVersion<W extends Conditional>(write: W): W {
     names['#expected_version'] = VERSION_ATTRIBUTE;
     const options = current.expected.map((version, i) => {
       values[`:expected_version_${i}`] = version;
-      return version === 0
-        ? `(attribute_not_exists(#expected_version) OR #expected_version = :expected_version_${i})`
-        : `#expected_version = :expected_version_${i}`;
+      return storedNumberIs('#expected_version', `:expected_version_${i}`, version);
     });
     condition = `attribute_exists(PK) AND (${options.join(' OR ')})`;
   }
