@@ -616,7 +616,7 @@ export async function restorePointer(item: Record<string, unknown>): Promise<'wr
   const commentKey = { PK: String(item.PK), SK: String(item.SK) };
   try {
     await transact([
-      existsCheck(commentKey, commentRefusals.comment),
+      existsCheck(commentKey, 'gone'),
       {
         item: {
           Put: {
@@ -625,12 +625,14 @@ export async function restorePointer(item: Record<string, unknown>): Promise<'wr
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
-        reason: commentRefusals.comment,
+        reason: 'pointed',
       },
     ]);
     return 'written';
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
+    // A comment gone since the Scan gets nothing; one that has a pointer may need it completed.
+    if (err.reason !== 'pointed') return 'none';
   }
   return (await completePointer(orgId, commentKey, comment, versionOf(item))) ? 'completed' : 'none';
 }
