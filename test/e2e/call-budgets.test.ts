@@ -107,6 +107,18 @@ async function createPastBlock(f: Fixture, inSprint: boolean): Promise<ApiRespon
   return f.admin.post(list, { issue: { title: 'Past the block' } });
 }
 
+/** The path of the fixture's first comment (on its sprint issue). */
+const firstComment = async (f: Fixture) => `/api/v1/comments/${(await f.admin.get(`${f.sprintIssue}/comments`)).body[0].id}`;
+
+/** An edit (PATCH or PUT) of a comment, and of one whose issue moved since its pointer saw it. */
+const commentEdits = async (f: Fixture, method: 'patch' | 'put'): Promise<Sent[]> => [
+  ...one('update', await f.admin[method](await firstComment(f), { comment: { body: `${method} edited` } })),
+  ...one(
+    'update, its issue moved since',
+    await f.admin[method](await movedComment(f), { comment: { body: `${method} edited` } }),
+  ),
+];
+
 /** A comment written on a backlog issue that has since moved into a sprint: its path. */
 async function movedComment(f: Fixture): Promise<string> {
   const issue = await f.post(f.admin, `${f.p}/issues`, { issue: { title: 'Moves' } });
@@ -168,27 +180,11 @@ const recipes: Record<string, Recipe> = {
   'POST /api/v1/projects/{project_id}/issues/{issue_id}/comments': async (f) =>
     one('create', await f.admin.post(`${f.backlogIssue}/comments`, { comment: { body: 'more' } })),
   'GET /api/v1/comments/{id}': async (f) => [
-    ...one('get', await f.admin.get(`/api/v1/comments/${(await f.admin.get(`${f.sprintIssue}/comments`)).body[0].id}`)),
+    ...one('get', await f.admin.get(await firstComment(f))),
     ...one('get, its issue moved since', await f.admin.get(await movedComment(f))),
   ],
-  'PATCH /api/v1/comments/{id}': async (f) => [
-    ...one(
-      'update',
-      await f.admin.patch(`/api/v1/comments/${(await f.admin.get(`${f.sprintIssue}/comments`)).body[0].id}`, {
-        comment: { body: 'edited' },
-      }),
-    ),
-    ...one('update, its issue moved since', await f.admin.patch(await movedComment(f), { comment: { body: 'edited' } })),
-  ],
-  'PUT /api/v1/comments/{id}': async (f) => [
-    ...one(
-      'update',
-      await f.admin.put(`/api/v1/comments/${(await f.admin.get(`${f.sprintIssue}/comments`)).body[0].id}`, {
-        comment: { body: 'put' },
-      }),
-    ),
-    ...one('update, its issue moved since', await f.admin.put(await movedComment(f), { comment: { body: 'put' } })),
-  ],
+  'PATCH /api/v1/comments/{id}': (f) => commentEdits(f, 'patch'),
+  'PUT /api/v1/comments/{id}': (f) => commentEdits(f, 'put'),
   'DELETE /api/v1/comments/{id}': async (f) => [
     ...one(
       'delete',
