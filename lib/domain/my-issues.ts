@@ -19,27 +19,22 @@ import type { Principal } from './principal.ts';
 export async function listMyIssues(caller: Principal, page: PageRequest, statuses?: IssueStatus[]) {
   const { orgId } = caller;
   const result = await listAssigned(orgId, caller.accountId, page, statuses);
-  const wanted = new Map<string, Key>();
-  const want = (key: Key) => {
-    const id = `${key.PK}\u0000${key.SK}`;
-    if (!wanted.has(id)) wanted.set(id, key);
-    return id;
-  };
-  const accountId = want(keys.account(orgId, caller.accountId));
+  // One BatchGet for the page (it reads a key asked for twice once): the account first, then each
+  // entry's issue, project and sprint, found by their place in `wanted`.
+  const wanted: Key[] = [keys.account(orgId, caller.accountId)];
+  const want = (key: Key) => wanted.push(key) - 1;
   const rows = result.entries.map((e) => ({
     issue: want(keys.issue(orgId, e.projectId, e.issueId)),
     project: want(keys.project(orgId, e.projectId)),
     sprint: e.sprintId === null ? undefined : want(keys.sprint(orgId, e.projectId, e.sprintId)),
     entry: e,
   }));
-  const ids = [...wanted.keys()];
-  const found = await batchGet([...wanted.values()]);
-  const byId = new Map(ids.map((id, i) => [id, found[i]]));
+  const found = await batchGet(wanted);
 
   const live = rows.flatMap((row, index) => {
-    const issue = byId.get(row.issue) as IssueItem | undefined;
-    const project = byId.get(row.project);
-    const owner = row.sprint === undefined ? project : byId.get(row.sprint);
+    const issue = found[row.issue] as IssueItem | undefined;
+    const project = found[row.project];
+    const owner = row.sprint === undefined ? project : found[row.sprint];
     // The index is written with the issue, so a mismatch is a gone ancestor whose cascade runs.
     if (!issue || !project || !owner || issue.assignee_id !== caller.accountId) return [];
     if ((issue.sprint_id ?? null) !== row.entry.sprintId) return [];
@@ -49,7 +44,9 @@ export async function listMyIssues(caller: Principal, page: PageRequest, statuse
   const lists = new Map<string, typeof live>();
   for (const row of live) {
     const id = `${row.issue.project_id}/${row.issue.sprint_id ?? ''}`;
-    lists.set(id, [...(lists.get(id) ?? []), row]);
+    const list = lists.get(id);
+    if (list) list.push(row);
+    else lists.set(id, [row]);
   }
   const places = new Map<IssueItem, number>();
   const runs = [...lists.values()].flatMap((rows) => placeRuns(rows));
@@ -67,7 +64,7 @@ export async function listMyIssues(caller: Principal, page: PageRequest, statuse
     }),
   );
   const items: Issue[] = live.map(({ issue }) => toIssue(issue, places.get(issue) as number));
-  const account = byId.get(accountId);
+  const account = found[0];
   return {
     // A page cut by the byte budget goes on after its last item shown, found among the entries read.
     page: { items, nextCursor: result.nextCursor, cursorAfter: (i: number) => result.cursorAfter(live[i]?.index ?? 0) },
