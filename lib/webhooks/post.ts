@@ -59,7 +59,8 @@ export function failureWords(err: NodeJS.ErrnoException, timeoutMs: number): str
 }
 
 /**
- * POSTs a webhook: resolve, check (lib/webhooks/address-guard.ts), connect to the checked address,
+ * POSTs a webhook: check the port and a literal address, or resolve a name and check every address
+ * (lib/webhooks/address-guard.ts), connect to the checked address,
  * and wait at most `timeoutMs` for the whole exchange. Redirects are not followed (a 3xx is a
  * failed attempt). Never throws: the outcome says what happened.
  */
