@@ -212,7 +212,7 @@ export async function insertComment(
       },
     },
   ]);
-  return withVersion(comment, { version: 1 });
+  return withVersion(comment, { ...keys.comment(orgId, ref.projectId, ref.issueId, id), version: 1 });
 }
 
 /**
@@ -454,7 +454,7 @@ export async function updateCommentAt(
       created_at: pointer.fixed.createdAt,
       updated_at: now,
     },
-    { version: version + 1 },
+    { ...keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id), version: version + 1 },
   );
 }
 

@@ -111,7 +111,7 @@ export async function insertProject(orgId: number, input: ProjectCreate): Promis
       reason: projectRefusals.organisation,
     },
   ]);
-  return withVersion(project, { version: 1 });
+  return withVersion(project, { ...keys.project(orgId, id), version: 1 });
 }
 
 function prefixGuardPut(orgId: number, prefix: string, projectId: number): GuardedItem {

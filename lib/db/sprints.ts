@@ -196,7 +196,7 @@ export async function insertSprint(orgId: number, projectId: number, fields: Spr
   ];
   if (fields.sprint_lead_id !== null) items.push(accountExists(orgId, fields.sprint_lead_id, 'sprint_lead'));
   await transact(items);
-  return toSprint({ ...item, version: 1 });
+  return toSprint({ ...keys.sprint(orgId, projectId, id), ...item, version: 1 });
 }
 
 /**

@@ -32,11 +32,21 @@ export interface GuardedItem {
   resource?: boolean;
 }
 
+/**
+ * The write with the version the request expects added to its condition; refused as
+ * `PRECONDITION`, unsent, when none of the tags the request names was issued for its item.
+ */
+function guarded<W extends Parameters<typeof guardVersion>[0]>(write: W): W {
+  const written = guardVersion(write);
+  if (!written) throw new Refused(PRECONDITION);
+  return written;
+}
+
 /** The item with the version the request expects added to its condition. */
 function guardItem(item: TransactItem): TransactItem {
-  if (item.Update) return { ...item, Update: guardVersion(item.Update) };
-  if (item.Delete) return { ...item, Delete: guardVersion(item.Delete) };
-  if (item.ConditionCheck) return { ...item, ConditionCheck: guardVersion(item.ConditionCheck) };
+  if (item.Update) return { ...item, Update: guarded(item.Update) };
+  if (item.Delete) return { ...item, Delete: guarded(item.Delete) };
+  if (item.ConditionCheck) return { ...item, ConditionCheck: guarded(item.ConditionCheck) };
   return item;
 }
 
@@ -121,15 +131,15 @@ export async function updateResource<T = Record<string, unknown>>(
   },
   reason: string,
 ): Promise<T> {
-  const guarded = versionRequired();
+  const required = versionRequired();
   try {
     const out = await db.send(
-      new UpdateCommand(stampUpdate(guardVersion({ ...update, TableName: tableName, ReturnValues: 'ALL_NEW' as const }))),
+      new UpdateCommand(stampUpdate(guarded({ ...update, TableName: tableName, ReturnValues: 'ALL_NEW' as const }))),
     );
-    if (guarded) versionChecked();
+    if (required) versionChecked();
     return (out.Attributes ?? {}) as T;
   } catch (err) {
-    if (isConditionFailed(err)) throw new Refused(guarded ? PRECONDITION : reason);
+    if (isConditionFailed(err)) throw new Refused(required ? PRECONDITION : reason);
     throw err;
   }
 }

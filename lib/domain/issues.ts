@@ -1,5 +1,6 @@
 import { assignedStateOf } from '../db/assigned.ts';
 import * as store from '../db/issues.ts';
+import { keys } from '../db/keys.ts';
 import type { IssueFilter, IssueItem, ListDelta, ParentChange } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
@@ -236,7 +237,7 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
     await store.insertIssue(caller.orgId, at.projectId, issue, parent, issue.assignee_id);
     // Appended: last of the list as it was read. Creates running at the same time may answer the
     // same place; the list itself reads 1..n (an allocation is unique and above every key).
-    return withVersion({ ...issue, position: listed + 1 }, { version: 1 });
+    return withVersion({ ...issue, position: listed + 1 }, { ...keys.issue(caller.orgId, at.projectId, issue.id), version: 1 });
   } catch (err) {
     // The sprint's guard refuses both a missing sprint and one being completed: tell them apart.
     if (err instanceof Refused && err.reason === 'sprint' && at.sprintId !== null) {
@@ -331,7 +332,8 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
     if (written.status === 'rejected') throw written.reason;
     if (answer.status === 'rejected') throw answer.reason;
     // At least one past the version read (a comment's counter may have moved it meanwhile).
-    return withVersion({ ...next, position: answer.value }, { version: versionOf(issue) + 1 });
+    const stored = { ...keys.issue(caller.orgId, at.projectId, issueId), version: versionOf(issue) + 1 };
+    return withVersion({ ...next, position: answer.value }, stored);
   });
 }
 

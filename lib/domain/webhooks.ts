@@ -1,6 +1,8 @@
 import { config } from '../config.ts';
+import { keys } from '../db/keys.ts';
 import type { PageRequest } from '../db/list.ts';
 import { nextId } from '../db/sequences.ts';
+import { sameVersion } from '../db/versions.ts';
 import * as store from '../db/webhooks.ts';
 import type { Delivery, Webhook, WebhookCreate, WebhookUpdate } from '../schemas/webhooks.ts';
 import { endpointRefusal } from '../webhooks/address-guard.ts';
@@ -61,7 +63,9 @@ export async function createWebhook(caller: Principal, input: WebhookCreate): Pr
     updated_at: now,
   };
   await refusedAs(refusals, () => store.insertWebhook(caller.orgId, item));
-  return { ...store.toWebhook(item), secret: item.secret };
+  // Inserted at version 1 (lib/db/actor.ts): the answer's ETag is usable with If-Match at once.
+  const created = store.toWebhook({ ...keys.webhook(caller.orgId, id), ...item, version: 1 });
+  return sameVersion(created, { ...created, secret: item.secret });
 }
 
 export async function listWebhooks(caller: Principal, page: PageRequest) {
@@ -107,7 +111,8 @@ export async function rotateWebhookSecret(caller: Principal, webhookId: number):
       updated_at: new Date(now).toISOString(),
     }),
   );
-  return { ...store.toWebhook(written), secret };
+  const rotated = store.toWebhook(written);
+  return sameVersion(rotated, { ...rotated, secret });
 }
 
 /** The most recent deliveries of an endpoint, newest first. */
