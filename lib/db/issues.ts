@@ -15,6 +15,7 @@ import {
 } from '../domain/positions.ts';
 import type { Issue, IssueStatus } from '../schemas/issues.ts';
 import { db, tableName } from './client.ts';
+import { deletionMarker } from './deletions.ts';
 import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys, parseIssueListKey, type Collection, type Key } from './keys.ts';
 import { decodeCursor, encodeCursor, MAX_READ_BYTES, type PageRequest } from './list.ts';
@@ -621,7 +622,7 @@ export async function renumberIssues(
 
 /**
  * Deletes an issue in one transaction: the issue (conditioned on the `rev` its counters were read
- * with) and its list owner's counters. Its comments are unreachable at once (reads check the
+ * with), its list owner's counters and the delete's marker (who deleted it, lib/db/deletions.ts). Its comments are unreachable at once (reads check the
  * issue) and removed by the cascade consumer.
  */
 export async function deleteIssue(orgId: number, projectId: number, issue: IssueItem, parent: ParentChange): Promise<void> {
@@ -641,6 +642,7 @@ export async function deleteIssue(orgId: number, projectId: number, issue: Issue
     listOwnerUpdate(orgId, projectId, parent, 'stale'),
     { item: { Delete: { TableName: tableName, Key: keys.issueKey(orgId, issue.issue_number) } } },
     ...assignmentItems(orgId, projectId, issue.id, assignedStateOf(issue), undefined),
+    ...deletionMarker(keys.issue(orgId, projectId, issue.id)),
   ]);
 }
 

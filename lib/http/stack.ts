@@ -72,6 +72,14 @@ export interface StackOptions<Body = unknown> {
    * says so here (the sprint transitions).
    */
   conditional?: boolean;
+  /**
+   * The answer carries a token or a secret, shown once (the route table's `secret`): it goes out
+   * with `Cache-Control: no-store`, so that no browser or proxy keeps it, and without an ETag: there
+   * is nothing to revalidate in an answer nobody may keep, and the tag, a digest of the JSON, would
+   * put a fingerprint of the secret in a header that logs and proxies record more readily than
+   * bodies.
+   */
+  secret?: boolean;
 }
 
 type Event = APIGatewayProxyEvent & { body: unknown };
@@ -160,6 +168,7 @@ export function routeHandler<Body = unknown>(
           ),
         );
         if (result.body === undefined) return { statusCode: result.status, headers: { ...result.headers }, body: '' };
+        if (options.secret) return json(result.status, result.body, { ...result.headers, 'Cache-Control': 'no-store' });
         const headers = { ...result.headers, ETag: etagOf(result.body, result.headers) };
         // The same headers as the 200 would carry (the rate-limit headers come in `finish`), no body.
         if (event.httpMethod === 'GET' && isNotModified(event, headers.ETag)) return { statusCode: 304, headers, body: '' };

@@ -49,6 +49,10 @@ const headers = {
       'Strong entity tag of this answer: changes whenever what it shows changes. Send it back in `If-None-Match` (a GET: 304 while unchanged) or `If-Match` (a write: 412 if the resource changed since).',
     schema: { type: 'string' },
   },
+  'Cache-Control': {
+    description: '`no-store`: the answer carries a token or a secret, shown once; no cache may keep it (and it has no ETag).',
+    schema: { type: 'string', example: 'no-store' },
+  },
   'X-Per-Page': integer(
     'Items per page (after clamping to 100); fewer when the page was cut short to stay within the response byte budget: then it is the number of items returned, and `next` continues right after the last one.',
     { minimum: 1, maximum: 100 },
@@ -164,7 +168,10 @@ function successResponse(route: Route): ResponseConfig {
       ...headerRefs([
         ...(route.auth ? rateLimitHeaders : []),
         ...(success.list ? pageHeaders : []),
-        ...(schema && (route.auth || route.operation.errors.includes(304)) ? (['ETag'] as HeaderName[]) : []),
+        ...(route.operation.secret ? (['Cache-Control'] as HeaderName[]) : []),
+        ...(schema && !route.operation.secret && (route.auth || route.operation.errors.includes(304))
+          ? (['ETag'] as HeaderName[])
+          : []),
       ]),
       ...(route.operation.idempotent ? { 'Idempotent-Replayed': replayedHeader } : {}),
     },
