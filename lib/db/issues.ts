@@ -355,6 +355,32 @@ export async function allocateIssueSlot(orgId: number, projectId: number): Promi
   throw new Error(`Issue id allocation for project ${projectId} lost ${SLOT_ATTEMPTS} races in a row`);
 }
 
+/**
+ * Gives back the number and id of a slot whose create was refused (nothing written), on condition
+ * that it is still the project's latest: `issue_seq` is still its number (every allocation moves
+ * it, so nobody allocated after it, and `issue_id_next` is still its id + 1). Then the next create
+ * takes the same number and id. Otherwise (another create allocated meanwhile) nothing changes and
+ * the number stays unused: a gap. The position is kept (positions are sparse; a move may have
+ * taken the next one). One UpdateItem, on the refused path only; true when given back.
+ */
+export async function releaseIssueSlot(orgId: number, projectId: number, slot: IssueSlot): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.project(orgId, projectId),
+        UpdateExpression: 'ADD issue_seq :minus, issue_id_next :minus',
+        ConditionExpression: 'issue_seq = :number AND issue_id_next = :next',
+        ExpressionAttributeValues: { ':minus': -1, ':number': slot.number, ':next': slot.id + 1 },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}
+
 /** One attempt at a slot: undefined when the condition refused it with the project there. */
 async function takeSlot(
   orgId: number,
