@@ -68,6 +68,12 @@ export interface Route {
      */
     idempotent?: boolean;
     /**
+     * The answer carries a token or a secret, shown once: `Cache-Control: no-store`, and an ETag
+     * only for a resource (the tag of the resource without its secret; its handler says `secret` to
+     * the stack too, lib/http/stack.ts).
+     */
+    secret?: boolean;
+    /**
      * A conditional write (`If-Match`, lib/http/conditional.ts): PATCH, PUT and DELETE of a resource
      * (a path with ids), and the rows that say so (the sprint transitions). Derived by `route`.
      */
@@ -421,6 +427,7 @@ export const routes: Route[] = [
     summary: 'Regenerate the API token (the old one stops working at once)',
     tag: 'Accounts',
     success: { status: 201, schema: TokenBody, description: 'The new token, shown once' },
+    secret: true,
   }),
   route('DELETE', '/api/v1/me/token', 'functions/me/revoke-token.ts', {
     id: 'revokeToken',
@@ -440,6 +447,7 @@ export const routes: Route[] = [
     tag: 'Accounts',
     body: AccountCreateBody,
     success: { status: 201, schema: AccountWithToken, description: 'The account and its token' },
+    secret: true,
     errors: [403],
   }),
 
@@ -630,6 +638,7 @@ export const routes: Route[] = [
     tag: 'Webhooks',
     body: WebhookCreateBody,
     success: { status: 201, schema: WebhookWithSecret, description: 'The endpoint and its secret' },
+    secret: true,
     errors: [403],
   }),
   route('GET', webhookPath, 'functions/webhooks/get.ts', {
@@ -659,6 +668,7 @@ export const routes: Route[] = [
     summary: 'Rotate the signing secret (admins only); the new one is shown once, the old one signs for 24 hours more',
     tag: 'Webhooks',
     success: { status: 200, schema: WebhookWithSecret, description: 'The endpoint and its new secret' },
+    secret: true,
     errors: [403],
   }),
   route('GET', `${webhookPath}/deliveries`, 'functions/webhooks/deliveries.ts', {

@@ -201,7 +201,8 @@ export async function getIssue(caller: Principal, at: IssueLocation, issueId: nu
 /**
  * Creates an issue at the end of a sprint or of the backlog. Default status: `todo` in a sprint,
  * `backlog` in the backlog. Its number is `<prefix>-<n>`, n from the project's sequence (atomic,
- * never reused, even if this create then fails).
+ * never handed out twice). A create refused after taking its number gives it back while it is
+ * still the latest, so a refusal leaves no gap unless a concurrent create took the next number.
  */
 export async function createIssue(caller: Principal, at: IssueLocation, input: IssueCreate): Promise<Issue> {
   try {
@@ -234,7 +235,15 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       delta: listDelta(at.sprintId, contributionOf(issue)),
       rank: rankDelta([{ to: position }]),
     };
-    await store.insertIssue(caller.orgId, at.projectId, issue, parent, issue.assignee_id);
+    try {
+      await store.insertIssue(caller.orgId, at.projectId, issue, parent, issue.assignee_id);
+    } catch (err) {
+      // Refused (an assignee not of the organisation, a sprint gone or completing): nothing was
+      // written, so the number goes back if no create took one since (docs/api.md). A give-back
+      // that fails leaves a gap; the refusal is still the answer.
+      if (err instanceof Refused) await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
+      throw err;
+    }
     // Appended: last of the list as it was read. Creates running at the same time may answer the
     // same place; the list itself reads 1..n (an allocation is unique and above every key).
     return withVersion({ ...issue, position: listed + 1 }, { ...keys.issue(caller.orgId, at.projectId, issue.id), version: 1 });

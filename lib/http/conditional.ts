@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { answeredAt, CHECK_LENGTH, tagCheck, type ExpectedVersions, type VersionTag } from '../db/versions.ts';
+import { answeredAt, CHECK_LENGTH, sameVersion, tagCheck, type ExpectedVersions, type VersionTag } from '../db/versions.ts';
 import { PreconditionFailedError } from '../domain/errors.ts';
 
 type Headers = Pick<APIGatewayProxyEvent, 'headers'>;
@@ -76,4 +76,18 @@ export function expectedVersions(event: Headers): ExpectedVersions | undefined {
   const parsed = tags.flatMap((tag) => versionTagOf(tag) ?? []);
   if (parsed.length === 0) throw new PreconditionFailedError();
   return { tags: parsed };
+}
+
+/** The fields of an answer that are shown once and never digested into a header. */
+const SHOWN_ONCE = ['secret', 'token'];
+
+/**
+ * The ETag of an answer that carries a secret (a webhook with its signing secret): the tag of the
+ * resource as a GET shows it, the secret left out, so that the header fingerprints nothing secret;
+ * undefined for an answer that is no versioned resource (a new account with its token).
+ */
+export function secretFreeTag(body: unknown): string | undefined {
+  if (answeredAt(body)?.key === undefined) return undefined;
+  const shown = Object.fromEntries(Object.entries(body as object).filter(([name]) => !SHOWN_ONCE.includes(name)));
+  return etagOf(sameVersion(body as object, shown));
 }

@@ -15,7 +15,7 @@ import { countMetric, metricNames, publishMetrics } from './metrics.ts';
 import { readAuthorizerContext } from './context.ts';
 import { parseOrThrow } from '../schemas/validate.ts';
 import { expectingVersion } from '../db/versions.ts';
-import { etagOf, expectedVersions, isNotModified } from './conditional.ts';
+import { etagOf, expectedVersions, isNotModified, secretFreeTag } from './conditional.ts';
 import { corsHeaders } from './cors.ts';
 
 /** Largest accepted request body (docs/api.md: Requests): 1 MiB. */
@@ -72,6 +72,13 @@ export interface StackOptions<Body = unknown> {
    * says so here (the sprint transitions).
    */
   conditional?: boolean;
+  /**
+   * The answer carries a token or a secret, shown once (the route table's `secret`): it goes out
+   * with `Cache-Control: no-store`, so that no browser or proxy keeps it. A versioned resource (a
+   * webhook with its secret) still carries its ETag, usable with `If-Match` at once: the tag of the
+   * resource as a GET shows it, secret left out, so that no header fingerprints the secret.
+   */
+  secret?: boolean;
 }
 
 type Event = APIGatewayProxyEvent & { body: unknown };
@@ -160,6 +167,14 @@ export function routeHandler<Body = unknown>(
           ),
         );
         if (result.body === undefined) return { statusCode: result.status, headers: { ...result.headers }, body: '' };
+        if (options.secret) {
+          const tag = secretFreeTag(result.body);
+          return json(result.status, result.body, {
+            ...result.headers,
+            'Cache-Control': 'no-store',
+            ...(tag === undefined ? {} : { ETag: tag }),
+          });
+        }
         const headers = { ...result.headers, ETag: etagOf(result.body, result.headers) };
         // The same headers as the 200 would carry (the rate-limit headers come in `finish`), no body.
         if (event.httpMethod === 'GET' && isNotModified(event, headers.ETag)) return { statusCode: 304, headers, body: '' };

@@ -137,6 +137,19 @@ describe('webhook deliveries', () => {
     const completed = r.accepted().find((q) => q.body.type === 'sprint.completed')!.body;
     expect(completed.data.sprint).toMatchObject({ id: sprint.id, status: 'completed' });
     expect(completed.data.actor_id).toBe(org.admin.id);
+    // Every delete names who made it (the delete's marker, lib/db/deletions.ts).
+    const deleters = Object.fromEntries(
+      r
+        .accepted()
+        .filter((q) => q.body.type.endsWith('.deleted'))
+        .map((q) => [q.body.type, q.body.data.actor_id]),
+    );
+    expect(deleters).toEqual({
+      'comment.deleted': org.member.id,
+      'issue.deleted': org.admin.id,
+      'sprint.deleted': org.admin.id,
+      'project.deleted': org.admin.id,
+    });
   });
 
   it('sends only the events an endpoint subscribes to, and nothing of another organisation', async () => {

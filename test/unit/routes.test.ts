@@ -24,6 +24,18 @@ describe('the route table', () => {
     expect(clashes).toEqual([]);
   });
 
+  it('marks `secret` exactly the rows whose answer carries a token or a secret (no-store)', () => {
+    const carries = (schema: unknown) => {
+      const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape;
+      return shape !== undefined && ('token' in shape || 'secret' in shape);
+    };
+    const wrong = routes
+      .filter((r) => carries(r.operation.success.schema) !== (r.operation.secret === true))
+      .map((r) => `${r.method} ${r.path}`);
+    expect(wrong).toEqual([]);
+    expect(routes.filter((r) => r.operation.secret).length).toBe(4);
+  });
+
   it('has one row per method and path, and a distinct operationId per row', () => {
     const keys = routes.map((r) => `${r.method} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);

@@ -49,6 +49,11 @@ const headers = {
       'Strong entity tag of this answer: changes whenever what it shows changes. Send it back in `If-None-Match` (a GET: 304 while unchanged) or `If-Match` (a write: 412 if the resource changed since).',
     schema: { type: 'string' },
   },
+  'Cache-Control': {
+    description:
+      '`no-store`: the answer carries a token or a secret, shown once; no cache may keep it. A resource answered with its secret (a webhook) has the ETag of the resource as a GET shows it, secret left out; a token answer has none.',
+    schema: { type: 'string', example: 'no-store' },
+  },
   'X-Per-Page': integer(
     'Items per page (after clamping to 100); fewer when the page was cut short to stay within the response byte budget: then it is the number of items returned, and `next` continues right after the last one.',
     { minimum: 1, maximum: 100 },
@@ -154,6 +159,9 @@ function otherResponse(status: number, route: Route, components: Map<string, Res
   return ref('responses', text.name);
 }
 
+/** A resource answered with a secret (a webhook with its signing secret) has an `id`; a token answer has none. */
+const isResource = (schema: z.ZodType) => 'id' in ((schema as { shape?: Record<string, unknown> }).shape ?? {});
+
 function successResponse(route: Route): ResponseConfig {
   const { success } = route.operation;
   const schema = success.schema && (success.list ? z.array(success.schema) : success.schema);
@@ -164,7 +172,10 @@ function successResponse(route: Route): ResponseConfig {
       ...headerRefs([
         ...(route.auth ? rateLimitHeaders : []),
         ...(success.list ? pageHeaders : []),
-        ...(schema && (route.auth || route.operation.errors.includes(304)) ? (['ETag'] as HeaderName[]) : []),
+        ...(route.operation.secret ? (['Cache-Control'] as HeaderName[]) : []),
+        ...(schema && (route.auth || route.operation.errors.includes(304)) && (!route.operation.secret || isResource(schema))
+          ? (['ETag'] as HeaderName[])
+          : []),
       ]),
       ...(route.operation.idempotent ? { 'Idempotent-Replayed': replayedHeader } : {}),
     },
