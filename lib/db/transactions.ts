@@ -64,22 +64,52 @@ export function existsCheck(key: Key, reason: string): GuardedItem {
 const CONFLICT_RETRIES = 3;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * How far a read-decide-write step may go on losing races before it answers 503: at most
+ * `attempts` runs, and no new run once `withinMs` have passed since the first began (so that a
+ * request under contention ends well within the function's timeout). Between runs it waits a
+ * random time up to `baseMs` doubled per lost race, at most `capMs` ("full jitter"): the losers
+ * of one race spread out instead of meeting again at the next.
+ */
+export interface RetryBudget {
+  attempts: number;
+  withinMs: number;
+  baseMs: number;
+  capMs: number;
+}
+
 /** How many times a read-decide-write step is run before a lost race becomes a 503. */
 export const STALE_ATTEMPTS = 5;
 
+const defaultBudget: RetryBudget = { attempts: STALE_ATTEMPTS, withinMs: 5_000, baseMs: 10, capMs: 320 };
+
 /**
- * Runs a read-decide-write step again, on a fresh read, while it is refused as `STALE` (a
- * concurrent write changed what it read); after `attempts` lost races: 503 (UnavailableError), so
- * the client retries later. Other errors pass through at once.
+ * A write that lost a race and changed nothing: refused as `STALE` (a concurrent write changed
+ * what it read), or cancelled by a TransactionConflict that outlasted `transact`'s own retries
+ * (another transaction held one of its items).
  */
-export async function rereadOnStale<T>(step: () => Promise<T>, attempts = STALE_ATTEMPTS): Promise<T> {
+function lostRace(err: unknown): boolean {
+  if (err instanceof Refused) return err.reason === STALE;
+  return cancellationCodes(err)?.some((c) => c === 'TransactionConflict') ?? false;
+}
+
+/**
+ * THE retry of a write that lost a race: runs a read-decide-write step again, on a fresh read,
+ * while it loses (`lostRace`), within `budget` (a number: that many attempts with the default
+ * backoff); past it, 503 (UnavailableError), so the client retries later. Other errors pass
+ * through at once. The first run costs nothing extra: only a lost race is run again.
+ */
+export async function rereadOnStale<T>(step: () => Promise<T>, budget: number | RetryBudget = defaultBudget): Promise<T> {
+  const { attempts, withinMs, baseMs, capMs } = typeof budget === 'number' ? { ...defaultBudget, attempts: budget } : budget;
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
       return await step();
     } catch (err) {
-      if (!(err instanceof Refused && err.reason === STALE)) throw err;
-      if (attempt >= attempts) throw new UnavailableError();
-      await sleep(Math.random() * 10 * 2 ** Math.min(attempt, 5));
+      if (!lostRace(err)) throw err;
+      const wait = Math.random() * Math.min(capMs, baseMs * 2 ** attempt);
+      if (attempt >= attempts || Date.now() + wait - started >= withinMs) throw new UnavailableError();
+      await sleep(wait);
     }
   }
 }

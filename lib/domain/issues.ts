@@ -5,7 +5,7 @@ import type { IssueFilter, IssueItem, ListDelta, ParentChange } from '../db/issu
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import { burndownAttribute, noCounters, type SprintCounters } from '../db/sprints.ts';
-import { Refused } from '../db/transactions.ts';
+import { Refused, rereadOnStale, type RetryBudget } from '../db/transactions.ts';
 import type { Issue, IssueCreate, IssueListFilters, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
 import { today } from './clock.ts';
 import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from './errors.ts';
@@ -35,8 +35,15 @@ export interface IssueLocation {
 export const openStatuses = ['backlog', 'todo', 'in_progress'] as const satisfies readonly IssueStatus[];
 const isClosed = (status: IssueStatus) => status === 'done' || status === 'cancelled';
 
-/** Decisions re-taken on a fresh read after a concurrent change, before answering 503. */
-const ATTEMPTS = 8;
+/**
+ * How far an issue write goes on losing races (a concurrent write changed what it decided on)
+ * before answering 503. Computed places in one list are serialised by the list's revision, so N
+ * moves into one list at once commit one after another and the last may lose N - 1 races: up to
+ * 60 attempts, each after a jittered wait of at most 320 ms, but none started 8 s after the first
+ * (the function's timeout is 10 s: a 503 with Retry-After, never a timeout's 500).
+ * docs/issue-lists.md has the measurement.
+ */
+export const ISSUE_WRITE_BUDGET: RetryBudget = { attempts: 60, withinMs: 8_000, baseMs: 10, capMs: 320 };
 /** Neighbours read beyond the target place: the largest renumbering window, plus its bound. */
 const WINDOW_MARGIN = defaultPlacementOptions.maxWindow + 1;
 /** Renumbered neighbours that fit in the issue's own transaction next to its other items. */
@@ -122,20 +129,12 @@ function refusal(err: unknown): unknown {
   }
 }
 
-const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** Math.min(attempt, 5)));
-
-/** Runs a read-decide-write step again on a fresh read when a concurrent change made it stale. */
+/** Runs a read-decide-write step of an issue write, again on a fresh read while it loses races. */
 async function withRetries<T>(step: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await step();
-    } catch (err) {
-      if (err instanceof Refused && err.reason === 'stale' && attempt < ATTEMPTS) {
-        await backoff(attempt);
-        continue;
-      }
-      throw refusal(err);
-    }
+  try {
+    return await rereadOnStale(step, ISSUE_WRITE_BUDGET);
+  } catch (err) {
+    throw refusal(err);
   }
 }
 
