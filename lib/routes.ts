@@ -5,7 +5,7 @@
  *
  * A row states only what varies; the rest follows (`route`): rows are behind the token authorizer,
  * GETs only read the table, and the error statuses that follow from what a row does are added for
- * it: 404 for a path with ids, 400/413/415/422 for a JSON body, 422 for a list's paging, 400/409
+ * it: 422 for an unknown query parameter (every row), 404 for a path with ids, 400/413/415/422 for a JSON body, 422 for a list's paging, 400/409
  * for `Idempotency-Key`, 304 for a GET (`If-None-Match`), 412 for a conditional write (`If-Match`).
  * Rows that come in pairs are written once: `patchAndPut`, `transition`, and `inBoth` for a
  * sprint's issue routes and the backlog's.
@@ -58,8 +58,8 @@ export interface Route {
      */
     errors: number[];
     /**
-     * Body of a 422: `errors` (`{errors}`, validation), `error` (`{error}`, a refused transition)
-     * or `either`. Default: `errors` for routes that take a body or list, else `error`.
+     * Body of the row's own 422: `errors` (`{errors}`, validation; the default), `error` (`{error}`,
+     * a refused transition) or `either`. Every row also answers `{errors}` for an unknown query parameter.
      */
     unprocessable?: 'errors' | 'error' | 'either';
     /**
@@ -84,7 +84,7 @@ export interface Route {
 /** A row as written: the operation, with `errors` only where they do not follow from the row. */
 type Spec = Omit<Route['operation'], 'errors'> & {
   errors?: number[];
-  /** The body is a JSON-RPC message whose errors are answered in the body, never as 422. */
+  /** The body is a JSON-RPC message whose errors are answered in the body, never as 422 (a query's still is). */
   jsonRpc?: boolean;
 };
 
@@ -100,9 +100,7 @@ function derivedErrors(method: HttpMethod, path: string, op: Spec): number[] {
   if (isConditional(method, path, op)) add(412); // If-Match names no current version
   if (path.includes('{')) add(404); // an id that names nothing
   if (op.body) add(400, 413, 415); // malformed JSON, too large, not JSON
-  if (op.body && !op.jsonRpc) add(422); // the body's schema
-  if (op.success.list) add(422); // page, per_page, cursor
-  if (op.query) add(422); // the query's schema
+  add(422); // a query parameter the row does not know (lib/http/strict-query.ts); a list's paging; a body's schema
   if (op.idempotent) add(400, 409); // a malformed key; the first request with the key still runs
   return [...errors].sort((a, b) => a - b);
 }

@@ -108,7 +108,8 @@ const statusText: Record<number, { name: string; description: string }> = {
 const unprocessable = {
   errors: {
     name: 'ValidationFailed',
-    description: 'Validation failed: one message per problem.',
+    description:
+      'Validation failed: one message per problem (a query parameter the operation does not list, a value out of range, a body field).',
     schema: ref('schemas', 'ValidationErrors'),
   },
   error: {
@@ -118,16 +119,19 @@ const unprocessable = {
   },
   either: {
     name: 'Unprocessable',
-    description: 'Validation failed (`{errors}`), or the change is not allowed in the current state (`{error}`).',
+    description:
+      'Validation failed (`{errors}`; a query parameter the operation does not list, too), or the change is not allowed in the current state (`{error}`).',
     schema: { oneOf: [ref('schemas', 'ValidationErrors'), ref('schemas', 'Error')] },
   },
 } as const;
 
-/** The 422 body a route answers: as declared, else `{errors}` when it takes input (a body or a list's query). */
+/**
+ * The 422 body a route answers: `{errors}`, since every route refuses a query parameter it does not
+ * list (lib/http/strict-query.ts), or either shape where the row's own 422 is `{error}` (a refused transition).
+ */
 function unprocessableOf(route: Route) {
-  return unprocessable[
-    route.operation.unprocessable ?? (route.operation.body || route.operation.success.list ? 'errors' : 'error')
-  ];
+  const declared = route.operation.unprocessable ?? 'errors';
+  return unprocessable[declared === 'error' ? 'either' : declared];
 }
 
 /**
@@ -312,6 +316,7 @@ export function buildOpenApiDocument(routes: readonly Route[] = allRoutes): Open
         'Authenticate every request with the API token, as `Authorization: Bearer <token>` or `X-API-Token: <token>`.',
         'Writes wrap their attributes in an object named after the resource (`{"project": {...}}`); unknown keys are ignored.',
         'Errors are `{"error": "..."}`, or `{"errors": ["...", ...]}` for validation failures (422).',
+        'A query parameter an operation does not list is 422 on every operation (names are case-sensitive): a misspelt filter never answers everything.',
         `Each token may make ${RATE_LIMIT.capacity} requests per minute (\`X-RateLimit-*\` headers; 429 with \`Retry-After\`).`,
         'Collections take `page` and `per_page` and answer with `Link`, `X-Total-Count`, `X-Page` and `X-Per-Page`.',
       ].join('\n'),
