@@ -49,6 +49,17 @@ export const config = {
     /** A receiver must answer within this. */
     timeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000),
   },
+  /**
+   * How webhook signing secrets are sealed at rest (lib/webhooks/secret-box.ts). The KMS key
+   * reaches only the functions that may use it (the CDK stack sets it on create, rotate-secret and
+   * the delivery function); locally there is no KMS, and a local AES key stands in for it.
+   */
+  webhookSecrets: {
+    /** The stack's webhook secret key (ARN): set, secrets are sealed and opened with KMS. */
+    kmsKeyId: env.WEBHOOK_SECRET_KMS_KEY_ID || undefined,
+    /** Base64 of 32 bytes: `npm start` keeps one in its data folder, the tests set a fixed one. Never read on Lambda. */
+    localKey: onLambda ? undefined : env.WEBHOOK_SECRET_LOCAL_KEY || undefined,
+  },
   /** The `service` of every log line. */
   serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'sprint-ticketing',
 };

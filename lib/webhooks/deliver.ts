@@ -7,6 +7,7 @@ import { batchGet } from '../db/transactions.ts';
 import { updateDelivery, updateWebhook, type DeliveryItem, type WebhookItem } from '../db/webhooks.ts';
 import { postWebhook, type PostOutcome } from './post.ts';
 import { deliveryQueue, MAX_DELAY_SECONDS, type DeliveryMessage, type DeliveryQueue } from './queue.ts';
+import { openForSigning } from './secret-box.ts';
 import { signedHeaders } from './signing.ts';
 
 /**
@@ -62,11 +63,14 @@ async function claimAttempt(message: DeliveryMessage, now: string): Promise<bool
   }
 }
 
-/** The secrets that sign now: the current one, and the previous one until it expires. */
-function signingSecrets(webhook: WebhookItem, now: number): string[] {
+/** The secrets that sign now, opened (lib/webhooks/secret-box.ts): the current one, and the previous one until it expires. */
+function signingSecrets(webhook: WebhookItem, now: number): Promise<string[]> {
   const previous = webhook.previous_secret;
   const until = webhook.previous_secret_expires_at ? Date.parse(webhook.previous_secret_expires_at) : 0;
-  return previous && until > now ? [webhook.secret, previous] : [webhook.secret];
+  const owner = { orgId: webhook.org_id, webhookId: webhook.id };
+  return Promise.all(
+    (previous && until > now ? [webhook.secret, previous] : [webhook.secret]).map((s) => openForSigning(s, owner, now)),
+  );
 }
 
 const succeeded = (outcome: PostOutcome) => outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
@@ -98,10 +102,12 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
     });
     return 'cancelled';
   }
+  // Opened before the claim: should KMS fail, the message fails to run and SQS retries it unclaimed.
+  const secrets = await signingSecrets(webhook, now);
   if (!(await claimAttempt(message, iso))) return 'duplicate';
 
   const timestamp = Math.floor(now / 1000);
-  const headers = signedHeaders(signingSecrets(webhook, now), delivery.id, timestamp, delivery.payload);
+  const headers = signedHeaders(secrets, delivery.id, timestamp, delivery.payload);
   const outcome = await postWebhook(webhook.url, headers, delivery.payload, {
     timeoutMs: settings.timeoutMs,
     allowLoopback: settings.allowLoopback,

@@ -941,3 +941,85 @@ describe('the change feed', () => {
     for (const fn of stack.functions.values()) expect(sqsActionsOf(fn)).toEqual([]);
   });
 });
+
+describe('webhook signing secrets', () => {
+  const keyId = () => logicalId(stack.webhookSecretKey.key);
+  /** Every function of the stack, by entry, with the logical id of its role. */
+  const roles = () => {
+    const fns = [
+      ...[...stack.functions].map(([entry, fn]) => ({ entry, fn })),
+      { entry: 'functions/authorizer.ts', fn: stack.authorizer },
+      { entry: 'functions/cascade.ts', fn: stack.cascade.fn },
+      { entry: 'functions/change-feed.ts', fn: stack.changeFeed.consumer },
+      { entry: 'functions/webhooks/deliver.ts', fn: stack.changeFeed.deliverer },
+    ];
+    return fns.map(({ entry, fn }) => ({
+      entry,
+      id: logicalId(fn),
+      role: JSON.stringify(resources[logicalId(fn)]!.Properties.Role).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)![1]!,
+    }));
+  };
+
+  it('are sealed under one customer-managed KMS key with yearly rotation, kept with the table in prod', () => {
+    const keys = ofType('AWS::KMS::Key');
+    expect(keys.map(([id]) => id)).toEqual([keyId()]);
+    const key = keys[0]![1];
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(key.DeletionPolicy).toBe('Retain');
+    // The key policy names no function and no service: only the account, which delegates through IAM.
+    const principals = (key.Properties.KeyPolicy.Statement as { Principal: unknown }[]).map((st) => JSON.stringify(st.Principal));
+    expect(principals).toHaveLength(1);
+    expect(principals[0]).toMatch(/:root"/);
+  });
+
+  it('may be sealed (Encrypt) by webhook create and rotate-secret only, opened (Decrypt) by the delivery function only: no other role mentions the key or KMS', () => {
+    const roleEntry = new Map(roles().map((r) => [r.role, r.entry]));
+    const uses: Record<string, string[]> = {};
+    for (const [, policy] of ofType('AWS::IAM::Policy')) {
+      for (const st of policy.Properties.PolicyDocument.Statement as {
+        Action: string | string[];
+        Resource: unknown;
+        Condition?: unknown;
+      }[]) {
+        const actions = [st.Action].flat();
+        const mentionsKey = JSON.stringify(st.Resource).includes(keyId());
+        if (!mentionsKey && !actions.some((a) => a.startsWith('kms:'))) continue;
+        // Only the key, by its ARN, and only with an encryption context naming an endpoint.
+        expect(st.Resource).toEqual({ 'Fn::GetAtt': [keyId(), 'Arn'] });
+        expect(st.Condition).toEqual({
+          Null: { 'kms:EncryptionContext:org_id': 'false', 'kms:EncryptionContext:webhook_id': 'false' },
+        });
+        for (const role of policy.Properties.Roles as { Ref: string }[]) {
+          const entry = roleEntry.get(role.Ref) ?? `role ${role.Ref}`;
+          (uses[entry] ??= []).push(...actions);
+        }
+      }
+    }
+    expect(uses).toEqual({
+      'functions/webhooks/create.ts': ['kms:Encrypt'],
+      'functions/webhooks/rotate-secret.ts': ['kms:Encrypt'],
+      'functions/webhooks/deliver.ts': ['kms:Decrypt'],
+    });
+  });
+
+  it('names the key (WEBHOOK_SECRET_KMS_KEY_ID) to those three functions and to no other', () => {
+    const told = roles()
+      .filter((r) => resources[r.id]!.Properties.Environment.Variables.WEBHOOK_SECRET_KMS_KEY_ID !== undefined)
+      .map((r) => {
+        expect(resources[r.id]!.Properties.Environment.Variables.WEBHOOK_SECRET_KMS_KEY_ID).toEqual({
+          'Fn::GetAtt': [keyId(), 'Arn'],
+        });
+        return r.entry;
+      });
+    expect(told.sort()).toEqual([
+      'functions/webhooks/create.ts',
+      'functions/webhooks/deliver.ts',
+      'functions/webhooks/rotate-secret.ts',
+    ]);
+  });
+
+  it('outputs the key ARN for the admin CLI', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(outputs.WebhookSecretKeyArn?.Value).toEqual({ 'Fn::GetAtt': [keyId(), 'Arn'] });
+  });
+});
