@@ -126,6 +126,11 @@ export class ServiceStack extends Stack {
     this.api = api;
     this.cascade = cascade;
     this.changeFeed = new ChangeFeed(this, 'ChangeFeed', { table, logs, environment: stageEnvironment });
+    this.monitoring.watchDeadLetters(
+      'DeliveryDeadLetters',
+      this.changeFeed.deadLetters,
+      'A webhook delivery message (fast or slow lane) failed to run 5 times: see docs/change-feed.md',
+    );
 
     new CfnOutput(this, 'Stage', { value: config.stage, description: 'Deployment stage' });
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the REST API' });

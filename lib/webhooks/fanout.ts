@@ -3,6 +3,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/transactions.ts';
+import type { LaneFields } from '../db/delivery-lanes.ts';
 import { allWebhooks, insertDelivery, type WebhookItem } from '../db/webhooks.ts';
 import type { ChangeEvent } from '../feed/events.ts';
 import { deliveryQueue, type DeliveryMessage } from './queue.ts';
@@ -115,6 +116,8 @@ export function batchPublisher(): Publisher {
             attempt: 1,
             firstAttemptAt: null,
             notBefore: 0,
+            // An endpoint that keeps timing out waits in the slow lane (lib/webhooks/fairness.ts).
+            lane: (webhook as LaneFields).lane ?? 'fast',
           });
         }
       }
