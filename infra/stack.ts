@@ -128,6 +128,11 @@ export class ServiceStack extends Stack {
     this.api = api;
     this.cascade = cascade;
     this.changeFeed = new ChangeFeed(this, 'ChangeFeed', { table, logs, environment: stageEnvironment });
+    this.monitoring.watchDeadLetters(
+      'DeliveryDeadLetters',
+      this.changeFeed.deadLetters,
+      'A webhook delivery message (fast or slow lane) failed to run 5 times: see docs/change-feed.md',
+    );
 
     // Webhook signing secrets are sealed under a key of their own, usable only by the functions of
     // infra/grants.ts (secretKeyUse): kept as long as the table, whose secrets it alone opens.

@@ -12,6 +12,7 @@ import { stageConfig } from '../../infra/stage.ts';
 import { createTableInput, tableDefinition } from '../../lib/db/table.ts';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import { type Route, routes } from '../../lib/routes.ts';
+import { orgInFlightCap } from '../../lib/webhooks/fairness.ts';
 
 // Each synthesis runs cdk-nag over the whole stack: seconds alone, a minute on two shared cores.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 240_000 });
@@ -909,12 +910,37 @@ describe('the change feed', () => {
     expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(6 * deliverer.Timeout);
   });
 
-  it('feeds the delivery function from the queue, reporting failures per message', () => {
-    const [mapping] = mappingOf(logicalId(stack.changeFeed.deliverer));
-    expect(mapping![1].Properties).toMatchObject({
-      EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.changeFeed.deliveries), 'Arn'] },
-      BatchSize: 10,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
+  it('feeds the delivery function from the fast and the slow lane, each on a mapping with its own maximum concurrency', () => {
+    const mappings = mappingOf(logicalId(stack.changeFeed.deliverer)).map(([, m]) => m.Properties);
+    expect(mappings).toHaveLength(2);
+    const of = (queue: Queue) =>
+      mappings.find((m) => JSON.stringify(m.EventSourceArn) === JSON.stringify({ 'Fn::GetAtt': [logicalId(queue), 'Arn'] }));
+    const common = { BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] };
+    expect(of(stack.changeFeed.deliveries)).toMatchObject({ ...common, ScalingConfig: { MaximumConcurrency: 50 } });
+    expect(of(stack.changeFeed.slowDeliveries)).toMatchObject({ ...common, ScalingConfig: { MaximumConcurrency: 10 } });
+    // The deliverer derives each lane's per-organisation cap (a fifth) from the same numbers.
+    const env = resources[logicalId(stack.changeFeed.deliverer)]!.Properties.Environment.Variables;
+    expect(env).toMatchObject({ WEBHOOK_CONCURRENCY: '50', WEBHOOK_SLOW_CONCURRENCY: '10' });
+    expect(orgInFlightCap(Number(env.WEBHOOK_CONCURRENCY))).toBe(10);
+  });
+
+  it('gives the slow lane a queue like the fast one: encrypted, TLS only, the same dead-letter queue, which raises an alarm on any message', () => {
+    const fast = resources[logicalId(stack.changeFeed.deliveries)]!.Properties;
+    const slow = resources[logicalId(stack.changeFeed.slowDeliveries)]!.Properties;
+    expect(slow).toEqual(fast);
+    const tlsOnly = ofType('AWS::SQS::QueuePolicy').filter(([, p]) =>
+      JSON.stringify(p.Properties.Queues).includes(logicalId(stack.changeFeed.slowDeliveries)),
+    );
+    expect(JSON.stringify(tlsOnly)).toContain('aws:SecureTransport');
+    const dlq = logicalId(stack.changeFeed.deadLetters);
+    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([, a]) =>
+      JSON.stringify(a.Properties.Dimensions ?? []).includes(dlq),
+    );
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]![1].Properties).toMatchObject({
+      AlarmName: 'sprint-ticketing-prod-DeliveryDeadLetters',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
     });
   });
 
@@ -937,6 +963,19 @@ describe('the change feed', () => {
     const env = (fn: { node: { defaultChild?: unknown } }) => resources[logicalId(fn)]!.Properties.Environment.Variables;
     expect(env(stack.changeFeed.consumer).DELIVERY_QUEUE_URL).toEqual({ Ref: logicalId(stack.changeFeed.deliveries) });
     expect(env(stack.changeFeed.deliverer).DELIVERY_QUEUE_URL).toEqual({ Ref: logicalId(stack.changeFeed.deliveries) });
+    // The slow lane: both may send to it (fan-out to an endpoint already there, moves, retries), the deliverer receive.
+    const slowArn = { 'Fn::GetAtt': [logicalId(stack.changeFeed.slowDeliveries), 'Arn'] };
+    const on = (fn: { role?: unknown }, arn: unknown) =>
+      sqsActionsOf(fn)
+        .filter((st) => JSON.stringify(st.resource) === JSON.stringify(arn))
+        .flatMap((st) => st.actions);
+    expect(on(stack.changeFeed.consumer, slowArn)).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+    expect(on(stack.changeFeed.deliverer, slowArn)).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage']),
+    );
+    for (const fn of [stack.changeFeed.consumer, stack.changeFeed.deliverer]) {
+      expect(env(fn).SLOW_DELIVERY_QUEUE_URL).toEqual({ Ref: logicalId(stack.changeFeed.slowDeliveries) });
+    }
     // No route function can send to the queue: a redelivery goes through the table's stream.
     for (const fn of stack.functions.values()) expect(sqsActionsOf(fn)).toEqual([]);
   });
