@@ -9,7 +9,8 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { unassignOnCascade } from './assigned.ts';
+import type { IssueChange } from '../domain/derivations.ts';
+import { issueWriteItems } from './issue-write.ts';
 import { queryPages, scanPages } from './query.ts';
 import { db, tableName } from './client.ts';
 import {
@@ -237,31 +238,44 @@ const ignoreRefused = (err: unknown) => {
   if (!(err instanceof Refused)) throw err;
 };
 
-/** The number pointers (while they still point to these issues) and assignee entries of `issues`, as transaction items. */
+/** What a cascade keeps of the issues it deletes: what lives outside the deleted parent (lib/domain/derivations.ts). */
+const OUTSIDE = { pointer: ['number-pointer'], assignee: ['assignee-index'] } as const;
+
+/**
+ * The number pointers (while they still point to these issues) and assignee entries of `issues`,
+ * as transaction items (lib/db/issue-write.ts): their list's counters went with the parent.
+ */
 function indexDeletes(
   orgId: number,
   projectId: number,
   issues: { issueId: number; number?: string | undefined; assigneeId?: number | undefined }[],
 ): GuardedItem[] {
-  const pointers: GuardedItem[] = issues.flatMap(({ issueId, number }) =>
-    number === undefined
-      ? []
-      : [
-          {
-            item: {
-              Delete: {
-                TableName: tableName,
-                Key: keys.issueKey(orgId, number),
-                ConditionExpression: 'project_id = :project AND issue_id = :issue',
-                ExpressionAttributeValues: { ':project': projectId, ':issue': issueId },
-              },
-            },
-            reason: 'gone',
-          },
-        ],
-  );
-  const assigned = issues.flatMap(({ issueId, assigneeId }) => (assigneeId === undefined ? [] : [{ issueId, assigneeId }]));
-  return [...pointers, ...(assigned.length > 0 ? unassignOnCascade(orgId, projectId, assigned) : [])];
+  const gone = (i: (typeof issues)[number]): IssueChange => ({
+    before: {
+      orgId,
+      projectId,
+      id: i.issueId,
+      number: i.number ?? '',
+      sprintId: null,
+      position: 0,
+      status: 'todo',
+      storyPoints: null,
+      assigneeId: i.assigneeId ?? null,
+      updatedAt: '',
+    },
+  });
+  const write = (only: readonly string[], of: typeof issues) =>
+    of.length === 0 ? [] : issueWriteItems({ orgId, projectId, issues: [], changes: of.map(gone), only, guardedRemoves: true });
+  return [
+    ...write(
+      OUTSIDE.pointer,
+      issues.filter((i) => i.number !== undefined),
+    ),
+    ...write(
+      OUTSIDE.assignee,
+      issues.filter((i) => i.assigneeId !== undefined),
+    ),
+  ];
 }
 
 const ISSUE_SK = /^ISSUE#\d+$/;

@@ -8,7 +8,7 @@ import type { Burndown, Sprint, SprintCreate, SprintReport, SprintUpdate, Veloci
 import type { SprintComplete } from '../schemas/sprint-outcomes.ts';
 import { daysBetween, nextDay, now as clockNow, today } from './clock.ts';
 import { ForbiddenError, NotFoundError, SprintBusyError, TransitionError, UnavailableError, ValidationError } from './errors.ts';
-import { contributionOf, listDelta, negate, openStatuses, sumCounters } from './issues.ts';
+import { contributionOf, negate, openStatuses, sumCounters } from './derivations.ts';
 import type { Principal } from './principal.ts';
 import { PRECONDITION, versionOf } from '../db/versions.ts';
 
@@ -282,10 +282,8 @@ async function completeAtOnce(
   const target = plan.carry_over_sprint_id;
   const appended = await appendToList(caller.orgId, projectId, target, open, { from: sprint.id, now: plan.completed_at });
   await completion.completeAtOnce(caller.orgId, projectId, sprint.id, {
-    moves: appended.moves,
-    leaving: negate(moved),
-    leavingRank: appended.leaving,
-    target: { sprintId: target, delta: listDelta(target, moved), rank: appended.joining },
+    ...appended,
+    target,
     expected,
     plan,
     report,
@@ -329,17 +327,10 @@ async function finishCompletion(caller: Principal, projectId: number, sprintId: 
     const open = await sprintIssuesWithStatus(orgId, projectId, sprintId, openStatuses);
     try {
       for (const batch of moveBatches(open)) {
-        const moved = sumCounters(batch.map(contributionOf));
         const target = plan.carry_over_sprint_id;
         const appended = await appendToList(orgId, projectId, target, batch, { from: sprintId, now: plan.completed_at });
-        await completion.completionMoves(orgId, projectId, sprintId, {
-          moves: appended.moves,
-          // Leaving by completion is neither "removed" scope nor burndown progress: plain counters only.
-          leaving: negate(moved),
-          leavingRank: appended.leaving,
-          target: { sprintId: target, delta: listDelta(target, moved), rank: appended.joining },
-          now: plan.completed_at,
-        });
+        // Leaving by completion is neither "removed" scope nor burndown progress (lib/domain/derivations.ts).
+        await completion.completionMoves(orgId, projectId, sprintId, { ...appended, target, now: plan.completed_at });
       }
       const report = reportOf(item, completion.countersAtCompletion(item as unknown as Record<string, unknown>), plan);
       await completion.finishCompletion(orgId, projectId, sprintId, plan, report, velocityOf(report));
