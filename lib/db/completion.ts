@@ -5,9 +5,10 @@ import type { IssueChange } from '../domain/derivations.ts';
 import { issueWrite, listOwnerUpdate } from './issue-write.ts';
 import { keys, projectPk, velocityPrefix } from './keys.ts';
 import type { ProjectItem } from './projects.ts';
-import { addCounters, type CompletionPlan, type SprintCounters } from './sprints.ts';
+import { addCounters, type CompletionPlan } from './sprints.ts';
 import { transact, type GuardedItem } from './transactions.ts';
 import { storedNumberIs } from './versions.ts';
+import { COPIED, FIELDS, type CountersAtCompletion } from '../domain/completion.ts';
 
 /**
  * The completion of a sprint as stored steps (lib/domain/sprints.ts decides them):
@@ -23,32 +24,6 @@ import { storedNumberIs } from './versions.ts';
  *
  * Every step is conditioned on the state it moves from, so two finishers never apply one twice.
  */
-
-const COPIED: (keyof SprintCounters | 'added_issues' | 'added_points' | 'removed_issues' | 'removed_points')[] = [
-  'issues_count',
-  'total_story_points',
-  'completed_story_points',
-  'open_issues_count',
-  'open_story_points',
-  'done_issues_count',
-  'added_issues',
-  'added_points',
-  'removed_issues',
-  'removed_points',
-];
-
-const FIELDS = ['name', 'start_date', 'end_date', 'activated_at'] as const;
-
-/** The counters and fields of a sprint as they stood when its completion began. */
-export type CountersAtCompletion = Record<(typeof COPIED)[number], number> & Record<(typeof FIELDS)[number], string | null>;
-
-/** The counters and fields copied when the completion began (`at_completion_*`), or (`prefix` '') as they are now. */
-export function countersAtCompletion(item: Record<string, unknown>, prefix = 'at_completion_'): CountersAtCompletion {
-  return {
-    ...Object.fromEntries(COPIED.map((c) => [c, Number(item[`${prefix}${c}`] ?? 0)])),
-    ...Object.fromEntries(FIELDS.map((f) => [f, (item[`${prefix}${f}`] as string | null | undefined) ?? null])),
-  } as CountersAtCompletion;
-}
 
 /**
  * The update of the list that receives a completion's open issues by what the derivations add to

@@ -1,4 +1,5 @@
 import * as completion from '../db/completion.ts';
+import { countersAtCompletion, type CountersAtCompletion } from './completion.ts';
 import { appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/sprints.ts';
@@ -276,7 +277,7 @@ async function completeAtOnce(
   open: OpenIssue[],
   plan: store.CompletionPlan,
 ): Promise<Sprint> {
-  const expected = completion.countersAtCompletion(sprint as unknown as Record<string, unknown>, '');
+  const expected = countersAtCompletion(sprint as unknown as Record<string, unknown>, '');
   const report = reportOf(sprint, expected, plan);
   const moved = sumCounters(open.map(contributionOf));
   const target = plan.carry_over_sprint_id;
@@ -332,11 +333,11 @@ async function finishCompletion(caller: Principal, projectId: number, sprintId: 
         // Leaving by completion is neither "removed" scope nor burndown progress (lib/domain/derivations.ts).
         await completion.completionMoves(orgId, projectId, sprintId, { ...appended, target, now: plan.completed_at });
       }
-      const report = reportOf(item, completion.countersAtCompletion(item as unknown as Record<string, unknown>), plan);
+      const report = reportOf(item, countersAtCompletion(item as unknown as Record<string, unknown>), plan);
       await completion.finishCompletion(orgId, projectId, sprintId, plan, report, velocityOf(report));
       // What the sprint holds once its open issues have left, from the counters frozen when the
       // completion began (this read may be older than moves another finisher made meanwhile).
-      const frozen = completion.countersAtCompletion(item as unknown as Record<string, unknown>);
+      const frozen = countersAtCompletion(item as unknown as Record<string, unknown>);
       return store.toSprint({
         ...item,
         issues_count: frozen.issues_count - frozen.open_issues_count,
@@ -363,7 +364,7 @@ const countersOf = (item: store.SprintItem): store.SprintCounters => {
 };
 
 /** The report of a sprint from its counters and fields `c` as its completion fixed them. */
-function reportOf(item: store.SprintItem, c: completion.CountersAtCompletion, plan: store.CompletionPlan): SprintReport {
+function reportOf(item: store.SprintItem, c: CountersAtCompletion, plan: store.CompletionPlan): SprintReport {
   const tally = (issues: number, points: number) => ({ issues, story_points: points });
   return {
     sprint_id: item.id,
