@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { isNotModified } from '../lib/http/conditional.ts';
+import { unknownQueryAnswer } from '../lib/http/strict-query.ts';
 import { etags, json, yaml } from '../lib/openapi/served.ts';
 
 const documents = {
@@ -10,9 +11,12 @@ const documents = {
 /**
  * `GET /api-docs/v1/swagger.yaml` and `.json`, without authentication: the OpenAPI document,
  * rendered at build time by `npm run openapi` (the generator is far too heavy for a Lambda).
- * Cacheable; a matching `If-None-Match` answers 304.
+ * Cacheable; a matching `If-None-Match` answers 304. Any query parameter is 422 (the document lists none).
  */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  // It lists no query parameter: any is 422, with the header that lets a web page read the answer.
+  const refused = unknownQueryAnswer(event, { 'Access-Control-Allow-Origin': '*' });
+  if (refused) return refused;
   const doc = event.resource.endsWith('.json') ? documents.json : documents.yaml;
   const headers = {
     'Content-Type': doc.contentType,

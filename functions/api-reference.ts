@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { referenceFile } from '../lib/api-reference/files.ts';
 import { referencePagePolicy } from '../lib/api-reference/page.ts';
 import { isNotModified } from '../lib/http/conditional.ts';
+import { unknownQueryAnswer } from '../lib/http/strict-query.ts';
 
 /**
  * `GET /api-docs` and `GET /api-docs/assets/<file>`, without authentication: the interactive API
@@ -9,6 +10,9 @@ import { isNotModified } from '../lib/http/conditional.ts';
  * by the service itself (lib/api-reference/). Cacheable; a matching `If-None-Match` answers 304.
  */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  // The page and its files list no query parameter: any is 422 (lib/http/strict-query.ts).
+  const refused = unknownQueryAnswer(event, { 'X-Content-Type-Options': 'nosniff' });
+  if (refused) return refused;
   const file = referenceFile(event.resource);
   if (!file) throw new Error(`no API reference file for ${event.resource}`);
   const headers = {

@@ -5,8 +5,10 @@
  *
  * A row states only what varies; the rest follows (`route`): rows are behind the token authorizer,
  * GETs only read the table, and the error statuses that follow from what a row does are added for
- * it: 404 for a path with ids, 400/413/415/422 for a JSON body, 422 for a list's paging, 400/409
- * for `Idempotency-Key`, 304 for a GET (`If-None-Match`), 412 for a conditional write (`If-Match`). Rows that come in pairs are written once (`patchAndPut`, `transition`).
+ * it: 422 for an unknown query parameter (every row), 404 for a path with ids, 400/413/415/422 for a JSON body, 422 for a list's paging, 400/409
+ * for `Idempotency-Key`, 304 for a GET (`If-None-Match`), 412 for a conditional write (`If-Match`).
+ * Rows that come in pairs are written once: `patchAndPut`, `transition`, and `inBoth` for a
+ * sprint's issue routes and the backlog's.
  */
 import type { z } from 'zod';
 import { Activity } from './schemas/activity.ts';
@@ -56,8 +58,8 @@ export interface Route {
      */
     errors: number[];
     /**
-     * Body of a 422: `errors` (`{errors}`, validation), `error` (`{error}`, a refused transition)
-     * or `either`. Default: `errors` for routes that take a body or list, else `error`.
+     * Body of the row's own 422: `errors` (`{errors}`, validation; the default), `error` (`{error}`,
+     * a refused transition) or `either`. Every row also answers `{errors}` for an unknown query parameter.
      */
     unprocessable?: 'errors' | 'error' | 'either';
     /**
@@ -65,6 +67,12 @@ export interface Route {
      * the first response, another body is 422, a malformed key 400, 409 while the first still runs.
      */
     idempotent?: boolean;
+    /**
+     * The answer carries a token or a secret, shown once: `Cache-Control: no-store`, and an ETag
+     * only for a resource (the tag of the resource without its secret; its handler says `secret` to
+     * the stack too, lib/http/stack.ts).
+     */
+    secret?: boolean;
     /**
      * A conditional write (`If-Match`, lib/http/conditional.ts): PATCH, PUT and DELETE of a resource
      * (a path with ids), and the rows that say so (the sprint transitions). Derived by `route`.
@@ -76,7 +84,7 @@ export interface Route {
 /** A row as written: the operation, with `errors` only where they do not follow from the row. */
 type Spec = Omit<Route['operation'], 'errors'> & {
   errors?: number[];
-  /** The body is a JSON-RPC message whose errors are answered in the body, never as 422. */
+  /** The body is a JSON-RPC message whose errors are answered in the body, never as 422 (a query's still is). */
   jsonRpc?: boolean;
 };
 
@@ -92,9 +100,7 @@ function derivedErrors(method: HttpMethod, path: string, op: Spec): number[] {
   if (isConditional(method, path, op)) add(412); // If-Match names no current version
   if (path.includes('{')) add(404); // an id that names nothing
   if (op.body) add(400, 413, 415); // malformed JSON, too large, not JSON
-  if (op.body && !op.jsonRpc) add(422); // the body's schema
-  if (op.success.list) add(422); // page, per_page, cursor
-  if (op.query) add(422); // the query's schema
+  add(422); // a query parameter the row does not know (lib/http/strict-query.ts); a list's paging; a body's schema
   if (op.idempotent) add(400, 409); // a malformed key; the first request with the key still runs
   return [...errors].sort((a, b) => a - b);
 }
@@ -179,6 +185,81 @@ const backlogIssuePath = `${projectPath}/issues/{issue_id}`;
 const commentPath = '/api/v1/comments/{id}';
 const webhookPath = '/api/v1/webhooks/{webhook_id}';
 
+/**
+ * Where an issue lives: a sprint's list or the project backlog. Every issue route comes in a pair,
+ * the same row under both paths; what differs between the two (paths, handlers, tag, ids, words)
+ * is here, and the rows are written once (`issueRows`, `commentRows`, `activityRow`), for both
+ * lists by `inBoth`.
+ */
+interface IssueList {
+  /** The list's path, and one issue's. */
+  issues: string;
+  issue: string;
+  /** The list's own handlers (an issue's comments and activity share theirs). */
+  handlers: string;
+  tag: string;
+  /** In operation ids: `getSprintIssue`, `getBacklogIssue`. */
+  id: string;
+  /** In the comment rows' ids: the sprint's were published first, without one. */
+  commentId: string;
+  /** "Create an issue at the end of …", "Retrieve an issue of …". */
+  list: string;
+  /** "Update an issue of …", "Delete an issue of …". */
+  of: string;
+  /** "List … in order". */
+  listed: string;
+  /** The status of a new issue unless given. */
+  createdStatus: string;
+  created: string;
+  /** What an update's `sprint_id` and `position` do. */
+  moves: string;
+  /** "Comment on …", "… activity". */
+  anIssue: string;
+  /** "List … in creation order". */
+  comments: string;
+  /** 409: the sprint the write touches is being completed. */
+  completing: { update: number[]; delete: number[] };
+}
+
+const sprintList: IssueList = {
+  issues: `${sprintPath}/issues`,
+  issue: sprintIssuePath,
+  handlers: 'functions/issues',
+  tag: 'Issues',
+  id: 'Sprint',
+  commentId: '',
+  list: 'a sprint',
+  of: 'of a sprint',
+  listed: "a sprint's issues",
+  createdStatus: 'todo',
+  created: 'The issue',
+  moves: '`position` reorders it, `sprint_id` moves it (null: to the backlog)',
+  anIssue: 'an issue',
+  comments: "an issue's comments",
+  completing: { update: [409], delete: [409] }, // its sprint
+};
+
+const backlogList: IssueList = {
+  issues: `${projectPath}/issues`,
+  issue: backlogIssuePath,
+  handlers: 'functions/backlog',
+  tag: 'Backlog',
+  id: 'Backlog',
+  commentId: 'BacklogIssue',
+  list: 'the project backlog',
+  of: 'of the backlog',
+  listed: "the project backlog's issues (in no sprint)",
+  createdStatus: 'backlog',
+  created: 'The issue (sprint_id null)',
+  moves: '`sprint_id` pulls it into a sprint, `position` reorders it',
+  anIssue: 'a backlog issue',
+  comments: 'the comments of a backlog issue',
+  completing: { update: [409], delete: [] }, // the sprint it is pulled into; a backlog delete touches none
+};
+
+/** The rows of both lists, the sprint's first, from rows written once. */
+const inBoth = (rows: (list: IssueList) => Route[]): [Route[], Route[]] => [rows(sprintList), rows(backlogList)];
+
 const document = (format: string, schema: z.ZodType, mediaType?: string): Spec => ({
   id: `getOpenApi${format}`,
   summary: `This OpenAPI document, as ${format.toUpperCase()}`,
@@ -216,6 +297,80 @@ const filteredListDescription =
   '(possibly fewer than `per_page`, even none, with a `next` link while there is more to look through). ' +
   'Filtered pages are followed by their `next` link (`page` > 1 without its cursor is 422); `X-Total-Count` ' +
   'counts the matches up to where the page stopped looking, and is the total once there is no `next` link.';
+
+/** An issue list's rows: the list, a create at its end, and one issue's read, update and delete. */
+const issueRows = (l: IssueList): Route[] => [
+  route('GET', l.issues, `${l.handlers}/list.ts`, {
+    id: `list${l.id}Issues`,
+    summary: `List ${l.listed} in order (\`position\` 1..n), optionally filtered`,
+    description: filteredListDescription,
+    tag: l.tag,
+    query: IssueListQuery,
+    success: { status: 200, schema: Issue, list: true, description: 'Issues, in list order' },
+  }),
+  route('POST', l.issues, `${l.handlers}/create.ts`, {
+    id: `create${l.id}Issue`,
+    summary: `Create an issue at the end of ${l.list} (status ${l.createdStatus} unless given)`,
+    tag: l.tag,
+    body: IssueCreateBody,
+    success: { status: 201, schema: Issue, description: l.created },
+    idempotent: true,
+  }),
+  route('GET', l.issue, `${l.handlers}/get.ts`, {
+    id: `get${l.id}Issue`,
+    summary: `Retrieve an issue of ${l.list}`,
+    tag: l.tag,
+    success: { status: 200, schema: Issue, description: 'The issue' },
+  }),
+  ...patchAndPut(l.issue, `${l.handlers}/update.ts`, {
+    id: `update${l.id}Issue`,
+    summary: `Update an issue ${l.of}; ${l.moves}`,
+    putSummary: `Update an issue ${l.of} ${PUT_SPELLING}`,
+    tag: l.tag,
+    body: IssueUpdateBody,
+    success: { status: 200, schema: Issue, description: 'The issue' },
+    errors: l.completing.update,
+  }),
+  route('DELETE', l.issue, `${l.handlers}/delete.ts`, {
+    id: `delete${l.id}Issue`,
+    summary: `Delete an issue ${l.of} with its comments`,
+    tag: l.tag,
+    success: { status: 204, description: 'Deleted' },
+    errors: l.completing.delete,
+  }),
+];
+
+/** An issue's comments: the list in creation order, and a new one. */
+const commentRows = (l: IssueList): Route[] => [
+  route('GET', `${l.issue}/comments`, 'functions/comments/list.ts', {
+    id: `list${l.commentId}Comments`,
+    summary: `List ${l.comments} in creation order`,
+    tag: 'Comments',
+    success: { status: 200, schema: Comment, list: true, description: 'Comments, oldest first' },
+  }),
+  route('POST', `${l.issue}/comments`, 'functions/comments/create.ts', {
+    id: `create${l.commentId}Comment`,
+    summary: `Comment on ${l.anIssue}; the author is the owner of the token`,
+    tag: 'Comments',
+    body: CommentCreateBody,
+    success: { status: 201, schema: Comment, description: 'The comment' },
+    idempotent: true,
+  }),
+];
+
+/** An issue's activity. */
+const activityRow = (l: IssueList): Route[] => [
+  route('GET', `${l.issue}/activity`, 'functions/activity/issue.ts', {
+    id: `list${l.id}IssueActivity`,
+    summary: `${l.anIssue[0]!.toUpperCase()}${l.anIssue.slice(1)}'s activity: its creation, each changed field (from, to), comments; with actor and time`,
+    tag: 'Activity',
+    success: { status: 200, schema: Activity, list: true, description: 'Activity, oldest first' },
+  }),
+];
+
+const [sprintIssues, backlogIssues] = inBoth(issueRows);
+const [sprintIssueComments, backlogIssueComments] = inBoth(commentRows);
+const [sprintIssueActivity, backlogIssueActivity] = inBoth(activityRow);
 
 export const routes: Route[] = [
   // The OpenAPI document of this API (no auth; rendered at build time by `npm run openapi`)
@@ -270,6 +425,7 @@ export const routes: Route[] = [
     summary: 'Regenerate the API token (the old one stops working at once)',
     tag: 'Accounts',
     success: { status: 201, schema: TokenBody, description: 'The new token, shown once' },
+    secret: true,
   }),
   route('DELETE', '/api/v1/me/token', 'functions/me/revoke-token.ts', {
     id: 'revokeToken',
@@ -289,6 +445,7 @@ export const routes: Route[] = [
     tag: 'Accounts',
     body: AccountCreateBody,
     success: { status: 201, schema: AccountWithToken, description: 'The account and its token' },
+    secret: true,
     errors: [403],
   }),
 
@@ -329,34 +486,8 @@ export const routes: Route[] = [
   }),
 
   // Comments: on an issue of a sprint and on an issue of the backlog, then by id
-  route('GET', `${sprintIssuePath}/comments`, 'functions/comments/list.ts', {
-    id: 'listComments',
-    summary: "List an issue's comments in creation order",
-    tag: 'Comments',
-    success: { status: 200, schema: Comment, list: true, description: 'Comments, oldest first' },
-  }),
-  route('POST', `${sprintIssuePath}/comments`, 'functions/comments/create.ts', {
-    id: 'createComment',
-    summary: 'Comment on an issue; the author is the owner of the token',
-    tag: 'Comments',
-    body: CommentCreateBody,
-    success: { status: 201, schema: Comment, description: 'The comment' },
-    idempotent: true,
-  }),
-  route('GET', `${backlogIssuePath}/comments`, 'functions/comments/list.ts', {
-    id: 'listBacklogIssueComments',
-    summary: 'List the comments of a backlog issue in creation order',
-    tag: 'Comments',
-    success: { status: 200, schema: Comment, list: true, description: 'Comments, oldest first' },
-  }),
-  route('POST', `${backlogIssuePath}/comments`, 'functions/comments/create.ts', {
-    id: 'createBacklogIssueComment',
-    summary: 'Comment on a backlog issue; the author is the owner of the token',
-    tag: 'Comments',
-    body: CommentCreateBody,
-    success: { status: 201, schema: Comment, description: 'The comment' },
-    idempotent: true,
-  }),
+  ...sprintIssueComments,
+  ...backlogIssueComments,
   route('GET', commentPath, 'functions/comments/get.ts', {
     id: 'getComment',
     summary: 'Retrieve a comment',
@@ -475,97 +606,14 @@ export const routes: Route[] = [
   }),
 
   // Issues in a sprint
-  route('GET', `${sprintPath}/issues`, 'functions/issues/list.ts', {
-    id: 'listSprintIssues',
-    summary: "List a sprint's issues in order (`position` 1..n), optionally filtered",
-    description: filteredListDescription,
-    tag: 'Issues',
-    query: IssueListQuery,
-    success: { status: 200, schema: Issue, list: true, description: 'Issues, in list order' },
-  }),
-  route('POST', `${sprintPath}/issues`, 'functions/issues/create.ts', {
-    id: 'createSprintIssue',
-    summary: 'Create an issue at the end of a sprint (status todo unless given)',
-    tag: 'Issues',
-    body: IssueCreateBody,
-    success: { status: 201, schema: Issue, description: 'The issue' },
-    idempotent: true,
-  }),
-  route('GET', sprintIssuePath, 'functions/issues/get.ts', {
-    id: 'getSprintIssue',
-    summary: 'Retrieve an issue of a sprint',
-    tag: 'Issues',
-    success: { status: 200, schema: Issue, description: 'The issue' },
-  }),
-  ...patchAndPut(sprintIssuePath, 'functions/issues/update.ts', {
-    id: 'updateSprintIssue',
-    summary: 'Update an issue of a sprint; `position` reorders it, `sprint_id` moves it (null: to the backlog)',
-    putSummary: `Update an issue of a sprint ${PUT_SPELLING}`,
-    tag: 'Issues',
-    body: IssueUpdateBody,
-    success: { status: 200, schema: Issue, description: 'The issue' },
-    errors: [409], // its sprint is being completed
-  }),
-  route('DELETE', sprintIssuePath, 'functions/issues/delete.ts', {
-    id: 'deleteSprintIssue',
-    summary: 'Delete an issue of a sprint with its comments',
-    tag: 'Issues',
-    success: { status: 204, description: 'Deleted' },
-    errors: [409], // its sprint is being completed
-  }),
+  ...sprintIssues,
 
   // The project backlog (issues in no sprint)
-  route('GET', `${projectPath}/issues`, 'functions/backlog/list.ts', {
-    id: 'listBacklogIssues',
-    summary: "List the project backlog's issues (in no sprint) in order (`position` 1..n), optionally filtered",
-    description: filteredListDescription,
-    tag: 'Backlog',
-    query: IssueListQuery,
-    success: { status: 200, schema: Issue, list: true, description: 'Issues, in list order' },
-  }),
-  route('POST', `${projectPath}/issues`, 'functions/backlog/create.ts', {
-    id: 'createBacklogIssue',
-    summary: 'Create an issue at the end of the project backlog (status backlog unless given)',
-    tag: 'Backlog',
-    body: IssueCreateBody,
-    success: { status: 201, schema: Issue, description: 'The issue (sprint_id null)' },
-    idempotent: true,
-  }),
-  route('GET', backlogIssuePath, 'functions/backlog/get.ts', {
-    id: 'getBacklogIssue',
-    summary: 'Retrieve an issue of the project backlog',
-    tag: 'Backlog',
-    success: { status: 200, schema: Issue, description: 'The issue' },
-  }),
-  ...patchAndPut(backlogIssuePath, 'functions/backlog/update.ts', {
-    id: 'updateBacklogIssue',
-    summary: 'Update an issue of the backlog; `sprint_id` pulls it into a sprint, `position` reorders it',
-    putSummary: `Update an issue of the backlog ${PUT_SPELLING}`,
-    tag: 'Backlog',
-    body: IssueUpdateBody,
-    success: { status: 200, schema: Issue, description: 'The issue' },
-    errors: [409], // the sprint it is pulled into is being completed
-  }),
-  route('DELETE', backlogIssuePath, 'functions/backlog/delete.ts', {
-    id: 'deleteBacklogIssue',
-    summary: 'Delete an issue of the backlog with its comments',
-    tag: 'Backlog',
-    success: { status: 204, description: 'Deleted' },
-  }),
+  ...backlogIssues,
 
   // Activity: who changed what, oldest first (written from the table's stream, see docs/change-feed.md)
-  route('GET', `${sprintIssuePath}/activity`, 'functions/activity/issue.ts', {
-    id: 'listSprintIssueActivity',
-    summary: "An issue's activity: its creation, each changed field (from, to), comments; with actor and time",
-    tag: 'Activity',
-    success: { status: 200, schema: Activity, list: true, description: 'Activity, oldest first' },
-  }),
-  route('GET', `${backlogIssuePath}/activity`, 'functions/activity/issue.ts', {
-    id: 'listBacklogIssueActivity',
-    summary: "A backlog issue's activity: its creation, each changed field (from, to), comments; with actor and time",
-    tag: 'Activity',
-    success: { status: 200, schema: Activity, list: true, description: 'Activity, oldest first' },
-  }),
+  ...sprintIssueActivity,
+  ...backlogIssueActivity,
   route('GET', `${sprintPath}/activity`, 'functions/activity/sprint.ts', {
     id: 'listSprintActivity',
     summary: "A sprint's activity: its activation and completion, with actor and time",
@@ -588,6 +636,7 @@ export const routes: Route[] = [
     tag: 'Webhooks',
     body: WebhookCreateBody,
     success: { status: 201, schema: WebhookWithSecret, description: 'The endpoint and its secret' },
+    secret: true,
     errors: [403],
   }),
   route('GET', webhookPath, 'functions/webhooks/get.ts', {
@@ -617,6 +666,7 @@ export const routes: Route[] = [
     summary: 'Rotate the signing secret (admins only); the new one is shown once, the old one signs for 24 hours more',
     tag: 'Webhooks',
     success: { status: 200, schema: WebhookWithSecret, description: 'The endpoint and its new secret' },
+    secret: true,
     errors: [403],
   }),
   route('GET', `${webhookPath}/deliveries`, 'functions/webhooks/deliveries.ts', {

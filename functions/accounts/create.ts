@@ -8,5 +8,5 @@ export const handler = routeHandler(
   },
   // No Idempotency-Key (routeHandler, not idempotentHandler): the response carries the new account's
   // token, which must never be stored for a replay.
-  { body: bodySchema(() => import('../../lib/schemas/accounts.ts'), 'AccountCreateBody') },
+  { body: bodySchema(() => import('../../lib/schemas/accounts.ts'), 'AccountCreateBody'), secret: true },
 );

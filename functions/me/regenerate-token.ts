@@ -7,5 +7,6 @@ export const handler = routeHandler(
     body: { token: await regenerateOwnToken(req.principal) },
   }),
   // No Idempotency-Key (routeHandler, not idempotentHandler): the response carries the new token, which
-  // must never be stored for a replay.
+  // must never be stored for a replay. Nor kept by a cache: no-store.
+  { secret: true },
 );

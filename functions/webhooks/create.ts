@@ -8,5 +8,5 @@ export const handler = routeHandler(
   },
   // No Idempotency-Key (routeHandler, not idempotentHandler): the response carries the signing
   // secret, which must never be stored for a replay.
-  { body: bodySchema(() => import('../../lib/schemas/webhooks.ts'), 'WebhookCreateBody') },
+  { body: bodySchema(() => import('../../lib/schemas/webhooks.ts'), 'WebhookCreateBody'), secret: true },
 );

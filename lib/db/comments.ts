@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ancestryOf, pathAncestryOf, type Ancestry } from '../domain/comment-ancestry.ts';
 import type { Comment } from '../schemas/comments.ts';
 import { db, tableName } from './client.ts';
+import { deletionMarker } from './deletions.ts';
 import { scanPages } from './query.ts';
 import { collections, keys, listKeys, orgPk, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
@@ -29,7 +30,10 @@ export interface CommentItem extends Comment {
   SK: string;
   org_id: number;
   project_id: number;
-  /** The issue's sprint when the comment was written: a hint for the ancestor check. */
+  /**
+   * The issue's sprint when the comment was last written (created, edited): what the change feed
+   * reports with the comment's events (lib/feed/events.ts). A move of the issue leaves it behind.
+   */
   sprint_id: number | null;
 }
 
@@ -195,7 +199,7 @@ export async function insertComment(
       },
     },
   ]);
-  return withVersion(comment, { version: 1 });
+  return withVersion(comment, { ...keys.comment(orgId, ref.projectId, ref.issueId, id), version: 1 });
 }
 
 /**
@@ -405,10 +409,17 @@ export async function updateCommentAt(
         Update: {
           TableName: tableName,
           Key: keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
-          UpdateExpression: 'SET body = :body, updated_at = :now',
+          // The issue's sprint now (its condition below holds it there): the change feed reports it.
+          UpdateExpression: 'SET body = :body, updated_at = :now, sprint_id = :sprint',
           ConditionExpression: `attribute_exists(PK) AND author_id = :author AND ${atVersion(version)}`,
           ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
-          ExpressionAttributeValues: { ':body': body, ':now': now, ':author': authorId, ':version': version },
+          ExpressionAttributeValues: {
+            ':body': body,
+            ':now': now,
+            ':author': authorId,
+            ':version': version,
+            ':sprint': pointer.sprintId,
+          },
         },
       },
       reason: commentRefusals.comment,
@@ -437,13 +448,17 @@ export async function updateCommentAt(
       created_at: pointer.fixed.createdAt,
       updated_at: now,
     },
-    { version: version + 1 },
+    { ...keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id), version: version + 1 },
   );
 }
 
-/** A comment's delete (on condition that the caller wrote it; If-Match's version too) and its pointer's. */
-function commentDeletes(orgId: number, key: Key, commentId: number, authorId: number): GuardedItem[] {
+/**
+ * A comment's delete (on condition that the caller wrote it; If-Match's version too), its pointer's,
+ * and the delete's marker (who deleted it, and the sprint its issue is in: lib/db/deletions.ts).
+ */
+function commentDeletes(orgId: number, key: Key, commentId: number, authorId: number, sprintId: number | null): GuardedItem[] {
   return [
+    ...deletionMarker(key, { sprintId }),
     { item: { Delete: { TableName: tableName, Key: keys.commentPointer(orgId, commentId) } } },
     {
       item: {
@@ -469,7 +484,14 @@ function commentDeletes(orgId: number, key: Key, commentId: number, authorId: nu
  */
 export async function deleteCommentAt(orgId: number, pointer: CommentPointer, authorId: number): Promise<void> {
   await transact([
-    ...commentDeletes(orgId, keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id), pointer.id, authorId),
+    // The issue's condition below holds it in the pointer's sprint: the marker's sprint.
+    ...commentDeletes(
+      orgId,
+      keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
+      pointer.id,
+      authorId,
+      pointer.sprintId,
+    ),
     {
       item: {
         Update: {
@@ -496,7 +518,8 @@ export async function updateComment(
   body: string | undefined,
 ): Promise<Comment> {
   const now = new Date().toISOString();
-  const values: Record<string, unknown> = { ':now': now, ':author': authorId };
+  // The issue's sprint as read: the change feed reports it with the change.
+  const values: Record<string, unknown> = { ':now': now, ':author': authorId, ':sprint': found.path.issueSprintId };
   if (body !== undefined) values[':body'] = body;
   await transact([
     {
@@ -504,7 +527,10 @@ export async function updateComment(
         Update: {
           TableName: tableName,
           Key: { PK: found.item.PK, SK: found.item.SK },
-          UpdateExpression: body === undefined ? 'SET updated_at = :now' : 'SET body = :body, updated_at = :now',
+          UpdateExpression:
+            body === undefined
+              ? 'SET updated_at = :now, sprint_id = :sprint'
+              : 'SET body = :body, updated_at = :now, sprint_id = :sprint',
           ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
           ExpressionAttributeValues: values,
         },
@@ -531,7 +557,7 @@ export async function updateComment(
  */
 export async function deleteComment(orgId: number, found: FoundComment, authorId: number): Promise<void> {
   await transact([
-    ...commentDeletes(orgId, { PK: found.item.PK, SK: found.item.SK }, found.item.id, authorId),
+    ...commentDeletes(orgId, { PK: found.item.PK, SK: found.item.SK }, found.item.id, authorId, found.path.issueSprintId),
     {
       item: {
         Update: {

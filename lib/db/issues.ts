@@ -15,6 +15,7 @@ import {
 } from '../domain/positions.ts';
 import type { Issue, IssueStatus } from '../schemas/issues.ts';
 import { db, tableName } from './client.ts';
+import { deletionMarker } from './deletions.ts';
 import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys, parseIssueListKey, type Collection, type Key } from './keys.ts';
 import { decodeCursor, encodeCursor, MAX_READ_BYTES, type PageRequest } from './list.ts';
@@ -339,6 +340,32 @@ export async function allocateIssueSlot(orgId: number, projectId: number): Promi
   throw new Error(`Issue id allocation for project ${projectId} lost ${SLOT_ATTEMPTS} races in a row`);
 }
 
+/**
+ * Gives back the number and id of a slot whose create was refused (nothing written), on condition
+ * that it is still the project's latest: `issue_seq` is still its number (every allocation moves
+ * it, so nobody allocated after it, and `issue_id_next` is still its id + 1). Then the next create
+ * takes the same number and id. Otherwise (another create allocated meanwhile) nothing changes and
+ * the number stays unused: a gap. The position is kept (positions are sparse; a move may have
+ * taken the next one). One UpdateItem, on the refused path only; true when given back.
+ */
+export async function releaseIssueSlot(orgId: number, projectId: number, slot: IssueSlot): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.project(orgId, projectId),
+        UpdateExpression: 'ADD issue_seq :minus, issue_id_next :minus',
+        ConditionExpression: 'issue_seq = :number AND issue_id_next = :next',
+        ExpressionAttributeValues: { ':minus': -1, ':number': slot.number, ':next': slot.id + 1 },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}
+
 /** One attempt at a slot: undefined when the condition refused it with the project there. */
 async function takeSlot(
   orgId: number,
@@ -539,8 +566,9 @@ export async function renumberIssues(
 
 /**
  * Deletes an issue in one transaction: the issue (conditioned on the `rev` its counters were read
- * with) and what every derivation keeps of it (lib/db/issue-write.ts). Its comments are
- * unreachable at once (reads check the issue) and removed by the cascade consumer.
+ * with), what every derivation keeps of it (lib/db/issue-write.ts) and the delete's marker (who
+ * deleted it, lib/db/deletions.ts). Its comments are unreachable at once (reads check the issue)
+ * and removed by the cascade consumer.
  */
 export async function deleteIssue(orgId: number, projectId: number, issue: IssueItem): Promise<void> {
   await issueWrite({
@@ -561,6 +589,7 @@ export async function deleteIssue(orgId: number, projectId: number, issue: Issue
       },
     ],
     changes: [{ before: issueStateOf(orgId, issue as never) }],
+    tail: deletionMarker(keys.issue(orgId, projectId, issue.id)),
   });
 }
 

@@ -26,6 +26,7 @@
  * | IDEMPOTENCY#k    | PART#n              |                          | part n of a large stored response (TTL)|
  * | GLOBAL           | SEQ                 |                          | organisation id sequence               |
  * | CASCADE          | kind#o#p#id         |                          | a cascade to continue (lib/db/cascade.ts) |
+ * | <PK of x>#DEL    | <SK of x>           |                          | who deleted x (TTL; lib/db/deletions.ts)|
  *
  * A project's sprints, issues and comments share the project's partition, so deleting a project
  * is a Query over one item collection (never a Scan), and every list is a consistent LSI1 query.
@@ -116,6 +117,12 @@ export const keys = {
   idempotency: (key: string): Key => ({ PK: `IDEMPOTENCY#${key}`, SK: 'IDEMPOTENCY' }),
   /** Part `n` (from 0) of a stored response too large for the record's own item. */
   idempotencyPart: (key: string, n: number): Key => ({ PK: `IDEMPOTENCY#${key}`, SK: `PART#${pad(n, 4)}` }),
+  /**
+   * The marker of the delete of the item at `deleted` (lib/db/deletions.ts): found by the deleted
+   * item's key, in a partition of its own (the organisation's or project's PK + `#DEL`), so that no
+   * cascade or list of the item's partition reads it.
+   */
+  deletion: (deleted: Key): Key => ({ PK: `${deleted.PK}#DEL`, SK: deleted.SK }),
   /** A cascade (of a project, sprint or issue) still to finish, with where it stopped. */
   pendingCascade: (kind: string, orgId: number, projectId: number, id: number): Key => ({
     PK: pendingCascadesPk,

@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
 import { db, tableName } from './client.ts';
+import { deletionMarker } from './deletions.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { Refused, rereadOnStale, setAssignments, STALE, transact, updateResource, type GuardedItem } from './transactions.ts';
@@ -111,7 +112,7 @@ export async function insertProject(orgId: number, input: ProjectCreate): Promis
       reason: projectRefusals.organisation,
     },
   ]);
-  return withVersion(project, { version: 1 });
+  return withVersion(project, { ...keys.project(orgId, id), version: 1 });
 }
 
 function prefixGuardPut(orgId: number, prefix: string, projectId: number): GuardedItem {
@@ -197,7 +198,8 @@ async function changePrefix(
 }
 
 /**
- * Deletes a project in one transaction (project, prefix guard, organisation count). Its sprints,
+ * Deletes a project in one transaction (project, prefix guard, organisation count, the delete's
+ * marker: who deleted it, lib/db/deletions.ts). Its sprints,
  * issues and comments are unreachable at once (reads check the project) and are removed by the
  * cascade consumer from the table's stream.
  */
@@ -235,6 +237,7 @@ async function deleteOnce(orgId: number, projectId: number): Promise<void> {
         },
       },
     },
+    ...deletionMarker(keys.project(orgId, projectId)),
   ]);
 }
 

@@ -4,6 +4,31 @@ import { db, tableName } from './client.ts';
 /** A Query as the data layer writes it: the table, consistency and paging are filled in here. */
 export type QueryInput = Omit<QueryCommandInput, 'TableName' | 'ConsistentRead' | 'ExclusiveStartKey' | 'Limit'>;
 
+type Key = Record<string, unknown>;
+interface Page {
+  Items?: Record<string, unknown>[];
+  Count?: number;
+  LastEvaluatedKey?: Key;
+}
+
+/**
+ * THE paging loop of the data layer (Query and Scan alike): reads a page from `start`, hands it to
+ * `onPage`, and goes on from where it stopped until the results end or `onPage` answers false.
+ * Returns where it stopped: the LastEvaluatedKey of the last page read, undefined at the end.
+ */
+async function eachPage(
+  read: (start: Key | undefined) => Promise<Page>,
+  start: Key | undefined,
+  onPage: (page: Page) => Promise<boolean | void> | boolean | void,
+): Promise<Key | undefined> {
+  do {
+    const page = await read(start);
+    start = page.LastEvaluatedKey;
+    if ((await onPage(page)) === false) break;
+  } while (start);
+  return start;
+}
+
 /**
  * THE paged Query of the data layer: consistent (a client sees its own writes), from `start`,
  * one page after another, each handed to `onPage` with its items, until the results end or
@@ -12,24 +37,23 @@ export type QueryInput = Omit<QueryCommandInput, 'TableName' | 'ConsistentRead' 
  */
 export async function queryPages(
   input: QueryInput,
-  options: { start?: Record<string, unknown> | undefined; limit?: (() => number) | undefined },
+  options: { start?: Key | undefined; limit?: (() => number) | undefined },
   onPage: (items: Record<string, unknown>[], count: number) => boolean | void,
-): Promise<Record<string, unknown> | undefined> {
-  let start = options.start;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        ...input,
-        TableName: tableName,
-        ConsistentRead: true,
-        ...(options.limit ? { Limit: options.limit() } : {}),
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    start = out.LastEvaluatedKey;
-    if (onPage(out.Items ?? [], out.Count ?? 0) === false) break;
-  } while (start);
-  return start;
+): Promise<Key | undefined> {
+  return eachPage(
+    (start) =>
+      db.send(
+        new QueryCommand({
+          ...input,
+          TableName: tableName,
+          ConsistentRead: true,
+          ...(options.limit ? { Limit: options.limit() } : {}),
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      ),
+    options.start,
+    (page) => onPage(page.Items ?? [], page.Count ?? 0),
+  );
 }
 
 /**
@@ -40,12 +64,12 @@ export async function scanPages(
   input: Omit<ScanCommandInput, 'TableName' | 'ConsistentRead' | 'ExclusiveStartKey'>,
   onPage: (items: Record<string, unknown>[]) => Promise<void> | void,
 ): Promise<void> {
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new ScanCommand({ ...input, TableName: tableName, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }),
-    );
-    await onPage(out.Items ?? []);
-    start = out.LastEvaluatedKey;
-  } while (start);
+  await eachPage(
+    (start) =>
+      db.send(
+        new ScanCommand({ ...input, TableName: tableName, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }),
+      ),
+    undefined,
+    (page) => onPage(page.Items ?? []),
+  );
 }

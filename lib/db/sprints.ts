@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Sprint, SprintStatus } from '../schemas/sprints.ts';
 import { db, tableName } from './client.ts';
+import { deletionMarker } from './deletions.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
@@ -196,7 +197,7 @@ export async function insertSprint(orgId: number, projectId: number, fields: Spr
   ];
   if (fields.sprint_lead_id !== null) items.push(accountExists(orgId, fields.sprint_lead_id, 'sprint_lead'));
   await transact(items);
-  return toSprint({ ...item, version: 1 });
+  return toSprint({ ...keys.sprint(orgId, projectId, id), ...item, version: 1 });
 }
 
 /**
@@ -297,8 +298,8 @@ export async function setSprintActive(
 
 /**
  * Deletes a sprint in one transaction: the sprint (conditioned on the status it was read with, and
- * on no completion carrying issues into it), its velocity summary if it was completed, and the
- * project's `sprints_count`. Its issues (and their comments) are unreachable at once, since every
+ * on no completion carrying issues into it), its velocity summary if it was completed, the
+ * project's `sprints_count` and the delete's marker (who deleted it, lib/db/deletions.ts). Its issues (and their comments) are unreachable at once, since every
  * read checks the sprint, and are removed by the cascade consumer. Refusals: `sprint` (absent or
  * changed), `project` (absent).
  */
@@ -339,6 +340,7 @@ export async function deleteSprint(
       item: { Delete: { TableName: tableName, Key: keys.velocity(orgId, projectId, sprint.report.completed_at, sprint.id) } },
     });
   }
+  items.push(...deletionMarker(keys.sprint(orgId, projectId, sprint.id)));
   await transact(items);
 }
 

@@ -32,11 +32,21 @@ export interface GuardedItem {
   resource?: boolean;
 }
 
+/**
+ * The write with the version the request expects added to its condition; refused as
+ * `PRECONDITION`, unsent, when none of the tags the request names was issued for its item.
+ */
+function guarded<W extends Parameters<typeof guardVersion>[0]>(write: W): W {
+  const written = guardVersion(write);
+  if (!written) throw new Refused(PRECONDITION);
+  return written;
+}
+
 /** The item with the version the request expects added to its condition. */
 function guardItem(item: TransactItem): TransactItem {
-  if (item.Update) return { ...item, Update: guardVersion(item.Update) };
-  if (item.Delete) return { ...item, Delete: guardVersion(item.Delete) };
-  if (item.ConditionCheck) return { ...item, ConditionCheck: guardVersion(item.ConditionCheck) };
+  if (item.Update) return { ...item, Update: guarded(item.Update) };
+  if (item.Delete) return { ...item, Delete: guarded(item.Delete) };
+  if (item.ConditionCheck) return { ...item, ConditionCheck: guarded(item.ConditionCheck) };
   return item;
 }
 
@@ -54,22 +64,52 @@ export function existsCheck(key: Key, reason: string): GuardedItem {
 const CONFLICT_RETRIES = 3;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * How far a read-decide-write step may go on losing races before it answers 503: at most
+ * `attempts` runs, and no new run once `withinMs` have passed since the first began (so that a
+ * request under contention ends well within the function's timeout). Between runs it waits a
+ * random time up to `baseMs` doubled per lost race, at most `capMs` ("full jitter"): the losers
+ * of one race spread out instead of meeting again at the next.
+ */
+export interface RetryBudget {
+  attempts: number;
+  withinMs: number;
+  baseMs: number;
+  capMs: number;
+}
+
 /** How many times a read-decide-write step is run before a lost race becomes a 503. */
 export const STALE_ATTEMPTS = 5;
 
+const defaultBudget: RetryBudget = { attempts: STALE_ATTEMPTS, withinMs: 5_000, baseMs: 10, capMs: 320 };
+
 /**
- * Runs a read-decide-write step again, on a fresh read, while it is refused as `STALE` (a
- * concurrent write changed what it read); after `attempts` lost races: 503 (UnavailableError), so
- * the client retries later. Other errors pass through at once.
+ * A write that lost a race and changed nothing: refused as `STALE` (a concurrent write changed
+ * what it read), or cancelled by a TransactionConflict that outlasted `transact`'s own retries
+ * (another transaction held one of its items).
  */
-export async function rereadOnStale<T>(step: () => Promise<T>, attempts = STALE_ATTEMPTS): Promise<T> {
+function lostRace(err: unknown): boolean {
+  if (err instanceof Refused) return err.reason === STALE;
+  return cancellationCodes(err)?.some((c) => c === 'TransactionConflict') ?? false;
+}
+
+/**
+ * THE retry of a write that lost a race: runs a read-decide-write step again, on a fresh read,
+ * while it loses (`lostRace`), within `budget` (a number: that many attempts with the default
+ * backoff); past it, 503 (UnavailableError), so the client retries later. Other errors pass
+ * through at once. The first run costs nothing extra: only a lost race is run again.
+ */
+export async function rereadOnStale<T>(step: () => Promise<T>, budget: number | RetryBudget = defaultBudget): Promise<T> {
+  const { attempts, withinMs, baseMs, capMs } = typeof budget === 'number' ? { ...defaultBudget, attempts: budget } : budget;
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
       return await step();
     } catch (err) {
-      if (!(err instanceof Refused && err.reason === STALE)) throw err;
-      if (attempt >= attempts) throw new UnavailableError();
-      await sleep(Math.random() * 10 * 2 ** Math.min(attempt, 5));
+      if (!lostRace(err)) throw err;
+      const wait = Math.random() * Math.min(capMs, baseMs * 2 ** attempt);
+      if (attempt >= attempts || Date.now() + wait - started >= withinMs) throw new UnavailableError();
+      await sleep(wait);
     }
   }
 }
@@ -121,15 +161,15 @@ export async function updateResource<T = Record<string, unknown>>(
   },
   reason: string,
 ): Promise<T> {
-  const guarded = versionRequired();
+  const required = versionRequired();
   try {
     const out = await db.send(
-      new UpdateCommand(stampUpdate(guardVersion({ ...update, TableName: tableName, ReturnValues: 'ALL_NEW' as const }))),
+      new UpdateCommand(stampUpdate(guarded({ ...update, TableName: tableName, ReturnValues: 'ALL_NEW' as const }))),
     );
-    if (guarded) versionChecked();
+    if (required) versionChecked();
     return (out.Attributes ?? {}) as T;
   } catch (err) {
-    if (isConditionFailed(err)) throw new Refused(guarded ? PRECONDITION : reason);
+    if (isConditionFailed(err)) throw new Refused(required ? PRECONDITION : reason);
     throw err;
   }
 }

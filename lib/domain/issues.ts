@@ -1,9 +1,10 @@
 import * as store from '../db/issues.ts';
+import { keys } from '../db/keys.ts';
 import type { IssueFilter, IssueItem } from '../db/issues.ts';
 import { isClosed, issueStateOf, type IssueState } from './derivations.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
-import { Refused } from '../db/transactions.ts';
+import { Refused, rereadOnStale, type RetryBudget } from '../db/transactions.ts';
 import type { Issue, IssueCreate, IssueListFilters, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from './errors.ts';
 import {
@@ -20,14 +21,24 @@ import {
 import type { Principal } from './principal.ts';
 import { versionOf, withVersion } from '../db/versions.ts';
 
+/** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
+export { contributionOf, listDelta, negate, openStatuses, sumCounters } from './derivations.ts';
+
 /** Where an issue is addressed: in a sprint of a project, or (`sprintId: null`) in its backlog. */
 export interface IssueLocation {
   projectId: number;
   sprintId: number | null;
 }
 
-/** Decisions re-taken on a fresh read after a concurrent change, before answering 503. */
-const ATTEMPTS = 8;
+/**
+ * How far an issue write goes on losing races (a concurrent write changed what it decided on)
+ * before answering 503. Computed places in one list are serialised by the list's revision, so N
+ * moves into one list at once commit one after another and the last may lose N - 1 races: up to
+ * 60 attempts, each after a jittered wait of at most 320 ms, but none started 8 s after the first
+ * (the function's timeout is 10 s: a 503 with Retry-After, never a timeout's 500).
+ * docs/issue-lists.md has the measurement.
+ */
+export const ISSUE_WRITE_BUDGET: RetryBudget = { attempts: 60, withinMs: 8_000, baseMs: 10, capMs: 320 };
 /** Neighbours read beyond the target place: the largest renumbering window, plus its bound. */
 const WINDOW_MARGIN = defaultPlacementOptions.maxWindow + 1;
 /** Renumbered neighbours that fit in the issue's own transaction next to its other items. */
@@ -72,20 +83,12 @@ function refusal(err: unknown): unknown {
   }
 }
 
-const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** Math.min(attempt, 5)));
-
-/** Runs a read-decide-write step again on a fresh read when a concurrent change made it stale. */
+/** Runs a read-decide-write step of an issue write, again on a fresh read while it loses races. */
 async function withRetries<T>(step: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await step();
-    } catch (err) {
-      if (err instanceof Refused && err.reason === 'stale' && attempt < ATTEMPTS) {
-        await backoff(attempt);
-        continue;
-      }
-      throw refusal(err);
-    }
+  try {
+    return await rereadOnStale(step, ISSUE_WRITE_BUDGET);
+  } catch (err) {
+    throw refusal(err);
   }
 }
 
@@ -151,7 +154,8 @@ export async function getIssue(caller: Principal, at: IssueLocation, issueId: nu
 /**
  * Creates an issue at the end of a sprint or of the backlog. Default status: `todo` in a sprint,
  * `backlog` in the backlog. Its number is `<prefix>-<n>`, n from the project's sequence (atomic,
- * never reused, even if this create then fails).
+ * never handed out twice). A create refused after taking its number gives it back while it is
+ * still the latest, so a refusal leaves no gap unless a concurrent create took the next number.
  */
 export async function createIssue(caller: Principal, at: IssueLocation, input: IssueCreate): Promise<Issue> {
   try {
@@ -179,10 +183,18 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       created_at: now,
       updated_at: now,
     };
-    await store.insertIssue(caller.orgId, at.projectId, issue);
+    try {
+      await store.insertIssue(caller.orgId, at.projectId, issue);
+    } catch (err) {
+      // Refused (an assignee not of the organisation, a sprint gone or completing): nothing was
+      // written, so the number goes back if no create took one since (docs/api.md). A give-back
+      // that fails leaves a gap; the refusal is still the answer.
+      if (err instanceof Refused) await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
+      throw err;
+    }
     // Appended: last of the list as it was read. Creates running at the same time may answer the
     // same place; the list itself reads 1..n (an allocation is unique and above every key).
-    return withVersion({ ...issue, position: listed + 1 }, { version: 1 });
+    return withVersion({ ...issue, position: listed + 1 }, { ...keys.issue(caller.orgId, at.projectId, issue.id), version: 1 });
   } catch (err) {
     // The sprint's guard refuses both a missing sprint and one being completed: tell them apart.
     if (err instanceof Refused && err.reason === 'sprint' && at.sprintId !== null) {
@@ -259,7 +271,8 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
     if (written.status === 'rejected') throw written.reason;
     if (answer.status === 'rejected') throw answer.reason;
     // At least one past the version read (a comment's counter may have moved it meanwhile).
-    return withVersion({ ...next, position: answer.value }, { version: versionOf(issue) + 1 });
+    const stored = { ...keys.issue(caller.orgId, at.projectId, issueId), version: versionOf(issue) + 1 };
+    return withVersion({ ...next, position: answer.value }, stored);
   });
 }
 

@@ -297,6 +297,8 @@ async function completeAtOnce(
     actual_end_date: plan.actual_end_date,
     report,
     updated_at: plan.completed_at,
+    // The one transaction moved the sprint's version by one: the answer's ETag is the next read's.
+    version: versionOf(sprint) + 1,
   });
 }
 

@@ -1,7 +1,11 @@
+import { config } from '../config.ts';
+import { keys } from '../db/keys.ts';
 import type { PageRequest } from '../db/list.ts';
 import { nextId } from '../db/sequences.ts';
+import { sameVersion } from '../db/versions.ts';
 import * as store from '../db/webhooks.ts';
 import type { Delivery, Webhook, WebhookCreate, WebhookUpdate } from '../schemas/webhooks.ts';
+import { endpointRefusal } from '../webhooks/address-guard.ts';
 import { generateSecret } from '../webhooks/signing.ts';
 import { ForbiddenError, NotFoundError, TransitionError, ValidationError } from './errors.ts';
 import type { Principal } from './principal.ts';
@@ -31,9 +35,20 @@ async function ownWebhook(caller: Principal, webhookId: number): Promise<store.W
   return found;
 }
 
+/**
+ * Refuses an endpoint the delivery guard would refuse whatever its host resolves to: a port outside
+ * 80, 443 and 1024-65535, or a literal address of a refused kind. Judged with the same loopback
+ * setting as delivery, so a local run can still register a receiver on 127.0.0.1.
+ */
+function checkEndpoint(url: string) {
+  const refusal = endpointRefusal(new URL(url), config.webhooks.allowLoopback);
+  if (refusal) throw new ValidationError([`url is refused: ${refusal}`]);
+}
+
 /** Registers an endpoint; the answer carries its signing secret, the only time it is shown. */
 export async function createWebhook(caller: Principal, input: WebhookCreate): Promise<Webhook & { secret: string }> {
   requireAdmin(caller);
+  checkEndpoint(input.url);
   const id = await nextId(caller.orgId, 'webhook');
   const now = new Date().toISOString();
   const item: store.WebhookItem = {
@@ -48,7 +63,9 @@ export async function createWebhook(caller: Principal, input: WebhookCreate): Pr
     updated_at: now,
   };
   await refusedAs(refusals, () => store.insertWebhook(caller.orgId, item));
-  return { ...store.toWebhook(item), secret: item.secret };
+  // Inserted at version 1 (lib/db/actor.ts): the answer's ETag is usable with If-Match at once.
+  const created = store.toWebhook({ ...keys.webhook(caller.orgId, id), ...item, version: 1 });
+  return sameVersion(created, { ...created, secret: item.secret });
 }
 
 export async function listWebhooks(caller: Principal, page: PageRequest) {
@@ -64,6 +81,7 @@ export async function getWebhook(caller: Principal, webhookId: number): Promise<
 /** Changes an endpoint; `active: true` re-enables one the service disabled, clearing the reason. */
 export async function updateWebhook(caller: Principal, webhookId: number, changes: WebhookUpdate): Promise<Webhook> {
   await ownWebhook(caller, webhookId);
+  if (changes.url !== undefined) checkEndpoint(changes.url);
   const fields: Partial<store.WebhookItem> = { ...changes, updated_at: new Date().toISOString() };
   if (changes.active !== undefined) {
     fields.disabled_reason = null;
@@ -93,7 +111,8 @@ export async function rotateWebhookSecret(caller: Principal, webhookId: number):
       updated_at: new Date(now).toISOString(),
     }),
   );
-  return { ...store.toWebhook(written), secret };
+  const rotated = store.toWebhook(written);
+  return sameVersion(rotated, { ...rotated, secret });
 }
 
 /** The most recent deliveries of an endpoint, newest first. */

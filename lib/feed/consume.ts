@@ -1,6 +1,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { deleteSprintActivity, recordActivity, type ActivityEntry } from '../db/activity.ts';
-import { changeEventOf, type ChangeEvent } from './events.ts';
+import { readDeletions } from '../db/deletions.ts';
+import { changeEventOf, deletedKeyOf, type ChangeEvent } from './events.ts';
 
 /**
  * The change feed consumer's work for one batch of stream records: the activity history, and
@@ -63,11 +64,41 @@ async function handle(event: ChangeEvent, options: FeedOptions): Promise<number>
   return written;
 }
 
+/**
+ * The batch's events, each delete given who made it, when, and (a comment's) the sprint, from its
+ * marker (lib/db/deletions.ts): the markers of the whole batch in one BatchGet. A delete without a
+ * marker (a cascade's, an operator's) keeps `actor_id` null and the record's time.
+ */
+export async function withDeletions(records: DynamoDBRecord[]): Promise<(ChangeEvent | undefined)[]> {
+  const events = records.map((record) => changeEventOf(record));
+  const deletes = events.flatMap((event, index) => {
+    const key = event && deletedKeyOf(records[index] as DynamoDBRecord);
+    return key ? [{ index, key }] : [];
+  });
+  const markers = await readDeletions(deletes.map((d) => d.key));
+  deletes.forEach(({ index }, i) => {
+    const event = events[index];
+    const marker = markers[i];
+    if (!event || !marker) return;
+    const sprint =
+      event.type === 'comment.deleted' && marker.sprintId !== undefined ? { sprintId: marker.sprintId ?? undefined } : {};
+    events[index] = { ...event, actorId: marker.actorId, at: marker.at, ...sprint };
+  });
+  return events;
+}
+
 export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions = {}): Promise<FeedBatchResult> {
   const groups = new Map<string, { index: number; event: ChangeEvent }[]>();
   const others: { index: number; record: DynamoDBRecord }[] = [];
+  let events: (ChangeEvent | undefined)[];
+  try {
+    events = await withDeletions(records);
+  } catch (err) {
+    // Nothing handled yet: the whole batch again, from its first record.
+    return { firstFailure: records[0]?.dynamodb?.SequenceNumber, events: 0, activities: 0, errors: [err] };
+  }
   records.forEach((record, index) => {
-    const event = changeEventOf(record);
+    const event = events[index];
     if (!event) {
       if (options.other) others.push({ index, record });
       return;
@@ -78,7 +109,7 @@ export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions 
     groups.set(key, group);
   });
   let activities = 0;
-  let events = 0;
+  let handled = 0;
   let firstFailedIndex: number | undefined;
   const errors: unknown[] = [];
   const fail = (index: number, err: unknown) => {
@@ -88,7 +119,7 @@ export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions 
   await Promise.all([
     ...others.map(async ({ index, record }) => {
       try {
-        if (await options.other?.(record)) events++;
+        if (await options.other?.(record)) handled++;
       } catch (err) {
         fail(index, err);
       }
@@ -96,7 +127,7 @@ export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions 
     ...[...groups.values()].map(async (group) => {
       for (const { index, event } of group) {
         try {
-          events++;
+          handled++;
           activities += await handle(event, options);
         } catch (err) {
           fail(index, err);
@@ -106,5 +137,5 @@ export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions 
     }),
   ]);
   const failed = firstFailedIndex === undefined ? undefined : records[firstFailedIndex]?.dynamodb?.SequenceNumber;
-  return { firstFailure: failed, events, activities, errors };
+  return { firstFailure: failed, events: handled, activities, errors };
 }

@@ -29,9 +29,15 @@ export interface ChangeEvent {
   recordId: string;
   orgId: number;
   projectId: number;
-  /** When the change was made: the write's `updated_at`, or the record's time for deletes. */
+  /**
+   * When the change was made: the write's `updated_at`; for a delete, its marker's time
+   * (lib/db/deletions.ts), or the record's time where there is no marker.
+   */
   at: string;
-  /** The account that made the change; null for deletes (a delete leaves no image to stamp). */
+  /**
+   * The account that made the change. A delete leaves no image to stamp: its actor is its marker's
+   * (`withDeletions`, lib/feed/consume.ts), null where there is none (a cascade, an operator).
+   */
   actorId: number | null;
   /** The resource as the REST API shows it (as it was, for deletes). */
   resource: Record<string, unknown>;
@@ -86,7 +92,7 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
   const recordTime = record.dynamodb?.ApproximateCreationDateTime;
   const deletedAt = new Date(recordTime ? recordTime * 1000 : Date.now()).toISOString();
   // Inserts and updates made outside a request (the admin CLI, data seeded or migrated) carry no
-  // actor: they are no one's change and are not reported. Deletes never carry one.
+  // actor: they are no one's change and are not reported. Deletes carry none in their image.
   if (after && num(after.updated_by) === undefined) return undefined;
   const base = { sequence, recordId: record.eventID ?? sequence, orgId, projectId };
   const writtenBy = (img: Image) => num(img.updated_by) ?? null;
@@ -114,7 +120,9 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       const issueId = num(current.issue_id);
       if (issueId === undefined) return undefined;
       const comment = toComment(current);
-      const ids = { issueId, commentId: id };
+      // The issue's sprint as the comment's write recorded it (lib/db/comments.ts); a delete's is
+      // its marker's (lib/feed/consume.ts).
+      const ids = { issueId, commentId: id, sprintId: num(current.sprint_id) };
       if (record.eventName === 'INSERT' && after) {
         return { ...base, ...ids, ...stamp(after), type: 'comment.created', resource: comment, changes: [] };
       }
@@ -141,6 +149,12 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
     default:
       return undefined;
   }
+}
+
+/** The key of the item a REMOVE record deleted (where its delete marker is found), if it is one. */
+export function deletedKeyOf(record: DynamoDBRecord): { PK: string; SK: string } | undefined {
+  const old = record.eventName === 'REMOVE' ? image(record.dynamodb?.OldImage) : undefined;
+  return typeof old?.PK === 'string' && typeof old.SK === 'string' ? { PK: old.PK, SK: old.SK } : undefined;
 }
 
 /** Item types whose writes the change feed reads (the stream filter of its consumer). */

@@ -5,7 +5,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { asActor } from '../db/actor.ts';
-import { BadRequestError, NotFoundError, RateLimitedError, UnauthorizedError } from '../domain/errors.ts';
+import { BadRequestError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { RateDecision } from '../domain/ratelimit.ts';
 import { RATE_LIMIT } from '../domain/ratelimit.ts';
@@ -15,8 +15,9 @@ import { countMetric, metricNames, publishMetrics } from './metrics.ts';
 import { readAuthorizerContext } from './context.ts';
 import { parseOrThrow } from '../schemas/validate.ts';
 import { expectingVersion } from '../db/versions.ts';
-import { etagOf, expectedVersions, isNotModified } from './conditional.ts';
+import { etagOf, expectedVersions, isNotModified, secretFreeTag } from './conditional.ts';
 import { corsHeaders } from './cors.ts';
+import { unknownQueryParameters } from './strict-query.ts';
 
 /** Largest accepted request body (docs/api.md: Requests): 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -72,6 +73,13 @@ export interface StackOptions<Body = unknown> {
    * says so here (the sprint transitions).
    */
   conditional?: boolean;
+  /**
+   * The answer carries a token or a secret, shown once (the route table's `secret`): it goes out
+   * with `Cache-Control: no-store`, so that no browser or proxy keeps it. A versioned resource (a
+   * webhook with its secret) still carries its ETag, usable with `If-Match` at once: the tag of the
+   * resource as a GET shows it, secret left out, so that no header fingerprints the secret.
+   */
+  secret?: boolean;
 }
 
 type Event = APIGatewayProxyEvent & { body: unknown };
@@ -82,7 +90,8 @@ interface Internal extends Record<string, unknown> {
 
 /**
  * The middy stack every route shares, in this order: header normalizer -> body guards
- * (413/415) -> JSON body parser (400) -> rate limit (429) -> `last` (the REST routes' idempotency)
+ * (413/415) -> JSON body parser (400) -> rate limit (429) -> unknown query parameters (422,
+ * strict-query.ts) -> `last` (the REST routes' idempotency)
  * -> handler (zod validation, domain call) -> the one error mapper. Rate-limit headers go on every
  * response, errors included, and every response is counted by route and status (one EMF line).
  *
@@ -125,6 +134,9 @@ export function routeHandler<Body = unknown>(
           const auth = readAuthorizerContext(request.event.requestContext?.authorizer);
           if (!auth) throw new UnauthorizedError('Missing or invalid API token');
           if (!auth.rate.allowed) throw new RateLimitedError(auth.rate.retryAfter ?? 1);
+          // Before the idempotency store and the handler: a refused query writes nothing, keys included.
+          const unknown = unknownQueryParameters(request.event);
+          if (unknown.length > 0) throw new ValidationError(unknown);
         },
       })
       .use({
@@ -160,6 +172,14 @@ export function routeHandler<Body = unknown>(
           ),
         );
         if (result.body === undefined) return { statusCode: result.status, headers: { ...result.headers }, body: '' };
+        if (options.secret) {
+          const tag = secretFreeTag(result.body);
+          return json(result.status, result.body, {
+            ...result.headers,
+            'Cache-Control': 'no-store',
+            ...(tag === undefined ? {} : { ETag: tag }),
+          });
+        }
         const headers = { ...result.headers, ETag: etagOf(result.body, result.headers) };
         // The same headers as the 200 would carry (the rate-limit headers come in `finish`), no body.
         if (event.httpMethod === 'GET' && isNotModified(event, headers.ETag)) return { statusCode: 304, headers, body: '' };

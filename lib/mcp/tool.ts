@@ -86,6 +86,23 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
   };
 }
 
+/**
+ * A tool that deletes one resource: `remove` deletes what the arguments name and answers its id,
+ * and the tool answers `{ deleted: true, <idName>: that id }`.
+ */
+export function deleteTool<I extends z.ZodObject>(
+  name: string,
+  idName: string,
+  spec: { description: string; input: I },
+  remove: (caller: Principal, args: z.output<I>) => Promise<number>,
+): Tool {
+  const output: z.ZodRawShape = { deleted: z.literal(true), [idName]: z.number().int() };
+  return defineTool(name, { ...spec, output, annotations: annotations.delete }, async (caller, args) => ({
+    deleted: true as const,
+    [idName]: await remove(caller, args),
+  }));
+}
+
 const expectedVersion = z
   .number()
   .int()

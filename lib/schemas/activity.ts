@@ -21,7 +21,13 @@ export const Activity = z
         'issue.created, issue.updated, comment.created, comment.updated, comment.deleted (an issue), ' +
         'sprint.activated, sprint.completed (a sprint).',
     }),
-    actor_id: z.number().int().nullable().meta({ description: 'The account that made the change; null for a deleted comment.' }),
+    actor_id: z
+      .number()
+      .int()
+      .nullable()
+      .meta({
+        description: 'The account that made the change (deleting a comment too); null only for a delete made outside a request.',
+      }),
     at: dateTime(),
     issue_id: z.number().int().nullable(),
     sprint_id: z.number().int().nullable(),

@@ -140,30 +140,26 @@ export const ErrorsBody = z
  */
 export const queryInt = (v: unknown) => (typeof v === 'string' ? (/^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN) : v);
 
+/** An integer field: "must be an integer" for anything else, in a body or a query. */
+export const integer = () => z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' });
+
+/**
+ * An integer query parameter: its text read as a number by `read` (`queryInt` unless given), then
+ * held to `integer` and the bounds that `bounds` adds.
+ */
+export const queryInteger = (bounds: (n: z.ZodNumber) => z.ZodNumber, read: (v: unknown) => unknown = queryInt) =>
+  z.preprocess(read, bounds(integer()));
+
 /** `page`/`per_page` query parameters (docs/api.md: Pagination). */
 export const PaginationQuery = z.object({
-  page: z
-    .preprocess(
-      queryInt,
-      z
-        .number({ error: 'must be an integer' })
-        .int({ error: 'must be an integer' })
-        .min(1, { error: 'must be 1 or more' })
-        .max(1_000_000, { error: 'is too large' }),
-    )
-    .default(1),
+  page: queryInteger((n) => n.min(1, { error: 'must be 1 or more' }).max(1_000_000, { error: 'is too large' })).default(1),
   // Clamped before the integer check, so that any larger integer (even past 2^53) means 100.
-  per_page: z
-    .preprocess(
-      (v) => {
-        const n = queryInt(v);
-        return typeof n === 'number' && n > 100 ? 100 : n;
-      },
-      z
-        .number({ error: 'must be an integer' })
-        .int({ error: 'must be an integer' })
-        .min(1, { error: 'must be between 1 and 100' }),
-    )
-    .default(25),
+  per_page: queryInteger(
+    (n) => n.min(1, { error: 'must be between 1 and 100' }),
+    (v) => {
+      const n = queryInt(v);
+      return typeof n === 'number' && n > 100 ? 100 : n;
+    },
+  ).default(25),
   cursor: z.string().max(2048).optional(),
 });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { dateTime, descriptionField, idField, limits, nameField, wrapped } from './common.ts';
+import { dateTime, descriptionField, idField, integer, limits, nameField, wrapped } from './common.ts';
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
 
@@ -34,9 +34,7 @@ export const IssueUpdateFields = z
     {
       title: nameField().optional(),
       ...issueFields,
-      position: z
-        .number({ error: 'must be an integer' })
-        .int({ error: 'must be an integer' })
+      position: integer()
         .min(1, { error: 'must be 1 or more' })
         .max(Number.MAX_SAFE_INTEGER, { error: 'is out of range' })
         .optional()

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { idField, queryInt } from './common.ts';
+import { idField, queryInteger } from './common.ts';
 
 /*
  * Inputs of the REST routes of sprint outcomes (docs/sprint-outcomes.md), apart from the resource
@@ -29,15 +29,7 @@ export const SprintCompleteBody = z
 export type SprintComplete = z.output<typeof SprintCompleteBody>;
 
 export const VelocityQuery = z.object({
-  sprints: z
-    .preprocess(
-      queryInt,
-      z
-        .number({ error: 'must be an integer' })
-        .int({ error: 'must be an integer' })
-        .min(1, { error: 'must be between 1 and 50' })
-        .max(50, { error: 'must be between 1 and 50' }),
-    )
+  sprints: queryInteger((n) => n.min(1, { error: 'must be between 1 and 50' }).max(50, { error: 'must be between 1 and 50' }))
     .default(6)
     .meta({ description: '1..50, default 6.' }),
 });

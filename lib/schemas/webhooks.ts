@@ -20,7 +20,14 @@ const urlField = () =>
       },
       { error: 'must be an http(s) URL without credentials' },
     )
-    .meta({ format: 'uri', description: 'Where events are POSTed. https is strongly advised.' });
+    .meta({
+      format: 'uri',
+      description:
+        'Where events are POSTed. https is strongly advised. Port 80, 443 or 1024-65535 (the scheme default counts). ' +
+        'A literal address must be public: loopback, private, link-local, unique-local, metadata, documentation, discard ' +
+        'and reserved addresses are refused (422), an IPv6 address carrying an IPv4 one (mapped, compatible, NAT64, ' +
+        '6to4, Teredo) by that IPv4 address; a host name is checked likewise at every delivery.',
+    });
 
 const eventsField = () =>
   z
@@ -91,7 +98,14 @@ export const Delivery = z
     attempts: z.number().int(),
     response_code: z.number().int().nullable().meta({ description: 'HTTP status of the last attempt; null if none came.' }),
     duration_ms: z.number().int().nullable().meta({ description: 'Duration of the last attempt.' }),
-    error: z.string().nullable().meta({ description: 'Why the last attempt failed, when it did.' }),
+    error: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "Why the last attempt failed, when it did, in the service's words: `HTTP status N`, `timeout: …`, `connection refused`, " +
+          '`connection closed before a response`, `host unreachable`, `TLS failure: …`, `DNS failure: …`, `refused: …` (the guard).',
+      }),
     next_attempt_at: dateTime().nullable(),
     created_at: dateTime(),
     updated_at: dateTime(),

@@ -125,7 +125,7 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
     return 'succeeded';
   }
 
-  const error = outcome.error ?? `answered ${outcome.status}`;
+  const error = outcome.error ?? `HTTP status ${outcome.status}`;
   const firstAttemptAt = message.firstAttemptAt ?? iso;
   const retrying = after - Date.parse(firstAttemptAt) < settings.retryWindowMs;
   const wait = backoffMs(message.attempt, settings);

@@ -70,8 +70,8 @@ describe('issue activity', () => {
     expect((await member.get(`${path}/activity`)).status).toBe(404);
   });
 
-  it('records a reorder as a move without a place, and comments added, edited and deleted', async () => {
-    const { org, admin, member, sprintPath } = await setup();
+  it('records a reorder as a move without a place, and comments added, edited and deleted, each with its actor and sprint', async () => {
+    const { org, admin, member, sprint, sprintPath } = await setup();
     const first = (await admin.post(`${sprintPath}/issues`, { issue: { title: 'First' } })).body;
     await admin.post(`${sprintPath}/issues`, { issue: { title: 'Second' } });
     const path = `${sprintPath}/issues/${first.id}`;
@@ -93,8 +93,35 @@ describe('issue activity', () => {
     expect(entries.slice(2).map((e) => e.comment_id)).toEqual([comment.id, comment.id, comment.id]);
     expect(entries[2].actor_id).toBe(org.member.id);
     expect(entries[3]).toMatchObject({ actor_id: org.member.id, changes: [{ field: 'body' }] });
-    // A delete leaves no image to stamp the actor on.
-    expect(entries[4].actor_id).toBeNull();
+    // The delete's marker names who deleted the comment (the delete leaves no image to stamp).
+    expect(entries[4].actor_id).toBe(org.member.id);
+    expect(Date.parse(entries[4].at)).not.toBeNaN();
+    // Every entry of an issue in a sprint names the sprint, the comments' too.
+    expect(entries.map((e) => e.sprint_id)).toEqual([sprint.id, sprint.id, sprint.id, sprint.id, sprint.id]);
+  });
+
+  it("names the issue's sprint of the moment on each comment entry, after the issue moved", async () => {
+    const { org, admin, projectPath, sprint, sprintPath } = await setup();
+    const other = (await admin.post(`${projectPath}/sprints`, { sprint: { name: 'Two' } })).body;
+    const issue = (await admin.post(`${projectPath}/issues`, { issue: { title: 'Wandering' } })).body;
+    const comment = (await admin.post(`${projectPath}/issues/${issue.id}/comments`, { comment: { body: 'In the backlog' } }))
+      .body;
+    expect((await admin.patch(`${projectPath}/issues/${issue.id}`, { issue: { sprint_id: sprint.id } })).status).toBe(200);
+    expect((await admin.patch(`/api/v1/comments/${comment.id}`, { comment: { body: 'In sprint one' } })).status).toBe(200);
+    const otherPath = `${projectPath}/sprints/${other.id}/issues/${issue.id}`;
+    expect((await admin.patch(`${sprintPath}/issues/${issue.id}`, { issue: { sprint_id: other.id } })).status).toBe(200);
+    // Deleted without an edit since the move: the comment itself still says sprint one.
+    expect((await admin.delete(`/api/v1/comments/${comment.id}`)).status).toBe(204);
+
+    const entries = await activityOf(admin, otherPath, 6);
+    expect(entries.map((e) => [e.event, e.sprint_id, e.actor_id])).toEqual([
+      ['issue.created', null, org.admin.id],
+      ['comment.created', null, org.admin.id],
+      ['issue.updated', sprint.id, org.admin.id],
+      ['comment.updated', sprint.id, org.admin.id],
+      ['issue.updated', other.id, org.admin.id],
+      ['comment.deleted', other.id, org.admin.id],
+    ]);
   });
 
   it("records a sprint's activation and completion on the sprint's own activity", async () => {

@@ -357,8 +357,8 @@ describe('DynamoDB calls per request', () => {
     expect(over).toEqual([]);
   }, 60_000);
 
-  it('is the table the README shows', () => {
-    const doc = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('is the table docs/data-model.md shows', () => {
+    const doc = readFileSync(new URL('../../docs/data-model.md', import.meta.url), 'utf8');
     // Data rows, cell by cell (Prettier pads the columns); the separator row says nothing.
     const rows = (s: string) =>
       s

@@ -103,6 +103,39 @@ describe('issues in a sprint', () => {
     expect((await admin.get(issues)).headers.get('x-total-count')).toBe('1');
   });
 
+  it('uses up no number on a refused create: the next create gets the number the refused one would have had', async () => {
+    const { admin, prefix, issues, backlog } = await orgWithSprint();
+    const first = await createIssue(admin, issues, { title: 'One' });
+    expect(first.body.issue_number).toBe(`${prefix}-1`);
+    // Refused after the number was taken (the assignee is checked in the create's transaction).
+    expect((await createIssue(admin, issues, { assignee_id: 999_999 })).status).toBe(422);
+    expect((await createIssue(admin, backlog, { assignee_id: 999_999 })).status).toBe(422);
+    const second = await createIssue(admin, backlog, { title: 'Two' });
+    expect(second.status).toBe(201);
+    expect(second.body.issue_number).toBe(`${prefix}-2`);
+    expect((await admin.get(`/api/v1/issues/${prefix}-2`)).body.id).toBe(second.body.id);
+    // The id given back is taken again too: ids stay consecutive within the project's block.
+    expect(second.body.id).toBe(first.body.id + 1);
+    const third = await createIssue(admin, issues, { title: 'Three' });
+    expect(third.body.issue_number).toBe(`${prefix}-3`);
+  });
+
+  it('hands out each number once under concurrent creates, some refused; a refusal overtaken by another create leaves a gap', async () => {
+    const { admin, prefix, backlog } = await orgWithSprint();
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => createIssue(admin, backlog, i % 2 ? { assignee_id: 999_999 } : { title: `C${i}` })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 201, 422, 422, 422, 422]);
+    const numbers = results.filter((r) => r.status === 201).map((r) => Number(r.body.issue_number.split('-')[1]));
+    expect(new Set(numbers).size).toBe(4);
+    const after = await createIssue(admin, backlog, { title: 'After' });
+    const next = Number(after.body.issue_number.split('-')[1]);
+    // At most the refused creates' numbers are skipped, and none is handed out twice.
+    expect(next).toBeGreaterThan(Math.max(...numbers));
+    expect(next).toBeLessThanOrEqual(9);
+    expect(after.body.issue_number.startsWith(`${prefix}-`)).toBe(true);
+  });
+
   it('sets started_at on entering in_progress and completed_at on entering done/cancelled, clearing it on leaving', async () => {
     const { admin, issues } = await orgWithSprint();
     const created = (await createIssue(admin, issues, { status: 'in_progress' })).body;

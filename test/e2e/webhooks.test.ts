@@ -137,6 +137,19 @@ describe('webhook deliveries', () => {
     const completed = r.accepted().find((q) => q.body.type === 'sprint.completed')!.body;
     expect(completed.data.sprint).toMatchObject({ id: sprint.id, status: 'completed' });
     expect(completed.data.actor_id).toBe(org.admin.id);
+    // Every delete names who made it (the delete's marker, lib/db/deletions.ts).
+    const deleters = Object.fromEntries(
+      r
+        .accepted()
+        .filter((q) => q.body.type.endsWith('.deleted'))
+        .map((q) => [q.body.type, q.body.data.actor_id]),
+    );
+    expect(deleters).toEqual({
+      'comment.deleted': org.member.id,
+      'issue.deleted': org.admin.id,
+      'sprint.deleted': org.admin.id,
+      'project.deleted': org.admin.id,
+    });
   });
 
   it('sends only the events an endpoint subscribes to, and nothing of another organisation', async () => {
@@ -217,7 +230,7 @@ describe('webhook deliveries', () => {
     await admin.post(`${p.path}/issues`, { issue: { title: 'Lost?' } });
     const deliveries = async () => (await admin.get(`${hookPath}/deliveries`)).body as any[];
     const failed = await poll(deliveries, (d) => d[0]?.status === 'failed');
-    expect(failed[0]).toMatchObject({ status: 'failed', response_code: 500, error: 'answered 500', next_attempt_at: null });
+    expect(failed[0]).toMatchObject({ status: 'failed', response_code: 500, error: 'HTTP status 500', next_attempt_at: null });
     const attempts = failed[0].attempts;
     expect(attempts).toBeGreaterThan(2);
     expect(r.requests).toHaveLength(attempts);
@@ -248,26 +261,84 @@ describe('webhook deliveries', () => {
     expect(after.find((x) => x.id === failed[0].id).attempts).toBe(attempts + 1);
     expect((await admin.post(`${hookPath}/deliveries/msg_nothing/redeliver`)).status).toBe(404);
   }, 60_000);
+});
 
-  it('never sends to private, link-local or metadata addresses, even locally', async () => {
+/**
+ * The guard at registration: a literal address of a refused kind, in any IPv6 form that carries an
+ * IPv4 address, or a port outside 80, 443 and 1024-65535, is refused with 422 by POST and PATCH.
+ * Nothing is delivered: no endpoint is stored, and no change is made in these organisations.
+ */
+describe('webhook endpoint addresses', () => {
+  const hostile: [string, string][] = [
+    ['http://169.254.169.254/latest/meta-data/', 'metadata'],
+    ['http://[::ffff:169.254.169.254]/', 'metadata'],
+    ['http://[::ffff:a9fe:a9fe]/', 'metadata'],
+    ['http://[::169.254.169.254]/', 'metadata'],
+    ['http://[64:ff9b::a9fe:a9fe]/', 'metadata'],
+    ['http://[2002:a9fe:a9fe::1]/', 'metadata'],
+    ['http://[2001:0:808:808:8000:f227:5601:5601]/', 'metadata'],
+    ['http://[2001:0:a9fe:a9fe:8000:f227:f7f7:f7f7]/', 'metadata'],
+    ['http://[fd00:ec2::254]/', 'metadata'],
+    ['http://10.20.30.40/hooks', 'private'],
+    ['http://[::ffff:10.20.30.40]/', 'private'],
+    ['http://[::ffff:a14:1e28]/', 'private'],
+    ['http://[::10.20.30.40]/', 'private'],
+    ['http://[64:ff9b::10.20.30.40]/', 'private'],
+    ['http://[64:ff9b:1::8.8.8.8]/', 'private'],
+    ['http://[2002:a14:1e28::1]/', 'private'],
+    ['http://[2001:0:808:808:8000:f227:f5eb:e1d7]/', 'private'],
+    ['http://[100::1]/', 'discard'],
+    ['http://[2001:db8::1]/', 'documentation'],
+    ['http://192.0.2.1/', 'documentation'],
+    ['http://[fe80::1]/', 'link-local'],
+    ['http://[fd12:3456::1]/', 'unique-local'],
+    ['http://0.0.0.0/', 'reserved'],
+  ];
+
+  it.each(hostile)('refuses %s (a %s address) at creation and at update with 422 naming why', async (url, kind) => {
     const { admin } = await orgWithClients(gateway);
-    const urls = ['http://169.254.169.254/latest/meta-data/', 'http://10.20.30.40/hooks', 'http://[fd00:ec2::254]/'];
-    const hooks = [];
-    for (const url of urls) {
-      const res = await admin.post('/api/v1/webhooks', { webhook: { url, events: ['issue.created'] } });
-      expect(res.status).toBe(201);
-      hooks.push(res.body);
+    const created = await admin.post('/api/v1/webhooks', { webhook: { url, events: ['*'] } });
+    expect(created.status).toBe(422);
+    expect(created.body.errors).toEqual([
+      expect.stringMatching(new RegExp(`^url is refused: .+ is a ${kind} address( \\(.+\\))?$`)),
+    ]);
+
+    const r = await receiver();
+    const hook = await subscribe(admin, r);
+    const updated = await admin.patch(`/api/v1/webhooks/${hook.id}`, { webhook: { url } });
+    expect(updated.status).toBe(422);
+    expect(updated.body.errors).toEqual(created.body.errors);
+    expect((await admin.get('/api/v1/webhooks')).body.map((w: { url: string }) => w.url)).toEqual([r.url]);
+  });
+
+  it('refuses ports other than 80, 443 and 1024-65535 at creation and at update', async () => {
+    const { admin } = await orgWithClients(gateway);
+    for (const port of [22, 25, 1023]) {
+      const url = `http://127.0.0.1:${port}/hooks`;
+      const created = await admin.post('/api/v1/webhooks', { webhook: { url, events: ['*'] } });
+      expect(created.status, url).toBe(422);
+      expect(created.body.errors).toEqual([`url is refused: port ${port} is not allowed (only 80, 443 and 1024-65535)`]);
     }
-    const p = await project(admin);
-    await admin.post(`${p.path}/issues`, { issue: { title: 'Probe' } });
-    for (const [i, hook] of hooks.entries()) {
-      const [d] = await poll(
-        async () => (await admin.get(`/api/v1/webhooks/${hook.id}/deliveries`)).body as any[],
-        // An attempt is claimed (attempts + 1) before it is made, and its outcome recorded after.
-        (list) => list[0]?.attempts > 0 && typeof list[0]?.error === 'string',
-      );
-      expect(d.error, urls[i]).toMatch(/^refused: .* is a (metadata|private) address$/);
-      expect(d.response_code).toBeNull();
+    const r = await receiver();
+    const hook = await subscribe(admin, r);
+    const updated = await admin.patch(`/api/v1/webhooks/${hook.id}`, { webhook: { url: 'https://hooks.example.com:8/' } });
+    expect(updated.status).toBe(422);
+    expect(updated.body.errors).toEqual(['url is refused: port 8 is not allowed (only 80, 443 and 1024-65535)']);
+    expect((await admin.get(`/api/v1/webhooks/${hook.id}`)).body.url).toBe(r.url);
+  });
+
+  it('accepts loopback in any form where loopback receivers are allowed (locally), as delivery does', async () => {
+    const { admin } = await orgWithClients(gateway);
+    const r = await receiver();
+    const port = new URL(r.url).port;
+    for (const host of ['[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::1]', '127.0.0.1']) {
+      const res = await admin.post('/api/v1/webhooks', { webhook: { url: `http://${host}:${port}/hooks`, events: ['*'] } });
+      expect(res.status, host).toBe(201);
+    }
+    // Port 80 and 443 are allowed, with or without the scheme's default written out.
+    const hook = await subscribe(admin, r);
+    for (const url of ['http://127.0.0.1:80/', 'https://127.0.0.1/', 'http://127.0.0.1:443/']) {
+      expect((await admin.patch(`/api/v1/webhooks/${hook.id}`, { webhook: { url } })).status, url).toBe(200);
     }
   });
 });

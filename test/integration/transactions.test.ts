@@ -70,6 +70,44 @@ describe('re-reading on a stale decision', () => {
   });
 });
 
+describe('the retry budget of a write that loses races', () => {
+  /** What DynamoDB throws when another transaction held one of the items (nothing applied). */
+  const conflict = () =>
+    Object.assign(new Error('cancelled'), {
+      name: 'TransactionCanceledException',
+      CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+    });
+
+  it('runs the step again after a TransactionConflict as after a stale refusal', async () => {
+    let runs = 0;
+    const answer = await rereadOnStale(async () => {
+      runs++;
+      if (runs === 1) throw conflict();
+      if (runs === 2) throw new Refused(STALE);
+      return 'done';
+    });
+    expect([answer, runs]).toEqual(['done', 3]);
+  });
+
+  it('starts no attempt past its time bound, whatever attempts are left', async () => {
+    let runs = 0;
+    const started = Date.now();
+    await expect(
+      rereadOnStale(
+        async () => {
+          runs++;
+          await new Promise((r) => setTimeout(r, 40));
+          throw new Refused(STALE);
+        },
+        { attempts: 1000, withinMs: 200, baseMs: 1, capMs: 2 },
+      ),
+    ).rejects.toBeInstanceOf(UnavailableError);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(runs).toBeGreaterThan(1);
+    expect(runs).toBeLessThanOrEqual(6);
+  });
+});
+
 describe('batchGet', () => {
   const original = db.send.bind(db) as (command: unknown) => Promise<unknown>;
 

@@ -1,71 +1,160 @@
-import { describe, expect, it } from 'vitest';
+import { createServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
 import { getDelivery, insertDelivery, insertWebhook } from '../../lib/db/webhooks.ts';
-import { processDelivery } from '../../lib/webhooks/deliver.ts';
+import { processDelivery, type DeliverySettings } from '../../lib/webhooks/deliver.ts';
 import type { DeliveryMessage } from '../../lib/webhooks/queue.ts';
 import { generateSecret } from '../../lib/webhooks/signing.ts';
 import { newOrganisation } from '../support/api.ts';
-import { startReceiver } from '../support/receiver.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 /**
- * The guard as it runs in AWS (loopback not allowed): a receiver that is up on `localhost`, a name
- * that resolves to a loopback address, gets nothing; the attempt is recorded as refused.
+ * The guard and the words of a failed attempt, at delivery, against receivers on 127.0.0.1 only:
+ * the endpoint is stored directly (as one registered before a rule existed would be) and one
+ * attempt is run. Loopback not allowed is the setting in AWS.
  */
-describe('the private-address guard in AWS', () => {
-  it('refuses a hostname that resolves to loopback: the receiver gets nothing', async () => {
-    const org = await newOrganisation();
-    const receiver = await startReceiver('127.0.0.1');
-    try {
-      const url = receiver.url.replace('127.0.0.1', 'localhost');
-      const now = new Date().toISOString();
-      const webhook = {
-        id: 1,
-        org_id: org.orgId,
-        url,
-        events: ['*'],
-        active: true,
-        disabled_reason: null,
-        secret: generateSecret(),
-        created_at: now,
-        updated_at: now,
-      };
-      await insertWebhook(org.orgId, webhook);
-      await insertDelivery({
-        id: 'msg_guard',
-        org_id: org.orgId,
-        webhook_id: 1,
-        event: 'issue.created',
-        status: 'pending',
-        attempts: 0,
-        response_code: null,
-        duration_ms: null,
-        error: null,
-        next_attempt_at: now,
-        payload: '{}',
-        created_at: now,
-        updated_at: now,
-      });
-      const sent: DeliveryMessage[] = [];
-      const message = { orgId: org.orgId, webhookId: 1, deliveryId: 'msg_guard', attempt: 1, firstAttemptAt: null, notBefore: 0 };
-      const settings = {
-        allowLoopback: false,
-        backoffBaseMs: 1000,
-        backoffMaxMs: 1000,
-        retryWindowMs: 60_000,
-        disableAfterMs: 60_000,
-        timeoutMs: 2000,
-      };
-      const outcome = await processDelivery(message, { settings, queue: { send: async (m) => void sent.push(...m) } });
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+
+async function receiver(): Promise<Receiver> {
+  const r = await startReceiver('127.0.0.1');
+  receivers.push(r);
+  return r;
+}
+
+const settings = (allowLoopback: boolean, timeoutMs = 2000): DeliverySettings => ({
+  allowLoopback,
+  backoffBaseMs: 1000,
+  backoffMaxMs: 1000,
+  retryWindowMs: 60_000,
+  disableAfterMs: 60_000,
+  timeoutMs,
+});
+
+/** One attempt of one delivery to `url`; what it came to and the delivery as recorded. */
+async function attempt(url: string, deliverySettings: DeliverySettings) {
+  const org = await newOrganisation();
+  const now = new Date().toISOString();
+  await insertWebhook(org.orgId, {
+    id: 1,
+    org_id: org.orgId,
+    url,
+    events: ['*'],
+    active: true,
+    disabled_reason: null,
+    secret: generateSecret(),
+    created_at: now,
+    updated_at: now,
+  });
+  await insertDelivery({
+    id: 'msg_guard',
+    org_id: org.orgId,
+    webhook_id: 1,
+    event: 'issue.created',
+    status: 'pending',
+    attempts: 0,
+    response_code: null,
+    duration_ms: null,
+    error: null,
+    next_attempt_at: now,
+    payload: '{}',
+    created_at: now,
+    updated_at: now,
+  });
+  const sent: DeliveryMessage[] = [];
+  const message = { orgId: org.orgId, webhookId: 1, deliveryId: 'msg_guard', attempt: 1, firstAttemptAt: null, notBefore: 0 };
+  const queue = { send: async (m: DeliveryMessage[]) => void sent.push(...m) };
+  const outcome = await processDelivery(message, { settings: deliverySettings, queue });
+  const delivery = await getDelivery(org.orgId, 1, 'msg_guard');
+  return { outcome, delivery, sent, again: () => processDelivery(message, { settings: deliverySettings, queue }) };
+}
+
+const port = (r: Receiver) => new URL(r.url).port;
+
+describe('the private-address guard in AWS (loopback not allowed)', () => {
+  it('refuses a hostname that resolves to loopback, naming the kind and not the address: the receiver gets nothing', async () => {
+    const r = await receiver();
+    const { outcome, delivery, sent, again } = await attempt(r.url.replace('127.0.0.1', 'localhost'), settings(false));
+
+    expect(outcome).toBe('retrying');
+    expect(r.requests).toEqual([]);
+    expect(delivery?.error).toBe('refused: localhost resolves to a loopback address');
+    expect(sent).toMatchObject([{ deliveryId: 'msg_guard', attempt: 2 }]);
+    // The same message again (SQS delivers at least once) makes no second attempt.
+    expect(await again()).toBe('duplicate');
+  });
+
+  it.each(['[::ffff:127.0.0.1]', '[::ffff:7f00:1]'])(
+    'refuses IPv4-mapped loopback %s: the receiver gets nothing',
+    async (host) => {
+      const r = await receiver();
+      const { outcome, delivery } = await attempt(`http://${host}:${port(r)}/hooks`, settings(false));
 
       expect(outcome).toBe('retrying');
-      expect(receiver.requests).toEqual([]);
-      const delivery = await getDelivery(org.orgId, 1, 'msg_guard');
-      expect(delivery?.error).toMatch(/^refused: (127\.0\.0\.1|::1) is a loopback address$/);
-      expect(sent).toMatchObject([{ deliveryId: 'msg_guard', attempt: 2 }]);
+      expect(r.requests).toEqual([]);
+      expect(delivery).toMatchObject({
+        error: 'refused: ::ffff:7f00:1 is a loopback address (IPv4-mapped 127.0.0.1)',
+        response_code: null,
+      });
+    },
+  );
+});
 
-      // The same message again (SQS delivers at least once) makes no second attempt.
-      expect(await processDelivery(message, { settings, queue: { send: async () => {} } })).toBe('duplicate');
+describe('the private-address guard where loopback is allowed (locally)', () => {
+  it.each(['[::ffff:127.0.0.1]', '[::ffff:7f00:1]'])('delivers to IPv4-mapped loopback %s', async (host) => {
+    const r = await receiver();
+    const { outcome, delivery } = await attempt(`http://${host}:${port(r)}/hooks`, settings(true));
+
+    expect(outcome).toBe('succeeded');
+    expect(r.requests).toHaveLength(1);
+    expect(delivery).toMatchObject({ status: 'succeeded', response_code: 204, error: null });
+  });
+
+  it('refuses a port outside 80, 443 and 1024-65535 before connecting, even to loopback', async () => {
+    const { outcome, delivery } = await attempt('http://127.0.0.1:22/hooks', settings(true));
+    expect(outcome).toBe('retrying');
+    expect(delivery?.error).toBe('refused: port 22 is not allowed (only 80, 443 and 1024-65535)');
+  });
+});
+
+describe('the words of a failed delivery', () => {
+  it('say "connection refused" when nothing listens, not the network error with its address', async () => {
+    const r = await receiver();
+    const url = r.url;
+    await r.close();
+    const { outcome, delivery } = await attempt(url, settings(true));
+    expect(outcome).toBe('retrying');
+    expect(delivery).toMatchObject({ error: 'connection refused', response_code: null });
+  });
+
+  it('say "timeout" when the receiver accepts the connection and never answers', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port: silentPort } = silent.address() as AddressInfo;
+      const { outcome, delivery } = await attempt(`http://127.0.0.1:${silentPort}/hooks`, settings(true, 300));
+      expect(outcome).toBe('retrying');
+      expect(delivery).toMatchObject({ error: 'timeout: no response within 300 ms', response_code: null });
+      expect(sockets.length).toBeGreaterThan(0);
     } finally {
-      await receiver.close();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
+  });
+
+  it('say "TLS failure" when https meets a receiver that does not speak TLS', async () => {
+    const r = await receiver();
+    const { delivery } = await attempt(r.url.replace('http:', 'https:'), settings(true));
+    expect(delivery).toMatchObject({ error: 'TLS failure: no secure connection could be made', response_code: null });
+  });
+
+  it('say "HTTP status N" when the receiver answers other than 2xx', async () => {
+    const r = await receiver();
+    r.respond = () => ({ status: 500 });
+    const { delivery } = await attempt(r.url, settings(true));
+    expect(delivery).toMatchObject({ error: 'HTTP status 500', response_code: 500 });
   });
 });

@@ -4,7 +4,7 @@ import type { Route } from '../../lib/routes.ts';
  * DynamoDB calls per request, authorizer and rate limit included: the floor of the design is one
  * call for the token and its bucket, then one for a read's work, two for a write's (the read it
  * checks against, then the write). `test/e2e/call-budgets.test.ts` sends a request to every route
- * of the route table and holds it to this; the README shows the table it renders.
+ * of the route table and holds it to this; docs/data-model.md shows the table it renders.
  */
 export const floor = { read: 2, write: 3 } as const;
 
@@ -108,16 +108,46 @@ export function budgetOf(route: Route, kind: 'read' | 'write' = route.access): B
   return exceptions[key(route)] ?? { calls: floor[kind] };
 }
 
-/** The exceptions as the Markdown table of the README, one row per reason. */
+const api = '/api/v1';
+const inSprint = '/sprints/{sprint_id}';
+
+/**
+ * A row's routes, short: paths under `/api/v1`, the methods of one path together
+ * (`PATCH, PUT, DELETE /comments/{id}`), and a sprint's route with its backlog twin as one path
+ * with an optional segment (`/projects/{project_id}[/sprints/{sprint_id}]/issues`).
+ */
+export function shortRoutes(keys: string[]): string[] {
+  const methodsOf = new Map<string, string[]>();
+  for (const k of keys) {
+    const [method, path] = k.split(' ') as [string, string];
+    const short = path.startsWith(api) ? path.slice(api.length) : path;
+    methodsOf.set(short, [...(methodsOf.get(short) ?? []), method]);
+  }
+  const merged = new Set<string>();
+  const short: string[] = [];
+  for (const [path, methods] of methodsOf) {
+    if (merged.has(path)) continue;
+    const twin = path.replace(inSprint, '');
+    const sameMethods = twin !== path && methodsOf.get(twin)?.join() === methods.join();
+    if (sameMethods) merged.add(twin);
+    short.push(`${methods.join(', ')} ${sameMethods ? path.replace(inSprint, `[${inSprint}]`) : path}`);
+  }
+  return short;
+}
+
+/** The exceptions as the Markdown table of docs/data-model.md, one row per reason, its routes a short list. */
 export function renderExceptions(): string {
   const rows = new Map<string, { routes: string[]; budget: Budget }>();
   for (const [route, b] of Object.entries(exceptions)) {
     const row = rows.get(`${b.calls} ${b.reason}`) ?? { routes: [], budget: b };
-    row.routes.push(`\`${route}\``);
+    row.routes.push(route);
     rows.set(`${b.calls} ${b.reason}`, row);
   }
-  const lines = [...rows.values()].map(
-    ({ routes, budget }) => `| ${routes.join(', ')} | ${budget.calls} | ${budget.reason ?? ''} |`,
-  );
-  return ['| Routes | Calls, at most | Why |', '| --- | --: | --- |', ...lines].join('\n');
+  const lines = [...rows.values()].map(({ routes, budget }) => {
+    const list = shortRoutes(routes)
+      .map((r) => `\`${r}\``)
+      .join('<br>');
+    return `| ${list} | ${budget.calls} | ${budget.reason ?? ''} |`;
+  });
+  return ['| Routes (under `/api/v1`) | Calls, at most | Why |', '| --- | --: | --- |', ...lines].join('\n');
 }

@@ -84,7 +84,7 @@ describe('the contract check', () => {
   it('refuses a status the operation does not declare', () => {
     expect(problems('GET', '/api/v1/projects/7', response(409, { error: 'conflict' }))).toEqual([
       expect.stringMatching(
-        /^getProject answered 409, which it does not declare \(declared: 200, 304, 401, 404, 429, 500, 503\)$/,
+        /^getProject answered 409, which it does not declare \(declared: 200, 304, 401, 404, 422, 429, 500, 503\)$/,
       ),
     ]);
   });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildOpenApiDocument, renderOpenApi } from '../../tools/openapi/document.ts';
 import * as served from '../../lib/openapi/served.ts';
-import { outputs } from '../../tools/openapi/write.ts';
+import { outputs, queryParametersModule } from '../../tools/openapi/write.ts';
 import { commonErrors, routes } from '../../lib/routes.ts';
 
 type Json = Record<string, any>;
@@ -43,6 +43,8 @@ describe('the OpenAPI document', () => {
     expect(served.yaml === fresh.yaml && served.json === fresh.json, `lib/openapi/served.ts ${stale}`).toBe(true);
     expect(served.etags).toEqual(fresh.etags);
     expect(parse(served.yaml)).toEqual(JSON.parse(served.json));
+    const known = readFileSync(outputs.queryParameters, 'utf8') === queryParametersModule(buildOpenApiDocument());
+    expect(known, `lib/openapi/query-parameters.ts ${stale}`).toBe(true);
   });
 
   it('is versioned v1, has a templated server, both security schemes and a tag per resource', () => {

@@ -24,6 +24,18 @@ describe('the route table', () => {
     expect(clashes).toEqual([]);
   });
 
+  it('marks `secret` exactly the rows whose answer carries a token or a secret (no-store)', () => {
+    const carries = (schema: unknown) => {
+      const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape;
+      return shape !== undefined && ('token' in shape || 'secret' in shape);
+    };
+    const wrong = routes
+      .filter((r) => carries(r.operation.success.schema) !== (r.operation.secret === true))
+      .map((r) => `${r.method} ${r.path}`);
+    expect(wrong).toEqual([]);
+    expect(routes.filter((r) => r.operation.secret).length).toBe(4);
+  });
+
   it('has one row per method and path, and a distinct operationId per row', () => {
     const keys = routes.map((r) => `${r.method} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);
@@ -44,20 +56,22 @@ describe('the route table', () => {
     expect(routes.some((r) => r.operation.idempotent)).toBe(true);
   });
 
-  it('derives the statuses that follow from a row: 404 for ids, 400/413/415/422 for a body, 422 for a list, 400/409 for Idempotency-Key, 304 for a GET, 412 for a conditional write', () => {
+  it('derives the statuses that follow from a row: 422 for an unknown query parameter on every row, 404 for ids, 400/413/415/422 for a body, 400/409 for Idempotency-Key, 304 for a GET, 412 for a conditional write', () => {
     const errorsOf = (method: string, path: string) =>
       routes.find((r) => r.method === method && r.path === path)?.operation.errors;
-    expect(errorsOf('GET', '/api/v1/me')).toEqual([304]);
+    expect(errorsOf('GET', '/api/v1/me')).toEqual([304, 422]);
     expect(errorsOf('GET', '/api/v1/projects')).toEqual([304, 422]);
-    expect(errorsOf('GET', '/api/v1/projects/{project_id}')).toEqual([304, 404]);
+    expect(errorsOf('GET', '/api/v1/projects/{project_id}')).toEqual([304, 404, 422]);
     expect(errorsOf('POST', '/api/v1/projects')).toEqual([400, 409, 413, 415, 422]);
     expect(errorsOf('PUT', '/api/v1/comments/{id}')).toEqual([400, 403, 404, 412, 413, 415, 422]);
-    expect(errorsOf('DELETE', '/api/v1/projects/{project_id}')).toEqual([403, 404, 412]);
+    expect(errorsOf('DELETE', '/api/v1/projects/{project_id}')).toEqual([403, 404, 412, 422]);
     expect(errorsOf('POST', '/api/v1/projects/{project_id}/sprints/{sprint_id}/activation')).toEqual([400, 404, 409, 412, 422]);
-    expect(errorsOf('POST', '/mcp')).toEqual([400, 406, 413, 415]);
-    expect(errorsOf('GET', '/mcp')).toEqual([405]);
-    expect(errorsOf('DELETE', '/mcp')).toEqual([405]);
-    expect(errorsOf('DELETE', '/api/v1/me/token')).toEqual([]);
+    expect(errorsOf('POST', '/mcp')).toEqual([400, 406, 413, 415, 422]);
+    expect(errorsOf('GET', '/mcp')).toEqual([405, 422]);
+    expect(errorsOf('DELETE', '/mcp')).toEqual([405, 422]);
+    expect(errorsOf('DELETE', '/api/v1/me/token')).toEqual([422]);
+    expect(errorsOf('GET', '/api-docs')).toEqual([304, 422]);
+    expect(routes.filter((r) => !r.operation.errors.includes(422))).toEqual([]);
   });
 
   it('marks as conditional (If-Match) exactly PATCH, PUT and DELETE of a resource and the sprint transitions', () => {

@@ -31,7 +31,7 @@ Commands:
                                   the issue-number pointers and the assigned-issue index, rebuilt from
                                   the issues; reads the table, or one organisation's part, with a Scan)
 
-Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID — see README.`;
+Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID — see docs/configuration.md.`;
 
 class UsageError extends Error {}
 

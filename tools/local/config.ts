@@ -1,4 +1,4 @@
-/** Local runtime configuration, read once (README.md: Configuration). */
+/** Local runtime configuration, read once (docs/configuration.md). */
 export const localConfig = {
   port: Number(process.env.PORT ?? 3000),
   /**

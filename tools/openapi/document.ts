@@ -49,6 +49,11 @@ const headers = {
       'Strong entity tag of this answer: changes whenever what it shows changes. Send it back in `If-None-Match` (a GET: 304 while unchanged) or `If-Match` (a write: 412 if the resource changed since).',
     schema: { type: 'string' },
   },
+  'Cache-Control': {
+    description:
+      '`no-store`: the answer carries a token or a secret, shown once; no cache may keep it. A resource answered with its secret (a webhook) has the ETag of the resource as a GET shows it, secret left out; a token answer has none.',
+    schema: { type: 'string', example: 'no-store' },
+  },
   'X-Per-Page': integer(
     'Items per page (after clamping to 100); fewer when the page was cut short to stay within the response byte budget: then it is the number of items returned, and `next` continues right after the last one.',
     { minimum: 1, maximum: 100 },
@@ -103,7 +108,8 @@ const statusText: Record<number, { name: string; description: string }> = {
 const unprocessable = {
   errors: {
     name: 'ValidationFailed',
-    description: 'Validation failed: one message per problem.',
+    description:
+      'Validation failed: one message per problem (a query parameter the operation does not list, a value out of range, a body field).',
     schema: ref('schemas', 'ValidationErrors'),
   },
   error: {
@@ -113,16 +119,19 @@ const unprocessable = {
   },
   either: {
     name: 'Unprocessable',
-    description: 'Validation failed (`{errors}`), or the change is not allowed in the current state (`{error}`).',
+    description:
+      'Validation failed (`{errors}`; a query parameter the operation does not list, too), or the change is not allowed in the current state (`{error}`).',
     schema: { oneOf: [ref('schemas', 'ValidationErrors'), ref('schemas', 'Error')] },
   },
 } as const;
 
-/** The 422 body a route answers: as declared, else `{errors}` when it takes input (a body or a list's query). */
+/**
+ * The 422 body a route answers: `{errors}`, since every route refuses a query parameter it does not
+ * list (lib/http/strict-query.ts), or either shape where the row's own 422 is `{error}` (a refused transition).
+ */
 function unprocessableOf(route: Route) {
-  return unprocessable[
-    route.operation.unprocessable ?? (route.operation.body || route.operation.success.list ? 'errors' : 'error')
-  ];
+  const declared = route.operation.unprocessable ?? 'errors';
+  return unprocessable[declared === 'error' ? 'either' : declared];
 }
 
 /**
@@ -154,6 +163,9 @@ function otherResponse(status: number, route: Route, components: Map<string, Res
   return ref('responses', text.name);
 }
 
+/** A resource answered with a secret (a webhook with its signing secret) has an `id`; a token answer has none. */
+const isResource = (schema: z.ZodType) => 'id' in ((schema as { shape?: Record<string, unknown> }).shape ?? {});
+
 function successResponse(route: Route): ResponseConfig {
   const { success } = route.operation;
   const schema = success.schema && (success.list ? z.array(success.schema) : success.schema);
@@ -164,7 +176,10 @@ function successResponse(route: Route): ResponseConfig {
       ...headerRefs([
         ...(route.auth ? rateLimitHeaders : []),
         ...(success.list ? pageHeaders : []),
-        ...(schema && (route.auth || route.operation.errors.includes(304)) ? (['ETag'] as HeaderName[]) : []),
+        ...(route.operation.secret ? (['Cache-Control'] as HeaderName[]) : []),
+        ...(schema && (route.auth || route.operation.errors.includes(304)) && (!route.operation.secret || isResource(schema))
+          ? (['ETag'] as HeaderName[])
+          : []),
       ]),
       ...(route.operation.idempotent ? { 'Idempotent-Replayed': replayedHeader } : {}),
     },
@@ -301,6 +316,7 @@ export function buildOpenApiDocument(routes: readonly Route[] = allRoutes): Open
         'Authenticate every request with the API token, as `Authorization: Bearer <token>` or `X-API-Token: <token>`.',
         'Writes wrap their attributes in an object named after the resource (`{"project": {...}}`); unknown keys are ignored.',
         'Errors are `{"error": "..."}`, or `{"errors": ["...", ...]}` for validation failures (422).',
+        'A query parameter an operation does not list is 422 on every operation (names are case-sensitive): a misspelt filter never answers everything.',
         `Each token may make ${RATE_LIMIT.capacity} requests per minute (\`X-RateLimit-*\` headers; 429 with \`Retry-After\`).`,
         'Collections take `page` and `per_page` and answer with `Link`, `X-Total-Count`, `X-Page` and `X-Per-Page`.',
       ].join('\n'),

@@ -4,7 +4,7 @@ import type { Principal } from '../../domain/principal.ts';
 import { Comment, commentBodyField } from '../../schemas/comments.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, locateIssue, type IssueRefArgs } from '../locate.ts';
-import { annotations, defineTool, id, type Tool } from '../tool.ts';
+import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
 
 const commentId = () => id();
 const one = { comment: Comment };
@@ -53,17 +53,16 @@ export const commentTools: Tool[] = [
     async (caller, args) => ({ comment: await updateComment(caller, args.comment_id, { body: args.body }) }),
   ),
 
-  defineTool(
+  deleteTool(
     'delete_comment',
+    'comment_id',
     {
       description: 'Delete a comment (its author only). Irreversible: confirm first.',
       input: z.object({ comment_id: commentId() }),
-      output: { deleted: z.literal(true), comment_id: z.number().int() },
-      annotations: annotations.delete,
     },
     async (caller, args) => {
       await deleteComment(caller, args.comment_id);
-      return { deleted: true as const, comment_id: args.comment_id };
+      return args.comment_id;
     },
   ),
 ];

@@ -6,7 +6,7 @@ import { listMyIssues } from '../../domain/my-issues.ts';
 import { Issue, IssueCreateFields, IssueStatus, IssueUpdateFields } from '../../schemas/issues.ts';
 import { filteredPage, listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, locateIssue } from '../locate.ts';
-import { annotations, defineTool, id, type Tool } from '../tool.ts';
+import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
 
 const projectId = () => id();
 const one = { issue: Issue };
@@ -173,18 +173,17 @@ export const issueTools: Tool[] = [
     },
   ),
 
-  defineTool(
+  deleteTool(
     'delete_issue',
+    'issue_id',
     {
       description: 'Delete an issue and its comments. Irreversible: confirm first (or cancel it).',
       input: z.object(issueRef),
-      output: { deleted: z.literal(true), issue_id: z.number().int() },
-      annotations: annotations.delete,
     },
     async (caller, ref) => {
       const { at, issueId } = await locateIssue(caller, ref);
       await deleteIssue(caller, at, issueId);
-      return { deleted: true as const, issue_id: issueId };
+      return issueId;
     },
   ),
 ];

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { createProject, deleteProject, getProject, listProjects, updateProject } from '../../domain/projects.ts';
 import { Project, ProjectCreateFields, ProjectUpdateFields } from '../../schemas/projects.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
-import { annotations, defineTool, id, type Tool } from '../tool.ts';
+import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
 
 const projectId = () => id();
 const one = { project: Project };
@@ -55,17 +55,16 @@ export const projectTools: Tool[] = [
     async (caller, { project_id, ...changes }) => ({ project: await updateProject(caller, project_id, changes) }),
   ),
 
-  defineTool(
+  deleteTool(
     'delete_project',
+    'project_id',
     {
       description: 'Delete a project with its sprints, issues and comments (admins only). Irreversible: confirm first.',
       input: z.object({ project_id: projectId() }),
-      output: { deleted: z.literal(true), project_id: z.number().int() },
-      annotations: annotations.delete,
     },
     async (caller, args) => {
       await deleteProject(caller, args.project_id);
-      return { deleted: true as const, project_id: args.project_id };
+      return args.project_id;
     },
   ),
 ];

@@ -22,7 +22,7 @@ import {
   Velocity,
 } from '../../schemas/sprints.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
-import { annotations, defineTool, id, type Tool } from '../tool.ts';
+import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
 
 const projectId = () => id();
 const sprintId = () => id();
@@ -172,18 +172,17 @@ export const sprintTools: Tool[] = [
     async (caller, args) => getBurndown(caller, args.project_id, args.sprint_id),
   ),
 
-  defineTool(
+  deleteTool(
     'delete_sprint',
+    'sprint_id',
     {
       description:
         'Delete a sprint with its issues and comments (admins only; move_issue first keeps issues). Irreversible: confirm first.',
       input: z.object(sprintAt),
-      output: { deleted: z.literal(true), sprint_id: z.number().int() },
-      annotations: annotations.delete,
     },
     async (caller, args) => {
       await deleteSprint(caller, args.project_id, args.sprint_id);
-      return { deleted: true as const, sprint_id: args.sprint_id };
+      return args.sprint_id;
     },
   ),
 ];
