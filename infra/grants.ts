@@ -106,6 +106,17 @@ export const changeFeedGrant: TableGrant = { actions: [...tableActions.write, 'd
  */
 export const deliveryGrant: TableGrant = { actions: tableActions.write, indexes: [] };
 
+/**
+ * Who may use the webhook secret key (lib/webhooks/secret-box.ts), and for what: the two functions
+ * that make a secret seal it (`kms:Encrypt`; neither opens a stored one), the delivery function
+ * opens it to sign (`kms:Decrypt`). No other function may use the key, nor is told of it.
+ */
+export const secretKeyUse: Readonly<Record<string, 'encrypt' | 'decrypt'>> = {
+  'functions/webhooks/create.ts': 'encrypt',
+  'functions/webhooks/rotate-secret.ts': 'encrypt',
+  [deliveryEntry]: 'decrypt',
+};
+
 /** The grant of any function of the stack, by entry module. */
 export function grantOf(entry: string, modules: HandlerModule[]): TableGrant {
   if (entry === authorizerEntry) return authorizerGrant;

@@ -8,8 +8,9 @@ import { ServiceApi } from './constructs/service-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { ServiceTable } from './constructs/service-table.ts';
 import { WebAcl } from './constructs/web-acl.ts';
-import { authorizerEntry, functionId, handlerModules } from './functions.ts';
-import { accessOf, authorizerGrant, grantFor } from './grants.ts';
+import { WebhookSecretKey } from './constructs/webhook-secret-key.ts';
+import { authorizerEntry, deliveryEntry, functionId, handlerModules } from './functions.ts';
+import { accessOf, authorizerGrant, grantFor, secretKeyUse } from './grants.ts';
 import { type StageConfig, UNAUTHENTICATED_RESERVED_CONCURRENCY } from './stage.ts';
 
 export interface ServiceStackProps extends StackProps {
@@ -34,6 +35,7 @@ export class ServiceStack extends Stack {
   readonly monitoring: Monitoring;
   readonly webAcl?: WebAcl;
   readonly changeFeed: ChangeFeed;
+  readonly webhookSecretKey: WebhookSecretKey;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -126,6 +128,20 @@ export class ServiceStack extends Stack {
     this.api = api;
     this.cascade = cascade;
     this.changeFeed = new ChangeFeed(this, 'ChangeFeed', { table, logs, environment: stageEnvironment });
+    this.monitoring.watchDeadLetters(
+      'DeliveryDeadLetters',
+      this.changeFeed.deadLetters,
+      'A webhook delivery message (fast or slow lane) failed to run 5 times: see docs/change-feed.md',
+    );
+
+    // Webhook signing secrets are sealed under a key of their own, usable only by the functions of
+    // infra/grants.ts (secretKeyUse): kept as long as the table, whose secrets it alone opens.
+    this.webhookSecretKey = new WebhookSecretKey(this, 'WebhookSecrets', { removalPolicy: retain });
+    for (const [entry, use] of Object.entries(secretKeyUse)) {
+      const fn = entry === deliveryEntry ? this.changeFeed.deliverer : functions.get(entry);
+      if (!fn) throw new Error(`no function for ${entry}`);
+      this.webhookSecretKey.allow(fn, use);
+    }
 
     new CfnOutput(this, 'Stage', { value: config.stage, description: 'Deployment stage' });
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the REST API' });
@@ -147,6 +163,10 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'CascadeFailureQueueUrl', {
       value: cascade.failures.queueUrl,
       description: 'Stream records the cascade consumer gave up on',
+    });
+    new CfnOutput(this, 'WebhookSecretKeyArn', {
+      value: this.webhookSecretKey.key.keyArn,
+      description: 'WEBHOOK_SECRET_KMS_KEY_ID for the admin CLI (webhooks:encrypt-secrets)',
     });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Where alarms notify' });
   }

@@ -4,6 +4,8 @@
  * required value fails the cold start at once, instead of the first request failing obscurely;
  * locally (`npm start`, tests, the admin CLI) the defaults apply.
  */
+import { LANE_CONCURRENCY } from './webhooks/fairness.ts';
+
 const env = process.env;
 
 /** True inside an AWS Lambda execution environment. */
@@ -34,6 +36,8 @@ export const config = {
   },
   /** The webhook delivery queue (SQS); unset locally, where an in-process queue stands in. */
   deliveryQueueUrl: env.DELIVERY_QUEUE_URL || undefined,
+  /** The slow lane's queue (SQS): endpoints that keep timing out; unset locally. */
+  slowDeliveryQueueUrl: env.SLOW_DELIVERY_QUEUE_URL || undefined,
   /** Webhook delivery (docs/change-feed.md); the environment overrides exist for tests only. */
   webhooks: {
     /** Loopback receivers are allowed locally (`npm start`, tests); never on Lambda. */
@@ -48,6 +52,27 @@ export const config = {
     disableAfterMs: positive(env.WEBHOOK_DISABLE_AFTER_MS, 3 * 24 * 3_600_000),
     /** A receiver must answer within this. */
     timeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000),
+    /**
+     * Deliverer invocations each lane runs at once (the per-organisation cap is a fifth of it):
+     * the event source mappings' maximum concurrency in AWS, the local queue's parallelism.
+     */
+    concurrency: {
+      fast: positive(env.WEBHOOK_CONCURRENCY, LANE_CONCURRENCY.fast),
+      slow: positive(env.WEBHOOK_SLOW_CONCURRENCY, LANE_CONCURRENCY.slow),
+    },
+    /** First wait of a message over its organisation's cap (lib/webhooks/fairness.ts). */
+    deferMs: positive(env.WEBHOOK_DEFER_MS, 1000),
+  },
+  /**
+   * How webhook signing secrets are sealed at rest (lib/webhooks/secret-box.ts). The KMS key
+   * reaches only the functions that may use it (the CDK stack sets it on create, rotate-secret and
+   * the delivery function); locally there is no KMS, and a local AES key stands in for it.
+   */
+  webhookSecrets: {
+    /** The stack's webhook secret key (ARN): set, secrets are sealed and opened with KMS. */
+    kmsKeyId: env.WEBHOOK_SECRET_KMS_KEY_ID || undefined,
+    /** Base64 of 32 bytes: `npm start` keeps one in its data folder, the tests set a fixed one. Never read on Lambda. */
+    localKey: onLambda ? undefined : env.WEBHOOK_SECRET_LOCAL_KEY || undefined,
   },
   /** The `service` of every log line. */
   serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'sprint-ticketing',

@@ -1,4 +1,4 @@
-import { createWebhook } from '../../lib/domain/webhooks.ts';
+import { createWebhook } from '../../lib/domain/webhook-secrets.ts';
 import { bodySchema, routeHandler } from '../../lib/http/stack.ts';
 
 export const handler = routeHandler(

@@ -76,6 +76,7 @@ export class Monitoring extends Construct {
   readonly topic: ITopic;
   readonly alarms: Alarm[] = [];
   readonly dashboard: Dashboard;
+  private readonly addAlarm: (id: string, metric: IMetric, threshold: number, description: string) => Alarm;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -101,6 +102,7 @@ export class Monitoring extends Construct {
       this.alarms.push(created);
       return created;
     };
+    this.addAlarm = alarm;
     const own = (metricName: string, dimensionsMap: Record<string, string> = {}) =>
       new Metric({
         namespace: METRICS_NAMESPACE,
@@ -242,5 +244,11 @@ export class Monitoring extends Construct {
         graph('WAF blocked requests', ['unauthenticated-per-ip', 'all-per-ip', 'aws-common-rule-set'].map(blocked)),
       );
     }
+  }
+
+  /** An alarm on any message in a dead-letter queue made after this construct (the webhook deliveries'). */
+  watchDeadLetters(id: string, queue: Queue, description: string): Alarm {
+    const visible = queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' });
+    return this.addAlarm(id, visible, thresholds.deadLetters, description);
   }
 }

@@ -21,6 +21,7 @@
  * | ORG#o#P#p        | SPRINT#s#A#seq      | SA#s#seq                 | sprint activity (change feed)          |
  * | ORG#o            | WEBHOOK#w           | WEBHOOK#w                | webhook endpoint (+ signing secret)    |
  * | ORG#o#W#w        | DELIVERY#d          | D#time#d                 | webhook delivery (TTL expires_at)      |
+ * | ORG#o#INFLIGHT   | LANE#l              |                          | delivery attempts in flight (the caps) |
  * | TOKEN#sha256     | TOKEN               |                          | API token -> principal, rate bucket    |
  * | IDEMPOTENCY#k    | IDEMPOTENCY         |                          | Idempotency-Key record (TTL expires_at)|
  * | IDEMPOTENCY#k    | PART#n              |                          | part n of a large stored response (TTL)|
@@ -99,6 +100,8 @@ export const keys = {
     PK: `${orgPk(orgId)}#W#${pad(webhookId)}`,
     SK: `DELIVERY#${deliveryId}`,
   }),
+  /** The organisation's (and each endpoint's) webhook attempts in flight in a lane, apart from its busy partition. */
+  deliveriesInFlight: (orgId: number, lane: string): Key => ({ PK: `${orgPk(orgId)}#INFLIGHT`, SK: `LANE#${lane}` }),
   /**
    * An issue assigned to account `accountId`, in the account's own partition: the index of
    * `GET /me/issues`, written in the same transactions as the issue (lib/db/assigned.ts).

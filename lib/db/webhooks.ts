@@ -4,14 +4,16 @@ import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
+import { scanPages } from './query.ts';
 import { batchGet, Refused, setAssignments, transact, updateResource } from './transactions.ts';
 import { withVersion } from './versions.ts';
 
 /**
  * Webhook endpoints live in the organisation's partition (`WEBHOOK#w`, counted on the organisation
  * as `webhooks_count`); their deliveries in a partition per endpoint (`ORG#o#W#w`, `DELIVERY#d`),
- * expiring after `DELIVERY_TTL_DAYS`. The signing secret is stored with the endpoint (the
- * delivery function signs with it); the API shows it only when it is made.
+ * expiring after `DELIVERY_TTL_DAYS`. The signing secret is stored with the endpoint, sealed
+ * (lib/webhooks/secret-box.ts: only the delivery function can open it, to sign); the API shows it
+ * only when it is made.
  *
  * Refusal reasons: `webhook` (gone), `limit` (the organisation has as many endpoints as allowed),
  * `delivery` (not in the state a redelivery was decided on).
@@ -25,8 +27,9 @@ export const DELIVERY_TTL_DAYS = 30;
 
 export interface WebhookItem extends Webhook {
   org_id: number;
+  /** The signing secret, sealed (`enc:…`); plaintext on an item written before secrets were sealed. */
   secret: string;
-  /** The secret before the last rotation, still signed with until `previous_secret_expires_at`. */
+  /** The secret before the last rotation (stored as `secret` is), still signed with until `previous_secret_expires_at`. */
   previous_secret?: string | null;
   previous_secret_expires_at?: string | null;
   /** Start of the current run of failed attempts (cleared by a success). */
@@ -281,6 +284,73 @@ export async function requestRedelivery(
     return out.Attributes as DeliveryItem;
   } catch (err) {
     if (isConditionFailed(err)) throw new Refused(webhookRefusals.delivery);
+    throw err;
+  }
+}
+
+/** The prefix of a sealed secret (lib/webhooks/secret-box.ts); any other stored secret is plaintext. */
+const SEALED_PREFIX = 'enc:';
+
+/**
+ * Endpoints whose secret, or previous secret, is still stored in plaintext (written before secrets
+ * were sealed), page by page: a Scan of the table (or of one organisation's items), for the
+ * `webhooks:encrypt-secrets` upgrade command only.
+ */
+export async function scanPlaintextSecrets(orgId: number | undefined, onPage: (items: WebhookItem[]) => Promise<void>) {
+  await scanPages(
+    {
+      FilterExpression:
+        '#type = :webhook AND (NOT begins_with(secret, :sealed) OR ' +
+        '(attribute_type(previous_secret, :string) AND NOT begins_with(previous_secret, :sealed)))' +
+        (orgId === undefined ? '' : ' AND org_id = :org'),
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: {
+        ':webhook': 'webhook',
+        ':sealed': SEALED_PREFIX,
+        ':string': 'S',
+        ...(orgId === undefined ? {} : { ':org': orgId }),
+      },
+    },
+    (items) => onPage(items as unknown as WebhookItem[]),
+  );
+}
+
+/**
+ * Replaces stored secrets (`secret`, `previous_secret`) of an endpoint, each only if it still holds
+ * the value it was read with. Returns false, writing nothing, when the endpoint is gone or one of
+ * them changed meanwhile (a rotation, which seals on its own).
+ */
+export async function replaceStoredSecrets(
+  orgId: number,
+  webhookId: number,
+  changes: { field: 'secret' | 'previous_secret'; from: string; to: string }[],
+): Promise<boolean> {
+  if (changes.length === 0) return true;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const conditions: string[] = [];
+  for (const [i, change] of changes.entries()) {
+    names[`#f${i}`] = change.field;
+    values[`:from${i}`] = change.from;
+    values[`:to${i}`] = change.to;
+    sets.push(`#f${i} = :to${i}`);
+    conditions.push(`#f${i} = :from${i}`);
+  }
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.webhook(orgId, webhookId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
     throw err;
   }
 }

@@ -1,22 +1,23 @@
 import { config } from '../config.ts';
-import { keys } from '../db/keys.ts';
 import type { PageRequest } from '../db/list.ts';
-import { nextId } from '../db/sequences.ts';
-import { sameVersion } from '../db/versions.ts';
 import * as store from '../db/webhooks.ts';
-import type { Delivery, Webhook, WebhookCreate, WebhookUpdate } from '../schemas/webhooks.ts';
+import type { Delivery, Webhook, WebhookUpdate } from '../schemas/webhooks.ts';
 import { endpointRefusal } from '../webhooks/address-guard.ts';
-import { generateSecret } from '../webhooks/signing.ts';
 import { ForbiddenError, NotFoundError, TransitionError, ValidationError } from './errors.ts';
 import type { Principal } from './principal.ts';
 import { refusedAs } from './refusals.ts';
 
-/** How long a rotated-out secret still signs deliveries, so receivers can switch without a gap. */
-export const PREVIOUS_SECRET_HOURS = 24;
+/**
+ * Endpoints and deliveries. Registering an endpoint and rotating its secret, the two operations
+ * that make a signing secret, are in lib/domain/webhook-secrets.ts: only their functions seal
+ * secrets (and bundle the KMS client).
+ */
+
 /** Deliveries `GET …/deliveries` shows: the most recent ones. */
 export const RECENT_DELIVERIES = 100;
 
-const refusals = {
+/** How the data layer's refusals answer (shared with lib/domain/webhook-secrets.ts). */
+export const refusals = {
   [store.webhookRefusals.webhook]: () => new NotFoundError('Webhook'),
   [store.webhookRefusals.delivery]: () => new TransitionError('The delivery is still pending: it is being delivered'),
   [store.webhookRefusals.limit]: () =>
@@ -24,11 +25,12 @@ const refusals = {
 };
 
 /** Webhooks are the organisation's integrations: admins only (403 for members, whatever the id). */
-function requireAdmin(caller: Principal) {
+export function requireAdmin(caller: Principal) {
   if (caller.role !== 'admin') throw new ForbiddenError('Only admins may manage webhooks');
 }
 
-async function ownWebhook(caller: Principal, webhookId: number): Promise<store.WebhookItem> {
+/** The caller's organisation's endpoint `webhookId` (admins only), or 404. */
+export async function ownWebhook(caller: Principal, webhookId: number): Promise<store.WebhookItem> {
   requireAdmin(caller);
   const found = await store.getWebhookItem(caller.orgId, webhookId);
   if (!found) throw new NotFoundError('Webhook');
@@ -40,32 +42,9 @@ async function ownWebhook(caller: Principal, webhookId: number): Promise<store.W
  * 80, 443 and 1024-65535, or a literal address of a refused kind. Judged with the same loopback
  * setting as delivery, so a local run can still register a receiver on 127.0.0.1.
  */
-function checkEndpoint(url: string) {
+export function checkEndpoint(url: string) {
   const refusal = endpointRefusal(new URL(url), config.webhooks.allowLoopback);
   if (refusal) throw new ValidationError([`url is refused: ${refusal}`]);
-}
-
-/** Registers an endpoint; the answer carries its signing secret, the only time it is shown. */
-export async function createWebhook(caller: Principal, input: WebhookCreate): Promise<Webhook & { secret: string }> {
-  requireAdmin(caller);
-  checkEndpoint(input.url);
-  const id = await nextId(caller.orgId, 'webhook');
-  const now = new Date().toISOString();
-  const item: store.WebhookItem = {
-    id,
-    org_id: caller.orgId,
-    url: input.url,
-    events: input.events,
-    active: input.active ?? true,
-    disabled_reason: null,
-    secret: generateSecret(),
-    created_at: now,
-    updated_at: now,
-  };
-  await refusedAs(refusals, () => store.insertWebhook(caller.orgId, item));
-  // Inserted at version 1 (lib/db/actor.ts): the answer's ETag is usable with If-Match at once.
-  const created = store.toWebhook({ ...keys.webhook(caller.orgId, id), ...item, version: 1 });
-  return sameVersion(created, { ...created, secret: item.secret });
 }
 
 export async function listWebhooks(caller: Principal, page: PageRequest) {
@@ -93,26 +72,6 @@ export async function updateWebhook(caller: Principal, webhookId: number, change
 export async function deleteWebhook(caller: Principal, webhookId: number): Promise<void> {
   requireAdmin(caller);
   await refusedAs(refusals, () => store.deleteWebhook(caller.orgId, webhookId));
-}
-
-/**
- * A new signing secret, shown once. The previous one still signs deliveries (a second signature in
- * `webhook-signature`) for `PREVIOUS_SECRET_HOURS`, so a receiver can switch without losing any.
- */
-export async function rotateWebhookSecret(caller: Principal, webhookId: number): Promise<Webhook & { secret: string }> {
-  const current = await ownWebhook(caller, webhookId);
-  const now = Date.now();
-  const secret = generateSecret();
-  const written = await refusedAs(refusals, () =>
-    store.updateWebhook(caller.orgId, webhookId, {
-      secret,
-      previous_secret: current.secret,
-      previous_secret_expires_at: new Date(now + PREVIOUS_SECRET_HOURS * 3_600_000).toISOString(),
-      updated_at: new Date(now).toISOString(),
-    }),
-  );
-  const rotated = store.toWebhook(written);
-  return sameVersion(rotated, { ...rotated, secret });
 }
 
 /** The most recent deliveries of an endpoint, newest first. */

@@ -5,8 +5,20 @@ import { isConditionFailed } from '../db/errors.ts';
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/transactions.ts';
 import { updateDelivery, updateWebhook, type DeliveryItem, type WebhookItem } from '../db/webhooks.ts';
+import { countSlowAttempt, giveBackPlaces, setLane, takePlaces, type LaneFields } from '../db/delivery-lanes.ts';
+import {
+  attemptSpeed,
+  deferDelayMs,
+  endpointInFlightCap,
+  type AttemptSpeed,
+  laneOf,
+  orgInFlightCap,
+  slowAttemptsAfter,
+  type Lane,
+} from './fairness.ts';
 import { postWebhook, type PostOutcome } from './post.ts';
 import { deliveryQueue, MAX_DELAY_SECONDS, type DeliveryMessage, type DeliveryQueue } from './queue.ts';
+import { openForSigning } from './secret-box.ts';
 import { signedHeaders } from './signing.ts';
 
 /**
@@ -19,6 +31,10 @@ import { signedHeaders } from './signing.ts';
 
 export interface DeliverySettings {
   allowLoopback: boolean;
+  /** Each lane's concurrency, of which an organisation may hold a fifth (default: the configured). */
+  concurrency?: Record<Lane, number>;
+  /** First wait of a message over its organisation's cap (default: the configured). */
+  deferMs?: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
   retryWindowMs: number;
@@ -62,11 +78,14 @@ async function claimAttempt(message: DeliveryMessage, now: string): Promise<bool
   }
 }
 
-/** The secrets that sign now: the current one, and the previous one until it expires. */
-function signingSecrets(webhook: WebhookItem, now: number): string[] {
+/** The secrets that sign now, opened (lib/webhooks/secret-box.ts): the current one, and the previous one until it expires. */
+function signingSecrets(webhook: WebhookItem, now: number): Promise<string[]> {
   const previous = webhook.previous_secret;
   const until = webhook.previous_secret_expires_at ? Date.parse(webhook.previous_secret_expires_at) : 0;
-  return previous && until > now ? [webhook.secret, previous] : [webhook.secret];
+  const owner = { orgId: webhook.org_id, webhookId: webhook.id };
+  return Promise.all(
+    (previous && until > now ? [webhook.secret, previous] : [webhook.secret]).map((s) => openForSigning(s, owner, now)),
+  );
 }
 
 const succeeded = (outcome: PostOutcome) => outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
@@ -83,6 +102,34 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
     await queue.send([message], Math.min(MAX_DELAY_SECONDS, (message.notBefore - now) / 1000));
     return 'waiting';
   }
+
+  // Fair delivery (docs/change-feed.md): a place within the organisation's and the endpoint's share
+  // of the lane, or back on the queue for a while. Taken first, so that a message over the cap
+  // costs one write.
+  const lane = message.lane ?? 'fast';
+  const places = { orgId: message.orgId, webhookId: message.webhookId, lane };
+  const org = orgInFlightCap((settings.concurrency ?? config.webhooks.concurrency)[lane]);
+  // Every attempt gives its places back within its timeout: a counter untouched for six of them is stale.
+  if (!(await takePlaces(places, { org, endpoint: endpointInFlightCap(org) }, now, 6 * settings.timeoutMs))) {
+    const deferrals = message.deferrals ?? 0;
+    const wait = deferDelayMs(deferrals, settings.deferMs ?? config.webhooks.deferMs, Math.random());
+    await queue.send([{ ...message, deferrals: deferrals + 1 }], wait / 1000);
+    return 'deferred: organisation or endpoint at its cap';
+  }
+  try {
+    return await attempt(message, settings, queue, clock, now);
+  } finally {
+    await giveBackPlaces(places, clock());
+  }
+}
+
+async function attempt(
+  message: DeliveryMessage,
+  settings: DeliverySettings,
+  queue: DeliveryQueue,
+  clock: () => number,
+  now: number,
+): Promise<string> {
   const [webhook, delivery] = (await batchGet([
     keys.webhook(message.orgId, message.webhookId),
     keys.delivery(message.orgId, message.webhookId, message.deliveryId),
@@ -98,15 +145,25 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
     });
     return 'cancelled';
   }
+
+  // An endpoint moved to the other lane since this message was queued: there with it.
+  const lane = (webhook as LaneFields).lane ?? 'fast';
+  if ((message.lane ?? 'fast') !== lane) {
+    await queue.send([{ ...message, lane, deferrals: 0 }], 0);
+    return `moved to the ${lane} lane`;
+  }
+  // Opened before the claim: should KMS fail, the message fails to run and SQS retries it unclaimed.
+  const secrets = await signingSecrets(webhook, now);
   if (!(await claimAttempt(message, iso))) return 'duplicate';
 
   const timestamp = Math.floor(now / 1000);
-  const headers = signedHeaders(signingSecrets(webhook, now), delivery.id, timestamp, delivery.payload);
+  const headers = signedHeaders(secrets, delivery.id, timestamp, delivery.payload);
   const outcome = await postWebhook(webhook.url, headers, delivery.payload, {
     timeoutMs: settings.timeoutMs,
     allowLoopback: settings.allowLoopback,
   });
   const after = clock();
+  const nextLane = await noteSpeed(webhook, message, attemptSpeed(outcome, settings.timeoutMs));
   const afterIso = new Date(after).toISOString();
   const attemptFields = {
     response_code: outcome.status ?? null,
@@ -139,11 +196,25 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
   await noteFailure(webhook, message, after, settings);
   if (retrying) {
     await queue.send(
-      [{ ...message, attempt: message.attempt + 1, firstAttemptAt, notBefore: after + wait }],
+      [{ ...message, attempt: message.attempt + 1, firstAttemptAt, notBefore: after + wait, lane: nextLane, deferrals: 0 }],
       Math.min(MAX_DELAY_SECONDS, wait / 1000),
     );
   }
   return retrying ? 'retrying' : 'failed';
+}
+
+/** Keeps the endpoint's slow attempts in a row, and moves it between lanes at the thresholds. */
+async function noteSpeed(webhook: WebhookItem & LaneFields, message: DeliveryMessage, speed: AttemptSpeed): Promise<Lane> {
+  const previous = webhook.slow_attempts ?? 0;
+  const lane = webhook.lane ?? 'fast';
+  // Counted atomically: an endpoint's attempts run in parallel.
+  const slowAttempts =
+    speed === 'slow' ? await countSlowAttempt(message.orgId, message.webhookId) : slowAttemptsAfter(previous, speed);
+  const next = laneOf(slowAttempts);
+  if (next !== lane || (speed !== 'slow' && slowAttempts !== previous)) {
+    await setLane(message.orgId, message.webhookId, next, slowAttempts);
+  }
+  return next;
 }
 
 /** Starts or extends the endpoint's run of failures; past `disableAfterMs`, disables it. */

@@ -3,6 +3,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/transactions.ts';
+import type { LaneFields } from '../db/delivery-lanes.ts';
 import { allWebhooks, insertDelivery, type WebhookItem } from '../db/webhooks.ts';
 import type { ChangeEvent } from '../feed/events.ts';
 import { deliveryQueue, type DeliveryMessage } from './queue.ts';
@@ -88,36 +89,42 @@ export function batchPublisher(): Publisher {
       const payload = payloadOf(event);
       const now = new Date().toISOString();
       const messages: DeliveryMessage[] = [];
-      for (const webhook of targets) {
-        const id = deliveryIdOf(event.recordId, webhook.id);
-        const { created, item } = await insertDelivery({
-          id,
-          org_id: event.orgId,
-          webhook_id: webhook.id,
-          event: event.type,
-          status: 'pending',
-          attempts: 0,
-          response_code: null,
-          duration_ms: null,
-          error: null,
-          next_attempt_at: now,
-          payload,
-          first_attempt_at: null,
-          created_at: now,
-          updated_at: now,
-        });
-        // A replay of a record whose message may not have been sent: send it (at least once).
-        if (created || (item.status === 'pending' && item.attempts === 0)) {
-          messages.push({
-            orgId: event.orgId,
-            webhookId: webhook.id,
-            deliveryId: id,
-            attempt: 1,
-            firstAttemptAt: null,
-            notBefore: 0,
+      // The endpoints' records in parallel: an organisation with many endpoints holds up the stream
+      // consumer, and every other organisation's events behind it, for one write, not one per endpoint.
+      await Promise.all(
+        targets.map(async (webhook) => {
+          const id = deliveryIdOf(event.recordId, webhook.id);
+          const { created, item } = await insertDelivery({
+            id,
+            org_id: event.orgId,
+            webhook_id: webhook.id,
+            event: event.type,
+            status: 'pending',
+            attempts: 0,
+            response_code: null,
+            duration_ms: null,
+            error: null,
+            next_attempt_at: now,
+            payload,
+            first_attempt_at: null,
+            created_at: now,
+            updated_at: now,
           });
-        }
-      }
+          // A replay of a record whose message may not have been sent: send it (at least once).
+          if (created || (item.status === 'pending' && item.attempts === 0)) {
+            messages.push({
+              orgId: event.orgId,
+              webhookId: webhook.id,
+              deliveryId: id,
+              attempt: 1,
+              firstAttemptAt: null,
+              notBefore: 0,
+              // An endpoint that keeps timing out waits in the slow lane (lib/webhooks/fairness.ts).
+              lane: (webhook as LaneFields).lane ?? 'fast',
+            });
+          }
+        }),
+      );
       if (messages.length > 0) await deliveryQueue().send(messages, 0);
     },
 

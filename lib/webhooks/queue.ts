@@ -1,10 +1,13 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { config } from '../config.ts';
+import { messageGroupOf, type Lane } from './fairness.ts';
 
 /**
- * The delivery queue: one message per (endpoint, event) attempt. In AWS an SQS queue (its own
- * delays hold a retry back, at most 15 minutes a hop); locally an in-process queue that honours the
- * same delays (tools/local/delivery-queue.ts), registered on `globalThis` by the local runtime.
+ * The delivery queue: one message per (endpoint, event) attempt, in one of two lanes (the slow one
+ * for endpoints that keep timing out). In AWS an SQS fair queue per lane, each message in its
+ * organisation's message group (its own delays hold a retry back, at most 15 minutes a hop);
+ * locally an in-process queue with the same lanes, order and delays
+ * (tools/local/delivery-queue.ts), registered on `globalThis` by the local runtime.
  */
 export interface DeliveryMessage {
   orgId: number;
@@ -16,6 +19,10 @@ export interface DeliveryMessage {
   firstAttemptAt: string | null;
   /** Not to be attempted before this (epoch ms): a wait longer than one hop takes several. */
   notBefore: number;
+  /** The lane it is queued in; absent is the fast lane. */
+  lane?: Lane;
+  /** Times it was put back for its organisation's cap (lib/webhooks/fairness.ts). */
+  deferrals?: number;
 }
 
 export interface DeliveryQueue {
@@ -34,24 +41,29 @@ export function useLocalDeliveryQueue(queue: DeliveryQueue | undefined): void {
 
 let sqs: SQSClient | undefined;
 
-function sqsQueue(url: string): DeliveryQueue {
+function sqsQueue(urls: Record<Lane, string>): DeliveryQueue {
   sqs ??= new SQSClient({});
   const client = sqs;
   return {
     async send(messages, delaySeconds) {
-      for (let i = 0; i < messages.length; i += 10) {
-        const batch = messages.slice(i, i + 10);
-        const out = await client.send(
-          new SendMessageBatchCommand({
-            QueueUrl: url,
-            Entries: batch.map((m, n) => ({
-              Id: String(n),
-              MessageBody: JSON.stringify(m),
-              DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(delaySeconds))),
-            })),
-          }),
-        );
-        if (out.Failed?.length) throw new Error(`SQS refused ${out.Failed.length} delivery message(s)`);
+      for (const lane of ['fast', 'slow'] as const) {
+        const ofLane = messages.filter((m) => (m.lane ?? 'fast') === lane);
+        for (let i = 0; i < ofLane.length; i += 10) {
+          const batch = ofLane.slice(i, i + 10);
+          const out = await client.send(
+            new SendMessageBatchCommand({
+              QueueUrl: urls[lane],
+              Entries: batch.map((m, n) => ({
+                Id: String(n),
+                MessageBody: JSON.stringify(m),
+                // A fair queue: SQS serves quiet organisations first while one has a backlog.
+                MessageGroupId: messageGroupOf(m),
+                DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(delaySeconds))),
+              })),
+            }),
+          );
+          if (out.Failed?.length) throw new Error(`SQS refused ${out.Failed.length} delivery message(s)`);
+        }
       }
     },
   };
@@ -59,7 +71,10 @@ function sqsQueue(url: string): DeliveryQueue {
 
 /** The queue of this environment: SQS when DELIVERY_QUEUE_URL is set, else the local one. */
 export function deliveryQueue(): DeliveryQueue {
-  if (config.deliveryQueueUrl) return sqsQueue(config.deliveryQueueUrl);
+  if (config.deliveryQueueUrl) {
+    const fast = config.deliveryQueueUrl;
+    return sqsQueue({ fast, slow: config.slowDeliveryQueueUrl ?? fast });
+  }
   const local = (globalThis as Record<symbol, unknown>)[LOCAL_QUEUE] as DeliveryQueue | undefined;
   if (!local) throw new Error('no delivery queue: DELIVERY_QUEUE_URL is not set and no local queue runs');
   return local;

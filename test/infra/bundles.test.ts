@@ -1,4 +1,7 @@
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,8 +19,13 @@ import {
   measureInit,
 } from '../../infra/bench/bundles.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
-import { allFunctionEntries, authorizerEntry, functionId } from '../../infra/functions.ts';
+import { allFunctionEntries, authorizerEntry, deliveryEntry, functionId } from '../../infra/functions.ts';
+import { insertDelivery } from '../../lib/db/webhooks.ts';
+import { createWebhook } from '../../lib/domain/webhook-secrets.ts';
 import { routes } from '../../lib/routes.ts';
+import { newOrganisation } from '../support/api.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { testSecretKey } from '../support/secret-key.ts';
 
 const entries = allFunctionEntries(routes);
 const outRoot = mkdtempSync(join(tmpdir(), 'bundles-test-'));
@@ -97,4 +105,83 @@ describe('the CDK stack', () => {
     },
     120_000,
   );
+});
+
+describe('the delivery function bundle', () => {
+  // Runs the built bundle alone, as Lambda would, on one queue message (no KMS here: the local key).
+  const RUN = `
+const { handler } = await import(process.argv[1]);
+const out = await handler(JSON.parse(process.argv[2]), { functionName: 'deliver', awsRequestId: 'r-1', getRemainingTimeInMillis: () => 30000 });
+process.stdout.write(JSON.stringify(out));
+process.exit(0);
+`;
+
+  it('opens a secret sealed with the local key and signs a delivery that verifies with the secret shown at creation', async () => {
+    const org = await newOrganisation();
+    const receiver = await startReceiver('127.0.0.1');
+    try {
+      const caller = { orgId: org.orgId, accountId: org.admin.id, role: 'admin' as const, tokenHash: '' };
+      const hook = await createWebhook(caller, { url: receiver.url, events: ['*'] });
+      receiver.secret = hook.secret;
+      const now = new Date().toISOString();
+      await insertDelivery({
+        id: 'msg_bundle',
+        org_id: org.orgId,
+        webhook_id: hook.id,
+        event: 'issue.created',
+        status: 'pending',
+        attempts: 0,
+        response_code: null,
+        duration_ms: null,
+        error: null,
+        next_attempt_at: now,
+        payload: '{"type":"issue.created","data":{}}',
+        created_at: now,
+        updated_at: now,
+      });
+      const bundle = bundles.get(deliveryEntry)!;
+      const dir = join(outRoot, 'deliver-alone');
+      mkdirSync(dir, { recursive: true });
+      copyFileSync(bundle.file, join(dir, 'index.mjs'));
+      const message = {
+        orgId: org.orgId,
+        webhookId: hook.id,
+        deliveryId: 'msg_bundle',
+        attempt: 1,
+        firstAttemptAt: null,
+        notBefore: 0,
+      };
+      const event = { Records: [{ messageId: 'm-1', body: JSON.stringify(message) }] };
+      const env = {
+        PATH: process.env.PATH ?? '',
+        DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+        TABLE_NAME: process.env.TABLE_NAME,
+        AWS_REGION: 'local',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+        POWERTOOLS_METRICS_DISABLED: 'true',
+        WEBHOOK_ALLOW_LOOPBACK: '1',
+        // Only a failed attempt re-queues: a successful one never sends to this (unreachable) queue.
+        DELIVERY_QUEUE_URL: 'http://127.0.0.1:9/000000000000/deliveries',
+        WEBHOOK_SECRET_LOCAL_KEY: testSecretKey,
+      };
+      const child = spawn(
+        process.execPath,
+        ['--input-type=module', '-e', RUN, pathToFileURL(join(dir, 'index.mjs')).href, JSON.stringify(event)],
+        {
+          cwd: dir,
+          env,
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(stdout)).toEqual({ batchItemFailures: [] });
+      expect(receiver.requests.map((r) => ({ id: r.id, verified: r.verified }))).toEqual([{ id: 'msg_bundle', verified: true }]);
+    } finally {
+      await receiver.close();
+    }
+  }, 60_000);
 });

@@ -12,6 +12,7 @@ import { stageConfig } from '../../infra/stage.ts';
 import { createTableInput, tableDefinition } from '../../lib/db/table.ts';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import { type Route, routes } from '../../lib/routes.ts';
+import { orgInFlightCap } from '../../lib/webhooks/fairness.ts';
 
 // Each synthesis runs cdk-nag over the whole stack: seconds alone, a minute on two shared cores.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 240_000 });
@@ -909,12 +910,37 @@ describe('the change feed', () => {
     expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(6 * deliverer.Timeout);
   });
 
-  it('feeds the delivery function from the queue, reporting failures per message', () => {
-    const [mapping] = mappingOf(logicalId(stack.changeFeed.deliverer));
-    expect(mapping![1].Properties).toMatchObject({
-      EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.changeFeed.deliveries), 'Arn'] },
-      BatchSize: 10,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
+  it('feeds the delivery function from the fast and the slow lane, each on a mapping with its own maximum concurrency', () => {
+    const mappings = mappingOf(logicalId(stack.changeFeed.deliverer)).map(([, m]) => m.Properties);
+    expect(mappings).toHaveLength(2);
+    const of = (queue: Queue) =>
+      mappings.find((m) => JSON.stringify(m.EventSourceArn) === JSON.stringify({ 'Fn::GetAtt': [logicalId(queue), 'Arn'] }));
+    const common = { BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] };
+    expect(of(stack.changeFeed.deliveries)).toMatchObject({ ...common, ScalingConfig: { MaximumConcurrency: 50 } });
+    expect(of(stack.changeFeed.slowDeliveries)).toMatchObject({ ...common, ScalingConfig: { MaximumConcurrency: 10 } });
+    // The deliverer derives each lane's per-organisation cap (a fifth) from the same numbers.
+    const env = resources[logicalId(stack.changeFeed.deliverer)]!.Properties.Environment.Variables;
+    expect(env).toMatchObject({ WEBHOOK_CONCURRENCY: '50', WEBHOOK_SLOW_CONCURRENCY: '10' });
+    expect(orgInFlightCap(Number(env.WEBHOOK_CONCURRENCY))).toBe(10);
+  });
+
+  it('gives the slow lane a queue like the fast one: encrypted, TLS only, the same dead-letter queue, which raises an alarm on any message', () => {
+    const fast = resources[logicalId(stack.changeFeed.deliveries)]!.Properties;
+    const slow = resources[logicalId(stack.changeFeed.slowDeliveries)]!.Properties;
+    expect(slow).toEqual(fast);
+    const tlsOnly = ofType('AWS::SQS::QueuePolicy').filter(([, p]) =>
+      JSON.stringify(p.Properties.Queues).includes(logicalId(stack.changeFeed.slowDeliveries)),
+    );
+    expect(JSON.stringify(tlsOnly)).toContain('aws:SecureTransport');
+    const dlq = logicalId(stack.changeFeed.deadLetters);
+    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([, a]) =>
+      JSON.stringify(a.Properties.Dimensions ?? []).includes(dlq),
+    );
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]![1].Properties).toMatchObject({
+      AlarmName: 'sprint-ticketing-prod-DeliveryDeadLetters',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
     });
   });
 
@@ -937,7 +963,102 @@ describe('the change feed', () => {
     const env = (fn: { node: { defaultChild?: unknown } }) => resources[logicalId(fn)]!.Properties.Environment.Variables;
     expect(env(stack.changeFeed.consumer).DELIVERY_QUEUE_URL).toEqual({ Ref: logicalId(stack.changeFeed.deliveries) });
     expect(env(stack.changeFeed.deliverer).DELIVERY_QUEUE_URL).toEqual({ Ref: logicalId(stack.changeFeed.deliveries) });
+    // The slow lane: both may send to it (fan-out to an endpoint already there, moves, retries), the deliverer receive.
+    const slowArn = { 'Fn::GetAtt': [logicalId(stack.changeFeed.slowDeliveries), 'Arn'] };
+    const on = (fn: { role?: unknown }, arn: unknown) =>
+      sqsActionsOf(fn)
+        .filter((st) => JSON.stringify(st.resource) === JSON.stringify(arn))
+        .flatMap((st) => st.actions);
+    expect(on(stack.changeFeed.consumer, slowArn)).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+    expect(on(stack.changeFeed.deliverer, slowArn)).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage']),
+    );
+    for (const fn of [stack.changeFeed.consumer, stack.changeFeed.deliverer]) {
+      expect(env(fn).SLOW_DELIVERY_QUEUE_URL).toEqual({ Ref: logicalId(stack.changeFeed.slowDeliveries) });
+    }
     // No route function can send to the queue: a redelivery goes through the table's stream.
     for (const fn of stack.functions.values()) expect(sqsActionsOf(fn)).toEqual([]);
+  });
+});
+
+describe('webhook signing secrets', () => {
+  const keyId = () => logicalId(stack.webhookSecretKey.key);
+  /** Every function of the stack, by entry, with the logical id of its role. */
+  const roles = () => {
+    const fns = [
+      ...[...stack.functions].map(([entry, fn]) => ({ entry, fn })),
+      { entry: 'functions/authorizer.ts', fn: stack.authorizer },
+      { entry: 'functions/cascade.ts', fn: stack.cascade.fn },
+      { entry: 'functions/change-feed.ts', fn: stack.changeFeed.consumer },
+      { entry: 'functions/webhooks/deliver.ts', fn: stack.changeFeed.deliverer },
+    ];
+    return fns.map(({ entry, fn }) => ({
+      entry,
+      id: logicalId(fn),
+      role: JSON.stringify(resources[logicalId(fn)]!.Properties.Role).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)![1]!,
+    }));
+  };
+
+  it('are sealed under one customer-managed KMS key with yearly rotation, kept with the table in prod', () => {
+    const keys = ofType('AWS::KMS::Key');
+    expect(keys.map(([id]) => id)).toEqual([keyId()]);
+    const key = keys[0]![1];
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(key.DeletionPolicy).toBe('Retain');
+    // The key policy names no function and no service: only the account, which delegates through IAM.
+    const principals = (key.Properties.KeyPolicy.Statement as { Principal: unknown }[]).map((st) => JSON.stringify(st.Principal));
+    expect(principals).toHaveLength(1);
+    expect(principals[0]).toMatch(/:root"/);
+  });
+
+  it('may be sealed (Encrypt) by webhook create and rotate-secret only, opened (Decrypt) by the delivery function only: no other role mentions the key or KMS', () => {
+    const roleEntry = new Map(roles().map((r) => [r.role, r.entry]));
+    const uses: Record<string, string[]> = {};
+    for (const [, policy] of ofType('AWS::IAM::Policy')) {
+      for (const st of policy.Properties.PolicyDocument.Statement as {
+        Action: string | string[];
+        Resource: unknown;
+        Condition?: unknown;
+      }[]) {
+        const actions = [st.Action].flat();
+        const mentionsKey = JSON.stringify(st.Resource).includes(keyId());
+        if (!mentionsKey && !actions.some((a) => a.startsWith('kms:'))) continue;
+        // Only the key, by its ARN, and only with an encryption context naming an endpoint.
+        expect(st.Resource).toEqual({ 'Fn::GetAtt': [keyId(), 'Arn'] });
+        expect(st.Condition).toEqual({
+          Null: { 'kms:EncryptionContext:org_id': 'false', 'kms:EncryptionContext:webhook_id': 'false' },
+        });
+        for (const role of policy.Properties.Roles as { Ref: string }[]) {
+          const entry = roleEntry.get(role.Ref) ?? `role ${role.Ref}`;
+          (uses[entry] ??= []).push(...actions);
+        }
+      }
+    }
+    expect(uses).toEqual({
+      'functions/webhooks/create.ts': ['kms:Encrypt'],
+      'functions/webhooks/rotate-secret.ts': ['kms:Encrypt'],
+      'functions/webhooks/deliver.ts': ['kms:Decrypt'],
+    });
+  });
+
+  it('names the key (WEBHOOK_SECRET_KMS_KEY_ID) to those three functions and to no other', () => {
+    const told = roles()
+      .filter((r) => resources[r.id]!.Properties.Environment.Variables.WEBHOOK_SECRET_KMS_KEY_ID !== undefined)
+      .map((r) => {
+        expect(resources[r.id]!.Properties.Environment.Variables.WEBHOOK_SECRET_KMS_KEY_ID).toEqual({
+          'Fn::GetAtt': [keyId(), 'Arn'],
+        });
+        return r.entry;
+      });
+    expect(told.sort()).toEqual([
+      'functions/webhooks/create.ts',
+      'functions/webhooks/deliver.ts',
+      'functions/webhooks/rotate-secret.ts',
+    ]);
+  });
+
+  it('outputs the key ARN for the admin CLI', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(outputs.WebhookSecretKeyArn?.Value).toEqual({ 'Fn::GetAtt': [keyId(), 'Arn'] });
   });
 });

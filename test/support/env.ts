@@ -1,4 +1,5 @@
 import { inject } from 'vitest';
+import { testSecretKey } from './secret-key.ts';
 
 // Runs before each test file's imports: the shared modules read these once at load.
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
@@ -7,3 +8,5 @@ process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 // No EMF line per request in the test output (test/unit/metrics.test.ts turns them on).
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.AWS_REGION ??= 'local';
+// Webhook secrets sealed with the run's fixed local key (no KMS locally).
+process.env.WEBHOOK_SECRET_LOCAL_KEY = testSecretKey;

@@ -30,8 +30,13 @@ Commands:
   issues:reindex [--org ID]       (after upgrading, with no writes running: every list's rank counters,
                                   the issue-number pointers and the assigned-issue index, rebuilt from
                                   the issues; reads the table, or one organisation's part, with a Scan)
+  webhooks:encrypt-secrets [--org ID]
+                                  (once after upgrading: seals every webhook signing secret stored in
+                                  plaintext; AWS: WEBHOOK_SECRET_KMS_KEY_ID, the stack output
+                                  WebhookSecretKeyArn; reads the table with a Scan)
 
-Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID — see docs/configuration.md.`;
+Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID,
+WEBHOOK_SECRET_KMS_KEY_ID — see docs/configuration.md.`;
 
 class UsageError extends Error {}
 
@@ -49,6 +54,7 @@ const commands: Record<string, string[]> = {
   'comments:pointers': [],
   'tokens:names': [],
   'issues:reindex': [],
+  'webhooks:encrypt-secrets': [],
 };
 
 /** Flags a command may take beside its required ones; `dry-run` is a boolean. */
@@ -58,6 +64,7 @@ const optionalFlags: Record<string, string[]> = {
   'issues:reindex': ['org'],
   'comments:pointers': ['org'],
   'tokens:names': ['org'],
+  'webhooks:encrypt-secrets': ['org'],
 };
 const booleanFlags = new Set(['dry-run']);
 
@@ -177,6 +184,18 @@ async function main() {
       return (await import('../../lib/db/accounts.ts')).writeMissingTokenNames(orgFlag(values.org));
     case 'issues:reindex':
       return (await import('../../lib/db/reindex.ts')).rebuildIssueIndexes(orgFlag(values.org));
+    case 'webhooks:encrypt-secrets': {
+      if (useAws && !process.env.WEBHOOK_SECRET_KMS_KEY_ID)
+        throw new UsageError(
+          'webhooks:encrypt-secrets on AWS needs WEBHOOK_SECRET_KMS_KEY_ID (the stack output WebhookSecretKeyArn)',
+        );
+      if (!useAws) {
+        // DynamoDB Local: the key `npm start` keeps beside its data (tools/local/secret-key.ts).
+        const { useLocalSecretKey } = await import('../local/secret-key.ts');
+        useLocalSecretKey(process.env.DATA_DIR ?? '.data');
+      }
+      return (await import('../../lib/domain/webhook-secrets.ts')).sealPlaintextSecrets(orgFlag(values.org));
+    }
   }
   throw new UsageError(`unknown command "${command}"`);
 }

@@ -175,6 +175,10 @@ async function main(): Promise<number> {
   process.env.TABLE_NAME ??= 'sprint-ticketing';
   process.env.AWS_REGION ??= 'local';
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
+  // The webhook secret key of `npm start`'s data folder: what it sealed, the handler opens.
+  const { useLocalSecretKey } = await import('./secret-key.ts');
+  const { localConfig } = await import('./config.ts');
+  useLocalSecretKey(localConfig.dataDir);
   const { ensureTable } = await import('./table.ts');
   try {
     await ensureTable(endpoint, process.env.TABLE_NAME);

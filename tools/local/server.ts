@@ -46,6 +46,9 @@ try {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   // Webhooks to receivers on this machine are allowed locally (never on Lambda): docs/change-feed.md.
   process.env.WEBHOOK_ALLOW_LOOPBACK ??= '1';
+  // Webhook secrets are sealed with a key kept beside the data (no KMS locally): docs/change-feed.md.
+  const { useLocalSecretKey } = await import('./secret-key.ts');
+  useLocalSecretKey(cfg.dataDir);
   const created = await ensureTable(endpoint, cfg.tableName);
   if (created === 'created') console.log(`Created table ${cfg.tableName}`);
 
