@@ -1,128 +1,19 @@
 import { ValidationError } from '../domain/errors.ts';
 import type { IssueStatus } from '../schemas/issues.ts';
-import { tableName } from './client.ts';
-import { collections, keys, listKeys } from './keys.ts';
+import { collections } from './keys.ts';
 import { decodeCursor, encodeCursor, type PageRequest } from './list.ts';
 import { queryPages } from './query.ts';
-import type { GuardedItem } from './transactions.ts';
 
 /**
  * The index of `GET /me/issues`: one small item per assigned issue in the assignee's own partition
  * (`ORG#o#A#a`, lib/db/keys.ts), sorted on LSI1 by the issue's `updated_at`, and a count
- * (`assigned_count`) on the assignee's account item. Every write that changes an issue's assignee,
- * `updated_at`, status or list (create, update, move, delete, sprint completion, and the cascades
- * that delete issues with their project or sprint) writes the index in the same transaction as the
- * issue, so the index is as consistent as the issue itself, and a page of it is one Query.
+ * (`assigned_count`) on the assignee's account item. It is the `assignee-index` derivation
+ * (lib/domain/derivations.ts): every write that changes an issue's assignee, `updated_at`, status
+ * or list (create, update, move, delete, sprint completion, and the cascades that delete issues
+ * with their project or sprint) writes it in the same transaction as the issue
+ * (lib/db/issue-write.ts), so the index is as consistent as the issue itself, and a page of it is
+ * one Query. This file reads it.
  */
-
-/** What the index holds of an issue. */
-export interface AssignedState {
-  assigneeId: number | null;
-  updatedAt: string;
-  status: IssueStatus;
-  sprintId: number | null;
-}
-
-/** The stored issue's index state. */
-export const assignedStateOf = (issue: {
-  assignee_id?: number | null | undefined;
-  updated_at: string;
-  status: IssueStatus;
-  sprint_id?: number | null | undefined;
-}): AssignedState => ({
-  assigneeId: issue.assignee_id ?? null,
-  updatedAt: issue.updated_at,
-  status: issue.status,
-  sprintId: issue.sprint_id ?? null,
-});
-
-const countUpdate = (orgId: number, accountId: number, by: number, reason?: string): GuardedItem => ({
-  item: {
-    Update: {
-      TableName: tableName,
-      Key: keys.account(orgId, accountId),
-      UpdateExpression: 'ADD assigned_count :by',
-      // Gaining an issue proves the account exists (the assignee check); accounts are never deleted.
-      ...(by > 0 ? { ConditionExpression: 'attribute_exists(PK)' } : {}),
-      ExpressionAttributeValues: { ':by': by },
-    },
-  },
-  reason,
-});
-
-/**
- * The index items of one issue write, from its state `before` (undefined: created) to `after`
- * (undefined: deleted): the old assignee's entry removed and count lowered when the assignee
- * changes; the new assignee's entry written (its sort key follows `updated_at`) and, when it is a
- * new assignee, its count raised, conditioned on the account existing (refused as `reason`: this
- * is the assignee check of the write). An unchanged assignee needs its own check from the caller.
- */
-export function assignmentItems(
-  orgId: number,
-  projectId: number,
-  issueId: number,
-  before: AssignedState | undefined,
-  after: AssignedState | undefined,
-  reason = 'assignee',
-): GuardedItem[] {
-  const from = before?.assigneeId ?? null;
-  const to = after?.assigneeId ?? null;
-  const items: GuardedItem[] = [];
-  if (from !== null && from !== to) {
-    items.push({ item: { Delete: { TableName: tableName, Key: keys.assignedIssue(orgId, from, projectId, issueId) } } });
-    items.push(countUpdate(orgId, from, -1));
-  }
-  if (after && to !== null) {
-    items.push({
-      item: {
-        Put: {
-          TableName: tableName,
-          Item: {
-            ...keys.assignedIssue(orgId, to, projectId, issueId),
-            LSK: listKeys.assignedIssue(after.updatedAt, projectId, issueId),
-            type: 'assigned_issue',
-            project_id: projectId,
-            issue_id: issueId,
-            sprint_id: after.sprintId,
-            status: after.status,
-            updated_at: after.updatedAt,
-          },
-        },
-      },
-    });
-    if (to !== from) items.push(countUpdate(orgId, to, 1, reason));
-  }
-  return items;
-}
-
-/**
- * The index items of issues the cascade deletes with their project or sprint: their entries
- * removed, each conditioned on still being there (refused as `gone`), with each assignee's count
- * lowered by as many, in one transaction (at most 2 items per issue). A repeated run (a retried
- * cascade) is refused by a condition and changes nothing.
- */
-export function unassignOnCascade(
-  orgId: number,
-  projectId: number,
-  issues: { issueId: number; assigneeId: number }[],
-): GuardedItem[] {
-  const lowered = new Map<number, number>();
-  const items: GuardedItem[] = issues.map(({ issueId, assigneeId }) => {
-    lowered.set(assigneeId, (lowered.get(assigneeId) ?? 0) + 1);
-    return {
-      item: {
-        Delete: {
-          TableName: tableName,
-          Key: keys.assignedIssue(orgId, assigneeId, projectId, issueId),
-          ConditionExpression: 'attribute_exists(PK)',
-        },
-      },
-      reason: 'gone',
-    };
-  });
-  for (const [accountId, by] of lowered) items.push(countUpdate(orgId, accountId, -by));
-  return items;
-}
 
 /** One entry of the index: which issue, and the list it was in when last written. */
 export interface AssignedEntry {

@@ -1,5 +1,4 @@
-import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
-import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -8,8 +7,17 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { unassignOnCascade } from './assigned.ts';
+import {
+  cascadeParentOf,
+  idOf,
+  MAX_ATTEMPTS,
+  pendingCascadeFromItem,
+  pendingCascadeOf,
+  type CascadeParent,
+  type PendingCascade,
+} from '../domain/cascades.ts';
+import type { IssueChange } from '../domain/derivations.ts';
+import { issueWriteItems } from './issue-write.ts';
 import { queryPages, scanPages } from './query.ts';
 import { db, tableName } from './client.ts';
 import {
@@ -23,6 +31,9 @@ import {
   type Key,
 } from './keys.ts';
 import { Refused, transact, type GuardedItem } from './transactions.ts';
+
+export { cascadeParentOf, failureMessage, MAX_ATTEMPTS, pendingCascadeFromItem, pendingCascadeOf } from '../domain/cascades.ts';
+export type { CascadeParent, PendingCascade } from '../domain/cascades.ts';
 
 /**
  * The cascade of deletes, fed by the table's stream (REMOVE records). A parent's delete is one
@@ -44,12 +55,6 @@ import { Refused, transact, type GuardedItem } from './transactions.ts';
  * finished cascade deletes it. After MAX_ATTEMPTS failures in a row it is marked `failed`, left
  * where `cascade:resume` (tools/cli/admin.ts) finds it, and announced on the failure queue.
  */
-
-/** What a REMOVE record asks to be cascaded. */
-export type CascadeParent =
-  | { kind: 'project'; orgId: number; projectId: number }
-  | { kind: 'sprint'; orgId: number; projectId: number; sprintId: number }
-  | { kind: 'issue'; orgId: number; projectId: number; issueId: number };
 
 /** Thrown between pages when the invocation is about to run out of time, with where it stopped. */
 export class CascadeInterrupted extends Error {
@@ -78,26 +83,6 @@ const BATCH_SIZE = 25;
 /** Parallel BatchWrites per page, and parallel issue cascades of one sprint or one record batch. */
 const PARALLELISM = 8;
 const MAX_UNPROCESSED_RETRIES = 8;
-
-const numberOf = (v: AttributeValue | undefined): number | undefined =>
-  v?.N !== undefined && Number.isSafeInteger(Number(v.N)) ? Number(v.N) : undefined;
-
-/** The parent a stream record asks to cascade, or undefined for anything else (writes, comments...). */
-export function cascadeParentOf(record: DynamoDBRecord): CascadeParent | undefined {
-  if (record.eventName !== 'REMOVE') return undefined;
-  const old = record.dynamodb?.OldImage;
-  if (!old) return undefined;
-  const type = old.type?.S;
-  const orgId = numberOf(old.org_id);
-  const id = numberOf(old.id);
-  if (orgId === undefined || id === undefined) return undefined;
-  if (type === 'project') return { kind: 'project', orgId, projectId: id };
-  const projectId = numberOf(old.project_id);
-  if (projectId === undefined) return undefined;
-  if (type === 'sprint') return { kind: 'sprint', orgId, projectId, sprintId: id };
-  if (type === 'issue') return { kind: 'issue', orgId, projectId, issueId: id };
-  return undefined;
-}
 
 function checkDeadline(options: CascadeOptions, at: Record<string, unknown> | undefined) {
   if (options.deadline !== undefined && Date.now() > options.deadline) throw new CascadeInterrupted(at);
@@ -237,31 +222,44 @@ const ignoreRefused = (err: unknown) => {
   if (!(err instanceof Refused)) throw err;
 };
 
-/** The number pointers (while they still point to these issues) and assignee entries of `issues`, as transaction items. */
+/** What a cascade keeps of the issues it deletes: what lives outside the deleted parent (lib/domain/derivations.ts). */
+const OUTSIDE = { pointer: ['number-pointer'], assignee: ['assignee-index'] } as const;
+
+/**
+ * The number pointers (while they still point to these issues) and assignee entries of `issues`,
+ * as transaction items (lib/db/issue-write.ts): their list's counters went with the parent.
+ */
 function indexDeletes(
   orgId: number,
   projectId: number,
   issues: { issueId: number; number?: string | undefined; assigneeId?: number | undefined }[],
 ): GuardedItem[] {
-  const pointers: GuardedItem[] = issues.flatMap(({ issueId, number }) =>
-    number === undefined
-      ? []
-      : [
-          {
-            item: {
-              Delete: {
-                TableName: tableName,
-                Key: keys.issueKey(orgId, number),
-                ConditionExpression: 'project_id = :project AND issue_id = :issue',
-                ExpressionAttributeValues: { ':project': projectId, ':issue': issueId },
-              },
-            },
-            reason: 'gone',
-          },
-        ],
-  );
-  const assigned = issues.flatMap(({ issueId, assigneeId }) => (assigneeId === undefined ? [] : [{ issueId, assigneeId }]));
-  return [...pointers, ...(assigned.length > 0 ? unassignOnCascade(orgId, projectId, assigned) : [])];
+  const gone = (i: (typeof issues)[number]): IssueChange => ({
+    before: {
+      orgId,
+      projectId,
+      id: i.issueId,
+      number: i.number ?? '',
+      sprintId: null,
+      position: 0,
+      status: 'todo',
+      storyPoints: null,
+      assigneeId: i.assigneeId ?? null,
+      updatedAt: '',
+    },
+  });
+  const write = (only: readonly string[], of: typeof issues) =>
+    of.length === 0 ? [] : issueWriteItems({ orgId, projectId, issues: [], changes: of.map(gone), only, guardedRemoves: true });
+  return [
+    ...write(
+      OUTSIDE.pointer,
+      issues.filter((i) => i.number !== undefined),
+    ),
+    ...write(
+      OUTSIDE.assignee,
+      issues.filter((i) => i.assigneeId !== undefined),
+    ),
+  ];
 }
 
 const ISSUE_SK = /^ISSUE#\d+$/;
@@ -388,24 +386,6 @@ interface Group {
   entries: { index: number; parent: CascadeParent }[];
 }
 
-/** Failures in a row after which a pending cascade is left for an operator (`cascade:resume`). */
-export const MAX_ATTEMPTS = 5;
-
-/** A cascade written down to be continued: where it stopped, and how it has fared so far. */
-export interface PendingCascade {
-  parent: CascadeParent;
-  /** Where its paging stopped; undefined to start from the beginning. */
-  after?: Record<string, unknown> | undefined;
-  /** Failures in a row (a deadline stop is not one). */
-  attempts: number;
-  /** `pending` brings the consumer back; `failed` waits for `cascade:resume`. */
-  status: 'pending' | 'failed';
-  error?: string | undefined;
-}
-
-const idOf = (parent: CascadeParent): number =>
-  parent.kind === 'project' ? parent.projectId : parent.kind === 'sprint' ? parent.sprintId : parent.issueId;
-
 /** Writes (or rewrites) a pending cascade; every write is a stream record that brings the consumer back. */
 export async function savePendingCascade(pending: PendingCascade): Promise<void> {
   const { parent } = pending;
@@ -439,30 +419,6 @@ export async function finishPendingCascade(parent: CascadeParent): Promise<void>
   );
 }
 
-/** A pending cascade from its stored item (plain attributes). */
-export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCascade | undefined {
-  const orgId = Number(item.org_id);
-  const projectId = Number(item.project_id);
-  const id = Number(item.parent_id);
-  if (item.type !== 'cascade' || ![orgId, projectId, id].every(Number.isSafeInteger)) return undefined;
-  const parent: CascadeParent | undefined =
-    item.kind === 'project'
-      ? { kind: 'project', orgId, projectId }
-      : item.kind === 'sprint'
-        ? { kind: 'sprint', orgId, projectId, sprintId: id }
-        : item.kind === 'issue'
-          ? { kind: 'issue', orgId, projectId, issueId: id }
-          : undefined;
-  if (!parent) return undefined;
-  return {
-    parent,
-    after: (item.after as Record<string, unknown> | undefined) ?? undefined,
-    attempts: Number(item.attempts ?? 0),
-    status: item.status === 'failed' ? 'failed' : 'pending',
-    error: typeof item.error === 'string' ? item.error : undefined,
-  };
-}
-
 /** Every pending cascade (one Query of their partition; operators: `cascade:resume`, `cascade:sweep`). */
 export async function listPendingCascades(): Promise<PendingCascade[]> {
   const found: PendingCascade[] = [];
@@ -477,28 +433,6 @@ export async function listPendingCascades(): Promise<PendingCascade[]> {
     },
   );
   return found;
-}
-
-/** The pending cascade a stream record (its write, still pending) asks to continue, if any. */
-export function pendingCascadeOf(record: DynamoDBRecord): PendingCascade | undefined {
-  if (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') return undefined;
-  const image = record.dynamodb?.NewImage;
-  if (image?.type?.S !== 'cascade' || image.status?.S !== 'pending') return undefined;
-  return pendingCascadeFromItem(unmarshall(image as Record<string, SdkAttributeValue>));
-}
-
-/** What the failure queue carries for a cascade given up: everything `cascade:resume` needs. */
-export function failureMessage(pending: PendingCascade) {
-  const { parent } = pending;
-  const child =
-    parent.kind === 'sprint' ? ` --sprint ${parent.sprintId}` : parent.kind === 'issue' ? ` --issue ${parent.issueId}` : '';
-  return {
-    cascade: parent,
-    after: pending.after ?? null,
-    attempts: pending.attempts,
-    error: pending.error ?? null,
-    resume: `npm run admin -- cascade:resume --org ${parent.orgId} --project ${parent.projectId}${child}`,
-  };
 }
 
 /** Where a cascade given up is announced (the consumer's failure queue); a log line when unset (locally). */

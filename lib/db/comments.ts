@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ancestryOf, pathAncestryOf, type Ancestry } from '../domain/comment-ancestry.ts';
 import type { Comment } from '../schemas/comments.ts';
 import { db, tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
@@ -66,18 +67,9 @@ async function getMany(wanted: Key[]): Promise<Map<string, Record<string, unknow
   return found;
 }
 
-/** What the ancestor check of a comment found. */
-export interface Ancestry {
-  /** The first ancestor found missing (or, for a path, an issue that is not under it). */
-  missing?: 'Project' | 'Sprint' | 'Issue' | undefined;
-  /** The issue's current sprint (null in the backlog). */
-  issueSprintId: number | null;
-  /** The issue's comments counter. */
-  commentsCount: number;
-  /** The issue has moved to a sprint that was not read: that sprint's existence is unchecked. */
-  sprintUnchecked: boolean;
-}
+export type { Ancestry };
 
+/** The ancestor check of a comment by the items found (lib/domain/comment-ancestry.ts). */
 function ancestry(
   found: Map<string, Record<string, unknown>>,
   orgId: number,
@@ -85,16 +77,15 @@ function ancestry(
   issueId: number,
   sprintRead: number | null,
 ): Ancestry {
-  const project = found.get(keyString(keys.project(orgId, projectId)));
-  const issue = found.get(keyString(keys.issue(orgId, projectId, issueId)));
-  const sprint = sprintRead === null ? undefined : found.get(keyString(keys.sprint(orgId, projectId, sprintRead)));
-  const current = issue?.sprint_id === null || issue?.sprint_id === undefined ? null : Number(issue.sprint_id);
-  const result = { issueSprintId: current, commentsCount: Number(issue?.comments_count ?? 0), sprintUnchecked: false };
-  if (!project) return { ...result, missing: 'Project' };
-  if (!issue) return { ...result, missing: 'Issue' };
-  if (current === null) return result;
-  if (current !== sprintRead) return { ...result, sprintUnchecked: true };
-  return sprint ? result : { ...result, missing: 'Sprint' };
+  const get = (key: Key) => found.get(keyString(key));
+  return ancestryOf(
+    {
+      project: get(keys.project(orgId, projectId)),
+      issue: get(keys.issue(orgId, projectId, issueId)),
+      sprint: sprintRead === null ? undefined : get(keys.sprint(orgId, projectId, sprintRead)),
+    },
+    sprintRead,
+  );
 }
 
 /** The keys of a comment path's project, sprint (if any) and issue. */
@@ -105,18 +96,10 @@ function pathKeys(orgId: number, ref: IssueRef) {
   return { project, sprint, issue, all: sprint ? [project, sprint, issue] : [project, issue] };
 }
 
-/** Judges a path from its items: the issue must be in that sprint, or in the backlog, now. */
+/** Judges a path from its items (lib/domain/comment-ancestry.ts). */
 function underPath(found: Map<string, Record<string, unknown>>, path: ReturnType<typeof pathKeys>, ref: IssueRef): Ancestry {
-  const issue = found.get(keyString(path.issue));
-  const a: Ancestry = {
-    issueSprintId: issue?.sprint_id === null || issue?.sprint_id === undefined ? null : Number(issue.sprint_id),
-    commentsCount: Number(issue?.comments_count ?? 0),
-    sprintUnchecked: false,
-  };
-  if (!found.has(keyString(path.project))) return { ...a, missing: 'Project' };
-  if (path.sprint && !found.has(keyString(path.sprint))) return { ...a, missing: 'Sprint' };
-  if (!issue || a.issueSprintId !== ref.sprintId) return { ...a, missing: 'Issue' };
-  return a;
+  const get = (key: Key | undefined) => (key ? found.get(keyString(key)) : undefined);
+  return pathAncestryOf({ project: get(path.project), sprint: get(path.sprint), issue: get(path.issue) }, ref.sprintId);
 }
 
 /** A page of an issue's comments and its path's ancestry, read together (2 calls, whatever the page). */

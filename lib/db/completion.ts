@@ -1,12 +1,14 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SprintReport } from '../schemas/sprints.ts';
 import { db, tableName } from './client.ts';
-import { listOwnerUpdate, type ParentChange } from './issues.ts';
+import type { IssueChange } from '../domain/derivations.ts';
+import { issueWrite, listOwnerUpdate } from './issue-write.ts';
 import { keys, projectPk, velocityPrefix } from './keys.ts';
 import type { ProjectItem } from './projects.ts';
-import { addCounters, type CompletionPlan, type SprintCounters } from './sprints.ts';
+import { addCounters, type CompletionPlan } from './sprints.ts';
 import { transact, type GuardedItem } from './transactions.ts';
 import { storedNumberIs } from './versions.ts';
+import { COPIED, FIELDS, type CountersAtCompletion } from '../domain/completion.ts';
 
 /**
  * The completion of a sprint as stored steps (lib/domain/sprints.ts decides them):
@@ -23,44 +25,27 @@ import { storedNumberIs } from './versions.ts';
  * Every step is conditioned on the state it moves from, so two finishers never apply one twice.
  */
 
-const COPIED: (keyof SprintCounters | 'added_issues' | 'added_points' | 'removed_issues' | 'removed_points')[] = [
-  'issues_count',
-  'total_story_points',
-  'completed_story_points',
-  'open_issues_count',
-  'open_story_points',
-  'done_issues_count',
-  'added_issues',
-  'added_points',
-  'removed_issues',
-  'removed_points',
-];
-
-const FIELDS = ['name', 'start_date', 'end_date', 'activated_at'] as const;
-
-/** The counters and fields of a sprint as they stood when its completion began. */
-export type CountersAtCompletion = Record<(typeof COPIED)[number], number> & Record<(typeof FIELDS)[number], string | null>;
-
-/** The counters and fields copied when the completion began (`at_completion_*`), or (`prefix` '') as they are now. */
-export function countersAtCompletion(item: Record<string, unknown>, prefix = 'at_completion_'): CountersAtCompletion {
-  return {
-    ...Object.fromEntries(COPIED.map((c) => [c, Number(item[`${prefix}${c}`] ?? 0)])),
-    ...Object.fromEntries(FIELDS.map((f) => [f, (item[`${prefix}${f}`] as string | null | undefined) ?? null])),
-  } as CountersAtCompletion;
-}
-
-/** The update of the list that receives a completion's open issues: a sprint still in planning, or the backlog. */
-function targetUpdate(orgId: number, projectId: number, target: ParentChange, requirePlanning: boolean): GuardedItem {
-  if (target.sprintId === null || !requirePlanning) return listOwnerUpdate(orgId, projectId, target, 'target');
+/**
+ * The update of the list that receives a completion's open issues by what the derivations add to
+ * it: the backlog, or a sprint (with `requirePlanning`: still in planning).
+ */
+function targetUpdate(
+  orgId: number,
+  projectId: number,
+  target: number | null,
+  add: Record<string, number>,
+  requirePlanning: boolean,
+): GuardedItem {
+  if (target === null || !requirePlanning) return listOwnerUpdate(orgId, projectId, target, add, 'target');
   const names: Record<string, string> = { '#status': 'status' };
   const values: Record<string, unknown> = { ':planning': 'planning' };
-  const add = addCounters({ ...(target.delta as Record<string, number>), ...target.rank }, names, values);
+  const added = addCounters(add, names, values);
   return {
     item: {
       Update: {
         TableName: tableName,
-        Key: keys.sprint(orgId, projectId, target.sprintId),
-        UpdateExpression: add ? `ADD ${add}` : 'SET #status = :planning',
+        Key: keys.sprint(orgId, projectId, target),
+        UpdateExpression: added ? `ADD ${added}` : 'SET #status = :planning',
         ConditionExpression: 'attribute_exists(PK) AND #status = :planning',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
@@ -70,53 +55,56 @@ function targetUpdate(orgId: number, projectId: number, target: ParentChange, re
   };
 }
 
+/** What a completion step moves: the issues' items and changes, from `appendToList` (lib/db/issues.ts). */
+export interface CompletionMoves {
+  moves: GuardedItem[];
+  changes: IssueChange[];
+  /** Where they go: a sprint, or null for the backlog. */
+  target: number | null;
+}
+
 /**
  * A whole completion in one transaction, when its open issues fit (96 at most): `moves` (from
  * `appendToList`, each conditioned on the revision it was read at), the sprint active -> completed
- * with its counters lowered by `leaving` (and its rank counters by `leavingRank`) and its report, the target's counters (a target sprint
- * must still be in planning) and the velocity summary. The sprint is conditioned on the counters
- * the report was computed from (`expected`), so the report is exact. Refusals: `moved` (an issue
- * changed), `sprint` (its status or a counter moved), `target`.
+ * with its report, the target (a target sprint must still be in planning) and the velocity
+ * summary; the counters and indexes of the moves are the derivations' (lib/db/issue-write.ts: the
+ * sprint's as plain counters, the target's with its history). The sprint is conditioned on the
+ * counters the report was computed from (`expected`), so the report is exact. Refusals: `moved`
+ * (an issue changed), `sprint` (its status or a counter moved), `target`.
  */
 export async function completeAtOnce(
   orgId: number,
   projectId: number,
   sprintId: number,
-  step: {
-    moves: GuardedItem[];
-    leaving: SprintCounters;
-    /** What the sprint's rank counters move by as the open issues leave (lib/domain/positions.ts). */
-    leavingRank: Record<string, number>;
-    target: ParentChange;
+  step: CompletionMoves & {
     expected: CountersAtCompletion;
     plan: CompletionPlan;
     report: SprintReport;
     velocity: VelocityEntry;
   },
 ): Promise<void> {
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = {
-    ':active': 'active',
-    ':completed': 'completed',
-    ':actual_end_date': step.plan.actual_end_date,
-    ':report': step.report,
-    ':now': step.plan.completed_at,
-  };
-  const conditions = ['#status = :active'];
-  for (const c of COPIED) {
-    names[`#e_${c}`] = c;
-    values[`:e_${c}`] = step.expected[c];
-    conditions.push(storedNumberIs(`#e_${c}`, `:e_${c}`, step.expected[c]));
-  }
-  const add = addCounters({ ...step.leaving, ...step.leavingRank }, names, values);
-  await transact([
-    ...step.moves,
-    {
+  const completed = (add: Record<string, number>): GuardedItem => {
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = {
+      ':active': 'active',
+      ':completed': 'completed',
+      ':actual_end_date': step.plan.actual_end_date,
+      ':report': step.report,
+      ':now': step.plan.completed_at,
+    };
+    const conditions = ['#status = :active'];
+    for (const c of COPIED) {
+      names[`#e_${c}`] = c;
+      values[`:e_${c}`] = step.expected[c];
+      conditions.push(storedNumberIs(`#e_${c}`, `:e_${c}`, step.expected[c]));
+    }
+    const added = addCounters(add, names, values);
+    return {
       item: {
         Update: {
           TableName: tableName,
           Key: keys.sprint(orgId, projectId, sprintId),
-          UpdateExpression: `SET #status = :completed, actual_end_date = :actual_end_date, report = :report, updated_at = :now${add ? ` ADD ${add}` : ''}`,
+          UpdateExpression: `SET #status = :completed, actual_end_date = :actual_end_date, report = :report, updated_at = :now${added ? ` ADD ${added}` : ''}`,
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
@@ -124,10 +112,19 @@ export async function completeAtOnce(
       },
       reason: 'sprint',
       resource: true,
-    },
-    ...(step.moves.length > 0 || step.target.sprintId !== null ? [targetUpdate(orgId, projectId, step.target, true)] : []),
-    velocityPut(orgId, projectId, sprintId, step.plan, step.velocity),
-  ]);
+    };
+  };
+  await issueWrite({
+    orgId,
+    projectId,
+    issues: step.moves,
+    changes: step.changes,
+    ctx: { completing: sprintId },
+    // A target sprint is checked even when nothing moves; the backlog only receives.
+    owners: step.target === null ? [sprintId] : [sprintId, step.target],
+    owner: (list, add) => (list === sprintId ? completed(add) : targetUpdate(orgId, projectId, list, add, true)),
+    tail: [velocityPut(orgId, projectId, sprintId, step.plan, step.velocity)],
+  });
 }
 
 function velocityPut(
@@ -208,37 +205,44 @@ export async function beginCompletion(orgId: number, projectId: number, sprintId
 }
 
 /**
- * One batch of a completion's moves: `moves` (from `appendToList`, lib/db/issues.ts), the sprint's
- * counters lowered by `leaving` (conditioned on it still being `completing`) and the target's
- * counters raised, in one transaction. Refusals: `moved` (another finisher moved one of them
- * first), `sprint` (not completing any more), `target`.
+ * One batch of a completion's moves: `moves` (from `appendToList`, lib/db/issues.ts), the sprint
+ * (conditioned on it still being `completing`) and the target, with what the derivations keep of
+ * the moves (lib/db/issue-write.ts), in one transaction. Refusals: `moved` (another finisher moved
+ * one of them first), `sprint` (not completing any more), `target`.
  */
 export async function completionMoves(
   orgId: number,
   projectId: number,
   sprintId: number,
-  step: { moves: GuardedItem[]; leaving: SprintCounters; leavingRank: Record<string, number>; target: ParentChange; now: string },
+  step: CompletionMoves & { now: string },
 ): Promise<void> {
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = { ':completing': 'completing', ':now': step.now };
-  const add = addCounters({ ...step.leaving, ...step.leavingRank }, names, values);
-  await transact([
-    ...step.moves,
-    {
+  const completing = (add: Record<string, number>): GuardedItem => {
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ':completing': 'completing', ':now': step.now };
+    const added = addCounters(add, names, values);
+    return {
       item: {
         Update: {
           TableName: tableName,
           Key: keys.sprint(orgId, projectId, sprintId),
-          UpdateExpression: `SET updated_at = :now${add ? ` ADD ${add}` : ''}`,
+          UpdateExpression: `SET updated_at = :now${added ? ` ADD ${added}` : ''}`,
           ConditionExpression: '#status = :completing',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         },
       },
       reason: 'sprint',
-    },
-    listOwnerUpdate(orgId, projectId, step.target, 'target'),
-  ]);
+    };
+  };
+  await issueWrite({
+    orgId,
+    projectId,
+    issues: step.moves,
+    changes: step.changes,
+    ctx: { completing: sprintId },
+    owners: [sprintId, step.target],
+    owner: (list, add) => (list === sprintId ? completing(add) : targetUpdate(orgId, projectId, list, add, false)),
+  });
 }
 
 /** What the velocity endpoint lists of a completed sprint (written once, at completion). */

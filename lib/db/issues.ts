@@ -21,9 +21,10 @@ import { collections, keys, listKeys, parseIssueListKey, type Collection, type K
 import { decodeCursor, encodeCursor, MAX_READ_BYTES, type PageRequest } from './list.ts';
 import { queryPages } from './query.ts';
 import type { ProjectItem } from './projects.ts';
-import { assignedStateOf, assignmentItems, type AssignedState } from './assigned.ts';
-import { accountExists, addCounters, type SprintCounters, type SprintItem } from './sprints.ts';
-import { batchGet, Refused, revisionCondition, setAssignments, transact, type GuardedItem } from './transactions.ts';
+import { accountExists, type SprintItem } from './sprints.ts';
+import { batchGet, existsCheck, Refused, revisionCondition, setAssignments, type GuardedItem } from './transactions.ts';
+import { issueWrite } from './issue-write.ts';
+import { issueStateOf, repositioned, type IssueChange, type IssueState } from '../domain/derivations.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from './versions.ts';
 
@@ -41,22 +42,6 @@ export interface IssueItem extends Issue {
   /** Bumped by every write that can change counters or the list; writes are conditioned on it. */
   rev?: number;
   comments_count?: number;
-}
-
-/**
- * Counter changes on a list's owner: a sprint's counters (with its scope counters and the day's
- * burndown attribute, lib/db/sprints.ts), or the backlog count on the project.
- */
-export type ListDelta = Partial<SprintCounters> & Partial<Record<string, number>>;
-
-export interface ParentChange {
-  /** The list whose owner changes: a sprint id, or null for the backlog (owned by the project). */
-  sprintId: number | null;
-  delta: ListDelta;
-  /** A position was computed in this list: check and bump its revision (read as `expected`). */
-  listRev?: { expected: number | undefined } | undefined;
-  /** What the list's rank counters move by (`rk_<block>` -> delta; lib/domain/positions.ts). */
-  rank?: Record<string, number> | undefined;
 }
 
 /** The resource from a stored issue; `position` is its place in its list (the stored key is not shown). */
@@ -434,117 +419,39 @@ export async function allocatePositions(orgId: number, projectId: number, count:
 }
 
 /**
- * The counter update of a list's owner (or a check that it exists, when nothing changes). A sprint
- * being completed is refused: its issues are frozen until the completion ends (lib/domain/sprints.ts).
+ * Creates an issue: the issue, and what every derivation keeps of it (lib/db/issue-write.ts): its
+ * list owner's counters (which prove the sprint exists), its number's pointer, the assignee's
+ * entry and count (raising the count is the assignee check), with the project's existence
+ * (nothing may be written under a deleted project: its cascade would miss it), in one transaction.
  */
-export function listOwnerUpdate(orgId: number, projectId: number, change: ParentChange, reason: string): GuardedItem {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const conditions = ['attribute_exists(PK)'];
-  if (change.sprintId !== null) {
-    names['#owner_status'] = 'status';
-    values[':completing'] = 'completing';
-    conditions.push('#owner_status <> :completing');
-  }
-  const delta: Record<string, number> = { ...(change.delta as Record<string, number>) };
-  for (const [name, by] of Object.entries(change.rank ?? {})) delta[name] = (delta[name] ?? 0) + by;
-  if (change.listRev) {
-    const rev = change.sprintId === null ? 'backlog_rev' : 'positions_rev';
-    delta[rev] = 1;
-    names[`#${rev}_c`] = rev;
-    if (change.listRev.expected === undefined) {
-      conditions.push(`attribute_not_exists(#${rev}_c)`);
-    } else {
-      values[':list_rev'] = change.listRev.expected;
-      conditions.push(`#${rev}_c = :list_rev`);
-    }
-  }
-  const add = addCounters(delta, names, values);
-  return {
-    item: {
-      // Nothing to add (a move that leaves the counters as they were) still checks the parent.
-      ...(add
-        ? {
-            Update: {
-              TableName: tableName,
-              Key: change.sprintId === null ? keys.project(orgId, projectId) : keys.sprint(orgId, projectId, change.sprintId),
-              UpdateExpression: `ADD ${add}`,
-              ConditionExpression: conditions.join(' AND '),
-              ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-              ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+export async function insertIssue(orgId: number, projectId: number, issue: Issue): Promise<void> {
+  await issueWrite({
+    orgId,
+    projectId,
+    issues: [
+      {
+        item: {
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...keys.issue(orgId, projectId, issue.id),
+              LSK: listKey(issue.sprint_id, issue.position, issue.id),
+              type: 'issue',
+              org_id: orgId,
+              ...issue,
+              rev: 0,
+              comments_count: 0,
             },
-          }
-        : {
-            ConditionCheck: {
-              TableName: tableName,
-              Key: change.sprintId === null ? keys.project(orgId, projectId) : keys.sprint(orgId, projectId, change.sprintId),
-              ConditionExpression: conditions.join(' AND '),
-              ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-              ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
-            },
-          }),
-    },
-    reason,
-  };
-}
-
-/**
- * Creates an issue: the issue, its list owner's counters (which prove the sprint exists), the
- * project's existence (nothing may be written under a deleted project: its cascade would miss
- * it) and the assignee's account, in one transaction.
- */
-export async function insertIssue(
-  orgId: number,
-  projectId: number,
-  issue: Issue,
-  parent: ParentChange,
-  assigneeId: number | null,
-): Promise<void> {
-  const items: GuardedItem[] = [
-    {
-      item: {
-        Put: {
-          TableName: tableName,
-          Item: {
-            ...keys.issue(orgId, projectId, issue.id),
-            LSK: listKey(issue.sprint_id, issue.position, issue.id),
-            type: 'issue',
-            org_id: orgId,
-            ...issue,
-            rev: 0,
-            comments_count: 0,
+            ConditionExpression: 'attribute_not_exists(PK)',
           },
-          ConditionExpression: 'attribute_not_exists(PK)',
         },
+        reason: 'issue_exists',
       },
-      reason: 'issue_exists',
-    },
-    listOwnerUpdate(orgId, projectId, parent, parent.sprintId === null ? 'project' : 'sprint'),
-    {
-      // The number's pointer; a stale one (left by a deleted project whose prefix is reused) is replaced.
-      item: {
-        Put: {
-          TableName: tableName,
-          Item: { ...keys.issueKey(orgId, issue.issue_number), type: 'issue_key', project_id: projectId, issue_id: issue.id },
-        },
-      },
-    },
-  ];
-  if (parent.sprintId !== null) {
-    items.push({
-      item: {
-        ConditionCheck: {
-          TableName: tableName,
-          Key: keys.project(orgId, projectId),
-          ConditionExpression: 'attribute_exists(PK)',
-        },
-      },
-      reason: 'project',
-    });
-  }
-  // The assignee's index entry and count; raising the count is the assignee check (lib/db/assigned.ts).
-  if (assigneeId !== null) items.push(...assignmentItems(orgId, projectId, issue.id, undefined, assignedStateOf(issue)));
-  await transact(items);
+    ],
+    changes: [{ after: issueStateOf(orgId, issue as never) }],
+    ownerReason: issue.sprint_id === null ? 'project' : 'sprint',
+    checks: issue.sprint_id === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
+  });
 }
 
 /** Everything one issue update writes. */
@@ -554,16 +461,17 @@ export interface IssueWrite {
   rev: number | undefined;
   /** Fields to set (API names), `updated_at` included. */
   set: Record<string, unknown>;
-  /** New list and/or position. */
-  placement?: { sprintId: number | null; position: number } | undefined;
-  /** Counter changes and list revision checks, at most one per list owner. */
-  parents: ParentChange[];
+  /** The issue before and after the write (its stored position in both). */
+  before: IssueState;
+  after: IssueState;
+  /** A new list and/or position was decided. */
+  placed: boolean;
+  /** A position computed on a read of the target list: that list's revision is checked and bumped. */
+  listRev?: { expected: number | undefined } | undefined;
   /** Neighbours renumbered in the target list, in the same transaction. */
   renumber?: Renumbering[] | undefined;
   /** A new assignee, checked in the same transaction. */
   assigneeId?: number | undefined;
-  /** The issue's assignee index state before and after the write (lib/db/assigned.ts). */
-  assignment: { before: AssignedState; after: AssignedState };
 }
 
 function renumberItem(orgId: number, projectId: number, sprintId: number | null, r: Renumbering): GuardedItem {
@@ -588,88 +496,101 @@ function renumberItem(orgId: number, projectId: number, sprintId: number | null,
 
 /**
  * Applies one issue update as a single transaction: the issue (conditioned on its `rev`), the
- * counters of the lists it leaves and joins, the list revision of a computed position, the
- * renumbered neighbours (each conditioned on its old key) and the assignee check.
+ * renumbered neighbours (each conditioned on its old key), what every derivation keeps of the
+ * change (lib/db/issue-write.ts; the list owners' updates refused as `stale`), the list revision
+ * of a computed position and the assignee check.
  */
 export async function writeIssue(orgId: number, projectId: number, write: IssueWrite): Promise<void> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':rev': write.rev ?? 0, ':one': 1 };
   const fields: Record<string, unknown> = { ...write.set };
-  if (write.placement) {
-    fields.position = write.placement.position;
-    fields.LSK = listKey(write.placement.sprintId, write.placement.position, write.id);
+  const target = write.after.sprintId;
+  if (write.placed) {
+    fields.position = write.after.position;
+    fields.LSK = listKey(target, write.after.position, write.id);
   }
   const sets = setAssignments(fields, names, values);
-  const items: GuardedItem[] = [
-    {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.issue(orgId, projectId, write.id),
-          UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD rev :one`,
-          ConditionExpression: revisionCondition(write.rev),
-          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: values,
+  const renumber = write.renumber ?? [];
+  await issueWrite({
+    orgId,
+    projectId,
+    issues: [
+      {
+        item: {
+          Update: {
+            TableName: tableName,
+            Key: keys.issue(orgId, projectId, write.id),
+            UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD rev :one`,
+            ConditionExpression: revisionCondition(write.rev),
+            ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+            ExpressionAttributeValues: values,
+          },
         },
+        reason: 'stale',
+        resource: true,
       },
-      reason: 'stale',
-      resource: true,
-    },
-    ...write.parents.map((p) => listOwnerUpdate(orgId, projectId, p, 'stale')),
-  ];
-  const target = write.placement?.sprintId ?? null;
-  for (const r of write.renumber ?? []) items.push(renumberItem(orgId, projectId, target, r));
-  const { before, after } = write.assignment;
-  items.push(...assignmentItems(orgId, projectId, write.id, before, after));
-  // An assignee given but unchanged is still checked; a changed one is by its count (lib/db/assigned.ts).
-  if (write.assigneeId !== undefined && write.assigneeId === before.assigneeId) {
-    items.push(accountExists(orgId, write.assigneeId, 'assignee'));
-  }
-  await transact(items);
+      ...renumber.map((r) => renumberItem(orgId, projectId, target, r)),
+    ],
+    changes: [
+      { before: write.before, after: write.after },
+      ...renumber.map((r) => repositioned({ orgId, projectId, sprintId: target }, r)),
+    ],
+    listRev: write.listRev ? { sprintId: target, expected: write.listRev.expected } : undefined,
+    // An assignee given but unchanged is still checked; a changed one is by its count (lib/db/issue-write.ts).
+    checks:
+      write.assigneeId !== undefined && write.assigneeId === write.before.assigneeId
+        ? [accountExists(orgId, write.assigneeId, 'assignee')]
+        : [],
+  });
 }
 
 /**
- * Renumbers neighbours on their own, with what their list's rank counters move by: the rare
- * re-append of a packed run (lib/domain/issues.ts). At most 99 moves (a transaction holds 100 items).
+ * Renumbers neighbours on their own, with their list's rank index: the rare re-append of a packed
+ * run (lib/domain/issues.ts). At most 99 moves (a transaction holds 100 items).
  */
 export async function renumberIssues(
   orgId: number,
   projectId: number,
   sprintId: number | null,
   moves: Renumbering[],
-  rank: Record<string, number>,
 ): Promise<void> {
   if (moves.length === 0) return;
-  await transact([
-    ...moves.map((r) => renumberItem(orgId, projectId, sprintId, r)),
-    listOwnerUpdate(orgId, projectId, { sprintId, delta: {}, rank }, 'stale'),
-  ]);
+  await issueWrite({
+    orgId,
+    projectId,
+    issues: moves.map((r) => renumberItem(orgId, projectId, sprintId, r)),
+    changes: moves.map((r) => repositioned({ orgId, projectId, sprintId }, r)),
+    owners: [sprintId],
+  });
 }
 
 /**
  * Deletes an issue in one transaction: the issue (conditioned on the `rev` its counters were read
- * with), its list owner's counters and the delete's marker (who deleted it, lib/db/deletions.ts). Its comments are unreachable at once (reads check the
- * issue) and removed by the cascade consumer.
+ * with), what every derivation keeps of it (lib/db/issue-write.ts) and the delete's marker (who
+ * deleted it, lib/db/deletions.ts). Its comments are unreachable at once (reads check the issue)
+ * and removed by the cascade consumer.
  */
-export async function deleteIssue(orgId: number, projectId: number, issue: IssueItem, parent: ParentChange): Promise<void> {
-  await transact([
-    {
-      item: {
-        Delete: {
-          TableName: tableName,
-          Key: keys.issue(orgId, projectId, issue.id),
-          ConditionExpression: revisionCondition(issue.rev),
-          ExpressionAttributeValues: { ':rev': issue.rev ?? 0 },
+export async function deleteIssue(orgId: number, projectId: number, issue: IssueItem): Promise<void> {
+  await issueWrite({
+    orgId,
+    projectId,
+    issues: [
+      {
+        item: {
+          Delete: {
+            TableName: tableName,
+            Key: keys.issue(orgId, projectId, issue.id),
+            ConditionExpression: revisionCondition(issue.rev),
+            ExpressionAttributeValues: { ':rev': issue.rev ?? 0 },
+          },
         },
+        reason: 'stale',
+        resource: true,
       },
-      reason: 'stale',
-      resource: true,
-    },
-    listOwnerUpdate(orgId, projectId, parent, 'stale'),
-    { item: { Delete: { TableName: tableName, Key: keys.issueKey(orgId, issue.issue_number) } } },
-    ...assignmentItems(orgId, projectId, issue.id, assignedStateOf(issue), undefined),
-    ...deletionMarker(keys.issue(orgId, projectId, issue.id)),
-  ]);
+    ],
+    changes: [{ before: issueStateOf(orgId, issue as never) }],
+    tail: deletionMarker(keys.issue(orgId, projectId, issue.id)),
+  });
 }
 
 /**
@@ -750,27 +671,39 @@ export async function readSide(
  * THE way issues are appended, in the given order, to the end of a list (a sprint, or the backlog
  * with `null`) when they come from another list: the transaction items that move them, each
  * conditioned on still being in `from` (so a step repeated by a second finisher moves nothing
- * twice), and on its `rev` when one is given; and what the rank counters of the list they leave
- * (`leaving`) and the list they join (`joining`) move by (lib/domain/positions.ts). Positions come
- * from the project's allocator (one atomic ADD for the whole run), so they are above everything in
- * the list when the items commit in order. The caller adds the counters of both lists to the same
- * transaction. Sprint completion uses it (lib/domain/sprints.ts).
+ * twice), and on its `rev` when one is given; and the changes they are (for lib/db/issue-write.ts,
+ * which adds what the derivations keep of them). Positions come from the project's allocator (one
+ * atomic ADD for the whole run), so they are above everything in the list when the items commit in
+ * order. Sprint completion uses it (lib/domain/sprints.ts).
  */
 export async function appendToList(
   orgId: number,
   projectId: number,
   list: number | null,
-  issues: { id: number; position: number; rev?: number | undefined; assignee_id: number | null; status: IssueStatus }[],
+  issues: OpenIssue[],
   move: { from: number; now: string },
-): Promise<{ moves: GuardedItem[]; leaving: Record<string, number>; joining: Record<string, number> }> {
-  if (issues.length === 0) return { moves: [], leaving: {}, joining: {} };
+): Promise<{ moves: GuardedItem[]; changes: IssueChange[] }> {
+  if (issues.length === 0) return { moves: [], changes: [] };
   const appended = appendToEnd(issues, await allocatePositions(orgId, projectId, issues.length));
-  const moves = issues.flatMap((issue, i): GuardedItem[] => {
+  const moves: GuardedItem[] = [];
+  const changes: IssueChange[] = [];
+  issues.forEach((issue, i) => {
     const position = appended.moves[i]?.to as number;
-    // An assigned issue's index entry follows its new `updated_at` and list (lib/db/assigned.ts).
-    const state = { assigneeId: issue.assignee_id, status: issue.status, updatedAt: move.now, sprintId: list };
-    const index = issue.assignee_id === null ? [] : assignmentItems(orgId, projectId, issue.id, state, state);
-    const item: GuardedItem = {
+    // What a move reads of the issue: its number and last update time are not needed (unchanged / replaced).
+    const before: IssueState = {
+      orgId,
+      projectId,
+      id: issue.id,
+      number: '',
+      sprintId: move.from,
+      position: issue.position,
+      status: issue.status,
+      storyPoints: issue.story_points,
+      assigneeId: issue.assignee_id,
+      updatedAt: '',
+    };
+    changes.push({ before, after: { ...before, sprintId: list, position, updatedAt: move.now } });
+    moves.push({
       item: {
         Update: {
           TableName: tableName,
@@ -791,10 +724,9 @@ export async function appendToList(
         },
       },
       reason: 'moved',
-    };
-    return [item, ...index];
+    });
   });
-  return { moves, leaving: appended.leaving, joining: appended.joining };
+  return { moves, changes };
 }
 
 /** What sprint completion needs of an issue it moves. */

@@ -1,36 +1,58 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { blockOf, RANK_PREFIX } from '../domain/positions.ts';
-import { assignmentItems, assignedStateOf } from './assigned.ts';
-import { db, tableName } from './client.ts';
-import { keys, orgPk, type Key } from './keys.ts';
-import { scanPages } from './query.ts';
+import {
+  derivations,
+  emptyDerived,
+  holderId,
+  issueStateOf,
+  recordId,
+  type Derived,
+  type DerivedRecord,
+  type Holder,
+  type IssueState,
+} from '../domain/derivations.ts';
 import type { IssueStatus } from '../schemas/issues.ts';
+import { db, tableName } from './client.ts';
+import { recordItem, recordKey } from './issue-write.ts';
+import { orgPk, type Key } from './keys.ts';
+import { scanPages } from './query.ts';
 
 /**
  * Rebuilds what the issue writes keep beside the issues themselves, from the issues as stored: the
- * rank counters of every list (`rk_<block>` on the sprint, or on the project for its backlog;
- * lib/domain/positions.ts), the issue-number pointers (`ISSUEKEY#`), and the assigned-issue index
- * with each account's `assigned_count` (lib/db/assigned.ts). For data written before these existed
- * (an upgrade), or to repair them: an operator's command (`issues:reindex`, tools/cli/admin.ts)
- * that reads the table (or one organisation's part of it) with a Scan, which no request path does.
+ * rebuild of every derivation of lib/domain/derivations.ts (the counters of every list and its
+ * rank index, the issue-number pointers, the assigned-issue index with each account's
+ * `assigned_count`). For data written before these existed (an upgrade), or to repair them: an
+ * operator's command (`issues:reindex`, tools/cli/admin.ts) that reads the table (or one
+ * organisation's part of it) with a Scan, which no request path does.
  *
  * It sets each count to what its Scan saw, so it must run while no issue is written (a maintenance
  * window): a write between the Scan and the count would be counted wrongly. Running it again on
  * unchanged data writes the same values.
  */
 
-interface Scanned {
-  owners: Map<string, { key: Key; rank: Set<string> }>;
-  accounts: Map<string, { key: Key; assigned: boolean }>;
-  issues: Record<string, unknown>[];
-  pointers: Record<string, unknown>[];
-  entries: Record<string, unknown>[];
+/** The derived state as stored, with the issues it derives from and the keys of its holders. */
+export interface StoredDerivedState {
+  /** Issues whose list and project exist (one waiting for its cascade counts nowhere). */
+  issues: IssueState[];
+  observed: Derived;
+  holderKeys: Map<string, Key>;
 }
 
-const id = (key: Key) => `${key.PK}\u0000${key.SK}`;
+const numbers = (item: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(item).filter(([, v]) => typeof v === 'number')) as Record<string, number>;
 
-async function scan(orgId: number | undefined): Promise<Scanned> {
-  const found: Scanned = { owners: new Map(), accounts: new Map(), issues: [], pointers: [], entries: [] };
+const idIn = (pk: string, marker: string) => Number(new RegExp(`${marker}#(\\d+)`).exec(pk)?.[1]);
+
+/** Reads the derived state of the table (or one organisation's part of it) with a Scan: operators and tests only. */
+export async function readDerivedState(orgId?: number): Promise<StoredDerivedState> {
+  const observed = emptyDerived();
+  const holderKeys = new Map<string, Key>();
+  const issues: Record<string, unknown>[] = [];
+  const hold = (holder: Holder, item: Record<string, unknown>) => {
+    const id = holderId(holder);
+    observed.holders.set(id, { holder, attrs: numbers(item) });
+    holderKeys.set(id, { PK: String(item.PK), SK: String(item.SK) });
+  };
+  const put = (record: DerivedRecord) => observed.records.set(recordId(record), record);
   await scanPages(
     {
       FilterExpression: `#type IN (:project, :sprint, :issue, :account, :pointer, :entry)${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
@@ -47,24 +69,44 @@ async function scan(orgId: number | undefined): Promise<Scanned> {
     },
     (items) => {
       for (const item of items) {
-        const key = { PK: String(item.PK), SK: String(item.SK) };
-        if (item.type === 'project' || item.type === 'sprint') {
-          found.owners.set(id(key), { key, rank: new Set(Object.keys(item).filter((k) => k.startsWith(RANK_PREFIX))) });
-        } else if (item.type === 'account') {
-          found.accounts.set(id(key), { key, assigned: item.assigned_count !== undefined });
-        } else if (item.type === 'issue') found.issues.push(item);
-        else if (item.type === 'issue_key') found.pointers.push(item);
-        else found.entries.push(item);
+        const pk = String(item.PK);
+        const org = idIn(pk, 'ORG');
+        if (item.type === 'project') hold({ kind: 'list', orgId: org, projectId: Number(item.id), sprintId: null }, item);
+        else if (item.type === 'sprint') {
+          hold({ kind: 'list', orgId: org, projectId: Number(item.project_id), sprintId: Number(item.id) }, item);
+        } else if (item.type === 'account') hold({ kind: 'account', orgId: org, accountId: Number(item.id) }, item);
+        else if (item.type === 'issue') issues.push(item);
+        else if (item.type === 'issue_key') {
+          put({
+            kind: 'pointer',
+            orgId: org,
+            number: String(item.SK).slice('ISSUEKEY#'.length),
+            projectId: Number(item.project_id),
+            issueId: Number(item.issue_id),
+          });
+        } else {
+          put({
+            kind: 'assigned',
+            orgId: org,
+            accountId: idIn(pk, 'A'),
+            projectId: Number(item.project_id),
+            issueId: Number(item.issue_id),
+            sprintId: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
+            status: item.status as IssueStatus,
+            updatedAt: String(item.updated_at),
+          });
+        }
       }
     },
   );
-  return found;
-}
-
-/** Sends one item of a transaction-shaped write (as lib/db/assigned.ts builds them) on its own. */
-async function sendItem(item: ReturnType<typeof assignmentItems>[number]['item']): Promise<void> {
-  if (item.Put) await db.send(new PutCommand(item.Put as never));
-  else if (item.Delete) await db.send(new DeleteCommand(item.Delete as never));
+  const live = issues
+    .map((item) => issueStateOf(idIn(String(item.PK), 'ORG'), item))
+    .filter(
+      (s) =>
+        observed.holders.has(holderId({ kind: 'list', orgId: s.orgId, projectId: s.projectId, sprintId: s.sprintId })) &&
+        observed.holders.has(holderId({ kind: 'list', orgId: s.orgId, projectId: s.projectId, sprintId: null })),
+    );
+  return { issues: live, observed, holderKeys };
 }
 
 export interface ReindexResult {
@@ -79,9 +121,9 @@ export interface ReindexResult {
 
 /** See the module comment. `orgId` limits it to one organisation. */
 export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult> {
-  const found = await scan(orgId);
+  const { issues, observed, holderKeys } = await readDerivedState(orgId);
   const result: ReindexResult = {
-    issues: 0,
+    issues: issues.length,
     lists: 0,
     pointersWritten: 0,
     pointersRemoved: 0,
@@ -89,89 +131,45 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
     assignedRemoved: 0,
     accounts: 0,
   };
-  const counts = new Map<string, Map<string, number>>();
-  const liveNumbers = new Map<string, string>();
-  const liveEntries = new Set<string>();
-  const assigned = new Map<string, number>();
-
-  for (const issue of found.issues) {
-    const org = Number(issue.org_id);
-    const project = Number(issue.project_id);
-    const sprint = issue.sprint_id === null || issue.sprint_id === undefined ? null : Number(issue.sprint_id);
-    const owner = sprint === null ? keys.project(org, project) : keys.sprint(org, project, sprint);
-    // An issue whose list or project is gone waits for its cascade: it counts nowhere.
-    if (!found.owners.has(id(owner)) || !found.owners.has(id(keys.project(org, project)))) continue;
-    result.issues++;
-    const perBlock = counts.get(id(owner)) ?? new Map<string, number>();
-    const block = `${RANK_PREFIX}${blockOf(Number(issue.position))}`;
-    perBlock.set(block, (perBlock.get(block) ?? 0) + 1);
-    counts.set(id(owner), perBlock);
-
-    const pointer = keys.issueKey(org, String(issue.issue_number));
-    liveNumbers.set(id(pointer), `${project}#${Number(issue.id)}`);
-    await db.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: { ...pointer, type: 'issue_key', project_id: project, issue_id: Number(issue.id) },
-      }),
-    );
-    result.pointersWritten++;
-
-    const state = assignedStateOf(issue as never as { updated_at: string; status: IssueStatus });
-    if (state.assigneeId !== null) {
-      for (const { item } of assignmentItems(org, project, Number(issue.id), state, state)) await sendItem(item);
-      liveEntries.add(id(keys.assignedIssue(org, state.assigneeId, project, Number(issue.id))));
-      const account = id(keys.account(org, state.assigneeId));
-      assigned.set(account, (assigned.get(account) ?? 0) + 1);
-      result.assignedWritten++;
+  // Every holder's attributes of every derivation: as rebuilt, or 0 where the rebuild has none.
+  const sets = new Map<string, Record<string, number>>();
+  for (const d of derivations) {
+    const expected = d.rebuild(issues);
+    for (const [id, { holder, attrs }] of observed.holders) {
+      const wanted = expected.holders.get(id)?.attrs ?? {};
+      const owned = [...Object.keys(attrs), ...Object.keys(wanted)].filter((a) => d.owns(holder, a));
+      if (owned.length === 0) continue;
+      const set = sets.get(id) ?? {};
+      for (const attr of owned) set[attr] = wanted[attr] ?? 0;
+      sets.set(id, set);
+    }
+    for (const record of expected.records.values()) {
+      await db.send(new PutCommand({ TableName: tableName, Item: recordItem(record) }));
+      if (record.kind === 'pointer') result.pointersWritten++;
+      else result.assignedWritten++;
+    }
+    for (const [id, record] of observed.records) {
+      if (!d.records.includes(record.kind) || expected.records.has(id)) continue;
+      await db.send(new DeleteCommand({ TableName: tableName, Key: recordKey(record) }));
+      if (record.kind === 'pointer') result.pointersRemoved++;
+      else result.assignedRemoved++;
     }
   }
-
-  for (const [ownerId, owner] of found.owners) {
-    const perBlock = counts.get(ownerId) ?? new Map<string, number>();
-    const stale = [...owner.rank].filter((name) => !perBlock.has(name));
-    const all = [...perBlock.entries(), ...stale.map((name) => [name, 0] as const)];
-    if (all.length === 0) continue;
-    const names = Object.fromEntries(all.map(([name], i) => [`#r${i}`, name]));
-    const values = Object.fromEntries(all.map(([, count], i) => [`:r${i}`, count]));
+  for (const [id, set] of sets) {
+    const holder = observed.holders.get(id)?.holder as Holder;
+    const all = Object.entries(set);
     await db.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: owner.key,
+        Key: holderKeys.get(id) as Key,
         UpdateExpression: `SET ${all.map((_, i) => `#r${i} = :r${i}`).join(', ')}`,
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ExpressionAttributeNames: Object.fromEntries(all.map(([name], i) => [`#r${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(all.map(([, count], i) => [`:r${i}`, count])),
       }),
     );
-    result.lists++;
-  }
-
-  for (const pointer of found.pointers) {
-    const key = { PK: String(pointer.PK), SK: String(pointer.SK) };
-    if (liveNumbers.has(id(key))) continue;
-    await db.send(new DeleteCommand({ TableName: tableName, Key: key }));
-    result.pointersRemoved++;
-  }
-  for (const entry of found.entries) {
-    const key = { PK: String(entry.PK), SK: String(entry.SK) };
-    if (liveEntries.has(id(key))) continue;
-    await db.send(new DeleteCommand({ TableName: tableName, Key: key }));
-    result.assignedRemoved++;
-  }
-  for (const [accountId, account] of found.accounts) {
-    const count = assigned.get(accountId) ?? 0;
-    if (count === 0 && !account.assigned) continue;
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: account.key,
-        UpdateExpression: 'SET assigned_count = :count',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':count': count },
-      }),
-    );
-    result.accounts++;
+    if (holder.kind === 'list') result.lists++;
+    else result.accounts++;
   }
   return result;
 }

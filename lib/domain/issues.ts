@@ -1,13 +1,11 @@
-import { assignedStateOf } from '../db/assigned.ts';
 import * as store from '../db/issues.ts';
 import { keys } from '../db/keys.ts';
-import type { IssueFilter, IssueItem, ListDelta, ParentChange } from '../db/issues.ts';
+import type { IssueFilter, IssueItem } from '../db/issues.ts';
+import { isClosed, issueStateOf, type IssueState } from './derivations.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
-import { burndownAttribute, noCounters, type SprintCounters } from '../db/sprints.ts';
 import { Refused, rereadOnStale, type RetryBudget } from '../db/transactions.ts';
 import type { Issue, IssueCreate, IssueListFilters, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
-import { today } from './clock.ts';
 import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from './errors.ts';
 import {
   appendedPosition,
@@ -16,24 +14,21 @@ import {
   defaultPlacementOptions,
   gapFor,
   planPlacement,
-  rankDelta,
   rankIndexOf,
-  type KeyChange,
   type RankIndex,
   type Renumbering,
 } from './positions.ts';
 import type { Principal } from './principal.ts';
 import { versionOf, withVersion } from '../db/versions.ts';
 
+/** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
+export { contributionOf, listDelta, negate, openStatuses, sumCounters } from './derivations.ts';
+
 /** Where an issue is addressed: in a sprint of a project, or (`sprintId: null`) in its backlog. */
 export interface IssueLocation {
   projectId: number;
   sprintId: number | null;
 }
-
-/** Statuses of work not finished: what sprint completion sends back to the backlog. */
-export const openStatuses = ['backlog', 'todo', 'in_progress'] as const satisfies readonly IssueStatus[];
-const isClosed = (status: IssueStatus) => status === 'done' || status === 'cancelled';
 
 /**
  * How far an issue write goes on losing races (a concurrent write changed what it decided on)
@@ -53,47 +48,6 @@ const RENUMBER_STEP = 99;
 
 const assigneeMessage = 'assignee_id must be an account of this organisation';
 const targetSprintMessage = 'sprint_id must be a sprint of this project';
-
-/** What one issue adds to its sprint's counters. */
-export function contributionOf(issue: { status: IssueStatus; story_points: number | null }): SprintCounters {
-  const points = issue.story_points ?? 0;
-  const done = issue.status === 'done';
-  const open = !isClosed(issue.status);
-  return {
-    issues_count: 1,
-    total_story_points: points,
-    completed_story_points: done ? points : 0,
-    open_issues_count: open ? 1 : 0,
-    open_story_points: open ? points : 0,
-    done_issues_count: done ? 1 : 0,
-  };
-}
-
-const combine = (a: SprintCounters, b: SprintCounters, sign: 1 | -1): SprintCounters =>
-  Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + sign * b[k as keyof SprintCounters]])) as SprintCounters;
-
-export const negate = (c: SprintCounters): SprintCounters => combine(noCounters, c, -1);
-
-export const sumCounters = (all: SprintCounters[]): SprintCounters => all.reduce((a, b) => combine(a, b, 1), noCounters);
-
-/**
- * The counters of a list's owner: the backlog keeps only its issue count; a sprint keeps its
- * counters, and with them what its report and burndown need (docs/sprint-outcomes.md): issues
- * entering or leaving it count as added or removed (with their points at that moment), and a
- * change of its open story points is added to the UTC day's burndown change. Activation restarts
- * both (lib/db/sprints.ts), so only what happens after it counts.
- */
-export function listDelta(sprintId: number | null, delta: SprintCounters, day = today()): ListDelta {
-  if (sprintId === null) return { backlog_count: delta.issues_count };
-  const out: ListDelta = { ...delta };
-  if (delta.issues_count > 0) Object.assign(out, { added_issues: delta.issues_count, added_points: delta.total_story_points });
-  if (delta.issues_count < 0)
-    Object.assign(out, { removed_issues: -delta.issues_count, removed_points: -delta.total_story_points });
-  if (delta.open_story_points) out[burndownAttribute(day)] = delta.open_story_points;
-  return out;
-}
-
-const isZero = (d: ListDelta) => Object.values(d).every((v) => !v);
 
 /**
  * `started_at`/`completed_at` after a status change (docs/api.md: Issue statuses): entering
@@ -229,13 +183,8 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       created_at: now,
       updated_at: now,
     };
-    const parent = {
-      sprintId: at.sprintId,
-      delta: listDelta(at.sprintId, contributionOf(issue)),
-      rank: rankDelta([{ to: position }]),
-    };
     try {
-      await store.insertIssue(caller.orgId, at.projectId, issue, parent, issue.assignee_id);
+      await store.insertIssue(caller.orgId, at.projectId, issue);
     } catch (err) {
       // Refused (an assignee not of the organisation, a sprint gone or completing): nothing was
       // written, so the number goes back if no create took one since (docs/api.md). A give-back
@@ -296,40 +245,22 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       listRev: target === null ? project.backlog_rev : targetSprint?.positions_rev,
     });
 
-    const leaving: KeyChange[] = [];
-    const joining: KeyChange[] = (place.renumber ?? []).map((r) => ({ from: r.from, to: r.to }));
-    if (place.position !== undefined && moving) {
-      leaving.push({ from: issue.position });
-      joining.push({ to: place.position });
-    } else if (place.position !== undefined) {
-      joining.push({ from: issue.position, to: place.position });
-    }
-    const targetRank = rankDelta(joining);
-
-    const parents: ParentChange[] = [];
-    const listRev = place.listRev;
-    if (moving) {
-      parents.push({
-        sprintId: at.sprintId,
-        delta: listDelta(at.sprintId, negate(contributionOf(current))),
-        rank: rankDelta(leaving),
-      });
-      parents.push({ sprintId: target, delta: listDelta(target, contributionOf(next)), listRev, rank: targetRank });
-    } else {
-      const delta = listDelta(target, sumCounters([contributionOf(next), negate(contributionOf(current))]));
-      if (!isZero(delta) || listRev || Object.keys(targetRank).length)
-        parents.push({ sprintId: target, delta, listRev, rank: targetRank });
-    }
-
+    // What the derivations keep of the change is theirs to say (lib/domain/derivations.ts).
+    const before = issueStateOf(caller.orgId, issue as never);
+    const after: IssueState = {
+      ...issueStateOf(caller.orgId, { ...issue, ...set }),
+      position: place.position ?? issue.position,
+    };
     const write = store.writeIssue(caller.orgId, at.projectId, {
       id: issueId,
       rev: issue.rev,
       set,
-      placement: place.position === undefined ? undefined : { sprintId: target, position: place.position },
-      parents,
+      before,
+      after,
+      placed: place.position !== undefined,
+      listRev: place.listRev,
       renumber: place.renumber,
       assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
-      assignment: { before: assignedStateOf(current), after: assignedStateOf(next) },
     });
     // Its place, as of the state the decision was taken on: the place it was put at, last when
     // appended, or (left where it was) its place as read, counted while the write runs.
@@ -410,7 +341,7 @@ async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): 
   const head = moves.slice(0, RENUMBER_WITH_WRITE);
   for (let end = moves.length; end > head.length; end -= RENUMBER_STEP) {
     const chunk = moves.slice(Math.max(head.length, end - RENUMBER_STEP), end);
-    await store.renumberIssues(orgId, projectId, target, chunk, rankDelta(chunk));
+    await store.renumberIssues(orgId, projectId, target, chunk);
   }
   return { position: appendedPosition(first), renumber: head, at: position };
 }
@@ -419,11 +350,6 @@ async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): 
 export async function deleteIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<void> {
   await withRetries(async () => {
     const { issue } = await loadIssue(caller, at, issueId);
-    const parent = {
-      sprintId: at.sprintId,
-      delta: listDelta(at.sprintId, negate(contributionOf(issue))),
-      rank: rankDelta([{ from: issue.position }]),
-    };
-    await store.deleteIssue(caller.orgId, at.projectId, issue as IssueItem, parent);
+    await store.deleteIssue(caller.orgId, at.projectId, issue as IssueItem);
   });
 }

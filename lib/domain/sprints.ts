@@ -1,4 +1,5 @@
 import * as completion from '../db/completion.ts';
+import { countersAtCompletion, type CountersAtCompletion } from './completion.ts';
 import { appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/sprints.ts';
@@ -8,7 +9,7 @@ import type { Burndown, Sprint, SprintCreate, SprintReport, SprintUpdate, Veloci
 import type { SprintComplete } from '../schemas/sprint-outcomes.ts';
 import { daysBetween, nextDay, now as clockNow, today } from './clock.ts';
 import { ForbiddenError, NotFoundError, SprintBusyError, TransitionError, UnavailableError, ValidationError } from './errors.ts';
-import { contributionOf, listDelta, negate, openStatuses, sumCounters } from './issues.ts';
+import { contributionOf, negate, openStatuses, sumCounters } from './derivations.ts';
 import type { Principal } from './principal.ts';
 import { PRECONDITION, versionOf } from '../db/versions.ts';
 
@@ -276,16 +277,14 @@ async function completeAtOnce(
   open: OpenIssue[],
   plan: store.CompletionPlan,
 ): Promise<Sprint> {
-  const expected = completion.countersAtCompletion(sprint as unknown as Record<string, unknown>, '');
+  const expected = countersAtCompletion(sprint as unknown as Record<string, unknown>, '');
   const report = reportOf(sprint, expected, plan);
   const moved = sumCounters(open.map(contributionOf));
   const target = plan.carry_over_sprint_id;
   const appended = await appendToList(caller.orgId, projectId, target, open, { from: sprint.id, now: plan.completed_at });
   await completion.completeAtOnce(caller.orgId, projectId, sprint.id, {
-    moves: appended.moves,
-    leaving: negate(moved),
-    leavingRank: appended.leaving,
-    target: { sprintId: target, delta: listDelta(target, moved), rank: appended.joining },
+    ...appended,
+    target,
     expected,
     plan,
     report,
@@ -331,23 +330,16 @@ async function finishCompletion(caller: Principal, projectId: number, sprintId: 
     const open = await sprintIssuesWithStatus(orgId, projectId, sprintId, openStatuses);
     try {
       for (const batch of moveBatches(open)) {
-        const moved = sumCounters(batch.map(contributionOf));
         const target = plan.carry_over_sprint_id;
         const appended = await appendToList(orgId, projectId, target, batch, { from: sprintId, now: plan.completed_at });
-        await completion.completionMoves(orgId, projectId, sprintId, {
-          moves: appended.moves,
-          // Leaving by completion is neither "removed" scope nor burndown progress: plain counters only.
-          leaving: negate(moved),
-          leavingRank: appended.leaving,
-          target: { sprintId: target, delta: listDelta(target, moved), rank: appended.joining },
-          now: plan.completed_at,
-        });
+        // Leaving by completion is neither "removed" scope nor burndown progress (lib/domain/derivations.ts).
+        await completion.completionMoves(orgId, projectId, sprintId, { ...appended, target, now: plan.completed_at });
       }
-      const report = reportOf(item, completion.countersAtCompletion(item as unknown as Record<string, unknown>), plan);
+      const report = reportOf(item, countersAtCompletion(item as unknown as Record<string, unknown>), plan);
       await completion.finishCompletion(orgId, projectId, sprintId, plan, report, velocityOf(report));
       // What the sprint holds once its open issues have left, from the counters frozen when the
       // completion began (this read may be older than moves another finisher made meanwhile).
-      const frozen = completion.countersAtCompletion(item as unknown as Record<string, unknown>);
+      const frozen = countersAtCompletion(item as unknown as Record<string, unknown>);
       return store.toSprint({
         ...item,
         issues_count: frozen.issues_count - frozen.open_issues_count,
@@ -374,7 +366,7 @@ const countersOf = (item: store.SprintItem): store.SprintCounters => {
 };
 
 /** The report of a sprint from its counters and fields `c` as its completion fixed them. */
-function reportOf(item: store.SprintItem, c: completion.CountersAtCompletion, plan: store.CompletionPlan): SprintReport {
+function reportOf(item: store.SprintItem, c: CountersAtCompletion, plan: store.CompletionPlan): SprintReport {
   const tally = (issues: number, points: number) => ({ issues, story_points: points });
   return {
     sprint_id: item.id,

@@ -1,0 +1,211 @@
+import {
+  effectsOf,
+  type ChangeContext,
+  type DerivedRecord,
+  type Holder,
+  type IssueChange,
+  holderId,
+} from '../domain/derivations.ts';
+import { today } from '../domain/clock.ts';
+import { tableName } from './client.ts';
+import { keys, listKeys, type Key } from './keys.ts';
+import { addCounters } from './sprints.ts';
+import { transact, type GuardedItem } from './transactions.ts';
+
+/**
+ * THE way an issue write becomes a transaction: the issues' own items (the path's), then what every
+ * derivation (lib/domain/derivations.ts) says the changes mean, as items: one update per list
+ * owner (its counters and rank index; a check that it exists when nothing moves), the path's
+ * checks, the records put or removed (number pointers, assignee entries) and one update per
+ * account whose `assigned_count` moves. No write path builds derived items of its own.
+ */
+
+/** A list's revision check, for a position computed on a read of the list (lib/domain/issues.ts). */
+export interface ListRevision {
+  sprintId: number | null;
+  expected: number | undefined;
+}
+
+export interface IssueWriteSpec {
+  orgId: number;
+  projectId: number;
+  /** The issues' own items (put, update, delete), first in the transaction. */
+  issues: GuardedItem[];
+  changes: IssueChange[];
+  /** How the changes count (default: today, with history). */
+  ctx?: Partial<ChangeContext> | undefined;
+  /** Derivations to keep (default: all): a cascade keeps only what lives outside the deleted parent. */
+  only?: readonly string[] | undefined;
+  /** What a refused list owner update means (default `stale`). */
+  ownerReason?: string | undefined;
+  /** The item of a list owner from what the derivations add to it (default: `listOwnerUpdate`). */
+  owner?: ((sprintId: number | null, add: Record<string, number>) => GuardedItem | undefined) | undefined;
+  /** Lists whose owner is in the transaction even when nothing of it changes (checked, in this order). */
+  owners?: (number | null)[] | undefined;
+  listRev?: ListRevision | undefined;
+  /** The path's own checks (project, assignee), after the owners. */
+  checks?: GuardedItem[] | undefined;
+  /** Removals conditioned on the record still being this issue's (a cascade's page read again). */
+  guardedRemoves?: boolean | undefined;
+  /** What a refused raise of an assignee's count means (default `assignee`: the assignee check). */
+  assigneeReason?: string | undefined;
+  /** Items after everything else (a completion's velocity summary). */
+  tail?: GuardedItem[] | undefined;
+}
+
+const ownerKey = (orgId: number, projectId: number, sprintId: number | null): Key =>
+  sprintId === null ? keys.project(orgId, projectId) : keys.sprint(orgId, projectId, sprintId);
+
+/** The items of one issue write (see the module comment). */
+export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
+  const { orgId, projectId } = spec;
+  const ctx: ChangeContext = { day: today(), history: true, ...spec.ctx };
+  const effects = effectsOf(spec.changes, ctx, spec.only);
+
+  const lists = new Map<string, { sprintId: number | null; add: Record<string, number> }>();
+  const accounts = new Map<string, { accountId: number; by: number }>();
+  const listEntry = (sprintId: number | null) => {
+    const id = holderId({ kind: 'list', orgId, projectId, sprintId });
+    const entry = lists.get(id) ?? { sprintId, add: {} };
+    lists.set(id, entry);
+    return entry;
+  };
+  for (const sprintId of spec.owners ?? []) listEntry(sprintId);
+  if (spec.listRev) listEntry(spec.listRev.sprintId);
+  const records: GuardedItem[] = [];
+  for (const e of effects) {
+    if (e.kind === 'add') {
+      const holder: Holder = e.holder;
+      if (holder.kind === 'list') {
+        const entry = listEntry(holder.sprintId);
+        entry.add[e.attr] = (entry.add[e.attr] ?? 0) + e.by;
+      } else {
+        const id = holderId(holder);
+        const entry = accounts.get(id) ?? { accountId: holder.accountId, by: 0 };
+        entry.by += e.by;
+        accounts.set(id, entry);
+      }
+    } else {
+      records.push(e.kind === 'put' ? recordPut(e.record) : recordRemove(e.record, spec.guardedRemoves ?? false));
+    }
+  }
+
+  const owners: GuardedItem[] = [];
+  for (const { sprintId, add } of lists.values()) {
+    const item = spec.owner
+      ? spec.owner(sprintId, add)
+      : listOwnerUpdate(orgId, projectId, sprintId, add, spec.ownerReason ?? 'stale', spec.listRev);
+    if (item) owners.push(item);
+  }
+  const counts = [...accounts.values()]
+    .filter(({ by }) => by !== 0)
+    .map(({ accountId, by }) => countUpdate(orgId, accountId, by, spec.assigneeReason ?? 'assignee'));
+  return [...spec.issues, ...owners, ...(spec.checks ?? []), ...records, ...counts, ...(spec.tail ?? [])];
+}
+
+/** Sends one issue write as one transaction (see `issueWriteItems`). */
+export async function issueWrite(spec: IssueWriteSpec): Promise<void> {
+  await transact(issueWriteItems(spec));
+}
+
+/**
+ * The update of a list's owner by what the derivations add to it (a check that it exists when
+ * nothing moves). A sprint being completed is refused: its issues are frozen until the completion
+ * ends (lib/domain/sprints.ts). With `listRev` for this list: its revision is checked and bumped.
+ */
+export function listOwnerUpdate(
+  orgId: number,
+  projectId: number,
+  sprintId: number | null,
+  add: Record<string, number>,
+  reason: string,
+  listRev?: ListRevision,
+): GuardedItem {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const conditions = ['attribute_exists(PK)'];
+  if (sprintId !== null) {
+    names['#owner_status'] = 'status';
+    values[':completing'] = 'completing';
+    conditions.push('#owner_status <> :completing');
+  }
+  const delta: Record<string, number> = { ...add };
+  if (listRev && listRev.sprintId === sprintId) {
+    const rev = sprintId === null ? 'backlog_rev' : 'positions_rev';
+    delta[rev] = 1;
+    names[`#${rev}_c`] = rev;
+    if (listRev.expected === undefined) {
+      conditions.push(`attribute_not_exists(#${rev}_c)`);
+    } else {
+      values[':list_rev'] = listRev.expected;
+      conditions.push(`#${rev}_c = :list_rev`);
+    }
+  }
+  const added = addCounters(delta, names, values);
+  const common = {
+    TableName: tableName,
+    Key: ownerKey(orgId, projectId, sprintId),
+    ConditionExpression: conditions.join(' AND '),
+    ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+    ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+  };
+  // Nothing to add (a move that leaves the counters as they were) still checks the owner.
+  return { item: added ? { Update: { ...common, UpdateExpression: `ADD ${added}` } } : { ConditionCheck: common }, reason };
+}
+
+function countUpdate(orgId: number, accountId: number, by: number, reason: string): GuardedItem {
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: keys.account(orgId, accountId),
+        UpdateExpression: 'ADD assigned_count :by',
+        // Gaining an issue proves the account exists (the assignee check); accounts are never deleted.
+        ...(by > 0 ? { ConditionExpression: 'attribute_exists(PK)' } : {}),
+        ExpressionAttributeValues: { ':by': by },
+      },
+    },
+    reason: by > 0 ? reason : undefined,
+  };
+}
+
+/** The key of a derived record. */
+export function recordKey(record: DerivedRecord): Key {
+  return record.kind === 'pointer'
+    ? keys.issueKey(record.orgId, record.number)
+    : keys.assignedIssue(record.orgId, record.accountId, record.projectId, record.issueId);
+}
+
+/** The stored item of a derived record. */
+export function recordItem(record: DerivedRecord): Record<string, unknown> {
+  if (record.kind === 'pointer') {
+    return { ...recordKey(record), type: 'issue_key', project_id: record.projectId, issue_id: record.issueId };
+  }
+  return {
+    ...recordKey(record),
+    LSK: listKeys.assignedIssue(record.updatedAt, record.projectId, record.issueId),
+    type: 'assigned_issue',
+    project_id: record.projectId,
+    issue_id: record.issueId,
+    sprint_id: record.sprintId,
+    status: record.status,
+    updated_at: record.updatedAt,
+  };
+}
+
+// A pointer is replaced unconditionally: a stale one (left by a deleted project whose prefix is reused) gives way.
+const recordPut = (record: DerivedRecord): GuardedItem => ({ item: { Put: { TableName: tableName, Item: recordItem(record) } } });
+
+function recordRemove(record: DerivedRecord, guarded: boolean): GuardedItem {
+  const Key = recordKey(record);
+  if (!guarded) return { item: { Delete: { TableName: tableName, Key } } };
+  // A cascade's page read again: what is gone already, or (a pointer) taken by a new project's issue, is refused.
+  const condition =
+    record.kind === 'pointer'
+      ? {
+          ConditionExpression: 'project_id = :project AND issue_id = :issue',
+          ExpressionAttributeValues: { ':project': record.projectId, ':issue': record.issueId },
+        }
+      : { ConditionExpression: 'attribute_exists(PK)' };
+  return { item: { Delete: { TableName: tableName, Key, ...condition } }, reason: 'gone' };
+}

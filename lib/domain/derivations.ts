@@ -1,0 +1,363 @@
+import { burndownAttribute, noCounters, type SprintCounters } from '../db/sprints.ts';
+import type { IssueStatus } from '../schemas/issues.ts';
+import { today } from './clock.ts';
+import { blockOf, RANK_PREFIX } from './positions.ts';
+
+/**
+ * What every issue write keeps true beside the issue itself, declared once. Each derivation is one
+ * named unit that says, from an issue's state before and after a change (undefined: not there), what
+ * it changes (`changes`: counters added to a holder, records put or removed) and, from the issues
+ * alone, what it holds (`rebuild`). Every issue write path turns its changes into one transaction
+ * through lib/db/issue-write.ts, which asks every derivation here (none builds derived items of
+ * its own), and `issues:reindex` (lib/db/reindex.ts) writes what `rebuild` computes. The property
+ * test (test/integration/derivations.property.test.ts) checks the first against the second.
+ *
+ * A derivation added here (a label index, a parent's summary) is kept by every path at once.
+ * Nothing here knows DynamoDB: holders and records are named by what they are, and lib/db maps them
+ * to keys and expressions.
+ */
+
+/** What the derivations read of an issue. */
+export interface IssueState {
+  orgId: number;
+  projectId: number;
+  id: number;
+  /** `<prefix>-<n>`; never changes. */
+  number: string;
+  /** Its list: a sprint, or null for the backlog. */
+  sprintId: number | null;
+  /** Its stored sort key in the list (lib/domain/positions.ts). */
+  position: number;
+  status: IssueStatus;
+  storyPoints: number | null;
+  assigneeId: number | null;
+  updatedAt: string;
+}
+
+/** The state of a stored issue (plain attributes, as lib/db reads them). */
+export function issueStateOf(orgId: number, item: Record<string, unknown>): IssueState {
+  return {
+    orgId,
+    projectId: Number(item.project_id),
+    id: Number(item.id),
+    number: String(item.issue_number),
+    sprintId: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
+    position: Number(item.position),
+    status: item.status as IssueStatus,
+    storyPoints: (item.story_points as number | null | undefined) ?? null,
+    assigneeId: (item.assignee_id as number | null | undefined) ?? null,
+    updatedAt: String(item.updated_at),
+  };
+}
+
+/** One issue's change: created (no `before`), changed, or deleted (no `after`). */
+export interface IssueChange {
+  before?: IssueState | undefined;
+  after?: IssueState | undefined;
+}
+
+/**
+ * A neighbour renumbered by a move (lib/domain/positions.ts): only its position is known, and only
+ * its position changes, so no derivation but the rank index sees a difference.
+ */
+export function repositioned(
+  at: { orgId: number; projectId: number; sprintId: number | null },
+  r: { id: number; from: number; to: number },
+): IssueChange {
+  const same = { ...at, id: r.id, number: '', status: 'todo', storyPoints: null, assigneeId: null, updatedAt: '' } as const;
+  return { before: { ...same, position: r.from }, after: { ...same, position: r.to } };
+}
+
+/** An item that keeps counters of derived values: a list's owner (a sprint, or the project for its backlog), or an account. */
+export type Holder =
+  | { kind: 'list'; orgId: number; projectId: number; sprintId: number | null }
+  | { kind: 'account'; orgId: number; accountId: number };
+
+/** An item that exists because of one issue. */
+export type DerivedRecord =
+  | { kind: 'pointer'; orgId: number; number: string; projectId: number; issueId: number }
+  | {
+      kind: 'assigned';
+      orgId: number;
+      accountId: number;
+      projectId: number;
+      issueId: number;
+      sprintId: number | null;
+      status: IssueStatus;
+      updatedAt: string;
+    };
+
+export type Effect =
+  | { kind: 'add'; holder: Holder; attr: string; by: number }
+  | { kind: 'put'; record: DerivedRecord }
+  | { kind: 'remove'; record: DerivedRecord };
+
+/** How a path's changes count. */
+export interface ChangeContext {
+  /** The UTC day a sprint's burndown change is written to. */
+  day: string;
+  /**
+   * Whether a sprint's history moves too: issues entering or leaving it count as added or removed
+   * scope, and its open points as the day's burndown change. False when rebuilding (history is
+   * not a function of the issues) and for the sprint a completion takes its open issues from.
+   */
+  history: boolean;
+  /** Sprint completion: leaving the sprint being completed is neither removed scope nor progress. */
+  completing?: number | undefined;
+}
+
+export interface Derivation {
+  /** Named in failures of the property test and in docs/data-model.md. */
+  name: string;
+  /** The fields it reads: a change that moves none of them changes nothing of it. */
+  reads: readonly (keyof IssueState)[];
+  /** What a change of one issue changes of it. */
+  changes(before: IssueState | undefined, after: IssueState | undefined, ctx: ChangeContext): Effect[];
+  /** Whether a holder's attribute is one it keeps (compared and rebuilt). */
+  owns(holder: Holder, attr: string): boolean;
+  /** The record kinds it keeps. */
+  records: readonly DerivedRecord['kind'][];
+  /** What it holds, from the issues alone. */
+  rebuild(issues: IssueState[]): Derived;
+}
+
+/** Statuses of work not finished: what sprint completion sends back to the backlog. */
+export const openStatuses = ['backlog', 'todo', 'in_progress'] as const satisfies readonly IssueStatus[];
+export const isClosed = (status: IssueStatus) => status === 'done' || status === 'cancelled';
+
+/** What one issue adds to its sprint's counters. */
+export function contributionOf(issue: { status: IssueStatus; story_points: number | null }): SprintCounters {
+  const points = issue.story_points ?? 0;
+  const done = issue.status === 'done';
+  const open = !isClosed(issue.status);
+  return {
+    issues_count: 1,
+    total_story_points: points,
+    completed_story_points: done ? points : 0,
+    open_issues_count: open ? 1 : 0,
+    open_story_points: open ? points : 0,
+    done_issues_count: done ? 1 : 0,
+  };
+}
+
+const combine = (a: SprintCounters, b: SprintCounters, sign: 1 | -1): SprintCounters =>
+  Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + sign * b[k as keyof SprintCounters]])) as SprintCounters;
+
+export const negate = (c: SprintCounters): SprintCounters => combine(noCounters, c, -1);
+
+export const sumCounters = (all: SprintCounters[]): SprintCounters => all.reduce((a, b) => combine(a, b, 1), noCounters);
+
+const COUNTERS = Object.keys(noCounters);
+
+/**
+ * The counters of a list's owner: the backlog keeps only its issue count; a sprint keeps its
+ * counters, and with them (`history`) what its report and burndown need (docs/sprint-outcomes.md):
+ * issues entering or leaving it count as added or removed (with their points at that moment), and
+ * a change of its open story points is added to the UTC day's burndown change. Activation
+ * restarts both (lib/db/sprints.ts), so only what happens after it counts.
+ */
+export function listDelta(sprintId: number | null, delta: SprintCounters, day = today(), history = true): Record<string, number> {
+  if (sprintId === null) return { backlog_count: delta.issues_count };
+  const out: Record<string, number> = { ...delta };
+  if (!history) return out;
+  if (delta.issues_count > 0) Object.assign(out, { added_issues: delta.issues_count, added_points: delta.total_story_points });
+  if (delta.issues_count < 0)
+    Object.assign(out, { removed_issues: -delta.issues_count, removed_points: -delta.total_story_points });
+  if (delta.open_story_points) out[burndownAttribute(day)] = delta.open_story_points;
+  return out;
+}
+
+const listOf = (s: IssueState): Holder => ({ kind: 'list', orgId: s.orgId, projectId: s.projectId, sprintId: s.sprintId });
+const sameList = (a: IssueState, b: IssueState) => a.projectId === b.projectId && a.sprintId === b.sprintId;
+const counted = (s: IssueState) => contributionOf({ status: s.status, story_points: s.storyPoints });
+const adds = (holder: Holder, delta: Record<string, number>): Effect[] =>
+  Object.entries(delta)
+    .filter(([, by]) => by !== 0)
+    .map(([attr, by]) => ({ kind: 'add', holder, attr, by }));
+
+/** Counters of the list an issue is in: a sprint's six counters (and its history), the backlog's count. */
+export const listCounters: Derivation = {
+  name: 'list-counters',
+  reads: ['sprintId', 'status', 'storyPoints'],
+  changes(before, after, ctx) {
+    if (before && after && sameList(before, after)) {
+      const net = sumCounters([counted(after), negate(counted(before))]);
+      return adds(listOf(after), listDelta(after.sprintId, net, ctx.day, ctx.history));
+    }
+    const leaving = before
+      ? adds(
+          listOf(before),
+          listDelta(before.sprintId, negate(counted(before)), ctx.day, ctx.history && ctx.completing !== before.sprintId),
+        )
+      : [];
+    const joining = after ? adds(listOf(after), listDelta(after.sprintId, counted(after), ctx.day, ctx.history)) : [];
+    return [...leaving, ...joining];
+  },
+  owns: (holder, attr) =>
+    holder.kind === 'list' && (holder.sprintId === null ? attr === 'backlog_count' : COUNTERS.includes(attr)),
+  records: [],
+  rebuild: (issues) => rebuildFrom(listCounters, issues),
+};
+
+/** The rank index of the list an issue is in: how many of its issues each block of sort keys holds. */
+export const rankBlocks: Derivation = {
+  name: 'rank-blocks',
+  reads: ['sprintId', 'position'],
+  changes(before, after) {
+    const out: Effect[] = [];
+    const block = (s: IssueState) => `${RANK_PREFIX}${blockOf(s.position)}`;
+    if (before && after && sameList(before, after) && block(before) === block(after)) return out;
+    if (before) out.push({ kind: 'add', holder: listOf(before), attr: block(before), by: -1 });
+    if (after) out.push({ kind: 'add', holder: listOf(after), attr: block(after), by: 1 });
+    return out;
+  },
+  owns: (holder, attr) => holder.kind === 'list' && attr.startsWith(RANK_PREFIX),
+  records: [],
+  rebuild: (issues) => rebuildFrom(rankBlocks, issues),
+};
+
+const pointerOf = (s: IssueState): DerivedRecord => ({
+  kind: 'pointer',
+  orgId: s.orgId,
+  number: s.number.toUpperCase(),
+  projectId: s.projectId,
+  issueId: s.id,
+});
+
+/** The pointer from an issue's number to the issue (`GET /issues/{number}`). */
+export const numberPointer: Derivation = {
+  name: 'number-pointer',
+  reads: ['number'],
+  changes(before, after) {
+    if (before && after) return [];
+    if (after) return [{ kind: 'put', record: pointerOf(after) }];
+    return before ? [{ kind: 'remove', record: pointerOf(before) }] : [];
+  },
+  owns: () => false,
+  records: ['pointer'],
+  rebuild: (issues) => rebuildFrom(numberPointer, issues),
+};
+
+const entryOf = (s: IssueState & { assigneeId: number }): DerivedRecord => ({
+  kind: 'assigned',
+  orgId: s.orgId,
+  accountId: s.assigneeId,
+  projectId: s.projectId,
+  issueId: s.id,
+  sprintId: s.sprintId,
+  status: s.status,
+  updatedAt: s.updatedAt,
+});
+const account = (orgId: number, accountId: number): Holder => ({ kind: 'account', orgId, accountId });
+const assigned = (s: IssueState | undefined): (IssueState & { assigneeId: number }) | undefined =>
+  s && s.assigneeId !== null ? (s as IssueState & { assigneeId: number }) : undefined;
+
+/**
+ * The index of `GET /me/issues`: an entry per assigned issue in its assignee's partition (sorted
+ * by `updated_at`, carrying the issue's list and status), and each account's `assigned_count`.
+ */
+export const assigneeIndex: Derivation = {
+  name: 'assignee-index',
+  reads: ['assigneeId', 'updatedAt', 'status', 'sprintId'],
+  changes(before, after) {
+    const from = assigned(before);
+    const to = assigned(after);
+    const out: Effect[] = [];
+    if (from && from.assigneeId !== to?.assigneeId) {
+      out.push({ kind: 'remove', record: entryOf(from) });
+      out.push({ kind: 'add', holder: account(from.orgId, from.assigneeId), attr: 'assigned_count', by: -1 });
+    }
+    if (to) {
+      out.push({ kind: 'put', record: entryOf(to) });
+      if (to.assigneeId !== from?.assigneeId) {
+        out.push({ kind: 'add', holder: account(to.orgId, to.assigneeId), attr: 'assigned_count', by: 1 });
+      }
+    }
+    return out;
+  },
+  owns: (holder, attr) => holder.kind === 'account' && attr === 'assigned_count',
+  records: ['assigned'],
+  rebuild: (issues) => rebuildFrom(assigneeIndex, issues),
+};
+
+/** Every derivation of an issue, in the order their items go into a transaction. */
+export const derivations: readonly Derivation[] = [listCounters, rankBlocks, numberPointer, assigneeIndex];
+
+/** The effects of a batch of changes on every derivation (or the ones named in `only`). */
+export function effectsOf(changes: IssueChange[], ctx: ChangeContext, only?: readonly string[]): Effect[] {
+  const out: Effect[] = [];
+  for (const d of derivations) {
+    if (only && !only.includes(d.name)) continue;
+    for (const { before, after } of changes) {
+      // Inputs unchanged: nothing of it changes (a renumbered neighbour moves only the rank index).
+      if (before && after && d.reads.every((f) => before[f] === after[f])) continue;
+      out.push(...d.changes(before, after, ctx));
+    }
+  }
+  return out;
+}
+
+export const holderId = (h: Holder) =>
+  h.kind === 'list' ? `list:${h.orgId}:${h.projectId}:${h.sprintId ?? 'backlog'}` : `account:${h.orgId}:${h.accountId}`;
+
+export const recordId = (r: DerivedRecord) =>
+  r.kind === 'pointer' ? `pointer:${r.orgId}:${r.number}` : `assigned:${r.orgId}:${r.accountId}:${r.projectId}:${r.issueId}`;
+
+/** Derived state: counters per holder, and records by id. */
+export interface Derived {
+  holders: Map<string, { holder: Holder; attrs: Record<string, number> }>;
+  records: Map<string, DerivedRecord>;
+}
+
+export const emptyDerived = (): Derived => ({ holders: new Map(), records: new Map() });
+
+/** Applies effects to derived state (counters summed, records put or removed). */
+export function fold(effects: Effect[], into: Derived = emptyDerived()): Derived {
+  for (const e of effects) {
+    if (e.kind === 'add') {
+      const id = holderId(e.holder);
+      const entry = into.holders.get(id) ?? { holder: e.holder, attrs: {} };
+      entry.attrs[e.attr] = (entry.attrs[e.attr] ?? 0) + e.by;
+      into.holders.set(id, entry);
+    } else if (e.kind === 'put') into.records.set(recordId(e.record), e.record);
+    else into.records.delete(recordId(e.record));
+  }
+  return into;
+}
+
+/** A derivation's state rebuilt as if every issue had just been created, without history. */
+function rebuildFrom(d: Derivation, issues: IssueState[]): Derived {
+  const ctx: ChangeContext = { day: '', history: false };
+  return fold(issues.flatMap((issue) => d.changes(undefined, issue, ctx)));
+}
+
+/**
+ * Where derived state `observed` differs from `expected` for one derivation: its counters (an
+ * attribute absent and one at zero are the same) and its records, each difference one line.
+ */
+export function differences(d: Derivation, expected: Derived, observed: Derived): string[] {
+  const out: string[] = [];
+  const ids = new Set([...expected.holders.keys(), ...observed.holders.keys()]);
+  for (const id of [...ids].sort()) {
+    const want = expected.holders.get(id);
+    const got = observed.holders.get(id);
+    const holder = (want ?? got)?.holder as Holder;
+    const attrs = new Set([...Object.keys(want?.attrs ?? {}), ...Object.keys(got?.attrs ?? {})]);
+    for (const attr of [...attrs].sort()) {
+      if (!d.owns(holder, attr)) continue;
+      const a = want?.attrs[attr] ?? 0;
+      const b = got?.attrs[attr] ?? 0;
+      if (a !== b) out.push(`${d.name}: ${id} ${attr} is ${b}, rebuild says ${a}`);
+    }
+  }
+  const records = new Set([...expected.records.keys(), ...observed.records.keys()]);
+  for (const id of [...records].sort()) {
+    const want = expected.records.get(id);
+    const got = observed.records.get(id);
+    if (!d.records.includes((want ?? got)?.kind as DerivedRecord['kind'])) continue;
+    if (JSON.stringify(want) !== JSON.stringify(got)) {
+      out.push(`${d.name}: ${id} is ${JSON.stringify(got) ?? 'missing'}, rebuild says ${JSON.stringify(want) ?? 'none'}`);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import {
+  assigneeIndex,
+  derivations,
+  differences,
+  effectsOf,
+  fold,
+  listCounters,
+  numberPointer,
+  rankBlocks,
+  repositioned,
+  type IssueState,
+} from '../../lib/domain/derivations.ts';
+import { BLOCK_SPAN } from '../../lib/domain/positions.ts';
+
+/** The derivations of an issue decide without a table: what a change writes, and what a rebuild holds. */
+
+const issue = (over: Partial<IssueState> = {}): IssueState => ({
+  orgId: 1,
+  projectId: 2,
+  id: 3,
+  number: 'AB-3',
+  sprintId: 10,
+  position: 5 * BLOCK_SPAN + 1,
+  status: 'todo',
+  storyPoints: 3,
+  assigneeId: 7,
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  ...over,
+});
+const ctx = { day: '2026-01-02', history: true };
+
+describe('derivations', () => {
+  it('count a created sprint issue in its sprint with its history, its rank block, its pointer and its assignee', () => {
+    const state = fold(effectsOf([{ after: issue() }], ctx));
+    expect(state.holders.get('list:1:2:10')?.attrs).toEqual({
+      issues_count: 1,
+      total_story_points: 3,
+      open_issues_count: 1,
+      open_story_points: 3,
+      added_issues: 1,
+      added_points: 3,
+      burndown_20260102: 3,
+      rk_5: 1,
+    });
+    expect(state.holders.get('account:1:7')?.attrs).toEqual({ assigned_count: 1 });
+    expect([...state.records.keys()].sort()).toEqual(['assigned:1:7:2:3', 'pointer:1:AB-3']);
+  });
+
+  it('move counters, rank block and the assignee entry but not the pointer when an issue moves to the backlog', () => {
+    const before = issue();
+    const after = issue({ sprintId: null, position: 9 * BLOCK_SPAN, updatedAt: '2026-01-02T00:00:00.000Z' });
+    const effects = effectsOf([{ before, after }], ctx);
+    const state = fold(effects);
+    expect(state.holders.get('list:1:2:10')?.attrs).toMatchObject({ issues_count: -1, removed_issues: 1, rk_5: -1 });
+    expect(state.holders.get('list:1:2:backlog')?.attrs).toEqual({ backlog_count: 1, rk_9: 1 });
+    expect(effects.some((e) => e.kind !== 'add' && e.record.kind === 'pointer')).toBe(false);
+    expect(state.holders.has('account:1:7')).toBe(false);
+  });
+
+  it('leave the sprint a completion empties without removed scope or burndown, and count the target with them', () => {
+    const before = issue();
+    const after = issue({ sprintId: 11, position: 6 * BLOCK_SPAN });
+    const state = fold(effectsOf([{ before, after }], { ...ctx, completing: 10 }));
+    expect(state.holders.get('list:1:2:10')?.attrs).toEqual({
+      issues_count: -1,
+      total_story_points: -3,
+      open_issues_count: -1,
+      open_story_points: -3,
+      rk_5: -1,
+    });
+    expect(state.holders.get('list:1:2:11')?.attrs).toMatchObject({ added_issues: 1, burndown_20260102: 3, rk_6: 1 });
+  });
+
+  it('see a renumbered neighbour only in the rank index', () => {
+    const change = repositioned({ orgId: 1, projectId: 2, sprintId: 10 }, { id: 4, from: BLOCK_SPAN, to: 2 * BLOCK_SPAN });
+    expect(effectsOf([change], ctx)).toEqual([
+      { kind: 'add', holder: { kind: 'list', orgId: 1, projectId: 2, sprintId: 10 }, attr: 'rk_1', by: -1 },
+      { kind: 'add', holder: { kind: 'list', orgId: 1, projectId: 2, sprintId: 10 }, attr: 'rk_2', by: 1 },
+    ]);
+  });
+
+  it('hand the assignee over: the old entry and count go, the new ones come', () => {
+    const effects = assigneeIndex.changes(issue(), issue({ assigneeId: 8 }), ctx);
+    const state = fold(effects);
+    expect(state.holders.get('account:1:7')?.attrs).toEqual({ assigned_count: -1 });
+    expect(state.holders.get('account:1:8')?.attrs).toEqual({ assigned_count: 1 });
+    expect([...state.records.keys()]).toEqual(['assigned:1:8:2:3']);
+  });
+
+  it('rebuild from the issues alone, without history, what the writes of their creation hold', () => {
+    const issues = [issue(), issue({ id: 4, number: 'AB-4', status: 'done', assigneeId: null, sprintId: null })];
+    const written = fold(
+      effectsOf(
+        issues.map((after) => ({ after })),
+        ctx,
+      ),
+    );
+    for (const d of derivations) expect(differences(d, d.rebuild(issues), written)).toEqual([]);
+    expect(listCounters.rebuild(issues).holders.get('list:1:2:10')?.attrs).not.toHaveProperty('added_issues');
+  });
+
+  it('name the derivation whose state differs from its rebuild', () => {
+    const issues = [issue()];
+    const written = fold(effectsOf([{ after: issue() }], ctx, ['list-counters', 'number-pointer', 'assignee-index']));
+    expect(differences(rankBlocks, rankBlocks.rebuild(issues), written)).toEqual([
+      'rank-blocks: list:1:2:10 rk_5 is 0, rebuild says 1',
+    ]);
+    expect(differences(numberPointer, numberPointer.rebuild(issues), written)).toEqual([]);
+  });
+});
