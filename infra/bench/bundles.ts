@@ -38,7 +38,7 @@ export const budget = { maxBytes: 500 * 1024, maxInitRatio: 1.5 } as const;
  * tool's domain code: 497 KB before the issue-list work (rank index, filters, my issues) landed,
  * 508 KB with it (infra/bench/README.md). Its init stays within `maxInitRatio` like every bundle's.
  */
-export const sizeExceptions: Record<string, number> = { 'functions/mcp.ts': 520 * 1024 };
+export const sizeExceptions: Record<string, number> = { 'functions/mcp.ts': 540 * 1024 };
 
 /** The size limit of one function's bundle. */
 export const maxBytesOf = (entry: string) => sizeExceptions[entry] ?? budget.maxBytes;

@@ -16,9 +16,9 @@ const gateway = useGateway();
 const requests: Record<string, (admin: ApiClient) => Promise<ApiResponse>> = {
   createAccount: (admin) => admin.post('/api/v1/accounts', { account: { name: 'New', email: `n-${Date.now()}@example.com` } }),
   regenerateToken: (admin) => admin.post('/api/v1/me/token'),
-  createWebhook: (admin) => admin.post('/api/v1/webhooks', { webhook: { url: 'http://127.0.0.1:9/hook', events: ['*'] } }),
+  createWebhook: (admin) => admin.post('/api/v1/webhooks', { webhook: { url: 'http://127.0.0.1:9999/hook', events: ['*'] } }),
   rotateWebhookSecret: async (admin) => {
-    const created = await admin.post('/api/v1/webhooks', { webhook: { url: 'http://127.0.0.1:9/hook', events: ['*'] } });
+    const created = await admin.post('/api/v1/webhooks', { webhook: { url: 'http://127.0.0.1:9999/hook', events: ['*'] } });
     return admin.post(`/api/v1/webhooks/${created.body.id}/secret`);
   },
 };
@@ -54,7 +54,7 @@ describe('answers that carry a token or a secret', () => {
 
   it('leave the other answers as they were: a webhook read without its secret has an ETag and no no-store', async () => {
     const { admin } = await orgWithClients(gateway);
-    const created = await admin.post('/api/v1/webhooks', { webhook: { url: 'http://127.0.0.1:9/hook', events: ['*'] } });
+    const created = await admin.post('/api/v1/webhooks', { webhook: { url: 'http://127.0.0.1:9999/hook', events: ['*'] } });
     const read = await admin.get(`/api/v1/webhooks/${created.body.id}`);
     expect(read.status).toBe(200);
     expect(read.body.secret).toBeUndefined();

@@ -7,8 +7,8 @@ import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
 /**
  * Fair delivery end to end (docs/change-feed.md, "Fair delivery"): one organisation's endpoints
  * that never answer cannot hold up another organisation's deliveries. The delivery queue of the
- * test run has the AWS setup's shape scaled down (test/support/global-setup.ts): 16 attempts at
- * once, an organisation capped at a fifth of them, a 2 s timeout.
+ * test run has the AWS setup's lanes (test/support/global-setup.ts): 50 attempts at once, an
+ * organisation capped at a fifth of them, on a 2 s timeout.
  */
 
 const gateway = useGateway();
