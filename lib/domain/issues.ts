@@ -325,7 +325,14 @@ async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): 
   if (!moving && window.movedAt === gap) return { at: position };
   const endBound = appendedPosition(Number(req.project.position_seq ?? 0) + 1);
   const plan = planPlacement({ slots: window.slots, gap, atStart: window.atStart, atEnd: window.atEnd, endBound });
-  if (plan) return { position: plan.position, renumber: plan.renumber, listRev: { expected: req.listRev }, at: position };
+  // A midpoint between its neighbours writes the moving issue alone: places stay exact whatever
+  // runs at once (list order is by key, then id, so even an equal key has its own place), and
+  // concurrent moves into one list commit side by side. Only a placement that respaces neighbours
+  // is serialised by the list's revision: it rewrites keys that another placement may be reading.
+  if (plan) {
+    const listRev = plan.renumber.length > 0 ? { expected: req.listRev } : undefined;
+    return { position: plan.position, renumber: plan.renumber, listRev, at: position };
+  }
 
   // No window within one transaction has room: the run from the gap to the end of the list is
   // packed. Re-append it behind the issue with fresh allocations. The chunks far from the gap are

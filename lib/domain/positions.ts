@@ -11,9 +11,11 @@
  * - Placing at k inside a list: one keys-only Query reads the keys around place k (found with the
  *   rank index, below), with a margin of neighbours on each side. The issue takes a midpoint
  *   between its new neighbours (computed keys are never multiples of 1024, so they cannot collide
- *   with an allocation in flight); two computed placements in one list are serialised by a per-list
- *   revision (`positions_rev` on the sprint, `backlog_rev` on the project) that the move's
- *   transaction checks and bumps.
+ *   with an allocation in flight). The issue's list key is its sort key and then its id, so two
+ *   placements into one gap at once (the same midpoint) still have places of their own: such moves
+ *   commit side by side. A placement that respaces neighbours (below) rewrites keys others may be
+ *   reading, so it is serialised by a per-list revision (`positions_rev` on the sprint,
+ *   `backlog_rev` on the project) that its transaction checks and bumps.
  * - No integer left between the neighbours (about 10 moves into the same gap): a window of at most
  *   `maxWindow` neighbours around the gap is spread evenly, in the same transaction as the move.
  * - Only when even the largest window has no room (hundreds of moves into one place) is the run
