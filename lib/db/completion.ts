@@ -5,10 +5,10 @@ import type { IssueChange } from '../domain/derivations.ts';
 import { issueWrite, listOwnerUpdate } from './issue-write.ts';
 import { keys, projectPk, velocityPrefix } from './keys.ts';
 import type { ProjectItem } from './projects.ts';
-import { addCounters, type CompletionPlan } from './sprints.ts';
+import { addCounters } from './sprints.ts';
 import { transact, type GuardedItem } from './transactions.ts';
 import { storedNumberIs } from './versions.ts';
-import { COPIED, FIELDS, type CountersAtCompletion } from '../domain/completion.ts';
+import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../domain/completion.ts';
 
 /**
  * The completion of a sprint as stored steps (lib/domain/sprints.ts decides them):
@@ -243,16 +243,6 @@ export async function completionMoves(
     owners: [sprintId, step.target],
     owner: (list, add) => (list === sprintId ? completing(add) : targetUpdate(orgId, projectId, list, add, false)),
   });
-}
-
-/** What the velocity endpoint lists of a completed sprint (written once, at completion). */
-export interface VelocityEntry {
-  sprint_id: number;
-  name: string;
-  completed_at: string;
-  actual_end_date: string;
-  committed_story_points: number;
-  completed_story_points: number;
 }
 
 /**

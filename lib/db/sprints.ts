@@ -8,40 +8,11 @@ import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
 import { batchGet, equalsCondition, setAssignments, transact, updateResource, type GuardedItem } from './transactions.ts';
 import { storedNumberIs, withVersion } from './versions.ts';
+import { burndownAttribute, noCounters, scopeCounters } from '../domain/sprint-counters.ts';
+import type { CompletionPlan } from '../domain/completion.ts';
 
 /** No completion is carrying issues into the sprint (`receiving`, with `#receiving` and `:zero`). */
 const notReceiving = storedNumberIs('#receiving', ':zero', 0);
-
-/** Counters a sprint keeps over its issues; they move in the same transaction as the issues. */
-export type SprintCounterName =
-  | 'issues_count'
-  | 'total_story_points'
-  | 'completed_story_points'
-  | 'open_issues_count'
-  | 'open_story_points'
-  | 'done_issues_count';
-export type SprintCounters = Record<SprintCounterName, number>;
-
-/** The counters of a sprint without issues (a new sprint's, or the sum of none). */
-export const noCounters: Readonly<SprintCounters> = {
-  issues_count: 0,
-  total_story_points: 0,
-  completed_story_points: 0,
-  open_issues_count: 0,
-  open_story_points: 0,
-  done_issues_count: 0,
-};
-
-/** Counters of moves in and out of a sprint, reset when it is activated (its report's added/removed). */
-export const scopeCounters = ['added_issues', 'added_points', 'removed_issues', 'removed_points'] as const;
-
-/** What the completion of a sprint decided when it started; whoever finishes it follows this. */
-export interface CompletionPlan {
-  /** Where the open issues go: a sprint of the project, or null for the backlog. */
-  carry_over_sprint_id: number | null;
-  completed_at: string;
-  actual_end_date: string;
-}
 
 /** The stored sprint: the resource plus what only the data layer reads. */
 export interface SprintItem extends Omit<Sprint, 'report'> {
@@ -78,22 +49,6 @@ export interface SprintFields {
   start_date: string | null;
   end_date: string | null;
   sprint_lead_id: number | null;
-}
-
-/**
- * The attribute of a sprint that holds the change of its open story points on one UTC day
- * (`burndown_YYYYMMDD`, top level so that writes can `ADD` to it without the attribute existing).
- */
-export const burndownAttribute = (day: string) => `burndown_${day.replaceAll('-', '')}`;
-
-/** The per-day changes of open story points a sprint item holds, by YYYY-MM-DD. */
-export function burndownChanges(item: Record<string, unknown>): Map<string, number> {
-  const changes = new Map<string, number>();
-  for (const [k, v] of Object.entries(item)) {
-    const m = /^burndown_(\d{4})(\d{2})(\d{2})$/.exec(k);
-    if (m) changes.set(`${m[1]}-${m[2]}-${m[3]}`, Number(v));
-  }
-  return changes;
 }
 
 export const toSprint = (record: object): Sprint => {
