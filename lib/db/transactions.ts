@@ -1,4 +1,10 @@
-import { BatchGetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { UnavailableError } from '../domain/errors.ts';
 import { db, tableName } from './client.ts';
 import { stampItem, stampUpdate } from './actor.ts';
@@ -207,6 +213,22 @@ export async function batchGet(itemKeys: Key[]): Promise<(Record<string, unknown
   );
   return itemKeys.map((k) => found.get(id(k)));
 }
+
+/** One item by key, read consistently (one GetItem); `projection` limits what is read. */
+export async function getItem<T = Record<string, unknown>>(key: Key, projection?: string): Promise<T | undefined> {
+  const out = await db.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: key,
+      ConsistentRead: true,
+      ...(projection ? { ProjectionExpression: projection } : {}),
+    }),
+  );
+  return out.Item as T | undefined;
+}
+
+/** True when the item exists (one consistent GetItem of its key only). */
+export const itemExists = async (key: Key): Promise<boolean> => (await getItem(key, 'PK')) !== undefined;
 
 /**
  * `#field = :field` for every field whose value is defined (undefined means "not sent"; null is a
