@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SprintReport } from '../schemas/sprints.ts';
 import { db, tableName } from './client.ts';
 import type { IssueChange } from '../domain/derivations.ts';
@@ -6,7 +6,7 @@ import { issueWrite, listOwnerUpdate } from './issue-write.ts';
 import { keys, projectPk, velocityPrefix } from './keys.ts';
 import type { ProjectItem } from './projects.ts';
 import { addCounters } from './sprints.ts';
-import { transact, type GuardedItem } from './transactions.ts';
+import { getItem, transact, type GuardedItem } from './transactions.ts';
 import { storedNumberIs } from './versions.ts';
 import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../domain/completion.ts';
 
@@ -24,6 +24,69 @@ import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion, type Ve
  *
  * Every step is conditioned on the state it moves from, so two finishers never apply one twice.
  */
+
+/**
+ * An update of the completing sprint: `set` (its names/values in `names`/`values`, `#status` named
+ * here) with the derivations' counters `add`, on `condition`. Refusal: `sprint`.
+ */
+function sprintUpdate(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  set: string,
+  add: Record<string, number>,
+  condition: string,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+): GuardedItem {
+  names['#status'] = 'status';
+  const added = addCounters(add, names, values);
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: keys.sprint(orgId, projectId, sprintId),
+        UpdateExpression: `${set}${added ? ` ADD ${added}` : ''}`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    reason: 'sprint',
+  };
+}
+
+/** `SET` of a sprint completed with `report` (its values added to `values`). */
+function completedSets(plan: CompletionPlan, report: SprintReport, values: Record<string, unknown>): string {
+  Object.assign(values, {
+    ':completed': 'completed',
+    ':actual_end_date': plan.actual_end_date,
+    ':report': report,
+    ':now': plan.completed_at,
+  });
+  return 'SET #status = :completed, actual_end_date = :actual_end_date, report = :report, updated_at = :now';
+}
+
+/**
+ * The count of completions carrying issues into `target` (`receiving`), moved by `delta`: taken
+ * while it is still in planning (refused as `reason` otherwise), given back while it exists.
+ */
+function receiving(orgId: number, projectId: number, target: number, delta: 1 | -1, reason: string): GuardedItem {
+  const planning = delta > 0;
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: keys.sprint(orgId, projectId, target),
+        UpdateExpression: 'ADD receiving :delta',
+        ConditionExpression: planning ? 'attribute_exists(PK) AND #status = :planning' : 'attribute_exists(PK)',
+        ...(planning ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+        ExpressionAttributeValues: { ':delta': delta, ...(planning ? { ':planning': 'planning' } : {}) },
+      },
+    },
+    reason,
+  };
+}
 
 /**
  * The update of the list that receives a completion's open issues by what the derivations add to
@@ -84,33 +147,25 @@ export async function completeAtOnce(
   },
 ): Promise<void> {
   const completed = (add: Record<string, number>): GuardedItem => {
-    const names: Record<string, string> = { '#status': 'status' };
-    const values: Record<string, unknown> = {
-      ':active': 'active',
-      ':completed': 'completed',
-      ':actual_end_date': step.plan.actual_end_date,
-      ':report': step.report,
-      ':now': step.plan.completed_at,
-    };
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':active': 'active' };
     const conditions = ['#status = :active'];
     for (const c of COPIED) {
       names[`#e_${c}`] = c;
       values[`:e_${c}`] = step.expected[c];
       conditions.push(storedNumberIs(`#e_${c}`, `:e_${c}`, step.expected[c]));
     }
-    const added = addCounters(add, names, values);
     return {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.sprint(orgId, projectId, sprintId),
-          UpdateExpression: `SET #status = :completed, actual_end_date = :actual_end_date, report = :report, updated_at = :now${added ? ` ADD ${added}` : ''}`,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        },
-      },
-      reason: 'sprint',
+      ...sprintUpdate(
+        orgId,
+        projectId,
+        sprintId,
+        completedSets(step.plan, step.report, values),
+        add,
+        conditions.join(' AND '),
+        names,
+        values,
+      ),
       resource: true,
     };
   };
@@ -186,21 +241,7 @@ export async function beginCompletion(orgId: number, projectId: number, sprintId
       resource: true,
     },
   ];
-  if (plan.carry_over_sprint_id !== null) {
-    items.push({
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.sprint(orgId, projectId, plan.carry_over_sprint_id),
-          UpdateExpression: 'ADD receiving :one',
-          ConditionExpression: 'attribute_exists(PK) AND #status = :planning',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':one': 1, ':planning': 'planning' },
-        },
-      },
-      reason: 'carry_over',
-    });
-  }
+  if (plan.carry_over_sprint_id !== null) items.push(receiving(orgId, projectId, plan.carry_over_sprint_id, 1, 'carry_over'));
   await transact(items);
 }
 
@@ -216,24 +257,20 @@ export async function completionMoves(
   sprintId: number,
   step: CompletionMoves & { now: string },
 ): Promise<void> {
-  const completing = (add: Record<string, number>): GuardedItem => {
-    const names: Record<string, string> = { '#status': 'status' };
-    const values: Record<string, unknown> = { ':completing': 'completing', ':now': step.now };
-    const added = addCounters(add, names, values);
-    return {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.sprint(orgId, projectId, sprintId),
-          UpdateExpression: `SET updated_at = :now${added ? ` ADD ${added}` : ''}`,
-          ConditionExpression: '#status = :completing',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        },
+  const completing = (add: Record<string, number>) =>
+    sprintUpdate(
+      orgId,
+      projectId,
+      sprintId,
+      'SET updated_at = :now',
+      add,
+      '#status = :completing',
+      {},
+      {
+        ':completing': 'completing',
+        ':now': step.now,
       },
-      reason: 'sprint',
-    };
-  };
+    );
   await issueWrite({
     orgId,
     projectId,
@@ -258,43 +295,21 @@ export async function finishCompletion(
   report: SprintReport,
   velocity: VelocityEntry,
 ): Promise<void> {
+  const values: Record<string, unknown> = { ':completing': 'completing' };
   const items: GuardedItem[] = [
-    {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.sprint(orgId, projectId, sprintId),
-          UpdateExpression:
-            'SET #status = :completed, actual_end_date = :actual_end_date, report = :report, updated_at = :now REMOVE completion',
-          ConditionExpression: '#status = :completing',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':completed': 'completed',
-            ':completing': 'completing',
-            ':actual_end_date': plan.actual_end_date,
-            ':report': report,
-            ':now': plan.completed_at,
-          },
-        },
-      },
-      reason: 'sprint',
-    },
+    sprintUpdate(
+      orgId,
+      projectId,
+      sprintId,
+      `${completedSets(plan, report, values)} REMOVE completion`,
+      {},
+      '#status = :completing',
+      {},
+      values,
+    ),
     velocityPut(orgId, projectId, sprintId, plan, velocity),
   ];
-  if (plan.carry_over_sprint_id !== null) {
-    items.push({
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.sprint(orgId, projectId, plan.carry_over_sprint_id),
-          UpdateExpression: 'ADD receiving :minus',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':minus': -1 },
-        },
-      },
-      reason: 'target',
-    });
-  }
+  if (plan.carry_over_sprint_id !== null) items.push(receiving(orgId, projectId, plan.carry_over_sprint_id, -1, 'target'));
   await transact(items);
 }
 
@@ -314,10 +329,10 @@ export async function lastCompleted(orgId: number, projectId: number, count: num
         ConsistentRead: true,
       }),
     ),
-    db.send(new GetCommand({ TableName: tableName, Key: keys.project(orgId, projectId), ConsistentRead: true })),
+    getItem<ProjectItem>(keys.project(orgId, projectId)),
   ]);
   return {
-    project: project.Item as ProjectItem | undefined,
+    project,
     entries: (summaries.Items ?? []) as VelocityEntry[],
   };
 }

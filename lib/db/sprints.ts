@@ -1,12 +1,22 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Sprint, SprintStatus } from '../schemas/sprints.ts';
-import { db, tableName } from './client.ts';
+import { tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
-import { batchGet, equalsCondition, setAssignments, transact, updateResource, type GuardedItem } from './transactions.ts';
+import {
+  getItem,
+  existsCheck,
+  putNew,
+  addTo,
+  batchGet,
+  equalsCondition,
+  setAssignments,
+  transact,
+  updateResource,
+  type GuardedItem,
+} from './transactions.ts';
 import { storedNumberIs, withVersion } from './versions.ts';
 import { burndownAttribute, noCounters, scopeCounters } from '../domain/sprint-counters.ts';
 import type { CompletionPlan } from '../domain/completion.ts';
@@ -83,10 +93,7 @@ export async function getSprintFamily(orgId: number, projectId: number, sprintId
 }
 
 export async function getSprintItem(orgId: number, projectId: number, sprintId: number): Promise<SprintItem | undefined> {
-  const out = await db.send(
-    new GetCommand({ TableName: tableName, Key: keys.sprint(orgId, projectId, sprintId), ConsistentRead: true }),
-  );
-  return out.Item as SprintItem | undefined;
+  return getItem<SprintItem>(keys.sprint(orgId, projectId, sprintId));
 }
 
 /** A page of a project's sprints, read with the project (its `sprints_count`; undefined if gone). */
@@ -98,14 +105,8 @@ export async function listSprints(orgId: number, projectId: number, page: PageRe
 }
 
 /** A ConditionCheck that an account of the organisation exists (assignees, sprint leads). */
-export function accountExists(orgId: number, accountId: number, reason: string): GuardedItem {
-  return {
-    item: {
-      ConditionCheck: { TableName: tableName, Key: keys.account(orgId, accountId), ConditionExpression: 'attribute_exists(PK)' },
-    },
-    reason,
-  };
-}
+export const accountExists = (orgId: number, accountId: number, reason: string): GuardedItem =>
+  existsCheck(keys.account(orgId, accountId), reason);
 
 /**
  * Creates a sprint (status `planning`, counters at zero): sprint, the project's `sprints_count`
@@ -127,28 +128,11 @@ export async function insertSprint(orgId: number, projectId: number, fields: Spr
     updated_at: now,
   };
   const items: GuardedItem[] = [
-    {
-      item: {
-        Put: {
-          TableName: tableName,
-          Item: { ...keys.sprint(orgId, projectId, id), LSK: listKeys.sprint(id), type: 'sprint', org_id: orgId, ...item },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-      reason: 'sprint_exists',
-    },
-    {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.project(orgId, projectId),
-          UpdateExpression: 'ADD sprints_count :one',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
-      reason: 'project',
-    },
+    putNew(
+      { ...keys.sprint(orgId, projectId, id), LSK: listKeys.sprint(id), type: 'sprint', org_id: orgId, ...item },
+      'sprint_exists',
+    ),
+    addTo(keys.project(orgId, projectId), 'sprints_count', 1, 'project'),
   ];
   if (fields.sprint_lead_id !== null) items.push(accountExists(orgId, fields.sprint_lead_id, 'sprint_lead'));
   await transact(items);
@@ -277,18 +261,7 @@ export async function deleteSprint(
       reason: 'sprint',
       resource: true,
     },
-    {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.project(orgId, projectId),
-          UpdateExpression: 'ADD sprints_count :minus',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':minus': -1 },
-        },
-      },
-      reason: 'project',
-    },
+    addTo(keys.project(orgId, projectId), 'sprints_count', -1, 'project'),
   ];
   if (sprint.report) {
     items.push({

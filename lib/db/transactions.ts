@@ -67,6 +67,30 @@ export function existsCheck(key: Key, reason: string): GuardedItem {
   return { item: { ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' } }, reason };
 }
 
+/** A Put of a new item: refused (as `reason`) if an item with its key exists. */
+export function putNew(item: Record<string, unknown>, reason?: string): GuardedItem {
+  return {
+    item: { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
+    ...(reason === undefined ? {} : { reason }),
+  };
+}
+
+/** `ADD <counter> :n` on an item that must exist (refused as `reason` otherwise). */
+export function addTo(key: Key, counter: string, n: number, reason?: string): GuardedItem {
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: `ADD ${counter} :n`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':n': n },
+      },
+    },
+    ...(reason === undefined ? {} : { reason }),
+  };
+}
+
 const CONFLICT_RETRIES = 3;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
