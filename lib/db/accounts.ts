@@ -7,7 +7,7 @@ import { listPageWith, type PageRequest } from './list.ts';
 import { scanPages } from './query.ts';
 import { nextId, nextOrgId } from './sequences.ts';
 import { bucketStateOf } from './tokens.ts';
-import { addTo, getItem, batchGet, STALE, transact, type GuardedItem } from './transactions.ts';
+import { addTo, putNew, getItem, batchGet, STALE, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * Why an account write can be refused (`Refused.reason`): the e-mail is taken in the organisation,
@@ -56,23 +56,15 @@ function tokenPut(
   tokenHash: string,
   tat?: number,
 ): GuardedItem {
-  return {
-    item: {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.token(tokenHash),
-          org_id: orgId,
-          account_id: account.id,
-          role: account.role,
-          name: account.name,
-          ...(tat === undefined ? {} : { tat }),
-        },
-        // 256 random bits: a clash is not a case to handle, only a write never to overwrite.
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-  };
+  // 256 random bits: a clash is not a case to handle, only a write never to overwrite.
+  return putNew({
+    ...keys.token(tokenHash),
+    org_id: orgId,
+    account_id: account.id,
+    role: account.role,
+    name: account.name,
+    ...(tat === undefined ? {} : { tat }),
+  });
 }
 
 function accountItems(

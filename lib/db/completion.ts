@@ -6,7 +6,7 @@ import { issueWrite, listOwnerUpdate } from './issue-write.ts';
 import { keys, projectPk, velocityPrefix } from './keys.ts';
 import type { ProjectItem } from './projects.ts';
 import { addCounters } from './sprints.ts';
-import { getItem, transact, type GuardedItem } from './transactions.ts';
+import { getItem, putItem, transact, type GuardedItem } from './transactions.ts';
 import { storedNumberIs } from './versions.ts';
 import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../domain/completion.ts';
 
@@ -26,7 +26,7 @@ import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion, type Ve
  */
 
 /**
- * An update of the completing sprint: `set` (its names/values in `names`/`values`, `#status` named
+ * An update of a sprint of the completion (the completing one, or `reason` another): `set` (its names/values in `names`/`values`, `#status` named
  * here) with the derivations' counters `add`, on `condition`. Refusal: `sprint`.
  */
 function sprintUpdate(
@@ -38,6 +38,7 @@ function sprintUpdate(
   condition: string,
   names: Record<string, string>,
   values: Record<string, unknown>,
+  reason = 'sprint',
 ): GuardedItem {
   names['#status'] = 'status';
   const added = addCounters(add, names, values);
@@ -46,13 +47,13 @@ function sprintUpdate(
       Update: {
         TableName: tableName,
         Key: keys.sprint(orgId, projectId, sprintId),
-        UpdateExpression: `${set}${added ? ` ADD ${added}` : ''}`,
+        UpdateExpression: [set, added && `ADD ${added}`].filter(Boolean).join(' '),
         ConditionExpression: condition,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
     },
-    reason: 'sprint',
+    reason,
   };
 }
 
@@ -100,22 +101,10 @@ function targetUpdate(
   requirePlanning: boolean,
 ): GuardedItem {
   if (target === null || !requirePlanning) return listOwnerUpdate(orgId, projectId, target, add, 'target');
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = { ':planning': 'planning' };
-  const added = addCounters(add, names, values);
-  return {
-    item: {
-      Update: {
-        TableName: tableName,
-        Key: keys.sprint(orgId, projectId, target),
-        UpdateExpression: added ? `ADD ${added}` : 'SET #status = :planning',
-        ConditionExpression: 'attribute_exists(PK) AND #status = :planning',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    },
-    reason: 'target',
-  };
+  // Nothing to add still checks the target: a write that changes nothing carries the condition.
+  const set = Object.values(add).some(Boolean) ? '' : 'SET #status = :planning';
+  const condition = 'attribute_exists(PK) AND #status = :planning';
+  return sprintUpdate(orgId, projectId, target, set, add, condition, {}, { ':planning': 'planning' }, 'target');
 }
 
 /** What a completion step moves: the issues' items and changes, from `appendToList` (lib/db/issues.ts). */
@@ -182,28 +171,15 @@ export async function completeAtOnce(
   });
 }
 
-function velocityPut(
-  orgId: number,
-  projectId: number,
-  sprintId: number,
-  plan: CompletionPlan,
-  velocity: VelocityEntry,
-): GuardedItem {
-  return {
-    item: {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.velocity(orgId, projectId, plan.completed_at, sprintId),
-          type: 'velocity',
-          org_id: orgId,
-          project_id: projectId,
-          ...velocity,
-        },
-      },
-    },
-  };
-}
+/** The velocity summary of a completed sprint (`VELOCITY#<completed_at>#<sprint>`, written once). */
+const velocityPut = (orgId: number, projectId: number, sprintId: number, plan: CompletionPlan, velocity: VelocityEntry) =>
+  putItem({
+    ...keys.velocity(orgId, projectId, plan.completed_at, sprintId),
+    type: 'velocity',
+    org_id: orgId,
+    project_id: projectId,
+    ...velocity,
+  });
 
 /**
  * active -> completing. Refusals: `sprint` (not active any more, or gone), `carry_over` (the target

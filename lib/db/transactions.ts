@@ -75,6 +75,9 @@ export function putNew(item: Record<string, unknown>, reason?: string): GuardedI
   };
 }
 
+/** A Put that replaces whatever item has its key. */
+export const putItem = (item: Record<string, unknown>): GuardedItem => ({ item: { Put: { TableName: tableName, Item: item } } });
+
 /** `ADD <counter> :n` on an item that must exist (refused as `reason` otherwise). */
 export function addTo(key: Key, counter: string, n: number, reason?: string): GuardedItem {
   return {
