@@ -1,13 +1,14 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { BatchWriteCommand, DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  afterFailure,
   cascadeWorkOf,
   idOf,
-  MAX_ATTEMPTS,
   noPartitionKeys,
   notePartitionItem,
   orphansIn,
   pendingCascadeFromItem,
+  pendingCascadeItem,
   type CascadeParent,
   type PartitionKeys,
   type PendingCascade,
@@ -336,19 +337,7 @@ export async function savePendingCascade(pending: PendingCascade): Promise<void>
   await db.send(
     new PutCommand({
       TableName: tableName,
-      Item: {
-        ...keys.pendingCascade(parent.kind, parent.orgId, parent.projectId, idOf(parent)),
-        type: 'cascade',
-        status: pending.status,
-        kind: parent.kind,
-        org_id: parent.orgId,
-        project_id: parent.projectId,
-        parent_id: idOf(parent),
-        ...(pending.after ? { after: pending.after } : {}),
-        attempts: pending.attempts,
-        ...(pending.error ? { error: pending.error.slice(0, 1000) } : {}),
-        updated_at: new Date().toISOString(),
-      },
+      Item: { ...keys.pendingCascade(parent.kind, parent.orgId, parent.projectId, idOf(parent)), ...pendingCascadeItem(pending) },
     }),
   );
 }
@@ -411,13 +400,12 @@ async function runAndRecord(
       return;
     }
     result.errors.push(err);
-    const next: PendingCascade = { ...pending, attempts: pending.attempts + 1, error: describeError(err) };
-    if (next.attempts < MAX_ATTEMPTS) {
-      await savePendingCascade({ ...next, status: 'pending' });
+    const next = afterFailure(pending, describeError(err));
+    await savePendingCascade(next);
+    if (next.status === 'pending') {
       result.continued++;
       return;
     }
-    await savePendingCascade({ ...next, status: 'failed' });
     result.givenUp++;
     await options.notifyFailure?.(next);
   }

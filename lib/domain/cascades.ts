@@ -76,6 +76,29 @@ export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCa
   };
 }
 
+/** The stored attributes of a pending cascade, but its key (what `pendingCascadeFromItem` reads back). */
+export function pendingCascadeItem(pending: PendingCascade, now = new Date()): Record<string, unknown> {
+  const { parent } = pending;
+  return {
+    type: 'cascade',
+    status: pending.status,
+    kind: parent.kind,
+    org_id: parent.orgId,
+    project_id: parent.projectId,
+    parent_id: idOf(parent),
+    ...(pending.after ? { after: pending.after } : {}),
+    attempts: pending.attempts,
+    ...(pending.error ? { error: pending.error.slice(0, 1000) } : {}),
+    updated_at: now.toISOString(),
+  };
+}
+
+/** A cascade after one more failure: still pending, or failed (given up) at MAX_ATTEMPTS failures in a row. */
+export function afterFailure(pending: PendingCascade, error: string): PendingCascade {
+  const attempts = pending.attempts + 1;
+  return { ...pending, attempts, error, status: attempts < MAX_ATTEMPTS ? 'pending' : 'failed' };
+}
+
 /** The pending cascade a stream record (its write, still pending) asks to continue, if any. */
 export function pendingCascadeOf(record: DynamoDBRecord): PendingCascade | undefined {
   if (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') return undefined;

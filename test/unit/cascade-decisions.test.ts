@@ -1,6 +1,16 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { cascadeWorkOf, noPartitionKeys, notePartitionItem, orphansIn } from '../../lib/domain/cascades.ts';
+import {
+  afterFailure,
+  cascadeWorkOf,
+  MAX_ATTEMPTS,
+  noPartitionKeys,
+  notePartitionItem,
+  orphansIn,
+  pendingCascadeFromItem,
+  pendingCascadeItem,
+  type PendingCascade,
+} from '../../lib/domain/cascades.ts';
 
 /** What the cascade decides about stream records and swept keys, without a table. */
 
@@ -95,5 +105,31 @@ describe('orphans a sweep finds in a partition whose project exists', () => {
     notePartitionItem(part, { SK: `ISSUE#${pad(10)}`, LSK: `S#${pad(1)}#x` });
     notePartitionItem(part, { SK: `ISSUE#${pad(10)}#C#${pad(100)}` });
     expect(orphansIn(4, 5, part)).toEqual([]);
+  });
+});
+
+describe('a pending cascade', () => {
+  const pending: PendingCascade = {
+    parent: { kind: 'issue', orgId: 1, projectId: 2, issueId: 3 },
+    after: { PK: 'a', SK: 'b' },
+    attempts: 1,
+    status: 'pending',
+    error: 'x'.repeat(1200),
+  };
+
+  it('reads back from its stored attributes, its error cut to 1,000 characters', () => {
+    expect(pendingCascadeFromItem(pendingCascadeItem(pending))).toEqual({ ...pending, error: 'x'.repeat(1000) });
+  });
+
+  it('stays pending after a failure until MAX_ATTEMPTS failures in a row, then is failed', () => {
+    expect(afterFailure({ ...pending, attempts: MAX_ATTEMPTS - 2 }, 'boom')).toMatchObject({
+      attempts: MAX_ATTEMPTS - 1,
+      status: 'pending',
+      error: 'boom',
+    });
+    expect(afterFailure({ ...pending, attempts: MAX_ATTEMPTS - 1 }, 'boom')).toMatchObject({
+      attempts: MAX_ATTEMPTS,
+      status: 'failed',
+    });
   });
 });
