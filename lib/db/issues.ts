@@ -22,16 +22,7 @@ import { decodeCursor, encodeCursor, MAX_READ_BYTES, type PageRequest } from './
 import { queryPages } from './query.ts';
 import type { ProjectItem } from './projects.ts';
 import { accountExists, type SprintItem } from './sprints.ts';
-import {
-  putNew,
-  updateIfHolds,
-  batchGet,
-  existsCheck,
-  Refused,
-  revisionCondition,
-  setAssignments,
-  type GuardedItem,
-} from './transactions.ts';
+import { putNew, batchGet, existsCheck, Refused, revisionCondition, setAssignments, type GuardedItem } from './transactions.ts';
 import { issueWrite } from './issue-write.ts';
 import { issueStateOf, repositioned, type IssueChange, type IssueState } from '../domain/derivations.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
@@ -358,13 +349,21 @@ export async function allocateIssueSlot(orgId: number, projectId: number): Promi
  * taken the next one). One UpdateItem, on the refused path only; true when given back.
  */
 export async function releaseIssueSlot(orgId: number, projectId: number, slot: IssueSlot): Promise<boolean> {
-  const written = await updateIfHolds({
-    Key: keys.project(orgId, projectId),
-    UpdateExpression: 'ADD issue_seq :minus, issue_id_next :minus',
-    ConditionExpression: 'issue_seq = :number AND issue_id_next = :next',
-    ExpressionAttributeValues: { ':minus': -1, ':number': slot.number, ':next': slot.id + 1 },
-  });
-  return written !== undefined;
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.project(orgId, projectId),
+        UpdateExpression: 'ADD issue_seq :minus, issue_id_next :minus',
+        ConditionExpression: 'issue_seq = :number AND issue_id_next = :next',
+        ExpressionAttributeValues: { ':minus': -1, ':number': slot.number, ':next': slot.id + 1 },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
 }
 
 /** One attempt at a slot: undefined when the condition refused it with the project there. */

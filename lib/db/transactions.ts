@@ -4,8 +4,6 @@ import {
   TransactWriteCommand,
   UpdateCommand,
   type TransactWriteCommandInput,
-  type UpdateCommandInput,
-  type UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { UnavailableError } from '../domain/errors.ts';
 import { db, tableName } from './client.ts';
@@ -241,16 +239,6 @@ export async function batchGet(itemKeys: Key[]): Promise<(Record<string, unknown
     }),
   );
   return itemKeys.map((k) => found.get(id(k)));
-}
-
-/** An UpdateItem whose condition may not hold: its output, or undefined when its condition refused it. */
-export async function updateIfHolds(input: Omit<UpdateCommandInput, 'TableName'>): Promise<UpdateCommandOutput | undefined> {
-  try {
-    return await db.send(new UpdateCommand({ TableName: tableName, ...input }));
-  } catch (err) {
-    if (isConditionFailed(err)) return undefined;
-    throw err;
-  }
 }
 
 /** One item by key, read consistently (one GetItem); `projection` limits what is read. */
