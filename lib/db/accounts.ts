@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Account, Organisation, Role } from '../schemas/accounts.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
@@ -7,7 +7,7 @@ import { listPageWith, type PageRequest } from './list.ts';
 import { scanPages } from './query.ts';
 import { nextId, nextOrgId } from './sequences.ts';
 import { bucketStateOf } from './tokens.ts';
-import { batchGet, STALE, transact, type GuardedItem } from './transactions.ts';
+import { addTo, putNew, getItem, batchGet, STALE, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * Why an account write can be refused (`Refused.reason`): the e-mail is taken in the organisation,
@@ -56,23 +56,15 @@ function tokenPut(
   tokenHash: string,
   tat?: number,
 ): GuardedItem {
-  return {
-    item: {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.token(tokenHash),
-          org_id: orgId,
-          account_id: account.id,
-          role: account.role,
-          name: account.name,
-          ...(tat === undefined ? {} : { tat }),
-        },
-        // 256 random bits: a clash is not a case to handle, only a write never to overwrite.
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-  };
+  // 256 random bits: a clash is not a case to handle, only a write never to overwrite.
+  return putNew({
+    ...keys.token(tokenHash),
+    org_id: orgId,
+    account_id: account.id,
+    role: account.role,
+    name: account.name,
+    ...(tat === undefined ? {} : { tat }),
+  });
 }
 
 function accountItems(
@@ -164,25 +156,13 @@ export async function insertAccount(
   const now = new Date().toISOString();
   await transact([
     ...accountItems(orgId, accountId, input, tokenHash, now),
-    {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.org(orgId),
-          UpdateExpression: 'ADD accounts_count :one',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
-      reason: accountRefusals.organisation,
-    },
+    addTo(keys.org(orgId), 'accounts_count', 1, accountRefusals.organisation),
   ]);
   return { id: accountId, name: input.name, email: input.email, role: input.role, created_at: now };
 }
 
 export async function getAccountItem(orgId: number, accountId: number): Promise<AccountItem | undefined> {
-  const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.account(orgId, accountId), ConsistentRead: true }));
-  return out.Item as AccountItem | undefined;
+  return getItem<AccountItem>(keys.account(orgId, accountId));
 }
 
 /**
@@ -209,8 +189,7 @@ export async function getAccountWithOrganisation(
 }
 
 export async function getOrganisationItem(orgId: number): Promise<OrganisationItem | undefined> {
-  const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.org(orgId), ConsistentRead: true }));
-  return out.Item as OrganisationItem | undefined;
+  return getItem<OrganisationItem>(keys.org(orgId));
 }
 
 /**

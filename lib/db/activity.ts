@@ -3,7 +3,7 @@ import type { Activity } from '../schemas/activity.ts';
 import { db, tableName } from './client.ts';
 import { collections, keys, listKeys, projectPk, skPrefixes } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
-import { existsCheck, Refused, transact } from './transactions.ts';
+import { putNew, addTo, existsCheck, Refused, transact } from './transactions.ts';
 
 /**
  * Activity entries, written by the change feed consumer (lib/feed/consume.ts) under the issue or
@@ -38,28 +38,16 @@ export async function recordActivity(entry: ActivityEntry): Promise<boolean> {
   const lsk = isIssue ? listKeys.issueActivity(owner.issueId, sequence) : listKeys.sprintActivity(owner.sprintId, sequence);
   try {
     await transact([
-      {
-        item: {
-          Put: {
-            TableName: tableName,
-            Item: { ...key, LSK: lsk, type: 'activity', org_id: orgId, project_id: projectId, ...entry.activity },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        reason: activityRefusals.recorded,
-      },
-      {
-        item: {
-          Update: {
-            TableName: tableName,
-            Key: isIssue ? keys.issue(orgId, projectId, owner.issueId) : keys.sprint(orgId, projectId, owner.sprintId),
-            UpdateExpression: 'ADD activity_count :one',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':one': 1 },
-          },
-        },
-        reason: activityRefusals.parent,
-      },
+      putNew(
+        { ...key, LSK: lsk, type: 'activity', org_id: orgId, project_id: projectId, ...entry.activity },
+        activityRefusals.recorded,
+      ),
+      addTo(
+        isIssue ? keys.issue(orgId, projectId, owner.issueId) : keys.sprint(orgId, projectId, owner.sprintId),
+        'activity_count',
+        1,
+        activityRefusals.parent,
+      ),
       // Nor under a deleted project, whose cascade may have read past this key already.
       existsCheck(keys.project(orgId, projectId), activityRefusals.parent),
     ]);

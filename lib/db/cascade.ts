@@ -1,24 +1,22 @@
 import type { DynamoDBRecord } from 'aws-lambda';
+import { BatchWriteCommand, DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
-import {
-  cascadeParentOf,
+  afterFailure,
+  cascadeWorkOf,
   idOf,
-  MAX_ATTEMPTS,
+  noPartitionKeys,
+  notePartitionItem,
+  orphansIn,
   pendingCascadeFromItem,
-  pendingCascadeOf,
+  pendingCascadeItem,
   type CascadeParent,
+  type PartitionKeys,
   type PendingCascade,
 } from '../domain/cascades.ts';
 import type { IssueChange } from '../domain/derivations.ts';
 import { issueWriteItems } from './issue-write.ts';
-import { queryPages, scanPages } from './query.ts';
+import { queryPages, scanPages, type QueryInput } from './query.ts';
+import { forEachLimited } from '../limited.ts';
 import { db, tableName } from './client.ts';
 import {
   collections,
@@ -30,7 +28,7 @@ import {
   skPrefixes,
   type Key,
 } from './keys.ts';
-import { Refused, transact, type GuardedItem } from './transactions.ts';
+import { itemExists, Refused, transact, type GuardedItem } from './transactions.ts';
 
 export { cascadeParentOf, failureMessage, MAX_ATTEMPTS, pendingCascadeFromItem, pendingCascadeOf } from '../domain/cascades.ts';
 export type { CascadeParent, PendingCascade } from '../domain/cascades.ts';
@@ -91,27 +89,6 @@ function checkDeadline(options: CascadeOptions, at: Record<string, unknown> | un
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Runs `fn` over `items` with at most `limit` in flight. After a failure no new item starts; the
- * call settles once the ones in flight have, then rethrows the first error.
- */
-async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { err: unknown } | undefined;
-  const worker = async () => {
-    while (next < items.length && !failure) {
-      const item = items[next++] as T;
-      try {
-        await fn(item);
-      } catch (err) {
-        failure ??= { err };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure) throw failure.err;
-}
-
-/**
  * Deletes items by key; a comment's pointer (in the organisation's partition, `keys.commentPointer`)
  * goes first, so that an interrupted page never leaves a pointer whose comment the next Query no
  * longer finds.
@@ -138,43 +115,30 @@ async function deleteBatches(itemKeys: Key[]): Promise<void> {
 }
 
 /**
- * Pages through a Query that returns keys, handing each page to `onPage` before reading the next
- * (deleting what was read does not disturb the paging: ExclusiveStartKey is a position). Starts
- * after `options.after`; past the deadline it stops between pages (never before the first) with
- * the position reached. A stop inside `onPage` continues from this page again: what it had done
- * is gone, so the page then costs only what was left.
+ * Pages through a Query that returns keys (`queryPages`), handing each page to `onPage` before
+ * reading the next (deleting what was read does not disturb the paging: ExclusiveStartKey is a
+ * position). Starts after `options.after`; past the deadline it stops between pages (never before
+ * the first) with the position reached. A stop inside `onPage` continues from this page again:
+ * what it had done is gone, so the page then costs only what was left.
  */
 async function forEachPage(
-  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>,
+  input: QueryInput,
   options: CascadeOptions,
   onPage: (pageKeys: Key[], items: Record<string, unknown>[]) => Promise<void>,
 ): Promise<number> {
-  let start: Record<string, unknown> | undefined = options.after;
+  let start = options.after;
   let seen = 0;
-  let pages = 0;
-  do {
-    if (pages++ > 0) checkDeadline(options, start);
-    const out = await db.send(
-      new QueryCommand({
-        ...input,
-        TableName: tableName,
-        ConsistentRead: true,
-        Limit: PAGE_SIZE,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    const pageKeys = (out.Items ?? []).map((item) => ({ PK: String(item.PK), SK: String(item.SK) }));
+  await queryPages(input, { start, limit: () => PAGE_SIZE }, async (items, _count, next) => {
+    const pageKeys = items.map((item) => ({ PK: String(item.PK), SK: String(item.SK) }));
     seen += pageKeys.length;
     if (pageKeys.length > 0) {
-      try {
-        await onPage(pageKeys, out.Items ?? []);
-      } catch (err) {
-        if (err instanceof CascadeInterrupted) throw new CascadeInterrupted(start);
-        throw err;
-      }
+      await onPage(pageKeys, items).catch((err: unknown) => {
+        throw err instanceof CascadeInterrupted ? new CascadeInterrupted(start) : err;
+      });
     }
-    start = out.LastEvaluatedKey;
-  } while (start);
+    if (next) checkDeadline(options, next);
+    start = next;
+  });
   return seen;
 }
 
@@ -339,19 +303,6 @@ function issueIdOf(key: Key): number {
   return Number(m[1]);
 }
 
-/** True when the project item still exists (a consistent read of its key only). */
-async function projectExists(orgId: number, projectId: number): Promise<boolean> {
-  const out = await db.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: keys.project(orgId, projectId),
-      ConsistentRead: true,
-      ProjectionExpression: 'PK',
-    }),
-  );
-  return out.Item !== undefined;
-}
-
 /** Runs the cascade of one parent. Returns the number of items deleted. */
 export async function cascade(parent: CascadeParent, options: CascadeOptions = {}): Promise<number> {
   switch (parent.kind) {
@@ -380,31 +331,13 @@ export interface CascadeBatchResult {
   errors: unknown[];
 }
 
-interface Group {
-  orgId: number;
-  projectId: number;
-  entries: { index: number; parent: CascadeParent }[];
-}
-
 /** Writes (or rewrites) a pending cascade; every write is a stream record that brings the consumer back. */
 export async function savePendingCascade(pending: PendingCascade): Promise<void> {
   const { parent } = pending;
   await db.send(
     new PutCommand({
       TableName: tableName,
-      Item: {
-        ...keys.pendingCascade(parent.kind, parent.orgId, parent.projectId, idOf(parent)),
-        type: 'cascade',
-        status: pending.status,
-        kind: parent.kind,
-        org_id: parent.orgId,
-        project_id: parent.projectId,
-        parent_id: idOf(parent),
-        ...(pending.after ? { after: pending.after } : {}),
-        attempts: pending.attempts,
-        ...(pending.error ? { error: pending.error.slice(0, 1000) } : {}),
-        updated_at: new Date().toISOString(),
-      },
+      Item: { ...keys.pendingCascade(parent.kind, parent.orgId, parent.projectId, idOf(parent)), ...pendingCascadeItem(pending) },
     }),
   );
 }
@@ -467,13 +400,12 @@ async function runAndRecord(
       return;
     }
     result.errors.push(err);
-    const next: PendingCascade = { ...pending, attempts: pending.attempts + 1, error: describeError(err) };
-    if (next.attempts < MAX_ATTEMPTS) {
-      await savePendingCascade({ ...next, status: 'pending' });
+    const next = afterFailure(pending, describeError(err));
+    await savePendingCascade(next);
+    if (next.status === 'pending') {
       result.continued++;
       return;
     }
-    await savePendingCascade({ ...next, status: 'failed' });
     result.givenUp++;
     await options.notifyFailure?.(next);
   }
@@ -501,31 +433,7 @@ async function runAndRecord(
  * (everything is idempotent).
  */
 export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOptions = {}): Promise<CascadeBatchResult> {
-  const groups = new Map<string, Group>();
-  const continuations = new Map<string, { index: number; pending: PendingCascade }>();
-  let parents = 0;
-  records.forEach((record, index) => {
-    const pending = pendingCascadeOf(record);
-    if (pending) {
-      // The latest write of one pending cascade is the one that counts.
-      const { parent } = pending;
-      const key = JSON.stringify(keys.pendingCascade(parent.kind, parent.orgId, parent.projectId, idOf(parent)));
-      const earlier = continuations.get(key);
-      continuations.set(key, { index: Math.min(earlier?.index ?? index, index), pending });
-      return;
-    }
-    const parent = cascadeParentOf(record);
-    if (!parent) return;
-    parents++;
-    const pk = projectPk(parent.orgId, parent.projectId);
-    let group = groups.get(pk);
-    if (!group) {
-      group = { orgId: parent.orgId, projectId: parent.projectId, entries: [] };
-      groups.set(pk, group);
-    }
-    group.entries.push({ index, parent });
-  });
-
+  const { groups, continuations, parents } = cascadeWorkOf(records);
   const result: CascadeBatchResult = { deleted: 0, parents, skipped: 0, continued: 0, givenUp: 0, errors: [] };
   let firstFailedIndex: number | undefined;
   const failed = (indexes: number[], err: unknown) => {
@@ -535,7 +443,7 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
   };
   const fresh = (parent: CascadeParent): PendingCascade => ({ parent, attempts: 0, status: 'pending' });
 
-  await forEachLimited([...groups.values()], 4, async (group) => {
+  await forEachLimited(groups, 4, async (group) => {
     try {
       const projectRecord = group.entries.find((e) => e.parent.kind === 'project');
       if (projectRecord) {
@@ -543,7 +451,7 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
         result.skipped += group.entries.length - 1;
         return;
       }
-      if (!(await projectExists(group.orgId, group.projectId))) {
+      if (!(await itemExists(keys.project(group.orgId, group.projectId)))) {
         result.skipped += group.entries.length;
         return;
       }
@@ -559,7 +467,7 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
       );
     }
   });
-  await forEachLimited([...continuations.values()], 4, async ({ index, pending }) => {
+  await forEachLimited(continuations, 4, async ({ index, pending }) => {
     try {
       await runAndRecord(pending, true, options, result);
     } catch (err) {
@@ -588,52 +496,23 @@ export async function resumeCascade(parent: CascadeParent, after?: Record<string
  * a Scan of keys, which no request path ever does.
  */
 export async function findOrphanedCascades(): Promise<CascadeParent[]> {
-  interface Partition {
-    sprints: Set<number>;
-    issues: Set<number>;
-    sprintsOfIssues: Set<number>;
-    issuesOfComments: Set<number>;
-  }
-  const partitions = new Map<string, Partition>();
+  const partitions = new Map<string, PartitionKeys>();
   await scanPages(
     { ProjectionExpression: 'PK, SK, LSK', FilterExpression: 'contains(PK, :p)', ExpressionAttributeValues: { ':p': '#P#' } },
     (items) => {
       for (const item of items) {
         const pk = String(item.PK);
         if (!parseProjectPk(pk)) continue;
-        let part = partitions.get(pk);
-        if (!part) {
-          part = { sprints: new Set(), issues: new Set(), sprintsOfIssues: new Set(), issuesOfComments: new Set() };
-          partitions.set(pk, part);
-        }
-        const sk = String(item.SK);
-        const m = /^(SPRINT|ISSUE)#(\d{10})(?:#C#\d{10})?$/.exec(sk);
-        if (!m) continue;
-        const id = Number(m[2]);
-        if (m[1] === 'SPRINT') part.sprints.add(id);
-        else if (sk.includes('#C#')) part.issuesOfComments.add(id);
-        else {
-          part.issues.add(id);
-          const inSprint = /^S#(\d{10})#/.exec(String(item.LSK ?? ''));
-          if (inSprint) part.sprintsOfIssues.add(Number(inSprint[1]));
-        }
+        if (!partitions.has(pk)) partitions.set(pk, noPartitionKeys());
+        notePartitionItem(partitions.get(pk) as PartitionKeys, { SK: String(item.SK), LSK: item.LSK as string | undefined });
       }
     },
   );
-
   const orphans: CascadeParent[] = [];
   for (const [pk, part] of partitions) {
     const { orgId, projectId } = parseProjectPk(pk) as { orgId: number; projectId: number };
-    if (!(await projectExists(orgId, projectId))) {
-      orphans.push({ kind: 'project', orgId, projectId });
-      continue;
-    }
-    for (const sprintId of part.sprintsOfIssues) {
-      if (!part.sprints.has(sprintId)) orphans.push({ kind: 'sprint', orgId, projectId, sprintId });
-    }
-    for (const issueId of part.issuesOfComments) {
-      if (!part.issues.has(issueId)) orphans.push({ kind: 'issue', orgId, projectId, issueId });
-    }
+    if (await itemExists(keys.project(orgId, projectId))) orphans.push(...orphansIn(orgId, projectId, part));
+    else orphans.push({ kind: 'project', orgId, projectId });
   }
   return orphans;
 }
@@ -646,6 +525,5 @@ export async function parentIsGone(parent: CascadeParent): Promise<boolean> {
       : parent.kind === 'sprint'
         ? keys.sprint(parent.orgId, parent.projectId, parent.sprintId)
         : keys.issue(parent.orgId, parent.projectId, parent.issueId);
-  const out = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true, ProjectionExpression: 'PK' }));
-  return out.Item === undefined;
+  return !(await itemExists(key));
 }

@@ -1,12 +1,22 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ancestryOf, pathAncestryOf, type Ancestry } from '../domain/comment-ancestry.ts';
+import { pointerFromItem, sprintIdOf, type CommentPointer, type FullCommentPointer } from '../domain/comment-pointers.ts';
 import type { Comment } from '../schemas/comments.ts';
-import { db, tableName } from './client.ts';
+import { tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
 import { scanPages } from './query.ts';
 import { collections, keys, listKeys, orgPk, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
-import { batchGet, existsCheck, Refused, transact, type GuardedItem } from './transactions.ts';
+import {
+  putNew,
+  addTo,
+  getItem,
+  itemExists,
+  batchGet,
+  existsCheck,
+  Refused,
+  transact,
+  type GuardedItem,
+} from './transactions.ts';
 import { storedNumberIs, VERSION_ATTRIBUTE, versionOf, withVersion } from './versions.ts';
 
 /**
@@ -203,30 +213,6 @@ export async function insertComment(
 }
 
 /**
- * A comment's pointer (`keys.commentPointer`, in the organisation's partition): where the comment
- * lives, for a path that names only its id, and what of the comment never changes, with its
- * version, so that a write can be decided and answered without reading the comment.
- */
-export interface CommentPointer {
-  id: number;
-  projectId: number;
-  issueId: number;
-  /**
-   * The issue's sprint when the comment was written or last edited (null: the backlog): a hint, for
-   * the issue may have moved since; every write decided on it checks it.
-   */
-  sprintId: number | null;
-  /**
-   * The comment's author and creation time, and its version, which every update of the comment
-   * moves on the pointer too. Absent on a pointer written before pointers carried them.
-   */
-  fixed?: { authorId: number; authorName: string; createdAt: string; version: number } | undefined;
-}
-
-/** A pointer that carries the comment's fixed fields and version. */
-export type FullCommentPointer = CommentPointer & { fixed: NonNullable<CommentPointer['fixed']> };
-
-/**
  * The pointer item of a comment: its place, its fixed fields and, when given, its version (a
  * request's Put is stamped at version 1 like the comment's, lib/db/actor.ts).
  */
@@ -251,33 +237,13 @@ export function pointerItem(
   };
 }
 
-const sprintIdOf = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
-
 /**
  * A comment's pointer, read with one consistent GetItem: it is written in the comment's create
  * transaction, so a comment is found right after its creation. Undefined when there is none.
  */
 export async function readCommentPointer(orgId: number, commentId: number): Promise<CommentPointer | undefined> {
-  const out = await db.send(
-    new GetCommand({ TableName: tableName, Key: keys.commentPointer(orgId, commentId), ConsistentRead: true }),
-  );
-  const item = out.Item;
-  if (!item) return undefined;
-  const full = item.author_id !== undefined && typeof item.author_name === 'string' && typeof item.created_at === 'string';
-  return {
-    id: commentId,
-    projectId: Number(item.project_id),
-    issueId: Number(item.issue_id),
-    sprintId: sprintIdOf(item.sprint_id),
-    fixed: full
-      ? {
-          authorId: Number(item.author_id),
-          authorName: String(item.author_name),
-          createdAt: String(item.created_at),
-          version: versionOf(item),
-        }
-      : undefined,
-  };
+  const item = await getItem(keys.commentPointer(orgId, commentId));
+  return item && pointerFromItem(commentId, item);
 }
 
 /** A comment found by id, with what its ancestor check found. */
@@ -316,15 +282,7 @@ export async function findCommentAt(orgId: number, pointer: CommentPointer): Pro
 
 /** True when a sprint exists (one consistent GetItem of its key). */
 export async function sprintExists(orgId: number, projectId: number, sprintId: number): Promise<boolean> {
-  const out = await db.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: keys.sprint(orgId, projectId, sprintId),
-      ConsistentRead: true,
-      ProjectionExpression: 'PK',
-    }),
-  );
-  return out.Item !== undefined;
+  return itemExists(keys.sprint(orgId, projectId, sprintId));
 }
 
 /**
@@ -558,18 +516,7 @@ export async function updateComment(
 export async function deleteComment(orgId: number, found: FoundComment, authorId: number): Promise<void> {
   await transact([
     ...commentDeletes(orgId, { PK: found.item.PK, SK: found.item.SK }, found.item.id, authorId, found.path.issueSprintId),
-    {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.issue(orgId, found.item.project_id, found.item.issue_id),
-          UpdateExpression: 'ADD comments_count :minus',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':minus': -1 },
-        },
-      },
-      reason: commentRefusals.comment,
-    },
+    addTo(keys.issue(orgId, found.item.project_id, found.item.issue_id), 'comments_count', -1, commentRefusals.comment),
     ...ancestorChecks(orgId, found),
   ]);
 }
@@ -626,16 +573,7 @@ export async function restorePointer(item: Record<string, unknown>): Promise<'wr
   try {
     await transact([
       existsCheck(commentKey, 'gone'),
-      {
-        item: {
-          Put: {
-            TableName: tableName,
-            Item: pointerItem(orgId, { ...comment, ...place }, versionOf(item)),
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        reason: 'pointed',
-      },
+      putNew(pointerItem(orgId, { ...comment, ...place }, versionOf(item)), 'pointed'),
     ]);
     return 'written';
   } catch (err) {

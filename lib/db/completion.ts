@@ -1,14 +1,14 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SprintReport } from '../schemas/sprints.ts';
 import { db, tableName } from './client.ts';
 import type { IssueChange } from '../domain/derivations.ts';
 import { issueWrite, listOwnerUpdate } from './issue-write.ts';
 import { keys, projectPk, velocityPrefix } from './keys.ts';
 import type { ProjectItem } from './projects.ts';
-import { addCounters, type CompletionPlan } from './sprints.ts';
-import { transact, type GuardedItem } from './transactions.ts';
+import { addCounters } from './sprints.ts';
+import { getItem, putItem, transact, type GuardedItem } from './transactions.ts';
 import { storedNumberIs } from './versions.ts';
-import { COPIED, FIELDS, type CountersAtCompletion } from '../domain/completion.ts';
+import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../domain/completion.ts';
 
 /**
  * The completion of a sprint as stored steps (lib/domain/sprints.ts decides them):
@@ -26,6 +26,70 @@ import { COPIED, FIELDS, type CountersAtCompletion } from '../domain/completion.
  */
 
 /**
+ * An update of a sprint of the completion (the completing one, or `reason` another): `set` (its names/values in `names`/`values`, `#status` named
+ * here) with the derivations' counters `add`, on `condition`. Refusal: `sprint`.
+ */
+function sprintUpdate(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  set: string,
+  add: Record<string, number>,
+  condition: string,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+  reason = 'sprint',
+): GuardedItem {
+  names['#status'] = 'status';
+  const added = addCounters(add, names, values);
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: keys.sprint(orgId, projectId, sprintId),
+        UpdateExpression: [set, added && `ADD ${added}`].filter(Boolean).join(' '),
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    reason,
+  };
+}
+
+/** `SET` of a sprint completed with `report` (its values added to `values`). */
+function completedSets(plan: CompletionPlan, report: SprintReport, values: Record<string, unknown>): string {
+  Object.assign(values, {
+    ':completed': 'completed',
+    ':actual_end_date': plan.actual_end_date,
+    ':report': report,
+    ':now': plan.completed_at,
+  });
+  return 'SET #status = :completed, actual_end_date = :actual_end_date, report = :report, updated_at = :now';
+}
+
+/**
+ * The count of completions carrying issues into `target` (`receiving`), moved by `delta`: taken
+ * while it is still in planning (refused as `reason` otherwise), given back while it exists.
+ */
+function receiving(orgId: number, projectId: number, target: number, delta: 1 | -1, reason: string): GuardedItem {
+  const planning = delta > 0;
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: keys.sprint(orgId, projectId, target),
+        UpdateExpression: 'ADD receiving :delta',
+        ConditionExpression: planning ? 'attribute_exists(PK) AND #status = :planning' : 'attribute_exists(PK)',
+        ...(planning ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+        ExpressionAttributeValues: { ':delta': delta, ...(planning ? { ':planning': 'planning' } : {}) },
+      },
+    },
+    reason,
+  };
+}
+
+/**
  * The update of the list that receives a completion's open issues by what the derivations add to
  * it: the backlog, or a sprint (with `requirePlanning`: still in planning).
  */
@@ -37,22 +101,10 @@ function targetUpdate(
   requirePlanning: boolean,
 ): GuardedItem {
   if (target === null || !requirePlanning) return listOwnerUpdate(orgId, projectId, target, add, 'target');
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = { ':planning': 'planning' };
-  const added = addCounters(add, names, values);
-  return {
-    item: {
-      Update: {
-        TableName: tableName,
-        Key: keys.sprint(orgId, projectId, target),
-        UpdateExpression: added ? `ADD ${added}` : 'SET #status = :planning',
-        ConditionExpression: 'attribute_exists(PK) AND #status = :planning',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    },
-    reason: 'target',
-  };
+  // Nothing to add still checks the target: a write that changes nothing carries the condition.
+  const set = Object.values(add).some(Boolean) ? '' : 'SET #status = :planning';
+  const condition = 'attribute_exists(PK) AND #status = :planning';
+  return sprintUpdate(orgId, projectId, target, set, add, condition, {}, { ':planning': 'planning' }, 'target');
 }
 
 /** What a completion step moves: the issues' items and changes, from `appendToList` (lib/db/issues.ts). */
@@ -84,33 +136,25 @@ export async function completeAtOnce(
   },
 ): Promise<void> {
   const completed = (add: Record<string, number>): GuardedItem => {
-    const names: Record<string, string> = { '#status': 'status' };
-    const values: Record<string, unknown> = {
-      ':active': 'active',
-      ':completed': 'completed',
-      ':actual_end_date': step.plan.actual_end_date,
-      ':report': step.report,
-      ':now': step.plan.completed_at,
-    };
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':active': 'active' };
     const conditions = ['#status = :active'];
     for (const c of COPIED) {
       names[`#e_${c}`] = c;
       values[`:e_${c}`] = step.expected[c];
       conditions.push(storedNumberIs(`#e_${c}`, `:e_${c}`, step.expected[c]));
     }
-    const added = addCounters(add, names, values);
     return {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.sprint(orgId, projectId, sprintId),
-          UpdateExpression: `SET #status = :completed, actual_end_date = :actual_end_date, report = :report, updated_at = :now${added ? ` ADD ${added}` : ''}`,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        },
-      },
-      reason: 'sprint',
+      ...sprintUpdate(
+        orgId,
+        projectId,
+        sprintId,
+        completedSets(step.plan, step.report, values),
+        add,
+        conditions.join(' AND '),
+        names,
+        values,
+      ),
       resource: true,
     };
   };
@@ -127,28 +171,15 @@ export async function completeAtOnce(
   });
 }
 
-function velocityPut(
-  orgId: number,
-  projectId: number,
-  sprintId: number,
-  plan: CompletionPlan,
-  velocity: VelocityEntry,
-): GuardedItem {
-  return {
-    item: {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.velocity(orgId, projectId, plan.completed_at, sprintId),
-          type: 'velocity',
-          org_id: orgId,
-          project_id: projectId,
-          ...velocity,
-        },
-      },
-    },
-  };
-}
+/** The velocity summary of a completed sprint (`VELOCITY#<completed_at>#<sprint>`, written once). */
+const velocityPut = (orgId: number, projectId: number, sprintId: number, plan: CompletionPlan, velocity: VelocityEntry) =>
+  putItem({
+    ...keys.velocity(orgId, projectId, plan.completed_at, sprintId),
+    type: 'velocity',
+    org_id: orgId,
+    project_id: projectId,
+    ...velocity,
+  });
 
 /**
  * active -> completing. Refusals: `sprint` (not active any more, or gone), `carry_over` (the target
@@ -186,21 +217,7 @@ export async function beginCompletion(orgId: number, projectId: number, sprintId
       resource: true,
     },
   ];
-  if (plan.carry_over_sprint_id !== null) {
-    items.push({
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.sprint(orgId, projectId, plan.carry_over_sprint_id),
-          UpdateExpression: 'ADD receiving :one',
-          ConditionExpression: 'attribute_exists(PK) AND #status = :planning',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':one': 1, ':planning': 'planning' },
-        },
-      },
-      reason: 'carry_over',
-    });
-  }
+  if (plan.carry_over_sprint_id !== null) items.push(receiving(orgId, projectId, plan.carry_over_sprint_id, 1, 'carry_over'));
   await transact(items);
 }
 
@@ -216,24 +233,20 @@ export async function completionMoves(
   sprintId: number,
   step: CompletionMoves & { now: string },
 ): Promise<void> {
-  const completing = (add: Record<string, number>): GuardedItem => {
-    const names: Record<string, string> = { '#status': 'status' };
-    const values: Record<string, unknown> = { ':completing': 'completing', ':now': step.now };
-    const added = addCounters(add, names, values);
-    return {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.sprint(orgId, projectId, sprintId),
-          UpdateExpression: `SET updated_at = :now${added ? ` ADD ${added}` : ''}`,
-          ConditionExpression: '#status = :completing',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        },
+  const completing = (add: Record<string, number>) =>
+    sprintUpdate(
+      orgId,
+      projectId,
+      sprintId,
+      'SET updated_at = :now',
+      add,
+      '#status = :completing',
+      {},
+      {
+        ':completing': 'completing',
+        ':now': step.now,
       },
-      reason: 'sprint',
-    };
-  };
+    );
   await issueWrite({
     orgId,
     projectId,
@@ -243,16 +256,6 @@ export async function completionMoves(
     owners: [sprintId, step.target],
     owner: (list, add) => (list === sprintId ? completing(add) : targetUpdate(orgId, projectId, list, add, false)),
   });
-}
-
-/** What the velocity endpoint lists of a completed sprint (written once, at completion). */
-export interface VelocityEntry {
-  sprint_id: number;
-  name: string;
-  completed_at: string;
-  actual_end_date: string;
-  committed_story_points: number;
-  completed_story_points: number;
 }
 
 /**
@@ -268,43 +271,21 @@ export async function finishCompletion(
   report: SprintReport,
   velocity: VelocityEntry,
 ): Promise<void> {
+  const values: Record<string, unknown> = { ':completing': 'completing' };
   const items: GuardedItem[] = [
-    {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.sprint(orgId, projectId, sprintId),
-          UpdateExpression:
-            'SET #status = :completed, actual_end_date = :actual_end_date, report = :report, updated_at = :now REMOVE completion',
-          ConditionExpression: '#status = :completing',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':completed': 'completed',
-            ':completing': 'completing',
-            ':actual_end_date': plan.actual_end_date,
-            ':report': report,
-            ':now': plan.completed_at,
-          },
-        },
-      },
-      reason: 'sprint',
-    },
+    sprintUpdate(
+      orgId,
+      projectId,
+      sprintId,
+      `${completedSets(plan, report, values)} REMOVE completion`,
+      {},
+      '#status = :completing',
+      {},
+      values,
+    ),
     velocityPut(orgId, projectId, sprintId, plan, velocity),
   ];
-  if (plan.carry_over_sprint_id !== null) {
-    items.push({
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.sprint(orgId, projectId, plan.carry_over_sprint_id),
-          UpdateExpression: 'ADD receiving :minus',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':minus': -1 },
-        },
-      },
-      reason: 'target',
-    });
-  }
+  if (plan.carry_over_sprint_id !== null) items.push(receiving(orgId, projectId, plan.carry_over_sprint_id, -1, 'target'));
   await transact(items);
 }
 
@@ -324,10 +305,10 @@ export async function lastCompleted(orgId: number, projectId: number, count: num
         ConsistentRead: true,
       }),
     ),
-    db.send(new GetCommand({ TableName: tableName, Key: keys.project(orgId, projectId), ConsistentRead: true })),
+    getItem<ProjectItem>(keys.project(orgId, projectId)),
   ]);
   return {
-    project: project.Item as ProjectItem | undefined,
+    project,
     entries: (summaries.Items ?? []) as VelocityEntry[],
   };
 }

@@ -1,5 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.ts';
+import { getItem } from './transactions.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -15,8 +14,6 @@ export async function issueOfNumber(
   orgId: number,
   issueNumber: string,
 ): Promise<{ projectId: number; issueId: number } | undefined> {
-  const out = await db.send(
-    new GetCommand({ TableName: tableName, Key: keys.issueKey(orgId, issueNumber), ConsistentRead: true }),
-  );
-  return out.Item ? { projectId: Number(out.Item.project_id), issueId: Number(out.Item.issue_id) } : undefined;
+  const item = await getItem(keys.issueKey(orgId, issueNumber));
+  return item ? { projectId: Number(item.project_id), issueId: Number(item.issue_id) } : undefined;
 }

@@ -10,7 +10,7 @@ import { today } from '../domain/clock.ts';
 import { tableName } from './client.ts';
 import { keys, listKeys, type Key } from './keys.ts';
 import { addCounters } from './sprints.ts';
-import { transact, type GuardedItem } from './transactions.ts';
+import { putItem, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * THE way an issue write becomes a transaction: the issues' own items (the path's), then what every
@@ -194,7 +194,7 @@ export function recordItem(record: DerivedRecord): Record<string, unknown> {
 }
 
 // A pointer is replaced unconditionally: a stale one (left by a deleted project whose prefix is reused) gives way.
-const recordPut = (record: DerivedRecord): GuardedItem => ({ item: { Put: { TableName: tableName, Item: recordItem(record) } } });
+const recordPut = (record: DerivedRecord): GuardedItem => putItem(recordItem(record));
 
 function recordRemove(record: DerivedRecord, guarded: boolean): GuardedItem {
   const Key = recordKey(record);

@@ -22,7 +22,7 @@ import { decodeCursor, encodeCursor, MAX_READ_BYTES, type PageRequest } from './
 import { queryPages } from './query.ts';
 import type { ProjectItem } from './projects.ts';
 import { accountExists, type SprintItem } from './sprints.ts';
-import { batchGet, existsCheck, Refused, revisionCondition, setAssignments, type GuardedItem } from './transactions.ts';
+import { putNew, batchGet, existsCheck, Refused, revisionCondition, setAssignments, type GuardedItem } from './transactions.ts';
 import { issueWrite } from './issue-write.ts';
 import { issueStateOf, repositioned, type IssueChange, type IssueState } from '../domain/derivations.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
@@ -429,24 +429,18 @@ export async function insertIssue(orgId: number, projectId: number, issue: Issue
     orgId,
     projectId,
     issues: [
-      {
-        item: {
-          Put: {
-            TableName: tableName,
-            Item: {
-              ...keys.issue(orgId, projectId, issue.id),
-              LSK: listKey(issue.sprint_id, issue.position, issue.id),
-              type: 'issue',
-              org_id: orgId,
-              ...issue,
-              rev: 0,
-              comments_count: 0,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
+      putNew(
+        {
+          ...keys.issue(orgId, projectId, issue.id),
+          LSK: listKey(issue.sprint_id, issue.position, issue.id),
+          type: 'issue',
+          org_id: orgId,
+          ...issue,
+          rev: 0,
+          comments_count: 0,
         },
-        reason: 'issue_exists',
-      },
+        'issue_exists',
+      ),
     ],
     changes: [{ after: issueStateOf(orgId, issue as never) }],
     ownerReason: issue.sprint_id === null ? 'project' : 'sprint',

@@ -1,10 +1,19 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
-import { db, tableName } from './client.ts';
+import { tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
-import { Refused, rereadOnStale, setAssignments, STALE, transact, updateResource, type GuardedItem } from './transactions.ts';
+import {
+  getItem,
+  addTo,
+  Refused,
+  rereadOnStale,
+  setAssignments,
+  STALE,
+  transact,
+  updateResource,
+  type GuardedItem,
+} from './transactions.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { versionOf, withVersion } from './versions.ts';
 
@@ -50,8 +59,7 @@ export const toProject = (record: object): Project => {
  */
 
 export async function getProjectItem(orgId: number, projectId: number): Promise<ProjectItem | undefined> {
-  const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.project(orgId, projectId), ConsistentRead: true }));
-  return out.Item as ProjectItem | undefined;
+  return getItem<ProjectItem>(keys.project(orgId, projectId));
 }
 
 /**
@@ -99,18 +107,7 @@ export async function insertProject(orgId: number, input: ProjectCreate): Promis
       },
     },
     prefixGuardPut(orgId, input.prefix, id),
-    {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.org(orgId),
-          UpdateExpression: 'ADD projects_count :one',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
-      reason: projectRefusals.organisation,
-    },
+    addTo(keys.org(orgId), 'projects_count', 1, projectRefusals.organisation),
   ]);
   return withVersion(project, { ...keys.project(orgId, id), version: 1 });
 }

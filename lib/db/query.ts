@@ -32,13 +32,13 @@ async function eachPage(
 /**
  * THE paged Query of the data layer: consistent (a client sees its own writes), from `start`,
  * one page after another, each handed to `onPage` with its items, until the results end or
- * `onPage` answers false. `limit` sizes each page as it is asked for (none: DynamoDB's 1 MB pages).
+ * `onPage` answers false (it is given where the next page starts). `limit` sizes each page as it is asked for (none: DynamoDB's 1 MB pages).
  * Returns where it stopped: the LastEvaluatedKey of the last page read, undefined at the end.
  */
 export async function queryPages(
   input: QueryInput,
   options: { start?: Key | undefined; limit?: (() => number) | undefined },
-  onPage: (items: Record<string, unknown>[], count: number) => boolean | void,
+  onPage: (items: Record<string, unknown>[], count: number, next: Key | undefined) => Promise<boolean | void> | boolean | void,
 ): Promise<Key | undefined> {
   return eachPage(
     (start) =>
@@ -52,7 +52,7 @@ export async function queryPages(
         }),
       ),
     options.start,
-    (page) => onPage(page.Items ?? [], page.Count ?? 0),
+    (page) => onPage(page.Items ?? [], page.Count ?? 0, page.LastEvaluatedKey),
   );
 }
 

@@ -1,47 +1,28 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Sprint, SprintStatus } from '../schemas/sprints.ts';
-import { db, tableName } from './client.ts';
+import { tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
-import { batchGet, equalsCondition, setAssignments, transact, updateResource, type GuardedItem } from './transactions.ts';
+import {
+  getItem,
+  existsCheck,
+  putNew,
+  addTo,
+  batchGet,
+  equalsCondition,
+  setAssignments,
+  transact,
+  updateResource,
+  type GuardedItem,
+} from './transactions.ts';
 import { storedNumberIs, withVersion } from './versions.ts';
+import { burndownAttribute, noCounters, scopeCounters } from '../domain/sprint-counters.ts';
+import type { CompletionPlan } from '../domain/completion.ts';
 
 /** No completion is carrying issues into the sprint (`receiving`, with `#receiving` and `:zero`). */
 const notReceiving = storedNumberIs('#receiving', ':zero', 0);
-
-/** Counters a sprint keeps over its issues; they move in the same transaction as the issues. */
-export type SprintCounterName =
-  | 'issues_count'
-  | 'total_story_points'
-  | 'completed_story_points'
-  | 'open_issues_count'
-  | 'open_story_points'
-  | 'done_issues_count';
-export type SprintCounters = Record<SprintCounterName, number>;
-
-/** The counters of a sprint without issues (a new sprint's, or the sum of none). */
-export const noCounters: Readonly<SprintCounters> = {
-  issues_count: 0,
-  total_story_points: 0,
-  completed_story_points: 0,
-  open_issues_count: 0,
-  open_story_points: 0,
-  done_issues_count: 0,
-};
-
-/** Counters of moves in and out of a sprint, reset when it is activated (its report's added/removed). */
-export const scopeCounters = ['added_issues', 'added_points', 'removed_issues', 'removed_points'] as const;
-
-/** What the completion of a sprint decided when it started; whoever finishes it follows this. */
-export interface CompletionPlan {
-  /** Where the open issues go: a sprint of the project, or null for the backlog. */
-  carry_over_sprint_id: number | null;
-  completed_at: string;
-  actual_end_date: string;
-}
 
 /** The stored sprint: the resource plus what only the data layer reads. */
 export interface SprintItem extends Omit<Sprint, 'report'> {
@@ -80,22 +61,6 @@ export interface SprintFields {
   sprint_lead_id: number | null;
 }
 
-/**
- * The attribute of a sprint that holds the change of its open story points on one UTC day
- * (`burndown_YYYYMMDD`, top level so that writes can `ADD` to it without the attribute existing).
- */
-export const burndownAttribute = (day: string) => `burndown_${day.replaceAll('-', '')}`;
-
-/** The per-day changes of open story points a sprint item holds, by YYYY-MM-DD. */
-export function burndownChanges(item: Record<string, unknown>): Map<string, number> {
-  const changes = new Map<string, number>();
-  for (const [k, v] of Object.entries(item)) {
-    const m = /^burndown_(\d{4})(\d{2})(\d{2})$/.exec(k);
-    if (m) changes.set(`${m[1]}-${m[2]}-${m[3]}`, Number(v));
-  }
-  return changes;
-}
-
 export const toSprint = (record: object): Sprint => {
   const item = record as Record<string, unknown>;
   const nullable = (v: unknown) => (v as string | null | undefined) ?? null;
@@ -128,10 +93,7 @@ export async function getSprintFamily(orgId: number, projectId: number, sprintId
 }
 
 export async function getSprintItem(orgId: number, projectId: number, sprintId: number): Promise<SprintItem | undefined> {
-  const out = await db.send(
-    new GetCommand({ TableName: tableName, Key: keys.sprint(orgId, projectId, sprintId), ConsistentRead: true }),
-  );
-  return out.Item as SprintItem | undefined;
+  return getItem<SprintItem>(keys.sprint(orgId, projectId, sprintId));
 }
 
 /** A page of a project's sprints, read with the project (its `sprints_count`; undefined if gone). */
@@ -143,14 +105,8 @@ export async function listSprints(orgId: number, projectId: number, page: PageRe
 }
 
 /** A ConditionCheck that an account of the organisation exists (assignees, sprint leads). */
-export function accountExists(orgId: number, accountId: number, reason: string): GuardedItem {
-  return {
-    item: {
-      ConditionCheck: { TableName: tableName, Key: keys.account(orgId, accountId), ConditionExpression: 'attribute_exists(PK)' },
-    },
-    reason,
-  };
-}
+export const accountExists = (orgId: number, accountId: number, reason: string): GuardedItem =>
+  existsCheck(keys.account(orgId, accountId), reason);
 
 /**
  * Creates a sprint (status `planning`, counters at zero): sprint, the project's `sprints_count`
@@ -172,28 +128,11 @@ export async function insertSprint(orgId: number, projectId: number, fields: Spr
     updated_at: now,
   };
   const items: GuardedItem[] = [
-    {
-      item: {
-        Put: {
-          TableName: tableName,
-          Item: { ...keys.sprint(orgId, projectId, id), LSK: listKeys.sprint(id), type: 'sprint', org_id: orgId, ...item },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-      reason: 'sprint_exists',
-    },
-    {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.project(orgId, projectId),
-          UpdateExpression: 'ADD sprints_count :one',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
-      reason: 'project',
-    },
+    putNew(
+      { ...keys.sprint(orgId, projectId, id), LSK: listKeys.sprint(id), type: 'sprint', org_id: orgId, ...item },
+      'sprint_exists',
+    ),
+    addTo(keys.project(orgId, projectId), 'sprints_count', 1, 'project'),
   ];
   if (fields.sprint_lead_id !== null) items.push(accountExists(orgId, fields.sprint_lead_id, 'sprint_lead'));
   await transact(items);
@@ -322,18 +261,7 @@ export async function deleteSprint(
       reason: 'sprint',
       resource: true,
     },
-    {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.project(orgId, projectId),
-          UpdateExpression: 'ADD sprints_count :minus',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':minus': -1 },
-        },
-      },
-      reason: 'project',
-    },
+    addTo(keys.project(orgId, projectId), 'sprints_count', -1, 'project'),
   ];
   if (sprint.report) {
     items.push({

@@ -1,9 +1,10 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, INTERVAL_MS, maxTatFor, type RateDecision } from '../domain/ratelimit.ts';
 import type { Principal } from '../domain/principal.ts';
 import { db, tableName } from './client.ts';
+import { getItem } from './transactions.ts';
 import { isConditionFailed } from './errors.ts';
 import { keys, type Key } from './keys.ts';
 
@@ -123,9 +124,6 @@ function principalOf(item: TokenItem, tokenHash: string): Principal {
 
 /** The rate-limit state (`tat`) of a token, if it has one; used to carry a bucket over to a regenerated token. */
 export async function bucketStateOf(tokenHash: string): Promise<number | undefined> {
-  const out = await db.send(
-    new GetCommand({ TableName: tableName, Key: keys.token(tokenHash), ProjectionExpression: 'tat', ConsistentRead: true }),
-  );
-  const tat = out.Item?.tat;
+  const tat = (await getItem(keys.token(tokenHash), 'tat'))?.tat;
   return tat === undefined ? undefined : Number(tat);
 }

@@ -1,4 +1,10 @@
-import { BatchGetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { UnavailableError } from '../domain/errors.ts';
 import { db, tableName } from './client.ts';
 import { stampItem, stampUpdate } from './actor.ts';
@@ -59,6 +65,33 @@ export const STALE = 'stale';
 /** A condition that only says "this item still exists", named for what its absence means. */
 export function existsCheck(key: Key, reason: string): GuardedItem {
   return { item: { ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' } }, reason };
+}
+
+/** A Put of a new item: refused (as `reason`) if an item with its key exists. */
+export function putNew(item: Record<string, unknown>, reason?: string): GuardedItem {
+  return {
+    item: { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
+    ...(reason === undefined ? {} : { reason }),
+  };
+}
+
+/** A Put that replaces whatever item has its key. */
+export const putItem = (item: Record<string, unknown>): GuardedItem => ({ item: { Put: { TableName: tableName, Item: item } } });
+
+/** `ADD <counter> :n` on an item that must exist (refused as `reason` otherwise). */
+export function addTo(key: Key, counter: string, n: number, reason?: string): GuardedItem {
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: `ADD ${counter} :n`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':n': n },
+      },
+    },
+    ...(reason === undefined ? {} : { reason }),
+  };
 }
 
 const CONFLICT_RETRIES = 3;
@@ -207,6 +240,22 @@ export async function batchGet(itemKeys: Key[]): Promise<(Record<string, unknown
   );
   return itemKeys.map((k) => found.get(id(k)));
 }
+
+/** One item by key, read consistently (one GetItem); `projection` limits what is read. */
+export async function getItem<T = Record<string, unknown>>(key: Key, projection?: string): Promise<T | undefined> {
+  const out = await db.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: key,
+      ConsistentRead: true,
+      ...(projection ? { ProjectionExpression: projection } : {}),
+    }),
+  );
+  return out.Item as T | undefined;
+}
+
+/** True when the item exists (one consistent GetItem of its key only). */
+export const itemExists = async (key: Key): Promise<boolean> => (await getItem(key, 'PK')) !== undefined;
 
 /**
  * `#field = :field` for every field whose value is defined (undefined means "not sent"; null is a

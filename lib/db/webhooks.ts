@@ -1,11 +1,11 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Delivery, Webhook } from '../schemas/webhooks.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { scanPages } from './query.ts';
-import { batchGet, Refused, setAssignments, transact, updateResource } from './transactions.ts';
+import { putNew, getItem, batchGet, Refused, setAssignments, transact, updateResource } from './transactions.ts';
 import { withVersion } from './versions.ts';
 
 /**
@@ -92,21 +92,12 @@ export async function insertWebhook(orgId: number, webhook: WebhookItem): Promis
       },
       reason: webhookRefusals.limit,
     },
-    {
-      item: {
-        Put: {
-          TableName: tableName,
-          Item: { ...keys.webhook(orgId, webhook.id), LSK: listKeys.webhook(webhook.id), type: 'webhook', ...webhook },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-    },
+    putNew({ ...keys.webhook(orgId, webhook.id), LSK: listKeys.webhook(webhook.id), type: 'webhook', ...webhook }),
   ]);
 }
 
 export async function getWebhookItem(orgId: number, webhookId: number): Promise<WebhookItem | undefined> {
-  const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.webhook(orgId, webhookId), ConsistentRead: true }));
-  return out.Item as WebhookItem | undefined;
+  return getItem<WebhookItem>(keys.webhook(orgId, webhookId));
 }
 
 /** An endpoint and one of its deliveries, in one consistent BatchGetItem (a redelivery reads both). */
@@ -214,10 +205,7 @@ export async function insertDelivery(delivery: DeliveryItem): Promise<{ created:
 }
 
 export async function getDelivery(orgId: number, webhookId: number, deliveryId: string): Promise<DeliveryItem | undefined> {
-  const out = await db.send(
-    new GetCommand({ TableName: tableName, Key: keys.delivery(orgId, webhookId, deliveryId), ConsistentRead: true }),
-  );
-  return out.Item as DeliveryItem | undefined;
+  return getItem<DeliveryItem>(keys.delivery(orgId, webhookId, deliveryId));
 }
 
 /** Sets fields of a delivery (the outcome of an attempt). */

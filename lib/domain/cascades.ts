@@ -76,6 +76,29 @@ export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCa
   };
 }
 
+/** The stored attributes of a pending cascade, but its key (what `pendingCascadeFromItem` reads back). */
+export function pendingCascadeItem(pending: PendingCascade, now = new Date()): Record<string, unknown> {
+  const { parent } = pending;
+  return {
+    type: 'cascade',
+    status: pending.status,
+    kind: parent.kind,
+    org_id: parent.orgId,
+    project_id: parent.projectId,
+    parent_id: idOf(parent),
+    ...(pending.after ? { after: pending.after } : {}),
+    attempts: pending.attempts,
+    ...(pending.error ? { error: pending.error.slice(0, 1000) } : {}),
+    updated_at: now.toISOString(),
+  };
+}
+
+/** A cascade after one more failure: still pending, or failed (given up) at MAX_ATTEMPTS failures in a row. */
+export function afterFailure(pending: PendingCascade, error: string): PendingCascade {
+  const attempts = pending.attempts + 1;
+  return { ...pending, attempts, error, status: attempts < MAX_ATTEMPTS ? 'pending' : 'failed' };
+}
+
 /** The pending cascade a stream record (its write, still pending) asks to continue, if any. */
 export function pendingCascadeOf(record: DynamoDBRecord): PendingCascade | undefined {
   if (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') return undefined;
@@ -96,4 +119,98 @@ export function failureMessage(pending: PendingCascade) {
     error: pending.error ?? null,
     resume: `npm run admin -- cascade:resume --org ${parent.orgId} --project ${parent.projectId}${child}`,
   };
+}
+
+/** The stream records of one project partition that ask for a cascade, by their place in the batch. */
+export interface CascadeGroup {
+  orgId: number;
+  projectId: number;
+  entries: { index: number; parent: CascadeParent }[];
+}
+
+/** What one batch of stream records asks for: cascades by project partition, and pending ones to continue. */
+export interface CascadeWork {
+  groups: CascadeGroup[];
+  /** One per pending cascade: its latest write, at the place of its first record in the batch. */
+  continuations: { index: number; pending: PendingCascade }[];
+  /** Parent records in the batch. */
+  parents: number;
+}
+
+/**
+ * Sorts a batch of stream records into the work they ask for (lib/db/cascade.ts: `cascadeBatch`).
+ * Parents are grouped by project partition, so that a project's own record covers every record its
+ * cascade emits; of the writes of one pending cascade, the latest counts.
+ */
+export function cascadeWorkOf(records: DynamoDBRecord[]): CascadeWork {
+  const groups = new Map<string, CascadeGroup>();
+  const continuations = new Map<string, { index: number; pending: PendingCascade }>();
+  let parents = 0;
+  records.forEach((record, index) => {
+    const pending = pendingCascadeOf(record);
+    if (pending) {
+      const { parent } = pending;
+      const key = `${parent.kind}:${parent.orgId}:${parent.projectId}:${idOf(parent)}`;
+      const earlier = continuations.get(key);
+      continuations.set(key, { index: Math.min(earlier?.index ?? index, index), pending });
+      return;
+    }
+    const parent = cascadeParentOf(record);
+    if (!parent) return;
+    parents++;
+    const key = `${parent.orgId}:${parent.projectId}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = { orgId: parent.orgId, projectId: parent.projectId, entries: [] };
+      groups.set(key, group);
+    }
+    group.entries.push({ index, parent });
+  });
+  return { groups: [...groups.values()], continuations: [...continuations.values()], parents };
+}
+
+/** What a sweep (`findOrphanedCascades`) learns of one project partition from its keys. */
+export interface PartitionKeys {
+  sprints: Set<number>;
+  issues: Set<number>;
+  /** Sprints that hold an issue of the partition. */
+  sprintsOfIssues: Set<number>;
+  /** Issues that have a comment in the partition. */
+  issuesOfComments: Set<number>;
+}
+
+export const noPartitionKeys = (): PartitionKeys => ({
+  sprints: new Set(),
+  issues: new Set(),
+  sprintsOfIssues: new Set(),
+  issuesOfComments: new Set(),
+});
+
+/** Adds what one item's keys (SK, LSK) say to what is known of its partition; other items say nothing. */
+export function notePartitionItem(part: PartitionKeys, item: { SK: string; LSK?: string | undefined }): void {
+  const m = /^(SPRINT|ISSUE)#(\d{10})(?:#C#\d{10})?$/.exec(item.SK);
+  if (!m) return;
+  const id = Number(m[2]);
+  if (m[1] === 'SPRINT') part.sprints.add(id);
+  else if (item.SK.includes('#C#')) part.issuesOfComments.add(id);
+  else {
+    part.issues.add(id);
+    const inSprint = /^S#(\d{10})#/.exec(item.LSK ?? '');
+    if (inSprint) part.sprintsOfIssues.add(Number(inSprint[1]));
+  }
+}
+
+/**
+ * The cascades a partition whose project still exists is owed: the issues of sprints that are
+ * gone, and the comments of issues that are gone.
+ */
+export function orphansIn(orgId: number, projectId: number, part: PartitionKeys): CascadeParent[] {
+  return [
+    ...[...part.sprintsOfIssues]
+      .filter((sprintId) => !part.sprints.has(sprintId))
+      .map((sprintId): CascadeParent => ({ kind: 'sprint', orgId, projectId, sprintId })),
+    ...[...part.issuesOfComments]
+      .filter((issueId) => !part.issues.has(issueId))
+      .map((issueId): CascadeParent => ({ kind: 'issue', orgId, projectId, issueId })),
+  ];
 }

@@ -1,3 +1,4 @@
+import type { CommentPointer } from './comment-pointers.ts';
 import { getAccountItem } from '../db/accounts.ts';
 import * as store from '../db/comments.ts';
 import type { IssueRef } from '../db/comments.ts';
@@ -71,7 +72,7 @@ async function confirmMovedSprint(caller: Principal, found: store.FoundComment):
  * is 404 first. The sprint an issue moved to is left unread for the author: the write checks it
  * inside its transaction.
  */
-async function ownComment(caller: Principal, pointer: store.CommentPointer, action: string): Promise<store.FoundComment> {
+async function ownComment(caller: Principal, pointer: CommentPointer, action: string): Promise<store.FoundComment> {
   const found = await store.findCommentAt(caller.orgId, pointer);
   if (!found) throw new NotFoundError('Comment');
   if (found.item.author_id !== caller.accountId) {
@@ -82,7 +83,7 @@ async function ownComment(caller: Principal, pointer: store.CommentPointer, acti
 }
 
 /** The pointer of a comment of the caller's organisation: 404 when there is none. */
-async function pointerOf(caller: Principal, commentId: number): Promise<store.CommentPointer> {
+async function pointerOf(caller: Principal, commentId: number): Promise<CommentPointer> {
   const pointer = await store.readCommentPointer(caller.orgId, commentId);
   if (!pointer) throw new NotFoundError('Comment');
   return pointer;

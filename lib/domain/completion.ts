@@ -1,4 +1,4 @@
-import type { SprintCounters } from '../db/sprints.ts';
+import type { SprintCounters } from './sprint-counters.ts';
 
 /**
  * What a sprint's completion freezes when it begins: the counters and fields its report is made
@@ -31,4 +31,22 @@ export function countersAtCompletion(item: Record<string, unknown>, prefix = 'at
     ...Object.fromEntries(COPIED.map((c) => [c, Number(item[`${prefix}${c}`] ?? 0)])),
     ...Object.fromEntries(FIELDS.map((f) => [f, (item[`${prefix}${f}`] as string | null | undefined) ?? null])),
   } as CountersAtCompletion;
+}
+
+/** What the completion of a sprint decided when it started; whoever finishes it follows this. */
+export interface CompletionPlan {
+  /** Where the open issues go: a sprint of the project, or null for the backlog. */
+  carry_over_sprint_id: number | null;
+  completed_at: string;
+  actual_end_date: string;
+}
+
+/** What the velocity endpoint lists of a completed sprint (written once, at completion). */
+export interface VelocityEntry {
+  sprint_id: number;
+  name: string;
+  completed_at: string;
+  actual_end_date: string;
+  committed_story_points: number;
+  completed_story_points: number;
 }

@@ -1,4 +1,4 @@
-import { burndownAttribute, noCounters, type SprintCounters } from '../db/sprints.ts';
+import { burndownAttribute, noCounters, type SprintCounters } from './sprint-counters.ts';
 import type { IssueStatus } from '../schemas/issues.ts';
 import { today } from './clock.ts';
 import { blockOf, RANK_PREFIX } from './positions.ts';

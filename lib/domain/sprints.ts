@@ -1,5 +1,6 @@
 import * as completion from '../db/completion.ts';
-import { countersAtCompletion, type CountersAtCompletion } from './completion.ts';
+import { countersAtCompletion, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from './completion.ts';
+import { burndownChanges, type SprintCounterName, type SprintCounters } from './sprint-counters.ts';
 import { appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/sprints.ts';
@@ -252,7 +253,7 @@ export async function completeSprint(
       if (requested === sprintId || !target || target.status !== 'planning') throw new ValidationError([carryOverMessage]);
     }
     const at = clockNow();
-    const plan: store.CompletionPlan = { carry_over_sprint_id: requested, completed_at: at, actual_end_date: at.slice(0, 10) };
+    const plan: CompletionPlan = { carry_over_sprint_id: requested, completed_at: at, actual_end_date: at.slice(0, 10) };
     try {
       // Small enough for one transaction: no intermediate state at all.
       if (moveBatches(open).length <= 1) return await completeAtOnce(caller, projectId, sprint, open, plan);
@@ -275,7 +276,7 @@ async function completeAtOnce(
   projectId: number,
   sprint: store.SprintItem,
   open: OpenIssue[],
-  plan: store.CompletionPlan,
+  plan: CompletionPlan,
 ): Promise<Sprint> {
   const expected = countersAtCompletion(sprint as unknown as Record<string, unknown>, '');
   const report = reportOf(sprint, expected, plan);
@@ -302,7 +303,7 @@ async function completeAtOnce(
   });
 }
 
-const velocityOf = (report: SprintReport): completion.VelocityEntry => ({
+const velocityOf = (report: SprintReport): VelocityEntry => ({
   sprint_id: report.sprint_id,
   name: report.name,
   completed_at: report.completed_at,
@@ -360,13 +361,13 @@ async function finishCompletion(caller: Principal, projectId: number, sprintId: 
   throw new UnavailableError();
 }
 
-const countersOf = (item: store.SprintItem): store.SprintCounters => {
-  const names = Object.keys(sumCounters([])) as store.SprintCounterName[];
-  return Object.fromEntries(names.map((k) => [k, Number(item[k] ?? 0)])) as store.SprintCounters;
+const countersOf = (item: store.SprintItem): SprintCounters => {
+  const names = Object.keys(sumCounters([])) as SprintCounterName[];
+  return Object.fromEntries(names.map((k) => [k, Number(item[k] ?? 0)])) as SprintCounters;
 };
 
 /** The report of a sprint from its counters and fields `c` as its completion fixed them. */
-function reportOf(item: store.SprintItem, c: CountersAtCompletion, plan: store.CompletionPlan): SprintReport {
+function reportOf(item: store.SprintItem, c: CountersAtCompletion, plan: CompletionPlan): SprintReport {
   const tally = (issues: number, points: number) => ({ issues, story_points: points });
   return {
     sprint_id: item.id,
@@ -459,7 +460,7 @@ export async function getBurndown(caller: Principal, projectId: number, sprintId
   }
   const activatedOn = sprint.activated_on;
   const base = Number(sprint.burndown_base ?? 0);
-  const changes = store.burndownChanges(sprint as unknown as Record<string, unknown>);
+  const changes = burndownChanges(sprint as unknown as Record<string, unknown>);
   const completedOn = sprint.status === 'completed' ? (sprint.actual_end_date ?? sprint.report?.actual_end_date) : undefined;
   const lastKnown = completedOn ?? today();
   const first = sprint.start_date ?? activatedOn;

@@ -1,0 +1,135 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import {
+  afterFailure,
+  cascadeWorkOf,
+  MAX_ATTEMPTS,
+  noPartitionKeys,
+  notePartitionItem,
+  orphansIn,
+  pendingCascadeFromItem,
+  pendingCascadeItem,
+  type PendingCascade,
+} from '../../lib/domain/cascades.ts';
+
+/** What the cascade decides about stream records and swept keys, without a table. */
+
+const removed = (type: string, orgId: number, id: number, projectId?: number): DynamoDBRecord => ({
+  eventName: 'REMOVE',
+  dynamodb: {
+    OldImage: {
+      type: { S: type },
+      org_id: { N: String(orgId) },
+      id: { N: String(id) },
+      ...(projectId === undefined ? {} : { project_id: { N: String(projectId) } }),
+    },
+  },
+});
+
+const pendingWrite = (orgId: number, projectId: number, sprintId: number, attempts: number): DynamoDBRecord => ({
+  eventName: 'MODIFY',
+  dynamodb: {
+    NewImage: {
+      type: { S: 'cascade' },
+      status: { S: 'pending' },
+      kind: { S: 'sprint' },
+      org_id: { N: String(orgId) },
+      project_id: { N: String(projectId) },
+      parent_id: { N: String(sprintId) },
+      attempts: { N: String(attempts) },
+    },
+  },
+});
+
+const pad = (n: number) => String(n).padStart(10, '0');
+
+describe('cascade work of a batch of stream records', () => {
+  it('groups parent records by project partition and ignores comments and writes', () => {
+    const work = cascadeWorkOf([
+      removed('sprint', 1, 5, 2),
+      removed('comment', 1, 9, 2),
+      removed('issue', 1, 7, 3),
+      removed('project', 1, 2),
+      { eventName: 'INSERT', dynamodb: { NewImage: { type: { S: 'issue' } } } },
+    ]);
+    expect(work.parents).toBe(3);
+    expect(work.groups).toEqual([
+      {
+        orgId: 1,
+        projectId: 2,
+        entries: [
+          { index: 0, parent: { kind: 'sprint', orgId: 1, projectId: 2, sprintId: 5 } },
+          { index: 3, parent: { kind: 'project', orgId: 1, projectId: 2 } },
+        ],
+      },
+      { orgId: 1, projectId: 3, entries: [{ index: 2, parent: { kind: 'issue', orgId: 1, projectId: 3, issueId: 7 } }] },
+    ]);
+    expect(work.continuations).toEqual([]);
+  });
+
+  it('keeps the latest write of a pending cascade at the place of its first record', () => {
+    const work = cascadeWorkOf([
+      pendingWrite(1, 2, 5, 1),
+      removed('issue', 1, 7, 3),
+      pendingWrite(1, 2, 5, 2),
+      pendingWrite(1, 2, 6, 0),
+    ]);
+    expect(work.continuations.map((c) => [c.index, c.pending.attempts, c.pending.parent])).toEqual([
+      [0, 2, { kind: 'sprint', orgId: 1, projectId: 2, sprintId: 5 }],
+      [3, 0, { kind: 'sprint', orgId: 1, projectId: 2, sprintId: 6 }],
+    ]);
+  });
+});
+
+describe('orphans a sweep finds in a partition whose project exists', () => {
+  it('names the issues of sprints that are gone and the comments of issues that are gone', () => {
+    const part = noPartitionKeys();
+    for (const item of [
+      { SK: `SPRINT#${pad(1)}` },
+      { SK: `ISSUE#${pad(10)}`, LSK: `S#${pad(1)}#x` },
+      { SK: `ISSUE#${pad(11)}`, LSK: `S#${pad(2)}#x` },
+      { SK: `ISSUE#${pad(10)}#C#${pad(100)}` },
+      { SK: `ISSUE#${pad(12)}#C#${pad(101)}` },
+      { SK: 'SEQ#issue' },
+    ])
+      notePartitionItem(part, item);
+    expect(orphansIn(4, 5, part)).toEqual([
+      { kind: 'sprint', orgId: 4, projectId: 5, sprintId: 2 },
+      { kind: 'issue', orgId: 4, projectId: 5, issueId: 12 },
+    ]);
+  });
+
+  it('names nothing when every sprint and issue is there', () => {
+    const part = noPartitionKeys();
+    notePartitionItem(part, { SK: `SPRINT#${pad(1)}` });
+    notePartitionItem(part, { SK: `ISSUE#${pad(10)}`, LSK: `S#${pad(1)}#x` });
+    notePartitionItem(part, { SK: `ISSUE#${pad(10)}#C#${pad(100)}` });
+    expect(orphansIn(4, 5, part)).toEqual([]);
+  });
+});
+
+describe('a pending cascade', () => {
+  const pending: PendingCascade = {
+    parent: { kind: 'issue', orgId: 1, projectId: 2, issueId: 3 },
+    after: { PK: 'a', SK: 'b' },
+    attempts: 1,
+    status: 'pending',
+    error: 'x'.repeat(1200),
+  };
+
+  it('reads back from its stored attributes, its error cut to 1,000 characters', () => {
+    expect(pendingCascadeFromItem(pendingCascadeItem(pending))).toEqual({ ...pending, error: 'x'.repeat(1000) });
+  });
+
+  it('stays pending after a failure until MAX_ATTEMPTS failures in a row, then is failed', () => {
+    expect(afterFailure({ ...pending, attempts: MAX_ATTEMPTS - 2 }, 'boom')).toMatchObject({
+      attempts: MAX_ATTEMPTS - 1,
+      status: 'pending',
+      error: 'boom',
+    });
+    expect(afterFailure({ ...pending, attempts: MAX_ATTEMPTS - 1 }, 'boom')).toMatchObject({
+      attempts: MAX_ATTEMPTS,
+      status: 'failed',
+    });
+  });
+});
