@@ -53,6 +53,12 @@ export const config = {
     /** A receiver must answer within this. */
     timeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000),
     /**
+     * An attempt that takes this long or more, answered or not, is slow (lib/webhooks/fairness.ts):
+     * half the timeout (5 s) unless set. The tests set it to their short timeout, so that only a
+     * receiver that never answers counts, not one slowed by a loaded machine.
+     */
+    slowMs: positive(env.WEBHOOK_SLOW_MS, positive(env.WEBHOOK_TIMEOUT_MS, 10_000) / 2),
+    /**
      * Deliverer invocations each lane runs at once (the per-organisation cap is a fifth of it):
      * the event source mappings' maximum concurrency in AWS, the local queue's parallelism.
      */

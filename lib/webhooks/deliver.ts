@@ -35,6 +35,8 @@ export interface DeliverySettings {
   concurrency?: Record<Lane, number>;
   /** First wait of a message over its organisation's cap (default: the configured). */
   deferMs?: number;
+  /** An attempt this long or longer is slow (default: the configured, half the timeout). */
+  slowMs?: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
   retryWindowMs: number;
@@ -163,7 +165,7 @@ async function attempt(
     allowLoopback: settings.allowLoopback,
   });
   const after = clock();
-  const nextLane = await noteSpeed(webhook, message, attemptSpeed(outcome, settings.timeoutMs));
+  const nextLane = await noteSpeed(webhook, message, attemptSpeed(outcome, settings.slowMs ?? config.webhooks.slowMs));
   const afterIso = new Date(after).toISOString();
   const attemptFields = {
     response_code: outcome.status ?? null,

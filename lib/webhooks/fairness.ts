@@ -20,7 +20,7 @@ export const LANE_CONCURRENCY: Record<Lane, number> = { fast: 50, slow: 10 };
  */
 export const ORG_SHARE_DIVISOR = 5;
 
-/** Attempts in a row that took at least half the timeout before an endpoint moves to the slow lane. */
+/** Slow attempts in a row (`attemptSpeed`) before an endpoint moves to the slow lane. */
 export const SLOW_AFTER = 3;
 
 /** The message group of a delivery message: its organisation (SQS fair queues balance by group). */
@@ -76,12 +76,12 @@ export function deferDelayMs(deferrals: number, baseMs: number, jitter: number):
 export type AttemptSpeed = 'slow' | 'answered' | 'refused';
 
 /**
- * An attempt is slow when it took at least half the timeout (answered late or not at all); an
- * answer (any status) sooner is `answered`; a quick failure without an answer (connection
- * refused, address refused) says nothing about speed.
+ * An attempt is slow when it took `slowMs` or more (half the timeout by default; answered late or
+ * not at all); an answer (any status) sooner is `answered`; a quick failure without an answer
+ * (connection refused, address refused) says nothing about speed.
  */
-export function attemptSpeed(outcome: { status?: number | undefined; durationMs: number }, timeoutMs: number): AttemptSpeed {
-  if (outcome.durationMs >= timeoutMs / 2) return 'slow';
+export function attemptSpeed(outcome: { status?: number | undefined; durationMs: number }, slowMs: number): AttemptSpeed {
+  if (outcome.durationMs >= slowMs) return 'slow';
   return outcome.status === undefined ? 'refused' : 'answered';
 }
 
