@@ -176,6 +176,33 @@ export async function deleteWebhook(orgId: number, webhookId: number): Promise<v
   ]);
 }
 
+/** A delivery not yet attempted: pending, no attempt, no answer, due at `at`. */
+export function pendingDelivery(d: {
+  id: string;
+  orgId: number;
+  webhookId: number;
+  event: string;
+  payload: string;
+  at: string;
+}): DeliveryItem {
+  return {
+    id: d.id,
+    org_id: d.orgId,
+    webhook_id: d.webhookId,
+    event: d.event,
+    status: 'pending',
+    attempts: 0,
+    response_code: null,
+    duration_ms: null,
+    error: null,
+    next_attempt_at: d.at,
+    payload: d.payload,
+    first_attempt_at: null,
+    created_at: d.at,
+    updated_at: d.at,
+  };
+}
+
 /**
  * Records a new delivery unless one with its id exists already (a replayed stream record). Returns
  * the stored delivery: the new one, or the one found.

@@ -4,7 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/transactions.ts';
 import type { LaneFields } from '../db/delivery-lanes.ts';
-import { allWebhooks, insertDelivery, type WebhookItem } from '../db/webhooks.ts';
+import { allWebhooks, insertDelivery, pendingDelivery, type WebhookItem } from '../db/webhooks.ts';
 import type { ChangeEvent } from '../feed/events.ts';
 import { deliveryQueue, type DeliveryMessage } from './queue.ts';
 
@@ -94,22 +94,9 @@ export function batchPublisher(): Publisher {
       await Promise.all(
         targets.map(async (webhook) => {
           const id = deliveryIdOf(event.recordId, webhook.id);
-          const { created, item } = await insertDelivery({
-            id,
-            org_id: event.orgId,
-            webhook_id: webhook.id,
-            event: event.type,
-            status: 'pending',
-            attempts: 0,
-            response_code: null,
-            duration_ms: null,
-            error: null,
-            next_attempt_at: now,
-            payload,
-            first_attempt_at: null,
-            created_at: now,
-            updated_at: now,
-          });
+          const { created, item } = await insertDelivery(
+            pendingDelivery({ id, orgId: event.orgId, webhookId: webhook.id, event: event.type, payload, at: now }),
+          );
           // A replay of a record whose message may not have been sent: send it (at least once).
           if (created || (item.status === 'pending' && item.attempts === 0)) {
             messages.push({

@@ -20,7 +20,7 @@ import {
 } from '../../infra/bench/bundles.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { allFunctionEntries, authorizerEntry, deliveryEntry, functionId } from '../../infra/functions.ts';
-import { insertDelivery } from '../../lib/db/webhooks.ts';
+import { insertDelivery, pendingDelivery } from '../../lib/db/webhooks.ts';
 import { createWebhook } from '../../lib/domain/webhook-secrets.ts';
 import { routes } from '../../lib/routes.ts';
 import { newOrganisation } from '../support/api.ts';
@@ -124,21 +124,16 @@ process.exit(0);
       const hook = await createWebhook(caller, { url: receiver.url, events: ['*'] });
       receiver.secret = hook.secret;
       const now = new Date().toISOString();
-      await insertDelivery({
-        id: 'msg_bundle',
-        org_id: org.orgId,
-        webhook_id: hook.id,
-        event: 'issue.created',
-        status: 'pending',
-        attempts: 0,
-        response_code: null,
-        duration_ms: null,
-        error: null,
-        next_attempt_at: now,
-        payload: '{"type":"issue.created","data":{}}',
-        created_at: now,
-        updated_at: now,
-      });
+      await insertDelivery(
+        pendingDelivery({
+          id: 'msg_bundle',
+          orgId: org.orgId,
+          webhookId: hook.id,
+          event: 'issue.created',
+          payload: '{"type":"issue.created","data":{}}',
+          at: now,
+        }),
+      );
       const bundle = bundles.get(deliveryEntry)!;
       const dir = join(outRoot, 'deliver-alone');
       mkdirSync(dir, { recursive: true });

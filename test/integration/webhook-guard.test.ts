@@ -1,7 +1,7 @@
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { getDelivery, insertDelivery, insertWebhook } from '../../lib/db/webhooks.ts';
+import { getDelivery, insertDelivery, insertWebhook, pendingDelivery } from '../../lib/db/webhooks.ts';
 import { processDelivery, type DeliverySettings } from '../../lib/webhooks/deliver.ts';
 import type { DeliveryMessage } from '../../lib/webhooks/queue.ts';
 import { generateSecret } from '../../lib/webhooks/signing.ts';
@@ -48,21 +48,9 @@ async function attempt(url: string, deliverySettings: DeliverySettings) {
     created_at: now,
     updated_at: now,
   });
-  await insertDelivery({
-    id: 'msg_guard',
-    org_id: org.orgId,
-    webhook_id: 1,
-    event: 'issue.created',
-    status: 'pending',
-    attempts: 0,
-    response_code: null,
-    duration_ms: null,
-    error: null,
-    next_attempt_at: now,
-    payload: '{}',
-    created_at: now,
-    updated_at: now,
-  });
+  await insertDelivery(
+    pendingDelivery({ id: 'msg_guard', orgId: org.orgId, webhookId: 1, event: 'issue.created', payload: '{}', at: now }),
+  );
   const sent: DeliveryMessage[] = [];
   const message = { orgId: org.orgId, webhookId: 1, deliveryId: 'msg_guard', attempt: 1, firstAttemptAt: null, notBefore: 0 };
   const queue = { send: async (m: DeliveryMessage[]) => void sent.push(...m) };

@@ -2,7 +2,14 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
-import { getDelivery, insertDelivery, insertWebhook, updateWebhook, type WebhookItem } from '../../lib/db/webhooks.ts';
+import {
+  getDelivery,
+  insertDelivery,
+  insertWebhook,
+  pendingDelivery,
+  updateWebhook,
+  type WebhookItem,
+} from '../../lib/db/webhooks.ts';
 import type { Principal } from '../../lib/domain/principal.ts';
 import { createWebhook, rotateWebhookSecret, sealPlaintextSecrets } from '../../lib/domain/webhook-secrets.ts';
 import { processDelivery } from '../../lib/webhooks/deliver.ts';
@@ -49,21 +56,16 @@ let deliveries = 0;
 /** One delivery of a fresh message to the endpoint, run as the delivery function runs it; returns its outcome. */
 async function deliverOnce(orgId: number, webhookId: number, id = `msg_secret_${++deliveries}_${Date.now()}`) {
   const now = new Date().toISOString();
-  await insertDelivery({
-    id,
-    org_id: orgId,
-    webhook_id: webhookId,
-    event: 'issue.created',
-    status: 'pending',
-    attempts: 0,
-    response_code: null,
-    duration_ms: null,
-    error: null,
-    next_attempt_at: now,
-    payload: JSON.stringify({ type: 'issue.created', data: { id: deliveries } }),
-    created_at: now,
-    updated_at: now,
-  });
+  await insertDelivery(
+    pendingDelivery({
+      id,
+      orgId,
+      webhookId,
+      event: 'issue.created',
+      payload: JSON.stringify({ type: 'issue.created', data: { id: deliveries } }),
+      at: now,
+    }),
+  );
   const message = { orgId, webhookId, deliveryId: id, attempt: 1, firstAttemptAt: null, notBefore: 0 };
   return { id, outcome: await processDelivery(message, { settings, queue: { send: async () => {} } }) };
 }
