@@ -16,8 +16,9 @@ import { putItem, transact, type GuardedItem } from './transactions.ts';
  * THE way an issue write becomes a transaction: the issues' own items (the path's), then what every
  * derivation (lib/domain/derivations.ts) says the changes mean, as items: one update per list
  * owner (its counters and rank index; a check that it exists when nothing moves), the path's
- * checks, the records put or removed (number pointers, assignee entries) and one update per
- * account whose `assigned_count` moves. No write path builds derived items of its own.
+ * checks, the records put or removed (number pointers, assignee entries), one update per
+ * account whose `assigned_count` moves and one per other issue whose counters move (a parent's
+ * summary). No write path builds derived items of its own.
  */
 
 /** A list's revision check, for a position computed on a read of the list (lib/domain/issues.ts). */
@@ -49,6 +50,8 @@ export interface IssueWriteSpec {
   guardedRemoves?: boolean | undefined;
   /** What a refused raise of an assignee's count means (default `assignee`: the assignee check). */
   assigneeReason?: string | undefined;
+  /** What a refused update of another issue's counters means (default `issue`: that issue is gone). */
+  issueReason?: string | undefined;
   /** Items after everything else (a completion's velocity summary). */
   tail?: GuardedItem[] | undefined;
 }
@@ -64,6 +67,7 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
 
   const lists = new Map<string, { sprintId: number | null; add: Record<string, number> }>();
   const accounts = new Map<string, { accountId: number; by: number }>();
+  const others = new Map<string, { projectId: number; issueId: number; add: Record<string, number> }>();
   const listEntry = (sprintId: number | null) => {
     const id = holderId({ kind: 'list', orgId, projectId, sprintId });
     const entry = lists.get(id) ?? { sprintId, add: {} };
@@ -79,11 +83,16 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
       if (holder.kind === 'list') {
         const entry = listEntry(holder.sprintId);
         entry.add[e.attr] = (entry.add[e.attr] ?? 0) + e.by;
-      } else {
+      } else if (holder.kind === 'account') {
         const id = holderId(holder);
         const entry = accounts.get(id) ?? { accountId: holder.accountId, by: 0 };
         entry.by += e.by;
         accounts.set(id, entry);
+      } else {
+        const id = holderId(holder);
+        const entry = others.get(id) ?? { projectId: holder.projectId, issueId: holder.issueId, add: {} };
+        entry.add[e.attr] = (entry.add[e.attr] ?? 0) + e.by;
+        others.set(id, entry);
       }
     } else {
       records.push(e.kind === 'put' ? recordPut(e.record) : recordRemove(e.record, spec.guardedRemoves ?? false));
@@ -100,7 +109,11 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
   const counts = [...accounts.values()]
     .filter(({ by }) => by !== 0)
     .map(({ accountId, by }) => countUpdate(orgId, accountId, by, spec.assigneeReason ?? 'assignee'));
-  return [...spec.issues, ...owners, ...(spec.checks ?? []), ...records, ...counts, ...(spec.tail ?? [])];
+  const issueCounters = [...others.values()].flatMap(({ projectId: p, issueId, add }) => {
+    const item = issueCounterUpdate(orgId, p, issueId, add, spec.issueReason ?? 'issue');
+    return item ? [item] : [];
+  });
+  return [...spec.issues, ...owners, ...(spec.checks ?? []), ...records, ...counts, ...issueCounters, ...(spec.tail ?? [])];
 }
 
 /** Sends one issue write as one transaction (see `issueWriteItems`). */
@@ -151,6 +164,36 @@ export function listOwnerUpdate(
   };
   // Nothing to add (a move that leaves the counters as they were) still checks the owner.
   return { item: added ? { Update: { ...common, UpdateExpression: `ADD ${added}` } } : { ConditionCheck: common }, reason };
+}
+
+/**
+ * What the derivations add to another issue's counters (a parent's summary): one ADD, on condition
+ * that the issue is there (a counter never creates an item). Nothing when every sum is zero.
+ */
+function issueCounterUpdate(
+  orgId: number,
+  projectId: number,
+  issueId: number,
+  add: Record<string, number>,
+  reason: string,
+): GuardedItem | undefined {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const added = addCounters(add, names, values);
+  if (!added) return undefined;
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: keys.issue(orgId, projectId, issueId),
+        UpdateExpression: `ADD ${added}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    reason,
+  };
 }
 
 function countUpdate(orgId: number, accountId: number, by: number, reason: string): GuardedItem {

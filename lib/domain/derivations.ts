@@ -68,10 +68,14 @@ export function repositioned(
   return { before: { ...same, position: r.from }, after: { ...same, position: r.to } };
 }
 
-/** An item that keeps counters of derived values: a list's owner (a sprint, or the project for its backlog), or an account. */
+/**
+ * An item that keeps counters of derived values: a list's owner (a sprint, or the project for its
+ * backlog), an account, or another issue (a parent's summary of its children, say).
+ */
 export type Holder =
   | { kind: 'list'; orgId: number; projectId: number; sprintId: number | null }
-  | { kind: 'account'; orgId: number; accountId: number };
+  | { kind: 'account'; orgId: number; accountId: number }
+  | { kind: 'issue'; orgId: number; projectId: number; issueId: number };
 
 /** An item that exists because of one issue. */
 export type DerivedRecord =
@@ -298,7 +302,11 @@ export function effectsOf(changes: IssueChange[], ctx: ChangeContext, only?: rea
 }
 
 export const holderId = (h: Holder) =>
-  h.kind === 'list' ? `list:${h.orgId}:${h.projectId}:${h.sprintId ?? 'backlog'}` : `account:${h.orgId}:${h.accountId}`;
+  h.kind === 'list'
+    ? `list:${h.orgId}:${h.projectId}:${h.sprintId ?? 'backlog'}`
+    : h.kind === 'account'
+      ? `account:${h.orgId}:${h.accountId}`
+      : `issue:${h.orgId}:${h.projectId}:${h.issueId}`;
 
 export const recordId = (r: DerivedRecord) =>
   r.kind === 'pointer' ? `pointer:${r.orgId}:${r.number}` : `assigned:${r.orgId}:${r.accountId}:${r.projectId}:${r.issueId}`;
