@@ -1,13 +1,11 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Account, Organisation, Role } from '../schemas/accounts.ts';
-import { db, tableName } from './client.ts';
-import { isConditionFailed } from './errors.ts';
+import { tableName } from './client.ts';
 import { collections, keys, listKeys, tokenPkPrefix } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { scanPages } from './query.ts';
 import { nextId, nextOrgId } from './sequences.ts';
 import { bucketStateOf } from './tokens.ts';
-import { addTo, putNew, getItem, batchGet, STALE, transact, type GuardedItem } from './transactions.ts';
+import { addTo, putNew, getItem, batchGet, STALE, transact, updateIf, type GuardedItem } from './transactions.ts';
 
 /**
  * Why an account write can be refused (`Refused.reason`): the e-mail is taken in the organisation,
@@ -265,21 +263,14 @@ export async function writeMissingTokenNames(orgId?: number): Promise<{ tokens: 
         for (const [n, token] of chunk.entries()) {
           const name = accounts[n]?.name;
           if (typeof name !== 'string') continue;
-          try {
-            await db.send(
-              new UpdateCommand({
-                TableName: tableName,
-                Key: { PK: token.PK, SK: token.SK },
-                UpdateExpression: 'SET #name = :name',
-                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#name)',
-                ExpressionAttributeNames: { '#name': 'name' },
-                ExpressionAttributeValues: { ':name': name },
-              }),
-            );
-            written++;
-          } catch (err) {
-            if (!isConditionFailed(err)) throw err;
-          }
+          const named = await updateIf({
+            Key: { PK: token.PK, SK: token.SK },
+            UpdateExpression: 'SET #name = :name',
+            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#name)',
+            ExpressionAttributeNames: { '#name': 'name' },
+            ExpressionAttributeValues: { ':name': name },
+          });
+          if (named) written++;
         }
       }
     },

@@ -158,16 +158,35 @@ export async function completeAtOnce(
       resource: true,
     };
   };
+  await movesWrite(orgId, projectId, sprintId, step, completed, true, [
+    velocityPut(orgId, projectId, sprintId, step.plan, step.velocity),
+  ]);
+}
+
+/**
+ * One transaction of a completion's moves (lib/db/issue-write.ts): the sprint's item from what the
+ * derivations add to it (`sprintItem`), the target's (with `planning`: a target sprint must still
+ * be in planning), then `tail`.
+ */
+async function movesWrite(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  step: CompletionMoves,
+  sprintItem: (add: Record<string, number>) => GuardedItem,
+  planning: boolean,
+  tail: GuardedItem[] = [],
+): Promise<void> {
   await issueWrite({
     orgId,
     projectId,
     issues: step.moves,
     changes: step.changes,
     ctx: { completing: sprintId },
-    // A target sprint is checked even when nothing moves; the backlog only receives.
-    owners: step.target === null ? [sprintId] : [sprintId, step.target],
-    owner: (list, add) => (list === sprintId ? completed(add) : targetUpdate(orgId, projectId, list, add, true)),
-    tail: [velocityPut(orgId, projectId, sprintId, step.plan, step.velocity)],
+    // A target is checked even when nothing moves; at once, the backlog only receives.
+    owners: planning && step.target === null ? [sprintId] : [sprintId, step.target],
+    owner: (list, add) => (list === sprintId ? sprintItem(add) : targetUpdate(orgId, projectId, list, add, planning)),
+    tail,
   });
 }
 
@@ -247,15 +266,7 @@ export async function completionMoves(
         ':now': step.now,
       },
     );
-  await issueWrite({
-    orgId,
-    projectId,
-    issues: step.moves,
-    changes: step.changes,
-    ctx: { completing: sprintId },
-    owners: [sprintId, step.target],
-    owner: (list, add) => (list === sprintId ? completing(add) : targetUpdate(orgId, projectId, list, add, false)),
-  });
+  await movesWrite(orgId, projectId, sprintId, step, completing, false);
 }
 
 /**

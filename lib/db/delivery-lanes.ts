@@ -5,6 +5,7 @@ import type { Lane } from '../webhooks/fairness.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { keys } from './keys.ts';
+import { addToExisting, updateIf } from './transactions.ts';
 
 /**
  * The bookkeeping of fair delivery (lib/webhooks/fairness.ts): the attempts in flight of each
@@ -72,78 +73,42 @@ export async function takePlaces(
   const others = Object.keys(old).filter((name) => name.startsWith('endpoint_') && name !== endpoint);
   const names: Record<string, string> = { '#e': endpoint };
   others.forEach((name, i) => (names[`#o${i}`] = name));
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key,
-        UpdateExpression:
-          'SET in_flight = :one, #e = :one, changed_at = :now' +
-          (others.length ? ` REMOVE ${others.map((_, i) => `#o${i}`).join(', ')}` : ''),
-        ConditionExpression: 'changed_at = :seen',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':one': 1, ':now': now, ':seen': changedAt },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailed(err)) return false;
-    throw err;
-  }
+  return updateIf({
+    Key,
+    UpdateExpression:
+      'SET in_flight = :one, #e = :one, changed_at = :now' +
+      (others.length ? ` REMOVE ${others.map((_, i) => `#o${i}`).join(', ')}` : ''),
+    ConditionExpression: 'changed_at = :seen',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ':one': 1, ':now': now, ':seen': changedAt },
+  });
 }
 
 /** Gives both places back (never below zero: a stale counter may have been started afresh meanwhile). */
 export async function giveBackPlaces(places: Places, now: number): Promise<void> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.deliveriesInFlight(places.orgId, places.lane),
-        UpdateExpression: 'SET in_flight = in_flight - :one, #e = #e - :one, changed_at = :now',
-        ConditionExpression: 'in_flight > :zero AND #e > :zero',
-        ExpressionAttributeNames: { '#e': endpointAttribute(places.webhookId) },
-        ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':now': now },
-      }),
-    );
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-  }
+  await updateIf({
+    Key: keys.deliveriesInFlight(places.orgId, places.lane),
+    UpdateExpression: 'SET in_flight = in_flight - :one, #e = #e - :one, changed_at = :now',
+    ConditionExpression: 'in_flight > :zero AND #e > :zero',
+    ExpressionAttributeNames: { '#e': endpointAttribute(places.webhookId) },
+    ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':now': now },
+  });
 }
 
 /** Counts one more slow attempt of the endpoint; returns its slow attempts in a row. */
 export async function countSlowAttempt(orgId: number, webhookId: number): Promise<number> {
-  try {
-    const out = await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.webhook(orgId, webhookId),
-        UpdateExpression: 'ADD slow_attempts :one',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(out.Attributes?.slow_attempts ?? 0);
-  } catch (err) {
-    if (isConditionFailed(err)) return 0; // deleted meanwhile
-    throw err;
-  }
+  // Deleted meanwhile: none.
+  return (await addToExisting(keys.webhook(orgId, webhookId), 'slow_attempts', 1)) ?? 0;
 }
 
 /** Puts the endpoint in `lane` with `slowAttempts` slow attempts in a row. */
 export async function setLane(orgId: number, webhookId: number, lane: Lane, slowAttempts: number): Promise<void> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.webhook(orgId, webhookId),
-        UpdateExpression: 'SET #lane = :lane, slow_attempts = :n',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: { '#lane': 'lane' },
-        ExpressionAttributeValues: { ':lane': lane, ':n': slowAttempts },
-      }),
-    );
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-  }
+  // A webhook deleted meanwhile has no lane to set.
+  await updateIf({
+    Key: keys.webhook(orgId, webhookId),
+    UpdateExpression: 'SET #lane = :lane, slow_attempts = :n',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: { '#lane': 'lane' },
+    ExpressionAttributeValues: { ':lane': lane, ':n': slowAttempts },
+  });
 }

@@ -22,7 +22,17 @@ import { decodeCursor, encodeCursor, MAX_READ_BYTES, type PageRequest } from './
 import { queryPages } from './query.ts';
 import type { ProjectItem } from './projects.ts';
 import { accountExists, type SprintItem } from './sprints.ts';
-import { putNew, batchGet, existsCheck, Refused, revisionCondition, setAssignments, type GuardedItem } from './transactions.ts';
+import {
+  addToExisting,
+  putNew,
+  updateIf,
+  batchGet,
+  existsCheck,
+  Refused,
+  revisionCondition,
+  setAssignments,
+  type GuardedItem,
+} from './transactions.ts';
 import { issueWrite } from './issue-write.ts';
 import { issueStateOf, repositioned, type IssueChange, type IssueState } from '../domain/derivations.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
@@ -349,21 +359,12 @@ export async function allocateIssueSlot(orgId: number, projectId: number): Promi
  * taken the next one). One UpdateItem, on the refused path only; true when given back.
  */
 export async function releaseIssueSlot(orgId: number, projectId: number, slot: IssueSlot): Promise<boolean> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.project(orgId, projectId),
-        UpdateExpression: 'ADD issue_seq :minus, issue_id_next :minus',
-        ConditionExpression: 'issue_seq = :number AND issue_id_next = :next',
-        ExpressionAttributeValues: { ':minus': -1, ':number': slot.number, ':next': slot.id + 1 },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailed(err)) return false;
-    throw err;
-  }
+  return updateIf({
+    Key: keys.project(orgId, projectId),
+    UpdateExpression: 'ADD issue_seq :minus, issue_id_next :minus',
+    ConditionExpression: 'issue_seq = :number AND issue_id_next = :next',
+    ExpressionAttributeValues: { ':minus': -1, ':number': slot.number, ':next': slot.id + 1 },
+  });
 }
 
 /** One attempt at a slot: undefined when the condition refused it with the project there. */
@@ -400,22 +401,9 @@ async function takeSlot(
 
 /** Reserves `count` consecutive values of the project's position allocator; returns the first. */
 export async function allocatePositions(orgId: number, projectId: number, count: number): Promise<number> {
-  try {
-    const out = await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.project(orgId, projectId),
-        UpdateExpression: 'ADD position_seq :count',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':count': count },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(out.Attributes?.position_seq) - count + 1;
-  } catch (err) {
-    if (isConditionFailed(err)) throw new Refused('project');
-    throw err;
-  }
+  const last = await addToExisting(keys.project(orgId, projectId), 'position_seq', count);
+  if (last === undefined) throw new Refused('project');
+  return last - count + 1;
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
   type TransactWriteCommandInput,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { UnavailableError } from '../domain/errors.ts';
 import { db, tableName } from './client.ts';
@@ -92,6 +93,35 @@ export function addTo(key: Key, counter: string, n: number, reason?: string): Gu
     },
     ...(reason === undefined ? {} : { reason }),
   };
+}
+
+/**
+ * One conditional UpdateItem on its own (the table is this service's): true when written, false
+ * when its condition refused it (nothing written).
+ */
+export async function updateIf(update: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> {
+  try {
+    await db.send(new UpdateCommand({ TableName: tableName, ...update }));
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * Sends `addTo` on its own and returns the counter's new value; undefined when the item is not
+ * there (nothing is written then).
+ */
+export async function addToExisting(key: Key, counter: string, n: number): Promise<number | undefined> {
+  const { Update } = addTo(key, counter, n).item as { Update: UpdateCommandInput };
+  try {
+    const out = await db.send(new UpdateCommand({ ...Update, ReturnValues: 'UPDATED_NEW' }));
+    return Number(out.Attributes?.[counter]);
+  } catch (err) {
+    if (isConditionFailed(err)) return undefined;
+    throw err;
+  }
 }
 
 const CONFLICT_RETRIES = 3;

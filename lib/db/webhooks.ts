@@ -5,7 +5,7 @@ import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { scanPages } from './query.ts';
-import { putNew, getItem, batchGet, Refused, setAssignments, transact, updateResource } from './transactions.ts';
+import { putNew, getItem, batchGet, Refused, setAssignments, transact, updateIf, updateResource } from './transactions.ts';
 import { withVersion } from './versions.ts';
 
 /**
@@ -352,20 +352,11 @@ export async function replaceStoredSecrets(
     sets.push(`#f${i} = :to${i}`);
     conditions.push(`#f${i} = :from${i}`);
   }
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.webhook(orgId, webhookId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailed(err)) return false;
-    throw err;
-  }
+  return updateIf({
+    Key: keys.webhook(orgId, webhookId),
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  });
 }
