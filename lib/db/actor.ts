@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { TransactItem } from './transactions.ts';
-import { VERSION_ATTRIBUTE } from './versions.ts';
+import { VERSION_ATTRIBUTE } from '../domain/versions.ts';
 
 /**
  * Who is writing: the account a request acts for, set once around each route's handler

@@ -17,7 +17,8 @@ import {
   transact,
   type GuardedItem,
 } from './transactions.ts';
-import { storedNumberIs, VERSION_ATTRIBUTE, versionOf, withVersion } from './versions.ts';
+import { storedNumberIs, versionOf } from './versions.ts';
+import { VERSION_ATTRIBUTE, withVersion } from '../domain/versions.ts';
 
 /**
  * Why a comment write can be refused (`Refused.reason`): on create, the project, the sprint of the
@@ -63,70 +64,28 @@ export const toComment = (record: object): Comment => {
   );
 };
 
-/**
- * What a comment read needs of each item: the comment's own fields, and of its ancestors only
- * keys, the issue's sprint and counter (an issue may carry a 100 kB description; a BatchGet takes
- * one projection for all its keys, and no ancestor has a `body`).
- */
-const keyString = (k: Key) => `${k.PK}\u0000${k.SK}`;
-
-/** Reads a few items in one consistent BatchGet and returns them by key. */
-async function getMany(wanted: Key[]): Promise<Map<string, Record<string, unknown>>> {
-  const found = new Map<string, Record<string, unknown>>();
-  for (const item of await batchGet(wanted)) if (item) found.set(keyString(item as unknown as Key), item);
-  return found;
-}
-
 export type { Ancestry };
 
-/** The ancestor check of a comment by the items found (lib/domain/comment-ancestry.ts). */
-function ancestry(
-  found: Map<string, Record<string, unknown>>,
-  orgId: number,
-  projectId: number,
-  issueId: number,
-  sprintRead: number | null,
-): Ancestry {
-  const get = (key: Key) => found.get(keyString(key));
-  return ancestryOf(
-    {
-      project: get(keys.project(orgId, projectId)),
-      issue: get(keys.issue(orgId, projectId, issueId)),
-      sprint: sprintRead === null ? undefined : get(keys.sprint(orgId, projectId, sprintRead)),
-    },
-    sprintRead,
-  );
-}
+/** The keys of a comment path's project, sprint (if any) and issue, in that order. */
+const pathKeys = (orgId: number, ref: IssueRef): Key[] => [
+  keys.project(orgId, ref.projectId),
+  ...(ref.sprintId === null ? [] : [keys.sprint(orgId, ref.projectId, ref.sprintId)]),
+  keys.issue(orgId, ref.projectId, ref.issueId),
+];
 
-/** The keys of a comment path's project, sprint (if any) and issue. */
-function pathKeys(orgId: number, ref: IssueRef) {
-  const project = keys.project(orgId, ref.projectId);
-  const sprint = ref.sprintId === null ? undefined : keys.sprint(orgId, ref.projectId, ref.sprintId);
-  const issue = keys.issue(orgId, ref.projectId, ref.issueId);
-  return { project, sprint, issue, all: sprint ? [project, sprint, issue] : [project, issue] };
-}
-
-/** Judges a path from its items (lib/domain/comment-ancestry.ts). */
-function underPath(found: Map<string, Record<string, unknown>>, path: ReturnType<typeof pathKeys>, ref: IssueRef): Ancestry {
-  const get = (key: Key | undefined) => (key ? found.get(keyString(key)) : undefined);
-  return pathAncestryOf({ project: get(path.project), sprint: get(path.sprint), issue: get(path.issue) }, ref.sprintId);
-}
-
-/** A page of an issue's comments and its path's ancestry, read together (2 calls, whatever the page). */
+/** A page of an issue's comments and its path's ancestry (lib/domain/comment-ancestry.ts), read together (2 calls, whatever the page). */
 export async function listComments(
   orgId: number,
   ref: IssueRef,
   page: PageRequest,
 ): Promise<{ page: Page<CommentItem>; path: Ancestry }> {
-  const path = pathKeys(orgId, ref);
   const { page: result, related } = await listPageWith<CommentItem>(
     collections.comments(orgId, ref.projectId, ref.issueId),
     page,
-    path.all,
+    pathKeys(orgId, ref),
   );
-  const found = new Map<string, Record<string, unknown>>();
-  for (const item of related) if (item) found.set(keyString(item as unknown as Key), item);
-  return { page: result, path: underPath(found, path, ref) };
+  const [project, sprint, issue] = ref.sprintId === null ? [related[0], undefined, related[1]] : related;
+  return { page: result, path: pathAncestryOf({ project, sprint, issue }, ref.sprintId) };
 }
 
 /**
@@ -270,14 +229,15 @@ export async function findComment(orgId: number, commentId: number): Promise<Fou
  */
 export async function findCommentAt(orgId: number, pointer: CommentPointer): Promise<FoundComment | undefined> {
   const { projectId, issueId, sprintId: hint } = pointer;
-  const commentKey = keys.comment(orgId, projectId, issueId, pointer.id);
-  const wanted = [commentKey, keys.project(orgId, projectId), keys.issue(orgId, projectId, issueId)];
-  if (hint !== null) wanted.push(keys.sprint(orgId, projectId, hint));
-  const found = await getMany(wanted);
-  const item = found.get(keyString(commentKey)) as CommentItem | undefined;
+  const [item, project, issue, sprint] = await batchGet([
+    keys.comment(orgId, projectId, issueId, pointer.id),
+    keys.project(orgId, projectId),
+    keys.issue(orgId, projectId, issueId),
+    ...(hint === null ? [] : [keys.sprint(orgId, projectId, hint)]),
+  ]);
   if (!item) return undefined;
-  const path = ancestry(found, orgId, projectId, issueId, hint);
-  return path.missing ? undefined : { item, path };
+  const path = ancestryOf({ project, issue, sprint }, hint);
+  return path.missing ? undefined : { item: item as unknown as CommentItem, path };
 }
 
 /** True when a sprint exists (one consistent GetItem of its key). */

@@ -36,7 +36,7 @@ import {
 import { issueWrite } from './issue-write.ts';
 import { issueStateOf, repositioned, type IssueChange, type IssueState } from '../domain/derivations.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
-import { withVersion } from './versions.ts';
+import { withVersion } from '../domain/versions.ts';
 
 /**
  * Issues live in their project's partition (`ISSUE#i`); their LSK places them in one list: a

@@ -10,12 +10,14 @@ import {
   rereadOnStale,
   setAssignments,
   STALE,
+  putNew,
   transact,
   updateResource,
   type GuardedItem,
 } from './transactions.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
-import { versionOf, withVersion } from './versions.ts';
+import { versionOf } from './versions.ts';
+import { withVersion } from '../domain/versions.ts';
 
 /**
  * Why a project write can be refused (`Refused.reason`): the project is gone, the prefix belongs
@@ -85,45 +87,27 @@ export async function insertProject(orgId: number, input: ProjectCreate): Promis
     updated_at: now,
   };
   await transact([
-    {
-      item: {
-        Put: {
-          TableName: tableName,
-          Item: {
-            ...keys.project(orgId, id),
-            LSK: listKeys.project(id),
-            type: 'project',
-            org_id: orgId,
-            ...project,
-            backlog_count: 0,
-            issue_seq: 0,
-            position_seq: 0,
-            issue_id_next: ids.next,
-            issue_id_end: ids.end,
-          },
-          // A fresh id from the sequence: never taken.
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-    },
+    // A fresh id from the sequence: never taken.
+    putNew({
+      ...keys.project(orgId, id),
+      LSK: listKeys.project(id),
+      type: 'project',
+      org_id: orgId,
+      ...project,
+      backlog_count: 0,
+      issue_seq: 0,
+      position_seq: 0,
+      issue_id_next: ids.next,
+      issue_id_end: ids.end,
+    }),
     prefixGuardPut(orgId, input.prefix, id),
     addTo(keys.org(orgId), 'projects_count', 1, projectRefusals.organisation),
   ]);
   return withVersion(project, { ...keys.project(orgId, id), version: 1 });
 }
 
-function prefixGuardPut(orgId: number, prefix: string, projectId: number): GuardedItem {
-  return {
-    item: {
-      Put: {
-        TableName: tableName,
-        Item: { ...keys.prefix(orgId, prefix), project_id: projectId },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-    reason: projectRefusals.prefixTaken,
-  };
-}
+const prefixGuardPut = (orgId: number, prefix: string, projectId: number): GuardedItem =>
+  putNew({ ...keys.prefix(orgId, prefix), project_id: projectId }, projectRefusals.prefixTaken);
 
 function setClause(changes: Record<string, unknown>) {
   const names: Record<string, string> = { '#updated_at': 'updated_at' };
@@ -224,16 +208,7 @@ async function deleteOnce(orgId: number, projectId: number): Promise<void> {
       resource: true,
     },
     { item: { Delete: { TableName: tableName, Key: keys.prefix(orgId, current.prefix) } } },
-    {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.org(orgId),
-          UpdateExpression: 'ADD projects_count :minus',
-          ExpressionAttributeValues: { ':minus': -1 },
-        },
-      },
-    },
+    addTo(keys.org(orgId), 'projects_count', -1),
     ...deletionMarker(keys.project(orgId, projectId)),
   ]);
 }

@@ -17,7 +17,8 @@ import {
   updateResource,
   type GuardedItem,
 } from './transactions.ts';
-import { storedNumberIs, withVersion } from './versions.ts';
+import { storedNumberIs } from './versions.ts';
+import { withVersion } from '../domain/versions.ts';
 import { burndownAttribute, noCounters, scopeCounters } from '../domain/sprint-counters.ts';
 import type { CompletionPlan } from '../domain/completion.ts';
 

@@ -79,16 +79,20 @@ export function putNew(item: Record<string, unknown>, reason?: string): GuardedI
 /** A Put that replaces whatever item has its key. */
 export const putItem = (item: Record<string, unknown>): GuardedItem => ({ item: { Put: { TableName: tableName, Item: item } } });
 
-/** `ADD <counter> :n` on an item that must exist (refused as `reason` otherwise). */
-export function addTo(key: Key, counter: string, n: number, reason?: string): GuardedItem {
+/**
+ * `ADD <counter> :n` on an item that must exist (refused as `reason` otherwise); with `max`, also
+ * refused when the counter is already at `max` (a bounded count: endpoints per organisation).
+ */
+export function addTo(key: Key, counter: string, n: number, reason?: string, max?: number): GuardedItem {
+  const below = max === undefined ? '' : ` AND (attribute_not_exists(${counter}) OR ${counter} < :max)`;
   return {
     item: {
       Update: {
         TableName: tableName,
         Key: key,
         UpdateExpression: `ADD ${counter} :n`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':n': n },
+        ConditionExpression: `attribute_exists(PK)${below}`,
+        ExpressionAttributeValues: { ':n': n, ...(max === undefined ? {} : { ':max': max }) },
       },
     },
     ...(reason === undefined ? {} : { reason }),

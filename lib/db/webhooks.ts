@@ -5,8 +5,8 @@ import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { scanPages } from './query.ts';
-import { putNew, getItem, batchGet, Refused, setAssignments, transact, updateIf, updateResource } from './transactions.ts';
-import { withVersion } from './versions.ts';
+import { addTo, putNew, getItem, batchGet, Refused, setAssignments, transact, updateIf, updateResource } from './transactions.ts';
+import { withVersion } from '../domain/versions.ts';
 
 /**
  * Webhook endpoints live in the organisation's partition (`WEBHOOK#w`, counted on the organisation
@@ -80,18 +80,7 @@ export const toDelivery = (record: object): Delivery => {
 /** Creates an endpoint and counts it on the organisation, refused past `MAX_WEBHOOKS`. */
 export async function insertWebhook(orgId: number, webhook: WebhookItem): Promise<void> {
   await transact([
-    {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.org(orgId),
-          UpdateExpression: 'ADD webhooks_count :one',
-          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(webhooks_count) OR webhooks_count < :max)',
-          ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOKS },
-        },
-      },
-      reason: webhookRefusals.limit,
-    },
+    addTo(keys.org(orgId), 'webhooks_count', 1, webhookRefusals.limit, MAX_WEBHOOKS),
     putNew({ ...keys.webhook(orgId, webhook.id), LSK: listKeys.webhook(webhook.id), type: 'webhook', ...webhook }),
   ]);
 }

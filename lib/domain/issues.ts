@@ -19,7 +19,8 @@ import {
   type Renumbering,
 } from './positions.ts';
 import type { Principal } from './principal.ts';
-import { versionOf, withVersion } from '../db/versions.ts';
+import { versionOf } from '../db/versions.ts';
+import { withVersion } from '../domain/versions.ts';
 
 /** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
 export { contributionOf, listDelta, negate, openStatuses, sumCounters } from './derivations.ts';

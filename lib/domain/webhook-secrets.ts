@@ -1,6 +1,6 @@
 import { keys } from '../db/keys.ts';
 import { nextId } from '../db/sequences.ts';
-import { sameVersion } from '../db/versions.ts';
+import { sameVersion } from '../domain/versions.ts';
 import * as store from '../db/webhooks.ts';
 import type { Webhook, WebhookCreate } from '../schemas/webhooks.ts';
 import { isSealed, secretBox } from '../webhooks/secret-box.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { answeredAt, CHECK_LENGTH, sameVersion, tagCheck, type ExpectedVersions, type VersionTag } from '../db/versions.ts';
+import { answeredAt, CHECK_LENGTH, sameVersion, tagCheck, type ExpectedVersions, type VersionTag } from '../domain/versions.ts';
 import { PreconditionFailedError } from '../domain/errors.ts';
 
 type Headers = Pick<APIGatewayProxyEvent, 'headers'>;
@@ -32,7 +32,7 @@ const DIGEST_LENGTH = 16;
 const digest = (text: string, length: number) => createHash('sha256').update(text).digest('base64url').slice(0, length);
 
 /**
- * The strong ETag of an answer. A resource read from or written to a versioned item (lib/db/versions.ts)
+ * The strong ETag of an answer. A resource read from or written to a versioned item (`withVersion`, lib/domain/versions.ts)
  * gets `"<version>-<digest><check>"`: the version is what `If-Match` checks inside the write; the
  * digest of the JSON makes the tag change whenever what it shows changes; the check (`tagCheck`)
  * binds the three to the item, so that `If-Match` compares the whole tag without reading the item.

@@ -3,7 +3,8 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import * as z from 'zod';
 import type { Principal } from '../domain/principal.ts';
 import { errorResponse } from '../http/errors.ts';
-import { answeredVersion, expectingVersion } from '../db/versions.ts';
+import { expectingVersion } from '../db/versions.ts';
+import { answeredVersion } from '../domain/versions.ts';
 import type { ToolListing } from './listing.ts';
 
 /**

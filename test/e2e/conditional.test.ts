@@ -173,8 +173,9 @@ describe('ETags and If-None-Match', () => {
   it('counts a 304 against the rate limit like any request, and spends the same DynamoDB calls as a full read', async () => {
     const { admin } = await orgWithClients(gateway);
     const f = await fixture(admin);
-    const full = await admin.get(f.sprintPath);
+    // From before the full read: its remaining count was taken when the refill clock was earlier.
     const started = Date.now();
+    const full = await admin.get(f.sprintPath);
     const notModified = await Promise.all(
       Array.from({ length: 60 }, () => admin.get(f.sprintPath, { headers: { 'If-None-Match': etag(full) } })),
     );

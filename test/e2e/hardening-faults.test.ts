@@ -1,11 +1,11 @@
 /**
- * Faults DynamoDB Local cannot produce, injected at the client (lib/db/faults.ts, inside the SDK's
+ * Faults DynamoDB Local cannot produce, injected at the client (test/support/faults.ts, inside the SDK's
  * retry loop): throttling and transactions cancelled by a conflict. Each either retries cleanly
  * (one write, exact counters) or answers 503 {error} with Retry-After having applied nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clearFaults, injectFault } from '../../lib/db/faults.ts';
+import { clearFaults, injectFault } from '../support/faults.ts';
 import { apiClient, newOrganisation, randomPrefix, type ApiClient, type ApiResponse, useGateway } from '../support/api.ts';
 
 const gateway = useGateway();

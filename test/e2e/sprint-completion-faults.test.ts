@@ -1,12 +1,12 @@
 /**
  * Completing a sprint of 1,000 open issues over HTTP with faults injected between its steps
- * (lib/db/faults.ts): every interrupted request leaves a `completing` sprint, and whatever
+ * (test/support/faults.ts): every interrupted request leaves a `completing` sprint, and whatever
  * finishes it (a retry, concurrent requests) ends in the one complete result.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
-import { clearFaults, injectFault } from '../../lib/db/faults.ts';
+import { clearFaults, injectFault } from '../support/faults.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { type ApiClient, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
 import { seedProject } from '../support/seed.ts';

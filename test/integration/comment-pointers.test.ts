@@ -4,7 +4,7 @@ import { asActor } from '../../lib/db/actor.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { findComment, readCommentPointer, restorePointer, writeMissingCommentPointers } from '../../lib/db/comments.ts';
 import { keys } from '../../lib/db/keys.ts';
-import { answeredVersion } from '../../lib/db/versions.ts';
+import { answeredVersion } from '../../lib/domain/versions.ts';
 import { createComment, deleteComment, getComment, updateComment } from '../../lib/domain/comments.ts';
 import { ForbiddenError, NotFoundError } from '../../lib/domain/errors.ts';
 import { createIssue } from '../../lib/domain/issues.ts';

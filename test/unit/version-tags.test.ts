@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { keys } from '../../lib/db/keys.ts';
-import { expectingVersion, grouped, guardVersion, withVersion } from '../../lib/db/versions.ts';
+import { expectingVersion, grouped, guardVersion } from '../../lib/db/versions.ts';
+import { withVersion } from '../../lib/domain/versions.ts';
 import { PreconditionFailedError } from '../../lib/domain/errors.ts';
 import { etagOf, expectedVersions, isNotModified, versionTagOf } from '../../lib/http/conditional.ts';
 

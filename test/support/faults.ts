@@ -12,7 +12,7 @@ import {
   TransactionConflictException,
   type DynamoDBServiceException,
 } from '@aws-sdk/client-dynamodb';
-import { db } from './client.ts';
+import { db } from '../../lib/db/client.ts';
 
 export type FaultKind = 'ProvisionedThroughputExceeded' | 'Throttling' | 'TransactionConflict' | 'Unknown';
 
