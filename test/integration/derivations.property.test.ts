@@ -24,7 +24,8 @@ import { newOrganisation, randomPrefix } from '../support/api.ts';
  * issues, and comments' counts and pointers must match the comments. A difference fails, naming
  * the derivation.
  *
- * Bounded for CI: SEQUENCES sequences of at most MAX_OPS operations (about 20 s on an idle
+ * Each sequence starts from two sprints (one active) and six issues across the three lists, so that
+ * every operation has something to act on. Bounded for CI: SEQUENCES sequences of at most MAX_OPS operations (about 20 s on an idle
  * two-core machine; the test allows 240 s for a loaded one).
  */
 const SEQUENCES = 12;
@@ -241,6 +242,19 @@ async function derivedDifferences(orgId: number): Promise<string[]> {
   return [...derivations.flatMap((d) => differences(d, d.rebuild(issues), observed)), ...(await commentDifferences(orgId))];
 }
 
+const PRELUDE: Op[] = [
+  { kind: 'sprint' },
+  { kind: 'sprint' },
+  { kind: 'activate', sprint: 0 },
+  ...([0, 1, 2, 0, 1, 2] as const).map((list, i): Op => ({
+    kind: 'create',
+    list,
+    status: STATUSES[i % STATUSES.length] as IssueStatus,
+    points: i,
+    assignee: i,
+  })),
+];
+
 const ignoreRefusals = async (step: Promise<void>) => {
   try {
     await step;
@@ -267,8 +281,11 @@ describe(`issue writes against the rebuild (${SEQUENCES} random sequences of up 
           issues: [],
           comments: [],
         };
+        // Something to work on from the first operation: two sprints, one active, and issues in each list.
+        for (const o of PRELUDE) await run(w, o);
         for (const o of ops) await ignoreRefusals(run(w, o));
         if (dropProject) {
+          expect(await derivedDifferences(caller.orgId)).toEqual([]);
           await deleteProject(caller, project.id);
           await cascade({ kind: 'project', orgId: caller.orgId, projectId: project.id });
         }
