@@ -10,7 +10,7 @@ import { today } from '../domain/clock.ts';
 import { tableName } from './client.ts';
 import { keys, listKeys, type Key } from './keys.ts';
 import { addCounters } from './sprints.ts';
-import { putItem, transact, type GuardedItem } from './transactions.ts';
+import { addTo, putItem, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * THE way an issue write becomes a transaction: the issues' own items (the path's), then what every
@@ -196,21 +196,9 @@ function issueCounterUpdate(
   };
 }
 
-function countUpdate(orgId: number, accountId: number, by: number, reason: string): GuardedItem {
-  return {
-    item: {
-      Update: {
-        TableName: tableName,
-        Key: keys.account(orgId, accountId),
-        UpdateExpression: 'ADD assigned_count :by',
-        // Gaining an issue proves the account exists (the assignee check); accounts are never deleted.
-        ...(by > 0 ? { ConditionExpression: 'attribute_exists(PK)' } : {}),
-        ExpressionAttributeValues: { ':by': by },
-      },
-    },
-    reason: by > 0 ? reason : undefined,
-  };
-}
+// Gaining an issue proves the account exists (the assignee check); accounts are never deleted.
+const countUpdate = (orgId: number, accountId: number, by: number, reason: string): GuardedItem =>
+  addTo(keys.account(orgId, accountId), 'assigned_count', by, by > 0 ? reason : undefined);
 
 /** The key of a derived record. */
 export function recordKey(record: DerivedRecord): Key {

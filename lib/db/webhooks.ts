@@ -246,6 +246,19 @@ export async function updateDelivery(
   );
 }
 
+/** Claims attempt `n` of a pending delivery: a duplicate message (SQS is at least once) claims nothing. */
+export const claimDeliveryAttempt = (
+  at: { orgId: number; webhookId: number; deliveryId: string; attempt: number },
+  now: string,
+): Promise<boolean> =>
+  updateIf({
+    Key: keys.delivery(at.orgId, at.webhookId, at.deliveryId),
+    UpdateExpression: 'SET attempts = :n, updated_at = :now',
+    ConditionExpression: '#status = :pending AND attempts = :previous',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':n': at.attempt, ':previous': at.attempt - 1, ':pending': 'pending', ':now': now },
+  });
+
 /** The most recent deliveries of an endpoint, newest first (up to `limit`). */
 export async function recentDeliveries(orgId: number, webhookId: number, limit: number): Promise<DeliveryItem[]> {
   const c = collections.deliveries(orgId, webhookId);

@@ -1,10 +1,13 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
-import { db, tableName } from '../db/client.ts';
-import { isConditionFailed } from '../db/errors.ts';
-import { keys } from '../db/keys.ts';
-import { batchGet } from '../db/transactions.ts';
-import { updateDelivery, updateWebhook, type DeliveryItem, type WebhookItem } from '../db/webhooks.ts';
+import {
+  claimDeliveryAttempt,
+  getWebhookWithDelivery,
+  updateDelivery,
+  updateWebhook,
+  webhookRefusals,
+  type WebhookItem,
+} from '../db/webhooks.ts';
+import { Refused } from '../db/transactions.ts';
 import { countSlowAttempt, giveBackPlaces, setLane, takePlaces, type LaneFields } from '../db/delivery-lanes.ts';
 import {
   attemptSpeed,
@@ -53,31 +56,6 @@ export interface DeliveryDeps {
 /** Wait after failed attempt `attempt` (from 1): base, 2 x base, 4 x base... at most `backoffMaxMs`. */
 export function backoffMs(attempt: number, settings: Pick<DeliverySettings, 'backoffBaseMs' | 'backoffMaxMs'>): number {
   return Math.min(settings.backoffMaxMs, settings.backoffBaseMs * 2 ** Math.max(0, attempt - 1));
-}
-
-/** Claims attempt `n` of a pending delivery: a duplicate message (SQS is at least once) claims nothing. */
-async function claimAttempt(message: DeliveryMessage, now: string): Promise<boolean> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.delivery(message.orgId, message.webhookId, message.deliveryId),
-        UpdateExpression: 'SET attempts = :n, updated_at = :now',
-        ConditionExpression: '#status = :pending AND attempts = :previous',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':n': message.attempt,
-          ':previous': message.attempt - 1,
-          ':pending': 'pending',
-          ':now': now,
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailed(err)) return false;
-    throw err;
-  }
 }
 
 /** The secrets that sign now, opened (lib/webhooks/secret-box.ts): the current one, and the previous one until it expires. */
@@ -132,10 +110,7 @@ async function attempt(
   clock: () => number,
   now: number,
 ): Promise<string> {
-  const [webhook, delivery] = (await batchGet([
-    keys.webhook(message.orgId, message.webhookId),
-    keys.delivery(message.orgId, message.webhookId, message.deliveryId),
-  ])) as [WebhookItem | undefined, DeliveryItem | undefined];
+  const { webhook, delivery } = await getWebhookWithDelivery(message.orgId, message.webhookId, message.deliveryId);
   if (!delivery || delivery.status !== 'pending') return 'done already';
   const iso = new Date(now).toISOString();
   if (!webhook || !webhook.active) {
@@ -156,7 +131,7 @@ async function attempt(
   }
   // Opened before the claim: should KMS fail, the message fails to run and SQS retries it unclaimed.
   const secrets = await signingSecrets(webhook, now);
-  if (!(await claimAttempt(message, iso))) return 'duplicate';
+  if (!(await claimDeliveryAttempt(message, iso))) return 'duplicate';
 
   const timestamp = Math.floor(now / 1000);
   const headers = signedHeaders(secrets, delivery.id, timestamp, delivery.payload);
@@ -180,7 +155,7 @@ async function attempt(
       error: null,
       next_attempt_at: null,
     });
-    if (webhook.failing_since) await updateWebhook(message.orgId, message.webhookId, { failing_since: null });
+    if (webhook.failing_since) await stillThere(updateWebhook(message.orgId, message.webhookId, { failing_since: null }));
     return 'succeeded';
   }
 
@@ -195,7 +170,7 @@ async function attempt(
     next_attempt_at: retrying ? new Date(after + wait).toISOString() : null,
     first_attempt_at: firstAttemptAt,
   });
-  await noteFailure(webhook, message, after, settings);
+  await stillThere(noteFailure(webhook, message, after, settings));
   if (retrying) {
     await queue.send(
       [{ ...message, attempt: message.attempt + 1, firstAttemptAt, notBefore: after + wait, lane: nextLane, deferrals: 0 }],
@@ -203,6 +178,19 @@ async function attempt(
     );
   }
   return retrying ? 'retrying' : 'failed';
+}
+
+/**
+ * The endpoint's bookkeeping after an attempt, for an endpoint deleted while the attempt ran: there
+ * is nothing left to keep. The attempt is recorded on its delivery all the same, and a retry it
+ * queued finds the endpoint gone and cancels the delivery.
+ */
+async function stillThere(bookkeeping: Promise<unknown>): Promise<void> {
+  try {
+    await bookkeeping;
+  } catch (err) {
+    if (!(err instanceof Refused && err.reason === webhookRefusals.webhook)) throw err;
+  }
 }
 
 /** Keeps the endpoint's slow attempts in a row, and moves it between lanes at the thresholds. */

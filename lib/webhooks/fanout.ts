@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { keys } from '../db/keys.ts';
-import { batchGet } from '../db/transactions.ts';
+import { getIssueFamily } from '../db/issues.ts';
 import type { LaneFields } from '../db/delivery-lanes.ts';
 import { allWebhooks, insertDelivery, pendingDelivery, type WebhookItem } from '../db/webhooks.ts';
 import type { ChangeEvent } from '../feed/events.ts';
@@ -44,21 +43,20 @@ const subscribes = (w: WebhookItem, type: string) => w.active && (w.events.inclu
  */
 async function deletedOnItsOwn(event: ChangeEvent): Promise<boolean> {
   const { orgId, projectId } = event;
-  const project = keys.project(orgId, projectId);
   switch (event.type) {
     case 'sprint.deleted':
-      return (await batchGet([project]))[0] !== undefined;
+      return (await getIssueFamily(orgId, projectId, [])).project !== undefined;
     case 'issue.deleted': {
       const sprint = event.sprintId;
-      const found = await batchGet([project, ...(sprint === undefined ? [] : [keys.sprint(orgId, projectId, sprint)])]);
-      return found.every((item) => item !== undefined);
+      const { project, sprints } = await getIssueFamily(orgId, projectId, sprint === undefined ? [] : [sprint]);
+      return project !== undefined && (sprint === undefined || sprints.get(sprint) !== undefined);
     }
     case 'comment.deleted': {
       if (event.issueId === undefined) return false;
-      const [p, issue] = await batchGet([project, keys.issue(orgId, projectId, event.issueId)]);
-      if (!p || !issue) return false;
+      const { project, issue } = await getIssueFamily(orgId, projectId, [], event.issueId);
+      if (!project || !issue) return false;
       const sprint = issue.sprint_id;
-      return typeof sprint !== 'number' || (await batchGet([keys.sprint(orgId, projectId, sprint)]))[0] !== undefined;
+      return typeof sprint !== 'number' || (await getIssueFamily(orgId, projectId, [sprint])).sprints.get(sprint) !== undefined;
     }
     default:
       return true;

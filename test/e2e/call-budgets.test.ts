@@ -355,7 +355,7 @@ describe('DynamoDB calls per request', () => {
     }
     if (process.env.PRINT_CALLS) process.stdout.write(`${measured.join('\n')}\n`);
     expect(over).toEqual([]);
-  }, 60_000);
+  }, 240_000);
 
   it('is the table docs/data-model.md shows', () => {
     const doc = readFileSync(new URL('../../docs/data-model.md', import.meta.url), 'utf8');

@@ -1,7 +1,7 @@
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { getDelivery, insertDelivery, insertWebhook, pendingDelivery } from '../../lib/db/webhooks.ts';
+import { deleteWebhook, getDelivery, insertDelivery, insertWebhook, pendingDelivery } from '../../lib/db/webhooks.ts';
 import { processDelivery, type DeliverySettings } from '../../lib/webhooks/deliver.ts';
 import type { DeliveryMessage } from '../../lib/webhooks/queue.ts';
 import { generateSecret } from '../../lib/webhooks/signing.ts';
@@ -144,5 +144,46 @@ describe('the words of a failed delivery', () => {
     r.respond = () => ({ status: 500 });
     const { delivery } = await attempt(r.url, settings(true));
     expect(delivery).toMatchObject({ error: 'HTTP status 500', response_code: 500 });
+  });
+});
+
+describe('an endpoint deleted while its attempt runs', () => {
+  it('records the attempt, queues the retry without failing the message, and the retry cancels the delivery', async () => {
+    const r = await receiver();
+    let deleting: Promise<void> | undefined;
+    let orgId = 0;
+    // The receiver deletes the endpoint, then answers 500 once the delete is done.
+    r.respond = () => {
+      deleting ??= deleteWebhook(orgId, 1);
+      return { status: 500, delayMs: 500 };
+    };
+    const org = await newOrganisation();
+    orgId = org.orgId;
+    const now = new Date().toISOString();
+    await insertWebhook(orgId, {
+      id: 1,
+      org_id: orgId,
+      url: r.url,
+      events: ['*'],
+      active: true,
+      disabled_reason: null,
+      secret: generateSecret(),
+      created_at: now,
+      updated_at: now,
+    });
+    await insertDelivery(
+      pendingDelivery({ id: 'msg_gone', orgId, webhookId: 1, event: 'issue.created', payload: '{}', at: now }),
+    );
+    const sent: DeliveryMessage[] = [];
+    const queue = { send: async (m: DeliveryMessage[]) => void sent.push(...m) };
+    const message = { orgId, webhookId: 1, deliveryId: 'msg_gone', attempt: 1, firstAttemptAt: null, notBefore: 0 };
+
+    expect(await processDelivery(message, { settings: settings(true), queue })).toBe('retrying');
+    await deleting;
+    expect(await getDelivery(orgId, 1, 'msg_gone')).toMatchObject({ status: 'pending', error: 'HTTP status 500', attempts: 1 });
+    expect(sent).toHaveLength(1);
+    expect(await processDelivery(sent[0] as DeliveryMessage, { settings: settings(true), queue })).toBe('cancelled');
+    expect(await getDelivery(orgId, 1, 'msg_gone')).toMatchObject({ status: 'cancelled', error: 'the webhook was deleted' });
+    expect(r.requests).toHaveLength(1);
   });
 });
