@@ -456,7 +456,8 @@ export async function insertIssue(orgId: number, projectId: number, issue: Issue
         'issue_exists',
       ),
     ],
-    changes: [{ after: issueStateOf(orgId, issue as never) }],
+    // As stored (`type` kept as `issue_type`): what the derivations read of it.
+    changes: [{ after: issueStateOf(orgId, storedIssueFields(issue as unknown as Record<string, unknown>)) }],
     ownerReason: issue.sprint_id === null ? 'project' : 'sprint',
     checks: issue.sprint_id === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
   });

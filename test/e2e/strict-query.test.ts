@@ -145,8 +145,7 @@ describe('strict query parameters', () => {
       expect(res.status, `${r.method} ${r.path}`).toBe(200);
       expect(res.headers.get('x-per-page'), `${r.method} ${r.path}`).toBe('1');
     }
-    const filters =
-      'status=backlog,todo&assignee_id=none&q=back&updated_since=2000-01-01T00:00:00Z&priority=none,low&type=task';
+    const filters = 'status=backlog,todo&assignee_id=none&q=back&updated_since=2000-01-01T00:00:00Z&priority=none,low&type=task';
     const backlog = await f.admin.get(`${f.p}/issues?${filters}&per_page=5&page=1`);
     expect(backlog.status).toBe(200);
     expect(backlog.body.map((i: Json) => i.title)).toEqual(['In the backlog']);
