@@ -39,14 +39,17 @@ const issueFields = {
   status: IssueStatus.optional(),
   story_points: storyPoints().optional(),
   assignee_id: idField().nullable().optional().meta({ description: 'An account of the organisation.' }),
-  priority: IssuePriority.optional().meta({ description: 'Default `none`.' }),
-  type: IssueType.optional().meta({ description: 'Default `task`.' }),
-  due_date: calendarDate().nullable().optional().meta({ description: 'A day (`YYYY-MM-DD`), or null for none (the default).' }),
+  // Their defaults are said once, on IssueCreate: the MCP tools list these fields, where every byte counts.
+  priority: IssuePriority.optional(),
+  type: IssueType.optional(),
+  due_date: calendarDate().nullable().optional(),
 };
 
 export const IssueCreateFields = z.object({ title: nameField(), ...issueFields }, objectError).meta({
   id: 'IssueCreate',
-  description: 'Default status: `todo` in a sprint, `backlog` in the project backlog. The issue is appended at the end.',
+  description:
+    'Default status: `todo` in a sprint, `backlog` in the project backlog; default priority `none`, type `task`, ' +
+    '`due_date` null (a day, `YYYY-MM-DD`). The issue is appended at the end.',
 });
 
 export const IssueUpdateFields = z

@@ -10,12 +10,15 @@ import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
 
 const projectId = () => id();
 const one = { issue: Issue };
-/** Filters on priority, type and due date, as the REST lists take them (both due bounds inclusive). */
+/**
+ * Filters on priority, type and due date, as the REST lists take them (both due bounds inclusive;
+ * an issue without a due date matches neither). Undescribed: the tools list pays for every byte.
+ */
 const classification = {
   priority: z.array(IssuePriority).min(1).optional(),
   type: z.array(IssueType).min(1).optional(),
-  due_before: z.iso.date().optional().describe('Due on or before this day (YYYY-MM-DD); issues without a due date never match.'),
-  due_after: z.iso.date().optional().describe('Due on or after this day (YYYY-MM-DD); issues without a due date never match.'),
+  due_before: z.iso.date().optional(),
+  due_after: z.iso.date().optional(),
 };
 type Classification = { [K in keyof typeof classification]?: z.output<(typeof classification)[K]> };
 const classificationFilters = ({ priority, type, due_before, due_after }: Classification) =>
