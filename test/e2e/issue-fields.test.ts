@@ -1,4 +1,7 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { db, tableName } from '../../lib/db/client.ts';
+import { keys } from '../../lib/db/keys.ts';
 import { type ApiClient, followPages, nextLink, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
 import { seedProject } from '../support/seed.ts';
 
@@ -78,6 +81,18 @@ describe('priority, type and due date of an issue', () => {
       ['low', 'epic', null],
       ['low', 'epic', null],
     ]);
+  });
+
+  it("stores the issue's type beside the kind of item it is, never over it", async () => {
+    const { admin, org } = await orgWithClients(gateway);
+    const { project: p, backlog } = await project(admin);
+    const made = (await admin.post(backlog, { issue: { title: 'typed', type: 'epic' } })).body;
+    await admin.patch(`${backlog}/${made.id}`, { issue: { type: 'bug' } });
+    const stored = await db.send(
+      new GetCommand({ TableName: tableName, Key: keys.issue(org.orgId, p.id, made.id), ConsistentRead: true }),
+    );
+    expect(stored.Item).toMatchObject({ type: 'issue', issue_type: 'bug' });
+    expect((await admin.get(`${backlog}/${made.id}`)).body.type).toBe('bug');
   });
 
   it('keeps them when an issue moves between lists and when a sprint completion carries it to the backlog', async () => {
