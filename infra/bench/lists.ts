@@ -41,6 +41,7 @@ const { createOrganisation } = await import('../../lib/domain/accounts.ts');
 const { createProject } = await import('../../lib/domain/projects.ts');
 const { getIssue, listIssues } = await import('../../lib/domain/issues.ts');
 const { seedProject } = await import('../../test/support/seed.ts');
+const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
 
 /**
  * What the n-th issue of the backlog is seeded with, as stored, spread over the list: 5% urgent,
@@ -56,7 +57,6 @@ const classifiedPages: Record<string, IssueListFilters> = {
   'filtered page 1 (priority=urgent, 5%, per_page 25)': { priority: ['urgent'] },
   'filtered page 1 (type=bug, 20%, per_page 25)': { type: ['bug'] },
 };
-const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
 
 /** Read units and calls of every DynamoDB call made while a measured step runs. */
 const { meter } = (await import('../../test/support/read-meter.ts')).meterReads();
