@@ -95,6 +95,29 @@ describe('priority, type and due date of an issue', () => {
     expect((await admin.get(`${backlog}/${made.id}`)).body.type).toBe('bug');
   });
 
+  it('records each change in the activity history with from and to (the change feed, as webhooks carry it)', async () => {
+    const { admin } = await orgWithClients(gateway);
+    const { issues } = await project(admin);
+    const made = (await admin.post(issues, { issue: { title: 'tracked' } })).body;
+    const path = `${issues}/${made.id}`;
+    await admin.patch(path, { issue: { priority: 'urgent', type: 'bug', due_date: '2027-05-01' } });
+    await admin.patch(path, { issue: { due_date: null, priority: 'urgent' } });
+    const started = Date.now();
+    let entries: { event: string; changes: unknown[] }[] = [];
+    while (entries.length < 3 && Date.now() - started < 60_000) {
+      entries = (await admin.get(`${path}/activity`)).body;
+      if (entries.length < 3) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(entries.map((e) => e.event)).toEqual(['issue.created', 'issue.updated', 'issue.updated']);
+    expect(entries[1]?.changes).toEqual([
+      { field: 'priority', from: 'none', to: 'urgent' },
+      { field: 'type', from: 'task', to: 'bug' },
+      { field: 'due_date', from: null, to: '2027-05-01' },
+    ]);
+    // A value sent again unchanged is no change.
+    expect(entries[2]?.changes).toEqual([{ field: 'due_date', from: '2027-05-01', to: null }]);
+  }, 90_000);
+
   it('keeps them when an issue moves between lists and when a sprint completion carries it to the backlog', async () => {
     const { admin, org } = await orgWithClients(gateway);
     const { project: p, sprint, issues, backlog } = await project(admin);
