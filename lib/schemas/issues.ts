@@ -182,7 +182,7 @@ export function issueListFilters(query: IssueListQuery): IssueListFilters | unde
 }
 
 /** The filters on priority, type and due date, from validated query parameters. */
-export function issueFieldFilters(
+function issueFieldFilters(
   query: Pick<IssueListQuery, 'priority' | 'type' | 'due_before' | 'due_after'>,
 ): Pick<IssueListFilters, 'priority' | 'type' | 'dueBefore' | 'dueAfter'> {
   return {
