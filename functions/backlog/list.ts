@@ -3,7 +3,7 @@ import { pathId, routeHandler } from '../../lib/http/stack.ts';
 import { issueFilters } from '../../lib/http/issue-filters.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 
-/** Lists the project backlog, in list order, filtered by status, assignee, title text and update time. */
+/** Lists the project backlog, in list order, filtered by status, assignee, title text, update time, priority, type and due date. */
 export const handler = routeHandler(async (req) => {
   const at = { projectId: pathId(req, 'project_id', 'Project'), sprintId: null };
   const [pr, { filters, params }] = await Promise.all([pageRequest(req), issueFilters(req)]);

@@ -7,7 +7,10 @@
  * - page 1 vs page 100 (per_page 100) and page 1 vs page 400 (per_page 25);
  * - the GET of the first issue vs the GET of the last (place 10,000);
  * - a filtered page (`q=needle`, 1% matching) vs an unfiltered page of the same size, and the
- *   walk of all the filtered pages to the end.
+ *   walk of all the filtered pages to the end;
+ * - pages filtered on what classifies an issue (`priority=urgent`, 5%; `type=bug`, 20%) vs the
+ *   same unfiltered page: the issues are seeded with these fields (`classification` below), and
+ *   each filter measured is one line of `classifiedPages`.
  *
  * Each figure is the median of `--rounds` runs (interleaved), in wall time and in DynamoDB read
  * units (ReturnConsumedCapacity on every call), with DynamoDB calls per request. Prints a
@@ -17,6 +20,7 @@
  */
 import { parseArgs } from 'node:util';
 import { startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
+import type { IssueListFilters } from '../../lib/schemas/issues.ts';
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '15' }, issues: { type: 'string', default: '10000' } },
@@ -39,6 +43,21 @@ const { getIssue, listIssues } = await import('../../lib/domain/issues.ts');
 const { seedProject } = await import('../../test/support/seed.ts');
 const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
 
+/**
+ * What the n-th issue of the backlog is seeded with, as stored, spread over the list: 5% urgent,
+ * 15% high, 30% medium, 20% low, 30% none; 20% bugs, 30% stories, 2% epics, the rest tasks. A new
+ * field to filter on (labels) is one more line here and one in `classifiedPages`.
+ */
+const classification: Record<string, (n: number) => unknown> = {
+  priority: (n) =>
+    ['urgent', 'high', 'high', 'high', ...Array(6).fill('medium'), ...Array(4).fill('low'), ...Array(6).fill('none')][n % 20],
+  issue_type: (n) => (n % 50 === 7 ? 'epic' : n % 5 === 1 ? 'bug' : n % 10 < 3 ? 'story' : 'task'),
+};
+const classifiedPages: Record<string, IssueListFilters> = {
+  'filtered page 1 (priority=urgent, 5%, per_page 25)': { priority: ['urgent'] },
+  'filtered page 1 (type=bug, 20%, per_page 25)': { type: ['bug'] },
+};
+
 /** Read units and calls of every DynamoDB call made while a measured step runs. */
 const { meter } = (await import('../../test/support/read-meter.ts')).meterReads();
 
@@ -53,6 +72,7 @@ try {
     issuesPerSprint: 0,
     backlog: total,
     commentsPerIssue: 0,
+    issueFields: (n) => Object.fromEntries(Object.entries(classification).map(([field, of]) => [field, of(n)])),
   });
   const ids = seeded.issues.get(null) ?? [];
   // 1% of the titles hold the needle, spread over the list.
@@ -86,6 +106,12 @@ try {
     'GET the first issue': () => getIssue(caller, backlog, ids[0] as number),
     'GET the last issue (place 10,000)': () => getIssue(caller, backlog, ids.at(-1) as number),
     'filtered page 1 (q=needle, per_page 25)': () => listIssues(caller, backlog, { page: 1, perPage: 25 }, { q: 'needle' }),
+    ...Object.fromEntries(
+      Object.entries(classifiedPages).map(([name, filters]) => [
+        name,
+        () => listIssues(caller, backlog, { page: 1, perPage: 25 }, filters),
+      ]),
+    ),
   };
   const samples = new Map<string, { ms: number[]; units: number[]; calls: number[] }>();
   for (let r = 0; r < rounds + 1; r++) {
@@ -152,6 +178,10 @@ try {
   console.log(
     `| filtered page / unfiltered page (per_page 25) | ${ratio('filtered page 1 (q=needle, per_page 25)', 'page 1 (per_page 25)')} |`,
   );
+  for (const name of Object.keys(classifiedPages)) {
+    const filter = /\((\S+=\S+),/.exec(name)?.[1] ?? name;
+    console.log(`| ${filter} page / unfiltered page (per_page 25) | ${ratio(name, 'page 1 (per_page 25)')} |`);
+  }
   const deep = row('GET the last issue (place 10,000)');
   const shallow = row('GET the first issue');
   console.log(`\nThe place of the deepest issue costs ${fmt(deep.units - shallow.units, 1)} read units more than the first's.`);

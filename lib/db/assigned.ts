@@ -1,5 +1,6 @@
 import { ValidationError } from '../domain/errors.ts';
-import type { IssueStatus } from '../schemas/issues.ts';
+import { unclassified } from '../domain/derivations.ts';
+import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
 import { collections } from './keys.ts';
 import { decodeCursor, encodeCursor, type PageRequest } from './list.ts';
 import { queryPages } from './query.ts';
@@ -15,13 +16,19 @@ import { queryPages } from './query.ts';
  * one Query. This file reads it.
  */
 
-/** One entry of the index: which issue, and the list it was in when last written. */
+/** One entry of the index: which issue, the list it was in when last written, and what it is filtered on. */
 export interface AssignedEntry {
   projectId: number;
   issueId: number;
   sprintId: number | null;
   status: IssueStatus;
+  priority: IssuePriority;
+  type: IssueType;
+  dueDate: string | null;
 }
+
+/** Which entries a filtered page shows. */
+export type AssignedFilter = (entry: AssignedEntry) => boolean;
 
 /** Entries a filtered page looks through at most (about 150 bytes each: one Query call). */
 export const ASSIGNED_FILTER_SCAN = 1000;
@@ -67,12 +74,16 @@ const entryOf = (item: Record<string, unknown>): AssignedEntry => ({
   issueId: Number(item.issue_id),
   sprintId: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
   status: item.status as IssueStatus,
+  // Entries written before these fields existed carry none: the issue's defaults, as the issue answers.
+  priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
+  type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
+  dueDate: (item.due_date as string | null | undefined) ?? null,
 });
 
 /**
  * A page of the issues assigned to `accountId`, newest update first: the first page or a cursor's
  * is one Query of `perPage` + 1 entries; `page=N` reads the (N-1) x perPage entries before it (each
- * about 150 bytes: 1 MB, one call, holds some 6,000). With `statuses`, the page holds the matches
+ * about 150 bytes: 1 MB, one call, holds some 6,000). With `filter`, the page holds the matches
  * among the next ASSIGNED_FILTER_SCAN entries and is followed by its cursor (`page` > 1 without
  * one is 422), as the filtered issue lists are.
  */
@@ -80,14 +91,14 @@ export async function listAssigned(
   orgId: number,
   accountId: number,
   req: PageRequest,
-  statuses?: readonly IssueStatus[],
+  filter?: AssignedFilter,
 ): Promise<AssignedPage> {
   const collection = collections.assignedIssues(orgId, accountId);
   const cursor = req.cursor ? decodeCursor(req.cursor, collection) : undefined;
   const after = cursor ? { PK: cursor.PK, SK: cursor.SK, LSK: cursor.LSK } : undefined;
   const cursorOf = (item: Record<string, unknown>, m?: number) => encodeCursor(item, m === undefined ? {} : { m });
 
-  if (statuses) {
+  if (filter) {
     if (!cursor && req.page > 1) {
       throw new ValidationError(['page cannot be combined with filters: follow the next link of the first page']);
     }
@@ -96,7 +107,7 @@ export async function listAssigned(
     const taken: Record<string, unknown>[] = [];
     let extra = 0;
     for (const item of read.items) {
-      if (!statuses.includes(item.status as IssueStatus)) continue;
+      if (!filter(entryOf(item))) continue;
       if (taken.length < req.perPage) taken.push(item);
       else extra += 1;
     }

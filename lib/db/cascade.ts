@@ -13,7 +13,7 @@ import {
   type PartitionKeys,
   type PendingCascade,
 } from '../domain/cascades.ts';
-import type { IssueChange } from '../domain/derivations.ts';
+import { unclassified, type IssueChange } from '../domain/derivations.ts';
 import { issueWriteItems } from './issue-write.ts';
 import { queryPages, scanPages, type QueryInput } from './query.ts';
 import { forEachLimited } from '../limited.ts';
@@ -210,6 +210,7 @@ function indexDeletes(
       storyPoints: null,
       assigneeId: i.assigneeId ?? null,
       updatedAt: '',
+      ...unclassified,
     },
   });
   const write = (only: readonly string[], of: typeof issues) =>

@@ -221,6 +221,10 @@ export function recordItem(record: DerivedRecord): Record<string, unknown> {
     sprint_id: record.sprintId,
     status: record.status,
     updated_at: record.updatedAt,
+    priority: record.priority,
+    // `type` names the kind of item, as on the issue.
+    issue_type: record.type,
+    due_date: record.dueDate,
   };
 }
 

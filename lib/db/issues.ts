@@ -13,7 +13,7 @@ import {
   type Renumbering,
   type Slot,
 } from '../domain/positions.ts';
-import type { Issue, IssueStatus } from '../schemas/issues.ts';
+import type { Issue, IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
 import { db, tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
 import { isConditionFailed } from './errors.ts';
@@ -34,7 +34,7 @@ import {
   type GuardedItem,
 } from './transactions.ts';
 import { issueWrite } from './issue-write.ts';
-import { issueStateOf, repositioned, type IssueChange, type IssueState } from '../domain/derivations.ts';
+import { issueStateOf, repositioned, unclassified, type IssueChange, type IssueState } from '../domain/derivations.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from '../domain/versions.ts';
 
@@ -70,6 +70,10 @@ export const toIssue = (record: object, position: number): Issue => {
       story_points: nullable<number>(item.story_points),
       position,
       assignee_id: nullable<number>(item.assignee_id),
+      // Issues written before these fields existed answer the defaults.
+      priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
+      type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
+      due_date: nullable<string>(item.due_date),
       started_at: nullable<string>(item.started_at),
       completed_at: nullable<string>(item.completed_at),
       created_at: String(item.created_at),
@@ -78,6 +82,16 @@ export const toIssue = (record: object, position: number): Issue => {
     record,
   );
 };
+
+/**
+ * Issue fields as stored: the issue's `type` is kept as `issue_type`, since `type` names what kind
+ * of item every item of the table is (`issue`, `sprint`...).
+ */
+export function storedIssueFields(fields: Record<string, unknown>): Record<string, unknown> {
+  if (!('type' in fields)) return fields;
+  const { type, ...rest } = fields;
+  return { ...rest, issue_type: type };
+}
 
 const listCollection = (orgId: number, projectId: number, sprintId: number | null): Collection =>
   sprintId === null ? collections.backlogIssues(orgId, projectId) : collections.sprintIssues(orgId, projectId, sprintId);
@@ -421,16 +435,17 @@ export async function insertIssue(orgId: number, projectId: number, issue: Issue
         {
           ...keys.issue(orgId, projectId, issue.id),
           LSK: listKey(issue.sprint_id, issue.position, issue.id),
+          ...storedIssueFields(issue as unknown as Record<string, unknown>),
           type: 'issue',
           org_id: orgId,
-          ...issue,
           rev: 0,
           comments_count: 0,
         },
         'issue_exists',
       ),
     ],
-    changes: [{ after: issueStateOf(orgId, issue as never) }],
+    // As stored (`type` kept as `issue_type`): what the derivations read of it.
+    changes: [{ after: issueStateOf(orgId, storedIssueFields(issue as unknown as Record<string, unknown>)) }],
     ownerReason: issue.sprint_id === null ? 'project' : 'sprint',
     checks: issue.sprint_id === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
   });
@@ -485,7 +500,7 @@ function renumberItem(orgId: number, projectId: number, sprintId: number | null,
 export async function writeIssue(orgId: number, projectId: number, write: IssueWrite): Promise<void> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':rev': write.rev ?? 0, ':one': 1 };
-  const fields: Record<string, unknown> = { ...write.set };
+  const fields: Record<string, unknown> = storedIssueFields(write.set);
   const target = write.after.sprintId;
   if (write.placed) {
     fields.position = write.after.position;
@@ -683,6 +698,9 @@ export async function appendToList(
       storyPoints: issue.story_points,
       assigneeId: issue.assignee_id,
       updatedAt: '',
+      priority: issue.priority,
+      type: issue.type,
+      dueDate: issue.due_date,
     };
     changes.push({ before, after: { ...before, sprintId: list, position, updatedAt: move.now } });
     moves.push({
@@ -720,6 +738,10 @@ export interface OpenIssue {
   status: IssueStatus;
   story_points: number | null;
   assignee_id: number | null;
+  /** Carried by the assignee's index entry, which a move rewrites. */
+  priority: IssuePriority;
+  type: IssueType;
+  due_date: string | null;
 }
 
 /**
@@ -739,7 +761,7 @@ export async function sprintIssuesWithStatus(
       IndexName: 'LSI1',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
       FilterExpression: `#status IN (${statuses.map((_, i) => `:s${i}`).join(', ')})`,
-      ProjectionExpression: 'id, rev, #status, story_points, #position, assignee_id',
+      ProjectionExpression: 'id, rev, #status, story_points, #position, assignee_id, priority, issue_type, due_date',
       ExpressionAttributeNames: { '#status': 'status', '#position': 'position' },
       ExpressionAttributeValues: {
         ':pk': collection.pk,
@@ -757,6 +779,9 @@ export async function sprintIssuesWithStatus(
           status: item.status as IssueStatus,
           story_points: (item.story_points as number | null | undefined) ?? null,
           assignee_id: (item.assignee_id as number | null | undefined) ?? null,
+          priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
+          type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
+          due_date: (item.due_date as string | null | undefined) ?? null,
         });
       }
     },

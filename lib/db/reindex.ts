@@ -4,13 +4,14 @@ import {
   emptyDerived,
   holderId,
   issueStateOf,
+  unclassified,
   recordId,
   type Derived,
   type DerivedRecord,
   type Holder,
   type IssueState,
 } from '../domain/derivations.ts';
-import type { IssueStatus } from '../schemas/issues.ts';
+import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
 import { db, tableName } from './client.ts';
 import { recordItem, recordKey } from './issue-write.ts';
 import { orgPk, type Key } from './keys.ts';
@@ -94,6 +95,10 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
             sprintId: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
             status: item.status as IssueStatus,
             updatedAt: String(item.updated_at),
+            // Entries written before these fields existed read as the issue's defaults.
+            priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
+            type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
+            dueDate: (item.due_date as string | null | undefined) ?? null,
           });
         }
       }

@@ -1,5 +1,5 @@
 import { burndownAttribute, noCounters, type SprintCounters } from './sprint-counters.ts';
-import type { IssueStatus } from '../schemas/issues.ts';
+import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
 import { today } from './clock.ts';
 import { blockOf, RANK_PREFIX } from './positions.ts';
 
@@ -32,7 +32,20 @@ export interface IssueState {
   storyPoints: number | null;
   assigneeId: number | null;
   updatedAt: string;
+  priority: IssuePriority;
+  type: IssueType;
+  /** `YYYY-MM-DD`, or null. */
+  dueDate: string | null;
 }
+
+/**
+ * The classification of an issue that says none: the defaults of priority, type and due date, which
+ * issues written before these fields existed answer too.
+ */
+export const unclassified = { priority: 'none', type: 'task', dueDate: null } as const satisfies Pick<
+  IssueState,
+  'priority' | 'type' | 'dueDate'
+>;
 
 /** The state of a stored issue (plain attributes, as lib/db reads them). */
 export function issueStateOf(orgId: number, item: Record<string, unknown>): IssueState {
@@ -47,6 +60,10 @@ export function issueStateOf(orgId: number, item: Record<string, unknown>): Issu
     storyPoints: (item.story_points as number | null | undefined) ?? null,
     assigneeId: (item.assignee_id as number | null | undefined) ?? null,
     updatedAt: String(item.updated_at),
+    // Stored as `issue_type` (`type` names the kind of item); absent on issues written before these fields.
+    priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
+    type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
+    dueDate: (item.due_date as string | null | undefined) ?? null,
   };
 }
 
@@ -64,7 +81,16 @@ export function repositioned(
   at: { orgId: number; projectId: number; sprintId: number | null },
   r: { id: number; from: number; to: number },
 ): IssueChange {
-  const same = { ...at, id: r.id, number: '', status: 'todo', storyPoints: null, assigneeId: null, updatedAt: '' } as const;
+  const same = {
+    ...at,
+    id: r.id,
+    number: '',
+    status: 'todo',
+    storyPoints: null,
+    assigneeId: null,
+    updatedAt: '',
+    ...unclassified,
+  } as const;
   return { before: { ...same, position: r.from }, after: { ...same, position: r.to } };
 }
 
@@ -89,6 +115,10 @@ export type DerivedRecord =
       sprintId: number | null;
       status: IssueStatus;
       updatedAt: string;
+      /** Carried so that `GET /me/issues` filters on them without reading the issues first. */
+      priority: IssuePriority;
+      type: IssueType;
+      dueDate: string | null;
     };
 
 export type Effect =
@@ -251,6 +281,9 @@ const entryOf = (s: IssueState & { assigneeId: number }): DerivedRecord => ({
   sprintId: s.sprintId,
   status: s.status,
   updatedAt: s.updatedAt,
+  priority: s.priority,
+  type: s.type,
+  dueDate: s.dueDate,
 });
 const account = (orgId: number, accountId: number): Holder => ({ kind: 'account', orgId, accountId });
 const assigned = (s: IssueState | undefined): (IssueState & { assigneeId: number }) | undefined =>
@@ -258,11 +291,12 @@ const assigned = (s: IssueState | undefined): (IssueState & { assigneeId: number
 
 /**
  * The index of `GET /me/issues`: an entry per assigned issue in its assignee's partition (sorted
- * by `updated_at`, carrying the issue's list and status), and each account's `assigned_count`.
+ * by `updated_at`, carrying the issue's list, status, priority, type and due date: what the list
+ * filters on), and each account's `assigned_count`.
  */
 export const assigneeIndex: Derivation = {
   name: 'assignee-index',
-  reads: ['assigneeId', 'updatedAt', 'status', 'sprintId'],
+  reads: ['assigneeId', 'updatedAt', 'status', 'sprintId', 'priority', 'type', 'dueDate'],
   changes(before, after) {
     const from = assigned(before);
     const to = assigned(after);

@@ -1,7 +1,8 @@
 import * as store from '../db/issues.ts';
 import { keys } from '../db/keys.ts';
 import type { IssueFilter, IssueItem } from '../db/issues.ts';
-import { isClosed, issueStateOf, type IssueState } from './derivations.ts';
+import { classificationFilter } from './classification.ts';
+import { isClosed, issueStateOf, unclassified, type IssueState } from './derivations.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import { Refused, rereadOnStale, type RetryBudget } from '../db/transactions.ts';
@@ -119,11 +120,13 @@ async function placeIn(orgId: number, projectId: number, index: RankIndex, issue
 /** The stored issues that pass every filter given (AND). */
 export function issueFilter(filters: IssueListFilters): IssueFilter {
   const q = filters.q?.toLowerCase();
+  const classified = classificationFilter(filters);
   return (item) =>
     (filters.status === undefined || filters.status.includes(item.status)) &&
     (filters.assigneeId === undefined || (item.assignee_id ?? null) === filters.assigneeId) &&
     (q === undefined || String(item.title).toLowerCase().includes(q)) &&
-    (filters.updatedSince === undefined || String(item.updated_at) >= filters.updatedSince);
+    (filters.updatedSince === undefined || String(item.updated_at) >= filters.updatedSince) &&
+    classified(issueStateOf(0, item as never));
 }
 
 /**
@@ -180,6 +183,9 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       story_points: input.story_points ?? null,
       position,
       assignee_id: input.assignee_id ?? null,
+      priority: input.priority ?? unclassified.priority,
+      type: input.type ?? unclassified.type,
+      due_date: input.due_date ?? null,
       ...statusTimestamps(undefined, status, now),
       created_at: now,
       updated_at: now,
@@ -225,7 +231,7 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
     const now = new Date().toISOString();
 
     const set: Record<string, unknown> = { updated_at: now };
-    for (const field of ['title', 'description', 'story_points', 'assignee_id'] as const) {
+    for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {
       if (changes[field] !== undefined) set[field] = changes[field];
     }
     if (changes.status !== undefined)
@@ -249,7 +255,7 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
     // What the derivations keep of the change is theirs to say (lib/domain/derivations.ts).
     const before = issueStateOf(caller.orgId, issue as never);
     const after: IssueState = {
-      ...issueStateOf(caller.orgId, { ...issue, ...set }),
+      ...issueStateOf(caller.orgId, { ...issue, ...store.storedIssueFields(set) }),
       position: place.position ?? issue.position,
     };
     const write = store.writeIssue(caller.orgId, at.projectId, {

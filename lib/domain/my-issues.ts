@@ -1,9 +1,10 @@
-import { listAssigned } from '../db/assigned.ts';
+import { listAssigned, type AssignedFilter } from '../db/assigned.ts';
 import { ranksFrom, toIssue, type IssueItem } from '../db/issues.ts';
 import { keys, type Key } from '../db/keys.ts';
 import type { PageRequest } from '../db/list.ts';
 import { batchGet } from '../db/transactions.ts';
-import type { Issue, IssueStatus } from '../schemas/issues.ts';
+import type { Issue, IssueListFilters } from '../schemas/issues.ts';
+import { classificationFilter } from './classification.ts';
 import { blockOf, countBefore, rankIndexOf, type RankIndex } from './positions.ts';
 import type { Principal } from './principal.ts';
 
@@ -16,9 +17,9 @@ import type { Principal } from './principal.ts';
  * parallel: three round trips. An entry whose issue or ancestor is gone (a project or sprint
  * deleted, its cascade still running) is left out.
  */
-export async function listMyIssues(caller: Principal, page: PageRequest, statuses?: IssueStatus[]) {
+export async function listMyIssues(caller: Principal, page: PageRequest, filters?: MyIssuesFilters) {
   const { orgId } = caller;
-  const result = await listAssigned(orgId, caller.accountId, page, statuses);
+  const result = await listAssigned(orgId, caller.accountId, page, filters && assignedFilter(filters));
   // One BatchGet for the page (it reads a key asked for twice once): the account first, then each
   // entry's issue, project and sprint, found by their place in `wanted`.
   const wanted: Key[] = [keys.account(orgId, caller.accountId)];
@@ -71,6 +72,19 @@ export async function listMyIssues(caller: Principal, page: PageRequest, statuse
     items,
     total: result.matches ? result.matches.count : Number(account?.assigned_count ?? 0),
   };
+}
+
+/** The filters of `GET /me/issues` (AND): what the index entries carry. */
+export type MyIssuesFilters = Pick<IssueListFilters, 'status' | 'priority' | 'type' | 'dueBefore' | 'dueAfter'>;
+
+/**
+ * The entries that pass every filter given: the index entry carries the status, priority, type and
+ * due date of its issue (the `assignee-index` derivation), so a filtered page is still one Query
+ * of the index before the BatchGet of its issues.
+ */
+function assignedFilter(filters: MyIssuesFilters): AssignedFilter {
+  const classified = classificationFilter(filters);
+  return (entry) => (filters.status === undefined || filters.status.includes(entry.status)) && classified(entry);
 }
 
 /** Issues one place Query may read past its first block's start: issues of a list this close share it. */

@@ -2,6 +2,7 @@ import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { toComment } from '../db/comments.ts';
 import { toIssue } from '../db/issues.ts';
+import { unclassified } from '../domain/derivations.ts';
 import { toProject } from '../db/projects.ts';
 import { toSprint } from '../db/sprints.ts';
 import type { EventType } from './event-types.ts';
@@ -57,6 +58,16 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 /** Issue fields whose changes are reported with their old and new values. */
 const issueValueFields = ['title', 'status', 'story_points', 'assignee_id', 'sprint_id'] as const;
 
+/**
+ * Fields reported with their old and new values as the API names and answers them: `type` is
+ * stored as `issue_type`, and an issue written before these fields existed holds their defaults.
+ */
+const classifiedFields = [
+  { field: 'priority', stored: 'priority', unset: unclassified.priority },
+  { field: 'type', stored: 'issue_type', unset: unclassified.type },
+  { field: 'due_date', stored: 'due_date', unset: null },
+] as const;
+
 /** What a user write changed on an issue (counters and list bookkeeping are not changes). */
 export function issueChanges(before: Image, after: Image): FieldChange[] {
   const changes: FieldChange[] = [];
@@ -64,6 +75,11 @@ export function issueChanges(before: Image, after: Image): FieldChange[] {
   for (const field of issueValueFields) {
     if (value(before, field) !== value(after, field))
       changes.push({ field, from: value(before, field), to: value(after, field) });
+  }
+  for (const { field, stored, unset } of classifiedFields) {
+    const from = before[stored] ?? unset;
+    const to = after[stored] ?? unset;
+    if (from !== to) changes.push({ field, from, to });
   }
   if (value(before, 'description') !== value(after, 'description')) changes.push({ field: 'description' });
   // Renumbering neighbours moves their position without a revision; only the issue a client

@@ -6,8 +6,9 @@ import type { ApiRequest } from './stack.ts';
 const schemas = () => import('../schemas/issues.ts');
 
 /**
- * The filters of an issue list (`status`, `assignee_id`, `q`, `updated_since`), validated (422
- * otherwise), and the query parameters to keep in the page's links; both undefined without filters.
+ * The filters of an issue list (`status`, `assignee_id`, `q`, `updated_since`, `priority`, `type`,
+ * `due_before`, `due_after`), validated (422 otherwise), and the query parameters to keep in the
+ * page's links; both undefined without filters.
  */
 export async function issueFilters(
   req: ApiRequest,

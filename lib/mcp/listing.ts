@@ -23,8 +23,10 @@ const isObject = (node: Json | undefined): node is JsonObject =>
 
 /**
  * Drops from a JSON Schema what tells an agent nothing: the `$schema` line, safe-integer bounds,
- * the `minimum: 1` of ids and positions (the server's instructions say they are positive), lengths
- * no agent's text reaches (`LONG`; the server still enforces them) and examples; inlines the `#/definitions/` a tool's schema refers to (an enum said once per tool is
+ * the `minimum: 1` of ids and positions (the server's instructions say they are positive) and the
+ * `minimum: 0` of versions, the `minItems: 1` / `minLength: 1` of what must not be empty, lengths
+ * no agent's text reaches (`LONG`; the server still enforces them), the pattern of a `format: date`
+ * or `date-time` (the server still enforces it) and examples; inlines the `#/definitions/` a tool's schema refers to (an enum said once per tool is
  * shorter inline); `allOf: [X]` becomes X, and `anyOf: [X, null]` becomes X with `type: [t, "null"]`
  * when X is a plain typed schema.
  */
@@ -43,8 +45,12 @@ export function compactSchema(
   for (const [key, value] of Object.entries(node)) {
     if (key === '$schema' || key === 'definitions' || key === 'example' || key === 'examples') continue;
     if ((key === 'maximum' && value === SAFE) || (key === 'minimum' && value === -SAFE)) continue;
-    if (key === 'minimum' && value === 1 && node.maximum === SAFE) continue;
+    if (key === 'minimum' && (value === 1 || value === 0) && node.maximum === SAFE) continue;
+    // A list or a text that must not be empty: no agent sends an empty one to mean something (the server still refuses it).
+    if ((key === 'minItems' || key === 'minLength') && value === 1) continue;
     if (key === 'maxLength' && typeof value === 'number' && value >= LONG) continue;
+    // A date's or date-time's pattern says what its `format` says, in some 300 bytes.
+    if (key === 'pattern' && (node.format === 'date' || node.format === 'date-time')) continue;
     out[key] = compactSchema(value, definitions);
   }
   const allOf = out.allOf;

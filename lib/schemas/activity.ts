@@ -5,7 +5,8 @@ export const ActivityChange = z
   .object({
     field: z.string().meta({
       description:
-        'title, description, status, story_points, assignee_id, sprint_id (a move between sprints and the backlog), ' +
+        'title, description, status, story_points, assignee_id, priority, type, due_date, ' +
+        'sprint_id (a move between sprints and the backlog), ' +
         'position (a reorder; the place is not recorded), body (a comment).',
     }),
     from: z.unknown().optional().meta({ description: 'The value before; absent for description, position and body.' }),

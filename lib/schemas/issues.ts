@@ -17,16 +17,39 @@ const storyPoints = () =>
     .max(limits.storyPoints, { error: `must be between 0 and ${limits.storyPoints}` })
     .nullable();
 
+export const issuePriorities = ['none', 'low', 'medium', 'high', 'urgent'] as const;
+export const IssuePriority = z
+  .enum(issuePriorities, { error: `must be one of: ${issuePriorities.join(', ')}` })
+  .meta({ id: 'IssuePriority' });
+export type IssuePriority = z.infer<typeof IssuePriority>;
+
+export const issueTypes = ['task', 'story', 'bug', 'epic'] as const;
+export const IssueType = z.enum(issueTypes, { error: `must be one of: ${issueTypes.join(', ')}` }).meta({ id: 'IssueType' });
+export type IssueType = z.infer<typeof IssueType>;
+
+/** A calendar date, `YYYY-MM-DD`, that exists (2026-02-30 does not). */
+const calendarDate = () =>
+  z.iso.date({
+    error: (iss) =>
+      iss.input === undefined ? 'is required' : 'must be a date such as 2026-12-31 (YYYY-MM-DD, a day that exists)',
+  });
+
 const issueFields = {
   description: descriptionField().optional().meta({ description: 'Markdown.' }),
   status: IssueStatus.optional(),
   story_points: storyPoints().optional(),
   assignee_id: idField().nullable().optional().meta({ description: 'An account of the organisation.' }),
+  // Their defaults are said once, on IssueCreate: the MCP tools list these fields, where every byte counts.
+  priority: IssuePriority.optional(),
+  type: IssueType.optional(),
+  due_date: calendarDate().nullable().optional(),
 };
 
 export const IssueCreateFields = z.object({ title: nameField(), ...issueFields }, objectError).meta({
   id: 'IssueCreate',
-  description: 'Default status: `todo` in a sprint, `backlog` in the project backlog. The issue is appended at the end.',
+  description:
+    'Default status: `todo` in a sprint, `backlog` in the project backlog; default priority `none`, type `task`, ' +
+    '`due_date` null (a day, `YYYY-MM-DD`). The issue is appended at the end.',
 });
 
 export const IssueUpdateFields = z
@@ -72,6 +95,9 @@ export const Issue = z
       description: 'Place (1-based) of the issue in its sprint or in the project backlog: the lists read 1..n, no gaps.',
     }),
     assignee_id: z.number().int().nullable(),
+    priority: IssuePriority,
+    type: IssueType,
+    due_date: z.iso.date().nullable().meta({ description: 'A day (`YYYY-MM-DD`), or null.' }),
     started_at: dateTime().nullable(),
     completed_at: dateTime().nullable(),
     created_at: dateTime(),
@@ -80,7 +106,13 @@ export const Issue = z
   .meta({ id: 'Issue' });
 export type Issue = z.infer<typeof Issue>;
 
-const statusList = new RegExp(`^(${issueStatuses.join('|')})(,(${issueStatuses.join('|')}))*$`);
+/** A comma-separated list of one or more of `values`. */
+const listOf = (values: readonly string[]) => new RegExp(`^(${values.join('|')})(,(${values.join('|')}))*$`);
+const statusList = listOf(issueStatuses);
+
+/** A date filter: a day that exists, `YYYY-MM-DD`. */
+const dateFilter = (description: string) =>
+  z.iso.date({ error: 'must be a date such as 2026-12-31 (YYYY-MM-DD, a day that exists)' }).optional().meta({ description });
 
 /** Filters of the issue lists (sprint issues, backlog), combined with AND. */
 export const IssueListQuery = z.object({
@@ -104,6 +136,20 @@ export const IssueListQuery = z.object({
     .datetime({ offset: true, error: 'must be a date-time such as 2026-11-21T09:30:00Z' })
     .optional()
     .meta({ description: 'Only issues updated at or after this date-time.' }),
+  priority: z
+    .string()
+    .regex(listOf(issuePriorities), { error: `must be one or more of ${issuePriorities.join(', ')}, separated by commas` })
+    .optional()
+    .meta({ description: 'Only issues with one of these priorities, comma-separated: `high,urgent`.' }),
+  type: z
+    .string()
+    .regex(listOf(issueTypes), { error: `must be one or more of ${issueTypes.join(', ')}, separated by commas` })
+    .optional()
+    .meta({ description: 'Only issues of one of these types, comma-separated: `bug,story`.' }),
+  due_before: dateFilter(
+    'Only issues due on or before this day (inclusive), `YYYY-MM-DD`. Issues without a due date never match.',
+  ),
+  due_after: dateFilter('Only issues due on or after this day (inclusive), `YYYY-MM-DD`. Issues without a due date never match.'),
 });
 export type IssueListQuery = z.output<typeof IssueListQuery>;
 
@@ -115,6 +161,12 @@ export interface IssueListFilters {
   q?: string | undefined;
   /** ISO date-time (UTC, as stored). */
   updatedSince?: string | undefined;
+  priority?: IssuePriority[] | undefined;
+  type?: IssueType[] | undefined;
+  /** Due on or before this day (`YYYY-MM-DD`); issues without a due date never match. */
+  dueBefore?: string | undefined;
+  /** Due on or after this day (`YYYY-MM-DD`); issues without a due date never match. */
+  dueAfter?: string | undefined;
 }
 
 /** Validated query parameters to filters; undefined when none is given. */
@@ -124,10 +176,28 @@ export function issueListFilters(query: IssueListQuery): IssueListFilters | unde
     assigneeId: query.assignee_id === undefined ? undefined : query.assignee_id === 'none' ? null : Number(query.assignee_id),
     q: query.q,
     updatedSince: query.updated_since === undefined ? undefined : new Date(query.updated_since).toISOString(),
+    ...issueFieldFilters(query),
   };
   return Object.values(filters).some((v) => v !== undefined) ? filters : undefined;
 }
 
+/** The filters on priority, type and due date, from validated query parameters. */
+function issueFieldFilters(
+  query: Pick<IssueListQuery, 'priority' | 'type' | 'due_before' | 'due_after'>,
+): Pick<IssueListFilters, 'priority' | 'type' | 'dueBefore' | 'dueAfter'> {
+  return {
+    priority: query.priority === undefined ? undefined : (query.priority.split(',') as IssuePriority[]),
+    type: query.type === undefined ? undefined : (query.type.split(',') as IssueType[]),
+    dueBefore: query.due_before,
+    dueAfter: query.due_after,
+  };
+}
+
 /** Query parameters of `GET /me/issues`. */
-export const MyIssuesQuery = IssueListQuery.pick({ status: true });
+export const MyIssuesQuery = IssueListQuery.pick({ status: true, priority: true, type: true, due_before: true, due_after: true });
 export type MyIssuesQuery = z.output<typeof MyIssuesQuery>;
+
+/** Validated query parameters of `GET /me/issues` to filters; undefined when none is given. */
+export function myIssuesFilters(query: MyIssuesQuery): Omit<IssueListFilters, 'assigneeId' | 'q' | 'updatedSince'> | undefined {
+  return issueListFilters(query);
+}

@@ -25,6 +25,7 @@ function injections(fx: Fixture): Record<string, unknown> {
     id: SENTINEL,
     org_id: SENTINEL,
     type: 'evil',
+    issue_type: 'evil',
     PK: 'EVIL#PK',
     SK: 'EVIL#SK',
     LSK: 'EVIL#LSK',
@@ -254,6 +255,7 @@ describe('mass assignment: read-only, foreign and internal fields are never take
       'updated_by',
       'secret',
       'failing_since',
+      'issue_type',
       'polluted',
     ]) {
       if (key in item) expect(item[key], `stored ${key}`).not.toEqual(planted[key]);

@@ -145,7 +145,7 @@ describe('strict query parameters', () => {
       expect(res.status, `${r.method} ${r.path}`).toBe(200);
       expect(res.headers.get('x-per-page'), `${r.method} ${r.path}`).toBe('1');
     }
-    const filters = 'status=backlog,todo&assignee_id=none&q=back&updated_since=2000-01-01T00:00:00Z';
+    const filters = 'status=backlog,todo&assignee_id=none&q=back&updated_since=2000-01-01T00:00:00Z&priority=none,low&type=task';
     const backlog = await f.admin.get(`${f.p}/issues?${filters}&per_page=5&page=1`);
     expect(backlog.status).toBe(200);
     expect(backlog.body.map((i: Json) => i.title)).toEqual(['In the backlog']);
@@ -153,6 +153,7 @@ describe('strict query parameters', () => {
     expect(sprint.status).toBe(200);
     expect(sprint.body.map((i: Json) => i.title)).toEqual(['In a sprint']);
     expect((await f.admin.get(`/api/v1/me/issues?status=todo&per_page=5`)).status).toBe(200);
+    expect((await f.admin.get(`/api/v1/me/issues?priority=high&type=bug&due_after=2000-01-01&per_page=5`)).status).toBe(200);
     expect((await f.admin.get(`${f.p}/velocity?sprints=3`)).status).toBe(200);
     // The next link's cursor is a known parameter too.
     const first = await f.admin.get(`${f.p}/sprints?per_page=1`);

@@ -12,12 +12,13 @@ import { createIssue, deleteIssue, updateIssue } from '../../lib/domain/issues.t
 import type { Principal } from '../../lib/domain/principal.ts';
 import { createProject, deleteProject } from '../../lib/domain/projects.ts';
 import { activateSprint, completeSprint, createSprint, deleteSprint } from '../../lib/domain/sprints.ts';
-import type { IssueStatus } from '../../lib/schemas/issues.ts';
+import type { IssuePriority, IssueStatus, IssueType } from '../../lib/schemas/issues.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 
 /**
  * Every issue write path against the rebuild (lib/domain/derivations.ts): random sequences of
- * issue operations (create in a sprint or the backlog, update of each field, moves within and
+ * issue operations (create in a sprint or the backlog, update of each field (priority, type and due
+ * date included), moves within and
  * across lists, delete, sprint activation and completion with carry-over, sprint and project
  * deletes with their cascades, comments), some of them run two at a time, on DynamoDB Local; after
  * each sequence the derived state in the table must equal what every derivation rebuilds from the
@@ -33,9 +34,23 @@ const MAX_OPS = 14;
 
 const STATUSES: IssueStatus[] = ['backlog', 'todo', 'in_progress', 'done', 'cancelled'];
 
+/** Priority, type and due date an issue is created or updated with (the assignee index carries them). */
+interface Classified {
+  priority?: IssuePriority;
+  type?: IssueType;
+  due?: string | null;
+}
+
 type Op =
-  | { kind: 'create'; list: number; status: IssueStatus; points: number | null; assignee: number }
-  | { kind: 'update'; issue: number; status?: IssueStatus; points?: number | null; assignee?: number; title?: boolean }
+  | ({ kind: 'create'; list: number; status: IssueStatus; points: number | null; assignee: number } & Classified)
+  | ({
+      kind: 'update';
+      issue: number;
+      status?: IssueStatus;
+      points?: number | null;
+      assignee?: number;
+      title?: boolean;
+    } & Classified)
   | { kind: 'move'; issue: number; list: number; position?: number | undefined }
   | { kind: 'delete'; issue: number }
   | { kind: 'sprint' }
@@ -47,16 +62,30 @@ type Op =
   | { kind: 'parallel'; ops: Op[] };
 
 const index = fc.nat({ max: 9 });
+const classified = {
+  priority: fc.constantFrom<IssuePriority>('none', 'low', 'urgent'),
+  type: fc.constantFrom<IssueType>('task', 'bug'),
+  due: fc.constantFrom('2027-01-01', '2027-06-30', null),
+};
+const classification = (o: Classified) => ({
+  ...(o.priority ? { priority: o.priority } : {}),
+  ...(o.type ? { type: o.type } : {}),
+  ...(o.due !== undefined ? { due_date: o.due } : {}),
+});
 const single: fc.Arbitrary<Op> = fc.oneof(
   {
     weight: 4,
-    arbitrary: fc.record({
-      kind: fc.constant('create' as const),
-      list: index,
-      status: fc.constantFrom(...STATUSES),
-      points: fc.option(fc.nat({ max: 8 })),
-      assignee: fc.nat({ max: 2 }),
-    }),
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('create' as const),
+        list: index,
+        status: fc.constantFrom(...STATUSES),
+        points: fc.option(fc.nat({ max: 8 })),
+        assignee: fc.nat({ max: 2 }),
+        ...classified,
+      },
+      { requiredKeys: ['kind', 'list', 'status', 'points', 'assignee'] },
+    ),
   },
   {
     weight: 3,
@@ -68,6 +97,7 @@ const single: fc.Arbitrary<Op> = fc.oneof(
         points: fc.option(fc.nat({ max: 8 })),
         assignee: fc.nat({ max: 2 }),
         title: fc.boolean(),
+        ...classified,
       },
       { requiredKeys: ['kind', 'issue'] },
     ),
@@ -130,6 +160,7 @@ async function run(w: World, o: Op): Promise<void> {
         status: o.status,
         story_points: o.points,
         assignee_id: pick(w.accounts, o.assignee) ?? null,
+        ...classification(o),
       });
       w.issues.push(issue.id);
       return;
@@ -154,6 +185,7 @@ async function run(w: World, o: Op): Promise<void> {
           ...(o.points !== undefined ? { story_points: o.points } : {}),
           ...(o.assignee !== undefined ? { assignee_id: pick(w.accounts, o.assignee) ?? null } : {}),
           ...(o.title ? { title: 'renamed' } : {}),
+          ...classification(o),
         });
       }
       return;

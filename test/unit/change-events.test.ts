@@ -54,6 +54,27 @@ describe('change events from stream records', () => {
     expect(issueChanges(issue, { ...issue, position: 2000, rev: 2 })).toEqual([{ field: 'position' }]);
   });
 
+  it('reports priority, type (stored as issue_type) and due date from/to, an issue written before them holding their defaults', () => {
+    const classified = { ...issue, priority: 'high', issue_type: 'bug', due_date: '2026-12-31', rev: 2 };
+    expect(issueChanges(issue, classified)).toEqual([
+      { field: 'priority', from: 'none', to: 'high' },
+      { field: 'type', from: 'task', to: 'bug' },
+      { field: 'due_date', from: null, to: '2026-12-31' },
+    ]);
+    expect(issueChanges(classified, { ...classified, due_date: null })).toEqual([
+      { field: 'due_date', from: '2026-12-31', to: null },
+    ]);
+    // Written with the defaults on an issue that held none: no change.
+    expect(issueChanges(issue, { ...issue, priority: 'none', issue_type: 'task', due_date: null })).toEqual([]);
+    const event = changeEventOf(record('MODIFY', issue, classified));
+    expect(event?.resource).toMatchObject({ priority: 'high', type: 'bug', due_date: '2026-12-31' });
+    expect(changeEventOf(record('INSERT', undefined, issue))?.resource).toMatchObject({
+      priority: 'none',
+      type: 'task',
+      due_date: null,
+    });
+  });
+
   it('carries the actor stamped by the write, and none for a delete', () => {
     const updated = changeEventOf(record('MODIFY', issue, { ...issue, status: 'done', rev: 2, updated_by: 6 }));
     expect(updated).toMatchObject({

@@ -26,6 +26,9 @@ const issue = (over: Partial<IssueState> = {}): IssueState => ({
   storyPoints: 3,
   assigneeId: 7,
   updatedAt: '2026-01-01T00:00:00.000Z',
+  priority: 'none',
+  type: 'task',
+  dueDate: null,
   ...over,
 });
 const ctx = { day: '2026-01-02', history: true };
@@ -88,6 +91,12 @@ describe('derivations', () => {
     expect([...state.records.keys()]).toEqual(['assigned:1:8:2:3']);
   });
 
+  it('rewrite the assignee entry, and nothing else, when only priority, type or due date change', () => {
+    for (const over of [{ priority: 'urgent' }, { type: 'bug' }, { dueDate: '2026-12-31' }] as const) {
+      const effects = effectsOf([{ before: issue(), after: issue(over) }], ctx);
+      expect(effects).toEqual([{ kind: 'put', record: expect.objectContaining({ kind: 'assigned', ...over }) }]);
+    }
+  });
   it('rebuild from the issues alone, without history, what the writes of their creation hold', () => {
     const issues = [issue(), issue({ id: 4, number: 'AB-4', status: 'done', assigneeId: null, sprintId: null })];
     const written = fold(

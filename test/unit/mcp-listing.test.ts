@@ -4,22 +4,32 @@ import { compactSchema, renderToolList, sentAnnotations } from '../../lib/mcp/li
 import { annotations } from '../../lib/mcp/tool.ts';
 
 describe('the tools/list rendering', () => {
-  it('drops the $schema line, safe-integer bounds, the minimum of ids, endless lengths and examples, and keeps real limits', () => {
+  it('drops the $schema line, safe-integer bounds, the minimum of ids and versions, non-empty bounds, date patterns, endless lengths and examples, and keeps real limits', () => {
     const input = z.object({
       project_id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+      version: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
       limit: z.number().int().min(1).max(100).default(50),
       points: z.number().int().min(0).max(1000),
       name: z.string().min(1).max(255).meta({ example: 'Checkout' }),
       body: z.string().max(100_000),
+      kinds: z
+        .array(z.enum(['a', 'b']))
+        .min(1)
+        .max(2)
+        .optional(),
+      due: z.iso.date().optional(),
     });
     expect(compactSchema(z.toJSONSchema(input, { target: 'draft-7', io: 'input' }) as never)).toEqual({
       type: 'object',
       properties: {
         project_id: { type: 'integer' },
+        version: { type: 'integer' },
         limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
         points: { type: 'integer', minimum: 0, maximum: 1000 },
-        name: { type: 'string', minLength: 1, maxLength: 255 },
+        name: { type: 'string', maxLength: 255 },
         body: { type: 'string' },
+        kinds: { type: 'array', maxItems: 2, items: { type: 'string', enum: ['a', 'b'] } },
+        due: { type: 'string', format: 'date' },
       },
       required: ['project_id', 'points', 'name', 'body'],
     });

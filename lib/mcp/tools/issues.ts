@@ -3,13 +3,29 @@ import { listIssueActivity } from '../../domain/activity.ts';
 import { Activity } from '../../schemas/activity.ts';
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../domain/issues.ts';
 import { listMyIssues } from '../../domain/my-issues.ts';
-import { Issue, IssueCreateFields, IssueStatus, IssueUpdateFields } from '../../schemas/issues.ts';
+import { Issue, IssueCreateFields, IssuePriority, IssueStatus, IssueType, IssueUpdateFields } from '../../schemas/issues.ts';
 import { filteredPage, listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, locateIssue } from '../locate.ts';
 import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
 
 const projectId = () => id();
 const one = { issue: Issue };
+/**
+ * Filters on priority, type and due date, as the REST lists take them (both due bounds inclusive;
+ * an issue without a due date matches neither). Undescribed: the tools list pays for every byte.
+ */
+const classification = {
+  priority: z.array(IssuePriority).min(1).optional(),
+  type: z.array(IssueType).min(1).optional(),
+  due_before: z.iso.date().optional(),
+  due_after: z.iso.date().optional(),
+};
+type Classification = { [K in keyof typeof classification]?: z.output<(typeof classification)[K]> };
+const classificationFilters = ({ priority, type, due_before, due_after }: Classification) =>
+  priority || type || due_before !== undefined || due_after !== undefined
+    ? { priority, type, dueBefore: due_before, dueAfter: due_after }
+    : undefined;
+
 const place = () => z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('From 1 (the top); past the end means last.');
 
 export const issueTools: Tool[] = [
@@ -25,6 +41,7 @@ export const issueTools: Tool[] = [
         assignee_id: id('null: unassigned.').nullable().optional(),
         q: z.string().min(1).max(255).optional().describe('In the title, any case.'),
         updated_since: z.iso.datetime({ offset: true }).optional().describe('Updated at or after.'),
+        ...classification,
         ...listInput,
       }),
       output: {
@@ -37,11 +54,21 @@ export const issueTools: Tool[] = [
       },
       annotations: annotations.read,
     },
-    async (caller, { project_id, sprint_id, status, assignee_id, q, updated_since, ...args }) => {
+    async (
+      caller,
+      { project_id, sprint_id, status, assignee_id, q, updated_since, priority, type, due_before, due_after, ...args },
+    ) => {
       const at = { projectId: project_id, sprintId: sprint_id };
+      const classified = classificationFilters({ priority, type, due_before, due_after });
       const filters =
-        status || assignee_id !== undefined || q !== undefined || updated_since !== undefined
-          ? { status, assigneeId: assignee_id, q, updatedSince: updated_since && new Date(updated_since).toISOString() }
+        status || assignee_id !== undefined || q !== undefined || updated_since !== undefined || classified
+          ? {
+              status,
+              assigneeId: assignee_id,
+              q,
+              updatedSince: updated_since && new Date(updated_since).toISOString(),
+              ...classified,
+            }
           : undefined;
       if (!filters) {
         const { items, ...info } = await listThrough(args, (page) => listIssues(caller, at, page));
@@ -61,18 +88,21 @@ export const issueTools: Tool[] = [
       description: 'Issues assigned to you across projects, most recently updated first: "what am I working on".',
       input: z.object({
         status: z.array(IssueStatus).min(1).optional(),
+        ...classification,
         ...listInput,
       }),
       output: { issues: z.array(Issue), ...listInfo },
       annotations: annotations.read,
     },
-    async (caller, { status, ...args }) => {
-      if (!status) {
+    async (caller, { status, priority, type, due_before, due_after, ...args }) => {
+      const classified = classificationFilters({ priority, type, due_before, due_after });
+      const filters = status || classified ? { status, ...classified } : undefined;
+      if (!filters) {
         const { items, ...info } = await listThrough(args, (page) => listMyIssues(caller, page));
         return { issues: items, ...info };
       }
       const { items, ...info } = filteredPage(
-        await listMyIssues(caller, { page: 1, perPage: args.limit, cursor: args.cursor }, status),
+        await listMyIssues(caller, { page: 1, perPage: args.limit, cursor: args.cursor }, filters),
       );
       return { issues: items, ...info };
     },
