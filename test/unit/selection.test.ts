@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../infra/paths.ts';
 import { ValidationError } from '../../lib/domain/errors.ts';
 import {
   issueComparator,
@@ -518,5 +521,29 @@ describe('relative times are resolved at evaluation, against the now given', () 
     const issue = { ...base, assignee_id: 3, sprint_id: 40 };
     expect(matches(selection, issue, context)).toBe(false);
     expect(matches(selection, issue, { ...context, me: 3, activeSprintIds: new Set([40]) })).toBe(true);
+  });
+});
+
+describe('docs/search.md says what the parser does', () => {
+  const doc = readFileSync(join(repoRoot, 'docs/search.md'), 'utf8');
+  const section = (heading: string) => doc.split(/^## /m).find((s) => s.startsWith(heading)) ?? '';
+  const rows = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('| ') && !l.startsWith('| -'))
+      .slice(1)
+      .map((l) => l.split(' | ').map((c) => c.replace(/^\|?\s*|\s*\|?$/g, '')));
+  const code = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+
+  it('every query answering a question parses, and is written in its canonical form', () => {
+    const queries = rows(section('Questions')).flatMap(([, query]) => code(query!));
+    expect(queries.length).toBeGreaterThan(10);
+    for (const q of queries) expect(printSelection(parseSelection(q))).toBe(q);
+  });
+
+  it('every error message shown in full is the one the parser gives', () => {
+    const shown = rows(section('Errors')).filter(([q, m]) => q!.startsWith('`') && !m!.includes('…'));
+    expect(shown.length).toBeGreaterThan(4);
+    for (const [q, m] of shown) expect(thrown(() => parseSelection(code(q!)[0]!))).toEqual(code(m!));
   });
 });
