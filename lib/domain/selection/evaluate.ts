@@ -46,7 +46,8 @@ const lower = (s: string) => s.toLowerCase();
 /**
  * A predicate for `selection` in `context`: every condition holds (docs/search.md). Values that
  * depend on the context (`@me`, relative times, active sprints) and lower-cased texts are worked out
- * once, so that testing many issues costs only the comparisons.
+ * once, so that testing many issues costs only the comparisons. `selection` is one that
+ * `parseSelection` or `validateSelection` returned (lib/domain/selection.ts).
  */
 export function selectionMatcher(selection: Selection, context: SelectionContext): Test {
   const tests = selection.and.map((c) => conditionTest(c, context));
