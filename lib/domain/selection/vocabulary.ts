@@ -1,0 +1,92 @@
+/**
+ * The words of the selection grammar (docs/search.md), shared by its parser, printer, schema and
+ * evaluator: qualifier names, the values they take, the bounds of a query, and the few lexical
+ * rules (what separates terms, what a date and a relative time look like) that must read the same
+ * in every one of them.
+ */
+import { issueStatuses } from '../../schemas/issues.ts';
+import { isCalendarDate } from '../../schemas/common.ts';
+
+export { issueStatuses };
+
+/** Issue priorities, lowest first: the order `priority:>=high` and `sort:priority-desc` use. */
+export const issuePriorities = ['none', 'low', 'medium', 'high', 'urgent'] as const;
+export type IssuePriority = (typeof issuePriorities)[number];
+
+/** Issue types. */
+export const issueTypes = ['task', 'story', 'bug', 'epic'] as const;
+export type IssueType = (typeof issueTypes)[number];
+
+/** What `is:` tells: the status category (open = backlog, todo, in_progress; closed = done, cancelled) or a blocker. */
+export const isValues = ['open', 'closed', 'blocked'] as const;
+
+/** Fields that `no:` takes: the issue has no value there (for labels: none at all). */
+export const noFields = ['assignee', 'label', 'parent', 'points', 'due', 'sprint'] as const;
+
+/** Fields `sort:` takes, each with `-asc` or `-desc`. */
+export const sortFields = ['created', 'updated', 'priority', 'due', 'points'] as const;
+export type SortField = (typeof sortFields)[number];
+export const sortOrders = ['asc', 'desc'] as const;
+
+/** Every qualifier, in the order the docs list them. */
+export const qualifiers = [
+  'project',
+  'sprint',
+  'status',
+  'is',
+  'assignee',
+  'author',
+  'label',
+  'priority',
+  'type',
+  'parent',
+  'points',
+  'created',
+  'updated',
+  'due',
+  'no',
+  'sort',
+] as const;
+export type Qualifier = (typeof qualifiers)[number];
+
+/** Bounds of one query: its length in characters (Unicode code points) and its conditions (`sort:` not counted). */
+export const selectionLimits = { characters: 1000, terms: 50 } as const;
+
+/** Relative times: a sign, 1 to 4 digits and a unit (h hours, d days, w weeks, m months of 30 days). */
+export const relativePattern = /^([+-])(\d{1,4})([hdwm])$/;
+const unitMs = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, m: 30 * 86_400_000 } as const;
+
+/** A relative time (`-7d`) as milliseconds from now; undefined for anything else. */
+export function relativeOffsetMs(value: string): number | undefined {
+  const m = relativePattern.exec(value);
+  if (!m) return undefined;
+  const [, sign, amount, unit] = m as unknown as [string, '+' | '-', string, keyof typeof unitMs];
+  return (sign === '-' ? -1 : 1) * Number(amount) * unitMs[unit];
+}
+
+export const isRelative = (value: string) => relativePattern.test(value);
+export const isDateValue = (value: string) => isCalendarDate(value) || isRelative(value);
+
+/**
+ * Whitespace between terms: what JavaScript's `\s` matches (spaces, tabs, line breaks, Unicode
+ * spaces). The printer quotes any value holding one, so both sides must agree on the same set.
+ */
+export const isSpace = (ch: string) => /^\s$/u.test(ch);
+
+/** The place of a priority in `issuePriorities` (none = 0 ... urgent = 4). */
+export const priorityRank = (p: IssuePriority) => issuePriorities.indexOf(p);
+
+/**
+ * Whether a range `{gte: a, lte: b}` can match nothing whatever the time: for numbers, priorities
+ * and calendar dates, a start after its end. Relative times and mixed bounds move with "now" and
+ * are never called empty.
+ */
+export function rangeIsEmpty(gte: unknown, lte: unknown): boolean {
+  if (typeof gte === 'number' && typeof lte === 'number') return gte > lte;
+  if (typeof gte !== 'string' || typeof lte !== 'string') return false;
+  const pg = issuePriorities.indexOf(gte as IssuePriority);
+  const pl = issuePriorities.indexOf(lte as IssuePriority);
+  if (pg >= 0 && pl >= 0) return pg > pl;
+  if (isCalendarDate(gte) && isCalendarDate(lte)) return gte > lte;
+  return false;
+}
