@@ -4,18 +4,11 @@
  * rules (what separates terms, what a date and a relative time look like) that must read the same
  * in every one of them.
  */
-import { issueStatuses } from '../../schemas/issues.ts';
+import { issuePriorities, issueStatuses, issueTypes, type IssuePriority, type IssueType } from '../../schemas/issues.ts';
 import { isCalendarDate } from '../../schemas/common.ts';
 
-export { issueStatuses };
-
-/** Issue priorities, lowest first: the order `priority:>=high` and `sort:priority-desc` use. */
-export const issuePriorities = ['none', 'low', 'medium', 'high', 'urgent'] as const;
-export type IssuePriority = (typeof issuePriorities)[number];
-
-/** Issue types. */
-export const issueTypes = ['task', 'story', 'bug', 'epic'] as const;
-export type IssueType = (typeof issueTypes)[number];
+// Priorities lowest first: the order `priority:>=high` and `sort:priority-desc` use.
+export { issuePriorities, issueStatuses, issueTypes, type IssuePriority, type IssueType };
 
 /** What `is:` tells: the status category (open = backlog, todo, in_progress; closed = done, cancelled) or a blocker. */
 export const isValues = ['open', 'closed', 'blocked'] as const;
