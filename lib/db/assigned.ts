@@ -72,7 +72,8 @@ const entryOf = (item: Record<string, unknown>): AssignedEntry => ({
 /**
  * A page of the issues assigned to `accountId`, newest update first: the first page or a cursor's
  * is one Query of `perPage` + 1 entries; `page=N` reads the (N-1) x perPage entries before it (each
- * about 150 bytes: 1 MB, one call, holds some 6,000). With `statuses`, the page holds the matches
+ * about 150 bytes: 1 MB, one call, holds some 6,000). With `statuses` or `parentId` (an issue's id,
+ * or null for issues without a parent), the page holds the matches
  * among the next ASSIGNED_FILTER_SCAN entries and is followed by its cursor (`page` > 1 without
  * one is 422), as the filtered issue lists are.
  */
@@ -81,13 +82,17 @@ export async function listAssigned(
   accountId: number,
   req: PageRequest,
   statuses?: readonly IssueStatus[],
+  parentId?: number | null,
 ): Promise<AssignedPage> {
   const collection = collections.assignedIssues(orgId, accountId);
   const cursor = req.cursor ? decodeCursor(req.cursor, collection) : undefined;
   const after = cursor ? { PK: cursor.PK, SK: cursor.SK, LSK: cursor.LSK } : undefined;
   const cursorOf = (item: Record<string, unknown>, m?: number) => encodeCursor(item, m === undefined ? {} : { m });
 
-  if (statuses) {
+  if (statuses || parentId !== undefined) {
+    const matches = (item: Record<string, unknown>) =>
+      (!statuses || statuses.includes(item.status as IssueStatus)) &&
+      (parentId === undefined || ((item.parent_id as number | null | undefined) ?? null) === parentId);
     if (!cursor && req.page > 1) {
       throw new ValidationError(['page cannot be combined with filters: follow the next link of the first page']);
     }
@@ -96,7 +101,7 @@ export async function listAssigned(
     const taken: Record<string, unknown>[] = [];
     let extra = 0;
     for (const item of read.items) {
-      if (!statuses.includes(item.status as IssueStatus)) continue;
+      if (!matches(item)) continue;
       if (taken.length < req.perPage) taken.push(item);
       else extra += 1;
     }

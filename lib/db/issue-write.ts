@@ -1,4 +1,5 @@
 import {
+  SUMMARY,
   effectsOf,
   type ChangeContext,
   type DerivedRecord,
@@ -20,6 +21,17 @@ import { putItem, transact, type GuardedItem } from './transactions.ts';
  * account whose `assigned_count` moves and one per other issue whose counters move (a parent's
  * summary). No write path builds derived items of its own.
  */
+
+/**
+ * A new parent as the write decided on it: still in the chain that was read (its own parent
+ * unchanged, so that two issues made each other's parent at once cannot both commit) and with
+ * fewer children than the limit. Refused as `stale`: the write reads again and decides again.
+ */
+export interface ParentGuard {
+  issueId: number;
+  parentId: number | null;
+  maxChildren: number;
+}
 
 /** A list's revision check, for a position computed on a read of the list (lib/domain/issues.ts). */
 export interface ListRevision {
@@ -52,6 +64,10 @@ export interface IssueWriteSpec {
   assigneeReason?: string | undefined;
   /** What a refused update of another issue's counters means (default `issue`: that issue is gone). */
   issueReason?: string | undefined;
+  /** Issues known to be gone (a parent deleted, its cascade pending): their counters are not kept. */
+  goneIssues?: readonly number[] | undefined;
+  /** A parent given to an issue, checked as it was read when its counters move. */
+  parentGuard?: ParentGuard | undefined;
   /** Items after everything else (a completion's velocity summary). */
   tail?: GuardedItem[] | undefined;
 }
@@ -110,7 +126,17 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
     .filter(({ by }) => by !== 0)
     .map(({ accountId, by }) => countUpdate(orgId, accountId, by, spec.assigneeReason ?? 'assignee'));
   const issueCounters = [...others.values()].flatMap(({ projectId: p, issueId, add }) => {
-    const item = issueCounterUpdate(orgId, p, issueId, add, spec.issueReason ?? 'issue');
+    if (spec.goneIssues?.includes(issueId)) return [];
+    // An issue written in this very transaction (a neighbour renumbered, an issue moved by a
+    // completion, one deleted by a cascade) takes its counters in its own item: DynamoDB refuses
+    // two operations on one item in a transaction.
+    const own = spec.issues.find((g) => sameKey(ownKey(g), keys.issue(orgId, p, issueId)));
+    if (own) {
+      foldCounters(own, add);
+      return [];
+    }
+    const guard = spec.parentGuard?.issueId === issueId ? spec.parentGuard : undefined;
+    const item = issueCounterUpdate(orgId, p, issueId, add, spec.issueReason ?? 'issue', guard);
     return item ? [item] : [];
   });
   return [...spec.issues, ...owners, ...(spec.checks ?? []), ...records, ...counts, ...issueCounters, ...(spec.tail ?? [])];
@@ -166,6 +192,38 @@ export function listOwnerUpdate(
   return { item: added ? { Update: { ...common, UpdateExpression: `ADD ${added}` } } : { ConditionCheck: common }, reason };
 }
 
+const ownKey = (g: GuardedItem): Key | undefined => {
+  const item = g.item as { Update?: { Key: Key }; Delete?: { Key: Key }; Put?: { Item: Key } };
+  return item.Update?.Key ?? item.Delete?.Key ?? item.Put?.Item;
+};
+const sameKey = (a: Key | undefined, b: Key) => a !== undefined && a.PK === b.PK && a.SK === b.SK;
+
+/**
+ * Adds counters to an issue's own item of the transaction: an Update gets them in its ADD clause,
+ * a Put in its attributes; a Delete drops them (the holder leaves with them).
+ */
+function foldCounters(g: GuardedItem, add: Record<string, number>): void {
+  const item = g.item as {
+    Update?: { UpdateExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+    Put?: { Item: Record<string, unknown> };
+  };
+  if (item.Put) {
+    for (const [attr, by] of Object.entries(add)) item.Put.Item[attr] = Number(item.Put.Item[attr] ?? 0) + by;
+    return;
+  }
+  const update = item.Update;
+  if (!update) return;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const added = addCounters(add, names, values, 'sub');
+  if (!added) return;
+  update.ExpressionAttributeNames = { ...update.ExpressionAttributeNames, ...names };
+  update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ...values };
+  update.UpdateExpression = / ?\bADD /.test(update.UpdateExpression)
+    ? update.UpdateExpression.replace(/\bADD /, `ADD ${added}, `)
+    : `${update.UpdateExpression} ADD ${added}`;
+}
+
 /**
  * What the derivations add to another issue's counters (a parent's summary): one ADD, on condition
  * that the issue is there (a counter never creates an item). Nothing when every sum is zero.
@@ -176,24 +234,37 @@ function issueCounterUpdate(
   issueId: number,
   add: Record<string, number>,
   reason: string,
+  guard?: ParentGuard,
 ): GuardedItem | undefined {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const added = addCounters(add, names, values);
   if (!added) return undefined;
-  return {
+  const conditions = ['attribute_exists(PK)'];
+  if (guard) {
+    names['#g_parent'] = 'parent_id';
+    names['#g_children'] = SUMMARY.total;
+    values[':g_max'] = guard.maxChildren;
+    conditions.push('(attribute_not_exists(#g_children) OR #g_children < :g_max)');
+    if (guard.parentId === null) conditions.push('(attribute_not_exists(#g_parent) OR #g_parent = :g_null)');
+    else conditions.push('#g_parent = :g_parent');
+    values[guard.parentId === null ? ':g_null' : ':g_parent'] = guard.parentId;
+  }
+  const item: GuardedItem = {
     item: {
       Update: {
         TableName: tableName,
         Key: keys.issue(orgId, projectId, issueId),
         UpdateExpression: `ADD ${added}`,
-        ConditionExpression: 'attribute_exists(PK)',
+        ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
     },
     reason,
   };
+  // A guard that fails (the parent gone, its chain or its children changed): read and decide again.
+  return guard ? { ...item, reason: 'stale' } : item;
 }
 
 function countUpdate(orgId: number, accountId: number, by: number, reason: string): GuardedItem {
@@ -216,13 +287,30 @@ function countUpdate(orgId: number, accountId: number, by: number, reason: strin
 export function recordKey(record: DerivedRecord): Key {
   return record.kind === 'pointer'
     ? keys.issueKey(record.orgId, record.number)
-    : keys.assignedIssue(record.orgId, record.accountId, record.projectId, record.issueId);
+    : record.kind === 'assigned'
+      ? keys.assignedIssue(record.orgId, record.accountId, record.projectId, record.issueId)
+      : keys.subIssue(record.orgId, record.parentNumber, record.issueId);
 }
 
 /** The stored item of a derived record. */
 export function recordItem(record: DerivedRecord): Record<string, unknown> {
   if (record.kind === 'pointer') {
     return { ...recordKey(record), type: 'issue_key', project_id: record.projectId, issue_id: record.issueId };
+  }
+  if (record.kind === 'sub_issue') {
+    return {
+      ...recordKey(record),
+      type: 'sub_issue',
+      parent_id: record.parentId,
+      project_id: record.projectId,
+      issue_id: record.issueId,
+      issue_number: record.number,
+      title: record.title,
+      sprint_id: record.sprintId,
+      status: record.status,
+      story_points: record.storyPoints,
+      assignee_id: record.assigneeId,
+    };
   }
   return {
     ...recordKey(record),
@@ -233,6 +321,7 @@ export function recordItem(record: DerivedRecord): Record<string, unknown> {
     sprint_id: record.sprintId,
     status: record.status,
     updated_at: record.updatedAt,
+    parent_id: record.parentId,
   };
 }
 
@@ -244,7 +333,7 @@ function recordRemove(record: DerivedRecord, guarded: boolean): GuardedItem {
   if (!guarded) return { item: { Delete: { TableName: tableName, Key } } };
   // A cascade's page read again: what is gone already, or (a pointer) taken by a new project's issue, is refused.
   const condition =
-    record.kind === 'pointer'
+    record.kind === 'pointer' || record.kind === 'sub_issue'
       ? {
           ConditionExpression: 'project_id = :project AND issue_id = :issue',
           ExpressionAttributeValues: { ':project': record.projectId, ':issue': record.issueId },

@@ -23,8 +23,8 @@ import { queryPages } from './query.ts';
 import type { ProjectItem } from './projects.ts';
 import { accountExists, type SprintItem } from './sprints.ts';
 import { putNew, batchGet, existsCheck, Refused, revisionCondition, setAssignments, type GuardedItem } from './transactions.ts';
-import { issueWrite } from './issue-write.ts';
-import { issueStateOf, repositioned, type IssueChange, type IssueState } from '../domain/derivations.ts';
+import { issueWrite, type ParentGuard } from './issue-write.ts';
+import { issueStateOf, repositioned, SUMMARY, type IssueChange, type IssueState } from '../domain/derivations.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from './versions.ts';
 
@@ -60,6 +60,13 @@ export const toIssue = (record: object, position: number): Issue => {
       story_points: nullable<number>(item.story_points),
       position,
       assignee_id: nullable<number>(item.assignee_id),
+      parent_id: nullable<number>(item.parent_id),
+      sub_issues_summary: {
+        total: Number(item[SUMMARY.total] ?? 0),
+        done: Number(item[SUMMARY.done] ?? 0),
+        story_points: Number(item[SUMMARY.storyPoints] ?? 0),
+        completed_story_points: Number(item[SUMMARY.completedStoryPoints] ?? 0),
+      },
       started_at: nullable<string>(item.started_at),
       completed_at: nullable<string>(item.completed_at),
       created_at: String(item.created_at),
@@ -424,7 +431,14 @@ export async function allocatePositions(orgId: number, projectId: number, count:
  * entry and count (raising the count is the assignee check), with the project's existence
  * (nothing may be written under a deleted project: its cascade would miss it), in one transaction.
  */
-export async function insertIssue(orgId: number, projectId: number, issue: Issue): Promise<void> {
+export async function insertIssue(
+  orgId: number,
+  projectId: number,
+  issue: Issue,
+  parent?: { number: string; guard: ParentGuard } | undefined,
+): Promise<void> {
+  const { sub_issues_summary: _summary, ...stored } = issue;
+  const parentNumber = parent ? { parent_number: parent.number } : {};
   await issueWrite({
     orgId,
     projectId,
@@ -435,14 +449,16 @@ export async function insertIssue(orgId: number, projectId: number, issue: Issue
           LSK: listKey(issue.sprint_id, issue.position, issue.id),
           type: 'issue',
           org_id: orgId,
-          ...issue,
+          ...stored,
+          ...parentNumber,
           rev: 0,
           comments_count: 0,
         },
         'issue_exists',
       ),
     ],
-    changes: [{ after: issueStateOf(orgId, issue as never) }],
+    changes: [{ after: issueStateOf(orgId, { ...stored, ...parentNumber }) }],
+    parentGuard: parent?.guard,
     ownerReason: issue.sprint_id === null ? 'project' : 'sprint',
     checks: issue.sprint_id === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
   });
@@ -466,6 +482,10 @@ export interface IssueWrite {
   renumber?: Renumbering[] | undefined;
   /** A new assignee, checked in the same transaction. */
   assigneeId?: number | undefined;
+  /** A new parent: checked as read (lib/db/issue-write.ts: `ParentGuard`). */
+  parentGuard?: ParentGuard | undefined;
+  /** Issues known to be gone (a parent deleted, its cascade pending): their counters are not kept. */
+  goneIssues?: number[] | undefined;
 }
 
 function renumberItem(orgId: number, projectId: number, sprintId: number | null, r: Renumbering): GuardedItem {
@@ -530,6 +550,8 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
       ...renumber.map((r) => repositioned({ orgId, projectId, sprintId: target }, r)),
     ],
     listRev: write.listRev ? { sprintId: target, expected: write.listRev.expected } : undefined,
+    parentGuard: write.parentGuard,
+    goneIssues: write.goneIssues,
     // An assignee given but unchanged is still checked; a changed one is by its count (lib/db/issue-write.ts).
     checks:
       write.assigneeId !== undefined && write.assigneeId === write.before.assigneeId
@@ -695,7 +717,11 @@ export async function appendToList(
       storyPoints: issue.story_points,
       assigneeId: issue.assignee_id,
       updatedAt: '',
+      parentId: issue.parent_id ?? null,
+      parentNumber: issue.parent_number ?? null,
+      title: issue.title,
     };
+    if (issue.issue_number !== undefined) before.number = issue.issue_number;
     changes.push({ before, after: { ...before, sprintId: list, position, updatedAt: move.now } });
     moves.push({
       item: {
@@ -732,6 +758,11 @@ export interface OpenIssue {
   status: IssueStatus;
   story_points: number | null;
   assignee_id: number | null;
+  /** Its parent, with what the parent's children index shows of it (read only for an issue with a parent). */
+  parent_id?: number | null | undefined;
+  parent_number?: string | null | undefined;
+  issue_number?: string | undefined;
+  title?: string | undefined;
 }
 
 /**
@@ -751,7 +782,7 @@ export async function sprintIssuesWithStatus(
       IndexName: 'LSI1',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
       FilterExpression: `#status IN (${statuses.map((_, i) => `:s${i}`).join(', ')})`,
-      ProjectionExpression: 'id, rev, #status, story_points, #position, assignee_id',
+      ProjectionExpression: 'id, rev, #status, story_points, #position, assignee_id, parent_id, parent_number, issue_number, title',
       ExpressionAttributeNames: { '#status': 'status', '#position': 'position' },
       ExpressionAttributeValues: {
         ':pk': collection.pk,
@@ -769,6 +800,14 @@ export async function sprintIssuesWithStatus(
           status: item.status as IssueStatus,
           story_points: (item.story_points as number | null | undefined) ?? null,
           assignee_id: (item.assignee_id as number | null | undefined) ?? null,
+          ...(typeof item.parent_id === 'number'
+            ? {
+                parent_id: item.parent_id,
+                parent_number: item.parent_number as string,
+                issue_number: String(item.issue_number),
+                title: String(item.title),
+              }
+            : {}),
         });
       }
     },

@@ -16,9 +16,9 @@ import type { Principal } from './principal.ts';
  * parallel: three round trips. An entry whose issue or ancestor is gone (a project or sprint
  * deleted, its cascade still running) is left out.
  */
-export async function listMyIssues(caller: Principal, page: PageRequest, statuses?: IssueStatus[]) {
+export async function listMyIssues(caller: Principal, page: PageRequest, statuses?: IssueStatus[], parentId?: number | null) {
   const { orgId } = caller;
-  const result = await listAssigned(orgId, caller.accountId, page, statuses);
+  const result = await listAssigned(orgId, caller.accountId, page, statuses, parentId);
   // One BatchGet for the page (it reads a key asked for twice once): the account first, then each
   // entry's issue, project and sprint, found by their place in `wanted`.
   const wanted: Key[] = [keys.account(orgId, caller.accountId)];

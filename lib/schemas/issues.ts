@@ -22,7 +22,16 @@ const issueFields = {
   status: IssueStatus.optional(),
   story_points: storyPoints().optional(),
   assignee_id: idField().nullable().optional().meta({ description: 'An account of the organisation.' }),
+  parent_id: idField().nullable().optional().meta({
+    description:
+      'Parent issue: another issue of the same project (any sprint or the backlog), or null. ' +
+      'No cycles, at most 5 levels deep (the whole chain, the moved issue and its sub-issues included), ' +
+      'at most 100 sub-issues per parent.',
+  }),
 };
+
+/** How far sub-issues go: levels of a chain (the top issue is level 1), and children per parent. */
+export const subIssueLimits = { depth: 5, children: 100 } as const;
 
 export const IssueCreateFields = z.object({ title: nameField(), ...issueFields }, objectError).meta({
   id: 'IssueCreate',
@@ -58,6 +67,21 @@ export const IssueUpdateBody = wrapped('issue', IssueUpdateFields);
 export type IssueCreate = z.output<typeof IssueCreateFields>;
 export type IssueUpdate = z.output<typeof IssueUpdateFields>;
 
+export const SubIssuesSummary = z
+  .object({
+    total: z.number().int(),
+    done: z.number().int(),
+    story_points: z.number().int(),
+    completed_story_points: z.number().int(),
+  })
+  .meta({
+    id: 'SubIssuesSummary',
+    description:
+      'The issue\'s sub-issues (direct children): how many, how many done, their story points and those of the done ones. ' +
+      'Kept exact by the transactions that change a child; zeros for an issue without sub-issues.',
+  });
+export type SubIssuesSummary = z.infer<typeof SubIssuesSummary>;
+
 export const Issue = z
   .object({
     id: z.number().int(),
@@ -72,6 +96,8 @@ export const Issue = z
       description: 'Place (1-based) of the issue in its sprint or in the project backlog: the lists read 1..n, no gaps.',
     }),
     assignee_id: z.number().int().nullable(),
+    parent_id: z.number().int().nullable().meta({ description: 'The parent issue (same project), or null.' }),
+    sub_issues_summary: SubIssuesSummary,
     started_at: dateTime().nullable(),
     completed_at: dateTime().nullable(),
     created_at: dateTime(),
@@ -79,6 +105,24 @@ export const Issue = z
   })
   .meta({ id: 'Issue' });
 export type Issue = z.infer<typeof Issue>;
+
+export const SubIssue = z
+  .object({
+    id: z.number().int(),
+    project_id: z.number().int(),
+    sprint_id: z.number().int().nullable().meta({ description: 'null for an issue of the project backlog.' }),
+    parent_id: z.number().int(),
+    issue_number: z.string().meta({ example: 'SPR-43' }),
+    title: z.string(),
+    status: IssueStatus,
+    story_points: z.number().int().nullable(),
+    assignee_id: z.number().int().nullable(),
+  })
+  .meta({
+    id: 'SubIssue',
+    description: 'A sub-issue as its parent lists it; the whole issue is `GET /issues/{issue_number}`.',
+  });
+export type SubIssue = z.infer<typeof SubIssue>;
 
 const statusList = new RegExp(`^(${issueStatuses.join('|')})(,(${issueStatuses.join('|')}))*$`);
 
@@ -94,6 +138,11 @@ export const IssueListQuery = z.object({
     .regex(/^(none|[1-9]\d{0,15})$/, { error: 'must be an account id, or none' })
     .optional()
     .meta({ description: 'Only issues assigned to this account; `none` for unassigned issues.' }),
+  parent_id: z
+    .string()
+    .regex(/^(none|[1-9]\d{0,15})$/, { error: 'must be an issue id, or none' })
+    .optional()
+    .meta({ description: 'Only sub-issues of this issue (its id); `none` for issues without a parent.' }),
   q: z
     .string()
     .min(1, { error: 'must not be empty' })
@@ -112,6 +161,8 @@ export interface IssueListFilters {
   status?: IssueStatus[] | undefined;
   /** An account id, or null for unassigned issues. */
   assigneeId?: number | null | undefined;
+  /** A parent issue's id, or null for issues without a parent. */
+  parentId?: number | null | undefined;
   q?: string | undefined;
   /** ISO date-time (UTC, as stored). */
   updatedSince?: string | undefined;
@@ -122,6 +173,7 @@ export function issueListFilters(query: IssueListQuery): IssueListFilters | unde
   const filters: IssueListFilters = {
     status: query.status === undefined ? undefined : (query.status.split(',') as IssueStatus[]),
     assigneeId: query.assignee_id === undefined ? undefined : query.assignee_id === 'none' ? null : Number(query.assignee_id),
+    parentId: query.parent_id === undefined ? undefined : query.parent_id === 'none' ? null : Number(query.parent_id),
     q: query.q,
     updatedSince: query.updated_since === undefined ? undefined : new Date(query.updated_since).toISOString(),
   };
@@ -129,5 +181,5 @@ export function issueListFilters(query: IssueListQuery): IssueListFilters | unde
 }
 
 /** Query parameters of `GET /me/issues`. */
-export const MyIssuesQuery = IssueListQuery.pick({ status: true });
+export const MyIssuesQuery = IssueListQuery.pick({ status: true, parent_id: true });
 export type MyIssuesQuery = z.output<typeof MyIssuesQuery>;
