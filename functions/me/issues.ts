@@ -16,6 +16,9 @@ export const handler = routeHandler(async (req) => {
   const statuses = query.status === undefined ? undefined : (query.status.split(',') as IssueStatus[]);
   const parentId = query.parent_id === undefined ? undefined : query.parent_id === 'none' ? null : Number(query.parent_id);
   const { page, items, total } = await listMyIssues(req.principal, pr, statuses, parentId);
-  const filter = { ...(query.status === undefined ? {} : { status: query.status }), ...(query.parent_id === undefined ? {} : { parent_id: query.parent_id }) };
+  const filter = {
+    ...(query.status === undefined ? {} : { status: query.status }),
+    ...(query.parent_id === undefined ? {} : { parent_id: query.parent_id }),
+  };
   return pageResult(req, pr, page, items, total, Object.keys(filter).length > 0 ? filter : undefined);
 });

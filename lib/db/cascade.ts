@@ -15,6 +15,7 @@ import {
 } from '../domain/cascades.ts';
 import type { IssueChange } from '../domain/derivations.ts';
 import { issueWriteItems } from './issue-write.ts';
+import { asActor } from './actor.ts';
 import { childrenOf } from './sub-issues.ts';
 import type { IssueItem } from './issues.ts';
 import { issueStateOf } from '../domain/derivations.ts';
@@ -225,9 +226,19 @@ async function unparentIssues(
  * number deleted with an earlier project, are only those records: each names its parent).
  */
 export async function releaseChildren(orgId: number, projectId: number, issueId: number, number: string): Promise<number> {
-  const records = await childrenOf(orgId, { projectId, issueId, number });
+  const [records, marker] = await Promise.all([
+    childrenOf(orgId, { projectId, issueId, number }),
+    getItem(keys.deletion(keys.issue(orgId, projectId, issueId)), 'updated_by'),
+  ]);
+  // Made for whoever deleted the parent (its delete's marker, lib/db/deletions.ts): the change
+  // feed reports each child's parent_id cleared as theirs, in the child's activity.
+  const actor = typeof marker?.updated_by === 'number' ? marker.updated_by : undefined;
+  const asDeleter = <T>(fn: () => Promise<T>) => (actor === undefined ? fn() : asActor(actor, fn));
   let released = 0;
-  await forEachLimited(records, PARALLELISM, async (record) => {
+  await forEachLimited(records, PARALLELISM, (record) => asDeleter(() => releaseChild(record)));
+  return released;
+
+  async function releaseChild(record: { issueId: number }): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const child = await getItem<IssueItem>(keys.issue(orgId, projectId, record.issueId));
       if (!child || child.parent_id !== issueId) {
@@ -250,7 +261,13 @@ export async function releaseChildren(orgId: number, projectId: number, issueId:
                     Key: keys.issue(orgId, projectId, child.id),
                     UpdateExpression: 'SET parent_id = :null, parent_number = :null, updated_at = :now ADD rev :one',
                     ConditionExpression: `parent_id = :parent AND ${revisionCondition(child.rev)}`,
-                    ExpressionAttributeValues: { ':null': null, ':now': now, ':one': 1, ':parent': issueId, ':rev': child.rev ?? 0 },
+                    ExpressionAttributeValues: {
+                      ':null': null,
+                      ':now': now,
+                      ':one': 1,
+                      ':parent': issueId,
+                      ':rev': child.rev ?? 0,
+                    },
                   },
                 },
                 reason: 'stale',
@@ -267,8 +284,7 @@ export async function releaseChildren(orgId: number, projectId: number, issueId:
       }
     }
     throw new Error(`child ${record.issueId} of issue ${issueId} kept changing: its parent is cleared on the next run`);
-  });
-  return released;
+  }
 }
 
 /** Issues whose index items one cascade transaction removes (at most 3 items each: 90 of 100). */

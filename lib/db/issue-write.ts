@@ -204,7 +204,11 @@ const sameKey = (a: Key | undefined, b: Key) => a !== undefined && a.PK === b.PK
  */
 function foldCounters(g: GuardedItem, add: Record<string, number>): void {
   const item = g.item as {
-    Update?: { UpdateExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+    Update?: {
+      UpdateExpression: string;
+      ExpressionAttributeNames?: Record<string, string>;
+      ExpressionAttributeValues?: Record<string, unknown>;
+    };
     Put?: { Item: Record<string, unknown> };
   };
   if (item.Put) {

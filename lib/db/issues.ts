@@ -782,7 +782,8 @@ export async function sprintIssuesWithStatus(
       IndexName: 'LSI1',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
       FilterExpression: `#status IN (${statuses.map((_, i) => `:s${i}`).join(', ')})`,
-      ProjectionExpression: 'id, rev, #status, story_points, #position, assignee_id, parent_id, parent_number, issue_number, title',
+      ProjectionExpression:
+        'id, rev, #status, story_points, #position, assignee_id, parent_id, parent_number, issue_number, title',
       ExpressionAttributeNames: { '#status': 'status', '#position': 'position' },
       ExpressionAttributeValues: {
         ':pk': collection.pk,

@@ -95,8 +95,7 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
             storyPoints: (item.story_points as number | null | undefined) ?? null,
             assigneeId: (item.assignee_id as number | null | undefined) ?? null,
           });
-        }
-        else if (item.type === 'issue_key') {
+        } else if (item.type === 'issue_key') {
           put({
             kind: 'pointer',
             orgId: org,

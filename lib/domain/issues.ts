@@ -311,7 +311,12 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       // The parent's counters refused: the parent was deleted meanwhile (its cascade will clear
       // this issue's parent_id). Decide again, keeping no counters on it.
       const left = before.parentId;
-      if (written.reason instanceof Refused && written.reason.reason === 'issue' && typeof left === 'number' && !gone.includes(left)) {
+      if (
+        written.reason instanceof Refused &&
+        written.reason.reason === 'issue' &&
+        typeof left === 'number' &&
+        !gone.includes(left)
+      ) {
         gone.push(left);
         throw new Refused(STALE);
       }

@@ -83,9 +83,7 @@ async function heightWithin(orgId: number, projectId: number, root: IssueItem, l
     if (parents.length === 0) return height <= limit;
     if (height + 1 > limit) return false;
     const children = (
-      await Promise.all(
-        parents.map((p) => childrenOf(orgId, { projectId, issueId: p.id, number: p.issue_number })),
-      )
+      await Promise.all(parents.map((p) => childrenOf(orgId, { projectId, issueId: p.id, number: p.issue_number })))
     ).flat();
     if (children.length === 0) return height <= limit;
     frontier = await issuesById(

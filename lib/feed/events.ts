@@ -55,7 +55,7 @@ const image = (i: Record<string, AttributeValue> | undefined): Image | undefined
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
 
 /** Issue fields whose changes are reported with their old and new values. */
-const issueValueFields = ['title', 'status', 'story_points', 'assignee_id', 'sprint_id'] as const;
+const issueValueFields = ['title', 'status', 'story_points', 'assignee_id', 'sprint_id', 'parent_id'] as const;
 
 /** What a user write changed on an issue (counters and list bookkeeping are not changes). */
 export function issueChanges(before: Image, after: Image): FieldChange[] {

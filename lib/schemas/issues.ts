@@ -22,12 +22,15 @@ const issueFields = {
   status: IssueStatus.optional(),
   story_points: storyPoints().optional(),
   assignee_id: idField().nullable().optional().meta({ description: 'An account of the organisation.' }),
-  parent_id: idField().nullable().optional().meta({
-    description:
-      'Parent issue: another issue of the same project (any sprint or the backlog), or null. ' +
-      'No cycles, at most 5 levels deep (the whole chain, the moved issue and its sub-issues included), ' +
-      'at most 100 sub-issues per parent.',
-  }),
+  parent_id: idField()
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        'Parent issue: another issue of the same project (any sprint or the backlog), or null. ' +
+        'No cycles, at most 5 levels deep (the whole chain, the moved issue and its sub-issues included), ' +
+        'at most 100 sub-issues per parent.',
+    }),
 };
 
 /** How far sub-issues go: levels of a chain (the top issue is level 1), and children per parent. */
@@ -77,7 +80,7 @@ export const SubIssuesSummary = z
   .meta({
     id: 'SubIssuesSummary',
     description:
-      'The issue\'s sub-issues (direct children): how many, how many done, their story points and those of the done ones. ' +
+      "The issue's sub-issues (direct children): how many, how many done, their story points and those of the done ones. " +
       'Kept exact by the transactions that change a child; zeros for an issue without sub-issues.',
   });
 export type SubIssuesSummary = z.infer<typeof SubIssuesSummary>;
