@@ -87,19 +87,30 @@ const listKey = (sprintId: number | null, position: number, issueId: number) =>
  * issue read and write checks its ancestors this way, so the children of a deleted parent are
  * unreachable at once.
  */
-export async function getIssueFamily(orgId: number, projectId: number, sprintIds: number[], issueId?: number) {
+export async function getIssueFamily(
+  orgId: number,
+  projectId: number,
+  sprintIds: number[],
+  issueId?: number,
+  /** Other issues of the project read in the same call (a parent to be), by id. */
+  others: number[] = [],
+) {
   const wanted = [...new Set(sprintIds)];
   const found = await batchGet([
     keys.project(orgId, projectId),
     ...wanted.map((s) => keys.sprint(orgId, projectId, s)),
+    ...others.map((id) => keys.issue(orgId, projectId, id)),
     ...(issueId === undefined ? [] : [keys.issue(orgId, projectId, issueId)]),
   ]);
   const sprints = new Map<number, SprintItem | undefined>();
   wanted.forEach((s, i) => sprints.set(s, found[i + 1] as SprintItem | undefined));
+  const issues = new Map<number, IssueItem | undefined>();
+  others.forEach((id, i) => issues.set(id, found[wanted.length + 1 + i] as IssueItem | undefined));
   return {
     project: found[0] as ProjectItem | undefined,
     sprints,
     issue: (issueId === undefined ? undefined : found.at(-1)) as IssueItem | undefined,
+    others: issues,
   };
 }
 

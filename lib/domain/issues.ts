@@ -99,16 +99,23 @@ async function withRetries<T>(step: () => Promise<T>): Promise<T> {
  * the issue exist and the issue is in that very list (a sprint issue is not found under the
  * backlog path nor under another sprint). `otherSprint` is read in the same call.
  */
-async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, otherSprint?: number | null) {
+async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, otherSprint?: number | null, parentId?: number) {
   const sprintIds = [at.sprintId, otherSprint].filter((s): s is number => typeof s === 'number');
-  const family = await store.getIssueFamily(caller.orgId, at.projectId, sprintIds, issueId);
+  const family = await store.getIssueFamily(
+    caller.orgId,
+    at.projectId,
+    sprintIds,
+    issueId,
+    parentId === undefined ? [] : [parentId],
+  );
   if (!family.project) throw new NotFoundError('Project');
   if (at.sprintId !== null && !family.sprints.get(at.sprintId)) throw new NotFoundError('Sprint');
   if (!family.issue || (family.issue.sprint_id ?? null) !== at.sprintId) throw new NotFoundError('Issue');
   if ([...family.sprints.values()].some((s) => s?.status === 'completing')) throw new SprintBusyError();
   const project = family.project as ProjectItem & { backlog_rev?: number };
   const owner = at.sprintId === null ? project : family.sprints.get(at.sprintId);
-  return { project, sprints: family.sprints, issue: family.issue, index: rankIndexOf(owner) };
+  const parent = parentId === undefined ? undefined : family.others.get(parentId);
+  return { project, sprints: family.sprints, issue: family.issue, index: rankIndexOf(owner), parent };
 }
 
 /** The place of an issue in its list, given the list's rank index as read: one keys-only Query. */
@@ -242,10 +249,8 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
   return withRetries(async () => {
     const target = changes.sprint_id !== undefined ? changes.sprint_id : at.sprintId;
     const wantedParent = typeof changes.parent_id === 'number' ? changes.parent_id : undefined;
-    const [{ project, sprints, issue, index }, parentItem] = await Promise.all([
-      loadIssue(caller, at, issueId, target),
-      wantedParent === undefined ? undefined : getItem<IssueItem>(keys.issue(caller.orgId, at.projectId, wantedParent)),
-    ]);
+    // A parent to be is read with the issue, in the same call.
+    const { project, sprints, issue, index, parent: parentItem } = await loadIssue(caller, at, issueId, target, wantedParent);
     const targetSprint = target === null ? undefined : sprints.get(target);
     if (target !== null && !targetSprint) throw new ValidationError([targetSprintMessage]);
     const moving = target !== at.sprintId;
