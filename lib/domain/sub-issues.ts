@@ -106,6 +106,9 @@ const subIssueOf = (r: SubIssueRecord): SubIssue => ({
   assignee_id: r.assigneeId,
 });
 
+/** What an issue's number looks like (`APL-12`): anything else is no issue (404, never a table read). */
+export const issueKeyPattern = /^[A-Za-z0-9]{2,4}-[1-9]\d{0,15}$/;
+
 /** Cursor of the sub-issues list: the last child shown and its place. */
 const encode = (issueId: number, n: number) => Buffer.from(JSON.stringify({ i: issueId, n })).toString('base64url');
 function decode(cursor: string): { i: number; n: number } {
@@ -127,6 +130,7 @@ function decode(cursor: string): { i: number; n: number } {
  */
 export async function listSubIssues(caller: Principal, number: string, page: PageRequest) {
   const key = number.toUpperCase();
+  if (!issueKeyPattern.test(key)) throw new NotFoundError(`Issue ${number.slice(0, 40)}`);
   const { pointer, children } = await pointerWithChildren(caller.orgId, key);
   if (!pointer) throw new NotFoundError(`Issue ${key}`);
   let start = (page.page - 1) * page.perPage;

@@ -22,15 +22,8 @@ const issueFields = {
   status: IssueStatus.optional(),
   story_points: storyPoints().optional(),
   assignee_id: idField().nullable().optional().meta({ description: 'An account of the organisation.' }),
-  parent_id: idField()
-    .nullable()
-    .optional()
-    .meta({
-      description:
-        'Parent issue: another issue of the same project (any sprint or the backlog), or null. ' +
-        'No cycles, at most 5 levels deep (the whole chain, the moved issue and its sub-issues included), ' +
-        'at most 100 sub-issues per parent.',
-    }),
+  // Described on the objects (IssueCreate, IssueUpdate), not here: the MCP tools list these fields.
+  parent_id: idField().nullable().optional(),
 };
 
 /** How far sub-issues go: levels of a chain (the top issue is level 1), and children per parent. */
@@ -38,7 +31,9 @@ export const subIssueLimits = { depth: 5, children: 100 } as const;
 
 export const IssueCreateFields = z.object({ title: nameField(), ...issueFields }, objectError).meta({
   id: 'IssueCreate',
-  description: 'Default status: `todo` in a sprint, `backlog` in the project backlog. The issue is appended at the end.',
+  description:
+    'Default status: `todo` in a sprint, `backlog` in the project backlog. The issue is appended at the end. ' +
+    '`parent_id`: another issue of the same project (any list), or null; no cycle, at most 5 levels, at most 100 sub-issues per parent.',
 });
 
 export const IssueUpdateFields = z
@@ -63,7 +58,12 @@ export const IssueUpdateFields = z
     },
     objectError,
   )
-  .meta({ id: 'IssueUpdate' });
+  .meta({
+    id: 'IssueUpdate',
+    description:
+      '`parent_id`: another issue of the same project (any list), or null; no cycle, at most 5 levels deep counting ' +
+      "the issue's own sub-issues, at most 100 sub-issues per parent.",
+  });
 
 export const IssueCreateBody = wrapped('issue', IssueCreateFields);
 export const IssueUpdateBody = wrapped('issue', IssueUpdateFields);

@@ -23,6 +23,7 @@ export const issueTools: Tool[] = [
         sprint_id: id('null: the backlog.').nullable(),
         status: z.array(IssueStatus).min(1).optional(),
         assignee_id: id('null: unassigned.').nullable().optional(),
+        parent_id: id().nullable().optional(),
         q: z.string().min(1).max(255).optional().describe('In the title, any case.'),
         updated_since: z.iso.datetime({ offset: true }).optional().describe('Updated at or after.'),
         ...listInput,
@@ -37,11 +38,17 @@ export const issueTools: Tool[] = [
       },
       annotations: annotations.read,
     },
-    async (caller, { project_id, sprint_id, status, assignee_id, q, updated_since, ...args }) => {
+    async (caller, { project_id, sprint_id, status, assignee_id, parent_id, q, updated_since, ...args }) => {
       const at = { projectId: project_id, sprintId: sprint_id };
       const filters =
-        status || assignee_id !== undefined || q !== undefined || updated_since !== undefined
-          ? { status, assigneeId: assignee_id, q, updatedSince: updated_since && new Date(updated_since).toISOString() }
+        status || assignee_id !== undefined || parent_id !== undefined || q !== undefined || updated_since !== undefined
+          ? {
+              status,
+              assigneeId: assignee_id,
+              parentId: parent_id,
+              q,
+              updatedSince: updated_since && new Date(updated_since).toISOString(),
+            }
           : undefined;
       if (!filters) {
         const { items, ...info } = await listThrough(args, (page) => listIssues(caller, at, page));
