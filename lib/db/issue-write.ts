@@ -23,14 +23,30 @@ import { putItem, transact, type GuardedItem } from './transactions.ts';
  */
 
 /**
- * A new parent as the write decided on it: still in the chain that was read (its own parent
- * unchanged, so that two issues made each other's parent at once cannot both commit) and with
- * fewer children than the limit. Refused as `stale`: the write reads again and decides again.
+ * A new parent as the write decided on it: with fewer children than the limit, and its chain as it
+ * was read (the parent's own parent, and each ancestor's, unchanged), so that writes deciding at
+ * once on chains that each other change (a cycle made of two moves, a chain grown past the depth
+ * limit from both ends) cannot both commit. Refused as `stale`: the write reads again and decides
+ * again. The ancestors are checked on their counter update when the write has one, else by a
+ * ConditionCheck each (at most 3).
  */
 export interface ParentGuard {
   issueId: number;
   parentId: number | null;
   maxChildren: number;
+  /** The ancestors above the parent as read, nearest first: each with its own parent. */
+  chain?: { issueId: number; parentId: number | null }[] | undefined;
+}
+
+/** The condition that an issue's `parent_id` is still `parentId` (null: none), with its names and values. */
+function parentIs(parentId: number | null, names: Record<string, string>, values: Record<string, unknown>, tag: string): string {
+  names['#g_parent'] = 'parent_id';
+  if (parentId === null) {
+    values[`:${tag}_null`] = null;
+    return `(attribute_not_exists(#g_parent) OR #g_parent = :${tag}_null)`;
+  }
+  values[`:${tag}_parent`] = parentId;
+  return `#g_parent = :${tag}_parent`;
 }
 
 /** A list's revision check, for a position computed on a read of the list (lib/domain/issues.ts). */
@@ -136,10 +152,42 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
       return [];
     }
     const guard = spec.parentGuard?.issueId === issueId ? spec.parentGuard : undefined;
-    const item = issueCounterUpdate(orgId, p, issueId, add, spec.issueReason ?? 'issue', guard);
+    const ancestor = spec.parentGuard?.chain?.find((a) => a.issueId === issueId);
+    const item = issueCounterUpdate(orgId, p, issueId, add, spec.issueReason ?? 'issue', guard, ancestor);
     return item ? [item] : [];
   });
-  return [...spec.issues, ...owners, ...(spec.checks ?? []), ...records, ...counts, ...issueCounters, ...(spec.tail ?? [])];
+  // The new parent's ancestors that nothing else in the transaction writes: one check each.
+  const written = (issueId: number) =>
+    [...spec.issues.map(ownKey), ...issueCounters.map(ownKey)].some((k) => sameKey(k, keys.issue(orgId, projectId, issueId)));
+  const chainChecks = (spec.parentGuard?.chain ?? [])
+    .filter((a) => !written(a.issueId))
+    .map((a): GuardedItem => {
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = {};
+      const condition = `attribute_exists(PK) AND ${parentIs(a.parentId, names, values, 'a')}`;
+      return {
+        item: {
+          ConditionCheck: {
+            TableName: tableName,
+            Key: keys.issue(orgId, projectId, a.issueId),
+            ConditionExpression: condition,
+            ExpressionAttributeNames: names,
+            ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+          },
+        },
+        reason: 'stale',
+      };
+    });
+  return [
+    ...spec.issues,
+    ...owners,
+    ...(spec.checks ?? []),
+    ...records,
+    ...counts,
+    ...issueCounters,
+    ...chainChecks,
+    ...(spec.tail ?? []),
+  ];
 }
 
 /** Sends one issue write as one transaction (see `issueWriteItems`). */
@@ -239,6 +287,7 @@ function issueCounterUpdate(
   add: Record<string, number>,
   reason: string,
   guard?: ParentGuard,
+  ancestor?: { parentId: number | null },
 ): GuardedItem | undefined {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
@@ -246,14 +295,12 @@ function issueCounterUpdate(
   if (!added) return undefined;
   const conditions = ['attribute_exists(PK)'];
   if (guard) {
-    names['#g_parent'] = 'parent_id';
     names['#g_children'] = SUMMARY.total;
     values[':g_max'] = guard.maxChildren;
     conditions.push('(attribute_not_exists(#g_children) OR #g_children < :g_max)');
-    if (guard.parentId === null) conditions.push('(attribute_not_exists(#g_parent) OR #g_parent = :g_null)');
-    else conditions.push('#g_parent = :g_parent');
-    values[guard.parentId === null ? ':g_null' : ':g_parent'] = guard.parentId;
+    conditions.push(parentIs(guard.parentId, names, values, 'g'));
   }
+  if (ancestor) conditions.push(parentIs(ancestor.parentId, names, values, 'a'));
   const item: GuardedItem = {
     item: {
       Update: {
@@ -268,7 +315,7 @@ function issueCounterUpdate(
     reason,
   };
   // A guard that fails (the parent gone, its chain or its children changed): read and decide again.
-  return guard ? { ...item, reason: 'stale' } : item;
+  return guard || ancestor ? { ...item, reason: 'stale' } : item;
 }
 
 function countUpdate(orgId: number, accountId: number, by: number, reason: string): GuardedItem {

@@ -56,6 +56,7 @@ export async function decideParent(
   // The parent's level: 1 + its ancestors (a chain is never longer than the limit, nor a cycle).
   let level = 1;
   let at: IssueItem = parent;
+  const chain: { issueId: number; parentId: number | null }[] = [];
   while (at.parent_id !== null && at.parent_id !== undefined) {
     if (child && at.parent_id === child.id) throw new ValidationError([parentMessages.cycle]);
     if (level >= subIssueLimits.depth) throw new ValidationError([parentMessages.depth]);
@@ -63,6 +64,7 @@ export async function decideParent(
     // An ancestor deleted (its cascade clears the parent_id of its children): the chain ends here.
     if (!next) break;
     at = next;
+    chain.push({ issueId: next.id, parentId: next.parent_id ?? null });
     level += 1;
   }
   if (level >= subIssueLimits.depth) throw new ValidationError([parentMessages.depth]);
@@ -71,7 +73,7 @@ export async function decideParent(
   }
   return {
     set: { parent_id: parentId, parent_number: parent.issue_number },
-    guard: { issueId: parentId, parentId: parent.parent_id ?? null, maxChildren: subIssueLimits.children },
+    guard: { issueId: parentId, parentId: parent.parent_id ?? null, maxChildren: subIssueLimits.children, chain },
   };
 }
 

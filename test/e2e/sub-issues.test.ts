@@ -162,6 +162,25 @@ describe('sub-issues', () => {
     expect((await byKey(s.admin, l2.issue_number)).sub_issues_summary.total).toBe(1);
   });
 
+  it('never lets two writes at once make a cycle that each alone would not (X under Y under Z, and Z under X)', async () => {
+    const s = await setup();
+    for (let trial = 0; trial < 4; trial++) {
+      const z = await s.inBacklog();
+      const y = await s.inBacklog({ parent_id: z.id });
+      const x = await s.inBacklog();
+      const [first, second] = await Promise.all([
+        s.admin.patch(`${s.backlog}/${x.id}`, { issue: { parent_id: y.id } }),
+        s.admin.patch(`${s.backlog}/${z.id}`, { issue: { parent_id: x.id } }),
+      ]);
+      // One of them, whichever committed first; the other sees the cycle on its fresh read.
+      expect([first.status, second.status].sort()).toEqual([200, 422]);
+      const refused = first.status === 422 ? first : second;
+      expect(refused.body.errors[0]).toMatch(/cycle/);
+      const parents = await Promise.all([x, y, z].map(async (i) => (await byKey(s.admin, i.issue_number)).parent_id));
+      expect(parents.filter((p) => p === null)).toHaveLength(1);
+    }
+  });
+
   it('allows at most 100 children per parent, also when children are added at once', async () => {
     const s = await setup();
     const parent = await s.inBacklog();
