@@ -4,7 +4,7 @@ import type { IssueItem } from '../db/issues.ts';
 import type { ParentGuard } from '../db/issue-write.ts';
 import type { PageRequest } from '../db/list.ts';
 import { getItem } from '../db/transactions.ts';
-import { subIssueLimits, type SubIssue } from '../schemas/issues.ts';
+import type { SubIssue } from '../schemas/issues.ts';
 import { SUMMARY } from './derivations.ts';
 import { NotFoundError, ValidationError } from './errors.ts';
 import type { Principal } from './principal.ts';
@@ -18,6 +18,12 @@ import type { Principal } from './principal.ts';
  * together break a rule cannot both commit. A parent's `sub_issues_summary` and its children index
  * are derivations (lib/domain/derivations.ts: `parent-summary`, `sub-issue-index`).
  */
+
+/**
+ * How far sub-issues go: levels of a chain (the top issue is level 1), and children per parent.
+ * Here, not beside the schemas: the issue handlers load zod on their first request, not at init.
+ */
+export const subIssueLimits = { depth: 5, children: 100 } as const;
 
 export const parentMessages = {
   notFound: 'parent_id must be an issue of this project',

@@ -26,9 +26,6 @@ const issueFields = {
   parent_id: idField().nullable().optional(),
 };
 
-/** How far sub-issues go: levels of a chain (the top issue is level 1), and children per parent. */
-export const subIssueLimits = { depth: 5, children: 100 } as const;
-
 export const IssueCreateFields = z.object({ title: nameField(), ...issueFields }, objectError).meta({
   id: 'IssueCreate',
   description:
