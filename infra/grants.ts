@@ -76,7 +76,8 @@ export const authorizerGrant: TableGrant = { actions: ['dynamodb:UpdateItem'], i
 /**
  * The stream consumer (lib/db/cascade.ts): reads a parent's existence (GetItem), pages through its
  * children's keys (Query, on the table and LSI1, with each issue's assignee), takes assigned issues
- * out of their assignee's index (a transaction: DeleteItem and UpdateItem), deletes the children in
+ * out of their assignee's index (a transaction: DeleteItem and UpdateItem), clears the parent of a
+ * deleted issue's sub-issues (GetItem, then a transaction: UpdateItem), deletes the children in
  * batches (BatchWriteItem), and writes down (PutItem) and clears (DeleteItem) the pending entry of
  * a cascade it must continue.
  */

@@ -15,7 +15,7 @@ import { Activity } from './schemas/activity.ts';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
 import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
-import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery } from './schemas/issues.ts';
+import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery, SubIssue } from './schemas/issues.ts';
 import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
@@ -603,6 +603,12 @@ export const routes: Route[] = [
     summary: 'Retrieve an issue by its key (`APL-42`, any case), in a sprint or in the backlog',
     tag: 'Issues',
     success: { status: 200, schema: Issue, description: 'The issue, with its project_id and sprint_id' },
+  }),
+  route('GET', '/api/v1/issues/{issue_key}/sub_issues', 'functions/issue-keys/sub-issues.ts', {
+    id: 'listSubIssues',
+    summary: "List an issue's sub-issues (its direct children), in creation order",
+    tag: 'Issues',
+    success: { status: 200, schema: SubIssue, list: true, description: 'Sub-issues, oldest first' },
   }),
 
   // Issues in a sprint

@@ -25,6 +25,8 @@ export interface AssignedEntry {
   priority: IssuePriority;
   type: IssueType;
   dueDate: string | null;
+  /** The issue's parent, or null. */
+  parentId: number | null;
 }
 
 /** Which entries a filtered page shows. */
@@ -78,6 +80,7 @@ const entryOf = (item: Record<string, unknown>): AssignedEntry => ({
   priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
   type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
   dueDate: (item.due_date as string | null | undefined) ?? null,
+  parentId: (item.parent_id as number | null | undefined) ?? null,
 });
 
 /**

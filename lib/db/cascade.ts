@@ -15,6 +15,10 @@ import {
 } from '../domain/cascades.ts';
 import { unclassified, type IssueChange } from '../domain/derivations.ts';
 import { issueWriteItems } from './issue-write.ts';
+import { asActor } from './actor.ts';
+import { childrenOf } from './sub-issues.ts';
+import type { IssueItem } from './issues.ts';
+import { issueStateOf } from '../domain/derivations.ts';
 import { queryPages, scanPages, type QueryInput } from './query.ts';
 import { forEachLimited } from '../limited.ts';
 import { db, tableName } from './client.ts';
@@ -28,7 +32,7 @@ import {
   skPrefixes,
   type Key,
 } from './keys.ts';
-import { itemExists, Refused, transact, type GuardedItem } from './transactions.ts';
+import { getItem, itemExists, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
 
 export { cascadeParentOf, failureMessage, MAX_ATTEMPTS, pendingCascadeFromItem, pendingCascadeOf } from '../domain/cascades.ts';
 export type { CascadeParent, PendingCascade } from '../domain/cascades.ts';
@@ -150,7 +154,12 @@ async function forEachPage(
  * with the count (lib/db/assigned.ts). An interrupted page is read again; what was already taken
  * out is refused by its condition and left alone.
  */
-async function unindexIssues(orgId: number, projectId: number, items: Record<string, unknown>[]): Promise<void> {
+async function unindexIssues(
+  orgId: number,
+  projectId: number,
+  items: Record<string, unknown>[],
+  parents: 'outlive' | 'go' = 'go',
+): Promise<void> {
   const issues = items
     .filter((item) => ISSUE_SK.test(String(item.SK)))
     .map((item) => ({
@@ -158,6 +167,7 @@ async function unindexIssues(orgId: number, projectId: number, items: Record<str
       number: typeof item.issue_number === 'string' ? item.issue_number : undefined,
       assigneeId: typeof item.assignee_id === 'number' ? item.assignee_id : undefined,
     }));
+  await unparentIssues(orgId, projectId, items, parents);
   const chunks: (typeof issues)[] = [];
   for (let i = 0; i < issues.length; i += INDEX_CHUNK) chunks.push(issues.slice(i, i + INDEX_CHUNK));
   await forEachLimited(chunks, PARALLELISM, async (chunk) => {
@@ -177,6 +187,104 @@ async function unindexIssues(orgId: number, projectId: number, items: Record<str
       });
     }
   });
+}
+
+/**
+ * Takes the deleted issues among `items` that have a parent out of their parent's children index
+ * (`sub-issue-index`) and, when the parents may outlive them (`outlive`: a sprint's cascade, whose
+ * issues' parents may be in other lists), out of the parent's summary (`parent-summary`): one
+ * transaction per issue, the record's removal guarded, so that a page read again subtracts nothing
+ * twice; a parent gone meanwhile keeps nothing.
+ */
+async function unparentIssues(
+  orgId: number,
+  projectId: number,
+  items: Record<string, unknown>[],
+  parents: 'outlive' | 'go',
+): Promise<void> {
+  const children = items
+    .filter((item) => ISSUE_SK.test(String(item.SK)) && typeof item.parent_id === 'number')
+    .map((item) => issueStateOf(orgId, { ...item, project_id: projectId }));
+  await forEachLimited(children, PARALLELISM, async (child) => {
+    const only = parents === 'outlive' ? ['sub-issue-index', 'parent-summary'] : ['sub-issue-index'];
+    const write = (keep: string[]) =>
+      transact(issueWriteItems({ orgId, projectId, issues: [], changes: [{ before: child }], only: keep, guardedRemoves: true }));
+    await write(only).catch(async (err: unknown) => {
+      if (!(err instanceof Refused)) throw err;
+      // `gone`: taken out already (a page read again). `issue`: the parent went first.
+      if (err.reason === 'issue') await write(['sub-issue-index']).catch(ignoreRefused);
+    });
+  });
+}
+
+/**
+ * Clears the parent of the children of a deleted issue (`number`: its number, under which its
+ * children index lives), each in one transaction with what the derivations keep of it (the
+ * parent's summary aside: it is gone), its `updated_at` and its revision: the change feed records
+ * it in the child's activity. Conditioned on the child's parent being that issue still, so a
+ * cascade run twice changes nothing twice. At most 100 children (more, from an issue of the same
+ * number deleted with an earlier project, are only those records: each names its parent).
+ */
+export async function releaseChildren(orgId: number, projectId: number, issueId: number, number: string): Promise<number> {
+  const [records, marker] = await Promise.all([
+    childrenOf(orgId, { projectId, issueId, number }),
+    getItem(keys.deletion(keys.issue(orgId, projectId, issueId)), 'updated_by'),
+  ]);
+  // Made for whoever deleted the parent (its delete's marker, lib/db/deletions.ts): the change
+  // feed reports each child's parent_id cleared as theirs, in the child's activity.
+  const actor = typeof marker?.updated_by === 'number' ? marker.updated_by : undefined;
+  const asDeleter = <T>(fn: () => Promise<T>) => (actor === undefined ? fn() : asActor(actor, fn));
+  let released = 0;
+  await forEachLimited(records, PARALLELISM, (record) => asDeleter(() => releaseChild(record)));
+  return released;
+
+  async function releaseChild(record: { issueId: number }): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const child = await getItem<IssueItem>(keys.issue(orgId, projectId, record.issueId));
+      if (!child || child.parent_id !== issueId) {
+        // Gone, or given another parent: only a record left behind (if any) goes.
+        await transact([{ item: { Delete: { TableName: tableName, Key: keys.subIssue(orgId, number, record.issueId) } } }]);
+        return;
+      }
+      const now = new Date().toISOString();
+      const before = issueStateOf(orgId, child as never);
+      try {
+        await transact(
+          issueWriteItems({
+            orgId,
+            projectId,
+            issues: [
+              {
+                item: {
+                  Update: {
+                    TableName: tableName,
+                    Key: keys.issue(orgId, projectId, child.id),
+                    UpdateExpression: 'SET parent_id = :null, parent_number = :null, updated_at = :now ADD rev :one',
+                    ConditionExpression: `parent_id = :parent AND ${revisionCondition(child.rev)}`,
+                    ExpressionAttributeValues: {
+                      ':null': null,
+                      ':now': now,
+                      ':one': 1,
+                      ':parent': issueId,
+                      ':rev': child.rev ?? 0,
+                    },
+                  },
+                },
+                reason: 'stale',
+              },
+            ],
+            changes: [{ before, after: { ...before, parentId: null, parentNumber: null, updatedAt: now } }],
+            goneIssues: [issueId],
+          }),
+        );
+        released++;
+        return;
+      } catch (err) {
+        if (!(err instanceof Refused)) throw err;
+      }
+    }
+    throw new Error(`child ${record.issueId} of issue ${issueId} kept changing: its parent is cleared on the next run`);
+  }
 }
 
 /** Issues whose index items one cascade transaction removes (at most 3 items each: 90 of 100). */
@@ -235,7 +343,8 @@ export async function deleteProjectContents(orgId: number, projectId: number, op
     {
       KeyConditionExpression: 'PK = :pk',
       ExpressionAttributeValues: { ':pk': collections.projectContents(orgId, projectId).pk },
-      ProjectionExpression: 'PK, SK, assignee_id, issue_number',
+      ProjectionExpression: 'PK, SK, id, assignee_id, issue_number, parent_id, parent_number, #status, story_points',
+      ExpressionAttributeNames: { '#status': 'status' },
     },
     options,
     async (pageKeys, items) => {
@@ -282,11 +391,12 @@ export async function deleteSprintIssues(
       IndexName: 'LSI1',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
       ExpressionAttributeValues: { ':pk': issues.pk, ':prefix': issues.prefix },
-      ProjectionExpression: 'PK, SK, LSK, assignee_id, issue_number',
+      ProjectionExpression: 'PK, SK, LSK, id, assignee_id, issue_number, parent_id, parent_number, #status, story_points',
+      ExpressionAttributeNames: { '#status': 'status' },
     },
     options,
     async (issueKeys, items) => {
-      await unindexIssues(orgId, projectId, items);
+      await unindexIssues(orgId, projectId, items, 'outlive');
       await forEachLimited(issueKeys, PARALLELISM, async (key) => {
         // Awaited first: `comments += await ...` would add to the value read before the wait.
         const deleted = await deleteIssueComments(orgId, projectId, issueIdOf(key), { deadline: options.deadline });
@@ -311,8 +421,12 @@ export async function cascade(parent: CascadeParent, options: CascadeOptions = {
       return deleteProjectContents(parent.orgId, parent.projectId, options);
     case 'sprint':
       return deleteSprintIssues(parent.orgId, parent.projectId, parent.sprintId, options);
-    case 'issue':
-      return deleteIssueComments(parent.orgId, parent.projectId, parent.issueId, options);
+    case 'issue': {
+      // Its children first: a cascade interrupted after them finds none the next time (bounded: 100).
+      const released =
+        parent.number === undefined ? 0 : await releaseChildren(parent.orgId, parent.projectId, parent.issueId, parent.number);
+      return released + (await deleteIssueComments(parent.orgId, parent.projectId, parent.issueId, options));
+    }
   }
 }
 

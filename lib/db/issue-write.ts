@@ -1,4 +1,5 @@
 import {
+  SUMMARY,
   effectsOf,
   type ChangeContext,
   type DerivedRecord,
@@ -20,6 +21,33 @@ import { addTo, putItem, transact, type GuardedItem } from './transactions.ts';
  * account whose `assigned_count` moves and one per other issue whose counters move (a parent's
  * summary). No write path builds derived items of its own.
  */
+
+/**
+ * A new parent as the write decided on it: with fewer children than the limit, and its chain as it
+ * was read (the parent's own parent, and each ancestor's, unchanged), so that writes deciding at
+ * once on chains that each other change (a cycle made of two moves, a chain grown past the depth
+ * limit from both ends) cannot both commit. Refused as `stale`: the write reads again and decides
+ * again. The ancestors are checked on their counter update when the write has one, else by a
+ * ConditionCheck each (at most 3).
+ */
+export interface ParentGuard {
+  issueId: number;
+  parentId: number | null;
+  maxChildren: number;
+  /** The ancestors above the parent as read, nearest first: each with its own parent. */
+  chain?: { issueId: number; parentId: number | null }[] | undefined;
+}
+
+/** The condition that an issue's `parent_id` is still `parentId` (null: none), with its names and values. */
+function parentIs(parentId: number | null, names: Record<string, string>, values: Record<string, unknown>, tag: string): string {
+  names['#g_parent'] = 'parent_id';
+  if (parentId === null) {
+    values[`:${tag}_null`] = null;
+    return `(attribute_not_exists(#g_parent) OR #g_parent = :${tag}_null)`;
+  }
+  values[`:${tag}_parent`] = parentId;
+  return `#g_parent = :${tag}_parent`;
+}
 
 /** A list's revision check, for a position computed on a read of the list (lib/domain/issues.ts). */
 export interface ListRevision {
@@ -52,6 +80,10 @@ export interface IssueWriteSpec {
   assigneeReason?: string | undefined;
   /** What a refused update of another issue's counters means (default `issue`: that issue is gone). */
   issueReason?: string | undefined;
+  /** Issues known to be gone (a parent deleted, its cascade pending): their counters are not kept. */
+  goneIssues?: readonly number[] | undefined;
+  /** A parent given to an issue, checked as it was read when its counters move. */
+  parentGuard?: ParentGuard | undefined;
   /** Items after everything else (a completion's velocity summary). */
   tail?: GuardedItem[] | undefined;
 }
@@ -110,10 +142,52 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
     .filter(({ by }) => by !== 0)
     .map(({ accountId, by }) => countUpdate(orgId, accountId, by, spec.assigneeReason ?? 'assignee'));
   const issueCounters = [...others.values()].flatMap(({ projectId: p, issueId, add }) => {
-    const item = issueCounterUpdate(orgId, p, issueId, add, spec.issueReason ?? 'issue');
+    if (spec.goneIssues?.includes(issueId)) return [];
+    // An issue written in this very transaction (a neighbour renumbered, an issue moved by a
+    // completion, one deleted by a cascade) takes its counters in its own item: DynamoDB refuses
+    // two operations on one item in a transaction.
+    const own = spec.issues.find((g) => sameKey(ownKey(g), keys.issue(orgId, p, issueId)));
+    if (own) {
+      foldCounters(own, add);
+      return [];
+    }
+    const guard = spec.parentGuard?.issueId === issueId ? spec.parentGuard : undefined;
+    const ancestor = spec.parentGuard?.chain?.find((a) => a.issueId === issueId);
+    const item = issueCounterUpdate(orgId, p, issueId, add, spec.issueReason ?? 'issue', guard, ancestor);
     return item ? [item] : [];
   });
-  return [...spec.issues, ...owners, ...(spec.checks ?? []), ...records, ...counts, ...issueCounters, ...(spec.tail ?? [])];
+  // The new parent's ancestors that nothing else in the transaction writes: one check each.
+  const written = (issueId: number) =>
+    [...spec.issues.map(ownKey), ...issueCounters.map(ownKey)].some((k) => sameKey(k, keys.issue(orgId, projectId, issueId)));
+  const chainChecks = (spec.parentGuard?.chain ?? [])
+    .filter((a) => !written(a.issueId))
+    .map((a): GuardedItem => {
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = {};
+      const condition = `attribute_exists(PK) AND ${parentIs(a.parentId, names, values, 'a')}`;
+      return {
+        item: {
+          ConditionCheck: {
+            TableName: tableName,
+            Key: keys.issue(orgId, projectId, a.issueId),
+            ConditionExpression: condition,
+            ExpressionAttributeNames: names,
+            ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+          },
+        },
+        reason: 'stale',
+      };
+    });
+  return [
+    ...spec.issues,
+    ...owners,
+    ...(spec.checks ?? []),
+    ...records,
+    ...counts,
+    ...issueCounters,
+    ...chainChecks,
+    ...(spec.tail ?? []),
+  ];
 }
 
 /** Sends one issue write as one transaction (see `issueWriteItems`). */
@@ -166,6 +240,42 @@ export function listOwnerUpdate(
   return { item: added ? { Update: { ...common, UpdateExpression: `ADD ${added}` } } : { ConditionCheck: common }, reason };
 }
 
+const ownKey = (g: GuardedItem): Key | undefined => {
+  const item = g.item as { Update?: { Key: Key }; Delete?: { Key: Key }; Put?: { Item: Key } };
+  return item.Update?.Key ?? item.Delete?.Key ?? item.Put?.Item;
+};
+const sameKey = (a: Key | undefined, b: Key) => a !== undefined && a.PK === b.PK && a.SK === b.SK;
+
+/**
+ * Adds counters to an issue's own item of the transaction: an Update gets them in its ADD clause,
+ * a Put in its attributes; a Delete drops them (the holder leaves with them).
+ */
+function foldCounters(g: GuardedItem, add: Record<string, number>): void {
+  const item = g.item as {
+    Update?: {
+      UpdateExpression: string;
+      ExpressionAttributeNames?: Record<string, string>;
+      ExpressionAttributeValues?: Record<string, unknown>;
+    };
+    Put?: { Item: Record<string, unknown> };
+  };
+  if (item.Put) {
+    for (const [attr, by] of Object.entries(add)) item.Put.Item[attr] = Number(item.Put.Item[attr] ?? 0) + by;
+    return;
+  }
+  const update = item.Update;
+  if (!update) return;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const added = addCounters(add, names, values, 'sub');
+  if (!added) return;
+  update.ExpressionAttributeNames = { ...update.ExpressionAttributeNames, ...names };
+  update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ...values };
+  update.UpdateExpression = / ?\bADD /.test(update.UpdateExpression)
+    ? update.UpdateExpression.replace(/\bADD /, `ADD ${added}, `)
+    : `${update.UpdateExpression} ADD ${added}`;
+}
+
 /**
  * What the derivations add to another issue's counters (a parent's summary): one ADD, on condition
  * that the issue is there (a counter never creates an item). Nothing when every sum is zero.
@@ -176,24 +286,36 @@ function issueCounterUpdate(
   issueId: number,
   add: Record<string, number>,
   reason: string,
+  guard?: ParentGuard,
+  ancestor?: { parentId: number | null },
 ): GuardedItem | undefined {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const added = addCounters(add, names, values);
   if (!added) return undefined;
-  return {
+  const conditions = ['attribute_exists(PK)'];
+  if (guard) {
+    names['#g_children'] = SUMMARY.total;
+    values[':g_max'] = guard.maxChildren;
+    conditions.push('(attribute_not_exists(#g_children) OR #g_children < :g_max)');
+    conditions.push(parentIs(guard.parentId, names, values, 'g'));
+  }
+  if (ancestor) conditions.push(parentIs(ancestor.parentId, names, values, 'a'));
+  const item: GuardedItem = {
     item: {
       Update: {
         TableName: tableName,
         Key: keys.issue(orgId, projectId, issueId),
         UpdateExpression: `ADD ${added}`,
-        ConditionExpression: 'attribute_exists(PK)',
+        ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
     },
     reason,
   };
+  // A guard that fails (the parent gone, its chain or its children changed): read and decide again.
+  return guard || ancestor ? { ...item, reason: 'stale' } : item;
 }
 
 // Gaining an issue proves the account exists (the assignee check); accounts are never deleted.
@@ -204,13 +326,30 @@ const countUpdate = (orgId: number, accountId: number, by: number, reason: strin
 export function recordKey(record: DerivedRecord): Key {
   return record.kind === 'pointer'
     ? keys.issueKey(record.orgId, record.number)
-    : keys.assignedIssue(record.orgId, record.accountId, record.projectId, record.issueId);
+    : record.kind === 'assigned'
+      ? keys.assignedIssue(record.orgId, record.accountId, record.projectId, record.issueId)
+      : keys.subIssue(record.orgId, record.parentNumber, record.issueId);
 }
 
 /** The stored item of a derived record. */
 export function recordItem(record: DerivedRecord): Record<string, unknown> {
   if (record.kind === 'pointer') {
     return { ...recordKey(record), type: 'issue_key', project_id: record.projectId, issue_id: record.issueId };
+  }
+  if (record.kind === 'sub_issue') {
+    return {
+      ...recordKey(record),
+      type: 'sub_issue',
+      parent_id: record.parentId,
+      project_id: record.projectId,
+      issue_id: record.issueId,
+      issue_number: record.number,
+      title: record.title,
+      sprint_id: record.sprintId,
+      status: record.status,
+      story_points: record.storyPoints,
+      assignee_id: record.assigneeId,
+    };
   }
   return {
     ...recordKey(record),
@@ -225,6 +364,7 @@ export function recordItem(record: DerivedRecord): Record<string, unknown> {
     // `type` names the kind of item, as on the issue.
     issue_type: record.type,
     due_date: record.dueDate,
+    parent_id: record.parentId,
   };
 }
 
@@ -236,7 +376,7 @@ function recordRemove(record: DerivedRecord, guarded: boolean): GuardedItem {
   if (!guarded) return { item: { Delete: { TableName: tableName, Key } } };
   // A cascade's page read again: what is gone already, or (a pointer) taken by a new project's issue, is refused.
   const condition =
-    record.kind === 'pointer'
+    record.kind === 'pointer' || record.kind === 'sub_issue'
       ? {
           ConditionExpression: 'project_id = :project AND issue_id = :issue',
           ExpressionAttributeValues: { ':project': record.projectId, ':issue': record.issueId },

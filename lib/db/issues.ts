@@ -33,8 +33,8 @@ import {
   setAssignments,
   type GuardedItem,
 } from './transactions.ts';
-import { issueWrite } from './issue-write.ts';
-import { issueStateOf, repositioned, unclassified, type IssueChange, type IssueState } from '../domain/derivations.ts';
+import { issueWrite, type ParentGuard } from './issue-write.ts';
+import { issueStateOf, repositioned, SUMMARY, unclassified, type IssueChange, type IssueState } from '../domain/derivations.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from '../domain/versions.ts';
 
@@ -74,6 +74,13 @@ export const toIssue = (record: object, position: number): Issue => {
       priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
       type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
       due_date: nullable<string>(item.due_date),
+      parent_id: nullable<number>(item.parent_id),
+      sub_issues_summary: {
+        total: Number(item[SUMMARY.total] ?? 0),
+        done: Number(item[SUMMARY.done] ?? 0),
+        story_points: Number(item[SUMMARY.storyPoints] ?? 0),
+        completed_story_points: Number(item[SUMMARY.completedStoryPoints] ?? 0),
+      },
       started_at: nullable<string>(item.started_at),
       completed_at: nullable<string>(item.completed_at),
       created_at: String(item.created_at),
@@ -104,19 +111,30 @@ const listKey = (sprintId: number | null, position: number, issueId: number) =>
  * issue read and write checks its ancestors this way, so the children of a deleted parent are
  * unreachable at once.
  */
-export async function getIssueFamily(orgId: number, projectId: number, sprintIds: number[], issueId?: number) {
+export async function getIssueFamily(
+  orgId: number,
+  projectId: number,
+  sprintIds: number[],
+  issueId?: number,
+  /** Other issues of the project read in the same call (a parent to be), by id. */
+  others: number[] = [],
+) {
   const wanted = [...new Set(sprintIds)];
   const found = await batchGet([
     keys.project(orgId, projectId),
     ...wanted.map((s) => keys.sprint(orgId, projectId, s)),
+    ...others.map((id) => keys.issue(orgId, projectId, id)),
     ...(issueId === undefined ? [] : [keys.issue(orgId, projectId, issueId)]),
   ]);
   const sprints = new Map<number, SprintItem | undefined>();
   wanted.forEach((s, i) => sprints.set(s, found[i + 1] as SprintItem | undefined));
+  const issues = new Map<number, IssueItem | undefined>();
+  others.forEach((id, i) => issues.set(id, found[wanted.length + 1 + i] as IssueItem | undefined));
   return {
     project: found[0] as ProjectItem | undefined,
     sprints,
     issue: (issueId === undefined ? undefined : found.at(-1)) as IssueItem | undefined,
+    others: issues,
   };
 }
 
@@ -426,7 +444,14 @@ export async function allocatePositions(orgId: number, projectId: number, count:
  * entry and count (raising the count is the assignee check), with the project's existence
  * (nothing may be written under a deleted project: its cascade would miss it), in one transaction.
  */
-export async function insertIssue(orgId: number, projectId: number, issue: Issue): Promise<void> {
+export async function insertIssue(
+  orgId: number,
+  projectId: number,
+  issue: Issue,
+  parent?: { number: string; guard: ParentGuard } | undefined,
+): Promise<void> {
+  const { sub_issues_summary: _summary, ...stored } = issue;
+  const parentNumber = parent ? { parent_number: parent.number } : {};
   await issueWrite({
     orgId,
     projectId,
@@ -435,7 +460,7 @@ export async function insertIssue(orgId: number, projectId: number, issue: Issue
         {
           ...keys.issue(orgId, projectId, issue.id),
           LSK: listKey(issue.sprint_id, issue.position, issue.id),
-          ...storedIssueFields(issue as unknown as Record<string, unknown>),
+          ...storedIssueFields({ ...stored, ...parentNumber }),
           type: 'issue',
           org_id: orgId,
           rev: 0,
@@ -445,7 +470,8 @@ export async function insertIssue(orgId: number, projectId: number, issue: Issue
       ),
     ],
     // As stored (`type` kept as `issue_type`): what the derivations read of it.
-    changes: [{ after: issueStateOf(orgId, storedIssueFields(issue as unknown as Record<string, unknown>)) }],
+    changes: [{ after: issueStateOf(orgId, storedIssueFields({ ...stored, ...parentNumber })) }],
+    parentGuard: parent?.guard,
     ownerReason: issue.sprint_id === null ? 'project' : 'sprint',
     checks: issue.sprint_id === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
   });
@@ -469,6 +495,10 @@ export interface IssueWrite {
   renumber?: Renumbering[] | undefined;
   /** A new assignee, checked in the same transaction. */
   assigneeId?: number | undefined;
+  /** A new parent: checked as read (lib/db/issue-write.ts: `ParentGuard`). */
+  parentGuard?: ParentGuard | undefined;
+  /** Issues known to be gone (a parent deleted, its cascade pending): their counters are not kept. */
+  goneIssues?: number[] | undefined;
 }
 
 function renumberItem(orgId: number, projectId: number, sprintId: number | null, r: Renumbering): GuardedItem {
@@ -533,6 +563,8 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
       ...renumber.map((r) => repositioned({ orgId, projectId, sprintId: target }, r)),
     ],
     listRev: write.listRev ? { sprintId: target, expected: write.listRev.expected } : undefined,
+    parentGuard: write.parentGuard,
+    goneIssues: write.goneIssues,
     // An assignee given but unchanged is still checked; a changed one is by its count (lib/db/issue-write.ts).
     checks:
       write.assigneeId !== undefined && write.assigneeId === write.before.assigneeId
@@ -701,7 +733,11 @@ export async function appendToList(
       priority: issue.priority,
       type: issue.type,
       dueDate: issue.due_date,
+      parentId: issue.parent_id ?? null,
+      parentNumber: issue.parent_number ?? null,
+      title: issue.title,
     };
+    if (issue.issue_number !== undefined) before.number = issue.issue_number;
     changes.push({ before, after: { ...before, sprintId: list, position, updatedAt: move.now } });
     moves.push({
       item: {
@@ -742,6 +778,11 @@ export interface OpenIssue {
   priority: IssuePriority;
   type: IssueType;
   due_date: string | null;
+  /** Its parent, with what the parent's children index shows of it (read only for an issue with a parent). */
+  parent_id?: number | null | undefined;
+  parent_number?: string | null | undefined;
+  issue_number?: string | undefined;
+  title?: string | undefined;
 }
 
 /**
@@ -761,7 +802,8 @@ export async function sprintIssuesWithStatus(
       IndexName: 'LSI1',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
       FilterExpression: `#status IN (${statuses.map((_, i) => `:s${i}`).join(', ')})`,
-      ProjectionExpression: 'id, rev, #status, story_points, #position, assignee_id, priority, issue_type, due_date',
+      ProjectionExpression:
+        'id, rev, #status, story_points, #position, assignee_id, priority, issue_type, due_date, parent_id, parent_number, issue_number, title',
       ExpressionAttributeNames: { '#status': 'status', '#position': 'position' },
       ExpressionAttributeValues: {
         ':pk': collection.pk,
@@ -782,6 +824,14 @@ export async function sprintIssuesWithStatus(
           priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
           type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
           due_date: (item.due_date as string | null | undefined) ?? null,
+          ...(typeof item.parent_id === 'number'
+            ? {
+                parent_id: item.parent_id,
+                parent_number: item.parent_number as string,
+                issue_number: String(item.issue_number),
+                title: String(item.title),
+              }
+            : {}),
         });
       }
     },

@@ -11,6 +11,7 @@
  * | ORG#o            | PROJECT#p           | PROJECT#p                | project (+ counters, issue sequence)   |
  * | ORG#o            | PREFIX#X            |                          | project prefix uniqueness guard        |
  * | ORG#o            | ISSUEKEY#X-n        |                          | issue number -> project and issue id   |
+ * | ORG#o            | ISSUEKEY#X-n#SUB#i  |                          | child i of issue X-n (sub-issues list) |
  * | ORG#o#A#a        | ISSUE#p#i           | MI#updated_at#p#i        | issue i of project p assigned to a     |
  * | ORG#o#P#p        | SPRINT#s            | SPRINT#s                 | sprint (+ issue counters)              |
  * | ORG#o#P#p        | VELOCITY#t#s        |                          | completed sprint's summary (velocity)  |
@@ -112,6 +113,14 @@ export const keys = {
   }),
   /** Where the issue numbered `issueNumber` ("APL-42") lives: written by the create transaction. */
   issueKey: (orgId: number, issueNumber: string): Key => ({ PK: orgPk(orgId), SK: `ISSUEKEY#${issueNumber.toUpperCase()}` }),
+  /**
+   * Child `issueId` of the issue numbered `parentNumber`, right after the parent's pointer: one
+   * Query from the pointer reads the pointer and the children in order (`GET /issues/{key}/sub_issues`).
+   */
+  subIssue: (orgId: number, parentNumber: string, issueId: number): Key => ({
+    PK: orgPk(orgId),
+    SK: `${subIssuesPrefix(parentNumber)}${pad(issueId)}`,
+  }),
   token: (tokenHash: string): Key => ({ PK: `${tokenPkPrefix}${tokenHash}`, SK: 'TOKEN' }),
   /**
    * An Idempotency-Key record; `key` is the persistence layer's hash of (account, route, path, key).
@@ -132,6 +141,9 @@ export const keys = {
     SK: `${kind}#${pad(orgId)}#${pad(projectId)}#${pad(id)}`,
   }),
 };
+
+/** The SK prefix of the children of the issue numbered `parentNumber` (they sort right after its pointer). */
+export const subIssuesPrefix = (parentNumber: string) => `ISSUEKEY#${parentNumber.toUpperCase()}#SUB#`;
 
 /** LSI1 sort keys: the order of each collection. */
 export const listKeys = {

@@ -21,7 +21,7 @@ import { scanPages } from './query.ts';
  * Rebuilds what the issue writes keep beside the issues themselves, from the issues as stored: the
  * rebuild of every derivation of lib/domain/derivations.ts (the counters of every list and its
  * rank index, the issue-number pointers, the assigned-issue index with each account's
- * `assigned_count`). For data written before these existed (an upgrade), or to repair them: an
+ * `assigned_count`, each parent's sub-issues summary and children index). For data written before these existed (an upgrade), or to repair them: an
  * operator's command (`issues:reindex`, tools/cli/admin.ts) that reads the table (or one
  * organisation's part of it) with a Scan, which no request path does.
  *
@@ -56,7 +56,7 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
   const put = (record: DerivedRecord) => observed.records.set(recordId(record), record);
   await scanPages(
     {
-      FilterExpression: `#type IN (:project, :sprint, :issue, :account, :pointer, :entry)${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
+      FilterExpression: `#type IN (:project, :sprint, :issue, :account, :pointer, :entry, :child)${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
       ExpressionAttributeNames: { '#type': 'type' },
       ExpressionAttributeValues: {
         ':project': 'project',
@@ -65,6 +65,7 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
         ':account': 'account',
         ':pointer': 'issue_key',
         ':entry': 'assigned_issue',
+        ':child': 'sub_issue',
         ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }),
       },
     },
@@ -76,8 +77,26 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
         else if (item.type === 'sprint') {
           hold({ kind: 'list', orgId: org, projectId: Number(item.project_id), sprintId: Number(item.id) }, item);
         } else if (item.type === 'account') hold({ kind: 'account', orgId: org, accountId: Number(item.id) }, item);
-        else if (item.type === 'issue') issues.push(item);
-        else if (item.type === 'issue_key') {
+        else if (item.type === 'issue') {
+          issues.push(item);
+          hold({ kind: 'issue', orgId: org, projectId: Number(item.project_id), issueId: Number(item.id) }, item);
+        } else if (item.type === 'sub_issue') {
+          const sk = String(item.SK);
+          put({
+            kind: 'sub_issue',
+            orgId: org,
+            parentNumber: sk.slice('ISSUEKEY#'.length, sk.lastIndexOf('#SUB#')),
+            parentId: Number(item.parent_id),
+            projectId: Number(item.project_id),
+            issueId: Number(item.issue_id),
+            number: String(item.issue_number),
+            title: String(item.title),
+            sprintId: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
+            status: item.status as IssueStatus,
+            storyPoints: (item.story_points as number | null | undefined) ?? null,
+            assigneeId: (item.assignee_id as number | null | undefined) ?? null,
+          });
+        } else if (item.type === 'issue_key') {
           put({
             kind: 'pointer',
             orgId: org,
@@ -99,6 +118,7 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
             priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
             type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
             dueDate: (item.due_date as string | null | undefined) ?? null,
+            parentId: typeof item.parent_id === 'number' ? item.parent_id : null,
           });
         }
       }
@@ -121,7 +141,11 @@ export interface ReindexResult {
   pointersRemoved: number;
   assignedWritten: number;
   assignedRemoved: number;
+  subIssuesWritten: number;
+  subIssuesRemoved: number;
   accounts: number;
+  /** Parents whose sub-issues summary was set. */
+  parents: number;
 }
 
 /** See the module comment. `orgId` limits it to one organisation. */
@@ -134,7 +158,10 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
     pointersRemoved: 0,
     assignedWritten: 0,
     assignedRemoved: 0,
+    subIssuesWritten: 0,
+    subIssuesRemoved: 0,
     accounts: 0,
+    parents: 0,
   };
   // Every holder's attributes of every derivation: as rebuilt, or 0 where the rebuild has none.
   const sets = new Map<string, Record<string, number>>();
@@ -151,13 +178,15 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
     for (const record of expected.records.values()) {
       await db.send(new PutCommand({ TableName: tableName, Item: recordItem(record) }));
       if (record.kind === 'pointer') result.pointersWritten++;
-      else result.assignedWritten++;
+      else if (record.kind === 'assigned') result.assignedWritten++;
+      else result.subIssuesWritten++;
     }
     for (const [id, record] of observed.records) {
       if (!d.records.includes(record.kind) || expected.records.has(id)) continue;
       await db.send(new DeleteCommand({ TableName: tableName, Key: recordKey(record) }));
       if (record.kind === 'pointer') result.pointersRemoved++;
-      else result.assignedRemoved++;
+      else if (record.kind === 'assigned') result.assignedRemoved++;
+      else result.subIssuesRemoved++;
     }
   }
   for (const [id, set] of sets) {
@@ -174,7 +203,8 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
       }),
     );
     if (holder.kind === 'list') result.lists++;
-    else result.accounts++;
+    else if (holder.kind === 'account') result.accounts++;
+    else result.parents++;
   }
   return result;
 }

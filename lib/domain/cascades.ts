@@ -12,7 +12,14 @@ import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 export type CascadeParent =
   | { kind: 'project'; orgId: number; projectId: number }
   | { kind: 'sprint'; orgId: number; projectId: number; sprintId: number }
-  | { kind: 'issue'; orgId: number; projectId: number; issueId: number };
+  | {
+      kind: 'issue';
+      orgId: number;
+      projectId: number;
+      issueId: number;
+      /** Its number, under which its children index lives (their parent is cleared). */
+      number?: string | undefined;
+    };
 
 const numberOf = (v: AttributeValue | undefined): number | undefined =>
   v?.N !== undefined && Number.isSafeInteger(Number(v.N)) ? Number(v.N) : undefined;
@@ -30,7 +37,11 @@ export function cascadeParentOf(record: DynamoDBRecord): CascadeParent | undefin
   const projectId = numberOf(old.project_id);
   if (projectId === undefined) return undefined;
   if (type === 'sprint') return { kind: 'sprint', orgId, projectId, sprintId: id };
-  if (type === 'issue') return { kind: 'issue', orgId, projectId, issueId: id };
+  if (type === 'issue') {
+    // Only a parent's cascade has children to release (its summary counts them exactly).
+    const number = Number(old.sub_issues_total?.N ?? 0) > 0 ? old.issue_number?.S : undefined;
+    return { kind: 'issue', orgId, projectId, issueId: id, ...(number ? { number } : {}) };
+  }
   return undefined;
 }
 
@@ -64,7 +75,7 @@ export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCa
       : item.kind === 'sprint'
         ? { kind: 'sprint', orgId, projectId, sprintId: id }
         : item.kind === 'issue'
-          ? { kind: 'issue', orgId, projectId, issueId: id }
+          ? { kind: 'issue', orgId, projectId, issueId: id, ...(typeof item.number === 'string' ? { number: item.number } : {}) }
           : undefined;
   if (!parent) return undefined;
   return {
@@ -86,6 +97,7 @@ export function pendingCascadeItem(pending: PendingCascade, now = new Date()): R
     org_id: parent.orgId,
     project_id: parent.projectId,
     parent_id: idOf(parent),
+    ...(parent.kind === 'issue' && parent.number ? { number: parent.number } : {}),
     ...(pending.after ? { after: pending.after } : {}),
     attempts: pending.attempts,
     ...(pending.error ? { error: pending.error.slice(0, 1000) } : {}),

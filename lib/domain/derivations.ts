@@ -36,6 +36,12 @@ export interface IssueState {
   type: IssueType;
   /** `YYYY-MM-DD`, or null. */
   dueDate: string | null;
+  /** Its parent issue (same project), or null; absent where a path does not read it (never changed there). */
+  parentId?: number | null | undefined;
+  /** The parent's number: the children index lives under it (`GET /issues/{number}/sub_issues`). */
+  parentNumber?: string | null | undefined;
+  /** Its title, as the children index shows it; absent where a path does not read it (never changed there). */
+  title?: string | undefined;
 }
 
 /**
@@ -64,6 +70,9 @@ export function issueStateOf(orgId: number, item: Record<string, unknown>): Issu
     priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
     type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
     dueDate: (item.due_date as string | null | undefined) ?? null,
+    parentId: item.parent_id === null || item.parent_id === undefined ? null : Number(item.parent_id),
+    parentNumber: typeof item.parent_number === 'string' ? item.parent_number : null,
+    title: item.title === undefined ? undefined : String(item.title),
   };
 }
 
@@ -119,6 +128,23 @@ export type DerivedRecord =
       priority: IssuePriority;
       type: IssueType;
       dueDate: string | null;
+      /** The issue's parent, for the `parent_id` filter of `GET /me/issues`. */
+      parentId: number | null;
+    }
+  | {
+      /** A child in its parent's index, under the parent's number; what `GET /issues/{number}/sub_issues` lists. */
+      kind: 'sub_issue';
+      orgId: number;
+      parentNumber: string;
+      parentId: number;
+      projectId: number;
+      issueId: number;
+      number: string;
+      title: string;
+      sprintId: number | null;
+      status: IssueStatus;
+      storyPoints: number | null;
+      assigneeId: number | null;
     };
 
 export type Effect =
@@ -284,6 +310,7 @@ const entryOf = (s: IssueState & { assigneeId: number }): DerivedRecord => ({
   priority: s.priority,
   type: s.type,
   dueDate: s.dueDate,
+  parentId: s.parentId ?? null,
 });
 const account = (orgId: number, accountId: number): Holder => ({ kind: 'account', orgId, accountId });
 const assigned = (s: IssueState | undefined): (IssueState & { assigneeId: number }) | undefined =>
@@ -296,7 +323,7 @@ const assigned = (s: IssueState | undefined): (IssueState & { assigneeId: number
  */
 export const assigneeIndex: Derivation = {
   name: 'assignee-index',
-  reads: ['assigneeId', 'updatedAt', 'status', 'sprintId', 'priority', 'type', 'dueDate'],
+  reads: ['assigneeId', 'updatedAt', 'status', 'sprintId', 'priority', 'type', 'dueDate', 'parentId'],
   changes(before, after) {
     const from = assigned(before);
     const to = assigned(after);
@@ -318,8 +345,120 @@ export const assigneeIndex: Derivation = {
   rebuild: (issues) => rebuildFrom(assigneeIndex, issues),
 };
 
+/** The counters of a parent's `sub_issues_summary`, as stored on the parent issue. */
+export const SUMMARY = {
+  total: 'sub_issues_total',
+  done: 'sub_issues_done',
+  storyPoints: 'sub_issues_points',
+  completedStoryPoints: 'sub_issues_done_points',
+} as const;
+const summaryAttrs: readonly string[] = Object.values(SUMMARY);
+
+const parentOf = (s: IssueState | undefined) => (s?.parentId === undefined || s.parentId === null ? undefined : s.parentId);
+const parentHolder = (s: IssueState, parentId: number): Holder => ({
+  kind: 'issue',
+  orgId: s.orgId,
+  projectId: s.projectId,
+  issueId: parentId,
+});
+const summaryOf = (s: IssueState): Record<string, number> => {
+  const points = s.storyPoints ?? 0;
+  const done = s.status === 'done';
+  return {
+    [SUMMARY.total]: 1,
+    [SUMMARY.done]: done ? 1 : 0,
+    [SUMMARY.storyPoints]: points,
+    [SUMMARY.completedStoryPoints]: done ? points : 0,
+  };
+};
+const scaled = (delta: Record<string, number>, sign: 1 | -1) =>
+  Object.fromEntries(Object.entries(delta).map(([k, v]) => [k, sign * v]));
+
+/**
+ * A parent's `sub_issues_summary`: its children's count, done count, story points and done story
+ * points, as counters on the parent issue, moved in the same transaction as the child. A child
+ * whose parent is gone (its delete's cascade not yet run) counts nowhere.
+ */
+export const parentSummary: Derivation = {
+  name: 'parent-summary',
+  reads: ['parentId', 'status', 'storyPoints'],
+  changes(before, after) {
+    const from = parentOf(before);
+    const to = parentOf(after);
+    if (before && after && from !== undefined && from === to) {
+      const net = summaryOf(after);
+      for (const [k, v] of Object.entries(summaryOf(before))) net[k] = (net[k] ?? 0) - v;
+      return adds(parentHolder(after, from), net);
+    }
+    return [
+      ...(before && from !== undefined ? adds(parentHolder(before, from), scaled(summaryOf(before), -1)) : []),
+      ...(after && to !== undefined ? adds(parentHolder(after, to), summaryOf(after)) : []),
+    ];
+  },
+  owns: (holder, attr) => holder.kind === 'issue' && summaryAttrs.includes(attr),
+  records: [],
+  rebuild: (issues) => rebuildFrom(parentSummary, withLiveParents(issues)),
+};
+
+/** Issues as if each whose parent is not among them had none (a parent deleted, its cascade pending). */
+function withLiveParents(issues: IssueState[]): IssueState[] {
+  const ids = new Set(issues.map((s) => `${s.orgId}:${s.projectId}:${s.id}`));
+  return issues.map((s) =>
+    s.parentId !== undefined && s.parentId !== null && !ids.has(`${s.orgId}:${s.projectId}:${s.parentId}`)
+      ? { ...s, parentId: null, parentNumber: null }
+      : s,
+  );
+}
+
+const subIssueOf = (s: IssueState): DerivedRecord | undefined =>
+  s.parentId === undefined || s.parentId === null || !s.parentNumber
+    ? undefined
+    : {
+        kind: 'sub_issue',
+        orgId: s.orgId,
+        parentNumber: s.parentNumber.toUpperCase(),
+        parentId: s.parentId,
+        projectId: s.projectId,
+        issueId: s.id,
+        number: s.number,
+        title: s.title ?? '',
+        sprintId: s.sprintId,
+        status: s.status,
+        storyPoints: s.storyPoints,
+        assigneeId: s.assigneeId,
+      };
+
+/**
+ * The children index of a parent: one record per child under the parent's number (in the
+ * organisation's partition, beside the number's pointer), carrying what the children list shows,
+ * so that `GET /issues/{number}/sub_issues` reads the pointer and the children in one Query.
+ */
+export const subIssueIndex: Derivation = {
+  name: 'sub-issue-index',
+  reads: ['parentId', 'parentNumber', 'number', 'title', 'sprintId', 'status', 'storyPoints', 'assigneeId'],
+  changes(before, after) {
+    const from = before ? subIssueOf(before) : undefined;
+    const to = after ? subIssueOf(after) : undefined;
+    const out: Effect[] = [];
+    if (from && (!to || recordId(from) !== recordId(to))) out.push({ kind: 'remove', record: from });
+    if (to) out.push({ kind: 'put', record: to });
+    return out;
+  },
+  owns: () => false,
+  records: ['sub_issue'],
+  // A child of a deleted parent keeps its record until the parent's cascade clears its parent_id.
+  rebuild: (issues) => rebuildFrom(subIssueIndex, issues),
+};
+
 /** Every derivation of an issue, in the order their items go into a transaction. */
-export const derivations: readonly Derivation[] = [listCounters, rankBlocks, numberPointer, assigneeIndex];
+export const derivations: readonly Derivation[] = [
+  listCounters,
+  rankBlocks,
+  numberPointer,
+  assigneeIndex,
+  parentSummary,
+  subIssueIndex,
+];
 
 /** The effects of a batch of changes on every derivation (or the ones named in `only`). */
 export function effectsOf(changes: IssueChange[], ctx: ChangeContext, only?: readonly string[]): Effect[] {
@@ -343,7 +482,11 @@ export const holderId = (h: Holder) =>
       : `issue:${h.orgId}:${h.projectId}:${h.issueId}`;
 
 export const recordId = (r: DerivedRecord) =>
-  r.kind === 'pointer' ? `pointer:${r.orgId}:${r.number}` : `assigned:${r.orgId}:${r.accountId}:${r.projectId}:${r.issueId}`;
+  r.kind === 'pointer'
+    ? `pointer:${r.orgId}:${r.number}`
+    : r.kind === 'assigned'
+      ? `assigned:${r.orgId}:${r.accountId}:${r.projectId}:${r.issueId}`
+      : `sub_issue:${r.orgId}:${r.parentNumber}:${r.projectId}:${r.issueId}`;
 
 /** Derived state: counters per holder, and records by id. */
 export interface Derived {

@@ -5,7 +5,9 @@ import { classificationFilter } from './classification.ts';
 import { isClosed, issueStateOf, unclassified, type IssueState } from './derivations.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
-import { Refused, rereadOnStale, type RetryBudget } from '../db/transactions.ts';
+import { getItem, Refused, rereadOnStale, STALE, type RetryBudget } from '../db/transactions.ts';
+import type { ParentGuard } from '../db/issue-write.ts';
+import { decideParent, type ParentDecision } from './sub-issues.ts';
 import type { Issue, IssueCreate, IssueListFilters, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from './errors.ts';
 import {
@@ -99,16 +101,23 @@ async function withRetries<T>(step: () => Promise<T>): Promise<T> {
  * the issue exist and the issue is in that very list (a sprint issue is not found under the
  * backlog path nor under another sprint). `otherSprint` is read in the same call.
  */
-async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, otherSprint?: number | null) {
+async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, otherSprint?: number | null, parentId?: number) {
   const sprintIds = [at.sprintId, otherSprint].filter((s): s is number => typeof s === 'number');
-  const family = await store.getIssueFamily(caller.orgId, at.projectId, sprintIds, issueId);
+  const family = await store.getIssueFamily(
+    caller.orgId,
+    at.projectId,
+    sprintIds,
+    issueId,
+    parentId === undefined ? [] : [parentId],
+  );
   if (!family.project) throw new NotFoundError('Project');
   if (at.sprintId !== null && !family.sprints.get(at.sprintId)) throw new NotFoundError('Sprint');
   if (!family.issue || (family.issue.sprint_id ?? null) !== at.sprintId) throw new NotFoundError('Issue');
   if ([...family.sprints.values()].some((s) => s?.status === 'completing')) throw new SprintBusyError();
   const project = family.project as ProjectItem & { backlog_rev?: number };
   const owner = at.sprintId === null ? project : family.sprints.get(at.sprintId);
-  return { project, sprints: family.sprints, issue: family.issue, index: rankIndexOf(owner) };
+  const parent = parentId === undefined ? undefined : family.others.get(parentId);
+  return { project, sprints: family.sprints, issue: family.issue, index: rankIndexOf(owner), parent };
 }
 
 /** The place of an issue in its list, given the list's rank index as read: one keys-only Query. */
@@ -124,6 +133,7 @@ export function issueFilter(filters: IssueListFilters): IssueFilter {
   return (item) =>
     (filters.status === undefined || filters.status.includes(item.status)) &&
     (filters.assigneeId === undefined || (item.assignee_id ?? null) === filters.assigneeId) &&
+    (filters.parentId === undefined || (item.parent_id ?? null) === filters.parentId) &&
     (q === undefined || String(item.title).toLowerCase().includes(q)) &&
     (filters.updatedSince === undefined || String(item.updated_at) >= filters.updatedSince) &&
     classified(issueStateOf(0, item as never));
@@ -164,10 +174,19 @@ export async function getIssue(caller: Principal, at: IssueLocation, issueId: nu
 export async function createIssue(caller: Principal, at: IssueLocation, input: IssueCreate): Promise<Issue> {
   try {
     // A sprint's count comes from the sprint, read alongside (the backlog's from the allocation).
-    const [slot, owner] = await Promise.all([
+    const parentId = input.parent_id ?? null;
+    const [slot, owner, parentItem] = await Promise.all([
       store.allocateIssueSlot(caller.orgId, at.projectId),
       at.sprintId === null ? undefined : store.getListOwner(caller.orgId, at.projectId, at.sprintId),
+      parentId === null ? undefined : getItem<IssueItem>(keys.issue(caller.orgId, at.projectId, parentId)),
     ]);
+    let parent: ParentDecision;
+    try {
+      parent = await decideParent(caller.orgId, at.projectId, undefined, parentId, parentItem);
+    } catch (err) {
+      await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
+      throw err;
+    }
     const listed = at.sprintId === null ? slot.backlogCount : Number(owner?.issues_count ?? 0);
     const now = new Date().toISOString();
     const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
@@ -186,12 +205,19 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       priority: input.priority ?? unclassified.priority,
       type: input.type ?? unclassified.type,
       due_date: input.due_date ?? null,
+      parent_id: parent.set.parent_id,
+      sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
       ...statusTimestamps(undefined, status, now),
       created_at: now,
       updated_at: now,
     };
     try {
-      await store.insertIssue(caller.orgId, at.projectId, issue);
+      await store.insertIssue(
+        caller.orgId,
+        at.projectId,
+        issue,
+        parent.guard && parent.set.parent_number ? { number: parent.set.parent_number, guard: parent.guard } : undefined,
+      );
     } catch (err) {
       // Refused (an assignee not of the organisation, a sprint gone or completing): nothing was
       // written, so the number goes back if no create took one since (docs/api.md). A give-back
@@ -203,6 +229,11 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
     // same place; the list itself reads 1..n (an allocation is unique and above every key).
     return withVersion({ ...issue, position: listed + 1 }, { ...keys.issue(caller.orgId, at.projectId, issue.id), version: 1 });
   } catch (err) {
+    // The parent's guard refused: gone, full or moved meanwhile. A read tells which (422), else 503.
+    if (err instanceof Refused && err.reason === STALE && input.parent_id) {
+      const again = await getItem<IssueItem>(keys.issue(caller.orgId, at.projectId, input.parent_id));
+      await decideParent(caller.orgId, at.projectId, undefined, input.parent_id, again);
+    }
     // The sprint's guard refuses both a missing sprint and one being completed: tell them apart.
     if (err instanceof Refused && err.reason === 'sprint' && at.sprintId !== null) {
       const { sprints } = await store.getIssueFamily(caller.orgId, at.projectId, [at.sprintId]);
@@ -220,9 +251,13 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
  * carries the issue's place as written.
  */
 export async function updateIssue(caller: Principal, at: IssueLocation, issueId: number, changes: IssueUpdate): Promise<Issue> {
+  // The issue's parent was found gone by a refused write: it counts nowhere until its cascade runs.
+  const gone: number[] = [];
   return withRetries(async () => {
     const target = changes.sprint_id !== undefined ? changes.sprint_id : at.sprintId;
-    const { project, sprints, issue, index } = await loadIssue(caller, at, issueId, target);
+    const wantedParent = typeof changes.parent_id === 'number' ? changes.parent_id : undefined;
+    // A parent to be is read with the issue, in the same call.
+    const { project, sprints, issue, index, parent: parentItem } = await loadIssue(caller, at, issueId, target, wantedParent);
     const targetSprint = target === null ? undefined : sprints.get(target);
     if (target !== null && !targetSprint) throw new ValidationError([targetSprintMessage]);
     const moving = target !== at.sprintId;
@@ -237,7 +272,14 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
     if (changes.status !== undefined)
       Object.assign(set, { status: changes.status, ...statusTimestamps(current, changes.status, now) });
     if (moving) set.sprint_id = target;
-    const next: Issue = { ...current, ...(set as Partial<Issue>) };
+    let parentGuard: ParentGuard | undefined;
+    if (changes.parent_id !== undefined && changes.parent_id !== (issue.parent_id ?? null)) {
+      const decided = await decideParent(caller.orgId, at.projectId, issue, changes.parent_id, parentItem);
+      Object.assign(set, decided.set);
+      parentGuard = decided.guard;
+    }
+    const { parent_number: _parentNumber, ...shown } = set;
+    const next: Issue = { ...current, ...(shown as Partial<Issue>) };
 
     const listCount = target === null ? Number(project.backlog_count ?? 0) : Number(targetSprint?.issues_count ?? 0);
     const targetIndex = moving ? rankIndexOf(target === null ? project : targetSprint) : index;
@@ -268,6 +310,8 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       listRev: place.listRev,
       renumber: place.renumber,
       assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
+      parentGuard,
+      goneIssues: gone,
     });
     // Its place, as of the state the decision was taken on: the place it was put at, last when
     // appended, or (left where it was) its place as read, counted while the write runs.
@@ -275,7 +319,21 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       write,
       place.at !== undefined ? place.at : placeIn(caller.orgId, at.projectId, index, issue),
     ]);
-    if (written.status === 'rejected') throw written.reason;
+    if (written.status === 'rejected') {
+      // The parent's counters refused: the parent was deleted meanwhile (its cascade will clear
+      // this issue's parent_id). Decide again, keeping no counters on it.
+      const left = before.parentId;
+      if (
+        written.reason instanceof Refused &&
+        written.reason.reason === 'issue' &&
+        typeof left === 'number' &&
+        !gone.includes(left)
+      ) {
+        gone.push(left);
+        throw new Refused(STALE);
+      }
+      throw written.reason;
+    }
     if (answer.status === 'rejected') throw answer.reason;
     // At least one past the version read (a comment's counter may have moved it meanwhile).
     const stored = { ...keys.issue(caller.orgId, at.projectId, issueId), version: versionOf(issue) + 1 };

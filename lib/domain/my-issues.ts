@@ -75,16 +75,19 @@ export async function listMyIssues(caller: Principal, page: PageRequest, filters
 }
 
 /** The filters of `GET /me/issues` (AND): what the index entries carry. */
-export type MyIssuesFilters = Pick<IssueListFilters, 'status' | 'priority' | 'type' | 'dueBefore' | 'dueAfter'>;
+export type MyIssuesFilters = Pick<IssueListFilters, 'status' | 'priority' | 'type' | 'dueBefore' | 'dueAfter' | 'parentId'>;
 
 /**
- * The entries that pass every filter given: the index entry carries the status, priority, type and
- * due date of its issue (the `assignee-index` derivation), so a filtered page is still one Query
+ * The entries that pass every filter given: the index entry carries the status, priority, type,
+ * due date and parent of its issue (the `assignee-index` derivation), so a filtered page is still one Query
  * of the index before the BatchGet of its issues.
  */
 function assignedFilter(filters: MyIssuesFilters): AssignedFilter {
   const classified = classificationFilter(filters);
-  return (entry) => (filters.status === undefined || filters.status.includes(entry.status)) && classified(entry);
+  return (entry) =>
+    (filters.status === undefined || filters.status.includes(entry.status)) &&
+    (filters.parentId === undefined || entry.parentId === filters.parentId) &&
+    classified(entry);
 }
 
 /** Issues one place Query may read past its first block's start: issues of a list this close share it. */

@@ -22,8 +22,9 @@ const ATTEMPTS = 4;
  */
 const MOVES_PER_STEP = 96;
 
-/** Transaction items moving `issue` costs (lib/db/issues.ts: appendToList). */
-const moveItems = (issue: OpenIssue) => (issue.assignee_id === null ? 1 : 2);
+/** Transaction items moving `issue` costs (lib/db/issues.ts: appendToList): its own, its assignee entry, its parent's index record. */
+const moveItems = (issue: OpenIssue) =>
+  1 + (issue.assignee_id === null ? 0 : 1) + (issue.parent_id === null || issue.parent_id === undefined ? 0 : 1);
 
 /** Open issues cut into batches of at most MOVES_PER_STEP transaction items, in order. */
 function moveBatches(open: OpenIssue[]): OpenIssue[][] {

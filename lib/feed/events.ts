@@ -56,7 +56,7 @@ const image = (i: Record<string, AttributeValue> | undefined): Image | undefined
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
 
 /** Issue fields whose changes are reported with their old and new values. */
-const issueValueFields = ['title', 'status', 'story_points', 'assignee_id', 'sprint_id'] as const;
+const issueValueFields = ['title', 'status', 'story_points', 'assignee_id', 'sprint_id', 'parent_id'] as const;
 
 /**
  * Fields reported with their old and new values as the API names and answers them: `type` is

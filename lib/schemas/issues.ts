@@ -43,13 +43,16 @@ const issueFields = {
   priority: IssuePriority.optional(),
   type: IssueType.optional(),
   due_date: calendarDate().nullable().optional(),
+  // Described on the objects (IssueCreate, IssueUpdate), not here: the MCP tools list these fields.
+  parent_id: idField().nullable().optional(),
 };
 
 export const IssueCreateFields = z.object({ title: nameField(), ...issueFields }, objectError).meta({
   id: 'IssueCreate',
   description:
     'Default status: `todo` in a sprint, `backlog` in the project backlog; default priority `none`, type `task`, ' +
-    '`due_date` null (a day, `YYYY-MM-DD`). The issue is appended at the end.',
+    '`due_date` null (a day, `YYYY-MM-DD`). The issue is appended at the end. ' +
+    '`parent_id`: another issue of the same project (any list), or null; no cycle, at most 5 levels, at most 100 sub-issues per parent.',
 });
 
 export const IssueUpdateFields = z
@@ -74,12 +77,32 @@ export const IssueUpdateFields = z
     },
     objectError,
   )
-  .meta({ id: 'IssueUpdate' });
+  .meta({
+    id: 'IssueUpdate',
+    description:
+      '`parent_id`: another issue of the same project (any list), or null; no cycle, at most 5 levels deep counting ' +
+      "the issue's own sub-issues, at most 100 sub-issues per parent.",
+  });
 
 export const IssueCreateBody = wrapped('issue', IssueCreateFields);
 export const IssueUpdateBody = wrapped('issue', IssueUpdateFields);
 export type IssueCreate = z.output<typeof IssueCreateFields>;
 export type IssueUpdate = z.output<typeof IssueUpdateFields>;
+
+export const SubIssuesSummary = z
+  .object({
+    total: z.number().int(),
+    done: z.number().int(),
+    story_points: z.number().int(),
+    completed_story_points: z.number().int(),
+  })
+  .meta({
+    id: 'SubIssuesSummary',
+    description:
+      "The issue's sub-issues (direct children): how many, how many done, their story points and those of the done ones. " +
+      'Kept exact by the transactions that change a child; zeros for an issue without sub-issues.',
+  });
+export type SubIssuesSummary = z.infer<typeof SubIssuesSummary>;
 
 export const Issue = z
   .object({
@@ -98,6 +121,8 @@ export const Issue = z
     priority: IssuePriority,
     type: IssueType,
     due_date: z.iso.date().nullable().meta({ description: 'A day (`YYYY-MM-DD`), or null.' }),
+    parent_id: z.number().int().nullable().meta({ description: 'The parent issue (same project), or null.' }),
+    sub_issues_summary: SubIssuesSummary,
     started_at: dateTime().nullable(),
     completed_at: dateTime().nullable(),
     created_at: dateTime(),
@@ -105,6 +130,24 @@ export const Issue = z
   })
   .meta({ id: 'Issue' });
 export type Issue = z.infer<typeof Issue>;
+
+export const SubIssue = z
+  .object({
+    id: z.number().int(),
+    project_id: z.number().int(),
+    sprint_id: z.number().int().nullable().meta({ description: 'null for an issue of the project backlog.' }),
+    parent_id: z.number().int(),
+    issue_number: z.string().meta({ example: 'SPR-43' }),
+    title: z.string(),
+    status: IssueStatus,
+    story_points: z.number().int().nullable(),
+    assignee_id: z.number().int().nullable(),
+  })
+  .meta({
+    id: 'SubIssue',
+    description: 'A sub-issue as its parent lists it; the whole issue is `GET /issues/{issue_number}`.',
+  });
+export type SubIssue = z.infer<typeof SubIssue>;
 
 /** A comma-separated list of one or more of `values`. */
 const listOf = (values: readonly string[]) => new RegExp(`^(${values.join('|')})(,(${values.join('|')}))*$`);
@@ -126,6 +169,11 @@ export const IssueListQuery = z.object({
     .regex(/^(none|[1-9]\d{0,15})$/, { error: 'must be an account id, or none' })
     .optional()
     .meta({ description: 'Only issues assigned to this account; `none` for unassigned issues.' }),
+  parent_id: z
+    .string()
+    .regex(/^(none|[1-9]\d{0,15})$/, { error: 'must be an issue id, or none' })
+    .optional()
+    .meta({ description: 'Only sub-issues of this issue (its id); `none` for issues without a parent.' }),
   q: z
     .string()
     .min(1, { error: 'must not be empty' })
@@ -158,6 +206,8 @@ export interface IssueListFilters {
   status?: IssueStatus[] | undefined;
   /** An account id, or null for unassigned issues. */
   assigneeId?: number | null | undefined;
+  /** A parent issue's id, or null for issues without a parent. */
+  parentId?: number | null | undefined;
   q?: string | undefined;
   /** ISO date-time (UTC, as stored). */
   updatedSince?: string | undefined;
@@ -174,6 +224,7 @@ export function issueListFilters(query: IssueListQuery): IssueListFilters | unde
   const filters: IssueListFilters = {
     status: query.status === undefined ? undefined : (query.status.split(',') as IssueStatus[]),
     assigneeId: query.assignee_id === undefined ? undefined : query.assignee_id === 'none' ? null : Number(query.assignee_id),
+    parentId: query.parent_id === undefined ? undefined : query.parent_id === 'none' ? null : Number(query.parent_id),
     q: query.q,
     updatedSince: query.updated_since === undefined ? undefined : new Date(query.updated_since).toISOString(),
     ...issueFieldFilters(query),
@@ -194,7 +245,14 @@ function issueFieldFilters(
 }
 
 /** Query parameters of `GET /me/issues`. */
-export const MyIssuesQuery = IssueListQuery.pick({ status: true, priority: true, type: true, due_before: true, due_after: true });
+export const MyIssuesQuery = IssueListQuery.pick({
+  status: true,
+  priority: true,
+  type: true,
+  due_before: true,
+  due_after: true,
+  parent_id: true,
+});
 export type MyIssuesQuery = z.output<typeof MyIssuesQuery>;
 
 /** Validated query parameters of `GET /me/issues` to filters; undefined when none is given. */

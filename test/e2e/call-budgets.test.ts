@@ -107,6 +107,23 @@ async function createPastBlock(f: Fixture, inSprint: boolean): Promise<ApiRespon
   return f.admin.post(list, { issue: { title: 'Past the block' } });
 }
 
+const idOf = (path: string) => Number(path.split('/').at(-1));
+
+/**
+ * `parent_id` set on a backlog issue: under a top-level issue (the parent read with the issue),
+ * and under an issue that has a parent itself (its ancestor read after it).
+ */
+async function parentChanges(f: Fixture): Promise<Sent[]> {
+  const list = `${f.p}/issues`;
+  const top = await f.post(f.admin, list, { issue: { title: 'Top' } });
+  const middle = await f.post(f.admin, list, { issue: { title: 'Middle', parent_id: top.id } });
+  const child = await createdId(f, list, { issue: { title: 'Child' } });
+  return [
+    ...one('set a top-level parent', await f.admin.patch(child, { issue: { parent_id: top.id } })),
+    ...one('set a parent that has a parent', await f.admin.patch(child, { issue: { parent_id: middle.id } })),
+  ];
+}
+
 /** The path of the fixture's first comment (on its sprint issue). */
 const firstComment = async (f: Fixture) => `/api/v1/comments/${(await f.admin.get(`${f.sprintIssue}/comments`)).body[0].id}`;
 
@@ -143,6 +160,12 @@ const recipes: Record<string, Recipe> = {
   'GET /api/v1/me/issues': async (f) => pages(f.admin, '/api/v1/me/issues'),
   'GET /api/v1/issues/{issue_key}': async (f) =>
     one('get', await f.admin.get(`/api/v1/issues/${(await f.admin.get(f.sprintIssue)).body.issue_number}`)),
+  'GET /api/v1/issues/{issue_key}/sub_issues': async (f) => {
+    const parent = await f.post(f.admin, `${f.p}/issues`, { issue: { title: 'Parent' } });
+    for (const title of ['One', 'Two', 'Three'])
+      await f.post(f.admin, `${f.p}/issues`, { issue: { title, parent_id: parent.id } });
+    return pages(f.admin, `/api/v1/issues/${parent.issue_number}/sub_issues`);
+  },
   'POST /api/v1/me/token': async (f) => {
     const { token } = await f.post(f.admin, '/api/v1/accounts', {
       account: { name: 'Rota', email: `r${randomPrefix()}@example.com` },
@@ -241,6 +264,10 @@ const recipes: Record<string, Recipe> = {
   'POST /api/v1/projects/{project_id}/issues': async (f) => [
     ...one('create', await f.admin.post(`${f.p}/issues`, { issue: { title: 'New' } })),
     ...one('create, the block of ids used up', await createPastBlock(f, false)),
+    ...one(
+      'create with a parent',
+      await f.admin.post(`${f.p}/issues`, { issue: { title: 'Child', parent_id: idOf(f.backlogIssue) } }),
+    ),
   ],
   'GET /api/v1/projects/{project_id}/issues/{issue_id}': async (f) => one('get', await f.admin.get(f.backlogIssue)),
   'PATCH /api/v1/projects/{project_id}/issues/{issue_id}': async (f) => {
@@ -249,6 +276,7 @@ const recipes: Record<string, Recipe> = {
       ...one('fields', await f.admin.patch(f.backlogIssue, { issue: { status: 'todo' } })),
       ...one('reorder', await f.admin.patch(f.backlogIssue, { issue: { position: 2 } })),
       ...one('pull into a sprint', await f.admin.patch(pulled, { issue: { sprint_id: Number(f.planning.split('/').at(-1)) } })),
+      ...(await parentChanges(f)),
     ];
   },
   'PUT /api/v1/projects/{project_id}/issues/{issue_id}': async (f) => [

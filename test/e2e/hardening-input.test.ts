@@ -97,6 +97,7 @@ function pathFor(route: Route, fx: Fixture): string {
     .replace('{issue_id}', String(inSprint ? fx.issue.id : fx.backlogIssue.id))
     .replace('{webhook_id}', String(fx.webhook.id))
     .replace('{delivery_id}', 'msg_none')
+    .replace('{issue_key}', String(fx.backlogIssue.issue_number))
     .replace('{id}', () => {
       if (route.path.startsWith('/api/v1/comments')) return String(fx.comment.id);
       if (route.path.includes('/issues/{id}')) return String(inSprint ? fx.issue.id : fx.backlogIssue.id);

@@ -46,6 +46,7 @@ describe('MCP server: protocol and authentication', () => {
           'delete_issue',
         ],
         ...['get_issue_activity'],
+        ...['list_sub_issues'],
         ...['list_comments', 'add_comment', 'edit_comment', 'delete_comment'],
         ...['get_me', 'list_accounts'],
       ].sort(),

@@ -357,6 +357,7 @@ const expectedGrants: Record<string, Expected> = {
   'functions/backlog/create.ts': write(),
   'functions/backlog/get.ts': read(['LSI1Keys']),
   'functions/issue-keys/get.ts': read(['LSI1Keys']),
+  'functions/issue-keys/sub-issues.ts': read(lists),
   'functions/backlog/update.ts': write(['LSI1Keys']),
   'functions/backlog/delete.ts': write(),
   'functions/mcp.ts': write(['LSI1', 'LSI1Keys']),

@@ -18,8 +18,9 @@ import { newOrganisation, randomPrefix } from '../support/api.ts';
 /**
  * Every issue write path against the rebuild (lib/domain/derivations.ts): random sequences of
  * issue operations (create in a sprint or the backlog, update of each field (priority, type and due
- * date included), moves within and
- * across lists, delete, sprint activation and completion with carry-over, sprint and project
+ * date included), moves within and across lists, a parent set or cleared (with or without a status
+ * change), delete (a parent's cascade clearing its children's parent), sprint activation and
+ * completion with carry-over, sprint and project
  * deletes with their cascades, comments), some of them run two at a time, on DynamoDB Local; after
  * each sequence the derived state in the table must equal what every derivation rebuilds from the
  * issues, and comments' counts and pointers must match the comments. A difference fails, naming
@@ -42,7 +43,14 @@ interface Classified {
 }
 
 type Op =
-  | ({ kind: 'create'; list: number; status: IssueStatus; points: number | null; assignee: number } & Classified)
+  | ({
+      kind: 'create';
+      list: number;
+      status: IssueStatus;
+      points: number | null;
+      assignee: number;
+      parent: number | null;
+    } & Classified)
   | ({
       kind: 'update';
       issue: number;
@@ -53,6 +61,7 @@ type Op =
     } & Classified)
   | { kind: 'move'; issue: number; list: number; position?: number | undefined }
   | { kind: 'delete'; issue: number }
+  | { kind: 'parent'; issue: number; parent: number | null; status?: IssueStatus | undefined }
   | { kind: 'sprint' }
   | { kind: 'activate'; sprint: number }
   | { kind: 'complete'; sprint: number; carry: number }
@@ -82,9 +91,10 @@ const single: fc.Arbitrary<Op> = fc.oneof(
         status: fc.constantFrom(...STATUSES),
         points: fc.option(fc.nat({ max: 8 })),
         assignee: fc.nat({ max: 2 }),
+        parent: fc.option(index),
         ...classified,
       },
-      { requiredKeys: ['kind', 'list', 'status', 'points', 'assignee'] },
+      { requiredKeys: ['kind', 'list', 'status', 'points', 'assignee', 'parent'] },
     ),
   },
   {
@@ -112,6 +122,15 @@ const single: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), issue: index }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('parent' as const),
+      issue: index,
+      parent: fc.option(index, { freq: 4 }),
+      status: fc.option(fc.constantFrom(...STATUSES), { nil: undefined }),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'sprint' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('activate' as const), sprint: index }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('complete' as const), sprint: index, carry: index }) },
@@ -141,13 +160,18 @@ const pick = <T>(all: T[], i: number): T | undefined => (all.length === 0 ? unde
 /** The list (null: backlog) the n-th choice names: the backlog or one of the sprints made so far. */
 const listOf = (w: World, i: number): number | null => (i % (w.sprints.length + 1) === 0 ? null : (pick(w.sprints, i) ?? null));
 
+const issueItem = async (w: World, issueId: number) =>
+  (
+    await db.send(
+      new GetCommand({ TableName: tableName, Key: keys.issue(w.caller.orgId, w.projectId, issueId), ConsistentRead: true }),
+    )
+  ).Item;
+
 /** Where an issue is now (it may have been moved by a completion), or undefined when gone. */
 async function locate(w: World, issueId: number) {
-  const out = await db.send(
-    new GetCommand({ TableName: tableName, Key: keys.issue(w.caller.orgId, w.projectId, issueId), ConsistentRead: true }),
-  );
-  if (!out.Item) return undefined;
-  return { projectId: w.projectId, sprintId: (out.Item.sprint_id as number | null | undefined) ?? null };
+  const item = await issueItem(w, issueId);
+  if (!item) return undefined;
+  return { projectId: w.projectId, sprintId: (item.sprint_id as number | null | undefined) ?? null };
 }
 
 async function run(w: World, o: Op): Promise<void> {
@@ -161,6 +185,7 @@ async function run(w: World, o: Op): Promise<void> {
         story_points: o.points,
         assignee_id: pick(w.accounts, o.assignee) ?? null,
         ...classification(o),
+        parent_id: o.parent === null ? null : (pick(w.issues, o.parent) ?? null),
       });
       w.issues.push(issue.id);
       return;
@@ -168,13 +193,19 @@ async function run(w: World, o: Op): Promise<void> {
     case 'update':
     case 'move':
     case 'delete':
+    case 'parent':
     case 'comment': {
       const id = pick(w.issues, o.issue);
       const at = id === undefined ? undefined : await locate(w, id);
       if (id === undefined || !at) return;
       if (o.kind === 'delete') {
+        const number = String((await issueItem(w, id))?.issue_number ?? '');
         await deleteIssue(caller, at, id);
-        await cascade({ kind: 'issue', orgId: caller.orgId, projectId: w.projectId, issueId: id });
+        await cascade({ kind: 'issue', orgId: caller.orgId, projectId: w.projectId, issueId: id, number });
+      } else if (o.kind === 'parent') {
+        // Another issue than itself (the refusal of itself has its own test).
+        const parent = o.parent === null ? null : (pick(w.issues, w.issues.indexOf(id) + 1 + o.parent) ?? null);
+        await updateIssue(caller, at, id, { parent_id: parent, ...(o.status ? { status: o.status } : {}) });
       } else if (o.kind === 'comment') {
         w.comments.push((await createComment(caller, { ...at, issueId: id }, { body: 'c' })).id);
       } else if (o.kind === 'move') {
@@ -209,9 +240,19 @@ async function run(w: World, o: Op): Promise<void> {
     case 'deleteSprint': {
       const sprint = pick(w.sprints, o.sprint);
       if (sprint === undefined) return;
+      // The issues the sprint's cascade deletes then cascade in turn (as their stream records ask):
+      // their children elsewhere lose their parent.
+      const parents: { issueId: number; number: string }[] = [];
+      for (const id of w.issues) {
+        const item = await issueItem(w, id);
+        if (item && item.sprint_id === sprint && Number(item.sub_issues_total ?? 0) > 0) {
+          parents.push({ issueId: id, number: String(item.issue_number) });
+        }
+      }
       await deleteSprint(caller, w.projectId, sprint);
       w.sprints = w.sprints.filter((s) => s !== sprint);
       await cascade({ kind: 'sprint', orgId: caller.orgId, projectId: w.projectId, sprintId: sprint });
+      for (const p of parents) await cascade({ kind: 'issue', orgId: caller.orgId, projectId: w.projectId, ...p });
       return;
     }
     case 'uncomment': {
@@ -284,6 +325,8 @@ const PRELUDE: Op[] = [
     status: STATUSES[i % STATUSES.length] as IssueStatus,
     points: i,
     assignee: i,
+    // The last three are sub-issues of the first three.
+    parent: i >= 3 ? i - 3 : null,
   })),
 ];
 

@@ -52,6 +52,7 @@ describe('the query parameters a route knows', () => {
       'cursor',
       'status',
       'assignee_id',
+      'parent_id',
       'q',
       'updated_since',
       'priority',
@@ -73,7 +74,8 @@ describe('checking a request', () => {
   });
 
   it('refuses each unknown name once, in request order, case-sensitively', () => {
-    const known = 'page, per_page, cursor, status, assignee_id, q, updated_since, priority, type, due_before, due_after';
+    const known =
+      'page, per_page, cursor, status, assignee_id, parent_id, q, updated_since, priority, type, due_before, due_after';
     expect(unknownQueryParameters(event(issues, { label: 'bug', page: '1', Status: 'todo' }))).toEqual([
       `Unknown query parameter 'label' (known: ${known})`,
       `Unknown query parameter 'Status' (known: ${known})`,

@@ -57,6 +57,7 @@ export const samples: Record<string, Sample> = {
   completeSprint: { body: { carry_over: { sprint_id: null } } },
   createSprintCompletion: { body: {} },
   getIssueByKey: { params: { issue_key: 'APL-1' } },
+  listSubIssues: { params: { issue_key: 'APL-1' }, ...listQuery },
   listSprintIssues: listQuery,
   createSprintIssue: {
     body: {

@@ -39,6 +39,7 @@ export const issueTools: Tool[] = [
         sprint_id: id('null: the backlog.').nullable(),
         status: z.array(IssueStatus).min(1).optional(),
         assignee_id: id('null: unassigned.').nullable().optional(),
+        parent_id: id().nullable().optional(),
         q: z.string().min(1).max(255).optional().describe('In the title, any case.'),
         updated_since: z.iso.datetime({ offset: true }).optional().describe('Updated at or after.'),
         ...classification,
@@ -56,15 +57,21 @@ export const issueTools: Tool[] = [
     },
     async (
       caller,
-      { project_id, sprint_id, status, assignee_id, q, updated_since, priority, type, due_before, due_after, ...args },
+      { project_id, sprint_id, status, assignee_id, parent_id, q, updated_since, priority, type, due_before, due_after, ...args },
     ) => {
       const at = { projectId: project_id, sprintId: sprint_id };
       const classified = classificationFilters({ priority, type, due_before, due_after });
       const filters =
-        status || assignee_id !== undefined || q !== undefined || updated_since !== undefined || classified
+        status ||
+        assignee_id !== undefined ||
+        parent_id !== undefined ||
+        q !== undefined ||
+        updated_since !== undefined ||
+        classified
           ? {
               status,
               assigneeId: assignee_id,
+              parentId: parent_id,
               q,
               updatedSince: updated_since && new Date(updated_since).toISOString(),
               ...classified,
