@@ -12,7 +12,8 @@ import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 export type CascadeParent =
   | { kind: 'project'; orgId: number; projectId: number }
   | { kind: 'sprint'; orgId: number; projectId: number; sprintId: number }
-  | { kind: 'issue'; orgId: number; projectId: number; issueId: number };
+  | { kind: 'issue'; orgId: number; projectId: number; issueId: number }
+  | { kind: 'label'; orgId: number; projectId: number; labelId: number };
 
 const numberOf = (v: AttributeValue | undefined): number | undefined =>
   v?.N !== undefined && Number.isSafeInteger(Number(v.N)) ? Number(v.N) : undefined;
@@ -31,6 +32,7 @@ export function cascadeParentOf(record: DynamoDBRecord): CascadeParent | undefin
   if (projectId === undefined) return undefined;
   if (type === 'sprint') return { kind: 'sprint', orgId, projectId, sprintId: id };
   if (type === 'issue') return { kind: 'issue', orgId, projectId, issueId: id };
+  if (type === 'label') return { kind: 'label', orgId, projectId, labelId: id };
   return undefined;
 }
 
@@ -50,7 +52,13 @@ export interface PendingCascade {
 }
 
 export const idOf = (parent: CascadeParent): number =>
-  parent.kind === 'project' ? parent.projectId : parent.kind === 'sprint' ? parent.sprintId : parent.issueId;
+  parent.kind === 'project'
+    ? parent.projectId
+    : parent.kind === 'sprint'
+      ? parent.sprintId
+      : parent.kind === 'issue'
+        ? parent.issueId
+        : parent.labelId;
 
 /** A pending cascade from its stored item (plain attributes). */
 export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCascade | undefined {
@@ -65,7 +73,9 @@ export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCa
         ? { kind: 'sprint', orgId, projectId, sprintId: id }
         : item.kind === 'issue'
           ? { kind: 'issue', orgId, projectId, issueId: id }
-          : undefined;
+          : item.kind === 'label'
+            ? { kind: 'label', orgId, projectId, labelId: id }
+            : undefined;
   if (!parent) return undefined;
   return {
     parent,
@@ -111,7 +121,13 @@ export function pendingCascadeOf(record: DynamoDBRecord): PendingCascade | undef
 export function failureMessage(pending: PendingCascade) {
   const { parent } = pending;
   const child =
-    parent.kind === 'sprint' ? ` --sprint ${parent.sprintId}` : parent.kind === 'issue' ? ` --issue ${parent.issueId}` : '';
+    parent.kind === 'sprint'
+      ? ` --sprint ${parent.sprintId}`
+      : parent.kind === 'issue'
+        ? ` --issue ${parent.issueId}`
+        : parent.kind === 'label'
+          ? ` --label ${parent.labelId}`
+          : '';
   return {
     cascade: parent,
     after: pending.after ?? null,
