@@ -27,6 +27,8 @@ import { issueWrite } from './issue-write.ts';
 import { issueStateOf, repositioned, type IssueChange, type IssueState } from '../domain/derivations.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from './versions.ts';
+import { issueLabels } from '../domain/labels.ts';
+import type { Catalogue } from './labels.ts';
 
 /**
  * Issues live in their project's partition (`ISSUE#i`); their LSK places them in one list: a
@@ -39,13 +41,18 @@ import { withVersion } from './versions.ts';
 
 /** The stored issue: the resource plus what only the data layer reads. */
 export interface IssueItem extends Issue {
+  /** The ids of its labels (a number set; absent or null: none), shown through the catalogue. */
+  label_ids?: Set<number> | null;
   /** Bumped by every write that can change counters or the list; writes are conditioned on it. */
   rev?: number;
   comments_count?: number;
 }
 
-/** The resource from a stored issue; `position` is its place in its list (the stored key is not shown). */
-export const toIssue = (record: object, position: number): Issue => {
+/**
+ * The resource from a stored issue; `position` is its place in its list (the stored key is not
+ * shown). Its labels are shown through `catalogue`, the one on its project item (lib/db/labels.ts).
+ */
+export const toIssue = (record: object, position: number, catalogue: Catalogue = new Map()): Issue => {
   const item = record as Record<string, unknown>;
   const nullable = <T>(v: unknown) => (v as T | null | undefined) ?? null;
   return withVersion(
@@ -60,6 +67,7 @@ export const toIssue = (record: object, position: number): Issue => {
       story_points: nullable<number>(item.story_points),
       position,
       assignee_id: nullable<number>(item.assignee_id),
+      labels: issueLabels(item.label_ids, catalogue),
       started_at: nullable<string>(item.started_at),
       completed_at: nullable<string>(item.completed_at),
       created_at: String(item.created_at),
@@ -102,8 +110,13 @@ export interface PlacedIssue {
   place: number;
 }
 
-/** Which issues of a list a page shows: a predicate over the stored issue. */
-export type IssueFilter = (item: IssueItem) => boolean;
+/**
+ * Which issues of a list a page shows: given the project as read with the page (label names are
+ * looked up in its catalogue), a predicate over the stored issue.
+ */
+export type IssueFilter = (project: ProjectItem | undefined) => IssueMatch;
+/** Whether a stored issue is shown. */
+export type IssueMatch = (item: IssueItem) => boolean;
 
 /** Issues a filtered page looks through at most (about 400 KB, one or two Query calls). */
 export const FILTER_SCAN = 1000;
@@ -194,13 +207,14 @@ export async function listIssues(
     }
     const [read, found] = await Promise.all([readIssues(collection, { after, limit: FILTER_SCAN }), batchGet(ancestors)]);
     const before = cursor?.m ?? 0;
+    const matches = filter(family(found).project);
     const issues: PlacedIssue[] = [];
     let place = cursor?.n ?? 0;
     let extra = 0;
     let lastSeen: PlacedIssue | undefined;
     for (const item of read.items) {
       lastSeen = { item, place: ++place };
-      if (!filter(item)) continue;
+      if (!matches(item)) continue;
       if (issues.length < page.perPage) issues.push(lastSeen);
       else extra += 1;
     }
@@ -307,6 +321,8 @@ export interface IssueSlot {
   prefix: string;
   positionSeq: number;
   backlogCount: number;
+  /** The project as the allocation left it (its label catalogue, for the labels the create names). */
+  project: ProjectItem;
 }
 
 /** How often a create retries when other creates used up the project's block of ids as it refilled it. */
@@ -424,7 +440,9 @@ export async function allocatePositions(orgId: number, projectId: number, count:
  * entry and count (raising the count is the assignee check), with the project's existence
  * (nothing may be written under a deleted project: its cascade would miss it), in one transaction.
  */
-export async function insertIssue(orgId: number, projectId: number, issue: Issue): Promise<void> {
+export async function insertIssue(orgId: number, projectId: number, issue: Issue, labelIds: number[] = []): Promise<void> {
+  // Labels are stored as ids (a number set; none: absent) and shown through the catalogue.
+  const { labels: _shown, ...fields } = issue;
   await issueWrite({
     orgId,
     projectId,
@@ -435,7 +453,8 @@ export async function insertIssue(orgId: number, projectId: number, issue: Issue
           LSK: listKey(issue.sprint_id, issue.position, issue.id),
           type: 'issue',
           org_id: orgId,
-          ...issue,
+          ...fields,
+          ...(labelIds.length > 0 ? { label_ids: new Set(labelIds) } : {}),
           rev: 0,
           comments_count: 0,
         },

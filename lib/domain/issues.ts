@@ -1,6 +1,6 @@
 import * as store from '../db/issues.ts';
 import { keys } from '../db/keys.ts';
-import type { IssueFilter, IssueItem } from '../db/issues.ts';
+import type { IssueItem, IssueMatch } from '../db/issues.ts';
 import { isClosed, issueStateOf, type IssueState } from './derivations.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
@@ -20,6 +20,8 @@ import {
 } from './positions.ts';
 import type { Principal } from './principal.ts';
 import { versionOf, withVersion } from '../db/versions.ts';
+import { catalogueOf } from '../db/labels.ts';
+import { carriesAll, issueLabels, labelFilterIds, resolveLabels } from './labels.ts';
 
 /** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
 export { contributionOf, listDelta, negate, openStatuses, sumCounters } from './derivations.ts';
@@ -115,10 +117,15 @@ async function placeIn(orgId: number, projectId: number, index: RankIndex, issue
   return countBefore(index, blockOf(issue.position)) + inBlock;
 }
 
-/** The stored issues that pass every filter given (AND). */
-export function issueFilter(filters: IssueListFilters): IssueFilter {
+/**
+ * The stored issues that pass every filter given (AND). Label names are looked up in the catalogue
+ * of `project` (read with the page); a name it does not hold matches no issue.
+ */
+export function issueFilter(filters: IssueListFilters, project?: object): IssueMatch {
   const q = filters.q?.toLowerCase();
+  const labelIds = filters.labels === undefined ? undefined : labelFilterIds(project, filters.labels);
   return (item) =>
+    (filters.labels === undefined || carriesAll(item.label_ids, labelIds)) &&
     (filters.status === undefined || filters.status.includes(item.status)) &&
     (filters.assigneeId === undefined || (item.assignee_id ?? null) === filters.assigneeId) &&
     (q === undefined || String(item.title).toLowerCase().includes(q)) &&
@@ -131,11 +138,12 @@ export function issueFilter(filters: IssueListFilters): IssueFilter {
  * lib/db/issues.ts: listIssues) and `total` counts the matches found up to there.
  */
 export async function listIssues(caller: Principal, at: IssueLocation, page: PageRequest, filters?: IssueListFilters) {
-  const filter = filters ? issueFilter(filters) : undefined;
+  const filter = filters ? (project?: object) => issueFilter(filters, project) : undefined;
   const result = await store.listIssues(caller.orgId, at.projectId, at.sprintId, page, filter);
   if (!result.project) throw new NotFoundError('Project');
   if (at.sprintId !== null && !result.sprint) throw new NotFoundError('Sprint');
-  const items = result.issues.map(({ item, place }) => store.toIssue(item, place));
+  const catalogue = catalogueOf(result.project);
+  const items = result.issues.map(({ item, place }) => store.toIssue(item, place, catalogue));
   const listed = at.sprintId === null ? Number(result.project.backlog_count ?? 0) : Number(result.sprint?.issues_count ?? 0);
   return {
     page: { items, nextCursor: result.nextCursor, cursorAfter: result.cursorAfter },
@@ -147,8 +155,8 @@ export async function listIssues(caller: Principal, at: IssueLocation, page: Pag
 
 /** One issue, with its place in its list (one BatchGet with its ancestors, one keys-only Query). */
 export async function getIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<Issue> {
-  const { issue, index } = await loadIssue(caller, at, issueId);
-  return store.toIssue(issue, await placeIn(caller.orgId, at.projectId, index, issue));
+  const { project, issue, index } = await loadIssue(caller, at, issueId);
+  return store.toIssue(issue, await placeIn(caller.orgId, at.projectId, index, issue), catalogueOf(project));
 }
 
 /**
@@ -165,6 +173,14 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       at.sprintId === null ? undefined : store.getListOwner(caller.orgId, at.projectId, at.sprintId),
     ]);
     const listed = at.sprintId === null ? slot.backlogCount : Number(owner?.issues_count ?? 0);
+    // Names and ids of the project's catalogue, as the allocation read it; unknown ones: 422, nothing kept.
+    let labelIds: number[] = [];
+    try {
+      labelIds = input.labels === undefined ? [] : resolveLabels(slot.project, input.labels);
+    } catch (err) {
+      await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
+      throw err;
+    }
     const now = new Date().toISOString();
     const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
     const position = appendedPosition(slot.positionSeq);
@@ -179,12 +195,13 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       story_points: input.story_points ?? null,
       position,
       assignee_id: input.assignee_id ?? null,
+      labels: issueLabels(labelIds, catalogueOf(slot.project)),
       ...statusTimestamps(undefined, status, now),
       created_at: now,
       updated_at: now,
     };
     try {
-      await store.insertIssue(caller.orgId, at.projectId, issue);
+      await store.insertIssue(caller.orgId, at.projectId, issue, labelIds);
     } catch (err) {
       // Refused (an assignee not of the organisation, a sprint gone or completing): nothing was
       // written, so the number goes back if no create took one since (docs/api.md). A give-back
@@ -220,7 +237,8 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
     if (target !== null && !targetSprint) throw new ValidationError([targetSprintMessage]);
     const moving = target !== at.sprintId;
     // Internally `position` is the stored key here; the answer replaces it with the place.
-    const current = store.toIssue(issue, issue.position);
+    const catalogue = catalogueOf(project);
+    const current = store.toIssue(issue, issue.position, catalogue);
     const now = new Date().toISOString();
 
     const set: Record<string, unknown> = { updated_at: now };
@@ -231,6 +249,12 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
       Object.assign(set, { status: changes.status, ...statusTimestamps(current, changes.status, now) });
     if (moving) set.sprint_id = target;
     const next: Issue = { ...current, ...(set as Partial<Issue>) };
+    if (changes.labels !== undefined) {
+      // Stored as ids (none: null); shown through the catalogue.
+      const labelIds = resolveLabels(project, changes.labels);
+      set.label_ids = labelIds.length > 0 ? new Set(labelIds) : null;
+      next.labels = issueLabels(labelIds, catalogue);
+    }
 
     const listCount = target === null ? Number(project.backlog_count ?? 0) : Number(targetSprint?.issues_count ?? 0);
     const targetIndex = moving ? rankIndexOf(target === null ? project : targetSprint) : index;

@@ -1,6 +1,7 @@
 import { listAssigned } from '../db/assigned.ts';
 import { ranksFrom, toIssue, type IssueItem } from '../db/issues.ts';
 import { keys, type Key } from '../db/keys.ts';
+import { catalogueOf } from '../db/labels.ts';
 import type { PageRequest } from '../db/list.ts';
 import { batchGet } from '../db/transactions.ts';
 import type { Issue, IssueStatus } from '../schemas/issues.ts';
@@ -38,7 +39,7 @@ export async function listMyIssues(caller: Principal, page: PageRequest, statuse
     // The index is written with the issue, so a mismatch is a gone ancestor whose cascade runs.
     if (!issue || !project || !owner || issue.assignee_id !== caller.accountId) return [];
     if ((issue.sprint_id ?? null) !== row.entry.sprintId) return [];
-    return [{ issue, owner, index }];
+    return [{ issue, owner, project, index }];
   });
   // Places: the issues of one list close enough together share one keys-only Query (PLACE_RUN).
   const lists = new Map<string, typeof live>();
@@ -63,7 +64,7 @@ export async function listMyIssues(caller: Principal, page: PageRequest, statuse
       rows.forEach((r, i) => places.set(r.issue, before + (ranks[i] as number)));
     }),
   );
-  const items: Issue[] = live.map(({ issue }) => toIssue(issue, places.get(issue) as number));
+  const items: Issue[] = live.map(({ issue, project }) => toIssue(issue, places.get(issue) as number, catalogueOf(project)));
   const account = found[0];
   return {
     // A page cut by the byte budget goes on after its last item shown, found among the entries read.

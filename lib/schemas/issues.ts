@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { dateTime, descriptionField, idField, integer, limits, nameField, wrapped } from './common.ts';
+import { IssueLabel, IssueLabelsField, labelFilter, labelFilterNames } from './labels.ts';
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
 
@@ -22,6 +23,7 @@ const issueFields = {
   status: IssueStatus.optional(),
   story_points: storyPoints().optional(),
   assignee_id: idField().nullable().optional().meta({ description: 'An account of the organisation.' }),
+  labels: IssueLabelsField().optional(),
 };
 
 export const IssueCreateFields = z.object({ title: nameField(), ...issueFields }, objectError).meta({
@@ -72,6 +74,7 @@ export const Issue = z
       description: 'Place (1-based) of the issue in its sprint or in the project backlog: the lists read 1..n, no gaps.',
     }),
     assignee_id: z.number().int().nullable(),
+    labels: z.array(IssueLabel).meta({ description: "The issue's labels, by name, in the catalogue's current spelling." }),
     started_at: dateTime().nullable(),
     completed_at: dateTime().nullable(),
     created_at: dateTime(),
@@ -104,6 +107,7 @@ export const IssueListQuery = z.object({
     .datetime({ offset: true, error: 'must be a date-time such as 2026-11-21T09:30:00Z' })
     .optional()
     .meta({ description: 'Only issues updated at or after this date-time.' }),
+  labels: labelFilter(),
 });
 export type IssueListQuery = z.output<typeof IssueListQuery>;
 
@@ -115,6 +119,8 @@ export interface IssueListFilters {
   q?: string | undefined;
   /** ISO date-time (UTC, as stored). */
   updatedSince?: string | undefined;
+  /** Label names (any case): an issue must carry all of them. */
+  labels?: string[] | undefined;
 }
 
 /** Validated query parameters to filters; undefined when none is given. */
@@ -124,10 +130,11 @@ export function issueListFilters(query: IssueListQuery): IssueListFilters | unde
     assigneeId: query.assignee_id === undefined ? undefined : query.assignee_id === 'none' ? null : Number(query.assignee_id),
     q: query.q,
     updatedSince: query.updated_since === undefined ? undefined : new Date(query.updated_since).toISOString(),
+    labels: query.labels === undefined ? undefined : labelFilterNames(query.labels),
   };
   return Object.values(filters).some((v) => v !== undefined) ? filters : undefined;
 }
 
 /** Query parameters of `GET /me/issues`. */
-export const MyIssuesQuery = IssueListQuery.pick({ status: true });
+export const MyIssuesQuery = IssueListQuery.pick({ status: true, labels: true });
 export type MyIssuesQuery = z.output<typeof MyIssuesQuery>;

@@ -108,3 +108,30 @@ export const IssueLabelsField = () =>
         `At most ${labelLimits.perIssue}; [] removes them all.`,
       example: ['bug', 12],
     });
+
+/** The names of a `labels` filter as given (validated by `labelFilter`): trimmed, in order. */
+export const labelFilterNames = (value: string): string[] => value.split(',').map((name) => name.trim());
+
+/**
+ * The `labels` filter of the issue lists: comma-separated label names (any case); an issue must
+ * carry all of them. A name no label of the project has matches nothing (an empty page).
+ */
+export const labelFilter = () =>
+  z
+    .string()
+    .max(labelLimits.perFilter * (labelLimits.name + 1), {
+      error: `is too long (at most ${labelLimits.perFilter} names of at most ${labelLimits.name} characters)`,
+    })
+    .refine((v) => v.split(',').length <= labelLimits.perFilter, {
+      error: `must name at most ${labelLimits.perFilter} labels`,
+      abort: true,
+    })
+    .refine((v) => labelFilterNames(v).every((name) => name.length > 0), {
+      error: 'must be label names separated by commas, none of them empty: labels=bug,frontend',
+      abort: true,
+    })
+    .refine((v) => labelFilterNames(v).every((name) => name.length <= labelLimits.name), {
+      error: `must hold names of at most ${labelLimits.name} characters`,
+    })
+    .optional()
+    .meta({ description: 'Only issues carrying every one of these labels (names, any case, comma-separated): `bug,frontend`.' });
