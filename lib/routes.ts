@@ -414,7 +414,8 @@ export const routes: Route[] = [
     summary: "The caller's assigned issues across the organisation's projects, newest update first",
     description:
       'Each issue shows its `position` in its own list. With `status`, a page looks through at most 1,000 of ' +
-      'the assigned issues from where the previous page stopped and returns the matches among them, followed ' +
+      'the assigned issues (with `labels`, at most 100: their issues are read to match the names in each ' +
+      "issue's project catalogue) from where the previous page stopped and returns the matches among them, followed " +
       'by its `next` link (`page` > 1 without its cursor is 422); `X-Total-Count` then counts the matches up to ' +
       'where the page stopped looking, and is the total once there is no `next` link.',
     tag: 'Issues',

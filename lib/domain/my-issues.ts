@@ -1,10 +1,11 @@
-import { listAssigned } from '../db/assigned.ts';
+import { listAssigned, scanAssigned, type AssignedEntry } from '../db/assigned.ts';
 import { ranksFrom, toIssue, type IssueItem } from '../db/issues.ts';
 import { keys, type Key } from '../db/keys.ts';
 import { catalogueOf } from '../db/labels.ts';
 import type { PageRequest } from '../db/list.ts';
 import { batchGet } from '../db/transactions.ts';
 import type { Issue, IssueStatus } from '../schemas/issues.ts';
+import { carriesAll, labelFilterIds } from './labels.ts';
 import { blockOf, countBefore, rankIndexOf, type RankIndex } from './positions.ts';
 import type { Principal } from './principal.ts';
 
@@ -17,14 +18,66 @@ import type { Principal } from './principal.ts';
  * parallel: three round trips. An entry whose issue or ancestor is gone (a project or sprint
  * deleted, its cascade still running) is left out.
  */
-export async function listMyIssues(caller: Principal, page: PageRequest, statuses?: IssueStatus[]) {
+export async function listMyIssues(caller: Principal, page: PageRequest, statuses?: IssueStatus[], labels?: string[]) {
+  if (labels) return listMyLabelledIssues(caller, page, statuses, labels);
   const { orgId } = caller;
   const result = await listAssigned(orgId, caller.accountId, page, statuses);
-  // One BatchGet for the page (it reads a key asked for twice once): the account first, then each
-  // entry's issue, project and sprint, found by their place in `wanted`.
+  const { account, live } = await readAssigned(caller, result.entries);
+  const items = await placedIssues(orgId, live);
+  return {
+    // A page cut by the byte budget goes on after its last item shown, found among the entries read.
+    page: { items, nextCursor: result.nextCursor, cursorAfter: (i: number) => result.cursorAfter(live[i]?.index ?? 0) },
+    items,
+    total: result.matches ? result.matches.count : Number(account?.assigned_count ?? 0),
+  };
+}
+
+/** Assigned entries a page filtered by labels looks through at most: their issues are read with the page's one BatchGet. */
+export const LABEL_FILTER_SCAN = 100;
+
+/**
+ * A page of the caller's issues carrying every label of `labels` (names, looked up in each issue's
+ * own project catalogue, read in the same BatchGet): the index entries do not hold labels, so the
+ * page looks through at most LABEL_FILTER_SCAN entries (of the statuses asked for, if any), reads
+ * their issues, and keeps the matches; it is followed by its `next` link, and `X-Total-Count`
+ * counts the matches up to where it stopped looking, as the other filtered pages do. The same
+ * three round trips as an unfiltered page.
+ */
+async function listMyLabelledIssues(caller: Principal, page: PageRequest, statuses: IssueStatus[] | undefined, labels: string[]) {
+  const scan = await scanAssigned(caller.orgId, caller.accountId, page, LABEL_FILTER_SCAN, statuses);
+  const { live } = await readAssigned(
+    caller,
+    scan.entries.map((e) => e.entry),
+  );
+  const matching = live.filter((row) => carriesAll(row.issue.label_ids, labelFilterIds(row.project, labels)));
+  const taken = matching.slice(0, page.perPage);
+  const full = taken.length === page.perPage;
+  const itemOf = (row: (typeof live)[number]) => (scan.entries[row.index] as (typeof scan.entries)[number]).item;
+  const lastTaken = taken.at(-1);
+  const resume = full && lastTaken ? itemOf(lastTaken) : scan.lastRead;
+  const more = scan.more || (full && resume !== scan.lastRead);
+  const items = await placedIssues(caller.orgId, taken);
+  return {
+    page: {
+      items,
+      nextCursor: more && resume ? scan.cursorOf(resume, scan.before + taken.length) : undefined,
+      cursorAfter: (i: number) => scan.cursorOf(itemOf(taken[i] as (typeof live)[number]), scan.before + i + 1),
+    },
+    items,
+    total: scan.before + matching.length,
+  };
+}
+
+/**
+ * The issues of index entries with their ancestors, in one BatchGet (it reads a key asked for twice
+ * once): the account first, then each entry's issue, project and sprint, found by their place in
+ * `wanted`. Entries whose issue or ancestor is gone are left out; `index` is the entry's place.
+ */
+async function readAssigned(caller: Principal, entries: AssignedEntry[]) {
+  const { orgId } = caller;
   const wanted: Key[] = [keys.account(orgId, caller.accountId)];
   const want = (key: Key) => wanted.push(key) - 1;
-  const rows = result.entries.map((e) => ({
+  const rows = entries.map((e) => ({
     issue: want(keys.issue(orgId, e.projectId, e.issueId)),
     project: want(keys.project(orgId, e.projectId)),
     sprint: e.sprintId === null ? undefined : want(keys.sprint(orgId, e.projectId, e.sprintId)),
@@ -41,6 +94,14 @@ export async function listMyIssues(caller: Principal, page: PageRequest, statuse
     if ((issue.sprint_id ?? null) !== row.entry.sprintId) return [];
     return [{ issue, owner, project, index }];
   });
+  return { account: found[0], live };
+}
+
+/** The issues of `live` with their places in their lists, in the order of `live`. */
+async function placedIssues(
+  orgId: number,
+  live: { issue: IssueItem; owner: Record<string, unknown>; project: Record<string, unknown> }[],
+): Promise<Issue[]> {
   // Places: the issues of one list close enough together share one keys-only Query (PLACE_RUN).
   const lists = new Map<string, typeof live>();
   for (const row of live) {
@@ -64,14 +125,7 @@ export async function listMyIssues(caller: Principal, page: PageRequest, statuse
       rows.forEach((r, i) => places.set(r.issue, before + (ranks[i] as number)));
     }),
   );
-  const items: Issue[] = live.map(({ issue, project }) => toIssue(issue, places.get(issue) as number, catalogueOf(project)));
-  const account = found[0];
-  return {
-    // A page cut by the byte budget goes on after its last item shown, found among the entries read.
-    page: { items, nextCursor: result.nextCursor, cursorAfter: (i: number) => result.cursorAfter(live[i]?.index ?? 0) },
-    items,
-    total: result.matches ? result.matches.count : Number(account?.assigned_count ?? 0),
-  };
+  return live.map(({ issue, project }) => toIssue(issue, places.get(issue) as number, catalogueOf(project)));
 }
 
 /** Issues one place Query may read past its first block's start: issues of a list this close share it. */

@@ -323,6 +323,38 @@ describe('the labels filter', () => {
     expect((await admin.get(`${p}/issues?labels=bug&per_page=2`)).headers.get('link')).toContain('labels=bug');
   });
 
+  it("filters the caller's issues across projects, each name looked up in the issue's own project", async () => {
+    const { org, admin, p, labels } = await orgWithProject();
+    const other = (await admin.post('/api/v1/projects', { project: { name: 'Other', prefix: randomPrefix() } })).body;
+    const q = `/api/v1/projects/${other.id}`;
+    await createLabel(admin, labels, { name: 'bug' });
+    await createLabel(admin, labels, { name: 'ui' });
+    // The same name in another project is another label, and matches there too.
+    await createLabel(admin, `${q}/labels`, { name: 'BUG' });
+    const mine = { assignee_id: org.admin.id };
+    const make = (at: string, title: string, issueLabels: string[], status = 'backlog') =>
+      admin.post(`${at}/issues`, { issue: { title, labels: issueLabels, status, ...mine } }).then((r) => r.body);
+    await make(p, 'p bug', ['bug']);
+    await make(p, 'p bug ui', ['bug', 'ui'], 'in_progress');
+    await make(p, 'p ui', ['ui']);
+    await make(q, 'q bug', ['bug'], 'in_progress');
+    await admin.post(`${p}/issues`, { issue: { title: 'not mine', labels: ['bug'] } });
+
+    const titles = async (query: string) => {
+      const { items, total } = await followPages(admin, `/api/v1/me/issues?${query}`);
+      return { titles: items.map((i: { title: string }) => i.title).sort(), total };
+    };
+    expect(await titles('labels=bug')).toEqual({ titles: ['p bug', 'p bug ui', 'q bug'], total: 3 });
+    expect(await titles('labels=bug&per_page=1')).toEqual({ titles: ['p bug', 'p bug ui', 'q bug'], total: 3 });
+    expect(await titles('labels=bug,UI')).toEqual({ titles: ['p bug ui'], total: 1 });
+    expect(await titles('labels=bug&status=in_progress')).toEqual({ titles: ['p bug ui', 'q bug'], total: 2 });
+    expect(await titles('labels=nope')).toEqual({ titles: [], total: 0 });
+    const page = await admin.get('/api/v1/me/issues?labels=bug&per_page=1');
+    expect(page.body[0].labels[0]).toMatchObject({ name: expect.stringMatching(/^bug$/i) });
+    expect(page.headers.get('link')).toContain('labels=bug');
+    expect((await admin.get('/api/v1/me/issues?labels=bug&page=2')).status).toBe(422);
+  });
+
   it('refuses hostile values with a 422 naming the parameter', async () => {
     const { admin, p } = await orgWithProject();
     const hostile = [
