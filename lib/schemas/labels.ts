@@ -54,7 +54,9 @@ export const LabelCreateFields = z
   .object(
     {
       name: labelName(),
-      color: labelColor().optional().meta({ description: `Default ${DEFAULT_LABEL_COLOR}.` }),
+      color: labelColor()
+        .optional()
+        .meta({ description: `Default ${DEFAULT_LABEL_COLOR}.` }),
       description: labelDescription().optional(),
     },
     objectError,
@@ -62,7 +64,10 @@ export const LabelCreateFields = z
   .meta({ id: 'LabelCreate' });
 
 export const LabelUpdateFields = z
-  .object({ name: labelName().optional(), color: labelColor().optional(), description: labelDescription().optional() }, objectError)
+  .object(
+    { name: labelName().optional(), color: labelColor().optional(), description: labelDescription().optional() },
+    objectError,
+  )
   .meta({ id: 'LabelUpdate' });
 
 export const LabelCreateBody = wrapped('label', LabelCreateFields);
@@ -103,9 +108,7 @@ export const IssueLabelsField = () =>
     )
     .max(labelLimits.perIssue, { error: `must hold at most ${labelLimits.perIssue} labels` })
     .meta({
-      description:
-        "Labels of the project's catalogue, each by id or by name (any case); replaces the issue's labels. " +
-        `At most ${labelLimits.perIssue}; [] removes them all.`,
+      description: "Label names (any case) or ids of the project; replaces the issue's labels.",
       example: ['bug', 12],
     });
 

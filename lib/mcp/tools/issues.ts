@@ -10,6 +10,9 @@ import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
 
 const projectId = () => id();
 const one = { issue: Issue };
+/** The labels filter: names (any case); an issue must carry all of them. */
+const labelNames = () =>
+  z.array(z.string().trim().min(1).max(50)).min(1).max(20).optional().describe('Issues with all these labels.');
 const place = () => z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('From 1 (the top); past the end means last.');
 
 export const issueTools: Tool[] = [
@@ -25,6 +28,7 @@ export const issueTools: Tool[] = [
         assignee_id: id('null: unassigned.').nullable().optional(),
         q: z.string().min(1).max(255).optional().describe('In the title, any case.'),
         updated_since: z.iso.datetime({ offset: true }).optional().describe('Updated at or after.'),
+        labels: labelNames(),
         ...listInput,
       }),
       output: {
@@ -37,11 +41,17 @@ export const issueTools: Tool[] = [
       },
       annotations: annotations.read,
     },
-    async (caller, { project_id, sprint_id, status, assignee_id, q, updated_since, ...args }) => {
+    async (caller, { project_id, sprint_id, status, assignee_id, q, updated_since, labels, ...args }) => {
       const at = { projectId: project_id, sprintId: sprint_id };
       const filters =
-        status || assignee_id !== undefined || q !== undefined || updated_since !== undefined
-          ? { status, assigneeId: assignee_id, q, updatedSince: updated_since && new Date(updated_since).toISOString() }
+        status || assignee_id !== undefined || q !== undefined || updated_since !== undefined || labels
+          ? {
+              status,
+              assigneeId: assignee_id,
+              q,
+              updatedSince: updated_since && new Date(updated_since).toISOString(),
+              labels,
+            }
           : undefined;
       if (!filters) {
         const { items, ...info } = await listThrough(args, (page) => listIssues(caller, at, page));
@@ -61,18 +71,19 @@ export const issueTools: Tool[] = [
       description: 'Issues assigned to you across projects, most recently updated first: "what am I working on".',
       input: z.object({
         status: z.array(IssueStatus).min(1).optional(),
+        labels: labelNames(),
         ...listInput,
       }),
       output: { issues: z.array(Issue), ...listInfo },
       annotations: annotations.read,
     },
-    async (caller, { status, ...args }) => {
-      if (!status) {
+    async (caller, { status, labels, ...args }) => {
+      if (!status && !labels) {
         const { items, ...info } = await listThrough(args, (page) => listMyIssues(caller, page));
         return { issues: items, ...info };
       }
       const { items, ...info } = filteredPage(
-        await listMyIssues(caller, { page: 1, perPage: args.limit, cursor: args.cursor }, status),
+        await listMyIssues(caller, { page: 1, perPage: args.limit, cursor: args.cursor }, status, labels),
       );
       return { issues: items, ...info };
     },
