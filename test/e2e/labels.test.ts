@@ -277,6 +277,33 @@ describe('labels on issues', () => {
   });
 });
 
+describe('labels in the activity history', () => {
+  it('records labels added and removed by id, and nothing when a label delete takes one off', async () => {
+    const { admin, p, labels } = await orgWithProject();
+    const bug = await createLabel(admin, labels, { name: 'bug' });
+    const ui = await createLabel(admin, labels, { name: 'ui' });
+    const issue = (await admin.post(`${p}/issues`, { issue: { title: 'T', labels: ['bug'] } })).body;
+    const path = `${p}/issues/${issue.id}`;
+    expect((await admin.patch(path, { issue: { labels: ['ui', 'bug'] } })).status).toBe(200);
+    expect((await admin.patch(path, { issue: { labels: ['ui'] } })).status).toBe(200);
+    expect((await admin.delete(`${labels}/${ui.id}`)).status).toBe(204);
+    const started = Date.now();
+    let entries: { event: string; changes: unknown[] }[] = [];
+    while (Date.now() - started < 30_000) {
+      entries = (await admin.get(`${path}/activity`)).body;
+      if (entries.length >= 3) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // Give a (wrong) entry for the cascade's removal time to appear.
+    await new Promise((r) => setTimeout(r, 1500));
+    entries = (await admin.get(`${path}/activity`)).body;
+    const [low, high] = [Math.min(bug.id, ui.id), Math.max(bug.id, ui.id)];
+    expect(entries.map((e) => e.event)).toEqual(['issue.created', 'issue.updated', 'issue.updated']);
+    expect(entries[1]?.changes).toEqual([{ field: 'labels', from: [bug.id], to: [low, high], added: [ui.id], removed: [] }]);
+    expect(entries[2]?.changes).toEqual([{ field: 'labels', from: [low, high], to: [ui.id], added: [], removed: [bug.id] }]);
+  });
+});
+
 describe('the labels filter', () => {
   it('keeps the issues carrying every label named, ANDed with the other filters', async () => {
     const { admin, p, labels } = await orgWithProject();
