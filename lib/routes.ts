@@ -489,7 +489,7 @@ export const routes: Route[] = [
   }),
 
   // The project's label catalogue (issues show its current spelling: docs/api.md, Labels)
-  route('GET', `${projectPath}/labels`, 'functions/labels/list.ts', {
+  route('GET', `${projectPath}/labels`, 'functions/labels/read.ts', {
     id: 'listLabels',
     summary: "List a project's labels, in creation order",
     tag: 'Labels',
@@ -503,7 +503,7 @@ export const routes: Route[] = [
     success: { status: 201, schema: Label, description: 'The label' },
     idempotent: true,
   }),
-  route('GET', labelPath, 'functions/labels/get.ts', {
+  route('GET', labelPath, 'functions/labels/read.ts', {
     id: 'getLabel',
     summary: 'Retrieve a label',
     tag: 'Labels',

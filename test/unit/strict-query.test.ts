@@ -54,6 +54,7 @@ describe('the query parameters a route knows', () => {
       'assignee_id',
       'q',
       'updated_since',
+      'labels',
     ]);
     expect(knownQueryParameters('GET', '/api/v1/projects/{project_id}/velocity')).toEqual(['sprints']);
     expect(knownQueryParameters('GET', '/api/v1/projects/{project_id}')).toEqual([]);
@@ -69,7 +70,7 @@ describe('checking a request', () => {
   });
 
   it('refuses each unknown name once, in request order, case-sensitively', () => {
-    const known = 'page, per_page, cursor, status, assignee_id, q, updated_since';
+    const known = 'page, per_page, cursor, status, assignee_id, q, updated_since, labels';
     expect(unknownQueryParameters(event(issues, { label: 'bug', page: '1', Status: 'todo' }))).toEqual([
       `Unknown query parameter 'label' (known: ${known})`,
       `Unknown query parameter 'Status' (known: ${known})`,
