@@ -196,6 +196,22 @@ describe('the label catalogue', () => {
     expect(stale.status).toBe(412);
     expect((await admin.get(`${labels}/${bug.id}`)).body.name).toBe('defect');
   });
+
+  it("changes an issue's answer but not its version on a rename: a cached copy is fresh again, If-Match still holds", async () => {
+    const { admin, p, labels } = await orgWithProject();
+    const bug = await createLabel(admin, labels, { name: 'bug' });
+    const issue = (await admin.post(`${p}/issues`, { issue: { title: 'T', labels: ['bug'] } })).body;
+    const path = `${p}/issues/${issue.id}`;
+    const before = await admin.get(path);
+    const tag = before.headers.get('etag') ?? '';
+    expect((await admin.patch(`${labels}/${bug.id}`, { label: { name: 'defect' } })).status).toBe(200);
+    const after = await admin.get(path, { headers: { 'If-None-Match': tag } });
+    expect(after.status).toBe(200);
+    expect(after.body.labels[0].name).toBe('defect');
+    // The same version of the issue: its tag's version part is unchanged, and If-Match with the old tag writes.
+    expect(after.headers.get('etag')?.split('-')[0]).toBe(tag.split('-')[0]);
+    expect((await admin.patch(path, { issue: { title: 'U' } }, { headers: { 'If-Match': tag } })).status).toBe(200);
+  });
 });
 
 describe('labels on issues', () => {

@@ -147,7 +147,14 @@ export async function seedProject(
   orgId: number,
   projectId: number,
   authorId: number,
-  shape: { sprints: number; issuesPerSprint: number; backlog?: number; commentsPerIssue: number },
+  shape: {
+    sprints: number;
+    issuesPerSprint: number;
+    backlog?: number;
+    commentsPerIssue: number;
+    /** Attributes added to the issue seeded `n`-th (from 0), e.g. its `label_ids`. */
+    issueExtra?: (n: number) => Record<string, unknown>;
+  },
 ): Promise<SeededProject> {
   const backlog = shape.backlog ?? 0;
   const issueTotal = shape.sprints * shape.issuesPerSprint + backlog;
@@ -175,7 +182,10 @@ export async function seedProject(
     issueCursor += count;
     issues.set(sprintId, ids);
     ids.forEach((issueId, i) => {
-      const issue = issueItem(orgId, projectId, sprintId, issueId, (i + 1) * 1024, shape.commentsPerIssue);
+      const issue = {
+        ...issueItem(orgId, projectId, sprintId, issueId, (i + 1) * 1024, shape.commentsPerIssue),
+        ...shape.issueExtra?.(issueCursor - count + i),
+      };
       items.push(issue);
       // The number's pointer, as the create transaction writes it (lib/db/issues.ts: insertIssue).
       pointers.push({ ...keys.issueKey(orgId, issue.issue_number), type: 'issue_key', project_id: projectId, issue_id: issueId });
