@@ -303,16 +303,12 @@ describe('labels in the activity history', () => {
     expect((await admin.patch(path, { issue: { labels: ['ui', 'bug'] } })).status).toBe(200);
     expect((await admin.patch(path, { issue: { labels: ['ui'] } })).status).toBe(200);
     expect((await admin.delete(`${labels}/${ui.id}`)).status).toBe(204);
+    const activity = async (): Promise<{ event: string; changes: unknown[] }[]> => (await admin.get(`${path}/activity`)).body;
     const started = Date.now();
-    let entries: { event: string; changes: unknown[] }[] = [];
-    while (Date.now() - started < 30_000) {
-      entries = (await admin.get(`${path}/activity`)).body;
-      if (entries.length >= 3) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    while ((await activity()).length < 3 && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 200));
     // Give a (wrong) entry for the cascade's removal time to appear.
     await new Promise((r) => setTimeout(r, 1500));
-    entries = (await admin.get(`${path}/activity`)).body;
+    const entries = await activity();
     const [low, high] = [Math.min(bug.id, ui.id), Math.max(bug.id, ui.id)];
     expect(entries.map((e) => e.event)).toEqual(['issue.created', 'issue.updated', 'issue.updated']);
     expect(entries[1]?.changes).toEqual([{ field: 'labels', from: [bug.id], to: [low, high], added: [ui.id], removed: [] }]);
