@@ -2,7 +2,7 @@ import { listMyIssues } from '../../lib/domain/my-issues.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 import { routeHandler } from '../../lib/http/stack.ts';
 import type { IssueStatus } from '../../lib/schemas/issues.ts';
-import { labelFilterNames } from '../../lib/schemas/labels.ts';
+import { labelFilterNames } from '../../lib/schemas/label-limits.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
 
 /** Loaded on the first request, like the pagination schemas (infra/bench/README.md). */

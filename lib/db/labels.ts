@@ -1,6 +1,6 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Label } from '../schemas/labels.ts';
-import { labelLimits } from '../schemas/labels.ts';
+import { labelLimits } from '../schemas/label-limits.ts';
 import { db, tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
 import { isConditionFailed } from './errors.ts';

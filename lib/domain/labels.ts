@@ -3,14 +3,8 @@ import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/labels.ts';
 import { Refused, rereadOnStale } from '../db/transactions.ts';
 import { getProjectItem } from '../db/projects.ts';
-import {
-  DEFAULT_LABEL_COLOR,
-  labelLimits,
-  type IssueLabel,
-  type Label,
-  type LabelCreate,
-  type LabelUpdate,
-} from '../schemas/labels.ts';
+import { DEFAULT_LABEL_COLOR, labelLimits } from '../schemas/label-limits.ts';
+import type { IssueLabel, Label, LabelCreate, LabelUpdate } from '../schemas/labels.ts';
 import { NotFoundError, UnavailableError, ValidationError } from './errors.ts';
 import type { Principal } from './principal.ts';
 

@@ -1,23 +1,13 @@
 import * as z from 'zod';
 import { dateTime, plainText, wrapped } from './common.ts';
+import { DEFAULT_LABEL_COLOR, labelFilterNames, labelLimits } from './label-limits.ts';
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
 const typed = (kind: string) => ({
   error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be ${kind}`),
 });
 
-/** Bounds of a project's label catalogue and of an issue's labels (docs/api.md: Labels). */
-export const labelLimits = {
-  name: 50,
-  description: 1000,
-  perProject: 200,
-  perIssue: 20,
-  /** Names a `labels` filter may list. */
-  perFilter: 20,
-} as const;
-
-/** The colour a label gets when its create names none. */
-export const DEFAULT_LABEL_COLOR = '#6b7280';
+export { DEFAULT_LABEL_COLOR, labelFilterNames, labelLimits } from './label-limits.ts';
 
 /**
  * A label's name: trimmed, 1..50 characters, one line, no comma (the `labels` filter separates
@@ -111,9 +101,6 @@ export const IssueLabelsField = () =>
       description: "Label names (any case) or ids of the project; replaces the issue's labels.",
       example: ['bug', 12],
     });
-
-/** The names of a `labels` filter as given (validated by `labelFilter`): trimmed, in order. */
-export const labelFilterNames = (value: string): string[] => value.split(',').map((name) => name.trim());
 
 /**
  * The `labels` filter of the issue lists: comma-separated label names (any case); an issue must
