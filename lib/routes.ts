@@ -16,6 +16,7 @@ import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './s
 import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
 import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery, SubIssue } from './schemas/issues.ts';
+import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
 import { McpMessage } from './schemas/mcp.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
@@ -182,6 +183,7 @@ const projectPath = '/api/v1/projects/{project_id}';
 const sprintPath = `${projectPath}/sprints/{sprint_id}`;
 const sprintIssuePath = `${sprintPath}/issues/{issue_id}`;
 const backlogIssuePath = `${projectPath}/issues/{issue_id}`;
+const labelPath = `${projectPath}/labels/{label_id}`;
 const commentPath = '/api/v1/comments/{id}';
 const webhookPath = '/api/v1/webhooks/{webhook_id}';
 
@@ -412,7 +414,8 @@ export const routes: Route[] = [
     summary: "The caller's assigned issues across the organisation's projects, newest update first",
     description:
       'Each issue shows its `position` in its own list. With `status`, a page looks through at most 1,000 of ' +
-      'the assigned issues from where the previous page stopped and returns the matches among them, followed ' +
+      'the assigned issues (with `labels`, at most 100: their issues are read to match the names in each ' +
+      "issue's project catalogue) from where the previous page stopped and returns the matches among them, followed " +
       'by its `next` link (`page` > 1 without its cursor is 422); `X-Total-Count` then counts the matches up to ' +
       'where the page stopped looking, and is the total once there is no `next` link.',
     tag: 'Issues',
@@ -483,6 +486,41 @@ export const routes: Route[] = [
     tag: 'Projects',
     success: { status: 204, description: 'Deleted' },
     errors: [403],
+  }),
+
+  // The project's label catalogue (issues show its current spelling: docs/api.md, Labels)
+  route('GET', `${projectPath}/labels`, 'functions/labels/read.ts', {
+    id: 'listLabels',
+    summary: "List a project's labels, in creation order",
+    tag: 'Labels',
+    success: { status: 200, schema: Label, list: true, description: 'Labels' },
+  }),
+  route('POST', `${projectPath}/labels`, 'functions/labels/create.ts', {
+    id: 'createLabel',
+    summary: 'Create a label (name unique in the project ignoring case; at most 200 per project)',
+    tag: 'Labels',
+    body: LabelCreateBody,
+    success: { status: 201, schema: Label, description: 'The label' },
+    idempotent: true,
+  }),
+  route('GET', labelPath, 'functions/labels/read.ts', {
+    id: 'getLabel',
+    summary: 'Retrieve a label',
+    tag: 'Labels',
+    success: { status: 200, schema: Label, description: 'The label' },
+  }),
+  ...patchAndPut(labelPath, 'functions/labels/update.ts', {
+    id: 'updateLabel',
+    summary: 'Update a label; every issue carrying it shows its new name and colour at once',
+    tag: 'Labels',
+    body: LabelUpdateBody,
+    success: { status: 200, schema: Label, description: 'The label' },
+  }),
+  route('DELETE', labelPath, 'functions/labels/delete.ts', {
+    id: 'deleteLabel',
+    summary: 'Delete a label; no issue shows it from then on, and it is taken off its issues in the background',
+    tag: 'Labels',
+    success: { status: 204, description: 'Deleted' },
   }),
 
   // Comments: on an issue of a sprint and on an issue of the backlog, then by id

@@ -6,7 +6,7 @@ import { parseOrThrow } from '../../lib/schemas/validate.ts';
 /** Loaded on the first request, like the pagination schemas (infra/bench/README.md). */
 const schemas = () => import('../../lib/schemas/issues.ts');
 
-/** The caller's assigned issues across the organisation's projects, newest update first, filtered by status, priority, type, due date and parent. */
+/** The caller's assigned issues across the organisation's projects, newest update first, filtered by status, priority, type, due date, parent and labels. */
 export const handler = routeHandler(async (req) => {
   const [pr, { query, filters }] = await Promise.all([
     pageRequest(req),

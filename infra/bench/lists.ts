@@ -11,6 +11,8 @@
  * - pages filtered on what classifies an issue (`priority=urgent`, 5%; `type=bug`, 20%) vs the
  *   same unfiltered page: the issues are seeded with these fields (`classification` below), and
  *   each filter measured is one line of `classifiedPages`.
+ * - pages filtered by label (`labels=bug`: every issue carries one of ten labels, 10% matching;
+ *   `labels=rare`: 1%, the needle issues) vs the unfiltered page.
  *
  * Each figure is the median of `--rounds` runs (interleaved), in wall time and in DynamoDB read
  * units (ReturnConsumedCapacity on every call), with DynamoDB calls per request. Prints a
@@ -40,6 +42,7 @@ const { keys } = await import('../../lib/db/keys.ts');
 const { createOrganisation } = await import('../../lib/domain/accounts.ts');
 const { createProject } = await import('../../lib/domain/projects.ts');
 const { getIssue, listIssues } = await import('../../lib/domain/issues.ts');
+const { createLabel } = await import('../../lib/domain/labels.ts');
 const { seedProject } = await import('../../test/support/seed.ts');
 const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
 
@@ -67,12 +70,20 @@ try {
   const org = await createOrganisation('Bench', { name: 'Bench Admin', email: 'bench@example.com' });
   const caller = { orgId: org.organisation.id, accountId: org.account.id, role: 'admin' as const, tokenHash: '' };
   const project = await createProject(caller, { name: 'Big', prefix: 'BIG' });
+  // Ten labels, one on every issue in turn (10% each), and `rare` on the needle issues (1%).
+  const names = ['bug', 'feature', 'chore', 'docs', 'ui', 'api', 'perf', 'security', 'infra', 'test'];
+  const labelIds: number[] = [];
+  for (const name of names) labelIds.push((await createLabel(caller, project.id, { name })).id);
+  const rare = (await createLabel(caller, project.id, { name: 'rare' })).id;
   const seeded = await seedProject(caller.orgId, project.id, caller.accountId, {
     sprints: 0,
     issuesPerSprint: 0,
     backlog: total,
     commentsPerIssue: 0,
-    issueFields: (n) => Object.fromEntries(Object.entries(classification).map(([field, of]) => [field, of(n)])),
+    issueFields: (n) => ({
+      ...Object.fromEntries(Object.entries(classification).map(([field, of]) => [field, of(n)])),
+      label_ids: new Set([labelIds[n % 10] as number, ...(n % 100 === 50 ? [rare] : [])]),
+    }),
   });
   const ids = seeded.issues.get(null) ?? [];
   // 1% of the titles hold the needle, spread over the list.
@@ -112,6 +123,10 @@ try {
         () => listIssues(caller, backlog, { page: 1, perPage: 25 }, filters),
       ]),
     ),
+    'filtered page 1 (labels=bug, 10%, per_page 25)': () =>
+      listIssues(caller, backlog, { page: 1, perPage: 25 }, { labels: ['bug'] }),
+    'filtered page 1 (labels=rare, 1%, per_page 25)': () =>
+      listIssues(caller, backlog, { page: 1, perPage: 25 }, { labels: ['rare'] }),
   };
   const samples = new Map<string, { ms: number[]; units: number[]; calls: number[] }>();
   for (let r = 0; r < rounds + 1; r++) {
@@ -182,6 +197,12 @@ try {
     const filter = /\((\S+=\S+),/.exec(name)?.[1] ?? name;
     console.log(`| ${filter} page / unfiltered page (per_page 25) | ${ratio(name, 'page 1 (per_page 25)')} |`);
   }
+  console.log(
+    `| labels=bug page / unfiltered page (per_page 25) | ${ratio('filtered page 1 (labels=bug, 10%, per_page 25)', 'page 1 (per_page 25)')} |`,
+  );
+  console.log(
+    `| labels=rare page / unfiltered page (per_page 25) | ${ratio('filtered page 1 (labels=rare, 1%, per_page 25)', 'page 1 (per_page 25)')} |`,
+  );
   const deep = row('GET the last issue (place 10,000)');
   const shallow = row('GET the first issue');
   console.log(`\nThe place of the deepest issue costs ${fmt(deep.units - shallow.units, 1)} read units more than the first's.`);

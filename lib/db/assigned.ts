@@ -136,3 +136,47 @@ export async function listAssigned(
     cursorAfter: (index) => cursorOf(shown[index] as Record<string, unknown>),
   };
 }
+
+/** What `scanAssigned` looked through: the entries (statuses applied) and how to continue. */
+export interface AssignedScan {
+  /** The entries read that have one of the statuses, newest first, with their stored items (for cursors). */
+  entries: { entry: AssignedEntry; item: Record<string, unknown> }[];
+  /** The last entry read (whatever its status): where looking stopped. */
+  lastRead: Record<string, unknown> | undefined;
+  /** The index goes on after `lastRead`. */
+  more: boolean;
+  /** Matches before this page (carried by the cursor). */
+  before: number;
+  /** The cursor that continues after `item`, `m` matches counted up to it. */
+  cursorOf: (item: Record<string, unknown>, m: number) => string;
+}
+
+/**
+ * Up to `limit` entries of the index from the page's cursor on, newest first, for a page filtered
+ * on what the entries do not hold (labels), keeping those that pass `filter` (what they do hold):
+ * the caller reads their issues and decides. Like the other filters, it is followed by its cursor (`page` > 1 without one is 422).
+ */
+export async function scanAssigned(
+  orgId: number,
+  accountId: number,
+  req: PageRequest,
+  limit: number,
+  filter?: AssignedFilter,
+): Promise<AssignedScan> {
+  const collection = collections.assignedIssues(orgId, accountId);
+  const cursor = req.cursor ? decodeCursor(req.cursor, collection) : undefined;
+  if (!cursor && req.page > 1) {
+    throw new ValidationError(['page cannot be combined with filters: follow the next link of the first page']);
+  }
+  const after = cursor ? { PK: cursor.PK, SK: cursor.SK, LSK: cursor.LSK } : undefined;
+  const read = await readEntries(collection.pk, collection.prefix, after, limit);
+  return {
+    entries: read.items
+      .map((item) => ({ entry: entryOf(item), item }))
+      .filter(({ entry }) => !filter || filter(entry)),
+    lastRead: read.items.at(-1),
+    more: read.more,
+    before: cursor?.m ?? 0,
+    cursorOf: (item, m) => encodeCursor(item, { m }),
+  };
+}

@@ -33,6 +33,7 @@ import {
   type Key,
 } from './keys.ts';
 import { getItem, itemExists, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
+import { removeLabelFromIssues } from './labels.ts';
 
 export { cascadeParentOf, failureMessage, MAX_ATTEMPTS, pendingCascadeFromItem, pendingCascadeOf } from '../domain/cascades.ts';
 export type { CascadeParent, PendingCascade } from '../domain/cascades.ts';
@@ -45,7 +46,9 @@ export type { CascadeParent, PendingCascade } from '../domain/cascades.ts';
  * - a project: every item of its partition (sprints, issues, comments), one Query over the item
  *   collection at a time, never a Scan;
  * - a sprint: its issues (LSI1 `S#<sprint>#`) and their comments;
- * - an issue: its comments (SK `ISSUE#<issue>#C#`).
+ * - an issue: its comments (SK `ISSUE#<issue>#C#`);
+ * - a label: not a parent but a value: its id is taken off the issues of its project that carry it
+ *   (lib/db/labels.ts, `removeLabelFromIssues`).
  *
  * Every step is a delete of what a Query just found, so running a record twice, or after the
  * project cascade already emptied the partition, is harmless. Memory is bounded by one page of keys.
@@ -414,7 +417,22 @@ function issueIdOf(key: Key): number {
   return Number(m[1]);
 }
 
-/** Runs the cascade of one parent. Returns the number of items deleted. */
+/**
+ * Takes a deleted label off the issues that carry it, one page of the project's issues at a time;
+ * past the deadline it stops between pages with where it stopped. Returns the issues updated.
+ */
+export async function removeDeletedLabel(
+  orgId: number,
+  projectId: number,
+  labelId: number,
+  options: CascadeOptions = {},
+): Promise<number> {
+  return removeLabelFromIssues(orgId, projectId, labelId, options.after, (next) => {
+    if (next) checkDeadline(options, next);
+  });
+}
+
+/** Runs the cascade of one parent. Returns the number of items deleted (for a label: the issues it was taken off). */
 export async function cascade(parent: CascadeParent, options: CascadeOptions = {}): Promise<number> {
   switch (parent.kind) {
     case 'project':
@@ -427,6 +445,8 @@ export async function cascade(parent: CascadeParent, options: CascadeOptions = {
         parent.number === undefined ? 0 : await releaseChildren(parent.orgId, parent.projectId, parent.issueId, parent.number);
       return released + (await deleteIssueComments(parent.orgId, parent.projectId, parent.issueId, options));
     }
+    case 'label':
+      return removeDeletedLabel(parent.orgId, parent.projectId, parent.labelId, options);
   }
 }
 
@@ -639,6 +659,8 @@ export async function parentIsGone(parent: CascadeParent): Promise<boolean> {
       ? keys.project(parent.orgId, parent.projectId)
       : parent.kind === 'sprint'
         ? keys.sprint(parent.orgId, parent.projectId, parent.sprintId)
-        : keys.issue(parent.orgId, parent.projectId, parent.issueId);
+        : parent.kind === 'issue'
+          ? keys.issue(parent.orgId, parent.projectId, parent.issueId)
+          : keys.label(parent.orgId, parent.projectId, parent.labelId);
   return !(await itemExists(key));
 }

@@ -37,6 +37,8 @@ import { issueWrite, type ParentGuard } from './issue-write.ts';
 import { issueStateOf, repositioned, SUMMARY, unclassified, type IssueChange, type IssueState } from '../domain/derivations.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from '../domain/versions.ts';
+import { issueLabels } from '../domain/labels.ts';
+import type { Catalogue } from './labels.ts';
 
 /**
  * Issues live in their project's partition (`ISSUE#i`); their LSK places them in one list: a
@@ -49,13 +51,18 @@ import { withVersion } from '../domain/versions.ts';
 
 /** The stored issue: the resource plus what only the data layer reads. */
 export interface IssueItem extends Issue {
+  /** The ids of its labels (a number set; absent or null: none), shown through the catalogue. */
+  label_ids?: Set<number> | null;
   /** Bumped by every write that can change counters or the list; writes are conditioned on it. */
   rev?: number;
   comments_count?: number;
 }
 
-/** The resource from a stored issue; `position` is its place in its list (the stored key is not shown). */
-export const toIssue = (record: object, position: number): Issue => {
+/**
+ * The resource from a stored issue; `position` is its place in its list (the stored key is not
+ * shown). Its labels are shown through `catalogue`, the one on its project item (lib/db/labels.ts).
+ */
+export const toIssue = (record: object, position: number, catalogue: Catalogue = new Map()): Issue => {
   const item = record as Record<string, unknown>;
   const nullable = <T>(v: unknown) => (v as T | null | undefined) ?? null;
   return withVersion(
@@ -81,6 +88,7 @@ export const toIssue = (record: object, position: number): Issue => {
         story_points: Number(item[SUMMARY.storyPoints] ?? 0),
         completed_story_points: Number(item[SUMMARY.completedStoryPoints] ?? 0),
       },
+      labels: issueLabels(item.label_ids, catalogue),
       started_at: nullable<string>(item.started_at),
       completed_at: nullable<string>(item.completed_at),
       created_at: String(item.created_at),
@@ -144,8 +152,13 @@ export interface PlacedIssue {
   place: number;
 }
 
-/** Which issues of a list a page shows: a predicate over the stored issue. */
-export type IssueFilter = (item: IssueItem) => boolean;
+/**
+ * Which issues of a list a page shows: given the project as read with the page (label names are
+ * looked up in its catalogue), a predicate over the stored issue.
+ */
+export type IssueFilter = (project: ProjectItem | undefined) => IssueMatch;
+/** Whether a stored issue is shown. */
+export type IssueMatch = (item: IssueItem) => boolean;
 
 /** Issues a filtered page looks through at most (about 400 KB, one or two Query calls). */
 export const FILTER_SCAN = 1000;
@@ -236,13 +249,14 @@ export async function listIssues(
     }
     const [read, found] = await Promise.all([readIssues(collection, { after, limit: FILTER_SCAN }), batchGet(ancestors)]);
     const before = cursor?.m ?? 0;
+    const matches = filter(family(found).project);
     const issues: PlacedIssue[] = [];
     let place = cursor?.n ?? 0;
     let extra = 0;
     let lastSeen: PlacedIssue | undefined;
     for (const item of read.items) {
       lastSeen = { item, place: ++place };
-      if (!filter(item)) continue;
+      if (!matches(item)) continue;
       if (issues.length < page.perPage) issues.push(lastSeen);
       else extra += 1;
     }
@@ -349,6 +363,8 @@ export interface IssueSlot {
   prefix: string;
   positionSeq: number;
   backlogCount: number;
+  /** The project as the allocation left it (its label catalogue, for the labels the create names). */
+  project: ProjectItem;
 }
 
 /** How often a create retries when other creates used up the project's block of ids as it refilled it. */
@@ -449,8 +465,10 @@ export async function insertIssue(
   projectId: number,
   issue: Issue,
   parent?: { number: string; guard: ParentGuard } | undefined,
+  labelIds: number[] = [],
 ): Promise<void> {
-  const { sub_issues_summary: _summary, ...stored } = issue;
+  // Labels are stored as ids (a number set; none: absent) and shown through the catalogue.
+  const { sub_issues_summary: _summary, labels: _shown, ...stored } = issue;
   const parentNumber = parent ? { parent_number: parent.number } : {};
   await issueWrite({
     orgId,
@@ -463,6 +481,7 @@ export async function insertIssue(
           ...storedIssueFields({ ...stored, ...parentNumber }),
           type: 'issue',
           org_id: orgId,
+          ...(labelIds.length > 0 ? { label_ids: new Set(labelIds) } : {}),
           rev: 0,
           comments_count: 0,
         },

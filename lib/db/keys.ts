@@ -15,6 +15,8 @@
  * | ORG#o#A#a        | ISSUE#p#i           | MI#updated_at#p#i        | issue i of project p assigned to a     |
  * | ORG#o#P#p        | SPRINT#s            | SPRINT#s                 | sprint (+ issue counters)              |
  * | ORG#o#P#p        | VELOCITY#t#s        |                          | completed sprint's summary (velocity)  |
+ * | ORG#o#P#p        | LABEL#l             | LABEL#l                  | label of the project's catalogue       |
+ * | ORG#o#P#p        | LABELNAME#n         |                          | label name uniqueness guard (case-folded)|
  * | ORG#o#P#p        | ISSUE#i             | S#s#pos#i or B#pos#i     | issue, in a sprint or the backlog      |
  * | ORG#o#P#p        | ISSUE#i#C#c         | C#i#c                    | comment                                |
  * | ORG#o            | COMMENT#c           |                          | where comment c lives (GET by id)      |
@@ -81,6 +83,16 @@ export const keys = {
    * deleted in the same transaction as the comment, read consistently.
    */
   commentPointer: (orgId: number, commentId: number): Key => ({ PK: orgPk(orgId), SK: `COMMENT#${pad(commentId)}` }),
+  /** A label of the project's catalogue (its name and colour are also on the project item: lib/db/labels.ts). */
+  label: (orgId: number, projectId: number, labelId: number): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `LABEL#${pad(labelId)}`,
+  }),
+  /** The name guard of a label: one per case-folded name in a project (`folded`: lib/domain/labels.ts). */
+  labelName: (orgId: number, projectId: number, folded: string): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `LABELNAME#${folded}`,
+  }),
   /** A completed sprint's summary, sorted by its completion time `completedAt` (ISO 8601 UTC). */
   velocity: (orgId: number, projectId: number, completedAt: string, sprintId: number): Key => ({
     PK: projectPk(orgId, projectId),
@@ -150,6 +162,7 @@ export const listKeys = {
   account: (accountId: number) => `ACCOUNT#${pad(accountId)}`,
   project: (projectId: number) => `PROJECT#${pad(projectId)}`,
   sprint: (sprintId: number) => `SPRINT#${pad(sprintId)}`,
+  label: (labelId: number) => `LABEL#${pad(labelId)}`,
   sprintIssue: (sprintId: number, position: number, issueId: number) =>
     `S#${pad(sprintId)}#${padPosition(position)}#${pad(issueId)}`,
   backlogIssue: (position: number, issueId: number) => `B#${padPosition(position)}#${pad(issueId)}`,
@@ -176,6 +189,7 @@ export const collections = {
   accounts: (orgId: number): Collection => ({ pk: orgPk(orgId), prefix: 'ACCOUNT#' }),
   projects: (orgId: number): Collection => ({ pk: orgPk(orgId), prefix: 'PROJECT#' }),
   sprints: (orgId: number, projectId: number): Collection => ({ pk: projectPk(orgId, projectId), prefix: 'SPRINT#' }),
+  labels: (orgId: number, projectId: number): Collection => ({ pk: projectPk(orgId, projectId), prefix: 'LABEL#' }),
   sprintIssues: (orgId: number, projectId: number, sprintId: number): Collection => ({
     pk: projectPk(orgId, projectId),
     prefix: `S#${pad(sprintId)}#`,
@@ -217,7 +231,7 @@ export const velocityPrefix = 'VELOCITY#';
  * The item types whose removal cascades to what lives under them (lib/db/cascade.ts); the stream's
  * event filter in the stack (infra/constructs/cascade-consumer.ts) lets only their REMOVEs through.
  */
-export const cascadingTypes = ['project', 'sprint', 'issue'] as const;
+export const cascadingTypes = ['project', 'sprint', 'issue', 'label'] as const;
 
 /** Parses the ids back out of a project partition key (used by the cascade consumer). */
 export function parseProjectPk(pk: string): { orgId: number; projectId: number } | undefined {

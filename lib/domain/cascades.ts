@@ -19,7 +19,8 @@ export type CascadeParent =
       issueId: number;
       /** Its number, under which its children index lives (their parent is cleared). */
       number?: string | undefined;
-    };
+    }
+  | { kind: 'label'; orgId: number; projectId: number; labelId: number };
 
 const numberOf = (v: AttributeValue | undefined): number | undefined =>
   v?.N !== undefined && Number.isSafeInteger(Number(v.N)) ? Number(v.N) : undefined;
@@ -42,6 +43,7 @@ export function cascadeParentOf(record: DynamoDBRecord): CascadeParent | undefin
     const number = Number(old.sub_issues_total?.N ?? 0) > 0 ? old.issue_number?.S : undefined;
     return { kind: 'issue', orgId, projectId, issueId: id, ...(number ? { number } : {}) };
   }
+  if (type === 'label') return { kind: 'label', orgId, projectId, labelId: id };
   return undefined;
 }
 
@@ -61,7 +63,13 @@ export interface PendingCascade {
 }
 
 export const idOf = (parent: CascadeParent): number =>
-  parent.kind === 'project' ? parent.projectId : parent.kind === 'sprint' ? parent.sprintId : parent.issueId;
+  parent.kind === 'project'
+    ? parent.projectId
+    : parent.kind === 'sprint'
+      ? parent.sprintId
+      : parent.kind === 'issue'
+        ? parent.issueId
+        : parent.labelId;
 
 /** A pending cascade from its stored item (plain attributes). */
 export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCascade | undefined {
@@ -76,7 +84,9 @@ export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCa
         ? { kind: 'sprint', orgId, projectId, sprintId: id }
         : item.kind === 'issue'
           ? { kind: 'issue', orgId, projectId, issueId: id, ...(typeof item.number === 'string' ? { number: item.number } : {}) }
-          : undefined;
+          : item.kind === 'label'
+            ? { kind: 'label', orgId, projectId, labelId: id }
+            : undefined;
   if (!parent) return undefined;
   return {
     parent,
@@ -123,7 +133,13 @@ export function pendingCascadeOf(record: DynamoDBRecord): PendingCascade | undef
 export function failureMessage(pending: PendingCascade) {
   const { parent } = pending;
   const child =
-    parent.kind === 'sprint' ? ` --sprint ${parent.sprintId}` : parent.kind === 'issue' ? ` --issue ${parent.issueId}` : '';
+    parent.kind === 'sprint'
+      ? ` --sprint ${parent.sprintId}`
+      : parent.kind === 'issue'
+        ? ` --issue ${parent.issueId}`
+        : parent.kind === 'label'
+          ? ` --label ${parent.labelId}`
+          : '';
   return {
     cascade: parent,
     after: pending.after ?? null,

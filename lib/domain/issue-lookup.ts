@@ -1,4 +1,5 @@
 import { issueOfNumber } from '../db/issue-lookup.ts';
+import { catalogueOf } from '../db/labels.ts';
 import { getIssueFamily, getListOwner, rankInBlock, toIssue, type IssueItem } from '../db/issues.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { NotFoundError } from './errors.ts';
@@ -35,7 +36,7 @@ async function placed(caller: Principal, projectId: number, project: object, iss
     rankInBlock(caller.orgId, projectId, sprintId, issue),
   ]);
   if (!owner) throw missing();
-  return toIssue(issue, countBefore(rankIndexOf(owner), blockOf(issue.position)) + inBlock);
+  return toIssue(issue, countBefore(rankIndexOf(owner), blockOf(issue.position)) + inBlock, catalogueOf(project));
 }
 
 /**

@@ -1,6 +1,6 @@
 import * as store from '../db/issues.ts';
 import { keys } from '../db/keys.ts';
-import type { IssueFilter, IssueItem } from '../db/issues.ts';
+import type { IssueItem, IssueMatch } from '../db/issues.ts';
 import { classificationFilter } from './classification.ts';
 import { isClosed, issueStateOf, unclassified, type IssueState } from './derivations.ts';
 import type { PageRequest } from '../db/list.ts';
@@ -24,6 +24,8 @@ import {
 import type { Principal } from './principal.ts';
 import { versionOf } from '../db/versions.ts';
 import { withVersion } from '../domain/versions.ts';
+import { catalogueOf } from '../db/labels.ts';
+import { carriesAll, issueLabels, labelFilterIds, resolveLabels } from './labels.ts';
 
 /** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
 export { contributionOf, listDelta, negate, openStatuses, sumCounters } from './derivations.ts';
@@ -126,11 +128,16 @@ async function placeIn(orgId: number, projectId: number, index: RankIndex, issue
   return countBefore(index, blockOf(issue.position)) + inBlock;
 }
 
-/** The stored issues that pass every filter given (AND). */
-export function issueFilter(filters: IssueListFilters): IssueFilter {
+/**
+ * The stored issues that pass every filter given (AND). Label names are looked up in the catalogue
+ * of `project` (read with the page); a name it does not hold matches no issue.
+ */
+export function issueFilter(filters: IssueListFilters, project?: object): IssueMatch {
   const q = filters.q?.toLowerCase();
   const classified = classificationFilter(filters);
+  const labelIds = filters.labels === undefined ? undefined : labelFilterIds(project, filters.labels);
   return (item) =>
+    (filters.labels === undefined || carriesAll(item.label_ids, labelIds)) &&
     (filters.status === undefined || filters.status.includes(item.status)) &&
     (filters.assigneeId === undefined || (item.assignee_id ?? null) === filters.assigneeId) &&
     (filters.parentId === undefined || (item.parent_id ?? null) === filters.parentId) &&
@@ -145,11 +152,12 @@ export function issueFilter(filters: IssueListFilters): IssueFilter {
  * lib/db/issues.ts: listIssues) and `total` counts the matches found up to there.
  */
 export async function listIssues(caller: Principal, at: IssueLocation, page: PageRequest, filters?: IssueListFilters) {
-  const filter = filters ? issueFilter(filters) : undefined;
+  const filter = filters ? (project?: object) => issueFilter(filters, project) : undefined;
   const result = await store.listIssues(caller.orgId, at.projectId, at.sprintId, page, filter);
   if (!result.project) throw new NotFoundError('Project');
   if (at.sprintId !== null && !result.sprint) throw new NotFoundError('Sprint');
-  const items = result.issues.map(({ item, place }) => store.toIssue(item, place));
+  const catalogue = catalogueOf(result.project);
+  const items = result.issues.map(({ item, place }) => store.toIssue(item, place, catalogue));
   const listed = at.sprintId === null ? Number(result.project.backlog_count ?? 0) : Number(result.sprint?.issues_count ?? 0);
   return {
     page: { items, nextCursor: result.nextCursor, cursorAfter: result.cursorAfter },
@@ -161,8 +169,8 @@ export async function listIssues(caller: Principal, at: IssueLocation, page: Pag
 
 /** One issue, with its place in its list (one BatchGet with its ancestors, one keys-only Query). */
 export async function getIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<Issue> {
-  const { issue, index } = await loadIssue(caller, at, issueId);
-  return store.toIssue(issue, await placeIn(caller.orgId, at.projectId, index, issue));
+  const { project, issue, index } = await loadIssue(caller, at, issueId);
+  return store.toIssue(issue, await placeIn(caller.orgId, at.projectId, index, issue), catalogueOf(project));
 }
 
 /**
@@ -188,6 +196,14 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       throw err;
     }
     const listed = at.sprintId === null ? slot.backlogCount : Number(owner?.issues_count ?? 0);
+    // Names and ids of the project's catalogue, as the allocation read it; unknown ones: 422, nothing kept.
+    let labelIds: number[] = [];
+    try {
+      labelIds = input.labels === undefined ? [] : resolveLabels(slot.project, input.labels);
+    } catch (err) {
+      await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
+      throw err;
+    }
     const now = new Date().toISOString();
     const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
     const position = appendedPosition(slot.positionSeq);
@@ -207,6 +223,7 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       due_date: input.due_date ?? null,
       parent_id: parent.set.parent_id,
       sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
+      labels: issueLabels(labelIds, catalogueOf(slot.project)),
       ...statusTimestamps(undefined, status, now),
       created_at: now,
       updated_at: now,
@@ -217,6 +234,7 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
         at.projectId,
         issue,
         parent.guard && parent.set.parent_number ? { number: parent.set.parent_number, guard: parent.guard } : undefined,
+        labelIds,
       );
     } catch (err) {
       // Refused (an assignee not of the organisation, a sprint gone or completing): nothing was
@@ -262,7 +280,8 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
     if (target !== null && !targetSprint) throw new ValidationError([targetSprintMessage]);
     const moving = target !== at.sprintId;
     // Internally `position` is the stored key here; the answer replaces it with the place.
-    const current = store.toIssue(issue, issue.position);
+    const catalogue = catalogueOf(project);
+    const current = store.toIssue(issue, issue.position, catalogue);
     const now = new Date().toISOString();
 
     const set: Record<string, unknown> = { updated_at: now };
@@ -280,6 +299,12 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
     }
     const { parent_number: _parentNumber, ...shown } = set;
     const next: Issue = { ...current, ...(shown as Partial<Issue>) };
+    if (changes.labels !== undefined) {
+      // Stored as ids (none: null); shown through the catalogue.
+      const labelIds = resolveLabels(project, changes.labels);
+      set.label_ids = labelIds.length > 0 ? new Set(labelIds) : null;
+      next.labels = issueLabels(labelIds, catalogue);
+    }
 
     const listCount = target === null ? Number(project.backlog_count ?? 0) : Number(targetSprint?.issues_count ?? 0);
     const targetIndex = moving ? rankIndexOf(target === null ? project : targetSprint) : index;

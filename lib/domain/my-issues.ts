@@ -1,10 +1,12 @@
-import { listAssigned, type AssignedFilter } from '../db/assigned.ts';
+import { listAssigned, scanAssigned, type AssignedEntry, type AssignedFilter } from '../db/assigned.ts';
 import { ranksFrom, toIssue, type IssueItem } from '../db/issues.ts';
 import { keys, type Key } from '../db/keys.ts';
+import { catalogueOf } from '../db/labels.ts';
 import type { PageRequest } from '../db/list.ts';
 import { batchGet } from '../db/transactions.ts';
 import type { Issue, IssueListFilters } from '../schemas/issues.ts';
 import { classificationFilter } from './classification.ts';
+import { carriesAll, labelFilterIds } from './labels.ts';
 import { blockOf, countBefore, rankIndexOf, type RankIndex } from './positions.ts';
 import type { Principal } from './principal.ts';
 
@@ -18,13 +20,66 @@ import type { Principal } from './principal.ts';
  * deleted, its cascade still running) is left out.
  */
 export async function listMyIssues(caller: Principal, page: PageRequest, filters?: MyIssuesFilters) {
+  const entryFilter = filters && assignedFilter(filters);
+  if (filters?.labels) return listMyLabelledIssues(caller, page, entryFilter, filters.labels);
   const { orgId } = caller;
-  const result = await listAssigned(orgId, caller.accountId, page, filters && assignedFilter(filters));
-  // One BatchGet for the page (it reads a key asked for twice once): the account first, then each
-  // entry's issue, project and sprint, found by their place in `wanted`.
+  const result = await listAssigned(orgId, caller.accountId, page, entryFilter);
+  const { account, live } = await readAssigned(caller, result.entries);
+  const items = await placedIssues(orgId, live);
+  return {
+    // A page cut by the byte budget goes on after its last item shown, found among the entries read.
+    page: { items, nextCursor: result.nextCursor, cursorAfter: (i: number) => result.cursorAfter(live[i]?.index ?? 0) },
+    items,
+    total: result.matches ? result.matches.count : Number(account?.assigned_count ?? 0),
+  };
+}
+
+/** Assigned entries a page filtered by labels looks through at most: their issues are read with the page's one BatchGet. */
+export const LABEL_FILTER_SCAN = 100;
+
+/**
+ * A page of the caller's issues carrying every label of `labels` (names, looked up in each issue's
+ * own project catalogue, read in the same BatchGet): the index entries do not hold labels, so the
+ * page looks through at most LABEL_FILTER_SCAN entries (passing the other filters, if any), reads
+ * their issues, and keeps the matches; it is followed by its `next` link, and `X-Total-Count`
+ * counts the matches up to where it stopped looking, as the other filtered pages do. The same
+ * three round trips as an unfiltered page.
+ */
+async function listMyLabelledIssues(caller: Principal, page: PageRequest, filter: AssignedFilter | undefined, labels: string[]) {
+  const scan = await scanAssigned(caller.orgId, caller.accountId, page, LABEL_FILTER_SCAN, filter);
+  const { live } = await readAssigned(
+    caller,
+    scan.entries.map((e) => e.entry),
+  );
+  const matching = live.filter((row) => carriesAll(row.issue.label_ids, labelFilterIds(row.project, labels)));
+  const taken = matching.slice(0, page.perPage);
+  const full = taken.length === page.perPage;
+  const itemOf = (row: (typeof live)[number]) => (scan.entries[row.index] as (typeof scan.entries)[number]).item;
+  const lastTaken = taken.at(-1);
+  const resume = full && lastTaken ? itemOf(lastTaken) : scan.lastRead;
+  const more = scan.more || (full && resume !== scan.lastRead);
+  const items = await placedIssues(caller.orgId, taken);
+  return {
+    page: {
+      items,
+      nextCursor: more && resume ? scan.cursorOf(resume, scan.before + taken.length) : undefined,
+      cursorAfter: (i: number) => scan.cursorOf(itemOf(taken[i] as (typeof live)[number]), scan.before + i + 1),
+    },
+    items,
+    total: scan.before + matching.length,
+  };
+}
+
+/**
+ * The issues of index entries with their ancestors, in one BatchGet (it reads a key asked for twice
+ * once): the account first, then each entry's issue, project and sprint, found by their place in
+ * `wanted`. Entries whose issue or ancestor is gone are left out; `index` is the entry's place.
+ */
+async function readAssigned(caller: Principal, entries: AssignedEntry[]) {
+  const { orgId } = caller;
   const wanted: Key[] = [keys.account(orgId, caller.accountId)];
   const want = (key: Key) => wanted.push(key) - 1;
-  const rows = result.entries.map((e) => ({
+  const rows = entries.map((e) => ({
     issue: want(keys.issue(orgId, e.projectId, e.issueId)),
     project: want(keys.project(orgId, e.projectId)),
     sprint: e.sprintId === null ? undefined : want(keys.sprint(orgId, e.projectId, e.sprintId)),
@@ -39,8 +94,16 @@ export async function listMyIssues(caller: Principal, page: PageRequest, filters
     // The index is written with the issue, so a mismatch is a gone ancestor whose cascade runs.
     if (!issue || !project || !owner || issue.assignee_id !== caller.accountId) return [];
     if ((issue.sprint_id ?? null) !== row.entry.sprintId) return [];
-    return [{ issue, owner, index }];
+    return [{ issue, owner, project, index }];
   });
+  return { account: found[0], live };
+}
+
+/** The issues of `live` with their places in their lists, in the order of `live`. */
+async function placedIssues(
+  orgId: number,
+  live: { issue: IssueItem; owner: Record<string, unknown>; project: Record<string, unknown> }[],
+): Promise<Issue[]> {
   // Places: the issues of one list close enough together share one keys-only Query (PLACE_RUN).
   const lists = new Map<string, typeof live>();
   for (const row of live) {
@@ -64,18 +127,11 @@ export async function listMyIssues(caller: Principal, page: PageRequest, filters
       rows.forEach((r, i) => places.set(r.issue, before + (ranks[i] as number)));
     }),
   );
-  const items: Issue[] = live.map(({ issue }) => toIssue(issue, places.get(issue) as number));
-  const account = found[0];
-  return {
-    // A page cut by the byte budget goes on after its last item shown, found among the entries read.
-    page: { items, nextCursor: result.nextCursor, cursorAfter: (i: number) => result.cursorAfter(live[i]?.index ?? 0) },
-    items,
-    total: result.matches ? result.matches.count : Number(account?.assigned_count ?? 0),
-  };
+  return live.map(({ issue, project }) => toIssue(issue, places.get(issue) as number, catalogueOf(project)));
 }
 
 /** The filters of `GET /me/issues` (AND): what the index entries carry. */
-export type MyIssuesFilters = Pick<IssueListFilters, 'status' | 'priority' | 'type' | 'dueBefore' | 'dueAfter' | 'parentId'>;
+export type MyIssuesFilters = Pick<IssueListFilters, 'status' | 'priority' | 'type' | 'dueBefore' | 'dueAfter' | 'parentId' | 'labels'>;
 
 /**
  * The entries that pass every filter given: the index entry carries the status, priority, type,

@@ -3,6 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { toComment } from '../db/comments.ts';
 import { toIssue } from '../db/issues.ts';
 import { unclassified } from '../domain/derivations.ts';
+import { storedLabelIds } from '../domain/labels.ts';
 import { toProject } from '../db/projects.ts';
 import { toSprint } from '../db/sprints.ts';
 import type { EventType } from './event-types.ts';
@@ -20,6 +21,9 @@ export interface FieldChange {
   field: string;
   from?: unknown;
   to?: unknown;
+  /** `labels`: the label ids the change added and removed. */
+  added?: number[];
+  removed?: number[];
 }
 
 export interface ChangeEvent {
@@ -68,6 +72,9 @@ const classifiedFields = [
   { field: 'due_date', stored: 'due_date', unset: null },
 ] as const;
 
+/** An issue image's label ids, in order (a number set in the image; none: absent or null). */
+export const labelIdsOf = (img: Image): number[] => storedLabelIds(img.label_ids).sort((a, b) => a - b);
+
 /** What a user write changed on an issue (counters and list bookkeeping are not changes). */
 export function issueChanges(before: Image, after: Image): FieldChange[] {
   const changes: FieldChange[] = [];
@@ -82,6 +89,14 @@ export function issueChanges(before: Image, after: Image): FieldChange[] {
     if (from !== to) changes.push({ field, from, to });
   }
   if (value(before, 'description') !== value(after, 'description')) changes.push({ field: 'description' });
+  // Labels as ids (a stream record holds no catalogue; GET …/labels names them). Only a user's write
+  // moves `rev`: the cascade of a label's delete taking it off is no change of the issue's own.
+  const [labelsBefore, labelsAfter] = [labelIdsOf(before), labelIdsOf(after)];
+  if (before.rev !== after.rev && labelsBefore.join() !== labelsAfter.join()) {
+    const added = labelsAfter.filter((id) => !labelsBefore.includes(id));
+    const removed = labelsBefore.filter((id) => !labelsAfter.includes(id));
+    changes.push({ field: 'labels', from: labelsBefore, to: labelsAfter, added, removed });
+  }
   // Renumbering neighbours moves their position without a revision; only the issue a client
   // moved bumps `rev`. The place a client sees is not stored (positions are sparse), so a move
   // is reported without one, unless it came with a change of list (sprint_id says where).
@@ -119,7 +134,9 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
     case 'issue': {
       // Without `position`: an issue's place depends on the whole list when it is read (GET the
       // issue for it); a stream record holds the issue alone (docs/change-feed.md).
-      const { position: _place, ...issue } = toIssue(current, 0);
+      // Labels as ids, `label_ids`: a stream record holds the issue alone, not its project's catalogue.
+      const { position: _place, labels: _labels, ...shown } = toIssue(current, 0);
+      const issue = { ...shown, label_ids: labelIdsOf(current) };
       const ids = { issueId: id, sprintId: issue.sprint_id ?? undefined };
       if (record.eventName === 'INSERT' && after) {
         return { ...base, ...ids, ...stamp(after), type: 'issue.created', resource: issue, changes: [] };

@@ -8,6 +8,7 @@ import { accountTools } from './tools/accounts.ts';
 import { commentTools } from './tools/comments.ts';
 import { issueTools } from './tools/issues.ts';
 import { subIssueTools } from './tools/sub-issues.ts';
+import { labelTools } from './tools/labels.ts';
 import { projectTools } from './tools/projects.ts';
 import { sprintTools } from './tools/sprints.ts';
 import { renderToolList } from './listing.ts';
@@ -22,7 +23,15 @@ update_* tools change only the fields given; null clears an optional one.
 List tools return up to \`limit\` items and next_cursor: pass it as cursor for more (null at the end). Fewer come back when they would pass the 5 MiB response budget.`;
 
 /** Every tool, in the order `tools/list` shows them. */
-export const tools: Tool[] = [...projectTools, ...sprintTools, ...issueTools, ...subIssueTools, ...commentTools, ...accountTools];
+export const tools: Tool[] = [
+  ...projectTools,
+  ...sprintTools,
+  ...issueTools,
+  ...subIssueTools,
+  ...labelTools,
+  ...commentTools,
+  ...accountTools,
+];
 
 /** The `tools/list` answer, rendered on the first request that asks for it and kept for the container. */
 let toolList: ListToolsResult | undefined;

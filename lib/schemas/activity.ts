@@ -5,12 +5,14 @@ export const ActivityChange = z
   .object({
     field: z.string().meta({
       description:
-        'title, description, status, story_points, assignee_id, priority, type, due_date, ' +
+        'title, description, status, story_points, assignee_id, priority, type, due_date, parent_id, ' +
         'sprint_id (a move between sprints and the backlog), ' +
-        'position (a reorder; the place is not recorded), body (a comment).',
+        'position (a reorder; the place is not recorded), body (a comment), labels (label ids; with added and removed).',
     }),
     from: z.unknown().optional().meta({ description: 'The value before; absent for description, position and body.' }),
     to: z.unknown().optional().meta({ description: 'The value after; absent for description, position and body.' }),
+    added: z.array(z.number().int()).optional().meta({ description: '`labels`: the ids of the labels the change added.' }),
+    removed: z.array(z.number().int()).optional().meta({ description: '`labels`: the ids of the labels the change removed.' }),
   })
   .meta({ id: 'ActivityChange' });
 

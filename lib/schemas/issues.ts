@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { dateTime, descriptionField, idField, integer, limits, nameField, wrapped } from './common.ts';
+import { IssueLabel, IssueLabelsField, labelFilter, labelFilterNames } from './labels.ts';
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
 
@@ -45,6 +46,7 @@ const issueFields = {
   due_date: calendarDate().nullable().optional(),
   // Described on the objects (IssueCreate, IssueUpdate), not here: the MCP tools list these fields.
   parent_id: idField().nullable().optional(),
+  labels: IssueLabelsField().optional(),
 };
 
 export const IssueCreateFields = z.object({ title: nameField(), ...issueFields }, objectError).meta({
@@ -123,6 +125,7 @@ export const Issue = z
     due_date: z.iso.date().nullable().meta({ description: 'A day (`YYYY-MM-DD`), or null.' }),
     parent_id: z.number().int().nullable().meta({ description: 'The parent issue (same project), or null.' }),
     sub_issues_summary: SubIssuesSummary,
+    labels: z.array(IssueLabel).meta({ description: "The issue's labels, by name, in the catalogue's current spelling." }),
     started_at: dateTime().nullable(),
     completed_at: dateTime().nullable(),
     created_at: dateTime(),
@@ -198,6 +201,7 @@ export const IssueListQuery = z.object({
     'Only issues due on or before this day (inclusive), `YYYY-MM-DD`. Issues without a due date never match.',
   ),
   due_after: dateFilter('Only issues due on or after this day (inclusive), `YYYY-MM-DD`. Issues without a due date never match.'),
+  labels: labelFilter(),
 });
 export type IssueListQuery = z.output<typeof IssueListQuery>;
 
@@ -217,6 +221,8 @@ export interface IssueListFilters {
   dueBefore?: string | undefined;
   /** Due on or after this day (`YYYY-MM-DD`); issues without a due date never match. */
   dueAfter?: string | undefined;
+  /** Label names (any case): an issue must carry all of them. */
+  labels?: string[] | undefined;
 }
 
 /** Validated query parameters to filters; undefined when none is given. */
@@ -228,6 +234,7 @@ export function issueListFilters(query: IssueListQuery): IssueListFilters | unde
     q: query.q,
     updatedSince: query.updated_since === undefined ? undefined : new Date(query.updated_since).toISOString(),
     ...issueFieldFilters(query),
+    labels: query.labels === undefined ? undefined : labelFilterNames(query.labels),
   };
   return Object.values(filters).some((v) => v !== undefined) ? filters : undefined;
 }
@@ -252,6 +259,7 @@ export const MyIssuesQuery = IssueListQuery.pick({
   due_before: true,
   due_after: true,
   parent_id: true,
+  labels: true,
 });
 export type MyIssuesQuery = z.output<typeof MyIssuesQuery>;
 

@@ -157,7 +157,11 @@ const recipes: Record<string, Recipe> = {
   'GET /api-docs/assets/api-reference.js': async (f) => one('asset', await f.admin.get('/api-docs/assets/api-reference.js')),
 
   'GET /api/v1/me': async (f) => one('me', await f.member.get('/api/v1/me')),
-  'GET /api/v1/me/issues': async (f) => pages(f.admin, '/api/v1/me/issues'),
+  'GET /api/v1/me/issues': async (f) => [
+    ...(await pages(f.admin, '/api/v1/me/issues')),
+    // The entries' issues and projects (their catalogues) are read by the page's one BatchGet anyway.
+    ...one('filtered by labels', await f.admin.get('/api/v1/me/issues?labels=nothing')),
+  ],
   'GET /api/v1/issues/{issue_key}': async (f) =>
     one('get', await f.admin.get(`/api/v1/issues/${(await f.admin.get(f.sprintIssue)).body.issue_number}`)),
   'GET /api/v1/issues/{issue_key}/sub_issues': async (f) => {
@@ -218,6 +222,27 @@ const recipes: Record<string, Recipe> = {
     ...one('delete, its issue moved since', await f.admin.delete(await movedComment(f))),
   ],
 
+  'GET /api/v1/projects/{project_id}/labels': async (f) => {
+    await f.post(f.admin, `${f.p}/labels`, { label: { name: 'listed-1' } });
+    await f.post(f.admin, `${f.p}/labels`, { label: { name: 'listed-2' } });
+    return pages(f.admin, `${f.p}/labels`);
+  },
+  'POST /api/v1/projects/{project_id}/labels': async (f) =>
+    one('create', await f.admin.post(`${f.p}/labels`, { label: { name: 'created', color: '#00ff00' } })),
+  'GET /api/v1/projects/{project_id}/labels/{label_id}': async (f) =>
+    one('get', await f.admin.get(await createdId(f, `${f.p}/labels`, { label: { name: 'read' } }))),
+  'PATCH /api/v1/projects/{project_id}/labels/{label_id}': async (f) =>
+    one(
+      'rename',
+      await f.admin.patch(await createdId(f, `${f.p}/labels`, { label: { name: 'old' } }), { label: { name: 'new' } }),
+    ),
+  'PUT /api/v1/projects/{project_id}/labels/{label_id}': async (f) =>
+    one(
+      'recolour',
+      await f.admin.put(await createdId(f, `${f.p}/labels`, { label: { name: 'hue' } }), { label: { color: '#123456' } }),
+    ),
+  'DELETE /api/v1/projects/{project_id}/labels/{label_id}': async (f) =>
+    one('delete', await f.admin.delete(await createdId(f, `${f.p}/labels`, { label: { name: 'doomed' } }))),
   'GET /api/v1/projects/{project_id}/sprints': async (f) => pages(f.admin, `${f.p}/sprints`),
   'POST /api/v1/projects/{project_id}/sprints': async (f) =>
     one('create', await f.admin.post(`${f.p}/sprints`, { sprint: { name: 'New' } })),
@@ -260,7 +285,11 @@ const recipes: Record<string, Recipe> = {
   'DELETE /api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}': async (f) =>
     one('delete', await f.admin.delete(await createdId(f, `${f.planning}/issues`, { issue: { title: 'Doomed' } }))),
 
-  'GET /api/v1/projects/{project_id}/issues': async (f) => pages(f.admin, `${f.p}/issues`),
+  'GET /api/v1/projects/{project_id}/issues': async (f) => [
+    ...(await pages(f.admin, `${f.p}/issues`)),
+    // Label names are looked up in the catalogue on the project, read beside the page anyway.
+    ...one('filtered by labels', await f.admin.get(`${f.p}/issues?labels=bug,Frontend`)),
+  ],
   'POST /api/v1/projects/{project_id}/issues': async (f) => [
     ...one('create', await f.admin.post(`${f.p}/issues`, { issue: { title: 'New' } })),
     ...one('create, the block of ids used up', await createPastBlock(f, false)),

@@ -33,7 +33,9 @@ async function fixture(admin: ApiClient) {
   receivers.push(receiver);
   const webhook = (await admin.post('/api/v1/webhooks', { webhook: { url: receiver.url, events: ['sprint.completed'] } })).body;
   expect(webhook.id, 'fixture webhook').toBeTypeOf('number');
+  const label = (await admin.post(`${projectPath}/labels`, { label: { name: 'bug' } })).body;
   const ids: Record<string, number> = {
+    label_id: label.id,
     project_id: project.id,
     sprint_id: planning.id,
     issue_id: issue.id,
@@ -49,6 +51,7 @@ async function fixture(admin: ApiClient) {
     backlogIssuePath: `${projectPath}/issues/${backlogIssue.id}`,
     commentPath: `/api/v1/comments/${comment.id}`,
     webhookPath: `/api/v1/webhooks/${webhook.id}`,
+    labelPath: `${projectPath}/labels/${label.id}`,
   };
 }
 
@@ -67,6 +70,7 @@ function pathOf(template: string, f: Awaited<ReturnType<typeof fixture>>, backlo
 function bodyOf(path: string): unknown {
   if (path.startsWith('/api/v1/comments')) return { comment: { body: 'changed' } };
   if (path.startsWith('/api/v1/webhooks')) return { webhook: { active: true } };
+  if (path.includes('/labels/')) return { label: { name: 'changed' } };
   if (path.includes('/issues/')) return { issue: { title: 'Changed' } };
   if (/\/(activate|activation|complete|completion)$/.test(path)) return undefined;
   if (path.includes('/sprints/')) return { sprint: { name: 'Changed' } };
@@ -96,6 +100,8 @@ describe('ETags and If-None-Match', () => {
       f.commentPath,
       '/api/v1/webhooks',
       f.webhookPath,
+      `${f.projectPath}/labels`,
+      f.labelPath,
     ];
     for (const path of reads) {
       const first = await admin.get(path);
@@ -120,7 +126,7 @@ describe('ETags and If-None-Match', () => {
     expect(after.status).toBe(200);
     expect(after.body.title).toBe('Renamed');
     expect(etag(after)).not.toBe(etag(before));
-  });
+  }, 60_000);
 
   it("gives a write's answer the ETag the next read gives, for each kind of resource", async () => {
     const { admin } = await orgWithClients(gateway);

@@ -25,6 +25,7 @@ interface Fixture {
   backlogIssue: Record<string, any>;
   comment: Record<string, any>;
   webhook: Record<string, any>;
+  label: Record<string, any>;
 }
 
 /**
@@ -67,7 +68,8 @@ async function fixture(): Promise<Fixture> {
   const webhook = await made('/api/v1/webhooks', {
     webhook: { url: 'https://hooks.example.com/in', events: ['project.deleted'] },
   });
-  return { client, project, sprint, issue, backlogIssue, comment, webhook };
+  const label = await made(`${pp}/labels`, { label: { name: 'Label' } });
+  return { client, project, sprint, issue, backlogIssue, comment, webhook, label };
 }
 
 /** Everything a write could change, read over HTTP: equal before and after means nothing was written. */
@@ -84,6 +86,7 @@ async function snapshot(fx: Fixture) {
     `${sp}/issues/${fx.issue.id}/comments?per_page=100`,
     `/api/v1/comments/${fx.comment.id}`,
     '/api/v1/webhooks?per_page=100',
+    `${pp}/labels?per_page=100`,
   ];
   const out = await Promise.all(reads.map((path) => fx.client.get(path)));
   return out.map((r) => ({ status: r.status, body: r.body, total: r.headers.get('x-total-count') }));
@@ -96,6 +99,7 @@ function pathFor(route: Route, fx: Fixture): string {
     .replace('{sprint_id}', String(fx.sprint.id))
     .replace('{issue_id}', String(inSprint ? fx.issue.id : fx.backlogIssue.id))
     .replace('{webhook_id}', String(fx.webhook.id))
+    .replace('{label_id}', String(fx.label.id))
     .replace('{delivery_id}', 'msg_none')
     .replace('{issue_key}', String(fx.backlogIssue.issue_number))
     .replace('{id}', () => {
@@ -204,6 +208,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return { name: 'Made', email: `made-${Math.random().toString(36).slice(2)}@example.com` };
     case 'webhook':
       return create ? { url: 'https://hooks.example.com/made', events: ['project.deleted'] } : { active: true };
+    case 'label':
+      return { name: `made-${Math.random().toString(36).slice(2, 8)}` };
     default:
       throw new Error(`no valid payload for "${wrapper}"`);
   }
@@ -219,6 +225,8 @@ function readBackPath(wrapper: string, resource: Record<string, any>): string {
       return `${pp}/sprints/${resource.id}`;
     case 'webhook':
       return `/api/v1/webhooks/${resource.id}`;
+    case 'label':
+      return `${pp}/labels/${resource.id}`;
     case 'issue':
       return resource.sprint_id === null
         ? `${pp}/issues/${resource.id}`
@@ -394,6 +402,7 @@ const textFields: Record<string, Record<string, 'line' | 'multiline'>> = {
   issue: { title: 'line', description: 'multiline' },
   comment: { body: 'multiline' },
   account: { name: 'line' },
+  label: { name: 'line', description: 'multiline' },
 };
 const controlMessage = 'must not contain control characters (other than tab and newline)';
 const surrogateMessage = 'must be valid Unicode text (it holds an unpaired surrogate)';
@@ -401,9 +410,9 @@ const surrogateMessage = 'must be valid Unicode text (it holds an unpaired surro
 describe('text that downstream tools choke on', () => {
   const textWrites = writes.filter((r) => textFields[wrapperOf(r).wrapper]);
 
-  it('covers every write that takes text: projects, sprints, issues in a sprint and in the backlog, comments, accounts', () => {
+  it('covers every write that takes text: projects, sprints, issues in a sprint and in the backlog, comments, accounts, labels', () => {
     const covered = new Set(textWrites.map((r) => wrapperOf(r).wrapper));
-    expect([...covered].sort()).toEqual(['account', 'comment', 'issue', 'project', 'sprint']);
+    expect([...covered].sort()).toEqual(['account', 'comment', 'issue', 'label', 'project', 'sprint']);
     expect(
       textWrites.filter((r) => r.path.includes('/issues') && !r.path.includes('comments') && !r.path.includes('{sprint_id}'))
         .length,

@@ -66,6 +66,8 @@ function injections(fx: Fixture): Record<string, unknown> {
     updated_by: SENTINEL,
     secret: 'whsec_planted',
     failing_since: SENTINEL_TIME,
+    label_ids: [SENTINEL],
+    labels_count: SENTINEL,
   };
 }
 
@@ -80,6 +82,7 @@ interface Fixture {
   backlogIssue: Record<string, any>;
   comment: Record<string, any>;
   webhook: Record<string, any>;
+  label: Record<string, any>;
   otherProjectId: number;
   otherSprintId: number;
   otherIssueId: number;
@@ -105,8 +108,10 @@ async function fixture(): Promise<Fixture> {
   const webhook = await made('/api/v1/webhooks', {
     webhook: { url: 'https://hooks.example.com/t', events: ['project.deleted'] },
   });
+  const label = await made(`${pp}/labels`, { label: { name: 'Target label' } });
   return {
     webhook,
+    label,
     client,
     orgId: org.orgId,
     adminId: org.admin.id,
@@ -138,6 +143,7 @@ function pathFor(route: Route, fx: Fixture): string {
     .replace('{sprint_id}', String(fx.sprint.id))
     .replace('{issue_id}', String(route.path.includes('{sprint_id}') ? fx.issue.id : fx.backlogIssue.id))
     .replace('{webhook_id}', String(fx.webhook.id))
+    .replace('{label_id}', String(fx.label.id))
     .replace('{id}', () => {
       if (route.path.startsWith('/api/v1/comments')) return String(fx.comment.id);
       if (route.path.includes('/issues/{id}'))
@@ -163,6 +169,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return { name: 'Made account', email: `made-${tag}@example.com`, role: 'member' };
     case 'webhook':
       return create ? { url: `https://hooks.example.com/${tag}`, events: ['*'] } : { events: ['issue.created'] };
+    case 'label':
+      return { name: `${create ? 'made' : 'renamed'}-${tag}` };
     default:
       throw new Error(`no valid payload for "${wrapper}": extend validFields`);
   }
@@ -181,6 +189,8 @@ function storedKey(wrapper: string, fx: Fixture, body: Record<string, any>): Key
       return keys.comment(fx.orgId, fx.project.id, body.issue_id, body.id);
     case 'webhook':
       return keys.webhook(fx.orgId, body.id);
+    case 'label':
+      return keys.label(fx.orgId, fx.project.id, body.id);
     default:
       return keys.account(fx.orgId, body.account?.id ?? body.id);
   }
@@ -193,6 +203,7 @@ const STORED_TYPE: Record<string, string> = {
   comment: 'comment',
   account: 'account',
   webhook: 'webhook',
+  label: 'label',
 };
 
 // A completion's optional body holds a transition's options, not a resource: test/e2e/sprint-outcomes.test.ts covers it.
@@ -256,6 +267,8 @@ describe('mass assignment: read-only, foreign and internal fields are never take
       'secret',
       'failing_since',
       'issue_type',
+      'label_ids',
+      'labels_count',
       'polluted',
     ]) {
       if (key in item) expect(item[key], `stored ${key}`).not.toEqual(planted[key]);

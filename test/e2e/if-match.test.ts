@@ -53,6 +53,11 @@ async function targetOf(template: string, admin: ApiClient, orgId: number): Prom
     const path = `/api/v1/webhooks/${webhook.id}`;
     return { path, readPath: path, items: [keys.webhook(orgId, webhook.id)] };
   }
+  if (template.includes('{label_id}')) {
+    const label = (await admin.post(`${projectPath}/labels`, { label: { name: 'bug', color: '#d73a4a' } })).body;
+    const path = `${projectPath}/labels/${label.id}`;
+    return { path, readPath: path, items: [keys.label(orgId, project.id, label.id)] };
+  }
   if (!template.includes('{sprint_id}') && !template.includes('{issue_id}') && !template.includes('/comments/')) {
     return { path: projectPath, readPath: projectPath, items: [keys.project(orgId, project.id)] };
   }
@@ -89,6 +94,7 @@ function bodyOf(method: string, path: string): unknown {
   if (method === 'DELETE' || /\/(activate|activation|complete|completion)$/.test(path)) return undefined;
   if (path.startsWith('/api/v1/comments')) return { comment: { body: 'changed' } };
   if (path.startsWith('/api/v1/webhooks')) return { webhook: { active: true } };
+  if (path.includes('/labels/')) return { label: { name: 'Changed' } };
   if (path.includes('/issues/')) return { issue: { title: 'Changed' } };
   if (path.includes('/sprints/')) return { sprint: { name: 'Changed' } };
   return { project: { name: 'Changed' } };

@@ -422,6 +422,62 @@ describe('MCP server: issue tools', () => {
   });
 });
 
+describe('MCP server: label tools', () => {
+  it('manages the label catalogue, sets labels on issues by name or id, and filters lists and my issues by labels', async () => {
+    const { org, mcp, rest } = await orgWithMcp();
+    const { project, sprint } = await projectWithSprint(mcp);
+    const made = await mcp.call('create_label', { project_id: project.id, name: 'Bug', color: '#D73A4A' });
+    expect(made.dbCalls).toBeLessThanOrEqual(3);
+    const bug = (made.result.structuredContent as { label: { id: number } }).label;
+    expect(bug).toMatchObject({ name: 'Bug', color: '#d73a4a', description: null });
+    const { label: ui } = await mcp.ok('create_label', { project_id: project.id, name: 'ui' });
+    expect(await mcp.error('create_label', { project_id: project.id, name: 'BUG' })).toMatch(/name has already been taken/);
+    const listed = await mcp.call('list_labels', { project_id: project.id });
+    expect(listed.dbCalls).toBeLessThanOrEqual(3);
+    expect((listed.result.structuredContent as { labels: { name: string }[] }).labels.map((l) => l.name)).toEqual(['Bug', 'ui']);
+
+    const { issue: both } = await mcp.ok('create_issue', {
+      project_id: project.id,
+      sprint_id: sprint.id,
+      title: 'Both',
+      labels: ['bug', ui.id],
+      assignee_id: org.admin.id,
+    });
+    expect(both.labels.map((l: { name: string }) => l.name)).toEqual(['Bug', 'ui']);
+    const { issue: plain } = await mcp.ok('create_issue', { project_id: project.id, sprint_id: sprint.id, title: 'Plain' });
+    expect(plain.labels).toEqual([]);
+    const { issue: tagged } = await mcp.ok('update_issue', { issue_number: plain.issue_number, labels: ['UI'] });
+    expect(tagged.labels).toEqual([{ id: ui.id, name: 'ui', color: '#6b7280' }]);
+    expect(await mcp.error('update_issue', { issue_number: plain.issue_number, labels: ['nope'] })).toContain(
+      "unknown label 'nope'",
+    );
+
+    const titles = (r: { issues: { title: string }[] }) => r.issues.map((i) => i.title);
+    expect(titles(await mcp.ok('list_issues', { project_id: project.id, sprint_id: sprint.id, labels: ['ui'] }))).toEqual([
+      'Both',
+      'Plain',
+    ]);
+    expect(titles(await mcp.ok('list_issues', { project_id: project.id, sprint_id: sprint.id, labels: ['bug', 'UI'] }))).toEqual([
+      'Both',
+    ]);
+    expect(titles(await mcp.ok('list_issues', { project_id: project.id, sprint_id: sprint.id, labels: ['missing'] }))).toEqual(
+      [],
+    );
+    expect(titles(await mcp.ok('my_issues', { labels: ['bug'] }))).toEqual(['Both']);
+
+    // Renamed and deleted through the REST API: the tools show the catalogue's current spelling.
+    const labels = `/api/v1/projects/${project.id}/labels`;
+    expect((await rest.patch(`${labels}/${bug.id}`, { label: { name: 'defect' } })).status).toBe(200);
+    const { issue: seen } = await mcp.ok('get_issue', { issue_number: both.issue_number });
+    expect(seen.labels.map((l: { name: string }) => l.name)).toEqual(['defect', 'ui']);
+    expect(titles(await mcp.ok('my_issues', { labels: ['Defect'] }))).toEqual(['Both']);
+    expect((await rest.delete(`${labels}/${bug.id}`)).status).toBe(204);
+    expect((await mcp.ok('get_issue', { issue_number: both.issue_number })).issue.labels).toEqual([
+      { id: ui.id, name: 'ui', color: '#6b7280' },
+    ]);
+  });
+});
+
 describe('MCP server: comment tools', () => {
   it('lets only the author edit or delete a comment, on sprint and backlog issues alike', async () => {
     const { org, mcp, rest } = await orgWithMcp();

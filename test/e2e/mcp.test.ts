@@ -46,7 +46,7 @@ describe('MCP server: protocol and authentication', () => {
           'delete_issue',
         ],
         ...['get_issue_activity'],
-        ...['list_sub_issues'],
+        ...['list_sub_issues', 'list_labels', 'create_label'],
         ...['list_comments', 'add_comment', 'edit_comment', 'delete_comment'],
         ...['get_me', 'list_accounts'],
       ].sort(),
@@ -75,13 +75,14 @@ describe('MCP server: protocol and authentication', () => {
     await mcp.close();
   });
 
-  it('lists every tool in under 16 KB, with one- or two-sentence descriptions and no output schemas', async () => {
+  it('lists every tool in under 18 KB, with one- or two-sentence descriptions and no output schemas', async () => {
     const { mcp } = await orgWithMcp();
     const { tools } = await mcp.client.listTools();
     // The very bytes of the tools/list answer: an agent pays them in every conversation.
     const listBytes = mcp.bodyBytes.at(-1)!;
     expect(listBytes).toBeGreaterThan(JSON.stringify(tools).length);
-    expect(listBytes).toBeLessThan(16 * 1024);
+    // 16 KB until the issue fields of #25 (labels: list_labels, create_label, the labels argument and filter).
+    expect(listBytes).toBeLessThan(18 * 1024);
     for (const tool of tools) {
       expect(tool.description!.split(/(?<=[.!?])\s+/).length, tool.name).toBeLessThanOrEqual(2);
       expect(tool.outputSchema, tool.name).toBeUndefined();

@@ -42,6 +42,7 @@ async function fixture() {
   const issue = await post(`${p}/sprints/${planning.id}/issues`, { issue: { title: 'In a sprint', assignee_id: org.admin.id } });
   const backlogIssue = await post(`${p}/issues`, { issue: { title: 'In the backlog' } });
   const comment = await post(`${p}/sprints/${planning.id}/issues/${issue.id}/comments`, { comment: { body: 'one' } });
+  const label = await post(`${p}/labels`, { label: { name: 'strict' } });
   await waitFor(() => receiver!.accepted().length >= 2, 60_000, 'the webhook deliveries');
   const delivery = receiver.accepted()[0]!.id;
   // Settled: no delivery still pending, so that the deliveries list only changes if a request changes it.
@@ -55,6 +56,7 @@ async function fixture() {
     issue_id: String(issue.id),
     id: String(comment.id),
     webhook_id: String(hook.id),
+    label_id: String(label.id),
     delivery_id: delivery,
     issue_key: issue.issue_number,
   };
@@ -90,6 +92,7 @@ function bodyOf(r: Route, f: Fixture): unknown {
   if (path === '/api/v1/projects') return { project: { name: 'New', prefix: randomPrefix() } };
   if (path.startsWith('/api/v1/webhooks')) return { webhook: { url: receiver!.url, events: ['issue.created'], active: true } };
   if (path.endsWith('/comments') || path.startsWith('/api/v1/comments')) return { comment: { body: 'changed' } };
+  if (path.includes('/labels')) return { label: { name: `changed-${randomPrefix()}` } };
   if (path.includes('/issues')) return { issue: { title: 'Changed' } };
   if (path.includes('/sprints')) return { sprint: { name: 'Changed' } };
   return { project: { name: 'Changed' } };

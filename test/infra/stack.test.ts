@@ -336,6 +336,10 @@ const expectedGrants: Record<string, Expected> = {
   'functions/sprints/report.ts': read(),
   'functions/sprints/burndown.ts': read(),
   'functions/projects/velocity.ts': read(),
+  'functions/labels/read.ts': read(lists),
+  'functions/labels/create.ts': write(),
+  'functions/labels/update.ts': write(),
+  'functions/labels/delete.ts': write(),
   'functions/activity/issue.ts': read(lists),
   'functions/activity/sprint.ts': read(lists),
   'functions/webhooks/list.ts': read(lists),
@@ -477,7 +481,7 @@ describe('least privilege', () => {
 });
 
 describe('the stream consumer', () => {
-  it('receives only REMOVE events of projects, sprints and issues and writes of pending cascades, with bounded retries and a failure queue', () => {
+  it('receives only REMOVE events of projects, sprints, issues and labels and writes of pending cascades, with bounded retries and a failure queue', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
       ([, m]) => m.Properties.FunctionName.Ref === logicalId(stack.cascade.fn),
     );
@@ -487,7 +491,7 @@ describe('the stream consumer', () => {
     expect(p.FunctionName).toEqual({ Ref: logicalId(stack.cascade.fn) });
     expect(p.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.table.table), 'StreamArn'] });
     expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
-      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue'] } } } },
+      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'label'] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
     ]);
     expect(p).toMatchObject({

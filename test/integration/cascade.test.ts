@@ -15,6 +15,7 @@ import { lambdaContext } from '../../tools/local/gateway.ts';
 import { collections, keys, orgPk, pendingCascadesPk, projectPk, skPrefixes, type Key } from '../../lib/db/keys.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { createProject, deleteProject } from '../../lib/domain/projects.ts';
+import { idOf } from '../../lib/domain/cascades.ts';
 import type { Principal } from '../../lib/domain/principal.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';
@@ -82,7 +83,7 @@ function failQueries(when: (values: Record<string, unknown> | undefined, input: 
 
 /** The stream record of a pending cascade's write, as Lambda receives it. */
 function pendingRecord(p: PendingCascade): DynamoDBRecord {
-  const id = p.parent.kind === 'project' ? p.parent.projectId : p.parent.kind === 'sprint' ? p.parent.sprintId : p.parent.issueId;
+  const id = idOf(p.parent);
   const key = keys.pendingCascade(p.parent.kind, p.parent.orgId, p.parent.projectId, id);
   sequence++;
   return {

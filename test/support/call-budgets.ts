@@ -41,6 +41,7 @@ export const exceptions: Record<string, Budget> = {
   'GET /api/v1/accounts': list,
   'GET /api/v1/projects': list,
   [`GET ${project}/sprints`]: list,
+  [`GET ${project}/labels`]: list,
   [`GET ${sprint}/issues`]: list,
   [`GET ${project}/issues`]: list,
   [`GET ${sprint}/issues/{issue_id}/comments`]: list,

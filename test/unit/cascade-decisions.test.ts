@@ -2,7 +2,9 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import {
   afterFailure,
+  cascadeParentOf,
   cascadeWorkOf,
+  failureMessage,
   MAX_ATTEMPTS,
   noPartitionKeys,
   notePartitionItem,
@@ -119,6 +121,17 @@ describe('a pending cascade', () => {
 
   it('reads back from its stored attributes, its error cut to 1,000 characters', () => {
     expect(pendingCascadeFromItem(pendingCascadeItem(pending))).toEqual({ ...pending, error: 'x'.repeat(1000) });
+  });
+
+  it("of a label's delete reads back too, and tells how to resume it", () => {
+    const label: PendingCascade = {
+      parent: { kind: 'label', orgId: 1, projectId: 2, labelId: 9 },
+      attempts: 5,
+      status: 'failed',
+    };
+    expect(pendingCascadeFromItem(pendingCascadeItem(label))).toEqual(label);
+    expect(cascadeParentOf(removed('label', 1, 9, 2))).toEqual(label.parent);
+    expect(failureMessage(label).resume).toBe('npm run admin -- cascade:resume --org 1 --project 2 --label 9');
   });
 
   it('stays pending after a failure until MAX_ATTEMPTS failures in a row, then is failed', () => {

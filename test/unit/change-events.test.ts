@@ -75,6 +75,25 @@ describe('change events from stream records', () => {
     });
   });
 
+  it('reports labels added and removed by a write of the issue, by id, and none taken off by a label delete', () => {
+    const labelled = { ...issue, label_ids: new Set([3, 7]) };
+    const relabelled = changeEventOf(record('MODIFY', labelled, { ...issue, label_ids: new Set([7, 12]), rev: 2 }));
+    expect(relabelled).toMatchObject({
+      type: 'issue.updated',
+      changes: [{ field: 'labels', from: [3, 7], to: [7, 12], added: [12], removed: [3] }],
+    });
+    // The payload's issue names its labels by id: a stream record holds no catalogue.
+    expect(relabelled?.resource).toMatchObject({ label_ids: [7, 12] });
+    expect(relabelled?.resource).not.toHaveProperty('labels');
+    expect(issueChanges(labelled, { ...issue, label_ids: null, rev: 2 })).toEqual([
+      { field: 'labels', from: [3, 7], to: [], added: [], removed: [3, 7] },
+    ]);
+    // The cascade of a label's delete takes it off without a revision: no change of the issue's own.
+    expect(changeEventOf(record('MODIFY', labelled, { ...issue, label_ids: new Set([7]) }))).toBeUndefined();
+    // The same labels written again are no change.
+    expect(issueChanges(labelled, { ...labelled, rev: 2 })).toEqual([]);
+  });
+
   it('carries the actor stamped by the write, and none for a delete', () => {
     const updated = changeEventOf(record('MODIFY', issue, { ...issue, status: 'done', rev: 2, updated_by: 6 }));
     expect(updated).toMatchObject({

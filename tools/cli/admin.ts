@@ -19,7 +19,7 @@ Commands:
   account:create --org ID --name NAME --email EMAIL --role admin|member
   token:regenerate --org ID --account ID
   token:revoke --org ID --account ID
-  cascade:resume [--org ID --project ID [--sprint ID | --issue ID]]
+  cascade:resume [--org ID --project ID [--sprint ID | --issue ID | --label ID]]
                                   (finish one cascade now, or every pending one; see docs/limits.md)
   cascade:sweep [--dry-run]       (find and finish orphaned partitions; reads the table with a Scan)
   comments:pointers [--org ID]    (once after upgrading: the pointer of every comment written before
@@ -59,7 +59,7 @@ const commands: Record<string, string[]> = {
 
 /** Flags a command may take beside its required ones; `dry-run` is a boolean. */
 const optionalFlags: Record<string, string[]> = {
-  'cascade:resume': ['org', 'project', 'sprint', 'issue'],
+  'cascade:resume': ['org', 'project', 'sprint', 'issue', 'label'],
   'cascade:sweep': ['dry-run'],
   'issues:reindex': ['org'],
   'comments:pointers': ['org'],
@@ -210,12 +210,13 @@ async function resumeCascades(values: Record<string, string | undefined>) {
   const pending = await cascades.listPendingCascades();
   let targets: { parent: CascadeParent; after?: Record<string, unknown> | undefined }[];
   if (values.org === undefined && values.project === undefined) {
-    if (values.sprint !== undefined || values.issue !== undefined)
-      throw new UsageError('--sprint and --issue need --org and --project');
+    if (values.sprint !== undefined || values.issue !== undefined || values.label !== undefined)
+      throw new UsageError('--sprint, --issue and --label need --org and --project');
     targets = [...pending].sort((a, b) => (a.status === b.status ? 0 : a.status === 'failed' ? -1 : 1));
   } else {
     if (values.org === undefined || values.project === undefined) throw new UsageError('--org and --project go together');
-    if (values.sprint !== undefined && values.issue !== undefined) throw new UsageError('--sprint or --issue, not both');
+    if ([values.sprint, values.issue, values.label].filter((v) => v !== undefined).length > 1)
+      throw new UsageError('one of --sprint, --issue and --label, not more');
     const orgId = positiveInt(values.org, 'org');
     const projectId = positiveInt(values.project, 'project');
     const parent: CascadeParent =
@@ -223,7 +224,9 @@ async function resumeCascades(values: Record<string, string | undefined>) {
         ? { kind: 'sprint', orgId, projectId, sprintId: positiveInt(values.sprint, 'sprint') }
         : values.issue !== undefined
           ? { kind: 'issue', orgId, projectId, issueId: positiveInt(values.issue, 'issue') }
-          : { kind: 'project', orgId, projectId };
+          : values.label !== undefined
+            ? { kind: 'label', orgId, projectId, labelId: positiveInt(values.label, 'label') }
+            : { kind: 'project', orgId, projectId };
     if (!(await cascades.parentIsGone(parent))) {
       throw new Error(`the ${parent.kind} still exists: a cascade only removes what lived under a deleted ${parent.kind}`);
     }

@@ -41,7 +41,7 @@ const sprintIssue = { issue_id: '2' };
  * Per-route samples, by operation id. Together, run in order (creates, parents first; reads and
  * updates; sprint transitions; deletes, children first), they make a small story in a fresh
  * organisation: project 1, sprint 1, issue 1 in the backlog, issue 2 in the sprint, a comment on
- * each (comment 1 on the backlog issue).
+ * each (comment 1 on the backlog issue), label 1.
  */
 export const samples: Record<string, Sample> = {
   listAccounts: listQuery,
@@ -56,6 +56,10 @@ export const samples: Record<string, Sample> = {
   replaceSprint: { body: { sprint: { name: 'Sprint 1: launch pad' } } },
   completeSprint: { body: { carry_over: { sprint_id: null } } },
   createSprintCompletion: { body: {} },
+  listLabels: listQuery,
+  createLabel: { body: { label: { name: 'bug', color: '#d73a4a', description: 'Something does not work.' } } },
+  updateLabel: { body: { label: { name: 'defect' } } },
+  replaceLabel: { body: { label: { color: '#b60205' } } },
   getIssueByKey: { params: { issue_key: 'APL-1' } },
   listSubIssues: { params: { issue_key: 'APL-1' }, ...listQuery },
   listSprintIssues: listQuery,

@@ -26,6 +26,9 @@ const classificationFilters = ({ priority, type, due_before, due_after }: Classi
     ? { priority, type, dueBefore: due_before, dueAfter: due_after }
     : undefined;
 
+/** The labels filter: names (any case); an issue must carry all of them. */
+const labelNames = () =>
+  z.array(z.string().trim().min(1).max(50)).min(1).max(20).optional().describe('Issues with all these labels.');
 const place = () => z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('From 1 (the top); past the end means last.');
 
 export const issueTools: Tool[] = [
@@ -43,6 +46,7 @@ export const issueTools: Tool[] = [
         q: z.string().min(1).max(255).optional().describe('In the title, any case.'),
         updated_since: z.iso.datetime({ offset: true }).optional().describe('Updated at or after.'),
         ...classification,
+        labels: labelNames(),
         ...listInput,
       }),
       output: {
@@ -57,7 +61,7 @@ export const issueTools: Tool[] = [
     },
     async (
       caller,
-      { project_id, sprint_id, status, assignee_id, parent_id, q, updated_since, priority, type, due_before, due_after, ...args },
+      { project_id, sprint_id, status, assignee_id, parent_id, q, updated_since, priority, type, due_before, due_after, labels, ...args },
     ) => {
       const at = { projectId: project_id, sprintId: sprint_id };
       const classified = classificationFilters({ priority, type, due_before, due_after });
@@ -67,7 +71,8 @@ export const issueTools: Tool[] = [
         parent_id !== undefined ||
         q !== undefined ||
         updated_since !== undefined ||
-        classified
+        classified ||
+        labels
           ? {
               status,
               assigneeId: assignee_id,
@@ -75,6 +80,7 @@ export const issueTools: Tool[] = [
               q,
               updatedSince: updated_since && new Date(updated_since).toISOString(),
               ...classified,
+              labels,
             }
           : undefined;
       if (!filters) {
@@ -96,14 +102,15 @@ export const issueTools: Tool[] = [
       input: z.object({
         status: z.array(IssueStatus).min(1).optional(),
         ...classification,
+        labels: labelNames(),
         ...listInput,
       }),
       output: { issues: z.array(Issue), ...listInfo },
       annotations: annotations.read,
     },
-    async (caller, { status, priority, type, due_before, due_after, ...args }) => {
+    async (caller, { status, priority, type, due_before, due_after, labels, ...args }) => {
       const classified = classificationFilters({ priority, type, due_before, due_after });
-      const filters = status || classified ? { status, ...classified } : undefined;
+      const filters = status || classified || labels ? { status, ...classified, labels } : undefined;
       if (!filters) {
         const { items, ...info } = await listThrough(args, (page) => listMyIssues(caller, page));
         return { issues: items, ...info };

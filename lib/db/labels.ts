@@ -1,0 +1,293 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Label } from '../schemas/labels.ts';
+import { labelLimits } from '../schemas/label-limits.ts';
+import { db, tableName } from './client.ts';
+import { deletionMarker } from './deletions.ts';
+import { isConditionFailed } from './errors.ts';
+import { collections, keys, listKeys, projectPk, type Key } from './keys.ts';
+import { listPageWith, type PageRequest } from './list.ts';
+import type { ProjectItem } from './projects.ts';
+import { nextId } from './sequences.ts';
+import { batchGet, putNew, setAssignments, transact, type GuardedItem } from './transactions.ts';
+import { withVersion } from '../domain/versions.ts';
+
+/**
+ * A project's label catalogue. Each label is an item of the project's partition (`LABEL#l`, listed
+ * on LSI1), with a guard item per case-folded name (`LABELNAME#n`) that makes names unique in the
+ * project. The catalogue is also kept on the project item, one attribute per label
+ * (`L#<id>: [name, color]`, with `labels_count`), written in the same transaction as the label:
+ * every issue read already reads the project item with the issue (its ancestor check), so showing
+ * an issue's labels in their current spelling costs no DynamoDB call, and a rename or recolour is
+ * one write that every issue shows at once. An issue stores only the ids (`label_ids`, a number set).
+ *
+ * Refusal reasons: `label` (gone, or changed since it was read), `name_taken`, `project` (gone or
+ * full: the caller tells them apart).
+ */
+
+/** The name of the project attribute that holds label `id`'s catalogue entry. */
+const entryAttribute = (labelId: number) => `L#${labelId}`;
+const ENTRY = /^L#(\d+)$/;
+
+/** A label as the catalogue on the project item holds it. */
+export interface CatalogueEntry {
+  name: string;
+  color: string;
+}
+
+/** The catalogue on a project item: label id -> current name and colour. */
+export type Catalogue = Map<number, CatalogueEntry>;
+
+/** The catalogue kept on a project item (empty for a project without labels, or none). */
+export function catalogueOf(project: object | undefined): Catalogue {
+  const catalogue: Catalogue = new Map();
+  if (!project) return catalogue;
+  for (const [attribute, value] of Object.entries(project)) {
+    const m = ENTRY.exec(attribute);
+    if (!m || !Array.isArray(value)) continue;
+    catalogue.set(Number(m[1]), { name: String(value[0]), color: String(value[1]) });
+  }
+  return catalogue;
+}
+
+/** The case-folded form of a name, under which names are unique in a project. */
+export const foldName = (name: string): string => name.normalize('NFKC').toLowerCase();
+
+/** The stored label. */
+export interface LabelItem extends Label {
+  version?: number;
+}
+
+export const toLabel = (record: object): Label => {
+  const item = record as Record<string, unknown>;
+  return withVersion(
+    {
+      id: Number(item.id),
+      project_id: Number(item.project_id),
+      name: String(item.name),
+      color: String(item.color),
+      description: (item.description as string | null | undefined) ?? null,
+      created_at: String(item.created_at),
+      updated_at: String(item.updated_at),
+    },
+    record,
+  );
+};
+
+/** The label and its project, in one consistent BatchGet (the ancestor check of every label route). */
+export async function getLabelFamily(orgId: number, projectId: number, labelId: number) {
+  const [project, label] = await batchGet([keys.project(orgId, projectId), keys.label(orgId, projectId, labelId)]);
+  return { project: project as ProjectItem | undefined, label: label as LabelItem | undefined };
+}
+
+/** A page of a project's labels in id order, read with the project (its `labels_count`; undefined if gone). */
+export async function listLabels(orgId: number, projectId: number, page: PageRequest) {
+  const { page: result, related } = await listPageWith(collections.labels(orgId, projectId), page, [
+    keys.project(orgId, projectId),
+  ]);
+  return { page: result, project: related[0] as (ProjectItem & { labels_count?: number }) | undefined };
+}
+
+/** The Update of the project item that writes (or, `entry` undefined, removes) a label's catalogue entry. */
+function catalogueWrite(orgId: number, projectId: number, labelId: number, entry: CatalogueEntry | undefined, count: number) {
+  const names: Record<string, string> = { '#entry': entryAttribute(labelId) };
+  const values: Record<string, unknown> = {};
+  const clauses: string[] = [];
+  if (entry) {
+    values[':entry'] = [entry.name, entry.color];
+    clauses.push('SET #entry = :entry');
+  } else clauses.push('REMOVE #entry');
+  let condition = 'attribute_exists(PK)';
+  if (count !== 0) {
+    names['#count'] = 'labels_count';
+    values[':count'] = count;
+    clauses.push('ADD #count :count');
+    if (count > 0) {
+      values[':max'] = labelLimits.perProject;
+      condition += ' AND (attribute_not_exists(#count) OR #count < :max)';
+    }
+  }
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: keys.project(orgId, projectId),
+        UpdateExpression: clauses.join(' '),
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+      },
+    },
+    reason: 'project',
+  } satisfies GuardedItem;
+}
+
+const nameGuard = (orgId: number, projectId: number, name: string, labelId: number): GuardedItem =>
+  putNew({ ...keys.labelName(orgId, projectId, foldName(name)), label_id: labelId }, 'name_taken');
+
+const dropNameGuard = (orgId: number, projectId: number, name: string): GuardedItem => ({
+  item: { Delete: { TableName: tableName, Key: keys.labelName(orgId, projectId, foldName(name)) } },
+});
+
+/**
+ * Creates a label: the label, its name guard, and its entry in the catalogue on the project with
+ * `labels_count` (conditioned on the project's existence and on fewer than 200 labels), in one
+ * transaction. Refusals: `name_taken`, `project` (gone or full).
+ */
+export async function insertLabel(
+  orgId: number,
+  projectId: number,
+  fields: { name: string; color: string; description: string | null },
+): Promise<Label> {
+  const id = await nextId(orgId, 'label');
+  const now = new Date().toISOString();
+  const label: Label = { id, project_id: projectId, ...fields, created_at: now, updated_at: now };
+  const key = keys.label(orgId, projectId, id);
+  await transact([
+    putNew({ ...key, LSK: listKeys.label(id), type: 'label', org_id: orgId, ...label }, 'label'),
+    nameGuard(orgId, projectId, fields.name, id),
+    catalogueWrite(orgId, projectId, id, { name: fields.name, color: fields.color }, 1),
+  ]);
+  return withVersion(label, { ...key, version: 1 });
+}
+
+/**
+ * Writes the changed fields of a label read as `current`: the label (conditioned on the name it was
+ * read with, so that the guards moved here are its current ones), a renamed label's guards (the
+ * new name's refused as `name_taken`), and the catalogue entry on the project when the name or the
+ * colour changed, in one transaction. No issue is written: they show the catalogue's spelling.
+ */
+export async function updateLabel(
+  orgId: number,
+  projectId: number,
+  current: LabelItem,
+  changes: { name?: string | undefined; color?: string | undefined; description?: string | null | undefined },
+): Promise<Label> {
+  const now = new Date().toISOString();
+  const names: Record<string, string> = { '#updated_at': 'updated_at', '#read_name': 'name' };
+  const values: Record<string, unknown> = { ':updated_at': now, ':read_name': current.name };
+  const sets = ['#updated_at = :updated_at', ...setAssignments(changes, names, values)];
+  const key = keys.label(orgId, projectId, current.id);
+  const items: GuardedItem[] = [
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_exists(PK) AND #read_name = :read_name',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      reason: 'label',
+      resource: true,
+    },
+  ];
+  const name = changes.name ?? current.name;
+  const color = changes.color ?? current.color;
+  if (foldName(name) !== foldName(current.name)) {
+    items.push(nameGuard(orgId, projectId, name, current.id), dropNameGuard(orgId, projectId, current.name));
+  }
+  if (name !== current.name || color !== current.color) {
+    items.push(catalogueWrite(orgId, projectId, current.id, { name, color }, 0));
+  }
+  await transact(items);
+  const applied = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+  return toLabel({ ...current, ...applied, updated_at: now, version: Number(current.version ?? 0) + 1 });
+}
+
+/**
+ * Deletes a label in one transaction: the label (conditioned on the name it was read with), its
+ * name guard, its catalogue entry and `labels_count` on the project, and the delete's marker. From
+ * then on no issue shows it (issues show only what the catalogue holds); the cascade takes its id
+ * off the issues that carry it (`removeLabelFromIssues`). Refusals: `label`, `project`.
+ */
+export async function deleteLabel(orgId: number, projectId: number, current: LabelItem): Promise<void> {
+  const key = keys.label(orgId, projectId, current.id);
+  await transact([
+    {
+      item: {
+        Delete: {
+          TableName: tableName,
+          Key: key,
+          ConditionExpression: 'attribute_exists(PK) AND #name = :name',
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: { ':name': current.name },
+        },
+      },
+      reason: 'label',
+      resource: true,
+    },
+    dropNameGuard(orgId, projectId, current.name),
+    catalogueWrite(orgId, projectId, current.id, undefined, -1),
+    ...deletionMarker(key),
+  ]);
+}
+
+/** Issues of the project one cascade step reads (and updates the carriers among) at most. */
+const CASCADE_PAGE = 250;
+
+/**
+ * The cascade of a label's delete: takes label `labelId` off every issue of the project that carries
+ * it, one page of the project's issues (its sprints' and its backlog's lists, LSI1 `S#` and `B#`)
+ * at a time, from `after` on. Each carrier is one UpdateItem (`DELETE label_ids`, on condition that
+ * the issue is still there), which changes nothing else of the issue: no revision, no `updated_at`.
+ * Running it twice is harmless. `onPage` is called after each page with where the next one starts
+ * (undefined: done), so that the caller can stop and continue later. Returns the issues updated.
+ */
+export async function removeLabelFromIssues(
+  orgId: number,
+  projectId: number,
+  labelId: number,
+  after: Record<string, unknown> | undefined,
+  onPage: (next: Record<string, unknown> | undefined) => void,
+): Promise<number> {
+  const lists = ['S#', 'B#'];
+  let list = typeof after?.list === 'string' && lists.includes(after.list) ? after.list : 'S#';
+  let start = (after?.key as Record<string, unknown> | undefined) ?? undefined;
+  let updated = 0;
+  for (;;) {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: 'LSI1',
+        KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+        FilterExpression: 'contains(label_ids, :label)',
+        ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': list, ':label': labelId },
+        ProjectionExpression: 'PK, SK, LSK',
+        ConsistentRead: true,
+        Limit: CASCADE_PAGE,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    const carriers = (out.Items ?? []).map((item) => ({ PK: String(item.PK), SK: String(item.SK) }));
+    await Promise.all(carriers.map((key) => takeLabelOff(key, labelId)));
+    updated += carriers.length;
+    start = out.LastEvaluatedKey;
+    if (!start) {
+      const nextList = lists[lists.indexOf(list) + 1];
+      if (!nextList) {
+        onPage(undefined);
+        return updated;
+      }
+      list = nextList;
+    }
+    onPage({ list, ...(start ? { key: start } : {}) });
+  }
+}
+
+async function takeLabelOff(key: Key, labelId: number): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: 'DELETE label_ids :label',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':label': new Set([labelId]) },
+      }),
+    );
+  } catch (err) {
+    if (!isConditionFailed(err)) throw err; // the issue is gone: nothing to take off
+  }
+}

@@ -1,0 +1,39 @@
+import * as z from 'zod';
+import { createLabel, listLabels } from '../../domain/labels.ts';
+import { Label, LabelCreateFields } from '../../schemas/labels.ts';
+import { listInfo, listInput, listThrough } from '../list.ts';
+import { annotations, defineTool, id, type Tool } from '../tool.ts';
+
+const one = { label: Label };
+
+/**
+ * A project's label catalogue: what an agent needs to label issues (create_issue and update_issue
+ * take `labels` by name or id). Renaming and deleting labels stay with the REST API: rare catalogue
+ * upkeep, not worth the bytes every conversation pays for the tool list.
+ */
+export const labelTools: Tool[] = [
+  defineTool(
+    'list_labels',
+    {
+      description: "A project's labels (name, colour), oldest first.",
+      input: z.object({ project_id: id(), ...listInput }),
+      output: { labels: z.array(Label), ...listInfo },
+      annotations: annotations.read,
+    },
+    async (caller, { project_id, ...args }) => {
+      const { items, ...info } = await listThrough(args, (page) => listLabels(caller, project_id, page));
+      return { labels: items, ...info };
+    },
+  ),
+
+  defineTool(
+    'create_label',
+    {
+      description: 'Create a label in a project.',
+      input: z.object({ project_id: id(), ...LabelCreateFields.shape }),
+      output: one,
+      annotations: annotations.create,
+    },
+    async (caller, { project_id, ...input }) => ({ label: await createLabel(caller, project_id, input) }),
+  ),
+];

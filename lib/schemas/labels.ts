@@ -1,0 +1,127 @@
+import * as z from 'zod';
+import { dateTime, plainText, wrapped } from './common.ts';
+import { DEFAULT_LABEL_COLOR, labelFilterNames, labelLimits } from './label-limits.ts';
+
+const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
+const typed = (kind: string) => ({
+  error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be ${kind}`),
+});
+
+export { DEFAULT_LABEL_COLOR, labelFilterNames, labelLimits } from './label-limits.ts';
+
+/**
+ * A label's name: trimmed, 1..50 characters, one line, no comma (the `labels` filter separates
+ * names with commas). Unique in its project ignoring case.
+ */
+export const labelName = () =>
+  plainText(
+    z
+      .string(typed('a string'))
+      .trim()
+      .min(1, { error: "can't be blank" })
+      .max(labelLimits.name, { error: `is too long (maximum is ${labelLimits.name} characters)` })
+      .refine((v) => !v.includes(','), { error: 'must not contain a comma (the labels filter separates names with commas)' }),
+    'line',
+  );
+
+/** `#rrggbb`, answered in lower case. */
+const labelColor = () =>
+  z
+    .string(typed('a colour such as #d73a4a'))
+    .regex(/^#[0-9a-fA-F]{6}$/, { error: 'must be a colour such as #d73a4a (#rrggbb)' })
+    .transform((v) => v.toLowerCase())
+    .meta({ example: '#d73a4a' });
+
+const labelDescription = () =>
+  plainText(
+    z
+      .string(typed('a string or null'))
+      .max(labelLimits.description, { error: `is too long (maximum is ${labelLimits.description} characters)` }),
+    'multiline',
+  ).nullable();
+
+export const LabelCreateFields = z
+  .object(
+    {
+      name: labelName(),
+      color: labelColor()
+        .optional()
+        .meta({ description: `Default ${DEFAULT_LABEL_COLOR}.` }),
+      description: labelDescription().optional(),
+    },
+    objectError,
+  )
+  .meta({ id: 'LabelCreate' });
+
+export const LabelUpdateFields = z
+  .object(
+    { name: labelName().optional(), color: labelColor().optional(), description: labelDescription().optional() },
+    objectError,
+  )
+  .meta({ id: 'LabelUpdate' });
+
+export const LabelCreateBody = wrapped('label', LabelCreateFields);
+export const LabelUpdateBody = wrapped('label', LabelUpdateFields);
+export type LabelCreate = z.output<typeof LabelCreateFields>;
+export type LabelUpdate = z.output<typeof LabelUpdateFields>;
+
+export const Label = z
+  .object({
+    id: z.number().int(),
+    project_id: z.number().int(),
+    name: z.string().meta({ example: 'bug' }),
+    color: z.string().meta({ example: '#d73a4a', description: '`#rrggbb`, lower case.' }),
+    description: z.string().nullable(),
+    created_at: dateTime(),
+    updated_at: dateTime(),
+  })
+  .meta({ id: 'Label' });
+export type Label = z.infer<typeof Label>;
+
+/** A label as an issue shows it: the catalogue's current name and colour. */
+export const IssueLabel = z
+  .object({ id: z.number().int(), name: z.string(), color: z.string() })
+  .meta({ id: 'IssueLabel', description: "A label of the project's catalogue, in its current spelling." });
+export type IssueLabel = z.infer<typeof IssueLabel>;
+
+/**
+ * An issue's `labels` on a write: at most 20 labels of the project's catalogue, each by its id
+ * (an integer) or its name (a string, any case). The same label twice counts once.
+ */
+export const IssueLabelsField = () =>
+  z
+    .array(
+      z.union([z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), z.string().trim().min(1).max(labelLimits.name)], {
+        error: 'must each be a label id or a label name',
+      }),
+      typed('an array of label names or ids'),
+    )
+    .max(labelLimits.perIssue, { error: `must hold at most ${labelLimits.perIssue} labels` })
+    .meta({
+      description: "Label names (any case) or ids of the project; replaces the issue's labels.",
+      example: ['bug', 12],
+    });
+
+/**
+ * The `labels` filter of the issue lists: comma-separated label names (any case); an issue must
+ * carry all of them. A name no label of the project has matches nothing (an empty page).
+ */
+export const labelFilter = () =>
+  z
+    .string()
+    .max(labelLimits.perFilter * (labelLimits.name + 1), {
+      error: `is too long (at most ${labelLimits.perFilter} names of at most ${labelLimits.name} characters)`,
+    })
+    .refine((v) => v.split(',').length <= labelLimits.perFilter, {
+      error: `must name at most ${labelLimits.perFilter} labels`,
+      abort: true,
+    })
+    .refine((v) => labelFilterNames(v).every((name) => name.length > 0), {
+      error: 'must be label names separated by commas, none of them empty: labels=bug,frontend',
+      abort: true,
+    })
+    .refine((v) => labelFilterNames(v).every((name) => name.length <= labelLimits.name), {
+      error: `must hold names of at most ${labelLimits.name} characters`,
+    })
+    .optional()
+    .meta({ description: 'Only issues carrying every one of these labels (names, any case, comma-separated): `bug,frontend`.' });
