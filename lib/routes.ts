@@ -17,6 +17,7 @@ import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocume
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
 import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery } from './schemas/issues.ts';
 import { McpMessage } from './schemas/mcp.ts';
+import { Relation, RelationCreateBody, RelationList } from './schemas/relations.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
 import { SprintCompleteBody, VelocityQuery } from './schemas/sprint-outcomes.ts';
@@ -603,6 +604,31 @@ export const routes: Route[] = [
     summary: 'Retrieve an issue by its key (`APL-42`, any case), in a sprint or in the backlog',
     tag: 'Issues',
     success: { status: 200, schema: Issue, description: 'The issue, with its project_id and sprint_id' },
+  }),
+  // Relations between issues of the organisation, by the issues' keys (docs/api.md#relations)
+  route('GET', '/api/v1/issues/{issue_key}/relations', 'functions/relations/list.ts', {
+    id: 'listIssueRelations',
+    summary: "An issue's relations (at most 50, oldest first), each with its type as this issue sees it",
+    tag: 'Relations',
+    success: { status: 200, schema: RelationList, description: 'Relations, oldest first; not paged' },
+  }),
+  route('POST', '/api/v1/issues/{issue_key}/relations', 'functions/relations/create.ts', {
+    id: 'createIssueRelation',
+    summary: 'Relate an issue to another issue of the organisation; the other shows the inverse type',
+    description:
+      'One relation of each kind (blocking, duplication, relating) between two issues, at most 50 relations per ' +
+      'issue, none to itself: 422 otherwise, and for an `issue_key` that names no issue of the organisation. ' +
+      'A `blocks` relation makes the blocked issue `blocked: true` while the blocker is not done or cancelled.',
+    tag: 'Relations',
+    body: RelationCreateBody,
+    success: { status: 201, schema: Relation, description: 'The relation, as the issue of the path sees it' },
+    idempotent: true,
+  }),
+  route('DELETE', '/api/v1/issues/{issue_key}/relations/{relation_id}', 'functions/relations/delete.ts', {
+    id: 'deleteIssueRelation',
+    summary: 'Remove a relation from both of its issues (from either side)',
+    tag: 'Relations',
+    success: { status: 204, description: 'Removed' },
   }),
 
   // Issues in a sprint

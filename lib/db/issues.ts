@@ -64,6 +64,7 @@ export const toIssue = (record: object, position: number): Issue => {
       completed_at: nullable<string>(item.completed_at),
       created_at: String(item.created_at),
       updated_at: String(item.updated_at),
+      blocked: Number(item.open_blockers ?? 0) > 0,
     },
     record,
   );
@@ -424,7 +425,9 @@ export async function allocatePositions(orgId: number, projectId: number, count:
  * entry and count (raising the count is the assignee check), with the project's existence
  * (nothing may be written under a deleted project: its cascade would miss it), in one transaction.
  */
-export async function insertIssue(orgId: number, projectId: number, issue: Issue): Promise<void> {
+export async function insertIssue(orgId: number, projectId: number, answer: Issue): Promise<void> {
+  // `blocked` is read from the count of open blockers (`toIssue`), never stored.
+  const { blocked: _blocked, ...issue } = answer;
   await issueWrite({
     orgId,
     projectId,

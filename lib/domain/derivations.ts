@@ -1,5 +1,6 @@
 import { burndownAttribute, noCounters, type SprintCounters } from './sprint-counters.ts';
 import type { IssueStatus } from '../schemas/issues.ts';
+import type { RelationType } from '../schemas/relations.ts';
 import { today } from './clock.ts';
 import { blockOf, RANK_PREFIX } from './positions.ts';
 
@@ -46,16 +47,6 @@ export interface RelationRef {
   projectId: number;
   issueId: number;
 }
-
-/** The relation types, each with its inverse (what the other issue shows). */
-export const relationInverse = {
-  blocks: 'blocked_by',
-  blocked_by: 'blocks',
-  relates_to: 'relates_to',
-  duplicates: 'duplicated_by',
-  duplicated_by: 'duplicates',
-} as const;
-export type RelationType = keyof typeof relationInverse;
 
 /** The relations stored on an issue item (`relations`: a map from relation id to the relation), by id. */
 export function relationsOf(item: Record<string, unknown>): RelationRef[] {

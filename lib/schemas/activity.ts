@@ -6,7 +6,8 @@ export const ActivityChange = z
     field: z.string().meta({
       description:
         'title, description, status, story_points, assignee_id, sprint_id (a move between sprints and the backlog), ' +
-        'position (a reorder; the place is not recorded), body (a comment).',
+        'position (a reorder; the place is not recorded), body (a comment), relations (a relation added: `from` null, ' +
+        '`to` the relation `{id, type, issue}` as this issue sees it; removed: the other way round).',
     }),
     from: z.unknown().optional().meta({ description: 'The value before; absent for description, position and body.' }),
     to: z.unknown().optional().meta({ description: 'The value after; absent for description, position and body.' }),
