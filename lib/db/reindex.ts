@@ -20,7 +20,7 @@ import { scanPages } from './query.ts';
  * Rebuilds what the issue writes keep beside the issues themselves, from the issues as stored: the
  * rebuild of every derivation of lib/domain/derivations.ts (the counters of every list and its
  * rank index, the issue-number pointers, the assigned-issue index with each account's
- * `assigned_count`). For data written before these existed (an upgrade), or to repair them: an
+ * `assigned_count`, each blocked issue's `open_blockers`). For data written before these existed (an upgrade), or to repair them: an
  * operator's command (`issues:reindex`, tools/cli/admin.ts) that reads the table (or one
  * organisation's part of it) with a Scan, which no request path does.
  *
@@ -75,7 +75,11 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
         else if (item.type === 'sprint') {
           hold({ kind: 'list', orgId: org, projectId: Number(item.project_id), sprintId: Number(item.id) }, item);
         } else if (item.type === 'account') hold({ kind: 'account', orgId: org, accountId: Number(item.id) }, item);
-        else if (item.type === 'issue') issues.push(item);
+        else if (item.type === 'issue') {
+          issues.push(item);
+          // An issue holds counters of others too (its count of open blockers).
+          hold({ kind: 'issue', orgId: org, projectId: Number(item.project_id), issueId: Number(item.id) }, item);
+        }
         else if (item.type === 'issue_key') {
           put({
             kind: 'pointer',
@@ -117,6 +121,8 @@ export interface ReindexResult {
   assignedWritten: number;
   assignedRemoved: number;
   accounts: number;
+  /** Issues whose counters of other issues (open blockers) were set. */
+  issueCounters?: number;
 }
 
 /** See the module comment. `orgId` limits it to one organisation. */
@@ -169,7 +175,8 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
       }),
     );
     if (holder.kind === 'list') result.lists++;
-    else result.accounts++;
+    else if (holder.kind === 'account') result.accounts++;
+    else result.issueCounters = (result.issueCounters ?? 0) + 1;
   }
   return result;
 }

@@ -42,6 +42,9 @@ async function fixture() {
   const issue = await post(`${p}/sprints/${planning.id}/issues`, { issue: { title: 'In a sprint', assignee_id: org.admin.id } });
   const backlogIssue = await post(`${p}/issues`, { issue: { title: 'In the backlog' } });
   const comment = await post(`${p}/sprints/${planning.id}/issues/${issue.id}/comments`, { comment: { body: 'one' } });
+  const relation = await post(`/api/v1/issues/${issue.issue_number}/relations`, {
+    relation: { type: 'relates_to', issue_key: backlogIssue.issue_number },
+  });
   await waitFor(() => receiver!.accepted().length >= 2, 60_000, 'the webhook deliveries');
   const delivery = receiver.accepted()[0]!.id;
   // Settled: no delivery still pending, so that the deliveries list only changes if a request changes it.
@@ -57,6 +60,7 @@ async function fixture() {
     webhook_id: String(hook.id),
     delivery_id: delivery,
     issue_key: issue.issue_number,
+    relation_id: relation.id,
   };
   return { admin, member, p, planning: planning.id, active: active.id, backlogIssue: backlogIssue.id, ids };
 }
