@@ -6,6 +6,7 @@ import type { Principal } from '../domain/principal.ts';
 import { MAX_BODY_BYTES } from '../http/stack.ts';
 import { accountTools } from './tools/accounts.ts';
 import { commentTools } from './tools/comments.ts';
+import { relationTools } from './tools/relations.ts';
 import { issueTools } from './tools/issues.ts';
 import { projectTools } from './tools/projects.ts';
 import { sprintTools } from './tools/sprints.ts';
@@ -21,7 +22,7 @@ update_* tools change only the fields given; null clears an optional one.
 List tools return up to \`limit\` items and next_cursor: pass it as cursor for more (null at the end). Fewer come back when they would pass the 5 MiB response budget.`;
 
 /** Every tool, in the order `tools/list` shows them. */
-export const tools: Tool[] = [...projectTools, ...sprintTools, ...issueTools, ...commentTools, ...accountTools];
+export const tools: Tool[] = [...projectTools, ...sprintTools, ...issueTools, ...commentTools, ...relationTools, ...accountTools];
 
 /** The `tools/list` answer, rendered on the first request that asks for it and kept for the container. */
 let toolList: ListToolsResult | undefined;
