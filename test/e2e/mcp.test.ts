@@ -75,13 +75,14 @@ describe('MCP server: protocol and authentication', () => {
     await mcp.close();
   });
 
-  it('lists every tool in under 16 KB, with one- or two-sentence descriptions and no output schemas', async () => {
+  it('lists every tool in under 18 KB, with one- or two-sentence descriptions and no output schemas', async () => {
     const { mcp } = await orgWithMcp();
     const { tools } = await mcp.client.listTools();
     // The very bytes of the tools/list answer: an agent pays them in every conversation.
     const listBytes = mcp.bodyBytes.at(-1)!;
     expect(listBytes).toBeGreaterThan(JSON.stringify(tools).length);
-    expect(listBytes).toBeLessThan(16 * 1024);
+    // 16 KB until the relation tools (about 1 KB for three tools with the shortest schemas) came.
+    expect(listBytes).toBeLessThan(18 * 1024);
     for (const tool of tools) {
       expect(tool.description!.split(/(?<=[.!?])\s+/).length, tool.name).toBeLessThanOrEqual(2);
       expect(tool.outputSchema, tool.name).toBeUndefined();

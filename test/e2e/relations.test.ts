@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { keys } from '../../lib/db/keys.ts';
 import { deleteSprintIssues } from '../../lib/db/cascade.ts';
 import { getItem } from '../../lib/db/transactions.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../lib/db/client.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 
 /**
@@ -96,7 +98,7 @@ describe('relations', () => {
   });
 
   it('refuse an issue related to itself, an unknown other issue, a second relation of a kind, and the 51st, writing nothing', async () => {
-    const { admin, a, b, issue } = await setup();
+    const { org, admin, a, b, issue } = await setup();
     const one = await issue(a.backlog, 'Hub');
     const two = await issue(b.backlog, 'Spoke');
     const errorsOf = (res: { status: number; body: { errors: string[] } }) => {
@@ -119,10 +121,20 @@ describe('relations', () => {
     // Another kind between the same two is fine.
     expect((await relate(admin, two.issue_number, 'relates_to', one.issue_number)).status).toBe(201);
 
+    // 48 more, seeded as the relation write stores them (both sides), to reach the limit fast.
     const spokes = await Promise.all(Array.from({ length: 48 }, (_, i) => issue(a.backlog, `Spoke ${i}`)));
-    for (const other of spokes) {
-      expect((await relate(admin, one.issue_number, 'relates_to', other.issue_number)).status).toBe(201);
-    }
+    const side = (other: Issue) => ({
+      type: 'relates_to',
+      project_id: other.project_id,
+      issue_id: other.id,
+      issue_number: other.issue_number,
+      created_at: new Date().toISOString(),
+    });
+    const idOf = (x: Issue) => `${Math.min(x.id, one.id)}-relates_to-${Math.max(x.id, one.id)}`;
+    await Promise.all([
+      ...spokes.map((x) => setRelation(org.orgId, x, idOf(x), side(one), true)),
+      ...spokes.map((x) => setRelation(org.orgId, one, idOf(x), side(x), false)),
+    ]);
     expect((await relations(admin, one.issue_number)).body).toHaveLength(50);
     const extra = await issue(a.backlog, 'One too many');
     expect(errorsOf(await relate(admin, one.issue_number, 'relates_to', extra.issue_number))).toMatch(/50 relations/);
@@ -273,6 +285,19 @@ describe('relations', () => {
     expect((await relate(other.admin, mine.issue_number, 'blocks', mine.issue_number)).status).toBe(422);
   });
 });
+
+/** Adds one side of a relation to an issue item directly (seeding). */
+async function setRelation(orgId: number, issue: Issue, id: string, side: object, first: boolean): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.issue(orgId, issue.project_id, issue.id),
+      UpdateExpression: first ? 'SET #relations = :map' : 'SET #relations.#id = :side',
+      ExpressionAttributeNames: { '#relations': 'relations', ...(first ? {} : { '#id': id }) },
+      ExpressionAttributeValues: first ? { ':map': { [id]: side } } : { ':side': side },
+    }),
+  );
+}
 
 async function openBlockers(orgId: number, issue: Issue): Promise<number> {
   return Number((await getItem(keys.issue(orgId, issue.project_id, issue.id)))?.open_blockers ?? 0);

@@ -110,6 +110,8 @@ function witnessOf(r: Route, path: string, f: Fixture): { client: ApiClient; pat
   if (r.path === '/mcp') return { client: f.admin, path: `${f.p}/issues` };
   if (r.path.endsWith('/redeliver')) return { client: f.admin, path: path.replace(/\/[^/]+\/redeliver$/, '') };
   if (r.path.endsWith('/secret')) return { client: f.admin, path: path.replace(/\/secret$/, '') };
+  // A relation has no GET of its own: its issue's list of relations.
+  if (r.path.endsWith('/relations/{relation_id}')) return { client: f.admin, path: path.replace(/\/[^/]+$/, '') };
   return { client: f.admin, path: path.replace(/\/(activate|activation|complete|completion)$/, '') };
 }
 
