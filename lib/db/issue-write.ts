@@ -74,7 +74,13 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
   >();
   const other = (holder: Holder & { kind: 'issue' }) => {
     const id = holderId(holder);
-    const entry = others.get(id) ?? { projectId: holder.projectId, issueId: holder.issueId, add: {}, unlink: [], ifPresent: true };
+    const entry = others.get(id) ?? {
+      projectId: holder.projectId,
+      issueId: holder.issueId,
+      add: {},
+      unlink: [],
+      ifPresent: true,
+    };
     others.set(id, entry);
     return entry;
   };

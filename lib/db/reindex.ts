@@ -79,8 +79,7 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
           issues.push(item);
           // An issue holds counters of others too (its count of open blockers).
           hold({ kind: 'issue', orgId: org, projectId: Number(item.project_id), issueId: Number(item.id) }, item);
-        }
-        else if (item.type === 'issue_key') {
+        } else if (item.type === 'issue_key') {
           put({
             kind: 'pointer',
             orgId: org,

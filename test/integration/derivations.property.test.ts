@@ -294,7 +294,9 @@ async function relationDifferences(orgId: number): Promise<string[]> {
       const other = sides.get(`${r.project_id}/${r.issue_id}`);
       const mirror = other?.[id];
       if (!mirror || mirror.type !== relationInverse[r.type] || `${mirror.project_id}/${mirror.issue_id}` !== issue) {
-        out.push(`relations: ${issue} ${r.type} ${r.project_id}/${r.issue_id} (${id}), the other side is ${JSON.stringify(mirror)}`);
+        out.push(
+          `relations: ${issue} ${r.type} ${r.project_id}/${r.issue_id} (${id}), the other side is ${JSON.stringify(mirror)}`,
+        );
       }
     }
   }
