@@ -161,7 +161,9 @@ export async function issueWrite(spec: IssueWriteSpec): Promise<void> {
     } catch (err) {
       if (!(err instanceof Refused) || !err.reason.startsWith(IF_PRESENT)) throw err;
       const gone = err.reason;
-      items = items.filter((i) => i.reason !== gone);
+      const rest = items.filter((i) => i.reason !== gone);
+      if (rest.length === items.length) throw err;
+      items = rest;
     }
   }
 }
