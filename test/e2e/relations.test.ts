@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { keys } from '../../lib/db/keys.ts';
 import { deleteSprintIssues } from '../../lib/db/cascade.ts';
 import { getItem } from '../../lib/db/transactions.ts';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 
@@ -274,6 +274,51 @@ describe('relations', () => {
     expect(await openBlockers(org.orgId, blocked)).toBe(1);
     expect((await byKey(admin, blocked.issue_number)).blocked).toBe(true);
   });
+
+  it("let a blocker's status change while an issue it blocks is gone and its relation not yet taken off (the add is dropped)", async () => {
+    const { org, admin, a, issue } = await setup();
+    const blocker = await issue(a.backlog, 'Blocker');
+    const gone = await issue(a.backlog, 'Gone without its cleanup');
+    const kept = await issue(a.backlog, 'Still blocked');
+    expect((await relate(admin, blocker.issue_number, 'blocks', gone.issue_number)).status).toBe(201);
+    expect((await relate(admin, blocker.issue_number, 'blocks', kept.issue_number)).status).toBe(201);
+    // As a cascade interrupted between an issue's removal and its relations' cleanup would leave it.
+    await db.send(new DeleteCommand({ TableName: tableName, Key: keys.issue(org.orgId, a.id, gone.id) }));
+    await setStatus(admin, blocker, 'done');
+    expect(await openBlockers(org.orgId, kept)).toBe(0);
+    await setStatus(admin, blocker, 'todo');
+    expect(await openBlockers(org.orgId, kept)).toBe(1);
+    expect(await getItem(keys.issue(org.orgId, a.id, gone.id))).toBeUndefined();
+  });
+
+  it('are recorded in the activity of both issues, added and removed, with the actor', async () => {
+    const { org, member, a, b, issue } = await setup();
+    const one = await issue(a.backlog, 'Logged');
+    const two = await issue(b.sprint, 'Also logged');
+    const rel = (await relate(member, one.issue_number, 'duplicates', two.issue_number)).body;
+    expect((await member.delete(`/api/v1/issues/${one.issue_number}/relations/${rel.id}`)).status).toBe(204);
+    const changesOf = async (path: string) => {
+      const started = Date.now();
+      for (;;) {
+        const entries = (await member.get(`${path}/activity`)).body as { actor_id: number; changes: { field: string }[] }[];
+        const found = entries.filter((e) => e.changes.some((c) => c.field === 'relations'));
+        if (found.length >= 2 || Date.now() - started > 30_000) return found;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    const shown = (id: number, number: string, project: number) => ({ id, issue_number: number, project_id: project });
+    const onOne = await changesOf(`${a.backlog}/issues/${one.id}`);
+    expect(onOne.map((e) => e.changes)).toEqual([
+      [{ field: 'relations', from: null, to: { id: rel.id, type: 'duplicates', issue: shown(two.id, two.issue_number, b.id) } }],
+      [{ field: 'relations', from: { id: rel.id, type: 'duplicates', issue: shown(two.id, two.issue_number, b.id) }, to: null }],
+    ]);
+    expect(onOne.every((e) => e.actor_id === org.member.id)).toBe(true);
+    const onTwo = await changesOf(`${b.sprint}/issues/${two.id}`);
+    expect(onTwo.map((e) => e.changes[0])).toEqual([
+      { field: 'relations', from: null, to: { id: rel.id, type: 'duplicated_by', issue: shown(one.id, one.issue_number, a.id) } },
+      { field: 'relations', from: { id: rel.id, type: 'duplicated_by', issue: shown(one.id, one.issue_number, a.id) }, to: null },
+    ]);
+  }, 60_000);
 
   it("answer 404 for an unknown or malformed key, and for another organisation's issue", async () => {
     const { admin, a, issue } = await setup();
