@@ -8,7 +8,8 @@ import {
   type RelationSide,
   type StoredRelation,
 } from '../db/relations.ts';
-import { relationInverse, type Relation, type RelationCreate, type RelationType } from '../schemas/relations.ts';
+import type { Relation, RelationCreate } from '../schemas/relations.ts';
+import { relationInverse, type RelationType } from './relation-types.ts';
 import { now, today } from './clock.ts';
 import { effectsOf, holderId, isClosed, issueStateOf, type RelationRef } from './derivations.ts';
 import { NotFoundError, ValidationError } from './errors.ts';

@@ -1,15 +1,8 @@
 import * as z from 'zod';
 import { dateTime, wrapped } from './common.ts';
+import { relationTypes } from '../domain/relation-types.ts';
 
-/** The relation types, each with its inverse (what the other issue shows). */
-export const relationInverse = {
-  blocks: 'blocked_by',
-  blocked_by: 'blocks',
-  relates_to: 'relates_to',
-  duplicates: 'duplicated_by',
-  duplicated_by: 'duplicates',
-} as const;
-export const relationTypes = ['blocks', 'blocked_by', 'relates_to', 'duplicates', 'duplicated_by'] as const;
+export { relationInverse, relationTypes } from '../domain/relation-types.ts';
 
 export const RelationType = z.enum(relationTypes, { error: `must be one of: ${relationTypes.join(', ')}` }).meta({
   id: 'RelationType',
