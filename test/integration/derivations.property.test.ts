@@ -28,8 +28,9 @@ import { newOrganisation, randomPrefix } from '../support/api.ts';
  * pointers must match the comments, and every relation must be on its other issue with the inverse
  * type. A difference fails, naming the derivation.
  *
- * Bounded for CI: SEQUENCES sequences of at most MAX_OPS operations (about 25 s on an idle
- * two-core machine; the test allows 240 s for a loaded one).
+ * Bounded for CI: SEQUENCES sequences of at most MAX_OPS operations (about 20 s on an idle
+ * two-core machine before relations joined; 109 s measured with them on a two-core machine at a
+ * load average of about 17; the test allows 240 s).
  */
 const SEQUENCES = 12;
 const MAX_OPS = 14;
