@@ -18,6 +18,7 @@ import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comment
 import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery, SubIssue } from './schemas/issues.ts';
 import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
 import { McpMessage } from './schemas/mcp.ts';
+import { Relation, RelationCreateBody, RelationList } from './schemas/relations.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
 import { SprintCompleteBody, VelocityQuery } from './schemas/sprint-outcomes.ts';
@@ -647,6 +648,31 @@ export const routes: Route[] = [
     summary: "List an issue's sub-issues (its direct children), in creation order",
     tag: 'Issues',
     success: { status: 200, schema: SubIssue, list: true, description: 'Sub-issues, oldest first' },
+  }),
+  // Relations between issues of the organisation, by the issues' keys (docs/api.md#relations)
+  route('GET', '/api/v1/issues/{issue_key}/relations', 'functions/relations/list.ts', {
+    id: 'listIssueRelations',
+    summary: "An issue's relations (at most 50, oldest first), each with its type as this issue sees it",
+    tag: 'Relations',
+    success: { status: 200, schema: RelationList, description: 'Relations, oldest first; not paged' },
+  }),
+  route('POST', '/api/v1/issues/{issue_key}/relations', 'functions/relations/create.ts', {
+    id: 'createIssueRelation',
+    summary: 'Relate an issue to another issue of the organisation; the other shows the inverse type',
+    description:
+      'One relation of each kind (blocking, duplication, relating) between two issues, at most 50 relations per ' +
+      'issue, none to itself: 422 otherwise, and for an `issue_key` that names no issue of the organisation. ' +
+      'A `blocks` relation makes the blocked issue `blocked: true` while the blocker is not done or cancelled.',
+    tag: 'Relations',
+    body: RelationCreateBody,
+    success: { status: 201, schema: Relation, description: 'The relation, as the issue of the path sees it' },
+    idempotent: true,
+  }),
+  route('DELETE', '/api/v1/issues/{issue_key}/relations/{relation_id}', 'functions/relations/delete.ts', {
+    id: 'deleteIssueRelation',
+    summary: 'Remove a relation from both of its issues (from either side)',
+    tag: 'Relations',
+    success: { status: 204, description: 'Removed' },
   }),
 
   // Issues in a sprint

@@ -18,7 +18,9 @@ import { issueWriteItems } from './issue-write.ts';
 import { asActor } from './actor.ts';
 import { childrenOf } from './sub-issues.ts';
 import type { IssueItem } from './issues.ts';
-import { issueStateOf } from '../domain/derivations.ts';
+import { isClosed, issueStateOf } from '../domain/derivations.ts';
+import { storedRelations, unlinkRemovedIssues, type RemovedIssue } from './relations.ts';
+import type { IssueStatus } from '../schemas/issues.ts';
 import { queryPages, scanPages, type QueryInput } from './query.ts';
 import { forEachLimited } from '../limited.ts';
 import { db, tableName } from './client.ts';
@@ -49,6 +51,9 @@ export type { CascadeParent, PendingCascade } from '../domain/cascades.ts';
  * - an issue: its comments (SK `ISSUE#<issue>#C#`);
  * - a label: not a parent but a value: its id is taken off the issues of its project that carry it
  *   (lib/db/labels.ts, `removeLabelFromIssues`).
+ * - with a project or a sprint, the relations of its issues to issues outside it (their sides, and
+ *   the counts of open blockers they moved; lib/db/relations.ts). An issue deleted on its own takes
+ *   them off in its delete's transaction (the `open-blockers` derivation).
  *
  * Every step is a delete of what a Query just found, so running a record twice, or after the
  * project cascade already emptied the partition, is harmless. Memory is bounded by one page of keys.
@@ -340,18 +345,31 @@ function indexDeletes(
 
 const ISSUE_SK = /^ISSUE#\d+$/;
 
+/** The issues among `items` that hold relations, as the relation cleanup takes them (lib/db/relations.ts). */
+const removedIssues = (projectId: number, items: Record<string, unknown>[]): RemovedIssue[] =>
+  items
+    .filter((item) => ISSUE_SK.test(String(item.SK)) && item.relations !== undefined)
+    .map((item) => ({
+      projectId,
+      issueId: issueIdOf(item as unknown as Key),
+      closed: isClosed(item.status as IssueStatus),
+      relations: storedRelations(item),
+    }));
+
 /** Deletes every item of a deleted project's partition. Returns the number of items deleted. */
 export async function deleteProjectContents(orgId: number, projectId: number, options: CascadeOptions = {}): Promise<number> {
   return forEachPage(
     {
       KeyConditionExpression: 'PK = :pk',
       ExpressionAttributeValues: { ':pk': collections.projectContents(orgId, projectId).pk },
-      ProjectionExpression: 'PK, SK, id, assignee_id, issue_number, parent_id, parent_number, #status, story_points',
+      ProjectionExpression: 'PK, SK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points',
       ExpressionAttributeNames: { '#status': 'status' },
     },
     options,
     async (pageKeys, items) => {
       await unindexIssues(orgId, projectId, items);
+      // Relations to issues of other projects: their sides go (this project's go with it).
+      await unlinkRemovedIssues(orgId, removedIssues(projectId, items), projectId);
       await deleteKeys(pageKeys);
     },
   );
@@ -394,12 +412,13 @@ export async function deleteSprintIssues(
       IndexName: 'LSI1',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
       ExpressionAttributeValues: { ':pk': issues.pk, ':prefix': issues.prefix },
-      ProjectionExpression: 'PK, SK, LSK, id, assignee_id, issue_number, parent_id, parent_number, #status, story_points',
+      ProjectionExpression: 'PK, SK, LSK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points',
       ExpressionAttributeNames: { '#status': 'status' },
     },
     options,
     async (issueKeys, items) => {
       await unindexIssues(orgId, projectId, items, 'outlive');
+      await unlinkRemovedIssues(orgId, removedIssues(projectId, items));
       await forEachLimited(issueKeys, PARALLELISM, async (key) => {
         // Awaited first: `comments += await ...` would add to the value read before the wait.
         const deleted = await deleteIssueComments(orgId, projectId, issueIdOf(key), { deadline: options.deadline });

@@ -5,13 +5,14 @@ import {
   type DerivedRecord,
   type Holder,
   type IssueChange,
+  type IssueState,
   holderId,
 } from '../domain/derivations.ts';
 import { today } from '../domain/clock.ts';
 import { tableName } from './client.ts';
 import { keys, listKeys, type Key } from './keys.ts';
 import { addCounters } from './sprints.ts';
-import { addTo, putItem, transact, type GuardedItem } from './transactions.ts';
+import { addTo, putItem, Refused, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * THE way an issue write becomes a transaction: the issues' own items (the path's), then what every
@@ -99,7 +100,29 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
 
   const lists = new Map<string, { sprintId: number | null; add: Record<string, number> }>();
   const accounts = new Map<string, { accountId: number; by: number }>();
-  const others = new Map<string, { projectId: number; issueId: number; add: Record<string, number> }>();
+  const others = new Map<
+    string,
+    { projectId: number; issueId: number; add: Record<string, number>; unlink: string[]; ifPresent: boolean }
+  >();
+  const other = (holder: Holder & { kind: 'issue' }) => {
+    const id = holderId(holder);
+    const entry = others.get(id) ?? {
+      projectId: holder.projectId,
+      issueId: holder.issueId,
+      add: {},
+      unlink: [],
+      ifPresent: true,
+    };
+    others.set(id, entry);
+    return entry;
+  };
+  // An issue this write deletes keeps no counters: an add to it would touch its item twice.
+  const deleted = new Set(
+    spec.changes
+      .map((c) => (c.after ? undefined : c.before))
+      .filter((b): b is IssueState => b !== undefined)
+      .map((b) => holderId({ kind: 'issue', orgId: b.orgId, projectId: b.projectId, issueId: b.id })),
+  );
   const listEntry = (sprintId: number | null) => {
     const id = holderId({ kind: 'list', orgId, projectId, sprintId });
     const entry = lists.get(id) ?? { sprintId, add: {} };
@@ -121,11 +144,13 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
         entry.by += e.by;
         accounts.set(id, entry);
       } else {
-        const id = holderId(holder);
-        const entry = others.get(id) ?? { projectId: holder.projectId, issueId: holder.issueId, add: {} };
+        if (deleted.has(holderId(holder))) continue;
+        const entry = other(holder);
         entry.add[e.attr] = (entry.add[e.attr] ?? 0) + e.by;
-        others.set(id, entry);
+        if (!e.ifPresent) entry.ifPresent = false;
       }
+    } else if (e.kind === 'unlink') {
+      if (!deleted.has(holderId(e.holder))) other(e.holder).unlink.push(e.relationId);
     } else {
       records.push(e.kind === 'put' ? recordPut(e.record) : recordRemove(e.record, spec.guardedRemoves ?? false));
     }
@@ -141,19 +166,24 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
   const counts = [...accounts.values()]
     .filter(({ by }) => by !== 0)
     .map(({ accountId, by }) => countUpdate(orgId, accountId, by, spec.assigneeReason ?? 'assignee'));
-  const issueCounters = [...others.values()].flatMap(({ projectId: p, issueId, add }) => {
+  const issueCounters = [...others.values()].flatMap(({ projectId: p, issueId, add, unlink, ifPresent }) => {
     if (spec.goneIssues?.includes(issueId)) return [];
     // An issue written in this very transaction (a neighbour renumbered, an issue moved by a
     // completion, one deleted by a cascade) takes its counters in its own item: DynamoDB refuses
     // two operations on one item in a transaction.
     const own = spec.issues.find((g) => sameKey(ownKey(g), keys.issue(orgId, p, issueId)));
-    if (own) {
+    if (own && unlink.length === 0) {
       foldCounters(own, add);
       return [];
     }
     const guard = spec.parentGuard?.issueId === issueId ? spec.parentGuard : undefined;
     const ancestor = spec.parentGuard?.chain?.find((a) => a.issueId === issueId);
-    const item = issueCounterUpdate(orgId, p, issueId, add, spec.issueReason ?? 'issue', guard, ancestor);
+    // A holder that may be gone is refused under its own reason, and `issueWrite` drops it.
+    const reason =
+      ifPresent && !guard && !ancestor
+        ? `${IF_PRESENT}${holderId({ kind: 'issue', orgId, projectId: p, issueId })}`
+        : (spec.issueReason ?? 'issue');
+    const item = issueCounterUpdate(orgId, p, issueId, add, reason, unlink, guard, ancestor);
     return item ? [item] : [];
   });
   // The new parent's ancestors that nothing else in the transaction writes: one check each.
@@ -190,9 +220,29 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
   ];
 }
 
-/** Sends one issue write as one transaction (see `issueWriteItems`). */
+/** The reason prefix of an update of another issue that is dropped, not refused, when that issue is gone. */
+const IF_PRESENT = 'if-present:';
+
+/**
+ * Sends one issue write as one transaction (see `issueWriteItems`). An update of another issue
+ * that needs doing only while that issue exists (a count of open blockers, its side of a relation;
+ * lib/domain/derivations.ts) and finds it gone is dropped, and the rest sent again: the deleted
+ * issue needs neither, and the cascade of its sprint or project takes its relations off.
+ */
 export async function issueWrite(spec: IssueWriteSpec): Promise<void> {
-  await transact(issueWriteItems(spec));
+  let items = issueWriteItems(spec);
+  for (;;) {
+    try {
+      await transact(items);
+      return;
+    } catch (err) {
+      if (!(err instanceof Refused) || !err.reason.startsWith(IF_PRESENT)) throw err;
+      const gone = err.reason;
+      const rest = items.filter((i) => i.reason !== gone);
+      if (rest.length === items.length) throw err;
+      items = rest;
+    }
+  }
 }
 
 /**
@@ -286,13 +336,15 @@ function issueCounterUpdate(
   issueId: number,
   add: Record<string, number>,
   reason: string,
+  unlink: string[] = [],
   guard?: ParentGuard,
   ancestor?: { parentId: number | null },
 ): GuardedItem | undefined {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const added = addCounters(add, names, values);
-  if (!added) return undefined;
+  const removed = relationRemovals(unlink, names);
+  if (!added && !removed) return undefined;
   const conditions = ['attribute_exists(PK)'];
   if (guard) {
     names['#g_children'] = SUMMARY.total;
@@ -306,16 +358,28 @@ function issueCounterUpdate(
       Update: {
         TableName: tableName,
         Key: keys.issue(orgId, projectId, issueId),
-        UpdateExpression: `ADD ${added}`,
+        UpdateExpression: [removed ? `REMOVE ${removed}` : '', added ? `ADD ${added}` : ''].filter(Boolean).join(' '),
         ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
       },
     },
     reason,
   };
   // A guard that fails (the parent gone, its chain or its children changed): read and decide again.
   return guard || ancestor ? { ...item, reason: 'stale' } : item;
+}
+
+/** `relations.#rN` paths of relation ids to remove from an issue (its side of relations of a deleted issue). */
+export function relationRemovals(ids: string[], names: Record<string, string>): string {
+  if (ids.length === 0) return '';
+  names['#relations'] = 'relations';
+  return ids
+    .map((id, i) => {
+      names[`#rel${i}`] = id;
+      return `#relations.#rel${i}`;
+    })
+    .join(', ');
 }
 
 // Gaining an issue proves the account exists (the assignee check); accounts are never deleted.

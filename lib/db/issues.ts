@@ -93,6 +93,7 @@ export const toIssue = (record: object, position: number, catalogue: Catalogue =
       completed_at: nullable<string>(item.completed_at),
       created_at: String(item.created_at),
       updated_at: String(item.updated_at),
+      blocked: Number(item.open_blockers ?? 0) > 0,
     },
     record,
   );
@@ -468,7 +469,8 @@ export async function insertIssue(
   labelIds: number[] = [],
 ): Promise<void> {
   // Labels are stored as ids (a number set; none: absent) and shown through the catalogue.
-  const { sub_issues_summary: _summary, labels: _shown, ...stored } = issue;
+  // `blocked` is read from the count of open blockers (`toIssue`), never stored.
+  const { sub_issues_summary: _summary, labels: _shown, blocked: _blocked, ...stored } = issue;
   const parentNumber = parent ? { parent_number: parent.number } : {};
   await issueWrite({
     orgId,

@@ -21,7 +21,7 @@ import { scanPages } from './query.ts';
  * Rebuilds what the issue writes keep beside the issues themselves, from the issues as stored: the
  * rebuild of every derivation of lib/domain/derivations.ts (the counters of every list and its
  * rank index, the issue-number pointers, the assigned-issue index with each account's
- * `assigned_count`, each parent's sub-issues summary and children index). For data written before these existed (an upgrade), or to repair them: an
+ * `assigned_count`, each parent's sub-issues summary and children index, each blocked issue's `open_blockers`). For data written before these existed (an upgrade), or to repair them: an
  * operator's command (`issues:reindex`, tools/cli/admin.ts) that reads the table (or one
  * organisation's part of it) with a Scan, which no request path does.
  *
@@ -79,6 +79,7 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
         } else if (item.type === 'account') hold({ kind: 'account', orgId: org, accountId: Number(item.id) }, item);
         else if (item.type === 'issue') {
           issues.push(item);
+          // An issue holds counters of others too (a parent's summary, a blocked issue's open blockers).
           hold({ kind: 'issue', orgId: org, projectId: Number(item.project_id), issueId: Number(item.id) }, item);
         } else if (item.type === 'sub_issue') {
           const sk = String(item.SK);
@@ -144,8 +145,8 @@ export interface ReindexResult {
   subIssuesWritten: number;
   subIssuesRemoved: number;
   accounts: number;
-  /** Parents whose sub-issues summary was set. */
-  parents: number;
+  /** Issues whose counters kept for them by others (sub-issues summary, open blockers) were set. */
+  issueCounters: number;
 }
 
 /** See the module comment. `orgId` limits it to one organisation. */
@@ -161,7 +162,7 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
     subIssuesWritten: 0,
     subIssuesRemoved: 0,
     accounts: 0,
-    parents: 0,
+    issueCounters: 0,
   };
   // Every holder's attributes of every derivation: as rebuilt, or 0 where the rebuild has none.
   const sets = new Map<string, Record<string, number>>();
@@ -204,7 +205,7 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
     );
     if (holder.kind === 'list') result.lists++;
     else if (holder.kind === 'account') result.accounts++;
-    else result.parents++;
+    else result.issueCounters++;
   }
   return result;
 }

@@ -1,5 +1,6 @@
 import { burndownAttribute, noCounters, type SprintCounters } from './sprint-counters.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
+import type { RelationType } from '../schemas/relations.ts';
 import { today } from './clock.ts';
 import { blockOf, RANK_PREFIX } from './positions.ts';
 
@@ -42,6 +43,27 @@ export interface IssueState {
   parentNumber?: string | null | undefined;
   /** Its title, as the children index shows it; absent where a path does not read it (never changed there). */
   title?: string | undefined;
+  /**
+   * Its relations to other issues (lib/domain/relations.ts), as seen from it; absent where a path
+   * does not know them (a move of other issues, a renumbering): such a change leaves them alone.
+   */
+  relations?: readonly RelationRef[] | undefined;
+}
+
+/** One relation of an issue, as stored on it: its id, its type seen from the issue, the other issue. */
+export interface RelationRef {
+  id: string;
+  type: RelationType;
+  projectId: number;
+  issueId: number;
+}
+
+/** The relations stored on an issue item (`relations`: a map from relation id to the relation), by id. */
+export function relationsOf(item: Record<string, unknown>): RelationRef[] {
+  const stored = (item.relations ?? {}) as Record<string, { type: RelationType; project_id: number; issue_id: number }>;
+  return Object.entries(stored)
+    .map(([id, r]) => ({ id, type: r.type, projectId: Number(r.project_id), issueId: Number(r.issue_id) }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /**
@@ -73,6 +95,7 @@ export function issueStateOf(orgId: number, item: Record<string, unknown>): Issu
     parentId: item.parent_id === null || item.parent_id === undefined ? null : Number(item.parent_id),
     parentNumber: typeof item.parent_number === 'string' ? item.parent_number : null,
     title: item.title === undefined ? undefined : String(item.title),
+    relations: relationsOf(item),
   };
 }
 
@@ -148,7 +171,10 @@ export type DerivedRecord =
     };
 
 export type Effect =
-  | { kind: 'add'; holder: Holder; attr: string; by: number }
+  /** `ifPresent`: a holder that is gone (a deleted issue) needs no count; its add is dropped, never refused. */
+  | { kind: 'add'; holder: Holder; attr: string; by: number; ifPresent?: true }
+  /** Another issue's side of a relation taken away (an issue deleted with its relations). */
+  | { kind: 'unlink'; holder: Holder & { kind: 'issue' }; relationId: string }
   | { kind: 'put'; record: DerivedRecord }
   | { kind: 'remove'; record: DerivedRecord };
 
@@ -450,6 +476,47 @@ export const subIssueIndex: Derivation = {
   rebuild: (issues) => rebuildFrom(subIssueIndex, issues),
 };
 
+const issueHolder = (orgId: number, r: RelationRef) =>
+  ({ kind: 'issue', orgId, projectId: r.projectId, issueId: r.issueId }) as const;
+/** The issues an issue holds back while it is open: those it `blocks`. */
+const heldBack = (s: IssueState | undefined): RelationRef[] =>
+  s && !isClosed(s.status) ? (s.relations ?? []).filter((r) => r.type === 'blocks') : [];
+
+/**
+ * A blocked issue's count of open blockers (`open_blockers` on the blocked issue; `blocked` is
+ * it > 0): an issue that `blocks` others adds 1 to each of them while it is open (not done or
+ * cancelled). A change of its status or of its `blocks` relations moves the counts in the same
+ * transaction. An issue deleted with its relations takes its side off the other issues (their
+ * counts with it) in its delete's transaction; a blocked issue that is gone needs no count, so
+ * an add to it is dropped rather than refused (`ifPresent`). Issues removed by a sprint's or a
+ * project's cascade are taken off the others by the cascade (lib/db/cascade.ts).
+ */
+export const openBlockers: Derivation = {
+  name: 'open-blockers',
+  reads: ['status', 'relations'],
+  changes(before, after) {
+    const out: Effect[] = [];
+    const from = heldBack(before);
+    const to = heldBack(after);
+    const s = (after ?? before) as IssueState;
+    const key = (r: RelationRef) => `${r.projectId}:${r.issueId}`;
+    const counts = new Map<string, { r: RelationRef; by: number }>();
+    for (const r of from) counts.set(key(r), { r, by: (counts.get(key(r))?.by ?? 0) - 1 });
+    for (const r of to) counts.set(key(r), { r, by: (counts.get(key(r))?.by ?? 0) + 1 });
+    for (const { r, by } of counts.values()) {
+      if (by !== 0) out.push({ kind: 'add', holder: issueHolder(s.orgId, r), attr: 'open_blockers', by, ifPresent: true });
+    }
+    // Deleted with its relations: the other issues' sides go with it.
+    if (before && !after) {
+      for (const r of before.relations ?? []) out.push({ kind: 'unlink', holder: issueHolder(s.orgId, r), relationId: r.id });
+    }
+    return out;
+  },
+  owns: (holder, attr) => holder.kind === 'issue' && attr === 'open_blockers',
+  records: [],
+  rebuild: (issues) => rebuildFrom(openBlockers, issues),
+};
+
 /** Every derivation of an issue, in the order their items go into a transaction. */
 export const derivations: readonly Derivation[] = [
   listCounters,
@@ -458,6 +525,7 @@ export const derivations: readonly Derivation[] = [
   assigneeIndex,
   parentSummary,
   subIssueIndex,
+  openBlockers,
 ];
 
 /** The effects of a batch of changes on every derivation (or the ones named in `only`). */
@@ -505,7 +573,8 @@ export function fold(effects: Effect[], into: Derived = emptyDerived()): Derived
       entry.attrs[e.attr] = (entry.attrs[e.attr] ?? 0) + e.by;
       into.holders.set(id, entry);
     } else if (e.kind === 'put') into.records.set(recordId(e.record), e.record);
-    else into.records.delete(recordId(e.record));
+    else if (e.kind === 'remove') into.records.delete(recordId(e.record));
+    // An unlink changes the other issue's relations, which are stored state, not derived.
   }
   return into;
 }

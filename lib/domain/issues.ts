@@ -227,6 +227,7 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       ...statusTimestamps(undefined, status, now),
       created_at: now,
       updated_at: now,
+      blocked: false,
     };
     try {
       await store.insertIssue(

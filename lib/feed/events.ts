@@ -102,6 +102,32 @@ export function issueChanges(before: Image, after: Image): FieldChange[] {
   // is reported without one, unless it came with a change of list (sprint_id says where).
   const moved = before.position !== after.position && before.rev !== after.rev;
   if (moved && !changes.some((c) => c.field === 'sprint_id')) changes.push({ field: 'position' });
+  changes.push(...relationChanges(before, after));
+  return changes;
+}
+
+type StoredRelation = { type: string; issue_id: number; issue_number: string; project_id: number };
+
+/**
+ * Relations added (`from` null) or removed (`to` null), each as the issue sees it: its id, type
+ * and the other issue. Both issues of a relation are written together, so both report it.
+ */
+export function relationChanges(before: Image, after: Image): FieldChange[] {
+  const of = (img: Image) => (img.relations ?? {}) as Record<string, StoredRelation>;
+  const was = of(before);
+  const is = of(after);
+  const shown = (id: string, r: StoredRelation) => ({
+    id,
+    type: r.type,
+    issue: { id: r.issue_id, issue_number: r.issue_number, project_id: r.project_id },
+  });
+  const changes: FieldChange[] = [];
+  for (const id of Object.keys(is).sort()) {
+    if (!(id in was)) changes.push({ field: 'relations', from: null, to: shown(id, is[id] as StoredRelation) });
+  }
+  for (const id of Object.keys(was).sort()) {
+    if (!(id in is)) changes.push({ field: 'relations', from: shown(id, was[id] as StoredRelation), to: null });
+  }
   return changes;
 }
 
@@ -145,7 +171,9 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       if (!before || !after) return undefined;
       const changes = issueChanges(before, after);
       if (changes.length === 0) return undefined;
-      return { ...base, ...ids, ...stamp(after), type: 'issue.updated', resource: issue, changes };
+      // A change of relations alone leaves `updated_at` as it was: its time is the record's.
+      const at = changes.every((c) => c.field === 'relations') ? { at: deletedAt } : {};
+      return { ...base, ...ids, ...stamp(after), ...at, type: 'issue.updated', resource: issue, changes };
     }
     case 'comment': {
       // A comment always names its issue; an item that does not is no comment a client wrote, and

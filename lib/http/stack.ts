@@ -248,6 +248,15 @@ function guardBody(event: Event, takesBody: boolean) {
 }
 
 /** A positive integer path id; anything else is 404 (an id that is not an id names nothing). */
+const issueKeyPattern = /^[A-Za-z0-9]{2,4}-[1-9]\d{0,15}$/;
+
+/** The `issue_key` of a path ("APL-42", any case); 404 for a malformed one. */
+export function issueKeyParam(req: ApiRequest<unknown>): string {
+  const key = req.params.issue_key ?? '';
+  if (!issueKeyPattern.test(key)) throw new NotFoundError(`Issue ${key}`);
+  return key;
+}
+
 export function pathId(req: ApiRequest<unknown>, name: string, what: string): number {
   const raw = req.params[name] ?? '';
   if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new NotFoundError(what);

@@ -6,6 +6,7 @@ import type { Principal } from '../domain/principal.ts';
 import { MAX_BODY_BYTES } from '../http/stack.ts';
 import { accountTools } from './tools/accounts.ts';
 import { commentTools } from './tools/comments.ts';
+import { relationTools } from './tools/relations.ts';
 import { issueTools } from './tools/issues.ts';
 import { subIssueTools } from './tools/sub-issues.ts';
 import { labelTools } from './tools/labels.ts';
@@ -30,6 +31,7 @@ export const tools: Tool[] = [
   ...subIssueTools,
   ...labelTools,
   ...commentTools,
+  ...relationTools,
   ...accountTools,
 ];
 

@@ -7,7 +7,8 @@ export const ActivityChange = z
       description:
         'title, description, status, story_points, assignee_id, priority, type, due_date, parent_id, ' +
         'sprint_id (a move between sprints and the backlog), ' +
-        'position (a reorder; the place is not recorded), body (a comment), labels (label ids; with added and removed).',
+        'position (a reorder; the place is not recorded), body (a comment), labels (label ids; with added and removed), ' +
+        'relations (a relation added: `from` null, `to` the relation `{id, type, issue}` as this issue sees it; removed: the other way round).',
     }),
     from: z.unknown().optional().meta({ description: 'The value before; absent for description, position and body.' }),
     to: z.unknown().optional().meta({ description: 'The value after; absent for description, position and body.' }),

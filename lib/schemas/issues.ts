@@ -130,6 +130,9 @@ export const Issue = z
     completed_at: dateTime().nullable(),
     created_at: dateTime(),
     updated_at: dateTime(),
+    blocked: z.boolean().meta({
+      description: 'True while a `blocked_by` relation names an issue that is not done or cancelled (GET …/relations for which).',
+    }),
   })
   .meta({ id: 'Issue' });
 export type Issue = z.infer<typeof Issue>;

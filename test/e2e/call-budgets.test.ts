@@ -144,6 +144,12 @@ async function movedComment(f: Fixture): Promise<string> {
   expect((await f.admin.patch(`${f.p}/issues/${issue.id}`, { issue: { sprint_id: sprintId } })).status).toBe(200);
   return `/api/v1/comments/${comment.id}`;
 }
+/** The keys of two new backlog issues (the first with `status`). */
+async function relatedPair(f: Fixture, status?: string): Promise<[string, string]> {
+  const a = await f.post(f.admin, `${f.p}/issues`, { issue: { title: 'Relates', ...(status ? { status } : {}) } });
+  const b = await f.post(f.admin, `${f.p}/issues`, { issue: { title: 'Related' } });
+  return [a.issue_number, b.issue_number];
+}
 const createdId = async (f: Fixture, list: string, body: unknown) => `${list}/${(await f.post(f.admin, list, body)).id}`;
 
 /** A request (or a few) for every route, by `METHOD path` as in the route table. */
@@ -169,6 +175,32 @@ const recipes: Record<string, Recipe> = {
     for (const title of ['One', 'Two', 'Three'])
       await f.post(f.admin, `${f.p}/issues`, { issue: { title, parent_id: parent.id } });
     return pages(f.admin, `/api/v1/issues/${parent.issue_number}/sub_issues`);
+  },
+  'GET /api/v1/issues/{issue_key}/relations': async (f) => {
+    const [a, b] = await relatedPair(f);
+    await f.post(f.admin, `/api/v1/issues/${a}/relations`, { relation: { type: 'relates_to', issue_key: b } });
+    return one('list', await f.admin.get(`/api/v1/issues/${a}/relations`));
+  },
+  'POST /api/v1/issues/{issue_key}/relations': async (f) => {
+    const [a, b] = await relatedPair(f);
+    return [
+      ...one('create', await f.admin.post(`/api/v1/issues/${a}/relations`, { relation: { type: 'blocks', issue_key: b } })),
+      ...one('create', await f.admin.post(`/api/v1/issues/${b}/relations`, { relation: { type: 'duplicates', issue_key: a } })),
+    ];
+  },
+  'DELETE /api/v1/issues/{issue_key}/relations/{relation_id}': async (f) => {
+    const [a, b] = await relatedPair(f);
+    const blocks = await f.post(f.admin, `/api/v1/issues/${a}/relations`, { relation: { type: 'blocks', issue_key: b } });
+    const related = await f.post(f.admin, `/api/v1/issues/${a}/relations`, { relation: { type: 'relates_to', issue_key: b } });
+    const [c, d] = await relatedPair(f, 'done');
+    const closedBlocker = await f.post(f.admin, `/api/v1/issues/${d}/relations`, {
+      relation: { type: 'blocked_by', issue_key: c },
+    });
+    return [
+      ...one('delete', await f.admin.delete(`/api/v1/issues/${b}/relations/${blocks.id}`)),
+      ...one('delete', await f.admin.delete(`/api/v1/issues/${a}/relations/${related.id}`)),
+      ...one('delete, its blocker done', await f.admin.delete(`/api/v1/issues/${d}/relations/${closedBlocker.id}`)),
+    ];
   },
   'POST /api/v1/me/token': async (f) => {
     const { token } = await f.post(f.admin, '/api/v1/accounts', {

@@ -34,6 +34,11 @@ async function fixture(admin: ApiClient) {
   const webhook = (await admin.post('/api/v1/webhooks', { webhook: { url: receiver.url, events: ['sprint.completed'] } })).body;
   expect(webhook.id, 'fixture webhook').toBeTypeOf('number');
   const label = (await admin.post(`${projectPath}/labels`, { label: { name: 'bug' } })).body;
+  const relation = (
+    await admin.post(`/api/v1/issues/${issue.issue_number}/relations`, {
+      relation: { type: 'relates_to', issue_key: backlogIssue.issue_number },
+    })
+  ).body;
   const ids: Record<string, number> = {
     label_id: label.id,
     project_id: project.id,
@@ -42,8 +47,11 @@ async function fixture(admin: ApiClient) {
     id: comment.id,
     webhook_id: webhook.id,
   };
+  // A relation is named by its issue's key; If-Match names that issue's ETag.
+  const names: Record<string, string> = { issue_key: issue.issue_number, relation_id: relation.id };
   return {
     ids,
+    names,
     projectPath,
     sprintPath,
     activePath,
@@ -62,7 +70,7 @@ function pathOf(template: string, f: Awaited<ReturnType<typeof fixture>>, backlo
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (name === 'issue_id' && isBacklogIssue) return String(backlogIssueId);
     if (name === 'sprint_id' && isTransition) return String(activeId);
-    return String(f.ids[name]);
+    return String(f.ids[name] ?? f.names[name]);
   });
 }
 
@@ -77,8 +85,9 @@ function bodyOf(path: string): unknown {
   return { project: { name: 'Changed' } };
 }
 
-/** The GET that shows what a conditional write changes: its own path, or the sprint of a transition. */
-const readPathOf = (path: string) => path.replace(/\/(activate|activation|complete|completion)$/, '');
+/** The GET that shows what a conditional write changes: its own path, the sprint of a transition, a relation's issue. */
+const readPathOf = (path: string) =>
+  path.replace(/\/(activate|activation|complete|completion)$/, '').replace(/\/relations\/[^/]+$/, '');
 
 const etag = (res: ApiResponse) => res.headers.get('etag') ?? '';
 

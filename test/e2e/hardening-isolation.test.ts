@@ -20,6 +20,7 @@ interface Seeded {
   comment: Record<string, any>;
   backlogComment: Record<string, any>;
   webhook: Record<string, any>;
+  relation: Record<string, any>;
   /** A delivery id of A's endpoint (none need exist: the endpoint already is not B's). */
   delivery: { id: string };
   extraAccountId: number;
@@ -54,6 +55,11 @@ beforeAll(async () => {
   const backlogComment = ok(
     await client.post(`${pp}/issues/${backlogIssue.id}/comments`, { comment: { body: `${tag} backlog comment` } }),
   );
+  const relation = ok(
+    await client.post(`/api/v1/issues/${backlogIssue.issue_number}/relations`, {
+      relation: { type: 'relates_to', issue_key: issue.issue_number },
+    }),
+  );
   // A third account: an id B's organisation (admin 1, member 2) does not have.
   const extra = await createAccountInOrg(orgA.orgId, { name: `${tag} extra`, email: `${tag}-extra@example.com`, role: 'member' });
   const webhook = ok(
@@ -70,6 +76,7 @@ beforeAll(async () => {
       comment,
       backlogComment,
       webhook,
+      relation,
       delivery: { id: 'msg_none' },
       extraAccountId: extra.account.id,
     },
@@ -102,6 +109,8 @@ function resourceFor(route: Route, param: string, segmentBefore: string): Record
       return seeded.delivery;
     case 'issue_key':
       return seeded.backlogIssue;
+    case 'relations':
+      return seeded.relation;
     default:
       throw new Error(`${route.method} ${route.path}: no seeded resource for {${param}}; extend resourceFor`);
   }
@@ -132,6 +141,7 @@ function readPathOf(resource: Record<string, any>): string {
   if (resource === seeded.backlogIssue) return `${pp}/issues/${seeded.backlogIssue.id}`;
   if (resource === seeded.webhook) return `/api/v1/webhooks/${seeded.webhook.id}`;
   if (resource === seeded.delivery) return `/api/v1/webhooks/${seeded.webhook.id}/deliveries`;
+  if (resource === seeded.relation) return `/api/v1/issues/${seeded.backlogIssue.issue_number}/relations`;
   return `/api/v1/comments/${resource.id}`;
 }
 
@@ -146,6 +156,7 @@ function validBody(route: Route): unknown {
     comment: { body: 'Intruder' },
     carry_over: { sprint_id: null },
     webhook: { url: 'https://intruder.example.com/', events: ['*'] },
+    relation: { type: 'blocks', issue_key: 'INTR-1' },
   };
   if (!(wrapper in samples)) throw new Error(`${route.method} ${route.path}: no sample body for "${wrapper}"`);
   return { [wrapper]: samples[wrapper] };

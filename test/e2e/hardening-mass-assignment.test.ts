@@ -144,6 +144,7 @@ function pathFor(route: Route, fx: Fixture): string {
     .replace('{issue_id}', String(route.path.includes('{sprint_id}') ? fx.issue.id : fx.backlogIssue.id))
     .replace('{webhook_id}', String(fx.webhook.id))
     .replace('{label_id}', String(fx.label.id))
+    .replace('{issue_key}', String(fx.issue.issue_number))
     .replace('{id}', () => {
       if (route.path.startsWith('/api/v1/comments')) return String(fx.comment.id);
       if (route.path.includes('/issues/{id}'))
@@ -171,6 +172,9 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return create ? { url: `https://hooks.example.com/${tag}`, events: ['*'] } : { events: ['issue.created'] };
     case 'label':
       return { name: `${create ? 'made' : 'renamed'}-${tag}` };
+    case 'relation':
+      // The other issue's key is the fixture's backlog issue's, put in by the test.
+      return { type: 'relates_to', issue_key: 'XX-1' };
     default:
       throw new Error(`no valid payload for "${wrapper}": extend validFields`);
   }
@@ -191,6 +195,9 @@ function storedKey(wrapper: string, fx: Fixture, body: Record<string, any>): Key
       return keys.webhook(fx.orgId, body.id);
     case 'label':
       return keys.label(fx.orgId, fx.project.id, body.id);
+    case 'relation':
+      // Stored on the issue of the path.
+      return keys.issue(fx.orgId, fx.project.id, fx.issue.id);
     default:
       return keys.account(fx.orgId, body.account?.id ?? body.id);
   }
@@ -204,6 +211,7 @@ const STORED_TYPE: Record<string, string> = {
   account: 'account',
   webhook: 'webhook',
   label: 'label',
+  relation: 'issue',
 };
 
 // A completion's optional body holds a transition's options, not a resource: test/e2e/sprint-outcomes.test.ts covers it.
@@ -221,7 +229,11 @@ describe('mass assignment: read-only, foreign and internal fields are never take
     const { wrapper, keys: legit } = accepted(route);
     const create = route.method === 'POST';
     const planted = Object.fromEntries(Object.entries(injections(fx)).filter(([k]) => !legit.includes(k)));
-    const payload = { ...planted, ...validFields(wrapper, create) };
+    const payload = {
+      ...planted,
+      ...validFields(wrapper, create),
+      ...(wrapper === 'relation' ? { issue_key: fx.backlogIssue.issue_number } : {}),
+    };
     const res = await fx.client.request(route.method, pathFor(route, fx), { json: { [wrapper]: payload } });
     expect([200, 201, 422], res.text).toContain(res.status);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

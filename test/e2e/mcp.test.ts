@@ -7,6 +7,8 @@ import { apiClient, newOrganisation, randomPrefix, useGateway } from '../support
 import { fetchOnce, mcpClient } from '../support/mcp.ts';
 
 const gateway = useGateway();
+/** Bytes of the largest tools/list answer (every tool, every argument). */
+const LIST_BUDGET = 20 * 1024;
 
 const initialize = {
   jsonrpc: '2.0',
@@ -48,6 +50,7 @@ describe('MCP server: protocol and authentication', () => {
         ...['get_issue_activity'],
         ...['list_sub_issues', 'list_labels', 'create_label'],
         ...['list_comments', 'add_comment', 'edit_comment', 'delete_comment'],
+        ...['list_relations', 'add_relation', 'delete_relation'],
         ...['get_me', 'list_accounts'],
       ].sort(),
     );
@@ -81,8 +84,8 @@ describe('MCP server: protocol and authentication', () => {
     // The very bytes of the tools/list answer: an agent pays them in every conversation.
     const listBytes = mcp.bodyBytes.at(-1)!;
     expect(listBytes).toBeGreaterThan(JSON.stringify(tools).length);
-    // 16 KB until the issue fields of #25 (labels: list_labels, create_label, the labels argument and filter).
-    expect(listBytes).toBeLessThan(18 * 1024);
+    // 16 KB until the issue fields (labels, sub-issues and relation tools, their arguments and filters).
+    expect(listBytes).toBeLessThan(LIST_BUDGET);
     for (const tool of tools) {
       expect(tool.description!.split(/(?<=[.!?])\s+/).length, tool.name).toBeLessThanOrEqual(2);
       expect(tool.outputSchema, tool.name).toBeUndefined();
@@ -251,6 +254,39 @@ describe('MCP server: project tools', () => {
     expect(await mcp.error('list_projects', { cursor: 'garbage' })).toBe(
       'Validation failed: cursor is not valid for this collection',
     );
+    await mcp.close();
+  });
+
+  it('relates issues, shows blocked and removes relations through tools, as the REST API does', async () => {
+    const { mcp, rest } = await orgWithMcp();
+    const project = (await mcp.ok('create_project', { name: 'Rel', prefix: randomPrefix() })).project as { id: number };
+    const blocker = (await mcp.ok('create_issue', { project_id: project.id, title: 'Blocker' })).issue;
+    const blocked = (await mcp.ok('create_issue', { project_id: project.id, title: 'Blocked' })).issue;
+    const added = await mcp.call('add_relation', {
+      issue_key: blocked.issue_number,
+      type: 'blocked_by',
+      other_issue_key: blocker.issue_number,
+    });
+    expect(added.result.isError).toBeFalsy();
+    const { relation } = added.result.structuredContent as { relation: { id: string; type: string } };
+    expect(relation).toMatchObject({ id: `${blocker.id}-blocks-${blocked.id}`, type: 'blocked_by' });
+    expect(added.dbCalls).toBeLessThanOrEqual(4);
+    expect((await mcp.ok('get_issue', { issue_number: blocked.issue_number })).issue.blocked).toBe(true);
+    const listed = await mcp.call('list_relations', { issue_key: blocker.issue_number });
+    expect(listed.dbCalls).toBeLessThanOrEqual(3);
+    expect(listed.result.structuredContent).toEqual({
+      relations: (await rest.get(`/api/v1/issues/${blocker.issue_number}/relations`)).body,
+    });
+    expect((listed.result.structuredContent as { relations: { type: string }[] }).relations[0]?.type).toBe('blocks');
+    expect(
+      await mcp.error('add_relation', { issue_key: blocked.issue_number, type: 'blocks', other_issue_key: blocked.issue_number }),
+    ).toBe('Validation failed: issue_key must name another issue: an issue cannot relate to itself');
+    expect(await mcp.ok('delete_relation', { issue_key: blocker.issue_number, relation_id: relation.id })).toEqual({
+      deleted: true,
+      relation_id: relation.id,
+    });
+    expect((await mcp.ok('get_issue', { issue_number: blocked.issue_number })).issue.blocked).toBe(false);
+    expect((await rest.get(`/api/v1/issues/${blocked.issue_number}/relations`)).body).toEqual([]);
     await mcp.close();
   });
 

@@ -43,6 +43,9 @@ async function fixture() {
   const backlogIssue = await post(`${p}/issues`, { issue: { title: 'In the backlog' } });
   const comment = await post(`${p}/sprints/${planning.id}/issues/${issue.id}/comments`, { comment: { body: 'one' } });
   const label = await post(`${p}/labels`, { label: { name: 'strict' } });
+  const relation = await post(`/api/v1/issues/${issue.issue_number}/relations`, {
+    relation: { type: 'relates_to', issue_key: backlogIssue.issue_number },
+  });
   await waitFor(() => receiver!.accepted().length >= 2, 60_000, 'the webhook deliveries');
   const delivery = receiver.accepted()[0]!.id;
   // Settled: no delivery still pending, so that the deliveries list only changes if a request changes it.
@@ -59,6 +62,7 @@ async function fixture() {
     label_id: String(label.id),
     delivery_id: delivery,
     issue_key: issue.issue_number,
+    relation_id: relation.id,
   };
   return { admin, member, p, planning: planning.id, active: active.id, backlogIssue: backlogIssue.id, ids };
 }
@@ -109,6 +113,8 @@ function witnessOf(r: Route, path: string, f: Fixture): { client: ApiClient; pat
   if (r.path === '/mcp') return { client: f.admin, path: `${f.p}/issues` };
   if (r.path.endsWith('/redeliver')) return { client: f.admin, path: path.replace(/\/[^/]+\/redeliver$/, '') };
   if (r.path.endsWith('/secret')) return { client: f.admin, path: path.replace(/\/secret$/, '') };
+  // A relation has no GET of its own: its issue's list of relations.
+  if (r.path.endsWith('/relations/{relation_id}')) return { client: f.admin, path: path.replace(/\/[^/]+$/, '') };
   return { client: f.admin, path: path.replace(/\/(activate|activation|complete|completion)$/, '') };
 }
 

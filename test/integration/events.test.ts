@@ -48,6 +48,8 @@ function rank(target: Target): number {
   const r = target.route;
   const depth = (r.path.match(/\{/g) ?? []).length;
   if (r.path.endsWith('/me/token')) return r.method === 'POST' ? 95 : 96;
+  // A relation names its issues by key: after both sample issues exist.
+  if (r.method === 'POST' && r.path.endsWith('/relations')) return 13;
   if (r.method === 'POST' && r.operation.body && !r.operation.optionalBody) return 10 + depth;
   // What a started or completed sprint shows: after the transitions.
   if (r.method === 'GET' && /\/(report|burndown)$/.test(r.path)) return 65;

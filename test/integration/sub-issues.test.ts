@@ -129,7 +129,7 @@ describe('sub-issues on the data layer', () => {
     await db.send(new DeleteCommand({ TableName: tableName, Key: keys.subIssue(caller.orgId, parent.issue_number, a.id) }));
     expect(await derivedDifferences(caller.orgId)).not.toEqual([]);
     const result = await rebuildIssueIndexes(caller.orgId);
-    expect(result).toMatchObject({ parents: 1 });
+    expect(result).toMatchObject({ issueCounters: 1 });
     expect(result.subIssuesWritten).toBeGreaterThanOrEqual(2);
     expect(await derivedDifferences(caller.orgId)).toEqual([]);
     expect((await findIssueByNumber(caller, parent.issue_number)).sub_issues_summary).toEqual({

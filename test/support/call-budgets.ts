@@ -94,6 +94,21 @@ export const exceptions: Record<string, Budget> = {
     calls: 3,
     reason: "The project (the organisation's partition) and its sprint summaries (the project's partition), read in parallel.",
   },
+  // Relations: the path names an issue by its key, so its pointer is read first (lib/domain/relations.ts)
+  'GET /api/v1/issues/{issue_key}/relations': {
+    calls: 3,
+    reason: "The key's pointer, then the issue with its project in one BatchGetItem: the relations are stored on the issue.",
+  },
+  'POST /api/v1/issues/{issue_key}/relations': {
+    calls: 4,
+    reason:
+      "Both keys' pointers in one BatchGetItem, both issues with their projects in another, then the transaction that writes both sides and the blocked issue's count of open blockers.",
+  },
+  'DELETE /api/v1/issues/{issue_key}/relations/{relation_id}': {
+    calls: 6,
+    reason:
+      "The key's pointer, the issue with its project (its side names the other issue), then the transaction: 4. Removing a `blocked_by` relation whose blocker is done or cancelled: the transaction, which assumed the blocker open for the count, is refused, the blocker read and the write sent again: 6.",
+  },
   // Webhooks
   'GET /api/v1/webhooks/{webhook_id}/deliveries': {
     calls: 3,

@@ -7,6 +7,7 @@ import {
   fold,
   listCounters,
   numberPointer,
+  openBlockers,
   rankBlocks,
   repositioned,
   type IssueState,
@@ -57,7 +58,7 @@ describe('derivations', () => {
     const state = fold(effects);
     expect(state.holders.get('list:1:2:10')?.attrs).toMatchObject({ issues_count: -1, removed_issues: 1, rk_5: -1 });
     expect(state.holders.get('list:1:2:backlog')?.attrs).toEqual({ backlog_count: 1, rk_9: 1 });
-    expect(effects.some((e) => e.kind !== 'add' && e.record.kind === 'pointer')).toBe(false);
+    expect(effects.some((e) => (e.kind === 'put' || e.kind === 'remove') && e.record.kind === 'pointer')).toBe(false);
     expect(state.holders.has('account:1:7')).toBe(false);
   });
 
@@ -116,5 +117,76 @@ describe('derivations', () => {
       'rank-blocks: list:1:2:10 rk_5 is 0, rebuild says 1',
     ]);
     expect(differences(numberPointer, numberPointer.rebuild(issues), written)).toEqual([]);
+  });
+
+  describe('open-blockers', () => {
+    const blocks = (issueId: number, projectId = 2) => ({
+      id: `3-blocks-${issueId}`,
+      type: 'blocks' as const,
+      projectId,
+      issueId,
+    });
+    const blockedBy = { id: '9-blocks-3', type: 'blocked_by' as const, projectId: 2, issueId: 9 };
+    const counts = (before: IssueState | undefined, after: IssueState | undefined) =>
+      fold(effectsOf([{ before, after }], ctx, ['open-blockers'])).holders;
+
+    it('count an open blocker on each issue it blocks, and stop counting it once done or cancelled', () => {
+      const open = issue({ relations: [blocks(4), blocks(5, 6), blockedBy] });
+      expect(counts(open, { ...open, status: 'done' }).get('issue:1:2:4')?.attrs).toEqual({ open_blockers: -1 });
+      expect(counts(open, { ...open, status: 'cancelled' }).get('issue:1:6:5')?.attrs).toEqual({ open_blockers: -1 });
+      expect(counts({ ...open, status: 'done' }, { ...open, status: 'in_progress' }).get('issue:1:2:4')?.attrs).toEqual({
+        open_blockers: 1,
+      });
+      // From one open status to another, or a closed one to another: nothing moves.
+      expect(counts(open, { ...open, status: 'in_progress' }).size).toBe(0);
+      expect(counts({ ...open, status: 'done' }, { ...open, status: 'cancelled' }).size).toBe(0);
+      // Its own blocked_by relations count on its blockers' side, not here.
+      expect(counts(open, { ...open, status: 'done' }).has('issue:1:2:9')).toBe(false);
+    });
+
+    it('count a blocks relation added or removed while the blocker is open, adds that are dropped when the holder is gone', () => {
+      const open = issue({ relations: [blocks(4)] });
+      const effects = effectsOf([{ before: open, after: { ...open, relations: [blocks(4), blocks(8)] } }], ctx, [
+        'open-blockers',
+      ]);
+      expect(effects).toEqual([
+        {
+          kind: 'add',
+          holder: { kind: 'issue', orgId: 1, projectId: 2, issueId: 8 },
+          attr: 'open_blockers',
+          by: 1,
+          ifPresent: true,
+        },
+      ]);
+      const closed = { ...open, status: 'done' as const };
+      expect(counts(closed, { ...closed, relations: [] }).size).toBe(0);
+    });
+
+    it('take a deleted issue off every issue it relates to, with the counts it held', () => {
+      const open = issue({ relations: [blocks(4), blockedBy] });
+      const effects = effectsOf([{ before: open }], ctx, ['open-blockers']);
+      expect(effects).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            kind: 'add',
+            attr: 'open_blockers',
+            by: -1,
+            holder: expect.objectContaining({ issueId: 4 }),
+          }),
+          { kind: 'unlink', holder: { kind: 'issue', orgId: 1, projectId: 2, issueId: 4 }, relationId: '3-blocks-4' },
+          { kind: 'unlink', holder: { kind: 'issue', orgId: 1, projectId: 2, issueId: 9 }, relationId: '9-blocks-3' },
+        ]),
+      );
+      expect(effects).toHaveLength(3);
+    });
+
+    it('rebuild as one count per open blocker', () => {
+      const issues = [
+        issue({ id: 3, relations: [blocks(4)] }),
+        issue({ id: 5, status: 'done', relations: [{ ...blocks(4), id: '5-blocks-4' }] }),
+        issue({ id: 6, relations: [{ ...blocks(4), id: '6-blocks-4' }] }),
+      ];
+      expect(openBlockers.rebuild(issues).holders.get('issue:1:2:4')?.attrs).toEqual({ open_blockers: 2 });
+    });
   });
 });

@@ -62,6 +62,10 @@ export const samples: Record<string, Sample> = {
   replaceLabel: { body: { label: { color: '#b60205' } } },
   getIssueByKey: { params: { issue_key: 'APL-1' } },
   listSubIssues: { params: { issue_key: 'APL-1' }, ...listQuery },
+  // APL-2 (the sprint's issue) blocks APL-1 (the backlog's): relation 2-blocks-1, on both.
+  listIssueRelations: { params: { issue_key: 'APL-1' } },
+  createIssueRelation: { params: { issue_key: 'APL-2' }, body: { relation: { type: 'blocks', issue_key: 'APL-1' } } },
+  deleteIssueRelation: { params: { issue_key: 'APL-1', relation_id: '2-blocks-1' } },
   listSprintIssues: listQuery,
   createSprintIssue: {
     body: {

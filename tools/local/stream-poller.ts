@@ -81,6 +81,24 @@ function matchesPattern(value: unknown, pattern: unknown): boolean {
   return value === pattern;
 }
 
+type LambdaImage = NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
+
+/**
+ * An image as Lambda receives it: the SDK's stream client reads an empty map (`{"M": {}}`) as a
+ * value with no type (`{}`), which Lambda's JSON never carries; it is an empty map again here.
+ */
+function asLambdaImage(image: object): LambdaImage {
+  const value = (v: unknown): unknown => {
+    if (!v || typeof v !== 'object') return v;
+    const typed = v as Record<string, unknown>;
+    if (Object.keys(typed).length === 0) return { M: {} };
+    if (typed.M && typeof typed.M === 'object') return { M: asLambdaImage(typed.M) };
+    if (Array.isArray(typed.L)) return { L: typed.L.map(value) };
+    return v;
+  };
+  return Object.fromEntries(Object.entries(image).map(([k, v]) => [k, value(v)])) as LambdaImage;
+}
+
 function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
   const d = record.dynamodb ?? {};
   return {
@@ -95,8 +113,8 @@ function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord
         ? { ApproximateCreationDateTime: Math.floor(d.ApproximateCreationDateTime.getTime() / 1000) }
         : {}),
       Keys: d.Keys as NonNullable<DynamoDBRecord['dynamodb']>['Keys'],
-      ...(d.NewImage ? { NewImage: d.NewImage as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'] } : {}),
-      ...(d.OldImage ? { OldImage: d.OldImage as NonNullable<DynamoDBRecord['dynamodb']>['OldImage'] } : {}),
+      ...(d.NewImage ? { NewImage: asLambdaImage(d.NewImage) } : {}),
+      ...(d.OldImage ? { OldImage: asLambdaImage(d.OldImage) } : {}),
       SequenceNumber: d.SequenceNumber,
       SizeBytes: d.SizeBytes,
       StreamViewType: d.StreamViewType,

@@ -1,0 +1,179 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RelationType } from '../schemas/relations.ts';
+import { db, tableName } from './client.ts';
+import { isConditionFailed } from './errors.ts';
+import { keys } from './keys.ts';
+import { relationRemovals } from './issue-write.ts';
+import { addCounters } from './sprints.ts';
+import { batchGet, existsCheck, revisionCondition, transact, type GuardedItem } from './transactions.ts';
+import { forEachLimited } from '../limited.ts';
+
+/**
+ * Relations between issues live on the issues themselves: each issue item holds a map
+ * `relations` (relation id → its side of the relation: the type seen from it, the other issue's
+ * project, id and number, when it was made), at most 50. Both sides are written in one transaction;
+ * so is the count of open blockers a `blocks` relation moves (`open_blockers` on the blocked issue,
+ * lib/domain/derivations.ts). Reading an issue reads its relations and its `blocked`: no call more.
+ *
+ * Refusal reasons: `stale` (an issue changed since it was read: read again), `project` (a
+ * project went), `other` (the other side of a relation being removed is gone already).
+ */
+
+/** One side of a relation as an issue item stores it. */
+export interface StoredRelation {
+  type: RelationType;
+  project_id: number;
+  issue_id: number;
+  issue_number: string;
+  created_at: string;
+}
+
+/** The project and issue each issue number points to (one consistent BatchGet of their pointers). */
+export async function issuesOfNumbers(
+  orgId: number,
+  numbers: string[],
+): Promise<({ projectId: number; issueId: number } | undefined)[]> {
+  const found = await batchGet(numbers.map((n) => keys.issueKey(orgId, n)));
+  return found.map((p) => (p ? { projectId: Number(p.project_id), issueId: Number(p.issue_id) } : undefined));
+}
+
+/** Issues with their projects, in one consistent BatchGet: `[project, issue]` per issue asked for. */
+export async function issuesWithProjects(orgId: number, issues: { projectId: number; issueId: number }[]) {
+  const found = await batchGet(
+    issues.flatMap((i) => [keys.project(orgId, i.projectId), keys.issue(orgId, i.projectId, i.issueId)]),
+  );
+  return issues.map((_, n) => ({ project: found[2 * n], issue: found[2 * n + 1] }));
+}
+
+/** What a relation write does to one of its two issues. */
+export interface RelationSide {
+  projectId: number;
+  issueId: number;
+  /** Put this side (under `id`), or take it away. */
+  put?: StoredRelation | undefined;
+  /** The item had a `relations` map when read (a new one is set whole). */
+  hasRelations?: boolean;
+  /**
+   * Read at this `rev`: the write is refused as `stale` if it moved. Without one (a side not read),
+   * the side must still hold the relation (refused as `other`), and `status` says what it was
+   * decided on.
+   */
+  rev?: number | undefined;
+  /** A side not read: the status class its count was decided on (refused as `stale` otherwise). */
+  closed?: boolean | undefined;
+  /** Added to its count of open blockers (`open_blockers`). */
+  openBlockers?: number | undefined;
+  /** The issue the request is about: the versions `If-Match` names are checked on it. */
+  resource?: boolean | undefined;
+}
+
+const CLOSED = [':closed_done', ':closed_cancelled'];
+
+function sideUpdate(orgId: number, id: string, side: RelationSide): GuardedItem {
+  // Every name and value is used (DynamoDB refuses unused ones).
+  const names: Record<string, string> = { '#relations': 'relations' };
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  let removes = '';
+  if (side.put && !side.hasRelations) {
+    sets.push('#relations = :rels');
+    values[':rels'] = { [id]: side.put };
+  } else if (side.put) {
+    names['#rel'] = id;
+    sets.push('#relations.#rel = :rel');
+    values[':rel'] = side.put;
+  } else {
+    names['#rel'] = id;
+    removes = '#relations.#rel';
+  }
+  const added = addCounters({ rev: 1, ...(side.openBlockers ? { open_blockers: side.openBlockers } : {}) }, names, values);
+  const conditions = ['attribute_exists(PK)'];
+  let reason = 'stale';
+  if (side.rev !== undefined || side.put) {
+    conditions.push(revisionCondition(side.rev));
+    values[':rev'] = side.rev ?? 0;
+  } else {
+    conditions.push('attribute_exists(#relations.#rel)');
+    reason = 'other';
+  }
+  if (side.closed !== undefined) {
+    names['#status'] = 'status';
+    values[':closed_done'] = 'done';
+    values[':closed_cancelled'] = 'cancelled';
+    const closed = `#status IN (${CLOSED.join(', ')})`;
+    conditions.push(side.closed ? closed : `NOT (${closed})`);
+  }
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: keys.issue(orgId, side.projectId, side.issueId),
+        UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes ? `REMOVE ${removes}` : '', `ADD ${added}`]
+          .filter(Boolean)
+          .join(' '),
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    reason,
+    ...(side.resource ? { resource: true } : {}),
+  };
+}
+
+/**
+ * Writes (or removes) relation `id` on its issues in one transaction: each side (one when the
+ * other is gone) with its count of open blockers, and the projects of the sides put (nothing may be
+ * written under a deleted project).
+ */
+export async function writeRelation(orgId: number, id: string, sides: RelationSide[]): Promise<void> {
+  const projects = [...new Set(sides.filter((s) => s.put).map((s) => s.projectId))];
+  await transact([
+    ...sides.map((side) => sideUpdate(orgId, id, side)),
+    ...projects.map((p) => existsCheck(keys.project(orgId, p), 'project')),
+  ]);
+}
+
+/** What a cascade needs of an issue it removes: its relations and whether it was open. */
+export interface RemovedIssue {
+  projectId: number;
+  issueId: number;
+  closed: boolean;
+  relations: Record<string, StoredRelation>;
+}
+
+/**
+ * Takes the relations of issues a cascade removes (a sprint's, a project's) off the other issues:
+ * per relation one UpdateItem that removes the other side and, where the removed issue was an
+ * open blocker of it, its count, on condition that the other side is still there, so a page read
+ * again changes nothing twice. A side in `skipProject` (the project being emptied) is left alone.
+ */
+export async function unlinkRemovedIssues(orgId: number, removed: RemovedIssue[], skipProject?: number): Promise<void> {
+  const work = removed.flatMap((issue) =>
+    Object.entries(issue.relations)
+      .filter(([, r]) => Number(r.project_id) !== skipProject)
+      .map(([id, r]) => ({ id, r, openBlocker: r.type === 'blocks' && !issue.closed })),
+  );
+  await forEachLimited(work, 8, async ({ id, r, openBlocker }) => {
+    const names: Record<string, string> = {};
+    const removes = relationRemovals([id], names);
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.issue(orgId, Number(r.project_id), Number(r.issue_id)),
+          UpdateExpression: `REMOVE ${removes}${openBlocker ? ' ADD open_blockers :minus' : ''}`,
+          ConditionExpression: 'attribute_exists(#relations.#rel0)',
+          ExpressionAttributeNames: names,
+          ...(openBlocker ? { ExpressionAttributeValues: { ':minus': -1 } } : {}),
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+    }
+  });
+}
+
+/** The relations an issue item holds, by id. */
+export const storedRelations = (item: Record<string, unknown> | undefined): Record<string, StoredRelation> =>
+  (item?.relations as Record<string, StoredRelation> | undefined) ?? {};
