@@ -122,11 +122,11 @@ const isConditional = (method: HttpMethod, path: string, op: Spec) =>
 function derivedErrors(method: HttpMethod, path: string, op: Spec): number[] {
   const errors = new Set(op.errors ?? []);
   const add = (...statuses: number[]) => statuses.forEach((s) => errors.add(s));
+  if (op.errorBody) return [...errors].sort((a, b) => a - b); // OAuth's own answers: as the row lists them
   if (method === 'GET' && op.success.status === 200) add(304); // If-None-Match names its ETag
   if (isConditional(method, path, op)) add(412); // If-Match names no current version
   if (path.includes('{')) add(404); // an id that names nothing
   if (op.body) add(400, 413, 415); // malformed JSON, too large, not JSON
-  if (op.errorBody) return [...errors].sort((a, b) => a - b); // OAuth's own errors: as the row lists them
   add(422); // a query parameter the row does not know (lib/http/strict-query.ts); a list's paging; a body's schema
   if (op.idempotent) add(400, 409); // a malformed key; the first request with the key still runs
   return [...errors].sort((a, b) => a - b);
@@ -729,19 +729,19 @@ export const routes: Route[] = [
   }),
 
   // OAuth 2.1 for /mcp: discovery, registration, the approval page, tokens, revocation (docs/mcp.md)
-  oauth('GET', '/.well-known/oauth-protected-resource', 'functions/oauth/metadata.ts', {
+  oauth('GET', '/.well-known/oauth-protected-resource', 'functions/oauth.ts', {
     id: 'getOAuthProtectedResource',
     summary: 'RFC 9728 metadata of /mcp: its authorization server and scopes (read, write, delete)',
     success: { status: 200, schema: OAuthMetadata, description: 'The metadata' },
     errors: [422],
   }),
-  oauth('GET', '/.well-known/oauth-authorization-server', 'functions/oauth/metadata.ts', {
+  oauth('GET', '/.well-known/oauth-authorization-server', 'functions/oauth.ts', {
     id: 'getOAuthAuthorizationServer',
     summary: 'RFC 8414 metadata of the authorization server: its endpoints; PKCE S256, public clients',
     success: { status: 200, schema: OAuthMetadata, description: 'The metadata' },
     errors: [422],
   }),
-  oauth('POST', '/oauth/register', 'functions/oauth/register.ts', {
+  oauth('POST', '/oauth/register', 'functions/oauth.ts', {
     id: 'registerOAuthClient',
     summary: 'RFC 7591 dynamic registration of a public client (redirect URIs: https, or http on 127.0.0.1 / [::1])',
     body: OAuthClientRegistrationBody,
@@ -751,7 +751,7 @@ export const routes: Route[] = [
   oauth(
     'GET',
     '/oauth/authorize',
-    'functions/oauth/authorize.ts',
+    'functions/oauth.ts',
     {
       id: 'getOAuthAuthorization',
       summary: 'The approval page (HTML): the client, the scopes asked, a field for the API token; approve or deny',
@@ -768,7 +768,7 @@ export const routes: Route[] = [
   oauth(
     'POST',
     '/oauth/authorize',
-    'functions/oauth/authorize.ts',
+    'functions/oauth.ts',
     {
       id: 'answerOAuthAuthorization',
       summary: "The page's answer: 302 to the client's redirect URI with a code (approved) or access_denied",
@@ -780,7 +780,7 @@ export const routes: Route[] = [
     },
     true,
   ),
-  oauth('POST', '/oauth/token', 'functions/oauth/token.ts', {
+  oauth('POST', '/oauth/token', 'functions/oauth.ts', {
     id: 'getOAuthToken',
     summary:
       'An access token (1 hour, /mcp only) and a rotating refresh token, for a code and its PKCE verifier or a refresh token',
@@ -789,7 +789,7 @@ export const routes: Route[] = [
     success: { status: 200, schema: OAuthTokens, description: 'The tokens' },
     errors: [400, 422],
   }),
-  oauth('POST', '/oauth/revoke', 'functions/oauth/revoke.ts', {
+  oauth('POST', '/oauth/revoke', 'functions/oauth.ts', {
     id: 'revokeOAuthToken',
     summary: 'RFC 7009: an access or refresh token ends its grant (both tokens); 200 whether or not it was known',
     body: OAuthRevokeForm,

@@ -89,7 +89,7 @@ export const findRefresh = async (refreshHash: string) => strip<RefreshItem>(awa
 
 /** The grant an access token belongs to (undefined for an API token or an unknown one). */
 export async function grantOfAccessToken(accessHash: string): Promise<{ grant: string; client_id: string } | undefined> {
-  const item = await getItem<{ grant?: string; client_id?: string }>(keys.token(accessHash), 'grant, client_id');
+  const item = await getItem<{ grant?: string; client_id?: string }>(keys.token(accessHash));
   return item?.grant && item.client_id ? { grant: item.grant, client_id: item.client_id } : undefined;
 }
 

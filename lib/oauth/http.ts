@@ -49,20 +49,21 @@ export function formBody(event: APIGatewayProxyEvent): Record<string, string | u
 }
 
 /**
- * The handler of an authorization-server route (public: no authorizer in front): the strict query
- * (422, unless the route takes any query), then `fn`; an `OAuthFailure` becomes OAuth's error
+ * The handler of the authorization server's routes (public: no authorizer in front): the strict
+ * query (422, but on the routes in `anyQuery`), then `fn`; an `OAuthFailure` becomes OAuth's error
  * body, anything else the service's one error mapper (500/503). Logged and counted as every route.
  */
 export function oauthHandler(
   fn: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>,
-  options: { anyQuery?: boolean } = {},
+  anyQuery: ReadonlySet<string> = new Set(),
 ) {
   return middy(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const started = Date.now();
     logger.appendKeys({ route: `${event.httpMethod} ${event.resource}`, apiRequestId: event.requestContext?.requestId });
     let response: APIGatewayProxyResult;
     try {
-      response = (!options.anyQuery && unknownQueryAnswer(event, NO_STORE)) || (await fn(event));
+      const strict = !anyQuery.has(`${event.httpMethod} ${event.resource}`);
+      response = (strict && unknownQueryAnswer(event, NO_STORE)) || (await fn(event));
     } catch (err) {
       if (err instanceof OAuthFailure) {
         response = oauthJson(

@@ -1,8 +1,10 @@
+import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { BrowserContext } from 'playwright-core';
+import { apiClient, type ApiResponse } from './api.ts';
 
 /**
  * What an MCP client that connects with OAuth keeps (the SDK asks its provider for each): its
@@ -119,3 +121,76 @@ export async function answerInBrowser(
     await page.close();
   }
 }
+
+/** A PKCE pair (RFC 7636, S256). */
+export function pkcePair(verifier = randomBytes(32).toString('base64url')) {
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** A response as the e2e helpers report it (`x-db-calls` counted by the local gateway). */
+async function observed(res: Response): Promise<ApiResponse> {
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // HTML or empty
+  }
+  return { status: res.status, headers: res.headers, body, text, dbCalls: Number(res.headers.get('x-db-calls') ?? -1) };
+}
+
+/** Registers a public client with one loopback redirect URI. */
+export async function registerOAuthClient(baseUrl: string, redirectUri = 'http://127.0.0.1:9/callback', name = 'Budget client') {
+  const res = await apiClient(baseUrl).post(
+    '/oauth/register',
+    { client_name: name, redirect_uris: [redirectUri] },
+    { token: null },
+  );
+  if (res.status !== 201) throw new Error(`register: ${res.status} ${res.text}`);
+  return { clientId: res.body.client_id as string, redirectUri, registration: res };
+}
+
+/**
+ * The authorization page over plain HTTP, as a browser without script would: GET it, take its
+ * CSRF field and cookie, POST the form with the API token. The answer is not followed.
+ */
+export async function authorizeOverHttp(
+  baseUrl: string,
+  client: { clientId: string; redirectUri: string },
+  options: { token: string; scope?: string; granted?: string[]; decision?: 'approve' | 'deny'; challenge?: string },
+) {
+  const pkce = pkcePair();
+  const params = {
+    response_type: 'code',
+    client_id: client.clientId,
+    redirect_uri: client.redirectUri,
+    code_challenge: options.challenge ?? pkce.challenge,
+    code_challenge_method: 'S256',
+    scope: options.scope ?? 'read write',
+    state: 'xyz',
+  };
+  const page = await observed(await fetch(`${baseUrl}/oauth/authorize?${new URLSearchParams(params)}`));
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+  const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const form = new URLSearchParams({ ...params, csrf, api_token: options.token, decision: options.decision ?? 'approve' });
+  for (const scope of options.granted ?? params.scope.split(' ')) form.append('granted', scope);
+  const answer = await observed(
+    await fetch(`${baseUrl}/oauth/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+      body: form.toString(),
+    }),
+  );
+  const location = answer.headers.get('location');
+  const code = location ? new URL(location).searchParams.get('code') : null;
+  return { page, answer, code, verifier: pkce.verifier, location };
+}
+
+/** `POST /oauth/token` (or `/oauth/revoke`) with a form body, through the contract-checked client. */
+export const postForm = (baseUrl: string, path: '/oauth/token' | '/oauth/revoke', fields: Record<string, string>) =>
+  apiClient(baseUrl).request('POST', path, {
+    raw: new URLSearchParams(fields).toString(),
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    token: null,
+  });
