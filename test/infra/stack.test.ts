@@ -693,6 +693,16 @@ describe('abuse resistance', () => {
     expect(scope).toContain('NotStatement');
     expect(scope).toContain('authorization');
     expect(scope).toContain('x-api-token');
+    // Both kinds of bearer token are well-formed (an assistant's OAuth token too); junk is not.
+    const bearer = new RegExp(
+      JSON.stringify(unauthenticated.Statement.RateBasedStatement.ScopeDownStatement)
+        .match(/"RegexString":"(\^\[Bb\]earer[^"]+)"/)![1]!
+        .replace(/\\\\/g, '\\'),
+    );
+    expect(bearer.test(`Bearer stk_${'a'.repeat(43)}`)).toBe(true);
+    expect(bearer.test(`Bearer stk_oat_${'a'.repeat(43)}`)).toBe(true);
+    expect(bearer.test(`Bearer stk_ort_${'a'.repeat(43)}`)).toBe(false);
+    expect(bearer.test(`Bearer junk`)).toBe(false);
     const all = rules.find((r) => r.Name === 'all-per-ip')!;
     expect(all.Statement.RateBasedStatement).toEqual({ AggregateKeyType: 'IP', Limit: 6000, EvaluationWindowSec: 300 });
     for (const rule of [unauthenticated, all]) expect(rule.Action.Block.CustomResponse.ResponseCode).toBe(429);
