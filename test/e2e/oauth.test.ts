@@ -111,6 +111,11 @@ describe('OAuth 2.1 for /mcp, through the MCP SDK and a browser', () => {
     expect(provider.stored?.access_token).toMatch(/^stk_oat_/);
     expect(provider.stored?.expires_in).toBe(3600);
 
+    // A read-only connection is offered the read tools only.
+    const offered = (await client.listTools()).tools;
+    expect(offered.length).toBeGreaterThan(5);
+    expect(offered.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual([]);
+
     // Reads: the organisation's own data, never another's.
     const listed = await call(client, 'list_projects');
     expect(listed.isError).toBeFalsy();
@@ -145,6 +150,17 @@ describe('OAuth 2.1 for /mcp, through the MCP SDK and a browser', () => {
     const provider = new TestOAuthProvider(receiver!.url);
     const { client } = await connect(provider, { token: mine.org.admin.token });
     expect(provider.stored?.scope).toBe('read write delete');
+    // Every scope: every tool, as an API token sees them.
+    const all = (await client.listTools()).tools.map((t) => t.name);
+    const byToken = new Client({ name: 'script', version: '1' });
+    await byToken.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${mine.org.admin.token}` } },
+      }),
+    );
+    expect(all).toEqual((await byToken.listTools()).tools.map((t) => t.name));
+    expect(all).toContain('delete_project');
+    await byToken.close();
     const first = provider.stored!;
 
     // The SDK's own refresh (auth() with a refresh token held).
@@ -174,6 +190,9 @@ describe('OAuth 2.1 for /mcp, through the MCP SDK and a browser', () => {
     const mine = await organisation('Writable');
     const provider = new TestOAuthProvider(receiver!.url);
     const { client } = await connect(provider, { token: mine.org.member.token, keep: ['read', 'write'] });
+    const offered = (await client.listTools()).tools;
+    expect(offered.some((t) => t.name === 'update_project')).toBe(true);
+    expect(offered.filter((t) => t.annotations?.destructiveHint === true)).toEqual([]);
     const updated = await call(client, 'update_project', { project_id: mine.project.id, description: 'by the assistant' });
     expect(updated.isError).toBeFalsy();
     expect((await mine.admin.get(`/api/v1/projects/${mine.project.id}`)).body.description).toBe('by the assistant');
