@@ -51,11 +51,12 @@ export const indexQueries: Record<string, readonly string[]> = {
 
 /**
  * The table access of a handler module. An unauthenticated route has no organisation, and every
- * item of the table belongs to one (lib/db/keys.ts), so it gets none: the documentation routes
- * serve what the bundle carries.
+ * organisation's item belongs to one (lib/db/keys.ts), so it gets none: the documentation routes
+ * serve what the bundle carries. The OAuth authorization server's routes are the exception
+ * (`authServer`): public, they keep their own items (clients, codes, grants) and issue tokens.
  */
 export function accessOf(module: HandlerModule): TableAccess {
-  return module.routes.every((route) => !route.auth) ? 'none' : module.access;
+  return module.routes.every((route) => !route.auth && !route.authServer) ? 'none' : module.access;
 }
 
 /** The grant of a route function. */

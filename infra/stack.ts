@@ -66,6 +66,8 @@ export class ServiceStack extends Stack {
     const functions = new Map<string, ServiceFunction>();
     for (const module of handlerModules(props.routes)) {
       const unauthenticated = accessOf(module) === 'none';
+      // The documentation and the OAuth authorization server (which has table access).
+      const isPublic = module.routes.every((r) => !r.auth);
       const fn = new ServiceFunction(routeScope, functionId(module.entry), {
         entry: module.entry,
         description: module.routes
@@ -76,7 +78,7 @@ export class ServiceStack extends Stack {
         environment: unauthenticated ? stageEnvironment : { ...stageEnvironment, ...tableEnvironment, ...corsEnvironment },
         logs,
         // Anyone may call an unauthenticated route: bound what a flood of them can take.
-        ...(unauthenticated ? { reservedConcurrentExecutions: UNAUTHENTICATED_RESERVED_CONCURRENCY } : {}),
+        ...(isPublic ? { reservedConcurrentExecutions: UNAUTHENTICATED_RESERVED_CONCURRENCY } : {}),
       });
       table.grant(fn, grantFor(module));
       functions.set(module.entry, fn);

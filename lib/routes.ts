@@ -19,6 +19,17 @@ import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery,
 import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
 import { McpMessage } from './schemas/mcp.ts';
 import { Relation, RelationCreateBody, RelationList } from './schemas/relations.ts';
+import {
+  OAuthApprovalForm,
+  OAuthClientInformation,
+  OAuthClientRegistrationBody,
+  OAuthError,
+  OAuthMetadata,
+  OAuthPage,
+  OAuthRevokeForm,
+  OAuthTokenForm,
+  OAuthTokens,
+} from './schemas/oauth.ts';
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
 import { SprintCompleteBody, VelocityQuery } from './schemas/sprint-outcomes.ts';
@@ -34,6 +45,12 @@ export interface Route {
   handler: string;
   /** Behind the token authorizer (and its rate limit). */
   auth: boolean;
+  /**
+   * A public route of the OAuth authorization server (`/oauth/*`): no authorizer in front, yet it
+   * reads and writes the table's OAuth items and, on approval, checks an API token (lib/db/oauth.ts).
+   * Every other public route (the documentation) has no table access.
+   */
+  authServer?: boolean;
   /** Table access the handler needs: read-only routes get read-only grants. */
   access: 'read' | 'write';
   /** The OpenAPI operation. */
@@ -47,13 +64,22 @@ export interface Route {
     body?: z.ZodType;
     /** The body may be left out (an empty body reads as `{}`). */
     optionalBody?: boolean;
+    /** The body's media type when it is not JSON (OAuth's form posts). */
+    bodyMediaType?: string;
+    /**
+     * The body of the row's error answers when it is not the service's `{error}` (OAuth's
+     * `{error, error_description}`, or the authorization page's HTML).
+     */
+    errorBody?: { schema: z.ZodType; mediaType?: string };
+    /** Unknown query parameters are ignored rather than refused (OAuth requires it of /oauth/authorize). */
+    lenientQuery?: boolean;
     /** Query parameters, beyond the `page`/`per_page`/`cursor` that every list takes. */
     query?: z.ZodObject;
     /**
      * Success status and body; `list` means a paginated JSON array of `schema`. `mediaType` is
      * that of `schema` (default `application/json`).
      */
-    success: { status: 200 | 201 | 204; schema?: z.ZodType; list?: boolean; description: string; mediaType?: string };
+    success: { status: 200 | 201 | 204 | 302; schema?: z.ZodType; list?: boolean; description: string; mediaType?: string };
     /**
      * Other statuses (errors, 304) this operation may answer, beyond those every authenticated
      * route has (`commonErrors`). In a row: only those that do not follow from the row (see `route`).
@@ -98,6 +124,7 @@ const isConditional = (method: HttpMethod, path: string, op: Spec) =>
 function derivedErrors(method: HttpMethod, path: string, op: Spec): number[] {
   const errors = new Set(op.errors ?? []);
   const add = (...statuses: number[]) => statuses.forEach((s) => errors.add(s));
+  if (op.errorBody) return [...errors].sort((a, b) => a - b); // OAuth's own answers: as the row lists them
   if (method === 'GET' && op.success.status === 200) add(304); // If-None-Match names its ETag
   if (isConditional(method, path, op)) add(412); // If-Match names no current version
   if (path.includes('{')) add(404); // an id that names nothing
@@ -116,7 +143,7 @@ function route(
   path: string,
   handler: string,
   spec: Spec,
-  options: { auth?: boolean; access?: Route['access'] } = {},
+  options: { auth?: boolean; access?: Route['access']; authServer?: boolean } = {},
 ): Route {
   const { jsonRpc: _jsonRpc, ...operation } = spec;
   return {
@@ -124,6 +151,7 @@ function route(
     path,
     handler,
     auth: options.auth ?? true,
+    ...(options.authServer ? { authServer: true } : {}),
     access: options.access ?? (method === 'GET' ? 'read' : 'write'),
     operation: {
       ...operation,
@@ -293,6 +321,21 @@ const notOffered = (id: string, summary: string): Spec => ({
   success: { status: 204, description: 'Never answered; always 405' },
   errors: [405],
 });
+
+/**
+ * A row of the OAuth 2.1 authorization server in front of `/mcp` (docs/mcp.md): public, its errors
+ * in OAuth's shape (or the page's HTML), and table access for its own items unless it is metadata.
+ */
+const oauth = (method: HttpMethod, path: string, handler: string, spec: Omit<Spec, 'tag' | 'errorBody'>, page = false) =>
+  route(
+    method,
+    path,
+    handler,
+    { ...spec, tag: 'OAuth', errorBody: page ? { schema: OAuthPage, mediaType: 'text/html' } : { schema: OAuthError } },
+    { auth: false, authServer: !path.startsWith('/.well-known') },
+  );
+
+const form = 'application/x-www-form-urlencoded';
 
 const filteredListDescription =
   'Filters combine with AND; `position` stays the place in the whole list. A filtered page looks through ' +
@@ -753,6 +796,76 @@ export const routes: Route[] = [
     success: { status: 200, schema: Delivery, description: 'The delivery, pending again' },
     errors: [403, 422],
     unprocessable: 'error',
+  }),
+
+  // OAuth 2.1 for /mcp: discovery, registration, the approval page, tokens, revocation (docs/mcp.md)
+  oauth('GET', '/.well-known/oauth-protected-resource', 'functions/oauth.ts', {
+    id: 'getOAuthProtectedResource',
+    summary: 'RFC 9728 metadata of /mcp: its authorization server and scopes (read, write, delete)',
+    success: { status: 200, schema: OAuthMetadata, description: 'The metadata' },
+    errors: [422],
+  }),
+  oauth('GET', '/.well-known/oauth-authorization-server', 'functions/oauth.ts', {
+    id: 'getOAuthAuthorizationServer',
+    summary: 'RFC 8414 metadata of the authorization server: its endpoints; PKCE S256, public clients',
+    success: { status: 200, schema: OAuthMetadata, description: 'The metadata' },
+    errors: [422],
+  }),
+  oauth('POST', '/oauth/register', 'functions/oauth.ts', {
+    id: 'registerOAuthClient',
+    summary: 'RFC 7591 dynamic registration of a public client (redirect URIs: https, or http on 127.0.0.1 / [::1])',
+    body: OAuthClientRegistrationBody,
+    success: { status: 201, schema: OAuthClientInformation, description: 'The client' },
+    errors: [400, 422],
+  }),
+  oauth(
+    'GET',
+    '/oauth/authorize',
+    'functions/oauth.ts',
+    {
+      id: 'getOAuthAuthorization',
+      summary: 'The approval page (HTML): the client, the scopes asked, a field for the API token; approve or deny',
+      description:
+        'Takes `response_type=code`, `client_id`, `redirect_uri`, `code_challenge` with `code_challenge_method=S256`, ' +
+        '`scope`, `state` and `resource`; other parameters are ignored. A request the client may hear of is refused ' +
+        'by a 302 to its redirect URI (`error`, `state`, `iss`); one naming an unknown client or redirect URI is a 400 page.',
+      lenientQuery: true,
+      success: { status: 200, schema: OAuthPage, mediaType: 'text/html', description: 'The page' },
+      errors: [302, 400],
+    },
+    true,
+  ),
+  oauth(
+    'POST',
+    '/oauth/authorize',
+    'functions/oauth.ts',
+    {
+      id: 'answerOAuthAuthorization',
+      summary: "The page's answer: 302 to the client's redirect URI with a code (approved) or access_denied",
+      lenientQuery: true,
+      body: OAuthApprovalForm,
+      bodyMediaType: form,
+      success: { status: 302, description: 'Back to the client' },
+      errors: [400, 401, 403, 429],
+    },
+    true,
+  ),
+  oauth('POST', '/oauth/token', 'functions/oauth.ts', {
+    id: 'getOAuthToken',
+    summary:
+      'An access token (1 hour, /mcp only) and a rotating refresh token, for a code and its PKCE verifier or a refresh token',
+    body: OAuthTokenForm,
+    bodyMediaType: form,
+    success: { status: 200, schema: OAuthTokens, description: 'The tokens' },
+    errors: [400, 422],
+  }),
+  oauth('POST', '/oauth/revoke', 'functions/oauth.ts', {
+    id: 'revokeOAuthToken',
+    summary: 'RFC 7009: an access or refresh token ends its grant (both tokens); 200 whether or not it was known',
+    body: OAuthRevokeForm,
+    bodyMediaType: form,
+    success: { status: 200, description: 'Revoked, or nothing to revoke' },
+    errors: [400, 422],
   }),
 
   // MCP server (Streamable HTTP, stateless, JSON responses; the same bearer token and rate limit)

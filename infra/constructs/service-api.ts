@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   ApiKeySourceType,
@@ -19,7 +19,7 @@ import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
+import { bearerChallenge, gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import {
   ALLOWED_HEADERS,
   ALLOWED_METHODS,
@@ -179,13 +179,18 @@ export class ServiceApi extends Construct {
       if (!route.auth) {
         Validations.of(method).acknowledge({
           id: 'AwsSolutions-APIG4',
-          reason:
-            'A public route by design (auth: false in lib/routes.ts: the API documentation); its function has no table access',
+          reason: route.authServer
+            ? 'A public route by design (the OAuth authorization server of /mcp: discovery, registration, approval with an API token, token exchange, revocation)'
+            : 'A public route by design (auth: false in lib/routes.ts: the API documentation); its function has no table access',
         });
       }
     }
 
     const gatewayOrigin = gatewayResponseOrigin(corsOrigins);
+    // The API's base URL as clients see it: the custom domain, or API Gateway's host and the stage.
+    const baseUrl = props.domain
+      ? `https://${props.domain.domainName}`
+      : `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${props.stageName}`;
     for (const [type, response] of Object.entries(gatewayResponses)) {
       // The DEFAULT_* responses stand for every other 4XX/5XX: their status stays API Gateway's
       // and the message is its own, in the same `{error}` shape.
@@ -196,6 +201,8 @@ export class ServiceApi extends Construct {
         responseHeaders: {
           'Content-Type': "'application/json; charset=utf-8'",
           ...(response.status === 429 || response.status === 503 ? { 'Retry-After': "'1'" } : {}),
+          // A refused token: where an MCP client learns how to get one (OAuth, docs/mcp.md).
+          ...(type === 'UNAUTHORIZED' ? { 'WWW-Authenticate': `'${bearerChallenge(baseUrl)}'` } : {}),
           // A browser script reads these errors too (lib/http/cors.ts: `gatewayResponseOrigin`).
           ...(gatewayOrigin
             ? {

@@ -24,8 +24,12 @@ const rateLimited: CfnWebACL.RuleActionProperty = {
   },
 };
 
-/** A well-formed API token (lib/domain/tokens.ts): anything else fails authentication for sure. */
-const tokenShape = `${TOKEN_PREFIX}[A-Za-z0-9_-]{43}`;
+/**
+ * A well-formed API token (lib/domain/tokens.ts) or OAuth access token (`stk_oat_`, lib/domain/oauth.ts):
+ * anything else fails authentication for sure. (An assistant's `/mcp` calls carry the latter: left
+ * out, they would count against the tight limit of requests without a token.)
+ */
+const tokenShape = `${TOKEN_PREFIX}(oat_)?[A-Za-z0-9_-]{43}`;
 
 /**
  * An AWS WAF web ACL in front of the API stage: AWS's managed common rule set, a tight per-IP rate

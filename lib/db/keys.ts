@@ -26,6 +26,11 @@
  * | ORG#o#W#w        | DELIVERY#d          | D#time#d                 | webhook delivery (TTL expires_at)      |
  * | ORG#o#INFLIGHT   | LANE#l              |                          | delivery attempts in flight (the caps) |
  * | TOKEN#sha256     | TOKEN               |                          | API token -> principal, rate bucket    |
+ * | TOKEN#sha256     | TOKEN               |                          | OAuth access token: the same + scope (TTL)|
+ * | OAUTHCLIENT#c    | CLIENT              |                          | registered OAuth client (lib/db/oauth.ts)|
+ * | OAUTHCODE#sha256 | CODE                |                          | authorization code, used once (TTL)    |
+ * | OAUTHGRANT#g     | GRANT               |                          | an approval: its live token pair (TTL) |
+ * | OAUTHREFRESH#sha | REFRESH             |                          | refresh token, rotated on use (TTL)    |
  * | IDEMPOTENCY#k    | IDEMPOTENCY         |                          | Idempotency-Key record (TTL expires_at)|
  * | IDEMPOTENCY#k    | PART#n              |                          | part n of a large stored response (TTL)|
  * | GLOBAL           | SEQ                 |                          | organisation id sequence               |
@@ -134,6 +139,14 @@ export const keys = {
     SK: `${subIssuesPrefix(parentNumber)}${pad(issueId)}`,
   }),
   token: (tokenHash: string): Key => ({ PK: `${tokenPkPrefix}${tokenHash}`, SK: 'TOKEN' }),
+  /** An OAuth client registered at `/oauth/register` (it belongs to no organisation until used). */
+  oauthClient: (clientId: string): Key => ({ PK: `OAUTHCLIENT#${clientId}`, SK: 'CLIENT' }),
+  /** An authorization code, by its hash: deleted by the exchange that uses it. */
+  oauthCode: (codeHash: string): Key => ({ PK: `OAUTHCODE#${codeHash}`, SK: 'CODE' }),
+  /** An approval (a grant): the hashes of its live access and refresh tokens, so revoking finds both. */
+  oauthGrant: (grantId: string): Key => ({ PK: `OAUTHGRANT#${grantId}`, SK: 'GRANT' }),
+  /** A refresh token, by its hash; kept (marked used) after its rotation, so that a replay is recognised. */
+  oauthRefresh: (refreshHash: string): Key => ({ PK: `OAUTHREFRESH#${refreshHash}`, SK: 'REFRESH' }),
   /**
    * An Idempotency-Key record; `key` is the persistence layer's hash of (account, route, path, key).
    * One partition per record: a shared partition would be hot and, beside the LSIs, capped at 10 GB.

@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, INTERVAL_MS, maxTatFor, type RateDecision } from '../domain/ratelimit.ts';
-import type { Principal } from '../domain/principal.ts';
+import { scopesOf, type Principal } from '../domain/principal.ts';
 import { db, tableName } from './client.ts';
 import { getItem } from './transactions.ts';
 import { isConditionFailed } from './errors.ts';
@@ -15,6 +15,10 @@ export interface TokenItem {
   /** The account's name (lib/domain/principal.ts); absent on a token issued before tokens carried it. */
   name?: string;
   tat?: number;
+  /** An OAuth access token's scopes (space-separated); absent on an API token, which may do everything. */
+  scope?: string;
+  /** When an OAuth access token expires (Unix seconds; also the table's TTL). */
+  expires_at?: number;
 }
 
 export type Authentication = { principal: Principal; rate: RateDecision } | undefined;
@@ -119,6 +123,8 @@ function principalOf(item: TokenItem, tokenHash: string): Principal {
     role: item.role,
     tokenHash,
     ...(typeof item.name === 'string' ? { name: item.name } : {}),
+    ...(typeof item.scope === 'string' ? { scopes: scopesOf(item.scope) } : {}),
+    ...(item.expires_at === undefined ? {} : { expiresAt: Number(item.expires_at) }),
   };
 }
 

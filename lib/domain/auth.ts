@@ -1,5 +1,6 @@
 import { authenticateAndConsume, type Authentication } from '../db/tokens.ts';
 import { UnauthorizedError } from './errors.ts';
+import { hasExpired, looksLikeAccessToken, MCP_RESOURCE_PATH } from './oauth.ts';
 import { hashToken, looksLikeToken, sameToken } from './tokens.ts';
 
 type Headers = Record<string, string | undefined> | null | undefined;
@@ -30,13 +31,23 @@ export function tokenFromHeaders(headers: Headers): string {
 }
 
 /**
- * Authenticates a request and takes one request from the token's rate-limit bucket (usually one
- * DynamoDB call). Throws UnauthorizedError for a missing, malformed, unknown or revoked token.
+ * Authenticates a request to `resource` (the route's path template, API Gateway's `resource`) and takes one request from the
+ * token's rate-limit bucket (usually one DynamoDB call). Throws UnauthorizedError for a missing,
+ * malformed, unknown or revoked token, and for an OAuth access token that has expired or is
+ * presented anywhere but `/mcp` (its only resource: docs/mcp.md); such a token is refused before
+ * any call when its path is not `/mcp`.
  */
-export async function authenticate(headers: Headers, now = Date.now()): Promise<NonNullable<Authentication>> {
+export async function authenticate(headers: Headers, now = Date.now(), resource?: string): Promise<NonNullable<Authentication>> {
   const token = tokenFromHeaders(headers);
-  if (!looksLikeToken(token)) throw new UnauthorizedError('Invalid API token');
+  const oauth = looksLikeAccessToken(token);
+  if (!oauth && !looksLikeToken(token)) throw new UnauthorizedError('Invalid API token');
+  if (oauth && resource !== MCP_RESOURCE_PATH) throw new UnauthorizedError('OAuth access tokens open /mcp only');
   const auth = await authenticateAndConsume(hashToken(token), now);
   if (!auth) throw new UnauthorizedError('Invalid API token');
+  // A stored scope marks an OAuth token whatever it looks like: it never opens another route.
+  if (auth.principal.scopes !== undefined && resource !== MCP_RESOURCE_PATH) {
+    throw new UnauthorizedError('OAuth access tokens open /mcp only');
+  }
+  if (hasExpired(auth.principal.expiresAt, now)) throw new UnauthorizedError('The access token has expired');
   return auth;
 }

@@ -1,4 +1,4 @@
-import type { Principal } from '../domain/principal.ts';
+import { scopesOf, type Principal } from '../domain/principal.ts';
 import type { RateDecision } from '../domain/ratelimit.ts';
 import type { Authentication } from '../db/tokens.ts';
 
@@ -17,6 +17,7 @@ export function toAuthorizerContext(auth: NonNullable<Authentication>): Authoriz
     role: principal.role,
     tokenHash: principal.tokenHash,
     ...(principal.name === undefined ? {} : { name: encodeURIComponent(principal.name) }),
+    ...(principal.scopes === undefined ? {} : { scope: principal.scopes.join(' ') }),
     rateAllowed: rate.allowed,
     rateRemaining: rate.remaining,
     rateResetAt: rate.resetAt,
@@ -48,6 +49,8 @@ export function readAuthorizerContext(
       role,
       tokenHash: String(ctx.tokenHash ?? ''),
       ...(typeof ctx.name === 'string' ? { name: decodedName(ctx.name) } : {}),
+      // An OAuth access token's scopes (an empty string is no scope at all, never every scope).
+      ...(typeof ctx.scope === 'string' ? { scopes: scopesOf(ctx.scope) } : {}),
     },
     rate: {
       allowed,

@@ -15,3 +15,13 @@ export const gatewayResponses = {
   DEFAULT_4XX: { status: 400, message: 'Bad request' },
   DEFAULT_5XX: { status: 500, message: 'Internal server error' },
 } as const;
+
+/** Where `/mcp`'s protected-resource metadata lives (RFC 9728), under the API's base URL. */
+export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+/**
+ * The `WWW-Authenticate` challenge of a 401 (RFC 6750, RFC 9728 §5.1): where an MCP client finds
+ * how to get a token. The stack's UNAUTHORIZED gateway response carries it, and so does the local
+ * gateway's; `baseUrl` is the API's (scheme, host, stage path).
+ */
+export const bearerChallenge = (baseUrl: string) => `Bearer resource_metadata="${baseUrl}${RESOURCE_METADATA_PATH}"`;

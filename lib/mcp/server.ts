@@ -13,7 +13,7 @@ import { labelTools } from './tools/labels.ts';
 import { projectTools } from './tools/projects.ts';
 import { sprintTools } from './tools/sprints.ts';
 import { renderToolList } from './listing.ts';
-import type { Tool } from './tool.ts';
+import { scopeNeeded, type Tool } from './tool.ts';
 
 const INSTRUCTIONS = `Sprint Ticketing Service: projects hold sprints, sprints hold issues, issues hold comments.
 Issues that belong to no sprint are the project's backlog. Every issue has a number PREFIX-n (the project's prefix).
@@ -35,8 +35,28 @@ export const tools: Tool[] = [
   ...accountTools,
 ];
 
-/** The `tools/list` answer, rendered on the first request that asks for it and kept for the container. */
-let toolList: ListToolsResult | undefined;
+/**
+ * The `tools/list` answers, one per set of OAuth scopes (`*`: an API token, every tool), each
+ * rendered on the first request that asks for it and kept for the container.
+ */
+const toolLists = new Map<string, ListToolsResult>();
+
+/**
+ * What `tools/list` shows the caller: an OAuth connection sees only the tools its scopes allow (a
+ * read-only one, only read tools; delete tools only with `delete`). The others stay callable, so
+ * that a call to one gets the scope's own message rather than "not found" (lib/mcp/tool.ts).
+ */
+function toolListFor(caller: Principal): ListToolsResult {
+  const key = caller.scopes?.join(' ') ?? '*';
+  let list = toolLists.get(key);
+  if (!list) {
+    const scopes = caller.scopes;
+    const shown = scopes === undefined ? tools : tools.filter((t) => scopes.includes(scopeNeeded(t.listing.annotations)));
+    list = { tools: renderToolList(shown.map((t) => t.listing)) };
+    toolLists.set(key, list);
+  }
+  return list;
+}
 
 /**
  * The server validates JSON Schemas only for elicitation answers, and this server never elicits.
@@ -61,10 +81,7 @@ export function createMcpServer(caller: Principal): McpServer {
   for (const tool of tools) tool.register(server, caller);
   // The SDK's own answer carries its full JSON Schema conversion, rebuilt per request; this one is
   // compact (lib/mcp/listing.ts) and built once. Calls are still validated against the zod schemas.
-  server.server.setRequestHandler(
-    ListToolsRequestSchema,
-    () => (toolList ??= { tools: renderToolList(tools.map((t) => t.listing)) }),
-  );
+  server.server.setRequestHandler(ListToolsRequestSchema, () => toolListFor(caller));
   return server;
 }
 

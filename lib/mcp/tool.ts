@@ -1,6 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import { ForbiddenError } from '../domain/errors.ts';
+import type { Scope } from '../domain/oauth.ts';
 import type { Principal } from '../domain/principal.ts';
 import { errorResponse } from '../http/errors.ts';
 import { expectingVersion } from '../db/versions.ts';
@@ -18,6 +20,24 @@ export const annotations = {
   update: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
 } as const satisfies Record<string, ToolAnnotations>;
+
+/**
+ * The OAuth scope a tool needs (lib/domain/oauth.ts), from its annotations: `read` for a read-only
+ * tool, `delete` for a destructive one, `write` for any other.
+ */
+export function scopeNeeded(hints: ToolAnnotations): Scope {
+  if (hints.readOnlyHint) return 'read';
+  return hints.destructiveHint ? 'delete' : 'write';
+}
+
+/**
+ * Refuses a call the connection's scopes do not cover, as a tool error with the REST API's 403
+ * message (an API token carries no scopes: its role decides, as on the REST routes).
+ */
+function outOfScope(caller: Principal, scope: Scope): CallToolResult | undefined {
+  if (caller.scopes === undefined || caller.scopes.includes(scope)) return undefined;
+  return toolError(new ForbiddenError(`This connection was not granted the "${scope}" scope; connect again and approve it`));
+}
 
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodRawShape> {
   /** When to use the tool, in one or two sentences: an agent reads it in every conversation. */
@@ -64,6 +84,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
   const single = Object.keys(spec.output).length === 1;
   const input = conditional ? spec.input.extend({ expected_version: expectedVersion }) : spec.input;
   const config = { description: spec.description, inputSchema: input, annotations: spec.annotations };
+  const scope = scopeNeeded(spec.annotations);
   return {
     name,
     listing: { name, description: spec.description, input, annotations: spec.annotations },
@@ -73,6 +94,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
         config,
         // The SDK has already validated the arguments against `input`.
         (async ({ expected_version, ...args }: z.output<I> & { expected_version?: number }): Promise<CallToolResult> => {
+          const refused = outOfScope(caller, scope);
+          if (refused) return refused;
           try {
             const expected = expected_version === undefined ? undefined : [expected_version];
             const result = (await expectingVersion(expected, () => run(caller, args as z.output<I>))) as Record<string, unknown>;

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ISSUE_ID_BLOCK } from '../../lib/db/sequences.ts';
 import { routes, type Route } from '../../lib/routes.ts';
-import { orgWithClients, randomPrefix, useGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
+import { apiClient, orgWithClients, randomPrefix, useGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
 import { budgetOf, exceptions, floor, renderExceptions } from '../support/call-budgets.ts';
+import { authorizeOverHttp, postForm, registerOAuthClient } from '../support/oauth.ts';
 import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
 
 /**
@@ -372,6 +373,52 @@ const recipes: Record<string, Recipe> = {
   'GET /api/v1/webhooks/{webhook_id}/deliveries': async (f) => one('list', await f.admin.get(`${f.hook}/deliveries`)),
   'POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver': async (f) =>
     one('redeliver', await f.admin.post(`${f.hook}/deliveries/${f.delivery}/redeliver`)),
+
+  // OAuth for /mcp (docs/mcp.md): a client registered and approved over plain HTTP
+  'GET /.well-known/oauth-protected-resource': async () =>
+    one('metadata', await apiClient(gateway.baseUrl).get('/.well-known/oauth-protected-resource', { token: null })),
+  'GET /.well-known/oauth-authorization-server': async () =>
+    one('metadata', await apiClient(gateway.baseUrl).get('/.well-known/oauth-authorization-server', { token: null })),
+  'POST /oauth/register': async () => one('register', (await registerOAuthClient(gateway.baseUrl)).registration),
+  'GET /oauth/authorize': async (f) => {
+    const client = await registerOAuthClient(gateway.baseUrl);
+    return one('the page', (await authorizeOverHttp(gateway.baseUrl, client, { token: f.org.admin.token })).page, 'read');
+  },
+  'POST /oauth/authorize': async (f) => {
+    const client = await registerOAuthClient(gateway.baseUrl);
+    const { answer } = await authorizeOverHttp(gateway.baseUrl, client, { token: f.org.admin.token });
+    return [{ label: 'approved: the client, the API token, the code', res: answer, status: 302 }];
+  },
+  'POST /oauth/token': async (f) => {
+    const client = await registerOAuthClient(gateway.baseUrl);
+    const { code, verifier } = await authorizeOverHttp(gateway.baseUrl, client, { token: f.org.admin.token });
+    const token = (fields: Record<string, string>) =>
+      postForm(gateway.baseUrl, '/oauth/token', { client_id: client.clientId, ...fields });
+    const exchanged = await token({
+      grant_type: 'authorization_code',
+      code: code!,
+      code_verifier: verifier,
+      redirect_uri: client.redirectUri,
+    });
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: exchanged.body.refresh_token });
+    const replayed = await token({ grant_type: 'refresh_token', refresh_token: exchanged.body.refresh_token });
+    return [
+      ...one('a code exchanged', exchanged),
+      ...one('a refresh (rotation)', refreshed),
+      { label: 'a replayed refresh token (the grant revoked)', res: replayed, status: 400 },
+    ];
+  },
+  'POST /oauth/revoke': async (f) => {
+    const client = await registerOAuthClient(gateway.baseUrl);
+    const { code, verifier } = await authorizeOverHttp(gateway.baseUrl, client, { token: f.org.admin.token });
+    const tokens = await postForm(gateway.baseUrl, '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: client.clientId,
+      code: code!,
+      code_verifier: verifier,
+    });
+    return one('revoke', await postForm(gateway.baseUrl, '/oauth/revoke', { token: tokens.body.access_token }));
+  },
 
   'POST /mcp': async (f) => {
     const send = (body: object) => f.admin.post('/mcp', body, { headers: mcpHeaders });

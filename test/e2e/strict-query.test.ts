@@ -109,6 +109,8 @@ function bodyOf(r: Route, f: Fixture): unknown {
  */
 function witnessOf(r: Route, path: string, f: Fixture): { client: ApiClient; path: string } | undefined {
   if (r.access === 'read') return undefined;
+  // The authorization server's writes (a client, a code, tokens) are refused before any is made.
+  if (r.authServer) return undefined;
   if (r.path === '/api/v1/me/token') return { client: f.member, path: '/api/v1/me' };
   if (r.path === '/mcp') return { client: f.admin, path: `${f.p}/issues` };
   if (r.path.endsWith('/redeliver')) return { client: f.admin, path: path.replace(/\/[^/]+\/redeliver$/, '') };
@@ -122,7 +124,8 @@ describe('strict query parameters', () => {
   it('answers 422 {errors: ["Unknown query parameter \'bogus\' (known: ...)"]} on every route of the table, and writes nothing', async () => {
     const f = await fixture();
     const tested: string[] = [];
-    for (const r of routes) {
+    // OAuth's authorization endpoint ignores unknown parameters instead (RFC 6749 §3.1; test/e2e/oauth-endpoints.test.ts).
+    for (const r of routes.filter((r) => !r.operation.lenientQuery)) {
       const label = `${r.method} ${r.path}`;
       const path = pathOf(r, f);
       // The token routes act on the member's own token, so that a failure here cannot end the admin's.
@@ -144,7 +147,7 @@ describe('strict query parameters', () => {
       }
       tested.push(label);
     }
-    expect(tested.length).toBe(routes.length);
+    expect(tested.length).toBe(routes.filter((r) => !r.operation.lenientQuery).length);
   }, 300_000);
 
   it('takes every list of the table with page and per_page, and each filter a list lists', async () => {

@@ -247,6 +247,27 @@ describe('the REST API', () => {
     }
   });
 
+  it('points a 401 at /mcp’s protected-resource metadata (WWW-Authenticate), on the stage’s URL or the custom domain', () => {
+    const unauthorized = (t: Record<string, any>) =>
+      Object.values(t).find((r) => r.Type === 'AWS::ApiGateway::GatewayResponse' && r.Properties.ResponseType === 'UNAUTHORIZED')!
+        .Properties.ResponseParameters['gatewayresponse.header.WWW-Authenticate'];
+    // API Gateway's host: the API's id, the region and the stage, joined by CloudFormation.
+    const joined = JSON.stringify(unauthorized(resources));
+    expect(joined).toContain('Bearer resource_metadata=\\"https://');
+    expect(joined).toContain('.execute-api.');
+    expect(joined).toContain('/prod/.well-known/oauth-protected-resource\\"');
+    const withDomain = synth(routes, {
+      context: {
+        stage: 'prod',
+        domainName: 'api.example.com',
+        certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/x',
+      },
+    }).resources;
+    expect(unauthorized(withDomain)).toBe(
+      `'Bearer resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"'`,
+    );
+  });
+
   it('answers a body past Lambda’s 6 MB (API Gateway’s 413 "Request Too Long") and past its own 10 MB as 413 {error}', () => {
     const responses = ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
     // Lambda's invocation limit surfaces as a 4XX of API Gateway's own: DEFAULT_4XX keeps its status.
@@ -329,6 +350,8 @@ const expectedGrants: Record<string, Expected> = {
     ],
     indexes: ['LSI1'],
   },
+  // The OAuth authorization server (public): its clients, codes, grants and the tokens it issues.
+  'functions/oauth.ts': write(),
   'functions/me/get.ts': read(),
   'functions/me/issues.ts': read(lists),
   'functions/me/regenerate-token.ts': write(),
@@ -432,7 +455,7 @@ describe('least privilege', () => {
     for (const { entry, id } of everyFunction()) {
       const module = handlerModules(routes).find((m) => m.entry === entry);
       // A function behind unauthenticated routes only (the documentation) gets nothing.
-      const expected = module?.routes.every((r) => !r.auth) ? noAccess : expectedGrants[entry];
+      const expected = module?.routes.every((r) => !r.auth && !r.authServer) ? noAccess : expectedGrants[entry];
       expect(expected, `state the grant of ${entry} in this test`).toBeDefined();
       expect({ entry, ...grantOf(id) }).toEqual({ entry, table: [...expected!.table].sort(), indexes: expected!.indexes });
     }
@@ -697,6 +720,16 @@ describe('abuse resistance', () => {
     expect(scope).toContain('NotStatement');
     expect(scope).toContain('authorization');
     expect(scope).toContain('x-api-token');
+    // Both kinds of bearer token are well-formed (an assistant's OAuth token too); junk is not.
+    const bearer = new RegExp(
+      JSON.stringify(unauthenticated.Statement.RateBasedStatement.ScopeDownStatement)
+        .match(/"RegexString":"(\^\[Bb\]earer[^"]+)"/)![1]!
+        .replace(/\\\\/g, '\\'),
+    );
+    expect(bearer.test(`Bearer stk_${'a'.repeat(43)}`)).toBe(true);
+    expect(bearer.test(`Bearer stk_oat_${'a'.repeat(43)}`)).toBe(true);
+    expect(bearer.test(`Bearer stk_ort_${'a'.repeat(43)}`)).toBe(false);
+    expect(bearer.test(`Bearer junk`)).toBe(false);
     const all = rules.find((r) => r.Name === 'all-per-ip')!;
     expect(all.Statement.RateBasedStatement).toEqual({ AggregateKeyType: 'IP', Limit: 6000, EvaluationWindowSec: 300 });
     for (const rule of [unauthenticated, all]) expect(rule.Action.Block.CustomResponse.ResponseCode).toBe(429);

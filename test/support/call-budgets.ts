@@ -123,7 +123,7 @@ const key = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.
  * both (an MCP message runs a read tool or a write tool); by default the route's table access.
  */
 export function budgetOf(route: Route, kind: 'read' | 'write' = route.access): Budget {
-  if (!route.auth) return { calls: 0, reason: 'Public: no token to check, no table to read.' };
+  if (!route.auth && !route.authServer) return { calls: 0, reason: 'Public: no token to check, no table to read.' };
   return exceptions[key(route)] ?? { calls: floor[kind] };
 }
 

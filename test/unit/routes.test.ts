@@ -71,7 +71,30 @@ describe('the route table', () => {
     expect(errorsOf('DELETE', '/mcp')).toEqual([405, 422]);
     expect(errorsOf('DELETE', '/api/v1/me/token')).toEqual([422]);
     expect(errorsOf('GET', '/api-docs')).toEqual([304, 422]);
-    expect(routes.filter((r) => !r.operation.errors.includes(422))).toEqual([]);
+    // OAuth's authorization endpoint must ignore parameters it does not know (RFC 6749 §3.1).
+    const strict = routes.filter((r) => !r.operation.lenientQuery);
+    expect(strict.filter((r) => !r.operation.errors.includes(422))).toEqual([]);
+    expect(routes.filter((r) => r.operation.lenientQuery).map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /oauth/authorize',
+      'POST /oauth/authorize',
+    ]);
+    // The authorization server's rows list their own errors (OAuth's shape, or the page).
+    expect(errorsOf('POST', '/oauth/token')).toEqual([400, 422]);
+    expect(errorsOf('GET', '/oauth/authorize')).toEqual([302, 400]);
+  });
+
+  it('makes the OAuth rows public, and gives table access only to the authorization server (not its metadata)', () => {
+    const oauth = routes.filter((r) => r.operation.tag === 'OAuth');
+    expect(oauth.map((r) => `${r.method} ${r.path} ${r.auth} ${r.authServer === true}`)).toEqual([
+      'GET /.well-known/oauth-protected-resource false false',
+      'GET /.well-known/oauth-authorization-server false false',
+      'POST /oauth/register false true',
+      'GET /oauth/authorize false true',
+      'POST /oauth/authorize false true',
+      'POST /oauth/token false true',
+      'POST /oauth/revoke false true',
+    ]);
+    expect(routes.filter((r) => r.authServer && r.operation.tag !== 'OAuth')).toEqual([]);
   });
 
   it('marks as conditional (If-Match) exactly PATCH, PUT and DELETE of a resource and the sprint transitions', () => {

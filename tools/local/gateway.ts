@@ -11,7 +11,7 @@ import type {
 } from 'aws-lambda';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte-budget.ts';
-import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
+import { bearerChallenge, gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import { EXPOSED_HEADERS, gatewayResponseOrigin, parseOrigins, preflightHeaders } from '../../lib/http/cors.ts';
 import type { Route } from '../../lib/routes.ts';
 import { repoRoot } from '../../infra/paths.ts';
@@ -336,7 +336,12 @@ export function createGateway(options: GatewayOptions): http.Server {
     let authorizer: Record<string, unknown> | null = null;
     if (match.route.auth) {
       const outcome = await runAuthorizer(proxyEvent(request, match.route, match.params, null), match.route);
-      if ('response' in outcome) return { ...outcome.response, headers: { ...outcome.response.headers, ...ownCors } };
+      if ('response' in outcome) {
+        // A 401 points at the protected-resource metadata, as the stack's gateway response does.
+        const challenge: Record<string, string> =
+          outcome.response.statusCode === 401 ? { 'WWW-Authenticate': bearerChallenge(url.origin) } : {};
+        return { ...outcome.response, headers: { ...outcome.response.headers, ...challenge, ...ownCors } };
+      }
       authorizer = outcome.authorizer;
     }
     const event = proxyEvent(request, match.route, match.params, authorizer);

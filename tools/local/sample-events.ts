@@ -28,12 +28,25 @@ export interface Sample {
   /** Path parameters; any not given is `1`. */
   params?: Record<string, string>;
   query?: Record<string, string>;
-  /** JSON body (sent with `Content-Type: application/json`). */
+  /**
+   * JSON body (sent with `Content-Type: application/json`), or a form (`URLSearchParams`: sent
+   * form-encoded, as OAuth's endpoints take it).
+   */
   body?: unknown;
   headers?: Record<string, string>;
 }
 
 const listQuery = { query: { page: '1', per_page: '25' } };
+/** An authorization request of a client the sample table does not know. */
+const oauthRequest = {
+  response_type: 'code',
+  client_id: 'stc_SAMPLE-not-registered',
+  redirect_uri: 'http://127.0.0.1:8123/callback',
+  code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+  code_challenge_method: 'S256',
+  scope: 'read write',
+  state: 'sample',
+};
 /** In a fresh organisation the backlog issue is issue 1 and the sprint issue issue 2. */
 const sprintIssue = { issue_id: '2' };
 
@@ -98,6 +111,20 @@ export const samples: Record<string, Sample> = {
   updateWebhook: { body: { webhook: { events: ['issue.created', 'sprint.completed'] } } },
   replaceWebhook: { body: { webhook: { active: true } } },
   redeliverWebhookDelivery: { params: { delivery_id: 'msg_sample' } },
+  // OAuth for /mcp (docs/mcp.md): a registration; the rest name a client, code or token that a
+  // fresh table does not hold, so they show the refusals (an error page, invalid_grant, a no-op revocation).
+  registerOAuthClient: { body: { client_name: 'Sample assistant', redirect_uris: ['http://127.0.0.1:8123/callback'] } },
+  getOAuthAuthorization: { query: oauthRequest },
+  answerOAuthAuthorization: { body: new URLSearchParams({ ...oauthRequest, decision: 'deny', csrf: 'x' }) },
+  getOAuthToken: {
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      client_id: oauthRequest.client_id,
+      code: `stk_oac_${'A'.repeat(43)}`,
+      code_verifier: 'B'.repeat(43),
+    }),
+  },
+  revokeOAuthToken: { body: new URLSearchParams({ token: `stk_ort_${'A'.repeat(43)}` }) },
 };
 
 /** A UUID-shaped id derived from a name: generated files stay the same from run to run. */
@@ -115,14 +142,15 @@ export function sampleEvent(route: Route): APIGatewayProxyEvent {
   const path = route.path.replace(/\{(\w+)\+?\}/g, (_m, name: string) => (params[name] = sample.params?.[name] ?? '1'));
   const url = new URL(`http://localhost:3000${path}`);
   for (const [k, v] of Object.entries(sample.query ?? {})) url.searchParams.set(k, v);
-  const body = sample.body === undefined ? null : JSON.stringify(sample.body);
+  const form = sample.body instanceof URLSearchParams;
+  const body = sample.body === undefined ? null : form ? String(sample.body) : JSON.stringify(sample.body);
   const headers: Record<string, string> = {
     Accept: 'application/json',
     Host: 'localhost:3000',
     'User-Agent': 'sample-event',
     'X-Forwarded-Proto': 'http',
     ...(route.auth ? { Authorization: `Bearer ${SAMPLE_TOKEN}` } : {}),
-    ...(body === null ? {} : { 'Content-Type': 'application/json' }),
+    ...(body === null ? {} : { 'Content-Type': form ? 'application/x-www-form-urlencoded' : 'application/json' }),
     ...sample.headers,
   };
   const multiHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]]));

@@ -140,6 +140,16 @@ function unprocessableOf(route: Route) {
  * gateway or authorizer may answer them first); unauthenticated routes get them inline.
  */
 function otherResponse(status: number, route: Route, components: Map<string, ResponseConfig>): ResponseEntry {
+  if (status === 302) return redirectResponse;
+  const own = route.operation.errorBody;
+  if (own && status !== 422) {
+    // The authorization server's refusals: OAuth's `{error, error_description}` or the page's HTML.
+    return {
+      description: oauthStatusText[status] ?? `HTTP ${status}.`,
+      content: { [own.mediaType ?? 'application/json']: { schema: own.schema } },
+      ...(status === 429 ? { headers: headerRefs(['Retry-After']) } : {}),
+    };
+  }
   const special = status === 422 ? unprocessableOf(route) : undefined;
   const text = special ?? statusText[status] ?? { name: `Status${status}`, description: `HTTP ${status}.` };
   // A 413 may be API Gateway's own (a body over its 10 MB, or over Lambda's 6 MB invocation limit).
@@ -163,11 +173,26 @@ function otherResponse(status: number, route: Route, components: Map<string, Res
   return ref('responses', text.name);
 }
 
+/** What the authorization server's refusals mean. */
+const oauthStatusText: Record<number, string> = {
+  400: 'Refused (OAuth error, or the page saying why: an unknown client or redirect URI).',
+  401: 'The API token on the page is unknown or revoked: the page again, saying so.',
+  403: 'The form did not come from this page (CSRF check): the page again.',
+  429: "The API token's rate limit: retry after `Retry-After` seconds.",
+};
+
+/** A redirect back to the OAuth client. */
+const redirectResponse: ResponseConfig = {
+  description: "Back to the client's redirect URI, with `code` or `error`, and `state` and `iss`.",
+  headers: { Location: { description: 'The redirect URI with its parameters.', schema: { type: 'string' } } },
+};
+
 /** A resource answered with a secret (a webhook with its signing secret) has an `id`; a token answer has none. */
 const isResource = (schema: z.ZodType) => 'id' in ((schema as { shape?: Record<string, unknown> }).shape ?? {});
 
 function successResponse(route: Route): ResponseConfig {
   const { success } = route.operation;
+  if (success.status === 302) return redirectResponse;
   const schema = success.schema && (success.list ? z.array(success.schema) : success.schema);
   return {
     description: success.description,
@@ -285,7 +310,9 @@ function routeConfig(route: Route, components: Map<string, ResponseConfig>): Rou
         : {}),
       ...(query ? { query } : {}),
       ...(headerParams ? { headers: headerParams } : {}),
-      ...(op.body ? { body: { required: !op.optionalBody, content: { 'application/json': { schema: op.body } } } } : {}),
+      ...(op.body
+        ? { body: { required: !op.optionalBody, content: { [op.bodyMediaType ?? 'application/json']: { schema: op.body } } } }
+        : {}),
     },
     responses: {
       [op.success.status]: successResponse(route),
