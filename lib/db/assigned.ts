@@ -171,9 +171,7 @@ export async function scanAssigned(
   const after = cursor ? { PK: cursor.PK, SK: cursor.SK, LSK: cursor.LSK } : undefined;
   const read = await readEntries(collection.pk, collection.prefix, after, limit);
   return {
-    entries: read.items
-      .map((item) => ({ entry: entryOf(item), item }))
-      .filter(({ entry }) => !filter || filter(entry)),
+    entries: read.items.map((item) => ({ entry: entryOf(item), item })).filter(({ entry }) => !filter || filter(entry)),
     lastRead: read.items.at(-1),
     more: read.more,
     before: cursor?.m ?? 0,

@@ -412,7 +412,8 @@ export async function deleteSprintIssues(
       IndexName: 'LSI1',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
       ExpressionAttributeValues: { ':pk': issues.pk, ':prefix': issues.prefix },
-      ProjectionExpression: 'PK, SK, LSK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points',
+      ProjectionExpression:
+        'PK, SK, LSK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points',
       ExpressionAttributeNames: { '#status': 'status' },
     },
     options,

@@ -131,7 +131,10 @@ async function placedIssues(
 }
 
 /** The filters of `GET /me/issues` (AND): what the index entries carry. */
-export type MyIssuesFilters = Pick<IssueListFilters, 'status' | 'priority' | 'type' | 'dueBefore' | 'dueAfter' | 'parentId' | 'labels'>;
+export type MyIssuesFilters = Pick<
+  IssueListFilters,
+  'status' | 'priority' | 'type' | 'dueBefore' | 'dueAfter' | 'parentId' | 'labels'
+>;
 
 /**
  * The entries that pass every filter given: the index entry carries the status, priority, type,

@@ -61,7 +61,21 @@ export const issueTools: Tool[] = [
     },
     async (
       caller,
-      { project_id, sprint_id, status, assignee_id, parent_id, q, updated_since, priority, type, due_before, due_after, labels, ...args },
+      {
+        project_id,
+        sprint_id,
+        status,
+        assignee_id,
+        parent_id,
+        q,
+        updated_since,
+        priority,
+        type,
+        due_before,
+        due_after,
+        labels,
+        ...args
+      },
     ) => {
       const at = { projectId: project_id, sprintId: sprint_id };
       const classified = classificationFilters({ priority, type, due_before, due_after });
