@@ -69,6 +69,7 @@ async function fixture(): Promise<Fixture> {
     webhook: { url: 'https://hooks.example.com/in', events: ['project.deleted'] },
   });
   const label = await made(`${pp}/labels`, { label: { name: 'Label' } });
+  relatedKey = String(issue.issue_number);
   return { client, project, sprint, issue, backlogIssue, comment, webhook, label };
 }
 
@@ -194,6 +195,9 @@ function hostileBody(route: Route): fc.Arbitrary<unknown> {
   );
 }
 
+/** The key of an issue a relation may name: the sprint issue of the latest fixture (paths name the backlog issue's). */
+let relatedKey = 'XX-1';
+
 function validFields(wrapper: string, create: boolean): Record<string, unknown> {
   switch (wrapper) {
     case 'project':
@@ -210,6 +214,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return create ? { url: 'https://hooks.example.com/made', events: ['project.deleted'] } : { active: true };
     case 'label':
       return { name: `made-${Math.random().toString(36).slice(2, 8)}` };
+    case 'relation':
+      return { type: 'relates_to', issue_key: relatedKey };
     default:
       throw new Error(`no valid payload for "${wrapper}"`);
   }
@@ -290,7 +296,9 @@ describe('hostile bodies on every write', () => {
             expectNoServerError(res, `${route.method} ${path}`);
             if (prototypeKeys(body) && res.status === 400) return;
             expect([200, 201, 404, 422], res.text.slice(0, 300)).toContain(res.status);
-            if (res.status >= 300 || wrapper === 'account') return;
+            // An account's answer carries its token; a relation names its other issue by `issue`, not
+            // by the `issue_key` sent (test/e2e/relations.test.ts reads relations back).
+            if (res.status >= 300 || wrapper === 'account' || wrapper === 'relation') return;
             // What was stored is what the schema made of the input (trimmed names, the same text),
             // in the answer and when read back.
             const parsed = (schema.parse(body) as Record<string, Record<string, unknown>>)[wrapper]!;

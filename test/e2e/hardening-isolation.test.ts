@@ -21,6 +21,7 @@ interface Seeded {
   backlogComment: Record<string, any>;
   webhook: Record<string, any>;
   relation: Record<string, any>;
+  label: Record<string, any>;
   /** A delivery id of A's endpoint (none need exist: the endpoint already is not B's). */
   delivery: { id: string };
   extraAccountId: number;
@@ -60,6 +61,7 @@ beforeAll(async () => {
       relation: { type: 'relates_to', issue_key: issue.issue_number },
     }),
   );
+  const label = ok(await client.post(`${pp}/labels`, { label: { name: `${tag} label` } }));
   // A third account: an id B's organisation (admin 1, member 2) does not have.
   const extra = await createAccountInOrg(orgA.orgId, { name: `${tag} extra`, email: `${tag}-extra@example.com`, role: 'member' });
   const webhook = ok(
@@ -77,6 +79,7 @@ beforeAll(async () => {
       backlogComment,
       webhook,
       relation,
+      label,
       delivery: { id: 'msg_none' },
       extraAccountId: extra.account.id,
     },
@@ -111,6 +114,8 @@ function resourceFor(route: Route, param: string, segmentBefore: string): Record
       return seeded.backlogIssue;
     case 'relations':
       return seeded.relation;
+    case 'labels':
+      return seeded.label;
     default:
       throw new Error(`${route.method} ${route.path}: no seeded resource for {${param}}; extend resourceFor`);
   }
@@ -142,6 +147,7 @@ function readPathOf(resource: Record<string, any>): string {
   if (resource === seeded.webhook) return `/api/v1/webhooks/${seeded.webhook.id}`;
   if (resource === seeded.delivery) return `/api/v1/webhooks/${seeded.webhook.id}/deliveries`;
   if (resource === seeded.relation) return `/api/v1/issues/${seeded.backlogIssue.issue_number}/relations`;
+  if (resource === seeded.label) return `${pp}/labels/${seeded.label.id}`;
   return `/api/v1/comments/${resource.id}`;
 }
 
@@ -157,6 +163,7 @@ function validBody(route: Route): unknown {
     carry_over: { sprint_id: null },
     webhook: { url: 'https://intruder.example.com/', events: ['*'] },
     relation: { type: 'blocks', issue_key: 'INTR-1' },
+    label: { name: 'Intruder' },
   };
   if (!(wrapper in samples)) throw new Error(`${route.method} ${route.path}: no sample body for "${wrapper}"`);
   return { [wrapper]: samples[wrapper] };
