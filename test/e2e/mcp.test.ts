@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { hashToken } from '../../lib/domain/tokens.ts';
-import { apiClient, newOrganisation, randomPrefix, useGateway } from '../support/api.ts';
-import { fetchOnce, mcpClient } from '../support/mcp.ts';
+import { apiClient, fetchOnce, newOrganisation, randomPrefix, useGateway } from '../support/api.ts';
+import { mcpClient } from '../support/mcp.ts';
 
 const gateway = useGateway();
 /** Bytes of the largest tools/list answer (every tool, every argument). */

@@ -7,8 +7,8 @@ import { type Bundle, buildBundle } from '../../infra/bench/bundles.ts';
 import { createGateway } from '../../tools/local/gateway.ts';
 import { routes } from '../../lib/routes.ts';
 import { repoRoot } from '../../infra/paths.ts';
-import { newOrganisation, randomPrefix } from '../support/api.ts';
-import { fetchOnce, mcpClient, type McpTestClient } from '../support/mcp.ts';
+import { fetchOnce, newOrganisation, randomPrefix } from '../support/api.ts';
+import { mcpClient, type McpTestClient } from '../support/mcp.ts';
 
 /**
  * The `/mcp` bundle is not the code the e2e suites run: its build replaces modules (infra/bundling.ts:

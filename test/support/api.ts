@@ -44,6 +44,21 @@ export async function startGateway(): Promise<{ baseUrl: string; close: () => Pr
   };
 }
 
+/**
+ * `fetch`, sent again once when the connection was reset before any answer came: a pooled
+ * keep-alive socket that the local server closed as the request went out (undici reports
+ * ECONNRESET or a closed socket). Nothing reached a handler then; any other failure surfaces.
+ */
+export async function fetchOnce(url: string | URL | Request, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const code = (err as { cause?: { code?: string } }).cause?.code;
+    if (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET') throw err;
+    return fetch(url, init);
+  }
+}
+
 /** A small HTTP client bound to a base URL and (optionally) a default token. */
 export function apiClient(baseUrl: string, defaultToken?: string) {
   async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
@@ -55,7 +70,7 @@ export function apiClient(baseUrl: string, defaultToken?: string) {
       body = JSON.stringify(options.json);
       headers['Content-Type'] ??= 'application/json';
     }
-    const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const res = await fetchOnce(`${baseUrl}${path}`, { method, headers, body });
     const text = await res.text();
     let parsed: unknown = undefined;
     if (text) {

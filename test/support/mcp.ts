@@ -1,20 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-
-/**
- * `fetch` that retries once when a kept-alive connection turns out to be closed (ECONNRESET before
- * any response): under load the gateway may close an idle socket just as the next request picks it.
- * Nothing was processed then, so sending again is safe.
- */
-export async function fetchOnce(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  try {
-    return await fetch(input, init);
-  } catch (err) {
-    if ((err as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw err;
-    return fetch(input, init);
-  }
-}
+import { fetchOnce } from './api.ts';
 
 /** What a tool call came back with, plus what its HTTP request cost. */
 export interface ToolOutcome {
