@@ -33,13 +33,12 @@ const settings = (allowLoopback: boolean, timeoutMs = 2000): DeliverySettings =>
   timeoutMs,
 });
 
-/** One attempt of one delivery to `url`; what it came to and the delivery as recorded. */
-async function attempt(url: string, deliverySettings: DeliverySettings) {
-  const org = await newOrganisation();
+/** Endpoint 1 of the organisation at `url` (stored directly), with one pending delivery `deliveryId`. */
+async function seedPending(orgId: number, url: string, deliveryId: string): Promise<void> {
   const now = new Date().toISOString();
-  await insertWebhook(org.orgId, {
+  await insertWebhook(orgId, {
     id: 1,
-    org_id: org.orgId,
+    org_id: orgId,
     url,
     events: ['*'],
     active: true,
@@ -48,9 +47,13 @@ async function attempt(url: string, deliverySettings: DeliverySettings) {
     created_at: now,
     updated_at: now,
   });
-  await insertDelivery(
-    pendingDelivery({ id: 'msg_guard', orgId: org.orgId, webhookId: 1, event: 'issue.created', payload: '{}', at: now }),
-  );
+  await insertDelivery(pendingDelivery({ id: deliveryId, orgId, webhookId: 1, event: 'issue.created', payload: '{}', at: now }));
+}
+
+/** One attempt of one delivery to `url`; what it came to and the delivery as recorded. */
+async function attempt(url: string, deliverySettings: DeliverySettings) {
+  const org = await newOrganisation();
+  await seedPending(org.orgId, url, 'msg_guard');
   const sent: DeliveryMessage[] = [];
   const message = { orgId: org.orgId, webhookId: 1, deliveryId: 'msg_guard', attempt: 1, firstAttemptAt: null, notBefore: 0 };
   const queue = { send: async (m: DeliveryMessage[]) => void sent.push(...m) };
@@ -159,21 +162,7 @@ describe('an endpoint deleted while its attempt runs', () => {
     };
     const org = await newOrganisation();
     orgId = org.orgId;
-    const now = new Date().toISOString();
-    await insertWebhook(orgId, {
-      id: 1,
-      org_id: orgId,
-      url: r.url,
-      events: ['*'],
-      active: true,
-      disabled_reason: null,
-      secret: generateSecret(),
-      created_at: now,
-      updated_at: now,
-    });
-    await insertDelivery(
-      pendingDelivery({ id: 'msg_gone', orgId, webhookId: 1, event: 'issue.created', payload: '{}', at: now }),
-    );
+    await seedPending(orgId, r.url, 'msg_gone');
     const sent: DeliveryMessage[] = [];
     const queue = { send: async (m: DeliveryMessage[]) => void sent.push(...m) };
     const message = { orgId, webhookId: 1, deliveryId: 'msg_gone', attempt: 1, firstAttemptAt: null, notBefore: 0 };
