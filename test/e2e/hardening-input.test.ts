@@ -186,12 +186,16 @@ function hostileBody(route: Route): fc.Arbitrary<unknown> {
     fc
       .record({
         key: fc.constantFrom(...keys),
-        value: hostileValue,
+        // Now and then the field keeps its valid value, so that only the extra keys are hostile: a
+        // route whose every field refuses every hostile value (a relation's type and issue key)
+        // still has bodies its schema accepts.
+        value: fc.oneof({ weight: 5, arbitrary: hostileValue.map((v) => ({ v })) }, { weight: 1, arbitrary: fc.constant(null) }),
         extra: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })),
       })
-      .map(({ key, value, extra }) => ({
-        [wrapper]: { ...validFields(wrapper, route.method === 'POST'), ...extra, [key]: value },
-      })),
+      .map(({ key, value, extra }) => {
+        const valid = validFields(wrapper, route.method === 'POST');
+        return { [wrapper]: { ...valid, ...extra, [key]: value ? value.v : valid[key] } };
+      }),
   );
 }
 
@@ -281,11 +285,7 @@ describe('hostile bodies on every write', () => {
     120_000,
   );
 
-  // Open: POST …/relations with accepted hostile bodies stalls its first request in this property
-  // (a single such body sent on its own answers 422 at once; test/e2e/relations.test.ts covers the
-  // route). Left out until the cause is found, rather than letting it hold the suite for minutes.
-  const accepting = writes.filter((r) => r.path !== '/api/v1/issues/{issue_key}/relations');
-  it.each(accepting.map((r) => [`${r.method} ${r.path}`, r] as const))(
+  it.each(writes.map((r) => [`${r.method} ${r.path}`, r] as const))(
     '%s: whatever the schema accepts never fails with a 5xx, and a success reads back as sent',
     async (_name, route) => {
       const fx = await fixture();
