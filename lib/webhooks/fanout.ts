@@ -13,6 +13,7 @@ import {
   filterContext,
   filterNeeds,
   selectableIssueOf,
+  sprintActiveAt,
   type FilterNeeds,
   type ShownIssue,
 } from './filter.ts';
@@ -78,10 +79,11 @@ async function deletedOnItsOwn(event: ChangeEvent): Promise<boolean> {
  * The issue an event's filtered endpoints are matched against (docs/change-feed.md#filters), and
  * its context; undefined when there is none (a comment whose issue is gone). An issue event
  * carries its issue (after the change; as it was, for a delete) and reads only what the filters
- * need: one BatchGet of the project (prefix, label names) and the issue's sprint (is it active),
- * or nothing. A comment event reads its issue as it is now, with the project and the sprint the
- * comment recorded, in one BatchGet, and the issue's sprint in a second only if the issue has
- * moved since and a filter asks for `sprint:active`. Once per event, whatever the endpoints.
+ * need: one BatchGet of the project (prefix, label names) and the issue's sprint (was it active
+ * at the change), or nothing. A comment event reads its issue as it is when the feed handles it,
+ * with the project and the sprint the comment recorded, in one BatchGet, and the issue's sprint
+ * in a second only if the issue has moved since and a filter asks for `sprint:active`. Once per
+ * event, whatever the endpoints.
  */
 async function filterSubject(event: ChangeEvent, needs: FilterNeeds) {
   const { orgId, projectId } = event;
@@ -116,7 +118,7 @@ async function filterSubject(event: ChangeEvent, needs: FilterNeeds) {
     labelNames: catalogueOf(project),
     author: event.type === 'issue.created' ? event.actorId : undefined,
   });
-  return { issue, context: filterContext(event.at, sprint?.status === 'active' ? shown.sprint_id : null) };
+  return { issue, context: filterContext(event.at, sprintActiveAt(sprint, event.at) ? shown.sprint_id : null) };
 }
 
 /** The endpoints among `targets` whose filter lets the event through. */

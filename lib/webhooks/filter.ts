@@ -21,7 +21,7 @@ export const filterApplies = (type: EventType): boolean => type.startsWith('issu
 export interface FilterNeeds {
   /** The project item: its prefix (`project:`) and label catalogue (`label:` names). */
   project: boolean;
-  /** The status of the issue's sprint (`sprint:active`). */
+  /** Whether the issue's sprint was active (`sprint:active`). */
   activeSprint: boolean;
 }
 
@@ -96,6 +96,28 @@ export function selectableIssueOf(issue: ShownIssue, around: IssueSurroundings):
     due_date: issue.due_date,
     blocked: issue.blocked,
   };
+}
+
+/** What `sprintActiveAt` reads of a sprint item. */
+export interface SprintTimes {
+  status: string;
+  activated_at?: string | undefined;
+  report?: { completed_at: string } | null | undefined;
+  completion?: { completed_at: string } | undefined;
+}
+
+/**
+ * Whether a sprint was active at the time `at` (ISO): activated at or before it, not completed by
+ * then. Read from the sprint's activation and completion times, not its status now, so that a
+ * change made before an activation (or after a completion) that the feed handles after it is
+ * judged as it was. A sprint without an activation time (activated before they were kept)
+ * answers its status.
+ */
+export function sprintActiveAt(sprint: SprintTimes | undefined, at: string): boolean {
+  if (!sprint) return false;
+  if (sprint.activated_at === undefined) return sprint.status === 'active';
+  const completed = sprint.report?.completed_at ?? sprint.completion?.completed_at;
+  return sprint.activated_at <= at && (completed === undefined || at < completed);
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   filterContext,
   filterNeeds,
   selectableIssueOf,
+  sprintActiveAt,
   type ShownIssue,
 } from '../../lib/webhooks/filter.ts';
 import { eventTypes } from '../../lib/feed/event-types.ts';
@@ -184,5 +185,26 @@ describe('the issue a filter is matched against', () => {
     expect(filterAdmits(null, undefined)).toBe(true);
     expect(filterAdmits(undefined, undefined)).toBe(true);
     expect(filterAdmits(parseSelection(''), undefined)).toBe(false);
+  });
+});
+
+describe('whether a sprint was active at a change', () => {
+  const activated = { status: 'active', activated_at: '2026-11-20T10:00:00.000Z' };
+  const completed = { ...activated, status: 'completed', report: { completed_at: '2026-11-27T10:00:00.000Z' } };
+
+  it('from its activation on, until its completion, whatever its status now', () => {
+    expect(sprintActiveAt(activated, '2026-11-20T09:59:59.999Z')).toBe(false);
+    expect(sprintActiveAt(activated, '2026-11-20T10:00:00.000Z')).toBe(true);
+    expect(sprintActiveAt(completed, '2026-11-25T00:00:00.000Z')).toBe(true);
+    expect(sprintActiveAt(completed, '2026-11-27T10:00:00.000Z')).toBe(false);
+    const completing = { ...activated, status: 'completing', completion: { completed_at: '2026-11-27T10:00:00.000Z' } };
+    expect(sprintActiveAt(completing, '2026-11-27T09:00:00.000Z')).toBe(true);
+    expect(sprintActiveAt(completing, '2026-11-28T00:00:00.000Z')).toBe(false);
+  });
+
+  it('a sprint in planning, or none (the backlog, a sprint gone), was not; one without an activation time answers its status', () => {
+    expect(sprintActiveAt({ status: 'planning' }, '2026-11-20T10:00:00.000Z')).toBe(false);
+    expect(sprintActiveAt(undefined, '2026-11-20T10:00:00.000Z')).toBe(false);
+    expect(sprintActiveAt({ status: 'active' }, '2026-11-20T10:00:00.000Z')).toBe(true);
   });
 });
