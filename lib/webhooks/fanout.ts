@@ -4,6 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { getIssueFamily, toIssue } from '../db/issues.ts';
 import type { LaneFields } from '../db/delivery-lanes.ts';
 import { catalogueOf } from '../db/labels.ts';
+import type { ProjectItem } from '../db/projects.ts';
 import type { SprintItem } from '../db/sprints.ts';
 import { allWebhooks, insertDelivery, pendingDelivery, type WebhookItem } from '../db/webhooks.ts';
 import { labelIdsOf, type ChangeEvent } from '../feed/events.ts';
@@ -21,9 +22,10 @@ import { deliveryQueue, type DeliveryMessage } from './queue.ts';
 
 /**
  * From change events to deliveries: for each active endpoint of the organisation that subscribes
- * to the event (and whose filter, if it has one, the event's issue matches), one delivery record (its id derived from the stream record and the endpoint, so a
- * replayed record finds it and sends nothing new) and one queue message. Each endpoint's
- * deliveries then go independently: a slow or dead receiver holds up no other.
+ * to the event (and whose filter, if it has one, the event's issue matches), one delivery record
+ * (its id derived from the stream record and the endpoint, so a replayed record finds it and sends
+ * nothing new) and one queue message. Each endpoint's deliveries then go independently: a slow or
+ * dead receiver holds up no other.
  */
 
 /** The body every attempt of a delivery sends (Standard Webhooks: type, timestamp, data). */
@@ -88,7 +90,7 @@ async function deletedOnItsOwn(event: ChangeEvent): Promise<boolean> {
 async function filterSubject(event: ChangeEvent, needs: FilterNeeds) {
   const { orgId, projectId } = event;
   let shown: ShownIssue;
-  let project: object | undefined;
+  let project: ProjectItem | undefined;
   let sprint: SprintItem | undefined;
   if (event.type.startsWith('issue.')) {
     shown = event.resource as unknown as ShownIssue;
@@ -114,7 +116,7 @@ async function filterSubject(event: ChangeEvent, needs: FilterNeeds) {
     }
   }
   const issue = selectableIssueOf(shown, {
-    prefix: (project as { prefix?: string } | undefined)?.prefix,
+    prefix: project?.prefix,
     labelNames: catalogueOf(project),
     author: event.type === 'issue.created' ? event.actorId : undefined,
   });
