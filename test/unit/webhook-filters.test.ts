@@ -1,4 +1,5 @@
 import type { DynamoDBRecord } from 'aws-lambda';
+import { build } from 'esbuild';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/domain/errors.ts';
@@ -206,5 +207,22 @@ describe('whether a sprint was active at a change', () => {
     expect(sprintActiveAt({ status: 'planning' }, '2026-11-20T10:00:00.000Z')).toBe(false);
     expect(sprintActiveAt(undefined, '2026-11-20T10:00:00.000Z')).toBe(false);
     expect(sprintActiveAt({ status: 'active' }, '2026-11-20T10:00:00.000Z')).toBe(true);
+  });
+});
+
+describe('the change feed’s bundle', () => {
+  it('evaluates filters without loading zod (its start-up time; infra/bench/bundles.ts)', async () => {
+    const out = await build({
+      entryPoints: ['lib/webhooks/fanout.ts'],
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: 'node',
+      format: 'esm',
+      logLevel: 'silent',
+    });
+    const inputs = Object.keys(out.metafile.inputs);
+    expect(inputs).toContain('lib/domain/selection/evaluate.ts');
+    expect(inputs.filter((path) => /node_modules\/zod\/|lib\/schemas\/(?!values|label-limits)/.test(path))).toEqual([]);
   });
 });
