@@ -1,4 +1,5 @@
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Selection } from '../schemas/selection.ts';
 import type { Delivery, Webhook } from '../schemas/webhooks.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
@@ -25,8 +26,10 @@ export const MAX_WEBHOOKS = 20;
 /** How long delivery records are kept. */
 export const DELIVERY_TTL_DAYS = 30;
 
-export interface WebhookItem extends Webhook {
+export interface WebhookItem extends Omit<Webhook, 'filter'> {
   org_id: number;
+  /** The filter's canonical query; absent on an endpoint written before filters (none). */
+  filter?: string | null;
   /** The signing secret, sealed (`enc:…`); plaintext on an item written before secrets were sealed. */
   secret: string;
   /** The secret before the last rotation (stored as `secret` is), still signed with until `previous_secret_expires_at`. */
@@ -34,6 +37,11 @@ export interface WebhookItem extends Webhook {
   previous_secret_expires_at?: string | null;
   /** Start of the current run of failed attempts (cleared by a success). */
   failing_since?: string | null;
+  /**
+   * The filter's JSON form, which the change feed evaluates (lib/webhooks/filter.ts); `filter` is
+   * its canonical query (lib/domain/webhook-filters.ts). Absent or null: no filter.
+   */
+  filter_selection?: Selection | null;
 }
 
 export interface DeliveryItem extends Delivery {
@@ -53,6 +61,7 @@ export const toWebhook = (record: object): Webhook => {
       events: (item.events as string[] | undefined) ?? [],
       active: item.active === true,
       disabled_reason: (item.disabled_reason as string | null | undefined) ?? null,
+      filter: (item.filter as string | null | undefined) ?? null,
       created_at: String(item.created_at),
       updated_at: String(item.updated_at),
     },

@@ -7,7 +7,7 @@ import { isSealed, secretBox } from '../webhooks/secret-box.ts';
 import { generateSecret } from '../webhooks/signing.ts';
 import type { Principal } from './principal.ts';
 import { refusedAs } from './refusals.ts';
-import { checkEndpoint, ownWebhook, refusals, requireAdmin } from './webhooks.ts';
+import { checkEndpoint, ownWebhook, refusals, requireAdmin, webhookFilterFields } from './webhooks.ts';
 
 /**
  * The two operations that make a webhook signing secret: registering an endpoint and rotating its
@@ -23,6 +23,7 @@ export const PREVIOUS_SECRET_HOURS = 24;
 export async function createWebhook(caller: Principal, input: WebhookCreate): Promise<Webhook & { secret: string }> {
   requireAdmin(caller);
   checkEndpoint(input.url);
+  const filter = await webhookFilterFields(input.filter ?? null, caller.accountId);
   const id = await nextId(caller.orgId, 'webhook');
   const secret = generateSecret();
   const now = new Date().toISOString();
@@ -33,6 +34,7 @@ export async function createWebhook(caller: Principal, input: WebhookCreate): Pr
     events: input.events,
     active: input.active ?? true,
     disabled_reason: null,
+    ...filter,
     secret: await secretBox().seal(secret, { orgId: caller.orgId, webhookId: id }),
     created_at: now,
     updated_at: now,

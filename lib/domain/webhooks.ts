@@ -47,6 +47,15 @@ export function checkEndpoint(url: string) {
   if (refusal) throw new ValidationError([`url is refused: ${refusal}`]);
 }
 
+/**
+ * What an endpoint stores of a filter as written (lib/domain/webhook-filters.ts), `@me` read as
+ * `me`. The grammar is loaded when a request first gives a filter, not when the function starts.
+ */
+export async function webhookFilterFields(text: string | null, me: number) {
+  if (text === null) return { filter: null, filter_selection: null };
+  return (await import('./webhook-filters.ts')).webhookFilterFields(text, me);
+}
+
 export async function listWebhooks(caller: Principal, page: PageRequest) {
   requireAdmin(caller);
   const { page: result, total } = await store.listWebhooks(caller.orgId, page);
@@ -57,11 +66,17 @@ export async function getWebhook(caller: Principal, webhookId: number): Promise<
   return store.toWebhook(await ownWebhook(caller, webhookId));
 }
 
-/** Changes an endpoint; `active: true` re-enables one the service disabled, clearing the reason. */
+/**
+ * Changes an endpoint; `active: true` re-enables one the service disabled, clearing the reason. A
+ * `filter` given (null included) replaces the stored one, `@me` read as the caller.
+ */
 export async function updateWebhook(caller: Principal, webhookId: number, changes: WebhookUpdate): Promise<Webhook> {
+  const { filter, ...rest } = changes;
+  requireAdmin(caller);
+  const filterFields = filter === undefined ? {} : await webhookFilterFields(filter, caller.accountId);
   await ownWebhook(caller, webhookId);
-  if (changes.url !== undefined) checkEndpoint(changes.url);
-  const fields: Partial<store.WebhookItem> = { ...changes, updated_at: new Date().toISOString() };
+  if (rest.url !== undefined) checkEndpoint(rest.url);
+  const fields: Partial<store.WebhookItem> = { ...rest, ...filterFields, updated_at: new Date().toISOString() };
   if (changes.active !== undefined) {
     fields.disabled_reason = null;
     fields.failing_since = null;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isCalendarDate } from './values.ts';
 
 /** Input limits (docs/api.md: Validation limits), in one place. */
 export const limits = {
@@ -116,12 +117,7 @@ export const dateField = () =>
     .refine(isCalendarDate, { error: 'must be a real date (YYYY-MM-DD)' })
     .meta({ format: 'date', example: '2026-11-21' });
 
-export function isCalendarDate(v: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
-  if (!m) return false;
-  const d = new Date(`${v}T00:00:00.000Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(v);
-}
+export { isCalendarDate };
 
 /** Body wrapper: `{"project": {...}}`; the wrapper itself is required on every write. */
 export const wrapped = <K extends string, S extends z.ZodType>(key: K, inner: S) =>

@@ -1,10 +1,12 @@
 import * as z from 'zod';
 import { dateTime, descriptionField, idField, integer, limits, nameField, wrapped } from './common.ts';
 import { IssueLabel, IssueLabelsField, labelFilter, labelFilterNames } from './labels.ts';
+import { issuePriorities, issueStatuses, issueTypes } from './values.ts';
+
+export { issuePriorities, issueStatuses, issueTypes };
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
 
-export const issueStatuses = ['backlog', 'todo', 'in_progress', 'done', 'cancelled'] as const;
 export const IssueStatus = z
   .enum(issueStatuses, { error: `must be one of: ${issueStatuses.join(', ')}` })
   .meta({ id: 'IssueStatus' });
@@ -18,13 +20,11 @@ const storyPoints = () =>
     .max(limits.storyPoints, { error: `must be between 0 and ${limits.storyPoints}` })
     .nullable();
 
-export const issuePriorities = ['none', 'low', 'medium', 'high', 'urgent'] as const;
 export const IssuePriority = z
   .enum(issuePriorities, { error: `must be one of: ${issuePriorities.join(', ')}` })
   .meta({ id: 'IssuePriority' });
 export type IssuePriority = z.infer<typeof IssuePriority>;
 
-export const issueTypes = ['task', 'story', 'bug', 'epic'] as const;
 export const IssueType = z.enum(issueTypes, { error: `must be one of: ${issueTypes.join(', ')}` }).meta({ id: 'IssueType' });
 export type IssueType = z.infer<typeof IssueType>;
 

@@ -39,9 +39,26 @@ const eventsField = () =>
     .transform((events) => [...new Set(events)])
     .meta({ description: `The events to receive; \`*\` for all. One of: ${subscribable.join(', ')}.` });
 
+const filterDescription =
+  'Only the issue events whose issue matches this query (docs/search.md), and the comment events of such issues; ' +
+  'sprint and project events are not filtered. Read as `issue.created`/`issue.updated` after the change, ' +
+  '`issue.deleted` as the issue was. `@me` is the account that writes the filter, stored as its id. ' +
+  'null or empty: every event. Answered in its canonical form.';
+
+const filterField = () =>
+  z
+    .string({ error: 'must be a string (a query, docs/search.md) or null' })
+    .nullable()
+    .meta({ description: filterDescription, example: 'type:bug priority:>=high' });
+
 export const WebhookCreateFields = z
   .object(
-    { url: urlField(), events: eventsField(), active: z.boolean({ error: 'must be true or false' }).optional() },
+    {
+      url: urlField(),
+      events: eventsField(),
+      active: z.boolean({ error: 'must be true or false' }).optional(),
+      filter: filterField().optional(),
+    },
     objectError,
   )
   .meta({ id: 'WebhookCreate' });
@@ -54,6 +71,7 @@ export const WebhookUpdateFields = z
         .boolean({ error: 'must be true or false' })
         .optional()
         .meta({ description: 'true re-enables a disabled endpoint (and clears disabled_reason).' }),
+      filter: filterField().optional(),
     },
     objectError,
   )
@@ -73,6 +91,15 @@ export const Webhook = z
       .string()
       .nullable()
       .meta({ description: 'Why delivery stopped, when the service disabled the endpoint (3 days of failures).' }),
+    filter: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'The canonical query (docs/search.md) the issue and comment events are matched against (`@me` stored as the id ' +
+          'of the account that wrote it); null: every event.',
+        example: 'type:bug priority:>=high',
+      }),
     created_at: dateTime(),
     updated_at: dateTime(),
   })

@@ -1,17 +1,31 @@
 import { createHash } from 'node:crypto';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { getIssueFamily } from '../db/issues.ts';
+import { getIssueFamily, toIssue } from '../db/issues.ts';
 import type { LaneFields } from '../db/delivery-lanes.ts';
+import { catalogueOf } from '../db/labels.ts';
+import type { ProjectItem } from '../db/projects.ts';
+import type { SprintItem } from '../db/sprints.ts';
 import { allWebhooks, insertDelivery, pendingDelivery, type WebhookItem } from '../db/webhooks.ts';
-import type { ChangeEvent } from '../feed/events.ts';
+import { labelIdsOf, type ChangeEvent } from '../feed/events.ts';
+import {
+  filterAdmits,
+  filterApplies,
+  filterContext,
+  filterNeeds,
+  selectableIssueOf,
+  sprintActiveAt,
+  type FilterNeeds,
+  type ShownIssue,
+} from './filter.ts';
 import { deliveryQueue, type DeliveryMessage } from './queue.ts';
 
 /**
  * From change events to deliveries: for each active endpoint of the organisation that subscribes
- * to the event, one delivery record (its id derived from the stream record and the endpoint, so a
- * replayed record finds it and sends nothing new) and one queue message. Each endpoint's
- * deliveries then go independently: a slow or dead receiver holds up no other.
+ * to the event (and whose filter, if it has one, the event's issue matches), one delivery record
+ * (its id derived from the stream record and the endpoint, so a replayed record finds it and sends
+ * nothing new) and one queue message. Each endpoint's deliveries then go independently: a slow or
+ * dead receiver holds up no other.
  */
 
 /** The body every attempt of a delivery sends (Standard Webhooks: type, timestamp, data). */
@@ -63,6 +77,60 @@ async function deletedOnItsOwn(event: ChangeEvent): Promise<boolean> {
   }
 }
 
+/**
+ * The issue an event's filtered endpoints are matched against (docs/change-feed.md#filters), and
+ * its context; undefined when there is none (a comment whose issue is gone). An issue event
+ * carries its issue (after the change; as it was, for a delete) and reads only what the filters
+ * need: one BatchGet of the project (prefix, label names) and the issue's sprint (was it active
+ * at the change), or nothing. A comment event reads its issue as it is when the feed handles it,
+ * with the project and the sprint the comment recorded, in one BatchGet, and the issue's sprint
+ * in a second only if the issue has moved since and a filter asks for `sprint:active`. Once per
+ * event, whatever the endpoints.
+ */
+async function filterSubject(event: ChangeEvent, needs: FilterNeeds) {
+  const { orgId, projectId } = event;
+  let shown: ShownIssue;
+  let project: ProjectItem | undefined;
+  let sprint: SprintItem | undefined;
+  if (event.type.startsWith('issue.')) {
+    shown = event.resource as unknown as ShownIssue;
+    const sprintId = shown.sprint_id;
+    const readSprint = needs.activeSprint && sprintId !== null;
+    if (needs.project || readSprint) {
+      const family = await getIssueFamily(orgId, projectId, readSprint ? [sprintId] : []);
+      project = family.project;
+      sprint = readSprint ? family.sprints.get(sprintId) : undefined;
+    }
+  } else {
+    if (event.issueId === undefined) return undefined;
+    const recorded = needs.activeSprint && event.sprintId !== undefined ? [event.sprintId] : [];
+    const family = await getIssueFamily(orgId, projectId, recorded, event.issueId);
+    if (!family.issue) return undefined;
+    project = family.project;
+    shown = { ...toIssue(family.issue, 0), label_ids: labelIdsOf(family.issue as object as Record<string, unknown>) };
+    const sprintId = shown.sprint_id;
+    if (needs.activeSprint && sprintId !== null) {
+      sprint = family.sprints.has(sprintId)
+        ? family.sprints.get(sprintId)
+        : (await getIssueFamily(orgId, projectId, [sprintId])).sprints.get(sprintId);
+    }
+  }
+  const issue = selectableIssueOf(shown, {
+    prefix: project?.prefix,
+    labelNames: catalogueOf(project),
+    author: event.type === 'issue.created' ? event.actorId : undefined,
+  });
+  return { issue, context: filterContext(event.at, sprintActiveAt(sprint, event.at) ? shown.sprint_id : null) };
+}
+
+/** The endpoints among `targets` whose filter lets the event through. */
+async function admitted(event: ChangeEvent, targets: WebhookItem[]): Promise<WebhookItem[]> {
+  const selections = targets.flatMap((w) => (w.filter_selection ? [w.filter_selection] : []));
+  if (selections.length === 0 || !filterApplies(event.type)) return targets;
+  const subject = await filterSubject(event, filterNeeds(selections));
+  return targets.filter((w) => filterAdmits(w.filter_selection, subject));
+}
+
 export interface Publisher {
   publish(event: ChangeEvent): Promise<void>;
   /** A delivery whose redelivery was asked for (lib/domain/webhooks.ts): queue its next attempt. */
@@ -82,8 +150,10 @@ export function batchPublisher(): Publisher {
   };
   return {
     async publish(event) {
-      const targets = (await endpointsOf(event.orgId)).filter((w) => subscribes(w, event.type));
-      if (targets.length === 0 || !(await deletedOnItsOwn(event))) return;
+      const subscribed = (await endpointsOf(event.orgId)).filter((w) => subscribes(w, event.type));
+      if (subscribed.length === 0 || !(await deletedOnItsOwn(event))) return;
+      const targets = await admitted(event, subscribed);
+      if (targets.length === 0) return;
       const payload = payloadOf(event);
       const now = new Date().toISOString();
       const messages: DeliveryMessage[] = [];

@@ -310,6 +310,8 @@ describe('hostile bodies on every write', () => {
             expect(stored.status).toBe(200);
             for (const [key, value] of Object.entries(parsed)) {
               if (typeof value !== 'string') continue;
+              // A webhook's filter is answered in its canonical form (test/e2e/webhook-filters.test.ts).
+              if (wrapper === 'webhook' && key === 'filter') continue;
               if (key in res.body) expect(res.body[key], key).toBe(value);
               if (key in stored.body) expect(stored.body[key], key).toBe(value);
             }

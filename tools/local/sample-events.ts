@@ -107,7 +107,15 @@ export const samples: Record<string, Sample> = {
   },
   mcpStream: { headers: { Accept: 'text/event-stream' } },
   listWebhooks: listQuery,
-  createWebhook: { body: { webhook: { url: 'https://hooks.example.com/sprint-ticketing', events: ['issue.created'] } } },
+  createWebhook: {
+    body: {
+      webhook: {
+        url: 'https://hooks.example.com/sprint-ticketing',
+        events: ['issue.created'],
+        filter: 'type:bug priority:>=high',
+      },
+    },
+  },
   updateWebhook: { body: { webhook: { events: ['issue.created', 'sprint.completed'] } } },
   replaceWebhook: { body: { webhook: { active: true } } },
   redeliverWebhookDelivery: { params: { delivery_id: 'msg_sample' } },

@@ -4,8 +4,9 @@
  * rules (what separates terms, what a date and a relative time look like) that must read the same
  * in every one of them.
  */
-import { issuePriorities, issueStatuses, issueTypes, type IssuePriority, type IssueType } from '../../schemas/issues.ts';
-import { isCalendarDate } from '../../schemas/common.ts';
+import type { IssuePriority, IssueType } from '../../schemas/issues.ts';
+// Not from the zod schemas: the change feed evaluates webhook filters without loading zod.
+import { isCalendarDate, issuePriorities, issueStatuses, issueTypes } from '../../schemas/values.ts';
 
 // Priorities lowest first: the order `priority:>=high` and `sort:priority-desc` use.
 export { issuePriorities, issueStatuses, issueTypes, type IssuePriority, type IssueType };
