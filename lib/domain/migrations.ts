@@ -96,6 +96,3 @@ export function addCounts(counts: Record<string, number>, more: Record<string, n
 
 /** How long a runner holds the lease without renewing it (each step renews it). */
 export const LEASE_MS = 90_000;
-
-/** Whether a lease held until `until` (ms since the epoch) has run out at `now`. */
-export const leaseExpired = (until: number, now: number) => until <= now;

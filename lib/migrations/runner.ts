@@ -116,8 +116,13 @@ export async function runMigrations(options: RunOptions = {}): Promise<RunOutcom
   const ran: RunOutcome['ran'] = [];
   let steps = 0;
   const save = (record: MigrationRecord) => saveMigrationRecord(owner, record, Date.now() + LEASE_MS);
+  const stopHere = () => (options.deadline !== undefined && Date.now() >= options.deadline) || steps === options.maxSteps;
   try {
     for (const migration of pending) {
+      if (stopHere()) {
+        await releaseMigrationLease(owner);
+        return { state: 'unfinished', ran };
+      }
       let record: MigrationRecord = {
         ...(records.get(migration.name) ?? freshRecord(migration.name)),
         status: 'running',
@@ -129,7 +134,7 @@ export async function runMigrations(options: RunOptions = {}): Promise<RunOutcom
       const mine = { name: migration.name, status: record.status, steps: 0, counts: {} as Record<string, number> };
       ran.push(mine);
       for (;;) {
-        if ((options.deadline !== undefined && Date.now() >= options.deadline) || steps === options.maxSteps) {
+        if (stopHere()) {
           await releaseMigrationLease(owner);
           return { state: 'unfinished', ran };
         }

@@ -1,0 +1,20 @@
+import { migrateEntry } from '../../infra/functions.ts';
+import { runMigrations } from '../../lib/migrations/runner.ts';
+import type { Route } from '../../lib/routes.ts';
+import { runAsFunction } from './permissions.ts';
+
+/**
+ * `npm start`'s data migrations: the pending ones, run to the end before the gateway listens, with
+ * the migration function's grant (infra/grants.ts: migrationGrant), as the deploy runs them in
+ * AWS. A local table is small: the API then answers in the new layout from its first request. A
+ * failed migration is logged and recorded (`npm run admin -- migrations:status`); the API starts
+ * anyway, and the next start retries it.
+ */
+export async function runPendingMigrations(routes: Route[], log: (line: string) => void): Promise<void> {
+  const started = Date.now();
+  const outcome = await runAsFunction(migrateEntry, routes, () => runMigrations());
+  if (outcome.ran.length === 0 && outcome.state === 'done') return;
+  const ran = outcome.ran.map((m) => `${m.name} ${m.status} (${m.steps} steps)`).join(', ');
+  log(`Data migrations ${outcome.state} in ${Date.now() - started} ms${ran ? `: ${ran}` : ''}`);
+  if (outcome.failed) log(`Data migration ${outcome.failed.name} failed: ${outcome.failed.error}`);
+}
