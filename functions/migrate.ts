@@ -4,8 +4,7 @@ import type { Context } from 'aws-lambda';
 import { logger } from '../lib/http/logger.ts';
 import { publishMetrics } from '../lib/http/metrics.ts';
 import { answerCloudFormation, isCustomResourceRequest } from '../lib/migrations/cloudformation.ts';
-import { invokeAsync } from '../lib/migrations/continue.ts';
-import { runMigrations, type RunOutcome } from '../lib/migrations/runner.ts';
+import type { RunOutcome } from '../lib/migrations/runner.ts';
 
 /** Time kept in reserve before the Lambda timeout (at most half of it): no new step starts after that. */
 const RESERVE_MS = 60_000;
@@ -31,6 +30,8 @@ async function migrate(event: unknown, context?: Context): Promise<RunOutcome | 
   const continued = isCustomResourceRequest(event) ? 0 : ((event as MigrateEvent | undefined)?.continued ?? 0);
   const remaining = context?.getRemainingTimeInMillis?.();
   const deadline = remaining === undefined ? undefined : Date.now() + remaining - Math.min(RESERVE_MS, remaining / 2);
+  // The runner and the data layer load on the first run, not at init: no caller waits on this function.
+  const { runMigrations } = await import('../lib/migrations/runner.ts');
   const outcome = await runMigrations({
     ...(context?.awsRequestId ? { owner: context.awsRequestId } : {}),
     ...(deadline === undefined ? {} : { deadline }),
@@ -38,6 +39,8 @@ async function migrate(event: unknown, context?: Context): Promise<RunOutcome | 
   logger.info('migrations run', { state: outcome.state, ran: outcome.ran, failed: outcome.failed, continued });
   publishMetrics();
   if (outcome.state === 'unfinished' && context?.invokedFunctionArn) {
+    // Its signer loads only then: most runs end with nothing pending.
+    const { invokeAsync } = await import('../lib/migrations/continue.ts');
     await invokeAsync(context.invokedFunctionArn, { continued: continued + 1 });
   }
   return outcome;

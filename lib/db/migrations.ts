@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Cursor, MigrationRecord, MigrationStatus } from '../domain/migrations.ts';
 import { db, tableName } from './client.ts';
+import { isConditionFailed } from './errors.ts';
 import { keys, migrationsPk } from './keys.ts';
 import { queryPages } from './query.ts';
 import { transact } from './transactions.ts';
@@ -93,7 +93,7 @@ export async function acquireMigrationLease(owner: string, now: number, until: n
     );
     return true;
   } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
+    if (isConditionFailed(err)) return false;
     throw err;
   }
 }
@@ -111,7 +111,7 @@ export async function releaseMigrationLease(owner: string): Promise<void> {
       }),
     );
   } catch (err) {
-    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    if (!isConditionFailed(err)) throw err;
   }
 }
 
@@ -165,7 +165,7 @@ export async function recordBaseline(names: readonly string[], at: string): Prom
         }),
       );
     } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      if (!isConditionFailed(err)) throw err;
     }
   }
 }

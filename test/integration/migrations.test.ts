@@ -16,6 +16,8 @@ import { ensureTable } from '../../tools/local/table.ts';
 import { apiClient, type ApiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
 import { budgetOf } from '../support/call-budgets.ts';
 import { injectFault } from '../support/faults.ts';
+import { npmStart, READY, stop } from '../support/npm-start.ts';
+import { freePort } from '../../tools/local/dynamodb.ts';
 
 /**
  * Data migrations (lib/migrations) on a table of this file's own: they run over the whole table,
@@ -24,6 +26,9 @@ import { injectFault } from '../support/faults.ts';
  * fields), issues without any of the derived state the issue writes keep (counters, rank index,
  * number pointers, assigned-issue index, sub-issue records).
  */
+// Each test migrates a whole table and checks it through the API: seconds alone, more on shared cores.
+vi.setConfig({ testTimeout: 180_000 });
+
 vi.hoisted(() => {
   process.env.TABLE_NAME = `sprint-ticketing-migrations-${process.pid}-${Date.now().toString(36)}`;
 });
@@ -338,7 +343,32 @@ describe('data migrations', () => {
     expect((await runMigrations()).state).toBe('done');
   });
 
-  it('lose no API write made while they run', { timeout: 180_000 }, async () => {
+  it('run when `npm start` starts, before it listens: its API answers in the new layout from the first request', async () => {
+    const f = await previousRelease();
+    await forgetMigrations();
+    const service = npmStart({
+      PORT: String(await freePort()),
+      DYNAMODB_PORT: String(await freePort()),
+      DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+      TABLE_NAME: tableName,
+    });
+    try {
+      const [, base] = await service.waitFor(READY);
+      const output = service.output();
+      expect(output).toMatch(/Data migrations done in \d+ ms: 0001-token-names done \(\d+ steps\), 0002-comment-pointers done/);
+      expect(output.indexOf('Data migrations done')).toBeLessThan(output.indexOf('Listening on'));
+      expect(done(await migrationStatus())).toBe(true);
+      const local = apiClient(base!, f.tokens[0]);
+      expect((await local.get(`/api/v1/comments/${f.comments[0]}`)).status).toBe(200);
+      expect((await local.get(`/api/v1/issues/${f.issues[0]!.key}`)).status).toBe(200);
+      expect(await stop(service)).toBe(0);
+    } finally {
+      service.proc.kill('SIGKILL');
+    }
+    await expectMigrated(f);
+  });
+
+  it('lose no API write made while they run', async () => {
     const f = await previousRelease();
     await forgetMigrations();
     const saved = { ...scanStepItems };
