@@ -122,3 +122,46 @@ describe('the deploy’s custom resource', () => {
     }
   });
 });
+
+describe('a failed migration, reported', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.resetModules();
+  });
+
+  it('counts MigrationFailures (the metric the stack alarms on) and logs the record as an error', async () => {
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+    vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
+    vi.stubEnv('STAGE', 'dev');
+    vi.resetModules();
+    const { defaultReporter } = await import('../../lib/migrations/runner.ts');
+    const { publishMetrics } = await import('../../lib/http/metrics.ts');
+    const lines: string[] = [];
+    const capture = (chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    };
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    try {
+      defaultReporter.failed({ ...freshRecord('0002-comment-pointers'), status: 'failed', error: 'Error: boom' });
+      publishMetrics();
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
+    const json = lines
+      .flatMap((l) => l.split('\n'))
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, any>);
+    const emf = json.find((l) => l._aws)!;
+    expect(emf._aws.CloudWatchMetrics[0]).toMatchObject({
+      Namespace: 'SprintTicketing',
+      Metrics: [{ Name: 'MigrationFailures', Unit: 'Count' }],
+    });
+    expect(emf).toMatchObject({ MigrationFailures: 1, service: 'sprint-ticketing', stage: 'dev' });
+    const log = json.find((l) => l.level === 'ERROR')!;
+    expect(log.message).toMatch(/^migration failed/);
+    expect(log.migration).toMatchObject({ name: '0002-comment-pointers', status: 'failed', error: 'Error: boom' });
+  });
+});

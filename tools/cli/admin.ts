@@ -198,7 +198,15 @@ async function main() {
     case 'migrations:run': {
       const { runMigrations } = await import('../../lib/migrations/runner.ts');
       const steps = values.steps === undefined ? undefined : positiveInt(values.steps, 'steps');
-      return runMigrations(steps === undefined ? {} : { maxSteps: steps });
+      // Progress on standard error: standard output carries only the outcome.
+      const say = (line: string) => process.stderr.write(`admin: ${line}\n`);
+      const reporter = {
+        started: (r: { name: string; cursor?: unknown }) => say(`${r.name} ${r.cursor ? 'resumed' : 'started'}`),
+        stepped: (r: { name: string; steps: number }) => say(`${r.name}: step ${r.steps}`),
+        finished: (r: { name: string; counts: unknown }) => say(`${r.name} done ${JSON.stringify(r.counts)}`),
+        failed: (r: { name: string; error?: string | undefined }) => say(`${r.name} failed: ${r.error}`),
+      };
+      return runMigrations({ reporter, ...(steps === undefined ? {} : { maxSteps: steps }) });
     }
     case 'webhooks:encrypt-secrets': {
       if (useAws && !process.env.WEBHOOK_SECRET_KMS_KEY_ID)

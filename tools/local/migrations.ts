@@ -12,7 +12,13 @@ import { runAsFunction } from './permissions.ts';
  */
 export async function runPendingMigrations(routes: Route[], log: (line: string) => void): Promise<void> {
   const started = Date.now();
-  const outcome = await runAsFunction(migrateEntry, routes, () => runMigrations());
+  let outcome;
+  try {
+    outcome = await runAsFunction(migrateEntry, routes, () => runMigrations());
+  } catch (err) {
+    log(`Data migrations could not run: ${(err as Error).message}`);
+    return;
+  }
   if (outcome.ran.length === 0 && outcome.state === 'done') return;
   const ran = outcome.ran.map((m) => `${m.name} ${m.status} (${m.steps} steps)`).join(', ');
   log(`Data migrations ${outcome.state} in ${Date.now() - started} ms${ran ? `: ${ran}` : ''}`);
