@@ -343,6 +343,25 @@ describe('data migrations', () => {
     expect((await runMigrations()).state).toBe('done');
   });
 
+  it('give the lease back when a record cannot be written, so that a retry runs at once', async () => {
+    const f = await previousRelease();
+    await forgetMigrations();
+    const fault = injectFault({
+      commands: ['TransactWriteItemsCommand'],
+      fault: 'Unknown',
+      times: 1,
+      when: (input) => JSON.stringify(input).includes('"MIGRATION#0001-token-names"'),
+    });
+    try {
+      await expect(runMigrations()).rejects.toThrow(/Injected fault/);
+    } finally {
+      fault.remove();
+    }
+    expect(await readMigrationLease()).toBeUndefined();
+    expect((await runMigrations()).state).toBe('done');
+    await expectMigrated(f);
+  });
+
   it('run when `npm start` starts, before it listens: its API answers in the new layout from the first request', async () => {
     const f = await previousRelease();
     await forgetMigrations();
