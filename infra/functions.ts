@@ -12,6 +12,8 @@ export const cascadeEntry = 'functions/cascade.ts';
 export const changeFeedEntry = 'functions/change-feed.ts';
 /** The webhook delivery function, fed by the delivery queue. */
 export const deliveryEntry = 'functions/webhooks/deliver.ts';
+/** The data migrations (lib/migrations): run on deploy by the stack's custom resource, continuing itself. */
+export const migrateEntry = 'functions/migrate.ts';
 /** The change feed's functions. */
 export const changeFeedEntries = [changeFeedEntry, deliveryEntry];
 
@@ -45,7 +47,7 @@ export function functionId(entry: string): string {
     .join('');
 }
 
-/** Every function of the stack: one per handler module, the authorizer and the stream consumers. */
+/** Every function of the stack: one per handler module, the authorizer, the stream consumers and the migrations. */
 export function allFunctionEntries(routes: Route[]): string[] {
-  return [...handlerModules(routes).map((m) => m.entry), authorizerEntry, cascadeEntry, ...changeFeedEntries];
+  return [...handlerModules(routes).map((m) => m.entry), authorizerEntry, cascadeEntry, ...changeFeedEntries, migrateEntry];
 }

@@ -4,7 +4,7 @@
  * (tools/local/permissions.ts) refuses any DynamoDB call outside it, so every e2e test exercises it.
  */
 import type { Route } from '../lib/routes.ts';
-import { type HandlerModule, authorizerEntry, cascadeEntry, changeFeedEntry, deliveryEntry } from './functions.ts';
+import { type HandlerModule, authorizerEntry, cascadeEntry, changeFeedEntry, deliveryEntry, migrateEntry } from './functions.ts';
 
 export type TableAccess = 'none' | Route['access'];
 
@@ -109,6 +109,14 @@ export const changeFeedGrant: TableGrant = { actions: [...tableActions.write, 'd
 export const deliveryGrant: TableGrant = { actions: tableActions.write, indexes: [] };
 
 /**
+ * The data migrations (functions/migrate.ts, lib/migrations): the one function that may Scan, for
+ * they visit every token, comment and organisation once (lib/db/query.ts: scanPages); it reads
+ * accounts and organisations (GetItem, BatchGetItem), its records (Query), and writes what a route
+ * writes (conditional single writes and transactions) and its records and lease.
+ */
+export const migrationGrant: TableGrant = { actions: [...tableActions.write, 'dynamodb:Scan'], indexes: [] };
+
+/**
  * Who may use the webhook secret key (lib/webhooks/secret-box.ts), and for what: the two functions
  * that make a secret seal it (`kms:Encrypt`; neither opens a stored one), the delivery function
  * opens it to sign (`kms:Decrypt`). No other function may use the key, nor is told of it.
@@ -125,6 +133,7 @@ export function grantOf(entry: string, modules: HandlerModule[]): TableGrant {
   if (entry === cascadeEntry) return cascadeGrant;
   if (entry === changeFeedEntry) return changeFeedGrant;
   if (entry === deliveryEntry) return deliveryGrant;
+  if (entry === migrateEntry) return migrationGrant;
   const module = modules.find((m) => m.entry === entry);
   if (!module) throw new Error(`no function for ${entry}`);
   return grantFor(module);

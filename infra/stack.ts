@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'a
 import { Construct } from 'constructs';
 import type { Route } from '../lib/routes.ts';
 import { CascadeConsumer } from './constructs/cascade-consumer.ts';
+import { Migrations } from './constructs/migrations.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { ChangeFeed } from './constructs/change-feed.ts';
 import { ServiceApi } from './constructs/service-api.ts';
@@ -36,6 +37,7 @@ export class ServiceStack extends Stack {
   readonly webAcl?: WebAcl;
   readonly changeFeed: ChangeFeed;
   readonly webhookSecretKey: WebhookSecretKey;
+  readonly migrations: Migrations;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -102,6 +104,14 @@ export class ServiceStack extends Stack {
 
     const cascade = new CascadeConsumer(this, 'Cascade', { table, logs, environment: stageEnvironment });
     const name = `sprint-ticketing-${config.stage}`;
+    // The pending data migrations run once the API serves this release (its writes keep the new layout).
+    this.migrations = new Migrations(this, 'Migrations', {
+      table,
+      logs,
+      functionName: `${name}-migrations`,
+      environment: stageEnvironment,
+      runAfter: [api.api.deploymentStage],
+    });
     if (config.waf) {
       this.webAcl = new WebAcl(this, 'Waf', { name, stageArn: api.api.deploymentStage.stageArn, limits: config.waf });
     } else {
@@ -118,6 +128,7 @@ export class ServiceStack extends Stack {
       functions: [
         ...[...functions].map(([entry, fn]) => ({ label: functionId(entry), fn })),
         { label: 'Cascade', fn: cascade.fn },
+        { label: 'Migrations', fn: this.migrations.fn },
       ],
       cascade: { fn: cascade.fn, failures: cascade.failures },
       webAclName: this.webAcl ? name : undefined,

@@ -42,6 +42,8 @@ export const thresholds = {
   deadLetters: 1,
   /** Stream iterator age over 10 minutes: the cascade falls behind, and deleted parents' children linger (records expire after a day). */
   iteratorAgeMs: 10 * 60_000,
+  /** Any failed data migration: it stays failed, and the migrations after it wait, until a run succeeds. */
+  migrationFailures: 1,
 } as const;
 export const MIN_REQUESTS_FOR_RATE = 20;
 
@@ -192,6 +194,13 @@ export class Monitoring extends Construct {
       'The cascade consumer is more than 10 minutes behind the stream',
     );
 
+    alarm(
+      'MigrationFailures',
+      own(metricNames.migrationFailures),
+      thresholds.migrationFailures,
+      'A data migration failed (recorded as failed; later ones wait): see docs/deploying.md, migrations:status',
+    );
+
     const search = (metricName: string, dimension: string) =>
       new MathExpression({
         label: '',
@@ -230,7 +239,14 @@ export class Monitoring extends Construct {
         ...fnMetrics((fn) => fn.metricThrottles({ period: PERIOD, statistic: 'Sum' })),
       ]),
     );
-    this.dashboard.addWidgets(graph('Cascade', [own(metricNames.cascadeItemsRemoved), deadLetters], [iteratorAge]));
+    this.dashboard.addWidgets(
+      graph('Cascade', [own(metricNames.cascadeItemsRemoved), deadLetters], [iteratorAge]),
+      graph('Data migrations', [
+        own(metricNames.migrationSteps),
+        own(metricNames.migrationsCompleted),
+        own(metricNames.migrationFailures),
+      ]),
+    );
     if (props.webAclName) {
       const blocked = (rule: string) =>
         new Metric({

@@ -24,6 +24,8 @@ export interface ServiceFunctionProps {
   memorySize?: number;
   /** Retention of the function's log group, and whether it outlives the stack. */
   logs: { retention: RetentionDays; removalPolicy: RemovalPolicy };
+  /** A fixed name (a function that invokes itself names itself in its grant); undefined: CloudFormation's. */
+  functionName?: string;
   /** Concurrency reserved for (and capping) this function; undefined: the account's shared pool. */
   reservedConcurrentExecutions?: number;
 }
@@ -50,6 +52,7 @@ export class ServiceFunction extends NodejsFunction {
       // Enough CPU for a short cold start; Lambda's CPU share grows with memory.
       memorySize: props.memorySize ?? 1024,
       timeout: props.timeout ?? Duration.seconds(10),
+      ...(props.functionName === undefined ? {} : { functionName: props.functionName }),
       ...(props.reservedConcurrentExecutions === undefined
         ? {}
         : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),

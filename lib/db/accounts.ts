@@ -2,7 +2,7 @@ import type { Account, Organisation, Role } from '../schemas/accounts.ts';
 import { tableName } from './client.ts';
 import { collections, keys, listKeys, tokenPkPrefix } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
-import { scanPages } from './query.ts';
+import { scanPages, type ScanStep } from './query.ts';
 import { nextId, nextOrgId } from './sequences.ts';
 import { bucketStateOf } from './tokens.ts';
 import { addTo, putNew, getItem, batchGet, STALE, transact, updateIf, type GuardedItem } from './transactions.ts';
@@ -244,16 +244,23 @@ export async function listAccounts(orgId: number, page: PageRequest) {
  * (those of `orgId`, when given) with a Scan, which no request path does, then their accounts, 100 per BatchGet. No route renames
  * an account, so the name written stays true. Returns how many tokens lacked a name and how many
  * were given one; running it again writes none.
+ * With `step`, it reads only that part of the Scan and returns where the next part starts (`next`,
+ * undefined at the end): the data migration of lib/migrations runs it so, a step at a time.
  */
-export async function writeMissingTokenNames(orgId?: number): Promise<{ tokens: number; written: number }> {
+export async function writeMissingTokenNames(
+  orgId?: number,
+  step?: ScanStep,
+): Promise<{ tokens: number; written: number; next?: Record<string, unknown> | undefined }> {
   let tokens = 0;
   let written = 0;
-  await scanPages(
+  let pages = step?.pages ?? Infinity;
+  const next = await scanPages(
     {
       FilterExpression: `begins_with(PK, :token) AND attribute_not_exists(#name)${orgId === undefined ? '' : ' AND org_id = :org'}`,
       ProjectionExpression: 'PK, SK, org_id, account_id',
       ExpressionAttributeNames: { '#name': 'name' },
       ExpressionAttributeValues: { ':token': tokenPkPrefix, ...(orgId === undefined ? {} : { ':org': orgId }) },
+      ...(step ? { Limit: step.limit } : {}),
     },
     async (items) => {
       tokens += items.length;
@@ -273,7 +280,9 @@ export async function writeMissingTokenNames(orgId?: number): Promise<{ tokens: 
           if (named) written++;
         }
       }
+      return --pages > 0;
     },
+    step?.start,
   );
-  return { tokens, written };
+  return step ? { tokens, written, next } : { tokens, written };
 }

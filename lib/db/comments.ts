@@ -3,7 +3,7 @@ import { pointerFromItem, sprintIdOf, type CommentPointer, type FullCommentPoint
 import type { Comment } from '../schemas/comments.ts';
 import { tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
-import { scanPages } from './query.ts';
+import { scanPages, type ScanStep } from './query.ts';
 import { collections, keys, listKeys, orgPk, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
 import {
@@ -491,19 +491,24 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
  * request path does. A pointer is written only while its comment is there, so a cascade running
  * meanwhile is not undone. Returns how many comments it saw, how many pointers it wrote and how
  * many it completed; running it again writes none.
+ * With `step`, it reads only that part of the Scan and returns where the next part starts (`next`,
+ * undefined at the end): the data migration of lib/migrations runs it so, a step at a time.
  */
 export async function writeMissingCommentPointers(
   orgId?: number,
-): Promise<{ comments: number; written: number; completed: number }> {
+  step?: ScanStep,
+): Promise<{ comments: number; written: number; completed: number; next?: Record<string, unknown> | undefined }> {
   let comments = 0;
   let written = 0;
   let completed = 0;
-  await scanPages(
+  let pages = step?.pages ?? Infinity;
+  const next = await scanPages(
     {
       FilterExpression: `#type = :comment${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
       ProjectionExpression: 'PK, SK, org_id, project_id, issue_id, sprint_id, id, author_id, author_name, created_at, #version',
       ExpressionAttributeNames: { '#type': 'type', '#version': VERSION_ATTRIBUTE },
       ExpressionAttributeValues: { ':comment': 'comment', ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }) },
+      ...(step ? { Limit: step.limit } : {}),
     },
     async (items) => {
       for (const item of items) {
@@ -512,9 +517,11 @@ export async function writeMissingCommentPointers(
         if (outcome === 'written') written++;
         if (outcome === 'completed') completed++;
       }
+      return --pages > 0;
     },
+    step?.start,
   );
-  return { comments, written, completed };
+  return step ? { comments, written, completed, next } : { comments, written, completed };
 }
 
 /**

@@ -35,6 +35,8 @@
  * | IDEMPOTENCY#k    | PART#n              |                          | part n of a large stored response (TTL)|
  * | GLOBAL           | SEQ                 |                          | organisation id sequence               |
  * | CASCADE          | kind#o#p#id         |                          | a cascade to continue (lib/db/cascade.ts) |
+ * | MIGRATION        | MIGRATION#name      |                          | a data migration's record (lib/db/migrations.ts) |
+ * | MIGRATION        | LEASE               |                          | who runs the migrations now, until when |
  * | <PK of x>#DEL    | <SK of x>           |                          | who deleted x (TTL; lib/db/deletions.ts)|
  *
  * A project's sprints, issues and comments share the project's partition, so deleting a project
@@ -59,6 +61,8 @@ export const projectPk = (orgId: number, projectId: number) => `${orgPk(orgId)}#
 export const assigneePk = (orgId: number, accountId: number) => `${orgPk(orgId)}#A#${pad(accountId)}`;
 /** The partition listing the cascades still to finish: few items, written only by the consumer. */
 export const pendingCascadesPk = 'CASCADE';
+/** The partition of the data migrations' records and their runner's lease (lib/db/migrations.ts). */
+export const migrationsPk = 'MIGRATION';
 /** What every token item's partition key starts with (operators' commands find token items by it). */
 export const tokenPkPrefix = 'TOKEN#';
 
@@ -160,6 +164,10 @@ export const keys = {
    * cascade or list of the item's partition reads it.
    */
   deletion: (deleted: Key): Key => ({ PK: `${deleted.PK}#DEL`, SK: deleted.SK }),
+  /** A data migration's record: status, progress cursor, counts, error (lib/migrations/index.ts names them). */
+  migration: (name: string): Key => ({ PK: migrationsPk, SK: `MIGRATION#${name}` }),
+  /** The lease of the one runner of the migrations at a time (expires if its holder dies). */
+  migrationLease: (): Key => ({ PK: migrationsPk, SK: 'LEASE' }),
   /** A cascade (of a project, sprint or issue) still to finish, with where it stopped. */
   pendingCascade: (kind: string, orgId: number, projectId: number, id: number): Key => ({
     PK: pendingCascadesPk,

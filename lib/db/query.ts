@@ -57,19 +57,32 @@ export async function queryPages(
 }
 
 /**
+ * A bounded part of a Scan, for work that continues itself (lib/migrations): from `start` (undefined:
+ * the beginning), at most `pages` pages of at most `limit` items read each.
+ */
+export interface ScanStep {
+  start?: Key | undefined;
+  pages: number;
+  limit: number;
+}
+
+/**
  * The whole table (or what `input`'s filter keeps of it), page after page, consistently, each page
- * handed to `onPage`. Operators' commands only (`tools/cli/admin.ts`): no request path scans.
+ * handed to `onPage`. Operators' commands and the data migrations only (`tools/cli/admin.ts`,
+ * lib/migrations): no request path scans. `start` continues a Scan where an earlier one stopped;
+ * `onPage` answering false stops it. Returns where it stopped (undefined: at the end).
  */
 export async function scanPages(
   input: Omit<ScanCommandInput, 'TableName' | 'ConsistentRead' | 'ExclusiveStartKey'>,
-  onPage: (items: Record<string, unknown>[]) => Promise<void> | void,
-): Promise<void> {
-  await eachPage(
-    (start) =>
+  onPage: (items: Record<string, unknown>[]) => Promise<boolean | void> | boolean | void,
+  start?: Key,
+): Promise<Key | undefined> {
+  return eachPage(
+    (from) =>
       db.send(
-        new ScanCommand({ ...input, TableName: tableName, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }),
+        new ScanCommand({ ...input, TableName: tableName, ConsistentRead: true, ...(from ? { ExclusiveStartKey: from } : {}) }),
       ),
-    undefined,
+    start,
     (page) => onPage(page.Items ?? []),
   );
 }

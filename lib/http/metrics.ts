@@ -15,6 +15,12 @@ export const metricNames = {
   authorizerFailures: 'AuthorizerFailures',
   /** Items the stream consumer removed under deleted projects, sprints and issues. */
   cascadeItemsRemoved: 'CascadeItemsRemoved',
+  /** Steps of data migrations run (lib/migrations/runner.ts). */
+  migrationSteps: 'MigrationSteps',
+  /** Data migrations finished. */
+  migrationsCompleted: 'MigrationsCompleted',
+  /** Data migrations that failed (recorded as failed; the stack alarms on any). */
+  migrationFailures: 'MigrationFailures',
 } as const;
 
 /**

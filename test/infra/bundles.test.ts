@@ -19,7 +19,7 @@ import {
   measureInit,
 } from '../../infra/bench/bundles.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
-import { allFunctionEntries, authorizerEntry, deliveryEntry, functionId } from '../../infra/functions.ts';
+import { allFunctionEntries, authorizerEntry, deliveryEntry, functionId, migrateEntry } from '../../infra/functions.ts';
 import { insertDelivery, pendingDelivery } from '../../lib/db/webhooks.ts';
 import { createWebhook } from '../../lib/domain/webhook-secrets.ts';
 import { routes } from '../../lib/routes.ts';
@@ -177,6 +177,80 @@ process.exit(0);
       expect(receiver.requests.map((r) => ({ id: r.id, verified: r.verified }))).toEqual([{ id: 'msg_bundle', verified: true }]);
     } finally {
       await receiver.close();
+    }
+  }, 60_000);
+});
+
+describe('the migration function bundle', () => {
+  // Runs the built bundle alone, as Lambda would, on CloudFormation's request of a deploy.
+  const RUN = `
+const { handler } = await import(process.argv[1]);
+const context = {
+  functionName: 'migrate',
+  awsRequestId: 'r-migrate',
+  invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:migrate',
+  getRemainingTimeInMillis: () => 900000,
+};
+const out = await handler(JSON.parse(process.argv[2]), context);
+process.stdout.write(JSON.stringify(out));
+process.exit(0);
+`;
+
+  it('answers CloudFormation at once, then runs the pending migrations (none on the suite’s table, made by this release)', async () => {
+    const answers: { method: string; body: string }[] = [];
+    const { createServer } = await import('node:http');
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        answers.push({ method: req.method ?? '', body });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const bundle = bundles.get(migrateEntry)!;
+      const dir = join(outRoot, 'migrate-alone');
+      mkdirSync(dir, { recursive: true });
+      copyFileSync(bundle.file, join(dir, 'index.mjs'));
+      const event = {
+        RequestType: 'Update',
+        ResponseURL: `http://127.0.0.1:${port}/response`,
+        StackId: 'stack',
+        RequestId: 'request-1',
+        LogicalResourceId: 'MigrationsRunOnDeploy',
+        PhysicalResourceId: 'data-migrations',
+      };
+      const env = {
+        PATH: process.env.PATH ?? '',
+        DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+        TABLE_NAME: process.env.TABLE_NAME,
+        AWS_REGION: 'local',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+        POWERTOOLS_METRICS_DISABLED: 'true',
+      };
+      const child = spawn(
+        process.execPath,
+        ['--input-type=module', '-e', RUN, pathToFileURL(join(dir, 'index.mjs')).href, JSON.stringify(event)],
+        { cwd: dir, env },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(stdout)).toEqual({ state: 'done', ran: [] });
+      expect(answers).toHaveLength(1);
+      expect(answers[0]!.method).toBe('PUT');
+      expect(JSON.parse(answers[0]!.body)).toMatchObject({
+        Status: 'SUCCESS',
+        RequestId: 'request-1',
+        PhysicalResourceId: 'data-migrations',
+      });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   }, 60_000);
 });

@@ -10,6 +10,7 @@ import { repoRoot } from '../../infra/paths.ts';
 import { ServiceStack } from '../../infra/stack.ts';
 import { stageConfig } from '../../infra/stage.ts';
 import { createTableInput, tableDefinition } from '../../lib/db/table.ts';
+import { migrations, migrationsVersion } from '../../lib/migrations/index.ts';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 import { orgInFlightCap } from '../../lib/webhooks/fairness.ts';
@@ -140,9 +141,9 @@ describe('the stack', () => {
 });
 
 describe('functions', () => {
-  it('has one function per handler module, plus the authorizer, the stream consumer and the change feed', () => {
+  it('has one function per handler module, plus the authorizer, the stream consumer, the change feed and the migrations', () => {
     const modules = handlerModules(routes);
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(modules.length + 2 + changeFeedEntries.length);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(modules.length + 3 + changeFeedEntries.length);
     expect([...stack.functions.keys()].sort()).toEqual(modules.map((m) => m.entry).sort());
   });
 
@@ -410,6 +411,8 @@ const expectedGrants: Record<string, Expected> = {
   'functions/backlog/update.ts': write(['LSI1Keys']),
   'functions/backlog/delete.ts': write(),
   'functions/mcp.ts': write(['LSI1', 'LSI1Keys']),
+  // The data migrations: what the routes write, and the one Scan of the stack (lib/migrations).
+  'functions/migrate.ts': { table: [...writes, 'dynamodb:Scan'].sort(), indexes: [] },
 };
 
 describe('least privilege', () => {
@@ -449,6 +452,7 @@ describe('least privilege', () => {
     { entry: 'functions/cascade.ts', id: logicalId(stack.cascade.fn) },
     { entry: 'functions/change-feed.ts', id: logicalId(stack.changeFeed.consumer) },
     { entry: 'functions/webhooks/deliver.ts', id: logicalId(stack.changeFeed.deliverer) },
+    { entry: 'functions/migrate.ts', id: logicalId(stack.migrations.fn) },
   ];
 
   it('gives every function exactly the table actions and indexes its code uses', () => {
@@ -484,11 +488,15 @@ describe('least privilege', () => {
     }
   });
 
-  it('grants nobody Scan, a wildcard action, or any index but by name', () => {
+  it('grants nobody but the data migrations Scan, nobody a wildcard action, or any index but by name', () => {
+    const migrationsRole = JSON.stringify(resources[logicalId(stack.migrations.fn)]!.Properties.Role).match(
+      /"Fn::GetAtt":\["([^"]+)","Arn"\]/,
+    )![1]!;
     for (const [, policy] of policies()) {
+      const ofMigrations = (policy.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === migrationsRole);
       for (const st of policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]) {
         const actions = [st.Action].flat();
-        expect(actions).not.toContain('dynamodb:Scan');
+        if (!ofMigrations) expect(actions).not.toContain('dynamodb:Scan');
         expect(actions.some((a) => a.endsWith('*'))).toBe(false);
         expect(JSON.stringify(st.Resource)).not.toContain('/index/*');
       }
@@ -633,8 +641,8 @@ describe('stages', () => {
       }),
     });
     const logGroups = ofType('AWS::Logs::LogGroup');
-    // One per function (the routes', the authorizer, the cascade, the change feed's two) and the access log.
-    expect(logGroups.length).toBe(handlerModules(routes).length + 5);
+    // One per function (the routes', the authorizer, the cascade, the change feed's two, the migrations) and the access log.
+    expect(logGroups.length).toBe(handlerModules(routes).length + 6);
     for (const [, group] of logGroups) {
       expect(group).toMatchObject({
         DeletionPolicy: 'Retain',
@@ -874,7 +882,7 @@ describe('alarms and dashboard', () => {
       Threshold: 1,
     });
     expect(alarm('AuthorizerThrottles')).toMatchObject({ MetricName: 'Throttles', Threshold: 1 });
-    for (const fn of [...stack.functions.values(), stack.cascade.fn]) {
+    for (const fn of [...stack.functions.values(), stack.cascade.fn, stack.migrations.fn]) {
       const own = alarms().filter((a) => JSON.stringify(a.Metrics ?? []).includes(logicalId(fn)));
       expect(own, logicalId(fn)).toHaveLength(1);
       expect(JSON.stringify(own[0]!.Metrics)).toMatch(/Errors.*Throttles|Throttles.*Errors/);
@@ -882,6 +890,20 @@ describe('alarms and dashboard', () => {
     // CloudWatch refuses an alarm whose math reads more than 10 metrics.
     for (const a of alarms())
       expect((a.Metrics ?? []).filter((m: { MetricStat?: unknown }) => m.MetricStat).length).toBeLessThanOrEqual(10);
+  });
+
+  it('alarms on any failed data migration (the MigrationFailures metric the runner counts)', () => {
+    expect(alarm('MigrationFailures')).toMatchObject({
+      MetricName: 'MigrationFailures',
+      Namespace: 'SprintTicketing',
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Dimensions: expect.arrayContaining([
+        { Name: 'service', Value: 'sprint-ticketing' },
+        { Name: 'stage', Value: 'prod' },
+      ]) as unknown,
+    });
   });
 
   it('alarms when the cascade’s dead-letter queue is not empty and when the stream falls behind', () => {
@@ -921,11 +943,52 @@ describe('alarms and dashboard', () => {
       'IteratorAge',
       'ApproximateNumberOfMessagesVisible',
       'CascadeItemsRemoved',
+      'MigrationSteps',
+      'MigrationFailures',
       'MetricName=\\\\\\"Requests\\\\\\"',
       'BlockedRequests',
     ]) {
       expect(body, signal).toContain(signal);
     }
+  });
+});
+
+describe('data migrations on deploy', () => {
+  const fnId = () => logicalId(stack.migrations.fn);
+  const runs = () => ofType('AWS::CloudFormation::CustomResource');
+
+  it('runs the migration function from one custom resource, on create and whenever the migration list or its code changes', () => {
+    expect(runs()).toHaveLength(1);
+    const [, run] = runs()[0]!;
+    // CloudFormation calls the function itself: no provider framework (its functions, roles and permission).
+    expect(run.Properties.ServiceToken).toEqual({ 'Fn::GetAtt': [fnId(), 'Arn'] });
+    expect(run.Properties.Migrations).toBe(migrationsVersion);
+    expect(run.Properties.Migrations).toBe(migrations.map((m) => m.name).join(','));
+    expect(run.Properties.Code).toBe(resources[fnId()]!.Properties.Code.S3Key);
+    template.resourceCountIs('Custom::Trigger', 0);
+    template.resourceCountIs('Custom::AWS', 0);
+  });
+
+  it('starts them once this release serves the API: after the API’s stage is deployed', () => {
+    const [id] = runs()[0]!;
+    const dependsOn = (template.toJSON().Resources[id] as { DependsOn?: string[] }).DependsOn ?? [];
+    expect(dependsOn).toContain(logicalId(stack.api.api.deploymentStage));
+  });
+
+  it('gives the function 15 minutes, a fixed name, and leave to invoke only itself (to continue its run)', () => {
+    const fn = resources[fnId()]!.Properties;
+    expect(fn.Timeout).toBe(900);
+    expect(fn.FunctionName).toBe('sprint-ticketing-prod-migrations');
+    const roleId = JSON.stringify(fn.Role).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)![1]!;
+    const statements = (resources[roleId]!.Properties.Policies as { PolicyDocument: { Statement: any[] } }[]).flatMap(
+      (p) => p.PolicyDocument.Statement,
+    );
+    const invoke = statements.filter((st) => [st.Action].flat().some((a: string) => a.startsWith('lambda:')));
+    expect(invoke).toHaveLength(1);
+    expect(invoke[0].Action).toBe('lambda:InvokeFunction');
+    expect(JSON.stringify(invoke[0].Resource)).toContain(':function:sprint-ticketing-prod-migrations"');
+    expect(JSON.stringify(invoke[0].Resource)).not.toContain('*');
+    expect(fn.Environment.Variables.TABLE_NAME).toEqual({ Ref: logicalId(stack.table.table) });
   });
 });
 

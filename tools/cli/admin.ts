@@ -30,6 +30,9 @@ Commands:
   issues:reindex [--org ID]       (after upgrading, with no writes running: every list's rank counters,
                                   the issue-number pointers and the assigned-issue index, rebuilt from
                                   the issues; reads the table, or one organisation's part, with a Scan)
+  migrations:status               (upgrades run the three commands above as data migrations; every one:: pending, running, done or failed, its counts)
+  migrations:run [--steps N]      (runs the pending data migrations now, as deploys and npm start do;
+                                  reads the table with a Scan; see docs/deploying.md)
   webhooks:encrypt-secrets [--org ID]
                                   (once after upgrading: seals every webhook signing secret stored in
                                   plaintext; AWS: WEBHOOK_SECRET_KMS_KEY_ID, the stack output
@@ -55,6 +58,8 @@ const commands: Record<string, string[]> = {
   'tokens:names': [],
   'issues:reindex': [],
   'webhooks:encrypt-secrets': [],
+  'migrations:status': [],
+  'migrations:run': [],
 };
 
 /** Flags a command may take beside its required ones; `dry-run` is a boolean. */
@@ -65,6 +70,7 @@ const optionalFlags: Record<string, string[]> = {
   'comments:pointers': ['org'],
   'tokens:names': ['org'],
   'webhooks:encrypt-secrets': ['org'],
+  'migrations:run': ['steps'],
 };
 const booleanFlags = new Set(['dry-run']);
 
@@ -184,6 +190,24 @@ async function main() {
       return (await import('../../lib/db/accounts.ts')).writeMissingTokenNames(orgFlag(values.org));
     case 'issues:reindex':
       return (await import('../../lib/db/reindex.ts')).rebuildIssueIndexes(orgFlag(values.org));
+    case 'migrations:status': {
+      const { migrationStatus } = await import('../../lib/migrations/runner.ts');
+      const { readMigrationLease } = await import('../../lib/db/migrations.ts');
+      return { migrations: await migrationStatus(), lease: (await readMigrationLease()) ?? null };
+    }
+    case 'migrations:run': {
+      const { runMigrations } = await import('../../lib/migrations/runner.ts');
+      const steps = values.steps === undefined ? undefined : positiveInt(values.steps, 'steps');
+      // Progress on standard error: standard output carries only the outcome.
+      const say = (line: string) => process.stderr.write(`admin: ${line}\n`);
+      const reporter = {
+        started: (r: { name: string; cursor?: unknown }) => say(`${r.name} ${r.cursor ? 'resumed' : 'started'}`),
+        stepped: (r: { name: string; steps: number }) => say(`${r.name}: step ${r.steps}`),
+        finished: (r: { name: string; counts: unknown }) => say(`${r.name} done ${JSON.stringify(r.counts)}`),
+        failed: (r: { name: string; error?: string | undefined }) => say(`${r.name} failed: ${r.error}`),
+      };
+      return runMigrations({ reporter, ...(steps === undefined ? {} : { maxSteps: steps }) });
+    }
     case 'webhooks:encrypt-secrets': {
       if (useAws && !process.env.WEBHOOK_SECRET_KMS_KEY_ID)
         throw new UsageError(

@@ -57,6 +57,10 @@ try {
   const { routes } = await import('../../lib/routes.ts');
   const { startLocalServices } = await import('./services.ts');
 
+  // The pending data migrations, before the first request (docs/deploying.md: upgrades). On a new
+  // table there are none: it is recorded as holding this release's layout before anything is written.
+  const { runPendingMigrations } = await import('./migrations.ts');
+  await runPendingMigrations(routes, (line) => console.log(line));
   const first = await bootstrapFirstOrganisation();
   services = await startLocalServices(endpoint);
   server = createGateway({ routes, log: (line) => console.log(line) });
