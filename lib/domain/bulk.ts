@@ -35,6 +35,12 @@ export type BulkOp =
   /** An item its caller could not parse or locate: answered with that error, nothing tried. */
   | { kind: 'invalid'; error: unknown };
 
+/**
+ * An op, or how to make it when its turn comes (an MCP item that names an issue by its number is
+ * located after the items before it ran: one of them may have moved it). A throw is its answer.
+ */
+export type BulkItem = BulkOp | (() => Promise<BulkOp>);
+
 /** One item's answer: the issue (201 created, 200 updated), or the error the single write throws. */
 export type BulkOutcome = { ok: true; status: 200 | 201; issue: Issue } | { ok: false; error: unknown };
 
@@ -48,16 +54,13 @@ export interface BulkOptions {
  * run. DynamoDB calls: those of the single write per item, one item after the other (at most 6 per
  * create, 5 per update, plus 1 for a create's `position`); a dry run: at most 4 reads per item.
  */
-export async function bulkWrite(caller: Principal, ops: BulkOp[], options: BulkOptions = {}): Promise<BulkOutcome[]> {
+export async function bulkWrite(caller: Principal, ops: BulkItem[], options: BulkOptions = {}): Promise<BulkOutcome[]> {
   const run = options.dryRun ? dryRun(caller) : apply(caller);
   const outcomes: BulkOutcome[] = [];
-  for (const op of ops) {
-    if (op.kind === 'invalid') {
-      outcomes.push({ ok: false, error: op.error });
-      continue;
-    }
+  for (const item of ops) {
     try {
-      outcomes.push(await run(op));
+      const op = typeof item === 'function' ? await item() : item;
+      outcomes.push(op.kind === 'invalid' ? { ok: false, error: op.error } : await run(op));
     } catch (error) {
       outcomes.push({ ok: false, error });
     }
@@ -70,7 +73,7 @@ export async function bulkWrite(caller: Principal, ops: BulkOp[], options: BulkO
  * when the project or the sprint of the path is not the caller's (one BatchGet), as the single
  * routes answer; then each item on its own.
  */
-export async function bulkWriteToList(caller: Principal, at: IssueLocation, ops: BulkOp[], options: BulkOptions = {}) {
+export async function bulkWriteToList(caller: Principal, at: IssueLocation, ops: BulkItem[], options: BulkOptions = {}) {
   const family = await store.getIssueFamily(caller.orgId, at.projectId, at.sprintId === null ? [] : [at.sprintId]);
   if (!family.project) throw new NotFoundError('Project');
   if (at.sprintId !== null && !family.sprints.get(at.sprintId)) throw new NotFoundError('Sprint');
