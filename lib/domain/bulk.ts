@@ -5,7 +5,9 @@ import { catalogueOf } from '../db/labels.ts';
 import { expectingVersion } from '../db/versions.ts';
 import type { Issue, IssueCreate, IssueUpdate } from '../schemas/issues.ts';
 import { unclassified } from './derivations.ts';
-import { NotFoundError, PreconditionFailedError, SprintBusyError, ValidationError } from './errors.ts';
+import { Refused, STALE } from '../db/transactions.ts';
+import { NotFoundError, PreconditionFailedError, SprintBusyError, UnavailableError, ValidationError } from './errors.ts';
+import { appendedPosition } from './positions.ts';
 import {
   assigneeMessage,
   createIssue,
@@ -57,15 +59,181 @@ export interface BulkOptions {
 export async function bulkWrite(caller: Principal, ops: BulkItem[], options: BulkOptions = {}): Promise<BulkOutcome[]> {
   const run = options.dryRun ? dryRun(caller) : apply(caller);
   const outcomes: BulkOutcome[] = [];
-  for (const item of ops) {
+  for (let i = 0; i < ops.length;) {
+    const item = ops[i]!;
+    // A run of plain creates into one list is written together (`createTogether`).
+    const run2 = options.dryRun ? [] : plainCreatesFrom(ops, i);
+    if (run2.length > 1) {
+      outcomes.push(...(await createTogether(caller, run2)));
+      i += run2.length;
+      continue;
+    }
     try {
       const op = typeof item === 'function' ? await item() : item;
       outcomes.push(op.kind === 'invalid' ? { ok: false, error: op.error } : await run(op));
     } catch (error) {
       outcomes.push({ ok: false, error });
     }
+    i += 1;
   }
   return outcomes;
+}
+
+type CreateOp = Extract<BulkOp, { kind: 'create' }>;
+
+/** A create the batch path takes: no place asked for, no parent (whose guard is one per write). */
+const isPlainCreate = (item: BulkItem | undefined): item is CreateOp =>
+  typeof item === 'object' && item.kind === 'create' && item.position === undefined && (item.fields.parent_id ?? null) === null;
+
+/** The plain creates from `start` on into the list of the first (none when it is not one). */
+function plainCreatesFrom(ops: BulkItem[], start: number): CreateOp[] {
+  const first = ops[start];
+  if (!isPlainCreate(first)) return [];
+  const run: CreateOp[] = [];
+  for (let i = start; i < ops.length; i++) {
+    const op = ops[i];
+    if (!isPlainCreate(op) || op.at.projectId !== first.at.projectId || op.at.sprintId !== first.at.sprintId) break;
+    run.push(op);
+  }
+  return run;
+}
+
+/** Bytes of issues per transaction: DynamoDB takes 4 MB, keys and the other items need the rest. */
+const TRANSACTION_BYTES = 3_000_000;
+/** Items per transaction (DynamoDB's limit). */
+const TRANSACTION_ITEMS = 100;
+
+/**
+ * Plain creates into one list, as the single creates would answer them one after the other, in
+ * fewer calls: what each create checks before it takes a number is read once for all (one
+ * BatchGet: the project, the sprint, the assignees), the valid ones take their ids, numbers and
+ * positions at once (two calls side by side), and they are written by as few issue writes
+ * (lib/db/issue-write.ts) as DynamoDB's transaction limits allow, in order. A transaction refused
+ * (a sprint deleted or being completed meanwhile) is sent again issue by issue, each on its own.
+ */
+async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkOutcome[]> {
+  const { orgId } = caller;
+  const { projectId, sprintId } = ops[0]!.at;
+  const assignees = ops.map((op) => op.fields.assignee_id).filter((a): a is number => typeof a === 'number');
+  const context = await store.getCreateContext(orgId, projectId, sprintId, assignees);
+  const outcomes: BulkOutcome[] = ops.map(() => ({ ok: false, error: new NotFoundError('Project') }));
+  if (!context.project) return outcomes;
+  const project = context.project;
+  const valid: { index: number; op: CreateOp; labelIds: number[] }[] = [];
+  ops.forEach((op, index) => {
+    try {
+      const labelIds = op.fields.labels === undefined ? [] : resolveLabels(project, op.fields.labels);
+      if (sprintId !== null && !context.sprint) throw new NotFoundError('Sprint');
+      if (context.sprint?.status === 'completing') throw new SprintBusyError();
+      const assignee = op.fields.assignee_id;
+      if (typeof assignee === 'number' && !context.accounts.has(assignee)) throw new ValidationError([assigneeMessage]);
+      valid.push({ index, op, labelIds });
+    } catch (error) {
+      outcomes[index] = { ok: false, error };
+    }
+  });
+  if (valid.length === 0) return outcomes;
+  let reserved: Awaited<ReturnType<typeof store.allocateIssueSlots>>;
+  try {
+    reserved = await store.allocateIssueSlots(orgId, projectId, valid.length);
+  } catch (err) {
+    for (const { index } of valid) outcomes[index] = { ok: false, error: createRefusal(err) };
+    return outcomes;
+  }
+  const catalogue = catalogueOf(reserved.project);
+  const now = new Date().toISOString();
+  const created = valid.map(({ index, op, labelIds }, k) => {
+    const slot = reserved.slots[k]!;
+    const status = op.fields.status ?? (sprintId === null ? 'backlog' : 'todo');
+    const issue: Issue = {
+      id: slot.id,
+      project_id: projectId,
+      sprint_id: sprintId,
+      issue_number: `${reserved.prefix}-${slot.number}`,
+      title: op.fields.title,
+      description: op.fields.description ?? null,
+      status,
+      story_points: op.fields.story_points ?? null,
+      position: appendedPosition(slot.positionSeq),
+      assignee_id: op.fields.assignee_id ?? null,
+      priority: op.fields.priority ?? unclassified.priority,
+      type: op.fields.type ?? unclassified.type,
+      due_date: op.fields.due_date ?? null,
+      parent_id: null,
+      sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
+      labels: issueLabels(labelIds, catalogue),
+      ...statusTimestamps(undefined, status, now),
+      created_at: now,
+      updated_at: now,
+      blocked: false,
+    };
+    return { index, issue, labelIds };
+  });
+
+  // In order, so that positions (allocated in order) and places agree; each chunk within the limits.
+  const chunks: (typeof created)[] = [];
+  let bytes = 0;
+  for (const c of created) {
+    const size = Buffer.byteLength(JSON.stringify(c.issue));
+    const last = chunks.at(-1);
+    const fits =
+      last &&
+      bytes + size <= TRANSACTION_BYTES &&
+      store.insertIssuesItems(orgId, projectId, { sprintId, issues: [...last, c] }) <= TRANSACTION_ITEMS;
+    if (fits) {
+      last.push(c);
+      bytes += size;
+    } else {
+      chunks.push([c]);
+      bytes = size;
+    }
+  }
+  let listed = sprintId === null ? reserved.backlogCount : Number(context.sprint?.issues_count ?? 0);
+  const answer = ({ index, issue }: (typeof created)[number]) => {
+    listed += 1;
+    const shown = withVersion({ ...issue, position: listed }, { ...keys.issue(orgId, projectId, issue.id), version: 1 });
+    outcomes[index] = { ok: true, status: 201, issue: shown };
+  };
+  for (const chunk of chunks) {
+    try {
+      await store.insertIssues(orgId, projectId, { sprintId, issues: chunk });
+      chunk.forEach(answer);
+    } catch (err) {
+      if (!(err instanceof Refused)) {
+        for (const { index } of chunk) outcomes[index] = { ok: false, error: err };
+        continue;
+      }
+      // One of them (or the list) was refused: each on its own, as the single create writes it.
+      for (const c of chunk) {
+        try {
+          await store.insertIssue(orgId, projectId, c.issue, undefined, c.labelIds);
+          answer(c);
+        } catch (error) {
+          outcomes[c.index] = { ok: false, error: await createRefusalRead(caller, projectId, sprintId, error) };
+        }
+      }
+    }
+  }
+  return outcomes;
+}
+
+/** A refused create as the single create answers it (lib/domain/issues.ts: createIssue). */
+function createRefusal(err: unknown): unknown {
+  if (!(err instanceof Refused)) return err;
+  if (err.reason === 'project') return new NotFoundError('Project');
+  if (err.reason === 'sprint') return new NotFoundError('Sprint');
+  if (err.reason === 'assignee') return new ValidationError([assigneeMessage]);
+  if (err.reason === STALE) return new UnavailableError();
+  return err;
+}
+
+/** `createRefusal`, telling a sprint being completed (409) from one gone (404) by a read, as createIssue does. */
+async function createRefusalRead(caller: Principal, projectId: number, sprintId: number | null, err: unknown) {
+  if (err instanceof Refused && err.reason === 'sprint' && sprintId !== null) {
+    const { sprints } = await store.getIssueFamily(caller.orgId, projectId, [sprintId]);
+    if (sprints.get(sprintId)?.status === 'completing') return new SprintBusyError();
+  }
+  return createRefusal(err);
 }
 
 /**
@@ -103,7 +271,7 @@ const apply =
  * A dry run: each item checked as its write would check it (the project, the sprints, the issue
  * and its version, the assignee, the parent, the labels), against what was read and what the
  * items before it would have done to the lists' lengths and the project's numbers. A create's id
- * and the times are those it would have had now (a concurrent write may take them first).
+ * is 0 (ids are handed out as issues are written); times are those of the dry run.
  */
 function dryRun(caller: Principal): Step {
   /** Issues per list after the items so far, and numbers and ids handed out so far, per project. */
@@ -150,9 +318,9 @@ function dryRun(caller: Principal): Step {
       list.set(list.length + 1);
       const now = new Date().toISOString();
       const status = op.fields.status ?? (sprintId === null ? 'backlog' : 'todo');
-      const id = Number(project.issue_id_next ?? 0) + k - 1;
       const issue: Issue = {
-        id,
+        // Ids are handed out as issues are written (a block per project, or one per run of creates).
+        id: 0,
         project_id: projectId,
         sprint_id: sprintId,
         issue_number: `${String(project.prefix)}-${Number(project.issue_seq ?? 0) + k}`,

@@ -17,11 +17,12 @@ interface Batch {
   results: Result[];
 }
 
-/** A result without what a dry run cannot know before the write (its times). */
+/** A result without what a dry run cannot know before the write (its times, a create's id). */
 const comparable = (r: Result) => {
   if (!r.issue) return r;
-  const { created_at: _c, updated_at: _u, started_at: _s, completed_at: _d, ...issue } = r.issue;
-  return { ...r, issue };
+  const { created_at: _c, updated_at: _u, started_at: _s, completed_at: _d, id, ...issue } = r.issue;
+  // A dry run's create has id 0: ids are handed out as issues are written.
+  return { ...r, issue: { ...issue, id: r.status === 201 ? 0 : id } };
 };
 
 async function setUp() {
