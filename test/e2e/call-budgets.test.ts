@@ -154,11 +154,13 @@ async function relatedPair(f: Fixture, status?: string): Promise<[string, string
 const createdId = async (f: Fixture, list: string, body: unknown) => `${list}/${(await f.post(f.admin, list, body)).id}`;
 
 /** A request (or a few) for every route, by `METHOD path` as in the route table. */
-/** A bulk request of three items: two creates (the second placed first) and an update of `issue`. */
+/** A bulk request: three creates (written together), one placed first, and an update of `issue`. */
 const bulkItems = (issue: string) => ({
   items: [
     { issue: { title: 'Bulk one', story_points: 1 } },
-    { issue: { title: 'Bulk two', position: 1 } },
+    { issue: { title: 'Bulk two', assignee_id: 1 } },
+    { issue: { title: 'Bulk three' } },
+    { issue: { title: 'Bulk first', position: 1 } },
     { id: Number(issue.split('/').at(-1)), issue: { status: 'in_progress' } },
   ],
 });
@@ -315,7 +317,7 @@ const recipes: Record<string, Recipe> = {
     ...one('create, the block of ids used up', await createPastBlock(f, true)),
   ],
   'POST /api/v1/projects/{project_id}/sprints/{sprint_id}/issues/bulk': async (f) => [
-    ...one('two creates and an update', await f.admin.post(`${f.planning}/issues/bulk`, bulkItems(f.sprintIssue))),
+    ...one('three creates, one placed, an update', await f.admin.post(`${f.planning}/issues/bulk`, bulkItems(f.sprintIssue))),
     ...one('the same, a dry run', await f.admin.post(`${f.planning}/issues/bulk?dry_run=true`, bulkItems(f.sprintIssue))),
   ],
   'GET /api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}': async (f) =>
@@ -345,7 +347,7 @@ const recipes: Record<string, Recipe> = {
     ),
   ],
   'POST /api/v1/projects/{project_id}/issues/bulk': async (f) => [
-    ...one('two creates and an update', await f.admin.post(`${f.p}/issues/bulk`, bulkItems(f.backlogIssue))),
+    ...one('three creates, one placed, an update', await f.admin.post(`${f.p}/issues/bulk`, bulkItems(f.backlogIssue))),
     ...one('the same, a dry run', await f.admin.post(`${f.p}/issues/bulk?dry_run=true`, bulkItems(f.backlogIssue))),
   ],
   'GET /api/v1/projects/{project_id}/issues/{issue_id}': async (f) => one('get', await f.admin.get(f.backlogIssue)),
