@@ -256,10 +256,10 @@ const apply =
   async (op) => {
     if (op.kind === 'create') {
       const created = await createIssue(caller, op.at, op.fields);
-      const issue =
-        op.position === undefined || op.position === created.position
-          ? created
-          : await updateIssue(caller, op.at, created.id, { position: op.position });
+      if (op.position === undefined || op.position === created.position) return { ok: true, status: 201, issue: created };
+      // Created, whatever the reorder does: a reorder that fails leaves it last, and the answer says so
+      // (an error here would invite a retry that creates it twice).
+      const issue = await updateIssue(caller, op.at, created.id, { position: op.position }).catch(() => created);
       return { ok: true, status: 201, issue };
     }
     const expected = op.version === undefined ? undefined : [op.version];
