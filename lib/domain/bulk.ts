@@ -24,10 +24,12 @@ import { answeredVersion, withVersion } from './versions.ts';
 
 /**
  * Bulk writes of issues (docs/api.md: Bulk writes; the REST bulk routes, the MCP batch tools, an
- * import): items in order, each a create or an update, each answered on its own. Every item goes
- * through the single write path (`createIssue`, `updateIssue`: lib/db/issue-write.ts), one after
- * the other, so places come out as the single writes give them in sequence and every answer and
- * error is the single route's. A dry run reads what the items name and answers what they would do.
+ * import): items in order, each a create or an update, each answered on its own. Every item is
+ * written through the one issue write path (lib/db/issue-write.ts) as its single route writes it
+ * (`createIssue`, `updateIssue`), one after the other, so places come out as the single writes give
+ * them in sequence and every answer and error is the single route's; creates in a row into one list
+ * without a place or a parent are written together (`createTogether`), answered the same. A dry run
+ * reads what the items name and answers what they would do.
  */
 
 /** One item, parsed and located by its caller (the REST body, an MCP tool's arguments). */
@@ -53,8 +55,10 @@ export interface BulkOptions {
 
 /**
  * Applies `ops` in order, each on its own: a failed item changes nothing and the next ones still
- * run. DynamoDB calls: those of the single write per item, one item after the other (at most 6 per
- * create, 5 per update, plus 1 for a create's `position`); a dry run: at most 4 reads per item.
+ * run. The library entry point of bulk writes (an import uses it as the routes do). DynamoDB calls
+ * (test/support/call-budgets.ts): a run of plain creates into one list 4 for all, plus one
+ * transaction per 100 items; any other item those of its single write, one item after the other
+ * (at most 6 per create, +4 for a `position`; 5 per update); a dry run: reads only, at most 7 per item.
  */
 export async function bulkWrite(caller: Principal, ops: BulkItem[], options: BulkOptions = {}): Promise<BulkOutcome[]> {
   const run = options.dryRun ? dryRun(caller) : apply(caller);
@@ -62,10 +66,10 @@ export async function bulkWrite(caller: Principal, ops: BulkItem[], options: Bul
   for (let i = 0; i < ops.length;) {
     const item = ops[i]!;
     // A run of plain creates into one list is written together (`createTogether`).
-    const run2 = options.dryRun ? [] : plainCreatesFrom(ops, i);
-    if (run2.length > 1) {
-      outcomes.push(...(await createTogether(caller, run2)));
-      i += run2.length;
+    const together = options.dryRun ? [] : plainCreatesFrom(ops, i);
+    if (together.length > 1) {
+      outcomes.push(...(await createTogether(caller, together)));
+      i += together.length;
       continue;
     }
     try {

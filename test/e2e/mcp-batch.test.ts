@@ -46,6 +46,10 @@ describe('MCP server: batch tools', () => {
       { project_id: project.id, title: 'Nobody assigned', assignee_id: 987_654 },
       { project_id: 999_999, title: 'No such project' },
       { project_id: project.id, title: 'Backlog two', priority: 'high' },
+      // A run into one list, written together: its bad item fails alone, the places close up.
+      { project_id: project.id, title: 'Backlog three' },
+      { project_id: project.id, title: 'Unknown label', labels: ['nope'] },
+      { project_id: project.id, title: 'Backlog four', assignee_id: org.admin.id },
     ];
     const dry = await mcp.ok<Batch>('create_issues', { items, dry_run: true });
     expect(dry.dry_run).toBe(true);
@@ -53,13 +57,15 @@ describe('MCP server: batch tools', () => {
     expect(await titles(`/sprints/${sprint.id}/issues`)).toEqual([]);
 
     const real = await mcp.ok<Batch>('create_issues', { items });
-    expect(real.results.map((r) => r.status)).toEqual([201, 201, 422, 422, 404, 201]);
+    expect(real.results.map((r) => r.status)).toEqual([201, 201, 422, 422, 404, 201, 201, 422, 201]);
+    expect(real.results[8]!.issue).toMatchObject({ title: 'Backlog four', position: 4 });
+    expect(real.results[8]!.issue!.issue_number).toBe(real.results[0]!.issue!.issue_number.replace(/-1$/, '-5'));
     expect(real.results[2]!.error).toMatch(/^Validation failed: title /);
     expect(real.results[3]!.error).toBe('Validation failed: assignee_id must be an account of this organisation');
     expect(real.results[4]!.error).toBe('Project not found');
     expect(real.results[5]!.issue).toMatchObject({ title: 'Backlog two', position: 2, priority: 'high' });
     expect(dry.results.map(comparable)).toEqual(real.results.map(comparable));
-    expect(await titles('/issues')).toEqual(['Backlog one', 'Backlog two']);
+    expect(await titles('/issues')).toEqual(['Backlog one', 'Backlog two', 'Backlog three', 'Backlog four']);
     expect(await titles(`/sprints/${sprint.id}/issues`)).toEqual(['In the sprint']);
   });
 

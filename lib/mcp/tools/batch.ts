@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { bulkWrite, type BulkOp, type BulkOutcome } from '../../domain/bulk.ts';
+import { bulkWrite, type BulkItem, type BulkOp, type BulkOutcome } from '../../domain/bulk.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { answeredVersion } from '../../domain/versions.ts';
@@ -75,20 +75,29 @@ const batchOutput = {
   ),
 };
 
-/** A batch tool: each item made an op by `toOp` when its turn comes (a failure there is its answer), in order. */
+/**
+ * A batch tool: each item made an op by `toOp` (a failure there is its answer), in order; `lazy`:
+ * when its turn comes, after the items before it ran (an update locates its issue then). Creates
+ * are made up front, so that a run of them into one list is written together (lib/domain/bulk.ts).
+ */
 const batchTool = (
   name: string,
   single: string,
   description: string,
   hints: typeof annotations.create | typeof annotations.update,
   toOp: (caller: Principal, item: unknown) => Promise<BulkOp>,
+  lazy: boolean,
 ): Tool =>
   defineTool(
     name,
     // A copy of the hints: the batch takes `expected_version` per item, not for the whole call.
     { description, input: batchInput(single), output: batchOutput, annotations: { ...hints } },
     async (caller, { items, dry_run }) => {
-      const ops = items.map((item) => () => toOp(caller, item));
+      const ops: BulkItem[] = [];
+      for (const item of items) {
+        const make = () => toOp(caller, item);
+        ops.push(lazy ? make : await make().catch((error: unknown): BulkOp => ({ kind: 'invalid', error })));
+      }
       return { dry_run: dry_run ?? false, results: results(await bulkWrite(caller, ops, { dryRun: dry_run })) };
     },
   );
@@ -100,6 +109,7 @@ export const batchTools: Tool[] = [
     `Create up to ${BATCH_MAX_ITEMS} issues in order, each on its own (its issue or its error). dry_run: same answers, nothing written.`,
     annotations.create,
     createOp,
+    false,
   ),
   batchTool(
     'update_issues',
@@ -107,5 +117,6 @@ export const batchTools: Tool[] = [
     `Change up to ${BATCH_MAX_ITEMS} issues in order, each on its own (its issue or its error). dry_run: same answers, nothing written.`,
     annotations.update,
     updateOp,
+    true,
   ),
 ];
