@@ -60,6 +60,10 @@ export const BulkResult = z
     issue: Issue.optional(),
     errors: z.array(z.string()).optional().meta({ description: 'A 422: one message per problem.' }),
     error: ErrorBody.shape.error.optional(),
+    description_omitted: z
+      .boolean()
+      .optional()
+      .meta({ description: 'true: the answer reached 5 MiB and this issue comes without its description (GET it).' }),
   })
   .meta({ id: 'BulkResult' });
 

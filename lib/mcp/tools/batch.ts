@@ -5,6 +5,8 @@ import type { Principal } from '../../domain/principal.ts';
 import { answeredVersion } from '../../domain/versions.ts';
 import { Issue } from '../../schemas/issues.ts';
 import { issueMessages } from '../../schemas/validate.ts';
+import { withinBudget } from '../../http/bulk.ts';
+import { mcpItemBytes } from '../../http/byte-budget.ts';
 import { locateIssue } from '../locate.ts';
 import { annotations, defineTool, errorText, type Tool } from '../tool.ts';
 import { issueTools } from './issues.ts';
@@ -51,11 +53,14 @@ async function updateOp(caller: Principal, item: unknown): Promise<BulkOp> {
 
 /** Each item's answer: its issue and version, or the error the single tool would give (with its REST status). */
 const results = (outcomes: BulkOutcome[]) =>
-  outcomes.map((o) => {
-    if (o.ok) return { status: o.status, issue: o.issue, version: answeredVersion(o.issue) };
-    const { status, text } = errorText(o.error);
-    return { status, error: text };
-  });
+  withinBudget(
+    outcomes.map((o): { status: number; issue?: Issue; version?: number | undefined; error?: string } => {
+      if (o.ok) return { status: o.status, issue: o.issue, version: answeredVersion(o.issue) };
+      const { status, text } = errorText(o.error);
+      return { status, error: text };
+    }),
+    mcpItemBytes,
+  );
 
 const batchInput = (single: string) =>
   z.object({
