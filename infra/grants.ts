@@ -43,6 +43,8 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/issue-keys/get.ts': ['LSI1Keys'],
   'functions/issues/update.ts': ['LSI1Keys'],
   'functions/backlog/update.ts': ['LSI1Keys'],
+  // Bulk writes place and move issues as the single writes do.
+  'functions/issues/bulk.ts': ['LSI1Keys'],
   'functions/sprints/complete.ts': ['LSI1'],
   'functions/webhooks/deliveries.ts': ['LSI1'],
   // The MCP tools list and place issues.

@@ -12,6 +12,7 @@
  */
 import type { z } from 'zod';
 import { Activity } from './schemas/activity.ts';
+import { BULK_MAX_ITEMS, BulkQuery, IssueBulkBody, IssueBulkResults } from './schemas/bulk.ts';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
 import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
@@ -360,6 +361,22 @@ const issueRows = (l: IssueList): Route[] => [
     tag: l.tag,
     body: IssueCreateBody,
     success: { status: 201, schema: Issue, description: l.created },
+    idempotent: true,
+  }),
+  // Both lists' bulk rows share one function (the stack's resource limit).
+  route('POST', `${l.issues}/bulk`, 'functions/issues/bulk.ts', {
+    id: `bulk${l.id}Issues`,
+    summary: `Create or update up to ${BULK_MAX_ITEMS} issues of ${l.list} in one request, each item answered on its own`,
+    description:
+      'Items run in order, each as the single create (no `id`) or PATCH (`id`, optional `version` as `If-Match`) would: ' +
+      'places come out as those writes give them in sequence. The answer is 200 with one result per item, ' +
+      '`{status, issue}` or the status and error body of the single route; a bad item fails alone. ' +
+      'One request against the rate limit; `Idempotency-Key` covers the whole request. `?dry_run=true` validates ' +
+      'and answers what would happen, writing nothing (never recorded under a key).',
+    tag: l.tag,
+    query: BulkQuery,
+    body: IssueBulkBody,
+    success: { status: 200, schema: IssueBulkResults, description: 'One result per item, in order' },
     idempotent: true,
   }),
   route('GET', l.issue, `${l.handlers}/get.ts`, {

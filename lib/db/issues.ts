@@ -33,7 +33,7 @@ import {
   setAssignments,
   type GuardedItem,
 } from './transactions.ts';
-import { issueWrite, type ParentGuard } from './issue-write.ts';
+import { issueWrite, issueWriteItems, type IssueWriteSpec, type ParentGuard } from './issue-write.ts';
 import { issueStateOf, repositioned, SUMMARY, unclassified, type IssueChange, type IssueState } from '../domain/derivations.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from '../domain/versions.ts';
@@ -468,34 +468,101 @@ export async function insertIssue(
   parent?: { number: string; guard: ParentGuard } | undefined,
   labelIds: number[] = [],
 ): Promise<void> {
-  // Labels are stored as ids (a number set; none: absent) and shown through the catalogue.
-  // `blocked` is read from the count of open blockers (`toIssue`), never stored.
-  const { sub_issues_summary: _summary, labels: _shown, blocked: _blocked, ...stored } = issue;
-  const parentNumber = parent ? { parent_number: parent.number } : {};
+  const { put, change } = createdIssue(orgId, projectId, issue, parent?.number, labelIds);
   await issueWrite({
     orgId,
     projectId,
-    issues: [
-      putNew(
-        {
-          ...keys.issue(orgId, projectId, issue.id),
-          LSK: listKey(issue.sprint_id, issue.position, issue.id),
-          ...storedIssueFields({ ...stored, ...parentNumber }),
-          type: 'issue',
-          org_id: orgId,
-          ...(labelIds.length > 0 ? { label_ids: new Set(labelIds) } : {}),
-          rev: 0,
-          comments_count: 0,
-        },
-        'issue_exists',
-      ),
-    ],
-    // As stored (`type` kept as `issue_type`): what the derivations read of it.
-    changes: [{ after: issueStateOf(orgId, storedIssueFields({ ...stored, ...parentNumber })) }],
+    issues: [put],
+    changes: [change],
     parentGuard: parent?.guard,
     ownerReason: issue.sprint_id === null ? 'project' : 'sprint',
     checks: issue.sprint_id === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
   });
+}
+
+/** A new issue's own item and what the derivations read of it (`insertIssue`, `insertIssues`). */
+function createdIssue(orgId: number, projectId: number, issue: Issue, parentNumber: string | undefined, labelIds: number[]) {
+  // Labels are stored as ids (a number set; none: absent) and shown through the catalogue.
+  // `blocked` is read from the count of open blockers (`toIssue`), never stored.
+  const { sub_issues_summary: _summary, labels: _shown, blocked: _blocked, ...stored } = issue;
+  const parent = parentNumber ? { parent_number: parentNumber } : {};
+  const put = putNew(
+    {
+      ...keys.issue(orgId, projectId, issue.id),
+      LSK: listKey(issue.sprint_id, issue.position, issue.id),
+      ...storedIssueFields({ ...stored, ...parent }),
+      type: 'issue',
+      org_id: orgId,
+      ...(labelIds.length > 0 ? { label_ids: new Set(labelIds) } : {}),
+      rev: 0,
+      comments_count: 0,
+    },
+    'issue_exists',
+  );
+  // As stored (`type` kept as `issue_type`): what the derivations read of it.
+  const change: IssueChange = { after: issueStateOf(orgId, storedIssueFields({ ...stored, ...parent })) };
+  return { put, change };
+}
+
+/** Issues created together into one list (without parents): `insertIssues`. */
+export interface NewIssues {
+  sprintId: number | null;
+  issues: { issue: Issue; labelIds: number[] }[];
+}
+
+/** The one issue write of several creates into one list: their items, the list's counters once. */
+function insertSpec(orgId: number, projectId: number, batch: NewIssues): IssueWriteSpec {
+  const created = batch.issues.map(({ issue, labelIds }) => createdIssue(orgId, projectId, issue, undefined, labelIds));
+  return {
+    orgId,
+    projectId,
+    issues: created.map((c) => c.put),
+    changes: created.map((c) => c.change),
+    ownerReason: batch.sprintId === null ? 'project' : 'sprint',
+    // The list's owner is in the transaction (its counters) whatever the issues.
+    owners: [batch.sprintId],
+    checks: batch.sprintId === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
+  };
+}
+
+/** Items of the transaction `insertIssues` sends for `batch` (at most 100 per transaction). */
+export const insertIssuesItems = (orgId: number, projectId: number, batch: NewIssues): number =>
+  issueWriteItems(insertSpec(orgId, projectId, batch)).length;
+
+/**
+ * Creates issues of one list in one transaction (lib/db/issue-write.ts): each issue and its
+ * records, the list owner's counters once for all, each assignee's count once. All or nothing.
+ */
+export async function insertIssues(orgId: number, projectId: number, batch: NewIssues): Promise<void> {
+  await issueWrite(insertSpec(orgId, projectId, batch));
+}
+
+/**
+ * Reserves `count` new issues of a project at once: their ids as one block of the organisation's
+ * issue sequence, their numbers and positions from the project's, in two calls side by side. The
+ * project as written comes back (prefix, catalogue, backlog count). Refused as `project` when it is gone.
+ */
+export async function allocateIssueSlots(orgId: number, projectId: number, count: number) {
+  const [ids, taken] = await Promise.all([
+    advance(orgId, { issue: count }),
+    takeSlot(orgId, projectId, {
+      UpdateExpression: 'ADD issue_seq :n, position_seq :n',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':n': count },
+    }),
+  ]);
+  if (!taken) throw new Refused('project');
+  const first = { id: ids.issue - count + 1, number: taken.number - count + 1, positionSeq: taken.positionSeq - count + 1 };
+  return {
+    project: taken.project,
+    prefix: taken.prefix,
+    backlogCount: taken.backlogCount,
+    slots: Array.from({ length: count }, (_, i) => ({
+      id: first.id + i,
+      number: first.number + i,
+      positionSeq: first.positionSeq + i,
+    })),
+  };
 }
 
 /** Everything one issue update writes. */
@@ -858,4 +925,23 @@ export async function sprintIssuesWithStatus(
     },
   );
   return open;
+}
+
+/**
+ * What creates into one list check before they take numbers: the project, the sprint (unless the
+ * backlog) and the accounts named as assignees, in one BatchGet. `accounts` holds those that exist.
+ */
+export async function getCreateContext(orgId: number, projectId: number, sprintId: number | null, assigneeIds: number[]) {
+  const wanted = [...new Set(assigneeIds)];
+  const found = await batchGet([
+    keys.project(orgId, projectId),
+    ...(sprintId === null ? [] : [keys.sprint(orgId, projectId, sprintId)]),
+    ...wanted.map((id) => keys.account(orgId, id)),
+  ]);
+  const offset = sprintId === null ? 1 : 2;
+  return {
+    project: found[0] as ProjectItem | undefined,
+    sprint: sprintId === null ? undefined : (found[1] as SprintItem | undefined),
+    accounts: new Set(wanted.filter((_, i) => found[offset + i] !== undefined)),
+  };
 }

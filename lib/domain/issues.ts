@@ -52,8 +52,8 @@ const RENUMBER_WITH_WRITE = 90;
 /** Renumbered neighbours per transaction when a packed run is re-appended (plus the list's owner). */
 const RENUMBER_STEP = 99;
 
-const assigneeMessage = 'assignee_id must be an account of this organisation';
-const targetSprintMessage = 'sprint_id must be a sprint of this project';
+export const assigneeMessage = 'assignee_id must be an account of this organisation';
+export const targetSprintMessage = 'sprint_id must be a sprint of this project';
 
 /**
  * `started_at`/`completed_at` after a status change (docs/api.md: Issue statuses): entering

@@ -99,9 +99,15 @@ export function idempotency(
   return {
     before: async (request) => {
       request.internal[OWNED] = false;
-      const event = request.event as { httpMethod?: string; headers?: Record<string, string | undefined> };
+      const event = request.event as {
+        httpMethod?: string;
+        headers?: Record<string, string | undefined>;
+        queryStringParameters?: Record<string, string | undefined> | null;
+      };
       const key = event.headers?.[IDEMPOTENCY_HEADER];
       if (event.httpMethod !== 'POST' || key === undefined) return;
+      // A dry run (the bulk routes' `?dry_run=true`) writes nothing: nothing to guard, nothing kept to replay.
+      if (event.queryStringParameters?.dry_run === 'true') return;
       if (!KEY_PATTERN.test(key)) throw new BadRequestError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters');
       let replay: unknown;
       try {

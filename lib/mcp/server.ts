@@ -8,6 +8,7 @@ import { accountTools } from './tools/accounts.ts';
 import { commentTools } from './tools/comments.ts';
 import { relationTools } from './tools/relations.ts';
 import { issueTools } from './tools/issues.ts';
+import { batchTools } from './tools/batch.ts';
 import { subIssueTools } from './tools/sub-issues.ts';
 import { labelTools } from './tools/labels.ts';
 import { projectTools } from './tools/projects.ts';
@@ -28,6 +29,7 @@ export const tools: Tool[] = [
   ...projectTools,
   ...sprintTools,
   ...issueTools,
+  ...batchTools,
   ...subIssueTools,
   ...labelTools,
   ...commentTools,

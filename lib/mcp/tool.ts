@@ -136,9 +136,15 @@ const expectedVersion = z
 
 /** A tool error with the REST API's message: `{error}` as is, a 422 `{errors}` list joined. */
 export function toolError(err: unknown): CallToolResult {
-  const body = JSON.parse(errorResponse(err).body) as { error?: string; errors?: string[] };
+  return { content: [{ type: 'text', text: errorText(err).text }], isError: true };
+}
+
+/** An error's REST status and the text a tool error carries (`toolError`; the batch tools' items). */
+export function errorText(err: unknown): { status: number; text: string } {
+  const response = errorResponse(err);
+  const body = JSON.parse(response.body) as { error?: string; errors?: string[] };
   const text = body.errors ? `Validation failed: ${body.errors.join('; ')}` : (body.error ?? 'Internal server error');
-  return { content: [{ type: 'text', text }], isError: true };
+  return { status: response.statusCode, text };
 }
 
 /** A positive integer id argument; a description only where the name does not say it all. */

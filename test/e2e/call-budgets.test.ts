@@ -154,6 +154,17 @@ async function relatedPair(f: Fixture, status?: string): Promise<[string, string
 const createdId = async (f: Fixture, list: string, body: unknown) => `${list}/${(await f.post(f.admin, list, body)).id}`;
 
 /** A request (or a few) for every route, by `METHOD path` as in the route table. */
+/** A bulk request: three creates (written together), one placed first, and an update of `issue`. */
+const bulkItems = (issue: string) => ({
+  items: [
+    { issue: { title: 'Bulk one', story_points: 1 } },
+    { issue: { title: 'Bulk two', assignee_id: 1 } },
+    { issue: { title: 'Bulk three' } },
+    { issue: { title: 'Bulk first', position: 1 } },
+    { id: Number(issue.split('/').at(-1)), issue: { status: 'in_progress' } },
+  ],
+});
+
 const recipes: Record<string, Recipe> = {
   'GET /api-docs/v1/swagger.yaml': async (f) => one('document', await f.admin.get('/api-docs/v1/swagger.yaml')),
   'GET /api-docs/v1/swagger.json': async (f) => one('document', await f.admin.get('/api-docs/v1/swagger.json')),
@@ -305,6 +316,10 @@ const recipes: Record<string, Recipe> = {
     ...one('create', await f.admin.post(`${f.planning}/issues`, { issue: { title: 'New', story_points: 1 } })),
     ...one('create, the block of ids used up', await createPastBlock(f, true)),
   ],
+  'POST /api/v1/projects/{project_id}/sprints/{sprint_id}/issues/bulk': async (f) => [
+    ...one('three creates, one placed, an update', await f.admin.post(`${f.planning}/issues/bulk`, bulkItems(f.sprintIssue))),
+    ...one('the same, a dry run', await f.admin.post(`${f.planning}/issues/bulk?dry_run=true`, bulkItems(f.sprintIssue))),
+  ],
   'GET /api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}': async (f) =>
     one('get', await f.admin.get(f.sprintIssue)),
   'PATCH /api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}': async (f) => [
@@ -330,6 +345,10 @@ const recipes: Record<string, Recipe> = {
       'create with a parent',
       await f.admin.post(`${f.p}/issues`, { issue: { title: 'Child', parent_id: idOf(f.backlogIssue) } }),
     ),
+  ],
+  'POST /api/v1/projects/{project_id}/issues/bulk': async (f) => [
+    ...one('three creates, one placed, an update', await f.admin.post(`${f.p}/issues/bulk`, bulkItems(f.backlogIssue))),
+    ...one('the same, a dry run', await f.admin.post(`${f.p}/issues/bulk?dry_run=true`, bulkItems(f.backlogIssue))),
   ],
   'GET /api/v1/projects/{project_id}/issues/{issue_id}': async (f) => one('get', await f.admin.get(f.backlogIssue)),
   'PATCH /api/v1/projects/{project_id}/issues/{issue_id}': async (f) => {

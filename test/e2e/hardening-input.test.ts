@@ -180,6 +180,23 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 /** Bodies of every hostile kind for one route: random JSON, broken wrappers, one field broken. */
 function hostileBody(route: Route): fc.Arbitrary<unknown> {
   const { wrapper, keys } = wrapperOf(route);
+  // A bulk write's items: each an issue body (of a create or an update), one of them hostile.
+  if (wrapper === 'items') {
+    const item = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc
+        .record({
+          key: fc.constantFrom('title', 'status', 'story_points', 'assignee_id', 'labels', 'position', 'parent_id'),
+          value: hostileValue,
+        })
+        .map(({ key, value }) => ({ issue: { title: 'Made issue', [key]: value } })),
+      fc.record({ id: hostileValue, version: hostileValue }).map((ids) => ({ ...ids, issue: { title: 'Made issue' } })),
+    );
+    return fc.oneof(
+      fc.jsonValue({ maxDepth: 4 }),
+      fc.record({ items: fc.oneof(fc.constant(null), fc.string(), fc.integer(), fc.array(item, { maxLength: 5 })) }),
+    );
+  }
   return fc.oneof(
     fc.jsonValue({ maxDepth: 4 }),
     fc.record({ [wrapper]: fc.oneof(fc.constant(null), fc.string(), fc.integer(), fc.array(fc.jsonValue({ maxDepth: 2 }))) }),
@@ -220,6 +237,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return { name: `made-${Math.random().toString(36).slice(2, 8)}` };
     case 'relation':
       return { type: 'relates_to', issue_key: relatedKey };
+    case 'items':
+      return [{ issue: { title: 'Made issue' } }] as unknown as Record<string, unknown>;
     default:
       throw new Error(`no valid payload for "${wrapper}"`);
   }
@@ -285,7 +304,9 @@ describe('hostile bodies on every write', () => {
     120_000,
   );
 
-  it.each(writes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+  // A bulk write answers results, not a resource: its own property follows.
+  const accepting = writes.filter((r) => !r.path.endsWith('/bulk'));
+  it.each(accepting.map((r) => [`${r.method} ${r.path}`, r] as const))(
     '%s: whatever the schema accepts never fails with a 5xx, and a success reads back as sent',
     async (_name, route) => {
       const fx = await fixture();
@@ -339,6 +360,33 @@ describe('hostile bodies on every write', () => {
     expect(broken.status).toBe(400);
     expect(await snapshot(fx)).toEqual(before);
   });
+
+  it.each(writes.filter((r) => r.path.endsWith('/bulk')).map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s: whatever the schema accepts never fails with a 5xx, and every item has its own answer',
+    async (_name, route) => {
+      const fx = await fixture();
+      const path = pathFor(route, fx);
+      const schema = route.operation.body!;
+      await fc.assert(
+        fc.asyncProperty(
+          hostileBody(route).filter((body) => schema.safeParse(body).success),
+          async (body) => {
+            const res = await fx.client.request(route.method, path, { json: body });
+            expectNoServerError(res, `${route.method} ${path}`);
+            if (prototypeKeys(body) && res.status === 400) return;
+            expect(res.status, res.text.slice(0, 300)).toBe(200);
+            const items = (body as { items: unknown[] }).items;
+            expect(res.body.results).toHaveLength(items.length);
+            for (const result of res.body.results as { status: number }[]) {
+              expect([200, 201, 404, 409, 412, 422], JSON.stringify(result).slice(0, 300)).toContain(result.status);
+            }
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    },
+    120_000,
+  );
 });
 
 describe('hostile path ids and query values', () => {

@@ -47,7 +47,7 @@ describe('MCP server: protocol and authentication', () => {
           'reorder_issue',
           'delete_issue',
         ],
-        ...['get_issue_activity'],
+        ...['get_issue_activity', 'create_issues', 'update_issues'],
         ...['list_sub_issues', 'list_labels', 'create_label'],
         ...['list_comments', 'add_comment', 'edit_comment', 'delete_comment'],
         ...['list_relations', 'add_relation', 'delete_relation'],

@@ -97,6 +97,7 @@ function bodyOf(r: Route, f: Fixture): unknown {
   if (path.startsWith('/api/v1/webhooks')) return { webhook: { url: receiver!.url, events: ['issue.created'], active: true } };
   if (path.endsWith('/comments') || path.startsWith('/api/v1/comments')) return { comment: { body: 'changed' } };
   if (path.includes('/labels')) return { label: { name: `changed-${randomPrefix()}` } };
+  if (path.endsWith('/bulk')) return { items: [{ issue: { title: 'Changed' } }] };
   if (path.includes('/issues')) return { issue: { title: 'Changed' } };
   if (path.includes('/sprints')) return { sprint: { name: 'Changed' } };
   return { project: { name: 'Changed' } };
@@ -115,6 +116,8 @@ function witnessOf(r: Route, path: string, f: Fixture): { client: ApiClient; pat
   if (r.path === '/mcp') return { client: f.admin, path: `${f.p}/issues` };
   if (r.path.endsWith('/redeliver')) return { client: f.admin, path: path.replace(/\/[^/]+\/redeliver$/, '') };
   if (r.path.endsWith('/secret')) return { client: f.admin, path: path.replace(/\/secret$/, '') };
+  // A bulk write's list.
+  if (r.path.endsWith('/bulk')) return { client: f.admin, path: path.replace(/\/bulk$/, '') };
   // A relation has no GET of its own: its issue's list of relations.
   if (r.path.endsWith('/relations/{relation_id}')) return { client: f.admin, path: path.replace(/\/[^/]+$/, '') };
   return { client: f.admin, path: path.replace(/\/(activate|activation|complete|completion)$/, '') };

@@ -399,6 +399,7 @@ const expectedGrants: Record<string, Expected> = {
   'functions/issues/create.ts': write(),
   'functions/issues/get.ts': read(['LSI1Keys']),
   'functions/issues/update.ts': write(['LSI1Keys']),
+  'functions/issues/bulk.ts': write(['LSI1Keys']),
   'functions/issues/delete.ts': write(),
   'functions/backlog/list.ts': read(lists),
   'functions/backlog/create.ts': write(),

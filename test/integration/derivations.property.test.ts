@@ -10,6 +10,7 @@ import { createComment, deleteComment } from '../../lib/domain/comments.ts';
 import { addRelation, removeRelation } from '../../lib/domain/relations.ts';
 import { relationInverse, relationTypes, type RelationType } from '../../lib/schemas/relations.ts';
 import { derivations, differences } from '../../lib/domain/derivations.ts';
+import { bulkWrite } from '../../lib/domain/bulk.ts';
 import { createIssue, deleteIssue, updateIssue } from '../../lib/domain/issues.ts';
 import type { Principal } from '../../lib/domain/principal.ts';
 import { createProject, deleteProject } from '../../lib/domain/projects.ts';
@@ -21,7 +22,8 @@ import { newOrganisation, randomPrefix } from '../support/api.ts';
  * Every issue write path against the rebuild (lib/domain/derivations.ts): random sequences of
  * issue operations (create in a sprint or the backlog, update of each field (priority, type and due
  * date included), moves within and across lists, a parent set or cleared (with or without a status
- * change), delete (a parent's cascade clearing its children's parent), sprint activation and
+ * change), delete (a parent's cascade clearing its children's parent), creates written together
+ * (bulk writes, one of them perhaps refused), sprint activation and
  * completion with carry-over, sprint and project deletes with their cascades, comments, relations
  * added and removed, also to issues of other projects, some of whose projects are deleted later),
  * some of them run two at a time, on DynamoDB Local; after each sequence the derived state in the
@@ -75,6 +77,8 @@ type Op =
   | { kind: 'uncomment'; comment: number }
   | { kind: 'relate'; issue: number; other: number; type: RelationType }
   | { kind: 'unrelate'; issue: number; relation: number }
+  /** Creates into one list written together (lib/domain/bulk.ts), one of them perhaps refused. */
+  | { kind: 'bulk'; list: number; items: { status: IssueStatus; points: number | null; assignee: number }[] }
   | { kind: 'parallel'; ops: Op[] };
 
 const index = fc.nat({ max: 9 });
@@ -89,6 +93,17 @@ const classification = (o: Classified) => ({
   ...(o.due !== undefined ? { due_date: o.due } : {}),
 });
 const single: fc.Arbitrary<Op> = fc.oneof(
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('bulk' as const),
+      list: index,
+      items: fc.array(
+        fc.record({ status: fc.constantFrom(...STATUSES), points: fc.option(fc.nat({ max: 8 })), assignee: fc.nat({ max: 3 }) }),
+        { minLength: 2, maxLength: 4 },
+      ),
+    }),
+  },
   {
     weight: 4,
     arbitrary: fc.record(
@@ -210,6 +225,26 @@ async function run(w: World, o: Op): Promise<void> {
       });
       w.issues.push(issue.id);
       w.numbers.set(issue.id, issue.issue_number);
+      return;
+    }
+    case 'bulk': {
+      const at = { projectId: w.projectId, sprintId: listOf(w, o.list) };
+      const ops = o.items.map((item) => ({
+        kind: 'create' as const,
+        at,
+        // Assignee 3 names nobody: that item alone is refused.
+        fields: {
+          title: 't',
+          status: item.status,
+          story_points: item.points,
+          assignee_id: item.assignee === 3 ? 999_999 : (pick(w.accounts, item.assignee) ?? null),
+        },
+      }));
+      for (const outcome of await bulkWrite(caller, ops)) {
+        if (!outcome.ok) continue;
+        w.issues.push(outcome.issue.id);
+        w.numbers.set(outcome.issue.id, outcome.issue.issue_number);
+      }
       return;
     }
     case 'relate':

@@ -85,6 +85,15 @@ export const samples: Record<string, Sample> = {
       issue: { title: 'Build the lunar module', story_points: 8, priority: 'high', type: 'story', due_date: '2026-12-04' },
     },
   },
+  bulkSprintIssues: {
+    body: {
+      items: [
+        { issue: { title: 'Check the docking radar', story_points: 2 } },
+        { issue: { title: 'Stow the samples', position: 1 } },
+        { id: 1, issue: { status: 'in_progress' } },
+      ],
+    },
+  },
   getSprintIssue: { params: sprintIssue },
   updateSprintIssue: { params: sprintIssue, body: { issue: { status: 'in_progress' } } },
   replaceSprintIssue: { params: sprintIssue, body: { issue: { story_points: 5, type: 'bug' } } },
@@ -93,6 +102,10 @@ export const samples: Record<string, Sample> = {
   listBacklogIssues: listQuery,
   listMyIssues: { query: { priority: 'high,urgent', due_before: '2026-12-31' } },
   createBacklogIssue: { body: { issue: { title: 'Plan the return trip', story_points: 3, priority: 'low' } } },
+  bulkBacklogIssues: {
+    query: { dry_run: 'true' },
+    body: { items: [{ issue: { title: 'Book the recovery ship' } }, { id: 2, version: 3, issue: { priority: 'high' } }] },
+  },
   updateBacklogIssue: { body: { issue: { description: 'Splashdown in the Pacific.' } } },
   replaceBacklogIssue: { body: { issue: { story_points: 2 } } },
   listComments: { params: { issue_id: '2' }, ...listQuery },

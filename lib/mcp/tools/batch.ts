@@ -1,0 +1,127 @@
+import * as z from 'zod';
+import { bulkWrite, type BulkItem, type BulkOp, type BulkOutcome } from '../../domain/bulk.ts';
+import { ValidationError } from '../../domain/errors.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { answeredVersion } from '../../domain/versions.ts';
+import { Issue } from '../../schemas/issues.ts';
+import { issueMessages } from '../../schemas/validate.ts';
+import { withinBudget } from '../../http/bulk.ts';
+import { mcpItemBytes } from '../../http/byte-budget.ts';
+import { locateIssue } from '../locate.ts';
+import { annotations, defineTool, errorText, type Tool } from '../tool.ts';
+import { issueTools } from './issues.ts';
+
+/** Items per batch call: what one tool call should hold for an agent to read its answer back. */
+export const BATCH_MAX_ITEMS = 50;
+
+/** The single tools' own input schemas: an item is exactly what create_issue or update_issue takes. */
+const singleInput = (name: string) => {
+  const tool = issueTools.find((t) => t.name === name);
+  if (!tool) throw new Error(`no ${name} tool`);
+  return tool.listing.input as z.ZodObject;
+};
+const createInput = singleInput('create_issue');
+const updateInput = singleInput('update_issue');
+
+/**
+ * One item's arguments, parsed as the single tool parses its own (the same messages). This is the
+ * one place an item passes through on its way to a write: a resolution of names (an assignee or a
+ * project by name, "me") that the single tools apply to their arguments applies here, once per item.
+ */
+function parseItem(schema: z.ZodObject, item: unknown): Record<string, unknown> {
+  const parsed = schema.safeParse(item);
+  if (!parsed.success) throw new ValidationError(issueMessages(parsed.error, false));
+  return parsed.data as Record<string, unknown>;
+}
+
+/** A create_issue item as a bulk op (lib/domain/bulk.ts). */
+async function createOp(_caller: Principal, item: unknown): Promise<BulkOp> {
+  const { project_id, sprint_id, ...fields } = parseItem(createInput, item);
+  return {
+    kind: 'create',
+    at: { projectId: project_id as number, sprintId: (sprint_id as number | null | undefined) ?? null },
+    fields: fields as never,
+  };
+}
+
+/** An update_issue item as a bulk op: the issue located as update_issue locates it. */
+async function updateOp(caller: Principal, item: unknown): Promise<BulkOp> {
+  const { issue_number, project_id, issue_id, sprint_id, expected_version, ...changes } = parseItem(updateInput, item);
+  const { at, issueId } = await locateIssue(caller, { issue_number, project_id, issue_id, sprint_id } as never);
+  return { kind: 'update', at, issueId, changes, version: expected_version as number | undefined };
+}
+
+/** Each item's answer: its issue and version, or the error the single tool would give (with its REST status). */
+const results = (outcomes: BulkOutcome[]) =>
+  withinBudget(
+    outcomes.map((o): { status: number; issue?: Issue; version?: number | undefined; error?: string } => {
+      if (o.ok) return { status: o.status, issue: o.issue, version: answeredVersion(o.issue) };
+      const { status, text } = errorText(o.error);
+      return { status, error: text };
+    }),
+    mcpItemBytes,
+  );
+
+const batchInput = (single: string) =>
+  z.object({
+    items: z.array(z.looseObject({})).min(1).max(BATCH_MAX_ITEMS).describe(`Each as ${single} takes it.`),
+    dry_run: z.boolean().optional().describe('Validate and show the results; write nothing.'),
+  });
+
+const batchOutput = {
+  dry_run: z.boolean(),
+  results: z.array(
+    z.object({
+      status: z.number().int(),
+      issue: Issue.optional(),
+      version: z.number().int().optional(),
+      error: z.string().optional(),
+    }),
+  ),
+};
+
+/**
+ * A batch tool: each item made an op by `toOp` (a failure there is its answer), in order; `lazy`:
+ * when its turn comes, after the items before it ran (an update locates its issue then). Creates
+ * are made up front, so that a run of them into one list is written together (lib/domain/bulk.ts).
+ */
+const batchTool = (
+  name: string,
+  single: string,
+  description: string,
+  hints: typeof annotations.create | typeof annotations.update,
+  toOp: (caller: Principal, item: unknown) => Promise<BulkOp>,
+  lazy: boolean,
+): Tool =>
+  defineTool(
+    name,
+    // A copy of the hints: the batch takes `expected_version` per item, not for the whole call.
+    { description, input: batchInput(single), output: batchOutput, annotations: { ...hints } },
+    async (caller, { items, dry_run }) => {
+      const ops: BulkItem[] = [];
+      for (const item of items) {
+        const make = () => toOp(caller, item);
+        ops.push(lazy ? make : await make().catch((error: unknown): BulkOp => ({ kind: 'invalid', error })));
+      }
+      return { dry_run: dry_run ?? false, results: results(await bulkWrite(caller, ops, { dryRun: dry_run })) };
+    },
+  );
+
+export const batchTools: Tool[] = [
+  batchTool(
+    'create_issues',
+    'create_issue',
+    `Create up to ${BATCH_MAX_ITEMS} issues in order, each on its own (its issue or its error). dry_run: same answers, nothing written.`,
+    annotations.create,
+    createOp,
+    false,
+  ),
+  batchTool(
+    'update_issues',
+    'update_issue',
+    `Change up to ${BATCH_MAX_ITEMS} issues in order, each on its own (its issue or its error). dry_run: same answers, nothing written.`,
+    annotations.update,
+    updateOp,
+    true,
+  ),
+];

@@ -1,0 +1,95 @@
+import * as z from 'zod';
+import { ErrorBody, idField, integer, wrapped } from './common.ts';
+import { Issue, IssueCreateFields, IssueUpdateFields } from './issues.ts';
+import { parseOrThrow } from './validate.ts';
+import type { BulkOp } from '../domain/bulk.ts';
+import type { IssueLocation } from '../domain/issues.ts';
+
+/** Items of one bulk request (docs/api.md: Bulk writes): one transaction-sized batch of issues. */
+export const BULK_MAX_ITEMS = 100;
+
+/**
+ * A create item: the single create's body, with `position` (its place in the list, as an update's)
+ * besides. Validated item by item (lib/domain/bulk.ts), so that a bad item fails alone.
+ */
+export const BulkCreateItem = wrapped(
+  'issue',
+  IssueCreateFields.extend({ position: IssueUpdateFields.shape.position }).meta({ id: 'BulkIssueCreate' }),
+);
+export type BulkCreateItem = z.output<typeof BulkCreateItem>;
+
+/** An update item: the single update's body, with the issue's `id` and the `version` it expects (optional). */
+export const BulkUpdateItem = wrapped('issue', IssueUpdateFields).extend({
+  id: idField(),
+  version: integer().min(0, { error: 'must be 0 or more' }).optional(),
+});
+export type BulkUpdateItem = z.output<typeof BulkUpdateItem>;
+
+/** The request: items in order, each checked on its own (the array alone is checked here). */
+export const IssueBulkBody = z
+  .object(
+    {
+      items: z
+        .array(
+          z.unknown().meta({
+            description:
+              'A create `{"issue": {...}}` (`position` honoured), or an update `{"id": 12, "version": 3, "issue": {...}}` ' +
+              '(the single PATCH; `version` optional, as `If-Match`).',
+          }),
+          { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array') },
+        )
+        .min(1, { error: `must hold 1 to ${BULK_MAX_ITEMS} items` })
+        .max(BULK_MAX_ITEMS, { error: `must hold 1 to ${BULK_MAX_ITEMS} items` }),
+    },
+    { error: (iss) => (iss.input === undefined || iss.input === null ? 'body is required' : 'body must be a JSON object') },
+  )
+  .meta({ id: 'IssueBulk' });
+export type IssueBulkBody = z.output<typeof IssueBulkBody>;
+
+export const BulkQuery = z.object({
+  dry_run: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .optional()
+    .meta({ description: '`true`: validate and answer what the request would do, writing nothing.' }),
+});
+
+/** One item's answer: the status and body the single route would give. */
+export const BulkResult = z
+  .object({
+    status: z.number().int().meta({ description: '201 created, 200 updated, or the error status of the single route.' }),
+    issue: Issue.optional(),
+    errors: z.array(z.string()).optional().meta({ description: 'A 422: one message per problem.' }),
+    error: ErrorBody.shape.error.optional(),
+    description_omitted: z
+      .boolean()
+      .optional()
+      .meta({ description: 'true: the answer reached 5 MiB and this issue comes without its description (GET it).' }),
+  })
+  .meta({ id: 'BulkResult' });
+
+export const IssueBulkResults = z
+  .object({
+    dry_run: z.boolean(),
+    results: z.array(BulkResult).meta({ description: 'One per item, in order.' }),
+  })
+  .meta({ id: 'IssueBulkResults' });
+
+/**
+ * The ops of a bulk request's items, for the list `at` (lib/domain/bulk.ts): each item validated on
+ * its own, with the very messages of the single route's body; a bad item becomes an `invalid` op.
+ */
+export function bulkOps(at: IssueLocation, items: unknown[]): BulkOp[] {
+  return items.map((item): BulkOp => {
+    try {
+      if (typeof item === 'object' && item !== null && 'id' in item) {
+        const { id, version, issue } = parseOrThrow(BulkUpdateItem, item);
+        return { kind: 'update', at, issueId: id, changes: issue, version };
+      }
+      const { issue } = parseOrThrow(BulkCreateItem, item);
+      const { position, ...fields } = issue;
+      return { kind: 'create', at, fields, position };
+    } catch (error) {
+      return { kind: 'invalid', error };
+    }
+  });
+}

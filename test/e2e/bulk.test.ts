@@ -1,0 +1,220 @@
+import { describe, expect, it } from 'vitest';
+import { readDerivedState } from '../../lib/db/reindex.ts';
+import { derivations, differences } from '../../lib/domain/derivations.ts';
+import { apiClient, followPages, newOrganisation, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+
+const gateway = useGateway();
+
+async function orgWithProject() {
+  const org = await newOrganisation();
+  const admin = apiClient(gateway.baseUrl, org.admin.token);
+  const prefix = randomPrefix();
+  const project = (await admin.post('/api/v1/projects', { project: { name: 'Bulk', prefix } })).body;
+  const backlog = `/api/v1/projects/${project.id}/issues`;
+  const sprint = (await admin.post(`/api/v1/projects/${project.id}/sprints`, { sprint: { name: 'S1' } })).body;
+  return {
+    org,
+    admin,
+    prefix,
+    project,
+    backlog,
+    sprintIssues: `/api/v1/projects/${project.id}/sprints/${sprint.id}/issues`,
+    sprint,
+  };
+}
+
+const titles = async (client: ApiClient, list: string) =>
+  (await followPages<{ title: string; position: number }>(client, `${list}?per_page=100`)).items;
+
+/** The derived state of the organisation (counters, pointers, assignee entries) equals its rebuild. */
+async function derivedDifferences(orgId: number): Promise<string[]> {
+  const { issues, observed } = await readDerivedState(orgId);
+  return derivations.flatMap((d) => differences(d, d.rebuild(issues), observed));
+}
+
+/** An answer without what a dry run cannot know before the write (its times, a create's id). */
+const comparable = (r: { status: number; issue?: Record<string, unknown> }) => {
+  if (!r.issue) return r;
+  const { created_at: _c, updated_at: _u, started_at: _s, completed_at: _d, id, ...issue } = r.issue;
+  // A dry run's create has id 0: ids are handed out as issues are written.
+  return { ...r, issue: { ...issue, id: r.status === 201 ? 0 : id } };
+};
+
+describe('bulk writes of issues', () => {
+  it('answers each item on its own, in order: creates, updates, and failures that change nothing', async () => {
+    const { org, admin, prefix, backlog } = await orgWithProject();
+    const first = (await admin.post(backlog, { issue: { title: 'Existing', story_points: 1 } })).body;
+    const res = await admin.post(`${backlog}/bulk`, {
+      items: [
+        { issue: { title: 'One', assignee_id: org.admin.id, story_points: 3 } },
+        { issue: { title: '' } },
+        { id: first.id, issue: { status: 'in_progress', story_points: 5 } },
+        { issue: { title: 'Two', assignee_id: 999_999 } },
+        { id: 999_999, issue: { title: 'Nobody' } },
+        { id: first.id, version: 1, issue: { title: 'Stale version' } },
+        { issue: { title: 'Three', labels: ['nope'] } },
+        { issue: { title: 'Four' } },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.dry_run).toBe(false);
+    const statuses = res.body.results.map((r: { status: number }) => r.status);
+    expect(statuses).toEqual([201, 422, 200, 422, 404, 412, 422, 201]);
+    // The single routes' bodies: 422 `{errors}`, others `{error}`.
+    const single = await admin.post(backlog, { issue: { title: '' } });
+    expect(res.body.results[1]).toEqual({ status: 422, ...single.body });
+    expect(res.body.results[3]).toEqual({ status: 422, errors: ['assignee_id must be an account of this organisation'] });
+    expect(res.body.results[4]).toEqual({ status: 404, error: 'Issue not found' });
+    expect(res.body.results[5].error).toMatch(/changed/);
+    expect(res.body.results[0].issue).toMatchObject({ title: 'One', issue_number: `${prefix}-2`, position: 2 });
+    expect(res.body.results[2].issue).toMatchObject({ id: first.id, status: 'in_progress', story_points: 5, position: 1 });
+    expect(res.body.results[7].issue).toMatchObject({ title: 'Four', position: 3 });
+    // The failed ones wrote nothing: the list holds the existing issue and the two creates.
+    const list = await titles(admin, backlog);
+    expect(list.map((i) => i.title)).toEqual(['Existing', 'One', 'Four']);
+    expect(await derivedDifferences(org.orgId)).toEqual([]);
+  });
+
+  it('puts 100 items into one list at exact places, as the single writes would in sequence', async () => {
+    const { org, admin, sprintIssues } = await orgWithProject();
+    const items = Array.from({ length: 100 }, (_, i) => ({
+      issue: {
+        title: `T${i}`,
+        story_points: i % 4,
+        assignee_id: i % 2 ? org.admin.id : null,
+        ...(i % 10 === 9 ? { position: 1 } : {}),
+      },
+    }));
+    const res = await admin.post(`${sprintIssues}/bulk`, { items });
+    expect(res.status).toBe(200);
+    expect(res.body.results.every((r: { status: number }) => r.status === 201)).toBe(true);
+    // The expected order, replayed: appended, except every tenth item, put first.
+    const expected: string[] = [];
+    items.forEach((item, i) => (item.issue.position === 1 ? expected.unshift(`T${i}`) : expected.push(`T${i}`)));
+    const list = await titles(admin, sprintIssues);
+    expect(list.map((i) => i.title)).toEqual(expected);
+    // Each answer's place was the place at its time; the last item's is its place now.
+    const last = res.body.results[99].issue;
+    expect(list.findIndex((i) => i.title === last.title) + 1).toBe(last.position);
+    const sprint = (await admin.get(sprintIssues.replace(/\/issues$/, ''))).body;
+    expect(sprint).toMatchObject({ issues_count: 100 });
+    expect(await derivedDifferences(org.orgId)).toEqual([]);
+  });
+
+  it('writes 100 plain creates together: a handful of calls, the places and counters as 100 single creates leave them', async () => {
+    const { org, admin, prefix, sprintIssues } = await orgWithProject();
+    await admin.post(sprintIssues, { issue: { title: 'Before' } });
+    const items = Array.from({ length: 100 }, (_, i) => ({
+      issue: {
+        title: `P${i}`,
+        story_points: i % 5,
+        assignee_id: i % 3 ? org.admin.id : org.member.id,
+        description: 'x'.repeat(200),
+      },
+    }));
+    const res = await admin.post(`${sprintIssues}/bulk`, { items });
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { issue: { position: number } }) => r.issue.position)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i + 2),
+    );
+    expect(res.body.results.map((r: { issue: { issue_number: string } }) => r.issue.issue_number)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `${prefix}-${i + 2}`),
+    );
+    // The token, the path's list, what the creates check, their ids and numbers, then a few
+    // transactions of up to 100 items each (an issue, its number's pointer, its assignee's entry).
+    expect(res.dbCalls).toBeLessThanOrEqual(10);
+    if (process.env.PRINT_CALLS) process.stdout.write(`100 plain creates: ${res.dbCalls} calls\n`);
+    const list = await titles(admin, sprintIssues);
+    expect(list.map((i) => i.title)).toEqual(['Before', ...items.map((i) => i.issue.title)]);
+    expect(list.map((i) => i.position)).toEqual(Array.from({ length: 101 }, (_, i) => i + 1));
+    expect(await derivedDifferences(org.orgId)).toEqual([]);
+  });
+
+  it('replays the same answer for the same Idempotency-Key and body, writing nothing twice; another body is refused', async () => {
+    const { admin, backlog } = await orgWithProject();
+    const body = { items: [{ issue: { title: 'Once' } }, { issue: { title: 'Twice?' } }] };
+    const headers = { 'Idempotency-Key': `bulk-${Date.now()}` };
+    const first = await admin.post(`${backlog}/bulk`, body, { headers });
+    const again = await admin.post(`${backlog}/bulk`, body, { headers });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect((await titles(admin, backlog)).map((i) => i.title)).toEqual(['Once', 'Twice?']);
+    const other = await admin.post(`${backlog}/bulk`, { items: [{ issue: { title: 'Else' } }] }, { headers });
+    expect(other.status).toBe(422);
+    expect(other.body.errors).toEqual(['Idempotency-Key has already been used with a different request body']);
+    expect(await titles(admin, backlog)).toHaveLength(2);
+  });
+
+  it('a dry run writes nothing and answers what the real run then answers', async () => {
+    const { org, admin, backlog, sprint, sprintIssues } = await orgWithProject();
+    const existing = (await admin.post(backlog, { issue: { title: 'Existing' } })).body;
+    await admin.post(sprintIssues, { issue: { title: 'Planned' } });
+    // The version an ETag names ("<version>-<digest>"), as `If-Match` would send it.
+    const version = Number(/^"?(\d+)-/.exec((await admin.get(`${backlog}/${existing.id}`)).headers.get('etag') ?? '')?.[1]);
+    expect(version).toBeGreaterThan(0);
+    const body = {
+      items: [
+        { issue: { title: 'A', assignee_id: org.admin.id, story_points: 2, status: 'in_progress' } },
+        { issue: { title: 'B', position: 1 } },
+        { issue: { title: 'C', assignee_id: 424_242 } },
+        { id: existing.id, version, issue: { sprint_id: sprint.id, position: 1, priority: 'high' } },
+        { id: existing.id, issue: { title: 'Not here any more' } },
+        { id: 123_456, issue: { title: 'Nobody' } },
+        { issue: { title: 'D', parent_id: existing.id } },
+      ],
+    };
+    const before = await readDerivedState(org.orgId);
+    const dry = await admin.post(`${backlog}/bulk?dry_run=true`, body, { headers: { 'Idempotency-Key': 'dry-then-real' } });
+    expect(dry.status).toBe(200);
+    expect(dry.body.dry_run).toBe(true);
+    const after = await readDerivedState(org.orgId);
+    expect(after.issues).toEqual(before.issues);
+    expect(await titles(admin, backlog)).toHaveLength(1);
+    const real = await admin.post(`${backlog}/bulk`, body, { headers: { 'Idempotency-Key': 'dry-then-real' } });
+    expect(real.status).toBe(200);
+    expect(real.headers.get('idempotent-replayed')).toBeNull();
+    expect(real.body.results.map((r: { status: number }) => r.status)).toEqual([201, 201, 422, 200, 404, 404, 201]);
+    expect(dry.body.results.map(comparable)).toEqual(real.body.results.map(comparable));
+  });
+
+  it('refuses an empty request and one of more than 100 items (422, nothing written)', async () => {
+    const { admin, backlog } = await orgWithProject();
+    for (const items of [[], Array.from({ length: 101 }, (_, i) => ({ issue: { title: `T${i}` } }))]) {
+      const res = await admin.post(`${backlog}/bulk`, { items });
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual(['items must hold 1 to 100 items']);
+    }
+    expect((await admin.post(`${backlog}/bulk`, {})).body.errors).toEqual(['items is required']);
+    expect(await titles(admin, backlog)).toHaveLength(0);
+  });
+
+  it("another organisation's project or sprint is 404 for the whole request, as on the single routes", async () => {
+    const mine = await orgWithProject();
+    const theirs = await orgWithProject();
+    // Ids count per organisation: their second project has an id that names nothing of mine.
+    const other = (await theirs.admin.post('/api/v1/projects', { project: { name: 'Theirs', prefix: randomPrefix() } })).body;
+    const otherSprint = (await theirs.admin.post(`/api/v1/projects/${other.id}/sprints`, { sprint: { name: 'S' } })).body;
+    const backlog = `/api/v1/projects/${other.id}/issues`;
+    const sprintIssues = `/api/v1/projects/${other.id}/sprints/${otherSprint.id}/issues`;
+    // And my own project with a sprint id only they have.
+    const mySprint = `${mine.backlog.replace(/\/issues$/, '')}/sprints/${otherSprint.id}/issues`;
+    const items = [{ issue: { title: 'Intruder' } }];
+    for (const path of [backlog, sprintIssues, mySprint]) {
+      const single = await mine.admin.post(path, { issue: { title: 'Intruder' } });
+      const res = await mine.admin.post(`${path}/bulk`, { items });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(single.body);
+    }
+    expect(await titles(theirs.admin, backlog)).toHaveLength(0);
+    expect(await titles(theirs.admin, sprintIssues)).toHaveLength(0);
+  });
+
+  it('counts one request against the rate limit', async () => {
+    const { admin, backlog } = await orgWithProject();
+    const before = Number((await admin.get(backlog)).headers.get('x-ratelimit-remaining'));
+    const items = Array.from({ length: 20 }, (_, i) => ({ issue: { title: `R${i}` } }));
+    const res = await admin.post(`${backlog}/bulk`, { items });
+    expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(before - 1);
+  });
+});
