@@ -17,7 +17,7 @@ import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocume
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
 import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery, SubIssue } from './schemas/issues.ts';
 import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
-import { McpMessage } from './schemas/mcp.ts';
+import { McpMessage, McpQuery } from './schemas/mcp.ts';
 import { Relation, RelationCreateBody, RelationList } from './schemas/relations.ts';
 import {
   OAuthApprovalForm,
@@ -318,6 +318,8 @@ const notOffered = (id: string, summary: string): Spec => ({
   id,
   summary,
   tag: 'MCP',
+  // The URL a client connects to is the one it sends every request to, flags included.
+  query: McpQuery,
   success: { status: 204, description: 'Never answered; always 405' },
   errors: [405],
 });
@@ -873,6 +875,7 @@ export const routes: Route[] = [
     id: 'mcp',
     summary: 'Model Context Protocol: one JSON-RPC message per request (202, no body, for a notification)',
     tag: 'MCP',
+    query: McpQuery,
     body: McpMessage,
     jsonRpc: true,
     success: { status: 200, schema: McpMessage, description: 'The JSON-RPC response' },

@@ -27,8 +27,8 @@ const isObject = (node: Json | undefined): node is JsonObject =>
  * `minimum: 0` of versions, the `minItems: 1` / `minLength: 1` of what must not be empty, lengths
  * no agent's text reaches (`LONG`; the server still enforces them), the pattern of a `format: date`
  * or `date-time` (the server still enforces it) and examples; inlines the `#/definitions/` a tool's schema refers to (an enum said once per tool is
- * shorter inline); `allOf: [X]` becomes X, and `anyOf: [X, null]` becomes X with `type: [t, "null"]`
- * when X is a plain typed schema.
+ * shorter inline); `allOf: [X]` becomes X, `anyOf: [X, null]` becomes X with `type: [t, "null"]`
+ * when X is a plain typed schema, and alternatives that are bare types one `type` list.
  */
 export function compactSchema(
   node: Json,
@@ -67,6 +67,11 @@ export function compactSchema(
       delete out.anyOf;
       return { ...plain, ...out, type: [plain.type, 'null'] };
     }
+  }
+  // Alternatives that are bare types (an id or a name, or null): one `type` list.
+  if (Array.isArray(anyOf) && anyOf.every((s) => isObject(s) && Object.keys(s).length === 1 && s.type !== undefined)) {
+    delete out.anyOf;
+    return { ...out, type: anyOf.flatMap((s) => (s as JsonObject).type as Json) };
   }
   return out;
 }

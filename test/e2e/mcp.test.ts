@@ -18,15 +18,15 @@ const initialize = {
 };
 const mcpHeaders = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
 
-async function orgWithMcp() {
+async function orgWithMcp(query = '') {
   const org = await newOrganisation();
-  const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
+  const mcp = await mcpClient(gateway.baseUrl, org.admin.token, query);
   return { org, mcp, rest: apiClient(gateway.baseUrl, org.admin.token) };
 }
 
 describe('MCP server: protocol and authentication', () => {
   it('lets the official client connect with a bearer token and lists tools that all carry annotations and schemas', async () => {
-    const { mcp } = await orgWithMcp();
+    const { mcp } = await orgWithMcp('?delete=true');
     const info = mcp.client.getServerVersion();
     expect(info?.name).toBe('sprint-ticketing');
     expect(mcp.client.getInstructions()).toContain('backlog');
@@ -79,7 +79,7 @@ describe('MCP server: protocol and authentication', () => {
   });
 
   it('lists every tool in under 18 KB, with one- or two-sentence descriptions and no output schemas', async () => {
-    const { mcp } = await orgWithMcp();
+    const { mcp } = await orgWithMcp('?delete=true');
     const { tools } = await mcp.client.listTools();
     // The very bytes of the tools/list answer: an agent pays them in every conversation.
     const listBytes = mcp.bodyBytes.at(-1)!;

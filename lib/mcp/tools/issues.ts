@@ -6,9 +6,10 @@ import { listMyIssues } from '../../domain/my-issues.ts';
 import { Issue, IssueCreateFields, IssuePriority, IssueStatus, IssueType, IssueUpdateFields } from '../../schemas/issues.ts';
 import { filteredPage, listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, locateIssue } from '../locate.ts';
+import { accountRef, projectRef, sprintRef } from '../resolve.ts';
 import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
 
-const projectId = () => id();
+const projectId = () => projectRef();
 const one = { issue: Issue };
 /**
  * Filters on priority, type and due date, as the REST lists take them (both due bounds inclusive;
@@ -39,9 +40,9 @@ export const issueTools: Tool[] = [
         'Issues of a sprint, or of the backlog (sprint_id null), in order (position 1..n). A filtered call looks through the next 1,000 issues: follow next_cursor to the end.',
       input: z.object({
         project_id: projectId(),
-        sprint_id: id('null: the backlog.').nullable(),
+        sprint_id: sprintRef().nullable(),
         status: z.array(IssueStatus).min(1).optional(),
-        assignee_id: id('null: unassigned.').nullable().optional(),
+        assignee_id: accountRef().nullable().optional(),
         parent_id: id().nullable().optional(),
         q: z.string().min(1).max(255).optional().describe('In the title, any case.'),
         updated_since: z.iso.datetime({ offset: true }).optional().describe('Updated at or after.'),
@@ -173,8 +174,9 @@ export const issueTools: Tool[] = [
         'Create an issue at the end of a sprint, or of the backlog (sprint_id null or omitted). Its number is PREFIX-n.',
       input: z.object({
         project_id: projectId(),
-        sprint_id: id().nullable().optional(),
+        sprint_id: sprintRef().nullable().optional(),
         ...IssueCreateFields.shape,
+        assignee_id: accountRef().nullable().optional(),
       }),
       output: one,
       annotations: annotations.create,
@@ -188,7 +190,11 @@ export const issueTools: Tool[] = [
     'update_issue',
     {
       description: "Change an issue's fields. Entering in_progress sets started_at; done or cancelled sets completed_at.",
-      input: z.object({ ...issueRef, ...IssueUpdateFields.omit({ sprint_id: true, position: true }).shape }),
+      input: z.object({
+        ...issueRef,
+        ...IssueUpdateFields.omit({ sprint_id: true, position: true }).shape,
+        assignee_id: accountRef().nullable().optional(),
+      }),
       output: one,
       annotations: annotations.update,
     },
@@ -205,7 +211,7 @@ export const issueTools: Tool[] = [
         'Move an issue to another sprint of its project, or to the backlog (null); to the end unless position says where.',
       input: z.object({
         ...issueRef,
-        to_sprint_id: id().nullable(),
+        to_sprint_id: sprintRef().nullable(),
         position: place().optional(),
       }),
       output: one,

@@ -2,9 +2,10 @@ import * as z from 'zod';
 import { createProject, deleteProject, getProject, listProjects, updateProject } from '../../domain/projects.ts';
 import { Project, ProjectCreateFields, ProjectUpdateFields } from '../../schemas/projects.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
-import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
+import { projectRef } from '../resolve.ts';
+import { annotations, defineTool, deleteTool, type Tool } from '../tool.ts';
 
-const projectId = () => id();
+const projectId = () => projectRef();
 const one = { project: Project };
 
 export const projectTools: Tool[] = [
@@ -61,6 +62,7 @@ export const projectTools: Tool[] = [
     {
       description: 'Delete a project with its sprints, issues and comments (admins only). Irreversible: confirm first.',
       input: z.object({ project_id: projectId() }),
+      adminOnly: true,
     },
     async (caller, args) => {
       await deleteProject(caller, args.project_id);

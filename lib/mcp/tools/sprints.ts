@@ -22,10 +22,11 @@ import {
   Velocity,
 } from '../../schemas/sprints.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
-import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
+import { projectRef, sprintRef } from '../resolve.ts';
+import { annotations, defineTool, deleteTool, type Tool } from '../tool.ts';
 
-const projectId = () => id();
-const sprintId = () => id();
+const projectId = () => projectRef();
+const sprintId = () => sprintRef();
 const sprintAt = { project_id: projectId(), sprint_id: sprintId() };
 const one = { sprint: Sprint };
 
@@ -126,7 +127,7 @@ export const sprintTools: Tool[] = [
       description: 'Complete an active sprint; its open issues go to the end of the backlog, or of carry_over_sprint_id.',
       input: z.object({
         ...sprintAt,
-        carry_over_sprint_id: id('A sprint in planning.').nullable().optional(),
+        carry_over_sprint_id: sprintRef().nullable().optional(),
       }),
       output: one,
       annotations: annotations.update,
@@ -179,6 +180,7 @@ export const sprintTools: Tool[] = [
       description:
         'Delete a sprint with its issues and comments (admins only; move_issue first keeps issues). Irreversible: confirm first.',
       input: z.object(sprintAt),
+      adminOnly: true,
     },
     async (caller, args) => {
       await deleteSprint(caller, args.project_id, args.sprint_id);
