@@ -16,7 +16,7 @@ export async function projectIdOfPrefix(orgId: number, prefix: string): Promise<
   return guard?.project_id === undefined ? undefined : Number(guard.project_id);
 }
 
-async function names(pk: string, skPrefix: string, attributes: string[]): Promise<Record<string, unknown>[]> {
+async function names(pk: string, skPrefix: string, attributes: string[], max?: number): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let pages = 0;
   const names = Object.fromEntries(attributes.map((a) => [`#${a}`, a]));
@@ -27,10 +27,10 @@ async function names(pk: string, skPrefix: string, attributes: string[]): Promis
       ExpressionAttributeNames: names,
       ProjectionExpression: Object.keys(names).join(', '),
     },
-    {},
+    { limit: max === undefined ? undefined : () => max },
     (page) => {
       items.push(...page);
-      return ++pages < PAGES;
+      return max === undefined && ++pages < PAGES;
     },
   );
   return items;
@@ -42,14 +42,20 @@ export async function projectNames(orgId: number) {
   return items.map((i) => ({ id: Number(i.id), name: String(i.name), prefix: String(i.prefix) }));
 }
 
-/** The organisation's accounts: id, name, e-mail. One Query. */
-export async function accountNames(orgId: number) {
-  const items = await names(orgPk(orgId), 'ACCOUNT#', ['id', 'name', 'email']);
+/** The organisation's accounts (the first `max`, or all): id, name, e-mail. One Query. */
+export async function accountNames(orgId: number, max?: number) {
+  const items = await names(orgPk(orgId), 'ACCOUNT#', ['id', 'name', 'email'], max);
   return items.map((i) => ({ id: Number(i.id), name: String(i.name), email: String(i.email) }));
 }
 
-/** A project's sprints: id, name, status. One Query. */
+/** A project's sprints: id, name, status, dates. One Query. */
 export async function sprintNames(orgId: number, projectId: number) {
-  const items = await names(projectPk(orgId, projectId), 'SPRINT#', ['id', 'name', 'status']);
-  return items.map((i) => ({ id: Number(i.id), name: String(i.name), status: String(i.status) }));
+  const items = await names(projectPk(orgId, projectId), 'SPRINT#', ['id', 'name', 'status', 'start_date', 'end_date']);
+  return items.map((i) => ({
+    id: Number(i.id),
+    name: String(i.name),
+    status: String(i.status),
+    start_date: (i.start_date as string | null | undefined) ?? null,
+    end_date: (i.end_date as string | null | undefined) ?? null,
+  }));
 }

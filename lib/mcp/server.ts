@@ -12,20 +12,25 @@ import { subIssueTools } from './tools/sub-issues.ts';
 import { labelTools } from './tools/labels.ts';
 import { projectTools } from './tools/projects.ts';
 import { sprintTools } from './tools/sprints.ts';
+import { workspaceTools } from './tools/workspace.ts';
 import { renderToolList } from './listing.ts';
 import { type Tool } from './tool.ts';
 import { connectionOf, type Connection } from './connection.ts';
 
 const INSTRUCTIONS = `Sprint Ticketing Service: projects hold sprints, sprints hold issues, issues hold comments.
+Start with get_workspace: you, the projects with their prefixes, active sprints and labels, the accounts, and the issue statuses, priorities and types.
 Issues that belong to no sprint are the project's backlog. Every issue has a number PREFIX-n (the project's prefix).
 Sprints go planning -> active -> completed; completing a sprint returns its open issues to the backlog.
-Ids and positions are positive integers; find ids with the list_* tools. Everything you see belongs to the token's organisation.
-Name an issue by issue_number ("APL-12"), or by project_id and issue_id; adding its sprint_id (null: the backlog) saves a lookup.
-update_* tools change only the fields given; null clears an optional one.
-List tools return up to \`limit\` items and next_cursor: pass it as cursor for more (null at the end). Fewer come back when they would pass the 5 MiB response budget.`;
+Ids and positions are positive integers; a position counts from 1 (the top), past the end means last. Everything you see belongs to your organisation.
+Names work where ids do: project_id takes a prefix ("APL") or a project name; assignee_id takes "me", an account name or e-mail; sprint_id, to_sprint_id and carry_over_sprint_id take "active" (the project's active sprint) or a sprint name. An ambiguous name fails with the candidates: pass an id then.
+Name an issue by issue_number ("APL-12"); issue tools also take project_id and issue_id instead, and its sprint_id (null: the backlog) beside them saves a lookup.
+update_* tools change only the fields given; null clears an optional one. Tools that change or delete one resource take expected_version (its \`version\`): then they apply only if it is still at that version.
+delete_* tools cannot be undone: confirm with the person first.
+List tools take limit (1-100, default 50) and cursor, and return next_cursor: pass it as cursor for more (null at the end). Fewer come back when they would pass the 5 MiB response budget.`;
 
 /** Every tool, in the order `tools/list` shows them. */
 export const tools: Tool[] = [
+  ...workspaceTools,
   ...projectTools,
   ...sprintTools,
   ...issueTools,

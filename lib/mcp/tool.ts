@@ -9,6 +9,7 @@ import { expectingVersion } from '../db/versions.ts';
 import { answeredVersion } from '../domain/versions.ts';
 import type { Connection } from './connection.ts';
 import type { ToolListing } from './listing.ts';
+import { listInput } from './list.ts';
 import { nameResolver, type Resolved } from './resolve.ts';
 
 /**
@@ -55,6 +56,8 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodRawShape> {
   annotations: ToolAnnotations;
   /** Only admins may ever use it: not listed to anyone else (their calls get the domain's 403). */
   adminOnly?: boolean;
+  /** Arguments the instructions describe instead of the listed schema (lib/mcp/listing.ts). */
+  unlisted?: readonly string[];
 }
 
 /** A tool ready to be registered on the server of a request, on behalf of its caller. */
@@ -96,7 +99,17 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
   const scope = scopeNeeded(spec.annotations);
   return {
     name,
-    listing: { name, description: spec.description, input, annotations: spec.annotations },
+    listing: {
+      name,
+      description: spec.description,
+      input,
+      annotations: spec.annotations,
+      unlisted: [
+        ...(spec.unlisted ?? []),
+        ...(conditional ? ['expected_version'] : []),
+        ...(spec.input.shape.limit === listInput.limit ? ['limit', 'cursor'] : []),
+      ],
+    },
     scope,
     adminOnly: spec.adminOnly === true,
     register: (server, caller, connection) =>
@@ -129,7 +142,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
 export function deleteTool<I extends z.ZodObject>(
   name: string,
   idName: string,
-  spec: { description: string; input: I; adminOnly?: boolean },
+  spec: { description: string; input: I; adminOnly?: boolean; unlisted?: readonly string[] },
   remove: (caller: Principal, args: Resolved<z.output<I>>) => Promise<number>,
 ): Tool {
   const output: z.ZodRawShape = { deleted: z.literal(true), [idName]: z.number().int() };
@@ -139,12 +152,8 @@ export function deleteTool<I extends z.ZodObject>(
   }));
 }
 
-const expectedVersion = z
-  .number()
-  .int()
-  .min(0)
-  .optional()
-  .describe('Apply only if the resource is still at this version (its `version`); else fail.');
+/** What it means is said once, in the server's instructions (lib/mcp/server.ts). */
+const expectedVersion = z.number().int().min(0).optional();
 
 /** A tool error with the REST API's message: `{error}` as is, a 422 `{errors}` list joined. */
 export function toolError(err: unknown): CallToolResult {

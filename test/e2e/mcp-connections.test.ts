@@ -8,8 +8,20 @@ const gateway = useGateway();
 const names = async (mcp: Awaited<ReturnType<typeof mcpClient>>) => (await mcp.client.listTools()).tools.map((t) => t.name);
 const isRead = (name: string) => /^(list|get|my)_/.test(name);
 
-/** An OAuth access token of `token`'s account with `scope`, obtained over plain HTTP. */
+/**
+ * An OAuth access token of `token`'s account with `scope`, obtained over plain HTTP (once more if
+ * a pooled connection was reset under it: each attempt registers its own client).
+ */
 async function oauthToken(token: string, scope: string): Promise<string> {
+  try {
+    return await oauthTokenOnce(token, scope);
+  } catch (err) {
+    if (!String((err as Error).cause ?? err).includes('ECONNRESET')) throw err;
+    return oauthTokenOnce(token, scope);
+  }
+}
+
+async function oauthTokenOnce(token: string, scope: string): Promise<string> {
   const client = await registerOAuthClient(gateway.baseUrl);
   const { code, verifier } = await authorizeOverHttp(gateway.baseUrl, client, { token, scope });
   const tokens = await postForm(gateway.baseUrl, '/oauth/token', {

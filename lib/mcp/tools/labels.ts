@@ -16,7 +16,7 @@ export const labelTools: Tool[] = [
   defineTool(
     'list_labels',
     {
-      description: "A project's labels (name, colour), oldest first.",
+      description: "A project's labels, oldest first.",
       input: z.object({ project_id: projectRef(), ...listInput }),
       output: { labels: z.array(Label), ...listInfo },
       annotations: annotations.read,

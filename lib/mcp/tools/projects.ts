@@ -12,7 +12,7 @@ export const projectTools: Tool[] = [
   defineTool(
     'list_projects',
     {
-      description: "The organisation's projects, oldest first. Start here to find a project id.",
+      description: "The organisation's projects, oldest first.",
       input: z.object(listInput),
       output: { projects: z.array(Project), ...listInfo },
       annotations: annotations.read,
@@ -26,7 +26,7 @@ export const projectTools: Tool[] = [
   defineTool(
     'get_project',
     {
-      description: 'One project by id.',
+      description: 'One project.',
       input: z.object({ project_id: projectId() }),
       output: one,
       annotations: annotations.read,
@@ -37,7 +37,7 @@ export const projectTools: Tool[] = [
   defineTool(
     'create_project',
     {
-      description: 'Create a project. Its unique `prefix` numbers its issues: APL gives APL-1, APL-2...',
+      description: 'Create a project; its unique prefix numbers its issues (APL-1...).',
       input: z.object(ProjectCreateFields.shape),
       output: one,
       annotations: annotations.create,
@@ -60,7 +60,7 @@ export const projectTools: Tool[] = [
     'delete_project',
     'project_id',
     {
-      description: 'Delete a project with its sprints, issues and comments (admins only). Irreversible: confirm first.',
+      description: 'Delete a project with everything in it.',
       input: z.object({ project_id: projectId() }),
       adminOnly: true,
     },
