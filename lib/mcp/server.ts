@@ -15,6 +15,9 @@ import { sprintTools } from './tools/sprints.ts';
 import { workspaceTools } from './tools/workspace.ts';
 import { renderToolList } from './listing.ts';
 import { type Tool } from './tool.ts';
+import { registerPrompts } from './prompts.ts';
+import { nameResolver } from './resolve.ts';
+import { registerResources } from './resources.ts';
 import { connectionOf, type Connection } from './connection.ts';
 
 const INSTRUCTIONS = `Sprint Ticketing Service: projects hold sprints, sprints hold issues, issues hold comments.
@@ -87,6 +90,9 @@ export function createMcpServer(caller: Principal, connection: Connection = conn
     { instructions: INSTRUCTIONS, jsonSchemaValidator: noElicitation },
   );
   for (const tool of tools) tool.register(server, caller, connection);
+  const resolve = nameResolver(caller);
+  registerResources(server, caller, connection, resolve);
+  registerPrompts(server, caller, connection, resolve);
   // The SDK's own answer carries its full JSON Schema conversion, rebuilt per request; this one is
   // compact (lib/mcp/listing.ts) and built once. Calls are still validated against the zod schemas.
   server.server.setRequestHandler(ListToolsRequestSchema, () => toolListFor(caller, connection));

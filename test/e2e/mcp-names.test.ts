@@ -41,7 +41,7 @@ describe('MCP: names and "me" where ids go', () => {
     }
     // The same on updates and on list filters.
     const updated = await mcp.ok('update_issue', {
-      issue_number: byIds.result.structuredContent!.issue.issue_number,
+      issue_number: (byIds.result.structuredContent as any).issue.issue_number,
       assignee_id: 'Grace',
     });
     expect(updated.issue.assignee_id).toBe(grace.id);
