@@ -53,11 +53,9 @@ export async function activeSprint(caller: Principal, resolve: NameResolver, pre
     listIssues(caller, at, { page: 1, perPage: 100 }),
   ]);
   const issues = [...first.items];
-  let next = first.page.nextCursor;
+  const next = first.page.nextCursor;
   if (next !== undefined && issues.length < SPRINT_ISSUES) {
-    const more = await listIssues(caller, at, { page: 1, perPage: 100, cursor: next });
-    issues.push(...more.items);
-    next = more.page.nextCursor;
+    issues.push(...(await listIssues(caller, at, { page: 1, perPage: 100, cursor: next })).items);
   }
   const by_status = Object.fromEntries(issueStatuses.map((s) => [s, issues.filter((i) => i.status === s).map(card)] as const));
   return { sprint, issues_by_status: by_status, issues_count: first.total, truncated: issues.length < first.total };

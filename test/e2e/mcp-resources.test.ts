@@ -82,11 +82,12 @@ describe('MCP: prompts', () => {
     );
     await mcp.ok('activate_sprint', { project_id: project.id, sprint_id: sprint.id });
     await mcp.ok('complete_sprint', { project_id: project.id, sprint_id: sprint.id });
-    for (const args of [
+    const reviews: Record<string, string>[] = [
       { project: prefix },
       { project: 'Apollo', sprint: 'Sprint 1' },
       { project: String(project.id), sprint: String(sprint.id) },
-    ]) {
+    ];
+    for (const args of reviews) {
       const review = await mcp.client.getPrompt({ name: 'sprint_review', arguments: args });
       const text = (review.messages[0]?.content as { text: string }).text;
       expect(text, JSON.stringify(args)).toContain('Write the review of sprint "Sprint 1"');
