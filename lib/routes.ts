@@ -807,6 +807,15 @@ export const routes: Route[] = [
     success: { status: 200, schema: OAuthMetadata, description: 'The metadata' },
     errors: [422],
   }),
+  // RFC 9728 §3.1's location for /mcp (the well-known prefix before the resource's path), which
+  // the WWW-Authenticate challenge names (lib/http/gateway-responses.ts); the root one stays for
+  // clients that look there.
+  oauth('GET', '/.well-known/oauth-protected-resource/mcp', 'functions/oauth.ts', {
+    id: 'getOAuthProtectedResourceOfMcp',
+    summary: 'RFC 9728 metadata of /mcp at its path-aware location (the same document)',
+    success: { status: 200, schema: OAuthMetadata, description: 'The metadata' },
+    errors: [422],
+  }),
   oauth('GET', '/.well-known/oauth-authorization-server', 'functions/oauth.ts', {
     id: 'getOAuthAuthorizationServer',
     summary: 'RFC 8414 metadata of the authorization server: its endpoints; PKCE S256, public clients',

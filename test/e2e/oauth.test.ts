@@ -206,7 +206,7 @@ describe('OAuth 2.1 for /mcp, through the MCP SDK and a browser', () => {
     expect(revoked.status).toBe(200);
     const refused = await rawMcp(tokens.access_token);
     expect(refused.status).toBe(401);
-    expect(refused.challenge).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`);
+    expect(refused.challenge).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
 
     // Another grant, expired: refused though still stored.
     await connect(provider, { token: mine.org.member.token, keep: ['read'] }).then(({ client }) => client.close());
