@@ -11,9 +11,8 @@ import type { Principal } from './principal.ts';
  *
  * Bounded: `limit` projects a page (`WORKSPACE_LIMITS`; the rest by `next_cursor`), the first
  * `labelsPerProject` label names of each (with `labels_count`: list_labels has them all), the
- * first `accounts` accounts (with `accounts_count`: list_accounts has them all). By default (10
- * projects) an organisation with everything filled in answers about 8 KB; `limit` 25 with every
- * project full of long label names, about 25 KB.
+ * first `accounts` accounts (with `accounts_count`: list_accounts has them all), so that the
+ * answer's size has a bound whatever the organisation holds.
  *
  * Cost, the authorizer aside: one round of 3 calls in parallel (the projects' page Query with the
  * organisation's item, the accounts' Query), then one of one Query per project on the page (its
