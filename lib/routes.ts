@@ -18,7 +18,7 @@ import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocume
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
 import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery, SubIssue } from './schemas/issues.ts';
 import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
-import { McpMessage } from './schemas/mcp.ts';
+import { McpMessage, McpQuery } from './schemas/mcp.ts';
 import { Relation, RelationCreateBody, RelationList } from './schemas/relations.ts';
 import {
   OAuthApprovalForm,
@@ -319,6 +319,8 @@ const notOffered = (id: string, summary: string): Spec => ({
   id,
   summary,
   tag: 'MCP',
+  // The URL a client connects to is the one it sends every request to, flags included.
+  query: McpQuery,
   success: { status: 204, description: 'Never answered; always 405' },
   errors: [405],
 });
@@ -822,6 +824,15 @@ export const routes: Route[] = [
     success: { status: 200, schema: OAuthMetadata, description: 'The metadata' },
     errors: [422],
   }),
+  // RFC 9728 §3.1's location for /mcp (the well-known prefix before the resource's path), which
+  // the WWW-Authenticate challenge names (lib/http/gateway-responses.ts); the root one stays for
+  // clients that look there.
+  oauth('GET', '/.well-known/oauth-protected-resource/mcp', 'functions/oauth.ts', {
+    id: 'getOAuthProtectedResourceOfMcp',
+    summary: 'RFC 9728 metadata of /mcp at its path-aware location (the same document)',
+    success: { status: 200, schema: OAuthMetadata, description: 'The metadata' },
+    errors: [422],
+  }),
   oauth('GET', '/.well-known/oauth-authorization-server', 'functions/oauth.ts', {
     id: 'getOAuthAuthorizationServer',
     summary: 'RFC 8414 metadata of the authorization server: its endpoints; PKCE S256, public clients',
@@ -890,6 +901,7 @@ export const routes: Route[] = [
     id: 'mcp',
     summary: 'Model Context Protocol: one JSON-RPC message per request (202, no body, for a notification)',
     tag: 'MCP',
+    query: McpQuery,
     body: McpMessage,
     jsonRpc: true,
     success: { status: 200, schema: McpMessage, description: 'The JSON-RPC response' },

@@ -16,12 +16,37 @@ export const gatewayResponses = {
   DEFAULT_5XX: { status: 500, message: 'Internal server error' },
 } as const;
 
-/** Where `/mcp`'s protected-resource metadata lives (RFC 9728), under the API's base URL. */
+/** The well-known prefix of protected-resource metadata (RFC 9728 §3). */
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+/** The path of the one protected resource, `/mcp`, under the API's base URL. */
+const MCP_PATH = '/mcp';
+
+/**
+ * Where RFC 9728 §3.1 puts a resource's metadata: the well-known prefix inserted between the host
+ * and the resource's path (`https://h/mcp` -> `https://h/.well-known/oauth-protected-resource/mcp`).
+ */
+export function rfc9728MetadataUrl(resource: string): string {
+  const url = new URL(resource);
+  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
+  return `${url.origin}${RESOURCE_METADATA_PATH}${path}`;
+}
+
+/**
+ * Where `/mcp`'s metadata is served, for an API at `baseUrl` (scheme, host, and the stage path on
+ * API Gateway's own host): the well-known prefix inserted before the resource's path within the
+ * API. Behind a custom domain (or locally) that is exactly RFC 9728's location. On API Gateway's
+ * own host the API lives under the stage (`https://abc.execute-api…/prod`), and RFC 9728's location,
+ * `https://abc.execute-api…/.well-known/oauth-protected-resource/prod/mcp`, cannot be routed (the
+ * first path segment is always a stage): the metadata is served at
+ * `https://abc.execute-api…/prod/.well-known/oauth-protected-resource/mcp`, which the
+ * `WWW-Authenticate` challenge points to (MCP clients follow the pointer before guessing).
+ */
+export const resourceMetadataUrl = (baseUrl: string) => `${baseUrl}${RESOURCE_METADATA_PATH}${MCP_PATH}`;
 
 /**
  * The `WWW-Authenticate` challenge of a 401 (RFC 6750, RFC 9728 §5.1): where an MCP client finds
  * how to get a token. The stack's UNAUTHORIZED gateway response carries it, and so does the local
  * gateway's; `baseUrl` is the API's (scheme, host, stage path).
  */
-export const bearerChallenge = (baseUrl: string) => `Bearer resource_metadata="${baseUrl}${RESOURCE_METADATA_PATH}"`;
+export const bearerChallenge = (baseUrl: string) => `Bearer resource_metadata="${resourceMetadataUrl(baseUrl)}"`;

@@ -37,7 +37,7 @@ export async function answerMcp(event: APIGatewayProxyEvent, caller: Principal):
     return { status: 400, body: { error: 'Batches are not supported: send one JSON-RPC message per request' } };
   }
   const { handleMcpRequest } = await mcpServer();
-  const response = await handleMcpRequest(caller, toWebRequest(event, body));
+  const response = await handleMcpRequest(caller, toWebRequest(event, body), event.queryStringParameters ?? {});
   return toApiResult(response);
 }
 

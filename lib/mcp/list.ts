@@ -4,11 +4,21 @@ import { ValidationError } from '../domain/errors.ts';
 import { itemsWithinBudget, mcpItemBytes, RESPONSE_BYTE_BUDGET } from '../http/byte-budget.ts';
 
 /**
- * `limit`/`cursor` arguments of every list tool. What they mean is said once, in the server's
- * instructions (lib/mcp/server.ts), not in every list tool's schema.
+ * A `limit` argument from 1 to `max`, `fallback` when absent. What it means, its range and its
+ * default are said once, in the server's instructions (lib/mcp/server.ts), not in every list
+ * tool's schema: a refinement and a transform, unlike `min`, `max` and `default`, are not listed.
  */
+export const limitInput = (max: number, fallback: number) =>
+  z
+    .number()
+    .int()
+    .refine((n) => n >= 1 && n <= max, { error: `must be between 1 and ${max}` })
+    .optional()
+    .transform((n) => n ?? fallback);
+
+/** `limit`/`cursor` arguments of every list tool. */
 export const listInput = {
-  limit: z.number().int().min(1).max(100).default(50),
+  limit: limitInput(100, 50),
   cursor: z.string().max(4096).optional(),
 };
 

@@ -7,12 +7,22 @@ export interface ToolListing {
   description: string;
   input: z.ZodObject;
   annotations: ToolAnnotations;
+  /**
+   * Arguments taken but left out of the listed schema, because the server's instructions say them
+   * once for every tool that takes them (lib/mcp/server.ts): an issue's `project_id`/`issue_id`/
+   * `sprint_id` beside its `issue_number`, and `expected_version`.
+   */
+  unlisted?: readonly string[];
 }
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** From this length on, a limit is one no agent's text reaches (a markdown description, a cursor it passes back). */
-const LONG = 4096;
+/**
+ * From this length on, a limit is one an agent's text hardly reaches (a title, a name, a URL, a
+ * markdown description, a cursor it passes back); the server still enforces it, with a message
+ * naming the field and its limit.
+ */
+const LONG = 50;
 
 /** The bound every integer has anyway (zod's `int()` is a safe integer): saying it costs bytes, tells nothing. */
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -27,8 +37,8 @@ const isObject = (node: Json | undefined): node is JsonObject =>
  * `minimum: 0` of versions, the `minItems: 1` / `minLength: 1` of what must not be empty, lengths
  * no agent's text reaches (`LONG`; the server still enforces them), the pattern of a `format: date`
  * or `date-time` (the server still enforces it) and examples; inlines the `#/definitions/` a tool's schema refers to (an enum said once per tool is
- * shorter inline); `allOf: [X]` becomes X, and `anyOf: [X, null]` becomes X with `type: [t, "null"]`
- * when X is a plain typed schema.
+ * shorter inline); `allOf: [X]` becomes X, `anyOf: [X, null]` becomes X with `type: [t, "null"]`
+ * when X is a plain typed schema, and alternatives that are bare types one `type` list.
  */
 export function compactSchema(
   node: Json,
@@ -68,6 +78,11 @@ export function compactSchema(
       return { ...plain, ...out, type: [plain.type, 'null'] };
     }
   }
+  // Alternatives that are bare types (an id or a name, or null): one `type` list.
+  if (Array.isArray(anyOf) && anyOf.every((s) => isObject(s) && Object.keys(s).length === 1 && s.type !== undefined)) {
+    delete out.anyOf;
+    return { ...out, type: anyOf.flatMap((s) => (s as JsonObject).type as Json) };
+  }
   return out;
 }
 
@@ -97,9 +112,19 @@ export function renderToolList(tools: ToolListing[]): ListedTool[] {
   return tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
-    inputSchema: compactSchema(
-      z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input' }) as Json,
+    inputSchema: withoutUnlisted(
+      compactSchema(z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input' }) as Json) as JsonObject,
+      tool.unlisted ?? [],
     ) as ListedTool['inputSchema'],
     annotations: sentAnnotations(tool.annotations),
   }));
+}
+
+function withoutUnlisted(schema: JsonObject, unlisted: readonly string[]): JsonObject {
+  if (unlisted.length === 0 || !isObject(schema.properties)) return schema;
+  const properties = Object.fromEntries(Object.entries(schema.properties).filter(([k]) => !unlisted.includes(k)));
+  const out: JsonObject = { ...schema, properties };
+  if (Array.isArray(schema.required)) out.required = schema.required.filter((k) => !unlisted.includes(String(k)));
+  if (Array.isArray(out.required) && out.required.length === 0) delete out.required;
+  return out;
 }

@@ -21,6 +21,8 @@ export const issueRef = {
   issue_id: id().optional(),
   sprint_id: id().nullable().optional(),
 };
+/** The arguments of `issueRef` the instructions describe once, rather than every issue tool's schema. */
+export const issueRefUnlisted = ['project_id', 'issue_id', 'sprint_id'] as const;
 export type IssueRefArgs = z.output<z.ZodObject<typeof issueRef>>;
 
 export interface LocatedIssue {

@@ -7,7 +7,10 @@ import type { Principal } from '../domain/principal.ts';
 import { errorResponse } from '../http/errors.ts';
 import { expectingVersion } from '../db/versions.ts';
 import { answeredVersion } from '../domain/versions.ts';
+import type { Connection } from './connection.ts';
 import type { ToolListing } from './listing.ts';
+import { listInput } from './list.ts';
+import { nameResolver, type Resolved } from './resolve.ts';
 
 /**
  * Annotation presets. Every tool touches only this service's own data (`openWorldHint: false`).
@@ -31,12 +34,12 @@ export function scopeNeeded(hints: ToolAnnotations): Scope {
 }
 
 /**
- * Refuses a call the connection's scopes do not cover, as a tool error with the REST API's 403
- * message (an API token carries no scopes: its role decides, as on the REST routes).
+ * Refuses a call the connection does not allow (lib/mcp/connection.ts), as a tool error with the
+ * REST API's 403 shape.
  */
-function outOfScope(caller: Principal, scope: Scope): CallToolResult | undefined {
-  if (caller.scopes === undefined || caller.scopes.includes(scope)) return undefined;
-  return toolError(new ForbiddenError(`This connection was not granted the "${scope}" scope; connect again and approve it`));
+function outOfScope(connection: Connection, scope: Scope): CallToolResult | undefined {
+  if (connection.allowed.includes(scope)) return undefined;
+  return toolError(new ForbiddenError(connection.refusal(scope)));
 }
 
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodRawShape> {
@@ -51,6 +54,10 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodRawShape> {
    */
   output: O;
   annotations: ToolAnnotations;
+  /** Only admins may ever use it: not listed to anyone else (their calls get the domain's 403). */
+  adminOnly?: boolean;
+  /** Arguments the instructions describe instead of the listed schema (lib/mcp/listing.ts). */
+  unlisted?: readonly string[];
 }
 
 /** A tool ready to be registered on the server of a request, on behalf of its caller. */
@@ -58,7 +65,10 @@ export interface Tool {
   name: string;
   /** What `tools/list` shows of it. */
   listing: ToolListing;
-  register(server: McpServer, caller: Principal): void;
+  /** The scope it needs (lib/domain/oauth.ts). */
+  scope: Scope;
+  adminOnly: boolean;
+  register(server: McpServer, caller: Principal, connection: Connection): void;
 }
 
 /**
@@ -71,6 +81,8 @@ export interface Tool {
  * (`isError: true`) carrying the very message the REST API would answer, because they go through
  * the same error mapper.
  *
+ * Names (lib/mcp/resolve.ts): the names and "me" among the arguments become ids before `run`.
+ *
  * Versions, as `If-Match` and the ETag carry them over HTTP (lib/db/versions.ts): a tool whose
  * result is one resource also answers its `version`, and every tool that changes or deletes one
  * takes an optional `expected_version`: the write then applies only at that version.
@@ -78,7 +90,7 @@ export interface Tool {
 export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
   name: string,
   spec: ToolSpec<I, O>,
-  run: (caller: Principal, args: z.output<I>) => Promise<z.output<z.ZodObject<O>>>,
+  run: (caller: Principal, args: Resolved<z.output<I>>) => Promise<z.output<z.ZodObject<O>>>,
 ): Tool {
   const conditional = spec.annotations === annotations.update || spec.annotations === annotations.delete;
   const single = Object.keys(spec.output).length === 1;
@@ -87,18 +99,31 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
   const scope = scopeNeeded(spec.annotations);
   return {
     name,
-    listing: { name, description: spec.description, input, annotations: spec.annotations },
-    register: (server, caller) =>
+    listing: {
+      name,
+      description: spec.description,
+      input,
+      annotations: spec.annotations,
+      unlisted: [
+        ...(spec.unlisted ?? []),
+        ...(conditional ? ['expected_version'] : []),
+        ...(spec.input.shape.limit === listInput.limit ? ['limit', 'cursor'] : []),
+      ],
+    },
+    scope,
+    adminOnly: spec.adminOnly === true,
+    register: (server, caller, connection) =>
       server.registerTool(
         name,
         config,
         // The SDK has already validated the arguments against `input`.
         (async ({ expected_version, ...args }: z.output<I> & { expected_version?: number }): Promise<CallToolResult> => {
-          const refused = outOfScope(caller, scope);
+          const refused = outOfScope(connection, scope);
           if (refused) return refused;
           try {
             const expected = expected_version === undefined ? undefined : [expected_version];
-            const result = (await expectingVersion(expected, () => run(caller, args as z.output<I>))) as Record<string, unknown>;
+            const resolved = await nameResolver(caller)(args as z.output<I>);
+            const result = (await expectingVersion(expected, () => run(caller, resolved))) as Record<string, unknown>;
             const version = single ? answeredVersion(Object.values(result)[0]) : undefined;
             if (version !== undefined) result.version = version;
             return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
@@ -117,8 +142,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
 export function deleteTool<I extends z.ZodObject>(
   name: string,
   idName: string,
-  spec: { description: string; input: I },
-  remove: (caller: Principal, args: z.output<I>) => Promise<number>,
+  spec: { description: string; input: I; adminOnly?: boolean; unlisted?: readonly string[] },
+  remove: (caller: Principal, args: Resolved<z.output<I>>) => Promise<number>,
 ): Tool {
   const output: z.ZodRawShape = { deleted: z.literal(true), [idName]: z.number().int() };
   return defineTool(name, { ...spec, output, annotations: annotations.delete }, async (caller, args) => ({
@@ -127,12 +152,8 @@ export function deleteTool<I extends z.ZodObject>(
   }));
 }
 
-const expectedVersion = z
-  .number()
-  .int()
-  .min(0)
-  .optional()
-  .describe('Apply only if the resource is still at this version (its `version`); else fail.');
+/** What it means is said once, in the server's instructions (lib/mcp/server.ts). */
+const expectedVersion = z.number().int().min(0).optional();
 
 /** A tool error with the REST API's message: `{error}` as is, a 422 `{errors}` list joined. */
 export function toolError(err: unknown): CallToolResult {

@@ -27,7 +27,7 @@ type Endpoint = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
  */
 const metadata: Endpoint = async (event) => {
   const issuer = issuerOf(event);
-  const body = event.resource.endsWith('oauth-protected-resource')
+  const body = event.resource.includes('oauth-protected-resource')
     ? protectedResourceMetadata(issuer)
     : authorizationServerMetadata(issuer);
   return oauthJson(200, body, { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' });
@@ -139,6 +139,7 @@ const authorize: Endpoint = async (event) => {
 /** Each route's endpoint, by `METHOD resource` as in the route table. */
 export const endpoints: Record<string, Endpoint> = {
   'GET /.well-known/oauth-protected-resource': metadata,
+  'GET /.well-known/oauth-protected-resource/mcp': metadata,
   'GET /.well-known/oauth-authorization-server': metadata,
   'POST /oauth/register': register,
   'GET /oauth/authorize': authorize,

@@ -14,3 +14,11 @@ export const McpMessage = z
     error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
   })
   .meta({ id: 'JsonRpcMessage', description: 'A JSON-RPC 2.0 message of the Model Context Protocol.' });
+
+const flag = (description: string) => z.enum(['true', 'false']).optional().describe(description);
+
+/** What a connection asks to be offered (lib/mcp/connection.ts, docs/mcp.md). */
+export const McpQuery = z.object({
+  read_only: flag('`true`: only the read tools, listed and callable (any token).'),
+  delete: flag('`true`: list the delete tools to an API token too (an OAuth connection needs the `delete` scope).'),
+});

@@ -396,6 +396,8 @@ const recipes: Record<string, Recipe> = {
   // OAuth for /mcp (docs/mcp.md): a client registered and approved over plain HTTP
   'GET /.well-known/oauth-protected-resource': async () =>
     one('metadata', await apiClient(gateway.baseUrl).get('/.well-known/oauth-protected-resource', { token: null })),
+  'GET /.well-known/oauth-protected-resource/mcp': async () =>
+    one('metadata', await apiClient(gateway.baseUrl).get('/.well-known/oauth-protected-resource/mcp', { token: null })),
   'GET /.well-known/oauth-authorization-server': async () =>
     one('metadata', await apiClient(gateway.baseUrl).get('/.well-known/oauth-authorization-server', { token: null })),
   'POST /oauth/register': async () => one('register', (await registerOAuthClient(gateway.baseUrl)).registration),

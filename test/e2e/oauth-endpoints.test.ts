@@ -36,6 +36,10 @@ describe('discovery', () => {
       authorization_servers: [base],
       scopes_supported: ['read', 'write', 'delete'],
     });
+    // RFC 9728's location for /mcp (the one the WWW-Authenticate challenge names): the same document.
+    const pathAware = await anon().get('/.well-known/oauth-protected-resource/mcp', { token: null });
+    expect(pathAware.status).toBe(200);
+    expect(pathAware.body).toEqual(resource.body);
     const server = await anon().get('/.well-known/oauth-authorization-server', { token: null });
     expect(server.body).toMatchObject({
       issuer: base,
@@ -54,7 +58,7 @@ describe('discovery', () => {
     const res = await anon().post('/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { token: null });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${gateway.baseUrl}/.well-known/oauth-protected-resource"`,
+      `Bearer resource_metadata="${gateway.baseUrl}/.well-known/oauth-protected-resource/mcp"`,
     );
   });
 });

@@ -150,11 +150,11 @@ describe('OAuth 2.1 for /mcp, through the MCP SDK and a browser', () => {
     const provider = new TestOAuthProvider(receiver!.url);
     const { client } = await connect(provider, { token: mine.org.admin.token });
     expect(provider.stored?.scope).toBe('read write delete');
-    // Every scope: every tool, as an API token sees them.
+    // Every scope: every tool, as an API token that opts in to delete tools sees them.
     const all = (await client.listTools()).tools.map((t) => t.name);
     const byToken = new Client({ name: 'script', version: '1' });
     await byToken.connect(
-      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp?delete=true`), {
         requestInit: { headers: { Authorization: `Bearer ${mine.org.admin.token}` } },
       }),
     );
@@ -206,7 +206,7 @@ describe('OAuth 2.1 for /mcp, through the MCP SDK and a browser', () => {
     expect(revoked.status).toBe(200);
     const refused = await rawMcp(tokens.access_token);
     expect(refused.status).toBe(401);
-    expect(refused.challenge).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`);
+    expect(refused.challenge).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
 
     // Another grant, expired: refused though still stored.
     await connect(provider, { token: mine.org.member.token, keep: ['read'] }).then(({ client }) => client.close());

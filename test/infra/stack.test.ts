@@ -256,7 +256,7 @@ describe('the REST API', () => {
     const joined = JSON.stringify(unauthorized(resources));
     expect(joined).toContain('Bearer resource_metadata=\\"https://');
     expect(joined).toContain('.execute-api.');
-    expect(joined).toContain('/prod/.well-known/oauth-protected-resource\\"');
+    expect(joined).toContain('/prod/.well-known/oauth-protected-resource/mcp\\"');
     const withDomain = synth(routes, {
       context: {
         stage: 'prod',
@@ -265,7 +265,7 @@ describe('the REST API', () => {
       },
     }).resources;
     expect(unauthorized(withDomain)).toBe(
-      `'Bearer resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"'`,
+      `'Bearer resource_metadata="https://api.example.com/.well-known/oauth-protected-resource/mcp"'`,
     );
   });
 

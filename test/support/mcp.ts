@@ -14,14 +14,14 @@ export interface ToolOutcome {
 
 /**
  * The official MCP client (Streamable HTTP) connected to the local gateway's `/mcp` with a bearer
- * token, as an agent would connect. `statuses` and `bodyBytes` record every HTTP response it saw.
+ * token, as an agent would connect (`query`: the connection's flags, e.g. `?read_only=true`). `statuses` and `bodyBytes` record every HTTP response it saw.
  */
-export async function mcpClient(baseUrl: string, token: string) {
+export async function mcpClient(baseUrl: string, token: string, query = '') {
   let lastDbCalls = -1;
   const statuses: number[] = [];
   /** Body size in bytes of each HTTP response, as it came over the wire. */
   const bodyBytes: number[] = [];
-  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp${query}`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
     fetch: async (input, init) => {
       const res = await fetchOnce(input, init);

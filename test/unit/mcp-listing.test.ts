@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { compactSchema, renderToolList, sentAnnotations } from '../../lib/mcp/listing.ts';
+import { listInput } from '../../lib/mcp/list.ts';
+import { projectRef, sprintRef } from '../../lib/mcp/resolve.ts';
 import { annotations } from '../../lib/mcp/tool.ts';
 
 describe('the tools/list rendering', () => {
@@ -11,6 +13,7 @@ describe('the tools/list rendering', () => {
       limit: z.number().int().min(1).max(100).default(50),
       points: z.number().int().min(0).max(1000),
       name: z.string().min(1).max(255).meta({ example: 'Checkout' }),
+      code: z.string().max(20),
       body: z.string().max(100_000),
       kinds: z
         .array(z.enum(['a', 'b']))
@@ -26,12 +29,13 @@ describe('the tools/list rendering', () => {
         version: { type: 'integer' },
         limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
         points: { type: 'integer', minimum: 0, maximum: 1000 },
-        name: { type: 'string', maxLength: 255 },
+        name: { type: 'string' },
+        code: { type: 'string', maxLength: 20 },
         body: { type: 'string' },
         kinds: { type: 'array', maxItems: 2, items: { type: 'string', enum: ['a', 'b'] } },
         due: { type: 'string', format: 'date' },
       },
-      required: ['project_id', 'points', 'name', 'body'],
+      required: ['project_id', 'points', 'name', 'code', 'body'],
     });
   });
 
@@ -46,6 +50,39 @@ describe('the tools/list rendering', () => {
       },
       required: ['note'],
     });
+  });
+
+  it('folds alternatives that are bare types (an id or a name, or null) into one type list', () => {
+    const input = z.object({
+      project_id: projectRef(),
+      sprint_id: sprintRef().nullable().optional(),
+      labels: z.array(z.union([z.number().int(), z.string().max(50)])),
+    });
+    expect(compactSchema(z.toJSONSchema(input, { target: 'draft-7', io: 'input' }) as never)).toEqual({
+      type: 'object',
+      properties: {
+        project_id: { type: ['integer', 'string'] },
+        sprint_id: { type: ['integer', 'string', 'null'] },
+        labels: { type: 'array', items: { type: ['integer', 'string'] } },
+      },
+      required: ['project_id', 'labels'],
+    });
+  });
+
+  it('leaves out the arguments the instructions describe, and the range of a list limit, which still apply', () => {
+    const input = z.object({ issue_number: z.string(), project_id: z.number().int(), ...listInput });
+    const [tool] = renderToolList([
+      { name: 'list_things', description: 'Things.', input, annotations: annotations.read, unlisted: ['project_id', 'cursor'] },
+    ]);
+    expect(tool?.inputSchema).toEqual({
+      type: 'object',
+      properties: { issue_number: { type: 'string' }, limit: { type: 'integer' } },
+      required: ['issue_number'],
+    });
+    expect(input.parse({ issue_number: 'A-1', project_id: 1 }).limit).toBe(50);
+    expect(input.safeParse({ issue_number: 'A-1', project_id: 1, limit: 101 }).error?.issues[0]?.message).toBe(
+      'must be between 1 and 100',
+    );
   });
 
   it('sends only the hints that differ from the protocol defaults, and a client reading the defaults sees the same hints', () => {

@@ -3,6 +3,7 @@ import {
   ACCESS_TOKEN_SECONDS,
   hasExpired,
   issuerOf,
+  protectedResourceMetadata,
   parseScopes,
   pkceVerifies,
   redirectUriProblem,
@@ -10,6 +11,7 @@ import {
   REFRESH_TOKEN_SECONDS,
 } from '../../lib/domain/oauth.ts';
 import { readAuthorizerContext, toAuthorizerContext } from '../../lib/http/context.ts';
+import { bearerChallenge, resourceMetadataUrl, rfc9728MetadataUrl } from '../../lib/http/gateway-responses.ts';
 import { annotations, scopeNeeded } from '../../lib/mcp/tool.ts';
 import { endpoints, lenientQuery } from '../../lib/oauth/endpoints.ts';
 import { approvalPage, csrfMatches } from '../../lib/oauth/page.ts';
@@ -110,6 +112,42 @@ describe('the issuer', () => {
     );
     expect(issuerOf(event('api.example.com', '/oauth/token', '/oauth/token', 'https'))).toBe('https://api.example.com');
     expect(issuerOf(event('127.0.0.1:3000', '/mcp', '/mcp', 'http'))).toBe('http://127.0.0.1:3000');
+  });
+
+  it('puts /mcp’s metadata where RFC 9728 says, and under the stage where API Gateway’s own host cannot route that', () => {
+    const metadataAsked = (host: string, stage: string) => {
+      const pointer = resourceMetadataUrl(`https://${host}${stage}`);
+      const url = new URL(pointer);
+      // The request API Gateway hands the function for that URL: `path` without the stage, `requestContext.path` with it.
+      const path = url.pathname.slice(stage.length);
+      expect(path).toBe('/.well-known/oauth-protected-resource/mcp');
+      const issuer = issuerOf(event(host, path, url.pathname, 'https'));
+      return { pointer, resource: protectedResourceMetadata(issuer).resource, issuer };
+    };
+    // A custom domain: exactly RFC 9728's location of the resource's metadata.
+    const custom = metadataAsked('api.example.com', '');
+    expect(custom).toEqual({
+      pointer: 'https://api.example.com/.well-known/oauth-protected-resource/mcp',
+      resource: 'https://api.example.com/mcp',
+      issuer: 'https://api.example.com',
+    });
+    expect(rfc9728MetadataUrl(custom.resource)).toBe(custom.pointer);
+    // API Gateway's own host: the resource and the issuer carry the stage; the pointer is the
+    // stage's (RFC 9728's `/.well-known/oauth-protected-resource/prod/mcp` would name a stage `.well-known`).
+    const host = 'abc.execute-api.eu-west-1.amazonaws.com';
+    const staged = metadataAsked(host, '/prod');
+    expect(staged).toEqual({
+      pointer: `https://${host}/prod/.well-known/oauth-protected-resource/mcp`,
+      resource: `https://${host}/prod/mcp`,
+      issuer: `https://${host}/prod`,
+    });
+    expect(rfc9728MetadataUrl(staged.resource)).toBe(`https://${host}/.well-known/oauth-protected-resource/prod/mcp`);
+    expect(bearerChallenge(`https://${host}/prod`)).toBe(`Bearer resource_metadata="${staged.pointer}"`);
+    // The route the pointer names exists, on the same function as the other metadata.
+    expect(routes.some((r) => r.method === 'GET' && r.path === '/.well-known/oauth-protected-resource/mcp')).toBe(true);
+    expect(endpoints['GET /.well-known/oauth-protected-resource/mcp']).toBe(
+      endpoints['GET /.well-known/oauth-protected-resource'],
+    );
   });
 });
 

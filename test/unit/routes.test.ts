@@ -87,6 +87,7 @@ describe('the route table', () => {
     const oauth = routes.filter((r) => r.operation.tag === 'OAuth');
     expect(oauth.map((r) => `${r.method} ${r.path} ${r.auth} ${r.authServer === true}`)).toEqual([
       'GET /.well-known/oauth-protected-resource false false',
+      'GET /.well-known/oauth-protected-resource/mcp false false',
       'GET /.well-known/oauth-authorization-server false false',
       'POST /oauth/register false true',
       'GET /oauth/authorize false true',

@@ -8,7 +8,7 @@ export const accountTools: Tool[] = [
   defineTool(
     'get_me',
     {
-      description: "This token's account (id, name, role) and organisation; its id assigns issues to yourself.",
+      description: 'Your account and organisation.',
       input: z.object({}),
       output: { account: Account, organisation: Organisation },
       annotations: annotations.read,
@@ -19,7 +19,7 @@ export const accountTools: Tool[] = [
   defineTool(
     'list_accounts',
     {
-      description: "The organisation's accounts: the ids for assignee_id and sprint_lead_id.",
+      description: "The organisation's accounts.",
       input: z.object(listInput),
       output: { accounts: z.array(Account), ...listInfo },
       annotations: annotations.read,

@@ -3,7 +3,7 @@ import { createComment, deleteComment, listComments, updateComment, type IssueRe
 import type { Principal } from '../../domain/principal.ts';
 import { Comment, commentBodyField } from '../../schemas/comments.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
-import { issueRef, locateIssue, type IssueRefArgs } from '../locate.ts';
+import { issueRef, issueRefUnlisted as unlisted, locateIssue, type IssueRefArgs } from '../locate.ts';
 import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
 
 const commentId = () => id();
@@ -21,6 +21,7 @@ export const commentTools: Tool[] = [
     {
       description: "An issue's comments, oldest first.",
       input: z.object({ ...issueRef, ...listInput }),
+      unlisted,
       output: { comments: z.array(Comment), ...listInfo },
       annotations: annotations.read,
     },
@@ -34,8 +35,9 @@ export const commentTools: Tool[] = [
   defineTool(
     'add_comment',
     {
-      description: "Comment on an issue, as this token's account.",
-      input: z.object({ ...issueRef, body: commentBodyField().describe('Markdown.') }),
+      description: 'Comment on an issue, as you.',
+      input: z.object({ ...issueRef, body: commentBodyField() }),
+      unlisted,
       output: one,
       annotations: annotations.create,
     },
@@ -46,7 +48,7 @@ export const commentTools: Tool[] = [
     'edit_comment',
     {
       description: "Replace a comment's body (its author only).",
-      input: z.object({ comment_id: commentId(), body: commentBodyField().describe('Markdown.') }),
+      input: z.object({ comment_id: commentId(), body: commentBodyField() }),
       output: one,
       annotations: annotations.update,
     },
@@ -57,7 +59,7 @@ export const commentTools: Tool[] = [
     'delete_comment',
     'comment_id',
     {
-      description: 'Delete a comment (its author only). Irreversible: confirm first.',
+      description: 'Delete a comment (its author only).',
       input: z.object({ comment_id: commentId() }),
     },
     async (caller, args) => {

@@ -4,11 +4,13 @@ import { Activity } from '../../schemas/activity.ts';
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../domain/issues.ts';
 import { listMyIssues } from '../../domain/my-issues.ts';
 import { Issue, IssueCreateFields, IssuePriority, IssueStatus, IssueType, IssueUpdateFields } from '../../schemas/issues.ts';
+import { IssueLabelsField } from '../../schemas/labels.ts';
 import { filteredPage, listInfo, listInput, listThrough } from '../list.ts';
-import { issueRef, locateIssue } from '../locate.ts';
+import { issueRef, issueRefUnlisted as unlisted, locateIssue } from '../locate.ts';
+import { accountRef, projectRef, sprintRef } from '../resolve.ts';
 import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
 
-const projectId = () => id();
+const projectId = () => projectRef();
 const one = { issue: Issue };
 /**
  * Filters on priority, type and due date, as the REST lists take them (both due bounds inclusive;
@@ -27,24 +29,25 @@ const classificationFilters = ({ priority, type, due_before, due_after }: Classi
     : undefined;
 
 /** The labels filter: names (any case); an issue must carry all of them. */
-const labelNames = () =>
-  z.array(z.string().trim().min(1).max(50)).min(1).max(20).optional().describe('Issues with all these labels.');
-const place = () => z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('From 1 (the top); past the end means last.');
+const labelNames = () => z.array(z.string().trim().min(1).max(50)).min(1).max(20).optional().describe('All of these.');
+/** An issue's labels as create_issue and update_issue take them (the REST field, described shorter). */
+const labelRefs = () => IssueLabelsField().optional().describe("Names or ids; replaces the issue's.");
+/** A place in a list: what it means (1 the top, past the end last) is said once in the instructions. */
+const place = () => z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 export const issueTools: Tool[] = [
   defineTool(
     'list_issues',
     {
-      description:
-        'Issues of a sprint, or of the backlog (sprint_id null), in order (position 1..n). A filtered call looks through the next 1,000 issues: follow next_cursor to the end.',
+      description: "A sprint's or the backlog's (sprint_id null) issues, in order; a filtered call looks through 1,000.",
       input: z.object({
         project_id: projectId(),
-        sprint_id: id('null: the backlog.').nullable(),
+        sprint_id: sprintRef().nullable(),
         status: z.array(IssueStatus).min(1).optional(),
-        assignee_id: id('null: unassigned.').nullable().optional(),
+        assignee_id: accountRef().nullable().optional(),
         parent_id: id().nullable().optional(),
-        q: z.string().min(1).max(255).optional().describe('In the title, any case.'),
-        updated_since: z.iso.datetime({ offset: true }).optional().describe('Updated at or after.'),
+        q: z.string().min(1).max(255).optional().describe('In the title.'),
+        updated_since: z.iso.datetime({ offset: true }).optional(),
         ...classification,
         labels: labelNames(),
         ...listInput,
@@ -112,7 +115,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'my_issues',
     {
-      description: 'Issues assigned to you across projects, most recently updated first: "what am I working on".',
+      description: 'Issues assigned to you, most recently updated first.',
       input: z.object({
         status: z.array(IssueStatus).min(1).optional(),
         ...classification,
@@ -139,8 +142,9 @@ export const issueTools: Tool[] = [
   defineTool(
     'get_issue',
     {
-      description: 'One issue, by number ("APL-12") or by project_id and issue_id.',
+      description: 'One issue.',
       input: z.object(issueRef),
+      unlisted,
       output: one,
       annotations: annotations.read,
     },
@@ -153,8 +157,9 @@ export const issueTools: Tool[] = [
   defineTool(
     'get_issue_activity',
     {
-      description: 'Who changed what on an issue, and when, oldest first: creation, fields (from, to), comments.',
+      description: "An issue's history, oldest first: field changes (who, from, to), comments.",
       input: z.object({ ...issueRef, ...listInput }),
+      unlisted,
       output: { activity: z.array(Activity), ...listInfo },
       annotations: annotations.read,
     },
@@ -169,12 +174,13 @@ export const issueTools: Tool[] = [
   defineTool(
     'create_issue',
     {
-      description:
-        'Create an issue at the end of a sprint, or of the backlog (sprint_id null or omitted). Its number is PREFIX-n.',
+      description: 'Create an issue at the end of a sprint or the backlog (sprint_id null).',
       input: z.object({
         project_id: projectId(),
-        sprint_id: id().nullable().optional(),
+        sprint_id: sprintRef().nullable().optional(),
         ...IssueCreateFields.shape,
+        assignee_id: accountRef().nullable().optional(),
+        labels: labelRefs(),
       }),
       output: one,
       annotations: annotations.create,
@@ -187,8 +193,14 @@ export const issueTools: Tool[] = [
   defineTool(
     'update_issue',
     {
-      description: "Change an issue's fields. Entering in_progress sets started_at; done or cancelled sets completed_at.",
-      input: z.object({ ...issueRef, ...IssueUpdateFields.omit({ sprint_id: true, position: true }).shape }),
+      description: "Change an issue's fields.",
+      input: z.object({
+        ...issueRef,
+        ...IssueUpdateFields.omit({ sprint_id: true, position: true }).shape,
+        assignee_id: accountRef().nullable().optional(),
+        labels: labelRefs(),
+      }),
+      unlisted,
       output: one,
       annotations: annotations.update,
     },
@@ -201,13 +213,13 @@ export const issueTools: Tool[] = [
   defineTool(
     'move_issue',
     {
-      description:
-        'Move an issue to another sprint of its project, or to the backlog (null); to the end unless position says where.',
+      description: 'Move an issue to a sprint or the backlog (null), at the end or at position.',
       input: z.object({
         ...issueRef,
-        to_sprint_id: id().nullable(),
+        to_sprint_id: sprintRef().nullable(),
         position: place().optional(),
       }),
+      unlisted,
       output: one,
       annotations: annotations.update,
     },
@@ -220,8 +232,9 @@ export const issueTools: Tool[] = [
   defineTool(
     'reorder_issue',
     {
-      description: 'Put an issue at another place in its sprint or backlog.',
+      description: 'Put an issue at another place in its list.',
       input: z.object({ ...issueRef, position: place() }),
+      unlisted,
       output: one,
       annotations: annotations.update,
     },
@@ -235,8 +248,9 @@ export const issueTools: Tool[] = [
     'delete_issue',
     'issue_id',
     {
-      description: 'Delete an issue and its comments. Irreversible: confirm first (or cancel it).',
+      description: 'Delete an issue and its comments.',
       input: z.object(issueRef),
+      unlisted,
     },
     async (caller, ref) => {
       const { at, issueId } = await locateIssue(caller, ref);

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { createLabel, listLabels } from '../../domain/labels.ts';
 import { Label, LabelCreateFields } from '../../schemas/labels.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
-import { annotations, defineTool, id, type Tool } from '../tool.ts';
+import { projectRef } from '../resolve.ts';
+import { annotations, defineTool, type Tool } from '../tool.ts';
 
 const one = { label: Label };
 
@@ -15,8 +16,8 @@ export const labelTools: Tool[] = [
   defineTool(
     'list_labels',
     {
-      description: "A project's labels (name, colour), oldest first.",
-      input: z.object({ project_id: id(), ...listInput }),
+      description: "A project's labels, oldest first.",
+      input: z.object({ project_id: projectRef(), ...listInput }),
       output: { labels: z.array(Label), ...listInfo },
       annotations: annotations.read,
     },
@@ -30,7 +31,7 @@ export const labelTools: Tool[] = [
     'create_label',
     {
       description: 'Create a label in a project.',
-      input: z.object({ project_id: id(), ...LabelCreateFields.shape }),
+      input: z.object({ project_id: projectRef(), ...LabelCreateFields.shape }),
       output: one,
       annotations: annotations.create,
     },

@@ -2,16 +2,17 @@ import * as z from 'zod';
 import { createProject, deleteProject, getProject, listProjects, updateProject } from '../../domain/projects.ts';
 import { Project, ProjectCreateFields, ProjectUpdateFields } from '../../schemas/projects.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
-import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
+import { projectRef } from '../resolve.ts';
+import { annotations, defineTool, deleteTool, type Tool } from '../tool.ts';
 
-const projectId = () => id();
+const projectId = () => projectRef();
 const one = { project: Project };
 
 export const projectTools: Tool[] = [
   defineTool(
     'list_projects',
     {
-      description: "The organisation's projects, oldest first. Start here to find a project id.",
+      description: "The organisation's projects, oldest first.",
       input: z.object(listInput),
       output: { projects: z.array(Project), ...listInfo },
       annotations: annotations.read,
@@ -25,7 +26,7 @@ export const projectTools: Tool[] = [
   defineTool(
     'get_project',
     {
-      description: 'One project by id.',
+      description: 'One project.',
       input: z.object({ project_id: projectId() }),
       output: one,
       annotations: annotations.read,
@@ -36,7 +37,7 @@ export const projectTools: Tool[] = [
   defineTool(
     'create_project',
     {
-      description: 'Create a project. Its unique `prefix` numbers its issues: APL gives APL-1, APL-2...',
+      description: 'Create a project; its unique prefix numbers its issues (APL-1...).',
       input: z.object(ProjectCreateFields.shape),
       output: one,
       annotations: annotations.create,
@@ -59,8 +60,9 @@ export const projectTools: Tool[] = [
     'delete_project',
     'project_id',
     {
-      description: 'Delete a project with its sprints, issues and comments (admins only). Irreversible: confirm first.',
+      description: 'Delete a project with everything in it.',
       input: z.object({ project_id: projectId() }),
+      adminOnly: true,
     },
     async (caller, args) => {
       await deleteProject(caller, args.project_id);

@@ -5,13 +5,13 @@ import { Relation, relationTypes } from '../../schemas/relations.ts';
 import { annotations, defineTool, type Tool } from '../tool.ts';
 
 // Short schemas: every byte of tools/list is paid in every conversation (a malformed key is not found).
-const issueKey = z.string().describe('e.g. APL-12');
+const issueKey = z.string();
 
 export const relationTools: Tool[] = [
   defineTool(
     'list_relations',
     {
-      description: "An issue's relations, each with its type and the other issue.",
+      description: "An issue's relations (type, other issue).",
       input: z.object({ issue_key: issueKey }),
       output: { relations: z.array(Relation) },
       annotations: annotations.read,

@@ -22,10 +22,13 @@ import {
   Velocity,
 } from '../../schemas/sprints.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
+import { projectRef, sprintRef } from '../resolve.ts';
 import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
 
-const projectId = () => id();
-const sprintId = () => id();
+const projectId = () => projectRef();
+const sprintId = () => sprintRef();
+/** Its description is the instructions' (ids of accounts). */
+const lead = { sprint_lead_id: id().nullable().optional() };
 const sprintAt = { project_id: projectId(), sprint_id: sprintId() };
 const one = { sprint: Sprint };
 
@@ -47,10 +50,10 @@ export const sprintTools: Tool[] = [
   defineTool(
     'list_sprints',
     {
-      description: "A project's sprints, oldest first; `status` keeps only some.",
+      description: "A project's sprints, oldest first.",
       input: z.object({
         project_id: projectId(),
-        status: z.array(SprintStatus).min(1).optional(),
+        status: z.array(z.enum(SprintStatus.options)).min(1).optional(),
         ...listInput,
       }),
       output: { sprints: z.array(Sprint), ...listInfo },
@@ -66,7 +69,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_sprint',
     {
-      description: 'One sprint: status, dates, issue count, story points.',
+      description: 'One sprint: status, dates, counts, story points.',
       input: z.object(sprintAt),
       output: one,
       annotations: annotations.read,
@@ -77,7 +80,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_sprint_summary',
     {
-      description: 'Where a sprint stands: issues and story points open, done and cancelled, percent done.',
+      description: "A sprint's issues and story points open, done, cancelled; percent done.",
       input: z.object(sprintAt),
       output: SprintSummary,
       annotations: annotations.read,
@@ -88,8 +91,8 @@ export const sprintTools: Tool[] = [
   defineTool(
     'create_sprint',
     {
-      description: 'Create a sprint (status planning). Fill it with create_issue or move_issue, then activate_sprint.',
-      input: SprintCreateFields.safeExtend({ project_id: projectId() }),
+      description: 'Create a sprint in planning.',
+      input: SprintCreateFields.safeExtend({ ...lead, project_id: projectId() }),
       output: one,
       annotations: annotations.create,
     },
@@ -99,8 +102,8 @@ export const sprintTools: Tool[] = [
   defineTool(
     'update_sprint',
     {
-      description: "Change a sprint's fields; its status changes through activate_sprint and complete_sprint.",
-      input: SprintUpdateFields.safeExtend(sprintAt),
+      description: "Change a sprint's fields (not its status).",
+      input: SprintUpdateFields.safeExtend({ ...lead, ...sprintAt }),
       output: one,
       annotations: annotations.update,
     },
@@ -112,7 +115,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'activate_sprint',
     {
-      description: 'Start a sprint in planning; start_date becomes today if unset.',
+      description: 'Start a sprint in planning (start_date: today if unset).',
       input: z.object(sprintAt),
       output: one,
       annotations: annotations.update,
@@ -123,10 +126,10 @@ export const sprintTools: Tool[] = [
   defineTool(
     'complete_sprint',
     {
-      description: 'Complete an active sprint; its open issues go to the end of the backlog, or of carry_over_sprint_id.',
+      description: 'Complete an active sprint; open issues go to the backlog or carry_over_sprint_id.',
       input: z.object({
         ...sprintAt,
-        carry_over_sprint_id: id('A sprint in planning.').nullable().optional(),
+        carry_over_sprint_id: sprintRef().nullable().optional(),
       }),
       output: one,
       annotations: annotations.update,
@@ -139,7 +142,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_sprint_report',
     {
-      description: 'The report frozen at completion: committed, added, removed, done, carried over.',
+      description: "A completed sprint's report: committed, added, removed, done, carried over.",
       input: z.object(sprintAt),
       output: { report: SprintReport },
       annotations: annotations.read,
@@ -150,7 +153,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_velocity',
     {
-      description: "Committed and done story points of a project's last completed sprints, and averages.",
+      description: "Committed and done story points of a project's last completed sprints.",
       input: z.object({
         project_id: projectId(),
         sprints: z.number().int().min(1).max(50).optional().describe('Default 6.'),
@@ -164,7 +167,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_burndown',
     {
-      description: "A started sprint's open story points at each day's end, with the ideal line.",
+      description: "A started sprint's open story points each day, with the ideal line.",
       input: z.object(sprintAt),
       output: Burndown.shape,
       annotations: annotations.read,
@@ -176,9 +179,9 @@ export const sprintTools: Tool[] = [
     'delete_sprint',
     'sprint_id',
     {
-      description:
-        'Delete a sprint with its issues and comments (admins only; move_issue first keeps issues). Irreversible: confirm first.',
+      description: 'Delete a sprint with its issues (move_issue keeps them).',
       input: z.object(sprintAt),
+      adminOnly: true,
     },
     async (caller, args) => {
       await deleteSprint(caller, args.project_id, args.sprint_id);

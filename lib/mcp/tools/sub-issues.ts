@@ -9,7 +9,7 @@ export const subIssueTools: Tool[] = [
   defineTool(
     'list_sub_issues',
     {
-      description: 'Sub-issues, oldest first.',
+      description: "An issue's sub-issues (issue: its number), oldest first.",
       input: z.object({
         issue: z.string(),
         ...listInput,
