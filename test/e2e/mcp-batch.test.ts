@@ -95,6 +95,33 @@ describe('MCP server: batch tools', () => {
     expect(await titles(`/sprints/${sprint.id}/issues`)).toEqual([]);
   });
 
+  it('items take names and "me" as the single tools do: a prefix, "active", an account name; an unknown name fails its item alone', async () => {
+    const { org, mcp, project, sprint, titles } = await setUp();
+    await mcp.ok('activate_sprint', { project_id: project.id, sprint_id: sprint.id });
+    const items = [
+      { project_id: project.prefix.toLowerCase(), sprint_id: 'active', title: 'Mine', assignee_id: 'me' },
+      { project_id: project.prefix, title: 'By name', assignee_id: 'Ada Admin' },
+      { project_id: project.prefix, title: 'Nobody', assignee_id: 'No Such Person' },
+    ];
+    const real = await mcp.ok<Batch>('create_issues', { items });
+    expect(real.results.map((r) => r.status)).toEqual([201, 201, 404]);
+    expect(real.results[0]!.issue).toMatchObject({ sprint_id: sprint.id, assignee_id: org.admin.id });
+    expect(real.results[1]!.issue).toMatchObject({ sprint_id: null, assignee_id: org.admin.id });
+    expect(real.results[2]!.error).toMatch(/No Such Person/);
+    expect(await titles(`/sprints/${sprint.id}/issues`)).toEqual(['Mine']);
+    const updated = await mcp.ok<Batch>('update_issues', {
+      items: [
+        { issue_number: real.results[0]!.issue!.issue_number, title: 'Mine, renamed', assignee_id: 'me' },
+        { issue_number: real.results[1]!.issue!.issue_number, assignee_id: 'No Such Person' },
+      ],
+    });
+    expect(
+      updated.results.map((r) => r.status),
+      JSON.stringify(updated.results),
+    ).toEqual([200, 404]);
+    expect(await titles(`/sprints/${sprint.id}/issues`)).toEqual(['Mine, renamed']);
+  });
+
   it('refuses more than 50 items, and none, as a whole', async () => {
     const { mcp, project } = await setUp();
     const many = Array.from({ length: 51 }, (_, i) => ({ project_id: project.id, title: `T${i}` }));

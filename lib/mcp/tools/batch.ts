@@ -8,6 +8,7 @@ import { issueMessages } from '../../schemas/validate.ts';
 import { withinBudget } from '../../http/bulk.ts';
 import { mcpItemBytes } from '../../http/byte-budget.ts';
 import { locateIssue } from '../locate.ts';
+import { nameResolver, type NameResolver } from '../resolve.ts';
 import { annotations, defineTool, errorText, type Tool } from '../tool.ts';
 import { issueTools } from './issues.ts';
 
@@ -24,19 +25,19 @@ const createInput = singleInput('create_issue');
 const updateInput = singleInput('update_issue');
 
 /**
- * One item's arguments, parsed as the single tool parses its own (the same messages). This is the
- * one place an item passes through on its way to a write: a resolution of names (an assignee or a
- * project by name, "me") that the single tools apply to their arguments applies here, once per item.
+ * One item's arguments, parsed as the single tool parses its own (the same messages), with its
+ * names and "me" turned into ids as the single tools' are (lib/mcp/resolve.ts): one resolver per
+ * call, so a name many items share is looked up once.
  */
-function parseItem(schema: z.ZodObject, item: unknown): Record<string, unknown> {
+async function parseItem(schema: z.ZodObject, item: unknown, resolve: NameResolver): Promise<Record<string, unknown>> {
   const parsed = schema.safeParse(item);
   if (!parsed.success) throw new ValidationError(issueMessages(parsed.error, false));
-  return parsed.data as Record<string, unknown>;
+  return resolve(parsed.data as Record<string, unknown>);
 }
 
 /** A create_issue item as a bulk op (lib/domain/bulk.ts). */
-async function createOp(_caller: Principal, item: unknown): Promise<BulkOp> {
-  const { project_id, sprint_id, ...fields } = parseItem(createInput, item);
+async function createOp(_caller: Principal, item: unknown, resolve: NameResolver): Promise<BulkOp> {
+  const { project_id, sprint_id, ...fields } = await parseItem(createInput, item, resolve);
   return {
     kind: 'create',
     at: { projectId: project_id as number, sprintId: (sprint_id as number | null | undefined) ?? null },
@@ -45,8 +46,12 @@ async function createOp(_caller: Principal, item: unknown): Promise<BulkOp> {
 }
 
 /** An update_issue item as a bulk op: the issue located as update_issue locates it. */
-async function updateOp(caller: Principal, item: unknown): Promise<BulkOp> {
-  const { issue_number, project_id, issue_id, sprint_id, expected_version, ...changes } = parseItem(updateInput, item);
+async function updateOp(caller: Principal, item: unknown, resolve: NameResolver): Promise<BulkOp> {
+  const { issue_number, project_id, issue_id, sprint_id, expected_version, ...changes } = await parseItem(
+    updateInput,
+    item,
+    resolve,
+  );
   const { at, issueId } = await locateIssue(caller, { issue_number, project_id, issue_id, sprint_id } as never);
   return { kind: 'update', at, issueId, changes, version: expected_version as number | undefined };
 }
@@ -90,7 +95,7 @@ const batchTool = (
   single: string,
   description: string,
   hints: typeof annotations.create | typeof annotations.update,
-  toOp: (caller: Principal, item: unknown) => Promise<BulkOp>,
+  toOp: (caller: Principal, item: unknown, resolve: NameResolver) => Promise<BulkOp>,
   lazy: boolean,
 ): Tool =>
   defineTool(
@@ -99,8 +104,9 @@ const batchTool = (
     { description, input: batchInput(single), output: batchOutput, annotations: { ...hints } },
     async (caller, { items, dry_run }) => {
       const ops: BulkItem[] = [];
+      const resolve = nameResolver(caller);
       for (const item of items) {
-        const make = () => toOp(caller, item);
+        const make = () => toOp(caller, item, resolve);
         ops.push(lazy ? make : await make().catch((error: unknown): BulkOp => ({ kind: 'invalid', error })));
       }
       return { dry_run: dry_run ?? false, results: results(await bulkWrite(caller, ops, { dryRun: dry_run })) };
