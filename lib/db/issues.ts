@@ -467,6 +467,8 @@ export async function insertIssue(
   issue: Issue,
   parent?: { number: string; guard: ParentGuard } | undefined,
   labelIds: number[] = [],
+  /** Items of the same transaction, after the issue's (an import's source-key record). */
+  tail?: GuardedItem[] | undefined,
 ): Promise<void> {
   // Labels are stored as ids (a number set; none: absent) and shown through the catalogue.
   // `blocked` is read from the count of open blockers (`toIssue`), never stored.
@@ -495,6 +497,7 @@ export async function insertIssue(
     parentGuard: parent?.guard,
     ownerReason: issue.sprint_id === null ? 'project' : 'sprint',
     checks: issue.sprint_id === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
+    tail,
   });
 }
 

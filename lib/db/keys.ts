@@ -33,6 +33,7 @@
  * | OAUTHREFRESH#sha | REFRESH             |                          | refresh token, rotated on use (TTL)    |
  * | IDEMPOTENCY#k    | IDEMPOTENCY         |                          | Idempotency-Key record (TTL expires_at)|
  * | IDEMPOTENCY#k    | PART#n              |                          | part n of a large stored response (TTL)|
+ * | ORG#o#P#p        | IMPORTED#src#key    |                          | issue imported from source key (lib/db/imports.ts)|
  * | GLOBAL           | SEQ                 |                          | organisation id sequence               |
  * | CASCADE          | kind#o#p#id         |                          | a cascade to continue (lib/db/cascade.ts) |
  * | <PK of x>#DEL    | <SK of x>           |                          | who deleted x (TTL; lib/db/deletions.ts)|
@@ -160,12 +161,24 @@ export const keys = {
    * cascade or list of the item's partition reads it.
    */
   deletion: (deleted: Key): Key => ({ PK: `${deleted.PK}#DEL`, SK: deleted.SK }),
+  /**
+   * The issue an import created from the source's issue `sourceKey` (`source`: jira, github,
+   * export): put in the issue's create transaction, refused if present, so an import run twice
+   * creates nothing twice. In the project's partition: the project's cascade removes it.
+   */
+  importedIssue: (orgId: number, projectId: number, source: string, sourceKey: string): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `${importedPrefix(source)}${sourceKey}`,
+  }),
   /** A cascade (of a project, sprint or issue) still to finish, with where it stopped. */
   pendingCascade: (kind: string, orgId: number, projectId: number, id: number): Key => ({
     PK: pendingCascadesPk,
     SK: `${kind}#${pad(orgId)}#${pad(projectId)}#${pad(id)}`,
   }),
 };
+
+/** The SK prefix of a project's records of issues imported from `source`. */
+export const importedPrefix = (source: string) => `IMPORTED#${source}#`;
 
 /** The SK prefix of the children of the issue numbered `parentNumber` (they sort right after its pointer). */
 export const subIssuesPrefix = (parentNumber: string) => `ISSUEKEY#${parentNumber.toUpperCase()}#SUB#`;
