@@ -28,6 +28,8 @@ import {
  */
 
 export type IssueSourceFormat = 'jira-csv' | 'github-json';
+/** What a session reports it imports: an issue source, or (lib/port/import-export.ts) an export file. */
+export type SessionFormat = IssueSourceFormat | 'export';
 
 /** What an import did (or, dry, would do). Lists are capped at REPORT_CAP entries; counts are exact. */
 export interface ImportReport {
@@ -60,7 +62,7 @@ export const REPORT_CAP = 1000;
 export interface ImportOptions {
   orgId: number;
   projectId: number;
-  format: IssueSourceFormat;
+  format: SessionFormat;
   dryRun?: boolean | undefined;
   mapping?: Partial<ImportMapping> | undefined;
   /** The account the import acts as (an admin); default: the organisation's first admin. */
@@ -118,6 +120,7 @@ export async function* sourceRecords(
 /** Runs an import of issue records into a project. */
 export async function importIssues(options: ImportOptions, chunks: Chunks): Promise<ImportReport> {
   const session = await ImportSession.open(options, options.format === 'jira-csv' ? 'jira' : 'github');
+  if (options.format === 'export') throw new ValidationError(['an export file is imported into an organisation, not a project']);
   for await (const r of sourceRecords(options.format, chunks)) await session.take(r);
   return session.finish();
 }
@@ -127,13 +130,14 @@ export class ImportSession {
   readonly report: ImportReport;
   private readonly seen = new Set<string>();
   /** Source key -> issue (created now, or before), for parents. */
-  private readonly issues = new Map<string, { id: number; sprintId: number | null }>();
+  private readonly issues = new Map<string, { id: number; sprintId: number | null; number?: string }>();
   /** Jira `Issue id` -> `Issue key`, for parents given by id. */
   private readonly idToKey = new Map<string, string>();
   private readonly parentLinks: { row: number; key: string; parentKey: string }[] = [];
   private readonly unknownPeople = new Map<string, number>();
   private readonly unmapped = new Map<string, number>();
-  private readonly labelNames: Set<string>;
+  /** The catalogue's labels by folded name: their ids (0: would be created, dry run). */
+  private readonly labelNames: Map<string, number>;
 
   private readonly options: ImportOptions;
   readonly source: string;
@@ -151,7 +155,7 @@ export class ImportSession {
     accounts: Map<string, { id: number }>,
     sprints: Map<string, { id: number; status: string }>,
     imported: Map<string, { issueId: number; sprintId: number | null }>,
-    labels: string[],
+    labels: { id: number; name: string }[],
   ) {
     this.options = options;
     this.source = source;
@@ -160,7 +164,7 @@ export class ImportSession {
     this.accounts = accounts;
     this.sprints = sprints;
     this.imported = imported;
-    this.labelNames = new Set(labels.map(foldName));
+    this.labelNames = new Map(labels.map((l) => [foldName(l.name), l.id]));
     this.report = {
       format: options.format,
       project_id: options.projectId,
@@ -194,7 +198,7 @@ export class ImportSession {
       options.actorId ?? [...accounts.values()].filter((a) => a.role === 'admin').sort((a, b) => a.id - b.id)[0]?.id;
     if (actorId === undefined) throw new ValidationError(['the organisation has no admin account to import as']);
     const caller: Principal = { orgId: options.orgId, accountId: actorId, role: 'admin', tokenHash: '' };
-    const labels = [...catalogueOf(project).values()].map((l) => l.name);
+    const labels = [...catalogueOf(project)].map(([id, l]) => ({ id, name: l.name }));
     return new ImportSession(options, source, caller, mappingWith(options.mapping), accounts, sprints, imported, labels);
   }
 
@@ -240,7 +244,7 @@ export class ImportSession {
       this.unknownPeople.set(person, (this.unknownPeople.get(person) ?? 0) + 1);
       warnings.push(`assignee "${person}" has no account here: left unassigned`);
     }
-    const sprintId = planned.sprint ? await this.sprintFor(planned.sprint.name) : null;
+    const sprintId = r.sprintId !== undefined ? r.sprintId : planned.sprint ? await this.sprintFor(planned.sprint.name) : null;
     const labels = await this.labelsFor((planned.input.labels ?? []).map(String), warnings);
     if (warnings.length > 0 && this.report.warnings.length < REPORT_CAP) this.report.warnings.push({ row, key, warnings });
 
@@ -271,7 +275,7 @@ export class ImportSession {
         },
       );
       this.report.created += 1;
-      this.issues.set(key, { id: issue.id, sprintId: issue.sprint_id });
+      this.issues.set(key, { id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number });
       if (this.report.issues) this.report.issues[key] = issue.id;
       await this.progress();
       return issue.id;
@@ -309,14 +313,8 @@ export class ImportSession {
   private async labelsFor(names: string[], warnings: string[]): Promise<string[]> {
     const kept: string[] = [];
     for (const name of names) {
-      if (this.labelNames.has(foldName(name))) {
-        kept.push(name);
-        continue;
-      }
       try {
-        if (!this.options.dryRun) await createLabel(this.caller, this.options.projectId, { name });
-        this.labelNames.add(foldName(name));
-        this.report.created_labels.push(name);
+        await this.ensureLabel(name);
         kept.push(name);
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
@@ -324,6 +322,31 @@ export class ImportSession {
       }
     }
     return kept;
+  }
+
+  /** The id of the catalogue's label of that name, created (with the colour and description given) if missing. */
+  async ensureLabel(name: string, details: { color?: unknown; description?: unknown } = {}): Promise<number> {
+    const known = this.labelNames.get(foldName(name));
+    if (known !== undefined) return known;
+    const color = typeof details.color === 'string' ? details.color : undefined;
+    const description = typeof details.description === 'string' ? details.description : undefined;
+    const id = this.options.dryRun
+      ? 0
+      : (
+          await createLabel(this.caller, this.options.projectId, {
+            name,
+            ...(color ? { color } : {}),
+            ...(description ? { description } : {}),
+          })
+        ).id;
+    this.labelNames.set(foldName(name), id);
+    this.report.created_labels.push(name);
+    return id;
+  }
+
+  /** The issue imported (now or before) from a source key. */
+  issueOf(key: string): { id: number; sprintId: number | null; number?: string } | undefined {
+    return this.issues.get(key);
   }
 
   /** Links parents (by source key, or by Jira issue id), then closes the report. */

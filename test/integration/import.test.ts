@@ -4,7 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { projectPk } from '../../lib/db/keys.ts';
 import { createAccountInOrg } from '../../lib/domain/accounts.ts';
-import { listIssues } from '../../lib/domain/issues.ts';
+import { createComment } from '../../lib/domain/comments.ts';
+import { listIssues, updateIssue } from '../../lib/domain/issues.ts';
+import { createLabel } from '../../lib/domain/labels.ts';
+import { addRelation } from '../../lib/domain/relations.ts';
+import { activateSprint, completeSprint } from '../../lib/domain/sprints.ts';
+import { exportOrganisation } from '../../lib/port/export.ts';
+import { importExport } from '../../lib/port/import-export.ts';
 import type { Principal } from '../../lib/domain/principal.ts';
 import { createProject } from '../../lib/domain/projects.ts';
 import { importIssues } from '../../lib/port/import.ts';
@@ -167,5 +173,127 @@ describe('import of GitHub issues JSON', () => {
   it('refuses a file that is not a JSON array (422)', async () => {
     const { orgId, projectId } = await setup();
     await expect(importIssues({ orgId, projectId, format: 'github-json' }, ['{"a":1}'])).rejects.toThrow(/JSON array/);
+  });
+});
+
+describe('export, then import of the export into an empty organisation', () => {
+  const collect = async (orgId: number) => {
+    const lines: Record<string, unknown>[] = [];
+    for await (const line of exportOrganisation(orgId)) lines.push(JSON.parse(line) as Record<string, unknown>);
+    return lines;
+  };
+  const ofKind = (lines: Record<string, unknown>[], kind: string) => lines.filter((l) => l.kind === kind);
+
+  it('gives the same data (ids mapped through the report), and writes no secret', async () => {
+    const { caller, orgId, projectId } = await setup();
+    await importIssues({ orgId, projectId, format: 'jira-csv' }, [fixture('jira.csv')]);
+    await createLabel(caller, projectId, { name: 'unused', color: '#00ff00', description: 'Nobody wears it' });
+    const before = await allIssues(caller, projectId);
+    const [epic, card, receipt] = ['Checkout épic', 'Card form says "Pay", with a comma', 'Receipt e-mail in 日本語 🎉'].map(
+      (t) => before.find((i) => i.title === t) as Issue,
+    ) as [Issue, Issue, Issue];
+    await createComment(
+      caller,
+      { projectId, sprintId: card.sprint_id, issueId: card.id },
+      { body: 'Looks good — 日本語 🎉\n"quoted"' },
+    );
+    await addRelation(caller, receipt.issue_number, { type: 'blocks', issue_key: card.issue_number });
+    await addRelation(caller, epic.issue_number, { type: 'relates_to', issue_key: receipt.issue_number });
+    await updateIssue(caller, { projectId, sprintId: epic.sprint_id }, epic.id, { status: 'done' });
+    await activateSprint(caller, projectId, epic.sprint_id as number);
+    await completeSprint(caller, projectId, epic.sprint_id as number);
+
+    const exported = await collect(orgId);
+    expect(exported[0]).toMatchObject({ format: 'sprint-ticketing-export', version: 1 });
+    expect(exported.at(-1)).toMatchObject({ kind: 'end' });
+    const text = JSON.stringify(exported);
+    expect(text).not.toMatch(/token|secret|stk_/i);
+
+    const target = await newOrganisation();
+    const jsonl = exported.map((l) => `${JSON.stringify(l)}\n`).join('');
+    const report = await importExport({ orgId: target.orgId }, [jsonl.slice(0, 1000), jsonl.slice(1000)]);
+    expect(report.errors).toEqual([]);
+    expect(report).toMatchObject({ comments: 1, relations: 2 });
+    const again = await collect(target.orgId);
+
+    const { ids } = report;
+    const accountEmail = new Map(ofKind(exported, 'account').map((a) => [a.id, a.email]));
+    const newEmail = new Map(ofKind(again, 'account').map((a) => [a.id, a.email]));
+    for (const a of ofKind(exported, 'account')) {
+      expect(again).toContainEqual(expect.objectContaining({ kind: 'account', email: a.email, name: a.name, role: a.role }));
+    }
+    const pick = (o: Record<string, unknown>, fields: string[]) => Object.fromEntries(fields.map((f) => [f, o[f]]));
+    const projectFields = ['name', 'prefix', 'description', 'documentation_url', 'production_url'];
+    expect(ofKind(again, 'project').map((p) => pick(p, projectFields))).toEqual(
+      ofKind(exported, 'project').map((p) => pick(p, projectFields)),
+    );
+    const labelFields = ['name', 'color', 'description'];
+    expect(ofKind(again, 'label').map((l) => pick(l, labelFields))).toEqual(
+      ofKind(exported, 'label').map((l) => pick(l, labelFields)),
+    );
+    const sprintFields = [
+      'name',
+      'status',
+      'description',
+      'start_date',
+      'end_date',
+      'issues_count',
+      'total_story_points',
+      'completed_story_points',
+    ];
+    expect(ofKind(again, 'sprint').map((s) => pick(s, sprintFields))).toEqual(
+      ofKind(exported, 'sprint').map((s) => pick(s, sprintFields)),
+    );
+
+    // Issue by issue, through the id map: every field but the ids, numbers and write times.
+    const issueFields = [
+      'title',
+      'description',
+      'status',
+      'story_points',
+      'position',
+      'priority',
+      'type',
+      'due_date',
+      'labels',
+      'created_at',
+      'blocked',
+    ];
+    const shown = (i: Record<string, unknown>) => ({
+      ...pick(i, issueFields),
+      labels: (i.labels as { name: string; color: string }[]).map((l) => [l.name, l.color]),
+    });
+    const newIssues = new Map(ofKind(again, 'issue').map((i) => [i.id, i]));
+    const mapSprint = (id: unknown) => (id === null ? null : ids.sprints[String(id)]);
+    const mapIssue = (id: unknown) => (id === null ? null : ids.issues[String(id)]);
+    expect(ofKind(exported, 'issue').length).toBe(4);
+    for (const old of ofKind(exported, 'issue')) {
+      const now = newIssues.get(ids.issues[String(old.id)]);
+      expect(now, String(old.title)).toBeDefined();
+      expect(shown(now as Record<string, unknown>)).toEqual(shown(old));
+      expect(now?.assignee_email).toBe(old.assignee_email);
+      expect(now?.sprint_id).toBe(mapSprint(old.sprint_id));
+      expect(now?.parent_id).toBe(mapIssue(old.parent_id));
+      expect(now?.sub_issues_summary).toEqual(old.sub_issues_summary);
+      const relations = (i: unknown, map: (id: unknown) => unknown) =>
+        ((i as { relations: { type: string; issue_id: number }[] }).relations ?? [])
+          .map((r) => `${r.type}:${String(map(r.issue_id))}`)
+          .sort();
+      expect(relations(now, (id) => id)).toEqual(relations(old, mapIssue));
+    }
+    const commentFields = ['body', 'author_name'];
+    const oldComments = ofKind(exported, 'comment');
+    expect(oldComments.length).toBe(1);
+    for (const c of oldComments) {
+      const now = ofKind(again, 'comment').find((n) => n.id === ids.comments[String(c.id)]) as Record<string, unknown>;
+      expect(pick(now, commentFields)).toEqual(pick(c, commentFields));
+      expect(now.issue_id).toBe(mapIssue(c.issue_id));
+      expect(newEmail.get(now.author_id)).toBe(accountEmail.get(c.author_id));
+    }
+
+    // Imported twice: nothing more.
+    const twice = await importExport({ orgId: target.orgId }, [jsonl]);
+    expect(Object.values(twice.projects).map((p) => p.created)).toEqual([0]);
+    expect(twice).toMatchObject({ comments: 0, accounts_created: [] });
   });
 });

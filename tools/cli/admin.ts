@@ -34,6 +34,10 @@ Commands:
                                   (once after upgrading: seals every webhook signing secret stored in
                                   plaintext; AWS: WEBHOOK_SECRET_KMS_KEY_ID, the stack output
                                   WebhookSecretKeyArn; reads the table with a Scan)
+  import --org ID --format jira-csv|github-json|export --file PATH [--project ID] [--dry-run] [--mapping FILE]
+                                  (issues from another tracker into a project, or an export file into an
+                                  organisation; see docs/import-export.md)
+  export --org ID [--out FILE]    (the organisation as JSON Lines, to the file or to stdout)
 
 Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID,
 WEBHOOK_SECRET_KMS_KEY_ID — see docs/configuration.md.`;
@@ -55,6 +59,8 @@ const commands: Record<string, string[]> = {
   'tokens:names': [],
   'issues:reindex': [],
   'webhooks:encrypt-secrets': [],
+  import: ['org', 'format', 'file'],
+  export: ['org'],
 };
 
 /** Flags a command may take beside its required ones; `dry-run` is a boolean. */
@@ -65,6 +71,8 @@ const optionalFlags: Record<string, string[]> = {
   'comments:pointers': ['org'],
   'tokens:names': ['org'],
   'webhooks:encrypt-secrets': ['org'],
+  import: ['project', 'dry-run', 'mapping'],
+  export: ['out'],
 };
 const booleanFlags = new Set(['dry-run']);
 
@@ -184,6 +192,10 @@ async function main() {
       return (await import('../../lib/db/accounts.ts')).writeMissingTokenNames(orgFlag(values.org));
     case 'issues:reindex':
       return (await import('../../lib/db/reindex.ts')).rebuildIssueIndexes(orgFlag(values.org));
+    case 'import':
+      return (await import('./port.ts')).runImport(values, positiveInt);
+    case 'export':
+      return (await import('./port.ts')).runExport(values, positiveInt);
     case 'webhooks:encrypt-secrets': {
       if (useAws && !process.env.WEBHOOK_SECRET_KMS_KEY_ID)
         throw new UsageError(
@@ -254,9 +266,10 @@ async function sweepCascades(dryRun: boolean) {
 
 try {
   const result = await main();
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  // `export` without --out has written its lines to stdout already.
+  if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
 } catch (err) {
-  if (err instanceof UsageError) {
+  if (err instanceof UsageError || err instanceof (await import('./port.ts')).UsageError) {
     process.stderr.write(`admin: ${err.message}\n\n${USAGE}\n`);
     process.exit(2);
   }

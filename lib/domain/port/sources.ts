@@ -26,6 +26,8 @@ export interface SourceRecord {
   updated_at?: string | undefined;
   due_date?: string | undefined;
   labels: string[];
+  /** The sprint the issue goes to, already known (export files): its id here, or null for the backlog. */
+  sprintId?: number | null | undefined;
   /** The sprint the issue is in (its last one), by name. */
   sprint?: { name: string; status?: string | undefined } | undefined;
   parent_key?: string | undefined;
