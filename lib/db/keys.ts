@@ -34,6 +34,8 @@
  * | IDEMPOTENCY#k    | IDEMPOTENCY         |                          | Idempotency-Key record (TTL expires_at)|
  * | IDEMPOTENCY#k    | PART#n              |                          | part n of a large stored response (TTL)|
  * | ORG#o#P#p        | IMPORTED#src#key    |                          | issue imported from source key (lib/db/imports.ts)|
+ * | ORG#o            | IMPORTJOB#j         |                          | import job: status, progress, report   |
+ * | ORG#o#IMPORT#j   | PART#n              |                          | part n of an import job's file (TTL)   |
  * | GLOBAL           | SEQ                 |                          | organisation id sequence               |
  * | CASCADE          | kind#o#p#id         |                          | a cascade to continue (lib/db/cascade.ts) |
  * | <PK of x>#DEL    | <SK of x>           |                          | who deleted x (TTL; lib/db/deletions.ts)|
@@ -169,6 +171,13 @@ export const keys = {
   importedIssue: (orgId: number, projectId: number, source: string, sourceKey: string): Key => ({
     PK: projectPk(orgId, projectId),
     SK: `${importedPrefix(source)}${sourceKey}`,
+  }),
+  /** An import job (`POST /imports`): its status, progress and report (lib/db/import-jobs.ts). */
+  importJob: (orgId: number, jobId: string): Key => ({ PK: orgPk(orgId), SK: `IMPORTJOB#${jobId}` }),
+  /** Part `n` (from 0) of an import job's uploaded file, in a partition of its own (TTL expires_at). */
+  importJobPart: (orgId: number, jobId: string, n: number): Key => ({
+    PK: `${orgPk(orgId)}#IMPORT#${jobId}`,
+    SK: `PART#${pad(n, 4)}`,
   }),
   /** A cascade (of a project, sprint or issue) still to finish, with where it stopped. */
   pendingCascade: (kind: string, orgId: number, projectId: number, id: number): Key => ({

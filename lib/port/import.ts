@@ -59,6 +59,16 @@ export interface ImportReport {
 
 export const REPORT_CAP = 1000;
 
+/** An import stopped at its deadline; run again, it goes on (what it created is skipped as imported). */
+export class ImportInterrupted extends Error {
+  /** The report up to where it stopped. */
+  readonly report: ImportReport;
+  constructor(report: ImportReport) {
+    super('the import stopped at its deadline');
+    this.report = report;
+  }
+}
+
 export interface ImportOptions {
   orgId: number;
   projectId: number;
@@ -70,6 +80,13 @@ export interface ImportOptions {
   /** Called after every `progressEvery` rows with the report so far (a job stores it). */
   onProgress?: ((report: ImportReport) => Promise<void> | void) | undefined;
   progressEvery?: number | undefined;
+  /** Entries kept in each list of the report (default REPORT_CAP). */
+  reportCap?: number | undefined;
+  /**
+   * Time (ms since the epoch) after which no record starts (once one issue was created): the import
+   * stops with `ImportInterrupted`, and a run again goes on from there.
+   */
+  deadline?: number | undefined;
   /** Keep the source key -> issue id map in the report (export files). */
   keepIds?: boolean | undefined;
 }
@@ -202,13 +219,22 @@ export class ImportSession {
     return new ImportSession(options, source, caller, mappingWith(options.mapping), accounts, sprints, imported, labels);
   }
 
+  private get cap() {
+    return this.options.reportCap ?? REPORT_CAP;
+  }
+
   private reject(row: number, key: string, errors: string[]) {
     this.report.rejected += 1;
-    if (this.report.rejected_rows.length < REPORT_CAP) this.report.rejected_rows.push({ row, key, errors });
+    if (this.report.rejected_rows.length < this.cap) this.report.rejected_rows.push({ row, key, errors });
   }
 
   /** Takes one record: maps it, and (unless dry) creates its sprint, labels and issue. */
   async take(r: (SourceRecord & { id?: string | undefined }) | { row: number; error: string }): Promise<number | undefined> {
+    // A run stops at its deadline only once it has created something: each run makes progress.
+    // A dry run writes nothing and never stops (reading and mapping 10,000 rows takes about a second).
+    const { deadline, dryRun } = this.options;
+    if (deadline !== undefined && !dryRun && this.report.created > 0 && Date.now() > deadline)
+      throw new ImportInterrupted(this.report);
     this.report.rows += 1;
     if ('error' in r) {
       this.reject(r.row, '', [r.error]);
@@ -227,12 +253,6 @@ export class ImportSession {
     this.seen.add(key);
     if (r.id) this.idToKey.set(r.id, key);
     if (planned.parentKey) this.parentLinks.push({ row, key, parentKey: planned.parentKey });
-    const before = this.imported.get(key);
-    if (before) {
-      this.report.already_imported += 1;
-      this.issues.set(key, { id: before.issueId, sprintId: before.sprintId });
-      return undefined;
-    }
     const warnings = [...planned.warnings];
     if (!this.mapping.statuses[r.status.trim().toLowerCase()]) {
       this.unmapped.set(r.status, (this.unmapped.get(r.status) ?? 0) + 1);
@@ -244,13 +264,19 @@ export class ImportSession {
       this.unknownPeople.set(person, (this.unknownPeople.get(person) ?? 0) + 1);
       warnings.push(`assignee "${person}" has no account here: left unassigned`);
     }
+    const before = this.imported.get(key);
+    if (before) {
+      this.report.already_imported += 1;
+      this.issues.set(key, { id: before.issueId, sprintId: before.sprintId });
+      return undefined;
+    }
     const sprintId = r.sprintId !== undefined ? r.sprintId : planned.sprint ? await this.sprintFor(planned.sprint.name) : null;
     const labels = await this.labelsFor((planned.input.labels ?? []).map(String), warnings);
-    if (warnings.length > 0 && this.report.warnings.length < REPORT_CAP) this.report.warnings.push({ row, key, warnings });
+    if (warnings.length > 0 && this.report.warnings.length < this.cap) this.report.warnings.push({ row, key, warnings });
 
     if (this.options.dryRun) {
       this.report.created += 1;
-      if ((this.report.would_create?.length ?? 0) < REPORT_CAP) {
+      if ((this.report.would_create?.length ?? 0) < this.cap) {
         this.report.would_create?.push({
           row,
           key,
@@ -356,7 +382,7 @@ export class ImportSession {
       const parentKey = this.issues.has(link.parentKey) ? link.parentKey : this.idToKey.get(link.parentKey);
       const parent = parentKey === undefined ? undefined : this.issues.get(parentKey);
       const unresolved = (reason: string) => {
-        if (this.report.parents.unresolved.length < REPORT_CAP)
+        if (this.report.parents.unresolved.length < this.cap)
           this.report.parents.unresolved.push({ row: link.row, key: link.key, parent_key: link.parentKey, reason });
       };
       if (!child) continue;
