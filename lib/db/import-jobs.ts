@@ -60,9 +60,11 @@ export const toImportJob = (item: Record<string, unknown>): ImportJob => ({
 
 /**
  * Writes a new job and its file's parts in one BatchWrite (at most 25 items: 6 MB of parts and the
- * job); the job goes last, so the consumer it brings finds every part.
+ * job). The writes of a batch are not ordered: a run that finds fewer parts than the job counts
+ * waits for them (`importJobPartCount`).
  */
 export async function insertImportJob(job: ImportJobItem, parts: string[]): Promise<void> {
+  if (parts.length > 24) throw new Error(`an import file of ${parts.length} parts does not fit one batch`);
   const expires = Math.floor(Date.now() / 1000) + KEEP_SECONDS;
   const partItems = parts.map((text, n) => ({
     ...keys.importJobPart(job.org_id, job.id, n),
@@ -71,15 +73,30 @@ export async function insertImportJob(job: ImportJobItem, parts: string[]): Prom
     expires_at: expires,
   }));
   const jobItem = { ...keys.importJob(job.org_id, job.id), type: 'import_job', ...job, expires_at: expires };
-  for (const batch of [partItems, [jobItem]]) {
-    let pending = batch.map((Item) => ({ PutRequest: { Item } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
-      if (attempt > 8 && pending.length > 0) throw new Error('import upload: the table kept refusing the writes');
-    }
+  let pending = [...partItems, jobItem].map((Item) => ({ PutRequest: { Item } }));
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+    const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+    pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+    if (attempt > 8 && pending.length > 0) throw new Error('import upload: the table kept refusing the writes');
   }
+}
+
+/** How many parts of a job's file are stored (a keys-only count). */
+export async function importJobPartCount(orgId: number, jobId: string): Promise<number> {
+  let count = 0;
+  await queryPages(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+      ExpressionAttributeValues: { ':pk': `${orgPk(orgId)}#IMPORT#${jobId}`, ':p': 'PART#' },
+      Select: 'COUNT',
+    },
+    {},
+    (_items, n) => {
+      count += n;
+    },
+  );
+  return count;
 }
 
 export async function getImportJob(orgId: number, jobId: string): Promise<ImportJobItem | undefined> {

@@ -1,7 +1,8 @@
 import { accountsByEmail, importedIssueRecord, importedIssues, importRefusals, sprintsByName } from '../db/imports.ts';
 import { catalogueOf, foldName } from '../db/labels.ts';
 import { getProjectItem } from '../db/projects.ts';
-import { Refused } from '../db/transactions.ts';
+import { keys } from '../db/keys.ts';
+import { getItem, Refused } from '../db/transactions.ts';
 import { createIssue, updateIssue } from '../domain/issues.ts';
 import { createLabel } from '../domain/labels.ts';
 import { createSprint } from '../domain/sprints.ts';
@@ -80,6 +81,8 @@ export interface ImportOptions {
   /** Called after every `progressEvery` rows with the report so far (a job stores it). */
   onProgress?: ((report: ImportReport) => Promise<void> | void) | undefined;
   progressEvery?: number | undefined;
+  /** Records in flight at once (default DEFAULT_CONCURRENCY). */
+  concurrency?: number | undefined;
   /** Entries kept in each list of the report (default REPORT_CAP). */
   reportCap?: number | undefined;
   /**
@@ -134,11 +137,33 @@ export async function* sourceRecords(
   }
 }
 
+/**
+ * Records in flight at once. One by default: the issues then keep the file's order in their lists,
+ * and creates into one list do not race for its counters (on DynamoDB Local, 8 at once measured
+ * slower than one at a time: docs/import-export.md).
+ */
+export const DEFAULT_CONCURRENCY = 1;
+
+/** Feeds records to a session with at most `limit` in flight; on a failure, lets those in flight settle first. */
+async function takeAll(session: ImportSession, records: AsyncIterable<Parameters<ImportSession['take']>[0]>, limit: number) {
+  const inFlight = new Set<Promise<unknown>>();
+  try {
+    for await (const r of records) {
+      const p: Promise<unknown> = session.take(r).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      if (inFlight.size >= limit) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+  } finally {
+    await Promise.allSettled(inFlight);
+  }
+}
+
 /** Runs an import of issue records into a project. */
 export async function importIssues(options: ImportOptions, chunks: Chunks): Promise<ImportReport> {
   const session = await ImportSession.open(options, options.format === 'jira-csv' ? 'jira' : 'github');
   if (options.format === 'export') throw new ValidationError(['an export file is imported into an organisation, not a project']);
-  for await (const r of sourceRecords(options.format, chunks)) await session.take(r);
+  await takeAll(session, sourceRecords(options.format, chunks), options.concurrency ?? DEFAULT_CONCURRENCY);
   return session.finish();
 }
 
@@ -152,6 +177,12 @@ export class ImportSession {
   private readonly idToKey = new Map<string, string>();
   private readonly parentLinks: { row: number; key: string; parentKey: string }[] = [];
   private readonly unknownPeople = new Map<string, number>();
+  private readonly pendingSprints = new Map<string, Promise<number | null>>();
+  /** Records whose parent was given at their create. */
+  private readonly linkedAtCreate = new Set<string>();
+  /** Records created by this run. */
+  private readonly createdNow = new Set<string>();
+  private readonly pendingLabels = new Map<string, Promise<number>>();
   private readonly unmapped = new Map<string, number>();
   /** The catalogue's labels by folded name: their ids (0: would be created, dry run). */
   private readonly labelNames: Map<string, number>;
@@ -289,18 +320,37 @@ export class ImportSession {
       await this.progress();
       return undefined;
     }
-    try {
-      const issue = await createIssue(
+    // A parent met before (created by this run, or imported before) is given at once; others are
+    // linked once every record is in (`finish`).
+    const parentId = planned.parentKey ? this.knownIssue(planned.parentKey)?.id : undefined;
+    const create = (withParent: boolean) =>
+      createIssue(
         this.caller,
         { projectId: this.options.projectId, sprintId: sprintId ?? null },
-        { ...planned.input, labels, ...(assigneeId === undefined ? {} : { assignee_id: assigneeId }) },
+        {
+          ...planned.input,
+          labels,
+          ...(assigneeId === undefined ? {} : { assignee_id: assigneeId }),
+          ...(withParent && parentId ? { parent_id: parentId } : {}),
+        },
         {
           items: (created) => [importedIssueRecord(this.caller.orgId, this.options.projectId, this.source, key, created)],
           created_at: planned.times.created_at,
           updated_at: planned.times.updated_at ?? planned.times.created_at,
         },
       );
+    try {
+      let issue;
+      try {
+        issue = await create(true);
+        if (parentId) this.linkedAtCreate.add(key);
+      } catch (err) {
+        // The parent refused it (full, too deep): created without, the link is tried (and reported) at the end.
+        if (!(parentId && err instanceof ValidationError)) throw err;
+        issue = await create(false);
+      }
       this.report.created += 1;
+      this.createdNow.add(key);
       this.issues.set(key, { id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number });
       if (this.report.issues) this.report.issues[key] = issue.id;
       await this.progress();
@@ -324,15 +374,21 @@ export class ImportSession {
     if (this.options.onProgress && this.report.rows % every === 0) await this.options.onProgress(this.report);
   }
 
-  /** The sprint of that name, created (in planning) the first time a record names it. */
-  private async sprintFor(name: string): Promise<number | null> {
+  /** The sprint of that name, created (in planning) the first time a record names it (once, however many wait). */
+  private sprintFor(name: string): Promise<number | null> {
     const known = this.sprints.get(name);
-    if (known) return known.id;
-    let id = 0;
-    if (!this.options.dryRun) id = (await createSprint(this.caller, this.options.projectId, { name })).id;
-    this.sprints.set(name, { id, status: 'planning' });
-    this.report.created_sprints.push(name);
-    return this.options.dryRun ? null : id;
+    if (known) return Promise.resolve(this.options.dryRun && known.id === 0 ? null : known.id);
+    let pending = this.pendingSprints.get(name);
+    if (!pending) {
+      pending = (async () => {
+        const id = this.options.dryRun ? 0 : (await createSprint(this.caller, this.options.projectId, { name })).id;
+        this.sprints.set(name, { id, status: 'planning' });
+        this.report.created_sprints.push(name);
+        return this.options.dryRun ? null : id;
+      })();
+      this.pendingSprints.set(name, pending);
+    }
+    return pending;
   }
 
   /** The record's labels, those missing from the catalogue created first (a full catalogue: dropped, with a warning). */
@@ -350,24 +406,39 @@ export class ImportSession {
     return kept;
   }
 
-  /** The id of the catalogue's label of that name, created (with the colour and description given) if missing. */
-  async ensureLabel(name: string, details: { color?: unknown; description?: unknown } = {}): Promise<number> {
-    const known = this.labelNames.get(foldName(name));
-    if (known !== undefined) return known;
-    const color = typeof details.color === 'string' ? details.color : undefined;
-    const description = typeof details.description === 'string' ? details.description : undefined;
-    const id = this.options.dryRun
-      ? 0
-      : (
-          await createLabel(this.caller, this.options.projectId, {
-            name,
-            ...(color ? { color } : {}),
-            ...(description ? { description } : {}),
-          })
-        ).id;
-    this.labelNames.set(foldName(name), id);
-    this.report.created_labels.push(name);
-    return id;
+  /** The id of the catalogue's label of that name, created (with the colour and description given) if missing, once. */
+  ensureLabel(name: string, details: { color?: unknown; description?: unknown } = {}): Promise<number> {
+    const folded = foldName(name);
+    const known = this.labelNames.get(folded);
+    if (known !== undefined) return Promise.resolve(known);
+    let pending = this.pendingLabels.get(folded);
+    if (!pending) {
+      const color = typeof details.color === 'string' ? details.color : undefined;
+      const description = typeof details.description === 'string' ? details.description : undefined;
+      pending = (async () => {
+        const id = this.options.dryRun
+          ? 0
+          : (
+              await createLabel(this.caller, this.options.projectId, {
+                name,
+                ...(color ? { color } : {}),
+                ...(description ? { description } : {}),
+              })
+            ).id;
+        this.labelNames.set(folded, id);
+        this.report.created_labels.push(name);
+        return id;
+      })();
+      // A refusal (a full catalogue) is answered to every row waiting, and asked again by none.
+      this.pendingLabels.set(folded, pending);
+    }
+    return pending;
+  }
+
+  /** A written issue (created now or imported before) by its source key, or by its Jira `Issue id`. */
+  private knownIssue(ref: string): { id: number; sprintId: number | null } | undefined {
+    const found = this.issues.get(ref) ?? this.issues.get(this.idToKey.get(ref) ?? '');
+    return found && found.id > 0 ? found : undefined;
   }
 
   /** The issue imported (now or before) from a source key. */
@@ -378,6 +449,10 @@ export class ImportSession {
   /** Links parents (by source key, or by Jira issue id), then closes the report. */
   async finish(): Promise<ImportReport> {
     for (const link of this.parentLinks) {
+      if (this.linkedAtCreate.has(link.key)) {
+        this.report.parents.linked += 1;
+        continue;
+      }
       const child = this.issues.get(link.key);
       const parentKey = this.issues.has(link.parentKey) ? link.parentKey : this.idToKey.get(link.parentKey);
       const parent = parentKey === undefined ? undefined : this.issues.get(parentKey);
@@ -395,16 +470,30 @@ export class ImportSession {
         continue;
       }
       try {
-        await updateIssue(this.caller, { projectId: this.options.projectId, sprintId: child.sprintId }, child.id, {
-          parent_id: parent.id,
-        });
+        // Imported before (a second run, a job's later run): linked then, unless it was not.
+        const stored = this.createdNow.has(link.key)
+          ? undefined
+          : await getItem<{ parent_id?: number | null; sprint_id?: number | null }>(
+              keys.issue(this.caller.orgId, this.options.projectId, child.id),
+            );
+        if (stored && (stored.parent_id ?? null) === parent.id) {
+          this.report.parents.linked += 1;
+          continue;
+        }
+        const sprintId = stored ? (stored.sprint_id ?? null) : child.sprintId;
+        await updateIssue(this.caller, { projectId: this.options.projectId, sprintId }, child.id, { parent_id: parent.id });
         this.report.parents.linked += 1;
       } catch (err) {
         if (err instanceof ValidationError || err instanceof NotFoundError) unresolved(err.message);
         else throw err;
       }
     }
-    this.report.unknown_people = [...this.unknownPeople].map(([name, rows]) => ({ name, rows }));
+    this.report.would_create?.sort((a, b) => a.row - b.row);
+    this.report.rejected_rows.sort((a, b) => a.row - b.row);
+    this.report.warnings.sort((a, b) => a.row - b.row);
+    this.report.unknown_people = [...this.unknownPeople]
+      .map(([name, rows]) => ({ name, rows }))
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
     this.report.unmapped_statuses = [...this.unmapped].map(([status, rows]) => ({
       status,
       rows,

@@ -5,6 +5,7 @@ import {
   fileParts,
   getImportJob,
   importJobFile,
+  importJobPartCount,
   insertImportJob,
   saveImportJob,
   toImportJob,
@@ -106,6 +107,18 @@ interface Carried {
 export async function runImportJob(orgId: number, jobId: string, deadline?: number): Promise<ImportJob['status'] | undefined> {
   const job = await getImportJob(orgId, jobId);
   if (!job || job.status !== 'queued') return undefined;
+  // The upload's batch may land the job before its last parts: wait for them (a few reads at most).
+  for (let wait = 0; (await importJobPartCount(orgId, jobId)) < job.parts; wait++) {
+    if (wait >= 20) {
+      await saveImportJob(orgId, jobId, {
+        status: 'failed',
+        progress: job.progress,
+        error: 'the uploaded file is incomplete: upload it again',
+      });
+      return 'failed';
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
   if (!(await claimImportJob(orgId, jobId, Number(job.runs ?? 0)))) return undefined;
   const carried = ((job as unknown as { carried?: Carried | null }).carried ?? {
     created: 0,

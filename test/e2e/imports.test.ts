@@ -43,8 +43,8 @@ describe('import jobs over REST', () => {
       created: 4,
       rejected: 2,
       unknown_people: [
-        { name: 'nobody@elsewhere.example', rows: 1 },
         { name: 'Grace Hopper', rows: 1 },
+        { name: 'nobody@elsewhere.example', rows: 1 },
       ],
     });
     const backlog = await admin.get(`/api/v1/projects/${projectId}/issues?per_page=100`);
