@@ -127,13 +127,14 @@ export async function importExport(
       switch (line.kind) {
         case 'account': {
           const email = String(line.email).toLowerCase();
+          const existed = accounts.has(email);
           let id = accounts.get(email)?.id;
           if (id === undefined && !dryRun) {
             const made = await createAccountInOrg(orgId, { name: String(line.name), email, role: line.role as Role });
             id = made.account.id;
             accounts.set(email, { id, name: made.account.name, role: made.account.role });
           }
-          if (accounts.get(email) === undefined || dryRun) report.accounts_created.push(email);
+          if (!existed) report.accounts_created.push(email);
           if (id !== undefined) report.ids.accounts[String(line.id)] = id;
           break;
         }
@@ -227,7 +228,10 @@ export async function importExport(
           if (made && made.id > 0) report.ids.issues[String(line.id)] = made.id;
           if (made?.number) numbers.set(key, made.number);
           if (made && session.report.created > createdBefore) createdNow.set(made.id, made.sprintId);
-          for (const r of Array.isArray(line.relations) ? (line.relations as Record<string, unknown>[]) : []) {
+          // Relations of issues this run created (an issue imported before has its relations already).
+          const relationsOf =
+            made && session.report.created > createdBefore && Array.isArray(line.relations) ? line.relations : [];
+          for (const r of relationsOf as Record<string, unknown>[]) {
             // Each relation is on both issues: written once, from the side that names it forwards.
             const type = String(r.type);
             if (type === 'relates_to' ? String(r.issue_number) < key : !['blocks', 'duplicates'].includes(type)) continue;
@@ -266,8 +270,12 @@ export async function importExport(
   for (const s of sessions) await s.finish();
   if (!dryRun) {
     for (const r of relations) {
-      const newKey = numbers.get(r.key) ?? r.key;
-      const other = numbers.get(r.other) ?? r.other;
+      const newKey = numbers.get(r.key);
+      const other = numbers.get(r.other);
+      if (!newKey || !other) {
+        report.errors.push({ line: 0, error: `relation ${r.key} ${r.type} ${r.other}: ${r.other} was not created by this run` });
+        continue;
+      }
       try {
         await addRelation(caller, newKey, { type: r.type as 'blocks', issue_key: other });
         report.relations += 1;

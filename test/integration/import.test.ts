@@ -215,6 +215,11 @@ describe('export, then import of the export into an empty organisation', () => {
     const report = await importExport({ orgId: target.orgId }, [jsonl.slice(0, 1000), jsonl.slice(1000)]);
     expect(report.errors).toEqual([]);
     expect(report).toMatchObject({ comments: 1, relations: 2 });
+    expect([...report.accounts_created].sort()).toEqual(
+      ofKind(exported, 'account')
+        .map((a) => String(a.email))
+        .sort(),
+    );
     const again = await collect(target.orgId);
 
     const { ids } = report;
@@ -295,6 +300,6 @@ describe('export, then import of the export into an empty organisation', () => {
     // Imported twice: nothing more.
     const twice = await importExport({ orgId: target.orgId }, [jsonl]);
     expect(Object.values(twice.projects).map((p) => p.created)).toEqual([0]);
-    expect(twice).toMatchObject({ comments: 0, accounts_created: [] });
+    expect(twice).toMatchObject({ comments: 0, relations: 0, accounts_created: [], errors: [] });
   });
 });
