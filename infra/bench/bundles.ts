@@ -39,8 +39,11 @@ export const budget = { maxBytes: 500 * 1024, maxInitRatio: 1.6 } as const;
  * tool's domain code: 497 KB before the issue-list work (rank index, filters, my issues) landed,
  * 508 KB with it, 558 KB with the issue fields' tools (labels, sub-issues, relations) and the
  * OAuth scope checks (infra/bench/README.md). Its init stays within `maxInitRatio` like every bundle's.
+ * The stream consumer (`functions/cascade.ts`) also runs import jobs (lib/port/jobs.ts), whose issue,
+ * sprint and label writes come along: 514 KB (526,529 bytes). They load only when a batch holds a
+ * job, so its init is unchanged.
  */
-export const sizeExceptions: Record<string, number> = { 'functions/mcp.ts': 580 * 1024 };
+export const sizeExceptions: Record<string, number> = { 'functions/mcp.ts': 580 * 1024, 'functions/cascade.ts': 540 * 1024 };
 
 /** The size limit of one function's bundle. */
 export const maxBytesOf = (entry: string) => sizeExceptions[entry] ?? budget.maxBytes;

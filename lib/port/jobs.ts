@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { DynamoDBRecord } from 'aws-lambda';
 import {
   claimImportJob,
@@ -14,7 +13,7 @@ import { getProjectItem } from '../db/projects.ts';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ImportJob, ImportJobQuery } from '../schemas/imports.ts';
-import { importIssues, ImportInterrupted, type ImportReport } from './import.ts';
+import type { ImportReport } from './import.ts';
 
 /**
  * Import jobs: `POST /imports` stores the uploaded file and a `queued` job; the stream consumer
@@ -55,7 +54,8 @@ export async function startImportJob(
   if (!(await getProjectItem(caller.orgId, projectId))) throw new NotFoundError('Project');
   const now = new Date().toISOString();
   const job = {
-    id: randomUUID(),
+    // The Web Crypto global: no module to load at the function's start.
+    id: globalThis.crypto.randomUUID(),
     status: 'queued' as const,
     format: query.format,
     project_id: projectId,
@@ -125,6 +125,9 @@ export async function runImportJob(orgId: number, jobId: string, deadline?: numb
     created_sprints: [],
     created_labels: [],
   }) as Carried;
+  // The import (the issue write path and all it brings) loads only when a job runs: the upload route
+  // (functions/imports.ts) shares this module and stays light.
+  const { importIssues, ImportInterrupted } = await import('./import.ts');
   let report: ImportReport | undefined;
   const progress = (r: ImportReport) => ({ rows: r.rows, created: carried.created + r.created, rejected: r.rejected });
   try {
