@@ -52,13 +52,13 @@ async function cascade(event: DynamoDBStreamEvent, context?: Context): Promise<D
 }
 
 /**
- * Runs the import jobs queued in the batch (lib/port/jobs.ts), each until done or the deadline
+ * Runs the import jobs queued in the batch (lib/port/job-runner.ts), each until done or the deadline
  * (then written `queued` again: that write brings the consumer back). A job's failure is written on
  * the job, never fails the batch; the module loads only when a batch holds a job.
  */
 async function importJobs(event: DynamoDBStreamEvent, deadline: number | undefined): Promise<void> {
   if (!event.Records.some((r) => r.dynamodb?.NewImage?.type?.S === 'import_job')) return;
-  const jobs = await import('../lib/port/jobs.ts');
+  const jobs = await import('../lib/port/job-runner.ts');
   for (const { orgId, jobId } of jobs.importJobsOf(event.Records)) {
     try {
       const status = await jobs.runImportJob(orgId, jobId, deadline);

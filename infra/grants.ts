@@ -88,7 +88,7 @@ export const authorizerGrant: TableGrant = { actions: ['dynamodb:UpdateItem'], i
  * out of their assignee's index (a transaction: DeleteItem and UpdateItem), clears the parent of a
  * deleted issue's sub-issues (GetItem, then a transaction: UpdateItem), deletes the children in
  * batches (BatchWriteItem), and writes down (PutItem) and clears (DeleteItem) the pending entry of
- * a cascade it must continue. It also runs import jobs (lib/port/jobs.ts), which write issues,
+ * a cascade it must continue. It also runs import jobs (lib/port/job-runner.ts), which write issues,
  * sprints and labels through the domain: their transactions check ancestors (ConditionCheckItem),
  * read families (BatchGetItem), and linking a parent counts an issue's place (LSI1Keys).
  */
