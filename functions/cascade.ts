@@ -30,7 +30,7 @@ async function cascade(event: DynamoDBStreamEvent, context?: Context): Promise<D
   const remaining = context?.getRemainingTimeInMillis?.();
   const deadline = remaining === undefined ? undefined : Date.now() + remaining - Math.min(RESERVE_MS, remaining / 2);
   const started = Date.now();
-  const result = await cascadeBatch(event.Records, { deadline, notifyFailure });
+  const [result] = await Promise.all([cascadeBatch(event.Records, { deadline, notifyFailure }), importJobs(event, deadline)]);
   for (const err of result.errors) logger.error('cascade failed', err as Error);
   if (result.parents > 0 || result.continued > 0 || result.deleted > 0) {
     logger.info('cascade batch', {
@@ -49,6 +49,24 @@ async function cascade(event: DynamoDBStreamEvent, context?: Context): Promise<D
     publishMetrics();
   }
   return { batchItemFailures: result.firstFailure ? [{ itemIdentifier: result.firstFailure }] : [] };
+}
+
+/**
+ * Runs the import jobs queued in the batch (lib/port/job-runner.ts), each until done or the deadline
+ * (then written `queued` again: that write brings the consumer back). A job's failure is written on
+ * the job, never fails the batch; the module loads only when a batch holds a job.
+ */
+async function importJobs(event: DynamoDBStreamEvent, deadline: number | undefined): Promise<void> {
+  if (!event.Records.some((r) => r.dynamodb?.NewImage?.type?.S === 'import_job')) return;
+  const jobs = await import('../lib/port/job-runner.ts');
+  for (const { orgId, jobId } of jobs.importJobsOf(event.Records)) {
+    try {
+      const status = await jobs.runImportJob(orgId, jobId, deadline);
+      if (status) logger.info('import job run', { orgId, jobId, status });
+    } catch (err) {
+      logger.error('import job run failed', { orgId, jobId, error: (err as Error).message });
+    }
+  }
 }
 
 /** Every log line carries the Lambda context (request id, cold start...), as on the routes. */

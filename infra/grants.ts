@@ -61,13 +61,21 @@ export function accessOf(module: HandlerModule): TableAccess {
   return module.routes.every((route) => !route.auth && !route.authServer) ? 'none' : module.access;
 }
 
+/**
+ * Item actions other handler modules take beyond their kind's: an import upload writes the file's
+ * parts and its job in one BatchWriteItem (lib/db/import-jobs.ts: up to 6 MB, past a transaction's 4 MB).
+ */
+export const extraActions: Record<string, readonly string[]> = {
+  'functions/imports.ts': ['dynamodb:BatchWriteItem'],
+};
+
 /** The grant of a route function. */
 export function grantFor(module: HandlerModule): TableGrant {
   const access = accessOf(module);
   if (access === 'none') return { actions: [], indexes: [] };
   const lists = module.routes.some((route) => route.operation.success.list);
   const indexes = new Set([...(lists ? listIndexes : []), ...(indexQueries[module.entry] ?? [])]);
-  return { actions: tableActions[access], indexes: [...indexes].sort() };
+  return { actions: [...tableActions[access], ...(extraActions[module.entry] ?? [])], indexes: [...indexes].sort() };
 }
 
 /**
@@ -82,18 +90,22 @@ export const authorizerGrant: TableGrant = { actions: ['dynamodb:UpdateItem'], i
  * out of their assignee's index (a transaction: DeleteItem and UpdateItem), clears the parent of a
  * deleted issue's sub-issues (GetItem, then a transaction: UpdateItem), deletes the children in
  * batches (BatchWriteItem), and writes down (PutItem) and clears (DeleteItem) the pending entry of
- * a cascade it must continue.
+ * a cascade it must continue. It also runs import jobs (lib/port/job-runner.ts), which write issues,
+ * sprints and labels through the domain: their transactions check ancestors (ConditionCheckItem),
+ * read families (BatchGetItem), and linking a parent counts an issue's place (LSI1Keys).
  */
 export const cascadeGrant: TableGrant = {
   actions: [
     'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
     'dynamodb:Query',
     'dynamodb:BatchWriteItem',
+    'dynamodb:ConditionCheckItem',
     'dynamodb:PutItem',
     'dynamodb:DeleteItem',
     'dynamodb:UpdateItem',
   ],
-  indexes: ['LSI1'],
+  indexes: ['LSI1', 'LSI1Keys'],
 };
 
 /**

@@ -17,6 +17,7 @@ import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './s
 import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
 import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery, SubIssue } from './schemas/issues.ts';
+import { ImportFileBody, ImportJob, ImportJobQuery } from './schemas/imports.ts';
 import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
 import { McpMessage, McpQuery } from './schemas/mcp.ts';
 import { Relation, RelationCreateBody, RelationList } from './schemas/relations.ts';
@@ -80,7 +81,7 @@ export interface Route {
      * Success status and body; `list` means a paginated JSON array of `schema`. `mediaType` is
      * that of `schema` (default `application/json`).
      */
-    success: { status: 200 | 201 | 204 | 302; schema?: z.ZodType; list?: boolean; description: string; mediaType?: string };
+    success: { status: 200 | 201 | 202 | 204 | 302; schema?: z.ZodType; list?: boolean; description: string; mediaType?: string };
     /**
      * Other statuses (errors, 304) this operation may answer, beyond those every authenticated
      * route has (`commonErrors`). In a row: only those that do not follow from the row (see `route`).
@@ -499,6 +500,30 @@ export const routes: Route[] = [
     tag: 'Accounts',
     success: { status: 204, description: 'Revoked' },
   }),
+  // Import from another tracker, as a background job (docs/import-export.md; admins only)
+  route('POST', '/api/v1/imports', 'functions/imports.ts', {
+    id: 'createImportJob',
+    summary: 'Import issues from a Jira CSV export or GitHub issues JSON into a project, in the background (admins only)',
+    description:
+      'The body is the file itself (`text/csv` for `jira-csv`, `application/json` for `github-json`), at most 6 MB ' +
+      "(Lambda's synchronous payload limit, below API Gateway's 10 MB; larger files: `npm run admin -- import`). " +
+      'Answers the job at once; `GET /imports/{job_id}` shows its progress and, when done, its report. ' +
+      'Importing the same file again creates nothing twice (issues are keyed by their source key).',
+    tag: 'Imports',
+    query: ImportJobQuery,
+    body: ImportFileBody,
+    bodyMediaType: 'text/csv',
+    success: { status: 202, schema: ImportJob, description: 'The job, queued' },
+    errors: [403, 404],
+  }),
+  route('GET', '/api/v1/imports/{job_id}', 'functions/imports.ts', {
+    id: 'getImportJob',
+    summary: 'An import job: its status, progress and report (admins only)',
+    tag: 'Imports',
+    success: { status: 200, schema: ImportJob, description: 'The job' },
+    errors: [403],
+  }),
+
   route('GET', '/api/v1/accounts', 'functions/accounts/list.ts', {
     id: 'listAccounts',
     summary: "List the organisation's accounts",

@@ -467,6 +467,8 @@ export async function insertIssue(
   issue: Issue,
   parent?: { number: string; guard: ParentGuard } | undefined,
   labelIds: number[] = [],
+  /** Items of the same transaction, after the issue's (an import's source-key record). */
+  tail?: GuardedItem[] | undefined,
 ): Promise<void> {
   const { put, change } = createdIssue(orgId, projectId, issue, parent?.number, labelIds);
   await issueWrite({
@@ -477,6 +479,7 @@ export async function insertIssue(
     parentGuard: parent?.guard,
     ownerReason: issue.sprint_id === null ? 'project' : 'sprint',
     checks: issue.sprint_id === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
+    tail,
   });
 }
 

@@ -33,6 +33,9 @@
  * | OAUTHREFRESH#sha | REFRESH             |                          | refresh token, rotated on use (TTL)    |
  * | IDEMPOTENCY#k    | IDEMPOTENCY         |                          | Idempotency-Key record (TTL expires_at)|
  * | IDEMPOTENCY#k    | PART#n              |                          | part n of a large stored response (TTL)|
+ * | ORG#o#P#p        | IMPORTED#src#key    |                          | issue imported from source key (lib/db/imports.ts)|
+ * | ORG#o            | IMPORTJOB#j         |                          | import job: status, progress, report   |
+ * | ORG#o#IMPORT#j   | PART#n              |                          | part n of an import job's file (TTL)   |
  * | GLOBAL           | SEQ                 |                          | organisation id sequence               |
  * | CASCADE          | kind#o#p#id         |                          | a cascade to continue (lib/db/cascade.ts) |
  * | MIGRATION        | MIGRATION#name      |                          | a data migration's record (lib/db/migrations.ts) |
@@ -168,12 +171,31 @@ export const keys = {
   migration: (name: string): Key => ({ PK: migrationsPk, SK: `MIGRATION#${name}` }),
   /** The lease of the one runner of the migrations at a time (expires if its holder dies). */
   migrationLease: (): Key => ({ PK: migrationsPk, SK: 'LEASE' }),
+  /**
+   * The issue an import created from the source's issue `sourceKey` (`source`: jira, github,
+   * export): put in the issue's create transaction, refused if present, so an import run twice
+   * creates nothing twice. In the project's partition: the project's cascade removes it.
+   */
+  importedIssue: (orgId: number, projectId: number, source: string, sourceKey: string): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `${importedPrefix(source)}${sourceKey}`,
+  }),
+  /** An import job (`POST /imports`): its status, progress and report (lib/db/import-jobs.ts). */
+  importJob: (orgId: number, jobId: string): Key => ({ PK: orgPk(orgId), SK: `IMPORTJOB#${jobId}` }),
+  /** Part `n` (from 0) of an import job's uploaded file, in a partition of its own (TTL expires_at). */
+  importJobPart: (orgId: number, jobId: string, n: number): Key => ({
+    PK: `${orgPk(orgId)}#IMPORT#${jobId}`,
+    SK: `PART#${pad(n, 4)}`,
+  }),
   /** A cascade (of a project, sprint or issue) still to finish, with where it stopped. */
   pendingCascade: (kind: string, orgId: number, projectId: number, id: number): Key => ({
     PK: pendingCascadesPk,
     SK: `${kind}#${pad(orgId)}#${pad(projectId)}#${pad(id)}`,
   }),
 };
+
+/** The SK prefix of a project's records of issues imported from `source`. */
+export const importedPrefix = (source: string) => `IMPORTED#${source}#`;
 
 /** The SK prefix of the children of the issue numbered `parentNumber` (they sort right after its pointer). */
 export const subIssuesPrefix = (parentNumber: string) => `ISSUEKEY#${parentNumber.toUpperCase()}#SUB#`;

@@ -5,7 +5,7 @@ import { classificationFilter } from './classification.ts';
 import { isClosed, issueStateOf, unclassified, type IssueState } from './derivations.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
-import { getItem, Refused, rereadOnStale, STALE, type RetryBudget } from '../db/transactions.ts';
+import { getItem, Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget } from '../db/transactions.ts';
 import type { ParentGuard } from '../db/issue-write.ts';
 import { decideParent, type ParentDecision } from './sub-issues.ts';
 import type { Issue, IssueCreate, IssueListFilters, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
@@ -179,7 +179,20 @@ export async function getIssue(caller: Principal, at: IssueLocation, issueId: nu
  * never handed out twice). A create refused after taking its number gives it back while it is
  * still the latest, so a refusal leaves no gap unless a concurrent create took the next number.
  */
-export async function createIssue(caller: Principal, at: IssueLocation, input: IssueCreate): Promise<Issue> {
+export async function createIssue(
+  caller: Principal,
+  at: IssueLocation,
+  input: IssueCreate,
+  /**
+   * An import's additions (lib/port/import.ts): items written in the same transaction (its
+   * source-key record, refused if present), and the source's own times instead of now.
+   */
+  imported?: {
+    items: (issue: { id: number; sprintId: number | null }) => GuardedItem[];
+    created_at?: string | undefined;
+    updated_at?: string | undefined;
+  },
+): Promise<Issue> {
   try {
     // A sprint's count comes from the sprint, read alongside (the backlog's from the allocation).
     const parentId = input.parent_id ?? null;
@@ -204,7 +217,7 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
       throw err;
     }
-    const now = new Date().toISOString();
+    const now = imported?.updated_at ?? new Date().toISOString();
     const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
     const position = appendedPosition(slot.positionSeq);
     const issue: Issue = {
@@ -225,7 +238,7 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
       sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
       labels: issueLabels(labelIds, catalogueOf(slot.project)),
       ...statusTimestamps(undefined, status, now),
-      created_at: now,
+      created_at: imported?.created_at ?? now,
       updated_at: now,
       blocked: false,
     };
@@ -236,6 +249,7 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
         issue,
         parent.guard && parent.set.parent_number ? { number: parent.set.parent_number, guard: parent.guard } : undefined,
         labelIds,
+        imported?.items({ id: issue.id, sprintId: issue.sprint_id }),
       );
     } catch (err) {
       // Refused (an assignee not of the organisation, a sprint gone or completing): nothing was

@@ -230,6 +230,23 @@ const recipes: Record<string, Recipe> = {
   'POST /api/v1/accounts': async (f) =>
     one('create', await f.admin.post('/api/v1/accounts', { account: { name: 'New', email: `n${randomPrefix()}@example.com` } })),
 
+  // The upload: the project read, then its parts and job in one BatchWrite; the job's status: one read.
+  'POST /api/v1/imports': async (f) =>
+    one(
+      'upload',
+      await f.admin.request('POST', `/api/v1/imports?format=jira-csv&project_id=${idOf(f.p)}&dry_run=true`, {
+        raw: 'Summary,Issue key,Status\nA,X-1,To Do\n',
+        headers: { 'Content-Type': 'text/csv' },
+      }),
+    ),
+  'GET /api/v1/imports/{job_id}': async (f) => {
+    const job = await f.admin.request('POST', `/api/v1/imports?format=jira-csv&project_id=${idOf(f.p)}&dry_run=true`, {
+      raw: 'Summary,Issue key,Status\nA,X-1,To Do\n',
+      headers: { 'Content-Type': 'text/csv' },
+    });
+    return one('get', await f.admin.get(`/api/v1/imports/${job.body.id}`));
+  },
+
   'GET /api/v1/projects': async (f) => pages(f.admin, '/api/v1/projects'),
   'POST /api/v1/projects': async (f) =>
     one('create', await f.admin.post('/api/v1/projects', { project: { name: 'P', prefix: randomPrefix() } })),

@@ -63,6 +63,7 @@ async function fixture() {
     delivery_id: delivery,
     issue_key: issue.issue_number,
     relation_id: relation.id,
+    job_id: '00000000-0000-4000-8000-000000000001',
   };
   return { admin, member, p, planning: planning.id, active: active.id, backlogIssue: backlogIssue.id, ids };
 }
@@ -114,6 +115,9 @@ function witnessOf(r: Route, path: string, f: Fixture): { client: ApiClient; pat
   if (r.authServer) return undefined;
   if (r.path === '/api/v1/me/token') return { client: f.member, path: '/api/v1/me' };
   if (r.path === '/mcp') return { client: f.admin, path: `${f.p}/issues` };
+  // An upload would write a job and its file, then create issues in the background: the project's
+  // labels and backlog (what a job's run writes first) stay as they were.
+  if (r.path === '/api/v1/imports') return { client: f.admin, path: `${f.p}/issues` };
   if (r.path.endsWith('/redeliver')) return { client: f.admin, path: path.replace(/\/[^/]+\/redeliver$/, '') };
   if (r.path.endsWith('/secret')) return { client: f.admin, path: path.replace(/\/secret$/, '') };
   // A bulk write's list.

@@ -340,16 +340,19 @@ const noAccess: Expected = { table: [], indexes: [] };
  */
 const expectedGrants: Record<string, Expected> = {
   'functions/authorizer.ts': { table: ['dynamodb:UpdateItem'], indexes: [] },
+  // Cascades, and import jobs (issues, sprints and labels written through the domain).
   'functions/cascade.ts': {
     table: [
+      'dynamodb:BatchGetItem',
       'dynamodb:BatchWriteItem',
+      'dynamodb:ConditionCheckItem',
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:Query',
       'dynamodb:UpdateItem',
     ],
-    indexes: ['LSI1'],
+    indexes: ['LSI1', 'LSI1Keys'],
   },
   // The OAuth authorization server (public): its clients, codes, grants and the tokens it issues.
   'functions/oauth.ts': write(),
@@ -359,6 +362,8 @@ const expectedGrants: Record<string, Expected> = {
   'functions/me/revoke-token.ts': write(),
   'functions/accounts/list.ts': read(lists),
   'functions/accounts/create.ts': write(),
+  // The upload writes its file's parts and its job in one BatchWriteItem (past a transaction's 4 MB).
+  'functions/imports.ts': { table: [...writes, 'dynamodb:BatchWriteItem'], indexes: [] },
   'functions/projects/list.ts': read(lists),
   'functions/projects/create.ts': write(),
   'functions/projects/get.ts': read(),
@@ -535,7 +540,7 @@ describe('least privilege', () => {
 });
 
 describe('the stream consumer', () => {
-  it('receives only REMOVE events of projects, sprints, issues and labels and writes of pending cascades, with bounded retries and a failure queue', () => {
+  it('receives only REMOVE events of projects, sprints, issues and labels and writes of pending cascades and queued import jobs, with bounded retries and a failure queue', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
       ([, m]) => m.Properties.FunctionName.Ref === logicalId(stack.cascade.fn),
     );
@@ -547,6 +552,7 @@ describe('the stream consumer', () => {
     expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'label'] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['import_job'] }, status: { S: ['queued'] } } } },
     ]);
     expect(p).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',

@@ -22,21 +22,26 @@ Commands:
   cascade:resume [--org ID --project ID [--sprint ID | --issue ID | --label ID]]
                                   (finish one cascade now, or every pending one; see docs/limits.md)
   cascade:sweep [--dry-run]       (find and finish orphaned partitions; reads the table with a Scan)
-  comments:pointers [--org ID]    (once after upgrading: the pointer of every comment written before
+  comments:pointers [--org ID]    (also a data migration: the pointer of every comment written before
                                   GET /comments/{id} read pointers, and the comment's fields on older
                                   pointers; reads the table with a Scan)
-  tokens:names [--org ID]         (once after upgrading: the account's name on every token issued
+  tokens:names [--org ID]         (also a data migration: the account's name on every token issued
                                   before token items carried it; reads the table with a Scan)
-  issues:reindex [--org ID]       (after upgrading, with no writes running: every list's rank counters,
-                                  the issue-number pointers and the assigned-issue index, rebuilt from
+  issues:reindex [--org ID]       (also a data migration; by hand, with no writes running: every derived
+                                  count and index (lists, issue numbers, assignees, search), rebuilt from
                                   the issues; reads the table, or one organisation's part, with a Scan)
-  migrations:status               (upgrades run the three commands above as data migrations; every one:: pending, running, done or failed, its counts)
+  migrations:status               (every data migration, pending, running, done or failed, with its counts;
+                                  upgrades run the three commands above as data migrations)
   migrations:run [--steps N]      (runs the pending data migrations now, as deploys and npm start do;
                                   reads the table with a Scan; see docs/deploying.md)
   webhooks:encrypt-secrets [--org ID]
                                   (once after upgrading: seals every webhook signing secret stored in
                                   plaintext; AWS: WEBHOOK_SECRET_KMS_KEY_ID, the stack output
                                   WebhookSecretKeyArn; reads the table with a Scan)
+  import --org ID --format jira-csv|github-json|export --file PATH [--project ID] [--dry-run] [--mapping FILE]
+                                  (issues from another tracker into a project, or an export file into an
+                                  organisation; see docs/import-export.md)
+  export --org ID [--out FILE]    (the organisation as JSON Lines, to the file or to stdout)
 
 Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID,
 WEBHOOK_SECRET_KMS_KEY_ID — see docs/configuration.md.`;
@@ -60,6 +65,8 @@ const commands: Record<string, string[]> = {
   'webhooks:encrypt-secrets': [],
   'migrations:status': [],
   'migrations:run': [],
+  import: ['org', 'format', 'file'],
+  export: ['org'],
 };
 
 /** Flags a command may take beside its required ones; `dry-run` is a boolean. */
@@ -71,6 +78,8 @@ const optionalFlags: Record<string, string[]> = {
   'tokens:names': ['org'],
   'webhooks:encrypt-secrets': ['org'],
   'migrations:run': ['steps'],
+  import: ['project', 'dry-run', 'mapping'],
+  export: ['out'],
 };
 const booleanFlags = new Set(['dry-run']);
 
@@ -208,6 +217,10 @@ async function main() {
       };
       return runMigrations({ reporter, ...(steps === undefined ? {} : { maxSteps: steps }) });
     }
+    case 'import':
+      return (await import('./port.ts')).runImport(values, positiveInt);
+    case 'export':
+      return (await import('./port.ts')).runExport(values, positiveInt);
     case 'webhooks:encrypt-secrets': {
       if (useAws && !process.env.WEBHOOK_SECRET_KMS_KEY_ID)
         throw new UsageError(
@@ -278,9 +291,10 @@ async function sweepCascades(dryRun: boolean) {
 
 try {
   const result = await main();
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  // `export` without --out has written its lines to stdout already.
+  if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
 } catch (err) {
-  if (err instanceof UsageError) {
+  if (err instanceof UsageError || err instanceof (await import('./port.ts')).UsageError) {
     process.stderr.write(`admin: ${err.message}\n\n${USAGE}\n`);
     process.exit(2);
   }

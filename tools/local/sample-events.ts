@@ -132,6 +132,25 @@ export const samples: Record<string, Sample> = {
   updateWebhook: { body: { webhook: { events: ['issue.created', 'sprint.completed'] } } },
   replaceWebhook: { body: { webhook: { active: true } } },
   redeliverWebhookDelivery: { params: { delivery_id: 'msg_sample' } },
+  // An import job of GitHub issues into project 1 (docs/import-export.md); its id is answered by the POST.
+  createImportJob: {
+    query: { format: 'github-json', project_id: '1' },
+    body: [
+      {
+        number: 7,
+        title: 'Retro-rockets misfire',
+        body: 'Seen twice in the simulator.',
+        state: 'OPEN',
+        labels: [{ name: 'bug' }],
+        assignees: [],
+        milestone: { number: 1, title: 'Sprint 1' },
+        createdAt: '2026-11-20T10:00:00Z',
+        updatedAt: '2026-11-21T10:00:00Z',
+        url: 'https://github.com/acme/apollo/issues/7',
+      },
+    ],
+  },
+  getImportJob: { params: { job_id: '00000000-0000-4000-8000-000000000001' } },
   // OAuth for /mcp (docs/mcp.md): a registration; the rest name a client, code or token that a
   // fresh table does not hold, so they show the refusals (an error page, invalid_grant, a no-op revocation).
   registerOAuthClient: { body: { client_name: 'Sample assistant', redirect_uris: ['http://127.0.0.1:8123/callback'] } },

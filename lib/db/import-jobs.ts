@@ -1,0 +1,178 @@
+import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ImportJob } from '../schemas/imports.ts';
+import { db, tableName } from './client.ts';
+import { isConditionFailed } from './errors.ts';
+import { keys, orgPk } from './keys.ts';
+import { queryPages } from './query.ts';
+import { getItem } from './transactions.ts';
+
+/**
+ * Import jobs (`POST /imports`): the job item in the organisation's partition, and the uploaded
+ * file in parts of at most PART_BYTES in a partition of its own (TTL: they go a week after the
+ * upload). A job `queued` is work for the stream consumer (lib/db/table.ts: its stream filter),
+ * which runs it (lib/port/job-runner.ts), and, out of time, writes it `queued` again with its progress:
+ * that write brings the consumer back, as a pending cascade does.
+ */
+
+/** A part's text, in UTF-8 bytes: items stay well inside DynamoDB's 400 KB. */
+export const PART_BYTES = 300_000;
+const KEEP_SECONDS = 7 * 24 * 3600;
+
+/** Cuts a text into parts of at most PART_BYTES of UTF-8, never inside a character. */
+export function fileParts(text: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + PART_BYTES / 3);
+    // Grow while it fits (most text is one byte a character), never splitting a surrogate pair.
+    while (end < text.length && Buffer.byteLength(text.slice(start, Math.min(text.length, end + 10_000)), 'utf8') <= PART_BYTES) {
+      end = Math.min(text.length, end + 10_000);
+    }
+    const code = text.charCodeAt(end - 1);
+    if (end < text.length && code >= 0xd800 && code <= 0xdbff) end -= 1;
+    parts.push(text.slice(start, end));
+    start = end;
+  }
+  return parts;
+}
+
+export interface ImportJobItem extends ImportJob {
+  org_id: number;
+  account_id: number;
+  parts: number;
+  /** Runs so far (a long import takes several: each ends at the consumer's deadline). */
+  runs?: number;
+}
+
+export const toImportJob = (item: Record<string, unknown>): ImportJob => ({
+  id: String(item.id),
+  status: item.status as ImportJob['status'],
+  format: item.format as ImportJob['format'],
+  project_id: Number(item.project_id),
+  dry_run: Boolean(item.dry_run),
+  bytes: Number(item.bytes ?? 0),
+  progress: (item.progress as ImportJob['progress'] | undefined) ?? { rows: 0, created: 0, rejected: 0 },
+  report: (item.report as ImportJob['report'] | undefined) ?? null,
+  error: (item.error as string | null | undefined) ?? null,
+  created_at: String(item.created_at),
+  updated_at: String(item.updated_at),
+});
+
+/**
+ * Writes a new job and its file's parts in one BatchWrite (at most 25 items: 6 MB of parts and the
+ * job). The writes of a batch are not ordered: a run that finds fewer parts than the job counts
+ * waits for them (`importJobPartCount`).
+ */
+export async function insertImportJob(job: ImportJobItem, parts: string[]): Promise<void> {
+  if (parts.length > 24) throw new Error(`an import file of ${parts.length} parts does not fit one batch`);
+  const expires = Math.floor(Date.now() / 1000) + KEEP_SECONDS;
+  const partItems = parts.map((text, n) => ({
+    ...keys.importJobPart(job.org_id, job.id, n),
+    type: 'import_part',
+    text,
+    expires_at: expires,
+  }));
+  const jobItem = { ...keys.importJob(job.org_id, job.id), type: 'import_job', ...job, expires_at: expires };
+  let pending = [...partItems, jobItem].map((Item) => ({ PutRequest: { Item } }));
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+    const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+    pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+    if (attempt > 8 && pending.length > 0) throw new Error('import upload: the table kept refusing the writes');
+  }
+}
+
+/** How many parts of a job's file are stored (a keys-only count). */
+export async function importJobPartCount(orgId: number, jobId: string): Promise<number> {
+  let count = 0;
+  await queryPages(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+      ExpressionAttributeValues: { ':pk': `${orgPk(orgId)}#IMPORT#${jobId}`, ':p': 'PART#' },
+      Select: 'COUNT',
+    },
+    {},
+    (_items, n) => {
+      count += n;
+    },
+  );
+  return count;
+}
+
+export async function getImportJob(orgId: number, jobId: string): Promise<ImportJobItem | undefined> {
+  return getItem<ImportJobItem>(keys.importJob(orgId, jobId));
+}
+
+/** The uploaded file, part after part. */
+export async function* importJobFile(orgId: number, jobId: string): AsyncGenerator<string> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    let texts: string[] = [];
+    start = await queryPages(
+      {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+        ExpressionAttributeValues: { ':pk': `${orgPk(orgId)}#IMPORT#${jobId}`, ':p': 'PART#' },
+      },
+      { start, limit: () => 4 },
+      (items) => {
+        texts = items.map((i) => String(i.text));
+        return false;
+      },
+    );
+    yield* texts;
+  } while (start);
+}
+
+/** Takes a queued job for one run (`runs` as read: two consumers never run it at once). False: someone else has it. */
+export async function claimImportJob(orgId: number, jobId: string, runs: number): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.importJob(orgId, jobId),
+        UpdateExpression: 'SET #s = :running, runs = :next, updated_at = :now',
+        ConditionExpression: '#s = :queued AND (attribute_not_exists(runs) OR runs = :runs)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':running': 'running',
+          ':queued': 'queued',
+          ':runs': runs,
+          ':next': runs + 1,
+          ':now': new Date().toISOString(),
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}
+
+/** Writes where a run left the job: `queued` again (to go on), `succeeded` or `failed`. */
+export async function saveImportJob(
+  orgId: number,
+  jobId: string,
+  fields: Pick<ImportJob, 'status' | 'progress'> & {
+    report?: ImportJob['report'] | undefined;
+    error?: string | null;
+    carried?: unknown;
+  },
+): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.importJob(orgId, jobId),
+      UpdateExpression: 'SET #s = :s, progress = :p, report = :r, #e = :e, carried = :c, updated_at = :now',
+      ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
+      ExpressionAttributeValues: {
+        ':s': fields.status,
+        ':p': fields.progress,
+        ':r': fields.report ?? null,
+        ':e': fields.error ?? null,
+        ':c': fields.carried ?? null,
+        ':now': new Date().toISOString(),
+      },
+    }),
+  );
+}

@@ -1,0 +1,51 @@
+/**
+ * The admin CLI's `import` and `export` (docs/import-export.md): files in and out of an
+ * organisation, read and written as streams.
+ */
+import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
+import { once } from 'node:events';
+
+/** `import --org N --format jira-csv|github-json|export --file PATH [--project ID] [--dry-run] [--mapping FILE]`. */
+export async function runImport(values: Record<string, string | undefined>, positiveInt: (v: string, flag: string) => number) {
+  const orgId = positiveInt(values.org as string, 'org');
+  const format = values.format;
+  const dryRun = values['dry-run'] === 'true';
+  const chunks = createReadStream(values.file as string, { encoding: 'utf8', highWaterMark: 256 * 1024 });
+  if (format === 'export') {
+    const { importExport } = await import('../../lib/port/import-export.ts');
+    return importExport({ orgId, dryRun }, chunks);
+  }
+  if (format !== 'jira-csv' && format !== 'github-json') throw new UsageError('--format must be jira-csv, github-json or export');
+  if (values.project === undefined) throw new UsageError(`--project is required for --format ${format}`);
+  const mapping = values.mapping === undefined ? undefined : JSON.parse(readFileSync(values.mapping, 'utf8'));
+  const { importIssues } = await import('../../lib/port/import.ts');
+  return importIssues(
+    {
+      orgId,
+      projectId: positiveInt(values.project, 'project'),
+      format,
+      dryRun,
+      mapping,
+      onProgress: (r) => void process.stderr.write(`admin: import: ${r.rows} rows read, ${r.created} created\n`),
+      progressEvery: 1000,
+    },
+    chunks,
+  );
+}
+
+/** `export --org N [--out FILE]`: JSON Lines to the file (answering a summary) or to stdout (answering nothing more). */
+export async function runExport(values: Record<string, string | undefined>, positiveInt: (v: string, flag: string) => number) {
+  const { exportOrganisation } = await import('../../lib/port/export.ts');
+  const out = values.out === undefined ? process.stdout : createWriteStream(values.out);
+  let lines = 0;
+  for await (const line of exportOrganisation(positiveInt(values.org as string, 'org'))) {
+    lines += 1;
+    if (!out.write(`${line}\n`)) await once(out, 'drain');
+  }
+  if (values.out === undefined) return undefined;
+  out.end();
+  await once(out, 'finish');
+  return { written: values.out, lines };
+}
+
+export class UsageError extends Error {}
