@@ -179,6 +179,8 @@ async function unindexIssues(
   const chunks: (typeof issues)[] = [];
   for (let i = 0; i < issues.length; i += INDEX_CHUNK) chunks.push(issues.slice(i, i + INDEX_CHUNK));
   await forEachLimited(chunks, PARALLELISM, async (chunk) => {
+    // Their search records (the `search-index` derivation): plain deletes, so a page read again deletes nothing twice.
+    await transact(searchDeletes(orgId, projectId, chunk));
     const all = indexDeletes(orgId, projectId, chunk);
     if (all.length === 0) return;
     try {
@@ -309,6 +311,25 @@ const OUTSIDE = { pointer: ['number-pointer'], assignee: ['assignee-index'] } as
  * The number pointers (while they still point to these issues) and assignee entries of `issues`,
  * as transaction items (lib/db/issue-write.ts): their list's counters went with the parent.
  */
+function searchDeletes(orgId: number, projectId: number, issues: { issueId: number }[]): GuardedItem[] {
+  const changes = issues.map((i): IssueChange => ({
+    before: {
+      orgId,
+      projectId,
+      id: i.issueId,
+      number: '',
+      sprintId: null,
+      position: 0,
+      status: 'todo',
+      storyPoints: null,
+      assigneeId: null,
+      updatedAt: '',
+      ...unclassified,
+    },
+  }));
+  return issueWriteItems({ orgId, projectId, issues: [], changes, only: ['search-index'] });
+}
+
 function indexDeletes(
   orgId: number,
   projectId: number,

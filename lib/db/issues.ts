@@ -467,6 +467,8 @@ export async function insertIssue(
   issue: Issue,
   parent?: { number: string; guard: ParentGuard } | undefined,
   labelIds: number[] = [],
+  /** The account creating it (kept for `author:` searches; not shown). */
+  authorId?: number,
 ): Promise<void> {
   // Labels are stored as ids (a number set; none: absent) and shown through the catalogue.
   // `blocked` is read from the count of open blockers (`toIssue`), never stored.
@@ -484,6 +486,7 @@ export async function insertIssue(
           type: 'issue',
           org_id: orgId,
           ...(labelIds.length > 0 ? { label_ids: new Set(labelIds) } : {}),
+          ...(authorId === undefined ? {} : { author_id: authorId }),
           rev: 0,
           comments_count: 0,
         },
@@ -491,7 +494,14 @@ export async function insertIssue(
       ),
     ],
     // As stored (`type` kept as `issue_type`): what the derivations read of it.
-    changes: [{ after: issueStateOf(orgId, storedIssueFields({ ...stored, ...parentNumber })) }],
+    changes: [
+      {
+        after: issueStateOf(
+          orgId,
+          storedIssueFields({ ...stored, ...parentNumber, label_ids: labelIds, author_id: authorId ?? null }),
+        ),
+      },
+    ],
     parentGuard: parent?.guard,
     ownerReason: issue.sprint_id === null ? 'project' : 'sprint',
     checks: issue.sprint_id === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],

@@ -236,6 +236,7 @@ export async function createIssue(caller: Principal, at: IssueLocation, input: I
         issue,
         parent.guard && parent.set.parent_number ? { number: parent.set.parent_number, guard: parent.guard } : undefined,
         labelIds,
+        caller.accountId,
       );
     } catch (err) {
       // Refused (an assignee not of the organisation, a sprint gone or completing): nothing was
