@@ -8,6 +8,7 @@ import { accountTools } from './tools/accounts.ts';
 import { commentTools } from './tools/comments.ts';
 import { relationTools } from './tools/relations.ts';
 import { issueTools } from './tools/issues.ts';
+import { searchTools } from './tools/search.ts';
 import { subIssueTools } from './tools/sub-issues.ts';
 import { labelTools } from './tools/labels.ts';
 import { projectTools } from './tools/projects.ts';
@@ -29,6 +30,7 @@ export const tools: Tool[] = [
   ...sprintTools,
   ...issueTools,
   ...subIssueTools,
+  ...searchTools,
   ...labelTools,
   ...commentTools,
   ...relationTools,
