@@ -78,11 +78,13 @@ const roundTrips = (spans: [number, number][]) => {
   return trips;
 };
 
-/** A deterministic stream of numbers in [0, 1). */
+/** A deterministic stream of numbers in [0, 1) (mulberry32: 32-bit integer arithmetic, no float precision lost). */
 let state = 42;
 const rand = () => {
-  state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-  return state / 2_147_483_648;
+  state = (state + 0x6d2b79f5) | 0;
+  let t = Math.imul(state ^ (state >>> 15), 1 | state);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
 };
 
 try {

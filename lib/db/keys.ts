@@ -13,6 +13,7 @@
  * | ORG#o            | ISSUEKEY#X-n        |                          | issue number -> project and issue id   |
  * | ORG#o            | ISSUEKEY#X-n#SUB#i  |                          | child i of issue X-n (sub-issues list) |
  * | ORG#o#A#a        | ISSUE#p#i           | MI#updated_at#p#i        | issue i of project p assigned to a     |
+ * | ORG#o#SEARCH     | ISSUE#p#i           | U#updated_at#i#p         | issue i's search record (docs/search.md)|
  * | ORG#o#P#p        | SPRINT#s            | SPRINT#s                 | sprint (+ issue counters)              |
  * | ORG#o#P#p        | VELOCITY#t#s        |                          | completed sprint's summary (velocity)  |
  * | ORG#o#P#p        | LABEL#l             | LABEL#l                  | label of the project's catalogue       |
