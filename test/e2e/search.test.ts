@@ -7,7 +7,10 @@ import {
   type SelectableIssue,
   type Selection,
 } from '../../lib/domain/selection.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../lib/db/client.ts';
 import { recordItem } from '../../lib/db/issue-write.ts';
+import { keys } from '../../lib/db/keys.ts';
 import { SEARCH_SCAN } from '../../lib/db/search.ts';
 import { putAll } from '../support/seed.ts';
 import { type ApiClient, followPages, nextLink, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
@@ -407,4 +410,31 @@ describe('search bound', () => {
     expect(old.items.slice(0, 120).every((i) => i.priority === 'urgent')).toBe(true);
     expect(old.items.at(-1)?.priority).toBe('none');
   }, 30_000);
+});
+
+describe('search and renames', () => {
+  it('finds labels by their current names, and a deleted label on no issue (its search records too)', async () => {
+    const { admin, org } = await orgWithClients(gateway);
+    const project = await ok(admin.post('/api/v1/projects', { project: { name: 'Names', prefix: randomPrefix() } }));
+    const base = `/api/v1/projects/${project.id}`;
+    const label = await ok(admin.post(`${base}/labels`, { label: { name: 'old' } }));
+    const issue = await ok(admin.post(`${base}/issues`, { issue: { title: 'Labelled', labels: ['old'] } }));
+    const found = async (q: string) =>
+      (await ok<{ id: number }[]>(admin.get(`/api/v1/issues?q=${encodeURIComponent(q)}`))).map((i) => i.id);
+    expect(await found('label:old')).toEqual([issue.id]);
+    await ok(admin.patch(`${base}/labels/${label.id}`, { label: { name: 'new' } }));
+    expect(await found('label:old')).toEqual([]);
+    expect(await found('label:new')).toEqual([issue.id]);
+
+    await admin.delete(`${base}/labels/${label.id}`);
+    expect(await found('label:new')).toEqual([]);
+    expect(await found('no:label')).toEqual([issue.id]);
+    // The cascade takes the id off the issue and off its search record, in one transaction.
+    const record = async () =>
+      (await db.send(new GetCommand({ TableName: tableName, Key: keys.searchIssue(org.orgId, project.id, issue.id) }))).Item;
+    const started = Date.now();
+    while ((await record())?.label_ids !== undefined && Date.now() - started < 30_000)
+      await new Promise((r) => setTimeout(r, 200));
+    expect((await record())?.label_ids).toBeUndefined();
+  }, 40_000);
 });
