@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   issueComparator,
@@ -437,4 +438,25 @@ describe('search and renames', () => {
       await new Promise((r) => setTimeout(r, 200));
     expect((await record())?.label_ids).toBeUndefined();
   }, 40_000);
+});
+
+describe('search input', () => {
+  it('answers any JSON body and any q with 200 or a 422 {errors}, never a 5xx', async () => {
+    const { admin } = await orgWithClients(gateway);
+    const word = fc.constantFrom('and', 'not', 'sort', 'status', 'label', 'in', 'gte', 'updated', 'per_page', 'cursor', 'is');
+    const body = fc.oneof(
+      fc.jsonValue({ maxDepth: 4 }),
+      fc.record({ and: fc.array(fc.dictionary(word, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 2 }), { maxLength: 3 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, fc.string({ maxLength: 60 }), async (json, q) => {
+        const posted = await admin.post('/api/v1/issues/search', json);
+        expect([200, 422], JSON.stringify(json)).toContain(posted.status);
+        if (posted.status === 422) expect(posted.body.errors).toEqual(expect.any(Array));
+        const got = await admin.get(`/api/v1/issues?q=${encodeURIComponent(q)}`);
+        expect([200, 422], q).toContain(got.status);
+      }),
+      { numRuns: 40 },
+    );
+  }, 30_000);
 });
