@@ -178,9 +178,19 @@ async function unindexIssues(
   await unparentIssues(orgId, projectId, items, parents);
   const chunks: (typeof issues)[] = [];
   for (let i = 0; i < issues.length; i += INDEX_CHUNK) chunks.push(issues.slice(i, i + INDEX_CHUNK));
+  // Their search records (the `search-index` derivation) beside: plain deletes, so a page read again deletes nothing twice.
   await forEachLimited(chunks, PARALLELISM, async (chunk) => {
-    // Their search records (the `search-index` derivation): plain deletes, so a page read again deletes nothing twice.
-    await transact(searchDeletes(orgId, projectId, chunk));
+    await Promise.all([transact(searchDeletes(orgId, projectId, chunk)), unindexChunk(orgId, projectId, chunk)]);
+  });
+}
+
+/** The number pointers and assignee entries of a chunk of deleted issues, in one transaction (one by one when refused). */
+async function unindexChunk(
+  orgId: number,
+  projectId: number,
+  chunk: { issueId: number; number?: string | undefined; assigneeId?: number | undefined }[],
+): Promise<void> {
+  {
     const all = indexDeletes(orgId, projectId, chunk);
     if (all.length === 0) return;
     try {
@@ -196,7 +206,7 @@ async function unindexIssues(
         }
       });
     }
-  });
+  }
 }
 
 /**
