@@ -1,11 +1,14 @@
-import { validateSelection, parseSelection, printSelection } from '../../lib/domain/selection.ts';
-import { searchIssues } from '../../lib/domain/search.ts';
 import { pageResult } from '../../lib/http/pagination.ts';
 import { bodySchema, routeHandler } from '../../lib/http/stack.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
 
-/** Loaded on the first request, like the pagination schemas (infra/bench/README.md). */
+/**
+ * Loaded on the first request, like the pagination schemas (infra/bench/README.md): the schemas,
+ * and the grammar and search (whose JSON form is a zod schema).
+ */
 const schemas = () => import('../../lib/schemas/search.ts');
+const grammar = () => import('../../lib/domain/selection.ts');
+const search = () => import('../../lib/domain/search.ts');
 
 /**
  * `GET /api/v1/issues?q=…` and `POST /api/v1/issues/search` (the same selection as JSON): one
@@ -14,7 +17,8 @@ const schemas = () => import('../../lib/schemas/search.ts');
  */
 export const handler = routeHandler(
   async (req) => {
-    const { SearchQuery, SearchBody } = await schemas();
+    const [{ SearchQuery, SearchBody }, { parseSelection, printSelection, validateSelection }, { searchIssues }] =
+      await Promise.all([schemas(), grammar(), search()]);
     const query = parseOrThrow(SearchQuery, req.query, false);
     let selection;
     let perPage = query.per_page;
