@@ -31,7 +31,9 @@ export function encodeSearchCursor(cursor: SearchCursor): string {
 export function decodeSearchCursor(cursor: string): SearchCursor {
   try {
     const body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    // Exactly its keys: the partition read is always the caller's organisation's, never a cursor's.
     if (
+      Object.keys(body).length === 3 &&
       typeof body.s === 'string' &&
       CURSOR_SK.test(body.s) &&
       typeof body.k === 'string' &&
