@@ -606,7 +606,8 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
 
 /**
  * Renumbers neighbours on their own, with their list's rank index: the rare re-append of a packed
- * run (lib/domain/issues.ts). At most 99 moves (a transaction holds 100 items).
+ * run (lib/domain/issues.ts). At most 49 moves (a transaction holds 100 items: each move is two,
+ * the issue and its search record).
  */
 export async function renumberIssues(
   orgId: number,
