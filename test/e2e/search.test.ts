@@ -12,6 +12,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
 import { recordItem } from '../../lib/db/issue-write.ts';
 import { keys } from '../../lib/db/keys.ts';
+import { MAX_BLOCKS } from '../../lib/domain/relations.ts';
 import { SEARCH_SCAN } from '../../lib/db/search.ts';
 import { putAll } from '../support/seed.ts';
 import { type ApiClient, followPages, nextLink, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
@@ -459,4 +460,33 @@ describe('search input', () => {
       { numRuns: 40 },
     );
   }, 30_000);
+});
+
+describe('search and blockers', () => {
+  it(`keeps is:blocked exact for an issue blocking ${MAX_BLOCKS} others, the most it may block, through a status change in one transaction`, async () => {
+    const { admin } = await orgWithClients(gateway);
+    const project = await ok(admin.post('/api/v1/projects', { project: { name: 'Blocks', prefix: randomPrefix() } }));
+    const backlog = `/api/v1/projects/${project.id}/issues`;
+    const blocker = await ok(admin.post(backlog, { issue: { title: 'Blocker' } }));
+    const blocked: { id: number; issue_number: string }[] = [];
+    for (let i = 0; i <= MAX_BLOCKS; i++) blocked.push(await ok(admin.post(backlog, { issue: { title: `Blocked ${i}` } })));
+    for (const b of blocked.slice(0, MAX_BLOCKS)) {
+      await ok(
+        admin.post(`/api/v1/issues/${blocker.issue_number}/relations`, {
+          relation: { type: 'blocks', issue_key: b.issue_number },
+        }),
+      );
+    }
+    const refused = await admin.post(`/api/v1/issues/${(blocked.at(-1) as { issue_number: string }).issue_number}/relations`, {
+      relation: { type: 'blocked_by', issue_key: blocker.issue_number },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors[0]).toContain(`blocks ${MAX_BLOCKS} issues`);
+    const blockedNow = async () =>
+      (await followPages<{ id: number }>(admin, '/api/v1/issues?q=is:blocked&per_page=100')).items.length;
+    expect(await blockedNow()).toBe(MAX_BLOCKS);
+    expect((await admin.patch(`${backlog}/${blocker.id}`, { issue: { status: 'done' } })).status).toBe(200);
+    expect(await blockedNow()).toBe(0);
+    expect((await admin.delete(`${backlog}/${blocker.id}`)).status).toBe(204);
+  }, 60_000);
 });
