@@ -21,6 +21,7 @@ import { ImportFileBody, ImportJob, ImportJobQuery } from './schemas/imports.ts'
 import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
 import { McpMessage, McpQuery } from './schemas/mcp.ts';
 import { Relation, RelationCreateBody, RelationList } from './schemas/relations.ts';
+import { SearchBody, SearchIssue, SearchQuery } from './schemas/search.ts';
 import {
   OAuthApprovalForm,
   OAuthClientInformation,
@@ -486,6 +487,40 @@ export const routes: Route[] = [
     query: MyIssuesQuery,
     success: { status: 200, schema: Issue, list: true, description: 'Issues, most recently updated first' },
   }),
+  // Search of the whole organisation (docs/search.md): one function for both forms
+  route('GET', '/api/v1/issues', 'functions/issues/search.ts', {
+    id: 'searchIssues',
+    summary: 'Search the issues of every project, sprint and backlog of the organisation with a query (`q`)',
+    description:
+      'The grammar is docs/search.md. A page looks through at most 1,000 issues in the order of `updated_at` (the range of ' +
+      '`updated:` read as a key range) and returns the matches among them, followed by its `next` link while more remain ' +
+      '(`page` > 1 without its cursor is 422); `X-Total-Count` counts the matches up to where the page stopped looking. ' +
+      '`sort:created`, `priority`, `due` and `points` are exact when at most 1,000 issues were updated in the range, and 422 otherwise. ' +
+      'A query that cannot be read is 422 with the place (1-based) and what was expected.',
+    tag: 'Issues',
+    query: SearchQuery,
+    success: {
+      status: 200,
+      schema: SearchIssue,
+      list: true,
+      description: 'Matching issues, most recently updated first unless `sort:` says otherwise',
+    },
+  }),
+  route(
+    'POST',
+    '/api/v1/issues/search',
+    'functions/issues/search.ts',
+    {
+      id: 'searchIssuesJson',
+      summary:
+        'The same search with the selection as JSON (the form `q` is parsed into), and `per_page` and `cursor` in the body',
+      description: 'Answers as `GET /api/v1/issues?q=`; its `next` link is that GET, with the canonical query of the selection.',
+      tag: 'Issues',
+      body: SearchBody,
+      success: { status: 200, schema: SearchIssue, list: true, description: 'Matching issues' },
+    },
+    { access: 'read' },
+  ),
   // Token-issuing POSTs never honour Idempotency-Key: a replay would have to store the token.
   route('POST', '/api/v1/me/token', 'functions/me/regenerate-token.ts', {
     id: 'regenerateToken',

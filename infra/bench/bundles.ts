@@ -38,13 +38,14 @@ export const budget = { maxBytes: 500 * 1024, maxInitRatio: 1.6 } as const;
  * Bundles allowed past `budget.maxBytes`, with the reason. `/mcp` carries the MCP SDK, zod and every
  * tool's domain code: 497 KB before the issue-list work (rank index, filters, my issues) landed,
  * 508 KB with it, 558 KB with the issue fields' tools (labels, sub-issues, relations) and the
- * OAuth scope checks (infra/bench/README.md). Its init stays within `maxInitRatio` like every bundle's.
+ * OAuth scope checks, 585 KB (598,951 bytes) with `search_issues` (the selection grammar's parser, JSON schema and
+ * evaluator, and the search; infra/bench/README.md). Its init stays within `maxInitRatio` like every bundle's.
  * The stream consumer (`functions/cascade.ts`) also runs import jobs (lib/port/job-runner.ts), whose issue,
  * sprint and label writes come along: 512 KB (524,203 bytes). They are evaluated only when a batch
  * holds a job, but their parse still costs: its init measured 1.9-2.0x the yardstick (1.46x
  * before), over `maxInitRatio`: open (running jobs in a function of their own would fix it).
  */
-export const sizeExceptions: Record<string, number> = { 'functions/mcp.ts': 580 * 1024, 'functions/cascade.ts': 540 * 1024 };
+export const sizeExceptions: Record<string, number> = { 'functions/mcp.ts': 600 * 1024, 'functions/cascade.ts': 540 * 1024 };
 
 /** The size limit of one function's bundle. */
 export const maxBytesOf = (entry: string) => sizeExceptions[entry] ?? budget.maxBytes;

@@ -178,7 +178,19 @@ async function unindexIssues(
   await unparentIssues(orgId, projectId, items, parents);
   const chunks: (typeof issues)[] = [];
   for (let i = 0; i < issues.length; i += INDEX_CHUNK) chunks.push(issues.slice(i, i + INDEX_CHUNK));
+  // Their search records (the `search-index` derivation) beside: plain deletes, so a page read again deletes nothing twice.
   await forEachLimited(chunks, PARALLELISM, async (chunk) => {
+    await Promise.all([transact(searchDeletes(orgId, projectId, chunk)), unindexChunk(orgId, projectId, chunk)]);
+  });
+}
+
+/** The number pointers and assignee entries of a chunk of deleted issues, in one transaction (one by one when refused). */
+async function unindexChunk(
+  orgId: number,
+  projectId: number,
+  chunk: { issueId: number; number?: string | undefined; assigneeId?: number | undefined }[],
+): Promise<void> {
+  {
     const all = indexDeletes(orgId, projectId, chunk);
     if (all.length === 0) return;
     try {
@@ -194,7 +206,7 @@ async function unindexIssues(
         }
       });
     }
-  });
+  }
 }
 
 /**
@@ -309,6 +321,25 @@ const OUTSIDE = { pointer: ['number-pointer'], assignee: ['assignee-index'] } as
  * The number pointers (while they still point to these issues) and assignee entries of `issues`,
  * as transaction items (lib/db/issue-write.ts): their list's counters went with the parent.
  */
+function searchDeletes(orgId: number, projectId: number, issues: { issueId: number }[]): GuardedItem[] {
+  const changes = issues.map((i): IssueChange => ({
+    before: {
+      orgId,
+      projectId,
+      id: i.issueId,
+      number: '',
+      sprintId: null,
+      position: 0,
+      status: 'todo',
+      storyPoints: null,
+      assigneeId: null,
+      updatedAt: '',
+      ...unclassified,
+    },
+  }));
+  return issueWriteItems({ orgId, projectId, issues: [], changes, only: ['search-index'] });
+}
+
 function indexDeletes(
   orgId: number,
   projectId: number,

@@ -17,7 +17,8 @@ import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion, type Ve
  *    they stand (`at_completion_*`), in one transaction with the carry-over target's `receiving`
  *    count. From here on every issue write on the sprint is refused (lib/db/issues.ts), so its
  *    open issues and counters are frozen.
- * 2. `completionMoves`, as many as needed: at most 96 open issues per transaction to the target,
+ * 2. `completionMoves`, as many as needed: at most 96 items of moved issues (an issue and its search
+ *    record, its assignee entry, its parent's index record) per transaction to the target,
  *    with both lists' counters.
  * 3. `finishCompletion`: completing -> completed with its report, the velocity summary and the
  *    target's `receiving` count, in one transaction.
@@ -116,7 +117,7 @@ export interface CompletionMoves {
 }
 
 /**
- * A whole completion in one transaction, when its open issues fit (96 at most): `moves` (from
+ * A whole completion in one transaction, when its open issues fit (96 items of moves at most): `moves` (from
  * `appendToList`, each conditioned on the revision it was read at), the sprint active -> completed
  * with its report, the target (a target sprint must still be in planning) and the velocity
  * summary; the counters and indexes of the moves are the derivations' (lib/db/issue-write.ts: the

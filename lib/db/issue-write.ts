@@ -6,6 +6,8 @@ import {
   type Holder,
   type IssueChange,
   type IssueState,
+  type SearchPatch,
+  type SearchRecord,
   holderId,
 } from '../domain/derivations.ts';
 import { today } from '../domain/clock.ts';
@@ -132,10 +134,18 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
   for (const sprintId of spec.owners ?? []) listEntry(sprintId);
   if (spec.listRev) listEntry(spec.listRev.sprintId);
   const records: GuardedItem[] = [];
+  const searchAdds = new Map<string, { key: Key; add: Record<string, number> }>();
+  const removedRecords = new Set<string>();
   for (const e of effects) {
     if (e.kind === 'add') {
       const holder: Holder = e.holder;
-      if (holder.kind === 'list') {
+      if (holder.kind === 'search') {
+        if (deleted.has(holderId({ ...holder, kind: 'issue' }))) continue;
+        const id = holderId(holder);
+        const entry = searchAdds.get(id) ?? { key: keys.searchIssue(holder.orgId, holder.projectId, holder.issueId), add: {} };
+        entry.add[e.attr] = (entry.add[e.attr] ?? 0) + e.by;
+        searchAdds.set(id, entry);
+      } else if (holder.kind === 'list') {
         const entry = listEntry(holder.sprintId);
         entry.add[e.attr] = (entry.add[e.attr] ?? 0) + e.by;
       } else if (holder.kind === 'account') {
@@ -151,10 +161,43 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
       }
     } else if (e.kind === 'unlink') {
       if (!deleted.has(holderId(e.holder))) other(e.holder).unlink.push(e.relationId);
+    } else if (e.kind === 'patch') {
+      records.push(searchPatch(e.record));
     } else {
+      if (e.kind === 'remove') removedRecords.add(`${recordKey(e.record).PK}|${recordKey(e.record).SK}`);
       records.push(e.kind === 'put' ? recordPut(e.record) : recordRemove(e.record, spec.guardedRemoves ?? false));
     }
   }
+  // A search record's count of open blockers: folded into its own write when the transaction has
+  // one (DynamoDB refuses two operations on one item), else an ADD while it is there.
+  const searchCounters = [...searchAdds.entries()].flatMap(([id, { key, add }]) => {
+    if (removedRecords.has(`${key.PK}|${key.SK}`)) return [];
+    const own = records.find((g) => sameKey(ownKey(g), key));
+    if (own) {
+      foldCounters(own, add);
+      return [];
+    }
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const added = addCounters(add, names, values);
+    if (!added) return [];
+    return [
+      {
+        item: {
+          Update: {
+            TableName: tableName,
+            Key: key,
+            UpdateExpression: `ADD ${added}`,
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          },
+        },
+        // A record not there (an issue gone, or written before the search index and not yet reindexed) needs no count.
+        reason: `${IF_PRESENT}${id}`,
+      } satisfies GuardedItem,
+    ];
+  });
 
   const owners: GuardedItem[] = [];
   for (const { sprintId, add } of lists.values()) {
@@ -215,6 +258,7 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
     ...records,
     ...counts,
     ...issueCounters,
+    ...searchCounters,
     ...chainChecks,
     ...(spec.tail ?? []),
   ];
@@ -392,11 +436,72 @@ export function recordKey(record: DerivedRecord): Key {
     ? keys.issueKey(record.orgId, record.number)
     : record.kind === 'assigned'
       ? keys.assignedIssue(record.orgId, record.accountId, record.projectId, record.issueId)
-      : keys.subIssue(record.orgId, record.parentNumber, record.issueId);
+      : record.kind === 'search'
+        ? keys.searchIssue(record.orgId, record.projectId, record.issueId)
+        : keys.subIssue(record.orgId, record.parentNumber, record.issueId);
+}
+
+/** The stored attributes of search record fields (all of a record, or those a patch sets). */
+function searchAttributes(record: Partial<SearchRecord> & Pick<SearchRecord, 'projectId' | 'issueId'>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const set = (attr: string, value: unknown) => {
+    if (value !== undefined) out[attr] = value;
+  };
+  set('issue_number', record.number);
+  set('title', record.title);
+  set('sprint_id', record.sprintId);
+  set('position', record.position);
+  set('status', record.status);
+  set('priority', record.priority);
+  // `type` names the kind of item, as on the issue.
+  set('issue_type', record.type);
+  // A number set cannot be empty: none is null.
+  if (record.labelIds !== undefined) out.label_ids = record.labelIds.length > 0 ? new Set(record.labelIds) : null;
+  set('assignee_id', record.assigneeId);
+  set('author_id', record.authorId);
+  set('story_points', record.storyPoints);
+  set('due_date', record.dueDate);
+  set('parent_id', record.parentId);
+  set('created_at', record.createdAt);
+  if (record.updatedAt !== undefined) {
+    out.updated_at = record.updatedAt;
+    out.LSK = listKeys.searchIssue(record.updatedAt, record.projectId, record.issueId);
+  }
+  return out;
+}
+
+/**
+ * The fields a change moved, set on the search record (the others, and its count of open
+ * blockers, left as they are). Unconditional: a record of an issue written before the search
+ * index (not yet reindexed) is then partial, and searches skip it until `issues:reindex` fills it.
+ */
+function searchPatch(patch: SearchPatch): GuardedItem {
+  const attrs = { type: 'search_issue', project_id: patch.projectId, issue_id: patch.issueId, ...searchAttributes(patch) };
+  const entries = Object.entries(attrs);
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: recordKey({ ...patch, kind: 'search' } as SearchRecord),
+        UpdateExpression: `SET ${entries.map((_, i) => `#s${i} = :s${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#s${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:s${i}`, value])),
+      },
+    },
+  };
 }
 
 /** The stored item of a derived record. */
 export function recordItem(record: DerivedRecord): Record<string, unknown> {
+  if (record.kind === 'search') {
+    return {
+      ...recordKey(record),
+      type: 'search_issue',
+      project_id: record.projectId,
+      issue_id: record.issueId,
+      ...searchAttributes(record),
+    };
+  }
   if (record.kind === 'pointer') {
     return { ...recordKey(record), type: 'issue_key', project_id: record.projectId, issue_id: record.issueId };
   }
@@ -433,7 +538,9 @@ export function recordItem(record: DerivedRecord): Record<string, unknown> {
 }
 
 // A pointer is replaced unconditionally: a stale one (left by a deleted project whose prefix is reused) gives way.
-const recordPut = (record: DerivedRecord): GuardedItem => putItem(recordItem(record));
+// A search record is set field by field, so that its count of open blockers (kept apart) stays.
+const recordPut = (record: DerivedRecord): GuardedItem =>
+  record.kind === 'search' ? searchPatch(record) : putItem(recordItem(record));
 
 function recordRemove(record: DerivedRecord, guarded: boolean): GuardedItem {
   const Key = recordKey(record);

@@ -467,10 +467,12 @@ export async function insertIssue(
   issue: Issue,
   parent?: { number: string; guard: ParentGuard } | undefined,
   labelIds: number[] = [],
+  /** The account creating it (kept for `author:` searches; not shown). */
+  authorId?: number,
   /** Items of the same transaction, after the issue's (an import's source-key record). */
   tail?: GuardedItem[] | undefined,
 ): Promise<void> {
-  const { put, change } = createdIssue(orgId, projectId, issue, parent?.number, labelIds);
+  const { put, change } = createdIssue(orgId, projectId, issue, parent?.number, labelIds, authorId);
   await issueWrite({
     orgId,
     projectId,
@@ -484,7 +486,14 @@ export async function insertIssue(
 }
 
 /** A new issue's own item and what the derivations read of it (`insertIssue`, `insertIssues`). */
-function createdIssue(orgId: number, projectId: number, issue: Issue, parentNumber: string | undefined, labelIds: number[]) {
+function createdIssue(
+  orgId: number,
+  projectId: number,
+  issue: Issue,
+  parentNumber: string | undefined,
+  labelIds: number[],
+  authorId: number | undefined,
+) {
   // Labels are stored as ids (a number set; none: absent) and shown through the catalogue.
   // `blocked` is read from the count of open blockers (`toIssue`), never stored.
   const { sub_issues_summary: _summary, labels: _shown, blocked: _blocked, ...stored } = issue;
@@ -497,25 +506,32 @@ function createdIssue(orgId: number, projectId: number, issue: Issue, parentNumb
       type: 'issue',
       org_id: orgId,
       ...(labelIds.length > 0 ? { label_ids: new Set(labelIds) } : {}),
+      ...(authorId === undefined ? {} : { author_id: authorId }),
       rev: 0,
       comments_count: 0,
     },
     'issue_exists',
   );
   // As stored (`type` kept as `issue_type`): what the derivations read of it.
-  const change: IssueChange = { after: issueStateOf(orgId, storedIssueFields({ ...stored, ...parent })) };
+  const change: IssueChange = {
+    after: issueStateOf(orgId, storedIssueFields({ ...stored, ...parent, label_ids: labelIds, author_id: authorId ?? null })),
+  };
   return { put, change };
 }
 
 /** Issues created together into one list (without parents): `insertIssues`. */
 export interface NewIssues {
   sprintId: number | null;
+  /** The account creating them (kept for `author:` searches). */
+  authorId?: number | undefined;
   issues: { issue: Issue; labelIds: number[] }[];
 }
 
 /** The one issue write of several creates into one list: their items, the list's counters once. */
 function insertSpec(orgId: number, projectId: number, batch: NewIssues): IssueWriteSpec {
-  const created = batch.issues.map(({ issue, labelIds }) => createdIssue(orgId, projectId, issue, undefined, labelIds));
+  const created = batch.issues.map(({ issue, labelIds }) =>
+    createdIssue(orgId, projectId, issue, undefined, labelIds, batch.authorId),
+  );
   return {
     orgId,
     projectId,
@@ -666,7 +682,8 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
 
 /**
  * Renumbers neighbours on their own, with their list's rank index: the rare re-append of a packed
- * run (lib/domain/issues.ts). At most 99 moves (a transaction holds 100 items).
+ * run (lib/domain/issues.ts). At most 49 moves (a transaction holds 100 items: each move is two,
+ * the issue and its search record).
  */
 export async function renumberIssues(
   orgId: number,

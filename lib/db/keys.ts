@@ -13,6 +13,7 @@
  * | ORG#o            | ISSUEKEY#X-n        |                          | issue number -> project and issue id   |
  * | ORG#o            | ISSUEKEY#X-n#SUB#i  |                          | child i of issue X-n (sub-issues list) |
  * | ORG#o#A#a        | ISSUE#p#i           | MI#updated_at#p#i        | issue i of project p assigned to a     |
+ * | ORG#o#SEARCH     | ISSUE#p#i           | U#updated_at#i#p         | issue i's search record (docs/search.md)|
  * | ORG#o#P#p        | SPRINT#s            | SPRINT#s                 | sprint (+ issue counters)              |
  * | ORG#o#P#p        | VELOCITY#t#s        |                          | completed sprint's summary (velocity)  |
  * | ORG#o#P#p        | LABEL#l             | LABEL#l                  | label of the project's catalogue       |
@@ -62,6 +63,8 @@ export interface Key {
 export const orgPk = (orgId: number) => `ORG#${pad(orgId)}`;
 export const projectPk = (orgId: number, projectId: number) => `${orgPk(orgId)}#P#${pad(projectId)}`;
 export const assigneePk = (orgId: number, accountId: number) => `${orgPk(orgId)}#A#${pad(accountId)}`;
+/** The organisation's search partition: one record per issue of every project (docs/search.md). */
+export const searchPk = (orgId: number) => `${orgPk(orgId)}#SEARCH`;
 /** The partition listing the cascades still to finish: few items, written only by the consumer. */
 export const pendingCascadesPk = 'CASCADE';
 /** The partition of the data migrations' records and their runner's lease (lib/db/migrations.ts). */
@@ -133,6 +136,15 @@ export const keys = {
    */
   assignedIssue: (orgId: number, accountId: number, projectId: number, issueId: number): Key => ({
     PK: assigneePk(orgId, accountId),
+    SK: `ISSUE#${pad(projectId)}#${pad(issueId)}`,
+  }),
+  /**
+   * An issue's search record, in its organisation's search partition: the index of
+   * `GET /api/v1/issues?q=`, written in the same transactions as the issue (the `search-index`
+   * derivation, lib/domain/derivations.ts).
+   */
+  searchIssue: (orgId: number, projectId: number, issueId: number): Key => ({
+    PK: searchPk(orgId),
     SK: `ISSUE#${pad(projectId)}#${pad(issueId)}`,
   }),
   /** Where the issue numbered `issueNumber` ("APL-42") lives: written by the create transaction. */
@@ -215,6 +227,8 @@ export const listKeys = {
   comment: (issueId: number, commentId: number) => `C#${pad(issueId)}#${pad(commentId)}`,
   /** An assigned issue, by its `updated_at` (ISO 8601 UTC, so string order is time order); listed backwards. */
   assignedIssue: (updatedAt: string, projectId: number, issueId: number) => `MI#${updatedAt}#${pad(projectId)}#${pad(issueId)}`,
+  /** A search record, by its issue's `updated_at` then id (the default order of a search, read backwards). */
+  searchIssue: (updatedAt: string, projectId: number, issueId: number) => `U#${updatedAt}#${pad(issueId)}#${pad(projectId)}`,
   issueActivity: (issueId: number, sequence: string) => `IA#${pad(issueId)}#${padSequence(sequence)}`,
   sprintActivity: (sprintId: number, sequence: string) => `SA#${pad(sprintId)}#${padSequence(sequence)}`,
   webhook: (webhookId: number) => `WEBHOOK#${pad(webhookId)}`,
@@ -252,6 +266,7 @@ export const collections = {
   }),
   webhooks: (orgId: number): Collection => ({ pk: orgPk(orgId), prefix: 'WEBHOOK#' }),
   assignedIssues: (orgId: number, accountId: number): Collection => ({ pk: assigneePk(orgId, accountId), prefix: 'MI#' }),
+  search: (orgId: number): Collection => ({ pk: searchPk(orgId), prefix: 'U#' }),
   deliveries: (orgId: number, webhookId: number): Collection => ({ pk: `${orgPk(orgId)}#W#${pad(webhookId)}`, prefix: 'D#' }),
   /** Everything under a project (its sprints, issues and comments): the cascade of a project delete. */
   projectContents: (orgId: number, projectId: number) => ({ pk: projectPk(orgId, projectId) }),

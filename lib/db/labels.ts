@@ -4,11 +4,11 @@ import { labelLimits } from '../schemas/label-limits.ts';
 import { db, tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
 import { isConditionFailed } from './errors.ts';
-import { collections, keys, listKeys, projectPk, type Key } from './keys.ts';
+import { collections, keys, listKeys, parseProjectPk, projectPk, type Key } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
-import { batchGet, putNew, setAssignments, transact, type GuardedItem } from './transactions.ts';
+import { batchGet, putNew, Refused, setAssignments, transact, type GuardedItem } from './transactions.ts';
 import { withVersion } from '../domain/versions.ts';
 
 /**
@@ -277,17 +277,31 @@ export async function removeLabelFromIssues(
 }
 
 async function takeLabelOff(key: Key, labelId: number): Promise<void> {
+  const issue = {
+    TableName: tableName,
+    Key: key,
+    UpdateExpression: 'DELETE label_ids :label',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':label': new Set([labelId]) },
+  };
+  // Its search record too (docs/search.md), in the same transaction, while it is there.
+  const project = parseProjectPk(key.PK);
+  const issueId = Number(/^ISSUE#(\d+)$/.exec(key.SK)?.[1]);
+  const record = project && issueId ? keys.searchIssue(project.orgId, project.projectId, issueId) : undefined;
   try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: 'DELETE label_ids :label',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':label': new Set([labelId]) },
-      }),
-    );
+    if (!record) {
+      await db.send(new UpdateCommand(issue));
+      return;
+    }
+    await transact([
+      { item: { Update: issue }, reason: 'gone' },
+      { item: { Update: { ...issue, Key: record } }, reason: 'unindexed' },
+    ]).catch(async (err: unknown) => {
+      // A record not written yet (an issue from before the search index): the issue alone.
+      if (err instanceof Refused && err.reason === 'unindexed') await db.send(new UpdateCommand(issue));
+      else throw err;
+    });
   } catch (err) {
-    if (!isConditionFailed(err)) throw err; // the issue is gone: nothing to take off
+    if (!isConditionFailed(err) && !(err instanceof Refused)) throw err; // the issue is gone: nothing to take off
   }
 }

@@ -4,12 +4,15 @@ import {
   emptyDerived,
   holderId,
   issueStateOf,
+  labelIdsOf,
+  openBlockers,
   unclassified,
   recordId,
   type Derived,
   type DerivedRecord,
   type Holder,
   type IssueState,
+  type SearchRecord,
 } from '../domain/derivations.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
 import { db, tableName } from './client.ts';
@@ -56,7 +59,7 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
   const put = (record: DerivedRecord) => observed.records.set(recordId(record), record);
   await scanPages(
     {
-      FilterExpression: `#type IN (:project, :sprint, :issue, :account, :pointer, :entry, :child)${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
+      FilterExpression: `#type IN (:project, :sprint, :issue, :account, :pointer, :entry, :child, :search)${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
       ExpressionAttributeNames: { '#type': 'type' },
       ExpressionAttributeValues: {
         ':project': 'project',
@@ -66,6 +69,7 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
         ':pointer': 'issue_key',
         ':entry': 'assigned_issue',
         ':child': 'sub_issue',
+        ':search': 'search_issue',
         ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }),
       },
     },
@@ -97,6 +101,12 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
             storyPoints: (item.story_points as number | null | undefined) ?? null,
             assigneeId: (item.assignee_id as number | null | undefined) ?? null,
           });
+        } else if (item.type === 'search_issue') {
+          const projectId = Number(item.project_id);
+          const issueId = Number(item.issue_id);
+          // Its count of open blockers is a counter it holds; the rest is the record.
+          hold({ kind: 'search', orgId: org, projectId, issueId }, item);
+          put(searchRecordFromItem(org, item));
         } else if (item.type === 'issue_key') {
           put({
             kind: 'pointer',
@@ -135,6 +145,33 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
   return { issues: live, observed, holderKeys };
 }
 
+const nullableNumber = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+/** A stored search record as the derivation states it (lib/db/issue-write.ts `recordItem`). */
+export function searchRecordFromItem(orgId: number, item: Record<string, unknown>): SearchRecord {
+  return {
+    kind: 'search',
+    orgId,
+    projectId: Number(item.project_id),
+    issueId: Number(item.issue_id),
+    number: String(item.issue_number),
+    title: String(item.title),
+    sprintId: nullableNumber(item.sprint_id),
+    position: Number(item.position),
+    status: item.status as IssueStatus,
+    priority: item.priority as IssuePriority,
+    type: item.issue_type as IssueType,
+    labelIds: labelIdsOf(item.label_ids),
+    assigneeId: nullableNumber(item.assignee_id),
+    authorId: nullableNumber(item.author_id),
+    storyPoints: nullableNumber(item.story_points),
+    dueDate: (item.due_date as string | null | undefined) ?? null,
+    parentId: nullableNumber(item.parent_id),
+    createdAt: String(item.created_at),
+    updatedAt: String(item.updated_at),
+  };
+}
+
 export interface ReindexResult {
   issues: number;
   lists: number;
@@ -144,6 +181,8 @@ export interface ReindexResult {
   assignedRemoved: number;
   subIssuesWritten: number;
   subIssuesRemoved: number;
+  searchWritten: number;
+  searchRemoved: number;
   accounts: number;
   /** Issues whose counters kept for them by others (sub-issues summary, open blockers) were set. */
   issueCounters: number;
@@ -161,11 +200,24 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
     assignedRemoved: 0,
     subIssuesWritten: 0,
     subIssuesRemoved: 0,
+    searchWritten: 0,
+    searchRemoved: 0,
     accounts: 0,
     issueCounters: 0,
   };
   // Every holder's attributes of every derivation: as rebuilt, or 0 where the rebuild has none.
   const sets = new Map<string, Record<string, number>>();
+  // A search record written here carries its count of open blockers (the counter is not a field of the record).
+  const blockers = openBlockers.rebuild(issues);
+  const blockersOf = (r: DerivedRecord) =>
+    blockers.holders.get(
+      holderId({
+        kind: 'search',
+        orgId: r.orgId,
+        projectId: (r as SearchRecord).projectId,
+        issueId: (r as SearchRecord).issueId,
+      }),
+    )?.attrs.open_blockers ?? 0;
   for (const d of derivations) {
     const expected = d.rebuild(issues);
     for (const [id, { holder, attrs }] of observed.holders) {
@@ -177,9 +229,12 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
       sets.set(id, set);
     }
     for (const record of expected.records.values()) {
-      await db.send(new PutCommand({ TableName: tableName, Item: recordItem(record) }));
+      const item = recordItem(record);
+      if (record.kind === 'search') item.open_blockers = blockersOf(record);
+      await db.send(new PutCommand({ TableName: tableName, Item: item }));
       if (record.kind === 'pointer') result.pointersWritten++;
       else if (record.kind === 'assigned') result.assignedWritten++;
+      else if (record.kind === 'search') result.searchWritten++;
       else result.subIssuesWritten++;
     }
     for (const [id, record] of observed.records) {
@@ -187,6 +242,7 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
       await db.send(new DeleteCommand({ TableName: tableName, Key: recordKey(record) }));
       if (record.kind === 'pointer') result.pointersRemoved++;
       else if (record.kind === 'assigned') result.assignedRemoved++;
+      else if (record.kind === 'search') result.searchRemoved++;
       else result.subIssuesRemoved++;
     }
   }
@@ -205,7 +261,7 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
     );
     if (holder.kind === 'list') result.lists++;
     else if (holder.kind === 'account') result.accounts++;
-    else result.issueCounters++;
+    else if (holder.kind === 'issue') result.issueCounters++;
   }
   return result;
 }

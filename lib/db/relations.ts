@@ -5,7 +5,7 @@ import { isConditionFailed } from './errors.ts';
 import { keys } from './keys.ts';
 import { relationRemovals } from './issue-write.ts';
 import { addCounters } from './sprints.ts';
-import { batchGet, existsCheck, revisionCondition, transact, type GuardedItem } from './transactions.ts';
+import { batchGet, existsCheck, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
 import { forEachLimited } from '../limited.ts';
 
 /**
@@ -130,8 +130,30 @@ export async function writeRelation(orgId: number, id: string, sides: RelationSi
   const projects = [...new Set(sides.filter((s) => s.put).map((s) => s.projectId))];
   await transact([
     ...sides.map((side) => sideUpdate(orgId, id, side)),
+    ...sides.flatMap((side) =>
+      side.openBlockers ? [searchBlockersUpdate(orgId, side.projectId, side.issueId, side.openBlockers)] : [],
+    ),
     ...projects.map((p) => existsCheck(keys.project(orgId, p), 'project')),
   ]);
+}
+
+/**
+ * The same change of an issue's count of open blockers on its search record (`is:blocked`,
+ * docs/search.md), in the transaction that moves the issue's. Unconditional: the issue's own
+ * update proves the issue is there; a record not written yet (an issue from before the search
+ * index) is partial until `issues:reindex` fills it, and searches skip it.
+ */
+function searchBlockersUpdate(orgId: number, projectId: number, issueId: number, by: number): GuardedItem {
+  return {
+    item: {
+      Update: {
+        TableName: tableName,
+        Key: keys.searchIssue(orgId, projectId, issueId),
+        UpdateExpression: 'ADD open_blockers :by',
+        ExpressionAttributeValues: { ':by': by },
+      },
+    },
+  };
 }
 
 /** What a cascade needs of an issue it removes: its relations and whether it was open. */
@@ -157,19 +179,24 @@ export async function unlinkRemovedIssues(orgId: number, removed: RemovedIssue[]
   await forEachLimited(work, 8, async ({ id, r, openBlocker }) => {
     const names: Record<string, string> = {};
     const removes = relationRemovals([id], names);
+    const update = {
+      TableName: tableName,
+      Key: keys.issue(orgId, Number(r.project_id), Number(r.issue_id)),
+      UpdateExpression: `REMOVE ${removes}${openBlocker ? ' ADD open_blockers :minus' : ''}`,
+      ConditionExpression: 'attribute_exists(#relations.#rel0)',
+      ExpressionAttributeNames: names,
+      ...(openBlocker ? { ExpressionAttributeValues: { ':minus': -1 } } : {}),
+    };
     try {
-      await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.issue(orgId, Number(r.project_id), Number(r.issue_id)),
-          UpdateExpression: `REMOVE ${removes}${openBlocker ? ' ADD open_blockers :minus' : ''}`,
-          ConditionExpression: 'attribute_exists(#relations.#rel0)',
-          ExpressionAttributeNames: names,
-          ...(openBlocker ? { ExpressionAttributeValues: { ':minus': -1 } } : {}),
-        }),
-      );
+      if (openBlocker) {
+        // With its search record's count, in one transaction.
+        await transact([
+          { item: { Update: update }, reason: 'gone' },
+          searchBlockersUpdate(orgId, Number(r.project_id), Number(r.issue_id), -1),
+        ]);
+      } else await db.send(new UpdateCommand(update));
     } catch (err) {
-      if (!isConditionFailed(err)) throw err;
+      if (!isConditionFailed(err) && !(err instanceof Refused)) throw err;
     }
   });
 }

@@ -200,7 +200,7 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
   };
   for (const chunk of chunks) {
     try {
-      await store.insertIssues(orgId, projectId, { sprintId, issues: chunk });
+      await store.insertIssues(orgId, projectId, { sprintId, authorId: caller.accountId, issues: chunk });
       chunk.forEach(answer);
     } catch (err) {
       if (!(err instanceof Refused)) {
@@ -210,7 +210,7 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
       // One of them (or the list) was refused: each on its own, as the single create writes it.
       for (const c of chunk) {
         try {
-          await store.insertIssue(orgId, projectId, c.issue, undefined, c.labelIds);
+          await store.insertIssue(orgId, projectId, c.issue, undefined, c.labelIds, caller.accountId);
           answer(c);
         } catch (error) {
           outcomes[c.index] = { ok: false, error: await createRefusalRead(caller, projectId, sprintId, error) };

@@ -48,6 +48,12 @@ export interface IssueState {
    * does not know them (a move of other issues, a renumbering): such a change leaves them alone.
    */
   relations?: readonly RelationRef[] | undefined;
+  /** Its labels' ids, ascending; absent where a path does not read them (never changed there). */
+  labelIds?: readonly number[] | undefined;
+  /** The account that created it (null: created before authors were kept); absent where not read. */
+  authorId?: number | null | undefined;
+  /** When it was created (ISO 8601 UTC); absent where not read (never changes). */
+  createdAt?: string | undefined;
 }
 
 /** One relation of an issue, as stored on it: its id, its type seen from the issue, the other issue. */
@@ -96,7 +102,16 @@ export function issueStateOf(orgId: number, item: Record<string, unknown>): Issu
     parentNumber: typeof item.parent_number === 'string' ? item.parent_number : null,
     title: item.title === undefined ? undefined : String(item.title),
     relations: relationsOf(item),
+    labelIds: labelIdsOf(item.label_ids),
+    authorId: typeof item.author_id === 'number' ? item.author_id : null,
+    createdAt: item.created_at === undefined ? undefined : String(item.created_at),
   };
+}
+
+/** Stored label ids (a number set, an array, or absent / null: none), ascending. */
+export function labelIdsOf(stored: unknown): number[] {
+  if (stored === null || stored === undefined) return [];
+  return [...(stored as Iterable<unknown>)].map(Number).sort((a, b) => a - b);
 }
 
 /** One issue's change: created (no `before`), changed, or deleted (no `after`). */
@@ -133,7 +148,59 @@ export function repositioned(
 export type Holder =
   | { kind: 'list'; orgId: number; projectId: number; sprintId: number | null }
   | { kind: 'account'; orgId: number; accountId: number }
-  | { kind: 'issue'; orgId: number; projectId: number; issueId: number };
+  | { kind: 'issue'; orgId: number; projectId: number; issueId: number }
+  /** An issue's search record (it keeps the issue's count of open blockers beside the issue). */
+  | { kind: 'search'; orgId: number; projectId: number; issueId: number };
+
+/**
+ * An issue's entry in its organisation's search partition (`GET /api/v1/issues?q=`, docs/search.md):
+ * what the selection evaluator reads of it, and what a search result shows. Labels are ids (their
+ * names, which may change, are read from the project's catalogue); the project by id (its prefix
+ * may change too).
+ */
+export interface SearchRecord {
+  kind: 'search';
+  orgId: number;
+  projectId: number;
+  issueId: number;
+  number: string;
+  title: string;
+  sprintId: number | null;
+  position: number;
+  status: IssueStatus;
+  priority: IssuePriority;
+  type: IssueType;
+  labelIds: number[];
+  assigneeId: number | null;
+  authorId: number | null;
+  storyPoints: number | null;
+  dueDate: string | null;
+  parentId: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The fields of a search record a change may move, in the order they are stored and compared. */
+export const searchFields = [
+  'number',
+  'title',
+  'sprintId',
+  'position',
+  'status',
+  'priority',
+  'type',
+  'labelIds',
+  'assigneeId',
+  'authorId',
+  'storyPoints',
+  'dueDate',
+  'parentId',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof SearchRecord)[];
+
+/** Some fields of a search record (the key always): what a change of the issue sets of it. */
+export type SearchPatch = Pick<SearchRecord, 'kind' | 'orgId' | 'projectId' | 'issueId'> & Partial<SearchRecord>;
 
 /** An item that exists because of one issue. */
 export type DerivedRecord =
@@ -168,7 +235,8 @@ export type DerivedRecord =
       status: IssueStatus;
       storyPoints: number | null;
       assigneeId: number | null;
-    };
+    }
+  | SearchRecord;
 
 export type Effect =
   /** `ifPresent`: a holder that is gone (a deleted issue) needs no count; its add is dropped, never refused. */
@@ -176,7 +244,9 @@ export type Effect =
   /** Another issue's side of a relation taken away (an issue deleted with its relations). */
   | { kind: 'unlink'; holder: Holder & { kind: 'issue' }; relationId: string }
   | { kind: 'put'; record: DerivedRecord }
-  | { kind: 'remove'; record: DerivedRecord };
+  | { kind: 'remove'; record: DerivedRecord }
+  /** Fields of a record set, the others left as they are (a search record: what the change moved). */
+  | { kind: 'patch'; record: SearchPatch };
 
 /** How a path's changes count. */
 export interface ChangeContext {
@@ -504,7 +574,16 @@ export const openBlockers: Derivation = {
     for (const r of from) counts.set(key(r), { r, by: (counts.get(key(r))?.by ?? 0) - 1 });
     for (const r of to) counts.set(key(r), { r, by: (counts.get(key(r))?.by ?? 0) + 1 });
     for (const { r, by } of counts.values()) {
-      if (by !== 0) out.push({ kind: 'add', holder: issueHolder(s.orgId, r), attr: 'open_blockers', by, ifPresent: true });
+      if (by === 0) continue;
+      out.push({ kind: 'add', holder: issueHolder(s.orgId, r), attr: 'open_blockers', by, ifPresent: true });
+      // Its search record keeps the same count, for `is:blocked` (the `search-index` derivation).
+      out.push({
+        kind: 'add',
+        holder: { ...issueHolder(s.orgId, r), kind: 'search' },
+        attr: 'open_blockers',
+        by,
+        ifPresent: true,
+      });
     }
     // Deleted with its relations: the other issues' sides go with it.
     if (before && !after) {
@@ -512,9 +591,104 @@ export const openBlockers: Derivation = {
     }
     return out;
   },
-  owns: (holder, attr) => holder.kind === 'issue' && attr === 'open_blockers',
+  owns: (holder, attr) => (holder.kind === 'issue' || holder.kind === 'search') && attr === 'open_blockers',
   records: [],
   rebuild: (issues) => rebuildFrom(openBlockers, issues),
+};
+
+/** An issue's full search record (a state read from its stored item: every field known). */
+export function searchRecordOf(s: IssueState): SearchRecord {
+  return {
+    kind: 'search',
+    orgId: s.orgId,
+    projectId: s.projectId,
+    issueId: s.id,
+    number: s.number,
+    title: s.title ?? '',
+    sprintId: s.sprintId,
+    position: s.position,
+    status: s.status,
+    priority: s.priority,
+    type: s.type,
+    labelIds: [...(s.labelIds ?? [])],
+    assigneeId: s.assigneeId,
+    authorId: s.authorId ?? null,
+    storyPoints: s.storyPoints,
+    dueDate: s.dueDate,
+    parentId: s.parentId ?? null,
+    createdAt: s.createdAt ?? '',
+    updatedAt: s.updatedAt,
+  };
+}
+
+const sameValue = (a: unknown, b: unknown) =>
+  Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((v, i) => v === b[i]) : a === b;
+
+/**
+ * The organisation's search partition (docs/search.md): one record per issue, sorted by
+ * `updated_at`, carrying what the selection evaluator reads. A created issue puts its whole
+ * record; a change sets only the fields it moved (so a path that knows only some of an issue's
+ * fields, a move of its neighbours, never writes the others); a delete removes it. Its count of open
+ * blockers is kept by `open-blockers`, as the issue's own is.
+ */
+export const searchIndex: Derivation = {
+  name: 'search-index',
+  reads: [
+    'number',
+    'title',
+    'sprintId',
+    'position',
+    'status',
+    'priority',
+    'type',
+    'labelIds',
+    'assigneeId',
+    'authorId',
+    'storyPoints',
+    'dueDate',
+    'parentId',
+    'createdAt',
+    'updatedAt',
+  ],
+  changes(before, after) {
+    if (!after) return before ? [{ kind: 'remove', record: searchRecordOf(before) }] : [];
+    if (!before) return [{ kind: 'put', record: searchRecordOf(after) }];
+    const from = searchRecordOf(before);
+    const to = searchRecordOf(after);
+    const patch: SearchPatch = { kind: 'search', orgId: to.orgId, projectId: to.projectId, issueId: to.issueId };
+    let moved = false;
+    for (const field of searchFields) {
+      // A field the path does not know (absent on both sides) is left as it is.
+      const known = after[stateField[field]] !== undefined;
+      if (known && !sameValue(from[field], to[field])) {
+        (patch as unknown as Record<string, unknown>)[field] = to[field];
+        moved = true;
+      }
+    }
+    return moved ? [{ kind: 'patch', record: patch }] : [];
+  },
+  owns: () => false,
+  records: ['search'],
+  rebuild: (issues) => rebuildFrom(searchIndex, issues),
+};
+
+/** The issue state field each search record field comes from. */
+const stateField: Record<(typeof searchFields)[number], keyof IssueState> = {
+  number: 'number',
+  title: 'title',
+  sprintId: 'sprintId',
+  position: 'position',
+  status: 'status',
+  priority: 'priority',
+  type: 'type',
+  labelIds: 'labelIds',
+  assigneeId: 'assigneeId',
+  authorId: 'authorId',
+  storyPoints: 'storyPoints',
+  dueDate: 'dueDate',
+  parentId: 'parentId',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
 };
 
 /** Every derivation of an issue, in the order their items go into a transaction. */
@@ -526,6 +700,7 @@ export const derivations: readonly Derivation[] = [
   parentSummary,
   subIssueIndex,
   openBlockers,
+  searchIndex,
 ];
 
 /** The effects of a batch of changes on every derivation (or the ones named in `only`). */
@@ -547,14 +722,18 @@ export const holderId = (h: Holder) =>
     ? `list:${h.orgId}:${h.projectId}:${h.sprintId ?? 'backlog'}`
     : h.kind === 'account'
       ? `account:${h.orgId}:${h.accountId}`
-      : `issue:${h.orgId}:${h.projectId}:${h.issueId}`;
+      : h.kind === 'issue'
+        ? `issue:${h.orgId}:${h.projectId}:${h.issueId}`
+        : `search:${h.orgId}:${h.projectId}:${h.issueId}`;
 
 export const recordId = (r: DerivedRecord) =>
   r.kind === 'pointer'
     ? `pointer:${r.orgId}:${r.number}`
     : r.kind === 'assigned'
       ? `assigned:${r.orgId}:${r.accountId}:${r.projectId}:${r.issueId}`
-      : `sub_issue:${r.orgId}:${r.parentNumber}:${r.projectId}:${r.issueId}`;
+      : r.kind === 'search'
+        ? `search:${r.orgId}:${r.projectId}:${r.issueId}`
+        : `sub_issue:${r.orgId}:${r.parentNumber}:${r.projectId}:${r.issueId}`;
 
 /** Derived state: counters per holder, and records by id. */
 export interface Derived {
@@ -573,7 +752,10 @@ export function fold(effects: Effect[], into: Derived = emptyDerived()): Derived
       entry.attrs[e.attr] = (entry.attrs[e.attr] ?? 0) + e.by;
       into.holders.set(id, entry);
     } else if (e.kind === 'put') into.records.set(recordId(e.record), e.record);
-    else if (e.kind === 'remove') into.records.delete(recordId(e.record));
+    else if (e.kind === 'patch') {
+      const id = recordId(e.record as SearchRecord);
+      into.records.set(id, { ...(into.records.get(id) ?? {}), ...e.record } as SearchRecord);
+    } else if (e.kind === 'remove') into.records.delete(recordId(e.record));
     // An unlink changes the other issue's relations, which are stored state, not derived.
   }
   return into;

@@ -47,10 +47,10 @@ export interface IssueLocation {
 export const ISSUE_WRITE_BUDGET: RetryBudget = { attempts: 60, withinMs: 8_000, baseMs: 10, capMs: 320 };
 /** Neighbours read beyond the target place: the largest renumbering window, plus its bound. */
 const WINDOW_MARGIN = defaultPlacementOptions.maxWindow + 1;
-/** Renumbered neighbours that fit in the issue's own transaction next to its other items. */
-const RENUMBER_WITH_WRITE = 90;
-/** Renumbered neighbours per transaction when a packed run is re-appended (plus the list's owner). */
-const RENUMBER_STEP = 99;
+/** Renumbered neighbours that fit in the issue's own transaction next to its other items (two items each: it and its search record). */
+const RENUMBER_WITH_WRITE = 44;
+/** Renumbered neighbours per transaction when a packed run is re-appended (two items each, plus the list's owner). */
+const RENUMBER_STEP = 49;
 
 export const assigneeMessage = 'assignee_id must be an account of this organisation';
 export const targetSprintMessage = 'sprint_id must be a sprint of this project';
@@ -249,6 +249,7 @@ export async function createIssue(
         issue,
         parent.guard && parent.set.parent_number ? { number: parent.set.parent_number, guard: parent.guard } : undefined,
         labelIds,
+        caller.accountId,
         imported?.items({ id: issue.id, sprintId: issue.sprint_id }),
       );
     } catch (err) {

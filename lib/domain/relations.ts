@@ -34,6 +34,12 @@ import type { IssueStatus } from '../schemas/issues.ts';
 
 /** The most relations one issue may have. */
 export const MAX_RELATIONS = 50;
+/**
+ * Issues one issue may block (`blocks` relations on its side): a change of its status, or its
+ * delete, moves the count of open blockers of each, on the blocked issue and on its search record
+ * (docs/search.md), in one transaction of at most 100 items beside its other relations' sides.
+ */
+export const MAX_BLOCKS = 40;
 
 /** The kind a type belongs to, and whether the path's issue is its first issue (`12-blocks-7`: 12). */
 const kindOf = (type: RelationType) =>
@@ -149,6 +155,12 @@ export async function addRelation(caller: Principal, key: string, input: Relatio
     const toSide = side(to, from, relationInverse[input.type]);
     // The blocker's `blocks` gain the blocked issue: its count of open blockers moves if the blocker is open.
     const blocker = input.type === 'blocks' ? from : input.type === 'blocked_by' ? to : undefined;
+    if (blocker) {
+      const blocks = Object.values(storedRelations(blocker.item)).filter((r) => r.type === 'blocks').length;
+      if (blocks >= MAX_BLOCKS) {
+        throw new ValidationError([`issue_key: ${blocker.number} blocks ${MAX_BLOCKS} issues, the most an issue may block`]);
+      }
+    }
     const counts = blocker
       ? openBlockerCounts(caller, blocker, [
           ...(issueStateOf(caller.orgId, blocker.item).relations ?? []),

@@ -18,13 +18,14 @@ import { PRECONDITION, versionOf } from '../db/versions.ts';
 const ATTEMPTS = 4;
 /**
  * Items a completion transaction spends on moving open issues (100 items at most: these + sprint +
- * target + velocity): one per issue, and one more for an assigned issue's index entry.
+ * target + velocity): two per issue (it and its search record), one more for an assigned issue's
+ * index entry, one more for a child's record in its parent's index.
  */
 const MOVES_PER_STEP = 96;
 
-/** Transaction items moving `issue` costs (lib/db/issues.ts: appendToList): its own, its assignee entry, its parent's index record. */
+/** Transaction items moving `issue` costs (lib/db/issues.ts: appendToList): its own, its search record, its assignee entry, its parent's index record. */
 const moveItems = (issue: OpenIssue) =>
-  1 + (issue.assignee_id === null ? 0 : 1) + (issue.parent_id === null || issue.parent_id === undefined ? 0 : 1);
+  2 + (issue.assignee_id === null ? 0 : 1) + (issue.parent_id === null || issue.parent_id === undefined ? 0 : 1);
 
 /** Open issues cut into batches of at most MOVES_PER_STEP transaction items, in order. */
 function moveBatches(open: OpenIssue[]): OpenIssue[][] {
@@ -215,7 +216,7 @@ const describeTarget = (sprintId: number | null) => (sprintId === null ? 'the ba
  * end of the carry-over target in their sprint order: the backlog by default, or a sprint of the
  * same project in `planning` (anything else is 422 `{errors}` and changes nothing).
  *
- * A completion takes more than one transaction past 96 open issues, so it is a protocol with a
+ * A completion takes more than one transaction past 96 items of moves (48 open issues, fewer with assignees or parents), so it is a protocol with a
  * visible state: one transaction turns the sprint `completing` with its plan (target, date,
  * instant) and freezes its issues and counters; batches of moves follow; one transaction turns it
  * `completed` with its report. Each step is conditioned on the state it leaves, so a crash, a

@@ -9,6 +9,7 @@ import { commentTools } from './tools/comments.ts';
 import { relationTools } from './tools/relations.ts';
 import { issueTools } from './tools/issues.ts';
 import { batchTools } from './tools/batch.ts';
+import { searchTools } from './tools/search.ts';
 import { subIssueTools } from './tools/sub-issues.ts';
 import { labelTools } from './tools/labels.ts';
 import { projectTools } from './tools/projects.ts';
@@ -40,6 +41,7 @@ export const tools: Tool[] = [
   ...issueTools,
   ...batchTools,
   ...subIssueTools,
+  ...searchTools,
   ...labelTools,
   ...commentTools,
   ...relationTools,

@@ -24,7 +24,7 @@ export const migrations: readonly Migration[] = [
   {
     name: '0003-issue-indexes',
     description:
-      'each organisation’s derived issue state (rank counters, number pointers, assigned-issue index, ...) rebuilt where it differs (issues:reindex)',
+      'each organisation’s derived issue state (rank counters, number pointers, assigned-issue index, search records, ...) rebuilt where it differs (issues:reindex)',
     step: async (cursor: Cursor | undefined) => (await steps()).issueIndexesStep(cursor),
   },
 ];

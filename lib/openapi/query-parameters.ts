@@ -2,6 +2,8 @@
 // `METHOD /path` -> the query parameters the operation lists, in the document order; others list none (lib/http/strict-query.ts).
 export const queryParameters: Readonly<Record<string, readonly string[]>> = {
   "GET /api/v1/me/issues": ["page","per_page","cursor","status","priority","type","due_before","due_after","parent_id","labels"],
+  "GET /api/v1/issues": ["page","per_page","cursor","q"],
+  "POST /api/v1/issues/search": ["page","per_page","cursor"],
   "POST /api/v1/imports": ["format","project_id","dry_run"],
   "GET /api/v1/accounts": ["page","per_page","cursor"],
   "GET /api/v1/projects": ["page","per_page","cursor"],

@@ -180,6 +180,20 @@ const recipes: Record<string, Recipe> = {
     // The entries' issues and projects (their catalogues) are read by the page's one BatchGet anyway.
     ...one('filtered by labels', await f.admin.get('/api/v1/me/issues?labels=nothing')),
   ],
+  'GET /api/v1/issues': async (f) => {
+    const first = await f.admin.get('/api/v1/issues?q=is:open&per_page=1');
+    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1] as string;
+    return [
+      ...one('first page', first),
+      ...one('next link', await f.admin.get(new URL(next).pathname + new URL(next).search)),
+      // The sprints its records name, read after them (their states).
+      ...one('sprint:active', await f.admin.get('/api/v1/issues?q=sprint:active')),
+    ];
+  },
+  'POST /api/v1/issues/search': async (f) => [
+    ...one('first page', await f.admin.post('/api/v1/issues/search', { and: [{ is: 'open' }], per_page: 1 })),
+    ...one('sprint:active', await f.admin.post('/api/v1/issues/search', { and: [{ sprint: { in: ['active'] } }] })),
+  ],
   'GET /api/v1/issues/{issue_key}': async (f) =>
     one('get', await f.admin.get(`/api/v1/issues/${(await f.admin.get(f.sprintIssue)).body.issue_number}`)),
   'GET /api/v1/issues/{issue_key}/sub_issues': async (f) => {

@@ -215,7 +215,10 @@ const STORED_TYPE: Record<string, string> = {
 };
 
 // A completion's optional body holds a transition's options, not a resource: test/e2e/sprint-outcomes.test.ts covers it.
-const writes = routes.filter((r) => r.auth && r.operation.body && !r.operation.optionalBody && r.path !== '/mcp');
+// Writes only: the search's POST reads (its body is a selection, refused whole if it holds an unknown key).
+const writes = routes.filter(
+  (r) => r.auth && r.access === 'write' && r.operation.body && !r.operation.optionalBody && r.path !== '/mcp',
+);
 const transitions = routes.filter((r) => r.auth && r.method === 'POST' && !r.operation.body && /\{id\}\/\w+$/.test(r.path));
 
 describe('mass assignment: read-only, foreign and internal fields are never taken from a body', () => {

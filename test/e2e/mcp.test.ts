@@ -49,7 +49,7 @@ describe('MCP server: protocol and authentication', () => {
           'delete_issue',
         ],
         ...['get_issue_activity', 'create_issues', 'update_issues'],
-        ...['list_sub_issues', 'list_labels', 'create_label'],
+        ...['list_sub_issues', 'list_labels', 'create_label', 'search_issues'],
         ...['list_comments', 'add_comment', 'edit_comment', 'delete_comment'],
         ...['list_relations', 'add_relation', 'delete_relation'],
         ...['get_me', 'list_accounts'],
@@ -68,7 +68,7 @@ describe('MCP server: protocol and authentication', () => {
       };
       expect(hints.openWorldHint, tool.name).toBe(false);
       // Reads never write; among writes, only deletes may destroy, and only creates are not idempotent.
-      const reads = /^(list|get|my)_/.test(tool.name);
+      const reads = /^(list|get|my|search)_/.test(tool.name);
       expect(hints.readOnlyHint, tool.name).toBe(reads);
       if (!reads) {
         expect(hints.destructiveHint, tool.name).toBe(tool.name.startsWith('delete_'));
@@ -254,6 +254,38 @@ describe('MCP server: project tools', () => {
     expect((await mcp.ok('list_projects', { limit: 3 })).next_cursor).toBeNull();
     expect(await mcp.error('list_projects', { cursor: 'garbage' })).toBe(
       'Validation failed: cursor is not valid for this collection',
+    );
+    await mcp.close();
+  });
+
+  it('searches the whole organisation with search_issues, as GET /api/v1/issues?q= answers', async () => {
+    const { mcp, rest, org } = await orgWithMcp();
+    const ids: number[] = [];
+    for (const prefix of [randomPrefix(), randomPrefix()]) {
+      const project = (await rest.post('/api/v1/projects', { project: { name: 'Search', prefix } })).body;
+      for (const [title, assignee] of [
+        ['Login bug', org.admin.id],
+        ['Login copy', null],
+        ['Billing', org.admin.id],
+      ] as const) {
+        const issue = await rest.post(`/api/v1/projects/${project.id}/issues`, {
+          issue: { title, assignee_id: assignee, type: 'bug' },
+        });
+        ids.push(issue.body.id);
+      }
+    }
+    const q = 'login assignee:@me is:open';
+    const first = await mcp.call('search_issues', { q, limit: 1 });
+    expect(first.result.isError).toBeFalsy();
+    const page1 = first.result.structuredContent as { issues: { id: number; title: string }[]; next_cursor: string | null };
+    expect(page1.issues.map((i) => i.title)).toEqual(['Login bug']);
+    const page2 = await mcp.ok('search_issues', { q, limit: 1, cursor: page1.next_cursor });
+    const viaRest = (await rest.get(`/api/v1/issues?q=${encodeURIComponent(q)}`)).body.map((i: { id: number }) => i.id);
+    expect([...page1.issues, ...page2.issues].map((i: { id: number }) => i.id)).toEqual(viaRest);
+    expect(viaRest).toHaveLength(2);
+    expect(page2.next_cursor).toBeNull();
+    expect(await mcp.error('search_issues', { q: 'is:open status:' })).toBe(
+      "Validation failed: q: at 9: expected a value after 'status:'",
     );
     await mcp.close();
   });

@@ -401,6 +401,8 @@ const expectedGrants: Record<string, Expected> = {
   'functions/change-feed.ts': { table: [...writes, 'dynamodb:BatchWriteItem'], indexes: ['LSI1'] },
   'functions/webhooks/deliver.ts': write(),
   'functions/issues/list.ts': read(lists),
+  // Both search routes (a GET and a POST that only reads): the search partition and the projects on LSI1, the sprints by BatchGet.
+  'functions/issues/search.ts': read(lists),
   'functions/issues/create.ts': write(),
   'functions/issues/get.ts': read(['LSI1Keys']),
   'functions/issues/update.ts': write(['LSI1Keys']),

@@ -13,6 +13,7 @@ import { derivations, differences } from '../../lib/domain/derivations.ts';
 import { bulkWrite } from '../../lib/domain/bulk.ts';
 import { createIssue, deleteIssue, updateIssue } from '../../lib/domain/issues.ts';
 import type { Principal } from '../../lib/domain/principal.ts';
+import { createLabel } from '../../lib/domain/labels.ts';
 import { createProject, deleteProject } from '../../lib/domain/projects.ts';
 import { activateSprint, completeSprint, createSprint, deleteSprint } from '../../lib/domain/sprints.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../../lib/schemas/issues.ts';
@@ -65,6 +66,8 @@ type Op =
       points?: number | null;
       assignee?: number;
       title?: boolean;
+      /** Label names of the project's catalogue (the search index carries the ids). */
+      labels?: string[];
     } & Classified)
   | { kind: 'move'; issue: number; list: number; position?: number | undefined }
   | { kind: 'delete'; issue: number }
@@ -129,6 +132,7 @@ const single: fc.Arbitrary<Op> = fc.oneof(
         points: fc.option(fc.nat({ max: 8 })),
         assignee: fc.nat({ max: 2 }),
         title: fc.boolean(),
+        labels: fc.subarray(['a', 'b']),
         ...classified,
       },
       { requiredKeys: ['kind', 'issue'] },
@@ -292,6 +296,7 @@ async function run(w: World, o: Op): Promise<void> {
           ...(o.points !== undefined ? { story_points: o.points } : {}),
           ...(o.assignee !== undefined ? { assignee_id: pick(w.accounts, o.assignee) ?? null } : {}),
           ...(o.title ? { title: 'renamed' } : {}),
+          ...(o.labels !== undefined ? { labels: o.labels } : {}),
           ...classification(o),
         });
       }
@@ -457,6 +462,7 @@ describe(`issue writes against the rebuild (${SEQUENCES} random sequences of up 
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: MAX_OPS }), fc.boolean(), async (ops, dropProject) => {
         const project = await createProject(caller, { name: 'P', prefix: randomPrefix() });
+        for (const name of ['a', 'b']) await createLabel(caller, project.id, { name });
         const w: World = {
           caller,
           accounts: [null, org.admin.id, org.member.id],

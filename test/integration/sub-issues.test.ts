@@ -80,7 +80,14 @@ describe('sub-issues on the data layer', () => {
       ],
     };
     const items = issueWriteItems(structuredClone(spec));
-    const onParent = items.filter((g) => JSON.stringify(g.item).includes(keys.issue(caller.orgId, project.id, parent.id).SK));
+    // The parent's own item (its search record, in another partition, is another item).
+    const parentKey = keys.issue(caller.orgId, project.id, parent.id);
+    const keyOf = (g: (typeof items)[number]) => {
+      const i = g.item as Record<string, { Key?: { PK: string; SK: string }; Item?: { PK: string; SK: string } } | undefined>;
+      const op = i.Update ?? i.Put ?? i.Delete ?? i.ConditionCheck;
+      return op?.Key ?? op?.Item;
+    };
+    const onParent = items.filter((g) => keyOf(g)?.PK === parentKey.PK && keyOf(g)?.SK === parentKey.SK);
     expect(onParent).toHaveLength(1);
     expect(onParent[0]?.item.Update?.UpdateExpression).toMatch(/^SET LSK = :lsk, #position = :to ADD .*sub_issues_done/);
 

@@ -45,6 +45,12 @@ const bulk: Budget = {
     "The token, then the path's project and sprint (one BatchGetItem): 2. Then, item after item: a run of creates into the list without `position` or `parent_id` takes 4 for all (what they check in one BatchGetItem, their ids and their numbers side by side, then one transaction per 100 items: about 30 issues each); any other create, or an update, what its single route takes (POST …/issues 5, 6 in a sprint; with `position` +4; PATCH 5). 100 items: at most 2 + 100 × 9 calls (more only for parents deep in a tree, as on the single routes), one serial round trip each but the ids and numbers' pair; 100 plain creates: at most 10 (test/e2e/bulk.test.ts). `?dry_run=true`: reads only, at most 7 per item. `Idempotency-Key`: 2 more.",
 };
 
+const search: Budget = {
+  calls: 4,
+  reason:
+    "A page: one Query of the organisation's search partition (at most 1,000 records) and one Query of its projects (prefixes, label catalogues), in parallel: 3. With `sprint:active`, the sprints its records name are read after them (one BatchGetItem): 4, 3 serial round trips. A Query reads one item collection; the projects live in another, and which sprints to read is known only from the records.",
+};
+
 /** Exceptions, by `METHOD path` as in `lib/routes.ts`, with their reason. */
 export const exceptions: Record<string, Budget> = {
   // Lists (first page, `next` link, `page=N`)
@@ -64,6 +70,9 @@ export const exceptions: Record<string, Budget> = {
     calls: 4,
     reason: `The index Query, the issues with their ancestors in one BatchGetItem, then for their places one keys-only Query per list on the page (per run of 128 issues in a long one): 3 + the lists, 4 for a page from one sprint as measured here (${rank}).`,
   },
+  // Search (docs/search.md): the search partition and the projects in parallel; the sprints after, for `sprint:active`
+  'GET /api/v1/issues': search,
+  'POST /api/v1/issues/search': search,
   // Issues: an issue's place is a count in its list's rank index, read after the issue
   'GET /api/v1/issues/{issue_key}': {
     calls: 5,

@@ -101,6 +101,13 @@ export const samples: Record<string, Sample> = {
   listSprintIssueActivity: { params: sprintIssue, ...listQuery },
   listBacklogIssues: listQuery,
   listMyIssues: { query: { priority: 'high,urgent', due_before: '2026-12-31' } },
+  searchIssues: { query: { q: 'is:open type:bug assignee:@me updated:>-7d', per_page: '25' } },
+  searchIssuesJson: {
+    body: {
+      and: [{ is: 'open' }, { label: { in: ['bug'] } }, { points: { gte: 3 } }],
+      sort: { field: 'updated', order: 'desc' },
+    },
+  },
   createBacklogIssue: { body: { issue: { title: 'Plan the return trip', story_points: 3, priority: 'low' } } },
   bulkBacklogIssues: {
     query: { dry_run: 'true' },

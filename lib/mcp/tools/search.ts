@@ -1,0 +1,32 @@
+import * as z from 'zod';
+import { parseSelection } from '../../domain/selection.ts';
+import { searchIssues } from '../../domain/search.ts';
+import { filteredPage } from '../list.ts';
+import { annotations, defineTool, type Tool } from '../tool.ts';
+import { SearchIssue } from '../../schemas/search.ts';
+
+/** The search of the whole organisation in the query grammar (docs/search.md), as `GET /api/v1/issues?q=` answers it. */
+export const searchTools: Tool[] = [
+  defineTool(
+    'search_issues',
+    {
+      description:
+        'Issues of every project, sprint and backlog matching q, e.g. "is:open type:bug assignee:@me updated:>-7d label:ui,a11y sort:due-asc" ' +
+        '(also project:, sprint:active|none|<id>, status:, priority:>=high, points:1..5, due:<+0d, no:assignee, -negation, "title phrase").',
+      input: z.object({
+        q: z.string().max(1000),
+        limit: z.number().int().min(1).max(100).default(50),
+        cursor: z.string().max(4096).optional(),
+      }),
+      output: { issues: z.array(SearchIssue), total: z.number().int(), next_cursor: z.string().nullable() },
+      annotations: annotations.read,
+    },
+    async (caller, { q, limit, cursor }) => {
+      // A page looks through at most 1,000 issues: it may hold fewer than `limit`, even none, with a next_cursor.
+      const found = await searchIssues(caller, parseSelection(q), { perPage: limit, cursor });
+      const page = { items: found.items, nextCursor: found.nextCursor, cursorAfter: found.cursorAfter };
+      const { items, ...info } = filteredPage({ page, items: found.items, total: found.matched });
+      return { issues: items, ...info };
+    },
+  ),
+];

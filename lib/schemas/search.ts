@@ -1,0 +1,94 @@
+import * as z from 'zod';
+import { dateTime, PaginationQuery } from './common.ts';
+import { IssuePriority, IssueStatus, IssueType } from './issues.ts';
+import { IssueLabel } from './labels.ts';
+import { Condition, SelectionSort } from './selection.ts';
+import { selectionLimits } from '../domain/selection/vocabulary.ts';
+
+/**
+ * `GET /api/v1/issues?q=` and `POST /api/v1/issues/search` (docs/search.md): a selection of the
+ * organisation's issues, as a query string or as its JSON form, and one page of the answer.
+ */
+
+export const SearchQuery = PaginationQuery.extend({
+  q: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'The query (docs/search.md): terms ANDed, a comma inside a value is OR, `-` negates, bare words and "phrases" match the title, ' +
+        '`sort:` orders. Absent or empty: every issue, most recently updated first.',
+      example: 'is:open type:bug assignee:@me updated:>-7d',
+    }),
+});
+export type SearchQuery = z.output<typeof SearchQuery>;
+
+/** The JSON form of a selection, with the page asked for: the body of `POST /issues/search`. */
+export const SearchBody = z
+  .strictObject(
+    {
+      and: z.array(Condition).max(selectionLimits.terms, { error: `must hold at most ${selectionLimits.terms} conditions` }),
+      sort: SelectionSort.optional(),
+      per_page: z
+        .number({ error: 'must be an integer' })
+        .int({ error: 'must be an integer' })
+        .min(1, { error: 'must be between 1 and 100' })
+        .optional()
+        .meta({ description: 'Issues per page (default 25; more than 100 means 100).' }),
+      cursor: z.string().max(2048).optional().meta({ description: "The `cursor` of the previous page's `next` link." }),
+    },
+    {
+      error: (iss) =>
+        iss.code === 'unrecognized_keys'
+          ? `has an unknown key ${iss.keys.map((k) => `'${k}'`).join(', ')} (known: and, sort, per_page, cursor)`
+          : 'must be an object',
+    },
+  )
+  .meta({
+    id: 'SearchBody',
+    description:
+      'A selection in its JSON form (docs/search.md: `{"and": [{"status": {"in": ["todo"]}}, {"points": {"gte": 3}}], "sort": {"field": "updated", "order": "desc"}}`), ' +
+      'with `per_page` and the `cursor` of a `next` link.',
+  });
+export type SearchBody = z.output<typeof SearchBody>;
+
+/** One issue of a search's answer: what its search record holds, labels by their current names. */
+export const SearchIssue = z
+  .object({
+    id: z.number().int(),
+    project_id: z.number().int(),
+    sprint_id: z.number().int().nullable().meta({ description: 'null for an issue of the project backlog.' }),
+    issue_number: z.string().meta({ example: 'SPR-42' }),
+    title: z.string(),
+    status: IssueStatus,
+    story_points: z.number().int().nullable(),
+    position: z
+      .number()
+      .int()
+      .min(0)
+      .meta({
+        description:
+          "The issue's order key in its list (its sprint or the project backlog): a list shows its issues by increasing key. " +
+          'Not its 1-based place, which `GET /api/v1/issues/{issue_key}` shows.',
+      }),
+    assignee_id: z.number().int().nullable(),
+    author_id: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'The account that created it (null: created before authors were kept).' }),
+    priority: IssuePriority,
+    type: IssueType,
+    due_date: z.iso.date().nullable(),
+    parent_id: z.number().int().nullable(),
+    labels: z.array(IssueLabel),
+    blocked: z.boolean(),
+    created_at: dateTime(),
+    updated_at: dateTime(),
+  })
+  .meta({
+    id: 'SearchIssue',
+    description:
+      'An issue found by a search; the whole issue (description, sub-issues summary, place) is `GET /api/v1/issues/{issue_key}`.',
+  });
+export type SearchIssue = z.infer<typeof SearchIssue>;
