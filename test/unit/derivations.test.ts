@@ -35,7 +35,7 @@ const issue = (over: Partial<IssueState> = {}): IssueState => ({
 const ctx = { day: '2026-01-02', history: true };
 
 describe('derivations', () => {
-  it('count a created sprint issue in its sprint with its history, its rank block, its pointer and its assignee', () => {
+  it('count a created sprint issue in its sprint with its history, its rank block, its pointer, its assignee and its search record', () => {
     const state = fold(effectsOf([{ after: issue() }], ctx));
     expect(state.holders.get('list:1:2:10')?.attrs).toEqual({
       issues_count: 1,
@@ -48,7 +48,7 @@ describe('derivations', () => {
       rk_5: 1,
     });
     expect(state.holders.get('account:1:7')?.attrs).toEqual({ assigned_count: 1 });
-    expect([...state.records.keys()].sort()).toEqual(['assigned:1:7:2:3', 'pointer:1:AB-3']);
+    expect([...state.records.keys()].sort()).toEqual(['assigned:1:7:2:3', 'pointer:1:AB-3', 'search:1:2:3']);
   });
 
   it('move counters, rank block and the assignee entry but not the pointer when an issue moves to the backlog', () => {
@@ -76,11 +76,12 @@ describe('derivations', () => {
     expect(state.holders.get('list:1:2:11')?.attrs).toMatchObject({ added_issues: 1, burndown_20260102: 3, rk_6: 1 });
   });
 
-  it('see a renumbered neighbour only in the rank index', () => {
+  it("see a renumbered neighbour only in the rank index and its search record's position", () => {
     const change = repositioned({ orgId: 1, projectId: 2, sprintId: 10 }, { id: 4, from: BLOCK_SPAN, to: 2 * BLOCK_SPAN });
     expect(effectsOf([change], ctx)).toEqual([
       { kind: 'add', holder: { kind: 'list', orgId: 1, projectId: 2, sprintId: 10 }, attr: 'rk_1', by: -1 },
       { kind: 'add', holder: { kind: 'list', orgId: 1, projectId: 2, sprintId: 10 }, attr: 'rk_2', by: 1 },
+      { kind: 'patch', record: { kind: 'search', orgId: 1, projectId: 2, issueId: 4, position: 2 * BLOCK_SPAN } },
     ]);
   });
 
@@ -92,10 +93,13 @@ describe('derivations', () => {
     expect([...state.records.keys()]).toEqual(['assigned:1:8:2:3']);
   });
 
-  it('rewrite the assignee entry, and nothing else, when only priority, type or due date change', () => {
+  it('rewrite the assignee entry and set the one field of the search record, nothing else, when only priority, type or due date change', () => {
     for (const over of [{ priority: 'urgent' }, { type: 'bug' }, { dueDate: '2026-12-31' }] as const) {
       const effects = effectsOf([{ before: issue(), after: issue(over) }], ctx);
-      expect(effects).toEqual([{ kind: 'put', record: expect.objectContaining({ kind: 'assigned', ...over }) }]);
+      expect(effects).toEqual([
+        { kind: 'put', record: expect.objectContaining({ kind: 'assigned', ...over }) },
+        { kind: 'patch', record: { kind: 'search', orgId: 1, projectId: 2, issueId: 3, ...over } },
+      ]);
     }
   });
   it('rebuild from the issues alone, without history, what the writes of their creation hold', () => {
@@ -157,6 +161,14 @@ describe('derivations', () => {
           by: 1,
           ifPresent: true,
         },
+        // The blocked issue's search record keeps the same count (`is:blocked`).
+        {
+          kind: 'add',
+          holder: { kind: 'search', orgId: 1, projectId: 2, issueId: 8 },
+          attr: 'open_blockers',
+          by: 1,
+          ifPresent: true,
+        },
       ]);
       const closed = { ...open, status: 'done' as const };
       expect(counts(closed, { ...closed, relations: [] }).size).toBe(0);
@@ -175,9 +187,15 @@ describe('derivations', () => {
           }),
           { kind: 'unlink', holder: { kind: 'issue', orgId: 1, projectId: 2, issueId: 4 }, relationId: '3-blocks-4' },
           { kind: 'unlink', holder: { kind: 'issue', orgId: 1, projectId: 2, issueId: 9 }, relationId: '9-blocks-3' },
+          expect.objectContaining({
+            kind: 'add',
+            attr: 'open_blockers',
+            by: -1,
+            holder: expect.objectContaining({ kind: 'search', issueId: 4 }),
+          }),
         ]),
       );
-      expect(effects).toHaveLength(3);
+      expect(effects).toHaveLength(4);
     });
 
     it('rebuild as one count per open blocker', () => {

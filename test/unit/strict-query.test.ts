@@ -63,7 +63,7 @@ describe('the query parameters a route knows', () => {
     ]);
     expect(knownQueryParameters('GET', '/api/v1/projects/{project_id}/velocity')).toEqual(['sprints']);
     expect(knownQueryParameters('GET', '/api/v1/projects/{project_id}')).toEqual([]);
-    expect(knownQueryParameters('POST', '/mcp')).toEqual([]);
+    expect(knownQueryParameters('POST', '/mcp')).toEqual(['read_only', 'delete']);
   });
 });
 
