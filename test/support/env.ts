@@ -3,7 +3,10 @@ import { testSecretKey } from './secret-key.ts';
 
 // Runs before each test file's imports: the shared modules read these once at load.
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
-process.env.TABLE_NAME = inject('tableName');
+// A file of the `own-table` project (vitest.config.ts) gets a table of its own, which it creates.
+process.env.TABLE_NAME = process.env.OWN_TABLE
+  ? `${inject('tableName')}-${process.env.OWN_TABLE}-${process.pid}`
+  : inject('tableName');
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 // No EMF line per request in the test output (test/unit/metrics.test.ts turns them on).
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
