@@ -46,7 +46,7 @@ export const indexQueries: Record<string, readonly string[]> = {
   // Bulk writes place and move issues as the single writes do.
   'functions/issues/bulk.ts': ['LSI1Keys'],
   'functions/sprints/complete.ts': ['LSI1'],
-  'functions/webhooks/deliveries.ts': ['LSI1'],
+  'functions/webhooks/read.ts': ['LSI1'],
   // The MCP tools list and place issues.
   'functions/mcp.ts': ['LSI1', 'LSI1Keys'],
 };

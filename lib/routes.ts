@@ -409,7 +409,7 @@ const issueRows = (l: IssueList): Route[] => [
 
 /** An issue's comments: the list in creation order, and a new one. */
 const commentRows = (l: IssueList): Route[] => [
-  route('GET', `${l.issue}/comments`, 'functions/comments/list.ts', {
+  route('GET', `${l.issue}/comments`, 'functions/comments/read.ts', {
     id: `list${l.commentId}Comments`,
     summary: `List ${l.comments} in creation order`,
     tag: 'Comments',
@@ -427,7 +427,7 @@ const commentRows = (l: IssueList): Route[] => [
 
 /** An issue's activity. */
 const activityRow = (l: IssueList): Route[] => [
-  route('GET', `${l.issue}/activity`, 'functions/activity/issue.ts', {
+  route('GET', `${l.issue}/activity`, 'functions/activity/read.ts', {
     id: `list${l.id}IssueActivity`,
     summary: `${l.anIssue[0]!.toUpperCase()}${l.anIssue.slice(1)}'s activity: its creation, each changed field (from, to), comments; with actor and time`,
     tag: 'Activity',
@@ -576,7 +576,7 @@ export const routes: Route[] = [
   }),
 
   // Projects
-  route('GET', '/api/v1/projects', 'functions/projects/list.ts', {
+  route('GET', '/api/v1/projects', 'functions/projects/read.ts', {
     id: 'listProjects',
     summary: 'List all projects in the organisation',
     tag: 'Projects',
@@ -590,7 +590,7 @@ export const routes: Route[] = [
     success: { status: 201, schema: Project, description: 'The project' },
     idempotent: true,
   }),
-  route('GET', projectPath, 'functions/projects/get.ts', {
+  route('GET', projectPath, 'functions/projects/read.ts', {
     id: 'getProject',
     summary: 'Retrieve a project',
     tag: 'Projects',
@@ -649,7 +649,7 @@ export const routes: Route[] = [
   // Comments: on an issue of a sprint and on an issue of the backlog, then by id
   ...sprintIssueComments,
   ...backlogIssueComments,
-  route('GET', commentPath, 'functions/comments/get.ts', {
+  route('GET', commentPath, 'functions/comments/read.ts', {
     id: 'getComment',
     summary: 'Retrieve a comment',
     tag: 'Comments',
@@ -673,7 +673,7 @@ export const routes: Route[] = [
   }),
 
   // Sprints and their lifecycle
-  route('GET', `${projectPath}/sprints`, 'functions/sprints/list.ts', {
+  route('GET', `${projectPath}/sprints`, 'functions/sprints/read.ts', {
     id: 'listSprints',
     summary: "List a project's sprints",
     tag: 'Sprints',
@@ -687,7 +687,7 @@ export const routes: Route[] = [
     success: { status: 201, schema: Sprint, description: 'The sprint' },
     idempotent: true,
   }),
-  route('GET', sprintPath, 'functions/sprints/get.ts', {
+  route('GET', sprintPath, 'functions/sprints/read.ts', {
     id: 'getSprint',
     summary: 'Retrieve a sprint with its story point statistics',
     tag: 'Sprints',
@@ -737,19 +737,19 @@ export const routes: Route[] = [
       success: { status: 200, schema: Sprint, description: 'The completed sprint, with its report' },
     },
   ),
-  route('GET', `${sprintPath}/report`, 'functions/sprints/report.ts', {
+  route('GET', `${sprintPath}/report`, 'functions/sprints/read.ts', {
     id: 'getSprintReport',
     summary: 'The report of a completed sprint, frozen at its completion (404 before)',
     tag: 'Sprints',
     success: { status: 200, schema: SprintReport, description: 'The report' },
   }),
-  route('GET', `${sprintPath}/burndown`, 'functions/sprints/burndown.ts', {
+  route('GET', `${sprintPath}/burndown`, 'functions/sprints/read.ts', {
     id: 'getSprintBurndown',
     summary: 'Remaining open story points at the end of each UTC day, with the ideal line (404 in planning)',
     tag: 'Sprints',
     success: { status: 200, schema: Burndown, description: 'The burndown' },
   }),
-  route('GET', `${projectPath}/velocity`, 'functions/projects/velocity.ts', {
+  route('GET', `${projectPath}/velocity`, 'functions/projects/read.ts', {
     id: 'getVelocity',
     summary: 'The last completed sprints (`sprints`, default 6, at most 50) with committed and completed points',
     tag: 'Sprints',
@@ -806,7 +806,7 @@ export const routes: Route[] = [
   // Activity: who changed what, oldest first (written from the table's stream, see docs/change-feed.md)
   ...sprintIssueActivity,
   ...backlogIssueActivity,
-  route('GET', `${sprintPath}/activity`, 'functions/activity/sprint.ts', {
+  route('GET', `${sprintPath}/activity`, 'functions/activity/read.ts', {
     id: 'listSprintActivity',
     summary: "A sprint's activity: its activation and completion, with actor and time",
     tag: 'Activity',
@@ -814,7 +814,7 @@ export const routes: Route[] = [
   }),
 
   // Webhooks (admins only): signed deliveries of changes, retried (docs/change-feed.md)
-  route('GET', '/api/v1/webhooks', 'functions/webhooks/list.ts', {
+  route('GET', '/api/v1/webhooks', 'functions/webhooks/read.ts', {
     id: 'listWebhooks',
     summary: "List the organisation's webhook endpoints (admins only)",
     tag: 'Webhooks',
@@ -831,7 +831,7 @@ export const routes: Route[] = [
     secret: true,
     errors: [403],
   }),
-  route('GET', webhookPath, 'functions/webhooks/get.ts', {
+  route('GET', webhookPath, 'functions/webhooks/read.ts', {
     id: 'getWebhook',
     summary: 'Retrieve a webhook endpoint (admins only)',
     tag: 'Webhooks',
@@ -861,7 +861,7 @@ export const routes: Route[] = [
     secret: true,
     errors: [403],
   }),
-  route('GET', `${webhookPath}/deliveries`, 'functions/webhooks/deliveries.ts', {
+  route('GET', `${webhookPath}/deliveries`, 'functions/webhooks/read.ts', {
     id: 'listWebhookDeliveries',
     summary: "An endpoint's 100 most recent deliveries, newest first (admins only)",
     tag: 'Webhooks',

@@ -4,8 +4,8 @@ import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
 /**
  * `GET …/labels` (the catalogue, in creation order) and `GET …/labels/{label_id}` (one label): one
- * function for both reads, because the stack is at CloudFormation's 500 resources with CORS on (a
- * function costs five: its role, policy, log group and invoke permission; docs/deploying.md).
+ * function for both reads, because the stack is near CloudFormation's 500 resources with CORS on (a
+ * function costs four; docs/deploying.md).
  */
 export const handler = routeHandler(async (req) => {
   const projectId = pathId(req, 'project_id', 'Project');

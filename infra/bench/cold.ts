@@ -131,7 +131,7 @@ async function main() {
     await rm(out, { recursive: true, force: true });
     const authorizer = await buildBundle('functions/authorizer.ts', out);
     const targets = [
-      { entry: 'functions/projects/get.ts', op: 'getProject', label: 'GET a project' },
+      { entry: 'functions/projects/read.ts', op: 'getProject', label: 'GET a project' },
       { entry: 'functions/backlog/create.ts', op: 'createBacklogIssue', label: 'POST a backlog issue' },
       { entry: 'functions/mcp.ts', op: 'mcp', label: 'MCP tools/list' },
     ];

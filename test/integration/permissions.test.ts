@@ -39,18 +39,18 @@ describe('the local runtime enforces each function’s grant (infra/grants.ts)',
   it('lets a read route read, and refuses it a write as AWS would', async () => {
     const { caller } = await newCaller();
     const project = await createProject(caller, { name: `P ${tag()}`, prefix: 'AB' });
-    const read = await runAsFunction('functions/projects/get.ts', routes, () => getProject(caller, project.id));
+    const read = await runAsFunction('functions/projects/read.ts', routes, () => getProject(caller, project.id));
     expect(read.id).toBe(project.id);
     await expect(
-      runAsFunction('functions/projects/get.ts', routes, () => createProject(caller, { name: `Q ${tag()}`, prefix: 'CD' })),
-    ).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('functions/projects/get.ts') });
+      runAsFunction('functions/projects/read.ts', routes, () => createProject(caller, { name: `Q ${tag()}`, prefix: 'CD' })),
+    ).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('functions/projects/read.ts') });
   });
 
   it('refuses an index query to a function not granted that index', async () => {
     const { caller } = await newCaller();
     const page = { page: 1, perPage: 10 };
-    await expect(runAsFunction('functions/projects/list.ts', routes, () => listProjects(caller, page))).resolves.toBeDefined();
-    await expect(runAsFunction('functions/projects/get.ts', routes, () => listProjects(caller, page))).rejects.toMatchObject({
+    await expect(runAsFunction('functions/projects/read.ts', routes, () => listProjects(caller, page))).resolves.toBeDefined();
+    await expect(runAsFunction('functions/me/get.ts', routes, () => listProjects(caller, page))).rejects.toMatchObject({
       name: 'AccessDeniedException',
       message: expect.stringContaining('index LSI1'),
     });
