@@ -1,17 +1,26 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { cascadeBatch, failureMessage, type PendingCascade } from '../lib/db/cascade.ts';
+import type { PendingCascade } from '../lib/db/cascade.ts';
 import { logger } from '../lib/http/logger.ts';
 import { countMetric, metricNames, publishMetrics } from '../lib/http/metrics.ts';
 
 /** Time kept in reserve to answer before the Lambda timeout (at most half of it): no new page starts after that. */
 const RESERVE_MS = 10_000;
+/**
+ * The cascade's data layer (and with it the DynamoDB client) loads on the first batch, not at init,
+ * as the migration function's runner does: nothing waits on a stream consumer's cold start. In the
+ * one-file bundle, the job runner's `import()` below makes esbuild wrap every module it reaches,
+ * the data layer and the SDK included, in lazy initialisers; imported statically here, they would
+ * all be evaluated at init anyway, whole (infra/bench/README.md).
+ */
+const cascadeData = () => import('../lib/db/cascade.ts');
 /** The failure queue (infra/constructs/cascade-consumer.ts); unset locally, where the log says it. */
 const failureQueueUrl = process.env.CASCADE_FAILURE_QUEUE_URL;
 
 /** Announces a cascade given up on the failure queue (the SQS client loads only then). */
 async function notifyFailure(pending: PendingCascade): Promise<void> {
+  const { failureMessage } = await cascadeData();
   const message = failureMessage(pending);
   logger.error('cascade given up; resume it with the command in `resume`', { ...message });
   if (!failureQueueUrl) return;
@@ -30,6 +39,7 @@ async function cascade(event: DynamoDBStreamEvent, context?: Context): Promise<D
   const remaining = context?.getRemainingTimeInMillis?.();
   const deadline = remaining === undefined ? undefined : Date.now() + remaining - Math.min(RESERVE_MS, remaining / 2);
   const started = Date.now();
+  const { cascadeBatch } = await cascadeData();
   const [result] = await Promise.all([cascadeBatch(event.Records, { deadline, notifyFailure }), importJobs(event, deadline)]);
   for (const err of result.errors) logger.error('cascade failed', err as Error);
   if (result.parents > 0 || result.continued > 0 || result.deleted > 0) {

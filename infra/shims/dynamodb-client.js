@@ -1,12 +1,14 @@
 /**
- * What the `/mcp` bundle imports as `@aws-sdk/client-dynamodb` (an esbuild alias scoped to that
- * function, infra/bundling.ts): the package's own modules, but only the ones the bundle uses.
+ * What the `/mcp` and stream consumer bundles import as `@aws-sdk/client-dynamodb` (an esbuild
+ * alias scoped to those functions, infra/bundling.ts): the package's own modules, but only the ones
+ * the bundles use.
  *
  * Why: `/mcp` loads its MCP server on the first request with `import()` (lib/mcp/http.ts). In a
  * one-file bundle esbuild then wraps every module the server reaches in a lazy initialiser, and a
  * wrapped module's `export *` lines are kept whole (evanw/esbuild#3987): the package's index would
  * bring all of DynamoDB's commands, paginators, waiters and schemas, about 45 KB over what the
- * data layer uses, which puts the bundle over its 500 KB budget.
+ * data layer uses, which puts the bundle over its 500 KB budget. The stream consumer
+ * (functions/cascade.ts) loads its import jobs the same way, with the same result.
  *
  * The list: `DynamoDBClient` (lib/db/client.ts) and the low-level commands that
  * `@aws-sdk/lib-dynamodb` wraps. A name missing here fails the bundle's build (esbuild: "No
