@@ -39,13 +39,19 @@ export const budget = { maxBytes: 500 * 1024, maxInitRatio: 1.6 } as const;
  * tool's domain code: 497 KB before the issue-list work (rank index, filters, my issues) landed,
  * 508 KB with it, 558 KB with the issue fields' tools (labels, sub-issues, relations) and the
  * OAuth scope checks, 585 KB (598,951 bytes) with `search_issues` (the selection grammar's parser, JSON schema and
- * evaluator, and the search; infra/bench/README.md). Its init stays within `maxInitRatio` like every bundle's.
+ * evaluator, and the search; infra/bench/README.md), 610 KB (624,678 bytes) with the batch tools, names
+ * and "me", resources and prompts. Its init stays within `maxInitRatio` like every bundle's.
+ * `/api-docs` serves the OpenAPI document it carries: 523 KB (535,306 bytes) once the document
+ * described search, bulk writes, imports and the OAuth routes (304 KB of YAML).
  * The stream consumer (`functions/cascade.ts`), which also runs import jobs, needs no exception: it loads
  * its data layer on the first batch and its DynamoDB client index is narrowed as `/mcp`'s is, 475 KB
  * (486,108 bytes) and init 1.30x the yardstick, against 517 KB and 2.07x before, in one run
  * (infra/bench/README.md, "The stream consumer").
  */
-export const sizeExceptions: Record<string, number> = { 'functions/mcp.ts': 600 * 1024 };
+export const sizeExceptions: Record<string, number> = {
+  'functions/mcp.ts': 630 * 1024,
+  'functions/api-docs.ts': 560 * 1024,
+};
 
 /** The size limit of one function's bundle. */
 export const maxBytesOf = (entry: string) => sizeExceptions[entry] ?? budget.maxBytes;

@@ -6,7 +6,7 @@ import { authorizeOverHttp, postForm, registerOAuthClient } from '../support/oau
 const gateway = useGateway();
 
 const names = async (mcp: Awaited<ReturnType<typeof mcpClient>>) => (await mcp.client.listTools()).tools.map((t) => t.name);
-const isRead = (name: string) => /^(list|get|my)_/.test(name);
+const isRead = (name: string) => /^(list|get|my|search)_/.test(name);
 
 /**
  * An OAuth access token of `token`'s account with `scope`, obtained over plain HTTP (once more if
