@@ -214,6 +214,28 @@ describe("tenant isolation: another organisation's ids answer 404 on every route
   });
 });
 
+describe("tenant isolation: another organisation's ids in a query", () => {
+  // The import names its project in the query, not the path (so the route table case above does not reach it).
+  it("answers 404 to an import into A's project, dry run or not, and A's project gains nothing", async () => {
+    const { seeded } = a;
+    const pp = `/api/v1/projects/${seeded.project.id}`;
+    const before = await a.client.get(`${pp}/issues?per_page=100`);
+    for (const dryRun of ['true', 'false']) {
+      const res = await b.client.request(
+        'POST',
+        `/api/v1/imports?format=github-json&project_id=${seeded.project.id}&dry_run=${dryRun}`,
+        {
+          raw: JSON.stringify([{ number: 1, title: 'Intruder', state: 'OPEN' }]),
+          headers: { 'Content-Type': 'application/json' },
+        },
+      );
+      expect(res.status, res.text).toBe(404);
+      expect(res.body).toEqual({ error: expect.any(String) });
+    }
+    expect((await a.client.get(`${pp}/issues?per_page=100`)).body).toEqual(before.body);
+  });
+});
+
 describe("tenant isolation: another organisation's data never shows", () => {
   it("keeps A's projects, accounts and comments out of B's lists and lookups", async () => {
     const projects = await b.client.get('/api/v1/projects?per_page=100');
