@@ -277,9 +277,17 @@ function expectNoServerError(res: ApiResponse, what: string) {
 
 // A completion's optional body holds a transition's options, not a resource: test/e2e/sprint-outcomes.test.ts covers it.
 // Writes only: the search's POST reads, its body a selection (test/e2e/search.test.ts sends it hostile bodies).
+// An import's body is the uploaded file itself, not a JSON resource: its own property below.
 const writes = routes.filter(
-  (r) => r.auth && r.access === 'write' && r.operation.body && !r.operation.optionalBody && r.path !== '/mcp',
+  (r) =>
+    r.auth &&
+    r.access === 'write' &&
+    r.operation.body &&
+    !r.operation.optionalBody &&
+    r.path !== '/mcp' &&
+    'shape' in r.operation.body,
 );
+const uploads = routes.filter((r) => r.auth && r.access === 'write' && r.operation.body && !('shape' in r.operation.body));
 
 describe('hostile bodies on every write', () => {
   it.each(writes.map((r) => [`${r.method} ${r.path}`, r] as const))(
@@ -390,6 +398,81 @@ describe('hostile bodies on every write', () => {
     },
     120_000,
   );
+});
+
+describe('hostile uploads', () => {
+  it('covers the import upload, the one write whose body is a raw file', () => {
+    expect(uploads.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/v1/imports']);
+  });
+
+  it('POST /api/v1/imports: hostile files, content types and query values never 5xx, a bad query is 422 {errors}, a dry run writes nothing', async () => {
+    const fx = await fixture();
+    const before = await snapshot(fx);
+    const queryValue = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom(
+        '',
+        '0',
+        '-1',
+        '1e3',
+        '01',
+        String(fx.project.id),
+        '99999999',
+        'jira-csv',
+        'github-json',
+        'JIRA-CSV',
+        'TRUE',
+      ),
+    );
+    const file = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 300 }),
+      fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+      fc
+        .array(fc.record({ number: hostileValue, title: hostileValue, state: hostileValue, labels: hostileValue }), {
+          maxLength: 4,
+        })
+        .map((v) => JSON.stringify(v)),
+      fc.constantFrom(
+        '',
+        '\u0000',
+        'Summary,Issue key\n"unterminated,X-1\n',
+        'Summary\n' + 'x,'.repeat(5000),
+        '[',
+        '{"__proto__":{}}',
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record(
+          {
+            format: fc.oneof(queryValue, fc.constantFrom('jira-csv', 'github-json')),
+            project_id: fc.oneof(queryValue, fc.constant(String(fx.project.id))),
+            // Never a real run: what is accepted runs dry, so that "nothing written" holds.
+            dry_run: fc.oneof(
+              queryValue.filter((v) => v !== 'false'),
+              fc.constant('true'),
+            ),
+            extra: fc.constantFrom('x', '1'),
+          },
+          { requiredKeys: ['dry_run'] },
+        ),
+        fc.constantFrom('text/csv', 'application/json', 'text/plain', 'application/octet-stream', 'multipart/form-data', ''),
+        file,
+        async (query, contentType, raw) => {
+          const qs = new URLSearchParams(query as Record<string, string>).toString();
+          const path = `/api/v1/imports?${qs}`;
+          const res = await fx.client.request('POST', path, { raw, headers: contentType ? { 'Content-Type': contentType } : {} });
+          expectNoServerError(res, `POST ${path}`);
+          expect([202, 400, 404, 413, 415, 422], `POST ${path}: ${res.text.slice(0, 300)}`).toContain(res.status);
+          if (res.status >= 400) expect(typeof res.body === 'object' && res.body !== null, res.text).toBe(true);
+          if ('extra' in query || query.dry_run !== 'true') expect(res.status, `POST ${path}`).not.toBe(202);
+          if (res.status === 422) expect(res.body.errors.length).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: RUNS * 5 },
+    );
+    expect(await snapshot(fx)).toEqual(before);
+  }, 180_000);
 });
 
 describe('hostile path ids and query values', () => {

@@ -22,6 +22,8 @@ interface Seeded {
   webhook: Record<string, any>;
   relation: Record<string, any>;
   label: Record<string, any>;
+  /** An import job of A (a dry run), settled before the cases run so that its read-back stays put. */
+  importJob: Record<string, any>;
   /** A delivery id of A's endpoint (none need exist: the endpoint already is not B's). */
   delivery: { id: string };
   extraAccountId: number;
@@ -67,6 +69,18 @@ beforeAll(async () => {
   const webhook = ok(
     await client.post('/api/v1/webhooks', { webhook: { url: `https://hooks.example.com/${tag}`, events: ['project.deleted'] } }),
   );
+  const upload = ok(
+    await client.request('POST', `/api/v1/imports?format=github-json&project_id=${project.id}&dry_run=true`, {
+      raw: JSON.stringify([{ number: 1, title: `${tag} imported`, state: 'OPEN' }]),
+      headers: { 'Content-Type': 'application/json' },
+    }),
+  );
+  let importJob = upload;
+  for (let waited = 0; !['succeeded', 'failed'].includes(importJob.status); waited += 200) {
+    expect(waited, `import job still ${JSON.stringify(importJob)}`).toBeLessThan(15_000);
+    await new Promise((r) => setTimeout(r, 200));
+    importJob = ok(await client.get(`/api/v1/imports/${upload.id}`));
+  }
   a = {
     client,
     tag,
@@ -80,6 +94,7 @@ beforeAll(async () => {
       webhook,
       relation,
       label,
+      importJob,
       delivery: { id: 'msg_none' },
       extraAccountId: extra.account.id,
     },
@@ -116,6 +131,8 @@ function resourceFor(route: Route, param: string, segmentBefore: string): Record
       return seeded.relation;
     case 'labels':
       return seeded.label;
+    case 'jobs':
+      return seeded.importJob;
     default:
       throw new Error(`${route.method} ${route.path}: no seeded resource for {${param}}; extend resourceFor`);
   }
@@ -148,6 +165,7 @@ function readPathOf(resource: Record<string, any>): string {
   if (resource === seeded.delivery) return `/api/v1/webhooks/${seeded.webhook.id}/deliveries`;
   if (resource === seeded.relation) return `/api/v1/issues/${seeded.backlogIssue.issue_number}/relations`;
   if (resource === seeded.label) return `${pp}/labels/${seeded.label.id}`;
+  if (resource === seeded.importJob) return `/api/v1/imports/${seeded.importJob.id}`;
   return `/api/v1/comments/${resource.id}`;
 }
 
@@ -164,6 +182,8 @@ function validBody(route: Route): unknown {
     webhook: { url: 'https://intruder.example.com/', events: ['*'] },
     relation: { type: 'blocks', issue_key: 'INTR-1' },
     label: { name: 'Intruder' },
+    // A bulk write: a create, and an update of A's issue.
+    items: [{ issue: { title: 'Intruder' } }, { id: a.seeded.issue.id, version: 1, issue: { title: 'Intruder' } }],
   };
   if (!(wrapper in samples)) throw new Error(`${route.method} ${route.path}: no sample body for "${wrapper}"`);
   return { [wrapper]: samples[wrapper] };
@@ -191,6 +211,28 @@ describe("tenant isolation: another organisation's ids answer 404 on every route
     const after = await a.client.get(readPath);
     expect(after.status).toBe(200);
     expect(after.body).toEqual(before.body);
+  });
+});
+
+describe("tenant isolation: another organisation's ids in a query", () => {
+  // The import names its project in the query, not the path (so the route table case above does not reach it).
+  it("answers 404 to an import into A's project, dry run or not, and A's project gains nothing", async () => {
+    const { seeded } = a;
+    const pp = `/api/v1/projects/${seeded.project.id}`;
+    const before = await a.client.get(`${pp}/issues?per_page=100`);
+    for (const dryRun of ['true', 'false']) {
+      const res = await b.client.request(
+        'POST',
+        `/api/v1/imports?format=github-json&project_id=${seeded.project.id}&dry_run=${dryRun}`,
+        {
+          raw: JSON.stringify([{ number: 1, title: 'Intruder', state: 'OPEN' }]),
+          headers: { 'Content-Type': 'application/json' },
+        },
+      );
+      expect(res.status, res.text).toBe(404);
+      expect(res.body).toEqual({ error: expect.any(String) });
+    }
+    expect((await a.client.get(`${pp}/issues?per_page=100`)).body).toEqual(before.body);
   });
 });
 

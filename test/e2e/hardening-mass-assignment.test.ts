@@ -216,15 +216,108 @@ const STORED_TYPE: Record<string, string> = {
 
 // A completion's optional body holds a transition's options, not a resource: test/e2e/sprint-outcomes.test.ts covers it.
 // Writes only: the search's POST reads (its body is a selection, refused whole if it holds an unknown key).
-const writes = routes.filter(
+// A bulk write's body is a list of issue bodies, and an import's is the uploaded file itself (no
+// JSON resource to plant keys in): each has its own case below, on what it stores.
+const allWrites = routes.filter(
   (r) => r.auth && r.access === 'write' && r.operation.body && !r.operation.optionalBody && r.path !== '/mcp',
 );
+const bulkWrites = allWrites.filter((r) => r.path.endsWith('/bulk'));
+const uploads = allWrites.filter((r) => !('shape' in r.operation.body!));
+const writes = allWrites.filter((r) => !bulkWrites.includes(r) && !uploads.includes(r));
+
+/** The keys an issue body accepts: a bulk item is the single create's or update's body. */
+function issueKeys(create: boolean): string[] {
+  const single = writes.find(
+    (r) => r.path.startsWith('/api/v1/projects/{project_id}/issues') && r.method === (create ? 'POST' : 'PATCH'),
+  )!;
+  return accepted(single).keys;
+}
 const transitions = routes.filter((r) => r.auth && r.method === 'POST' && !r.operation.body && /\{id\}\/\w+$/.test(r.path));
 
 describe('mass assignment: read-only, foreign and internal fields are never taken from a body', () => {
   it('covers every write of the route table', () => {
     expect(writes.length).toBeGreaterThanOrEqual(15);
     for (const route of writes) expect(() => validFields(accepted(route).wrapper, true)).not.toThrow();
+    expect(bulkWrites.length).toBe(2);
+    expect(uploads.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/v1/imports']);
+    expect(writes.length + bulkWrites.length + uploads.length).toBe(allWrites.length);
+  });
+
+  it.each(bulkWrites.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s: neither a created nor an updated item takes a planted field',
+    async (_name, route) => {
+      const fx = await fixture();
+      const inSprint = route.path.includes('{sprint_id}');
+      const legit = new Set([...issueKeys(true), ...issueKeys(false)]);
+      const plant = Object.fromEntries(Object.entries(injections(fx)).filter(([k]) => !legit.has(k)));
+      const target = inSprint ? fx.issue : fx.backlogIssue;
+      const { id: _id, ...createPlant } = plant;
+      const res = await fx.client.post(pathFor(route, fx), {
+        items: [
+          // An item's own `id` makes it an update: the create plants everything else.
+          { ...createPlant, issue: { ...plant, title: 'Made issue' } },
+          { ...plant, id: target.id, issue: { ...plant, title: 'Renamed issue' } },
+        ],
+      });
+      expect(res.status, res.text).toBe(200);
+      const results = res.body.results as { status: number; issue?: Record<string, any> }[];
+      expect(results.map((r) => r.status)).toEqual([201, 200]);
+      expect(results[1]!.issue!.id).toBe(target.id);
+      for (const { issue } of results) {
+        for (const [key, value] of Object.entries(plant)) {
+          if (key in issue!) expect(issue![key], `${key} was taken from the body`).not.toEqual(value);
+        }
+        expect(issue!.project_id).toBe(fx.project.id);
+        expect(issue!.sprint_id).toBe(inSprint ? fx.sprint.id : null);
+        const item = (
+          await db.send(
+            new GetCommand({ TableName: tableName, Key: keys.issue(fx.orgId, fx.project.id, issue!.id), ConsistentRead: true }),
+          )
+        ).Item as Record<string, unknown>;
+        expect(item.type).toBe('issue');
+        expect(item.org_id).toBe(fx.orgId);
+        for (const key of ['LSK', 'GSI1PK', 'GSI1SK', 'comments_count', 'updated_by', 'label_ids', 'labels_count', 'polluted']) {
+          if (key in item) expect(item[key], `stored ${key}`).not.toEqual(plant[key]);
+        }
+      }
+    },
+  );
+
+  it('POST /api/v1/imports: the fields of an imported row never set ids, counters or keys', async () => {
+    const fx = await fixture();
+    // Every planted field at the top of a GitHub issue, but the times the importer keeps from the
+    // source on purpose (a REST API issue's `created_at`, `updated_at`: docs/import-export.md).
+    const { created_at: _created, updated_at: _updated, ...plant } = injections(fx);
+    const file = JSON.stringify([{ ...plant, number: 77, title: 'Imported issue', state: 'OPEN' }]);
+    const res = await fx.client.request('POST', `/api/v1/imports?format=github-json&project_id=${fx.project.id}`, {
+      raw: file,
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(res.status, res.text).toBe(202);
+    let job = res.body;
+    for (let waited = 0; !['succeeded', 'failed'].includes(job.status); waited += 200) {
+      expect(waited, JSON.stringify(job)).toBeLessThan(15_000);
+      await new Promise((r) => setTimeout(r, 200));
+      job = (await fx.client.get(`/api/v1/imports/${res.body.id}`)).body;
+    }
+    expect(job.status, JSON.stringify(job)).toBe('succeeded');
+    const issues = (await fx.client.get(`/api/v1/projects/${fx.project.id}/issues?per_page=100`)).body as Record<string, any>[];
+    const imported = issues.find((i) => i.title === 'Imported issue');
+    expect(imported, JSON.stringify(issues)).toBeDefined();
+    for (const [key, value] of Object.entries(plant)) {
+      if (key in imported!) expect(imported![key], `${key} was taken from the file`).not.toEqual(value);
+    }
+    expect(imported!.project_id).toBe(fx.project.id);
+    expect(imported!.sprint_id).toBeNull();
+    const item = (
+      await db.send(
+        new GetCommand({ TableName: tableName, Key: keys.issue(fx.orgId, fx.project.id, imported!.id), ConsistentRead: true }),
+      )
+    ).Item as Record<string, unknown>;
+    expect(item.org_id).toBe(fx.orgId);
+    for (const key of ['LSK', 'GSI1PK', 'GSI1SK', 'comments_count', 'updated_by', 'label_ids', 'labels_count', 'token_hash']) {
+      if (key in item) expect(item[key], `stored ${key}`).not.toEqual(plant[key]);
+    }
   });
 
   it.each(writes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', async (_name, route) => {

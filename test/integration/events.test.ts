@@ -50,6 +50,8 @@ function rank(target: Target): number {
   if (r.path.endsWith('/me/token')) return r.method === 'POST' ? 95 : 96;
   // A relation names its issues by key: after both sample issues exist.
   if (r.method === 'POST' && r.path.endsWith('/relations')) return 13;
+  // An import goes into the sample project: after it exists (its GET reads the job it answers).
+  if (r.operation.id === 'createImportJob') return 12;
   if (r.method === 'POST' && r.operation.body && !r.operation.optionalBody) return 10 + depth;
   // What a started or completed sprint shows: after the transitions.
   if (r.method === 'GET' && /\/(report|burndown)$/.test(r.path)) return 65;
@@ -64,6 +66,14 @@ function declared(route: Route): number[] {
   return [route.operation.success.status, ...route.operation.errors, ...(route.auth ? commonErrors : [])];
 }
 
+/** The sample GET of an import job, naming the job the sample POST created (its id is random). */
+function withImportJob(event: unknown, target: Target, jobId: string | undefined): unknown {
+  if (target.kind !== 'route' || target.route.operation.id !== 'getImportJob' || !jobId) return event;
+  const sample = event as { path: string; pathParameters: Record<string, string>; requestContext: { path: string } };
+  const path = `/api/v1/imports/${jobId}`;
+  return { ...sample, path, pathParameters: { job_id: jobId }, requestContext: { ...sample.requestContext, path } };
+}
+
 const WRITE_COMMAND = /Put|Update|Delete|BatchWrite|TransactWrite/;
 
 describe('every event in events/ runs through its handler against DynamoDB Local', () => {
@@ -71,6 +81,7 @@ describe('every event in events/ runs through its handler against DynamoDB Local
 
   beforeAll(async () => {
     const org = await newOrganisation();
+    let importJobId: string | undefined;
     const runs = files
       .map((file) => {
         const event = JSON.parse(readFileSync(resolve(eventsDir, file), 'utf8')) as unknown;
@@ -86,7 +97,12 @@ describe('every event in events/ runs through its handler against DynamoDB Local
       const input = target.kind === 'cascade' ? sampleStreamEvent(org.orgId, 1) : event;
       // A fresh token per event: the token routes regenerate and revoke the caller's own.
       const token = await regenerateToken(org.orgId, org.admin.id);
-      outcomes.set(file, await invoke(target, input, { token }).catch((err: Error) => err));
+      const outcome = await invoke(target, withImportJob(input, target, importJobId), { token }).catch((err: Error) => err);
+      // A job's id is random: the sample GET reads the job the sample POST answered.
+      if (target.kind === 'route' && target.route.operation.id === 'createImportJob' && !(outcome instanceof Error)) {
+        importJobId = (JSON.parse((outcome.result as { body: string }).body) as { id: string }).id;
+      }
+      outcomes.set(file, outcome);
     }
   }, 180_000);
 
