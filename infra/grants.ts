@@ -48,7 +48,7 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/sprints/complete.ts': ['LSI1'],
   'functions/webhooks/deliveries.ts': ['LSI1'],
   // GET /export reads every list's issues in order (lib/port/export.ts).
-  'functions/imports.ts': ['LSI1'],
+  'functions/export.ts': ['LSI1'],
   // The MCP tools list and place issues.
   'functions/mcp.ts': ['LSI1', 'LSI1Keys'],
 };

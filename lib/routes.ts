@@ -559,7 +559,7 @@ export const routes: Route[] = [
     success: { status: 200, schema: ImportJob, description: 'The job' },
     errors: [403],
   }),
-  route('GET', '/api/v1/export', 'functions/imports.ts', {
+  route('GET', '/api/v1/export', 'functions/export.ts', {
     id: 'exportOrganisation',
     summary: "A page of the organisation's export, as JSON Lines (admins only)",
     description:
