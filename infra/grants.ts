@@ -47,6 +47,8 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/issues/bulk.ts': ['LSI1Keys'],
   'functions/sprints/complete.ts': ['LSI1'],
   'functions/webhooks/read.ts': ['LSI1'],
+  // GET /export reads every list's issues in order (lib/port/export.ts).
+  'functions/export.ts': ['LSI1'],
   // The MCP tools list and place issues.
   'functions/mcp.ts': ['LSI1', 'LSI1Keys'],
 };

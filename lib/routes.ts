@@ -18,6 +18,7 @@ import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocume
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
 import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery, SubIssue } from './schemas/issues.ts';
 import { ImportFileBody, ImportJob, ImportJobQuery } from './schemas/imports.ts';
+import { ExportLines, ExportQuery } from './schemas/export.ts';
 import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
 import { McpMessage, McpQuery } from './schemas/mcp.ts';
 import { Relation, RelationCreateBody, RelationList } from './schemas/relations.ts';
@@ -556,6 +557,19 @@ export const routes: Route[] = [
     summary: 'An import job: its status, progress and report (admins only)',
     tag: 'Imports',
     success: { status: 200, schema: ImportJob, description: 'The job' },
+    errors: [403],
+  }),
+  route('GET', '/api/v1/export', 'functions/export.ts', {
+    id: 'exportOrganisation',
+    summary: "A page of the organisation's export, as JSON Lines (admins only)",
+    description:
+      'The export file of `npm run admin -- export` (docs/import-export.md), a page at a time: the header line on the first page, ' +
+      'the `end` line on the last. While more remains, `Link: <…?cursor=…>; rel="next"` names the next page; the pages, ' +
+      'concatenated, are the file. A page ends after 2 MiB, after `per_page` lines, or after 40 DynamoDB calls. ' +
+      'Never in it: tokens, webhook endpoints and secrets, OAuth data.',
+    tag: 'Imports',
+    query: ExportQuery,
+    success: { status: 200, schema: ExportLines, mediaType: 'application/x-ndjson', description: 'A page of the export' },
     errors: [403],
   }),
 

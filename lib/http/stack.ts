@@ -41,6 +41,8 @@ export interface ApiRequest<Body = unknown> {
 export interface ApiResult {
   status: number;
   body?: unknown;
+  /** A body that is not JSON, answered as is (its `Content-Type` among `headers`), with an ETag. */
+  text?: string;
   headers?: Record<string, string>;
 }
 
@@ -171,6 +173,11 @@ export function routeHandler<Body = unknown>(
             }),
           ),
         );
+        if (result.text !== undefined) {
+          const headers = { ...result.headers, ETag: etagOf(result.text, result.headers) };
+          if (event.httpMethod === 'GET' && isNotModified(event, headers.ETag)) return { statusCode: 304, headers, body: '' };
+          return { statusCode: result.status, headers, body: result.text };
+        }
         if (result.body === undefined) return { statusCode: result.status, headers: { ...result.headers }, body: '' };
         if (options.secret) {
           const tag = secretFreeTag(result.body);

@@ -8,7 +8,7 @@ import { storedRelations } from '../db/relations.ts';
 import { toSprint } from '../db/sprints.ts';
 import { toComment } from '../db/comments.ts';
 import { getOrganisationItem } from '../db/accounts.ts';
-import { NotFoundError } from '../domain/errors.ts';
+import { NotFoundError, ValidationError } from '../domain/errors.ts';
 
 /**
  * An organisation as JSON Lines (docs/import-export.md): a header line, then one line per
@@ -26,19 +26,43 @@ const layout = new Set(['PK', 'SK', 'LSK', 'type', 'org_id', 'version']);
 const withoutLayout = (item: Record<string, unknown>) => Object.fromEntries(Object.entries(item).filter(([k]) => !layout.has(k)));
 const dropVersion = <T extends object>(o: T) => withoutLayout(o as Record<string, unknown>);
 
-async function* pages(input: QueryInput): AsyncGenerator<Record<string, unknown>[]> {
-  let start: Record<string, unknown> | undefined;
-  let first = true;
-  while (first || start) {
-    first = false;
-    let items: Record<string, unknown>[] = [];
-    start = await queryPages(input, { start, limit: () => 500 }, (page) => {
-      items = page;
-      return false;
-    });
-    yield items;
-  }
+type Key = Record<string, unknown>;
+
+/**
+ * Where an export stands, between two lines: enough to go on from there in another request
+ * (`GET /api/v1/export`'s cursor). `stage` 0 is before the header, 1 in the accounts, 2 in the
+ * projects, 3 before the `end` line, 4 done. In the projects: `before` is the key of the project
+ * before the current one (null: the first), `step` what of the project comes next (0 its line,
+ * 1 labels, 2 sprints, 3 sprint issues, 4 backlog issues, 5 comments and activity), `after` the
+ * key of the last item written in that step; `list` and `place` the issues' list and place so far.
+ */
+export interface ExportPosition {
+  stage: number;
+  counts: Record<string, number>;
+  after?: Key | undefined;
+  before?: Key | null | undefined;
+  step?: number | undefined;
+  list?: number | null | undefined;
+  place?: number | undefined;
 }
+
+export const exportStart = (): ExportPosition => ({ stage: 0, counts: {} });
+
+/** A copy of `p` that later steps of the walk do not change. */
+export const exportPositionSnapshot = (p: ExportPosition): ExportPosition => JSON.parse(JSON.stringify(p)) as ExportPosition;
+
+export interface ExportWalkOptions {
+  /** Asked before each DynamoDB call: false pauses the walk there (it ends, `position` telling where). */
+  mayRead?: () => boolean;
+  now?: Date;
+  /** Items per Query page. */
+  pageSize?: number;
+}
+
+class Paused extends Error {}
+
+const keyOf = (item: Record<string, unknown>, index: boolean): Key =>
+  index ? { PK: item.PK, SK: item.SK, LSK: item.LSK } : { PK: item.PK, SK: item.SK };
 
 const prefixQuery = (pk: string, prefix: string, index?: string): QueryInput => ({
   ...(index ? { IndexName: index } : {}),
@@ -46,73 +70,152 @@ const prefixQuery = (pk: string, prefix: string, index?: string): QueryInput => 
   ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
 });
 
-/** The lines of an organisation's export, each a JSON document without its line break. */
-export async function* exportOrganisation(orgId: number, now = new Date()): AsyncGenerator<string> {
-  const org = await getOrganisationItem(orgId);
-  if (!org) throw new NotFoundError('Organisation');
-  const counts: Record<string, number> = {};
+/**
+ * THE export (the CLI and the REST route both walk it): from `position` on (mutated as it goes:
+ * between two yielded lines it says where the next line starts), the lines of the organisation's
+ * export, each a JSON document without its line break. Reads page by page, so memory stays bounded.
+ */
+export async function* walkExport(
+  orgId: number,
+  position: ExportPosition,
+  options: ExportWalkOptions = {},
+): AsyncGenerator<string> {
+  const pageSize = options.pageSize ?? 500;
+  const read = async (input: QueryInput, start: Key | undefined, limit = pageSize) => {
+    if (options.mayRead && !options.mayRead()) throw new Paused();
+    let items: Record<string, unknown>[] = [];
+    const next = await queryPages(input, { start, limit: () => limit }, (page) => {
+      items = page;
+      return false;
+    });
+    return { items, next };
+  };
+  /** Every item of a query from `position.after` on; `position.after` follows the items handed out. */
+  async function* items(pk: string, prefix: string, index?: string): AsyncGenerator<Record<string, unknown>> {
+    const input = prefixQuery(pk, prefix, index);
+    let start = position.after;
+    // A cursor's key must lie in the query it resumes (DynamoDB would refuse it as a 500).
+    if (start && (start.PK !== pk || !String(index ? start.LSK : start.SK).startsWith(prefix) || typeof start.SK !== 'string'))
+      throw new ValidationError(['cursor is not valid for this export']);
+    do {
+      const page = await read(input, start);
+      for (const item of page.items) {
+        position.after = keyOf(item, index !== undefined);
+        yield item;
+      }
+      start = page.next;
+    } while (start);
+  }
+  const counts = position.counts;
   const line = (kind: string, data: object) => {
     counts[kind] = (counts[kind] ?? 0) + 1;
     return JSON.stringify({ kind, ...data });
   };
-  yield JSON.stringify({
-    format: EXPORT_FORMAT,
-    version: EXPORT_VERSION,
-    organisation: { id: orgId, name: String(org.name) },
-    exported_at: now.toISOString(),
-  });
+  // E-mails by account id: read again by a walk that resumes in the projects.
   const emails = new Map<number, string>();
-  for await (const page of pages(prefixQuery(orgPk(orgId), 'ACCOUNT#'))) {
-    for (const a of page) {
-      emails.set(Number(a.id), String(a.email));
-      yield line('account', { id: Number(a.id), name: String(a.name), email: String(a.email), role: String(a.role) });
-    }
-  }
   const email = (id: unknown) => (typeof id === 'number' ? (emails.get(id) ?? null) : null);
-  for await (const projects of pages(prefixQuery(orgPk(orgId), 'PROJECT#'))) {
-    for (const project of projects) {
-      const projectId = Number(project.id);
-      const pk = projectPk(orgId, projectId);
+  try {
+    if (position.stage === 0) {
+      const org = await readOrganisation(orgId, options);
+      position.stage = 1;
+      position.after = undefined;
+      yield JSON.stringify({
+        format: EXPORT_FORMAT,
+        version: EXPORT_VERSION,
+        organisation: { id: orgId, name: String(org.name) },
+        exported_at: (options.now ?? new Date()).toISOString(),
+      });
+    }
+    if (position.stage === 1) {
+      for await (const a of items(orgPk(orgId), 'ACCOUNT#')) {
+        emails.set(Number(a.id), String(a.email));
+        yield line('account', { id: Number(a.id), name: String(a.name), email: String(a.email), role: String(a.role) });
+      }
+      Object.assign(position, { stage: 2, after: undefined, before: null, step: 0 });
+    } else if (position.stage === 2) {
+      let start: Key | undefined;
+      do {
+        const page = await read(prefixQuery(orgPk(orgId), 'ACCOUNT#'), start);
+        for (const a of page.items) emails.set(Number(a.id), String(a.email));
+        start = page.next;
+      } while (start);
+    }
+    while (position.stage === 2) {
+      // The current project: the first after `before`.
+      const before = position.before;
+      if (before && (before.PK !== orgPk(orgId) || !String(before.SK).startsWith('PROJECT#')))
+        throw new ValidationError(['cursor is not valid for this export']);
+      const project = (await read(prefixQuery(orgPk(orgId), 'PROJECT#'), position.before ?? undefined, 1)).items[0];
+      if (!project) {
+        Object.assign(position, { stage: 3, after: undefined, before: undefined, step: undefined });
+        break;
+      }
+      yield* projectLines(project);
+      Object.assign(position, { before: keyOf(project, false), step: 0, after: undefined, list: undefined, place: undefined });
+    }
+    if (position.stage === 3) {
+      position.stage = 4;
+      yield JSON.stringify({ kind: 'end', counts });
+    }
+  } catch (e) {
+    if (e instanceof Paused) return;
+    throw e;
+  }
+
+  async function* projectLines(project: Record<string, unknown>): AsyncGenerator<string> {
+    const projectId = Number(project.id);
+    const pk = projectPk(orgId, projectId);
+    const next = (step: number) => Object.assign(position, { step, after: undefined });
+    if ((position.step ?? 0) === 0) {
+      next(1);
       yield line('project', dropVersion(toProject(project)));
-      for await (const page of pages(prefixQuery(pk, 'LABEL#'))) {
-        for (const l of page) yield line('label', dropVersion(toLabel(l)));
+    }
+    if (position.step === 1) {
+      for await (const l of items(pk, 'LABEL#')) yield line('label', dropVersion(toLabel(l)));
+      next(2);
+    }
+    if (position.step === 2) {
+      for await (const s of items(pk, 'SPRINT#')) {
+        if (s.type === 'sprint')
+          yield line('sprint', { ...dropVersion(toSprint(s)), sprint_lead_email: email(s.sprint_lead_id) });
+        else if (s.type === 'activity') yield line('activity', withoutLayout(s));
       }
-      for await (const page of pages(prefixQuery(pk, 'SPRINT#'))) {
-        for (const s of page) {
-          if (s.type === 'sprint')
-            yield line('sprint', { ...dropVersion(toSprint(s)), sprint_lead_email: email(s.sprint_lead_id) });
-          else if (s.type === 'activity') yield line('activity', withoutLayout(s));
-        }
+      Object.assign(position, { step: 3, after: undefined, list: undefined, place: 0 });
+    }
+    const catalogue = catalogueOf(project);
+    // Issues in list order (every sprint's, then the backlog), each with its place.
+    while (position.step === 3 || position.step === 4) {
+      for await (const item of items(pk, position.step === 3 ? 'S#' : 'B#', 'LSI1')) {
+        const list = (item.sprint_id as number | undefined) ?? null;
+        if (list !== position.list) Object.assign(position, { list, place: 0 });
+        position.place = (position.place ?? 0) + 1;
+        const relations = Object.entries(storedRelations(item)).map(([id, side]) => ({ id, ...side }));
+        yield line('issue', {
+          ...dropVersion(toIssue(item, position.place, catalogue)),
+          assignee_email: email(item.assignee_id),
+          relations,
+        });
       }
-      const catalogue = catalogueOf(project);
-      // Issues in list order (every sprint's, then the backlog), each with its place.
-      for (const prefix of ['S#', 'B#']) {
-        let place = 0;
-        let list: unknown;
-        for await (const page of pages(prefixQuery(pk, prefix, 'LSI1'))) {
-          for (const item of page) {
-            if ((item.sprint_id ?? null) !== list) {
-              list = item.sprint_id ?? null;
-              place = 0;
-            }
-            place += 1;
-            const relations = Object.entries(storedRelations(item)).map(([id, side]) => ({ id, ...side }));
-            yield line('issue', {
-              ...dropVersion(toIssue(item, place, catalogue)),
-              assignee_email: email(item.assignee_id),
-              relations,
-            });
-          }
-        }
-      }
-      for await (const page of pages(prefixQuery(pk, 'ISSUE#'))) {
-        for (const item of page) {
-          if (item.type === 'comment')
-            yield line('comment', { ...dropVersion(toComment(item)), author_email: email(item.author_id) });
-          else if (item.type === 'activity') yield line('activity', withoutLayout(item));
-        }
+      Object.assign(position, { step: position.step + 1, after: undefined, list: undefined, place: 0 });
+    }
+    if (position.step === 5) {
+      for await (const item of items(pk, 'ISSUE#')) {
+        if (item.type === 'comment')
+          yield line('comment', { ...dropVersion(toComment(item)), author_email: email(item.author_id) });
+        else if (item.type === 'activity') yield line('activity', withoutLayout(item));
       }
     }
   }
-  yield JSON.stringify({ kind: 'end', counts });
+}
+
+async function readOrganisation(orgId: number, options: ExportWalkOptions) {
+  if (options.mayRead && !options.mayRead()) throw new Paused();
+  const org = await getOrganisationItem(orgId);
+  if (!org) throw new NotFoundError('Organisation');
+  return org;
+}
+
+/** The lines of an organisation's export, each a JSON document without its line break. */
+export async function* exportOrganisation(orgId: number, now = new Date()): AsyncGenerator<string> {
+  yield* walkExport(orgId, exportStart(), { now });
 }

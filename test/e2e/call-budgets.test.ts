@@ -261,6 +261,13 @@ const recipes: Record<string, Recipe> = {
     return one('get', await f.admin.get(`/api/v1/imports/${job.body.id}`));
   },
 
+  // A page of the export, then the page its cursor names (it resumes in the projects: the accounts again, then the walk).
+  'GET /api/v1/export': async (f) => {
+    const first = await f.admin.get('/api/v1/export?per_page=3');
+    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1] ?? '/api/v1/export';
+    return [...one('first page', first), ...one('next page', await f.admin.get(next))];
+  },
+
   'GET /api/v1/projects': async (f) => pages(f.admin, '/api/v1/projects'),
   'POST /api/v1/projects': async (f) =>
     one('create', await f.admin.post('/api/v1/projects', { project: { name: 'P', prefix: randomPrefix() } })),

@@ -364,6 +364,7 @@ const expectedGrants: Record<string, Expected> = {
   'functions/accounts/create.ts': write(),
   // The upload writes its file's parts and its job in one BatchWriteItem (past a transaction's 4 MB).
   'functions/imports.ts': { table: [...writes, 'dynamodb:BatchWriteItem'], indexes: [] },
+  'functions/export.ts': read(['LSI1']),
   'functions/projects/read.ts': read(lists),
   'functions/projects/create.ts': write(),
   'functions/projects/update.ts': write(),

@@ -129,6 +129,12 @@ export const exceptions: Record<string, Budget> = {
     reason:
       "The key's pointer, the issue with its project (its side names the other issue), then the transaction: 4. Removing a `blocked_by` relation whose blocker is done or cancelled: the transaction, which assumed the blocker open for the count, is refused, the blocker read and the write sent again: 6.",
   },
+  // Export (docs/import-export.md): a page of an organisation-wide walk, bounded by calls as well as bytes
+  'GET /api/v1/export': {
+    calls: 41,
+    reason:
+      "A page of the whole organisation's export: one Query page after another (the organisation, its accounts, then project by project its labels, sprints, issues, comments), each read where the cursor says, until 2 MiB, `per_page` lines or 40 calls (more only while the page has no line yet, e.g. when the accounts take more than 40 pages to re-read).",
+  },
   // Webhooks
   'GET /api/v1/webhooks/{webhook_id}/deliveries': {
     calls: 3,

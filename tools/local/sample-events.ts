@@ -158,6 +158,7 @@ export const samples: Record<string, Sample> = {
     ],
   },
   getImportJob: { params: { job_id: '00000000-0000-4000-8000-000000000001' } },
+  exportOrganisation: { query: { per_page: '1000' } },
   // OAuth for /mcp (docs/mcp.md): a registration; the rest name a client, code or token that a
   // fresh table does not hold, so they show the refusals (an error page, invalid_grant, a no-op revocation).
   registerOAuthClient: { body: { client_name: 'Sample assistant', redirect_uris: ['http://127.0.0.1:8123/callback'] } },
