@@ -4,13 +4,9 @@ import * as z from 'zod';
 export const EXPORT_MAX_LINES = 5000;
 
 export const ExportQuery = z.object({
-  cursor: z
-    .string()
-    .max(4096, { error: 'is not valid for this export' })
-    .optional()
-    .meta({
-      description: 'Where the export goes on: the `cursor` of the previous page\'s `Link: rel="next"`. Absent: the first page.',
-    }),
+  cursor: z.string().max(4096, { error: 'is not valid for this export' }).optional().meta({
+    description: 'Where the export goes on: the `cursor` of the previous page\'s `Link: rel="next"`. Absent: the first page.',
+  }),
   per_page: z
     .string()
     .regex(/^[1-9]\d{0,5}$/, { error: `must be between 1 and ${EXPORT_MAX_LINES}` })
