@@ -633,23 +633,8 @@ const sameValue = (a: unknown, b: unknown) =>
  */
 export const searchIndex: Derivation = {
   name: 'search-index',
-  reads: [
-    'number',
-    'title',
-    'sprintId',
-    'position',
-    'status',
-    'priority',
-    'type',
-    'labelIds',
-    'assigneeId',
-    'authorId',
-    'storyPoints',
-    'dueDate',
-    'parentId',
-    'createdAt',
-    'updatedAt',
-  ],
+  // Every field its record keeps: a change of any of them sets it.
+  reads: searchFields,
   changes(before, after) {
     if (!after) return before ? [{ kind: 'remove', record: searchRecordOf(before) }] : [];
     if (!before) return [{ kind: 'put', record: searchRecordOf(after) }];
