@@ -51,7 +51,25 @@ async function seedOrg(admin: ApiClient) {
       admin.post(`/api/v1/issues/${b.issue_number}/relations`, { relation: { type: 'relates_to', issue_key: a.issue_number } }),
     );
   }
+  await activitySettled(admin);
   return ids;
+}
+
+/**
+ * Waits until the change feed has written the activity of the seed's writes (it does so after
+ * them): two exports a second apart agree but for their header's time. Else a file taken now and
+ * one taken later differ by activity lines, not by how they were paged.
+ */
+async function activitySettled(admin: ApiClient) {
+  const body = async () => (await allPages(admin, '/api/v1/export')).texts.join('').replace(/^[^\n]*\n/, '');
+  let last = await body();
+  for (let i = 0; i < 60; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = await body();
+    if (now === last) return;
+    last = now;
+  }
+  throw new Error("the seed's activity never settled");
 }
 
 /** Every page by its `next` links: the texts and the responses. */
