@@ -7,17 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type Bundle,
-  budget,
-  maxBytesOf,
-  buildAll,
-  buildBundle,
-  type LoadResult,
-  loadAlone,
-  type Measurement,
-  measureInit,
-} from '../../infra/bench/bundles.ts';
+import { type Bundle, budget, maxBytesOf, buildAll, buildBundle, type LoadResult, loadAlone } from '../../infra/bench/bundles.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { allFunctionEntries, authorizerEntry, deliveryEntry, functionId, migrateEntry } from '../../infra/functions.ts';
 import { insertDelivery, pendingDelivery } from '../../lib/db/webhooks.ts';
@@ -27,28 +17,28 @@ import { newOrganisation } from '../support/api.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { testSecretKey } from '../support/secret-key.ts';
 
+/*
+ * What a bundle is (it builds, loads alone, its size, what it holds) is checked here; how long its
+ * init takes is not: a CPU-time ratio measured while the suite's other workers run depends on what
+ * else the machine does. `npm run bench` holds the init budget, run alone (infra/bench/README.md).
+ */
 const entries = allFunctionEntries(routes);
 const outRoot = mkdtempSync(join(tmpdir(), 'bundles-test-'));
-let baseline: Bundle;
 const bundles = new Map<string, Bundle>();
 const loads = new Map<string, LoadResult | Error>();
-let measured: Measurement[] = [];
 
 beforeAll(async () => {
   const built = await buildAll(outRoot);
-  baseline = built.baseline;
   for (const b of built.bundles) bundles.set(b.entry, b);
-  for (const b of built.bundles) loads.set(b.entry, await loadAlone(b).catch((err: Error) => err));
-  const loadable = built.bundles.filter((b) => !(loads.get(b.entry) instanceof Error));
-  // Interleaved rounds; the least CPU time of each (other work on the machine only adds to it).
-  measured = await measureInit([baseline, ...loadable], 5);
-  // A bundle over budget is measured again beside the yardstick, longer, before it is reported:
-  // a truly heavy bundle stays over, a busy moment of the machine does not.
-  for (const [i, m] of measured.entries()) {
-    if (i === 0 || m.error || m.cpuMs / measured[0]!.cpuMs <= budget.maxInitRatio) continue;
-    const [base, again] = await measureInit([baseline, m.bundle], 10);
-    measured[i] = { ...again!, cpuMs: (again!.cpuMs / base!.cpuMs) * measured[0]!.cpuMs };
-  }
+  // Each load is a process of its own, mostly waiting for its start: two at a time.
+  const queue = [...built.bundles];
+  const loadNext = async (): Promise<void> => {
+    const b = queue.shift();
+    if (!b) return;
+    loads.set(b.entry, await loadAlone(b).catch((err: Error) => err));
+    return loadNext();
+  };
+  await Promise.all([loadNext(), loadNext()]);
 }, 600_000);
 
 afterAll(() => rmSync(outRoot, { recursive: true, force: true }));
@@ -65,17 +55,6 @@ describe('every Lambda bundle', () => {
     // Usually the cause is `import { z } from 'zod'` (it keeps all of zod): use `import * as z`.
     expect(bundle.bytes, `${bundle.name}: ${bundle.bytes} bytes`).toBeLessThan(maxBytesOf(entry));
   });
-
-  it.each(entries)(
-    `%s initialises in at most ${budget.maxInitRatio}× the time of a bundle with only a document client`,
-    (entry) => {
-      const base = measured[0]!;
-      const own = measured.find((m) => m.bundle.entry === entry);
-      expect(own, `${entry} did not load`).toBeDefined();
-      const ratio = own!.cpuMs / base.cpuMs;
-      expect(ratio, `${own!.cpuMs.toFixed(1)} ms vs ${base.cpuMs.toFixed(1)} ms`).toBeLessThanOrEqual(budget.maxInitRatio);
-    },
-  );
 });
 
 describe('the CDK stack', () => {

@@ -52,6 +52,10 @@ export default async function setup(project: TestProject) {
   const { startLocalServices } = await import('../../tools/local/services.ts');
   const services = await startLocalServices(dynamo.endpoint);
   return async () => {
+    const lag = services.lag();
+    const line = (name: string, l: typeof lag.cascade) =>
+      `${name}: ${l.records} records, lag median ${l.medianMs} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms`;
+    console.log(`stream consumers, write to delivered: ${line('change feed', lag.changeFeed)}; ${line('cascade', lag.cascade)}`);
     await services.stop();
     await dynamo.stop();
   };

@@ -2,8 +2,12 @@
  * Background services the local runtime runs beside the gateway (in AWS these are managed:
  * e.g. the DynamoDB Streams event source mapping that feeds the cascade consumer).
  */
+import type { StreamLag } from './stream-poller.ts';
+
 export interface LocalServices {
   stop(): Promise<void>;
+  /** How far behind the table each stream consumer has run. */
+  lag(): { cascade: StreamLag; changeFeed: StreamLag };
 }
 
 /**
@@ -30,6 +34,7 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
     filters: changeFeedStreamFilters,
   });
   return {
+    lag: () => ({ cascade: poller.lag(), changeFeed: feed.lag() }),
     stop: async () => {
       await Promise.all([poller.stop(), feed.stop()]);
       await deliveries.stop();

@@ -56,6 +56,35 @@ export interface StreamPollerOptions {
 export interface StreamPoller {
   /** Stops after the batch in hand (if any) has been delivered. */
   stop(): Promise<void>;
+  /** How far behind the table the consumer has run so far. */
+  lag(): StreamLag;
+}
+
+/**
+ * The consumer's lag: for each record handed to it, the time from the write (the record's
+ * `ApproximateCreationDateTime`) to the end of its delivery. The write time has a resolution of a
+ * millisecond on DynamoDB Local.
+ */
+export interface StreamLag {
+  records: number;
+  medianMs: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+/** Keeps every lag (a run of the suite hands over some hundred thousand records) and summarises them. */
+function lagRecorder() {
+  const lags: number[] = [];
+  return {
+    add(written: Date | undefined, deliveredAt: number) {
+      if (written) lags.push(Math.max(0, deliveredAt - written.getTime()));
+    },
+    summary(): StreamLag {
+      const sorted = Float64Array.from(lags).sort();
+      const at = (q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
+      return { records: sorted.length, medianMs: at(0.5), p99Ms: at(0.99), maxMs: sorted.at(-1) ?? 0 };
+    },
+  };
 }
 
 interface ShardState {
@@ -148,6 +177,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   if (!streamArn) throw new Error(`table ${options.tableName} has no stream`);
 
   const shards = new Map<string, ShardState>();
+  const lags = lagRecorder();
   let stopping = false;
 
   async function listShards(): Promise<Shard[]> {
@@ -250,9 +280,14 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     if (!shard.iterator) shard.closed = true;
     if (records.length === 0) return false;
     const matching = records
-      .map((r) => toLambdaRecord(r, streamArn as string))
-      .filter((r) => filters.some((f) => matchesPattern(r, f)));
-    for (let i = 0; i < matching.length; i += batchSize) await deliver(matching.slice(i, i + batchSize));
+      .map((raw) => ({ raw, record: toLambdaRecord(raw, streamArn as string) }))
+      .filter(({ record }) => filters.some((f) => matchesPattern(record, f)));
+    for (let i = 0; i < matching.length; i += batchSize) {
+      const batch = matching.slice(i, i + batchSize);
+      await deliver(batch.map(({ record }) => record));
+      const deliveredAt = Date.now();
+      for (const { raw } of batch) lags.add(raw.dynamodb?.ApproximateCreationDateTime, deliveredAt);
+    }
     shard.lastSequence = records.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastSequence;
     return true;
   }
@@ -294,5 +329,6 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       await loop;
       streams.destroy();
     },
+    lag: () => lags.summary(),
   };
 }
