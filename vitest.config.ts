@@ -6,7 +6,7 @@ const ownTable = ['test/integration/migrations.test.ts'];
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
-    setupFiles: ['test/support/env.ts', 'test/support/contract-setup.ts'],
+    setupFiles: ['test/support/env.ts', 'test/support/fast-check.ts', 'test/support/contract-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { changeFeedStreamFilters } from '../../lib/db/table.ts';
+import { changeFeedParallelization, changeFeedStreamFilters } from '../../lib/db/table.ts';
 import { LANE_CONCURRENCY } from '../../lib/webhooks/fairness.ts';
 import { changeFeedEntry, deliveryEntry } from '../functions.ts';
 import { changeFeedGrant, deliveryGrant } from '../grants.ts';
@@ -75,6 +75,7 @@ export class ChangeFeed extends Construct {
     this.slowDeliveries.grantSendMessages(this.consumer);
     this.failures = consumeStream(this, this.consumer, props.table, {
       filters: changeFeedStreamFilters,
+      parallelizationFactor: changeFeedParallelization,
       retryAttempts: 10,
       what: 'change feed',
     });

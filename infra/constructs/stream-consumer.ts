@@ -12,13 +12,14 @@ import type { ServiceTable } from './service-table.ts';
  * stream poller applies, lib/db/table.ts), partial batch failures reported and the batch split
  * around a failing record, `retryAttempts` retries, records older than a day dropped, and a
  * record given up on sent to a failure queue (`Failures` in `scope`, kept 14 days), which it
- * returns. The cdk-nag findings this brings are acknowledged with their reasons.
+ * returns; `parallelizationFactor` batches of a shard at once (default 1: the shard in order). The
+ * cdk-nag findings this brings are acknowledged with their reasons.
  */
 export function consumeStream(
   scope: Construct,
   fn: ServiceFunction,
   table: ServiceTable,
-  options: { filters: readonly object[]; retryAttempts: number; what: string },
+  options: { filters: readonly object[]; retryAttempts: number; what: string; parallelizationFactor?: number },
 ): Queue {
   const failures = new Queue(scope, 'Failures', {
     retentionPeriod: Duration.days(14),
@@ -34,6 +35,7 @@ export function consumeStream(
       startingPosition: StartingPosition.TRIM_HORIZON,
       batchSize: 100,
       maxBatchingWindow: Duration.seconds(1),
+      parallelizationFactor: options.parallelizationFactor ?? 1,
       retryAttempts: options.retryAttempts,
       bisectBatchOnError: true,
       reportBatchItemFailures: true,

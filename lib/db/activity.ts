@@ -12,8 +12,14 @@ import { putNew, addTo, existsCheck, Refused, transact } from './transactions.ts
  * sequence number, so a replayed record finds its entry written and writes nothing.
  */
 
-/** Why an activity write was refused: already written (a replay), or its parent is gone. */
-export const activityRefusals = { recorded: 'recorded', parent: 'parent' } as const;
+/**
+ * Why an activity write was refused: already written (a replay), its owner (the issue or sprint) is
+ * gone, or its project is.
+ */
+export const activityRefusals = { recorded: 'recorded', owner: 'owner', project: 'project' } as const;
+
+/** What became of an activity write: written, or the reason it was refused. */
+export type ActivityOutcome = 'written' | (typeof activityRefusals)[keyof typeof activityRefusals];
 
 export interface ActivityEntry {
   orgId: number;
@@ -27,9 +33,9 @@ export interface ActivityEntry {
 /**
  * Writes one entry and counts it on its parent (the list's total), in one transaction that also
  * proves the parent still exists: an entry is never left behind by a parent deleted meanwhile.
- * Returns false when there was nothing to write (a replay, or the parent is gone).
+ * Answers `written`, or why there was nothing to write (a replay, or the owner or project is gone).
  */
-export async function recordActivity(entry: ActivityEntry): Promise<boolean> {
+export async function recordActivity(entry: ActivityEntry): Promise<ActivityOutcome> {
   const { orgId, projectId, owner, sequence } = entry;
   const isIssue = 'issueId' in owner;
   const key = isIssue
@@ -46,14 +52,14 @@ export async function recordActivity(entry: ActivityEntry): Promise<boolean> {
         isIssue ? keys.issue(orgId, projectId, owner.issueId) : keys.sprint(orgId, projectId, owner.sprintId),
         'activity_count',
         1,
-        activityRefusals.parent,
+        activityRefusals.owner,
       ),
       // Nor under a deleted project, whose cascade may have read past this key already.
-      existsCheck(keys.project(orgId, projectId), activityRefusals.parent),
+      existsCheck(keys.project(orgId, projectId), activityRefusals.project),
     ]);
-    return true;
+    return 'written';
   } catch (err) {
-    if (err instanceof Refused) return false;
+    if (err instanceof Refused) return err.reason as ActivityOutcome;
     throw err;
   }
 }

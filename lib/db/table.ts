@@ -82,3 +82,12 @@ export const changeFeedStreamFilters = [
     },
   },
 ] as const;
+
+/**
+ * Batches of one stream shard the change feed consumer handles at once (the mapping's
+ * ParallelizationFactor). Records of one partition key stay in one lane, in order, and the consumer
+ * needs no more (lib/feed/consume.ts: a project's events in order): a project writing thousands of
+ * records (a bulk write, an import, a cascade's removals) then delays only the partitions of its
+ * own lane, not every organisation's history and webhooks.
+ */
+export const changeFeedParallelization = 10;

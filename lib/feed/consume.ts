@@ -53,10 +53,27 @@ export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
   }
 }
 
-async function handle(event: ChangeEvent, options: FeedOptions): Promise<number> {
+/**
+ * Owners (issues, sprints) and projects a batch found gone: the batch's other entries under them are
+ * not tried, since each would be refused (ids are never reused). A cascade's removals (thousands of
+ * comments of a deleted project or issue) then cost one refused write per batch, not one each.
+ */
+type Gone = Set<string>;
+
+async function record(entry: ActivityEntry, gone: Gone): Promise<boolean> {
+  const project = `${entry.orgId}/${entry.projectId}`;
+  const owner = `${project}/${'issueId' in entry.owner ? `i${entry.owner.issueId}` : `s${entry.owner.sprintId}`}`;
+  if (gone.has(project) || gone.has(owner)) return false;
+  const outcome = await recordActivity(entry);
+  if (outcome === 'project') gone.add(project);
+  if (outcome === 'owner') gone.add(owner);
+  return outcome === 'written';
+}
+
+async function handle(event: ChangeEvent, options: FeedOptions, gone: Gone): Promise<number> {
   let written = 0;
   const entry = activityOf(event);
-  if (entry && (await recordActivity(entry))) written++;
+  if (entry && (await record(entry, gone))) written++;
   if (event.type === 'sprint.deleted' && event.sprintId !== undefined) {
     await deleteSprintActivity(event.orgId, event.projectId, event.sprintId);
   }
@@ -108,6 +125,7 @@ export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions 
     group.push({ index, event });
     groups.set(key, group);
   });
+  const gone: Gone = new Set();
   let activities = 0;
   let handled = 0;
   let firstFailedIndex: number | undefined;
@@ -128,7 +146,7 @@ export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions 
       for (const { index, event } of group) {
         try {
           handled++;
-          activities += await handle(event, options);
+          activities += await handle(event, options, gone);
         } catch (err) {
           fail(index, err);
           return;

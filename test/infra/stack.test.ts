@@ -551,6 +551,8 @@ describe('the stream consumer', () => {
     expect(p).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
       MaximumRetryAttempts: 5,
+      // A cascade's shard in order (its continuations follow its parents' removals).
+      ParallelizationFactor: 1,
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(stack.cascade.failures), 'Arn'] } } },
@@ -997,7 +999,7 @@ describe('the change feed', () => {
   const mappingOf = (fnId: string) =>
     ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.FunctionName.Ref === fnId);
 
-  it('reads the stream on a mapping of its own: every write of projects, sprints, issues and comments, and redelivery requests', () => {
+  it('reads the stream on a mapping of its own, ten batches of a shard at once: every write of projects, sprints, issues and comments, and redelivery requests', () => {
     const mappings = mappingOf(logicalId(stack.changeFeed.consumer));
     expect(mappings).toHaveLength(1);
     const p = mappings[0]![1].Properties;
@@ -1016,6 +1018,7 @@ describe('the change feed', () => {
     ]);
     expect(p).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
+      ParallelizationFactor: 10,
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(stack.changeFeed.failures), 'Arn'] } } },

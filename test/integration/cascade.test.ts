@@ -20,6 +20,7 @@ import type { Principal } from '../../lib/domain/principal.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';
 import { commentItem, issueItem, seedProject, sprintItem } from '../support/seed.ts';
+import { nextSequence, removeRecord } from '../support/stream-records.ts';
 
 /**
  * The cascade consumer, two ways: its handler invoked directly with Lambda-shaped stream records
@@ -30,32 +31,6 @@ import { commentItem, issueItem, seedProject, sprintItem } from '../support/seed
 async function adminOfNewOrg(): Promise<{ caller: Principal; orgId: number }> {
   const org = await newOrganisation();
   return { orgId: org.orgId, caller: { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '' } };
-}
-
-let sequence = 0;
-/** A REMOVE record as DynamoDB Streams delivers it to Lambda (NEW_AND_OLD_IMAGES). */
-function removeRecord(old: Record<string, unknown>): DynamoDBRecord {
-  const image: Record<string, { S: string } | { N: string } | { NULL: true }> = {};
-  for (const [k, v] of Object.entries(old)) {
-    if (typeof v === 'number') image[k] = { N: String(v) };
-    else if (typeof v === 'string') image[k] = { S: v };
-    else if (v === null) image[k] = { NULL: true };
-  }
-  sequence++;
-  return {
-    eventID: `e${sequence}`,
-    eventName: 'REMOVE',
-    eventSource: 'aws:dynamodb',
-    eventVersion: '1.1',
-    awsRegion: 'local',
-    dynamodb: {
-      Keys: { PK: { S: String(old.PK) }, SK: { S: String(old.SK) } },
-      OldImage: image,
-      SequenceNumber: String(sequence).padStart(21, '0'),
-      SizeBytes: 100,
-      StreamViewType: 'NEW_AND_OLD_IMAGES',
-    },
-  };
 }
 
 const projectImage = (orgId: number, projectId: number) => ({
@@ -85,9 +60,9 @@ function failQueries(when: (values: Record<string, unknown> | undefined, input: 
 function pendingRecord(p: PendingCascade): DynamoDBRecord {
   const id = idOf(p.parent);
   const key = keys.pendingCascade(p.parent.kind, p.parent.orgId, p.parent.projectId, id);
-  sequence++;
+  const n = nextSequence();
   return {
-    eventID: `e${sequence}`,
+    eventID: `e${n}`,
     eventName: 'MODIFY',
     eventSource: 'aws:dynamodb',
     eventVersion: '1.1',
@@ -105,7 +80,7 @@ function pendingRecord(p: PendingCascade): DynamoDBRecord {
         parent_id: { N: String(id) },
         attempts: { N: String(p.attempts) },
       },
-      SequenceNumber: String(sequence).padStart(21, '0'),
+      SequenceNumber: String(n).padStart(21, '0'),
       SizeBytes: 100,
       StreamViewType: 'NEW_AND_OLD_IMAGES',
     },

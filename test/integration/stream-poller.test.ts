@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
-import { startStreamPoller, type StreamPoller } from '../../tools/local/stream-poller.ts';
+import { laneOf, startStreamPoller, type StreamPoller } from '../../tools/local/stream-poller.ts';
 
 /**
  * The local event source mapping on its own, with a recording consumer in place of the cascade
@@ -91,5 +91,56 @@ describe('stream poller', () => {
     // The retry is the failed batch from its failed record on; what came before is not redelivered.
     expect(batches[failedAt + 1]).toEqual(failedBatch.slice(failedBatch.indexOf('p2')));
     expect(batches.flat().filter((k) => k === 'p1')).toHaveLength(1);
+  });
+});
+
+describe('stream poller with a parallelization factor', () => {
+  it("delivers a partition's records in order while another lane's consumer is still busy", async () => {
+    const lanes = 4;
+    // Two partitions of this test in different lanes.
+    const slow = `${unique}-slow`;
+    const fast = Array.from({ length: 20 }, (_, i) => `${unique}-fast-${i}`).find(
+      (pk) => laneOf(pk, lanes) !== laneOf(slow, lanes),
+    )!;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const seen: { pk: string; sk: string }[] = [];
+    poller = await startStreamPoller({
+      endpoint: String(process.env.DYNAMODB_ENDPOINT),
+      tableName,
+      parallelizationFactor: lanes,
+      batchSize: 1,
+      handler: async (event) => {
+        for (const r of event.Records) {
+          const pk = String(r.dynamodb?.Keys?.PK?.S);
+          if (pk !== slow && pk !== fast) continue;
+          // The slow partition's consumer holds its lane until released.
+          if (pk === slow) await released;
+          seen.push({ pk, sk: String(sortKey(r)) });
+        }
+        return { batchItemFailures: [] };
+      },
+    });
+
+    await putAndRemove(slow, 'issue', ['s1', 's2', 's3']);
+    await putAndRemove(fast, 'issue', ['f1', 'f2']);
+
+    await until(() => seen.filter((s) => s.pk === fast).length === 2);
+    expect(seen.filter((s) => s.pk === slow)).toEqual([]);
+    release();
+    await until(() => seen.filter((s) => s.pk === slow).length === 3);
+    expect(seen.filter((s) => s.pk === slow).map((s) => s.sk)).toEqual(['s1', 's2', 's3']);
+    expect(seen.filter((s) => s.pk === fast).map((s) => s.sk)).toEqual(['f1', 'f2']);
+  });
+
+  it('puts every record of a partition key in the same lane', () => {
+    for (const pk of ['ORG#0000000001#P#0000000001', 'ORG#0000000002', '']) {
+      const lane = laneOf(pk, 10);
+      expect(lane).toBeGreaterThanOrEqual(0);
+      expect(lane).toBeLessThan(10);
+      expect(laneOf(pk, 10)).toBe(lane);
+    }
+    const spread = new Set(Array.from({ length: 100 }, (_, i) => laneOf(`ORG#${i}#P#1`, 10)));
+    expect(spread.size).toBe(10);
   });
 });

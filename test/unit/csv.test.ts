@@ -35,6 +35,7 @@ describe('CSV reader (RFC 4180)', () => {
       fc.property(records, (rs) => {
         expect(parseCsv(formatCsv(rs))).toEqual(rs);
       }),
+      { numRuns: 200 },
     );
   });
 
@@ -53,6 +54,7 @@ describe('CSV reader (RFC 4180)', () => {
         out.push(...reader.end().map((r) => r.fields));
         expect(out).toEqual(rs);
       }),
+      { numRuns: 200 },
     );
   });
 });

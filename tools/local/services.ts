@@ -26,12 +26,13 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
   const { startLocalDeliveryQueue } = await import('./delivery-queue.ts');
   const deliveries = await startLocalDeliveryQueue();
   // The change feed consumer, on its own mapping with its own filter, as in the stack.
-  const { changeFeedStreamFilters } = await import('../../lib/db/table.ts');
+  const { changeFeedParallelization, changeFeedStreamFilters } = await import('../../lib/db/table.ts');
   const feed = await startStreamPoller({
     endpoint,
     tableName,
     functionModule: 'functions/change-feed.ts',
     filters: changeFeedStreamFilters,
+    parallelizationFactor: changeFeedParallelization,
   });
   return {
     lag: () => ({ cascade: poller.lag(), changeFeed: feed.lag() }),

@@ -22,7 +22,9 @@ import { runAsFunction } from './permissions.ts';
  * same event filters (pending cascades included: the poller drives continuations as the mapping
  * does in AWS) and honouring partial batch failures (ReportBatchItemFailures): the batch is
  * retried from the first failed record, a few times, then skipped with an error in the log, as a
- * mapping with MaximumRetryAttempts does.
+ * mapping with MaximumRetryAttempts does. With a ParallelizationFactor, as in AWS, records go to
+ * lanes by partition key, each lane delivering in order while the others go on, and the poller
+ * reads ahead while they work (up to a bound).
  */
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
@@ -44,6 +46,12 @@ export interface StreamPollerOptions {
   filters?: readonly unknown[];
   /** Records per invocation at most (the mapping's BatchSize; the CDK stack's is 100). */
   batchSize?: number;
+  /**
+   * The mapping's ParallelizationFactor (default 1): batches of one shard delivered at once, the
+   * records of one partition key always in the same lane, in stream order (lanes by a hash of the
+   * key, as Lambda assigns them). A busy partition then holds up only the keys of its own lane.
+   */
+  parallelizationFactor?: number;
   /** The consumer's timeout (the CDK stack gives it 5 minutes); its context counts down from it. */
   timeoutMs?: number;
   /** Pause after a round that found no records. */
@@ -54,16 +62,17 @@ export interface StreamPollerOptions {
 }
 
 export interface StreamPoller {
-  /** Stops after the batch in hand (if any) has been delivered. */
+  /** Stops after the batches in hand (if any) have been delivered. */
   stop(): Promise<void>;
   /** How far behind the table the consumer has run so far. */
   lag(): StreamLag;
 }
 
 /**
- * The consumer's lag: for each record handed to it, the time from the write (the record's
- * `ApproximateCreationDateTime`) to the end of its delivery. The write time has a resolution of a
- * millisecond on DynamoDB Local.
+ * The consumer's lag: for each record handed to it, an upper bound of the time from its write to the
+ * end of its delivery. DynamoDB Local's `ApproximateCreationDateTime` is rounded down to the minute,
+ * so the write time is bounded instead: a record that a GetRecords call returns was written after
+ * the last earlier call that drained the shard (returned fewer records than its limit) began.
  */
 export interface StreamLag {
   records: number;
@@ -76,8 +85,8 @@ export interface StreamLag {
 function lagRecorder() {
   const lags: number[] = [];
   return {
-    add(written: Date | undefined, deliveredAt: number) {
-      if (written) lags.push(Math.max(0, deliveredAt - written.getTime()));
+    add(writtenAfter: number, deliveredAt: number) {
+      lags.push(Math.max(0, deliveredAt - writtenAfter));
     },
     summary(): StreamLag {
       const sorted = Float64Array.from(lags).sort();
@@ -95,10 +104,47 @@ interface ShardState {
   lastSequence: string | undefined;
   /** How to obtain the first iterator: LATEST for shards open at start, TRIM_HORIZON for new ones. */
   startAt: ShardIteratorType;
+  /** When the last GetRecords call that drained the shard began: what it returns next was written after. */
+  drainedAt: number;
   closed: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** GetRecords' limit (DynamoDB Streams' largest). */
+const RECORDS_PER_CALL = 1000;
+/** Records read ahead and not yet delivered, at most, before the poller waits for its lanes. */
+const MAX_QUEUED = 4 * RECORDS_PER_CALL;
+
+/** A lane of the mapping: records waiting for delivery, in stream order, each with its write bound. */
+interface Lane {
+  queue: { record: DynamoDBRecord; writtenAfter: number }[];
+  running: Promise<void> | undefined;
+}
+
+/** A batch's partition keys, the busiest first, with their record counts. */
+function partitionsOf(batch: Lane['queue']): string {
+  const counts = new Map<string, number>();
+  for (const { record } of batch) {
+    const pk = record.dynamodb?.Keys?.PK?.S ?? '?';
+    counts.set(pk, (counts.get(pk) ?? 0) + 1);
+  }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([pk, n]) => `${pk} ×${n}`)
+    .join(', ');
+}
+
+/** The lane of a partition key: a stable hash (FNV-1a) of the key, modulo the lanes. */
+export function laneOf(partitionKey: string, lanes: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < partitionKey.length; i++) {
+    hash ^= partitionKey.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % lanes;
+}
 
 /** Does a value match a Lambda event filter pattern (the subset we use: lists of allowed values)? */
 function matchesPattern(value: unknown, pattern: unknown): boolean {
@@ -167,6 +213,13 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const batchSize = options.batchSize ?? 100;
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
   const idleMs = options.idleMs ?? 100;
+  const lanes: Lane[] = Array.from({ length: Math.max(1, options.parallelizationFactor ?? 1) }, () => ({
+    queue: [],
+    running: undefined,
+  }));
+  const queued = () => lanes.reduce((n, lane) => n + lane.queue.length, 0);
+  // STREAM_POLLER_SLOW_MS=3000: log each batch delivered more than that after its writes, with its partitions.
+  const slowBatchMs = process.env.STREAM_POLLER_SLOW_MS ? Number(process.env.STREAM_POLLER_SLOW_MS) : undefined;
   const maxRetries = options.maxRetries ?? 5;
   const handler = options.handler ?? (await streamConsumer(options.functionModule ?? 'functions/cascade.ts'));
   const filters = options.filters ?? cascadeStreamFilters;
@@ -204,6 +257,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
         iterator: undefined,
         lastSequence: undefined,
         startAt: initial ? 'LATEST' : 'TRIM_HORIZON',
+        drainedAt: Date.now(),
         closed: initial && closed,
       });
     }
@@ -252,6 +306,29 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     }
   }
 
+  /** Delivers a lane's records in batches, in order, until its queue is empty. */
+  async function drain(lane: Lane): Promise<void> {
+    while (lane.queue.length > 0 && !stopping) {
+      const batch = lane.queue.splice(0, batchSize);
+      await deliver(batch.map((q) => q.record));
+      const deliveredAt = Date.now();
+      for (const { writtenAfter } of batch) lags.add(writtenAfter, deliveredAt);
+      const lag = deliveredAt - (batch[0]?.writtenAfter ?? deliveredAt);
+      if (slowBatchMs !== undefined && lag > slowBatchMs)
+        log(`stream poller: a batch delivered ${lag} ms late: ${partitionsOf(batch)}`);
+    }
+    lane.running = undefined;
+  }
+
+  /** Until the lanes hold fewer than `MAX_QUEUED` records (read-ahead stays bounded). */
+  async function roomToRead() {
+    while (queued() >= MAX_QUEUED && !stopping) {
+      const running = lanes.flatMap((lane) => (lane.running ? [lane.running] : []));
+      if (running.length === 0) return;
+      await Promise.race(running);
+    }
+  }
+
   /** One GetRecords on a shard; true when it returned records. */
   async function pollShard(shard: ShardState): Promise<boolean> {
     shard.iterator ??= await iteratorFor(shard);
@@ -260,8 +337,9 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       return false;
     }
     let out;
+    const calledAt = Date.now();
     try {
-      out = await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: 1000 }));
+      out = await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: RECORDS_PER_CALL }));
     } catch (err) {
       if (err instanceof ExpiredIteratorException) {
         shard.iterator = undefined;
@@ -278,15 +356,16 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     const records = out.Records ?? [];
     shard.iterator = out.NextShardIterator;
     if (!shard.iterator) shard.closed = true;
+    const writtenAfter = shard.drainedAt;
+    if (records.length < RECORDS_PER_CALL) shard.drainedAt = calledAt;
     if (records.length === 0) return false;
     const matching = records
-      .map((raw) => ({ raw, record: toLambdaRecord(raw, streamArn as string) }))
-      .filter(({ record }) => filters.some((f) => matchesPattern(record, f)));
-    for (let i = 0; i < matching.length; i += batchSize) {
-      const batch = matching.slice(i, i + batchSize);
-      await deliver(batch.map(({ record }) => record));
-      const deliveredAt = Date.now();
-      for (const { raw } of batch) lags.add(raw.dynamodb?.ApproximateCreationDateTime, deliveredAt);
+      .map((r) => toLambdaRecord(r, streamArn as string))
+      .filter((r) => filters.some((f) => matchesPattern(r, f)));
+    for (const record of matching) {
+      const lane = lanes[laneOf(record.dynamodb?.Keys?.PK?.S ?? '', lanes.length)]!;
+      lane.queue.push({ record, writtenAfter });
+      lane.running ??= drain(lane);
     }
     shard.lastSequence = records.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastSequence;
     return true;
@@ -307,6 +386,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
           // A child shard is read only after its parent: records of one item stay in order.
           const parent = shard.parentId ? shards.get(shard.parentId) : undefined;
           if (shard.closed || (parent && !parent.closed)) continue;
+          await roomToRead();
           if (await pollShard(shard)) busy = true;
         }
         const closedAfter = [...shards.values()].filter((s) => s.closed).length;
@@ -327,6 +407,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     async stop() {
       stopping = true;
       await loop;
+      await Promise.all(lanes.map((lane) => lane.running));
       streams.destroy();
     },
     lag: () => lags.summary(),

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { withDbCallLog } from '../../lib/db/metrics.ts';
+import { createProject, deleteProject } from '../../lib/domain/projects.ts';
+import type { Principal } from '../../lib/domain/principal.ts';
+import { feedBatch } from '../../lib/feed/consume.ts';
+import { newOrganisation, randomPrefix } from '../support/api.ts';
+import { commentItem, issueItem, putAll } from '../support/seed.ts';
+import { removeRecord } from '../support/stream-records.ts';
+
+/**
+ * The change feed consumer's work on a cascade's removals, its handler's core (lib/feed/consume.ts)
+ * called directly with Lambda-shaped records: a comment removed with its issue or project is no
+ * one's change to record, and finding that out costs one refused write per batch, not one each.
+ */
+
+async function projectWithComments(comments: number) {
+  const org = await newOrganisation();
+  const caller: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '' };
+  const project = await createProject(caller, { name: 'Feed', prefix: randomPrefix() });
+  const issue = issueItem(org.orgId, project.id, null, 1, 1, comments);
+  const items = Array.from({ length: comments }, (_, i) => commentItem(org.orgId, project.id, null, 1, i + 1, org.admin.id));
+  return { caller, project, issue, items };
+}
+
+describe('the change feed on a cascade’s removals', () => {
+  it('tries one write for the comments of a removed issue, and records none', async () => {
+    const { items } = await projectWithComments(40);
+    // The issue itself is gone (the cascade removes its comments after it).
+    const records = items.map((item) => removeRecord(item));
+    const { result, log } = await withDbCallLog(() => feedBatch(records));
+    expect(result).toMatchObject({ events: 40, activities: 0, errors: [] });
+    // The batch's delete markers in one BatchGet, and one refused write: the rest of the batch is
+    // then known to be under a removed issue.
+    expect(log.calls).toEqual(['BatchGetItemCommand', 'TransactWriteItemsCommand']);
+  });
+
+  it('tries one write for the comments of a removed project, and records none', async () => {
+    const { caller, project, issue, items } = await projectWithComments(40);
+    await putAll([issue]);
+    await deleteProject(caller, project.id);
+    const records = items.map((item) => removeRecord(item));
+    const { result, log } = await withDbCallLog(() => feedBatch(records));
+    expect(result).toMatchObject({ events: 40, activities: 0, errors: [] });
+    expect(log.calls).toEqual(['BatchGetItemCommand', 'TransactWriteItemsCommand']);
+  });
+
+  it('records the removal of each comment of an issue that is still there', async () => {
+    const { issue, items } = await projectWithComments(5);
+    await putAll([issue]);
+    const records = items.map((item) => removeRecord(item));
+    const { result, log } = await withDbCallLog(() => feedBatch(records));
+    expect(result).toMatchObject({ events: 5, activities: 5, errors: [] });
+    expect(log.calls).toEqual(['BatchGetItemCommand', ...new Array(5).fill('TransactWriteItemsCommand')]);
+  });
+});
