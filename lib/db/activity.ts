@@ -43,19 +43,21 @@ export async function recordActivity(entry: ActivityEntry): Promise<ActivityOutc
     : keys.sprintActivity(orgId, projectId, owner.sprintId, sequence);
   const lsk = isIssue ? listKeys.issueActivity(owner.issueId, sequence) : listKeys.sprintActivity(owner.sprintId, sequence);
   try {
+    // The project's check first: a refusal names the first failing item, and a removed project
+    // tells the change feed that nothing more of it is to be recorded (lib/feed/consume.ts).
     await transact([
-      putNew(
-        { ...key, LSK: lsk, type: 'activity', org_id: orgId, project_id: projectId, ...entry.activity },
-        activityRefusals.recorded,
-      ),
+      // Not under a deleted project, whose cascade may have read past this key already.
+      existsCheck(keys.project(orgId, projectId), activityRefusals.project),
       addTo(
         isIssue ? keys.issue(orgId, projectId, owner.issueId) : keys.sprint(orgId, projectId, owner.sprintId),
         'activity_count',
         1,
         activityRefusals.owner,
       ),
-      // Nor under a deleted project, whose cascade may have read past this key already.
-      existsCheck(keys.project(orgId, projectId), activityRefusals.project),
+      putNew(
+        { ...key, LSK: lsk, type: 'activity', org_id: orgId, project_id: projectId, ...entry.activity },
+        activityRefusals.recorded,
+      ),
     ]);
     return 'written';
   } catch (err) {

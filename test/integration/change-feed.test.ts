@@ -13,12 +13,15 @@ import { removeRecord } from '../support/stream-records.ts';
  * one's change to record, and finding that out costs one refused write per batch, not one each.
  */
 
-async function projectWithComments(comments: number) {
+/** A project whose backlog issue 1 has `comments` comments (written only when a test says so). */
+async function projectWithComments(comments: number, issues = 1) {
   const org = await newOrganisation();
   const caller: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '' };
   const project = await createProject(caller, { name: 'Feed', prefix: randomPrefix() });
   const issue = issueItem(org.orgId, project.id, null, 1, 1, comments);
-  const items = Array.from({ length: comments }, (_, i) => commentItem(org.orgId, project.id, null, 1, i + 1, org.admin.id));
+  const items = Array.from({ length: comments }, (_, i) =>
+    commentItem(org.orgId, project.id, null, 1 + (i % issues), i + 1, org.admin.id),
+  );
   return { caller, project, issue, items };
 }
 
@@ -34,8 +37,8 @@ describe('the change feed on a cascade’s removals', () => {
     expect(log.calls).toEqual(['BatchGetItemCommand', 'TransactWriteItemsCommand']);
   });
 
-  it('tries one write for the comments of a removed project, and records none', async () => {
-    const { caller, project, issue, items } = await projectWithComments(40);
+  it('tries one write for the comments of the issues of a removed project, and records none', async () => {
+    const { caller, project, issue, items } = await projectWithComments(40, 20);
     await putAll([issue]);
     await deleteProject(caller, project.id);
     const records = items.map((item) => removeRecord(item));
