@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { keys, projectPk } from '../../lib/db/keys.ts';
-import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
+import { activityOf } from '../support/eventually.ts';
 import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';
 import { mcpClient } from '../support/mcp.ts';
 
@@ -11,21 +12,6 @@ import { mcpClient } from '../support/mcp.ts';
  */
 
 const gateway = useGateway();
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() - started > timeoutMs) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const activityOf = (client: ApiClient, path: string, count: number) =>
-  eventually(
-    async () => (await client.get(`${path}/activity`)).body as any[],
-    (entries) => Array.isArray(entries) && entries.length >= count,
-  );
 
 async function setup() {
   const clients = await orgWithClients(gateway);

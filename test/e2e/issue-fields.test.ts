@@ -4,6 +4,7 @@ import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { type ApiClient, followPages, nextLink, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
 import { seedProject } from '../support/seed.ts';
+import { activityOf } from '../support/eventually.ts';
 
 /**
  * Priority, type and due date of an issue: validated on create and update, answered on every
@@ -102,12 +103,7 @@ describe('priority, type and due date of an issue', () => {
     const path = `${issues}/${made.id}`;
     await admin.patch(path, { issue: { priority: 'urgent', type: 'bug', due_date: '2027-05-01' } });
     await admin.patch(path, { issue: { due_date: null, priority: 'urgent' } });
-    const started = Date.now();
-    let entries: { event: string; changes: unknown[] }[] = [];
-    while (entries.length < 3 && Date.now() - started < 60_000) {
-      entries = (await admin.get(`${path}/activity`)).body;
-      if (entries.length < 3) await new Promise((r) => setTimeout(r, 200));
-    }
+    const entries = await activityOf<{ event: string; changes: unknown[] }>(admin, path, 3);
     expect(entries.map((e) => e.event)).toEqual(['issue.created', 'issue.updated', 'issue.updated']);
     expect(entries[1]?.changes).toEqual([
       { field: 'priority', from: 'none', to: 'urgent' },

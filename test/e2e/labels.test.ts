@@ -4,6 +4,7 @@ import { db, tableName } from '../../lib/db/client.ts';
 import { keys, projectPk } from '../../lib/db/keys.ts';
 import { rankDelta } from '../../lib/domain/positions.ts';
 import { followPages, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { activityOf, bounds, eventually } from '../support/eventually.ts';
 import { issueItem, putAll, sprintItem, takeIds } from '../support/seed.ts';
 
 const gateway = useGateway();
@@ -295,7 +296,7 @@ describe('labels on issues', () => {
 
 describe('labels in the activity history', () => {
   it('records labels added and removed by id, and nothing when a label delete takes one off', async () => {
-    const { admin, p, labels } = await orgWithProject();
+    const { org, admin, project, p, labels } = await orgWithProject();
     const bug = await createLabel(admin, labels, { name: 'bug' });
     const ui = await createLabel(admin, labels, { name: 'ui' });
     const issue = (await admin.post(`${p}/issues`, { issue: { title: 'T', labels: ['bug'] } })).body;
@@ -303,16 +304,21 @@ describe('labels in the activity history', () => {
     expect((await admin.patch(path, { issue: { labels: ['ui', 'bug'] } })).status).toBe(200);
     expect((await admin.patch(path, { issue: { labels: ['ui'] } })).status).toBe(200);
     expect((await admin.delete(`${labels}/${ui.id}`)).status).toBe(204);
-    const activity = async (): Promise<{ event: string; changes: unknown[] }[]> => (await admin.get(`${path}/activity`)).body;
-    const started = Date.now();
-    while ((await activity()).length < 3 && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 200));
-    // Give a (wrong) entry for the cascade's removal time to appear.
-    await new Promise((r) => setTimeout(r, 1500));
-    const entries = await activity();
+    // The label's cascade takes it off the stored issue; a change after that, in the same partition
+    // (the change feed keeps a partition's records in order), shows the feed has passed the cascade's.
+    await eventually(
+      'the label cascade to take the label off the issue',
+      () => storedIssues(org.orgId, project.id),
+      (items) => items.every((i) => !(i.label_ids as Set<number> | undefined)?.has(ui.id)),
+      bounds.cascade(),
+    );
+    expect((await admin.patch(path, { issue: { title: 'After' } })).status).toBe(200);
+    const entries = await activityOf<{ event: string; changes: unknown[] }>(admin, path, 4);
     const [low, high] = [Math.min(bug.id, ui.id), Math.max(bug.id, ui.id)];
-    expect(entries.map((e) => e.event)).toEqual(['issue.created', 'issue.updated', 'issue.updated']);
+    expect(entries.map((e) => e.event)).toEqual(['issue.created', 'issue.updated', 'issue.updated', 'issue.updated']);
     expect(entries[1]?.changes).toEqual([{ field: 'labels', from: [bug.id], to: [low, high], added: [ui.id], removed: [] }]);
     expect(entries[2]?.changes).toEqual([{ field: 'labels', from: [low, high], to: [ui.id], added: [], removed: [bug.id] }]);
+    expect(entries[3]?.changes).toEqual([{ field: 'title', from: 'T', to: 'After' }]);
   });
 });
 
@@ -454,15 +460,12 @@ describe('labels at scale', () => {
     const page = await admin.get(`${list}?per_page=100`);
     expect(page.body.every((i: { labels: { id: number }[] }) => i.labels.length === 1 && i.labels[0]?.id === keep.id)).toBe(true);
 
-    const started = Date.now();
-    for (;;) {
-      const carrying = (await storedIssues(org.orgId, project.id)).filter((i) =>
-        (i.label_ids as Set<number> | undefined)?.has(bug.id),
-      );
-      if (carrying.length === 0) break;
-      if (Date.now() - started > 60_000) throw new Error(`${carrying.length} issues still carry the deleted label`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await eventually(
+      'the label cascade to take the label off 1,000 issues',
+      () => storedIssues(org.orgId, project.id),
+      (items) => items.every((i) => !(i.label_ids as Set<number> | undefined)?.has(bug.id)),
+      bounds.cascade(1000),
+    );
     const after = await storedIssues(org.orgId, project.id);
     expect(after).toHaveLength(1000);
     // Only the label went: the other label, the revision and the update time are as they were.

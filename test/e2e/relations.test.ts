@@ -5,6 +5,7 @@ import { getItem } from '../../lib/db/transactions.ts';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { activityOf } from '../support/eventually.ts';
 
 /**
  * Relations between issues (`/issues/{issue_key}/relations`): stored on both issues with the
@@ -297,15 +298,10 @@ describe('relations', () => {
     const two = await issue(b.sprint, 'Also logged');
     const rel = (await relate(member, one.issue_number, 'duplicates', two.issue_number)).body;
     expect((await member.delete(`/api/v1/issues/${one.issue_number}/relations/${rel.id}`)).status).toBe(204);
-    const changesOf = async (path: string) => {
-      const started = Date.now();
-      for (;;) {
-        const entries = (await member.get(`${path}/activity`)).body as { actor_id: number; changes: { field: string }[] }[];
-        const found = entries.filter((e) => e.changes.some((c) => c.field === 'relations'));
-        if (found.length >= 2 || Date.now() - started > 30_000) return found;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    };
+    const changesOf = (path: string) =>
+      activityOf<{ actor_id: number; changes: { field: string }[] }>(member, path, 2, (e) =>
+        e.changes.some((c) => c.field === 'relations'),
+      );
     const shown = (id: number, number: string, project: number) => ({ id, issue_number: number, project_id: project });
     const onOne = await changesOf(`${a.backlog}/issues/${one.id}`);
     expect(onOne.map((e) => e.changes)).toEqual([

@@ -16,6 +16,7 @@ import { MAX_BLOCKS } from '../../lib/domain/relations.ts';
 import { SEARCH_SCAN } from '../../lib/db/search.ts';
 import { putAll } from '../support/seed.ts';
 import { type ApiClient, followPages, nextLink, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
+import { bounds, eventually } from '../support/eventually.ts';
 
 /**
  * The search of an organisation (`GET /api/v1/issues?q=`, `POST /api/v1/issues/search`;
@@ -434,9 +435,12 @@ describe('search and renames', () => {
     // The cascade takes the id off the issue and off its search record, in one transaction.
     const record = async () =>
       (await db.send(new GetCommand({ TableName: tableName, Key: keys.searchIssue(org.orgId, project.id, issue.id) }))).Item;
-    const started = Date.now();
-    while ((await record())?.label_ids !== undefined && Date.now() - started < 30_000)
-      await new Promise((r) => setTimeout(r, 200));
+    await eventually(
+      'the label cascade to take the label off the search record',
+      record,
+      (r) => r?.label_ids === undefined,
+      bounds.cascade(),
+    );
     expect((await record())?.label_ids).toBeUndefined();
   }, 40_000);
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ApiClient, followPages, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
+import { bounds, eventually } from '../support/eventually.ts';
 
 /**
  * Sub-issues (docs/api.md: Sub-issues): `parent_id` on create and update, its rules (same project,
@@ -50,15 +51,6 @@ async function recount(s: Awaited<ReturnType<typeof setup>>, parentId: number, s
   const done = children.filter((c) => c.status === 'done');
   const points = (all: Issue[]) => all.reduce((n, c) => n + (c.story_points ?? 0), 0);
   return { total: children.length, done: done.length, story_points: points(children), completed_story_points: points(done) };
-}
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() - started > timeoutMs) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('sub-issues', () => {
@@ -320,11 +312,14 @@ describe('sub-issues', () => {
     expect((await s.admin.get(`/api/v1/issues/${parent.issue_number}/sub_issues`)).status).toBe(404);
     for (const kid of kids) {
       const now = await eventually(
+        `the cascade to clear ${kid.issue_number}'s parent`,
         () => byKey(s.admin, kid.issue_number),
         (i) => i.parent_id === null,
+        bounds.cascade(),
       );
       expect(now).toMatchObject({ id: kid.id, parent_id: null, sprint_id: kid.sprint_id });
       const entries = await eventually(
+        `the parent change in ${kid.issue_number}'s activity`,
         async () =>
           (await s.admin.get(`${pathOf(s, kid)}/activity`)).body as { event: string; actor_id: number; changes: unknown[] }[],
         (all) => all.some((e) => JSON.stringify(e.changes).includes('parent_id')),

@@ -1,5 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
+import { bounds, eventually } from './eventually.ts';
 
 /** Which items to watch: a partition, optionally narrowed to an SK or LSK (LSI1) prefix. */
 export interface ItemRange {
@@ -34,18 +35,17 @@ export async function itemsIn(range: ItemRange, limit = 25): Promise<Record<stri
 
 /**
  * Waits until nothing is left in `range` (the cascade consumer runs in the background, fed by the
- * stream poller of the test run), polling until `timeoutMs`. Resolves with the time it took; fails
- * listing what is left.
+ * stream poller of the test run), at most the cascade bound of `items` items. Resolves with the
+ * time it took; fails listing what is left.
  */
-export async function waitUntilEmpty(range: ItemRange, timeoutMs = 20_000): Promise<number> {
+export async function waitUntilEmpty(range: ItemRange, items = 100): Promise<number> {
   const started = Date.now();
-  for (;;) {
-    const left = await itemsIn(range, 5);
-    if (left.length === 0) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) {
-      const sample = left.map((i) => `${String(i.PK)} ${String(i.SK)}`).join(', ');
-      throw new Error(`still not empty after ${timeoutMs} ms: ${sample}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const what = `the cascade to empty ${range.pk} ${range.skPrefix ?? range.lskPrefix ?? ''}`.trimEnd();
+  await eventually(
+    what,
+    () => itemsIn(range, 5),
+    (left) => left.length === 0,
+    bounds.cascade(items),
+  );
+  return Date.now() - started;
 }

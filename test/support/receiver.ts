@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { bounds, until } from './eventually.ts';
 
 /** One request a receiver got: its id, whether its signature verified, the parsed body, when. */
 export interface Received {
@@ -71,10 +72,7 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   return receiver;
 }
 
-export async function waitFor(check: () => boolean, timeoutMs = 20_000, what = 'condition'): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Waits until what the receivers were sent satisfies `check` (test/support/eventually.ts). */
+export async function waitFor(check: () => boolean, boundMs: number = bounds.changeFeed, what = 'condition'): Promise<void> {
+  await until(what, check, boundMs);
 }
