@@ -1,7 +1,7 @@
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Activity } from '../schemas/activity.ts';
 import { db, tableName } from './client.ts';
-import { collections, keys, listKeys, projectPk, skPrefixes } from './keys.ts';
+import { collections, keys, listKeys, projectPk, skPrefixes, type Key } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { putNew, addTo, existsCheck, Refused, transact } from './transactions.ts';
 
@@ -36,34 +36,119 @@ export interface ActivityEntry {
  * Answers `written`, or why there was nothing to write (a replay, or the owner or project is gone).
  */
 export async function recordActivity(entry: ActivityEntry): Promise<ActivityOutcome> {
-  const { orgId, projectId, owner, sequence } = entry;
-  const isIssue = 'issueId' in owner;
-  const key = isIssue
-    ? keys.issueActivity(orgId, projectId, owner.issueId, sequence)
-    : keys.sprintActivity(orgId, projectId, owner.sprintId, sequence);
-  const lsk = isIssue ? listKeys.issueActivity(owner.issueId, sequence) : listKeys.sprintActivity(owner.sprintId, sequence);
   try {
-    // The project's check first: a refusal names the first failing item, and a removed project
-    // tells the change feed that nothing more of it is to be recorded (lib/feed/consume.ts).
-    await transact([
-      // Not under a deleted project, whose cascade may have read past this key already.
-      existsCheck(keys.project(orgId, projectId), activityRefusals.project),
-      addTo(
-        isIssue ? keys.issue(orgId, projectId, owner.issueId) : keys.sprint(orgId, projectId, owner.sprintId),
-        'activity_count',
-        1,
-        activityRefusals.owner,
-      ),
-      putNew(
-        { ...key, LSK: lsk, type: 'activity', org_id: orgId, project_id: projectId, ...entry.activity },
-        activityRefusals.recorded,
-      ),
-    ]);
+    await transact(activityItems([entry]));
     return 'written';
   } catch (err) {
     if (err instanceof Refused) return err.reason as ActivityOutcome;
     throw err;
   }
+}
+
+/** Items of one TransactWriteItems at most (DynamoDB's limit). */
+const MAX_ITEMS = 100;
+/** Bytes of entries in one transaction at most, well within DynamoDB's 4 MB (an entry's changes may hold two descriptions). */
+const MAX_BYTES = 1024 * 1024;
+
+/**
+ * Writes the entries of one project (`entries`, in stream order) in as few transactions as fit:
+ * each holds the project's check, one count per owner (an item appears once in a transaction) and
+ * the entries' puts. A refused transaction writes nothing: a removed project (or the one owner of
+ * the transaction) refuses all its entries; otherwise its entries are written one by one, each
+ * refused on its own, and an owner found removed is not tried again (ids are never reused, so a
+ * cascade's thousands of removals cost one refused write, not one each). Answers what became of
+ * each entry, in order.
+ */
+export async function recordActivities(entries: ActivityEntry[]): Promise<ActivityOutcome[]> {
+  const outcomes: ActivityOutcome[] = [];
+  const removed = new Set<string>();
+  for (const chunk of transactionsOf(entries)) {
+    const owners = new Set(chunk.map(ownerId));
+    try {
+      await transact(activityItems(chunk));
+      outcomes.push(...chunk.map(() => 'written' as const));
+      continue;
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+      if (err.reason === activityRefusals.project || (err.reason === activityRefusals.owner && owners.size === 1)) {
+        outcomes.push(...chunk.map(() => err.reason as ActivityOutcome));
+        if (err.reason === activityRefusals.project) removed.add('project');
+        else removed.add(ownerId(chunk[0]!));
+        continue;
+      }
+    }
+    for (const entry of chunk) {
+      if (removed.has('project')) outcomes.push(activityRefusals.project);
+      else if (removed.has(ownerId(entry))) outcomes.push(activityRefusals.owner);
+      else {
+        const outcome = await recordActivity(entry);
+        if (outcome === activityRefusals.project) removed.add('project');
+        if (outcome === activityRefusals.owner) removed.add(ownerId(entry));
+        outcomes.push(outcome);
+      }
+    }
+  }
+  return outcomes;
+}
+
+/** Consecutive runs of entries that fit one transaction (items and bytes). */
+function transactionsOf(entries: ActivityEntry[]): ActivityEntry[][] {
+  const chunks: ActivityEntry[][] = [];
+  let chunk: ActivityEntry[] = [];
+  let owners = new Set<string>();
+  let bytes = 0;
+  for (const entry of entries) {
+    const owner = ownerId(entry);
+    const size = JSON.stringify(entry.activity).length;
+    // The project's check, a count per owner and a put per entry.
+    const items = 1 + owners.size + (owners.has(owner) ? 0 : 1) + chunk.length + 1;
+    if (chunk.length > 0 && (items > MAX_ITEMS || bytes + size > MAX_BYTES)) {
+      chunks.push(chunk);
+      [chunk, owners, bytes] = [[], new Set(), 0];
+    }
+    chunk.push(entry);
+    owners.add(owner);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+const ownerId = (entry: ActivityEntry) => ('issueId' in entry.owner ? `i${entry.owner.issueId}` : `s${entry.owner.sprintId}`);
+
+/**
+ * The transaction of entries of one project: the project's check first (a refusal names the first
+ * failing item, and a removed project tells the change feed that nothing more of it is to be
+ * recorded, lib/feed/consume.ts), each owner's count, then the entries.
+ */
+function activityItems(entries: ActivityEntry[]) {
+  const { orgId, projectId } = entries[0]!;
+  const counts = new Map<string, { key: Key; n: number }>();
+  for (const entry of entries) {
+    const { owner } = entry;
+    const key = 'issueId' in owner ? keys.issue(orgId, projectId, owner.issueId) : keys.sprint(orgId, projectId, owner.sprintId);
+    const count = counts.get(ownerId(entry)) ?? { key, n: 0 };
+    count.n++;
+    counts.set(ownerId(entry), count);
+  }
+  return [
+    // Not under a deleted project, whose cascade may have read past this key already.
+    existsCheck(keys.project(orgId, projectId), activityRefusals.project),
+    ...[...counts.values()].map(({ key, n }) => addTo(key, 'activity_count', n, activityRefusals.owner)),
+    ...entries.map((entry) => {
+      const { owner, sequence } = entry;
+      const key =
+        'issueId' in owner
+          ? keys.issueActivity(orgId, projectId, owner.issueId, sequence)
+          : keys.sprintActivity(orgId, projectId, owner.sprintId, sequence);
+      const lsk =
+        'issueId' in owner ? listKeys.issueActivity(owner.issueId, sequence) : listKeys.sprintActivity(owner.sprintId, sequence);
+      return putNew(
+        { ...key, LSK: lsk, type: 'activity', org_id: orgId, project_id: projectId, ...entry.activity },
+        activityRefusals.recorded,
+      );
+    }),
+  ];
 }
 
 /** One page of an issue's or a sprint's activity, oldest first, with the ancestors to check. */

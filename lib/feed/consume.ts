@@ -1,5 +1,5 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { deleteSprintActivity, recordActivity, type ActivityEntry } from '../db/activity.ts';
+import { deleteSprintActivity, recordActivities, type ActivityEntry, type ActivityOutcome } from '../db/activity.ts';
 import { readDeletions } from '../db/deletions.ts';
 import { changeEventOf, deletedKeyOf, type ChangeEvent } from './events.ts';
 
@@ -54,31 +54,41 @@ export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
 }
 
 /**
- * Owners (issues, sprints) and projects a batch found gone: the batch's other entries under them are
- * not tried, since each would be refused (ids are never reused). A cascade's removals (thousands of
- * comments of a deleted project or issue) then cost one refused write per batch, not one each.
+ * One project's events, in stream order: their activity entries written together (as few
+ * transactions as fit, lib/db/activity.ts), then each event's other work in order (a deleted
+ * sprint's entries, the webhooks). Answers how many entries were written; throws, with the index of
+ * the first event whose work is not all done, when something fails (the stream resumes there; the
+ * work is idempotent).
  */
-type Gone = Set<string>;
-
-async function record(entry: ActivityEntry, gone: Gone): Promise<boolean> {
-  const project = `${entry.orgId}/${entry.projectId}`;
-  const owner = `${project}/${'issueId' in entry.owner ? `i${entry.owner.issueId}` : `s${entry.owner.sprintId}`}`;
-  if (gone.has(project) || gone.has(owner)) return false;
-  const outcome = await recordActivity(entry);
-  if (outcome === 'project') gone.add(project);
-  if (outcome === 'owner') gone.add(owner);
-  return outcome === 'written';
+async function handleGroup(group: { index: number; event: ChangeEvent }[], options: FeedOptions): Promise<number> {
+  const entries = group.flatMap(({ event }) => activityOf(event) ?? []);
+  let outcomes: ActivityOutcome[];
+  try {
+    outcomes = await recordActivities(entries);
+  } catch (err) {
+    throw new GroupFailure(group[0]!.index, err);
+  }
+  for (const { index, event } of group) {
+    try {
+      if (event.type === 'sprint.deleted' && event.sprintId !== undefined) {
+        await deleteSprintActivity(event.orgId, event.projectId, event.sprintId);
+      }
+      if (options.publish) await options.publish(event);
+    } catch (err) {
+      throw new GroupFailure(index, err);
+    }
+  }
+  return outcomes.filter((o) => o === 'written').length;
 }
 
-async function handle(event: ChangeEvent, options: FeedOptions, gone: Gone): Promise<number> {
-  let written = 0;
-  const entry = activityOf(event);
-  if (entry && (await record(entry, gone))) written++;
-  if (event.type === 'sprint.deleted' && event.sprintId !== undefined) {
-    await deleteSprintActivity(event.orgId, event.projectId, event.sprintId);
+/** Where a project's events stopped, and why. */
+class GroupFailure extends Error {
+  override readonly name = 'GroupFailure';
+  readonly index: number;
+  constructor(index: number, cause: unknown) {
+    super('change feed group failed', { cause });
+    this.index = index;
   }
-  if (options.publish) await options.publish(event);
-  return written;
 }
 
 /**
@@ -125,7 +135,6 @@ export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions 
     group.push({ index, event });
     groups.set(key, group);
   });
-  const gone: Gone = new Set();
   let activities = 0;
   let handled = 0;
   let firstFailedIndex: number | undefined;
@@ -143,14 +152,13 @@ export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions 
       }
     }),
     ...[...groups.values()].map(async (group) => {
-      for (const { index, event } of group) {
-        try {
-          handled++;
-          activities += await handle(event, options, gone);
-        } catch (err) {
-          fail(index, err);
-          return;
-        }
+      try {
+        activities += await handleGroup(group, options);
+        handled += group.length;
+      } catch (err) {
+        const failure = err as GroupFailure;
+        handled += group.filter(({ index }) => index < failure.index).length;
+        fail(failure.index, failure.cause);
       }
     }),
   ]);

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../lib/db/client.ts';
+import { keys } from '../../lib/db/keys.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { createProject, deleteProject } from '../../lib/domain/projects.ts';
 import type { Principal } from '../../lib/domain/principal.ts';
@@ -47,12 +50,26 @@ describe('the change feed on a cascade’s removals', () => {
     expect(log.calls).toEqual(['BatchGetItemCommand', 'TransactWriteItemsCommand']);
   });
 
-  it('records the removal of each comment of an issue that is still there', async () => {
-    const { issue, items } = await projectWithComments(5);
+  it('records the removal of each comment of an issue that is still there, in as few transactions as fit', async () => {
+    const { issue, items } = await projectWithComments(150);
     await putAll([issue]);
     const records = items.map((item) => removeRecord(item));
     const { result, log } = await withDbCallLog(() => feedBatch(records));
-    expect(result).toMatchObject({ events: 5, activities: 5, errors: [] });
-    expect(log.calls).toEqual(['BatchGetItemCommand', ...new Array(5).fill('TransactWriteItemsCommand')]);
+    expect(result).toMatchObject({ events: 150, activities: 150, errors: [] });
+    // The delete markers in two BatchGets (100 keys each at most); then the project's check, the
+    // issue's count and 98 entries in one transaction, the other 52 in a second.
+    expect(log.calls).toEqual([
+      'BatchGetItemCommand',
+      'BatchGetItemCommand',
+      'TransactWriteItemsCommand',
+      'TransactWriteItemsCommand',
+    ]);
+    const stored = await db.send(new GetCommand({ TableName: tableName, Key: keys.issue(issue.org_id, issue.project_id, 1) }));
+    expect(stored.Item?.activity_count).toBe(150);
+    // A replay of the batch writes nothing more.
+    const again = await feedBatch(records);
+    expect(again).toMatchObject({ activities: 0, errors: [] });
+    const after = await db.send(new GetCommand({ TableName: tableName, Key: keys.issue(issue.org_id, issue.project_id, 1) }));
+    expect(after.Item?.activity_count).toBe(150);
   });
 });
