@@ -10,7 +10,11 @@ import { laneOf, startStreamPoller, type StreamPoller } from '../../tools/local/
  */
 
 let poller: StreamPoller | undefined;
+/** Lets a consumer that a test holds go on (else stopping its poller would wait for it). */
+let releaseHeld: (() => void) | undefined;
 afterEach(async () => {
+  releaseHeld?.();
+  releaseHeld = undefined;
   await poller?.stop();
   poller = undefined;
 });
@@ -104,6 +108,7 @@ describe('stream poller with a parallelization factor', () => {
     )!;
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
+    releaseHeld = release;
     const seen: { pk: string; sk: string }[] = [];
     poller = await startStreamPoller({
       endpoint: String(process.env.DYNAMODB_ENDPOINT),
