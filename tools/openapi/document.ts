@@ -95,7 +95,10 @@ const statusText: Record<number, { name: string; description: string }> = {
     name: 'PayloadTooLarge',
     description: 'The body is larger than 1 MiB (past 6 MB API Gateway refuses it before the service sees it).',
   },
-  415: { name: 'UnsupportedMediaType', description: 'A body whose `Content-Type` is not JSON.' },
+  415: {
+    name: 'UnsupportedMediaType',
+    description: 'A body whose `Content-Type` is not JSON, or names a charset other than UTF-8 (`charset=utf-8` or none).',
+  },
   429: {
     name: 'TooManyRequests',
     description: `Rate limit exceeded (${RATE_LIMIT.capacity} requests per minute per token); retry after \`Retry-After\` seconds.`,
