@@ -16,7 +16,8 @@ export const SearchQuery = PaginationQuery.extend({
     .optional()
     .meta({
       description:
-        'The query (docs/search.md): terms ANDed, a comma inside a value is OR, `-` negates, bare words and "phrases" match the title, ' +
+        'The query (docs/search.md): terms ANDed, a comma inside a value is OR, `-` or `NOT` negates, `OR` between terms and ' +
+        '(parentheses) as in GitHub\'s advanced search (AND binds tighter), bare words and "phrases" match the title, ' +
         '`sort:` orders. Absent or empty: every issue, most recently updated first.',
       example: 'is:open type:bug assignee:@me updated:>-7d',
     }),
