@@ -86,8 +86,6 @@ export const IssueUpdateFields = z
       "the issue's own sub-issues, at most 100 sub-issues per parent.",
   });
 
-export const IssueCreateBody = wrapped('issue', IssueCreateFields);
-export const IssueUpdateBody = wrapped('issue', IssueUpdateFields);
 export type IssueCreate = z.output<typeof IssueCreateFields>;
 export type IssueUpdate = z.output<typeof IssueUpdateFields>;
 
@@ -136,6 +134,9 @@ export const Issue = z
   })
   .meta({ id: 'Issue' });
 export type Issue = z.infer<typeof Issue>;
+
+export const IssueCreateBody = wrapped('issue', IssueCreateFields, Issue);
+export const IssueUpdateBody = wrapped('issue', IssueUpdateFields, Issue);
 
 export const SubIssue = z
   .object({

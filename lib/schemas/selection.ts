@@ -13,6 +13,7 @@ import {
   sortOrders,
 } from '../domain/selection/vocabulary.ts';
 import { measure, nodeOf } from '../domain/selection/conditions.ts';
+import { nearestKey } from './validate.ts';
 
 /**
  * The JSON form of a selection of issues (docs/search.md): `{"and": [condition, ...], "sort"?}`,
@@ -28,13 +29,15 @@ const typed = (kind: string) => ({
 });
 const keyList = (keys: readonly string[]) => keys.map((k) => `'${k}'`).join(', ');
 
-/** A strict object whose unknown keys are named with the known ones. */
+/** A strict object whose unknown keys are named with the known ones, and the known one a single unknown key most likely meant. */
 const strict = <S extends z.ZodRawShape>(shape: S, known: string) =>
   z.strictObject(shape, {
-    error: (iss) =>
-      iss.code === 'unrecognized_keys'
-        ? `has an unknown ${known} ${keyList(iss.keys)} (known: ${Object.keys(shape).join(', ')})`
-        : 'must be an object',
+    error: (iss) => {
+      if (iss.code !== 'unrecognized_keys') return 'must be an object';
+      const keys = Object.keys(shape);
+      const guess = iss.keys.length === 1 ? nearestKey(iss.keys[0]!, keys) : undefined;
+      return `has an unknown ${known} ${keyList(iss.keys)}${guess === undefined ? '' : `: did you mean '${guess}'?`} (known: ${keys.join(', ')})`;
+    },
   });
 
 /** Cross-field checks run only on an object whose own fields passed: one message per problem. */

@@ -501,7 +501,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ stauts: { in: ['todo'] } }] },
       [
-        "and.0 has an unknown field 'stauts' (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, not, and, or)",
+        "and.0 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, not, and, or)",
       ],
     ],
     [
@@ -550,7 +550,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ or: [{ is: 'open' }, { stauts: {} }] }] },
       [
-        "and.0.or.1 has an unknown field 'stauts' (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, not, and, or)",
+        "and.0.or.1 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, not, and, or)",
       ],
     ],
     [
