@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { closed, ErrorBody, idField, integer, wrapped } from './common.ts';
-import { Issue, IssueCreateFields, IssueUpdateFields } from './issues.ts';
+import { Issue, IssueCreateBodyFields, IssueUpdateBodyFields, IssueUpdateFields } from './issues.ts';
 import { parseOrThrow } from './validate.ts';
 import type { BulkOp } from '../domain/bulk.ts';
 import type { IssueLocation } from '../domain/issues.ts';
@@ -14,13 +14,13 @@ export const BULK_MAX_ITEMS = 100;
  */
 export const BulkCreateItem = wrapped(
   'issue',
-  IssueCreateFields.extend({ position: IssueUpdateFields.shape.position }).meta({ id: 'BulkIssueCreate' }),
+  IssueCreateBodyFields.extend({ position: IssueUpdateFields.shape.position }).meta({ id: 'BulkIssueCreate' }),
   Issue,
 );
 export type BulkCreateItem = z.output<typeof BulkCreateItem>;
 
 /** An update item: the single update's body, with the issue's `id` and the `version` it expects (optional). */
-export const BulkUpdateItem = wrapped('issue', IssueUpdateFields, Issue).extend({
+export const BulkUpdateItem = wrapped('issue', IssueUpdateBodyFields, Issue).extend({
   id: idField(),
   version: integer().min(0, { error: 'must be 0 or more' }).optional(),
 });

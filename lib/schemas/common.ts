@@ -155,15 +155,16 @@ const readOnlyField = () =>
  * a 422 naming it (and the known key it most likely meant), never ignored, so a typo never acts.
  * What the resource's answer (`answer`) carries beyond the fields (ids, counts, timestamps,
  * `issue_number`...) is accepted and dropped, so that a client may send back what it read; a
- * read-only field can never be set. `options`: the message for input that is not an object, and how
- * its messages name it at the root and its keys (an MCP tool's arguments). The refinements of `fields` hold as they did, and its
+ * read-only field can never be set. `options`: the message for input that is not an object, how
+ * its messages name it at the root and its keys (an MCP tool's arguments), and the schema whose
+ * OpenAPI name it takes when `fields` extends it. The refinements of `fields` hold as they did, and its
  * OpenAPI name and description go to the closed object (the document shows the body as it is
  * taken: the fields, the read-only ones marked `readOnly`, nothing else).
  */
 export function closed<S extends z.ZodObject>(
   fields: S,
   answer?: z.ZodObject,
-  options: Naming & { notAnObject?: string } = {},
+  options: Naming & { notAnObject?: string; namedAs?: z.ZodType } = {},
 ): z.ZodType<z.output<S>, z.input<S>> {
   const own = new Set(Object.keys(fields.shape));
   const readOnly = answer ? Object.keys(answer.shape).filter((k) => !own.has(k)) : [];
@@ -174,10 +175,11 @@ export function closed<S extends z.ZodObject>(
       { error: closedError(new Set(readOnly), (input) => (input === undefined ? 'is required' : notAnObject), options) },
     )
     .check(...((fields._zod.def.checks ?? []) as z.core.$ZodCheck<Record<string, unknown>>[]));
-  const meta = z.globalRegistry.get(fields);
+  const named = options.namedAs ?? fields;
+  const meta = z.globalRegistry.get(named);
   if (meta) {
     // One schema per OpenAPI name (an id is unique in the registry): the document names the body as it is taken.
-    if (meta.id !== undefined) z.globalRegistry.remove(fields);
+    if (meta.id !== undefined) z.globalRegistry.remove(named);
     object.register(z.globalRegistry, meta);
   }
   if (readOnly.length === 0) return object as unknown as z.ZodType<z.output<S>, z.input<S>>;
@@ -193,8 +195,13 @@ export function closed<S extends z.ZodObject>(
  * else may stand beside it. The object inside is `closed`: its unknown keys are refused, the
  * fields of the resource's `answer` it does not take are accepted and ignored.
  */
-export const wrapped = <K extends string, S extends z.ZodObject>(key: K, fields: S, answer?: z.ZodObject) => {
-  const inner = closed(fields, answer);
+export const wrapped = <K extends string, S extends z.ZodObject>(
+  key: K,
+  fields: S,
+  answer?: z.ZodObject,
+  namedAs?: z.ZodType,
+) => {
+  const inner = closed(fields, answer, namedAs ? { namedAs } : {});
   return z.strictObject({ [key]: inner } as { [P in K]: typeof inner }, {
     error: closedError(new Set(), (input) =>
       input === undefined || input === null ? 'body is required' : 'body must be a JSON object',

@@ -135,8 +135,12 @@ export const Issue = z
   .meta({ id: 'Issue' });
 export type Issue = z.infer<typeof Issue>;
 
-export const IssueCreateBody = wrapped('issue', IssueCreateFields, Issue);
-export const IssueUpdateBody = wrapped('issue', IssueUpdateFields, Issue);
+/** The fields of the REST bodies: `labels` also as the issue answers them (lib/schemas/labels.ts). */
+const answeredLabels = { labels: IssueLabelsField({ answered: true }).optional() };
+export const IssueCreateBodyFields = IssueCreateFields.safeExtend(answeredLabels);
+export const IssueUpdateBodyFields = IssueUpdateFields.safeExtend(answeredLabels);
+export const IssueCreateBody = wrapped('issue', IssueCreateBodyFields, Issue, IssueCreateFields);
+export const IssueUpdateBody = wrapped('issue', IssueUpdateBodyFields, Issue, IssueUpdateFields);
 
 export const SubIssue = z
   .object({

@@ -97,16 +97,26 @@ const labelAsAnswered = () =>
 
 /**
  * An issue's `labels` on a write: at most 20 labels of the project's catalogue, each by its id
- * (an integer), its name (a string, any case) or as the issue answers it (`{id, name, color}`, by
- * its id). The same label twice counts once.
+ * (an integer) or its name (a string, any case); with `answered` (the REST bodies), also as the
+ * issue answers it (`{id, name, color}`, by its id), so that an issue read can be sent back. The
+ * MCP tools list names and ids only: every byte of their listing counts. The same label twice
+ * counts once.
  */
-export const IssueLabelsField = () =>
+export const IssueLabelsField = ({ answered = false } = {}) =>
   z
     .array(
-      z.union(
-        [z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), z.string().trim().min(1).max(labelLimits.name), labelAsAnswered()],
-        { error: 'must each be a label id, a label name or a label as an issue shows it ({"id": 12, ...})' },
-      ),
+      answered
+        ? z.union(
+            [
+              z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+              z.string().trim().min(1).max(labelLimits.name),
+              labelAsAnswered(),
+            ],
+            { error: 'must each be a label id, a label name or a label as an issue shows it ({"id": 12, ...})' },
+          )
+        : z.union([z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), z.string().trim().min(1).max(labelLimits.name)], {
+            error: 'must each be a label id or a label name',
+          }),
       typed('an array of label names or ids'),
     )
     .max(labelLimits.perIssue, { error: `must hold at most ${labelLimits.perIssue} labels` })
