@@ -17,11 +17,14 @@ import {
   defaultSort,
   issueComparator,
   selectionMatcher,
+  type Condition,
+  type FieldCondition,
   type SelectableIssue,
   type Selection,
   type SelectionSort,
 } from './selection.ts';
 import { relativeOffsetMs } from './selection/vocabulary.ts';
+import { fieldConditions, nodeOf } from './selection/conditions.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
 import type { SearchIssue } from '../schemas/search.ts';
 
@@ -54,7 +57,9 @@ const DAY_MS = 86_400_000;
 
 /**
  * The `updated_at` interval [from, to) every match lies in, from the query's `updated:`
- * conditions that are not negated (each a superset of what it selects; the evaluator decides).
+ * conditions that must hold: those ANDed at the top and in its AND groups, not negated and not
+ * under an OR (each a superset of what it selects; the evaluator decides). A query whose
+ * `updated:` stands in an OR reads the whole partition, and the evaluator answers it exactly.
  */
 export function updatedInterval(selection: Selection, now: number): { from?: number; to?: number } {
   let from: number | undefined;
@@ -66,8 +71,8 @@ export function updatedInterval(selection: Selection, now: number): { from?: num
   const end = (v: string) => start(v) + (relativeOffsetMs(v) !== undefined ? 1 : DAY_MS);
   const atLeast = (ms: number) => (from = from === undefined ? ms : Math.max(from, ms));
   const below = (ms: number) => (to = to === undefined ? ms : Math.min(to, ms));
-  for (const c of selection.and) {
-    const t = 'updated' in c ? c.updated : undefined;
+  for (const c of conjuncts(selection.and)) {
+    const t = c.updated;
     if (!t) continue;
     if (t.eq !== undefined) {
       atLeast(start(t.eq));
@@ -81,12 +86,17 @@ export function updatedInterval(selection: Selection, now: number): { from?: num
   return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
 }
 
-/** Whether the selection asks for the active sprints (`sprint:active`, negated or not). */
-const needsActiveSprints = (selection: Selection) =>
-  selection.and.some((c) => {
-    const inner = c.not ?? c;
-    return 'sprint' in inner && inner.sprint !== undefined && inner.sprint.in.includes('active');
+/** The conditions on a field that every match meets: those ANDed, at the top and in AND groups. */
+function conjuncts(conditions: readonly Condition[]): FieldCondition[] {
+  return conditions.flatMap((c) => {
+    const node = nodeOf(c);
+    if (node.kind === 'field') return [node.condition];
+    return node.kind === 'and' ? conjuncts(node.conditions) : [];
   });
+}
+
+/** Whether the selection asks for the active sprints (`sprint:active`, anywhere, negated or not). */
+const needsActiveSprints = (selection: Selection) => fieldConditions(selection.and).some((c) => c.sprint?.in.includes('active'));
 
 const nullableNumber = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 

@@ -8,7 +8,7 @@ import { ValidationError } from './errors.ts';
 import { printSelection } from './selection/print.ts';
 import { selectionLimits } from './selection/vocabulary.ts';
 
-export type { Condition, FieldCondition, Selection, SelectionSort } from '../schemas/selection.ts';
+export type { Condition, FieldCondition, NegatableCondition, Selection, SelectionSort } from '../schemas/selection.ts';
 export { parseSelection } from './selection/parse.ts';
 export { printCondition, printSelection } from './selection/print.ts';
 export {

@@ -1,4 +1,5 @@
-import type { Condition, FieldCondition, Selection } from '../schemas/selection.ts';
+import type { Condition, FieldCondition, NegatableCondition, Selection } from '../schemas/selection.ts';
+import { nodeOf } from './selection/conditions.ts';
 import { ValidationError } from './errors.ts';
 import { parseSelection, printSelection, validateSelection } from './selection.ts';
 
@@ -44,9 +45,19 @@ export function webhookFilterFields(
   return { filter: selection && printSelection(selection), filter_selection: selection };
 }
 
+/** The condition with `@me` replaced by `me`, in groups and negations too. */
 function withAccount(condition: Condition, me: number): Condition {
-  if (condition.not !== undefined) return { not: fieldWithAccount(condition.not, me) };
-  return fieldWithAccount(condition as FieldCondition, me);
+  const node = nodeOf(condition);
+  switch (node.kind) {
+    case 'field':
+      return fieldWithAccount(node.condition, me);
+    case 'not':
+      return { not: withAccount(node.condition, me) as NegatableCondition };
+    case 'and':
+      return { and: node.conditions.map((c) => withAccount(c, me)) };
+    case 'or':
+      return { or: node.conditions.map((c) => withAccount(c, me)) };
+  }
 }
 
 function fieldWithAccount(condition: FieldCondition, me: number): FieldCondition {

@@ -18,6 +18,7 @@ import { expectingVersion } from '../db/versions.ts';
 import { etagOf, expectedVersions, isNotModified, secretFreeTag } from './conditional.ts';
 import { corsHeaders } from './cors.ts';
 import { unknownQueryParameters } from './strict-query.ts';
+import { jsonContentTypeRefusal } from './json-content-type.ts';
 
 /** Largest accepted request body (docs/api.md: Requests): 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -237,7 +238,10 @@ function countResponse(event: Event, status: number) {
   publishMetrics();
 }
 
-/** 413 for bodies over 1 MiB, 415 for a non-JSON Content-Type on a write; an empty body reads as `{}`. */
+/**
+ * 413 for bodies over 1 MiB, 415 for a Content-Type on a write that is not JSON or names a charset
+ * other than UTF-8 (json-content-type.ts); an empty body reads as `{}`.
+ */
 function guardBody(event: Event, takesBody: boolean) {
   if (!takesBody) return;
   const raw = typeof event.body === 'string' ? event.body : '';
@@ -248,10 +252,8 @@ function guardBody(event: Event, takesBody: boolean) {
     event.isBase64Encoded = false;
     return;
   }
-  const contentType = event.headers?.['content-type'] ?? '';
-  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType)) {
-    throw new BadRequestError(415, 'Content-Type must be application/json');
-  }
+  const refusal = jsonContentTypeRefusal(event.headers?.['content-type'] ?? '');
+  if (refusal !== undefined) throw new BadRequestError(415, refusal);
 }
 
 /** A positive integer path id; anything else is 404 (an id that is not an id names nothing). */

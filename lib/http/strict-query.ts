@@ -7,7 +7,7 @@ import { queryParameters } from '../openapi/query-parameters.ts';
  * route knows are exactly the query parameters its OpenAPI operation lists, in the document's
  * order (`lib/openapi/query-parameters.ts`, generated with the document by `npm run openapi`; a
  * plain map, so that no bundle loads the route table or zod for it). Names are case-sensitive.
- * Unknown body keys stay ignored: this is about the query only.
+ * Unknown body keys are refused too, by the body's schema (lib/schemas/common.ts: `closed`).
  */
 
 /** `Unknown query parameter 'label' (known: page, per_page, cursor, status)`; `(known: none)` if it knows none. */

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Principal } from '../domain/principal.ts';
 import type { ApiResult } from '../http/stack.ts';
+import { charsetRefusal } from '../http/json-content-type.ts';
 
 /**
  * The MCP server (the SDK, every tool with its zod schemas, the domain and data layers), loaded by
@@ -30,6 +31,9 @@ export async function answerMcp(event: APIGatewayProxyEvent, caller: Principal):
       headers: { Allow: 'POST' },
     };
   }
+  // The transport refuses a media type that is not JSON (415); a JSON body in another charset than UTF-8 too.
+  const charset = charsetRefusal(event.headers?.['content-type'] ?? '');
+  if (charset !== undefined) return { status: 415, body: { error: charset } };
   const body = rawBody(event);
   // One message per request, so each tool call is one request against the caller's rate limit
   // (the 2025-06-18 revision of MCP dropped JSON-RPC batching anyway).

@@ -10,6 +10,7 @@ import { answeredVersion } from '../domain/versions.ts';
 import type { Connection } from './connection.ts';
 import type { ToolListing } from './listing.ts';
 import { listInput } from './list.ts';
+import { closed } from '../schemas/common.ts';
 import { nameResolver, type Resolved } from './resolve.ts';
 
 /**
@@ -65,6 +66,8 @@ export interface Tool {
   name: string;
   /** What `tools/list` shows of it. */
   listing: ToolListing;
+  /** Its arguments as a call is validated: `listing.input`, closed (an unknown argument is refused, named). */
+  takes: z.ZodType;
   /** The scope it needs (lib/domain/oauth.ts). */
   scope: Scope;
   adminOnly: boolean;
@@ -95,7 +98,11 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
   const conditional = spec.annotations === annotations.update || spec.annotations === annotations.delete;
   const single = Object.keys(spec.output).length === 1;
   const input = conditional ? spec.input.extend({ expected_version: expectedVersion }) : spec.input;
-  const config = { description: spec.description, inputSchema: input, annotations: spec.annotations };
+  // Calls are validated closed, as REST bodies are (lib/schemas/common.ts): an unknown argument is a
+  // tool error naming it and the argument it most likely meant, never ignored. The listing stays as
+  // it was: `additionalProperties: false` on every tool would cost bytes in every conversation.
+  const takes = closed(input, undefined, { root: name, noun: 'argument' });
+  const config = { description: spec.description, inputSchema: takes, annotations: spec.annotations };
   const scope = scopeNeeded(spec.annotations);
   return {
     name,
@@ -110,6 +117,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
         ...(spec.input.shape.limit === listInput.limit ? ['limit', 'cursor'] : []),
       ],
     },
+    takes,
     scope,
     adminOnly: spec.adminOnly === true,
     register: (server, caller, connection) =>

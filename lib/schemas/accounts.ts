@@ -18,13 +18,14 @@ export const AccountCreateFields = z
     { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object') },
   )
   .meta({ id: 'AccountCreate' });
-export const AccountCreateBody = wrapped('account', AccountCreateFields);
 export type AccountCreate = z.output<typeof AccountCreateFields>;
 
 export const Account = z
   .object({ id: z.number().int(), name: z.string(), email: z.string(), role: Role, created_at: dateTime() })
   .meta({ id: 'Account' });
 export type Account = z.infer<typeof Account>;
+
+export const AccountCreateBody = wrapped('account', AccountCreateFields, Account);
 
 export const Organisation = z
   .object({ id: z.number().int(), name: z.string(), created_at: dateTime() })

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { ErrorBody, idField, integer, wrapped } from './common.ts';
-import { Issue, IssueCreateFields, IssueUpdateFields } from './issues.ts';
+import { closed, ErrorBody, idField, integer, wrapped } from './common.ts';
+import { Issue, IssueCreateBodyFields, IssueUpdateBodyFields, IssueUpdateFields } from './issues.ts';
 import { parseOrThrow } from './validate.ts';
 import type { BulkOp } from '../domain/bulk.ts';
 import type { IssueLocation } from '../domain/issues.ts';
@@ -14,21 +14,22 @@ export const BULK_MAX_ITEMS = 100;
  */
 export const BulkCreateItem = wrapped(
   'issue',
-  IssueCreateFields.extend({ position: IssueUpdateFields.shape.position }).meta({ id: 'BulkIssueCreate' }),
+  IssueCreateBodyFields.extend({ position: IssueUpdateFields.shape.position }).meta({ id: 'BulkIssueCreate' }),
+  Issue,
 );
 export type BulkCreateItem = z.output<typeof BulkCreateItem>;
 
 /** An update item: the single update's body, with the issue's `id` and the `version` it expects (optional). */
-export const BulkUpdateItem = wrapped('issue', IssueUpdateFields).extend({
+export const BulkUpdateItem = wrapped('issue', IssueUpdateBodyFields, Issue).extend({
   id: idField(),
   version: integer().min(0, { error: 'must be 0 or more' }).optional(),
 });
 export type BulkUpdateItem = z.output<typeof BulkUpdateItem>;
 
-/** The request: items in order, each checked on its own (the array alone is checked here). */
-export const IssueBulkBody = z
-  .object(
-    {
+/** The request: items in order, each checked on its own (the array alone is checked here); nothing beside them. */
+export const IssueBulkBody = closed(
+  z
+    .object({
       items: z
         .array(
           z.unknown().meta({
@@ -40,10 +41,11 @@ export const IssueBulkBody = z
         )
         .min(1, { error: `must hold 1 to ${BULK_MAX_ITEMS} items` })
         .max(BULK_MAX_ITEMS, { error: `must hold 1 to ${BULK_MAX_ITEMS} items` }),
-    },
-    { error: (iss) => (iss.input === undefined || iss.input === null ? 'body is required' : 'body must be a JSON object') },
-  )
-  .meta({ id: 'IssueBulk' });
+    })
+    .meta({ id: 'IssueBulk' }),
+  undefined,
+  { notAnObject: 'body must be a JSON object' },
+);
 export type IssueBulkBody = z.output<typeof IssueBulkBody>;
 
 export const BulkQuery = z.object({

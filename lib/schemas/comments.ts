@@ -21,8 +21,6 @@ export const commentBodyField = () =>
 export const CommentCreateFields = z.object({ body: commentBodyField() }, objectError).meta({ id: 'CommentCreate' });
 export const CommentUpdateFields = z.object({ body: commentBodyField().optional() }, objectError).meta({ id: 'CommentUpdate' });
 
-export const CommentCreateBody = wrapped('comment', CommentCreateFields);
-export const CommentUpdateBody = wrapped('comment', CommentUpdateFields);
 export type CommentCreate = z.output<typeof CommentCreateFields>;
 export type CommentUpdate = z.output<typeof CommentUpdateFields>;
 
@@ -38,3 +36,6 @@ export const Comment = z
   })
   .meta({ id: 'Comment' });
 export type Comment = z.infer<typeof Comment>;
+
+export const CommentCreateBody = wrapped('comment', CommentCreateFields, Comment);
+export const CommentUpdateBody = wrapped('comment', CommentUpdateFields, Comment);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { isCalendarDate } from './values.ts';
+import { unknownKeysMessage } from './validate.ts';
 
 /** Input limits (docs/api.md: Validation limits), in one place. */
 export const limits = {
@@ -119,11 +120,94 @@ export const dateField = () =>
 
 export { isCalendarDate };
 
-/** Body wrapper: `{"project": {...}}`; the wrapper itself is required on every write. */
-export const wrapped = <K extends string, S extends z.ZodType>(key: K, inner: S) =>
-  z.object({ [key]: inner } as { [P in K]: S }, {
-    error: (iss) => (iss.input === undefined || iss.input === null ? 'body is required' : 'body must be a JSON object'),
+/**
+ * The error of a closed object (`closed`, `wrapped`): each key it does not know is named, with the
+ * known key it most likely meant (lib/schemas/validate.ts); otherwise `otherwise`'s message. The
+ * known keys are read from the object that refused them, so that an `extend`ed one names its own.
+ */
+const closedError =
+  (readOnly: ReadonlySet<string>, otherwise: (input: unknown) => string, naming: Naming = {}) =>
+  (iss: z.core.$ZodRawIssue): string => {
+    if (iss.code === 'unrecognized_keys') {
+      const shape = (iss.inst as z.ZodObject | undefined)?._zod.def.shape ?? {};
+      const known = Object.keys(shape).filter((k) => !readOnly.has(k));
+      // A body's messages get their place from `issueMessages`; an MCP tool's name its own.
+      return unknownKeysMessage(naming.root, iss.keys, known, naming.noun);
+    }
+    return otherwise(iss.input);
+  };
+
+/** How the messages of a closed object name it (an MCP tool's name; a body's are placed by `issueMessages`) and its keys (`key`; `argument`). */
+interface Naming {
+  root?: string;
+  noun?: string;
+}
+
+/** A field of the resource's answer that a write body accepts and ignores: any value, never stored. */
+const readOnlyField = () =>
+  z
+    .unknown()
+    .optional()
+    .meta({ readOnly: true, description: "Read-only: the resource's answer carries it; accepted, and ignored." });
+
+/**
+ * Stripe's rule for one object of a write body (docs/api.md: Requests): a key it does not know is
+ * a 422 naming it (and the known key it most likely meant), never ignored, so a typo never acts.
+ * What the resource's answer (`answer`) carries beyond the fields (ids, counts, timestamps,
+ * `issue_number`...) is accepted and dropped, so that a client may send back what it read; a
+ * read-only field can never be set. `options`: the message for input that is not an object, how
+ * its messages name it at the root and its keys (an MCP tool's arguments), and the schema whose
+ * OpenAPI name it takes when `fields` extends it. The refinements of `fields` hold as they did, and its
+ * OpenAPI name and description go to the closed object (the document shows the body as it is
+ * taken: the fields, the read-only ones marked `readOnly`, nothing else).
+ */
+export function closed<S extends z.ZodObject>(
+  fields: S,
+  answer?: z.ZodObject,
+  options: Naming & { notAnObject?: string; namedAs?: z.ZodType } = {},
+): z.ZodType<z.output<S>, z.input<S>> {
+  const own = new Set(Object.keys(fields.shape));
+  const readOnly = answer ? Object.keys(answer.shape).filter((k) => !own.has(k)) : [];
+  const notAnObject = options.notAnObject ?? 'must be an object';
+  const object = z
+    .strictObject(
+      { ...fields.shape, ...Object.fromEntries(readOnly.map((k) => [k, readOnlyField()])) },
+      { error: closedError(new Set(readOnly), (input) => (input === undefined ? 'is required' : notAnObject), options) },
+    )
+    .check(...((fields._zod.def.checks ?? []) as z.core.$ZodCheck<Record<string, unknown>>[]));
+  const named = options.namedAs ?? fields;
+  const meta = z.globalRegistry.get(named);
+  if (meta) {
+    // One schema per OpenAPI name (an id is unique in the registry): the document names the body as it is taken.
+    if (meta.id !== undefined) z.globalRegistry.remove(named);
+    object.register(z.globalRegistry, meta);
+  }
+  if (readOnly.length === 0) return object as unknown as z.ZodType<z.output<S>, z.input<S>>;
+  return object.transform((value) => {
+    const kept: Record<string, unknown> = { ...value };
+    for (const k of readOnly) delete kept[k];
+    return kept as z.output<S>;
+  }) as unknown as z.ZodType<z.output<S>, z.input<S>>;
+}
+
+/**
+ * Body wrapper: `{"project": {...}}`; the wrapper itself is required on every write, and nothing
+ * else may stand beside it. The object inside is `closed`: its unknown keys are refused, the
+ * fields of the resource's `answer` it does not take are accepted and ignored.
+ */
+export const wrapped = <K extends string, S extends z.ZodObject>(
+  key: K,
+  fields: S,
+  answer?: z.ZodObject,
+  namedAs?: z.ZodType,
+) => {
+  const inner = closed(fields, answer, namedAs ? { namedAs } : {});
+  return z.strictObject({ [key]: inner } as { [P in K]: typeof inner }, {
+    error: closedError(new Set(), (input) =>
+      input === undefined || input === null ? 'body is required' : 'body must be a JSON object',
+    ),
   });
+};
 
 export const ErrorBody = z.object({ error: z.string() }).meta({ id: 'Error', description: 'A single human-readable message.' });
 export const ErrorsBody = z

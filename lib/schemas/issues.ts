@@ -86,8 +86,6 @@ export const IssueUpdateFields = z
       "the issue's own sub-issues, at most 100 sub-issues per parent.",
   });
 
-export const IssueCreateBody = wrapped('issue', IssueCreateFields);
-export const IssueUpdateBody = wrapped('issue', IssueUpdateFields);
 export type IssueCreate = z.output<typeof IssueCreateFields>;
 export type IssueUpdate = z.output<typeof IssueUpdateFields>;
 
@@ -136,6 +134,13 @@ export const Issue = z
   })
   .meta({ id: 'Issue' });
 export type Issue = z.infer<typeof Issue>;
+
+/** The fields of the REST bodies: `labels` also as the issue answers them (lib/schemas/labels.ts). */
+const answeredLabels = { labels: IssueLabelsField({ answered: true }).optional() };
+export const IssueCreateBodyFields = IssueCreateFields.safeExtend(answeredLabels);
+export const IssueUpdateBodyFields = IssueUpdateFields.safeExtend(answeredLabels);
+export const IssueCreateBody = wrapped('issue', IssueCreateBodyFields, Issue, IssueCreateFields);
+export const IssueUpdateBody = wrapped('issue', IssueUpdateBodyFields, Issue, IssueUpdateFields);
 
 export const SubIssue = z
   .object({

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { dateTime, plainText, wrapped } from './common.ts';
+import { closed, dateTime, plainText, wrapped } from './common.ts';
 import { DEFAULT_LABEL_COLOR, labelFilterNames, labelLimits } from './label-limits.ts';
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
@@ -60,8 +60,6 @@ export const LabelUpdateFields = z
   )
   .meta({ id: 'LabelUpdate' });
 
-export const LabelCreateBody = wrapped('label', LabelCreateFields);
-export const LabelUpdateBody = wrapped('label', LabelUpdateFields);
 export type LabelCreate = z.output<typeof LabelCreateFields>;
 export type LabelUpdate = z.output<typeof LabelUpdateFields>;
 
@@ -78,6 +76,9 @@ export const Label = z
   .meta({ id: 'Label' });
 export type Label = z.infer<typeof Label>;
 
+export const LabelCreateBody = wrapped('label', LabelCreateFields, Label);
+export const LabelUpdateBody = wrapped('label', LabelUpdateFields, Label);
+
 /** A label as an issue shows it: the catalogue's current name and colour. */
 export const IssueLabel = z
   .object({ id: z.number().int(), name: z.string(), color: z.string() })
@@ -85,15 +86,37 @@ export const IssueLabel = z
 export type IssueLabel = z.infer<typeof IssueLabel>;
 
 /**
- * An issue's `labels` on a write: at most 20 labels of the project's catalogue, each by its id
- * (an integer) or its name (a string, any case). The same label twice counts once.
+ * A label as an issue answers it (`{id, name, color}`), sent back: taken by its id, the rest
+ * ignored, so that an issue read and sent back keeps its labels. Closed like every object of a
+ * body: an unknown key is refused (lib/schemas/common.ts).
  */
-export const IssueLabelsField = () =>
+const labelAsAnswered = () =>
+  closed(z.object({ id: z.number(typed('a label id')).int().min(1).max(Number.MAX_SAFE_INTEGER) }), IssueLabel).transform(
+    (label) => label.id,
+  );
+
+/**
+ * An issue's `labels` on a write: at most 20 labels of the project's catalogue, each by its id
+ * (an integer) or its name (a string, any case); with `answered` (the REST bodies), also as the
+ * issue answers it (`{id, name, color}`, by its id), so that an issue read can be sent back. The
+ * MCP tools list names and ids only: every byte of their listing counts. The same label twice
+ * counts once.
+ */
+export const IssueLabelsField = ({ answered = false } = {}) =>
   z
     .array(
-      z.union([z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), z.string().trim().min(1).max(labelLimits.name)], {
-        error: 'must each be a label id or a label name',
-      }),
+      answered
+        ? z.union(
+            [
+              z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+              z.string().trim().min(1).max(labelLimits.name),
+              labelAsAnswered(),
+            ],
+            { error: 'must each be a label id, a label name or a label as an issue shows it ({"id": 12, ...})' },
+          )
+        : z.union([z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), z.string().trim().min(1).max(labelLimits.name)], {
+            error: 'must each be a label id or a label name',
+          }),
       typed('an array of label names or ids'),
     )
     .max(labelLimits.perIssue, { error: `must hold at most ${labelLimits.perIssue} labels` })

@@ -35,8 +35,6 @@ export const ProjectUpdateFields = z
   )
   .meta({ id: 'ProjectUpdate' });
 
-export const ProjectCreateBody = wrapped('project', ProjectCreateFields);
-export const ProjectUpdateBody = wrapped('project', ProjectUpdateFields);
 export type ProjectCreate = z.output<typeof ProjectCreateFields>;
 export type ProjectUpdate = z.output<typeof ProjectUpdateFields>;
 
@@ -56,3 +54,6 @@ export const Project = z
   })
   .meta({ id: 'Project' });
 export type Project = z.infer<typeof Project>;
+
+export const ProjectCreateBody = wrapped('project', ProjectCreateFields, Project);
+export const ProjectUpdateBody = wrapped('project', ProjectUpdateFields, Project);

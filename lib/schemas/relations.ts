@@ -28,7 +28,6 @@ export const RelationCreateFields = z
     { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object') },
   )
   .meta({ id: 'RelationCreate' });
-export const RelationCreateBody = wrapped('relation', RelationCreateFields);
 export type RelationCreate = z.output<typeof RelationCreateFields>;
 
 export const Relation = z
@@ -49,5 +48,7 @@ export const Relation = z
   })
   .meta({ id: 'Relation' });
 export type Relation = z.infer<typeof Relation>;
+
+export const RelationCreateBody = wrapped('relation', RelationCreateFields, Relation);
 
 export const RelationList = z.array(Relation).meta({ id: 'RelationList' });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { dateTime, PaginationQuery } from './common.ts';
+import { closed, dateTime, PaginationQuery } from './common.ts';
 import { IssuePriority, IssueStatus, IssueType } from './issues.ts';
 import { IssueLabel } from './labels.ts';
 import { Condition, SelectionSort } from './selection.ts';
@@ -16,7 +16,8 @@ export const SearchQuery = PaginationQuery.extend({
     .optional()
     .meta({
       description:
-        'The query (docs/search.md): terms ANDed, a comma inside a value is OR, `-` negates, bare words and "phrases" match the title, ' +
+        'The query (docs/search.md): terms ANDed, a comma inside a value is OR, `-` or `NOT` negates, `OR` between terms and ' +
+        '(parentheses) as in GitHub\'s advanced search (AND binds tighter), bare words and "phrases" match the title, ' +
         '`sort:` orders. Absent or empty: every issue, most recently updated first.',
       example: 'is:open type:bug assignee:@me updated:>-7d',
     }),
@@ -24,9 +25,9 @@ export const SearchQuery = PaginationQuery.extend({
 export type SearchQuery = z.output<typeof SearchQuery>;
 
 /** The JSON form of a selection, with the page asked for: the body of `POST /issues/search`. */
-export const SearchBody = z
-  .strictObject(
-    {
+export const SearchBody = closed(
+  z
+    .object({
       and: z.array(Condition).max(selectionLimits.terms, { error: `must hold at most ${selectionLimits.terms} conditions` }),
       sort: SelectionSort.optional(),
       per_page: z
@@ -36,20 +37,14 @@ export const SearchBody = z
         .optional()
         .meta({ description: 'Issues per page (default 25; more than 100 means 100).' }),
       cursor: z.string().max(2048).optional().meta({ description: "The `cursor` of the previous page's `next` link." }),
-    },
-    {
-      error: (iss) =>
-        iss.code === 'unrecognized_keys'
-          ? `has an unknown key ${iss.keys.map((k) => `'${k}'`).join(', ')} (known: and, sort, per_page, cursor)`
-          : 'must be an object',
-    },
-  )
-  .meta({
-    id: 'SearchBody',
-    description:
-      'A selection in its JSON form (docs/search.md: `{"and": [{"status": {"in": ["todo"]}}, {"points": {"gte": 3}}], "sort": {"field": "updated", "order": "desc"}}`), ' +
-      'with `per_page` and the `cursor` of a `next` link.',
-  });
+    })
+    .meta({
+      id: 'SearchBody',
+      description:
+        'A selection in its JSON form (docs/search.md: `{"and": [{"status": {"in": ["todo"]}}, {"points": {"gte": 3}}], "sort": {"field": "updated", "order": "desc"}}`), ' +
+        'with `per_page` and the `cursor` of a `next` link.',
+    }),
+);
 export type SearchBody = z.output<typeof SearchBody>;
 
 /** One issue of a search's answer: what its search record holds, labels by their current names. */

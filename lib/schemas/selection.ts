@@ -12,10 +12,13 @@ import {
   sortFields,
   sortOrders,
 } from '../domain/selection/vocabulary.ts';
+import { measure, nodeOf } from '../domain/selection/conditions.ts';
+import { nearestKey } from './validate.ts';
 
 /**
  * The JSON form of a selection of issues (docs/search.md): `{"and": [condition, ...], "sort"?}`,
- * each condition one field and one test (`{"status": {"in": ["todo"]}}`) or `{"not": condition}`.
+ * each condition one field and one test (`{"status": {"in": ["todo"]}}`), `{"not": condition}`,
+ * or a group: `{"and": [...]}`, `{"or": [...]}`.
  * It holds exactly what the query string can say, so that every valid selection prints as a
  * query that parses back to it (`lib/domain/selection/print.ts`).
  */
@@ -26,13 +29,15 @@ const typed = (kind: string) => ({
 });
 const keyList = (keys: readonly string[]) => keys.map((k) => `'${k}'`).join(', ');
 
-/** A strict object whose unknown keys are named with the known ones. */
+/** A strict object whose unknown keys are named with the known ones, and the known one a single unknown key most likely meant. */
 const strict = <S extends z.ZodRawShape>(shape: S, known: string) =>
   z.strictObject(shape, {
-    error: (iss) =>
-      iss.code === 'unrecognized_keys'
-        ? `has an unknown ${known} ${keyList(iss.keys)} (known: ${Object.keys(shape).join(', ')})`
-        : 'must be an object',
+    error: (iss) => {
+      if (iss.code !== 'unrecognized_keys') return 'must be an object';
+      const keys = Object.keys(shape);
+      const guess = iss.keys.length === 1 ? nearestKey(iss.keys[0]!, keys) : undefined;
+      return `has an unknown ${known} ${keyList(iss.keys)}${guess === undefined ? '' : `: did you mean '${guess}'?`} (known: ${keys.join(', ')})`;
+    },
   });
 
 /** Cross-field checks run only on an object whose own fields passed: one message per problem. */
@@ -177,12 +182,50 @@ const exactlyOne = (what: string) => ({
 export const FieldCondition = strict(fieldShape, 'field').refine(single, exactlyOne('field'));
 export type FieldCondition = z.output<typeof FieldCondition>;
 
-/** A condition on one field, or `{"not": condition}`. */
-export const Condition = strict({ ...fieldShape, not: FieldCondition.optional() }, 'field').refine(
-  single,
-  exactlyOne('field (or "not")'),
-);
-export type Condition = z.output<typeof Condition>;
+/** Conditions grouped: all must hold (`and`), or one of them (`or`). */
+interface Groups {
+  and?: Condition[] | undefined;
+  or?: Condition[] | undefined;
+}
+/** A condition that may be negated: one field, or a group. */
+export type NegatableCondition = FieldCondition & Groups;
+/** A condition: one field, a group (`and`, `or`), or `not` of either. */
+export type Condition = NegatableCondition & { not?: NegatableCondition | undefined };
+
+const group = (op: 'and' | 'or') =>
+  z
+    .array(
+      z.lazy(() => Condition),
+      typed('an array of conditions'),
+    )
+    .min(2, { error: `must hold at least 2 conditions (one condition needs no "${op}")` })
+    .max(selectionLimits.terms, { error: `must hold at most ${selectionLimits.terms} conditions` })
+    .optional();
+
+/** A condition on one field or a group, without `not`: what `not` takes (no negation of a negation). */
+export const NegatableCondition: z.ZodType<NegatableCondition> = strict(
+  { ...fieldShape, and: group('and'), or: group('or') },
+  'field',
+)
+  .refine(single, exactlyOne('field (or "and", "or")'))
+  .meta({
+    id: 'SelectionNegatableCondition',
+    description: 'A condition that `not` may hold: one field, or a group (`and`, `or`); not another `not`.',
+  });
+
+/** A condition on one field, `{"not": condition}`, or a group: `{"and": [...]}` (all hold), `{"or": [...]}` (one holds). */
+export const Condition: z.ZodType<Condition> = strict(
+  { ...fieldShape, not: z.lazy(() => NegatableCondition).optional(), and: group('and'), or: group('or') },
+  'field',
+)
+  .refine(single, exactlyOne('field (or "not", "and", "or")'))
+  .meta({
+    id: 'SelectionCondition',
+    description:
+      'One field and its test (`{"status": {"in": ["todo"]}}`), `{"not": condition}`, or a group of 2 or more conditions: ' +
+      '`{"and": [...]}` (all hold) or `{"or": [...]}` (one holds). Groups nest at most ' +
+      `${selectionLimits.depth} deep; a selection holds at most ${selectionLimits.terms} conditions on a field in all.`,
+  });
 
 export const SelectionSort = strict(
   { field: z.enum(sortFields, oneOf(sortFields)), order: z.enum(sortOrders, oneOf(sortOrders)) },
@@ -191,9 +234,46 @@ export const SelectionSort = strict(
 export type SelectionSort = z.output<typeof SelectionSort>;
 
 /**
- * A selection: conditions ANDed (at most `selectionLimits.terms`), and an optional order. The
- * bound on its printed length is checked beside it (`validateSelection`, lib/domain/selection.ts),
- * where the printer lives.
+ * The bounds a whole selection keeps, however its conditions are grouped: at most
+ * `selectionLimits.terms` conditions on a field, groups nested at most `selectionLimits.depth`
+ * deep (the path names the first group too deep). Checked once everything else holds.
+ */
+export const withinSelectionBounds = (conditions: readonly Condition[], ctx: z.core.$RefinementCtx) => {
+  const terms = conditions.reduce((n, c) => n + measure(c).terms, 0);
+  if (terms > selectionLimits.terms)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['and'],
+      message: `must hold at most ${selectionLimits.terms} conditions on a field in all, groups included (it holds ${terms})`,
+    });
+  const tooDeep = (c: Condition, path: (string | number)[], level: number): (string | number)[] | undefined => {
+    const node = nodeOf(c);
+    if (node.kind === 'field') return undefined;
+    if (node.kind === 'not') return tooDeep(node.condition, [...path, 'not'], level);
+    if (level > selectionLimits.depth) return path;
+    for (const [i, inner] of node.conditions.entries()) {
+      const found = tooDeep(inner, [...path, node.kind, i], level + 1);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  for (const [i, c] of conditions.entries()) {
+    const path = tooDeep(c, ['and', i], 1);
+    if (path) {
+      ctx.addIssue({
+        code: 'custom',
+        path,
+        message: `nests groups more than ${selectionLimits.depth} deep (at most ${selectionLimits.depth} levels of "and" and "or")`,
+      });
+      return;
+    }
+  }
+};
+
+/**
+ * A selection: conditions ANDed (at most `selectionLimits.terms` on a field in all, groups
+ * included), and an optional order. The bound on its printed length is checked beside it
+ * (`validateSelection`, lib/domain/selection.ts), where the printer lives.
  */
 export const Selection = strict(
   {
@@ -203,5 +283,5 @@ export const Selection = strict(
     sort: SelectionSort.optional(),
   },
   'key',
-);
+).superRefine((s, ctx) => withinSelectionBounds(s.and, ctx), whenValid);
 export type Selection = z.output<typeof Selection>;

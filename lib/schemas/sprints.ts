@@ -32,8 +32,6 @@ export const SprintUpdateFields = z
   .refine(datesInOrder, { error: 'must be on or after start_date', path: ['end_date'] })
   .meta({ id: 'SprintUpdate' });
 
-export const SprintCreateBody = wrapped('sprint', SprintCreateFields);
-export const SprintUpdateBody = wrapped('sprint', SprintUpdateFields);
 export type SprintCreate = z.output<typeof SprintCreateFields>;
 export type SprintUpdate = z.output<typeof SprintUpdateFields>;
 
@@ -81,6 +79,9 @@ export const Sprint = z
   })
   .meta({ id: 'Sprint' });
 export type Sprint = z.infer<typeof Sprint>;
+
+export const SprintCreateBody = wrapped('sprint', SprintCreateFields, Sprint);
+export const SprintUpdateBody = wrapped('sprint', SprintUpdateFields, Sprint);
 
 export const VelocitySprint = z.object({
   sprint_id: z.number().int(),

@@ -76,8 +76,6 @@ export const WebhookUpdateFields = z
     objectError,
   )
   .meta({ id: 'WebhookUpdate' });
-export const WebhookCreateBody = wrapped('webhook', WebhookCreateFields);
-export const WebhookUpdateBody = wrapped('webhook', WebhookUpdateFields);
 export type WebhookCreate = z.output<typeof WebhookCreateFields>;
 export type WebhookUpdate = z.output<typeof WebhookUpdateFields>;
 
@@ -112,6 +110,9 @@ export const WebhookWithSecret = Webhook.extend({
     example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
   }),
 }).meta({ id: 'WebhookWithSecret' });
+
+export const WebhookCreateBody = wrapped('webhook', WebhookCreateFields, WebhookWithSecret);
+export const WebhookUpdateBody = wrapped('webhook', WebhookUpdateFields, Webhook);
 
 export const deliveryStatuses = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 

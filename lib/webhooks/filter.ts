@@ -1,7 +1,8 @@
-import type { Condition, Selection } from '../schemas/selection.ts';
+import type { Selection } from '../schemas/selection.ts';
 import type { EventType } from '../feed/event-types.ts';
 import type { SelectableIssue, SelectionContext } from '../domain/selection/evaluate.ts';
 import { selectionMatcher } from '../domain/selection/evaluate.ts';
+import { fieldConditions } from '../domain/selection/conditions.ts';
 import { storedLabelIds } from '../domain/labels.ts';
 
 /**
@@ -25,12 +26,11 @@ export interface FilterNeeds {
   activeSprint: boolean;
 }
 
-/** What `selections` need read to be evaluated: only what their qualifiers test. */
+/** What `selections` need read to be evaluated: only what their qualifiers test, wherever they stand (groups, negations). */
 export function filterNeeds(selections: readonly Selection[]): FilterNeeds {
   const needs: FilterNeeds = { project: false, activeSprint: false };
-  const field = (c: Condition) => (c.not !== undefined ? c.not : c);
   for (const s of selections) {
-    for (const c of s.and.map(field)) {
+    for (const c of fieldConditions(s.and)) {
       // `no:label` too: the labels an issue has are those of its ids the catalogue still holds.
       if (c.project !== undefined || c.label !== undefined) needs.project = true;
       if (c.sprint?.in.includes('active')) needs.activeSprint = true;

@@ -296,6 +296,31 @@ describe('request bodies on writes', () => {
     }
   });
 
+  it('answers 415 {error} naming utf-8 to a JSON body declared in another charset, and writes nothing', async () => {
+    const { admin } = await orgWithClients();
+    const name = 'Caf\u00e9';
+    for (const charset of ['iso-8859-1', 'ISO-8859-1', '"windows-1252"', 'utf-16']) {
+      const res = await admin.request('POST', '/api/v1/projects', {
+        raw: JSON.stringify({ project: { name, prefix: randomPrefix() } }),
+        headers: { 'Content-Type': `application/json; charset=${charset}` },
+      });
+      expect(res.status, charset).toBe(415);
+      expect(res.body).toEqual({ error: expect.stringContaining('charset must be utf-8') });
+      expect(res.body.error).toContain(`'${charset.replace(/"/g, '')}'`);
+    }
+    const projects = await admin.get('/api/v1/projects?per_page=100');
+    expect(projects.body.map((p: { name: string }) => p.name)).not.toContain(name);
+    // charset=utf-8 (any case) and no charset at all are read as UTF-8.
+    for (const contentType of ['application/json; charset=UTF-8', 'application/json']) {
+      const res = await admin.request('POST', '/api/v1/projects', {
+        raw: JSON.stringify({ project: { name, prefix: randomPrefix() } }),
+        headers: { 'Content-Type': contentType },
+      });
+      expect(res.status, contentType).toBe(201);
+      expect(res.body.name).toBe(name);
+    }
+  });
+
   it('accepts JSON with a charset or a +json media type', async () => {
     const { admin } = await setup();
     for (const contentType of ['application/json; charset=utf-8', 'Application/JSON', 'application/vnd.api+json']) {

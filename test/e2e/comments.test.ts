@@ -98,7 +98,7 @@ describe('comments', () => {
       [{ comment: { body: '' } }, ["body can't be blank"]],
       [{ comment: { body: 42 } }, ['body must be a string']],
       [{ comment: { body: 'x'.repeat(limits.commentBody + 1) } }, ['body is too long (maximum is 65535 characters)']],
-      [{ body: 'no wrapper' }, ['comment is required']],
+      [{ body: 'no wrapper' }, ['comment is required', "body has an unknown key 'body' (known: comment)"]],
     ];
     for (const [payload, errors] of cases) {
       const res = await admin.post(f.commentsPath, payload);

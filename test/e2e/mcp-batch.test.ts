@@ -122,6 +122,28 @@ describe('MCP server: batch tools', () => {
     expect(await titles(`/sprints/${sprint.id}/issues`)).toEqual(['Mine, renamed']);
   });
 
+  it('refuses an unknown argument, in a single tool and in a batch item, naming it and the one meant, and writes nothing', async () => {
+    const { mcp, project, sprint, titles } = await setUp();
+    expect(await mcp.error('create_issue', { project_id: project.id, sprint_id: sprint.id, titel: 'Typo' })).toContain(
+      "create_issue has an unknown argument 'titel': did you mean 'title'?",
+    );
+    expect(await mcp.error('create_sprint', { project_id: project.id, name: 'S2', startDate: '2026-03-02' })).toContain(
+      "create_sprint has an unknown argument 'startDate': did you mean 'start_date'?",
+    );
+    const batch = await mcp.ok<Batch>('create_issues', {
+      items: [
+        { project_id: project.id, sprint_id: sprint.id, title: 'Kept' },
+        { project_id: project.id, sprint_id: sprint.id, title: 'Typo', storyPoints: 3 },
+      ],
+    });
+    expect(batch.results.map((r) => r.status)).toEqual([201, 422]);
+    expect(batch.results[1]!.error).toContain("create_issue has an unknown argument 'storyPoints': did you mean 'story_points'?");
+    expect(await titles(`/sprints/${sprint.id}/issues`)).toEqual(['Kept']);
+    expect((await mcp.ok('list_sprints', { project_id: project.id })).sprints.map((s: { name: string }) => s.name)).toEqual([
+      'S1',
+    ]);
+  });
+
   it('refuses more than 50 items, and none, as a whole', async () => {
     const { mcp, project } = await setUp();
     const many = Array.from({ length: 51 }, (_, i) => ({ project_id: project.id, title: `T${i}` }));

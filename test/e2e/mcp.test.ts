@@ -162,13 +162,18 @@ describe('MCP server: protocol and authentication', () => {
     const cases = [
       { status: 406, res: await post({ ...mcpHeaders, Accept: 'application/json' }, JSON.stringify(initialize)) },
       { status: 415, res: await post({ ...mcpHeaders, 'Content-Type': 'text/plain' }, JSON.stringify(initialize)) },
+      {
+        status: 415,
+        res: await post({ ...mcpHeaders, 'Content-Type': 'application/json; charset=iso-8859-1' }, JSON.stringify(initialize)),
+        error: "Content-Type charset must be utf-8 (got 'iso-8859-1'): send the body in UTF-8, with charset=utf-8 or no charset",
+      },
       { status: 400, res: await post(mcpHeaders, '{"jsonrpc": "2.0", ') },
       { status: 400, res: await post(mcpHeaders, JSON.stringify({ hello: 'world' })) },
     ];
-    for (const { status, res } of cases) {
+    for (const { status, res, error } of cases as { status: number; res: Response; error?: string }[]) {
       expect(res.status).toBe(status);
       expect(res.headers.get('x-ratelimit-limit')).toBe('600');
-      expect(await res.json()).toEqual({ error: expect.any(String) });
+      expect(await res.json()).toEqual({ error: error ?? expect.any(String) });
     }
   });
 

@@ -56,7 +56,7 @@ describe('projects', () => {
     );
     const missing = await admin.post('/api/v1/projects', { name: 'No wrapper', prefix: 'NW' });
     expect(missing.status).toBe(422);
-    expect(missing.body).toEqual({ errors: ['project is required'] });
+    expect(missing.body).toEqual({ errors: ['project is required', "body has unknown keys 'name', 'prefix' (known: project)"] });
     expect((await admin.get('/api/v1/projects')).body).toEqual([]);
   });
 

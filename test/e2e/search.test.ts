@@ -23,7 +23,7 @@ import { bounds, eventually } from '../support/eventually.ts';
  * docs/search.md) against a brute-force evaluation: an organisation with three projects, each with
  * an active, a planned and a completed sprint and a backlog, and issues whose every field varies;
  * for a generated set of queries (each qualifier alone, negated, OR lists, combinations, every
- * sort) the answer, every page followed, must be exactly the issues the evaluator selects among
+ * sort, and OR / AND / NOT / parentheses) the answer, every page followed, must be exactly the issues the evaluator selects among
  * all the organisation's issues fetched through the lists, in the order of the query. Another
  * organisation's issues never appear; `@me` follows the caller.
  */
@@ -268,7 +268,27 @@ function queries(): string[] {
     'label:bug label:ui',
   ];
   const sorts = ['created', 'updated', 'priority', 'due', 'points'].flatMap((f) => [`is:open sort:${f}-asc`, `sort:${f}-desc`]);
-  return [...single, ...negated, ...combined, ...sorts];
+  // OR, AND, NOT and parentheses as GitHub's advanced search spells them; AND binds tighter than OR.
+  const grouped = [
+    'type:bug OR type:story',
+    '(label:bug OR label:ui) is:open',
+    'NOT label:bug',
+    '-(label:bug OR label:ui)',
+    `project:${a} OR sprint:active`,
+    'is:open type:bug OR is:closed type:story',
+    'type:bug AND is:open OR type:epic AND -is:open',
+    'NOT (sprint:active OR no:sprint)',
+    'assignee:@me OR author:@me',
+    '(priority:>=high OR is:blocked) -no:due sort:due-asc',
+    'updated:>-1h OR no:points',
+    '(updated:>-1h is:open) OR type:epic sort:priority-desc',
+    'login OR "sign in" OR billing',
+    'type:bug AND (label:ui OR NOT label:bug)',
+    `(parent:${world.parentId} OR is:blocked) is:open`,
+    'type:bug OR type:story sort:created-asc',
+    `-(project:${a} (is:open OR no:assignee)) -(type:task OR (points:>=4 label:"good first"))`,
+  ];
+  return [...single, ...negated, ...combined, ...sorts, ...grouped];
 }
 
 describe('search', () => {
@@ -324,6 +344,23 @@ describe('search', () => {
     expect(Object.keys(first.body[0])).toContain('sprint_id');
   });
 
+  it('answers OR, NOT and groups in the JSON form as in the query string', async () => {
+    const q = '(label:bug OR label:ui) -(type:bug OR no:assignee) sort:created-asc';
+    const selection = parseSelection(q);
+    expect(selection.and[0]).toEqual({ or: [{ label: { in: ['bug'] } }, { label: { in: ['ui'] } }] });
+    const want = expected(selection, world.ids.admin);
+    expect(want.length).toBeGreaterThan(0);
+    const first = await world.admin.post('/api/v1/issues/search', { ...selection, per_page: 2 });
+    expect(first.status).toBe(200);
+    const next = nextLink(first);
+    expect(new URL(next!, gateway.baseUrl).searchParams.get('q')).toBe(q);
+    const rest = (await followPages<{ id: number }>(world.admin, next!)).items;
+    expect([...first.body, ...rest].map((i: { id: number }) => i.id)).toEqual(want);
+    const lonely = await world.admin.post('/api/v1/issues/search', { and: [{ or: [{ is: 'open' }] }] });
+    expect(lonely.status).toBe(422);
+    expect(lonely.body.errors).toEqual(['and.0.or must hold at least 2 conditions (one condition needs no "or")']);
+  });
+
   it('refuses a query it cannot read with a 422 naming the place and what was expected, and a bad JSON selection or cursor', async () => {
     const cases: [string, string][] = [
       ['is:open status:', "q: at 9: expected a value after 'status:'"],
@@ -331,6 +368,9 @@ describe('search', () => {
       ['label:bug,', "q: at 10: expected a value after ','"],
       ['"sign in', 'q: at 1: unterminated quote'],
       ['points:5..1', 'q: at 8: the range'],
+      ['type:bug OR', "q: at 10: expected a term after 'OR'"],
+      ['(type:bug OR type:story', "q: at 1: unclosed '('"],
+      ['OR', "q: at 1: expected a term before 'OR'"],
     ];
     for (const [q, message] of cases) {
       const res = await world.admin.get(`/api/v1/issues?q=${encodeURIComponent(q)}`);
@@ -412,6 +452,50 @@ describe('search bound', () => {
     expect(old.items).toHaveLength(600);
     expect(old.items.slice(0, 120).every((i) => i.priority === 'urgent')).toBe(true);
     expect(old.items.at(-1)?.priority).toBe('none');
+  }, 30_000);
+});
+
+describe('search with OR over the key range', () => {
+  it('reads the whole range when updated: stands in an OR or under NOT, and answers exactly', async () => {
+    const { admin, org } = await orgWithClients(gateway);
+    const project = await ok(admin.post('/api/v1/projects', { project: { name: 'Ranges', prefix: randomPrefix() } }));
+    // 40 search records: 20 updated in 2020, 20 now; one in five urgent.
+    const records = Array.from({ length: 40 }, (_, i) =>
+      recordItem({
+        kind: 'search',
+        orgId: org.orgId,
+        projectId: project.id,
+        issueId: 20_000 + i,
+        number: `${project.prefix}-${i + 1}`,
+        title: `Ranged ${i}`,
+        sprintId: null,
+        position: (i + 1) * 1024,
+        status: 'todo',
+        priority: i % 5 === 0 ? 'urgent' : 'none',
+        type: 'task',
+        labelIds: [],
+        assigneeId: null,
+        authorId: org.admin.id,
+        storyPoints: null,
+        dueDate: null,
+        parentId: null,
+        createdAt: '2020-01-01T00:00:00.000Z',
+        updatedAt: i < 20 ? `2020-06-01T00:00:${String(i).padStart(2, '0')}.000Z` : new Date(Date.now() - i * 1000).toISOString(),
+      }),
+    );
+    await putAll(records);
+    const found = async (q: string) =>
+      (await followPages<{ id: number }>(admin, `/api/v1/issues?per_page=100&q=${encodeURIComponent(q)}`)).items
+        .map((i) => i.id - 20_000)
+        .sort((x, y) => x - y);
+    const recent = Array.from({ length: 20 }, (_, i) => i + 20);
+    const oldUrgent = [0, 5, 10, 15];
+    expect(await found('updated:>-1d')).toEqual(recent);
+    expect(await found('updated:>-1d OR priority:urgent')).toEqual([...oldUrgent, ...recent]);
+    expect(await found('-(updated:<2021-01-01)')).toEqual(recent);
+    expect(await found('NOT updated:>-1d')).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(await found('(updated:<2021-01-01 priority:urgent) OR updated:>-1d')).toEqual([...oldUrgent, ...recent]);
+    expect(await found('updated:<2021-01-01 (priority:urgent OR updated:>-1d)')).toEqual(oldUrgent);
   }, 30_000);
 });
 

@@ -56,6 +56,16 @@ describe('webhook filters', () => {
     expect((await admin.patch(path, { webhook: { filter: 'label:"good first issue"' } })).body.filter).toBe(
       'label:"good first issue"',
     );
+    // OR, NOT and parentheses, as in a search; @me inside a group too.
+    expect((await admin.patch(path, { webhook: { filter: '(type:bug OR type:story) NOT label:wontfix' } })).body.filter).toBe(
+      '(type:bug OR type:story) -label:wontfix',
+    );
+    expect((await admin.patch(path, { webhook: { filter: 'type:bug OR assignee:@me' } })).body.filter).toBe(
+      `type:bug OR assignee:${org.admin.id}`,
+    );
+    expect((await admin.patch(path, { webhook: { filter: 'type:bug OR' } })).body.errors).toEqual([
+      `filter: at 10: expected a term after 'OR' (to search for the word, quote it: "OR")`,
+    ]);
     expect((await admin.patch(path, { webhook: { filter: null } })).body.filter).toBeNull();
     expect((await admin.get(path)).body.filter).toBeNull();
     // An endpoint created without one has none.

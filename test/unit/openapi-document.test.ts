@@ -113,6 +113,8 @@ describe('the OpenAPI document', () => {
       type: 'object',
       properties: { project: { $ref: '#/components/schemas/ProjectCreate' } },
       required: ['project'],
+      // Nothing may stand beside the wrapper (docs/api.md: Requests).
+      additionalProperties: false,
     });
     for (const route of routes.filter((r) => r.operation.body)) {
       expect(operationOf(route.method, route.path).requestBody?.required, route.operation.id).toBe(!route.operation.optionalBody);
@@ -178,8 +180,10 @@ describe('the OpenAPI document', () => {
     expect(project.properties.description).toMatchObject({ type: 'string', nullable: true });
     expect(project.properties.name.nullable).toBeUndefined();
     expect(project.properties.created_at).toMatchObject({ type: 'string', format: 'date-time' });
-    // Inputs stay open: unknown keys are ignored, not refused.
-    expect(doc.components.schemas.ProjectCreate.additionalProperties).toBeUndefined();
+    // Inputs are closed too (an unknown key is refused), the answer's read-only fields listed as accepted.
+    expect(doc.components.schemas.ProjectCreate.additionalProperties).toBe(false);
+    expect(doc.components.schemas.ProjectCreate.properties.sprints_count).toMatchObject({ readOnly: true });
+    expect(doc.components.schemas.ProjectCreate.properties.name.readOnly).toBeUndefined();
   });
 
   it('carries the limits, patterns and formats the validation enforces', () => {

@@ -36,6 +36,12 @@ describe('the updated_at range of a search', () => {
       'updated:<=2026-11-24',
       '-updated:>-1d',
       'is:open',
+      'updated:>-1d OR updated:<-10d',
+      'updated:>-1d OR is:open',
+      '(updated:>-2d updated:<-1d) OR updated:2026-11-01',
+      '(updated:>-2d is:open) updated:<-1d',
+      '-(updated:>-1d OR updated:<-20d)',
+      'NOT updated:>-1d',
     ];
     const times = Array.from({ length: 200 }, (_, i) => new Date(now - i * 3 * 3_600_000 + (i % 7) * 1000).toISOString());
     for (const q of queries) {
@@ -57,6 +63,17 @@ describe('the updated_at range of a search', () => {
     expect(updatedInterval(parseSelection('updated:2026-11-24'), now)).toEqual({
       from: Date.parse('2026-11-24T00:00:00.000Z'),
       to: Date.parse('2026-11-25T00:00:00.000Z'),
+    });
+  });
+
+  it('narrows by the updated: an AND group holds, never by one under OR or NOT (the whole range is read, the evaluator answers)', () => {
+    expect(updatedInterval(parseSelection('updated:>-1d OR is:open'), now)).toEqual({});
+    expect(updatedInterval(parseSelection('updated:>-1d OR updated:<-10d'), now)).toEqual({});
+    expect(updatedInterval(parseSelection('NOT updated:>-1d'), now)).toEqual({});
+    expect(updatedInterval(parseSelection('-(updated:>-1d is:open)'), now)).toEqual({});
+    expect(updatedInterval(parseSelection('(updated:>-1d is:open) label:x'), now)).toEqual({ from: now - 86_400_000 + 1 });
+    expect(updatedInterval(parseSelection('updated:>-1d (is:open OR updated:<-10d)'), now)).toEqual({
+      from: now - 86_400_000 + 1,
     });
   });
 });

@@ -17,13 +17,14 @@ import {
 
 /**
  * The selection grammar over generated input (docs/search.md):
- * (a) every valid JSON selection prints as a query that parses back to it, exactly (1,500 runs);
+ * (a) every valid JSON selection prints as a query that parses back to it, exactly (1,500 runs;
+ *     groups of OR and AND and negated groups, nested up to the bound of 5, among them);
  * (b) any string (random Unicode, runs of the grammar's own characters and words, valid queries
  *     mutated, queries at the length and term bounds) either parses into a valid selection that
  *     round-trips, or is one ValidationError whose position lies within the input; never anything
  *     else (5 generators, 6,000 runs in all);
  * (c) the evaluator agrees with a reference evaluator written here from the documented meaning,
- *     independently of lib/ (1,000 selections × 30 issues), and the sort order with a reference
+ *     independently of lib/ (1,000 selections × 30 issues, groups included), and the sort order with a reference
  *     ordering (500 runs of 30 issues).
  * Measured: 9,000 generated cases in 1.3 s on the two-core development machine (about 5 s while other
  * suites load it).
@@ -69,6 +70,8 @@ const tricky = fc.constantFrom(
   '.',
   '@',
   '*',
+  '(',
+  ')',
 );
 
 interface Domains {
@@ -82,7 +85,7 @@ const wide: Domains = {
   text: fc.oneof(
     fc.string({ unit: tricky, minLength: 1, maxLength: 8 }),
     fc.string({ unit: 'binary', minLength: 1, maxLength: 6 }),
-    fc.constantFrom('none', 'active', '@me', 'is:open', '-x', '"', '1..5', '>=3'),
+    fc.constantFrom('none', 'active', '@me', 'is:open', '-x', '"', '1..5', '>=3', 'OR', 'AND', 'NOT', 'or', '(x)', 'a)', 'NOT('),
   ),
   id: fc.oneof(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })),
   points: fc.oneof(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER })),
@@ -157,29 +160,56 @@ function fieldCondition(d: Domains): fc.Arbitrary<FieldCondition> {
   ) as fc.Arbitrary<FieldCondition>;
 }
 
-const condition = (d: Domains): fc.Arbitrary<Condition> =>
-  fc.oneof({ arbitrary: fieldCondition(d), weight: 3 }, { arbitrary: fieldCondition(d).map((c) => ({ not: c })), weight: 1 });
+/**
+ * A condition: a field, `not` of a field or a group, or a group (`and`, `or`) of 2 or 3 conditions,
+ * groups nested at most `groups` deep (the grammar's bound is 5). Groups are rare enough that a
+ * tree stays small.
+ */
+function condition(d: Domains, groups = 5): fc.Arbitrary<Condition> {
+  const field = fieldCondition(d);
+  if (groups === 0) return fc.oneof({ arbitrary: field, weight: 3 }, { arbitrary: field.map((c) => ({ not: c })), weight: 1 });
+  const group = fc
+    .tuple(fc.constantFrom('and' as const, 'or' as const), fc.array(condition(d, groups - 1), { minLength: 2, maxLength: 3 }))
+    .map(([op, conditions]) => (op === 'and' ? { and: conditions } : { or: conditions }));
+  const negatable = fc.oneof({ arbitrary: field, weight: 4 }, { arbitrary: group, weight: 1 });
+  return fc.oneof(
+    { arbitrary: field, weight: 12 },
+    { arbitrary: negatable.map((c) => ({ not: c }) as Condition), weight: 4 },
+    { arbitrary: group, weight: 3 },
+  );
+}
 
 const sort = fc.record({
   field: fc.constantFrom('created', 'updated', 'priority', 'due', 'points'),
   order: fc.constantFrom('asc', 'desc'),
 }) as fc.Arbitrary<SelectionSort>;
 
+/** Conditions on a field in a selection, groups included. */
+const termsOf = (conditions: readonly Condition[]): number =>
+  conditions.reduce((n, c) => n + (c.not ? termsOf([c.not]) : c.and ? termsOf(c.and) : c.or ? termsOf(c.or) : 1), 0);
+
+/** A valid selection: within the bounds of 50 terms and 1,000 characters as a query (rarely reached: a filter, not a shape). */
 const selection = (d: Domains, maxTerms = 8): fc.Arbitrary<Selection> =>
-  fc.record({ and: fc.array(condition(d), { maxLength: maxTerms }), sort }, { requiredKeys: ['and'] });
+  fc
+    .record({ and: fc.array(condition(d), { maxLength: maxTerms }), sort }, { requiredKeys: ['and'] })
+    .filter((s) => termsOf(s.and) <= 50 && Array.from(printSelection(s)).length <= 1000);
 
 // ---------------------------------------------------------------------------------------------
 // (a) and (b): the query string and the JSON form
 
 describe('the query string and the JSON form', () => {
   it('every valid selection prints as a query that parses back to it (1,500 runs)', () => {
+    let grouped = 0;
     fc.assert(
       fc.property(selection(wide), (s) => {
         expect(validateSelection(s)).toEqual(s);
         expect(parseSelection(printSelection(s))).toEqual(s);
+        if (/ OR |\(/.test(printSelection(s))) grouped++;
       }),
       { numRuns: 1500 },
     );
+    // Groups (OR, parentheses) are common, so that the round trip is tested on them, not only in name.
+    expect(grouped).toBeGreaterThan(1500 / 10);
   });
 
   /** Parses `input`: either a selection that is valid and round-trips, or one ValidationError placed within the input. */
@@ -204,6 +234,7 @@ describe('the query string and the JSON form', () => {
   }
 
   const fragments = fc.constantFrom(
+    ...[' OR ', ' AND ', 'NOT ', 'OR', '(', ')', '-(', ' (', ') ', 'or', 'NOT'],
     ...['status:', 'todo', 'in_progress', ',', '"', '-', 'is:', 'open', 'blocked', 'no:', 'assignee', 'label', 'due', '@me'],
     ...['points:', '>=', '<', '3', '..', '5', 'updated:', 'created:', '>', '-7d', '+1w', '-24h', '2026-11-01', '2026-02-30'],
     ...['label:', 'bug', 'sort:', 'due-asc', 'updated', 'priority:', 'high', 'none', ':', '\\', ' ', 'sprint:', 'active'],
@@ -241,6 +272,10 @@ describe('the query string and the JSON form', () => {
         fc.integer({ min: 45, max: 55 }).map((n) => Array.from({ length: n }, () => 'is:open').join(' ')),
         fc.integer({ min: 990, max: 1010 }).map((n) => 'a'.repeat(n)),
         fc.integer({ min: 995, max: 1005 }).map((n) => `${'😀'.repeat(n - 9)} status:`),
+        // Groups nested around the bound of 5, and OR runs around the bound of 50 terms.
+        fc.integer({ min: 3, max: 8 }).map((n) => `${'('.repeat(n)}a OR b${') OR c'.repeat(n)}`),
+        fc.integer({ min: 3, max: 8 }).map((n) => `${'-('.repeat(n)}a b${')'.repeat(n)}`),
+        fc.integer({ min: 45, max: 55 }).map((n) => Array.from({ length: n }, (_, i) => `t${i}`).join(' OR ')),
       ),
       300,
     ],
@@ -336,8 +371,16 @@ function referenceField(c: Record<string, any>, issue: SelectableIssue, ctx: Sel
   throw new Error(`no reference for ${field}`);
 }
 
+/** A condition: a field's test; `not` the opposite; `and` every one of its conditions, `or` at least one. */
+function referenceCondition(c: Condition, issue: SelectableIssue, ctx: SelectionContext): boolean {
+  if (c.not) return !referenceCondition(c.not, issue, ctx);
+  if (c.and) return c.and.every((inner) => referenceCondition(inner, issue, ctx));
+  if (c.or) return c.or.some((inner) => referenceCondition(inner, issue, ctx));
+  return referenceField(c, issue, ctx);
+}
+
 function referenceMatches(s: Selection, issue: SelectableIssue, ctx: SelectionContext): boolean {
-  return s.and.every((c) => (c.not ? !referenceField(c.not, issue, ctx) : referenceField(c, issue, ctx)));
+  return s.and.every((c) => referenceCondition(c, issue, ctx));
 }
 
 /**
@@ -388,14 +431,14 @@ const context: fc.Arbitrary<SelectionContext> = fc.record({
 });
 
 /** Narrow selections, with the project prefixes of the generated issues. */
-const narrowSelection = selection(narrow, 4).map((s) => ({
-  ...s,
-  and: s.and.map((c) => {
-    const swap = (f: FieldCondition): FieldCondition =>
-      f.project ? { project: { in: f.project.in.map((_, i) => ['AB', 'CD', 'XYZ'][i]!) } } : f;
-    return c.not ? { not: swap(c.not) } : swap(c as FieldCondition);
-  }),
-}));
+const withPrefixes = (c: Condition): Condition => {
+  if (c.not) return { not: withPrefixes(c.not) };
+  if (c.and) return { and: c.and.map(withPrefixes) };
+  if (c.or) return { or: c.or.map(withPrefixes) };
+  const f = c as FieldCondition;
+  return f.project ? { project: { in: f.project.in.map((_, i) => ['AB', 'CD', 'XYZ'][i]!) } } : f;
+};
+const narrowSelection = selection(narrow, 4).map((s) => ({ ...s, and: s.and.map(withPrefixes) }));
 
 describe('the evaluator', () => {
   it('agrees with the reference evaluator (1,000 selections × 30 issues)', () => {

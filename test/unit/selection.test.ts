@@ -10,6 +10,7 @@ import {
   printSelection,
   selectionMatcher,
   validateSelection,
+  type Condition,
   type SelectableIssue,
   type Selection,
   type SelectionContext,
@@ -261,6 +262,56 @@ describe('every qualifier: its JSON form, its canonical query, the issues it sel
   });
 });
 
+describe('OR, AND, NOT and parentheses, as GitHub spells them: the JSON form, the canonical query, the issues selected', () => {
+  const bug: Condition = { type: { in: ['bug'] } };
+  const story: Condition = { type: { in: ['story'] } };
+  const epic: Condition = { type: { in: ['epic'] } };
+  // [query, JSON conditions, ids selected]; the query is its own canonical form.
+  const cases: [string, Selection['and'], number[]][] = [
+    ['type:bug OR type:story', [{ or: [bug, story] }], [1, 2, 4]],
+    [
+      '(label:bug OR label:feature) is:open',
+      [{ or: [{ label: { in: ['bug'] } }, { label: { in: ['feature'] } }] }, { is: 'open' }],
+      [1, 2],
+    ],
+    [
+      'project:WEB (is:closed OR no:label)',
+      [{ project: { in: ['WEB'] } }, { or: [{ is: 'closed' }, { label: { null: true } }] }],
+      [3, 4],
+    ],
+    ['-(type:bug OR type:epic)', [{ not: { or: [bug, epic] } }], [2, 3]],
+    ['(type:bug is:open) OR type:epic', [{ or: [{ and: [bug, { is: 'open' }] }, epic] }], [1, 5]],
+    ['-(is:open label:bug)', [{ not: { and: [{ is: 'open' }, { label: { in: ['bug'] } }] } }], [2, 3, 4, 5]],
+    ['type:bug OR (type:story OR type:epic)', [{ or: [bug, { or: [story, epic] }] }], [1, 2, 4, 5]],
+    ['login OR "sign in"', [{ or: [{ title: { contains: 'login' } }, { title: { contains: 'sign in' } }] }], [1, 2, 3]],
+    [
+      '(type:bug OR type:story) (priority:high OR is:closed)',
+      [{ or: [bug, story] }, { or: [{ priority: { in: ['high'] } }, { is: 'closed' }] }],
+      [1, 4],
+    ],
+    ['"OR" "AND" "NOT"', [{ title: { contains: 'OR' } }, { title: { contains: 'AND' } }, { title: { contains: 'NOT' } }], []],
+    ['sign or in', [{ title: { contains: 'sign' } }, { title: { contains: 'or' } }, { title: { contains: 'in' } }], [3]],
+  ];
+
+  it.each(cases)('%s', (query, and, ids) => {
+    const selection = parseSelection(query);
+    expect(selection).toEqual({ and });
+    expect(printSelection(selection)).toBe(query);
+    expect(validateSelection(selection)).toEqual(selection);
+    expect(selected(query)).toEqual(ids);
+  });
+
+  it('AND, explicit or not, binds tighter than OR', () => {
+    const grouped = parseSelection('(type:bug is:open) OR type:epic');
+    expect(parseSelection('type:bug is:open OR type:epic')).toEqual(grouped);
+    expect(parseSelection('type:bug AND is:open OR type:epic')).toEqual(grouped);
+    expect(parseSelection('type:epic OR type:bug is:open')).toEqual({ and: [{ or: [epic, { and: [bug, { is: 'open' }] }] }] });
+    expect(selected('type:bug is:open OR type:epic')).toEqual([1, 5]);
+    // Read the other way round it would select 1, 4 and 5... minus the closed: 1 and 5 anyway, so check a query where it differs.
+    expect(selected('type:epic OR type:bug is:closed')).toEqual([4, 5]);
+  });
+});
+
 describe('canonical spelling', () => {
   it.each([
     ['Status:TODO,In_Progress', 'status:todo,in_progress'],
@@ -286,6 +337,20 @@ describe('canonical spelling', () => {
     ['label:a:b', 'label:a:b'],
     ['label:"a,b"', 'label:"a,b"'],
     ['-"two words"', '-"two words"'],
+    ['NOT label:wontfix', '-label:wontfix'],
+    ['NOT(type:bug OR type:epic)', '-(type:bug OR type:epic)'],
+    ['type:bug AND is:open', 'type:bug is:open'],
+    ['(type:bug OR type:story)', 'type:bug OR type:story'],
+    ['((is:open))', 'is:open'],
+    ['type:bug is:open OR type:epic', '(type:bug is:open) OR type:epic'],
+    ['sort:due-asc type:bug OR type:story', 'type:bug OR type:story sort:due-asc'],
+    ['(type:bug OR type:story) sort:due-asc', 'type:bug OR type:story sort:due-asc'],
+    ['x  OR\ty', 'x OR y'],
+    ['label:"a(b)",c', 'label:"a(b)",c'],
+    ['"(draft)"', '"(draft)"'],
+    ['"OR"', '"OR"'],
+    ['Or nOT', 'Or nOT'],
+    ['-ANDROID', '-ANDROID'],
   ])('%s prints as %s', (query, canonical) => {
     const selection = parseSelection(query);
     expect(printSelection(selection)).toBe(canonical);
@@ -355,6 +420,28 @@ describe('a query that cannot be read is a 422 naming the place and what was exp
     [':todo', "q: at 1: expected a qualifier name before ':'"],
     // Positions count Unicode characters, not UTF-16 units.
     ['😀😀 status:', "q: at 4: expected a value after 'status:'"],
+    ['OR type:bug', `q: at 1: expected a term before 'OR' (to search for the word, quote it: "OR")`],
+    ['type:bug OR', `q: at 10: expected a term after 'OR' (to search for the word, quote it: "OR")`],
+    ['type:bug AND', `q: at 10: expected a term after 'AND' (to search for the word, quote it: "AND")`],
+    ['type:bug AND OR type:story', `q: at 10: expected a term after 'AND' (to search for the word, quote it: "OR")`],
+    ['type:bug OR sort:due', "q: at 10: expected a term after 'OR' ('sort:' is not one)"],
+    ['-OR x', `q: at 2: expected a term after the negation (to search for the word, quote it: "OR")`],
+    ['(type:bug OR type:story', "q: at 1: unclosed '(' (a group ends with ')')"],
+    ['type:bug)', `q: at 9: unmatched ')' (to search for a parenthesis, quote it: ")")`],
+    ['is:open ()', "q: at 9: expected a term between '(' and ')'"],
+    ['(is:open)is:closed', "q: at 10: expected a space after ')'"],
+    ['(is:open sort:due)', "q: at 10: 'sort:' orders the whole query: put it outside the parentheses"],
+    ['NOT NOT is:open', 'q: at 5: a negation cannot be negated (leave both out)'],
+    ['-NOT is:open', 'q: at 2: a negation cannot be negated (leave both out)'],
+    ['NOT -is:open', 'q: at 5: a negation cannot be negated (leave both out)'],
+    ['-(-is:open)', 'q: at 1: a negation cannot be negated (leave both out)'],
+    ['NOT', "q: at 1: expected a term after 'NOT'"],
+    ['fix(login)', "q: at 4: unexpected '(' inside a word (put the whole phrase in quotes)"],
+    ['label:a(b)', "q: at 8: unexpected '(' inside a value (put the whole value in quotes)"],
+    [
+      '((((((a OR b) c) OR d) e) OR f) g) OR h',
+      'q: at 2: groups nested more than 5 deep (at most 5: parentheses, and terms joined by OR)',
+    ],
   ])('%s', (query, message) => {
     expect(thrown(() => parseSelection(query))).toEqual([message]);
   });
@@ -390,6 +477,19 @@ describe('a query that cannot be read is a 422 naming the place and what was exp
       `q: at ${fifty.length + 2}: more than 50 terms (at most 50, 'sort:' not counted)`,
     ]);
   });
+
+  it('counts the terms of every group toward the 50, and lets groups nest 5 deep', () => {
+    const ors = Array.from({ length: 25 }, (_, i) => `(a${i} OR b${i})`).join(' ');
+    expect(parseSelection(ors).and).toHaveLength(25);
+    expect(thrown(() => parseSelection(`${ors} c`))).toEqual([
+      `q: at ${ors.length + 2}: more than 50 terms (at most 50, 'sort:' not counted)`,
+    ]);
+    const five = '(((((a OR b) c) OR d) e) OR f) g';
+    expect(printSelection(parseSelection(five))).toBe(five);
+    expect(thrown(() => parseSelection(`(${five}) OR h`))).toEqual([
+      'q: at 2: groups nested more than 5 deep (at most 5: parentheses, and terms joined by OR)',
+    ]);
+  });
 });
 
 describe('the JSON form is validated with messages naming the path', () => {
@@ -397,16 +497,16 @@ describe('the JSON form is validated with messages naming the path', () => {
     [null, ['selection must be an object']],
     [{}, ['and is required']],
     [{ and: {} }, ['and must be an array of conditions']],
-    [{ and: [{}] }, ['and.0 must hold exactly one field (or "not"), e.g. {"status": {"in": ["todo"]}}']],
+    [{ and: [{}] }, ['and.0 must hold exactly one field (or "not", "and", "or"), e.g. {"status": {"in": ["todo"]}}']],
     [
       { and: [{ stauts: { in: ['todo'] } }] },
       [
-        "and.0 has an unknown field 'stauts' (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, not)",
+        "and.0 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, not, and, or)",
       ],
     ],
     [
       { and: [{ status: { in: ['todo'] }, points: { eq: 1 } }] },
-      ['and.0 must hold exactly one field (or "not"), e.g. {"status": {"in": ["todo"]}}'],
+      ['and.0 must hold exactly one field (or "not", "and", "or"), e.g. {"status": {"in": ["todo"]}}'],
     ],
     [{ and: [{ status: { in: ['tdo'] } }] }, ['and.0.status.in.0 must be one of: backlog, todo, in_progress, done, cancelled']],
     [
@@ -436,7 +536,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ not: { not: { is: 'open' } } }] },
       [
-        "and.0.not has an unknown field 'not' (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due)",
+        "and.0.not has an unknown field 'not' (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, and, or)",
       ],
     ],
     [
@@ -444,6 +544,59 @@ describe('the JSON form is validated with messages naming the path', () => {
       ['sort.field must be one of: created, updated, priority, due, points', 'sort.order must be one of: asc, desc'],
     ],
     [{ and: [], or: [] }, ["selection has an unknown key 'or' (known: and, sort)"]],
+    [{ and: [{ or: [{ is: 'open' }] }] }, ['and.0.or must hold at least 2 conditions (one condition needs no "or")']],
+    [{ and: [{ and: [] }] }, ['and.0.and must hold at least 2 conditions (one condition needs no "and")']],
+    [{ and: [{ or: { is: 'open' } }] }, ['and.0.or must be an array of conditions']],
+    [
+      { and: [{ or: [{ is: 'open' }, { stauts: {} }] }] },
+      [
+        "and.0.or.1 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, not, and, or)",
+      ],
+    ],
+    [
+      { and: [{ or: [{ is: 'open' }, { is: 'closed' }], is: 'open' }] },
+      ['and.0 must hold exactly one field (or "not", "and", "or"), e.g. {"status": {"in": ["todo"]}}'],
+    ],
+    [
+      { and: [{ not: { or: [{ not: { not: { is: 'open' } } }, { is: 'closed' }] } }] },
+      [
+        "and.0.not.or.0.not has an unknown field 'not' (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, and, or)",
+      ],
+    ],
+    [
+      { and: Array.from({ length: 26 }, () => ({ or: [{ is: 'open' }, { is: 'closed' }] })) },
+      ['and must hold at most 50 conditions on a field in all, groups included (it holds 52)'],
+    ],
+    [
+      {
+        and: [
+          {
+            or: [
+              { is: 'open' },
+              {
+                and: [
+                  { is: 'open' },
+                  {
+                    or: [
+                      { is: 'open' },
+                      {
+                        and: [
+                          { is: 'open' },
+                          {
+                            or: [{ is: 'open' }, { not: { and: [{ is: 'open' }, { or: [{ is: 'open' }, { is: 'closed' }] }] } }],
+                          },
+                        ],
+                      },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+      ['and.0.or.1.and.1.or.1.and.1.or.1.not nests groups more than 5 deep (at most 5 levels of "and" and "or")'],
+    ],
     [{ and: Array.from({ length: 51 }, () => ({ is: 'open' })) }, ['and must hold at most 50 conditions']],
     [
       { and: [{ title: { contains: 'x'.repeat(1001) } }] },

@@ -28,7 +28,10 @@ describe('validation messages', () => {
 
   it('say "<wrapper> is required" when the body has no wrapper, or a wrong one', () => {
     expect(errorsOf(ProjectCreateBody, {})).toEqual(['project is required']);
-    expect(errorsOf(ProjectCreateBody, { name: 'x', prefix: 'AB' })).toEqual(['project is required']);
+    expect(errorsOf(ProjectCreateBody, { name: 'x', prefix: 'AB' })).toEqual([
+      'project is required',
+      "body has unknown keys 'name', 'prefix' (known: project)",
+    ]);
     expect(errorsOf(ProjectCreateBody, { project: null })).toEqual(['project must be an object']);
     expect(errorsOf(ProjectCreateBody, { project: 'x' })).toEqual(['project must be an object']);
     expect(errorsOf(ProjectCreateBody, [])).toEqual(['body must be a JSON object']);
@@ -39,8 +42,16 @@ describe('validation messages', () => {
     expect(errorsOf(PaginationQuery, { page: '0' }, false)).toEqual(['page must be 1 or more']);
   });
 
-  it('ignore unknown keys', () => {
-    expect(parseOrThrow(ProjectCreateBody, { project: { name: 'A', prefix: 'AB', id: 4, extra: true }, other: 1 })).toEqual({
+  it('refuse every unknown key, inside the wrapper and beside it, naming the known ones', () => {
+    expect(errorsOf(ProjectCreateBody, { project: { name: 'A', prefix: 'AB', id: 4, extra: true }, other: 1 })).toEqual([
+      "project has an unknown key 'extra' (known: name, prefix, description, documentation_url, production_url)",
+      "body has an unknown key 'other' (known: project)",
+    ]);
+  });
+
+  it('accept the fields of the resource’s answer, and drop them', () => {
+    const answered = { id: 4, sprints_count: 2, github_repo_owner: null, created_at: 'x', updated_at: 'y' };
+    expect(parseOrThrow(ProjectCreateBody, { project: { name: 'A', prefix: 'AB', ...answered } })).toEqual({
       project: { name: 'A', prefix: 'AB' },
     });
   });

@@ -43,6 +43,16 @@ describe('a webhook filter as written', () => {
     });
   });
 
+  it('@me inside OR groups and negated groups is the writing account too', () => {
+    expect(readWebhookFilter('(assignee:@me OR author:@me) NOT (type:bug OR assignee:@me)', 7)).toEqual({
+      and: [
+        { or: [{ assignee: { in: [7] } }, { author: { in: [7] } }] },
+        { not: { or: [{ type: { in: ['bug'] } }, { assignee: { in: [7] } }] } },
+      ],
+    });
+    expect(webhookFilterFields('type:bug OR assignee:@me', 7).filter).toBe('type:bug OR assignee:7');
+  });
+
   it('stores the canonical query beside its JSON form, and the one reads back as the other', () => {
     const { filter, filter_selection } = webhookFilterFields('TYPE:Bug  priority:>=HIGH   assignee:@me "sign in"', 12);
     expect(filter).toBe('type:bug priority:>=high assignee:12 "sign in"');
@@ -88,6 +98,12 @@ describe('what a filter needs read at the fan-out', () => {
     expect(needs('no:label')).toEqual({ project: true, activeSprint: false });
     expect(needs('-sprint:active')).toEqual({ project: false, activeSprint: true });
     expect(needs('type:bug', 'sprint:4,active label:x')).toEqual({ project: true, activeSprint: true });
+  });
+
+  it('the same for qualifiers inside OR groups and negated groups', () => {
+    expect(needs('type:bug OR (is:open -(label:ui OR type:epic))')).toEqual({ project: true, activeSprint: false });
+    expect(needs('type:bug OR NOT (is:open sprint:active)')).toEqual({ project: false, activeSprint: true });
+    expect(needs('type:bug OR (is:open OR priority:high)')).toEqual({ project: false, activeSprint: false });
   });
 
   it('filters decide on issue and comment events only', () => {
@@ -180,6 +196,10 @@ describe('the issue a filter is matched against', () => {
     expect(admits('updated:>-1h', { issue, context: filterContext('2026-11-21T02:00:00.000Z', 4) })).toBe(false);
     expect(admits('sprint:active', { issue, context: filterContext(at, null) })).toBe(false);
     expect(admits('-label:a11y')).toBe(false);
+    expect(admits('type:story OR label:ui')).toBe(true);
+    expect(admits('type:story OR label:wontfix')).toBe(false);
+    expect(admits('NOT (type:story OR label:wontfix)')).toBe(true);
+    expect(admits('(type:story priority:urgent) OR (type:bug -sprint:active)')).toBe(false);
   });
 
   it('no filter admits everything; a filter admits nothing when there is no issue (a comment whose issue is gone)', () => {

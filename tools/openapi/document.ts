@@ -95,7 +95,10 @@ const statusText: Record<number, { name: string; description: string }> = {
     name: 'PayloadTooLarge',
     description: 'The body is larger than 1 MiB (past 6 MB API Gateway refuses it before the service sees it).',
   },
-  415: { name: 'UnsupportedMediaType', description: 'A body whose `Content-Type` is not JSON.' },
+  415: {
+    name: 'UnsupportedMediaType',
+    description: 'A body whose `Content-Type` is not JSON, or names a charset other than UTF-8 (`charset=utf-8` or none).',
+  },
   429: {
     name: 'TooManyRequests',
     description: `Rate limit exceeded (${RATE_LIMIT.capacity} requests per minute per token); retry after \`Retry-After\` seconds.`,
@@ -341,7 +344,8 @@ export function buildOpenApiDocument(routes: readonly Route[] = allRoutes): Open
         'Projects, sprints, issues (tickets) and comments over JSON.',
         '',
         'Authenticate every request with the API token, as `Authorization: Bearer <token>` or `X-API-Token: <token>`.',
-        'Writes wrap their attributes in an object named after the resource (`{"project": {...}}`); unknown keys are ignored.',
+        'Writes wrap their attributes in an object named after the resource (`{"project": {...}}`). A key a body does not take is 422, ' +
+          'naming it and the key it most likely meant (a typo never acts); the read-only fields of the resource (`readOnly`) may be sent back, and are ignored.',
         'Errors are `{"error": "..."}`, or `{"errors": ["...", ...]}` for validation failures (422).',
         'A query parameter an operation does not list is 422 on every operation (names are case-sensitive): a misspelt filter never answers everything.',
         `Each token may make ${RATE_LIMIT.capacity} requests per minute (\`X-RateLimit-*\` headers; 429 with \`Retry-After\`).`,
@@ -392,7 +396,8 @@ function sortedObject<T>(o: Record<string, T>): Record<string, T> {
  * zod objects strip unknown keys, so their schemas stay open by default. The service never sends
  * a field its schema does not name: every object only ever answered (never accepted as input) is
  * closed with `additionalProperties: false`, so a renamed or extra field breaks the contract.
- * Objects also used in requests stay open (unknown input keys are ignored), as do `allOf` parts.
+ * Request bodies are closed by their own schemas (lib/schemas/common.ts: `closed`); an object
+ * used in requests and answers alike is left as its schema says, as are `allOf` parts.
  */
 function closeResponseObjects(doc: OpenApiDocument) {
   const schemas = (doc.components?.schemas ?? {}) as Record<string, Schema>;

@@ -1,7 +1,7 @@
 import type { IssueStatus } from '../../schemas/issues.ts';
 import type { Condition, FieldCondition, Selection, SelectionSort } from '../../schemas/selection.ts';
 import { isClosed } from '../derivations.ts';
-import { fieldTestOf } from './conditions.ts';
+import { fieldTestOf, nodeOf } from './conditions.ts';
 import { priorityRank, relativeOffsetMs, type IssuePriority, type IssueType } from './vocabulary.ts';
 
 /** What the evaluator reads of an issue: plain values, whatever store they come from. */
@@ -44,7 +44,8 @@ const DAY_MS = 86_400_000;
 const lower = (s: string) => s.toLowerCase();
 
 /**
- * A predicate for `selection` in `context`: every condition holds (docs/search.md). Values that
+ * A predicate for `selection` in `context`: every condition holds, a group's as its `and` or `or`
+ * says (docs/search.md). Values that
  * depend on the context (`@me`, relative times, active sprints) and lower-cased texts are worked out
  * once, so that testing many issues costs only the comparisons. `selection` is one that
  * `parseSelection` or `validateSelection` returned (lib/domain/selection.ts).
@@ -59,12 +60,25 @@ export function matches(selection: Selection, issue: SelectableIssue, context: S
   return selectionMatcher(selection, context)(issue);
 }
 
+/** A condition's test: a field's, or that of a group (all of its conditions hold, or one) or of a negation. */
 function conditionTest(condition: Condition, context: SelectionContext): Test {
-  if (condition.not !== undefined) {
-    const inner = fieldTest(condition.not, context);
-    return (issue) => !inner(issue);
+  const node = nodeOf(condition);
+  switch (node.kind) {
+    case 'field':
+      return fieldTest(node.condition, context);
+    case 'not': {
+      const inner = conditionTest(node.condition, context);
+      return (issue) => !inner(issue);
+    }
+    case 'and': {
+      const tests = node.conditions.map((c) => conditionTest(c, context));
+      return (issue) => tests.every((t) => t(issue));
+    }
+    case 'or': {
+      const tests = node.conditions.map((c) => conditionTest(c, context));
+      return (issue) => tests.some((t) => t(issue));
+    }
   }
-  return fieldTest(condition as FieldCondition, context);
 }
 
 /** Every end of a comparison must hold; `lt`/`gte` take the first instant of a value, `gt`/`lte` the one after it. */

@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.ts';
-import type { Condition, FieldCondition, Selection, SelectionSort } from '../../schemas/selection.ts';
+import type { Condition, FieldCondition, NegatableCondition, Selection, SelectionSort } from '../../schemas/selection.ts';
 import {
   isRelative,
   isSpace,
@@ -8,12 +8,14 @@ import {
   issueTypes,
   isValues,
   noFields,
+  operators,
   qualifiers,
   rangeIsEmpty,
   relativePattern,
   selectionLimits,
   sortFields,
   type IssuePriority,
+  type Operator,
   type Qualifier,
 } from './vocabulary.ts';
 import { isCalendarDate } from '../../schemas/common.ts';
@@ -26,11 +28,23 @@ interface Value {
 
 type Comparison<T> = { eq?: T; gt?: T; gte?: T; lt?: T; lte?: T };
 
+/** A condition read, with the place it starts at and how deeply its groups nest (0: none). */
+interface Read {
+  condition: Condition;
+  at: number;
+  depth: number;
+}
+
 /**
  * Reads a query string in the selection grammar (docs/search.md) into its JSON form. Anything it
  * cannot read is a ValidationError (422) with one message, `<field>: at <n>: <what was expected>`,
  * n the 1-based place (in Unicode characters) of the term or value at fault, always within the
  * query; no other exception escapes, whatever the input.
+ *
+ * Terms side by side (or joined by `AND`) must all hold, terms joined by `OR` one of them; AND
+ * binds tighter than OR (`a b OR c` is `(a b) OR c`), as in GitHub's advanced search. `-` or `NOT`
+ * negates the term or parenthesised group after it. `sort:` orders the whole query: it stands
+ * outside parentheses, anywhere.
  *
  * @param field the name the message gives the query (`q`, a webhook's `filter`)
  */
@@ -45,6 +59,10 @@ class Parser {
   private i = 0;
   private readonly cs: string[];
   private readonly field: string;
+  /** Conditions on a field read so far (the bound counts them across groups). */
+  private terms = 0;
+  /** The `sort:` read, if any. */
+  private order: SelectionSort | undefined;
 
   constructor(cs: string[], field: string) {
     this.cs = cs;
@@ -59,13 +77,22 @@ class Parser {
     return this.i >= this.cs.length;
   }
 
-  /** Whether the character at `i` ends a term (a space, or the end). */
+  /** Whether the character at `i` ends a term: a space, a `)` closing a group, or the end. */
   private atBoundary(i = this.i) {
-    return i >= this.cs.length || isSpace(this.cs[i]!);
+    return i >= this.cs.length || isSpace(this.cs[i]!) || this.cs[i] === ')';
   }
 
   private skipSpaces() {
     while (!this.done && isSpace(this.cs[this.i]!)) this.i++;
+  }
+
+  /** The operator (`AND`, `OR`, `NOT`, upper case, a word of its own) at `i`, if one stands there. */
+  private operatorAt(i = this.i): Operator | undefined {
+    for (const op of operators) {
+      const end = i + op.length;
+      if (this.cs.slice(i, end).join('') === op && (this.atBoundary(end) || this.cs[end] === '(')) return op;
+    }
+    return undefined;
   }
 
   selection(): Selection {
@@ -74,29 +101,131 @@ class Parser {
         selectionLimits.characters,
         `the query is longer than ${selectionLimits.characters.toLocaleString('en')} characters (${this.cs.length.toLocaleString('en')})`,
       );
-    const and: Condition[] = [];
-    let sort: SelectionSort | undefined;
-    this.skipSpaces();
-    while (!this.done) {
-      const start = this.i;
-      const negated = this.cs[this.i] === '-';
-      if (negated) {
-        if (this.atBoundary(this.i + 1)) this.fail(start, "expected a qualifier or text after '-'");
-        this.i++;
-      }
-      const term = this.term();
-      if ('sort' in term) {
-        if (negated) this.fail(start, "'sort:' cannot be negated");
-        if (sort) this.fail(start, "'sort:' given twice (one order per query)");
-        sort = term.sort;
-      } else {
-        if (and.length === selectionLimits.terms)
-          this.fail(start, `more than ${selectionLimits.terms} terms (at most ${selectionLimits.terms}, 'sort:' not counted)`);
-        and.push(negated ? { not: term.condition } : term.condition);
-      }
+    const branches = this.disjunction(0);
+    if (this.cs[this.i] === ')') this.fail(this.i, 'unmatched \')\' (to search for a parenthesis, quote it: ")")');
+    // One branch: its terms are the selection's. Several: the selection is their OR.
+    const and = branches.length === 1 ? branches[0]!.map((r) => r.condition) : [this.groupOf(branches, 0).condition];
+    return this.order ? { and, sort: this.order } : { and };
+  }
+
+  /**
+   * Terms up to a `)` or the end: runs of terms (ANDed), separated by `OR`. `level`: the
+   * parentheses around (0 at the top, where `sort:` may stand).
+   */
+  private disjunction(level: number): Read[][] {
+    const branches: Read[][] = [];
+    let branch: Read[] = [];
+    /** The `AND` or `OR` just read, which a term must follow. */
+    let pending: { op: Operator; at: number } | undefined;
+    let lastOr = 0;
+    for (;;) {
       this.skipSpaces();
+      if (this.done || this.cs[this.i] === ')') break;
+      const at = this.i;
+      const op = this.operatorAt();
+      if (op === 'AND' || op === 'OR') {
+        if (pending) this.fail(pending.at, `expected a term after '${pending.op}'${this.quoteHint(op)}`);
+        if (branch.length === 0) this.fail(at, `expected a term before '${op}'${this.quoteHint(op)}`);
+        if (op === 'OR') {
+          branches.push(branch);
+          branch = [];
+          lastOr = at;
+        }
+        pending = { op, at };
+        this.i += op.length;
+        continue;
+      }
+      const read = this.unary(level);
+      pending = undefined;
+      if (read) branch.push(read);
     }
-    return sort ? { and, sort } : { and };
+    if (pending) this.fail(pending.at, `expected a term after '${pending.op}'${this.quoteHint(pending.op)}`);
+    // `a OR sort:x`: the OR has no condition after it.
+    if (branch.length === 0 && branches.length > 0) this.fail(lastOr, "expected a term after 'OR' ('sort:' is not one)");
+    branches.push(branch);
+    return branches;
+  }
+
+  private quoteHint(op: Operator) {
+    return ` (to search for the word, quote it: "${op}")`;
+  }
+
+  /** A group of the branches of a disjunction: their OR, each branch of several terms an AND; one term alone is itself. */
+  private groupOf(branches: Read[][], at: number): Read {
+    const parts = branches.map((b) => (b.length === 1 ? b[0]! : this.node('and', b, b[0]!.at)));
+    return parts.length === 1 ? parts[0]! : this.node('or', parts, at);
+  }
+
+  private node(op: 'and' | 'or', parts: Read[], at: number): Read {
+    const depth = 1 + Math.max(...parts.map((p) => p.depth));
+    if (depth > selectionLimits.depth)
+      this.fail(
+        at,
+        `groups nested more than ${selectionLimits.depth} deep (at most ${selectionLimits.depth}: parentheses, and terms joined by OR)`,
+      );
+    const conditions = parts.map((p) => p.condition);
+    return { condition: op === 'and' ? { and: conditions } : { or: conditions }, at, depth };
+  }
+
+  /** A term or a group, negated or not; undefined for `sort:` (kept aside: it orders the whole query). */
+  private unary(level: number): Read | undefined {
+    const start = this.i;
+    const negated = this.negation();
+    // After `-`, a `-` starts a word (`--x` is "not the text -x"); after `NOT`, it is a negation.
+    if ((negated === 'NOT' && this.cs[this.i] === '-') || (negated && this.operatorAt() === 'NOT'))
+      this.fail(this.i, 'a negation cannot be negated (leave both out)');
+    if (negated && (this.operatorAt() === 'AND' || this.operatorAt() === 'OR'))
+      this.fail(this.i, `expected a term after the negation${this.quoteHint(this.operatorAt()!)}`);
+    const at = this.i;
+    const read = this.primary(level);
+    if ('sort' in read) {
+      if (negated) this.fail(start, "'sort:' cannot be negated");
+      if (level > 0) this.fail(at, "'sort:' orders the whole query: put it outside the parentheses");
+      if (this.order) this.fail(at, "'sort:' given twice (one order per query)");
+      this.order = read.sort;
+      return undefined;
+    }
+    if (!negated) return read;
+    // `-(-x)`: the group is a negation itself.
+    if (read.condition.not !== undefined) this.fail(start, 'a negation cannot be negated (leave both out)');
+    return { condition: { not: read.condition as NegatableCondition }, at: start, depth: read.depth };
+  }
+
+  /** Reads `-` (before a term) or `NOT` (a word), if one stands here: which one did. */
+  private negation(): '-' | 'NOT' | undefined {
+    const at = this.i;
+    if (this.cs[at] === '-') {
+      if (this.atBoundary(at + 1)) this.fail(at, "expected a qualifier or text after '-'");
+      this.i++;
+      return '-';
+    }
+    if (this.operatorAt() === 'NOT') {
+      this.i += 3;
+      this.skipSpaces();
+      if (this.atBoundary()) this.fail(at, "expected a term after 'NOT'");
+      return 'NOT';
+    }
+    return undefined;
+  }
+
+  /** A parenthesised group, or one term (`sort:` too, which the caller puts aside). */
+  private primary(level: number): Read | { sort: SelectionSort } {
+    const start = this.i;
+    if (this.cs[start] === '(') {
+      this.i++;
+      const branches = this.disjunction(level + 1);
+      if (this.done) this.fail(start, "unclosed '(' (a group ends with ')')");
+      this.i++;
+      if (!this.atBoundary()) this.fail(this.i, "expected a space after ')'");
+      if (branches.length === 1 && branches[0]!.length === 0) this.fail(start, "expected a term between '(' and ')'");
+      return this.groupOf(branches, start);
+    }
+    const term = this.term();
+    if ('sort' in term) return term;
+    if (this.terms === selectionLimits.terms)
+      this.fail(start, `more than ${selectionLimits.terms} terms (at most ${selectionLimits.terms}, 'sort:' not counted)`);
+    this.terms++;
+    return { condition: term.condition, at: start, depth: 0 };
   }
 
   /** One term without its `-`: a quoted phrase, a qualifier, or a bare word. */
@@ -109,9 +238,10 @@ class Parser {
       return { condition: { title: { contains: text } } };
     }
     const start = this.i;
-    while (!this.atBoundary() && this.cs[this.i] !== '"' && this.cs[this.i] !== ':') this.i++;
+    while (!this.atBoundary() && !'":('.includes(this.cs[this.i]!)) this.i++;
     const word = this.cs.slice(start, this.i).join('');
     if (this.cs[this.i] === '"') this.fail(this.i, "unexpected '\"' inside a word (put the whole phrase in quotes)");
+    if (this.cs[this.i] === '(') this.fail(this.i, "unexpected '(' inside a word (put the whole phrase in quotes)");
     if (this.cs[this.i] !== ':') return { condition: { title: { contains: word } } };
     if (word === '') this.fail(start, "expected a qualifier name before ':'");
     this.i++;
@@ -156,9 +286,10 @@ class Parser {
         text = this.quotedText();
         if (text === '') this.fail(at, 'expected a value between the quotes');
       } else {
-        while (!this.atBoundary() && this.cs[this.i] !== ',' && this.cs[this.i] !== '"') this.i++;
+        while (!this.atBoundary() && !',"('.includes(this.cs[this.i]!)) this.i++;
         text = this.cs.slice(at, this.i).join('');
         if (this.cs[this.i] === '"') this.fail(this.i, "unexpected '\"' inside a value (put the whole value in quotes)");
+        if (this.cs[this.i] === '(') this.fail(this.i, "unexpected '(' inside a value (put the whole value in quotes)");
       }
       values.push({ text, at });
       if (this.cs[this.i] === ',') {

@@ -1,22 +1,38 @@
 import type { Condition, FieldCondition, Selection } from '../../schemas/selection.ts';
-import { fieldTestOf } from './conditions.ts';
-import { isSpace } from './vocabulary.ts';
+import { fieldTestOf, nodeOf } from './conditions.ts';
+import { groupCharacters, isSpace, operators } from './vocabulary.ts';
 
 /**
  * The canonical query string of a selection (docs/search.md): its conditions in order, one term
- * each, then `sort:`. `parseSelection(printSelection(s))` deep-equals `s` for every valid
- * selection (test/unit/selection.property.test.ts).
+ * or parenthesised group each, then `sort:`. A selection that is one OR prints without
+ * parentheses (`type:bug OR type:story`); a group inside another is always parenthesised, an AND
+ * inside an OR too, though AND binds tighter, so that the query reads as it means.
+ * `parseSelection(printSelection(s))` deep-equals `s` for every valid selection
+ * (test/unit/selection.property.test.ts).
  */
 export function printSelection(selection: Selection): string {
-  const terms = selection.and.map(printCondition);
+  const only = selection.and.length === 1 ? selection.and[0]! : undefined;
+  const terms = only?.or !== undefined ? [printOr(only.or)] : selection.and.map(printCondition);
   if (selection.sort) terms.push(`sort:${selection.sort.field}-${selection.sort.order}`);
   return terms.join(' ');
 }
 
-/** One condition as one term: `-` and the term for `{"not": ...}`. */
+/** One condition as one term: `-` and the term for `{"not": ...}`, a group in parentheses. */
 export function printCondition(condition: Condition): string {
-  return condition.not !== undefined ? `-${printTerm(condition.not)}` : printTerm(condition as FieldCondition);
+  const node = nodeOf(condition);
+  switch (node.kind) {
+    case 'field':
+      return printTerm(node.condition);
+    case 'not':
+      return `-${printCondition(node.condition)}`;
+    case 'and':
+      return `(${node.conditions.map(printCondition).join(' ')})`;
+    case 'or':
+      return `(${printOr(node.conditions)})`;
+  }
 }
+
+const printOr = (conditions: readonly Condition[]) => conditions.map(printCondition).join(' OR ');
 
 type Comparison<T extends string | number> = { eq?: T; gt?: T; gte?: T; lt?: T; lte?: T };
 
@@ -66,8 +82,14 @@ const quote = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 const plain = (s: string, reserved: string) =>
   s.length > 0 && Array.from(s).every((ch) => !isSpace(ch) && !reserved.includes(ch));
 
-/** Title text: a bare word when the parser would read it back as one, else a quoted phrase. */
-export const printText = (text: string) => (plain(text, '"\\:') && !text.startsWith('-') ? text : quote(text));
+/**
+ * Title text: a bare word when the parser would read it back as one (not an operator, no group
+ * character, not starting with `-`), else a quoted phrase.
+ */
+export const printText = (text: string) =>
+  plain(text, `"\\:${groupCharacters}`) && !text.startsWith('-') && !(operators as readonly string[]).includes(text)
+    ? text
+    : quote(text);
 
-/** A free value in a list (a label name): bare unless it holds a space, a comma, a quote or a backslash. */
-export const printValue = (value: string) => (plain(value, '"\\,') ? value : quote(value));
+/** A free value in a list (a label name): bare unless it holds a space, a comma, a quote, a backslash or a parenthesis. */
+export const printValue = (value: string) => (plain(value, `"\\,${groupCharacters}`) ? value : quote(value));

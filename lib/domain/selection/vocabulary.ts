@@ -43,8 +43,22 @@ export const qualifiers = [
 ] as const;
 export type Qualifier = (typeof qualifiers)[number];
 
-/** Bounds of one query: its length in characters (Unicode code points) and its conditions (`sort:` not counted). */
-export const selectionLimits = { characters: 1000, terms: 50 } as const;
+/**
+ * Bounds of one query: its length in characters (Unicode code points), its conditions on a field
+ * (`sort:` not counted, however they are grouped), and how deeply its groups nest (a group is an
+ * AND or an OR of conditions: parentheses, or terms joined by OR; GitHub's search allows 5 levels).
+ */
+export const selectionLimits = { characters: 1000, terms: 50, depth: 5 } as const;
+
+/**
+ * The operators, as GitHub's advanced search spells them: upper case only, so that a title word
+ * in lower case (`or`, `not`) stays text; quoted (`"OR"`), an operator is text too.
+ */
+export const operators = ['AND', 'OR', 'NOT'] as const;
+export type Operator = (typeof operators)[number];
+
+/** Characters a bare word or value cannot hold: they open and close groups. */
+export const groupCharacters = '()';
 
 /** Relative times: a sign, 1 to 4 digits and a unit (h hours, d days, w weeks, m months of 30 days). */
 export const relativePattern = /^([+-])(\d{1,4})([hdwm])$/;

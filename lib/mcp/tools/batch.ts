@@ -15,11 +15,11 @@ import { issueTools } from './issues.ts';
 /** Items per batch call: what one tool call should hold for an agent to read its answer back. */
 export const BATCH_MAX_ITEMS = 50;
 
-/** The single tools' own input schemas: an item is exactly what create_issue or update_issue takes. */
+/** The single tools' own input schemas: an item is exactly what create_issue or update_issue takes (an unknown argument refused). */
 const singleInput = (name: string) => {
   const tool = issueTools.find((t) => t.name === name);
   if (!tool) throw new Error(`no ${name} tool`);
-  return tool.listing.input as z.ZodObject;
+  return tool.takes;
 };
 const createInput = singleInput('create_issue');
 const updateInput = singleInput('update_issue');
@@ -29,7 +29,7 @@ const updateInput = singleInput('update_issue');
  * names and "me" turned into ids as the single tools' are (lib/mcp/resolve.ts): one resolver per
  * call, so a name many items share is looked up once.
  */
-async function parseItem(schema: z.ZodObject, item: unknown, resolve: NameResolver): Promise<Record<string, unknown>> {
+async function parseItem(schema: z.ZodType, item: unknown, resolve: NameResolver): Promise<Record<string, unknown>> {
   const parsed = schema.safeParse(item);
   if (!parsed.success) throw new ValidationError(issueMessages(parsed.error, false));
   return resolve(parsed.data as Record<string, unknown>);
