@@ -3,7 +3,7 @@ import type { Activity } from '../schemas/activity.ts';
 import { db, tableName } from './client.ts';
 import { collections, keys, listKeys, projectPk, skPrefixes } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
-import { putNew, addTo, existsCheck, Refused, transact } from './transactions.ts';
+import { putNew, addTo, existsCheck, Refused, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * Activity entries, written by the change feed consumer (lib/feed/consume.ts) under the issue or
@@ -30,18 +30,11 @@ export interface ActivityEntry {
  * Returns false when there was nothing to write (a replay, or the parent is gone).
  */
 export async function recordActivity(entry: ActivityEntry): Promise<boolean> {
-  const { orgId, projectId, owner, sequence } = entry;
+  const { orgId, projectId, owner } = entry;
   const isIssue = 'issueId' in owner;
-  const key = isIssue
-    ? keys.issueActivity(orgId, projectId, owner.issueId, sequence)
-    : keys.sprintActivity(orgId, projectId, owner.sprintId, sequence);
-  const lsk = isIssue ? listKeys.issueActivity(owner.issueId, sequence) : listKeys.sprintActivity(owner.sprintId, sequence);
   try {
     await transact([
-      putNew(
-        { ...key, LSK: lsk, type: 'activity', org_id: orgId, project_id: projectId, ...entry.activity },
-        activityRefusals.recorded,
-      ),
+      activityPut(entry),
       addTo(
         isIssue ? keys.issue(orgId, projectId, owner.issueId) : keys.sprint(orgId, projectId, owner.sprintId),
         'activity_count',
@@ -57,6 +50,32 @@ export async function recordActivity(entry: ActivityEntry): Promise<boolean> {
     throw err;
   }
 }
+
+/**
+ * The Put of an entry, refused (`recorded`) when it is written already; without its parent's
+ * count, which the caller moves (`recordActivity`) or sets (an import creating the issue with it).
+ */
+export function activityPut(entry: ActivityEntry): GuardedItem {
+  const { orgId, projectId, owner, sequence } = entry;
+  const isIssue = 'issueId' in owner;
+  const key = isIssue
+    ? keys.issueActivity(orgId, projectId, owner.issueId, sequence)
+    : keys.sprintActivity(orgId, projectId, owner.sprintId, sequence);
+  const lsk = isIssue ? listKeys.issueActivity(owner.issueId, sequence) : listKeys.sprintActivity(owner.sprintId, sequence);
+  return putNew({ ...key, LSK: lsk, type: 'activity', org_id: orgId, project_id: projectId, ...entry.activity }, activityRefusals.recorded);
+}
+
+/**
+ * The sequences of entries an import writes (lib/port/), which no stream record made: they sort
+ * before every stream sequence number (decimal digits, padded with zeros: a `#` or `$` sorts
+ * below any digit), so an imported issue's history reads, oldest first, the entries an export
+ * file brought (`restored(n)`, in the file's order), its `issue.imported` entry, then whatever
+ * happens to it here.
+ */
+export const importedSequences = {
+  restored: (n: number) => `#${String(n).padStart(12, '0')}`,
+  imported: `$${'0'.repeat(12)}`,
+};
 
 /** One page of an issue's or a sprint's activity, oldest first, with the ancestors to check. */
 export async function listActivity(

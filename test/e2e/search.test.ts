@@ -379,6 +379,7 @@ describe('search bound', () => {
           i < 600
             ? `2020-06-01T00:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(3, '0')}Z`
             : new Date(Date.now() - i).toISOString(),
+        sourceKey: null,
       }),
     );
     await putAll(records);
