@@ -62,7 +62,10 @@ export function activityPut(entry: ActivityEntry): GuardedItem {
     ? keys.issueActivity(orgId, projectId, owner.issueId, sequence)
     : keys.sprintActivity(orgId, projectId, owner.sprintId, sequence);
   const lsk = isIssue ? listKeys.issueActivity(owner.issueId, sequence) : listKeys.sprintActivity(owner.sprintId, sequence);
-  return putNew({ ...key, LSK: lsk, type: 'activity', org_id: orgId, project_id: projectId, ...entry.activity }, activityRefusals.recorded);
+  return putNew(
+    { ...key, LSK: lsk, type: 'activity', org_id: orgId, project_id: projectId, ...entry.activity },
+    activityRefusals.recorded,
+  );
 }
 
 /**

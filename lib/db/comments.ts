@@ -118,7 +118,12 @@ export interface CommentFields {
  * the issue's count: `insertComment` adds it, and an import writing an issue with its comments
  * sets the count on the issue it creates in the same transaction (lib/port/import.ts).
  */
-export function newComment(orgId: number, id: number, ref: IssueRef, fields: CommentFields): { comment: Comment; items: GuardedItem[] } {
+export function newComment(
+  orgId: number,
+  id: number,
+  ref: IssueRef,
+  fields: CommentFields,
+): { comment: Comment; items: GuardedItem[] } {
   const now = new Date().toISOString();
   const comment: Comment = {
     id,

@@ -251,7 +251,12 @@ export async function saveImportJob(
     reportParts = parts.length;
     const expires = Math.floor(Date.now() / 1000) + KEEP_SECONDS;
     await batchPut(
-      parts.map((text, n) => ({ ...keys.importJobReportPart(orgId, jobId, n), type: 'import_report_part', text, expires_at: expires })),
+      parts.map((text, n) => ({
+        ...keys.importJobReportPart(orgId, jobId, n),
+        type: 'import_report_part',
+        text,
+        expires_at: expires,
+      })),
     );
   }
   await db.send(

@@ -38,11 +38,7 @@ export function importedIssueRecord(
 }
 
 /** The source keys of `source` imported into a project before, with their issues (one Query, paged). */
-export async function importedIssues(
-  orgId: number,
-  projectId: number,
-  source: string,
-): Promise<Map<string, ImportedIssue>> {
+export async function importedIssues(orgId: number, projectId: number, source: string): Promise<Map<string, ImportedIssue>> {
   const found = new Map<string, ImportedIssue>();
   await queryPages(
     {
@@ -205,7 +201,11 @@ export async function sprintsByName(
     (items) => {
       for (const s of items)
         if (!found.has(String(s.name)))
-          found.set(String(s.name), { id: Number(s.id), status: String(s.status), ...(s.restored === true ? { restored: true } : {}) });
+          found.set(String(s.name), {
+            id: Number(s.id),
+            status: String(s.status),
+            ...(s.restored === true ? { restored: true } : {}),
+          });
     },
   );
   return found;

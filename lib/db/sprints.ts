@@ -184,7 +184,10 @@ export async function restoreSprint(orgId: number, projectId: number, id: number
     created_at: s.created_at,
     updated_at: s.updated_at,
   };
-  const items: GuardedItem[] = [putNew(item, 'sprint_exists'), addTo(keys.project(orgId, projectId), 'sprints_count', 1, 'project')];
+  const items: GuardedItem[] = [
+    putNew(item, 'sprint_exists'),
+    addTo(keys.project(orgId, projectId), 'sprints_count', 1, 'project'),
+  ];
   if (s.fields.sprint_lead_id !== null) items.push(accountExists(orgId, s.fields.sprint_lead_id, 'sprint_lead'));
   if (s.report) {
     const r = s.report;

@@ -227,7 +227,8 @@ function importCompletedOf(record: DynamoDBRecord, before: Image | undefined, af
   if (orgId === undefined || typeof after.id !== 'string') return undefined;
   const report = (after.report ?? null) as Record<string, unknown> | null;
   const progress = (after.progress ?? {}) as Record<string, unknown>;
-  const projects = report && typeof report.projects === 'object' ? Object.values(report.projects as Record<string, Image>) : undefined;
+  const projects =
+    report && typeof report.projects === 'object' ? Object.values(report.projects as Record<string, Image>) : undefined;
   const sum = (field: string) =>
     projects ? projects.reduce((total, p) => total + Number(p[field] ?? 0), 0) : Number(report?.[field] ?? progress[field] ?? 0);
   const sequence = record.dynamodb?.SequenceNumber ?? '';
@@ -250,7 +251,9 @@ function importCompletedOf(record: DynamoDBRecord, before: Image | undefined, af
       already_imported: sum('already_imported'),
       rejected: sum('rejected'),
       comments: Number(report?.comments ?? 0),
-      warnings: projects ? projects.reduce((total, p) => total + ((p.warnings as unknown[] | undefined)?.length ?? 0), 0) : ((report?.warnings as unknown[] | undefined)?.length ?? 0),
+      warnings: projects
+        ? projects.reduce((total, p) => total + ((p.warnings as unknown[] | undefined)?.length ?? 0), 0)
+        : ((report?.warnings as unknown[] | undefined)?.length ?? 0),
       error: (after.error as string | null | undefined) ?? null,
     },
     changes: [],

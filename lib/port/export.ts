@@ -199,7 +199,11 @@ export async function* walkExport(
     if (position.step === 2) {
       for await (const s of items(pk, 'SPRINT#')) {
         if (s.type === 'sprint')
-          yield line('sprint', { ...dropVersion(toSprint(s)), sprint_lead_email: email(s.sprint_lead_id), history: sprintHistory(s) });
+          yield line('sprint', {
+            ...dropVersion(toSprint(s)),
+            sprint_lead_email: email(s.sprint_lead_id),
+            history: sprintHistory(s),
+          });
         else if (s.type === 'activity') yield line('activity', withoutLayout(s));
       }
       Object.assign(position, { step: 3, after: undefined, list: undefined, place: 0 });

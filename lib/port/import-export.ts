@@ -105,7 +105,8 @@ async function checkExportFile(chunks: Chunks): Promise<Map<string, [string, num
     } catch {
       throw new ValidationError([`line ${n} is not JSON: the file was cut or changed`]);
     }
-    if (typeof line !== 'object' || line === null || Array.isArray(line)) throw new ValidationError([`line ${n} is not a JSON object`]);
+    if (typeof line !== 'object' || line === null || Array.isArray(line))
+      throw new ValidationError([`line ${n} is not a JSON object`]);
     if (n === 1) {
       if (line.format !== EXPORT_FORMAT) throw new ValidationError([`the file is not a ${EXPORT_FORMAT} file`]);
       if (line.version !== EXPORT_VERSION)
@@ -185,7 +186,8 @@ class ExportImport {
   private current: ProjectRun | undefined;
   /** New issue id -> its sprint at its import, for its comments. */
   private readonly issueSprints = new Map<number, number | null>();
-  private readonly relations: { line: number; from: string; to: string; type: RelationType; createdAt?: string | undefined }[] = [];
+  private readonly relations: { line: number; from: string; to: string; type: RelationType; createdAt?: string | undefined }[] =
+    [];
   /** Whether this run wrote anything yet (a run stops at its deadline only once it has). */
   private wrote = false;
   /** The sprints and issues (new ids) this file brought, in this run or an earlier one: their history is restored. */
@@ -381,7 +383,10 @@ class ExportImport {
     run.sprints = [];
     const existing = await sprintsByName(this.options.orgId, run.projectId);
     const fresh = lines.filter(({ line }) => !existing.has(String(line.name)));
-    let next = fresh.length > 0 && !this.dryRun ? (await advance(this.options.orgId, { sprint: fresh.length })).sprint - fresh.length + 1 : 0;
+    let next =
+      fresh.length > 0 && !this.dryRun
+        ? (await advance(this.options.orgId, { sprint: fresh.length })).sprint - fresh.length + 1
+        : 0;
     for (const { line } of lines) {
       const found = existing.get(String(line.name));
       const id = found ? found.id : this.dryRun ? 0 : next++;
@@ -509,7 +514,10 @@ class ExportImport {
       const from = this.report.keys[r.from];
       const to = this.report.keys[r.to];
       if (!from || !to) {
-        this.report.errors.push({ line: r.line, error: `relation ${r.from} ${r.type} ${r.to}: ${!from ? r.from : r.to} was not imported` });
+        this.report.errors.push({
+          line: r.line,
+          error: `relation ${r.from} ${r.type} ${r.to}: ${!from ? r.from : r.to} was not imported`,
+        });
         continue;
       }
       if (this.dryRun) continue;
@@ -546,9 +554,9 @@ class ExportImport {
     for (const c of (Array.isArray(line.changes) ? line.changes : []) as Record<string, unknown>[]) {
       const each = async (kind: keyof ExportImportReport['ids'], v: unknown) =>
         Array.isArray(v) ? Promise.all(v.map((x) => this.mapped(kind, x))) : this.mapped(kind, v);
-      const kind = (
-        { assignee_id: 'accounts', sprint_id: 'sprints', parent_id: 'issues', labels: 'labels' } as const
-      )[String(c.field) as 'assignee_id'];
+      const kind = ({ assignee_id: 'accounts', sprint_id: 'sprints', parent_id: 'issues', labels: 'labels' } as const)[
+        String(c.field) as 'assignee_id'
+      ];
       const change: Record<string, unknown> = { ...c };
       if (kind) {
         for (const side of ['from', 'to', 'added', 'removed'] as const) if (side in c) change[side] = await each(kind, c[side]);
@@ -571,7 +579,11 @@ class ExportImport {
 
   private async mappedRelation(r: unknown): Promise<unknown> {
     if (typeof r !== 'object' || r === null) return r;
-    const { id, type, issue } = r as { id: string; type: RelationType; issue: { id: number; issue_number: string; project_id: number } };
+    const { id, type, issue } = r as {
+      id: string;
+      type: RelationType;
+      issue: { id: number; issue_number: string; project_id: number };
+    };
     const m = /^(\d+)-(blocks|relates_to|duplicates)-(\d+)$/.exec(String(id));
     const ends = m ? [await this.mapped('issues', Number(m[1])), await this.mapped('issues', Number(m[3]))] : [];
     const kindType = (m?.[2] ?? 'relates_to') as RelationType;

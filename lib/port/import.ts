@@ -318,7 +318,8 @@ export async function importIssues(options: ImportOptions, file: FileSource): Pr
 export const COMMENTS_WITH_ISSUE = 25;
 
 /** A record as a session takes it: a source's, with (export files) what is kept exactly. */
-export type SessionRecord = (SourceRecord & { id?: string | undefined; exact?: ExactIssue | undefined }) | { row: number; error: string };
+export type SessionRecord =
+  (SourceRecord & { id?: string | undefined; exact?: ExactIssue | undefined }) | { row: number; error: string };
 
 /** What an export file's issue keeps as it was (lib/port/import-export.ts). */
 export interface ExactIssue {
@@ -463,11 +464,18 @@ export class ImportSession {
     if (wanted.length === 0) return;
     const { orgId, projectId } = this.options;
     for (let attempt = 0; attempt < 20; attempt++) {
-      const [project, ranges] = await Promise.all([getProjectItem(orgId, projectId), reservedNumbers(orgId, projectId, this.source)]);
+      const [project, ranges] = await Promise.all([
+        getProjectItem(orgId, projectId),
+        reservedNumbers(orgId, projectId, this.source),
+      ]);
       if (!project) throw new NotFoundError('Project');
       const sequence = Number(project.issue_seq ?? 0);
       const plan = keptNumbers(wanted, sequence, ranges);
-      if (plan.reserveTo === undefined || this.options.dryRun || (await reserveIssueNumbers(orgId, projectId, this.source, sequence, plan.reserveTo))) {
+      if (
+        plan.reserveTo === undefined ||
+        this.options.dryRun ||
+        (await reserveIssueNumbers(orgId, projectId, this.source, sequence, plan.reserveTo))
+      ) {
         this.kept = plan.kept;
         return;
       }
@@ -539,8 +547,12 @@ export class ImportSession {
     const comments = planned.comments.map((c) => ({
       ...c,
       authorId:
-        this.account(c.authorEmail, c.unknownAuthor, warnings, (who) => `Comment by "${who}": no account here, written as the importer's`) ??
-        this.caller.accountId,
+        this.account(
+          c.authorEmail,
+          c.unknownAuthor,
+          warnings,
+          (who) => `Comment by "${who}": no account here, written as the importer's`,
+        ) ?? this.caller.accountId,
     }));
     if (r.sprintHistory?.length && this.report.sprint_history.length < this.cap)
       this.report.sprint_history.push({ row, key, sprints: r.sprintHistory });
@@ -578,7 +590,8 @@ export class ImportSession {
     // linked once every record is in (`finish`).
     const parentId = planned.parentKey ? this.knownIssue(planned.parentKey)?.id : undefined;
     const withIssue = comments.slice(0, COMMENTS_WITH_ISSUE);
-    const firstCommentId = withIssue.length > 0 ? (await advance(this.caller.orgId, { comment: withIssue.length })).comment - withIssue.length + 1 : 0;
+    const firstCommentId =
+      withIssue.length > 0 ? (await advance(this.caller.orgId, { comment: withIssue.length })).comment - withIssue.length + 1 : 0;
     const now = new Date().toISOString();
     const updatedAt = planned.times.updated_at ?? planned.times.created_at;
     const exact = r.exact;
@@ -867,7 +880,13 @@ export class ImportSession {
         const sprintId = stored ? (stored.sprint_id ?? null) : child.sprintId;
         // The link keeps the child's update time: the source's.
         const at = stored ? stored.updated_at : child.updatedAt;
-        await updateIssue(this.caller, { projectId: this.options.projectId, sprintId }, child.id, { parent_id: parent.id }, { at });
+        await updateIssue(
+          this.caller,
+          { projectId: this.options.projectId, sprintId },
+          child.id,
+          { parent_id: parent.id },
+          { at },
+        );
         this.report.parents.linked += 1;
       } catch (err) {
         if (err instanceof ValidationError || err instanceof NotFoundError) unresolved(err.message);

@@ -1,5 +1,12 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { claimImportJob, getImportJob, importJobFile, importJobPartCount, saveImportJob } from '../db/import-jobs.ts';
+import {
+  claimImportJob,
+  getImportJob,
+  importJobFile,
+  importJobPartCount,
+  saveImportJob,
+  type ImportJobItem,
+} from '../db/import-jobs.ts';
 import { ValidationError } from '../domain/errors.ts';
 import type { ImportJob } from '../schemas/imports.ts';
 import type { ExportImportReport } from './import-export.ts';
@@ -115,6 +122,13 @@ export async function runImportJob(orgId: number, jobId: string, deadline?: numb
     await new Promise((r) => setTimeout(r, 100));
   }
   if (!(await claimImportJob(orgId, jobId, Number(job.runs ?? 0)))) return undefined;
+  return runClaimedJob(job, deadline);
+}
+
+/** The run of a job this run has claimed (`runImportJob`); the job's status after it. */
+export async function runClaimedJob(job: ImportJobItem, deadline?: number): Promise<ImportJob['status']> {
+  const orgId = job.org_id;
+  const jobId = job.id;
   const carried = (job as unknown as { carried?: Carried | null }).carried ?? nothingCarried();
   // The import (the issue write path and all it brings) loads only when a job runs: the upload route
   // (functions/imports.ts) shares this module and stays light.

@@ -21,7 +21,8 @@ export const fileMediaTypes: Record<JobFormat, string> = {
   export: 'application/x-ndjson',
 };
 
-const isMediaType = (contentType: string, type: string) => new RegExp(`^${type.replace('/', '\\/')}\\s*(;|$)`, 'i').test(contentType);
+const isMediaType = (contentType: string, type: string) =>
+  new RegExp(`^${type.replace('/', '\\/')}\\s*(;|$)`, 'i').test(contentType);
 
 const adminOnly = (caller: Principal) => {
   if (caller.role !== 'admin') throw new ForbiddenError('Only admins may import');
@@ -69,7 +70,8 @@ export async function startImportJob(
   const toOrganisation = query.format === 'export';
   if (toOrganisation && query.project_id !== undefined)
     throw new ValidationError(['project_id: an export file is imported into the organisation: leave project_id out']);
-  if (!toOrganisation && query.project_id === undefined) throw new ValidationError([`project_id is required for format ${query.format}`]);
+  if (!toOrganisation && query.project_id === undefined)
+    throw new ValidationError([`project_id is required for format ${query.format}`]);
   const projectId = query.project_id === undefined ? null : Number(query.project_id);
   if (projectId !== null && !(await getProjectItem(caller.orgId, projectId))) throw new NotFoundError('Project');
   const now = new Date().toISOString();

@@ -22,7 +22,7 @@ export const ImportJobQuery = z.object({
     .meta({ description: 'The project the issues go to (required for `jira-csv` and `github-json`; none for `export`).' }),
   dry_run: flag('`true`: write nothing; the report says what would be created and every row that cannot be taken.'),
   keep_numbers: flag(
-    '`true`: each issue keeps the number of its key where it is free (`DI-127` stays `DI-127`; Jira keys must have the project\'s prefix), ' +
+    "`true`: each issue keeps the number of its key where it is free (`DI-127` stays `DI-127`; Jira keys must have the project's prefix), " +
       'and later issues continue after the highest. An export file always keeps them.',
   ),
 });
@@ -33,13 +33,18 @@ export const ImportMapping = z
   .strictObject(
     {
       statuses: z.record(z.string(), IssueStatus).optional().meta({ description: 'A source status -> a status here.' }),
-      defaultStatus: IssueStatus.optional().meta({ description: 'The status of a record whose status is not mapped (default `todo`).' }),
+      defaultStatus: IssueStatus.optional().meta({
+        description: 'The status of a record whose status is not mapped (default `todo`).',
+      }),
       priorities: z.record(z.string(), IssuePriority).optional(),
       types: z.record(z.string(), IssueType).optional(),
       people: z
         .record(z.string(), z.email({ error: 'must be an e-mail address' }))
         .optional()
-        .meta({ description: 'A source name or id for a person (a Jira display name or account id, a GitHub login) -> an e-mail address.' }),
+        .meta({
+          description:
+            'A source name or id for a person (a Jira display name or account id, a GitHub login) -> an e-mail address.',
+        }),
       timeZone: z
         .string()
         .refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Paris' })
@@ -70,7 +75,12 @@ export const ImportFileBody = z.string().meta({ id: 'ImportFile', description: '
 
 /** A GitHub issues file: a JSON array (`gh issue list --json …`), or the file with its mapping. */
 export const ImportJsonBody = z
-  .union([z.array(z.record(z.string(), z.unknown())).meta({ description: 'The GitHub issues, as `gh issue list --json …` writes them.' }), ImportEnvelope])
+  .union([
+    z
+      .array(z.record(z.string(), z.unknown()))
+      .meta({ description: 'The GitHub issues, as `gh issue list --json …` writes them.' }),
+    ImportEnvelope,
+  ])
   .meta({ id: 'ImportJsonBody' });
 
 const counted = z.object({ name: z.string(), rows: z.number().int() });
@@ -90,7 +100,10 @@ export const ImportReport = z
     created_labels: z.array(z.string()),
     unknown_people: z
       .array(counted)
-      .meta({ description: 'People with no account (by e-mail): their issues are left unassigned, their reports and comments the importer\'s.' }),
+      .meta({
+        description:
+          "People with no account (by e-mail): their issues are left unassigned, their reports and comments the importer's.",
+      }),
     unmapped_statuses: z.array(z.object({ status: z.string(), rows: z.number().int(), imported_as: z.string() })),
     unknown_columns: z
       .array(z.object({ name: z.string(), values: z.number().int() }))
@@ -114,7 +127,9 @@ export const ImportReport = z
     }),
     keys: z
       .record(z.string(), z.string())
-      .meta({ description: 'Every source key taken (now or before) -> its issue key here: `{"DI-127": "DI-127", "DI-128": "APL-3"}`.' }),
+      .meta({
+        description: 'Every source key taken (now or before) -> its issue key here: `{"DI-127": "DI-127", "DI-128": "APL-3"}`.',
+      }),
     would_create: z
       .array(
         z.object({
@@ -126,7 +141,10 @@ export const ImportReport = z
         }),
       )
       .optional(),
-    issues: z.record(z.string(), z.number().int()).optional().meta({ description: 'An export file: its issue numbers -> the new ids.' }),
+    issues: z
+      .record(z.string(), z.number().int())
+      .optional()
+      .meta({ description: 'An export file: its issue numbers -> the new ids.' }),
   })
   .meta({
     id: 'ImportReport',

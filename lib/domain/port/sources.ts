@@ -469,12 +469,14 @@ export const clip = (v: string) => {
 export function jiraRecord(fields: string[], columns: JiraColumns, row: number): SourceRecord & { id?: string } {
   const warnings: string[] = [];
   const cell = (i: number) => fields[i]?.trim() ?? '';
-  const values = (is: number[]) => is.map((i) => ({ column: columns.header[i] as string, value: cell(i) })).filter((v) => v.value);
+  const values = (is: number[]) =>
+    is.map((i) => ({ column: columns.header[i] as string, value: cell(i) })).filter((v) => v.value);
   /** The first non-empty value of alternative columns; the others that differ are warned about. */
   const first = (is: number[], warn = true) => {
     const [taken, ...rest] = values(is);
     for (const r of warn ? rest : []) {
-      if (r.value !== taken?.value) warnings.push(`${r.column} "${clip(r.value)}" left out: ${taken?.column} "${clip(taken?.value ?? '')}" is taken`);
+      if (r.value !== taken?.value)
+        warnings.push(`${r.column} "${clip(r.value)}" left out: ${taken?.column} "${clip(taken?.value ?? '')}" is taken`);
     }
     return taken;
   };
