@@ -66,8 +66,12 @@ export interface RestoredProject {
   updated_at: string;
   github_repo_owner: string | null;
   github_repo_name: string | null;
-  /** The last issue number handed out there: numbers below it are never given to a new issue. */
+  /**
+   * The last issue number handed out there: numbers up to it are never given to a new issue, but
+   * kept for the keys of `source` (the file's issues keep theirs: lib/db/imports.ts, `reservedNumbers`).
+   */
   issue_seq: number;
+  source: string;
 }
 
 export async function getProjectItem(orgId: number, projectId: number): Promise<ProjectItem | undefined> {
@@ -112,6 +116,15 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
     }),
     prefixGuardPut(orgId, input.prefix, id),
     addTo(keys.org(orgId), 'projects_count', 1, projectRefusals.organisation),
+    ...(restored && restored.issue_seq > 0
+      ? [
+          putNew({
+            ...keys.importNumbers(orgId, id, restored.source),
+            type: 'import_numbers',
+            ranges: [[1, restored.issue_seq]],
+          }),
+        ]
+      : []),
   ]);
   return withVersion(project, { ...keys.project(orgId, id), version: 1 });
 }

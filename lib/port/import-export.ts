@@ -346,6 +346,7 @@ class ExportImport {
             github_repo_owner: strOrNull(line.github_repo_owner),
             github_repo_name: strOrNull(line.github_repo_name),
             issue_seq: Number(line.last_issue_number ?? 0),
+            source: 'export',
           },
         )
       ).id;
