@@ -26,7 +26,7 @@ export const handler = routeHandler(async (req) => {
       throw new BadRequestError(400, 'The body is not valid JSON');
     }
     const envelope = parseOrThrow(ImportEnvelope, parsed, false);
-    return { text: envelope.file, mapping: envelope.mapping };
+    return { text: envelope.file, mapping: envelope.mapping ?? undefined };
   };
   const job = await startImportJob(req.principal, query, { text, contentType }, readEnvelope);
   return { status: 202, body: job, headers: { Location: `/api/v1/imports/${job.id}` } };

@@ -142,7 +142,13 @@ export async function insertLabel(
 ): Promise<Label> {
   const id = await nextId(orgId, 'label');
   const now = new Date().toISOString();
-  const label: Label = { id, project_id: projectId, ...fields, created_at: times?.created_at ?? now, updated_at: times?.updated_at ?? now };
+  const label: Label = {
+    id,
+    project_id: projectId,
+    ...fields,
+    created_at: times?.created_at ?? now,
+    updated_at: times?.updated_at ?? now,
+  };
   const key = keys.label(orgId, projectId, id);
   await transact([
     putNew({ ...key, LSK: listKeys.label(id), type: 'label', org_id: orgId, ...label }, 'label'),

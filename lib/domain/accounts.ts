@@ -52,7 +52,11 @@ export async function createAccountInOrg(
   return issueAccount(orgId, input, createdAt);
 }
 
-async function issueAccount(orgId: number, input: AccountCreate, createdAt?: string): Promise<{ account: Account; token: string }> {
+async function issueAccount(
+  orgId: number,
+  input: AccountCreate,
+  createdAt?: string,
+): Promise<{ account: Account; token: string }> {
   const token = generateToken();
   const account = await refusedAs(refusals, () => insertAccount(orgId, input, hashToken(token), createdAt));
   return { account, token };

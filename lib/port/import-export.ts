@@ -441,6 +441,7 @@ class ExportImport {
     const key = String(line.issue_number);
     const labels = Array.isArray(line.labels) ? line.labels.map((l) => String((l as { name: unknown }).name)) : [];
     const oldSprint = line.sprint_id === null || line.sprint_id === undefined ? null : String(line.sprint_id);
+    const createdBefore = run.session.report.created;
     await run.session.take({
       row: n,
       key,
@@ -467,8 +468,8 @@ class ExportImport {
       },
     });
     const made = run.session.issueOf(key);
+    if (run.session.report.created > createdBefore) this.wrote = true;
     if (!made || made.id <= 0) return;
-    this.wrote = true;
     this.report.ids.issues[String(line.id)] = made.id;
     this.ownIssues.add(made.id);
     this.issueSprints.set(made.id, made.sprintId);
@@ -485,6 +486,7 @@ class ExportImport {
     const run = this.current;
     const issueId = this.report.ids.issues[String(line.issue_id)];
     if (!run || issueId === undefined) return;
+    const writtenBefore = run.session.report.comments;
     const id = await run.session.importComment(
       String(line.id),
       { issueId, sprintId: this.issueSprints.get(issueId) ?? null },
@@ -496,10 +498,8 @@ class ExportImport {
         updated_at: str(line.updated_at),
       },
     );
-    if (id !== undefined) {
-      this.wrote = true;
-      this.report.ids.comments[String(line.id)] = id;
-    }
+    if (id !== undefined) this.report.ids.comments[String(line.id)] = id;
+    if (run.session.report.comments > writtenBefore) this.wrote = true;
     this.report.comments = Object.values(this.report.projects).reduce((sum, p) => sum + p.comments, 0);
   }
 

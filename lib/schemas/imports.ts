@@ -63,9 +63,9 @@ export const ImportEnvelope = z
       file: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be the text of the file') }).meta({
         description: 'The file, as text (the CSV, the JSON array, the JSON Lines).',
       }),
-      mapping: ImportMapping.optional(),
+      mapping: ImportMapping.nullable().optional(),
     },
-    { error: 'must be an object with `file` and `mapping`' },
+    { error: (iss) => (iss.code === 'unrecognized_keys' ? undefined : 'must be an object with `file` and `mapping`') },
   )
   .meta({ id: 'ImportEnvelope', description: 'The file and how to map its names: the way to send a mapping.' });
 export type ImportEnvelope = z.output<typeof ImportEnvelope>;
@@ -98,12 +98,10 @@ export const ImportReport = z
     comments: z.number().int().meta({ description: 'Comments created with the issues.' }),
     created_sprints: z.array(z.string()),
     created_labels: z.array(z.string()),
-    unknown_people: z
-      .array(counted)
-      .meta({
-        description:
-          "People with no account (by e-mail): their issues are left unassigned, their reports and comments the importer's.",
-      }),
+    unknown_people: z.array(counted).meta({
+      description:
+        "People with no account (by e-mail): their issues are left unassigned, their reports and comments the importer's.",
+    }),
     unmapped_statuses: z.array(z.object({ status: z.string(), rows: z.number().int(), imported_as: z.string() })),
     unknown_columns: z
       .array(z.object({ name: z.string(), values: z.number().int() }))
@@ -125,11 +123,9 @@ export const ImportReport = z
         z.object({ row: z.number().int(), key: z.string(), type: z.string(), other_key: z.string(), reason: z.string() }),
       ),
     }),
-    keys: z
-      .record(z.string(), z.string())
-      .meta({
-        description: 'Every source key taken (now or before) -> its issue key here: `{"DI-127": "DI-127", "DI-128": "APL-3"}`.',
-      }),
+    keys: z.record(z.string(), z.string()).meta({
+      description: 'Every source key taken (now or before) -> its issue key here: `{"DI-127": "DI-127", "DI-128": "APL-3"}`.',
+    }),
     would_create: z
       .array(
         z.object({

@@ -93,12 +93,15 @@ export type IssueUpdate = z.output<typeof IssueUpdateFields>;
 
 /** The key an imported issue had in its source (docs/import-export.md), or null. */
 export const sourceKeyField = () =>
-  z.string().nullable().meta({
-    description:
-      'The key the issue had in the tracker it was imported from (a Jira key `DI-127`, `owner/repo#12` for GitHub), kept as it was; ' +
-      'null for an issue created here. A search for the key as text finds the issue (docs/search.md).',
-    example: 'DI-127',
-  });
+  z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        'The key the issue had in the tracker it was imported from (a Jira key `DI-127`, `owner/repo#12` for GitHub), kept as it was; ' +
+        'null for an issue created here. A search for the key as text finds the issue (docs/search.md).',
+      example: 'DI-127',
+    });
 
 export const SubIssuesSummary = z
   .object({
