@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { repoRoot } from '../../infra/paths.ts';
 import { createProject } from '../../lib/domain/projects.ts';
-import { newOrganisation, randomPrefix } from '../support/api.ts';
+import { newOrganisation } from '../support/api.ts';
 
 /** `npm run admin -- import` and `export`: the commands, their output and their refusals. */
 

@@ -128,7 +128,8 @@ function fieldTest(condition: FieldCondition, context: SelectionContext): Test {
     case 'title': {
       const text = lower(t.test.contains);
       // An imported issue is found by its key in the source too (`DI-127`), the whole key.
-      return (issue) => lower(issue.title).includes(text) || (issue.source_key != null && lower(issue.source_key) === text);
+      return (issue) =>
+        lower(issue.title).includes(text) || (typeof issue.source_key === 'string' && lower(issue.source_key) === text);
     }
     case 'project': {
       const prefixes = new Set(t.test.in);
