@@ -186,7 +186,7 @@ export interface ImportedIssue {
   started_at?: string | null | undefined;
   completed_at?: string | null | undefined;
   source_key?: string | null | undefined;
-  /** `n` of `<prefix>-n`, reserved for this issue (lib/db/import-numbers.ts); absent: the sequence's next. */
+  /** `n` of `<prefix>-n`, reserved for this issue (lib/db/imports.ts: `reserveIssueNumbers`); absent: the sequence's next. */
   number?: number | undefined;
   /** The account shown as its author (`author:`); absent: the caller. */
   author_id?: number | undefined;
