@@ -16,7 +16,7 @@ afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
-async function until(client: ApiClient, path: string, done: (body: { status: string }) => boolean, timeoutMs = 60_000) {
+async function until(client: ApiClient, path: string, done: (body: { status: string }) => boolean, timeoutMs = 100_000) {
   const started = Date.now();
   for (;;) {
     const res = await client.get(path);
@@ -95,7 +95,7 @@ describe('import jobs over REST', () => {
     expect((await admin.post(`/api/v1/projects/${projectId}/issues`, { issue: { title: 'Next' } })).body.issue_number).toBe(
       'DI-141',
     );
-  });
+  }, 120_000);
 
   it('take GitHub JSON as it is (application/json): a dry run writes nothing, a run creates, the same file again creates nothing', async () => {
     const { admin, projectId } = await setup();
@@ -120,7 +120,7 @@ describe('import jobs over REST', () => {
     const again = await job('');
     expect(again.report).toMatchObject({ created: 0, already_imported: 4, comments: 0 });
     expect(again.report.keys).toEqual(done.report.keys);
-  });
+  }, 120_000);
 
   it('take an export file (application/x-ndjson) into the organisation', async () => {
     const { org, admin: sourceAdmin } = await orgWithClients(gateway);
@@ -141,7 +141,7 @@ describe('import jobs over REST', () => {
       report: { format: 'export', errors: [], keys: { [`${prefix}-1`]: `${prefix}-1` } },
     });
     expect((await admin.get(`/api/v1/issues/${prefix}-2`)).body).toMatchObject({ title: 'Two', type: 'bug' });
-  });
+  }, 120_000);
 
   it('check the file whole before the first write: a quote never closed at row 31 fails the job, naming the row, having created nothing', async () => {
     const { admin, projectId } = await setup();
@@ -179,7 +179,7 @@ describe('import jobs over REST', () => {
       import: { id: res.body.id, status: 'succeeded', format: 'github-json', rows: 6, created: 4, rejected: 2, comments: 2 },
     });
     expect(r.accepted().filter((d) => d.body.type !== 'import.completed')).toEqual([]);
-  });
+  }, 120_000);
 
   it('refuse members (403), a wrong media type (415), bad queries and envelopes (422), another project (404), an unknown job (404)', async () => {
     const { admin, member, projectId } = await setup();

@@ -459,5 +459,5 @@ describe('export, then import into an empty organisation', () => {
       expect(Object.values(again.projects).map((p) => p.created)).toEqual([0, 0]);
       expect(again).toMatchObject({ comments: 0, relations: 0, activity: 0, accounts_created: [], errors: [] });
     }
-  }, 600_000);
+  }, 300_000);
 });
