@@ -17,7 +17,7 @@ import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './s
 import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
 import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery, SubIssue } from './schemas/issues.ts';
-import { ImportFileBody, ImportJob, ImportJobQuery } from './schemas/imports.ts';
+import { ImportFileBody, ImportJob, ImportJobQuery, ImportJsonBody } from './schemas/imports.ts';
 import { ExportLines, ExportQuery } from './schemas/export.ts';
 import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
 import { McpMessage, McpQuery } from './schemas/mcp.ts';
@@ -70,6 +70,8 @@ export interface Route {
     optionalBody?: boolean;
     /** The body's media type when it is not JSON (OAuth's form posts). */
     bodyMediaType?: string;
+    /** Every media type the body may be sent in, with its schema, where there are several (an import's file). */
+    bodies?: Record<string, z.ZodType>;
     /**
      * The body of the row's error answers when it is not the service's `{error}` (OAuth's
      * `{error, error_description}`, or the authorization page's HTML).
@@ -539,16 +541,21 @@ export const routes: Route[] = [
   // Import from another tracker, as a background job (docs/import-export.md; admins only)
   route('POST', '/api/v1/imports', 'functions/imports.ts', {
     id: 'createImportJob',
-    summary: 'Import issues from a Jira CSV export or GitHub issues JSON into a project, in the background (admins only)',
+    summary:
+      'Import issues from a Jira CSV export or GitHub issues JSON into a project, or an export file into the organisation, in the background (admins only)',
     description:
-      'The body is the file itself (`text/csv` for `jira-csv`, `application/json` for `github-json`), at most 6 MB ' +
+      'The body is the file itself (`text/csv` for `jira-csv`, `application/json` for `github-json`, `application/x-ndjson` for `export`), ' +
+      'or, for any format, the file with its mapping (people, statuses, types, priorities, time zone) as `application/json`: ' +
+      '`{"file": "<the file as text>", "mapping": {…}}`. At most 6 MB ' +
       "(Lambda's synchronous payload limit, below API Gateway's 10 MB; larger files: `npm run admin -- import`). " +
-      'Answers the job at once; `GET /imports/{job_id}` shows its progress and, when done, its report. ' +
+      'The file is checked whole before anything is written. Answers the job at once; `GET /imports/{job_id}` shows its progress ' +
+      'and, when done, its report (every source key with its issue key here). ' +
       'Importing the same file again creates nothing twice (issues are keyed by their source key).',
     tag: 'Imports',
     query: ImportJobQuery,
     body: ImportFileBody,
     bodyMediaType: 'text/csv',
+    bodies: { 'text/csv': ImportFileBody, 'application/json': ImportJsonBody, 'application/x-ndjson': ImportFileBody },
     success: { status: 202, schema: ImportJob, description: 'The job, queued' },
     errors: [403, 404],
   }),

@@ -81,7 +81,7 @@ let peak = 0;
 const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 200);
 const timed = async (dryRun: boolean) => {
   const started = performance.now();
-  const report = await importIssues({ orgId, projectId: project.id, format: 'jira-csv', dryRun }, Readable.from(file()));
+  const report = await importIssues({ orgId, projectId: project.id, format: 'jira-csv', dryRun }, () => Readable.from(file()));
   return { report, seconds: (performance.now() - started) / 1000 };
 };
 const dry = await timed(true);

@@ -131,6 +131,7 @@ try {
         parentId: null,
         createdAt: new Date(now - YEAR).toISOString(),
         updatedAt: new Date(now - Math.floor(rand() * YEAR)).toISOString(),
+        sourceKey: null,
       }),
     );
   }

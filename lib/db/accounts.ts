@@ -149,9 +149,11 @@ export async function insertAccount(
   orgId: number,
   input: { name: string; email: string; role: Role },
   tokenHash: string,
+  /** An export file's account (lib/port/import-export.ts): its own creation time. */
+  createdAt?: string,
 ): Promise<Account> {
   const accountId = await nextId(orgId, 'account');
-  const now = new Date().toISOString();
+  const now = createdAt ?? new Date().toISOString();
   await transact([
     ...accountItems(orgId, accountId, input, tokenHash, now),
     addTo(keys.org(orgId), 'accounts_count', 1, accountRefusals.organisation),

@@ -3,7 +3,7 @@ import type { Activity } from '../schemas/activity.ts';
 import { db, tableName } from './client.ts';
 import { collections, keys, listKeys, projectPk, skPrefixes, type Key } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
-import { putNew, addTo, existsCheck, Refused, transact } from './transactions.ts';
+import { putNew, addTo, existsCheck, Refused, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * Activity entries, written by the change feed consumer (lib/feed/consume.ts) under the issue or
@@ -135,21 +135,35 @@ function activityItems(entries: ActivityEntry[]) {
     // Not under a deleted project, whose cascade may have read past this key already.
     existsCheck(keys.project(orgId, projectId), activityRefusals.project),
     ...[...counts.values()].map(({ key, n }) => addTo(key, 'activity_count', n, activityRefusals.owner)),
-    ...entries.map((entry) => {
-      const { owner, sequence } = entry;
-      const key =
-        'issueId' in owner
-          ? keys.issueActivity(orgId, projectId, owner.issueId, sequence)
-          : keys.sprintActivity(orgId, projectId, owner.sprintId, sequence);
-      const lsk =
-        'issueId' in owner ? listKeys.issueActivity(owner.issueId, sequence) : listKeys.sprintActivity(owner.sprintId, sequence);
-      return putNew(
-        { ...key, LSK: lsk, type: 'activity', org_id: orgId, project_id: projectId, ...entry.activity },
-        activityRefusals.recorded,
-      );
-    }),
+    ...entries.map(activityPut),
   ];
 }
+
+/** The Put of a new entry, refused as `recorded` when it is already written (a replay). */
+export function activityPut(entry: ActivityEntry): GuardedItem {
+  const { orgId, projectId, owner, sequence } = entry;
+  const isIssue = 'issueId' in owner;
+  const key = isIssue
+    ? keys.issueActivity(orgId, projectId, owner.issueId, sequence)
+    : keys.sprintActivity(orgId, projectId, owner.sprintId, sequence);
+  const lsk = isIssue ? listKeys.issueActivity(owner.issueId, sequence) : listKeys.sprintActivity(owner.sprintId, sequence);
+  return putNew(
+    { ...key, LSK: lsk, type: 'activity', org_id: orgId, project_id: projectId, ...entry.activity },
+    activityRefusals.recorded,
+  );
+}
+
+/**
+ * The sequences of entries an import writes (lib/port/), which no stream record made: they sort
+ * before every stream sequence number (decimal digits, padded with zeros: a `#` or `$` sorts
+ * below any digit), so an imported issue's history reads, oldest first, the entries an export
+ * file brought (`restored(n)`, in the file's order), its `issue.imported` entry, then whatever
+ * happens to it here.
+ */
+export const importedSequences = {
+  restored: (n: number) => `#${String(n).padStart(12, '0')}`,
+  imported: `$${'0'.repeat(12)}`,
+};
 
 /** One page of an issue's or a sprint's activity, oldest first, with the ancestors to check. */
 export async function listActivity(

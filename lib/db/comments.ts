@@ -104,17 +104,26 @@ function issueIn(sprintId: number | null, values: Record<string, unknown> = {}) 
       };
 }
 
+/** What a comment is written with; an import gives the source's times (else now). */
+export interface CommentFields {
+  body: string;
+  authorId: number;
+  authorName: string;
+  created_at?: string | undefined;
+  updated_at?: string | undefined;
+}
+
 /**
- * Creates a comment in one transaction: the comment, the issue's `comments_count` (on condition
- * that the issue exists and is in the path's sprint, or in the backlog), and checks that the
- * project and the sprint exist. Any of them missing is a 404 of that resource.
+ * A new comment and its items (the comment and its pointer, each a Put of a fresh id), without
+ * the issue's count: `insertComment` adds it, and an import writing an issue with its comments
+ * sets the count on the issue it creates in the same transaction (lib/port/import.ts).
  */
-export async function insertComment(
+export function newComment(
   orgId: number,
   id: number,
   ref: IssueRef,
-  fields: { body: string; authorId: number; authorName: string },
-): Promise<Comment> {
+  fields: CommentFields,
+): { comment: Comment; items: GuardedItem[] } {
   const now = new Date().toISOString();
   const comment: Comment = {
     id,
@@ -122,24 +131,10 @@ export async function insertComment(
     issue_id: ref.issueId,
     author_id: fields.authorId,
     author_name: fields.authorName,
-    created_at: now,
-    updated_at: now,
+    created_at: fields.created_at ?? now,
+    updated_at: fields.updated_at ?? fields.created_at ?? now,
   };
-  // The ancestors first: when several are gone, the refusal names the outermost, as a read would.
-  await transact([
-    existsCheck(keys.project(orgId, ref.projectId), commentRefusals.project),
-    ...(ref.sprintId === null ? [] : [existsCheck(keys.sprint(orgId, ref.projectId, ref.sprintId), commentRefusals.sprint)]),
-    {
-      item: {
-        Update: {
-          TableName: tableName,
-          Key: keys.issue(orgId, ref.projectId, ref.issueId),
-          UpdateExpression: 'ADD comments_count :one',
-          ...issueIn(ref.sprintId, { ':one': 1 }),
-        },
-      },
-      reason: commentRefusals.issue,
-    },
+  const items: GuardedItem[] = [
     {
       item: {
         Put: {
@@ -167,6 +162,41 @@ export async function insertComment(
         },
       },
     },
+  ];
+  return { comment, items };
+}
+
+/**
+ * Creates a comment in one transaction: the comment, the issue's `comments_count` (on condition
+ * that the issue exists and is in the path's sprint, or in the backlog), and checks that the
+ * project and the sprint exist. Any of them missing is a 404 of that resource.
+ */
+export async function insertComment(
+  orgId: number,
+  id: number,
+  ref: IssueRef,
+  fields: CommentFields,
+  /** Items of the same transaction (an import's record of the comment's source key). */
+  tail: GuardedItem[] = [],
+): Promise<Comment> {
+  const { comment, items } = newComment(orgId, id, ref, fields);
+  // The ancestors first: when several are gone, the refusal names the outermost, as a read would.
+  await transact([
+    existsCheck(keys.project(orgId, ref.projectId), commentRefusals.project),
+    ...(ref.sprintId === null ? [] : [existsCheck(keys.sprint(orgId, ref.projectId, ref.sprintId), commentRefusals.sprint)]),
+    {
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: keys.issue(orgId, ref.projectId, ref.issueId),
+          UpdateExpression: 'ADD comments_count :one',
+          ...issueIn(ref.sprintId, { ':one': 1 }),
+        },
+      },
+      reason: commentRefusals.issue,
+    },
+    ...items,
+    ...tail,
   ]);
   return withVersion(comment, { ...keys.comment(orgId, ref.projectId, ref.issueId, id), version: 1 });
 }

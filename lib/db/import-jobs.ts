@@ -1,5 +1,5 @@
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ImportJob } from '../schemas/imports.ts';
+import type { ImportJob, ImportMapping } from '../schemas/imports.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { keys, orgPk } from './keys.ts';
@@ -42,14 +42,18 @@ export interface ImportJobItem extends ImportJob {
   parts: number;
   /** Runs so far (a long import takes several: each ends at the consumer's deadline). */
   runs?: number;
+  /** Parts of the report's maps (`keys`, `ids`) stored beside the job. */
+  report_parts?: number;
 }
 
 export const toImportJob = (item: Record<string, unknown>): ImportJob => ({
   id: String(item.id),
   status: item.status as ImportJob['status'],
   format: item.format as ImportJob['format'],
-  project_id: Number(item.project_id),
+  project_id: item.project_id === null || item.project_id === undefined ? null : Number(item.project_id),
   dry_run: Boolean(item.dry_run),
+  keep_numbers: Boolean(item.keep_numbers),
+  mapping: (item.mapping as ImportMapping | null | undefined) ?? null,
   bytes: Number(item.bytes ?? 0),
   progress: (item.progress as ImportJob['progress'] | undefined) ?? { rows: 0, created: 0, rejected: 0 },
   report: (item.report as ImportJob['report'] | undefined) ?? null,
@@ -103,6 +107,81 @@ export async function getImportJob(orgId: number, jobId: string): Promise<Import
   return getItem<ImportJobItem>(keys.importJob(orgId, jobId));
 }
 
+/** The maps of a report that grow with the file (every key, every id): stored in parts beside the job. */
+const mapNames = ['keys', 'issues', 'ids'] as const;
+
+type Report = Record<string, unknown>;
+
+/** A report without its maps (the job item keeps it), and the maps (in parts). */
+export function splitReport(report: Report): { slim: Report; maps: Report } {
+  const take = (r: Report) => {
+    const slim: Report = { ...r };
+    const maps: Report = {};
+    for (const name of mapNames) {
+      if (name in slim) {
+        maps[name] = slim[name];
+        delete slim[name];
+      }
+    }
+    return { slim, maps };
+  };
+  const top = take(report);
+  // An export file's report: each project's report has its maps too.
+  if (top.slim.projects && typeof top.slim.projects === 'object') {
+    const projects: Report = {};
+    const projectMaps: Report = {};
+    for (const [prefix, p] of Object.entries(top.slim.projects as Record<string, Report>)) {
+      const { slim, maps } = take(p);
+      projects[prefix] = slim;
+      projectMaps[prefix] = maps;
+    }
+    top.slim.projects = projects;
+    top.maps.projects = projectMaps;
+  }
+  return top;
+}
+
+/** The report with its maps back (`splitReport` undone). */
+export function joinReport(slim: Report, maps: Report): Report {
+  const { projects: projectMaps, ...own } = maps;
+  const joined: Report = { ...slim, ...own };
+  if (projectMaps && slim.projects) {
+    joined.projects = Object.fromEntries(
+      Object.entries(slim.projects as Record<string, Report>).map(([prefix, p]) => [
+        prefix,
+        { ...p, ...((projectMaps as Record<string, Report>)[prefix] ?? {}) },
+      ]),
+    );
+  }
+  return joined;
+}
+
+/**
+ * A job with its report whole: one consistent Query reads the job and the parts of its report's
+ * maps, which sort right after it (one call, as the job alone).
+ */
+export async function getImportJobWithExtras(orgId: number, jobId: string): Promise<Record<string, unknown> | undefined> {
+  const items: Record<string, unknown>[] = [];
+  const job = keys.importJob(orgId, jobId);
+  await queryPages(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: { ':pk': job.PK, ':sk': job.SK },
+    },
+    {},
+    (page) => {
+      items.push(...page);
+    },
+  );
+  const item = items.find((i) => i.SK === job.SK);
+  if (!item) return undefined;
+  const parts = items.filter((i) => i.type === 'import_report_part').map((i) => String(i.text));
+  if (item.report && parts.length > 0 && parts.length === Number(item.report_parts ?? 0)) {
+    return { ...item, report: joinReport(item.report as Report, JSON.parse(parts.join('')) as Report) };
+  }
+  return item;
+}
+
 /** The uploaded file, part after part. */
 export async function* importJobFile(orgId: number, jobId: string): AsyncGenerator<string> {
   let start: Record<string, unknown> | undefined;
@@ -149,30 +228,65 @@ export async function claimImportJob(orgId: number, jobId: string, runs: number)
   }
 }
 
-/** Writes where a run left the job: `queued` again (to go on), `succeeded` or `failed`. */
+/**
+ * Writes where a run left the job: `queued` again (to go on), `succeeded` or `failed`. A report's
+ * maps (every key, every id: they grow with the file) go first, in parts of at most PART_BYTES
+ * beside the job (`importJobReportPart`); the job keeps the rest and how many parts there are.
+ */
 export async function saveImportJob(
   orgId: number,
   jobId: string,
   fields: Pick<ImportJob, 'status' | 'progress'> & {
-    report?: ImportJob['report'] | undefined;
+    report?: object | null | undefined;
     error?: string | null;
     carried?: unknown;
   },
 ): Promise<void> {
+  let report: Report | null = null;
+  let reportParts = 0;
+  if (fields.report) {
+    const { slim, maps } = splitReport(fields.report as Report);
+    report = slim;
+    const parts = fileParts(JSON.stringify(maps));
+    reportParts = parts.length;
+    const expires = Math.floor(Date.now() / 1000) + KEEP_SECONDS;
+    await batchPut(
+      parts.map((text, n) => ({
+        ...keys.importJobReportPart(orgId, jobId, n),
+        type: 'import_report_part',
+        text,
+        expires_at: expires,
+      })),
+    );
+  }
   await db.send(
     new UpdateCommand({
       TableName: tableName,
       Key: keys.importJob(orgId, jobId),
-      UpdateExpression: 'SET #s = :s, progress = :p, report = :r, #e = :e, carried = :c, updated_at = :now',
+      UpdateExpression: 'SET #s = :s, progress = :p, report = :r, report_parts = :rp, #e = :e, carried = :c, updated_at = :now',
       ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
       ExpressionAttributeValues: {
         ':s': fields.status,
         ':p': fields.progress,
-        ':r': fields.report ?? null,
+        ':r': report,
+        ':rp': reportParts,
         ':e': fields.error ?? null,
         ':c': fields.carried ?? null,
         ':now': new Date().toISOString(),
       },
     }),
   );
+}
+
+/** Puts items in BatchWrites of 25, sending again what the table left unprocessed. */
+async function batchPut(items: Record<string, unknown>[]): Promise<void> {
+  for (let from = 0; from < items.length; from += 25) {
+    let pending = items.slice(from, from + 25).map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+      pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+      if (attempt > 8 && pending.length > 0) throw new Error('import report: the table kept refusing the writes');
+    }
+  }
 }

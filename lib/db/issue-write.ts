@@ -463,6 +463,8 @@ function searchAttributes(record: Partial<SearchRecord> & Pick<SearchRecord, 'pr
   set('due_date', record.dueDate);
   set('parent_id', record.parentId);
   set('created_at', record.createdAt);
+  // Only an imported issue has one (it never changes): none is no attribute.
+  if (record.sourceKey) out.source_key = record.sourceKey;
   if (record.updatedAt !== undefined) {
     out.updated_at = record.updatedAt;
     out.LSK = listKeys.searchIssue(record.updatedAt, record.projectId, record.issueId);

@@ -71,6 +71,7 @@ export const toIssue = (record: object, position: number, catalogue: Catalogue =
       project_id: Number(item.project_id),
       sprint_id: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
       issue_number: String(item.issue_number),
+      source_key: nullable<string>(item.source_key),
       title: String(item.title),
       description: nullable<string>(item.description),
       status: item.status as IssueStatus,
@@ -366,6 +367,8 @@ export interface IssueSlot {
   backlogCount: number;
   /** The project as the allocation left it (its label catalogue, for the labels the create names). */
   project: ProjectItem;
+  /** The number is one an import keeps (reserved before), not the sequence's next. */
+  kept?: true;
 }
 
 /** How often a create retries when other creates used up the project's block of ids as it refilled it. */
@@ -379,22 +382,26 @@ const SLOT_ATTEMPTS = 8;
  * installs it with the same update that takes its first id: two more calls. Ids and numbers are
  * never handed out twice; a block two creates reserved at once loses one of them (a gap).
  */
-export async function allocateIssueSlot(orgId: number, projectId: number): Promise<IssueSlot> {
+export async function allocateIssueSlot(orgId: number, projectId: number, keptNumber?: number): Promise<IssueSlot> {
+  // A number an import keeps was reserved before (`reserveIssueNumbers`): the sequence stays as it is.
+  const seq = keptNumber === undefined ? 'issue_seq :one, ' : '';
+  const numbered = (taken: Omit<IssueSlot, 'id'>) =>
+    keptNumber === undefined ? taken : { ...taken, number: keptNumber, kept: true as const };
   for (let attempt = 0; attempt < SLOT_ATTEMPTS; attempt++) {
     const taken = await takeSlot(orgId, projectId, {
-      UpdateExpression: 'ADD issue_seq :one, position_seq :one, issue_id_next :one',
+      UpdateExpression: `ADD ${seq}position_seq :one, issue_id_next :one`,
       ConditionExpression: 'attribute_exists(PK) AND issue_id_next < issue_id_end',
       ExpressionAttributeValues: { ':one': 1 },
     });
-    if (taken) return { ...taken, id: Number(taken.project.issue_id_next) - 1 };
+    if (taken) return { ...numbered(taken), id: Number(taken.project.issue_id_next) - 1 };
     const block = issueIdBlock((await advance(orgId, { issue: ISSUE_ID_BLOCK })).issue);
     const refilled = await takeSlot(orgId, projectId, {
-      UpdateExpression: 'SET issue_id_next = :next, issue_id_end = :end ADD issue_seq :one, position_seq :one',
+      UpdateExpression: `SET issue_id_next = :next, issue_id_end = :end ADD ${seq}position_seq :one`,
       // Still used up: a create that refilled it meanwhile wins, and this one takes from its block.
       ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(issue_id_end) OR issue_id_next >= issue_id_end)',
       ExpressionAttributeValues: { ':one': 1, ':next': block.next + 1, ':end': block.end },
     });
-    if (refilled) return { ...refilled, id: block.next };
+    if (refilled) return { ...numbered(refilled), id: block.next };
   }
   throw new Error(`Issue id allocation for project ${projectId} lost ${SLOT_ATTEMPTS} races in a row`);
 }
@@ -408,6 +415,15 @@ export async function allocateIssueSlot(orgId: number, projectId: number): Promi
  * taken the next one). One UpdateItem, on the refused path only; true when given back.
  */
 export async function releaseIssueSlot(orgId: number, projectId: number, slot: IssueSlot): Promise<boolean> {
+  if (slot.kept) {
+    // A kept number stays reserved for its key: only the id goes back.
+    return updateIf({
+      Key: keys.project(orgId, projectId),
+      UpdateExpression: 'ADD issue_id_next :minus',
+      ConditionExpression: 'issue_id_next = :next',
+      ExpressionAttributeValues: { ':minus': -1, ':next': slot.id + 1 },
+    });
+  }
   return updateIf({
     Key: keys.project(orgId, projectId),
     UpdateExpression: 'ADD issue_seq :minus, issue_id_next :minus',
@@ -469,10 +485,18 @@ export async function insertIssue(
   labelIds: number[] = [],
   /** The account creating it (kept for `author:` searches; not shown). */
   authorId?: number,
-  /** Items of the same transaction, after the issue's (an import's source-key record). */
+  /** Items of the same transaction, after the issue's (an import's source-key record and activity entry). */
   tail?: GuardedItem[] | undefined,
+  /**
+   * An import's: `history` false leaves the sprint's history (added scope, burndown) as it is (an
+   * export file brings its own); the activity entries and comments `tail` writes with it, counted.
+   */
+  imported?: { history?: boolean | undefined; activityCount?: number | undefined; commentsCount?: number | undefined },
 ): Promise<void> {
   const { put, change } = createdIssue(orgId, projectId, issue, parent?.number, labelIds, authorId);
+  const item = (put.item.Put as { Item: Record<string, unknown> }).Item;
+  if (imported?.activityCount) item.activity_count = imported.activityCount;
+  if (imported?.commentsCount) item.comments_count = imported.commentsCount;
   await issueWrite({
     orgId,
     projectId,
@@ -482,6 +506,7 @@ export async function insertIssue(
     ownerReason: issue.sprint_id === null ? 'project' : 'sprint',
     checks: issue.sprint_id === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
     tail,
+    ...(imported?.history === false ? { ctx: { history: false } } : {}),
   });
 }
 
@@ -496,7 +521,9 @@ function createdIssue(
 ) {
   // Labels are stored as ids (a number set; none: absent) and shown through the catalogue.
   // `blocked` is read from the count of open blockers (`toIssue`), never stored.
-  const { sub_issues_summary: _summary, labels: _shown, blocked: _blocked, ...stored } = issue;
+  const { sub_issues_summary: _summary, labels: _shown, blocked: _blocked, source_key: sourceKey, ...fields } = issue;
+  // The key in a source, for an imported issue only.
+  const stored = sourceKey === null ? fields : { ...fields, source_key: sourceKey };
   const parent = parentNumber ? { parent_number: parentNumber } : {};
   const put = putNew(
     {

@@ -35,7 +35,10 @@
  * | IDEMPOTENCY#k    | IDEMPOTENCY         |                          | Idempotency-Key record (TTL expires_at)|
  * | IDEMPOTENCY#k    | PART#n              |                          | part n of a large stored response (TTL)|
  * | ORG#o#P#p        | IMPORTED#src#key    |                          | issue imported from source key (lib/db/imports.ts)|
+ * | ORG#o#P#p        | IMPORTCOMMENT#src#k |                          | comment imported from source key k        |
+ * | ORG#o#P#p        | IMPORTNUMBERS#src   |                          | issue numbers reserved for src's keys     |
  * | ORG#o            | IMPORTJOB#j         |                          | import job: status, progress, report   |
+ * | ORG#o            | IMPORTJOB#j#REPORT#n|                          | part n of its report's key and id maps  |
  * | ORG#o#IMPORT#j   | PART#n              |                          | part n of an import job's file (TTL)   |
  * | GLOBAL           | SEQ                 |                          | organisation id sequence               |
  * | CASCADE          | kind#o#p#id         |                          | a cascade to continue (lib/db/cascade.ts) |
@@ -192,8 +195,26 @@ export const keys = {
     PK: projectPk(orgId, projectId),
     SK: `${importedPrefix(source)}${sourceKey}`,
   }),
+  /**
+   * A comment an import created from the source's comment `sourceKey` (an export file's comment id,
+   * or `<issue key>#<n>`): put in the comment's transaction, refused if present.
+   */
+  importedComment: (orgId: number, projectId: number, source: string, sourceKey: string): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `${importedCommentPrefix(source)}${sourceKey}`,
+  }),
+  /** The issue numbers reserved for the keys of `source` that keep their number (lib/db/imports.ts). */
+  importNumbers: (orgId: number, projectId: number, source: string): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `IMPORTNUMBERS#${source}`,
+  }),
   /** An import job (`POST /imports`): its status, progress and report (lib/db/import-jobs.ts). */
   importJob: (orgId: number, jobId: string): Key => ({ PK: orgPk(orgId), SK: `IMPORTJOB#${jobId}` }),
+  /** Part `n` (from 0) of an import job's report's maps (keys, ids), right after the job: one Query reads both. */
+  importJobReportPart: (orgId: number, jobId: string, n: number): Key => ({
+    PK: orgPk(orgId),
+    SK: `IMPORTJOB#${jobId}#REPORT#${pad(n, 4)}`,
+  }),
   /** Part `n` (from 0) of an import job's uploaded file, in a partition of its own (TTL expires_at). */
   importJobPart: (orgId: number, jobId: string, n: number): Key => ({
     PK: `${orgPk(orgId)}#IMPORT#${jobId}`,
@@ -208,6 +229,8 @@ export const keys = {
 
 /** The SK prefix of a project's records of issues imported from `source`. */
 export const importedPrefix = (source: string) => `IMPORTED#${source}#`;
+/** The SK prefix of a project's records of comments imported from `source`. */
+export const importedCommentPrefix = (source: string) => `IMPORTCOMMENT#${source}#`;
 
 /** The SK prefix of the children of the issue numbered `parentNumber` (they sort right after its pointer). */
 export const subIssuesPrefix = (parentNumber: string) => `ISSUEKEY#${parentNumber.toUpperCase()}#SUB#`;

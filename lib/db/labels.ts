@@ -137,10 +137,18 @@ export async function insertLabel(
   orgId: number,
   projectId: number,
   fields: { name: string; color: string; description: string | null },
+  /** An export file's label (lib/port/import-export.ts): its own times. */
+  times?: { created_at: string; updated_at: string },
 ): Promise<Label> {
   const id = await nextId(orgId, 'label');
   const now = new Date().toISOString();
-  const label: Label = { id, project_id: projectId, ...fields, created_at: now, updated_at: now };
+  const label: Label = {
+    id,
+    project_id: projectId,
+    ...fields,
+    created_at: times?.created_at ?? now,
+    updated_at: times?.updated_at ?? now,
+  };
   const key = keys.label(orgId, projectId, id);
   await transact([
     putNew({ ...key, LSK: listKeys.label(id), type: 'label', org_id: orgId, ...label }, 'label'),

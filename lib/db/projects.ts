@@ -60,6 +60,20 @@ export const toProject = (record: object): Project => {
  * prefix change fails that condition (`STALE`), and they read again (`rereadOnStale`).
  */
 
+/** What an export file gives a project it brings (lib/port/import-export.ts) beyond its create fields. */
+export interface RestoredProject {
+  created_at: string;
+  updated_at: string;
+  github_repo_owner: string | null;
+  github_repo_name: string | null;
+  /**
+   * The last issue number handed out there: numbers up to it are never given to a new issue, but
+   * kept for the keys of `source` (the file's issues keep theirs: lib/db/imports.ts, `reservedNumbers`).
+   */
+  issue_seq: number;
+  source: string;
+}
+
 export async function getProjectItem(orgId: number, projectId: number): Promise<ProjectItem | undefined> {
   return getItem<ProjectItem>(keys.project(orgId, projectId));
 }
@@ -68,7 +82,7 @@ export async function getProjectItem(orgId: number, projectId: number): Promise<
  * Creates a project: project, prefix guard and the organisation's project count in one transaction.
  * Its id and its first block of issue ids come from one ADD on the organisation's sequences.
  */
-export async function insertProject(orgId: number, input: ProjectCreate): Promise<Project> {
+export async function insertProject(orgId: number, input: ProjectCreate, restored?: RestoredProject): Promise<Project> {
   const reserved = await advance(orgId, { project: 1, issue: ISSUE_ID_BLOCK });
   const id = reserved.project;
   const ids = issueIdBlock(reserved.issue);
@@ -80,11 +94,11 @@ export async function insertProject(orgId: number, input: ProjectCreate): Promis
     description: input.description ?? null,
     documentation_url: input.documentation_url ?? null,
     production_url: input.production_url ?? null,
-    github_repo_owner: null,
-    github_repo_name: null,
+    github_repo_owner: restored?.github_repo_owner ?? null,
+    github_repo_name: restored?.github_repo_name ?? null,
     sprints_count: 0,
-    created_at: now,
-    updated_at: now,
+    created_at: restored?.created_at ?? now,
+    updated_at: restored?.updated_at ?? now,
   };
   await transact([
     // A fresh id from the sequence: never taken.
@@ -95,13 +109,22 @@ export async function insertProject(orgId: number, input: ProjectCreate): Promis
       org_id: orgId,
       ...project,
       backlog_count: 0,
-      issue_seq: 0,
+      issue_seq: restored?.issue_seq ?? 0,
       position_seq: 0,
       issue_id_next: ids.next,
       issue_id_end: ids.end,
     }),
     prefixGuardPut(orgId, input.prefix, id),
     addTo(keys.org(orgId), 'projects_count', 1, projectRefusals.organisation),
+    ...(restored && restored.issue_seq > 0
+      ? [
+          putNew({
+            ...keys.importNumbers(orgId, id, restored.source),
+            type: 'import_numbers',
+            ranges: [[1, restored.issue_seq]],
+          }),
+        ]
+      : []),
   ]);
   return withVersion(project, { ...keys.project(orgId, id), version: 1 });
 }

@@ -169,6 +169,7 @@ export function searchRecordFromItem(orgId: number, item: Record<string, unknown
     parentId: nullableNumber(item.parent_id),
     createdAt: String(item.created_at),
     updatedAt: String(item.updated_at),
+    sourceKey: typeof item.source_key === 'string' ? item.source_key : null,
   };
 }
 

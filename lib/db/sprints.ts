@@ -1,4 +1,4 @@
-import type { Sprint, SprintStatus } from '../schemas/sprints.ts';
+import type { Sprint, SprintReport, SprintStatus } from '../schemas/sprints.ts';
 import { tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
 import { collections, keys, listKeys } from './keys.ts';
@@ -9,6 +9,7 @@ import {
   getItem,
   existsCheck,
   putNew,
+  putItem,
   addTo,
   batchGet,
   equalsCondition,
@@ -138,6 +139,74 @@ export async function insertSprint(orgId: number, projectId: number, fields: Spr
   if (fields.sprint_lead_id !== null) items.push(accountExists(orgId, fields.sprint_lead_id, 'sprint_lead'));
   await transact(items);
   return toSprint({ ...keys.sprint(orgId, projectId, id), ...item, version: 1 });
+}
+
+/** A sprint as an export file brings it (lib/port/import-export.ts): its state, report and history. */
+export interface RestoredSprint {
+  fields: SprintFields;
+  status: 'planning' | 'active' | 'completed';
+  actual_end_date: string | null;
+  report: SprintReport | null;
+  created_at: string;
+  updated_at: string;
+  /** What it kept of its past (lib/port/export.ts: `sprintHistory`); each day's burndown change by YYYY-MM-DD. */
+  history: Partial<Record<'activated_at' | 'activated_on', string | null>> &
+    Partial<Record<'committed_issues' | 'committed_points' | 'burndown_base' | (typeof scopeCounters)[number], number | null>> & {
+      burndown?: Record<string, number> | undefined;
+    };
+}
+
+/**
+ * Creates a sprint as it was elsewhere, under the id `id` (reserved by the caller): in its state,
+ * with its report (and a completed sprint's velocity summary), its history and its times, counters
+ * at zero (its issues bring theirs), with the project's `sprints_count`, in one transaction; marked
+ * `restored`, so a run again finds it restored already. Refusals: `project`, `sprint_lead`.
+ */
+export async function restoreSprint(orgId: number, projectId: number, id: number, s: RestoredSprint): Promise<void> {
+  const { burndown, ...history } = s.history;
+  const kept = Object.fromEntries(Object.entries(history).filter(([, v]) => v !== null && v !== undefined));
+  const item = {
+    ...keys.sprint(orgId, projectId, id),
+    LSK: listKeys.sprint(id),
+    type: 'sprint',
+    org_id: orgId,
+    id,
+    project_id: projectId,
+    ...s.fields,
+    status: s.status,
+    actual_end_date: s.actual_end_date,
+    ...noCounters,
+    positions_rev: 0,
+    ...kept,
+    ...Object.fromEntries(Object.entries(burndown ?? {}).map(([day, change]) => [burndownAttribute(day), change])),
+    ...(s.report ? { report: s.report } : {}),
+    restored: true,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+  };
+  const items: GuardedItem[] = [
+    putNew(item, 'sprint_exists'),
+    addTo(keys.project(orgId, projectId), 'sprints_count', 1, 'project'),
+  ];
+  if (s.fields.sprint_lead_id !== null) items.push(accountExists(orgId, s.fields.sprint_lead_id, 'sprint_lead'));
+  if (s.report) {
+    const r = s.report;
+    items.push(
+      putItem({
+        ...keys.velocity(orgId, projectId, r.completed_at, id),
+        type: 'velocity',
+        org_id: orgId,
+        project_id: projectId,
+        sprint_id: id,
+        name: r.name,
+        completed_at: r.completed_at,
+        actual_end_date: r.actual_end_date,
+        committed_story_points: r.committed.story_points,
+        completed_story_points: r.completed.story_points,
+      }),
+    );
+  }
+  await transact(items);
 }
 
 /**

@@ -73,6 +73,8 @@ export const cascadeStreamFilters = [
 export const changeFeedStreamFilters = [
   { dynamodb: { NewImage: { type: { S: ['project', 'sprint', 'issue', 'comment'] } } } },
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'comment'] } } } },
+  // An import job that ended: its one `import.completed` event (lib/feed/events.ts).
+  { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['import_job'] }, status: { S: ['succeeded', 'failed'] } } } },
   // A redelivery asked for (lib/domain/webhooks.ts): a finished delivery made pending again.
   {
     eventName: ['MODIFY'],

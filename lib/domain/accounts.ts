@@ -42,14 +42,23 @@ export async function createOrganisation(
  * first token (shown once). The organisation is checked first, so that a mistyped id leaves
  * nothing behind, not even an id sequence.
  */
-export async function createAccountInOrg(orgId: number, input: AccountCreate): Promise<{ account: Account; token: string }> {
+export async function createAccountInOrg(
+  orgId: number,
+  input: AccountCreate,
+  /** An export file's account (lib/port/import-export.ts): its own creation time. */
+  createdAt?: string,
+): Promise<{ account: Account; token: string }> {
   if (!(await getOrganisationItem(orgId))) throw organisationMissing();
-  return issueAccount(orgId, input);
+  return issueAccount(orgId, input, createdAt);
 }
 
-async function issueAccount(orgId: number, input: AccountCreate): Promise<{ account: Account; token: string }> {
+async function issueAccount(
+  orgId: number,
+  input: AccountCreate,
+  createdAt?: string,
+): Promise<{ account: Account; token: string }> {
   const token = generateToken();
-  const account = await refusedAs(refusals, () => insertAccount(orgId, input, hashToken(token)));
+  const account = await refusedAs(refusals, () => insertAccount(orgId, input, hashToken(token), createdAt));
   return { account, token };
 }
 

@@ -4,7 +4,7 @@ import * as store from '../db/comments.ts';
 import type { IssueRef } from '../db/comments.ts';
 import type { PageRequest } from '../db/list.ts';
 import { nextId } from '../db/sequences.ts';
-import { Refused } from '../db/transactions.ts';
+import { Refused, type GuardedItem } from '../db/transactions.ts';
 import type { Comment, CommentCreate, CommentUpdate } from '../schemas/comments.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
 import type { Principal } from './principal.ts';
@@ -32,6 +32,21 @@ export async function createComment(caller: Principal, ref: IssueRef, input: Com
   const [id, authorName] = await Promise.all([nextId(caller.orgId, 'comment'), authorNameOf(caller)]);
   const fields = { body: input.body, authorId: caller.accountId, authorName };
   return refusedAs(refusals, () => store.insertComment(caller.orgId, id, ref, fields));
+}
+
+/**
+ * A comment an import writes (lib/port/): its author, the author's name and its times are the
+ * source's; `tail` goes in the same transaction (the record of its source key). Refused as a
+ * create is.
+ */
+export async function createImportedComment(
+  orgId: number,
+  ref: IssueRef,
+  fields: store.CommentFields,
+  tail: (commentId: number) => GuardedItem[] = () => [],
+): Promise<Comment> {
+  const id = await nextId(orgId, 'comment');
+  return refusedAs(refusals, () => store.insertComment(orgId, id, ref, fields, tail(id)));
 }
 
 /**

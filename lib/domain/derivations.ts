@@ -54,6 +54,8 @@ export interface IssueState {
   authorId?: number | null | undefined;
   /** When it was created (ISO 8601 UTC); absent where not read (never changes). */
   createdAt?: string | undefined;
+  /** The key it had in the source it was imported from (null: none); absent where not read (never changes). */
+  sourceKey?: string | null | undefined;
 }
 
 /** One relation of an issue, as stored on it: its id, its type seen from the issue, the other issue. */
@@ -105,6 +107,7 @@ export function issueStateOf(orgId: number, item: Record<string, unknown>): Issu
     labelIds: labelIdsOf(item.label_ids),
     authorId: typeof item.author_id === 'number' ? item.author_id : null,
     createdAt: item.created_at === undefined ? undefined : String(item.created_at),
+    sourceKey: typeof item.source_key === 'string' ? item.source_key : null,
   };
 }
 
@@ -178,6 +181,8 @@ export interface SearchRecord {
   parentId: number | null;
   createdAt: string;
   updatedAt: string;
+  /** The issue's key in the source it was imported from, or null: a text search finds it by it. */
+  sourceKey: string | null;
 }
 
 /** The fields of a search record a change may move, in the order they are stored and compared. */
@@ -197,6 +202,7 @@ export const searchFields = [
   'parentId',
   'createdAt',
   'updatedAt',
+  'sourceKey',
 ] as const satisfies readonly (keyof SearchRecord)[];
 
 /** Some fields of a search record (the key always): what a change of the issue sets of it. */
@@ -618,6 +624,7 @@ export function searchRecordOf(s: IssueState): SearchRecord {
     parentId: s.parentId ?? null,
     createdAt: s.createdAt ?? '',
     updatedAt: s.updatedAt,
+    sourceKey: s.sourceKey ?? null,
   };
 }
 
@@ -674,6 +681,7 @@ const stateField: Record<(typeof searchFields)[number], keyof IssueState> = {
   parentId: 'parentId',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
+  sourceKey: 'sourceKey',
 };
 
 /** Every derivation of an issue, in the order their items go into a transaction. */

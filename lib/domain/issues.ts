@@ -174,6 +174,30 @@ export async function getIssue(caller: Principal, at: IssueLocation, issueId: nu
 }
 
 /**
+ * What an import gives an issue it creates (lib/port/import.ts) beyond the API's fields: items
+ * written in the same transaction (its source-key record, refused if present; its activity entry),
+ * the source's own times and key, its author, and the number it keeps (reserved before).
+ */
+export interface ImportedIssue {
+  items: (issue: { id: number; sprintId: number | null; number: string }) => GuardedItem[];
+  created_at?: string | undefined;
+  updated_at?: string | undefined;
+  /** Undefined: as a create sets them (from `updated_at`); null: none. */
+  started_at?: string | null | undefined;
+  completed_at?: string | null | undefined;
+  source_key?: string | null | undefined;
+  /** `n` of `<prefix>-n`, reserved for this issue (lib/db/imports.ts: `reserveIssueNumbers`); absent: the sequence's next. */
+  number?: number | undefined;
+  /** The account shown as its author (`author:`); absent: the caller. */
+  author_id?: number | undefined;
+  /** False: the sprint's history (added scope, burndown) is not moved (an export file brings its own). */
+  history?: boolean | undefined;
+  /** Activity entries and comments written in `items` (kept as the issue's counts). */
+  activityCount?: number | undefined;
+  commentsCount?: number | undefined;
+}
+
+/**
  * Creates an issue at the end of a sprint or of the backlog. Default status: `todo` in a sprint,
  * `backlog` in the backlog. Its number is `<prefix>-<n>`, n from the project's sequence (atomic,
  * never handed out twice). A create refused after taking its number gives it back while it is
@@ -183,21 +207,13 @@ export async function createIssue(
   caller: Principal,
   at: IssueLocation,
   input: IssueCreate,
-  /**
-   * An import's additions (lib/port/import.ts): items written in the same transaction (its
-   * source-key record, refused if present), and the source's own times instead of now.
-   */
-  imported?: {
-    items: (issue: { id: number; sprintId: number | null }) => GuardedItem[];
-    created_at?: string | undefined;
-    updated_at?: string | undefined;
-  },
+  imported?: ImportedIssue,
 ): Promise<Issue> {
   try {
     // A sprint's count comes from the sprint, read alongside (the backlog's from the allocation).
     const parentId = input.parent_id ?? null;
     const [slot, owner, parentItem] = await Promise.all([
-      store.allocateIssueSlot(caller.orgId, at.projectId),
+      store.allocateIssueSlot(caller.orgId, at.projectId, imported?.number),
       at.sprintId === null ? undefined : store.getListOwner(caller.orgId, at.projectId, at.sprintId),
       parentId === null ? undefined : getItem<IssueItem>(keys.issue(caller.orgId, at.projectId, parentId)),
     ]);
@@ -219,12 +235,14 @@ export async function createIssue(
     }
     const now = imported?.updated_at ?? new Date().toISOString();
     const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
+    const times = statusTimestamps(undefined, status, now);
     const position = appendedPosition(slot.positionSeq);
     const issue: Issue = {
       id: slot.id,
       project_id: at.projectId,
       sprint_id: at.sprintId,
       issue_number: `${slot.prefix}-${slot.number}`,
+      source_key: imported?.source_key ?? null,
       title: input.title,
       description: input.description ?? null,
       status,
@@ -237,7 +255,8 @@ export async function createIssue(
       parent_id: parent.set.parent_id,
       sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
       labels: issueLabels(labelIds, catalogueOf(slot.project)),
-      ...statusTimestamps(undefined, status, now),
+      started_at: imported?.started_at === undefined ? times.started_at : imported.started_at,
+      completed_at: imported?.completed_at === undefined ? times.completed_at : imported.completed_at,
       created_at: imported?.created_at ?? now,
       updated_at: now,
       blocked: false,
@@ -249,8 +268,9 @@ export async function createIssue(
         issue,
         parent.guard && parent.set.parent_number ? { number: parent.set.parent_number, guard: parent.guard } : undefined,
         labelIds,
-        caller.accountId,
-        imported?.items({ id: issue.id, sprintId: issue.sprint_id }),
+        imported?.author_id ?? caller.accountId,
+        imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
+        imported,
       );
     } catch (err) {
       // Refused (an assignee not of the organisation, a sprint gone or completing): nothing was
@@ -284,7 +304,14 @@ export async function createIssue(
  * Counters and rank counters of both lists move in the same transaction as the issue. The answer
  * carries the issue's place as written.
  */
-export async function updateIssue(caller: Principal, at: IssueLocation, issueId: number, changes: IssueUpdate): Promise<Issue> {
+export async function updateIssue(
+  caller: Principal,
+  at: IssueLocation,
+  issueId: number,
+  changes: IssueUpdate,
+  /** An import's: the time the change is made at (its source's `updated_at`), instead of now. */
+  options: { at?: string | undefined } = {},
+): Promise<Issue> {
   // The issue's parent was found gone by a refused write: it counts nowhere until its cascade runs.
   const gone: number[] = [];
   return withRetries(async () => {
@@ -298,7 +325,7 @@ export async function updateIssue(caller: Principal, at: IssueLocation, issueId:
     // Internally `position` is the stored key here; the answer replaces it with the place.
     const catalogue = catalogueOf(project);
     const current = store.toIssue(issue, issue.position, catalogue);
-    const now = new Date().toISOString();
+    const now = options.at ?? new Date().toISOString();
 
     const set: Record<string, unknown> = { updated_at: now };
     for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {

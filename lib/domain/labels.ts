@@ -36,13 +36,24 @@ export async function getLabel(caller: Principal, projectId: number, labelId: nu
 }
 
 /** Creates a label; 422 when its name is taken (ignoring case) or the project has 200 labels. */
-export async function createLabel(caller: Principal, projectId: number, input: LabelCreate): Promise<Label> {
+export async function createLabel(
+  caller: Principal,
+  projectId: number,
+  input: LabelCreate,
+  /** An export file's label (lib/port/import-export.ts): its own times. */
+  times?: { created_at: string; updated_at: string },
+): Promise<Label> {
   try {
-    return await store.insertLabel(caller.orgId, projectId, {
-      name: input.name,
-      color: input.color ?? DEFAULT_LABEL_COLOR,
-      description: input.description ?? null,
-    });
+    return await store.insertLabel(
+      caller.orgId,
+      projectId,
+      {
+        name: input.name,
+        color: input.color ?? DEFAULT_LABEL_COLOR,
+        description: input.description ?? null,
+      },
+      times,
+    );
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
     if (err.reason === 'name_taken') throw new ValidationError([nameTakenMessage]);

@@ -23,8 +23,8 @@ export async function getProject(caller: Principal, projectId: number): Promise<
   return store.toProject(item);
 }
 
-export async function createProject(caller: Principal, input: ProjectCreate): Promise<Project> {
-  return refusedAs(refusals, () => store.insertProject(caller.orgId, input));
+export async function createProject(caller: Principal, input: ProjectCreate, restored?: store.RestoredProject): Promise<Project> {
+  return refusedAs(refusals, () => store.insertProject(caller.orgId, input, restored));
 }
 
 export async function updateProject(caller: Principal, projectId: number, changes: ProjectUpdate): Promise<Project> {

@@ -118,7 +118,13 @@ const issueHolderId = (orgId: number, f: { projectId: number; issueId: number })
  * first shows it. 404 for the path's issue; 422 for the other missing, itself, a relation of that
  * kind already between them, or either at MAX_RELATIONS.
  */
-export async function addRelation(caller: Principal, key: string, input: RelationCreate): Promise<Relation> {
+export async function addRelation(
+  caller: Principal,
+  key: string,
+  input: RelationCreate,
+  /** An import's: the relation's own time (an export file's), instead of now. */
+  options: { createdAt?: string | undefined } = {},
+): Promise<Relation> {
   const fromNumber = key.toUpperCase();
   const toNumber = input.issue_key.toUpperCase();
   if (fromNumber === toNumber) throw new ValidationError(['issue_key must name another issue: an issue cannot relate to itself']);
@@ -143,7 +149,7 @@ export async function addRelation(caller: Principal, key: string, input: Relatio
         throw new ValidationError([`issue_key: ${f.number} has ${MAX_RELATIONS} relations, the most an issue may have`]);
       }
     }
-    const createdAt = now();
+    const createdAt = options.createdAt ?? now();
     const side = (of: Found, other: Found, type: RelationType): StoredRelation => ({
       type,
       project_id: other.projectId,

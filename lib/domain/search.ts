@@ -153,6 +153,7 @@ export async function searchIssues(
       project_id: Number(item.project_id),
       sprint_id: nullableNumber(item.sprint_id),
       issue_number: String(item.issue_number),
+      source_key: typeof item.source_key === 'string' ? item.source_key : null,
       title: item.title,
       status: item.status as IssueStatus,
       story_points: nullableNumber(item.story_points),
@@ -189,6 +190,7 @@ export async function searchIssues(
         updated_at: shown.updated_at,
         due_date: shown.due_date,
         blocked: shown.blocked,
+        source_key: shown.source_key,
       },
     });
   }

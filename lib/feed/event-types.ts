@@ -10,5 +10,7 @@ export const eventTypes = [
   'sprint.completed',
   'sprint.deleted',
   'project.deleted',
+  // One per import job, when it ends (succeeded or failed), with its counts: not one per issue.
+  'import.completed',
 ] as const;
 export type EventType = (typeof eventTypes)[number];

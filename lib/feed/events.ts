@@ -33,6 +33,7 @@ export interface ChangeEvent {
   /** The stream record's id (unique per record). */
   recordId: string;
   orgId: number;
+  /** 0 for an event of the organisation (an export file's import). */
   projectId: number;
   /**
    * When the change was made: the write's `updated_at`; for a delete, its marker's time
@@ -140,6 +141,7 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
   const after = image(record.dynamodb?.NewImage);
   const current = after ?? before;
   if (!current) return undefined;
+  if (current.type === 'import_job') return importCompletedOf(record, before, after);
   const orgId = num(current.org_id);
   const id = num(current.id);
   const kind = current.type;
@@ -210,6 +212,52 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * `import.completed`: an import job that ended (its status written `succeeded` or `failed`), once
+ * per job whatever the number of issues, with its counts: the whole job's, as its report says
+ * (or, without one, its progress). The actor is the account that uploaded it.
+ */
+function importCompletedOf(record: DynamoDBRecord, before: Image | undefined, after: Image | undefined): ChangeEvent | undefined {
+  const status = after?.status;
+  if (record.eventName !== 'MODIFY' || !after || before?.status === status || (status !== 'succeeded' && status !== 'failed'))
+    return undefined;
+  const orgId = num(after.org_id);
+  if (orgId === undefined || typeof after.id !== 'string') return undefined;
+  const report = (after.report ?? null) as Record<string, unknown> | null;
+  const progress = (after.progress ?? {}) as Record<string, unknown>;
+  const projects =
+    report && typeof report.projects === 'object' ? Object.values(report.projects as Record<string, Image>) : undefined;
+  const sum = (field: string) =>
+    projects ? projects.reduce((total, p) => total + Number(p[field] ?? 0), 0) : Number(report?.[field] ?? progress[field] ?? 0);
+  const sequence = record.dynamodb?.SequenceNumber ?? '';
+  return {
+    type: 'import.completed',
+    sequence,
+    recordId: record.eventID ?? sequence,
+    orgId,
+    projectId: num(after.project_id) ?? 0,
+    at: String(after.updated_at),
+    actorId: num(after.account_id) ?? null,
+    resource: {
+      id: after.id,
+      status,
+      format: after.format,
+      project_id: num(after.project_id) ?? null,
+      dry_run: Boolean(after.dry_run),
+      rows: Number(report?.rows ?? report?.lines ?? progress.rows ?? 0),
+      created: sum('created'),
+      already_imported: sum('already_imported'),
+      rejected: sum('rejected'),
+      comments: Number(report?.comments ?? 0),
+      warnings: projects
+        ? projects.reduce((total, p) => total + ((p.warnings as unknown[] | undefined)?.length ?? 0), 0)
+        : ((report?.warnings as unknown[] | undefined)?.length ?? 0),
+      error: (after.error as string | null | undefined) ?? null,
+    },
+    changes: [],
+  };
 }
 
 /** The key of the item a REMOVE record deleted (where its delete marker is found), if it is one. */

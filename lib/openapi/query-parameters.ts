@@ -4,7 +4,7 @@ export const queryParameters: Readonly<Record<string, readonly string[]>> = {
   "GET /api/v1/me/issues": ["page","per_page","cursor","status","priority","type","due_before","due_after","parent_id","labels"],
   "GET /api/v1/issues": ["page","per_page","cursor","q"],
   "POST /api/v1/issues/search": ["page","per_page","cursor"],
-  "POST /api/v1/imports": ["format","project_id","dry_run"],
+  "POST /api/v1/imports": ["format","project_id","dry_run","keep_numbers"],
   "GET /api/v1/export": ["cursor","per_page"],
   "GET /api/v1/accounts": ["page","per_page","cursor"],
   "GET /api/v1/projects": ["page","per_page","cursor"],

@@ -48,7 +48,8 @@ export function decodeExportCursor(cursor: string, orgId: number): ExportPositio
     (p.before !== undefined && p.before !== null && !isKey(p.before)) ||
     (p.step !== undefined && !isInt(p.step, 5)) ||
     (p.list !== undefined && p.list !== null && !isInt(p.list, Number.MAX_SAFE_INTEGER)) ||
-    (p.place !== undefined && !isInt(p.place, Number.MAX_SAFE_INTEGER))
+    (p.place !== undefined && !isInt(p.place, Number.MAX_SAFE_INTEGER)) ||
+    (p.digest !== undefined && !(typeof p.digest === 'string' && /^[0-9a-f]{64}$/.test(p.digest)))
   )
     throw invalid();
   return p as ExportPosition;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { toIssue } from '../db/issues.ts';
 import { catalogueOf } from '../db/labels.ts';
 import { toLabel } from '../db/labels.ts';
@@ -7,24 +8,39 @@ import { queryPages, type QueryInput } from '../db/query.ts';
 import { storedRelations } from '../db/relations.ts';
 import { toSprint } from '../db/sprints.ts';
 import { toComment } from '../db/comments.ts';
-import { getOrganisationItem } from '../db/accounts.ts';
+import { getOrganisationItem, toAccount } from '../db/accounts.ts';
+import { burndownChanges, scopeCounters } from '../domain/sprint-counters.ts';
 import { NotFoundError, ValidationError } from '../domain/errors.ts';
 
 /**
  * An organisation as JSON Lines (docs/import-export.md): a header line, then one line per
- * account, project, label, sprint (with its report), issue (with its relations), comment and
- * activity entry, each with `kind`; then an `end` line with the counts. Read page by page (each
- * DynamoDB page is written out before the next is read), so memory stays bounded at any size.
- * Never written: tokens, webhook endpoints and their secrets, OAuth data, idempotency records.
+ * account, project, label, sprint (with its report and history), issue (with its relations),
+ * comment and activity entry, each with `kind`; then an `end` line with the counts and the digest
+ * of the lines before it. Read page by page (each DynamoDB page is written out before the next is
+ * read), so memory stays bounded at any size. Never written: tokens, webhook endpoints and their
+ * secrets, OAuth data, idempotency records.
  */
 
 export const EXPORT_FORMAT = 'sprint-ticketing-export';
-export const EXPORT_VERSION = 1;
+/** 2: the `end` line's digest; accounts' `created_at`; issues' `source_key` and `author_email`; sprints' `history`. */
+export const EXPORT_VERSION = 2;
 
-/** Attributes of stored items that are layout, not data. */
+/**
+ * The digest of the lines so far, given the digest before `line` (`''` before the first):
+ * SHA-256 (hex) of that digest, the line and its line break. A chain, so that a page of the
+ * export over REST carries it on in its cursor; the `end` line holds the last.
+ */
+export const chainDigest = (before: string, line: string) =>
+  createHash('sha256').update(before).update(line).update('\n').digest('hex');
+
+/** Attributes of stored items that are layout, not data (of a stored item written out as it is: an activity entry). */
 const layout = new Set(['PK', 'SK', 'LSK', 'type', 'org_id', 'version']);
 const withoutLayout = (item: Record<string, unknown>) => Object.fromEntries(Object.entries(item).filter(([k]) => !layout.has(k)));
-const dropVersion = <T extends object>(o: T) => withoutLayout(o as Record<string, unknown>);
+/**
+ * A resource as the API answers it, every field written: its own fields only, never filtered by
+ * the stored layout's names (an issue's `type` is its type, not the item's kind).
+ */
+const dropVersion = <T extends object>(o: T) => ({ ...o });
 
 type Key = Record<string, unknown>;
 
@@ -44,6 +60,8 @@ export interface ExportPosition {
   step?: number | undefined;
   list?: number | null | undefined;
   place?: number | undefined;
+  /** The digest of the lines written so far (`chainDigest`). */
+  digest?: string | undefined;
 }
 
 export const exportStart = (): ExportPosition => ({ stage: 0, counts: {} });
@@ -107,9 +125,14 @@ export async function* walkExport(
     } while (start);
   }
   const counts = position.counts;
+  /** A line of the file, taken into the digest. */
+  const digested = (text: string) => {
+    position.digest = chainDigest(position.digest ?? '', text);
+    return text;
+  };
   const line = (kind: string, data: object) => {
     counts[kind] = (counts[kind] ?? 0) + 1;
-    return JSON.stringify({ kind, ...data });
+    return digested(JSON.stringify({ kind, ...data }));
   };
   // E-mails by account id: read again by a walk that resumes in the projects.
   const emails = new Map<number, string>();
@@ -119,17 +142,19 @@ export async function* walkExport(
       const org = await readOrganisation(orgId, options);
       position.stage = 1;
       position.after = undefined;
-      yield JSON.stringify({
-        format: EXPORT_FORMAT,
-        version: EXPORT_VERSION,
-        organisation: { id: orgId, name: String(org.name) },
-        exported_at: (options.now ?? new Date()).toISOString(),
-      });
+      yield digested(
+        JSON.stringify({
+          format: EXPORT_FORMAT,
+          version: EXPORT_VERSION,
+          organisation: { id: orgId, name: String(org.name) },
+          exported_at: (options.now ?? new Date()).toISOString(),
+        }),
+      );
     }
     if (position.stage === 1) {
       for await (const a of items(orgPk(orgId), 'ACCOUNT#')) {
         emails.set(Number(a.id), String(a.email));
-        yield line('account', { id: Number(a.id), name: String(a.name), email: String(a.email), role: String(a.role) });
+        yield line('account', toAccount(a));
       }
       Object.assign(position, { stage: 2, after: undefined, before: null, step: 0 });
     } else if (position.stage === 2) {
@@ -155,7 +180,7 @@ export async function* walkExport(
     }
     if (position.stage === 3) {
       position.stage = 4;
-      yield JSON.stringify({ kind: 'end', counts });
+      yield JSON.stringify({ kind: 'end', counts, digest: position.digest ?? '' });
     }
   } catch (e) {
     if (e instanceof Paused) return;
@@ -168,7 +193,8 @@ export async function* walkExport(
     const next = (step: number) => Object.assign(position, { step, after: undefined });
     if ((position.step ?? 0) === 0) {
       next(1);
-      yield line('project', dropVersion(toProject(project)));
+      // The last number handed out: numbers are never handed out twice, those of deleted issues included.
+      yield line('project', { ...dropVersion(toProject(project)), last_issue_number: Number(project.issue_seq ?? 0) });
     }
     if (position.step === 1) {
       for await (const l of items(pk, 'LABEL#')) yield line('label', dropVersion(toLabel(l)));
@@ -177,7 +203,11 @@ export async function* walkExport(
     if (position.step === 2) {
       for await (const s of items(pk, 'SPRINT#')) {
         if (s.type === 'sprint')
-          yield line('sprint', { ...dropVersion(toSprint(s)), sprint_lead_email: email(s.sprint_lead_id) });
+          yield line('sprint', {
+            ...dropVersion(toSprint(s)),
+            sprint_lead_email: email(s.sprint_lead_id),
+            history: sprintHistory(s),
+          });
         else if (s.type === 'activity') yield line('activity', withoutLayout(s));
       }
       Object.assign(position, { step: 3, after: undefined, list: undefined, place: 0 });
@@ -193,6 +223,7 @@ export async function* walkExport(
         yield line('issue', {
           ...dropVersion(toIssue(item, position.place, catalogue)),
           assignee_email: email(item.assignee_id),
+          author_email: email(item.author_id),
           relations,
         });
       }
@@ -206,6 +237,24 @@ export async function* walkExport(
       }
     }
   }
+}
+
+/**
+ * What a sprint keeps of its past beside what it shows: its activation (time, day), what it
+ * committed to then, the scope added and removed since, and each day's change of its open story
+ * points (the report and the burndown are made of them).
+ */
+export function sprintHistory(s: Record<string, unknown>) {
+  const numberOr = (v: unknown) => (typeof v === 'number' ? v : null);
+  return {
+    activated_at: typeof s.activated_at === 'string' ? s.activated_at : null,
+    activated_on: typeof s.activated_on === 'string' ? s.activated_on : null,
+    committed_issues: numberOr(s.committed_issues),
+    committed_points: numberOr(s.committed_points),
+    burndown_base: numberOr(s.burndown_base),
+    ...Object.fromEntries(scopeCounters.map((c) => [c, numberOr(s[c])])),
+    burndown: Object.fromEntries(burndownChanges(s)),
+  };
 }
 
 async function readOrganisation(orgId: number, options: ExportWalkOptions) {

@@ -8,7 +8,8 @@ export const ActivityChange = z
         'title, description, status, story_points, assignee_id, priority, type, due_date, parent_id, ' +
         'sprint_id (a move between sprints and the backlog), ' +
         'position (a reorder; the place is not recorded), body (a comment), labels (label ids; with added and removed), ' +
-        'relations (a relation added: `from` null, `to` the relation `{id, type, issue}` as this issue sees it; removed: the other way round).',
+        'relations (a relation added: `from` null, `to` the relation `{id, type, issue}` as this issue sees it; removed: the other way round), ' +
+        'source_key (`issue.imported`: `to` the key the issue had in the file it was imported from).',
     }),
     from: z.unknown().optional().meta({ description: 'The value before; absent for description, position and body.' }),
     to: z.unknown().optional().meta({ description: 'The value after; absent for description, position and body.' }),
@@ -22,7 +23,7 @@ export const Activity = z
     id: z.string().meta({ description: 'Opaque; increases with time within an issue or sprint.' }),
     event: z.string().meta({
       description:
-        'issue.created, issue.updated, comment.created, comment.updated, comment.deleted (an issue), ' +
+        'issue.created, issue.updated, issue.imported, comment.created, comment.updated, comment.deleted (an issue), ' +
         'sprint.activated, sprint.completed (a sprint).',
     }),
     actor_id: z.number().int().nullable().meta({

@@ -1,28 +1,87 @@
 import * as z from 'zod';
+import { isTimeZone } from '../domain/port/dates.ts';
 import { dateTime } from './common.ts';
+import { IssuePriority, IssueStatus, IssueType } from './issues.ts';
 
-export const jobFormats = ['jira-csv', 'github-json'] as const;
+export const jobFormats = ['jira-csv', 'github-json', 'export'] as const;
+export type JobFormat = (typeof jobFormats)[number];
+
+const flag = (description: string) =>
+  z.enum(['true', 'false'], { error: 'must be true or false' }).optional().meta({ description });
 
 export const ImportJobQuery = z.object({
   format: z.enum(jobFormats, { error: `must be one of: ${jobFormats.join(', ')}` }).meta({
     description:
-      'The file: `jira-csv` (a Jira Cloud CSV export, `text/csv`) or `github-json` (`gh issue list --json …`, `application/json`).',
+      'The file: `jira-csv` (a Jira Cloud CSV export, `text/csv`), `github-json` (`gh issue list --json …`, `application/json`) ' +
+      'or `export` (an export file of this service, `application/x-ndjson`: into the organisation, no `project_id`).',
   }),
   project_id: z
     .string({ error: 'is required' })
     .regex(/^[1-9]\d{0,15}$/, { error: 'must be a project id' })
-    .meta({ description: 'The project the issues go to.' }),
-  dry_run: z
-    .enum(['true', 'false'], { error: 'must be true or false' })
     .optional()
-    .meta({ description: '`true`: write nothing; the report says what would be created and every row that cannot be taken.' }),
+    .meta({ description: 'The project the issues go to (required for `jira-csv` and `github-json`; none for `export`).' }),
+  dry_run: flag('`true`: write nothing; the report says what would be created and every row that cannot be taken.'),
+  keep_numbers: flag(
+    "`true`: each issue keeps the number of its key where it is free (`DI-127` stays `DI-127`; Jira keys must have the project's prefix), " +
+      'and later issues continue after the highest. An export file always keeps them.',
+  ),
 });
 export type ImportJobQuery = z.output<typeof ImportJobQuery>;
 
+/** How a source's words become ours (docs/import-export.md: Mapping); the same file as the CLI's `--mapping`. */
+export const ImportMapping = z
+  .strictObject(
+    {
+      statuses: z.record(z.string(), IssueStatus).optional().meta({ description: 'A source status -> a status here.' }),
+      defaultStatus: IssueStatus.optional().meta({
+        description: 'The status of a record whose status is not mapped (default `todo`).',
+      }),
+      priorities: z.record(z.string(), IssuePriority).optional(),
+      types: z.record(z.string(), IssueType).optional(),
+      people: z
+        .record(z.string(), z.email({ error: 'must be an e-mail address' }))
+        .optional()
+        .meta({
+          description:
+            'A source name or id for a person (a Jira display name or account id, a GitHub login) -> an e-mail address.',
+        }),
+      timeZone: z
+        .string()
+        .refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Paris' })
+        .optional()
+        .meta({ description: "The time zone of the date-times Jira's CSV writes without one (default `UTC`)." }),
+    },
+    { error: (iss) => (iss.code === 'unrecognized_keys' ? undefined : 'must be an object') },
+  )
+  .meta({ id: 'ImportMapping', description: 'Every map is matched ignoring case; an entry adds to or replaces a default.' });
+export type ImportMapping = z.output<typeof ImportMapping>;
+
+/** A file with its mapping: what a client sends when it maps names (`application/json`, an object). */
+export const ImportEnvelope = z
+  .strictObject(
+    {
+      file: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be the text of the file') }).meta({
+        description: 'The file, as text (the CSV, the JSON array, the JSON Lines).',
+      }),
+      mapping: ImportMapping.nullable().optional(),
+    },
+    { error: (iss) => (iss.code === 'unrecognized_keys' ? undefined : 'must be an object with `file` and `mapping`') },
+  )
+  .meta({ id: 'ImportEnvelope', description: 'The file and how to map its names: the way to send a mapping.' });
+export type ImportEnvelope = z.output<typeof ImportEnvelope>;
+
 /** The uploaded file, as is (the route reads the raw body; at most 6 MB, docs/import-export.md). */
-export const ImportFileBody = z
-  .string()
-  .meta({ id: 'ImportFile', description: 'The file: CSV text, or a JSON array of issues.' });
+export const ImportFileBody = z.string().meta({ id: 'ImportFile', description: 'The file itself.' });
+
+/** A GitHub issues file: a JSON array (`gh issue list --json …`), or the file with its mapping. */
+export const ImportJsonBody = z
+  .union([
+    z
+      .array(z.record(z.string(), z.unknown()))
+      .meta({ description: 'The GitHub issues, as `gh issue list --json …` writes them.' }),
+    ImportEnvelope,
+  ])
+  .meta({ id: 'ImportJsonBody' });
 
 const counted = z.object({ name: z.string(), rows: z.number().int() });
 
@@ -31,21 +90,41 @@ export const ImportReport = z
     format: z.string(),
     project_id: z.number().int(),
     dry_run: z.boolean(),
+    keep_numbers: z.boolean(),
     rows: z.number().int(),
     created: z.number().int().meta({ description: 'Issues created (dry run: that would be).' }),
     already_imported: z.number().int().meta({ description: 'Rows whose source key an earlier import took: nothing written.' }),
     rejected: z.number().int(),
+    comments: z.number().int().meta({ description: 'Comments created with the issues.' }),
     created_sprints: z.array(z.string()),
     created_labels: z.array(z.string()),
-    unknown_people: z
-      .array(counted)
-      .meta({ description: 'People with no account (by e-mail): their issues are left unassigned.' }),
+    unknown_people: z.array(counted).meta({
+      description:
+        "People with no account (by e-mail): their issues are left unassigned, their reports and comments the importer's.",
+    }),
     unmapped_statuses: z.array(z.object({ status: z.string(), rows: z.number().int(), imported_as: z.string() })),
+    unknown_columns: z
+      .array(z.object({ name: z.string(), values: z.number().int() }))
+      .meta({ description: 'Columns (JSON: fields) the import does not read, each once, with how many values they held.' }),
     rejected_rows: z.array(z.object({ row: z.number().int(), key: z.string(), errors: z.array(z.string()) })),
-    warnings: z.array(z.object({ row: z.number().int(), key: z.string(), warnings: z.array(z.string()) })),
+    warnings: z
+      .array(z.object({ row: z.number().int(), key: z.string(), warnings: z.array(z.string()) }))
+      .meta({ description: 'What a row had that was not taken, each naming its column and value.' }),
+    sprint_history: z
+      .array(z.object({ row: z.number().int(), key: z.string(), sprints: z.array(z.string()) }))
+      .meta({ description: 'The sprints a row names before its last (its sprint here).' }),
     parents: z.object({
       linked: z.number().int(),
       unresolved: z.array(z.object({ row: z.number().int(), key: z.string(), parent_key: z.string(), reason: z.string() })),
+    }),
+    relations: z.object({
+      linked: z.number().int(),
+      unresolved: z.array(
+        z.object({ row: z.number().int(), key: z.string(), type: z.string(), other_key: z.string(), reason: z.string() }),
+      ),
+    }),
+    keys: z.record(z.string(), z.string()).meta({
+      description: 'Every source key taken (now or before) -> its issue key here: `{"DI-127": "DI-127", "DI-128": "APL-3"}`.',
     }),
     would_create: z
       .array(
@@ -58,26 +137,61 @@ export const ImportReport = z
         }),
       )
       .optional(),
+    issues: z
+      .record(z.string(), z.number().int())
+      .optional()
+      .meta({ description: 'An export file: its issue numbers -> the new ids.' }),
   })
   .meta({
     id: 'ImportReport',
     description:
-      'Counts are exact; each list holds at most its first 100 entries. `row`: the line (CSV) or index from 1 (JSON) of the record.',
+      'Counts are exact; each list holds at most its first 100 entries (`keys` holds every key). `row`: the line (CSV) or index from 1 (JSON) of the record.',
   });
+
+const idMap = z.record(z.string(), z.number().int());
+
+/** The report of an export file's import (into the organisation). */
+export const ExportImportReport = z
+  .object({
+    format: z.literal('export'),
+    dry_run: z.boolean(),
+    lines: z.number().int(),
+    accounts_created: z.array(z.string()),
+    projects: z.record(z.string(), ImportReport).meta({ description: "Each project's import, by prefix." }),
+    comments: z.number().int(),
+    relations: z.number().int(),
+    activity: z.number().int().meta({ description: 'Activity entries restored.' }),
+    errors: z.array(z.object({ line: z.number().int(), error: z.string() })),
+    keys: z.record(z.string(), z.string()).meta({ description: "Every issue's key in the file -> its key here." }),
+    ids: z.object({
+      accounts: idMap,
+      projects: idMap,
+      labels: idMap,
+      sprints: idMap,
+      issues: idMap,
+      comments: idMap,
+    }),
+  })
+  .meta({ id: 'ExportImportReport', description: 'Old ids -> new ids in `ids`; old keys -> new keys in `keys`.' });
 
 export const ImportJob = z
   .object({
     id: z.string(),
     status: z.enum(['queued', 'running', 'succeeded', 'failed']).meta({
       description:
-        '`queued` (waiting, or between two runs of a long import), `running`, `succeeded`, `failed` (`error` says why).',
+        '`queued` (waiting, or between two runs of a long import), `running`, `succeeded`, `failed` (`error` says why; `report` what was created before).',
     }),
     format: z.enum(jobFormats),
-    project_id: z.number().int(),
+    project_id: z.number().int().nullable().meta({ description: 'null for an export file (the organisation).' }),
     dry_run: z.boolean(),
+    keep_numbers: z.boolean(),
+    mapping: ImportMapping.nullable(),
     bytes: z.number().int(),
     progress: z.object({ rows: z.number().int(), created: z.number().int(), rejected: z.number().int() }),
-    report: ImportReport.nullable().meta({ description: 'Once the job has finished.' }),
+    report: z
+      .union([ImportReport, ExportImportReport])
+      .nullable()
+      .meta({ description: 'Once the job has finished (a failed job: what it created before it failed).' }),
     error: z.string().nullable(),
     created_at: dateTime(),
     updated_at: dateTime(),

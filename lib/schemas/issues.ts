@@ -89,6 +89,18 @@ export const IssueUpdateFields = z
 export type IssueCreate = z.output<typeof IssueCreateFields>;
 export type IssueUpdate = z.output<typeof IssueUpdateFields>;
 
+/** The key an imported issue had in its source (docs/import-export.md), or null. */
+export const sourceKeyField = () =>
+  z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        'The key the issue had in the tracker it was imported from (a Jira key `DI-127`, `owner/repo#12` for GitHub), kept as it was; ' +
+        'null for an issue created here. A search for the key as text finds the issue (docs/search.md).',
+      example: 'DI-127',
+    });
+
 export const SubIssuesSummary = z
   .object({
     total: z.number().int(),
@@ -110,6 +122,7 @@ export const Issue = z
     project_id: z.number().int(),
     sprint_id: z.number().int().nullable().meta({ description: 'null for an issue of the project backlog.' }),
     issue_number: z.string().meta({ example: 'SPR-42' }),
+    source_key: sourceKeyField(),
     title: z.string(),
     description: z.string().nullable(),
     status: IssueStatus,

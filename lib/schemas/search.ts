@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { closed, dateTime, PaginationQuery } from './common.ts';
-import { IssuePriority, IssueStatus, IssueType } from './issues.ts';
+import { IssuePriority, IssueStatus, IssueType, sourceKeyField } from './issues.ts';
 import { IssueLabel } from './labels.ts';
 import { Condition, SelectionSort } from './selection.ts';
 import { selectionLimits } from '../domain/selection/vocabulary.ts';
@@ -54,6 +54,7 @@ export const SearchIssue = z
     project_id: z.number().int(),
     sprint_id: z.number().int().nullable().meta({ description: 'null for an issue of the project backlog.' }),
     issue_number: z.string().meta({ example: 'SPR-42' }),
+    source_key: sourceKeyField(),
     title: z.string(),
     status: IssueStatus,
     story_points: z.number().int().nullable(),

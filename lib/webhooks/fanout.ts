@@ -36,7 +36,8 @@ export function payloadOf(event: ChangeEvent): string {
     timestamp: event.at,
     data: {
       organisation_id: event.orgId,
-      project_id: event.projectId,
+      // 0: an event of the organisation (an export file's import), of no project.
+      project_id: event.projectId || null,
       actor_id: event.actorId,
       [kind]: event.resource,
       changes: event.changes,

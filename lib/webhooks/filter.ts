@@ -57,6 +57,8 @@ export interface ShownIssue {
   label_ids?: unknown;
   /** The account that created the issue, where the issue records it. */
   author_id?: unknown;
+  /** The key of an imported issue in its source. */
+  source_key?: string | null | undefined;
 }
 
 /** What the filter reads besides the issue: its project's prefix and label names (absent: not read). */
@@ -95,6 +97,7 @@ export function selectableIssueOf(issue: ShownIssue, around: IssueSurroundings):
     updated_at: issue.updated_at,
     due_date: issue.due_date,
     blocked: issue.blocked,
+    source_key: issue.source_key ?? null,
   };
 }
 

@@ -155,3 +155,28 @@ describe('issue activity', () => {
     expect(out.total).toBe(2);
   });
 });
+
+describe('activity pages', () => {
+  it('follow their next links to the end, an imported history first (its entries are no stream records)', async () => {
+    const { admin, projectPath, org } = await setup();
+    const { importIssues } = await import('../../lib/port/import.ts');
+    const project = (await admin.get(projectPath)).body;
+    const csv = 'Summary,Issue key,Status\r\nFrom Jira,DI-1,To Do\r\n';
+    const report = await importIssues({ orgId: org.orgId, projectId: project.id, format: 'jira-csv' }, [csv]);
+    const issue = (await admin.get(`/api/v1/issues/${report.keys['DI-1']}`)).body;
+    const path = `${projectPath}/issues/${issue.id}`;
+    for (const title of ['One', 'Two', 'Three']) expect((await admin.patch(path, { issue: { title } })).status).toBe(200);
+    await activityOf(admin, path, 4);
+    const events: string[] = [];
+    let at: string | undefined = `${path}/activity?per_page=1`;
+    for (let pages = 0; at; pages++) {
+      expect(pages).toBeLessThan(10);
+      const res: { status: number; body: any[]; headers: Headers } = await admin.get(at);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      events.push(...res.body.map((e) => e.event));
+      const next = /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
+      at = next ? new URL(next, 'http://x').pathname + new URL(next, 'http://x').search : undefined;
+    }
+    expect(events).toEqual(['issue.imported', 'issue.updated', 'issue.updated', 'issue.updated']);
+  });
+});

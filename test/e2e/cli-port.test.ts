@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { repoRoot } from '../../infra/paths.ts';
 import { createProject } from '../../lib/domain/projects.ts';
-import { newOrganisation, randomPrefix } from '../support/api.ts';
+import { newOrganisation } from '../support/api.ts';
 
 /** `npm run admin -- import` and `export`: the commands, their output and their refusals. */
 
@@ -31,16 +31,31 @@ describe('admin CLI: import and export', () => {
   it('import prints its report as one JSON document; export writes JSON Lines to a file or to stdout', async () => {
     const org = await newOrganisation();
     const caller = { orgId: org.orgId, accountId: org.admin.id, role: 'admin' as const, tokenHash: '' };
-    const project = await createProject(caller, { name: 'CLI', prefix: randomPrefix() });
+    // The sample's keys are DI-…: with --keep-numbers they stay as they are.
+    const project = await createProject(caller, { name: 'CLI', prefix: 'DI' });
     const base = ['--org', String(org.orgId), '--project', String(project.id), '--format', 'jira-csv', '--file', fixture];
+    const dir = mkdtempSync(join(tmpdir(), 'import-'));
+    const mapping = join(dir, 'map.json');
+    writeFileSync(mapping, JSON.stringify({ people: { 'Ada Lovelace': 'ada@example.com' }, timeZone: 'Europe/Paris' }));
 
-    const dry = await admin(['import', ...base, '--dry-run']);
+    const dry = await admin(['import', ...base, '--dry-run', '--keep-numbers', '--mapping', mapping]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout.trimEnd().split('\n')).toHaveLength(1);
-    expect(JSON.parse(dry.stdout)).toMatchObject({ dry_run: true, created: 4, rejected: 2 });
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dry_run: true, keep_numbers: true, created: 6, rejected: 2 });
 
-    const done = JSON.parse((await admin(['import', ...base])).stdout);
-    expect(done).toMatchObject({ dry_run: false, created: 4, already_imported: 0 });
+    const done = JSON.parse((await admin(['import', ...base, '--keep-numbers', '--mapping', mapping])).stdout);
+    expect(done).toMatchObject({
+      dry_run: false,
+      created: 6,
+      already_imported: 0,
+      keys: { 'DI-127': 'DI-127', 'DI-140': 'DI-140' },
+    });
+
+    // A mapping with a key the import does not know is refused, naming it: nothing is imported.
+    writeFileSync(mapping, JSON.stringify({ peoples: {} }));
+    const typo = await admin(['import', ...base, '--mapping', mapping]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toMatch(/peoples/);
 
     const out = join(mkdtempSync(join(tmpdir(), 'export-')), 'org.jsonl');
     const written = await admin(['export', '--org', String(org.orgId), '--out', out]);
@@ -50,11 +65,21 @@ describe('admin CLI: import and export', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(JSON.parse(written.stdout)).toEqual({ written: out, lines: lines.length });
-    expect(lines[0]).toMatchObject({ format: 'sprint-ticketing-export', version: 1 });
-    expect(lines.filter((l) => l.kind === 'issue')).toHaveLength(4);
+    expect(lines[0]).toMatchObject({ format: 'sprint-ticketing-export', version: 2 });
+    expect(lines.filter((l) => l.kind === 'issue')).toHaveLength(6);
 
     const streamed = await admin(['export', '--org', String(org.orgId)]);
     expect(streamed.stdout.trimEnd().split('\n')).toHaveLength(lines.length);
+
+    // The file into another organisation: the same issues, keys and all.
+    const target = await newOrganisation();
+    const imported = await admin(['import', '--org', String(target.orgId), '--format', 'export', '--file', out]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({
+      format: 'export',
+      errors: [],
+      keys: { 'DI-127': 'DI-127', 'DI-131': 'DI-131' },
+    });
   });
 
   it('refuses a missing --project, an unknown format, and a missing --file flag (exit 2, usage)', async () => {

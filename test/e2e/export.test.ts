@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   exportOrganisation,
@@ -61,7 +62,8 @@ async function seedOrg(admin: ApiClient) {
  * one taken later differ by activity lines, not by how they were paged.
  */
 async function activitySettled(admin: ApiClient) {
-  const body = async () => (await allPages(admin, '/api/v1/export')).texts.join('').replace(/^[^\n]*\n/, '');
+  // Without the header (its time) and the end line (its digest covers the header).
+  const body = async () => (await allPages(admin, '/api/v1/export')).texts.join('').split('\n').slice(1, -2).join('\n');
   let last = await body();
   for (let i = 0; i < 60; i++) {
     await new Promise((r) => setTimeout(r, 1000));
@@ -113,7 +115,7 @@ describe('export over REST', () => {
     expect(small.texts.length).toBeGreaterThan(10);
     // Every page is whole lines; the header on the first page only, the end line on the last only.
     for (const t of small.texts) expect(t.endsWith('\n')).toBe(true);
-    expect(JSON.parse(small.texts[0]!.split('\n')[0]!)).toMatchObject({ format: 'sprint-ticketing-export', version: 1 });
+    expect(JSON.parse(small.texts[0]!.split('\n')[0]!)).toMatchObject({ format: 'sprint-ticketing-export', version: 2 });
     expect(small.texts.slice(0, -1).some((t) => t.includes('"kind":"end"'))).toBe(false);
     expect(JSON.parse(small.texts.at(-1)!.trim().split('\n').at(-1)!)).toMatchObject({ kind: 'end' });
     for (const link of small.links) expect(link).toMatch(/^\/api\/v1\/export\?cursor=[\w-]+&per_page=3$/);
@@ -131,8 +133,15 @@ describe('export over REST', () => {
       .map((l) => (JSON.parse(l) as { kind: string }).kind);
     for (const kind of ['account', 'project', 'label', 'sprint', 'issue', 'comment', 'activity', 'end'])
       expect(kinds, kind).toContain(kind);
-    const end = JSON.parse(text.trim().split('\n').at(-1)!) as { counts: Record<string, number> };
+    const end = JSON.parse(text.trim().split('\n').at(-1)!) as { counts: Record<string, number>; digest: string };
     expect(end.counts).toMatchObject({ project: 2, label: 4, sprint: 4, issue: 6, comment: 4 });
+    // The digest of every line before the end line: SHA-256, chained line by line.
+    const digest = text
+      .trim()
+      .split('\n')
+      .slice(0, -1)
+      .reduce((d, line) => createHash('sha256').update(d).update(line).update('\n').digest('hex'), '');
+    expect(end.digest).toBe(digest);
     expect(text).toContain('"type":"blocks"');
     expect(text).toContain('"completed_at"');
     // Never: tokens, webhook endpoints or secrets, another organisation's data.

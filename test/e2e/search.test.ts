@@ -420,6 +420,7 @@ describe('search bound', () => {
           i < 600
             ? `2020-06-01T00:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(3, '0')}Z`
             : new Date(Date.now() - i).toISOString(),
+        sourceKey: null,
       }),
     );
     await putAll(records);
@@ -476,6 +477,7 @@ describe('search with OR over the key range', () => {
         labelIds: [],
         assigneeId: null,
         authorId: org.admin.id,
+        sourceKey: null,
         storyPoints: null,
         dueDate: null,
         parentId: null,

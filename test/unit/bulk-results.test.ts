@@ -9,6 +9,7 @@ const issue = (id: number, description: string): Issue => ({
   project_id: 1,
   sprint_id: null,
   issue_number: `APL-${id}`,
+  source_key: null,
   title: `T${id}`,
   description,
   status: 'backlog',

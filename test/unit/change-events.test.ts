@@ -122,3 +122,71 @@ describe('change events from stream records', () => {
     ).toBeUndefined();
   });
 });
+
+describe('import.completed: one event per import job, when it ends', () => {
+  const job = {
+    type: 'import_job',
+    org_id: 1,
+    id: '6f0c2a52-8a3e-4c1c-9d8a-0b1d2c3e4f50',
+    account_id: 5,
+    project_id: 2,
+    format: 'jira-csv',
+    dry_run: false,
+    status: 'running',
+    progress: { rows: 8, created: 6, rejected: 2 },
+    report: null,
+    error: null,
+    updated_at: '2026-11-20T00:00:00.000Z',
+  };
+  const report = { rows: 8, created: 6, already_imported: 0, rejected: 2, comments: 4, warnings: [{ row: 3 }, { row: 5 }] };
+
+  it('carries the counts of the report when the job succeeds or fails, once (a job written again as it is is none)', () => {
+    const done = { ...job, status: 'succeeded', report };
+    expect(changeEventOf(record('MODIFY', job, done))).toMatchObject({
+      type: 'import.completed',
+      orgId: 1,
+      projectId: 2,
+      actorId: 5,
+      at: '2026-11-20T00:00:00.000Z',
+      resource: {
+        id: job.id,
+        status: 'succeeded',
+        rows: 8,
+        created: 6,
+        already_imported: 0,
+        rejected: 2,
+        comments: 4,
+        warnings: 2,
+      },
+      changes: [],
+    });
+    expect(changeEventOf(record('MODIFY', job, { ...job, status: 'failed', error: 'boom' }))).toMatchObject({
+      resource: { status: 'failed', created: 6, error: 'boom' },
+    });
+    expect(changeEventOf(record('MODIFY', done, done))).toBeUndefined();
+  });
+
+  it('is no event while the job runs or waits for its next run, nor for its upload', () => {
+    expect(changeEventOf(record('INSERT', undefined, { ...job, status: 'queued' }))).toBeUndefined();
+    expect(changeEventOf(record('MODIFY', { ...job, status: 'queued' }, job))).toBeUndefined();
+    expect(changeEventOf(record('MODIFY', job, { ...job, status: 'queued' }))).toBeUndefined();
+  });
+
+  it("an export file's job sums its projects' counts and names no project", () => {
+    const exported = {
+      ...job,
+      project_id: null,
+      format: 'export',
+      status: 'succeeded',
+      report: {
+        lines: 40,
+        comments: 3,
+        projects: { APL: { created: 4, already_imported: 1, rejected: 0 }, OPS: { created: 2, rejected: 1 } },
+      },
+    };
+    expect(changeEventOf(record('MODIFY', job, exported))).toMatchObject({
+      projectId: 0,
+      resource: { project_id: null, rows: 40, created: 6, already_imported: 1, rejected: 1, comments: 3 },
+    });
+  });
+});

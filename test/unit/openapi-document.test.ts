@@ -132,6 +132,17 @@ describe('the OpenAPI document', () => {
     });
   });
 
+  it("declares every media type an import's upload takes: each format's file, and any file with its mapping as JSON", () => {
+    const content = operationOf('POST', '/api/v1/imports').requestBody.content;
+    expect(Object.keys(content).sort()).toEqual(['application/json', 'application/x-ndjson', 'text/csv']);
+    expect(content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ImportJsonBody' });
+    const json = doc.components.schemas.ImportJsonBody;
+    expect(json.anyOf).toEqual([expect.objectContaining({ type: 'array' }), { $ref: '#/components/schemas/ImportEnvelope' }]);
+    expect(doc.components.schemas.ImportEnvelope).toMatchObject({ required: ['file'], additionalProperties: false });
+    const query = operationOf('POST', '/api/v1/imports').parameters.map((p: { name: string }) => p.name);
+    expect(query).toEqual(expect.arrayContaining(['format', 'project_id', 'dry_run', 'keep_numbers']));
+  });
+
   it('puts the rate-limit headers on every authenticated response, pagination headers on lists, Retry-After on 409, 429 and 503', () => {
     for (const route of routes) {
       const op = operationOf(route.method, route.path);

@@ -175,6 +175,7 @@ describe('the issue a filter is matched against', () => {
       updated_at: '2026-11-21T00:00:00.000Z',
       due_date: '2026-12-01',
       blocked: true,
+      source_key: null,
     });
   });
 

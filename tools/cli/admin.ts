@@ -38,9 +38,11 @@ Commands:
                                   (once after upgrading: seals every webhook signing secret stored in
                                   plaintext; AWS: WEBHOOK_SECRET_KMS_KEY_ID, the stack output
                                   WebhookSecretKeyArn; reads the table with a Scan)
-  import --org ID --format jira-csv|github-json|export --file PATH [--project ID] [--dry-run] [--mapping FILE]
+  import --org ID --format jira-csv|github-json|export --file PATH [--project ID] [--dry-run]
+         [--keep-numbers] [--mapping FILE]
                                   (issues from another tracker into a project, or an export file into an
-                                  organisation; see docs/import-export.md)
+                                  organisation; --keep-numbers: DI-127 stays DI-127 where it is free;
+                                  see docs/import-export.md)
   export --org ID [--out FILE]    (the organisation as JSON Lines, to the file or to stdout)
 
 Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID,
@@ -78,10 +80,10 @@ const optionalFlags: Record<string, string[]> = {
   'tokens:names': ['org'],
   'webhooks:encrypt-secrets': ['org'],
   'migrations:run': ['steps'],
-  import: ['project', 'dry-run', 'mapping'],
+  import: ['project', 'dry-run', 'keep-numbers', 'mapping'],
   export: ['out'],
 };
-const booleanFlags = new Set(['dry-run']);
+const booleanFlags = new Set(['dry-run', 'keep-numbers']);
 
 function parse(argv: string[]) {
   const [command, ...rest] = argv;
@@ -298,7 +300,9 @@ try {
     process.stderr.write(`admin: ${err.message}\n\n${USAGE}\n`);
     process.exit(2);
   }
-  const e = err as Error & { errors?: string[] };
+  const e = err as Error & { errors?: string[]; report?: unknown };
+  // An import that failed part-way: what it created, on stdout as a run's report is.
+  if (e.report !== undefined) process.stdout.write(`${JSON.stringify(e.report)}\n`);
   process.stderr.write(`admin: ${e.errors ? e.errors.join('; ') : e.message}\n`);
   process.exit(1);
 }

@@ -5,19 +5,24 @@
 import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 
-/** `import --org N --format jira-csv|github-json|export --file PATH [--project ID] [--dry-run] [--mapping FILE]`. */
+/**
+ * `import --org N --format jira-csv|github-json|export --file PATH [--project ID] [--dry-run]
+ * [--keep-numbers] [--mapping FILE]`. The file is read twice (checked whole, then imported), each
+ * time as a stream.
+ */
 export async function runImport(values: Record<string, string | undefined>, positiveInt: (v: string, flag: string) => number) {
   const orgId = positiveInt(values.org as string, 'org');
   const format = values.format;
   const dryRun = values['dry-run'] === 'true';
-  const chunks = createReadStream(values.file as string, { encoding: 'utf8', highWaterMark: 256 * 1024 });
+  const path = values.file as string;
+  const file = () => createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 });
   if (format === 'export') {
     const { importExport } = await import('../../lib/port/import-export.ts');
-    return importExport({ orgId, dryRun }, chunks);
+    return importExport({ orgId, dryRun }, file);
   }
   if (format !== 'jira-csv' && format !== 'github-json') throw new UsageError('--format must be jira-csv, github-json or export');
   if (values.project === undefined) throw new UsageError(`--project is required for --format ${format}`);
-  const mapping = values.mapping === undefined ? undefined : JSON.parse(readFileSync(values.mapping, 'utf8'));
+  const mapping = values.mapping === undefined ? undefined : await readMapping(values.mapping);
   const { importIssues } = await import('../../lib/port/import.ts');
   return importIssues(
     {
@@ -25,12 +30,26 @@ export async function runImport(values: Record<string, string | undefined>, posi
       projectId: positiveInt(values.project, 'project'),
       format,
       dryRun,
+      keepNumbers: values['keep-numbers'] === 'true',
       mapping,
       onProgress: (r) => void process.stderr.write(`admin: import: ${r.rows} rows read, ${r.created} created\n`),
       progressEvery: 1000,
     },
-    chunks,
+    file,
   );
+}
+
+/** The mapping file: JSON, checked as the REST envelope's `mapping` is (an unknown key is refused). */
+async function readMapping(path: string) {
+  const { ImportMapping } = await import('../../lib/schemas/imports.ts');
+  const { parseOrThrow } = await import('../../lib/schemas/validate.ts');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--mapping ${path} is not a JSON file (${(err as Error).message})`);
+  }
+  return parseOrThrow(ImportMapping, parsed, false);
 }
 
 /** `export --org N [--out FILE]`: JSON Lines to the file (answering a summary) or to stdout (answering nothing more). */

@@ -314,7 +314,14 @@ function routeConfig(route: Route, components: Map<string, ResponseConfig>): Rou
       ...(query ? { query } : {}),
       ...(headerParams ? { headers: headerParams } : {}),
       ...(op.body
-        ? { body: { required: !op.optionalBody, content: { [op.bodyMediaType ?? 'application/json']: { schema: op.body } } } }
+        ? {
+            body: {
+              required: !op.optionalBody,
+              content: op.bodies
+                ? Object.fromEntries(Object.entries(op.bodies).map(([type, schema]) => [type, { schema }]))
+                : { [op.bodyMediaType ?? 'application/json']: { schema: op.body } },
+            },
+          }
         : {}),
     },
     responses: {

@@ -79,7 +79,7 @@ export class CsvReader {
       this.quotePending = false;
       this.inQuotes = false;
     }
-    if (this.inQuotes) throw new CsvError(`line ${this.recordLine}: a quoted field is not closed before the end of the file`);
+    if (this.inQuotes) throw new CsvError(this.recordLine, 'a quoted field is not closed before the end of the file');
     if (this.field === '' && this.record.length === 0 && !this.quoted) return [];
     this.endField();
     const last = { fields: this.record, line: this.recordLine };
@@ -94,8 +94,15 @@ export class CsvReader {
   }
 }
 
-/** A file that is not CSV (an unclosed quote). */
-export class CsvError extends Error {}
+/** A file that is not CSV (an unclosed quote), at the line its record starts on. */
+export class CsvError extends Error {
+  readonly line: number;
+  constructor(line: number, message: string) {
+    super(message);
+    this.name = 'CsvError';
+    this.line = line;
+  }
+}
 
 /** Every record of a whole text (tests, small files); `CsvReader` reads a stream. */
 export function parseCsv(text: string): string[][] {

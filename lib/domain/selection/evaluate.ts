@@ -28,6 +28,8 @@ export interface SelectableIssue {
   due_date: string | null;
   /** Whether an open issue blocks it. */
   blocked: boolean;
+  /** The key it had in the source it was imported from (`DI-127`): text equal to it finds it. */
+  source_key?: string | null | undefined;
 }
 
 /** What a selection is read against: the caller (`@me`), the time relative times count from, and which sprints are active. */
@@ -139,7 +141,9 @@ function fieldTest(condition: FieldCondition, context: SelectionContext): Test {
   switch (t.field) {
     case 'title': {
       const text = lower(t.test.contains);
-      return (issue) => lower(issue.title).includes(text);
+      // An imported issue is found by its key in the source too (`DI-127`), the whole key.
+      return (issue) =>
+        lower(issue.title).includes(text) || (typeof issue.source_key === 'string' && lower(issue.source_key) === text);
     }
     case 'project': {
       const prefixes = new Set(t.test.in);
