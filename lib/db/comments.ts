@@ -132,7 +132,7 @@ export async function insertComment(
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.issue(orgId, ref.projectId, ref.issueId),
           UpdateExpression: 'ADD comments_count :one',
           ...issueIn(ref.sprintId, { ':one': 1 }),
@@ -143,7 +143,7 @@ export async function insertComment(
     {
       item: {
         Put: {
-          TableName: tableName,
+          TableName: tableName(),
           Item: {
             ...keys.comment(orgId, ref.projectId, ref.issueId, id),
             LSK: listKeys.comment(ref.issueId, id),
@@ -161,7 +161,7 @@ export async function insertComment(
     {
       item: {
         Put: {
-          TableName: tableName,
+          TableName: tableName(),
           Item: pointerItem(orgId, { ...comment, project_id: ref.projectId, sprint_id: ref.sprintId }),
           ConditionExpression: 'attribute_not_exists(PK)',
         },
@@ -287,7 +287,7 @@ function pointerUpdate(orgId: number, commentId: number, now: string, version?: 
   return {
     item: {
       Update: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.commentPointer(orgId, commentId),
         UpdateExpression: sprintId === undefined ? 'SET updated_at = :now' : 'SET updated_at = :now, sprint_id = :sprint',
         ...(version === undefined
@@ -325,7 +325,7 @@ export async function updateCommentAt(
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
           // The issue's sprint now (its condition below holds it there): the change feed reports it.
           UpdateExpression: 'SET body = :body, updated_at = :now, sprint_id = :sprint',
@@ -347,7 +347,7 @@ export async function updateCommentAt(
     {
       item: {
         ConditionCheck: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.issue(orgId, pointer.projectId, pointer.issueId),
           ...issueIn(pointer.sprintId),
         },
@@ -377,11 +377,11 @@ export async function updateCommentAt(
 function commentDeletes(orgId: number, key: Key, commentId: number, authorId: number, sprintId: number | null): GuardedItem[] {
   return [
     ...deletionMarker(key, { sprintId }),
-    { item: { Delete: { TableName: tableName, Key: keys.commentPointer(orgId, commentId) } } },
+    { item: { Delete: { TableName: tableName(), Key: keys.commentPointer(orgId, commentId) } } },
     {
       item: {
         Delete: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: key,
           ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
           ExpressionAttributeValues: { ':author': authorId },
@@ -413,7 +413,7 @@ export async function deleteCommentAt(orgId: number, pointer: CommentPointer, au
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.issue(orgId, pointer.projectId, pointer.issueId),
           UpdateExpression: 'ADD comments_count :minus',
           ...issueIn(pointer.sprintId, { ':minus': -1 }),
@@ -443,7 +443,7 @@ export async function updateComment(
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: { PK: found.item.PK, SK: found.item.SK },
           UpdateExpression:
             body === undefined
@@ -562,7 +562,7 @@ async function completePointer(orgId: number, commentKey: Key, comment: Comment,
       {
         item: {
           ConditionCheck: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: commentKey,
             ConditionExpression: `attribute_exists(PK) AND ${atVersion(version)}`,
             ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
@@ -574,7 +574,7 @@ async function completePointer(orgId: number, commentKey: Key, comment: Comment,
       {
         item: {
           Update: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.commentPointer(orgId, comment.id),
             UpdateExpression: 'SET author_id = :author, author_name = :name, created_at = :created, #version = :version',
             ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(author_id)',

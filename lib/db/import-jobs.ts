@@ -76,8 +76,8 @@ export async function insertImportJob(job: ImportJobItem, parts: string[]): Prom
   let pending = [...partItems, jobItem].map((Item) => ({ PutRequest: { Item } }));
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-    const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-    pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+    const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+    pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
     if (attempt > 8 && pending.length > 0) throw new Error('import upload: the table kept refusing the writes');
   }
 }
@@ -128,7 +128,7 @@ export async function claimImportJob(orgId: number, jobId: string, runs: number)
   try {
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.importJob(orgId, jobId),
         UpdateExpression: 'SET #s = :running, runs = :next, updated_at = :now',
         ConditionExpression: '#s = :queued AND (attribute_not_exists(runs) OR runs = :runs)',
@@ -161,7 +161,7 @@ export async function saveImportJob(
 ): Promise<void> {
   await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: keys.importJob(orgId, jobId),
       UpdateExpression: 'SET #s = :s, progress = :p, report = :r, #e = :e, carried = :c, updated_at = :now',
       ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },

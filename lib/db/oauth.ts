@@ -58,13 +58,13 @@ const strip = <T>(item: Record<string, unknown> | undefined): T | undefined => {
 };
 
 export async function saveClient(client: OAuthClient): Promise<void> {
-  await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.oauthClient(client.client_id), ...client } }));
+  await db.send(new PutCommand({ TableName: tableName(), Item: { ...keys.oauthClient(client.client_id), ...client } }));
 }
 
 export const findClient = async (clientId: string) => strip<OAuthClient>(await getItem(keys.oauthClient(clientId)));
 
 export async function saveCode(codeHash: string, code: CodeItem): Promise<void> {
-  await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.oauthCode(codeHash), ...code } }));
+  await db.send(new PutCommand({ TableName: tableName(), Item: { ...keys.oauthCode(codeHash), ...code } }));
 }
 
 /** Takes a code out (one DeleteItem): only one exchange can ever get it, however many race for it. */
@@ -72,7 +72,7 @@ export async function takeCode(codeHash: string): Promise<CodeItem | undefined> 
   try {
     const out = await db.send(
       new DeleteCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.oauthCode(codeHash),
         ConditionExpression: 'attribute_exists(PK)',
         ReturnValues: 'ALL_OLD',
@@ -145,7 +145,7 @@ export async function rotateRefresh(
       {
         item: {
           Update: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.oauthRefresh(oldRefreshHash),
             UpdateExpression: 'SET used = :true',
             ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(used)',
@@ -157,7 +157,7 @@ export async function rotateRefresh(
       {
         item: {
           Update: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.oauthGrant(old.grant),
             UpdateExpression: 'SET access_hash = :a, refresh_hash = :r, expires_at = :e',
             ConditionExpression: 'refresh_hash = :old',
@@ -172,7 +172,7 @@ export async function rotateRefresh(
         reason: 'revoked',
       },
       ...pairItems(old.grant, old, pair, tat),
-      { item: { Delete: { TableName: tableName, Key: keys.token(old.access_hash) } } },
+      { item: { Delete: { TableName: tableName(), Key: keys.token(old.access_hash) } } },
     ]);
     return undefined;
   } catch (err) {
@@ -193,7 +193,7 @@ export async function revokeGrant(grant: string): Promise<void> {
       {
         item: {
           Delete: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.oauthGrant(grant),
             ConditionExpression: 'refresh_hash = :r',
             ExpressionAttributeValues: { ':r': item.refresh_hash },
@@ -201,8 +201,8 @@ export async function revokeGrant(grant: string): Promise<void> {
         },
         reason: 'moved',
       },
-      { item: { Delete: { TableName: tableName, Key: keys.token(item.access_hash) } } },
-      { item: { Delete: { TableName: tableName, Key: keys.oauthRefresh(item.refresh_hash) } } },
+      { item: { Delete: { TableName: tableName(), Key: keys.token(item.access_hash) } } },
+      { item: { Delete: { TableName: tableName(), Key: keys.oauthRefresh(item.refresh_hash) } } },
     ]);
   } catch (err) {
     // Rotated meanwhile: revoke the pair it moved to.

@@ -43,7 +43,7 @@ export async function ownWebhook(caller: Principal, webhookId: number): Promise<
  * setting as delivery, so a local run can still register a receiver on 127.0.0.1.
  */
 export function checkEndpoint(url: string) {
-  const refusal = endpointRefusal(new URL(url), config.webhooks.allowLoopback);
+  const refusal = endpointRefusal(new URL(url), config().webhooks.allowLoopback);
   if (refusal) throw new ValidationError([`url is refused: ${refusal}`]);
 }
 

@@ -214,7 +214,7 @@ describe('OAuth 2.1 for /mcp, through the MCP SDK and a browser', () => {
     expect((await rawMcp(access)).status).toBe(200);
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.token(hashToken(access)),
         UpdateExpression: 'SET expires_at = :past',
         ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },

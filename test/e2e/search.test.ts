@@ -433,7 +433,7 @@ describe('search and renames', () => {
     expect(await found('no:label')).toEqual([issue.id]);
     // The cascade takes the id off the issue and off its search record, in one transaction.
     const record = async () =>
-      (await db.send(new GetCommand({ TableName: tableName, Key: keys.searchIssue(org.orgId, project.id, issue.id) }))).Item;
+      (await db.send(new GetCommand({ TableName: tableName(), Key: keys.searchIssue(org.orgId, project.id, issue.id) }))).Item;
     const started = Date.now();
     while ((await record())?.label_ids !== undefined && Date.now() - started < 30_000)
       await new Promise((r) => setTimeout(r, 200));

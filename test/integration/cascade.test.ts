@@ -116,7 +116,7 @@ function pendingRecord(p: PendingCascade): DynamoDBRecord {
 async function waitUntilGone(key: Key, timeoutMs = 20_000) {
   const started = Date.now();
   for (;;) {
-    const out = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+    const out = await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
     if (!out.Item) return;
     if (Date.now() - started > timeoutMs) throw new Error(`${key.PK} ${key.SK} still there after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
@@ -303,7 +303,7 @@ describe('cascade consumer (handler invoked directly)', () => {
     expect(out.firstFailure).toBeUndefined();
     const stored = await db.send(
       new GetCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.pendingCascade('sprint', orgId, project.id, sprintId),
         ConsistentRead: true,
       }),
@@ -376,7 +376,7 @@ describe('cascade through the stream (as in AWS)', () => {
         // cascade is written down and continued again and again.
         while (!continued) {
           continued =
-            (await db.send(new GetCommand({ TableName: tableName, Key: pending, ConsistentRead: true }))).Item !== undefined;
+            (await db.send(new GetCommand({ TableName: tableName(), Key: pending, ConsistentRead: true }))).Item !== undefined;
           await new Promise((r) => setTimeout(r, 20));
         }
       })();
@@ -414,7 +414,7 @@ describe('the indexes outside a deleted project', () => {
     // As if a new project had taken the prefix and written this number already.
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.issueKey(org.orgId, reused.issue_number),
         UpdateExpression: 'SET project_id = :other',
         ExpressionAttributeValues: { ':other': project.id + 1_000_000 },
@@ -426,7 +426,7 @@ describe('the indexes outside a deleted project', () => {
     expect(pointers.map((p) => p.SK)).toEqual([`ISSUEKEY#${reused.issue_number}`]);
     expect(await itemsIn({ pk: `${orgPk(org.orgId)}#A#${String(org.member.id).padStart(10, '0')}` })).toEqual([]);
     const account = await db.send(
-      new GetCommand({ TableName: tableName, Key: keys.account(org.orgId, org.member.id), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName(), Key: keys.account(org.orgId, org.member.id), ConsistentRead: true }),
     );
     expect(account.Item?.assigned_count).toBe(0);
   }, 60_000);

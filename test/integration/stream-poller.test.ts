@@ -32,9 +32,9 @@ async function until(check: () => boolean, timeoutMs = 15_000) {
  */
 async function putAndRemove(pk: string, type: string, names: string[]) {
   for (const name of names) {
-    await db.send(new PutCommand({ TableName: tableName, Item: { PK: pk, SK: name, type, org_id: 0, id: 0, project_id: 0 } }));
+    await db.send(new PutCommand({ TableName: tableName(), Item: { PK: pk, SK: name, type, org_id: 0, id: 0, project_id: 0 } }));
   }
-  for (const name of names) await db.send(new DeleteCommand({ TableName: tableName, Key: { PK: pk, SK: name } }));
+  for (const name of names) await db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: pk, SK: name } }));
 }
 
 describe('stream poller', () => {
@@ -43,7 +43,7 @@ describe('stream poller', () => {
     const seen: DynamoDBRecord[] = [];
     poller = await startStreamPoller({
       endpoint: String(process.env.DYNAMODB_ENDPOINT),
-      tableName,
+      tableName: tableName(),
       handler: async (event) => {
         seen.push(...event.Records.filter((r) => r.dynamodb?.Keys?.PK?.S === pk));
         return { batchItemFailures: [] };
@@ -69,7 +69,7 @@ describe('stream poller', () => {
     let failed = false;
     poller = await startStreamPoller({
       endpoint: String(process.env.DYNAMODB_ENDPOINT),
-      tableName,
+      tableName: tableName(),
       handler: async (event): Promise<DynamoDBBatchResponse> => {
         const mine = event.Records.filter((r) => r.dynamodb?.Keys?.PK?.S === pk);
         if (mine.length === 0) return { batchItemFailures: [] };

@@ -18,7 +18,7 @@ export default async function setup(project: TestProject) {
   project.provide('dynamodbEndpoint', dynamo.endpoint);
   project.provide('tableName', tableName);
   // The stream consumer runs here, once for the run, so every test's deletes cascade as in AWS.
-  // The shared modules read these once at load: set them before importing any of them.
+  // The shared modules read these once, on first use: set them before using any of them.
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.TABLE_NAME = tableName;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';

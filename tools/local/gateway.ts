@@ -11,6 +11,7 @@ import type {
 } from 'aws-lambda';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte-budget.ts';
+import { json, misconfiguration } from '../../lib/http/errors.ts';
 import { bearerChallenge, gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import { EXPOSED_HEADERS, gatewayResponseOrigin, parseOrigins, preflightHeaders } from '../../lib/http/cors.ts';
 import type { Route } from '../../lib/routes.ts';
@@ -263,6 +264,9 @@ export async function runAuthorizer(
   try {
     result = await runAsFunction('functions/authorizer.ts', [], () => authorize(authEvent, lambdaContext('authorizer')));
   } catch (err) {
+    // Locally, a configuration the authorizer cannot run with is said as such rather than "busy".
+    const problem = misconfiguration(err);
+    if (problem) return { response: json(500, { error: problem }) };
     return { response: gatewayError((err as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE') };
   }
   const allowed = result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');

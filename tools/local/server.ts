@@ -40,7 +40,7 @@ try {
     endpoint = dynamo.endpoint;
     console.log(`DynamoDB Local on ${endpoint} (data in ${cfg.dataDir}/)`);
   }
-  // The shared modules read these once at load: set them before importing anything that talks to DynamoDB.
+  // The shared modules read these once, on first use: set them before anything talks to DynamoDB.
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.TABLE_NAME = cfg.tableName;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
