@@ -324,7 +324,11 @@ export function createGateway(options: GatewayOptions): http.Server {
 
   async function handle(req: IncomingMessage, url: URL, method: string): Promise<APIGatewayProxyResult> {
     if (method === 'OPTIONS' && origins.length > 0) return preflight(req, url);
-    const match = matchRoute(compiled, method, url.pathname);
+    // API Gateway's REST APIs hand a path with one trailing slash to the resource without it (the
+    // event's `path` keeps the slash): `GET /api-docs/` redirects, every other route answers as without it.
+    const match =
+      matchRoute(compiled, method, url.pathname) ??
+      (/[^/]\/$/.test(url.pathname) ? matchRoute(compiled, method, url.pathname.slice(0, -1)) : undefined);
     if (!match) return ownError('MISSING_AUTHENTICATION_TOKEN');
     const raw = await readBody(req);
     if (raw === 'too-large') return ownError('REQUEST_TOO_LARGE');

@@ -44,6 +44,9 @@ try {
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.TABLE_NAME = cfg.tableName;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  // One readable line per request (the gateway's): no Embedded Metric Format blob beside it, which
+  // only CloudWatch reads. AWS keeps both the structured logs and the metrics.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   // Webhooks to receivers on this machine are allowed locally (never on Lambda): docs/change-feed.md.
   process.env.WEBHOOK_ALLOW_LOOPBACK ??= '1';
   // Webhook secrets are sealed with a key kept beside the data (no KMS locally): docs/change-feed.md.
