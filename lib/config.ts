@@ -23,6 +23,55 @@ export class ConfigurationError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** Parses a comma-separated origin list: exact `scheme://host[:port]` origins, no paths, no wildcards. */
+export function parseOrigins(raw: string | undefined, name = 'CORS origin'): string[] {
+  const origins = (raw ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+  for (const origin of origins) {
+    if (!/^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$/i.test(origin)) {
+      throw new ConfigurationError(`${name} must be an exact origin such as https://app.example.com, got "${origin}"`);
+    }
+  }
+  return origins;
+}
+
+/** Parses a comma-separated list of `Host` header values (`host[:port]`, an IPv6 address in brackets), lower-cased. */
+export function parseHosts(raw: string | undefined, name: string): string[] {
+  const hosts = (raw ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h !== '');
+  for (const host of hosts) {
+    if (!/^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/.test(host)) {
+      throw new ConfigurationError(`${name} takes host[:port] values such as localhost:3000, got "${host}"`);
+    }
+  }
+  return hosts;
+}
+
+/**
+ * The service's base URL as clients reach it: scheme, host and the stage's path, no trailing slash
+ * (`https://api.example.com`, `https://abc.execute-api.eu-west-1.amazonaws.com/prod`,
+ * `http://localhost:3000`).
+ */
+export function parseBaseUrl(raw: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigurationError(`${name} must be an absolute URL such as https://api.example.com, got "${raw}"`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigurationError(`${name} must be an http(s) URL with no query, fragment or user, got "${raw}"`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** Registrations of OAuth clients one source address may make per hour (lib/domain/oauth.ts says why). */
+export const OAUTH_REGISTRATIONS_PER_ADDRESS = 20;
+
 function positive(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return value && Number.isFinite(n) && n > 0 ? n : fallback;
@@ -83,6 +132,26 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
       deferMs: positive(env.WEBHOOK_DEFER_MS, 1000),
     },
     /**
+     * `PUBLIC_URL`: the service's base URL as clients reach it, the issuer of its OAuth tokens and
+     * the origin of its own pages. The CDK stack sets it (the custom domain, else API Gateway's
+     * URL with the stage); `npm start` sets it from its own address. Never taken from a request.
+     */
+    publicUrl: env.PUBLIC_URL ? parseBaseUrl(env.PUBLIC_URL, 'PUBLIC_URL') : undefined,
+    /** Web origins allowed to call from a browser (CORS; lib/http/cors.ts). */
+    corsOrigins: parseOrigins(env.CORS_ORIGINS),
+    /** Who may call `/mcp` (lib/mcp/http.ts: Origin and Host checks against DNS rebinding). */
+    mcp: {
+      /** Origins of browser-based MCP clients allowed beside the service's own and CORS_ORIGINS'. */
+      allowedOrigins: parseOrigins(env.MCP_ALLOWED_ORIGINS, 'MCP_ALLOWED_ORIGINS'),
+      /** `Host` values `/mcp` answers; none: no Host check (API Gateway serves only its own hosts). */
+      allowedHosts: parseHosts(env.MCP_ALLOWED_HOSTS, 'MCP_ALLOWED_HOSTS'),
+    },
+    /** The OAuth authorization server; the environment override exists for tests only. */
+    oauth: {
+      /** Client registrations per source address per hour. */
+      registrationsPerAddress: positive(env.OAUTH_REGISTRATION_LIMIT, OAUTH_REGISTRATIONS_PER_ADDRESS),
+    },
+    /**
      * How webhook signing secrets are sealed at rest (lib/webhooks/secret-box.ts). The KMS key
      * reaches only the functions that may use it (the CDK stack sets it on create, rotate-secret and
      * the delivery function); locally there is no KMS, and a local AES key stands in for it.
@@ -103,4 +172,15 @@ let current: Config | undefined;
 /** The configuration, read from the environment on the first call and kept for the process. */
 export function config(): Config {
   return (current ??= readConfig(process.env, onLambda));
+}
+
+/**
+ * The service's base URL (`PUBLIC_URL`): required on Lambda where it is used (the OAuth and MCP
+ * functions, which the CDK stack gives it); locally `npm start`'s default address.
+ */
+export function publicUrl(): string {
+  const url = config().publicUrl;
+  if (url) return url;
+  if (onLambda) throw new ConfigurationError("PUBLIC_URL must be set in the function's environment");
+  return 'http://localhost:3000';
 }

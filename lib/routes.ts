@@ -325,7 +325,7 @@ const notOffered = (id: string, summary: string): Spec => ({
   // The URL a client connects to is the one it sends every request to, flags included.
   query: McpQuery,
   success: { status: 204, description: 'Never answered; always 405' },
-  errors: [405],
+  errors: [403, 405],
 });
 
 /**
@@ -918,7 +918,7 @@ export const routes: Route[] = [
     summary: 'RFC 7591 dynamic registration of a public client (redirect URIs: https, or http on 127.0.0.1 / [::1])',
     body: OAuthClientRegistrationBody,
     success: { status: 201, schema: OAuthClientInformation, description: 'The client' },
-    errors: [400, 422],
+    errors: [400, 422, 429],
   }),
   oauth(
     'GET',
@@ -979,7 +979,7 @@ export const routes: Route[] = [
     body: McpMessage,
     jsonRpc: true,
     success: { status: 200, schema: McpMessage, description: 'The JSON-RPC response' },
-    errors: [406],
+    errors: [403, 406],
   }),
   // Answered by the same function (always 405), which reads nothing.
   route(

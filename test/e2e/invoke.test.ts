@@ -24,6 +24,7 @@ async function npmInvoke(args: string[], env: Record<string, string> = {}) {
     ...env,
   };
   delete childEnv.DYNAMODB_ENDPOINT;
+  delete childEnv.PUBLIC_URL;
   delete childEnv.POWERTOOLS_LOG_LEVEL;
   const { stdout, stderr } = await run('npm', ['run', '-s', 'invoke', '--', ...args], {
     cwd: repoRoot,

@@ -9,6 +9,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { publicUrl } from '../../lib/config.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte-budget.ts';
 import { json, misconfiguration } from '../../lib/http/errors.ts';
@@ -347,7 +348,7 @@ export function createGateway(options: GatewayOptions): http.Server {
       if ('response' in outcome) {
         // A 401 points at the protected-resource metadata, as the stack's gateway response does.
         const challenge: Record<string, string> =
-          outcome.response.statusCode === 401 ? { 'WWW-Authenticate': bearerChallenge(url.origin) } : {};
+          outcome.response.statusCode === 401 ? { 'WWW-Authenticate': bearerChallenge(publicUrl()) } : {};
         return { ...outcome.response, headers: { ...outcome.response.headers, ...challenge, ...ownCors } };
       }
       authorizer = outcome.authorizer;

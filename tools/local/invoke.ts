@@ -175,6 +175,8 @@ async function main(): Promise<number> {
   process.env.TABLE_NAME ??= 'sprint-ticketing';
   process.env.AWS_REGION ??= 'local';
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
+  // The service's address as `npm start` gives it (the sample events' Host): the OAuth issuer.
+  process.env.PUBLIC_URL ||= `http://localhost:${process.env.PORT || 3000}`;
   // The webhook secret key of `npm start`'s data folder: what it sealed, the handler opens.
   const { useLocalSecretKey } = await import('./secret-key.ts');
   const { localConfig } = await import('./config.ts');

@@ -4,7 +4,7 @@
  * cleanly on SIGINT/SIGTERM.
  */
 import type { Server } from 'node:http';
-import { localConfig } from './config.ts';
+import { localConfig, ownAddresses } from './config.ts';
 import { startDynamoDbLocal, type RunningDynamoDb } from './dynamodb.ts';
 import type { LocalServices } from './services.ts';
 import { ensureTable } from './table.ts';
@@ -47,6 +47,10 @@ try {
   // One readable line per request (the gateway's): no Embedded Metric Format blob beside it, which
   // only CloudWatch reads. AWS keeps both the structured logs and the metrics.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  // The service's own address: the OAuth issuer, and the names /mcp answers to (docs/mcp.md).
+  const own = ownAddresses(cfg.host, cfg.port);
+  process.env.PUBLIC_URL ??= own.publicUrl;
+  process.env.MCP_ALLOWED_HOSTS ??= own.hosts.join(',');
   // Webhooks to receivers on this machine are allowed locally (never on Lambda): docs/change-feed.md.
   process.env.WEBHOOK_ALLOW_LOOPBACK ??= '1';
   // Webhook secrets are sealed with a key kept beside the data (no KMS locally): docs/change-feed.md.

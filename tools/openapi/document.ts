@@ -11,6 +11,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV3, type ResponseConfig, type RouteCon
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 import * as z from 'zod';
+import { OAUTH_REGISTRATIONS_PER_ADDRESS } from '../../lib/config.ts';
 import { RATE_LIMIT } from '../../lib/domain/ratelimit.ts';
 import { commonErrors, routes as allRoutes, type Route } from '../../lib/routes.ts';
 import { ErrorBody, ErrorsBody, PaginationQuery } from '../../lib/schemas/common.ts';
@@ -79,11 +80,16 @@ const statusText: Record<number, { name: string; description: string }> = {
   },
   412: {
     name: 'PreconditionFailed',
-    description: 'The resource changed since the `ETag` given in `If-Match` (or is gone): nothing was written.',
+    description:
+      'The resource changed since the `ETag` given in `If-Match`, or the header lists `*` beside tags: nothing was written. (A resource that is gone is 404.)',
   },
   400: { name: 'BadRequest', description: 'Malformed request (e.g. a body that is not valid JSON).' },
   401: { name: 'Unauthorized', description: 'Missing, invalid, revoked or regenerated API token.' },
-  403: { name: 'Forbidden', description: 'Authenticated, but not allowed to do this.' },
+  403: {
+    name: 'Forbidden',
+    description:
+      'Authenticated, but not allowed to do this; on `/mcp`, a request from a browser origin (`Origin`) or to a host (`Host`) it does not allow.',
+  },
   404: { name: 'NotFound', description: "No such resource in the caller's organisation (non-integer ids included)." },
   405: { name: 'MethodNotAllowed', description: 'This method is not offered here.' },
   406: { name: 'NotAcceptable', description: 'The `Accept` header names no media type this operation answers with.' },
@@ -178,7 +184,7 @@ const oauthStatusText: Record<number, string> = {
   400: 'Refused (OAuth error, or the page saying why: an unknown client or redirect URI).',
   401: 'The API token on the page is unknown or revoked: the page again, saying so.',
   403: 'The form did not come from this page (CSRF check): the page again.',
-  429: "The API token's rate limit: retry after `Retry-After` seconds.",
+  429: `Too many requests (the API token on the page; the registrations of one source address, ${OAUTH_REGISTRATIONS_PER_ADDRESS} an hour): retry after \`Retry-After\` seconds.`,
 };
 
 /** A redirect back to the OAuth client. */
