@@ -106,7 +106,12 @@ describe('the issuer', () => {
     );
     expect(parseBaseUrl('https://api.example.com', 'PUBLIC_URL')).toBe('https://api.example.com');
     expect(parseBaseUrl('http://127.0.0.1:3000/', 'PUBLIC_URL')).toBe('http://127.0.0.1:3000');
-    for (const bad of ['api.example.com', 'ftp://api.example.com', 'https://api.example.com/?stage=1', 'https://u:p@api.example.com']) {
+    for (const bad of [
+      'api.example.com',
+      'ftp://api.example.com',
+      'https://api.example.com/?stage=1',
+      'https://u:p@api.example.com',
+    ]) {
       expect(() => parseBaseUrl(bad, 'PUBLIC_URL'), bad).toThrow(ConfigurationError);
     }
     expect(readConfig({ PUBLIC_URL: 'https://api.example.com/' }, false).publicUrl).toBe('https://api.example.com');
