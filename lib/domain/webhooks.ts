@@ -1,3 +1,4 @@
+import { deliveryIdPattern } from './ids.ts';
 import { config } from '../config.ts';
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/webhooks.ts';
@@ -106,7 +107,7 @@ export async function listDeliveries(caller: Principal, webhookId: number): Prom
  * pending is being delivered already: 422.
  */
 export async function redeliver(caller: Principal, webhookId: number, deliveryId: string): Promise<Delivery> {
-  if (!/^msg_[\w-]{1,64}$/.test(deliveryId)) {
+  if (!deliveryIdPattern.test(deliveryId)) {
     await ownWebhook(caller, webhookId);
     throw new NotFoundError('Delivery');
   }

@@ -22,7 +22,13 @@ export type ImportJobQuery = z.output<typeof ImportJobQuery>;
 /** The uploaded file, as is (the route reads the raw body; at most 6 MB, docs/import-export.md). */
 export const ImportFileBody = z
   .string()
-  .meta({ id: 'ImportFile', description: 'The file: CSV text, or a JSON array of issues.' });
+  .meta({ id: 'ImportFile', description: 'The file: CSV text (`jira-csv`; `Content-Type: text/csv`).' });
+
+/** The `github-json` file: GitHub's issues as its API answers them (docs/import-export.md). */
+export const ImportJsonBody = z.array(z.looseObject({})).meta({
+  id: 'ImportJson',
+  description: 'The file: a JSON array of GitHub issues (`github-json`; `Content-Type: application/json`).',
+});
 
 const counted = z.object({ name: z.string(), rows: z.number().int() });
 

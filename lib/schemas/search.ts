@@ -15,6 +15,7 @@ export const SearchQuery = PaginationQuery.extend({
     .string()
     .optional()
     .meta({
+      maxLength: selectionLimits.characters,
       description:
         'The query (docs/search.md): terms ANDed, a comma inside a value is OR, `-` negates, bare words and "phrases" match the title, ' +
         '`sort:` orders. Absent or empty: every issue, most recently updated first.',
