@@ -16,7 +16,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { contractFor } from '../../test/support/contract.ts';
+import type { contractFor } from '../../test/support/contract.ts';
 import type { OpenApiDocument } from '../../tools/openapi/document.ts';
 
 type Schema = Record<string, unknown>;
@@ -285,12 +285,26 @@ async function newAdmin(baseUrl: string, token: string, n: number): Promise<stri
   return res.status === 201 ? ((await res.json()) as { token: string }).token : undefined;
 }
 
+/**
+ * `fetch`, sent again once when the connection was reset before any answer came (a pooled
+ * keep-alive socket the server closed as the request went out): nothing reached a handler then.
+ */
+async function fetchOnce(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const code = (err as { cause?: { code?: string } }).cause?.code;
+    if (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET') throw err;
+    return fetch(url, init);
+  }
+}
+
 /** Sends one request and says how its answer departs from the document, if it does. */
 async function check(baseUrl: string, contract: ReturnType<typeof contractFor>, request: FuzzRequest, token: string) {
   const headers = Object.fromEntries(
     Object.entries(request.headers).map(([name, value]) => [name, value === TOKEN ? `Bearer ${token}` : value]),
   );
-  const res = await fetch(`${baseUrl}${request.path}`, {
+  const res = await fetchOnce(`${baseUrl}${request.path}`, {
     method: request.method,
     headers,
     redirect: 'manual',
@@ -311,6 +325,8 @@ async function check(baseUrl: string, contract: ReturnType<typeof contractFor>, 
 /** The run: fixtures, then every generated request in turn. */
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const doc = (await (await fetch(`${options.baseUrl}/api-docs/v1/swagger.json`)).json()) as OpenApiDocument;
+  // Loaded here, not with this module: it loads the gateway's modules, which read the log level as they load.
+  const { contractFor } = await import('../../test/support/contract.ts');
   const contract = contractFor(doc);
   await seedFixtures(options.baseUrl, options.token, options.receiverUrl);
   const requests = generateRequests(doc, options);
