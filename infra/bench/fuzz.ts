@@ -109,11 +109,11 @@ function patterned(pattern: string, min: number, max: number, example: unknown):
 }
 
 /** Values a schema takes (a subset: what requests of this document need). */
-export function arbitraryOf(schema: Schema | undefined, doc: OpenApiDocument, depth = 0): fc.Arbitrary<unknown> {
+export function arbitraryOf(schema: Schema | undefined, doc: OpenApiDocument, depth = 0, longest = 2000): fc.Arbitrary<unknown> {
   if (!schema) return fc.constant(undefined);
   if (typeof schema.$ref === 'string') {
     const target = (doc.components?.schemas as Record<string, Schema>)[schema.$ref.replace('#/components/schemas/', '')];
-    return arbitraryOf(target, doc, depth + 1);
+    return arbitraryOf(target, doc, depth + 1, longest);
   }
   const nullable = (arb: fc.Arbitrary<unknown>) => (schema.nullable === true ? fc.option(arb, { nil: null, freq: 6 }) : arb);
   if (Array.isArray(schema.enum)) return nullable(fc.constantFrom(...(schema.enum as unknown[])));
@@ -142,7 +142,7 @@ export function arbitraryOf(schema: Schema | undefined, doc: OpenApiDocument, de
         fc.oneof(
           { weight: 9, arbitrary: fc.string({ minLength: lo, maxLength: Math.max(lo, Math.min(hi, 30)) }) },
           // Now and then as long as the schema allows, to meet the limits.
-          { weight: 1, arbitrary: fc.string({ minLength: Math.min(hi, 2000), maxLength: Math.min(hi, 2000) }) },
+          { weight: 1, arbitrary: fc.string({ minLength: Math.min(hi, longest), maxLength: Math.min(hi, longest) }) },
         ),
       );
     }
@@ -197,7 +197,8 @@ const TOKEN = 'Bearer <token>';
 function requestOf(op: Operation, doc: OpenApiDocument, context: { receiverUrl: string }): fc.Arbitrary<FuzzRequest> {
   const params = Object.fromEntries(
     op.parameters.map((p) => {
-      const value = arbitraryOf(p.schema, doc);
+      // Parameters stay short enough that the request line and headers fit API Gateway's 10 KB.
+      const value = arbitraryOf(p.schema, doc, 0, 400);
       return [`${p.in}:${p.name}`, p.required || p.in === 'path' ? value : fc.option(value, { nil: undefined, freq: 2 })];
     }),
   );
@@ -256,7 +257,7 @@ export function generateRequests(
 /** What the run works on: a project with a sprint, issues, a comment, a label and a webhook, as ids 1, 2... of a fresh organisation. */
 async function seedFixtures(baseUrl: string, token: string, receiverUrl: string) {
   const send = async (method: string, path: string, body: unknown) => {
-    const res = await fetch(`${baseUrl}${path}`, {
+    const res = await fetchOnce(`${baseUrl}${path}`, {
       method,
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
@@ -277,7 +278,7 @@ async function seedFixtures(baseUrl: string, token: string, receiverUrl: string)
 
 /** The token of a new admin of the run's organisation (undefined if the run's own admin is gone). */
 async function newAdmin(baseUrl: string, token: string, n: number): Promise<string | undefined> {
-  const res = await fetch(`${baseUrl}/api/v1/accounts`, {
+  const res = await fetchOnce(`${baseUrl}/api/v1/accounts`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ account: { name: `Fuzzer ${n}`, email: `fuzzer-${n}-${Date.now()}@fuzz.test`, role: 'admin' } }),
@@ -324,7 +325,7 @@ async function check(baseUrl: string, contract: ReturnType<typeof contractFor>, 
 
 /** The run: fixtures, then every generated request in turn. */
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
-  const doc = (await (await fetch(`${options.baseUrl}/api-docs/v1/swagger.json`)).json()) as OpenApiDocument;
+  const doc = (await (await fetchOnce(`${options.baseUrl}/api-docs/v1/swagger.json`, {})).json()) as OpenApiDocument;
   // Loaded here, not with this module: it loads the gateway's modules, which read the log level as they load.
   const { contractFor } = await import('../../test/support/contract.ts');
   const contract = contractFor(doc);
@@ -341,7 +342,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const started = performance.now();
   for (const [i, request] of requests.entries()) {
     if (i > 0 && i % 400 === 0) token = (await newAdmin(options.baseUrl, token, i)) ?? token;
-    const { status, problems, body } = await check(options.baseUrl, contract, request, token);
+    const answer = await check(options.baseUrl, contract, request, token).catch((err: Error) => ({
+      status: 0,
+      problems: [`${request.operation}: no answer (${(err as { cause?: Error }).cause?.message ?? err.message})`],
+      body: undefined,
+    }));
+    const { status, problems, body } = answer;
     if (status === 400 || status === 422) {
       const said = body as { error?: string; errors?: string[]; error_description?: string } | undefined;
       for (const message of said?.errors ?? [said?.error_description ?? said?.error ?? '']) {
