@@ -101,7 +101,9 @@ export const descriptionField = () =>
   ).nullable();
 
 /** An http(s) URL as the document states it: a host name, a port of at most 4 digits, a path with no space (a subset of what `isHttpUrl` takes). */
-const urlHost = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*';
+// Labels of letters and digits joined by single hyphens (no `xn--`, which must be valid punycode);
+// the last one starts with a letter (a numeric last label makes the URL parser read an IPv4 address).
+const urlHost = '(?:[A-Za-z0-9](?:-?[A-Za-z0-9]){0,40}\\.)*[A-Za-z](?:-?[A-Za-z0-9]){0,40}';
 const urlRest = "(?::[1-9]\\d{0,3})?(?:[/?][A-Za-z0-9._~%!$&'()*+,;=:@/?-]*)?";
 export const httpUrlPattern = `^[hH][tT][tT][pP][sS]?://${urlHost}${urlRest}$`;
 /** The same for a redirect URI of an OAuth client: https, or http on a loopback address; no fragment, no user. */

@@ -19,9 +19,9 @@ export const OAuthClientRegistrationBody = z
   .looseObject({
     redirect_uris: z.array(url).min(1).max(10),
     client_name: z.string().max(200).optional(),
-    grant_types: z.array(z.string()).optional(),
-    response_types: z.array(z.string()).optional(),
-    token_endpoint_auth_method: z.string().optional(),
+    grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).optional(),
+    response_types: z.array(z.literal('code')).optional(),
+    token_endpoint_auth_method: z.literal('none').optional(),
     scope: z.string().max(200).optional(),
   })
   .meta({ id: 'OAuthClientRegistration', description: 'RFC 7591 client metadata; unknown fields are ignored.' });
