@@ -325,11 +325,12 @@ export function createGateway(options: GatewayOptions): http.Server {
 
   async function handle(req: IncomingMessage, url: URL, method: string): Promise<APIGatewayProxyResult> {
     if (method === 'OPTIONS' && origins.length > 0) return preflight(req, url);
-    // API Gateway's REST APIs hand a path with one trailing slash to the resource without it (the
-    // event's `path` keeps the slash): `GET /api-docs/` redirects, every other route answers as without it.
+    // `GET /api-docs/`, as people type it, reaches the reference page's function (with the slash in
+    // the event's `path`), which redirects to `/api-docs`; any other path with a trailing slash is
+    // a route that does not exist.
     const match =
       matchRoute(compiled, method, url.pathname) ??
-      (/[^/]\/$/.test(url.pathname) ? matchRoute(compiled, method, url.pathname.slice(0, -1)) : undefined);
+      (url.pathname === '/api-docs/' ? matchRoute(compiled, method, '/api-docs') : undefined);
     if (!match) return ownError('MISSING_AUTHENTICATION_TOKEN');
     const raw = await readBody(req);
     if (raw === 'too-large') return ownError('REQUEST_TOO_LARGE');
