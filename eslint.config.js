@@ -37,6 +37,11 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser, SwaggerUIBundle: 'readonly' } },
   },
   {
+    // Plain JavaScript that Node.js runs as is (npm start's version check, before tsx).
+    files: ['tools/**/*.js'],
+    languageOptions: { globals: globals.node },
+  },
+  {
     // Tests read JSON answers of every shape the API has; typing each one would restate the schemas.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -10,6 +10,12 @@ import { unknownQueryAnswer } from '../lib/http/strict-query.ts';
  * by the service itself (lib/api-reference/). Cacheable; a matching `If-None-Match` answers 304.
  */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  // `/api-docs/`, as people type it (API Gateway hands it to the `/api-docs` resource): the page's
+  // own address, so that its relative links resolve as written. The stage's prefix is kept.
+  if (event.path.endsWith('/') && event.resource === '/api-docs') {
+    const path = (event.requestContext?.path ?? event.path).replace(/\/+$/, '');
+    return { statusCode: 301, headers: { Location: path, 'Cache-Control': 'public, max-age=300' }, body: '' };
+  }
   // The page and its files list no query parameter: any is 422 (lib/http/strict-query.ts).
   const refused = unknownQueryAnswer(event, { 'X-Content-Type-Options': 'nosniff' });
   if (refused) return refused;

@@ -14,6 +14,10 @@ import { authorizerEntry, deliveryEntry, functionId, handlerModules } from './fu
 import { accessOf, authorizerGrant, grantFor, secretKeyUse } from './grants.ts';
 import { type StageConfig, UNAUTHENTICATED_RESERVED_CONCURRENCY } from './stage.ts';
 
+/** A route whose function needs the service's base URL (`PUBLIC_URL`): the OAuth server's and /mcp. */
+export const namesTheService = (route: Route) =>
+  route.path === '/mcp' || route.path.startsWith('/oauth/') || route.path.startsWith('/.well-known/');
+
 export interface ServiceStackProps extends StackProps {
   routes: Route[];
   /** The stage and its settings (infra/stage.ts). */
@@ -101,6 +105,12 @@ export class ServiceStack extends Stack {
       logs,
       corsOrigins: config.corsOrigins,
     });
+
+    // The functions that name the service in what they answer (the OAuth issuer and its
+    // endpoints) or check requests against it (/mcp's Origin): its base URL, never a request's Host.
+    for (const module of handlerModules(props.routes)) {
+      if (module.routes.some(namesTheService)) functions.get(module.entry)?.addEnvironment('PUBLIC_URL', api.publicUrl);
+    }
 
     const cascade = new CascadeConsumer(this, 'Cascade', { table, logs, environment: stageEnvironment });
     const name = `sprint-ticketing-${config.stage}`;

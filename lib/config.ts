@@ -1,85 +1,186 @@
 /**
- * The service's configuration, read from the environment once, at module load: the one place
- * runtime code reads `process.env`. On Lambda (AWS_LAMBDA_FUNCTION_NAME is set) a missing
- * required value fails the cold start at once, instead of the first request failing obscurely;
- * locally (`npm start`, tests, the admin CLI) the defaults apply.
+ * The service's configuration: the one place runtime code reads its settings from `process.env`.
+ * Read once, on first use (the first call of a handler), never when a module loads: a tool that
+ * runs handlers in its own process (`npm start`, `npm run invoke`, the tests) sets the environment
+ * first and imports what it likes in any order. On Lambda (AWS_LAMBDA_FUNCTION_NAME is set) a
+ * missing required value is a `ConfigurationError` naming it; locally the defaults apply.
+ *
+ * Powertools reads its own variables (`POWERTOOLS_*`) when the logger and metrics are built
+ * (lib/http/logger.ts, lib/http/metrics.ts).
  */
 import { LANE_CONCURRENCY } from './webhooks/fairness.ts';
 
-const env = process.env;
+/** True inside an AWS Lambda execution environment (set by the Lambda runtime, not by anyone's configuration). */
+export const onLambda = process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
 
-/** True inside an AWS Lambda execution environment. */
-export const onLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
-
-function required(name: string, localDefault: string): string {
-  const value = env[name];
-  if (value) return value;
-  if (onLambda) throw new Error(`${name} must be set in the function's environment`);
-  return localDefault;
+/**
+ * The service cannot run as configured: a required setting is missing or malformed. Answered as
+ * 500 with its message (lib/http/errors.ts), which names the setting and never a value.
+ */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
 }
+
+type Env = Record<string, string | undefined>;
+
+/** Parses a comma-separated origin list: exact `scheme://host[:port]` origins, no paths, no wildcards. */
+export function parseOrigins(raw: string | undefined, name = 'CORS origin'): string[] {
+  const origins = (raw ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+  for (const origin of origins) {
+    if (!/^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$/i.test(origin)) {
+      throw new ConfigurationError(`${name} must be an exact origin such as https://app.example.com, got "${origin}"`);
+    }
+  }
+  return origins;
+}
+
+/** Parses a comma-separated list of `Host` header values (`host[:port]`, an IPv6 address in brackets), lower-cased. */
+export function parseHosts(raw: string | undefined, name: string): string[] {
+  const hosts = (raw ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h !== '');
+  for (const host of hosts) {
+    if (!/^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/.test(host)) {
+      throw new ConfigurationError(`${name} takes host[:port] values such as localhost:3000, got "${host}"`);
+    }
+  }
+  return hosts;
+}
+
+/**
+ * The service's base URL as clients reach it: scheme, host and the stage's path, no trailing slash
+ * (`https://api.example.com`, `https://abc.execute-api.eu-west-1.amazonaws.com/prod`,
+ * `http://localhost:3000`).
+ */
+export function parseBaseUrl(raw: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigurationError(`${name} must be an absolute URL such as https://api.example.com, got "${raw}"`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigurationError(`${name} must be an http(s) URL with no query, fragment or user, got "${raw}"`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** Registrations of OAuth clients one source address may make per hour (lib/domain/oauth.ts says why). */
+export const OAUTH_REGISTRATIONS_PER_ADDRESS = 20;
 
 function positive(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return value && Number.isFinite(n) && n > 0 ? n : fallback;
 }
 
-export const config = {
-  /** The one DynamoDB table (the CDK stack sets it on every function). */
-  tableName: required('TABLE_NAME', 'sprint-ticketing'),
-  /** DynamoDB Local (or another endpoint) instead of AWS; unset on Lambda. */
-  dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
-  /** Region and credentials for a local endpoint, which accepts any. */
-  localRegion: env.AWS_REGION ?? 'local',
-  localCredentials: {
-    accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local',
-    secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local',
-  },
-  /** The webhook delivery queue (SQS); unset locally, where an in-process queue stands in. */
-  deliveryQueueUrl: env.DELIVERY_QUEUE_URL || undefined,
-  /** The slow lane's queue (SQS): endpoints that keep timing out; unset locally. */
-  slowDeliveryQueueUrl: env.SLOW_DELIVERY_QUEUE_URL || undefined,
-  /** Webhook delivery (docs/change-feed.md); the environment overrides exist for tests only. */
-  webhooks: {
-    /** Loopback receivers are allowed locally (`npm start`, tests); never on Lambda. */
-    allowLoopback: !onLambda && env.WEBHOOK_ALLOW_LOOPBACK === '1',
-    /** Delay after the first failed attempt; it doubles after each failure. */
-    backoffBaseMs: positive(env.WEBHOOK_BACKOFF_BASE_MS, 10_000),
-    /** Longest wait between two attempts. */
-    backoffMaxMs: positive(env.WEBHOOK_BACKOFF_MAX_MS, 3_600_000),
-    /** How long a delivery is retried after its first attempt before it is marked failed. */
-    retryWindowMs: positive(env.WEBHOOK_RETRY_WINDOW_MS, 24 * 3_600_000),
-    /** How long an endpoint may fail without a success before it is disabled. */
-    disableAfterMs: positive(env.WEBHOOK_DISABLE_AFTER_MS, 3 * 24 * 3_600_000),
-    /** A receiver must answer within this. */
-    timeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000),
-    /**
-     * An attempt that takes this long or more, answered or not, is slow (lib/webhooks/fairness.ts):
-     * half the timeout (5 s) unless set. The tests set it to their short timeout, so that only a
-     * receiver that never answers counts, not one slowed by a loaded machine.
-     */
-    slowMs: positive(env.WEBHOOK_SLOW_MS, positive(env.WEBHOOK_TIMEOUT_MS, 10_000) / 2),
-    /**
-     * Deliverer invocations each lane runs at once (the per-organisation cap is a fifth of it):
-     * the event source mappings' maximum concurrency in AWS, the local queue's parallelism.
-     */
-    concurrency: {
-      fast: positive(env.WEBHOOK_CONCURRENCY, LANE_CONCURRENCY.fast),
-      slow: positive(env.WEBHOOK_SLOW_CONCURRENCY, LANE_CONCURRENCY.slow),
+/** The configuration an environment describes (pure: `config()` reads `process.env` once). */
+export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined) {
+  const required = (name: string, localDefault: string): string => {
+    const value = env[name];
+    if (value) return value;
+    if (lambda) throw new ConfigurationError(`${name} must be set in the function's environment`);
+    return localDefault;
+  };
+  return {
+    /** The one DynamoDB table (the CDK stack sets it on every function). */
+    tableName: required('TABLE_NAME', 'sprint-ticketing'),
+    /** DynamoDB Local (or another endpoint) instead of AWS; unset on Lambda. */
+    dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
+    /** Region and credentials for a local endpoint, which accepts any. */
+    localRegion: env.AWS_REGION || 'local',
+    localCredentials: {
+      accessKeyId: env.AWS_ACCESS_KEY_ID || 'local',
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY || 'local',
     },
-    /** First wait of a message over its organisation's cap (lib/webhooks/fairness.ts). */
-    deferMs: positive(env.WEBHOOK_DEFER_MS, 1000),
-  },
-  /**
-   * How webhook signing secrets are sealed at rest (lib/webhooks/secret-box.ts). The KMS key
-   * reaches only the functions that may use it (the CDK stack sets it on create, rotate-secret and
-   * the delivery function); locally there is no KMS, and a local AES key stands in for it.
-   */
-  webhookSecrets: {
-    /** The stack's webhook secret key (ARN): set, secrets are sealed and opened with KMS. */
-    kmsKeyId: env.WEBHOOK_SECRET_KMS_KEY_ID || undefined,
-    /** Base64 of 32 bytes: `npm start` keeps one in its data folder, the tests set a fixed one. Never read on Lambda. */
-    localKey: onLambda ? undefined : env.WEBHOOK_SECRET_LOCAL_KEY || undefined,
-  },
-  /** The `service` of every log line. */
-  serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'sprint-ticketing',
-};
+    /** The webhook delivery queue (SQS); unset locally, where an in-process queue stands in. */
+    deliveryQueueUrl: env.DELIVERY_QUEUE_URL || undefined,
+    /** The slow lane's queue (SQS): endpoints that keep timing out; unset locally. */
+    slowDeliveryQueueUrl: env.SLOW_DELIVERY_QUEUE_URL || undefined,
+    /** Webhook delivery (docs/change-feed.md); the environment overrides exist for tests only. */
+    webhooks: {
+      /** Loopback receivers are allowed locally (`npm start`, tests); never on Lambda. */
+      allowLoopback: !lambda && env.WEBHOOK_ALLOW_LOOPBACK === '1',
+      /** Delay after the first failed attempt; it doubles after each failure. */
+      backoffBaseMs: positive(env.WEBHOOK_BACKOFF_BASE_MS, 10_000),
+      /** Longest wait between two attempts. */
+      backoffMaxMs: positive(env.WEBHOOK_BACKOFF_MAX_MS, 3_600_000),
+      /** How long a delivery is retried after its first attempt before it is marked failed. */
+      retryWindowMs: positive(env.WEBHOOK_RETRY_WINDOW_MS, 24 * 3_600_000),
+      /** How long an endpoint may fail without a success before it is disabled. */
+      disableAfterMs: positive(env.WEBHOOK_DISABLE_AFTER_MS, 3 * 24 * 3_600_000),
+      /** A receiver must answer within this. */
+      timeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000),
+      /**
+       * An attempt that takes this long or more, answered or not, is slow (lib/webhooks/fairness.ts):
+       * half the timeout (5 s) unless set. The tests set it to their short timeout, so that only a
+       * receiver that never answers counts, not one slowed by a loaded machine.
+       */
+      slowMs: positive(env.WEBHOOK_SLOW_MS, positive(env.WEBHOOK_TIMEOUT_MS, 10_000) / 2),
+      /**
+       * Deliverer invocations each lane runs at once (the per-organisation cap is a fifth of it):
+       * the event source mappings' maximum concurrency in AWS, the local queue's parallelism.
+       */
+      concurrency: {
+        fast: positive(env.WEBHOOK_CONCURRENCY, LANE_CONCURRENCY.fast),
+        slow: positive(env.WEBHOOK_SLOW_CONCURRENCY, LANE_CONCURRENCY.slow),
+      },
+      /** First wait of a message over its organisation's cap (lib/webhooks/fairness.ts). */
+      deferMs: positive(env.WEBHOOK_DEFER_MS, 1000),
+    },
+    /**
+     * `PUBLIC_URL`: the service's base URL as clients reach it, the issuer of its OAuth tokens and
+     * the origin of its own pages. The CDK stack sets it (the custom domain, else API Gateway's
+     * URL with the stage); `npm start` sets it from its own address. Never taken from a request.
+     */
+    publicUrl: env.PUBLIC_URL ? parseBaseUrl(env.PUBLIC_URL, 'PUBLIC_URL') : undefined,
+    /** Web origins allowed to call from a browser (CORS; lib/http/cors.ts). */
+    corsOrigins: parseOrigins(env.CORS_ORIGINS),
+    /** Who may call `/mcp` (lib/mcp/http.ts: Origin and Host checks against DNS rebinding). */
+    mcp: {
+      /** Origins of browser-based MCP clients allowed beside the service's own and CORS_ORIGINS'. */
+      allowedOrigins: parseOrigins(env.MCP_ALLOWED_ORIGINS, 'MCP_ALLOWED_ORIGINS'),
+      /** `Host` values `/mcp` answers; none: no Host check (API Gateway serves only its own hosts). */
+      allowedHosts: parseHosts(env.MCP_ALLOWED_HOSTS, 'MCP_ALLOWED_HOSTS'),
+    },
+    /** The OAuth authorization server; the environment override exists for tests only. */
+    oauth: {
+      /** Client registrations per source address per hour. */
+      registrationsPerAddress: positive(env.OAUTH_REGISTRATION_LIMIT, OAUTH_REGISTRATIONS_PER_ADDRESS),
+    },
+    /**
+     * How webhook signing secrets are sealed at rest (lib/webhooks/secret-box.ts). The KMS key
+     * reaches only the functions that may use it (the CDK stack sets it on create, rotate-secret and
+     * the delivery function); locally there is no KMS, and a local AES key stands in for it.
+     */
+    webhookSecrets: {
+      /** The stack's webhook secret key (ARN): set, secrets are sealed and opened with KMS. */
+      kmsKeyId: env.WEBHOOK_SECRET_KMS_KEY_ID || undefined,
+      /** Base64 of 32 bytes: `npm start` keeps one in its data folder, the tests set a fixed one. Never read on Lambda. */
+      localKey: lambda ? undefined : env.WEBHOOK_SECRET_LOCAL_KEY || undefined,
+    },
+  };
+}
+
+export type Config = ReturnType<typeof readConfig>;
+
+let current: Config | undefined;
+
+/** The configuration, read from the environment on the first call and kept for the process. */
+export function config(): Config {
+  return (current ??= readConfig(process.env, onLambda));
+}
+
+/**
+ * The service's base URL (`PUBLIC_URL`): required on Lambda where it is used (the OAuth and MCP
+ * functions, which the CDK stack gives it); locally `npm start`'s default address.
+ */
+export function publicUrl(): string {
+  const url = config().publicUrl;
+  if (url) return url;
+  if (onLambda) throw new ConfigurationError("PUBLIC_URL must be set in the function's environment");
+  return 'http://localhost:3000';
+}

@@ -20,7 +20,7 @@ import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery,
 import { ImportFileBody, ImportJob, ImportJobQuery, ImportJsonBody } from './schemas/imports.ts';
 import { ExportLines, ExportQuery } from './schemas/export.ts';
 import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
-import { McpMessage, McpQuery } from './schemas/mcp.ts';
+import { McpMessage, McpQuery, McpRequestHeaders } from './schemas/mcp.ts';
 import { Relation, RelationCreateBody, RelationList } from './schemas/relations.ts';
 import { SearchBody, SearchIssue, SearchQuery } from './schemas/search.ts';
 import {
@@ -85,7 +85,17 @@ export interface Route {
      * Success status and body; `list` means a paginated JSON array of `schema`. `mediaType` is
      * that of `schema` (default `application/json`).
      */
-    success: { status: 200 | 201 | 202 | 204 | 302; schema?: z.ZodType; list?: boolean; description: string; mediaType?: string };
+    success: {
+      status: 200 | 201 | 202 | 204 | 302 | 405;
+      schema?: z.ZodType;
+      list?: boolean;
+      description: string;
+      mediaType?: string;
+    };
+    /** Also answered: 202 with no body, for a message that needs no answer (MCP's notifications). */
+    accepted?: string;
+    /** Request headers the operation reads, beyond the conventions the document adds (`If-Match`...). */
+    headers?: z.ZodObject;
     /**
      * Other statuses (errors, 304) this operation may answer, beyond those every authenticated
      * route has (`commonErrors`). In a row: only those that do not follow from the row (see `route`).
@@ -320,14 +330,15 @@ const reference = (
     { auth: false },
   );
 
+/** GET and DELETE `/mcp`: what a stateless MCP server answers them, 405 (the MCP specification says so). */
 const notOffered = (id: string, summary: string): Spec => ({
   id,
   summary,
   tag: 'MCP',
   // The URL a client connects to is the one it sends every request to, flags included.
   query: McpQuery,
-  success: { status: 204, description: 'Never answered; always 405' },
-  errors: [405],
+  success: { status: 405, description: 'Not offered: `Allow: POST`, and `{error}` saying why' },
+  errors: [403],
 });
 
 /**
@@ -925,7 +936,7 @@ export const routes: Route[] = [
     summary: 'RFC 7591 dynamic registration of a public client (redirect URIs: https, or http on 127.0.0.1 / [::1])',
     body: OAuthClientRegistrationBody,
     success: { status: 201, schema: OAuthClientInformation, description: 'The client' },
-    errors: [400, 422],
+    errors: [400, 422, 429],
   }),
   oauth(
     'GET',
@@ -985,8 +996,10 @@ export const routes: Route[] = [
     query: McpQuery,
     body: McpMessage,
     jsonRpc: true,
+    headers: McpRequestHeaders,
     success: { status: 200, schema: McpMessage, description: 'The JSON-RPC response' },
-    errors: [406],
+    accepted: 'The message was a notification or a response: accepted, no body',
+    errors: [403, 406],
   }),
   // Answered by the same function (always 405), which reads nothing.
   route(

@@ -24,7 +24,7 @@ const { createOrganisation, createAccountInOrg } = await import('../../lib/domai
 const { createProject } = await import('../../lib/domain/projects.ts');
 const { importIssues } = await import('../../lib/port/import.ts');
 
-await ensureTable(dynamo.endpoint, tableName);
+await ensureTable(dynamo.endpoint, tableName());
 const org = await createOrganisation('Bench', { name: 'Admin', email: 'admin@example.com' });
 const orgId = org.organisation.id;
 await createAccountInOrg(orgId, { name: 'Ada', email: 'ada@example.com', role: 'member' });

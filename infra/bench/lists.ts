@@ -65,7 +65,7 @@ const classifiedPages: Record<string, IssueListFilters> = {
 const { meter } = (await import('../../test/support/read-meter.ts')).meterReads();
 
 try {
-  await ensureTable(dynamo.endpoint, tableName);
+  await ensureTable(dynamo.endpoint, tableName());
   const started = Date.now();
   const org = await createOrganisation('Bench', { name: 'Bench Admin', email: 'bench@example.com' });
   const caller = { orgId: org.organisation.id, accountId: org.account.id, role: 'admin' as const, tokenHash: '' };
@@ -94,7 +94,7 @@ try {
           ? [
               db.send(
                 new UpdateCommand({
-                  TableName: tableName,
+                  TableName: tableName(),
                   Key: keys.issue(caller.orgId, project.id, id),
                   UpdateExpression: 'SET title = :t',
                   ExpressionAttributeValues: { ':t': `Find the needle ${id}` },

@@ -136,7 +136,7 @@ async function seedSprintIssues(orgId: number, projectId: number, sprintId: numb
     const chunk = counters.slice(i, i + 100);
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.sprint(orgId, projectId, sprintId),
         UpdateExpression: `ADD ${chunk.map(([name]) => `${name} :${name}`).join(', ')}`,
         ExpressionAttributeValues: Object.fromEntries(chunk.map(([name, by]) => [`:${name}`, by])),
@@ -145,7 +145,7 @@ async function seedSprintIssues(orgId: number, projectId: number, sprintId: numb
   }
   await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: keys.project(orgId, projectId),
       UpdateExpression: 'ADD issue_seq :n',
       ExpressionAttributeValues: { ':n': n },
@@ -336,7 +336,7 @@ async function main() {
   const dynamo = await startDynamoDbLocal();
   const tableName = 'sprint-ticketing-scale';
   await ensureTable(dynamo.endpoint, tableName);
-  // The data layer reads these once, at load: set before any of it is imported.
+  // The data layer reads these on first use: set before anything runs.
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.TABLE_NAME = tableName;
   process.env.AWS_REGION ??= 'local';

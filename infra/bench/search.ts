@@ -88,7 +88,7 @@ const rand = () => {
 };
 
 try {
-  await ensureTable(dynamo.endpoint, tableName);
+  await ensureTable(dynamo.endpoint, tableName());
   const started = Date.now();
   const org = await createOrganisation('Bench', { name: 'Bench Admin', email: 'bench@example.com' });
   const caller = { orgId: org.organisation.id, accountId: org.account.id, role: 'admin' as const, tokenHash: '' };

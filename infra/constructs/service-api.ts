@@ -83,6 +83,11 @@ export class ServiceApi extends Construct {
   readonly domain?: DomainName;
   /** Root URL of the deployed API (`.../<stage>/api/v1`). */
   readonly url: string;
+  /**
+   * The API's base URL as clients reach it (the custom domain, or API Gateway's host and the
+   * stage): `PUBLIC_URL` of the functions that name the service (lib/config.ts).
+   */
+  readonly publicUrl: string;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
@@ -191,6 +196,7 @@ export class ServiceApi extends Construct {
     const baseUrl = props.domain
       ? `https://${props.domain.domainName}`
       : `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${props.stageName}`;
+    this.publicUrl = baseUrl;
     for (const [type, response] of Object.entries(gatewayResponses)) {
       // The DEFAULT_* responses stand for every other 4XX/5XX: their status stays API Gateway's
       // and the message is its own, in the same `{error}` shape.

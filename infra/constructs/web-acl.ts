@@ -1,5 +1,6 @@
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { OAUTH_REGISTRATIONS_PER_ADDRESS } from '../../lib/config.ts';
 import { TOKEN_PREFIX } from '../../lib/domain/tokens.ts';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
 
@@ -32,8 +33,8 @@ const rateLimited: CfnWebACL.RuleActionProperty = {
 const tokenShape = `${TOKEN_PREFIX}(oat_)?[A-Za-z0-9_-]{43}`;
 
 /**
- * An AWS WAF web ACL in front of the API stage: AWS's managed common rule set, a tight per-IP rate
- * limit on requests that carry no well-formed token (the authorizer would refuse them: junk, or
+ * An AWS WAF web ACL in front of the API stage: AWS's managed common rule set, a per-IP rate limit
+ * on OAuth client registrations, a tight per-IP rate limit on requests that carry no well-formed token (the authorizer would refuse them: junk, or
  * the unauthenticated documentation routes) and a looser per-IP limit on everything. WAF runs
  * before API Gateway, so what it blocks costs neither an authorizer invocation nor a DynamoDB call.
  */
@@ -83,8 +84,46 @@ export class WebAcl extends Construct {
           visibilityConfig: visibility('aws-common-rule-set'),
         },
         {
-          name: 'unauthenticated-per-ip',
+          // Anyone may register an OAuth client: a handful an hour per address is what people do
+          // (lib/domain/oauth.ts), the function counts the hour, and this cuts a flood short first.
+          name: 'oauth-register-per-ip',
           priority: 1,
+          action: rateLimited,
+          statement: {
+            rateBasedStatement: {
+              aggregateKeyType: 'IP',
+              limit: OAUTH_REGISTRATIONS_PER_ADDRESS,
+              evaluationWindowSec: 600,
+              scopeDownStatement: {
+                andStatement: {
+                  statements: [
+                    {
+                      byteMatchStatement: {
+                        fieldToMatch: { method: {} },
+                        positionalConstraint: 'EXACTLY',
+                        searchString: 'POST',
+                        textTransformations: [{ priority: 0, type: 'NONE' }],
+                      },
+                    },
+                    {
+                      // With or without the stage's prefix (API Gateway's own host).
+                      byteMatchStatement: {
+                        fieldToMatch: { uriPath: {} },
+                        positionalConstraint: 'ENDS_WITH',
+                        searchString: '/oauth/register',
+                        textTransformations: [{ priority: 0, type: 'LOWERCASE' }],
+                      },
+                    },
+                  ],
+                },
+              },
+            },
+          },
+          visibilityConfig: visibility('oauth-register-per-ip'),
+        },
+        {
+          name: 'unauthenticated-per-ip',
+          priority: 2,
           action: rateLimited,
           statement: {
             rateBasedStatement: {
@@ -109,7 +148,7 @@ export class WebAcl extends Construct {
         },
         {
           name: 'all-per-ip',
-          priority: 2,
+          priority: 3,
           action: rateLimited,
           statement: {
             rateBasedStatement: { aggregateKeyType: 'IP', limit: props.limits.perIpPer5Min, evaluationWindowSec: 300 },

@@ -76,7 +76,7 @@ function accountItems(
     {
       item: {
         Put: {
-          TableName: tableName,
+          TableName: tableName(),
           Item: {
             ...keys.account(orgId, accountId),
             LSK: listKeys.account(accountId),
@@ -97,7 +97,7 @@ function accountItems(
     {
       item: {
         Put: {
-          TableName: tableName,
+          TableName: tableName(),
           Item: { ...keys.email(orgId, input.email), account_id: accountId },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
@@ -121,7 +121,7 @@ export async function insertOrganisation(
     {
       item: {
         Put: {
-          TableName: tableName,
+          TableName: tableName(),
           Item: {
             ...keys.org(orgId),
             type: 'organisation',
@@ -211,7 +211,7 @@ export async function replaceToken(
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.account(orgId, account.id),
           UpdateExpression: newHash ? 'SET token_hash = :new' : 'REMOVE token_hash',
           ConditionExpression: account.token_hash ? 'token_hash = :old' : 'attribute_not_exists(token_hash)',
@@ -228,7 +228,7 @@ export async function replaceToken(
       reason: STALE,
     },
   ];
-  if (account.token_hash) items.push({ item: { Delete: { TableName: tableName, Key: keys.token(account.token_hash) } } });
+  if (account.token_hash) items.push({ item: { Delete: { TableName: tableName(), Key: keys.token(account.token_hash) } } });
   if (newHash) items.push(tokenPut(orgId, account, newHash, carriedTat));
   await transact(items);
 }

@@ -189,7 +189,7 @@ export async function listActivity(
 export async function deleteSprintActivity(orgId: number, projectId: number, sprintId: number): Promise<void> {
   const out = await db.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': skPrefixes.sprintActivity(sprintId) },
       ProjectionExpression: 'PK, SK',
@@ -201,7 +201,7 @@ export async function deleteSprintActivity(orgId: number, projectId: number, spr
   if (found.length > 0) {
     await db.send(
       new BatchWriteCommand({
-        RequestItems: { [tableName]: found.slice(0, 25).map((k) => ({ DeleteRequest: { Key: { PK: k.PK, SK: k.SK } } })) },
+        RequestItems: { [tableName()]: found.slice(0, 25).map((k) => ({ DeleteRequest: { Key: { PK: k.PK, SK: k.SK } } })) },
       }),
     );
   }

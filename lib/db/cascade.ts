@@ -120,8 +120,10 @@ async function deleteBatches(itemKeys: Key[]): Promise<void> {
     for (let attempt = 0; requests.length > 0; attempt++) {
       if (attempt > MAX_UNPROCESSED_RETRIES) throw new Error(`BatchWrite left ${requests.length} deletes unprocessed`);
       if (attempt > 0) await sleep(Math.min(2000, 50 * 2 ** attempt) * (0.5 + Math.random() / 2));
-      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
-      requests = (out.UnprocessedItems?.[tableName] ?? []).map((r) => ({ DeleteRequest: { Key: r.DeleteRequest?.Key as Key } }));
+      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+      requests = (out.UnprocessedItems?.[tableName()] ?? []).map((r) => ({
+        DeleteRequest: { Key: r.DeleteRequest?.Key as Key },
+      }));
     }
   });
 }
@@ -263,7 +265,7 @@ export async function releaseChildren(orgId: number, projectId: number, issueId:
       const child = await getItem<IssueItem>(keys.issue(orgId, projectId, record.issueId));
       if (!child || child.parent_id !== issueId) {
         // Gone, or given another parent: only a record left behind (if any) goes.
-        await transact([{ item: { Delete: { TableName: tableName, Key: keys.subIssue(orgId, number, record.issueId) } } }]);
+        await transact([{ item: { Delete: { TableName: tableName(), Key: keys.subIssue(orgId, number, record.issueId) } } }]);
         return;
       }
       const now = new Date().toISOString();
@@ -277,7 +279,7 @@ export async function releaseChildren(orgId: number, projectId: number, issueId:
               {
                 item: {
                   Update: {
-                    TableName: tableName,
+                    TableName: tableName(),
                     Key: keys.issue(orgId, projectId, child.id),
                     UpdateExpression: 'SET parent_id = :null, parent_number = :null, updated_at = :now ADD rev :one',
                     ConditionExpression: `parent_id = :parent AND ${revisionCondition(child.rev)}`,
@@ -522,7 +524,7 @@ export async function savePendingCascade(pending: PendingCascade): Promise<void>
   const { parent } = pending;
   await db.send(
     new PutCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Item: { ...keys.pendingCascade(parent.kind, parent.orgId, parent.projectId, idOf(parent)), ...pendingCascadeItem(pending) },
     }),
   );
@@ -532,7 +534,7 @@ export async function savePendingCascade(pending: PendingCascade): Promise<void>
 export async function finishPendingCascade(parent: CascadeParent): Promise<void> {
   await db.send(
     new DeleteCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: keys.pendingCascade(parent.kind, parent.orgId, parent.projectId, idOf(parent)),
     }),
   );

@@ -138,7 +138,7 @@ export function newComment(
     {
       item: {
         Put: {
-          TableName: tableName,
+          TableName: tableName(),
           Item: {
             ...keys.comment(orgId, ref.projectId, ref.issueId, id),
             LSK: listKeys.comment(ref.issueId, id),
@@ -156,7 +156,7 @@ export function newComment(
     {
       item: {
         Put: {
-          TableName: tableName,
+          TableName: tableName(),
           Item: pointerItem(orgId, { ...comment, project_id: ref.projectId, sprint_id: ref.sprintId }),
           ConditionExpression: 'attribute_not_exists(PK)',
         },
@@ -187,7 +187,7 @@ export async function insertComment(
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.issue(orgId, ref.projectId, ref.issueId),
           UpdateExpression: 'ADD comments_count :one',
           ...issueIn(ref.sprintId, { ':one': 1 }),
@@ -317,7 +317,7 @@ function pointerUpdate(orgId: number, commentId: number, now: string, version?: 
   return {
     item: {
       Update: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.commentPointer(orgId, commentId),
         UpdateExpression: sprintId === undefined ? 'SET updated_at = :now' : 'SET updated_at = :now, sprint_id = :sprint',
         ...(version === undefined
@@ -355,7 +355,7 @@ export async function updateCommentAt(
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
           // The issue's sprint now (its condition below holds it there): the change feed reports it.
           UpdateExpression: 'SET body = :body, updated_at = :now, sprint_id = :sprint',
@@ -377,7 +377,7 @@ export async function updateCommentAt(
     {
       item: {
         ConditionCheck: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.issue(orgId, pointer.projectId, pointer.issueId),
           ...issueIn(pointer.sprintId),
         },
@@ -407,11 +407,11 @@ export async function updateCommentAt(
 function commentDeletes(orgId: number, key: Key, commentId: number, authorId: number, sprintId: number | null): GuardedItem[] {
   return [
     ...deletionMarker(key, { sprintId }),
-    { item: { Delete: { TableName: tableName, Key: keys.commentPointer(orgId, commentId) } } },
+    { item: { Delete: { TableName: tableName(), Key: keys.commentPointer(orgId, commentId) } } },
     {
       item: {
         Delete: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: key,
           ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
           ExpressionAttributeValues: { ':author': authorId },
@@ -443,7 +443,7 @@ export async function deleteCommentAt(orgId: number, pointer: CommentPointer, au
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.issue(orgId, pointer.projectId, pointer.issueId),
           UpdateExpression: 'ADD comments_count :minus',
           ...issueIn(pointer.sprintId, { ':minus': -1 }),
@@ -473,7 +473,7 @@ export async function updateComment(
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: { PK: found.item.PK, SK: found.item.SK },
           UpdateExpression:
             body === undefined
@@ -592,7 +592,7 @@ async function completePointer(orgId: number, commentKey: Key, comment: Comment,
       {
         item: {
           ConditionCheck: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: commentKey,
             ConditionExpression: `attribute_exists(PK) AND ${atVersion(version)}`,
             ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
@@ -604,7 +604,7 @@ async function completePointer(orgId: number, commentKey: Key, comment: Comment,
       {
         item: {
           Update: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.commentPointer(orgId, comment.id),
             UpdateExpression: 'SET author_id = :author, author_name = :name, created_at = :created, #version = :version',
             ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(author_id)',

@@ -46,7 +46,7 @@ function sprintUpdate(
   return {
     item: {
       Update: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.sprint(orgId, projectId, sprintId),
         UpdateExpression: [set, added && `ADD ${added}`].filter(Boolean).join(' '),
         ConditionExpression: condition,
@@ -78,7 +78,7 @@ function receiving(orgId: number, projectId: number, target: number, delta: 1 | 
   return {
     item: {
       Update: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.sprint(orgId, projectId, target),
         UpdateExpression: 'ADD receiving :delta',
         ConditionExpression: planning ? 'attribute_exists(PK) AND #status = :planning' : 'attribute_exists(PK)',
@@ -225,7 +225,7 @@ export async function beginCompletion(orgId: number, projectId: number, sprintId
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.sprint(orgId, projectId, sprintId),
           UpdateExpression: `SET #status = :completing, completion = :plan, updated_at = :now, ${copies.join(', ')}`,
           ConditionExpression: 'attribute_exists(PK) AND #status = :active',
@@ -309,7 +309,7 @@ export async function lastCompleted(orgId: number, projectId: number, count: num
   const [summaries, project] = await Promise.all([
     db.send(
       new QueryCommand({
-        TableName: tableName,
+        TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
         ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': velocityPrefix },
         ScanIndexForward: false,

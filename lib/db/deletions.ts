@@ -47,7 +47,7 @@ export function deletionMarker(key: Key, context: DeletionContext = {}): Guarded
     {
       item: {
         Put: {
-          TableName: tableName,
+          TableName: tableName(),
           Item: {
             ...keys.deletion(key),
             type: DELETION_TYPE,

@@ -49,7 +49,7 @@ export async function takePlaces(
   try {
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key,
         UpdateExpression:
           'SET in_flight = if_not_exists(in_flight, :zero) + :one, #e = if_not_exists(#e, :zero) + :one, changed_at = :now',

@@ -14,7 +14,7 @@ const RETRYABLE_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'Pr
 
 interface AwsError {
   name?: string;
-  CancellationReasons?: { Code?: string }[];
+  CancellationReasons?: { Code?: string; Item?: unknown }[];
 }
 
 /** True when DynamoDB refused for load or contention: the caller may retry; nothing was applied. */
@@ -34,6 +34,15 @@ export function cancellationCodes(err: unknown): (string | undefined)[] | undefi
   const e = err as AwsError;
   if (e?.name !== 'TransactionCanceledException') return undefined;
   return (e.CancellationReasons ?? []).map((r) => (r.Code === 'None' ? undefined : r.Code));
+}
+
+/**
+ * Whether the item at `index` of a cancelled transaction was there when its condition failed: its
+ * write asked for it back (`ReturnValuesOnConditionCheckFailure: ALL_OLD`), and DynamoDB returns
+ * it only when it exists.
+ */
+export function cancelledItemWasThere(err: unknown, index: number): boolean {
+  return (err as AwsError)?.CancellationReasons?.[index]?.Item !== undefined;
 }
 
 export function isConditionFailed(err: unknown): boolean {

@@ -49,7 +49,7 @@ export class TablePersistenceLayer extends DynamoDBPersistenceLayer {
         Array.from({ length: count }, (_, i) =>
           db.send(
             new PutCommand({
-              TableName: tableName,
+              TableName: tableName(),
               Item: {
                 ...keys.idempotencyPart(record.idempotencyKey, i),
                 part: bytes.subarray(i * PART_BYTES, (i + 1) * PART_BYTES),
@@ -124,7 +124,7 @@ export class TablePersistenceLayer extends DynamoDBPersistenceLayer {
  */
 export function idempotencyStore(): TablePersistenceLayer {
   return new TablePersistenceLayer({
-    tableName,
+    tableName: tableName(),
     awsSdkV3Client: dynamodb,
     keyAttr: tableDefinition.partitionKey,
     sortKeyAttr: tableDefinition.sortKey,
@@ -143,7 +143,7 @@ export function idempotencyStore(): TablePersistenceLayer {
 export async function holdInProgress(record: Key): Promise<void> {
   await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: record,
       UpdateExpression: 'SET #until = :until',
       ConditionExpression: 'attribute_exists(PK) AND #status = :inprogress',

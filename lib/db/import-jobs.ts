@@ -80,8 +80,8 @@ export async function insertImportJob(job: ImportJobItem, parts: string[]): Prom
   let pending = [...partItems, jobItem].map((Item) => ({ PutRequest: { Item } }));
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-    const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-    pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+    const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+    pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
     if (attempt > 8 && pending.length > 0) throw new Error('import upload: the table kept refusing the writes');
   }
 }
@@ -207,7 +207,7 @@ export async function claimImportJob(orgId: number, jobId: string, runs: number)
   try {
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.importJob(orgId, jobId),
         UpdateExpression: 'SET #s = :running, runs = :next, updated_at = :now',
         ConditionExpression: '#s = :queued AND (attribute_not_exists(runs) OR runs = :runs)',
@@ -261,7 +261,7 @@ export async function saveImportJob(
   }
   await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: keys.importJob(orgId, jobId),
       UpdateExpression: 'SET #s = :s, progress = :p, report = :r, report_parts = :rp, #e = :e, carried = :c, updated_at = :now',
       ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
@@ -284,8 +284,8 @@ async function batchPut(items: Record<string, unknown>[]): Promise<void> {
     let pending = items.slice(from, from + 25).map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
       if (attempt > 8 && pending.length > 0) throw new Error('import report: the table kept refusing the writes');
     }
   }

@@ -133,7 +133,7 @@ export async function reserveIssueNumbers(
       {
         item: {
           Update: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.project(orgId, projectId),
             UpdateExpression: 'SET issue_seq = :to',
             ConditionExpression:
@@ -148,7 +148,7 @@ export async function reserveIssueNumbers(
       {
         item: {
           Update: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.importNumbers(orgId, projectId, source),
             UpdateExpression: 'SET #type = :type, ranges = list_append(if_not_exists(ranges, :none), :range)',
             ExpressionAttributeNames: { '#type': 'type' },

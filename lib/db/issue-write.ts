@@ -185,7 +185,7 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
       {
         item: {
           Update: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: key,
             UpdateExpression: `ADD ${added}`,
             ConditionExpression: 'attribute_exists(PK)',
@@ -241,7 +241,7 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
       return {
         item: {
           ConditionCheck: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.issue(orgId, projectId, a.issueId),
             ConditionExpression: condition,
             ExpressionAttributeNames: names,
@@ -324,7 +324,7 @@ export function listOwnerUpdate(
   }
   const added = addCounters(delta, names, values);
   const common = {
-    TableName: tableName,
+    TableName: tableName(),
     Key: ownerKey(orgId, projectId, sprintId),
     ConditionExpression: conditions.join(' AND '),
     ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
@@ -400,7 +400,7 @@ function issueCounterUpdate(
   const item: GuardedItem = {
     item: {
       Update: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.issue(orgId, projectId, issueId),
         UpdateExpression: [removed ? `REMOVE ${removed}` : '', added ? `ADD ${added}` : ''].filter(Boolean).join(' '),
         ConditionExpression: conditions.join(' AND '),
@@ -483,7 +483,7 @@ function searchPatch(patch: SearchPatch): GuardedItem {
   return {
     item: {
       Update: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: recordKey({ ...patch, kind: 'search' } as SearchRecord),
         UpdateExpression: `SET ${entries.map((_, i) => `#s${i} = :s${i}`).join(', ')}`,
         ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#s${i}`, name])),
@@ -546,7 +546,7 @@ const recordPut = (record: DerivedRecord): GuardedItem =>
 
 function recordRemove(record: DerivedRecord, guarded: boolean): GuardedItem {
   const Key = recordKey(record);
-  if (!guarded) return { item: { Delete: { TableName: tableName, Key } } };
+  if (!guarded) return { item: { Delete: { TableName: tableName(), Key } } };
   // A cascade's page read again: what is gone already, or (a pointer) taken by a new project's issue, is refused.
   const condition =
     record.kind === 'pointer' || record.kind === 'sub_issue'
@@ -555,5 +555,5 @@ function recordRemove(record: DerivedRecord, guarded: boolean): GuardedItem {
           ExpressionAttributeValues: { ':project': record.projectId, ':issue': record.issueId },
         }
       : { ConditionExpression: 'attribute_exists(PK)' };
-  return { item: { Delete: { TableName: tableName, Key, ...condition } }, reason: 'gone' };
+  return { item: { Delete: { TableName: tableName(), Key, ...condition } }, reason: 'gone' };
 }

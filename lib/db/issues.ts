@@ -441,7 +441,7 @@ async function takeSlot(
   try {
     const out = await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.project(orgId, projectId),
         ...update,
         ReturnValues: 'ALL_NEW',
@@ -639,7 +639,7 @@ function renumberItem(orgId: number, projectId: number, sprintId: number | null,
   return {
     item: {
       Update: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.issue(orgId, projectId, r.id),
         UpdateExpression: 'SET LSK = :lsk, #position = :to',
         ConditionExpression: 'LSK = :old',
@@ -679,7 +679,7 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
       {
         item: {
           Update: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.issue(orgId, projectId, write.id),
             UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD rev :one`,
             ConditionExpression: revisionCondition(write.rev),
@@ -742,7 +742,7 @@ export async function deleteIssue(orgId: number, projectId: number, issue: Issue
       {
         item: {
           Delete: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.issue(orgId, projectId, issue.id),
             ConditionExpression: revisionCondition(issue.rev),
             ExpressionAttributeValues: { ':rev': issue.rev ?? 0 },
@@ -877,7 +877,7 @@ export async function appendToList(
     moves.push({
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.issue(orgId, projectId, issue.id),
           UpdateExpression: 'SET sprint_id = :to, LSK = :lsk, #position = :position, updated_at = :now ADD rev :one',
           // With `rev`: also unchanged since it was read (a move decided on a read, not on a frozen sprint).

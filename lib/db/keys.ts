@@ -28,7 +28,8 @@
  * | ORG#o#INFLIGHT   | LANE#l              |                          | delivery attempts in flight (the caps) |
  * | TOKEN#sha256     | TOKEN               |                          | API token -> principal, rate bucket    |
  * | TOKEN#sha256     | TOKEN               |                          | OAuth access token: the same + scope (TTL)|
- * | OAUTHCLIENT#c    | CLIENT              |                          | registered OAuth client (lib/db/oauth.ts)|
+ * | OAUTHCLIENT#c    | CLIENT              |                          | registered OAuth client (TTL until used)|
+ * | OAUTHREG#address | HOUR#h              |                          | client registrations from an address (TTL)|
  * | OAUTHCODE#sha256 | CODE                |                          | authorization code, used once (TTL)    |
  * | OAUTHGRANT#g     | GRANT               |                          | an approval: its live token pair (TTL) |
  * | OAUTHREFRESH#sha | REFRESH             |                          | refresh token, rotated on use (TTL)    |
@@ -163,6 +164,8 @@ export const keys = {
   token: (tokenHash: string): Key => ({ PK: `${tokenPkPrefix}${tokenHash}`, SK: 'TOKEN' }),
   /** An OAuth client registered at `/oauth/register` (it belongs to no organisation until used). */
   oauthClient: (clientId: string): Key => ({ PK: `OAUTHCLIENT#${clientId}`, SK: 'CLIENT' }),
+  /** The client registrations made from one source address in one hour (`hour`: Unix hours). */
+  oauthRegistrations: (address: string, hour: number): Key => ({ PK: `OAUTHREG#${address}`, SK: `HOUR#${hour}` }),
   /** An authorization code, by its hash: deleted by the exchange that uses it. */
   oauthCode: (codeHash: string): Key => ({ PK: `OAUTHCODE#${codeHash}`, SK: 'CODE' }),
   /** An approval (a grant): the hashes of its live access and refresh tokens, so revoking finds both. */

@@ -109,7 +109,7 @@ function catalogueWrite(orgId: number, projectId: number, labelId: number, entry
   return {
     item: {
       Update: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.project(orgId, projectId),
         UpdateExpression: clauses.join(' '),
         ConditionExpression: condition,
@@ -125,7 +125,7 @@ const nameGuard = (orgId: number, projectId: number, name: string, labelId: numb
   putNew({ ...keys.labelName(orgId, projectId, foldName(name)), label_id: labelId }, 'name_taken');
 
 const dropNameGuard = (orgId: number, projectId: number, name: string): GuardedItem => ({
-  item: { Delete: { TableName: tableName, Key: keys.labelName(orgId, projectId, foldName(name)) } },
+  item: { Delete: { TableName: tableName(), Key: keys.labelName(orgId, projectId, foldName(name)) } },
 });
 
 /**
@@ -179,7 +179,7 @@ export async function updateLabel(
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: key,
           UpdateExpression: `SET ${sets.join(', ')}`,
           ConditionExpression: 'attribute_exists(PK) AND #read_name = :read_name',
@@ -216,7 +216,7 @@ export async function deleteLabel(orgId: number, projectId: number, current: Lab
     {
       item: {
         Delete: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: key,
           ConditionExpression: 'attribute_exists(PK) AND #name = :name',
           ExpressionAttributeNames: { '#name': 'name' },
@@ -257,7 +257,7 @@ export async function removeLabelFromIssues(
   for (;;) {
     const out = await db.send(
       new QueryCommand({
-        TableName: tableName,
+        TableName: tableName(),
         IndexName: 'LSI1',
         KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
         FilterExpression: 'contains(label_ids, :label)',
@@ -286,7 +286,7 @@ export async function removeLabelFromIssues(
 
 async function takeLabelOff(key: Key, labelId: number): Promise<void> {
   const issue = {
-    TableName: tableName,
+    TableName: tableName(),
     Key: key,
     UpdateExpression: 'DELETE label_ids :label',
     ConditionExpression: 'attribute_exists(PK)',

@@ -66,7 +66,7 @@ export async function readMigrationRecords(): Promise<Map<string, MigrationRecor
 
 /** The lease as stored: who holds it and until when (ms since the epoch); undefined if none. */
 export async function readMigrationLease(): Promise<{ owner: string; until: number } | undefined> {
-  const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.migrationLease(), ConsistentRead: true }));
+  const out = await db.send(new GetCommand({ TableName: tableName(), Key: keys.migrationLease(), ConsistentRead: true }));
   return out.Item ? { owner: String(out.Item.owner), until: Number(out.Item.lease_until) } : undefined;
 }
 
@@ -78,7 +78,7 @@ export async function acquireMigrationLease(owner: string, now: number, until: n
   try {
     await db.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: {
           ...keys.migrationLease(),
           type: 'migration_lease',
@@ -103,7 +103,7 @@ export async function releaseMigrationLease(owner: string): Promise<void> {
   try {
     await db.send(
       new DeleteCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.migrationLease(),
         ConditionExpression: '#owner = :owner',
         ExpressionAttributeNames: { '#owner': 'owner' },
@@ -127,7 +127,7 @@ export async function saveMigrationRecord(owner: string, record: MigrationRecord
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.migrationLease(),
           UpdateExpression: 'SET lease_until = :until',
           ConditionExpression: '#owner = :owner',
@@ -137,7 +137,7 @@ export async function saveMigrationRecord(owner: string, record: MigrationRecord
       },
       reason: LEASE_LOST,
     },
-    { item: { Put: { TableName: tableName, Item: migrationItem(record) } } },
+    { item: { Put: { TableName: tableName(), Item: migrationItem(record) } } },
   ]);
 }
 
@@ -150,7 +150,7 @@ export async function recordBaseline(names: readonly string[], at: string): Prom
     try {
       await db.send(
         new PutCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Item: migrationItem({
             name,
             status: 'done',
@@ -175,6 +175,6 @@ export async function recordBaseline(names: readonly string[], at: string): Prom
  * are numbered from 1 by one sequence (lib/db/sequences.ts), so these are every id there may be.
  */
 export async function lastOrganisationId(): Promise<number> {
-  const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.orgSequence(), ConsistentRead: true }));
+  const out = await db.send(new GetCommand({ TableName: tableName(), Key: keys.orgSequence(), ConsistentRead: true }));
   return Number(out.Item?.organisation ?? 0);
 }

@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../schemas/accounts.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
@@ -17,6 +17,8 @@ export interface OAuthClient {
   client_name: string;
   redirect_uris: string[];
   created_at: string;
+  /** Unix seconds: when a client never used to get a token goes (TTL); removed by its first grant. */
+  expires_at?: number;
 }
 
 /** Who approved, for what: carried from the code to every token of the grant. */
@@ -57,14 +59,36 @@ const strip = <T>(item: Record<string, unknown> | undefined): T | undefined => {
   return rest as T;
 };
 
+/**
+ * Counts a registration from `address` in the hour `hour` (one UpdateItem), unless `limit` are
+ * counted already: false then, and nothing changes. The count goes with its hour (TTL).
+ */
+export async function countRegistration(address: string, hour: number, limit: number): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.oauthRegistrations(address, hour),
+        UpdateExpression: 'ADD registrations :one SET expires_at = :end',
+        ConditionExpression: 'attribute_not_exists(registrations) OR registrations < :limit',
+        ExpressionAttributeValues: { ':one': 1, ':end': (hour + 1) * 3600, ':limit': limit },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}
+
 export async function saveClient(client: OAuthClient): Promise<void> {
-  await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.oauthClient(client.client_id), ...client } }));
+  await db.send(new PutCommand({ TableName: tableName(), Item: { ...keys.oauthClient(client.client_id), ...client } }));
 }
 
 export const findClient = async (clientId: string) => strip<OAuthClient>(await getItem(keys.oauthClient(clientId)));
 
 export async function saveCode(codeHash: string, code: CodeItem): Promise<void> {
-  await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.oauthCode(codeHash), ...code } }));
+  await db.send(new PutCommand({ TableName: tableName(), Item: { ...keys.oauthCode(codeHash), ...code } }));
 }
 
 /** Takes a code out (one DeleteItem): only one exchange can ever get it, however many race for it. */
@@ -72,7 +96,7 @@ export async function takeCode(codeHash: string): Promise<CodeItem | undefined> 
   try {
     const out = await db.send(
       new DeleteCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.oauthCode(codeHash),
         ConditionExpression: 'attribute_exists(PK)',
         ReturnValues: 'ALL_OLD',
@@ -108,9 +132,23 @@ function pairItems(grant: string, approval: Approval, pair: Pair, tat?: number):
   ];
 }
 
-/** A new grant with its first token pair: one transaction. */
+/**
+ * A new grant with its first token pair: one transaction. Its client is used now, so it no longer
+ * expires (refused as `client` when it is gone).
+ */
 export async function saveGrant(grant: string, approval: Approval, pair: Pair): Promise<void> {
   await transact([
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.oauthClient(approval.client_id),
+          UpdateExpression: 'REMOVE expires_at',
+          ConditionExpression: 'attribute_exists(PK)',
+        },
+      },
+      reason: 'client',
+    },
     putNew({
       ...keys.oauthGrant(grant),
       org_id: approval.org_id,
@@ -145,7 +183,7 @@ export async function rotateRefresh(
       {
         item: {
           Update: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.oauthRefresh(oldRefreshHash),
             UpdateExpression: 'SET used = :true',
             ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(used)',
@@ -157,7 +195,7 @@ export async function rotateRefresh(
       {
         item: {
           Update: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.oauthGrant(old.grant),
             UpdateExpression: 'SET access_hash = :a, refresh_hash = :r, expires_at = :e',
             ConditionExpression: 'refresh_hash = :old',
@@ -172,7 +210,7 @@ export async function rotateRefresh(
         reason: 'revoked',
       },
       ...pairItems(old.grant, old, pair, tat),
-      { item: { Delete: { TableName: tableName, Key: keys.token(old.access_hash) } } },
+      { item: { Delete: { TableName: tableName(), Key: keys.token(old.access_hash) } } },
     ]);
     return undefined;
   } catch (err) {
@@ -193,7 +231,7 @@ export async function revokeGrant(grant: string): Promise<void> {
       {
         item: {
           Delete: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.oauthGrant(grant),
             ConditionExpression: 'refresh_hash = :r',
             ExpressionAttributeValues: { ':r': item.refresh_hash },
@@ -201,8 +239,8 @@ export async function revokeGrant(grant: string): Promise<void> {
         },
         reason: 'moved',
       },
-      { item: { Delete: { TableName: tableName, Key: keys.token(item.access_hash) } } },
-      { item: { Delete: { TableName: tableName, Key: keys.oauthRefresh(item.refresh_hash) } } },
+      { item: { Delete: { TableName: tableName(), Key: keys.token(item.access_hash) } } },
+      { item: { Delete: { TableName: tableName(), Key: keys.oauthRefresh(item.refresh_hash) } } },
     ]);
   } catch (err) {
     // Rotated meanwhile: revoke the pair it moved to.

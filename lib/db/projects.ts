@@ -179,7 +179,7 @@ async function changePrefix(
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.project(orgId, projectId),
           UpdateExpression: expression,
           ConditionExpression: 'attribute_exists(PK) AND prefix = :old_prefix',
@@ -194,7 +194,7 @@ async function changePrefix(
   ];
   if (changes.prefix !== current.prefix) {
     items.push(prefixGuardPut(orgId, changes.prefix, projectId));
-    items.push({ item: { Delete: { TableName: tableName, Key: keys.prefix(orgId, current.prefix) } } });
+    items.push({ item: { Delete: { TableName: tableName(), Key: keys.prefix(orgId, current.prefix) } } });
   }
   await transact(items);
   const merged = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
@@ -219,7 +219,7 @@ async function deleteOnce(orgId: number, projectId: number): Promise<void> {
     {
       item: {
         Delete: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.project(orgId, projectId),
           // The guard deleted below must be the project's current one, or it would outlive it.
           ConditionExpression: 'attribute_exists(PK) AND prefix = :prefix',
@@ -230,7 +230,7 @@ async function deleteOnce(orgId: number, projectId: number): Promise<void> {
       reason: STALE,
       resource: true,
     },
-    { item: { Delete: { TableName: tableName, Key: keys.prefix(orgId, current.prefix) } } },
+    { item: { Delete: { TableName: tableName(), Key: keys.prefix(orgId, current.prefix) } } },
     addTo(keys.org(orgId), 'projects_count', -1),
     ...deletionMarker(keys.project(orgId, projectId)),
   ]);

@@ -45,7 +45,7 @@ export async function queryPages(
       db.send(
         new QueryCommand({
           ...input,
-          TableName: tableName,
+          TableName: tableName(),
           ConsistentRead: true,
           ...(options.limit ? { Limit: options.limit() } : {}),
           ...(start ? { ExclusiveStartKey: start } : {}),
@@ -80,7 +80,7 @@ export async function scanPages(
   return eachPage(
     (from) =>
       db.send(
-        new ScanCommand({ ...input, TableName: tableName, ConsistentRead: true, ...(from ? { ExclusiveStartKey: from } : {}) }),
+        new ScanCommand({ ...input, TableName: tableName(), ConsistentRead: true, ...(from ? { ExclusiveStartKey: from } : {}) }),
       ),
     start,
     (page) => onPage(page.Items ?? []),

@@ -232,7 +232,7 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
     for (const record of expected.records.values()) {
       const item = recordItem(record);
       if (record.kind === 'search') item.open_blockers = blockersOf(record);
-      await db.send(new PutCommand({ TableName: tableName, Item: item }));
+      await db.send(new PutCommand({ TableName: tableName(), Item: item }));
       if (record.kind === 'pointer') result.pointersWritten++;
       else if (record.kind === 'assigned') result.assignedWritten++;
       else if (record.kind === 'search') result.searchWritten++;
@@ -240,7 +240,7 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
     }
     for (const [id, record] of observed.records) {
       if (!d.records.includes(record.kind) || expected.records.has(id)) continue;
-      await db.send(new DeleteCommand({ TableName: tableName, Key: recordKey(record) }));
+      await db.send(new DeleteCommand({ TableName: tableName(), Key: recordKey(record) }));
       if (record.kind === 'pointer') result.pointersRemoved++;
       else if (record.kind === 'assigned') result.assignedRemoved++;
       else if (record.kind === 'search') result.searchRemoved++;
@@ -252,7 +252,7 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
     const all = Object.entries(set);
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: holderKeys.get(id) as Key,
         UpdateExpression: `SET ${all.map((_, i) => `#r${i} = :r${i}`).join(', ')}`,
         ConditionExpression: 'attribute_exists(PK)',

@@ -106,7 +106,7 @@ function sideUpdate(orgId: number, id: string, side: RelationSide): GuardedItem 
   return {
     item: {
       Update: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.issue(orgId, side.projectId, side.issueId),
         UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes ? `REMOVE ${removes}` : '', `ADD ${added}`]
           .filter(Boolean)
@@ -147,7 +147,7 @@ function searchBlockersUpdate(orgId: number, projectId: number, issueId: number,
   return {
     item: {
       Update: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.searchIssue(orgId, projectId, issueId),
         UpdateExpression: 'ADD open_blockers :by',
         ExpressionAttributeValues: { ':by': by },
@@ -180,7 +180,7 @@ export async function unlinkRemovedIssues(orgId: number, removed: RemovedIssue[]
     const names: Record<string, string> = {};
     const removes = relationRemovals([id], names);
     const update = {
-      TableName: tableName,
+      TableName: tableName(),
       Key: keys.issue(orgId, Number(r.project_id), Number(r.issue_id)),
       UpdateExpression: `REMOVE ${removes}${openBlocker ? ' ADD open_blockers :minus' : ''}`,
       ConditionExpression: 'attribute_exists(#relations.#rel0)',

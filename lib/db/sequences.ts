@@ -27,7 +27,7 @@ export async function advance<N extends SequenceName>(orgId: number, steps: Reco
   const names = Object.keys(steps) as N[];
   const out = await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: keys.sequences(orgId),
       UpdateExpression: `ADD ${names.map((_, i) => `#n${i} :v${i}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#n${i}`, name])),
@@ -50,7 +50,7 @@ export const issueIdBlock = (last: number): IdBlock => ({ next: last - ISSUE_ID_
 export async function nextOrgId(): Promise<number> {
   const out = await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: keys.orgSequence(),
       UpdateExpression: 'ADD #n :one',
       ExpressionAttributeNames: { '#n': 'organisation' },

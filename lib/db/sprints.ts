@@ -232,7 +232,7 @@ export async function updateSprintFields(
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.sprint(orgId, projectId, sprintId),
           UpdateExpression: `SET ${sets.join(', ')}`,
           ConditionExpression: conditions.join(' AND '),
@@ -321,7 +321,7 @@ export async function deleteSprint(
     {
       item: {
         Delete: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.sprint(orgId, projectId, sprint.id),
           ConditionExpression: `attribute_exists(PK) AND #status = :status AND ${notReceiving}`,
           ExpressionAttributeNames: { '#status': 'status', '#receiving': 'receiving' },
@@ -335,7 +335,7 @@ export async function deleteSprint(
   ];
   if (sprint.report) {
     items.push({
-      item: { Delete: { TableName: tableName, Key: keys.velocity(orgId, projectId, sprint.report.completed_at, sprint.id) } },
+      item: { Delete: { TableName: tableName(), Key: keys.velocity(orgId, projectId, sprint.report.completed_at, sprint.id) } },
     });
   }
   items.push(...deletionMarker(keys.sprint(orgId, projectId, sprint.id)));

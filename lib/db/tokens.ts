@@ -66,7 +66,7 @@ async function attempt(
   try {
     const out = await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: key,
         ...update,
         ReturnValues: 'ALL_NEW',

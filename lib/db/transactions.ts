@@ -10,7 +10,7 @@ import { UnavailableError } from '../domain/errors.ts';
 import { db, tableName } from './client.ts';
 import { stampItem, stampUpdate } from './actor.ts';
 import { PRECONDITION, guardVersion, versionChecked, versionRequired } from './versions.ts';
-import { cancellationCodes, isConditionFailed } from './errors.ts';
+import { cancellationCodes, cancelledItemWasThere, isConditionFailed } from './errors.ts';
 import type { Key } from './keys.ts';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -44,10 +44,20 @@ export interface GuardedItem {
  * `PRECONDITION`, unsent, when none of the tags the request names was issued for its item.
  */
 function guarded<W extends Parameters<typeof guardVersion>[0]>(write: W): W {
+  const required = versionRequired();
   const written = guardVersion(write);
   if (!written) throw new Refused(PRECONDITION);
-  return written;
+  // A failed condition then says whether the item is there at all: a resource that is gone is
+  // not one at another version (RFC 9110 §13.2.1: the 404 it would get without the header wins).
+  return required ? ({ ...written, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } as W) : written;
 }
+
+/**
+ * The reason a guarded resource write was refused: `PRECONDITION` while its item is there (at
+ * another version), its own reason once it is gone (a 404), when it has one.
+ */
+const refusalOfGuarded = (itemIsThere: boolean, reason: string | undefined) =>
+  itemIsThere ? PRECONDITION : (reason ?? PRECONDITION);
 
 /** The item with the version the request expects added to its condition. */
 function guardItem(item: TransactItem): TransactItem {
@@ -65,19 +75,21 @@ export const STALE = 'stale';
 
 /** A condition that only says "this item still exists", named for what its absence means. */
 export function existsCheck(key: Key, reason: string): GuardedItem {
-  return { item: { ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' } }, reason };
+  return { item: { ConditionCheck: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(PK)' } }, reason };
 }
 
 /** A Put of a new item: refused (as `reason`) if an item with its key exists. */
 export function putNew(item: Record<string, unknown>, reason?: string): GuardedItem {
   return {
-    item: { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
+    item: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
     ...(reason === undefined ? {} : { reason }),
   };
 }
 
 /** A Put that replaces whatever item has its key. */
-export const putItem = (item: Record<string, unknown>): GuardedItem => ({ item: { Put: { TableName: tableName, Item: item } } });
+export const putItem = (item: Record<string, unknown>): GuardedItem => ({
+  item: { Put: { TableName: tableName(), Item: item } },
+});
 
 /**
  * `ADD <counter> :n` on an item that must exist (refused as `reason` otherwise); with `max`, also
@@ -88,7 +100,7 @@ export function addTo(key: Key, counter: string, n: number, reason?: string, max
   return {
     item: {
       Update: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: key,
         UpdateExpression: `ADD ${counter} :n`,
         ConditionExpression: `attribute_exists(PK)${below}`,
@@ -105,7 +117,7 @@ export function addTo(key: Key, counter: string, n: number, reason?: string, max
  */
 export async function updateIf(update: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> {
   try {
-    await db.send(new UpdateCommand({ TableName: tableName, ...update }));
+    await db.send(new UpdateCommand({ TableName: tableName(), ...update }));
     return true;
   } catch (err) {
     if (isConditionFailed(err)) return false;
@@ -203,7 +215,11 @@ export async function transact(items: GuardedItem[]): Promise<void> {
       const failed = codes.findIndex((c) => c === 'ConditionalCheckFailed');
       if (failed >= 0) {
         const item = items[failed];
-        throw new Refused(guarded && item?.resource ? PRECONDITION : (item?.reason ?? 'condition'));
+        throw new Refused(
+          guarded && item?.resource
+            ? refusalOfGuarded(cancelledItemWasThere(err, failed), item.reason)
+            : (item?.reason ?? 'condition'),
+        );
       }
       const conflict = codes.some((c) => c === 'TransactionConflict');
       if (!conflict || attempt >= CONFLICT_RETRIES) throw err;
@@ -231,12 +247,13 @@ export async function updateResource<T = Record<string, unknown>>(
   const required = versionRequired();
   try {
     const out = await db.send(
-      new UpdateCommand(stampUpdate(guarded({ ...update, TableName: tableName, ReturnValues: 'ALL_NEW' as const }))),
+      new UpdateCommand(stampUpdate(guarded({ ...update, TableName: tableName(), ReturnValues: 'ALL_NEW' as const }))),
     );
     if (required) versionChecked();
     return (out.Attributes ?? {}) as T;
   } catch (err) {
-    if (isConditionFailed(err)) throw new Refused(required ? PRECONDITION : reason);
+    if (isConditionFailed(err))
+      throw new Refused(required ? refusalOfGuarded((err as { Item?: unknown }).Item !== undefined, reason) : reason);
     throw err;
   }
 }
@@ -265,10 +282,10 @@ export async function batchGet(itemKeys: Key[]): Promise<(Record<string, unknown
         if (attempt >= UNPROCESSED_ATTEMPTS) throw new UnavailableError();
         if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
         const out = await db.send(
-          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+          new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
         );
-        for (const item of out.Responses?.[tableName] ?? []) found.set(id(item as Key), item);
-        pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
+        for (const item of out.Responses?.[tableName()] ?? []) found.set(id(item as Key), item);
+        pending = (out.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
       }
     }),
   );
@@ -279,7 +296,7 @@ export async function batchGet(itemKeys: Key[]): Promise<(Record<string, unknown
 export async function getItem<T = Record<string, unknown>>(key: Key, projection?: string): Promise<T | undefined> {
   const out = await db.send(
     new GetCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: key,
       ConsistentRead: true,
       ...(projection ? { ProjectionExpression: projection } : {}),

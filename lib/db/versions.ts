@@ -110,10 +110,11 @@ export function guardVersion<W extends Conditional>(write: W): W | undefined {
     if (versions.includes(0)) options.unshift('attribute_not_exists(#expected_version)');
     condition = `attribute_exists(PK) AND (${options.join(' OR ')})`;
   }
+  // DynamoDB refuses an empty map of names or values: `*` alone adds neither.
   return {
     ...write,
     ConditionExpression: write.ConditionExpression ? `${grouped(write.ConditionExpression)} AND ${condition}` : condition,
-    ExpressionAttributeNames: names,
+    ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
     ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
   };
 }

@@ -113,7 +113,7 @@ export async function allWebhooks(orgId: number): Promise<WebhookItem[]> {
   const c = collections.webhooks(orgId);
   const out = await db.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: { ':pk': c.pk, ':prefix': c.prefix },
       ConsistentRead: true,
@@ -153,7 +153,7 @@ export async function deleteWebhook(orgId: number, webhookId: number): Promise<v
     {
       item: {
         Delete: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.webhook(orgId, webhookId),
           ConditionExpression: 'attribute_exists(PK)',
         },
@@ -164,7 +164,7 @@ export async function deleteWebhook(orgId: number, webhookId: number): Promise<v
     {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.org(orgId),
           UpdateExpression: 'ADD webhooks_count :minus',
           ExpressionAttributeValues: { ':minus': -1 },
@@ -210,7 +210,7 @@ export async function insertDelivery(delivery: DeliveryItem): Promise<{ created:
   try {
     await db.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: {
           ...key,
           LSK: listKeys.delivery(Date.parse(delivery.created_at), delivery.id),
@@ -245,7 +245,7 @@ export async function updateDelivery(
   const sets = setAssignments(fields, names, values);
   await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: keys.delivery(orgId, webhookId, deliveryId),
       UpdateExpression: `SET ${sets.join(', ')}`,
       ConditionExpression: 'attribute_exists(PK)',
@@ -273,7 +273,7 @@ export async function recentDeliveries(orgId: number, webhookId: number, limit: 
   const c = collections.deliveries(orgId, webhookId);
   const out = await db.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: tableName(),
       IndexName: 'LSI1',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
       ExpressionAttributeValues: { ':pk': c.pk, ':prefix': c.prefix },
@@ -298,7 +298,7 @@ export async function requestRedelivery(
   try {
     const out = await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.delivery(orgId, webhookId, deliveryId),
         UpdateExpression: 'SET #status = :pending, first_attempt_at = :null, next_attempt_at = :now, updated_at = :now',
         ConditionExpression: '#status = :from',

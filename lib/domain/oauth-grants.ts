@@ -1,5 +1,7 @@
 import { bucketStateOf, authenticateAndConsume } from '../db/tokens.ts';
+import { Refused } from '../db/transactions.ts';
 import {
+  countRegistration,
   findClient,
   findRefresh,
   grantOfAccessToken,
@@ -36,7 +38,9 @@ import {
   redirectUriRegistered,
   REFRESH_TOKEN_SECONDS,
   scopeString,
+  registrationHour,
   type Scope,
+  UNUSED_CLIENT_SECONDS,
 } from './oauth.ts';
 import { hashToken, looksLikeToken } from './tokens.ts';
 
@@ -46,22 +50,35 @@ import { hashToken, looksLikeToken } from './tokens.ts';
  * answer in OAuth's own shape (lib/oauth/http.ts).
  */
 export class OAuthFailure extends Error {
+  override readonly name = 'OAuthFailure';
   readonly status: 400 | 401 | 429;
   readonly error: string;
   readonly description: string;
-  constructor(status: 400 | 401 | 429, error: string, description: string) {
+  /** A 429's `Retry-After` (whole seconds). */
+  readonly retryAfterSeconds: number;
+  constructor(status: 400 | 401 | 429, error: string, description: string, retryAfterSeconds = 1) {
     super(description);
     this.status = status;
     this.error = error;
     this.description = description;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
 const invalid = (description: string) => new OAuthFailure(400, 'invalid_request', description);
 const invalidGrant = (description: string) => new OAuthFailure(400, 'invalid_grant', description);
 
-/** RFC 7591: registers a public client (PKCE, no secret), after checking its redirect URIs. */
-export async function registerClient(body: OAuthClientRegistrationBody, now = Date.now()) {
+/**
+ * RFC 7591: registers a public client (PKCE, no secret), after checking its redirect URIs. Counted
+ * against its source address (`registrationsPerAddress` an hour), since anyone may register; the
+ * client goes after a day unless it is used to get a token.
+ */
+export async function registerClient(
+  body: OAuthClientRegistrationBody,
+  sourceAddress: string,
+  registrationsPerAddress: number,
+  now = Date.now(),
+) {
   const problems = body.redirect_uris.map(redirectUriProblem).filter((p): p is string => p !== undefined);
   if (problems.length > 0) throw new OAuthFailure(400, 'invalid_redirect_uri', problems.join('; '));
   const grantTypes = body.grant_types ?? ['authorization_code', 'refresh_token'];
@@ -78,11 +95,21 @@ export async function registerClient(body: OAuthClientRegistrationBody, now = Da
       'Clients are public: token_endpoint_auth_method must be "none" (PKCE)',
     );
   }
+  const { hour, secondsLeft } = registrationHour(now);
+  if (!(await countRegistration(sourceAddress, hour, registrationsPerAddress))) {
+    throw new OAuthFailure(
+      429,
+      'slow_down',
+      `Too many client registrations from this address (${registrationsPerAddress} an hour); try again in ${Math.ceil(secondsLeft / 60)} minutes`,
+      secondsLeft,
+    );
+  }
   const client: OAuthClient = {
     client_id: newClientId(),
     client_name: (body.client_name ?? '').trim() || 'Unnamed client',
     redirect_uris: body.redirect_uris,
     created_at: new Date(now).toISOString(),
+    expires_at: expiresIn(UNUSED_CLIENT_SECONDS, now),
   };
   await saveClient(client);
   return {
@@ -119,7 +146,9 @@ export type Checked =
   | { kind: 'ok'; client: OAuthClient; redirectUri: string; scopes: Scope[]; challenge: string };
 
 export async function checkAuthorizationRequest(req: AuthorizationRequest, issuer: string): Promise<Checked> {
-  const client = req.client_id && looksLikeClientId(req.client_id) ? await findClient(req.client_id) : undefined;
+  const found = req.client_id && looksLikeClientId(req.client_id) ? await findClient(req.client_id) : undefined;
+  // One never used expires a day after its registration (TTL deletes it some time later).
+  const client = found && !hasExpired(found.expires_at) ? found : undefined;
   if (!client) return { kind: 'unsafe', message: 'Unknown client: register it first (client_id).' };
   const redirectUri = req.redirect_uri ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined);
   if (!redirectUri || !redirectUriRegistered(client.redirect_uris, redirectUri)) {
@@ -148,13 +177,14 @@ export async function approve(
   apiToken: string,
   granted: Scope[],
   now = Date.now(),
-): Promise<{ code: string } | { refused: string }> {
+): Promise<{ code: string } | { refused: string } | { invalidScope: string }> {
+  // RFC 6749 §4.1.2.1: the scope granted must hold one of those asked; none kept is `invalid_scope`.
+  const scopes = checked.scopes.filter((s) => granted.includes(s));
+  if (scopes.length === 0) return { invalidScope: 'None of the scopes asked for was kept on the approval page' };
   if (!looksLikeToken(apiToken)) return { refused: 'That is not an API token (they start with stk_).' };
   const auth = await authenticateAndConsume(hashToken(apiToken), now);
   if (!auth) return { refused: 'That API token is unknown or revoked.' };
   if (!auth.rate.allowed) throw new OAuthFailure(429, 'slow_down', 'Too many requests with this API token; try again shortly');
-  const scopes = checked.scopes.filter((s) => granted.includes(s));
-  if (scopes.length === 0) return { refused: 'Keep at least one of the permissions asked for, or deny.' };
   const code = newCode();
   const { principal } = auth;
   await saveCode(hashToken(code), {
@@ -225,7 +255,12 @@ export async function exchangeCode(form: Form, issuer: string, now = Date.now())
     client_id: code.client_id,
     scope: code.scope,
   };
-  await saveGrant(newGrantId(), approval, pair);
+  try {
+    await saveGrant(newGrantId(), approval, pair);
+  } catch (err) {
+    if (err instanceof Refused && err.reason === 'client') throw invalidGrant('The client is no longer registered');
+    throw err;
+  }
   return tokens(access, refresh, code.scope);
 }
 

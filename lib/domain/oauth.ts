@@ -21,6 +21,26 @@ export const scopeDescriptions: Record<Scope, string> = {
 /** What a client gets when it asks for no scope: reading and writing, never deleting. */
 export const DEFAULT_SCOPES: readonly Scope[] = ['read', 'write'];
 
+/**
+ * A registered client that never gets a token is gone after a day: registration is open to
+ * anyone, and a client nobody authorized is only clutter (or a flood's residue).
+ */
+export const UNUSED_CLIENT_SECONDS = 86_400;
+
+/**
+ * Registrations one source address may make per hour (lib/config.ts: OAUTH_REGISTRATIONS_PER_ADDRESS;
+ * the WAF of a deployment holds them to a rate of its own, infra/constructs/web-acl.ts). A person
+ * connects an assistant or two; an office behind one address, a handful more.
+ */
+export const REGISTRATION_HOUR_SECONDS = 3600;
+
+/** The hour (Unix hours) a registration at `nowMs` counts in, and the seconds until the next one. */
+export function registrationHour(nowMs: number): { hour: number; secondsLeft: number } {
+  const seconds = Math.floor(nowMs / 1000);
+  const hour = Math.floor(seconds / REGISTRATION_HOUR_SECONDS);
+  return { hour, secondsLeft: Math.max(1, (hour + 1) * REGISTRATION_HOUR_SECONDS - seconds) };
+}
+
 /** Access tokens live an hour; refresh tokens 30 days (each use rotates it); codes 5 minutes. */
 export const ACCESS_TOKEN_SECONDS = 3600;
 export const REFRESH_TOKEN_SECONDS = 30 * 86_400;
@@ -129,28 +149,6 @@ export const expiresIn = (seconds: number, nowMs = Date.now()) => Math.floor(now
 
 /** The path of the one protected resource: OAuth access tokens open `/mcp` and nothing else. */
 export const MCP_RESOURCE_PATH = '/mcp';
-
-/**
- * Where the API is served from (scheme, host and the stage's base path, no trailing slash): the
- * issuer of its tokens. Behind API Gateway's own host, `requestContext.path` carries the stage
- * (`/prod/mcp`) that `path` (`/mcp`) leaves out; behind a custom domain the two agree.
- */
-export function issuerOf(event: {
-  headers: Record<string, string | undefined> | null;
-  path: string;
-  requestContext?: { path?: string } | null;
-}): string {
-  const header = (name: string) =>
-    Object.entries(event.headers ?? {})
-      .find(([k]) => k.toLowerCase() === name)?.[1]
-      ?.split(',')[0]
-      ?.trim();
-  const proto = header('x-forwarded-proto') ?? 'https';
-  const host = header('host') ?? 'localhost';
-  const full = event.requestContext?.path ?? event.path;
-  const stage = full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
-  return `${proto}://${host}${stage}`;
-}
 
 /** RFC 9728: what `/mcp` is and who issues its tokens. */
 export function protectedResourceMetadata(issuer: string) {

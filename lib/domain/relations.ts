@@ -53,7 +53,7 @@ export function relationIdOf(type: RelationType, from: number, to: number): stri
 }
 
 /** A relation id as a path carries it. */
-export const relationIdPattern = /^[1-9]\d{0,15}-(blocks|relates_to|duplicates)-[1-9]\d{0,15}$/;
+export { relationIdPattern } from './ids.ts';
 
 const toRelation = (id: string, r: StoredRelation): Relation => ({
   id,

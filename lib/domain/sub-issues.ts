@@ -1,3 +1,4 @@
+import { issueKeyPattern } from './ids.ts';
 import { childrenOf, issuesById, pointerWithChildren, type SubIssueRecord } from '../db/sub-issues.ts';
 import { keys } from '../db/keys.ts';
 import type { IssueItem } from '../db/issues.ts';
@@ -115,7 +116,7 @@ const subIssueOf = (r: SubIssueRecord): SubIssue => ({
 });
 
 /** What an issue's number looks like (`APL-12`): anything else is no issue (404, never a table read). */
-export const issueKeyPattern = /^[A-Za-z0-9]{2,4}-[1-9]\d{0,15}$/;
+export { issueKeyPattern };
 
 /** Cursor of the sub-issues list: the last child shown and its place. */
 const encode = (issueId: number, n: number) => Buffer.from(JSON.stringify({ i: issueId, n })).toString('base64url');

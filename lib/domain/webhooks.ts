@@ -1,3 +1,4 @@
+import { deliveryIdPattern } from './ids.ts';
 import { config } from '../config.ts';
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/webhooks.ts';
@@ -43,7 +44,7 @@ export async function ownWebhook(caller: Principal, webhookId: number): Promise<
  * setting as delivery, so a local run can still register a receiver on 127.0.0.1.
  */
 export function checkEndpoint(url: string) {
-  const refusal = endpointRefusal(new URL(url), config.webhooks.allowLoopback);
+  const refusal = endpointRefusal(new URL(url), config().webhooks.allowLoopback);
   if (refusal) throw new ValidationError([`url is refused: ${refusal}`]);
 }
 
@@ -106,7 +107,7 @@ export async function listDeliveries(caller: Principal, webhookId: number): Prom
  * pending is being delivered already: 422.
  */
 export async function redeliver(caller: Principal, webhookId: number, deliveryId: string): Promise<Delivery> {
-  if (!/^msg_[\w-]{1,64}$/.test(deliveryId)) {
+  if (!deliveryIdPattern.test(deliveryId)) {
     await ownWebhook(caller, webhookId);
     throw new NotFoundError('Delivery');
   }

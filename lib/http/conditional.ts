@@ -63,16 +63,19 @@ export function versionTagOf(tag: string): VersionTag | undefined {
 
 /**
  * What the request's `If-Match` expects of the resource a conditional write changes: undefined
- * without the header, `any` for `*`, else the version tags it lists, compared strongly (RFC 9110):
- * a weak tag (`W/"…"`) matches nothing. A header that lists no version tag is 412 at once; the
- * write keeps those issued for its item and requires the item to be at one of their versions
- * (lib/db/versions.ts), else 412 and nothing is written.
+ * without the header, `any` for `*` (the resource exists: a write of one that is gone is 404),
+ * else the version tags it lists, compared strongly (RFC 9110): a weak tag (`W/"…"`) matches
+ * nothing. `*` is the whole field or nothing (RFC 9110 §13.1.1: `"*" / #entity-tag`): a list that
+ * holds it beside tags is neither form, a condition that is false, so 412. A header that lists no
+ * version tag is 412 at once; the write keeps those issued for its item and requires the item to
+ * be at one of their versions (lib/db/versions.ts), else 412 and nothing is written.
  */
 export function expectedVersions(event: Headers): ExpectedVersions | undefined {
   const ifMatch = header(event, 'if-match');
   if (ifMatch === undefined) return undefined;
   const tags = tagsOf(ifMatch);
-  if (tags.includes('*')) return 'any';
+  if (tags.length === 1 && tags[0] === '*') return 'any';
+  if (tags.includes('*')) throw new PreconditionFailedError();
   const parsed = tags.flatMap((tag) => versionTagOf(tag) ?? []);
   if (parsed.length === 0) throw new PreconditionFailedError();
   return { tags: parsed };

@@ -4,6 +4,7 @@
  * CDK stack sets it on every route function from its `corsOrigins` context value (infra/stage.ts),
  * `npm start` passes its own environment. Read once, on the first answer.
  */
+import { config, parseOrigins } from '../config.ts';
 
 /** Response headers a browser script may read: paging, rate limit, retry and ETag. */
 export const EXPOSED_HEADERS = [
@@ -34,23 +35,10 @@ export const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTION
 /** How long a browser may keep a preflight's answer (seconds). */
 export const PREFLIGHT_MAX_AGE = 600;
 
-/** Parses a comma-separated origin list: exact `scheme://host[:port]` origins, no paths, no wildcards. */
-export function parseOrigins(raw: string | undefined): string[] {
-  const origins = (raw ?? '')
-    .split(',')
-    .map((o) => o.trim())
-    .filter((o) => o !== '');
-  for (const origin of origins) {
-    if (!/^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$/i.test(origin)) {
-      throw new Error(`CORS origin must be an exact origin such as https://app.example.com, got "${origin}"`);
-    }
-  }
-  return origins;
-}
+export { parseOrigins };
 
-let configured: string[] | undefined;
-/** The configured origins (`CORS_ORIGINS`), parsed on first use. */
-export const allowedOrigins = (): string[] => (configured ??= parseOrigins(process.env.CORS_ORIGINS));
+/** The configured origins (`CORS_ORIGINS`, lib/config.ts), read on first use. */
+export const allowedOrigins = (): string[] => config().corsOrigins;
 
 /** The request's `Origin` header, matched case-insensitively. */
 function originOf(headers: Record<string, string | undefined> | null | undefined): string | undefined {

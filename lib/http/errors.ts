@@ -9,6 +9,7 @@ import {
   UnavailableError,
   ValidationError,
 } from '../domain/errors.ts';
+import { ConfigurationError } from '../config.ts';
 import { isRetryableDbError } from '../db/errors.ts';
 import { PRECONDITION } from '../db/versions.ts';
 import { logger } from './logger.ts';
@@ -29,6 +30,11 @@ interface MiddyHttpError {
  * 500 without internals.
  */
 export function errorResponse(err: unknown): APIGatewayProxyResult {
+  const problem = misconfiguration(err);
+  if (problem) {
+    logger.error('misconfigured', err as Error);
+    return json(500, { error: problem });
+  }
   const mapped = toDomainError(err);
   if (!mapped) {
     logger.error('unhandled error', err as Error);
@@ -45,6 +51,23 @@ export function errorResponse(err: unknown): APIGatewayProxyResult {
   }
   if (mapped instanceof ValidationError) return json(422, { errors: mapped.errors }, headers);
   return json(mapped.status, { error: mapped.message }, headers);
+}
+
+/**
+ * What is missing when the service cannot run as configured (a setting, credentials, a region),
+ * said plainly: such a failure is never "busy", since no retry can succeed. Undefined for any
+ * other error.
+ */
+export function misconfiguration(err: unknown): string | undefined {
+  const e = err as Error | undefined;
+  if (e instanceof ConfigurationError) return `The service is misconfigured: ${e.message}`;
+  if (e?.name === 'CredentialsProviderError') {
+    return 'The service is misconfigured: no AWS credentials for DynamoDB (locally, set DYNAMODB_ENDPOINT to a DynamoDB Local)';
+  }
+  if (e instanceof Error && /^Region is missing/.test(e.message)) {
+    return 'The service is misconfigured: no AWS region for DynamoDB (set AWS_REGION, or DYNAMODB_ENDPOINT for a DynamoDB Local)';
+  }
+  return undefined;
 }
 
 function toDomainError(err: unknown): DomainError | undefined {

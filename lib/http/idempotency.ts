@@ -87,14 +87,18 @@ interface IdempotencyOptions {
 export function idempotency(
   options: IdempotencyOptions,
 ): MiddlewareObj<unknown, unknown, Error, Context, Record<string, unknown>> {
-  const powertools = makeHandlerIdempotent({
-    persistenceStore: idempotencyStore(),
-    config: configFor(options.takesBody),
-    keyPrefix: KEY_PREFIX,
-  });
-  const before = powertools.before as (request: AnyRequest) => Promise<unknown>;
-  const after = powertools.after as (request: AnyRequest) => Promise<void>;
-  const onError = powertools.onError as (request: AnyRequest) => Promise<void>;
+  // Built by the first request that carries a key: its store holds the table's name and client,
+  // which come from the configuration of the first call (lib/config.ts), not of the module's load.
+  let powertools: ReturnType<typeof makeHandlerIdempotent> | undefined;
+  const middleware = () =>
+    (powertools ??= makeHandlerIdempotent({
+      persistenceStore: idempotencyStore(),
+      config: configFor(options.takesBody),
+      keyPrefix: KEY_PREFIX,
+    }));
+  const before = (request: AnyRequest) => (middleware().before as (request: AnyRequest) => Promise<unknown>)(request);
+  const after = (request: AnyRequest) => (middleware().after as (request: AnyRequest) => Promise<void>)(request);
+  const onError = (request: AnyRequest) => (middleware().onError as (request: AnyRequest) => Promise<void>)(request);
 
   return {
     before: async (request) => {

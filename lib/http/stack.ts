@@ -5,6 +5,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { asActor } from '../db/actor.ts';
+import { issueKeyPattern, pathIdPattern } from '../domain/ids.ts';
 import { BadRequestError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { RateDecision } from '../domain/ratelimit.ts';
@@ -256,9 +257,6 @@ function guardBody(event: Event, takesBody: boolean) {
   if (refusal !== undefined) throw new BadRequestError(415, refusal);
 }
 
-/** A positive integer path id; anything else is 404 (an id that is not an id names nothing). */
-const issueKeyPattern = /^[A-Za-z0-9]{2,4}-[1-9]\d{0,15}$/;
-
 /** The `issue_key` of a path ("APL-42", any case); 404 for a malformed one. */
 export function issueKeyParam(req: ApiRequest<unknown>): string {
   const key = req.params.issue_key ?? '';
@@ -266,8 +264,9 @@ export function issueKeyParam(req: ApiRequest<unknown>): string {
   return key;
 }
 
+/** A positive integer path id; anything else is 404 (an id that is not an id names nothing). */
 export function pathId(req: ApiRequest<unknown>, name: string, what: string): number {
   const raw = req.params[name] ?? '';
-  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new NotFoundError(what);
+  if (!pathIdPattern.test(raw) || !Number.isSafeInteger(Number(raw))) throw new NotFoundError(what);
   return Number(raw);
 }

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { config, publicUrl } from '../config.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ApiResult } from '../http/stack.ts';
 import { charsetRefusal } from '../http/json-content-type.ts';
@@ -24,6 +25,9 @@ const mcpServer = () => import('./server.ts');
  * the MCP specification answers with 405.
  */
 export async function answerMcp(event: APIGatewayProxyEvent, caller: Principal): Promise<ApiResult> {
+  const { corsOrigins, mcp } = config();
+  const refused = originRefusal(event.headers ?? {}, { publicUrl: publicUrl(), corsOrigins, ...mcp });
+  if (refused) return { status: 403, body: { error: refused } };
   if (event.httpMethod !== 'POST') {
     return {
       status: 405,
@@ -43,6 +47,46 @@ export async function answerMcp(event: APIGatewayProxyEvent, caller: Principal):
   const { handleMcpRequest } = await mcpServer();
   const response = await handleMcpRequest(caller, toWebRequest(event, body), event.queryStringParameters ?? {});
   return toApiResult(response);
+}
+
+export interface OriginSettings {
+  /** The service's base URL (`PUBLIC_URL`): its origin is the service's own. */
+  publicUrl: string;
+  /** Browser origins allowed to call the API (`CORS_ORIGINS`). */
+  corsOrigins: readonly string[];
+  /** Browser-based MCP clients' origins (`MCP_ALLOWED_ORIGINS`). */
+  allowedOrigins: readonly string[];
+  /** `Host` values the deployment names (`MCP_ALLOWED_HOSTS`); none: no Host check. */
+  allowedHosts: readonly string[];
+}
+
+/**
+ * Why a request to `/mcp` is refused for where it comes from, or undefined (MCP Streamable HTTP,
+ * security: servers must validate `Origin`, and answer one that is present and invalid with 403,
+ * against DNS rebinding). An `Origin` is allowed when it is the service's own (`PUBLIC_URL`'s, or
+ * one of an allowed host) or configured (`CORS_ORIGINS`, `MCP_ALLOWED_ORIGINS`); none at all, as
+ * non-browser clients send, passes. Where the deployment names its hosts (`MCP_ALLOWED_HOSTS`,
+ * which `npm start` sets to its loopback names), `Host` must be one of them or `PUBLIC_URL`'s: a
+ * rebound name (`evil.example.com` resolving to 127.0.0.1) is not. Pure.
+ */
+export function originRefusal(headers: Record<string, string | undefined>, settings: OriginSettings): string | undefined {
+  const header = (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  const own = new URL(settings.publicUrl);
+  const hosts = settings.allowedHosts.length > 0 ? [own.host.toLowerCase(), ...settings.allowedHosts] : [];
+  const host = header('host')?.trim().toLowerCase();
+  if (hosts.length > 0 && (host === undefined || !hosts.includes(host))) {
+    return `Host ${host ?? '(none)'} is not one this MCP server answers to (${hosts.join(', ')})`;
+  }
+  const origin = header('origin')?.trim();
+  if (origin === undefined) return undefined;
+  const origins = [
+    own.origin,
+    ...settings.allowedHosts.map((h) => `${own.protocol}//${h}`),
+    ...settings.corsOrigins,
+    ...settings.allowedOrigins,
+  ];
+  if (origins.some((allowed) => allowed.toLowerCase() === origin.toLowerCase())) return undefined;
+  return `Origin ${origin} may not call this MCP server: allowed are its own origin and those configured (MCP_ALLOWED_ORIGINS, CORS_ORIGINS)`;
 }
 
 function rawBody(event: APIGatewayProxyEvent): string {

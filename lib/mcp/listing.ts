@@ -35,8 +35,8 @@ const isObject = (node: Json | undefined): node is JsonObject =>
  * Drops from a JSON Schema what tells an agent nothing: the `$schema` line, safe-integer bounds,
  * the `minimum: 1` of ids and positions (the server's instructions say they are positive) and the
  * `minimum: 0` of versions, the `minItems: 1` / `minLength: 1` of what must not be empty, lengths
- * no agent's text reaches (`LONG`; the server still enforces them), the pattern of a `format: date`
- * or `date-time` (the server still enforces it) and examples; inlines the `#/definitions/` a tool's schema refers to (an enum said once per tool is
+ * no agent's text reaches (`LONG`; the server still enforces them), the pattern of a `format: date`,
+ * `date-time`, `uri` or `email` and that of plain text (the server still enforces them) and examples; inlines the `#/definitions/` a tool's schema refers to (an enum said once per tool is
  * shorter inline); `allOf: [X]` becomes X, `anyOf: [X, null]` becomes X with `type: [t, "null"]`
  * when X is a plain typed schema, and alternatives that are bare types one `type` list.
  */
@@ -61,6 +61,10 @@ export function compactSchema(
     if (key === 'maxLength' && typeof value === 'number' && value >= LONG) continue;
     // A date's or date-time's pattern says what its `format` says, in some 300 bytes.
     if (key === 'pattern' && (node.format === 'date' || node.format === 'date-time')) continue;
+    // So does a URL's or an e-mail's (`format`), and the characters every plain text takes
+    // (lib/schemas/common.ts `textPattern`: no control characters), which the instructions need not repeat.
+    if (key === 'pattern' && (node.format === 'uri' || node.format === 'email')) continue;
+    if (key === 'pattern' && typeof value === 'string' && value.includes('\\u0000-\\u0008')) continue;
     out[key] = compactSchema(value, definitions);
   }
   const allOf = out.allOf;

@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type ListToolsResult, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Principal } from '../domain/principal.ts';
 import { MAX_BODY_BYTES } from '../http/stack.ts';
@@ -100,8 +100,18 @@ export function createMcpServer(caller: Principal, connection: Connection = conn
   // The SDK's own answer carries its full JSON Schema conversion, rebuilt per request; this one is
   // compact (lib/mcp/listing.ts) and built once. Calls are still validated against the zod schemas.
   server.server.setRequestHandler(ListToolsRequestSchema, () => toolListFor(caller, connection));
+  // The SDK marks each list it serves as one whose changes it will announce (`listChanged`): a
+  // stateless server answers one request and keeps no stream to announce anything on.
+  server.server.registerCapabilities(STATELESS_LISTS);
   return server;
 }
+
+/** What `initialize` says of the lists: none of them announces its changes. */
+export const STATELESS_LISTS = {
+  tools: { listChanged: false },
+  resources: { listChanged: false },
+  prompts: { listChanged: false },
+} as const satisfies ServerCapabilities;
 
 /**
  * Answers one Streamable HTTP request. Stateless (no session id) with plain JSON responses, so a

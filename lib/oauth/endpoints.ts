@@ -9,7 +9,8 @@ import {
   revokeToken,
   type AuthorizationRequest,
 } from '../domain/oauth-grants.ts';
-import { authorizationServerMetadata, issuerOf, protectedResourceMetadata, SCOPES, type Scope } from '../domain/oauth.ts';
+import { config, publicUrl } from '../config.ts';
+import { authorizationServerMetadata, protectedResourceMetadata, SCOPES, type Scope } from '../domain/oauth.ts';
 import { formBody, oauthJson, rawBody } from './http.ts';
 import { approvalPage, csrfCookie, csrfMatches, errorPage, newCsrfValue, pageHeaders } from './page.ts';
 
@@ -22,11 +23,13 @@ type Endpoint = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
 /**
  * `GET /.well-known/oauth-protected-resource` (RFC 9728) and `.../oauth-authorization-server`
- * (RFC 8414): how an MCP client finds where to get a token for `/mcp`. Built from the request's own
- * address, so they name the host and stage they were asked on. Any web page may read them.
+ * (RFC 8414): how an MCP client finds where to get a token for `/mcp`. Built from the service's
+ * configured address (`PUBLIC_URL`: the custom domain, or API Gateway's host and stage), never
+ * from the request's `Host`: the answer is the same for every request, so caches may share it.
+ * Any web page may read them.
  */
 const metadata: Endpoint = async (event) => {
-  const issuer = issuerOf(event);
+  const issuer = publicUrl();
   const body = event.resource.includes('oauth-protected-resource')
     ? protectedResourceMetadata(issuer)
     : authorizationServerMetadata(issuer);
@@ -48,13 +51,14 @@ const register: Endpoint = async (event) => {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
     throw new OAuthFailure(400, 'invalid_client_metadata', problems);
   }
-  return oauthJson(201, await registerClient(parsed.data));
+  const address = event.requestContext?.identity?.sourceIp || 'unknown';
+  return oauthJson(201, await registerClient(parsed.data, address, config().oauth.registrationsPerAddress));
 };
 
 /** `POST /oauth/token`: a code and its PKCE verifier, or a refresh token, for a new token pair. */
 const token: Endpoint = async (event) => {
   const form = formBody(event);
-  const issuer = issuerOf(event);
+  const issuer = publicUrl();
   if (form.grant_type === 'authorization_code') return oauthJson(200, await exchangeCode(form, issuer));
   if (form.grant_type === 'refresh_token') return oauthJson(200, await refreshTokens(form, issuer));
   throw new OAuthFailure(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
@@ -96,7 +100,7 @@ function redirect(uri: string, params: Record<string, string | undefined>): APIG
  * query parameters are ignored, as OAuth requires (RFC 6749 §3.1).
  */
 const authorize: Endpoint = async (event) => {
-  const issuer = issuerOf(event);
+  const issuer = publicUrl();
   const post = event.httpMethod === 'POST';
   const form = new URLSearchParams(post ? rawBody(event) : '');
   const source: Record<string, string | undefined> = Object.fromEntries(
@@ -132,6 +136,10 @@ const authorize: Endpoint = async (event) => {
   }
   const granted = form.getAll('granted').filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
   const outcome = await approve(checked, (form.get('api_token') ?? '').trim(), granted);
+  if ('invalidScope' in outcome) {
+    const invalidScope = { error: 'invalid_scope', error_description: outcome.invalidScope };
+    return redirect(checked.redirectUri, { ...invalidScope, state: request.state, iss: issuer });
+  }
   if ('refused' in outcome) return page(401, outcome.refused);
   return redirect(checked.redirectUri, { code: outcome.code, state: request.state, iss: issuer });
 };

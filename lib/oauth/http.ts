@@ -69,7 +69,7 @@ export function oauthHandler(
         response = oauthJson(
           err.status,
           { error: err.error, error_description: err.description },
-          err.status === 429 ? { 'Retry-After': '1' } : {},
+          err.status === 429 ? { 'Retry-After': String(err.retryAfterSeconds) } : {},
         );
       } else {
         const mapped = errorResponse(err);

@@ -1,3 +1,4 @@
+import { jobIdPattern } from '../domain/ids.ts';
 import { fileParts, getImportJobWithExtras, insertImportJob, toImportJob } from '../db/import-jobs.ts';
 import { getProjectItem } from '../db/projects.ts';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.ts';
@@ -99,7 +100,7 @@ export async function startImportJob(
 /** A job of the organisation, its report whole; 404 otherwise. */
 export async function getImportJobStatus(caller: Principal, jobId: string): Promise<ImportJob> {
   adminOnly(caller);
-  const item = /^[0-9a-f-]{36}$/.test(jobId) ? await getImportJobWithExtras(caller.orgId, jobId) : undefined;
+  const item = jobIdPattern.test(jobId) ? await getImportJobWithExtras(caller.orgId, jobId) : undefined;
   if (!item) throw new NotFoundError('Import job');
   return toImportJob(item);
 }

@@ -10,7 +10,9 @@ export const emailField = () =>
     .trim()
     .max(limits.email, { error: `is too long (maximum is ${limits.email} characters)` })
     .pipe(z.email({ error: 'must be an e-mail address' }))
-    .transform((v) => v.toLowerCase());
+    .transform((v) => v.toLowerCase())
+    // The pipe hides the check from the document: stated as the pattern it applies (spaces around trimmed).
+    .meta({ format: 'email', pattern: `^\\s*(?:${z.regexes.email.source.replace(/^\^|\$$/g, '')})\\s*$`, minLength: 6 });
 
 export const AccountCreateFields = z
   .object(

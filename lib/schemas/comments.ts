@@ -16,6 +16,7 @@ export const commentBodyField = () =>
       .refine((v) => v.trim().length > 0, { error: "can't be blank", abort: true })
       .refine(...withinTextBytes),
     'multiline',
+    { nonBlank: true },
   );
 
 export const CommentCreateFields = z.object({ body: commentBodyField() }, objectError).meta({ id: 'CommentCreate' });

@@ -58,10 +58,27 @@ export const textMessages = {
  * `controlCharacters`), and well-formed UTF-16 (JSON can carry a lone surrogate as `\ud800`, which
  * no UTF-8 encoder can write).
  */
-export const plainText = (schema: z.ZodString, kind: keyof typeof controlCharacters): z.ZodString =>
+export const plainText = (
+  schema: z.ZodString,
+  kind: keyof typeof controlCharacters,
+  stated: { nonBlank?: boolean; without?: string } = {},
+): z.ZodString =>
   schema
     .refine((v) => !controlCharacters[kind].test(v), { error: textMessages.control, abort: true })
-    .refine((v) => !unpairedSurrogate.test(v), { error: textMessages.surrogate });
+    .refine((v) => !unpairedSurrogate.test(v), { error: textMessages.surrogate })
+    .meta({ pattern: textPattern(kind, stated) });
+
+/**
+ * The same rules as a JSON Schema pattern, for the OpenAPI document: the characters `plainText`
+ * takes (surrogates only in pairs; a CR only before a LF in multi-line text), `nonBlank` when the
+ * field refuses one that is blank once trimmed, `without` characters a field refuses besides.
+ */
+export function textPattern(kind: keyof typeof controlCharacters, stated: { nonBlank?: boolean; without?: string } = {}): string {
+  const excluded = `\\u0000-\\u0008\\u000B-\\u001F\\uD800-\\uDFFF${stated.without ?? ''}`;
+  const pair = '[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]';
+  const unit = `[^${excluded}]|${pair}${kind === 'multiline' ? '|\\r\\n' : ''}`;
+  return `^${stated.nonBlank ? '(?=[\\s\\S]*\\S)' : ''}(?:${unit})*$`;
+}
 
 /** A required name/title: trimmed, 1..255 characters, not blank, plain text on one line or more. */
 export const nameField = () =>
@@ -72,6 +89,7 @@ export const nameField = () =>
       .min(1, { error: "can't be blank" })
       .max(limits.name, { error: `is too long (maximum is ${limits.name} characters)` }),
     'line',
+    { nonBlank: true },
   );
 
 export const descriptionField = () =>
@@ -83,13 +101,22 @@ export const descriptionField = () =>
     'multiline',
   ).nullable();
 
+/** An http(s) URL as the document states it: a host name, a port of at most 4 digits, a path with no space (a subset of what `isHttpUrl` takes). */
+// Labels of letters and digits joined by single hyphens (no `xn--`, which must be valid punycode);
+// the last one starts with a letter (a numeric last label makes the URL parser read an IPv4 address).
+const urlHost = '(?:[A-Za-z0-9](?:-?[A-Za-z0-9]){0,40}\\.)*[A-Za-z](?:-?[A-Za-z0-9]){0,40}';
+const urlRest = "(?::[1-9]\\d{0,3})?(?:[/?][A-Za-z0-9._~%!$&'()*+,;=:@/?-]*)?";
+export const httpUrlPattern = `^[hH][tT][tT][pP][sS]?://${urlHost}${urlRest}$`;
+/** The same for a redirect URI of an OAuth client: https, or http on a loopback address; no fragment, no user. */
+export const redirectUriPattern = `^(?:https://${urlHost}|http://(?:127\\.0\\.0\\.1|\\[::1\\]))${urlRest}$`;
+
 export const urlField = () =>
   z
     .string(typed('a string or null'))
     .max(limits.url, { error: `is too long (maximum is ${limits.url} characters)` })
     .refine((v) => isHttpUrl(v), { error: 'must be an http(s) URL' })
-    .nullable()
-    .meta({ format: 'uri' });
+    .meta({ format: 'uri', pattern: httpUrlPattern })
+    .nullable();
 
 function isHttpUrl(v: string): boolean {
   try {

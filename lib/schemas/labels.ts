@@ -22,6 +22,7 @@ export const labelName = () =>
       .max(labelLimits.name, { error: `is too long (maximum is ${labelLimits.name} characters)` })
       .refine((v) => !v.includes(','), { error: 'must not contain a comma (the labels filter separates names with commas)' }),
     'line',
+    { nonBlank: true, without: ',' },
   );
 
 /** `#rrggbb`, answered in lower case. */
@@ -147,4 +148,8 @@ export const labelFilter = () =>
       error: `must hold names of at most ${labelLimits.name} characters`,
     })
     .optional()
-    .meta({ description: 'Only issues carrying every one of these labels (names, any case, comma-separated): `bug,frontend`.' });
+    .meta({
+      description: `Only issues carrying every one of these labels (names, any case, comma-separated): \`bug,frontend\`; at most ${labelLimits.perFilter} names of at most ${labelLimits.name} characters.`,
+      // Each name: not blank, at most 50 characters once trimmed (stated strictly: 50 from its first non-space).
+      pattern: `^\\s*[^,\\s][^,]{0,${labelLimits.name - 1}}(?:,\\s*[^,\\s][^,]{0,${labelLimits.name - 1}}){0,${labelLimits.perFilter - 1}}$`,
+    });

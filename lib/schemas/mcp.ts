@@ -1,3 +1,4 @@
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 
 /**
@@ -21,4 +22,25 @@ const flag = (description: string) => z.enum(['true', 'false']).optional().descr
 export const McpQuery = z.object({
   read_only: flag('`true`: only the read tools, listed and callable (any token).'),
   delete: flag('`true`: list the delete tools to an API token too (an OAuth connection needs the `delete` scope).'),
+});
+
+/**
+ * The request headers of `POST /mcp` (MCP Streamable HTTP): the SDK's transport answers 406 to an
+ * `Accept` that does not take both JSON and an event stream, though this server answers JSON only.
+ */
+export const McpRequestHeaders = z.object({
+  Accept: z
+    .string()
+    .regex(/^(?=.*application\/json)(?=.*text\/event-stream)/)
+    .meta({
+      param: {
+        description:
+          'Must list both `application/json` and `text/event-stream` (`Accept: application/json, text/event-stream`), else 406. Answers are JSON.',
+      },
+      example: 'application/json, text/event-stream',
+    }),
+  'MCP-Protocol-Version': z
+    .enum(SUPPORTED_PROTOCOL_VERSIONS as [string, ...string[]])
+    .optional()
+    .meta({ param: { description: 'The protocol revision agreed at `initialize`; optional (any other is 400).' } }),
 });

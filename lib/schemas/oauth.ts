@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { redirectUriPattern } from './common.ts';
 
 /**
  * The OAuth 2.1 authorization server of `/mcp` (docs/mcp.md). Its bodies and errors are OAuth's
@@ -7,16 +8,20 @@ import * as z from 'zod';
  * form bodies, as OAuth says.
  */
 
-const url = z.string().max(2000);
+/** A redirect URI as the server takes it (lib/domain/oauth.ts `redirectUriProblem`), stated strictly. */
+const url = z.string().max(2000).meta({ format: 'uri', pattern: redirectUriPattern });
+
+/** A form field: an empty one reads as absent (lib/oauth/http.ts), so a given one is never empty. */
+const field = () => z.string().min(1);
 
 /** RFC 7591 registration request: what this server reads of it; other metadata is ignored. */
 export const OAuthClientRegistrationBody = z
   .looseObject({
     redirect_uris: z.array(url).min(1).max(10),
     client_name: z.string().max(200).optional(),
-    grant_types: z.array(z.string()).optional(),
-    response_types: z.array(z.string()).optional(),
-    token_endpoint_auth_method: z.string().optional(),
+    grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).optional(),
+    response_types: z.array(z.literal('code')).optional(),
+    token_endpoint_auth_method: z.literal('none').optional(),
     scope: z.string().max(200).optional(),
   })
   .meta({ id: 'OAuthClientRegistration', description: 'RFC 7591 client metadata; unknown fields are ignored.' });
@@ -39,13 +44,13 @@ export const OAuthClientInformation = z
 export const OAuthTokenForm = z
   .object({
     grant_type: z.enum(['authorization_code', 'refresh_token']),
-    client_id: z.string(),
-    code: z.string().optional(),
-    code_verifier: z.string().optional(),
-    redirect_uri: z.string().optional(),
-    refresh_token: z.string().optional(),
-    resource: z.string().optional(),
-    scope: z.string().optional(),
+    client_id: field(),
+    code: field().optional(),
+    code_verifier: field().optional(),
+    redirect_uri: field().optional(),
+    refresh_token: field().optional(),
+    resource: field().optional(),
+    scope: field().optional(),
   })
   .meta({ id: 'OAuthTokenRequest' });
 
@@ -61,24 +66,24 @@ export const OAuthTokens = z
 
 /** `/oauth/revoke`, form-encoded (RFC 7009). */
 export const OAuthRevokeForm = z
-  .object({ token: z.string(), token_type_hint: z.string().optional(), client_id: z.string().optional() })
+  .object({ token: field(), token_type_hint: field().optional(), client_id: field().optional() })
   .meta({ id: 'OAuthRevokeRequest' });
 
 /** `/oauth/authorize`, the page's form (POST). */
 export const OAuthApprovalForm = z
   .object({
     decision: z.enum(['approve', 'deny']),
-    api_token: z.string().optional(),
-    csrf: z.string(),
-    client_id: z.string(),
-    redirect_uri: z.string(),
-    code_challenge: z.string(),
+    api_token: field().optional(),
+    csrf: field(),
+    client_id: field(),
+    redirect_uri: field(),
+    code_challenge: field(),
     code_challenge_method: z.literal('S256'),
     response_type: z.literal('code'),
-    scope: z.string().optional(),
-    granted: z.string().optional(),
-    state: z.string().optional(),
-    resource: z.string().optional(),
+    scope: field().optional(),
+    granted: field().optional(),
+    state: field().optional(),
+    resource: field().optional(),
   })
   .meta({ id: 'OAuthApproval' });
 

@@ -1,6 +1,10 @@
 import * as z from 'zod';
 import { dateTime, wrapped } from './common.ts';
+import { issueKeyPattern } from '../domain/ids.ts';
 import { relationTypes } from '../domain/relation-types.ts';
+
+/** An issue key as `GET /issues/{issue_key}` takes it ("APL-7", any case). */
+export { issueKeyPattern };
 
 export { relationInverse, relationTypes } from '../domain/relation-types.ts';
 
@@ -10,9 +14,6 @@ export const RelationType = z.enum(relationTypes, { error: `must be one of: ${re
     'Seen from the issue the path names; the other issue shows the inverse: `blocks`/`blocked_by`, ' +
     '`duplicates`/`duplicated_by`, `relates_to` (its own inverse).',
 });
-
-/** An issue key as `GET /issues/{issue_key}` takes it ("APL-7", any case). */
-export const issueKeyPattern = /^[A-Za-z0-9]{2,4}-[1-9]\d{0,15}$/;
 
 export type RelationType = z.infer<typeof RelationType>;
 

@@ -15,6 +15,7 @@ export const SearchQuery = PaginationQuery.extend({
     .string()
     .optional()
     .meta({
+      maxLength: selectionLimits.characters,
       description:
         'The query (docs/search.md): terms ANDed, a comma inside a value is OR, `-` or `NOT` negates, `OR` between terms and ' +
         '(parentheses) as in GitHub\'s advanced search (AND binds tighter), bare words and "phrases" match the title, ' +

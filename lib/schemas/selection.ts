@@ -88,7 +88,12 @@ const points = z
 const priority = z.enum(issuePriorities, oneOf(issuePriorities));
 const dateValue = z
   .string(typed('a date (YYYY-MM-DD) or a relative time (-7d)'))
-  .refine(isDateValue, { error: 'must be a real date (YYYY-MM-DD) or a relative time such as -7d or +2w (units h, d, w, m)' });
+  .refine(isDateValue, { error: 'must be a real date (YYYY-MM-DD) or a relative time such as -7d or +2w (units h, d, w, m)' })
+  // Stated strictly: any day but February 29th, or a relative time.
+  .meta({
+    pattern:
+      '^(?:[12]\\d{3}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)|[+-]\\d{1,4}[hdwm])$',
+  });
 
 const comparisonForms = [['gt'], ['gte'], ['lt'], ['lte'], ['gte', 'lte']] as const;
 const comparisons = '{"gt": v}, {"gte": v}, {"lt": v}, {"lte": v}';

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { selectionLimits } from '../domain/selection/vocabulary.ts';
 import { eventTypes } from '../feed/event-types.ts';
 import { dateTime, limits, wrapped } from './common.ts';
 
@@ -49,7 +50,7 @@ const filterField = () =>
   z
     .string({ error: 'must be a string (a query, docs/search.md) or null' })
     .nullable()
-    .meta({ description: filterDescription, example: 'type:bug priority:>=high' });
+    .meta({ description: filterDescription, example: 'type:bug priority:>=high', maxLength: selectionLimits.characters });
 
 export const WebhookCreateFields = z
   .object(

@@ -143,11 +143,14 @@ export function classifyAddress(address: string): AddressKind {
 
 /**
  * The judgement of an address a webhook may not reach, or undefined when it may. `allowLoopback` is
- * for running locally (`npm start`, tests) only; nothing else is ever allowed.
+ * for running locally (`npm start`, tests) only, and allows loopback addresses themselves
+ * (127.0.0.0/8, ::1): an IPv6 address that carries 127.0.0.1 (mapped, NAT64, 6to4, Teredo...)
+ * is still refused, since where it leads depends on a translator, not on this machine.
  */
 export function refusedAddress(address: string, allowLoopback: boolean): AddressJudgement | undefined {
   const judgement = judgeAddress(address);
-  if (judgement.kind === 'public' || (judgement.kind === 'loopback' && allowLoopback)) return undefined;
+  if (judgement.kind === 'public') return undefined;
+  if (judgement.kind === 'loopback' && allowLoopback && !judgement.embedded) return undefined;
   return judgement;
 }
 

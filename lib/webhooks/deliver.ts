@@ -72,7 +72,7 @@ const succeeded = (outcome: PostOutcome) => outcome.status !== undefined && outc
 
 /** Runs the attempt a message stands for. Returns what happened, for the log. */
 export async function processDelivery(message: DeliveryMessage, deps: DeliveryDeps = {}): Promise<string> {
-  const settings = deps.settings ?? config.webhooks;
+  const settings = deps.settings ?? config().webhooks;
   const queue = deps.queue ?? deliveryQueue();
   const clock = deps.now ?? Date.now;
   const now = clock();
@@ -88,11 +88,11 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
   // costs one write.
   const lane = message.lane ?? 'fast';
   const places = { orgId: message.orgId, webhookId: message.webhookId, lane };
-  const org = orgInFlightCap((settings.concurrency ?? config.webhooks.concurrency)[lane]);
+  const org = orgInFlightCap((settings.concurrency ?? config().webhooks.concurrency)[lane]);
   // Every attempt gives its places back within its timeout: a counter untouched for six of them is stale.
   if (!(await takePlaces(places, { org, endpoint: endpointInFlightCap(org) }, now, 6 * settings.timeoutMs))) {
     const deferrals = message.deferrals ?? 0;
-    const wait = deferDelayMs(deferrals, settings.deferMs ?? config.webhooks.deferMs, Math.random());
+    const wait = deferDelayMs(deferrals, settings.deferMs ?? config().webhooks.deferMs, Math.random());
     await queue.send([{ ...message, deferrals: deferrals + 1 }], wait / 1000);
     return 'deferred: organisation or endpoint at its cap';
   }
@@ -140,7 +140,7 @@ async function attempt(
     allowLoopback: settings.allowLoopback,
   });
   const after = clock();
-  const nextLane = await noteSpeed(webhook, message, attemptSpeed(outcome, settings.slowMs ?? config.webhooks.slowMs));
+  const nextLane = await noteSpeed(webhook, message, attemptSpeed(outcome, settings.slowMs ?? config().webhooks.slowMs));
   const afterIso = new Date(after).toISOString();
   const attemptFields = {
     response_code: outcome.status ?? null,

@@ -71,10 +71,8 @@ function sqsQueue(urls: Record<Lane, string>): DeliveryQueue {
 
 /** The queue of this environment: SQS when DELIVERY_QUEUE_URL is set, else the local one. */
 export function deliveryQueue(): DeliveryQueue {
-  if (config.deliveryQueueUrl) {
-    const fast = config.deliveryQueueUrl;
-    return sqsQueue({ fast, slow: config.slowDeliveryQueueUrl ?? fast });
-  }
+  const { deliveryQueueUrl: fast, slowDeliveryQueueUrl: slow } = config();
+  if (fast) return sqsQueue({ fast, slow: slow ?? fast });
   const local = (globalThis as Record<symbol, unknown>)[LOCAL_QUEUE] as DeliveryQueue | undefined;
   if (!local) throw new Error('no delivery queue: DELIVERY_QUEUE_URL is not set and no local queue runs');
   return local;

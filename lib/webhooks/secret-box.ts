@@ -1,6 +1,6 @@
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { config, onLambda } from '../config.ts';
+import { config, ConfigurationError, onLambda } from '../config.ts';
 
 /**
  * Webhook signing secrets at rest (docs/change-feed.md: Signing secrets). A secret is stored
@@ -104,13 +104,15 @@ let box: SecretBox | undefined;
  */
 export function secretBox(): SecretBox {
   if (box) return box;
-  const { kmsKeyId, localKey } = config.webhookSecrets;
+  const { kmsKeyId, localKey } = config().webhookSecrets;
   if (kmsKeyId) box = kmsSecretBox(kmsKeyId);
   else if (onLambda)
-    throw new Error('WEBHOOK_SECRET_KMS_KEY_ID must be set in the environment of a function that uses webhook secrets');
+    throw new ConfigurationError(
+      'WEBHOOK_SECRET_KMS_KEY_ID must be set in the environment of a function that uses webhook secrets',
+    );
   else if (localKey) box = localSecretBox(Buffer.from(localKey, 'base64'));
   else
-    throw new Error(
+    throw new ConfigurationError(
       'WEBHOOK_SECRET_LOCAL_KEY (base64 of 32 random bytes) or WEBHOOK_SECRET_KMS_KEY_ID must be set to seal or open webhook secrets',
     );
   return box;

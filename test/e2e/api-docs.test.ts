@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { handler as referenceHandler } from '../../functions/api-reference.ts';
 import { createGateway } from '../../tools/local/gateway.ts';
 import { outputs } from '../../tools/openapi/write.ts';
 import { routes } from '../../lib/routes.ts';
@@ -9,6 +10,29 @@ import { apiClient, newOrganisation, randomPrefix, useGateway } from '../support
 import { allowUndeclaredRoutes, ContractViolation } from '../support/contract.ts';
 
 const gateway = useGateway();
+
+describe('GET /api-docs/ (a trailing slash)', () => {
+  it('redirects to the page at /api-docs (301), which answers', async () => {
+    allowUndeclaredRoutes();
+    const res = await fetch(`${gateway.baseUrl}/api-docs/`, { redirect: 'manual' });
+    expect(res.status).toBe(301);
+    expect(res.headers.get('location')).toBe('/api-docs');
+    const followed = await fetch(`${gateway.baseUrl}/api-docs/`);
+    expect(followed.url).toBe(`${gateway.baseUrl}/api-docs`);
+    expect(followed.status).toBe(200);
+    expect(followed.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+
+  it("keeps the stage's prefix behind API Gateway's own host", async () => {
+    const event = JSON.parse(readFileSync('events/getApiReference.json', 'utf8'));
+    const answer = await referenceHandler({
+      ...event,
+      path: '/api-docs/',
+      requestContext: { ...event.requestContext, path: '/prod/api-docs/' },
+    });
+    expect(answer).toMatchObject({ statusCode: 301, headers: { Location: '/prod/api-docs' } });
+  });
+});
 
 describe('GET /api-docs/v1/swagger.yaml and .json', () => {
   it('serves the committed document as YAML without a token, cacheable, with no DynamoDB call', async () => {

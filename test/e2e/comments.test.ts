@@ -248,7 +248,7 @@ describe('comment writes on the pointer alone', () => {
     // As a token item written before this change: no name on it.
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.token(hashToken(org.member.token)),
         UpdateExpression: 'REMOVE #name',
         ExpressionAttributeNames: { '#name': 'name' },

@@ -35,6 +35,8 @@ async function npmStart(): Promise<Started> {
   // The test run's own DynamoDB Local and table must not leak into the server under test.
   delete env.DYNAMODB_ENDPOINT;
   delete env.TABLE_NAME;
+  delete env.PUBLIC_URL;
+  delete env.MCP_ALLOWED_HOSTS;
   const child = spawn('npm', ['start', '--silent'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   child.once('exit', () => running.delete(child));

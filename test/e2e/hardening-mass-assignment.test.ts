@@ -302,7 +302,7 @@ describe('mass assignment: read-only, foreign and internal fields are never take
         expect(issue!.sprint_id).toBe(inSprint ? fx.sprint.id : null);
         const item = (
           await db.send(
-            new GetCommand({ TableName: tableName, Key: keys.issue(fx.orgId, fx.project.id, issue!.id), ConsistentRead: true }),
+            new GetCommand({ TableName: tableName(), Key: keys.issue(fx.orgId, fx.project.id, issue!.id), ConsistentRead: true }),
           )
         ).Item as Record<string, unknown>;
         expect(item.type).toBe('issue');
@@ -342,7 +342,7 @@ describe('mass assignment: read-only, foreign and internal fields are never take
     expect(imported!.sprint_id).toBeNull();
     const item = (
       await db.send(
-        new GetCommand({ TableName: tableName, Key: keys.issue(fx.orgId, fx.project.id, imported!.id), ConsistentRead: true }),
+        new GetCommand({ TableName: tableName(), Key: keys.issue(fx.orgId, fx.project.id, imported!.id), ConsistentRead: true }),
       )
     ).Item as Record<string, unknown>;
     expect(item.org_id).toBe(fx.orgId);
@@ -389,7 +389,7 @@ describe('mass assignment: read-only, foreign and internal fields are never take
 
     // And nothing internal was overwritten in the table.
     const item = (
-      await db.send(new GetCommand({ TableName: tableName, Key: storedKey(wrapper, fx, res.body), ConsistentRead: true }))
+      await db.send(new GetCommand({ TableName: tableName(), Key: storedKey(wrapper, fx, res.body), ConsistentRead: true }))
     ).Item as Record<string, unknown>;
     expect(item, 'stored item').toBeDefined();
     expect(item.type).toBe(STORED_TYPE[wrapper]);

@@ -121,14 +121,14 @@ describe('Idempotency-Key on POST', () => {
       headers: { 'idempotency-key': key },
       requestContext: { authorizer: { orgId: org.orgId, accountId: org.admin.id } },
     });
-    const record = (await db.send(new GetCommand({ TableName: tableName, Key: recordKey, ConsistentRead: true }))).Item;
+    const record = (await db.send(new GetCommand({ TableName: tableName(), Key: recordKey, ConsistentRead: true }))).Item;
     expect(record).toMatchObject({ status: 'COMPLETED' });
     expect(record!.expires_at).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS - 60);
     expect(record!.expires_at).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS);
     // A day later (the TTL sweep may not have run yet): the key is free again.
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: recordKey,
         UpdateExpression: 'SET expires_at = :past',
         ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },

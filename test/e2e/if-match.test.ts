@@ -28,7 +28,7 @@ async function unversion(...items: Key[]) {
   for (const Key of items) {
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key,
         UpdateExpression: 'REMOVE #v',
         ExpressionAttributeNames: { '#v': 'version' },
@@ -163,6 +163,65 @@ describe('If-Match on every conditional route', () => {
       expect(`${name}: again ${again.status}`).toBe(`${name}: again 200`);
       const stale = await send(etag(current));
       expect(`${name}: stale ${stale.status}`).toBe(`${name}: stale 412`);
+    }, 120_000);
+  }
+});
+
+/**
+ * What a delete route removes, made for it alone: its path, and how to tell it still exists. A
+ * relation has no GET of its own: it exists while its issue's list shows it.
+ */
+async function deleteTargetOf(template: string, admin: ApiClient, orgId: number) {
+  if (template.includes('{relation_id}')) {
+    const project = (await admin.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix() } })).body;
+    const issue = (title: string) => admin.post(`/api/v1/projects/${project.id}/issues`, { issue: { title } });
+    const [one, two] = [(await issue('One')).body, (await issue('Two')).body];
+    const list = `/api/v1/issues/${one.issue_number}/relations`;
+    const created = await admin.post(list, { relation: { type: 'blocks', issue_key: two.issue_number } });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const exists = async () => ((await admin.get(list)).body as { id: string }[]).some((r) => r.id === id);
+    return { path: `${list}/${id}`, exists, tag: async () => etag(await admin.get(`/api/v1/issues/${one.issue_number}`)) };
+  }
+  const target = await targetOf(template, admin, orgId);
+  const exists = async () => {
+    const status = (await admin.get(target.readPath)).status;
+    expect([200, 404]).toContain(status);
+    return status === 200;
+  };
+  return { path: target.path, exists, tag: async () => etag(await admin.get(target.readPath)) };
+}
+
+describe('If-Match: * on every conditional delete of the route table', () => {
+  const deletes = conditional.filter((r) => r.method === 'DELETE');
+
+  it('covers the delete routes of the route table that take If-Match', () => {
+    expect(deletes.length).toBeGreaterThanOrEqual(8);
+    expect(deletes.map((r) => r.path)).toEqual(
+      expect.arrayContaining(['/api/v1/projects/{project_id}', '/api/v1/comments/{id}', '/api/v1/webhooks/{webhook_id}']),
+    );
+  });
+
+  for (const route of deletes) {
+    const name = `${route.method} ${route.path}`;
+    it(`${name}: a list holding * is 412 (RFC 9110: * stands alone), * deletes (204), then * is 404`, async () => {
+      const { org, admin } = await orgWithClients(gateway);
+      const target = await deleteTargetOf(route.path, admin, org.orgId);
+      const send = (ifMatch: string) => admin.request('DELETE', target.path, { headers: { 'If-Match': ifMatch } });
+
+      for (const refused of ['"0-x", *', '*, *', `*, ${await target.tag()}`]) {
+        const res = await send(refused);
+        expect(`${name} If-Match: ${refused} -> ${res.status}`).toBe(`${name} If-Match: ${refused} -> 412`);
+        expect(res.body).toEqual({ error: expect.any(String) });
+      }
+      expect(await target.exists(), name).toBe(true);
+
+      const deleted = await send('*');
+      expect(`${name} If-Match: * -> ${deleted.status}`).toBe(`${name} If-Match: * -> 204`);
+      expect(await target.exists(), name).toBe(false);
+      const gone = await send('*');
+      expect(`${name} If-Match: * again -> ${gone.status}`).toBe(`${name} If-Match: * again -> 404`);
+      expect(gone.body).toEqual({ error: expect.any(String) });
     }, 120_000);
   }
 });

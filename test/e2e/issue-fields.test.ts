@@ -90,7 +90,7 @@ describe('priority, type and due date of an issue', () => {
     const made = (await admin.post(backlog, { issue: { title: 'typed', type: 'epic' } })).body;
     await admin.patch(`${backlog}/${made.id}`, { issue: { type: 'bug' } });
     const stored = await db.send(
-      new GetCommand({ TableName: tableName, Key: keys.issue(org.orgId, p.id, made.id), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName(), Key: keys.issue(org.orgId, p.id, made.id), ConsistentRead: true }),
     );
     expect(stored.Item).toMatchObject({ type: 'issue', issue_type: 'bug' });
     expect((await admin.get(`${backlog}/${made.id}`)).body.type).toBe('bug');

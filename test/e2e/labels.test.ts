@@ -30,7 +30,7 @@ async function storedIssues(orgId: number, projectId: number): Promise<Record<st
     do {
       const out = await db.send(
         new QueryCommand({
-          TableName: tableName,
+          TableName: tableName(),
           IndexName: 'LSI1',
           KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
           ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': prefix },
@@ -59,7 +59,7 @@ async function seedLabelledSprint(orgId: number, projectId: number, n: number, l
   ]);
   await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: keys.project(orgId, projectId),
       UpdateExpression: 'ADD sprints_count :one',
       ExpressionAttributeValues: { ':one': 1 },
@@ -150,7 +150,7 @@ describe('the label catalogue', () => {
     // As if 199 more had been created: the count the create's condition reads.
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.project(org.orgId, project.id),
         UpdateExpression: 'SET labels_count = :n',
         ExpressionAttributeValues: { ':n': 200 },
@@ -162,7 +162,7 @@ describe('the label catalogue', () => {
     // Nothing was written: its name is not taken (the guard went with the refused transaction).
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.project(org.orgId, project.id),
         UpdateExpression: 'SET labels_count = :n',
         ExpressionAttributeValues: { ':n': 1 },

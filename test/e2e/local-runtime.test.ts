@@ -1,11 +1,23 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort, isListening } from '../../tools/local/dynamodb.ts';
 import { npmStart, READY, stop } from '../support/npm-start.ts';
+
+/** A Node.js older than 22 on this machine, if any (Debian's, say): what `npm start` must refuse. */
+const olderNode = [...new Set([...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/local/bin'])]
+  .map((dir) => join(dir, 'node'))
+  .find((candidate) => {
+    try {
+      return Number(execFileSync(candidate, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' })) < 22;
+    } catch {
+      return false;
+    }
+  });
 
 const CURL = /curl -H "Authorization: Bearer (stk_[A-Za-z0-9_-]{43})" (http:\/\/\S+)/;
 
@@ -44,11 +56,14 @@ describe('npm start', () => {
     const missing = await fetch(`http://localhost:${ports.PORT}/api/v1/nowhere`);
     expect(missing.status).toBe(404);
 
-    // One line per request: method, path, status, milliseconds.
+    // One readable line per request (method, path, status, milliseconds), and nothing else: no
+    // metrics blob (EMF) or JSON log line beside it.
     await service.waitFor(/^GET \/api\/v1\/nowhere 404 /m);
     for (const line of ['GET /api/v1/me 200', 'POST /api/v1/projects 201', 'GET /api/v1/nowhere 404']) {
       expect(service.output()).toMatch(new RegExp(`^${line} \\d+(\\.\\d+)?ms`, 'm'));
     }
+    expect(service.output().match(/^(GET|POST|PUT|PATCH|DELETE) \//gm)).toHaveLength(3);
+    expect(service.output()).not.toMatch(/^\s*\{/m);
 
     expect(await stop(service)).toBe(0);
     expect(service.output()).toContain('SIGTERM: shutting down');
@@ -161,6 +176,32 @@ describe('npm start', () => {
     await client.send(new DeleteTableCommand({ TableName: tableName }));
     client.destroy();
   }, 240_000);
+
+  it.skipIf(!olderNode)(
+    'refuses a Node.js older than 22 with one line, before anything starts',
+    async () => {
+      const bin = mkdtempSync(join(tmpdir(), 'sts-old-node-'));
+      symlinkSync(olderNode!, join(bin, 'node'));
+      try {
+        const dynamodbPort = await freePort();
+        const service = npmStart({ PATH: `${bin}:${process.env.PATH}`, DYNAMODB_PORT: String(dynamodbPort) });
+        expect(await service.exited).toBe(1);
+        const lines = service
+          .output()
+          .split('\n')
+          .filter((line) => line.trim() !== '' && !line.startsWith('> '));
+        expect(lines).toEqual([
+          expect.stringMatching(
+            /^npm start needs Node\.js 22 or newer \(package\.json engines: >=22\); this is Node\.js \d+\.\d+\.\d+: see \.nvmrc$/,
+          ),
+        ]);
+        expect(await isListening(dynamodbPort)).toBe(false);
+      } finally {
+        rmSync(bin, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 
   it('exits non-zero and leaves no DynamoDB Local behind when it cannot serve', async () => {
     const busy = net.createServer();

@@ -183,7 +183,7 @@ describe('MCP server: protocol and authentication', () => {
     // Empty the admin token's bucket for the next 30 s (as 600 quick requests would).
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.token(hashToken(org.admin.token)),
         UpdateExpression: 'SET tat = :tat',
         ExpressionAttributeValues: { ':tat': Date.now() + 90_000 },

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { apiClient, newOrganisation, useGateway } from '../support/api.ts';
 import { authorizeOverHttp, pkcePair, postForm, registerOAuthClient } from '../support/oauth.ts';
@@ -10,6 +11,20 @@ import { authorizeOverHttp, pkcePair, postForm, registerOAuthClient } from '../s
  */
 const gateway = useGateway();
 const anon = () => apiClient(gateway.baseUrl);
+
+/** A GET with exactly these headers, `Host` included (which fetch cannot forge). */
+function rawGet(path: string, headers: Record<string, string>) {
+  const url = new URL(path, gateway.baseUrl);
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: url.port, path, method: 'GET', headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 async function approved(scope = 'read write') {
   const org = await newOrganisation();
@@ -27,7 +42,31 @@ const exchange = (client: { clientId: string }, code: string, verifier: string) 
   });
 
 describe('discovery', () => {
-  it('describes /mcp and its authorization server at the well-known addresses, for the host asked', async () => {
+  it('names the configured address whatever Host the request carries: a forged one changes nothing', async () => {
+    for (const path of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-authorization-server',
+    ]) {
+      const honest = await anon().get(path, { token: null });
+      expect(honest.status).toBe(200);
+      expect(honest.text).toContain(gateway.baseUrl);
+      for (const host of ['evil.example.com', 'evil.example.com:3000', '127.0.0.1:1']) {
+        const forged = await rawGet(path, { Host: host, 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': host });
+        expect(forged.status, `${path} Host: ${host}`).toBe(200);
+        expect(forged.text, `${path} Host: ${host}`).toBe(honest.text);
+        expect(forged.text).not.toContain('evil');
+      }
+    }
+    // And so does the 401 that points at them.
+    const challenge = await rawGet('/mcp', { Host: 'evil.example.com' });
+    expect(challenge.status).toBe(401);
+    expect(challenge.headers['www-authenticate']).toBe(
+      `Bearer resource_metadata="${gateway.baseUrl}/.well-known/oauth-protected-resource/mcp"`,
+    );
+  });
+
+  it('describes /mcp and its authorization server at the well-known addresses, from the configured address', async () => {
     const base = gateway.baseUrl;
     const resource = await anon().get('/.well-known/oauth-protected-resource', { token: null });
     expect(resource.status).toBe(200);
@@ -179,10 +218,24 @@ describe('the authorization page', () => {
     });
     expect(forged.status).toBe(403);
     expect(forged.headers.get('location')).toBeNull();
+    // None of the scopes asked kept: RFC 6749's invalid_scope, back to the client (not the bad-token page).
     const none = await authorizeOverHttp(gateway.baseUrl, client, { token: org.admin.token, granted: [] });
-    expect(none.answer.status).toBe(401);
-    expect(none.answer.text).toContain('Keep at least one');
+    expect(none.answer.status).toBe(302);
     expect(none.code).toBeNull();
+    const refused = new URL(none.location!);
+    expect(`${refused.origin}${refused.pathname}`).toBe(client.redirectUri);
+    expect(Object.fromEntries(refused.searchParams)).toEqual({
+      error: 'invalid_scope',
+      error_description: 'None of the scopes asked for was kept on the approval page',
+      state: 'xyz',
+      iss: gateway.baseUrl,
+    });
+    const unasked = await authorizeOverHttp(gateway.baseUrl, client, {
+      token: org.admin.token,
+      scope: 'read',
+      granted: ['delete'],
+    });
+    expect(new URL(unasked.location!).searchParams.get('error')).toBe('invalid_scope');
   });
 });
 

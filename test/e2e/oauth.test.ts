@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import http from 'node:http';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -32,8 +33,8 @@ beforeAll(async () => {
     DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
     TABLE_NAME: inject('tableName'),
   });
-  const port = new URL((await service.waitFor(READY))[1]!).port;
-  base = `http://127.0.0.1:${port}`;
+  // The address npm start prints, which it names itself by (PUBLIC_URL): the issuer the SDK checks.
+  base = (await service.waitFor(READY))[1]!;
 }, 180_000);
 
 afterAll(async () => {
@@ -214,7 +215,7 @@ describe('OAuth 2.1 for /mcp, through the MCP SDK and a browser', () => {
     expect((await rawMcp(access)).status).toBe(200);
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.token(hashToken(access)),
         UpdateExpression: 'SET expires_at = :past',
         ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
@@ -240,5 +241,41 @@ describe('OAuth 2.1 for /mcp, through the MCP SDK and a browser', () => {
     expect(query.get('error')).toBe('access_denied');
     expect(query.get('code')).toBeNull();
     expect(query.get('state')).toBe('state-123');
+  }, 60_000);
+
+  it('answers a forged Host with the same discovery documents, and refuses it on /mcp (a rebound name)', async () => {
+    const mine = await organisation('Rebound');
+    const { port } = new URL(base);
+    const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const honest = await send('GET', '/.well-known/oauth-authorization-server', { Host: `localhost:${port}` });
+    const forged = await send('GET', '/.well-known/oauth-authorization-server', { Host: 'evil.example.com' });
+    expect(forged.status).toBe(200);
+    expect(forged.text).toBe(honest.text);
+    expect(JSON.parse(honest.text).issuer).toBe(base);
+
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+    });
+    const headers = {
+      Authorization: `Bearer ${mine.org.admin.token}`,
+      Accept: 'application/json, text/event-stream',
+      'Content-Type': 'application/json',
+    };
+    expect((await send('POST', '/mcp', { ...headers, Host: `evil.example.com:${port}` }, initialize)).status).toBe(403);
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`]) {
+      expect((await send('POST', '/mcp', { ...headers, Host: host }, initialize)).status, host).toBe(200);
+    }
   }, 60_000);
 });

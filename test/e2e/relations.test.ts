@@ -284,7 +284,7 @@ describe('relations', () => {
     expect((await relate(admin, blocker.issue_number, 'blocks', gone.issue_number)).status).toBe(201);
     expect((await relate(admin, blocker.issue_number, 'blocks', kept.issue_number)).status).toBe(201);
     // As a cascade interrupted between an issue's removal and its relations' cleanup would leave it.
-    await db.send(new DeleteCommand({ TableName: tableName, Key: keys.issue(org.orgId, a.id, gone.id) }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.issue(org.orgId, a.id, gone.id) }));
     await setStatus(admin, blocker, 'done');
     expect(await openBlockers(org.orgId, kept)).toBe(0);
     await setStatus(admin, blocker, 'todo');
@@ -331,7 +331,7 @@ describe('relations', () => {
 async function setRelation(orgId: number, issue: Issue, id: string, side: object, first: boolean): Promise<void> {
   await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: keys.issue(orgId, issue.project_id, issue.id),
       UpdateExpression: first ? 'SET #relations = :map' : 'SET #relations.#id = :side',
       ExpressionAttributeNames: { '#relations': 'relations', ...(first ? {} : { '#id': id }) },

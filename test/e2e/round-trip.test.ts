@@ -107,7 +107,7 @@ async function generate(seed: number, clients: { admin: ApiClient; member: ApiCl
     // No route sets the repository a project is linked to: written where it is stored.
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.project(orgId, project.id),
         UpdateExpression: 'SET github_repo_owner = :o, github_repo_name = :n',
         ExpressionAttributeValues: { ':o': 'acme', ':n': name.toLowerCase() },

@@ -520,7 +520,7 @@ describe('search and renames', () => {
     expect(await found('no:label')).toEqual([issue.id]);
     // The cascade takes the id off the issue and off its search record, in one transaction.
     const record = async () =>
-      (await db.send(new GetCommand({ TableName: tableName, Key: keys.searchIssue(org.orgId, project.id, issue.id) }))).Item;
+      (await db.send(new GetCommand({ TableName: tableName(), Key: keys.searchIssue(org.orgId, project.id, issue.id) }))).Item;
     await eventually(
       'the label cascade to take the label off the search record',
       record,

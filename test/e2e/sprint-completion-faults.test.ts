@@ -51,7 +51,7 @@ describe('completing a sprint of 1,000 open issues', () => {
     // The seeded sprint as an active one whose counters match its issues.
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.sprint(org.orgId, project.id, sprintId),
         UpdateExpression:
           'SET #status = :active, total_story_points = :points, open_issues_count = :n, open_story_points = :points, ' +

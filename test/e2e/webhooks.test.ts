@@ -334,13 +334,20 @@ describe('webhook endpoint addresses', () => {
     expect((await admin.get(`/api/v1/webhooks/${hook.id}`)).body.url).toBe(r.url);
   });
 
-  it('accepts loopback in any form where loopback receivers are allowed (locally), as delivery does', async () => {
+  it('accepts loopback addresses where loopback receivers are allowed (locally), and refuses those that only carry 127.0.0.1, as delivery does', async () => {
     const { admin } = await orgWithClients(gateway);
     const r = await receiver();
     const port = new URL(r.url).port;
-    for (const host of ['[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::1]', '127.0.0.1']) {
+    for (const host of ['[::1]', '127.0.0.1']) {
       const res = await admin.post('/api/v1/webhooks', { webhook: { url: `http://${host}:${port}/hooks`, events: ['*'] } });
       expect(res.status, host).toBe(201);
+    }
+    for (const host of ['[::ffff:127.0.0.1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::]']) {
+      const res = await admin.post('/api/v1/webhooks', { webhook: { url: `http://${host}:${port}/hooks`, events: ['*'] } });
+      expect(res.status, host).toBe(422);
+      expect(res.body.errors, host).toEqual([
+        expect.stringMatching(/is a loopback address \((IPv4-mapped|NAT64|6to4) 127\.0\.0\.1\)$/),
+      ]);
     }
     // Port 80 and 443 are allowed, with or without the scheme's default written out.
     const hook = await subscribe(admin, r);

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { changeFeedEntries, handlerModules } from '../../infra/functions.ts';
 import { repoRoot } from '../../infra/paths.ts';
-import { ServiceStack } from '../../infra/stack.ts';
+import { namesTheService, ServiceStack } from '../../infra/stack.ts';
 import { stageConfig } from '../../infra/stage.ts';
 import { createTableInput, tableDefinition } from '../../lib/db/table.ts';
 import { migrations, migrationsVersion } from '../../lib/migrations/index.ts';
@@ -162,6 +162,23 @@ describe('functions', () => {
         STAGE: 'prod',
       });
       expect(fn.Properties.LoggingConfig).toMatchObject({ LogFormat: 'JSON' });
+    }
+  });
+
+  it("gives the OAuth server's and /mcp's functions the service's base URL (PUBLIC_URL), and no other function", () => {
+    const naming = new Set(routes.filter(namesTheService).map((r) => r.handler));
+    expect([...naming].sort()).toEqual(['functions/mcp.ts', 'functions/oauth.ts']);
+    for (const [entry, fn] of stack.functions) {
+      const variables = resources[logicalId(fn)]!.Properties.Environment.Variables;
+      if (!naming.has(entry)) {
+        expect({ entry, url: variables.PUBLIC_URL }).toEqual({ entry, url: undefined });
+        continue;
+      }
+      // API Gateway's own host and the stage (prod has no custom domain here), from the API itself.
+      const url = JSON.stringify(variables.PUBLIC_URL);
+      expect(url).toContain(logicalId(stack.api.api));
+      expect(url).toContain('.execute-api.');
+      expect(url).toContain('/prod');
     }
   });
 });
@@ -743,7 +760,27 @@ describe('abuse resistance', () => {
     expect(bearer.test(`Bearer junk`)).toBe(false);
     const all = rules.find((r) => r.Name === 'all-per-ip')!;
     expect(all.Statement.RateBasedStatement).toEqual({ AggregateKeyType: 'IP', Limit: 6000, EvaluationWindowSec: 300 });
-    for (const rule of [unauthenticated, all]) expect(rule.Action.Block.CustomResponse.ResponseCode).toBe(429);
+    // OAuth client registration (open to anyone): 20 per address per 10 minutes, POSTs to it only.
+    const register = rules.find((r) => r.Name === 'oauth-register-per-ip')!;
+    expect(register.Statement.RateBasedStatement).toMatchObject({ AggregateKeyType: 'IP', Limit: 20, EvaluationWindowSec: 600 });
+    expect(register.Statement.RateBasedStatement.ScopeDownStatement.AndStatement.Statements).toEqual([
+      {
+        ByteMatchStatement: expect.objectContaining({
+          FieldToMatch: { Method: {} },
+          PositionalConstraint: 'EXACTLY',
+          SearchString: 'POST',
+        }),
+      },
+      {
+        ByteMatchStatement: expect.objectContaining({
+          FieldToMatch: { UriPath: {} },
+          PositionalConstraint: 'ENDS_WITH',
+          SearchString: '/oauth/register',
+        }),
+      },
+    ]);
+    expect(rules.map((r) => r.Priority)).toEqual([0, 1, 2, 3]);
+    for (const rule of [register, unauthenticated, all]) expect(rule.Action.Block.CustomResponse.ResponseCode).toBe(429);
     const [, association] = ofType('AWS::WAFv2::WebACLAssociation')[0]!;
     expect(JSON.stringify(association.Properties.ResourceArn)).toContain(logicalId(stack.api.api.deploymentStage));
   });
@@ -846,6 +883,11 @@ describe('custom domain', () => {
     expect(outputs.ApiUrl!.Value).toBe('https://api.example.com/api/v1');
     expect(outputs.DomainTarget).toBeDefined();
     expect(typed(resources, 'AWS::ApiGateway::DomainName')).toHaveLength(0);
+    // The OAuth issuer and /mcp's own origin are the domain's.
+    const urls = typed(withDomain, 'AWS::Lambda::Function')
+      .map((r) => r.Properties.Environment.Variables.PUBLIC_URL)
+      .filter((url) => url !== undefined);
+    expect(urls).toEqual(['https://api.example.com', 'https://api.example.com']);
   });
 
   it('refuses half a domain', () => {

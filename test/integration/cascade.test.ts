@@ -92,7 +92,7 @@ function pendingRecord(p: PendingCascade): DynamoDBRecord {
 async function waitUntilGone(key: Key) {
   await eventually(
     `${key.PK} ${key.SK} to be removed`,
-    async () => (await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item,
+    async () => (await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item,
     (item) => item === undefined,
     bounds.cascade(),
   );
@@ -286,7 +286,7 @@ describe('cascade consumer (handler invoked directly)', () => {
     expect(out.firstFailure).toBeUndefined();
     const stored = await db.send(
       new GetCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.pendingCascade('sprint', orgId, project.id, sprintId),
         ConsistentRead: true,
       }),
@@ -364,7 +364,7 @@ describe('cascade through the stream (as in AWS)', () => {
         // cascade is written down and continued again and again.
         while (!continued) {
           continued =
-            (await db.send(new GetCommand({ TableName: tableName, Key: pending, ConsistentRead: true }))).Item !== undefined;
+            (await db.send(new GetCommand({ TableName: tableName(), Key: pending, ConsistentRead: true }))).Item !== undefined;
           await new Promise((r) => setTimeout(r, 20));
         }
       })();
@@ -402,7 +402,7 @@ describe('the indexes outside a deleted project', () => {
     // As if a new project had taken the prefix and written this number already.
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.issueKey(org.orgId, reused.issue_number),
         UpdateExpression: 'SET project_id = :other',
         ExpressionAttributeValues: { ':other': project.id + 1_000_000 },
@@ -414,7 +414,7 @@ describe('the indexes outside a deleted project', () => {
     expect(pointers.map((p) => p.SK)).toEqual([`ISSUEKEY#${reused.issue_number}`]);
     expect(await itemsIn({ pk: `${orgPk(org.orgId)}#A#${String(org.member.id).padStart(10, '0')}` })).toEqual([]);
     const account = await db.send(
-      new GetCommand({ TableName: tableName, Key: keys.account(org.orgId, org.member.id), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName(), Key: keys.account(org.orgId, org.member.id), ConsistentRead: true }),
     );
     expect(account.Item?.assigned_count).toBe(0);
   }, 60_000);

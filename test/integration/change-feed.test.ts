@@ -64,12 +64,12 @@ describe('the change feed on a cascade’s removals', () => {
       'TransactWriteItemsCommand',
       'TransactWriteItemsCommand',
     ]);
-    const stored = await db.send(new GetCommand({ TableName: tableName, Key: keys.issue(issue.org_id, issue.project_id, 1) }));
+    const stored = await db.send(new GetCommand({ TableName: tableName(), Key: keys.issue(issue.org_id, issue.project_id, 1) }));
     expect(stored.Item?.activity_count).toBe(150);
     // A replay of the batch writes nothing more.
     const again = await feedBatch(records);
     expect(again).toMatchObject({ activities: 0, errors: [] });
-    const after = await db.send(new GetCommand({ TableName: tableName, Key: keys.issue(issue.org_id, issue.project_id, 1) }));
+    const after = await db.send(new GetCommand({ TableName: tableName(), Key: keys.issue(issue.org_id, issue.project_id, 1) }));
     expect(after.Item?.activity_count).toBe(150);
   });
 });

@@ -44,7 +44,7 @@ async function underOldPointer(admin: Principal, author: Principal) {
   const pointerKey = keys.commentPointer(admin.orgId, created.id);
   await db.send(
     new PutCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Item: { ...pointerKey, type: 'comment_pointer', project_id: project.id, issue_id: issue.id, sprint_id: null, version: 1 },
     }),
   );
@@ -76,7 +76,7 @@ describe('comment pointers written after an upgrade (comments:pointers)', () => 
     });
     // As a comment written before pointers existed: its pointer is missing.
     for (const id of seeded.commentIds) {
-      await db.send(new DeleteCommand({ TableName: tableName, Key: keys.commentPointer(org.orgId, id) }));
+      await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.commentPointer(org.orgId, id) }));
     }
     for (const id of seeded.commentIds) expect(await findComment(org.orgId, id)).toBeUndefined();
 
@@ -99,7 +99,7 @@ describe('comment pointers written after an upgrade (comments:pointers)', () => 
     const seededOrg = async () => {
       const { orgId, commentIds } = await backlogComments(2);
       for (const id of commentIds)
-        await db.send(new DeleteCommand({ TableName: tableName, Key: keys.commentPointer(orgId, id) }));
+        await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.commentPointer(orgId, id) }));
       return { orgId, commentIds };
     };
     const [a, b] = [await seededOrg(), await seededOrg()];
@@ -113,22 +113,24 @@ describe('comment pointers written after an upgrade (comments:pointers)', () => 
     const { orgId, projectId, commentIds } = await backlogComments(1);
     const id = commentIds[0]!;
     const pointerKey = keys.commentPointer(orgId, id);
-    const commentKey = (await db.send(new GetCommand({ TableName: tableName, Key: pointerKey, ConsistentRead: true }))).Item!;
+    const commentKey = (await db.send(new GetCommand({ TableName: tableName(), Key: pointerKey, ConsistentRead: true }))).Item!;
     const scanned = (
       await db.send(
         new GetCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.comment(orgId, projectId, Number(commentKey.issue_id), id),
           ConsistentRead: true,
         }),
       )
     ).Item!;
     // The cascade removes the pointer, then the comment, after the Scan read it.
-    await db.send(new DeleteCommand({ TableName: tableName, Key: pointerKey }));
-    await db.send(new DeleteCommand({ TableName: tableName, Key: { PK: scanned.PK, SK: scanned.SK } }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: pointerKey }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: scanned.PK, SK: scanned.SK } }));
 
     expect(await restorePointer(scanned)).toBe('none');
-    expect((await db.send(new GetCommand({ TableName: tableName, Key: pointerKey, ConsistentRead: true }))).Item).toBeUndefined();
+    expect(
+      (await db.send(new GetCommand({ TableName: tableName(), Key: pointerKey, ConsistentRead: true }))).Item,
+    ).toBeUndefined();
   });
 
   it("writes the comment's fixed fields and version on the pointers it adds, so that edits of those comments need no read", async () => {
@@ -141,7 +143,7 @@ describe('comment pointers written after an upgrade (comments:pointers)', () => 
     });
     const id = seeded.commentIds[0]!;
     const before = await getComment(admin, id);
-    await db.send(new DeleteCommand({ TableName: tableName, Key: keys.commentPointer(org.orgId, id) }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.commentPointer(org.orgId, id) }));
 
     await writeMissingCommentPointers(org.orgId);
 
@@ -188,11 +190,13 @@ describe('a comment pointer written before pointers carried the comment (where i
     const deleted = await asRequest(member, () => deleteComment(member, created.id));
     expect(deleted.calls).toBe(2);
     await expect(getComment(member, created.id)).rejects.toBeInstanceOf(NotFoundError);
-    expect((await db.send(new GetCommand({ TableName: tableName, Key: pointerKey, ConsistentRead: true }))).Item).toBeUndefined();
+    expect(
+      (await db.send(new GetCommand({ TableName: tableName(), Key: pointerKey, ConsistentRead: true }))).Item,
+    ).toBeUndefined();
     expect(
       (
         await db.send(
-          new GetCommand({ TableName: tableName, Key: keys.issue(org.orgId, project.id, issue.id), ConsistentRead: true }),
+          new GetCommand({ TableName: tableName(), Key: keys.issue(org.orgId, project.id, issue.id), ConsistentRead: true }),
         )
       ).Item?.comments_count,
     ).toBe(0);
@@ -223,7 +227,7 @@ describe('a comment pointer written before pointers carried the comment, after c
     expect(await getComment(member, created.id)).toEqual(edited.value);
 
     const pointer = async () =>
-      (await db.send(new GetCommand({ TableName: tableName, Key: pointerKey, ConsistentRead: true }))).Item;
+      (await db.send(new GetCommand({ TableName: tableName(), Key: pointerKey, ConsistentRead: true }))).Item;
     const completed = await pointer();
     await writeMissingCommentPointers(org.orgId);
     expect(await pointer()).toEqual(completed);
@@ -245,7 +249,7 @@ describe('a comment whose pointer is out of step with it', () => {
     // As an update by a version of the code that did not move the pointer (during a deployment).
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.comment(org.orgId, project.id, issue.id, created.id),
         UpdateExpression: 'SET body = :body ADD version :one',
         ExpressionAttributeValues: { ':body': 'two', ':one': 1 },

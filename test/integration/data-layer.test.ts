@@ -21,7 +21,7 @@ async function newCaller(): Promise<Principal> {
 }
 
 const getItem = async (key: Key) =>
-  (await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+  (await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
 const projectsCount = async (orgId: number) => Number((await getOrganisationItem(orgId))?.projects_count);
 const accountsCount = async (orgId: number) => Number((await getOrganisationItem(orgId))?.accounts_count);
 const allProjects = async (caller: Principal) => (await listProjects(caller, { page: 1, perPage: 100 })).items;

@@ -203,7 +203,7 @@ const listOf = (w: World, i: number): number | null => (i % (w.sprints.length + 
 const issueItem = async (w: World, issueId: number) =>
   (
     await db.send(
-      new GetCommand({ TableName: tableName, Key: keys.issue(w.caller.orgId, w.projectId, issueId), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName(), Key: keys.issue(w.caller.orgId, w.projectId, issueId), ConsistentRead: true }),
     )
   ).Item;
 
@@ -264,7 +264,7 @@ async function run(w: World, o: Op): Promise<void> {
       }
       const at = await locate(w, id as number);
       const item = at
-        ? await db.send(new GetCommand({ TableName: tableName, Key: keys.issue(caller.orgId, w.projectId, id as number) }))
+        ? await db.send(new GetCommand({ TableName: tableName(), Key: keys.issue(caller.orgId, w.projectId, id as number) }))
         : undefined;
       const relationId = pick(Object.keys((item?.Item?.relations as object | undefined) ?? {}), o.relation);
       if (relationId !== undefined) await removeRelation(caller, number, relationId);

@@ -53,7 +53,7 @@ async function setup(prefix = randomPrefix()) {
 async function partition(orgId: number, projectId: number) {
   const out = await db.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'PK = :pk',
       ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId) },
       ConsistentRead: true,

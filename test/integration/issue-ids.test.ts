@@ -60,7 +60,7 @@ describe('issue ids', () => {
     const before = await createIssue(caller, backlog(project.id), { title: 'before' });
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.project(caller.orgId, project.id),
         UpdateExpression: 'REMOVE issue_id_next, issue_id_end',
       }),

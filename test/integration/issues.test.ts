@@ -42,7 +42,7 @@ async function storedKeys(orgId: number, projectId: number, sprintId: number | n
     sprintId === null ? collections.backlogIssues(orgId, projectId) : collections.sprintIssues(orgId, projectId, sprintId);
   const out = await db.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: tableName(),
       IndexName: 'LSI1Keys',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
       ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix },
@@ -103,7 +103,7 @@ async function pack(caller: Principal, projectId: number, sprintId: number, issu
   const delta = rankDelta([...before.map((from) => ({ from })), ...issues.map((_, i) => ({ to: POSITION_BASE + 1 + i }))]);
   await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: keys.sprint(caller.orgId, projectId, sprintId),
       UpdateExpression: `ADD ${Object.keys(delta)
         .map((name) => `${name} :${name}`)
@@ -115,7 +115,7 @@ async function pack(caller: Principal, projectId: number, sprintId: number, issu
     issues.map((issue, i) =>
       db.send(
         new UpdateCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.issue(caller.orgId, projectId, issue.id),
           UpdateExpression: 'SET #p = :p, LSK = :lsk',
           ExpressionAttributeNames: { '#p': 'position' },
@@ -241,7 +241,7 @@ describe('issues', () => {
     // Close the gap between places 2 and 3 only (within one rank block: no counter moves).
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.issue(caller.orgId, project.id, (list[2] as Issue).id),
         UpdateExpression: 'SET #p = :p, LSK = :lsk',
         ExpressionAttributeNames: { '#p': 'position' },
@@ -268,10 +268,10 @@ describe('issues', () => {
     const made = await createIssue(caller, at, { title: 'Seeded' });
     const legacy = issueItem(caller.orgId, project.id, sprintId, made.id + 1000, 1);
     const rankName = Object.keys(rankDelta([{ to: 1 }]))[0] as string;
-    await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: [{ PutRequest: { Item: legacy } }] } }));
+    await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: [{ PutRequest: { Item: legacy } }] } }));
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.sprint(caller.orgId, project.id, sprintId),
         UpdateExpression: `ADD issues_count :one, open_issues_count :one, total_story_points :points, ${rankName} :one`,
         ExpressionAttributeValues: { ':one': 1, ':points': legacy.story_points },

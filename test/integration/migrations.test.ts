@@ -33,8 +33,8 @@ let gateway: Awaited<ReturnType<typeof startGateway>>;
 beforeAll(async () => {
   // Its table is its own (the `own-table` project of vitest.config.ts; test/support/env.ts names it
   // before any module reads the name, which this file's own code would be too late for).
-  expect(tableName).toMatch(/-migrations-\d+$/);
-  await ensureTable(process.env.DYNAMODB_ENDPOINT!, tableName);
+  expect(tableName()).toMatch(/-migrations-\d+$/);
+  await ensureTable(process.env.DYNAMODB_ENDPOINT!, tableName());
   gateway = await startGateway();
 });
 afterAll(async () => {
@@ -89,7 +89,7 @@ async function previousRelease(): Promise<Fixture> {
   for (const token of [org.admin.token, org.member.token]) {
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.token(hashToken(token)),
         UpdateExpression: 'REMOVE #n',
         ExpressionAttributeNames: { '#n': 'name' },
@@ -97,10 +97,10 @@ async function previousRelease(): Promise<Fixture> {
     );
   }
   // A comment written before pointers, and a pointer written before pointers carried the comment's fields.
-  await db.send(new DeleteCommand({ TableName: tableName, Key: keys.commentPointer(org.orgId, comments[0]!) }));
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.commentPointer(org.orgId, comments[0]!) }));
   await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: keys.commentPointer(org.orgId, comments[1]!),
       UpdateExpression: 'REMOVE author_id, author_name, created_at, #v',
       ExpressionAttributeNames: { '#v': 'version' },
@@ -109,13 +109,13 @@ async function previousRelease(): Promise<Fixture> {
   // Issues written before their derived state: no derived record, no derived counter.
   const { observed, holderKeys } = await readDerivedState(org.orgId);
   for (const record of observed.records.values())
-    await db.send(new DeleteCommand({ TableName: tableName, Key: recordKey(record) }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: recordKey(record) }));
   for (const [id, { holder, attrs }] of observed.holders) {
     const owned = Object.keys(attrs).filter((a) => derivations.some((d) => d.owns(holder, a)));
     if (owned.length === 0) continue;
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: holderKeys.get(id)!,
         UpdateExpression: `REMOVE ${owned.map((_, i) => `#a${i}`).join(', ')}`,
         ExpressionAttributeNames: Object.fromEntries(owned.map((a, i) => [`#a${i}`, a])),
@@ -145,10 +145,10 @@ async function derivedDifferences(orgId: number): Promise<string[]> {
 /** Forgets every migration record (and lease): the next run migrates again what the fixtures wrote. */
 async function forgetMigrations() {
   const out = await db.send(
-    new ScanCommand({ TableName: tableName, FilterExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': migrationsPk } }),
+    new ScanCommand({ TableName: tableName(), FilterExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': migrationsPk } }),
   );
   for (const item of out.Items ?? [])
-    await db.send(new DeleteCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK } }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: item.PK, SK: item.SK } }));
 }
 
 /**
@@ -159,7 +159,7 @@ async function tableContents() {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await db.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: start }));
+    const out = await db.send(new ScanCommand({ TableName: tableName(), ConsistentRead: true, ExclusiveStartKey: start }));
     for (const item of out.Items ?? []) {
       if (item.PK === migrationsPk || /#A#/.test(String(item.SK))) continue;
       delete item.activity_count;
@@ -175,7 +175,9 @@ async function tableContents() {
 async function expectMigrated(f: Fixture, assignedSince: number[] = []) {
   expect(await derivedDifferences(f.orgId)).toEqual([]);
   for (const token of f.tokens) {
-    const item = await db.send(new GetCommand({ TableName: tableName, Key: keys.token(hashToken(token)), ConsistentRead: true }));
+    const item = await db.send(
+      new GetCommand({ TableName: tableName(), Key: keys.token(hashToken(token)), ConsistentRead: true }),
+    );
     expect(typeof item.Item?.name).toBe('string');
   }
   for (const id of f.comments) {
@@ -183,7 +185,7 @@ async function expectMigrated(f: Fixture, assignedSince: number[] = []) {
     expect(res.status).toBe(200);
     expect(res.dbCalls).toBeLessThanOrEqual(budgetOf(routeOf('GET', '/api/v1/comments/{id}')).calls);
     const pointer = await db.send(
-      new GetCommand({ TableName: tableName, Key: keys.commentPointer(f.orgId, id), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName(), Key: keys.commentPointer(f.orgId, id), ConsistentRead: true }),
     );
     expect(pointer.Item?.author_id).toBeDefined();
   }
@@ -368,7 +370,7 @@ describe('data migrations', () => {
       PORT: String(await freePort()),
       DYNAMODB_PORT: String(await freePort()),
       DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
-      TABLE_NAME: tableName,
+      TABLE_NAME: tableName(),
     });
     try {
       const [, base] = await service.waitFor(READY);
@@ -440,7 +442,7 @@ async function countComments(): Promise<number> {
   do {
     const out = await db.send(
       new ScanCommand({
-        TableName: tableName,
+        TableName: tableName(),
         FilterExpression: '#t = :c',
         ExpressionAttributeNames: { '#t': 'type' },
         ExpressionAttributeValues: { ':c': 'comment' },

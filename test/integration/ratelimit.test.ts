@@ -150,7 +150,7 @@ describe('token lifecycle and the bucket', () => {
   it('refuses unknown tokens without creating anything', async () => {
     const hash = hashToken(generateToken());
     expect(await authenticateAndConsume(hash)).toBeUndefined();
-    const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.token(hash), ConsistentRead: true }));
+    const out = await db.send(new GetCommand({ TableName: tableName(), Key: keys.token(hash), ConsistentRead: true }));
     expect(out.Item).toBeUndefined();
   });
 
@@ -161,7 +161,7 @@ describe('token lifecycle and the bucket', () => {
     await revokeToken(org.orgId, org.member.id);
     await expect(authenticate({ authorization: `Bearer ${org.member.token}` })).rejects.toBeInstanceOf(UnauthorizedError);
     await pool(20, 10, () => authenticateAndConsume(hash));
-    const out = await db.send(new GetCommand({ TableName: tableName, Key: keys.token(hash), ConsistentRead: true }));
+    const out = await db.send(new GetCommand({ TableName: tableName(), Key: keys.token(hash), ConsistentRead: true }));
     expect(out.Item).toBeUndefined();
   });
 

@@ -40,7 +40,7 @@ describe('issues:reindex', () => {
     const wipe = (key: { PK: string; SK: string }, names: string[]) =>
       db.send(
         new UpdateCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Key: key,
           UpdateExpression: `REMOVE ${names.map((_, i) => `#n${i}`).join(', ')}`,
           ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#n${i}`, n])),
@@ -56,15 +56,15 @@ describe('issues:reindex', () => {
     );
     await wipe(keys.account(org.orgId, org.member.id), ['assigned_count']);
     for (const issue of made) {
-      await db.send(new DeleteCommand({ TableName: tableName, Key: keys.issueKey(org.orgId, issue.issue_number) }));
+      await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.issueKey(org.orgId, issue.issue_number) }));
       await db.send(
-        new DeleteCommand({ TableName: tableName, Key: keys.assignedIssue(org.orgId, org.member.id, project.id, issue.id) }),
+        new DeleteCommand({ TableName: tableName(), Key: keys.assignedIssue(org.orgId, org.member.id, project.id, issue.id) }),
       );
     }
     // And a stale pointer, and a stale rank counter, that no issue stands for.
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.project(org.orgId, project.id),
         UpdateExpression: 'SET rk_1 = :seven',
         ExpressionAttributeValues: { ':seven': 7 },
@@ -73,7 +73,7 @@ describe('issues:reindex', () => {
     const stale = keys.issueKey(org.orgId, `${made[0]!.issue_number}9`);
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: stale,
         UpdateExpression: 'SET #t = :t, project_id = :p, issue_id = :i',
         ExpressionAttributeNames: { '#t': 'type' },

@@ -36,9 +36,9 @@ async function until(check: () => boolean, timeoutMs = 15_000) {
  */
 async function putAndRemove(pk: string, type: string, names: string[]) {
   for (const name of names) {
-    await db.send(new PutCommand({ TableName: tableName, Item: { PK: pk, SK: name, type, org_id: 0, id: 0, project_id: 0 } }));
+    await db.send(new PutCommand({ TableName: tableName(), Item: { PK: pk, SK: name, type, org_id: 0, id: 0, project_id: 0 } }));
   }
-  for (const name of names) await db.send(new DeleteCommand({ TableName: tableName, Key: { PK: pk, SK: name } }));
+  for (const name of names) await db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: pk, SK: name } }));
 }
 
 describe('stream poller', () => {
@@ -47,7 +47,7 @@ describe('stream poller', () => {
     const seen: DynamoDBRecord[] = [];
     poller = await startStreamPoller({
       endpoint: String(process.env.DYNAMODB_ENDPOINT),
-      tableName,
+      tableName: tableName(),
       handler: async (event) => {
         seen.push(...event.Records.filter((r) => r.dynamodb?.Keys?.PK?.S === pk));
         return { batchItemFailures: [] };
@@ -73,7 +73,7 @@ describe('stream poller', () => {
     let failed = false;
     poller = await startStreamPoller({
       endpoint: String(process.env.DYNAMODB_ENDPOINT),
-      tableName,
+      tableName: tableName(),
       handler: async (event): Promise<DynamoDBBatchResponse> => {
         const mine = event.Records.filter((r) => r.dynamodb?.Keys?.PK?.S === pk);
         if (mine.length === 0) return { batchItemFailures: [] };
@@ -112,7 +112,7 @@ describe('stream poller with a parallelization factor', () => {
     const seen: { pk: string; sk: string }[] = [];
     poller = await startStreamPoller({
       endpoint: String(process.env.DYNAMODB_ENDPOINT),
-      tableName,
+      tableName: tableName(),
       parallelizationFactor: lanes,
       batchSize: 1,
       handler: async (event) => {

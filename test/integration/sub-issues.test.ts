@@ -22,7 +22,7 @@ async function world() {
 }
 
 const stored = async (orgId: number, projectId: number, id: number) =>
-  (await db.send(new GetCommand({ TableName: tableName, Key: keys.issue(orgId, projectId, id), ConsistentRead: true })))
+  (await db.send(new GetCommand({ TableName: tableName(), Key: keys.issue(orgId, projectId, id), ConsistentRead: true })))
     .Item as Record<string, unknown>;
 
 async function derivedDifferences(orgId: number, only?: string[]) {
@@ -45,7 +45,7 @@ describe('sub-issues on the data layer', () => {
     const renumber = {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.issue(caller.orgId, project.id, parent.id),
           UpdateExpression: 'SET LSK = :lsk, #position = :to',
           ConditionExpression: 'LSK = :old',
@@ -62,7 +62,7 @@ describe('sub-issues on the data layer', () => {
     const childUpdate = {
       item: {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: keys.issue(caller.orgId, project.id, child.id),
           UpdateExpression: 'SET #status = :done',
           ExpressionAttributeNames: { '#status': 'status' },
@@ -104,12 +104,12 @@ describe('sub-issues on the data layer', () => {
     // The parent gone, its cascade not run yet (as between a delete and its stream record).
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.issue(caller.orgId, project.id, parent.id),
         UpdateExpression: 'REMOVE sub_issues_total',
       }),
     );
-    await db.send(new DeleteCommand({ TableName: tableName, Key: keys.issue(caller.orgId, project.id, parent.id) }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.issue(caller.orgId, project.id, parent.id) }));
     const updated = await updateIssue(caller, backlog, child.id, { status: 'done', story_points: 5 });
     expect(updated).toMatchObject({ status: 'done', story_points: 5, parent_id: parent.id });
     // Clearing the parent of a gone parent writes nothing on it either.
@@ -128,12 +128,12 @@ describe('sub-issues on the data layer', () => {
     // Lost: the summary counters and one child's record.
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.issue(caller.orgId, project.id, parent.id),
         UpdateExpression: 'REMOVE sub_issues_total, sub_issues_done_points',
       }),
     );
-    await db.send(new DeleteCommand({ TableName: tableName, Key: keys.subIssue(caller.orgId, parent.issue_number, a.id) }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.subIssue(caller.orgId, parent.issue_number, a.id) }));
     expect(await derivedDifferences(caller.orgId)).not.toEqual([]);
     const result = await rebuildIssueIndexes(caller.orgId);
     expect(result).toMatchObject({ issueCounters: 1 });

@@ -14,7 +14,7 @@ async function unnamed(token: string) {
   const key = keys.token(hashToken(token));
   await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: key,
       UpdateExpression: 'REMOVE #name',
       ExpressionAttributeNames: { '#name': 'name' },
@@ -37,7 +37,7 @@ describe('token names written after an upgrade (tokens:names)', () => {
     // The admin's token had its name all along: left as it was.
     expect((await authenticateAndConsume(hashToken(org.admin.token)))?.principal.name).toBe('Ada Admin');
 
-    const item = async () => (await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+    const item = async () => (await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
     const named = await item();
     expect(await writeMissingTokenNames(org.orgId)).toEqual({ tokens: 0, written: 0 });
     expect(await item()).toEqual(named);

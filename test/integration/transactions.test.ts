@@ -8,7 +8,7 @@ import { explainRefusal } from '../../lib/domain/refusals.ts';
 
 let seq = 0;
 const key = (what: string): Key => ({ PK: `TEST#${Date.now().toString(36)}${seq++}`, SK: what });
-const put = (k: Key) => ({ item: { Put: { TableName: tableName, Item: { ...k } } } });
+const put = (k: Key) => ({ item: { Put: { TableName: tableName(), Item: { ...k } } } });
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -124,8 +124,8 @@ describe('batchGet', () => {
     const spy = vi.spyOn(db, 'send').mockImplementation((async (command: unknown) => {
       if (command instanceof BatchGetCommand && left > 0) {
         left--;
-        const request = command.input.RequestItems?.[tableName];
-        return { Responses: { [tableName]: [] }, UnprocessedKeys: { [tableName]: request } };
+        const request = command.input.RequestItems?.[tableName()];
+        return { Responses: { [tableName()]: [] }, UnprocessedKeys: { [tableName()]: request } };
       }
       return original(command);
     }) as never);

@@ -94,14 +94,26 @@ describe('the private-address guard in AWS (loopback not allowed)', () => {
 });
 
 describe('the private-address guard where loopback is allowed (locally)', () => {
-  it.each(['[::ffff:127.0.0.1]', '[::ffff:7f00:1]'])('delivers to IPv4-mapped loopback %s', async (host) => {
+  it('delivers to a loopback address', async () => {
     const r = await receiver();
-    const { outcome, delivery } = await attempt(`http://${host}:${port(r)}/hooks`, settings(true));
+    const { outcome, delivery } = await attempt(`http://127.0.0.1:${port(r)}/hooks`, settings(true));
 
     expect(outcome).toBe('succeeded');
     expect(r.requests).toHaveLength(1);
     expect(delivery).toMatchObject({ status: 'succeeded', response_code: 204, error: null });
   });
+
+  it.each(['[::ffff:127.0.0.1]', '[::ffff:7f00:1]'])(
+    'refuses IPv4-mapped %s, which carries 127.0.0.1 but is no loopback address: the receiver gets nothing',
+    async (host) => {
+      const r = await receiver();
+      const { outcome, delivery } = await attempt(`http://${host}:${port(r)}/hooks`, settings(true));
+
+      expect(outcome).toBe('retrying');
+      expect(r.requests).toEqual([]);
+      expect(delivery).toMatchObject({ error: 'refused: ::ffff:7f00:1 is a loopback address (IPv4-mapped 127.0.0.1)' });
+    },
+  );
 
   it('refuses a port outside 80, 443 and 1024-65535 before connecting, even to loopback', async () => {
     const { outcome, delivery } = await attempt('http://127.0.0.1:22/hooks', settings(true));

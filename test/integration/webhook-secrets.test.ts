@@ -40,7 +40,7 @@ async function setup() {
 }
 
 const rawItem = async (orgId: number, webhookId: number) =>
-  (await db.send(new GetCommand({ TableName: tableName, Key: keys.webhook(orgId, webhookId), ConsistentRead: true })))
+  (await db.send(new GetCommand({ TableName: tableName(), Key: keys.webhook(orgId, webhookId), ConsistentRead: true })))
     .Item as WebhookItem;
 
 const settings = {

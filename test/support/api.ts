@@ -34,6 +34,9 @@ export async function startGateway(): Promise<{ baseUrl: string; close: () => Pr
   const server = createGateway({ routes, exposeDbCalls: true });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  // The service's own URL, as `npm start` sets it: the handlers read it on first use (the OAuth
+  // issuer, /mcp's own origin). A second gateway in the same file keeps the first one's.
+  process.env.PUBLIC_URL = `http://127.0.0.1:${port}`;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     close: () =>

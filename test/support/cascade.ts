@@ -20,7 +20,7 @@ export async function itemsIn(range: ItemRange, limit = 25): Promise<Record<stri
   const prefix = range.lskPrefix ?? range.skPrefix;
   const out = await db.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: tableName(),
       ...(range.lskPrefix ? { IndexName: 'LSI1' } : {}),
       KeyConditionExpression: condition,
       ExpressionAttributeValues: { ':pk': range.pk, ...(prefix ? { ':prefix': prefix } : {}) },

@@ -1,7 +1,7 @@
 import { inject } from 'vitest';
 import { testSecretKey } from './secret-key.ts';
 
-// Runs before each test file's imports: the shared modules read these once at load.
+// Runs before each test file's imports: the shared modules read these once, on first use.
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
 // A file of the `own-table` project (vitest.config.ts) gets a table of its own, which it creates.
 process.env.TABLE_NAME = process.env.OWN_TABLE

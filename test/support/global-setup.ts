@@ -18,7 +18,7 @@ export default async function setup(project: TestProject) {
   project.provide('dynamodbEndpoint', dynamo.endpoint);
   project.provide('tableName', tableName);
   // The stream consumer runs here, once for the run, so every test's deletes cascade as in AWS.
-  // The shared modules read these once at load: set them before importing any of them.
+  // The shared modules read these once, on first use: set them before using any of them.
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.TABLE_NAME = tableName;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
@@ -45,6 +45,9 @@ export default async function setup(project: TestProject) {
   // Only an attempt that reaches the 2 s timeout is slow here: a healthy receiver on a machine
   // loaded by the whole suite can take a second, and must not be sent to the slow lane for it.
   process.env.WEBHOOK_SLOW_MS = '2000';
+  // Every OAuth test registers clients from 127.0.0.1, in one table: the per-address hourly limit
+  // is the dedicated test's (test/e2e/oauth-registration.test.ts), not every file's.
+  process.env.OAUTH_REGISTRATION_LIMIT = '100000';
   // A table made by this release holds nothing to migrate: its migrations are recorded done, as
   // `npm start` records them on a new table (test/integration/migrations.test.ts migrates a table of its own).
   const { runMigrations } = await import('../../lib/migrations/runner.ts');

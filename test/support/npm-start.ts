@@ -25,6 +25,9 @@ export function npmStart(env: Record<string, string | undefined>): Service {
   if (!('DYNAMODB_ENDPOINT' in env)) delete childEnv.DYNAMODB_ENDPOINT;
   if (!('TABLE_NAME' in env)) delete childEnv.TABLE_NAME;
   if (!('HOST' in env)) delete childEnv.HOST;
+  // Its own address is its own (a gateway of the test file set the worker's).
+  if (!('PUBLIC_URL' in env)) delete childEnv.PUBLIC_URL;
+  if (!('MCP_ALLOWED_HOSTS' in env)) delete childEnv.MCP_ALLOWED_HOSTS;
   delete childEnv.POWERTOOLS_LOG_LEVEL;
   const proc = spawn('npm', ['start'], { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(proc);

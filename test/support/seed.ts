@@ -106,8 +106,8 @@ export async function putAll(items: Record<string, unknown>[], parallel = 8): Pr
     while (next < chunks.length) {
       let requests = (chunks[next++] ?? []).map((Item) => ({ PutRequest: { Item } }));
       while (requests.length > 0) {
-        const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
-        requests = (out.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+        const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+        requests = (out.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
       }
     }
   };
@@ -118,7 +118,7 @@ export async function putAll(items: Record<string, unknown>[], parallel = 8): Pr
 export async function takeIds(orgId: number, name: 'sprint' | 'issue' | 'comment', n: number): Promise<number[]> {
   const out = await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: keys.sequences(orgId),
       UpdateExpression: 'ADD #n :n',
       ExpressionAttributeNames: { '#n': name },
@@ -204,7 +204,7 @@ export async function seedProject(
       TransactItems: [
         {
           Update: {
-            TableName: tableName,
+            TableName: tableName(),
             Key: keys.project(orgId, projectId),
             UpdateExpression: 'ADD sprints_count :s, backlog_count :b, issue_seq :i',
             ConditionExpression: 'attribute_exists(PK)',
@@ -220,7 +220,7 @@ export async function seedProject(
     const chunk = rank.slice(i, i + 100);
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keys.project(orgId, projectId),
         UpdateExpression: `ADD ${chunk.map(([name]) => `${name} :${name}`).join(', ')}`,
         ExpressionAttributeValues: Object.fromEntries(chunk.map(([name, by]) => [`:${name}`, by])),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endpointRefusal } from '../../lib/webhooks/address-guard.ts';
+import { endpointRefusal, refusalFor } from '../../lib/webhooks/address-guard.ts';
 import { failureWords } from '../../lib/webhooks/post.ts';
 
 /**
@@ -96,23 +96,33 @@ describe('the private-address guard, URL in, decision out', () => {
     expect(judge(url)).toBeUndefined();
   });
 
-  it('allows loopback in every embedding where loopback is allowed (locally), and nothing else', () => {
-    for (const url of [
-      'http://127.0.0.1:8080/',
-      'http://[::1]:8080/',
-      'http://[::ffff:127.0.0.1]:8080/',
-      'http://[::ffff:7f00:1]:8080/',
-      'http://[::127.0.0.1]:8080/',
-      'http://[64:ff9b::127.0.0.1]:8080/',
-      'http://[2002:7f00:1::1]:8080/',
-      'http://[2001:0:808:808:8000:f227:80ff:fffe]:8080/',
-    ]) {
+  it('allows loopback addresses themselves where loopback is allowed (locally), and nothing else', () => {
+    for (const url of ['http://127.0.0.1:8080/', 'http://127.1.2.3:8080/', 'http://[::1]:8080/', 'http://2130706433:8080/']) {
       expect(judge(url, true), url).toBeUndefined();
       expect(judge(url, false), url).toMatch(/loopback address/);
     }
     for (const [url, why] of refused.filter(([, why]) => !/loopback/.test(why.source))) {
       expect(judge(url, true), url).toMatch(why);
     }
+  });
+
+  it.each([
+    ['http://[::ffff:127.0.0.1]:8080/', 'IPv4-mapped'],
+    ['http://[::ffff:7f00:1]:8080/', 'IPv4-mapped'],
+    ['http://[::ffff:0:127.0.0.1]:8080/', 'IPv4-translated'],
+    ['http://[::127.0.0.1]:8080/', 'IPv4-compatible'],
+    ['http://[64:ff9b::7f00:1]:8080/', 'NAT64'],
+    ['http://[64:ff9b::127.0.0.1]:8080/', 'NAT64'],
+    ['http://[2002:7f00:1::]:8080/', '6to4'],
+    ['http://[2002:7f00:1::1]:8080/', '6to4'],
+    ['http://[2001:0:808:808:8000:f227:80ff:fffe]:8080/', 'Teredo client'],
+    ['http://[2001:0:7f00:1:8000:f227:f7f7:f7f7]:8080/', 'Teredo server'],
+  ])('refuses %s even where loopback is allowed: it carries 127.0.0.1 (%s) but is no loopback address', (url, form) => {
+    const why = new RegExp(`loopback address \\(${form} 127\\.0\\.0\\.1\\)$`);
+    expect(judge(url, true), url).toMatch(why);
+    expect(judge(url, false), url).toMatch(why);
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    expect(refusalFor(host, true), url).toMatch(/^refused: .* is a loopback address \(/);
   });
 
   it('judges Teredo by both its addresses: a loopback server does not let a private client through', () => {

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   ACCESS_TOKEN_SECONDS,
   hasExpired,
-  issuerOf,
   protectedResourceMetadata,
   parseScopes,
   pkceVerifies,
@@ -10,6 +9,7 @@ import {
   redirectUriRegistered,
   REFRESH_TOKEN_SECONDS,
 } from '../../lib/domain/oauth.ts';
+import { ConfigurationError, parseBaseUrl, readConfig } from '../../lib/config.ts';
 import { readAuthorizerContext, toAuthorizerContext } from '../../lib/http/context.ts';
 import { bearerChallenge, resourceMetadataUrl, rfc9728MetadataUrl } from '../../lib/http/gateway-responses.ts';
 import { annotations, scopeNeeded } from '../../lib/mcp/tool.ts';
@@ -100,18 +100,22 @@ describe('scopes', () => {
 });
 
 describe('the issuer', () => {
-  const event = (host: string, path: string, contextPath: string, proto?: string) => ({
-    headers: { Host: host, ...(proto ? { 'X-Forwarded-Proto': proto } : {}) },
-    path,
-    requestContext: { path: contextPath },
-  });
-
-  it('is the API’s base URL: scheme, host, and the stage path API Gateway’s own host puts before every route', () => {
-    expect(issuerOf(event('abc.execute-api.eu-west-1.amazonaws.com', '/mcp', '/prod/mcp', 'https'))).toBe(
+  it('is the configured base URL (PUBLIC_URL): scheme, host and the stage path, never a request header', () => {
+    expect(parseBaseUrl('https://abc.execute-api.eu-west-1.amazonaws.com/prod/', 'PUBLIC_URL')).toBe(
       'https://abc.execute-api.eu-west-1.amazonaws.com/prod',
     );
-    expect(issuerOf(event('api.example.com', '/oauth/token', '/oauth/token', 'https'))).toBe('https://api.example.com');
-    expect(issuerOf(event('127.0.0.1:3000', '/mcp', '/mcp', 'http'))).toBe('http://127.0.0.1:3000');
+    expect(parseBaseUrl('https://api.example.com', 'PUBLIC_URL')).toBe('https://api.example.com');
+    expect(parseBaseUrl('http://127.0.0.1:3000/', 'PUBLIC_URL')).toBe('http://127.0.0.1:3000');
+    for (const bad of [
+      'api.example.com',
+      'ftp://api.example.com',
+      'https://api.example.com/?stage=1',
+      'https://u:p@api.example.com',
+    ]) {
+      expect(() => parseBaseUrl(bad, 'PUBLIC_URL'), bad).toThrow(ConfigurationError);
+    }
+    expect(readConfig({ PUBLIC_URL: 'https://api.example.com/' }, false).publicUrl).toBe('https://api.example.com');
+    expect(readConfig({}, false).publicUrl).toBeUndefined();
   });
 
   it('puts /mcp’s metadata where RFC 9728 says, and under the stage where API Gateway’s own host cannot route that', () => {
@@ -121,7 +125,7 @@ describe('the issuer', () => {
       // The request API Gateway hands the function for that URL: `path` without the stage, `requestContext.path` with it.
       const path = url.pathname.slice(stage.length);
       expect(path).toBe('/.well-known/oauth-protected-resource/mcp');
-      const issuer = issuerOf(event(host, path, url.pathname, 'https'));
+      const issuer = parseBaseUrl(`https://${host}${stage}`, 'PUBLIC_URL');
       return { pointer, resource: protectedResourceMetadata(issuer).resource, issuer };
     };
     // A custom domain: exactly RFC 9728's location of the resource's metadata.

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
@@ -76,7 +77,12 @@ describe('the OpenAPI document', () => {
   it('declares every status a route can answer, and no other', () => {
     for (const route of routes) {
       const op = operationOf(route.method, route.path);
-      const expected = [route.operation.success.status, ...route.operation.errors, ...(route.auth ? commonErrors : [])];
+      const expected = [
+        route.operation.success.status,
+        ...(route.operation.accepted ? [202] : []),
+        ...route.operation.errors,
+        ...(route.auth ? commonErrors : []),
+      ];
       expect(Object.keys(op.responses).map(Number).sort(), route.operation.id).toEqual([...new Set(expected)].sort());
     }
   });
@@ -89,14 +95,31 @@ describe('the OpenAPI document', () => {
     expect(routes.some((r) => !r.auth && r.path === '/api-docs/v1/swagger.yaml')).toBe(true);
   });
 
-  it('types every path parameter as a positive integer (an issue key as its pattern), and gives lists page, per_page and cursor', () => {
+  it('types every path parameter as what the service takes (ids as positive integers, the others by their pattern), and gives lists page, per_page and cursor', () => {
+    // What real ones look like, as the service writes them.
+    const real: Record<string, string[]> = {
+      issue_key: ['APL-42', 'apl-7'],
+      relation_id: ['65-blocks-66', '3-relates_to-9', '12-duplicates-7'],
+      job_id: [randomUUID()],
+      delivery_id: ['msg_2bq9R0u1x7Xn2p3K6dZ8vA1yQw'],
+    };
     for (const route of routes) {
       const op = operationOf(route.method, route.path);
       const params: Json[] = op.parameters ?? [];
       for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {
         const p = params.find((x) => x.in === 'path' && x.name === name);
-        const schema = name === 'issue_key' ? { type: 'string', pattern: expect.any(String) } : { type: 'integer', minimum: 1 };
-        expect(p, `${route.operation.id} {${name}}`).toMatchObject({ required: true, schema });
+        const examples = real[name!];
+        if (!examples) {
+          expect(p, `${route.operation.id} {${name}}`).toMatchObject({ required: true, schema: { type: 'integer', minimum: 1 } });
+          continue;
+        }
+        expect(p, `${route.operation.id} {${name}}`).toMatchObject({
+          required: true,
+          schema: { type: 'string', pattern: expect.any(String) },
+        });
+        const pattern = new RegExp(p!.schema.pattern, 'u');
+        for (const example of examples) expect(pattern.test(example), `${name}: ${example}`).toBe(true);
+        for (const wrong of ['1', 'x', '']) expect(pattern.test(wrong), `${name}: ${wrong}`).toBe(false);
       }
       const query = params.filter((x) => x.in === 'query').map((x) => x.name);
       if (route.operation.success.list)

@@ -66,9 +66,13 @@ describe('the route table', () => {
     expect(errorsOf('PUT', '/api/v1/comments/{id}')).toEqual([400, 403, 404, 412, 413, 415, 422]);
     expect(errorsOf('DELETE', '/api/v1/projects/{project_id}')).toEqual([403, 404, 412, 422]);
     expect(errorsOf('POST', '/api/v1/projects/{project_id}/sprints/{sprint_id}/activation')).toEqual([400, 404, 409, 412, 422]);
-    expect(errorsOf('POST', '/mcp')).toEqual([400, 406, 413, 415, 422]);
-    expect(errorsOf('GET', '/mcp')).toEqual([405, 422]);
-    expect(errorsOf('DELETE', '/mcp')).toEqual([405, 422]);
+    expect(errorsOf('POST', '/mcp')).toEqual([400, 403, 406, 413, 415, 422]);
+    // GET and DELETE /mcp answer nothing but 405 (their "success"), or the errors every row has.
+    expect(errorsOf('GET', '/mcp')).toEqual([403, 422]);
+    expect(errorsOf('DELETE', '/mcp')).toEqual([403, 422]);
+    expect(routes.filter((r) => r.path === '/mcp' && r.method !== 'POST').map((r) => r.operation.success.status)).toEqual([
+      405, 405,
+    ]);
     expect(errorsOf('DELETE', '/api/v1/me/token')).toEqual([422]);
     expect(errorsOf('GET', '/api-docs')).toEqual([304, 422]);
     // OAuth's authorization endpoint must ignore parameters it does not know (RFC 6749 §3.1).

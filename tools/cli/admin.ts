@@ -3,7 +3,7 @@
  * stdout carries exactly one JSON document; messages go to stderr; bad arguments exit 2.
  *
  * Target: DYNAMODB_ENDPOINT if set; else AWS (default credential chain) when AWS_REGION or
- * AWS_DEFAULT_REGION is set; else the local DynamoDB of `npm start` (localhost:DYNAMODB_PORT).
+ * AWS_DEFAULT_REGION is set; else the local DynamoDB of `npm start` (127.0.0.1:DYNAMODB_PORT).
  * TABLE_NAME selects the table (default sprint-ticketing). On AWS, USAGE_PLAN_ID (the stack's
  * `UsagePlanId` output) makes `org:create` put the organisation's API key in the API's usage plan
  * (tools/cli/usage-plan.ts); `org:api-key` does it for an existing organisation.
@@ -122,7 +122,7 @@ async function main() {
   const { command, values } = parse(process.argv.slice(2));
   const explicit = process.env.DYNAMODB_ENDPOINT;
   const useAws = !explicit && Boolean(process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION);
-  if (!explicit && !useAws) process.env.DYNAMODB_ENDPOINT = `http://localhost:${process.env.DYNAMODB_PORT ?? 8000}`;
+  if (!explicit && !useAws) process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${process.env.DYNAMODB_PORT || 8000}`;
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   const tableName = process.env.TABLE_NAME ?? 'sprint-ticketing';
   if (endpoint) {

@@ -8,7 +8,7 @@ import { createOrganisation } from '../../lib/domain/accounts.ts';
  * and returns its token (shown once). Returns undefined when the table already has data.
  */
 export async function bootstrapFirstOrganisation() {
-  const seq = await db.send(new GetCommand({ TableName: tableName, Key: keys.orgSequence(), ConsistentRead: true }));
+  const seq = await db.send(new GetCommand({ TableName: tableName(), Key: keys.orgSequence(), ConsistentRead: true }));
   if (seq.Item) return undefined;
   return createOrganisation(process.env.DEFAULT_ORG_NAME ?? 'Default organisation', {
     name: process.env.DEFAULT_ADMIN_NAME ?? 'Admin',

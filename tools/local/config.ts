@@ -12,3 +12,20 @@ export const localConfig = {
   dataDir: process.env.DATA_DIR ?? '.data',
   tableName: process.env.TABLE_NAME ?? 'sprint-ticketing',
 };
+
+/**
+ * What the service calls itself when it listens on `host`:`port`: its base URL (`PUBLIC_URL`, the
+ * address `npm start` prints and the issuer of its OAuth tokens) and the `Host` values `/mcp`
+ * answers to (`MCP_ALLOWED_HOSTS`): the loopback names of the port, and the address itself when it
+ * is a particular one. A name that only resolves here (DNS rebinding) is none of them.
+ */
+export function ownAddresses(host: string, port: number): { publicUrl: string; hosts: string[] } {
+  const everywhere = ['0.0.0.0', '::'].includes(host);
+  const loopback = ['127.0.0.1', '::1', 'localhost'].includes(host);
+  const named = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  const loopbackHosts = [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`];
+  return {
+    publicUrl: everywhere || loopback ? `http://localhost:${port}` : `http://${named}`,
+    hosts: everywhere || loopback ? loopbackHosts : [named, ...loopbackHosts],
+  };
+}

@@ -32,7 +32,7 @@ export async function startLocalDeliveryQueue(
   const handler = await loadHandler<SQSEvent, SQSBatchResponse>('functions/webhooks/deliver.ts');
   const retryMs = options.retryMs ?? 1000;
   const lane = (name: Lane): LaneState => ({
-    concurrency: options.concurrency?.[name] ?? config.webhooks.concurrency[name],
+    concurrency: options.concurrency?.[name] ?? config().webhooks.concurrency[name],
     ready: [],
     inFlight: new Map(),
     running: new Set(),

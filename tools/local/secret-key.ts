@@ -26,7 +26,7 @@ export function useLocalSecretKey(dataDir: string): string | undefined {
     }
   }
   const key = readFileSync(file, 'utf8').trim();
-  // For modules loaded after this (their configuration is read at load) and child processes...
+  // For configuration read after this (on first use) and child processes...
   process.env.WEBHOOK_SECRET_LOCAL_KEY = key;
   // ...and for those loaded already.
   useSecretBox(localSecretBox(Buffer.from(key, 'base64')));

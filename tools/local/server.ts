@@ -4,7 +4,7 @@
  * cleanly on SIGINT/SIGTERM.
  */
 import type { Server } from 'node:http';
-import { localConfig } from './config.ts';
+import { localConfig, ownAddresses } from './config.ts';
 import { startDynamoDbLocal, type RunningDynamoDb } from './dynamodb.ts';
 import type { LocalServices } from './services.ts';
 import { ensureTable } from './table.ts';
@@ -40,10 +40,17 @@ try {
     endpoint = dynamo.endpoint;
     console.log(`DynamoDB Local on ${endpoint} (data in ${cfg.dataDir}/)`);
   }
-  // The shared modules read these once at load: set them before importing anything that talks to DynamoDB.
+  // The shared modules read these once, on first use: set them before anything talks to DynamoDB.
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.TABLE_NAME = cfg.tableName;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  // One readable line per request (the gateway's): no Embedded Metric Format blob beside it, which
+  // only CloudWatch reads. AWS keeps both the structured logs and the metrics.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  // The service's own address: the OAuth issuer, and the names /mcp answers to (docs/mcp.md).
+  const own = ownAddresses(cfg.host, cfg.port);
+  process.env.PUBLIC_URL ??= own.publicUrl;
+  process.env.MCP_ALLOWED_HOSTS ??= own.hosts.join(',');
   // Webhooks to receivers on this machine are allowed locally (never on Lambda): docs/change-feed.md.
   process.env.WEBHOOK_ALLOW_LOOPBACK ??= '1';
   // Webhook secrets are sealed with a key kept beside the data (no KMS locally): docs/change-feed.md.

@@ -21,7 +21,7 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
   const { tableName } = await import('../../lib/db/client.ts');
   const { startStreamPoller } = await import('./stream-poller.ts');
   // The cascade consumer, fed from DynamoDB Local's stream as Lambda is fed from DynamoDB Streams.
-  const poller = await startStreamPoller({ endpoint, tableName, timeoutMs: cascadeTimeoutMs });
+  const poller = await startStreamPoller({ endpoint, tableName: tableName(), timeoutMs: cascadeTimeoutMs });
   // The webhook delivery queue and function (SQS and its event source mapping in AWS).
   const { startLocalDeliveryQueue } = await import('./delivery-queue.ts');
   const deliveries = await startLocalDeliveryQueue();
@@ -29,7 +29,7 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
   const { changeFeedParallelization, changeFeedStreamFilters } = await import('../../lib/db/table.ts');
   const feed = await startStreamPoller({
     endpoint,
-    tableName,
+    tableName: tableName(),
     functionModule: 'functions/change-feed.ts',
     filters: changeFeedStreamFilters,
     parallelizationFactor: changeFeedParallelization,

@@ -11,9 +11,11 @@ import { OpenAPIRegistry, OpenApiGeneratorV3, type ResponseConfig, type RouteCon
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 import * as z from 'zod';
+import { OAUTH_REGISTRATIONS_PER_ADDRESS } from '../../lib/config.ts';
 import { RATE_LIMIT } from '../../lib/domain/ratelimit.ts';
 import { commonErrors, routes as allRoutes, type Route } from '../../lib/routes.ts';
 import { ErrorBody, ErrorsBody, PaginationQuery } from '../../lib/schemas/common.ts';
+import { pathParam } from '../../lib/schemas/path-params.ts';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV3['generateDocument']>;
 type Schema = Record<string, unknown>;
@@ -79,11 +81,16 @@ const statusText: Record<number, { name: string; description: string }> = {
   },
   412: {
     name: 'PreconditionFailed',
-    description: 'The resource changed since the `ETag` given in `If-Match` (or is gone): nothing was written.',
+    description:
+      'The resource changed since the `ETag` given in `If-Match`, or the header lists `*` beside tags: nothing was written. (A resource that is gone is 404.)',
   },
   400: { name: 'BadRequest', description: 'Malformed request (e.g. a body that is not valid JSON).' },
   401: { name: 'Unauthorized', description: 'Missing, invalid, revoked or regenerated API token.' },
-  403: { name: 'Forbidden', description: 'Authenticated, but not allowed to do this.' },
+  403: {
+    name: 'Forbidden',
+    description:
+      'Authenticated, but not allowed to do this; on `/mcp`, a request from a browser origin (`Origin`) or to a host (`Host`) it does not allow.',
+  },
   404: { name: 'NotFound', description: "No such resource in the caller's organisation (non-integer ids included)." },
   405: { name: 'MethodNotAllowed', description: 'This method is not offered here.' },
   406: { name: 'NotAcceptable', description: 'The `Accept` header names no media type this operation answers with.' },
@@ -181,7 +188,7 @@ const oauthStatusText: Record<number, string> = {
   400: 'Refused (OAuth error, or the page saying why: an unknown client or redirect URI).',
   401: 'The API token on the page is unknown or revoked: the page again, saying so.',
   403: 'The form did not come from this page (CSRF check): the page again.',
-  429: "The API token's rate limit: retry after `Retry-After` seconds.",
+  429: `Too many requests (the API token on the page; the registrations of one source address, ${OAUTH_REGISTRATIONS_PER_ADDRESS} an hour): retry after \`Retry-After\` seconds.`,
 };
 
 /** A redirect back to the OAuth client. */
@@ -196,6 +203,17 @@ const isResource = (schema: z.ZodType) => 'id' in ((schema as { shape?: Record<s
 function successResponse(route: Route): ResponseConfig {
   const { success } = route.operation;
   if (success.status === 302) return redirectResponse;
+  if (success.status === 405) {
+    // What the row always answers: no success at all (GET and DELETE /mcp).
+    return {
+      description: success.description,
+      content: jsonOf(ref('schemas', 'Error')),
+      headers: {
+        Allow: { description: 'The methods this path offers.', schema: { type: 'string', example: 'POST' } },
+        ...headerRefs(rateLimitHeaders),
+      },
+    };
+  }
   const schema = success.schema && (success.list ? z.array(success.schema) : success.schema);
   return {
     description: success.description,
@@ -257,6 +275,7 @@ const ifMatchHeader = z.object({
 
 function requestHeaders(route: Route) {
   const parts = [
+    ...(route.operation.headers ? [route.operation.headers] : []),
     ...(route.operation.idempotent ? [idempotencyHeader] : []),
     ...(route.method === 'GET' && route.operation.errors.includes(304) ? [ifNoneMatchHeader] : []),
     ...(route.operation.conditional ? [ifMatchHeader] : []),
@@ -266,22 +285,6 @@ function requestHeaders(route: Route) {
 }
 
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1] ?? '');
-
-/** Path ids are positive integers (anything else answers 404). */
-const idParam = (name: string) =>
-  z
-    .number()
-    .int()
-    .min(1)
-    .max(Number.MAX_SAFE_INTEGER)
-    .meta({ param: { description: `\`${name}\`: a positive integer id.` } });
-
-/** `{issue_key}`: what people read on an issue, a project prefix and a number. */
-const keyParam = (name: string) =>
-  z
-    .string()
-    .regex(/^[A-Za-z0-9]{2,4}-[1-9][0-9]{0,15}$/)
-    .meta({ param: { description: `\`${name}\`: an issue key such as APL-42, in any case.` } });
 
 const pageQuery = z.object({
   page: PaginationQuery.shape.page.meta({ param: { description: 'Page number, from 1.' } }),
@@ -308,9 +311,7 @@ function routeConfig(route: Route, components: Map<string, ResponseConfig>): Rou
     tags: [op.tag],
     security: route.auth ? authenticated : [],
     request: {
-      ...(names.length
-        ? { params: z.object(Object.fromEntries(names.map((n) => [n, n === 'issue_key' ? keyParam(n) : idParam(n)]))) }
-        : {}),
+      ...(names.length ? { params: z.object(Object.fromEntries(names.map((n) => [n, pathParam(n)]))) } : {}),
       ...(query ? { query } : {}),
       ...(headerParams ? { headers: headerParams } : {}),
       ...(op.body
@@ -326,6 +327,7 @@ function routeConfig(route: Route, components: Map<string, ResponseConfig>): Rou
     },
     responses: {
       [op.success.status]: successResponse(route),
+      ...(op.accepted ? { 202: { description: op.accepted, headers: headerRefs(rateLimitHeaders) } } : {}),
       ...Object.fromEntries(statuses.map((s) => [s, otherResponse(s, route, components)])),
     },
   };
@@ -372,7 +374,7 @@ export function buildOpenApiDocument(routes: readonly Route[] = allRoutes): Open
         },
       },
     ],
-    tags: [...new Set(routes.map((r) => r.operation.tag))].map((name) => ({ name })),
+    tags: [...new Set(routes.map((r) => r.operation.tag))].map((name) => ({ name, description: tagDescriptions[name] ?? '' })),
   });
   // Response components go in afterwards (they hold no zod). A plain JSON tree: no shared objects,
   // so that closing a response object cannot close a request one, and YAML gets no anchors.
@@ -381,7 +383,74 @@ export function buildOpenApiDocument(routes: readonly Route[] = allRoutes): Open
     JSON.stringify({ ...doc, components: { ...components, responses: sortedObject(Object.fromEntries(responses)) } }),
   ) as OpenApiDocument;
   closeResponseObjects(plain);
+  typedNullables(plain);
   return plain;
+}
+
+/** What each tag of operations holds (the reference page's sections). */
+const tagDescriptions: Record<string, string> = {
+  Documentation: 'This document and the interactive reference that renders it (no token needed).',
+  Accounts: 'The caller, the accounts of its organisation, and API tokens.',
+  Issues: "Issues of a sprint, an organisation's search, and an issue by its key.",
+  Imports: 'Importing issues from Jira (CSV) and GitHub (JSON), and exporting an organisation.',
+  Projects: 'Projects: the top of the hierarchy, each with its issue prefix.',
+  Labels: "A project's label catalogue.",
+  Comments: 'Comments on issues.',
+  Sprints: 'Sprints, their transitions (activate, complete) and their outcomes (report, velocity, burndown).',
+  Relations: 'Relations between issues (blocks, relates to, duplicates).',
+  Backlog: "A project's backlog: the issues in no sprint.",
+  Activity: 'The history of changes of an issue or a sprint.',
+  Webhooks: 'Signed webhooks: endpoints, their deliveries and their secrets (admins only).',
+  OAuth: "The OAuth 2.1 authorization server of /mcp (OAuth's own errors, not the API's).",
+  MCP: 'The Model Context Protocol server (Streamable HTTP, stateless, JSON answers).',
+};
+
+/**
+ * OpenAPI 3.0 allows `nullable` only beside a `type`, and zod-to-openapi writes a nullable union
+ * or a nullable "anything" without one (`anyOf: [..., {nullable: true}]`, `{nullable: true}`),
+ * which a validator may read as "anything" or as an error. Rewritten as 3.0 says: the null branch
+ * of a union becomes `nullable` on each typed branch; a nullable "anything" is plain "anything"
+ * (it takes null already).
+ */
+function typedNullables(doc: OpenApiDocument) {
+  const isBareNull = (s: unknown) =>
+    !!s &&
+    typeof s === 'object' &&
+    Object.keys(s).every((k) => k === 'nullable' || k === 'description') &&
+    (s as Schema).nullable === true;
+  const typedRef = (ref: Schema): Schema => {
+    const name = String(ref.$ref).replace('#/components/schemas/', '');
+    const type = (doc.components?.schemas?.[name] as Schema | undefined)?.type;
+    return { type, allOf: [ref] };
+  };
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const s = node as Schema;
+    if (Array.isArray(s.oneOf) && s.oneOf.some(isBareNull)) throw new Error('a nullable oneOf cannot be written in OpenAPI 3.0');
+    if (Array.isArray(s.anyOf) && s.anyOf.some(isBareNull)) {
+      // A reference takes no sibling keys in 3.0: a nullable reference is `allOf: [ref]` beside
+      // `nullable` and the type of what it refers to.
+      const branches = (s.anyOf as Schema[])
+        .filter((b) => !isBareNull(b))
+        .map((b) => (typeof b.$ref === 'string' ? typedRef(b) : b));
+      if (branches.some((b) => typeof b.type !== 'string')) throw new Error('a nullable union of untyped branches');
+      if (branches.length === 1) {
+        delete s.anyOf;
+        Object.assign(s, branches[0], { nullable: true });
+      } else s.anyOf = branches.map((b) => ({ ...b, nullable: true }));
+    }
+    if (s.nullable === true && s.type === undefined && !s.anyOf && !s.oneOf && !s.allOf && !s.$ref) delete s.nullable;
+    if (
+      s.additionalProperties !== undefined &&
+      typeof s.additionalProperties === 'object' &&
+      Object.keys(s.additionalProperties as Schema).length === 0
+    ) {
+      s.additionalProperties = true;
+    }
+    Object.values(s).forEach(visit);
+  };
+  visit(doc);
 }
 
 /**

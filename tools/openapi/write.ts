@@ -3,10 +3,12 @@
  * `lib/openapi/openapi.v1.yaml` (committed, so reviews show every change of the contract), to
  * `lib/openapi/served.ts` (what `functions/api-docs.ts` serves, so its bundle holds no generator)
  * and the query parameters each operation lists to `lib/openapi/query-parameters.ts` (what
- * `lib/http/strict-query.ts` holds a request's query against).
+ * `lib/http/strict-query.ts` holds a request's query against), and the endpoint table of
+ * docs/api.md (tools/openapi/endpoints.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { buildOpenApiDocument, renderOpenApi, type OpenApiDocument } from './document.ts';
+import { apiDoc, writeEndpointsTable } from './endpoints.ts';
 
 export const outputs = {
   yaml: new URL('../../lib/openapi/openapi.v1.yaml', import.meta.url),
@@ -61,7 +63,8 @@ if (import.meta.main) {
   writeFileSync(outputs.yaml, rendered.yaml);
   writeFileSync(outputs.served, servedModule(rendered));
   writeFileSync(outputs.queryParameters, queryParametersModule(doc));
+  await writeEndpointsTable();
   process.stdout.write(
-    `wrote ${outputs.yaml.pathname} (${rendered.yaml.length} bytes), ${outputs.served.pathname} and ${outputs.queryParameters.pathname}\n`,
+    `wrote ${outputs.yaml.pathname} (${rendered.yaml.length} bytes), ${outputs.served.pathname}, ${outputs.queryParameters.pathname} and the endpoint table of ${apiDoc.pathname}\n`,
   );
 }

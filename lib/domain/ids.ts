@@ -1,0 +1,20 @@
+/**
+ * What the service takes as the ids in its paths (and MCP's arguments): anything else names
+ * nothing (404). Pure patterns, no dependency, so that every handler may check them; the OpenAPI
+ * document states them (lib/schemas/path-params.ts).
+ */
+
+/** A positive integer id of at most 16 digits (and at most 2^53 - 1). */
+export const pathIdPattern = /^[1-9]\d{0,15}$/;
+
+/** An issue key as people read it: a project prefix and a number ("APL-7"), in any case. */
+export const issueKeyPattern = /^[A-Za-z0-9]{2,4}-[1-9]\d{0,15}$/;
+
+/** A relation id as a path carries it: the two issue ids and the kind (`12-blocks-7`). */
+export const relationIdPattern = /^[1-9]\d{0,15}-(blocks|relates_to|duplicates)-[1-9]\d{0,15}$/;
+
+/** An import job's id: a UUID as the service writes it (lower-case). */
+export const jobIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A webhook delivery's id, the `webhook-id` header of its attempts: `msg_` and up to 64 URL-safe characters. */
+export const deliveryIdPattern = /^msg_[\w-]{1,64}$/;

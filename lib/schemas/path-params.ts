@@ -1,0 +1,38 @@
+import * as z from 'zod';
+import { deliveryIdPattern, issueKeyPattern, jobIdPattern, relationIdPattern } from '../domain/ids.ts';
+
+/**
+ * The path parameters of the route table, by name: what the service takes. Anything else names
+ * nothing (404): the handlers check the patterns of lib/domain/ids.ts, which the OpenAPI document
+ * states from here.
+ */
+
+const integerId = (name: string) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .meta({ param: { description: `\`${name}\`: a positive integer id.` } });
+
+const text = (name: string, pattern: RegExp, description: string, format?: string) =>
+  z
+    .string()
+    .regex(pattern)
+    .meta({ ...(format ? { format } : {}), param: { description: `\`${name}\`: ${description}` } });
+
+/** The schema of a path parameter, by its name in the route table. */
+export function pathParam(name: string): z.ZodType {
+  switch (name) {
+    case 'issue_key':
+      return text(name, issueKeyPattern, 'an issue key such as APL-42, in any case.');
+    case 'relation_id':
+      return text(name, relationIdPattern, 'a relation as issues show it, such as `65-blocks-66` (issue 65 blocks issue 66).');
+    case 'job_id':
+      return text(name, jobIdPattern, 'the id of an import job (a UUID), as its creation answered it.', 'uuid');
+    case 'delivery_id':
+      return text(name, deliveryIdPattern, 'the id of a delivery (`msg_…`), as the list of deliveries shows it.');
+    default:
+      return integerId(name);
+  }
+}
