@@ -1,16 +1,17 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { isNotModified } from '../lib/http/conditional.ts';
 import { unknownQueryAnswer } from '../lib/http/strict-query.ts';
-import { etags, json, yaml } from '../lib/openapi/served.ts';
+import { etags, servedDocument } from '../lib/openapi/documents.ts';
 
 const documents = {
-  yaml: { body: yaml, etag: etags.yaml, contentType: 'application/yaml; charset=utf-8' },
-  json: { body: json, etag: etags.json, contentType: 'application/json; charset=utf-8' },
-};
+  yaml: { format: 'yaml', etag: etags.yaml, contentType: 'application/yaml; charset=utf-8' },
+  json: { format: 'json', etag: etags.json, contentType: 'application/json; charset=utf-8' },
+} as const;
 
 /**
  * `GET /api-docs/v1/swagger.yaml` and `.json`, without authentication: the OpenAPI document,
- * rendered at build time by `npm run openapi` (the generator is far too heavy for a Lambda).
+ * rendered at build time by `npm run openapi` (the generator is far too heavy for a Lambda) and
+ * shipped compressed (lib/openapi/documents.ts).
  * Cacheable; a matching `If-None-Match` answers 304. Any query parameter is 422 (the document lists none).
  */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
@@ -25,5 +26,5 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     'Access-Control-Allow-Origin': '*',
   };
   if (isNotModified(event, doc.etag)) return { statusCode: 304, headers, body: '' };
-  return { statusCode: 200, headers, body: doc.body };
+  return { statusCode: 200, headers, body: servedDocument(doc.format) };
 };

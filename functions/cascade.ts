@@ -10,9 +10,9 @@ const RESERVE_MS = 10_000;
 /**
  * The cascade's data layer (and with it the DynamoDB client) loads on the first batch, not at init,
  * as the migration function's runner does: nothing waits on a stream consumer's cold start. In the
- * one-file bundle, the job runner's `import()` below makes esbuild wrap every module it reaches,
- * the data layer and the SDK included, in lazy initialisers; imported statically here, they would
- * all be evaluated at init anyway, whole (infra/bench/README.md).
+ * one-file bundle, the `import()` makes esbuild wrap every module it reaches, the data layer and
+ * the SDK included, in lazy initialisers; imported statically here, they would all be evaluated at
+ * init anyway, whole (infra/bench/README.md).
  */
 const cascadeData = () => import('../lib/db/cascade.ts');
 /** The failure queue (infra/constructs/cascade-consumer.ts); unset locally, where the log says it. */
@@ -40,7 +40,7 @@ async function cascade(event: DynamoDBStreamEvent, context?: Context): Promise<D
   const deadline = remaining === undefined ? undefined : Date.now() + remaining - Math.min(RESERVE_MS, remaining / 2);
   const started = Date.now();
   const { cascadeBatch } = await cascadeData();
-  const [result] = await Promise.all([cascadeBatch(event.Records, { deadline, notifyFailure }), importJobs(event, deadline)]);
+  const result = await cascadeBatch(event.Records, { deadline, notifyFailure });
   for (const err of result.errors) logger.error('cascade failed', err as Error);
   if (result.parents > 0 || result.continued > 0 || result.deleted > 0) {
     logger.info('cascade batch', {
@@ -59,24 +59,6 @@ async function cascade(event: DynamoDBStreamEvent, context?: Context): Promise<D
     publishMetrics();
   }
   return { batchItemFailures: result.firstFailure ? [{ itemIdentifier: result.firstFailure }] : [] };
-}
-
-/**
- * Runs the import jobs queued in the batch (lib/port/job-runner.ts), each until done or the deadline
- * (then written `queued` again: that write brings the consumer back). A job's failure is written on
- * the job, never fails the batch; the module loads only when a batch holds a job.
- */
-async function importJobs(event: DynamoDBStreamEvent, deadline: number | undefined): Promise<void> {
-  if (!event.Records.some((r) => r.dynamodb?.NewImage?.type?.S === 'import_job')) return;
-  const jobs = await import('../lib/port/job-runner.ts');
-  for (const { orgId, jobId } of jobs.importJobsOf(event.Records)) {
-    try {
-      const status = await jobs.runImportJob(orgId, jobId, deadline);
-      if (status) logger.info('import job run', { orgId, jobId, status });
-    } catch (err) {
-      logger.error('import job run failed', { orgId, jobId, error: (err as Error).message });
-    }
-  }
 }
 
 /** Every log line carries the Lambda context (request id, cold start...), as on the routes. */

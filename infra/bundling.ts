@@ -49,9 +49,9 @@ export const bundling = {
  * the DynamoDB client's index, narrowed to what the bundle uses (infra/shims/dynamodb-client.js), and
  * the SDK's event-stream codec, which no DynamoDB operation uses (infra/shims/no-event-streams.js:
  * 13 KB, and about 4 ms of init; infra/bench/README.md says why it is not in every bundle). The
- * stream consumer (`functions/cascade.ts`), which loads its import jobs with `import()`: the same
- * narrowed DynamoDB client index (about 45 KB less) and no event-stream codec (13 KB; neither
- * DynamoDB nor SQS, its failure queue, has an event-stream operation).
+ * stream consumers that load their code with `import()` (`functions/cascade.ts`, its data layer;
+ * `functions/import-jobs.ts`, the job runner): the same narrowed DynamoDB client index (about 45 KB
+ * less) and no event-stream codec (13 KB; neither DynamoDB nor SQS has an event-stream operation).
  */
 export const functionAlias: Record<string, Record<string, string>> = {
   'functions/mcp.ts': {
@@ -62,6 +62,10 @@ export const functionAlias: Record<string, Record<string, string>> = {
     '@smithy/core/event-streams': 'infra/shims/no-event-streams.js',
   },
   'functions/cascade.ts': {
+    '@aws-sdk/client-dynamodb': 'infra/shims/dynamodb-client.js',
+    '@smithy/core/event-streams': 'infra/shims/no-event-streams.js',
+  },
+  'functions/import-jobs.ts': {
     '@aws-sdk/client-dynamodb': 'infra/shims/dynamodb-client.js',
     '@smithy/core/event-streams': 'infra/shims/no-event-streams.js',
   },

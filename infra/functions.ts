@@ -8,6 +8,8 @@ import type { Route } from '../lib/routes.ts';
 export const authorizerEntry = 'functions/authorizer.ts';
 /** The table stream consumer. */
 export const cascadeEntry = 'functions/cascade.ts';
+/** The import jobs' stream consumer. */
+export const importJobsEntry = 'functions/import-jobs.ts';
 /** The change feed's stream consumer (activity). */
 export const changeFeedEntry = 'functions/change-feed.ts';
 /** The webhook delivery function, fed by the delivery queue. */
@@ -49,5 +51,12 @@ export function functionId(entry: string): string {
 
 /** Every function of the stack: one per handler module, the authorizer, the stream consumers and the migrations. */
 export function allFunctionEntries(routes: Route[]): string[] {
-  return [...handlerModules(routes).map((m) => m.entry), authorizerEntry, cascadeEntry, ...changeFeedEntries, migrateEntry];
+  return [
+    ...handlerModules(routes).map((m) => m.entry),
+    authorizerEntry,
+    cascadeEntry,
+    importJobsEntry,
+    ...changeFeedEntries,
+    migrateEntry,
+  ];
 }

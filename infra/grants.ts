@@ -4,7 +4,15 @@
  * (tools/local/permissions.ts) refuses any DynamoDB call outside it, so every e2e test exercises it.
  */
 import type { Route } from '../lib/routes.ts';
-import { type HandlerModule, authorizerEntry, cascadeEntry, changeFeedEntry, deliveryEntry, migrateEntry } from './functions.ts';
+import {
+  type HandlerModule,
+  authorizerEntry,
+  cascadeEntry,
+  changeFeedEntry,
+  deliveryEntry,
+  importJobsEntry,
+  migrateEntry,
+} from './functions.ts';
 
 export type TableAccess = 'none' | Route['access'];
 
@@ -92,21 +100,29 @@ export const authorizerGrant: TableGrant = { actions: ['dynamodb:UpdateItem'], i
  * out of their assignee's index (a transaction: DeleteItem and UpdateItem), clears the parent of a
  * deleted issue's sub-issues (GetItem, then a transaction: UpdateItem), deletes the children in
  * batches (BatchWriteItem), and writes down (PutItem) and clears (DeleteItem) the pending entry of
- * a cascade it must continue. It also runs import jobs (lib/port/job-runner.ts), which write issues,
- * sprints and labels through the domain: their transactions check ancestors (ConditionCheckItem),
- * read families (BatchGetItem), and linking a parent counts an issue's place (LSI1Keys).
+ * a cascade it must continue.
  */
 export const cascadeGrant: TableGrant = {
   actions: [
     'dynamodb:GetItem',
-    'dynamodb:BatchGetItem',
     'dynamodb:Query',
     'dynamodb:BatchWriteItem',
-    'dynamodb:ConditionCheckItem',
     'dynamodb:PutItem',
     'dynamodb:DeleteItem',
     'dynamodb:UpdateItem',
   ],
+  indexes: ['LSI1'],
+};
+
+/**
+ * The import jobs' stream consumer (lib/port/job-runner.ts): claims and saves its job (UpdateItem,
+ * PutItem), reads the file's parts (Query), and writes issues, sprints, labels, comments and
+ * relations through the domain as the routes do: transactions that check ancestors
+ * (ConditionCheckItem), reads of families (GetItem, BatchGetItem), the source-key records, and a
+ * parent's place (LSI1Keys); its report in batches (BatchWriteItem).
+ */
+export const importJobsGrant: TableGrant = {
+  actions: [...tableActions.write, 'dynamodb:BatchWriteItem'],
   indexes: ['LSI1', 'LSI1Keys'],
 };
 
@@ -147,6 +163,7 @@ export const secretKeyUse: Readonly<Record<string, 'encrypt' | 'decrypt'>> = {
 export function grantOf(entry: string, modules: HandlerModule[]): TableGrant {
   if (entry === authorizerEntry) return authorizerGrant;
   if (entry === cascadeEntry) return cascadeGrant;
+  if (entry === importJobsEntry) return importJobsGrant;
   if (entry === changeFeedEntry) return changeFeedGrant;
   if (entry === deliveryEntry) return deliveryGrant;
   if (entry === migrateEntry) return migrationGrant;

@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'a
 import { Construct } from 'constructs';
 import type { Route } from '../lib/routes.ts';
 import { CascadeConsumer } from './constructs/cascade-consumer.ts';
+import { ImportJobs } from './constructs/import-jobs.ts';
 import { Migrations } from './constructs/migrations.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { ChangeFeed } from './constructs/change-feed.ts';
@@ -37,6 +38,7 @@ export class ServiceStack extends Stack {
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   readonly api: ServiceApi;
   readonly cascade: CascadeConsumer;
+  readonly importJobs: ImportJobs;
   readonly monitoring: Monitoring;
   readonly webAcl?: WebAcl;
   readonly changeFeed: ChangeFeed;
@@ -113,6 +115,12 @@ export class ServiceStack extends Stack {
     }
 
     const cascade = new CascadeConsumer(this, 'Cascade', { table, logs, environment: stageEnvironment });
+    const importJobs = new ImportJobs(this, 'ImportJobs', {
+      table,
+      logs,
+      environment: stageEnvironment,
+      failures: cascade.failures,
+    });
     const name = `sprint-ticketing-${config.stage}`;
     // The pending data migrations run once the API serves this release (its writes keep the new layout).
     this.migrations = new Migrations(this, 'Migrations', {
@@ -138,6 +146,7 @@ export class ServiceStack extends Stack {
       functions: [
         ...[...functions].map(([entry, fn]) => ({ label: functionId(entry), fn })),
         { label: 'Cascade', fn: cascade.fn },
+        { label: 'ImportJobs', fn: importJobs.fn },
         { label: 'Migrations', fn: this.migrations.fn },
       ],
       cascade: { fn: cascade.fn, failures: cascade.failures },
@@ -150,6 +159,7 @@ export class ServiceStack extends Stack {
     this.functions = functions;
     this.api = api;
     this.cascade = cascade;
+    this.importJobs = importJobs;
     this.changeFeed = new ChangeFeed(this, 'ChangeFeed', { table, logs, environment: stageEnvironment });
     this.monitoring.watchDeadLetters(
       'DeliveryDeadLetters',

@@ -53,14 +53,20 @@ export function createTableInput(tableName: string) {
 
 /**
  * Event filters of the stream consumer (functions/cascade.ts), any of which lets a record in:
- * the REMOVEs of the parents whose children must go, the writes of pending cascades still to
- * continue (lib/db/cascade.ts), and of import jobs queued to run (lib/port/job-runner.ts). Lambda drops everything else (every other write, and the thousands
+ * the REMOVEs of the parents whose children must go, and the writes of pending cascades still to
+ * continue (lib/db/cascade.ts). Lambda drops everything else (every other write, and the thousands
  * of comment REMOVEs a big cascade emits) before invoking, so they cost nothing.
  */
 export const cascadeStreamFilters = [
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: [...cascadingTypes] } } } },
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
-  // An import job to run, or to go on with (lib/port/job-runner.ts).
+] as const;
+
+/**
+ * Event filter of the import jobs' stream consumer (functions/import-jobs.ts): the writes of a job
+ * queued to run, or to go on with (lib/port/job-runner.ts).
+ */
+export const importJobStreamFilters = [
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['import_job'] }, status: { S: ['queued'] } } } },
 ] as const;
 

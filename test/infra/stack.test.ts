@@ -141,9 +141,9 @@ describe('the stack', () => {
 });
 
 describe('functions', () => {
-  it('has one function per handler module, plus the authorizer, the stream consumer, the change feed and the migrations', () => {
+  it('has one function per handler module, plus the authorizer, the stream consumer, the import jobs, the change feed and the migrations', () => {
     const modules = handlerModules(routes);
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(modules.length + 3 + changeFeedEntries.length);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(modules.length + 4 + changeFeedEntries.length);
     expect([...stack.functions.keys()].sort()).toEqual(modules.map((m) => m.entry).sort());
   });
 
@@ -357,8 +357,20 @@ const noAccess: Expected = { table: [], indexes: [] };
  */
 const expectedGrants: Record<string, Expected> = {
   'functions/authorizer.ts': { table: ['dynamodb:UpdateItem'], indexes: [] },
-  // Cascades, and import jobs (issues, sprints and labels written through the domain).
+  // Cascades: parents read, children paged and deleted in batches, pending cascades written down.
   'functions/cascade.ts': {
+    table: [
+      'dynamodb:BatchWriteItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ],
+    indexes: ['LSI1'],
+  },
+  // Import jobs: issues, sprints, labels, comments and relations written through the domain, the report in batches.
+  'functions/import-jobs.ts': {
     table: [
       'dynamodb:BatchGetItem',
       'dynamodb:BatchWriteItem',
@@ -467,6 +479,7 @@ describe('least privilege', () => {
     ...[...stack.functions].map(([entry, fn]) => ({ entry, id: logicalId(fn) })),
     { entry: 'functions/authorizer.ts', id: logicalId(stack.authorizer) },
     { entry: 'functions/cascade.ts', id: logicalId(stack.cascade.fn) },
+    { entry: 'functions/import-jobs.ts', id: logicalId(stack.importJobs.fn) },
     { entry: 'functions/change-feed.ts', id: logicalId(stack.changeFeed.consumer) },
     { entry: 'functions/webhooks/deliver.ts', id: logicalId(stack.changeFeed.deliverer) },
     { entry: 'functions/migrate.ts', id: logicalId(stack.migrations.fn) },
@@ -551,7 +564,7 @@ describe('least privilege', () => {
 });
 
 describe('the stream consumer', () => {
-  it('receives only REMOVE events of projects, sprints, issues and labels and writes of pending cascades and queued import jobs, with bounded retries and a failure queue', () => {
+  it('receives only REMOVE events of projects, sprints, issues and labels and writes of pending cascades, with bounded retries and a failure queue', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
       ([, m]) => m.Properties.FunctionName.Ref === logicalId(stack.cascade.fn),
     );
@@ -563,7 +576,6 @@ describe('the stream consumer', () => {
     expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'label'] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
-      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['import_job'] }, status: { S: ['queued'] } } } },
     ]);
     expect(p).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
@@ -574,6 +586,29 @@ describe('the stream consumer', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(stack.cascade.failures), 'Arn'] } } },
     });
+  });
+
+  it("runs queued import jobs on a mapping of its own, with bounded retries and the cascade's failure queue, which raises an alarm", () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
+      ([, m]) => m.Properties.FunctionName.Ref === logicalId(stack.importJobs.fn),
+    );
+    expect(mappings).toHaveLength(1);
+    const p = mappings[0]![1].Properties;
+    expect(p.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.table.table), 'StreamArn'] });
+    expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['import_job'] }, status: { S: ['queued'] } } } },
+    ]);
+    expect(p).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      MaximumRetryAttempts: 5,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(stack.cascade.failures), 'Arn'] } } },
+    });
+    expect(stack.importJobs.failures).toBe(stack.cascade.failures);
+    const queue = logicalId(stack.cascade.failures);
+    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([, a]) =>
+      JSON.stringify(a.Properties.Dimensions ?? []).includes(queue),
+    );
+    expect(alarms).toHaveLength(1);
   });
 
   it('announces a cascade given up on the failure queue (its URL, leave to send), which raises an alarm on any message (the monitoring dead-letter alarm)', () => {
@@ -661,8 +696,8 @@ describe('stages', () => {
       }),
     });
     const logGroups = ofType('AWS::Logs::LogGroup');
-    // One per function (the routes', the authorizer, the cascade, the change feed's two, the migrations) and the access log.
-    expect(logGroups.length).toBe(handlerModules(routes).length + 6);
+    // One per function (the routes', the authorizer, the cascade, the import jobs, the change feed's two, the migrations) and the access log.
+    expect(logGroups.length).toBe(handlerModules(routes).length + 7);
     for (const [, group] of logGroups) {
       expect(group).toMatchObject({
         DeletionPolicy: 'Retain',
@@ -1159,6 +1194,7 @@ describe('webhook signing secrets', () => {
       ...[...stack.functions].map(([entry, fn]) => ({ entry, fn })),
       { entry: 'functions/authorizer.ts', fn: stack.authorizer },
       { entry: 'functions/cascade.ts', fn: stack.cascade.fn },
+      { entry: 'functions/import-jobs.ts', fn: stack.importJobs.fn },
       { entry: 'functions/change-feed.ts', fn: stack.changeFeed.consumer },
       { entry: 'functions/webhooks/deliver.ts', fn: stack.changeFeed.deliverer },
     ];

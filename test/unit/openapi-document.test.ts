@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildOpenApiDocument, renderOpenApi } from '../../tools/openapi/document.ts';
-import * as served from '../../lib/openapi/served.ts';
+import { etags as servedEtags, servedDocument } from '../../lib/openapi/documents.ts';
 import { outputs, queryParametersModule } from '../../tools/openapi/write.ts';
 import { commonErrors, routes } from '../../lib/routes.ts';
 
@@ -41,9 +41,10 @@ describe('the OpenAPI document', () => {
     // Booleans, not strings: a stale copy should say what to do, not print two 40 kB documents.
     const stale = 'is stale: run `npm run openapi` and commit lib/openapi/';
     expect(readFileSync(outputs.yaml, 'utf8') === fresh.yaml, `lib/openapi/openapi.v1.yaml ${stale}`).toBe(true);
-    expect(served.yaml === fresh.yaml && served.json === fresh.json, `lib/openapi/served.ts ${stale}`).toBe(true);
-    expect(served.etags).toEqual(fresh.etags);
-    expect(parse(served.yaml)).toEqual(JSON.parse(served.json));
+    const [yaml, json] = [servedDocument('yaml'), servedDocument('json')];
+    expect(yaml === fresh.yaml && json === fresh.json, `lib/openapi/served.ts ${stale}`).toBe(true);
+    expect(servedEtags).toEqual(fresh.etags);
+    expect(parse(yaml)).toEqual(JSON.parse(json));
     const known = readFileSync(outputs.queryParameters, 'utf8') === queryParametersModule(buildOpenApiDocument());
     expect(known, `lib/openapi/query-parameters.ts ${stale}`).toBe(true);
   });

@@ -6,7 +6,9 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { repoRoot } from '../../infra/paths.ts';
-import { yaml } from '../../lib/openapi/served.ts';
+import { servedDocument } from '../../lib/openapi/documents.ts';
+
+const yaml = servedDocument('yaml');
 
 const run = promisify(execFile);
 

@@ -11,9 +11,9 @@ export interface LocalServices {
 }
 
 /**
- * The cascade consumer's timeout in ms (`CASCADE_TIMEOUT_MS`; default 5 minutes, as the CDK stack
- * gives it). The test run sets a few milliseconds, so every cascade of the suite goes through
- * continuations, as a very large one does in AWS.
+ * The cascade consumer's and the import jobs' timeout in ms (`CASCADE_TIMEOUT_MS`; default 5
+ * minutes, as the CDK stack gives them). The test run sets a few milliseconds, so every cascade and
+ * every import job of the suite goes through continuations, as a very large one does in AWS.
  */
 const cascadeTimeoutMs = Number(process.env.CASCADE_TIMEOUT_MS) || undefined;
 
@@ -26,7 +26,15 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
   const { startLocalDeliveryQueue } = await import('./delivery-queue.ts');
   const deliveries = await startLocalDeliveryQueue();
   // The change feed consumer, on its own mapping with its own filter, as in the stack.
-  const { changeFeedParallelization, changeFeedStreamFilters } = await import('../../lib/db/table.ts');
+  const { changeFeedParallelization, changeFeedStreamFilters, importJobStreamFilters } = await import('../../lib/db/table.ts');
+  // The import jobs' consumer, on its own mapping, with the cascade's deadline (CASCADE_TIMEOUT_MS).
+  const jobs = await startStreamPoller({
+    endpoint,
+    tableName: tableName(),
+    functionModule: 'functions/import-jobs.ts',
+    filters: importJobStreamFilters,
+    timeoutMs: cascadeTimeoutMs,
+  });
   const feed = await startStreamPoller({
     endpoint,
     tableName: tableName(),
@@ -37,7 +45,7 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
   return {
     lag: () => ({ cascade: poller.lag(), changeFeed: feed.lag() }),
     stop: async () => {
-      await Promise.all([poller.stop(), feed.stop()]);
+      await Promise.all([poller.stop(), jobs.stop(), feed.stop()]);
       await deliveries.stop();
     },
   };

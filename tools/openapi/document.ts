@@ -409,7 +409,8 @@ const tagDescriptions: Record<string, string> = {
  * OpenAPI 3.0 allows `nullable` only beside a `type`, and zod-to-openapi writes a nullable union
  * or a nullable "anything" without one (`anyOf: [..., {nullable: true}]`, `{nullable: true}`),
  * which a validator may read as "anything" or as an error. Rewritten as 3.0 says: the null branch
- * of a union becomes `nullable` on each typed branch; a nullable "anything" is plain "anything"
+ * of a union becomes `nullable` on each typed branch, or, beside references (which take no
+ * sibling keys), a typed branch that takes null alone; a nullable "anything" is plain "anything"
  * (it takes null already).
  */
 function typedNullables(doc: OpenApiDocument) {
@@ -418,10 +419,11 @@ function typedNullables(doc: OpenApiDocument) {
     typeof s === 'object' &&
     Object.keys(s).every((k) => k === 'nullable' || k === 'description') &&
     (s as Schema).nullable === true;
-  const typedRef = (ref: Schema): Schema => {
+  const typeOfRef = (ref: Schema) => {
     const name = String(ref.$ref).replace('#/components/schemas/', '');
     const type = (doc.components?.schemas?.[name] as Schema | undefined)?.type;
-    return { type, allOf: [ref] };
+    if (typeof type !== 'string') throw new Error(`a nullable reference to ${name}, which has no type`);
+    return type;
   };
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(visit);
@@ -429,16 +431,19 @@ function typedNullables(doc: OpenApiDocument) {
     const s = node as Schema;
     if (Array.isArray(s.oneOf) && s.oneOf.some(isBareNull)) throw new Error('a nullable oneOf cannot be written in OpenAPI 3.0');
     if (Array.isArray(s.anyOf) && s.anyOf.some(isBareNull)) {
-      // A reference takes no sibling keys in 3.0: a nullable reference is `allOf: [ref]` beside
-      // `nullable` and the type of what it refers to.
-      const branches = (s.anyOf as Schema[])
-        .filter((b) => !isBareNull(b))
-        .map((b) => (typeof b.$ref === 'string' ? typedRef(b) : b));
-      if (branches.some((b) => typeof b.type !== 'string')) throw new Error('a nullable union of untyped branches');
-      if (branches.length === 1) {
-        delete s.anyOf;
-        Object.assign(s, branches[0], { nullable: true });
-      } else s.anyOf = branches.map((b) => ({ ...b, nullable: true }));
+      const branches = (s.anyOf as Schema[]).filter((b) => !isBareNull(b));
+      const refs = branches.filter((b) => typeof b.$ref === 'string');
+      if (refs.length > 0) {
+        // A reference takes no `nullable` beside it (and one under `allOf` would still refuse null):
+        // the null branch becomes a typed branch that takes null alone.
+        s.anyOf = [...branches, { type: typeOfRef(refs[0]!), nullable: true, enum: [null] }];
+      } else {
+        if (branches.some((b) => typeof b.type !== 'string')) throw new Error('a nullable union of untyped branches');
+        if (branches.length === 1) {
+          delete s.anyOf;
+          Object.assign(s, branches[0], { nullable: true });
+        } else s.anyOf = branches.map((b) => ({ ...b, nullable: true }));
+      }
     }
     if (s.nullable === true && s.type === undefined && !s.anyOf && !s.oneOf && !s.allOf && !s.$ref) delete s.nullable;
     if (
