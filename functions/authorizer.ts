@@ -1,8 +1,8 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { authenticate } from '../lib/domain/auth.ts';
-import { UnauthorizedError } from '../lib/domain/errors.ts';
+import { authenticate } from '../lib/services/auth.ts';
+import { UnauthorizedError } from '../lib/vocabulary/errors.ts';
 import { toAuthorizerContext } from '../lib/http/context.ts';
 import { logger } from '../lib/http/logger.ts';
 import { countMetric, metricNames, publishMetrics } from '../lib/http/metrics.ts';

@@ -12,7 +12,7 @@ const RESERVE_MS = 10_000;
  * as the migration function's runner does: nothing waits on a stream consumer's cold start. In the
  * one-file bundle, the `import()` makes esbuild wrap every module it reaches, the data layer and
  * the SDK included, in lazy initialisers; imported statically here, they would all be evaluated at
- * init anyway, whole (infra/bench/README.md).
+ * init anyway, whole (tools/bench/README.md).
  */
 const cascadeData = () => import('../lib/db/cascade.ts');
 /** The failure queue (infra/constructs/cascade-consumer.ts); unset locally, where the log says it. */

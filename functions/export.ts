@@ -1,5 +1,5 @@
 import { routeHandler } from '../lib/http/stack.ts';
-import { exportPage } from '../lib/port/export-pages.ts';
+import { exportPage } from '../lib/services/import-export/export-pages.ts';
 import { parseOrThrow } from '../lib/schemas/validate.ts';
 
 /**

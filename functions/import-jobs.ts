@@ -7,7 +7,7 @@ import { logger } from '../lib/http/logger.ts';
 const RESERVE_MS = 10_000;
 
 /**
- * DynamoDB Streams consumer of import jobs queued to run (lib/port/jobs.ts), on a mapping of its
+ * DynamoDB Streams consumer of import jobs queued to run (lib/services/import-export/jobs.ts), on a mapping of its
  * own (a long import never delays a cascade, and the cascade's bundle carries none of the import
  * code). Each job runs until done or the deadline, then is written `queued` again with its
  * progress: that write brings the consumer back. A job's failure is written on the job and never
@@ -17,7 +17,7 @@ const RESERVE_MS = 10_000;
 async function importJobs(event: DynamoDBStreamEvent, context?: Context): Promise<void> {
   const remaining = context?.getRemainingTimeInMillis?.();
   const deadline = remaining === undefined ? undefined : Date.now() + remaining - Math.min(RESERVE_MS, remaining / 2);
-  const jobs = await import('../lib/port/job-runner.ts');
+  const jobs = await import('../lib/services/import-export/job-runner.ts');
   for (const { orgId, jobId } of jobs.importJobsOf(event.Records)) {
     try {
       const status = await jobs.runImportJob(orgId, jobId, deadline);

@@ -1,6 +1,6 @@
-import { getImportJobStatus, startImportJob } from '../lib/port/jobs.ts';
+import { getImportJobStatus, startImportJob } from '../lib/services/import-export/jobs.ts';
 import { routeHandler } from '../lib/http/stack.ts';
-import { BadRequestError } from '../lib/domain/errors.ts';
+import { BadRequestError } from '../lib/vocabulary/errors.ts';
 import { parseOrThrow } from '../lib/schemas/validate.ts';
 
 const schemas = () => import('../lib/schemas/imports.ts');

@@ -1,6 +1,6 @@
 /**
  * The esbuild settings every Lambda bundle is built with: the CDK stack hands them to
- * `NodejsFunction`, and `infra/bench/bundles.ts` builds its measured bundles with the very same ones.
+ * `NodejsFunction`, and `tools/bench/bundles.ts` builds its measured bundles with the very same ones.
  * Plain data on purpose: the bench imports this file without loading aws-cdk-lib.
  */
 import { bundledAssetFolder, referenceAssets } from '../lib/api-reference/assets.ts';
@@ -48,7 +48,7 @@ export const bundling = {
  * (ajv) and zod 3 support, which this server never runs (infra/shims/unused-sdk-dependencies.ts),
  * the DynamoDB client's index, narrowed to what the bundle uses (infra/shims/dynamodb-client.js), and
  * the SDK's event-stream codec, which no DynamoDB operation uses (infra/shims/no-event-streams.js:
- * 13 KB, and about 4 ms of init; infra/bench/README.md says why it is not in every bundle). The
+ * 13 KB, and about 4 ms of init; tools/bench/README.md says why it is not in every bundle). The
  * stream consumers that load their code with `import()` (`functions/cascade.ts`, its data layer;
  * `functions/import-jobs.ts`, the job runner): the same narrowed DynamoDB client index (about 45 KB
  * less) and no event-stream codec (13 KB; neither DynamoDB nor SQS has an event-stream operation).

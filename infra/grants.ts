@@ -55,7 +55,7 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/issues/bulk.ts': ['LSI1Keys'],
   'functions/sprints/complete.ts': ['LSI1'],
   'functions/webhooks/read.ts': ['LSI1'],
-  // GET /export reads every list's issues in order (lib/port/export.ts).
+  // GET /export reads every list's issues in order (lib/services/import-export/export.ts).
   'functions/export.ts': ['LSI1'],
   // The MCP tools list and place issues.
   'functions/mcp.ts': ['LSI1', 'LSI1Keys'],
@@ -115,7 +115,7 @@ export const cascadeGrant: TableGrant = {
 };
 
 /**
- * The import jobs' stream consumer (lib/port/job-runner.ts): claims and saves its job (UpdateItem,
+ * The import jobs' stream consumer (lib/services/import-export/job-runner.ts): claims and saves its job (UpdateItem,
  * PutItem), reads the file's parts (Query), and writes issues, sprints, labels, comments and
  * relations through the domain as the routes do: transactions that check ancestors
  * (ConditionCheckItem), reads of families (GetItem, BatchGetItem), the source-key records, and a
@@ -149,7 +149,7 @@ export const deliveryGrant: TableGrant = { actions: tableActions.write, indexes:
 export const migrationGrant: TableGrant = { actions: [...tableActions.write, 'dynamodb:Scan'], indexes: [] };
 
 /**
- * Who may use the webhook secret key (lib/webhooks/secret-box.ts), and for what: the two functions
+ * Who may use the webhook secret key (lib/db/secret-box.ts), and for what: the two functions
  * that make a secret seal it (`kms:Encrypt`; neither opens a stored one), the delivery function
  * opens it to sign (`kms:Decrypt`). No other function may use the key, nor is told of it.
  */

@@ -13,7 +13,7 @@ export const stageNames: readonly StageName[] = ['dev', 'prod'];
  * Default throttle of every method of the stage (API Gateway applies it per method, before the
  * authorizer runs), so that junk tokens and the unauthenticated routes have a bounded cost. A
  * busy method of a healthy service stays far below it: one organisation is held to 100 requests
- * a second by its usage plan, one token to 10 a second by its bucket (lib/domain/ratelimit.ts).
+ * a second by its usage plan, one token to 10 a second by its bucket (lib/model/ratelimit.ts).
  */
 export const STAGE_THROTTLE = { rateLimit: 200, burstLimit: 400 } as const;
 

@@ -8,7 +8,7 @@
  * Powertools reads its own variables (`POWERTOOLS_*`) when the logger and metrics are built
  * (lib/http/logger.ts, lib/http/metrics.ts).
  */
-import { LANE_CONCURRENCY } from './webhooks/fairness.ts';
+import { LANE_CONCURRENCY } from './model/fairness.ts';
 
 /** True inside an AWS Lambda execution environment (set by the Lambda runtime, not by anyone's configuration). */
 export const onLambda = process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
@@ -69,7 +69,7 @@ export function parseBaseUrl(raw: string, name: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-/** Registrations of OAuth clients one source address may make per hour (lib/domain/oauth.ts says why). */
+/** Registrations of OAuth clients one source address may make per hour (lib/model/oauth.ts says why). */
 export const OAUTH_REGISTRATIONS_PER_ADDRESS = 20;
 
 function positive(value: string | undefined, fallback: number): number {
@@ -115,7 +115,7 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
       /** A receiver must answer within this. */
       timeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000),
       /**
-       * An attempt that takes this long or more, answered or not, is slow (lib/webhooks/fairness.ts):
+       * An attempt that takes this long or more, answered or not, is slow (lib/model/fairness.ts):
        * half the timeout (5 s) unless set. The tests set it to their short timeout, so that only a
        * receiver that never answers counts, not one slowed by a loaded machine.
        */
@@ -128,7 +128,7 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
         fast: positive(env.WEBHOOK_CONCURRENCY, LANE_CONCURRENCY.fast),
         slow: positive(env.WEBHOOK_SLOW_CONCURRENCY, LANE_CONCURRENCY.slow),
       },
-      /** First wait of a message over its organisation's cap (lib/webhooks/fairness.ts). */
+      /** First wait of a message over its organisation's cap (lib/model/fairness.ts). */
       deferMs: positive(env.WEBHOOK_DEFER_MS, 1000),
     },
     /**
@@ -152,7 +152,7 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
       registrationsPerAddress: positive(env.OAUTH_REGISTRATION_LIMIT, OAUTH_REGISTRATIONS_PER_ADDRESS),
     },
     /**
-     * How webhook signing secrets are sealed at rest (lib/webhooks/secret-box.ts). The KMS key
+     * How webhook signing secrets are sealed at rest (lib/db/secret-box.ts). The KMS key
      * reaches only the functions that may use it (the CDK stack sets it on create, rotate-secret and
      * the delivery function); locally there is no KMS, and a local AES key stands in for it.
      */

@@ -1,4 +1,4 @@
-import { createAccount } from '../../lib/domain/accounts.ts';
+import { createAccount } from '../../lib/services/accounts.ts';
 import { bodySchema, routeHandler } from '../../lib/http/stack.ts';
 
 export const handler = routeHandler(

@@ -1,4 +1,4 @@
-import { listAccounts } from '../../lib/domain/accounts.ts';
+import { listAccounts } from '../../lib/services/accounts.ts';
 import { routeHandler } from '../../lib/http/stack.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 

@@ -1,4 +1,4 @@
-import { listIssueActivity, listSprintActivity } from '../../lib/domain/activity.ts';
+import { listIssueActivity, listSprintActivity } from '../../lib/services/activity.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 

@@ -1,4 +1,4 @@
-import { createIssue } from '../../lib/domain/issues.ts';
+import { createIssue } from '../../lib/services/issues.ts';
 import { bodySchema, pathId } from '../../lib/http/stack.ts';
 import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 

@@ -1,4 +1,4 @@
-import { deleteIssue } from '../../lib/domain/issues.ts';
+import { deleteIssue } from '../../lib/services/issues.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
 /** Deletes an issue of the project backlog; its comments follow by cascade. */

@@ -1,4 +1,4 @@
-import { getIssue } from '../../lib/domain/issues.ts';
+import { getIssue } from '../../lib/services/issues.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
 /** An issue of the project backlog (404 if it lives elsewhere). */

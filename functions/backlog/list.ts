@@ -1,4 +1,4 @@
-import { listIssues } from '../../lib/domain/issues.ts';
+import { listIssues } from '../../lib/services/issues.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 import { issueFilters } from '../../lib/http/issue-filters.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';

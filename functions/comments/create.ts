@@ -1,4 +1,4 @@
-import { createComment } from '../../lib/domain/comments.ts';
+import { createComment } from '../../lib/services/comments.ts';
 import { bodySchema, pathId } from '../../lib/http/stack.ts';
 import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 

@@ -1,4 +1,4 @@
-import { deleteComment } from '../../lib/domain/comments.ts';
+import { deleteComment } from '../../lib/services/comments.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
 export const handler = routeHandler(async (req) => {

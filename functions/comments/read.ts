@@ -1,4 +1,4 @@
-import { getComment, listComments } from '../../lib/domain/comments.ts';
+import { getComment, listComments } from '../../lib/services/comments.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 

@@ -1,4 +1,4 @@
-import { updateComment } from '../../lib/domain/comments.ts';
+import { updateComment } from '../../lib/services/comments.ts';
 import { bodySchema, pathId, routeHandler } from '../../lib/http/stack.ts';
 
 export const handler = routeHandler(

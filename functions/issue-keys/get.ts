@@ -1,5 +1,5 @@
-import { findIssueByNumber } from '../../lib/domain/issue-lookup.ts';
-import { NotFoundError } from '../../lib/domain/errors.ts';
+import { findIssueByNumber } from '../../lib/services/issue-lookup.ts';
+import { NotFoundError } from '../../lib/vocabulary/errors.ts';
 import { routeHandler } from '../../lib/http/stack.ts';
 
 const issueKey = /^[A-Za-z0-9]{2,4}-[1-9]\d{0,15}$/;

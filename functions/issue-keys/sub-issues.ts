@@ -1,4 +1,4 @@
-import { listSubIssues } from '../../lib/domain/sub-issues.ts';
+import { listSubIssues } from '../../lib/services/sub-issues.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 import { routeHandler } from '../../lib/http/stack.ts';
 

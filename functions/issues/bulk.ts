@@ -1,4 +1,4 @@
-import { bulkWriteToList } from '../../lib/domain/bulk.ts';
+import { bulkWriteToList } from '../../lib/services/bulk.ts';
 import { bulkResults } from '../../lib/http/bulk.ts';
 import { bodySchema, pathId } from '../../lib/http/stack.ts';
 import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';

@@ -3,12 +3,12 @@ import { bodySchema, routeHandler } from '../../lib/http/stack.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
 
 /**
- * Loaded on the first request, like the pagination schemas (infra/bench/README.md): the schemas,
+ * Loaded on the first request, like the pagination schemas (tools/bench/README.md): the schemas,
  * and the grammar and search (whose JSON form is a zod schema).
  */
 const schemas = () => import('../../lib/schemas/search.ts');
-const grammar = () => import('../../lib/domain/selection.ts');
-const search = () => import('../../lib/domain/search.ts');
+const grammar = () => import('../../lib/model/selection.ts');
+const search = () => import('../../lib/services/search.ts');
 
 /**
  * `GET /api/v1/issues?q=…` and `POST /api/v1/issues/search` (the same selection as JSON): one

@@ -1,4 +1,4 @@
-import { updateIssue } from '../../lib/domain/issues.ts';
+import { updateIssue } from '../../lib/services/issues.ts';
 import { bodySchema, pathId, routeHandler } from '../../lib/http/stack.ts';
 
 /** PATCH and PUT of an issue of a sprint's issues; `sprint_id` moves it. */

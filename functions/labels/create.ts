@@ -1,4 +1,4 @@
-import { createLabel } from '../../lib/domain/labels.ts';
+import { createLabel } from '../../lib/services/labels.ts';
 import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 import { bodySchema, pathId } from '../../lib/http/stack.ts';
 

@@ -1,4 +1,4 @@
-import { deleteLabel } from '../../lib/domain/labels.ts';
+import { deleteLabel } from '../../lib/services/labels.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
 /** The label goes at once; the cascade takes it off its issues in the background. */

@@ -1,4 +1,4 @@
-import { getLabel, listLabels } from '../../lib/domain/labels.ts';
+import { getLabel, listLabels } from '../../lib/services/labels.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 

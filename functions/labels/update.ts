@@ -1,4 +1,4 @@
-import { updateLabel } from '../../lib/domain/labels.ts';
+import { updateLabel } from '../../lib/services/labels.ts';
 import { bodySchema, pathId, routeHandler } from '../../lib/http/stack.ts';
 
 /** PATCH and PUT: the same partial update; issues show a new name or colour at once. */

@@ -1,9 +1,9 @@
-import { listMyIssues } from '../../lib/domain/my-issues.ts';
+import { listMyIssues } from '../../lib/services/my-issues.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 import { routeHandler } from '../../lib/http/stack.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
 
-/** Loaded on the first request, like the pagination schemas (infra/bench/README.md). */
+/** Loaded on the first request, like the pagination schemas (tools/bench/README.md). */
 const schemas = () => import('../../lib/schemas/issues.ts');
 
 /** The caller's assigned issues across the organisation's projects, newest update first, filtered by status, priority, type, due date, parent and labels. */

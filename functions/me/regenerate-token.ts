@@ -1,4 +1,4 @@
-import { regenerateOwnToken } from '../../lib/domain/accounts.ts';
+import { regenerateOwnToken } from '../../lib/services/accounts.ts';
 import { routeHandler } from '../../lib/http/stack.ts';
 
 export const handler = routeHandler(

@@ -1,4 +1,4 @@
-import { revokeOwnToken } from '../../lib/domain/accounts.ts';
+import { revokeOwnToken } from '../../lib/services/accounts.ts';
 import { routeHandler } from '../../lib/http/stack.ts';
 
 export const handler = routeHandler(async (req) => {

@@ -1,4 +1,4 @@
-import { createProject } from '../../lib/domain/projects.ts';
+import { createProject } from '../../lib/services/projects.ts';
 import { bodySchema } from '../../lib/http/stack.ts';
 import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 

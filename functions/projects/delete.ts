@@ -1,4 +1,4 @@
-import { deleteProject } from '../../lib/domain/projects.ts';
+import { deleteProject } from '../../lib/services/projects.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
 export const handler = routeHandler(async (req) => {

@@ -1,10 +1,10 @@
-import { getProject, listProjects } from '../../lib/domain/projects.ts';
-import { getVelocity } from '../../lib/domain/sprints.ts';
+import { getProject, listProjects } from '../../lib/services/projects.ts';
+import { getVelocity } from '../../lib/services/sprints.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
 
-/** Loaded on the first request: zod and the schemas stay out of the cold start (infra/bench/README.md). */
+/** Loaded on the first request: zod and the schemas stay out of the cold start (tools/bench/README.md). */
 const schemas = () => import('../../lib/schemas/sprint-outcomes.ts');
 
 /**

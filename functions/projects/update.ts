@@ -1,4 +1,4 @@
-import { updateProject } from '../../lib/domain/projects.ts';
+import { updateProject } from '../../lib/services/projects.ts';
 import { bodySchema, pathId, routeHandler } from '../../lib/http/stack.ts';
 
 export const handler = routeHandler(

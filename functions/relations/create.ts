@@ -1,4 +1,4 @@
-import { addRelation } from '../../lib/domain/relations.ts';
+import { addRelation } from '../../lib/services/relations.ts';
 import { bodySchema, issueKeyParam } from '../../lib/http/stack.ts';
 import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 

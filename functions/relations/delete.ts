@@ -1,5 +1,5 @@
-import { removeRelation, relationIdPattern } from '../../lib/domain/relations.ts';
-import { NotFoundError } from '../../lib/domain/errors.ts';
+import { removeRelation, relationIdPattern } from '../../lib/services/relations.ts';
+import { NotFoundError } from '../../lib/vocabulary/errors.ts';
 import { issueKeyParam, routeHandler } from '../../lib/http/stack.ts';
 
 /** Removes a relation from both of its issues. */

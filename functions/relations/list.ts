@@ -1,4 +1,4 @@
-import { listRelations } from '../../lib/domain/relations.ts';
+import { listRelations } from '../../lib/services/relations.ts';
 import { issueKeyParam, routeHandler } from '../../lib/http/stack.ts';
 
 /** An issue's relations (at most 50, oldest first), each as the issue sees it. */

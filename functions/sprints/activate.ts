@@ -1,4 +1,4 @@
-import { activateSprint } from '../../lib/domain/sprints.ts';
+import { activateSprint } from '../../lib/services/sprints.ts';
 import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 import { pathId } from '../../lib/http/stack.ts';
 

@@ -1,4 +1,4 @@
-import { completeSprint } from '../../lib/domain/sprints.ts';
+import { completeSprint } from '../../lib/services/sprints.ts';
 import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 import { bodySchema, pathId } from '../../lib/http/stack.ts';
 

@@ -1,4 +1,4 @@
-import { createSprint } from '../../lib/domain/sprints.ts';
+import { createSprint } from '../../lib/services/sprints.ts';
 import { bodySchema, pathId } from '../../lib/http/stack.ts';
 import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 

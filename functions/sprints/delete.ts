@@ -1,4 +1,4 @@
-import { deleteSprint } from '../../lib/domain/sprints.ts';
+import { deleteSprint } from '../../lib/services/sprints.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
 export const handler = routeHandler(async (req) => {

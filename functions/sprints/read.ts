@@ -1,4 +1,4 @@
-import { getBurndown, getSprint, getSprintReport, listSprints } from '../../lib/domain/sprints.ts';
+import { getBurndown, getSprint, getSprintReport, listSprints } from '../../lib/services/sprints.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 

@@ -1,4 +1,4 @@
-import { updateSprint } from '../../lib/domain/sprints.ts';
+import { updateSprint } from '../../lib/services/sprints.ts';
 import { bodySchema, pathId, routeHandler } from '../../lib/http/stack.ts';
 
 /** PATCH and PUT: the same partial update. */

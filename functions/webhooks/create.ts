@@ -1,4 +1,4 @@
-import { createWebhook } from '../../lib/domain/webhook-secrets.ts';
+import { createWebhook } from '../../lib/services/webhook-secrets.ts';
 import { bodySchema, routeHandler } from '../../lib/http/stack.ts';
 
 export const handler = routeHandler(

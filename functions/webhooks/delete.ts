@@ -1,4 +1,4 @@
-import { deleteWebhook } from '../../lib/domain/webhooks.ts';
+import { deleteWebhook } from '../../lib/services/webhooks.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
 export const handler = routeHandler(async (req) => {

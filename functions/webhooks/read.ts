@@ -1,4 +1,4 @@
-import { getWebhook, listDeliveries, listWebhooks } from '../../lib/domain/webhooks.ts';
+import { getWebhook, listDeliveries, listWebhooks } from '../../lib/services/webhooks.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 

@@ -1,4 +1,4 @@
-import { redeliver } from '../../lib/domain/webhooks.ts';
+import { redeliver } from '../../lib/services/webhooks.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
 /** Not idempotent-stored: a second request while the first is pending is refused (422) instead. */

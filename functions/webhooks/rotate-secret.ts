@@ -1,4 +1,4 @@
-import { rotateWebhookSecret } from '../../lib/domain/webhook-secrets.ts';
+import { rotateWebhookSecret } from '../../lib/services/webhook-secrets.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
 
 /**

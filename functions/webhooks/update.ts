@@ -1,4 +1,4 @@
-import { updateWebhook } from '../../lib/domain/webhooks.ts';
+import { updateWebhook } from '../../lib/services/webhooks.ts';
 import { bodySchema, pathId, routeHandler } from '../../lib/http/stack.ts';
 
 export const handler = routeHandler(

@@ -3,7 +3,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { changeFeedParallelization, changeFeedStreamFilters } from '../../lib/db/table.ts';
-import { LANE_CONCURRENCY } from '../../lib/webhooks/fairness.ts';
+import { LANE_CONCURRENCY } from '../../lib/model/fairness.ts';
 import { changeFeedEntry, deliveryEntry } from '../functions.ts';
 import { changeFeedGrant, deliveryGrant } from '../grants.ts';
 import { ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
@@ -26,7 +26,7 @@ export interface ChangeFeedProps {
  *   the fast lane, and the slow lane for endpoints that keep timing out; both are fair queues
  *   (every message carries its organisation as message group: lib/webhooks/queue.ts);
  * - `functions/webhooks/deliver.ts` on both, on a mapping per lane with its own maximum concurrency
- *   (lib/webhooks/fairness.ts: an organisation holds at most a fifth of a lane): each message one
+ *   (lib/model/fairness.ts: an organisation holds at most a fifth of a lane): each message one
  *   attempt, a batch's messages in parallel, failures reported per message; a message that keeps
  *   failing to run (not a failed attempt, which is recorded and re-queued) ends in the dead-letter
  *   queue, shared by both lanes.
@@ -87,7 +87,7 @@ export class ChangeFeed extends Construct {
         ...props.environment,
         TABLE_NAME: tableName,
         ...queueUrls,
-        // The per-organisation caps are a fifth of these (lib/webhooks/fairness.ts).
+        // The per-organisation caps are a fifth of these (lib/model/fairness.ts).
         WEBHOOK_CONCURRENCY: String(LANE_CONCURRENCY.fast),
         WEBHOOK_SLOW_CONCURRENCY: String(LANE_CONCURRENCY.slow),
       },

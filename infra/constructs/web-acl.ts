@@ -1,7 +1,7 @@
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { OAUTH_REGISTRATIONS_PER_ADDRESS } from '../../lib/config.ts';
-import { TOKEN_PREFIX } from '../../lib/domain/tokens.ts';
+import { TOKEN_PREFIX } from '../../lib/model/tokens.ts';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
 
 export interface WebAclProps {
@@ -26,7 +26,7 @@ const rateLimited: CfnWebACL.RuleActionProperty = {
 };
 
 /**
- * A well-formed API token (lib/domain/tokens.ts) or OAuth access token (`stk_oat_`, lib/domain/oauth.ts):
+ * A well-formed API token (lib/model/tokens.ts) or OAuth access token (`stk_oat_`, lib/model/oauth.ts):
  * anything else fails authentication for sure. (An assistant's `/mcp` calls carry the latter: left
  * out, they would count against the tight limit of requests without a token.)
  */
@@ -85,7 +85,7 @@ export class WebAcl extends Construct {
         },
         {
           // Anyone may register an OAuth client: a handful an hour per address is what people do
-          // (lib/domain/oauth.ts), the function counts the hour, and this cuts a flood short first.
+          // (lib/model/oauth.ts), the function counts the hour, and this cuts a flood short first.
           name: 'oauth-register-per-ip',
           priority: 1,
           action: rateLimited,

@@ -149,7 +149,7 @@ export async function insertAccount(
   orgId: number,
   input: { name: string; email: string; role: Role },
   tokenHash: string,
-  /** An export file's account (lib/port/import-export.ts): its own creation time. */
+  /** An export file's account (lib/services/import-export/import-export.ts): its own creation time. */
   createdAt?: string,
 ): Promise<Account> {
   const accountId = await nextId(orgId, 'account');
@@ -241,7 +241,7 @@ export async function listAccounts(orgId: number, page: PageRequest) {
 
 /**
  * Writes the account's name on every token item that has none: tokens issued before token items
- * carried it, whose comments cost a read of the account (lib/domain/comments.ts). An operator's
+ * carried it, whose comments cost a read of the account (lib/services/comments.ts). An operator's
  * command (`tokens:names`, tools/cli/admin.ts) run once after upgrading: it reads the token items
  * (those of `orgId`, when given) with a Scan, which no request path does, then their accounts, 100 per BatchGet. No route renames
  * an account, so the name written stays true. Returns how many tokens lacked a name and how many

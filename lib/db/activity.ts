@@ -154,7 +154,7 @@ export function activityPut(entry: ActivityEntry): GuardedItem {
 }
 
 /**
- * The sequences of entries an import writes (lib/port/), which no stream record made: they sort
+ * The sequences of entries an import writes (lib/services/import-export/), which no stream record made: they sort
  * before every stream sequence number (decimal digits, padded with zeros: a `#` or `$` sorts
  * below any digit), so an imported issue's history reads, oldest first, the entries an export
  * file brought (`restored(n)`, in the file's order), its `issue.imported` entry, then whatever

@@ -1,5 +1,5 @@
-import { ValidationError } from '../domain/errors.ts';
-import { unclassified } from '../domain/derivations.ts';
+import { ValidationError } from '../vocabulary/errors.ts';
+import { unclassified } from '../model/derivations.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
 import { collections } from './keys.ts';
 import { decodeCursor, encodeCursor, type PageRequest } from './list.ts';
@@ -9,7 +9,7 @@ import { queryPages } from './query.ts';
  * The index of `GET /me/issues`: one small item per assigned issue in the assignee's own partition
  * (`ORG#o#A#a`, lib/db/keys.ts), sorted on LSI1 by the issue's `updated_at`, and a count
  * (`assigned_count`) on the assignee's account item. It is the `assignee-index` derivation
- * (lib/domain/derivations.ts): every write that changes an issue's assignee, `updated_at`, status
+ * (lib/model/derivations.ts): every write that changes an issue's assignee, `updated_at`, status
  * or list (create, update, move, delete, sprint completion, and the cascades that delete issues
  * with their project or sprint) writes it in the same transaction as the issue
  * (lib/db/issue-write.ts), so the index is as consistent as the issue itself, and a page of it is

@@ -12,17 +12,16 @@ import {
   type CascadeParent,
   type PartitionKeys,
   type PendingCascade,
-} from '../domain/cascades.ts';
-import { unclassified, type IssueChange } from '../domain/derivations.ts';
+} from './cascade-work.ts';
+import { unclassified, type IssueChange, isClosed, issueStateOf } from '../model/derivations.ts';
 import { issueWriteItems } from './issue-write.ts';
-import { asActor } from './actor.ts';
+import { asActor } from '../context/actor.ts';
 import { childrenOf } from './sub-issues.ts';
 import type { IssueItem } from './issues.ts';
-import { isClosed, issueStateOf } from '../domain/derivations.ts';
 import { storedRelations, unlinkRemovedIssues, type RemovedIssue } from './relations.ts';
 import type { IssueStatus } from '../schemas/issues.ts';
 import { queryPages, scanPages, type QueryInput } from './query.ts';
-import { forEachLimited } from '../limited.ts';
+import { forEachLimited } from '../model/limited.ts';
 import { db, tableName } from './client.ts';
 import {
   collections,
@@ -37,8 +36,8 @@ import {
 import { getItem, itemExists, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
 import { removeLabelFromIssues } from './labels.ts';
 
-export { cascadeParentOf, failureMessage, MAX_ATTEMPTS, pendingCascadeFromItem, pendingCascadeOf } from '../domain/cascades.ts';
-export type { CascadeParent, PendingCascade } from '../domain/cascades.ts';
+export { cascadeParentOf, failureMessage, MAX_ATTEMPTS, pendingCascadeFromItem, pendingCascadeOf } from './cascade-work.ts';
+export type { CascadeParent, PendingCascade } from './cascade-work.ts';
 
 /**
  * The cascade of deletes, fed by the table's stream (REMOVE records). A parent's delete is one
@@ -316,7 +315,7 @@ const ignoreRefused = (err: unknown) => {
   if (!(err instanceof Refused)) throw err;
 };
 
-/** What a cascade keeps of the issues it deletes: what lives outside the deleted parent (lib/domain/derivations.ts). */
+/** What a cascade keeps of the issues it deletes: what lives outside the deleted parent (lib/model/derivations.ts). */
 const OUTSIDE = { pointer: ['number-pointer'], assignee: ['assignee-index'] } as const;
 
 /**

@@ -1,5 +1,5 @@
-import { ancestryOf, pathAncestryOf, type Ancestry } from '../domain/comment-ancestry.ts';
-import { pointerFromItem, sprintIdOf, type CommentPointer, type FullCommentPointer } from '../domain/comment-pointers.ts';
+import { ancestryOf, pathAncestryOf, type Ancestry } from '../model/comment-ancestry.ts';
+import { pointerFromItem, sprintIdOf, type CommentPointer, type FullCommentPointer } from './comment-pointers.ts';
 import type { Comment } from '../schemas/comments.ts';
 import { tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
@@ -17,8 +17,7 @@ import {
   transact,
   type GuardedItem,
 } from './transactions.ts';
-import { storedNumberIs, versionOf } from './versions.ts';
-import { VERSION_ATTRIBUTE, withVersion } from '../domain/versions.ts';
+import { storedNumberIs, versionOf, VERSION_ATTRIBUTE, withVersion } from './versions.ts';
 
 /**
  * Why a comment write can be refused (`Refused.reason`): on create, the project, the sprint of the
@@ -73,7 +72,7 @@ const pathKeys = (orgId: number, ref: IssueRef): Key[] => [
   keys.issue(orgId, ref.projectId, ref.issueId),
 ];
 
-/** A page of an issue's comments and its path's ancestry (lib/domain/comment-ancestry.ts), read together (2 calls, whatever the page). */
+/** A page of an issue's comments and its path's ancestry (lib/model/comment-ancestry.ts), read together (2 calls, whatever the page). */
 export async function listComments(
   orgId: number,
   ref: IssueRef,
@@ -116,7 +115,7 @@ export interface CommentFields {
 /**
  * A new comment and its items (the comment and its pointer, each a Put of a fresh id), without
  * the issue's count: `insertComment` adds it, and an import writing an issue with its comments
- * sets the count on the issue it creates in the same transaction (lib/port/import.ts).
+ * sets the count on the issue it creates in the same transaction (lib/services/import-export/import.ts).
  */
 export function newComment(
   orgId: number,
@@ -203,7 +202,7 @@ export async function insertComment(
 
 /**
  * The pointer item of a comment: its place, its fixed fields and, when given, its version (a
- * request's Put is stamped at version 1 like the comment's, lib/db/actor.ts).
+ * request's Put is stamped at version 1 like the comment's, lib/db/stamps.ts).
  */
 export function pointerItem(
   orgId: number,
@@ -307,7 +306,7 @@ const atVersion = (version: number) => storedNumberIs('#version', ':version', ve
 
 /**
  * The update of a comment's pointer that goes with every update of the comment: the stamp every
- * update of a request carries (lib/db/actor.ts) moves the pointer's version with the comment's.
+ * update of a request carries (lib/db/stamps.ts) moves the pointer's version with the comment's.
  * With `version`, on condition that the pointer is still at it. With `sprintId` (an update that
  * read the issue where it is now), the pointer's sprint becomes the issue's current one, so that
  * the next write of a comment whose issue has moved is decided on the pointer again.

@@ -1,17 +1,17 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SprintReport } from '../schemas/sprints.ts';
 import { db, tableName } from './client.ts';
-import type { IssueChange } from '../domain/derivations.ts';
+import type { IssueChange } from '../model/derivations.ts';
 import { issueWrite, listOwnerUpdate } from './issue-write.ts';
 import { keys, projectPk, velocityPrefix } from './keys.ts';
 import type { ProjectItem } from './projects.ts';
 import { addCounters } from './sprints.ts';
 import { getItem, putItem, transact, type GuardedItem } from './transactions.ts';
 import { storedNumberIs } from './versions.ts';
-import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../domain/completion.ts';
+import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../model/completion.ts';
 
 /**
- * The completion of a sprint as stored steps (lib/domain/sprints.ts decides them):
+ * The completion of a sprint as stored steps (lib/services/sprints.ts decides them):
  *
  * 1. `beginCompletion`: active -> completing with its plan, and the sprint's counters copied as
  *    they stand (`at_completion_*`), in one transaction with the carry-over target's `receiving`

@@ -1,4 +1,4 @@
-import { currentActor } from './actor.ts';
+import { currentActor } from '../context/actor.ts';
 import { tableName } from './client.ts';
 import { keys, type Key } from './keys.ts';
 import { tableDefinition } from './table.ts';
@@ -6,7 +6,7 @@ import { batchGet, type GuardedItem } from './transactions.ts';
 
 /**
  * Who deleted what, and when. A delete leaves no new image in the table's stream to stamp the actor
- * on (lib/db/actor.ts), so a delete made for a request also writes, in its own transaction, a small
+ * on (lib/db/stamps.ts), so a delete made for a request also writes, in its own transaction, a small
  * marker (`keys.deletion`: the deleted item's key under a partition of its own) naming the actor,
  * the time and the context the change feed reports with the delete (a comment's sprint). The change
  * feed reads the markers of a batch's REMOVE records in one BatchGet (lib/feed/consume.ts); the

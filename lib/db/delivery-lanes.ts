@@ -1,14 +1,14 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Lane } from '../webhooks/fairness.ts';
+import type { Lane } from '../model/fairness.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { keys } from './keys.ts';
 import { addToExisting, updateIf } from './transactions.ts';
 
 /**
- * The bookkeeping of fair delivery (lib/webhooks/fairness.ts): the attempts in flight of each
+ * The bookkeeping of fair delivery (lib/model/fairness.ts): the attempts in flight of each
  * organisation and of each of its endpoints per lane (one counter item), and each endpoint's slow
  * attempts in a row and lane (two attributes of the webhook item, written without touching its
  * version: they are not the admin's).

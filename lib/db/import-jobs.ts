@@ -10,7 +10,7 @@ import { getItem } from './transactions.ts';
  * Import jobs (`POST /imports`): the job item in the organisation's partition, and the uploaded
  * file in parts of at most PART_BYTES in a partition of its own (TTL: they go a week after the
  * upload). A job `queued` is work for the stream consumer (lib/db/table.ts: its stream filter),
- * which runs it (lib/port/job-runner.ts), and, out of time, writes it `queued` again with its progress:
+ * which runs it (lib/services/import-export/job-runner.ts), and, out of time, writes it `queued` again with its progress:
  * that write brings the consumer back, as a pending cascade does.
  */
 

@@ -9,8 +9,8 @@ import {
   type SearchPatch,
   type SearchRecord,
   holderId,
-} from '../domain/derivations.ts';
-import { today } from '../domain/clock.ts';
+} from '../model/derivations.ts';
+import { today } from '../model/clock.ts';
 import { tableName } from './client.ts';
 import { keys, listKeys, type Key } from './keys.ts';
 import { addCounters } from './sprints.ts';
@@ -18,7 +18,7 @@ import { addTo, putItem, Refused, transact, type GuardedItem } from './transacti
 
 /**
  * THE way an issue write becomes a transaction: the issues' own items (the path's), then what every
- * derivation (lib/domain/derivations.ts) says the changes mean, as items: one update per list
+ * derivation (lib/model/derivations.ts) says the changes mean, as items: one update per list
  * owner (its counters and rank index; a check that it exists when nothing moves), the path's
  * checks, the records put or removed (number pointers, assignee entries), one update per
  * account whose `assigned_count` moves and one per other issue whose counters move (a parent's
@@ -52,7 +52,7 @@ function parentIs(parentId: number | null, names: Record<string, string>, values
   return `#g_parent = :${tag}_parent`;
 }
 
-/** A list's revision check, for a position computed on a read of the list (lib/domain/issues.ts). */
+/** A list's revision check, for a position computed on a read of the list (lib/services/issues.ts). */
 export interface ListRevision {
   sprintId: number | null;
   expected: number | undefined;
@@ -270,7 +270,7 @@ const IF_PRESENT = 'if-present:';
 /**
  * Sends one issue write as one transaction (see `issueWriteItems`). An update of another issue
  * that needs doing only while that issue exists (a count of open blockers, its side of a relation;
- * lib/domain/derivations.ts) and finds it gone is dropped, and the rest sent again: the deleted
+ * lib/model/derivations.ts) and finds it gone is dropped, and the rest sent again: the deleted
  * issue needs neither, and the cascade of its sprint or project takes its relations off.
  */
 export async function issueWrite(spec: IssueWriteSpec): Promise<void> {
@@ -292,7 +292,7 @@ export async function issueWrite(spec: IssueWriteSpec): Promise<void> {
 /**
  * The update of a list's owner by what the derivations add to it (a check that it exists when
  * nothing moves). A sprint being completed is refused: its issues are frozen until the completion
- * ends (lib/domain/sprints.ts). With `listRev` for this list: its revision is checked and bumped.
+ * ends (lib/services/sprints.ts). With `listRev` for this list: its revision is checked and bumped.
  */
 export function listOwnerUpdate(
   orgId: number,

@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ValidationError } from '../domain/errors.ts';
+import { ValidationError } from '../vocabulary/errors.ts';
 import {
   blockAtOffset,
   blockOf,
@@ -12,7 +12,7 @@ import {
   type RankIndex,
   type Renumbering,
   type Slot,
-} from '../domain/positions.ts';
+} from '../model/positions.ts';
 import type { Issue, IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
 import { db, tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
@@ -34,10 +34,10 @@ import {
   type GuardedItem,
 } from './transactions.ts';
 import { issueWrite, issueWriteItems, type IssueWriteSpec, type ParentGuard } from './issue-write.ts';
-import { issueStateOf, repositioned, SUMMARY, unclassified, type IssueChange, type IssueState } from '../domain/derivations.ts';
+import { issueStateOf, repositioned, SUMMARY, unclassified, type IssueChange, type IssueState } from '../model/derivations.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
-import { withVersion } from '../domain/versions.ts';
-import { issueLabels } from '../domain/labels.ts';
+import { withVersion } from './versions.ts';
+import { issueLabels } from './labels.ts';
 import type { Catalogue } from './labels.ts';
 
 /**
@@ -216,7 +216,7 @@ async function readIssues(
 }
 
 /**
- * One page of a list, in list order, each issue with its place (lib/domain/positions.ts), and the
+ * One page of a list, in list order, each issue with its place (lib/model/positions.ts), and the
  * list's ancestors (whose counters give the total) read with it:
  * - first page or a `next` link's cursor (which carries the place of the last item shown): the
  *   Query of `perPage` items and the BatchGet of the ancestors in parallel, one round trip;
@@ -303,7 +303,7 @@ export async function listIssues(
 /**
  * How many issues of its list lie in an issue's rank-index block up to and including it: one
  * keys-only Query from the block's first key through the issue's key. Its place is this plus
- * `countBefore(index, block)` (lib/domain/positions.ts).
+ * `countBefore(index, block)` (lib/model/positions.ts).
  */
 export async function rankInBlock(
   orgId: number,
@@ -709,7 +709,7 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
 
 /**
  * Renumbers neighbours on their own, with their list's rank index: the rare re-append of a packed
- * run (lib/domain/issues.ts). At most 49 moves (a transaction holds 100 items: each move is two,
+ * run (lib/services/issues.ts). At most 49 moves (a transaction holds 100 items: each move is two,
  * the issue and its search record).
  */
 export async function renumberIssues(
@@ -792,7 +792,7 @@ async function readListKeys(
 }
 
 /**
- * One keys-only Query (LSI1Keys) for a move to `place` (see lib/domain/positions.ts): from the
+ * One keys-only Query (LSI1Keys) for a move to `place` (see lib/model/positions.ts): from the
  * block of the list's rank index that holds place - margin, at most one block + 2 x margin keys,
  * never the whole list. `moved` is the moving issue's key if it is in this list now.
  */
@@ -838,7 +838,7 @@ export async function readSide(
  * twice), and on its `rev` when one is given; and the changes they are (for lib/db/issue-write.ts,
  * which adds what the derivations keep of them). Positions come from the project's allocator (one
  * atomic ADD for the whole run), so they are above everything in the list when the items commit in
- * order. Sprint completion uses it (lib/domain/sprints.ts).
+ * order. Sprint completion uses it (lib/services/sprints.ts).
  */
 export async function appendToList(
   orgId: number,

@@ -107,7 +107,7 @@ export const keys = {
     PK: projectPk(orgId, projectId),
     SK: `LABEL#${pad(labelId)}`,
   }),
-  /** The name guard of a label: one per case-folded name in a project (`folded`: lib/domain/labels.ts). */
+  /** The name guard of a label: one per case-folded name in a project (`folded`: lib/services/labels.ts). */
   labelName: (orgId: number, projectId: number, folded: string): Key => ({
     PK: projectPk(orgId, projectId),
     SK: `LABELNAME#${folded}`,
@@ -145,7 +145,7 @@ export const keys = {
   /**
    * An issue's search record, in its organisation's search partition: the index of
    * `GET /api/v1/issues?q=`, written in the same transactions as the issue (the `search-index`
-   * derivation, lib/domain/derivations.ts).
+   * derivation, lib/model/derivations.ts).
    */
   searchIssue: (orgId: number, projectId: number, issueId: number): Key => ({
     PK: searchPk(orgId),

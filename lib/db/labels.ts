@@ -1,6 +1,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Label } from '../schemas/labels.ts';
-import { labelLimits } from '../schemas/label-limits.ts';
+import type { IssueLabel, Label } from '../schemas/labels.ts';
+import { ValidationError } from '../vocabulary/errors.ts';
+import { labelLimits } from '../vocabulary/label-limits.ts';
 import { db, tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
 import { isConditionFailed } from './errors.ts';
@@ -9,7 +10,7 @@ import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
 import { batchGet, putNew, Refused, setAssignments, transact, type GuardedItem } from './transactions.ts';
-import { withVersion } from '../domain/versions.ts';
+import { withVersion } from './versions.ts';
 
 /**
  * A project's label catalogue. Each label is an item of the project's partition (`LABEL#l`, listed
@@ -137,7 +138,7 @@ export async function insertLabel(
   orgId: number,
   projectId: number,
   fields: { name: string; color: string; description: string | null },
-  /** An export file's label (lib/port/import-export.ts): its own times. */
+  /** An export file's label (lib/services/import-export/import-export.ts): its own times. */
   times?: { created_at: string; updated_at: string },
 ): Promise<Label> {
   const id = await nextId(orgId, 'label');
@@ -312,4 +313,63 @@ async function takeLabelOff(key: Key, labelId: number): Promise<void> {
   } catch (err) {
     if (!isConditionFailed(err) && !(err instanceof Refused)) throw err; // the issue is gone: nothing to take off
   }
+}
+
+/** An issue's labels as answered: the ids it stores that the catalogue holds, in the catalogue's spelling, by name. */
+export function issueLabels(labelIds: unknown, catalogue: Catalogue): IssueLabel[] {
+  const shown: IssueLabel[] = [];
+  for (const id of storedLabelIds(labelIds)) {
+    const entry = catalogue.get(id);
+    if (entry) shown.push({ id, name: entry.name, color: entry.color });
+  }
+  return shown.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+}
+
+/** The label ids stored on an issue (`label_ids`: a number set, absent when it has none). */
+export function storedLabelIds(labelIds: unknown): number[] {
+  if (labelIds instanceof Set || Array.isArray(labelIds)) return [...(labelIds as Iterable<unknown>)].map(Number);
+  return [];
+}
+
+/**
+ * The ids of the labels an issue write names (ids or names, any case) in the project's catalogue;
+ * 422 naming every one the catalogue does not hold. The same label twice counts once.
+ */
+export function resolveLabels(project: object, refs: (number | string)[]): number[] {
+  const catalogue = catalogueOf(project);
+  const byName = new Map([...catalogue].map(([id, entry]) => [foldName(entry.name), id]));
+  const ids = new Set<number>();
+  const unknown: string[] = [];
+  for (const ref of refs) {
+    const id = typeof ref === 'number' ? (catalogue.has(ref) ? ref : undefined) : byName.get(foldName(ref));
+    if (id === undefined) unknown.push(typeof ref === 'number' ? String(ref) : `'${ref}'`);
+    else ids.add(id);
+  }
+  if (unknown.length > 0) {
+    throw new ValidationError([`labels: unknown label ${unknown.join(', ')} (not in this project's catalogue)`]);
+  }
+  return [...ids].sort((a, b) => a - b);
+}
+
+/**
+ * The ids a `labels` filter (names, any case) stands for in a project's catalogue; undefined when
+ * one of the names is no label of it: then no issue matches (an empty page, not an error).
+ */
+export function labelFilterIds(project: object | undefined, names: string[]): number[] | undefined {
+  const catalogue = catalogueOf(project);
+  const byName = new Map([...catalogue].map(([id, entry]) => [foldName(entry.name), id]));
+  const ids: number[] = [];
+  for (const name of names) {
+    const id = byName.get(foldName(name));
+    if (id === undefined) return undefined;
+    ids.push(id);
+  }
+  return ids;
+}
+
+/** True when an issue's stored labels hold every id of `wanted` (undefined: a filter that matches nothing). */
+export function carriesAll(labelIds: unknown, wanted: number[] | undefined): boolean {
+  if (wanted === undefined) return false;
+  const held = new Set(storedLabelIds(labelIds));
+  return wanted.every((id) => held.has(id));
 }

@@ -1,4 +1,4 @@
-import { ValidationError } from '../domain/errors.ts';
+import { ValidationError } from '../vocabulary/errors.ts';
 import type { Collection, Key } from './keys.ts';
 import { queryPages } from './query.ts';
 import { batchGet } from './transactions.ts';

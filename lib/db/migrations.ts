@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Cursor, MigrationRecord, MigrationStatus } from '../domain/migrations.ts';
+import type { Cursor, MigrationRecord, MigrationStatus } from '../model/migrations.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { keys, migrationsPk } from './keys.ts';

@@ -3,7 +3,7 @@ import { queryPages } from './query.ts';
 import { getItem } from './transactions.ts';
 
 /**
- * The lookups behind names (lib/domain/names.ts): what a person calls a project, an account or a
+ * The lookups behind names (lib/model/names.ts): what a person calls a project, an account or a
  * sprint, read as the few attributes a name is matched on. Each is one consistent call; a list
  * goes on past DynamoDB's 1 MB page only in an organisation (or project) far larger than any
  * seen (at most `PAGES` pages, then what was read).

@@ -16,8 +16,7 @@ import {
   type GuardedItem,
 } from './transactions.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
-import { versionOf } from './versions.ts';
-import { withVersion } from '../domain/versions.ts';
+import { versionOf, withVersion } from './versions.ts';
 
 /**
  * Why a project write can be refused (`Refused.reason`): the project is gone, the prefix belongs
@@ -60,7 +59,7 @@ export const toProject = (record: object): Project => {
  * prefix change fails that condition (`STALE`), and they read again (`rereadOnStale`).
  */
 
-/** What an export file gives a project it brings (lib/port/import-export.ts) beyond its create fields. */
+/** What an export file gives a project it brings (lib/services/import-export/import-export.ts) beyond its create fields. */
 export interface RestoredProject {
   created_at: string;
   updated_at: string;

@@ -13,7 +13,7 @@ import {
   type Holder,
   type IssueState,
   type SearchRecord,
-} from '../domain/derivations.ts';
+} from '../model/derivations.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
 import { db, tableName } from './client.ts';
 import { recordItem, recordKey } from './issue-write.ts';
@@ -22,7 +22,7 @@ import { scanPages } from './query.ts';
 
 /**
  * Rebuilds what the issue writes keep beside the issues themselves, from the issues as stored: the
- * rebuild of every derivation of lib/domain/derivations.ts (the counters of every list and its
+ * rebuild of every derivation of lib/model/derivations.ts (the counters of every list and its
  * rank index, the issue-number pointers, the assigned-issue index with each account's
  * `assigned_count`, each parent's sub-issues summary and children index, each blocked issue's `open_blockers`). For data written before these existed (an upgrade), or to repair them: an
  * operator's command (`issues:reindex`, tools/cli/admin.ts) that reads the table (or one

@@ -6,14 +6,14 @@ import { keys } from './keys.ts';
 import { relationRemovals } from './issue-write.ts';
 import { addCounters } from './sprints.ts';
 import { batchGet, existsCheck, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
-import { forEachLimited } from '../limited.ts';
+import { forEachLimited } from '../model/limited.ts';
 
 /**
  * Relations between issues live on the issues themselves: each issue item holds a map
  * `relations` (relation id → its side of the relation: the type seen from it, the other issue's
  * project, id and number, when it was made), at most 50. Both sides are written in one transaction;
  * so is the count of open blockers a `blocks` relation moves (`open_blockers` on the blocked issue,
- * lib/domain/derivations.ts). Reading an issue reads its relations and its `blocked`: no call more.
+ * lib/model/derivations.ts). Reading an issue reads its relations and its `blocked`: no call more.
  *
  * Refusal reasons: `stale` (an issue changed since it was read: read again), `project` (a
  * project went), `other` (the other side of a relation being removed is gone already).

@@ -1,15 +1,15 @@
-import { ValidationError } from '../domain/errors.ts';
+import { ValidationError } from '../vocabulary/errors.ts';
 import { collections, keys, listKeys, searchPk } from './keys.ts';
 import { queryPages } from './query.ts';
 import { batchGet } from './transactions.ts';
 
 /**
  * The organisation's search partition (`ORG#o#SEARCH`, lib/db/keys.ts): one record per issue, kept
- * by the `search-index` derivation in the issue's own transactions (lib/domain/derivations.ts),
+ * by the `search-index` derivation in the issue's own transactions (lib/model/derivations.ts),
  * sorted on LSI1 by `updated_at` (`U#<updated_at>#<issue>#<project>`). A search page is one
  * consistent Query of it (at most SEARCH_SCAN records), beside one Query of the organisation's
  * projects (prefixes and label catalogues) and, for `sprint:active`, one BatchGet of the sprints
- * its records name. This file reads them; lib/domain/search.ts decides.
+ * its records name. This file reads them; lib/services/search.ts decides.
  */
 
 /** Records a search page looks through at most (each some 300 to 600 bytes: one Query call, under 1 MB). */

@@ -18,10 +18,9 @@ import {
   updateResource,
   type GuardedItem,
 } from './transactions.ts';
-import { storedNumberIs } from './versions.ts';
-import { withVersion } from '../domain/versions.ts';
-import { burndownAttribute, noCounters, scopeCounters } from '../domain/sprint-counters.ts';
-import type { CompletionPlan } from '../domain/completion.ts';
+import { storedNumberIs, withVersion } from './versions.ts';
+import { burndownAttribute, noCounters, scopeCounters } from '../model/sprint-counters.ts';
+import type { CompletionPlan } from '../model/completion.ts';
 
 /** No completion is carrying issues into the sprint (`receiving`, with `#receiving` and `:zero`). */
 const notReceiving = storedNumberIs('#receiving', ':zero', 0);
@@ -141,7 +140,7 @@ export async function insertSprint(orgId: number, projectId: number, fields: Spr
   return toSprint({ ...keys.sprint(orgId, projectId, id), ...item, version: 1 });
 }
 
-/** A sprint as an export file brings it (lib/port/import-export.ts): its state, report and history. */
+/** A sprint as an export file brings it (lib/services/import-export/import-export.ts): its state, report and history. */
 export interface RestoredSprint {
   fields: SprintFields;
   status: 'planning' | 'active' | 'completed';
@@ -149,7 +148,7 @@ export interface RestoredSprint {
   report: SprintReport | null;
   created_at: string;
   updated_at: string;
-  /** What it kept of its past (lib/port/export.ts: `sprintHistory`); each day's burndown change by YYYY-MM-DD. */
+  /** What it kept of its past (lib/services/import-export/export.ts: `sprintHistory`); each day's burndown change by YYYY-MM-DD. */
   history: Partial<Record<'activated_at' | 'activated_on', string | null>> &
     Partial<Record<'committed_issues' | 'committed_points' | 'burndown_base' | (typeof scopeCounters)[number], number | null>> & {
       burndown?: Record<string, number> | undefined;

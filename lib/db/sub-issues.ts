@@ -6,7 +6,7 @@ import type { IssueItem } from './issues.ts';
 
 /**
  * The children index of `GET /issues/{key}/sub_issues` (the `sub-issue-index` derivation,
- * lib/domain/derivations.ts): one record per child, `ISSUEKEY#<parent number>#SUB#<child id>` in
+ * lib/model/derivations.ts): one record per child, `ISSUEKEY#<parent number>#SUB#<child id>` in
  * the organisation's partition, right after the parent's number pointer (`ISSUEKEY#<number>`), so
  * one consistent Query reads the pointer and every child in child-id order. A parent has at most
  * 100 children: the whole list is one Query call.

@@ -64,7 +64,7 @@ export const cascadeStreamFilters = [
 
 /**
  * Event filter of the import jobs' stream consumer (functions/import-jobs.ts): the writes of a job
- * queued to run, or to go on with (lib/port/job-runner.ts).
+ * queued to run, or to go on with (lib/services/import-export/job-runner.ts).
  */
 export const importJobStreamFilters = [
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['import_job'] }, status: { S: ['queued'] } } } },
@@ -81,7 +81,7 @@ export const changeFeedStreamFilters = [
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'comment'] } } } },
   // An import job that ended: its one `import.completed` event (lib/feed/events.ts).
   { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['import_job'] }, status: { S: ['succeeded', 'failed'] } } } },
-  // A redelivery asked for (lib/domain/webhooks.ts): a finished delivery made pending again.
+  // A redelivery asked for (lib/services/webhooks.ts): a finished delivery made pending again.
   {
     eventName: ['MODIFY'],
     dynamodb: {

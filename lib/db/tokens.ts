@@ -1,8 +1,8 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { describe, INTERVAL_MS, maxTatFor, type RateDecision } from '../domain/ratelimit.ts';
-import { scopesOf, type Principal } from '../domain/principal.ts';
+import { describe, INTERVAL_MS, maxTatFor, type RateDecision } from '../model/ratelimit.ts';
+import { scopesOf, type Principal } from '../model/principal.ts';
 import { db, tableName } from './client.ts';
 import { getItem } from './transactions.ts';
 import { isConditionFailed } from './errors.ts';
@@ -12,7 +12,7 @@ export interface TokenItem {
   org_id: number;
   account_id: number;
   role: Principal['role'];
-  /** The account's name (lib/domain/principal.ts); absent on a token issued before tokens carried it. */
+  /** The account's name (lib/model/principal.ts); absent on a token issued before tokens carried it. */
   name?: string;
   tat?: number;
   /** An OAuth access token's scopes (space-separated); absent on an API token, which may do everything. */

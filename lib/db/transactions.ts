@@ -6,10 +6,11 @@ import {
   type TransactWriteCommandInput,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { UnavailableError } from '../domain/errors.ts';
+import { UnavailableError } from '../vocabulary/errors.ts';
 import { db, tableName } from './client.ts';
-import { stampItem, stampUpdate } from './actor.ts';
-import { PRECONDITION, guardVersion, versionChecked, versionRequired } from './versions.ts';
+import { versionChecked, versionRequired } from '../context/versions.ts';
+import { stampItem, stampUpdate } from './stamps.ts';
+import { PRECONDITION, guardVersion } from './versions.ts';
 import { cancellationCodes, cancelledItemWasThere, isConditionFailed } from './errors.ts';
 import type { Key } from './keys.ts';
 
@@ -198,7 +199,7 @@ export async function rereadOnStale<T>(step: () => Promise<T>, budget: number | 
  * first failing item. A TransactionConflict (another transaction held one of the items; nothing
  * was applied, every condition still stands) is retried a few times with jitter before it
  * surfaces, as a 503, through the error mapper. Puts and updates carry the actor and their item's
- * version (lib/db/actor.ts); the write of an item whose version is required (`atVersion`,
+ * version (lib/db/stamps.ts); the write of an item whose version is required (`atVersion`,
  * lib/db/versions.ts) also checks it, and its failure is refused as `PRECONDITION`.
  */
 export async function transact(items: GuardedItem[]): Promise<void> {
@@ -230,7 +231,7 @@ export async function transact(items: GuardedItem[]): Promise<void> {
 
 /**
  * THE single UpdateItem of a request's resource, answered as written (ALL_NEW): stamped like every
- * write of a request (lib/db/actor.ts) and conditioned on the versions the request expects
+ * write of a request (lib/db/stamps.ts) and conditioned on the versions the request expects
  * (`If-Match`, lib/db/versions.ts). A failed condition is refused as `PRECONDITION` when a version
  * was expected, otherwise as `reason`.
  */

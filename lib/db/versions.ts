@@ -1,11 +1,11 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { keyOf, tagCheck, VERSION_ATTRIBUTE, type ExpectedVersions, type VersionTag } from '../domain/versions.ts';
+import { answeredWith, tagCheck, type VersionTag } from '../model/versions.ts';
+import { expectedVersions } from '../context/versions.ts';
 import type { Key } from './keys.ts';
 
 /**
  * Item versions, for ETags and conditional writes (`If-Match`, lib/http/conditional.ts). Every Put
  * and Update the data layer sends for a request stamps the item's `version` (1 on a Put, +1 on an
- * Update; lib/db/actor.ts), so any change a request makes moves it, a parent's counters moved by a
+ * Update; lib/db/stamps.ts), so any change a request makes moves it, a parent's counters moved by a
  * child's write included. (The stream consumers' bookkeeping, which changes nothing a resource
  * shows, does not.)
  *
@@ -20,29 +20,26 @@ import type { Key } from './keys.ts';
 /** The reason (`Refused.reason`) of a write whose resource is no longer at a version the request expects. */
 export const PRECONDITION = 'precondition';
 
-interface Scope {
-  expected: ExpectedVersions;
-  /** Set once a guarded write succeeded: later writes of the same request are not conditional. */
-  spent: boolean;
+/** The attribute of a stored item that holds its version. */
+export const VERSION_ATTRIBUTE = 'version';
+
+/** The key of a stored item (its `PK` and `SK`), if the record carries one. */
+export function keyOf(record: object): Key | undefined {
+  const { PK, SK } = record as Record<string, unknown>;
+  return typeof PK === 'string' && typeof SK === 'string' ? { PK, SK } : undefined;
 }
 
-const scope = new AsyncLocalStorage<Scope>();
+/** What names a stored item in its version tags (`tagCheck`): its key. */
+export const itemOf = (key: Key): string => `${key.PK}\u0000${key.SK}`;
 
-/** Runs `fn` so that its first write of its resource applies only at one of the `expected` versions. */
-export function expectingVersion<T>(expected: ExpectedVersions | undefined, fn: () => Promise<T>): Promise<T> {
-  return expected === undefined ? fn() : scope.run({ expected, spent: false }, fn);
-}
-
-/** True when a write of the request's resource must check a version now. */
-export const versionRequired = (): boolean => {
-  const current = scope.getStore();
-  return current !== undefined && !current.spent;
-};
-
-/** Marks the required version as checked: the guarded write succeeded. */
-export function versionChecked(): void {
-  const current = scope.getStore();
-  if (current) current.spent = true;
+/**
+ * The resource (as answered) with the version and the key of the item it was read from, or written
+ * as (`record`: the item, or its key and `version`): kept out of its JSON, read by the ETag
+ * (lib/http/conditional.ts). A record without a key gives a version but no tag `If-Match` accepts.
+ */
+export function withVersion<T extends object>(resource: T, record: object): T {
+  const key = keyOf(record);
+  return answeredWith(resource, { version: versionOf(record), item: key && itemOf(key) });
 }
 
 /**
@@ -82,7 +79,7 @@ function versionsFor(expected: number[] | { tags: VersionTag[] }, key: Condition
   if (Array.isArray(expected)) return [...new Set(expected)];
   const item = keyOf(key ?? {});
   if (!item) return [];
-  const issued = expected.tags.filter((tag) => tagCheck(item, tag.version, tag.digest) === tag.check);
+  const issued = expected.tags.filter((tag) => tagCheck(itemOf(item), tag.version, tag.digest) === tag.check);
   return [...new Set(issued.map((tag) => tag.version))];
 }
 
@@ -93,13 +90,13 @@ function versionsFor(expected: number[] | { tags: VersionTag[] }, key: Condition
  * resource's tag): the caller refuses it as `PRECONDITION` without sending it.
  */
 export function guardVersion<W extends Conditional>(write: W): W | undefined {
-  const current = scope.getStore();
-  if (!current || current.spent) return write;
+  const expected = expectedVersions();
+  if (expected === undefined) return write;
   const names = { ...write.ExpressionAttributeNames };
   const values = { ...write.ExpressionAttributeValues };
   let condition = 'attribute_exists(PK)';
-  if (current.expected !== 'any') {
-    const versions = versionsFor(current.expected, write.Key);
+  if (expected !== 'any') {
+    const versions = versionsFor(expected, write.Key);
     if (versions.length === 0) return undefined;
     names['#expected_version'] = VERSION_ATTRIBUTE;
     // One flat OR: version 0 is also an item written before versions existed.

@@ -7,13 +7,13 @@ import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { scanPages } from './query.ts';
 import { addTo, putNew, getItem, batchGet, Refused, setAssignments, transact, updateIf, updateResource } from './transactions.ts';
-import { withVersion } from '../domain/versions.ts';
+import { withVersion } from './versions.ts';
 
 /**
  * Webhook endpoints live in the organisation's partition (`WEBHOOK#w`, counted on the organisation
  * as `webhooks_count`); their deliveries in a partition per endpoint (`ORG#o#W#w`, `DELIVERY#d`),
  * expiring after `DELIVERY_TTL_DAYS`. The signing secret is stored with the endpoint, sealed
- * (lib/webhooks/secret-box.ts: only the delivery function can open it, to sign); the API shows it
+ * (lib/db/secret-box.ts: only the delivery function can open it, to sign); the API shows it
  * only when it is made.
  *
  * Refusal reasons: `webhook` (gone), `limit` (the organisation has as many endpoints as allowed),
@@ -39,7 +39,7 @@ export interface WebhookItem extends Omit<Webhook, 'filter'> {
   failing_since?: string | null;
   /**
    * The filter's JSON form, which the change feed evaluates (lib/webhooks/filter.ts); `filter` is
-   * its canonical query (lib/domain/webhook-filters.ts). Absent or null: no filter.
+   * its canonical query (lib/model/webhook-filters.ts). Absent or null: no filter.
    */
   filter_selection?: Selection | null;
 }
@@ -314,7 +314,7 @@ export async function requestRedelivery(
   }
 }
 
-/** The prefix of a sealed secret (lib/webhooks/secret-box.ts); any other stored secret is plaintext. */
+/** The prefix of a sealed secret (lib/db/secret-box.ts); any other stored secret is plaintext. */
 const SEALED_PREFIX = 'enc:';
 
 /**

@@ -2,11 +2,11 @@ import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { toComment } from '../db/comments.ts';
 import { toIssue } from '../db/issues.ts';
-import { unclassified } from '../domain/derivations.ts';
-import { storedLabelIds } from '../domain/labels.ts';
+import { unclassified } from '../model/derivations.ts';
+import { storedLabelIds } from '../db/labels.ts';
 import { toProject } from '../db/projects.ts';
 import { toSprint } from '../db/sprints.ts';
-import type { EventType } from './event-types.ts';
+import type { EventType } from '../vocabulary/event-types.ts';
 
 /**
  * The change feed's view of one stream record: what happened, to which resource, by whom, and
@@ -14,7 +14,7 @@ import type { EventType } from './event-types.ts';
  * carries both), so the activity history and the webhooks tell the same story.
  */
 
-export { eventTypes, type EventType } from './event-types.ts';
+export { eventTypes, type EventType } from '../vocabulary/event-types.ts';
 
 /** One changed field. `from`/`to` are absent where the value is not repeated (a description). */
 export interface FieldChange {

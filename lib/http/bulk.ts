@@ -1,4 +1,4 @@
-import type { BulkOutcome } from '../domain/bulk.ts';
+import type { BulkOutcome } from '../services/bulk.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { RESPONSE_BYTE_BUDGET, restItemBytes } from './byte-budget.ts';
 import { errorResponse } from './errors.ts';

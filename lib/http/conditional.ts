@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { answeredAt, CHECK_LENGTH, sameVersion, tagCheck, type ExpectedVersions, type VersionTag } from '../domain/versions.ts';
-import { PreconditionFailedError } from '../domain/errors.ts';
+import { answeredAt, CHECK_LENGTH, sameVersion, tagCheck, type ExpectedVersions, type VersionTag } from '../model/versions.ts';
+import { PreconditionFailedError } from '../vocabulary/errors.ts';
 
 type Headers = Pick<APIGatewayProxyEvent, 'headers'>;
 
@@ -32,7 +32,7 @@ const DIGEST_LENGTH = 16;
 const digest = (text: string, length: number) => createHash('sha256').update(text).digest('base64url').slice(0, length);
 
 /**
- * The strong ETag of an answer. A resource read from or written to a versioned item (`withVersion`, lib/domain/versions.ts)
+ * The strong ETag of an answer. A resource read from or written to a versioned item (`withVersion`, lib/model/versions.ts)
  * gets `"<version>-<digest><check>"`: the version is what `If-Match` checks inside the write; the
  * digest of the JSON makes the tag change whenever what it shows changes; the check (`tagCheck`)
  * binds the three to the item, so that `If-Match` compares the whole tag without reading the item.
@@ -43,9 +43,9 @@ const digest = (text: string, length: number) => createHash('sha256').update(tex
 export function etagOf(body: unknown, headers: Record<string, string> = {}): string {
   const json = JSON.stringify(body);
   const answered = answeredAt(body);
-  if (answered?.key !== undefined) {
+  if (answered?.item !== undefined) {
     const shown = digest(json, DIGEST_LENGTH);
-    return `"${answered.version}-${shown}${tagCheck(answered.key, answered.version, shown)}"`;
+    return `"${answered.version}-${shown}${tagCheck(answered.item, answered.version, shown)}"`;
   }
   const described = Object.entries(headers)
     .filter(([name]) => name.toLowerCase() !== 'content-type')
@@ -90,7 +90,7 @@ const SHOWN_ONCE = ['secret', 'token'];
  * undefined for an answer that is no versioned resource (a new account with its token).
  */
 export function secretFreeTag(body: unknown): string | undefined {
-  if (answeredAt(body)?.key === undefined) return undefined;
+  if (answeredAt(body)?.item === undefined) return undefined;
   const shown = Object.fromEntries(Object.entries(body as object).filter(([name]) => !SHOWN_ONCE.includes(name)));
   return etagOf(sameVersion(body as object, shown));
 }

@@ -1,5 +1,5 @@
-import { scopesOf, type Principal } from '../domain/principal.ts';
-import type { RateDecision } from '../domain/ratelimit.ts';
+import { scopesOf, type Principal } from '../model/principal.ts';
+import type { RateDecision } from '../model/ratelimit.ts';
 import type { Authentication } from '../db/tokens.ts';
 
 /**

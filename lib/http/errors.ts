@@ -8,7 +8,7 @@ import {
   SprintBusyError,
   UnavailableError,
   ValidationError,
-} from '../domain/errors.ts';
+} from '../vocabulary/errors.ts';
 import { ConfigurationError } from '../config.ts';
 import { isRetryableDbError } from '../db/errors.ts';
 import { PRECONDITION } from '../db/versions.ts';

@@ -12,7 +12,7 @@ import {
   RequestInProgressError,
   UnavailableError,
   ValidationError,
-} from '../domain/errors.ts';
+} from '../vocabulary/errors.ts';
 import { logger } from './logger.ts';
 
 /** The request header (lower case: the header normalizer runs first). */

@@ -3,7 +3,7 @@ import { parseOrThrow } from '../schemas/validate.ts';
 import { itemsWithinBudget, restItemBytes } from './byte-budget.ts';
 import type { ApiRequest, ApiResult } from './stack.ts';
 
-/** Loaded on the first list request: zod and the schemas stay out of the cold start (infra/bench/README.md). */
+/** Loaded on the first list request: zod and the schemas stay out of the cold start (tools/bench/README.md). */
 const schemas = () => import('../schemas/common.ts');
 
 /** `page`, `per_page` (clamped to 100) and the `next` link's cursor, validated (422 otherwise). */

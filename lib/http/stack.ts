@@ -4,18 +4,18 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { asActor } from '../db/actor.ts';
-import { issueKeyPattern, pathIdPattern } from '../domain/ids.ts';
-import { BadRequestError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError } from '../domain/errors.ts';
-import type { Principal } from '../domain/principal.ts';
-import type { RateDecision } from '../domain/ratelimit.ts';
-import { RATE_LIMIT } from '../domain/ratelimit.ts';
+import { asActor } from '../context/actor.ts';
+import { issueKeyPattern, pathIdPattern } from '../vocabulary/ids.ts';
+import { BadRequestError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError } from '../vocabulary/errors.ts';
+import type { Principal } from '../model/principal.ts';
+import type { RateDecision } from '../model/ratelimit.ts';
+import { RATE_LIMIT } from '../model/ratelimit.ts';
 import { errorResponse, json } from './errors.ts';
 import { logger } from './logger.ts';
 import { countMetric, metricNames, publishMetrics } from './metrics.ts';
 import { readAuthorizerContext } from './context.ts';
 import { parseOrThrow } from '../schemas/validate.ts';
-import { expectingVersion } from '../db/versions.ts';
+import { expectingVersion } from '../context/versions.ts';
 import { etagOf, expectedVersions, isNotModified, secretFreeTag } from './conditional.ts';
 import { corsHeaders } from './cors.ts';
 import { unknownQueryParameters } from './strict-query.ts';
@@ -48,7 +48,7 @@ export interface ApiResult {
   headers?: Record<string, string>;
 }
 
-/** A route's body schema, loaded on the first request: zod stays out of the cold start (infra/bench). */
+/** A route's body schema, loaded on the first request: zod stays out of the cold start (tools/bench). */
 export type BodySchema<Body> = (() => Promise<z.ZodType>) & {
   readonly body?: Body;
   /** The body is wrapped in an object named after the resource (`{"issue": {...}}`), left out of messages. */
@@ -56,7 +56,7 @@ export type BodySchema<Body> = (() => Promise<z.ZodType>) & {
 };
 
 /**
- * `bodySchema(() => import('../../lib/schemas/issues.ts'), 'IssueCreateBody')`: the named schema
+ * `bodySchema(() => import('../schemas/issues.ts'), 'IssueCreateBody')`: the named schema
  * of a schema module, loaded when a request first needs it.
  */
 export function bodySchema<M, K extends keyof M>(
@@ -158,7 +158,7 @@ export function routeHandler<Body = unknown>(
         if (!auth) throw new UnauthorizedError('Missing or invalid API token');
         const schema = options.body;
         const expected = isConditional(event, options) ? expectedVersions(event) : undefined;
-        // Every write the handler makes records the caller as its actor (lib/db/actor.ts), and the
+        // Every write the handler makes records the caller as its actor (lib/context/actor.ts), and the
         // write of its resource checks the versions If-Match names (lib/db/versions.ts).
         const result = await asActor(auth.principal.accountId, () =>
           expectingVersion(expected, () =>

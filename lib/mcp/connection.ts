@@ -1,6 +1,6 @@
-import { ValidationError } from '../domain/errors.ts';
-import { SCOPES, type Scope } from '../domain/oauth.ts';
-import type { Principal } from '../domain/principal.ts';
+import { ValidationError } from '../vocabulary/errors.ts';
+import { SCOPES, type Scope } from '../model/oauth.ts';
+import type { Principal } from '../model/principal.ts';
 
 /**
  * What one `/mcp` connection is offered and allowed (docs/mcp.md: Which tools a connection sees).

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { config, publicUrl } from '../config.ts';
-import type { Principal } from '../domain/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import type { ApiResult } from '../http/stack.ts';
 import { charsetRefusal } from '../http/json-content-type.ts';
 
@@ -8,7 +8,7 @@ import { charsetRefusal } from '../http/json-content-type.ts';
  * The MCP server (the SDK, every tool with its zod schemas, the domain and data layers), loaded by
  * the first request that carries an MCP message, then kept for the container's life. Loaded with
  * the handler, it would make the function's module init about 2.5 times that of a bundle holding
- * only a DynamoDB document client, against a budget of 1.5 (infra/bench/README.md). This way the
+ * only a DynamoDB document client, against a budget of 1.5 (tools/bench/README.md). This way the
  * first MCP request of a container pays it instead (about the same CPU, once), and the answers that
  * need no server (429 from the shared stack, the 405 and 400 below) never do.
  *

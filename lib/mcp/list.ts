@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Page, PageRequest } from '../db/list.ts';
-import { ValidationError } from '../domain/errors.ts';
+import { ValidationError } from '../vocabulary/errors.ts';
 import { itemsWithinBudget, mcpItemBytes, RESPONSE_BYTE_BUDGET } from '../http/byte-budget.ts';
 
 /**

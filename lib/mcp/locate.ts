@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { ValidationError } from '../domain/errors.ts';
-import { findIssueByNumber, findIssueInProject } from '../domain/issue-lookup.ts';
-import type { IssueLocation } from '../domain/issues.ts';
-import type { Principal } from '../domain/principal.ts';
+import { ValidationError } from '../vocabulary/errors.ts';
+import { findIssueByNumber, findIssueInProject } from '../services/issue-lookup.ts';
+import type { IssueLocation } from '../schemas/issues.ts';
+import type { Principal } from '../model/principal.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { id } from './tool.ts';
 
@@ -34,7 +34,7 @@ export interface LocatedIssue {
 
 /**
  * Resolves an issue reference to the list it lives in. A full reference costs nothing; a number
- * or a bare id is looked up in the caller's organisation (lib/domain/issue-lookup.ts).
+ * or a bare id is looked up in the caller's organisation (lib/services/issue-lookup.ts).
  */
 export async function locateIssue(caller: Principal, ref: IssueRefArgs): Promise<LocatedIssue> {
   let found: Issue;

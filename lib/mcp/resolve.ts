@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { issueOfNumber } from '../db/issue-lookup.ts';
 import { accountNames, projectIdOfPrefix, projectNames, sprintNames } from '../db/names.ts';
-import { ambiguous, isActive, isMe, pickByName } from '../domain/names.ts';
-import { NotFoundError, ValidationError } from '../domain/errors.ts';
-import type { Principal } from '../domain/principal.ts';
+import { ambiguous, isActive, isMe, pickByName } from '../model/names.ts';
+import { NotFoundError, ValidationError } from '../vocabulary/errors.ts';
+import type { Principal } from '../model/principal.ts';
 
 /**
  * Names where a person would use them (docs/mcp.md: Names and "me"). Every tool argument below
@@ -15,8 +15,8 @@ import type { Principal } from '../domain/principal.ts';
  * - `sprint_id`, `to_sprint_id`, `carry_over_sprint_id`: an id, "active" (the project's active
  *   sprint) or a sprint name, in the project of `project_id` or, failing it, of `issue_number`.
  *
- * Matching rules: lib/domain/names.ts (an ambiguous name is an error listing the candidates; an
- * unknown one, not found). Labels are taken by name by the issue tools themselves (lib/domain/labels.ts).
+ * Matching rules: lib/model/names.ts (an ambiguous name is an error listing the candidates; an
+ * unknown one, not found). Labels are taken by name by the issue tools themselves (lib/services/labels.ts).
  *
  * Cost: nothing for ids and "me"; otherwise one round of calls more, two for a sprint named in a
  * project that is named too: a prefix is one GetItem (its guard), a project or account name one

@@ -1,11 +1,11 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { projectNames } from '../db/names.ts';
-import { ForbiddenError } from '../domain/errors.ts';
-import { findIssueByNumber } from '../domain/issue-lookup.ts';
-import { listIssues } from '../domain/issues.ts';
-import type { Principal } from '../domain/principal.ts';
-import { getSprint } from '../domain/sprints.ts';
+import { ForbiddenError } from '../vocabulary/errors.ts';
+import { findIssueByNumber } from '../services/issue-lookup.ts';
+import { listIssues } from '../services/issues.ts';
+import type { Principal } from '../model/principal.ts';
+import { getSprint } from '../services/sprints.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { issueStatuses } from '../schemas/issues.ts';
 import type { Connection } from './connection.ts';

@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ListToolsRequestSchema, type ListToolsResult, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import type { Principal } from '../domain/principal.ts';
+import type { Principal } from '../model/principal.ts';
 import { MAX_BODY_BYTES } from '../http/stack.ts';
 import { accountTools } from './tools/accounts.ts';
 import { commentTools } from './tools/comments.ts';

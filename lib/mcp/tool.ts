@@ -1,12 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { ForbiddenError } from '../domain/errors.ts';
-import type { Scope } from '../domain/oauth.ts';
-import type { Principal } from '../domain/principal.ts';
+import { ForbiddenError } from '../vocabulary/errors.ts';
+import type { Scope } from '../model/oauth.ts';
+import type { Principal } from '../model/principal.ts';
 import { errorResponse } from '../http/errors.ts';
-import { expectingVersion } from '../db/versions.ts';
-import { answeredVersion } from '../domain/versions.ts';
+import { expectingVersion } from '../context/versions.ts';
+import { answeredVersion } from '../model/versions.ts';
 import type { Connection } from './connection.ts';
 import type { ToolListing } from './listing.ts';
 import { listInput } from './list.ts';
@@ -26,7 +26,7 @@ export const annotations = {
 } as const satisfies Record<string, ToolAnnotations>;
 
 /**
- * The OAuth scope a tool needs (lib/domain/oauth.ts), from its annotations: `read` for a read-only
+ * The OAuth scope a tool needs (lib/model/oauth.ts), from its annotations: `read` for a read-only
  * tool, `delete` for a destructive one, `write` for any other.
  */
 export function scopeNeeded(hints: ToolAnnotations): Scope {
@@ -68,7 +68,7 @@ export interface Tool {
   listing: ToolListing;
   /** Its arguments as a call is validated: `listing.input`, closed (an unknown argument is refused, named). */
   takes: z.ZodType;
-  /** The scope it needs (lib/domain/oauth.ts). */
+  /** The scope it needs (lib/model/oauth.ts). */
   scope: Scope;
   adminOnly: boolean;
   register(server: McpServer, caller: Principal, connection: Connection): void;

@@ -1,12 +1,12 @@
 /**
- * THE list of data migrations, in the order they run (lib/domain/migrations.ts has the rules).
+ * THE list of data migrations, in the order they run (lib/model/migrations.ts has the rules).
  * A release that changes what it reads of stored data adds one at the end, numbered next, whose
  * step is idempotent, resumable from its cursor, and safe while the API writes; `cdk deploy` and
  * `npm start` run the pending ones (docs/deploying.md). A migration is never removed or renamed:
  * its name is the key of its record. This module loads no data-layer code until a step runs, so
  * the CDK app and the local tools can read the list.
  */
-import { checkRegistry, type Cursor, type Migration, registryVersion } from '../domain/migrations.ts';
+import { checkRegistry, type Cursor, type Migration, registryVersion } from '../model/migrations.ts';
 
 const steps = () => import('./steps.ts');
 

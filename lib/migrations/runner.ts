@@ -25,7 +25,7 @@ import {
   type MigrationRecord,
   type MigrationStatus,
   pendingMigrations,
-} from '../domain/migrations.ts';
+} from '../model/migrations.ts';
 import { logger } from '../http/logger.ts';
 import { countMetric, metricNames } from '../http/metrics.ts';
 import { migrations } from './index.ts';

@@ -6,8 +6,8 @@ import { getOrganisationItem, writeMissingTokenNames } from '../db/accounts.ts';
 import { writeMissingCommentPointers } from '../db/comments.ts';
 import { lastOrganisationId } from '../db/migrations.ts';
 import { readDerivedState, rebuildIssueIndexes } from '../db/reindex.ts';
-import { derivations, differences } from '../domain/derivations.ts';
-import type { Cursor, StepResult } from '../domain/migrations.ts';
+import { derivations, differences } from '../model/derivations.ts';
+import type { Cursor, StepResult } from '../model/migrations.ts';
 
 /** Items a Scan step reads (one page): a step stays well within a Lambda's minutes. Tests make them small. */
 export const scanStepItems = { tokens: 500, comments: 200 };
@@ -29,7 +29,7 @@ export const MAX_REBUILDS = 5;
 
 /**
  * `issues:reindex` of one organisation, kept safe while the API writes: its derived state is
- * compared with the rebuild from its issues (every derivation of lib/domain/derivations.ts), and
+ * compared with the rebuild from its issues (every derivation of lib/model/derivations.ts), and
  * rebuilt only where they differ. A rebuild sets counts from a Scan, so a write landing meanwhile
  * may be counted wrongly; the comparison after it sees that and rebuilds again, until a comparison
  * finds nothing to do (at most MAX_REBUILDS times, else the step fails and a later run retries).

@@ -8,9 +8,9 @@ import {
   registerClient,
   revokeToken,
   type AuthorizationRequest,
-} from '../domain/oauth-grants.ts';
+} from '../services/oauth-grants.ts';
 import { config, publicUrl } from '../config.ts';
-import { authorizationServerMetadata, protectedResourceMetadata, SCOPES, type Scope } from '../domain/oauth.ts';
+import { authorizationServerMetadata, protectedResourceMetadata, SCOPES, type Scope } from '../model/oauth.ts';
 import { formBody, oauthJson, rawBody } from './http.ts';
 import { approvalPage, csrfCookie, csrfMatches, errorPage, newCsrfValue, pageHeaders } from './page.ts';
 

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { OAuthFailure } from '../domain/oauth-grants.ts';
+import { OAuthFailure } from '../services/oauth-grants.ts';
 import { errorResponse } from '../http/errors.ts';
 import { logger } from '../http/logger.ts';
 import { countMetric, metricNames, publishMetrics } from '../http/metrics.ts';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SCOPES, scopeDescriptions, type Scope } from '../domain/oauth.ts';
+import { SCOPES, scopeDescriptions, type Scope } from '../model/oauth.ts';
 
 /**
  * The authorization page (`/oauth/authorize`): plain HTML, no script, every value escaped. The

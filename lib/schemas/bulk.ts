@@ -1,16 +1,22 @@
 import * as z from 'zod';
 import { closed, ErrorBody, idField, integer, wrapped } from './common.ts';
-import { Issue, IssueCreateBodyFields, IssueUpdateBodyFields, IssueUpdateFields } from './issues.ts';
+import {
+  Issue,
+  IssueCreateBodyFields,
+  IssueUpdateBodyFields,
+  IssueUpdateFields,
+  type IssueCreate,
+  type IssueLocation,
+  type IssueUpdate,
+} from './issues.ts';
 import { parseOrThrow } from './validate.ts';
-import type { BulkOp } from '../domain/bulk.ts';
-import type { IssueLocation } from '../domain/issues.ts';
 
 /** Items of one bulk request (docs/api.md: Bulk writes): one transaction-sized batch of issues. */
 export const BULK_MAX_ITEMS = 100;
 
 /**
  * A create item: the single create's body, with `position` (its place in the list, as an update's)
- * besides. Validated item by item (lib/domain/bulk.ts), so that a bad item fails alone.
+ * besides. Validated item by item (lib/services/bulk.ts), so that a bad item fails alone.
  */
 export const BulkCreateItem = wrapped(
   'issue',
@@ -76,8 +82,15 @@ export const IssueBulkResults = z
   })
   .meta({ id: 'IssueBulkResults' });
 
+/** One item, parsed and located by its caller (the REST body, an MCP tool's arguments). */
+export type BulkOp =
+  | { kind: 'create'; at: IssueLocation; fields: IssueCreate; position?: number | undefined }
+  | { kind: 'update'; at: IssueLocation; issueId: number; changes: IssueUpdate; version?: number | undefined }
+  /** An item its caller could not parse or locate: answered with that error, nothing tried. */
+  | { kind: 'invalid'; error: unknown };
+
 /**
- * The ops of a bulk request's items, for the list `at` (lib/domain/bulk.ts): each item validated on
+ * The ops of a bulk request's items, for the list `at` (lib/services/bulk.ts): each item validated on
  * its own, with the very messages of the single route's body; a bad item becomes an `invalid` op.
  */
 export function bulkOps(at: IssueLocation, items: unknown[]): BulkOp[] {

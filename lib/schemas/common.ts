@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isCalendarDate } from './values.ts';
+import { isCalendarDate } from '../vocabulary/values.ts';
 import { unknownKeysMessage } from './validate.ts';
 
 /** Input limits (docs/api.md: Validation limits), in one place. */

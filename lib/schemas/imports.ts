@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isTimeZone } from '../domain/port/dates.ts';
+import { isTimeZone } from '../vocabulary/values.ts';
 import { dateTime } from './common.ts';
 import { IssuePriority, IssueStatus, IssueType } from './issues.ts';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { dateTime, descriptionField, idField, integer, limits, nameField, wrapped } from './common.ts';
 import { IssueLabel, IssueLabelsField, labelFilter, labelFilterNames } from './labels.ts';
-import { issuePriorities, issueStatuses, issueTypes } from './values.ts';
+import { issuePriorities, issueStatuses, issueTypes } from '../vocabulary/values.ts';
 
 export { issuePriorities, issueStatuses, issueTypes };
 
@@ -287,4 +287,10 @@ export type MyIssuesQuery = z.output<typeof MyIssuesQuery>;
 /** Validated query parameters of `GET /me/issues` to filters; undefined when none is given. */
 export function myIssuesFilters(query: MyIssuesQuery): Omit<IssueListFilters, 'assigneeId' | 'q' | 'updatedSince'> | undefined {
   return issueListFilters(query);
+}
+
+/** Where an issue is addressed: in a sprint of a project, or (`sprintId: null`) in its backlog. */
+export interface IssueLocation {
+  projectId: number;
+  sprintId: number | null;
 }

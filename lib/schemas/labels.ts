@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { closed, dateTime, plainText, wrapped } from './common.ts';
-import { DEFAULT_LABEL_COLOR, labelFilterNames, labelLimits } from './label-limits.ts';
+import { DEFAULT_LABEL_COLOR, labelFilterNames, labelLimits } from '../vocabulary/label-limits.ts';
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
 const typed = (kind: string) => ({
   error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be ${kind}`),
 });
 
-export { DEFAULT_LABEL_COLOR, labelFilterNames, labelLimits } from './label-limits.ts';
+export { DEFAULT_LABEL_COLOR, labelFilterNames, labelLimits } from '../vocabulary/label-limits.ts';
 
 /**
  * A label's name: trimmed, 1..50 characters, one line, no comma (the `labels` filter separates

@@ -8,7 +8,7 @@ import { redirectUriPattern } from './common.ts';
  * form bodies, as OAuth says.
  */
 
-/** A redirect URI as the server takes it (lib/domain/oauth.ts `redirectUriProblem`), stated strictly. */
+/** A redirect URI as the server takes it (lib/model/oauth.ts `redirectUriProblem`), stated strictly. */
 const url = z.string().max(2000).meta({ format: 'uri', pattern: redirectUriPattern });
 
 /** A form field: an empty one reads as absent (lib/oauth/http.ts), so a given one is never empty. */

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { deliveryIdPattern, issueKeyPattern, jobIdPattern, relationIdPattern } from '../domain/ids.ts';
+import { deliveryIdPattern, issueKeyPattern, jobIdPattern, relationIdPattern } from '../vocabulary/ids.ts';
 
 /**
  * The path parameters of the route table, by name: what the service takes. Anything else names
- * nothing (404): the handlers check the patterns of lib/domain/ids.ts, which the OpenAPI document
+ * nothing (404): the handlers check the patterns of lib/vocabulary/ids.ts, which the OpenAPI document
  * states from here.
  */
 

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import { dateTime, wrapped } from './common.ts';
-import { issueKeyPattern } from '../domain/ids.ts';
-import { relationTypes } from '../domain/relation-types.ts';
+import { issueKeyPattern } from '../vocabulary/ids.ts';
+import { relationTypes } from '../vocabulary/relation-types.ts';
 
 /** An issue key as `GET /issues/{issue_key}` takes it ("APL-7", any case). */
 export { issueKeyPattern };
 
-export { relationInverse, relationTypes } from '../domain/relation-types.ts';
+export { relationInverse, relationTypes } from '../vocabulary/relation-types.ts';
 
 export const RelationType = z.enum(relationTypes, { error: `must be one of: ${relationTypes.join(', ')}` }).meta({
   id: 'RelationType',

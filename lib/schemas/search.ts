@@ -3,7 +3,7 @@ import { closed, dateTime, PaginationQuery } from './common.ts';
 import { IssuePriority, IssueStatus, IssueType, sourceKeyField } from './issues.ts';
 import { IssueLabel } from './labels.ts';
 import { Condition, SelectionSort } from './selection.ts';
-import { selectionLimits } from '../domain/selection/vocabulary.ts';
+import { selectionLimits } from '../vocabulary/selection.ts';
 
 /**
  * `GET /api/v1/issues?q=` and `POST /api/v1/issues/search` (docs/search.md): a selection of the

@@ -11,8 +11,8 @@ import {
   selectionLimits,
   sortFields,
   sortOrders,
-} from '../domain/selection/vocabulary.ts';
-import { measure, nodeOf } from '../domain/selection/conditions.ts';
+} from '../vocabulary/selection.ts';
+import { measure, nodeOf } from '../vocabulary/condition-tree.ts';
 import { nearestKey } from './validate.ts';
 
 /**
@@ -20,7 +20,7 @@ import { nearestKey } from './validate.ts';
  * each condition one field and one test (`{"status": {"in": ["todo"]}}`), `{"not": condition}`,
  * or a group: `{"and": [...]}`, `{"or": [...]}`.
  * It holds exactly what the query string can say, so that every valid selection prints as a
- * query that parses back to it (`lib/domain/selection/print.ts`).
+ * query that parses back to it (`lib/model/selection/print.ts`).
  */
 
 const oneOf = (values: readonly string[]) => ({ error: `must be one of: ${values.join(', ')}` });
@@ -278,7 +278,7 @@ export const withinSelectionBounds = (conditions: readonly Condition[], ctx: z.c
 /**
  * A selection: conditions ANDed (at most `selectionLimits.terms` on a field in all, groups
  * included), and an optional order. The bound on its printed length is checked beside it
- * (`validateSelection`, lib/domain/selection.ts), where the printer lives.
+ * (`validateSelection`, lib/model/selection.ts), where the printer lives.
  */
 export const Selection = strict(
   {

@@ -9,7 +9,7 @@ export const SprintStatus = z.enum(['planning', 'active', 'completing', 'complet
 });
 export type SprintStatus = z.infer<typeof SprintStatus>;
 
-export { endBeforeStartMessage } from './messages.ts';
+export { endBeforeStartMessage } from '../vocabulary/messages.ts';
 
 /** Both dates sent (and not null): they must be in order. One of them alone is checked by the domain. */
 const datesInOrder = (v: { start_date?: string | null | undefined; end_date?: string | null | undefined }) =>

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ValidationError } from '../domain/errors.ts';
+import { ValidationError } from '../vocabulary/errors.ts';
 
 /**
  * Turns zod issues into the 422 body's `errors` strings: "<field> <message>", the body wrapper left

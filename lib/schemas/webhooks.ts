@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { selectionLimits } from '../domain/selection/vocabulary.ts';
-import { eventTypes } from '../feed/event-types.ts';
+import { selectionLimits } from '../vocabulary/selection.ts';
+import { eventTypes } from '../vocabulary/event-types.ts';
 import { dateTime, limits, wrapped } from './common.ts';
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };

@@ -18,11 +18,11 @@ import {
   orgInFlightCap,
   slowAttemptsAfter,
   type Lane,
-} from './fairness.ts';
+} from '../model/fairness.ts';
 import { postWebhook, type PostOutcome } from './post.ts';
 import { deliveryQueue, MAX_DELAY_SECONDS, type DeliveryMessage, type DeliveryQueue } from './queue.ts';
-import { openForSigning } from './secret-box.ts';
-import { signedHeaders } from './signing.ts';
+import { openForSigning } from '../db/secret-box.ts';
+import { signedHeaders } from '../model/signing.ts';
 
 /**
  * One attempt of one delivery, as the delivery function (functions/webhooks/deliver.ts) runs it for
@@ -58,7 +58,7 @@ export function backoffMs(attempt: number, settings: Pick<DeliverySettings, 'bac
   return Math.min(settings.backoffMaxMs, settings.backoffBaseMs * 2 ** Math.max(0, attempt - 1));
 }
 
-/** The secrets that sign now, opened (lib/webhooks/secret-box.ts): the current one, and the previous one until it expires. */
+/** The secrets that sign now, opened (lib/db/secret-box.ts): the current one, and the previous one until it expires. */
 function signingSecrets(webhook: WebhookItem, now: number): Promise<string[]> {
   const previous = webhook.previous_secret;
   const until = webhook.previous_secret_expires_at ? Date.parse(webhook.previous_secret_expires_at) : 0;

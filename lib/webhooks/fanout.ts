@@ -134,7 +134,7 @@ async function admitted(event: ChangeEvent, targets: WebhookItem[]): Promise<Web
 
 export interface Publisher {
   publish(event: ChangeEvent): Promise<void>;
-  /** A delivery whose redelivery was asked for (lib/domain/webhooks.ts): queue its next attempt. */
+  /** A delivery whose redelivery was asked for (lib/services/webhooks.ts): queue its next attempt. */
   redeliver(record: DynamoDBRecord): Promise<boolean>;
 }
 
@@ -175,7 +175,7 @@ export function batchPublisher(): Publisher {
               attempt: 1,
               firstAttemptAt: null,
               notBefore: 0,
-              // An endpoint that keeps timing out waits in the slow lane (lib/webhooks/fairness.ts).
+              // An endpoint that keeps timing out waits in the slow lane (lib/model/fairness.ts).
               lane: (webhook as LaneFields).lane ?? 'fast',
             });
           }

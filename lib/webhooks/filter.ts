@@ -1,9 +1,9 @@
 import type { Selection } from '../schemas/selection.ts';
-import type { EventType } from '../feed/event-types.ts';
-import type { SelectableIssue, SelectionContext } from '../domain/selection/evaluate.ts';
-import { selectionMatcher } from '../domain/selection/evaluate.ts';
-import { fieldConditions } from '../domain/selection/conditions.ts';
-import { storedLabelIds } from '../domain/labels.ts';
+import type { EventType } from '../vocabulary/event-types.ts';
+import type { SelectableIssue, SelectionContext } from '../model/selection/evaluate.ts';
+import { selectionMatcher } from '../model/selection/evaluate.ts';
+import { fieldConditions } from '../model/selection/conditions.ts';
+import { storedLabelIds } from '../db/labels.ts';
 
 /**
  * Webhook filters at the fan-out (docs/change-feed.md#filters): which events a filter applies to,
@@ -126,7 +126,7 @@ export function sprintActiveAt(sprint: SprintTimes | undefined, at: string): boo
 /**
  * The context of a filter: relative times count from the change (`at`, so that a replayed stream
  * record decides as the first reading did), the issue's sprint is active or not, and `@me` stands
- * for no one (a stored filter holds account ids, lib/domain/webhook-filters.ts).
+ * for no one (a stored filter holds account ids, lib/model/webhook-filters.ts).
  */
 export function filterContext(at: string, activeSprintId: number | null): SelectionContext {
   return { me: 0, now: new Date(at), activeSprintIds: new Set(activeSprintId === null ? [] : [activeSprintId]) };

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { describeJudgement, endpointRefusal, hostOf, refusedAddress } from './address-guard.ts';
+import { describeJudgement, endpointRefusal, hostOf, refusedAddress } from '../model/address-guard.ts';
 
 export interface PostOutcome {
   /** The response's status, when one came. */
@@ -60,7 +60,7 @@ export function failureWords(err: NodeJS.ErrnoException, timeoutMs: number): str
 
 /**
  * POSTs a webhook: check the port and a literal address, or resolve a name and check every address
- * (lib/webhooks/address-guard.ts), connect to the checked address,
+ * (lib/model/address-guard.ts), connect to the checked address,
  * and wait at most `timeoutMs` for the whole exchange. Redirects are not followed (a 3xx is a
  * failed attempt). Never throws: the outcome says what happened.
  */

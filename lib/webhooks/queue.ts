@@ -1,6 +1,6 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { config } from '../config.ts';
-import { messageGroupOf, type Lane } from './fairness.ts';
+import { messageGroupOf, type Lane } from '../model/fairness.ts';
 
 /**
  * The delivery queue: one message per (endpoint, event) attempt, in one of two lanes (the slow one
@@ -21,7 +21,7 @@ export interface DeliveryMessage {
   notBefore: number;
   /** The lane it is queued in; absent is the fast lane. */
   lane?: Lane;
-  /** Times it was put back for its organisation's cap (lib/webhooks/fairness.ts). */
+  /** Times it was put back for its organisation's cap (lib/model/fairness.ts). */
   deferrals?: number;
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateToken } from '../../lib/domain/tokens.ts';
+import { generateToken } from '../../lib/model/tokens.ts';
 import { routes } from '../../lib/routes.ts';
 import { apiClient, newOrganisation, responseObservers, startGateway } from '../support/api.ts';
 import { allowUndeclaredRoutes } from '../support/contract.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readDerivedState } from '../../lib/db/reindex.ts';
-import { derivations, differences } from '../../lib/domain/derivations.ts';
+import { derivations, differences } from '../../lib/model/derivations.ts';
 import { apiClient, followPages, newOrganisation, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 
 const gateway = useGateway();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { repoRoot } from '../../infra/paths.ts';
-import { createProject } from '../../lib/domain/projects.ts';
+import { createProject } from '../../lib/services/projects.ts';
 import { newOrganisation } from '../support/api.ts';
 
 /** `npm run admin -- import` and `export`: the commands, their output and their refusals. */

@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
-import { hashToken } from '../../lib/domain/tokens.ts';
+import { hashToken } from '../../lib/model/tokens.ts';
 import { limits } from '../../lib/schemas/common.ts';
 import { randomPrefix, type ApiClient, type ApiResponse, useGateway, orgWithClients } from '../support/api.ts';
 

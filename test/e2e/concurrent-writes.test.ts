@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { listIssues as storedList, type IssueItem } from '../../lib/db/issues.ts';
 import { getProjectItem } from '../../lib/db/projects.ts';
 import { getSprintItem } from '../../lib/db/sprints.ts';
-import { contributionOf, sumCounters } from '../../lib/domain/issues.ts';
-import { blockOf, rankIndexOf } from '../../lib/domain/positions.ts';
+import { contributionOf, sumCounters } from '../../lib/services/issues.ts';
+import { blockOf, rankIndexOf } from '../../lib/model/positions.ts';
 import { apiClient, newOrganisation, randomPrefix, type ApiClient, type ApiResponse, useGateway } from '../support/api.ts';
 
 const gateway = useGateway();

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { INTERVAL_MS } from '../../lib/domain/ratelimit.ts';
+import { INTERVAL_MS } from '../../lib/model/ratelimit.ts';
 import { routes } from '../../lib/routes.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
 import { mcpClient } from '../support/mcp.ts';

@@ -6,8 +6,8 @@ import {
   exportStart,
   walkExport,
   type ExportPosition,
-} from '../../lib/port/export.ts';
-import { encodeExportCursor } from '../../lib/port/export-pages.ts';
+} from '../../lib/services/import-export/export.ts';
+import { encodeExportCursor } from '../../lib/services/import-export/export-pages.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 
 /** `GET /api/v1/export` (docs/import-export.md: Export over REST): cursor pages of the export file. */

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccountInOrg } from '../../lib/domain/accounts.ts';
+import { createAccountInOrg } from '../../lib/services/accounts.ts';
 import { routes, type Route } from '../../lib/routes.ts';
 import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
 

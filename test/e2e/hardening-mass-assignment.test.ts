@@ -11,7 +11,7 @@ import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys, type Key } from '../../lib/db/keys.ts';
-import { hashToken, generateToken } from '../../lib/domain/tokens.ts';
+import { hashToken, generateToken } from '../../lib/model/tokens.ts';
 import { routes, type Route } from '../../lib/routes.ts';
 import { apiClient, newOrganisation, randomPrefix, type ApiClient, useGateway } from '../support/api.ts';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAccountInOrg } from '../../lib/domain/accounts.ts';
-import { exportOrganisation } from '../../lib/port/export.ts';
+import { createAccountInOrg } from '../../lib/services/accounts.ts';
+import { exportOrganisation } from '../../lib/services/import-export/export.ts';
 import { newOrganisation, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
 

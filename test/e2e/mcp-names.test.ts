@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAccountInOrg } from '../../lib/domain/accounts.ts';
+import { createAccountInOrg } from '../../lib/services/accounts.ts';
 import { newOrganisation, randomPrefix, useGateway } from '../support/api.ts';
 import { mcpClient } from '../support/mcp.ts';
 

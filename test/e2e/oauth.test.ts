@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
-import { hashToken } from '../../lib/domain/tokens.ts';
+import { hashToken } from '../../lib/model/tokens.ts';
 import { freePort } from '../../tools/local/dynamodb.ts';
 import { apiClient, newOrganisation, randomPrefix } from '../support/api.ts';
 import { launchChromium } from '../support/browser.ts';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeReport, runFuzz, startReceiver } from '../../infra/bench/fuzz.ts';
+import { describeReport, runFuzz, startReceiver } from '../../tools/bench/fuzz.ts';
 import { newOrganisation, useGateway } from '../support/api.ts';
 
 /**
  * A property-based run over the OpenAPI document against the local gateway: requests generated
- * from the document's own schemas for every operation (infra/bench/fuzz.ts, fast-check), each
+ * from the document's own schemas for every operation (tools/bench/fuzz.ts, fast-check), each
  * answer held against the document. A fixed seed and a count that stays well under 30 s on a
- * loaded two-core machine; `npm run bench:fuzz` runs thousands (infra/bench/README.md).
+ * loaded two-core machine; `npm run bench:fuzz` runs thousands (tools/bench/README.md).
  */
 const SEED = 20261126;
 const RUNS = 200;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { authenticateAndConsume } from '../../lib/db/tokens.ts';
-import { INTERVAL_MS, RATE_LIMIT } from '../../lib/domain/ratelimit.ts';
-import { hashToken } from '../../lib/domain/tokens.ts';
+import { INTERVAL_MS, RATE_LIMIT } from '../../lib/model/ratelimit.ts';
+import { hashToken } from '../../lib/model/tokens.ts';
 import { apiClient, randomPrefix, type ApiResponse, useGateway, orgWithClients } from '../support/api.ts';
 import { pool } from '../support/pool.ts';
 

@@ -10,7 +10,7 @@ import { activityOf } from '../support/eventually.ts';
 /**
  * Relations between issues (`/issues/{issue_key}/relations`): stored on both issues with the
  * inverse type, written and removed together, and the `blocked` flag the `open-blockers`
- * derivation keeps on a blocked issue (lib/domain/derivations.ts).
+ * derivation keeps on a blocked issue (lib/model/derivations.ts).
  */
 
 const gateway = useGateway();

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runScaleBench, table } from '../../infra/bench/scale.ts';
+import { runScaleBench, table } from '../../tools/bench/scale.ts';
 import { useGateway } from '../support/api.ts';
 
 const gateway = useGateway();
@@ -26,13 +26,13 @@ describe('the scale bench (npm run bench:scale)', () => {
     }
     expect(table(results).split('\n')).toHaveLength(2 + results.length);
 
-    // infra/bench/README.md shows a full run's table: the same columns and requests (sizes aside).
+    // tools/bench/README.md shows a full run's table: the same columns and requests (sizes aside).
     const cells = (line: string) => line.split('|').map((cell) => cell.trim());
     const sizeless = (s: string) => s.replace(/\d[\d,]*/g, 'N');
-    const doc = readFileSync(new URL('../../infra/bench/README.md', import.meta.url), 'utf8').split('\n');
+    const doc = readFileSync(new URL('../../tools/bench/README.md', import.meta.url), 'utf8').split('\n');
     const [header] = table(results).split('\n');
     const at = doc.findIndex((line) => line.startsWith('|') && cells(line).join('|') === cells(header!).join('|'));
-    expect(at, 'the scale table in infra/bench/README.md').toBeGreaterThan(-1);
+    expect(at, 'the scale table in tools/bench/README.md').toBeGreaterThan(-1);
     const documented = doc.slice(at + 2, at + 2 + results.length + 1).filter((line) => line.startsWith('|'));
     expect(documented.map((line) => sizeless(cells(line)[1]!))).toEqual(results.map((r) => sizeless(r.what)));
   }, 60_000);

@@ -7,12 +7,12 @@ import {
   printSelection,
   type SelectableIssue,
   type Selection,
-} from '../../lib/domain/selection.ts';
+} from '../../lib/model/selection.ts';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
 import { recordItem } from '../../lib/db/issue-write.ts';
 import { keys } from '../../lib/db/keys.ts';
-import { MAX_BLOCKS } from '../../lib/domain/relations.ts';
+import { MAX_BLOCKS } from '../../lib/services/relations.ts';
 import { SEARCH_SCAN } from '../../lib/db/search.ts';
 import { putAll } from '../support/seed.ts';
 import { type ApiClient, followPages, nextLink, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAccountInOrg } from '../../lib/domain/accounts.ts';
+import { createAccountInOrg } from '../../lib/services/accounts.ts';
 import { apiClient, newOrganisation, randomPrefix, type ApiClient, type ApiResponse, useGateway } from '../support/api.ts';
 
 const gateway = useGateway();

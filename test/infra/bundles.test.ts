@@ -7,11 +7,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Bundle, budget, maxBytesOf, buildAll, buildBundle, type LoadResult, loadAlone } from '../../infra/bench/bundles.ts';
+import { type Bundle, budget, maxBytesOf, buildAll, buildBundle, type LoadResult, loadAlone } from '../../tools/bench/bundles.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { allFunctionEntries, authorizerEntry, deliveryEntry, functionId, migrateEntry } from '../../infra/functions.ts';
 import { insertDelivery, pendingDelivery } from '../../lib/db/webhooks.ts';
-import { createWebhook } from '../../lib/domain/webhook-secrets.ts';
+import { createWebhook } from '../../lib/services/webhook-secrets.ts';
 import { routes } from '../../lib/routes.ts';
 import { newOrganisation } from '../support/api.ts';
 import { startReceiver } from '../support/receiver.ts';
@@ -20,7 +20,7 @@ import { testSecretKey } from '../support/secret-key.ts';
 /*
  * What a bundle is (it builds, loads alone, its size, what it holds) is checked here; how long its
  * init takes is not: a CPU-time ratio measured while the suite's other workers run depends on what
- * else the machine does. `npm run bench` holds the init budget, run alone (infra/bench/README.md).
+ * else the machine does. `npm run bench` holds the init budget, run alone (tools/bench/README.md).
  */
 const entries = allFunctionEntries(routes);
 const outRoot = mkdtempSync(join(tmpdir(), 'bundles-test-'));

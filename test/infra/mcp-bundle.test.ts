@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Bundle, buildBundle } from '../../infra/bench/bundles.ts';
+import { type Bundle, buildBundle } from '../../tools/bench/bundles.ts';
 import { createGateway } from '../../tools/local/gateway.ts';
 import { routes } from '../../lib/routes.ts';
 import { repoRoot } from '../../infra/paths.ts';

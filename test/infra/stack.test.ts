@@ -13,7 +13,7 @@ import { createTableInput, tableDefinition } from '../../lib/db/table.ts';
 import { migrations, migrationsVersion } from '../../lib/migrations/index.ts';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import { type Route, routes } from '../../lib/routes.ts';
-import { orgInFlightCap } from '../../lib/webhooks/fairness.ts';
+import { orgInFlightCap } from '../../lib/model/fairness.ts';
 
 // Each synthesis runs cdk-nag over the whole stack: seconds alone, a minute on two shared cores.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 240_000 });
@@ -644,7 +644,7 @@ describe('adding a route', () => {
   it('adds its method, and its function when the module is new, with no other edit', () => {
     const extra: Route[] = [
       { ...routes[0]!, method: 'POST', path: '/api/v1/extra/{id}/spelling' },
-      { ...routes[0]!, method: 'GET', path: '/api/v1/extra', handler: 'infra/bench/baseline.ts' },
+      { ...routes[0]!, method: 'GET', path: '/api/v1/extra', handler: 'tools/bench/baseline.ts' },
     ];
     const { template: bigger } = synth([...routes, ...extra], { context: { stage: 'prod' } });
     const count = (t: Template, type: string) => Object.keys(t.findResources(type)).length;

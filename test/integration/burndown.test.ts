@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createIssue, listIssues, updateIssue, deleteIssue } from '../../lib/domain/issues.ts';
-import type { Principal } from '../../lib/domain/principal.ts';
-import { createProject } from '../../lib/domain/projects.ts';
-import { activateSprint, completeSprint, createSprint, getBurndown } from '../../lib/domain/sprints.ts';
+import { createIssue, listIssues, updateIssue, deleteIssue } from '../../lib/services/issues.ts';
+import type { Principal } from '../../lib/model/principal.ts';
+import { createProject } from '../../lib/services/projects.ts';
+import { activateSprint, completeSprint, createSprint, getBurndown } from '../../lib/services/sprints.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 
 /**

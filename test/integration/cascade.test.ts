@@ -14,9 +14,9 @@ import { db, tableName } from '../../lib/db/client.ts';
 import { lambdaContext } from '../../tools/local/gateway.ts';
 import { collections, keys, orgPk, pendingCascadesPk, projectPk, skPrefixes, type Key } from '../../lib/db/keys.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
-import { createProject, deleteProject } from '../../lib/domain/projects.ts';
-import { idOf } from '../../lib/domain/cascades.ts';
-import type { Principal } from '../../lib/domain/principal.ts';
+import { createProject, deleteProject } from '../../lib/services/projects.ts';
+import { idOf } from '../../lib/db/cascade-work.ts';
+import type { Principal } from '../../lib/model/principal.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';
 import { commentItem, issueItem, seedProject, sprintItem } from '../support/seed.ts';
@@ -386,7 +386,7 @@ describe('the indexes outside a deleted project', () => {
     const org = await newOrganisation();
     const caller: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '' };
     const project = await createProject(caller, { name: 'Gone', prefix: randomPrefix() });
-    const { createIssue } = await import('../../lib/domain/issues.ts');
+    const { createIssue } = await import('../../lib/services/issues.ts');
     const made = [];
     // More than one batch of index deletes (30 issues each), half of them assigned.
     for (let i = 0; i < 40; i++) {

@@ -4,12 +4,12 @@ import { getOrganisationItem } from '../../lib/db/accounts.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys, type Key } from '../../lib/db/keys.ts';
 import { nextId } from '../../lib/db/sequences.ts';
-import { createAccountInOrg, createOrganisation, listAccounts } from '../../lib/domain/accounts.ts';
-import { authenticate } from '../../lib/domain/auth.ts';
-import { NotFoundError, ValidationError } from '../../lib/domain/errors.ts';
-import type { Principal } from '../../lib/domain/principal.ts';
-import { createProject, deleteProject, getProject, listProjects, updateProject } from '../../lib/domain/projects.ts';
-import { hashToken } from '../../lib/domain/tokens.ts';
+import { createAccountInOrg, createOrganisation, listAccounts } from '../../lib/services/accounts.ts';
+import { authenticate } from '../../lib/services/auth.ts';
+import { NotFoundError, ValidationError } from '../../lib/vocabulary/errors.ts';
+import type { Principal } from '../../lib/model/principal.ts';
+import { createProject, deleteProject, getProject, listProjects, updateProject } from '../../lib/services/projects.ts';
+import { hashToken } from '../../lib/model/tokens.ts';
 
 let seq = 0;
 const tag = () => `${Date.now().toString(36)}${(seq++).toString(36)}`;
@@ -311,7 +311,7 @@ describe('a failed write', () => {
 
   it("of a token rotation that loses a race leaves the winner's token working", async () => {
     const org = await createOrganisation(`Org ${tag()}`, { name: 'Admin', email: `admin-${tag()}@example.com` });
-    const { regenerateOwnToken, regenerateToken } = await import('../../lib/domain/accounts.ts');
+    const { regenerateOwnToken, regenerateToken } = await import('../../lib/services/accounts.ts');
     const caller: Principal = {
       orgId: org.organisation.id,
       accountId: org.account.id,

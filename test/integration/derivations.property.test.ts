@@ -6,21 +6,21 @@ import { db, tableName } from '../../lib/db/client.ts';
 import { keys, orgPk } from '../../lib/db/keys.ts';
 import { scanPages } from '../../lib/db/query.ts';
 import { readDerivedState } from '../../lib/db/reindex.ts';
-import { createComment, deleteComment } from '../../lib/domain/comments.ts';
-import { addRelation, removeRelation } from '../../lib/domain/relations.ts';
+import { createComment, deleteComment } from '../../lib/services/comments.ts';
+import { addRelation, removeRelation } from '../../lib/services/relations.ts';
 import { relationInverse, relationTypes, type RelationType } from '../../lib/schemas/relations.ts';
-import { derivations, differences } from '../../lib/domain/derivations.ts';
-import { bulkWrite } from '../../lib/domain/bulk.ts';
-import { createIssue, deleteIssue, updateIssue } from '../../lib/domain/issues.ts';
-import type { Principal } from '../../lib/domain/principal.ts';
-import { createLabel } from '../../lib/domain/labels.ts';
-import { createProject, deleteProject } from '../../lib/domain/projects.ts';
-import { activateSprint, completeSprint, createSprint, deleteSprint } from '../../lib/domain/sprints.ts';
+import { derivations, differences } from '../../lib/model/derivations.ts';
+import { bulkWrite } from '../../lib/services/bulk.ts';
+import { createIssue, deleteIssue, updateIssue } from '../../lib/services/issues.ts';
+import type { Principal } from '../../lib/model/principal.ts';
+import { createLabel } from '../../lib/services/labels.ts';
+import { createProject, deleteProject } from '../../lib/services/projects.ts';
+import { activateSprint, completeSprint, createSprint, deleteSprint } from '../../lib/services/sprints.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../../lib/schemas/issues.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 
 /**
- * Every issue write path against the rebuild (lib/domain/derivations.ts): random sequences of
+ * Every issue write path against the rebuild (lib/model/derivations.ts): random sequences of
  * issue operations (create in a sprint or the backlog, update of each field (priority, type and due
  * date included), moves within and across lists, a parent set or cleared (with or without a status
  * change), delete (a parent's cascade clearing its children's parent), creates written together
@@ -80,7 +80,7 @@ type Op =
   | { kind: 'uncomment'; comment: number }
   | { kind: 'relate'; issue: number; other: number; type: RelationType }
   | { kind: 'unrelate'; issue: number; relation: number }
-  /** Creates into one list written together (lib/domain/bulk.ts), one of them perhaps refused. */
+  /** Creates into one list written together (lib/services/bulk.ts), one of them perhaps refused. */
   | { kind: 'bulk'; list: number; items: { status: IssueStatus; points: number | null; assignee: number }[] }
   | { kind: 'parallel'; ops: Op[] };
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { APIGatewayAuthorizerResult, DynamoDBBatchResponse } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { regenerateToken } from '../../lib/domain/accounts.ts';
+import { regenerateToken } from '../../lib/services/accounts.ts';
 import { type Invocation, invoke, type Target, targetOfEvent } from '../../tools/local/invoke.ts';
 import { eventsDir, generatedEvents, samples, sampleStreamEvent } from '../../tools/local/sample-events.ts';
 import { commonErrors, type Route, routes } from '../../lib/routes.ts';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createIssue } from '../../lib/domain/issues.ts';
-import type { Principal } from '../../lib/domain/principal.ts';
-import { createProject } from '../../lib/domain/projects.ts';
-import { exportOrganisation } from '../../lib/port/export.ts';
-import { importExport } from '../../lib/port/import-export.ts';
+import { createIssue } from '../../lib/services/issues.ts';
+import type { Principal } from '../../lib/model/principal.ts';
+import { createProject } from '../../lib/services/projects.ts';
+import { exportOrganisation } from '../../lib/services/import-export/export.ts';
+import { importExport } from '../../lib/services/import-export/import-export.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 
 /** An export file's import: the checks of the whole file before any write, and issue numbers already taken. */

@@ -4,9 +4,9 @@ import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { ISSUE_ID_BLOCK } from '../../lib/db/sequences.ts';
-import { createIssue } from '../../lib/domain/issues.ts';
-import type { Principal } from '../../lib/domain/principal.ts';
-import { createProject } from '../../lib/domain/projects.ts';
+import { createIssue } from '../../lib/services/issues.ts';
+import type { Principal } from '../../lib/model/principal.ts';
+import { createProject } from '../../lib/services/projects.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 
 /**

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { requiredActions } from '../../lib/db/permissions.ts';
-import { createOrganisation } from '../../lib/domain/accounts.ts';
-import { authenticate } from '../../lib/domain/auth.ts';
-import type { Principal } from '../../lib/domain/principal.ts';
-import { createProject, getProject, listProjects } from '../../lib/domain/projects.ts';
-import { hashToken } from '../../lib/domain/tokens.ts';
+import { createOrganisation } from '../../lib/services/accounts.ts';
+import { authenticate } from '../../lib/services/auth.ts';
+import type { Principal } from '../../lib/model/principal.ts';
+import { createProject, getProject, listProjects } from '../../lib/services/projects.ts';
+import { hashToken } from '../../lib/model/tokens.ts';
 import { runAsFunction } from '../../tools/local/permissions.ts';
 import { routes } from '../../lib/routes.ts';
 

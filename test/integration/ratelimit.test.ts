@@ -4,11 +4,11 @@ import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { authenticateAndConsume } from '../../lib/db/tokens.ts';
-import { regenerateToken, revokeToken } from '../../lib/domain/accounts.ts';
-import { authenticate } from '../../lib/domain/auth.ts';
-import { UnauthorizedError } from '../../lib/domain/errors.ts';
-import { INTERVAL_MS, RATE_LIMIT } from '../../lib/domain/ratelimit.ts';
-import { generateToken, hashToken } from '../../lib/domain/tokens.ts';
+import { regenerateToken, revokeToken } from '../../lib/services/accounts.ts';
+import { authenticate } from '../../lib/services/auth.ts';
+import { UnauthorizedError } from '../../lib/vocabulary/errors.ts';
+import { INTERVAL_MS, RATE_LIMIT } from '../../lib/model/ratelimit.ts';
+import { generateToken, hashToken } from '../../lib/model/tokens.ts';
 import { newOrganisation } from '../support/api.ts';
 import { pool } from '../support/pool.ts';
 

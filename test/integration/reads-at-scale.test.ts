@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findIssueByNumber } from '../../lib/domain/issue-lookup.ts';
-import { createIssue } from '../../lib/domain/issues.ts';
-import { listMyIssues } from '../../lib/domain/my-issues.ts';
-import type { Principal } from '../../lib/domain/principal.ts';
-import { createProject } from '../../lib/domain/projects.ts';
-import { createSprint, sprintSummary } from '../../lib/domain/sprints.ts';
+import { findIssueByNumber } from '../../lib/services/issue-lookup.ts';
+import { createIssue } from '../../lib/services/issues.ts';
+import { listMyIssues } from '../../lib/services/my-issues.ts';
+import type { Principal } from '../../lib/model/principal.ts';
+import { createProject } from '../../lib/services/projects.ts';
+import { createSprint, sprintSummary } from '../../lib/services/sprints.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 import { meterReads } from '../support/read-meter.ts';
 import { seedProject } from '../support/seed.ts';

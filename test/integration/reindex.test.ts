@@ -5,13 +5,13 @@ import { keys } from '../../lib/db/keys.ts';
 import { getProjectItem } from '../../lib/db/projects.ts';
 import { rebuildIssueIndexes } from '../../lib/db/reindex.ts';
 import { getSprintItem } from '../../lib/db/sprints.ts';
-import { findIssueByNumber } from '../../lib/domain/issue-lookup.ts';
-import { createIssue, listIssues, updateIssue } from '../../lib/domain/issues.ts';
-import { listMyIssues } from '../../lib/domain/my-issues.ts';
-import { rankIndexOf } from '../../lib/domain/positions.ts';
-import type { Principal } from '../../lib/domain/principal.ts';
-import { createProject } from '../../lib/domain/projects.ts';
-import { createSprint } from '../../lib/domain/sprints.ts';
+import { findIssueByNumber } from '../../lib/services/issue-lookup.ts';
+import { createIssue, listIssues, updateIssue } from '../../lib/services/issues.ts';
+import { listMyIssues } from '../../lib/services/my-issues.ts';
+import { rankIndexOf } from '../../lib/model/positions.ts';
+import type { Principal } from '../../lib/model/principal.ts';
+import { createProject } from '../../lib/services/projects.ts';
+import { createSprint } from '../../lib/services/sprints.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 
 /** issues:reindex rebuilds what issue writes keep beside the issues, from the issues as stored. */

@@ -4,11 +4,11 @@ import { isRetryableDbError } from '../../lib/db/errors.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { getProjectItem } from '../../lib/db/projects.ts';
 import { getSprintItem } from '../../lib/db/sprints.ts';
-import { SprintBusyError } from '../../lib/domain/errors.ts';
-import { createIssue, deleteIssue, listIssues, updateIssue } from '../../lib/domain/issues.ts';
-import type { Principal } from '../../lib/domain/principal.ts';
-import { createProject } from '../../lib/domain/projects.ts';
-import { activateSprint, completeSprint, createSprint, getSprint } from '../../lib/domain/sprints.ts';
+import { SprintBusyError } from '../../lib/vocabulary/errors.ts';
+import { createIssue, deleteIssue, listIssues, updateIssue } from '../../lib/services/issues.ts';
+import type { Principal } from '../../lib/model/principal.ts';
+import { createProject } from '../../lib/services/projects.ts';
+import { activateSprint, completeSprint, createSprint, getSprint } from '../../lib/services/sprints.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 
 /** Domain and data layer of sprints on DynamoDB Local: costs, interrupted and racing completions, faults. */

@@ -4,11 +4,11 @@ import { db, tableName } from '../../lib/db/client.ts';
 import { issueWrite, issueWriteItems } from '../../lib/db/issue-write.ts';
 import { keys, listKeys } from '../../lib/db/keys.ts';
 import { readDerivedState, rebuildIssueIndexes } from '../../lib/db/reindex.ts';
-import { derivations, differences, issueStateOf, repositioned } from '../../lib/domain/derivations.ts';
-import { findIssueByNumber } from '../../lib/domain/issue-lookup.ts';
-import { createIssue, updateIssue } from '../../lib/domain/issues.ts';
-import type { Principal } from '../../lib/domain/principal.ts';
-import { createProject } from '../../lib/domain/projects.ts';
+import { derivations, differences, issueStateOf, repositioned } from '../../lib/model/derivations.ts';
+import { findIssueByNumber } from '../../lib/services/issue-lookup.ts';
+import { createIssue, updateIssue } from '../../lib/services/issues.ts';
+import type { Principal } from '../../lib/model/principal.ts';
+import { createProject } from '../../lib/services/projects.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 
 /** Sub-issues on the data layer: what no request can set up on its own. */

@@ -4,7 +4,7 @@ import { writeMissingTokenNames } from '../../lib/db/accounts.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { authenticateAndConsume } from '../../lib/db/tokens.ts';
-import { hashToken } from '../../lib/domain/tokens.ts';
+import { hashToken } from '../../lib/model/tokens.ts';
 import { newOrganisation } from '../support/api.ts';
 
 /** `tokens:names` (tools/cli/admin.ts): the account's name on tokens issued before token items carried it. */

@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import type { Key } from '../../lib/db/keys.ts';
 import { batchGet, existsCheck, Refused, rereadOnStale, STALE, transact } from '../../lib/db/transactions.ts';
-import { UnavailableError } from '../../lib/domain/errors.ts';
-import { explainRefusal } from '../../lib/domain/refusals.ts';
+import { UnavailableError } from '../../lib/vocabulary/errors.ts';
+import { explainRefusal } from '../../lib/services/refusals.ts';
 
 let seq = 0;
 const key = (what: string): Key => ({ PK: `TEST#${Date.now().toString(36)}${seq++}`, SK: what });

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { deleteWebhook, getDelivery, insertDelivery, insertWebhook, pendingDelivery } from '../../lib/db/webhooks.ts';
 import { processDelivery, type DeliverySettings } from '../../lib/webhooks/deliver.ts';
 import type { DeliveryMessage } from '../../lib/webhooks/queue.ts';
-import { generateSecret } from '../../lib/webhooks/signing.ts';
+import { generateSecret } from '../../lib/model/signing.ts';
 import { newOrganisation } from '../support/api.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
-import { createAccountInOrg, createOrganisation } from '../../lib/domain/accounts.ts';
+import { createAccountInOrg, createOrganisation } from '../../lib/services/accounts.ts';
 import { createGateway } from '../../tools/local/gateway.ts';
 import { routes } from '../../lib/routes.ts';
 

@@ -33,7 +33,7 @@ const movedComment =
 const issueWrite = `The issue with its ancestors, then the keys of its block (its place, for the answer's \`position\`; for a move, the keys around its new place), then one transaction that keeps the rank counters (${rank}).`;
 
 const parentChange =
-  'Only when `parent_id` changes (the new parent is read with the issue): to an issue that has a parent itself, each ancestor above it is read, one GetItem after another (at most 3 more; 5 for a grandparent, as measured here); when the issue has sub-issues of its own, they are read level by level, a Query per issue that has sub-issues and a BatchGetItem of their children (lib/domain/sub-issues.ts).';
+  'Only when `parent_id` changes (the new parent is read with the issue): to an issue that has a parent itself, each ancestor above it is read, one GetItem after another (at most 3 more; 5 for a grandparent, as measured here); when the issue has sub-issues of its own, they are read level by level, a Query per issue that has sub-issues and a BatchGetItem of their children (lib/services/sub-issues.ts).';
 
 /**
  * A bulk write is as many writes as it has items, one after the other (docs/api.md: Bulk writes):
@@ -114,7 +114,7 @@ export const exceptions: Record<string, Budget> = {
     calls: 3,
     reason: "The project (the organisation's partition) and its sprint summaries (the project's partition), read in parallel.",
   },
-  // Relations: the path names an issue by its key, so its pointer is read first (lib/domain/relations.ts)
+  // Relations: the path names an issue by its key, so its pointer is read first (lib/services/relations.ts)
   'GET /api/v1/issues/{issue_key}/relations': {
     calls: 3,
     reason: "The key's pointer, then the issue with its project in one BatchGetItem: the relations are stored on the issue.",

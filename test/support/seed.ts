@@ -2,13 +2,13 @@ import { BatchWriteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk
 import { db, tableName } from '../../lib/db/client.ts';
 import { pointerItem } from '../../lib/db/comments.ts';
 import { keys, listKeys } from '../../lib/db/keys.ts';
-import { rankDelta } from '../../lib/domain/positions.ts';
+import { rankDelta } from '../../lib/model/positions.ts';
 
 /**
  * Fast seeding of big hierarchies for cascade tests: items shaped exactly as the data layer stores
  * them (sprint, issue, comment with its pointer, with their LSI1 keys), written with BatchWrite,
  * and ids taken from the organisation's real sequences. Counters on the parents (the rank index of
- * each list included, lib/domain/positions.ts) are set to match. Small tests create through the
+ * each list included, lib/model/positions.ts) are set to match. Small tests create through the
  * API instead.
  */
 

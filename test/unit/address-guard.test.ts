@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endpointRefusal, refusalFor } from '../../lib/webhooks/address-guard.ts';
+import { endpointRefusal, refusalFor } from '../../lib/model/address-guard.ts';
 import { failureWords } from '../../lib/webhooks/post.ts';
 
 /**

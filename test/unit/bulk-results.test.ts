@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bulkResults } from '../../lib/http/bulk.ts';
 import { RESPONSE_BYTE_BUDGET, restItemBytes } from '../../lib/http/byte-budget.ts';
-import { NotFoundError, ValidationError } from '../../lib/domain/errors.ts';
+import { NotFoundError, ValidationError } from '../../lib/vocabulary/errors.ts';
 import type { Issue } from '../../lib/schemas/issues.ts';
 
 const issue = (id: number, description: string): Issue => ({

@@ -12,7 +12,7 @@ import {
   pendingCascadeFromItem,
   pendingCascadeItem,
   type PendingCascade,
-} from '../../lib/domain/cascades.ts';
+} from '../../lib/db/cascade-work.ts';
 
 /** What the cascade decides about stream records and swept keys, without a table. */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pointerFromItem, sprintIdOf } from '../../lib/domain/comment-pointers.ts';
+import { pointerFromItem, sprintIdOf } from '../../lib/db/comment-pointers.ts';
 
 /** What a comment's pointer says, read from its stored attributes without a table. */
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CsvReader, formatCsv, parseCsv } from '../../lib/domain/port/csv.ts';
+import { CsvReader, formatCsv, parseCsv } from '../../lib/model/formats/csv.ts';
 
 describe('CSV reader (RFC 4180)', () => {
   it('reads quotes, doubled quotes, commas and line breaks inside quoted fields', () => {

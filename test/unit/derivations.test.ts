@@ -11,8 +11,8 @@ import {
   rankBlocks,
   repositioned,
   type IssueState,
-} from '../../lib/domain/derivations.ts';
-import { BLOCK_SPAN } from '../../lib/domain/positions.ts';
+} from '../../lib/model/derivations.ts';
+import { BLOCK_SPAN } from '../../lib/model/positions.ts';
 
 /** The derivations of an issue decide without a table: what a change writes, and what a rebuild holds. */
 

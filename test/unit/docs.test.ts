@@ -122,7 +122,7 @@ export function brokenLinks(file: string, markdown: string): string[] {
 describe('self-contained docs', () => {
   it('finds the Markdown documents it checks', () => {
     const names = markdownFiles.map(rel);
-    expect(names).toEqual(expect.arrayContaining(['README.md', 'docs/api.md', 'docs/data-model.md', 'infra/bench/README.md']));
+    expect(names).toEqual(expect.arrayContaining(['README.md', 'docs/api.md', 'docs/data-model.md', 'tools/bench/README.md']));
   });
 
   it('reports a named path that does not exist, and only that one', () => {

@@ -10,7 +10,7 @@ import {
   UnauthorizedError,
   UnavailableError,
   ValidationError,
-} from '../../lib/domain/errors.ts';
+} from '../../lib/vocabulary/errors.ts';
 import { errorResponse } from '../../lib/http/errors.ts';
 
 const bodyOf = (err: unknown) => JSON.parse(errorResponse(err).body) as unknown;

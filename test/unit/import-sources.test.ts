@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatCsv, parseCsv, CsvReader, CsvError } from '../../lib/domain/port/csv.ts';
+import { formatCsv, parseCsv, CsvReader, CsvError } from '../../lib/model/formats/csv.ts';
 import {
   githubRecord,
   instantOf,
@@ -10,7 +10,7 @@ import {
   mappingWith,
   planRecord,
   type SourceRecord,
-} from '../../lib/domain/port/sources.ts';
+} from '../../lib/model/formats/sources.ts';
 
 /** The pure reading of source files: columns of a Jira export, GitHub objects, dates, numbers kept. */
 

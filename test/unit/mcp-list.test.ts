@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PageRequest } from '../../lib/db/list.ts';
-import { ValidationError } from '../../lib/domain/errors.ts';
+import { ValidationError } from '../../lib/vocabulary/errors.ts';
 import { listThrough, type DomainList } from '../../lib/mcp/list.ts';
 
 /** A collection served like the domain serves one: cursor = index of the next item, as a string. */

@@ -7,7 +7,7 @@ import {
   type MigrationRecord,
   pendingMigrations,
   registryVersion,
-} from '../../lib/domain/migrations.ts';
+} from '../../lib/model/migrations.ts';
 import { answerCloudFormation, isCustomResourceRequest } from '../../lib/migrations/cloudformation.ts';
 import { invokeAsync } from '../../lib/migrations/continue.ts';
 import { migrations, migrationsVersion } from '../../lib/migrations/index.ts';

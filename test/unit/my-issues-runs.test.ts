@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { IssueItem } from '../../lib/db/issues.ts';
-import { PLACE_RUN, placeRuns } from '../../lib/domain/my-issues.ts';
-import { BLOCK_SPAN, RANK_PREFIX } from '../../lib/domain/positions.ts';
+import { PLACE_RUN, placeRuns } from '../../lib/services/my-issues.ts';
+import { BLOCK_SPAN, RANK_PREFIX } from '../../lib/model/positions.ts';
 
-/** How a page of /me/issues groups the issues of one list into place Queries (lib/domain/my-issues.ts). */
+/** How a page of /me/issues groups the issues of one list into place Queries (lib/services/my-issues.ts). */
 describe('place runs of /me/issues', () => {
   // A list of 10 full blocks (32 issues each); the issue at place k sits in block floor((k-1)/32).
   const owner = Object.fromEntries(Array.from({ length: 10 }, (_, b) => [`${RANK_PREFIX}${b}`, 32]));

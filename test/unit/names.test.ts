@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isActive, isMe, pickByName } from '../../lib/domain/names.ts';
+import { isActive, isMe, pickByName } from '../../lib/model/names.ts';
 
 const kind = { one: 'Account', many: 'accounts' };
 const people = [

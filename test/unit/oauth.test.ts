@@ -8,7 +8,7 @@ import {
   redirectUriProblem,
   redirectUriRegistered,
   REFRESH_TOKEN_SECONDS,
-} from '../../lib/domain/oauth.ts';
+} from '../../lib/model/oauth.ts';
 import { ConfigurationError, parseBaseUrl, readConfig } from '../../lib/config.ts';
 import { readAuthorizerContext, toAuthorizerContext } from '../../lib/http/context.ts';
 import { bearerChallenge, resourceMetadataUrl, rfc9728MetadataUrl } from '../../lib/http/gateway-responses.ts';

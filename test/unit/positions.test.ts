@@ -20,12 +20,12 @@ import {
   windowReadAt,
   type KeyChange,
   type Slot,
-} from '../../lib/domain/positions.ts';
+} from '../../lib/model/positions.ts';
 
 const MARGIN = defaultPlacementOptions.maxWindow + 1;
 
 /**
- * One list and its project's allocator, moved exactly as lib/domain/issues.ts does it (the same
+ * One list and its project's allocator, moved exactly as lib/services/issues.ts does it (the same
  * pure functions; the "Query" is a slice of the sorted list), next to a model of the order a user
  * asked for. Counts what each move cost.
  */
@@ -102,7 +102,7 @@ class Simulation {
       this.stats.largestRenumber = Math.max(this.stats.largestRenumber, plan.renumber.length);
       return;
     }
-    // The fallback of lib/domain/issues.ts: re-append the run from the gap to the end, written
+    // The fallback of lib/services/issues.ts: re-append the run from the gap to the end, written
     // from the end backwards in chunks; the list must stay ordered after each chunk.
     this.stats.fallbacks += 1;
     const successor = window.slots[gap] as Slot;

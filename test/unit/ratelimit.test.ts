@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe as group, expect, it } from 'vitest';
-import { describe, INTERVAL_MS, maxTatFor, nextTat, RATE_LIMIT } from '../../lib/domain/ratelimit.ts';
+import { describe, INTERVAL_MS, maxTatFor, nextTat, RATE_LIMIT } from '../../lib/model/ratelimit.ts';
 
 /**
  * The textbook token bucket, in integer "milliseconds of credit": it holds up to 600 x 100 ms,

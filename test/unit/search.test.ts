@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { decodeSearchCursor, encodeSearchCursor, searchRange } from '../../lib/db/search.ts';
-import { updatedInterval } from '../../lib/domain/search.ts';
-import { matches, parseSelection, type SelectableIssue } from '../../lib/domain/selection.ts';
+import { updatedInterval } from '../../lib/services/search.ts';
+import { matches, parseSelection, type SelectableIssue } from '../../lib/model/selection.ts';
 
-/** The key range a search reads (lib/domain/search.ts) and its cursors (lib/db/search.ts). */
+/** The key range a search reads (lib/services/search.ts) and its cursors (lib/db/search.ts). */
 
 const now = Date.parse('2026-11-25T12:00:00.000Z');
 const issue = (updated_at: string): SelectableIssue => ({

@@ -1,7 +1,7 @@
 import { DecryptCommand, EncryptCommand } from '@aws-sdk/client-kms';
 import { describe, expect, it } from 'vitest';
-import { isSealed, kmsSecretBox, localSecretBox } from '../../lib/webhooks/secret-box.ts';
-import { generateSecret } from '../../lib/webhooks/signing.ts';
+import { isSealed, kmsSecretBox, localSecretBox } from '../../lib/db/secret-box.ts';
+import { generateSecret } from '../../lib/model/signing.ts';
 
 const owner = { orgId: 12, webhookId: 3 };
 const box = localSecretBox(Buffer.alloc(32, 1));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../lib/domain/errors.ts';
+import { ValidationError } from '../../lib/vocabulary/errors.ts';
 import {
   issueComparator,
   parseSelection,
@@ -13,7 +13,7 @@ import {
   type Selection,
   type SelectionContext,
   type SelectionSort,
-} from '../../lib/domain/selection.ts';
+} from '../../lib/model/selection.ts';
 
 /**
  * The selection grammar over generated input (docs/search.md):

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../infra/paths.ts';
-import { ValidationError } from '../../lib/domain/errors.ts';
+import { ValidationError } from '../../lib/vocabulary/errors.ts';
 import {
   issueComparator,
   matches,
@@ -14,7 +14,7 @@ import {
   type SelectableIssue,
   type Selection,
   type SelectionContext,
-} from '../../lib/domain/selection.ts';
+} from '../../lib/model/selection.ts';
 import { errorResponse } from '../../lib/http/errors.ts';
 
 /**

@@ -4,7 +4,7 @@ import { routes, type Route } from '../../lib/routes.ts';
 import { BulkCreateItem, BulkUpdateItem } from '../../lib/schemas/bulk.ts';
 import { Issue } from '../../lib/schemas/issues.ts';
 import { nearestKey, unknownKeysMessage } from '../../lib/schemas/validate.ts';
-import { ValidationError } from '../../lib/domain/errors.ts';
+import { ValidationError } from '../../lib/vocabulary/errors.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
 
 /**

@@ -7,7 +7,7 @@ import {
   subIssueIndex,
   unclassified,
   type IssueState,
-} from '../../lib/domain/derivations.ts';
+} from '../../lib/model/derivations.ts';
 
 /** The two derivations of sub-issues, without a table: a parent's summary and its children index. */
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { tokenFromHeaders } from '../../lib/domain/auth.ts';
-import { UnauthorizedError } from '../../lib/domain/errors.ts';
-import { generateToken, hashToken, looksLikeToken, TOKEN_PREFIX } from '../../lib/domain/tokens.ts';
+import { tokenFromHeaders } from '../../lib/services/auth.ts';
+import { UnauthorizedError } from '../../lib/vocabulary/errors.ts';
+import { generateToken, hashToken, looksLikeToken, TOKEN_PREFIX } from '../../lib/model/tokens.ts';
 
 describe('API tokens', () => {
   it('are "stk_" followed by 43 base64url characters (256 random bits)', () => {

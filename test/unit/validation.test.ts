@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../lib/domain/errors.ts';
+import { ValidationError } from '../../lib/vocabulary/errors.ts';
 import { AccountCreateBody } from '../../lib/schemas/accounts.ts';
 import { dateField, isCalendarDate, nameField, PaginationQuery, urlField } from '../../lib/schemas/common.ts';
 import { ProjectCreateBody } from '../../lib/schemas/projects.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { keys } from '../../lib/db/keys.ts';
-import { expectingVersion, grouped, guardVersion } from '../../lib/db/versions.ts';
-import { withVersion } from '../../lib/domain/versions.ts';
-import { PreconditionFailedError } from '../../lib/domain/errors.ts';
+import { expectingVersion } from '../../lib/context/versions.ts';
+import { grouped, guardVersion, withVersion } from '../../lib/db/versions.ts';
+import { PreconditionFailedError } from '../../lib/vocabulary/errors.ts';
 import { etagOf, expectedVersions, isNotModified, versionTagOf } from '../../lib/http/conditional.ts';
 
 const issueKey = keys.issue(1, 2, 3);

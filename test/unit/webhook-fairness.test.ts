@@ -10,7 +10,7 @@ import {
   orgInFlightCap,
   SLOW_AFTER,
   slowAttemptsAfter,
-} from '../../lib/webhooks/fairness.ts';
+} from '../../lib/model/fairness.ts';
 
 describe('fair delivery rules', () => {
   it('put every message of an organisation in one message group, and organisations in different ones', () => {

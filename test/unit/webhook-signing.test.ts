@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, refusalFor } from '../../lib/webhooks/address-guard.ts';
+import { classifyAddress, refusalFor } from '../../lib/model/address-guard.ts';
 import { backoffMs } from '../../lib/webhooks/deliver.ts';
-import { generateSecret, signedHeaders } from '../../lib/webhooks/signing.ts';
+import { generateSecret, signedHeaders } from '../../lib/model/signing.ts';
 
 describe('webhook signatures', () => {
   it('verify with the standardwebhooks package, and fail for another body or secret', () => {

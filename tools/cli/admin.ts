@@ -133,7 +133,7 @@ async function main() {
   }
   const { Role, emailField } = await import('../../lib/schemas/accounts.ts');
   const { nameField } = await import('../../lib/schemas/common.ts');
-  const domain = await import('../../lib/domain/accounts.ts');
+  const domain = await import('../../lib/services/accounts.ts');
   const check = <T>(schema: { safeParse(v: unknown): { success: boolean; data?: T } }, value: string, flag: string): T => {
     const r = schema.safeParse(value);
     if (!r.success) throw new UsageError(`--${flag} is not valid`);
@@ -233,7 +233,7 @@ async function main() {
         const { useLocalSecretKey } = await import('../local/secret-key.ts');
         useLocalSecretKey(process.env.DATA_DIR ?? '.data');
       }
-      return (await import('../../lib/domain/webhook-secrets.ts')).sealPlaintextSecrets(orgFlag(values.org));
+      return (await import('../../lib/services/webhook-secrets.ts')).sealPlaintextSecrets(orgFlag(values.org));
     }
   }
   throw new UsageError(`unknown command "${command}"`);

@@ -17,13 +17,13 @@ export async function runImport(values: Record<string, string | undefined>, posi
   const path = values.file as string;
   const file = () => createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 });
   if (format === 'export') {
-    const { importExport } = await import('../../lib/port/import-export.ts');
+    const { importExport } = await import('../../lib/services/import-export/import-export.ts');
     return importExport({ orgId, dryRun }, file);
   }
   if (format !== 'jira-csv' && format !== 'github-json') throw new UsageError('--format must be jira-csv, github-json or export');
   if (values.project === undefined) throw new UsageError(`--project is required for --format ${format}`);
   const mapping = values.mapping === undefined ? undefined : await readMapping(values.mapping);
-  const { importIssues } = await import('../../lib/port/import.ts');
+  const { importIssues } = await import('../../lib/services/import-export/import.ts');
   return importIssues(
     {
       orgId,
@@ -54,7 +54,7 @@ async function readMapping(path: string) {
 
 /** `export --org N [--out FILE]`: JSON Lines to the file (answering a summary) or to stdout (answering nothing more). */
 export async function runExport(values: Record<string, string | undefined>, positiveInt: (v: string, flag: string) => number) {
-  const { exportOrganisation } = await import('../../lib/port/export.ts');
+  const { exportOrganisation } = await import('../../lib/services/import-export/export.ts');
   const out = values.out === undefined ? process.stdout : createWriteStream(values.out);
   let lines = 0;
   for await (const line of exportOrganisation(positiveInt(values.org as string, 'org'))) {

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
-import { createOrganisation } from '../../lib/domain/accounts.ts';
+import { createOrganisation } from '../../lib/services/accounts.ts';
 
 /**
  * On a table that has never held an organisation, creates a default one with an admin account

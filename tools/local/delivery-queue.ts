@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '../../lib/config.ts';
-import { messageGroupOf, nextMessage, type Lane } from '../../lib/webhooks/fairness.ts';
+import { messageGroupOf, nextMessage, type Lane } from '../../lib/model/fairness.ts';
 import { useLocalDeliveryQueue, type DeliveryMessage, type DeliveryQueue } from '../../lib/webhooks/queue.ts';
 import { lambdaContext, loadHandler } from './gateway.ts';
 
@@ -11,7 +11,7 @@ import { lambdaContext, loadHandler } from './gateway.ts';
  * (functions/webhooks/deliver.ts, the module Lambda runs) gets each in an event of its own, up to
  * the lane's concurrency at once (`WEBHOOK_CONCURRENCY`, `WEBHOOK_SLOW_CONCURRENCY`; the deliverer
  * derives the per-organisation cap from the same numbers). Which waiting message goes next is the
- * fair queue's rule (lib/webhooks/fairness.ts): the organisation with the fewest in flight first.
+ * fair queue's rule (lib/model/fairness.ts): the organisation with the fewest in flight first.
  * A message the function reports failed comes back after `retryMs`, as an SQS message does after
  * its visibility timeout.
  */

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 import * as z from 'zod';
 import { OAUTH_REGISTRATIONS_PER_ADDRESS } from '../../lib/config.ts';
-import { RATE_LIMIT } from '../../lib/domain/ratelimit.ts';
+import { RATE_LIMIT } from '../../lib/model/ratelimit.ts';
 import { commonErrors, routes as allRoutes, type Route } from '../../lib/routes.ts';
 import { ErrorBody, ErrorsBody, PaginationQuery } from '../../lib/schemas/common.ts';
 import { pathParam } from '../../lib/schemas/path-params.ts';

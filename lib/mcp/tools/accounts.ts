@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { listAccounts, me } from '../../domain/accounts.ts';
+import { listAccounts, me } from '../../services/accounts.ts';
 import { Account, Organisation } from '../../schemas/accounts.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { annotations, defineTool, type Tool } from '../tool.ts';

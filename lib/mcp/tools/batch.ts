@@ -1,8 +1,9 @@
 import * as z from 'zod';
-import { bulkWrite, type BulkItem, type BulkOp, type BulkOutcome } from '../../domain/bulk.ts';
-import { ValidationError } from '../../domain/errors.ts';
-import type { Principal } from '../../domain/principal.ts';
-import { answeredVersion } from '../../domain/versions.ts';
+import { bulkWrite, type BulkItem, type BulkOutcome } from '../../services/bulk.ts';
+import type { BulkOp } from '../../schemas/bulk.ts';
+import { ValidationError } from '../../vocabulary/errors.ts';
+import type { Principal } from '../../model/principal.ts';
+import { answeredVersion } from '../../model/versions.ts';
 import { Issue } from '../../schemas/issues.ts';
 import { issueMessages } from '../../schemas/validate.ts';
 import { withinBudget } from '../../http/bulk.ts';
@@ -35,7 +36,7 @@ async function parseItem(schema: z.ZodType, item: unknown, resolve: NameResolver
   return resolve(parsed.data as Record<string, unknown>);
 }
 
-/** A create_issue item as a bulk op (lib/domain/bulk.ts). */
+/** A create_issue item as a bulk op (lib/services/bulk.ts). */
 async function createOp(_caller: Principal, item: unknown, resolve: NameResolver): Promise<BulkOp> {
   const { project_id, sprint_id, ...fields } = await parseItem(createInput, item, resolve);
   return {
@@ -88,7 +89,7 @@ const batchOutput = {
 /**
  * A batch tool: each item made an op by `toOp` (a failure there is its answer), in order; `lazy`:
  * when its turn comes, after the items before it ran (an update locates its issue then). Creates
- * are made up front, so that a run of them into one list is written together (lib/domain/bulk.ts).
+ * are made up front, so that a run of them into one list is written together (lib/services/bulk.ts).
  */
 const batchTool = (
   name: string,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { createComment, deleteComment, listComments, updateComment, type IssueRef } from '../../domain/comments.ts';
-import type { Principal } from '../../domain/principal.ts';
+import { createComment, deleteComment, listComments, updateComment, type IssueRef } from '../../services/comments.ts';
+import type { Principal } from '../../model/principal.ts';
 import { Comment, commentBodyField } from '../../schemas/comments.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, issueRefUnlisted as unlisted, locateIssue, type IssueRefArgs } from '../locate.ts';

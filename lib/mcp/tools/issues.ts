@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { listIssueActivity } from '../../domain/activity.ts';
+import { listIssueActivity } from '../../services/activity.ts';
 import { Activity } from '../../schemas/activity.ts';
-import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../domain/issues.ts';
-import { listMyIssues } from '../../domain/my-issues.ts';
+import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../services/issues.ts';
+import { listMyIssues } from '../../services/my-issues.ts';
 import { Issue, IssueCreateFields, IssuePriority, IssueStatus, IssueType, IssueUpdateFields } from '../../schemas/issues.ts';
 import { IssueLabelsField } from '../../schemas/labels.ts';
 import { filteredPage, listInfo, listInput, listThrough } from '../list.ts';

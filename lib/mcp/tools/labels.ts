@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { createLabel, listLabels } from '../../domain/labels.ts';
+import { createLabel, listLabels } from '../../services/labels.ts';
 import { Label, LabelCreateFields } from '../../schemas/labels.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { projectRef } from '../resolve.ts';

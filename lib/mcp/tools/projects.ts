@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { createProject, deleteProject, getProject, listProjects, updateProject } from '../../domain/projects.ts';
+import { createProject, deleteProject, getProject, listProjects, updateProject } from '../../services/projects.ts';
 import { Project, ProjectCreateFields, ProjectUpdateFields } from '../../schemas/projects.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { projectRef } from '../resolve.ts';

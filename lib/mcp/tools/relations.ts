@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { addRelation, listRelations, removeRelation, relationIdPattern } from '../../domain/relations.ts';
-import { NotFoundError } from '../../domain/errors.ts';
+import { addRelation, listRelations, removeRelation, relationIdPattern } from '../../services/relations.ts';
+import { NotFoundError } from '../../vocabulary/errors.ts';
 import { Relation, relationTypes } from '../../schemas/relations.ts';
 import { annotations, defineTool, type Tool } from '../tool.ts';
 

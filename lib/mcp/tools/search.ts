@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { parseSelection } from '../../domain/selection.ts';
-import { searchIssues } from '../../domain/search.ts';
+import { parseSelection } from '../../model/selection.ts';
+import { searchIssues } from '../../services/search.ts';
 import { filteredPage } from '../list.ts';
 import { annotations, defineTool, type Tool } from '../tool.ts';
 import { SearchIssue } from '../../schemas/search.ts';

@@ -11,7 +11,7 @@ import {
   listSprints,
   sprintSummary,
   updateSprint,
-} from '../../domain/sprints.ts';
+} from '../../services/sprints.ts';
 import {
   Burndown,
   Sprint,

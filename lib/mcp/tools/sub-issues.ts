@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { listSubIssues } from '../../domain/sub-issues.ts';
+import { listSubIssues } from '../../services/sub-issues.ts';
 import { SubIssue } from '../../schemas/issues.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { annotations, defineTool, type Tool } from '../tool.ts';

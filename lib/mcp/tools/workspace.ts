@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { getWorkspace, WORKSPACE_LIMITS } from '../../domain/workspace.ts';
+import { getWorkspace, WORKSPACE_LIMITS } from '../../services/workspace.ts';
 import { IssuePriority, IssueStatus, IssueType } from '../../schemas/issues.ts';
 import { Role } from '../../schemas/accounts.ts';
 import { limitInput } from '../list.ts';
@@ -8,7 +8,7 @@ import { annotations, defineTool, type Tool } from '../tool.ts';
 const named = { id: z.number().int(), name: z.string() };
 const sprint = z.object({ ...named, start_date: z.string().nullable(), end_date: z.string().nullable() });
 
-/** One call to orient an agent (lib/domain/workspace.ts says what, how bounded, at what cost). */
+/** One call to orient an agent (lib/services/workspace.ts says what, how bounded, at what cost). */
 export const workspaceTools: Tool[] = [
   defineTool(
     'get_workspace',

@@ -1,0 +1,665 @@
+import {
+  IssueCreateFields,
+  type IssueCreate,
+  type IssuePriority,
+  type IssueStatus,
+  type IssueType,
+} from '../../schemas/issues.ts';
+import type { RelationType } from '../../vocabulary/relation-types.ts';
+import { instantIn } from './dates.ts';
+
+/**
+ * What an import reads from any source, one issue per record, before anything is looked up in the
+ * organisation: the source's own words (its status, its people), mapped to ours by `planRecord`.
+ */
+export interface SourceRecord {
+  /** Where the record is in the file (the CSV line, the JSON array index + 1), for the report. */
+  row: number;
+  /** The source's issue key (`APL-12`, `acme/app#12`): what makes an import idempotent, shown as `source_key`. */
+  key: string;
+  /** A key earlier versions of the import recorded the record under (a GitHub issue's URL). */
+  legacyKey?: string | undefined;
+  /** The number the key carries (`DI-127`: 127), for `keep_numbers`. */
+  number?: number | undefined;
+  title: string;
+  description: string | null;
+  status: string;
+  type?: string | undefined;
+  priority?: string | undefined;
+  /** Who it is assigned to: an e-mail address, or the source's name or id for the person (mapped through `people`). */
+  assignee?: Person | undefined;
+  /** Who reported it: its author here. */
+  reporter?: Person | undefined;
+  created_at?: string | undefined;
+  updated_at?: string | undefined;
+  /** When it was resolved or closed: its `completed_at` when its status is done or cancelled. */
+  resolved_at?: string | undefined;
+  due_date?: string | undefined;
+  labels: string[];
+  /** The sprint the issue goes to, already known (export files): its id here, or null for the backlog. */
+  sprintId?: number | null | undefined;
+  /** The sprint the issue is in (its last one), by name. */
+  sprint?: { name: string; status?: string | undefined } | undefined;
+  /** The sprints it was in before its last one (Jira's repeated Sprint columns), reported. */
+  sprintHistory?: string[] | undefined;
+  parent_key?: string | undefined;
+  story_points?: string | number | undefined;
+  comments?: SourceComment[] | undefined;
+  /** Relations to other issues of the file, by their keys, seen from this one. */
+  links?: SourceLink[] | undefined;
+  /** The column (or field) each value came from, for the warnings: `status` -> `Status`. */
+  columns?: Partial<Record<'status' | 'type' | 'priority' | 'due_date' | 'story_points' | 'assignee' | 'reporter', string>>;
+  /** What the reader could not take, already phrased (row, column, value). */
+  warnings?: string[] | undefined;
+}
+
+/** A person as a source names them: an e-mail address, a display name or login, an account id. */
+export interface Person {
+  name?: string | undefined;
+  id?: string | undefined;
+}
+
+export interface SourceComment {
+  /** What makes the comment's import idempotent, unique in the file (`<issue key>#<n>`). */
+  key: string;
+  body: string;
+  at?: string | undefined;
+  author?: Person | undefined;
+}
+
+export interface SourceLink {
+  type: RelationType;
+  key: string;
+  /** The column it came from (`Outward issue link (Blocks)`). */
+  column: string;
+}
+
+export type ImportFormat = 'jira-csv' | 'github-json' | 'export';
+export const importFormats: readonly ImportFormat[] = ['jira-csv', 'github-json', 'export'];
+
+/** How source words become ours; every map is matched ignoring case and surrounding spaces. */
+export interface ImportMapping {
+  statuses: Record<string, IssueStatus>;
+  /** The status of a record whose status the map does not hold (reported per row). */
+  defaultStatus: IssueStatus;
+  priorities: Record<string, IssuePriority>;
+  types: Record<string, IssueType>;
+  /** A source name or id for a person (a Jira display name or account id, a GitHub login) -> their e-mail address. */
+  people: Record<string, string>;
+  /**
+   * The time zone (IANA: `Europe/Paris`) of date-times a source writes without one (Jira's
+   * `25/Feb/26 10:17 PM`, in the exporting user's zone); UTC unless set.
+   */
+  timeZone: string;
+}
+
+/** Defaults: Jira's stock workflow and GitHub's two states, Jira's five priorities and its issue types. */
+export const defaultMapping: ImportMapping = {
+  statuses: {
+    backlog: 'backlog',
+    open: 'todo',
+    'to do': 'todo',
+    todo: 'todo',
+    'selected for development': 'todo',
+    reopened: 'todo',
+    'in progress': 'in_progress',
+    'in review': 'in_progress',
+    in_progress: 'in_progress',
+    done: 'done',
+    closed: 'done',
+    resolved: 'done',
+    completed: 'done',
+    cancelled: 'cancelled',
+    canceled: 'cancelled',
+    "won't do": 'cancelled',
+    not_planned: 'cancelled',
+  },
+  defaultStatus: 'todo',
+  priorities: {
+    highest: 'urgent',
+    urgent: 'urgent',
+    blocker: 'urgent',
+    critical: 'urgent',
+    high: 'high',
+    major: 'high',
+    medium: 'medium',
+    low: 'low',
+    minor: 'low',
+    lowest: 'low',
+    trivial: 'low',
+    none: 'none',
+  },
+  types: {
+    task: 'task',
+    'sub-task': 'task',
+    subtask: 'task',
+    story: 'story',
+    bug: 'bug',
+    epic: 'epic',
+  },
+  people: {},
+  timeZone: 'UTC',
+};
+
+/** The default mapping with a caller's entries on top (their keys folded as the lookups fold them). */
+export function mappingWith(overrides: Partial<ImportMapping> = {}): ImportMapping {
+  const folded = <T>(m: Record<string, T> | undefined) =>
+    Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [fold(k), v]));
+  return {
+    statuses: { ...defaultMapping.statuses, ...folded(overrides.statuses) },
+    defaultStatus: overrides.defaultStatus ?? defaultMapping.defaultStatus,
+    priorities: { ...defaultMapping.priorities, ...folded(overrides.priorities) },
+    types: { ...defaultMapping.types, ...folded(overrides.types) },
+    people: { ...folded(overrides.people) },
+    timeZone: overrides.timeZone ?? defaultMapping.timeZone,
+  };
+}
+
+export const fold = (s: string) => s.trim().toLowerCase();
+
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * A person's e-mail address by the mapping: their own value if it is one, else what `people`
+ * maps their name or their id to. Undefined: nobody known; `label` then names them in the report.
+ */
+export function personEmail(person: Person | undefined, mapping: ImportMapping): { email?: string; label?: string } {
+  const name = person?.name?.trim();
+  const id = person?.id?.trim();
+  if (!name && !id) return {};
+  for (const v of [name, id]) if (v && emailPattern.test(v)) return { email: v.toLowerCase() };
+  const mapped = (name && mapping.people[fold(name)]) || (id && mapping.people[fold(id)]);
+  if (mapped) return { email: mapped.toLowerCase() };
+  return { label: name || id };
+}
+
+/** A record as we would create it, or why it cannot be taken. */
+export type PlannedRecord =
+  | {
+      ok: true;
+      key: string;
+      row: number;
+      input: IssueCreate;
+      /** The e-mail address of the assignee, to find among the organisation's accounts. */
+      assigneeEmail?: string | undefined;
+      /** Who, in the source's words, when no e-mail address is known for them. */
+      unknownPerson?: string | undefined;
+      reporterEmail?: string | undefined;
+      unknownReporter?: string | undefined;
+      sprint?: SourceRecord['sprint'];
+      parentKey?: string | undefined;
+      times: {
+        created_at?: string | undefined;
+        updated_at?: string | undefined;
+        completed_at?: string | undefined;
+      };
+      comments: { key: string; body: string; at?: string | undefined; authorEmail?: string; unknownAuthor?: string }[];
+      /** What was dropped or defaulted (the row is still taken). */
+      warnings: string[];
+    }
+  | { ok: false; key: string; row: number; errors: string[] };
+
+/** An ISO 8601 instant from a source's date-time in `timeZone` (Jira's `25/Nov/26 9:05 AM` included), or undefined. */
+export function instantOf(value: string | undefined, timeZone = 'UTC'): string | undefined {
+  if (!value?.trim()) return undefined;
+  const v = value.trim();
+  const jira = /^(\d{1,2})\/([A-Za-z]{3})\/(\d{2,4}) (\d{1,2}):(\d{2}) ?([AP]M)$/i.exec(v);
+  if (jira) {
+    const months = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+    const [, d, mon, y, h, min, ampm] = jira as unknown as string[];
+    const month = months.indexOf(String(mon).toLowerCase());
+    if (month < 0 || Number(h) > 12 || Number(min) > 59) return undefined;
+    const year = Number(y) < 100 ? 2000 + Number(y) : Number(y);
+    const hour = (Number(h) % 12) + (String(ampm).toUpperCase() === 'PM' ? 12 : 0);
+    return instantIn({ year, month, day: Number(d), hour, minute: Number(min) }, timeZone);
+  }
+  // An ISO 8601 date-time names its own offset (none: UTC, as Date reads it).
+  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(v)) return undefined;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? undefined : new Date(t).toISOString();
+}
+
+/** A calendar day from a source's date (or date-time), or undefined. */
+export function dayOf(value: string | undefined): string | undefined {
+  if (!value?.trim()) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value.trim())) return value.trim();
+  const jiraDay = /^(\d{1,2})\/([A-Za-z]{3})\/(\d{2,4})$/.exec(value.trim());
+  return (jiraDay ? instantOf(`${value.trim()} 12:00 PM`) : instantOf(value))?.slice(0, 10);
+}
+
+const closedStatuses = new Set<IssueStatus>(['done', 'cancelled']);
+
+/**
+ * Maps one source record to the issue we would create: pure, so a dry run and the import decide
+ * alike. A record is refused (with every reason) when it has no key or when the issue it maps to
+ * fails the API's own validation; a status, type or priority the mapping does not hold, a person
+ * with no known e-mail, story points, a date or a due date that do not parse are taken with a
+ * warning that names the column and the value.
+ */
+export function planRecord(record: SourceRecord, mapping: ImportMapping): PlannedRecord {
+  const warnings: string[] = [...(record.warnings ?? [])];
+  const key = record.key.trim();
+  if (!key) return { ok: false, key: '', row: record.row, errors: ['the issue key is missing'] };
+  const column = (field: keyof NonNullable<SourceRecord['columns']>) => record.columns?.[field] ?? field;
+
+  let status = mapping.statuses[fold(record.status)];
+  if (!status) {
+    status = mapping.defaultStatus;
+    warnings.push(`${column('status')} "${record.status}" is not mapped: imported as ${status}`);
+  }
+  let type: IssueType | undefined;
+  if (record.type?.trim()) {
+    type = mapping.types[fold(record.type)];
+    if (!type) warnings.push(`${column('type')} "${record.type}" is not mapped: imported as task`);
+  }
+  let priority: IssuePriority | undefined;
+  if (record.priority?.trim()) {
+    priority = mapping.priorities[fold(record.priority)];
+    if (!priority) warnings.push(`${column('priority')} "${record.priority}" is not mapped: imported as none`);
+  }
+  let storyPoints: number | undefined;
+  const sp = record.story_points;
+  if (sp !== undefined && String(sp).trim() !== '') {
+    const n = Number(sp);
+    if (Number.isFinite(n) && n >= 0) storyPoints = Math.round(n);
+    if (storyPoints === undefined) warnings.push(`${column('story_points')} "${sp}" is not a number: left empty`);
+    else if (storyPoints !== n) warnings.push(`${column('story_points')} "${sp}" rounded to ${storyPoints}`);
+  }
+  let dueDate: string | undefined;
+  if (record.due_date?.trim()) {
+    dueDate = dayOf(record.due_date);
+    if (!dueDate) warnings.push(`${column('due_date')} "${record.due_date}" is not a date: left empty`);
+  }
+  const time = (value: string | undefined, name: string) => {
+    if (!value?.trim()) return undefined;
+    const at = instantOf(value, mapping.timeZone);
+    if (!at) warnings.push(`${name} "${value}" is not a date-time: left out`);
+    return at;
+  };
+  const created = time(record.created_at, 'Created');
+  const updated = time(record.updated_at, 'Updated');
+  let resolved = time(record.resolved_at, 'Resolved');
+  if (resolved && !closedStatuses.has(status)) {
+    warnings.push(`Resolved "${record.resolved_at}" left out: the issue is ${status}, not done or cancelled`);
+    resolved = undefined;
+  }
+  const assignee = personEmail(record.assignee, mapping);
+  const reporter = personEmail(record.reporter, mapping);
+  const labels = [
+    ...new Map(
+      record.labels
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .map((l) => [l.toLowerCase(), l]),
+    ).values(),
+  ];
+  const comments = (record.comments ?? []).flatMap((c) => {
+    if (!c.body.trim()) return [];
+    const author = personEmail(c.author, mapping);
+    return [
+      {
+        key: c.key,
+        body: c.body,
+        at: time(c.at, 'Comment'),
+        ...(author.email ? { authorEmail: author.email } : {}),
+        ...(author.label ? { unknownAuthor: author.label } : {}),
+      },
+    ];
+  });
+
+  const candidate = {
+    title: record.title,
+    description: record.description?.length ? record.description : null,
+    status,
+    ...(type ? { type } : {}),
+    ...(priority ? { priority } : {}),
+    ...(storyPoints !== undefined ? { story_points: storyPoints } : {}),
+    ...(dueDate ? { due_date: dueDate } : {}),
+    ...(labels.length > 0 ? { labels } : {}),
+  };
+  const parsed = IssueCreateFields.safeParse(candidate);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      key,
+      row: record.row,
+      errors: parsed.error.issues.map((i) => `${i.path.join('.') || 'issue'} ${i.message}`),
+    };
+  }
+  return {
+    ok: true,
+    key,
+    row: record.row,
+    input: parsed.data,
+    assigneeEmail: assignee.email,
+    unknownPerson: assignee.label,
+    reporterEmail: reporter.email,
+    unknownReporter: reporter.label,
+    sprint: record.sprint?.name.trim() ? { ...record.sprint, name: record.sprint.name.trim() } : undefined,
+    parentKey: record.parent_key?.trim() || undefined,
+    times: { created_at: created, updated_at: updated, completed_at: resolved },
+    comments,
+    warnings,
+  };
+}
+
+/** Story points, under every name Jira Cloud writes them (company-managed and team-managed projects). */
+export const storyPointColumns = [
+  'Custom field (Story Points)',
+  'Custom field (Story point estimate)',
+  'Story Points',
+  'Story point estimate',
+];
+
+/** Jira's link types and what they are here, seen from the row (outward) and from the other issue (inward). */
+const jiraLinkTypes: Record<string, { outward: RelationType; inward: RelationType }> = {
+  blocks: { outward: 'blocks', inward: 'blocked_by' },
+  relates: { outward: 'relates_to', inward: 'relates_to' },
+  duplicate: { outward: 'duplicates', inward: 'duplicated_by' },
+  cloners: { outward: 'relates_to', inward: 'relates_to' },
+};
+
+/** The columns the import reads (any case); repeated ones give every value. */
+const jiraSingle = {
+  summary: ['Summary'],
+  key: ['Issue key'],
+  id: ['Issue id'],
+  type: ['Issue Type'],
+  status: ['Status'],
+  priority: ['Priority'],
+  assignee: ['Assignee'],
+  assigneeId: ['Assignee Id'],
+  reporter: ['Reporter'],
+  reporterId: ['Reporter Id'],
+  created: ['Created'],
+  updated: ['Updated'],
+  resolved: ['Resolved'],
+  due: ['Due date'],
+  description: ['Description'],
+} as const;
+
+/**
+ * The columns of a Jira Cloud CSV export ("Export > Export CSV (all fields)" or "current fields"),
+ * from its header: found by name, ignoring case. Jira repeats a column per value (`Labels`,
+ * `Sprint`, `Comment`, `Watchers`, `Attachment`, a link type's columns) and writes some fields
+ * under several names (story points; `Sprint` and `Custom field (Sprint)`; `Parent`, `Parent id`,
+ * `Parent key`). Every other column is unknown: counted once in the report, never read.
+ */
+export function jiraColumns(header: string[]) {
+  const names = header.map(fold);
+  const used = new Set<number>();
+  const all = (...candidates: string[]) => {
+    const wanted = new Set(candidates.map(fold));
+    const found = names.flatMap((n, i) => (wanted.has(n) ? [i] : []));
+    for (const i of found) used.add(i);
+    return found;
+  };
+  const single = Object.fromEntries(Object.entries(jiraSingle).map(([field, n]) => [field, all(...n)])) as Record<
+    keyof typeof jiraSingle,
+    number[]
+  >;
+  const links: { index: number; column: string; type: RelationType | undefined }[] = [];
+  names.forEach((n, i) => {
+    const m = /^(inward|outward) issue link \((.+)\)$/.exec(n);
+    if (!m) return;
+    used.add(i);
+    const kind = jiraLinkTypes[String(m[2])];
+    links.push({ index: i, column: header[i] as string, type: kind ? kind[m[1] as 'inward' | 'outward'] : undefined });
+  });
+  const columns = {
+    ...single,
+    labels: all('Labels'),
+    sprints: all('Sprint', 'Custom field (Sprint)'),
+    parent: all('Parent key', 'Parent', 'Parent id'),
+    storyPoints: all(...storyPointColumns),
+    comments: all('Comment'),
+    links,
+    header,
+  };
+  const unknown = new Map<string, number[]>();
+  header.forEach((h, i) => {
+    if (!used.has(i)) unknown.set(h, [...(unknown.get(h) ?? []), i]);
+  });
+  return { ...columns, unknown: [...unknown].map(([name, indexes]) => ({ name, indexes })) };
+}
+export type JiraColumns = ReturnType<typeof jiraColumns>;
+
+/** What a Jira CSV header must hold. */
+export function missingJiraColumns(columns: JiraColumns): string[] {
+  return [
+    ...(columns.summary.length === 0 ? ['Summary'] : []),
+    ...(columns.key.length === 0 ? ['Issue key'] : []),
+    ...(columns.status.length === 0 ? ['Status'] : []),
+  ];
+}
+
+/** `DI-127` -> 127 (and the prefix `DI`); undefined for a key of another shape. */
+export function keyNumber(key: string): { prefix: string; number: number } | undefined {
+  const m = /^([A-Za-z][A-Za-z0-9]*)-([1-9]\d{0,15})$/.exec(key.trim());
+  return m ? { prefix: String(m[1]).toUpperCase(), number: Number(m[2]) } : undefined;
+}
+
+/**
+ * A Jira comment cell: `25/Feb/26 10:17 PM;557058:abcd-…;the body` (the body may hold `;`). A cell
+ * of another shape is the body alone, with a warning.
+ */
+function jiraComment(cell: string, key: string, column: string, warnings: string[]): SourceComment {
+  const m = /^([^;]*);([^;]*);([\s\S]*)$/.exec(cell);
+  if (m && instantOf(m[1])) {
+    const author = String(m[2]).trim();
+    return { key, at: String(m[1]).trim(), author: author ? { id: author, name: author } : undefined, body: String(m[3]) };
+  }
+  warnings.push(`${column} "${clip(cell)}" is not "date;author;body": imported as the body, by the importer, now`);
+  return { key, body: cell };
+}
+
+/** A value as a warning quotes it: one line, at most 80 characters. */
+export const clip = (v: string) => {
+  const line = v.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+};
+
+/**
+ * One Jira CSV record. Of repeated or alternative columns the first non-empty value is taken (the
+ * others, when they differ, are warned about), but for `Labels` and `Comment` (every value) and
+ * the sprint columns (the last non-empty one is the issue's sprint, the earlier ones its history).
+ * `Parent` holds a key in some exports and an issue id in others, and `Parent id` an id: ids are
+ * resolved to keys after every row is read.
+ */
+export function jiraRecord(fields: string[], columns: JiraColumns, row: number): SourceRecord & { id?: string } {
+  const warnings: string[] = [];
+  const cell = (i: number) => fields[i]?.trim() ?? '';
+  const values = (is: number[]) =>
+    is.map((i) => ({ column: columns.header[i] as string, value: cell(i) })).filter((v) => v.value);
+  /** The first non-empty value of alternative columns; the others that differ are warned about. */
+  const first = (is: number[], warn = true) => {
+    const [taken, ...rest] = values(is);
+    for (const r of warn ? rest : []) {
+      if (r.value !== taken?.value)
+        warnings.push(`${r.column} "${clip(r.value)}" left out: ${taken?.column} "${clip(taken?.value ?? '')}" is taken`);
+    }
+    return taken;
+  };
+  const raw = (is: number[]) => (is[0] === undefined ? undefined : fields[is[0]]);
+  const key = cell(columns.key[0] ?? -1);
+  const sprints = [...new Set(values(columns.sprints).map((v) => v.value))];
+  // `Parent` (an id or a key), `Parent id` and `Parent key` name one parent in different forms.
+  const parent = first(columns.parent, false);
+  const points = first(columns.storyPoints);
+  const status = first(columns.status);
+  const type = first(columns.type);
+  const priority = first(columns.priority);
+  const due = first(columns.due);
+  const person = (name: number[], id: number[]) => {
+    const n = first(name)?.value;
+    const i = first(id)?.value;
+    return n || i ? { name: n, id: i } : undefined;
+  };
+  const comments = values(columns.comments).map((c, n) => jiraComment(c.value, `${key}#${n + 1}`, c.column, warnings));
+  const links: SourceLink[] = [];
+  for (const l of columns.links) {
+    for (const other of cell(l.index)
+      .split(/[\s,]+/)
+      .filter(Boolean)) {
+      if (l.type) links.push({ type: l.type, key: other, column: l.column });
+      else warnings.push(`${l.column} "${other}" left out: no relation here is that link type`);
+    }
+  }
+  const number = keyNumber(key);
+  return {
+    row,
+    key,
+    ...(number ? { number: number.number } : {}),
+    id: cell(columns.id[0] ?? -1) || undefined,
+    title: raw(columns.summary) ?? '',
+    description: raw(columns.description) ?? null,
+    status: status?.value ?? '',
+    type: type?.value,
+    priority: priority?.value,
+    assignee: person(columns.assignee, columns.assigneeId),
+    reporter: person(columns.reporter, columns.reporterId),
+    created_at: first(columns.created)?.value,
+    updated_at: first(columns.updated)?.value,
+    resolved_at: first(columns.resolved)?.value,
+    due_date: due?.value,
+    labels: values(columns.labels).map((v) => v.value),
+    sprint: sprints.length > 0 ? { name: sprints.at(-1) as string } : undefined,
+    sprintHistory: sprints.slice(0, -1),
+    parent_key: parent?.value,
+    story_points: points?.value,
+    comments,
+    links,
+    columns: {
+      status: status?.column,
+      type: type?.column,
+      priority: priority?.column,
+      due_date: due?.column,
+      story_points: points?.column,
+    },
+    warnings,
+  };
+}
+
+/** A GitHub person as `gh` writes one (`{login, name}`), or as the REST API does (`{login, email}`). */
+interface GitHubPerson {
+  login?: string;
+  name?: string;
+  email?: string | null;
+}
+
+/** The fields of a GitHub issue object the import reads (`gh issue list --json …` and the REST API's names). */
+export const githubFields = new Set([
+  'number',
+  'title',
+  'body',
+  'state',
+  'stateReason',
+  'state_reason',
+  'labels',
+  'assignees',
+  'assignee',
+  'author',
+  'user',
+  'milestone',
+  'comments',
+  'createdAt',
+  'created_at',
+  'updatedAt',
+  'updated_at',
+  'closedAt',
+  'closed_at',
+  'url',
+  'html_url',
+]);
+
+const githubPerson = (p: GitHubPerson | null | undefined): Person | undefined =>
+  p && (p.email || p.login || p.name) ? { name: p.email ?? p.login ?? p.name, id: p.login } : undefined;
+
+/**
+ * One issue object of
+ * `gh issue list --json number,title,body,author,labels,milestone,state,stateReason,assignees,comments,createdAt,updatedAt,closedAt,url`
+ * (states `OPEN`/`CLOSED`, `stateReason` `COMPLETED`/`NOT_PLANNED`) or of the REST API
+ * (`open`/`closed`, `state_reason`, `created_at`, `html_url`, `user`). Its key is `owner/repo#n`
+ * from its URL (else `#n`); the milestone is the sprint; the first assignee the assignee, the
+ * author its author; comments with their authors and times. Returns why it is not an issue object
+ * otherwise.
+ */
+export function githubRecord(value: unknown, row: number): SourceRecord | { row: number; error: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { row, error: 'is not an issue object' };
+  const o = value as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const warnings: string[] = [];
+  const number = typeof o.number === 'number' && Number.isSafeInteger(o.number) && o.number > 0 ? o.number : undefined;
+  const url = str(o.url) ?? str(o.html_url);
+  const repo = url ? /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/(?:issues|pull)\/(\d+)$/.exec(url) : null;
+  const key = repo ? `${repo[1]}#${repo[2]}` : number === undefined ? '' : `#${number}`;
+  const reason = (str(o.stateReason) ?? str(o.state_reason))?.toLowerCase();
+  const state = str(o.state) ?? '';
+  const closed = state.toLowerCase() === 'closed';
+  const assignees = (Array.isArray(o.assignees) ? o.assignees : o.assignee ? [o.assignee] : []) as GitHubPerson[];
+  for (const other of assignees.slice(1)) {
+    const who = githubPerson(other);
+    if (who) warnings.push(`assignees "${who.name}" left out: one assignee here, the first is taken`);
+  }
+  const milestone = o.milestone as { title?: string; state?: string } | null | undefined;
+  const labels = (Array.isArray(o.labels) ? o.labels : []).map((l) =>
+    typeof l === 'string' ? l : String((l as { name?: unknown }).name ?? ''),
+  );
+  const comments = (Array.isArray(o.comments) ? o.comments : []).flatMap((c, i): SourceComment[] => {
+    if (typeof c !== 'object' || c === null) return [];
+    const comment = c as Record<string, unknown>;
+    return [
+      {
+        key: `${key}#${str(comment.url) ?? str(comment.id) ?? i + 1}`,
+        body: str(comment.body) ?? '',
+        at: str(comment.createdAt) ?? str(comment.created_at),
+        author: githubPerson((comment.author ?? comment.user) as GitHubPerson | undefined),
+      },
+    ];
+  });
+  return {
+    row,
+    key,
+    ...(url && url !== key ? { legacyKey: url } : {}),
+    ...(number === undefined ? {} : { number }),
+    title: str(o.title) ?? '',
+    description: str(o.body) ?? null,
+    // A closed issue is done, or cancelled when it was closed as not planned.
+    status: closed && reason === 'not_planned' ? 'not_planned' : state,
+    assignee: githubPerson(assignees[0]),
+    reporter: githubPerson((o.author ?? o.user) as GitHubPerson | undefined),
+    created_at: str(o.createdAt) ?? str(o.created_at),
+    updated_at: str(o.updatedAt) ?? str(o.updated_at),
+    resolved_at: closed ? (str(o.closedAt) ?? str(o.closed_at)) : undefined,
+    labels,
+    sprint: milestone?.title ? { name: milestone.title } : undefined,
+    comments,
+    columns: { status: 'state', assignee: 'assignees', reporter: 'author' },
+    warnings,
+  };
+}
+
+/**
+ * Which keys keep their number (`keep_numbers`, and every export file): a number is kept when it
+ * is reserved for the source already (`ranges`, an earlier run's), or above the project's
+ * sequence (`sequence`, the last number handed out), and no earlier key of the file took it. The
+ * others get the sequence's next. `reserveTo`: how far the sequence must move first, if at all.
+ */
+export function keptNumbers(
+  wanted: Iterable<[key: string, number: number]>,
+  sequence: number,
+  ranges: readonly (readonly [number, number])[],
+): { kept: Map<string, number>; reserveTo: number | undefined } {
+  const kept = new Map<string, number>();
+  const claimed = new Set<number>();
+  let reserveTo: number | undefined;
+  for (const [key, n] of wanted) {
+    if (claimed.has(n)) continue;
+    const reserved = ranges.some(([from, to]) => n >= from && n <= to);
+    if (!reserved && n <= sequence) continue;
+    kept.set(key, n);
+    claimed.add(n);
+    if (!reserved) reserveTo = Math.max(reserveTo ?? 0, n);
+  }
+  return { kept, reserveTo };
+}

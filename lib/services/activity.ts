@@ -1,0 +1,48 @@
+import * as store from '../db/activity.ts';
+import type { PageRequest } from '../db/list.ts';
+import type { Activity } from '../schemas/activity.ts';
+import { NotFoundError } from '../vocabulary/errors.ts';
+import type { Principal } from '../model/principal.ts';
+
+/** Where an issue is addressed: in a sprint, or (`sprintId: null`) in the project backlog. */
+export interface IssueAt {
+  projectId: number;
+  sprintId: number | null;
+  issueId: number;
+}
+
+const toActivity = (item: Record<string, unknown>): Activity => ({
+  id: String(item.id),
+  event: String(item.event),
+  actor_id: (item.actor_id as number | null | undefined) ?? null,
+  at: String(item.at),
+  issue_id: (item.issue_id as number | null | undefined) ?? null,
+  sprint_id: (item.sprint_id as number | null | undefined) ?? null,
+  comment_id: (item.comment_id as number | null | undefined) ?? null,
+  changes: (item.changes as Activity['changes'] | undefined) ?? [],
+});
+
+/**
+ * An issue's activity, oldest first, under the path the issue is addressed by: 404 unless the
+ * project, the sprint of the path and the issue exist and the issue is in that list (as a GET of
+ * the issue). The total is the issue's count of entries.
+ */
+export async function listIssueActivity(caller: Principal, at: IssueAt, page: PageRequest) {
+  const { page: result, related } = await store.listActivity(caller.orgId, at.projectId, at, page);
+  const [project, ...rest] = related;
+  if (!project) throw new NotFoundError('Project');
+  const sprint = at.sprintId === null ? undefined : rest.shift();
+  if (at.sprintId !== null && !sprint) throw new NotFoundError('Sprint');
+  const issue = rest[0];
+  if (!issue || ((issue.sprint_id as number | null | undefined) ?? null) !== at.sprintId) throw new NotFoundError('Issue');
+  return { page: result, items: result.items.map(toActivity), total: Number(issue.activity_count ?? 0) };
+}
+
+/** A sprint's own activity (activated, completed), oldest first. */
+export async function listSprintActivity(caller: Principal, projectId: number, sprintId: number, page: PageRequest) {
+  const { page: result, related } = await store.listActivity(caller.orgId, projectId, { sprintId }, page);
+  const [project, sprint] = related;
+  if (!project) throw new NotFoundError('Project');
+  if (!sprint) throw new NotFoundError('Sprint');
+  return { page: result, items: result.items.map(toActivity), total: Number(sprint.activity_count ?? 0) };
+}

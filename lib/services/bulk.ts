@@ -1,0 +1,392 @@
+import { getAccountItem } from '../db/accounts.ts';
+import * as store from '../db/issues.ts';
+import { keys } from '../db/keys.ts';
+import { catalogueOf, issueLabels, resolveLabels } from '../db/labels.ts';
+import { expectingVersion } from '../context/versions.ts';
+import type { Issue, IssueLocation } from '../schemas/issues.ts';
+import type { BulkOp } from '../schemas/bulk.ts';
+import { unclassified } from '../model/derivations.ts';
+import { Refused, STALE } from '../db/transactions.ts';
+import {
+  NotFoundError,
+  PreconditionFailedError,
+  SprintBusyError,
+  UnavailableError,
+  ValidationError,
+} from '../vocabulary/errors.ts';
+import { appendedPosition } from '../model/positions.ts';
+import { assigneeMessage, createIssue, getIssue, statusTimestamps, targetSprintMessage, updateIssue } from './issues.ts';
+import type { Principal } from '../model/principal.ts';
+import { decideParent } from './sub-issues.ts';
+import { answeredVersion } from '../model/versions.ts';
+import { withVersion } from '../db/versions.ts';
+
+/**
+ * Bulk writes of issues (docs/api.md: Bulk writes; the REST bulk routes, the MCP batch tools, an
+ * import): items in order, each a create or an update, each answered on its own. Every item is
+ * written through the one issue write path (lib/db/issue-write.ts) as its single route writes it
+ * (`createIssue`, `updateIssue`), one after the other, so places come out as the single writes give
+ * them in sequence and every answer and error is the single route's; creates in a row into one list
+ * without a place or a parent are written together (`createTogether`), answered the same. A dry run
+ * reads what the items name and answers what they would do.
+ */
+
+/**
+ * An op, or how to make it when its turn comes (an MCP item that names an issue by its number is
+ * located after the items before it ran: one of them may have moved it). A throw is its answer.
+ */
+export type BulkItem = BulkOp | (() => Promise<BulkOp>);
+
+/** One item's answer: the issue (201 created, 200 updated), or the error the single write throws. */
+export type BulkOutcome = { ok: true; status: 200 | 201; issue: Issue } | { ok: false; error: unknown };
+
+export interface BulkOptions {
+  /** Validate and answer what would happen; write nothing. */
+  dryRun?: boolean | undefined;
+}
+
+/**
+ * Applies `ops` in order, each on its own: a failed item changes nothing and the next ones still
+ * run. The library entry point of bulk writes (an import uses it as the routes do). DynamoDB calls
+ * (test/support/call-budgets.ts): a run of plain creates into one list 4 for all, plus one
+ * transaction per 100 items; any other item those of its single write, one item after the other
+ * (at most 6 per create, +4 for a `position`; 5 per update); a dry run: reads only, at most 7 per item.
+ */
+export async function bulkWrite(caller: Principal, ops: BulkItem[], options: BulkOptions = {}): Promise<BulkOutcome[]> {
+  const run = options.dryRun ? dryRun(caller) : apply(caller);
+  const outcomes: BulkOutcome[] = [];
+  for (let i = 0; i < ops.length;) {
+    const item = ops[i]!;
+    // A run of plain creates into one list is written together (`createTogether`).
+    const together = options.dryRun ? [] : plainCreatesFrom(ops, i);
+    if (together.length > 1) {
+      outcomes.push(...(await createTogether(caller, together)));
+      i += together.length;
+      continue;
+    }
+    try {
+      const op = typeof item === 'function' ? await item() : item;
+      outcomes.push(op.kind === 'invalid' ? { ok: false, error: op.error } : await run(op));
+    } catch (error) {
+      outcomes.push({ ok: false, error });
+    }
+    i += 1;
+  }
+  return outcomes;
+}
+
+type CreateOp = Extract<BulkOp, { kind: 'create' }>;
+
+/** A create the batch path takes: no place asked for, no parent (whose guard is one per write). */
+const isPlainCreate = (item: BulkItem | undefined): item is CreateOp =>
+  typeof item === 'object' && item.kind === 'create' && item.position === undefined && (item.fields.parent_id ?? null) === null;
+
+/** The plain creates from `start` on into the list of the first (none when it is not one). */
+function plainCreatesFrom(ops: BulkItem[], start: number): CreateOp[] {
+  const first = ops[start];
+  if (!isPlainCreate(first)) return [];
+  const run: CreateOp[] = [];
+  for (let i = start; i < ops.length; i++) {
+    const op = ops[i];
+    if (!isPlainCreate(op) || op.at.projectId !== first.at.projectId || op.at.sprintId !== first.at.sprintId) break;
+    run.push(op);
+  }
+  return run;
+}
+
+/** Bytes of issues per transaction: DynamoDB takes 4 MB, keys and the other items need the rest. */
+const TRANSACTION_BYTES = 3_000_000;
+/** Items per transaction (DynamoDB's limit). */
+const TRANSACTION_ITEMS = 100;
+
+/**
+ * Plain creates into one list, as the single creates would answer them one after the other, in
+ * fewer calls: what each create checks before it takes a number is read once for all (one
+ * BatchGet: the project, the sprint, the assignees), the valid ones take their ids, numbers and
+ * positions at once (two calls side by side), and they are written by as few issue writes
+ * (lib/db/issue-write.ts) as DynamoDB's transaction limits allow, in order. A transaction refused
+ * (a sprint deleted or being completed meanwhile) is sent again issue by issue, each on its own.
+ */
+async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkOutcome[]> {
+  const { orgId } = caller;
+  const { projectId, sprintId } = ops[0]!.at;
+  const assignees = ops.map((op) => op.fields.assignee_id).filter((a): a is number => typeof a === 'number');
+  const context = await store.getCreateContext(orgId, projectId, sprintId, assignees);
+  const outcomes: BulkOutcome[] = ops.map(() => ({ ok: false, error: new NotFoundError('Project') }));
+  if (!context.project) return outcomes;
+  const project = context.project;
+  const valid: { index: number; op: CreateOp; labelIds: number[] }[] = [];
+  ops.forEach((op, index) => {
+    try {
+      const labelIds = op.fields.labels === undefined ? [] : resolveLabels(project, op.fields.labels);
+      if (sprintId !== null && !context.sprint) throw new NotFoundError('Sprint');
+      if (context.sprint?.status === 'completing') throw new SprintBusyError();
+      const assignee = op.fields.assignee_id;
+      if (typeof assignee === 'number' && !context.accounts.has(assignee)) throw new ValidationError([assigneeMessage]);
+      valid.push({ index, op, labelIds });
+    } catch (error) {
+      outcomes[index] = { ok: false, error };
+    }
+  });
+  if (valid.length === 0) return outcomes;
+  let reserved: Awaited<ReturnType<typeof store.allocateIssueSlots>>;
+  try {
+    reserved = await store.allocateIssueSlots(orgId, projectId, valid.length);
+  } catch (err) {
+    for (const { index } of valid) outcomes[index] = { ok: false, error: createRefusal(err) };
+    return outcomes;
+  }
+  const catalogue = catalogueOf(reserved.project);
+  const now = new Date().toISOString();
+  const created = valid.map(({ index, op, labelIds }, k) => {
+    const slot = reserved.slots[k]!;
+    const status = op.fields.status ?? (sprintId === null ? 'backlog' : 'todo');
+    const issue: Issue = {
+      id: slot.id,
+      project_id: projectId,
+      sprint_id: sprintId,
+      issue_number: `${reserved.prefix}-${slot.number}`,
+      source_key: null,
+      title: op.fields.title,
+      description: op.fields.description ?? null,
+      status,
+      story_points: op.fields.story_points ?? null,
+      position: appendedPosition(slot.positionSeq),
+      assignee_id: op.fields.assignee_id ?? null,
+      priority: op.fields.priority ?? unclassified.priority,
+      type: op.fields.type ?? unclassified.type,
+      due_date: op.fields.due_date ?? null,
+      parent_id: null,
+      sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
+      labels: issueLabels(labelIds, catalogue),
+      ...statusTimestamps(undefined, status, now),
+      created_at: now,
+      updated_at: now,
+      blocked: false,
+    };
+    return { index, issue, labelIds };
+  });
+
+  // In order, so that positions (allocated in order) and places agree; each chunk within the limits.
+  const chunks: (typeof created)[] = [];
+  let bytes = 0;
+  for (const c of created) {
+    const size = Buffer.byteLength(JSON.stringify(c.issue));
+    const last = chunks.at(-1);
+    const fits =
+      last &&
+      bytes + size <= TRANSACTION_BYTES &&
+      store.insertIssuesItems(orgId, projectId, { sprintId, issues: [...last, c] }) <= TRANSACTION_ITEMS;
+    if (fits) {
+      last.push(c);
+      bytes += size;
+    } else {
+      chunks.push([c]);
+      bytes = size;
+    }
+  }
+  let listed = sprintId === null ? reserved.backlogCount : Number(context.sprint?.issues_count ?? 0);
+  const answer = ({ index, issue }: (typeof created)[number]) => {
+    listed += 1;
+    const shown = withVersion({ ...issue, position: listed }, { ...keys.issue(orgId, projectId, issue.id), version: 1 });
+    outcomes[index] = { ok: true, status: 201, issue: shown };
+  };
+  for (const chunk of chunks) {
+    try {
+      await store.insertIssues(orgId, projectId, { sprintId, authorId: caller.accountId, issues: chunk });
+      chunk.forEach(answer);
+    } catch (err) {
+      if (!(err instanceof Refused)) {
+        for (const { index } of chunk) outcomes[index] = { ok: false, error: err };
+        continue;
+      }
+      // One of them (or the list) was refused: each on its own, as the single create writes it.
+      for (const c of chunk) {
+        try {
+          await store.insertIssue(orgId, projectId, c.issue, undefined, c.labelIds, caller.accountId);
+          answer(c);
+        } catch (error) {
+          outcomes[c.index] = { ok: false, error: await createRefusalRead(caller, projectId, sprintId, error) };
+        }
+      }
+    }
+  }
+  return outcomes;
+}
+
+/** A refused create as the single create answers it (lib/services/issues.ts: createIssue). */
+function createRefusal(err: unknown): unknown {
+  if (!(err instanceof Refused)) return err;
+  if (err.reason === 'project') return new NotFoundError('Project');
+  if (err.reason === 'sprint') return new NotFoundError('Sprint');
+  if (err.reason === 'assignee') return new ValidationError([assigneeMessage]);
+  if (err.reason === STALE) return new UnavailableError();
+  return err;
+}
+
+/** `createRefusal`, telling a sprint being completed (409) from one gone (404) by a read, as createIssue does. */
+async function createRefusalRead(caller: Principal, projectId: number, sprintId: number | null, err: unknown) {
+  if (err instanceof Refused && err.reason === 'sprint' && sprintId !== null) {
+    const { sprints } = await store.getIssueFamily(caller.orgId, projectId, [sprintId]);
+    if (sprints.get(sprintId)?.status === 'completing') return new SprintBusyError();
+  }
+  return createRefusal(err);
+}
+
+/**
+ * `bulkWrite` for items addressed to one list (the REST bulk routes): 404 for the whole request
+ * when the project or the sprint of the path is not the caller's (one BatchGet), as the single
+ * routes answer; then each item on its own.
+ */
+export async function bulkWriteToList(caller: Principal, at: IssueLocation, ops: BulkItem[], options: BulkOptions = {}) {
+  const family = await store.getIssueFamily(caller.orgId, at.projectId, at.sprintId === null ? [] : [at.sprintId]);
+  if (!family.project) throw new NotFoundError('Project');
+  if (at.sprintId !== null && !family.sprints.get(at.sprintId)) throw new NotFoundError('Sprint');
+  return bulkWrite(caller, ops, options);
+}
+
+type Step = (op: Exclude<BulkOp, { kind: 'invalid' }>) => Promise<BulkOutcome>;
+
+/** The real run: the single create (then, with `position`, the single reorder) or update. */
+const apply =
+  (caller: Principal): Step =>
+  async (op) => {
+    if (op.kind === 'create') {
+      const created = await createIssue(caller, op.at, op.fields);
+      if (op.position === undefined || op.position === created.position) return { ok: true, status: 201, issue: created };
+      // Created, whatever the reorder does: a reorder that fails leaves it last, and the answer says so
+      // (an error here would invite a retry that creates it twice).
+      const issue = await updateIssue(caller, op.at, created.id, { position: op.position }).catch(() => created);
+      return { ok: true, status: 201, issue };
+    }
+    const expected = op.version === undefined ? undefined : [op.version];
+    const issue = await expectingVersion(expected, () => updateIssue(caller, op.at, op.issueId, op.changes));
+    return { ok: true, status: 200, issue };
+  };
+
+/**
+ * A dry run: each item checked as its write would check it (the project, the sprints, the issue
+ * and its version, the assignee, the parent, the labels), against what was read and what the
+ * items before it would have done to the lists' lengths and the project's numbers. A create's id
+ * is 0 (ids are handed out as issues are written); times are those of the dry run.
+ */
+function dryRun(caller: Principal): Step {
+  /** Issues per list after the items so far, and numbers and ids handed out so far, per project. */
+  const counts = new Map<string, number>();
+  const taken = new Map<number, number>();
+  const listKey = (projectId: number, sprintId: number | null) => `${projectId}/${sprintId ?? 'backlog'}`;
+  /** Issues as the items so far would leave them (created or updated), by project and id. */
+  const written = new Map<string, Issue>();
+  const answered = (issue: Issue, version: number) => {
+    const shown = withVersion(issue, { ...keys.issue(caller.orgId, issue.project_id, issue.id), version });
+    written.set(`${issue.project_id}/${issue.id}`, shown);
+    return shown;
+  };
+
+  /** A list's length as the items so far leave it: 404 or 409 as the write would answer. */
+  const listLength = async (projectId: number, sprintId: number | null, missing: () => Error) => {
+    const owner = (await store.getListOwner(caller.orgId, projectId, sprintId)) as Record<string, unknown> | undefined;
+    if (!owner) throw missing();
+    if (owner.status === 'completing') throw new SprintBusyError();
+    const id = listKey(projectId, sprintId);
+    const read = Number((sprintId === null ? owner.backlog_count : owner.issues_count) ?? 0);
+    return { owner, length: counts.get(id) ?? read, set: (n: number) => counts.set(id, n) };
+  };
+  const checkAssignee = async (assigneeId: number | null | undefined) => {
+    if (typeof assigneeId === 'number' && !(await getAccountItem(caller.orgId, assigneeId)))
+      throw new ValidationError([assigneeMessage]);
+  };
+  /** The place an update or a create's `position` gives, in a list of `siblings` others. */
+  const placeAmong = (siblings: number, position: number) => Math.min(position, siblings + 1);
+
+  return async (op) => {
+    const { projectId, sprintId } = op.at;
+    if (op.kind === 'create') {
+      const project = (await store.getListOwner(caller.orgId, projectId, null)) as Record<string, unknown> | undefined;
+      if (!project) throw new NotFoundError('Project');
+      const parentId = op.fields.parent_id ?? null;
+      const parentItem = parentId === null ? undefined : await store.getIssueFamily(caller.orgId, projectId, [], parentId);
+      const parent = await decideParent(caller.orgId, projectId, undefined, parentId, parentItem?.issue);
+      const labelIds = op.fields.labels === undefined ? [] : resolveLabels(project, op.fields.labels);
+      const list = await listLength(projectId, sprintId, () => new NotFoundError(sprintId === null ? 'Project' : 'Sprint'));
+      await checkAssignee(op.fields.assignee_id);
+      const k = (taken.get(projectId) ?? 0) + 1;
+      taken.set(projectId, k);
+      list.set(list.length + 1);
+      const now = new Date().toISOString();
+      const status = op.fields.status ?? (sprintId === null ? 'backlog' : 'todo');
+      const issue: Issue = {
+        // Ids are handed out as issues are written (a block per project, or one per run of creates).
+        id: 0,
+        project_id: projectId,
+        sprint_id: sprintId,
+        issue_number: `${String(project.prefix)}-${Number(project.issue_seq ?? 0) + k}`,
+        source_key: null,
+        title: op.fields.title,
+        description: op.fields.description ?? null,
+        status,
+        story_points: op.fields.story_points ?? null,
+        position: op.position === undefined ? list.length + 1 : placeAmong(list.length, op.position),
+        assignee_id: op.fields.assignee_id ?? null,
+        priority: op.fields.priority ?? unclassified.priority,
+        type: op.fields.type ?? unclassified.type,
+        due_date: op.fields.due_date ?? null,
+        parent_id: parent.set.parent_id,
+        sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
+        labels: issueLabels(labelIds, catalogueOf(project)),
+        ...statusTimestamps(undefined, status, now),
+        created_at: now,
+        updated_at: now,
+        blocked: false,
+      };
+      return { ok: true, status: 201, issue: answered(issue, 1) };
+    }
+
+    // An issue an earlier item wrote is taken as that item left it (moved away: not found here).
+    const earlier = written.get(`${projectId}/${op.issueId}`);
+    if (earlier && earlier.sprint_id !== sprintId) throw new NotFoundError('Issue');
+    const current = earlier ?? (await getIssue(caller, op.at, op.issueId));
+    const version = answeredVersion(current) ?? 0;
+    if (op.version !== undefined && op.version !== version) throw new PreconditionFailedError();
+    const { changes } = op;
+    const target = changes.sprint_id !== undefined ? changes.sprint_id : sprintId;
+    const moving = target !== sprintId;
+    const family = await store.getIssueFamily(
+      caller.orgId,
+      projectId,
+      target === null ? [] : [target],
+      undefined,
+      typeof changes.parent_id === 'number' ? [changes.parent_id] : [],
+    );
+    if (target !== null && !family.sprints.get(target)) throw new ValidationError([targetSprintMessage]);
+    if (target !== null && family.sprints.get(target)?.status === 'completing') throw new SprintBusyError();
+    const now = new Date().toISOString();
+    const next: Issue = { ...current, updated_at: now };
+    for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {
+      if (changes[field] !== undefined) (next as Record<string, unknown>)[field] = changes[field];
+    }
+    if (changes.status !== undefined)
+      Object.assign(next, { status: changes.status, ...statusTimestamps(current, changes.status, now) });
+    if (changes.parent_id !== undefined && changes.parent_id !== current.parent_id) {
+      const stored = await store.getIssueFamily(caller.orgId, projectId, [], op.issueId);
+      const parentItem = typeof changes.parent_id === 'number' ? family.others.get(changes.parent_id) : undefined;
+      const decided = await decideParent(caller.orgId, projectId, stored.issue, changes.parent_id, parentItem);
+      next.parent_id = decided.set.parent_id;
+    }
+    if (changes.labels !== undefined) {
+      next.labels = issueLabels(resolveLabels(family.project ?? {}, changes.labels), catalogueOf(family.project ?? {}));
+    }
+    await checkAssignee(changes.assignee_id);
+    const from = await listLength(projectId, sprintId, () => new NotFoundError('Issue'));
+    if (moving) {
+      const to = await listLength(projectId, target, () => new ValidationError([targetSprintMessage]));
+      next.sprint_id = target;
+      next.position = changes.position === undefined ? to.length + 1 : placeAmong(to.length, changes.position);
+      from.set(from.length - 1);
+      to.set(to.length + 1);
+    } else if (changes.position !== undefined) {
+      next.position = placeAmong(from.length - 1, changes.position);
+    }
+    return { ok: true, status: 200, issue: answered(next, version + 1) };
+  };
+}

@@ -1,0 +1,157 @@
+import type { CommentPointer } from '../db/comment-pointers.ts';
+import { getAccountItem } from '../db/accounts.ts';
+import * as store from '../db/comments.ts';
+import type { IssueRef } from '../db/comments.ts';
+import type { PageRequest } from '../db/list.ts';
+import { nextId } from '../db/sequences.ts';
+import { Refused, type GuardedItem } from '../db/transactions.ts';
+import type { Comment, CommentCreate, CommentUpdate } from '../schemas/comments.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../vocabulary/errors.ts';
+import type { Principal } from '../model/principal.ts';
+import { refusedAs } from './refusals.ts';
+
+/** What a refused comment write means. */
+const refusals = {
+  [store.commentRefusals.project]: () => new NotFoundError('Project'),
+  [store.commentRefusals.sprint]: () => new NotFoundError('Sprint'),
+  [store.commentRefusals.issue]: () => new NotFoundError('Issue'),
+  [store.commentRefusals.comment]: () => new NotFoundError('Comment'),
+};
+
+export type { IssueRef };
+
+/** The comments of an issue in creation order; the total is the issue's `comments_count`. */
+export async function listComments(caller: Principal, ref: IssueRef, page: PageRequest) {
+  const { page: result, path } = await store.listComments(caller.orgId, ref, page);
+  if (path.missing) throw new NotFoundError(path.missing);
+  return { page: result, items: result.items.map(store.toComment), total: path.commentsCount };
+}
+
+/** Adds a comment to an issue; its author is the caller's account, the owner of the request's token. */
+export async function createComment(caller: Principal, ref: IssueRef, input: CommentCreate): Promise<Comment> {
+  const [id, authorName] = await Promise.all([nextId(caller.orgId, 'comment'), authorNameOf(caller)]);
+  const fields = { body: input.body, authorId: caller.accountId, authorName };
+  return refusedAs(refusals, () => store.insertComment(caller.orgId, id, ref, fields));
+}
+
+/**
+ * A comment an import writes (lib/services/import-export/): its author, the author's name and its times are the
+ * source's; `tail` goes in the same transaction (the record of its source key). Refused as a
+ * create is.
+ */
+export async function createImportedComment(
+  orgId: number,
+  ref: IssueRef,
+  fields: store.CommentFields,
+  tail: (commentId: number) => GuardedItem[] = () => [],
+): Promise<Comment> {
+  const id = await nextId(orgId, 'comment');
+  return refusedAs(refusals, () => store.insertComment(orgId, id, ref, fields, tail(id)));
+}
+
+/**
+ * The caller's name, as its token carries it (no route renames an account); a token issued before
+ * tokens carried names costs a read of the account (until it is regenerated: docs/deploying.md).
+ */
+async function authorNameOf(caller: Principal): Promise<string> {
+  if (caller.name !== undefined) return caller.name;
+  const author = await getAccountItem(caller.orgId, caller.accountId);
+  if (!author) throw new UnauthorizedError('The account of this token no longer exists');
+  return author.name;
+}
+
+/**
+ * A comment the caller can see: it exists in the caller's organisation and so do its project, its
+ * issue and the issue's current sprint. Deleted ancestors make it 404 at once, before the cascade
+ * removes it.
+ */
+async function visibleComment(caller: Principal, commentId: number): Promise<store.FoundComment> {
+  const found = await store.findComment(caller.orgId, commentId);
+  if (!found) throw new NotFoundError('Comment');
+  await confirmMovedSprint(caller, found);
+  return found;
+}
+
+/**
+ * 404 when the issue has moved to another sprint since the comment was written (rare) and that
+ * sprint is gone: read only when the answer depends on it.
+ */
+async function confirmMovedSprint(caller: Principal, found: store.FoundComment): Promise<void> {
+  const sprint = found.path.issueSprintId;
+  if (!found.path.sprintUnchecked || sprint === null) return;
+  if (!(await store.sprintExists(caller.orgId, found.item.project_id, sprint))) throw new NotFoundError('Comment');
+}
+
+/**
+ * Only the author may change or delete a comment (403 otherwise); a comment the caller cannot see
+ * is 404 first. The sprint an issue moved to is left unread for the author: the write checks it
+ * inside its transaction.
+ */
+async function ownComment(caller: Principal, pointer: CommentPointer, action: string): Promise<store.FoundComment> {
+  const found = await store.findCommentAt(caller.orgId, pointer);
+  if (!found) throw new NotFoundError('Comment');
+  if (found.item.author_id !== caller.accountId) {
+    await confirmMovedSprint(caller, found);
+    throw new ForbiddenError(`Only the author of a comment may ${action} it`);
+  }
+  return found;
+}
+
+/** The pointer of a comment of the caller's organisation: 404 when there is none. */
+async function pointerOf(caller: Principal, commentId: number): Promise<CommentPointer> {
+  const pointer = await store.readCommentPointer(caller.orgId, commentId);
+  if (!pointer) throw new NotFoundError('Comment');
+  return pointer;
+}
+
+/**
+ * A write first tried on what the comment's pointer says alone (the pointer, then the write: 2
+ * calls). When its transaction is refused, whatever the reason, nothing was written: the comment is
+ * read with its ancestors and the write decided on that, which answers 404, 403 and 412 as it
+ * should, at the cost of more calls.
+ */
+async function fastOrRead<T>(fast: (() => Promise<T>) | undefined, slow: () => Promise<T>): Promise<T> {
+  if (fast) {
+    try {
+      return await fast();
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+    }
+  }
+  return slow();
+}
+
+export async function getComment(caller: Principal, commentId: number): Promise<Comment> {
+  return store.toComment((await visibleComment(caller, commentId)).item);
+}
+
+/**
+ * Changes the caller's comment. Its pointer carries all of the answer but the body, so a change of
+ * the body by its author is written on the pointer alone; anything else (no body sent, a pointer
+ * written before pointers carried the comment's fields, another caller, a refusal) reads the
+ * comment first.
+ */
+export async function updateComment(caller: Principal, commentId: number, changes: CommentUpdate): Promise<Comment> {
+  const pointer = await pointerOf(caller, commentId);
+  const { fixed } = pointer;
+  const { body } = changes;
+  const fast =
+    fixed && fixed.authorId === caller.accountId && body !== undefined
+      ? () => store.updateCommentAt(caller.orgId, { ...pointer, fixed }, caller.accountId, body)
+      : undefined;
+  return fastOrRead(fast, async () => {
+    const found = await ownComment(caller, pointer, 'update');
+    return refusedAs(refusals, () => store.updateComment(caller.orgId, found, caller.accountId, body));
+  });
+}
+
+/** Deletes the caller's comment, on its pointer alone unless that is refused (then as `updateComment`). */
+export async function deleteComment(caller: Principal, commentId: number): Promise<void> {
+  const pointer = await pointerOf(caller, commentId);
+  const foreign = pointer.fixed !== undefined && pointer.fixed.authorId !== caller.accountId;
+  const fast = foreign ? undefined : () => store.deleteCommentAt(caller.orgId, pointer, caller.accountId);
+  await fastOrRead(fast, async () => {
+    const found = await ownComment(caller, pointer, 'delete');
+    await refusedAs(refusals, () => store.deleteComment(caller.orgId, found, caller.accountId));
+  });
+}

@@ -1,0 +1,270 @@
+import { createHash } from 'node:crypto';
+import { toIssue } from '../../db/issues.ts';
+import { catalogueOf } from '../../db/labels.ts';
+import { toLabel } from '../../db/labels.ts';
+import { orgPk, projectPk } from '../../db/keys.ts';
+import { toProject } from '../../db/projects.ts';
+import { queryPages, type QueryInput } from '../../db/query.ts';
+import { storedRelations } from '../../db/relations.ts';
+import { toSprint } from '../../db/sprints.ts';
+import { toComment } from '../../db/comments.ts';
+import { getOrganisationItem, toAccount } from '../../db/accounts.ts';
+import { burndownChanges, scopeCounters } from '../../model/sprint-counters.ts';
+import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
+
+/**
+ * An organisation as JSON Lines (docs/import-export.md): a header line, then one line per
+ * account, project, label, sprint (with its report and history), issue (with its relations),
+ * comment and activity entry, each with `kind`; then an `end` line with the counts and the digest
+ * of the lines before it. Read page by page (each DynamoDB page is written out before the next is
+ * read), so memory stays bounded at any size. Never written: tokens, webhook endpoints and their
+ * secrets, OAuth data, idempotency records.
+ */
+
+export const EXPORT_FORMAT = 'sprint-ticketing-export';
+/** 2: the `end` line's digest; accounts' `created_at`; issues' `source_key` and `author_email`; sprints' `history`. */
+export const EXPORT_VERSION = 2;
+
+/**
+ * The digest of the lines so far, given the digest before `line` (`''` before the first):
+ * SHA-256 (hex) of that digest, the line and its line break. A chain, so that a page of the
+ * export over REST carries it on in its cursor; the `end` line holds the last.
+ */
+export const chainDigest = (before: string, line: string) =>
+  createHash('sha256').update(before).update(line).update('\n').digest('hex');
+
+/** Attributes of stored items that are layout, not data (of a stored item written out as it is: an activity entry). */
+const layout = new Set(['PK', 'SK', 'LSK', 'type', 'org_id', 'version']);
+const withoutLayout = (item: Record<string, unknown>) => Object.fromEntries(Object.entries(item).filter(([k]) => !layout.has(k)));
+/**
+ * A resource as the API answers it, every field written: its own fields only, never filtered by
+ * the stored layout's names (an issue's `type` is its type, not the item's kind).
+ */
+const dropVersion = <T extends object>(o: T) => ({ ...o });
+
+type Key = Record<string, unknown>;
+
+/**
+ * Where an export stands, between two lines: enough to go on from there in another request
+ * (`GET /api/v1/export`'s cursor). `stage` 0 is before the header, 1 in the accounts, 2 in the
+ * projects, 3 before the `end` line, 4 done. In the projects: `before` is the key of the project
+ * before the current one (null: the first), `step` what of the project comes next (0 its line,
+ * 1 labels, 2 sprints, 3 sprint issues, 4 backlog issues, 5 comments and activity), `after` the
+ * key of the last item written in that step; `list` and `place` the issues' list and place so far.
+ */
+export interface ExportPosition {
+  stage: number;
+  counts: Record<string, number>;
+  after?: Key | undefined;
+  before?: Key | null | undefined;
+  step?: number | undefined;
+  list?: number | null | undefined;
+  place?: number | undefined;
+  /** The digest of the lines written so far (`chainDigest`). */
+  digest?: string | undefined;
+}
+
+export const exportStart = (): ExportPosition => ({ stage: 0, counts: {} });
+
+/** A copy of `p` that later steps of the walk do not change. */
+export const exportPositionSnapshot = (p: ExportPosition): ExportPosition => JSON.parse(JSON.stringify(p)) as ExportPosition;
+
+export interface ExportWalkOptions {
+  /** Asked before each DynamoDB call: false pauses the walk there (it ends, `position` telling where). */
+  mayRead?: () => boolean;
+  now?: Date;
+  /** Items per Query page. */
+  pageSize?: number;
+}
+
+class Paused extends Error {}
+
+const keyOf = (item: Record<string, unknown>, index: boolean): Key =>
+  index ? { PK: item.PK, SK: item.SK, LSK: item.LSK } : { PK: item.PK, SK: item.SK };
+
+const prefixQuery = (pk: string, prefix: string, index?: string): QueryInput => ({
+  ...(index ? { IndexName: index } : {}),
+  KeyConditionExpression: `PK = :pk AND begins_with(${index ? 'LSK' : 'SK'}, :prefix)`,
+  ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+});
+
+/**
+ * THE export (the CLI and the REST route both walk it): from `position` on (mutated as it goes:
+ * between two yielded lines it says where the next line starts), the lines of the organisation's
+ * export, each a JSON document without its line break. Reads page by page, so memory stays bounded.
+ */
+export async function* walkExport(
+  orgId: number,
+  position: ExportPosition,
+  options: ExportWalkOptions = {},
+): AsyncGenerator<string> {
+  const pageSize = options.pageSize ?? 500;
+  const read = async (input: QueryInput, start: Key | undefined, limit = pageSize) => {
+    if (options.mayRead && !options.mayRead()) throw new Paused();
+    let items: Record<string, unknown>[] = [];
+    const next = await queryPages(input, { start, limit: () => limit }, (page) => {
+      items = page;
+      return false;
+    });
+    return { items, next };
+  };
+  /** Every item of a query from `position.after` on; `position.after` follows the items handed out. */
+  async function* items(pk: string, prefix: string, index?: string): AsyncGenerator<Record<string, unknown>> {
+    const input = prefixQuery(pk, prefix, index);
+    let start = position.after;
+    // A cursor's key must lie in the query it resumes (DynamoDB would refuse it as a 500).
+    if (start && (start.PK !== pk || !String(index ? start.LSK : start.SK).startsWith(prefix) || typeof start.SK !== 'string'))
+      throw new ValidationError(['cursor is not valid for this export']);
+    do {
+      const page = await read(input, start);
+      for (const item of page.items) {
+        position.after = keyOf(item, index !== undefined);
+        yield item;
+      }
+      start = page.next;
+    } while (start);
+  }
+  const counts = position.counts;
+  /** A line of the file, taken into the digest. */
+  const digested = (text: string) => {
+    position.digest = chainDigest(position.digest ?? '', text);
+    return text;
+  };
+  const line = (kind: string, data: object) => {
+    counts[kind] = (counts[kind] ?? 0) + 1;
+    return digested(JSON.stringify({ kind, ...data }));
+  };
+  // E-mails by account id: read again by a walk that resumes in the projects.
+  const emails = new Map<number, string>();
+  const email = (id: unknown) => (typeof id === 'number' ? (emails.get(id) ?? null) : null);
+  try {
+    if (position.stage === 0) {
+      const org = await readOrganisation(orgId, options);
+      position.stage = 1;
+      position.after = undefined;
+      yield digested(
+        JSON.stringify({
+          format: EXPORT_FORMAT,
+          version: EXPORT_VERSION,
+          organisation: { id: orgId, name: String(org.name) },
+          exported_at: (options.now ?? new Date()).toISOString(),
+        }),
+      );
+    }
+    if (position.stage === 1) {
+      for await (const a of items(orgPk(orgId), 'ACCOUNT#')) {
+        emails.set(Number(a.id), String(a.email));
+        yield line('account', toAccount(a));
+      }
+      Object.assign(position, { stage: 2, after: undefined, before: null, step: 0 });
+    } else if (position.stage === 2) {
+      let start: Key | undefined;
+      do {
+        const page = await read(prefixQuery(orgPk(orgId), 'ACCOUNT#'), start);
+        for (const a of page.items) emails.set(Number(a.id), String(a.email));
+        start = page.next;
+      } while (start);
+    }
+    while (position.stage === 2) {
+      // The current project: the first after `before`.
+      const before = position.before;
+      if (before && (before.PK !== orgPk(orgId) || !String(before.SK).startsWith('PROJECT#')))
+        throw new ValidationError(['cursor is not valid for this export']);
+      const project = (await read(prefixQuery(orgPk(orgId), 'PROJECT#'), position.before ?? undefined, 1)).items[0];
+      if (!project) {
+        Object.assign(position, { stage: 3, after: undefined, before: undefined, step: undefined });
+        break;
+      }
+      yield* projectLines(project);
+      Object.assign(position, { before: keyOf(project, false), step: 0, after: undefined, list: undefined, place: undefined });
+    }
+    if (position.stage === 3) {
+      position.stage = 4;
+      yield JSON.stringify({ kind: 'end', counts, digest: position.digest ?? '' });
+    }
+  } catch (e) {
+    if (e instanceof Paused) return;
+    throw e;
+  }
+
+  async function* projectLines(project: Record<string, unknown>): AsyncGenerator<string> {
+    const projectId = Number(project.id);
+    const pk = projectPk(orgId, projectId);
+    const next = (step: number) => Object.assign(position, { step, after: undefined });
+    if ((position.step ?? 0) === 0) {
+      next(1);
+      // The last number handed out: numbers are never handed out twice, those of deleted issues included.
+      yield line('project', { ...dropVersion(toProject(project)), last_issue_number: Number(project.issue_seq ?? 0) });
+    }
+    if (position.step === 1) {
+      for await (const l of items(pk, 'LABEL#')) yield line('label', dropVersion(toLabel(l)));
+      next(2);
+    }
+    if (position.step === 2) {
+      for await (const s of items(pk, 'SPRINT#')) {
+        if (s.type === 'sprint')
+          yield line('sprint', {
+            ...dropVersion(toSprint(s)),
+            sprint_lead_email: email(s.sprint_lead_id),
+            history: sprintHistory(s),
+          });
+        else if (s.type === 'activity') yield line('activity', withoutLayout(s));
+      }
+      Object.assign(position, { step: 3, after: undefined, list: undefined, place: 0 });
+    }
+    const catalogue = catalogueOf(project);
+    // Issues in list order (every sprint's, then the backlog), each with its place.
+    while (position.step === 3 || position.step === 4) {
+      for await (const item of items(pk, position.step === 3 ? 'S#' : 'B#', 'LSI1')) {
+        const list = (item.sprint_id as number | undefined) ?? null;
+        if (list !== position.list) Object.assign(position, { list, place: 0 });
+        position.place = (position.place ?? 0) + 1;
+        const relations = Object.entries(storedRelations(item)).map(([id, side]) => ({ id, ...side }));
+        yield line('issue', {
+          ...dropVersion(toIssue(item, position.place, catalogue)),
+          assignee_email: email(item.assignee_id),
+          author_email: email(item.author_id),
+          relations,
+        });
+      }
+      Object.assign(position, { step: position.step + 1, after: undefined, list: undefined, place: 0 });
+    }
+    if (position.step === 5) {
+      for await (const item of items(pk, 'ISSUE#')) {
+        if (item.type === 'comment')
+          yield line('comment', { ...dropVersion(toComment(item)), author_email: email(item.author_id) });
+        else if (item.type === 'activity') yield line('activity', withoutLayout(item));
+      }
+    }
+  }
+}
+
+/**
+ * What a sprint keeps of its past beside what it shows: its activation (time, day), what it
+ * committed to then, the scope added and removed since, and each day's change of its open story
+ * points (the report and the burndown are made of them).
+ */
+export function sprintHistory(s: Record<string, unknown>) {
+  const numberOr = (v: unknown) => (typeof v === 'number' ? v : null);
+  return {
+    activated_at: typeof s.activated_at === 'string' ? s.activated_at : null,
+    activated_on: typeof s.activated_on === 'string' ? s.activated_on : null,
+    committed_issues: numberOr(s.committed_issues),
+    committed_points: numberOr(s.committed_points),
+    burndown_base: numberOr(s.burndown_base),
+    ...Object.fromEntries(scopeCounters.map((c) => [c, numberOr(s[c])])),
+    burndown: Object.fromEntries(burndownChanges(s)),
+  };
+}
+
+async function readOrganisation(orgId: number, options: ExportWalkOptions) {
+  if (options.mayRead && !options.mayRead()) throw new Paused();
+  const org = await getOrganisationItem(orgId);
+  if (!org) throw new NotFoundError('Organisation');
+  return org;
+}
+
+/** The lines of an organisation's export, each a JSON document without its line break. */
+export async function* exportOrganisation(orgId: number, now = new Date()): AsyncGenerator<string> {
+  yield* walkExport(orgId, exportStart(), { now });
+}

@@ -1,0 +1,629 @@
+import { importedSequences, recordActivity } from '../../db/activity.ts';
+import { accountsByEmail, sprintsByName } from '../../db/imports.ts';
+import { queryPages } from '../../db/query.ts';
+import { orgPk } from '../../db/keys.ts';
+import { advance, nextId } from '../../db/sequences.ts';
+import { restoreSprint } from '../../db/sprints.ts';
+import { createAccountInOrg } from '../accounts.ts';
+import { ValidationError } from '../../vocabulary/errors.ts';
+import type { Principal } from '../../model/principal.ts';
+import { createProject } from '../projects.ts';
+import { addRelation, relationIdOf } from '../relations.ts';
+import type { RelationType } from '../../vocabulary/relation-types.ts';
+import { keyNumber } from '../../model/formats/sources.ts';
+import type { Role } from '../../schemas/accounts.ts';
+import type { Activity } from '../../schemas/activity.ts';
+import type { SprintReport } from '../../schemas/sprints.ts';
+import { chainDigest, EXPORT_FORMAT, EXPORT_VERSION } from './export.ts';
+import {
+  ImportFailed,
+  ImportInterrupted,
+  ImportSession,
+  rereadable,
+  type Chunks,
+  type FileSource,
+  type ImportReport,
+} from './import.ts';
+
+/**
+ * Imports an export file (lib/services/import-export/export.ts) into an organisation: the same data, with new ids.
+ * The file is read three times. First whole: its header, every line, and its `end` line's counts
+ * and digest (a file cut short or changed is refused before anything is written). Then it is
+ * written: accounts matched by e-mail (missing ones created, with their creation time, without a
+ * token shown: `token:regenerate` gives one); projects by prefix (missing ones created with their
+ * times); labels and sprints by name (missing ones created as they were: a sprint in its state,
+ * with its report and history); issues through the same import session as other sources (keyed by
+ * their number there, which they keep where it is free), with their times, authors and places;
+ * comments with their authors and times; relations. Last the activity history, each entry under
+ * its issue or sprint with every id in it mapped. Each record is written once, however many runs:
+ * a run that stopped goes on where it stopped. The report's `ids` maps every old id to its new one.
+ */
+
+export interface ExportImportReport {
+  format: 'export';
+  dry_run: boolean;
+  lines: number;
+  accounts_created: string[];
+  projects: Record<string, ImportReport>;
+  comments: number;
+  relations: number;
+  /** Activity entries restored (each issue also has its own `issue.imported` entry). */
+  activity: number;
+  errors: { line: number; error: string }[];
+  /** Every issue's number in the file -> its number here (the same where it was free). */
+  keys: Record<string, string>;
+  ids: {
+    accounts: Record<string, number>;
+    projects: Record<string, number>;
+    labels: Record<string, number>;
+    sprints: Record<string, number>;
+    issues: Record<string, number>;
+    comments: Record<string, number>;
+  };
+}
+
+type Line = Record<string, unknown> & { kind?: string };
+
+const kinds = new Set(['account', 'project', 'label', 'sprint', 'issue', 'comment', 'activity', 'end']);
+
+/** The lines of a text given in chunks, each with its number (from 1). */
+async function* linesOf(chunks: Chunks): AsyncGenerator<{ n: number; text: string }> {
+  let rest = '';
+  let n = 0;
+  for await (const chunk of chunks) {
+    rest += chunk;
+    let at: number;
+    while ((at = rest.indexOf('\n')) >= 0) {
+      yield { n: ++n, text: rest.slice(0, at).replace(/\r$/, '') };
+      rest = rest.slice(at + 1);
+    }
+  }
+  if (rest.trim()) yield { n: n + 1, text: rest };
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+const strOrNull = (v: unknown) => (typeof v === 'string' ? v : null);
+
+/**
+ * Reads the whole file before anything is written: a header of this format and version, every
+ * line a JSON object of a known kind, and last the `end` line, whose counts and digest must be
+ * those of the lines before it. Returns each project's issue numbers (by prefix), to keep them.
+ */
+async function checkExportFile(chunks: Chunks): Promise<Map<string, [string, number][]>> {
+  const numbers = new Map<string, [string, number][]>();
+  const counts: Record<string, number> = {};
+  let digest = '';
+  let prefix: string | undefined;
+  let end: Line | undefined;
+  let last = 0;
+  for await (const { n, text } of linesOf(chunks)) {
+    last = n;
+    if (end) throw new ValidationError([`line ${n} comes after the end line: the file was changed`]);
+    let line: Line;
+    try {
+      line = JSON.parse(text) as Line;
+    } catch {
+      throw new ValidationError([`line ${n} is not JSON: the file was cut or changed`]);
+    }
+    if (typeof line !== 'object' || line === null || Array.isArray(line))
+      throw new ValidationError([`line ${n} is not a JSON object`]);
+    if (n === 1) {
+      if (line.format !== EXPORT_FORMAT) throw new ValidationError([`the file is not a ${EXPORT_FORMAT} file`]);
+      if (line.version !== EXPORT_VERSION)
+        throw new ValidationError([
+          `the file is of version ${String(line.version)}; this import reads version ${EXPORT_VERSION} (export the organisation again)`,
+        ]);
+      digest = chainDigest(digest, text);
+      continue;
+    }
+    if (!kinds.has(String(line.kind))) throw new ValidationError([`line ${n}: unknown kind "${String(line.kind)}"`]);
+    if (line.kind === 'end') {
+      end = line;
+      continue;
+    }
+    digest = chainDigest(digest, text);
+    counts[String(line.kind)] = (counts[String(line.kind)] ?? 0) + 1;
+    if (line.kind === 'project') prefix = String(line.prefix);
+    if (line.kind === 'issue' && prefix !== undefined) {
+      const number = keyNumber(String(line.issue_number));
+      if (number) numbers.set(prefix, [...(numbers.get(prefix) ?? []), [String(line.issue_number), number.number]]);
+    }
+  }
+  if (last === 0) throw new ValidationError(['the file is empty']);
+  if (!end) throw new ValidationError(['the file has no end line: it was cut short']);
+  const declared = (end.counts ?? {}) as Record<string, unknown>;
+  const differ = [...new Set([...Object.keys(declared), ...Object.keys(counts)])].filter((k) => declared[k] !== counts[k]);
+  if (differ.length > 0) {
+    throw new ValidationError([
+      `the end line's counts are not the file's (${differ.map((k) => `${k}: ${String(declared[k] ?? 0)} said, ${counts[k] ?? 0} found`).join('; ')}): it was cut or changed`,
+    ]);
+  }
+  if (end.digest !== digest) throw new ValidationError(["the file's digest is not its end line's: it was changed"]);
+  return numbers;
+}
+
+export interface ExportImportOptions {
+  orgId: number;
+  dryRun?: boolean | undefined;
+  /** The account the import acts as (an admin); default: the organisation's first admin. */
+  actorId?: number | undefined;
+  /** Time (ms since the epoch) after which no line starts: `ImportInterrupted`, and a run again goes on. */
+  deadline?: number | undefined;
+  onProgress?: ((report: ExportImportReport) => Promise<void> | void) | undefined;
+  reportCap?: number | undefined;
+}
+
+export async function importExport(options: ExportImportOptions, file: FileSource): Promise<ExportImportReport> {
+  const read = rereadable(file);
+  const numbers = await checkExportFile(read());
+  const run = await ExportImport.open(options, numbers);
+  try {
+    await run.write(read());
+    await run.restoreHistory(read());
+    return run.report;
+  } catch (err) {
+    if (err instanceof ImportInterrupted) throw new ImportInterrupted(run.report);
+    throw new ImportFailed(err, run.report);
+  }
+}
+
+/** The project an export file's lines are in, as the run goes. */
+interface ProjectRun {
+  prefix: string;
+  projectId: number;
+  session: ImportSession;
+  sprints: { n: number; line: Line }[];
+}
+
+/** One run of an export file's import: the organisation as found, the id maps, the report. */
+class ExportImport {
+  readonly report: ExportImportReport;
+  private readonly options: ExportImportOptions;
+  private readonly numbers: Map<string, [string, number][]>;
+  private readonly accounts: Map<string, { id: number; name: string; role: string }>;
+  private readonly prefixes: Map<string, number>;
+  private readonly caller: Principal;
+  private current: ProjectRun | undefined;
+  /** New issue id -> its sprint at its import, for its comments. */
+  private readonly issueSprints = new Map<number, number | null>();
+  private readonly relations: { line: number; from: string; to: string; type: RelationType; createdAt?: string | undefined }[] =
+    [];
+  /** Whether this run wrote anything yet (a run stops at its deadline only once it has). */
+  private wrote = false;
+  /** The sprints and issues (new ids) this file brought, in this run or an earlier one: their history is restored. */
+  private readonly ownSprints = new Set<number>();
+  private readonly ownIssues = new Set<number>();
+
+  private constructor(
+    options: ExportImportOptions,
+    numbers: Map<string, [string, number][]>,
+    accounts: Map<string, { id: number; name: string; role: string }>,
+    prefixes: Map<string, number>,
+    caller: Principal,
+  ) {
+    this.options = options;
+    this.numbers = numbers;
+    this.accounts = accounts;
+    this.prefixes = prefixes;
+    this.caller = caller;
+    this.report = {
+      format: 'export',
+      dry_run: Boolean(options.dryRun),
+      lines: 0,
+      accounts_created: [],
+      projects: {},
+      comments: 0,
+      relations: 0,
+      activity: 0,
+      errors: [],
+      keys: {},
+      ids: { accounts: {}, projects: {}, labels: {}, sprints: {}, issues: {}, comments: {} },
+    };
+  }
+
+  static async open(options: ExportImportOptions, numbers: Map<string, [string, number][]>): Promise<ExportImport> {
+    const { orgId } = options;
+    const accounts = await accountsByEmail(orgId);
+    const admins = [...accounts.values()].filter((a) => a.role === 'admin').sort((a, b) => a.id - b.id);
+    const admin = options.actorId === undefined ? admins[0] : [...accounts.values()].find((a) => a.id === options.actorId);
+    if (!admin) throw new ValidationError(['the organisation has no admin account to import as']);
+    const prefixes = new Map<string, number>();
+    await queryPages(
+      {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+        ExpressionAttributeValues: { ':pk': orgPk(orgId), ':p': 'PROJECT#' },
+        ProjectionExpression: 'id, prefix',
+      },
+      {},
+      (items) => {
+        for (const p of items) prefixes.set(String(p.prefix), Number(p.id));
+      },
+    );
+    const caller: Principal = { orgId, accountId: admin.id, role: 'admin', tokenHash: '', name: admin.name };
+    return new ExportImport(options, numbers, accounts, prefixes, caller);
+  }
+
+  private get dryRun() {
+    return Boolean(this.options.dryRun);
+  }
+
+  private accountFor(email: unknown): number | undefined {
+    return typeof email === 'string' ? this.accounts.get(email.toLowerCase())?.id : undefined;
+  }
+
+  /** Stops at the deadline, once something was written. */
+  private checkDeadline() {
+    const { deadline } = this.options;
+    if (deadline !== undefined && this.wrote && Date.now() > deadline) throw new ImportInterrupted(this.report);
+  }
+
+  /** The second reading: everything but the activity history. */
+  async write(chunks: Chunks): Promise<void> {
+    for await (const { n, text } of linesOf(chunks)) {
+      this.report.lines = n;
+      if (n === 1) continue;
+      const line = JSON.parse(text) as Line;
+      this.checkDeadline();
+      try {
+        switch (line.kind) {
+          case 'account':
+            await this.account(line);
+            break;
+          case 'project':
+            await this.closeProject();
+            await this.project(line);
+            break;
+          case 'label':
+            if (this.current)
+              this.report.ids.labels[String(line.id)] = await this.current.session.ensureLabel(String(line.name), {
+                color: line.color,
+                description: line.description,
+                times: { created_at: String(line.created_at), updated_at: String(line.updated_at) },
+              });
+            break;
+          case 'sprint':
+            this.current?.sprints.push({ n, line });
+            break;
+          case 'issue':
+            await this.flushSprints();
+            await this.issue(n, line);
+            break;
+          case 'comment':
+            await this.flushSprints();
+            await this.comment(line);
+            break;
+          case 'end':
+            await this.closeProject();
+            break;
+          default:
+            // Activity: the third reading, once every id is known.
+            break;
+        }
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        this.report.errors.push({ line: n, error: err.message });
+      }
+    }
+    await this.closeProject();
+    await this.linkRelations();
+  }
+
+  private async account(line: Line) {
+    const email = String(line.email).toLowerCase();
+    const existed = this.accounts.has(email);
+    let id = this.accounts.get(email)?.id;
+    if (id === undefined && !this.dryRun) {
+      const made = await createAccountInOrg(
+        this.options.orgId,
+        { name: String(line.name), email, role: line.role as Role },
+        str(line.created_at),
+      );
+      this.wrote = true;
+      id = made.account.id;
+      this.accounts.set(email, { id, name: made.account.name, role: made.account.role });
+    }
+    if (!existed) this.report.accounts_created.push(email);
+    if (id !== undefined) this.report.ids.accounts[String(line.id)] = id;
+  }
+
+  private async project(line: Line) {
+    const prefix = String(line.prefix);
+    let id = this.prefixes.get(prefix);
+    if (id === undefined && !this.dryRun) {
+      id = (
+        await createProject(
+          this.caller,
+          {
+            name: String(line.name),
+            prefix,
+            ...(str(line.description) ? { description: str(line.description) } : {}),
+            ...(str(line.documentation_url) ? { documentation_url: str(line.documentation_url) } : {}),
+            ...(str(line.production_url) ? { production_url: str(line.production_url) } : {}),
+          },
+          {
+            created_at: String(line.created_at),
+            updated_at: String(line.updated_at),
+            github_repo_owner: strOrNull(line.github_repo_owner),
+            github_repo_name: strOrNull(line.github_repo_name),
+            issue_seq: Number(line.last_issue_number ?? 0),
+            source: 'export',
+          },
+        )
+      ).id;
+      this.wrote = true;
+      this.prefixes.set(prefix, id);
+    }
+    this.report.ids.projects[String(line.id)] = id ?? 0;
+    if (id === undefined) {
+      this.current = undefined;
+      return;
+    }
+    const session = await ImportSession.open(
+      {
+        orgId: this.options.orgId,
+        projectId: id,
+        format: 'export',
+        dryRun: this.dryRun,
+        actorId: this.caller.accountId,
+        keepIds: true,
+        deadline: this.options.deadline,
+        reportCap: this.options.reportCap,
+      },
+      'export',
+    );
+    await session.keepNumbers(this.numbers.get(prefix) ?? []);
+    this.report.projects[prefix] = session.report;
+    this.current = { prefix, projectId: id, session, sprints: [] };
+  }
+
+  /** The project's sprints, once all are read (a report names the sprint its open issues went to): matched by name, or created as they were. */
+  private async flushSprints() {
+    const run = this.current;
+    if (!run || run.sprints.length === 0) return;
+    const lines = run.sprints;
+    run.sprints = [];
+    const existing = await sprintsByName(this.options.orgId, run.projectId);
+    const fresh = lines.filter(({ line }) => !existing.has(String(line.name)));
+    let next =
+      fresh.length > 0 && !this.dryRun
+        ? (await advance(this.options.orgId, { sprint: fresh.length })).sprint - fresh.length + 1
+        : 0;
+    for (const { line } of lines) {
+      const found = existing.get(String(line.name));
+      const id = found ? found.id : this.dryRun ? 0 : next++;
+      this.report.ids.sprints[String(line.id)] = id;
+      if (!found || found.restored) this.ownSprints.add(id);
+    }
+    for (const { n, line } of fresh) {
+      if (this.dryRun) continue;
+      try {
+        await this.restoreSprint(run, line);
+      } catch (err) {
+        this.report.errors.push({ line: n, error: `sprint "${String(line.name)}": ${(err as Error).message}` });
+      }
+    }
+  }
+
+  private async restoreSprint(run: ProjectRun, line: Line) {
+    const id = this.report.ids.sprints[String(line.id)] as number;
+    const old = line.report as SprintReport | null | undefined;
+    const report = old
+      ? {
+          ...old,
+          sprint_id: id,
+          carried_over_to: { sprint_id: await this.mapped('sprints', old.carried_over_to?.sprint_id ?? null) },
+        }
+      : null;
+    const lead = this.accountFor(line.sprint_lead_email);
+    const status = line.status === 'planning' ? 'planning' : report ? 'completed' : 'active';
+    await restoreSprint(this.options.orgId, run.projectId, id, {
+      fields: {
+        name: String(line.name),
+        slug: String(line.slug),
+        description: strOrNull(line.description),
+        start_date: strOrNull(line.start_date),
+        end_date: strOrNull(line.end_date),
+        sprint_lead_id: lead ?? null,
+      },
+      status,
+      actual_end_date: strOrNull(line.actual_end_date),
+      report,
+      created_at: String(line.created_at),
+      updated_at: String(line.updated_at),
+      history: (line.history ?? {}) as Parameters<typeof restoreSprint>[3]['history'],
+    });
+    this.wrote = true;
+  }
+
+  private async issue(n: number, line: Line) {
+    const run = this.current;
+    if (!run) return;
+    const key = String(line.issue_number);
+    const labels = Array.isArray(line.labels) ? line.labels.map((l) => String((l as { name: unknown }).name)) : [];
+    const oldSprint = line.sprint_id === null || line.sprint_id === undefined ? null : String(line.sprint_id);
+    const createdBefore = run.session.report.created;
+    await run.session.take({
+      row: n,
+      key,
+      id: String(line.id),
+      title: String(line.title),
+      description: strOrNull(line.description),
+      status: String(line.status),
+      type: String(line.type),
+      priority: String(line.priority),
+      assignee: str(line.assignee_email) ? { name: str(line.assignee_email) } : undefined,
+      reporter: str(line.author_email) ? { name: str(line.author_email) } : undefined,
+      created_at: String(line.created_at),
+      updated_at: String(line.updated_at),
+      due_date: str(line.due_date),
+      labels,
+      sprintId: oldSprint === null ? null : (this.report.ids.sprints[oldSprint] ?? null),
+      // Parents are named by their old id; the session resolves them through `id`.
+      parent_key: typeof line.parent_id === 'number' ? String(line.parent_id) : undefined,
+      story_points: typeof line.story_points === 'number' ? line.story_points : undefined,
+      exact: {
+        sourceKey: strOrNull(line.source_key),
+        started_at: strOrNull(line.started_at),
+        completed_at: strOrNull(line.completed_at),
+      },
+    });
+    const made = run.session.issueOf(key);
+    if (run.session.report.created > createdBefore) this.wrote = true;
+    if (!made || made.id <= 0) return;
+    this.report.ids.issues[String(line.id)] = made.id;
+    this.ownIssues.add(made.id);
+    this.issueSprints.set(made.id, made.sprintId);
+    if (made.number) this.report.keys[key] = made.number;
+    for (const r of (Array.isArray(line.relations) ? line.relations : []) as Record<string, unknown>[]) {
+      // Each relation is on both issues: written once, from the side that names it forwards.
+      const type = String(r.type) as RelationType;
+      if (type === 'relates_to' ? String(r.issue_number) < key : !['blocks', 'duplicates'].includes(type)) continue;
+      this.relations.push({ line: n, from: key, to: String(r.issue_number), type, createdAt: str(r.created_at) });
+    }
+  }
+
+  private async comment(line: Line) {
+    const run = this.current;
+    const issueId = this.report.ids.issues[String(line.issue_id)];
+    if (!run || issueId === undefined) return;
+    const writtenBefore = run.session.report.comments;
+    const id = await run.session.importComment(
+      String(line.id),
+      { issueId, sprintId: this.issueSprints.get(issueId) ?? null },
+      {
+        body: String(line.body),
+        authorId: this.accountFor(line.author_email) ?? this.caller.accountId,
+        authorName: String(line.author_name ?? ''),
+        created_at: str(line.created_at),
+        updated_at: str(line.updated_at),
+      },
+    );
+    if (id !== undefined) this.report.ids.comments[String(line.id)] = id;
+    if (run.session.report.comments > writtenBefore) this.wrote = true;
+    this.report.comments = Object.values(this.report.projects).reduce((sum, p) => sum + p.comments, 0);
+  }
+
+  private async closeProject() {
+    await this.flushSprints();
+    if (this.current) await this.current.session.finish();
+    this.current = undefined;
+  }
+
+  /** The relations, once every project's issues are in (a relation may join two projects). */
+  private async linkRelations() {
+    for (const r of this.relations) {
+      const from = this.report.keys[r.from];
+      const to = this.report.keys[r.to];
+      if (!from || !to) {
+        this.report.errors.push({
+          line: r.line,
+          error: `relation ${r.from} ${r.type} ${r.to}: ${!from ? r.from : r.to} was not imported`,
+        });
+        continue;
+      }
+      if (this.dryRun) continue;
+      try {
+        await addRelation(this.caller, from, { type: r.type, issue_key: to }, { createdAt: r.createdAt });
+        this.report.relations += 1;
+      } catch (err) {
+        // Written by an earlier run.
+        if (err instanceof ValidationError && /already/.test(err.message)) continue;
+        this.report.errors.push({ line: r.line, error: `relation ${r.from} ${r.type} ${r.to}: ${(err as Error).message}` });
+      }
+    }
+  }
+
+  /**
+   * An old id of `kind` here. An id the file names but brought no record of (a comment deleted
+   * before the export, named by an activity entry) is given a new id once, so every mention of
+   * it stays one thing.
+   */
+  private async mapped(kind: keyof ExportImportReport['ids'], old: unknown): Promise<number | null> {
+    if (old === null || old === undefined) return null;
+    const known = this.report.ids[kind][String(old)];
+    if (known !== undefined) return known;
+    if (kind === 'accounts' || kind === 'projects' || this.dryRun) return null;
+    const sequence = ({ labels: 'label', sprints: 'sprint', issues: 'issue', comments: 'comment' } as const)[kind];
+    const minted = await nextId(this.options.orgId, sequence);
+    this.report.ids[kind][String(old)] = minted;
+    return minted;
+  }
+
+  /** An activity entry with every id in it (in its changes too) mapped to the ids here. */
+  private async mappedActivity(line: Line, n: number): Promise<Activity> {
+    const changes = [];
+    for (const c of (Array.isArray(line.changes) ? line.changes : []) as Record<string, unknown>[]) {
+      const each = async (kind: keyof ExportImportReport['ids'], v: unknown) =>
+        Array.isArray(v) ? Promise.all(v.map((x) => this.mapped(kind, x))) : this.mapped(kind, v);
+      const kind = ({ assignee_id: 'accounts', sprint_id: 'sprints', parent_id: 'issues', labels: 'labels' } as const)[
+        String(c.field) as 'assignee_id'
+      ];
+      const change: Record<string, unknown> = { ...c };
+      if (kind) {
+        for (const side of ['from', 'to', 'added', 'removed'] as const) if (side in c) change[side] = await each(kind, c[side]);
+      } else if (c.field === 'relations') {
+        for (const side of ['from', 'to'] as const) change[side] = await this.mappedRelation(c[side]);
+      }
+      changes.push(change);
+    }
+    return {
+      id: importedSequences.restored(n),
+      event: String(line.event),
+      actor_id: await this.mapped('accounts', line.actor_id),
+      at: String(line.at),
+      issue_id: await this.mapped('issues', line.issue_id),
+      sprint_id: await this.mapped('sprints', line.sprint_id),
+      comment_id: await this.mapped('comments', line.comment_id),
+      changes: changes as Activity['changes'],
+    };
+  }
+
+  private async mappedRelation(r: unknown): Promise<unknown> {
+    if (typeof r !== 'object' || r === null) return r;
+    const { id, type, issue } = r as {
+      id: string;
+      type: RelationType;
+      issue: { id: number; issue_number: string; project_id: number };
+    };
+    const m = /^(\d+)-(blocks|relates_to|duplicates)-(\d+)$/.exec(String(id));
+    const ends = m ? [await this.mapped('issues', Number(m[1])), await this.mapped('issues', Number(m[3]))] : [];
+    const kindType = (m?.[2] ?? 'relates_to') as RelationType;
+    return {
+      id: ends[0] && ends[1] ? relationIdOf(kindType, ends[0], ends[1]) : id,
+      type,
+      issue: {
+        id: await this.mapped('issues', issue?.id),
+        issue_number: this.report.keys[issue?.issue_number] ?? issue?.issue_number,
+        project_id: this.report.ids.projects[String(issue?.project_id)] ?? issue?.project_id,
+      },
+    };
+  }
+
+  /** The third reading: each activity entry, under its issue or sprint, once (keyed by its line). */
+  async restoreHistory(chunks: Chunks): Promise<void> {
+    if (this.dryRun) return;
+    for await (const { n, text } of linesOf(chunks)) {
+      if (n === 1 || !text.includes('"kind":"activity"')) continue;
+      const line = JSON.parse(text) as Line;
+      if (line.kind !== 'activity') continue;
+      this.checkDeadline();
+      const activity = await this.mappedActivity(line, n);
+      const projectId = this.report.ids.projects[String(line.project_id)];
+      const sprintEvent = String(line.event).startsWith('sprint.');
+      const owner = sprintEvent ? activity.sprint_id : activity.issue_id;
+      // Only under what this import brought (an issue or sprint that was there before keeps its own history).
+      if (!projectId || owner === null || !(sprintEvent ? this.ownSprints : this.ownIssues).has(owner)) continue;
+      const outcome = await recordActivity({
+        orgId: this.options.orgId,
+        projectId,
+        owner: sprintEvent ? { sprintId: owner } : { issueId: owner },
+        sequence: activity.id,
+        activity,
+      });
+      if (outcome === 'written') {
+        this.wrote = true;
+        this.report.activity += 1;
+      }
+    }
+  }
+}

@@ -1,0 +1,960 @@
+import { activityPut, importedSequences } from '../../db/activity.ts';
+import { newComment, type CommentFields } from '../../db/comments.ts';
+import {
+  accountsByEmail,
+  importedCommentRecord,
+  importedComments,
+  importedIssueRecord,
+  importedIssues,
+  importRefusals,
+  reservedNumbers,
+  reserveIssueNumbers,
+  sprintsByName,
+  type ImportedIssue,
+} from '../../db/imports.ts';
+import { catalogueOf, foldName } from '../../db/labels.ts';
+import { getProjectItem } from '../../db/projects.ts';
+import { keys } from '../../db/keys.ts';
+import { advance } from '../../db/sequences.ts';
+import { getItem, Refused, type GuardedItem } from '../../db/transactions.ts';
+import { createImportedComment } from '../comments.ts';
+import { createIssue, updateIssue } from '../issues.ts';
+import { createLabel } from '../labels.ts';
+import { addRelation } from '../relations.ts';
+import { createSprint } from '../sprints.ts';
+import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
+import type { Principal } from '../../model/principal.ts';
+import type { RelationType } from '../../vocabulary/relation-types.ts';
+import { CsvError, CsvReader } from '../../model/formats/csv.ts';
+import {
+  fold,
+  githubFields,
+  githubRecord,
+  jiraColumns,
+  jiraRecord,
+  keptNumbers,
+  keyNumber,
+  mappingWith,
+  missingJiraColumns,
+  planRecord,
+  type ImportMapping,
+  type SourceRecord,
+} from '../../model/formats/sources.ts';
+
+/**
+ * Imports issues from another tracker's file into one project, through the issue write path (every
+ * counter and index stays right). The file is read twice: first whole, to check it (a file that
+ * cannot be read, a CSV quote never closed at row 31, is refused before anything is written), then
+ * record by record in file order (so the lists keep the file's order), never holding more than a
+ * record and the source keys in memory. Idempotent: each issue's create transaction also puts the
+ * record of its source key, refused if present, and keys imported before are skipped without a
+ * write. Parents and relations are linked once every record is in.
+ */
+
+export type IssueSourceFormat = 'jira-csv' | 'github-json';
+/** What a session reports it imports: an issue source, or (lib/services/import-export/import-export.ts) an export file. */
+export type SessionFormat = IssueSourceFormat | 'export';
+
+/** What an import did (or, dry, would do). Lists are capped at REPORT_CAP entries; counts are exact. */
+export interface ImportReport {
+  format: string;
+  project_id: number;
+  dry_run: boolean;
+  keep_numbers: boolean;
+  rows: number;
+  /** Issues created (dry run: that would be). */
+  created: number;
+  /** Rows whose source key was imported before: nothing written. */
+  already_imported: number;
+  rejected: number;
+  /** Comments created with the issues. */
+  comments: number;
+  created_sprints: string[];
+  created_labels: string[];
+  /** People with no account (by e-mail): their issues are left unassigned, their reports and comments the importer's. */
+  unknown_people: { name: string; rows: number }[];
+  /** Source statuses the mapping does not hold, and how many rows had each. */
+  unmapped_statuses: { status: string; rows: number; imported_as: string }[];
+  /** Columns (a JSON file: fields) the import does not read, each once, with its count of values. */
+  unknown_columns: { name: string; values: number }[];
+  rejected_rows: { row: number; key: string; errors: string[] }[];
+  warnings: { row: number; key: string; warnings: string[] }[];
+  /** The sprints a row names before its last one (its sprint): its history in the source. */
+  sprint_history: { row: number; key: string; sprints: string[] }[];
+  parents: { linked: number; unresolved: { row: number; key: string; parent_key: string; reason: string }[] };
+  relations: {
+    linked: number;
+    unresolved: { row: number; key: string; type: string; other_key: string; reason: string }[];
+  };
+  /** Every source key taken (created now or before) -> its issue's key here (`DI-127` -> `DI-127`, or `APL-3`). */
+  keys: Record<string, string>;
+  /** Dry run: the first issues that would be created. */
+  would_create?: { row: number; key: string; title: string; status: string; sprint: string | null }[];
+  /** Source key -> new issue id, for the records created by this run (export files: the id map). */
+  issues?: Record<string, number> | undefined;
+}
+
+export const REPORT_CAP = 1000;
+
+/** An import stopped at its deadline; run again, it goes on (what it created is skipped as imported). */
+export class ImportInterrupted<R extends object = ImportReport> extends Error {
+  /** The report up to where it stopped. */
+  readonly report: R;
+  constructor(report: R) {
+    super('the import stopped at its deadline');
+    this.name = 'ImportInterrupted';
+    this.report = report;
+  }
+}
+
+/**
+ * An import that failed after it began writing: `report` says exactly what it created (run again
+ * after the fix, it creates only the rest).
+ */
+export class ImportFailed<R extends object = ImportReport> extends Error {
+  readonly report: R;
+  constructor(cause: unknown, report: R) {
+    super(cause instanceof ValidationError ? cause.errors.join('; ') : (cause as Error).message, { cause });
+    this.name = 'ImportFailed';
+    this.report = report;
+  }
+}
+
+export interface ImportOptions {
+  orgId: number;
+  projectId: number;
+  format: SessionFormat;
+  dryRun?: boolean | undefined;
+  mapping?: Partial<ImportMapping> | undefined;
+  /** Keys keep their number where it is free (`DI-127` stays `DI-127`): Jira keys must have the project's prefix. */
+  keepNumbers?: boolean | undefined;
+  /** The account the import acts as (an admin); default: the organisation's first admin. */
+  actorId?: number | undefined;
+  /** Called after every `progressEvery` rows with the report so far (a job stores it). */
+  onProgress?: ((report: ImportReport) => Promise<void> | void) | undefined;
+  progressEvery?: number | undefined;
+  /** Records in flight at once (default DEFAULT_CONCURRENCY). */
+  concurrency?: number | undefined;
+  /** Entries kept in each list of the report (default REPORT_CAP). */
+  reportCap?: number | undefined;
+  /**
+   * Time (ms since the epoch) after which no record starts (once one issue was created): the import
+   * stops with `ImportInterrupted`, and a run again goes on from there.
+   */
+  deadline?: number | undefined;
+  /** Keep the source key -> issue id map in the report (export files). */
+  keepIds?: boolean | undefined;
+}
+
+/** A file's text, whole or in chunks (a stream of a large file). */
+export type Chunks = AsyncIterable<string> | Iterable<string>;
+/** A file the import reads twice (checked whole, then taken): its chunks again at each call. */
+export type FileSource = Chunks | (() => Chunks);
+
+/**
+ * A file that can be read again: a function is called for each reading, an array or a string is
+ * read again; a one-shot stream is kept in memory as it is read the first time.
+ */
+export function rereadable(file: FileSource): () => Chunks {
+  if (typeof file === 'function') return file;
+  if (typeof file === 'string' || Array.isArray(file)) return () => file;
+  let kept: string[] | undefined;
+  return () => {
+    if (kept) return kept;
+    const into: string[] = [];
+    return (async function* () {
+      for await (const chunk of file) {
+        into.push(chunk);
+        yield chunk;
+      }
+      kept = into;
+    })();
+  };
+}
+
+/** What reading a file found beside its records: columns (or fields) the import does not read, with their values. */
+export interface FileStats {
+  unknown: Map<string, number>;
+}
+
+const count = (map: Map<string, number>, key: string, by = 1) => map.set(key, (map.get(key) ?? 0) + by);
+
+/** The records of a Jira CSV export or a GitHub issues JSON file; a malformed row is reported, not thrown. */
+export async function* sourceRecords(
+  format: IssueSourceFormat,
+  chunks: Chunks,
+  stats: FileStats = { unknown: new Map() },
+): AsyncGenerator<(SourceRecord & { id?: string | undefined }) | { row: number; error: string }> {
+  if (format === 'jira-csv') {
+    const reader = new CsvReader();
+    let columns: ReturnType<typeof jiraColumns> | undefined;
+    let rows = 0;
+    const take = function* (records: { fields: string[]; line: number }[]) {
+      for (const r of records) {
+        if (!columns) {
+          columns = jiraColumns(r.fields);
+          const missing = missingJiraColumns(columns);
+          if (missing.length > 0) throw new ValidationError([`the CSV header has no ${missing.join(', ')} column`]);
+          for (const u of columns.unknown) count(stats.unknown, u.name, 0);
+          continue;
+        }
+        rows += 1;
+        if (r.fields.every((f) => f.trim() === '')) continue;
+        for (const u of columns.unknown) count(stats.unknown, u.name, u.indexes.filter((i) => r.fields[i]?.trim()).length);
+        yield jiraRecord(r.fields, columns, r.line);
+      }
+    };
+    try {
+      for await (const chunk of chunks) yield* take(reader.push(chunk));
+      yield* take(reader.end());
+    } catch (err) {
+      if (!(err instanceof CsvError)) throw err;
+      throw new ValidationError([`the file is not valid CSV: row ${rows + 1} (line ${err.line}): ${err.message}`]);
+    }
+    if (!columns) throw new ValidationError(['the file is empty']);
+    return;
+  }
+  let text = '';
+  for await (const chunk of chunks) text += chunk;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (err) {
+    throw new ValidationError([`the file is not JSON (${(err as Error).message})`]);
+  }
+  if (!Array.isArray(parsed)) throw new ValidationError(['the file must be a JSON array of issues']);
+  for (const [i, value] of parsed.entries()) {
+    if (typeof value === 'object' && value !== null) {
+      for (const [field, v] of Object.entries(value)) {
+        if (!githubFields.has(field)) count(stats.unknown, field, v === null || v === '' ? 0 : 1);
+      }
+    }
+    yield githubRecord(value, i + 1);
+  }
+}
+
+/**
+ * Records in flight at once. One by default: the issues then keep the file's order in their lists,
+ * and creates into one list do not race for its counters (on DynamoDB Local, 8 at once measured
+ * slower than one at a time: docs/import-export.md).
+ */
+export const DEFAULT_CONCURRENCY = 1;
+
+/** Feeds records to a session with at most `limit` in flight; on a failure, lets those in flight settle first. */
+async function takeAll(session: ImportSession, records: AsyncIterable<Parameters<ImportSession['take']>[0]>, limit: number) {
+  const inFlight = new Set<Promise<unknown>>();
+  try {
+    for await (const r of records) {
+      const p: Promise<unknown> = session.take(r).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      if (inFlight.size >= limit) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+  } finally {
+    await Promise.allSettled(inFlight);
+  }
+}
+
+/** Keys whose prefix is not the project's, at most this many named in the refusal. */
+const NAMED_KEYS = 5;
+
+/**
+ * Checks a whole file before anything is written: every record reads (a CSV that is not CSV, a
+ * JSON file that is not an array, a header without its columns are refused here), and, with
+ * `keepNumbers`, every Jira key has the project's prefix. Returns the numbers the keys carry and
+ * the columns the import does not read.
+ */
+async function checkFile(
+  format: IssueSourceFormat,
+  chunks: Chunks,
+  keepNumbers: { prefix: string } | undefined,
+): Promise<{ stats: FileStats; numbers: [string, number][] }> {
+  const stats: FileStats = { unknown: new Map() };
+  const numbers: [string, number][] = [];
+  const seen = new Set<string>();
+  const strangers: string[] = [];
+  let strangerCount = 0;
+  for await (const r of sourceRecords(format, chunks, stats)) {
+    if ('error' in r) continue;
+    const key = r.key.trim();
+    if (!key || seen.has(key) || !keepNumbers) continue;
+    seen.add(key);
+    const n = format === 'jira-csv' ? keyNumber(key) : undefined;
+    if (format === 'jira-csv' && n?.prefix !== keepNumbers.prefix) {
+      strangerCount += 1;
+      if (strangers.length < NAMED_KEYS) strangers.push(key);
+      continue;
+    }
+    const number = n?.number ?? r.number;
+    if (number !== undefined) numbers.push([key, number]);
+  }
+  if (strangerCount > 0) {
+    throw new ValidationError([
+      `keep_numbers: ${strangerCount} key(s) do not have the project's prefix ${keepNumbers?.prefix} (${strangers.join(', ')}${strangerCount > strangers.length ? ', …' : ''})`,
+    ]);
+  }
+  return { stats, numbers };
+}
+
+/** Runs an import of issue records into a project. */
+export async function importIssues(options: ImportOptions, file: FileSource): Promise<ImportReport> {
+  if (options.format === 'export') throw new ValidationError(['an export file is imported into an organisation, not a project']);
+  const format = options.format;
+  const session = await ImportSession.open(options, format === 'jira-csv' ? 'jira' : 'github');
+  const read = rereadable(file);
+  const checked = await checkFile(format, read(), options.keepNumbers ? { prefix: session.prefix } : undefined);
+  session.noteUnknown(checked.stats);
+  await session.keepNumbers(checked.numbers);
+  try {
+    await takeAll(session, sourceRecords(format, read()), options.concurrency ?? DEFAULT_CONCURRENCY);
+    return await session.finish();
+  } catch (err) {
+    if (err instanceof ImportInterrupted) throw err;
+    throw new ImportFailed(err, session.closeReport());
+  }
+}
+
+/** Comments written in the issue's own create transaction (two items each); the rest go after it. */
+export const COMMENTS_WITH_ISSUE = 25;
+
+/** A record as a session takes it: a source's, with (export files) what is kept exactly. */
+export type SessionRecord =
+  (SourceRecord & { id?: string | undefined; exact?: ExactIssue | undefined }) | { row: number; error: string };
+
+/** What an export file's issue keeps as it was (lib/services/import-export/import-export.ts). */
+export interface ExactIssue {
+  /** Its own `source_key` (null: an issue created there), shown as it was. */
+  sourceKey: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+/** One import's state: what it found in the organisation, what it made, and its report. */
+export class ImportSession {
+  readonly report: ImportReport;
+  private readonly seen = new Set<string>();
+  /** Source key -> issue (created now, or before), for parents and relations. */
+  private readonly issues = new Map<string, { id: number; sprintId: number | null; number?: string; updatedAt?: string }>();
+  /** Jira `Issue id` -> `Issue key`, for parents given by id. */
+  private readonly idToKey = new Map<string, string>();
+  private readonly parentLinks: { row: number; key: string; parentKey: string }[] = [];
+  private readonly links: { row: number; key: string; type: RelationType; other: string }[] = [];
+  private readonly unknownPeople = new Map<string, number>();
+  private readonly pendingSprints = new Map<string, Promise<number | null>>();
+  /** Records whose parent was given at their create. */
+  private readonly linkedAtCreate = new Set<string>();
+  /** Records created by this run. */
+  private readonly createdNow = new Set<string>();
+  private readonly pendingLabels = new Map<string, Promise<number>>();
+  private readonly unmapped = new Map<string, number>();
+  /** The catalogue's labels by folded name: their ids (0: would be created, dry run). */
+  private readonly labelNames: Map<string, number>;
+  /** Source keys that keep their number here (`keepNumbers`, export files). */
+  private kept = new Map<string, number>();
+
+  private readonly options: ImportOptions;
+  readonly source: string;
+  readonly caller: Principal;
+  readonly prefix: string;
+  private readonly mapping: ImportMapping;
+  private readonly accounts: Map<string, { id: number; name: string }>;
+  private readonly sprints: Map<string, { id: number; status: string }>;
+  private readonly imported: Map<string, ImportedIssue>;
+  private readonly commentsBefore: Map<string, number>;
+
+  private constructor(
+    options: ImportOptions,
+    found: {
+      source: string;
+      caller: Principal;
+      prefix: string;
+      accounts: Map<string, { id: number; name: string }>;
+      sprints: Map<string, { id: number; status: string }>;
+      imported: Map<string, ImportedIssue>;
+      comments: Map<string, number>;
+      labels: { id: number; name: string }[];
+    },
+  ) {
+    this.options = options;
+    this.source = found.source;
+    this.caller = found.caller;
+    this.prefix = found.prefix;
+    this.mapping = mappingWith(options.mapping);
+    this.accounts = found.accounts;
+    this.sprints = found.sprints;
+    this.imported = found.imported;
+    this.commentsBefore = found.comments;
+    this.labelNames = new Map(found.labels.map((l) => [foldName(l.name), l.id]));
+    this.report = {
+      format: options.format,
+      project_id: options.projectId,
+      dry_run: Boolean(options.dryRun),
+      keep_numbers: Boolean(options.keepNumbers),
+      rows: 0,
+      created: 0,
+      already_imported: 0,
+      rejected: 0,
+      comments: 0,
+      created_sprints: [],
+      created_labels: [],
+      unknown_people: [],
+      unmapped_statuses: [],
+      unknown_columns: [],
+      rejected_rows: [],
+      warnings: [],
+      sprint_history: [],
+      parents: { linked: 0, unresolved: [] },
+      relations: { linked: 0, unresolved: [] },
+      keys: {},
+      ...(options.dryRun ? { would_create: [] } : {}),
+      ...(options.keepIds ? { issues: {} } : {}),
+    };
+  }
+
+  /** Reads what the import maps onto: the project (404 if missing), accounts, sprints, labels, keys imported before. */
+  static async open(options: ImportOptions, source: string): Promise<ImportSession> {
+    const [project, accounts, sprints, imported, comments] = await Promise.all([
+      getProjectItem(options.orgId, options.projectId),
+      accountsByEmail(options.orgId),
+      sprintsByName(options.orgId, options.projectId),
+      importedIssues(options.orgId, options.projectId, source),
+      importedComments(options.orgId, options.projectId, source),
+    ]);
+    if (!project) throw new NotFoundError('Project');
+    const actorId =
+      options.actorId ?? [...accounts.values()].filter((a) => a.role === 'admin').sort((a, b) => a.id - b.id)[0]?.id;
+    if (actorId === undefined) throw new ValidationError(['the organisation has no admin account to import as']);
+    const actorName = [...accounts.values()].find((a) => a.id === actorId)?.name;
+    const caller: Principal = { orgId: options.orgId, accountId: actorId, role: 'admin', tokenHash: '', name: actorName };
+    const labels = [...catalogueOf(project)].map(([id, l]) => ({ id, name: l.name }));
+    return new ImportSession(options, {
+      source,
+      caller,
+      prefix: project.prefix,
+      accounts,
+      sprints,
+      imported,
+      comments,
+      labels,
+    });
+  }
+
+  private get cap() {
+    return this.options.reportCap ?? REPORT_CAP;
+  }
+
+  private reject(row: number, key: string, errors: string[]) {
+    this.report.rejected += 1;
+    if (this.report.rejected_rows.length < this.cap) this.report.rejected_rows.push({ row, key, errors });
+  }
+
+  /** Columns (fields) of the file the import does not read, each counted once in the report. */
+  noteUnknown(stats: FileStats) {
+    this.report.unknown_columns = [...stats.unknown].map(([name, values]) => ({ name, values }));
+  }
+
+  /**
+   * Decides which keys keep their number (`numbers`: key -> the number it carries; those imported
+   * before are left out) and, unless dry, reserves them before the first write: the project's
+   * sequence moves past them, so no create takes one. A create that takes a number meanwhile makes
+   * the reservation decide again.
+   */
+  async keepNumbers(numbers: [string, number][]): Promise<void> {
+    const wanted = numbers.filter(([key]) => !this.imported.has(key));
+    if (wanted.length === 0) return;
+    const { orgId, projectId } = this.options;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const [project, ranges] = await Promise.all([
+        getProjectItem(orgId, projectId),
+        reservedNumbers(orgId, projectId, this.source),
+      ]);
+      if (!project) throw new NotFoundError('Project');
+      const sequence = Number(project.issue_seq ?? 0);
+      const plan = keptNumbers(wanted, sequence, ranges);
+      if (
+        plan.reserveTo === undefined ||
+        this.options.dryRun ||
+        (await reserveIssueNumbers(orgId, projectId, this.source, sequence, plan.reserveTo))
+      ) {
+        this.kept = plan.kept;
+        return;
+      }
+    }
+    throw new Error('the issue numbers to keep could not be reserved: creates kept taking numbers');
+  }
+
+  /** A person of the source as an account here (by e-mail); unknown ones counted and warned about. */
+  private account(
+    email: string | undefined,
+    unknown: string | undefined,
+    warnings: string[],
+    what: (who: string) => string,
+  ): number | undefined {
+    const id = email ? this.accounts.get(email)?.id : undefined;
+    const person = email ?? unknown;
+    if (person && id === undefined) {
+      count(this.unknownPeople, person);
+      warnings.push(what(person));
+    }
+    return id;
+  }
+
+  private nameOf(accountId: number): string {
+    return [...this.accounts.values()].find((a) => a.id === accountId)?.name ?? this.caller.name ?? '';
+  }
+
+  /** Takes one record: maps it, and (unless dry) creates its sprint, labels and issue, with its comments. */
+  async take(r: SessionRecord): Promise<number | undefined> {
+    // A run stops at its deadline only once it has created something: each run makes progress.
+    // A dry run writes nothing and never stops (reading and mapping 10,000 rows takes about a second).
+    const { deadline, dryRun } = this.options;
+    if (deadline !== undefined && !dryRun && this.report.created > 0 && Date.now() > deadline)
+      throw new ImportInterrupted(this.report);
+    this.report.rows += 1;
+    if ('error' in r) {
+      this.reject(r.row, '', [r.error]);
+      return undefined;
+    }
+    const planned = planRecord(r, this.mapping);
+    if (!planned.ok) {
+      this.reject(planned.row, planned.key, planned.errors);
+      return undefined;
+    }
+    const { key, row } = planned;
+    if (this.seen.has(key)) {
+      this.reject(row, key, [`the issue key ${key} appears more than once in the file: only its first row is imported`]);
+      return undefined;
+    }
+    this.seen.add(key);
+    if (r.id) this.idToKey.set(r.id, key);
+    if (planned.parentKey) this.parentLinks.push({ row, key, parentKey: planned.parentKey });
+    for (const l of r.links ?? []) this.links.push({ row, key, type: l.type, other: l.key });
+    const warnings = [...planned.warnings];
+    if (!this.mapping.statuses[fold(r.status)]) count(this.unmapped, r.status);
+    const assigneeId = this.account(
+      planned.assigneeEmail,
+      planned.unknownPerson,
+      warnings,
+      (who) => `${r.columns?.assignee ?? 'Assignee'} "${who}" has no account here: left unassigned`,
+    );
+    const authorId =
+      this.account(
+        planned.reporterEmail,
+        planned.unknownReporter,
+        warnings,
+        (who) => `${r.columns?.reporter ?? 'Reporter'} "${who}" has no account here: the importer is its author`,
+      ) ?? this.caller.accountId;
+    const comments = planned.comments.map((c) => ({
+      ...c,
+      authorId:
+        this.account(
+          c.authorEmail,
+          c.unknownAuthor,
+          warnings,
+          (who) => `Comment by "${who}": no account here, written as the importer's`,
+        ) ?? this.caller.accountId,
+    }));
+    if (r.sprintHistory?.length && this.report.sprint_history.length < this.cap)
+      this.report.sprint_history.push({ row, key, sprints: r.sprintHistory });
+
+    const before = this.imported.get(key) ?? (r.legacyKey ? this.imported.get(r.legacyKey) : undefined);
+    if (before) {
+      this.report.already_imported += 1;
+      this.issues.set(key, { id: before.issueId, sprintId: before.sprintId, number: before.number });
+      if (before.number) this.report.keys[key] = before.number;
+      // Comments past those written with the issue, that a run stopped before writing.
+      if (!dryRun) await this.writeComments({ issueId: before.issueId, sprintId: before.sprintId }, comments, true);
+      return undefined;
+    }
+    const sprintId = r.sprintId !== undefined ? r.sprintId : planned.sprint ? await this.sprintFor(planned.sprint.name) : null;
+    const labels = await this.labelsFor((planned.input.labels ?? []).map(String), warnings);
+    if (warnings.length > 0 && this.report.warnings.length < this.cap) this.report.warnings.push({ row, key, warnings });
+
+    if (dryRun) {
+      this.report.created += 1;
+      this.report.comments += comments.length;
+      if ((this.report.would_create?.length ?? 0) < this.cap) {
+        this.report.would_create?.push({
+          row,
+          key,
+          title: planned.input.title,
+          status: planned.input.status ?? 'todo',
+          sprint: planned.sprint?.name ?? null,
+        });
+      }
+      this.issues.set(key, { id: 0, sprintId });
+      await this.progress();
+      return undefined;
+    }
+    // A parent met before (created by this run, or imported before) is given at once; others are
+    // linked once every record is in (`finish`).
+    const parentId = planned.parentKey ? this.knownIssue(planned.parentKey)?.id : undefined;
+    const withIssue = comments.slice(0, COMMENTS_WITH_ISSUE);
+    const firstCommentId =
+      withIssue.length > 0 ? (await advance(this.caller.orgId, { comment: withIssue.length })).comment - withIssue.length + 1 : 0;
+    const now = new Date().toISOString();
+    const updatedAt = planned.times.updated_at ?? planned.times.created_at;
+    const exact = r.exact;
+    const create = (withParent: boolean) =>
+      createIssue(
+        this.caller,
+        { projectId: this.options.projectId, sprintId: sprintId ?? null },
+        {
+          ...planned.input,
+          labels,
+          ...(assigneeId === undefined ? {} : { assignee_id: assigneeId }),
+          ...(withParent && parentId ? { parent_id: parentId } : {}),
+        },
+        {
+          items: (created) => this.createdItems(key, created, withIssue, firstCommentId, now),
+          created_at: planned.times.created_at,
+          updated_at: updatedAt,
+          ...(exact
+            ? { started_at: exact.started_at, completed_at: exact.completed_at, history: false }
+            : planned.times.completed_at
+              ? { completed_at: planned.times.completed_at }
+              : {}),
+          source_key: exact ? exact.sourceKey : key,
+          number: this.kept.get(key),
+          author_id: authorId,
+          activityCount: 1,
+          commentsCount: withIssue.length,
+        },
+      );
+    try {
+      let issue;
+      try {
+        issue = await create(true);
+        if (parentId) this.linkedAtCreate.add(key);
+      } catch (err) {
+        // The parent refused it (full, too deep): created without, the link is tried (and reported) at the end.
+        if (!(parentId && err instanceof ValidationError)) throw err;
+        issue = await create(false);
+      }
+      this.report.created += 1;
+      this.report.comments += withIssue.length;
+      this.createdNow.add(key);
+      this.issues.set(key, { id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number, updatedAt: issue.updated_at });
+      this.report.keys[key] = issue.issue_number;
+      if (this.report.issues) this.report.issues[key] = issue.id;
+      await this.writeComments({ issueId: issue.id, sprintId: issue.sprint_id }, comments, false);
+      await this.progress();
+      return issue.id;
+    } catch (err) {
+      if (err instanceof Refused && err.reason === importRefusals.imported) {
+        // Another run imported it meanwhile.
+        this.report.already_imported += 1;
+        return undefined;
+      }
+      if (err instanceof ValidationError) {
+        this.reject(row, key, err.errors);
+        return undefined;
+      }
+      throw err;
+    }
+  }
+
+  /** What an issue's create transaction writes beside it: its source key's record, its `issue.imported` entry, its first comments. */
+  private createdItems(
+    key: string,
+    created: { id: number; sprintId: number | null; number: string },
+    comments: { body: string; at?: string | undefined; authorId: number }[],
+    firstCommentId: number,
+    now: string,
+  ): GuardedItem[] {
+    const { orgId } = this.caller;
+    const { projectId } = this.options;
+    const sequence = importedSequences.imported;
+    return [
+      importedIssueRecord(orgId, projectId, this.source, key, created),
+      activityPut({
+        orgId,
+        projectId,
+        owner: { issueId: created.id },
+        sequence,
+        activity: {
+          id: sequence,
+          event: 'issue.imported',
+          actor_id: this.caller.accountId,
+          at: now,
+          issue_id: created.id,
+          sprint_id: created.sprintId,
+          comment_id: null,
+          changes: [{ field: 'source_key', to: key }],
+        },
+      }),
+      ...comments.flatMap(
+        (c, i) =>
+          newComment(
+            orgId,
+            firstCommentId + i,
+            { projectId, sprintId: created.sprintId, issueId: created.id },
+            { body: c.body, authorId: c.authorId, authorName: this.nameOf(c.authorId), created_at: c.at },
+          ).items,
+      ),
+    ];
+  }
+
+  /**
+   * The comments past the first COMMENTS_WITH_ISSUE (written with the issue), each with the record
+   * of its key, refused if present: those an earlier run wrote (known, or refused) are not again.
+   */
+  private async writeComments(
+    issue: { issueId: number; sprintId: number | null },
+    comments: { key: string; body: string; at?: string | undefined; authorId: number }[],
+    before: boolean,
+  ): Promise<void> {
+    for (const c of comments.slice(COMMENTS_WITH_ISSUE)) {
+      try {
+        await this.importComment(c.key, issue, {
+          body: c.body,
+          authorId: c.authorId,
+          authorName: this.nameOf(c.authorId),
+          created_at: c.at,
+        });
+      } catch (err) {
+        // The issue moved or went since it was imported: its comments stay as they are.
+        if (before && err instanceof NotFoundError) return;
+        throw err;
+      }
+    }
+  }
+
+  /**
+   * Writes a comment of the source once: with the record of its key `key`, refused if present.
+   * Its id here (undefined: dry run); a comment an earlier run wrote is not written again.
+   */
+  async importComment(
+    key: string,
+    issue: { issueId: number; sprintId: number | null },
+    fields: CommentFields,
+  ): Promise<number | undefined> {
+    const known = this.commentsBefore.get(key);
+    if (known !== undefined) return known;
+    if (this.options.dryRun) {
+      this.report.comments += 1;
+      return undefined;
+    }
+    const { orgId } = this.caller;
+    const { projectId } = this.options;
+    try {
+      const written = await createImportedComment(
+        orgId,
+        { projectId, sprintId: issue.sprintId, issueId: issue.issueId },
+        fields,
+        (id) => [importedCommentRecord(orgId, projectId, this.source, key, id)],
+      );
+      this.commentsBefore.set(key, written.id);
+      this.report.comments += 1;
+      return written.id;
+    } catch (err) {
+      // Written meanwhile by another run: found next time.
+      if (err instanceof Refused && err.reason === importRefusals.imported) return undefined;
+      throw err;
+    }
+  }
+
+  private async progress() {
+    const every = this.options.progressEvery ?? 100;
+    if (this.options.onProgress && this.report.rows % every === 0) await this.options.onProgress(this.report);
+  }
+
+  /** The sprint of that name, created (in planning) the first time a record names it (once, however many wait). */
+  private sprintFor(name: string): Promise<number | null> {
+    const known = this.sprints.get(name);
+    if (known) return Promise.resolve(this.options.dryRun && known.id === 0 ? null : known.id);
+    let pending = this.pendingSprints.get(name);
+    if (!pending) {
+      pending = (async () => {
+        const id = this.options.dryRun ? 0 : (await createSprint(this.caller, this.options.projectId, { name })).id;
+        this.sprints.set(name, { id, status: 'planning' });
+        this.report.created_sprints.push(name);
+        return this.options.dryRun ? null : id;
+      })();
+      this.pendingSprints.set(name, pending);
+    }
+    return pending;
+  }
+
+  /** The record's labels, those missing from the catalogue created first (a full catalogue: dropped, with a warning). */
+  private async labelsFor(names: string[], warnings: string[]): Promise<string[]> {
+    const kept: string[] = [];
+    for (const name of names) {
+      try {
+        await this.ensureLabel(name);
+        kept.push(name);
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        warnings.push(`Labels "${name}" left out: ${err.errors.join('; ')}`);
+      }
+    }
+    return kept;
+  }
+
+  /** The id of the catalogue's label of that name, created (with the colour and description given) if missing, once. */
+  ensureLabel(
+    name: string,
+    details: { color?: unknown; description?: unknown; times?: { created_at: string; updated_at: string } } = {},
+  ): Promise<number> {
+    const folded = foldName(name);
+    const known = this.labelNames.get(folded);
+    if (known !== undefined) return Promise.resolve(known);
+    let pending = this.pendingLabels.get(folded);
+    if (!pending) {
+      const color = typeof details.color === 'string' ? details.color : undefined;
+      const description = typeof details.description === 'string' ? details.description : undefined;
+      pending = (async () => {
+        const id = this.options.dryRun
+          ? 0
+          : (
+              await createLabel(
+                this.caller,
+                this.options.projectId,
+                { name, ...(color ? { color } : {}), ...(description ? { description } : {}) },
+                details.times,
+              )
+            ).id;
+        this.labelNames.set(folded, id);
+        this.report.created_labels.push(name);
+        return id;
+      })();
+      // A refusal (a full catalogue) is answered to every row waiting, and asked again by none.
+      this.pendingLabels.set(folded, pending);
+    }
+    return pending;
+  }
+
+  /** A written issue (created now or imported before) by its source key, or by its Jira `Issue id`. */
+  private knownIssue(ref: string): { id: number; sprintId: number | null; number?: string } | undefined {
+    const found = this.issues.get(ref) ?? this.issues.get(this.idToKey.get(ref) ?? '');
+    return found && found.id > 0 ? found : undefined;
+  }
+
+  /** The issue imported (now or before) from a source key. */
+  issueOf(key: string): { id: number; sprintId: number | null; number?: string } | undefined {
+    return this.issues.get(key);
+  }
+
+  /** Links parents (by source key, or by Jira issue id) and relations, then closes the report. */
+  async finish(): Promise<ImportReport> {
+    await this.linkParents();
+    await this.linkRelations();
+    this.closeReport();
+    if (this.options.onProgress) await this.options.onProgress(this.report);
+    return this.report;
+  }
+
+  private async linkParents(): Promise<void> {
+    for (const link of this.parentLinks) {
+      if (this.linkedAtCreate.has(link.key)) {
+        this.report.parents.linked += 1;
+        continue;
+      }
+      const child = this.issues.get(link.key);
+      const parentKey = this.issues.has(link.parentKey) ? link.parentKey : this.idToKey.get(link.parentKey);
+      const parent = parentKey === undefined ? undefined : this.issues.get(parentKey);
+      const unresolved = (reason: string) => {
+        if (this.report.parents.unresolved.length < this.cap)
+          this.report.parents.unresolved.push({ row: link.row, key: link.key, parent_key: link.parentKey, reason });
+      };
+      if (!child) continue;
+      if (!parent) {
+        unresolved('the parent is not in the file');
+        continue;
+      }
+      if (this.options.dryRun) {
+        this.report.parents.linked += 1;
+        continue;
+      }
+      try {
+        // Imported before (a second run, a job's later run): linked then, unless it was not.
+        const stored = this.createdNow.has(link.key)
+          ? undefined
+          : await getItem<{ parent_id?: number | null; sprint_id?: number | null; updated_at?: string }>(
+              keys.issue(this.caller.orgId, this.options.projectId, child.id),
+            );
+        if (stored && (stored.parent_id ?? null) === parent.id) {
+          this.report.parents.linked += 1;
+          continue;
+        }
+        const sprintId = stored ? (stored.sprint_id ?? null) : child.sprintId;
+        // The link keeps the child's update time: the source's.
+        const at = stored ? stored.updated_at : child.updatedAt;
+        await updateIssue(
+          this.caller,
+          { projectId: this.options.projectId, sprintId },
+          child.id,
+          { parent_id: parent.id },
+          { at },
+        );
+        this.report.parents.linked += 1;
+      } catch (err) {
+        if (err instanceof ValidationError || err instanceof NotFoundError) unresolved(err.message);
+        else throw err;
+      }
+    }
+  }
+
+  /**
+   * Relates the issues the file's links name (Jira's issue links), each relation once whichever
+   * of its two rows names it; a relation already there (an earlier run's) counts as linked.
+   */
+  private async linkRelations(): Promise<void> {
+    const done = new Set<string>();
+    for (const link of this.links) {
+      const from = this.issues.get(link.key);
+      const to = this.issues.get(link.other);
+      const unresolved = (reason: string) => {
+        if (this.report.relations.unresolved.length < this.cap)
+          this.report.relations.unresolved.push({ row: link.row, key: link.key, type: link.type, other_key: link.other, reason });
+      };
+      if (!from) continue;
+      if (!to) {
+        unresolved('the other issue is not in the file');
+        continue;
+      }
+      // blocks/blocked_by, duplicates/duplicated_by: one relation, from whichever side; relates_to likewise.
+      const forward = link.type === 'blocked_by' || link.type === 'duplicated_by';
+      const [a, b] = forward ? [link.other, link.key] : [link.key, link.other];
+      const kind = link.type === 'blocked_by' ? 'blocks' : link.type === 'duplicated_by' ? 'duplicates' : link.type;
+      const id = kind === 'relates_to' ? [a, b].sort().join(` ${kind} `) : `${a} ${kind} ${b}`;
+      if (done.has(id)) continue;
+      done.add(id);
+      if (this.options.dryRun) {
+        this.report.relations.linked += 1;
+        continue;
+      }
+      const first = this.issues.get(a);
+      const second = this.issues.get(b);
+      if (!first?.number || !second?.number) {
+        unresolved('the issue was imported before its number was recorded');
+        continue;
+      }
+      try {
+        await addRelation(this.caller, first.number, { type: kind, issue_key: second.number });
+        this.report.relations.linked += 1;
+      } catch (err) {
+        if (err instanceof ValidationError && /already/.test(err.message)) this.report.relations.linked += 1;
+        else if (err instanceof ValidationError || err instanceof NotFoundError) unresolved(err.message);
+        else throw err;
+      }
+    }
+  }
+
+  /** The report as it stands, its lists in order (also of an import that failed part-way). */
+  closeReport(): ImportReport {
+    this.report.would_create?.sort((a, b) => a.row - b.row);
+    this.report.rejected_rows.sort((a, b) => a.row - b.row);
+    this.report.warnings.sort((a, b) => a.row - b.row);
+    this.report.sprint_history.sort((a, b) => a.row - b.row);
+    this.report.unknown_people = [...this.unknownPeople]
+      .map(([name, rows]) => ({ name, rows }))
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
+    this.report.unmapped_statuses = [...this.unmapped].map(([status, rows]) => ({
+      status,
+      rows,
+      imported_as: this.mapping.defaultStatus,
+    }));
+    return this.report;
+  }
+}

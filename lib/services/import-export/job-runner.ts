@@ -1,0 +1,189 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import {
+  claimImportJob,
+  getImportJob,
+  importJobFile,
+  importJobPartCount,
+  saveImportJob,
+  type ImportJobItem,
+} from '../../db/import-jobs.ts';
+import { ValidationError } from '../../vocabulary/errors.ts';
+import type { ImportJob } from '../../schemas/imports.ts';
+import type { ExportImportReport } from './import-export.ts';
+import type { ImportReport } from './import.ts';
+
+/**
+ * The running of import jobs (lib/services/import-export/jobs.ts), by the stream consumer (functions/cascade.ts):
+ * apart from the upload route's module, whose bundle then carries none of the import code.
+ */
+
+/** Entries each list of a job's report keeps (the job item stays far below 400 KB). */
+export const JOB_REPORT_CAP = 100;
+
+/** The queued jobs a batch of stream records asks to run. */
+export function importJobsOf(records: DynamoDBRecord[]): { orgId: number; jobId: string }[] {
+  const jobs = new Map<string, { orgId: number; jobId: string }>();
+  for (const r of records) {
+    const image = r.dynamodb?.NewImage;
+    if (image?.type?.S !== 'import_job' || image.status?.S !== 'queued') continue;
+    const orgId = Number(image.org_id?.N);
+    const jobId = String(image.id?.S);
+    jobs.set(`${orgId}/${jobId}`, { orgId, jobId });
+  }
+  return [...jobs.values()];
+}
+
+/** What earlier runs of a job made, carried to the next (each run reads the whole file again). */
+interface Carried {
+  created: number;
+  comments: number;
+  created_sprints: string[];
+  created_labels: string[];
+  /** An export file's: what earlier runs restored beside the issues. */
+  accounts_created?: string[];
+  relations?: number;
+  activity?: number;
+}
+
+const nothingCarried = (): Carried => ({ created: 0, comments: 0, created_sprints: [], created_labels: [] });
+
+type AnyReport = ImportReport | ExportImportReport;
+
+/** The issues a report counts as created (an export file's: every project's). */
+const createdIn = (r: AnyReport) =>
+  'projects' in r ? Object.values(r.projects).reduce((sum, p) => sum + p.created, 0) : r.created;
+const rowsIn = (r: AnyReport) => ('projects' in r ? r.lines : r.rows);
+const rejectedIn = (r: AnyReport) =>
+  'projects' in r ? Object.values(r.projects).reduce((sum, p) => sum + p.rejected, 0) : r.rejected;
+
+/** What this run and the earlier ones made, together. */
+function carriedOn(carried: Carried, r: AnyReport): Carried {
+  if ('projects' in r) {
+    return {
+      ...carried,
+      created: carried.created + createdIn(r),
+      comments: carried.comments + r.comments,
+      accounts_created: [...(carried.accounts_created ?? []), ...r.accounts_created],
+      relations: (carried.relations ?? 0) + r.relations,
+      activity: (carried.activity ?? 0) + r.activity,
+    };
+  }
+  return {
+    created: carried.created + r.created,
+    comments: carried.comments + r.comments,
+    created_sprints: [...carried.created_sprints, ...r.created_sprints],
+    created_labels: [...carried.created_labels, ...r.created_labels],
+  };
+}
+
+/**
+ * The report of the whole job: this run's, with what earlier runs created counted as created (a
+ * run finds them imported before). The maps (keys, ids) are whole in the last run's.
+ */
+function merged(carried: Carried, r: AnyReport): AnyReport {
+  if ('projects' in r) {
+    return {
+      ...r,
+      accounts_created: [...(carried.accounts_created ?? []), ...r.accounts_created],
+      comments: carried.comments + r.comments,
+      relations: (carried.relations ?? 0) + r.relations,
+      activity: (carried.activity ?? 0) + r.activity,
+    };
+  }
+  return {
+    ...r,
+    created: carried.created + r.created,
+    already_imported: Math.max(0, r.already_imported - carried.created),
+    comments: carried.comments + r.comments,
+    created_sprints: [...carried.created_sprints, ...r.created_sprints],
+    created_labels: [...carried.created_labels, ...r.created_labels],
+  };
+}
+
+/**
+ * One run of a job: the whole file again (rows imported by an earlier run are skipped as imported,
+ * without a write), until done or `deadline`. The file is checked whole before the run writes
+ * anything: a file that cannot be read fails the job having created nothing; a run that fails
+ * part-way saves the report of what it created. Returns the job's status after the run.
+ */
+export async function runImportJob(orgId: number, jobId: string, deadline?: number): Promise<ImportJob['status'] | undefined> {
+  const job = await getImportJob(orgId, jobId);
+  if (!job || job.status !== 'queued') return undefined;
+  // The upload's batch may land the job before its last parts: wait for them (a few reads at most).
+  for (let wait = 0; (await importJobPartCount(orgId, jobId)) < job.parts; wait++) {
+    if (wait >= 20) {
+      await saveImportJob(orgId, jobId, {
+        status: 'failed',
+        progress: job.progress,
+        error: 'the uploaded file is incomplete: upload it again',
+      });
+      return 'failed';
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!(await claimImportJob(orgId, jobId, Number(job.runs ?? 0)))) return undefined;
+  return runClaimedJob(job, deadline);
+}
+
+/** The run of a job this run has claimed (`runImportJob`); the job's status after it. */
+export async function runClaimedJob(job: ImportJobItem, deadline?: number): Promise<ImportJob['status']> {
+  const orgId = job.org_id;
+  const jobId = job.id;
+  const carried = (job as unknown as { carried?: Carried | null }).carried ?? nothingCarried();
+  // The import (the issue write path and all it brings) loads only when a job runs: the upload route
+  // (functions/imports.ts) shares this module and stays light.
+  const { importIssues, ImportInterrupted, ImportFailed } = await import('./import.ts');
+  const progress = (r: AnyReport) => ({
+    rows: rowsIn(r),
+    created: carried.created + createdIn(r),
+    rejected: rejectedIn(r),
+  });
+  const file = () => importJobFile(orgId, jobId);
+  try {
+    let report: AnyReport;
+    if (job.format === 'export') {
+      const { importExport } = await import('./import-export.ts');
+      report = await importExport(
+        { orgId, dryRun: job.dry_run, actorId: job.account_id, deadline, reportCap: JOB_REPORT_CAP },
+        file,
+      );
+    } else {
+      report = await importIssues(
+        {
+          orgId,
+          projectId: Number(job.project_id),
+          format: job.format,
+          dryRun: job.dry_run,
+          keepNumbers: job.keep_numbers,
+          mapping: job.mapping ?? undefined,
+          actorId: job.account_id,
+          reportCap: JOB_REPORT_CAP,
+          deadline,
+          progressEvery: 500,
+          onProgress: async (r) => {
+            await saveImportJob(orgId, jobId, { status: 'running', progress: progress(r), carried });
+          },
+        },
+        file,
+      );
+    }
+    await saveImportJob(orgId, jobId, { status: 'succeeded', progress: progress(report), report: merged(carried, report) });
+    return 'succeeded';
+  } catch (err) {
+    if (err instanceof ImportInterrupted) {
+      const report = err.report as AnyReport;
+      await saveImportJob(orgId, jobId, { status: 'queued', progress: progress(report), carried: carriedOn(carried, report) });
+      return 'queued';
+    }
+    const message = err instanceof ValidationError ? err.errors.join('; ') : (err as Error).message;
+    // Failed part-way: the report says what this run and the earlier ones created.
+    const report = err instanceof ImportFailed ? (err.report as AnyReport) : undefined;
+    await saveImportJob(orgId, jobId, {
+      status: 'failed',
+      progress: report ? progress(report) : job.progress,
+      ...(report ? { report: merged(carried, report) } : {}),
+      error: message,
+    });
+    return 'failed';
+  }
+}

@@ -1,0 +1,487 @@
+import * as store from '../db/issues.ts';
+import { keys } from '../db/keys.ts';
+import type { IssueItem, IssueMatch } from '../db/issues.ts';
+import { classificationFilter } from '../model/classification.ts';
+import { isClosed, issueStateOf, unclassified, type IssueState } from '../model/derivations.ts';
+import type { PageRequest } from '../db/list.ts';
+import type { ProjectItem } from '../db/projects.ts';
+import { getItem, Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget } from '../db/transactions.ts';
+import type { ParentGuard } from '../db/issue-write.ts';
+import { decideParent, type ParentDecision } from './sub-issues.ts';
+import type { Issue, IssueCreate, IssueListFilters, IssueLocation, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
+import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
+import {
+  appendedPosition,
+  blockOf,
+  countBefore,
+  defaultPlacementOptions,
+  gapFor,
+  planPlacement,
+  rankIndexOf,
+  type RankIndex,
+  type Renumbering,
+} from '../model/positions.ts';
+import type { Principal } from '../model/principal.ts';
+import { versionOf, withVersion } from '../db/versions.ts';
+import { catalogueOf, carriesAll, issueLabels, labelFilterIds, resolveLabels } from '../db/labels.ts';
+
+/** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
+export { contributionOf, listDelta, negate, openStatuses, sumCounters } from '../model/derivations.ts';
+
+/**
+ * How far an issue write goes on losing races (a concurrent write changed what it decided on)
+ * before answering 503. Computed places in one list are serialised by the list's revision, so N
+ * moves into one list at once commit one after another and the last may lose N - 1 races: up to
+ * 60 attempts, each after a jittered wait of at most 320 ms, but none started 8 s after the first
+ * (the function's timeout is 10 s: a 503 with Retry-After, never a timeout's 500).
+ * docs/issue-lists.md has the measurement.
+ */
+export const ISSUE_WRITE_BUDGET: RetryBudget = { attempts: 60, withinMs: 8_000, baseMs: 10, capMs: 320 };
+/** Neighbours read beyond the target place: the largest renumbering window, plus its bound. */
+const WINDOW_MARGIN = defaultPlacementOptions.maxWindow + 1;
+/** Renumbered neighbours that fit in the issue's own transaction next to its other items (two items each: it and its search record). */
+const RENUMBER_WITH_WRITE = 44;
+/** Renumbered neighbours per transaction when a packed run is re-appended (two items each, plus the list's owner). */
+const RENUMBER_STEP = 49;
+
+export const assigneeMessage = 'assignee_id must be an account of this organisation';
+export const targetSprintMessage = 'sprint_id must be a sprint of this project';
+
+/**
+ * `started_at`/`completed_at` after a status change (docs/api.md: Issue statuses): entering
+ * `in_progress` sets `started_at` if it was not set; entering `done` or `cancelled` sets
+ * `completed_at`; leaving them clears it. No change of status changes nothing.
+ */
+export function statusTimestamps(
+  previous: { status: IssueStatus; started_at: string | null; completed_at: string | null } | undefined,
+  next: IssueStatus,
+  now: string,
+): { started_at: string | null; completed_at: string | null } {
+  if (previous && previous.status === next) return { started_at: previous.started_at, completed_at: previous.completed_at };
+  const startedAt = previous?.started_at ?? null;
+  return {
+    started_at: next === 'in_progress' && !startedAt ? now : startedAt,
+    completed_at: isClosed(next) ? now : null,
+  };
+}
+
+function refusal(err: unknown): unknown {
+  if (!(err instanceof Refused)) return err;
+  switch (err.reason) {
+    case 'project':
+      return new NotFoundError('Project');
+    case 'sprint':
+      return new NotFoundError('Sprint');
+    case 'assignee':
+      return new ValidationError([assigneeMessage]);
+    case 'stale':
+      return new UnavailableError();
+    default:
+      return err;
+  }
+}
+
+/** Runs a read-decide-write step of an issue write, again on a fresh read while it loses races. */
+async function withRetries<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await rereadOnStale(step, ISSUE_WRITE_BUDGET);
+  } catch (err) {
+    throw refusal(err);
+  }
+}
+
+/**
+ * The issue with its ancestors, in one BatchGet; 404 unless the project, the sprint of the path and
+ * the issue exist and the issue is in that very list (a sprint issue is not found under the
+ * backlog path nor under another sprint). `otherSprint` is read in the same call.
+ */
+async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, otherSprint?: number | null, parentId?: number) {
+  const sprintIds = [at.sprintId, otherSprint].filter((s): s is number => typeof s === 'number');
+  const family = await store.getIssueFamily(
+    caller.orgId,
+    at.projectId,
+    sprintIds,
+    issueId,
+    parentId === undefined ? [] : [parentId],
+  );
+  if (!family.project) throw new NotFoundError('Project');
+  if (at.sprintId !== null && !family.sprints.get(at.sprintId)) throw new NotFoundError('Sprint');
+  if (!family.issue || (family.issue.sprint_id ?? null) !== at.sprintId) throw new NotFoundError('Issue');
+  if ([...family.sprints.values()].some((s) => s?.status === 'completing')) throw new SprintBusyError();
+  const project = family.project as ProjectItem & { backlog_rev?: number };
+  const owner = at.sprintId === null ? project : family.sprints.get(at.sprintId);
+  const parent = parentId === undefined ? undefined : family.others.get(parentId);
+  return { project, sprints: family.sprints, issue: family.issue, index: rankIndexOf(owner), parent };
+}
+
+/** The place of an issue in its list, given the list's rank index as read: one keys-only Query. */
+async function placeIn(orgId: number, projectId: number, index: RankIndex, issue: IssueItem): Promise<number> {
+  const inBlock = await store.rankInBlock(orgId, projectId, issue.sprint_id ?? null, issue);
+  return countBefore(index, blockOf(issue.position)) + inBlock;
+}
+
+/**
+ * The stored issues that pass every filter given (AND). Label names are looked up in the catalogue
+ * of `project` (read with the page); a name it does not hold matches no issue.
+ */
+export function issueFilter(filters: IssueListFilters, project?: object): IssueMatch {
+  const q = filters.q?.toLowerCase();
+  const classified = classificationFilter(filters);
+  const labelIds = filters.labels === undefined ? undefined : labelFilterIds(project, filters.labels);
+  return (item) =>
+    (filters.labels === undefined || carriesAll(item.label_ids, labelIds)) &&
+    (filters.status === undefined || filters.status.includes(item.status)) &&
+    (filters.assigneeId === undefined || (item.assignee_id ?? null) === filters.assigneeId) &&
+    (filters.parentId === undefined || (item.parent_id ?? null) === filters.parentId) &&
+    (q === undefined || String(item.title).toLowerCase().includes(q)) &&
+    (filters.updatedSince === undefined || String(item.updated_at) >= filters.updatedSince) &&
+    classified(issueStateOf(0, item as never));
+}
+
+/**
+ * A sprint's issues or the backlog, in list order, each with its place; the total comes from a
+ * counter. With a filter, the page holds the matches among the next issues looked through (see
+ * lib/db/issues.ts: listIssues) and `total` counts the matches found up to there.
+ */
+export async function listIssues(caller: Principal, at: IssueLocation, page: PageRequest, filters?: IssueListFilters) {
+  const filter = filters ? (project?: object) => issueFilter(filters, project) : undefined;
+  const result = await store.listIssues(caller.orgId, at.projectId, at.sprintId, page, filter);
+  if (!result.project) throw new NotFoundError('Project');
+  if (at.sprintId !== null && !result.sprint) throw new NotFoundError('Sprint');
+  const catalogue = catalogueOf(result.project);
+  const items = result.issues.map(({ item, place }) => store.toIssue(item, place, catalogue));
+  const listed = at.sprintId === null ? Number(result.project.backlog_count ?? 0) : Number(result.sprint?.issues_count ?? 0);
+  return {
+    page: { items, nextCursor: result.nextCursor, cursorAfter: result.cursorAfter },
+    items,
+    total: result.matches ? result.matches.count : listed,
+    filtered: result.matches,
+  };
+}
+
+/** One issue, with its place in its list (one BatchGet with its ancestors, one keys-only Query). */
+export async function getIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<Issue> {
+  const { project, issue, index } = await loadIssue(caller, at, issueId);
+  return store.toIssue(issue, await placeIn(caller.orgId, at.projectId, index, issue), catalogueOf(project));
+}
+
+/**
+ * What an import gives an issue it creates (lib/services/import-export/import.ts) beyond the API's fields: items
+ * written in the same transaction (its source-key record, refused if present; its activity entry),
+ * the source's own times and key, its author, and the number it keeps (reserved before).
+ */
+export interface ImportedIssue {
+  items: (issue: { id: number; sprintId: number | null; number: string }) => GuardedItem[];
+  created_at?: string | undefined;
+  updated_at?: string | undefined;
+  /** Undefined: as a create sets them (from `updated_at`); null: none. */
+  started_at?: string | null | undefined;
+  completed_at?: string | null | undefined;
+  source_key?: string | null | undefined;
+  /** `n` of `<prefix>-n`, reserved for this issue (lib/db/imports.ts: `reserveIssueNumbers`); absent: the sequence's next. */
+  number?: number | undefined;
+  /** The account shown as its author (`author:`); absent: the caller. */
+  author_id?: number | undefined;
+  /** False: the sprint's history (added scope, burndown) is not moved (an export file brings its own). */
+  history?: boolean | undefined;
+  /** Activity entries and comments written in `items` (kept as the issue's counts). */
+  activityCount?: number | undefined;
+  commentsCount?: number | undefined;
+}
+
+/**
+ * Creates an issue at the end of a sprint or of the backlog. Default status: `todo` in a sprint,
+ * `backlog` in the backlog. Its number is `<prefix>-<n>`, n from the project's sequence (atomic,
+ * never handed out twice). A create refused after taking its number gives it back while it is
+ * still the latest, so a refusal leaves no gap unless a concurrent create took the next number.
+ */
+export async function createIssue(
+  caller: Principal,
+  at: IssueLocation,
+  input: IssueCreate,
+  imported?: ImportedIssue,
+): Promise<Issue> {
+  try {
+    // A sprint's count comes from the sprint, read alongside (the backlog's from the allocation).
+    const parentId = input.parent_id ?? null;
+    const [slot, owner, parentItem] = await Promise.all([
+      store.allocateIssueSlot(caller.orgId, at.projectId, imported?.number),
+      at.sprintId === null ? undefined : store.getListOwner(caller.orgId, at.projectId, at.sprintId),
+      parentId === null ? undefined : getItem<IssueItem>(keys.issue(caller.orgId, at.projectId, parentId)),
+    ]);
+    let parent: ParentDecision;
+    try {
+      parent = await decideParent(caller.orgId, at.projectId, undefined, parentId, parentItem);
+    } catch (err) {
+      await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
+      throw err;
+    }
+    const listed = at.sprintId === null ? slot.backlogCount : Number(owner?.issues_count ?? 0);
+    // Names and ids of the project's catalogue, as the allocation read it; unknown ones: 422, nothing kept.
+    let labelIds: number[] = [];
+    try {
+      labelIds = input.labels === undefined ? [] : resolveLabels(slot.project, input.labels);
+    } catch (err) {
+      await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
+      throw err;
+    }
+    const now = imported?.updated_at ?? new Date().toISOString();
+    const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
+    const times = statusTimestamps(undefined, status, now);
+    const position = appendedPosition(slot.positionSeq);
+    const issue: Issue = {
+      id: slot.id,
+      project_id: at.projectId,
+      sprint_id: at.sprintId,
+      issue_number: `${slot.prefix}-${slot.number}`,
+      source_key: imported?.source_key ?? null,
+      title: input.title,
+      description: input.description ?? null,
+      status,
+      story_points: input.story_points ?? null,
+      position,
+      assignee_id: input.assignee_id ?? null,
+      priority: input.priority ?? unclassified.priority,
+      type: input.type ?? unclassified.type,
+      due_date: input.due_date ?? null,
+      parent_id: parent.set.parent_id,
+      sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
+      labels: issueLabels(labelIds, catalogueOf(slot.project)),
+      started_at: imported?.started_at === undefined ? times.started_at : imported.started_at,
+      completed_at: imported?.completed_at === undefined ? times.completed_at : imported.completed_at,
+      created_at: imported?.created_at ?? now,
+      updated_at: now,
+      blocked: false,
+    };
+    try {
+      await store.insertIssue(
+        caller.orgId,
+        at.projectId,
+        issue,
+        parent.guard && parent.set.parent_number ? { number: parent.set.parent_number, guard: parent.guard } : undefined,
+        labelIds,
+        imported?.author_id ?? caller.accountId,
+        imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
+        imported,
+      );
+    } catch (err) {
+      // Refused (an assignee not of the organisation, a sprint gone or completing): nothing was
+      // written, so the number goes back if no create took one since (docs/api.md). A give-back
+      // that fails leaves a gap; the refusal is still the answer.
+      if (err instanceof Refused) await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
+      throw err;
+    }
+    // Appended: last of the list as it was read. Creates running at the same time may answer the
+    // same place; the list itself reads 1..n (an allocation is unique and above every key).
+    return withVersion({ ...issue, position: listed + 1 }, { ...keys.issue(caller.orgId, at.projectId, issue.id), version: 1 });
+  } catch (err) {
+    // The parent's guard refused: gone, full or moved meanwhile. A read tells which (422), else 503.
+    if (err instanceof Refused && err.reason === STALE && input.parent_id) {
+      const again = await getItem<IssueItem>(keys.issue(caller.orgId, at.projectId, input.parent_id));
+      await decideParent(caller.orgId, at.projectId, undefined, input.parent_id, again);
+    }
+    // The sprint's guard refuses both a missing sprint and one being completed: tell them apart.
+    if (err instanceof Refused && err.reason === 'sprint' && at.sprintId !== null) {
+      const { sprints } = await store.getIssueFamily(caller.orgId, at.projectId, [at.sprintId]);
+      if (sprints.get(at.sprintId)?.status === 'completing') throw new SprintBusyError();
+    }
+    throw refusal(err);
+  }
+}
+
+/**
+ * Partial update (PUT and PATCH alike). `sprint_id` moves the issue to another sprint of the
+ * project (or to the backlog with null), at the end unless `position` says where; `position: k`
+ * puts it at place k among its siblings (k past the end: last; its own place changes nothing).
+ * Counters and rank counters of both lists move in the same transaction as the issue. The answer
+ * carries the issue's place as written.
+ */
+export async function updateIssue(
+  caller: Principal,
+  at: IssueLocation,
+  issueId: number,
+  changes: IssueUpdate,
+  /** An import's: the time the change is made at (its source's `updated_at`), instead of now. */
+  options: { at?: string | undefined } = {},
+): Promise<Issue> {
+  // The issue's parent was found gone by a refused write: it counts nowhere until its cascade runs.
+  const gone: number[] = [];
+  return withRetries(async () => {
+    const target = changes.sprint_id !== undefined ? changes.sprint_id : at.sprintId;
+    const wantedParent = typeof changes.parent_id === 'number' ? changes.parent_id : undefined;
+    // A parent to be is read with the issue, in the same call.
+    const { project, sprints, issue, index, parent: parentItem } = await loadIssue(caller, at, issueId, target, wantedParent);
+    const targetSprint = target === null ? undefined : sprints.get(target);
+    if (target !== null && !targetSprint) throw new ValidationError([targetSprintMessage]);
+    const moving = target !== at.sprintId;
+    // Internally `position` is the stored key here; the answer replaces it with the place.
+    const catalogue = catalogueOf(project);
+    const current = store.toIssue(issue, issue.position, catalogue);
+    const now = options.at ?? new Date().toISOString();
+
+    const set: Record<string, unknown> = { updated_at: now };
+    for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {
+      if (changes[field] !== undefined) set[field] = changes[field];
+    }
+    if (changes.status !== undefined)
+      Object.assign(set, { status: changes.status, ...statusTimestamps(current, changes.status, now) });
+    if (moving) set.sprint_id = target;
+    let parentGuard: ParentGuard | undefined;
+    if (changes.parent_id !== undefined && changes.parent_id !== (issue.parent_id ?? null)) {
+      const decided = await decideParent(caller.orgId, at.projectId, issue, changes.parent_id, parentItem);
+      Object.assign(set, decided.set);
+      parentGuard = decided.guard;
+    }
+    const { parent_number: _parentNumber, ...shown } = set;
+    const next: Issue = { ...current, ...(shown as Partial<Issue>) };
+    if (changes.labels !== undefined) {
+      // Stored as ids (none: null); shown through the catalogue.
+      const labelIds = resolveLabels(project, changes.labels);
+      set.label_ids = labelIds.length > 0 ? new Set(labelIds) : null;
+      next.labels = issueLabels(labelIds, catalogue);
+    }
+
+    const listCount = target === null ? Number(project.backlog_count ?? 0) : Number(targetSprint?.issues_count ?? 0);
+    const targetIndex = moving ? rankIndexOf(target === null ? project : targetSprint) : index;
+    const place = await placeIssue(caller.orgId, at.projectId, {
+      project,
+      issue: current,
+      target,
+      moving,
+      siblings: moving ? listCount : Math.max(0, listCount - 1),
+      position: changes.position,
+      index: targetIndex,
+      listRev: target === null ? project.backlog_rev : targetSprint?.positions_rev,
+    });
+
+    // What the derivations keep of the change is theirs to say (lib/model/derivations.ts).
+    const before = issueStateOf(caller.orgId, issue as never);
+    const after: IssueState = {
+      ...issueStateOf(caller.orgId, { ...issue, ...store.storedIssueFields(set) }),
+      position: place.position ?? issue.position,
+    };
+    const write = store.writeIssue(caller.orgId, at.projectId, {
+      id: issueId,
+      rev: issue.rev,
+      set,
+      before,
+      after,
+      placed: place.position !== undefined,
+      listRev: place.listRev,
+      renumber: place.renumber,
+      assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
+      parentGuard,
+      goneIssues: gone,
+    });
+    // Its place, as of the state the decision was taken on: the place it was put at, last when
+    // appended, or (left where it was) its place as read, counted while the write runs.
+    const [written, answer] = await Promise.allSettled([
+      write,
+      place.at !== undefined ? place.at : placeIn(caller.orgId, at.projectId, index, issue),
+    ]);
+    if (written.status === 'rejected') {
+      // The parent's counters refused: the parent was deleted meanwhile (its cascade will clear
+      // this issue's parent_id). Decide again, keeping no counters on it.
+      const left = before.parentId;
+      if (
+        written.reason instanceof Refused &&
+        written.reason.reason === 'issue' &&
+        typeof left === 'number' &&
+        !gone.includes(left)
+      ) {
+        gone.push(left);
+        throw new Refused(STALE);
+      }
+      throw written.reason;
+    }
+    if (answer.status === 'rejected') throw answer.reason;
+    // At least one past the version read (a comment's counter may have moved it meanwhile).
+    const stored = { ...keys.issue(caller.orgId, at.projectId, issueId), version: versionOf(issue) + 1 };
+    return withVersion({ ...next, position: answer.value }, stored);
+  });
+}
+
+interface PlaceRequest {
+  project: ProjectItem;
+  /** The issue, `position` being its stored key. */
+  issue: Issue;
+  /** The list the issue ends up in. */
+  target: number | null;
+  moving: boolean;
+  /** Issues of the target list other than this one (from its counter). */
+  siblings: number;
+  /** The place asked for, if any. */
+  position: number | undefined;
+  /** The target list's rank index as read. */
+  index: RankIndex;
+  /** The target list's revision as read (`positions_rev` of the sprint, `backlog_rev` of the project). */
+  listRev: number | undefined;
+}
+
+interface Place {
+  /** The new stored key; undefined leaves the issue where it is. */
+  position?: number | undefined;
+  renumber?: Renumbering[] | undefined;
+  /** A computed position: the target list's revision the write must check (and bump). */
+  listRev?: { expected: number | undefined } | undefined;
+  /** The place the issue ends up at, when the decision gives it (a place asked for, or last). */
+  at?: number | undefined;
+}
+
+/** Decides where an issue goes (see lib/model/positions.ts for the algorithm). */
+async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): Promise<Place> {
+  const { issue, target, moving, siblings, position } = req;
+  const last = siblings + 1;
+  const append = async (): Promise<Place> => ({
+    position: appendedPosition(await store.allocatePositions(orgId, projectId, 1)),
+    at: last,
+  });
+  if (position === undefined) return moving ? append() : {};
+  if (position > siblings) return !moving && siblings === 0 ? { at: 1 } : append();
+
+  const window = await store.windowAroundPlace(orgId, projectId, target, {
+    place: position,
+    index: req.index,
+    movedId: issue.id,
+    movedPosition: moving ? undefined : issue.position,
+    margin: WINDOW_MARGIN,
+  });
+  const gap = gapFor(position, window.before, window.slots.length);
+  if (!moving && window.movedAt === gap) return { at: position };
+  const endBound = appendedPosition(Number(req.project.position_seq ?? 0) + 1);
+  const plan = planPlacement({ slots: window.slots, gap, atStart: window.atStart, atEnd: window.atEnd, endBound });
+  // A midpoint between its neighbours writes the moving issue alone: places stay exact whatever
+  // runs at once (list order is by key, then id, so even an equal key has its own place), and
+  // concurrent moves into one list commit side by side. Only a placement that respaces neighbours
+  // is serialised by the list's revision: it rewrites keys that another placement may be reading.
+  if (plan) {
+    const listRev = plan.renumber.length > 0 ? { expected: req.listRev } : undefined;
+    return { position: plan.position, renumber: plan.renumber, listRev, at: position };
+  }
+
+  // No window within one transaction has room: the run from the gap to the end of the list is
+  // packed. Re-append it behind the issue with fresh allocations. The chunks far from the gap are
+  // written first, from the end backwards, each on its own with its rank counters (allocations
+  // are unique and above everything, so the list stays ordered after every chunk); the chunk next
+  // to the gap goes with the issue's own transaction. The only path whose cost grows with the
+  // list (see positions.ts).
+  const successor = window.slots[gap];
+  if (!successor) return append();
+  const run = (await store.readSide(orgId, projectId, target, successor, true)).slots.filter((s) => s.id !== issue.id);
+  const first = await store.allocatePositions(orgId, projectId, run.length + 1);
+  const moves = run.map((s, i) => ({ id: s.id, from: s.position, to: appendedPosition(first + 1 + i) }));
+  const head = moves.slice(0, RENUMBER_WITH_WRITE);
+  for (let end = moves.length; end > head.length; end -= RENUMBER_STEP) {
+    const chunk = moves.slice(Math.max(head.length, end - RENUMBER_STEP), end);
+    await store.renumberIssues(orgId, projectId, target, chunk);
+  }
+  return { position: appendedPosition(first), renumber: head, at: position };
+}
+
+/** Deletes an issue (one transaction with its list's counters); its comments follow by cascade. */
+export async function deleteIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<void> {
+  await withRetries(async () => {
+    const { issue } = await loadIssue(caller, at, issueId);
+    await store.deleteIssue(caller.orgId, at.projectId, issue as IssueItem);
+  });
+}

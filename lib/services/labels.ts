@@ -1,0 +1,111 @@
+import type { PageRequest } from '../db/list.ts';
+import * as store from '../db/labels.ts';
+import { Refused, rereadOnStale } from '../db/transactions.ts';
+import { getProjectItem } from '../db/projects.ts';
+import { DEFAULT_LABEL_COLOR, labelLimits } from '../vocabulary/label-limits.ts';
+import type { Label, LabelCreate, LabelUpdate } from '../schemas/labels.ts';
+import { NotFoundError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
+import type { Principal } from '../model/principal.ts';
+
+/**
+ * A project's label catalogue (docs/api.md: Labels), and what issues make of it: an issue stores
+ * label ids and shows them in the catalogue's current spelling; ids the catalogue no longer holds
+ * (a label deleted, its cascade not yet through) are not shown and match no filter.
+ */
+
+const nameTakenMessage = 'name has already been taken by another label of this project (names are unique ignoring case)';
+const fullMessage = `labels: a project may have at most ${labelLimits.perProject} labels`;
+
+/** The label with its project, or 404 for whichever is missing (another organisation's included). */
+async function loadLabel(caller: Principal, projectId: number, labelId: number) {
+  const { project, label } = await store.getLabelFamily(caller.orgId, projectId, labelId);
+  if (!project) throw new NotFoundError('Project');
+  if (!label) throw new NotFoundError('Label');
+  return { project, label };
+}
+
+export async function listLabels(caller: Principal, projectId: number, page: PageRequest) {
+  const { page: result, project } = await store.listLabels(caller.orgId, projectId, page);
+  if (!project) throw new NotFoundError('Project');
+  return { page: result, items: result.items.map(store.toLabel), total: Number(project.labels_count ?? 0) };
+}
+
+export async function getLabel(caller: Principal, projectId: number, labelId: number): Promise<Label> {
+  return store.toLabel((await loadLabel(caller, projectId, labelId)).label);
+}
+
+/** Creates a label; 422 when its name is taken (ignoring case) or the project has 200 labels. */
+export async function createLabel(
+  caller: Principal,
+  projectId: number,
+  input: LabelCreate,
+  /** An export file's label (lib/services/import-export/import-export.ts): its own times. */
+  times?: { created_at: string; updated_at: string },
+): Promise<Label> {
+  try {
+    return await store.insertLabel(
+      caller.orgId,
+      projectId,
+      {
+        name: input.name,
+        color: input.color ?? DEFAULT_LABEL_COLOR,
+        description: input.description ?? null,
+      },
+      times,
+    );
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+    if (err.reason === 'name_taken') throw new ValidationError([nameTakenMessage]);
+    if (err.reason === 'project') {
+      // Refused by the project's condition: gone, or full. One read tells which (refusals only).
+      if (!(await getProjectItem(caller.orgId, projectId))) throw new NotFoundError('Project');
+      throw new ValidationError([fullMessage]);
+    }
+    throw err;
+  }
+}
+
+/** A refused label write after its read: raced by another write of the label (read again), or an answer. */
+function labelRefusal(err: unknown): unknown {
+  if (!(err instanceof Refused)) return err;
+  if (err.reason === 'name_taken') return new ValidationError([nameTakenMessage]);
+  if (err.reason === 'project') return new NotFoundError('Project');
+  return err;
+}
+
+/**
+ * Partial update (PUT and PATCH alike). A rename or recolour is shown by every issue carrying the
+ * label at once, with no issue written; it changes the label's ETag (and the project's), no issue's version.
+ */
+export async function updateLabel(caller: Principal, projectId: number, labelId: number, changes: LabelUpdate): Promise<Label> {
+  try {
+    return await rereadOnStale(async () => {
+      const { label } = await loadLabel(caller, projectId, labelId);
+      return store.updateLabel(caller.orgId, projectId, label, changes).catch((err: unknown) => {
+        // Renamed or deleted since the read: read again (a 404 then, or the write on the new name).
+        throw err instanceof Refused && err.reason === 'label' ? new Refused('stale') : err;
+      });
+    });
+  } catch (err) {
+    if (err instanceof Refused && err.reason === 'stale') throw new UnavailableError();
+    throw labelRefusal(err);
+  }
+}
+
+/**
+ * Deletes a label: no issue shows it from then on; the cascade takes it off the issues that carry
+ * it, in the background (lib/db/cascade.ts).
+ */
+export async function deleteLabel(caller: Principal, projectId: number, labelId: number): Promise<void> {
+  try {
+    await rereadOnStale(async () => {
+      const { label } = await loadLabel(caller, projectId, labelId);
+      await store.deleteLabel(caller.orgId, projectId, label).catch((err: unknown) => {
+        throw err instanceof Refused && err.reason === 'label' ? new Refused('stale') : err;
+      });
+    });
+  } catch (err) {
+    if (err instanceof Refused && err.reason === 'stale') throw new UnavailableError();
+    throw labelRefusal(err);
+  }
+}

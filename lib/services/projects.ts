@@ -1,0 +1,45 @@
+import type { PageRequest } from '../db/list.ts';
+import * as store from '../db/projects.ts';
+import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from '../vocabulary/errors.ts';
+import type { Principal } from '../model/principal.ts';
+import { refusedAs } from './refusals.ts';
+
+/** What a refused project write means. */
+const refusals = {
+  [store.projectRefusals.project]: () => new NotFoundError('Project'),
+  [store.projectRefusals.prefixTaken]: () => new ValidationError(['prefix has already been taken']),
+  [store.projectRefusals.organisation]: () => new NotFoundError('Organisation'),
+};
+
+export async function listProjects(caller: Principal, page: PageRequest) {
+  const { page: result, org } = await store.listProjects(caller.orgId, page);
+  return { page: result, items: result.items.map(store.toProject), total: Number(org?.projects_count ?? 0) };
+}
+
+export async function getProject(caller: Principal, projectId: number): Promise<Project> {
+  const item = await store.getProjectItem(caller.orgId, projectId);
+  if (!item) throw new NotFoundError('Project');
+  return store.toProject(item);
+}
+
+export async function createProject(caller: Principal, input: ProjectCreate, restored?: store.RestoredProject): Promise<Project> {
+  return refusedAs(refusals, () => store.insertProject(caller.orgId, input, restored));
+}
+
+export async function updateProject(caller: Principal, projectId: number, changes: ProjectUpdate): Promise<Project> {
+  return refusedAs(refusals, () => store.updateProject(caller.orgId, projectId, changes));
+}
+
+/**
+ * Only admins may delete projects; deleting removes its sprints, issues and comments. Existence is
+ * decided before the role: a project the caller cannot see (another organisation's, or none)
+ * answers 404 to a member too, never 403.
+ */
+export async function deleteProject(caller: Principal, projectId: number): Promise<void> {
+  if (caller.role !== 'admin') {
+    if (!(await store.getProjectItem(caller.orgId, projectId))) throw new NotFoundError('Project');
+    throw new ForbiddenError('Only admins may delete projects');
+  }
+  await refusedAs(refusals, () => store.deleteProject(caller.orgId, projectId));
+}

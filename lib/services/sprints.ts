@@ -1,0 +1,499 @@
+import * as completion from '../db/completion.ts';
+import { countersAtCompletion, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../model/completion.ts';
+import { burndownChanges, type SprintCounterName, type SprintCounters } from '../model/sprint-counters.ts';
+import { appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues.ts';
+import type { PageRequest } from '../db/list.ts';
+import * as store from '../db/sprints.ts';
+import { Refused } from '../db/transactions.ts';
+import { endBeforeStartMessage } from '../vocabulary/messages.ts';
+import type { Burndown, Sprint, SprintCreate, SprintReport, SprintUpdate, Velocity } from '../schemas/sprints.ts';
+import type { SprintComplete } from '../schemas/sprint-outcomes.ts';
+import { daysBetween, nextDay, now as clockNow, today } from '../model/clock.ts';
+import {
+  ForbiddenError,
+  NotFoundError,
+  SprintBusyError,
+  TransitionError,
+  UnavailableError,
+  ValidationError,
+} from '../vocabulary/errors.ts';
+import { contributionOf, negate, openStatuses, sumCounters } from '../model/derivations.ts';
+import type { Principal } from '../model/principal.ts';
+import { PRECONDITION, versionOf } from '../db/versions.ts';
+
+/** A write that raced another one is re-read and re-decided this many times before a 503. */
+const ATTEMPTS = 4;
+/**
+ * Items a completion transaction spends on moving open issues (100 items at most: these + sprint +
+ * target + velocity): two per issue (it and its search record), one more for an assigned issue's
+ * index entry, one more for a child's record in its parent's index.
+ */
+const MOVES_PER_STEP = 96;
+
+/** Transaction items moving `issue` costs (lib/db/issues.ts: appendToList): its own, its search record, its assignee entry, its parent's index record. */
+const moveItems = (issue: OpenIssue) =>
+  2 + (issue.assignee_id === null ? 0 : 1) + (issue.parent_id === null || issue.parent_id === undefined ? 0 : 1);
+
+/** Open issues cut into batches of at most MOVES_PER_STEP transaction items, in order. */
+function moveBatches(open: OpenIssue[]): OpenIssue[][] {
+  const batches: OpenIssue[][] = [];
+  let current: OpenIssue[] = [];
+  let used = 0;
+  for (const issue of open) {
+    if (used + moveItems(issue) > MOVES_PER_STEP) {
+      batches.push(current);
+      current = [];
+      used = 0;
+    }
+    current.push(issue);
+    used += moveItems(issue);
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+/** Batches a completion request moves, or fails to move because another finisher did, before a 503. */
+const COMPLETION_ROUNDS = 64;
+/** Most days a burndown shows (a sprint left active for years still answers a bounded document). */
+const BURNDOWN_MAX_DAYS = 366;
+
+const sprintLeadMessage = 'sprint_lead_id must be an account of this organisation';
+const carryOverMessage = 'carry_over.sprint_id must be another sprint of this project in planning';
+
+/** Kebab-case of a name: "Sprint 12: Checkout!" -> "sprint-12-checkout". Accents are folded. */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return slug || 'sprint';
+}
+
+/** The sprint with its project, or 404 for whichever is missing (another organisation's included). */
+async function loadSprint(caller: Principal, projectId: number, sprintId: number) {
+  const { project, sprint } = await store.getSprintFamily(caller.orgId, projectId, sprintId);
+  if (!project) throw new NotFoundError('Project');
+  if (!sprint) throw new NotFoundError('Sprint');
+  return { project, sprint };
+}
+
+function refusal(err: unknown): unknown {
+  if (!(err instanceof Refused)) return err;
+  if (err.reason === 'project') return new NotFoundError('Project');
+  if (err.reason === 'sprint') return new NotFoundError('Sprint');
+  if (err.reason === 'sprint_lead') return new ValidationError([sprintLeadMessage]);
+  return err;
+}
+
+/** A project's sprints, in id order; the total comes from the project's `sprints_count`. */
+export async function listSprints(caller: Principal, projectId: number, page: PageRequest) {
+  const { page: result, project } = await store.listSprints(caller.orgId, projectId, page);
+  if (!project) throw new NotFoundError('Project');
+  return { page: result, items: result.items.map(store.toSprint), total: Number(project.sprints_count ?? 0) };
+}
+
+/** One sprint with its story point statistics. */
+export async function getSprint(caller: Principal, projectId: number, sprintId: number): Promise<Sprint> {
+  const { sprint } = await loadSprint(caller, projectId, sprintId);
+  return store.toSprint(sprint);
+}
+
+/** Creates a sprint in `planning`; its slug is the kebab-case of its name. */
+export async function createSprint(caller: Principal, projectId: number, input: SprintCreate): Promise<Sprint> {
+  try {
+    return await store.insertSprint(caller.orgId, projectId, {
+      name: input.name,
+      slug: slugify(input.name),
+      description: input.description ?? null,
+      start_date: input.start_date ?? null,
+      end_date: input.end_date ?? null,
+      sprint_lead_id: input.sprint_lead_id ?? null,
+    });
+  } catch (err) {
+    throw refusal(err);
+  }
+}
+
+/**
+ * Partial update (PUT and PATCH alike). `end_date >= start_date` holds after the change, also
+ * when only one of the two is sent: it is checked against the stored other one, and the write
+ * is conditioned on that stored value so a concurrent change cannot slip past the check.
+ */
+export async function updateSprint(
+  caller: Principal,
+  projectId: number,
+  sprintId: number,
+  changes: SprintUpdate,
+): Promise<Sprint> {
+  for (let attempt = 1; ; attempt++) {
+    const { sprint } = await loadSprint(caller, projectId, sprintId);
+    const start = changes.start_date !== undefined ? changes.start_date : sprint.start_date;
+    const end = changes.end_date !== undefined ? changes.end_date : sprint.end_date;
+    if (start && end && end < start) throw new ValidationError([endBeforeStartMessage]);
+    const expected: Partial<Record<'start_date' | 'end_date', string | null>> = {};
+    if (changes.start_date !== undefined && changes.end_date === undefined) expected.end_date = sprint.end_date;
+    if (changes.end_date !== undefined && changes.start_date === undefined) expected.start_date = sprint.start_date;
+    const fields: Partial<store.SprintFields> = {
+      name: changes.name,
+      slug: changes.name === undefined ? undefined : slugify(changes.name),
+      description: changes.description,
+      start_date: changes.start_date,
+      end_date: changes.end_date,
+      sprint_lead_id: changes.sprint_lead_id,
+    };
+    try {
+      const updatedAt = await store.updateSprintFields(caller.orgId, projectId, sprintId, fields, expected);
+      const applied = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+      return store.toSprint({ ...sprint, ...applied, updated_at: updatedAt, version: versionOf(sprint) + 1 });
+    } catch (err) {
+      // `sprint`: gone, or its stored dates moved since the read: decide again on a fresh read.
+      if (err instanceof Refused && err.reason === 'sprint' && attempt < ATTEMPTS) continue;
+      throw refusal(err);
+    }
+  }
+}
+
+/**
+ * Only admins may delete sprints. Its issues and their comments go with it, and so does its velocity
+ * summary. Existence is decided before the role: a sprint the caller cannot see answers 404 to a
+ * member too, never 403. A sprint being completed, or receiving the open issues of one, cannot be
+ * deleted until that ends (409).
+ */
+export async function deleteSprint(caller: Principal, projectId: number, sprintId: number): Promise<void> {
+  if (caller.role !== 'admin') {
+    const { project, sprint } = await store.getSprintFamily(caller.orgId, projectId, sprintId);
+    if (!project) throw new NotFoundError('Project');
+    if (!sprint) throw new NotFoundError('Sprint');
+    throw new ForbiddenError('Only admins may delete sprints');
+  }
+  for (let attempt = 1; ; attempt++) {
+    const { sprint } = await loadSprint(caller, projectId, sprintId);
+    if (sprint.status === 'completing' || Number(sprint.receiving ?? 0) > 0) throw new SprintBusyError();
+    try {
+      await store.deleteSprint(caller.orgId, projectId, sprint);
+      return;
+    } catch (err) {
+      if (err instanceof Refused && err.reason === 'sprint' && attempt < ATTEMPTS) continue;
+      if (err instanceof Refused && err.reason === 'sprint') throw new UnavailableError();
+      throw refusal(err);
+    }
+  }
+}
+
+/**
+ * planning -> active. Only from `planning` (else 422 `{error}`); `start_date` becomes today when
+ * it was not set. The write is conditional on `status = planning`, so of two concurrent
+ * activations one succeeds and the other, re-reading, answers 422. The same write snapshots what
+ * the sprint commits to (its report's `committed`, its burndown's start). A sprint receiving the
+ * open issues of a sprint being completed waits for it: 409.
+ */
+export async function activateSprint(caller: Principal, projectId: number, sprintId: number): Promise<Sprint> {
+  for (let attempt = 1; ; attempt++) {
+    const { sprint } = await loadSprint(caller, projectId, sprintId);
+    if (sprint.status !== 'planning') {
+      throw new TransitionError(`Sprint is ${sprint.status}: only a sprint in planning can be activated`);
+    }
+    if (Number(sprint.receiving ?? 0) > 0) {
+      throw new SprintBusyError('The sprint is receiving the open issues of a sprint being completed');
+    }
+    const start = sprint.start_date ?? today();
+    if (sprint.end_date && sprint.end_date < start) {
+      throw new TransitionError(
+        `Sprint cannot be activated: its end_date ${sprint.end_date} is before its start (${start}); change the dates first`,
+      );
+    }
+    try {
+      const item = await store.setSprintActive(caller.orgId, projectId, sprintId, start, sprint.start_date, clockNow());
+      return store.toSprint(item);
+    } catch (err) {
+      // A version the request expects (If-Match) is a 412, never a race to retry.
+      if (err instanceof Refused && err.reason !== PRECONDITION && attempt < ATTEMPTS) continue;
+      if (err instanceof Refused && err.reason !== PRECONDITION) throw new UnavailableError();
+      throw err;
+    }
+  }
+}
+
+const describeTarget = (sprintId: number | null) => (sprintId === null ? 'the backlog' : `sprint ${sprintId}`);
+
+/**
+ * active -> completed, all or nothing at any size (docs/sprint-outcomes.md). Only from `active`
+ * (else 422 `{error}`); `actual_end_date` becomes today; open issues (not done/cancelled) go to the
+ * end of the carry-over target in their sprint order: the backlog by default, or a sprint of the
+ * same project in `planning` (anything else is 422 `{errors}` and changes nothing).
+ *
+ * A completion takes more than one transaction past 96 items of moves (48 open issues, fewer with assignees or parents), so it is a protocol with a
+ * visible state: one transaction turns the sprint `completing` with its plan (target, date,
+ * instant) and freezes its issues and counters; batches of moves follow; one transaction turns it
+ * `completed` with its report. Each step is conditioned on the state it leaves, so a crash, a
+ * retry or a concurrent request anywhere in between ends in the same completed sprint: a request
+ * that finds the sprint `completing` finishes the stored plan. If it asked for another target it
+ * then answers 409 naming the one used.
+ */
+export async function completeSprint(
+  caller: Principal,
+  projectId: number,
+  sprintId: number,
+  input: SprintComplete = {},
+): Promise<Sprint> {
+  const requested = input.carry_over?.sprint_id ?? null;
+  for (let attempt = 1; ; attempt++) {
+    const [family, open] = await Promise.all([
+      getIssueFamily(caller.orgId, projectId, requested === null ? [sprintId] : [sprintId, requested]),
+      sprintIssuesWithStatus(caller.orgId, projectId, sprintId, openStatuses),
+    ]);
+    if (!family.project) throw new NotFoundError('Project');
+    const sprint = family.sprints.get(sprintId);
+    if (!sprint) throw new NotFoundError('Sprint');
+    if (sprint.status === 'completing' && sprint.completion) {
+      const done = await finishCompletion(caller, projectId, sprintId);
+      const used = sprint.completion.carry_over_sprint_id;
+      if (used !== requested) {
+        throw new SprintBusyError(`The sprint was completed with its open issues carried over to ${describeTarget(used)}`);
+      }
+      return done;
+    }
+    if (sprint.status !== 'active') {
+      throw new TransitionError(`Sprint is ${sprint.status}: only an active sprint can be completed`);
+    }
+    if (requested !== null) {
+      const target = family.sprints.get(requested);
+      if (requested === sprintId || !target || target.status !== 'planning') throw new ValidationError([carryOverMessage]);
+    }
+    const at = clockNow();
+    const plan: CompletionPlan = { carry_over_sprint_id: requested, completed_at: at, actual_end_date: at.slice(0, 10) };
+    try {
+      // Small enough for one transaction: no intermediate state at all.
+      if (moveBatches(open).length <= 1) return await completeAtOnce(caller, projectId, sprint, open, plan);
+      await completion.beginCompletion(caller.orgId, projectId, sprintId, plan);
+    } catch (err) {
+      // The sprint, one of its open issues or the target changed since the read (another
+      // completion began, the target was activated): decide again on a fresh read.
+      // A version the request expects (If-Match) is a 412, never a race to retry.
+      if (err instanceof Refused && err.reason !== PRECONDITION && attempt < ATTEMPTS) continue;
+      if (err instanceof Refused && err.reason !== PRECONDITION) throw new UnavailableError();
+      throw err;
+    }
+    return finishCompletion(caller, projectId, sprintId);
+  }
+}
+
+/** The whole completion as one transaction, decided on what was read (see completeSprint). */
+async function completeAtOnce(
+  caller: Principal,
+  projectId: number,
+  sprint: store.SprintItem,
+  open: OpenIssue[],
+  plan: CompletionPlan,
+): Promise<Sprint> {
+  const expected = countersAtCompletion(sprint as unknown as Record<string, unknown>, '');
+  const report = reportOf(sprint, expected, plan);
+  const moved = sumCounters(open.map(contributionOf));
+  const target = plan.carry_over_sprint_id;
+  const appended = await appendToList(caller.orgId, projectId, target, open, { from: sprint.id, now: plan.completed_at });
+  await completion.completeAtOnce(caller.orgId, projectId, sprint.id, {
+    ...appended,
+    target,
+    expected,
+    plan,
+    report,
+    velocity: velocityOf(report),
+  });
+  return store.toSprint({
+    ...sprint,
+    ...sumCounters([countersOf(sprint), negate(moved)]),
+    status: 'completed',
+    actual_end_date: plan.actual_end_date,
+    report,
+    updated_at: plan.completed_at,
+    // The one transaction moved the sprint's version by one: the answer's ETag is the next read's.
+    version: versionOf(sprint) + 1,
+  });
+}
+
+const velocityOf = (report: SprintReport): VelocityEntry => ({
+  sprint_id: report.sprint_id,
+  name: report.name,
+  completed_at: report.completed_at,
+  actual_end_date: report.actual_end_date,
+  committed_story_points: report.committed.story_points,
+  completed_story_points: report.completed.story_points,
+});
+
+/**
+ * Finishes the completion of a `completing` sprint as planned: moves its remaining open issues in
+ * batches, then completes it. Any number of callers may run this at once; each batch and the last
+ * step pass for one of them only, and the result is the same whoever wins.
+ */
+async function finishCompletion(caller: Principal, projectId: number, sprintId: number): Promise<Sprint> {
+  const { orgId } = caller;
+  for (let round = 0; round < COMPLETION_ROUNDS; round++) {
+    const item = await store.getSprintItem(orgId, projectId, sprintId);
+    if (!item) throw new NotFoundError('Sprint');
+    if (item.status === 'completed') return store.toSprint(item);
+    const plan = item.completion;
+    if (item.status !== 'completing' || !plan) {
+      throw new TransitionError(`Sprint is ${item.status}: only an active sprint can be completed`);
+    }
+    // The open issues left: the set is frozen while the sprint is completing.
+    const open = await sprintIssuesWithStatus(orgId, projectId, sprintId, openStatuses);
+    try {
+      for (const batch of moveBatches(open)) {
+        const target = plan.carry_over_sprint_id;
+        const appended = await appendToList(orgId, projectId, target, batch, { from: sprintId, now: plan.completed_at });
+        // Leaving by completion is neither "removed" scope nor burndown progress (lib/model/derivations.ts).
+        await completion.completionMoves(orgId, projectId, sprintId, { ...appended, target, now: plan.completed_at });
+      }
+      const report = reportOf(item, countersAtCompletion(item as unknown as Record<string, unknown>), plan);
+      await completion.finishCompletion(orgId, projectId, sprintId, plan, report, velocityOf(report));
+      // What the sprint holds once its open issues have left, from the counters frozen when the
+      // completion began (this read may be older than moves another finisher made meanwhile).
+      const frozen = countersAtCompletion(item as unknown as Record<string, unknown>);
+      return store.toSprint({
+        ...item,
+        issues_count: frozen.issues_count - frozen.open_issues_count,
+        total_story_points: frozen.total_story_points - frozen.open_story_points,
+        completed_story_points: frozen.completed_story_points,
+        status: 'completed',
+        actual_end_date: plan.actual_end_date,
+        report,
+        updated_at: plan.completed_at,
+      });
+    } catch (err) {
+      // Another finisher moved some of these first, or finished: read again and go on from there.
+      if (err instanceof Refused && (err.reason === 'moved' || err.reason === 'sprint')) continue;
+      if (err instanceof Refused && err.reason === 'target') throw new NotFoundError('Sprint');
+      throw err;
+    }
+  }
+  throw new UnavailableError();
+}
+
+const countersOf = (item: store.SprintItem): SprintCounters => {
+  const names = Object.keys(sumCounters([])) as SprintCounterName[];
+  return Object.fromEntries(names.map((k) => [k, Number(item[k] ?? 0)])) as SprintCounters;
+};
+
+/** The report of a sprint from its counters and fields `c` as its completion fixed them. */
+function reportOf(item: store.SprintItem, c: CountersAtCompletion, plan: CompletionPlan): SprintReport {
+  const tally = (issues: number, points: number) => ({ issues, story_points: points });
+  return {
+    sprint_id: item.id,
+    name: c.name ?? item.name,
+    start_date: c.start_date,
+    end_date: c.end_date,
+    activated_at: c.activated_at,
+    completed_at: plan.completed_at,
+    actual_end_date: plan.actual_end_date,
+    committed: tally(Number(item.committed_issues ?? 0), Number(item.committed_points ?? 0)),
+    added: tally(c.added_issues, c.added_points),
+    removed: tally(c.removed_issues, c.removed_points),
+    completed: tally(c.done_issues_count, c.completed_story_points),
+    cancelled: tally(
+      c.issues_count - c.done_issues_count - c.open_issues_count,
+      c.total_story_points - c.completed_story_points - c.open_story_points,
+    ),
+    carried_over: tally(c.open_issues_count, c.open_story_points),
+    carried_over_to: { sprint_id: plan.carry_over_sprint_id },
+  };
+}
+
+/**
+ * Where a sprint stands, from its counters alone (one BatchGet, whatever its size): issues and
+ * story points open, done and cancelled.
+ */
+export async function sprintSummary(caller: Principal, projectId: number, sprintId: number) {
+  const { sprint } = await loadSprint(caller, projectId, sprintId);
+  const c = countersOf(sprint);
+  const tally = (issues: number, points: number) => ({ issues, story_points: points });
+  return {
+    project_id: projectId,
+    sprint_id: sprintId,
+    status: sprint.status,
+    issues_count: c.issues_count,
+    total_story_points: c.total_story_points,
+    completed_story_points: c.completed_story_points,
+    open: tally(c.open_issues_count, c.open_story_points),
+    done: tally(c.done_issues_count, c.completed_story_points),
+    cancelled: tally(
+      c.issues_count - c.open_issues_count - c.done_issues_count,
+      c.total_story_points - c.open_story_points - c.completed_story_points,
+    ),
+    percent_done: c.total_story_points > 0 ? Math.floor((c.completed_story_points * 100) / c.total_story_points) : 0,
+  };
+}
+
+/** The report frozen at completion; 404 until the sprint is completed. */
+export async function getSprintReport(caller: Principal, projectId: number, sprintId: number): Promise<SprintReport> {
+  const { sprint } = await loadSprint(caller, projectId, sprintId);
+  if (sprint.status !== 'completed' || !sprint.report) {
+    throw new NotFoundError('Report', `the sprint is ${sprint.status}; it has one once completed`);
+  }
+  return sprint.report;
+}
+
+/** The last `count` completed sprints of a project (most recent first) and their averages. */
+export async function getVelocity(caller: Principal, projectId: number, count: number): Promise<Velocity> {
+  const { project, entries } = await completion.lastCompleted(caller.orgId, projectId, count);
+  if (!project) throw new NotFoundError('Project');
+  const sprints = entries.map((e) => ({
+    sprint_id: Number(e.sprint_id),
+    name: String(e.name),
+    completed_at: String(e.completed_at),
+    actual_end_date: String(e.actual_end_date),
+    committed_story_points: Number(e.committed_story_points),
+    completed_story_points: Number(e.completed_story_points),
+  }));
+  const average = (f: (s: (typeof sprints)[number]) => number) =>
+    sprints.length ? Math.round((sprints.reduce((a, s) => a + f(s), 0) / sprints.length) * 100) / 100 : null;
+  return {
+    project_id: projectId,
+    sprints,
+    average_committed_story_points: average((s) => s.committed_story_points),
+    average_completed_story_points: average((s) => s.completed_story_points),
+  };
+}
+
+/**
+ * Remaining open story points at the end of each UTC day, from the sprint's stored per-day changes
+ * (never from its issues): the open points at activation plus every change since, day by day; a
+ * day without a change carries the previous value. Days before activation show the committed
+ * value; days not reached yet are null; a completed sprint ends on its completion day with what it
+ * carried over. 404 while the sprint is in planning.
+ */
+export async function getBurndown(caller: Principal, projectId: number, sprintId: number): Promise<Burndown> {
+  const { sprint } = await loadSprint(caller, projectId, sprintId);
+  if (sprint.status === 'planning' || !sprint.activated_on) {
+    throw new NotFoundError('Burndown', 'the sprint is in planning');
+  }
+  const activatedOn = sprint.activated_on;
+  const base = Number(sprint.burndown_base ?? 0);
+  const changes = burndownChanges(sprint as unknown as Record<string, unknown>);
+  const completedOn = sprint.status === 'completed' ? (sprint.actual_end_date ?? sprint.report?.actual_end_date) : undefined;
+  const lastKnown = completedOn ?? today();
+  const first = sprint.start_date ?? activatedOn;
+  const last = sprint.end_date && sprint.end_date > lastKnown ? sprint.end_date : lastKnown;
+  const span = sprint.end_date ? daysBetween(first, sprint.end_date) : undefined;
+
+  // Changes on days before the first one shown still count towards it.
+  let remaining = base;
+  for (const [day, delta] of changes) if (day >= activatedOn && day < first) remaining += delta;
+  const days: Burndown['days'] = [];
+  for (let day = first, i = 0; day <= last && i < BURNDOWN_MAX_DAYS; day = nextDay(day), i++) {
+    if (day >= activatedOn) remaining += changes.get(day) ?? 0;
+    let value: number | null = day > lastKnown ? null : remaining;
+    if (completedOn && day === completedOn) value = sprint.report?.carried_over.story_points ?? remaining;
+    const ideal =
+      span === undefined ? null : span <= 0 ? (i >= span ? 0 : base) : Math.max(0, Math.round(base * (1 - i / span) * 100) / 100);
+    days.push({ date: day, remaining_story_points: value, ideal_story_points: ideal });
+  }
+  return {
+    sprint_id: sprintId,
+    status: sprint.status,
+    start_date: first,
+    end_date: days.at(-1)?.date ?? first,
+    committed_story_points: base,
+    days,
+  };
+}

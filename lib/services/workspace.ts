@@ -1,0 +1,59 @@
+import { catalogueOf } from '../db/labels.ts';
+import { accountNames, sprintNames } from '../db/names.ts';
+import * as projects from '../db/projects.ts';
+import { issuePriorities, issueStatuses, issueTypes } from '../schemas/issues.ts';
+import type { Principal } from '../model/principal.ts';
+
+/**
+ * What an agent needs to orient itself in one call (the MCP tool `get_workspace`, docs/mcp.md):
+ * the caller, a page of the organisation's projects, each with its active sprints and label names,
+ * the accounts (names and ids), and the issues' statuses, priorities and types.
+ *
+ * Bounded: `limit` projects a page (`WORKSPACE_LIMITS`; the rest by `next_cursor`), the first
+ * `labelsPerProject` label names of each (with `labels_count`: list_labels has them all), the
+ * first `accounts` accounts (with `accounts_count`: list_accounts has them all), so that the
+ * answer's size has a bound whatever the organisation holds.
+ *
+ * Cost, the authorizer aside: one round of 3 calls in parallel (the projects' page Query with the
+ * organisation's item, the accounts' Query), then one of one Query per project on the page (its
+ * sprints: only the active are shown, and a project's partition is where they are): 2 serial
+ * rounds, 3 + projects calls.
+ */
+export const WORKSPACE_LIMITS = { defaultProjects: 10, projects: 25, labelsPerProject: 10, accounts: 50 } as const;
+
+export async function getWorkspace(caller: Principal, page: { limit: number; cursor?: string | undefined }) {
+  const [{ page: listed, org }, accounts] = await Promise.all([
+    projects.listProjects(caller.orgId, { page: 1, perPage: page.limit, cursor: page.cursor }),
+    accountNames(caller.orgId, WORKSPACE_LIMITS.accounts),
+  ]);
+  const shown = await Promise.all(
+    listed.items.map(async (item) => {
+      const project = projects.toProject(item);
+      const sprints = await sprintNames(caller.orgId, project.id);
+      const labels = [...catalogueOf(item).values()].map((l) => l.name);
+      return {
+        id: project.id,
+        prefix: project.prefix,
+        name: project.name,
+        active_sprints: sprints
+          .filter((s) => s.status === 'active')
+          .map(({ id, name, start_date, end_date }) => ({ id, name, start_date, end_date })),
+        labels: labels.slice(0, WORKSPACE_LIMITS.labelsPerProject),
+        labels_count: labels.length,
+      };
+    }),
+  );
+  const self = accounts.find((a) => a.id === caller.accountId);
+  return {
+    me: { id: caller.accountId, name: self?.name ?? caller.name ?? null, role: caller.role },
+    organisation: { id: caller.orgId, name: org ? String((org as { name?: unknown }).name) : null },
+    projects: shown,
+    projects_count: Number((org as { projects_count?: unknown } | undefined)?.projects_count ?? 0),
+    next_cursor: listed.nextCursor ?? null,
+    accounts: accounts.map(({ id, name }) => ({ id, name })),
+    accounts_count: Number((org as { accounts_count?: unknown } | undefined)?.accounts_count ?? accounts.length),
+    statuses: [...issueStatuses],
+    priorities: [...issuePriorities],
+    types: [...issueTypes],
+  };
+}
