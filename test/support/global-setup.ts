@@ -59,6 +59,8 @@ export default async function setup(project: TestProject) {
     const line = (name: string, l: typeof lag.cascade) =>
       `${name}: ${l.records} records, lag median ${l.medianMs} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms`;
     console.log(`stream consumers, write to delivered: ${line('change feed', lag.changeFeed)}; ${line('cascade', lag.cascade)}`);
+    const jvm = dynamo.cpuSeconds();
+    if (jvm !== undefined) console.log(`DynamoDB Local: ${jvm.toFixed(0)} s of CPU`);
     await services.stop();
     await dynamo.stop();
   };

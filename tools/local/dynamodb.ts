@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -9,6 +9,20 @@ export interface RunningDynamoDb {
   endpoint: string;
   port: number;
   stop(): Promise<void>;
+  /** CPU seconds the JVM has used so far (user and system), where /proc tells (Linux); else undefined. */
+  cpuSeconds(): number | undefined;
+}
+
+/** CPU seconds a process has used, from /proc/<pid>/stat (utime + stime, in clock ticks of 1/100 s). */
+function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // The fields after the command (which may hold spaces, inside parentheses): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A free TCP port on the loopback interface. */
@@ -61,8 +75,9 @@ const loopbackLauncher = join(dirname(fileURLToPath(import.meta.url)), 'DynamoDb
  * DynamoDB Local's command line: its own runner's options (`-port`, `-inMemory` or `-dbPath`,
  * `-sharedDb`), no telemetry (it would call AWS), through the loopback launcher.
  */
-export function dynamoDbLocalArgs(port: number, dataDir: string | null): string[] {
+export function dynamoDbLocalArgs(port: number, dataDir: string | null, jvmOptions: readonly string[] = []): string[] {
   return [
+    ...jvmOptions,
     '-Djava.library.path=./DynamoDBLocal_lib',
     '-cp',
     'DynamoDBLocal.jar',
@@ -81,7 +96,9 @@ export function dynamoDbLocalArgs(port: number, dataDir: string | null): string[
  * listening on 127.0.0.1 only: this machine, never the network. `dataDir` persists data on disk;
  * without it the database lives in memory (tests).
  */
-export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<RunningDynamoDb> {
+export async function startDynamoDbLocal(
+  options: { port?: number; dataDir?: string; jvmOptions?: readonly string[] } = {},
+): Promise<RunningDynamoDb> {
   const port = options.port ?? (await freePort());
   // Otherwise the wait below would take whatever already listens there for our DynamoDB Local.
   if (await isListening(port)) {
@@ -91,7 +108,10 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   }
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
-  const child: ChildProcess = spawn('java', dynamoDbLocalArgs(port, path), { cwd: dynamoDbLocalFolder(), stdio: 'pipe' });
+  const child: ChildProcess = spawn('java', dynamoDbLocalArgs(port, path, options.jvmOptions), {
+    cwd: dynamoDbLocalFolder(),
+    stdio: 'pipe',
+  });
   // Both pipes are drained (a full pipe would stall the JVM); the tail is kept for error messages.
   let stderr = '';
   const keep = (chunk: Buffer) => {
@@ -122,6 +142,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   return {
     endpoint: `http://127.0.0.1:${port}`,
     port,
+    cpuSeconds: () => cpuSecondsOf(child.pid),
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
