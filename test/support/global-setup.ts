@@ -57,8 +57,15 @@ export default async function setup(project: TestProject) {
   return async () => {
     const lag = services.lag();
     const line = (name: string, l: typeof lag.cascade) =>
-      `${name}: ${l.records} records, lag median ${l.medianMs} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms`;
-    console.log(`stream consumers, write to delivered: ${line('change feed', lag.changeFeed)}; ${line('cascade', lag.cascade)}`);
+      `${name}: ${l.records} records, lag median ${l.medianMs} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms ` +
+      `(${l.calls} GetRecords calls, ${l.emptyCalls} empty)`;
+    console.log('stream consumers, write to delivered:');
+    for (const [name, l] of [
+      ['change feed', lag.changeFeed],
+      ['cascade', lag.cascade],
+      ['import jobs', lag.importJobs],
+    ] as const)
+      console.log(`  ${line(name, l)}`);
     const jvm = dynamo.cpuSeconds();
     if (jvm !== undefined) console.log(`DynamoDB Local: ${jvm.toFixed(0)} s of CPU`);
     await services.stop();

@@ -7,7 +7,7 @@ import type { StreamLag } from './stream-poller.ts';
 export interface LocalServices {
   stop(): Promise<void>;
   /** How far behind the table each stream consumer has run. */
-  lag(): { cascade: StreamLag; changeFeed: StreamLag };
+  lag(): { changeFeed: StreamLag; cascade: StreamLag; importJobs: StreamLag };
 }
 
 /**
@@ -43,7 +43,7 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
     parallelizationFactor: changeFeedParallelization,
   });
   return {
-    lag: () => ({ cascade: poller.lag(), changeFeed: feed.lag() }),
+    lag: () => ({ changeFeed: feed.lag(), cascade: poller.lag(), importJobs: jobs.lag() }),
     stop: async () => {
       await Promise.all([poller.stop(), jobs.stop(), feed.stop()]);
       await deliveries.stop();

@@ -76,6 +76,9 @@ export interface StreamPoller {
  */
 export interface StreamLag {
   records: number;
+  /** GetRecords calls made, and how many of them returned nothing. */
+  calls: number;
+  emptyCalls: number;
   medianMs: number;
   p99Ms: number;
   maxMs: number;
@@ -84,14 +87,19 @@ export interface StreamLag {
 /** Keeps every lag (a run of the suite hands over some hundred thousand records) and summarises them. */
 function lagRecorder() {
   const lags: number[] = [];
+  const reads = { calls: 0, emptyCalls: 0 };
   return {
+    read(records: number) {
+      reads.calls++;
+      if (records === 0) reads.emptyCalls++;
+    },
     add(writtenAfter: number, deliveredAt: number) {
       lags.push(Math.max(0, deliveredAt - writtenAfter));
     },
     summary(): StreamLag {
       const sorted = Float64Array.from(lags).sort();
       const at = (q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
-      return { records: sorted.length, medianMs: at(0.5), p99Ms: at(0.99), maxMs: sorted.at(-1) ?? 0 };
+      return { records: sorted.length, ...reads, medianMs: at(0.5), p99Ms: at(0.99), maxMs: sorted.at(-1) ?? 0 };
     },
   };
 }
@@ -354,6 +362,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       throw err;
     }
     const records = out.Records ?? [];
+    lags.read(records.length);
     shard.iterator = out.NextShardIterator;
     if (!shard.iterator) shard.closed = true;
     const writtenAfter = shard.drainedAt;
