@@ -12,6 +12,9 @@ function createClient(): { base: DynamoDBClient; doc: DynamoDBDocumentClient } {
     ...(endpoint ? { endpoint, region: localRegion, credentials: localCredentials } : {}),
     maxAttempts: 4,
   });
+  // The SDK's logger step copies every input and output through its sensitive-data filter on each
+  // call, even for its default logger that prints nothing: a walk of every item read or written.
+  base.middlewareStack.remove('loggerMiddleware');
   const doc = DynamoDBDocumentClient.from(base, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     unmarshallOptions: { wrapNumbers: false },

@@ -2,14 +2,14 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
-import { laneOf, startStreamPoller, type StreamPoller } from '../../tools/local/stream-poller.ts';
+import { laneOf, startStreamPoller, startStreamReader, type StreamPoller } from '../../tools/local/stream-poller.ts';
 
 /**
  * The local event source mapping on its own, with a recording consumer in place of the cascade
  * (the run's own poller keeps feeding the real one; both read the same stream).
  */
 
-let poller: StreamPoller | undefined;
+let poller: Pick<StreamPoller, 'stop'> | undefined;
 /** Lets a consumer that a test holds go on (else stopping its poller would wait for it). */
 let releaseHeld: (() => void) | undefined;
 afterEach(async () => {
@@ -147,5 +147,50 @@ describe('stream poller with a parallelization factor', () => {
     }
     const spread = new Set(Array.from({ length: 100 }, (_, i) => laneOf(`ORG#${i}#P#1`, 10)));
     expect(spread.size).toBe(10);
+  });
+});
+
+describe('one stream reader for several mappings', () => {
+  it('hands each record to every mapping whose filters pass it, each in its own batches, a held consumer holding up no other', async () => {
+    const pk = `${unique}-shared`;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    releaseHeld = release;
+    const mine = (records: DynamoDBRecord[]) => records.filter((r) => r.dynamodb?.Keys?.PK?.S === pk);
+    const removals: string[] = [];
+    const inserts: string[] = [];
+    const held: string[] = [];
+    const reader = await startStreamReader({ endpoint: String(process.env.DYNAMODB_ENDPOINT), tableName: tableName() }, [
+      // The default filters: removals of projects, sprints and issues.
+      { handler: async (event) => void removals.push(...mine(event.Records).map((r) => String(sortKey(r)))) },
+      {
+        filters: [{ eventName: ['INSERT'] }],
+        handler: async (event) => void inserts.push(...mine(event.Records).map((r) => String(sortKey(r)))),
+      },
+      // A consumer that holds its batch until released.
+      {
+        filters: [{ eventName: ['INSERT'] }],
+        handler: async (event) => {
+          if (mine(event.Records).length > 0) await released;
+          held.push(...mine(event.Records).map((r) => String(sortKey(r))));
+        },
+      },
+    ]);
+    poller = reader;
+
+    await putAndRemove(pk, 'issue', ['a', 'b']);
+    await putAndRemove(pk, 'comment', ['c']);
+
+    await until(() => removals.length === 2 && inserts.length === 3);
+    expect(removals).toEqual(['a', 'b']);
+    expect(inserts).toEqual(['a', 'b', 'c']);
+    expect(held).toEqual([]);
+    release();
+    await until(() => held.length === 3);
+    expect(held).toEqual(['a', 'b', 'c']);
+    const [forRemovals, forInserts] = reader.lags();
+    expect(forRemovals!.records).toBeGreaterThanOrEqual(2);
+    expect(forInserts!.records).toBeGreaterThanOrEqual(3);
+    expect(reader.reads().calls).toBeGreaterThan(0);
   });
 });

@@ -57,9 +57,8 @@ export default async function setup(project: TestProject) {
   return async () => {
     const lag = services.lag();
     const line = (name: string, l: typeof lag.cascade) =>
-      `${name}: ${l.records} records, lag median ${l.medianMs} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms ` +
-      `(${l.calls} GetRecords calls, ${l.emptyCalls} empty)`;
-    console.log('stream consumers, write to delivered:');
+      `${name}: ${l.records} records, lag median ${l.medianMs} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms`;
+    console.log(`stream consumers (${lag.reads.calls} GetRecords calls, ${lag.reads.emptyCalls} empty), write to delivered:`);
     for (const [name, l] of [
       ['change feed', lag.changeFeed],
       ['cascade', lag.cascade],

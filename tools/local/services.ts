@@ -7,7 +7,7 @@ import type { StreamLag } from './stream-poller.ts';
 export interface LocalServices {
   stop(): Promise<void>;
   /** How far behind the table each stream consumer has run. */
-  lag(): { changeFeed: StreamLag; cascade: StreamLag; importJobs: StreamLag };
+  lag(): { changeFeed: StreamLag; cascade: StreamLag; importJobs: StreamLag; reads: { calls: number; emptyCalls: number } };
 }
 
 /**
@@ -19,33 +19,32 @@ const cascadeTimeoutMs = Number(process.env.CASCADE_TIMEOUT_MS) || undefined;
 
 export async function startLocalServices(endpoint: string): Promise<LocalServices> {
   const { tableName } = await import('../../lib/db/client.ts');
-  const { startStreamPoller } = await import('./stream-poller.ts');
-  // The cascade consumer, fed from DynamoDB Local's stream as Lambda is fed from DynamoDB Streams.
-  const poller = await startStreamPoller({ endpoint, tableName: tableName(), timeoutMs: cascadeTimeoutMs });
+  const { startStreamReader } = await import('./stream-poller.ts');
+  const { changeFeedParallelization, changeFeedStreamFilters, importJobStreamFilters } = await import('../../lib/db/table.ts');
   // The webhook delivery queue and function (SQS and its event source mapping in AWS).
   const { startLocalDeliveryQueue } = await import('./delivery-queue.ts');
   const deliveries = await startLocalDeliveryQueue();
-  // The change feed consumer, on its own mapping with its own filter, as in the stack.
-  const { changeFeedParallelization, changeFeedStreamFilters, importJobStreamFilters } = await import('../../lib/db/table.ts');
-  // The import jobs' consumer, on its own mapping, with the cascade's deadline (CASCADE_TIMEOUT_MS).
-  const jobs = await startStreamPoller({
-    endpoint,
-    tableName: tableName(),
-    functionModule: 'functions/import-jobs.ts',
-    filters: importJobStreamFilters,
-    timeoutMs: cascadeTimeoutMs,
-  });
-  const feed = await startStreamPoller({
-    endpoint,
-    tableName: tableName(),
-    functionModule: 'functions/change-feed.ts',
-    filters: changeFeedStreamFilters,
-    parallelizationFactor: changeFeedParallelization,
-  });
+  // The stack's three event source mappings on the table's stream, as Lambda feeds them from
+  // DynamoDB Streams: the stream read once, each record handed to the mappings whose filters pass it.
+  const reader = await startStreamReader({ endpoint, tableName: tableName() }, [
+    // The change feed consumer, with its own filter and lanes.
+    {
+      functionModule: 'functions/change-feed.ts',
+      filters: changeFeedStreamFilters,
+      parallelizationFactor: changeFeedParallelization,
+    },
+    // The cascade consumer.
+    { timeoutMs: cascadeTimeoutMs },
+    // The import jobs' consumer, with the cascade's deadline (CASCADE_TIMEOUT_MS).
+    { functionModule: 'functions/import-jobs.ts', filters: importJobStreamFilters, timeoutMs: cascadeTimeoutMs },
+  ]);
   return {
-    lag: () => ({ changeFeed: feed.lag(), cascade: poller.lag(), importJobs: jobs.lag() }),
+    lag: () => {
+      const [changeFeed, cascade, importJobs] = reader.lags() as [StreamLag, StreamLag, StreamLag];
+      return { changeFeed, cascade, importJobs, reads: reader.reads() };
+    },
     stop: async () => {
-      await Promise.all([poller.stop(), jobs.stop(), feed.stop()]);
+      await reader.stop();
       await deliveries.stop();
     },
   };

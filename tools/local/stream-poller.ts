@@ -35,9 +35,8 @@ async function streamConsumer(functionModule: string): Promise<StreamHandler> {
   return (event, context) => runAsFunction(functionModule, [], () => consume(event, context));
 }
 
-export interface StreamPollerOptions {
-  endpoint: string;
-  tableName: string;
+/** One event source mapping on the stream: its consumer, filters and batching. */
+export interface StreamMappingOptions {
   /** The consumer; by default the handler of `functionModule`. */
   handler?: StreamHandler;
   /** The consumer's module (default `functions/cascade.ts`). */
@@ -54,18 +53,36 @@ export interface StreamPollerOptions {
   parallelizationFactor?: number;
   /** The consumer's timeout (the CDK stack gives it 5 minutes); its context counts down from it. */
   timeoutMs?: number;
-  /** Pause after a round that found no records. */
-  idleMs?: number;
   /** Retries of a failing batch before its records are skipped. */
   maxRetries?: number;
+}
+
+/** Where the stream is, and how it is read. */
+export interface StreamReaderOptions {
+  endpoint: string;
+  tableName: string;
+  /** Pause after a round that found no records. */
+  idleMs?: number;
   log?: (line: string) => void;
 }
+
+export type StreamPollerOptions = StreamReaderOptions & StreamMappingOptions;
 
 export interface StreamPoller {
   /** Stops after the batches in hand (if any) have been delivered. */
   stop(): Promise<void>;
   /** How far behind the table the consumer has run so far. */
   lag(): StreamLag;
+}
+
+/** A reader of the stream feeding several mappings: each as a poller of its own would. */
+export interface StreamReader {
+  /** Stops reading, after each mapping's batches in hand (if any) have been delivered. */
+  stop(): Promise<void>;
+  /** Each mapping's lag, in the order they were given. */
+  lags(): StreamLag[];
+  /** The GetRecords calls made so far, and how many of them returned nothing. */
+  reads(): { calls: number; emptyCalls: number };
 }
 
 /**
@@ -76,9 +93,6 @@ export interface StreamPoller {
  */
 export interface StreamLag {
   records: number;
-  /** GetRecords calls made, and how many of them returned nothing. */
-  calls: number;
-  emptyCalls: number;
   medianMs: number;
   p99Ms: number;
   maxMs: number;
@@ -87,19 +101,14 @@ export interface StreamLag {
 /** Keeps every lag (a run of the suite hands over some hundred thousand records) and summarises them. */
 function lagRecorder() {
   const lags: number[] = [];
-  const reads = { calls: 0, emptyCalls: 0 };
   return {
-    read(records: number) {
-      reads.calls++;
-      if (records === 0) reads.emptyCalls++;
-    },
     add(writtenAfter: number, deliveredAt: number) {
       lags.push(Math.max(0, deliveredAt - writtenAfter));
     },
     summary(): StreamLag {
       const sorted = Float64Array.from(lags).sort();
       const at = (q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
-      return { records: sorted.length, ...reads, medianMs: at(0.5), p99Ms: at(0.99), maxMs: sorted.at(-1) ?? 0 };
+      return { records: sorted.length, medianMs: at(0.5), p99Ms: at(0.99), maxMs: sorted.at(-1) ?? 0 };
     },
   };
 }
@@ -122,7 +131,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** GetRecords' limit (DynamoDB Streams' largest). */
 const RECORDS_PER_CALL = 1000;
 /** Records read ahead and not yet delivered, at most, before the poller waits for its lanes. */
-const MAX_QUEUED = 4 * RECORDS_PER_CALL;
+const MAX_QUEUED = 20 * RECORDS_PER_CALL;
 
 /** A lane of the mapping: records waiting for delivery, in stream order, each with its write bound. */
 interface Lane {
@@ -205,84 +214,21 @@ function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord
   };
 }
 
-/**
- * Starts polling the table's stream from its current end (LATEST). Resolves once every open shard
- * has an iterator, so any write made after that is seen.
- */
-export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {
-  const clientConfig = {
-    endpoint: options.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  };
-  const streams = new DynamoDBStreamsClient(clientConfig);
-  const dynamo = new DynamoDBClient(clientConfig);
-  const log = options.log ?? ((line: string) => console.error(line));
+/** A mapping's delivery side: lanes of records waiting, handed to its consumer in batches. */
+async function startMapping(options: StreamMappingOptions, log: (line: string) => void) {
   const batchSize = options.batchSize ?? 100;
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
-  const idleMs = options.idleMs ?? 100;
+  const maxRetries = options.maxRetries ?? 5;
+  const handler = options.handler ?? (await streamConsumer(options.functionModule ?? 'functions/cascade.ts'));
+  const filters = options.filters ?? cascadeStreamFilters;
+  // STREAM_POLLER_SLOW_MS=3000: log each batch delivered more than that after its writes, with its partitions.
+  const slowBatchMs = process.env.STREAM_POLLER_SLOW_MS ? Number(process.env.STREAM_POLLER_SLOW_MS) : undefined;
   const lanes: Lane[] = Array.from({ length: Math.max(1, options.parallelizationFactor ?? 1) }, () => ({
     queue: [],
     running: undefined,
   }));
-  const queued = () => lanes.reduce((n, lane) => n + lane.queue.length, 0);
-  // STREAM_POLLER_SLOW_MS=3000: log each batch delivered more than that after its writes, with its partitions.
-  const slowBatchMs = process.env.STREAM_POLLER_SLOW_MS ? Number(process.env.STREAM_POLLER_SLOW_MS) : undefined;
-  const maxRetries = options.maxRetries ?? 5;
-  const handler = options.handler ?? (await streamConsumer(options.functionModule ?? 'functions/cascade.ts'));
-  const filters = options.filters ?? cascadeStreamFilters;
-
-  const table = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
-  dynamo.destroy();
-  const streamArn = table.Table?.LatestStreamArn;
-  if (!streamArn) throw new Error(`table ${options.tableName} has no stream`);
-
-  const shards = new Map<string, ShardState>();
   const lags = lagRecorder();
   let stopping = false;
-
-  async function listShards(): Promise<Shard[]> {
-    const all: Shard[] = [];
-    let start: string | undefined;
-    do {
-      const out = await streams.send(
-        new DescribeStreamCommand({ StreamArn: streamArn, ...(start ? { ExclusiveStartShardId: start } : {}) }),
-      );
-      all.push(...(out.StreamDescription?.Shards ?? []));
-      start = out.StreamDescription?.LastEvaluatedShardId;
-    } while (start);
-    return all;
-  }
-
-  /** Registers shards not seen before; at start, closed shards are history and skipped. */
-  async function discoverShards(initial: boolean) {
-    for (const shard of await listShards()) {
-      if (!shard.ShardId || shards.has(shard.ShardId)) continue;
-      const closed = shard.SequenceNumberRange?.EndingSequenceNumber !== undefined;
-      shards.set(shard.ShardId, {
-        id: shard.ShardId,
-        parentId: shard.ParentShardId,
-        iterator: undefined,
-        lastSequence: undefined,
-        startAt: initial ? 'LATEST' : 'TRIM_HORIZON',
-        drainedAt: Date.now(),
-        closed: initial && closed,
-      });
-    }
-  }
-
-  async function iteratorFor(shard: ShardState): Promise<string | undefined> {
-    const out = await streams.send(
-      new GetShardIteratorCommand({
-        StreamArn: streamArn,
-        ShardId: shard.id,
-        ...(shard.lastSequence
-          ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: shard.lastSequence }
-          : { ShardIteratorType: shard.startAt }),
-      }),
-    );
-    return out.ShardIterator;
-  }
 
   /** Hands records to the consumer, retrying from the first failed record; returns when done. */
   async function deliver(records: DynamoDBRecord[]) {
@@ -328,13 +274,116 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     lane.running = undefined;
   }
 
-  /** Until the lanes hold fewer than `MAX_QUEUED` records (read-ahead stays bounded). */
-  async function roomToRead() {
-    while (queued() >= MAX_QUEUED && !stopping) {
-      const running = lanes.flatMap((lane) => (lane.running ? [lane.running] : []));
-      if (running.length === 0) return;
-      await Promise.race(running);
+  const queued = () => lanes.reduce((n, lane) => n + lane.queue.length, 0);
+
+  return {
+    /** Queues the records its filters pass, each in the lane of its partition key. */
+    take(records: DynamoDBRecord[], writtenAfter: number) {
+      for (const record of records) {
+        if (!filters.some((f) => matchesPattern(record, f))) continue;
+        const lane = lanes[laneOf(record.dynamodb?.Keys?.PK?.S ?? '', lanes.length)]!;
+        lane.queue.push({ record, writtenAfter });
+        lane.running ??= drain(lane);
+      }
+    },
+    /** Until the lanes hold fewer than `MAX_QUEUED` records (read-ahead stays bounded). */
+    async roomToRead() {
+      while (queued() >= MAX_QUEUED && !stopping) {
+        const running = lanes.flatMap((lane) => (lane.running ? [lane.running] : []));
+        if (running.length === 0) return;
+        await Promise.race(running);
+      }
+    },
+    async stop() {
+      stopping = true;
+      await Promise.all(lanes.map((lane) => lane.running));
+    },
+    lag: () => lags.summary(),
+  };
+}
+
+/**
+ * Starts reading the table's stream from its current end (LATEST) for one mapping. Resolves once
+ * every open shard has an iterator, so any write made after that is seen.
+ */
+export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {
+  const reader = await startStreamReader(options, [options]);
+  return { stop: () => reader.stop(), lag: () => reader.lags()[0]! };
+}
+
+/**
+ * Starts reading the table's stream from its current end (LATEST) for several mappings at once:
+ * each record is read once and handed to every mapping whose filters pass it, each mapping with
+ * its own lanes, batches and retries, as separate event source mappings would have them (a slow
+ * consumer holds up the reading only once its read-ahead is full). Resolves once every open shard
+ * has an iterator, so any write made after that is seen.
+ */
+export async function startStreamReader(
+  options: StreamReaderOptions,
+  mappingOptions: StreamMappingOptions[],
+): Promise<StreamReader> {
+  const clientConfig = {
+    endpoint: options.endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  };
+  const streams = new DynamoDBStreamsClient(clientConfig);
+  // Its logger step would copy every record read through the SDK's sensitive-data filter (lib/db/client.ts).
+  streams.middlewareStack.remove('loggerMiddleware');
+  const dynamo = new DynamoDBClient(clientConfig);
+  const log = options.log ?? ((line: string) => console.error(line));
+  const idleMs = options.idleMs ?? 100;
+  const mappings = await Promise.all(mappingOptions.map((m) => startMapping(m, log)));
+  const reads = { calls: 0, emptyCalls: 0 };
+
+  const table = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
+  dynamo.destroy();
+  const streamArn = table.Table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`table ${options.tableName} has no stream`);
+
+  const shards = new Map<string, ShardState>();
+  let stopping = false;
+  async function listShards(): Promise<Shard[]> {
+    const all: Shard[] = [];
+    let start: string | undefined;
+    do {
+      const out = await streams.send(
+        new DescribeStreamCommand({ StreamArn: streamArn, ...(start ? { ExclusiveStartShardId: start } : {}) }),
+      );
+      all.push(...(out.StreamDescription?.Shards ?? []));
+      start = out.StreamDescription?.LastEvaluatedShardId;
+    } while (start);
+    return all;
+  }
+
+  /** Registers shards not seen before; at start, closed shards are history and skipped. */
+  async function discoverShards(initial: boolean) {
+    for (const shard of await listShards()) {
+      if (!shard.ShardId || shards.has(shard.ShardId)) continue;
+      const closed = shard.SequenceNumberRange?.EndingSequenceNumber !== undefined;
+      shards.set(shard.ShardId, {
+        id: shard.ShardId,
+        parentId: shard.ParentShardId,
+        iterator: undefined,
+        lastSequence: undefined,
+        startAt: initial ? 'LATEST' : 'TRIM_HORIZON',
+        drainedAt: Date.now(),
+        closed: initial && closed,
+      });
     }
+  }
+
+  async function iteratorFor(shard: ShardState): Promise<string | undefined> {
+    const out = await streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shard.id,
+        ...(shard.lastSequence
+          ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: shard.lastSequence }
+          : { ShardIteratorType: shard.startAt }),
+      }),
+    );
+    return out.ShardIterator;
   }
 
   /** One GetRecords on a shard; true when it returned records. */
@@ -362,20 +411,15 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       throw err;
     }
     const records = out.Records ?? [];
-    lags.read(records.length);
+    reads.calls++;
+    if (records.length === 0) reads.emptyCalls++;
     shard.iterator = out.NextShardIterator;
     if (!shard.iterator) shard.closed = true;
     const writtenAfter = shard.drainedAt;
     if (records.length < RECORDS_PER_CALL) shard.drainedAt = calledAt;
     if (records.length === 0) return false;
-    const matching = records
-      .map((r) => toLambdaRecord(r, streamArn as string))
-      .filter((r) => filters.some((f) => matchesPattern(r, f)));
-    for (const record of matching) {
-      const lane = lanes[laneOf(record.dynamodb?.Keys?.PK?.S ?? '', lanes.length)]!;
-      lane.queue.push({ record, writtenAfter });
-      lane.running ??= drain(lane);
-    }
+    const lambdaRecords = records.map((r) => toLambdaRecord(r, streamArn as string));
+    for (const mapping of mappings) mapping.take(lambdaRecords, writtenAfter);
     shard.lastSequence = records.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastSequence;
     return true;
   }
@@ -395,7 +439,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
           // A child shard is read only after its parent: records of one item stay in order.
           const parent = shard.parentId ? shards.get(shard.parentId) : undefined;
           if (shard.closed || (parent && !parent.closed)) continue;
-          await roomToRead();
+          for (const mapping of mappings) await mapping.roomToRead();
           if (await pollShard(shard)) busy = true;
         }
         const closedAfter = [...shards.values()].filter((s) => s.closed).length;
@@ -416,9 +460,10 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     async stop() {
       stopping = true;
       await loop;
-      await Promise.all(lanes.map((lane) => lane.running));
+      await Promise.all(mappings.map((mapping) => mapping.stop()));
       streams.destroy();
     },
-    lag: () => lags.summary(),
+    lags: () => mappings.map((mapping) => mapping.lag()),
+    reads: () => ({ ...reads }),
   };
 }
