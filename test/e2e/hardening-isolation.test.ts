@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountInOrg } from '../../lib/services/accounts.ts';
 import { routes, type Route } from '../../lib/routes.ts';
 import { apiClient, newOrganisation, randomPrefix, startGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
+import { bounds, eventually } from '../support/eventually.ts';
 
 let gateway: Awaited<ReturnType<typeof startGateway>>;
 
@@ -75,12 +76,12 @@ beforeAll(async () => {
       headers: { 'Content-Type': 'application/json' },
     }),
   );
-  let importJob = upload;
-  for (let waited = 0; !['succeeded', 'failed'].includes(importJob.status); waited += 200) {
-    expect(waited, `import job still ${JSON.stringify(importJob)}`).toBeLessThan(15_000);
-    await new Promise((r) => setTimeout(r, 200));
-    importJob = ok(await client.get(`/api/v1/imports/${upload.id}`));
-  }
+  const importJob = await eventually(
+    `import job ${upload.id} to finish`,
+    async () => ok(await client.get(`/api/v1/imports/${upload.id}`)),
+    (body) => ['succeeded', 'failed'].includes(body.status),
+    bounds.job(1),
+  );
   a = {
     client,
     tag,

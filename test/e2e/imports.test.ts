@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAccountInOrg } from '../../lib/services/accounts.ts';
 import { exportOrganisation } from '../../lib/services/import-export/export.ts';
 import { newOrganisation, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { bounds, eventually } from '../support/eventually.ts';
 import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
 
 /** `POST /imports` and `GET /imports/{job_id}` end to end: upload, background run (the stream consumer), poll, report. */
@@ -16,15 +17,16 @@ afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
-async function until(client: ApiClient, path: string, done: (body: { status: string }) => boolean, timeoutMs = 100_000) {
-  const started = Date.now();
-  for (;;) {
-    const res = await client.get(path);
-    expect(res.status).toBe(200);
-    if (done(res.body)) return res;
-    if (Date.now() - started > timeoutMs) throw new Error(`job still ${JSON.stringify(res.body)} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** The job at `path` once `done` holds, read until then within the bound of a job of `rows` rows. */
+async function until(client: ApiClient, path: string, done: (body: { status: string }) => boolean, rows = 100) {
+  const res = await eventually(
+    `the job at ${path} to finish`,
+    () => client.get(path),
+    (r) => r.status !== 200 || done(r.body),
+    bounds.job(rows),
+  );
+  expect(res.status).toBe(200);
+  return res;
 }
 const finished = (b: { status: string }) => b.status === 'succeeded' || b.status === 'failed';
 
