@@ -1,7 +1,17 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-/** A test file that runs over a whole table (data migrations) works on a table of its own. */
-const ownTable = ['test/integration/migrations.test.ts'];
+/**
+ * A test file that reads a whole table (data migrations, rebuilds and backfills from a Scan) works
+ * on a table of its own (test/support/own-table.ts), so what it reads is only what it wrote.
+ */
+const ownTable = [
+  'test/integration/migrations.test.ts',
+  'test/integration/comment-pointers.test.ts',
+  'test/integration/derivations.property.test.ts',
+  'test/integration/reindex.test.ts',
+  'test/integration/sub-issues.test.ts',
+  'test/integration/token-names.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -18,7 +28,15 @@ export default defineConfig({
         test: { name: 'shared-table', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...ownTable] },
       },
       // test/support/env.ts reads OWN_TABLE before any module reads the table's name.
-      { extends: true, test: { name: 'own-table', include: ownTable, env: { OWN_TABLE: 'migrations' } } },
+      {
+        extends: true,
+        test: {
+          name: 'own-table',
+          include: ownTable,
+          env: { OWN_TABLE: 'own' },
+          setupFiles: ['test/support/own-table.ts'],
+        },
+      },
     ],
   },
 });

@@ -12,7 +12,6 @@ import { migrations } from '../../lib/migrations/index.ts';
 import { migrationStatus, type MigrationReporter, runMigrations } from '../../lib/migrations/runner.ts';
 import { scanStepItems } from '../../lib/migrations/steps.ts';
 import { routes } from '../../lib/routes.ts';
-import { ensureTable } from '../../tools/local/table.ts';
 import { apiClient, type ApiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
 import { budgetOf } from '../support/call-budgets.ts';
 import { injectFault } from '../support/faults.ts';
@@ -32,9 +31,9 @@ vi.setConfig({ testTimeout: 180_000 });
 let gateway: Awaited<ReturnType<typeof startGateway>>;
 beforeAll(async () => {
   // Its table is its own (the `own-table` project of vitest.config.ts; test/support/env.ts names it
-  // before any module reads the name, which this file's own code would be too late for).
-  expect(tableName()).toMatch(/-migrations-\d+$/);
-  await ensureTable(process.env.DYNAMODB_ENDPOINT!, tableName());
+  // before any module reads the name, which this file's own code would be too late for, and
+  // test/support/own-table.ts makes it).
+  expect(tableName()).toMatch(/-own-\d+$/);
   gateway = await startGateway();
 });
 afterAll(async () => {
