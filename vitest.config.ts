@@ -11,6 +11,7 @@ const ownTable = [
   'test/integration/reindex.test.ts',
   'test/integration/sub-issues.test.ts',
   'test/integration/token-names.test.ts',
+  'test/e2e/bulk.test.ts',
 ];
 
 export default defineConfig({
