@@ -1,6 +1,6 @@
 import { ValidationError } from '../vocabulary/errors.ts';
-import { unclassified } from '../model/derivations.ts';
-import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
+import { assignedEntryItem } from './issue-item.ts';
+import type { Fields } from './item.ts';
 import { collections } from './keys.ts';
 import { decodeCursor, encodeCursor, type PageRequest } from './list.ts';
 import { queryPages } from './query.ts';
@@ -17,17 +17,7 @@ import { queryPages } from './query.ts';
  */
 
 /** One entry of the index: which issue, the list it was in when last written, and what it is filtered on. */
-export interface AssignedEntry {
-  projectId: number;
-  issueId: number;
-  sprintId: number | null;
-  status: IssueStatus;
-  priority: IssuePriority;
-  type: IssueType;
-  dueDate: string | null;
-  /** The issue's parent, or null. */
-  parentId: number | null;
-}
+export type AssignedEntry = Omit<Fields<typeof assignedEntryItem.attributes>, 'updatedAt'>;
 
 /** Which entries a filtered page shows. */
 export type AssignedFilter = (entry: AssignedEntry) => boolean;
@@ -71,17 +61,10 @@ async function readEntries(
   return { items: items.slice(0, limit), more: items.length > limit || end !== undefined };
 }
 
-const entryOf = (item: Record<string, unknown>): AssignedEntry => ({
-  projectId: Number(item.project_id),
-  issueId: Number(item.issue_id),
-  sprintId: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
-  status: item.status as IssueStatus,
-  // Entries written before these fields existed carry none: the issue's defaults, as the issue answers.
-  priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
-  type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
-  dueDate: (item.due_date as string | null | undefined) ?? null,
-  parentId: (item.parent_id as number | null | undefined) ?? null,
-});
+const entryOf = (item: Record<string, unknown>): AssignedEntry => {
+  const { updatedAt: _, ...entry } = assignedEntryItem.decode(item);
+  return entry;
+};
 
 /**
  * A page of the issues assigned to `accountId`, newest update first: the first page or a cursor's

@@ -13,7 +13,8 @@ import {
   type PartitionKeys,
   type PendingCascade,
 } from './cascade-work.ts';
-import { unclassified, type IssueChange, isClosed, issueStateOf } from '../model/derivations.ts';
+import { unclassified, type IssueChange, isClosed } from '../model/derivations.ts';
+import { issueStateOf } from './issue-item.ts';
 import { issueWriteItems } from './issue-write.ts';
 import { asActor } from '../context/actor.ts';
 import { childrenOf } from './sub-issues.ts';

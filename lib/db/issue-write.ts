@@ -15,6 +15,7 @@ import { tableName } from './client.ts';
 import { keys, listKeys, type Key } from './keys.ts';
 import { addCounters } from './sprints.ts';
 import { addTo, putItem, Refused, transact, type GuardedItem } from './transactions.ts';
+import { searchRecordItem } from './issue-item.ts';
 
 /**
  * THE way an issue write becomes a transaction: the issues' own items (the path's), then what every
@@ -441,34 +442,10 @@ export function recordKey(record: DerivedRecord): Key {
         : keys.subIssue(record.orgId, record.parentNumber, record.issueId);
 }
 
-/** The stored attributes of search record fields (all of a record, or those a patch sets). */
+/** The stored attributes of search record fields (all of a record, or those a patch sets), with its list key. */
 function searchAttributes(record: Partial<SearchRecord> & Pick<SearchRecord, 'projectId' | 'issueId'>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const set = (attr: string, value: unknown) => {
-    if (value !== undefined) out[attr] = value;
-  };
-  set('issue_number', record.number);
-  set('title', record.title);
-  set('sprint_id', record.sprintId);
-  set('position', record.position);
-  set('status', record.status);
-  set('priority', record.priority);
-  // `type` names the kind of item, as on the issue.
-  set('issue_type', record.type);
-  // A number set cannot be empty: none is null.
-  if (record.labelIds !== undefined) out.label_ids = record.labelIds.length > 0 ? new Set(record.labelIds) : null;
-  set('assignee_id', record.assigneeId);
-  set('author_id', record.authorId);
-  set('story_points', record.storyPoints);
-  set('due_date', record.dueDate);
-  set('parent_id', record.parentId);
-  set('created_at', record.createdAt);
-  // Only an imported issue has one (it never changes): none is no attribute.
-  if (record.sourceKey) out.source_key = record.sourceKey;
-  if (record.updatedAt !== undefined) {
-    out.updated_at = record.updatedAt;
-    out.LSK = listKeys.searchIssue(record.updatedAt, record.projectId, record.issueId);
-  }
+  const out = searchRecordItem.encode(record);
+  if (record.updatedAt !== undefined) out.LSK = listKeys.searchIssue(record.updatedAt, record.projectId, record.issueId);
   return out;
 }
 

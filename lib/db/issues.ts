@@ -34,7 +34,8 @@ import {
   type GuardedItem,
 } from './transactions.ts';
 import { issueWrite, issueWriteItems, type IssueWriteSpec, type ParentGuard } from './issue-write.ts';
-import { issueStateOf, repositioned, SUMMARY, unclassified, type IssueChange, type IssueState } from '../model/derivations.ts';
+import { repositioned, type IssueChange, type IssueState } from '../model/derivations.ts';
+import { issueItem, issueStateOf, type StoredIssue } from './issue-item.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from './versions.ts';
 import { issueLabels } from './labels.ts';
@@ -63,38 +64,36 @@ export interface IssueItem extends Issue {
  * shown). Its labels are shown through `catalogue`, the one on its project item (lib/db/labels.ts).
  */
 export const toIssue = (record: object, position: number, catalogue: Catalogue = new Map()): Issue => {
-  const item = record as Record<string, unknown>;
-  const nullable = <T>(v: unknown) => (v as T | null | undefined) ?? null;
+  const i = issueItem.decode(record);
   return withVersion(
     {
-      id: Number(item.id),
-      project_id: Number(item.project_id),
-      sprint_id: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
-      issue_number: String(item.issue_number),
-      source_key: nullable<string>(item.source_key),
-      title: String(item.title),
-      description: nullable<string>(item.description),
-      status: item.status as IssueStatus,
-      story_points: nullable<number>(item.story_points),
+      id: i.id,
+      project_id: i.projectId,
+      sprint_id: i.sprintId,
+      issue_number: i.number,
+      source_key: i.sourceKey,
+      title: String(i.title),
+      description: i.description,
+      status: i.status,
+      story_points: i.storyPoints,
       position,
-      assignee_id: nullable<number>(item.assignee_id),
-      // Issues written before these fields existed answer the defaults.
-      priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
-      type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
-      due_date: nullable<string>(item.due_date),
-      parent_id: nullable<number>(item.parent_id),
+      assignee_id: i.assigneeId,
+      priority: i.priority,
+      type: i.type,
+      due_date: i.dueDate,
+      parent_id: i.parentId,
       sub_issues_summary: {
-        total: Number(item[SUMMARY.total] ?? 0),
-        done: Number(item[SUMMARY.done] ?? 0),
-        story_points: Number(item[SUMMARY.storyPoints] ?? 0),
-        completed_story_points: Number(item[SUMMARY.completedStoryPoints] ?? 0),
+        total: i.subIssuesTotal,
+        done: i.subIssuesDone,
+        story_points: i.subIssuesPoints,
+        completed_story_points: i.subIssuesDonePoints,
       },
-      labels: issueLabels(item.label_ids, catalogue),
-      started_at: nullable<string>(item.started_at),
-      completed_at: nullable<string>(item.completed_at),
-      created_at: String(item.created_at),
-      updated_at: String(item.updated_at),
-      blocked: Number(item.open_blockers ?? 0) > 0,
+      labels: issueLabels(i.labelIds, catalogue),
+      started_at: i.startedAt,
+      completed_at: i.completedAt,
+      created_at: String(i.createdAt),
+      updated_at: i.updatedAt,
+      blocked: i.openBlockers > 0,
     },
     record,
   );
@@ -920,6 +919,22 @@ export interface OpenIssue {
   title?: string | undefined;
 }
 
+const openIssueFields = [
+  'id',
+  'rev',
+  'status',
+  'storyPoints',
+  'position',
+  'assigneeId',
+  'priority',
+  'type',
+  'dueDate',
+  'parentId',
+  'parentNumber',
+  'number',
+  'title',
+] as const satisfies (keyof StoredIssue)[];
+
 /**
  * The issues of a sprint whose status is one of `statuses`, in list order. One Query per MB of
  * the sprint's issues (the filter applies after the read).
@@ -932,14 +947,14 @@ export async function sprintIssuesWithStatus(
 ): Promise<OpenIssue[]> {
   const collection = collections.sprintIssues(orgId, projectId, sprintId);
   const open: OpenIssue[] = [];
+  const read = issueItem.projection(openIssueFields);
   await queryPages(
     {
       IndexName: 'LSI1',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
       FilterExpression: `#status IN (${statuses.map((_, i) => `:s${i}`).join(', ')})`,
-      ProjectionExpression:
-        'id, rev, #status, story_points, #position, assignee_id, priority, issue_type, due_date, parent_id, parent_number, issue_number, title',
-      ExpressionAttributeNames: { '#status': 'status', '#position': 'position' },
+      ProjectionExpression: read.ProjectionExpression,
+      ExpressionAttributeNames: { '#status': 'status', ...read.ExpressionAttributeNames },
       ExpressionAttributeValues: {
         ':pk': collection.pk,
         ':prefix': collection.prefix,
@@ -949,23 +964,19 @@ export async function sprintIssuesWithStatus(
     {},
     (page) => {
       for (const item of page) {
+        const i = issueItem.decode(item);
         open.push({
-          id: Number(item.id),
-          position: Number(item.position),
-          rev: Number(item.rev ?? 0),
-          status: item.status as IssueStatus,
-          story_points: (item.story_points as number | null | undefined) ?? null,
-          assignee_id: (item.assignee_id as number | null | undefined) ?? null,
-          priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
-          type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
-          due_date: (item.due_date as string | null | undefined) ?? null,
-          ...(typeof item.parent_id === 'number'
-            ? {
-                parent_id: item.parent_id,
-                parent_number: item.parent_number as string,
-                issue_number: String(item.issue_number),
-                title: String(item.title),
-              }
+          id: i.id,
+          position: i.position,
+          rev: i.rev,
+          status: i.status,
+          story_points: i.storyPoints,
+          assignee_id: i.assigneeId,
+          priority: i.priority,
+          type: i.type,
+          due_date: i.dueDate,
+          ...(i.parentId !== null
+            ? { parent_id: i.parentId, parent_number: i.parentNumber, issue_number: i.number, title: String(i.title) }
             : {}),
         });
       }

@@ -3,10 +3,7 @@ import {
   derivations,
   emptyDerived,
   holderId,
-  issueStateOf,
-  labelIdsOf,
   openBlockers,
-  unclassified,
   recordId,
   type Derived,
   type DerivedRecord,
@@ -14,8 +11,9 @@ import {
   type IssueState,
   type SearchRecord,
 } from '../model/derivations.ts';
-import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
+import type { IssueStatus } from '../schemas/issues.ts';
 import { db, tableName } from './client.ts';
+import { assignedEntryItem, issueStateOf, searchRecordFromItem } from './issue-item.ts';
 import { recordItem, recordKey } from './issue-write.ts';
 import { orgPk, type Key } from './keys.ts';
 import { scanPages } from './query.ts';
@@ -116,21 +114,8 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
             issueId: Number(item.issue_id),
           });
         } else {
-          put({
-            kind: 'assigned',
-            orgId: org,
-            accountId: idIn(pk, 'A'),
-            projectId: Number(item.project_id),
-            issueId: Number(item.issue_id),
-            sprintId: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
-            status: item.status as IssueStatus,
-            updatedAt: String(item.updated_at),
-            // Entries written before these fields existed read as the issue's defaults.
-            priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
-            type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
-            dueDate: (item.due_date as string | null | undefined) ?? null,
-            parentId: typeof item.parent_id === 'number' ? item.parent_id : null,
-          });
+          // Entries written before the classification existed read as the issue's defaults.
+          put({ kind: 'assigned', orgId: org, accountId: idIn(pk, 'A'), ...assignedEntryItem.decode(item) });
         }
       }
     },
@@ -143,34 +128,6 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
         observed.holders.has(holderId({ kind: 'list', orgId: s.orgId, projectId: s.projectId, sprintId: null })),
     );
   return { issues: live, observed, holderKeys };
-}
-
-const nullableNumber = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-
-/** A stored search record as the derivation states it (lib/db/issue-write.ts `recordItem`). */
-export function searchRecordFromItem(orgId: number, item: Record<string, unknown>): SearchRecord {
-  return {
-    kind: 'search',
-    orgId,
-    projectId: Number(item.project_id),
-    issueId: Number(item.issue_id),
-    number: String(item.issue_number),
-    title: String(item.title),
-    sprintId: nullableNumber(item.sprint_id),
-    position: Number(item.position),
-    status: item.status as IssueStatus,
-    priority: item.priority as IssuePriority,
-    type: item.issue_type as IssueType,
-    labelIds: labelIdsOf(item.label_ids),
-    assigneeId: nullableNumber(item.assignee_id),
-    authorId: nullableNumber(item.author_id),
-    storyPoints: nullableNumber(item.story_points),
-    dueDate: (item.due_date as string | null | undefined) ?? null,
-    parentId: nullableNumber(item.parent_id),
-    createdAt: String(item.created_at),
-    updatedAt: String(item.updated_at),
-    sourceKey: typeof item.source_key === 'string' ? item.source_key : null,
-  };
 }
 
 export interface ReindexResult {

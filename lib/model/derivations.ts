@@ -66,14 +66,6 @@ export interface RelationRef {
   issueId: number;
 }
 
-/** The relations stored on an issue item (`relations`: a map from relation id to the relation), by id. */
-export function relationsOf(item: Record<string, unknown>): RelationRef[] {
-  const stored = (item.relations ?? {}) as Record<string, { type: RelationType; project_id: number; issue_id: number }>;
-  return Object.entries(stored)
-    .map(([id, r]) => ({ id, type: r.type, projectId: Number(r.project_id), issueId: Number(r.issue_id) }))
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
 /**
  * The classification of an issue that says none: the defaults of priority, type and due date, which
  * issues written before these fields existed answer too.
@@ -82,34 +74,6 @@ export const unclassified = { priority: 'none', type: 'task', dueDate: null } as
   IssueState,
   'priority' | 'type' | 'dueDate'
 >;
-
-/** The state of a stored issue (plain attributes, as lib/db reads them). */
-export function issueStateOf(orgId: number, item: Record<string, unknown>): IssueState {
-  return {
-    orgId,
-    projectId: Number(item.project_id),
-    id: Number(item.id),
-    number: String(item.issue_number),
-    sprintId: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
-    position: Number(item.position),
-    status: item.status as IssueStatus,
-    storyPoints: (item.story_points as number | null | undefined) ?? null,
-    assigneeId: (item.assignee_id as number | null | undefined) ?? null,
-    updatedAt: String(item.updated_at),
-    // Stored as `issue_type` (`type` names the kind of item); absent on issues written before these fields.
-    priority: (item.priority as IssuePriority | undefined) ?? unclassified.priority,
-    type: (item.issue_type as IssueType | undefined) ?? unclassified.type,
-    dueDate: (item.due_date as string | null | undefined) ?? null,
-    parentId: item.parent_id === null || item.parent_id === undefined ? null : Number(item.parent_id),
-    parentNumber: typeof item.parent_number === 'string' ? item.parent_number : null,
-    title: item.title === undefined ? undefined : String(item.title),
-    relations: relationsOf(item),
-    labelIds: labelIdsOf(item.label_ids),
-    authorId: typeof item.author_id === 'number' ? item.author_id : null,
-    createdAt: item.created_at === undefined ? undefined : String(item.created_at),
-    sourceKey: typeof item.source_key === 'string' ? item.source_key : null,
-  };
-}
 
 /** Stored label ids (a number set, an array, or absent / null: none), ascending. */
 export function labelIdsOf(stored: unknown): number[] {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { closed, dateTime, PaginationQuery } from './common.ts';
-import { IssuePriority, IssueStatus, IssueType, sourceKeyField } from './issues.ts';
+import { closed, PaginationQuery } from './common.ts';
+import { Issue } from './issues.ts';
 import { IssueLabel } from './labels.ts';
 import { Condition, SelectionSort } from './selection.ts';
 import { selectionLimits } from '../vocabulary/selection.ts';
@@ -48,17 +48,24 @@ export const SearchBody = closed(
 );
 export type SearchBody = z.output<typeof SearchBody>;
 
-/** One issue of a search's answer: what its search record holds, labels by their current names. */
+const issue = Issue.shape;
+
+/**
+ * One issue of a search's answer: what its search record holds, labels by their current names. Its
+ * fields are `Issue`'s (the same schemas), but for its author, which only a search shows, and its
+ * `position`, the order key of the record rather than the 1-based place (and a few shown without
+ * the issue's descriptions).
+ */
 export const SearchIssue = z
   .object({
-    id: z.number().int(),
-    project_id: z.number().int(),
-    sprint_id: z.number().int().nullable().meta({ description: 'null for an issue of the project backlog.' }),
-    issue_number: z.string().meta({ example: 'SPR-42' }),
-    source_key: sourceKeyField(),
-    title: z.string(),
-    status: IssueStatus,
-    story_points: z.number().int().nullable(),
+    id: issue.id,
+    project_id: issue.project_id,
+    sprint_id: issue.sprint_id,
+    issue_number: issue.issue_number,
+    source_key: issue.source_key,
+    title: issue.title,
+    status: issue.status,
+    story_points: issue.story_points,
     position: z
       .number()
       .int()
@@ -68,24 +75,30 @@ export const SearchIssue = z
           "The issue's order key in its list (its sprint or the project backlog): a list shows its issues by increasing key. " +
           'Not its 1-based place, which `GET /api/v1/issues/{issue_key}` shows.',
       }),
-    assignee_id: z.number().int().nullable(),
+    assignee_id: issue.assignee_id,
     author_id: z
       .number()
       .int()
       .nullable()
       .meta({ description: 'The account that created it (null: created before authors were kept).' }),
-    priority: IssuePriority,
-    type: IssueType,
+    priority: issue.priority,
+    type: issue.type,
     due_date: z.iso.date().nullable(),
     parent_id: z.number().int().nullable(),
     labels: z.array(IssueLabel),
     blocked: z.boolean(),
-    created_at: dateTime(),
-    updated_at: dateTime(),
+    created_at: issue.created_at,
+    updated_at: issue.updated_at,
   })
   .meta({
     id: 'SearchIssue',
     description:
       'An issue found by a search; the whole issue (description, sub-issues summary, place) is `GET /api/v1/issues/{issue_key}`.',
   });
-export type SearchIssue = z.infer<typeof SearchIssue>;
+/** A search's issue: the issue without what its search record does not hold, plus its author. */
+export type SearchIssue = Omit<Issue, 'description' | 'sub_issues_summary' | 'started_at' | 'completed_at'> & {
+  author_id: number | null;
+};
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** The schema answers exactly that type: this fails to compile when the two drift apart. */
+export const searchIssueSchemaIsDerived: Same<z.infer<typeof SearchIssue>, SearchIssue> = true;

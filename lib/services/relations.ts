@@ -11,7 +11,8 @@ import {
 import type { Relation, RelationCreate } from '../schemas/relations.ts';
 import { relationInverse, type RelationType } from '../vocabulary/relation-types.ts';
 import { now, today } from '../model/clock.ts';
-import { effectsOf, holderId, isClosed, issueStateOf, type RelationRef } from '../model/derivations.ts';
+import { effectsOf, holderId, isClosed, type RelationRef } from '../model/derivations.ts';
+import { issueStateOf } from '../db/issue-item.ts';
 import { NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 import { refusedAs } from './refusals.ts';
 import type { Principal } from '../model/principal.ts';

@@ -9,7 +9,7 @@ import {
   type SearchCursor,
 } from '../db/search.ts';
 import { catalogueOf, issueLabels } from '../db/labels.ts';
-import { labelIdsOf } from '../model/derivations.ts';
+import { isFilledSearchRecord, searchRecordItem } from '../db/issue-item.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
 import {
@@ -24,7 +24,6 @@ import {
 } from '../model/selection.ts';
 import { relativeOffsetMs } from '../vocabulary/selection.ts';
 import { fieldConditions, nodeOf } from '../model/selection/conditions.ts';
-import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
 import type { SearchIssue } from '../schemas/search.ts';
 
 /**
@@ -97,8 +96,6 @@ function conjuncts(conditions: readonly Condition[]): FieldCondition[] {
 /** Whether the selection asks for the active sprints (`sprint:active`, anywhere, negated or not). */
 const needsActiveSprints = (selection: Selection) => fieldConditions(selection.and).some((c) => c.sprint?.in.includes('active'));
 
-const nullableNumber = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-
 /** A search record with what it is tested and shown by; undefined for a partial one (not reindexed yet). */
 interface Found {
   item: Record<string, unknown>;
@@ -142,31 +139,32 @@ export async function searchIssues(
   const byId = new Map(projects.map((p) => [Number(p.id), p]));
   const found: Found[] = [];
   for (const item of read.items) {
-    const project = byId.get(Number(item.project_id));
+    const record = searchRecordItem.decode(item);
+    const project = byId.get(record.projectId);
     // A record of a deleted project (its cascade running), or one not filled yet (not reindexed), is left out.
-    if (!project || typeof item.title !== 'string' || typeof item.created_at !== 'string') continue;
+    if (!project || !isFilledSearchRecord(item)) continue;
     const catalogue = catalogueOf(project);
-    const labels = issueLabels(labelIdsOf(item.label_ids), catalogue);
+    const labels = issueLabels(record.labelIds, catalogue);
     const shown: SearchIssue = {
-      id: Number(item.issue_id),
-      project_id: Number(item.project_id),
-      sprint_id: nullableNumber(item.sprint_id),
-      issue_number: String(item.issue_number),
-      source_key: typeof item.source_key === 'string' ? item.source_key : null,
-      title: item.title,
-      status: item.status as IssueStatus,
-      story_points: nullableNumber(item.story_points),
-      position: Number(item.position),
-      assignee_id: nullableNumber(item.assignee_id),
-      author_id: nullableNumber(item.author_id),
-      priority: item.priority as IssuePriority,
-      type: item.issue_type as IssueType,
-      due_date: (item.due_date as string | null | undefined) ?? null,
-      parent_id: nullableNumber(item.parent_id),
+      id: record.issueId,
+      project_id: record.projectId,
+      sprint_id: record.sprintId,
+      issue_number: record.number,
+      source_key: record.sourceKey,
+      title: record.title,
+      status: record.status,
+      story_points: record.storyPoints,
+      position: record.position,
+      assignee_id: record.assigneeId,
+      author_id: record.authorId,
+      priority: record.priority,
+      type: record.type,
+      due_date: record.dueDate,
+      parent_id: record.parentId,
       labels,
-      blocked: Number(item.open_blockers ?? 0) > 0,
-      created_at: item.created_at,
-      updated_at: String(item.updated_at),
+      blocked: record.openBlockers > 0,
+      created_at: record.createdAt,
+      updated_at: record.updatedAt,
     };
     found.push({
       item,

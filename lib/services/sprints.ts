@@ -4,15 +4,15 @@ import { burndownChanges, type SprintCounterName, type SprintCounters } from '..
 import { appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/sprints.ts';
-import { Refused } from '../db/transactions.ts';
-import { endBeforeStartMessage } from '../vocabulary/messages.ts';
+import { Refused, rereadOnStale, STALE } from '../db/transactions.ts';
+import { planActivation, planCompletion, planSprintDelete, planSprintUpdate, slugify } from '../model/sprint-plans.ts';
 import type { Burndown, Sprint, SprintCreate, SprintReport, SprintUpdate, Velocity } from '../schemas/sprints.ts';
 import type { SprintComplete } from '../schemas/sprint-outcomes.ts';
 import { daysBetween, nextDay, now as clockNow, today } from '../model/clock.ts';
 import {
   ForbiddenError,
   NotFoundError,
-  SprintBusyError,
+  type SprintBusyError,
   TransitionError,
   UnavailableError,
   ValidationError,
@@ -57,18 +57,6 @@ const COMPLETION_ROUNDS = 64;
 const BURNDOWN_MAX_DAYS = 366;
 
 const sprintLeadMessage = 'sprint_lead_id must be an account of this organisation';
-const carryOverMessage = 'carry_over.sprint_id must be another sprint of this project in planning';
-
-/** Kebab-case of a name: "Sprint 12: Checkout!" -> "sprint-12-checkout". Accents are folded. */
-export function slugify(name: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  return slug || 'sprint';
-}
 
 /** The sprint with its project, or 404 for whichever is missing (another organisation's included). */
 async function loadSprint(caller: Principal, projectId: number, sprintId: number) {
@@ -116,9 +104,20 @@ export async function createSprint(caller: Principal, projectId: number, input: 
 }
 
 /**
+ * A refusal of a write decided on a read that another write has since moved (the sprint, its dates,
+ * one of its open issues or the carry-over target changed): a lost race, decided again on a fresh
+ * read by `rereadOnStale`. A version the request expects (If-Match) is a 412, never a race to retry.
+ */
+function raced(err: unknown, reasons?: readonly string[]): unknown {
+  if (!(err instanceof Refused) || err.reason === PRECONDITION) return err;
+  return reasons === undefined || reasons.includes(err.reason) ? new Refused(STALE) : err;
+}
+
+/**
  * Partial update (PUT and PATCH alike). `end_date >= start_date` holds after the change, also
  * when only one of the two is sent: it is checked against the stored other one, and the write
- * is conditioned on that stored value so a concurrent change cannot slip past the check.
+ * is conditioned on that stored value so a concurrent change cannot slip past the check
+ * (`planSprintUpdate`, lib/model/sprint-plans.ts).
  */
 export async function updateSprint(
   caller: Principal,
@@ -126,32 +125,18 @@ export async function updateSprint(
   sprintId: number,
   changes: SprintUpdate,
 ): Promise<Sprint> {
-  for (let attempt = 1; ; attempt++) {
+  return rereadOnStale(async () => {
     const { sprint } = await loadSprint(caller, projectId, sprintId);
-    const start = changes.start_date !== undefined ? changes.start_date : sprint.start_date;
-    const end = changes.end_date !== undefined ? changes.end_date : sprint.end_date;
-    if (start && end && end < start) throw new ValidationError([endBeforeStartMessage]);
-    const expected: Partial<Record<'start_date' | 'end_date', string | null>> = {};
-    if (changes.start_date !== undefined && changes.end_date === undefined) expected.end_date = sprint.end_date;
-    if (changes.end_date !== undefined && changes.start_date === undefined) expected.start_date = sprint.start_date;
-    const fields: Partial<store.SprintFields> = {
-      name: changes.name,
-      slug: changes.name === undefined ? undefined : slugify(changes.name),
-      description: changes.description,
-      start_date: changes.start_date,
-      end_date: changes.end_date,
-      sprint_lead_id: changes.sprint_lead_id,
-    };
+    const { fields, expected } = planSprintUpdate(sprint, changes);
     try {
       const updatedAt = await store.updateSprintFields(caller.orgId, projectId, sprintId, fields, expected);
       const applied = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
       return store.toSprint({ ...sprint, ...applied, updated_at: updatedAt, version: versionOf(sprint) + 1 });
     } catch (err) {
       // `sprint`: gone, or its stored dates moved since the read: decide again on a fresh read.
-      if (err instanceof Refused && err.reason === 'sprint' && attempt < ATTEMPTS) continue;
-      throw refusal(err);
+      throw refusal(raced(err, ['sprint']));
     }
-  }
+  }, ATTEMPTS);
 }
 
 /**
@@ -167,18 +152,15 @@ export async function deleteSprint(caller: Principal, projectId: number, sprintI
     if (!sprint) throw new NotFoundError('Sprint');
     throw new ForbiddenError('Only admins may delete sprints');
   }
-  for (let attempt = 1; ; attempt++) {
+  await rereadOnStale(async () => {
     const { sprint } = await loadSprint(caller, projectId, sprintId);
-    if (sprint.status === 'completing' || Number(sprint.receiving ?? 0) > 0) throw new SprintBusyError();
+    planSprintDelete(sprint);
     try {
       await store.deleteSprint(caller.orgId, projectId, sprint);
-      return;
     } catch (err) {
-      if (err instanceof Refused && err.reason === 'sprint' && attempt < ATTEMPTS) continue;
-      if (err instanceof Refused && err.reason === 'sprint') throw new UnavailableError();
-      throw refusal(err);
+      throw refusal(raced(err, ['sprint']));
     }
-  }
+  }, ATTEMPTS);
 }
 
 /**
@@ -186,36 +168,19 @@ export async function deleteSprint(caller: Principal, projectId: number, sprintI
  * it was not set. The write is conditional on `status = planning`, so of two concurrent
  * activations one succeeds and the other, re-reading, answers 422. The same write snapshots what
  * the sprint commits to (its report's `committed`, its burndown's start). A sprint receiving the
- * open issues of a sprint being completed waits for it: 409.
+ * open issues of a sprint being completed waits for it: 409 (`planActivation`, lib/model/sprint-plans.ts).
  */
 export async function activateSprint(caller: Principal, projectId: number, sprintId: number): Promise<Sprint> {
-  for (let attempt = 1; ; attempt++) {
+  return rereadOnStale(async () => {
     const { sprint } = await loadSprint(caller, projectId, sprintId);
-    if (sprint.status !== 'planning') {
-      throw new TransitionError(`Sprint is ${sprint.status}: only a sprint in planning can be activated`);
-    }
-    if (Number(sprint.receiving ?? 0) > 0) {
-      throw new SprintBusyError('The sprint is receiving the open issues of a sprint being completed');
-    }
-    const start = sprint.start_date ?? today();
-    if (sprint.end_date && sprint.end_date < start) {
-      throw new TransitionError(
-        `Sprint cannot be activated: its end_date ${sprint.end_date} is before its start (${start}); change the dates first`,
-      );
-    }
+    const { start } = planActivation(sprint, today());
     try {
-      const item = await store.setSprintActive(caller.orgId, projectId, sprintId, start, sprint.start_date, clockNow());
-      return store.toSprint(item);
+      return store.toSprint(await store.setSprintActive(caller.orgId, projectId, sprintId, start, sprint.start_date, clockNow()));
     } catch (err) {
-      // A version the request expects (If-Match) is a 412, never a race to retry.
-      if (err instanceof Refused && err.reason !== PRECONDITION && attempt < ATTEMPTS) continue;
-      if (err instanceof Refused && err.reason !== PRECONDITION) throw new UnavailableError();
-      throw err;
+      throw raced(err);
     }
-  }
+  }, ATTEMPTS);
 }
-
-const describeTarget = (sprintId: number | null) => (sprintId === null ? 'the backlog' : `sprint ${sprintId}`);
 
 /**
  * active -> completed, all or nothing at any size (docs/sprint-outcomes.md). Only from `active`
@@ -229,7 +194,7 @@ const describeTarget = (sprintId: number | null) => (sprintId === null ? 'the ba
  * `completed` with its report. Each step is conditioned on the state it leaves, so a crash, a
  * retry or a concurrent request anywhere in between ends in the same completed sprint: a request
  * that finds the sprint `completing` finishes the stored plan. If it asked for another target it
- * then answers 409 naming the one used.
+ * then answers 409 naming the one used (`planCompletion`, lib/model/sprint-plans.ts).
  */
 export async function completeSprint(
   caller: Principal,
@@ -238,7 +203,7 @@ export async function completeSprint(
   input: SprintComplete = {},
 ): Promise<Sprint> {
   const requested = input.carry_over?.sprint_id ?? null;
-  for (let attempt = 1; ; attempt++) {
+  const begun = await rereadOnStale(async (): Promise<{ done: Sprint } | { conflict?: SprintBusyError | undefined }> => {
     const [family, open] = await Promise.all([
       getIssueFamily(caller.orgId, projectId, requested === null ? [sprintId] : [sprintId, requested]),
       sprintIssuesWithStatus(caller.orgId, projectId, sprintId, openStatuses),
@@ -246,37 +211,23 @@ export async function completeSprint(
     if (!family.project) throw new NotFoundError('Project');
     const sprint = family.sprints.get(sprintId);
     if (!sprint) throw new NotFoundError('Sprint');
-    if (sprint.status === 'completing' && sprint.completion) {
-      const done = await finishCompletion(caller, projectId, sprintId);
-      const used = sprint.completion.carry_over_sprint_id;
-      if (used !== requested) {
-        throw new SprintBusyError(`The sprint was completed with its open issues carried over to ${describeTarget(used)}`);
-      }
-      return done;
-    }
-    if (sprint.status !== 'active') {
-      throw new TransitionError(`Sprint is ${sprint.status}: only an active sprint can be completed`);
-    }
-    if (requested !== null) {
-      const target = family.sprints.get(requested);
-      if (requested === sprintId || !target || target.status !== 'planning') throw new ValidationError([carryOverMessage]);
-    }
-    const at = clockNow();
-    const plan: CompletionPlan = { carry_over_sprint_id: requested, completed_at: at, actual_end_date: at.slice(0, 10) };
+    const step = planCompletion(sprint, requested, requested === null ? undefined : family.sprints.get(requested), clockNow());
+    if (step.kind === 'finish') return { conflict: step.conflict };
     try {
       // Small enough for one transaction: no intermediate state at all.
-      if (moveBatches(open).length <= 1) return await completeAtOnce(caller, projectId, sprint, open, plan);
-      await completion.beginCompletion(caller.orgId, projectId, sprintId, plan);
+      if (moveBatches(open).length <= 1) return { done: await completeAtOnce(caller, projectId, sprint, open, step.plan) };
+      await completion.beginCompletion(caller.orgId, projectId, sprintId, step.plan);
+      return {};
     } catch (err) {
       // The sprint, one of its open issues or the target changed since the read (another
       // completion began, the target was activated): decide again on a fresh read.
-      // A version the request expects (If-Match) is a 412, never a race to retry.
-      if (err instanceof Refused && err.reason !== PRECONDITION && attempt < ATTEMPTS) continue;
-      if (err instanceof Refused && err.reason !== PRECONDITION) throw new UnavailableError();
-      throw err;
+      throw raced(err);
     }
-    return finishCompletion(caller, projectId, sprintId);
-  }
+  }, ATTEMPTS);
+  if ('done' in begun) return begun.done;
+  const done = await finishCompletion(caller, projectId, sprintId);
+  if (begun.conflict) throw begun.conflict;
+  return done;
 }
 
 /** The whole completion as one transaction, decided on what was read (see completeSprint). */

@@ -1,0 +1,161 @@
+import { SUMMARY, type IssueState, type RelationRef, type SearchRecord } from '../model/derivations.ts';
+import type { RelationType } from '../vocabulary/relation-types.ts';
+import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
+import { attribute, itemKind, type Attribute, type Fields } from './item.ts';
+
+/**
+ * The issue, its search record and its assignee's entry, each declared once (lib/db/item.ts): what
+ * every read of them decodes with and every write encodes with.
+ */
+
+/** An issue written before priority, type and due date existed answers these. */
+const unclassifiedPriority: IssuePriority = 'none';
+const unclassifiedType: IssueType = 'task';
+
+/** A text that may be absent where a path does not read it (a partial image, a projection). */
+const text = (stored: string): Attribute<string | undefined> => ({
+  stored,
+  read: (v) => (v === undefined ? undefined : String(v)),
+  write: (v) => v,
+});
+
+/** The relations stored on an issue (`relations`: a map from relation id to the relation), by id. */
+const relations = (stored: string): Attribute<RelationRef[]> => ({
+  stored,
+  read: (v) =>
+    Object.entries((v ?? {}) as Record<string, { type: RelationType; project_id: number; issue_id: number }>)
+      .map(([id, r]) => ({ id, type: r.type, projectId: Number(r.project_id), issueId: Number(r.issue_id) }))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+  write: (refs) => Object.fromEntries(refs.map((r) => [r.id, { type: r.type, project_id: r.projectId, issue_id: r.issueId }])),
+});
+
+/** The classification every stored form of an issue carries (`type` is stored as `issue_type`: `type` names the item's kind). */
+const classification = {
+  priority: attribute.oneOf<IssuePriority>('priority', unclassifiedPriority),
+  type: attribute.oneOf<IssueType>('issue_type', unclassifiedType),
+  dueDate: attribute.nullableString('due_date'),
+};
+
+export const issueItem = itemKind({
+  type: 'issue',
+  key: { PK: 'ORG#o#P#p', SK: 'ISSUE#i', LSK: 'S#s#pos#i or B#pos#i' },
+  about: 'issue, in a sprint or the backlog (+ its relations)',
+  attributes: {
+    id: attribute.number('id'),
+    projectId: attribute.number('project_id'),
+    sprintId: attribute.nullableNumber('sprint_id'),
+    number: attribute.string('issue_number'),
+    sourceKey: attribute.nullableString('source_key'),
+    title: text('title'),
+    description: attribute.nullableString('description'),
+    status: attribute.oneOf<IssueStatus>('status'),
+    storyPoints: attribute.nullableNumber('story_points'),
+    position: attribute.number('position'),
+    assigneeId: attribute.nullableNumber('assignee_id'),
+    ...classification,
+    parentId: attribute.nullableNumber('parent_id'),
+    parentNumber: attribute.nullableString('parent_number'),
+    labelIds: attribute.numberSet('label_ids'),
+    relations: relations('relations'),
+    authorId: attribute.nullableNumber('author_id'),
+    subIssuesTotal: attribute.counter(SUMMARY.total),
+    subIssuesDone: attribute.counter(SUMMARY.done),
+    subIssuesPoints: attribute.counter(SUMMARY.storyPoints),
+    subIssuesDonePoints: attribute.counter(SUMMARY.completedStoryPoints),
+    openBlockers: attribute.counter('open_blockers'),
+    /** Bumped by every write that can change counters or the list; writes are conditioned on it. */
+    rev: attribute.counter('rev'),
+    startedAt: attribute.nullableString('started_at'),
+    completedAt: attribute.nullableString('completed_at'),
+    createdAt: text('created_at'),
+    updatedAt: attribute.string('updated_at'),
+  },
+});
+export type StoredIssue = Fields<typeof issueItem.attributes>;
+
+/** The state of a stored issue, as the derivations compare it (lib/model/derivations.ts). */
+export function issueStateOf(orgId: number, item: object): IssueState {
+  const i = issueItem.decode(item);
+  return {
+    orgId,
+    projectId: i.projectId,
+    id: i.id,
+    number: i.number,
+    sprintId: i.sprintId,
+    position: i.position,
+    status: i.status,
+    storyPoints: i.storyPoints,
+    assigneeId: i.assigneeId,
+    updatedAt: i.updatedAt,
+    priority: i.priority,
+    type: i.type,
+    dueDate: i.dueDate,
+    parentId: i.parentId,
+    parentNumber: i.parentNumber,
+    title: i.title,
+    relations: i.relations,
+    labelIds: i.labelIds,
+    authorId: i.authorId,
+    createdAt: i.createdAt,
+    sourceKey: i.sourceKey,
+  };
+}
+
+/** An issue's search record (`search-index`, lib/model/derivations.ts; docs/search.md). */
+export const searchRecordItem = itemKind({
+  type: 'search_issue',
+  key: { PK: 'ORG#o#SEARCH', SK: 'ISSUE#p#i', LSK: 'U#updated_at#i#p' },
+  about: 'search record of issue i (docs/search.md)',
+  attributes: {
+    projectId: attribute.number('project_id'),
+    issueId: attribute.number('issue_id'),
+    number: attribute.string('issue_number'),
+    title: attribute.string('title'),
+    sprintId: attribute.nullableNumber('sprint_id'),
+    position: attribute.number('position'),
+    status: attribute.oneOf<IssueStatus>('status'),
+    // A record holds what its issue answers: written whole, so never an absent classification.
+    priority: attribute.oneOf<IssuePriority>('priority'),
+    type: attribute.oneOf<IssueType>('issue_type'),
+    labelIds: attribute.numberSet('label_ids'),
+    assigneeId: attribute.nullableNumber('assignee_id'),
+    authorId: attribute.nullableNumber('author_id'),
+    storyPoints: attribute.nullableNumber('story_points'),
+    dueDate: attribute.nullableString('due_date'),
+    parentId: attribute.nullableNumber('parent_id'),
+    createdAt: attribute.string('created_at'),
+    updatedAt: attribute.string('updated_at'),
+    // Only an imported issue has one (it never changes): none is no attribute.
+    sourceKey: attribute.optionalString('source_key'),
+    // Kept apart from the derivation's fields: moved by the relations (lib/db/relations.ts).
+    openBlockers: attribute.counter('open_blockers'),
+  },
+});
+
+/** Whether a search record holds its issue's fields: one of an issue written before the index is partial until reindexed. */
+export const isFilledSearchRecord = (item: object) =>
+  typeof (item as Record<string, unknown>)[searchRecordItem.stored('title')] === 'string' &&
+  typeof (item as Record<string, unknown>)[searchRecordItem.stored('createdAt')] === 'string';
+
+/** A stored search record as the derivation states it (lib/db/issue-write.ts writes it from the same declaration). */
+export function searchRecordFromItem(orgId: number, item: object): SearchRecord {
+  const { openBlockers: _, ...fields } = searchRecordItem.decode(item);
+  return { kind: 'search', orgId, ...fields };
+}
+
+/** The entry of an issue in its assignee's partition: the index of `GET /me/issues` (lib/db/assigned.ts). */
+export const assignedEntryItem = itemKind({
+  type: 'assigned_issue',
+  key: { PK: 'ORG#o#A#a', SK: 'ISSUE#p#i', LSK: 'MI#updated_at#p#i' },
+  about: 'issue i of project p assigned to account a',
+  attributes: {
+    projectId: attribute.number('project_id'),
+    issueId: attribute.number('issue_id'),
+    sprintId: attribute.nullableNumber('sprint_id'),
+    status: attribute.oneOf<IssueStatus>('status'),
+    updatedAt: attribute.string('updated_at'),
+    // Entries written before these fields existed carry none: the issue's defaults, as the issue answers.
+    ...classification,
+    parentId: attribute.nullableNumber('parent_id'),
+  },
+});

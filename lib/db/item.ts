@@ -1,0 +1,121 @@
+/**
+ * A stored item kind, declared once: where it lives (its key, as the layout shows it), what it is,
+ * and its attributes, each with its stored name, how it reads (with the default an item written
+ * before the attribute existed answers) and how it is written. From the one declaration come the
+ * decoder (stored item -> typed fields), the encoder (fields -> stored attributes), projections
+ * (ProjectionExpression lists) and the stored items tests seed by hand; the layout table of
+ * docs/data-model.md is generated from the declarations (lib/db/layout.ts).
+ */
+
+/** One attribute: its stored name, how a stored value reads, how a value is stored. */
+export interface Attribute<T> {
+  stored: string;
+  read: (value: unknown) => T;
+  /** The stored value; `undefined`: no attribute at all (an absent one reads as its default). */
+  write(value: T): unknown;
+}
+
+const same = <T>(value: T): unknown => value;
+const orNull = (v: unknown) => (v === null || v === undefined ? null : v);
+
+/** The kinds of attribute the table holds. */
+export const attribute = {
+  string: (stored: string): Attribute<string> => ({ stored, read: (v) => String(v), write: same }),
+  number: (stored: string): Attribute<number> => ({ stored, read: (v) => Number(v), write: same }),
+  /** A count, absent until first added to: absent reads 0. */
+  counter: (stored: string): Attribute<number> => ({ stored, read: (v) => Number(v ?? 0), write: same }),
+  nullableString: (stored: string): Attribute<string | null> => ({
+    stored,
+    read: (v) => (typeof v === 'string' ? v : null),
+    write: same,
+  }),
+  nullableNumber: (stored: string): Attribute<number | null> => ({
+    stored,
+    read: (v) => (orNull(v) === null ? null : Number(v)),
+    write: same,
+  }),
+  /** A string set on the item only when there is one: none is no attribute. */
+  optionalString: (stored: string): Attribute<string | null> => ({
+    stored,
+    read: (v) => (typeof v === 'string' ? v : null),
+    write: (v) => v || undefined,
+  }),
+  /** One of a closed set of words; an item written before the attribute existed answers `unset`. */
+  oneOf: <T extends string>(stored: string, unset?: T): Attribute<T> => ({
+    stored,
+    read: (v) => ((v as T | null | undefined) ?? unset) as T,
+    write: same,
+  }),
+  /** Ids as a number set, ascending; a number set cannot be empty, so none is stored as null. */
+  numberSet: (stored: string): Attribute<number[]> => ({
+    stored,
+    read: (v) => (v === null || v === undefined ? [] : [...(v as Iterable<unknown>)].map(Number).sort((a, b) => a - b)),
+    write: (ids) => (ids.length > 0 ? new Set(ids) : null),
+  }),
+};
+
+type Attributes = Record<string, Attribute<unknown>>;
+/** The typed fields an item kind's attributes decode to. */
+export type Fields<A extends Attributes> = { [K in keyof A]: ReturnType<A[K]['read']> };
+
+/** Where an item lives, as the layout table shows it. */
+export interface Placement {
+  PK: string;
+  SK: string;
+  /** Its LSI1 sort key (list order), if it is listed. */
+  LSK?: string;
+}
+
+export interface ItemKind<A extends Attributes> {
+  /** Its `type` attribute (what kind of item it is), when items of this kind carry one. */
+  type?: string;
+  key: Placement;
+  about: string;
+  attributes: A;
+  /** The typed fields of a stored item. */
+  decode: (item: object) => Fields<A>;
+  /** The stored attributes of the fields given (all of an item, or those a write sets). */
+  encode: (fields: Partial<Fields<A>>) => Record<string, unknown>;
+  /** The stored name of a field. */
+  stored: (field: keyof A & string) => string;
+  /** A projection reading only `fields`. */
+  projection: (fields: (keyof A & string)[]) => {
+    ProjectionExpression: string;
+    ExpressionAttributeNames: Record<string, string>;
+  };
+}
+
+/** Declares a stored item kind (see the head of this file). */
+export function itemKind<A extends Attributes>(declaration: {
+  type?: string;
+  key: Placement;
+  about: string;
+  attributes: A;
+}): ItemKind<A> {
+  const entries = Object.entries(declaration.attributes);
+  return {
+    ...declaration,
+    decode: (item) => {
+      const stored = item as Record<string, unknown>;
+      return Object.fromEntries(entries.map(([field, a]) => [field, a.read(stored[a.stored])])) as Fields<A>;
+    },
+    encode: (fields) => {
+      const out: Record<string, unknown> = {};
+      for (const [field, a] of entries) {
+        const value = (fields as Record<string, unknown>)[field];
+        if (value === undefined) continue;
+        const written = a.write(value);
+        if (written !== undefined) out[a.stored] = written;
+      }
+      return out;
+    },
+    stored: (field) => declaration.attributes[field]!.stored,
+    projection: (fields) => {
+      const names = fields.map((f) => declaration.attributes[f]!.stored);
+      return {
+        ProjectionExpression: names.map((_, i) => `#p${i}`).join(', '),
+        ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#p${i}`, n])),
+      };
+    },
+  };
+}

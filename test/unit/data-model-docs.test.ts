@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { page, renderedPage } from '../../tools/docs/data-model.ts';
+import { layout } from '../../lib/db/layout.ts';
+import { issueItem, searchRecordItem } from '../../lib/db/issue-item.ts';
+
+describe('docs/data-model.md', () => {
+  it('shows the layout and the declared attributes as lib/db/layout.ts declares them (npm run docs:data-model)', () => {
+    const current = readFileSync(page, 'utf8');
+    expect(current).toBe(renderedPage(current));
+  });
+
+  it('lists each declared kind with its key once', () => {
+    const rows = layout.map((r) => `${r.PK} ${r.SK} ${r.about}`);
+    expect(new Set(rows).size).toBe(rows.length);
+    for (const kind of [issueItem, searchRecordItem]) {
+      expect(layout.filter((r) => r.PK === kind.key.PK && r.SK === kind.key.SK && r.attributes === kind.attributes)).toHaveLength(
+        1,
+      );
+    }
+  });
+});

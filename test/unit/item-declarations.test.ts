@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { assignedEntryItem, issueItem, issueStateOf, searchRecordFromItem, searchRecordItem } from '../../lib/db/issue-item.ts';
+
+const storedIssue = {
+  PK: 'ORG#0000000001#P#0000000002',
+  SK: 'ISSUE#0000000003',
+  type: 'issue',
+  id: 3,
+  project_id: 2,
+  sprint_id: null,
+  issue_number: 'APL-3',
+  title: 'Checkout',
+  status: 'todo',
+  position: 5,
+  issue_type: 'bug',
+  label_ids: new Set([9, 4]),
+  relations: { r2: { type: 'blocks', project_id: 2, issue_id: 7 }, r1: { type: 'relates_to', project_id: 2, issue_id: 8 } },
+  open_blockers: 1,
+  created_at: '2025-01-01T00:00:00.000Z',
+  updated_at: '2025-01-02T00:00:00.000Z',
+};
+
+describe('the issue item, declared once', () => {
+  it('decodes the stored names, `type` from `issue_type`, labels ascending, relations by id', () => {
+    const issue = issueItem.decode(storedIssue);
+    expect(issue).toMatchObject({ id: 3, projectId: 2, number: 'APL-3', type: 'bug', labelIds: [4, 9], openBlockers: 1 });
+    expect(issue.relations.map((r) => r.id)).toEqual(['r1', 'r2']);
+  });
+
+  it('answers the defaults for what an issue written before these fields holds none of', () => {
+    const issue = issueItem.decode({ ...storedIssue, issue_type: undefined, label_ids: undefined, open_blockers: undefined });
+    expect(issue).toMatchObject({ priority: 'none', type: 'task', dueDate: null, labelIds: [], openBlockers: 0, rev: 0 });
+    expect(issue.subIssuesTotal).toBe(0);
+  });
+
+  it('encodes back to the stored names; no labels is null, since a number set cannot be empty', () => {
+    expect(issueItem.encode({ type: 'story', labelIds: [], dueDate: null })).toEqual({
+      issue_type: 'story',
+      label_ids: null,
+      due_date: null,
+    });
+    expect(issueItem.encode({ labelIds: [2, 1] })).toEqual({ label_ids: new Set([2, 1]) });
+  });
+
+  it('projects the stored names of the fields asked for', () => {
+    const p = issueItem.projection(['type', 'status']);
+    expect(p.ProjectionExpression).toBe('#p0, #p1');
+    expect(p.ExpressionAttributeNames).toEqual({ '#p0': 'issue_type', '#p1': 'status' });
+  });
+
+  it('gives the state the derivations compare', () => {
+    const state = issueStateOf(1, storedIssue);
+    expect(state).toMatchObject({
+      orgId: 1,
+      id: 3,
+      sprintId: null,
+      type: 'bug',
+      labelIds: [4, 9],
+      sourceKey: null,
+      authorId: null,
+    });
+    expect(issueStateOf(1, { ...storedIssue, title: undefined }).title).toBeUndefined();
+  });
+});
+
+describe('the search record and the assigned entry, declared once', () => {
+  it('a search record reads back as the record it was written from (one mapping per direction)', () => {
+    const record = searchRecordFromItem(1, {
+      ...searchRecordItem.encode({
+        projectId: 2,
+        issueId: 3,
+        number: 'APL-3',
+        title: 'T',
+        sprintId: 4,
+        position: 1,
+        status: 'done',
+        priority: 'high',
+        type: 'bug',
+        labelIds: [],
+        assigneeId: null,
+        authorId: 5,
+        storyPoints: 3,
+        dueDate: null,
+        parentId: null,
+        createdAt: 'c',
+        updatedAt: 'u',
+        sourceKey: null,
+      }),
+    });
+    expect(record).toEqual({
+      kind: 'search',
+      orgId: 1,
+      projectId: 2,
+      issueId: 3,
+      number: 'APL-3',
+      title: 'T',
+      sprintId: 4,
+      position: 1,
+      status: 'done',
+      priority: 'high',
+      type: 'bug',
+      labelIds: [],
+      assigneeId: null,
+      authorId: 5,
+      storyPoints: 3,
+      dueDate: null,
+      parentId: null,
+      createdAt: 'c',
+      updatedAt: 'u',
+      sourceKey: null,
+    });
+  });
+
+  it('a search record stores no source key for an issue not imported', () => {
+    expect(searchRecordItem.encode({ sourceKey: null })).toEqual({});
+    expect(searchRecordItem.encode({ sourceKey: 'JIRA-1' })).toEqual({ source_key: 'JIRA-1' });
+  });
+
+  it('an assigned entry written before the classification existed reads as the issue defaults', () => {
+    expect(assignedEntryItem.decode({ project_id: 1, issue_id: 2, status: 'todo', updated_at: 'u' })).toMatchObject({
+      priority: 'none',
+      type: 'task',
+      dueDate: null,
+      parentId: null,
+      sprintId: null,
+    });
+  });
+});
