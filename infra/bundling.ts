@@ -71,6 +71,47 @@ export const functionAlias: Record<string, Record<string, string>> = {
   },
 };
 
+/**
+ * Functions whose bundle is split where their code loads code with `import()` (esbuild's code
+ * splitting: `index.mjs`, and beside it `chunks/*.mjs` that it imports or loads on use), rather than
+ * one file in which every module reached from an `import()` still ships, wrapped. `/mcp`: the entry
+ * holds the shared HTTP stack and the MCP refusals; the MCP server (the SDK, zod, the tool list as
+ * data) is a chunk loaded by the first MCP message, and what a call runs (every tool, the services,
+ * the data layer and the DynamoDB client, lib/mcp/domain.ts) another, loaded by the first call.
+ */
+export const splitEntries: readonly string[] = ['functions/mcp.ts'];
+
+/** Where a split bundle's chunks go, under its folder. */
+export const chunkNames = 'chunks/[name]-[hash]';
+
+/**
+ * The esbuild command line that builds a split bundle into `outDir` with the same settings as
+ * every bundle (the CDK stack runs it after its own esbuild run, infra/constructs/service-function.ts;
+ * `tools/bench/bundles.ts` builds it with the same options through esbuild's API). Paths absolute.
+ */
+export function splitBuildArgs(entry: string, repo: string, outDir: string): string[] {
+  return [
+    `${repo}/${entry}`,
+    '--bundle',
+    '--splitting',
+    `--outdir=${outDir}`,
+    '--entry-names=index',
+    `--chunk-names=${chunkNames}`,
+    `--out-extension:.js=${bundling.outExtension}`,
+    `--platform=${bundling.platform}`,
+    `--target=${bundling.target}`,
+    `--format=${bundling.format}`,
+    ...(bundling.minify ? ['--minify'] : []),
+    ...(bundling.sourcemap ? ['--sourcemap'] : []),
+    `--sources-content=${bundling.sourcesContent}`,
+    `--main-fields=${bundling.mainFields.join(',')}`,
+    `--banner:js=${bundling.banner}`,
+    ...bundling.external.map((e) => `--external:${e}`),
+    ...Object.entries(aliasFor(entry)).map(([from, to]) => `--alias:${from}=${repo}/${to}`),
+    '--log-level=warning',
+  ];
+}
+
 /** Every module replacement of a function's bundle; paths relative to the repository root. */
 export function aliasFor(entry: string): Record<string, string> {
   return { ...bundling.alias, ...functionAlias[entry] };

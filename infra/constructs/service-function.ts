@@ -11,7 +11,15 @@ import {
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type Construct } from 'constructs';
 import { posix, resolve } from 'node:path';
-import { aliasFor, type BundledFile, bundling, functionFiles, runtimeEnvironment } from '../bundling.ts';
+import {
+  aliasFor,
+  type BundledFile,
+  bundling,
+  functionFiles,
+  runtimeEnvironment,
+  splitBuildArgs,
+  splitEntries,
+} from '../bundling.ts';
 import { repoRoot } from '../paths.ts';
 
 export interface ServiceFunctionProps {
@@ -78,7 +86,7 @@ export class ServiceFunction extends NodejsFunction {
         esbuildArgs: {
           '--alias': Object.entries(aliasFor(props.entry)).map(([from, to]) => `${from}=${resolve(repoRoot, to)}`),
         },
-        ...copyFilesHooks(functionFiles[props.entry] ?? []),
+        ...afterBundlingHooks(props.entry, functionFiles[props.entry] ?? []),
       },
     });
   }
@@ -107,17 +115,27 @@ class InlinePolicyRole extends Role {
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
- * Bundling hooks that copy a function's run-time files (infra/bundling.ts: functionFiles) into its
- * bundle folder after esbuild ran; nothing for a function that has none. The hooks run in a shell
- * on the machine that synthesizes (local bundling, never Docker).
+ * Bundling hooks that run in a shell on the machine that synthesizes (local bundling, never Docker)
+ * after esbuild ran; nothing for a function that needs none. A split bundle (infra/bundling.ts:
+ * `splitEntries`) is built again in place of the one file esbuild wrote, with code splitting, which
+ * `NodejsFunction`'s own command line (`--outfile`) cannot do. Then the function's run-time files
+ * (infra/bundling.ts: functionFiles) are copied into its bundle folder.
  */
-function copyFilesHooks(files: BundledFile[]) {
-  if (files.length === 0) return {};
+function afterBundlingHooks(entry: string, files: BundledFile[]) {
+  const split = splitEntries.includes(entry);
+  if (files.length === 0 && !split) return {};
+  const esbuild = resolve(repoRoot, 'node_modules/.bin/esbuild');
   return {
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],
       afterBundling: (inputDir: string, outputDir: string) => [
+        ...(split
+          ? [
+              `rm -f ${shellQuote(resolve(outputDir, `index${bundling.outExtension}`))} ${shellQuote(resolve(outputDir, `index${bundling.outExtension}.map`))}`,
+              [esbuild, ...splitBuildArgs(entry, inputDir, outputDir)].map(shellQuote).join(' '),
+            ]
+          : []),
         ...[...new Set(files.map((f) => posix.dirname(f.to)))].map((dir) => `mkdir -p ${shellQuote(resolve(outputDir, dir))}`),
         ...files.map((f) => `cp ${shellQuote(resolve(inputDir, f.from))} ${shellQuote(resolve(outputDir, f.to))}`),
       ],

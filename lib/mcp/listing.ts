@@ -1,5 +1,6 @@
 import type { Tool as ListedTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import type { Scope } from '../model/oauth.ts';
 
 /** What `tools/list` shows of a tool. */
 export interface ToolListing {
@@ -122,6 +123,22 @@ export function renderToolList(tools: ToolListing[]): ListedTool[] {
     ) as ListedTool['inputSchema'],
     annotations: sentAnnotations(tool.annotations),
   }));
+}
+
+/**
+ * One tool of the list rendered at build time (lib/mcp/tool-list.ts): what `tools/list` shows of
+ * it, and what decides whom it is shown to (lib/mcp/server.ts).
+ */
+export interface ToolListEntry {
+  scope: Scope;
+  adminOnly: boolean;
+  tool: ListedTool;
+}
+
+/** The tool list as lib/mcp/tool-list.ts ships it, rendered from the tools' zod schemas. */
+export function renderToolEntries(tools: { listing: ToolListing; scope: Scope; adminOnly: boolean }[]): ToolListEntry[] {
+  const listed = renderToolList(tools.map((t) => t.listing));
+  return tools.map((t, i) => ({ scope: t.scope, adminOnly: t.adminOnly, tool: listed[i]! }));
 }
 
 function withoutUnlisted(schema: JsonObject, unlisted: readonly string[]): JsonObject {

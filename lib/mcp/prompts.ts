@@ -1,11 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { sprintNames } from '../db/names.ts';
 import { ForbiddenError, NotFoundError } from '../vocabulary/errors.ts';
-import { listIssues } from '../services/issues.ts';
 import type { Principal } from '../model/principal.ts';
-import { getSprintReport, getVelocity } from '../services/sprints.ts';
 import type { Issue } from '../schemas/issues.ts';
 import type { Connection } from './connection.ts';
 import type { NameResolver } from './resolve.ts';
@@ -20,6 +17,9 @@ import type { NameResolver } from './resolve.ts';
  * - `sprint_review` (project, sprint: name, id or none for the last completed): the sprint's report.
  */
 const BACKLOG = 50;
+
+/** What the prompts read with, loaded on the first prompt (lib/mcp/domain.ts). */
+const domain = () => import('./domain.ts');
 
 /** Prompt arguments are strings: an all-digit one is an id. */
 const idOrName = (text: string): number | string => (/^\d{1,15}$/.test(text) ? Number(text) : text);
@@ -49,6 +49,7 @@ export function registerPrompts(server: McpServer, caller: Principal, connection
     async ({ project }) => {
       readable();
       const { project_id } = await resolve({ project_id: idOrName(project) });
+      const { listIssues, getVelocity } = await domain();
       const [backlog, velocity] = await Promise.all([
         listIssues(caller, { projectId: project_id, sprintId: null }, { page: 1, perPage: BACKLOG }),
         getVelocity(caller, project_id, 6),
@@ -86,6 +87,7 @@ export function registerPrompts(server: McpServer, caller: Principal, connection
     async ({ project, sprint }) => {
       readable();
       const { project_id } = await resolve({ project_id: idOrName(project) });
+      const { sprintNames, getSprintReport } = await domain();
       let sprintId: number;
       if (sprint !== undefined && sprint !== '') {
         sprintId = (await resolve({ project_id, sprint_id: idOrName(sprint) })).sprint_id;

@@ -1,11 +1,7 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { projectNames } from '../db/names.ts';
 import { ForbiddenError } from '../vocabulary/errors.ts';
-import { findIssueByNumber } from '../services/issue-lookup.ts';
-import { listIssues } from '../services/issues.ts';
 import type { Principal } from '../model/principal.ts';
-import { getSprint } from '../services/sprints.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { issueStatuses } from '../schemas/issues.ts';
 import type { Connection } from './connection.ts';
@@ -20,6 +16,9 @@ import type { NameResolver } from './resolve.ts';
  * - `issue://{issue_number}`: one issue, by number ("APL-12"); not listed (there are too many),
  *   a template the client fills in.
  */
+
+/** What the resources read with, loaded on the first read (lib/mcp/domain.ts). */
+const domain = () => import('./domain.ts');
 
 /** Issues a sprint resource shows at most (2 pages of the issue list); `truncated` says when there are more. */
 const SPRINT_ISSUES = 200;
@@ -48,6 +47,7 @@ const card = (i: Issue) => ({
 export async function activeSprint(caller: Principal, resolve: NameResolver, prefix: string) {
   const { project_id, sprint_id } = await resolve({ project_id: prefix, sprint_id: 'active' });
   const at = { projectId: project_id, sprintId: sprint_id };
+  const { getSprint, listIssues } = await domain();
   const [sprint, first] = await Promise.all([
     getSprint(caller, project_id, sprint_id),
     listIssues(caller, at, { page: 1, perPage: 100 }),
@@ -67,7 +67,7 @@ export function registerResources(server: McpServer, caller: Principal, connecti
     new ResourceTemplate('sprint://{project_prefix}/active', {
       list: async () => {
         readable(connection);
-        const projects = await projectNames(caller.orgId);
+        const projects = await (await domain()).projectNames(caller.orgId);
         return {
           resources: projects.map((p) => ({
             uri: `sprint://${p.prefix}/active`,
@@ -94,7 +94,7 @@ export function registerResources(server: McpServer, caller: Principal, connecti
     { title: 'Issue', description: 'One issue, by number (APL-12).', mimeType: 'application/json' },
     async (uri, { issue_number }) => {
       readable(connection);
-      return json(uri, await findIssueByNumber(caller, String(issue_number)));
+      return json(uri, await (await domain()).findIssueByNumber(caller, String(issue_number)));
     },
   );
 }

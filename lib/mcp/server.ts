@@ -1,26 +1,32 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { ListToolsRequestSchema, type ListToolsResult, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { getParseErrorMessage } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type ListToolsResult,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Principal } from '../model/principal.ts';
 import { MAX_BODY_BYTES } from '../http/stack.ts';
-import { accountTools } from './tools/accounts.ts';
-import { commentTools } from './tools/comments.ts';
-import { relationTools } from './tools/relations.ts';
-import { issueTools } from './tools/issues.ts';
-import { batchTools } from './tools/batch.ts';
-import { searchTools } from './tools/search.ts';
-import { subIssueTools } from './tools/sub-issues.ts';
-import { labelTools } from './tools/labels.ts';
-import { projectTools } from './tools/projects.ts';
-import { sprintTools } from './tools/sprints.ts';
-import { workspaceTools } from './tools/workspace.ts';
-import { renderToolList } from './listing.ts';
-import { type Tool } from './tool.ts';
+import type { ToolListEntry } from './listing.ts';
+import { toolList } from './tool-list.ts';
 import { registerPrompts } from './prompts.ts';
-import { nameResolver } from './resolve.ts';
+import type { NameResolver } from './resolve.ts';
 import { registerResources } from './resources.ts';
 import { connectionOf, type Connection } from './connection.ts';
+
+/**
+ * What a call runs (every tool's code, the services and the data layer, lib/mcp/domain.ts), loaded
+ * by the first request that calls a tool, reads a resource or gets a prompt, then kept for the
+ * container. `initialize` and `tools/list` need none of it: the tool list is data rendered at build
+ * time (lib/mcp/tool-list.ts, `npm run mcp:tools`).
+ */
+const domain = () => import('./domain.ts');
 
 const INSTRUCTIONS = `Sprint Ticketing Service: projects hold sprints, sprints hold issues, issues hold comments.
 Start with get_workspace: you, the projects with their prefixes, active sprints and labels, the accounts, and the issue statuses, priorities and types.
@@ -33,30 +39,15 @@ update_* tools change only the fields given; null clears an optional one. Tools 
 delete_* tools cannot be undone: confirm with the person first.
 List tools take limit (1-100, default 50) and cursor, and return next_cursor: pass it as cursor for more (null at the end). Fewer come back when they would pass the 5 MiB response budget.`;
 
-/** Every tool, in the order `tools/list` shows them. */
-export const tools: Tool[] = [
-  ...workspaceTools,
-  ...projectTools,
-  ...sprintTools,
-  ...issueTools,
-  ...batchTools,
-  ...subIssueTools,
-  ...searchTools,
-  ...labelTools,
-  ...commentTools,
-  ...relationTools,
-  ...accountTools,
-];
-
 /**
- * The `tools/list` answers, one per set of scopes shown and role, each rendered on the first
+ * The `tools/list` answers, one per set of scopes shown and role, each picked on the first
  * request that asks for it and kept for the container.
  */
 const toolLists = new Map<string, ListToolsResult>();
 
 /** The tools a connection is shown: those of its scopes (lib/mcp/connection.ts) that the role may ever use. */
-export function toolsShown(caller: Principal, connection: Connection): Tool[] {
-  return tools.filter((t) => connection.shown.includes(t.scope) && (caller.role === 'admin' || !t.adminOnly));
+export function toolsShown(caller: Principal, connection: Connection, list: ToolListEntry[] = toolList): ToolListEntry[] {
+  return list.filter((t) => connection.shown.includes(t.scope) && (caller.role === 'admin' || !t.adminOnly));
 }
 
 /**
@@ -67,10 +58,37 @@ function toolListFor(caller: Principal, connection: Connection): ListToolsResult
   const key = `${connection.shown.join(' ')}|${caller.role}`;
   let list = toolLists.get(key);
   if (!list) {
-    list = { tools: renderToolList(toolsShown(caller, connection).map((t) => t.listing)) };
+    list = { tools: toolsShown(caller, connection).map((t) => t.tool) };
     toolLists.set(key, list);
   }
   return list;
+}
+
+/**
+ * `tools/call`, as the SDK's `McpServer` answers it for a registered tool: an unknown tool or
+ * arguments its schema refuses are a tool error with the SDK's own message; the tool's code is
+ * loaded with the call (`domain`).
+ */
+export async function callTool(
+  caller: Principal,
+  connection: Connection,
+  name: string,
+  args: Record<string, unknown> | undefined,
+): Promise<CallToolResult> {
+  try {
+    const tool = (await domain()).tools.find((t) => t.name === name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    const parsed = await tool.takes.safeParseAsync(args ?? {});
+    if (!parsed.success) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(parsed.error)}`,
+      );
+    }
+    return await tool.call(caller, connection, parsed.data as Record<string, unknown>);
+  } catch (error) {
+    return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
+  }
 }
 
 /**
@@ -93,16 +111,19 @@ export function createMcpServer(caller: Principal, connection: Connection = conn
     { name: 'sprint-ticketing', title: 'Sprint Ticketing Service', version: '1.0.0' },
     { instructions: INSTRUCTIONS, jsonSchemaValidator: noElicitation },
   );
-  for (const tool of tools) tool.register(server, caller, connection);
-  const resolve = nameResolver(caller);
+  const resolve: NameResolver = async (args) => (await domain()).nameResolver(caller)(args);
   registerResources(server, caller, connection, resolve);
   registerPrompts(server, caller, connection, resolve);
-  // The SDK's own answer carries its full JSON Schema conversion, rebuilt per request; this one is
-  // compact (lib/mcp/listing.ts) and built once. Calls are still validated against the zod schemas.
-  server.server.setRequestHandler(ListToolsRequestSchema, () => toolListFor(caller, connection));
   // The SDK marks each list it serves as one whose changes it will announce (`listChanged`): a
   // stateless server answers one request and keeps no stream to announce anything on.
   server.server.registerCapabilities(STATELESS_LISTS);
+  // The SDK's own tool handlers would convert every schema per request and need every tool's code
+  // at hand; the list is compact data rendered at build time (lib/mcp/listing.ts), and a call loads
+  // the tools then. Calls are still validated against the zod schemas.
+  server.server.setRequestHandler(ListToolsRequestSchema, () => toolListFor(caller, connection));
+  server.server.setRequestHandler(CallToolRequestSchema, (request) =>
+    callTool(caller, connection, request.params.name, request.params.arguments),
+  );
   return server;
 }
 

@@ -1,4 +1,3 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { ForbiddenError } from '../vocabulary/errors.ts';
@@ -71,7 +70,8 @@ export interface Tool {
   /** The scope it needs (lib/model/oauth.ts). */
   scope: Scope;
   adminOnly: boolean;
-  register(server: McpServer, caller: Principal, connection: Connection): void;
+  /** Runs it on behalf of the caller, with arguments already validated against `takes`. */
+  call(caller: Principal, connection: Connection, args: Record<string, unknown>): Promise<CallToolResult>;
 }
 
 /**
@@ -102,7 +102,6 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
   // tool error naming it and the argument it most likely meant, never ignored. The listing stays as
   // it was: `additionalProperties: false` on every tool would cost bytes in every conversation.
   const takes = closed(input, undefined, { root: name, noun: 'argument' });
-  const config = { description: spec.description, inputSchema: takes, annotations: spec.annotations };
   const scope = scopeNeeded(spec.annotations);
   return {
     name,
@@ -120,26 +119,20 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
     takes,
     scope,
     adminOnly: spec.adminOnly === true,
-    register: (server, caller, connection) =>
-      server.registerTool(
-        name,
-        config,
-        // The SDK has already validated the arguments against `input`.
-        (async ({ expected_version, ...args }: z.output<I> & { expected_version?: number }): Promise<CallToolResult> => {
-          const refused = outOfScope(connection, scope);
-          if (refused) return refused;
-          try {
-            const expected = expected_version === undefined ? undefined : [expected_version];
-            const resolved = await nameResolver(caller)(args as z.output<I>);
-            const result = (await expectingVersion(expected, () => run(caller, resolved))) as Record<string, unknown>;
-            const version = single ? answeredVersion(Object.values(result)[0]) : undefined;
-            if (version !== undefined) result.version = version;
-            return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
-          } catch (err) {
-            return toolError(err);
-          }
-        }) as never,
-      ),
+    call: async (caller, connection, { expected_version, ...args }) => {
+      const refused = outOfScope(connection, scope);
+      if (refused) return refused;
+      try {
+        const expected = typeof expected_version === 'number' ? [expected_version] : undefined;
+        const resolved = await nameResolver(caller)(args as z.output<I>);
+        const result = (await expectingVersion(expected, () => run(caller, resolved))) as Record<string, unknown>;
+        const version = single ? answeredVersion(Object.values(result)[0]) : undefined;
+        if (version !== undefined) result.version = version;
+        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+      } catch (err) {
+        return toolError(err);
+      }
+    },
   };
 }
 

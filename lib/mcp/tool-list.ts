@@ -1,0 +1,1547 @@
+// Written by `npm run mcp:tools` (tools/mcp/write-tool-list.ts) from the tools' zod schemas; a test compares it.
+import type { ToolListEntry } from './listing.ts';
+
+export const toolList: ToolListEntry[] = [
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "get_workspace",
+      "description": "Start here: you, projects (prefix, active sprints, labels), accounts, statuses, priorities, types.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "limit": {
+            "type": "integer"
+          },
+          "cursor": {
+            "type": "string"
+          }
+        }
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "list_projects",
+      "description": "The organisation's projects, oldest first.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {}
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "get_project",
+      "description": "One project.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          }
+        },
+        "required": [
+          "project_id"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "create_project",
+      "description": "Create a project; its unique prefix numbers its issues (APL-1...).",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "prefix": {
+            "type": "string",
+            "pattern": "^[A-Z0-9]{2,4}$"
+          },
+          "description": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "documentation_url": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "uri"
+          },
+          "production_url": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "uri"
+          }
+        },
+        "required": [
+          "name",
+          "prefix"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "update_project",
+      "description": "Change a project's fields. A new prefix renumbers no issue.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "name": {
+            "type": "string"
+          },
+          "prefix": {
+            "type": "string",
+            "pattern": "^[A-Z0-9]{2,4}$"
+          },
+          "description": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "documentation_url": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "uri"
+          },
+          "production_url": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "uri"
+          }
+        },
+        "required": [
+          "project_id"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "delete",
+    "adminOnly": true,
+    "tool": {
+      "name": "delete_project",
+      "description": "Delete a project with everything in it.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          }
+        },
+        "required": [
+          "project_id"
+        ]
+      },
+      "annotations": {
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "list_sprints",
+      "description": "A project's sprints, oldest first.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "status": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "planning",
+                "active",
+                "completing",
+                "completed"
+              ]
+            }
+          }
+        },
+        "required": [
+          "project_id"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "get_sprint",
+      "description": "One sprint: status, dates, counts, story points.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "sprint_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          }
+        },
+        "required": [
+          "project_id",
+          "sprint_id"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "get_sprint_summary",
+      "description": "A sprint's issues and story points open, done, cancelled; percent done.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "sprint_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          }
+        },
+        "required": [
+          "project_id",
+          "sprint_id"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "create_sprint",
+      "description": "Create a sprint in planning.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "description": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "start_date": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date"
+          },
+          "end_date": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date"
+          },
+          "sprint_lead_id": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          }
+        },
+        "required": [
+          "name",
+          "project_id"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "update_sprint",
+      "description": "Change a sprint's fields (not its status).",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "description": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "start_date": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date"
+          },
+          "end_date": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date"
+          },
+          "sprint_lead_id": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "sprint_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          }
+        },
+        "required": [
+          "project_id",
+          "sprint_id"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "activate_sprint",
+      "description": "Start a sprint in planning (start_date: today if unset).",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "sprint_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          }
+        },
+        "required": [
+          "project_id",
+          "sprint_id"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "complete_sprint",
+      "description": "Complete an active sprint; open issues go to the backlog or carry_over_sprint_id.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "sprint_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "carry_over_sprint_id": {
+            "type": [
+              "integer",
+              "string",
+              "null"
+            ]
+          }
+        },
+        "required": [
+          "project_id",
+          "sprint_id"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "get_sprint_report",
+      "description": "A completed sprint's report: committed, added, removed, done, carried over.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "sprint_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          }
+        },
+        "required": [
+          "project_id",
+          "sprint_id"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "get_velocity",
+      "description": "Committed and done story points of a project's last completed sprints.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "sprints": {
+            "description": "Default 6.",
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 50
+          }
+        },
+        "required": [
+          "project_id"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "get_burndown",
+      "description": "A started sprint's open story points each day, with the ideal line.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "sprint_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          }
+        },
+        "required": [
+          "project_id",
+          "sprint_id"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "delete",
+    "adminOnly": true,
+    "tool": {
+      "name": "delete_sprint",
+      "description": "Delete a sprint with its issues (move_issue keeps them).",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "sprint_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          }
+        },
+        "required": [
+          "project_id",
+          "sprint_id"
+        ]
+      },
+      "annotations": {
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "list_issues",
+      "description": "A sprint's or the backlog's (sprint_id null) issues, in order; a filtered call looks through 1,000.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "sprint_id": {
+            "type": [
+              "integer",
+              "string",
+              "null"
+            ]
+          },
+          "status": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "backlog",
+                "todo",
+                "in_progress",
+                "done",
+                "cancelled"
+              ]
+            }
+          },
+          "assignee_id": {
+            "type": [
+              "integer",
+              "string",
+              "null"
+            ]
+          },
+          "parent_id": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "q": {
+            "description": "In the title.",
+            "type": "string"
+          },
+          "updated_since": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "priority": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "none",
+                "low",
+                "medium",
+                "high",
+                "urgent"
+              ]
+            }
+          },
+          "type": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "task",
+                "story",
+                "bug",
+                "epic"
+              ]
+            }
+          },
+          "due_before": {
+            "type": "string",
+            "format": "date"
+          },
+          "due_after": {
+            "type": "string",
+            "format": "date"
+          },
+          "labels": {
+            "description": "All of these.",
+            "maxItems": 20,
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "required": [
+          "project_id",
+          "sprint_id"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "my_issues",
+      "description": "Issues assigned to you, most recently updated first.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "status": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "backlog",
+                "todo",
+                "in_progress",
+                "done",
+                "cancelled"
+              ]
+            }
+          },
+          "priority": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "none",
+                "low",
+                "medium",
+                "high",
+                "urgent"
+              ]
+            }
+          },
+          "type": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "task",
+                "story",
+                "bug",
+                "epic"
+              ]
+            }
+          },
+          "due_before": {
+            "type": "string",
+            "format": "date"
+          },
+          "due_after": {
+            "type": "string",
+            "format": "date"
+          },
+          "labels": {
+            "description": "All of these.",
+            "maxItems": 20,
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "get_issue",
+      "description": "One issue.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_number": {
+            "type": "string"
+          }
+        }
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "get_issue_activity",
+      "description": "An issue's history, oldest first: field changes (who, from, to), comments.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_number": {
+            "type": "string"
+          }
+        }
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "create_issue",
+      "description": "Create an issue at the end of a sprint or the backlog (sprint_id null).",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "sprint_id": {
+            "type": [
+              "integer",
+              "string",
+              "null"
+            ]
+          },
+          "title": {
+            "type": "string"
+          },
+          "description": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Markdown."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "backlog",
+              "todo",
+              "in_progress",
+              "done",
+              "cancelled"
+            ]
+          },
+          "story_points": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 0,
+            "maximum": 1000
+          },
+          "assignee_id": {
+            "type": [
+              "integer",
+              "string",
+              "null"
+            ]
+          },
+          "priority": {
+            "type": "string",
+            "enum": [
+              "none",
+              "low",
+              "medium",
+              "high",
+              "urgent"
+            ]
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "task",
+              "story",
+              "bug",
+              "epic"
+            ]
+          },
+          "due_date": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date"
+          },
+          "parent_id": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "labels": {
+            "description": "Names or ids; replaces the issue's.",
+            "maxItems": 20,
+            "type": "array",
+            "items": {
+              "type": [
+                "integer",
+                "string"
+              ]
+            }
+          }
+        },
+        "required": [
+          "project_id",
+          "title"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "update_issue",
+      "description": "Change an issue's fields.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_number": {
+            "type": "string"
+          },
+          "title": {
+            "type": "string"
+          },
+          "description": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Markdown."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "backlog",
+              "todo",
+              "in_progress",
+              "done",
+              "cancelled"
+            ]
+          },
+          "story_points": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 0,
+            "maximum": 1000
+          },
+          "assignee_id": {
+            "type": [
+              "integer",
+              "string",
+              "null"
+            ]
+          },
+          "priority": {
+            "type": "string",
+            "enum": [
+              "none",
+              "low",
+              "medium",
+              "high",
+              "urgent"
+            ]
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "task",
+              "story",
+              "bug",
+              "epic"
+            ]
+          },
+          "due_date": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date"
+          },
+          "parent_id": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "labels": {
+            "description": "Names or ids; replaces the issue's.",
+            "maxItems": 20,
+            "type": "array",
+            "items": {
+              "type": [
+                "integer",
+                "string"
+              ]
+            }
+          }
+        }
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "move_issue",
+      "description": "Move an issue to a sprint or the backlog (null), at the end or at position.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_number": {
+            "type": "string"
+          },
+          "to_sprint_id": {
+            "type": [
+              "integer",
+              "string",
+              "null"
+            ]
+          },
+          "position": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "to_sprint_id"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "reorder_issue",
+      "description": "Put an issue at another place in its list.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_number": {
+            "type": "string"
+          },
+          "position": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "position"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "delete",
+    "adminOnly": false,
+    "tool": {
+      "name": "delete_issue",
+      "description": "Delete an issue and its comments.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_number": {
+            "type": "string"
+          }
+        }
+      },
+      "annotations": {
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "create_issues",
+      "description": "Create up to 50 issues in order, each on its own (its issue or its error). dry_run: same answers, nothing written.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "items": {
+            "maxItems": 50,
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {},
+              "additionalProperties": {}
+            },
+            "description": "Each as create_issue takes it."
+          },
+          "dry_run": {
+            "description": "Validate and show the results; write nothing.",
+            "type": "boolean"
+          }
+        },
+        "required": [
+          "items"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "update_issues",
+      "description": "Change up to 50 issues in order, each on its own (its issue or its error). dry_run: same answers, nothing written.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "items": {
+            "maxItems": 50,
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {},
+              "additionalProperties": {}
+            },
+            "description": "Each as update_issue takes it."
+          },
+          "dry_run": {
+            "description": "Validate and show the results; write nothing.",
+            "type": "boolean"
+          }
+        },
+        "required": [
+          "items"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "list_sub_issues",
+      "description": "An issue's sub-issues (issue: its number), oldest first.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "issue"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "search_issues",
+      "description": "Issues of every project, sprint and backlog matching q, e.g. \"is:open type:bug assignee:@me updated:>-7d label:ui,a11y sort:due-asc\" (also project:, sprint:active|none|<id>, status:, priority:>=high, points:1..5, due:<+0d, no:assignee, -negation, \"title phrase\", \"type:bug OR (type:story is:open)\", NOT).",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "q": {
+            "type": "string"
+          },
+          "limit": {
+            "default": 50,
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100
+          },
+          "cursor": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "q"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "list_labels",
+      "description": "A project's labels, oldest first.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          }
+        },
+        "required": [
+          "project_id"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "create_label",
+      "description": "Create a label in a project.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project_id": {
+            "type": [
+              "integer",
+              "string"
+            ]
+          },
+          "name": {
+            "type": "string"
+          },
+          "color": {
+            "description": "Default #6b7280.",
+            "type": "string",
+            "pattern": "^#[0-9a-fA-F]{6}$"
+          },
+          "description": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        },
+        "required": [
+          "project_id",
+          "name"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "list_comments",
+      "description": "An issue's comments, oldest first.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_number": {
+            "type": "string"
+          }
+        }
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "add_comment",
+      "description": "Comment on an issue, as you.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_number": {
+            "type": "string"
+          },
+          "body": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "body"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "edit_comment",
+      "description": "Replace a comment's body (its author only).",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "comment_id": {
+            "type": "integer"
+          },
+          "body": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "comment_id",
+          "body"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "delete",
+    "adminOnly": false,
+    "tool": {
+      "name": "delete_comment",
+      "description": "Delete a comment (its author only).",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "comment_id": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "comment_id"
+        ]
+      },
+      "annotations": {
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "list_relations",
+      "description": "An issue's relations (type, other issue).",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_key": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "issue_key"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "add_relation",
+      "description": "Relate two issues; the other shows the inverse type.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_key": {
+            "type": "string"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "blocks",
+              "blocked_by",
+              "relates_to",
+              "duplicates",
+              "duplicated_by"
+            ]
+          },
+          "other_issue_key": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "issue_key",
+          "type",
+          "other_issue_key"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "delete",
+    "adminOnly": false,
+    "tool": {
+      "name": "delete_relation",
+      "description": "Remove a relation from both issues.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_key": {
+            "type": "string"
+          },
+          "relation_id": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "issue_key",
+          "relation_id"
+        ]
+      },
+      "annotations": {
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "get_me",
+      "description": "Your account and organisation.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {}
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "list_accounts",
+      "description": "The organisation's accounts.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {}
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  }
+];

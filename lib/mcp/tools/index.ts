@@ -1,0 +1,27 @@
+import { accountTools } from './accounts.ts';
+import { batchTools } from './batch.ts';
+import { commentTools } from './comments.ts';
+import { issueTools } from './issues.ts';
+import { labelTools } from './labels.ts';
+import { projectTools } from './projects.ts';
+import { relationTools } from './relations.ts';
+import { searchTools } from './search.ts';
+import { sprintTools } from './sprints.ts';
+import { subIssueTools } from './sub-issues.ts';
+import { workspaceTools } from './workspace.ts';
+import type { Tool } from '../tool.ts';
+
+/** Every tool, in the order `tools/list` shows them (lib/mcp/tool-list.ts is rendered from these). */
+export const tools: Tool[] = [
+  ...workspaceTools,
+  ...projectTools,
+  ...sprintTools,
+  ...issueTools,
+  ...batchTools,
+  ...subIssueTools,
+  ...searchTools,
+  ...labelTools,
+  ...commentTools,
+  ...relationTools,
+  ...accountTools,
+];
