@@ -18,7 +18,9 @@ function cpuSecondsOf(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     // The fields after the command (which may hold spaces, inside parentheses): utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return undefined;
