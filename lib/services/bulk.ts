@@ -1,6 +1,5 @@
 import { getAccountItem } from '../db/accounts.ts';
 import * as store from '../db/issues.ts';
-import { keys } from '../db/keys.ts';
 import { catalogueOf, issueLabels, resolveLabels } from '../db/labels.ts';
 import { expectingVersion } from '../context/versions.ts';
 import type { Issue, IssueLocation } from '../schemas/issues.ts';
@@ -20,6 +19,7 @@ import type { Principal } from '../model/principal.ts';
 import { decideParent } from './sub-issues.ts';
 import { answeredVersion } from '../model/versions.ts';
 import { withVersion } from '../db/versions.ts';
+import { writtenIssue } from '../db/issue-refs.ts';
 
 /**
  * Bulk writes of issues (docs/api.md: Bulk writes; the REST bulk routes, the MCP batch tools, an
@@ -188,7 +188,7 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
   let listed = sprintId === null ? reserved.backlogCount : Number(context.sprint?.issues_count ?? 0);
   const answer = ({ index, issue }: (typeof created)[number]) => {
     listed += 1;
-    const shown = withVersion({ ...issue, position: listed }, { ...keys.issue(orgId, projectId, issue.id), version: 1 });
+    const shown = withVersion({ ...issue, position: listed }, writtenIssue(orgId, projectId, issue.id, 1));
     outcomes[index] = { ok: true, status: 201, issue: shown };
   };
   for (const chunk of chunks) {
@@ -278,7 +278,7 @@ function dryRun(caller: Principal): Step {
   /** Issues as the items so far would leave them (created or updated), by project and id. */
   const written = new Map<string, Issue>();
   const answered = (issue: Issue, version: number) => {
-    const shown = withVersion(issue, { ...keys.issue(caller.orgId, issue.project_id, issue.id), version });
+    const shown = withVersion(issue, writtenIssue(caller.orgId, issue.project_id, issue.id, version));
     written.set(`${issue.project_id}/${issue.id}`, shown);
     return shown;
   };
