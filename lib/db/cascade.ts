@@ -76,6 +76,7 @@ export async function sendFailureMessage(queueUrl: string, message: object): Pro
 
 /** Thrown between pages when the invocation is about to run out of time, with where it stopped. */
 export class CascadeInterrupted extends Error {
+  override readonly name = 'CascadeInterrupted';
   /** The position of the cascade's own paging to continue from (undefined: from the start). */
   readonly after: Record<string, unknown> | undefined;
   constructor(after?: Record<string, unknown>) {

@@ -55,8 +55,7 @@ export interface ChangeEvent {
 
 type Image = Record<string, unknown>;
 
-const image = (i: Record<string, AttributeValue> | undefined): Image | undefined =>
-  i ? itemOfImage(i) : undefined;
+const image = (i: Record<string, AttributeValue> | undefined): Image | undefined => (i ? itemOfImage(i) : undefined);
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
 

@@ -4,7 +4,7 @@ import { classificationFilter } from '../model/classification.ts';
 import { isClosed, issueStateOf, unclassified, type IssueState } from '../model/derivations.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
-import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget } from '../db/transactions.ts';
+import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/transactions.ts';
 import type { ParentGuard } from '../db/issue-write.ts';
 import { decideParent, type ParentDecision } from './sub-issues.ts';
 import type { Issue, IssueCreate, IssueListFilters, IssueLocation, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
@@ -276,12 +276,12 @@ export async function createIssue(
     return withVersion({ ...issue, position: listed + 1 }, writtenIssue(caller.orgId, at.projectId, issue.id, 1));
   } catch (err) {
     // The parent's guard refused: gone, full or moved meanwhile. A read tells which (422), else 503.
-    if (err instanceof Refused && err.reason === STALE && input.parent_id) {
+    if (isRefused(err, STALE) && input.parent_id) {
       const again = await readIssueItem(caller.orgId, at.projectId, input.parent_id);
       await decideParent(caller.orgId, at.projectId, undefined, input.parent_id, again);
     }
     // The sprint's guard refuses both a missing sprint and one being completed: tell them apart.
-    if (err instanceof Refused && err.reason === 'sprint' && at.sprintId !== null) {
+    if (isRefused(err, 'sprint') && at.sprintId !== null) {
       const { sprints } = await store.getIssueFamily(caller.orgId, at.projectId, [at.sprintId]);
       if (sprints.get(at.sprintId)?.status === 'completing') throw new SprintBusyError();
     }

@@ -1,4 +1,4 @@
-import { Refused, rereadOnStale, STALE } from '../db/transactions.ts';
+import { Refused, rereadOnStale, STALE, isRefused } from '../db/transactions.ts';
 import {
   issuesOfNumbers,
   issuesWithProjects,
@@ -228,13 +228,13 @@ export async function removeRelation(caller: Principal, key: string, relationId:
     try {
       await write(false);
     } catch (err) {
-      if (!(err instanceof Refused) || err.reason !== 'other') throw err;
+      if (!isRefused(err, 'other')) throw err;
       const found = await readIssueItem<Record<string, unknown>>(caller.orgId, other.projectId, other.issueId);
       // Gone: the cascade removing it takes this side off (and the count with it).
       if (!found) return;
       await write(isClosed(found.status as IssueStatus), storedRelations(found)[relationId] !== undefined).catch((again) => {
         // It changed again meanwhile: read everything again.
-        throw again instanceof Refused && again.reason === 'other' ? new Refused(STALE) : again;
+        throw isRefused(again, 'other') ? new Refused(STALE) : again;
       });
     }
   });

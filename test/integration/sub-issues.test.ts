@@ -57,7 +57,7 @@ describe('sub-issues on the data layer', () => {
           },
         },
       },
-      reason: 'stale',
+      reason: 'stale' as const,
     };
     const childUpdate = {
       item: {

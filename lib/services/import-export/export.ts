@@ -83,7 +83,9 @@ export interface ExportWalkOptions {
   pageSize?: number;
 }
 
-class Paused extends Error {}
+class Paused extends Error {
+  override readonly name = 'Paused';
+}
 
 /**
  * THE export (the CLI and the REST route both walk it): from `position` on (mutated as it goes:

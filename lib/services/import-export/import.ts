@@ -15,7 +15,7 @@ import {
 import { catalogueOf, foldName } from '../../db/labels.ts';
 import { getProjectItem } from '../../db/projects.ts';
 import { advance } from '../../db/sequences.ts';
-import { Refused, type GuardedItem } from '../../db/transactions.ts';
+import { type GuardedItem, isRefused } from '../../db/transactions.ts';
 import { createImportedComment } from '../comments.ts';
 import { createIssue, updateIssue } from '../issues.ts';
 import { createLabel } from '../labels.ts';
@@ -641,7 +641,7 @@ export class ImportSession {
       await this.progress();
       return issue.id;
     } catch (err) {
-      if (err instanceof Refused && err.reason === importRefusals.imported) {
+      if (isRefused(err, importRefusals.imported)) {
         // Another run imported it meanwhile.
         this.report.already_imported += 1;
         return undefined;
@@ -749,7 +749,7 @@ export class ImportSession {
       return written.id;
     } catch (err) {
       // Written meanwhile by another run: found next time.
-      if (err instanceof Refused && err.reason === importRefusals.imported) return undefined;
+      if (isRefused(err, importRefusals.imported)) return undefined;
       throw err;
     }
   }
