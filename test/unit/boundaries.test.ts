@@ -57,7 +57,8 @@ describe('the boundary check (.dependency-cruiser.cjs)', () => {
       'lib/vocabulary/words.ts': "export const word = 'open';\n",
       'lib/model/rules.ts': "import { word } from '../vocabulary/words.ts';\nexport const rule = word;\n",
       'lib/db/keys.ts': "export const key = 'PK';\n",
-      'lib/db/items.ts': "import { key } from './keys.ts';\nimport { rule } from '../model/rules.ts';\nexport const item = key + rule;\n",
+      'lib/db/items.ts':
+        "import { key } from './keys.ts';\nimport { rule } from '../model/rules.ts';\nexport const item = key + rule;\n",
       'lib/services/use-case.ts': "import { item } from '../db/items.ts';\nexport const useCase = item;\n",
       // Planted: an upward import (the model reads the data layer).
       'lib/model/upward.ts': "import { item } from '../db/items.ts';\nexport const up = item;\n",
@@ -69,8 +70,9 @@ describe('the boundary check (.dependency-cruiser.cjs)', () => {
       // Planted: the SDK above the data layer.
       'lib/feed/wire.ts': "import { unmarshall } from '@aws-sdk/util-dynamodb';\nexport const wire = unmarshall;\n",
       // Planted: a handler that imports the route table (it would bundle every route's schema).
-      'functions/handler.ts': "import { useCase } from '../lib/services/use-case.ts';\nimport { table } from '../lib/routes.ts';\nexport const handler = [useCase, table];\n",
-      'lib/routes.ts': "export const table = [];\n",
+      'functions/handler.ts':
+        "import { useCase } from '../lib/services/use-case.ts';\nimport { table } from '../lib/routes.ts';\nexport const handler = [useCase, table];\n",
+      'lib/routes.ts': 'export const table = [];\n',
       'tsconfig.json': await readFile(join(root, 'tsconfig.json'), 'utf8'),
     };
     for (const [path, text] of Object.entries(files)) {
