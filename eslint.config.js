@@ -37,6 +37,11 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser, SwaggerUIBundle: 'readonly' } },
   },
   {
+    // CommonJS configuration read by its tool (the boundary check: .dependency-cruiser.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: globals.node },
+  },
+  {
     // Plain JavaScript that Node.js runs as is (npm start's version check, before tsx).
     files: ['tools/**/*.js'],
     languageOptions: { globals: globals.node },

@@ -20,12 +20,11 @@ const failureQueueUrl = process.env.CASCADE_FAILURE_QUEUE_URL;
 
 /** Announces a cascade given up on the failure queue (the SQS client loads only then). */
 async function notifyFailure(pending: PendingCascade): Promise<void> {
-  const { failureMessage } = await cascadeData();
+  const { failureMessage, sendFailureMessage } = await cascadeData();
   const message = failureMessage(pending);
   logger.error('cascade given up; resume it with the command in `resume`', { ...message });
   if (!failureQueueUrl) return;
-  const { SQSClient, SendMessageCommand } = await import('@aws-sdk/client-sqs');
-  await new SQSClient({}).send(new SendMessageCommand({ QueueUrl: failureQueueUrl, MessageBody: JSON.stringify(message) }));
+  await sendFailureMessage(failureQueueUrl, message);
 }
 
 /**

@@ -1,9 +1,11 @@
 import { ValidationError } from '../vocabulary/errors.ts';
 import { assignedEntryItem } from './issue-item.ts';
 import type { Fields } from './item.ts';
-import { collections } from './keys.ts';
+import type { IssueItem } from './issues.ts';
+import { collections, keys, type Key } from './keys.ts';
 import { decodeCursor, encodeCursor, type PageRequest } from './list.ts';
 import { queryPages } from './query.ts';
+import { batchGet } from './transactions.ts';
 
 /**
  * The index of `GET /me/issues`: one small item per assigned issue in the assignee's own partition
@@ -160,4 +162,29 @@ export async function scanAssigned(
     before: cursor?.m ?? 0,
     cursorOf: (item, m) => encodeCursor(item, { m }),
   };
+}
+
+/**
+ * The items of index entries, in one BatchGet (it reads a key asked for twice once): the account
+ * `accountId`, and for each entry, in the order of `entries`, its issue, its project and the list
+ * that holds it (its sprint, or the project for the backlog); undefined where one is gone.
+ */
+export async function readAssignedItems(orgId: number, accountId: number, entries: AssignedEntry[]) {
+  const wanted: Key[] = [keys.account(orgId, accountId)];
+  const want = (key: Key) => wanted.push(key) - 1;
+  const places = entries.map((e) => ({
+    issue: want(keys.issue(orgId, e.projectId, e.issueId)),
+    project: want(keys.project(orgId, e.projectId)),
+    sprint: e.sprintId === null ? undefined : want(keys.sprint(orgId, e.projectId, e.sprintId)),
+  }));
+  const found = await batchGet(wanted);
+  const rows = places.map((at) => {
+    const project = found[at.project];
+    return {
+      issue: found[at.issue] as IssueItem | undefined,
+      project,
+      owner: at.sprint === undefined ? project : found[at.sprint],
+    };
+  });
+  return { account: found[0], rows };
 }

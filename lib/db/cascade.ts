@@ -41,6 +41,15 @@ export { cascadeParentOf, failureMessage, MAX_ATTEMPTS, pendingCascadeFromItem, 
 export type { CascadeParent, PendingCascade } from './cascade-work.ts';
 
 /**
+ * Puts a given-up cascade's `message` (`failureMessage`) on the failure queue at `queueUrl`
+ * (infra/constructs/cascade-consumer.ts). The SQS client loads only then.
+ */
+export async function sendFailureMessage(queueUrl: string, message: object): Promise<void> {
+  const { SQSClient, SendMessageCommand } = await import('@aws-sdk/client-sqs');
+  await new SQSClient({}).send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+}
+
+/**
  * The cascade of deletes, fed by the table's stream (REMOVE records). A parent's delete is one
  * transaction that answers at once; everything under it is unreachable from then on (reads check
  * ancestors) and is removed here:
@@ -68,6 +77,7 @@ export type { CascadeParent, PendingCascade } from './cascade-work.ts';
 
 /** Thrown between pages when the invocation is about to run out of time, with where it stopped. */
 export class CascadeInterrupted extends Error {
+  override readonly name = 'CascadeInterrupted';
   /** The position of the cascade's own paging to continue from (undefined: from the start). */
   readonly after: Record<string, unknown> | undefined;
   constructor(after?: Record<string, unknown>) {

@@ -9,6 +9,7 @@ import { addCounters } from './sprints.ts';
 import { getItem, putItem, transact, type GuardedItem } from './transactions.ts';
 import { storedNumberIs } from './versions.ts';
 import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../model/completion.ts';
+import type { RefusalReason } from './refusals.ts';
 
 /**
  * The completion of a sprint as stored steps (lib/services/sprints.ts decides them):
@@ -39,7 +40,7 @@ function sprintUpdate(
   condition: string,
   names: Record<string, string>,
   values: Record<string, unknown>,
-  reason = 'sprint',
+  reason: RefusalReason = 'sprint',
 ): GuardedItem {
   names['#status'] = 'status';
   const added = addCounters(add, names, values);
@@ -73,7 +74,7 @@ function completedSets(plan: CompletionPlan, report: SprintReport, values: Recor
  * The count of completions carrying issues into `target` (`receiving`), moved by `delta`: taken
  * while it is still in planning (refused as `reason` otherwise), given back while it exists.
  */
-function receiving(orgId: number, projectId: number, target: number, delta: 1 | -1, reason: string): GuardedItem {
+function receiving(orgId: number, projectId: number, target: number, delta: 1 | -1, reason: RefusalReason): GuardedItem {
   const planning = delta > 0;
   return {
     item: {

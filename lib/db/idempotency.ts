@@ -15,6 +15,9 @@ import { tableDefinition } from './table.ts';
  * it) goes in parts beside the record, since one DynamoDB item holds at most 400 KB and a record
  * that cannot be saved would let a retry run twice.
  */
+/** The table key of an idempotency record (`idempotencyRecordKey` in lib/http/idempotency.ts). */
+export type IdempotencyRecordKey = Key;
+
 export const INLINE_BODY_BYTES = 128 * 1024;
 /** Bytes per part item (binary, so a multi-byte character may straddle two parts). */
 const PART_BYTES = 128 * 1024;

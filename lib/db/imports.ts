@@ -1,7 +1,7 @@
 import { tableName } from './client.ts';
 import { keys, importedCommentPrefix, importedPrefix, orgPk, projectPk } from './keys.ts';
 import { queryPages } from './query.ts';
-import { getItem, putNew, transact, Refused, type GuardedItem } from './transactions.ts';
+import { getItem, putNew, transact, type GuardedItem, isRefused } from './transactions.ts';
 
 /**
  * What an import reads and writes beside the issues it creates through the issue write path: the
@@ -159,7 +159,7 @@ export async function reserveIssueNumbers(
     ]);
     return true;
   } catch (err) {
-    if (err instanceof Refused && err.reason === 'moved') return false;
+    if (isRefused(err, 'moved')) return false;
     throw err;
   }
 }

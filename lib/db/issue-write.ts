@@ -16,6 +16,7 @@ import { keys, listKeys, type Key } from './keys.ts';
 import { addCounters } from './sprints.ts';
 import { addTo, putItem, Refused, transact, type GuardedItem } from './transactions.ts';
 import { searchRecordItem } from './issue-item.ts';
+import type { IfPresentRefusal, RefusalReason } from './refusals.ts';
 
 /**
  * THE way an issue write becomes a transaction: the issues' own items (the path's), then what every
@@ -70,7 +71,7 @@ export interface IssueWriteSpec {
   /** Derivations to keep (default: all): a cascade keeps only what lives outside the deleted parent. */
   only?: readonly string[] | undefined;
   /** What a refused list owner update means (default `stale`). */
-  ownerReason?: string | undefined;
+  ownerReason?: RefusalReason | undefined;
   /** The item of a list owner from what the derivations add to it (default: `listOwnerUpdate`). */
   owner?: ((sprintId: number | null, add: Record<string, number>) => GuardedItem | undefined) | undefined;
   /** Lists whose owner is in the transaction even when nothing of it changes (checked, in this order). */
@@ -81,9 +82,9 @@ export interface IssueWriteSpec {
   /** Removals conditioned on the record still being this issue's (a cascade's page read again). */
   guardedRemoves?: boolean | undefined;
   /** What a refused raise of an assignee's count means (default `assignee`: the assignee check). */
-  assigneeReason?: string | undefined;
+  assigneeReason?: RefusalReason | undefined;
   /** What a refused update of another issue's counters means (default `issue`: that issue is gone). */
-  issueReason?: string | undefined;
+  issueReason?: RefusalReason | undefined;
   /** Issues known to be gone (a parent deleted, its cascade pending): their counters are not kept. */
   goneIssues?: readonly number[] | undefined;
   /** A parent given to an issue, checked as it was read when its counters move. */
@@ -195,7 +196,7 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
           },
         },
         // A record not there (an issue gone, or written before the search index and not yet reindexed) needs no count.
-        reason: `${IF_PRESENT}${id}`,
+        reason: ifPresentReason(id),
       } satisfies GuardedItem,
     ];
   });
@@ -225,7 +226,7 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
     // A holder that may be gone is refused under its own reason, and `issueWrite` drops it.
     const reason =
       ifPresent && !guard && !ancestor
-        ? `${IF_PRESENT}${holderId({ kind: 'issue', orgId, projectId: p, issueId })}`
+        ? ifPresentReason(holderId({ kind: 'issue', orgId, projectId: p, issueId }))
         : (spec.issueReason ?? 'issue');
     const item = issueCounterUpdate(orgId, p, issueId, add, reason, unlink, guard, ancestor);
     return item ? [item] : [];
@@ -267,6 +268,7 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
 
 /** The reason prefix of an update of another issue that is dropped, not refused, when that issue is gone. */
 const IF_PRESENT = 'if-present:';
+const ifPresentReason = (holder: string): IfPresentRefusal => `${IF_PRESENT}${holder}`;
 
 /**
  * Sends one issue write as one transaction (see `issueWriteItems`). An update of another issue
@@ -300,7 +302,7 @@ export function listOwnerUpdate(
   projectId: number,
   sprintId: number | null,
   add: Record<string, number>,
-  reason: string,
+  reason: RefusalReason,
   listRev?: ListRevision,
 ): GuardedItem {
   const names: Record<string, string> = {};
@@ -380,7 +382,7 @@ function issueCounterUpdate(
   projectId: number,
   issueId: number,
   add: Record<string, number>,
-  reason: string,
+  reason: RefusalReason,
   unlink: string[] = [],
   guard?: ParentGuard,
   ancestor?: { parentId: number | null },
@@ -428,7 +430,7 @@ export function relationRemovals(ids: string[], names: Record<string, string>): 
 }
 
 // Gaining an issue proves the account exists (the assignee check); accounts are never deleted.
-const countUpdate = (orgId: number, accountId: number, by: number, reason: string): GuardedItem =>
+const countUpdate = (orgId: number, accountId: number, by: number, reason: RefusalReason): GuardedItem =>
   addTo(keys.account(orgId, accountId), 'assigned_count', by, by > 0 ? reason : undefined);
 
 /** The key of a derived record. */

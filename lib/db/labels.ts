@@ -9,7 +9,7 @@ import { collections, keys, listKeys, parseProjectPk, projectPk, type Key } from
 import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
-import { batchGet, putNew, Refused, setAssignments, transact, type GuardedItem } from './transactions.ts';
+import { batchGet, putNew, Refused, setAssignments, transact, type GuardedItem, isRefused } from './transactions.ts';
 import { withVersion } from './versions.ts';
 
 /**
@@ -307,7 +307,7 @@ async function takeLabelOff(key: Key, labelId: number): Promise<void> {
       { item: { Update: { ...issue, Key: record } }, reason: 'unindexed' },
     ]).catch(async (err: unknown) => {
       // A record not written yet (an issue from before the search index): the issue alone.
-      if (err instanceof Refused && err.reason === 'unindexed') await db.send(new UpdateCommand(issue));
+      if (isRefused(err, 'unindexed')) await db.send(new UpdateCommand(issue));
       else throw err;
     });
   } catch (err) {

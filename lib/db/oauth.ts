@@ -3,7 +3,7 @@ import type { Role } from '../schemas/accounts.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { keys } from './keys.ts';
-import { getItem, putNew, Refused, transact, type GuardedItem } from './transactions.ts';
+import { getItem, putNew, transact, type GuardedItem, isRefused } from './transactions.ts';
 
 /**
  * The OAuth authorization server's items (lib/db/keys.ts): clients, codes, grants, refresh tokens,
@@ -214,7 +214,7 @@ export async function rotateRefresh(
     ]);
     return undefined;
   } catch (err) {
-    if (err instanceof Refused && (err.reason === 'reused' || err.reason === 'revoked')) return err.reason;
+    if (isRefused(err, 'reused', 'revoked')) return err.reason;
     throw err;
   }
 }
@@ -244,7 +244,7 @@ export async function revokeGrant(grant: string): Promise<void> {
     ]);
   } catch (err) {
     // Rotated meanwhile: revoke the pair it moved to.
-    if (err instanceof Refused && err.reason === 'moved') return revokeGrant(grant);
+    if (isRefused(err, 'moved')) return revokeGrant(grant);
     throw err;
   }
 }

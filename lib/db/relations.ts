@@ -7,6 +7,7 @@ import { relationRemovals } from './issue-write.ts';
 import { addCounters } from './sprints.ts';
 import { batchGet, existsCheck, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
 import { forEachLimited } from '../model/limited.ts';
+import type { RefusalReason } from './refusals.ts';
 
 /**
  * Relations between issues live on the issues themselves: each issue item holds a map
@@ -88,7 +89,7 @@ function sideUpdate(orgId: number, id: string, side: RelationSide): GuardedItem 
   }
   const added = addCounters({ rev: 1, ...(side.openBlockers ? { open_blockers: side.openBlockers } : {}) }, names, values);
   const conditions = ['attribute_exists(PK)'];
-  let reason = 'stale';
+  let reason: RefusalReason = 'stale';
   if (side.rev !== undefined || side.put) {
     conditions.push(revisionCondition(side.rev));
     values[':rev'] = side.rev ?? 0;

@@ -21,6 +21,7 @@ import {
 import { storedNumberIs, withVersion } from './versions.ts';
 import { burndownAttribute, noCounters, scopeCounters } from '../model/sprint-counters.ts';
 import type { CompletionPlan } from '../model/completion.ts';
+import type { RefusalReason } from './refusals.ts';
 
 /** No completion is carrying issues into the sprint (`receiving`, with `#receiving` and `:zero`). */
 const notReceiving = storedNumberIs('#receiving', ':zero', 0);
@@ -106,7 +107,7 @@ export async function listSprints(orgId: number, projectId: number, page: PageRe
 }
 
 /** A ConditionCheck that an account of the organisation exists (assignees, sprint leads). */
-export const accountExists = (orgId: number, accountId: number, reason: string): GuardedItem =>
+export const accountExists = (orgId: number, accountId: number, reason: RefusalReason): GuardedItem =>
   existsCheck(keys.account(orgId, accountId), reason);
 
 /**

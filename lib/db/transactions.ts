@@ -16,23 +16,31 @@ import type { Key } from './keys.ts';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+import type { RefusalReason } from './refusals.ts';
+
 /**
  * A write refused by one of its conditions. `reason` names the guard that failed (as the caller
  * labelled it), so the domain can decide what that means: a 404, a 422, or "re-read and retry".
  */
 export class Refused extends Error {
-  readonly reason: string;
-  constructor(reason: string) {
+  override readonly name = 'Refused';
+  readonly reason: RefusalReason;
+  constructor(reason: RefusalReason) {
     super(`write refused: ${reason}`);
     this.reason = reason;
   }
+}
+
+/** Whether `err` is a refusal for one of `reasons` (typed: a reason that no guard names does not compile). */
+export function isRefused<R extends RefusalReason>(err: unknown, ...reasons: R[]): err is Refused & { readonly reason: R } {
+  return err instanceof Refused && (reasons as RefusalReason[]).includes(err.reason);
 }
 
 /** One item of a transaction, with the name of the guard its condition stands for. */
 export interface GuardedItem {
   item: TransactItem;
   /** What a failed condition on this item means; items without conditions leave it undefined. */
-  reason?: string | undefined;
+  reason?: RefusalReason | undefined;
   /**
    * The item is the resource the request is about: a version the request expects (`If-Match`,
    * lib/db/versions.ts) is checked on it, and its failure is refused as `PRECONDITION`.
@@ -57,7 +65,7 @@ function guarded<W extends Parameters<typeof guardVersion>[0]>(write: W): W {
  * The reason a guarded resource write was refused: `PRECONDITION` while its item is there (at
  * another version), its own reason once it is gone (a 404), when it has one.
  */
-const refusalOfGuarded = (itemIsThere: boolean, reason: string | undefined) =>
+const refusalOfGuarded = (itemIsThere: boolean, reason: RefusalReason | undefined): RefusalReason =>
   itemIsThere ? PRECONDITION : (reason ?? PRECONDITION);
 
 /** The item with the version the request expects added to its condition. */
@@ -75,12 +83,12 @@ function guardItem(item: TransactItem): TransactItem {
 export const STALE = 'stale';
 
 /** A condition that only says "this item still exists", named for what its absence means. */
-export function existsCheck(key: Key, reason: string): GuardedItem {
+export function existsCheck(key: Key, reason: RefusalReason): GuardedItem {
   return { item: { ConditionCheck: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(PK)' } }, reason };
 }
 
 /** A Put of a new item: refused (as `reason`) if an item with its key exists. */
-export function putNew(item: Record<string, unknown>, reason?: string): GuardedItem {
+export function putNew(item: Record<string, unknown>, reason?: RefusalReason): GuardedItem {
   return {
     item: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
     ...(reason === undefined ? {} : { reason }),
@@ -96,7 +104,7 @@ export const putItem = (item: Record<string, unknown>): GuardedItem => ({
  * `ADD <counter> :n` on an item that must exist (refused as `reason` otherwise); with `max`, also
  * refused when the counter is already at `max` (a bounded count: endpoints per organisation).
  */
-export function addTo(key: Key, counter: string, n: number, reason?: string, max?: number): GuardedItem {
+export function addTo(key: Key, counter: string, n: number, reason?: RefusalReason, max?: number): GuardedItem {
   const below = max === undefined ? '' : ` AND (attribute_not_exists(${counter}) OR ${counter} < :max)`;
   return {
     item: {
@@ -243,7 +251,7 @@ export async function updateResource<T = Record<string, unknown>>(
     ExpressionAttributeNames?: Record<string, string>;
     ExpressionAttributeValues?: Record<string, unknown>;
   },
-  reason: string,
+  reason: RefusalReason,
 ): Promise<T> {
   const required = versionRequired();
   try {

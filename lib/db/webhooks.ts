@@ -52,6 +52,10 @@ export interface DeliveryItem extends Delivery {
   first_attempt_at?: string | null;
 }
 
+/** A webhook just inserted (`insertWebhook`) as answered: at version 1, its ETag usable with `If-Match` at once. */
+export const insertedWebhook = (orgId: number, webhookId: number, item: object): Webhook =>
+  toWebhook({ ...keys.webhook(orgId, webhookId), ...item, version: 1 });
+
 export const toWebhook = (record: object): Webhook => {
   const item = record as Record<string, unknown>;
   return withVersion(

@@ -1,6 +1,6 @@
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { toComment } from '../db/comments.ts';
+import { itemOfImage } from '../db/stream-images.ts';
 import { toIssue } from '../db/issues.ts';
 import { unclassified } from '../model/derivations.ts';
 import { storedLabelIds } from '../db/labels.ts';
@@ -55,8 +55,7 @@ export interface ChangeEvent {
 
 type Image = Record<string, unknown>;
 
-const image = (i: Record<string, AttributeValue> | undefined): Image | undefined =>
-  i ? unmarshall(i as Parameters<typeof unmarshall>[0]) : undefined;
+const image = (i: Record<string, AttributeValue> | undefined): Image | undefined => (i ? itemOfImage(i) : undefined);
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
 

@@ -3,8 +3,7 @@ import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middle
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { isRetryableDbError } from '../db/errors.ts';
-import { holdInProgress, idempotencyStore } from '../db/idempotency.ts';
-import type { Key } from '../db/keys.ts';
+import { holdInProgress, idempotencyStore, type IdempotencyRecordKey } from '../db/idempotency.ts';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
 import {
   BadRequestError,
@@ -56,7 +55,7 @@ function configFor(takesBody: boolean) {
 const KEY_PREFIX = 'api';
 
 /** The table key of the record a request maps to (operations and tests: find or expire a record). */
-export function idempotencyRecordKey(event: JSONValue): Key {
+export function idempotencyRecordKey(event: JSONValue): IdempotencyRecordKey {
   const store = idempotencyStore();
   store.configure({ config: configFor(false), keyPrefix: KEY_PREFIX });
   return store.recordKey(event);

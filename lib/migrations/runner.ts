@@ -16,7 +16,7 @@ import {
   releaseMigrationLease,
   saveMigrationRecord,
 } from '../db/migrations.ts';
-import { Refused } from '../db/transactions.ts';
+import { isRefused } from '../db/transactions.ts';
 import {
   addCounts,
   freshRecord,
@@ -171,7 +171,7 @@ export async function runMigrations(options: RunOptions = {}): Promise<RunOutcom
     }
   } catch (err) {
     // Another runner took the lease over (this one stalled past it): it carries on from the last step written.
-    if (err instanceof Refused && err.reason === LEASE_LOST) return { state: 'busy', ran };
+    if (isRefused(err, LEASE_LOST)) return { state: 'busy', ran };
     // Anything else (DynamoDB refusing a record's write after its retries): the lease goes back, so
     // that a retry (Lambda retries a failed asynchronous invocation) need not wait for it to run out.
     await releaseMigrationLease(owner).catch(() => undefined);

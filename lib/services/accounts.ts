@@ -16,8 +16,9 @@ import { rereadOnStale, STALE } from '../db/transactions.ts';
 import type { Account, AccountCreate, Organisation } from '../schemas/accounts.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
-import { refusedAs } from './refusals.ts';
+import { refusedAs, type Meanings } from './refusals.ts';
 import { generateToken, hashToken } from '../model/tokens.ts';
+import { type AccountRefusal } from '../db/refusals.ts';
 
 const organisationMissing = () => new ValidationError(['organisation does not exist']);
 
@@ -25,7 +26,7 @@ const organisationMissing = () => new ValidationError(['organisation does not ex
 const refusals = {
   [accountRefusals.emailTaken]: () => new ValidationError(['email has already been taken']),
   [accountRefusals.organisation]: organisationMissing,
-};
+} satisfies Meanings<AccountRefusal>;
 
 /** Creates an organisation, its first admin account and that admin's token (shown once). */
 export async function createOrganisation(

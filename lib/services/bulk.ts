@@ -1,12 +1,11 @@
 import { getAccountItem } from '../db/accounts.ts';
 import * as store from '../db/issues.ts';
-import { keys } from '../db/keys.ts';
 import { catalogueOf, issueLabels, resolveLabels } from '../db/labels.ts';
 import { expectingVersion } from '../context/versions.ts';
 import type { Issue, IssueLocation } from '../schemas/issues.ts';
 import type { BulkOp } from '../schemas/bulk.ts';
 import { unclassified } from '../model/derivations.ts';
-import { Refused, STALE } from '../db/transactions.ts';
+import { Refused, isRefused } from '../db/transactions.ts';
 import {
   NotFoundError,
   PreconditionFailedError,
@@ -20,6 +19,8 @@ import type { Principal } from '../model/principal.ts';
 import { decideParent } from './sub-issues.ts';
 import { answeredVersion } from '../model/versions.ts';
 import { withVersion } from '../db/versions.ts';
+import { writtenIssue } from '../db/issue-refs.ts';
+import { explainRefusal, type Meanings } from './refusals.ts';
 
 /**
  * Bulk writes of issues (docs/api.md: Bulk writes; the REST bulk routes, the MCP batch tools, an
@@ -188,7 +189,7 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
   let listed = sprintId === null ? reserved.backlogCount : Number(context.sprint?.issues_count ?? 0);
   const answer = ({ index, issue }: (typeof created)[number]) => {
     listed += 1;
-    const shown = withVersion({ ...issue, position: listed }, { ...keys.issue(orgId, projectId, issue.id), version: 1 });
+    const shown = withVersion({ ...issue, position: listed }, writtenIssue(orgId, projectId, issue.id, 1));
     outcomes[index] = { ok: true, status: 201, issue: shown };
   };
   for (const chunk of chunks) {
@@ -216,17 +217,19 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
 
 /** A refused create as the single create answers it (lib/services/issues.ts: createIssue). */
 function createRefusal(err: unknown): unknown {
-  if (!(err instanceof Refused)) return err;
-  if (err.reason === 'project') return new NotFoundError('Project');
-  if (err.reason === 'sprint') return new NotFoundError('Sprint');
-  if (err.reason === 'assignee') return new ValidationError([assigneeMessage]);
-  if (err.reason === STALE) return new UnavailableError();
-  return err;
+  return explainRefusal(err, createRefusals);
 }
+
+const createRefusals = {
+  project: () => new NotFoundError('Project'),
+  sprint: () => new NotFoundError('Sprint'),
+  assignee: () => new ValidationError([assigneeMessage]),
+  stale: () => new UnavailableError(),
+} satisfies Meanings<'project' | 'sprint' | 'assignee' | 'stale'>;
 
 /** `createRefusal`, telling a sprint being completed (409) from one gone (404) by a read, as createIssue does. */
 async function createRefusalRead(caller: Principal, projectId: number, sprintId: number | null, err: unknown) {
-  if (err instanceof Refused && err.reason === 'sprint' && sprintId !== null) {
+  if (isRefused(err, 'sprint') && sprintId !== null) {
     const { sprints } = await store.getIssueFamily(caller.orgId, projectId, [sprintId]);
     if (sprints.get(sprintId)?.status === 'completing') return new SprintBusyError();
   }
@@ -278,7 +281,7 @@ function dryRun(caller: Principal): Step {
   /** Issues as the items so far would leave them (created or updated), by project and id. */
   const written = new Map<string, Issue>();
   const answered = (issue: Issue, version: number) => {
-    const shown = withVersion(issue, { ...keys.issue(caller.orgId, issue.project_id, issue.id), version });
+    const shown = withVersion(issue, writtenIssue(caller.orgId, issue.project_id, issue.id, version));
     written.set(`${issue.project_id}/${issue.id}`, shown);
     return shown;
   };

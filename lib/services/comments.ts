@@ -8,7 +8,8 @@ import { Refused, type GuardedItem } from '../db/transactions.ts';
 import type { Comment, CommentCreate, CommentUpdate } from '../schemas/comments.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
-import { refusedAs } from './refusals.ts';
+import { refusedAs, type Meanings } from './refusals.ts';
+import { type CommentRefusal } from '../db/refusals.ts';
 
 /** What a refused comment write means. */
 const refusals = {
@@ -16,7 +17,7 @@ const refusals = {
   [store.commentRefusals.sprint]: () => new NotFoundError('Sprint'),
   [store.commentRefusals.issue]: () => new NotFoundError('Issue'),
   [store.commentRefusals.comment]: () => new NotFoundError('Comment'),
-};
+} satisfies Meanings<Exclude<CommentRefusal, 'pointed'>>;
 
 export type { IssueRef };
 

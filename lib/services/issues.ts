@@ -1,12 +1,11 @@
 import * as store from '../db/issues.ts';
-import { keys } from '../db/keys.ts';
 import type { IssueItem, IssueMatch } from '../db/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
 import { isClosed, unclassified, type IssueState } from '../model/derivations.ts';
 import { issueStateOf } from '../db/issue-item.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
-import { getItem, Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget } from '../db/transactions.ts';
+import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/transactions.ts';
 import type { ParentGuard } from '../db/issue-write.ts';
 import { decideParent, type ParentDecision } from './sub-issues.ts';
 import type { Issue, IssueCreate, IssueListFilters, IssueLocation, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
@@ -25,6 +24,7 @@ import {
 import type { Principal } from '../model/principal.ts';
 import { versionOf, withVersion } from '../db/versions.ts';
 import { catalogueOf, carriesAll, issueLabels, labelFilterIds, resolveLabels } from '../db/labels.ts';
+import { readIssueItem, writtenIssue } from '../db/issue-refs.ts';
 
 /** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
 export { contributionOf, listDelta, negate, openStatuses, sumCounters } from '../model/derivations.ts';
@@ -208,7 +208,7 @@ export async function createIssue(
     const [slot, owner, parentItem] = await Promise.all([
       store.allocateIssueSlot(caller.orgId, at.projectId, imported?.number),
       at.sprintId === null ? undefined : store.getListOwner(caller.orgId, at.projectId, at.sprintId),
-      parentId === null ? undefined : getItem<IssueItem>(keys.issue(caller.orgId, at.projectId, parentId)),
+      parentId === null ? undefined : readIssueItem(caller.orgId, at.projectId, parentId),
     ]);
     let parent: ParentDecision;
     try {
@@ -274,15 +274,15 @@ export async function createIssue(
     }
     // Appended: last of the list as it was read. Creates running at the same time may answer the
     // same place; the list itself reads 1..n (an allocation is unique and above every key).
-    return withVersion({ ...issue, position: listed + 1 }, { ...keys.issue(caller.orgId, at.projectId, issue.id), version: 1 });
+    return withVersion({ ...issue, position: listed + 1 }, writtenIssue(caller.orgId, at.projectId, issue.id, 1));
   } catch (err) {
     // The parent's guard refused: gone, full or moved meanwhile. A read tells which (422), else 503.
-    if (err instanceof Refused && err.reason === STALE && input.parent_id) {
-      const again = await getItem<IssueItem>(keys.issue(caller.orgId, at.projectId, input.parent_id));
+    if (isRefused(err, STALE) && input.parent_id) {
+      const again = await readIssueItem(caller.orgId, at.projectId, input.parent_id);
       await decideParent(caller.orgId, at.projectId, undefined, input.parent_id, again);
     }
     // The sprint's guard refuses both a missing sprint and one being completed: tell them apart.
-    if (err instanceof Refused && err.reason === 'sprint' && at.sprintId !== null) {
+    if (isRefused(err, 'sprint') && at.sprintId !== null) {
       const { sprints } = await store.getIssueFamily(caller.orgId, at.projectId, [at.sprintId]);
       if (sprints.get(at.sprintId)?.status === 'completing') throw new SprintBusyError();
     }
@@ -397,7 +397,7 @@ export async function updateIssue(
     }
     if (answer.status === 'rejected') throw answer.reason;
     // At least one past the version read (a comment's counter may have moved it meanwhile).
-    const stored = { ...keys.issue(caller.orgId, at.projectId, issueId), version: versionOf(issue) + 1 };
+    const stored = writtenIssue(caller.orgId, at.projectId, issueId, versionOf(issue) + 1);
     return withVersion({ ...next, position: answer.value }, stored);
   });
 }

@@ -1,11 +1,13 @@
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/labels.ts';
-import { Refused, rereadOnStale } from '../db/transactions.ts';
+import { Refused, rereadOnStale, isRefused, STALE } from '../db/transactions.ts';
 import { getProjectItem } from '../db/projects.ts';
 import { DEFAULT_LABEL_COLOR, labelLimits } from '../vocabulary/label-limits.ts';
 import type { Label, LabelCreate, LabelUpdate } from '../schemas/labels.ts';
 import { NotFoundError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
+import { explainRefusal, type Meanings } from './refusals.ts';
+import { type LabelRefusal } from '../db/refusals.ts';
 
 /**
  * A project's label catalogue (docs/api.md: Labels), and what issues make of it: an issue stores
@@ -67,11 +69,13 @@ export async function createLabel(
 
 /** A refused label write after its read: raced by another write of the label (read again), or an answer. */
 function labelRefusal(err: unknown): unknown {
-  if (!(err instanceof Refused)) return err;
-  if (err.reason === 'name_taken') return new ValidationError([nameTakenMessage]);
-  if (err.reason === 'project') return new NotFoundError('Project');
-  return err;
+  return explainRefusal(err, labelRefusals);
 }
+
+const labelRefusals = {
+  name_taken: () => new ValidationError([nameTakenMessage]),
+  project: () => new NotFoundError('Project'),
+} satisfies Meanings<Extract<LabelRefusal, 'name_taken' | 'project'>>;
 
 /**
  * Partial update (PUT and PATCH alike). A rename or recolour is shown by every issue carrying the
@@ -83,11 +87,11 @@ export async function updateLabel(caller: Principal, projectId: number, labelId:
       const { label } = await loadLabel(caller, projectId, labelId);
       return store.updateLabel(caller.orgId, projectId, label, changes).catch((err: unknown) => {
         // Renamed or deleted since the read: read again (a 404 then, or the write on the new name).
-        throw err instanceof Refused && err.reason === 'label' ? new Refused('stale') : err;
+        throw isRefused(err, 'label') ? new Refused(STALE) : err;
       });
     });
   } catch (err) {
-    if (err instanceof Refused && err.reason === 'stale') throw new UnavailableError();
+    if (isRefused(err, STALE)) throw new UnavailableError();
     throw labelRefusal(err);
   }
 }
@@ -101,11 +105,11 @@ export async function deleteLabel(caller: Principal, projectId: number, labelId:
     await rereadOnStale(async () => {
       const { label } = await loadLabel(caller, projectId, labelId);
       await store.deleteLabel(caller.orgId, projectId, label).catch((err: unknown) => {
-        throw err instanceof Refused && err.reason === 'label' ? new Refused('stale') : err;
+        throw isRefused(err, 'label') ? new Refused(STALE) : err;
       });
     });
   } catch (err) {
-    if (err instanceof Refused && err.reason === 'stale') throw new UnavailableError();
+    if (isRefused(err, STALE)) throw new UnavailableError();
     throw labelRefusal(err);
   }
 }

@@ -1,9 +1,7 @@
-import { listAssigned, scanAssigned, type AssignedEntry, type AssignedFilter } from '../db/assigned.ts';
+import { listAssigned, readAssignedItems, scanAssigned, type AssignedEntry, type AssignedFilter } from '../db/assigned.ts';
 import { ranksFrom, toIssue, type IssueItem } from '../db/issues.ts';
-import { keys, type Key } from '../db/keys.ts';
 import { catalogueOf, carriesAll, labelFilterIds } from '../db/labels.ts';
 import type { PageRequest } from '../db/list.ts';
-import { batchGet } from '../db/transactions.ts';
 import type { Issue, IssueListFilters } from '../schemas/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
 import { blockOf, countBefore, rankIndexOf, type RankIndex } from '../model/positions.ts';
@@ -75,27 +73,15 @@ async function listMyLabelledIssues(caller: Principal, page: PageRequest, filter
  * `wanted`. Entries whose issue or ancestor is gone are left out; `index` is the entry's place.
  */
 async function readAssigned(caller: Principal, entries: AssignedEntry[]) {
-  const { orgId } = caller;
-  const wanted: Key[] = [keys.account(orgId, caller.accountId)];
-  const want = (key: Key) => wanted.push(key) - 1;
-  const rows = entries.map((e) => ({
-    issue: want(keys.issue(orgId, e.projectId, e.issueId)),
-    project: want(keys.project(orgId, e.projectId)),
-    sprint: e.sprintId === null ? undefined : want(keys.sprint(orgId, e.projectId, e.sprintId)),
-    entry: e,
-  }));
-  const found = await batchGet(wanted);
-
+  const { account, rows } = await readAssignedItems(caller.orgId, caller.accountId, entries);
   const live = rows.flatMap((row, index) => {
-    const issue = found[row.issue] as IssueItem | undefined;
-    const project = found[row.project];
-    const owner = row.sprint === undefined ? project : found[row.sprint];
+    const { issue, project, owner } = row;
     // The index is written with the issue, so a mismatch is a gone ancestor whose cascade runs.
     if (!issue || !project || !owner || issue.assignee_id !== caller.accountId) return [];
-    if ((issue.sprint_id ?? null) !== row.entry.sprintId) return [];
+    if ((issue.sprint_id ?? null) !== entries[index]?.sprintId) return [];
     return [{ issue, owner, project, index }];
   });
-  return { account: found[0], live };
+  return { account, live };
 }
 
 /** The issues of `live` with their places in their lists, in the order of `live`. */

@@ -1,5 +1,5 @@
 import { bucketStateOf, authenticateAndConsume } from '../db/tokens.ts';
-import { Refused } from '../db/transactions.ts';
+import { isRefused } from '../db/transactions.ts';
 import {
   countRegistration,
   findClient,
@@ -258,7 +258,7 @@ export async function exchangeCode(form: Form, issuer: string, now = Date.now())
   try {
     await saveGrant(newGrantId(), approval, pair);
   } catch (err) {
-    if (err instanceof Refused && err.reason === 'client') throw invalidGrant('The client is no longer registered');
+    if (isRefused(err, 'client')) throw invalidGrant('The client is no longer registered');
     throw err;
   }
   return tokens(access, refresh, code.scope);

@@ -3,14 +3,15 @@ import * as store from '../db/projects.ts';
 import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
-import { refusedAs } from './refusals.ts';
+import { refusedAs, type Meanings } from './refusals.ts';
+import { type ProjectRefusal } from '../db/refusals.ts';
 
 /** What a refused project write means. */
 const refusals = {
   [store.projectRefusals.project]: () => new NotFoundError('Project'),
   [store.projectRefusals.prefixTaken]: () => new ValidationError(['prefix has already been taken']),
   [store.projectRefusals.organisation]: () => new NotFoundError('Organisation'),
-};
+} satisfies Meanings<ProjectRefusal>;
 
 export async function listProjects(caller: Principal, page: PageRequest) {
   const { page: result, org } = await store.listProjects(caller.orgId, page);

@@ -1,14 +1,16 @@
+import type { RefusalReason } from '../db/refusals.ts';
 import { Refused } from '../db/transactions.ts';
 
 /**
  * What each reason of a refused write means to a client, for one kind of write. The data layer
  * names why a transaction was refused (`Refused.reason`, lib/db/transactions.ts); the domain alone
- * decides what that is: a 404, a 422, a 503.
+ * decides what that is: a 404, a 422, a 503. A record over the reasons of one kind of write
+ * (`satisfies Meanings<CommentRefusal>`, lib/db/refusals.ts) must name each of them.
  */
-export type Meanings = Record<string, () => Error>;
+export type Meanings<R extends RefusalReason = RefusalReason> = Record<R, () => Error>;
 
 /** The domain error a refused write stands for; anything else (unknown reasons too) passes through. */
-export function explainRefusal(err: unknown, meanings: Meanings): unknown {
+export function explainRefusal(err: unknown, meanings: Partial<Meanings>): unknown {
   if (err instanceof Refused) {
     const meaning = meanings[err.reason];
     if (meaning) return meaning();
@@ -17,7 +19,7 @@ export function explainRefusal(err: unknown, meanings: Meanings): unknown {
 }
 
 /** Runs a data-layer write and throws what its refusal means. */
-export async function refusedAs<T>(meanings: Meanings, write: () => Promise<T>): Promise<T> {
+export async function refusedAs<T>(meanings: Partial<Meanings>, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {

@@ -1,5 +1,4 @@
-import { getItem, Refused, rereadOnStale, STALE } from '../db/transactions.ts';
-import { keys } from '../db/keys.ts';
+import { Refused, rereadOnStale, STALE, isRefused } from '../db/transactions.ts';
 import {
   issuesOfNumbers,
   issuesWithProjects,
@@ -17,6 +16,7 @@ import { NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 import { refusedAs } from './refusals.ts';
 import type { Principal } from '../model/principal.ts';
 import type { IssueStatus } from '../schemas/issues.ts';
+import { readIssueItem } from '../db/issue-refs.ts';
 
 /**
  * Relations between issues of one organisation (any projects): `blocks`/`blocked_by`,
@@ -229,13 +229,13 @@ export async function removeRelation(caller: Principal, key: string, relationId:
     try {
       await write(false);
     } catch (err) {
-      if (!(err instanceof Refused) || err.reason !== 'other') throw err;
-      const found = await getItem(keys.issue(caller.orgId, other.projectId, other.issueId));
+      if (!isRefused(err, 'other')) throw err;
+      const found = await readIssueItem<Record<string, unknown>>(caller.orgId, other.projectId, other.issueId);
       // Gone: the cascade removing it takes this side off (and the count with it).
       if (!found) return;
       await write(isClosed(found.status as IssueStatus), storedRelations(found)[relationId] !== undefined).catch((again) => {
         // It changed again meanwhile: read everything again.
-        throw again instanceof Refused && again.reason === 'other' ? new Refused(STALE) : again;
+        throw isRefused(again, 'other') ? new Refused(STALE) : again;
       });
     }
   });

@@ -20,6 +20,8 @@ import {
 import { contributionOf, negate, openStatuses, sumCounters } from '../model/derivations.ts';
 import type { Principal } from '../model/principal.ts';
 import { PRECONDITION, versionOf } from '../db/versions.ts';
+import { explainRefusal, type Meanings } from './refusals.ts';
+import { type SprintRefusal } from '../db/refusals.ts';
 
 /** A write that raced another one is re-read and re-decided this many times before a 503. */
 const ATTEMPTS = 4;
@@ -66,12 +68,15 @@ async function loadSprint(caller: Principal, projectId: number, sprintId: number
   return { project, sprint };
 }
 
+/** What a refused sprint write means (a refusal `sprint_exists` is an id handed out twice: passed through). */
+const sprintRefusals = {
+  project: () => new NotFoundError('Project'),
+  sprint: () => new NotFoundError('Sprint'),
+  sprint_lead: () => new ValidationError([sprintLeadMessage]),
+} satisfies Meanings<Exclude<SprintRefusal, 'sprint_exists'>>;
+
 function refusal(err: unknown): unknown {
-  if (!(err instanceof Refused)) return err;
-  if (err.reason === 'project') return new NotFoundError('Project');
-  if (err.reason === 'sprint') return new NotFoundError('Sprint');
-  if (err.reason === 'sprint_lead') return new ValidationError([sprintLeadMessage]);
-  return err;
+  return explainRefusal(err, sprintRefusals);
 }
 
 /** A project's sprints, in id order; the total comes from the project's `sprints_count`. */

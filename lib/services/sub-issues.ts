@@ -1,14 +1,13 @@
 import { issueKeyPattern } from '../vocabulary/ids.ts';
 import { childrenOf, issuesById, pointerWithChildren, type SubIssueRecord } from '../db/sub-issues.ts';
-import { keys } from '../db/keys.ts';
 import type { IssueItem } from '../db/issues.ts';
 import type { ParentGuard } from '../db/issue-write.ts';
 import type { PageRequest } from '../db/list.ts';
-import { getItem } from '../db/transactions.ts';
 import type { SubIssue } from '../schemas/issues.ts';
 import { SUMMARY } from '../model/derivations.ts';
 import { NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
+import { readIssueItem } from '../db/issue-refs.ts';
 
 /**
  * Sub-issues: an issue's `parent_id` names another issue of its project (any list), or null. The
@@ -67,7 +66,7 @@ export async function decideParent(
   while (at.parent_id !== null && at.parent_id !== undefined) {
     if (child && at.parent_id === child.id) throw new ValidationError([parentMessages.cycle]);
     if (level >= subIssueLimits.depth) throw new ValidationError([parentMessages.depth]);
-    const next = await getItem<IssueItem>(keys.issue(orgId, projectId, at.parent_id));
+    const next = await readIssueItem(orgId, projectId, at.parent_id);
     // An ancestor deleted (its cascade clears the parent_id of its children): the chain ends here.
     if (!next) break;
     at = next;

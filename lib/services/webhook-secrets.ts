@@ -1,4 +1,3 @@
-import { keys } from '../db/keys.ts';
 import { nextId } from '../db/sequences.ts';
 import { sameVersion } from '../model/versions.ts';
 import * as store from '../db/webhooks.ts';
@@ -41,7 +40,7 @@ export async function createWebhook(caller: Principal, input: WebhookCreate): Pr
   };
   await refusedAs(refusals, () => store.insertWebhook(caller.orgId, item));
   // Inserted at version 1 (lib/db/stamps.ts): the answer's ETag is usable with If-Match at once.
-  const created = store.toWebhook({ ...keys.webhook(caller.orgId, id), ...item, version: 1 });
+  const created = store.insertedWebhook(caller.orgId, id, item);
   return sameVersion(created, { ...created, secret });
 }
 

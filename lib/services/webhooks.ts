@@ -6,7 +6,8 @@ import type { Delivery, Webhook, WebhookUpdate } from '../schemas/webhooks.ts';
 import { endpointRefusal } from '../model/address-guard.ts';
 import { ForbiddenError, NotFoundError, TransitionError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
-import { refusedAs } from './refusals.ts';
+import { refusedAs, type Meanings } from './refusals.ts';
+import { type WebhookRefusal } from '../db/refusals.ts';
 
 /**
  * Endpoints and deliveries. Registering an endpoint and rotating its secret, the two operations
@@ -23,7 +24,7 @@ export const refusals = {
   [store.webhookRefusals.delivery]: () => new TransitionError('The delivery is still pending: it is being delivered'),
   [store.webhookRefusals.limit]: () =>
     new ValidationError([`webhooks: an organisation may have at most ${store.MAX_WEBHOOKS} endpoints`]),
-};
+} satisfies Meanings<WebhookRefusal>;
 
 /** Webhooks are the organisation's integrations: admins only (403 for members, whatever the id). */
 export function requireAdmin(caller: Principal) {

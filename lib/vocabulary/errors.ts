@@ -8,6 +8,7 @@ export abstract class DomainError extends Error {
 
 /** 404 `{error}`: the thing does not exist, or belongs to another organisation. */
 export class NotFoundError extends DomainError {
+  override readonly name: string = 'NotFoundError';
   readonly status = 404;
   constructor(what: string, why?: string) {
     super(why ? `${what} not found: ${why}` : `${what} not found`);
@@ -16,6 +17,7 @@ export class NotFoundError extends DomainError {
 
 /** 422 `{errors:[...]}`: input that fails validation; each message names its field. */
 export class ValidationError extends DomainError {
+  override readonly name: string = 'ValidationError';
   readonly status = 422;
   readonly errors: string[];
   constructor(errors: string[]) {
@@ -26,6 +28,7 @@ export class ValidationError extends DomainError {
 
 /** 422 `{error}`: a state transition that is not allowed (e.g. activating an active sprint). */
 export class TransitionError extends DomainError {
+  override readonly name: string = 'TransitionError';
   readonly status = 422;
 }
 
@@ -34,6 +37,7 @@ export class TransitionError extends DomainError {
  * `expected_version`) and the resource is at none of them, or is gone. Nothing was written.
  */
 export class PreconditionFailedError extends DomainError {
+  override readonly name: string = 'PreconditionFailedError';
   readonly status = 412;
   constructor(message = 'The resource has changed since the ETag given in If-Match (or the expected version); read it again') {
     super(message);
@@ -42,19 +46,24 @@ export class PreconditionFailedError extends DomainError {
 
 /** 403 `{error}`: authenticated, but not allowed to do this. */
 export class ForbiddenError extends DomainError {
+  override readonly name: string = 'ForbiddenError';
   readonly status = 403;
 }
 
 /** 401 `{error}`: missing, invalid or revoked token. */
 export class UnauthorizedError extends DomainError {
+  override readonly name: string = 'UnauthorizedError';
   readonly status = 401;
 }
 
 /** 409-class conflicts surfaced as 422 `{errors}` (e.g. a prefix already taken), answered like validation failures (docs/api.md: Errors). */
-export class ConflictError extends ValidationError {}
+export class ConflictError extends ValidationError {
+  override readonly name: string = 'ConflictError';
+}
 
 /** 429 `{error}` with Retry-After. */
 export class RateLimitedError extends DomainError {
+  override readonly name: string = 'RateLimitedError';
   readonly status = 429;
   readonly retryAfterSeconds: number;
   constructor(retryAfterSeconds: number) {
@@ -65,6 +74,7 @@ export class RateLimitedError extends DomainError {
 
 /** 503 `{error}` with Retry-After: DynamoDB refused for now (throttling, contention). Nothing was applied. */
 export class UnavailableError extends DomainError {
+  override readonly name: string = 'UnavailableError';
   readonly status = 503;
   readonly retryAfterSeconds: number;
   constructor(message = 'The service is busy, please retry', retryAfterSeconds = 1) {
@@ -78,6 +88,7 @@ export class UnavailableError extends DomainError {
  * Retrying after it finishes replays its response.
  */
 export class RequestInProgressError extends DomainError {
+  override readonly name: string = 'RequestInProgressError';
   readonly status = 409;
   readonly retryAfterSeconds = 1;
   constructor() {
@@ -90,6 +101,7 @@ export class RequestInProgressError extends DomainError {
  * completed); its issues are frozen until that ends. Completing it again finishes it.
  */
 export class SprintBusyError extends DomainError {
+  override readonly name: string = 'SprintBusyError';
   readonly status = 409;
   readonly retryAfterSeconds = 1;
   constructor(message = 'The sprint is being completed; its issues change again once it is completed') {
@@ -103,6 +115,7 @@ export class SprintBusyError extends DomainError {
  * same key could repeat.
  */
 export class NotRecordedError extends DomainError {
+  override readonly name: string = 'NotRecordedError';
   readonly status = 500;
   constructor() {
     super('The request was applied, but its Idempotency-Key record could not be saved: check the result before sending it again');
@@ -111,6 +124,7 @@ export class NotRecordedError extends DomainError {
 
 /** 400/413/415 `{error}`: the request itself is unusable (malformed JSON, too large, wrong media type). */
 export class BadRequestError extends DomainError {
+  override readonly name: string = 'BadRequestError';
   readonly status: 400 | 413 | 415;
   constructor(status: 400 | 413 | 415, message: string) {
     super(message);

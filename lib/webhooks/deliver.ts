@@ -7,7 +7,7 @@ import {
   webhookRefusals,
   type WebhookItem,
 } from '../db/webhooks.ts';
-import { Refused } from '../db/transactions.ts';
+import { isRefused } from '../db/transactions.ts';
 import { countSlowAttempt, giveBackPlaces, setLane, takePlaces, type LaneFields } from '../db/delivery-lanes.ts';
 import {
   attemptSpeed,
@@ -189,7 +189,7 @@ async function stillThere(bookkeeping: Promise<unknown>): Promise<void> {
   try {
     await bookkeeping;
   } catch (err) {
-    if (!(err instanceof Refused && err.reason === webhookRefusals.webhook)) throw err;
+    if (!isRefused(err, webhookRefusals.webhook)) throw err;
   }
 }
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { getIssueFamily, toIssue } from '../db/issues.ts';
 import type { LaneFields } from '../db/delivery-lanes.ts';
 import { catalogueOf } from '../db/labels.ts';
+import { itemOfImage } from '../db/stream-images.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import type { SprintItem } from '../db/sprints.ts';
 import { allWebhooks, insertDelivery, pendingDelivery, type WebhookItem } from '../db/webhooks.ts';
@@ -187,7 +187,7 @@ export function batchPublisher(): Publisher {
     async redeliver(record) {
       const image = record.dynamodb?.NewImage;
       if (record.eventName !== 'MODIFY' || !image) return false;
-      const delivery = unmarshall(image as Parameters<typeof unmarshall>[0]);
+      const delivery = itemOfImage(image);
       if (delivery.type !== 'delivery' || delivery.status !== 'pending') return false;
       await deliveryQueue().send(
         [

@@ -58,7 +58,7 @@ describe('sub-issues on the data layer', () => {
           },
         },
       },
-      reason: 'stale',
+      reason: 'stale' as const,
     };
     const childUpdate = {
       item: {

@@ -18,12 +18,12 @@ describe('a refused transaction', () => {
     const present = key('present');
     await transact([put(present)]);
     for (const items of [
-      [existsCheck(present, 'present'), existsCheck(missing, 'missing'), put(key('new'))],
-      [put(key('new')), existsCheck(missing, 'missing'), existsCheck(present, 'present')],
+      [existsCheck(present, 'project'), existsCheck(missing, 'sprint'), put(key('new'))],
+      [put(key('new')), existsCheck(missing, 'sprint'), existsCheck(present, 'project')],
     ]) {
       const refused = await transact(items).catch((err: unknown) => err);
       expect(refused).toBeInstanceOf(Refused);
-      expect((refused as Refused).reason).toBe('missing');
+      expect((refused as Refused).reason).toBe('sprint');
     }
   });
 

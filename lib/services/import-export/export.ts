@@ -2,9 +2,15 @@ import { createHash } from 'node:crypto';
 import { toIssue } from '../../db/issues.ts';
 import { catalogueOf } from '../../db/labels.ts';
 import { toLabel } from '../../db/labels.ts';
-import { orgPk, projectPk } from '../../db/keys.ts';
 import { toProject } from '../../db/projects.ts';
-import { queryPages, type QueryInput } from '../../db/query.ts';
+import {
+  exportCollections,
+  readWalkPage,
+  walkKeyIn,
+  walkKeyOf,
+  type WalkedCollection,
+  type WalkKey,
+} from '../../db/organisation-walk.ts';
 import { storedRelations } from '../../db/relations.ts';
 import { toSprint } from '../../db/sprints.ts';
 import { toComment } from '../../db/comments.ts';
@@ -42,7 +48,7 @@ const withoutLayout = (item: Record<string, unknown>) => Object.fromEntries(Obje
  */
 const dropVersion = <T extends object>(o: T) => ({ ...o });
 
-type Key = Record<string, unknown>;
+type Key = WalkKey;
 
 /**
  * Where an export stands, between two lines: enough to go on from there in another request
@@ -77,16 +83,9 @@ export interface ExportWalkOptions {
   pageSize?: number;
 }
 
-class Paused extends Error {}
-
-const keyOf = (item: Record<string, unknown>, index: boolean): Key =>
-  index ? { PK: item.PK, SK: item.SK, LSK: item.LSK } : { PK: item.PK, SK: item.SK };
-
-const prefixQuery = (pk: string, prefix: string, index?: string): QueryInput => ({
-  ...(index ? { IndexName: index } : {}),
-  KeyConditionExpression: `PK = :pk AND begins_with(${index ? 'LSK' : 'SK'}, :prefix)`,
-  ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-});
+class Paused extends Error {
+  override readonly name = 'Paused';
+}
 
 /**
  * THE export (the CLI and the REST route both walk it): from `position` on (mutated as it goes:
@@ -99,26 +98,19 @@ export async function* walkExport(
   options: ExportWalkOptions = {},
 ): AsyncGenerator<string> {
   const pageSize = options.pageSize ?? 500;
-  const read = async (input: QueryInput, start: Key | undefined, limit = pageSize) => {
+  const read = async (collection: WalkedCollection, start: Key | undefined, limit = pageSize) => {
     if (options.mayRead && !options.mayRead()) throw new Paused();
-    let items: Record<string, unknown>[] = [];
-    const next = await queryPages(input, { start, limit: () => limit }, (page) => {
-      items = page;
-      return false;
-    });
-    return { items, next };
+    return readWalkPage(collection, start, limit);
   };
   /** Every item of a query from `position.after` on; `position.after` follows the items handed out. */
-  async function* items(pk: string, prefix: string, index?: string): AsyncGenerator<Record<string, unknown>> {
-    const input = prefixQuery(pk, prefix, index);
+  async function* items(collection: WalkedCollection): AsyncGenerator<Record<string, unknown>> {
     let start = position.after;
     // A cursor's key must lie in the query it resumes (DynamoDB would refuse it as a 500).
-    if (start && (start.PK !== pk || !String(index ? start.LSK : start.SK).startsWith(prefix) || typeof start.SK !== 'string'))
-      throw new ValidationError(['cursor is not valid for this export']);
+    if (start && !walkKeyIn(start, collection)) throw new ValidationError(['cursor is not valid for this export']);
     do {
-      const page = await read(input, start);
+      const page = await read(collection, start);
       for (const item of page.items) {
-        position.after = keyOf(item, index !== undefined);
+        position.after = walkKeyOf(item, collection);
         yield item;
       }
       start = page.next;
@@ -152,7 +144,7 @@ export async function* walkExport(
       );
     }
     if (position.stage === 1) {
-      for await (const a of items(orgPk(orgId), 'ACCOUNT#')) {
+      for await (const a of items(exportCollections.accounts(orgId))) {
         emails.set(Number(a.id), String(a.email));
         yield line('account', toAccount(a));
       }
@@ -160,7 +152,7 @@ export async function* walkExport(
     } else if (position.stage === 2) {
       let start: Key | undefined;
       do {
-        const page = await read(prefixQuery(orgPk(orgId), 'ACCOUNT#'), start);
+        const page = await read(exportCollections.accounts(orgId), start);
         for (const a of page.items) emails.set(Number(a.id), String(a.email));
         start = page.next;
       } while (start);
@@ -168,15 +160,21 @@ export async function* walkExport(
     while (position.stage === 2) {
       // The current project: the first after `before`.
       const before = position.before;
-      if (before && (before.PK !== orgPk(orgId) || !String(before.SK).startsWith('PROJECT#')))
-        throw new ValidationError(['cursor is not valid for this export']);
-      const project = (await read(prefixQuery(orgPk(orgId), 'PROJECT#'), position.before ?? undefined, 1)).items[0];
+      const projects = exportCollections.projects(orgId);
+      if (before && !walkKeyIn(before, projects)) throw new ValidationError(['cursor is not valid for this export']);
+      const project = (await read(projects, position.before ?? undefined, 1)).items[0];
       if (!project) {
         Object.assign(position, { stage: 3, after: undefined, before: undefined, step: undefined });
         break;
       }
       yield* projectLines(project);
-      Object.assign(position, { before: keyOf(project, false), step: 0, after: undefined, list: undefined, place: undefined });
+      Object.assign(position, {
+        before: walkKeyOf(project, projects),
+        step: 0,
+        after: undefined,
+        list: undefined,
+        place: undefined,
+      });
     }
     if (position.stage === 3) {
       position.stage = 4;
@@ -189,7 +187,6 @@ export async function* walkExport(
 
   async function* projectLines(project: Record<string, unknown>): AsyncGenerator<string> {
     const projectId = Number(project.id);
-    const pk = projectPk(orgId, projectId);
     const next = (step: number) => Object.assign(position, { step, after: undefined });
     if ((position.step ?? 0) === 0) {
       next(1);
@@ -197,11 +194,11 @@ export async function* walkExport(
       yield line('project', { ...dropVersion(toProject(project)), last_issue_number: Number(project.issue_seq ?? 0) });
     }
     if (position.step === 1) {
-      for await (const l of items(pk, 'LABEL#')) yield line('label', dropVersion(toLabel(l)));
+      for await (const l of items(exportCollections.labels(orgId, projectId))) yield line('label', dropVersion(toLabel(l)));
       next(2);
     }
     if (position.step === 2) {
-      for await (const s of items(pk, 'SPRINT#')) {
+      for await (const s of items(exportCollections.sprints(orgId, projectId))) {
         if (s.type === 'sprint')
           yield line('sprint', {
             ...dropVersion(toSprint(s)),
@@ -215,7 +212,8 @@ export async function* walkExport(
     const catalogue = catalogueOf(project);
     // Issues in list order (every sprint's, then the backlog), each with its place.
     while (position.step === 3 || position.step === 4) {
-      for await (const item of items(pk, position.step === 3 ? 'S#' : 'B#', 'LSI1')) {
+      const issues = position.step === 3 ? exportCollections.sprintIssues : exportCollections.backlogIssues;
+      for await (const item of items(issues(orgId, projectId))) {
         const list = (item.sprint_id as number | undefined) ?? null;
         if (list !== position.list) Object.assign(position, { list, place: 0 });
         position.place = (position.place ?? 0) + 1;
@@ -230,7 +228,7 @@ export async function* walkExport(
       Object.assign(position, { step: position.step + 1, after: undefined, list: undefined, place: 0 });
     }
     if (position.step === 5) {
-      for await (const item of items(pk, 'ISSUE#')) {
+      for await (const item of items(exportCollections.issueContents(orgId, projectId))) {
         if (item.type === 'comment')
           yield line('comment', { ...dropVersion(toComment(item)), author_email: email(item.author_id) });
         else if (item.type === 'activity') yield line('activity', withoutLayout(item));

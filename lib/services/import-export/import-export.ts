@@ -1,7 +1,6 @@
 import { importedSequences, recordActivity } from '../../db/activity.ts';
 import { accountsByEmail, sprintsByName } from '../../db/imports.ts';
-import { queryPages } from '../../db/query.ts';
-import { orgPk } from '../../db/keys.ts';
+import { projectIdsByPrefix } from '../../db/organisation-walk.ts';
 import { advance, nextId } from '../../db/sequences.ts';
 import { restoreSprint } from '../../db/sprints.ts';
 import { createAccountInOrg } from '../accounts.ts';
@@ -227,18 +226,7 @@ class ExportImport {
     const admins = [...accounts.values()].filter((a) => a.role === 'admin').sort((a, b) => a.id - b.id);
     const admin = options.actorId === undefined ? admins[0] : [...accounts.values()].find((a) => a.id === options.actorId);
     if (!admin) throw new ValidationError(['the organisation has no admin account to import as']);
-    const prefixes = new Map<string, number>();
-    await queryPages(
-      {
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-        ExpressionAttributeValues: { ':pk': orgPk(orgId), ':p': 'PROJECT#' },
-        ProjectionExpression: 'id, prefix',
-      },
-      {},
-      (items) => {
-        for (const p of items) prefixes.set(String(p.prefix), Number(p.id));
-      },
-    );
+    const prefixes = await projectIdsByPrefix(orgId);
     const caller: Principal = { orgId, accountId: admin.id, role: 'admin', tokenHash: '', name: admin.name };
     return new ExportImport(options, numbers, accounts, prefixes, caller);
   }

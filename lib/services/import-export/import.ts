@@ -14,9 +14,8 @@ import {
 } from '../../db/imports.ts';
 import { catalogueOf, foldName } from '../../db/labels.ts';
 import { getProjectItem } from '../../db/projects.ts';
-import { keys } from '../../db/keys.ts';
 import { advance } from '../../db/sequences.ts';
-import { getItem, Refused, type GuardedItem } from '../../db/transactions.ts';
+import { type GuardedItem, isRefused } from '../../db/transactions.ts';
 import { createImportedComment } from '../comments.ts';
 import { createIssue, updateIssue } from '../issues.ts';
 import { createLabel } from '../labels.ts';
@@ -40,6 +39,7 @@ import {
   type ImportMapping,
   type SourceRecord,
 } from '../../model/formats/sources.ts';
+import { readIssueItem } from '../../db/issue-refs.ts';
 
 /**
  * Imports issues from another tracker's file into one project, through the issue write path (every
@@ -641,7 +641,7 @@ export class ImportSession {
       await this.progress();
       return issue.id;
     } catch (err) {
-      if (err instanceof Refused && err.reason === importRefusals.imported) {
+      if (isRefused(err, importRefusals.imported)) {
         // Another run imported it meanwhile.
         this.report.already_imported += 1;
         return undefined;
@@ -749,7 +749,7 @@ export class ImportSession {
       return written.id;
     } catch (err) {
       // Written meanwhile by another run: found next time.
-      if (err instanceof Refused && err.reason === importRefusals.imported) return undefined;
+      if (isRefused(err, importRefusals.imported)) return undefined;
       throw err;
     }
   }
@@ -870,8 +870,10 @@ export class ImportSession {
         // Imported before (a second run, a job's later run): linked then, unless it was not.
         const stored = this.createdNow.has(link.key)
           ? undefined
-          : await getItem<{ parent_id?: number | null; sprint_id?: number | null; updated_at?: string }>(
-              keys.issue(this.caller.orgId, this.options.projectId, child.id),
+          : await readIssueItem<{ parent_id?: number | null; sprint_id?: number | null; updated_at?: string }>(
+              this.caller.orgId,
+              this.options.projectId,
+              child.id,
             );
         if (stored && (stored.parent_id ?? null) === parent.id) {
           this.report.parents.linked += 1;

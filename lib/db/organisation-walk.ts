@@ -1,0 +1,89 @@
+import { orgPk, projectPk } from './keys.ts';
+import { queryPages, type QueryInput } from './query.ts';
+
+/**
+ * The reads of an organisation's export and import (lib/services/import-export): the item
+ * collections the export walks, in its order, a page at a time from a key it kept, and the
+ * projects' prefixes an import of an export file resolves issue keys with.
+ */
+
+/** Where a walk resumes: the key of the last item it handed out (`PK`, `SK`, and `LSK` on the index). */
+export type WalkKey = Record<string, unknown>;
+
+/** A collection the export walks: a partition, the sort key prefix its members share, and the index it is read on. */
+export interface WalkedCollection {
+  pk: string;
+  prefix: string;
+  /** Read on LSI1 (the lists' order), by `LSK`; else on the table, by `SK`. */
+  index?: 'LSI1';
+}
+
+/** The collections of an export, in the order it writes them. */
+export const exportCollections = {
+  accounts: (orgId: number): WalkedCollection => ({ pk: orgPk(orgId), prefix: 'ACCOUNT#' }),
+  projects: (orgId: number): WalkedCollection => ({ pk: orgPk(orgId), prefix: 'PROJECT#' }),
+  labels: (orgId: number, projectId: number): WalkedCollection => ({ pk: projectPk(orgId, projectId), prefix: 'LABEL#' }),
+  /** The project's sprints with their activity. */
+  sprints: (orgId: number, projectId: number): WalkedCollection => ({ pk: projectPk(orgId, projectId), prefix: 'SPRINT#' }),
+  /** Every sprint's issues, in list order. */
+  sprintIssues: (orgId: number, projectId: number): WalkedCollection => ({
+    pk: projectPk(orgId, projectId),
+    prefix: 'S#',
+    index: 'LSI1',
+  }),
+  backlogIssues: (orgId: number, projectId: number): WalkedCollection => ({
+    pk: projectPk(orgId, projectId),
+    prefix: 'B#',
+    index: 'LSI1',
+  }),
+  /** What is stored under the project's issues: their comments and activity. */
+  issueContents: (orgId: number, projectId: number): WalkedCollection => ({ pk: projectPk(orgId, projectId), prefix: 'ISSUE#' }),
+};
+
+const queryOf = (c: WalkedCollection): QueryInput => ({
+  ...(c.index ? { IndexName: c.index } : {}),
+  KeyConditionExpression: `PK = :pk AND begins_with(${c.index ? 'LSK' : 'SK'}, :prefix)`,
+  ExpressionAttributeValues: { ':pk': c.pk, ':prefix': c.prefix },
+});
+
+/** At most `limit` items of `collection` after `start` (none: from its first), and where the next page starts. */
+export async function readWalkPage(
+  collection: WalkedCollection,
+  start: WalkKey | undefined,
+  limit: number,
+): Promise<{ items: Record<string, unknown>[]; next: WalkKey | undefined }> {
+  let items: Record<string, unknown>[] = [];
+  const next = await queryPages(queryOf(collection), { start, limit: () => limit }, (page) => {
+    items = page;
+    return false;
+  });
+  return { items, next };
+}
+
+/** The key a walk of `collection` resumes after `item` with. */
+export const walkKeyOf = (item: Record<string, unknown>, collection: WalkedCollection): WalkKey =>
+  collection.index ? { PK: item.PK, SK: item.SK, LSK: item.LSK } : { PK: item.PK, SK: item.SK };
+
+/** Whether `key` (from a cursor) lies in `collection`: DynamoDB would refuse any other as a 500. */
+export const walkKeyIn = (key: WalkKey, collection: WalkedCollection): boolean =>
+  key.PK === collection.pk &&
+  String(collection.index ? key.LSK : key.SK).startsWith(collection.prefix) &&
+  typeof key.SK === 'string';
+
+/** The organisation's projects by prefix: their ids. */
+export async function projectIdsByPrefix(orgId: number): Promise<Map<string, number>> {
+  const prefixes = new Map<string, number>();
+  const { pk, prefix } = exportCollections.projects(orgId);
+  await queryPages(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+      ExpressionAttributeValues: { ':pk': pk, ':p': prefix },
+      ProjectionExpression: 'id, prefix',
+    },
+    {},
+    (items) => {
+      for (const p of items) prefixes.set(String(p.prefix), Number(p.id));
+    },
+  );
+  return prefixes;
+}

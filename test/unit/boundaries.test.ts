@@ -1,0 +1,116 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '../..');
+const config = join(root, '.dependency-cruiser.cjs');
+const cruiser = join(root, 'node_modules/dependency-cruiser/bin/dependency-cruiser.mjs');
+const run = promisify(execFile);
+
+interface Layer {
+  path: string;
+  on: string[];
+}
+const { layers } = createRequire(import.meta.url)(config) as { layers: Record<string, Layer> };
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
+
+/** The violations dependency-cruiser finds in `dirs` of `cwd` with the project's configuration. */
+async function cruise(cwd: string, dirs: string[]): Promise<Violation[]> {
+  const out = await run(process.execPath, [cruiser, ...dirs, '--config', config, '--output-type', 'json'], {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+  return (JSON.parse(out.stdout) as { summary: { violations: Violation[] } }).summary.violations;
+}
+
+/** Each violation as `rule: from -> to`, a package named from its node_modules on (the fixture links the project's). */
+const found = (violations: Violation[]) =>
+  violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to.replace(/^.*?(node_modules\/)/, '$1')}`).sort();
+
+/** The layers `name` may import: those it sits on, and theirs. */
+function below(name: string, seen = new Set<string>()): Set<string> {
+  for (const next of layers[name]?.on ?? []) {
+    if (seen.has(next)) continue;
+    seen.add(next);
+    below(next, seen);
+  }
+  return seen;
+}
+
+// The project itself is checked by `npm run boundaries`, a step of `npm test` before vitest.
+describe('the boundary check (.dependency-cruiser.cjs)', () => {
+  let fixture: string;
+
+  beforeAll(async () => {
+    // A small tree laid out like the project's, with one of each kind of violation planted.
+    fixture = await mkdtemp(join(tmpdir(), 'boundaries-'));
+    const files: Record<string, string> = {
+      'lib/vocabulary/words.ts': "export const word = 'open';\n",
+      'lib/model/rules.ts': "import { word } from '../vocabulary/words.ts';\nexport const rule = word;\n",
+      'lib/db/keys.ts': "export const key = 'PK';\n",
+      'lib/db/items.ts':
+        "import { key } from './keys.ts';\nimport { rule } from '../model/rules.ts';\nexport const item = key + rule;\n",
+      'lib/services/use-case.ts': "import { item } from '../db/items.ts';\nexport const useCase = item;\n",
+      // Planted: an upward import (the model reads the data layer).
+      'lib/model/upward.ts': "import { item } from '../db/items.ts';\nexport const up = item;\n",
+      // Planted: a circle between two modules of one layer.
+      'lib/model/ping.ts': "import { pong } from './pong.ts';\nexport const ping = () => pong;\n",
+      'lib/model/pong.ts': "import { ping } from './ping.ts';\nexport const pong = () => ping;\n",
+      // Planted: a key built outside lib/db.
+      'lib/services/raw-key.ts': "import { key } from '../db/keys.ts';\nexport const raw = key;\n",
+      // Planted: the SDK above the data layer.
+      'lib/feed/wire.ts': "import { unmarshall } from '@aws-sdk/util-dynamodb';\nexport const wire = unmarshall;\n",
+      // Planted: a handler that imports the route table (it would bundle every route's schema).
+      'functions/handler.ts':
+        "import { useCase } from '../lib/services/use-case.ts';\nimport { table } from '../lib/routes.ts';\nexport const handler = [useCase, table];\n",
+      'lib/routes.ts': 'export const table = [];\n',
+      'tsconfig.json': await readFile(join(root, 'tsconfig.json'), 'utf8'),
+    };
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(dirname(join(fixture, path)), { recursive: true });
+      await writeFile(join(fixture, path), text);
+    }
+    await symlink(join(root, 'node_modules'), join(fixture, 'node_modules'), 'dir');
+  });
+
+  afterAll(async () => {
+    await rm(fixture, { recursive: true, force: true });
+  });
+
+  it('fails on a planted upward import, a circle, a key outside lib/db, the SDK above it, and a handler importing the route table', async () => {
+    expect(found(await cruise(fixture, ['lib', 'functions']))).toEqual([
+      'aws-sdk-at-the-edges: lib/feed/wire.ts -> node_modules/@aws-sdk/util-dynamodb/dist-cjs/index.js',
+      'keys-stay-in-db: lib/services/raw-key.ts -> lib/db/keys.ts',
+      'layer-functions: functions/handler.ts -> lib/routes.ts',
+      'layer-model: lib/model/upward.ts -> lib/db/items.ts',
+      'no-circular: lib/model/ping.ts -> lib/model/pong.ts',
+    ]);
+  });
+});
+
+describe('docs/architecture.md', () => {
+  it('states the layers and what each may import as the boundary check does', async () => {
+    const doc = await readFile(join(root, 'docs/architecture.md'), 'utf8');
+    // Rows of the table "What each layer may import": | `path` | what it holds | `a`, `b` |
+    const rows = new Map<string, string[]>();
+    for (const line of doc.split('\n')) {
+      const cells = line.split('|').map((c) => c.trim());
+      const path = /^`([^`]+)`$/.exec(cells[1] ?? '')?.[1];
+      if (!path || cells.length < 5) continue;
+      rows.set(path, [...(cells[3] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] as string).sort());
+    }
+    const expected = new Map(
+      Object.entries(layers).map(([name, layer]) => [layer.path, [...below(name)].map((n) => layers[n]?.path ?? n).sort()]),
+    );
+    expect(rows).toEqual(expected);
+  });
+});
