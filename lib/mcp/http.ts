@@ -5,16 +5,12 @@ import type { ApiResult } from '../http/stack.ts';
 import { charsetRefusal } from '../http/json-content-type.ts';
 
 /**
- * The MCP server (the SDK, every tool with its zod schemas, the domain and data layers), loaded by
- * the first request that carries an MCP message, then kept for the container's life. Loaded with
- * the handler, it would make the function's module init about 2.5 times that of a bundle holding
- * only a DynamoDB document client, against a budget of 1.5 (tools/bench/README.md). This way the
- * first MCP request of a container pays it instead (about the same CPU, once), and the answers that
- * need no server (429 from the shared stack, the 405 and 400 below) never do.
- *
- * The bundle stays one file: esbuild gives every module reached from here a lazy initialiser
- * instead, which is why this function's bundle narrows the DynamoDB client's index
- * (infra/shims/dynamodb-client.js).
+ * The MCP server (the SDK, the tool list and the prompts and resources), loaded by the first request
+ * that carries an MCP message, then kept for the container's life; the tools' code (the services
+ * and the data layer) loads on the first call (lib/mcp/server.ts). The function's bundle is split
+ * at these imports (`splitEntries`, infra/bundling.ts), so its init loads the shared HTTP stack only
+ * and stays within the bundles' init budget (tools/bench/README.md); the answers that need no server
+ * (429 from the shared stack, the 405 and 400 below) never load it.
  */
 const mcpServer = () => import('./server.ts');
 
