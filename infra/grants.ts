@@ -171,3 +171,18 @@ export function grantOf(entry: string, modules: HandlerModule[]): TableGrant {
   if (!module) throw new Error(`no function for ${entry}`);
   return grantFor(module);
 }
+
+/** What a function may do with the attachments' objects (infra/constructs/attachment-bucket.ts). */
+export type ObjectUse = 'put' | 'get' | 'delete';
+
+/**
+ * Who may use the attachments' bucket, and for what (docs/attachments.md). A pre-signed form or
+ * URL carries its signer's rights, so: only the functions that hand out upload forms (the REST
+ * create and the MCP tools, which also put a small file given inline) may put; only those that read
+ * an object or sign a download (the REST reads, `complete`'s HeadObject, the MCP tools) may get;
+ * only the cascade, which removes the objects of deleted attachments, may delete. No other
+ * function is told the bucket's name.
+ */
+export const objectUse: Readonly<Record<string, readonly ObjectUse[]>> = {
+  [cascadeEntry]: ['delete'],
+};

@@ -1,6 +1,7 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import type { Route } from '../lib/routes.ts';
+import { AttachmentBucket } from './constructs/attachment-bucket.ts';
 import { CascadeConsumer } from './constructs/cascade-consumer.ts';
 import { ImportJobs } from './constructs/import-jobs.ts';
 import { Migrations } from './constructs/migrations.ts';
@@ -11,8 +12,8 @@ import { ServiceFunction } from './constructs/service-function.ts';
 import { ServiceTable } from './constructs/service-table.ts';
 import { WebAcl } from './constructs/web-acl.ts';
 import { WebhookSecretKey } from './constructs/webhook-secret-key.ts';
-import { authorizerEntry, deliveryEntry, functionId, handlerModules } from './functions.ts';
-import { accessOf, authorizerGrant, grantFor, secretKeyUse } from './grants.ts';
+import { authorizerEntry, cascadeEntry, deliveryEntry, functionId, handlerModules } from './functions.ts';
+import { accessOf, authorizerGrant, grantFor, objectUse, secretKeyUse } from './grants.ts';
 import { type StageConfig, UNAUTHENTICATED_RESERVED_CONCURRENCY } from './stage.ts';
 
 /** A route whose function needs the service's base URL (`PUBLIC_URL`): the OAuth server's and /mcp. */
@@ -44,6 +45,7 @@ export class ServiceStack extends Stack {
   readonly changeFeed: ChangeFeed;
   readonly webhookSecretKey: WebhookSecretKey;
   readonly migrations: Migrations;
+  readonly attachments: AttachmentBucket;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -174,6 +176,14 @@ export class ServiceStack extends Stack {
       const fn = entry === deliveryEntry ? this.changeFeed.deliverer : functions.get(entry);
       if (!fn) throw new Error(`no function for ${entry}`);
       this.webhookSecretKey.allow(fn, use);
+    }
+
+    // The attachments' files, usable only by the functions of infra/grants.ts (objectUse), each for its actions.
+    this.attachments = new AttachmentBucket(this, 'Attachments', { removalPolicy: retain, corsOrigins: config.corsOrigins });
+    for (const [entry, uses] of Object.entries(objectUse)) {
+      const fn = entry === cascadeEntry ? cascade.fn : functions.get(entry);
+      if (!fn) throw new Error(`no function for ${entry}`);
+      this.attachments.allow(fn, uses);
     }
 
     new CfnOutput(this, 'Stage', { value: config.stage, description: 'Deployment stage' });

@@ -9,6 +9,7 @@
  * (lib/http/logger.ts, lib/http/metrics.ts).
  */
 import { LANE_CONCURRENCY } from './model/fairness.ts';
+import { ATTACHMENT_LIMITS } from './vocabulary/attachments.ts';
 
 /** True inside an AWS Lambda execution environment (set by the Lambda runtime, not by anyone's configuration). */
 export const onLambda = process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
@@ -150,6 +151,32 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
     oauth: {
       /** Client registrations per source address per hour. */
       registrationsPerAddress: positive(env.OAUTH_REGISTRATION_LIMIT, OAUTH_REGISTRATIONS_PER_ADDRESS),
+    },
+    /**
+     * Attachments (docs/attachments.md): the bucket their files live in, and their limits. The
+     * stack sets `ATTACHMENTS_BUCKET` on the functions that sign or read its objects; locally
+     * `npm start` and the tests point `S3_ENDPOINT` at their S3-compatible server.
+     */
+    attachments: {
+      /** Required on Lambda where used (lib/db/objects.ts); the local default otherwise. */
+      bucket: env.ATTACHMENTS_BUCKET || (lambda ? undefined : 'sprint-ticketing-attachments'),
+      /** An S3-compatible server instead of AWS (path-style URLs); unset on Lambda. */
+      s3Endpoint: lambda ? undefined : env.S3_ENDPOINT || undefined,
+      /** The local server's account (s3rver's own); on Lambda the execution role's credentials. */
+      localCredentials: {
+        accessKeyId: env.S3_ACCESS_KEY_ID || 'S3RVER',
+        secretAccessKey: env.S3_SECRET_ACCESS_KEY || 'S3RVER',
+      },
+      region: env.AWS_REGION || 'us-east-1',
+      /** Largest file, in bytes (25 MB unless set). */
+      maxFileBytes: positive(env.ATTACHMENT_MAX_BYTES, ATTACHMENT_LIMITS.fileBytes),
+      /** Files on one issue (its comments' included). */
+      maxFilesPerIssue: positive(env.ATTACHMENT_MAX_PER_ISSUE, ATTACHMENT_LIMITS.filesPerIssue),
+      /** Bytes of attachments one organisation may keep. */
+      maxOrganisationBytes: positive(env.ATTACHMENT_MAX_ORGANISATION_BYTES, ATTACHMENT_LIMITS.organisationBytes),
+      /** How long an upload form, and a download URL, stay valid, in seconds. */
+      uploadSeconds: positive(env.ATTACHMENT_UPLOAD_SECONDS, ATTACHMENT_LIMITS.uploadSeconds),
+      downloadSeconds: positive(env.ATTACHMENT_DOWNLOAD_SECONDS, ATTACHMENT_LIMITS.downloadSeconds),
     },
     /**
      * How webhook signing secrets are sealed at rest (lib/db/secret-box.ts). The KMS key

@@ -13,3 +13,6 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.AWS_REGION ??= 'local';
 // Webhook secrets sealed with the run's fixed local key (no KMS locally).
 process.env.WEBHOOK_SECRET_LOCAL_KEY = testSecretKey;
+// The attachments' bucket on the run's local S3-compatible server (test/support/global-setup.ts).
+process.env.S3_ENDPOINT = inject('s3Endpoint');
+process.env.ATTACHMENTS_BUCKET = inject('attachmentsBucket');

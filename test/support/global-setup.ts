@@ -1,5 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
+import { startLocalS3 } from '../../tools/local/s3.ts';
 import { ensureTable } from '../../tools/local/table.ts';
 import { testSecretKey } from './secret-key.ts';
 
@@ -7,6 +8,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     dynamodbEndpoint: string;
     tableName: string;
+    s3Endpoint: string;
+    attachmentsBucket: string;
   }
 }
 
@@ -17,6 +20,12 @@ export default async function setup(project: TestProject) {
   await ensureTable(dynamo.endpoint, tableName);
   project.provide('dynamodbEndpoint', dynamo.endpoint);
   project.provide('tableName', tableName);
+  // The attachments' bucket on a local S3-compatible server, in a temporary folder (docs/attachments.md).
+  const s3 = await startLocalS3({ bucket: 'sprint-ticketing-test-attachments' });
+  project.provide('s3Endpoint', s3.endpoint);
+  project.provide('attachmentsBucket', s3.bucket);
+  process.env.S3_ENDPOINT = s3.endpoint;
+  process.env.ATTACHMENTS_BUCKET = s3.bucket;
   // The stream consumer runs here, once for the run, so every test's deletes cascade as in AWS.
   // The shared modules read these once, on first use: set them before using any of them.
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
@@ -69,5 +78,6 @@ export default async function setup(project: TestProject) {
     if (jvm !== undefined) console.log(`DynamoDB Local: ${jvm.toFixed(0)} s of CPU`);
     await services.stop();
     await dynamo.stop();
+    await s3.stop();
   };
 }

@@ -10,6 +10,11 @@ export const localConfig = {
   /** When set, use this DynamoDB and launch nothing. */
   dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
   dataDir: process.env.DATA_DIR ?? '.data',
+  /** The local S3-compatible server's port (`s3rver`; attachments' files). */
+  s3Port: Number(process.env.S3_PORT ?? 4569),
+  /** When set, use this S3-compatible server and launch none. */
+  s3Endpoint: process.env.S3_ENDPOINT || undefined,
+  bucket: process.env.ATTACHMENTS_BUCKET || 'sprint-ticketing-attachments',
   tableName: process.env.TABLE_NAME ?? 'sprint-ticketing',
 };
 

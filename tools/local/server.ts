@@ -1,5 +1,6 @@
 /**
- * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT is set), the table, a first organisation
+ * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT is set), the attachments' S3-compatible server
+ * (unless S3_ENDPOINT is set), the table, a first organisation
  * on an empty table, and the API Gateway emulator on HOST (127.0.0.1 by default) and PORT. Stops
  * cleanly on SIGINT/SIGTERM.
  */
@@ -7,10 +8,12 @@ import type { Server } from 'node:http';
 import { localConfig, ownAddresses } from './config.ts';
 import { startDynamoDbLocal, type RunningDynamoDb } from './dynamodb.ts';
 import type { LocalServices } from './services.ts';
+import { startLocalS3, type RunningS3 } from './s3.ts';
 import { ensureTable } from './table.ts';
 
 const cfg = localConfig;
 let dynamo: RunningDynamoDb | undefined;
+let s3: RunningS3 | undefined;
 let services: LocalServices | undefined;
 let server: Server | undefined;
 
@@ -24,6 +27,7 @@ async function shutdown(reason: string, code: number) {
   server?.closeAllConnections();
   await services?.stop();
   await dynamo?.stop();
+  await s3?.stop();
   process.exit(code);
 }
 process.on('SIGINT', () => void shutdown('SIGINT', 0));
@@ -40,6 +44,19 @@ try {
     endpoint = dynamo.endpoint;
     console.log(`DynamoDB Local on ${endpoint} (data in ${cfg.dataDir}/)`);
   }
+  // The attachments' bucket on a local S3-compatible server (docs/attachments.md), unless S3_ENDPOINT names one.
+  if (!cfg.s3Endpoint) {
+    const own = ownAddresses(cfg.host, cfg.port);
+    s3 = await startLocalS3({
+      bucket: cfg.bucket,
+      port: cfg.s3Port,
+      dataDir: cfg.dataDir,
+      origins: [own.publicUrl, ...(process.env.CORS_ORIGINS ?? '').split(',').filter(Boolean)],
+    });
+    console.log(`S3 (s3rver) on ${s3.endpoint}, bucket ${cfg.bucket} (data in ${cfg.dataDir}/s3/)`);
+  }
+  process.env.S3_ENDPOINT = cfg.s3Endpoint ?? s3?.endpoint;
+  process.env.ATTACHMENTS_BUCKET = cfg.bucket;
   // The shared modules read these once, on first use: set them before anything talks to DynamoDB.
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.TABLE_NAME = cfg.tableName;

@@ -1,0 +1,76 @@
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Validations } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import type { ObjectUse } from '../grants.ts';
+import type { ServiceFunction } from './service-function.ts';
+
+/** The environment variable that names the bucket to a function (lib/config.ts: attachments). */
+export const bucketVariable = 'ATTACHMENTS_BUCKET';
+
+/** What each use of the bucket may do: sign (and make) uploads, read and sign downloads, delete. */
+const actionsOf: Record<ObjectUse, string> = { put: 's3:PutObject', get: 's3:GetObject', delete: 's3:DeleteObject' };
+
+/**
+ * The private bucket of the attachments' files (docs/attachments.md). Nothing in it is public:
+ * every upload and download is a request pre-signed by a function for one object and a few
+ * minutes, so only the functions of infra/grants.ts (`objectUse`) hold any right on its objects,
+ * each for its one action. Encrypted (S3-managed keys), TLS only, unversioned (a deleted
+ * attachment is gone), incomplete multipart uploads removed after a day; CORS lets the configured
+ * web origins post upload forms and read downloads.
+ */
+export class AttachmentBucket extends Construct {
+  readonly bucket: Bucket;
+
+  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy; corsOrigins: readonly string[] }) {
+    super(scope, id);
+    this.bucket = new Bucket(this, 'Files', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: false,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: props.removalPolicy,
+      lifecycleRules: [
+        // A multipart upload never completed. (An abandoned single upload is a pending attachment
+        // whose item expires: its removal deletes the object through the cascade, lib/db/cascade.ts.)
+        { id: 'incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+      cors: props.corsOrigins.length
+        ? [
+            {
+              allowedOrigins: [...props.corsOrigins],
+              allowedMethods: [HttpMethods.POST, HttpMethods.GET, HttpMethods.HEAD],
+              allowedHeaders: ['*'],
+              maxAge: 3000,
+            },
+          ]
+        : [],
+    });
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'No server access logs: every request on the bucket is pre-signed by the API for one object and a few minutes, ' +
+        "and the API's own access logs record who asked for each form and URL; a log bucket would add resources to a stack near its limit",
+    });
+  }
+
+  /** The bucket's logical id, as cdk-nag names its ARN in a finding. */
+  private stackLogicalId(): string {
+    return Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnBucket);
+  }
+
+  /** Lets `fn` use the bucket's objects for `use` (one action), and names the bucket in its environment. */
+  allow(fn: ServiceFunction, uses: readonly ObjectUse[]): void {
+    fn.addEnvironment(bucketVariable, this.bucket.bucketName);
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: uses.map((use) => actionsOf[use]), resources: [this.bucket.arnForObjects('o/*')] }),
+    );
+    Validations.of(fn.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.stackLogicalId()}.Arn>/o/*]`,
+      reason:
+        "Attachments' objects are created per upload under o/ (keyed by organisation): the action is on them all, in this one bucket",
+    });
+  }
+}
