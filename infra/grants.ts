@@ -184,5 +184,8 @@ export type ObjectUse = 'put' | 'get' | 'delete';
  * function is told the bucket's name.
  */
 export const objectUse: Readonly<Record<string, readonly ObjectUse[]>> = {
+  'functions/attachments/create.ts': ['put'],
+  'functions/attachments/read.ts': ['get'],
+  'functions/attachments/complete.ts': ['get'],
   [cascadeEntry]: ['delete'],
 };

@@ -15,6 +15,7 @@ import { Activity } from './schemas/activity.ts';
 import { BULK_MAX_ITEMS, BulkQuery, IssueBulkBody, IssueBulkResults } from './schemas/bulk.ts';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
 import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
+import { Attachment, AttachmentCreateBody, AttachmentList, AttachmentWithUpload } from './schemas/attachments.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
 import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery, SubIssue } from './schemas/issues.ts';
 import { ImportFileBody, ImportJob, ImportJobQuery, ImportJsonBody } from './schemas/imports.ts';
@@ -230,6 +231,7 @@ const sprintIssuePath = `${sprintPath}/issues/{issue_id}`;
 const backlogIssuePath = `${projectPath}/issues/{issue_id}`;
 const labelPath = `${projectPath}/labels/{label_id}`;
 const commentPath = '/api/v1/comments/{id}';
+const attachmentsPath = '/api/v1/issues/{issue_key}/attachments';
 const webhookPath = '/api/v1/webhooks/{webhook_id}';
 
 /**
@@ -802,6 +804,47 @@ export const routes: Route[] = [
     summary: "List an issue's sub-issues (its direct children), in creation order",
     tag: 'Issues',
     success: { status: 200, schema: SubIssue, list: true, description: 'Sub-issues, oldest first' },
+  }),
+  // Attachments of an issue and its comments, by the issue's key (docs/attachments.md)
+  route('POST', attachmentsPath, 'functions/attachments/create.ts', {
+    id: 'createAttachment',
+    summary: 'Declare a file on an issue (or one of its comments) and get a pre-signed form to upload it to S3',
+    description:
+      'Answers the attachment, `pending`, with `upload`: a pre-signed S3 POST form bound to the declared name, ' +
+      'content type, exact size and SHA-256 (if given), valid for minutes. Post `upload.fields` and then the file ' +
+      '(as `file`, last) to `upload.url` as multipart/form-data, then call `…/complete`. 422 for a type outside the ' +
+      'allow-list, a file over the size limit, an issue at its most files, or an organisation at its most bytes.',
+    tag: 'Attachments',
+    body: AttachmentCreateBody,
+    success: { status: 201, schema: AttachmentWithUpload, description: 'The pending attachment and its upload form' },
+    idempotent: true,
+  }),
+  route('GET', attachmentsPath, 'functions/attachments/read.ts', {
+    id: 'listAttachments',
+    summary: "An issue's attachments (its comments' included), oldest first, each ready one with a short-lived download URL",
+    tag: 'Attachments',
+    success: { status: 200, schema: AttachmentList, description: 'Attachments, oldest first; not paged' },
+  }),
+  route('GET', `${attachmentsPath}/{attachment_id}`, 'functions/attachments/read.ts', {
+    id: 'downloadAttachment',
+    summary: 'Redirect to a fresh pre-signed download URL of a ready attachment (422 `{error}` while pending)',
+    tag: 'Attachments',
+    success: { status: 302, description: 'To the file, on S3 (a URL valid for minutes)' },
+    unprocessable: 'either',
+  }),
+  route('POST', `${attachmentsPath}/{attachment_id}/complete`, 'functions/attachments/complete.ts', {
+    id: 'completeAttachment',
+    summary: 'Check the uploaded file (size, type, SHA-256 as S3 holds them) and make the attachment ready',
+    tag: 'Attachments',
+    conditional: true,
+    success: { status: 200, schema: Attachment, description: 'The ready attachment' },
+    unprocessable: 'either',
+  }),
+  route('DELETE', `${attachmentsPath}/{attachment_id}`, 'functions/attachments/delete.ts', {
+    id: 'deleteAttachment',
+    summary: 'Delete an attachment; its file is removed from S3 right after',
+    tag: 'Attachments',
+    success: { status: 204, description: 'Deleted' },
   }),
   // Relations between issues of the organisation, by the issues' keys (docs/api.md#relations)
   route('GET', '/api/v1/issues/{issue_key}/relations', 'functions/relations/list.ts', {

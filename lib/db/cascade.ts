@@ -23,6 +23,7 @@ import { storedRelations, unlinkRemovedIssues, type RemovedIssue } from './relat
 import type { IssueStatus } from '../schemas/issues.ts';
 import { queryPages, scanPages, type QueryInput } from './query.ts';
 import { forEachLimited } from '../model/limited.ts';
+import { deleteObjects } from './objects.ts';
 import { db, tableName } from './client.ts';
 import {
   collections,
@@ -573,6 +574,15 @@ export interface BatchOptions extends CascadeOptions {
   notifyFailure?: FailureNotifier;
 }
 
+/** The object keys of the attachments a batch's REMOVE records show gone, with each record's place in the batch. */
+function removedAttachmentFiles(records: DynamoDBRecord[]): { index: number; objectKey: string }[] {
+  return records.flatMap((record, index) => {
+    const old = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage : undefined;
+    const objectKey = old?.type?.S === 'attachment' ? old.object_key?.S : undefined;
+    return objectKey ? [{ index, objectKey }] : [];
+  });
+}
+
 const describeError = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
 /**
@@ -639,6 +649,20 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
     firstFailedIndex = firstFailedIndex === undefined ? first : Math.min(firstFailedIndex, first);
     result.errors.push(err);
   };
+  // The files of removed attachments (deleted, or gone with their comment, issue, sprint or
+  // project): DeleteObject is idempotent, so a replayed record costs a request and no harm.
+  const files = removedAttachmentFiles(records);
+  if (files.length > 0) {
+    try {
+      await deleteObjects(files.map((f) => f.objectKey));
+      result.deleted += files.length;
+    } catch (err) {
+      failed(
+        files.map((f) => f.index),
+        err,
+      );
+    }
+  }
   const fresh = (parent: CascadeParent): PendingCascade => ({ parent, attempts: 0, status: 'pending' });
 
   await forEachLimited(groups, 4, async (group) => {

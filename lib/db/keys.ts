@@ -20,6 +20,7 @@
  * | ORG#o#P#p        | LABELNAME#n         |                          | label name uniqueness guard (case-folded)|
  * | ORG#o#P#p        | ISSUE#i             | S#s#pos#i or B#pos#i     | issue, in a sprint or the backlog      |
  * | ORG#o#P#p        | ISSUE#i#C#c         | C#i#c                    | comment                                |
+ * | ORG#o#P#p        | ISSUE#i#F#f         |                          | attachment f of issue i (or its comment)|
  * | ORG#o            | COMMENT#c           |                          | where comment c lives (GET by id)      |
  * | ORG#o#P#p        | ISSUE#i#A#seq       | IA#i#seq                 | issue activity (change feed)           |
  * | ORG#o#P#p        | SPRINT#s#A#seq      | SA#s#seq                 | sprint activity (change feed)          |
@@ -102,6 +103,14 @@ export const keys = {
    * deleted in the same transaction as the comment, read consistently.
    */
   commentPointer: (orgId: number, commentId: number): Key => ({ PK: orgPk(orgId), SK: `COMMENT#${pad(commentId)}` }),
+  /**
+   * An attachment of an issue (or of one of its comments), stored under the issue: the issue's
+   * cascade removes it with its comments, and one Query lists an issue's attachments (lib/db/attachments.ts).
+   */
+  attachment: (orgId: number, projectId: number, issueId: number, attachmentId: number): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `${skPrefixes.issueAttachments(issueId)}${pad(attachmentId)}`,
+  }),
   /** A label of the project's catalogue (its name and colour are also on the project item: lib/db/labels.ts). */
   label: (orgId: number, projectId: number, labelId: number): Key => ({
     PK: projectPk(orgId, projectId),
@@ -301,6 +310,8 @@ export const collections = {
 /** Base-table SK prefixes of what is stored under an item (the cascade of an issue delete). */
 export const skPrefixes = {
   issueComments: (issueId: number) => `ISSUE#${pad(issueId)}#C#`,
+  /** An issue's attachments (its comments' included). */
+  issueAttachments: (issueId: number) => `ISSUE#${pad(issueId)}#F#`,
   /** The parts of a stored Idempotency-Key response, in its record's partition. */
   idempotencyParts: 'PART#',
   /** Everything stored under an issue: its comments and its activity (not the issue itself). */

@@ -1,3 +1,4 @@
+import { attachmentItem } from './attachments.ts';
 import { assignedEntryItem, issueItem, searchRecordItem } from './issue-item.ts';
 import type { Placement } from './item.ts';
 
@@ -30,6 +31,7 @@ export const layout: LayoutRow[] = [
   row({ PK: 'ORG#o#P#p', SK: 'VELOCITY#t#s' }, "completed sprint's summary (velocity)"),
   { ...issueItem.key, about: issueItem.about, attributes: issueItem.attributes },
   row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#C#c', LSK: 'C#i#c' }, 'comment'),
+  { ...attachmentItem.key, about: attachmentItem.about, attributes: attachmentItem.attributes },
   row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq', LSK: 'IA#i#seq' }, 'issue activity (change feed)'),
   row({ PK: 'ORG#o#P#p', SK: 'SPRINT#s#A#seq', LSK: 'SA#s#seq' }, 'sprint activity (change feed)'),
   row({ PK: 'ORG#o#P#p', SK: 'LABEL#l', LSK: 'LABEL#l' }, "label of the project's catalogue"),

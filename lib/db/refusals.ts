@@ -26,6 +26,7 @@ export type ImportRefusal = 'imported' | 'moved';
 export type WebhookRefusal = 'webhook' | 'limit' | 'delivery';
 export type OAuthRefusal = 'client' | 'reused' | 'revoked' | 'moved';
 export type MigrationRefusal = 'lease-lost';
+export type AttachmentRefusal = 'project' | 'issue' | 'comment' | 'attachment' | 'files_limit' | 'bytes_limit' | 'not_pending';
 
 /** Every reason a write may be refused with. */
 export type RefusalReason =
@@ -42,4 +43,5 @@ export type RefusalReason =
   | ImportRefusal
   | WebhookRefusal
   | OAuthRefusal
-  | MigrationRefusal;
+  | MigrationRefusal
+  | AttachmentRefusal;

@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
-export type SequenceName = 'account' | 'project' | 'sprint' | 'issue' | 'comment' | 'webhook' | 'label';
+export type SequenceName = 'account' | 'project' | 'sprint' | 'issue' | 'comment' | 'webhook' | 'label' | 'attachment';
 
 /**
  * Issue ids are handed to each project in blocks of this many, reserved from the organisation's

@@ -53,12 +53,14 @@ export function createTableInput(tableName: string) {
 
 /**
  * Event filters of the stream consumer (functions/cascade.ts), any of which lets a record in:
- * the REMOVEs of the parents whose children must go, and the writes of pending cascades still to
+ * the REMOVEs of the parents whose children must go and of attachments whose files must go, and the writes of pending cascades still to
  * continue (lib/db/cascade.ts). Lambda drops everything else (every other write, and the thousands
  * of comment REMOVEs a big cascade emits) before invoking, so they cost nothing.
  */
 export const cascadeStreamFilters = [
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: [...cascadingTypes] } } } },
+  // An attachment's file goes once its item is gone, however it went (lib/db/cascade.ts).
+  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
 ] as const;
 

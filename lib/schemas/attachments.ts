@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ATTACHMENT_CONTENT_TYPES, ATTACHMENT_LIMITS, ATTACHMENT_STATUSES } from '../vocabulary/attachments.ts';
-import { dateTime, plainText, wrapped } from './common.ts';
+import { dateTime, idField, plainText, wrapped } from './common.ts';
 
 const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
 
@@ -35,6 +35,9 @@ export const AttachmentCreateFields = z
         .transform((v) => v.toLowerCase())
         .optional()
         .meta({ description: 'The SHA-256 of the file (hex): S3 refuses an upload whose bytes do not match it.' }),
+      comment_id: idField()
+        .optional()
+        .meta({ description: 'A comment of the issue to attach the file to; absent: the issue itself.' }),
     },
     objectError,
   )
@@ -74,4 +77,6 @@ export const AttachmentUpload = z
 export const AttachmentWithUpload = Attachment.extend({ upload: AttachmentUpload }).meta({ id: 'AttachmentWithUpload' });
 export type AttachmentWithUpload = z.infer<typeof AttachmentWithUpload>;
 
-export const AttachmentCreateBody = wrapped('attachment', AttachmentCreateFields, Attachment);
+export const AttachmentList = z.array(Attachment).meta({ id: 'AttachmentList' });
+
+export const AttachmentCreateBody = wrapped('attachment', AttachmentCreateFields, AttachmentWithUpload);

@@ -153,6 +153,27 @@ async function relatedPair(f: Fixture, status?: string): Promise<[string, string
 }
 const createdId = async (f: Fixture, list: string, body: unknown) => `${list}/${(await f.post(f.admin, list, body)).id}`;
 
+/** A pending attachment on a backlog issue, its file posted to the local S3 server when `upload`. */
+async function pendingAttachment(f: Fixture, upload: boolean): Promise<{ key: string; id: number }> {
+  const issue = await f.post(f.admin, `${f.p}/issues`, { issue: { title: 'With a file' } });
+  const created = await f.post(f.admin, `/api/v1/issues/${issue.issue_number}/attachments`, {
+    attachment: { name: 'log.txt', content_type: 'text/plain', size: 5 },
+  });
+  if (upload) {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(created.upload.fields as Record<string, string>)) form.set(name, value);
+    form.set('file', new Blob(['hello'], { type: 'text/plain' }), 'log.txt');
+    expect((await fetch(created.upload.url, { method: 'POST', body: form })).status).toBe(204);
+  }
+  return { key: issue.issue_number, id: created.id };
+}
+
+async function readyAttachment(f: Fixture): Promise<{ key: string; id: number }> {
+  const a = await pendingAttachment(f, true);
+  expect((await f.admin.post(`/api/v1/issues/${a.key}/attachments/${a.id}/complete`)).status).toBe(200);
+  return a;
+}
+
 /** A request (or a few) for every route, by `METHOD path` as in the route table. */
 /** A bulk request: three creates (written together), one placed first, and an update of `issue`. */
 const bulkItems = (issue: string) => ({
@@ -201,6 +222,38 @@ const recipes: Record<string, Recipe> = {
     for (const title of ['One', 'Two', 'Three'])
       await f.post(f.admin, `${f.p}/issues`, { issue: { title, parent_id: parent.id } });
     return pages(f.admin, `/api/v1/issues/${parent.issue_number}/sub_issues`);
+  },
+  'POST /api/v1/issues/{issue_key}/attachments': async (f) => {
+    const sprintKey = (await f.admin.get(f.sprintIssue)).body.issue_number;
+    const file = { name: 'log.txt', content_type: 'text/plain', size: 10 };
+    return one('create', await f.admin.post(`/api/v1/issues/${sprintKey}/attachments`, { attachment: file }));
+  },
+  'GET /api/v1/issues/{issue_key}/attachments': async (f) => {
+    const { key } = await readyAttachment(f);
+    return one('list', await f.admin.get(`/api/v1/issues/${key}/attachments`));
+  },
+  'GET /api/v1/issues/{issue_key}/attachments/{attachment_id}': async (f) => {
+    const { key, id } = await readyAttachment(f);
+    const res = await fetch(`${gateway.baseUrl}/api/v1/issues/${key}/attachments/${id}`, {
+      headers: { Authorization: `Bearer ${f.org.admin.token}` },
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(302);
+    return one('redirect', {
+      status: res.status,
+      headers: res.headers,
+      body: '',
+      text: '',
+      dbCalls: Number(res.headers.get('x-db-calls') ?? -1),
+    });
+  },
+  'POST /api/v1/issues/{issue_key}/attachments/{attachment_id}/complete': async (f) => {
+    const { key, id } = await pendingAttachment(f, true);
+    return one('complete', await f.admin.post(`/api/v1/issues/${key}/attachments/${id}/complete`));
+  },
+  'DELETE /api/v1/issues/{issue_key}/attachments/{attachment_id}': async (f) => {
+    const { key, id } = await pendingAttachment(f, false);
+    return one('delete', await f.admin.delete(`/api/v1/issues/${key}/attachments/${id}`));
   },
   'GET /api/v1/issues/{issue_key}/relations': async (f) => {
     const [a, b] = await relatedPair(f);

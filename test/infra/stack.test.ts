@@ -435,6 +435,10 @@ const expectedGrants: Record<string, Expected> = {
   'functions/issue-keys/get.ts': read(['LSI1Keys']),
   'functions/issue-keys/sub-issues.ts': read(lists),
   'functions/relations/list.ts': read(),
+  'functions/attachments/create.ts': write(),
+  'functions/attachments/read.ts': read(),
+  'functions/attachments/complete.ts': write(),
+  'functions/attachments/delete.ts': write(),
   'functions/relations/create.ts': write(),
   'functions/relations/delete.ts': write(),
   'functions/backlog/update.ts': write(['LSI1Keys']),
@@ -564,7 +568,7 @@ describe('least privilege', () => {
 });
 
 describe('the stream consumer', () => {
-  it('receives only REMOVE events of projects, sprints, issues and labels and writes of pending cascades, with bounded retries and a failure queue', () => {
+  it('receives only REMOVE events of projects, sprints, issues, labels and attachments and writes of pending cascades, with bounded retries and a failure queue', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
       ([, m]) => m.Properties.FunctionName.Ref === logicalId(stack.cascade.fn),
     );
@@ -575,6 +579,7 @@ describe('the stream consumer', () => {
     expect(p.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.table.table), 'StreamArn'] });
     expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'label'] } } } },
+      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
     ]);
     expect(p).toMatchObject({
@@ -1183,6 +1188,89 @@ describe('the change feed', () => {
     }
     // No route function can send to the queue: a redelivery goes through the table's stream.
     for (const fn of stack.functions.values()) expect(sqsActionsOf(fn)).toEqual([]);
+  });
+});
+
+describe("attachments' bucket", () => {
+  const bucketId = () => logicalId(stack.attachments.bucket);
+  /** Every function's role, by the function's entry. */
+  const roleEntries = () => {
+    const fns = [
+      ...[...stack.functions].map(([entry, fn]) => ({ entry, fn })),
+      { entry: 'functions/authorizer.ts', fn: stack.authorizer },
+      { entry: 'functions/cascade.ts', fn: stack.cascade.fn },
+      { entry: 'functions/import-jobs.ts', fn: stack.importJobs.fn },
+      { entry: 'functions/change-feed.ts', fn: stack.changeFeed.consumer },
+      { entry: 'functions/webhooks/deliver.ts', fn: stack.changeFeed.deliverer },
+      { entry: 'functions/migrate.ts', fn: stack.migrations.fn },
+    ];
+    return fns.map(({ entry, fn }) => ({
+      entry,
+      id: logicalId(fn),
+      role: JSON.stringify(resources[logicalId(fn)]!.Properties.Role).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)![1]!,
+    }));
+  };
+
+  it('is one private bucket: public access blocked, encrypted, TLS only, unversioned, incomplete uploads removed', () => {
+    const buckets = ofType('AWS::S3::Bucket');
+    expect(buckets.map(([id]) => id)).toEqual([bucketId()]);
+    const p = buckets[0]![1].Properties;
+    expect(p.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(p.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(p.VersioningConfiguration).toBeUndefined();
+    expect(p.LifecycleConfiguration.Rules).toEqual([
+      expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }),
+    ]);
+    // No CORS without configured origins (the CORS stage test checks the rule with them).
+    expect(p.CorsConfiguration).toBeUndefined();
+    const [, policy] = ofType('AWS::S3::BucketPolicy').find(([, b]) => JSON.stringify(b.Properties.Bucket).includes(bucketId()))!;
+    expect(policy.Properties.PolicyDocument.Statement).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      ]),
+    );
+  });
+
+  it('lets only the upload-URL function put, only the readers get, only the cascade delete, each on the objects under o/ alone', () => {
+    const roleEntry = new Map(roleEntries().map((r) => [r.role, r.entry]));
+    const uses: Record<string, string[]> = {};
+    for (const [, policy] of policies()) {
+      for (const st of policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]) {
+        const actions = [st.Action].flat();
+        if (!JSON.stringify(st.Resource).includes(bucketId()) && !actions.some((a) => a.startsWith('s3:'))) continue;
+        expect(st.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/o/*']] });
+        for (const role of policy.Properties.Roles as { Ref: string }[]) {
+          const entry = roleEntry.get(role.Ref) ?? `role ${role.Ref}`;
+          (uses[entry] ??= []).push(...actions);
+        }
+      }
+    }
+    expect(uses).toEqual({
+      'functions/attachments/create.ts': ['s3:PutObject'],
+      'functions/attachments/read.ts': ['s3:GetObject'],
+      'functions/attachments/complete.ts': ['s3:GetObject'],
+      'functions/cascade.ts': ['s3:DeleteObject'],
+    });
+  });
+
+  it('names the bucket (ATTACHMENTS_BUCKET) to those functions and to no other', () => {
+    const told = roleEntries()
+      .filter((r) => resources[r.id]!.Properties.Environment.Variables.ATTACHMENTS_BUCKET !== undefined)
+      .map((r) => {
+        expect(resources[r.id]!.Properties.Environment.Variables.ATTACHMENTS_BUCKET).toEqual({ Ref: bucketId() });
+        return r.entry;
+      });
+    expect(told.sort()).toEqual([
+      'functions/attachments/complete.ts',
+      'functions/attachments/create.ts',
+      'functions/attachments/read.ts',
+      'functions/cascade.ts',
+    ]);
   });
 });
 

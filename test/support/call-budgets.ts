@@ -129,6 +129,31 @@ export const exceptions: Record<string, Budget> = {
     reason:
       "The key's pointer, the issue with its project (its side names the other issue), then the transaction: 4. Removing a `blocked_by` relation whose blocker is done or cancelled: the transaction, which assumed the blocker open for the count, is refused, the blocker read and the write sent again: 6.",
   },
+  // Attachments (docs/attachments.md): the issue by its key first, as every route of an issue key
+  'POST /api/v1/issues/{issue_key}/attachments': {
+    calls: 6,
+    reason:
+      "The key's pointer, the issue with its project (one BatchGetItem) and, for an issue in a sprint, the sprint: 4. Then the attachment's id from the organisation's sequence, beside the uploader's name for a token issued before tokens carried names, and the transaction that writes the pending attachment with the issue's count and the organisation's bytes (the limits, under any concurrency): 6. Signing the upload form calls nothing.",
+  },
+  'GET /api/v1/issues/{issue_key}/attachments': {
+    calls: 4,
+    reason:
+      "The key's pointer, then the issue with its project (one BatchGetItem), then the Query of the issue's attachments, which live under it: 4. Signing each download URL calls nothing.",
+  },
+  'GET /api/v1/issues/{issue_key}/attachments/{attachment_id}': {
+    calls: 4,
+    reason: "The key's pointer, the issue with its project (one BatchGetItem), then the attachment: 4.",
+  },
+  'POST /api/v1/issues/{issue_key}/attachments/{attachment_id}/complete': {
+    calls: 5,
+    reason:
+      "The key's pointer, the issue with its project, the attachment, then (after S3's HeadObject) the conditional update that makes it ready: 5.",
+  },
+  'DELETE /api/v1/issues/{issue_key}/attachments/{attachment_id}': {
+    calls: 5,
+    reason:
+      "The key's pointer, the issue with its project, the attachment (its size), then the transaction that deletes it and gives back its place in the issue's count and the organisation's bytes: 5.",
+  },
   // Export (docs/import-export.md): a page of an organisation-wide walk, bounded by calls as well as bytes
   'GET /api/v1/export': {
     calls: 41,

@@ -112,7 +112,8 @@ describe('the route table', () => {
       )
       .map((r) => `${r.method} ${r.path}`);
     expect(conditional).toEqual(expected);
-    expect(conditional.length).toBe(2 * 6 + 6 + 4 + 3 + 1); // … and DELETE of a relation (If-Match names its issue)
+    // … and DELETE of a relation (If-Match names its issue), DELETE and complete of an attachment
+    expect(conditional.length).toBe(2 * 6 + 6 + 4 + 3 + 1 + 2);
   });
 
   it('gives GETs read-only access and every other method write access, unless a row says otherwise', () => {

@@ -79,6 +79,15 @@ export const samples: Record<string, Sample> = {
   listIssueRelations: { params: { issue_key: 'APL-1' } },
   createIssueRelation: { params: { issue_key: 'APL-2' }, body: { relation: { type: 'blocks', issue_key: 'APL-1' } } },
   deleteIssueRelation: { params: { issue_key: 'APL-1', relation_id: '2-blocks-1' } },
+  // A screenshot on APL-1: declared (pending), then its upload completed, listed, downloaded, deleted.
+  createAttachment: {
+    params: { issue_key: 'APL-1' },
+    body: { attachment: { name: 'screenshot.png', content_type: 'image/png', size: 48213 } },
+  },
+  listAttachments: { params: { issue_key: 'APL-1' } },
+  downloadAttachment: { params: { issue_key: 'APL-1', attachment_id: '1' } },
+  completeAttachment: { params: { issue_key: 'APL-1', attachment_id: '1' } },
+  deleteAttachment: { params: { issue_key: 'APL-1', attachment_id: '1' } },
   listSprintIssues: listQuery,
   createSprintIssue: {
     body: {

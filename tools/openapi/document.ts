@@ -202,6 +202,16 @@ const isResource = (schema: z.ZodType) => 'id' in ((schema as { shape?: Record<s
 
 function successResponse(route: Route): ResponseConfig {
   const { success } = route.operation;
+  if (success.status === 302 && route.auth) {
+    // An authenticated redirect (to a pre-signed download URL): the rate-limit headers as on every answer.
+    return {
+      description: success.description,
+      headers: {
+        Location: { description: 'Where to go (a URL valid for minutes).', schema: { type: 'string', format: 'uri' } },
+        ...headerRefs(rateLimitHeaders),
+      },
+    };
+  }
   if (success.status === 302) return redirectResponse;
   if (success.status === 405) {
     // What the row always answers: no success at all (GET and DELETE /mcp).
@@ -398,6 +408,8 @@ const tagDescriptions: Record<string, string> = {
   Comments: 'Comments on issues.',
   Sprints: 'Sprints, their transitions (activate, complete) and their outcomes (report, velocity, burndown).',
   Relations: 'Relations between issues (blocks, relates to, duplicates).',
+  Attachments:
+    'Files on issues and their comments, stored in S3: declared, uploaded with a pre-signed form, completed, downloaded by pre-signed URL.',
   Backlog: "A project's backlog: the issues in no sprint.",
   Activity: 'The history of changes of an issue or a sprint.',
   Webhooks: 'Signed webhooks: endpoints, their deliveries and their secrets (admins only).',

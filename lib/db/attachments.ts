@@ -1,0 +1,192 @@
+/**
+ * Attachments' items (docs/attachments.md): one per file, under its issue (`keys.attachment`),
+ * `pending` until its file is checked, then `ready`. The organisation's `attachment_bytes` and the
+ * issue's `attachments_count` move in the same transaction as the item, so the limits hold under
+ * any concurrency and the counts never drift (the cascade takes a deleted issue's attachments off
+ * the organisation's count the same way: lib/db/cascade.ts).
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { AttachmentStatus } from '../vocabulary/attachments.ts';
+import { db, tableName } from './client.ts';
+import { attribute, itemKind, type Fields } from './item.ts';
+import { keys, projectPk, skPrefixes } from './keys.ts';
+import type { AttachmentRefusal } from './refusals.ts';
+import { addTo, existsCheck, getItem, itemExists, transact, type GuardedItem } from './transactions.ts';
+
+export const attachmentItem = itemKind({
+  type: 'attachment',
+  key: { PK: 'ORG#o#P#p', SK: 'ISSUE#i#F#f' },
+  about: 'attachment f of issue i (or of its comment): its file in S3',
+  attributes: {
+    id: attribute.number('id'),
+    orgId: attribute.number('org_id'),
+    projectId: attribute.number('project_id'),
+    issueId: attribute.number('issue_id'),
+    commentId: attribute.nullableNumber('comment_id'),
+    name: attribute.string('name'),
+    contentType: attribute.string('content_type'),
+    size: attribute.number('size'),
+    sha256: attribute.nullableString('sha256'),
+    status: attribute.oneOf<AttachmentStatus>('status'),
+    objectKey: attribute.string('object_key'),
+    uploaderId: attribute.number('uploader_id'),
+    uploaderName: attribute.string('uploader_name'),
+    createdAt: attribute.string('created_at'),
+  },
+});
+export type StoredAttachment = Fields<typeof attachmentItem.attributes>;
+
+/** The organisation's counter of attachment bytes (on its organisation item). */
+export const ORGANISATION_BYTES = 'attachment_bytes';
+/** The issue's counter of attachments (its comments' included). */
+export const ISSUE_FILES = 'attachments_count';
+
+export const attachmentRefusals = {
+  project: 'project',
+  issue: 'issue',
+  comment: 'comment',
+  attachment: 'attachment',
+  filesLimit: 'files_limit',
+  bytesLimit: 'bytes_limit',
+  notPending: 'not_pending',
+} as const satisfies Record<string, AttachmentRefusal>;
+
+/**
+ * Writes a pending attachment in one transaction with its place in the limits: the project must
+ * exist; the issue must exist and hold fewer than `maxFiles`; its comment, if any, must exist; and
+ * the organisation's bytes plus this file's must stay within `maxBytes`.
+ */
+export async function insertAttachment(
+  attachment: StoredAttachment,
+  limits: { maxFiles: number; maxBytes: number },
+): Promise<void> {
+  const { orgId, projectId, issueId, commentId, size } = attachment;
+  await transact([
+    existsCheck(keys.project(orgId, projectId), attachmentRefusals.project),
+    addTo(keys.issue(orgId, projectId, issueId), ISSUE_FILES, 1, attachmentRefusals.issue, limits.maxFiles),
+    ...(commentId === null ? [] : [existsCheck(keys.comment(orgId, projectId, issueId, commentId), attachmentRefusals.comment)]),
+    // `counter < max - size + 1`: the bytes after this file are at most `maxBytes`.
+    addTo(keys.org(orgId), ORGANISATION_BYTES, size, attachmentRefusals.bytesLimit, limits.maxBytes - size + 1),
+    {
+      item: {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...keys.attachment(orgId, projectId, issueId, attachment.id),
+            type: 'attachment',
+            ...attachmentItem.encode(attachment),
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    },
+  ]);
+}
+
+/** One attachment of an issue, read consistently; undefined when there is none. */
+export async function getAttachment(orgId: number, projectId: number, issueId: number, attachmentId: number) {
+  const item = await getItem(keys.attachment(orgId, projectId, issueId, attachmentId));
+  return item && attachmentItem.decode(item);
+}
+
+/** Every attachment of an issue (its comments' included), oldest first: one consistent Query (paged past 1 MB). */
+export async function listAttachments(orgId: number, projectId: number, issueId: number): Promise<StoredAttachment[]> {
+  const found: StoredAttachment[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': skPrefixes.issueAttachments(issueId) },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    found.push(...(out.Items ?? []).map((item) => attachmentItem.decode(item)));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return found;
+}
+
+/** Marks a pending attachment ready (refused when it is gone, or no longer pending). */
+export async function markReady(a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId' | 'id'>): Promise<void> {
+  await transact([
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
+          UpdateExpression: 'SET #status = :ready',
+          ConditionExpression: 'attribute_exists(PK) AND #status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':ready': 'ready', ':pending': 'pending' },
+        },
+      },
+      reason: attachmentRefusals.notPending,
+      resource: true,
+    },
+  ]);
+}
+
+/**
+ * The writes that remove an attachment and give back its place in the limits: the item (which
+ * must be there), the organisation's bytes and, unless the issue goes too, the issue's count. The
+ * object goes when the stream shows the item's removal (lib/db/cascade.ts).
+ */
+export function attachmentRemoval(a: StoredAttachment, withIssueCount: boolean): GuardedItem[] {
+  return [
+    {
+      item: {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
+          ConditionExpression: 'attribute_exists(PK)',
+        },
+      },
+      reason: attachmentRefusals.attachment,
+      resource: true,
+    },
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.org(a.orgId),
+          UpdateExpression: `ADD ${ORGANISATION_BYTES} :minus`,
+          ExpressionAttributeValues: { ':minus': -a.size },
+        },
+      },
+    },
+    ...(withIssueCount
+      ? [
+          {
+            item: {
+              Update: {
+                TableName: tableName(),
+                Key: keys.issue(a.orgId, a.projectId, a.issueId),
+                UpdateExpression: `ADD ${ISSUE_FILES} :minus`,
+                ConditionExpression: 'attribute_exists(PK)',
+                ExpressionAttributeValues: { ':minus': -1 },
+              },
+            },
+            reason: attachmentRefusals.issue,
+          },
+        ]
+      : []),
+  ];
+}
+
+/** Deletes an attachment with its counts, in one transaction. */
+export async function removeAttachment(a: StoredAttachment): Promise<void> {
+  await transact(attachmentRemoval(a, true));
+}
+
+/** The organisation's attachment bytes (its counter), read consistently. */
+export async function organisationBytes(orgId: number): Promise<number> {
+  const item = await getItem(keys.org(orgId), ORGANISATION_BYTES);
+  return Number(item?.[ORGANISATION_BYTES] ?? 0);
+}
+
+/** Whether the issue still exists (one consistent GetItem): what a refused count on it means. */
+export const issueExists = (orgId: number, projectId: number, issueId: number) =>
+  itemExists(keys.issue(orgId, projectId, issueId));

@@ -1,0 +1,211 @@
+/**
+ * Attachments (docs/attachments.md): a file is declared (`createAttachment`: a pending attachment
+ * and a pre-signed upload form), posted by the client straight to S3, then checked
+ * (`completeAttachment`: its size, type and checksum as S3 holds them) and `ready`. Reads hand out
+ * short-lived pre-signed download URLs. Every read and write finds the issue by its key in the
+ * caller's organisation first: another organisation's attachment is 404 everywhere.
+ */
+import { createHash } from 'node:crypto';
+import { config } from '../config.ts';
+import { getAccountItem } from '../db/accounts.ts';
+import * as store from '../db/attachments.ts';
+import { attachmentObjectKey, headObject, readObject, signDownloadUrl, signUploadForm } from '../db/objects.ts';
+import type { AttachmentRefusal } from '../db/refusals.ts';
+import { nextId } from '../db/sequences.ts';
+import { isRefused } from '../db/transactions.ts';
+import { sprintExists } from '../db/comments.ts';
+import { issueOfNumber } from '../db/issue-lookup.ts';
+import { getIssueFamily } from '../db/issues.ts';
+import { dispositionOf, sha256Base64, sha256Hex } from '../model/attachments.ts';
+import type { Principal } from '../model/principal.ts';
+import type { Attachment, AttachmentCreate, AttachmentWithUpload } from '../schemas/attachments.ts';
+import { NotFoundError, TransitionError, UnauthorizedError, ValidationError } from '../vocabulary/errors.ts';
+import { explainRefusal, type Meanings } from './refusals.ts';
+
+/** An attachment as answered: with a fresh download URL once ready. */
+async function toAttachment(a: store.StoredAttachment): Promise<Attachment> {
+  const download =
+    a.status === 'ready'
+      ? await signDownloadUrl(a.objectKey, {
+          seconds: config().attachments.downloadSeconds,
+          disposition: dispositionOf(a.name, a.contentType),
+        })
+      : undefined;
+  return {
+    id: a.id,
+    issue_id: a.issueId,
+    comment_id: a.commentId,
+    name: a.name,
+    content_type: a.contentType,
+    size: a.size,
+    sha256: a.sha256,
+    status: a.status,
+    uploader_id: a.uploaderId,
+    uploader_name: a.uploaderName,
+    created_at: a.createdAt,
+    download_url: download?.url ?? null,
+    download_expires_at: download?.expiresAt ?? null,
+  };
+}
+
+async function uploaderNameOf(caller: Principal): Promise<string> {
+  if (caller.name !== undefined) return caller.name;
+  const account = await getAccountItem(caller.orgId, caller.accountId);
+  if (!account) throw new UnauthorizedError('The account of this token no longer exists');
+  return account.name;
+}
+
+/**
+ * The issue of `issueKey` in the caller's organisation, while its project and its sprint (if it is
+ * in one) exist: 404 naming the key otherwise. The key's pointer, then the project and the issue
+ * in one BatchGet, then, for an issue in a sprint, the sprint.
+ */
+async function visibleIssue(caller: Principal, issueKey: string): Promise<{ project_id: number; id: number }> {
+  const number = issueKey.toUpperCase();
+  const missing = () => new NotFoundError(`Issue ${number}`);
+  const pointer = await issueOfNumber(caller.orgId, number);
+  if (!pointer) throw missing();
+  const { project, issue } = await getIssueFamily(caller.orgId, pointer.projectId, [], pointer.issueId);
+  if (!project || !issue || issue.issue_number !== number) throw missing();
+  const sprintId = issue.sprint_id ?? null;
+  if (sprintId !== null && !(await sprintExists(caller.orgId, pointer.projectId, sprintId))) throw missing();
+  return { project_id: pointer.projectId, id: pointer.issueId };
+}
+
+/** Declares a file on an issue (or on one of its comments: `comment_id`), answered with its upload form. */
+export async function createAttachment(
+  caller: Principal,
+  issueKey: string,
+  input: AttachmentCreate & { comment_id?: number | undefined },
+): Promise<AttachmentWithUpload> {
+  const limits = config().attachments;
+  if (input.size > limits.maxFileBytes) {
+    throw new ValidationError([`size must be at most ${limits.maxFileBytes} bytes (the largest file an attachment may have)`]);
+  }
+  const issue = await visibleIssue(caller, issueKey);
+  const [id, uploaderName] = await Promise.all([nextId(caller.orgId, 'attachment'), uploaderNameOf(caller)]);
+  const stored: store.StoredAttachment = {
+    id,
+    orgId: caller.orgId,
+    projectId: issue.project_id,
+    issueId: issue.id,
+    commentId: input.comment_id ?? null,
+    name: input.name,
+    contentType: input.content_type,
+    size: input.size,
+    sha256: input.sha256 ?? null,
+    status: 'pending',
+    objectKey: attachmentObjectKey(caller.orgId, issue.project_id, issue.id, id),
+    uploaderId: caller.accountId,
+    uploaderName,
+    createdAt: new Date().toISOString(),
+  };
+  try {
+    await store.insertAttachment(stored, { maxFiles: limits.maxFilesPerIssue, maxBytes: limits.maxOrganisationBytes });
+  } catch (err) {
+    throw await createRefusal(err, stored, limits.maxFilesPerIssue, limits.maxOrganisationBytes);
+  }
+  const form = await signUploadForm({
+    key: stored.objectKey,
+    contentType: stored.contentType,
+    size: stored.size,
+    sha256Base64: stored.sha256 && sha256Base64(stored.sha256),
+    seconds: limits.uploadSeconds,
+  });
+  return {
+    ...(await toAttachment(stored)),
+    upload: { method: 'POST', url: form.url, fields: form.fields, expires_at: form.expiresAt },
+  };
+}
+
+/** What a refused create means; the issue's count refusal is a 404 only when the issue is gone. */
+async function createRefusal(err: unknown, a: store.StoredAttachment, maxFiles: number, maxBytes: number): Promise<unknown> {
+  const meanings = {
+    project: () => new NotFoundError('Project'),
+    issue: () => new ValidationError([`issue already has ${maxFiles} attachments, the most it may have`]),
+    comment: () => new NotFoundError(`Comment ${a.commentId} on this issue`),
+    bytes_limit: () =>
+      new ValidationError([`size would take the organisation's attachments past ${maxBytes} bytes, the most it may keep`]),
+  } satisfies Partial<Meanings<AttachmentRefusal>>;
+  const meaning = explainRefusal(err, meanings);
+  if (meaning instanceof ValidationError && !(await store.issueExists(a.orgId, a.projectId, a.issueId))) {
+    return new NotFoundError('Issue');
+  }
+  return meaning;
+}
+
+/** The attachment `id` of the issue of `issueKey` (404 when either is not the caller's organisation's). */
+async function visibleAttachment(caller: Principal, issueKey: string, id: number) {
+  const issue = await visibleIssue(caller, issueKey);
+  const found = await store.getAttachment(caller.orgId, issue.project_id, issue.id, id);
+  if (!found) throw new NotFoundError('Attachment');
+  return found;
+}
+
+/** An issue's attachments (its comments' included), oldest first, each ready one with a fresh download URL. */
+export async function listAttachments(caller: Principal, issueKey: string): Promise<Attachment[]> {
+  const issue = await visibleIssue(caller, issueKey);
+  const found = await store.listAttachments(caller.orgId, issue.project_id, issue.id);
+  return Promise.all(found.map(toAttachment));
+}
+
+export async function getAttachment(caller: Principal, issueKey: string, id: number): Promise<Attachment> {
+  return toAttachment(await visibleAttachment(caller, issueKey, id));
+}
+
+/** A fresh download URL of a ready attachment (`GET …/attachments/{id}` redirects to it). */
+export async function downloadUrl(caller: Principal, issueKey: string, id: number): Promise<string> {
+  const found = await visibleAttachment(caller, issueKey, id);
+  if (found.status !== 'ready')
+    throw new TransitionError('The attachment is pending: its file has not been uploaded and completed yet');
+  return (await toAttachment(found)).download_url!;
+}
+
+/**
+ * Checks the uploaded file against what was declared, as S3 holds it (HeadObject): there, the
+ * right size and type, and the declared SHA-256 (S3's checksum of the upload; where the store keeps
+ * none, the local server, the bytes are read and hashed). Then `ready`. Completing a ready
+ * attachment answers it as it is. A mismatch is 422 and leaves it pending: upload the right file.
+ */
+export async function completeAttachment(caller: Principal, issueKey: string, id: number): Promise<Attachment> {
+  const found = await visibleAttachment(caller, issueKey, id);
+  if (found.status === 'ready') return toAttachment(found);
+  const object = await headObject(found.objectKey);
+  if (!object) throw new TransitionError('The file has not been uploaded yet: post it with the upload form, then complete');
+  const problems: string[] = [];
+  if (object.size !== found.size)
+    problems.push(`size: the uploaded file has ${object.size} bytes, not the ${found.size} declared`);
+  if (object.contentType !== found.contentType) {
+    problems.push(`content_type: the uploaded file is ${object.contentType}, not the ${found.contentType} declared`);
+  }
+  if (problems.length === 0 && found.sha256) {
+    const actual = object.sha256Base64 ? sha256Hex(object.sha256Base64) : await hashOf(found.objectKey);
+    if (actual !== found.sha256) problems.push('sha256: the uploaded file does not have the SHA-256 declared');
+  }
+  if (problems.length > 0) throw new ValidationError(problems.map((p) => `${p}; upload the file again`));
+  try {
+    await store.markReady(found);
+  } catch (err) {
+    if (!isRefused(err, 'not_pending')) throw err;
+    // Completed by a concurrent call meanwhile, or deleted: answered as it is now.
+    const now = await store.getAttachment(found.orgId, found.projectId, found.issueId, found.id);
+    if (!now) throw new NotFoundError('Attachment');
+    return toAttachment(now);
+  }
+  return toAttachment({ ...found, status: 'ready' });
+}
+
+async function hashOf(objectKey: string): Promise<string | undefined> {
+  const bytes = await readObject(objectKey);
+  return bytes && createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Deletes an attachment: its item and counts at once, its file through the cascade. */
+export async function deleteAttachment(caller: Principal, issueKey: string, id: number): Promise<void> {
+  const found = await visibleAttachment(caller, issueKey, id);
+  try {
+    await store.removeAttachment(found);
+  } catch (err) {
+    throw explainRefusal(err, { attachment: () => new NotFoundError('Attachment'), issue: () => new NotFoundError('Issue') });
+  }
+}

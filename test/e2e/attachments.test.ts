@@ -1,0 +1,227 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { headObject } from '../../lib/db/objects.ts';
+import { organisationBytes } from '../../lib/db/attachments.ts';
+import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { eventually } from '../support/eventually.ts';
+
+/**
+ * Attachments (docs/attachments.md) through the local gateway and the local S3-compatible server:
+ * declared, uploaded with the pre-signed form by a real HTTP client, completed, listed, downloaded
+ * and deleted. Limits set small for this file (read on first use: lib/config.ts).
+ */
+process.env.ATTACHMENT_MAX_BYTES = String(64 * 1024);
+process.env.ATTACHMENT_MAX_PER_ISSUE = '4';
+process.env.ATTACHMENT_MAX_ORGANISATION_BYTES = String(100 * 1024);
+process.env.ATTACHMENT_DOWNLOAD_SECONDS = '2';
+process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
+
+const gateway = useGateway();
+
+interface Upload {
+  url: string;
+  fields: Record<string, string>;
+}
+
+/** Posts the form's fields, then the file, as a browser's form post does. */
+async function postForm(upload: Upload, file: Buffer, type: string) {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(upload.fields)) body.set(name, value);
+  body.set('file', new Blob([new Uint8Array(file)], { type }), 'file');
+  return fetch(upload.url, { method: 'POST', body });
+}
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const png = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(200, 7)]);
+
+async function setup() {
+  const clients = await orgWithClients(gateway);
+  const p = (await clients.admin.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix() } })).body;
+  const issue = (await clients.admin.post(`/api/v1/projects/${p.id}/issues`, { issue: { title: 'Crash on save' } })).body;
+  return { ...clients, issue, base: `/api/v1/issues/${issue.issue_number}/attachments` };
+}
+
+/** `GET …/attachments/{id}` without following its redirect: the status and where it points. */
+async function download(token: string, path: string) {
+  const res = await fetch(`${gateway.baseUrl}${path}`, { headers: { Authorization: `Bearer ${token}` }, redirect: 'manual' });
+  return { status: res.status, location: res.headers.get('location') };
+}
+
+async function declare(client: ApiClient, base: string, file: Buffer, overrides: Record<string, unknown> = {}) {
+  return client.post(base, {
+    attachment: { name: 'screenshot.png', content_type: 'image/png', size: file.length, sha256: sha(file), ...overrides },
+  });
+}
+
+describe('attachments', () => {
+  it('go pending → ready: declared, posted to S3 with the form, completed, listed with a working download URL', async () => {
+    const { admin, base, issue, org } = await setup();
+    const created = await declare(admin, base, png);
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      issue_id: issue.id,
+      comment_id: null,
+      name: 'screenshot.png',
+      content_type: 'image/png',
+      size: png.length,
+      sha256: sha(png),
+      status: 'pending',
+      uploader_id: org.admin.id,
+      download_url: null,
+    });
+    expect(created.body.upload.method).toBe('POST');
+    expect(new URL(created.body.upload.url).hostname).toBe('127.0.0.1');
+    // The object key carries the organisation.
+    expect(created.body.upload.fields.key).toMatch(new RegExp(`^o/${String(org.orgId).padStart(10, '0')}/`));
+
+    // Not there yet: complete refuses, the download too.
+    expect((await admin.post(`${base}/${created.body.id}/complete`)).status).toBe(422);
+    expect((await admin.get(`${base}/${created.body.id}`)).status).toBe(422);
+    expect((await download(org.admin.token, `${base}/${created.body.id}`)).status).toBe(422);
+
+    expect((await postForm(created.body.upload, png, 'image/png')).status).toBe(204);
+    const done = await admin.post(`${base}/${created.body.id}/complete`);
+    expect(done.status).toBe(200);
+    expect(done.body.status).toBe('ready');
+    // Completing again answers it as it is.
+    expect((await admin.post(`${base}/${created.body.id}/complete`)).body.status).toBe('ready');
+
+    const list = await admin.get(base);
+    expect(list.status).toBe(200);
+    expect(list.body).toHaveLength(1);
+    const [one] = list.body;
+    expect(one).toMatchObject({ id: created.body.id, status: 'ready' });
+    const file = await fetch(one.download_url);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('image/png');
+    expect(file.headers.get('content-disposition')).toMatch(/^inline; filename="screenshot.png"/);
+    expect(Buffer.from(await file.arrayBuffer()).equals(png)).toBe(true);
+
+    // GET …/{id} redirects to a fresh URL; that URL expires (2 s here).
+    const redirect = await download(org.admin.token, `${base}/${created.body.id}`);
+    expect(redirect.status).toBe(302);
+    const location = redirect.location!;
+    expect((await fetch(location)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 3100));
+    expect((await fetch(location)).status).toBe(403);
+  });
+
+  it('downloads what a browser would run (HTML, SVG, JavaScript) as attachment, never inline', async () => {
+    const { admin, base, org } = await setup();
+    const html = Buffer.from('<script>alert(1)</script>');
+    const created = await declare(admin, base, html, { name: 'page.html', content_type: 'text/html' });
+    await postForm(created.body.upload, html, 'text/html');
+    await admin.post(`${base}/${created.body.id}/complete`);
+    const res = await fetch((await download(org.admin.token, `${base}/${created.body.id}`)).location!);
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="page.html"/);
+  });
+
+  it('refuses at complete a file of another size, type or checksum than declared (the local server does not enforce the policy; S3 does)', async () => {
+    const { admin, base } = await setup();
+    const other = Buffer.concat([png, Buffer.from('x')]);
+    const wrongSize = await declare(admin, base, png);
+    expect((await postForm(wrongSize.body.upload, other, 'image/png')).status).toBe(204);
+    const refused = await admin.post(`${base}/${wrongSize.body.id}/complete`);
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors.join()).toMatch(/size: the uploaded file has 209 bytes, not the 208 declared/);
+
+    const wrongType = await declare(admin, base, png);
+    const fields = { ...wrongType.body.upload.fields, 'Content-Type': 'text/html' };
+    await postForm({ ...wrongType.body.upload, fields }, png, 'text/html');
+    expect((await admin.post(`${base}/${wrongType.body.id}/complete`)).body.errors.join()).toMatch(/content_type/);
+
+    const same = Buffer.from(png);
+    same[20] = 0;
+    const wrongSum = await declare(admin, base, png);
+    await postForm(wrongSum.body.upload, same, 'image/png');
+    expect((await admin.post(`${base}/${wrongSum.body.id}/complete`)).body.errors.join()).toMatch(/sha256/);
+
+    const list = (await admin.get(base)).body as { status: string }[];
+    expect(list.map((a) => a.status)).toEqual(['pending', 'pending', 'pending']);
+  });
+
+  it('refuses a type outside the allow-list, a file over the size limit, bad names and unknown keys, writing nothing', async () => {
+    const { admin, base } = await setup();
+    for (const attachment of [
+      { name: 'a.exe', content_type: 'application/x-msdownload', size: 10 },
+      { name: 'big.png', content_type: 'image/png', size: 64 * 1024 + 1 },
+      { name: 'a/b.png', content_type: 'image/png', size: 10 },
+      { name: 'a.png', content_type: 'image/png', size: 0 },
+      { name: 'a.png', content_type: 'image/png', size: 10, sha256: 'abc' },
+      { name: 'a.png', content_type: 'image/png', size: 10, colour: 'red' },
+    ]) {
+      const res = await admin.post(base, { attachment });
+      expect(res.status, JSON.stringify(attachment)).toBe(422);
+      expect(res.body.errors.length).toBeGreaterThan(0);
+    }
+    expect((await admin.get(base)).body).toEqual([]);
+  });
+
+  it('holds the files-per-issue and the organisation-bytes limits under concurrency, the counter exact', async () => {
+    const { admin, base, org } = await setup();
+    const file = Buffer.alloc(30 * 1024, 1);
+    // 4 files per issue: of 8 at once, 4 are declared.
+    const burst = await Promise.all(
+      Array.from({ length: 8 }, () => declare(admin, base, file, { name: 'a.bin', content_type: 'application/octet-stream' })),
+    );
+    expect(burst.filter((r) => r.status === 201)).toHaveLength(3);
+    // 100 KB per organisation: 3 × 30 KB fit, the fourth would pass it.
+    expect(burst.filter((r) => r.status === 422).map((r) => r.body.errors[0])).toEqual(
+      expect.arrayContaining([expect.stringMatching(/organisation's attachments past 102400 bytes/)]),
+    );
+    expect(await organisationBytes(org.orgId)).toBe(3 * 30 * 1024);
+    const small = await declare(admin, base, Buffer.alloc(10));
+    expect(small.status).toBe(201);
+    expect((await declare(admin, base, Buffer.alloc(10))).body.errors[0]).toMatch(/already has 4 attachments/);
+
+    // A delete gives its place back at once, in the same transaction.
+    expect((await admin.delete(`${base}/${small.body.id}`)).status).toBe(204);
+    expect(await organisationBytes(org.orgId)).toBe(3 * 30 * 1024);
+    expect((await declare(admin, base, Buffer.alloc(10))).status).toBe(201);
+  });
+
+  it("is 404 on every route for another organisation's issue and attachment, and for an unknown comment", async () => {
+    const { admin, base } = await setup();
+    const created = await declare(admin, base, png);
+    const other = await orgWithClients(gateway);
+    const id = created.body.id;
+    for (const res of [
+      await other.admin.get(base),
+      await other.admin.post(base, { attachment: { name: 'a.png', content_type: 'image/png', size: 10 } }),
+      await download(other.org.admin.token, `${base}/${id}`),
+      await other.admin.get(`${base}/${id}`),
+      await other.admin.post(`${base}/${id}/complete`),
+      await other.admin.delete(`${base}/${id}`),
+    ]) {
+      expect(res.status).toBe(404);
+    }
+    expect((await admin.get(`${base}/999999`)).status).toBe(404);
+    expect((await declare(admin, base, png, { comment_id: 999999 })).status).toBe(404);
+  });
+
+  it("attaches to a comment of the issue, listed with the issue's", async () => {
+    const { admin, base, issue } = await setup();
+    const comment = (
+      await admin.post(`/api/v1/projects/${issue.project_id}/issues/${issue.id}/comments`, { comment: { body: 'see log' } })
+    ).body;
+    const created = await declare(admin, base, png, { comment_id: comment.id });
+    expect(created.status).toBe(201);
+    expect((await admin.get(base)).body[0].comment_id).toBe(comment.id);
+  });
+
+  it('removes the file from S3 once the attachment is deleted', async () => {
+    const { admin, base } = await setup();
+    const created = await declare(admin, base, png);
+    await postForm(created.body.upload, png, 'image/png');
+    await admin.post(`${base}/${created.body.id}/complete`);
+    const key = created.body.upload.fields.key as string;
+    expect(await headObject(key)).toBeDefined();
+    expect((await admin.delete(`${base}/${created.body.id}`)).status).toBe(204);
+    expect((await admin.get(`${base}/${created.body.id}`)).status).toBe(404);
+    await eventually(
+      'the file removed',
+      () => headObject(key),
+      (object) => object === undefined,
+    );
+  });
+});
