@@ -836,7 +836,6 @@ export const routes: Route[] = [
     id: 'completeAttachment',
     summary: 'Check the uploaded file (size, type, SHA-256 as S3 holds them) and make the attachment ready',
     tag: 'Attachments',
-    conditional: true,
     success: { status: 200, schema: Attachment, description: 'The ready attachment' },
     unprocessable: 'either',
   }),

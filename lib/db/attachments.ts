@@ -11,7 +11,7 @@ import { db, tableName } from './client.ts';
 import { attribute, itemKind, type Fields } from './item.ts';
 import { keys, projectPk, skPrefixes } from './keys.ts';
 import type { AttachmentRefusal } from './refusals.ts';
-import { addTo, existsCheck, getItem, itemExists, transact, type GuardedItem } from './transactions.ts';
+import { addTo, existsCheck, getItem, isRefused, itemExists, transact, type GuardedItem } from './transactions.ts';
 
 export const attachmentItem = itemKind({
   type: 'attachment',
@@ -64,7 +64,7 @@ export async function insertAttachment(
   await transact([
     existsCheck(keys.project(orgId, projectId), attachmentRefusals.project),
     addTo(keys.issue(orgId, projectId, issueId), ISSUE_FILES, 1, attachmentRefusals.issue, limits.maxFiles),
-    ...(commentId === null ? [] : [existsCheck(keys.comment(orgId, projectId, issueId, commentId), attachmentRefusals.comment)]),
+    ...(commentId === null ? [] : commentMarks(orgId, projectId, issueId, commentId)),
     // `counter < max - size + 1`: the bytes after this file are at most `maxBytes`.
     addTo(keys.org(orgId), ORGANISATION_BYTES, size, attachmentRefusals.bytesLimit, limits.maxBytes - size + 1),
     {
@@ -82,6 +82,47 @@ export async function insertAttachment(
     },
   ]);
 }
+
+/**
+ * A comment with attachments says so (`has_attachments`), and so does its pointer (both move to
+ * the same next version, as every write of a comment moves them): the comment's removal then
+ * reaches the stream consumer, which removes its attachments (`releaseCommentAttachments`).
+ */
+function commentMarks(orgId: number, projectId: number, issueId: number, commentId: number): GuardedItem[] {
+  return [keys.comment(orgId, projectId, issueId, commentId), keys.commentPointer(orgId, commentId)].map((Key) => ({
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key,
+        UpdateExpression: 'SET has_attachments = :yes',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':yes': true },
+      },
+    },
+    reason: attachmentRefusals.comment,
+  }));
+}
+
+/**
+ * Removes the attachments of a deleted comment, each in a transaction with its counts (the
+ * issue's only while the issue is there); one already removed is left alone. Returns how many.
+ */
+export async function releaseCommentAttachments(orgId: number, projectId: number, issueId: number, commentId: number) {
+  const found = (await listAttachments(orgId, projectId, issueId)).filter((a) => a.commentId === commentId);
+  for (const a of found) {
+    try {
+      await transact(attachmentRemoval(a, true));
+    } catch (err) {
+      if (!isRefused(err, attachmentRefusals.issue, attachmentRefusals.attachment)) throw err;
+      if (isRefused(err, attachmentRefusals.issue)) await transact(attachmentRemoval(a, false)).catch(ignoreGone);
+    }
+  }
+  return found.length;
+}
+
+const ignoreGone = (err: unknown) => {
+  if (!isRefused(err, attachmentRefusals.attachment)) throw err;
+};
 
 /** One attachment of an issue, read consistently; undefined when there is none. */
 export async function getAttachment(orgId: number, projectId: number, issueId: number, attachmentId: number) {
@@ -124,7 +165,6 @@ export async function markReady(a: Pick<StoredAttachment, 'orgId' | 'projectId' 
         },
       },
       reason: attachmentRefusals.notPending,
-      resource: true,
     },
   ]);
 }
@@ -134,7 +174,10 @@ export async function markReady(a: Pick<StoredAttachment, 'orgId' | 'projectId' 
  * must be there), the organisation's bytes and, unless the issue goes too, the issue's count. The
  * object goes when the stream shows the item's removal (lib/db/cascade.ts).
  */
-export function attachmentRemoval(a: StoredAttachment, withIssueCount: boolean): GuardedItem[] {
+export function attachmentRemoval(
+  a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId' | 'id' | 'size'>,
+  withIssueCount: boolean,
+): GuardedItem[] {
   return [
     {
       item: {

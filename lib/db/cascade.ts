@@ -24,6 +24,7 @@ import type { IssueStatus } from '../schemas/issues.ts';
 import { queryPages, scanPages, type QueryInput } from './query.ts';
 import { forEachLimited } from '../model/limited.ts';
 import { deleteObjects } from './objects.ts';
+import { attachmentRemoval, releaseCommentAttachments } from './attachments.ts';
 import { db, tableName } from './client.ts';
 import {
   collections,
@@ -116,10 +117,38 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * goes first, so that an interrupted page never leaves a pointer whose comment the next Query no
  * longer finds.
  */
-async function deleteKeys(itemKeys: Key[]): Promise<void> {
-  const pointers = itemKeys.map(commentPointerOf).filter((k) => k !== undefined);
+async function deleteKeys(itemKeys: Key[], items: Record<string, unknown>[] = []): Promise<void> {
+  const released = await releaseAttachments(items);
+  const rest = released.size === 0 ? itemKeys : itemKeys.filter((k) => !released.has(`${k.PK}|${k.SK}`));
+  const pointers = rest.map(commentPointerOf).filter((k) => k !== undefined);
   if (pointers.length > 0) await deleteBatches(pointers);
-  await deleteBatches(itemKeys);
+  await deleteBatches(rest);
+}
+
+const ATTACHMENT_SK = /^ISSUE#(\d{10})#F#(\d{10})$/;
+
+/**
+ * Removes the attachments among a page's items (read with their `size`), one transaction each that
+ * also takes their bytes off the organisation's count (lib/db/attachments.ts), one after the other
+ * (they share the organisation's item). A page read again after an interruption finds the ones
+ * already removed refused by their condition, and leaves them: the count stays exact. Their files go
+ * when the stream shows their removal (`cascadeBatch`). Returns the keys it removed.
+ */
+async function releaseAttachments(items: Record<string, unknown>[]): Promise<Set<string>> {
+  const done = new Set<string>();
+  for (const item of items) {
+    const m = ATTACHMENT_SK.exec(String(item.SK));
+    const project = m && parseProjectPk(String(item.PK));
+    if (!m || !project) continue;
+    const attachment = { ...project, issueId: Number(m[1]), id: Number(m[2]), size: Number(item.size ?? 0) };
+    try {
+      await transact(attachmentRemoval(attachment, false));
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+    }
+    done.add(`${String(item.PK)}|${String(item.SK)}`);
+  }
+  return done;
 }
 
 /** Deletes keys in BatchWrites of 25 (in parallel), retrying UnprocessedItems with backoff. */
@@ -406,15 +435,16 @@ export async function deleteProjectContents(orgId: number, projectId: number, op
     {
       KeyConditionExpression: 'PK = :pk',
       ExpressionAttributeValues: { ':pk': collections.projectContents(orgId, projectId).pk },
-      ProjectionExpression: 'PK, SK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points',
-      ExpressionAttributeNames: { '#status': 'status' },
+      ProjectionExpression:
+        'PK, SK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points, #size',
+      ExpressionAttributeNames: { '#status': 'status', '#size': 'size' },
     },
     options,
     async (pageKeys, items) => {
       await unindexIssues(orgId, projectId, items);
       // Relations to issues of other projects: their sides go (this project's go with it).
       await unlinkRemovedIssues(orgId, removedIssues(projectId, items), projectId);
-      await deleteKeys(pageKeys);
+      await deleteKeys(pageKeys, items);
     },
   );
 }
@@ -431,7 +461,9 @@ export async function deleteIssueComments(
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       // Comments and activity alike (lib/db/keys.ts: both are stored under the issue's SK).
       ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': skPrefixes.underIssue(issueId) },
-      ProjectionExpression: 'PK, SK',
+      // Attachments' sizes too: their bytes come off the organisation's count.
+      ProjectionExpression: 'PK, SK, #size',
+      ExpressionAttributeNames: { '#size': 'size' },
     },
     options,
     deleteKeys,
@@ -651,6 +683,17 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
   };
   // The files of removed attachments (deleted, or gone with their comment, issue, sprint or
   // project): DeleteObject is idempotent, so a replayed record costs a request and no harm.
+  // The attachments of deleted comments that had some (their files follow, as above, in a later batch).
+  for (const [index, record] of records.entries()) {
+    const old = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage : undefined;
+    if (old?.type?.S !== 'comment' || old.has_attachments?.BOOL !== true) continue;
+    const project = parseProjectPk(old.PK?.S ?? '');
+    try {
+      if (project) await releaseCommentAttachments(project.orgId, project.projectId, Number(old.issue_id?.N), Number(old.id?.N));
+    } catch (err) {
+      failed([index], err);
+    }
+  }
   const files = removedAttachmentFiles(records);
   if (files.length > 0) {
     try {

@@ -61,6 +61,8 @@ export const cascadeStreamFilters = [
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: [...cascadingTypes] } } } },
   // An attachment's file goes once its item is gone, however it went (lib/db/cascade.ts).
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
+  // A comment with attachments: they go with it (a comment without, the bulk of a cascade, is dropped).
+  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['comment'] }, has_attachments: { BOOL: [true] } } } },
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
 ] as const;
 

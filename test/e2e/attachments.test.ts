@@ -199,14 +199,29 @@ describe('attachments', () => {
     expect((await declare(admin, base, png, { comment_id: 999999 })).status).toBe(404);
   });
 
-  it("attaches to a comment of the issue, listed with the issue's", async () => {
-    const { admin, base, issue } = await setup();
+  it("attaches to a comment of the issue, listed with the issue's, and goes with the comment", async () => {
+    const { admin, base, issue, org } = await setup();
     const comment = (
       await admin.post(`/api/v1/projects/${issue.project_id}/issues/${issue.id}/comments`, { comment: { body: 'see log' } })
     ).body;
     const created = await declare(admin, base, png, { comment_id: comment.id });
     expect(created.status).toBe(201);
-    expect((await admin.get(base)).body[0].comment_id).toBe(comment.id);
+    await postForm(created.body.upload, png, 'image/png');
+    expect((await admin.post(`${base}/${created.body.id}/complete`)).status).toBe(200);
+    const onIssue = await declare(admin, base, png);
+    expect((await admin.get(base)).body.map((a: { comment_id: number | null }) => a.comment_id)).toEqual([comment.id, null]);
+    // The comment can still be edited as before, and its deletion takes its attachments (not the issue's).
+    expect((await admin.patch(`/api/v1/comments/${comment.id}`, { comment: { body: 'see the log' } })).status).toBe(200);
+    expect((await admin.delete(`/api/v1/comments/${comment.id}`)).status).toBe(204);
+    const key = created.body.upload.fields.key as string;
+    await eventually(
+      'the file removed',
+      () => headObject(key),
+      (o) => o === undefined,
+    );
+    const left = (await admin.get(base)).body as { id: number }[];
+    expect(left.map((a) => a.id)).toEqual([onIssue.body.id]);
+    expect(await organisationBytes(org.orgId)).toBe(png.length);
   });
 
   it('removes the file from S3 once the attachment is deleted', async () => {
@@ -222,6 +237,66 @@ describe('attachments', () => {
       'the file removed',
       () => headObject(key),
       (object) => object === undefined,
+    );
+  });
+
+  it("go with their issue, sprint and project: files removed from S3, the organisation's bytes exact", async () => {
+    const { admin, org } = await setup();
+    const p = (await admin.post('/api/v1/projects', { project: { name: 'Gemini', prefix: randomPrefix() } })).body;
+    const sprint = (await admin.post(`/api/v1/projects/${p.id}/sprints`, { sprint: { name: 'One' } })).body;
+    const newIssue = async (list: string) => (await admin.post(`${list}/issues`, { issue: { title: 'With files' } })).body;
+    const inBacklog = await newIssue(`/api/v1/projects/${p.id}`);
+    const inSprint = await newIssue(`/api/v1/projects/${p.id}/sprints/${sprint.id}`);
+    const kept = await newIssue(`/api/v1/projects/${p.id}`);
+    const comment = (await admin.post(`/api/v1/projects/${p.id}/issues/${inBacklog.id}/comments`, { comment: { body: 'log' } }))
+      .body;
+    const upload = async (issue: { issue_number: string }, size: number, extra: Record<string, unknown> = {}) => {
+      const file = Buffer.alloc(size, 3);
+      const base = `/api/v1/issues/${issue.issue_number}/attachments`;
+      const created = await declare(admin, base, file, { name: 'a.bin', content_type: 'application/octet-stream', ...extra });
+      expect(created.status).toBe(201);
+      expect((await postForm(created.body.upload, file, 'application/octet-stream')).status).toBe(204);
+      expect((await admin.post(`${base}/${created.body.id}/complete`)).status).toBe(200);
+      return created.body.upload.fields.key as string;
+    };
+    const backlogFiles = [await upload(inBacklog, 1000), await upload(inBacklog, 2000, { comment_id: comment.id })];
+    const sprintFiles = [await upload(inSprint, 3000)];
+    const keptFiles = [await upload(kept, 4000)];
+    // A pending one counts too, until it goes.
+    await declare(admin, `/api/v1/issues/${kept.issue_number}/attachments`, Buffer.alloc(500));
+    expect(await organisationBytes(org.orgId)).toBe(10_500);
+
+    const gone = async (files: string[]) => {
+      for (const key of files)
+        await eventually(
+          `${key} removed`,
+          () => headObject(key),
+          (o) => o === undefined,
+        );
+    };
+    expect((await admin.delete(`/api/v1/projects/${p.id}/issues/${inBacklog.id}`)).status).toBe(204);
+    await gone(backlogFiles);
+    await eventually(
+      'bytes after the issue',
+      () => organisationBytes(org.orgId),
+      (n) => n === 7_500,
+    );
+
+    expect((await admin.delete(`/api/v1/projects/${p.id}/sprints/${sprint.id}`)).status).toBe(204);
+    await gone(sprintFiles);
+    await eventually(
+      'bytes after the sprint',
+      () => organisationBytes(org.orgId),
+      (n) => n === 4_500,
+    );
+
+    expect(await headObject(keptFiles[0]!)).toBeDefined();
+    expect((await admin.delete(`/api/v1/projects/${p.id}`)).status).toBe(204);
+    await gone(keptFiles);
+    await eventually(
+      'bytes after the project',
+      () => organisationBytes(org.orgId),
+      (n) => n === 0,
     );
   });
 });

@@ -568,7 +568,7 @@ describe('least privilege', () => {
 });
 
 describe('the stream consumer', () => {
-  it('receives only REMOVE events of projects, sprints, issues, labels and attachments and writes of pending cascades, with bounded retries and a failure queue', () => {
+  it('receives only REMOVE events of projects, sprints, issues, labels, attachments and comments with attachments, and writes of pending cascades, with bounded retries and a failure queue', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
       ([, m]) => m.Properties.FunctionName.Ref === logicalId(stack.cascade.fn),
     );
@@ -580,6 +580,7 @@ describe('the stream consumer', () => {
     expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'label'] } } } },
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
+      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['comment'] }, has_attachments: { BOOL: [true] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
     ]);
     expect(p).toMatchObject({
