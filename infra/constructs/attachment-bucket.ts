@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Names, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Validations } from 'aws-cdk-lib';
@@ -56,21 +56,24 @@ export class AttachmentBucket extends Construct {
     });
   }
 
-  /** The bucket's logical id, as cdk-nag names its ARN in a finding. */
-  private stackLogicalId(): string {
-    return Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnBucket);
-  }
-
   /** Lets `fn` use the bucket's objects for `use` (one action), and names the bucket in its environment. */
   allow(fn: ServiceFunction, uses: readonly ObjectUse[]): void {
     fn.addEnvironment(bucketVariable, this.bucket.bucketName);
     fn.addToRolePolicy(
       new PolicyStatement({ actions: uses.map((use) => actionsOf[use]), resources: [this.bucket.arnForObjects('o/*')] }),
     );
-    Validations.of(fn.role!).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${this.stackLogicalId()}.Arn>/o/*]`,
-      reason:
-        "Attachments' objects are created per upload under o/ (keyed by organisation): the action is on them all, in this one bucket",
-    });
+    // cdk-nag names the bucket by its logical id in the same stack, by the nested stack's parameter elsewhere.
+    const cfn = this.bucket.node.defaultChild as CfnBucket;
+    const names =
+      Stack.of(fn) === Stack.of(this)
+        ? [`${Stack.of(this).getLogicalId(cfn)}.Arn`]
+        : [`referenceto${Names.nodeUniqueId(cfn.node)}Arn`];
+    for (const name of names) {
+      Validations.of(fn.role!).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${name}>/o/*]`,
+        reason:
+          "Attachments' objects are created per upload under o/ (keyed by organisation): the action is on them all, in this one bucket",
+      });
+    }
   }
 }

@@ -61,15 +61,30 @@ async function uploaderNameOf(caller: Principal): Promise<string> {
  * in one BatchGet, then, for an issue in a sprint, the sprint.
  */
 async function visibleIssue(caller: Principal, issueKey: string): Promise<{ project_id: number; id: number }> {
+  return (await visibleIssueWith(caller, issueKey, async () => undefined)).issue;
+}
+
+/**
+ * `visibleIssue`, with `alongside` (what the caller reads of the issue: its attachments) read in
+ * the same round trip as the issue: the key's pointer names where both live.
+ */
+async function visibleIssueWith<T>(
+  caller: Principal,
+  issueKey: string,
+  alongside: (projectId: number, issueId: number) => Promise<T>,
+): Promise<{ issue: { project_id: number; id: number }; found: T }> {
   const number = issueKey.toUpperCase();
   const missing = () => new NotFoundError(`Issue ${number}`);
   const pointer = await issueOfNumber(caller.orgId, number);
   if (!pointer) throw missing();
-  const { project, issue } = await getIssueFamily(caller.orgId, pointer.projectId, [], pointer.issueId);
+  const [{ project, issue }, found] = await Promise.all([
+    getIssueFamily(caller.orgId, pointer.projectId, [], pointer.issueId),
+    alongside(pointer.projectId, pointer.issueId),
+  ]);
   if (!project || !issue || issue.issue_number !== number) throw missing();
   const sprintId = issue.sprint_id ?? null;
   if (sprintId !== null && !(await sprintExists(caller.orgId, pointer.projectId, sprintId))) throw missing();
-  return { project_id: pointer.projectId, id: pointer.issueId };
+  return { issue: { project_id: pointer.projectId, id: pointer.issueId }, found };
 }
 
 /** Declares a file on an issue (or on one of its comments: `comment_id`), answered with its upload form. */
@@ -82,8 +97,12 @@ export async function createAttachment(
   if (input.size > limits.maxFileBytes) {
     throw new ValidationError([`size must be at most ${limits.maxFileBytes} bytes (the largest file an attachment may have)`]);
   }
-  const issue = await visibleIssue(caller, issueKey);
-  const [id, uploaderName] = await Promise.all([nextId(caller.orgId, 'attachment'), uploaderNameOf(caller)]);
+  // The id and the uploader's name beside the issue's lookup: none depends on another.
+  const [issue, id, uploaderName] = await Promise.all([
+    visibleIssue(caller, issueKey),
+    nextId(caller.orgId, 'attachment'),
+    uploaderNameOf(caller),
+  ]);
   const stored: store.StoredAttachment = {
     id,
     orgId: caller.orgId,
@@ -136,16 +155,18 @@ async function createRefusal(err: unknown, a: store.StoredAttachment, maxFiles: 
 
 /** The attachment `id` of the issue of `issueKey` (404 when either is not the caller's organisation's). */
 async function visibleAttachment(caller: Principal, issueKey: string, id: number) {
-  const issue = await visibleIssue(caller, issueKey);
-  const found = await store.getAttachment(caller.orgId, issue.project_id, issue.id, id);
+  const { found } = await visibleIssueWith(caller, issueKey, (projectId, issueId) =>
+    store.getAttachment(caller.orgId, projectId, issueId, id),
+  );
   if (!found) throw new NotFoundError('Attachment');
   return found;
 }
 
 /** An issue's attachments (its comments' included), oldest first, each ready one with a fresh download URL. */
 export async function listAttachments(caller: Principal, issueKey: string): Promise<Attachment[]> {
-  const issue = await visibleIssue(caller, issueKey);
-  const found = await store.listAttachments(caller.orgId, issue.project_id, issue.id);
+  const { found } = await visibleIssueWith(caller, issueKey, (projectId, issueId) =>
+    store.listAttachments(caller.orgId, projectId, issueId),
+  );
   return Promise.all(found.map(toAttachment));
 }
 
