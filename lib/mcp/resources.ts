@@ -1,6 +1,6 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { ForbiddenError } from '../vocabulary/errors.ts';
+import { ForbiddenError, NotFoundError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { issueStatuses } from '../schemas/issues.ts';
@@ -14,7 +14,10 @@ import type { NameResolver } from './resolve.ts';
  * - `sprint://{project_prefix}/active`: the project's active sprint with its issues by status
  *   (listed: one per project, from one Query of the organisation's projects);
  * - `issue://{issue_number}`: one issue, by number ("APL-12"); not listed (there are too many),
- *   a template the client fills in.
+ *   a template the client fills in;
+ * - `attachment://{issue_number}/{attachment_id}`: an attachment's file (docs/attachments.md), so
+ *   that an agent sees the screenshot and reads the log: an image or a text of at most 1 MB as its
+ *   contents (base64 `blob`, or `text`), anything else as JSON with its short-lived `download_url`.
  */
 
 /** What the resources read with, loaded on the first read (lib/mcp/domain.ts). */
@@ -86,6 +89,24 @@ export function registerResources(server: McpServer, caller: Principal, connecti
     async (uri, { project_prefix }) => {
       readable(connection);
       return json(uri, await activeSprint(caller, resolve, String(project_prefix)));
+    },
+  );
+  server.registerResource(
+    'attachment',
+    new ResourceTemplate('attachment://{issue_number}/{attachment_id}', { list: undefined }),
+    {
+      title: 'Attachment',
+      description: "An attachment's file (APL-12/3): an image or text up to 1 MB as contents, else a download link.",
+    },
+    async (uri, { issue_number, attachment_id }) => {
+      readable(connection);
+      const id = Number(attachment_id);
+      if (!Number.isSafeInteger(id) || id < 1) throw new NotFoundError('Attachment');
+      const { attachment, kind, bytes } = await (await domain()).attachmentContent(caller, String(issue_number), id);
+      const mimeType = attachment.content_type;
+      if (kind === 'image') return { contents: [{ uri: uri.href, mimeType, blob: bytes!.toString('base64') }] };
+      if (kind === 'text') return { contents: [{ uri: uri.href, mimeType, text: bytes!.toString('utf8') }] };
+      return json(uri, attachment);
     },
   );
   server.registerResource(

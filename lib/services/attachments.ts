@@ -16,7 +16,8 @@ import { isRefused } from '../db/transactions.ts';
 import { sprintExists } from '../db/comments.ts';
 import { issueOfNumber } from '../db/issue-lookup.ts';
 import { getIssueFamily } from '../db/issues.ts';
-import { dispositionOf, sha256Base64, sha256Hex } from '../model/attachments.ts';
+import { dispositionOf, mcpKindOf, sha256Base64, sha256Hex } from '../model/attachments.ts';
+import { ATTACHMENT_LIMITS } from '../vocabulary/attachments.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Attachment, AttachmentCreate, AttachmentWithUpload } from '../schemas/attachments.ts';
 import { NotFoundError, TransitionError, UnauthorizedError, ValidationError } from '../vocabulary/errors.ts';
@@ -229,4 +230,24 @@ export async function deleteAttachment(caller: Principal, issueKey: string, id: 
   } catch (err) {
     throw explainRefusal(err, { attachment: () => new NotFoundError('Attachment'), issue: () => new NotFoundError('Issue') });
   }
+}
+
+/**
+ * What an agent is handed of a ready attachment: an image or a text of at most 1 MB as its content
+ * (so that it sees the screenshot, reads the log), anything else as a link (a download URL).
+ */
+export async function attachmentContent(
+  caller: Principal,
+  issueKey: string,
+  id: number,
+): Promise<{ attachment: Attachment; kind: 'image' | 'text' | 'link'; bytes?: Buffer }> {
+  const found = await visibleAttachment(caller, issueKey, id);
+  if (found.status !== 'ready')
+    throw new TransitionError('The attachment is pending: its file has not been uploaded and completed yet');
+  const attachment = await toAttachment(found);
+  const kind = mcpKindOf(found.contentType, found.size, ATTACHMENT_LIMITS.inlineBytes);
+  if (kind === 'link') return { attachment, kind };
+  const bytes = await readObject(found.objectKey);
+  if (!bytes) throw new NotFoundError('Attachment file');
+  return { attachment, kind, bytes };
 }

@@ -20,7 +20,7 @@ export const ATTACHMENT_LIMITS = {
   downloadSeconds: 300,
   /** A file name's length, in characters. */
   nameLength: 255,
-  /** What an MCP client may send inline (base64) or read back as content: 1 MB. */
+  /** What an MCP client may read back as content: 1 MB. */
   inlineBytes: 1024 * 1024,
 } as const;
 

@@ -23,6 +23,7 @@ describe('MCP: resources', () => {
     const { org, mcp, prefix, project, sprint, todo, doing } = await projectWithSprint();
     const { resourceTemplates } = await mcp.client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
+      'attachment://{issue_number}/{attachment_id}',
       'issue://{issue_number}',
       'sprint://{project_prefix}/active',
     ]);

@@ -1425,7 +1425,7 @@ describe("attachments' bucket", () => {
     );
   });
 
-  it('lets only the upload-URL function put, only the readers get, only the cascade delete, each on the objects under o/ alone', () => {
+  it('lets only the upload-URL function put, only the readers (REST, /mcp) get, only the cascade delete, each on the objects under o/ alone', () => {
     const roleEntry = new Map(roleEntries().map((r) => [r.role, r.entry]));
     const uses: Record<string, string[]> = {};
     for (const [, policy] of policies()) {
@@ -1443,6 +1443,7 @@ describe("attachments' bucket", () => {
       'functions/attachments/create.ts': ['s3:PutObject'],
       'functions/attachments/read.ts': ['s3:GetObject'],
       'functions/attachments/complete.ts': ['s3:GetObject'],
+      'functions/mcp.ts': ['s3:GetObject'],
       'functions/cascade.ts': ['s3:DeleteObject'],
     });
   });
@@ -1459,6 +1460,7 @@ describe("attachments' bucket", () => {
       'functions/attachments/create.ts',
       'functions/attachments/read.ts',
       'functions/cascade.ts',
+      'functions/mcp.ts',
     ]);
   });
 });
