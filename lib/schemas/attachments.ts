@@ -33,9 +33,11 @@ export const AttachmentCreateFields = z
         .string({ error: 'must be a string' })
         .regex(/^[0-9a-fA-F]{64}$/, { error: 'must be the SHA-256 of the file, 64 hexadecimal digits' })
         .transform((v) => v.toLowerCase())
+        .nullable()
         .optional()
         .meta({ description: 'The SHA-256 of the file (hex): S3 refuses an upload whose bytes do not match it.' }),
       comment_id: idField()
+        .nullable()
         .optional()
         .meta({ description: 'A comment of the issue to attach the file to; absent: the issue itself.' }),
     },

@@ -92,7 +92,7 @@ async function visibleIssueWith<T>(
 export async function createAttachment(
   caller: Principal,
   issueKey: string,
-  input: AttachmentCreate & { comment_id?: number | undefined },
+  input: AttachmentCreate,
 ): Promise<AttachmentWithUpload> {
   const limits = config().attachments;
   if (input.size > limits.maxFileBytes) {

@@ -187,6 +187,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
     case 'relation':
       // The other issue's key is the fixture's backlog issue's, put in by the test.
       return { type: 'relates_to', issue_key: 'XX-1' };
+    case 'attachment':
+      return { name: `made-${tag}.txt`, content_type: 'text/plain', size: 5 };
     default:
       throw new Error(`no valid payload for "${wrapper}": extend validFields`);
   }
@@ -210,6 +212,8 @@ function storedKey(wrapper: string, fx: Fixture, body: Record<string, any>): Key
     case 'relation':
       // Stored on the issue of the path.
       return keys.issue(fx.orgId, fx.project.id, fx.issue.id);
+    case 'attachment':
+      return keys.attachment(fx.orgId, fx.project.id, body.issue_id, body.id);
     default:
       return keys.account(fx.orgId, body.account?.id ?? body.id);
   }
@@ -224,6 +228,7 @@ const STORED_TYPE: Record<string, string> = {
   webhook: 'webhook',
   label: 'label',
   relation: 'issue',
+  attachment: 'attachment',
 };
 
 // A completion's optional body holds a transition's options, not a resource: test/e2e/sprint-outcomes.test.ts covers it.

@@ -59,6 +59,14 @@ async function fixture() {
       relation: { type: 'relates_to', issue_key: backlogIssue.issue_number },
     }),
   );
+  // A pending attachment, whose list entry is sent back as a create's body.
+  expect(
+    (
+      await admin.post(`/api/v1/issues/${issue.issue_number}/attachments`, {
+        attachment: { name: 'first.txt', content_type: 'text/plain', size: 5 },
+      })
+    ).status,
+  ).toBe(201);
   return { admin, p, project, planning, active, issue, backlogIssue, third, comment, tag, webhook };
 }
 type Fixture = Awaited<ReturnType<typeof fixture>>;
@@ -123,6 +131,8 @@ function bodiesOf(r: Route, f: Fixture): { valid: Json; misspelt: Json; meant: s
     return wrapped('comment', { body: 'changed' }, 'bdoy', 'body');
   if (path.endsWith('/relations'))
     return wrapped('relation', { type: 'relates_to', issue_key: f.third.issue_number }, 'issueKey', 'issue_key');
+  if (path.endsWith('/attachments'))
+    return wrapped('attachment', { name: 'a.txt', content_type: 'text/plain', size: 5 }, 'contentType', 'content_type');
   if (path.includes('/issues')) return wrapped('issue', { title: 'Changed', story_points: 5 }, 'storyPoints', 'story_points');
   if (path.includes('/sprints'))
     return wrapped('sprint', { name: 'Changed', start_date: '2026-01-05' }, 'startDate', 'start_date');
@@ -166,6 +176,10 @@ async function answerOf(r: Route, f: Fixture, path: string): Promise<{ wrapper: 
   if (p.endsWith('/labels'))
     return { wrapper: 'label', body: { ...(await get(`${f.p}/labels/${f.tag.id}`)), name: `copy-${randomPrefix()}` } };
   if (p.endsWith('/comments')) return { wrapper: 'comment', body: await get(`/api/v1/comments/${f.comment.id}`) };
+  if (p.endsWith('/attachments')) {
+    const [attachment] = (await get(`/api/v1/issues/${f.issue.issue_number}/attachments`)) as Json[];
+    return { wrapper: 'attachment', body: attachment! };
+  }
   if (p.endsWith('/relations')) {
     const [relation] = (await get(`/api/v1/issues/${f.issue.issue_number}/relations`)) as Json[];
     return { wrapper: 'relation', body: { ...relation, issue_key: f.third.issue_number } };

@@ -46,6 +46,9 @@ async function fixture() {
   const relation = await post(`/api/v1/issues/${issue.issue_number}/relations`, {
     relation: { type: 'relates_to', issue_key: backlogIssue.issue_number },
   });
+  const attachment = await post(`/api/v1/issues/${issue.issue_number}/attachments`, {
+    attachment: { name: 'a.txt', content_type: 'text/plain', size: 5 },
+  });
   await waitFor(() => receiver!.accepted().length >= 2, 60_000, 'the webhook deliveries');
   const delivery = receiver.accepted()[0]!.id;
   // Settled: no delivery still pending, so that the deliveries list only changes if a request changes it.
@@ -63,6 +66,7 @@ async function fixture() {
     delivery_id: delivery,
     issue_key: issue.issue_number,
     relation_id: relation.id,
+    attachment_id: String(attachment.id),
     job_id: '00000000-0000-4000-8000-000000000001',
   };
   return { admin, member, p, planning: planning.id, active: active.id, backlogIssue: backlogIssue.id, ids };
@@ -93,6 +97,7 @@ function bodyOf(r: Route, f: Fixture): unknown {
     };
   }
   if (/\/(complete|completion)$/.test(path)) return {};
+  if (path.endsWith('/attachments')) return { attachment: { name: 'b.txt', content_type: 'text/plain', size: 5 } };
   if (path === '/api/v1/accounts') return { account: { name: 'New', email: `n${randomPrefix()}@example.com` } };
   if (path === '/api/v1/projects') return { project: { name: 'New', prefix: randomPrefix() } };
   if (path.startsWith('/api/v1/webhooks')) return { webhook: { url: receiver!.url, events: ['issue.created'], active: true } };
@@ -122,6 +127,8 @@ function witnessOf(r: Route, path: string, f: Fixture): { client: ApiClient; pat
   if (r.path.endsWith('/secret')) return { client: f.admin, path: path.replace(/\/secret$/, '') };
   // A bulk write's list.
   if (r.path.endsWith('/bulk')) return { client: f.admin, path: path.replace(/\/bulk$/, '') };
+  // An attachment's GET is a redirect to its file: its issue's list of attachments.
+  if (r.path.includes('/attachments')) return { client: f.admin, path: path.replace(/\/attachments(\/.*)?$/, '/attachments') };
   // A relation has no GET of its own: its issue's list of relations.
   if (r.path.endsWith('/relations/{relation_id}')) return { client: f.admin, path: path.replace(/\/[^/]+$/, '') };
   return { client: f.admin, path: path.replace(/\/(activate|activation|complete|completion)$/, '') };
