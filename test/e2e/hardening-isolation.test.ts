@@ -23,6 +23,7 @@ interface Seeded {
   webhook: Record<string, any>;
   relation: Record<string, any>;
   label: Record<string, any>;
+  attachment: Record<string, any>;
   /** An import job of A (a dry run), settled before the cases run so that its read-back stays put. */
   importJob: Record<string, any>;
   /** A delivery id of A's endpoint (none need exist: the endpoint already is not B's). */
@@ -65,6 +66,11 @@ beforeAll(async () => {
     }),
   );
   const label = ok(await client.post(`${pp}/labels`, { label: { name: `${tag} label` } }));
+  const attachment = ok(
+    await client.post(`/api/v1/issues/${backlogIssue.issue_number}/attachments`, {
+      attachment: { name: `${tag}.txt`, content_type: 'text/plain', size: 5 },
+    }),
+  );
   // A third account: an id B's organisation (admin 1, member 2) does not have.
   const extra = await createAccountInOrg(orgA.orgId, { name: `${tag} extra`, email: `${tag}-extra@example.com`, role: 'member' });
   const webhook = ok(
@@ -95,6 +101,7 @@ beforeAll(async () => {
       webhook,
       relation,
       label,
+      attachment,
       importJob,
       delivery: { id: 'msg_none' },
       extraAccountId: extra.account.id,
@@ -130,6 +137,8 @@ function resourceFor(route: Route, param: string, segmentBefore: string): Record
       return seeded.backlogIssue;
     case 'relations':
       return seeded.relation;
+    case 'attachments':
+      return seeded.attachment;
     case 'labels':
       return seeded.label;
     case 'jobs':
@@ -165,6 +174,8 @@ function readPathOf(resource: Record<string, any>): string {
   if (resource === seeded.webhook) return `/api/v1/webhooks/${seeded.webhook.id}`;
   if (resource === seeded.delivery) return `/api/v1/webhooks/${seeded.webhook.id}/deliveries`;
   if (resource === seeded.relation) return `/api/v1/issues/${seeded.backlogIssue.issue_number}/relations`;
+  // An attachment's own GET is a redirect (422 while pending): its issue's list shows it.
+  if (resource === seeded.attachment) return `/api/v1/issues/${seeded.backlogIssue.issue_number}/attachments`;
   if (resource === seeded.label) return `${pp}/labels/${seeded.label.id}`;
   if (resource === seeded.importJob) return `/api/v1/imports/${seeded.importJob.id}`;
   return `/api/v1/comments/${resource.id}`;
@@ -183,6 +194,7 @@ function validBody(route: Route): unknown {
     webhook: { url: 'https://intruder.example.com/', events: ['*'] },
     relation: { type: 'blocks', issue_key: 'INTR-1' },
     label: { name: 'Intruder' },
+    attachment: { name: 'intruder.txt', content_type: 'text/plain', size: 5 },
     // A bulk write: a create, and an update of A's issue.
     items: [{ issue: { title: 'Intruder' } }, { id: a.seeded.issue.id, version: 1, issue: { title: 'Intruder' } }],
   };
