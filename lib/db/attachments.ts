@@ -188,7 +188,6 @@ export function attachmentRemoval(
         },
       },
       reason: attachmentRefusals.attachment,
-      resource: true,
     },
     {
       item: {
@@ -213,6 +212,8 @@ export function attachmentRemoval(
               },
             },
             reason: attachmentRefusals.issue,
+            // `If-Match` on an attachment's delete names its issue's ETag (the issue shows its count).
+            resource: true,
           },
         ]
       : []),

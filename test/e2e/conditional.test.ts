@@ -48,7 +48,17 @@ async function fixture(admin: ApiClient) {
     webhook_id: webhook.id,
   };
   // A relation is named by its issue's key; If-Match names that issue's ETag.
-  const names: Record<string, string> = { issue_key: issue.issue_number, relation_id: relation.id };
+  const attachment = (
+    await admin.post(`/api/v1/issues/${issue.issue_number}/attachments`, {
+      attachment: { name: 'a.txt', content_type: 'text/plain', size: 5 },
+    })
+  ).body;
+  // An attachment too; If-Match on its delete names its issue's ETag.
+  const names: Record<string, string> = {
+    issue_key: issue.issue_number,
+    relation_id: relation.id,
+    attachment_id: String(attachment.id),
+  };
   return {
     ids,
     names,
@@ -87,7 +97,10 @@ function bodyOf(path: string): unknown {
 
 /** The GET that shows what a conditional write changes: its own path, the sprint of a transition, a relation's issue. */
 const readPathOf = (path: string) =>
-  path.replace(/\/(activate|activation|complete|completion)$/, '').replace(/\/relations\/[^/]+$/, '');
+  path
+    .replace(/\/(activate|activation|complete|completion)$/, '')
+    .replace(/\/relations\/[^/]+$/, '')
+    .replace(/\/attachments\/[^/]+$/, '');
 
 const etag = (res: ApiResponse) => res.headers.get('etag') ?? '';
 
