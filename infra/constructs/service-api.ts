@@ -28,6 +28,7 @@ import {
   PREFLIGHT_MAX_AGE,
   gatewayResponseOrigin,
 } from '../../lib/http/cors.ts';
+import { BINARY_MEDIA_TYPES } from '../../lib/http/content-encoding.ts';
 import type { Route } from '../../lib/routes.ts';
 
 export interface ServiceApiProps {
@@ -49,9 +50,6 @@ export interface ServiceApiProps {
   /** Web origins allowed to call from a browser (lib/http/cors.ts); none: no preflight methods. */
   corsOrigins?: string[] | undefined;
 }
-
-/** Every media type is binary to API Gateway (see the REST API below). */
-export const BINARY_MEDIA_TYPES = '*/*';
 
 /** One line per request in the access log: who (organisation), what, how it ended, how long. */
 const accessLogFields = {
@@ -104,12 +102,10 @@ export class ServiceApi extends Construct {
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       // The authorizer names the organisation's API key; clients never send one.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
-      // A Lambda answer with `isBase64Encoded` (the OpenAPI document's brotli or gzip bytes,
-      // functions/api-docs.ts) reaches the client as bytes only when the request's first Accept
-      // type is binary; clients send any (`*/*`, `application/json`...), so every type is. Text
-      // answers pass as they are; request bodies reach the functions base64-encoded, which every
+      // So that the OpenAPI document's compressed bytes reach clients as bytes (lib/http/content-encoding.ts):
+      // text answers pass as they are; request bodies reach the functions base64-encoded, which every
       // body reader decodes (middy's JSON parser, lib/oauth/http.ts, lib/mcp/http.ts, functions/imports.ts).
-      binaryMediaTypes: [BINARY_MEDIA_TYPES],
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
       // Access logging needs API Gateway's account-level CloudWatch role; kept if the stack goes.
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,

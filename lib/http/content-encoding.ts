@@ -39,3 +39,21 @@ export function preferredCoding(
   }
   return best?.coding;
 }
+
+/**
+ * The REST API's binary media types (infra/constructs/service-api.ts), which the local gateway
+ * follows too. API Gateway turns a Lambda answer's base64 body (`isBase64Encoded`: the OpenAPI
+ * document's compressed bytes) back into bytes only when the request's first `Accept` type is
+ * among them, and clients send any (`*` + `/*`, `application/json`, `text/html`...): so every type.
+ * The other side of it: every request body reaches the functions base64-encoded (a third larger
+ * against Lambda's 6 MB invocation limit), and every body reader decodes it.
+ */
+export const BINARY_MEDIA_TYPES: readonly string[] = ['*/*'];
+
+/** Whether API Gateway treats a media type as binary (`BINARY_MEDIA_TYPES`: exact, `type/*` or `*` + `/*`). */
+export function isBinaryMediaType(contentType: string | undefined): boolean {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return BINARY_MEDIA_TYPES.some(
+    (pattern) => pattern === '*/*' || pattern === type || (pattern.endsWith('/*') && type.startsWith(pattern.slice(0, -1))),
+  );
+}
