@@ -492,21 +492,23 @@ export async function insertIssue(
    */
   imported?: { history?: boolean | undefined; activityCount?: number | undefined; commentsCount?: number | undefined },
 ): Promise<void> {
-  const { put, change } = createdIssue(orgId, projectId, issue, parent?.number, labelIds, authorId);
-  const item = (put.item.Put as { Item: Record<string, unknown> }).Item;
-  if (imported?.activityCount) item.activity_count = imported.activityCount;
-  if (imported?.commentsCount) item.comments_count = imported.commentsCount;
-  await issueWrite({
-    orgId,
-    projectId,
-    issues: [put],
-    changes: [change],
-    parentGuard: parent?.guard,
-    ownerReason: issue.sprint_id === null ? 'project' : 'sprint',
-    checks: issue.sprint_id === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
-    tail,
-    ...(imported?.history === false ? { ctx: { history: false } } : {}),
-  });
+  await issueWrite(
+    insertSpec(orgId, projectId, {
+      sprintId: issue.sprint_id,
+      history: imported?.history,
+      issues: [
+        {
+          issue,
+          labelIds,
+          authorId,
+          parent,
+          tail,
+          activityCount: imported?.activityCount,
+          commentsCount: imported?.commentsCount,
+        },
+      ],
+    }),
+  );
 }
 
 /** A new issue's own item and what the derivations read of it (`insertIssue`, `insertIssues`). */
@@ -545,19 +547,47 @@ function createdIssue(
   return { put, change };
 }
 
-/** Issues created together into one list (without parents): `insertIssues`. */
+/** Issues created together into one list: `insertIssues` (and `insertIssue`, one of them). */
 export interface NewIssues {
   sprintId: number | null;
-  /** The account creating them (kept for `author:` searches). */
+  /** The account creating them (kept for `author:` searches); an issue's own `authorId` wins. */
   authorId?: number | undefined;
-  issues: { issue: Issue; labelIds: number[] }[];
+  /** False: the sprint's history (added scope, burndown) is left as it is (an export file brings its own). */
+  history?: boolean | undefined;
+  issues: NewIssue[];
 }
 
-/** The one issue write of several creates into one list: their items, the list's counters once. */
+/** One issue of `NewIssues`. */
+export interface NewIssue {
+  issue: Issue;
+  labelIds: number[];
+  authorId?: number | undefined;
+  /** Its parent (`parent_id` is the issue's): its number, shown on it, and the guard of the decision. */
+  parent?: { number: string; guard: ParentGuard } | undefined;
+  /** Items written with it (an import's source-key record, activity entry and first comments). */
+  tail?: GuardedItem[] | undefined;
+  /** The activity entries and comments its `tail` writes, kept as its counts. */
+  activityCount?: number | undefined;
+  commentsCount?: number | undefined;
+}
+
+/** The one issue write of creates into one list: their items, the list's counters once, what they bring after. */
 function insertSpec(orgId: number, projectId: number, batch: NewIssues): IssueWriteSpec {
-  const created = batch.issues.map(({ issue, labelIds }) =>
-    createdIssue(orgId, projectId, issue, undefined, labelIds, batch.authorId),
-  );
+  const created = batch.issues.map((n) => {
+    const made = createdIssue(orgId, projectId, n.issue, n.parent?.number, n.labelIds, n.authorId ?? batch.authorId);
+    const item = (made.put.item.Put as { Item: Record<string, unknown> }).Item;
+    if (n.activityCount) item.activity_count = n.activityCount;
+    if (n.commentsCount) item.comments_count = n.commentsCount;
+    return made;
+  });
+  const tail = batch.issues.flatMap((n) => n.tail ?? []);
+  // One guard per parent: each of its new children counts against its limit.
+  const guards = new Map<number, ParentGuard>();
+  for (const { parent } of batch.issues) {
+    if (!parent) continue;
+    const seen = guards.get(parent.guard.issueId);
+    guards.set(parent.guard.issueId, seen ? { ...seen, maxChildren: seen.maxChildren - 1 } : parent.guard);
+  }
   return {
     orgId,
     projectId,
@@ -567,12 +597,46 @@ function insertSpec(orgId: number, projectId: number, batch: NewIssues): IssueWr
     // The list's owner is in the transaction (its counters) whatever the issues.
     owners: [batch.sprintId],
     checks: batch.sprintId === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
+    ...(guards.size ? { parentGuards: [...guards.values()] } : {}),
+    ...(tail.length ? { tail } : {}),
+    ...(batch.history === false ? { ctx: { history: false } } : {}),
   };
 }
 
-/** Items of the transaction `insertIssues` sends for `batch` (at most 100 per transaction). */
-export const insertIssuesItems = (orgId: number, projectId: number, batch: NewIssues): number =>
-  issueWriteItems(insertSpec(orgId, projectId, batch)).length;
+/** A transaction's items and bytes (DynamoDB's limits are 100 and 4 MB: some room is kept). */
+const TRANSACTION_ITEMS = 100;
+const TRANSACTION_BYTES = 3_000_000;
+
+/**
+ * Creates into one list, in order, cut into the fewest `insertIssues` transactions DynamoDB's
+ * limits allow (what each transaction holds beside the issues included: the list's owner, the
+ * assignees' counts, the parents' summaries, what each issue brings in its `tail`).
+ */
+export function insertChunks<T extends NewIssue>(
+  orgId: number,
+  projectId: number,
+  batch: Omit<NewIssues, 'issues'>,
+  issues: readonly T[],
+): T[][] {
+  const chunks: T[][] = [];
+  let bytes = 0;
+  for (const n of issues) {
+    const size = Buffer.byteLength(JSON.stringify([n.issue, n.tail ?? []]));
+    const last = chunks.at(-1);
+    const fits =
+      last &&
+      bytes + size <= TRANSACTION_BYTES &&
+      issueWriteItems(insertSpec(orgId, projectId, { ...batch, issues: [...last, n] })).length <= TRANSACTION_ITEMS;
+    if (fits) {
+      last.push(n);
+      bytes += size;
+    } else {
+      chunks.push([n]);
+      bytes = size;
+    }
+  }
+  return chunks;
+}
 
 /**
  * Creates issues of one list in one transaction (lib/db/issue-write.ts): each issue and its
@@ -583,29 +647,34 @@ export async function insertIssues(orgId: number, projectId: number, batch: NewI
 }
 
 /**
- * Reserves `count` new issues of a project at once: their ids as one block of the organisation's
- * issue sequence, their numbers and positions from the project's, in two calls side by side. The
- * project as written comes back (prefix, catalogue, backlog count). Refused as `project` when it is gone.
+ * Reserves new issues of a project at once: their ids as one block of the organisation's issue
+ * sequence, their numbers and positions from the project's, in two calls side by side. `kept`
+ * gives, per issue, a number an import keeps (reserved before: `reserveIssueNumbers`), or
+ * undefined for the sequence's next; a number is either. The project as written comes back
+ * (prefix, catalogue, backlog count). Refused as `project` when it is gone.
  */
-export async function allocateIssueSlots(orgId: number, projectId: number, count: number) {
+export async function allocateIssueSlots(orgId: number, projectId: number, count: number, kept: (number | undefined)[] = []) {
+  const fresh = Array.from({ length: count }, (_, i) => kept[i] === undefined).filter(Boolean).length;
   const [ids, taken] = await Promise.all([
     advance(orgId, { issue: count }),
     takeSlot(orgId, projectId, {
-      UpdateExpression: 'ADD issue_seq :n, position_seq :n',
+      UpdateExpression: fresh > 0 ? 'ADD issue_seq :fresh, position_seq :n' : 'ADD position_seq :n',
       ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':n': count },
+      ExpressionAttributeValues: { ':n': count, ...(fresh > 0 ? { ':fresh': fresh } : {}) },
     }),
   ]);
   if (!taken) throw new Refused('project');
-  const first = { id: ids.issue - count + 1, number: taken.number - count + 1, positionSeq: taken.positionSeq - count + 1 };
+  const firstId = ids.issue - count + 1;
+  const firstPosition = taken.positionSeq - count + 1;
+  let next = taken.number - fresh + 1;
   return {
     project: taken.project,
     prefix: taken.prefix,
     backlogCount: taken.backlogCount,
     slots: Array.from({ length: count }, (_, i) => ({
-      id: first.id + i,
-      number: first.number + i,
-      positionSeq: first.positionSeq + i,
+      id: firstId + i,
+      number: kept[i] ?? next++,
+      positionSeq: firstPosition + i,
     })),
   };
 }

@@ -13,8 +13,15 @@ import {
   UnavailableError,
   ValidationError,
 } from '../vocabulary/errors.ts';
-import { appendedPosition } from '../model/positions.ts';
-import { assigneeMessage, createIssue, getIssue, statusTimestamps, targetSprintMessage, updateIssue } from './issues.ts';
+import {
+  assigneeMessage,
+  createIssue,
+  getIssue,
+  newIssue,
+  statusTimestamps,
+  targetSprintMessage,
+  updateIssue,
+} from './issues.ts';
 import type { Principal } from '../model/principal.ts';
 import { decideParent } from './sub-issues.ts';
 import { answeredVersion } from '../model/versions.ts';
@@ -95,11 +102,6 @@ function plainCreatesFrom(ops: BulkItem[], start: number): CreateOp[] {
   return run;
 }
 
-/** Bytes of issues per transaction: DynamoDB takes 4 MB, keys and the other items need the rest. */
-const TRANSACTION_BYTES = 3_000_000;
-/** Items per transaction (DynamoDB's limit). */
-const TRANSACTION_ITEMS = 100;
-
 /**
  * Plain creates into one list, as the single creates would answer them one after the other, in
  * fewer calls: what each create checks before it takes a number is read once for all (one
@@ -141,51 +143,12 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
   const now = new Date().toISOString();
   const created = valid.map(({ index, op, labelIds }, k) => {
     const slot = reserved.slots[k]!;
-    const status = op.fields.status ?? (sprintId === null ? 'backlog' : 'todo');
-    const issue: Issue = {
-      id: slot.id,
-      project_id: projectId,
-      sprint_id: sprintId,
-      issue_number: `${reserved.prefix}-${slot.number}`,
-      source_key: null,
-      title: op.fields.title,
-      description: op.fields.description ?? null,
-      status,
-      story_points: op.fields.story_points ?? null,
-      position: appendedPosition(slot.positionSeq),
-      assignee_id: op.fields.assignee_id ?? null,
-      priority: op.fields.priority ?? unclassified.priority,
-      type: op.fields.type ?? unclassified.type,
-      due_date: op.fields.due_date ?? null,
-      parent_id: null,
-      sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
-      labels: issueLabels(labelIds, catalogue),
-      ...statusTimestamps(undefined, status, now),
-      created_at: now,
-      updated_at: now,
-      blocked: false,
-    };
+    const issue = newIssue(slot, reserved.prefix, { projectId, sprintId }, op.fields, labelIds, catalogue, null, undefined, now);
     return { index, issue, labelIds };
   });
 
   // In order, so that positions (allocated in order) and places agree; each chunk within the limits.
-  const chunks: (typeof created)[] = [];
-  let bytes = 0;
-  for (const c of created) {
-    const size = Buffer.byteLength(JSON.stringify(c.issue));
-    const last = chunks.at(-1);
-    const fits =
-      last &&
-      bytes + size <= TRANSACTION_BYTES &&
-      store.insertIssuesItems(orgId, projectId, { sprintId, issues: [...last, c] }) <= TRANSACTION_ITEMS;
-    if (fits) {
-      last.push(c);
-      bytes += size;
-    } else {
-      chunks.push([c]);
-      bytes = size;
-    }
-  }
+  const chunks = store.insertChunks(orgId, projectId, { sprintId, authorId: caller.accountId }, created);
   let listed = sprintId === null ? reserved.backlogCount : Number(context.sprint?.issues_count ?? 0);
   const answer = ({ index, issue }: (typeof created)[number]) => {
     listed += 1;

@@ -7,7 +7,7 @@ import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/transactions.ts';
 import type { ParentGuard } from '../db/issue-write.ts';
-import { decideParent, type ParentDecision } from './sub-issues.ts';
+import { childrenRoom, decideParent, type ParentDecision } from './sub-issues.ts';
 import type { Issue, IssueCreate, IssueListFilters, IssueLocation, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
 import {
@@ -191,6 +191,50 @@ export interface ImportedIssue {
 }
 
 /**
+ * A new issue as its create writes it: the id, number and appended position of its slot, in its
+ * list, with what was given (labels as resolved), its parent, and what an import keeps of its
+ * source (times, key). Default status: `todo` in a sprint, `backlog` in the backlog.
+ */
+export function newIssue(
+  slot: { id: number; number: number; positionSeq: number },
+  prefix: string,
+  at: IssueLocation,
+  input: IssueCreate,
+  labelIds: number[],
+  catalogue: ReturnType<typeof catalogueOf>,
+  parentId: number | null,
+  imported?: Omit<ImportedIssue, 'items'>,
+  now = imported?.updated_at ?? new Date().toISOString(),
+): Issue {
+  const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
+  const times = statusTimestamps(undefined, status, now);
+  return {
+    id: slot.id,
+    project_id: at.projectId,
+    sprint_id: at.sprintId,
+    issue_number: `${prefix}-${slot.number}`,
+    source_key: imported?.source_key ?? null,
+    title: input.title,
+    description: input.description ?? null,
+    status,
+    story_points: input.story_points ?? null,
+    position: appendedPosition(slot.positionSeq),
+    assignee_id: input.assignee_id ?? null,
+    priority: input.priority ?? unclassified.priority,
+    type: input.type ?? unclassified.type,
+    due_date: input.due_date ?? null,
+    parent_id: parentId,
+    sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
+    labels: issueLabels(labelIds, catalogue),
+    started_at: imported?.started_at === undefined ? times.started_at : imported.started_at,
+    completed_at: imported?.completed_at === undefined ? times.completed_at : imported.completed_at,
+    created_at: imported?.created_at ?? now,
+    updated_at: now,
+    blocked: false,
+  };
+}
+
+/**
  * Creates an issue at the end of a sprint or of the backlog. Default status: `todo` in a sprint,
  * `backlog` in the backlog. Its number is `<prefix>-<n>`, n from the project's sequence (atomic,
  * never handed out twice). A create refused after taking its number gives it back while it is
@@ -226,34 +270,7 @@ export async function createIssue(
       await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
       throw err;
     }
-    const now = imported?.updated_at ?? new Date().toISOString();
-    const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
-    const times = statusTimestamps(undefined, status, now);
-    const position = appendedPosition(slot.positionSeq);
-    const issue: Issue = {
-      id: slot.id,
-      project_id: at.projectId,
-      sprint_id: at.sprintId,
-      issue_number: `${slot.prefix}-${slot.number}`,
-      source_key: imported?.source_key ?? null,
-      title: input.title,
-      description: input.description ?? null,
-      status,
-      story_points: input.story_points ?? null,
-      position,
-      assignee_id: input.assignee_id ?? null,
-      priority: input.priority ?? unclassified.priority,
-      type: input.type ?? unclassified.type,
-      due_date: input.due_date ?? null,
-      parent_id: parent.set.parent_id,
-      sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
-      labels: issueLabels(labelIds, catalogueOf(slot.project)),
-      started_at: imported?.started_at === undefined ? times.started_at : imported.started_at,
-      completed_at: imported?.completed_at === undefined ? times.completed_at : imported.completed_at,
-      created_at: imported?.created_at ?? now,
-      updated_at: now,
-      blocked: false,
-    };
+    const issue = newIssue(slot, slot.prefix, at, input, labelIds, catalogueOf(slot.project), parent.set.parent_id, imported);
     try {
       await store.insertIssue(
         caller.orgId,
@@ -288,6 +305,159 @@ export async function createIssue(
     }
     throw refusal(err);
   }
+}
+
+/** One create of `createIssuesTogether`: what `createIssue` takes. */
+export interface CreateTogether {
+  /** Its list: a sprint of the project, or the backlog (null). */
+  sprintId: number | null;
+  input: IssueCreate;
+  imported?: ImportedIssue | undefined;
+}
+
+/** What became of one create of `createIssuesTogether`. */
+export type CreatedTogether =
+  | { ok: true; id: number; number: string; sprintId: number | null; updatedAt: string; parentGiven: boolean }
+  | { ok: false; error: unknown };
+
+/**
+ * Creates issues at the end of their lists (sprints of one project, or its backlog), in order, as
+ * `createIssue` would one after the other, in fewer calls (imports): their ids, numbers (or the
+ * numbers an import keeps) and positions taken at once in the order given, each parent read once
+ * (side by side) and decided once for all its new children, and each list's issues written by as
+ * few transactions as DynamoDB's limits allow (lib/db/issues.ts: `insertChunks`), with what each
+ * brings (`imported.items`).
+ * A parent that refuses (gone, full, too deep) leaves its children without one (`parentGiven`
+ * false: the caller links them later and reports the refusal then). A transaction refused is sent
+ * again issue by issue, each refused on its own reason (a parent changed meanwhile: without it).
+ * Any other failure stops the writes: those written are answered as such, the others with it.
+ */
+export async function createIssuesTogether(
+  caller: Principal,
+  projectId: number,
+  creates: readonly CreateTogether[],
+): Promise<CreatedTogether[]> {
+  const { orgId } = caller;
+  const parentIds = [...new Set(creates.map((c) => c.input.parent_id).filter((p): p is number => typeof p === 'number'))];
+  let reserved: Awaited<ReturnType<typeof store.allocateIssueSlots>>;
+  let parentItems: (IssueItem | undefined)[];
+  try {
+    [reserved, parentItems] = await Promise.all([
+      store.allocateIssueSlots(
+        orgId,
+        projectId,
+        creates.length,
+        creates.map((c) => c.imported?.number),
+      ),
+      Promise.all(parentIds.map((id) => readIssueItem(orgId, projectId, id))),
+    ]);
+  } catch (err) {
+    throw refusal(err);
+  }
+  // Each parent decided once; a refusal leaves its children without it.
+  const given = new Map<number, { decision: ParentDecision; room: number }>();
+  await Promise.all(
+    parentIds.map(async (id, i) => {
+      const item = parentItems[i];
+      try {
+        const decision = await decideParent(orgId, projectId, undefined, id, item);
+        if (item) given.set(id, { decision, room: childrenRoom(item) });
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+      }
+    }),
+  );
+  const catalogue = catalogueOf(reserved.project);
+  const outcomes: CreatedTogether[] = [];
+  const entries: (store.NewIssue & { index: number })[] = [];
+  creates.forEach((c, index) => {
+    try {
+      const labelIds = c.input.labels === undefined ? [] : resolveLabels(reserved.project, c.input.labels);
+      const wanted = c.input.parent_id ?? null;
+      const parent = wanted === null ? undefined : given.get(wanted);
+      const { guard } = parent?.decision ?? {};
+      const number = parent?.decision.set.parent_number;
+      const withParent = parent && guard && number && parent.room > 0 ? { number, guard } : undefined;
+      if (parent && withParent) parent.room -= 1;
+      const issue = newIssue(
+        reserved.slots[index]!,
+        reserved.prefix,
+        { projectId, sprintId: c.sprintId },
+        c.input,
+        labelIds,
+        catalogue,
+        withParent ? wanted : null,
+        c.imported,
+      );
+      entries.push({
+        index,
+        issue,
+        labelIds,
+        authorId: c.imported?.author_id ?? caller.accountId,
+        parent: withParent,
+        tail: c.imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
+        activityCount: c.imported?.activityCount,
+        commentsCount: c.imported?.commentsCount,
+      });
+    } catch (error) {
+      outcomes[index] = { ok: false, error };
+    }
+  });
+  type Entry = (typeof entries)[number];
+  const batchOf = (e: Entry) => ({ sprintId: e.issue.sprint_id, history: creates[e.index]!.imported?.history });
+  const done = (e: Entry) => {
+    outcomes[e.index] = {
+      ok: true,
+      id: e.issue.id,
+      number: e.issue.issue_number,
+      sprintId: e.issue.sprint_id,
+      updatedAt: e.issue.updated_at,
+      parentGiven: e.parent !== undefined,
+    };
+  };
+  const alone = async (e: Entry): Promise<void> => {
+    try {
+      await store.insertIssues(orgId, projectId, { ...batchOf(e), issues: [e] });
+      done(e);
+    } catch (err) {
+      if (!(e.parent && isRefused(err, STALE))) {
+        outcomes[e.index] = { ok: false, error: refusal(err) };
+        return;
+      }
+      // Its parent changed since it was read: created without it (linked later, as a refused parent is).
+      await alone({ ...e, parent: undefined, issue: { ...e.issue, parent_id: null } });
+    }
+  };
+  // Each list's issues in order (lists in the order first met), each list in as few transactions as fit.
+  const lists = new Map<string, Entry[]>();
+  for (const e of entries) {
+    const id = `${e.issue.sprint_id ?? 'backlog'}/${String(batchOf(e).history ?? true)}`;
+    lists.set(id, [...(lists.get(id) ?? []), e]);
+  }
+  // A failure that is not a refusal (DynamoDB unavailable) stops the writes: what was written is
+  // answered as written, the rest with that failure.
+  let failure: { error: unknown } | undefined;
+  for (const list of lists.values()) {
+    const batch = batchOf(list[0]!);
+    for (const chunk of store.insertChunks(orgId, projectId, batch, list)) {
+      if (failure) {
+        for (const e of chunk) outcomes[e.index] = { ok: false, error: failure.error };
+        continue;
+      }
+      try {
+        await store.insertIssues(orgId, projectId, { ...batch, issues: chunk });
+        chunk.forEach(done);
+      } catch (err) {
+        if (!(err instanceof Refused)) {
+          failure = { error: err };
+          for (const e of chunk) outcomes[e.index] = { ok: false, error: err };
+          continue;
+        }
+        for (const e of chunk) await alone(e);
+      }
+    }
+  }
+  return outcomes;
 }
 
 /**
