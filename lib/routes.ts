@@ -557,8 +557,8 @@ export const routes: Route[] = [
     description:
       'The body is the file itself (`text/csv` for `jira-csv`, `application/json` for `github-json`, `application/x-ndjson` for `export`), ' +
       'or, for any format, the file with its mapping (people, statuses, types, priorities, time zone) as `application/json`: ' +
-      '`{"file": "<the file as text>", "mapping": {…}}`. At most about 4.7 MB ' +
-      "(Lambda's synchronous payload limit of 6 MB, which API Gateway fills with the body in base64; larger files: `npm run admin -- import`). " +
+      '`{"file": "<the file as text>", "mapping": {…}}`. At most 6 MB ' +
+      "(Lambda's synchronous payload limit, below API Gateway's 10 MB; larger files: `npm run admin -- import`). " +
       'The file is checked whole before anything is written. Answers the job at once; `GET /imports/{job_id}` shows its progress ' +
       'and, when done, its report (every source key with its issue key here). ' +
       'Importing the same file again creates nothing twice (issues are keyed by their source key).',

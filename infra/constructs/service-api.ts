@@ -28,7 +28,6 @@ import {
   PREFLIGHT_MAX_AGE,
   gatewayResponseOrigin,
 } from '../../lib/http/cors.ts';
-import { BINARY_MEDIA_TYPES } from '../../lib/http/content-encoding.ts';
 import type { Route } from '../../lib/routes.ts';
 
 export interface ServiceApiProps {
@@ -102,10 +101,6 @@ export class ServiceApi extends Construct {
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       // The authorizer names the organisation's API key; clients never send one.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
-      // So that the OpenAPI document's compressed bytes reach clients as bytes (lib/http/content-encoding.ts):
-      // text answers pass as they are; request bodies reach the functions base64-encoded, which every
-      // body reader decodes (middy's JSON parser, lib/oauth/http.ts, lib/mcp/http.ts, functions/imports.ts).
-      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
       // Access logging needs API Gateway's account-level CloudWatch role; kept if the stack goes.
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,

@@ -70,7 +70,7 @@ export const ImportEnvelope = z
   .meta({ id: 'ImportEnvelope', description: 'The file and how to map its names: the way to send a mapping.' });
 export type ImportEnvelope = z.output<typeof ImportEnvelope>;
 
-/** The uploaded file, as is (the route reads the raw body; at most about 4.7 MB through API Gateway, docs/import-export.md). */
+/** The uploaded file, as is (the route reads the raw body; at most 6 MB, docs/import-export.md). */
 export const ImportFileBody = z.string().meta({ id: 'ImportFile', description: 'The file itself.' });
 
 /** A GitHub issues file: a JSON array (`gh issue list --json …`), or the file with its mapping. */

@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { handler as docsHandler } from '../../functions/api-docs.ts';
 import { handler as referenceHandler } from '../../functions/api-reference.ts';
 import { createGateway } from '../../tools/local/gateway.ts';
 import { outputs } from '../../tools/openapi/write.ts';
@@ -72,92 +69,6 @@ describe('GET /api-docs/v1/swagger.yaml and .json', () => {
     expect(again.text).toBe('');
     const stale = await client.get('/api-docs/v1/swagger.yaml', { headers: { 'If-None-Match': '"older"' } });
     expect(stale.status).toBe(200);
-  });
-});
-
-/** A GET through the local gateway, its body as the bytes sent (no client decompresses them). */
-function rawGet(path: string, headers: Record<string, string>) {
-  return new Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }>((resolve, reject) => {
-    const req = httpRequest(`${gateway.baseUrl}${path}`, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-describe('GET /api-docs/v1/swagger.yaml and .json, compressed', () => {
-  const yaml = () => readFileSync(outputs.yaml, 'utf8');
-
-  it('answers brotli bytes (Content-Encoding: br) to a client that takes brotli, which open to the document', async () => {
-    const res = await rawGet('/api-docs/v1/swagger.yaml', { 'Accept-Encoding': 'gzip, deflate, br' });
-    expect(res.status).toBe(200);
-    expect(res.headers['content-encoding']).toBe('br');
-    expect(res.headers.vary).toBe('Accept-Encoding');
-    expect(res.headers['content-type']).toBe('application/yaml; charset=utf-8');
-    expect(res.headers.etag).toMatch(/^"[\w-]+-br"$/);
-    expect(res.bytes.length).toBeLessThan(Buffer.byteLength(yaml()) / 5);
-    expect(brotliDecompressSync(res.bytes).toString('utf8')).toBe(yaml());
-  });
-
-  it('answers gzip bytes to a client that takes gzip only, or prefers it by weight', async () => {
-    for (const accept of ['gzip', 'br;q=0.5, gzip', 'deflate, gzip;q=0.8, br;q=0']) {
-      const res = await rawGet('/api-docs/v1/swagger.json', { 'Accept-Encoding': accept });
-      expect({ accept, coding: res.headers['content-encoding'] }).toEqual({ accept, coding: 'gzip' });
-      expect(res.headers.vary).toBe('Accept-Encoding');
-      expect(res.headers.etag).toMatch(/^"[\w-]+-gzip"$/);
-      expect(JSON.parse(gunzipSync(res.bytes).toString('utf8'))).toEqual(parse(yaml()));
-    }
-  });
-
-  it('answers the text as is without Accept-Encoding, with identity only, or when every coding it has weighs 0', async () => {
-    const plain = await rawGet('/api-docs/v1/swagger.yaml', {});
-    for (const accept of [undefined, 'identity', 'br;q=0, gzip;q=0', '*;q=0', 'deflate']) {
-      const res = accept === undefined ? plain : await rawGet('/api-docs/v1/swagger.yaml', { 'Accept-Encoding': accept });
-      expect({ accept, coding: res.headers['content-encoding'] }).toEqual({ accept, coding: undefined });
-      expect(res.headers.vary).toBe('Accept-Encoding');
-      expect(res.headers.etag).toBe(plain.headers.etag);
-      expect(res.bytes.toString('utf8')).toBe(yaml());
-    }
-    // `*` takes any coding not named: brotli, the smaller.
-    expect((await rawGet('/api-docs/v1/swagger.yaml', { 'Accept-Encoding': '*' })).headers['content-encoding']).toBe('br');
-  });
-
-  it('gives each coding its own ETag, and answers 304 to the one of the coding it would send', async () => {
-    const br = await rawGet('/api-docs/v1/swagger.yaml', { 'Accept-Encoding': 'br' });
-    const gzip = await rawGet('/api-docs/v1/swagger.yaml', { 'Accept-Encoding': 'gzip' });
-    const plain = await rawGet('/api-docs/v1/swagger.yaml', {});
-    const tags = [br.headers.etag, gzip.headers.etag, plain.headers.etag];
-    expect(new Set(tags).size).toBe(3);
-    const again = await rawGet('/api-docs/v1/swagger.yaml', { 'Accept-Encoding': 'br', 'If-None-Match': br.headers.etag! });
-    expect(again.status).toBe(304);
-    expect(again.bytes.length).toBe(0);
-    expect(again.headers.etag).toBe(br.headers.etag);
-    expect(again.headers.vary).toBe('Accept-Encoding');
-    const weak = await rawGet('/api-docs/v1/swagger.yaml', {
-      'Accept-Encoding': 'gzip',
-      'If-None-Match': `W/${gzip.headers.etag!}`,
-    });
-    expect(weak.status).toBe(304);
-    // A tag of another coding is not this answer's: the bytes in that coding.
-    const other = await rawGet('/api-docs/v1/swagger.yaml', { 'Accept-Encoding': 'gzip', 'If-None-Match': br.headers.etag! });
-    expect(other.status).toBe(200);
-    expect(other.headers['content-encoding']).toBe('gzip');
-    const identity = await rawGet('/api-docs/v1/swagger.yaml', { 'If-None-Match': plain.headers.etag! });
-    expect(identity.status).toBe(304);
-  });
-
-  it('hands API Gateway the compressed bytes in base64 (isBase64Encoded), and the text as is', async () => {
-    const event = JSON.parse(readFileSync('events/getOpenApiYaml.json', 'utf8'));
-    const compressed = await docsHandler({ ...event, headers: { ...event.headers, 'accept-encoding': 'br' } });
-    expect(compressed).toMatchObject({ statusCode: 200, isBase64Encoded: true, headers: { 'Content-Encoding': 'br' } });
-    expect(brotliDecompressSync(Buffer.from(compressed.body, 'base64')).toString('utf8')).toBe(yaml());
-    const plain = await docsHandler({ ...event, headers: {} });
-    expect(plain.isBase64Encoded ?? false).toBe(false);
-    expect(plain.body).toBe(yaml());
   });
 });
 

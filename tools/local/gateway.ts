@@ -14,7 +14,6 @@ import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte-budget.ts';
 import { json, misconfiguration } from '../../lib/http/errors.ts';
 import { bearerChallenge, gatewayResponses } from '../../lib/http/gateway-responses.ts';
-import { isBinaryMediaType } from '../../lib/http/content-encoding.ts';
 import { EXPOSED_HEADERS, gatewayResponseOrigin, parseOrigins, preflightHeaders } from '../../lib/http/cors.ts';
 import type { Route } from '../../lib/routes.ts';
 import { repoRoot } from '../../infra/paths.ts';
@@ -186,8 +185,6 @@ export function proxyEvent(
     headers: Record<string, string>;
     multiHeaders: Record<string, string[]>;
     body: string | null;
-    /** The body is base64 (a binary media type); text when left out. */
-    isBase64Encoded?: boolean;
     sourceIp: string;
   },
   route: Route,
@@ -207,7 +204,7 @@ export function proxyEvent(
     pathParameters: Object.keys(params).length ? params : null,
     stageVariables: null,
     body: req.body,
-    isBase64Encoded: req.isBase64Encoded ?? false,
+    isBase64Encoded: false,
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
@@ -343,13 +340,7 @@ export function createGateway(options: GatewayOptions): http.Server {
       url,
       headers: { ...headers, 'X-Forwarded-Proto': 'http' },
       multiHeaders: multi,
-      // As API Gateway hands it over: base64 for a binary media type, which every type is
-      // (lib/http/content-encoding.ts: BINARY_MEDIA_TYPES), so the invocation limit counts that too.
-      ...(raw.length === 0
-        ? { body: null, isBase64Encoded: false }
-        : isBinaryMediaType(req.headers['content-type'])
-          ? { body: raw.toString('base64'), isBase64Encoded: true }
-          : { body: raw.toString('utf8'), isBase64Encoded: false }),
+      body: raw.length ? raw.toString('utf8') : null,
       sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
     };
     let authorizer: Record<string, unknown> | null = null;

@@ -18,7 +18,7 @@ export function bodyGuard(takesBody: boolean): StackMiddleware {
 export function guardBody(event: StackEvent, takesBody: boolean): void {
   if (!takesBody) return;
   const raw = typeof event.body === 'string' ? event.body : '';
-  // A base64 body (every body behind API Gateway: lib/http/content-encoding.ts) counts its decoded bytes, padding left out.
+  // A base64 body (a binary media type) counts its decoded bytes, padding left out.
   const bytes = Buffer.byteLength(raw, event.isBase64Encoded ? 'base64' : 'utf8');
   if (bytes > MAX_BODY_BYTES) throw new BadRequestError(413, 'Request body is larger than 1 MiB');
   if (raw.trim() === '') {
