@@ -618,20 +618,25 @@ export function insertChunks<T extends NewIssue>(
   batch: Omit<NewIssues, 'issues'>,
   issues: readonly T[],
 ): T[][] {
+  return chunked(
+    issues,
+    (n) => [n.issue, n.tail ?? []],
+    (chunk) => issueWriteItems(insertSpec(orgId, projectId, { ...batch, issues: chunk })).length,
+  );
+}
+
+/** `entries` in order, cut where a transaction would pass DynamoDB's limits (`items` counts one's items). */
+function chunked<T>(entries: readonly T[], content: (entry: T) => unknown, items: (chunk: T[]) => number): T[][] {
   const chunks: T[][] = [];
   let bytes = 0;
-  for (const n of issues) {
-    const size = Buffer.byteLength(JSON.stringify([n.issue, n.tail ?? []]));
+  for (const entry of entries) {
+    const size = Buffer.byteLength(JSON.stringify(content(entry)));
     const last = chunks.at(-1);
-    const fits =
-      last &&
-      bytes + size <= TRANSACTION_BYTES &&
-      issueWriteItems(insertSpec(orgId, projectId, { ...batch, issues: [...last, n] })).length <= TRANSACTION_ITEMS;
-    if (fits) {
-      last.push(n);
+    if (last && bytes + size <= TRANSACTION_BYTES && items([...last, entry]) <= TRANSACTION_ITEMS) {
+      last.push(entry);
       bytes += size;
     } else {
-      chunks.push([n]);
+      chunks.push([entry]);
       bytes = size;
     }
   }
@@ -730,36 +735,12 @@ function renumberItem(orgId: number, projectId: number, sprintId: number | null,
  * of a computed position and the assignee check.
  */
 export async function writeIssue(orgId: number, projectId: number, write: IssueWrite): Promise<void> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':rev': write.rev ?? 0, ':one': 1 };
-  const fields: Record<string, unknown> = storedIssueFields(write.set);
   const target = write.after.sprintId;
-  if (write.placed) {
-    fields.position = write.after.position;
-    fields.LSK = listKey(target, write.after.position, write.id);
-  }
-  const sets = setAssignments(fields, names, values);
   const renumber = write.renumber ?? [];
   await issueWrite({
     orgId,
     projectId,
-    issues: [
-      {
-        item: {
-          Update: {
-            TableName: tableName(),
-            Key: keys.issue(orgId, projectId, write.id),
-            UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD rev :one`,
-            ConditionExpression: revisionCondition(write.rev),
-            ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-            ExpressionAttributeValues: values,
-          },
-        },
-        reason: 'stale',
-        resource: true,
-      },
-      ...renumber.map((r) => renumberItem(orgId, projectId, target, r)),
-    ],
+    issues: [issueUpdateItem(orgId, projectId, write), ...renumber.map((r) => renumberItem(orgId, projectId, target, r))],
     changes: [
       { before: write.before, after: write.after },
       ...renumber.map((r) => repositioned({ orgId, projectId, sprintId: target }, r)),
@@ -767,12 +748,80 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
     listRev: write.listRev ? { sprintId: target, expected: write.listRev.expected } : undefined,
     parentGuard: write.parentGuard,
     goneIssues: write.goneIssues,
-    // An assignee given but unchanged is still checked; a changed one is by its count (lib/db/issue-write.ts).
-    checks:
-      write.assigneeId !== undefined && write.assigneeId === write.before.assigneeId
-        ? [accountExists(orgId, write.assigneeId, 'assignee')]
-        : [],
+    checks: assigneeChecks(orgId, [write]),
   });
+}
+
+/** The issue's own update of a write: its fields (and key, when placed), conditioned on its `rev`. */
+function issueUpdateItem(orgId: number, projectId: number, write: IssueWrite): GuardedItem {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':rev': write.rev ?? 0, ':one': 1 };
+  const fields: Record<string, unknown> = storedIssueFields(write.set);
+  if (write.placed) {
+    fields.position = write.after.position;
+    fields.LSK = listKey(write.after.sprintId, write.after.position, write.id);
+  }
+  const sets = setAssignments(fields, names, values);
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.issue(orgId, projectId, write.id),
+        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD rev :one`,
+        ConditionExpression: revisionCondition(write.rev),
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+      },
+    },
+    reason: 'stale',
+    resource: true,
+  };
+}
+
+/**
+ * An assignee given but unchanged is still checked; a changed one is by its count (lib/db/issue-write.ts).
+ * Once per account, and not for one whose count the same transaction moves (one item, one operation).
+ */
+function assigneeChecks(orgId: number, writes: readonly IssueWrite[]): GuardedItem[] {
+  const counted = new Set(
+    writes.filter((w) => w.before.assigneeId !== w.after.assigneeId).flatMap((w) => [w.before.assigneeId, w.after.assigneeId]),
+  );
+  const checked = new Set(
+    writes
+      .filter((w) => w.assigneeId !== undefined && w.assigneeId === w.before.assigneeId && !counted.has(w.assigneeId))
+      .map((w) => w.assigneeId!),
+  );
+  return [...checked].map((accountId) => accountExists(orgId, accountId, 'assignee'));
+}
+
+/** Updates that leave their issues where they are (no place, no renumbering, no new parent), written together. */
+export type PlainWrite = Omit<IssueWrite, 'placed' | 'listRev' | 'renumber' | 'parentGuard'>;
+
+const updatesSpec = (orgId: number, projectId: number, writes: readonly PlainWrite[]): IssueWriteSpec => ({
+  orgId,
+  projectId,
+  issues: writes.map((w) => issueUpdateItem(orgId, projectId, { ...w, placed: false })),
+  changes: writes.map((w) => ({ before: w.before, after: w.after })),
+  goneIssues: writes.flatMap((w) => w.goneIssues ?? []),
+  checks: assigneeChecks(orgId, writes as IssueWrite[]),
+});
+
+/**
+ * Applies updates of different issues as one transaction (lib/db/issue-write.ts): each issue
+ * conditioned on its `rev`, what every derivation keeps of all of them (a list's counters, an
+ * account's count, a parent's summary: once each). All or nothing.
+ */
+export async function writeIssues(orgId: number, projectId: number, writes: readonly PlainWrite[]): Promise<void> {
+  await issueWrite(updatesSpec(orgId, projectId, writes));
+}
+
+/** Updates cut, in order, into the fewest `writeIssues` transactions DynamoDB's limits allow. */
+export function updateChunks<T extends PlainWrite>(orgId: number, projectId: number, writes: readonly T[]): T[][] {
+  return chunked(
+    writes,
+    (w) => w.set,
+    (chunk) => issueWriteItems(updatesSpec(orgId, projectId, chunk)).length,
+  );
 }
 
 /**

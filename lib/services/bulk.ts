@@ -17,10 +17,12 @@ import {
   assigneeMessage,
   createIssue,
   getIssue,
+  isPlainUpdate,
   newIssue,
   statusTimestamps,
   targetSprintMessage,
   updateIssue,
+  updateIssuesTogether,
 } from './issues.ts';
 import type { Principal } from '../model/principal.ts';
 import { decideParent } from './sub-issues.ts';
@@ -72,6 +74,14 @@ export async function bulkWrite(caller: Principal, ops: BulkItem[], options: Bul
       i += together.length;
       continue;
     }
+    // So is a run of updates of different issues of one list that leave them where they are.
+    const updates = options.dryRun ? [] : plainUpdatesFrom(ops, i);
+    if (updates.length > 1) {
+      const written = await updateIssuesTogether(caller, updates[0]!.at, updates);
+      outcomes.push(...written.map((o): BulkOutcome => (o.ok ? { ok: true, status: 200, issue: o.issue } : o)));
+      i += updates.length;
+      continue;
+    }
     try {
       const op = typeof item === 'function' ? await item() : item;
       outcomes.push(op.kind === 'invalid' ? { ok: false, error: op.error } : await run(op));
@@ -97,6 +107,28 @@ function plainCreatesFrom(ops: BulkItem[], start: number): CreateOp[] {
   for (let i = start; i < ops.length; i++) {
     const op = ops[i];
     if (!isPlainCreate(op) || op.at.projectId !== first.at.projectId || op.at.sprintId !== first.at.sprintId) break;
+    run.push(op);
+  }
+  return run;
+}
+
+type UpdateOp = Extract<BulkOp, { kind: 'update' }>;
+
+/** An update the batch path takes: no version expected, no place, no move, no new parent. */
+const isPlainUpdateOp = (item: BulkItem | undefined): item is UpdateOp =>
+  typeof item === 'object' && item.kind === 'update' && item.version === undefined && isPlainUpdate(item.changes, item.at);
+
+/** The plain updates from `start` on of issues of the list of the first, each issue once (none when it is not one). */
+function plainUpdatesFrom(ops: BulkItem[], start: number): UpdateOp[] {
+  const first = ops[start];
+  if (!isPlainUpdateOp(first)) return [];
+  const run: UpdateOp[] = [];
+  const ids = new Set<number>();
+  for (let i = start; i < ops.length; i++) {
+    const op = ops[i];
+    if (!isPlainUpdateOp(op) || op.at.projectId !== first.at.projectId || op.at.sprintId !== first.at.sprintId) break;
+    if (ids.has(op.issueId)) break;
+    ids.add(op.issueId);
     run.push(op);
   }
   return run;

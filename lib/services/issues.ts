@@ -461,6 +461,121 @@ export async function createIssuesTogether(
 }
 
 /**
+ * What an update sets of an issue's own fields (`set`, stored names; `updated_at` and what the
+ * caller decided already in it): the plain fields, the status with its times, the labels (stored
+ * as ids, none: null). The issue as it will read (its labels through the catalogue).
+ */
+function fieldChanges(current: Issue, changes: IssueUpdate, project: ProjectItem, set: Record<string, unknown>): Issue {
+  const now = String(set.updated_at);
+  for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {
+    if (changes[field] !== undefined) set[field] = changes[field];
+  }
+  if (changes.status !== undefined)
+    Object.assign(set, { status: changes.status, ...statusTimestamps(current, changes.status, now) });
+  const { parent_number: _parentNumber, ...shown } = set;
+  const next: Issue = { ...current, ...(shown as Partial<Issue>) };
+  if (changes.labels !== undefined) {
+    const labelIds = resolveLabels(project, changes.labels);
+    set.label_ids = labelIds.length > 0 ? new Set(labelIds) : null;
+    next.labels = issueLabels(labelIds, catalogueOf(project));
+  }
+  return next;
+}
+
+/** An update `updateIssuesTogether` takes: one that leaves the issue where it is, with no new parent. */
+export const isPlainUpdate = (changes: IssueUpdate, at: IssueLocation): boolean =>
+  changes.position === undefined &&
+  changes.parent_id === undefined &&
+  (changes.sprint_id === undefined || changes.sprint_id === at.sprintId);
+
+/**
+ * Plain updates (`isPlainUpdate`) of different issues of one list, each as `updateIssue` answers it,
+ * in a bounded number of serial round trips whatever their count: the list and the issues in one
+ * read (a BatchGetItem per 100 issues, side by side), every decision made on it, then the writes in
+ * as few transactions as DynamoDB's limits allow (lib/db/issues.ts: `updateChunks`), the issues'
+ * places read side by side meanwhile. A transaction refused (an issue changed since it was read, an
+ * assignee not of the organisation) has its updates made again one by one by `updateIssue`, each
+ * answered on its own.
+ */
+export async function updateIssuesTogether(
+  caller: Principal,
+  at: IssueLocation,
+  updates: readonly { issueId: number; changes: IssueUpdate }[],
+): Promise<({ ok: true; issue: Issue } | { ok: false; error: unknown })[]> {
+  const { orgId } = caller;
+  const { projectId } = at;
+  const ids = updates.map((u) => u.issueId);
+  if (new Set(ids).size !== ids.length) throw new Error('updateIssuesTogether: an issue may be updated once per call');
+  const family = await store.getIssueFamily(orgId, projectId, at.sprintId === null ? [] : [at.sprintId], undefined, ids);
+  const sprint = at.sprintId === null ? undefined : family.sprints.get(at.sprintId);
+  const listError = !family.project
+    ? new NotFoundError('Project')
+    : at.sprintId !== null && !sprint
+      ? new NotFoundError('Sprint')
+      : sprint?.status === 'completing'
+        ? new SprintBusyError()
+        : undefined;
+  if (listError || !family.project) return updates.map(() => ({ ok: false, error: listError }));
+  const project = family.project;
+  const index = rankIndexOf(at.sprintId === null ? project : sprint);
+  const catalogue = catalogueOf(project);
+  const now = new Date().toISOString();
+  const outcomes: ({ ok: true; issue: Issue } | { ok: false; error: unknown })[] = [];
+  const writes: (store.PlainWrite & { index: number; item: IssueItem; next: Issue })[] = [];
+  updates.forEach(({ issueId, changes }, i) => {
+    try {
+      const item = family.others.get(issueId);
+      if (!item || (item.sprint_id ?? null) !== at.sprintId) throw new NotFoundError('Issue');
+      const set: Record<string, unknown> = { updated_at: now };
+      const next = fieldChanges(store.toIssue(item, item.position, catalogue), changes, project, set);
+      writes.push({
+        index: i,
+        item,
+        next,
+        id: issueId,
+        rev: item.rev,
+        set,
+        before: issueStateOf(orgId, item as never),
+        after: issueStateOf(orgId, { ...item, ...store.storedIssueFields(set) }),
+        assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
+      });
+    } catch (error) {
+      outcomes[i] = { ok: false, error };
+    }
+  });
+  const places = Promise.all(writes.map((w) => placeIn(orgId, projectId, index, w.item)));
+  places.catch(() => undefined);
+  const redo: number[] = [];
+  for (const chunk of store.updateChunks(orgId, projectId, writes)) {
+    try {
+      await store.writeIssues(orgId, projectId, chunk);
+      for (const w of chunk) outcomes[w.index] = { ok: true, issue: w.next };
+    } catch (err) {
+      // Refused: one by one below. Anything else (DynamoDB unavailable) is these items' answer.
+      if (err instanceof Refused) redo.push(...chunk.map((w) => w.index));
+      else for (const w of chunk) outcomes[w.index] = { ok: false, error: err };
+    }
+  }
+  const placed = await places;
+  writes.forEach((w, k) => {
+    const done = outcomes[w.index];
+    if (!done?.ok) return;
+    const stored = writtenIssue(orgId, projectId, w.id, versionOf(w.item) + 1);
+    done.issue = withVersion({ ...w.next, position: placed[k]! }, stored);
+  });
+  // One by one, each as its single route writes it (read again, decided again).
+  for (const i of redo) {
+    const { issueId, changes } = updates[i]!;
+    try {
+      outcomes[i] = { ok: true, issue: await updateIssue(caller, at, issueId, changes) };
+    } catch (error) {
+      outcomes[i] = { ok: false, error };
+    }
+  }
+  return outcomes;
+}
+
+/**
  * Partial update (PUT and PATCH alike). `sprint_id` moves the issue to another sprint of the
  * project (or to the backlog with null), at the end unless `position` says where; `position: k`
  * puts it at place k among its siblings (k past the end: last; its own place changes nothing).
@@ -491,11 +606,6 @@ export async function updateIssue(
     const now = options.at ?? new Date().toISOString();
 
     const set: Record<string, unknown> = { updated_at: now };
-    for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {
-      if (changes[field] !== undefined) set[field] = changes[field];
-    }
-    if (changes.status !== undefined)
-      Object.assign(set, { status: changes.status, ...statusTimestamps(current, changes.status, now) });
     if (moving) set.sprint_id = target;
     let parentGuard: ParentGuard | undefined;
     if (changes.parent_id !== undefined && changes.parent_id !== (issue.parent_id ?? null)) {
@@ -503,14 +613,7 @@ export async function updateIssue(
       Object.assign(set, decided.set);
       parentGuard = decided.guard;
     }
-    const { parent_number: _parentNumber, ...shown } = set;
-    const next: Issue = { ...current, ...(shown as Partial<Issue>) };
-    if (changes.labels !== undefined) {
-      // Stored as ids (none: null); shown through the catalogue.
-      const labelIds = resolveLabels(project, changes.labels);
-      set.label_ids = labelIds.length > 0 ? new Set(labelIds) : null;
-      next.labels = issueLabels(labelIds, catalogue);
-    }
+    const next = fieldChanges(current, changes, project, set);
 
     const listCount = target === null ? Number(project.backlog_count ?? 0) : Number(targetSprint?.issues_count ?? 0);
     const targetIndex = moving ? rankIndexOf(target === null ? project : targetSprint) : index;
