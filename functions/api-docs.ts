@@ -11,8 +11,9 @@ const documents = {
 /**
  * `GET /api-docs/v1/swagger.yaml` and `.json`, without authentication: the OpenAPI document,
  * rendered at build time by `npm run openapi` (the generator is far too heavy for a Lambda) and
- * shipped compressed (lib/openapi/documents.ts).
- * Cacheable; a matching `If-None-Match` answers 304. Any query parameter is 422 (the document lists none).
+ * shipped brotli-compressed (lib/openapi/documents.ts), opened once per container and answered as
+ * text. API Gateway compresses it on the wire for a client that asks (lib/http/gateway-compression.ts),
+ * hence `Vary: Accept-Encoding`, which API Gateway does not add. Cacheable; a matching `If-None-Match` answers 304. Any query parameter is 422 (the document lists none).
  */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   // It lists no query parameter: any is 422, with the header that lets a web page read the answer.
@@ -23,6 +24,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     'Content-Type': doc.contentType,
     'Cache-Control': 'public, max-age=300',
     ETag: doc.etag,
+    Vary: 'Accept-Encoding',
     'Access-Control-Allow-Origin': '*',
   };
   if (isNotModified(event, doc.etag)) return { statusCode: 304, headers, body: '' };

@@ -8,6 +8,8 @@ import { unknownQueryAnswer } from '../lib/http/strict-query.ts';
  * `GET /api-docs` and `GET /api-docs/assets/<file>`, without authentication: the interactive API
  * reference (Swagger UI rendering `/api-docs/v1/swagger.json`) and the files it loads, all served
  * by the service itself (lib/api-reference/). Cacheable; a matching `If-None-Match` answers 304.
+ * API Gateway compresses them on the wire for a client that asks (lib/http/gateway-compression.ts),
+ * hence `Vary: Accept-Encoding`, which it does not add itself.
  */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   // `/api-docs/`, as people type it (API Gateway hands it to the `/api-docs` resource): the page's
@@ -25,6 +27,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     'Content-Type': file.contentType,
     'Cache-Control': 'public, max-age=300',
     ETag: file.etag,
+    Vary: 'Accept-Encoding',
     'X-Content-Type-Options': 'nosniff',
     ...(event.resource === '/api-docs' ? { 'Content-Security-Policy': referencePagePolicy } : {}),
   };

@@ -1,4 +1,4 @@
-import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   ApiKeySourceType,
@@ -28,6 +28,7 @@ import {
   PREFLIGHT_MAX_AGE,
   gatewayResponseOrigin,
 } from '../../lib/http/cors.ts';
+import { MINIMUM_COMPRESSION_SIZE } from '../../lib/http/gateway-compression.ts';
 import type { Route } from '../../lib/routes.ts';
 
 export interface ServiceApiProps {
@@ -101,6 +102,9 @@ export class ServiceApi extends Construct {
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       // The authorizer names the organisation's API key; clients never send one.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      // API Gateway compresses every answer of 1 KiB or more (gzip or deflate) for a client whose
+      // first choice is one of them; the functions answer text (lib/http/gateway-compression.ts).
+      minCompressionSize: Size.bytes(MINIMUM_COMPRESSION_SIZE),
       // Access logging needs API Gateway's account-level CloudWatch role; kept if the stack goes.
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,

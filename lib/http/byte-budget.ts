@@ -8,8 +8,9 @@
  * Lists therefore stop a page before the items would pass this budget, counted as the items take
  * in Lambda's result (not as the client receives them, which is smaller). The margin of 1 MiB
  * below 6 MiB covers the envelope and the headers (a `Link` carries up to three cursors of at
- * most 2 KB each) many times over. No response is ever base64-encoded (no binary media types,
- * no compression), so no 4/3 inflation applies; a future compressed response must recount.
+ * most 2 KB each) many times over. No response is ever base64-encoded (no binary media types, and
+ * no function compresses), so no 4/3 inflation applies; API Gateway compresses on the wire after
+ * Lambda has counted the text (lib/http/gateway-compression.ts), which changes nothing here.
  */
 export const RESPONSE_BYTE_BUDGET = 5 * 1024 * 1024;
 

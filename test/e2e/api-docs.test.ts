@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { inflateSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { handler as referenceHandler } from '../../functions/api-reference.ts';
 import { createGateway } from '../../tools/local/gateway.ts';
 import { outputs } from '../../tools/openapi/write.ts';
 import { routes } from '../../lib/routes.ts';
-import { apiClient, newOrganisation, randomPrefix, useGateway } from '../support/api.ts';
+import { MINIMUM_COMPRESSION_SIZE } from '../../lib/http/gateway-compression.ts';
+import { apiClient, newOrganisation, randomPrefix, rawGet, useGateway } from '../support/api.ts';
 import { allowUndeclaredRoutes, ContractViolation } from '../support/contract.ts';
 
 const gateway = useGateway();
@@ -69,6 +71,78 @@ describe('GET /api-docs/v1/swagger.yaml and .json', () => {
     expect(again.text).toBe('');
     const stale = await client.get('/api-docs/v1/swagger.yaml', { headers: { 'If-None-Match': '"older"' } });
     expect(stale.status).toBe(200);
+  });
+});
+
+describe('GET /api-docs/v1/swagger.yaml and .json, compressed by API Gateway', () => {
+  const yaml = () => readFileSync(outputs.yaml, 'utf8');
+
+  it('arrives gzip-compressed to a client that asks for gzip, and its bytes decode to exactly the document', async () => {
+    const plain = await rawGet(gateway.baseUrl, '/api-docs/v1/swagger.yaml');
+    for (const accept of ['gzip', 'gzip, deflate, br', 'GZIP;q=1.0, identity;q=0.5']) {
+      const res = await rawGet(gateway.baseUrl, '/api-docs/v1/swagger.yaml', { 'Accept-Encoding': accept });
+      expect({ accept, status: res.status, coding: res.headers['content-encoding'] }).toEqual({
+        accept,
+        status: 200,
+        coding: 'gzip',
+      });
+      expect(res.headers['content-type']).toBe('application/yaml; charset=utf-8');
+      expect(res.headers.etag).toBe(plain.headers.etag);
+      expect(res.headers.vary).toBe('Accept-Encoding');
+      expect(res.bytes.length).toBeLessThan(Buffer.byteLength(yaml()) / 4);
+      expect(gunzipSync(res.bytes).toString('utf8') === yaml(), accept).toBe(true);
+    }
+    const json = await rawGet(gateway.baseUrl, '/api-docs/v1/swagger.json', { 'Accept-Encoding': 'deflate, gzip;q=0.5' });
+    expect(json.headers['content-encoding']).toBe('deflate');
+    expect(JSON.parse(inflateSync(json.bytes).toString('utf8'))).toEqual(parse(yaml()));
+  });
+
+  it('arrives as text without Accept-Encoding, with identity, gzip at q=0, or a first choice API Gateway lacks', async () => {
+    for (const accept of [
+      undefined,
+      'identity',
+      'gzip;q=0',
+      'gzip;q=0, deflate;q=0',
+      'br',
+      'br, gzip',
+      'br;q=1, gzip;q=0.9',
+      '*',
+      'zstd',
+    ]) {
+      const res = await rawGet(
+        gateway.baseUrl,
+        '/api-docs/v1/swagger.yaml',
+        accept === undefined ? {} : { 'Accept-Encoding': accept },
+      );
+      expect({ accept, status: res.status, coding: res.headers['content-encoding'] }).toEqual({
+        accept,
+        status: 200,
+        coding: undefined,
+      });
+      expect(res.bytes.toString('utf8') === yaml(), String(accept)).toBe(true);
+    }
+  });
+
+  it('answers 304 with no body to a matching If-None-Match, compressed or not', async () => {
+    const first = await rawGet(gateway.baseUrl, '/api-docs/v1/swagger.yaml', { 'Accept-Encoding': 'gzip' });
+    for (const accept of ['gzip', 'identity']) {
+      const again = await rawGet(gateway.baseUrl, '/api-docs/v1/swagger.yaml', {
+        'Accept-Encoding': accept,
+        'If-None-Match': first.headers.etag!,
+      });
+      expect(again.status).toBe(304);
+      expect(again.bytes.length).toBe(0);
+      expect(again.headers['content-encoding']).toBeUndefined();
+      expect(again.headers.etag).toBe(first.headers.etag);
+    }
+  });
+
+  it('leaves an answer under the minimum size as it is, even to a client that asks for gzip', async () => {
+    const res = await rawGet(gateway.baseUrl, '/api-docs/v1/swagger.yaml?format=x', { 'Accept-Encoding': 'gzip' });
+    expect(res.status).toBe(422);
+    expect(res.bytes.length).toBeLessThan(MINIMUM_COMPRESSION_SIZE);
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(res.bytes.toString('utf8'))).toHaveProperty('errors');
   });
 });
 

@@ -19,6 +19,7 @@ import { stageConfig } from '../../infra/stage.ts';
 import { createTableInput, tableDefinition } from '../../lib/db/table.ts';
 import { migrations, migrationsVersion } from '../../lib/migrations/index.ts';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
+import { MINIMUM_COMPRESSION_SIZE } from '../../lib/http/gateway-compression.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 import { orgInFlightCap } from '../../lib/model/fairness.ts';
 
@@ -408,6 +409,14 @@ describe('the REST API', () => {
     expect(authorizer.Properties.AuthorizerResultTtlInSeconds).toBe(0);
     expect(authorizer.Properties).not.toHaveProperty('IdentitySource');
     expect(targetFunction(authorizer.Properties.AuthorizerUri)).toBe(logicalId(stack.authorizer));
+  });
+
+  it('compresses answers of MINIMUM_COMPRESSION_SIZE bytes or more, and treats no media type as binary (request bodies reach the functions as text)', () => {
+    const apis = ofType('AWS::ApiGateway::RestApi');
+    expect(apis).toHaveLength(1);
+    const [, api] = apis[0]!;
+    expect(api.Properties.MinimumCompressionSize).toBe(MINIMUM_COMPRESSION_SIZE);
+    expect(api.Properties).not.toHaveProperty('BinaryMediaTypes');
   });
 
   it('takes API keys from the authorizer and throttles each organisation in a usage plan on the stage', () => {

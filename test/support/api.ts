@@ -1,3 +1,4 @@
+import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { createAccountInOrg, createOrganisation } from '../../lib/services/accounts.ts';
@@ -177,4 +178,21 @@ export async function followPages<T = any>(client: ApiClient, url: string) {
     pages++;
   }
   return { items, total: Number(last?.headers.get('x-total-count')), pages };
+}
+
+/**
+ * A GET as a client that decodes nothing: the status, the headers and the body's bytes exactly as
+ * the gateway sent them (fetch would undo a `Content-Encoding`, and asks for one of its own).
+ */
+export function rawGet(baseUrl: string, path: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }>((resolve, reject) => {
+    const req = httpRequest(`${baseUrl}${path}`, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { deflateSync, gzipSync } from 'node:zlib';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -13,6 +14,7 @@ import { publicUrl } from '../../lib/config.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte-budget.ts';
 import { json, misconfiguration } from '../../lib/http/errors.ts';
+import { compressesAnswer } from '../../lib/http/gateway-compression.ts';
 import { bearerChallenge, gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import { EXPOSED_HEADERS, gatewayResponseOrigin, parseOrigins, preflightHeaders } from '../../lib/http/cors.ts';
 import type { Route } from '../../lib/routes.ts';
@@ -225,12 +227,21 @@ export function proxyEvent(
   };
 }
 
-function send(res: ServerResponse, result: APIGatewayProxyResult) {
+/**
+ * Writes an answer as API Gateway does, compressing it as the REST API's `minimumCompressionSize`
+ * has it (lib/http/gateway-compression.ts): gzip or deflate when the client's first choice is one
+ * and the body is large enough, with `Content-Encoding` and nothing else added. A fast level: the
+ * bytes differ from API Gateway's, what a client decodes does not.
+ */
+function send(res: ServerResponse, result: APIGatewayProxyResult, acceptEncoding: string | undefined) {
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
   for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) headers[k] = v.map(String);
+  const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body ?? '', 'utf8');
+  const coding = compressesAnswer(acceptEncoding, body.length, headers);
+  if (coding !== undefined) headers['Content-Encoding'] = coding;
   res.writeHead(result.statusCode, headers);
-  res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+  res.end(coding === 'gzip' ? gzipSync(body, { level: 1 }) : coding === 'deflate' ? deflateSync(body, { level: 1 }) : body);
 }
 
 /** API Gateway's own answer of a kind (lib/http/gateway-responses.ts). */
@@ -319,7 +330,7 @@ export function createGateway(options: GatewayOptions): http.Server {
             'X-Db-Calls': String(log.calls.length),
             'X-Db-Round-Trips': String(log.roundTrips),
           };
-        send(res, result);
+        send(res, result, req.headers['accept-encoding']);
         const ms = (performance.now() - started).toFixed(1);
         options.log?.(`${method} ${url.pathname} ${result.statusCode} ${ms}ms db=${log.calls.length}`);
       });

@@ -18,7 +18,8 @@ export function bodyGuard(takesBody: boolean): StackMiddleware {
 export function guardBody(event: StackEvent, takesBody: boolean): void {
   if (!takesBody) return;
   const raw = typeof event.body === 'string' ? event.body : '';
-  const bytes = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw, 'utf8');
+  // A base64 body (a binary media type) counts its decoded bytes, padding left out.
+  const bytes = Buffer.byteLength(raw, event.isBase64Encoded ? 'base64' : 'utf8');
   if (bytes > MAX_BODY_BYTES) throw new BadRequestError(413, 'Request body is larger than 1 MiB');
   if (raw.trim() === '') {
     event.body = '{}';
