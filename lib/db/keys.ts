@@ -18,6 +18,7 @@
  * | ORG#o#P#p        | VELOCITY#t#s        |                          | completed sprint's summary (velocity)  |
  * | ORG#o#P#p        | LABEL#l             | LABEL#l                  | label of the project's catalogue       |
  * | ORG#o#P#p        | LABELNAME#n         |                          | label name uniqueness guard (case-folded)|
+ * | ORG#o#P#p        | STATE#s             | STATE#s                  | workflow state (copied on the project) |
  * | ORG#o#P#p        | ISSUE#i             | S#s#pos#i or B#pos#i     | issue, in a sprint or the backlog      |
  * | ORG#o#P#p        | ISSUE#i#C#c         | C#i#c                    | comment                                |
  * | ORG#o            | COMMENT#c           |                          | where comment c lives (GET by id)      |
@@ -111,6 +112,11 @@ export const keys = {
   labelName: (orgId: number, projectId: number, folded: string): Key => ({
     PK: projectPk(orgId, projectId),
     SK: `LABELNAME#${folded}`,
+  }),
+  /** A state of the project's workflow (the whole workflow is also on the project item: lib/db/states.ts). */
+  state: (orgId: number, projectId: number, stateId: number): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `STATE#${pad(stateId)}`,
   }),
   /** A completed sprint's summary, sorted by its completion time `completedAt` (ISO 8601 UTC). */
   velocity: (orgId: number, projectId: number, completedAt: string, sprintId: number): Key => ({
@@ -244,6 +250,7 @@ export const listKeys = {
   project: (projectId: number) => `PROJECT#${pad(projectId)}`,
   sprint: (sprintId: number) => `SPRINT#${pad(sprintId)}`,
   label: (labelId: number) => `LABEL#${pad(labelId)}`,
+  state: (stateId: number) => `STATE#${pad(stateId)}`,
   sprintIssue: (sprintId: number, position: number, issueId: number) =>
     `S#${pad(sprintId)}#${padPosition(position)}#${pad(issueId)}`,
   backlogIssue: (position: number, issueId: number) => `B#${padPosition(position)}#${pad(issueId)}`,
@@ -315,7 +322,7 @@ export const velocityPrefix = 'VELOCITY#';
  * The item types whose removal cascades to what lives under them (lib/db/cascade.ts); the stream's
  * event filter in the stack (infra/constructs/cascade-consumer.ts) lets only their REMOVEs through.
  */
-export const cascadingTypes = ['project', 'sprint', 'issue', 'label'] as const;
+export const cascadingTypes = ['project', 'sprint', 'issue', 'label', 'state'] as const;
 
 /** Parses the ids back out of a project partition key (used by the cascade consumer). */
 export function parseProjectPk(pk: string): { orgId: number; projectId: number } | undefined {

@@ -878,13 +878,14 @@ export const toolList: ToolListEntry[] = [
           },
           "status": {
             "type": "string",
-            "enum": [
-              "backlog",
-              "todo",
-              "in_progress",
-              "done",
-              "cancelled"
-            ]
+            "description": "A state of the project's workflow by name (any case, spaces or punctuation: `In review`, `in_review`), or a category (`backlog`, `todo`, `in_progress`, `done`, `cancelled`: its first state). A new project has one state per category, named after it."
+          },
+          "state_id": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "A state of the project's workflow (GET /projects/{id}/states); with `status`, both must name it. Null: as if absent."
           },
           "story_points": {
             "type": [
@@ -980,13 +981,14 @@ export const toolList: ToolListEntry[] = [
           },
           "status": {
             "type": "string",
-            "enum": [
-              "backlog",
-              "todo",
-              "in_progress",
-              "done",
-              "cancelled"
-            ]
+            "description": "A state of the project's workflow by name (any case, spaces or punctuation: `In review`, `in_review`), or a category (`backlog`, `todo`, `in_progress`, `done`, `cancelled`: its first state). A new project has one state per category, named after it."
+          },
+          "state_id": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "A state of the project's workflow (GET /projects/{id}/states); with `status`, both must name it. Null: as if absent."
           },
           "story_points": {
             "type": [

@@ -14,7 +14,9 @@ import {
   ValidationError,
 } from '../vocabulary/errors.ts';
 import { appendedPosition } from '../model/positions.ts';
-import { assigneeMessage, createIssue, getIssue, statusTimestamps, targetSprintMessage, updateIssue } from './issues.ts';
+import { assigneeMessage, createIssue, getIssue, targetSprintMessage, updateIssue } from './issues.ts';
+import { workflowOf } from '../db/states.ts';
+import { stateOnCreate, stateOnUpdate, statusAnswer, type StateWrite } from '../model/workflow.ts';
 import type { Principal } from '../model/principal.ts';
 import { decideParent } from './sub-issues.ts';
 import { answeredVersion } from '../model/versions.ts';
@@ -116,15 +118,18 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
   const outcomes: BulkOutcome[] = ops.map(() => ({ ok: false, error: new NotFoundError('Project') }));
   if (!context.project) return outcomes;
   const project = context.project;
-  const valid: { index: number; op: CreateOp; labelIds: number[] }[] = [];
+  const valid: { index: number; op: CreateOp; labelIds: number[]; state: StateWrite }[] = [];
+  const workflow = workflowOf(project);
+  const now = new Date().toISOString();
   ops.forEach((op, index) => {
     try {
       const labelIds = op.fields.labels === undefined ? [] : resolveLabels(project, op.fields.labels);
+      const state = stateOnCreate(workflow, op.fields, sprintId === null ? 'backlog' : 'todo', now);
       if (sprintId !== null && !context.sprint) throw new NotFoundError('Sprint');
       if (context.sprint?.status === 'completing') throw new SprintBusyError();
       const assignee = op.fields.assignee_id;
       if (typeof assignee === 'number' && !context.accounts.has(assignee)) throw new ValidationError([assigneeMessage]);
-      valid.push({ index, op, labelIds });
+      valid.push({ index, op, labelIds, state });
     } catch (error) {
       outcomes[index] = { ok: false, error };
     }
@@ -138,10 +143,8 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
     return outcomes;
   }
   const catalogue = catalogueOf(reserved.project);
-  const now = new Date().toISOString();
-  const created = valid.map(({ index, op, labelIds }, k) => {
+  const created = valid.map(({ index, op, labelIds, state }, k) => {
     const slot = reserved.slots[k]!;
-    const status = op.fields.status ?? (sprintId === null ? 'backlog' : 'todo');
     const issue: Issue = {
       id: slot.id,
       project_id: projectId,
@@ -150,7 +153,7 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
       source_key: null,
       title: op.fields.title,
       description: op.fields.description ?? null,
-      status,
+      ...statusAnswer(workflow, state.state_id, state.status),
       story_points: op.fields.story_points ?? null,
       position: appendedPosition(slot.positionSeq),
       assignee_id: op.fields.assignee_id ?? null,
@@ -160,7 +163,8 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
       parent_id: null,
       sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
       labels: issueLabels(labelIds, catalogue),
-      ...statusTimestamps(undefined, status, now),
+      started_at: state.started_at,
+      completed_at: state.completed_at,
       created_at: now,
       updated_at: now,
       blocked: false,
@@ -317,7 +321,8 @@ function dryRun(caller: Principal): Step {
       taken.set(projectId, k);
       list.set(list.length + 1);
       const now = new Date().toISOString();
-      const status = op.fields.status ?? (sprintId === null ? 'backlog' : 'todo');
+      const workflow = workflowOf(project);
+      const state = stateOnCreate(workflow, op.fields, sprintId === null ? 'backlog' : 'todo', now);
       const issue: Issue = {
         // Ids are handed out as issues are written (a block per project, or one per run of creates).
         id: 0,
@@ -327,7 +332,7 @@ function dryRun(caller: Principal): Step {
         source_key: null,
         title: op.fields.title,
         description: op.fields.description ?? null,
-        status,
+        ...statusAnswer(workflow, state.state_id, state.status),
         story_points: op.fields.story_points ?? null,
         position: op.position === undefined ? list.length + 1 : placeAmong(list.length, op.position),
         assignee_id: op.fields.assignee_id ?? null,
@@ -337,7 +342,8 @@ function dryRun(caller: Principal): Step {
         parent_id: parent.set.parent_id,
         sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
         labels: issueLabels(labelIds, catalogueOf(project)),
-        ...statusTimestamps(undefined, status, now),
+        started_at: state.started_at,
+        completed_at: state.completed_at,
         created_at: now,
         updated_at: now,
         blocked: false,
@@ -368,8 +374,14 @@ function dryRun(caller: Principal): Step {
     for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {
       if (changes[field] !== undefined) (next as Record<string, unknown>)[field] = changes[field];
     }
-    if (changes.status !== undefined)
-      Object.assign(next, { status: changes.status, ...statusTimestamps(current, changes.status, now) });
+    const workflow = workflowOf(family.project);
+    const state = stateOnUpdate(workflow, { ...current, status: current.status_category }, changes, now);
+    if (state) {
+      Object.assign(next, statusAnswer(workflow, state.state_id, state.status), {
+        started_at: state.started_at,
+        completed_at: state.completed_at,
+      });
+    }
     if (changes.parent_id !== undefined && changes.parent_id !== current.parent_id) {
       const stored = await store.getIssueFamily(caller.orgId, projectId, [], op.issueId);
       const parentItem = typeof changes.parent_id === 'number' ? family.others.get(changes.parent_id) : undefined;

@@ -1,14 +1,14 @@
 import * as store from '../db/issues.ts';
 import type { IssueItem, IssueMatch } from '../db/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
-import { isClosed, unclassified, type IssueState } from '../model/derivations.ts';
+import { unclassified, type IssueState } from '../model/derivations.ts';
 import { issueStateOf } from '../db/issue-item.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/transactions.ts';
 import type { ParentGuard } from '../db/issue-write.ts';
 import { decideParent, type ParentDecision } from './sub-issues.ts';
-import type { Issue, IssueCreate, IssueListFilters, IssueLocation, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
+import type { Issue, IssueCreate, IssueListFilters, IssueLocation, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
 import {
   appendedPosition,
@@ -24,6 +24,8 @@ import {
 import type { Principal } from '../model/principal.ts';
 import { versionOf, withVersion } from '../db/versions.ts';
 import { catalogueOf, carriesAll, issueLabels, labelFilterIds, resolveLabels } from '../db/labels.ts';
+import { workflowOf } from '../db/states.ts';
+import { stateOnCreate, stateOnUpdate, statusAnswer } from '../model/workflow.ts';
 import { readIssueItem, writtenIssue } from '../db/issue-refs.ts';
 
 /** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
@@ -48,23 +50,8 @@ const RENUMBER_STEP = 49;
 export const assigneeMessage = 'assignee_id must be an account of this organisation';
 export const targetSprintMessage = 'sprint_id must be a sprint of this project';
 
-/**
- * `started_at`/`completed_at` after a status change (docs/api.md: Issue statuses): entering
- * `in_progress` sets `started_at` if it was not set; entering `done` or `cancelled` sets
- * `completed_at`; leaving them clears it. No change of status changes nothing.
- */
-export function statusTimestamps(
-  previous: { status: IssueStatus; started_at: string | null; completed_at: string | null } | undefined,
-  next: IssueStatus,
-  now: string,
-): { started_at: string | null; completed_at: string | null } {
-  if (previous && previous.status === next) return { started_at: previous.started_at, completed_at: previous.completed_at };
-  const startedAt = previous?.started_at ?? null;
-  return {
-    started_at: next === 'in_progress' && !startedAt ? now : startedAt,
-    completed_at: isClosed(next) ? now : null,
-  };
-}
+/** `started_at`/`completed_at` after a change of category (docs/api.md: Issue statuses): a rule of lib/model/workflow.ts. */
+export { statusTimestamps } from '../model/workflow.ts';
 
 function refusal(err: unknown): unknown {
   if (!(err instanceof Refused)) return err;
@@ -150,7 +137,8 @@ export async function listIssues(caller: Principal, at: IssueLocation, page: Pag
   if (!result.project) throw new NotFoundError('Project');
   if (at.sprintId !== null && !result.sprint) throw new NotFoundError('Sprint');
   const catalogue = catalogueOf(result.project);
-  const items = result.issues.map(({ item, place }) => store.toIssue(item, place, catalogue));
+  const workflow = workflowOf(result.project);
+  const items = result.issues.map(({ item, place }) => store.toIssue(item, place, catalogue, workflow));
   const listed = at.sprintId === null ? Number(result.project.backlog_count ?? 0) : Number(result.sprint?.issues_count ?? 0);
   return {
     page: { items, nextCursor: result.nextCursor, cursorAfter: result.cursorAfter },
@@ -163,7 +151,7 @@ export async function listIssues(caller: Principal, at: IssueLocation, page: Pag
 /** One issue, with its place in its list (one BatchGet with its ancestors, one keys-only Query). */
 export async function getIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<Issue> {
   const { project, issue, index } = await loadIssue(caller, at, issueId);
-  return store.toIssue(issue, await placeIn(caller.orgId, at.projectId, index, issue), catalogueOf(project));
+  return store.toIssue(issue, await placeIn(caller.orgId, at.projectId, index, issue), catalogueOf(project), workflowOf(project));
 }
 
 /**
@@ -227,8 +215,15 @@ export async function createIssue(
       throw err;
     }
     const now = imported?.updated_at ?? new Date().toISOString();
-    const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
-    const times = statusTimestamps(undefined, status, now);
+    const workflow = workflowOf(slot.project);
+    let state: ReturnType<typeof stateOnCreate>;
+    try {
+      state = stateOnCreate(workflow, input, at.sprintId === null ? 'backlog' : 'todo', now);
+    } catch (err) {
+      await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
+      throw err;
+    }
+    const times = state;
     const position = appendedPosition(slot.positionSeq);
     const issue: Issue = {
       id: slot.id,
@@ -238,7 +233,7 @@ export async function createIssue(
       source_key: imported?.source_key ?? null,
       title: input.title,
       description: input.description ?? null,
-      status,
+      ...statusAnswer(workflow, state.state_id, state.status),
       story_points: input.story_points ?? null,
       position,
       assignee_id: input.assignee_id ?? null,
@@ -317,15 +312,16 @@ export async function updateIssue(
     const moving = target !== at.sprintId;
     // Internally `position` is the stored key here; the answer replaces it with the place.
     const catalogue = catalogueOf(project);
-    const current = store.toIssue(issue, issue.position, catalogue);
+    const workflow = workflowOf(project);
+    const current = store.toIssue(issue, issue.position, catalogue, workflow);
     const now = options.at ?? new Date().toISOString();
 
     const set: Record<string, unknown> = { updated_at: now };
     for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {
       if (changes[field] !== undefined) set[field] = changes[field];
     }
-    if (changes.status !== undefined)
-      Object.assign(set, { status: changes.status, ...statusTimestamps(current, changes.status, now) });
+    const state = stateOnUpdate(workflow, issue, changes, now);
+    if (state) Object.assign(set, state);
     if (moving) set.sprint_id = target;
     let parentGuard: ParentGuard | undefined;
     if (changes.parent_id !== undefined && changes.parent_id !== (issue.parent_id ?? null)) {
@@ -333,8 +329,12 @@ export async function updateIssue(
       Object.assign(set, decided.set);
       parentGuard = decided.guard;
     }
-    const { parent_number: _parentNumber, ...shown } = set;
-    const next: Issue = { ...current, ...(shown as Partial<Issue>) };
+    const { parent_number: _parentNumber, status: _category, ...shown } = set;
+    const next: Issue = {
+      ...current,
+      ...(shown as Partial<Issue>),
+      ...(state ? statusAnswer(workflow, state.state_id, state.status) : {}),
+    };
     if (changes.labels !== undefined) {
       // Stored as ids (none: null); shown through the catalogue.
       const labelIds = resolveLabels(project, changes.labels);

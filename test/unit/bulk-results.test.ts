@@ -13,6 +13,8 @@ const issue = (id: number, description: string): Issue => ({
   title: `T${id}`,
   description,
   status: 'backlog',
+  state_id: null,
+  status_category: 'backlog',
   story_points: null,
   position: id,
   assignee_id: null,

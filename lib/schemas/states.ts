@@ -1,0 +1,116 @@
+import * as z from 'zod';
+import { dateTime, integer, plainText, queryInteger, wrapped } from './common.ts';
+import { stateCategories, stateLimits } from '../vocabulary/workflow.ts';
+
+export { stateCategories, stateLimits } from '../vocabulary/workflow.ts';
+
+const objectError = { error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : 'must be an object') };
+const typed = (kind: string) => ({
+  error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be ${kind}`),
+});
+
+export const StateCategory = z.enum(stateCategories, { error: `must be one of: ${stateCategories.join(', ')}` }).meta({
+  id: 'StateCategory',
+  description:
+    'One of five fixed categories: `backlog`, `todo` (unstarted), `in_progress` (started), `done` (completed), `cancelled`. ' +
+    'Statistics, reports and filters read the category.',
+});
+
+/** A state's name: trimmed, 1..50 characters, one line; unique in its project ignoring case, spaces and punctuation. */
+const stateName = () =>
+  plainText(
+    z
+      .string(typed('a string'))
+      .trim()
+      .min(1, { error: "can't be blank" })
+      .max(stateLimits.name, { error: `is too long (maximum is ${stateLimits.name} characters)` }),
+    'line',
+    { nonBlank: true },
+  );
+
+const stateColor = () =>
+  z
+    .string(typed('a colour such as #f59e0b'))
+    .regex(/^#[0-9a-fA-F]{6}$/, { error: 'must be a colour such as #f59e0b (#rrggbb)' })
+    .transform((v) => v.toLowerCase())
+    .meta({ example: '#f59e0b' });
+
+const stateOrder = () =>
+  integer()
+    .min(0, { error: `must be between 0 and ${stateLimits.order}` })
+    .max(stateLimits.order, { error: `must be between 0 and ${stateLimits.order}` });
+
+const wipLimit = () =>
+  integer()
+    .min(1, { error: `must be between 1 and ${stateLimits.wipLimit}` })
+    .max(stateLimits.wipLimit, { error: `must be between 1 and ${stateLimits.wipLimit}` })
+    .nullable();
+
+export const StateCreateFields = z
+  .object(
+    {
+      name: stateName(),
+      category: StateCategory,
+      color: stateColor().optional().meta({ description: "Default: the category's colour." }),
+      order: stateOrder()
+        .optional()
+        .meta({ description: "Board order (states sort by it, then by id). Default: right after the category's last state." }),
+      wip_limit: wipLimit()
+        .optional()
+        .meta({ description: 'Issues a column should hold at most, per sprint or in the backlog; null: none.' }),
+    },
+    objectError,
+  )
+  .meta({ id: 'StateCreate' });
+
+export const StateUpdateFields = z
+  .object(
+    {
+      name: stateName().optional(),
+      color: stateColor().optional(),
+      order: stateOrder().optional(),
+      wip_limit: wipLimit().optional(),
+    },
+    objectError,
+  )
+  .meta({
+    id: 'StateUpdate',
+    description: "A state's category never changes: create a state in the other category and delete this one, moving its issues.",
+  });
+
+export type StateCreate = z.output<typeof StateCreateFields>;
+export type StateUpdate = z.output<typeof StateUpdateFields>;
+
+export const State = z
+  .object({
+    id: z.number().int(),
+    project_id: z.number().int(),
+    name: z.string().meta({ example: 'In review' }),
+    status: z.string().meta({
+      example: 'in_review',
+      description:
+        "What an issue in this state answers as `status`: the name in snake_case (a new project's states answer the five seed statuses).",
+    }),
+    category: StateCategory,
+    color: z.string().meta({ example: '#f59e0b', description: '`#rrggbb`, lower case.' }),
+    order: z.number().int(),
+    wip_limit: z.number().int().nullable(),
+    created_at: dateTime(),
+    updated_at: dateTime(),
+  })
+  .meta({ id: 'State' });
+export type State = z.infer<typeof State>;
+
+/** The whole workflow, in board order. */
+export const StateList = z.array(State).meta({ id: 'StateList' });
+
+export const StateCreateBody = wrapped('state', StateCreateFields, State);
+export const StateUpdateBody = wrapped('state', StateUpdateFields, State);
+
+export const StateDeleteQuery = z.object({
+  move_to: queryInteger((n) =>
+    n.min(1, { error: 'must be a state id' }).max(Number.MAX_SAFE_INTEGER, { error: 'must be a state id' }),
+  )
+    .optional()
+    .meta({ description: "The state the deleted state's issues move to (required while it has issues)." }),
+});
