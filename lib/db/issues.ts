@@ -78,7 +78,7 @@ export const toIssue = (record: object, position: number, catalogue: Catalogue =
       source_key: i.sourceKey,
       title: String(i.title),
       description: i.description,
-      ...statusAnswer(workflow, i.stateId, i.status),
+      ...statusAnswer(workflow, i.stateId, i.status, i.openBlockers > 0),
       story_points: i.storyPoints,
       position,
       assignee_id: i.assigneeId,

@@ -1,5 +1,5 @@
-import { byBoardOrder, defaultStates, type TransitionRules, type Workflow, type WorkflowState } from '../model/workflow.ts';
-import { isStateCategory, type StateCategory } from '../vocabulary/workflow.ts';
+import { byBoardOrder, defaultStates, type Workflow, type WorkflowState } from '../model/workflow.ts';
+import { isStateCategory, type RequiredField, type StateCategory } from '../vocabulary/workflow.ts';
 import { tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
 import { attribute, itemKind } from './item.ts';
@@ -14,8 +14,7 @@ import { COLUMN_COUNT } from '../model/derivations.ts';
  * (`STATE#s`), and the whole workflow is also kept on the project item, written in the same
  * transaction as the state: one attribute per state (`WS#<id>`: name, colour, category, order, WIP
  * limit, times), the home state of each category (`WH#<category>`: where issues written before
- * workflows existed are), where each deleted state's issues went (`WM#<id>`), the transition rules
- * (`workflow_rules`) and `workflow_rev`. Every issue read and write already reads the project item
+ * workflows existed are), where each deleted state's issues went (`WM#<id>`) and `workflow_rev`. Every issue read and write already reads the project item
  * (its ancestor check), so an issue's state, its allowed next states and a write's checks cost no
  * DynamoDB call. The cascade of a state's delete is lib/db/state-cascade.ts. Every change of the workflow is conditioned on the `workflow_rev` it read, so two
  * changes at once never undo each other's checks (names unique, one state per category left).
@@ -38,6 +37,17 @@ export const stateItem = itemKind({
     wipLimit: attribute.nullableNumber('wip_limit'),
     createdAt: attribute.string('created_at'),
     updatedAt: attribute.string('updated_at'),
+    allowedNext: {
+      stored: 'allowed_next_state_ids',
+      read: (v: unknown) => (Array.isArray(v) ? v.map(Number) : null),
+      write: (v: number[] | null) => v,
+    },
+    requiredFields: {
+      stored: 'required_fields',
+      read: (v: unknown) => (Array.isArray(v) ? (v as RequiredField[]) : []),
+      write: (v: RequiredField[]) => v,
+    },
+    refuseBlocked: { stored: 'refuse_blocked', read: (v: unknown) => v === true, write: (v: boolean) => v },
   },
 });
 
@@ -48,10 +58,9 @@ const stateAttribute = (id: number) => `WS#${id}`;
 const homeAttribute = (category: StateCategory) => `WH#${category}`;
 const movedAttribute = (id: number) => `WM#${id}`;
 const REV = 'workflow_rev';
-const RULES = 'workflow_rules';
 const LAST_ID = 'state_seq';
 
-type Entry = [string, string, string, number, number | null, string, string, number];
+type Entry = [string, string, string, number, number | null, string, string, number, number[] | null, string[], boolean];
 const entryOf = (s: WorkflowState): Entry => [
   s.name,
   s.color,
@@ -61,6 +70,9 @@ const entryOf = (s: WorkflowState): Entry => [
   s.createdAt,
   s.updatedAt,
   s.version,
+  s.allowedNext,
+  s.requiredFields,
+  s.refuseBlocked,
 ];
 
 /** The workflow kept on a project item (no states for a project whose workflow was never made). */
@@ -70,7 +82,8 @@ export function workflowOf(project: object | undefined): Workflow {
   for (const [name, value] of Object.entries(project)) {
     let m = STATE_ENTRY.exec(name);
     if (m && Array.isArray(value)) {
-      const [stateName, color, category, order, wip, createdAt, updatedAt, version] = value as unknown[];
+      const [stateName, color, category, order, wip, createdAt, updatedAt, version, allowed, required, refuse] =
+        value as unknown[];
       if (!isStateCategory(category)) continue;
       workflow.states.push({
         id: Number(m[1]),
@@ -82,6 +95,9 @@ export function workflowOf(project: object | undefined): Workflow {
         createdAt: String(createdAt),
         updatedAt: String(updatedAt),
         version: Number(version ?? 1),
+        allowedNext: Array.isArray(allowed) ? allowed.map(Number) : null,
+        requiredFields: Array.isArray(required) ? (required as RequiredField[]) : [],
+        refuseBlocked: refuse === true,
       });
       continue;
     }
@@ -97,7 +113,6 @@ export function workflowOf(project: object | undefined): Workflow {
   const record = project as Record<string, unknown>;
   if (record[REV] !== undefined) workflow.rev = Number(record[REV]);
   workflow.lastId = Number(record[LAST_ID] ?? 0);
-  if (record[RULES] && typeof record[RULES] === 'object') workflow.rules = record[RULES] as TransitionRules;
   return workflow;
 }
 
@@ -259,6 +274,9 @@ export async function updateState(
     order: next.order,
     wipLimit: next.wipLimit,
     updatedAt: next.updatedAt,
+    allowedNext: next.allowedNext,
+    requiredFields: next.requiredFields,
+    refuseBlocked: next.refuseBlocked,
   });
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
@@ -316,15 +334,6 @@ export async function deleteState(
       count: -1,
     }),
     ...deletionMarker(key),
-  ]);
-}
-
-/** Writes a workflow's transition rules (null: none) on a workflow read at `rev`. */
-export async function writeRules(orgId: number, projectId: number, rev: number | undefined, rules: TransitionRules | null) {
-  await transact([
-    rules === null
-      ? workflowWrite(orgId, projectId, rev, { remove: [RULES] })
-      : workflowWrite(orgId, projectId, rev, { set: { [RULES]: rules } }),
   ]);
 }
 

@@ -878,14 +878,13 @@ export const toolList: ToolListEntry[] = [
           },
           "status": {
             "type": "string",
-            "description": "A state of the project's workflow by name (any case, spaces or punctuation: `In review`, `in_review`), or a category (`backlog`, `todo`, `in_progress`, `done`, `cancelled`: its first state). A new project has one state per category, named after it."
+            "description": "A state's name (`In review`), or a category's (its first state)."
           },
           "state_id": {
             "type": [
               "integer",
               "null"
-            ],
-            "description": "A state of the project's workflow (GET /projects/{id}/states); with `status`, both must name it. Null: as if absent."
+            ]
           },
           "story_points": {
             "type": [
@@ -981,14 +980,13 @@ export const toolList: ToolListEntry[] = [
           },
           "status": {
             "type": "string",
-            "description": "A state of the project's workflow by name (any case, spaces or punctuation: `In review`, `in_review`), or a category (`backlog`, `todo`, `in_progress`, `done`, `cancelled`: its first state). A new project has one state per category, named after it."
+            "description": "A state's name (`In review`), or a category's (its first state)."
           },
           "state_id": {
             "type": [
               "integer",
               "null"
-            ],
-            "description": "A state of the project's workflow (GET /projects/{id}/states); with `status`, both must name it. Null: as if absent."
+            ]
           },
           "story_points": {
             "type": [

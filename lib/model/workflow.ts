@@ -1,5 +1,11 @@
 import { ValidationError } from '../vocabulary/errors.ts';
-import { defaultStateColors, stateCategories, statusKey, type StateCategory } from '../vocabulary/workflow.ts';
+import {
+  defaultStateColors,
+  stateCategories,
+  statusKey,
+  type RequiredField,
+  type StateCategory,
+} from '../vocabulary/workflow.ts';
 
 /**
  * A project's workflow (docs/workflows.md): its states, each in one of the five fixed categories,
@@ -26,6 +32,12 @@ export interface WorkflowState {
   updatedAt: string;
   /** Its item's version (its ETag): the copy on the project item keeps it with the rest. */
   version: number;
+  /** Transition rules (docs/workflows.md): the states an issue in it may move to (null: any). */
+  allowedNext: number[] | null;
+  /** Fields an issue must have set to enter it. */
+  requiredFields: RequiredField[];
+  /** Whether a blocked issue may not enter it ("nothing goes to done while it is blocked"). */
+  refuseBlocked: boolean;
 }
 
 export interface Workflow {
@@ -39,22 +51,9 @@ export interface Workflow {
   rev: number | undefined;
   /** The highest state id the project ever used (never used again). */
   lastId: number;
-  /** The project's transition rules (stage of docs/workflows.md: Rules), if any. */
-  rules?: TransitionRules | undefined;
 }
 
-/** A project's optional transition rules (docs/workflows.md: Transition rules). */
-export interface TransitionRules {
-  /** State id -> the state ids an issue in it may move to; a state absent from the map may move anywhere. */
-  allowed?: Record<string, number[]> | undefined;
-  /** Whether an issue that is blocked may enter a `done`-category state. */
-  blockedNotDone?: boolean | undefined;
-  /** State id -> the fields an issue must have set on entering it. */
-  required?: Record<string, RequiredField[]> | undefined;
-}
-
-export const requiredFields = ['assignee_id', 'story_points', 'due_date', 'description'] as const;
-export type RequiredField = (typeof requiredFields)[number];
+export { requiredFields, type RequiredField } from '../vocabulary/workflow.ts';
 
 /** The order the default states get, by category; a state added to a category goes after its last one. */
 export const defaultOrder = (category: StateCategory) => (stateCategories.indexOf(category) + 1) * 1000;
@@ -77,6 +76,9 @@ export function defaultStates(now: string): WorkflowState[] {
     createdAt: now,
     updatedAt: now,
     version: 1,
+    allowedNext: null,
+    requiredFields: [],
+    refuseBlocked: false,
   }));
 }
 
@@ -116,16 +118,27 @@ export interface StatusAnswer {
   status: string;
   state_id: number | null;
   status_category: StateCategory;
+  /** The states the issue may move to now (`allowedNextStates`). */
+  allowed_next_states: string[];
 }
 
 export function statusAnswer(
   workflow: Workflow | undefined,
   stateId: number | null | undefined,
   category: StateCategory,
+  blocked = false,
 ): StatusAnswer {
   const state = workflow ? stateOfIssue(workflow, stateId, category) : undefined;
-  if (!state) return { status: category, state_id: stateId ?? null, status_category: category };
-  return { status: statusKey(state.name), state_id: state.id, status_category: state.category };
+  if (!workflow || !state) {
+    const others = stateCategories.filter((c) => c !== category);
+    return { status: category, state_id: stateId ?? null, status_category: category, allowed_next_states: others };
+  }
+  return {
+    status: statusKey(state.name),
+    state_id: state.id,
+    status_category: state.category,
+    allowed_next_states: allowedNextStates(workflow, state, blocked),
+  };
 }
 
 /** What a write asks of an issue's state (`state_id` null: as if absent, so that an answer can be sent back). */
@@ -261,4 +274,55 @@ export function stateOnUpdate(
   if ((ask.state_id === undefined || ask.state_id === null) && ask.status === undefined) return undefined;
   const { state, category } = requestedState(workflow, ask);
   return { state_id: state?.id ?? null, status: category, ...statusTimestamps(current, category, now) };
+}
+
+/** An issue as the transition rules read it. */
+export interface RuledIssue {
+  blocked: boolean;
+  assignee_id: number | null;
+  story_points: number | null;
+  due_date: string | null;
+  description: string | null;
+}
+
+/**
+ * The states an issue in `from` may move to, in board order, as `status` keys: those its state
+ * allows (all when it names none), less those a blocked issue may not enter while it is blocked.
+ * Required fields are not counted: the move that sets them is allowed.
+ */
+export function allowedNextStates(workflow: Workflow, from: WorkflowState | undefined, blocked: boolean): string[] {
+  return workflow.states
+    .filter((s) => s.id !== from?.id)
+    .filter((s) => !from?.allowedNext || from.allowedNext.includes(s.id))
+    .filter((s) => !(blocked && s.refuseBlocked))
+    .map((s) => statusKey(s.name));
+}
+
+/**
+ * Why a move of `issue` (as it will be written) from `from` (undefined: a create) into `to` is
+ * refused by the project's rules, each reason naming its rule; none when it is allowed. A move
+ * within one state is no move.
+ */
+export function transitionProblems(
+  workflow: Workflow,
+  from: WorkflowState | undefined,
+  to: WorkflowState,
+  issue: RuledIssue,
+): string[] {
+  if (from?.id === to.id) return [];
+  const problems: string[] = [];
+  const name = (s: WorkflowState) => `'${statusKey(s.name)}'`;
+  if (from?.allowedNext && !from.allowedNext.includes(to.id)) {
+    problems.push(`status: ${name(from)} may not move to ${name(to)} (rule: allowed_next_state_ids of ${name(from)})`);
+  }
+  if (to.refuseBlocked && issue.blocked) {
+    problems.push(`status: a blocked issue may not enter ${name(to)} (rule: refuse_blocked of ${name(to)})`);
+  }
+  const missing = to.requiredFields.filter((f) => issue[f] === null || issue[f] === '');
+  if (missing.length > 0) {
+    problems.push(`status: entering ${name(to)} requires ${missing.join(', ')} (rule: required_fields of ${name(to)})`);
+  }
+  if (problems.length === 0) return [];
+  const next = allowedNextStates(workflow, from, issue.blocked);
+  return [...problems, `allowed next states: ${next.length > 0 ? next.join(', ') : 'none'}`];
 }

@@ -34,10 +34,7 @@ export const IssueStatusName = z
   })
   .meta({
     id: 'IssueStatusName',
-    example: 'in_progress',
-    description:
-      "A state of the project's workflow by name (any case, spaces or punctuation: `In review`, `in_review`), or a category " +
-      '(`backlog`, `todo`, `in_progress`, `done`, `cancelled`: its first state). A new project has one state per category, named after it.',
+    description: "A state's name (`In review`), or a category's (its first state).",
   });
 
 const storyPoints = () =>
@@ -66,10 +63,8 @@ const calendarDate = () =>
 const issueFields = {
   description: descriptionField().optional().meta({ description: 'Markdown.' }),
   status: IssueStatusName.optional(),
-  state_id: idField().nullable().optional().meta({
-    description:
-      "A state of the project's workflow (GET /projects/{id}/states); with `status`, both must name it. Null: as if absent.",
-  }),
+  // Described on the objects (IssueCreate, IssueUpdate): the MCP tools list these fields.
+  state_id: idField().nullable().optional(),
   story_points: storyPoints().optional(),
   assignee_id: idField().nullable().optional().meta({ description: 'An account of the organisation.' }),
   // Their defaults are said once, on IssueCreate: the MCP tools list these fields, where every byte counts.
@@ -84,7 +79,7 @@ const issueFields = {
 export const IssueCreateFields = z.object({ title: nameField(), ...issueFields }, objectError).meta({
   id: 'IssueCreate',
   description:
-    'Default status: `todo` in a sprint, `backlog` in the project backlog; default priority `none`, type `task`, ' +
+    'Default status: `todo` in a sprint, `backlog` in the project backlog (`state_id` names a state instead); default priority `none`, type `task`, ' +
     '`due_date` null (a day, `YYYY-MM-DD`). The issue is appended at the end. ' +
     '`parent_id`: another issue of the same project (any list), or null; no cycle, at most 5 levels, at most 100 sub-issues per parent.',
 });
@@ -168,6 +163,10 @@ export const Issue = z
       .nullable()
       .meta({ description: 'Its workflow state (null only on a project whose workflow is not made yet).' }),
     status_category: IssueStatus,
+    allowed_next_states: z.array(z.string()).meta({
+      description:
+        "The states (as `status` names) the issue may move to now under its project's transition rules (docs/workflows.md); every other state when there are none.",
+    }),
     story_points: z.number().int().nullable(),
     position: z.number().int().min(1).meta({
       description: 'Place (1-based) of the issue in its sprint or in the project backlog: the lists read 1..n, no gaps.',

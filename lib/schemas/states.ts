@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { dateTime, integer, plainText, queryInteger, wrapped } from './common.ts';
-import { stateCategories, stateLimits } from '../vocabulary/workflow.ts';
+import { requiredFields, stateCategories, stateLimits } from '../vocabulary/workflow.ts';
 
 export { stateCategories, stateLimits } from '../vocabulary/workflow.ts';
 
@@ -46,6 +46,23 @@ const wipLimit = () =>
     .max(stateLimits.wipLimit, { error: `must be between 1 and ${stateLimits.wipLimit}` })
     .nullable();
 
+const ruleFields = {
+  allowed_next_state_ids: z
+    .array(integer().min(1, { error: 'must hold state ids' }), typed('an array of state ids or null'))
+    .max(stateLimits.perProject, { error: `may list at most ${stateLimits.perProject} states` })
+    .nullable()
+    .optional()
+    .meta({ description: 'Transition rule: the states an issue in this state may move to; null (the default): any.' }),
+  required_fields: z
+    .array(z.enum(requiredFields, { error: `must be one of: ${requiredFields.join(', ')}` }), typed('an array of field names'))
+    .optional()
+    .meta({ description: 'Transition rule: fields an issue must have set (not null) to enter this state. Default none.' }),
+  refuse_blocked: z
+    .boolean(typed('true or false'))
+    .optional()
+    .meta({ description: 'Transition rule: a blocked issue may not enter this state (set it on `done` states). Default false.' }),
+};
+
 export const StateCreateFields = z
   .object(
     {
@@ -58,6 +75,7 @@ export const StateCreateFields = z
       wip_limit: wipLimit()
         .optional()
         .meta({ description: 'Issues a column should hold at most, per sprint or in the backlog; null: none.' }),
+      ...ruleFields,
     },
     objectError,
   )
@@ -70,6 +88,7 @@ export const StateUpdateFields = z
       color: stateColor().optional(),
       order: stateOrder().optional(),
       wip_limit: wipLimit().optional(),
+      ...ruleFields,
     },
     objectError,
   )
@@ -95,6 +114,9 @@ export const State = z
     color: z.string().meta({ example: '#f59e0b', description: '`#rrggbb`, lower case.' }),
     order: z.number().int(),
     wip_limit: z.number().int().nullable(),
+    allowed_next_state_ids: z.array(z.number().int()).nullable(),
+    required_fields: z.array(z.enum(requiredFields)),
+    refuse_blocked: z.boolean(),
     created_at: dateTime(),
     updated_at: dateTime(),
   })

@@ -2,7 +2,7 @@ import * as store from '../db/issues.ts';
 import type { IssueItem, IssueMatch } from '../db/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
 import { unclassified, type IssueState } from '../model/derivations.ts';
-import { issueStateOf } from '../db/issue-item.ts';
+import { issueItem, issueStateOf } from '../db/issue-item.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/transactions.ts';
@@ -25,7 +25,7 @@ import type { Principal } from '../model/principal.ts';
 import { versionOf, withVersion } from '../db/versions.ts';
 import { catalogueOf, carriesAll, issueLabels, labelFilterIds, resolveLabels } from '../db/labels.ts';
 import { workflowOf } from '../db/states.ts';
-import { stateOnCreate, stateOnUpdate, statusAnswer } from '../model/workflow.ts';
+import { liveState, stateOfIssue, stateOnCreate, stateOnUpdate, statusAnswer, transitionProblems } from '../model/workflow.ts';
 import { readIssueItem, writtenIssue } from '../db/issue-refs.ts';
 
 /** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
@@ -219,6 +219,18 @@ export async function createIssue(
     let state: ReturnType<typeof stateOnCreate>;
     try {
       state = stateOnCreate(workflow, input, at.sprintId === null ? 'backlog' : 'todo', now);
+      // Entering its first state: the rules of what that state requires (docs/workflows.md).
+      const to = liveState(workflow, state.state_id);
+      const problems = to
+        ? transitionProblems(workflow, undefined, to, {
+            blocked: false,
+            assignee_id: input.assignee_id ?? null,
+            story_points: input.story_points ?? null,
+            due_date: input.due_date ?? null,
+            description: input.description ?? null,
+          })
+        : [];
+      if (problems.length > 0) throw new ValidationError(problems.slice(0, -1));
     } catch (err) {
       await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
       throw err;
@@ -321,7 +333,22 @@ export async function updateIssue(
       if (changes[field] !== undefined) set[field] = changes[field];
     }
     const state = stateOnUpdate(workflow, issue, changes, now);
-    if (state) Object.assign(set, state);
+    if (state) {
+      // The project's transition rules (docs/workflows.md), on the issue as this write leaves it.
+      const to = liveState(workflow, state.state_id);
+      const stored = issueItem.decode(issue);
+      if (to) {
+        const problems = transitionProblems(workflow, stateOfIssue(workflow, stored.stateId, stored.status), to, {
+          blocked: stored.openBlockers > 0,
+          assignee_id: changes.assignee_id !== undefined ? changes.assignee_id : stored.assigneeId,
+          story_points: changes.story_points !== undefined ? changes.story_points : stored.storyPoints,
+          due_date: changes.due_date !== undefined ? changes.due_date : stored.dueDate,
+          description: changes.description !== undefined ? changes.description : stored.description,
+        });
+        if (problems.length > 0) throw new ValidationError(problems);
+      }
+      Object.assign(set, state);
+    }
     if (moving) set.sprint_id = target;
     let parentGuard: ParentGuard | undefined;
     if (changes.parent_id !== undefined && changes.parent_id !== (issue.parent_id ?? null)) {

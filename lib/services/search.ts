@@ -154,7 +154,7 @@ export async function searchIssues(
       issue_number: record.number,
       source_key: record.sourceKey,
       title: record.title,
-      ...statusAnswer(workflowOf(project), record.stateId, record.status),
+      ...statusAnswer(workflowOf(project), record.stateId, record.status, record.openBlockers > 0),
       story_points: record.storyPoints,
       position: record.position,
       assignee_id: record.assigneeId,

@@ -37,6 +37,9 @@ const stateFields = (projectId: number, s: WorkflowState): State => ({
   color: s.color,
   order: s.order,
   wip_limit: s.wipLimit,
+  allowed_next_state_ids: s.allowedNext,
+  required_fields: s.requiredFields,
+  refuse_blocked: s.refuseBlocked,
   created_at: s.createdAt,
   updated_at: s.updatedAt,
 });
@@ -112,7 +115,12 @@ export async function createState(caller: Principal, projectId: number, input: S
       createdAt: now,
       updatedAt: now,
       version: 1,
+      allowedNext: input.allowed_next_state_ids ?? null,
+      requiredFields: input.required_fields ?? [],
+      refuseBlocked: input.refuse_blocked ?? false,
     };
+    const ruled = ruleProblems(workflow, state);
+    if (ruled.length > 0) throw new ValidationError(ruled);
     await store.insertState(caller.orgId, projectId, workflow.rev, state);
     return stateAnswer(caller.orgId, projectId, state);
   });
@@ -132,10 +140,22 @@ export async function updateState(caller: Principal, projectId: number, stateId:
       ...(changes.color !== undefined ? { color: changes.color } : {}),
       ...(changes.order !== undefined ? { order: changes.order } : {}),
       ...(changes.wip_limit !== undefined ? { wipLimit: changes.wip_limit } : {}),
+      ...(changes.allowed_next_state_ids !== undefined ? { allowedNext: changes.allowed_next_state_ids } : {}),
+      ...(changes.required_fields !== undefined ? { requiredFields: changes.required_fields } : {}),
+      ...(changes.refuse_blocked !== undefined ? { refuseBlocked: changes.refuse_blocked } : {}),
       updatedAt: new Date().toISOString(),
     };
+    const ruled = ruleProblems(workflow, next);
+    if (ruled.length > 0) throw new ValidationError(ruled);
     return stateAnswer(caller.orgId, projectId, await store.updateState(caller.orgId, projectId, workflow.rev, current, next));
   });
+}
+
+/** What is wrong with a state's rules: a next state that is no state of the project. */
+function ruleProblems(workflow: Workflow, state: WorkflowState): string[] {
+  const unknown = (state.allowedNext ?? []).filter((id) => id !== state.id && !workflow.states.some((s) => s.id === id));
+  if (unknown.length === 0) return [];
+  return [`allowed_next_state_ids: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} no state of this project`];
 }
 
 /** How many of the project's issues are in `state` (issues moved into it and not yet rewritten, and its category's home issues, included). */

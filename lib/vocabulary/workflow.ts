@@ -41,6 +41,10 @@ export function statusKey(name: string): string {
     .replace(/^_+|_+$/g, '');
 }
 
+/** The fields a state may require of an issue entering it. */
+export const requiredFields = ['assignee_id', 'story_points', 'due_date', 'description'] as const;
+export type RequiredField = (typeof requiredFields)[number];
+
 /** What the refusal of a status a write may not name starts with (lib/schemas/issues.ts; lib/http/stack.ts looks for it). */
 export const STATUS_REFUSED = 'must be one of: ';
 

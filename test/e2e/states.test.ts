@@ -255,3 +255,77 @@ describe('counts by category on a project with custom states', () => {
     expect(velocity).toMatchObject({ completed_story_points: recount.completed_story_points });
   });
 });
+
+describe('transition rules', () => {
+  it('refuse a move a state does not allow, naming the rule and listing the allowed next states; every answer lists them', async () => {
+    const { admin, p, states } = await orgWithProject();
+    const all = (await admin.get(states)).body as { id: number; name: string }[];
+    const id = (name: string) => all.find((s) => s.name === name)!.id;
+    const review = await created(admin, states, {
+      state: { name: 'In review', category: 'in_progress', allowed_next_state_ids: [id('in_progress'), id('done')] },
+    });
+    expect(review).toMatchObject({
+      allowed_next_state_ids: [id('in_progress'), id('done')],
+      required_fields: [],
+      refuse_blocked: false,
+    });
+    const issue = await created(admin, `${p}/issues`, { issue: { title: 'T', status: 'In review' } });
+    expect(issue.allowed_next_states).toEqual(['in_progress', 'done']);
+    const refused = await admin.patch(`${p}/issues/${issue.id}`, { issue: { status: 'todo' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual([
+      "status: 'in_review' may not move to 'todo' (rule: allowed_next_state_ids of 'in_review')",
+      'allowed next states: in_progress, done',
+    ]);
+    expect((await admin.get(`${p}/issues/${issue.id}`)).body).toMatchObject({ status: 'in_review' });
+    const moved = await admin.patch(`${p}/issues/${issue.id}`, { issue: { status: 'done' } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.allowed_next_states).toEqual(['backlog', 'todo', 'in_progress', 'in_review', 'cancelled']);
+    // A state that is none of the project's cannot be allowed.
+    const bad = await admin.patch(`${states}/${review.id}`, { state: { allowed_next_state_ids: [999] } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toEqual(['allowed_next_state_ids: 999 is no state of this project']);
+  });
+
+  it('refuse a blocked issue into a state that refuses blocked issues, and let it in once its blocker is done', async () => {
+    const { admin, p, states } = await orgWithProject();
+    const done = ((await admin.get(states)).body as { id: number; name: string }[]).find((s) => s.name === 'done')!;
+    expect((await admin.patch(`${states}/${done.id}`, { state: { refuse_blocked: true } })).status).toBe(200);
+    const blocker = await created(admin, `${p}/issues`, { issue: { title: 'Blocker' } });
+    const blocked = await created(admin, `${p}/issues`, { issue: { title: 'Blocked' } });
+    const related = await admin.post(`/api/v1/issues/${blocker.issue_number}/relations`, {
+      relation: { type: 'blocks', issue_key: blocked.issue_number },
+    });
+    expect(related.status).toBe(201);
+    const read = (await admin.get(`${p}/issues/${blocked.id}`)).body;
+    expect(read.blocked).toBe(true);
+    expect(read.allowed_next_states).toEqual(['todo', 'in_progress', 'cancelled']);
+    const refused = await admin.patch(`${p}/issues/${blocked.id}`, { issue: { status: 'done' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors[0]).toBe("status: a blocked issue may not enter 'done' (rule: refuse_blocked of 'done')");
+    expect((await admin.patch(`${p}/issues/${blocker.id}`, { issue: { status: 'done' } })).status).toBe(200);
+    expect((await admin.patch(`${p}/issues/${blocked.id}`, { issue: { status: 'done' } })).status).toBe(200);
+  });
+
+  it('require fields on entering a state, on update and on create, taking what the same write sets', async () => {
+    const { admin, p, member, states } = await orgWithProject();
+    const me = (await member.get('/api/v1/me')).body.account;
+    const ready = await created(admin, states, {
+      state: { name: 'Ready', category: 'todo', required_fields: ['assignee_id', 'story_points'] },
+    });
+    const issue = await created(admin, `${p}/issues`, { issue: { title: 'T' } });
+    const refused = await admin.patch(`${p}/issues/${issue.id}`, { issue: { status: 'Ready', story_points: 3 } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors[0]).toBe("status: entering 'ready' requires assignee_id (rule: required_fields of 'ready')");
+    const ok = await admin.patch(`${p}/issues/${issue.id}`, {
+      issue: { state_id: ready.id, story_points: 3, assignee_id: me.id },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ status: 'ready', story_points: 3, assignee_id: me.id });
+    const create = await admin.post(`${p}/issues`, { issue: { title: 'N', status: 'ready' } });
+    expect(create.status).toBe(422);
+    expect(create.body.errors).toEqual([
+      "status: entering 'ready' requires assignee_id, story_points (rule: required_fields of 'ready')",
+    ]);
+  });
+});

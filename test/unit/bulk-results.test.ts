@@ -14,6 +14,7 @@ const issue = (id: number, description: string): Issue => ({
   description,
   status: 'backlog',
   state_id: null,
+  allowed_next_states: [],
   status_category: 'backlog',
   story_points: null,
   position: id,
