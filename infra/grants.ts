@@ -57,6 +57,8 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/webhooks/read.ts': ['LSI1'],
   // GET /export reads every list's issues in order (lib/services/import-export/export.ts).
   'functions/export.ts': ['LSI1'],
+  // A board reads its list's issues in order (lib/db/board.ts).
+  'functions/board/read.ts': ['LSI1'],
   // A state's delete counts its issues from the column counters of every sprint (lib/db/states.ts).
   'functions/states/delete.ts': ['LSI1'],
   // The MCP tools list and place issues.

@@ -20,7 +20,7 @@ import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery,
 import { ImportFileBody, ImportJob, ImportJobQuery, ImportJsonBody } from './schemas/imports.ts';
 import { ExportLines, ExportQuery } from './schemas/export.ts';
 import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
-import { State, StateCreateBody, StateDeleteQuery, StateList, StateUpdateBody } from './schemas/states.ts';
+import { Board, BoardQuery, State, StateCreateBody, StateDeleteQuery, StateList, StateUpdateBody } from './schemas/states.ts';
 import { McpMessage, McpQuery, McpRequestHeaders } from './schemas/mcp.ts';
 import { Relation, RelationCreateBody, RelationList } from './schemas/relations.ts';
 import { SearchBody, SearchIssue, SearchQuery } from './schemas/search.ts';
@@ -715,6 +715,22 @@ export const routes: Route[] = [
     tag: 'States',
     query: StateDeleteQuery,
     success: { status: 204, description: 'Deleted' },
+  }),
+
+  // The board of a sprint and of the backlog: a column per state, from counters the writes keep
+  route('GET', `${sprintPath}/board`, 'functions/board/read.ts', {
+    id: 'getSprintBoard',
+    summary: "A sprint's board: a column per state in board order, with its count, story points, WIP limit and first issues",
+    tag: 'States',
+    query: BoardQuery,
+    success: { status: 200, schema: Board, description: 'The board' },
+  }),
+  route('GET', `${projectPath}/board`, 'functions/board/read.ts', {
+    id: 'getBacklogBoard',
+    summary: "The backlog's board: a column per state in board order, with its count, story points, WIP limit and first issues",
+    tag: 'States',
+    query: BoardQuery,
+    success: { status: 200, schema: Board, description: 'The board' },
   }),
 
   // Comments: on an issue of a sprint and on an issue of the backlog, then by id

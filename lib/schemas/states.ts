@@ -136,3 +136,50 @@ export const StateDeleteQuery = z.object({
     .optional()
     .meta({ description: "The state the deleted state's issues move to (required while it has issues)." }),
 });
+
+/** An issue as a board shows it in its column. */
+export const BoardIssue = z
+  .object({
+    id: z.number().int(),
+    issue_number: z.string(),
+    title: z.string(),
+    status: z.string(),
+    story_points: z.number().int().nullable(),
+    assignee_id: z.number().int().nullable(),
+    priority: z.string(),
+    type: z.string(),
+    position: z.number().int().min(1).meta({ description: 'Its place (1-based) in its list, as the list shows it.' }),
+  })
+  .meta({ id: 'BoardIssue' });
+
+export const BoardColumn = z
+  .object({
+    state: State.pick({ id: true, name: true, status: true, category: true, color: true }),
+    count: z.number().int().meta({ description: 'Issues of the list in this state (exact: kept by every write).' }),
+    story_points: z.number().int(),
+    wip_limit: z.number().int().nullable(),
+    exceeded: z.boolean().meta({ description: 'More issues than the WIP limit.' }),
+    issues: z.array(BoardIssue).meta({ description: "The column's first issues, in list order (at most `per_column`)." }),
+  })
+  .meta({ id: 'BoardColumn' });
+
+export const Board = z
+  .object({
+    project_id: z.number().int(),
+    sprint_id: z.number().int().nullable().meta({ description: 'null for the backlog board.' }),
+    columns: z.array(BoardColumn).meta({ description: 'One per state, in board order.' }),
+    complete: z.boolean().meta({
+      description:
+        "Whether `issues` were read from the whole list (false past one read's worth of issues, several thousand: the counts stay exact).",
+    }),
+  })
+  .meta({ id: 'Board' });
+export type Board = z.infer<typeof Board>;
+
+export const BoardQuery = z.object({
+  per_column: queryInteger((n) =>
+    n.min(1, { error: 'must be between 1 and 100' }).max(100, { error: 'must be between 1 and 100' }),
+  )
+    .default(10)
+    .meta({ description: 'Issues shown per column, 1..100, default 10.' }),
+});

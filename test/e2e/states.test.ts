@@ -329,3 +329,61 @@ describe('transition rules', () => {
     ]);
   });
 });
+
+describe('the board', () => {
+  it('answers each column with the count and points of a recount, under concurrent moves, with WIP limits and issues in place', async () => {
+    const { admin, p, states } = await orgWithProject();
+    const review = await created(admin, states, { state: { name: 'In review', category: 'in_progress', wip_limit: 2 } });
+    const sprint = await created(admin, `${p}/sprints`, { sprint: { name: 'S1' } });
+    const path = `${p}/sprints/${sprint.id}`;
+    const names = ['todo', 'in_progress', 'In review', 'done'];
+    const issues: { id: number }[] = [];
+    for (let i = 0; i < 16; i++) {
+      issues.push(
+        await created(admin, `${path}/issues`, { issue: { title: `I${i}`, status: names[i % 4], story_points: i % 5 } }),
+      );
+    }
+    // Concurrent moves between states, points changes and moves out to the backlog.
+    const results = await Promise.all(
+      issues.map((issue, i) =>
+        admin.patch(`${path}/issues/${issue.id}`, {
+          issue: i % 5 === 4 ? { sprint_id: null } : { status: names[(i * 7) % 4], story_points: (i * 3) % 8 },
+        }),
+      ),
+    );
+    for (const res of results) expect([200, 503], res.text).toContain(res.status);
+
+    const board = await admin.get(`${path}/board?per_column=3`);
+    expect(board.status).toBe(200);
+    const listed = (await admin.get(`${path}/issues?per_page=100`)).body as {
+      id: number;
+      state_id: number;
+      story_points: number | null;
+      position: number;
+    }[];
+    const columns = board.body.columns as {
+      state: { id: number; status: string };
+      count: number;
+      story_points: number;
+      wip_limit: number | null;
+      exceeded: boolean;
+      issues: { id: number; position: number }[];
+    }[];
+    expect(columns.map((c) => c.state.status)).toEqual(['backlog', 'todo', 'in_progress', 'in_review', 'done', 'cancelled']);
+    for (const column of columns) {
+      const mine = listed.filter((i) => i.state_id === column.state.id);
+      expect(column.count, column.state.status).toBe(mine.length);
+      expect(column.story_points, column.state.status).toBe(mine.reduce((a, i) => a + (i.story_points ?? 0), 0));
+      expect(column.issues.map((i) => [i.id, i.position])).toEqual(mine.slice(0, 3).map((i) => [i.id, i.position]));
+      if (column.state.id === review.id) expect(column.exceeded).toBe(column.count > 2);
+    }
+    expect(board.body.complete).toBe(true);
+    const backlog = await admin.get(`${p}/board`);
+    expect(backlog.status).toBe(200);
+    expect(backlog.body.columns.reduce((a: number, c: { count: number }) => a + c.count, 0)).toBe(
+      (await admin.get(`${p}/issues?per_page=100`)).body.length,
+    );
+    expect((await admin.get(`${p}/sprints/999999999/board`)).status).toBe(404);
+    expect((await admin.get(`${path}/board?per_column=0`)).status).toBe(422);
+  });
+});

@@ -141,6 +141,16 @@ export const exceptions: Record<string, Budget> = {
     reason:
       "The project with the state (one BatchGetItem) and the project's sprints (one Query), side by side: how many issues the state has is the sum of the board's column counters of the backlog (on the project) and of every sprint. Then one transaction. A Query reads one item collection; the project lives in another.",
   },
+  [`GET ${sprint}/board`]: {
+    calls: 3,
+    reason:
+      "The project and the sprint (one BatchGetItem: the workflow and the column counters) and the list's issues in order (one Query), side by side: one round trip after the token's, 2 serial round trips in all. A Query reads one item collection; the counters live on other items.",
+  },
+  [`GET ${project}/board`]: {
+    calls: 3,
+    reason:
+      "The project and the sprint (one BatchGetItem: the workflow and the column counters) and the list's issues in order (one Query), side by side: one round trip after the token's, 2 serial round trips in all. A Query reads one item collection; the counters live on other items.",
+  },
   // Webhooks
   'GET /api/v1/webhooks/{webhook_id}/deliveries': {
     calls: 3,
