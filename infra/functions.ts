@@ -60,3 +60,35 @@ export function allFunctionEntries(routes: Route[]): string[] {
     migrateEntry,
   ];
 }
+
+/**
+ * The nested stacks that hold the route functions (each function with its role and inline policy,
+ * its log group and its API Gateway permission), by route family: the folder of its handler module
+ * under `functions/` (`functions/issues/get.ts`: `issues`), or the module's name for one at the top
+ * (`functions/mcp.ts`: `mcp`). CloudFormation counts 500 resources per template, nested ones apart;
+ * a function costs four. A family keeps its group for good (moving one replaces its functions), and
+ * a family not named here goes to `OtherRoutes`; docs/deploying.md says how to place a new one.
+ */
+export const routeGroups = {
+  /** An issue wherever it lives: sprint and backlog issues, keys, sub-issues, relations, comments, activity. */
+  IssueRoutes: ['issues', 'backlog', 'issue-keys', 'relations', 'comments', 'activity', 'attachments', 'trash'],
+  /** Projects and how work is planned in them: sprints, labels, workflow states, the board. */
+  PlanningRoutes: ['projects', 'sprints', 'labels', 'workflow-states', 'board'],
+  /** Accounts and tokens, OAuth and /mcp, webhooks, import and export, the documentation. */
+  AccountRoutes: ['me', 'accounts', 'oauth', 'mcp', 'webhooks', 'imports', 'export', 'api-docs', 'api-reference'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type RouteGroup = keyof typeof routeGroups | 'OtherRoutes';
+
+/** The route family of a handler module: its folder under `functions/`, or its name when it sits at the top. */
+export function familyOf(entry: string): string {
+  const [first = '', ...rest] = entry.replace(/^functions\//, '').split('/');
+  return rest.length === 0 ? first.replace(/\.ts$/, '') : first;
+}
+
+/** The nested stack of a handler module's function. */
+export function routeGroupOf(entry: string): RouteGroup {
+  const family = familyOf(entry);
+  const named = Object.entries(routeGroups).find(([, families]) => (families as readonly string[]).includes(family));
+  return (named?.[0] as keyof typeof routeGroups | undefined) ?? 'OtherRoutes';
+}

@@ -1,5 +1,5 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { Construct } from 'constructs';
+import { type Construct } from 'constructs';
 import type { Route } from '../lib/routes.ts';
 import { CascadeConsumer } from './constructs/cascade-consumer.ts';
 import { ImportJobs } from './constructs/import-jobs.ts';
@@ -7,13 +7,22 @@ import { Migrations } from './constructs/migrations.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { ChangeFeed } from './constructs/change-feed.ts';
 import { ServiceApi } from './constructs/service-api.ts';
+import { RouteFunctions } from './constructs/route-functions.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { ServiceTable } from './constructs/service-table.ts';
 import { WebAcl } from './constructs/web-acl.ts';
 import { WebhookSecretKey } from './constructs/webhook-secret-key.ts';
-import { authorizerEntry, deliveryEntry, functionId, handlerModules } from './functions.ts';
-import { accessOf, authorizerGrant, grantFor, secretKeyUse } from './grants.ts';
-import { type StageConfig, UNAUTHENTICATED_RESERVED_CONCURRENCY } from './stage.ts';
+import {
+  authorizerEntry,
+  deliveryEntry,
+  functionId,
+  type HandlerModule,
+  handlerModules,
+  type RouteGroup,
+  routeGroupOf,
+} from './functions.ts';
+import { authorizerGrant, secretKeyUse } from './grants.ts';
+import { type StageConfig } from './stage.ts';
 
 /** A route whose function needs the service's base URL (`PUBLIC_URL`): the OAuth server's and /mcp. */
 export const namesTheService = (route: Route) =>
@@ -36,6 +45,8 @@ export class ServiceStack extends Stack {
   readonly authorizer: ServiceFunction;
   /** The function of each handler module (key: module path as in `lib/routes.ts`). */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
+  /** The nested stacks of the route functions, by group (infra/functions.ts: routeGroups). */
+  readonly routeStacks: ReadonlyMap<RouteGroup, RouteFunctions>;
   readonly api: ServiceApi;
   readonly cascade: CascadeConsumer;
   readonly importJobs: ImportJobs;
@@ -69,27 +80,26 @@ export class ServiceStack extends Stack {
     });
     table.grant(authorizer, authorizerGrant);
 
-    // Route functions get a scope of their own: a module's id can never collide with the others'.
-    const routeScope = new Construct(this, 'Routes');
+    // The route functions sit in nested stacks by route family (infra/functions.ts: routeGroups), so
+    // that this stack and each of them stay far below CloudFormation's 500 resources per template.
     const functions = new Map<string, ServiceFunction>();
+    const byGroup = new Map<RouteGroup, HandlerModule[]>();
     for (const module of handlerModules(props.routes)) {
-      const unauthenticated = accessOf(module) === 'none';
-      // The documentation and the OAuth authorization server (which has table access).
-      const isPublic = module.routes.every((r) => !r.auth);
-      const fn = new ServiceFunction(routeScope, functionId(module.entry), {
-        entry: module.entry,
-        description: module.routes
-          .map((r) => `${r.method} ${r.path}`)
-          .join(', ')
-          .slice(0, 256),
-        // A function with no table access is not told the table's name.
-        environment: unauthenticated ? stageEnvironment : { ...stageEnvironment, ...tableEnvironment, ...corsEnvironment },
+      const group = routeGroupOf(module.entry);
+      byGroup.set(group, [...(byGroup.get(group) ?? []), module]);
+    }
+    const routeStacks = new Map<RouteGroup, RouteFunctions>();
+    for (const [group, modules] of byGroup) {
+      const routeStack = new RouteFunctions(this, group, {
+        modules,
+        table,
+        stageEnvironment,
+        tableEnvironment: { ...tableEnvironment, ...corsEnvironment },
         logs,
-        // Anyone may call an unauthenticated route: bound what a flood of them can take.
-        ...(isPublic ? { reservedConcurrentExecutions: UNAUTHENTICATED_RESERVED_CONCURRENCY } : {}),
+        stage: config.stage,
       });
-      table.grant(fn, grantFor(module));
-      functions.set(module.entry, fn);
+      routeStacks.set(group, routeStack);
+      for (const [entry, fn] of routeStack.functions) functions.set(entry, fn);
     }
 
     const api = new ServiceApi(this, 'Http', {
@@ -157,6 +167,7 @@ export class ServiceStack extends Stack {
     this.table = table;
     this.authorizer = authorizer;
     this.functions = functions;
+    this.routeStacks = routeStacks;
     this.api = api;
     this.cascade = cascade;
     this.importJobs = importJobs;

@@ -3,10 +3,10 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
+  AwsIntegration,
   type CfnAuthorizer,
   type DomainName,
   EndpointType,
-  LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
   RequestAuthorizer,
@@ -16,6 +16,7 @@ import {
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -88,6 +89,7 @@ export class ServiceApi extends Construct {
    * stage): `PUBLIC_URL` of the functions that name the service (lib/config.ts).
    */
   readonly publicUrl: string;
+  private readonly integrations = new Map<IFunction, AwsIntegration>();
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
@@ -147,10 +149,7 @@ export class ServiceApi extends Construct {
     const preflighted = new Set<string>();
     for (const route of props.routes) {
       const resource = this.api.root.resourceForPath(route.path);
-      // One permission per function: API Gateway may invoke it through this API only (its methods
-      // are those of the route table). One per method would cost a CloudFormation resource per
-      // row, and the preflight methods below need the room (the stack stays under 500).
-      const integration = new LambdaIntegration(props.functionFor(route.handler), { scopePermissionToMethod: false });
+      const integration = this.integrationOf(props.functionFor(route.handler));
       // A preflight answered by API Gateway itself (a mock integration, no authorizer) on every
       // path a browser script calls with its token; the documentation is read without one.
       if (corsOrigins.length > 0 && route.auth && !preflighted.has(route.path)) {
@@ -239,5 +238,27 @@ export class ServiceApi extends Construct {
       });
     }
     this.url = props.domain ? `https://${props.domain.domainName}/api/v1` : `${this.api.url}api/v1`;
+  }
+
+  /**
+   * The proxy integration of a route function, and its one permission: API Gateway may invoke it
+   * through this API only (its methods are those of the route table). One per method would cost a
+   * CloudFormation resource per row. The permission is the function's own resource, in the
+   * function's stack (a route function's nested stack), named there with this API's id.
+   */
+  private integrationOf(fn: IFunction): AwsIntegration {
+    const known = this.integrations.get(fn);
+    if (known) return known;
+    const integration = new AwsIntegration({
+      proxy: true,
+      service: 'lambda',
+      path: `2015-03-31/functions/${fn.functionArn}/invocations`,
+    });
+    fn.addPermission('ApiGatewayInvoke', {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: this.api.arnForExecuteApi(),
+    });
+    this.integrations.set(fn, integration);
+    return integration;
   }
 }

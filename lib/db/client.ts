@@ -21,8 +21,12 @@ function createClient(): { base: DynamoDBClient; doc: DynamoDBDocumentClient } {
   });
   doc.middlewareStack.add(
     (next, context) => async (args) => {
-      recordDbCall(String(context.commandName ?? 'unknown'));
-      return next(args);
+      const answered = recordDbCall(String(context.commandName ?? 'unknown'));
+      try {
+        return await next(args);
+      } finally {
+        answered();
+      }
     },
     { step: 'initialize', name: 'recordDbCall' },
   );

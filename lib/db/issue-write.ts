@@ -89,6 +89,8 @@ export interface IssueWriteSpec {
   goneIssues?: readonly number[] | undefined;
   /** A parent given to an issue, checked as it was read when its counters move. */
   parentGuard?: ParentGuard | undefined;
+  /** Parents given to issues created together (one per parent, its `maxChildren` less the others it gains). */
+  parentGuards?: readonly ParentGuard[] | undefined;
   /** Items after everything else (a completion's velocity summary). */
   tail?: GuardedItem[] | undefined;
 }
@@ -100,6 +102,8 @@ const ownerKey = (orgId: number, projectId: number, sprintId: number | null): Ke
 export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
   const { orgId, projectId } = spec;
   const ctx: ChangeContext = { day: today(), history: true, ...spec.ctx };
+  const guards = [...(spec.parentGuard ? [spec.parentGuard] : []), ...(spec.parentGuards ?? [])];
+  const chain = guards.flatMap((g) => g.chain ?? []);
   const effects = effectsOf(spec.changes, ctx, spec.only);
 
   const lists = new Map<string, { sprintId: number | null; add: Record<string, number> }>();
@@ -221,8 +225,8 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
       foldCounters(own, add);
       return [];
     }
-    const guard = spec.parentGuard?.issueId === issueId ? spec.parentGuard : undefined;
-    const ancestor = spec.parentGuard?.chain?.find((a) => a.issueId === issueId);
+    const guard = guards.find((g) => g.issueId === issueId);
+    const ancestor = chain.find((a) => a.issueId === issueId);
     // A holder that may be gone is refused under its own reason, and `issueWrite` drops it.
     const reason =
       ifPresent && !guard && !ancestor
@@ -234,8 +238,8 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
   // The new parent's ancestors that nothing else in the transaction writes: one check each.
   const written = (issueId: number) =>
     [...spec.issues.map(ownKey), ...issueCounters.map(ownKey)].some((k) => sameKey(k, keys.issue(orgId, projectId, issueId)));
-  const chainChecks = (spec.parentGuard?.chain ?? [])
-    .filter((a) => !written(a.issueId))
+  const chainChecks = chain
+    .filter((a, i) => !written(a.issueId) && chain.findIndex((b) => b.issueId === a.issueId) === i)
     .map((a): GuardedItem => {
       const names: Record<string, string> = {};
       const values: Record<string, unknown> = {};

@@ -496,21 +496,23 @@ export async function insertIssue(
    */
   imported?: { history?: boolean | undefined; activityCount?: number | undefined; commentsCount?: number | undefined },
 ): Promise<void> {
-  const { put, change } = createdIssue(orgId, projectId, issue, parent?.number, labelIds, authorId);
-  const item = (put.item.Put as { Item: Record<string, unknown> }).Item;
-  if (imported?.activityCount) item.activity_count = imported.activityCount;
-  if (imported?.commentsCount) item.comments_count = imported.commentsCount;
-  await issueWrite({
-    orgId,
-    projectId,
-    issues: [put],
-    changes: [change],
-    parentGuard: parent?.guard,
-    ownerReason: issue.sprint_id === null ? 'project' : 'sprint',
-    checks: issue.sprint_id === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
-    tail,
-    ...(imported?.history === false ? { ctx: { history: false } } : {}),
-  });
+  await issueWrite(
+    insertSpec(orgId, projectId, {
+      sprintId: issue.sprint_id,
+      history: imported?.history,
+      issues: [
+        {
+          issue,
+          labelIds,
+          authorId,
+          parent,
+          tail,
+          activityCount: imported?.activityCount,
+          commentsCount: imported?.commentsCount,
+        },
+      ],
+    }),
+  );
 }
 
 /** A new issue's own item and what the derivations read of it (`insertIssue`, `insertIssues`). */
@@ -559,19 +561,47 @@ function createdIssue(
   return { put, change };
 }
 
-/** Issues created together into one list (without parents): `insertIssues`. */
+/** Issues created together into one list: `insertIssues` (and `insertIssue`, one of them). */
 export interface NewIssues {
   sprintId: number | null;
-  /** The account creating them (kept for `author:` searches). */
+  /** The account creating them (kept for `author:` searches); an issue's own `authorId` wins. */
   authorId?: number | undefined;
-  issues: { issue: Issue; labelIds: number[] }[];
+  /** False: the sprint's history (added scope, burndown) is left as it is (an export file brings its own). */
+  history?: boolean | undefined;
+  issues: NewIssue[];
 }
 
-/** The one issue write of several creates into one list: their items, the list's counters once. */
+/** One issue of `NewIssues`. */
+export interface NewIssue {
+  issue: Issue;
+  labelIds: number[];
+  authorId?: number | undefined;
+  /** Its parent (`parent_id` is the issue's): its number, shown on it, and the guard of the decision. */
+  parent?: { number: string; guard: ParentGuard } | undefined;
+  /** Items written with it (an import's source-key record, activity entry and first comments). */
+  tail?: GuardedItem[] | undefined;
+  /** The activity entries and comments its `tail` writes, kept as its counts. */
+  activityCount?: number | undefined;
+  commentsCount?: number | undefined;
+}
+
+/** The one issue write of creates into one list: their items, the list's counters once, what they bring after. */
 function insertSpec(orgId: number, projectId: number, batch: NewIssues): IssueWriteSpec {
-  const created = batch.issues.map(({ issue, labelIds }) =>
-    createdIssue(orgId, projectId, issue, undefined, labelIds, batch.authorId),
-  );
+  const created = batch.issues.map((n) => {
+    const made = createdIssue(orgId, projectId, n.issue, n.parent?.number, n.labelIds, n.authorId ?? batch.authorId);
+    const item = (made.put.item.Put as { Item: Record<string, unknown> }).Item;
+    if (n.activityCount) item.activity_count = n.activityCount;
+    if (n.commentsCount) item.comments_count = n.commentsCount;
+    return made;
+  });
+  const tail = batch.issues.flatMap((n) => n.tail ?? []);
+  // One guard per parent: each of its new children counts against its limit.
+  const guards = new Map<number, ParentGuard>();
+  for (const { parent } of batch.issues) {
+    if (!parent) continue;
+    const seen = guards.get(parent.guard.issueId);
+    guards.set(parent.guard.issueId, seen ? { ...seen, maxChildren: seen.maxChildren - 1 } : parent.guard);
+  }
   return {
     orgId,
     projectId,
@@ -581,12 +611,51 @@ function insertSpec(orgId: number, projectId: number, batch: NewIssues): IssueWr
     // The list's owner is in the transaction (its counters) whatever the issues.
     owners: [batch.sprintId],
     checks: batch.sprintId === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
+    ...(guards.size ? { parentGuards: [...guards.values()] } : {}),
+    ...(tail.length ? { tail } : {}),
+    ...(batch.history === false ? { ctx: { history: false } } : {}),
   };
 }
 
-/** Items of the transaction `insertIssues` sends for `batch` (at most 100 per transaction). */
-export const insertIssuesItems = (orgId: number, projectId: number, batch: NewIssues): number =>
-  issueWriteItems(insertSpec(orgId, projectId, batch)).length;
+/** A transaction's items and bytes (DynamoDB's limits are 100 and 4 MB: some room is kept). */
+const TRANSACTION_ITEMS = 100;
+const TRANSACTION_BYTES = 3_000_000;
+
+/**
+ * Creates into one list, in order, cut into the fewest `insertIssues` transactions DynamoDB's
+ * limits allow (what each transaction holds beside the issues included: the list's owner, the
+ * assignees' counts, the parents' summaries, what each issue brings in its `tail`).
+ */
+export function insertChunks<T extends NewIssue>(
+  orgId: number,
+  projectId: number,
+  batch: Omit<NewIssues, 'issues'>,
+  issues: readonly T[],
+): T[][] {
+  return chunked(
+    issues,
+    (n) => [n.issue, n.tail ?? []],
+    (chunk) => issueWriteItems(insertSpec(orgId, projectId, { ...batch, issues: chunk })).length,
+  );
+}
+
+/** `entries` in order, cut where a transaction would pass DynamoDB's limits (`items` counts one's items). */
+function chunked<T>(entries: readonly T[], content: (entry: T) => unknown, items: (chunk: T[]) => number): T[][] {
+  const chunks: T[][] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const size = Buffer.byteLength(JSON.stringify(content(entry)));
+    const last = chunks.at(-1);
+    if (last && bytes + size <= TRANSACTION_BYTES && items([...last, entry]) <= TRANSACTION_ITEMS) {
+      last.push(entry);
+      bytes += size;
+    } else {
+      chunks.push([entry]);
+      bytes = size;
+    }
+  }
+  return chunks;
+}
 
 /**
  * Creates issues of one list in one transaction (lib/db/issue-write.ts): each issue and its
@@ -597,29 +666,34 @@ export async function insertIssues(orgId: number, projectId: number, batch: NewI
 }
 
 /**
- * Reserves `count` new issues of a project at once: their ids as one block of the organisation's
- * issue sequence, their numbers and positions from the project's, in two calls side by side. The
- * project as written comes back (prefix, catalogue, backlog count). Refused as `project` when it is gone.
+ * Reserves new issues of a project at once: their ids as one block of the organisation's issue
+ * sequence, their numbers and positions from the project's, in two calls side by side. `kept`
+ * gives, per issue, a number an import keeps (reserved before: `reserveIssueNumbers`), or
+ * undefined for the sequence's next; a number is either. The project as written comes back
+ * (prefix, catalogue, backlog count). Refused as `project` when it is gone.
  */
-export async function allocateIssueSlots(orgId: number, projectId: number, count: number) {
+export async function allocateIssueSlots(orgId: number, projectId: number, count: number, kept: (number | undefined)[] = []) {
+  const fresh = Array.from({ length: count }, (_, i) => kept[i] === undefined).filter(Boolean).length;
   const [ids, taken] = await Promise.all([
     advance(orgId, { issue: count }),
     takeSlot(orgId, projectId, {
-      UpdateExpression: 'ADD issue_seq :n, position_seq :n',
+      UpdateExpression: fresh > 0 ? 'ADD issue_seq :fresh, position_seq :n' : 'ADD position_seq :n',
       ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':n': count },
+      ExpressionAttributeValues: { ':n': count, ...(fresh > 0 ? { ':fresh': fresh } : {}) },
     }),
   ]);
   if (!taken) throw new Refused('project');
-  const first = { id: ids.issue - count + 1, number: taken.number - count + 1, positionSeq: taken.positionSeq - count + 1 };
+  const firstId = ids.issue - count + 1;
+  const firstPosition = taken.positionSeq - count + 1;
+  let next = taken.number - fresh + 1;
   return {
     project: taken.project,
     prefix: taken.prefix,
     backlogCount: taken.backlogCount,
     slots: Array.from({ length: count }, (_, i) => ({
-      id: first.id + i,
-      number: first.number + i,
-      positionSeq: first.positionSeq + i,
+      id: firstId + i,
+      number: kept[i] ?? next++,
+      positionSeq: firstPosition + i,
     })),
   };
 }
@@ -675,36 +749,12 @@ function renumberItem(orgId: number, projectId: number, sprintId: number | null,
  * of a computed position and the assignee check.
  */
 export async function writeIssue(orgId: number, projectId: number, write: IssueWrite): Promise<void> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':rev': write.rev ?? 0, ':one': 1 };
-  const fields: Record<string, unknown> = storedIssueFields(write.set);
   const target = write.after.sprintId;
-  if (write.placed) {
-    fields.position = write.after.position;
-    fields.LSK = listKey(target, write.after.position, write.id);
-  }
-  const sets = setAssignments(fields, names, values);
   const renumber = write.renumber ?? [];
   await issueWrite({
     orgId,
     projectId,
-    issues: [
-      {
-        item: {
-          Update: {
-            TableName: tableName(),
-            Key: keys.issue(orgId, projectId, write.id),
-            UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD rev :one`,
-            ConditionExpression: revisionCondition(write.rev),
-            ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-            ExpressionAttributeValues: values,
-          },
-        },
-        reason: 'stale',
-        resource: true,
-      },
-      ...renumber.map((r) => renumberItem(orgId, projectId, target, r)),
-    ],
+    issues: [issueUpdateItem(orgId, projectId, write), ...renumber.map((r) => renumberItem(orgId, projectId, target, r))],
     changes: [
       { before: write.before, after: write.after },
       ...renumber.map((r) => repositioned({ orgId, projectId, sprintId: target }, r)),
@@ -712,12 +762,80 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
     listRev: write.listRev ? { sprintId: target, expected: write.listRev.expected } : undefined,
     parentGuard: write.parentGuard,
     goneIssues: write.goneIssues,
-    // An assignee given but unchanged is still checked; a changed one is by its count (lib/db/issue-write.ts).
-    checks:
-      write.assigneeId !== undefined && write.assigneeId === write.before.assigneeId
-        ? [accountExists(orgId, write.assigneeId, 'assignee')]
-        : [],
+    checks: assigneeChecks(orgId, [write]),
   });
+}
+
+/** The issue's own update of a write: its fields (and key, when placed), conditioned on its `rev`. */
+function issueUpdateItem(orgId: number, projectId: number, write: IssueWrite): GuardedItem {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':rev': write.rev ?? 0, ':one': 1 };
+  const fields: Record<string, unknown> = storedIssueFields(write.set);
+  if (write.placed) {
+    fields.position = write.after.position;
+    fields.LSK = listKey(write.after.sprintId, write.after.position, write.id);
+  }
+  const sets = setAssignments(fields, names, values);
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.issue(orgId, projectId, write.id),
+        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD rev :one`,
+        ConditionExpression: revisionCondition(write.rev),
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+      },
+    },
+    reason: 'stale',
+    resource: true,
+  };
+}
+
+/**
+ * An assignee given but unchanged is still checked; a changed one is by its count (lib/db/issue-write.ts).
+ * Once per account, and not for one whose count the same transaction moves (one item, one operation).
+ */
+function assigneeChecks(orgId: number, writes: readonly IssueWrite[]): GuardedItem[] {
+  const counted = new Set(
+    writes.filter((w) => w.before.assigneeId !== w.after.assigneeId).flatMap((w) => [w.before.assigneeId, w.after.assigneeId]),
+  );
+  const checked = new Set(
+    writes
+      .filter((w) => w.assigneeId !== undefined && w.assigneeId === w.before.assigneeId && !counted.has(w.assigneeId))
+      .map((w) => w.assigneeId!),
+  );
+  return [...checked].map((accountId) => accountExists(orgId, accountId, 'assignee'));
+}
+
+/** Updates that leave their issues where they are (no place, no renumbering, no new parent), written together. */
+export type PlainWrite = Omit<IssueWrite, 'placed' | 'listRev' | 'renumber' | 'parentGuard'>;
+
+const updatesSpec = (orgId: number, projectId: number, writes: readonly PlainWrite[]): IssueWriteSpec => ({
+  orgId,
+  projectId,
+  issues: writes.map((w) => issueUpdateItem(orgId, projectId, { ...w, placed: false })),
+  changes: writes.map((w) => ({ before: w.before, after: w.after })),
+  goneIssues: writes.flatMap((w) => w.goneIssues ?? []),
+  checks: assigneeChecks(orgId, writes as IssueWrite[]),
+});
+
+/**
+ * Applies updates of different issues as one transaction (lib/db/issue-write.ts): each issue
+ * conditioned on its `rev`, what every derivation keeps of all of them (a list's counters, an
+ * account's count, a parent's summary: once each). All or nothing.
+ */
+export async function writeIssues(orgId: number, projectId: number, writes: readonly PlainWrite[]): Promise<void> {
+  await issueWrite(updatesSpec(orgId, projectId, writes));
+}
+
+/** Updates cut, in order, into the fewest `writeIssues` transactions DynamoDB's limits allow. */
+export function updateChunks<T extends PlainWrite>(orgId: number, projectId: number, writes: readonly T[]): T[][] {
+  return chunked(
+    writes,
+    (w) => w.set,
+    (chunk) => issueWriteItems(updatesSpec(orgId, projectId, chunk)).length,
+  );
 }
 
 /**

@@ -1,52 +1,8 @@
 /**
- * The whole single-table layout, on one screen. Every key of organisation data starts with the
- * organisation id, so data of another organisation cannot be addressed by construction.
- *
- * | PK               | SK                  | LSK (LSI1, list order)   | item                                   |
- * |------------------|---------------------|--------------------------|----------------------------------------|
- * | ORG#o            | ORG                 |                          | organisation (+ projects/accounts count)|
- * | ORG#o            | SEQ                 |                          | per-org id sequences (atomic ADD)      |
- * | ORG#o            | ACCOUNT#a           | ACCOUNT#a                | account                                |
- * | ORG#o            | EMAIL#e             |                          | e-mail uniqueness guard                |
- * | ORG#o            | PROJECT#p           | PROJECT#p                | project (+ counters, issue sequence)   |
- * | ORG#o            | PREFIX#X            |                          | project prefix uniqueness guard        |
- * | ORG#o            | ISSUEKEY#X-n        |                          | issue number -> project and issue id   |
- * | ORG#o            | ISSUEKEY#X-n#SUB#i  |                          | child i of issue X-n (sub-issues list) |
- * | ORG#o#A#a        | ISSUE#p#i           | MI#updated_at#p#i        | issue i of project p assigned to a     |
- * | ORG#o#SEARCH     | ISSUE#p#i           | U#updated_at#i#p         | issue i's search record (docs/search.md)|
- * | ORG#o#P#p        | SPRINT#s            | SPRINT#s                 | sprint (+ issue counters)              |
- * | ORG#o#P#p        | VELOCITY#t#s        |                          | completed sprint's summary (velocity)  |
- * | ORG#o#P#p        | LABEL#l             | LABEL#l                  | label of the project's catalogue       |
- * | ORG#o#P#p        | LABELNAME#n         |                          | label name uniqueness guard (case-folded)|
- * | ORG#o#P#p        | STATE#s             | STATE#s                  | workflow state (copied on the project) |
- * | ORG#o#P#p        | ISSUE#i             | S#s#pos#i or B#pos#i     | issue, in a sprint or the backlog      |
- * | ORG#o#P#p        | ISSUE#i#C#c         | C#i#c                    | comment                                |
- * | ORG#o            | COMMENT#c           |                          | where comment c lives (GET by id)      |
- * | ORG#o#P#p        | ISSUE#i#A#seq       | IA#i#seq                 | issue activity (change feed)           |
- * | ORG#o#P#p        | SPRINT#s#A#seq      | SA#s#seq                 | sprint activity (change feed)          |
- * | ORG#o            | WEBHOOK#w           | WEBHOOK#w                | webhook endpoint (+ signing secret)    |
- * | ORG#o#W#w        | DELIVERY#d          | D#time#d                 | webhook delivery (TTL expires_at)      |
- * | ORG#o#INFLIGHT   | LANE#l              |                          | delivery attempts in flight (the caps) |
- * | TOKEN#sha256     | TOKEN               |                          | API token -> principal, rate bucket    |
- * | TOKEN#sha256     | TOKEN               |                          | OAuth access token: the same + scope (TTL)|
- * | OAUTHCLIENT#c    | CLIENT              |                          | registered OAuth client (TTL until used)|
- * | OAUTHREG#address | HOUR#h              |                          | client registrations from an address (TTL)|
- * | OAUTHCODE#sha256 | CODE                |                          | authorization code, used once (TTL)    |
- * | OAUTHGRANT#g     | GRANT               |                          | an approval: its live token pair (TTL) |
- * | OAUTHREFRESH#sha | REFRESH             |                          | refresh token, rotated on use (TTL)    |
- * | IDEMPOTENCY#k    | IDEMPOTENCY         |                          | Idempotency-Key record (TTL expires_at)|
- * | IDEMPOTENCY#k    | PART#n              |                          | part n of a large stored response (TTL)|
- * | ORG#o#P#p        | IMPORTED#src#key    |                          | issue imported from source key (lib/db/imports.ts)|
- * | ORG#o#P#p        | IMPORTCOMMENT#src#k |                          | comment imported from source key k        |
- * | ORG#o#P#p        | IMPORTNUMBERS#src   |                          | issue numbers reserved for src's keys     |
- * | ORG#o            | IMPORTJOB#j         |                          | import job: status, progress, report   |
- * | ORG#o            | IMPORTJOB#j#REPORT#n|                          | part n of its report's key and id maps  |
- * | ORG#o#IMPORT#j   | PART#n              |                          | part n of an import job's file (TTL)   |
- * | GLOBAL           | SEQ                 |                          | organisation id sequence               |
- * | CASCADE          | kind#o#p#id         |                          | a cascade to continue (lib/db/cascade.ts) |
- * | MIGRATION        | MIGRATION#name      |                          | a data migration's record (lib/db/migrations.ts) |
- * | MIGRATION        | LEASE               |                          | who runs the migrations now, until when |
- * | <PK of x>#DEL    | <SK of x>           |                          | who deleted x (TTL; lib/db/deletions.ts)|
+ * The key of every kind of item the one table holds. Every key of organisation data starts with the
+ * organisation id, so data of another organisation cannot be addressed by construction. What each
+ * kind is and where it lives, row by row: lib/db/layout.ts (the layout table of docs/data-model.md;
+ * test/unit/key-layout.test.ts fails on a key built here that it does not declare).
  *
  * A project's sprints, issues and comments share the project's partition, so deleting a project
  * is a Query over one item collection (never a Scan), and every list is a consistent LSI1 query.

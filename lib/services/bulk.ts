@@ -13,10 +13,19 @@ import {
   UnavailableError,
   ValidationError,
 } from '../vocabulary/errors.ts';
-import { appendedPosition } from '../model/positions.ts';
-import { assigneeMessage, createIssue, getIssue, targetSprintMessage, updateIssue } from './issues.ts';
+import {
+  assigneeMessage,
+  createIssue,
+  getIssue,
+  isPlainUpdate,
+  newIssue,
+  targetSprintMessage,
+  updateIssue,
+  updateIssuesTogether,
+  stateOfNewIssue,
+} from './issues.ts';
 import { workflowOf } from '../db/states.ts';
-import { stateOnCreate, stateOnUpdate, statusAnswer, type StateWrite } from '../model/workflow.ts';
+import { stateOnUpdate, statusAnswer } from '../model/workflow.ts';
 import type { Principal } from '../model/principal.ts';
 import { decideParent } from './sub-issues.ts';
 import { answeredVersion } from '../model/versions.ts';
@@ -67,6 +76,14 @@ export async function bulkWrite(caller: Principal, ops: BulkItem[], options: Bul
       i += together.length;
       continue;
     }
+    // So is a run of updates of different issues of one list that leave them where they are.
+    const updates = options.dryRun ? [] : plainUpdatesFrom(ops, i);
+    if (updates.length > 1) {
+      const written = await updateIssuesTogether(caller, updates[0]!.at, updates);
+      outcomes.push(...written.map((o): BulkOutcome => (o.ok ? { ok: true, status: 200, issue: o.issue } : o)));
+      i += updates.length;
+      continue;
+    }
     try {
       const op = typeof item === 'function' ? await item() : item;
       outcomes.push(op.kind === 'invalid' ? { ok: false, error: op.error } : await run(op));
@@ -97,10 +114,27 @@ function plainCreatesFrom(ops: BulkItem[], start: number): CreateOp[] {
   return run;
 }
 
-/** Bytes of issues per transaction: DynamoDB takes 4 MB, keys and the other items need the rest. */
-const TRANSACTION_BYTES = 3_000_000;
-/** Items per transaction (DynamoDB's limit). */
-const TRANSACTION_ITEMS = 100;
+type UpdateOp = Extract<BulkOp, { kind: 'update' }>;
+
+/** An update the batch path takes: no version expected, no place, no move, no new parent. */
+const isPlainUpdateOp = (item: BulkItem | undefined): item is UpdateOp =>
+  typeof item === 'object' && item.kind === 'update' && item.version === undefined && isPlainUpdate(item.changes, item.at);
+
+/** The plain updates from `start` on of issues of the list of the first, each issue once (none when it is not one). */
+function plainUpdatesFrom(ops: BulkItem[], start: number): UpdateOp[] {
+  const first = ops[start];
+  if (!isPlainUpdateOp(first)) return [];
+  const run: UpdateOp[] = [];
+  const ids = new Set<number>();
+  for (let i = start; i < ops.length; i++) {
+    const op = ops[i];
+    if (!isPlainUpdateOp(op) || op.at.projectId !== first.at.projectId || op.at.sprintId !== first.at.sprintId) break;
+    if (ids.has(op.issueId)) break;
+    ids.add(op.issueId);
+    run.push(op);
+  }
+  return run;
+}
 
 /**
  * Plain creates into one list, as the single creates would answer them one after the other, in
@@ -118,18 +152,19 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
   const outcomes: BulkOutcome[] = ops.map(() => ({ ok: false, error: new NotFoundError('Project') }));
   if (!context.project) return outcomes;
   const project = context.project;
-  const valid: { index: number; op: CreateOp; labelIds: number[]; state: StateWrite }[] = [];
+  const valid: { index: number; op: CreateOp; labelIds: number[] }[] = [];
   const workflow = workflowOf(project);
   const now = new Date().toISOString();
   ops.forEach((op, index) => {
     try {
       const labelIds = op.fields.labels === undefined ? [] : resolveLabels(project, op.fields.labels);
-      const state = stateOnCreate(workflow, op.fields, sprintId === null ? 'backlog' : 'todo', now);
+      // Its state named, and held to what that state requires (newIssue decides the same again).
+      stateOfNewIssue(workflow, op.fields, sprintId, now);
       if (sprintId !== null && !context.sprint) throw new NotFoundError('Sprint');
       if (context.sprint?.status === 'completing') throw new SprintBusyError();
       const assignee = op.fields.assignee_id;
       if (typeof assignee === 'number' && !context.accounts.has(assignee)) throw new ValidationError([assigneeMessage]);
-      valid.push({ index, op, labelIds, state });
+      valid.push({ index, op, labelIds });
     } catch (error) {
       outcomes[index] = { ok: false, error };
     }
@@ -143,53 +178,25 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
     return outcomes;
   }
   const catalogue = catalogueOf(reserved.project);
-  const created = valid.map(({ index, op, labelIds, state }, k) => {
+  const created = valid.map(({ index, op, labelIds }, k) => {
     const slot = reserved.slots[k]!;
-    const issue: Issue = {
-      id: slot.id,
-      project_id: projectId,
-      sprint_id: sprintId,
-      issue_number: `${reserved.prefix}-${slot.number}`,
-      source_key: null,
-      title: op.fields.title,
-      description: op.fields.description ?? null,
-      ...statusAnswer(workflow, state.state_id, state.status),
-      story_points: op.fields.story_points ?? null,
-      position: appendedPosition(slot.positionSeq),
-      assignee_id: op.fields.assignee_id ?? null,
-      priority: op.fields.priority ?? unclassified.priority,
-      type: op.fields.type ?? unclassified.type,
-      due_date: op.fields.due_date ?? null,
-      parent_id: null,
-      sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
-      labels: issueLabels(labelIds, catalogue),
-      started_at: state.started_at,
-      completed_at: state.completed_at,
-      created_at: now,
-      updated_at: now,
-      blocked: false,
-    };
+    const issue = newIssue(
+      slot,
+      reserved.prefix,
+      { projectId, sprintId },
+      op.fields,
+      labelIds,
+      catalogue,
+      null,
+      undefined,
+      now,
+      workflow,
+    );
     return { index, issue, labelIds };
   });
 
   // In order, so that positions (allocated in order) and places agree; each chunk within the limits.
-  const chunks: (typeof created)[] = [];
-  let bytes = 0;
-  for (const c of created) {
-    const size = Buffer.byteLength(JSON.stringify(c.issue));
-    const last = chunks.at(-1);
-    const fits =
-      last &&
-      bytes + size <= TRANSACTION_BYTES &&
-      store.insertIssuesItems(orgId, projectId, { sprintId, issues: [...last, c] }) <= TRANSACTION_ITEMS;
-    if (fits) {
-      last.push(c);
-      bytes += size;
-    } else {
-      chunks.push([c]);
-      bytes = size;
-    }
-  }
+  const chunks = store.insertChunks(orgId, projectId, { sprintId, authorId: caller.accountId }, created);
   let listed = sprintId === null ? reserved.backlogCount : Number(context.sprint?.issues_count ?? 0);
   const answer = ({ index, issue }: (typeof created)[number]) => {
     listed += 1;

@@ -2,12 +2,12 @@ import * as store from '../db/issues.ts';
 import type { IssueItem, IssueMatch } from '../db/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
 import { unclassified, type IssueState } from '../model/derivations.ts';
-import { issueItem, issueStateOf } from '../db/issue-item.ts';
+import { issueStateOf } from '../db/issue-item.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/transactions.ts';
 import type { ParentGuard } from '../db/issue-write.ts';
-import { decideParent, type ParentDecision } from './sub-issues.ts';
+import { childrenRoom, decideParent, type ParentDecision } from './sub-issues.ts';
 import type { Issue, IssueCreate, IssueListFilters, IssueLocation, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
 import {
@@ -25,7 +25,15 @@ import type { Principal } from '../model/principal.ts';
 import { versionOf, withVersion } from '../db/versions.ts';
 import { catalogueOf, carriesAll, issueLabels, labelFilterIds, resolveLabels } from '../db/labels.ts';
 import { workflowOf } from '../db/states.ts';
-import { liveState, stateOfIssue, stateOnCreate, stateOnUpdate, statusAnswer, transitionProblems } from '../model/workflow.ts';
+import {
+  liveState,
+  stateOnCreate,
+  stateOnUpdate,
+  statusAnswer,
+  transitionProblems,
+  type StateWrite,
+  type Workflow,
+} from '../model/workflow.ts';
 import { readIssueItem, writtenIssue } from '../db/issue-refs.ts';
 
 /** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
@@ -179,6 +187,73 @@ export interface ImportedIssue {
 }
 
 /**
+ * A new issue as its create writes it: the id, number and appended position of its slot, in its
+ * list, with what was given (labels as resolved), its parent, and what an import keeps of its
+ * source (times, key). Default status: `todo` in a sprint, `backlog` in the backlog.
+ */
+/**
+ * The state a create puts its issue in (the one it names, else the first of its list's default
+ * category), held to what that state requires (docs/workflows.md: transition rules); 422 otherwise.
+ */
+export function stateOfNewIssue(workflow: Workflow, input: IssueCreate, sprintId: number | null, now: string): StateWrite {
+  const state = stateOnCreate(workflow, input, sprintId === null ? 'backlog' : 'todo', now);
+  const to = liveState(workflow, state.state_id);
+  const problems = to
+    ? transitionProblems(workflow, undefined, to, {
+        blocked: false,
+        assignee_id: input.assignee_id ?? null,
+        story_points: input.story_points ?? null,
+        due_date: input.due_date ?? null,
+        description: input.description ?? null,
+      })
+    : [];
+  // Less its last line (the states an issue may move to: a create moves from none).
+  if (problems.length > 0) throw new ValidationError(problems.slice(0, -1));
+  return state;
+}
+
+export function newIssue(
+  slot: { id: number; number: number; positionSeq: number },
+  prefix: string,
+  at: IssueLocation,
+  input: IssueCreate,
+  labelIds: number[],
+  catalogue: ReturnType<typeof catalogueOf>,
+  parentId: number | null,
+  imported?: Omit<ImportedIssue, 'items'>,
+  now = imported?.updated_at ?? new Date().toISOString(),
+  /** The project's workflow (lib/db/states.ts): the state a create names, and its rules. */
+  workflow: Workflow = workflowOf(undefined),
+): Issue {
+  const state = stateOfNewIssue(workflow, input, at.sprintId, now);
+  const times = state;
+  return {
+    id: slot.id,
+    project_id: at.projectId,
+    sprint_id: at.sprintId,
+    issue_number: `${prefix}-${slot.number}`,
+    source_key: imported?.source_key ?? null,
+    title: input.title,
+    description: input.description ?? null,
+    ...statusAnswer(workflow, state.state_id, state.status),
+    story_points: input.story_points ?? null,
+    position: appendedPosition(slot.positionSeq),
+    assignee_id: input.assignee_id ?? null,
+    priority: input.priority ?? unclassified.priority,
+    type: input.type ?? unclassified.type,
+    due_date: input.due_date ?? null,
+    parent_id: parentId,
+    sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
+    labels: issueLabels(labelIds, catalogue),
+    started_at: imported?.started_at === undefined ? times.started_at : imported.started_at,
+    completed_at: imported?.completed_at === undefined ? times.completed_at : imported.completed_at,
+    created_at: imported?.created_at ?? now,
+    updated_at: now,
+    blocked: false,
+  };
+}
+
+/**
  * Creates an issue at the end of a sprint or of the backlog. Default status: `todo` in a sprint,
  * `backlog` in the backlog. Its number is `<prefix>-<n>`, n from the project's sequence (atomic,
  * never handed out twice). A create refused after taking its number gives it back while it is
@@ -214,53 +289,25 @@ export async function createIssue(
       await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
       throw err;
     }
-    const now = imported?.updated_at ?? new Date().toISOString();
-    const workflow = workflowOf(slot.project);
-    let state: ReturnType<typeof stateOnCreate>;
+    let issue: Issue;
     try {
-      state = stateOnCreate(workflow, input, at.sprintId === null ? 'backlog' : 'todo', now);
-      // Entering its first state: the rules of what that state requires (docs/workflows.md).
-      const to = liveState(workflow, state.state_id);
-      const problems = to
-        ? transitionProblems(workflow, undefined, to, {
-            blocked: false,
-            assignee_id: input.assignee_id ?? null,
-            story_points: input.story_points ?? null,
-            due_date: input.due_date ?? null,
-            description: input.description ?? null,
-          })
-        : [];
-      if (problems.length > 0) throw new ValidationError(problems.slice(0, -1));
+      issue = newIssue(
+        slot,
+        slot.prefix,
+        at,
+        input,
+        labelIds,
+        catalogueOf(slot.project),
+        parent.set.parent_id,
+        imported,
+        undefined,
+        workflowOf(slot.project),
+      );
     } catch (err) {
+      // A state the project has not, or one whose rules refuse the issue: nothing kept.
       await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
       throw err;
     }
-    const times = state;
-    const position = appendedPosition(slot.positionSeq);
-    const issue: Issue = {
-      id: slot.id,
-      project_id: at.projectId,
-      sprint_id: at.sprintId,
-      issue_number: `${slot.prefix}-${slot.number}`,
-      source_key: imported?.source_key ?? null,
-      title: input.title,
-      description: input.description ?? null,
-      ...statusAnswer(workflow, state.state_id, state.status),
-      story_points: input.story_points ?? null,
-      position,
-      assignee_id: input.assignee_id ?? null,
-      priority: input.priority ?? unclassified.priority,
-      type: input.type ?? unclassified.type,
-      due_date: input.due_date ?? null,
-      parent_id: parent.set.parent_id,
-      sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
-      labels: issueLabels(labelIds, catalogueOf(slot.project)),
-      started_at: imported?.started_at === undefined ? times.started_at : imported.started_at,
-      completed_at: imported?.completed_at === undefined ? times.completed_at : imported.completed_at,
-      created_at: imported?.created_at ?? now,
-      updated_at: now,
-      blocked: false,
-    };
     try {
       await store.insertIssue(
         caller.orgId,
@@ -297,6 +344,296 @@ export async function createIssue(
   }
 }
 
+/** One create of `createIssuesTogether`: what `createIssue` takes. */
+export interface CreateTogether {
+  /** Its list: a sprint of the project, or the backlog (null). */
+  sprintId: number | null;
+  input: IssueCreate;
+  imported?: ImportedIssue | undefined;
+}
+
+/** What became of one create of `createIssuesTogether`. */
+export type CreatedTogether =
+  | { ok: true; id: number; number: string; sprintId: number | null; updatedAt: string; parentGiven: boolean }
+  | { ok: false; error: unknown };
+
+/**
+ * Creates issues at the end of their lists (sprints of one project, or its backlog), in order, as
+ * `createIssue` would one after the other, in fewer calls (imports): their ids, numbers (or the
+ * numbers an import keeps) and positions taken at once in the order given, each parent read once
+ * (side by side) and decided once for all its new children, and each list's issues written by as
+ * few transactions as DynamoDB's limits allow (lib/db/issues.ts: `insertChunks`), with what each
+ * brings (`imported.items`).
+ * A parent that refuses (gone, full, too deep) leaves its children without one (`parentGiven`
+ * false: the caller links them later and reports the refusal then). A transaction refused is sent
+ * again issue by issue, each refused on its own reason (a parent changed meanwhile: without it).
+ * Any other failure stops the writes: those written are answered as such, the others with it.
+ */
+export async function createIssuesTogether(
+  caller: Principal,
+  projectId: number,
+  creates: readonly CreateTogether[],
+): Promise<CreatedTogether[]> {
+  const { orgId } = caller;
+  const parentIds = [...new Set(creates.map((c) => c.input.parent_id).filter((p): p is number => typeof p === 'number'))];
+  let reserved: Awaited<ReturnType<typeof store.allocateIssueSlots>>;
+  let parentItems: (IssueItem | undefined)[];
+  try {
+    [reserved, parentItems] = await Promise.all([
+      store.allocateIssueSlots(
+        orgId,
+        projectId,
+        creates.length,
+        creates.map((c) => c.imported?.number),
+      ),
+      Promise.all(parentIds.map((id) => readIssueItem(orgId, projectId, id))),
+    ]);
+  } catch (err) {
+    throw refusal(err);
+  }
+  // Each parent decided once; a refusal leaves its children without it.
+  const given = new Map<number, { decision: ParentDecision; room: number }>();
+  await Promise.all(
+    parentIds.map(async (id, i) => {
+      const item = parentItems[i];
+      try {
+        const decision = await decideParent(orgId, projectId, undefined, id, item);
+        if (item) given.set(id, { decision, room: childrenRoom(item) });
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+      }
+    }),
+  );
+  const catalogue = catalogueOf(reserved.project);
+  const outcomes: CreatedTogether[] = [];
+  const entries: (store.NewIssue & { index: number })[] = [];
+  creates.forEach((c, index) => {
+    try {
+      const labelIds = c.input.labels === undefined ? [] : resolveLabels(reserved.project, c.input.labels);
+      const wanted = c.input.parent_id ?? null;
+      const parent = wanted === null ? undefined : given.get(wanted);
+      const { guard } = parent?.decision ?? {};
+      const number = parent?.decision.set.parent_number;
+      const withParent = parent && guard && number && parent.room > 0 ? { number, guard } : undefined;
+      if (parent && withParent) parent.room -= 1;
+      const issue = newIssue(
+        reserved.slots[index]!,
+        reserved.prefix,
+        { projectId, sprintId: c.sprintId },
+        c.input,
+        labelIds,
+        catalogue,
+        withParent ? wanted : null,
+        c.imported,
+      );
+      entries.push({
+        index,
+        issue,
+        labelIds,
+        authorId: c.imported?.author_id ?? caller.accountId,
+        parent: withParent,
+        tail: c.imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
+        activityCount: c.imported?.activityCount,
+        commentsCount: c.imported?.commentsCount,
+      });
+    } catch (error) {
+      outcomes[index] = { ok: false, error };
+    }
+  });
+  type Entry = (typeof entries)[number];
+  const batchOf = (e: Entry) => ({ sprintId: e.issue.sprint_id, history: creates[e.index]!.imported?.history });
+  const done = (e: Entry) => {
+    outcomes[e.index] = {
+      ok: true,
+      id: e.issue.id,
+      number: e.issue.issue_number,
+      sprintId: e.issue.sprint_id,
+      updatedAt: e.issue.updated_at,
+      parentGiven: e.parent !== undefined,
+    };
+  };
+  const alone = async (e: Entry): Promise<void> => {
+    try {
+      await store.insertIssues(orgId, projectId, { ...batchOf(e), issues: [e] });
+      done(e);
+    } catch (err) {
+      if (!(e.parent && isRefused(err, STALE))) {
+        outcomes[e.index] = { ok: false, error: refusal(err) };
+        return;
+      }
+      // Its parent changed since it was read: created without it (linked later, as a refused parent is).
+      await alone({ ...e, parent: undefined, issue: { ...e.issue, parent_id: null } });
+    }
+  };
+  // Each list's issues in order (lists in the order first met), each list in as few transactions as fit.
+  const lists = new Map<string, Entry[]>();
+  for (const e of entries) {
+    const id = `${e.issue.sprint_id ?? 'backlog'}/${String(batchOf(e).history ?? true)}`;
+    lists.set(id, [...(lists.get(id) ?? []), e]);
+  }
+  // A failure that is not a refusal (DynamoDB unavailable) stops the writes: what was written is
+  // answered as written, the rest with that failure.
+  let failure: { error: unknown } | undefined;
+  for (const list of lists.values()) {
+    const batch = batchOf(list[0]!);
+    for (const chunk of store.insertChunks(orgId, projectId, batch, list)) {
+      if (failure) {
+        for (const e of chunk) outcomes[e.index] = { ok: false, error: failure.error };
+        continue;
+      }
+      try {
+        await store.insertIssues(orgId, projectId, { ...batch, issues: chunk });
+        chunk.forEach(done);
+      } catch (err) {
+        if (!(err instanceof Refused)) {
+          failure = { error: err };
+          for (const e of chunk) outcomes[e.index] = { ok: false, error: err };
+          continue;
+        }
+        for (const e of chunk) await alone(e);
+      }
+    }
+  }
+  return outcomes;
+}
+
+/**
+ * What an update sets of an issue's own fields (`set`, stored names; `updated_at` and what the
+ * caller decided already in it): the plain fields, the status with its times, the labels (stored
+ * as ids, none: null). The issue as it will read (its labels through the catalogue).
+ */
+function fieldChanges(current: Issue, changes: IssueUpdate, project: ProjectItem, set: Record<string, unknown>): Issue {
+  const now = String(set.updated_at);
+  for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {
+    if (changes[field] !== undefined) set[field] = changes[field];
+  }
+  // Its state (docs/workflows.md): stored as the state and its category, held to the project's rules
+  // on the issue as this write leaves it.
+  const workflow = workflowOf(project);
+  const state = stateOnUpdate(workflow, { ...current, status: current.status_category }, changes, now);
+  if (state) {
+    const to = liveState(workflow, state.state_id);
+    const after = <K extends 'assignee_id' | 'story_points' | 'due_date' | 'description'>(field: K) =>
+      changes[field] !== undefined ? changes[field] : current[field];
+    const problems = to
+      ? transitionProblems(workflow, liveState(workflow, current.state_id), to, {
+          blocked: current.blocked,
+          assignee_id: after('assignee_id') ?? null,
+          story_points: after('story_points') ?? null,
+          due_date: after('due_date') ?? null,
+          description: after('description') ?? null,
+        })
+      : [];
+    if (problems.length > 0) throw new ValidationError(problems);
+    Object.assign(set, state);
+  }
+  const { parent_number: _parentNumber, status: _category, ...shown } = set;
+  const next: Issue = {
+    ...current,
+    ...(shown as Partial<Issue>),
+    ...(state ? statusAnswer(workflow, state.state_id, state.status, current.blocked) : {}),
+  };
+  if (changes.labels !== undefined) {
+    const labelIds = resolveLabels(project, changes.labels);
+    set.label_ids = labelIds.length > 0 ? new Set(labelIds) : null;
+    next.labels = issueLabels(labelIds, catalogueOf(project));
+  }
+  return next;
+}
+
+/** An update `updateIssuesTogether` takes: one that leaves the issue where it is, with no new parent. */
+export const isPlainUpdate = (changes: IssueUpdate, at: IssueLocation): boolean =>
+  changes.position === undefined &&
+  changes.parent_id === undefined &&
+  (changes.sprint_id === undefined || changes.sprint_id === at.sprintId);
+
+/**
+ * Plain updates (`isPlainUpdate`) of different issues of one list, each as `updateIssue` answers it,
+ * in a bounded number of serial round trips whatever their count: the list and the issues in one
+ * read (a BatchGetItem per 100 issues, side by side), every decision made on it, then the writes in
+ * as few transactions as DynamoDB's limits allow (lib/db/issues.ts: `updateChunks`), the issues'
+ * places read side by side meanwhile. A transaction refused (an issue changed since it was read, an
+ * assignee not of the organisation) has its updates made again one by one by `updateIssue`, each
+ * answered on its own.
+ */
+export async function updateIssuesTogether(
+  caller: Principal,
+  at: IssueLocation,
+  updates: readonly { issueId: number; changes: IssueUpdate }[],
+): Promise<({ ok: true; issue: Issue } | { ok: false; error: unknown })[]> {
+  const { orgId } = caller;
+  const { projectId } = at;
+  const ids = updates.map((u) => u.issueId);
+  if (new Set(ids).size !== ids.length) throw new Error('updateIssuesTogether: an issue may be updated once per call');
+  const family = await store.getIssueFamily(orgId, projectId, at.sprintId === null ? [] : [at.sprintId], undefined, ids);
+  const sprint = at.sprintId === null ? undefined : family.sprints.get(at.sprintId);
+  const listError = !family.project
+    ? new NotFoundError('Project')
+    : at.sprintId !== null && !sprint
+      ? new NotFoundError('Sprint')
+      : sprint?.status === 'completing'
+        ? new SprintBusyError()
+        : undefined;
+  if (listError || !family.project) return updates.map(() => ({ ok: false, error: listError }));
+  const project = family.project;
+  const index = rankIndexOf(at.sprintId === null ? project : sprint);
+  const catalogue = catalogueOf(project);
+  const now = new Date().toISOString();
+  const outcomes: ({ ok: true; issue: Issue } | { ok: false; error: unknown })[] = [];
+  const writes: (store.PlainWrite & { index: number; item: IssueItem; next: Issue })[] = [];
+  updates.forEach(({ issueId, changes }, i) => {
+    try {
+      const item = family.others.get(issueId);
+      if (!item || (item.sprint_id ?? null) !== at.sprintId) throw new NotFoundError('Issue');
+      const set: Record<string, unknown> = { updated_at: now };
+      const next = fieldChanges(store.toIssue(item, item.position, catalogue, workflowOf(project)), changes, project, set);
+      writes.push({
+        index: i,
+        item,
+        next,
+        id: issueId,
+        rev: item.rev,
+        set,
+        before: issueStateOf(orgId, item as never),
+        after: issueStateOf(orgId, { ...item, ...store.storedIssueFields(set) }),
+        assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
+      });
+    } catch (error) {
+      outcomes[i] = { ok: false, error };
+    }
+  });
+  const places = Promise.all(writes.map((w) => placeIn(orgId, projectId, index, w.item)));
+  places.catch(() => undefined);
+  const redo: number[] = [];
+  for (const chunk of store.updateChunks(orgId, projectId, writes)) {
+    try {
+      await store.writeIssues(orgId, projectId, chunk);
+      for (const w of chunk) outcomes[w.index] = { ok: true, issue: w.next };
+    } catch (err) {
+      // Refused: one by one below. Anything else (DynamoDB unavailable) is these items' answer.
+      if (err instanceof Refused) redo.push(...chunk.map((w) => w.index));
+      else for (const w of chunk) outcomes[w.index] = { ok: false, error: err };
+    }
+  }
+  const placed = await places;
+  writes.forEach((w, k) => {
+    const done = outcomes[w.index];
+    if (!done?.ok) return;
+    const stored = writtenIssue(orgId, projectId, w.id, versionOf(w.item) + 1);
+    done.issue = withVersion({ ...w.next, position: placed[k]! }, stored);
+  });
+  // One by one, each as its single route writes it (read again, decided again).
+  for (const i of redo) {
+    const { issueId, changes } = updates[i]!;
+    try {
+      outcomes[i] = { ok: true, issue: await updateIssue(caller, at, issueId, changes) };
+    } catch (error) {
+      outcomes[i] = { ok: false, error };
+    }
+  }
+  return outcomes;
+}
+
 /**
  * Partial update (PUT and PATCH alike). `sprint_id` moves the issue to another sprint of the
  * project (or to the backlog with null), at the end unless `position` says where; `position: k`
@@ -329,26 +666,6 @@ export async function updateIssue(
     const now = options.at ?? new Date().toISOString();
 
     const set: Record<string, unknown> = { updated_at: now };
-    for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {
-      if (changes[field] !== undefined) set[field] = changes[field];
-    }
-    const state = stateOnUpdate(workflow, issue, changes, now);
-    if (state) {
-      // The project's transition rules (docs/workflows.md), on the issue as this write leaves it.
-      const to = liveState(workflow, state.state_id);
-      const stored = issueItem.decode(issue);
-      if (to) {
-        const problems = transitionProblems(workflow, stateOfIssue(workflow, stored.stateId, stored.status), to, {
-          blocked: stored.openBlockers > 0,
-          assignee_id: changes.assignee_id !== undefined ? changes.assignee_id : stored.assigneeId,
-          story_points: changes.story_points !== undefined ? changes.story_points : stored.storyPoints,
-          due_date: changes.due_date !== undefined ? changes.due_date : stored.dueDate,
-          description: changes.description !== undefined ? changes.description : stored.description,
-        });
-        if (problems.length > 0) throw new ValidationError(problems);
-      }
-      Object.assign(set, state);
-    }
     if (moving) set.sprint_id = target;
     let parentGuard: ParentGuard | undefined;
     if (changes.parent_id !== undefined && changes.parent_id !== (issue.parent_id ?? null)) {
@@ -356,18 +673,7 @@ export async function updateIssue(
       Object.assign(set, decided.set);
       parentGuard = decided.guard;
     }
-    const { parent_number: _parentNumber, status: _category, ...shown } = set;
-    const next: Issue = {
-      ...current,
-      ...(shown as Partial<Issue>),
-      ...(state ? statusAnswer(workflow, state.state_id, state.status) : {}),
-    };
-    if (changes.labels !== undefined) {
-      // Stored as ids (none: null); shown through the catalogue.
-      const labelIds = resolveLabels(project, changes.labels);
-      set.label_ids = labelIds.length > 0 ? new Set(labelIds) : null;
-      next.labels = issueLabels(labelIds, catalogue);
-    }
+    const next = fieldChanges(current, changes, project, set);
 
     const listCount = target === null ? Number(project.backlog_count ?? 0) : Number(targetSprint?.issues_count ?? 0);
     const targetIndex = moving ? rankIndexOf(target === null ? project : targetSprint) : index;

@@ -35,6 +35,9 @@ export const parentMessages = {
 
 const childCount = (item: IssueItem) => Number((item as unknown as Record<string, unknown>)[SUMMARY.total] ?? 0);
 
+/** How many more sub-issues an issue may be given (lib/vocabulary: the limit). */
+export const childrenRoom = (item: IssueItem): number => Math.max(0, subIssueLimits.children - childCount(item));
+
 /** What a write stores of a parent decided on: the parent's id and number (the children index lives under it). */
 export interface ParentDecision {
   set: { parent_id: number | null; parent_number: string | null };

@@ -1,4 +1,4 @@
-import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { App, NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -77,20 +77,30 @@ describe('every Lambda bundle', () => {
 
 describe('the CDK stack', () => {
   // The MCP function's bundle has module replacements of its own (infra/bundling.ts: functionAlias).
-  it.each([authorizerEntry, 'functions/mcp.ts'])(
-    'bundles %s with the local esbuild, no Docker, byte for byte what the bench measures',
-    async (entry) => {
+  // A route function sits in a nested stack (infra/constructs/route-functions.ts), the authorizer
+  // in the parent: `cdk synth` bundles both, and the nested template names the bundle's asset.
+  it.each([
+    [authorizerEntry, 'parent'],
+    ['functions/mcp.ts', 'nested'],
+  ] as const)(
+    'bundles %s (in the %s stack) with the local esbuild, no Docker, byte for byte what the bench measures',
+    async (entry, where) => {
       const app = new App({ builtinCloudFormationValidation: false });
       const stack = new Stack(app, 'Bundling');
-      const fn = new ServiceFunction(stack, 'Fn', {
+      const scope = where === 'nested' ? new NestedStack(stack, 'AccountRoutes') : stack;
+      const fn = new ServiceFunction(scope, 'Fn', {
         entry,
         logs: { retention: RetentionDays.ONE_DAY, removalPolicy: RemovalPolicy.DESTROY },
       });
       const assembly = app.synth();
-      const template = assembly.getStackArtifact(stack.artifactId).template as {
+      const template = (
+        scope instanceof NestedStack
+          ? JSON.parse(readFileSync(join(assembly.directory, scope.templateFile), 'utf8'))
+          : assembly.getStackArtifact(stack.artifactId).template
+      ) as {
         Resources: Record<string, { Properties: { Code: { S3Key: string } } }>;
       };
-      const hash = template.Resources[stack.getLogicalId(fn.node.defaultChild as never)]!.Properties.Code.S3Key.replace(
+      const hash = template.Resources[scope.getLogicalId(fn.node.defaultChild as never)]!.Properties.Code.S3Key.replace(
         /\.zip$/,
         '',
       );

@@ -4,13 +4,17 @@ import { createAccountInOrg, createOrganisation } from '../../lib/services/accou
 import { createGateway } from '../../tools/local/gateway.ts';
 import { routes } from '../../lib/routes.ts';
 
-/** A response as the e2e tests see it. `dbCalls` counts DynamoDB calls, authorizer included. */
+/**
+ * A response as the e2e tests see it. `dbCalls` counts DynamoDB calls, authorizer included;
+ * `roundTrips` the longest chain of them sent one after another (lib/db/metrics.ts).
+ */
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
   body: T;
   text: string;
   dbCalls: number;
+  roundTrips: number;
 }
 
 export interface RequestOptions {
@@ -89,6 +93,7 @@ export function apiClient(baseUrl: string, defaultToken?: string) {
       body: parsed as T,
       text,
       dbCalls: Number(res.headers.get('x-db-calls') ?? -1),
+      roundTrips: Number(res.headers.get('x-db-round-trips') ?? -1),
     };
     for (const observe of responseObservers) await observe(method, path, response);
     return response;

@@ -8,8 +8,15 @@ import type { Route } from '../../lib/routes.ts';
  */
 export const floor = { read: 2, write: 3 } as const;
 
+/**
+ * Serial round trips per request: the longest chain of DynamoDB calls sent one after another
+ * (lib/db/metrics.ts), authorizer included. The floor is the same two and three: a read's token
+ * and its work, a write's token, the read it checks against and the write.
+ */
 export interface Budget {
   calls: number;
+  /** Serial round trips, at most, where more than the floor (the reason says why). */
+  roundTrips?: number;
   /** Why a route takes more (or less) than the floor. */
   reason?: string;
 }
@@ -23,7 +30,8 @@ const both = (path: string, budget: Budget) => ({ [`PATCH ${path}`]: budget, [`P
 const list: Budget = {
   calls: 3,
   reason:
-    "A page: the list's Query, and one BatchGetItem of its ancestors (a deleted one is 404 at once) and of the counter behind `X-Total-Count`, in parallel (one after the other for `page=N`). A Query reads one item collection from a cursor on; the ancestors live in others.",
+    "A page: the list's Query, and one BatchGetItem of its ancestors (a deleted one is 404 at once) and of the counter behind `X-Total-Count`, in parallel (one after the other for `page=N`: where page N starts is read from the counters first, 3 serial round trips). A Query reads one item collection from a cursor on; the ancestors live in others.",
+  roundTrips: 3,
 };
 const rank = 'docs/issue-lists.md';
 const newBlock =
@@ -41,12 +49,14 @@ const parentChange =
  */
 const bulk: Budget = {
   calls: 16,
+  roundTrips: 16,
   reason:
-    "The token, then the path's project and sprint (one BatchGetItem): 2. Then, item after item: a run of creates into the list without `position` or `parent_id` takes 4 for all (what they check in one BatchGetItem, their ids and their numbers side by side, then one transaction per 100 items: about 30 issues each); any other create, or an update, what its single route takes (POST …/issues 5, 6 in a sprint; with `position` +4; PATCH 5). 100 items: at most 2 + 100 × 9 calls (more only for parents deep in a tree, as on the single routes), one serial round trip each but the ids and numbers' pair; 100 plain creates: at most 10 (test/e2e/bulk.test.ts). `?dry_run=true`: reads only, at most 7 per item. `Idempotency-Key`: 2 more.",
+    "The token, then the path's project and sprint (one BatchGetItem): 2. Then, item after item (serial round trips as calls, but for the runs written together): a run of creates into the list without `position` or `parent_id` takes 4 for all (what they check in one BatchGetItem, their ids and their numbers side by side, then one transaction per 100 items: about 30 issues each); a run of updates of different issues of the list without `version`, `position`, a move or a new parent takes the issues in one read (a BatchGetItem per 100, side by side), their places side by side (a keys-only Query each) and one transaction per about 30 updates, one after another: 100 updates in at most 9 serial round trips (test/e2e/bulk.test.ts measures 4 for 10, 7 for 90); any other create, or an update, what its single route takes (POST …/issues 5, 6 in a sprint; with `position` +4; PATCH 5). 100 items: at most 2 + 100 × 9 calls (more only for parents deep in a tree, as on the single routes), one serial round trip each but the ids and numbers' pair; 100 plain creates: at most 10 (test/e2e/bulk.test.ts). `?dry_run=true`: reads only, at most 7 per item. `Idempotency-Key`: 2 more.",
 };
 
 const search: Budget = {
   calls: 4,
+  roundTrips: 3,
   reason:
     "A page: one Query of the organisation's search partition (at most 1,000 records) and one Query of its projects (prefixes, label catalogues), in parallel: 3. With `sprint:active`, the sprints its records name are read after them (one BatchGetItem): 4, 3 serial round trips. A Query reads one item collection; the projects live in another, and which sprints to read is known only from the records.",
 };
@@ -68,6 +78,7 @@ export const exceptions: Record<string, Budget> = {
   'GET /api/v1/webhooks': list,
   'GET /api/v1/me/issues': {
     calls: 4,
+    roundTrips: 4,
     reason: `The index Query, the issues with their ancestors in one BatchGetItem, then for their places one keys-only Query per list on the page (per run of 128 issues in a long one): 3 + the lists, 4 for a page from one sprint as measured here (${rank}).`,
   },
   // Search (docs/search.md): the search partition and the projects in parallel; the sprints after, for `sprint:active`
@@ -76,35 +87,48 @@ export const exceptions: Record<string, Budget> = {
   // Issues: an issue's place is a count in its list's rank index, read after the issue
   'GET /api/v1/issues/{issue_key}': {
     calls: 5,
-    reason: `The key's pointer, the project and the issue in one BatchGetItem, then its place, with its sprint if it is in one: 4 in the backlog, 5 in a sprint (${rank}).`,
+    roundTrips: 4,
+    reason: `The key's pointer, the project and the issue in one BatchGetItem, then its place, with its sprint if it is in one: 4 in the backlog, 5 in a sprint, 4 serial round trips (${rank}).`,
   },
-  [`GET ${sprint}/issues/{issue_id}`]: { calls: 3, reason: `The issue with its ancestors, then its place (${rank}).` },
-  [`GET ${project}/issues/{issue_id}`]: { calls: 3, reason: `The issue with its ancestors, then its place (${rank}).` },
+  [`GET ${sprint}/issues/{issue_id}`]: {
+    calls: 3,
+    roundTrips: 3,
+    reason: `The issue with its ancestors, then its place: its rank in its block is known only once the issue is read (${rank}).`,
+  },
+  [`GET ${project}/issues/{issue_id}`]: {
+    calls: 3,
+    roundTrips: 3,
+    reason: `The issue with its ancestors, then its place: its rank in its block is known only once the issue is read (${rank}).`,
+  },
   [`POST ${sprint}/issues`]: {
     calls: 6,
+    roundTrips: 5,
     reason: `The issue's id, number and position in one UpdateItem on the project, with the sprint read beside it for the answer's place, then the transaction: 4 (${rank}). ${newBlock}`,
   },
   [`POST ${project}/issues`]: {
     calls: 5,
+    roundTrips: 5,
     reason: `The issue's id, number and position in one UpdateItem on the project, then the transaction: 3. ${newBlock}`,
   },
   ...Object.fromEntries([sprint, project].map((list) => [`POST ${list}/issues/bulk`, bulk])),
-  ...both(`${sprint}/issues/{issue_id}`, { calls: 5, reason: `${issueWrite} ${parentChange}` }),
-  ...both(`${project}/issues/{issue_id}`, { calls: 5, reason: `${issueWrite} ${parentChange}` }),
+  ...both(`${sprint}/issues/{issue_id}`, { calls: 5, roundTrips: 4, reason: `${issueWrite} ${parentChange}` }),
+  ...both(`${project}/issues/{issue_id}`, { calls: 5, roundTrips: 4, reason: `${issueWrite} ${parentChange}` }),
   // Comments
   'GET /api/v1/comments/{id}': {
     calls: 4,
+    roundTrips: 4,
     reason:
       "The path names no project: the comment's pointer (in the organisation's partition), then the comment with its ancestors, both consistently: 3. 4 when its issue has moved to another sprint since the pointer last saw it (that sprint is read too), until an edit of the comment.",
   },
-  ...both('/api/v1/comments/{id}', { calls: 5, reason: movedComment }),
-  'DELETE /api/v1/comments/{id}': { calls: 5, reason: movedComment },
+  ...both('/api/v1/comments/{id}', { calls: 5, roundTrips: 5, reason: movedComment }),
+  'DELETE /api/v1/comments/{id}': { calls: 5, roundTrips: 5, reason: movedComment },
   // Sprints
   ...Object.fromEntries(
     ['complete', 'completion'].map((verb) => [
       `POST ${sprint}/${verb}`,
       {
         calls: 5,
+        roundTrips: 4,
         reason:
           'All or nothing at any size: the sprint is marked completing, its open issues are read and moved, then it is finished with its report (docs/sprint-outcomes.md). 5 while the open issues fit one batch.',
       },
@@ -117,21 +141,25 @@ export const exceptions: Record<string, Budget> = {
   // Relations: the path names an issue by its key, so its pointer is read first (lib/services/relations.ts)
   'GET /api/v1/issues/{issue_key}/relations': {
     calls: 3,
+    roundTrips: 3,
     reason: "The key's pointer, then the issue with its project in one BatchGetItem: the relations are stored on the issue.",
   },
   'POST /api/v1/issues/{issue_key}/relations': {
     calls: 4,
+    roundTrips: 4,
     reason:
       "Both keys' pointers in one BatchGetItem, both issues with their projects in another, then the transaction that writes both sides and the blocked issue's count of open blockers.",
   },
   'DELETE /api/v1/issues/{issue_key}/relations/{relation_id}': {
     calls: 6,
+    roundTrips: 6,
     reason:
       "The key's pointer, the issue with its project (its side names the other issue), then the transaction: 4. Removing a `blocked_by` relation whose blocker is done or cancelled: the transaction, which assumed the blocker open for the count, is refused, the blocker read and the write sent again: 6.",
   },
   // Export (docs/import-export.md): a page of an organisation-wide walk, bounded by calls as well as bytes
   'GET /api/v1/export': {
     calls: 41,
+    roundTrips: 41,
     reason:
       "A page of the whole organisation's export: one Query page after another (the organisation, its accounts, then project by project its labels, sprints, issues, comments), each read where the cursor says, until 2 MiB, `per_page` lines or 40 calls (more only while the page has no line yet, e.g. when the accounts take more than 40 pages to re-read).",
   },
@@ -164,9 +192,15 @@ const key = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.
  * The budget of one request to `route`. `kind` says what the request does where the route does
  * both (an MCP message runs a read tool or a write tool); by default the route's table access.
  */
-export function budgetOf(route: Route, kind: 'read' | 'write' = route.access): Budget {
-  if (!route.auth && !route.authServer) return { calls: 0, reason: 'Public: no token to check, no table to read.' };
-  return exceptions[key(route)] ?? { calls: floor[kind] };
+export function budgetOf(route: Route, kind: 'read' | 'write' = route.access): Required<Omit<Budget, 'reason'>> & Budget {
+  if (!route.auth && !route.authServer)
+    return { calls: 0, roundTrips: 0, reason: 'Public: no token to check, no table to read.' };
+  const exception = exceptions[key(route)];
+  return {
+    ...exception,
+    calls: exception?.calls ?? floor[kind],
+    roundTrips: exception?.roundTrips ?? Math.min(floor[kind], exception?.calls ?? floor[kind]),
+  };
 }
 
 const api = '/api/v1';
@@ -200,15 +234,20 @@ export function shortRoutes(keys: string[]): string[] {
 export function renderExceptions(): string {
   const rows = new Map<string, { routes: string[]; budget: Budget }>();
   for (const [route, b] of Object.entries(exceptions)) {
-    const row = rows.get(`${b.calls} ${b.reason}`) ?? { routes: [], budget: b };
+    const id = `${b.calls} ${b.roundTrips} ${b.reason}`;
+    const row = rows.get(id) ?? { routes: [], budget: b };
     row.routes.push(route);
-    rows.set(`${b.calls} ${b.reason}`, row);
+    rows.set(id, row);
   }
   const lines = [...rows.values()].map(({ routes, budget }) => {
     const list = shortRoutes(routes)
       .map((r) => `\`${r}\``)
       .join('<br>');
-    return `| ${list} | ${budget.calls} | ${budget.reason ?? ''} |`;
+    return `| ${list} | ${budget.calls} | ${budget.roundTrips ?? '–'} | ${budget.reason ?? ''} |`;
   });
-  return ['| Routes (under `/api/v1`) | Calls, at most | Why |', '| --- | --: | --- |', ...lines].join('\n');
+  return [
+    '| Routes (under `/api/v1`) | Calls, at most | Serial round trips, at most (where above the floor) | Why |',
+    '| --- | --: | --: | --- |',
+    ...lines,
+  ].join('\n');
 }

@@ -136,7 +136,14 @@ async function observed(res: Response): Promise<ApiResponse> {
   } catch {
     // HTML or empty
   }
-  return { status: res.status, headers: res.headers, body, text, dbCalls: Number(res.headers.get('x-db-calls') ?? -1) };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body,
+    text,
+    dbCalls: Number(res.headers.get('x-db-calls') ?? -1),
+    roundTrips: Number(res.headers.get('x-db-round-trips') ?? -1),
+  };
 }
 
 /** Registers a public client with one loopback redirect URI. */

@@ -279,7 +279,10 @@ export interface GatewayOptions {
   routes: Route[];
   /** Print one line per request (method, path, status, ms, DynamoDB calls). */
   log?: (line: string) => void;
-  /** Add `X-Db-Calls` (DynamoDB calls made for the request, authorizer included) to responses. */
+  /**
+   * Add `X-Db-Calls` (DynamoDB calls made for the request, authorizer included) and
+   * `X-Db-Round-Trips` (the longest chain of them sent one after another) to responses.
+   */
   exposeDbCalls?: boolean;
   /**
    * Web origins allowed to call (lib/http/cors.ts); default `CORS_ORIGINS`, the variable the
@@ -307,10 +310,15 @@ export function createGateway(options: GatewayOptions): http.Server {
     void withDbCallLog(() => handle(req, url, method))
       .catch((err: unknown) => {
         process.stderr.write(`gateway error: ${(err as Error).stack ?? String(err)}\n`);
-        return { result: gatewayError('DEFAULT_5XX'), log: { calls: [] as string[] } };
+        return { result: gatewayError('DEFAULT_5XX'), log: { calls: [] as string[], roundTrips: 0 } };
       })
       .then(({ result, log }) => {
-        if (options.exposeDbCalls) result.headers = { ...result.headers, 'X-Db-Calls': String(log.calls.length) };
+        if (options.exposeDbCalls)
+          result.headers = {
+            ...result.headers,
+            'X-Db-Calls': String(log.calls.length),
+            'X-Db-Round-Trips': String(log.roundTrips),
+          };
         send(res, result);
         const ms = (performance.now() - started).toFixed(1);
         options.log?.(`${method} ${url.pathname} ${result.statusCode} ${ms}ms db=${log.calls.length}`);

@@ -17,12 +17,13 @@ import { getProjectItem } from '../../db/projects.ts';
 import { advance } from '../../db/sequences.ts';
 import { type GuardedItem, isRefused } from '../../db/transactions.ts';
 import { createImportedComment } from '../comments.ts';
-import { createIssue, updateIssue } from '../issues.ts';
+import { createIssue, createIssuesTogether, updateIssue, type ImportedIssue as IssueImport } from '../issues.ts';
 import { createLabel } from '../labels.ts';
 import { addRelation } from '../relations.ts';
 import { createSprint } from '../sprints.ts';
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 import type { Principal } from '../../model/principal.ts';
+import type { IssueCreate } from '../../schemas/issues.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
 import { CsvError, CsvReader } from '../../model/formats/csv.ts';
 import {
@@ -301,6 +302,7 @@ export async function importIssues(options: ImportOptions, file: FileSource): Pr
   if (options.format === 'export') throw new ValidationError(['an export file is imported into an organisation, not a project']);
   const format = options.format;
   const session = await ImportSession.open(options, format === 'jira-csv' ? 'jira' : 'github');
+  session.batched = true;
   const read = rereadable(file);
   const checked = await checkFile(format, read(), options.keepNumbers ? { prefix: session.prefix } : undefined);
   session.noteUnknown(checked.stats);
@@ -316,6 +318,26 @@ export async function importIssues(options: ImportOptions, file: FileSource): Pr
 
 /** Comments written in the issue's own create transaction (two items each); the rest go after it. */
 export const COMMENTS_WITH_ISSUE = 25;
+
+/**
+ * Creates written together, whatever their lists: their slots taken in one call in file order (so
+ * numbers follow the file), their parents read side by side, then each list's issues in as few
+ * transactions as DynamoDB's limits allow (about fifteen issues each without comments).
+ */
+export const IMPORT_BATCH = 50;
+
+/** A record as the session will create it (its sprint, labels and people resolved). */
+interface PendingCreate {
+  row: number;
+  key: string;
+  input: IssueCreate;
+  sprintId: number | null;
+  parentKey?: string | undefined;
+  times: { created_at?: string | undefined; updated_at?: string | undefined; completed_at?: string | undefined };
+  exact?: ExactIssue | undefined;
+  authorId: number;
+  comments: { key: string; body: string; at?: string | undefined; authorId: number }[];
+}
 
 /** A record as a session takes it: a source's, with (export files) what is kept exactly. */
 export type SessionRecord =
@@ -351,6 +373,19 @@ export class ImportSession {
   private readonly labelNames: Map<string, number>;
   /** Source keys that keep their number here (`keepNumbers`, export files). */
   private kept = new Map<string, number>();
+  /**
+   * Creates are written together (`enqueue`), not one by one: set by `importIssues`.
+   * An export file's import reads each issue back as soon as it is taken, so it does not.
+   */
+  batched = false;
+  /** Creates waiting to be written, in file order (whatever their lists). */
+  private readonly queue: PendingCreate[] = [];
+  /** Source keys of the creates in `queue`. */
+  private readonly waiting = new Set<string>();
+  /** Source key -> the write of its batch, while it is under way. */
+  private readonly writing = new Map<string, Promise<void>>();
+  /** Rows when progress was last reported. */
+  private progressAt = 0;
 
   private readonly options: ImportOptions;
   readonly source: string;
@@ -508,8 +543,10 @@ export class ImportSession {
     // A run stops at its deadline only once it has created something: each run makes progress.
     // A dry run writes nothing and never stops (reading and mapping 10,000 rows takes about a second).
     const { deadline, dryRun } = this.options;
-    if (deadline !== undefined && !dryRun && this.report.created > 0 && Date.now() > deadline)
+    if (deadline !== undefined && !dryRun && this.report.created + this.waiting.size > 0 && Date.now() > deadline) {
+      await this.flush();
       throw new ImportInterrupted(this.report);
+    }
     this.report.rows += 1;
     if ('error' in r) {
       this.reject(r.row, '', [r.error]);
@@ -586,72 +623,165 @@ export class ImportSession {
       await this.progress();
       return undefined;
     }
-    // A parent met before (created by this run, or imported before) is given at once; others are
-    // linked once every record is in (`finish`).
-    const parentId = planned.parentKey ? this.knownIssue(planned.parentKey)?.id : undefined;
-    const withIssue = comments.slice(0, COMMENTS_WITH_ISSUE);
-    const firstCommentId =
-      withIssue.length > 0 ? (await advance(this.caller.orgId, { comment: withIssue.length })).comment - withIssue.length + 1 : 0;
+    const create: PendingCreate = {
+      row,
+      key,
+      input: { ...planned.input, labels, ...(assigneeId === undefined ? {} : { assignee_id: assigneeId }) },
+      sprintId: sprintId ?? null,
+      parentKey: planned.parentKey,
+      times: planned.times,
+      exact: r.exact,
+      authorId,
+      comments,
+    };
+    if (!this.batched) return this.createOne(create);
+    await this.enqueue(create);
+    return undefined;
+  }
+
+  /** What an issue's import writes with it, as `createIssue` takes it. */
+  private importedIssue(c: PendingCreate, firstCommentId: number): IssueImport {
     const now = new Date().toISOString();
-    const updatedAt = planned.times.updated_at ?? planned.times.created_at;
-    const exact = r.exact;
-    const create = (withParent: boolean) =>
-      createIssue(
-        this.caller,
-        { projectId: this.options.projectId, sprintId: sprintId ?? null },
-        {
-          ...planned.input,
-          labels,
-          ...(assigneeId === undefined ? {} : { assignee_id: assigneeId }),
-          ...(withParent && parentId ? { parent_id: parentId } : {}),
-        },
-        {
-          items: (created) => this.createdItems(key, created, withIssue, firstCommentId, now),
-          created_at: planned.times.created_at,
-          updated_at: updatedAt,
-          ...(exact
-            ? { started_at: exact.started_at, completed_at: exact.completed_at, history: false }
-            : planned.times.completed_at
-              ? { completed_at: planned.times.completed_at }
-              : {}),
-          source_key: exact ? exact.sourceKey : key,
-          number: this.kept.get(key),
-          author_id: authorId,
-          activityCount: 1,
-          commentsCount: withIssue.length,
-        },
-      );
+    const withIssue = c.comments.slice(0, COMMENTS_WITH_ISSUE);
+    const exact = c.exact;
+    return {
+      items: (created) => this.createdItems(c.key, created, withIssue, firstCommentId, now),
+      created_at: c.times.created_at,
+      updated_at: c.times.updated_at ?? c.times.created_at,
+      ...(exact
+        ? { started_at: exact.started_at, completed_at: exact.completed_at, history: false }
+        : c.times.completed_at
+          ? { completed_at: c.times.completed_at }
+          : {}),
+      source_key: exact ? exact.sourceKey : c.key,
+      number: this.kept.get(c.key),
+      author_id: c.authorId,
+      activityCount: 1,
+      commentsCount: withIssue.length,
+    };
+  }
+
+  /** An issue written: counted, remembered for parents and relations, its comments past the first written. */
+  private async created(c: PendingCreate, issue: { id: number; sprintId: number | null; number: string; updatedAt: string }) {
+    this.report.created += 1;
+    this.report.comments += Math.min(c.comments.length, COMMENTS_WITH_ISSUE);
+    this.createdNow.add(c.key);
+    this.issues.set(c.key, { id: issue.id, sprintId: issue.sprintId, number: issue.number, updatedAt: issue.updatedAt });
+    this.report.keys[c.key] = issue.number;
+    if (this.report.issues) this.report.issues[c.key] = issue.id;
+    await this.writeComments({ issueId: issue.id, sprintId: issue.sprintId }, c.comments, false);
+  }
+
+  /** A create that did not happen: imported meanwhile by another run, or refused (the row is reported). */
+  private notCreated(c: PendingCreate, err: unknown): void {
+    if (isRefused(err, importRefusals.imported)) {
+      this.report.already_imported += 1;
+      return;
+    }
+    if (err instanceof ValidationError) {
+      this.reject(c.row, c.key, err.errors);
+      return;
+    }
+    throw err;
+  }
+
+  /**
+   * Creates one issue on its own. A parent met before (created by this run, or imported before) is
+   * given at once; others are linked once every record is in (`finish`).
+   */
+  private async createOne(c: PendingCreate): Promise<number | undefined> {
+    const parentId = c.parentKey ? this.knownIssue(c.parentKey)?.id : undefined;
+    const withIssue = Math.min(c.comments.length, COMMENTS_WITH_ISSUE);
+    const firstCommentId = withIssue > 0 ? (await advance(this.caller.orgId, { comment: withIssue })).comment - withIssue + 1 : 0;
+    const imported = this.importedIssue(c, firstCommentId);
+    const at = { projectId: this.options.projectId, sprintId: c.sprintId };
     try {
       let issue;
       try {
-        issue = await create(true);
-        if (parentId) this.linkedAtCreate.add(key);
+        issue = await createIssue(this.caller, at, { ...c.input, ...(parentId ? { parent_id: parentId } : {}) }, imported);
+        if (parentId) this.linkedAtCreate.add(c.key);
       } catch (err) {
         // The parent refused it (full, too deep): created without, the link is tried (and reported) at the end.
         if (!(parentId && err instanceof ValidationError)) throw err;
-        issue = await create(false);
+        issue = await createIssue(this.caller, at, c.input, imported);
       }
-      this.report.created += 1;
-      this.report.comments += withIssue.length;
-      this.createdNow.add(key);
-      this.issues.set(key, { id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number, updatedAt: issue.updated_at });
-      this.report.keys[key] = issue.issue_number;
-      if (this.report.issues) this.report.issues[key] = issue.id;
-      await this.writeComments({ issueId: issue.id, sprintId: issue.sprint_id }, comments, false);
+      await this.created(c, {
+        id: issue.id,
+        sprintId: issue.sprint_id,
+        number: issue.issue_number,
+        updatedAt: issue.updated_at,
+      });
       await this.progress();
       return issue.id;
     } catch (err) {
-      if (isRefused(err, importRefusals.imported)) {
-        // Another run imported it meanwhile.
-        this.report.already_imported += 1;
-        return undefined;
-      }
-      if (err instanceof ValidationError) {
-        this.reject(row, key, err.errors);
-        return undefined;
-      }
-      throw err;
+      this.notCreated(c, err);
+      return undefined;
     }
+  }
+
+  /**
+   * Puts a create in the queue; a full queue is written. A record whose parent still waits in the
+   * queue (or is being written) has it written first, so that it is given its parent at once.
+   */
+  private async enqueue(c: PendingCreate): Promise<void> {
+    if (c.parentKey) {
+      const parentKey = this.waiting.has(c.parentKey) ? c.parentKey : (this.idToKey.get(c.parentKey) ?? c.parentKey);
+      if (this.waiting.has(parentKey)) await this.flush();
+      await this.writing.get(parentKey);
+    }
+    this.queue.push(c);
+    this.waiting.add(c.key);
+    if (this.queue.length >= IMPORT_BATCH) await this.flush();
+  }
+
+  /** Writes what waits in the queue. */
+  private async flush(): Promise<void> {
+    const batch = this.queue.splice(0);
+    if (batch.length === 0) return;
+    const written = this.createBatch(batch);
+    for (const c of batch) {
+      this.waiting.delete(c.key);
+      this.writing.set(c.key, written);
+    }
+    try {
+      await written;
+    } finally {
+      for (const c of batch) this.writing.delete(c.key);
+    }
+  }
+
+  /**
+   * Creates the issues of one batch together (lib/services/issues.ts: `createIssuesTogether`): the
+   * comment ids of all their first comments in one call, then their slots, parents and writes.
+   */
+  private async createBatch(batch: PendingCreate[]): Promise<void> {
+    const counts = batch.map((c) => Math.min(c.comments.length, COMMENTS_WITH_ISSUE));
+    const total = counts.reduce((a, b) => a + b, 0);
+    let next = total > 0 ? (await advance(this.caller.orgId, { comment: total })).comment - total + 1 : 0;
+    const creates = batch.map((c, i) => {
+      const parentId = c.parentKey ? this.knownIssue(c.parentKey)?.id : undefined;
+      const imported = this.importedIssue(c, next);
+      next += counts[i]!;
+      return { sprintId: c.sprintId, input: { ...c.input, ...(parentId ? { parent_id: parentId } : {}) }, imported };
+    });
+    const outcomes = await createIssuesTogether(this.caller, this.options.projectId, creates);
+    // What was written is counted before a failure of the rest is thrown: the report stays exact.
+    let failure: { error: unknown } | undefined;
+    for (const [i, c] of batch.entries()) {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) {
+        if (outcome.parentGiven) this.linkedAtCreate.add(c.key);
+        await this.created(c, outcome);
+        continue;
+      }
+      try {
+        this.notCreated(c, outcome.error);
+      } catch (err) {
+        failure ??= { error: err };
+      }
+    }
+    if (failure) throw failure.error;
+    await this.progress();
   }
 
   /** What an issue's create transaction writes beside it: its source key's record, its `issue.imported` entry, its first comments. */
@@ -754,9 +884,12 @@ export class ImportSession {
     }
   }
 
+  /** Reports progress every `progressEvery` rows (as written: a batch reports once it is in). */
   private async progress() {
     const every = this.options.progressEvery ?? 100;
-    if (this.options.onProgress && this.report.rows % every === 0) await this.options.onProgress(this.report);
+    if (!this.options.onProgress || this.report.rows - this.progressAt < every) return;
+    this.progressAt = this.report.rows - (this.report.rows % every);
+    await this.options.onProgress(this.report);
   }
 
   /** The sprint of that name, created (in planning) the first time a record names it (once, however many wait). */
@@ -835,8 +968,9 @@ export class ImportSession {
     return this.issues.get(key);
   }
 
-  /** Links parents (by source key, or by Jira issue id) and relations, then closes the report. */
+  /** Writes what waits in the queue, links parents (by source key, or by Jira issue id) and relations, then closes the report. */
   async finish(): Promise<ImportReport> {
+    await this.flush();
     await this.linkParents();
     await this.linkRelations();
     this.closeReport();
