@@ -329,7 +329,7 @@ function dryRun(caller: Principal): Step {
       list.set(list.length + 1);
       const now = new Date().toISOString();
       const workflow = workflowOf(project);
-      const state = stateOnCreate(workflow, op.fields, sprintId === null ? 'backlog' : 'todo', now);
+      const state = stateOfNewIssue(workflow, op.fields, sprintId, now);
       const issue: Issue = {
         // Ids are handed out as issues are written (a block per project, or one per run of creates).
         id: 0,
