@@ -60,7 +60,7 @@ export const indexQueries: Record<string, readonly string[]> = {
   // A board reads its list's issues in order (lib/db/board.ts).
   'functions/board/read.ts': ['LSI1'],
   // A state's delete counts its issues from the column counters of every sprint (lib/db/states.ts).
-  'functions/states/delete.ts': ['LSI1'],
+  'functions/workflow-states/delete.ts': ['LSI1'],
   // The MCP tools list and place issues.
   'functions/mcp.ts': ['LSI1', 'LSI1Keys'],
 };

@@ -681,13 +681,13 @@ export const routes: Route[] = [
   }),
 
   // The project's workflow: its states, each in one of five fixed categories (docs/workflows.md)
-  route('GET', `${projectPath}/states`, 'functions/states/read.ts', {
+  route('GET', `${projectPath}/states`, 'functions/workflow-states/read.ts', {
     id: 'listStates',
     summary: "List a project's workflow states, in board order (at most 50: one page)",
     tag: 'States',
     success: { status: 200, schema: StateList, description: 'States, in board order' },
   }),
-  route('POST', `${projectPath}/states`, 'functions/states/create.ts', {
+  route('POST', `${projectPath}/states`, 'functions/workflow-states/create.ts', {
     id: 'createState',
     summary: 'Create a state in one of the five categories (name unique in the project ignoring case, spaces and punctuation)',
     tag: 'States',
@@ -695,20 +695,20 @@ export const routes: Route[] = [
     success: { status: 201, schema: State, description: 'The state' },
     idempotent: true,
   }),
-  route('GET', statePath, 'functions/states/read.ts', {
+  route('GET', statePath, 'functions/workflow-states/read.ts', {
     id: 'getState',
     summary: 'Retrieve a state',
     tag: 'States',
     success: { status: 200, schema: State, description: 'The state' },
   }),
-  ...patchAndPut(statePath, 'functions/states/update.ts', {
+  ...patchAndPut(statePath, 'functions/workflow-states/update.ts', {
     id: 'updateState',
     summary: 'Update a state (name, colour, order, WIP limit); every issue in it shows the change at once',
     tag: 'States',
     body: StateUpdateBody,
     success: { status: 200, schema: State, description: 'The state' },
   }),
-  route('DELETE', statePath, 'functions/states/delete.ts', {
+  route('DELETE', statePath, 'functions/workflow-states/delete.ts', {
     id: 'deleteState',
     summary:
       'Delete a state; while it has issues, `move_to` names the state they move to (they show it at once, and are rewritten in the background)',
@@ -725,7 +725,7 @@ export const routes: Route[] = [
     query: BoardQuery,
     success: { status: 200, schema: Board, description: 'The board' },
   }),
-  route('GET', `${projectPath}/board`, 'functions/board/read.ts', {
+  route('GET', `${projectPath}/backlog/board`, 'functions/board/read.ts', {
     id: 'getBacklogBoard',
     summary: "The backlog's board: a column per state in board order, with its count, story points, WIP limit and first issues",
     tag: 'States',

@@ -3,7 +3,7 @@ import { pathId, routeHandler } from '../../lib/http/stack.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
 
 /**
- * `GET …/sprints/{sprint_id}/board` and `GET …/board` (the backlog's): one function for both, because
+ * `GET …/sprints/{sprint_id}/board` and `GET …/backlog/board` (the backlog's): one function for both, because
  * the stack is near CloudFormation's 500 resources with CORS on (a function costs four; docs/deploying.md).
  */
 export const handler = routeHandler(async (req) => {

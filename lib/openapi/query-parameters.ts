@@ -11,7 +11,7 @@ export const queryParameters: Readonly<Record<string, readonly string[]>> = {
   "GET /api/v1/projects/{project_id}/labels": ["page","per_page","cursor"],
   "DELETE /api/v1/projects/{project_id}/states/{state_id}": ["move_to"],
   "GET /api/v1/projects/{project_id}/sprints/{sprint_id}/board": ["per_column"],
-  "GET /api/v1/projects/{project_id}/board": ["per_column"],
+  "GET /api/v1/projects/{project_id}/backlog/board": ["per_column"],
   "GET /api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}/comments": ["page","per_page","cursor"],
   "GET /api/v1/projects/{project_id}/issues/{issue_id}/comments": ["page","per_page","cursor"],
   "GET /api/v1/projects/{project_id}/sprints": ["page","per_page","cursor"],

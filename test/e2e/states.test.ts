@@ -378,7 +378,7 @@ describe('the board', () => {
       if (column.state.id === review.id) expect(column.exceeded).toBe(column.count > 2);
     }
     expect(board.body.complete).toBe(true);
-    const backlog = await admin.get(`${p}/board`);
+    const backlog = await admin.get(`${p}/backlog/board`);
     expect(backlog.status).toBe(200);
     expect(backlog.body.columns.reduce((a: number, c: { count: number }) => a + c.count, 0)).toBe(
       (await admin.get(`${p}/issues?per_page=100`)).body.length,

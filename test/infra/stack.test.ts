@@ -590,10 +590,10 @@ const expectedGrants: Record<string, Expected> = {
   'functions/labels/update.ts': write(),
   'functions/labels/delete.ts': write(),
   // The workflow: one GetItem or BatchGetItem of the project; a delete also reads the sprints' counters (LSI1).
-  'functions/states/read.ts': read(),
-  'functions/states/create.ts': write(),
-  'functions/states/update.ts': write(),
-  'functions/states/delete.ts': write(['LSI1']),
+  'functions/workflow-states/read.ts': read(),
+  'functions/workflow-states/create.ts': write(),
+  'functions/workflow-states/update.ts': write(),
+  'functions/workflow-states/delete.ts': write(['LSI1']),
   // A board: the project and sprint (BatchGetItem) and the list's issues in order (LSI1).
   'functions/board/read.ts': read(['LSI1']),
   'functions/activity/read.ts': read(lists),

@@ -174,7 +174,7 @@ export const exceptions: Record<string, Budget> = {
     reason:
       "The project and the sprint (one BatchGetItem: the workflow and the column counters) and the list's issues in order (one Query), side by side: one round trip after the token's, 2 serial round trips in all. A Query reads one item collection; the counters live on other items.",
   },
-  [`GET ${project}/board`]: {
+  [`GET ${project}/backlog/board`]: {
     calls: 3,
     reason:
       "The project and the sprint (one BatchGetItem: the workflow and the column counters) and the list's issues in order (one Query), side by side: one round trip after the token's, 2 serial round trips in all. A Query reads one item collection; the counters live on other items.",
