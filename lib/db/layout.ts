@@ -1,5 +1,5 @@
 import { assignedEntryItem, issueItem, searchRecordItem } from './issue-item.ts';
-import { stateItem } from './states.ts';
+import { stateItem } from './workflow.ts';
 import type { Placement } from './item.ts';
 
 /**

@@ -18,7 +18,7 @@ import {
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { versionOf, withVersion } from './versions.ts';
 import { defaultStates } from '../model/workflow.ts';
-import { newWorkflow } from './states.ts';
+import { newWorkflow } from './workflow.ts';
 
 /**
  * Why a project write can be refused (`Refused.reason`): the project is gone, the prefix belongs

@@ -6,7 +6,7 @@ import { db, tableName } from './client.ts';
 import { issueItem, issueStateOf } from './issue-item.ts';
 import { writeIssue } from './issues.ts';
 import { keys, projectPk } from './keys.ts';
-import { workflowOf } from './states.ts';
+import { workflowOf } from './workflow.ts';
 import { getItem, Refused } from './transactions.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { readBoard } from '../db/board.ts';
-import { workflowOf } from '../db/states.ts';
+import { workflowOf } from '../db/workflow.ts';
 import { COLUMN_COUNT, COLUMN_POINTS } from '../model/derivations.ts';
 import type { Principal } from '../model/principal.ts';
 import { liveState, stateOfIssue, statusKey, type Workflow, type WorkflowState } from '../model/workflow.ts';

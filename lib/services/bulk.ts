@@ -24,7 +24,7 @@ import {
   updateIssuesTogether,
   stateOfNewIssue,
 } from './issues.ts';
-import { workflowOf } from '../db/states.ts';
+import { workflowOf } from '../db/workflow.ts';
 import { stateOnUpdate, statusAnswer } from '../model/workflow.ts';
 import type { Principal } from '../model/principal.ts';
 import { decideParent } from './sub-issues.ts';

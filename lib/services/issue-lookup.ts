@@ -1,6 +1,6 @@
 import { issueOfNumber } from '../db/issue-lookup.ts';
 import { catalogueOf } from '../db/labels.ts';
-import { workflowOf } from '../db/states.ts';
+import { workflowOf } from '../db/workflow.ts';
 import { getIssueFamily, getListOwner, rankInBlock, toIssue, type IssueItem } from '../db/issues.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { NotFoundError } from '../vocabulary/errors.ts';

@@ -24,7 +24,7 @@ import {
 import type { Principal } from '../model/principal.ts';
 import { versionOf, withVersion } from '../db/versions.ts';
 import { catalogueOf, carriesAll, issueLabels, labelFilterIds, resolveLabels } from '../db/labels.ts';
-import { workflowOf } from '../db/states.ts';
+import { workflowOf } from '../db/workflow.ts';
 import {
   liveState,
   stateOnCreate,

@@ -1,6 +1,6 @@
 import { listAssigned, readAssignedItems, scanAssigned, type AssignedEntry, type AssignedFilter } from '../db/assigned.ts';
 import { ranksFrom, toIssue, type IssueItem } from '../db/issues.ts';
-import { workflowOf } from '../db/states.ts';
+import { workflowOf } from '../db/workflow.ts';
 import { catalogueOf, carriesAll, labelFilterIds } from '../db/labels.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { Issue, IssueListFilters } from '../schemas/issues.ts';

@@ -9,7 +9,7 @@ import {
   type SearchCursor,
 } from '../db/search.ts';
 import { catalogueOf, issueLabels } from '../db/labels.ts';
-import { workflowOf } from '../db/states.ts';
+import { workflowOf } from '../db/workflow.ts';
 import { statusAnswer } from '../model/workflow.ts';
 import { isFilledSearchRecord, searchRecordItem } from '../db/issue-item.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
