@@ -405,6 +405,7 @@ export async function createIssuesTogether(
     }),
   );
   const catalogue = catalogueOf(reserved.project);
+  const workflow = workflowOf(reserved.project);
   const outcomes: CreatedTogether[] = [];
   const entries: (store.NewIssue & { index: number })[] = [];
   creates.forEach((c, index) => {
@@ -425,6 +426,8 @@ export async function createIssuesTogether(
         catalogue,
         withParent ? wanted : null,
         c.imported,
+        undefined,
+        workflow,
       );
       entries.push({
         index,
