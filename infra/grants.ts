@@ -57,6 +57,10 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/webhooks/read.ts': ['LSI1'],
   // GET /export reads every list's issues in order (lib/services/import-export/export.ts).
   'functions/export.ts': ['LSI1'],
+  // A board reads its list's issues in order (lib/db/board.ts).
+  'functions/board/read.ts': ['LSI1'],
+  // A state's delete counts its issues from the column counters of every sprint (lib/db/states.ts).
+  'functions/workflow-states/delete.ts': ['LSI1'],
   // The MCP tools list and place issues.
   'functions/mcp.ts': ['LSI1', 'LSI1Keys'],
 };
@@ -99,8 +103,9 @@ export const authorizerGrant: TableGrant = { actions: ['dynamodb:UpdateItem'], i
  * children's keys (Query, on the table and LSI1, with each issue's assignee), takes assigned issues
  * out of their assignee's index (a transaction: DeleteItem and UpdateItem), clears the parent of a
  * deleted issue's sub-issues (GetItem, then a transaction: UpdateItem), deletes the children in
- * batches (BatchWriteItem), and writes down (PutItem) and clears (DeleteItem) the pending entry of
- * a cascade it must continue.
+ * batches (BatchWriteItem), moves a deleted state's issues to the state they went to (GetItem of
+ * the project, then the issue's own transaction), and writes down (PutItem) and clears
+ * (DeleteItem) the pending entry of a cascade it must continue.
  */
 export const cascadeGrant: TableGrant = {
   actions: [

@@ -21,6 +21,7 @@ import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery,
 import { ImportFileBody, ImportJob, ImportJobQuery, ImportJsonBody } from './schemas/imports.ts';
 import { ExportLines, ExportQuery } from './schemas/export.ts';
 import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
+import { Board, BoardQuery, State, StateCreateBody, StateDeleteQuery, StateList, StateUpdateBody } from './schemas/states.ts';
 import { McpMessage, McpQuery, McpRequestHeaders } from './schemas/mcp.ts';
 import { Relation, RelationCreateBody, RelationList } from './schemas/relations.ts';
 import { SearchBody, SearchIssue, SearchQuery } from './schemas/search.ts';
@@ -230,6 +231,7 @@ const sprintPath = `${projectPath}/sprints/{sprint_id}`;
 const sprintIssuePath = `${sprintPath}/issues/{issue_id}`;
 const backlogIssuePath = `${projectPath}/issues/{issue_id}`;
 const labelPath = `${projectPath}/labels/{label_id}`;
+const statePath = `${projectPath}/states/{state_id}`;
 const commentPath = '/api/v1/comments/{id}';
 const attachmentsPath = '/api/v1/issues/{issue_key}/attachments';
 const webhookPath = '/api/v1/webhooks/{webhook_id}';
@@ -678,6 +680,59 @@ export const routes: Route[] = [
     summary: 'Delete a label; no issue shows it from then on, and it is taken off its issues in the background',
     tag: 'Labels',
     success: { status: 204, description: 'Deleted' },
+  }),
+
+  // The project's workflow: its states, each in one of five fixed categories (docs/workflows.md)
+  route('GET', `${projectPath}/states`, 'functions/workflow-states/read.ts', {
+    id: 'listStates',
+    summary: "List a project's workflow states, in board order (at most 50: one page)",
+    tag: 'States',
+    success: { status: 200, schema: StateList, description: 'States, in board order' },
+  }),
+  route('POST', `${projectPath}/states`, 'functions/workflow-states/create.ts', {
+    id: 'createState',
+    summary: 'Create a state in one of the five categories (name unique in the project ignoring case, spaces and punctuation)',
+    tag: 'States',
+    body: StateCreateBody,
+    success: { status: 201, schema: State, description: 'The state' },
+    idempotent: true,
+  }),
+  route('GET', statePath, 'functions/workflow-states/read.ts', {
+    id: 'getState',
+    summary: 'Retrieve a state',
+    tag: 'States',
+    success: { status: 200, schema: State, description: 'The state' },
+  }),
+  ...patchAndPut(statePath, 'functions/workflow-states/update.ts', {
+    id: 'updateState',
+    summary: 'Update a state (name, colour, order, WIP limit); every issue in it shows the change at once',
+    tag: 'States',
+    body: StateUpdateBody,
+    success: { status: 200, schema: State, description: 'The state' },
+  }),
+  route('DELETE', statePath, 'functions/workflow-states/delete.ts', {
+    id: 'deleteState',
+    summary:
+      'Delete a state; while it has issues, `move_to` names the state they move to (they show it at once, and are rewritten in the background)',
+    tag: 'States',
+    query: StateDeleteQuery,
+    success: { status: 204, description: 'Deleted' },
+  }),
+
+  // The board of a sprint and of the backlog: a column per state, from counters the writes keep
+  route('GET', `${sprintPath}/board`, 'functions/board/read.ts', {
+    id: 'getSprintBoard',
+    summary: "A sprint's board: a column per state in board order, with its count, story points, WIP limit and first issues",
+    tag: 'States',
+    query: BoardQuery,
+    success: { status: 200, schema: Board, description: 'The board' },
+  }),
+  route('GET', `${projectPath}/backlog/board`, 'functions/board/read.ts', {
+    id: 'getBacklogBoard',
+    summary: "The backlog's board: a column per state in board order, with its count, story points, WIP limit and first issues",
+    tag: 'States',
+    query: BoardQuery,
+    success: { status: 200, schema: Board, description: 'The board' },
   }),
 
   // Comments: on an issue of a sprint and on an issue of the backlog, then by id

@@ -20,7 +20,8 @@ export type CascadeParent =
       /** Its number, under which its children index lives (their parent is cleared). */
       number?: string | undefined;
     }
-  | { kind: 'label'; orgId: number; projectId: number; labelId: number };
+  | { kind: 'label'; orgId: number; projectId: number; labelId: number }
+  | { kind: 'state'; orgId: number; projectId: number; stateId: number };
 
 const numberOf = (v: AttributeValue | undefined): number | undefined =>
   v?.N !== undefined && Number.isSafeInteger(Number(v.N)) ? Number(v.N) : undefined;
@@ -44,6 +45,7 @@ export function cascadeParentOf(record: DynamoDBRecord): CascadeParent | undefin
     return { kind: 'issue', orgId, projectId, issueId: id, ...(number ? { number } : {}) };
   }
   if (type === 'label') return { kind: 'label', orgId, projectId, labelId: id };
+  if (type === 'state') return { kind: 'state', orgId, projectId, stateId: id };
   return undefined;
 }
 
@@ -69,7 +71,9 @@ export const idOf = (parent: CascadeParent): number =>
       ? parent.sprintId
       : parent.kind === 'issue'
         ? parent.issueId
-        : parent.labelId;
+        : parent.kind === 'label'
+          ? parent.labelId
+          : parent.stateId;
 
 /** A pending cascade from its stored item (plain attributes). */
 export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCascade | undefined {
@@ -86,7 +90,9 @@ export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCa
           ? { kind: 'issue', orgId, projectId, issueId: id, ...(typeof item.number === 'string' ? { number: item.number } : {}) }
           : item.kind === 'label'
             ? { kind: 'label', orgId, projectId, labelId: id }
-            : undefined;
+            : item.kind === 'state'
+              ? { kind: 'state', orgId, projectId, stateId: id }
+              : undefined;
   if (!parent) return undefined;
   return {
     parent,
@@ -139,7 +145,9 @@ export function failureMessage(pending: PendingCascade) {
         ? ` --issue ${parent.issueId}`
         : parent.kind === 'label'
           ? ` --label ${parent.labelId}`
-          : '';
+          : parent.kind === 'state'
+            ? ` --state ${parent.stateId}`
+            : '';
   return {
     cascade: parent,
     after: pending.after ?? null,

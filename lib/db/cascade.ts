@@ -38,6 +38,7 @@ import {
 } from './keys.ts';
 import { getItem, itemExists, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
 import { removeLabelFromIssues } from './labels.ts';
+import { moveIssuesOffState } from './state-cascade.ts';
 
 export { cascadeParentOf, failureMessage, MAX_ATTEMPTS, pendingCascadeFromItem, pendingCascadeOf } from './cascade-work.ts';
 export type { CascadeParent, PendingCascade } from './cascade-work.ts';
@@ -62,6 +63,8 @@ export async function sendFailureMessage(queueUrl: string, message: object): Pro
  * - an issue: its comments (SK `ISSUE#<issue>#C#`);
  * - a label: not a parent but a value: its id is taken off the issues of its project that carry it
  *   (lib/db/labels.ts, `removeLabelFromIssues`).
+ * - a state: not a parent but a value: the state its issues went to is written on each of them
+ *   (lib/db/state-cascade.ts, `moveIssuesOffState`).
  * - with a project or a sprint, the relations of its issues to issues outside it (their sides, and
  *   the counts of open blockers they moved; lib/db/relations.ts). An issue deleted on its own takes
  *   them off in its delete's transaction (the `open-blockers` derivation).
@@ -543,6 +546,10 @@ export async function cascade(parent: CascadeParent, options: CascadeOptions = {
     }
     case 'label':
       return removeDeletedLabel(parent.orgId, parent.projectId, parent.labelId, options);
+    case 'state':
+      return moveIssuesOffState(parent.orgId, parent.projectId, parent.stateId, options.after, (next) => {
+        if (next) checkDeadline(options, next);
+      });
   }
 }
 
@@ -791,6 +798,8 @@ export async function parentIsGone(parent: CascadeParent): Promise<boolean> {
         ? keys.sprint(parent.orgId, parent.projectId, parent.sprintId)
         : parent.kind === 'issue'
           ? keys.issue(parent.orgId, parent.projectId, parent.issueId)
-          : keys.label(parent.orgId, parent.projectId, parent.labelId);
+          : parent.kind === 'label'
+            ? keys.label(parent.orgId, parent.projectId, parent.labelId)
+            : keys.state(parent.orgId, parent.projectId, parent.stateId);
   return !(await itemExists(key));
 }

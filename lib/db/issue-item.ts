@@ -48,7 +48,10 @@ export const issueItem = itemKind({
     sourceKey: attribute.nullableString('source_key'),
     title: text('title'),
     description: attribute.nullableString('description'),
+    /** Its workflow state's category (what counts, reports and filters read). */
     status: attribute.oneOf<IssueStatus>('status'),
+    /** Its workflow state; none: its category's home state (an issue from before workflows). */
+    stateId: attribute.nullableNumber('state_id'),
     storyPoints: attribute.nullableNumber('story_points'),
     position: attribute.number('position'),
     assigneeId: attribute.nullableNumber('assignee_id'),
@@ -84,6 +87,7 @@ export function issueStateOf(orgId: number, item: object): IssueState {
     sprintId: i.sprintId,
     position: i.position,
     status: i.status,
+    stateId: i.stateId,
     storyPoints: i.storyPoints,
     assigneeId: i.assigneeId,
     updatedAt: i.updatedAt,
@@ -114,6 +118,7 @@ export const searchRecordItem = itemKind({
     sprintId: attribute.nullableNumber('sprint_id'),
     position: attribute.number('position'),
     status: attribute.oneOf<IssueStatus>('status'),
+    stateId: attribute.nullableNumber('state_id'),
     // A record holds what its issue answers: written whole, so never an absent classification.
     priority: attribute.oneOf<IssuePriority>('priority'),
     type: attribute.oneOf<IssueType>('issue_type'),

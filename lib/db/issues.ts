@@ -40,6 +40,7 @@ import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from './versions.ts';
 import { issueLabels } from './labels.ts';
 import type { Catalogue } from './labels.ts';
+import { statusAnswer, type Workflow } from '../model/workflow.ts';
 
 /**
  * Issues live in their project's partition (`ISSUE#i`); their LSK places them in one list: a
@@ -51,7 +52,9 @@ import type { Catalogue } from './labels.ts';
  */
 
 /** The stored issue: the resource plus what only the data layer reads. */
-export interface IssueItem extends Issue {
+export interface IssueItem extends Omit<Issue, 'status'> {
+  /** Its workflow state's category (the answer's `status` is the state's name: `toIssue`). */
+  status: IssueStatus;
   /** The ids of its labels (a number set; absent or null: none), shown through the catalogue. */
   label_ids?: Set<number> | null;
   /** Bumped by every write that can change counters or the list; writes are conditioned on it. */
@@ -61,9 +64,10 @@ export interface IssueItem extends Issue {
 
 /**
  * The resource from a stored issue; `position` is its place in its list (the stored key is not
- * shown). Its labels are shown through `catalogue`, the one on its project item (lib/db/labels.ts).
+ * shown). Its labels are shown through `catalogue`, the one on its project item (lib/db/labels.ts),
+ * and its state through `workflow`, also on its project item (lib/db/states.ts; none: its category).
  */
-export const toIssue = (record: object, position: number, catalogue: Catalogue = new Map()): Issue => {
+export const toIssue = (record: object, position: number, catalogue: Catalogue = new Map(), workflow?: Workflow): Issue => {
   const i = issueItem.decode(record);
   return withVersion(
     {
@@ -74,7 +78,7 @@ export const toIssue = (record: object, position: number, catalogue: Catalogue =
       source_key: i.sourceKey,
       title: String(i.title),
       description: i.description,
-      status: i.status,
+      ...statusAnswer(workflow, i.stateId, i.status, i.openBlockers > 0),
       story_points: i.storyPoints,
       position,
       assignee_id: i.assigneeId,
@@ -522,7 +526,17 @@ function createdIssue(
 ) {
   // Labels are stored as ids (a number set; none: absent) and shown through the catalogue.
   // `blocked` is read from the count of open blockers (`toIssue`), never stored.
-  const { sub_issues_summary: _summary, labels: _shown, blocked: _blocked, source_key: sourceKey, ...fields } = issue;
+  // Its state is stored as its id and its category (`status`); the state's name is shown through the workflow.
+  const {
+    sub_issues_summary: _summary,
+    labels: _shown,
+    blocked: _blocked,
+    source_key: sourceKey,
+    status: _name,
+    status_category: status,
+    ...rest
+  } = issue;
+  const fields = { ...rest, status };
   // The key in a source, for an imported issue only.
   const stored = sourceKey === null ? fields : { ...fields, source_key: sourceKey };
   const parent = parentNumber ? { parent_number: parentNumber } : {};
@@ -979,6 +993,7 @@ export async function appendToList(
       sprintId: move.from,
       position: issue.position,
       status: issue.status,
+      stateId: issue.state_id,
       storyPoints: issue.story_points,
       assigneeId: issue.assignee_id,
       updatedAt: '',
@@ -1024,6 +1039,8 @@ export interface OpenIssue {
   position: number;
   rev: number;
   status: IssueStatus;
+  /** Its workflow state (null: its category's home, lib/model/workflow.ts). */
+  state_id: number | null;
   story_points: number | null;
   assignee_id: number | null;
   /** Carried by the assignee's index entry, which a move rewrites. */
@@ -1041,6 +1058,7 @@ const openIssueFields = [
   'id',
   'rev',
   'status',
+  'stateId',
   'storyPoints',
   'position',
   'assigneeId',
@@ -1088,6 +1106,7 @@ export async function sprintIssuesWithStatus(
           position: i.position,
           rev: i.rev,
           status: i.status,
+          state_id: i.stateId,
           story_points: i.storyPoints,
           assignee_id: i.assigneeId,
           priority: i.priority,

@@ -77,6 +77,11 @@ export const keys = {
     PK: projectPk(orgId, projectId),
     SK: `LABELNAME#${folded}`,
   }),
+  /** A state of the project's workflow (the whole workflow is also on the project item: lib/db/states.ts). */
+  state: (orgId: number, projectId: number, stateId: number): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `STATE#${pad(stateId)}`,
+  }),
   /** A completed sprint's summary, sorted by its completion time `completedAt` (ISO 8601 UTC). */
   velocity: (orgId: number, projectId: number, completedAt: string, sprintId: number): Key => ({
     PK: projectPk(orgId, projectId),
@@ -209,6 +214,7 @@ export const listKeys = {
   project: (projectId: number) => `PROJECT#${pad(projectId)}`,
   sprint: (sprintId: number) => `SPRINT#${pad(sprintId)}`,
   label: (labelId: number) => `LABEL#${pad(labelId)}`,
+  state: (stateId: number) => `STATE#${pad(stateId)}`,
   sprintIssue: (sprintId: number, position: number, issueId: number) =>
     `S#${pad(sprintId)}#${padPosition(position)}#${pad(issueId)}`,
   backlogIssue: (position: number, issueId: number) => `B#${padPosition(position)}#${pad(issueId)}`,
@@ -282,7 +288,7 @@ export const velocityPrefix = 'VELOCITY#';
  * The item types whose removal cascades to what lives under them (lib/db/cascade.ts); the stream's
  * event filter in the stack (infra/constructs/cascade-consumer.ts) lets only their REMOVEs through.
  */
-export const cascadingTypes = ['project', 'sprint', 'issue', 'label'] as const;
+export const cascadingTypes = ['project', 'sprint', 'issue', 'label', 'state'] as const;
 
 /** Parses the ids back out of a project partition key (used by the cascade consumer). */
 export function parseProjectPk(pk: string): { orgId: number; projectId: number } | undefined {

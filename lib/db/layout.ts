@@ -1,5 +1,6 @@
 import { attachmentItem } from './attachments.ts';
 import { assignedEntryItem, issueItem, searchRecordItem } from './issue-item.ts';
+import { stateItem } from './workflow.ts';
 import type { Placement } from './item.ts';
 
 /**
@@ -21,7 +22,7 @@ export const layout: LayoutRow[] = [
   row({ PK: 'ORG#o', SK: 'SEQ' }, 'per-organisation id sequences'),
   row({ PK: 'ORG#o', SK: 'ACCOUNT#a', LSK: 'ACCOUNT#a' }, 'account'),
   row({ PK: 'ORG#o', SK: 'EMAIL#e' }, 'e-mail uniqueness guard'),
-  row({ PK: 'ORG#o', SK: 'PROJECT#p', LSK: 'PROJECT#p' }, 'project (+ counters, issue and position sequences)'),
+  row({ PK: 'ORG#o', SK: 'PROJECT#p', LSK: 'PROJECT#p' }, 'project (+ counters, issue and position sequences, its workflow)'),
   row({ PK: 'ORG#o', SK: 'PREFIX#X' }, 'project prefix uniqueness guard'),
   row({ PK: 'ORG#o', SK: 'ISSUEKEY#X-n' }, 'issue number → project and issue id'),
   row({ PK: 'ORG#o', SK: 'ISSUEKEY#X-n#SUB#i' }, 'child i of issue X-n (its sub-issues list)'),
@@ -36,6 +37,7 @@ export const layout: LayoutRow[] = [
   row({ PK: 'ORG#o#P#p', SK: 'SPRINT#s#A#seq', LSK: 'SA#s#seq' }, 'sprint activity (change feed)'),
   row({ PK: 'ORG#o#P#p', SK: 'LABEL#l', LSK: 'LABEL#l' }, "label of the project's catalogue"),
   row({ PK: 'ORG#o#P#p', SK: 'LABELNAME#n' }, 'label name uniqueness guard (case-folded name)'),
+  { ...stateItem.key, about: stateItem.about, attributes: stateItem.attributes },
   row({ PK: 'ORG#o', SK: 'COMMENT#c' }, 'where comment c lives (its project, issue, sprint)'),
   row({ PK: 'ORG#o', SK: 'WEBHOOK#w', LSK: 'WEBHOOK#w' }, 'webhook endpoint (+ signing secret)'),
   row({ PK: 'ORG#o#W#w', SK: 'DELIVERY#d', LSK: 'D#time#d' }, 'webhook delivery (TTL `expires_at`)'),

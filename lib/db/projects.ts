@@ -17,6 +17,8 @@ import {
 } from './transactions.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { versionOf, withVersion } from './versions.ts';
+import { defaultStates } from '../model/workflow.ts';
+import { newWorkflow } from './workflow.ts';
 
 /**
  * Why a project write can be refused (`Refused.reason`): the project is gone, the prefix belongs
@@ -99,6 +101,8 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
     created_at: restored?.created_at ?? now,
     updated_at: restored?.updated_at ?? now,
   };
+  // One state per category, named after it (docs/workflows.md), in the same transaction.
+  const workflow = newWorkflow(orgId, id, defaultStates(project.created_at));
   await transact([
     // A fresh id from the sequence: never taken.
     putNew({
@@ -112,7 +116,9 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
       position_seq: 0,
       issue_id_next: ids.next,
       issue_id_end: ids.end,
+      ...workflow.attributes,
     }),
+    ...workflow.items,
     prefixGuardPut(orgId, input.prefix, id),
     addTo(keys.org(orgId), 'projects_count', 1, projectRefusals.organisation),
     ...(restored && restored.issue_seq > 0

@@ -11,6 +11,8 @@ export type CommonRefusal = 'stale' | 'precondition' | 'condition';
 export type AccountRefusal = 'email_taken' | 'organisation';
 export type ProjectRefusal = 'project' | 'prefix_taken' | 'organisation';
 export type LabelRefusal = 'project' | 'label' | 'name_taken' | 'gone' | 'unindexed';
+/** A state of a project's workflow: the project gone, the state gone, the workflow changed since it was read. */
+export type StateRefusal = 'project' | 'state' | 'workflow';
 export type SprintRefusal = 'project' | 'sprint' | 'sprint_lead' | 'sprint_exists';
 /** Moving an issue between lists (pull into a sprint, carry-over): the list it left, the one it goes to. */
 export type IssueMoveRefusal = 'moved' | 'sprint' | 'target';
@@ -34,6 +36,7 @@ export type RefusalReason =
   | AccountRefusal
   | ProjectRefusal
   | LabelRefusal
+  | StateRefusal
   | SprintRefusal
   | IssueMoveRefusal
   | CompletionRefusal

@@ -6,7 +6,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { z } from 'zod';
 import { asActor } from '../context/actor.ts';
 import { issueKeyPattern, pathIdPattern } from '../vocabulary/ids.ts';
-import { NotFoundError, UnauthorizedError } from '../vocabulary/errors.ts';
+import { NotFoundError, UnauthorizedError, ValidationError } from '../vocabulary/errors.ts';
+import { STATUS_REFUSED } from '../vocabulary/workflow.ts';
 import type { Principal } from '../model/principal.ts';
 import { json } from './errors.ts';
 import { logger } from './logger.ts';
@@ -149,13 +150,35 @@ export function routeHandler<Body = unknown>(
             body: event.body,
             input: async () => {
               if (!schema) throw new Error('this route takes no body');
-              return parseOrThrow(await schema(), event.body, schema.wrapped) as Body;
+              const parse = async () => parseOrThrow(await schema(), event.body, schema.wrapped) as Body;
+              return withProjectStatuses(event, auth.principal, parse);
             },
           }),
         ),
       );
       return answer(event, result, options);
     });
+}
+
+/**
+ * A body parsed by its schema; one that names an issue status that is no category (a state a team
+ * made: "In review") is parsed again against the statuses of the project of the path
+ * (docs/workflows.md): its workflow is read only then, so a write naming a category or `state_id`
+ * costs no call, and a refusal lists the project's own statuses.
+ */
+async function withProjectStatuses<Body>(event: Event, principal: Principal, parse: () => Promise<Body>): Promise<Body> {
+  try {
+    return await parse();
+  } catch (err) {
+    const projectId = Number(event.pathParameters?.project_id);
+    const refusedStatus = err instanceof ValidationError && err.errors.some((e) => e.includes(`status ${STATUS_REFUSED}`));
+    if (!refusedStatus || !Number.isSafeInteger(projectId) || projectId < 1) throw err;
+    const { writableStatuses } = await import('../services/states.ts');
+    const { workflowStatuses } = await import('../schemas/issues.ts');
+    const statuses = await writableStatuses(principal, projectId);
+    if (!statuses) throw new NotFoundError('Project');
+    return workflowStatuses.run(statuses, parse);
+  }
 }
 
 /**

@@ -878,12 +878,12 @@ export const toolList: ToolListEntry[] = [
           },
           "status": {
             "type": "string",
-            "enum": [
-              "backlog",
-              "todo",
-              "in_progress",
-              "done",
-              "cancelled"
+            "description": "A state's name (`In review`), or a category's (its first state)."
+          },
+          "state_id": {
+            "type": [
+              "integer",
+              "null"
             ]
           },
           "story_points": {
@@ -980,12 +980,12 @@ export const toolList: ToolListEntry[] = [
           },
           "status": {
             "type": "string",
-            "enum": [
-              "backlog",
-              "todo",
-              "in_progress",
-              "done",
-              "cancelled"
+            "description": "A state's name (`In review`), or a category's (its first state)."
+          },
+          "state_id": {
+            "type": [
+              "integer",
+              "null"
             ]
           },
           "story_points": {

@@ -27,6 +27,12 @@ export const migrations: readonly Migration[] = [
       'each organisation’s derived issue state (rank counters, number pointers, assigned-issue index, search records, ...) rebuilt where it differs (issues:reindex)',
     step: async (cursor: Cursor | undefined) => (await steps()).issueIndexesStep(cursor),
   },
+  {
+    name: '0004-workflow-states',
+    description:
+      'each project made before workflows gets one state per category, named after it (its issues stay as they are: in their category’s state), and its board counters',
+    step: async (cursor: Cursor | undefined) => (await steps()).workflowStatesStep(cursor),
+  },
 ];
 
 checkRegistry(migrations);

@@ -6,6 +6,7 @@ import { getOrganisationItem, writeMissingTokenNames } from '../db/accounts.ts';
 import { writeMissingCommentPointers } from '../db/comments.ts';
 import { lastOrganisationId } from '../db/migrations.ts';
 import { readDerivedState, rebuildIssueIndexes } from '../db/reindex.ts';
+import { giveMissingWorkflows } from '../db/states.ts';
 import { derivations, differences } from '../model/derivations.ts';
 import type { Cursor, StepResult } from '../model/migrations.ts';
 
@@ -64,4 +65,21 @@ export async function issueIndexesStep(cursor: Cursor | undefined): Promise<Step
   if (orgId > last) return { cursor: undefined, counts: {} };
   const counts = await reindexOrganisation(orgId);
   return { cursor: orgId < last ? { org: orgId } : undefined, counts };
+}
+
+/**
+ * `0004-workflow-states` on the next organisation after the cursor's: each of its projects made
+ * before workflows existed gets one state per category, named after it (each its category's home:
+ * its issues, which store no state, are in it; none is rewritten), then its derived state is
+ * rebuilt where it differs (the board's column counters: `state-columns`). Safe while the API
+ * writes: a project that got its workflow meanwhile is left as it is.
+ */
+export async function workflowStatesStep(cursor: Cursor | undefined): Promise<StepResult> {
+  const last = await lastOrganisationId();
+  let orgId = Number(cursor?.org ?? 0) + 1;
+  while (orgId <= last && !(await getOrganisationItem(orgId))) orgId++;
+  if (orgId > last) return { cursor: undefined, counts: {} };
+  const given = await giveMissingWorkflows(orgId);
+  const counts = await reindexOrganisation(orgId);
+  return { cursor: orgId < last ? { org: orgId } : undefined, counts: { ...counts, workflows: given } };
 }

@@ -29,7 +29,10 @@ export interface IssueState {
   sprintId: number | null;
   /** Its stored sort key in the list (lib/model/positions.ts). */
   position: number;
+  /** Its workflow state's category. */
   status: IssueStatus;
+  /** Its workflow state (null: its category's home, lib/model/workflow.ts); absent where a path does not read it (never changed there). */
+  stateId?: number | null | undefined;
   storyPoints: number | null;
   assigneeId: number | null;
   updatedAt: string;
@@ -135,6 +138,8 @@ export interface SearchRecord {
   sprintId: number | null;
   position: number;
   status: IssueStatus;
+  /** Its workflow state (null: its category's home; absent in a record written before workflows: none). */
+  stateId?: number | null;
   priority: IssuePriority;
   type: IssueType;
   labelIds: number[];
@@ -156,6 +161,7 @@ export const searchFields = [
   'sprintId',
   'position',
   'status',
+  'stateId',
   'priority',
   'type',
   'labelIds',
@@ -324,6 +330,51 @@ export const listCounters: Derivation = {
   records: [],
   rebuild: (issues) => rebuildFrom(listCounters, issues),
 };
+
+/**
+ * The board's column counters of a list (docs/workflows.md: the board): how many issues each
+ * workflow state holds in the list, and their story points, on the list's owner (a sprint, or the
+ * project for the backlog). An issue without a state (written before workflows) counts under its
+ * category's home (`h_<category>`): the board adds it to that state's column.
+ */
+export const stateColumns: Derivation = {
+  name: 'state-columns',
+  reads: ['sprintId', 'stateId', 'status', 'storyPoints'],
+  changes(before, after) {
+    const column = (s: IssueState) => columnKey(s.stateId ?? null, s.status);
+    const counts = (s: IssueState, sign: 1 | -1): Record<string, number> => ({
+      [`${COLUMN_COUNT}${column(s)}`]: sign,
+      [`${COLUMN_POINTS}${column(s)}`]: sign * (s.storyPoints ?? 0),
+    });
+    const out: Effect[] = [];
+    if (before) out.push(...adds(listOf(before), counts(before, -1)));
+    if (after) out.push(...adds(listOf(after), counts(after, 1)));
+    // A change within one column of one list nets out: one add per attribute.
+    return netted(out);
+  },
+  owns: (holder, attr) => holder.kind === 'list' && (attr.startsWith(COLUMN_COUNT) || attr.startsWith(COLUMN_POINTS)),
+  records: [],
+  rebuild: (issues) => rebuildFrom(stateColumns, issues),
+};
+
+/** The attribute prefixes of a list's column counters (`state-columns`). */
+export const COLUMN_COUNT = 'bc_';
+export const COLUMN_POINTS = 'bp_';
+/** The column an issue counts in: its state, or its category's home when it has none (`h_<category>`). */
+export const columnKey = (stateId: number | null, category: IssueStatus) =>
+  stateId === null ? `h_${category}` : String(stateId);
+
+function netted(effects: Effect[]): Effect[] {
+  const sums = new Map<string, Effect & { kind: 'add' }>();
+  for (const e of effects) {
+    if (e.kind !== 'add') continue;
+    const id = `${holderId(e.holder)}|${e.attr}`;
+    const seen = sums.get(id);
+    if (seen) seen.by += e.by;
+    else sums.set(id, { ...e });
+  }
+  return [...sums.values()].filter((e) => e.by !== 0);
+}
 
 /** The rank index of the list an issue is in: how many of its issues each block of sort keys holds. */
 export const rankBlocks: Derivation = {
@@ -578,6 +629,7 @@ export function searchRecordOf(s: IssueState): SearchRecord {
     sprintId: s.sprintId,
     position: s.position,
     status: s.status,
+    stateId: s.stateId ?? null,
     priority: s.priority,
     type: s.type,
     labelIds: [...(s.labelIds ?? [])],
@@ -635,6 +687,7 @@ const stateField: Record<(typeof searchFields)[number], keyof IssueState> = {
   sprintId: 'sprintId',
   position: 'position',
   status: 'status',
+  stateId: 'stateId',
   priority: 'priority',
   type: 'type',
   labelIds: 'labelIds',
@@ -651,6 +704,7 @@ const stateField: Record<(typeof searchFields)[number], keyof IssueState> = {
 /** Every derivation of an issue, in the order their items go into a transaction. */
 export const derivations: readonly Derivation[] = [
   listCounters,
+  stateColumns,
   rankBlocks,
   numberPointer,
   assigneeIndex,

@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { dateTime, descriptionField, idField, integer, limits, nameField, wrapped } from './common.ts';
 import { IssueLabel, IssueLabelsField, labelFilter, labelFilterNames } from './labels.ts';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { issuePriorities, issueStatuses, issueTypes } from '../vocabulary/values.ts';
+import { STATUS_REFUSED, statusKey } from '../vocabulary/workflow.ts';
 
 export { issuePriorities, issueStatuses, issueTypes };
 
@@ -11,6 +13,29 @@ export const IssueStatus = z
   .enum(issueStatuses, { error: `must be one of: ${issueStatuses.join(', ')}` })
   .meta({ id: 'IssueStatus' });
 export type IssueStatus = z.infer<typeof IssueStatus>;
+
+/**
+ * The statuses a write may name in the project it writes to (its states' `status` keys and the five
+ * categories), while its body is validated again after the first pass refused a status that is no
+ * category (lib/http/stack.ts reads the project's workflow only then): without it, the categories.
+ */
+export const workflowStatuses = new AsyncLocalStorage<readonly string[]>();
+
+/**
+ * The status a write asks for: a state of the project's workflow by name (any case, spaces or
+ * punctuation: "In review", `in_review`), or a category's name (that category's first state).
+ */
+export const IssueStatusName = z
+  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string (a state or category name)') })
+  .trim()
+  .superRefine((value, ctx) => {
+    const known = workflowStatuses.getStore() ?? issueStatuses;
+    if (!known.includes(statusKey(value))) ctx.addIssue({ code: 'custom', message: `${STATUS_REFUSED}${known.join(', ')}` });
+  })
+  .meta({
+    id: 'IssueStatusName',
+    description: "A state's name (`In review`), or a category's (its first state).",
+  });
 
 const storyPoints = () =>
   z
@@ -37,7 +62,9 @@ const calendarDate = () =>
 
 const issueFields = {
   description: descriptionField().optional().meta({ description: 'Markdown.' }),
-  status: IssueStatus.optional(),
+  status: IssueStatusName.optional(),
+  // Described on the objects (IssueCreate, IssueUpdate): the MCP tools list these fields.
+  state_id: idField().nullable().optional(),
   story_points: storyPoints().optional(),
   assignee_id: idField().nullable().optional().meta({ description: 'An account of the organisation.' }),
   // Their defaults are said once, on IssueCreate: the MCP tools list these fields, where every byte counts.
@@ -52,7 +79,7 @@ const issueFields = {
 export const IssueCreateFields = z.object({ title: nameField(), ...issueFields }, objectError).meta({
   id: 'IssueCreate',
   description:
-    'Default status: `todo` in a sprint, `backlog` in the project backlog; default priority `none`, type `task`, ' +
+    'Default status: `todo` in a sprint, `backlog` in the project backlog (`state_id` names a state instead); default priority `none`, type `task`, ' +
     '`due_date` null (a day, `YYYY-MM-DD`). The issue is appended at the end. ' +
     '`parent_id`: another issue of the same project (any list), or null; no cycle, at most 5 levels, at most 100 sub-issues per parent.',
 });
@@ -125,7 +152,21 @@ export const Issue = z
     source_key: sourceKeyField(),
     title: z.string(),
     description: z.string().nullable(),
-    status: IssueStatus,
+    status: z.string().meta({
+      example: 'in_progress',
+      description:
+        "Its workflow state's name in snake_case: on a project whose states were never changed, one of `backlog`, `todo`, `in_progress`, `done`, `cancelled`.",
+    }),
+    state_id: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Its workflow state (null only on a project whose workflow is not made yet).' }),
+    status_category: IssueStatus,
+    allowed_next_states: z.array(z.string()).meta({
+      description:
+        "The states (as `status` names) the issue may move to now under its project's transition rules (docs/workflows.md); every other state when there are none.",
+    }),
     story_points: z.number().int().nullable(),
     position: z.number().int().min(1).meta({
       description: 'Place (1-based) of the issue in its sprint or in the project backlog: the lists read 1..n, no gaps.',

@@ -65,6 +65,9 @@ export const SearchIssue = z
     source_key: issue.source_key,
     title: issue.title,
     status: issue.status,
+    state_id: issue.state_id,
+    status_category: issue.status_category,
+    allowed_next_states: issue.allowed_next_states,
     story_points: issue.story_points,
     position: z
       .number()

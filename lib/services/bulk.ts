@@ -19,11 +19,13 @@ import {
   getIssue,
   isPlainUpdate,
   newIssue,
-  statusTimestamps,
   targetSprintMessage,
   updateIssue,
   updateIssuesTogether,
+  stateOfNewIssue,
 } from './issues.ts';
+import { workflowOf } from '../db/workflow.ts';
+import { stateOnUpdate, statusAnswer } from '../model/workflow.ts';
 import type { Principal } from '../model/principal.ts';
 import { decideParent } from './sub-issues.ts';
 import { answeredVersion } from '../model/versions.ts';
@@ -151,9 +153,13 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
   if (!context.project) return outcomes;
   const project = context.project;
   const valid: { index: number; op: CreateOp; labelIds: number[] }[] = [];
+  const workflow = workflowOf(project);
+  const now = new Date().toISOString();
   ops.forEach((op, index) => {
     try {
       const labelIds = op.fields.labels === undefined ? [] : resolveLabels(project, op.fields.labels);
+      // Its state named, and held to what that state requires (newIssue decides the same again).
+      stateOfNewIssue(workflow, op.fields, sprintId, now);
       if (sprintId !== null && !context.sprint) throw new NotFoundError('Sprint');
       if (context.sprint?.status === 'completing') throw new SprintBusyError();
       const assignee = op.fields.assignee_id;
@@ -172,10 +178,20 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
     return outcomes;
   }
   const catalogue = catalogueOf(reserved.project);
-  const now = new Date().toISOString();
   const created = valid.map(({ index, op, labelIds }, k) => {
     const slot = reserved.slots[k]!;
-    const issue = newIssue(slot, reserved.prefix, { projectId, sprintId }, op.fields, labelIds, catalogue, null, undefined, now);
+    const issue = newIssue(
+      slot,
+      reserved.prefix,
+      { projectId, sprintId },
+      op.fields,
+      labelIds,
+      catalogue,
+      null,
+      undefined,
+      now,
+      workflow,
+    );
     return { index, issue, labelIds };
   });
 
@@ -312,7 +328,8 @@ function dryRun(caller: Principal): Step {
       taken.set(projectId, k);
       list.set(list.length + 1);
       const now = new Date().toISOString();
-      const status = op.fields.status ?? (sprintId === null ? 'backlog' : 'todo');
+      const workflow = workflowOf(project);
+      const state = stateOfNewIssue(workflow, op.fields, sprintId, now);
       const issue: Issue = {
         // Ids are handed out as issues are written (a block per project, or one per run of creates).
         id: 0,
@@ -322,7 +339,7 @@ function dryRun(caller: Principal): Step {
         source_key: null,
         title: op.fields.title,
         description: op.fields.description ?? null,
-        status,
+        ...statusAnswer(workflow, state.state_id, state.status),
         story_points: op.fields.story_points ?? null,
         position: op.position === undefined ? list.length + 1 : placeAmong(list.length, op.position),
         assignee_id: op.fields.assignee_id ?? null,
@@ -332,7 +349,8 @@ function dryRun(caller: Principal): Step {
         parent_id: parent.set.parent_id,
         sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
         labels: issueLabels(labelIds, catalogueOf(project)),
-        ...statusTimestamps(undefined, status, now),
+        started_at: state.started_at,
+        completed_at: state.completed_at,
         created_at: now,
         updated_at: now,
         blocked: false,
@@ -363,8 +381,14 @@ function dryRun(caller: Principal): Step {
     for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {
       if (changes[field] !== undefined) (next as Record<string, unknown>)[field] = changes[field];
     }
-    if (changes.status !== undefined)
-      Object.assign(next, { status: changes.status, ...statusTimestamps(current, changes.status, now) });
+    const workflow = workflowOf(family.project);
+    const state = stateOnUpdate(workflow, { ...current, status: current.status_category }, changes, now);
+    if (state) {
+      Object.assign(next, statusAnswer(workflow, state.state_id, state.status), {
+        started_at: state.started_at,
+        completed_at: state.completed_at,
+      });
+    }
     if (changes.parent_id !== undefined && changes.parent_id !== current.parent_id) {
       const stored = await store.getIssueFamily(caller.orgId, projectId, [], op.issueId);
       const parentItem = typeof changes.parent_id === 'number' ? family.others.get(changes.parent_id) : undefined;

@@ -1,5 +1,6 @@
 import { issueOfNumber } from '../db/issue-lookup.ts';
 import { catalogueOf } from '../db/labels.ts';
+import { workflowOf } from '../db/workflow.ts';
 import { getIssueFamily, getListOwner, rankInBlock, toIssue, type IssueItem } from '../db/issues.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { NotFoundError } from '../vocabulary/errors.ts';
@@ -36,7 +37,12 @@ async function placed(caller: Principal, projectId: number, project: object, iss
     rankInBlock(caller.orgId, projectId, sprintId, issue),
   ]);
   if (!owner) throw missing();
-  return toIssue(issue, countBefore(rankIndexOf(owner), blockOf(issue.position)) + inBlock, catalogueOf(project));
+  return toIssue(
+    issue,
+    countBefore(rankIndexOf(owner), blockOf(issue.position)) + inBlock,
+    catalogueOf(project),
+    workflowOf(project),
+  );
 }
 
 /**

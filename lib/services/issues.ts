@@ -1,14 +1,14 @@
 import * as store from '../db/issues.ts';
 import type { IssueItem, IssueMatch } from '../db/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
-import { isClosed, unclassified, type IssueState } from '../model/derivations.ts';
+import { unclassified, type IssueState } from '../model/derivations.ts';
 import { issueStateOf } from '../db/issue-item.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/transactions.ts';
 import type { ParentGuard } from '../db/issue-write.ts';
 import { childrenRoom, decideParent, type ParentDecision } from './sub-issues.ts';
-import type { Issue, IssueCreate, IssueListFilters, IssueLocation, IssueStatus, IssueUpdate } from '../schemas/issues.ts';
+import type { Issue, IssueCreate, IssueListFilters, IssueLocation, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
 import {
   appendedPosition,
@@ -24,6 +24,16 @@ import {
 import type { Principal } from '../model/principal.ts';
 import { versionOf, withVersion } from '../db/versions.ts';
 import { catalogueOf, carriesAll, issueLabels, labelFilterIds, resolveLabels } from '../db/labels.ts';
+import { workflowOf } from '../db/workflow.ts';
+import {
+  liveState,
+  stateOnCreate,
+  stateOnUpdate,
+  statusAnswer,
+  transitionProblems,
+  type StateWrite,
+  type Workflow,
+} from '../model/workflow.ts';
 import { readIssueItem, writtenIssue } from '../db/issue-refs.ts';
 
 /** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
@@ -48,23 +58,8 @@ const RENUMBER_STEP = 49;
 export const assigneeMessage = 'assignee_id must be an account of this organisation';
 export const targetSprintMessage = 'sprint_id must be a sprint of this project';
 
-/**
- * `started_at`/`completed_at` after a status change (docs/api.md: Issue statuses): entering
- * `in_progress` sets `started_at` if it was not set; entering `done` or `cancelled` sets
- * `completed_at`; leaving them clears it. No change of status changes nothing.
- */
-export function statusTimestamps(
-  previous: { status: IssueStatus; started_at: string | null; completed_at: string | null } | undefined,
-  next: IssueStatus,
-  now: string,
-): { started_at: string | null; completed_at: string | null } {
-  if (previous && previous.status === next) return { started_at: previous.started_at, completed_at: previous.completed_at };
-  const startedAt = previous?.started_at ?? null;
-  return {
-    started_at: next === 'in_progress' && !startedAt ? now : startedAt,
-    completed_at: isClosed(next) ? now : null,
-  };
-}
+/** `started_at`/`completed_at` after a change of category (docs/api.md: Issue statuses): a rule of lib/model/workflow.ts. */
+export { statusTimestamps } from '../model/workflow.ts';
 
 function refusal(err: unknown): unknown {
   if (!(err instanceof Refused)) return err;
@@ -150,7 +145,8 @@ export async function listIssues(caller: Principal, at: IssueLocation, page: Pag
   if (!result.project) throw new NotFoundError('Project');
   if (at.sprintId !== null && !result.sprint) throw new NotFoundError('Sprint');
   const catalogue = catalogueOf(result.project);
-  const items = result.issues.map(({ item, place }) => store.toIssue(item, place, catalogue));
+  const workflow = workflowOf(result.project);
+  const items = result.issues.map(({ item, place }) => store.toIssue(item, place, catalogue, workflow));
   const listed = at.sprintId === null ? Number(result.project.backlog_count ?? 0) : Number(result.sprint?.issues_count ?? 0);
   return {
     page: { items, nextCursor: result.nextCursor, cursorAfter: result.cursorAfter },
@@ -163,7 +159,7 @@ export async function listIssues(caller: Principal, at: IssueLocation, page: Pag
 /** One issue, with its place in its list (one BatchGet with its ancestors, one keys-only Query). */
 export async function getIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<Issue> {
   const { project, issue, index } = await loadIssue(caller, at, issueId);
-  return store.toIssue(issue, await placeIn(caller.orgId, at.projectId, index, issue), catalogueOf(project));
+  return store.toIssue(issue, await placeIn(caller.orgId, at.projectId, index, issue), catalogueOf(project), workflowOf(project));
 }
 
 /**
@@ -195,6 +191,27 @@ export interface ImportedIssue {
  * list, with what was given (labels as resolved), its parent, and what an import keeps of its
  * source (times, key). Default status: `todo` in a sprint, `backlog` in the backlog.
  */
+/**
+ * The state a create puts its issue in (the one it names, else the first of its list's default
+ * category), held to what that state requires (docs/workflows.md: transition rules); 422 otherwise.
+ */
+export function stateOfNewIssue(workflow: Workflow, input: IssueCreate, sprintId: number | null, now: string): StateWrite {
+  const state = stateOnCreate(workflow, input, sprintId === null ? 'backlog' : 'todo', now);
+  const to = liveState(workflow, state.state_id);
+  const problems = to
+    ? transitionProblems(workflow, undefined, to, {
+        blocked: false,
+        assignee_id: input.assignee_id ?? null,
+        story_points: input.story_points ?? null,
+        due_date: input.due_date ?? null,
+        description: input.description ?? null,
+      })
+    : [];
+  // Less its last line (the states an issue may move to: a create moves from none).
+  if (problems.length > 0) throw new ValidationError(problems.slice(0, -1));
+  return state;
+}
+
 export function newIssue(
   slot: { id: number; number: number; positionSeq: number },
   prefix: string,
@@ -205,9 +222,11 @@ export function newIssue(
   parentId: number | null,
   imported?: Omit<ImportedIssue, 'items'>,
   now = imported?.updated_at ?? new Date().toISOString(),
+  /** The project's workflow (lib/db/states.ts): the state a create names, and its rules. */
+  workflow: Workflow = workflowOf(undefined),
 ): Issue {
-  const status = input.status ?? (at.sprintId === null ? 'backlog' : 'todo');
-  const times = statusTimestamps(undefined, status, now);
+  const state = stateOfNewIssue(workflow, input, at.sprintId, now);
+  const times = state;
   return {
     id: slot.id,
     project_id: at.projectId,
@@ -216,7 +235,7 @@ export function newIssue(
     source_key: imported?.source_key ?? null,
     title: input.title,
     description: input.description ?? null,
-    status,
+    ...statusAnswer(workflow, state.state_id, state.status),
     story_points: input.story_points ?? null,
     position: appendedPosition(slot.positionSeq),
     assignee_id: input.assignee_id ?? null,
@@ -270,7 +289,25 @@ export async function createIssue(
       await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
       throw err;
     }
-    const issue = newIssue(slot, slot.prefix, at, input, labelIds, catalogueOf(slot.project), parent.set.parent_id, imported);
+    let issue: Issue;
+    try {
+      issue = newIssue(
+        slot,
+        slot.prefix,
+        at,
+        input,
+        labelIds,
+        catalogueOf(slot.project),
+        parent.set.parent_id,
+        imported,
+        undefined,
+        workflowOf(slot.project),
+      );
+    } catch (err) {
+      // A state the project has not, or one whose rules refuse the issue: nothing kept.
+      await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
+      throw err;
+    }
     try {
       await store.insertIssue(
         caller.orgId,
@@ -368,6 +405,7 @@ export async function createIssuesTogether(
     }),
   );
   const catalogue = catalogueOf(reserved.project);
+  const workflow = workflowOf(reserved.project);
   const outcomes: CreatedTogether[] = [];
   const entries: (store.NewIssue & { index: number })[] = [];
   creates.forEach((c, index) => {
@@ -388,6 +426,8 @@ export async function createIssuesTogether(
         catalogue,
         withParent ? wanted : null,
         c.imported,
+        undefined,
+        workflow,
       );
       entries.push({
         index,
@@ -470,10 +510,32 @@ function fieldChanges(current: Issue, changes: IssueUpdate, project: ProjectItem
   for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {
     if (changes[field] !== undefined) set[field] = changes[field];
   }
-  if (changes.status !== undefined)
-    Object.assign(set, { status: changes.status, ...statusTimestamps(current, changes.status, now) });
-  const { parent_number: _parentNumber, ...shown } = set;
-  const next: Issue = { ...current, ...(shown as Partial<Issue>) };
+  // Its state (docs/workflows.md): stored as the state and its category, held to the project's rules
+  // on the issue as this write leaves it.
+  const workflow = workflowOf(project);
+  const state = stateOnUpdate(workflow, { ...current, status: current.status_category }, changes, now);
+  if (state) {
+    const to = liveState(workflow, state.state_id);
+    const after = <K extends 'assignee_id' | 'story_points' | 'due_date' | 'description'>(field: K) =>
+      changes[field] !== undefined ? changes[field] : current[field];
+    const problems = to
+      ? transitionProblems(workflow, liveState(workflow, current.state_id), to, {
+          blocked: current.blocked,
+          assignee_id: after('assignee_id') ?? null,
+          story_points: after('story_points') ?? null,
+          due_date: after('due_date') ?? null,
+          description: after('description') ?? null,
+        })
+      : [];
+    if (problems.length > 0) throw new ValidationError(problems);
+    Object.assign(set, state);
+  }
+  const { parent_number: _parentNumber, status: _category, ...shown } = set;
+  const next: Issue = {
+    ...current,
+    ...(shown as Partial<Issue>),
+    ...(state ? statusAnswer(workflow, state.state_id, state.status, current.blocked) : {}),
+  };
   if (changes.labels !== undefined) {
     const labelIds = resolveLabels(project, changes.labels);
     set.label_ids = labelIds.length > 0 ? new Set(labelIds) : null;
@@ -527,7 +589,7 @@ export async function updateIssuesTogether(
       const item = family.others.get(issueId);
       if (!item || (item.sprint_id ?? null) !== at.sprintId) throw new NotFoundError('Issue');
       const set: Record<string, unknown> = { updated_at: now };
-      const next = fieldChanges(store.toIssue(item, item.position, catalogue), changes, project, set);
+      const next = fieldChanges(store.toIssue(item, item.position, catalogue, workflowOf(project)), changes, project, set);
       writes.push({
         index: i,
         item,
@@ -602,7 +664,8 @@ export async function updateIssue(
     const moving = target !== at.sprintId;
     // Internally `position` is the stored key here; the answer replaces it with the place.
     const catalogue = catalogueOf(project);
-    const current = store.toIssue(issue, issue.position, catalogue);
+    const workflow = workflowOf(project);
+    const current = store.toIssue(issue, issue.position, catalogue, workflow);
     const now = options.at ?? new Date().toISOString();
 
     const set: Record<string, unknown> = { updated_at: now };

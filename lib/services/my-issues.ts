@@ -1,5 +1,6 @@
 import { listAssigned, readAssignedItems, scanAssigned, type AssignedEntry, type AssignedFilter } from '../db/assigned.ts';
 import { ranksFrom, toIssue, type IssueItem } from '../db/issues.ts';
+import { workflowOf } from '../db/workflow.ts';
 import { catalogueOf, carriesAll, labelFilterIds } from '../db/labels.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { Issue, IssueListFilters } from '../schemas/issues.ts';
@@ -112,7 +113,7 @@ async function placedIssues(
       rows.forEach((r, i) => places.set(r.issue, before + (ranks[i] as number)));
     }),
   );
-  return live.map(({ issue, project }) => toIssue(issue, places.get(issue) as number, catalogueOf(project)));
+  return live.map(({ issue, project }) => toIssue(issue, places.get(issue) as number, catalogueOf(project), workflowOf(project)));
 }
 
 /** The filters of `GET /me/issues` (AND): what the index entries carry. */

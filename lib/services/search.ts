@@ -9,6 +9,8 @@ import {
   type SearchCursor,
 } from '../db/search.ts';
 import { catalogueOf, issueLabels } from '../db/labels.ts';
+import { workflowOf } from '../db/workflow.ts';
+import { statusAnswer } from '../model/workflow.ts';
 import { isFilledSearchRecord, searchRecordItem } from '../db/issue-item.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
@@ -152,7 +154,7 @@ export async function searchIssues(
       issue_number: record.number,
       source_key: record.sourceKey,
       title: record.title,
-      status: record.status,
+      ...statusAnswer(workflowOf(project), record.stateId, record.status, record.openBlockers > 0),
       story_points: record.storyPoints,
       position: record.position,
       assignee_id: record.assigneeId,
@@ -174,7 +176,7 @@ export async function searchIssues(
         title: shown.title,
         project_prefix: String(project.prefix),
         sprint_id: shown.sprint_id,
-        status: shown.status,
+        status: record.status,
         assignee_id: shown.assignee_id,
         // An issue created before authors were kept: no account's id, so `author:` never holds for it.
         author_id: shown.author_id ?? -1,

@@ -44,7 +44,10 @@ export interface ShownIssue {
   id: number;
   title: string;
   sprint_id: number | null;
-  status: SelectableIssue['status'];
+  /** Its state's name (its category's, in a payload written before workflows). */
+  status: string;
+  /** Its state's category: what `is:open`, `status:` and the rest read. */
+  status_category?: SelectableIssue['status'] | undefined;
   assignee_id: number | null;
   priority: SelectableIssue['priority'];
   type: SelectableIssue['type'];
@@ -84,7 +87,7 @@ export function selectableIssueOf(issue: ShownIssue, around: IssueSurroundings):
     title: issue.title,
     project_prefix: around.prefix ?? '',
     sprint_id: issue.sprint_id,
-    status: issue.status,
+    status: issue.status_category ?? (issue.status as SelectableIssue['status']),
     assignee_id: issue.assignee_id,
     // 0: no account, so that `author:` never holds for an issue whose author is not known.
     author_id: typeof issue.author_id === 'number' ? issue.author_id : (around.author ?? 0),

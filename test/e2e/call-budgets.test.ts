@@ -379,6 +379,39 @@ const recipes: Record<string, Recipe> = {
     ),
   'DELETE /api/v1/projects/{project_id}/labels/{label_id}': async (f) =>
     one('delete', await f.admin.delete(await createdId(f, `${f.p}/labels`, { label: { name: 'doomed' } }))),
+  'GET /api/v1/projects/{project_id}/states': async (f) => one('list', await f.admin.get(`${f.p}/states`)),
+  'POST /api/v1/projects/{project_id}/states': async (f) =>
+    one('create', await f.admin.post(`${f.p}/states`, { state: { name: 'Created', category: 'in_progress' } })),
+  'GET /api/v1/projects/{project_id}/states/{state_id}': async (f) =>
+    one('get', await f.admin.get(await createdId(f, `${f.p}/states`, { state: { name: 'Read', category: 'todo' } }))),
+  'PATCH /api/v1/projects/{project_id}/states/{state_id}': async (f) =>
+    one(
+      'rename',
+      await f.admin.patch(await createdId(f, `${f.p}/states`, { state: { name: 'Old', category: 'todo' } }), {
+        state: { name: 'New' },
+      }),
+    ),
+  'PUT /api/v1/projects/{project_id}/states/{state_id}': async (f) =>
+    one(
+      'limit',
+      await f.admin.put(await createdId(f, `${f.p}/states`, { state: { name: 'Limited', category: 'todo' } }), {
+        state: { wip_limit: 3 },
+      }),
+    ),
+  'DELETE /api/v1/projects/{project_id}/states/{state_id}': async (f) => {
+    const states = `${f.p}/states`;
+    const empty = await createdId(f, states, { state: { name: 'Empty', category: 'done' } });
+    const held = await createdId(f, states, { state: { name: 'Held', category: 'done' } });
+    await f.post(f.admin, `${f.p}/issues`, { issue: { title: 'Held', status: 'Held' } });
+    const done = ((await f.admin.get(states)).body as { id: number; name: string }[]).find((s) => s.name === 'done')!;
+    return [
+      ...one('delete', await f.admin.delete(empty)),
+      ...one('delete, its issue moved', await f.admin.delete(`${held}?move_to=${done.id}`)),
+    ];
+  },
+  'GET /api/v1/projects/{project_id}/sprints/{sprint_id}/board': async (f) =>
+    one('board', await f.admin.get(`${f.active}/board`)),
+  'GET /api/v1/projects/{project_id}/backlog/board': async (f) => one('board', await f.admin.get(`${f.p}/backlog/board?per_column=5`)),
   'GET /api/v1/projects/{project_id}/sprints': async (f) => pages(f.admin, `${f.p}/sprints`),
   'POST /api/v1/projects/{project_id}/sprints': async (f) =>
     one('create', await f.admin.post(`${f.p}/sprints`, { sprint: { name: 'New' } })),

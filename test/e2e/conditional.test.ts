@@ -34,6 +34,7 @@ async function fixture(admin: ApiClient) {
   const webhook = (await admin.post('/api/v1/webhooks', { webhook: { url: receiver.url, events: ['sprint.completed'] } })).body;
   expect(webhook.id, 'fixture webhook').toBeTypeOf('number');
   const label = (await admin.post(`${projectPath}/labels`, { label: { name: 'bug' } })).body;
+  const state = (await admin.post(`${projectPath}/states`, { state: { name: 'In review', category: 'in_progress' } })).body;
   const relation = (
     await admin.post(`/api/v1/issues/${issue.issue_number}/relations`, {
       relation: { type: 'relates_to', issue_key: backlogIssue.issue_number },
@@ -41,6 +42,7 @@ async function fixture(admin: ApiClient) {
   ).body;
   const ids: Record<string, number> = {
     label_id: label.id,
+    state_id: state.id,
     project_id: project.id,
     sprint_id: planning.id,
     issue_id: issue.id,
@@ -70,6 +72,7 @@ async function fixture(admin: ApiClient) {
     commentPath: `/api/v1/comments/${comment.id}`,
     webhookPath: `/api/v1/webhooks/${webhook.id}`,
     labelPath: `${projectPath}/labels/${label.id}`,
+    statePath: `${projectPath}/states/${state.id}`,
   };
 }
 
@@ -89,6 +92,7 @@ function bodyOf(path: string): unknown {
   if (path.startsWith('/api/v1/comments')) return { comment: { body: 'changed' } };
   if (path.startsWith('/api/v1/webhooks')) return { webhook: { active: true } };
   if (path.includes('/labels/')) return { label: { name: 'changed' } };
+  if (path.includes('/states/')) return { state: { name: 'changed' } };
   if (path.includes('/issues/')) return { issue: { title: 'Changed' } };
   if (/\/(activate|activation|complete|completion)$/.test(path)) return undefined;
   if (path.includes('/sprints/')) return { sprint: { name: 'Changed' } };
@@ -124,6 +128,8 @@ describe('ETags and If-None-Match', () => {
       f.webhookPath,
       `${f.projectPath}/labels`,
       f.labelPath,
+      `${f.projectPath}/states`,
+      f.statePath,
     ];
     for (const path of reads) {
       const first = await admin.get(path);

@@ -26,6 +26,7 @@ interface Fixture {
   comment: Record<string, any>;
   webhook: Record<string, any>;
   label: Record<string, any>;
+  state: Record<string, any>;
 }
 
 /**
@@ -69,8 +70,9 @@ async function fixture(): Promise<Fixture> {
     webhook: { url: 'https://hooks.example.com/in', events: ['project.deleted'] },
   });
   const label = await made(`${pp}/labels`, { label: { name: 'Label' } });
+  const state = await made(`${pp}/states`, { state: { name: 'State', category: 'todo' } });
   relatedKey = String(issue.issue_number);
-  return { client, project, sprint, issue, backlogIssue, comment, webhook, label };
+  return { client, project, sprint, issue, backlogIssue, comment, webhook, label, state };
 }
 
 /** Everything a write could change, read over HTTP: equal before and after means nothing was written. */
@@ -88,6 +90,7 @@ async function snapshot(fx: Fixture) {
     `/api/v1/comments/${fx.comment.id}`,
     '/api/v1/webhooks?per_page=100',
     `${pp}/labels?per_page=100`,
+    `${pp}/states`,
   ];
   const out = await Promise.all(reads.map((path) => fx.client.get(path)));
   return out.map((r) => ({ status: r.status, body: r.body, total: r.headers.get('x-total-count') }));
@@ -101,6 +104,7 @@ function pathFor(route: Route, fx: Fixture): string {
     .replace('{issue_id}', String(inSprint ? fx.issue.id : fx.backlogIssue.id))
     .replace('{webhook_id}', String(fx.webhook.id))
     .replace('{label_id}', String(fx.label.id))
+    .replace('{state_id}', String(fx.state.id))
     .replace('{delivery_id}', 'msg_none')
     .replace('{issue_key}', String(fx.backlogIssue.issue_number))
     .replace('{id}', () => {
@@ -235,6 +239,10 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return create ? { url: 'https://hooks.example.com/made', events: ['project.deleted'] } : { active: true };
     case 'label':
       return { name: `made-${Math.random().toString(36).slice(2, 8)}` };
+    case 'state':
+      return create
+        ? { name: `made-${Math.random().toString(36).slice(2, 8)}`, category: 'in_progress' }
+        : { name: `renamed-${Math.random().toString(36).slice(2, 8)}` };
     case 'relation':
       return { type: 'relates_to', issue_key: relatedKey };
     case 'attachment':
@@ -258,6 +266,8 @@ function readBackPath(wrapper: string, resource: Record<string, any>): string {
       return `/api/v1/webhooks/${resource.id}`;
     case 'label':
       return `${pp}/labels/${resource.id}`;
+    case 'state':
+      return `${pp}/states/${resource.id}`;
     case 'issue':
       return resource.sprint_id === null
         ? `${pp}/issues/${resource.id}`

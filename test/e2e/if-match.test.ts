@@ -58,6 +58,11 @@ async function targetOf(template: string, admin: ApiClient, orgId: number): Prom
     const path = `${projectPath}/labels/${label.id}`;
     return { path, readPath: path, items: [keys.label(orgId, project.id, label.id)] };
   }
+  if (template.includes('{state_id}')) {
+    const state = (await admin.post(`${projectPath}/states`, { state: { name: 'In review', category: 'in_progress' } })).body;
+    const path = `${projectPath}/states/${state.id}`;
+    return { path, readPath: path, items: [keys.state(orgId, project.id, state.id)] };
+  }
   if (!template.includes('{sprint_id}') && !template.includes('{issue_id}') && !template.includes('/comments/')) {
     return { path: projectPath, readPath: projectPath, items: [keys.project(orgId, project.id)] };
   }
@@ -95,6 +100,7 @@ function bodyOf(method: string, path: string): unknown {
   if (path.startsWith('/api/v1/comments')) return { comment: { body: 'changed' } };
   if (path.startsWith('/api/v1/webhooks')) return { webhook: { active: true } };
   if (path.includes('/labels/')) return { label: { name: 'Changed' } };
+  if (path.includes('/states/')) return { state: { name: 'Changed' } };
   if (path.includes('/issues/')) return { issue: { title: 'Changed' } };
   if (path.includes('/sprints/')) return { sprint: { name: 'Changed' } };
   return { project: { name: 'Changed' } };

@@ -45,6 +45,7 @@ async function fixture() {
   const project = await ok(admin.post('/api/v1/projects', { project: { name: 'Strict bodies', prefix: randomPrefix() } }));
   const p = `/api/v1/projects/${project.id}`;
   const tag = await ok(admin.post(`${p}/labels`, { label: { name: 'strict' } }));
+  const flow = await ok(admin.post(`${p}/states`, { state: { name: 'Strict', category: 'todo' } }));
   const planning = await ok(admin.post(`${p}/sprints`, { sprint: { name: 'Planning' } }));
   const active = await ok(admin.post(`${p}/sprints`, { sprint: { name: 'Active' } }));
   await ok(admin.post(`${p}/sprints/${active.id}/activate`, {}));
@@ -67,7 +68,7 @@ async function fixture() {
       })
     ).status,
   ).toBe(201);
-  return { admin, p, project, planning, active, issue, backlogIssue, third, comment, tag, webhook };
+  return { admin, p, project, planning, active, issue, backlogIssue, third, comment, tag, flow, webhook };
 }
 type Fixture = Awaited<ReturnType<typeof fixture>>;
 
@@ -81,6 +82,7 @@ function pathOf(r: Route, f: Fixture): string {
     issue_id: String(backlog ? f.backlogIssue.id : f.issue.id),
     id: String(f.comment.id),
     label_id: String(f.tag.id),
+    state_id: String(f.flow.id),
     webhook_id: String(f.webhook.id),
     issue_key: String(f.issue.issue_number),
   };
@@ -127,6 +129,10 @@ function bodiesOf(r: Route, f: Fixture): { valid: Json; misspelt: Json; meant: s
     return wrapped('project', { name: 'New', prefix: randomPrefix() }, 'documentationUrl', 'documentation_url');
   if (path.startsWith('/api/v1/projects/{project_id}/labels'))
     return wrapped('label', { name: `l-${tag}`, color: '#aabbcc' }, 'colour', 'color');
+  if (path.startsWith('/api/v1/projects/{project_id}/states'))
+    return r.method === 'POST'
+      ? wrapped('state', { name: `s-${tag}`, category: 'in_progress', wip_limit: 4 }, 'wipLimit', 'wip_limit')
+      : wrapped('state', { name: `s-${tag}`, wip_limit: 4 }, 'wipLimit', 'wip_limit');
   if (path.endsWith('/comments') || path.startsWith('/api/v1/comments'))
     return wrapped('comment', { body: 'changed' }, 'bdoy', 'body');
   if (path.endsWith('/relations'))
@@ -157,15 +163,17 @@ async function answerOf(r: Route, f: Fixture, path: string): Promise<{ wrapper: 
   if (r.method !== 'POST') {
     const wrapper = p.includes('/labels')
       ? 'label'
-      : p.startsWith('/api/v1/comments')
-        ? 'comment'
-        : p.includes('/issues/')
-          ? 'issue'
-          : p.includes('/sprints/')
-            ? 'sprint'
-            : p.startsWith('/api/v1/webhooks')
-              ? 'webhook'
-              : 'project';
+      : p.includes('/states')
+        ? 'state'
+        : p.startsWith('/api/v1/comments')
+          ? 'comment'
+          : p.includes('/issues/')
+            ? 'issue'
+            : p.includes('/sprints/')
+              ? 'sprint'
+              : p.startsWith('/api/v1/webhooks')
+                ? 'webhook'
+                : 'project';
     return { wrapper, body: await get(path) };
   }
   if (p === '/api/v1/accounts') {
@@ -175,6 +183,8 @@ async function answerOf(r: Route, f: Fixture, path: string): Promise<{ wrapper: 
   if (p === '/api/v1/projects') return { wrapper: 'project', body: { ...(await get(f.p)), prefix: randomPrefix() } };
   if (p.endsWith('/labels'))
     return { wrapper: 'label', body: { ...(await get(`${f.p}/labels/${f.tag.id}`)), name: `copy-${randomPrefix()}` } };
+  if (p.endsWith('/states'))
+    return { wrapper: 'state', body: { ...(await get(`${f.p}/states/${f.flow.id}`)), name: `copy-${randomPrefix()}` } };
   if (p.endsWith('/comments')) return { wrapper: 'comment', body: await get(`/api/v1/comments/${f.comment.id}`) };
   if (p.endsWith('/attachments')) {
     const [attachment] = (await get(`/api/v1/issues/${f.issue.issue_number}/attachments`)) as Json[];

@@ -598,6 +598,13 @@ const expectedGrants: Record<string, Expected> = {
   'functions/labels/create.ts': write(),
   'functions/labels/update.ts': write(),
   'functions/labels/delete.ts': write(),
+  // The workflow: one GetItem or BatchGetItem of the project; a delete also reads the sprints' counters (LSI1).
+  'functions/workflow-states/read.ts': read(),
+  'functions/workflow-states/create.ts': write(),
+  'functions/workflow-states/update.ts': write(),
+  'functions/workflow-states/delete.ts': write(['LSI1']),
+  // A board: the project and sprint (BatchGetItem) and the list's issues in order (LSI1).
+  'functions/board/read.ts': read(['LSI1']),
   'functions/activity/read.ts': read(lists),
   'functions/webhooks/read.ts': read(lists),
   'functions/webhooks/create.ts': write(),
@@ -754,7 +761,7 @@ describe('least privilege', () => {
 });
 
 describe('the stream consumer', () => {
-  it('receives only REMOVE events of projects, sprints, issues, labels, attachments and comments with attachments, and writes of pending cascades, with bounded retries and a failure queue', () => {
+  it('receives only REMOVE events of projects, sprints, issues, labels, states, attachments and comments with attachments, and writes of pending cascades, with bounded retries and a failure queue', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
       ([, m]) => m.Properties.FunctionName.Ref === logicalId(stack.cascade.fn),
     );
@@ -764,7 +771,7 @@ describe('the stream consumer', () => {
     expect(p.FunctionName).toEqual({ Ref: logicalId(stack.cascade.fn) });
     expect(p.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.table.table), 'StreamArn'] });
     expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
-      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'label'] } } } },
+      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'label', 'state'] } } } },
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['comment'] }, has_attachments: { BOOL: [true] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },

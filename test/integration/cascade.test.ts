@@ -194,7 +194,8 @@ describe('cascade consumer (handler invoked directly)', () => {
 
     const { result, log } = await withDbCallLog(() => cascadeBatch(records));
 
-    expect(result).toMatchObject({ parents: 51, skipped: 50, deleted: 1 + 2 + 2 });
+    // The sprint, its two issues and their comments, and the five states of its workflow.
+    expect(result).toMatchObject({ parents: 51, skipped: 50, deleted: 1 + 2 + 2 + 5 });
     expect(log.calls.filter((c) => c === 'QueryCommand')).toHaveLength(1);
     expect(await itemsIn({ pk: projectPk(orgId, project.id) })).toEqual([]);
   });

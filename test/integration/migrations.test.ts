@@ -121,6 +121,30 @@ async function previousRelease(): Promise<Fixture> {
       }),
     );
   }
+  // A project made before workflows: no states (items, nor their copy on the project), issues without one.
+  const projectItem = (
+    await db.send(new GetCommand({ TableName: tableName(), Key: keys.project(org.orgId, project.id), ConsistentRead: true }))
+  ).Item!;
+  const workflowAttributes = Object.keys(projectItem).filter((a) => /^(W[SHM]#|workflow_|state)/.test(a));
+  expect(workflowAttributes.length).toBeGreaterThan(5);
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.project(org.orgId, project.id),
+      UpdateExpression: `REMOVE ${workflowAttributes.map((_, i) => `#w${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(workflowAttributes.map((a, i) => [`#w${i}`, a])),
+    }),
+  );
+  for (let stateId = 1; stateId <= 5; stateId++)
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.state(org.orgId, project.id, stateId) }));
+  for (const issue of issues)
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.issue(org.orgId, project.id, issue.id),
+        UpdateExpression: 'REMOVE state_id',
+      }),
+    );
   expect(await derivedDifferences(org.orgId)).not.toEqual([]);
   return {
     orgId: org.orgId,
@@ -193,7 +217,23 @@ async function expectMigrated(f: Fixture, assignedSince: number[] = []) {
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(issue.id);
     expect(res.dbCalls).toBeLessThanOrEqual(budgetOf(routeOf('GET', '/api/v1/issues/{issue_key}')).calls);
+    // In its category's state, the one the migration made, though no issue was rewritten.
+    expect(res.body.state_id).toBe(['backlog', 'todo', 'in_progress', 'done', 'cancelled'].indexOf(res.body.status) + 1);
+    expect(res.body.status_category).toBe(res.body.status);
+    const stored = await db.send(
+      new GetCommand({ TableName: tableName(), Key: keys.issue(f.orgId, f.projectId, issue.id), ConsistentRead: true }),
+    );
+    // Not rewritten by the migration (an API write made meanwhile may have given it one).
+    expect([undefined, null, res.body.state_id]).toContain(stored.Item?.state_id);
   }
+  const states = await f.admin.get(`/api/v1/projects/${f.projectId}/states`);
+  expect(states.body.map((s: { id: number; name: string }) => [s.id, s.name])).toEqual([
+    [1, 'backlog'],
+    [2, 'todo'],
+    [3, 'in_progress'],
+    [4, 'done'],
+    [5, 'cancelled'],
+  ]);
   const mine = await f.member.get('/api/v1/me/issues?per_page=100');
   expect(mine.status).toBe(200);
   expect((mine.body as { id: number }[]).map((i) => i.id).sort()).toEqual(
@@ -236,6 +276,13 @@ describe('data migrations', () => {
     expect(records[0]!.counts).toMatchObject({ tokens: 2, named: 2 });
     expect(records[1]!.counts).toMatchObject({ comments: 3, written: 1, completed: 1 });
     expect(records[2]!.counts).toMatchObject({ organisations: 1, rebuilds: 1 });
+    expect(records[3]!.counts).toMatchObject({ organisations: 1, workflows: 1 });
+    for (const issue of f.issues) {
+      const stored = await db.send(
+        new GetCommand({ TableName: tableName(), Key: keys.issue(f.orgId, f.projectId, issue.id), ConsistentRead: true }),
+      );
+      expect(stored.Item && 'state_id' in stored.Item, `issue ${issue.key} rewritten`).toBe(false);
+    }
     expect(records.every((r) => r.startedAt && r.finishedAt && r.cursor === undefined && r.runs === 1)).toBe(true);
     expect(await readMigrationLease()).toBeUndefined();
     await expectMigrated(f);
@@ -251,6 +298,7 @@ describe('data migrations', () => {
       expect.objectContaining({ named: 0 }),
       expect.objectContaining({ written: 0, completed: 0 }),
       expect.objectContaining({ rebuilds: 0, differences: 0 }),
+      expect.objectContaining({ workflows: 0, rebuilds: 0, differences: 0 }),
     ]);
     expect(await tableContents()).toEqual(before);
   });
@@ -319,7 +367,7 @@ describe('data migrations', () => {
       expect.stringMatching(/^failed 0002-comment-pointers: .*Injected fault/) as string,
     ]);
     const records = await migrationStatus();
-    expect(records.map((r) => r.status)).toEqual(['done', 'failed', 'pending']);
+    expect(records.map((r) => r.status)).toEqual(['done', 'failed', 'pending', 'pending']);
     expect(records[1]!.error).toContain('Injected fault');
     expect(await readMigrationLease()).toBeUndefined();
 

@@ -194,6 +194,22 @@ export const exceptions: Record<string, Budget> = {
     reason:
       "A page of the whole organisation's export: one Query page after another (the organisation, its accounts, then project by project its labels, sprints, issues, comments), each read where the cursor says, until 2 MiB, `per_page` lines or 40 calls (more only while the page has no line yet, e.g. when the accounts take more than 40 pages to re-read).",
   },
+  // Workflow states (docs/workflows.md)
+  [`DELETE ${project}/states/{state_id}`]: {
+    calls: 4,
+    reason:
+      "The project with the state (one BatchGetItem) and the project's sprints (one Query), side by side: how many issues the state has is the sum of the board's column counters of the backlog (on the project) and of every sprint. Then one transaction. A Query reads one item collection; the project lives in another.",
+  },
+  [`GET ${sprint}/board`]: {
+    calls: 3,
+    reason:
+      "The project and the sprint (one BatchGetItem: the workflow and the column counters) and the list's issues in order (one Query), side by side: one round trip after the token's, 2 serial round trips in all. A Query reads one item collection; the counters live on other items.",
+  },
+  [`GET ${project}/backlog/board`]: {
+    calls: 3,
+    reason:
+      "The project and the sprint (one BatchGetItem: the workflow and the column counters) and the list's issues in order (one Query), side by side: one round trip after the token's, 2 serial round trips in all. A Query reads one item collection; the counters live on other items.",
+  },
   // Webhooks
   'GET /api/v1/webhooks/{webhook_id}/deliveries': {
     calls: 3,

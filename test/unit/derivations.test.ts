@@ -46,6 +46,9 @@ describe('derivations', () => {
       added_points: 3,
       burndown_20260102: 3,
       rk_5: 1,
+      // Its board column: its category's home (it has no state of its own).
+      bc_h_todo: 1,
+      bp_h_todo: 3,
     });
     expect(state.holders.get('account:1:7')?.attrs).toEqual({ assigned_count: 1 });
     expect([...state.records.keys()].sort()).toEqual(['assigned:1:7:2:3', 'pointer:1:AB-3', 'search:1:2:3']);
@@ -57,7 +60,7 @@ describe('derivations', () => {
     const effects = effectsOf([{ before, after }], ctx);
     const state = fold(effects);
     expect(state.holders.get('list:1:2:10')?.attrs).toMatchObject({ issues_count: -1, removed_issues: 1, rk_5: -1 });
-    expect(state.holders.get('list:1:2:backlog')?.attrs).toEqual({ backlog_count: 1, rk_9: 1 });
+    expect(state.holders.get('list:1:2:backlog')?.attrs).toEqual({ backlog_count: 1, rk_9: 1, bc_h_todo: 1, bp_h_todo: 3 });
     expect(effects.some((e) => (e.kind === 'put' || e.kind === 'remove') && e.record.kind === 'pointer')).toBe(false);
     expect(state.holders.has('account:1:7')).toBe(false);
   });
@@ -72,6 +75,8 @@ describe('derivations', () => {
       open_issues_count: -1,
       open_story_points: -3,
       rk_5: -1,
+      bc_h_todo: -1,
+      bp_h_todo: -3,
     });
     expect(state.holders.get('list:1:2:11')?.attrs).toMatchObject({ added_issues: 1, burndown_20260102: 3, rk_6: 1 });
   });

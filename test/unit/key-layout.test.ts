@@ -23,6 +23,7 @@ const samples: Record<keyof typeof keys, unknown[]> = {
   attachment: [1, 2, 3, 4],
   label: [1, 2, 3],
   labelName: [1, 2, 'bug'],
+  state: [1, 2, 3],
   velocity: [1, 2, '2026-11-26T00:00:00.000Z', 4],
   issueActivity: [1, 2, 3, '12345'],
   sprintActivity: [1, 2, 3, '12345'],

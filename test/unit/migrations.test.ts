@@ -14,8 +14,13 @@ import { migrations, migrationsVersion } from '../../lib/migrations/index.ts';
 
 describe('the migration registry', () => {
   it('lists the three upgrade commands first, numbered in order', () => {
-    expect(migrations.map((m) => m.name)).toEqual(['0001-token-names', '0002-comment-pointers', '0003-issue-indexes']);
-    expect(migrationsVersion).toBe('0001-token-names,0002-comment-pointers,0003-issue-indexes');
+    expect(migrations.map((m) => m.name)).toEqual([
+      '0001-token-names',
+      '0002-comment-pointers',
+      '0003-issue-indexes',
+      '0004-workflow-states',
+    ]);
+    expect(migrationsVersion).toBe('0001-token-names,0002-comment-pointers,0003-issue-indexes,0004-workflow-states');
     for (const m of migrations) expect(m.description.length).toBeGreaterThan(10);
   });
 

@@ -71,7 +71,9 @@ export async function sprintPlanning(send: Transport): Promise<string> {
   const role: 'admin' | 'member' = me.account.role;
   const issue = await getIssue(send, { project_id: id, sprint_id: 1, issue_id: 1 });
   const sprint: number | null = issue.sprint_id;
-  const status: 'backlog' | 'todo' | 'in_progress' | 'done' | 'cancelled' = issue.status;
+  // status names the issue's workflow state (any name a team gives it); its category is one of the five.
+  const category: 'backlog' | 'todo' | 'in_progress' | 'done' | 'cancelled' = issue.status_category;
+  const status: string = issue.status + ':' + category + ':' + String(issue.state_id ?? '');
   const points: number | null = issue.story_points;
   const cached: CachedIssue = { etag: '"1-abc"', ifNoneMatch: '"1-abc"' };
   const notModified: NotModified = true;

@@ -73,7 +73,7 @@ const commands: Record<string, string[]> = {
 
 /** Flags a command may take beside its required ones; `dry-run` is a boolean. */
 const optionalFlags: Record<string, string[]> = {
-  'cascade:resume': ['org', 'project', 'sprint', 'issue', 'label'],
+  'cascade:resume': ['org', 'project', 'sprint', 'issue', 'label', 'state'],
   'cascade:sweep': ['dry-run'],
   'issues:reindex': ['org'],
   'comments:pointers': ['org'],
@@ -254,8 +254,8 @@ async function resumeCascades(values: Record<string, string | undefined>) {
     targets = [...pending].sort((a, b) => (a.status === b.status ? 0 : a.status === 'failed' ? -1 : 1));
   } else {
     if (values.org === undefined || values.project === undefined) throw new UsageError('--org and --project go together');
-    if ([values.sprint, values.issue, values.label].filter((v) => v !== undefined).length > 1)
-      throw new UsageError('one of --sprint, --issue and --label, not more');
+    if ([values.sprint, values.issue, values.label, values.state].filter((v) => v !== undefined).length > 1)
+      throw new UsageError('one of --sprint, --issue, --label and --state, not more');
     const orgId = positiveInt(values.org, 'org');
     const projectId = positiveInt(values.project, 'project');
     const parent: CascadeParent =
@@ -265,7 +265,9 @@ async function resumeCascades(values: Record<string, string | undefined>) {
           ? { kind: 'issue', orgId, projectId, issueId: positiveInt(values.issue, 'issue') }
           : values.label !== undefined
             ? { kind: 'label', orgId, projectId, labelId: positiveInt(values.label, 'label') }
-            : { kind: 'project', orgId, projectId };
+            : values.state !== undefined
+              ? { kind: 'state', orgId, projectId, stateId: positiveInt(values.state, 'state') }
+              : { kind: 'project', orgId, projectId };
     if (!(await cascades.parentIsGone(parent))) {
       throw new Error(`the ${parent.kind} still exists: a cascade only removes what lived under a deleted ${parent.kind}`);
     }

@@ -54,7 +54,7 @@ const sprintIssue = { issue_id: '2' };
  * Per-route samples, by operation id. Together, run in order (creates, parents first; reads and
  * updates; sprint transitions; deletes, children first), they make a small story in a fresh
  * organisation: project 1, sprint 1, issue 1 in the backlog, issue 2 in the sprint, a comment on
- * each (comment 1 on the backlog issue), label 1.
+ * each (comment 1 on the backlog issue), label 1, state 6 (after the project's five).
  */
 export const samples: Record<string, Sample> = {
   listAccounts: listQuery,
@@ -73,6 +73,12 @@ export const samples: Record<string, Sample> = {
   createLabel: { body: { label: { name: 'bug', color: '#d73a4a', description: 'Something does not work.' } } },
   updateLabel: { body: { label: { name: 'defect' } } },
   replaceLabel: { body: { label: { color: '#b60205' } } },
+  // The project's states are 1..5 (one per category); the one created here is state 6.
+  createState: { body: { state: { name: 'In review', category: 'in_progress', wip_limit: 3 } } },
+  getState: { params: { state_id: '6' } },
+  updateState: { params: { state_id: '6' }, body: { state: { name: 'Code review' } } },
+  replaceState: { params: { state_id: '6' }, body: { state: { color: '#8b5cf6' } } },
+  deleteState: { params: { state_id: '6' } },
   getIssueByKey: { params: { issue_key: 'APL-1' } },
   listSubIssues: { params: { issue_key: 'APL-1' }, ...listQuery },
   // APL-2 (the sprint's issue) blocks APL-1 (the backlog's): relation 2-blocks-1, on both.
