@@ -8,6 +8,10 @@ import { asActor } from '../context/actor.ts';
 import { issueKeyPattern, pathIdPattern } from '../vocabulary/ids.ts';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../vocabulary/errors.ts';
 import { STATUS_REFUSED } from '../vocabulary/workflow.ts';
+import { workflowStatuses } from '../schemas/issues.ts';
+// Imported statically: an `import()` here would make esbuild wrap every module it reaches, which
+// keeps the DynamoDB client's whole index in every bundle (infra/shims/dynamodb-client.js says why).
+import { writableStatuses } from '../services/states.ts';
 import type { Principal } from '../model/principal.ts';
 import { json } from './errors.ts';
 import { logger } from './logger.ts';
@@ -173,8 +177,6 @@ async function withProjectStatuses<Body>(event: Event, principal: Principal, par
     const projectId = Number(event.pathParameters?.project_id);
     const refusedStatus = err instanceof ValidationError && err.errors.some((e) => e.includes(`status ${STATUS_REFUSED}`));
     if (!refusedStatus || !Number.isSafeInteger(projectId) || projectId < 1) throw err;
-    const { writableStatuses } = await import('../services/states.ts');
-    const { workflowStatuses } = await import('../schemas/issues.ts');
     const statuses = await writableStatuses(principal, projectId);
     if (!statuses) throw new NotFoundError('Project');
     return workflowStatuses.run(statuses, parse);
