@@ -3,6 +3,7 @@ import { bulkResults } from '../../lib/http/bulk.ts';
 import { bodySchema, pathId } from '../../lib/http/stack.ts';
 import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
+import { withProjectStatuses } from '../../lib/http/project-statuses.ts';
 
 const schemas = () => import('../../lib/schemas/bulk.ts');
 
@@ -20,5 +21,8 @@ export const handler = idempotentHandler(
     const outcomes = await bulkWriteToList(req.principal, at, bulkOps(at, items), { dryRun });
     return { status: 200, body: { dry_run: dryRun, results: bulkResults(outcomes) } };
   },
-  { body: bodySchema(() => import('../../lib/schemas/bulk.ts'), 'IssueBulkBody', { wrapped: false }) },
+  {
+    body: bodySchema(() => import('../../lib/schemas/bulk.ts'), 'IssueBulkBody', { wrapped: false }),
+    statuses: withProjectStatuses,
+  },
 );

@@ -1,6 +1,7 @@
 import { createIssue } from '../../lib/services/issues.ts';
 import { bodySchema, pathId } from '../../lib/http/stack.ts';
 import { idempotentHandler } from '../../lib/http/idempotent-handler.ts';
+import { withProjectStatuses } from '../../lib/http/project-statuses.ts';
 
 /** Creates an issue at the end of a sprint's issues. */
 export const handler = idempotentHandler(
@@ -9,5 +10,5 @@ export const handler = idempotentHandler(
     const { issue } = await req.input();
     return { status: 201, body: await createIssue(req.principal, at, issue) };
   },
-  { body: bodySchema(() => import('../../lib/schemas/issues.ts'), 'IssueCreateBody') },
+  { body: bodySchema(() => import('../../lib/schemas/issues.ts'), 'IssueCreateBody'), statuses: withProjectStatuses },
 );

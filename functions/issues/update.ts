@@ -1,5 +1,6 @@
 import { updateIssue } from '../../lib/services/issues.ts';
 import { bodySchema, pathId, routeHandler } from '../../lib/http/stack.ts';
+import { withProjectStatuses } from '../../lib/http/project-statuses.ts';
 
 /** PATCH and PUT of an issue of a sprint's issues; `sprint_id` moves it. */
 export const handler = routeHandler(
@@ -9,5 +10,5 @@ export const handler = routeHandler(
     const { issue } = await req.input();
     return { status: 200, body: await updateIssue(req.principal, at, id, issue) };
   },
-  { body: bodySchema(() => import('../../lib/schemas/issues.ts'), 'IssueUpdateBody') },
+  { body: bodySchema(() => import('../../lib/schemas/issues.ts'), 'IssueUpdateBody'), statuses: withProjectStatuses },
 );

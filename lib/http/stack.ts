@@ -6,12 +6,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { z } from 'zod';
 import { asActor } from '../context/actor.ts';
 import { issueKeyPattern, pathIdPattern } from '../vocabulary/ids.ts';
-import { NotFoundError, UnauthorizedError, ValidationError } from '../vocabulary/errors.ts';
-import { STATUS_REFUSED } from '../vocabulary/workflow.ts';
-import { workflowStatuses } from '../schemas/issues.ts';
-// Imported statically: an `import()` here would make esbuild wrap every module it reaches, which
-// keeps the DynamoDB client's whole index in every bundle (infra/shims/dynamodb-client.js says why).
-import { writableStatuses } from '../services/states.ts';
+import { NotFoundError, UnauthorizedError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
 import { json } from './errors.ts';
 import { logger } from './logger.ts';
@@ -89,6 +84,12 @@ export interface StackOptions<Body = unknown> {
    * resource as a GET shows it, secret left out, so that no header fingerprints the secret.
    */
   secret?: boolean;
+  /**
+   * The body names issue statuses, which may be a project's own states: how a status that is no
+   * category is read (lib/http/project-statuses.ts). Given by the issue write handlers only, so
+   * that no other bundle carries the workflow code.
+   */
+  statuses?: <B>(event: StackEvent, principal: Principal, parse: () => Promise<B>) => Promise<B>;
 }
 
 type Event = StackEvent;
@@ -155,32 +156,13 @@ export function routeHandler<Body = unknown>(
             input: async () => {
               if (!schema) throw new Error('this route takes no body');
               const parse = async () => parseOrThrow(await schema(), event.body, schema.wrapped) as Body;
-              return withProjectStatuses(event, auth.principal, parse);
+              return options.statuses ? options.statuses(event, auth.principal, parse) : parse();
             },
           }),
         ),
       );
       return answer(event, result, options);
     });
-}
-
-/**
- * A body parsed by its schema; one that names an issue status that is no category (a state a team
- * made: "In review") is parsed again against the statuses of the project of the path
- * (docs/workflows.md): its workflow is read only then, so a write naming a category or `state_id`
- * costs no call, and a refusal lists the project's own statuses.
- */
-async function withProjectStatuses<Body>(event: Event, principal: Principal, parse: () => Promise<Body>): Promise<Body> {
-  try {
-    return await parse();
-  } catch (err) {
-    const projectId = Number(event.pathParameters?.project_id);
-    const refusedStatus = err instanceof ValidationError && err.errors.some((e) => e.includes(`status ${STATUS_REFUSED}`));
-    if (!refusedStatus || !Number.isSafeInteger(projectId) || projectId < 1) throw err;
-    const statuses = await writableStatuses(principal, projectId);
-    if (!statuses) throw new NotFoundError('Project');
-    return workflowStatuses.run(statuses, parse);
-  }
 }
 
 /**
