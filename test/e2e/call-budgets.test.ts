@@ -411,7 +411,8 @@ const recipes: Record<string, Recipe> = {
   },
   'GET /api/v1/projects/{project_id}/sprints/{sprint_id}/board': async (f) =>
     one('board', await f.admin.get(`${f.active}/board`)),
-  'GET /api/v1/projects/{project_id}/backlog/board': async (f) => one('board', await f.admin.get(`${f.p}/backlog/board?per_column=5`)),
+  'GET /api/v1/projects/{project_id}/backlog/board': async (f) =>
+    one('board', await f.admin.get(`${f.p}/backlog/board?per_column=5`)),
   'GET /api/v1/projects/{project_id}/sprints': async (f) => pages(f.admin, `${f.p}/sprints`),
   'POST /api/v1/projects/{project_id}/sprints': async (f) =>
     one('create', await f.admin.post(`${f.p}/sprints`, { sprint: { name: 'New' } })),
