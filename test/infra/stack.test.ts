@@ -1389,25 +1389,26 @@ describe('the change feed', () => {
   });
 });
 
+/** Every function of the stack, by its entry, with the logical id of its role. */
+const functionRoles = () => {
+  const fns = [
+    ...[...stack.functions].map(([entry, fn]) => ({ entry, fn })),
+    { entry: 'functions/authorizer.ts', fn: stack.authorizer },
+    { entry: 'functions/cascade.ts', fn: stack.cascade.fn },
+    { entry: 'functions/import-jobs.ts', fn: stack.importJobs.fn },
+    { entry: 'functions/change-feed.ts', fn: stack.changeFeed.consumer },
+    { entry: 'functions/webhooks/deliver.ts', fn: stack.changeFeed.deliverer },
+    { entry: 'functions/migrate.ts', fn: stack.migrations.fn },
+  ];
+  return fns.map(({ entry, fn }) => ({
+    entry,
+    id: logicalId(fn),
+    role: JSON.stringify(resources[logicalId(fn)]!.Properties.Role).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)![1]!,
+  }));
+};
+
 describe("attachments' bucket", () => {
   const bucketId = () => logicalId(stack.attachments.bucket);
-  /** Every function's role, by the function's entry. */
-  const roleEntries = () => {
-    const fns = [
-      ...[...stack.functions].map(([entry, fn]) => ({ entry, fn })),
-      { entry: 'functions/authorizer.ts', fn: stack.authorizer },
-      { entry: 'functions/cascade.ts', fn: stack.cascade.fn },
-      { entry: 'functions/import-jobs.ts', fn: stack.importJobs.fn },
-      { entry: 'functions/change-feed.ts', fn: stack.changeFeed.consumer },
-      { entry: 'functions/webhooks/deliver.ts', fn: stack.changeFeed.deliverer },
-      { entry: 'functions/migrate.ts', fn: stack.migrations.fn },
-    ];
-    return fns.map(({ entry, fn }) => ({
-      entry,
-      id: logicalId(fn),
-      role: JSON.stringify(resources[logicalId(fn)]!.Properties.Role).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)![1]!,
-    }));
-  };
 
   it('is one private bucket: public access blocked, encrypted, TLS only, unversioned, incomplete uploads removed', () => {
     const buckets = ofType('AWS::S3::Bucket');
@@ -1435,7 +1436,7 @@ describe("attachments' bucket", () => {
   });
 
   it('lets only the upload-URL function put, only the readers (REST, /mcp) get, only the cascade delete, each on the objects under o/ alone', () => {
-    const roleEntry = new Map(roleEntries().map((r) => [r.role, r.entry]));
+    const roleEntry = new Map(functionRoles().map((r) => [r.role, r.entry]));
     const uses: Record<string, string[]> = {};
     for (const [, policy] of policies()) {
       for (const st of policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]) {
@@ -1458,7 +1459,7 @@ describe("attachments' bucket", () => {
   });
 
   it('names the bucket (ATTACHMENTS_BUCKET) to those functions and to no other', () => {
-    const told = roleEntries()
+    const told = functionRoles()
       .filter((r) => resources[r.id]!.Properties.Environment.Variables.ATTACHMENTS_BUCKET !== undefined)
       .map((r) => {
         expect(resources[r.id]!.Properties.Environment.Variables.ATTACHMENTS_BUCKET).toEqual({ Ref: bucketId() });
@@ -1476,22 +1477,6 @@ describe("attachments' bucket", () => {
 
 describe('webhook signing secrets', () => {
   const keyId = () => logicalId(stack.webhookSecretKey.key);
-  /** Every function of the stack, by entry, with the logical id of its role. */
-  const roles = () => {
-    const fns = [
-      ...[...stack.functions].map(([entry, fn]) => ({ entry, fn })),
-      { entry: 'functions/authorizer.ts', fn: stack.authorizer },
-      { entry: 'functions/cascade.ts', fn: stack.cascade.fn },
-      { entry: 'functions/import-jobs.ts', fn: stack.importJobs.fn },
-      { entry: 'functions/change-feed.ts', fn: stack.changeFeed.consumer },
-      { entry: 'functions/webhooks/deliver.ts', fn: stack.changeFeed.deliverer },
-    ];
-    return fns.map(({ entry, fn }) => ({
-      entry,
-      id: logicalId(fn),
-      role: JSON.stringify(resources[logicalId(fn)]!.Properties.Role).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)![1]!,
-    }));
-  };
 
   it('are sealed under one customer-managed KMS key with yearly rotation, kept with the table in prod', () => {
     const keys = ofType('AWS::KMS::Key');
@@ -1506,7 +1491,7 @@ describe('webhook signing secrets', () => {
   });
 
   it('may be sealed (Encrypt) by webhook create and rotate-secret only, opened (Decrypt) by the delivery function only: no other role mentions the key or KMS', () => {
-    const roleEntry = new Map(roles().map((r) => [r.role, r.entry]));
+    const roleEntry = new Map(functionRoles().map((r) => [r.role, r.entry]));
     const uses: Record<string, string[]> = {};
     for (const [, policy] of policies()) {
       for (const st of policy.Properties.PolicyDocument.Statement as {
@@ -1536,7 +1521,7 @@ describe('webhook signing secrets', () => {
   });
 
   it('names the key (WEBHOOK_SECRET_KMS_KEY_ID) to those three functions and to no other', () => {
-    const told = roles()
+    const told = functionRoles()
       .filter((r) => resources[r.id]!.Properties.Environment.Variables.WEBHOOK_SECRET_KMS_KEY_ID !== undefined)
       .map((r) => {
         expect(resources[r.id]!.Properties.Environment.Variables.WEBHOOK_SECRET_KMS_KEY_ID).toEqual({
