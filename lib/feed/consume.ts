@@ -1,7 +1,8 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { deleteSprintActivity, recordActivities, type ActivityEntry, type ActivityOutcome } from '../db/activity.ts';
 import { readDeletions } from '../db/deletions.ts';
-import { changeEventOf, deletedKeyOf, type ChangeEvent } from './events.ts';
+import { deletedKeyOf } from '../db/stream-images.ts';
+import { changeEventOf, type ChangeEvent } from './events.ts';
 
 /**
  * The change feed consumer's work for one batch of stream records: the activity history, and

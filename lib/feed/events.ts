@@ -1,9 +1,9 @@
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { toComment } from '../db/comments.ts';
-import { itemOfImage } from '../db/stream-images.ts';
+import { itemOfImage, orgOfItem } from '../db/stream-images.ts';
 import { toIssue } from '../db/issues.ts';
+import { issueItem } from '../db/issue-item.ts';
 import { unclassified } from '../model/derivations.ts';
-import { storedLabelIds } from '../db/labels.ts';
 import { toProject } from '../db/projects.ts';
 import { toSprint } from '../db/sprints.ts';
 import type { EventType } from '../vocabulary/event-types.ts';
@@ -68,12 +68,12 @@ const issueValueFields = ['title', 'status', 'story_points', 'assignee_id', 'spr
  */
 const classifiedFields = [
   { field: 'priority', stored: 'priority', unset: unclassified.priority },
-  { field: 'type', stored: 'issue_type', unset: unclassified.type },
+  { field: 'type', stored: issueItem.stored('type'), unset: unclassified.type },
   { field: 'due_date', stored: 'due_date', unset: null },
 ] as const;
 
 /** An issue image's label ids, in order (a number set in the image; none: absent or null). */
-export const labelIdsOf = (img: Image): number[] => storedLabelIds(img.label_ids).sort((a, b) => a - b);
+export const labelIdsOf = (img: Image): number[] => issueItem.attributes.labelIds.read(img[issueItem.stored('labelIds')]);
 
 /** What a user write changed on an issue (counters and list bookkeeping are not changes). */
 export function issueChanges(before: Image, after: Image): FieldChange[] {
@@ -141,7 +141,7 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
   const current = after ?? before;
   if (!current) return undefined;
   if (current.type === 'import_job') return importCompletedOf(record, before, after);
-  const orgId = num(current.org_id);
+  const orgId = orgOfItem(current);
   const id = num(current.id);
   const kind = current.type;
   const projectId = kind === 'project' ? id : num(current.project_id);
@@ -222,7 +222,7 @@ function importCompletedOf(record: DynamoDBRecord, before: Image | undefined, af
   const status = after?.status;
   if (record.eventName !== 'MODIFY' || !after || before?.status === status || (status !== 'succeeded' && status !== 'failed'))
     return undefined;
-  const orgId = num(after.org_id);
+  const orgId = orgOfItem(after);
   if (orgId === undefined || typeof after.id !== 'string') return undefined;
   const report = (after.report ?? null) as Record<string, unknown> | null;
   const progress = (after.progress ?? {}) as Record<string, unknown>;
@@ -257,12 +257,6 @@ function importCompletedOf(record: DynamoDBRecord, before: Image | undefined, af
     },
     changes: [],
   };
-}
-
-/** The key of the item a REMOVE record deleted (where its delete marker is found), if it is one. */
-export function deletedKeyOf(record: DynamoDBRecord): { PK: string; SK: string } | undefined {
-  const old = record.eventName === 'REMOVE' ? image(record.dynamodb?.OldImage) : undefined;
-  return typeof old?.PK === 'string' && typeof old.SK === 'string' ? { PK: old.PK, SK: old.SK } : undefined;
 }
 
 /** Item types whose writes the change feed reads (the stream filter of its consumer). */

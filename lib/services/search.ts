@@ -1,6 +1,7 @@
 import {
   decodeSearchCursor,
   encodeSearchCursor,
+  placeOfRecord,
   readProjects,
   readSearchRecords,
   readSprints,
@@ -126,7 +127,7 @@ export async function searchIssues(
     return { items: [], cursorAfter: () => '', matched: 0 };
   }
   const range = { ...searchRange(interval.from, interval.to), descending: keyed ? sort.order === 'desc' : true };
-  const after = cursor?.kind === 'key' ? { SK: cursor.SK, LSK: cursor.LSK } : undefined;
+  const after = cursor?.kind === 'key' ? cursor.at : undefined;
 
   const [read, projects] = await Promise.all([
     readSearchRecords(caller.orgId, range, after, SEARCH_SCAN),
@@ -227,8 +228,7 @@ export async function searchIssues(
   const lastRead = read.items.at(-1);
   const resume = full ? taken.at(-1)?.item : lastRead;
   const more = read.more || (full && resume !== lastRead);
-  const keyOf = (item: Record<string, unknown>, m: number) =>
-    encodeSearchCursor({ kind: 'key', SK: String(item.SK), LSK: String(item.LSK), m });
+  const keyOf = (item: Record<string, unknown>, m: number) => encodeSearchCursor({ kind: 'key', at: placeOfRecord(item), m });
   return {
     items: taken.map((f) => f.shown),
     nextCursor: more && resume ? keyOf(resume, before + taken.length) : undefined,
