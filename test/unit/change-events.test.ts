@@ -132,6 +132,7 @@ describe('an issue event with its states named by its project’s workflow', () 
     homes: { backlog: 1, todo: 2, in_progress: 3, done: 4, cancelled: 5 },
     moved: new Map(),
     rev: 1,
+    lastId: 6,
   };
   const inProgress = { ...issue, status: 'in_progress', state_id: 3 };
   const named = (before: object, after: object) =>
