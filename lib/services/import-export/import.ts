@@ -23,7 +23,9 @@ import { addRelation } from '../relations.ts';
 import { createSprint } from '../sprints.ts';
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 import type { Principal } from '../../model/principal.ts';
-import type { IssueCreate } from '../../schemas/issues.ts';
+import type { IssueCreate, IssueStatus } from '../../schemas/issues.ts';
+import { workflowOf } from '../../db/workflow.ts';
+import { statusKey } from '../../vocabulary/workflow.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
 import { CsvError, CsvReader } from '../../model/formats/csv.ts';
 import {
@@ -371,6 +373,8 @@ export class ImportSession {
   private readonly unmapped = new Map<string, number>();
   /** The catalogue's labels by folded name: their ids (0: would be created, dry run). */
   private readonly labelNames: Map<string, number>;
+  /** The project's states by their `status` key, with their categories: a source status naming one goes there. */
+  private readonly states: Map<string, IssueStatus>;
   /** Source keys that keep their number here (`keepNumbers`, export files). */
   private kept = new Map<string, number>();
   /**
@@ -408,6 +412,7 @@ export class ImportSession {
       imported: Map<string, ImportedIssue>;
       comments: Map<string, number>;
       labels: { id: number; name: string }[];
+      states: Map<string, IssueStatus>;
     },
   ) {
     this.options = options;
@@ -420,6 +425,7 @@ export class ImportSession {
     this.imported = found.imported;
     this.commentsBefore = found.comments;
     this.labelNames = new Map(found.labels.map((l) => [foldName(l.name), l.id]));
+    this.states = found.states;
     this.report = {
       format: options.format,
       project_id: options.projectId,
@@ -471,6 +477,7 @@ export class ImportSession {
       imported,
       comments,
       labels,
+      states: new Map(workflowOf(project).states.map((s) => [statusKey(s.name), s.category])),
     });
   }
 
@@ -552,7 +559,7 @@ export class ImportSession {
       this.reject(r.row, '', [r.error]);
       return undefined;
     }
-    const planned = planRecord(r, this.mapping);
+    const planned = planRecord(r, this.mapping, this.states);
     if (!planned.ok) {
       this.reject(planned.row, planned.key, planned.errors);
       return undefined;
@@ -567,7 +574,7 @@ export class ImportSession {
     if (planned.parentKey) this.parentLinks.push({ row, key, parentKey: planned.parentKey });
     for (const l of r.links ?? []) this.links.push({ row, key, type: l.type, other: l.key });
     const warnings = [...planned.warnings];
-    if (!this.mapping.statuses[fold(r.status)]) count(this.unmapped, r.status);
+    if (!this.mapping.statuses[fold(r.status)] && !this.states.has(statusKey(r.status))) count(this.unmapped, r.status);
     const assigneeId = this.account(
       planned.assigneeEmail,
       planned.unknownPerson,
