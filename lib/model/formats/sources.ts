@@ -96,26 +96,36 @@ export interface ImportMapping {
   timeZone: string;
 }
 
+/**
+ * Source statuses that name a category itself (Jira's stock `To Do`, `In Progress`, `Done`,
+ * GitHub's `open` and `closed`): an issue in one goes to the category's first state. A status the
+ * mapping maps that is none of these (`In Review`, or one a caller maps) is a state of its own: the
+ * import creates it in that category, once (lib/services/import-export/import.ts).
+ */
+export const categorySynonyms: Readonly<Record<string, IssueStatus>> = {
+  backlog: 'backlog',
+  open: 'todo',
+  'to do': 'todo',
+  todo: 'todo',
+  'selected for development': 'todo',
+  reopened: 'todo',
+  'in progress': 'in_progress',
+  in_progress: 'in_progress',
+  done: 'done',
+  closed: 'done',
+  resolved: 'done',
+  completed: 'done',
+  cancelled: 'cancelled',
+  canceled: 'cancelled',
+  "won't do": 'cancelled',
+  not_planned: 'cancelled',
+};
+
 /** Defaults: Jira's stock workflow and GitHub's two states, Jira's five priorities and its issue types. */
 export const defaultMapping: ImportMapping = {
   statuses: {
-    backlog: 'backlog',
-    open: 'todo',
-    'to do': 'todo',
-    todo: 'todo',
-    'selected for development': 'todo',
-    reopened: 'todo',
-    'in progress': 'in_progress',
+    ...categorySynonyms,
     'in review': 'in_progress',
-    in_progress: 'in_progress',
-    done: 'done',
-    closed: 'done',
-    resolved: 'done',
-    completed: 'done',
-    cancelled: 'cancelled',
-    canceled: 'cancelled',
-    "won't do": 'cancelled',
-    not_planned: 'cancelled',
   },
   defaultStatus: 'todo',
   priorities: {
