@@ -8,6 +8,7 @@ import {
   readWalkPage,
   walkKeyIn,
   walkKeyOf,
+  withoutLayout,
   type WalkedCollection,
   type WalkKey,
 } from '../../db/organisation-walk.ts';
@@ -39,9 +40,6 @@ export const EXPORT_VERSION = 2;
 export const chainDigest = (before: string, line: string) =>
   createHash('sha256').update(before).update(line).update('\n').digest('hex');
 
-/** Attributes of stored items that are layout, not data (of a stored item written out as it is: an activity entry). */
-const layout = new Set(['PK', 'SK', 'LSK', 'type', 'org_id', 'version']);
-const withoutLayout = (item: Record<string, unknown>) => Object.fromEntries(Object.entries(item).filter(([k]) => !layout.has(k)));
 /**
  * A resource as the API answers it, every field written: its own fields only, never filtered by
  * the stored layout's names (an issue's `type` is its type, not the item's kind).
