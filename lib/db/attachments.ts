@@ -9,6 +9,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { attachmentCounts, counterDifferences, type AttachmentCounters, type CountedAttachment } from '../model/attachments.ts';
 import { ATTACHMENT_LIMITS, type AttachmentStatus } from '../vocabulary/attachments.ts';
 import { db, tableName } from './client.ts';
+import { deletionMarker } from './deletions.ts';
 import { attribute, itemKind, type Fields } from './item.ts';
 import { keys, orgPk, parseProjectPk, projectPk, skPrefixes, type Key } from './keys.ts';
 import { scanPages } from './query.ts';
@@ -165,10 +166,11 @@ export async function markReady(a: Pick<StoredAttachment, 'orgId' | 'projectId' 
         Update: {
           TableName: tableName(),
           Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
-          UpdateExpression: 'SET #status = :ready REMOVE #expires',
+          // `updated_at` (and `updated_by`, stamped): when and by whom it was added (`attachment.added`).
+          UpdateExpression: 'SET #status = :ready, updated_at = :now REMOVE #expires',
           ConditionExpression: 'attribute_exists(PK) AND #status = :pending',
           ExpressionAttributeNames: { '#status': 'status', '#expires': tableDefinition.ttlAttribute },
-          ExpressionAttributeValues: { ':ready': 'ready', ':pending': 'pending' },
+          ExpressionAttributeValues: { ':ready': 'ready', ':pending': 'pending', ':now': new Date().toISOString() },
         },
       },
       reason: attachmentRefusals.notPending,
@@ -227,9 +229,9 @@ export function attachmentRemoval(
   ];
 }
 
-/** Deletes an attachment with its counts, in one transaction. */
+/** Deletes an attachment with its counts and its delete's marker (who removed it: `attachment.removed`), in one transaction. */
 export async function removeAttachment(a: StoredAttachment): Promise<void> {
-  await transact(attachmentRemoval(a, true));
+  await transact([...attachmentRemoval(a, true), ...deletionMarker(keys.attachment(a.orgId, a.projectId, a.issueId, a.id))]);
 }
 
 /** The organisation's attachment bytes (its counter), read consistently. */

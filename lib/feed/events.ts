@@ -1,4 +1,5 @@
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
+import { attachmentItem } from '../db/attachments.ts';
 import { toComment } from '../db/comments.ts';
 import { itemOfImage } from '../db/stream-images.ts';
 import { toIssue } from '../db/issues.ts';
@@ -192,6 +193,19 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       if (!before || !after || before.body === after.body) return undefined;
       return { ...base, ...ids, ...stamp(after), type: 'comment.updated', resource: comment, changes: [{ field: 'body' }] };
     }
+    case 'attachment': {
+      const attachment = attachmentResource(current);
+      if (!attachment) return undefined;
+      const ids = { issueId: attachment.issue_id, commentId: attachment.comment_id ?? undefined };
+      // Added when it becomes ready (its file uploaded and checked); removed when a ready one goes.
+      if (record.eventName === 'MODIFY' && before?.status === 'pending' && after?.status === 'ready') {
+        return { ...base, ...ids, ...stamp(after), type: 'attachment.added', resource: attachment, changes: [] };
+      }
+      if (record.eventName === 'REMOVE' && before?.status === 'ready') {
+        return { ...base, ...ids, ...removed, type: 'attachment.removed', resource: attachment };
+      }
+      return undefined;
+    }
     case 'sprint': {
       const sprint = toSprint(current);
       const ids = { sprintId: id };
@@ -211,6 +225,30 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * An attachment as the REST API shows it, without a download URL (an event outlives any URL: GET
+ * the attachment for a fresh one); undefined for an image that is no attachment a client declared.
+ */
+function attachmentResource(img: Image) {
+  if (num(img.issue_id) === undefined || typeof img.object_key !== 'string') return undefined;
+  const a = attachmentItem.decode(img);
+  return {
+    id: a.id,
+    issue_id: a.issueId,
+    comment_id: a.commentId,
+    name: a.name,
+    content_type: a.contentType,
+    size: a.size,
+    sha256: a.sha256,
+    status: a.status,
+    uploader_id: a.uploaderId,
+    uploader_name: a.uploaderName,
+    created_at: a.createdAt,
+    download_url: null,
+    download_expires_at: null,
+  };
 }
 
 /**
@@ -266,4 +304,4 @@ export function deletedKeyOf(record: DynamoDBRecord): { PK: string; SK: string }
 }
 
 /** Item types whose writes the change feed reads (the stream filter of its consumer). */
-export const feedTypes = ['project', 'sprint', 'issue', 'comment'] as const;
+export const feedTypes = ['project', 'sprint', 'issue', 'comment', 'attachment'] as const;
