@@ -365,3 +365,28 @@ export async function rebuildAttachmentCounters(orgId?: number): Promise<number>
   }
   return set;
 }
+
+/**
+ * An attachment as the REST API shows it, from a stream image, without a download URL (an event
+ * outlives any URL: GET the attachment for a fresh one); undefined for an image that is no
+ * attachment a client declared.
+ */
+export function attachmentOfImage(img: Record<string, unknown>) {
+  if (typeof img.issue_id !== 'number' || typeof img.object_key !== 'string') return undefined;
+  const a = attachmentItem.decode(img);
+  return {
+    id: a.id,
+    issue_id: a.issueId,
+    comment_id: a.commentId,
+    name: a.name,
+    content_type: a.contentType,
+    size: a.size,
+    sha256: a.sha256,
+    status: a.status,
+    uploader_id: a.uploaderId,
+    uploader_name: a.uploaderName,
+    created_at: a.createdAt,
+    download_url: null,
+    download_expires_at: null,
+  };
+}

@@ -368,8 +368,8 @@ export function labelFilterIds(project: object | undefined, names: string[]): nu
 }
 
 /** True when an issue's stored labels hold every id of `wanted` (undefined: a filter that matches nothing). */
-export function carriesAll(labelIds: unknown, wanted: number[] | undefined): boolean {
+export function carriesAll(issue: object, wanted: number[] | undefined): boolean {
   if (wanted === undefined) return false;
-  const held = new Set(storedLabelIds(labelIds));
+  const held = new Set(storedLabelIds((issue as { label_ids?: unknown }).label_ids));
   return wanted.every((id) => held.has(id));
 }

@@ -10,6 +10,21 @@ import { queryPages, type QueryInput } from './query.ts';
 /** Where a walk resumes: the key of the last item it handed out (`PK`, `SK`, and `LSK` on the index). */
 export type WalkKey = Record<string, unknown>;
 
+/** A walk key as a cursor brings it back: only key attributes, each a string DynamoDB would take (a forged one never reaches it). */
+export const isWalkKey = (v: unknown): boolean =>
+  typeof v === 'object' &&
+  v !== null &&
+  Object.entries(v).every(
+    ([k, x]) => ['PK', 'SK', 'LSK'].includes(k) && typeof x === 'string' && x.length > 0 && x.length <= 1024,
+  );
+
+/** Attributes of stored items that are layout, not data. */
+const layoutAttributes = new Set(['PK', 'SK', 'LSK', 'type', 'org_id', 'version']);
+
+/** A stored item's data without its layout (an activity entry written out as it is stored). */
+export const withoutLayout = (item: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(item).filter(([k]) => !layoutAttributes.has(k)));
+
 /** A collection the export walks: a partition, the sort key prefix its members share, and the index it is read on. */
 export interface WalkedCollection {
   pk: string;

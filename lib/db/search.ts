@@ -16,14 +16,23 @@ import { batchGet } from './transactions.ts';
 export const SEARCH_SCAN = 1000;
 
 /** Where a page of the search partition starts: after a record, or an offset into an exactly sorted answer. */
-export type SearchCursor = { kind: 'key'; SK: string; LSK: string; m: number } | { kind: 'offset'; o: number };
+export type SearchCursor = { kind: 'key'; at: SearchPlace; m: number } | { kind: 'offset'; o: number };
+
+/** Where a record lies in the search partition (its key and its LSI1 sort key): where a page goes on. */
+export interface SearchPlace {
+  SK: string;
+  LSK: string;
+}
+
+/** A record's place, as a cursor keeps it. */
+export const placeOfRecord = (item: Record<string, unknown>): SearchPlace => ({ SK: String(item.SK), LSK: String(item.LSK) });
 
 const CURSOR_SK = /^ISSUE#\d{10}#\d{10}$/;
 const CURSOR_LSK = /^U#[\x21-\x7e]{1,100}$/;
 const count = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
 
 export function encodeSearchCursor(cursor: SearchCursor): string {
-  const body = cursor.kind === 'key' ? { s: cursor.SK, k: cursor.LSK, m: cursor.m } : { o: cursor.o };
+  const body = cursor.kind === 'key' ? { s: cursor.at.SK, k: cursor.at.LSK, m: cursor.m } : { o: cursor.o };
   return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
@@ -40,7 +49,7 @@ export function decodeSearchCursor(cursor: string): SearchCursor {
       CURSOR_LSK.test(body.k) &&
       count(body.m)
     ) {
-      return { kind: 'key', SK: body.s, LSK: body.k, m: body.m as number };
+      return { kind: 'key', at: { SK: body.s, LSK: body.k }, m: body.m as number };
     }
     if (count(body.o) && Object.keys(body).length === 1) return { kind: 'offset', o: body.o as number };
   } catch {
@@ -64,7 +73,7 @@ export interface SearchRead {
 export async function readSearchRecords(
   orgId: number,
   range: { from: string; to: string; descending: boolean },
-  after: { SK: string; LSK: string } | undefined,
+  after: SearchPlace | undefined,
   limit: number,
 ): Promise<SearchRead> {
   const pk = searchPk(orgId);

@@ -1,13 +1,15 @@
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
-import { attachmentItem } from '../db/attachments.ts';
+import { attachmentOfImage } from '../db/attachments.ts';
 import { toComment } from '../db/comments.ts';
-import { itemOfImage } from '../db/stream-images.ts';
+import { itemOfImage, orgOfItem } from '../db/stream-images.ts';
 import { toIssue } from '../db/issues.ts';
+import { issueItem } from '../db/issue-item.ts';
 import { unclassified } from '../model/derivations.ts';
-import { storedLabelIds } from '../db/labels.ts';
 import { toProject } from '../db/projects.ts';
 import { toSprint } from '../db/sprints.ts';
 import type { EventType } from '../vocabulary/event-types.ts';
+import { stateOfIssue, statusAnswer, type Workflow } from '../model/workflow.ts';
+import { statusKey, type StateCategory } from '../vocabulary/workflow.ts';
 
 /**
  * The change feed's view of one stream record: what happened, to which resource, by whom, and
@@ -61,7 +63,7 @@ const image = (i: Record<string, AttributeValue> | undefined): Image | undefined
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
 
 /** Issue fields whose changes are reported with their old and new values. */
-const issueValueFields = ['title', 'status', 'story_points', 'assignee_id', 'sprint_id', 'parent_id'] as const;
+const issueValueFields = ['title', 'status', 'state_id', 'story_points', 'assignee_id', 'sprint_id', 'parent_id'] as const;
 
 /**
  * Fields reported with their old and new values as the API names and answers them: `type` is
@@ -69,12 +71,12 @@ const issueValueFields = ['title', 'status', 'story_points', 'assignee_id', 'spr
  */
 const classifiedFields = [
   { field: 'priority', stored: 'priority', unset: unclassified.priority },
-  { field: 'type', stored: 'issue_type', unset: unclassified.type },
+  { field: 'type', stored: issueItem.stored('type'), unset: unclassified.type },
   { field: 'due_date', stored: 'due_date', unset: null },
 ] as const;
 
 /** An issue image's label ids, in order (a number set in the image; none: absent or null). */
-export const labelIdsOf = (img: Image): number[] => storedLabelIds(img.label_ids).sort((a, b) => a - b);
+export const labelIdsOf = (img: Image): number[] => issueItem.attributes.labelIds.read(img[issueItem.stored('labelIds')]);
 
 /** What a user write changed on an issue (counters and list bookkeeping are not changes). */
 export function issueChanges(before: Image, after: Image): FieldChange[] {
@@ -133,6 +135,36 @@ export function relationChanges(before: Image, after: Image): FieldChange[] {
 }
 
 /**
+ * An issue event with its states named by its project's workflow (docs/workflows.md): a stream
+ * record holds the issue alone, with its state's id and category, so the consumer reads the
+ * project and names them here. The resource answers as a GET does (`status` the state's name,
+ * `allowed_next_states`); a change of state is `status` from and to the states' names (a move
+ * within a category included), `state_id` from and to their ids, and `status_category` when the
+ * category changed. Without a workflow (a project gone meanwhile) the event stays as recorded.
+ */
+export function withStateNames(event: ChangeEvent, workflow: Workflow | undefined): ChangeEvent {
+  if (!workflow || workflow.states.length === 0 || !event.type.startsWith('issue.')) return event;
+  const issue = event.resource as { state_id?: number | null; status_category?: StateCategory; blocked?: boolean };
+  if (issue.status_category === undefined) return event;
+  const resource = { ...event.resource, ...statusAnswer(workflow, issue.state_id, issue.status_category, issue.blocked) };
+  const byCategory = event.changes.find((c) => c.field === 'status');
+  const byId = event.changes.find((c) => c.field === 'state_id');
+  if (!byCategory && !byId) return { ...event, resource };
+  const toCategory = issue.status_category;
+  const fromCategory = (byCategory?.from as StateCategory | undefined) ?? toCategory;
+  const from = stateOfIssue(workflow, byId ? (byId.from as number | null) : issue.state_id, fromCategory);
+  const to = stateOfIssue(workflow, issue.state_id, toCategory);
+  const named: FieldChange[] = [];
+  if (from && to && from.id !== to.id) named.push({ field: 'status', from: statusKey(from.name), to: statusKey(to.name) });
+  if (from && to && from.id !== to.id) named.push({ field: 'state_id', from: from.id, to: to.id });
+  if (fromCategory !== toCategory) named.push({ field: 'status_category', from: fromCategory, to: toCategory });
+  const at = event.changes.indexOf(byCategory ?? byId!);
+  const rest = event.changes.filter((c) => c !== byCategory && c !== byId);
+  const changes = [...rest.slice(0, at), ...named, ...rest.slice(at)];
+  return { ...event, resource, changes };
+}
+
+/**
  * The event a stream record stands for, or undefined for records that are no user-visible change
  * (counters, tokens, activity items themselves, children removed by a cascade are decided later).
  */
@@ -142,7 +174,7 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
   const current = after ?? before;
   if (!current) return undefined;
   if (current.type === 'import_job') return importCompletedOf(record, before, after);
-  const orgId = num(current.org_id);
+  const orgId = orgOfItem(current);
   const id = num(current.id);
   const kind = current.type;
   const projectId = kind === 'project' ? id : num(current.project_id);
@@ -194,7 +226,7 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       return { ...base, ...ids, ...stamp(after), type: 'comment.updated', resource: comment, changes: [{ field: 'body' }] };
     }
     case 'attachment': {
-      const attachment = attachmentResource(current);
+      const attachment = attachmentOfImage(current);
       if (!attachment) return undefined;
       const ids = { issueId: attachment.issue_id, commentId: attachment.comment_id ?? undefined };
       // Added when it becomes ready (its file uploaded and checked); removed when a ready one goes.
@@ -228,30 +260,6 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
 }
 
 /**
- * An attachment as the REST API shows it, without a download URL (an event outlives any URL: GET
- * the attachment for a fresh one); undefined for an image that is no attachment a client declared.
- */
-function attachmentResource(img: Image) {
-  if (num(img.issue_id) === undefined || typeof img.object_key !== 'string') return undefined;
-  const a = attachmentItem.decode(img);
-  return {
-    id: a.id,
-    issue_id: a.issueId,
-    comment_id: a.commentId,
-    name: a.name,
-    content_type: a.contentType,
-    size: a.size,
-    sha256: a.sha256,
-    status: a.status,
-    uploader_id: a.uploaderId,
-    uploader_name: a.uploaderName,
-    created_at: a.createdAt,
-    download_url: null,
-    download_expires_at: null,
-  };
-}
-
-/**
  * `import.completed`: an import job that ended (its status written `succeeded` or `failed`), once
  * per job whatever the number of issues, with its counts: the whole job's, as its report says
  * (or, without one, its progress). The actor is the account that uploaded it.
@@ -260,7 +268,7 @@ function importCompletedOf(record: DynamoDBRecord, before: Image | undefined, af
   const status = after?.status;
   if (record.eventName !== 'MODIFY' || !after || before?.status === status || (status !== 'succeeded' && status !== 'failed'))
     return undefined;
-  const orgId = num(after.org_id);
+  const orgId = orgOfItem(after);
   if (orgId === undefined || typeof after.id !== 'string') return undefined;
   const report = (after.report ?? null) as Record<string, unknown> | null;
   const progress = (after.progress ?? {}) as Record<string, unknown>;
@@ -295,12 +303,6 @@ function importCompletedOf(record: DynamoDBRecord, before: Image | undefined, af
     },
     changes: [],
   };
-}
-
-/** The key of the item a REMOVE record deleted (where its delete marker is found), if it is one. */
-export function deletedKeyOf(record: DynamoDBRecord): { PK: string; SK: string } | undefined {
-  const old = record.eventName === 'REMOVE' ? image(record.dynamodb?.OldImage) : undefined;
-  return typeof old?.PK === 'string' && typeof old.SK === 'string' ? { PK: old.PK, SK: old.SK } : undefined;
 }
 
 /** Item types whose writes the change feed reads (the stream filter of its consumer). */

@@ -39,7 +39,7 @@ import { explainRefusal, type Meanings } from './refusals.ts';
  * written through the one issue write path (lib/db/issue-write.ts) as its single route writes it
  * (`createIssue`, `updateIssue`), one after the other, so places come out as the single writes give
  * them in sequence and every answer and error is the single route's; creates in a row into one list
- * without a place or a parent are written together (`createTogether`), answered the same. A dry run
+ * without a parent are written together (`createTogether`; one asked a place then moved to it), answered the same. A dry run
  * reads what the items name and answers what they would do.
  */
 
@@ -61,7 +61,7 @@ export interface BulkOptions {
  * Applies `ops` in order, each on its own: a failed item changes nothing and the next ones still
  * run. The library entry point of bulk writes (an import uses it as the routes do). DynamoDB calls
  * (test/support/call-budgets.ts): a run of plain creates into one list 4 for all, plus one
- * transaction per 100 items; any other item those of its single write, one item after the other
+ * transaction per 100 items, plus a move's for each asked a place before the end; any other item those of its single write, one item after the other
  * (at most 6 per create, +4 for a `position`; 5 per update); a dry run: reads only, at most 7 per item.
  */
 export async function bulkWrite(caller: Principal, ops: BulkItem[], options: BulkOptions = {}): Promise<BulkOutcome[]> {
@@ -97,9 +97,12 @@ export async function bulkWrite(caller: Principal, ops: BulkItem[], options: Bul
 
 type CreateOp = Extract<BulkOp, { kind: 'create' }>;
 
-/** A create the batch path takes: no place asked for, no parent (whose guard is one per write). */
+/**
+ * A create the batch path takes: no parent (whose guard is one per write). One with a place is
+ * written last with the others, then moved to its place as the single path moves it.
+ */
 const isPlainCreate = (item: BulkItem | undefined): item is CreateOp =>
-  typeof item === 'object' && item.kind === 'create' && item.position === undefined && (item.fields.parent_id ?? null) === null;
+  typeof item === 'object' && item.kind === 'create' && (item.fields.parent_id ?? null) === null;
 
 /** The plain creates from `start` on into the list of the first (none when it is not one). */
 function plainCreatesFrom(ops: BulkItem[], start: number): CreateOp[] {
@@ -198,10 +201,14 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
   // In order, so that positions (allocated in order) and places agree; each chunk within the limits.
   const chunks = store.insertChunks(orgId, projectId, { sprintId, authorId: caller.accountId }, created);
   let listed = sprintId === null ? reserved.backlogCount : Number(context.sprint?.issues_count ?? 0);
+  /** Creates asked a place before the end: where each goes once all are written (`placeAsked`). */
+  const moves: { index: number; position: number }[] = [];
   const answer = ({ index, issue }: (typeof created)[number]) => {
     listed += 1;
     const shown = withVersion({ ...issue, position: listed }, writtenIssue(orgId, projectId, issue.id, 1));
     outcomes[index] = { ok: true, status: 201, issue: shown };
+    const asked = ops[index]!.position;
+    if (asked !== undefined && asked < listed) moves.push({ index, position: asked });
   };
   for (const chunk of chunks) {
     try {
@@ -222,6 +229,13 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
         }
       }
     }
+  }
+  // Each moved as the single path moves it right after its create: a place before the end when it
+  // was written, so the creates written after it do not change where it goes. Created, whatever the
+  // move does: a move that fails leaves it last, and the answer says so.
+  for (const { index, position } of moves) {
+    const outcome = outcomes[index] as { ok: true; status: 201; issue: Issue };
+    outcome.issue = await updateIssue(caller, ops[index]!.at, outcome.issue.id, { position }).catch(() => outcome.issue);
   }
   return outcomes;
 }

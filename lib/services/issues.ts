@@ -2,7 +2,7 @@ import * as store from '../db/issues.ts';
 import type { IssueItem, IssueMatch } from '../db/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
 import { unclassified, type IssueState } from '../model/derivations.ts';
-import { issueStateOf } from '../db/issue-item.ts';
+import { issueItem, issueStateOf } from '../db/issue-item.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/transactions.ts';
@@ -125,7 +125,7 @@ export function issueFilter(filters: IssueListFilters, project?: object): IssueM
   const classified = classificationFilter(filters);
   const labelIds = filters.labels === undefined ? undefined : labelFilterIds(project, filters.labels);
   return (item) =>
-    (filters.labels === undefined || carriesAll(item.label_ids, labelIds)) &&
+    (filters.labels === undefined || carriesAll(item, labelIds)) &&
     (filters.status === undefined || filters.status.includes(item.status)) &&
     (filters.assigneeId === undefined || (item.assignee_id ?? null) === filters.assigneeId) &&
     (filters.parentId === undefined || (item.parent_id ?? null) === filters.parentId) &&
@@ -538,7 +538,7 @@ function fieldChanges(current: Issue, changes: IssueUpdate, project: ProjectItem
   };
   if (changes.labels !== undefined) {
     const labelIds = resolveLabels(project, changes.labels);
-    set.label_ids = labelIds.length > 0 ? new Set(labelIds) : null;
+    Object.assign(set, issueItem.encode({ labelIds }));
     next.labels = issueLabels(labelIds, catalogueOf(project));
   }
   return next;

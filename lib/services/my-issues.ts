@@ -49,7 +49,7 @@ async function listMyLabelledIssues(caller: Principal, page: PageRequest, filter
     caller,
     scan.entries.map((e) => e.entry),
   );
-  const matching = live.filter((row) => carriesAll(row.issue.label_ids, labelFilterIds(row.project, labels)));
+  const matching = live.filter((row) => carriesAll(row.issue, labelFilterIds(row.project, labels)));
   const taken = matching.slice(0, page.perPage);
   const full = taken.length === page.perPage;
   const itemOf = (row: (typeof live)[number]) => (scan.entries[row.index] as (typeof scan.entries)[number]).item;

@@ -1,6 +1,7 @@
 import {
   decodeSearchCursor,
   encodeSearchCursor,
+  placeOfRecord,
   readProjects,
   readSearchRecords,
   readSprints,
@@ -10,7 +11,7 @@ import {
 } from '../db/search.ts';
 import { catalogueOf, issueLabels } from '../db/labels.ts';
 import { workflowOf } from '../db/workflow.ts';
-import { statusAnswer } from '../model/workflow.ts';
+import { statusAnswer, unknownStateNames } from '../model/workflow.ts';
 import { isFilledSearchRecord, searchRecordItem } from '../db/issue-item.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
@@ -98,6 +99,16 @@ function conjuncts(conditions: readonly Condition[]): FieldCondition[] {
 /** Whether the selection asks for the active sprints (`sprint:active`, anywhere, negated or not). */
 const needsActiveSprints = (selection: Selection) => fieldConditions(selection.and).some((c) => c.sprint?.in.includes('active'));
 
+/** 422 for a `status:` that names no state of the organisation's projects (docs/search.md). */
+function refuseUnknownStates(selection: Selection, projects: readonly object[]): void {
+  const names = fieldConditions(selection.and).flatMap((c) => c.status?.in ?? []);
+  if (names.length === 0) return;
+  const { unknown, known } = unknownStateNames(names, projects.map(workflowOf));
+  if (unknown.length === 0) return;
+  const shown = known.length > 20 ? [...known.slice(0, 20), '…'] : known;
+  throw new ValidationError(unknown.map((name) => `status: no project has a state named '${name}' (known: ${shown.join(', ')})`));
+}
+
 /** A search record with what it is tested and shown by; undefined for a partial one (not reindexed yet). */
 interface Found {
   item: Record<string, unknown>;
@@ -126,7 +137,7 @@ export async function searchIssues(
     return { items: [], cursorAfter: () => '', matched: 0 };
   }
   const range = { ...searchRange(interval.from, interval.to), descending: keyed ? sort.order === 'desc' : true };
-  const after = cursor?.kind === 'key' ? { SK: cursor.SK, LSK: cursor.LSK } : undefined;
+  const after = cursor?.kind === 'key' ? cursor.at : undefined;
 
   const [read, projects] = await Promise.all([
     readSearchRecords(caller.orgId, range, after, SEARCH_SCAN),
@@ -138,6 +149,7 @@ export async function searchIssues(
         `narrow it with updated: (e.g. updated:>-30d), or sort by updated (sort:updated-desc pages through any number)`,
     ]);
   }
+  refuseUnknownStates(selection, projects);
   const byId = new Map(projects.map((p) => [Number(p.id), p]));
   const found: Found[] = [];
   for (const item of read.items) {
@@ -177,6 +189,7 @@ export async function searchIssues(
         project_prefix: String(project.prefix),
         sprint_id: shown.sprint_id,
         status: record.status,
+        state: shown.status,
         assignee_id: shown.assignee_id,
         // An issue created before authors were kept: no account's id, so `author:` never holds for it.
         author_id: shown.author_id ?? -1,
@@ -227,8 +240,7 @@ export async function searchIssues(
   const lastRead = read.items.at(-1);
   const resume = full ? taken.at(-1)?.item : lastRead;
   const more = read.more || (full && resume !== lastRead);
-  const keyOf = (item: Record<string, unknown>, m: number) =>
-    encodeSearchCursor({ kind: 'key', SK: String(item.SK), LSK: String(item.LSK), m });
+  const keyOf = (item: Record<string, unknown>, m: number) => encodeSearchCursor({ kind: 'key', at: placeOfRecord(item), m });
   return {
     items: taken.map((f) => f.shown),
     nextCursor: more && resume ? keyOf(resume, before + taken.length) : undefined,

@@ -89,6 +89,7 @@ export function selectableIssueOf(issue: ShownIssue, around: IssueSurroundings):
     project_prefix: around.prefix ?? '',
     sprint_id: issue.sprint_id,
     status: issue.status_category ?? (issue.status as SelectableIssue['status']),
+    state: issue.status,
     assignee_id: issue.assignee_id,
     // 0: no account, so that `author:` never holds for an issue whose author is not known.
     author_id: typeof issue.author_id === 'number' ? issue.author_id : (around.author ?? 0),

@@ -101,6 +101,40 @@ describe('bulk writes of issues', () => {
     expect(await derivedDifferences(org.orgId)).toEqual([]);
   });
 
+  it('puts creates that ask a place, written with the others, where single creates sent one after another put them', async () => {
+    const { org, admin, sprintIssues, backlog } = await orgWithProject();
+    for (const list of [sprintIssues, backlog])
+      for (const title of ['E1', 'E2', 'E3']) expect((await admin.post(list, { issue: { title } })).status).toBe(201);
+    // Past the end when asked (it stays last, before the creates after it), in the middle, at its own end.
+    const items = [
+      { issue: { title: 'C1' } },
+      { issue: { title: 'C2', position: 10 } },
+      { issue: { title: 'C3' } },
+      { issue: { title: 'C4', position: 2 } },
+      { issue: { title: 'C5', position: 5 } },
+      { issue: { title: 'C6', position: 8 } },
+      { issue: { title: 'C7' } },
+    ];
+    const res = await admin.post(`${sprintIssues}/bulk`, { items });
+    expect(res.status).toBe(200);
+    // The single writes: a create (which takes no place), then a PATCH to the place asked.
+    const single: { title: string; position: number }[] = [];
+    for (const { issue } of items) {
+      const { position, ...fields } = issue as { title: string; position?: number };
+      const created = await admin.post(backlog, { issue: fields });
+      expect(created.status).toBe(201);
+      const moved =
+        position === undefined ? created : await admin.patch(`${backlog}/${created.body.id}`, { issue: { position } });
+      expect(moved.status).toBeLessThan(300);
+      single.push(moved.body);
+    }
+    expect(res.body.results.map((r: { issue: { position: number } }) => r.issue.position)).toEqual(single.map((i) => i.position));
+    const bulkOrder = (await titles(admin, sprintIssues)).map((i) => i.title);
+    expect(bulkOrder).toEqual((await titles(admin, backlog)).map((i) => i.title));
+    expect(bulkOrder).toEqual(['E1', 'C4', 'E2', 'E3', 'C5', 'C1', 'C2', 'C6', 'C3', 'C7']);
+    expect(await derivedDifferences(org.orgId)).toEqual([]);
+  });
+
   it('writes 100 plain creates together: a handful of calls, the places and counters as 100 single creates leave them', async () => {
     const { org, admin, prefix, sprintIssues } = await orgWithProject();
     await admin.post(sprintIssues, { issue: { title: 'Before' } });

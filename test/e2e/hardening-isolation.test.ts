@@ -24,6 +24,7 @@ interface Seeded {
   relation: Record<string, any>;
   label: Record<string, any>;
   attachment: Record<string, any>;
+  state: Record<string, any>;
   /** An import job of A (a dry run), settled before the cases run so that its read-back stays put. */
   importJob: Record<string, any>;
   /** A delivery id of A's endpoint (none need exist: the endpoint already is not B's). */
@@ -71,6 +72,7 @@ beforeAll(async () => {
       attachment: { name: `${tag}.txt`, content_type: 'text/plain', size: 5 },
     }),
   );
+  const state = ok(await client.post(`${pp}/states`, { state: { name: `${tag} review`, category: 'in_progress' } }));
   // A third account: an id B's organisation (admin 1, member 2) does not have.
   const extra = await createAccountInOrg(orgA.orgId, { name: `${tag} extra`, email: `${tag}-extra@example.com`, role: 'member' });
   const webhook = ok(
@@ -102,6 +104,7 @@ beforeAll(async () => {
       relation,
       label,
       attachment,
+      state,
       importJob,
       delivery: { id: 'msg_none' },
       extraAccountId: extra.account.id,
@@ -141,6 +144,8 @@ function resourceFor(route: Route, param: string, segmentBefore: string): Record
       return seeded.attachment;
     case 'labels':
       return seeded.label;
+    case 'states':
+      return seeded.state;
     case 'jobs':
       return seeded.importJob;
     default:
@@ -177,6 +182,7 @@ function readPathOf(resource: Record<string, any>): string {
   // An attachment's own GET is a redirect (422 while pending): its issue's list shows it.
   if (resource === seeded.attachment) return `/api/v1/issues/${seeded.backlogIssue.issue_number}/attachments`;
   if (resource === seeded.label) return `${pp}/labels/${seeded.label.id}`;
+  if (resource === seeded.state) return `${pp}/states/${seeded.state.id}`;
   if (resource === seeded.importJob) return `/api/v1/imports/${seeded.importJob.id}`;
   return `/api/v1/comments/${resource.id}`;
 }
@@ -194,6 +200,7 @@ function validBody(route: Route): unknown {
     webhook: { url: 'https://intruder.example.com/', events: ['*'] },
     relation: { type: 'blocks', issue_key: 'INTR-1' },
     label: { name: 'Intruder' },
+    state: { name: 'Intruder', category: 'in_progress' },
     attachment: { name: 'intruder.txt', content_type: 'text/plain', size: 5 },
     // A bulk write: a create, and an update of A's issue.
     items: [{ issue: { title: 'Intruder' } }, { id: a.seeded.issue.id, version: 1, issue: { title: 'Intruder' } }],

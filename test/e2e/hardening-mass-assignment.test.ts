@@ -86,6 +86,7 @@ interface Fixture {
   comment: Record<string, any>;
   webhook: Record<string, any>;
   label: Record<string, any>;
+  state: Record<string, any>;
   otherProjectId: number;
   otherSprintId: number;
   otherIssueId: number;
@@ -112,9 +113,11 @@ async function fixture(): Promise<Fixture> {
     webhook: { url: 'https://hooks.example.com/t', events: ['project.deleted'] },
   });
   const label = await made(`${pp}/labels`, { label: { name: 'Target label' } });
+  const state = await made(`${pp}/states`, { state: { name: 'Target state', category: 'in_progress' } });
   return {
     webhook,
     label,
+    state,
     client,
     orgId: org.orgId,
     adminId: org.admin.id,
@@ -156,6 +159,7 @@ function pathFor(route: Route, fx: Fixture): string {
     .replace('{issue_id}', String(route.path.includes('{sprint_id}') ? fx.issue.id : fx.backlogIssue.id))
     .replace('{webhook_id}', String(fx.webhook.id))
     .replace('{label_id}', String(fx.label.id))
+    .replace('{state_id}', String(fx.state.id))
     .replace('{issue_key}', String(fx.issue.issue_number))
     .replace('{id}', () => {
       if (route.path.startsWith('/api/v1/comments')) return String(fx.comment.id);
@@ -189,6 +193,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return { type: 'relates_to', issue_key: 'XX-1' };
     case 'attachment':
       return { name: `made-${tag}.txt`, content_type: 'text/plain', size: 5 };
+    case 'state':
+      return create ? { name: `Made ${tag}`, category: 'in_progress' } : { name: `Renamed ${tag}` };
     default:
       throw new Error(`no valid payload for "${wrapper}": extend validFields`);
   }
@@ -214,6 +220,8 @@ function storedKey(wrapper: string, fx: Fixture, body: Record<string, any>): Key
       return keys.issue(fx.orgId, fx.project.id, fx.issue.id);
     case 'attachment':
       return keys.attachment(fx.orgId, fx.project.id, body.issue_id, body.id);
+    case 'state':
+      return keys.state(fx.orgId, fx.project.id, body.id);
     default:
       return keys.account(fx.orgId, body.account?.id ?? body.id);
   }
@@ -229,6 +237,7 @@ const STORED_TYPE: Record<string, string> = {
   label: 'label',
   relation: 'issue',
   attachment: 'attachment',
+  state: 'state',
 };
 
 // A completion's optional body holds a transition's options, not a resource: test/e2e/sprint-outcomes.test.ts covers it.

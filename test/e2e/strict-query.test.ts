@@ -49,6 +49,7 @@ async function fixture() {
   const attachment = await post(`/api/v1/issues/${issue.issue_number}/attachments`, {
     attachment: { name: 'a.txt', content_type: 'text/plain', size: 5 },
   });
+  const state = await post(`${p}/states`, { state: { name: 'Review', category: 'in_progress' } });
   await waitFor(() => receiver!.accepted().length >= 2, 60_000, 'the webhook deliveries');
   const delivery = receiver.accepted()[0]!.id;
   // Settled: no delivery still pending, so that the deliveries list only changes if a request changes it.
@@ -67,6 +68,7 @@ async function fixture() {
     issue_key: issue.issue_number,
     relation_id: relation.id,
     attachment_id: String(attachment.id),
+    state_id: String(state.id),
     job_id: '00000000-0000-4000-8000-000000000001',
   };
   return { admin, member, p, planning: planning.id, active: active.id, backlogIssue: backlogIssue.id, ids };
@@ -102,6 +104,8 @@ function bodyOf(r: Route, f: Fixture): unknown {
   if (path === '/api/v1/projects') return { project: { name: 'New', prefix: randomPrefix() } };
   if (path.startsWith('/api/v1/webhooks')) return { webhook: { url: receiver!.url, events: ['issue.created'], active: true } };
   if (path.endsWith('/comments') || path.startsWith('/api/v1/comments')) return { comment: { body: 'changed' } };
+  if (path.endsWith('/states')) return { state: { name: `State ${randomPrefix()}`, category: 'in_progress' } };
+  if (path.includes('/states/')) return { state: { name: `Changed ${randomPrefix()}` } };
   if (path.includes('/labels')) return { label: { name: `changed-${randomPrefix()}` } };
   if (path.endsWith('/bulk')) return { items: [{ issue: { title: 'Changed' } }] };
   if (path.includes('/issues')) return { issue: { title: 'Changed' } };

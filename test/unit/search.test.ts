@@ -82,8 +82,7 @@ describe('search cursors', () => {
   it('round-trip, and a forged or foreign one is a 422', () => {
     const key = {
       kind: 'key',
-      SK: 'ISSUE#0000000001#0000000002',
-      LSK: 'U#2026-11-25T12:00:00.000Z#0000000002#0000000001',
+      at: { SK: 'ISSUE#0000000001#0000000002', LSK: 'U#2026-11-25T12:00:00.000Z#0000000002#0000000001' },
       m: 3,
     } as const;
     expect(decodeSearchCursor(encodeSearchCursor(key))).toEqual(key);
@@ -91,10 +90,10 @@ describe('search cursors', () => {
     const forged = [
       'garbage',
       Buffer.from(JSON.stringify({ s: 'PROJECT#0000000001', k: 'U#x', m: 0 })).toString('base64url'),
-      Buffer.from(JSON.stringify({ s: key.SK, k: 'MI#x', m: 0 })).toString('base64url'),
-      Buffer.from(JSON.stringify({ s: key.SK, k: key.LSK, m: -1 })).toString('base64url'),
+      Buffer.from(JSON.stringify({ s: key.at.SK, k: 'MI#x', m: 0 })).toString('base64url'),
+      Buffer.from(JSON.stringify({ s: key.at.SK, k: key.at.LSK, m: -1 })).toString('base64url'),
       Buffer.from(JSON.stringify({ o: 1.5 })).toString('base64url'),
-      Buffer.from(JSON.stringify({ PK: 'ORG#0000000002#SEARCH', s: key.SK, k: key.LSK, m: 0, o: 1 })).toString('base64url'),
+      Buffer.from(JSON.stringify({ PK: 'ORG#0000000002#SEARCH', s: key.at.SK, k: key.at.LSK, m: 0, o: 1 })).toString('base64url'),
     ];
     for (const cursor of forged)
       expect(() => decodeSearchCursor(cursor), cursor).toThrow(/cursor is not a cursor of this search/);

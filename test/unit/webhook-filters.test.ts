@@ -166,6 +166,7 @@ describe('the issue a filter is matched against', () => {
       project_prefix: 'AP',
       sprint_id: 4,
       status: 'in_progress',
+      state: 'in_progress',
       assignee_id: 3,
       author_id: 5,
       labels: ['UI', 'a11y'],

@@ -1,3 +1,4 @@
+import { isWalkKey } from '../../db/organisation-walk.ts';
 import type { Principal } from '../../model/principal.ts';
 import { ForbiddenError, ValidationError } from '../../vocabulary/errors.ts';
 import { exportPositionSnapshot, exportStart, walkExport, type ExportPosition } from './export.ts';
@@ -15,12 +16,6 @@ export const EXPORT_PAGE_CALLS = 40;
 
 const invalid = () => new ValidationError(['cursor is not valid for this export']);
 
-const isKey = (v: unknown): boolean =>
-  typeof v === 'object' &&
-  v !== null &&
-  Object.entries(v).every(
-    ([k, x]) => ['PK', 'SK', 'LSK'].includes(k) && typeof x === 'string' && x.length > 0 && x.length <= 1024,
-  );
 const isInt = (v: unknown, max: number) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max;
 
 export function encodeExportCursor(orgId: number, position: ExportPosition): string {
@@ -44,8 +39,8 @@ export function decodeExportCursor(cursor: string, orgId: number): ExportPositio
     typeof p.counts !== 'object' ||
     p.counts === null ||
     !Object.values(p.counts).every((n) => isInt(n, Number.MAX_SAFE_INTEGER)) ||
-    (p.after !== undefined && !isKey(p.after)) ||
-    (p.before !== undefined && p.before !== null && !isKey(p.before)) ||
+    (p.after !== undefined && !isWalkKey(p.after)) ||
+    (p.before !== undefined && p.before !== null && !isWalkKey(p.before)) ||
     (p.step !== undefined && !isInt(p.step, 5)) ||
     (p.list !== undefined && p.list !== null && !isInt(p.list, Number.MAX_SAFE_INTEGER)) ||
     (p.place !== undefined && !isInt(p.place, Number.MAX_SAFE_INTEGER)) ||

@@ -1,4 +1,5 @@
 import type { DynamoDBRecord } from 'aws-lambda';
+import { itemOfImage, orgOfItem } from '../../db/stream-images.ts';
 import {
   claimImportJob,
   getImportJob,
@@ -24,10 +25,11 @@ export const JOB_REPORT_CAP = 100;
 export function importJobsOf(records: DynamoDBRecord[]): { orgId: number; jobId: string }[] {
   const jobs = new Map<string, { orgId: number; jobId: string }>();
   for (const r of records) {
-    const image = r.dynamodb?.NewImage;
-    if (image?.type?.S !== 'import_job' || image.status?.S !== 'queued') continue;
-    const orgId = Number(image.org_id?.N);
-    const jobId = String(image.id?.S);
+    const image = r.dynamodb?.NewImage && itemOfImage(r.dynamodb.NewImage);
+    if (image?.type !== 'import_job' || image.status !== 'queued') continue;
+    const orgId = orgOfItem(image);
+    const jobId = image.id;
+    if (orgId === undefined || typeof jobId !== 'string') continue;
     jobs.set(`${orgId}/${jobId}`, { orgId, jobId });
   }
   return [...jobs.values()];
