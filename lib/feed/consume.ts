@@ -46,6 +46,8 @@ export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
     case 'comment.created':
     case 'comment.updated':
     case 'comment.deleted':
+    case 'attachment.added':
+    case 'attachment.removed':
       return event.issueId === undefined ? undefined : { ...common, owner: { issueId: event.issueId } };
     case 'sprint.activated':
     case 'sprint.completed':

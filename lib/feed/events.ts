@@ -1,4 +1,5 @@
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
+import { attachmentOfImage } from '../db/attachments.ts';
 import { toComment } from '../db/comments.ts';
 import { itemOfImage, orgOfItem } from '../db/stream-images.ts';
 import { toIssue } from '../db/issues.ts';
@@ -224,6 +225,19 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       if (!before || !after || before.body === after.body) return undefined;
       return { ...base, ...ids, ...stamp(after), type: 'comment.updated', resource: comment, changes: [{ field: 'body' }] };
     }
+    case 'attachment': {
+      const attachment = attachmentOfImage(current);
+      if (!attachment) return undefined;
+      const ids = { issueId: attachment.issue_id, commentId: attachment.comment_id ?? undefined };
+      // Added when it becomes ready (its file uploaded and checked); removed when a ready one goes.
+      if (record.eventName === 'MODIFY' && before?.status === 'pending' && after?.status === 'ready') {
+        return { ...base, ...ids, ...stamp(after), type: 'attachment.added', resource: attachment, changes: [] };
+      }
+      if (record.eventName === 'REMOVE' && before?.status === 'ready') {
+        return { ...base, ...ids, ...removed, type: 'attachment.removed', resource: attachment };
+      }
+      return undefined;
+    }
     case 'sprint': {
       const sprint = toSprint(current);
       const ids = { sprintId: id };
@@ -292,4 +306,4 @@ function importCompletedOf(record: DynamoDBRecord, before: Image | undefined, af
 }
 
 /** Item types whose writes the change feed reads (the stream filter of its consumer). */
-export const feedTypes = ['project', 'sprint', 'issue', 'comment'] as const;
+export const feedTypes = ['project', 'sprint', 'issue', 'comment', 'attachment'] as const;
