@@ -373,7 +373,11 @@ export async function rebuildAttachmentCounters(orgId?: number): Promise<number>
  */
 export function attachmentOfImage(img: Record<string, unknown>) {
   if (typeof img.issue_id !== 'number' || typeof img.object_key !== 'string') return undefined;
-  const a = attachmentItem.decode(img);
+  return attachmentAnswer(attachmentItem.decode(img));
+}
+
+/** An attachment as the REST API shows it, with the download URL given (a ready one's, signed per answer) or none. */
+export function attachmentAnswer(a: StoredAttachment, download?: { url: string; expiresAt: string }) {
   return {
     id: a.id,
     issue_id: a.issueId,
@@ -386,7 +390,7 @@ export function attachmentOfImage(img: Record<string, unknown>) {
     uploader_id: a.uploaderId,
     uploader_name: a.uploaderName,
     created_at: a.createdAt,
-    download_url: null,
-    download_expires_at: null,
+    download_url: download?.url ?? null,
+    download_expires_at: download?.expiresAt ?? null,
   };
 }
