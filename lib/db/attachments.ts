@@ -5,11 +5,15 @@
  * any concurrency and the counts never drift (the cascade takes a deleted issue's attachments off
  * the organisation's count the same way: lib/db/cascade.ts).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { AttachmentStatus } from '../vocabulary/attachments.ts';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { attachmentCounts, counterDifferences, type AttachmentCounters, type CountedAttachment } from '../model/attachments.ts';
+import { ATTACHMENT_LIMITS, type AttachmentStatus } from '../vocabulary/attachments.ts';
 import { db, tableName } from './client.ts';
+import { deletionMarker } from './deletions.ts';
 import { attribute, itemKind, type Fields } from './item.ts';
-import { keys, projectPk, skPrefixes } from './keys.ts';
+import { keys, orgPk, parseProjectPk, projectPk, skPrefixes, type Key } from './keys.ts';
+import { scanPages } from './query.ts';
+import { tableDefinition } from './table.ts';
 import type { AttachmentRefusal } from './refusals.ts';
 import { addTo, existsCheck, getItem, isRefused, itemExists, transact, type GuardedItem } from './transactions.ts';
 
@@ -75,6 +79,8 @@ export async function insertAttachment(
             ...keys.attachment(orgId, projectId, issueId, attachment.id),
             type: 'attachment',
             ...attachmentItem.encode(attachment),
+            // A pending attachment never completed expires (`markReady` takes this off).
+            [tableDefinition.ttlAttribute]: epochSeconds(attachment.createdAt) + ATTACHMENT_LIMITS.pendingSeconds,
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
@@ -82,6 +88,8 @@ export async function insertAttachment(
     },
   ]);
 }
+
+const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
 /**
  * A comment with attachments says so (`has_attachments`), and so does its pointer (both move to
@@ -158,10 +166,11 @@ export async function markReady(a: Pick<StoredAttachment, 'orgId' | 'projectId' 
         Update: {
           TableName: tableName(),
           Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
-          UpdateExpression: 'SET #status = :ready',
+          // `updated_at` (and `updated_by`, stamped): when and by whom it was added (`attachment.added`).
+          UpdateExpression: 'SET #status = :ready, updated_at = :now REMOVE #expires',
           ConditionExpression: 'attribute_exists(PK) AND #status = :pending',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':ready': 'ready', ':pending': 'pending' },
+          ExpressionAttributeNames: { '#status': 'status', '#expires': tableDefinition.ttlAttribute },
+          ExpressionAttributeValues: { ':ready': 'ready', ':pending': 'pending', ':now': new Date().toISOString() },
         },
       },
       reason: attachmentRefusals.notPending,
@@ -220,9 +229,9 @@ export function attachmentRemoval(
   ];
 }
 
-/** Deletes an attachment with its counts, in one transaction. */
+/** Deletes an attachment with its counts and its delete's marker (who removed it: `attachment.removed`), in one transaction. */
 export async function removeAttachment(a: StoredAttachment): Promise<void> {
-  await transact(attachmentRemoval(a, true));
+  await transact([...attachmentRemoval(a, true), ...deletionMarker(keys.attachment(a.orgId, a.projectId, a.issueId, a.id))]);
 }
 
 /** The organisation's attachment bytes (its counter), read consistently. */
@@ -234,3 +243,154 @@ export async function organisationBytes(orgId: number): Promise<number> {
 /** Whether the issue still exists (one consistent GetItem): what a refused count on it means. */
 export const issueExists = (orgId: number, projectId: number, issueId: number) =>
   itemExists(keys.issue(orgId, projectId, issueId));
+
+/** A stream record's image of a removed item (DynamoDB's attribute values). */
+type Image = Record<string, { S?: string; N?: string } | undefined>;
+
+/**
+ * Gives back the place in the limits of an attachment its TTL removed (a pending one never
+ * completed: `image` is the stream's old image): the organisation's bytes and, while the issue is
+ * there, the issue's count, in one transaction with a marker (`keys.attachmentExpired`) whose
+ * absence it requires, so that a replayed stream record gives them back once. Returns whether it did.
+ */
+export async function releaseExpiredAttachment(image: Image, now = new Date()): Promise<boolean> {
+  const project = parseProjectPk(image.PK?.S ?? '');
+  if (!project) return false;
+  const a = {
+    ...project,
+    issueId: Number(image.issue_id?.N),
+    id: Number(image.id?.N),
+    size: Number(image.size?.N ?? 0),
+  };
+  const marker: GuardedItem = {
+    item: {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.attachmentExpired(a.orgId, a.id),
+          type: 'attachment_expired',
+          // Longer than a stream keeps its records (24 hours).
+          [tableDefinition.ttlAttribute]: Math.floor(now.getTime() / 1000) + 2 * 86_400,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    reason: attachmentRefusals.attachment,
+  };
+  // The removal's writes but the item's delete (the TTL did that).
+  const counts = (withIssueCount: boolean) => [marker, ...attachmentRemoval(a, withIssueCount).slice(1)];
+  try {
+    await transact(counts(true));
+  } catch (err) {
+    if (isRefused(err, attachmentRefusals.attachment)) return false;
+    if (!isRefused(err, attachmentRefusals.issue)) throw err;
+    try {
+      await transact(counts(false));
+    } catch (again) {
+      if (isRefused(again, attachmentRefusals.attachment)) return false;
+      throw again;
+    }
+  }
+  return true;
+}
+
+/** The stored attachment counters of the table (or one organisation's part of it) and the attachments they count: a Scan, operators and tests only. */
+export async function readAttachmentCounters(
+  orgId?: number,
+): Promise<{ stored: AttachmentCounters; rebuilt: AttachmentCounters }> {
+  const stored: AttachmentCounters = { organisationBytes: new Map(), issueFiles: new Map() };
+  const attachments: CountedAttachment[] = [];
+  await scanPages(
+    {
+      FilterExpression: `#type IN (:org, :issue, :attachment)${orgId === undefined ? '' : ' AND begins_with(PK, :pk)'}`,
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: {
+        ':org': 'organisation',
+        ':issue': 'issue',
+        ':attachment': 'attachment',
+        ...(orgId === undefined ? {} : { ':pk': orgPk(orgId) }),
+      },
+    },
+    (items) => {
+      for (const item of items) {
+        if (item.type === 'organisation') {
+          stored.organisationBytes.set(Number(String(item.PK).slice('ORG#'.length)), Number(item[ORGANISATION_BYTES] ?? 0));
+          continue;
+        }
+        const project = parseProjectPk(String(item.PK));
+        if (!project) continue;
+        if (item.type === 'issue') {
+          stored.issueFiles.set(`${project.orgId}/${project.projectId}/${String(item.id)}`, Number(item[ISSUE_FILES] ?? 0));
+        } else {
+          attachments.push({ ...project, issueId: Number(item.issue_id), size: Number(item.size) });
+        }
+      }
+    },
+  );
+  return { stored, rebuilt: attachmentCounts(attachments, stored) };
+}
+
+/** Every attachment counter that differs from what its attachments count (see `counterDifferences`). */
+export async function attachmentCounterDifferences(orgId?: number): Promise<string[]> {
+  const { stored, rebuilt } = await readAttachmentCounters(orgId);
+  return counterDifferences(stored, rebuilt);
+}
+
+/**
+ * Sets every attachment counter that differs to what its attachments count (part of
+ * `issues:reindex`, lib/db/reindex.ts: with no writes running). Returns how many it set.
+ */
+export async function rebuildAttachmentCounters(orgId?: number): Promise<number> {
+  const { stored, rebuilt } = await readAttachmentCounters(orgId);
+  let set = 0;
+  const write = async (Key: Key, counter: string, value: number) => {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key,
+        UpdateExpression: `SET ${counter} = :n`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':n': value },
+      }),
+    );
+    set++;
+  };
+  for (const [org, bytes] of rebuilt.organisationBytes) {
+    if (stored.organisationBytes.get(org) !== bytes) await write(keys.org(org), ORGANISATION_BYTES, bytes);
+  }
+  for (const [issue, files] of rebuilt.issueFiles) {
+    if (stored.issueFiles.get(issue) === files) continue;
+    const [org, project, id] = issue.split('/').map(Number) as [number, number, number];
+    await write(keys.issue(org, project, id), ISSUE_FILES, files);
+  }
+  return set;
+}
+
+/**
+ * An attachment as the REST API shows it, from a stream image, without a download URL (an event
+ * outlives any URL: GET the attachment for a fresh one); undefined for an image that is no
+ * attachment a client declared.
+ */
+export function attachmentOfImage(img: Record<string, unknown>) {
+  if (typeof img.issue_id !== 'number' || typeof img.object_key !== 'string') return undefined;
+  return attachmentAnswer(attachmentItem.decode(img));
+}
+
+/** An attachment as the REST API shows it, with the download URL given (a ready one's, signed per answer) or none. */
+export function attachmentAnswer(a: StoredAttachment, download?: { url: string; expiresAt: string }) {
+  return {
+    id: a.id,
+    issue_id: a.issueId,
+    comment_id: a.commentId,
+    name: a.name,
+    content_type: a.contentType,
+    size: a.size,
+    sha256: a.sha256,
+    status: a.status,
+    uploader_id: a.uploaderId,
+    uploader_name: a.uploaderName,
+    created_at: a.createdAt,
+    download_url: download?.url ?? null,
+    download_expires_at: download?.expiresAt ?? null,
+  };
+}

@@ -24,7 +24,7 @@ import type { IssueStatus } from '../schemas/issues.ts';
 import { queryPages, scanPages, type QueryInput } from './query.ts';
 import { forEachLimited } from '../model/limited.ts';
 import { deleteObjects } from './objects.ts';
-import { attachmentRemoval, releaseCommentAttachments } from './attachments.ts';
+import { attachmentRemoval, releaseCommentAttachments, releaseExpiredAttachment } from './attachments.ts';
 import { db, tableName } from './client.ts';
 import {
   collections,
@@ -622,6 +622,12 @@ function removedAttachmentFiles(records: DynamoDBRecord[]): { index: number; obj
   });
 }
 
+/** Whether DynamoDB's TTL removed the record's item (not a request of the service). */
+const removedByTtl = (record: DynamoDBRecord): boolean => {
+  const who = record.userIdentity as { type?: string; principalId?: string } | undefined;
+  return who?.type === 'Service' && who.principalId === 'dynamodb.amazonaws.com';
+};
+
 const describeError = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
 /**
@@ -697,6 +703,16 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
     const project = parseProjectPk(old.PK?.S ?? '');
     try {
       if (project) await releaseCommentAttachments(project.orgId, project.projectId, Number(old.issue_id?.N), Number(old.id?.N));
+    } catch (err) {
+      failed([index], err);
+    }
+  }
+  // Pending attachments never completed, removed by their TTL: their bytes come back (once).
+  for (const [index, record] of records.entries()) {
+    const old = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage : undefined;
+    if (old?.type?.S !== 'attachment' || !removedByTtl(record)) continue;
+    try {
+      await releaseExpiredAttachment(old);
     } catch (err) {
       failed([index], err);
     }

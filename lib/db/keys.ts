@@ -67,6 +67,15 @@ export const keys = {
     PK: projectPk(orgId, projectId),
     SK: `${skPrefixes.issueAttachments(issueId)}${pad(attachmentId)}`,
   }),
+  /**
+   * That the bytes of expired attachment `attachmentId` (a pending one whose item its TTL removed)
+   * were given back to the organisation's count: written in the same transaction, so that a
+   * replayed stream record gives them back only once (lib/db/attachments.ts). Expires itself.
+   */
+  attachmentExpired: (orgId: number, attachmentId: number): Key => ({
+    PK: orgPk(orgId),
+    SK: `ATTACHMENTEXPIRED#${pad(attachmentId)}`,
+  }),
   /** A label of the project's catalogue (its name and colour are also on the project item: lib/db/labels.ts). */
   label: (orgId: number, projectId: number, labelId: number): Key => ({
     PK: projectPk(orgId, projectId),

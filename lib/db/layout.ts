@@ -40,6 +40,7 @@ export const layout: LayoutRow[] = [
   row({ PK: 'ORG#o#P#p', SK: 'LABELNAME#n' }, 'label name uniqueness guard (case-folded name)'),
   { ...stateItem.key, about: stateItem.about, attributes: stateItem.attributes },
   row({ PK: 'ORG#o', SK: 'COMMENT#c' }, 'where comment c lives (its project, issue, sprint)'),
+  row({ PK: 'ORG#o', SK: 'ATTACHMENTEXPIRED#f' }, "expired attachment f's bytes given back, once (TTL `expires_at`)"),
   row({ PK: 'ORG#o', SK: 'WEBHOOK#w', LSK: 'WEBHOOK#w' }, 'webhook endpoint (+ signing secret)'),
   { ...trashItem.key, about: trashItem.about, attributes: trashItem.attributes },
   row({ PK: 'ORG#o#W#w', SK: 'DELIVERY#d', LSK: 'D#time#d' }, 'webhook delivery (TTL `expires_at`)'),

@@ -17,7 +17,7 @@ import {
 } from './transactions.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { versionOf, withVersion } from './versions.ts';
-import { defaultStates } from '../model/workflow.ts';
+import { defaultStates, type WorkflowState } from '../model/workflow.ts';
 import { newWorkflow } from './workflow.ts';
 
 /**
@@ -73,6 +73,8 @@ export interface RestoredProject {
    */
   issue_seq: number;
   source: string;
+  /** Its workflow's states as they were (ids kept: a state's id is its project's own); none: the defaults. */
+  states?: WorkflowState[] | undefined;
 }
 
 export async function getProjectItem(orgId: number, projectId: number): Promise<ProjectItem | undefined> {
@@ -102,7 +104,7 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
     updated_at: restored?.updated_at ?? now,
   };
   // One state per category, named after it (docs/workflows.md), in the same transaction.
-  const workflow = newWorkflow(orgId, id, defaultStates(project.created_at));
+  const workflow = newWorkflow(orgId, id, restored?.states ?? defaultStates(project.created_at));
   await transact([
     // A fresh id from the sequence: never taken.
     putNew({

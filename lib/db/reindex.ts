@@ -12,6 +12,7 @@ import {
   type SearchRecord,
 } from '../model/derivations.ts';
 import type { IssueStatus } from '../schemas/issues.ts';
+import { rebuildAttachmentCounters } from './attachments.ts';
 import { db, tableName } from './client.ts';
 import { assignedEntryItem, issueStateOf, searchRecordFromItem } from './issue-item.ts';
 import { recordItem, recordKey } from './issue-write.ts';
@@ -22,7 +23,7 @@ import { scanPages } from './query.ts';
  * Rebuilds what the issue writes keep beside the issues themselves, from the issues as stored: the
  * rebuild of every derivation of lib/model/derivations.ts (the counters of every list and its
  * rank index, the issue-number pointers, the assigned-issue index with each account's
- * `assigned_count`, each parent's sub-issues summary and children index, each blocked issue's `open_blockers`). For data written before these existed (an upgrade), or to repair them: an
+ * `assigned_count`, each parent's sub-issues summary and children index, each blocked issue's `open_blockers`), and the attachment counters (lib/db/attachments.ts). For data written before these existed (an upgrade), or to repair them: an
  * operator's command (`issues:reindex`, tools/cli/admin.ts) that reads the table (or one
  * organisation's part of it) with a Scan, which no request path does.
  *
@@ -144,6 +145,8 @@ export interface ReindexResult {
   accounts: number;
   /** Issues whose counters kept for them by others (sub-issues summary, open blockers) were set. */
   issueCounters: number;
+  /** Attachment counters (an organisation's bytes, an issue's files) set to what their attachments count. */
+  attachmentCounters: number;
 }
 
 /** See the module comment. `orgId` limits it to one organisation. */
@@ -162,6 +165,7 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
     searchRemoved: 0,
     accounts: 0,
     issueCounters: 0,
+    attachmentCounters: 0,
   };
   // Every holder's attributes of every derivation: as rebuilt, or 0 where the rebuild has none.
   const sets = new Map<string, Record<string, number>>();
@@ -221,5 +225,6 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
     else if (holder.kind === 'account') result.accounts++;
     else if (holder.kind === 'issue') result.issueCounters++;
   }
+  result.attachmentCounters = await rebuildAttachmentCounters(orgId);
   return result;
 }

@@ -82,7 +82,9 @@ export const importJobStreamFilters = [
  */
 export const changeFeedStreamFilters = [
   { dynamodb: { NewImage: { type: { S: ['project', 'sprint', 'issue', 'comment'] } } } },
-  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'comment'] } } } },
+  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'comment', 'attachment'] } } } },
+  // An attachment that became ready (`attachment.added`); its declaration and checks are no event.
+  { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['attachment'] }, status: { S: ['ready'] } } } },
   // An import job that ended: its one `import.completed` event (lib/feed/events.ts).
   { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['import_job'] }, status: { S: ['succeeded', 'failed'] } } } },
   // A redelivery asked for (lib/services/webhooks.ts): a finished delivery made pending again.

@@ -150,3 +150,11 @@ export function newWorkflow(orgId: number, projectId: number, states: WorkflowSt
   }
   return { attributes, items: states.map((s) => putNew(stateRecord(orgId, projectId, s), 'state')) };
 }
+
+/** The workflows of projects (undefined for one gone), their project items read in one consistent BatchGet. */
+export async function readWorkflows(
+  projects: readonly { orgId: number; projectId: number }[],
+): Promise<(Workflow | undefined)[]> {
+  const items = await batchGet(projects.map((p) => keys.project(p.orgId, p.projectId)));
+  return items.map((item) => (item ? workflowOf(item) : undefined));
+}

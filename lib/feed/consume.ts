@@ -2,7 +2,8 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { deleteSprintActivity, recordActivities, type ActivityEntry, type ActivityOutcome } from '../db/activity.ts';
 import { readDeletions } from '../db/deletions.ts';
 import { deletedKeyOf } from '../db/stream-images.ts';
-import { changeEventOf, type ChangeEvent } from './events.ts';
+import { changeEventOf, withStateNames, type ChangeEvent } from './events.ts';
+import { readWorkflows } from '../db/workflow.ts';
 
 /**
  * The change feed consumer's work for one batch of stream records: the activity history, and
@@ -45,6 +46,8 @@ export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
     case 'comment.created':
     case 'comment.updated':
     case 'comment.deleted':
+    case 'attachment.added':
+    case 'attachment.removed':
       return event.issueId === undefined ? undefined : { ...common, owner: { issueId: event.issueId } };
     case 'sprint.activated':
     case 'sprint.completed':
@@ -115,12 +118,28 @@ export async function withDeletions(records: DynamoDBRecord[]): Promise<(ChangeE
   return events;
 }
 
+/**
+ * Issue events with their states named (`withStateNames`): the projects of the batch's issue
+ * events read in one BatchGet (their workflows are on the project items, lib/db/workflow.ts).
+ */
+export async function withWorkflows(events: (ChangeEvent | undefined)[]): Promise<(ChangeEvent | undefined)[]> {
+  const projects = new Map<string, { orgId: number; projectId: number }>();
+  for (const event of events) {
+    if (event?.type.startsWith('issue.')) projects.set(`${event.orgId}/${event.projectId}`, event);
+  }
+  if (projects.size === 0) return events;
+  const wanted = [...projects.values()];
+  const found = await readWorkflows(wanted);
+  const workflows = new Map(wanted.map((p, i) => [`${p.orgId}/${p.projectId}`, found[i]]));
+  return events.map((event) => event && withStateNames(event, workflows.get(`${event.orgId}/${event.projectId}`)));
+}
+
 export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions = {}): Promise<FeedBatchResult> {
   const groups = new Map<string, { index: number; event: ChangeEvent }[]>();
   const others: { index: number; record: DynamoDBRecord }[] = [];
   let events: (ChangeEvent | undefined)[];
   try {
-    events = await withDeletions(records);
+    events = await withWorkflows(await withDeletions(records));
   } catch (err) {
     // Nothing handled yet: the whole batch again, from its first record.
     return { firstFailure: records[0]?.dynamodb?.SequenceNumber, events: 0, activities: 0, errors: [err] };

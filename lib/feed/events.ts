@@ -1,4 +1,5 @@
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
+import { attachmentOfImage } from '../db/attachments.ts';
 import { toComment } from '../db/comments.ts';
 import { itemOfImage, orgOfItem } from '../db/stream-images.ts';
 import { toIssue } from '../db/issues.ts';
@@ -7,6 +8,8 @@ import { unclassified } from '../model/derivations.ts';
 import { toProject } from '../db/projects.ts';
 import { toSprint } from '../db/sprints.ts';
 import type { EventType } from '../vocabulary/event-types.ts';
+import { stateOfIssue, statusAnswer, type Workflow } from '../model/workflow.ts';
+import { statusKey, type StateCategory } from '../vocabulary/workflow.ts';
 
 /**
  * The change feed's view of one stream record: what happened, to which resource, by whom, and
@@ -60,7 +63,7 @@ const image = (i: Record<string, AttributeValue> | undefined): Image | undefined
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
 
 /** Issue fields whose changes are reported with their old and new values. */
-const issueValueFields = ['title', 'status', 'story_points', 'assignee_id', 'sprint_id', 'parent_id'] as const;
+const issueValueFields = ['title', 'status', 'state_id', 'story_points', 'assignee_id', 'sprint_id', 'parent_id'] as const;
 
 /**
  * Fields reported with their old and new values as the API names and answers them: `type` is
@@ -132,6 +135,36 @@ export function relationChanges(before: Image, after: Image): FieldChange[] {
 }
 
 /**
+ * An issue event with its states named by its project's workflow (docs/workflows.md): a stream
+ * record holds the issue alone, with its state's id and category, so the consumer reads the
+ * project and names them here. The resource answers as a GET does (`status` the state's name,
+ * `allowed_next_states`); a change of state is `status` from and to the states' names (a move
+ * within a category included), `state_id` from and to their ids, and `status_category` when the
+ * category changed. Without a workflow (a project gone meanwhile) the event stays as recorded.
+ */
+export function withStateNames(event: ChangeEvent, workflow: Workflow | undefined): ChangeEvent {
+  if (!workflow || workflow.states.length === 0 || !event.type.startsWith('issue.')) return event;
+  const issue = event.resource as { state_id?: number | null; status_category?: StateCategory; blocked?: boolean };
+  if (issue.status_category === undefined) return event;
+  const resource = { ...event.resource, ...statusAnswer(workflow, issue.state_id, issue.status_category, issue.blocked) };
+  const byCategory = event.changes.find((c) => c.field === 'status');
+  const byId = event.changes.find((c) => c.field === 'state_id');
+  if (!byCategory && !byId) return { ...event, resource };
+  const toCategory = issue.status_category;
+  const fromCategory = (byCategory?.from as StateCategory | undefined) ?? toCategory;
+  const from = stateOfIssue(workflow, byId ? (byId.from as number | null) : issue.state_id, fromCategory);
+  const to = stateOfIssue(workflow, issue.state_id, toCategory);
+  const named: FieldChange[] = [];
+  if (from && to && from.id !== to.id) named.push({ field: 'status', from: statusKey(from.name), to: statusKey(to.name) });
+  if (from && to && from.id !== to.id) named.push({ field: 'state_id', from: from.id, to: to.id });
+  if (fromCategory !== toCategory) named.push({ field: 'status_category', from: fromCategory, to: toCategory });
+  const at = event.changes.indexOf(byCategory ?? byId!);
+  const rest = event.changes.filter((c) => c !== byCategory && c !== byId);
+  const changes = [...rest.slice(0, at), ...named, ...rest.slice(at)];
+  return { ...event, resource, changes };
+}
+
+/**
  * The event a stream record stands for, or undefined for records that are no user-visible change
  * (counters, tokens, activity items themselves, children removed by a cascade are decided later).
  */
@@ -191,6 +224,19 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       if (record.eventName === 'REMOVE') return { ...base, ...ids, ...removed, type: 'comment.deleted', resource: comment };
       if (!before || !after || before.body === after.body) return undefined;
       return { ...base, ...ids, ...stamp(after), type: 'comment.updated', resource: comment, changes: [{ field: 'body' }] };
+    }
+    case 'attachment': {
+      const attachment = attachmentOfImage(current);
+      if (!attachment) return undefined;
+      const ids = { issueId: attachment.issue_id, commentId: attachment.comment_id ?? undefined };
+      // Added when it becomes ready (its file uploaded and checked); removed when a ready one goes.
+      if (record.eventName === 'MODIFY' && before?.status === 'pending' && after?.status === 'ready') {
+        return { ...base, ...ids, ...stamp(after), type: 'attachment.added', resource: attachment, changes: [] };
+      }
+      if (record.eventName === 'REMOVE' && before?.status === 'ready') {
+        return { ...base, ...ids, ...removed, type: 'attachment.removed', resource: attachment };
+      }
+      return undefined;
     }
     case 'sprint': {
       const sprint = toSprint(current);
@@ -260,4 +306,4 @@ function importCompletedOf(record: DynamoDBRecord, before: Image | undefined, af
 }
 
 /** Item types whose writes the change feed reads (the stream filter of its consumer). */
-export const feedTypes = ['project', 'sprint', 'issue', 'comment'] as const;
+export const feedTypes = ['project', 'sprint', 'issue', 'comment', 'attachment'] as const;

@@ -7,7 +7,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "get_workspace",
-      "description": "Start here: you, projects (prefix, active sprints, labels), accounts, statuses, priorities, types.",
+      "description": "Start here: you, projects (prefix, active sprints, labels, states), accounts, categories, priorities, types.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -877,8 +877,8 @@ export const toolList: ToolListEntry[] = [
             "description": "Markdown."
           },
           "status": {
-            "type": "string",
-            "description": "A state's name (`In review`), or a category's (its first state)."
+            "description": "A state's name, or a category's.",
+            "type": "string"
           },
           "state_id": {
             "type": [
@@ -979,8 +979,8 @@ export const toolList: ToolListEntry[] = [
             "description": "Markdown."
           },
           "status": {
-            "type": "string",
-            "description": "A state's name (`In review`), or a category's (its first state)."
+            "description": "A state's name, or a category's.",
+            "type": "string"
           },
           "state_id": {
             "type": [

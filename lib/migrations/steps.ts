@@ -5,6 +5,7 @@
 import { getOrganisationItem, writeMissingTokenNames } from '../db/accounts.ts';
 import { writeMissingCommentPointers } from '../db/comments.ts';
 import { lastOrganisationId } from '../db/migrations.ts';
+import { attachmentCounterDifferences } from '../db/attachments.ts';
 import { readDerivedState, rebuildIssueIndexes } from '../db/reindex.ts';
 import { giveMissingWorkflows } from '../db/states.ts';
 import { derivations, differences } from '../model/derivations.ts';
@@ -39,7 +40,10 @@ export async function reindexOrganisation(orgId: number): Promise<Record<string,
   const counts = { organisations: 1, rebuilds: 0, issues: 0, differences: 0 };
   for (let rebuilds = 0; ; rebuilds++) {
     const { issues, observed } = await readDerivedState(orgId);
-    const found = derivations.flatMap((d) => differences(d, d.rebuild(issues), observed));
+    const found = [
+      ...derivations.flatMap((d) => differences(d, d.rebuild(issues), observed)),
+      ...(await attachmentCounterDifferences(orgId)),
+    ];
     counts.issues = issues.length;
     if (found.length === 0) return counts;
     if (rebuilds === MAX_REBUILDS) {

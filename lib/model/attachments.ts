@@ -35,3 +35,54 @@ export function mcpKindOf(contentType: string, size: number, inlineBytes: number
     return 'text';
   return 'link';
 }
+
+/** What an attachment counts for: its organisation's bytes and its issue's files. */
+export interface CountedAttachment {
+  orgId: number;
+  projectId: number;
+  issueId: number;
+  size: number;
+}
+
+/**
+ * The attachment counters (lib/db/attachments.ts): each organisation's bytes, and each issue's
+ * files (keyed `org/project/issue`).
+ */
+export interface AttachmentCounters {
+  organisationBytes: Map<number, number>;
+  issueFiles: Map<string, number>;
+}
+
+/**
+ * The counters rebuilt from the attachments, for the holders of `holders` (an organisation or an
+ * issue with no attachment counts 0): an organisation counts the bytes of every attachment it
+ * holds, pending or ready, and an issue its attachments (its comments' included). An attachment
+ * of an issue already deleted (its cascade to come) still counts for its organisation.
+ */
+export function attachmentCounts(attachments: CountedAttachment[], holders: AttachmentCounters): AttachmentCounters {
+  const out: AttachmentCounters = {
+    organisationBytes: new Map([...holders.organisationBytes.keys()].map((org) => [org, 0])),
+    issueFiles: new Map([...holders.issueFiles.keys()].map((issue) => [issue, 0])),
+  };
+  for (const a of attachments) {
+    const issue = `${a.orgId}/${a.projectId}/${a.issueId}`;
+    if (out.organisationBytes.has(a.orgId))
+      out.organisationBytes.set(a.orgId, (out.organisationBytes.get(a.orgId) ?? 0) + a.size);
+    if (out.issueFiles.has(issue)) out.issueFiles.set(issue, (out.issueFiles.get(issue) ?? 0) + 1);
+  }
+  return out;
+}
+
+/** Each counter of `stored` that differs from `rebuilt`, named and with both values. */
+export function counterDifferences(stored: AttachmentCounters, rebuilt: AttachmentCounters): string[] {
+  const out: string[] = [];
+  for (const [org, bytes] of rebuilt.organisationBytes) {
+    const has = stored.organisationBytes.get(org) ?? 0;
+    if (has !== bytes) out.push(`attachment-bytes: organisation ${org} counts ${has}, its attachments hold ${bytes}`);
+  }
+  for (const [issue, files] of rebuilt.issueFiles) {
+    const has = stored.issueFiles.get(issue) ?? 0;
+    if (has !== files) out.push(`attachments-count: issue ${issue} counts ${has}, has ${files}`);
+  }
+  return out;
+}

@@ -223,6 +223,23 @@ export function deleteProblems(workflow: Workflow, state: WorkflowState, moveTo:
 }
 
 /** Categories of work not finished. */
+/**
+ * The `status:` names of a search that name no state of any of `workflows` (a project whose
+ * workflow was never made has its categories' states), and the names known, in board order: a
+ * typo is refused rather than matching nothing.
+ */
+export function unknownStateNames(
+  names: readonly string[],
+  workflows: readonly Workflow[],
+): { unknown: string[]; known: string[] } {
+  const known = new Set<string>();
+  for (const workflow of workflows) {
+    if (workflow.states.length === 0) for (const category of stateCategories) known.add(category);
+    for (const state of workflow.states) known.add(statusKey(state.name));
+  }
+  return { unknown: names.filter((name) => !known.has(statusKey(name))), known: [...known] };
+}
+
 export const isClosedCategory = (category: StateCategory) => category === 'done' || category === 'cancelled';
 
 /**

@@ -23,7 +23,7 @@ export const Activity = z
     id: z.string().meta({ description: 'Opaque; increases with time within an issue or sprint.' }),
     event: z.string().meta({
       description:
-        'issue.created, issue.updated, issue.imported, comment.created, comment.updated, comment.deleted (an issue), ' +
+        'issue.created, issue.updated, issue.imported, comment.created, comment.updated, comment.deleted, attachment.added, attachment.removed (an issue), ' +
         'sprint.activated, sprint.completed (a sprint).',
     }),
     actor_id: z.number().int().nullable().meta({

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { StateCategory } from './states.ts';
 import { isTimeZone } from '../vocabulary/values.ts';
 import { dateTime } from './common.ts';
 import { IssuePriority, IssueStatus, IssueType } from './issues.ts';
@@ -98,6 +99,10 @@ export const ImportReport = z
     comments: z.number().int().meta({ description: 'Comments created with the issues.' }),
     created_sprints: z.array(z.string()),
     created_labels: z.array(z.string()),
+    created_states: z.array(z.object({ name: z.string(), category: StateCategory })).meta({
+      description:
+        "States made for source statuses the project had none of (`In Review`, a status the mapping maps but that is not a category's own name), each once.",
+    }),
     unknown_people: z.array(counted).meta({
       description:
         "People with no account (by e-mail): their issues are left unassigned, their reports and comments the importer's.",

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { idField, isCalendarDate } from './common.ts';
-import { IssueStatus } from './issues.ts';
+import { StateCategory } from './states.ts';
+import { stateLimits, statusKey } from '../vocabulary/workflow.ts';
 import { prefixField } from './projects.ts';
 import {
   isDateValue,
@@ -119,12 +120,19 @@ const timestamp = operators(
     });
 }, whenValid);
 
+/** A state's name as `status:` takes it: any case, spaces or punctuation (`"In review"`, `in_review`). */
+const stateNameValue = z
+  .string(typed('a state name'))
+  .max(stateLimits.name, { error: `must be at most ${stateLimits.name} characters` })
+  .refine((v) => statusKey(v) !== '', { error: 'must name a state (letters or digits)' });
+
 /** One test per field: the shape of a condition without `not`. */
 const fieldShape = {
   title: strict({ contains: z.string(typed('a string')).min(1, { error: 'must not be empty' }) }, 'operator').optional(),
   project: strict({ in: list(prefixField()) }, 'operator').optional(),
   sprint: strict({ in: list(sprintRef) }, 'operator').optional(),
-  status: strict({ in: list(IssueStatus) }, 'operator').optional(),
+  status: strict({ in: list(stateNameValue) }, 'operator').optional(),
+  category: strict({ in: list(StateCategory) }, 'operator').optional(),
   is: z.enum(isValues, oneOf(isValues)).optional(),
   assignee: strict({ in: list(assigneeRef) }, 'operator').optional(),
   author: strict({ in: list(accountRef) }, 'operator').optional(),

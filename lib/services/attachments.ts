@@ -32,21 +32,7 @@ async function toAttachment(a: store.StoredAttachment): Promise<Attachment> {
           disposition: dispositionOf(a.name, a.contentType),
         })
       : undefined;
-  return {
-    id: a.id,
-    issue_id: a.issueId,
-    comment_id: a.commentId,
-    name: a.name,
-    content_type: a.contentType,
-    size: a.size,
-    sha256: a.sha256,
-    status: a.status,
-    uploader_id: a.uploaderId,
-    uploader_name: a.uploaderName,
-    created_at: a.createdAt,
-    download_url: download?.url ?? null,
-    download_expires_at: download?.expiresAt ?? null,
-  };
+  return store.attachmentAnswer(a, download);
 }
 
 async function uploaderNameOf(caller: Principal): Promise<string> {

@@ -11,7 +11,7 @@ import {
 } from '../db/search.ts';
 import { catalogueOf, issueLabels } from '../db/labels.ts';
 import { workflowOf } from '../db/workflow.ts';
-import { statusAnswer } from '../model/workflow.ts';
+import { statusAnswer, unknownStateNames } from '../model/workflow.ts';
 import { isFilledSearchRecord, searchRecordItem } from '../db/issue-item.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
@@ -99,6 +99,16 @@ function conjuncts(conditions: readonly Condition[]): FieldCondition[] {
 /** Whether the selection asks for the active sprints (`sprint:active`, anywhere, negated or not). */
 const needsActiveSprints = (selection: Selection) => fieldConditions(selection.and).some((c) => c.sprint?.in.includes('active'));
 
+/** 422 for a `status:` that names no state of the organisation's projects (docs/search.md). */
+function refuseUnknownStates(selection: Selection, projects: readonly object[]): void {
+  const names = fieldConditions(selection.and).flatMap((c) => c.status?.in ?? []);
+  if (names.length === 0) return;
+  const { unknown, known } = unknownStateNames(names, projects.map(workflowOf));
+  if (unknown.length === 0) return;
+  const shown = known.length > 20 ? [...known.slice(0, 20), '…'] : known;
+  throw new ValidationError(unknown.map((name) => `status: no project has a state named '${name}' (known: ${shown.join(', ')})`));
+}
+
 /** A search record with what it is tested and shown by; undefined for a partial one (not reindexed yet). */
 interface Found {
   item: Record<string, unknown>;
@@ -139,6 +149,7 @@ export async function searchIssues(
         `narrow it with updated: (e.g. updated:>-30d), or sort by updated (sort:updated-desc pages through any number)`,
     ]);
   }
+  refuseUnknownStates(selection, projects);
   const byId = new Map(projects.map((p) => [Number(p.id), p]));
   const found: Found[] = [];
   for (const item of read.items) {
@@ -178,6 +189,7 @@ export async function searchIssues(
         project_prefix: String(project.prefix),
         sprint_id: shown.sprint_id,
         status: record.status,
+        state: shown.status,
         assignee_id: shown.assignee_id,
         // An issue created before authors were kept: no account's id, so `author:` never holds for it.
         author_id: shown.author_id ?? -1,

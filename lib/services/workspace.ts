@@ -3,11 +3,13 @@ import { accountNames, sprintNames } from '../db/names.ts';
 import * as projects from '../db/projects.ts';
 import { issuePriorities, issueStatuses, issueTypes } from '../schemas/issues.ts';
 import type { Principal } from '../model/principal.ts';
+import { workflowOf } from '../db/workflow.ts';
+import { statusKey } from '../vocabulary/workflow.ts';
 
 /**
  * What an agent needs to orient itself in one call (the MCP tool `get_workspace`, docs/mcp.md):
  * the caller, a page of the organisation's projects, each with its active sprints and label names,
- * the accounts (names and ids), and the issues' statuses, priorities and types.
+ * its workflow's states, the accounts (names and ids), and the issues' status categories, priorities and types.
  *
  * Bounded: `limit` projects a page (`WORKSPACE_LIMITS`; the rest by `next_cursor`), the first
  * `labelsPerProject` label names of each (with `labels_count`: list_labels has them all), the
@@ -40,6 +42,8 @@ export async function getWorkspace(caller: Principal, page: { limit: number; cur
           .map(({ id, name, start_date, end_date }) => ({ id, name, start_date, end_date })),
         labels: labels.slice(0, WORKSPACE_LIMITS.labelsPerProject),
         labels_count: labels.length,
+        // Its workflow, on the project item already read (docs/workflows.md): what `status` may name.
+        states: workflowOf(item).states.map((s) => ({ id: s.id, name: s.name, status: statusKey(s.name), category: s.category })),
       };
     }),
   );

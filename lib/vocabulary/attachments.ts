@@ -16,6 +16,11 @@ export const ATTACHMENT_LIMITS = {
   organisationBytes: 10 * 1024 * 1024 * 1024,
   /** An upload form is valid for 10 minutes (`ATTACHMENT_UPLOAD_SECONDS`). */
   uploadSeconds: 600,
+  /**
+   * A pending attachment never completed expires a day after it was declared (its item's TTL): its
+   * file, if any, goes and its bytes come back to the organisation's count.
+   */
+  pendingSeconds: 86_400,
   /** A download URL is valid for 5 minutes (`ATTACHMENT_DOWNLOAD_SECONDS`). */
   downloadSeconds: 300,
   /** A file name's length, in characters. */

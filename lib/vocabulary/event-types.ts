@@ -6,6 +6,11 @@ export const eventTypes = [
   'comment.created',
   'comment.updated',
   'comment.deleted',
+  // A file of an issue or its comment: added once it is ready (uploaded and checked), removed when
+  // a ready one is deleted (on its own, or with its comment; an issue's, sprint's or project's
+  // delete is the parent's event).
+  'attachment.added',
+  'attachment.removed',
   'sprint.activated',
   'sprint.completed',
   'sprint.deleted',

@@ -26,6 +26,7 @@ export const qualifiers = [
   'project',
   'sprint',
   'status',
+  'category',
   'is',
   'assignee',
   'author',

@@ -41,6 +41,22 @@ export function statusKey(name: string): string {
     .replace(/^_+|_+$/g, '');
 }
 
+/**
+ * The words a search names a category by (`category:`): its own name, and the names Linear gives
+ * the same categories (`unstarted`, `started`, `completed`, `canceled`).
+ */
+export const categoryWords: Readonly<Record<string, StateCategory>> = {
+  backlog: 'backlog',
+  todo: 'todo',
+  unstarted: 'todo',
+  in_progress: 'in_progress',
+  started: 'in_progress',
+  done: 'done',
+  completed: 'done',
+  cancelled: 'cancelled',
+  canceled: 'cancelled',
+};
+
 /** The fields a state may require of an issue entering it. */
 export const requiredFields = ['assignee_id', 'story_points', 'due_date', 'description'] as const;
 export type RequiredField = (typeof requiredFields)[number];

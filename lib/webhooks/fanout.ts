@@ -66,7 +66,8 @@ async function deletedOnItsOwn(event: ChangeEvent): Promise<boolean> {
       const { project, sprints } = await getIssueFamily(orgId, projectId, sprint === undefined ? [] : [sprint]);
       return project !== undefined && (sprint === undefined || sprints.get(sprint) !== undefined);
     }
-    case 'comment.deleted': {
+    case 'comment.deleted':
+    case 'attachment.removed': {
       if (event.issueId === undefined) return false;
       const { project, issue } = await getIssueFamily(orgId, projectId, [], event.issueId);
       if (!project || !issue) return false;

@@ -13,10 +13,11 @@ import { storedLabelIds } from '../db/labels.ts';
 
 /**
  * Whether an endpoint's filter decides on events of this type: issue events (their issue) and
- * comment events (the issue commented on). Sprint and project events are about no one issue and
+ * comment and attachment events (the issue commented on, or whose file it is). Sprint and project events are about no one issue and
  * go to every endpoint that subscribes to them, filtered or not.
  */
-export const filterApplies = (type: EventType): boolean => type.startsWith('issue.') || type.startsWith('comment.');
+export const filterApplies = (type: EventType): boolean =>
+  type.startsWith('issue.') || type.startsWith('comment.') || type.startsWith('attachment.');
 
 /** What the filters of an event's endpoints need besides the issue itself. */
 export interface FilterNeeds {
@@ -88,6 +89,7 @@ export function selectableIssueOf(issue: ShownIssue, around: IssueSurroundings):
     project_prefix: around.prefix ?? '',
     sprint_id: issue.sprint_id,
     status: issue.status_category ?? (issue.status as SelectableIssue['status']),
+    state: issue.status,
     assignee_id: issue.assignee_id,
     // 0: no account, so that `author:` never holds for an issue whose author is not known.
     author_id: typeof issue.author_id === 'number' ? issue.author_id : (around.author ?? 0),

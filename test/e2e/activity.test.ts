@@ -43,6 +43,8 @@ describe('issue activity', () => {
     expect(entries[1].changes).toEqual([
       { field: 'title', from: 'Draft', to: 'Final' },
       { field: 'status', from: 'todo', to: 'in_progress' },
+      { field: 'state_id', from: 2, to: 3 },
+      { field: 'status_category', from: 'todo', to: 'in_progress' },
       { field: 'story_points', from: 3, to: 5 },
     ]);
     // A description is reported as changed, not repeated.

@@ -573,6 +573,8 @@ const surrogateMessage = 'must be valid Unicode text (it holds an unpaired surro
 
 describe('text that downstream tools choke on', () => {
   const textWrites = writes.filter((r) => textFields[wrapperOf(r).wrapper]);
+  // The refused characters' property shares one fixture: every body it sends must be refused.
+  let refusals: Promise<Fixture> | undefined;
 
   it('covers every write that takes text: projects, sprints, issues in a sprint and in the backlog, comments, accounts, labels', () => {
     const covered = new Set(textWrites.map((r) => wrapperOf(r).wrapper));
@@ -625,7 +627,7 @@ describe('text that downstream tools choke on', () => {
   it.each(textWrites.map((r) => [`${r.method} ${r.path}`, r] as const))(
     '%s: any refused character anywhere in a text field is 422 {errors} naming that field',
     async (_name, route) => {
-      const fx = await fixture();
+      const fx = await (refusals ??= fixture());
       const path = pathFor(route, fx);
       const { wrapper } = wrapperOf(route);
       const fields = Object.keys(textFields[wrapper]!);

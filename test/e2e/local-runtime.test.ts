@@ -205,7 +205,7 @@ describe('npm start', () => {
 
   it('exits non-zero and leaves no DynamoDB Local behind when it cannot serve', async () => {
     const busy = net.createServer();
-    await new Promise<void>((resolve) => busy.listen(0, resolve));
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     const port = (busy.address() as net.AddressInfo).port;
     const dynamodbPort = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'sts-data-'));

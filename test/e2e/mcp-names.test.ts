@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAccountInOrg } from '../../lib/services/accounts.ts';
-import { newOrganisation, randomPrefix, useGateway } from '../support/api.ts';
+import { apiClient, newOrganisation, randomPrefix, useGateway } from '../support/api.ts';
 import { mcpClient } from '../support/mcp.ts';
 
 const gateway = useGateway();
@@ -102,6 +102,14 @@ describe('MCP: names and "me" where ids go', () => {
   });
 });
 
+/** A new project's states: one per category, named after it (docs/workflows.md). */
+const defaults = ['backlog', 'todo', 'in_progress', 'done', 'cancelled'].map((name, i) => ({
+  id: i + 1,
+  name,
+  status: name,
+  category: name,
+}));
+
 describe('MCP: get_workspace', () => {
   it('answers the caller, projects with their active sprint and labels, accounts and the issue values in one call', async () => {
     const { org, mcp, ada, grace, apollo, other, prefix } = await fixture();
@@ -109,6 +117,11 @@ describe('MCP: get_workspace', () => {
     await mcp.ok('activate_sprint', { project_id: prefix, sprint_id: sprint.id });
     await mcp.ok('create_sprint', { project_id: prefix, name: 'Later' });
     await mcp.ok('create_label', { project_id: prefix, name: 'bug' });
+    const admin = apiClient(gateway.baseUrl, org.admin.token);
+    const review = await admin.post(`/api/v1/projects/${apollo.id}/states`, {
+      state: { name: 'In review', category: 'in_progress' },
+    });
+    expect(review.status).toBe(201);
     const call = await mcp.call('get_workspace');
     const ws = call.result.structuredContent as any;
     expect(ws.me).toEqual({ id: org.admin.id, name: 'Ada Admin', role: 'admin' });
@@ -121,9 +134,28 @@ describe('MCP: get_workspace', () => {
         active_sprints: [{ id: sprint.id, name: 'Now', start_date: expect.any(String), end_date: null }],
         labels: ['bug'],
         labels_count: 1,
+        states: [
+          ...defaults.slice(0, 3),
+          { id: review.body.id, name: 'In review', status: 'in_review', category: 'in_progress' },
+          ...defaults.slice(3),
+        ],
       },
-      { id: other.id, prefix: other.prefix, name: 'Apollo Mobile', active_sprints: [], labels: [], labels_count: 0 },
+      {
+        id: other.id,
+        prefix: other.prefix,
+        name: 'Apollo Mobile',
+        active_sprints: [],
+        labels: [],
+        labels_count: 0,
+        states: defaults,
+      },
     ]);
+    // An issue put in a state by its name, as REST takes it.
+    const put = await mcp.ok('create_issue', { project_id: prefix, title: 'Reviewed', status: 'In review' });
+    expect(put.issue).toMatchObject({ status: 'in_review', state_id: review.body.id, status_category: 'in_progress' });
+    const typo = await mcp.call('create_issue', { project_id: prefix, title: 'Typo', status: 'In reveiw' });
+    expect(typo.result.isError).toBe(true);
+    expect(JSON.stringify(typo.result.content)).toContain('in_review');
     expect(ws).toMatchObject({ projects_count: 2, next_cursor: null, accounts_count: 4 });
     expect(ws.accounts).toEqual(
       expect.arrayContaining([

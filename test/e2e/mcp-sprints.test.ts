@@ -413,7 +413,9 @@ describe('MCP server: issue tools', () => {
     expect(await mcp.error('update_issue', { ...at, issue_id: issue.id, assignee_id: 999_999 })).toBe(
       'Validation failed: assignee_id must be an account of this organisation',
     );
-    expect(await mcp.error('update_issue', { ...at, issue_id: issue.id, status: 'finished' })).toContain('must be one of');
+    expect(await mcp.error('update_issue', { ...at, issue_id: issue.id, status: 'finished' })).toBe(
+      "Validation failed: status: 'finished' is no state of this project (states: 'backlog', 'todo', 'in_progress', 'done', 'cancelled'; or a category)",
+    );
 
     expect(await mcp.ok('delete_issue', { ...at, issue_id: issue.id })).toEqual({ deleted: true, issue_id: issue.id });
     expect((await rest.get(`/api/v1/projects/${project.id}/sprints/${sprint.id}/issues/${issue.id}`)).status).toBe(404);

@@ -30,7 +30,7 @@ type Line = Record<string, any>;
 /** The answer schema of each kind of line, and the fields an export line carries beside it. */
 const kinds: Record<string, { schema: z.ZodObject; extras: string[] }> = {
   account: { schema: Account, extras: [] },
-  project: { schema: Project, extras: ['last_issue_number'] },
+  project: { schema: Project, extras: ['last_issue_number', 'states'] },
   label: { schema: Label, extras: [] },
   sprint: { schema: Sprint, extras: ['sprint_lead_email', 'history'] },
   issue: { schema: Issue, extras: ['assignee_email', 'author_email', 'relations'] },
@@ -66,7 +66,7 @@ async function ok(res: Promise<{ status: number; body: any }>, status = 201) {
   return r.body;
 }
 
-const statuses = ['backlog', 'todo', 'in_progress', 'done', 'cancelled'] as const;
+const statuses = ['backlog', 'todo', 'in_progress', 'In review', 'done', "Won't fix", 'cancelled'] as const;
 const priorities = ['none', 'low', 'medium', 'high', 'urgent'] as const;
 const types = ['task', 'story', 'bug', 'epic'] as const;
 
@@ -123,6 +123,9 @@ async function generate(seed: number, clients: { admin: ApiClient; member: ApiCl
       await ok(admin.post(`${base}/labels`, { label: { name: label, color, description: `Issues about ${label}` } }));
       labels.push(label);
     }
+    // Its own states beside the five (docs/workflows.md): ids, names, colours, order, limits and rules come back as they were.
+    await ok(admin.post(`${base}/states`, { state: { name: 'In review', category: 'in_progress', wip_limit: 3 } }));
+    await ok(admin.post(`${base}/states`, { state: { name: "Won't fix", category: 'cancelled', color: '#111111' } }));
     const done = await ok(
       admin.post(`${base}/sprints`, {
         sprint: {

@@ -377,9 +377,15 @@ describe('search', () => {
       expect(res.status, q).toBe(422);
       expect(res.body.errors[0]).toContain(message);
     }
-    const body = await world.admin.post('/api/v1/issues/search', { and: [{ status: { in: ['tdo'] } }] });
+    const body = await world.admin.post('/api/v1/issues/search', { and: [{ category: { in: ['tdo'] } }] });
     expect(body.status).toBe(422);
-    expect(body.body.errors.join(' ')).toContain('and.0.status.in.0');
+    expect(body.body.errors.join(' ')).toContain('and.0.category.in.0');
+    // A state no project has: the search says so, naming the states there are.
+    const state = await world.admin.post('/api/v1/issues/search', { and: [{ status: { in: ['tdo'] } }] });
+    expect(state.status).toBe(422);
+    expect(state.body.errors).toEqual([
+      "status: no project has a state named 'tdo' (known: backlog, todo, in_progress, done, cancelled)",
+    ]);
     const extra = await world.admin.post('/api/v1/issues/search', { and: [], filter: 1 });
     expect(extra.status).toBe(422);
     const cursor = await world.admin.get('/api/v1/issues?q=is:open&cursor=bm90IGEgY3Vyc29y');

@@ -245,6 +245,18 @@ describe('counts by category on a project with custom states', () => {
       (n) => n === open,
     );
     expect(await search('is:closed')).toBe(now.length - open);
+    // A state by its name in any case or spacing, a category by its own or Linear's name (docs/search.md).
+    const count = (test: (i: (typeof now)[number]) => boolean) => now.filter(test).length;
+    expect(await search('status:"In Review"')).toBe(count((i) => i.status === 'in_review'));
+    expect(await search('status:qa,SHIPPED')).toBe(count((i) => ['qa', 'shipped'].includes(i.status)));
+    expect(await search('status:in_progress')).toBe(count((i) => i.status === 'in_progress'));
+    expect(await search('category:started')).toBe(count((i) => i.status_category === 'in_progress'));
+    expect(await search('category:completed,canceled')).toBe(count((i) => ['done', 'cancelled'].includes(i.status_category)));
+    expect(await search('category:unstarted -status:todo')).toBe(count((i) => i.status === 'ready'));
+    expect(count((i) => i.status === 'in_review')).toBeGreaterThan(0);
+    const typo = await admin.get(`/api/v1/issues?q=${encodeURIComponent('status:"In reveiw"')}`);
+    expect(typo.status).toBe(422);
+    expect(typo.body.errors[0]).toMatch(/^status: no project has a state named 'in_reveiw' \(known: .*in_review/);
 
     // Completion sends back what is open by category; velocity counts done by category.
     expect((await admin.post(`${path}/activate`)).status).toBe(200);

@@ -190,4 +190,40 @@ describe('webhook filters', () => {
       for (const { r } of [bugs, mine, all]) expect(r.requests.every((q) => q.verified)).toBe(true);
     },
   );
+
+  it(
+    'match a project’s own states by name and the categories, and deliver the states’ names and ids',
+    { timeout: 150_000 },
+    async () => {
+      const { admin } = await orgWithClients(gateway);
+      const review = await subscribe(admin, ['issue.updated'], 'status:"In review"');
+      const started = await subscribe(admin, ['issue.updated'], 'category:started');
+      const all = await subscribe(admin, ['issue.updated']);
+      const project = (await admin.post('/api/v1/projects', { project: { name: 'Flow', prefix: randomPrefix() } })).body;
+      const p = `/api/v1/projects/${project.id}`;
+      const state = await admin.post(`${p}/states`, { state: { name: 'In review', category: 'in_progress' } });
+      expect(state.status).toBe(201);
+      const issue = (await admin.post(`${p}/issues`, { issue: { title: 'flow' } })).body;
+      const move = async (status: string, title: string) =>
+        expect((await admin.patch(`${p}/issues/${issue.id}`, { issue: { status, title } })).status).toBe(200);
+      await move('in_progress', 'started'); // started: not in review
+      await move('In review', 'reviewed'); // in review, still started
+      await move('done', 'shipped'); // neither
+      await waitFor(() => all.r.accepted().length >= 3, FEED_WAIT_MS, 'the three updates');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+
+      expect(seen(review.r)).toEqual(['issue.updated reviewed']);
+      expect(seen(started.r)).toEqual(['issue.updated reviewed', 'issue.updated started']);
+      const reviewed = all.r.accepted().find((q) => q.body.data.issue.title === 'reviewed')!.body.data;
+      expect(reviewed.issue).toMatchObject({ status: 'in_review', state_id: state.body.id, status_category: 'in_progress' });
+      expect(reviewed.changes).toEqual([
+        { field: 'title', from: 'started', to: 'reviewed' },
+        { field: 'status', from: 'in_progress', to: 'in_review' },
+        { field: 'state_id', from: 3, to: state.body.id },
+      ]);
+      // The issue's history says the same.
+      const activity = (await admin.get(`${p}/issues/${issue.id}/activity`)).body as { changes: unknown[] }[];
+      expect(activity.map((a) => a.changes)).toContainEqual(reviewed.changes);
+    },
+  );
 });

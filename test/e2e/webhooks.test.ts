@@ -137,7 +137,12 @@ describe('webhook deliveries', { timeout: 150_000 }, () => {
       project_id: p.id,
       actor_id: org.member.id,
       issue: { id: issue.id, status: 'in_progress', title: 'Hook me' },
-      changes: [{ field: 'status', from: 'todo', to: 'in_progress' }],
+      // The states by name (as the issue answers `status`), by id (a new project's: backlog 1 … cancelled 5), and the category.
+      changes: [
+        { field: 'status', from: 'todo', to: 'in_progress' },
+        { field: 'state_id', from: 2, to: 3 },
+        { field: 'status_category', from: 'todo', to: 'in_progress' },
+      ],
     });
     expect(Date.parse(updatedEvent.timestamp)).not.toBeNaN();
     const completed = r.accepted().find((q) => q.body.type === 'sprint.completed')!.body;

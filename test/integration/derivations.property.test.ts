@@ -1,7 +1,10 @@
 import fc from 'fast-check';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { attachmentCounterDifferences, releaseCommentAttachments, releaseExpiredAttachment } from '../../lib/db/attachments.ts';
 import { cascade } from '../../lib/db/cascade.ts';
+import { createAttachment, deleteAttachment } from '../../lib/services/attachments.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys, orgPk } from '../../lib/db/keys.ts';
 import { scanPages } from '../../lib/db/query.ts';
@@ -29,7 +32,10 @@ import { newOrganisation, randomPrefix } from '../support/api.ts';
  * added and removed, also to issues of other projects, some of whose projects are deleted later),
  * some of them run two at a time, on DynamoDB Local; after each sequence the derived state in the
  * table must equal what every derivation rebuilds from the issues (a parent's summary and a blocked
- * issue's `open_blockers` included), comments' counts and pointers must match the comments, and
+ * issue's `open_blockers` included), comments' counts and pointers must match the comments, the attachment counters (an
+ * organisation's bytes, an issue's files) what their attachments count (attachments declared on
+ * issues and comments, deleted, expired by their TTL with the stream record replayed, gone with
+ * their comment, issue, sprint or project), and
  * every relation must be on its other issue with the inverse type. A difference fails, naming the
  * derivation.
  *
@@ -79,6 +85,11 @@ type Op =
   | { kind: 'comment'; issue: number }
   | { kind: 'uncomment'; comment: number }
   | { kind: 'relate'; issue: number; other: number; type: RelationType }
+  /** A pending attachment declared on an issue (or on one of the sequence's comments). */
+  | { kind: 'attach'; issue: number; comment: number | null; size: number }
+  | { kind: 'detach'; attachment: number }
+  /** A pending attachment removed by its TTL, the stream's record of it handled twice (a replay). */
+  | { kind: 'expire'; attachment: number }
   | { kind: 'unrelate'; issue: number; relation: number }
   /** Creates into one list written together (lib/services/bulk.ts), one of them perhaps refused. */
   | { kind: 'bulk'; list: number; items: { status: IssueStatus; points: number | null; assignee: number }[] }
@@ -174,6 +185,17 @@ const single: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('unrelate' as const), issue: index, relation: index }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('attach' as const),
+      issue: index,
+      comment: fc.option(index),
+      size: fc.integer({ min: 1, max: 5000 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('detach' as const), attachment: index }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('expire' as const), attachment: index }) },
 );
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: single },
@@ -190,6 +212,10 @@ interface World {
   sprints: number[];
   issues: number[];
   comments: number[];
+  /** The issue of each comment. */
+  commentIssues: Map<number, number>;
+  /** Attachments declared: their issue's number and their key. */
+  attachments: { number: string; issueId: number; id: number }[];
   /** Issue numbers by id, and those of earlier sequences (other projects) that may still exist. */
   numbers: Map<number, string>;
   earlier: string[];
@@ -287,7 +313,9 @@ async function run(w: World, o: Op): Promise<void> {
         const parent = o.parent === null ? null : (pick(w.issues, w.issues.indexOf(id) + 1 + o.parent) ?? null);
         await updateIssue(caller, at, id, { parent_id: parent, ...(o.status ? { status: o.status } : {}) });
       } else if (o.kind === 'comment') {
-        w.comments.push((await createComment(caller, { ...at, issueId: id }, { body: 'c' })).id);
+        const comment = (await createComment(caller, { ...at, issueId: id }, { body: 'c' })).id;
+        w.comments.push(comment);
+        w.commentIssues.set(comment, id);
       } else if (o.kind === 'move') {
         await updateIssue(caller, at, id, { sprint_id: listOf(w, o.list), ...(o.position ? { position: o.position } : {}) });
       } else {
@@ -338,7 +366,39 @@ async function run(w: World, o: Op): Promise<void> {
     }
     case 'uncomment': {
       const comment = pick(w.comments, o.comment);
-      if (comment !== undefined) await deleteComment(caller, comment);
+      if (comment === undefined) return;
+      await deleteComment(caller, comment);
+      // As the stream consumer does for a comment with attachments (lib/db/cascade.ts).
+      await releaseCommentAttachments(caller.orgId, w.projectId, w.commentIssues.get(comment) as number, comment);
+      return;
+    }
+    case 'attach': {
+      const id = pick(w.issues, o.issue);
+      const number = id === undefined ? undefined : w.numbers.get(id);
+      if (id === undefined || number === undefined) return;
+      const comment = o.comment === null ? null : (pick(w.comments, o.comment) ?? null);
+      const made = await createAttachment(caller, number, {
+        name: 'a.bin',
+        content_type: 'application/octet-stream',
+        size: o.size,
+        ...(comment === null ? {} : { comment_id: comment }),
+      });
+      w.attachments.push({ number, issueId: id, id: made.id });
+      return;
+    }
+    case 'detach': {
+      const a = pick(w.attachments, o.attachment);
+      if (a) await deleteAttachment(caller, a.number, a.id);
+      return;
+    }
+    case 'expire': {
+      const a = pick(w.attachments, o.attachment);
+      if (!a) return;
+      const key = keys.attachment(caller.orgId, w.projectId, a.issueId, a.id);
+      const item = (await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+      if (!item) return;
+      await db.send(new DeleteCommand({ TableName: tableName(), Key: key }));
+      for (let replay = 0; replay < 2; replay++) await releaseExpiredAttachment(marshall(item) as never);
       return;
     }
     case 'parallel':
@@ -425,6 +485,7 @@ async function derivedDifferences(orgId: number): Promise<string[]> {
     ...derivations.flatMap((d) => differences(d, d.rebuild(issues), observed)),
     ...(await commentDifferences(orgId)),
     ...(await relationDifferences(orgId)),
+    ...(await attachmentCounterDifferences(orgId)),
   ];
 }
 
@@ -470,6 +531,8 @@ describe(`issue writes against the rebuild (${SEQUENCES} random sequences of up 
           sprints: [],
           issues: [],
           comments: [],
+          commentIssues: new Map(),
+          attachments: [],
           numbers: new Map(),
           earlier,
         };

@@ -9,6 +9,7 @@ import { listIssueActivity } from '../../lib/services/activity.ts';
 import { listComments } from '../../lib/services/comments.ts';
 import { createIssue, listIssues } from '../../lib/services/issues.ts';
 import { listRelations } from '../../lib/services/relations.ts';
+import { listStates } from '../../lib/services/states.ts';
 import { searchIssues } from '../../lib/services/search.ts';
 import { parseSelection } from '../../lib/model/selection.ts';
 import type { Principal } from '../../lib/model/principal.ts';
@@ -261,6 +262,56 @@ describe('import of a Jira Cloud "all fields" CSV export', () => {
     const report = await importIssues({ orgId, projectId, format: 'jira-csv', keepNumbers: true }, [csv]);
     expect(report.keys).toEqual({ 'KN-2': 'KN-6', 'KN-5': 'KN-5' });
     expect((await createIssue(caller, { projectId, sprintId: null }, { title: 'next' })).issue_number).toBe('KN-7');
+  });
+
+  it('maps source statuses to states one to one: a status that is its own step becomes a state of its category, once, listed in the dry run too', async () => {
+    const { caller, orgId, projectId } = await setup();
+    const csv = [
+      'Summary,Issue key,Status',
+      'a,ST-1,To Do',
+      'b,ST-2,In Review',
+      'c,ST-3,in review',
+      'd,ST-4,QA',
+      'e,ST-5,Done',
+      'f,ST-6,Blocked by vendor',
+    ].join('\r\n');
+    const mapping = { statuses: { QA: 'in_progress' as const } };
+    const before = await partition(orgId, projectId);
+    const dry = await importIssues({ orgId, projectId, format: 'jira-csv', mapping, dryRun: true }, [csv]);
+    expect(dry.created_states).toEqual([
+      { name: 'In Review', category: 'in_progress' },
+      { name: 'QA', category: 'in_progress' },
+    ]);
+    expect(dry.would_create?.map((w) => w.status)).toEqual(['todo', 'in_review', 'in_review', 'qa', 'done', 'todo']);
+    expect(await partition(orgId, projectId)).toEqual(before);
+
+    const report = await importIssues({ orgId, projectId, format: 'jira-csv', mapping }, [csv]);
+    expect(report.created_states).toEqual(dry.created_states);
+    // A status the mapping does not hold goes where it always did, said in the report.
+    expect(report.unmapped_statuses).toEqual([{ status: 'Blocked by vendor', rows: 1, imported_as: 'todo' }]);
+    const issues = byKey(await allIssues(caller, projectId));
+    expect(
+      ['ST-1', 'ST-2', 'ST-3', 'ST-4', 'ST-5', 'ST-6'].map((k) => [issues.get(k)?.status, issues.get(k)?.status_category]),
+    ).toEqual([
+      ['todo', 'todo'],
+      ['in_review', 'in_progress'],
+      ['in_review', 'in_progress'],
+      ['qa', 'in_progress'],
+      ['done', 'done'],
+      ['todo', 'todo'],
+    ]);
+    // Run again (a resumed or repeated import): nothing more is made.
+    const again = await importIssues({ orgId, projectId, format: 'jira-csv', mapping }, [csv]);
+    expect(again.created_states).toEqual([]);
+    expect((await listStates(caller, projectId)).map((s) => s.name)).toEqual([
+      'backlog',
+      'todo',
+      'in_progress',
+      'In Review',
+      'QA',
+      'done',
+      'cancelled',
+    ]);
   });
 
   it('keep_numbers: keys of another prefix refuse the file before anything is written', async () => {

@@ -1,7 +1,14 @@
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { getDelivery, getWebhookItem, insertDelivery, insertWebhook, pendingDelivery, trashWebhook } from '../../lib/db/webhooks.ts';
+import {
+  getDelivery,
+  getWebhookItem,
+  insertDelivery,
+  insertWebhook,
+  pendingDelivery,
+  trashWebhook,
+} from '../../lib/db/webhooks.ts';
 import { processDelivery, type DeliverySettings } from '../../lib/webhooks/deliver.ts';
 import type { DeliveryMessage } from '../../lib/webhooks/queue.ts';
 import { generateSecret } from '../../lib/model/signing.ts';

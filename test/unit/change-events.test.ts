@@ -1,7 +1,8 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { changeEventOf, issueChanges } from '../../lib/feed/events.ts';
+import { changeEventOf, issueChanges, withStateNames } from '../../lib/feed/events.ts';
+import { defaultStates, type Workflow } from '../../lib/model/workflow.ts';
 
 const issue = {
   type: 'issue',
@@ -120,6 +121,47 @@ describe('change events from stream records', () => {
     expect(
       changeEventOf(record('INSERT', undefined, { type: 'activity', org_id: 1, id: 1, project_id: 2, updated_by: 5 })),
     ).toBeUndefined();
+  });
+});
+
+describe('an issue event with its states named by its project’s workflow', () => {
+  const now = '2026-11-20T00:00:00.000Z';
+  const review = { ...defaultStates(now)[2]!, id: 6, name: 'In review', order: 3500 };
+  const workflow: Workflow = {
+    states: [...defaultStates(now), review].sort((a, b) => a.order - b.order),
+    homes: { backlog: 1, todo: 2, in_progress: 3, done: 4, cancelled: 5 },
+    moved: new Map(),
+    rev: 1,
+    lastId: 6,
+  };
+  const inProgress = { ...issue, status: 'in_progress', state_id: 3 };
+  const named = (before: object, after: object) =>
+    withStateNames(changeEventOf(record('MODIFY', before, { ...after, rev: 2 }))!, workflow);
+
+  it('names a move within a category by the states’ names and ids', () => {
+    const event = named(inProgress, { ...inProgress, state_id: 6 });
+    expect(event.changes).toEqual([
+      { field: 'status', from: 'in_progress', to: 'in_review' },
+      { field: 'state_id', from: 3, to: 6 },
+    ]);
+    expect(event.resource).toMatchObject({ status: 'in_review', state_id: 6, status_category: 'in_progress' });
+  });
+
+  it('adds the category when it changes, and names an issue written before workflows by its category’s home', () => {
+    const event = named(issue, { ...issue, status: 'in_progress', state_id: 6 });
+    expect(event.changes).toEqual([
+      { field: 'status', from: 'todo', to: 'in_review' },
+      { field: 'state_id', from: 2, to: 6 },
+      { field: 'status_category', from: 'todo', to: 'in_progress' },
+    ]);
+    // The states a GET would list next, from the project's workflow rather than the five categories.
+    expect(event.resource.allowed_next_states).toEqual(['backlog', 'todo', 'in_progress', 'done', 'cancelled']);
+  });
+
+  it('leaves an event as recorded without a workflow, and other fields’ changes where they were', () => {
+    const raw = changeEventOf(record('MODIFY', inProgress, { ...inProgress, state_id: 6, title: 'U', rev: 2 }))!;
+    expect(withStateNames(raw, undefined)).toBe(raw);
+    expect(withStateNames(raw, workflow).changes.map((c) => c.field)).toEqual(['title', 'status', 'state_id']);
   });
 });
 

@@ -21,6 +21,7 @@ const samples: Record<keyof typeof keys, unknown[]> = {
   comment: [1, 2, 3, 4],
   commentPointer: [1, 2],
   attachment: [1, 2, 3, 4],
+  attachmentExpired: [1, 4],
   label: [1, 2, 3],
   labelName: [1, 2, 'bug'],
   state: [1, 2, 3],

@@ -94,7 +94,9 @@ const issues: SelectableIssue[] = [
     title: 'Crash in export',
     project_prefix: 'WEB',
     sprint_id: 12,
+    // A state of its project's own, in the done category.
     status: 'done',
+    state: 'shipped',
     assignee_id: 7,
     author_id: 8,
     labels: ['bug', 'wontfix'],
@@ -159,6 +161,10 @@ describe('every qualifier: its JSON form, its canonical query, the issues it sel
     ['sprint:none', [{ sprint: { in: [null] } }], [3, 5]],
     ['sprint:active,none', [{ sprint: { in: ['active', null] } }], [1, 3, 4, 5]],
     ['status:todo,in_progress', [{ status: { in: ['todo', 'in_progress'] } }], [1, 2]],
+    // A state's name, in any case, spaces or punctuation; the categories by their own or Linear's names.
+    ['status:shipped', [{ status: { in: ['shipped'] } }], [4]],
+    ['status:done', [{ status: { in: ['done'] } }], []],
+    ['category:in_progress,done', [{ category: { in: ['in_progress', 'done'] } }], [2, 4]],
     ['is:open', [{ is: 'open' }], [1, 2, 3]],
     ['is:closed', [{ is: 'closed' }], [4, 5]],
     ['-is:closed', [{ not: { is: 'closed' } }], [1, 2, 3]],
@@ -315,6 +321,8 @@ describe('OR, AND, NOT and parentheses, as GitHub spells them: the JSON form, th
 describe('canonical spelling', () => {
   it.each([
     ['Status:TODO,In_Progress', 'status:todo,in_progress'],
+    ['status:"In Review",Shipped!', 'status:in_review,shipped'],
+    ['category:started,Completed,canceled', 'category:in_progress,done,cancelled'],
     ['project:apl', 'project:APL'],
     ['no:sprint', 'sprint:none'],
     ['assignee:none', 'no:assignee'],
@@ -370,9 +378,13 @@ describe('a query that cannot be read is a 422 naming the place and what was exp
     ['is:open status:', "q: at 9: expected a value after 'status:'"],
     [
       'stauts:todo',
-      `q: at 1: unknown qualifier 'stauts' (known: project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, no, sort)`,
+      `q: at 1: unknown qualifier 'stauts' (known: project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, no, sort)`,
     ],
-    ['status:tdo', "q: at 8: unknown status 'tdo' (known: backlog, todo, in_progress, done, cancelled)"],
+    [
+      'category:tdo',
+      "q: at 10: unknown category 'tdo' (known: backlog, todo, unstarted, in_progress, started, done, completed, cancelled, canceled)",
+    ],
+    ['status:"!!"', "q: at 8: expected a state name, not '!!'"],
     ['status:todo,', "q: at 12: expected a value after ','"],
     ['status:,todo', "q: at 8: expected a value before ','"],
     ['is:open,closed', "q: at 8: 'is:' takes one value: open, closed, blocked"],
@@ -453,14 +465,16 @@ describe('a query that cannot be read is a 422 naming the place and what was exp
   it('answers 422 with the message through the one error mapper', () => {
     let error: unknown;
     try {
-      parseSelection('status:tdo');
+      parseSelection('category:tdo');
     } catch (err) {
       error = err;
     }
     const response = errorResponse(error);
     expect(response.statusCode).toBe(422);
     expect(JSON.parse(response.body)).toEqual({
-      errors: ["q: at 8: unknown status 'tdo' (known: backlog, todo, in_progress, done, cancelled)"],
+      errors: [
+        "q: at 10: unknown category 'tdo' (known: backlog, todo, unstarted, in_progress, started, done, completed, cancelled, canceled)",
+      ],
     });
   });
 
@@ -501,14 +515,18 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ stauts: { in: ['todo'] } }] },
       [
-        "and.0 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, not, and, or)",
+        "and.0 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, not, and, or)",
       ],
     ],
     [
       { and: [{ status: { in: ['todo'] }, points: { eq: 1 } }] },
       ['and.0 must hold exactly one field (or "not", "and", "or"), e.g. {"status": {"in": ["todo"]}}'],
     ],
-    [{ and: [{ status: { in: ['tdo'] } }] }, ['and.0.status.in.0 must be one of: backlog, todo, in_progress, done, cancelled']],
+    [
+      { and: [{ category: { in: ['tdo'] } }] },
+      ['and.0.category.in.0 must be one of: backlog, todo, in_progress, done, cancelled'],
+    ],
+    [{ and: [{ status: { in: ['--'] } }] }, ['and.0.status.in.0 must name a state (letters or digits)']],
     [
       { and: [{ status: { eq: 'todo' } }] },
       ['and.0.status.in is required', "and.0.status has an unknown operator 'eq' (known: in)"],
@@ -536,7 +554,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ not: { not: { is: 'open' } } }] },
       [
-        "and.0.not has an unknown field 'not' (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, and, or)",
+        "and.0.not has an unknown field 'not' (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, and, or)",
       ],
     ],
     [
@@ -550,7 +568,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ or: [{ is: 'open' }, { stauts: {} }] }] },
       [
-        "and.0.or.1 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, not, and, or)",
+        "and.0.or.1 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, not, and, or)",
       ],
     ],
     [
@@ -560,7 +578,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ not: { or: [{ not: { not: { is: 'open' } } }, { is: 'closed' }] } }] },
       [
-        "and.0.not.or.0.not has an unknown field 'not' (known: title, project, sprint, status, is, assignee, author, label, priority, type, parent, points, created, updated, due, and, or)",
+        "and.0.not.or.0.not has an unknown field 'not' (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, and, or)",
       ],
     ],
     [

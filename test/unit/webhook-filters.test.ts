@@ -106,7 +106,7 @@ describe('what a filter needs read at the fan-out', () => {
     expect(needs('type:bug OR (is:open OR priority:high)')).toEqual({ project: false, activeSprint: false });
   });
 
-  it('filters decide on issue and comment events only', () => {
+  it('filters decide on issue, comment and attachment events only', () => {
     expect(eventTypes.filter(filterApplies)).toEqual([
       'issue.created',
       'issue.updated',
@@ -114,6 +114,8 @@ describe('what a filter needs read at the fan-out', () => {
       'comment.created',
       'comment.updated',
       'comment.deleted',
+      'attachment.added',
+      'attachment.removed',
     ]);
   });
 });
@@ -164,6 +166,7 @@ describe('the issue a filter is matched against', () => {
       project_prefix: 'AP',
       sprint_id: 4,
       status: 'in_progress',
+      state: 'in_progress',
       assignee_id: 3,
       author_id: 5,
       labels: ['UI', 'a11y'],

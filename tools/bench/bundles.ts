@@ -17,7 +17,7 @@
  *
  *   npm run bench [-- --rounds 15]
  */
-import { build } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -51,22 +51,10 @@ export interface Bundle {
   lazyChunks: { path: string; bytes: number }[];
 }
 
-/**
- * Builds one bundle exactly as the CDK stack does (same esbuild options, `index.mjs` + map; a split
- * bundle, infra/bundling.ts `splitEntries`, with its chunks beside them).
- */
-export async function buildBundle(entry: string, outRoot: string): Promise<Bundle> {
-  const name = entry === baselineEntry ? 'Baseline (document client only)' : functionId(entry);
-  const dir = join(outRoot, functionId(entry));
-  await mkdir(dir, { recursive: true });
-  const file = join(dir, `index${bundling.outExtension}`);
-  const split = splitEntries.includes(entry);
-  const result = await build({
-    entryPoints: [resolve(repoRoot, entry)],
+/** esbuild's options for a bundle of the CDK stack (infra/bundling.ts), whatever its entry points. */
+function options(entry: string): BuildOptions & { metafile: true } {
+  return {
     bundle: true,
-    ...(split
-      ? { splitting: true, outdir: dir, entryNames: 'index', chunkNames, outExtension: { '.js': bundling.outExtension } }
-      : { outfile: file }),
     platform: bundling.platform,
     target: bundling.target,
     format: bundling.format,
@@ -79,9 +67,15 @@ export async function buildBundle(entry: string, outRoot: string): Promise<Bundl
     alias: Object.fromEntries(Object.entries(aliasFor(entry)).map(([from, to]) => [from, resolve(repoRoot, to)])),
     metafile: true,
     logLevel: 'silent',
-  });
+  };
+}
+
+/** The bundle of `entry` in its folder under `outRoot`, from the metafile of the build that wrote it. */
+async function bundleOf(entry: string, outRoot: string, outputs: Metafile['outputs']): Promise<Bundle> {
+  const name = entry === baselineEntry ? 'Baseline (document client only)' : functionId(entry);
+  const dir = join(outRoot, functionId(entry));
+  const file = join(dir, `index${bundling.outExtension}`);
   const mapFile = `${file}.map`;
-  const outputs = result.metafile.outputs;
   const at = (path: string) => relative(dir, resolve(path));
   const output = (path: string) => outputs[Object.keys(outputs).find((o) => at(o) === path)!]!;
   // What init loads: the entry and, transitively, the chunks it imports statically.
@@ -94,10 +88,43 @@ export async function buildBundle(entry: string, outRoot: string): Promise<Bundl
   visit(basename(file));
   const chunks = Object.keys(outputs)
     .map(at)
-    .filter((path) => path.endsWith(bundling.outExtension));
+    .filter((path) => !path.startsWith('..') && path.endsWith(bundling.outExtension));
   const lazyChunks = chunks.filter((path) => !atInit.has(path)).map((path) => ({ path, bytes: output(path).bytes }));
   const bytes = [...atInit].reduce((sum, path) => sum + output(path).bytes, 0);
   return { name, entry, file, mapFile, bytes, mapBytes: (await stat(mapFile)).size, lazyChunks };
+}
+
+/**
+ * Builds one bundle exactly as the CDK stack does (same esbuild options, `index.mjs` + map; a split
+ * bundle, infra/bundling.ts `splitEntries`, with its chunks beside them).
+ */
+export async function buildBundle(entry: string, outRoot: string): Promise<Bundle> {
+  const dir = join(outRoot, functionId(entry));
+  await mkdir(dir, { recursive: true });
+  const split = splitEntries.includes(entry);
+  const result = await build({
+    entryPoints: [resolve(repoRoot, entry)],
+    ...(split
+      ? { splitting: true, outdir: dir, entryNames: 'index', chunkNames, outExtension: { '.js': bundling.outExtension } }
+      : { outfile: join(dir, `index${bundling.outExtension}`) }),
+    ...options(entry),
+  });
+  return bundleOf(entry, outRoot, result.metafile.outputs);
+}
+
+/**
+ * Builds the bundles of several entries that are not split and share their module replacements in
+ * one esbuild run: each is the same file as built alone (esbuild links every entry point on its
+ * own), but the modules they share (the AWS SDK, the HTTP stack) are read and parsed once.
+ */
+async function buildTogether(entries: string[], outRoot: string): Promise<Bundle[]> {
+  const result = await build({
+    entryPoints: entries.map((entry) => ({ in: resolve(repoRoot, entry), out: join(functionId(entry), 'index') })),
+    outdir: outRoot,
+    outExtension: { '.js': bundling.outExtension },
+    ...options(entries[0]!),
+  });
+  return Promise.all(entries.map((entry) => bundleOf(entry, outRoot, result.metafile.outputs)));
 }
 
 /** Why a bundle is over its size budget, or undefined. */
@@ -107,20 +134,41 @@ export function sizeRefusal(bundle: Bundle): string | undefined {
   return big ? `${bundle.name}: ${big.path} is ${big.bytes} bytes` : undefined;
 }
 
-/** Every function of the stack plus the yardstick, built into `outRoot`; build errors by entry. */
+/**
+ * Every function of the stack plus the yardstick, built into `outRoot`; build errors by entry. The
+ * entries that share their esbuild options are built in one run (`buildTogether`); if that run
+ * fails, each of them is built alone, so that an error names its entry.
+ */
 export async function buildAll(outRoot: string): Promise<{ baseline: Bundle; bundles: Bundle[]; failures: Map<string, Error> }> {
   const { routes } = await import('../../lib/routes.ts');
   const baseline = await buildBundle(baselineEntry, outRoot);
-  const bundles: Bundle[] = [];
+  const entries = allFunctionEntries(routes);
+  const built = new Map<string, Bundle>();
   const failures = new Map<string, Error>();
-  for (const entry of allFunctionEntries(routes)) {
+  const groups = new Map<string, string[]>();
+  const alone: string[] = [];
+  for (const entry of entries) {
+    if (splitEntries.includes(entry)) alone.push(entry);
+    else {
+      const key = JSON.stringify(aliasFor(entry));
+      groups.set(key, [...(groups.get(key) ?? []), entry]);
+    }
+  }
+  for (const group of groups.values()) {
     try {
-      bundles.push(await buildBundle(entry, outRoot));
+      for (const bundle of await buildTogether(group, outRoot)) built.set(bundle.entry, bundle);
+    } catch {
+      alone.push(...group);
+    }
+  }
+  for (const entry of alone) {
+    try {
+      built.set(entry, await buildBundle(entry, outRoot));
     } catch (err) {
       failures.set(entry, err as Error);
     }
   }
-  return { baseline, bundles, failures };
+  return { baseline, bundles: entries.filter((entry) => built.has(entry)).map((entry) => built.get(entry)!), failures };
 }
 
 /**

@@ -28,8 +28,9 @@ Commands:
   tokens:names [--org ID]         (also a data migration: the account's name on every token issued
                                   before token items carried it; reads the table with a Scan)
   issues:reindex [--org ID]       (also a data migration; by hand, with no writes running: every derived
-                                  count and index (lists, issue numbers, assignees, search), rebuilt from
-                                  the issues; reads the table, or one organisation's part, with a Scan)
+                                  count and index (lists, issue numbers, assignees, search, attachment
+                                  bytes and files), rebuilt from the issues and attachments; reads the
+                                  table, or one organisation's part, with a Scan)
   migrations:status               (every data migration, pending, running, done or failed, with its counts;
                                   upgrades run the three commands above as data migrations)
   migrations:run [--steps N]      (runs the pending data migrations now, as deploys and npm start do;

@@ -32,6 +32,12 @@ const classificationFilters = ({ priority, type, due_before, due_after }: Classi
 const labelNames = () => z.array(z.string().trim().min(1).max(50)).min(1).max(20).optional().describe('All of these.');
 /** An issue's labels as create_issue and update_issue take them (the REST field, described shorter). */
 const labelRefs = () => IssueLabelsField().optional().describe("Names or ids; replaces the issue's.");
+/**
+ * A status as a write names it: a state of the issue's project by name, or a category. Which
+ * names the project has is the write's to check (a 422 listing them, lib/model/workflow.ts), as
+ * the REST routes do once they have read the project (lib/http/project-statuses.ts).
+ */
+const stateName = () => z.string().trim().min(1).max(50).optional().describe("A state's name, or a category's.");
 /** A place in a list: what it means (1 the top, past the end last) is said once in the instructions. */
 const place = () => z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
@@ -179,6 +185,7 @@ export const issueTools: Tool[] = [
         project_id: projectId(),
         sprint_id: sprintRef().nullable().optional(),
         ...IssueCreateFields.shape,
+        status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),
       }),
@@ -197,6 +204,7 @@ export const issueTools: Tool[] = [
       input: z.object({
         ...issueRef,
         ...IssueUpdateFields.omit({ sprint_id: true, position: true }).shape,
+        status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),
       }),

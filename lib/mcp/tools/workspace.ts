@@ -13,7 +13,7 @@ export const workspaceTools: Tool[] = [
   defineTool(
     'get_workspace',
     {
-      description: 'Start here: you, projects (prefix, active sprints, labels), accounts, statuses, priorities, types.',
+      description: 'Start here: you, projects (prefix, active sprints, labels, states), accounts, categories, priorities, types.',
       input: z.object({
         limit: limitInput(WORKSPACE_LIMITS.projects, WORKSPACE_LIMITS.defaultProjects),
         cursor: z.string().max(4096).optional(),
@@ -28,6 +28,7 @@ export const workspaceTools: Tool[] = [
             active_sprints: z.array(sprint),
             labels: z.array(z.string()),
             labels_count: z.number().int(),
+            states: z.array(z.object({ ...named, status: z.string(), category: IssueStatus })),
           }),
         ),
         projects_count: z.number().int(),

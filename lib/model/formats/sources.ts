@@ -1,11 +1,14 @@
 import {
   IssueCreateFields,
+  issueStatuses,
+  workflowStatuses,
   type IssueCreate,
   type IssuePriority,
   type IssueStatus,
   type IssueType,
 } from '../../schemas/issues.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
+import { statusKey } from '../../vocabulary/workflow.ts';
 import { instantIn } from './dates.ts';
 
 /**
@@ -93,26 +96,36 @@ export interface ImportMapping {
   timeZone: string;
 }
 
+/**
+ * Source statuses that name a category itself (Jira's stock `To Do`, `In Progress`, `Done`,
+ * GitHub's `open` and `closed`): an issue in one goes to the category's first state. A status the
+ * mapping maps that is none of these (`In Review`, or one a caller maps) is a state of its own: the
+ * import creates it in that category, once (lib/services/import-export/import.ts).
+ */
+export const categorySynonyms: Readonly<Record<string, IssueStatus>> = {
+  backlog: 'backlog',
+  open: 'todo',
+  'to do': 'todo',
+  todo: 'todo',
+  'selected for development': 'todo',
+  reopened: 'todo',
+  'in progress': 'in_progress',
+  in_progress: 'in_progress',
+  done: 'done',
+  closed: 'done',
+  resolved: 'done',
+  completed: 'done',
+  cancelled: 'cancelled',
+  canceled: 'cancelled',
+  "won't do": 'cancelled',
+  not_planned: 'cancelled',
+};
+
 /** Defaults: Jira's stock workflow and GitHub's two states, Jira's five priorities and its issue types. */
 export const defaultMapping: ImportMapping = {
   statuses: {
-    backlog: 'backlog',
-    open: 'todo',
-    'to do': 'todo',
-    todo: 'todo',
-    'selected for development': 'todo',
-    reopened: 'todo',
-    'in progress': 'in_progress',
+    ...categorySynonyms,
     'in review': 'in_progress',
-    in_progress: 'in_progress',
-    done: 'done',
-    closed: 'done',
-    resolved: 'done',
-    completed: 'done',
-    cancelled: 'cancelled',
-    canceled: 'cancelled',
-    "won't do": 'cancelled',
-    not_planned: 'cancelled',
   },
   defaultStatus: 'todo',
   priorities: {
@@ -236,13 +249,20 @@ const closedStatuses = new Set<IssueStatus>(['done', 'cancelled']);
  * with no known e-mail, story points, a date or a due date that do not parse are taken with a
  * warning that names the column and the value.
  */
-export function planRecord(record: SourceRecord, mapping: ImportMapping): PlannedRecord {
+export function planRecord(
+  record: SourceRecord,
+  mapping: ImportMapping,
+  states: ReadonlyMap<string, IssueStatus> = new Map(),
+): PlannedRecord {
   const warnings: string[] = [...(record.warnings ?? [])];
   const key = record.key.trim();
   if (!key) return { ok: false, key: '', row: record.row, errors: ['the issue key is missing'] };
   const column = (field: keyof NonNullable<SourceRecord['columns']>) => record.columns?.[field] ?? field;
 
-  let status = mapping.statuses[fold(record.status)];
+  // A state of the project by its name (docs/workflows.md: its `status` key) is taken as it is;
+  // else the mapping's category (that category's first state).
+  const own = states.get(statusKey(record.status));
+  let status = own ?? mapping.statuses[fold(record.status)];
   if (!status) {
     status = mapping.defaultStatus;
     warnings.push(`${column('status')} "${record.status}" is not mapped: imported as ${status}`);
@@ -310,14 +330,14 @@ export function planRecord(record: SourceRecord, mapping: ImportMapping): Planne
   const candidate = {
     title: record.title,
     description: record.description?.length ? record.description : null,
-    status,
+    status: own ? statusKey(record.status) : status,
     ...(type ? { type } : {}),
     ...(priority ? { priority } : {}),
     ...(storyPoints !== undefined ? { story_points: storyPoints } : {}),
     ...(dueDate ? { due_date: dueDate } : {}),
     ...(labels.length > 0 ? { labels } : {}),
   };
-  const parsed = IssueCreateFields.safeParse(candidate);
+  const parsed = workflowStatuses.run([...states.keys(), ...issueStatuses], () => IssueCreateFields.safeParse(candidate));
   if (!parsed.success) {
     return {
       ok: false,

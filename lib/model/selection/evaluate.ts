@@ -1,6 +1,7 @@
 import type { IssuePriority, IssueStatus, IssueType } from '../../schemas/issues.ts';
 import type { Condition, FieldCondition, Selection, SelectionSort } from '../../schemas/selection.ts';
 import { isClosed } from '../derivations.ts';
+import { statusKey } from '../../vocabulary/workflow.ts';
 import { fieldTestOf, nodeOf } from './conditions.ts';
 import { priorityRank, relativeOffsetMs } from '../../vocabulary/selection.ts';
 
@@ -12,7 +13,10 @@ export interface SelectableIssue {
   project_prefix: string;
   /** null: the project backlog. */
   sprint_id: number | null;
+  /** Its state's category: what `category:` and `is:open`/`is:closed` read. */
   status: IssueStatus;
+  /** Its state's name as answers give it (`status`, e.g. `in_review`); absent: its category's own state. */
+  state?: string | undefined;
   assignee_id: number | null;
   author_id: number;
   /** Names of the issue's labels. */
@@ -156,8 +160,13 @@ function fieldTest(condition: FieldCondition, context: SelectionContext): Test {
       return ({ sprint_id: s }) => (s === null ? backlog : ids.has(s) || (active && context.activeSprintIds.has(s)));
     }
     case 'status': {
-      const statuses = new Set<string>(t.test.in);
-      return (issue) => statuses.has(issue.status);
+      // A state's name in any case, spaces or punctuation: names are unique in a project under it.
+      const names = new Set(t.test.in.map(statusKey));
+      return (issue) => names.has(issue.state ?? issue.status);
+    }
+    case 'category': {
+      const categories = new Set<string>(t.test.in);
+      return (issue) => categories.has(issue.status);
     }
     case 'is':
       switch (t.test) {

@@ -5,7 +5,6 @@ import {
   isRelative,
   isSpace,
   issuePriorities,
-  issueStatuses,
   issueTypes,
   isValues,
   noFields,
@@ -19,6 +18,7 @@ import {
   type Qualifier,
 } from '../../vocabulary/selection.ts';
 import { isCalendarDate } from '../../schemas/common.ts';
+import { categoryWords, stateLimits, statusKey, type StateCategory } from '../../vocabulary/workflow.ts';
 
 /** A value of a qualifier as written: its text (quotes and escapes removed) and its 0-based place. */
 interface Value {
@@ -319,7 +319,9 @@ class Parser {
       case 'sprint':
         return c({ sprint: { in: values.map((v) => this.sprint(v)) } });
       case 'status':
-        return c({ status: { in: values.map((v) => this.word(v, 'status', issueStatuses)) } });
+        return c({ status: { in: values.map((v) => this.stateName(v)) } });
+      case 'category':
+        return c({ category: { in: values.map((v) => this.category(v)) } });
       case 'is':
         return c({ is: this.word(this.single(written, values, quoted(isValues)), "'is:' value", isValues) });
       case 'assignee':
@@ -349,6 +351,23 @@ class Parser {
       case 'sort':
         return { sort: this.sort(this.single(written, values, `one of ${quoted(sortFields)}, with -asc or -desc`)) };
     }
+  }
+
+  /**
+   * A state's name, as answers give it (`"In review"` -> `in_review`, lib/vocabulary/workflow.ts:
+   * `statusKey`): whether a project has it is the reader's to say (lib/services/search.ts).
+   */
+  private stateName(v: Value): string {
+    const key = statusKey(v.text);
+    if (key === '') this.fail(v.at, `expected a state name, not '${v.text}'`);
+    if ([...v.text].length > stateLimits.name) this.fail(v.at, `a state name has at most ${stateLimits.name} characters`);
+    return key;
+  }
+
+  private category(v: Value): StateCategory {
+    const category = categoryWords[lower(v.text)];
+    if (!category) this.fail(v.at, `unknown category '${v.text}' (known: ${quoted(Object.keys(categoryWords))})`);
+    return category;
   }
 
   private word<T extends string>(v: Value, what: string, known: readonly T[]): T {

@@ -53,9 +53,11 @@ function printTerm(condition: FieldCondition): string {
     case 'title':
       return printText(t.test.contains);
     case 'project':
-    case 'status':
+    case 'category':
     case 'type':
       return `${t.field}:${t.test.in.join(',')}`;
+    case 'status':
+      return `status:${t.test.in.map(printValue).join(',')}`;
     case 'author':
       return `author:${t.test.in.join(',')}`;
     case 'sprint':

@@ -3,6 +3,8 @@ import { toIssue } from '../../db/issues.ts';
 import { catalogueOf } from '../../db/labels.ts';
 import { toLabel } from '../../db/labels.ts';
 import { toProject } from '../../db/projects.ts';
+import { workflowOf } from '../../db/workflow.ts';
+import { stateAnswer } from '../states.ts';
 import {
   exportCollections,
   readWalkPage,
@@ -185,11 +187,20 @@ export async function* walkExport(
 
   async function* projectLines(project: Record<string, unknown>): AsyncGenerator<string> {
     const projectId = Number(project.id);
+    const workflow = workflowOf(project);
     const next = (step: number) => Object.assign(position, { step, after: undefined });
     if ((position.step ?? 0) === 0) {
       next(1);
       // The last number handed out: numbers are never handed out twice, those of deleted issues included.
-      yield line('project', { ...dropVersion(toProject(project)), last_issue_number: Number(project.issue_seq ?? 0) });
+      yield line('project', {
+        ...dropVersion(toProject(project)),
+        last_issue_number: Number(project.issue_seq ?? 0),
+        // Its workflow, in board order, as GET …/states answers it (docs/workflows.md), the project's id aside.
+        states: workflow.states.map((s) => {
+          const { project_id: _project, ...state } = dropVersion(stateAnswer(orgId, projectId, s));
+          return state;
+        }),
+      });
     }
     if (position.step === 1) {
       for await (const l of items(exportCollections.labels(orgId, projectId))) yield line('label', dropVersion(toLabel(l)));
@@ -217,7 +228,7 @@ export async function* walkExport(
         position.place = (position.place ?? 0) + 1;
         const relations = Object.entries(storedRelations(item)).map(([id, side]) => ({ id, ...side }));
         yield line('issue', {
-          ...dropVersion(toIssue(item, position.place, catalogue)),
+          ...dropVersion(toIssue(item, position.place, catalogue, workflow)),
           assignee_email: email(item.assignee_id),
           author_email: email(item.author_id),
           relations,

@@ -5,6 +5,17 @@ import { advance, nextId } from '../../db/sequences.ts';
 import { restoreSprint } from '../../db/sprints.ts';
 import { createAccountInOrg } from '../accounts.ts';
 import { ValidationError } from '../../vocabulary/errors.ts';
+import type { WorkflowState } from '../../model/workflow.ts';
+import {
+  defaultStateColors,
+  isStateCategory,
+  requiredFields,
+  stateCategories,
+  stateLimits,
+  statusKey,
+  type RequiredField,
+  type StateCategory,
+} from '../../vocabulary/workflow.ts';
 import type { Principal } from '../../model/principal.ts';
 import { createProject } from '../projects.ts';
 import { addRelation, relationIdOf } from '../relations.ts';
@@ -37,6 +48,50 @@ import {
  * its issue or sprint with every id in it mapped. Each record is written once, however many runs:
  * a run that stopped goes on where it stopped. The report's `ids` maps every old id to its new one.
  */
+
+/**
+ * A project line's workflow (an export's `states`, as GET …/states answers them), kept as it was:
+ * the same ids, names, categories, order, limits and rules, so that its issues' `state_id` and
+ * `status` name the same states. Absent (an export made before workflows): the defaults. One that
+ * is not a workflow (a category with no state, an id or a name twice, an unknown category) is
+ * refused with the line.
+ */
+function exportedStates(value: unknown): WorkflowState[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const refuse = (why: string): never => {
+    throw new ValidationError([`states: ${why}`]);
+  };
+  if (!Array.isArray(value) || value.length === 0 || value.length > stateLimits.perProject)
+    refuse(`must be a list of 1 to ${stateLimits.perProject} states`);
+  const states = (value as Record<string, unknown>[]).map((s): WorkflowState => {
+    const id = Number(s?.id);
+    if (!Number.isSafeInteger(id) || id < 1) refuse('each state needs a positive integer id');
+    if (typeof s.name !== 'string' || statusKey(s.name) === '') refuse(`state ${id} needs a name`);
+    if (!isStateCategory(s.category)) refuse(`state ${id}: unknown category '${String(s.category)}'`);
+    const ids = (v: unknown) => (Array.isArray(v) ? v.map(Number).filter(Number.isSafeInteger) : null);
+    return {
+      id,
+      name: String(s.name),
+      color: typeof s.color === 'string' ? s.color : defaultStateColors[s.category as StateCategory],
+      category: s.category as StateCategory,
+      order: Number.isSafeInteger(s.order) ? Number(s.order) : id * 1000,
+      wipLimit: Number.isSafeInteger(s.wip_limit) ? Number(s.wip_limit) : null,
+      createdAt: typeof s.created_at === 'string' ? s.created_at : new Date().toISOString(),
+      updatedAt: typeof s.updated_at === 'string' ? s.updated_at : new Date().toISOString(),
+      version: 1,
+      allowedNext: ids(s.allowed_next_state_ids),
+      requiredFields: Array.isArray(s.required_fields)
+        ? (s.required_fields.filter((f) => (requiredFields as readonly unknown[]).includes(f)) as RequiredField[])
+        : [],
+      refuseBlocked: s.refuse_blocked === true,
+    };
+  });
+  if (new Set(states.map((s) => s.id)).size !== states.length) refuse('an id is there twice');
+  if (new Set(states.map((s) => statusKey(s.name))).size !== states.length) refuse('a name is there twice');
+  for (const category of stateCategories)
+    if (!states.some((s) => s.category === category)) refuse(`no state in the category ${category}`);
+  return states;
+}
 
 export interface ExportImportReport {
   format: 'export';
@@ -335,6 +390,7 @@ class ExportImport {
             github_repo_name: strOrNull(line.github_repo_name),
             issue_seq: Number(line.last_issue_number ?? 0),
             source: 'export',
+            states: exportedStates(line.states),
           },
         )
       ).id;

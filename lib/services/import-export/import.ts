@@ -19,14 +19,18 @@ import { type GuardedItem, isRefused } from '../../db/transactions.ts';
 import { createImportedComment } from '../comments.ts';
 import { createIssue, createIssuesTogether, updateIssue, type ImportedIssue as IssueImport } from '../issues.ts';
 import { createLabel } from '../labels.ts';
+import { createState, listStates } from '../states.ts';
 import { addRelation } from '../relations.ts';
 import { createSprint } from '../sprints.ts';
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 import type { Principal } from '../../model/principal.ts';
-import type { IssueCreate } from '../../schemas/issues.ts';
+import type { IssueCreate, IssueStatus } from '../../schemas/issues.ts';
+import { workflowOf } from '../../db/workflow.ts';
+import { statusKey } from '../../vocabulary/workflow.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
 import { CsvError, CsvReader } from '../../model/formats/csv.ts';
 import {
+  categorySynonyms,
   fold,
   githubFields,
   githubRecord,
@@ -72,6 +76,8 @@ export interface ImportReport {
   comments: number;
   created_sprints: string[];
   created_labels: string[];
+  /** States made for source statuses the project had none of (a dry run: that would be), each once. */
+  created_states: { name: string; category: IssueStatus }[];
   /** People with no account (by e-mail): their issues are left unassigned, their reports and comments the importer's. */
   unknown_people: { name: string; rows: number }[];
   /** Source statuses the mapping does not hold, and how many rows had each. */
@@ -368,9 +374,12 @@ export class ImportSession {
   /** Records created by this run. */
   private readonly createdNow = new Set<string>();
   private readonly pendingLabels = new Map<string, Promise<number>>();
+  private readonly pendingStates = new Map<string, Promise<void>>();
   private readonly unmapped = new Map<string, number>();
   /** The catalogue's labels by folded name: their ids (0: would be created, dry run). */
   private readonly labelNames: Map<string, number>;
+  /** The project's states by their `status` key, with their categories: a source status naming one goes there. */
+  private readonly states: Map<string, IssueStatus>;
   /** Source keys that keep their number here (`keepNumbers`, export files). */
   private kept = new Map<string, number>();
   /**
@@ -408,6 +417,7 @@ export class ImportSession {
       imported: Map<string, ImportedIssue>;
       comments: Map<string, number>;
       labels: { id: number; name: string }[];
+      states: Map<string, IssueStatus>;
     },
   ) {
     this.options = options;
@@ -420,6 +430,7 @@ export class ImportSession {
     this.imported = found.imported;
     this.commentsBefore = found.comments;
     this.labelNames = new Map(found.labels.map((l) => [foldName(l.name), l.id]));
+    this.states = found.states;
     this.report = {
       format: options.format,
       project_id: options.projectId,
@@ -432,6 +443,7 @@ export class ImportSession {
       comments: 0,
       created_sprints: [],
       created_labels: [],
+      created_states: [],
       unknown_people: [],
       unmapped_statuses: [],
       unknown_columns: [],
@@ -471,6 +483,7 @@ export class ImportSession {
       imported,
       comments,
       labels,
+      states: new Map(workflowOf(project).states.map((s) => [statusKey(s.name), s.category])),
     });
   }
 
@@ -552,7 +565,8 @@ export class ImportSession {
       this.reject(r.row, '', [r.error]);
       return undefined;
     }
-    const planned = planRecord(r, this.mapping);
+    await this.ensureState(r.status);
+    const planned = planRecord(r, this.mapping, this.states);
     if (!planned.ok) {
       this.reject(planned.row, planned.key, planned.errors);
       return undefined;
@@ -567,7 +581,7 @@ export class ImportSession {
     if (planned.parentKey) this.parentLinks.push({ row, key, parentKey: planned.parentKey });
     for (const l of r.links ?? []) this.links.push({ row, key, type: l.type, other: l.key });
     const warnings = [...planned.warnings];
-    if (!this.mapping.statuses[fold(r.status)]) count(this.unmapped, r.status);
+    if (!this.mapping.statuses[fold(r.status)] && !this.states.has(statusKey(r.status))) count(this.unmapped, r.status);
     const assigneeId = this.account(
       planned.assigneeEmail,
       planned.unknownPerson,
@@ -922,6 +936,42 @@ export class ImportSession {
       }
     }
     return kept;
+  }
+
+  /**
+   * A state for a source status the project has none of, when the mapping puts it in a category but
+   * it is not that category's own name (`In Review` -> a state "In Review" in `in_progress`; `To Do`
+   * goes to the category's first state): created once, however many rows, and listed in the report.
+   * One that cannot be made (the project's 50 states) leaves its issues in the category, said once.
+   */
+  private ensureState(status: string): Promise<void> {
+    const name = status.trim();
+    const key = statusKey(name);
+    const category = this.mapping.statuses[fold(name)];
+    if (!key || !category || this.states.has(key) || categorySynonyms[fold(name)]) return Promise.resolve();
+    let pending = this.pendingStates.get(key);
+    if (!pending) {
+      pending = (async () => {
+        if (!this.options.dryRun) {
+          try {
+            await createState(this.caller, this.options.projectId, { name, category });
+          } catch (err) {
+            if (!(err instanceof ValidationError)) throw err;
+            // Made meanwhile by another run under another spelling, or no room: the project says which.
+            const now = await listStates(this.caller, this.options.projectId);
+            if (!now.some((s) => s.status === key)) {
+              const left = `Status "${name}" left in ${category}: ${err.errors.join('; ')}`;
+              if (this.report.warnings.length < this.cap) this.report.warnings.push({ row: 0, key: '', warnings: [left] });
+              return;
+            }
+          }
+        }
+        this.states.set(key, category);
+        this.report.created_states.push({ name, category });
+      })();
+      this.pendingStates.set(key, pending);
+    }
+    return pending;
   }
 
   /** The id of the catalogue's label of that name, created (with the colour and description given) if missing, once. */
