@@ -155,8 +155,10 @@ export function withStateNames(event: ChangeEvent, workflow: Workflow | undefine
   const from = stateOfIssue(workflow, byId ? (byId.from as number | null) : issue.state_id, fromCategory);
   const to = stateOfIssue(workflow, issue.state_id, toCategory);
   const named: FieldChange[] = [];
-  if (from && to && from.id !== to.id) named.push({ field: 'status', from: statusKey(from.name), to: statusKey(to.name) });
-  if (from && to && from.id !== to.id) named.push({ field: 'state_id', from: from.id, to: to.id });
+  if (from && to && from.id !== to.id) {
+    named.push({ field: 'status', from: statusKey(from.name), to: statusKey(to.name) });
+    named.push({ field: 'state_id', from: from.id, to: to.id });
+  }
   if (fromCategory !== toCategory) named.push({ field: 'status_category', from: fromCategory, to: toCategory });
   const at = event.changes.indexOf(byCategory ?? byId!);
   const rest = event.changes.filter((c) => c !== byCategory && c !== byId);

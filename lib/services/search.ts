@@ -11,7 +11,7 @@ import {
 } from '../db/search.ts';
 import { catalogueOf, issueLabels } from '../db/labels.ts';
 import { workflowOf } from '../db/workflow.ts';
-import { statusAnswer, unknownStateNames } from '../model/workflow.ts';
+import { statusAnswer, unknownStateNames, type Workflow } from '../model/workflow.ts';
 import { isFilledSearchRecord, searchRecordItem } from '../db/issue-item.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
@@ -100,10 +100,10 @@ function conjuncts(conditions: readonly Condition[]): FieldCondition[] {
 const needsActiveSprints = (selection: Selection) => fieldConditions(selection.and).some((c) => c.sprint?.in.includes('active'));
 
 /** 422 for a `status:` that names no state of the organisation's projects (docs/search.md). */
-function refuseUnknownStates(selection: Selection, projects: readonly object[]): void {
+function refuseUnknownStates(selection: Selection, workflows: readonly Workflow[]): void {
   const names = fieldConditions(selection.and).flatMap((c) => c.status?.in ?? []);
   if (names.length === 0) return;
-  const { unknown, known } = unknownStateNames(names, projects.map(workflowOf));
+  const { unknown, known } = unknownStateNames(names, workflows);
   if (unknown.length === 0) return;
   const shown = known.length > 20 ? [...known.slice(0, 20), '…'] : known;
   throw new ValidationError(unknown.map((name) => `status: no project has a state named '${name}' (known: ${shown.join(', ')})`));
@@ -149,15 +149,21 @@ export async function searchIssues(
         `narrow it with updated: (e.g. updated:>-30d), or sort by updated (sort:updated-desc pages through any number)`,
     ]);
   }
-  refuseUnknownStates(selection, projects);
-  const byId = new Map(projects.map((p) => [Number(p.id), p]));
+  // What each project's records are shown with, worked out once per project rather than per record.
+  const byId = new Map(
+    projects.map((project) => [Number(project.id), { project, workflow: workflowOf(project), catalogue: catalogueOf(project) }]),
+  );
+  refuseUnknownStates(
+    selection,
+    [...byId.values()].map((p) => p.workflow),
+  );
   const found: Found[] = [];
   for (const item of read.items) {
     const record = searchRecordItem.decode(item);
-    const project = byId.get(record.projectId);
+    const known = byId.get(record.projectId);
     // A record of a deleted project (its cascade running), or one not filled yet (not reindexed), is left out.
-    if (!project || !isFilledSearchRecord(item)) continue;
-    const catalogue = catalogueOf(project);
+    if (!known || !isFilledSearchRecord(item)) continue;
+    const { project, workflow, catalogue } = known;
     const labels = issueLabels(record.labelIds, catalogue);
     const shown: SearchIssue = {
       id: record.issueId,
@@ -166,7 +172,7 @@ export async function searchIssues(
       issue_number: record.number,
       source_key: record.sourceKey,
       title: record.title,
-      ...statusAnswer(workflowOf(project), record.stateId, record.status, record.openBlockers > 0),
+      ...statusAnswer(workflow, record.stateId, record.status, record.openBlockers > 0),
       story_points: record.storyPoints,
       position: record.position,
       assignee_id: record.assigneeId,
