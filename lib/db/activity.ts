@@ -3,7 +3,7 @@ import type { Activity } from '../schemas/activity.ts';
 import { db, tableName } from './client.ts';
 import { collections, keys, listKeys, projectPk, skPrefixes, type Key } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
-import { putNew, addTo, existsCheck, Refused, transact, type GuardedItem } from './transactions.ts';
+import { putNew, addTo, batchGet, existsCheck, Refused, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * Activity entries, written by the change feed consumer (lib/feed/consume.ts) under the issue or
@@ -183,6 +183,27 @@ export async function listActivity(
   ];
   const { page: result, related } = await listPageWith(collection, page, ancestors);
   return { page: result, related };
+}
+
+/**
+ * One entry, found by where it lives (its id says: lib/vocabulary/ids.ts), with its project and its
+ * owner (the issue or sprint) in the same consistent BatchGet: a revert reads them once.
+ */
+export async function readActivityEntry(
+  orgId: number,
+  projectId: number,
+  owner: { issueId: number } | { sprintId: number },
+  sequence: string,
+) {
+  const isIssue = 'issueId' in owner;
+  const [entry, project, holder] = await batchGet([
+    isIssue
+      ? keys.issueActivity(orgId, projectId, owner.issueId, sequence)
+      : keys.sprintActivity(orgId, projectId, owner.sprintId, sequence),
+    keys.project(orgId, projectId),
+    isIssue ? keys.issue(orgId, projectId, owner.issueId) : keys.sprint(orgId, projectId, owner.sprintId),
+  ]);
+  return { entry, project, owner: holder };
 }
 
 /** Removes a deleted sprint's own activity (its issues' activity goes with their cascade). */

@@ -38,6 +38,7 @@ export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
     sprint_id: event.sprintId ?? null,
     comment_id: event.commentId ?? null,
     changes: event.changes,
+    ...(event.reverts === undefined ? {} : { reverts: event.reverts }),
   };
   const common = { orgId: event.orgId, projectId: event.projectId, sequence: event.sequence, activity };
   switch (event.type) {

@@ -103,6 +103,13 @@ describe('the OpenAPI document', () => {
       relation_id: ['65-blocks-66', '3-relates_to-9', '12-duplicates-7'],
       job_id: [randomUUID()],
       delivery_id: ['msg_2bq9R0u1x7Xn2p3K6dZ8vA1yQw'],
+      activity_id: [
+        '12-345-49602745177004327146052263106013829406',
+        '1-2-000000000000000000017',
+        '3-s7-120',
+        '3-7--000000000004',
+        '3-7-.000000000000',
+      ],
     };
     for (const route of routes) {
       const op = operationOf(route.method, route.path);
@@ -181,7 +188,8 @@ describe('the OpenAPI document', () => {
           if (route.auth)
             expect(deref(headers[name]).required, `${label} ${name}`).toBe(![...commonErrors, 413].includes(Number(status)));
         }
-        const retry = ['409', '429', '503'].includes(status);
+        // A revert's 409 (fields changed since) has nothing to wait for: no Retry-After.
+        const retry = ['409', '429', '503'].includes(status) && !(status === '409' && route.operation.conflict);
         expect(Boolean(headers['Retry-After']), label).toBe(retry);
         if (retry) expect(deref(headers['Retry-After']).required).toBe(true);
         const listed = route.operation.success.list && Number(status) === route.operation.success.status;
