@@ -952,7 +952,7 @@ export const routes: Route[] = [
       "labels, the parent) or a relation's removal or creation, so everything derived follows; the change is recorded as " +
       "an `issue.updated` entry with `reverts` (itself revertible). `If-Match` takes the issue's ETag. 409 names the " +
       'fields changed since, with their values now; 422 says why an entry is not revertible (a creation, a comment, ' +
-      "a description, a reorder, a sprint's transition) or what the workflow refuses, as a PATCH would (docs/activity.md).",
+      "a reorder, a sprint's transition, a description changed before descriptions were kept) or what the workflow refuses, as a PATCH would (docs/activity.md).",
     tag: 'Activity',
     success: { status: 200, schema: Issue, description: 'The issue, as the revert left it' },
     conflict: {

@@ -56,6 +56,11 @@ export interface ChangeEvent {
   commentId?: number | undefined;
   /** The id of the activity entry this change reverted (`POST /api/v1/activity/{activity_id}/revert`). */
   reverts?: string | undefined;
+  /**
+   * A change of an issue's description: the texts before and after, which the activity keeps for a
+   * revert (lib/db/activity.ts) and no payload repeats (the change says `description` alone).
+   */
+  description?: { before: string | null; after: string | null } | undefined;
 }
 
 type Image = Record<string, unknown>;
@@ -223,6 +228,8 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       // A change of relations alone leaves `updated_at` as it was: its time is the record's.
       const at = changes.every((c) => c.field === 'relations') ? { at: deletedAt } : {};
       const reverts = revertedBy(before, after);
+      const text = (img: Image) => (typeof img.description === 'string' ? img.description : null);
+      const described = changes.some((c) => c.field === 'description');
       return {
         ...base,
         ...ids,
@@ -232,6 +239,7 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
         resource: issue,
         changes,
         ...(reverts === undefined ? {} : { reverts }),
+        ...(described ? { description: { before: text(before), after: text(after) } } : {}),
       };
     }
     case 'comment': {

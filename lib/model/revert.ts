@@ -39,7 +39,15 @@ const valueFields = ['title', 'story_points', 'assignee_id', 'priority', 'type',
 const stateFields = new Set(['status', 'state_id', 'status_category']);
 
 /** Why an entry cannot be reverted, by what it records; undefined when it can be. */
-export function notRevertible(entry: Pick<Activity, 'event' | 'changes'>, recordedHere: boolean): string | undefined {
+export function notRevertible(
+  entry: Pick<Activity, 'event' | 'changes'>,
+  kept: {
+    /** The entry was written here by the change feed (not restored by an import). */
+    recordedHere: boolean;
+    /** The description it replaced was kept beside it (entries written since descriptions are kept). */
+    description: boolean;
+  },
+): string | undefined {
   switch (entry.event) {
     case 'issue.updated':
       break;
@@ -56,15 +64,16 @@ export function notRevertible(entry: Pick<Activity, 'event' | 'changes'>, record
     default:
       return `A sprint's entry (${entry.event}) is not reverted`;
   }
-  if (!recordedHere) return 'An entry restored by an import records a change made elsewhere: it is not reverted';
+  if (!kept.recordedHere) return 'An entry restored by an import records a change made elsewhere: it is not reverted';
   const fields = new Set(entry.changes.map((c) => c.field));
-  if (fields.has('description'))
-    return 'A change of description records no text (docs/activity.md): it is not reverted; PATCH the description instead';
+  if (fields.has('description') && !kept.description)
+    return 'This change of description was recorded before descriptions were kept (docs/activity.md): it is not reverted; PATCH the description instead';
   if (fields.has('position'))
     return 'A reorder records no place (docs/activity.md): it is not reverted; PATCH `position` instead';
   if (fields.has('relations') && fields.size > 1) return 'An entry that mixes relations with other fields is not reverted';
   const known = [...fields].every(
-    (f) => (valueFields as readonly string[]).includes(f) || stateFields.has(f) || f === 'labels' || f === 'relations',
+    (f) =>
+      (valueFields as readonly string[]).includes(f) || stateFields.has(f) || ['labels', 'relations', 'description'].includes(f),
   );
   if (!known || fields.size === 0) return `An entry of ${[...fields].join(', ') || 'no field'} is not reverted`;
   return undefined;
@@ -84,6 +93,8 @@ export function revertOf(
   entry: Pick<Activity, 'changes'>,
   issue: Issue,
   relations: Record<string, RecordedRelation>,
+  /** The description the entry replaced, and whether a text is the one it wrote (it keeps a digest). */
+  description?: { before: string | null; wrote: (now: string | null) => boolean },
 ): { write: RevertWrite } | { changed: ChangedSince[] } {
   const changed: ChangedSince[] = [];
   const changes: IssueUpdate = {};
@@ -113,6 +124,10 @@ export function revertOf(
     if (!same(state.current(issue), state.to)) {
       changed.push({ field: 'status', value: issue.status }, { field: 'state_id', value: issue.state_id });
     } else Object.assign(changes, state.back);
+  }
+  if (entry.changes.some((c) => c.field === 'description') && description) {
+    if (!description.wrote(issue.description)) changed.push({ field: 'description', value: issue.description });
+    else changes.description = description.before;
   }
   const labels = entry.changes.find((c) => c.field === 'labels');
   if (labels) {

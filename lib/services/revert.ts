@@ -1,4 +1,4 @@
-import { readActivityEntry } from '../db/activity.ts';
+import { descriptionDigest, readActivityEntry } from '../db/activity.ts';
 import { issueItem } from '../db/issue-item.ts';
 import { toIssue } from '../db/issues.ts';
 import { catalogueOf } from '../db/labels.ts';
@@ -53,21 +53,26 @@ export async function revertActivity(caller: Principal, id: string): Promise<Iss
   if (!read.entry || !read.project || !read.owner) throw notFound();
   const entry = toActivity(read.entry);
   // Stream records' sequences are digits; an import's entries (restored from a file) are not.
-  const why = notRevertible(entry, /^\d/.test(where.sequence));
+  const why = notRevertible(entry, { recordedHere: /^\d/.test(where.sequence), description: read.description !== undefined });
   if (why) throw new TransitionError(why);
   if (!('issueId' in where.owner)) throw new TransitionError(`A sprint's entry (${entry.event}) is not reverted`);
   const issueId = where.owner.issueId;
   const item = issueItem.decode(read.owner);
   const at = { projectId: where.projectId, sprintId: item.sprintId };
   const issue = toIssue(read.owner, item.position, catalogueOf(read.project), workflowOf(read.project));
-  const first = revertOf(entry, issue, recordedRelations(read.owner));
+  const kept = read.description;
+  const description = kept && {
+    before: kept.before,
+    wrote: (now: string | null) => descriptionDigest(now) === kept.afterDigest,
+  };
+  const first = revertOf(entry, issue, recordedRelations(read.owner), description);
   if ('changed' in first) throw new RevertConflictError(first.changed);
   const { write } = first;
   switch (write.kind) {
     case 'update': {
       // Decided again on the issue as the write reads it: the write is conditioned on that read.
       const decide = (current: Issue): IssueUpdate => {
-        const again = revertOf(entry, current, {});
+        const again = revertOf(entry, current, {}, description);
         if ('changed' in again) throw new RevertConflictError(again.changed);
         return again.write.kind === 'update' ? again.write.changes : write.changes;
       };

@@ -239,12 +239,36 @@ describe('reverting a change', () => {
     expect((await admin.get(path)).body.title).toBe('Still mine');
   });
 
-  it('answers 422 saying why for a creation, a comment and a description', async () => {
+  it('puts a description back from the text its entry kept, while the text is the one it wrote', async () => {
+    const { admin, p, created } = await setup();
+    const before = `${'First draft. '.repeat(500)}é ✓`;
+    const issue = await created('Described', { description: before });
+    const path = `${p}/issues/${issue.id}`;
+    await admin.patch(path, { issue: { description: 'Rewritten', title: 'Described again' } });
+    const rewrite = await lastEntry(admin, path, 2);
+    // The entry says the description changed, without repeating it.
+    expect(rewrite.changes).toContainEqual({ field: 'description' });
+    const back = await revert(admin, rewrite.id);
+    expect(back.status).toBe(200);
+    expect(back.body).toMatchObject({ description: before, title: 'Described' });
+    // The revert's own entry keeps the text it replaced too: reverting it writes the rewrite again.
+    const undo = await lastEntry(admin, path, 3);
+    expect((await revert(admin, undo.id)).body).toMatchObject({ description: 'Rewritten', title: 'Described again' });
+    // Edited since: 409 with the text now.
+    await admin.patch(path, { issue: { description: 'Edited again' } });
+    await activityOf(admin, path, 5);
+    const refused = await revert(admin, rewrite.id);
+    expect(refused.status).toBe(409);
+    expect(refused.body.changed).toEqual([{ field: 'description', value: 'Edited again' }]);
+  });
+
+  it('answers 422 saying why for a creation, a comment and a reorder', async () => {
     const { admin, p, created } = await setup();
     const issue = await created('Plain');
+    await created('Second');
     const path = `${p}/issues/${issue.id}`;
     await admin.post(`${path}/comments`, { comment: { body: 'Hello' } });
-    await admin.patch(path, { issue: { description: 'Longer text' } });
+    await admin.patch(path, { issue: { position: 2 } });
     const entries = await eventually(
       'three entries',
       async () => (await admin.get(`${path}/activity`)).body as { id: string; event: string; changes: { field: string }[] }[],
@@ -253,8 +277,9 @@ describe('reverting a change', () => {
     const why = async (event: string) => (await revert(admin, entries.find((e) => e.event === event)!.id)).body;
     expect((await why('issue.created')).error).toMatch(/creation/);
     expect((await why('comment.created')).error).toMatch(/comment/);
-    const description = await revert(admin, entries.find((e) => e.changes.some((c) => c.field === 'description'))!.id);
-    expect(description.status).toBe(422);
-    expect(description.body.error).toMatch(/description/);
+    const reorder = await revert(admin, entries.find((e) => e.changes.some((c) => c.field === 'position'))!.id);
+    expect(reorder.status).toBe(422);
+    expect(reorder.body.error).toMatch(/place/);
+    expect((await admin.get(path)).body.position).toBe(2);
   });
 });

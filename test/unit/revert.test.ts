@@ -76,8 +76,8 @@ describe('activity ids', () => {
 
 describe('which entries are revertible', () => {
   it('refuses creations, comments, attachments, sprints, imports, descriptions and reorders, saying why', () => {
-    const why = (event: string, fields: string[] = [], here = true) =>
-      notRevertible({ event, changes: fields.map((field) => ({ field })) }, here);
+    const why = (event: string, fields: string[] = [], here = true, description = false) =>
+      notRevertible({ event, changes: fields.map((field) => ({ field })) }, { recordedHere: here, description });
     expect(why('issue.created')).toMatch(/creation/);
     expect(why('issue.imported')).toMatch(/creation/);
     expect(why('comment.updated', ['body'])).toMatch(/comment/);
@@ -85,6 +85,7 @@ describe('which entries are revertible', () => {
     expect(why('sprint.activated', ['status'])).toMatch(/sprint/);
     expect(why('issue.updated', ['title'], false)).toMatch(/import/);
     expect(why('issue.updated', ['title', 'description'])).toMatch(/description/);
+    expect(why('issue.updated', ['title', 'description'], true, true)).toBeUndefined();
     expect(why('issue.updated', ['position'])).toMatch(/place/);
     expect(
       why('issue.updated', ['title', 'status', 'state_id', 'status_category', 'labels', 'sprint_id', 'parent_id']),
@@ -142,6 +143,17 @@ describe('the write that reverts an entry', () => {
     const byCategory = { changes: [{ field: 'status', from: 'todo', to: 'done' }] };
     expect(revertOf(byCategory, issue({ status: 'done', status_category: 'done' }), {})).toEqual({
       write: { kind: 'update', changes: { status: 'todo' } },
+    });
+  });
+
+  it('puts the description it replaced back while the text is the one it wrote', () => {
+    const entry = { changes: [{ field: 'description' }] };
+    const kept = { before: 'Old text', wrote: (now: string | null) => now === 'New text' };
+    expect(revertOf(entry, issue({ description: 'New text' }), {}, kept)).toEqual({
+      write: { kind: 'update', changes: { description: 'Old text' } },
+    });
+    expect(revertOf(entry, issue({ description: 'Edited since' }), {}, kept)).toEqual({
+      changed: [{ field: 'description', value: 'Edited since' }],
     });
   });
 
