@@ -880,12 +880,6 @@ export const toolList: ToolListEntry[] = [
             "description": "A state's name, or a category's.",
             "type": "string"
           },
-          "state_id": {
-            "type": [
-              "integer",
-              "null"
-            ]
-          },
           "story_points": {
             "type": [
               "integer",
@@ -981,12 +975,6 @@ export const toolList: ToolListEntry[] = [
           "status": {
             "description": "A state's name, or a category's.",
             "type": "string"
-          },
-          "state_id": {
-            "type": [
-              "integer",
-              "null"
-            ]
           },
           "story_points": {
             "type": [
@@ -1141,7 +1129,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "create_issues",
-      "description": "Create up to 50 issues in order, each on its own (its issue or its error). dry_run: same answers, nothing written.",
+      "description": "Create up to 50 issues in order, each answered on its own (its issue or its error); dry_run writes nothing.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1156,7 +1144,6 @@ export const toolList: ToolListEntry[] = [
             "description": "Each as create_issue takes it."
           },
           "dry_run": {
-            "description": "Validate and show the results; write nothing.",
             "type": "boolean"
           }
         },
@@ -1175,7 +1162,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "update_issues",
-      "description": "Change up to 50 issues in order, each on its own (its issue or its error). dry_run: same answers, nothing written.",
+      "description": "Change up to 50 issues in order, each answered on its own (its issue or its error); dry_run writes nothing.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1190,7 +1177,6 @@ export const toolList: ToolListEntry[] = [
             "description": "Each as update_issue takes it."
           },
           "dry_run": {
-            "description": "Validate and show the results; write nothing.",
             "type": "boolean"
           }
         },
@@ -1233,7 +1219,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "search_issues",
-      "description": "Issues of every project, sprint and backlog matching q, e.g. \"is:open type:bug assignee:@me updated:>-7d label:ui,a11y sort:due-asc\" (also project:, sprint:active|none|<id>, status:, priority:>=high, points:1..5, due:<+0d, no:assignee, -negation, \"title phrase\", \"type:bug OR (type:story is:open)\", NOT).",
+      "description": "Issues of every project matching q, e.g. \"is:open type:bug assignee:@me updated:>-7d label:ui,a11y sort:due-asc\" (also project:, sprint:active|none|<id>, status:, category:, priority:>=high, points:1..5, due:<+0d, no:assignee, -x, \"phrase\", OR, NOT, ()).",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1425,6 +1411,47 @@ export const toolList: ToolListEntry[] = [
     }
   },
   {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "add_attachment",
+      "description": "Attach a file to an issue: data (base64, up to 1 MB) uploads it; size instead answers an upload form, then call with attachment_id.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_number": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string"
+          },
+          "content_type": {
+            "type": "string"
+          },
+          "data": {
+            "type": "string"
+          },
+          "size": {
+            "type": "integer"
+          },
+          "comment_id": {
+            "type": "integer"
+          },
+          "attachment_id": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "issue_number"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
     "scope": "read",
     "adminOnly": false,
     "tool": {
@@ -1508,22 +1535,6 @@ export const toolList: ToolListEntry[] = [
       },
       "annotations": {
         "idempotentHint": true,
-        "openWorldHint": false
-      }
-    }
-  },
-  {
-    "scope": "read",
-    "adminOnly": false,
-    "tool": {
-      "name": "get_me",
-      "description": "Your account and organisation.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {}
-      },
-      "annotations": {
-        "readOnlyHint": true,
         "openWorldHint": false
       }
     }

@@ -23,7 +23,7 @@ async function projectWithSprint(mcp: McpTestClient) {
 describe('MCP server: the sprint flow', () => {
   it('runs a whole sprint through the tools (project, sprint, issues, activate, move, comment, complete) and the REST API shows it', async () => {
     const { org, mcp, rest } = await orgWithMcp();
-    const { account } = await mcp.ok('get_me');
+    const { me: account } = await mcp.ok('get_workspace');
     expect(account.id).toBe(org.admin.id);
 
     const prefix = randomPrefix();

@@ -52,7 +52,7 @@ describe('MCP server: protocol and authentication', () => {
         ...['list_sub_issues', 'list_labels', 'create_label', 'search_issues'],
         ...['list_comments', 'add_comment', 'edit_comment', 'delete_comment'],
         ...['list_relations', 'add_relation', 'delete_relation'],
-        ...['get_me', 'list_accounts'],
+        ...['add_attachment', 'list_accounts'],
       ].sort(),
     );
     for (const tool of tools) {

@@ -1443,7 +1443,7 @@ describe("attachments' bucket", () => {
     );
   });
 
-  it('lets only the upload-URL function put, only the readers (REST, /mcp) get, only the cascade delete, each on the objects under o/ alone', () => {
+  it('lets only the upload-form functions (REST create, /mcp) put, only the readers (REST, /mcp) get, only the cascade delete, each on the objects under o/ alone', () => {
     const roleEntry = new Map(functionRoles().map((r) => [r.role, r.entry]));
     const uses: Record<string, string[]> = {};
     for (const [, policy] of policies()) {
@@ -1461,7 +1461,7 @@ describe("attachments' bucket", () => {
       'functions/attachments/create.ts': ['s3:PutObject'],
       'functions/attachments/read.ts': ['s3:GetObject'],
       'functions/attachments/complete.ts': ['s3:GetObject'],
-      'functions/mcp.ts': ['s3:GetObject'],
+      'functions/mcp.ts': ['s3:GetObject', 's3:PutObject'],
       'functions/cascade.ts': ['s3:DeleteObject'],
     });
   });

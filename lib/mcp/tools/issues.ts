@@ -33,7 +33,8 @@ const labelNames = () => z.array(z.string().trim().min(1).max(50)).min(1).max(20
 /** An issue's labels as create_issue and update_issue take them (the REST field, described shorter). */
 const labelRefs = () => IssueLabelsField().optional().describe("Names or ids; replaces the issue's.");
 /**
- * A status as a write names it: a state of the issue's project by name, or a category. Which
+ * A status as a write names it: a state of the issue's project by name (unique in a project, so
+ * the tools take no `state_id`), or a category. Which
  * names the project has is the write's to check (a 422 listing them, lib/model/workflow.ts), as
  * the REST routes do once they have read the project (lib/http/project-statuses.ts).
  */
@@ -184,7 +185,7 @@ export const issueTools: Tool[] = [
       input: z.object({
         project_id: projectId(),
         sprint_id: sprintRef().nullable().optional(),
-        ...IssueCreateFields.shape,
+        ...IssueCreateFields.omit({ state_id: true }).shape,
         status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),
@@ -203,7 +204,7 @@ export const issueTools: Tool[] = [
       description: "Change an issue's fields.",
       input: z.object({
         ...issueRef,
-        ...IssueUpdateFields.omit({ sprint_id: true, position: true }).shape,
+        ...IssueUpdateFields.omit({ sprint_id: true, position: true, state_id: true }).shape,
         status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),
