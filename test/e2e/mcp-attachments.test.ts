@@ -39,6 +39,8 @@ describe('attachments over MCP', () => {
     expect(read.contents).toEqual([{ uri: `attachment://${key}/${image}`, mimeType: 'image/png', blob: png.toString('base64') }]);
 
     const log = await attach(admin, key, 'app.log', 'text/plain', Buffer.from('ERROR save failed\n'));
+    const logContent = await mcp.call('get_attachment', { issue_number: key, attachment_id: log });
+    expect(logContent.result.content[0]).toEqual({ type: 'text', text: 'ERROR save failed\n' });
     expect((await mcp.client.readResource({ uri: `attachment://${key}/${log}` })).contents[0]).toMatchObject({
       mimeType: 'text/plain',
       text: 'ERROR save failed\n',
@@ -49,11 +51,20 @@ describe('attachments over MCP', () => {
     const described = JSON.parse(linked.text);
     expect(described).toMatchObject({ id: zip, name: 'a.zip', status: 'ready' });
     expect((await fetch(described.download_url)).status).toBe(200);
+    const zipContent = await mcp.call('get_attachment', { issue_number: key, attachment_id: zip });
+    expect(zipContent.result.content[0]).toEqual({
+      type: 'resource_link',
+      uri: `attachment://${key}/${zip}`,
+      name: 'a.zip',
+      mimeType: 'application/zip',
+    });
 
     const other = await orgWithClients(gateway);
     const stranger = await mcpClient(gateway.baseUrl, other.org.admin.token);
     clients.push(stranger);
     await expect(stranger.client.readResource({ uri: `attachment://${key}/${image}` })).rejects.toThrow(/not found/);
+    expect(await stranger.error('get_attachment', { issue_number: key, attachment_id: image })).toMatch(/not found/);
+    expect(await mcp.error('get_attachment', { issue_number: key, attachment_id: 999_999 })).toBe('Attachment not found');
   });
 
   it('attaches a screenshot given inline (add_attachment) and hands the same bytes back as an image', async () => {
@@ -83,7 +94,13 @@ describe('attachments over MCP', () => {
       comment_id: comment.id,
       uploader_id: org.admin.id,
     });
-    // The round trip: the agent reads back, as an image, the very bytes it sent.
+    // The round trip: the agent reads back, as image content, the very bytes it sent (get_attachment),
+    // with the attachment as JSON after it; and so does a client that reads resources.
+    const got = await mcp.call('get_attachment', { issue_number: key.toLowerCase(), attachment_id: attachment.id });
+    expect(got.result.isError).toBeFalsy();
+    expect(got.result.content[0]).toEqual({ type: 'image', data: shot.toString('base64'), mimeType: 'image/png' });
+    expect(JSON.parse((got.result.content[1] as { text: string }).text)).toEqual(got.result.structuredContent);
+    expect(got.result.structuredContent).toMatchObject({ attachment: { id: attachment.id, status: 'ready' } });
     const read = await mcp.client.readResource({ uri: `attachment://${key}/${attachment.id}` });
     expect(read.contents).toEqual([
       { uri: `attachment://${key}/${attachment.id}`, mimeType: 'image/png', blob: shot.toString('base64') },
