@@ -26,13 +26,19 @@ async function attach(admin: ApiClient, key: string, name: string, type: string,
   return created.id;
 }
 
+/** An organisation with one issue, and an MCP client of its admin. */
+async function withIssue(title: string) {
+  const { org, admin } = await orgWithClients(gateway);
+  const p = (await admin.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix() } })).body;
+  const issue = (await admin.post(`/api/v1/projects/${p.id}/issues`, { issue: { title } })).body;
+  const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
+  clients.push(mcp);
+  return { org, admin, p, issue, key: issue.issue_number as string, mcp };
+}
+
 describe('attachments over MCP', () => {
   it('hands a screenshot back as an image, a log as text, anything else as a link; another organisation gets nothing', async () => {
-    const { org, admin } = await orgWithClients(gateway);
-    const p = (await admin.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix() } })).body;
-    const key = (await admin.post(`/api/v1/projects/${p.id}/issues`, { issue: { title: 'Crash on save' } })).body.issue_number;
-    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
-    clients.push(mcp);
+    const { admin, key, mcp } = await withIssue('Crash on save');
 
     const image = await attach(admin, key, 'screenshot.png', 'image/png', png);
     const read = await mcp.client.readResource({ uri: `attachment://${key}/${image}` });
@@ -68,14 +74,9 @@ describe('attachments over MCP', () => {
   });
 
   it('attaches a screenshot given inline (add_attachment) and hands the same bytes back as an image', async () => {
-    const { org, admin } = await orgWithClients(gateway);
-    const p = (await admin.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix() } })).body;
-    const issue = (await admin.post(`/api/v1/projects/${p.id}/issues`, { issue: { title: 'Crash on save' } })).body;
-    const key = issue.issue_number;
+    const { org, admin, p, issue, key, mcp } = await withIssue('Crash on save');
     const comment = (await admin.post(`/api/v1/projects/${p.id}/issues/${issue.id}/comments`, { comment: { body: 'See it' } }))
       .body;
-    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
-    clients.push(mcp);
     const shot = Buffer.concat([png, randomBytes(4096)]);
 
     const { attachment } = await mcp.ok('add_attachment', {
@@ -113,11 +114,7 @@ describe('attachments over MCP', () => {
   });
 
   it('answers a larger file an upload form, and completes it on a second call with its attachment_id', async () => {
-    const { org, admin } = await orgWithClients(gateway);
-    const p = (await admin.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix() } })).body;
-    const key = (await admin.post(`/api/v1/projects/${p.id}/issues`, { issue: { title: 'Slow export' } })).body.issue_number;
-    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
-    clients.push(mcp);
+    const { key, mcp } = await withIssue('Slow export');
     const log = Buffer.from('GET /export 200 31s\n'.repeat(2000));
 
     const declared = await mcp.ok('add_attachment', {
@@ -143,11 +140,7 @@ describe('attachments over MCP', () => {
   });
 
   it("refuses what is not a file it can keep, with the REST API's reasons, and leaves nothing behind", async () => {
-    const { org, admin } = await orgWithClients(gateway);
-    const p = (await admin.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix() } })).body;
-    const key = (await admin.post(`/api/v1/projects/${p.id}/issues`, { issue: { title: 'Crash' } })).body.issue_number;
-    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
-    clients.push(mcp);
+    const { org, admin, key, mcp } = await withIssue('Crash');
     const file = { issue_number: key, name: 'a.png', content_type: 'image/png' };
 
     expect(await mcp.error('add_attachment', { ...file, data: 'not base64!' })).toMatch(/data must be the file in base64/);
