@@ -1,5 +1,12 @@
 import * as z from 'zod';
-import { activityIdPattern, deliveryIdPattern, issueKeyPattern, jobIdPattern, relationIdPattern } from '../vocabulary/ids.ts';
+import {
+  activityIdPattern,
+  deliveryIdPattern,
+  issueKeyPattern,
+  jobIdPattern,
+  relationIdPattern,
+  trashIdPattern,
+} from '../vocabulary/ids.ts';
 
 /**
  * The path parameters of the route table, by name: what the service takes. Anything else names
@@ -34,6 +41,8 @@ export function pathParam(name: string): z.ZodType {
       return text(name, activityIdPattern, 'an activity entry as the activity lists show it, such as `12-345-49602745…`.');
     case 'delivery_id':
       return text(name, deliveryIdPattern, 'the id of a delivery (`msg_…`), as the list of deliveries shows it.');
+    case 'trash_id':
+      return text(name, trashIdPattern, 'a trash item, as the trash lists it, such as `webhook-12`.');
     default:
       return integerId(name);
   }

@@ -34,6 +34,9 @@ async function fixture(admin: ApiClient) {
   receivers.push(receiver);
   const webhook = (await admin.post('/api/v1/webhooks', { webhook: { url: receiver.url, events: ['sprint.completed'] } })).body;
   expect(webhook.id, 'fixture webhook').toBeTypeOf('number');
+  // A webhook deleted into the trash: its purge names the trashed item's ETag.
+  const doomed = (await admin.post('/api/v1/webhooks', { webhook: { url: receiver.url, events: ['sprint.completed'] } })).body;
+  expect((await admin.delete(`/api/v1/webhooks/${doomed.id}`)).status, 'fixture trash').toBe(204);
   const label = (await admin.post(`${projectPath}/labels`, { label: { name: 'bug' } })).body;
   const state = (await admin.post(`${projectPath}/states`, { state: { name: 'In review', category: 'in_progress' } })).body;
   const relation = (
@@ -56,16 +59,17 @@ async function fixture(admin: ApiClient) {
       attachment: { name: 'a.txt', content_type: 'text/plain', size: 5 },
     })
   ).body;
-  // An attachment too; If-Match on its delete names its issue's ETag.
   // A change of the backlog issue, to revert; If-Match on a revert names its issue's ETag.
   const backlogIssuePath = `${projectPath}/issues/${backlogIssue.id}`;
   expect((await admin.patch(backlogIssuePath, { issue: { story_points: 2 } })).status).toBe(200);
   const change = (await activityOf(admin, backlogIssuePath, 2))[1];
+  // An attachment too; If-Match on its delete names its issue's ETag.
   const names: Record<string, string> = {
     issue_key: issue.issue_number,
     relation_id: relation.id,
     attachment_id: String(attachment.id),
     activity_id: change.id,
+    trash_id: `webhook-${doomed.id}`,
   };
   return {
     ids,

@@ -54,6 +54,8 @@ async function fixture() {
   // A change of the backlog issue, for a revert to name.
   await admin.patch(`${p}/issues/${backlogIssue.id}`, { issue: { story_points: 2 } });
   const change = (await activityOf(admin, `${p}/issues/${backlogIssue.id}`, 2))[1];
+  const gone = await post('/api/v1/webhooks', { webhook: { url: receiver.url, events: ['sprint.completed'] } });
+  expect((await admin.delete(`/api/v1/webhooks/${gone.id}`)).status).toBe(204);
   await waitFor(() => receiver!.accepted().length >= 2, 60_000, 'the webhook deliveries');
   const delivery = receiver.accepted()[0]!.id;
   // Settled: no delivery still pending, so that the deliveries list only changes if a request changes it.
@@ -73,6 +75,7 @@ async function fixture() {
     relation_id: relation.id,
     attachment_id: String(attachment.id),
     state_id: String(state.id),
+    trash_id: `webhook-${gone.id}`,
     job_id: '00000000-0000-4000-8000-000000000001',
     activity_id: change.id,
   };
@@ -134,6 +137,8 @@ function witnessOf(r: Route, path: string, f: Fixture): { client: ApiClient; pat
   if (r.path === '/api/v1/imports') return { client: f.admin, path: `${f.p}/issues` };
   if (r.path.endsWith('/redeliver')) return { client: f.admin, path: path.replace(/\/[^/]+\/redeliver$/, '') };
   if (r.path.endsWith('/secret')) return { client: f.admin, path: path.replace(/\/secret$/, '') };
+  // A restore or a purge: the trashed item as read.
+  if (r.path.startsWith('/api/v1/trash')) return { client: f.admin, path: `/api/v1/trash/${f.ids.trash_id}` };
   // A bulk write's list.
   if (r.path.endsWith('/bulk')) return { client: f.admin, path: path.replace(/\/bulk$/, '') };
   // An attachment's GET is a redirect to its file: its issue's list of attachments.

@@ -110,6 +110,7 @@ describe('the OpenAPI document', () => {
         '3-7--000000000004',
         '3-7-.000000000000',
       ],
+      trash_id: ['webhook-12', 'comment-3'],
     };
     for (const route of routes) {
       const op = operationOf(route.method, route.path);
