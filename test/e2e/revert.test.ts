@@ -262,6 +262,34 @@ describe('reverting a change', () => {
     expect(refused.body.changed).toEqual([{ field: 'description', value: 'Edited again' }]);
   });
 
+  it('reverts one item of a bulk update on its own, the others staying', async () => {
+    const { admin, p, created } = await setup();
+    const [a, b] = [await created('A', { status: 'todo' }), await created('B', { status: 'todo' })];
+    const bulk = await admin.post(`${p}/issues/bulk`, {
+      items: [
+        { id: a.id, issue: { status: 'in_progress', story_points: 2 } },
+        { id: b.id, issue: { status: 'in_progress', story_points: 2 } },
+      ],
+    });
+    expect(bulk.body.results.map((r: { status: number }) => r.status)).toEqual([200, 200]);
+    const entry = await lastEntry(admin, `${p}/issues/${a.id}`, 2);
+    const back = await revert(admin, entry.id);
+    expect(back.status).toBe(200);
+    expect(back.body).toMatchObject({ status: 'todo', story_points: null });
+    expect((await admin.get(`${p}/issues/${b.id}`)).body).toMatchObject({ status: 'in_progress', story_points: 2 });
+  });
+
+  it("answers 422 for a sprint's own entry", async () => {
+    const { admin, p, sprint } = await setup();
+    expect((await admin.post(`${p}/sprints/${sprint.id}/activate`)).status).toBe(200);
+    const activated = await lastEntry(admin, `${p}/sprints/${sprint.id}`, 1);
+    expect(activated.id).toMatch(new RegExp(`^${sprint.project_id}-s${sprint.id}-`));
+    const refused = await revert(admin, activated.id);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatch(/sprint/);
+    expect((await admin.get(`${p}/sprints/${sprint.id}`)).body.status).toBe('active');
+  });
+
   it('answers 422 saying why for a creation, a comment and a reorder', async () => {
     const { admin, p, created } = await setup();
     const issue = await created('Plain');
