@@ -959,7 +959,9 @@ export const routes: Route[] = [
     success: { status: 200, schema: Issue, description: 'The issue, as the revert left it' },
     conflict: {
       schema: RevertConflict,
-      description: 'Fields the entry changed hold other values now (each with its value): nothing was written.',
+      description:
+        'Fields the entry changed hold other values now (`changed`, each with its value): nothing was written. ' +
+        "Or (`{error}` with `Retry-After`) the issue's sprint is being completed.",
     },
     conditional: true,
     errors: [409, 422],

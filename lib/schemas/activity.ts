@@ -49,9 +49,10 @@ export type Activity = z.infer<typeof Activity>;
 export const RevertConflictField = z
   .object({
     field: z.string().meta({ description: 'The field as the entry names it (`status`, `sprint_id`, `labels`, `relations`…).' }),
-    value: z
-      .unknown()
-      .meta({ description: 'Its value now, as the entry would show it (`labels`: ids; `relations`: the relation or null).' }),
+    value: z.unknown().meta({
+      description:
+        'Its value now, as the entry would show it (`labels`: ids; `description`: the text; `relations`: the relation or null).',
+    }),
   })
   .meta({ id: 'RevertConflictField' });
 

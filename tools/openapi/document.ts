@@ -162,11 +162,15 @@ function otherResponse(status: number, route: Route, components: Map<string, Res
   }
   const conflict = route.operation.conflict;
   if (status === 409 && conflict) {
-    // The row's own 409 body (a revert's fields changed since): no Retry-After, nothing to wait for.
+    // The row's own 409 body (a revert's fields changed since), or the `{error}` of a sprint being
+    // completed, which alone carries Retry-After.
     return {
       description: conflict.description,
-      content: { 'application/json': { schema: conflict.schema } },
-      headers: headerRefs(rateLimitHeaders),
+      content: { 'application/json': { schema: z.union([conflict.schema, ErrorBody]) } },
+      headers: {
+        ...optionalHeaders(['Retry-After'], 'Only on the `{error}` of a sprint being completed.'),
+        ...headerRefs(rateLimitHeaders),
+      },
     };
   }
   const special = status === 422 ? unprocessableOf(route) : undefined;
