@@ -52,19 +52,23 @@ async function readMapping(path: string) {
   return parseOrThrow(ImportMapping, parsed, false);
 }
 
-/** `export --org N [--out FILE]`: JSON Lines to the file (answering a summary) or to stdout (answering nothing more). */
+/**
+ * `export --org N [--out FILE] [--files DIR]`: JSON Lines to the file (answering a summary) or to
+ * stdout (answering nothing more, unless files were written: the summary then goes to stderr).
+ * `--files DIR`: each ready attachment's file too, read from the bucket into DIR, one at a time.
+ */
 export async function runExport(values: Record<string, string | undefined>, positiveInt: (v: string, flag: string) => number) {
-  const { exportOrganisation } = await import('../../lib/services/import-export/export.ts');
+  const { writeExport } = await import('../../lib/services/import-export/attachment-files.ts');
   const out = values.out === undefined ? process.stdout : createWriteStream(values.out);
-  let lines = 0;
-  for await (const line of exportOrganisation(positiveInt(values.org as string, 'org'))) {
-    lines += 1;
-    if (!out.write(`${line}\n`)) await once(out, 'drain');
+  const written = await writeExport(positiveInt(values.org as string, 'org'), out, values.files);
+  const summary = { ...(values.out === undefined ? {} : { written: values.out }), ...written };
+  if (values.out === undefined) {
+    if (written.files) process.stderr.write(`admin: export: ${JSON.stringify(summary)}\n`);
+    return undefined;
   }
-  if (values.out === undefined) return undefined;
   out.end();
   await once(out, 'finish');
-  return { written: values.out, lines };
+  return summary;
 }
 
 export class UsageError extends Error {}

@@ -118,7 +118,7 @@ export interface ExportImportReport {
 
 type Line = Record<string, unknown> & { kind?: string };
 
-const kinds = new Set(['account', 'project', 'label', 'sprint', 'issue', 'comment', 'activity', 'end']);
+const kinds = new Set(['account', 'project', 'label', 'sprint', 'issue', 'comment', 'attachment', 'activity', 'end']);
 
 /** The lines of a text given in chunks, each with its number (from 1). */
 async function* linesOf(chunks: Chunks): AsyncGenerator<{ n: number; text: string }> {
