@@ -167,6 +167,26 @@ export const ExportImportReport = z
     relations: z.number().int(),
     activity: z.number().int().meta({ description: 'Activity entries restored.' }),
     errors: z.array(z.object({ line: z.number().int(), error: z.string() })),
+    attachments: z
+      .object({
+        restored: z.number().int().meta({ description: 'Attachments created with their files re-uploaded and checked.' }),
+        already_imported: z.number().int().meta({ description: 'Attachments an earlier run restored: nothing written.' }),
+        left_out: z
+          .array(
+            z.object({
+              line: z.number().int(),
+              issue_number: z.string(),
+              name: z.string(),
+              file: z.string(),
+              reason: z.string(),
+            }),
+          )
+          .meta({
+            description:
+              "Attachments not restored, nothing of them written: a job (no folder of files), a file missing or not its line's, a limit.",
+          }),
+      })
+      .meta({ description: "The file's attachments (docs/import-export.md)." }),
     keys: z.record(z.string(), z.string()).meta({ description: "Every issue's key in the file -> its key here." }),
     ids: z.object({
       accounts: idMap,
@@ -175,6 +195,7 @@ export const ExportImportReport = z
       sprints: idMap,
       issues: idMap,
       comments: idMap,
+      attachments: idMap,
     }),
   })
   .meta({ id: 'ExportImportReport', description: 'Old ids -> new ids in `ids`; old keys -> new keys in `keys`.' });

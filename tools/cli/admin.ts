@@ -42,10 +42,11 @@ Commands:
                                   plaintext; AWS: WEBHOOK_SECRET_KMS_KEY_ID, the stack output
                                   WebhookSecretKeyArn; reads the table with a Scan)
   import --org ID --format jira-csv|github-json|export --file PATH [--project ID] [--dry-run]
-         [--keep-numbers] [--mapping FILE]
+         [--keep-numbers] [--mapping FILE] [--files DIR]
                                   (issues from another tracker into a project, or an export file into an
                                   organisation; --keep-numbers: DI-127 stays DI-127 where it is free;
-                                  see docs/import-export.md)
+                                  --files: an export's attachment files, re-uploaded; see
+                                  docs/import-export.md)
   export --org ID [--out FILE] [--files DIR]
                                   (the organisation as JSON Lines, to the file or to stdout; --files: each
                                   attachment's file too, into DIR, named as its line's "file" says)
@@ -85,7 +86,7 @@ const optionalFlags: Record<string, string[]> = {
   'tokens:names': ['org'],
   'webhooks:encrypt-secrets': ['org'],
   'migrations:run': ['steps'],
-  import: ['project', 'dry-run', 'keep-numbers', 'mapping'],
+  import: ['project', 'dry-run', 'keep-numbers', 'mapping', 'files'],
   export: ['out', 'files'],
 };
 const booleanFlags = new Set(['dry-run', 'keep-numbers']);

@@ -7,8 +7,9 @@ import { once } from 'node:events';
 
 /**
  * `import --org N --format jira-csv|github-json|export --file PATH [--project ID] [--dry-run]
- * [--keep-numbers] [--mapping FILE]`. The file is read twice (checked whole, then imported), each
- * time as a stream.
+ * [--keep-numbers] [--mapping FILE] [--files DIR]`. The file is read twice (checked whole, then
+ * imported; an export file four times), each time as a stream. `--files`: the folder of an
+ * export's attachment files (`export --files`), re-uploaded from there.
  */
 export async function runImport(values: Record<string, string | undefined>, positiveInt: (v: string, flag: string) => number) {
   const orgId = positiveInt(values.org as string, 'org');
@@ -18,8 +19,11 @@ export async function runImport(values: Record<string, string | undefined>, posi
   const file = () => createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 });
   if (format === 'export') {
     const { importExport } = await import('../../lib/services/import-export/import-export.ts');
-    return importExport({ orgId, dryRun }, file);
+    const { attachmentFolder } = await import('../../lib/services/import-export/attachment-files.ts');
+    const files = values.files === undefined ? undefined : attachmentFolder(values.files);
+    return importExport({ orgId, dryRun, files }, file);
   }
+  if (values.files !== undefined) throw new UsageError('--files goes with --format export');
   if (format !== 'jira-csv' && format !== 'github-json') throw new UsageError('--format must be jira-csv, github-json or export');
   if (values.project === undefined) throw new UsageError(`--project is required for --format ${format}`);
   const mapping = values.mapping === undefined ? undefined : await readMapping(values.mapping);
