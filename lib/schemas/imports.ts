@@ -118,6 +118,18 @@ export const ImportReport = z
     sprint_history: z
       .array(z.object({ row: z.number().int(), key: z.string(), sprints: z.array(z.string()) }))
       .meta({ description: 'The sprints a row names before its last (its sprint here).' }),
+    attachment_links: z
+      .array(
+        z.object({
+          row: z.number().int(),
+          key: z.string(),
+          links: z.array(z.object({ name: z.string(), url: z.string() })),
+        }),
+      )
+      .meta({
+        description:
+          "Files attached in the source (Jira's `Attachment` columns, GitHub uploads linked from a body or comment), per issue: kept as links, never fetched; a Jira issue's are also listed at the end of its description.",
+      }),
     parents: z.object({
       linked: z.number().int(),
       unresolved: z.array(z.object({ row: z.number().int(), key: z.string(), parent_key: z.string(), reason: z.string() })),
