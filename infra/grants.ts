@@ -192,6 +192,6 @@ export const objectUse: Readonly<Record<string, readonly ObjectUse[]>> = {
   'functions/attachments/create.ts': ['put'],
   'functions/attachments/read.ts': ['get'],
   'functions/attachments/complete.ts': ['get'],
-  'functions/mcp.ts': ['get'],
+  'functions/mcp.ts': ['get', 'put'],
   [cascadeEntry]: ['delete'],
 };

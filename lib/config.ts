@@ -79,6 +79,16 @@ function positive(value: string | undefined, fallback: number): number {
 }
 
 /** The configuration an environment describes (pure: `config()` reads `process.env` once). */
+/** A whole number of days from 1 to 3650, or the default when unset. */
+export function positiveDays(raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const days = Number(raw);
+  if (!Number.isSafeInteger(days) || days < 1 || days > 3650) {
+    throw new ConfigurationError(`TRASH_RETENTION_DAYS must be a whole number of days from 1 to 3650, not ${raw}`);
+  }
+  return days;
+}
+
 export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined) {
   const required = (name: string, localDefault: string): string => {
     const value = env[name];
@@ -97,6 +107,8 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
       accessKeyId: env.AWS_ACCESS_KEY_ID || 'local',
       secretAccessKey: env.AWS_SECRET_ACCESS_KEY || 'local',
     },
+    /** Days a deleted item stays in the trash before DynamoDB's TTL purges it (`TRASH_RETENTION_DAYS`, default 30). */
+    trashRetentionDays: positiveDays(env.TRASH_RETENTION_DAYS, 30),
     /** The webhook delivery queue (SQS); unset locally, where an in-process queue stands in. */
     deliveryQueueUrl: env.DELIVERY_QUEUE_URL || undefined,
     /** The slow lane's queue (SQS): endpoints that keep timing out; unset locally. */

@@ -39,6 +39,7 @@ import {
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
 import { SprintCompleteBody, VelocityQuery } from './schemas/sprint-outcomes.ts';
+import { Restored, TrashEntry, TrashQuery } from './schemas/trash.ts';
 import { Delivery, DeliveryList, Webhook, WebhookCreateBody, WebhookUpdateBody, WebhookWithSecret } from './schemas/webhooks.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -235,6 +236,7 @@ const statePath = `${projectPath}/states/{state_id}`;
 const commentPath = '/api/v1/comments/{id}';
 const attachmentsPath = '/api/v1/issues/{issue_key}/attachments';
 const webhookPath = '/api/v1/webhooks/{webhook_id}';
+const trashPath = '/api/v1/trash/{trash_id}';
 
 /**
  * Where an issue lives: a sprint's list or the project backlog. Every issue route comes in a pair,
@@ -977,7 +979,7 @@ export const routes: Route[] = [
   }),
   route('DELETE', webhookPath, 'functions/webhooks/delete.ts', {
     id: 'deleteWebhook',
-    summary: 'Delete a webhook endpoint (admins only); its pending deliveries are cancelled',
+    summary: 'Delete a webhook endpoint (admins only) into the trash; its pending deliveries are cancelled',
     tag: 'Webhooks',
     success: { status: 204, description: 'Deleted' },
     errors: [403],
@@ -1004,6 +1006,40 @@ export const routes: Route[] = [
     success: { status: 200, schema: Delivery, description: 'The delivery, pending again' },
     errors: [403, 422],
     unprocessable: 'error',
+  }),
+
+  // The organisation's trash (admins): deleted items kept for the retention period, restorable whole (docs/trash.md)
+  route('GET', '/api/v1/trash', 'functions/trash/read.ts', {
+    id: 'listTrash',
+    summary: "List the organisation's trash, newest deletion first (admins only)",
+    description:
+      'Items past their retention are left out (the TTL removes them some time later): the list is linked by cursor, and `X-Total-Count` counts the items up to this page.',
+    tag: 'Trash',
+    query: TrashQuery,
+    success: { status: 200, schema: TrashEntry, list: true, description: 'Trashed items, newest deletion first' },
+    errors: [403],
+  }),
+  route('GET', trashPath, 'functions/trash/read.ts', {
+    id: 'getTrashItem',
+    summary: 'One trashed item (admins only), with the ETag that a purge may name in If-Match',
+    tag: 'Trash',
+    success: { status: 200, schema: TrashEntry, description: 'The trashed item' },
+    errors: [403],
+  }),
+  route('POST', `${trashPath}/restore`, 'functions/trash/restore.ts', {
+    id: 'restoreTrashItem',
+    summary: 'Bring a trashed item back whole, with the same id (admins only); 422 when it cannot come back as it was',
+    tag: 'Trash',
+    success: { status: 200, schema: Restored, description: 'The kind of item and the item, as its own route answers it' },
+    errors: [403, 422],
+    unprocessable: 'error',
+  }),
+  route('DELETE', trashPath, 'functions/trash/delete.ts', {
+    id: 'purgeTrashItem',
+    summary: 'Delete a trashed item for good (admins only); If-Match names its ETag',
+    tag: 'Trash',
+    success: { status: 204, description: 'Purged' },
+    errors: [403],
   }),
 
   // OAuth 2.1 for /mcp: discovery, registration, the approval page, tokens, revocation (docs/mcp.md)

@@ -163,6 +163,8 @@ export const keys = {
    * item's key, in a partition of its own (the organisation's or project's PK + `#DEL`), so that no
    * cascade or list of the item's partition reads it.
    */
+  /** A trashed item (lib/db/trash.ts): the organisation's trash partition, the item's own sort key. */
+  trash: (orgId: number, trashedSk: string): Key => ({ PK: `${orgPk(orgId)}#TRASH`, SK: trashedSk }),
   deletion: (deleted: Key): Key => ({ PK: `${deleted.PK}#DEL`, SK: deleted.SK }),
   /** A data migration's record: status, progress cursor, counts, error (lib/migrations/index.ts names them). */
   migration: (name: string): Key => ({ PK: migrationsPk, SK: `MIGRATION#${name}` }),
@@ -238,6 +240,8 @@ export const listKeys = {
   issueActivity: (issueId: number, sequence: string) => `IA#${pad(issueId)}#${padSequence(sequence)}`,
   sprintActivity: (sprintId: number, sequence: string) => `SA#${pad(sprintId)}#${padSequence(sequence)}`,
   webhook: (webhookId: number) => `WEBHOOK#${pad(webhookId)}`,
+  /** A trashed item, newest deletion first (the time counted down from the year 2286). */
+  trash: (deletedAtMs: number, trashedSk: string) => `T#${pad(9_999_999_999_999 - deletedAtMs, 13)}#${trashedSk}`,
   /** Deliveries newest last by creation time (listed backwards). */
   delivery: (createdAtMs: number, deliveryId: string) => `D#${pad(createdAtMs, 15)}#${deliveryId}`,
 };
@@ -270,6 +274,7 @@ export const collections = {
     pk: projectPk(orgId, projectId),
     prefix: `SA#${pad(sprintId)}#`,
   }),
+  trash: (orgId: number): Collection => ({ pk: `${orgPk(orgId)}#TRASH`, prefix: 'T#' }),
   webhooks: (orgId: number): Collection => ({ pk: orgPk(orgId), prefix: 'WEBHOOK#' }),
   assignedIssues: (orgId: number, accountId: number): Collection => ({ pk: assigneePk(orgId, accountId), prefix: 'MI#' }),
   search: (orgId: number): Collection => ({ pk: searchPk(orgId), prefix: 'U#' }),

@@ -118,6 +118,22 @@ export async function signUploadForm(input: {
   };
 }
 
+/**
+ * Posts a file with its upload form (`signUploadForm`), as a browser would: S3 checks the form's
+ * conditions (size, type, checksum) itself. The service posts only a small file it was given
+ * whole (an MCP client's inline file); any other file goes from the client straight to S3.
+ */
+export async function postUploadForm(
+  form: Pick<UploadForm, 'url' | 'fields'>,
+  file: { name: string; contentType: string; bytes: Uint8Array },
+): Promise<void> {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(form.fields)) body.append(name, value);
+  body.append('file', new Blob([file.bytes], { type: file.contentType }), file.name);
+  const res = await fetch(form.url, { method: 'POST', body });
+  if (!res.ok) throw new Error(`PostObject: ${res.status} ${(await res.text()).slice(0, 200)}`);
+}
+
 function signer() {
   const b = bucket();
   return {

@@ -27,6 +27,8 @@ export type ActivityRefusal = 'recorded' | 'owner' | 'project';
 export type ImportRefusal = 'imported' | 'moved';
 export type WebhookRefusal = 'webhook' | 'limit' | 'delivery';
 export type OAuthRefusal = 'client' | 'reused' | 'revoked' | 'moved';
+/** A trash item: gone (restored, purged or never there). */
+export type TrashRefusal = 'trashed';
 export type MigrationRefusal = 'lease-lost';
 export type AttachmentRefusal = 'project' | 'issue' | 'comment' | 'attachment' | 'files_limit' | 'bytes_limit' | 'not_pending';
 
@@ -47,4 +49,5 @@ export type RefusalReason =
   | WebhookRefusal
   | OAuthRefusal
   | MigrationRefusal
-  | AttachmentRefusal;
+  | AttachmentRefusal
+  | TrashRefusal;

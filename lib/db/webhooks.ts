@@ -6,8 +6,20 @@ import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { scanPages } from './query.ts';
-import { addTo, putNew, getItem, batchGet, Refused, setAssignments, transact, updateIf, updateResource } from './transactions.ts';
-import { withVersion } from './versions.ts';
+import {
+  addTo,
+  putNew,
+  getItem,
+  batchGet,
+  Refused,
+  setAssignments,
+  STALE,
+  transact,
+  updateIf,
+  updateResource,
+} from './transactions.ts';
+import { trashPut, trashRemoval } from './trash.ts';
+import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
 
 /**
  * Webhook endpoints live in the organisation's partition (`WEBHOOK#w`, counted on the organisation
@@ -152,17 +164,28 @@ export async function updateWebhook(orgId: number, webhookId: number, fields: Pa
 }
 
 /** Deletes an endpoint and uncounts it; its deliveries expire on their own. */
-export async function deleteWebhook(orgId: number, webhookId: number): Promise<void> {
+/**
+ * Deletes endpoint `current` (as read) into the organisation's trash, in one transaction: the
+ * endpoint (only while it is as read: else `stale`, read again), `webhooks_count`, and the trash item.
+ */
+export async function trashWebhook(orgId: number, current: WebhookItem, deletedBy: number): Promise<void> {
+  const stored = current as unknown as Record<string, unknown>;
   await transact([
     {
       item: {
         Delete: {
           TableName: tableName(),
-          Key: keys.webhook(orgId, webhookId),
-          ConditionExpression: 'attribute_exists(PK)',
+          Key: keys.webhook(orgId, current.id),
+          ...(stored[VERSION_ATTRIBUTE] === undefined
+            ? { ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#v)' }
+            : {
+                ConditionExpression: 'attribute_exists(PK) AND #v = :v',
+                ExpressionAttributeValues: { ':v': stored[VERSION_ATTRIBUTE] },
+              }),
+          ExpressionAttributeNames: { '#v': VERSION_ATTRIBUTE },
         },
       },
-      reason: webhookRefusals.webhook,
+      reason: STALE,
       resource: true,
     },
     {
@@ -175,6 +198,20 @@ export async function deleteWebhook(orgId: number, webhookId: number): Promise<v
         },
       },
     },
+    trashPut(orgId, 'webhook', stored, current.url, deletedBy),
+  ]);
+}
+
+/**
+ * Brings trashed endpoint `stored` back whole (same id, secret, filter and version), in one
+ * transaction: the endpoint (its id is never reused), `webhooks_count` within the limit, and the
+ * trash item's delete (refused `trashed` when it is gone since the read).
+ */
+export async function restoreWebhook(orgId: number, stored: Record<string, unknown>): Promise<void> {
+  await transact([
+    addTo(keys.org(orgId), 'webhooks_count', 1, webhookRefusals.limit, MAX_WEBHOOKS),
+    putNew(stored),
+    trashRemoval(orgId, String(stored.SK)),
   ]);
 }
 

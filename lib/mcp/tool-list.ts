@@ -29,22 +29,6 @@ export const toolList: ToolListEntry[] = [
     "scope": "read",
     "adminOnly": false,
     "tool": {
-      "name": "list_projects",
-      "description": "The organisation's projects, oldest first.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {}
-      },
-      "annotations": {
-        "readOnlyHint": true,
-        "openWorldHint": false
-      }
-    }
-  },
-  {
-    "scope": "read",
-    "adminOnly": false,
-    "tool": {
       "name": "get_project",
       "description": "One project.",
       "inputSchema": {
@@ -880,12 +864,6 @@ export const toolList: ToolListEntry[] = [
             "description": "A state's name, or a category's.",
             "type": "string"
           },
-          "state_id": {
-            "type": [
-              "integer",
-              "null"
-            ]
-          },
           "story_points": {
             "type": [
               "integer",
@@ -982,12 +960,6 @@ export const toolList: ToolListEntry[] = [
             "description": "A state's name, or a category's.",
             "type": "string"
           },
-          "state_id": {
-            "type": [
-              "integer",
-              "null"
-            ]
-          },
           "story_points": {
             "type": [
               "integer",
@@ -1060,7 +1032,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "move_issue",
-      "description": "Move an issue to a sprint or the backlog (null), at the end or at position.",
+      "description": "Move an issue to a sprint or the backlog (null), or within its list (no to_sprint_id): at the end or at position.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1077,37 +1049,7 @@ export const toolList: ToolListEntry[] = [
           "position": {
             "type": "integer"
           }
-        },
-        "required": [
-          "to_sprint_id"
-        ]
-      },
-      "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
-        "openWorldHint": false
-      }
-    }
-  },
-  {
-    "scope": "write",
-    "adminOnly": false,
-    "tool": {
-      "name": "reorder_issue",
-      "description": "Put an issue at another place in its list.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "issue_number": {
-            "type": "string"
-          },
-          "position": {
-            "type": "integer"
-          }
-        },
-        "required": [
-          "position"
-        ]
+        }
       },
       "annotations": {
         "destructiveHint": false,
@@ -1141,7 +1083,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "create_issues",
-      "description": "Create up to 50 issues in order, each on its own (its issue or its error). dry_run: same answers, nothing written.",
+      "description": "Create up to 50 issues in order, each answered on its own (its issue or its error); dry_run writes nothing.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1156,7 +1098,6 @@ export const toolList: ToolListEntry[] = [
             "description": "Each as create_issue takes it."
           },
           "dry_run": {
-            "description": "Validate and show the results; write nothing.",
             "type": "boolean"
           }
         },
@@ -1175,7 +1116,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "update_issues",
-      "description": "Change up to 50 issues in order, each on its own (its issue or its error). dry_run: same answers, nothing written.",
+      "description": "Change up to 50 issues in order, each answered on its own (its issue or its error); dry_run writes nothing.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1190,7 +1131,6 @@ export const toolList: ToolListEntry[] = [
             "description": "Each as update_issue takes it."
           },
           "dry_run": {
-            "description": "Validate and show the results; write nothing.",
             "type": "boolean"
           }
         },
@@ -1233,7 +1173,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "search_issues",
-      "description": "Issues of every project, sprint and backlog matching q, e.g. \"is:open type:bug assignee:@me updated:>-7d label:ui,a11y sort:due-asc\" (also project:, sprint:active|none|<id>, status:, priority:>=high, points:1..5, due:<+0d, no:assignee, -negation, \"title phrase\", \"type:bug OR (type:story is:open)\", NOT).",
+      "description": "Issues of every project matching q, e.g. \"is:open type:bug assignee:@me updated:>-7d label:ui,a11y sort:due-asc\" (also project:, sprint:active|none|<id>, status:, category:, priority:>=high, points:1..5, due:<+0d, no:assignee, -x, \"phrase\", OR, NOT, ()).",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1428,6 +1368,74 @@ export const toolList: ToolListEntry[] = [
     "scope": "read",
     "adminOnly": false,
     "tool": {
+      "name": "get_attachment",
+      "description": "An attachment's file: an image or text up to 1 MB as content, anything else as a link.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_number": {
+            "type": "string"
+          },
+          "attachment_id": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "issue_number",
+          "attachment_id"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "add_attachment",
+      "description": "Attach a file to an issue: data (base64, up to 1 MB) uploads it; size instead answers an upload form, then call with attachment_id.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_number": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string"
+          },
+          "content_type": {
+            "type": "string"
+          },
+          "data": {
+            "type": "string"
+          },
+          "size": {
+            "type": "integer"
+          },
+          "comment_id": {
+            "type": "integer"
+          },
+          "attachment_id": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "issue_number"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
       "name": "list_relations",
       "description": "An issue's relations (type, other issue).",
       "inputSchema": {
@@ -1508,22 +1516,6 @@ export const toolList: ToolListEntry[] = [
       },
       "annotations": {
         "idempotentHint": true,
-        "openWorldHint": false
-      }
-    }
-  },
-  {
-    "scope": "read",
-    "adminOnly": false,
-    "tool": {
-      "name": "get_me",
-      "description": "Your account and organisation.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {}
-      },
-      "annotations": {
-        "readOnlyHint": true,
         "openWorldHint": false
       }
     }

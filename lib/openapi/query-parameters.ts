@@ -25,6 +25,7 @@ export const queryParameters: Readonly<Record<string, readonly string[]>> = {
   "GET /api/v1/projects/{project_id}/issues/{issue_id}/activity": ["page","per_page","cursor"],
   "GET /api/v1/projects/{project_id}/sprints/{sprint_id}/activity": ["page","per_page","cursor"],
   "GET /api/v1/webhooks": ["page","per_page","cursor"],
+  "GET /api/v1/trash": ["page","per_page","cursor","kind"],
   "POST /mcp": ["read_only","delete"],
   "GET /mcp": ["read_only","delete"],
   "DELETE /mcp": ["read_only","delete"],

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { deliveryIdPattern, issueKeyPattern, jobIdPattern, relationIdPattern } from '../vocabulary/ids.ts';
+import { deliveryIdPattern, issueKeyPattern, jobIdPattern, relationIdPattern, trashIdPattern } from '../vocabulary/ids.ts';
 
 /**
  * The path parameters of the route table, by name: what the service takes. Anything else names
@@ -32,6 +32,8 @@ export function pathParam(name: string): z.ZodType {
       return text(name, jobIdPattern, 'the id of an import job (a UUID), as its creation answered it.', 'uuid');
     case 'delivery_id':
       return text(name, deliveryIdPattern, 'the id of a delivery (`msg_…`), as the list of deliveries shows it.');
+    case 'trash_id':
+      return text(name, trashIdPattern, 'a trash item, as the trash lists it, such as `webhook-12`.');
     default:
       return integerId(name);
   }

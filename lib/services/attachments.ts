@@ -10,7 +10,15 @@ import { config } from '../config.ts';
 import { getAccountItem } from '../db/accounts.ts';
 import * as store from '../db/attachments.ts';
 import type { Readable } from 'node:stream';
-import { attachmentObjectKey, headObject, putObject, readObject, signDownloadUrl, signUploadForm } from '../db/objects.ts';
+import {
+  attachmentObjectKey,
+  headObject,
+  postUploadForm,
+  putObject,
+  readObject,
+  signDownloadUrl,
+  signUploadForm,
+} from '../db/objects.ts';
 import type { AttachmentRefusal } from '../db/refusals.ts';
 import { nextId } from '../db/sequences.ts';
 import { isRefused } from '../db/transactions.ts';
@@ -123,6 +131,28 @@ export async function createAttachment(
     ...(await toAttachment(stored)),
     upload: { method: 'POST', url: form.url, fields: form.fields, expires_at: form.expiresAt },
   };
+}
+
+/**
+ * Attaches a small file given whole (an MCP client's inline file): declared with its size and
+ * SHA-256, posted to S3 with its own upload form as any client's file is, then completed. If the
+ * post or the check fails, the pending attachment is deleted again: nothing half-made stays.
+ */
+export async function attachFile(
+  caller: Principal,
+  issueKey: string,
+  input: Omit<AttachmentCreate, 'size' | 'sha256'>,
+  bytes: Uint8Array,
+): Promise<Attachment> {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const declared = await createAttachment(caller, issueKey, { ...input, size: bytes.length, sha256 });
+  try {
+    await postUploadForm(declared.upload, { name: input.name, contentType: input.content_type, bytes });
+    return await completeAttachment(caller, issueKey, declared.id);
+  } catch (err) {
+    await deleteAttachment(caller, issueKey, declared.id).catch(() => undefined);
+    throw err;
+  }
 }
 
 /** What a refused create means; the issue's count refusal is a 404 only when the issue is gone. */

@@ -6,6 +6,7 @@ import type { Delivery, Webhook, WebhookUpdate } from '../schemas/webhooks.ts';
 import { endpointRefusal } from '../model/address-guard.ts';
 import { ForbiddenError, NotFoundError, TransitionError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
+import { rereadOnStale } from '../db/transactions.ts';
 import { refusedAs, type Meanings } from './refusals.ts';
 import { type WebhookRefusal } from '../db/refusals.ts';
 
@@ -86,9 +87,12 @@ export async function updateWebhook(caller: Principal, webhookId: number, change
   return store.toWebhook(await refusedAs(refusals, () => store.updateWebhook(caller.orgId, webhookId, fields)));
 }
 
+/** Moves an endpoint into the organisation's trash (docs/trash.md); read first, so the trash holds it whole. */
 export async function deleteWebhook(caller: Principal, webhookId: number): Promise<void> {
-  requireAdmin(caller);
-  await refusedAs(refusals, () => store.deleteWebhook(caller.orgId, webhookId));
+  await rereadOnStale(async () => {
+    const current = await ownWebhook(caller, webhookId);
+    await refusedAs(refusals, () => store.trashWebhook(caller.orgId, current, caller.accountId));
+  });
 }
 
 /** The most recent deliveries of an endpoint, newest first. */

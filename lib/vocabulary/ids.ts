@@ -17,4 +17,6 @@ export const relationIdPattern = /^[1-9]\d{0,15}-(blocks|relates_to|duplicates)-
 export const jobIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A webhook delivery's id, the `webhook-id` header of its attempts: `msg_` and up to 64 URL-safe characters. */
+/** A trash item's id: the kind of item and its own id (`webhook-12`). */
+export const trashIdPattern = /^[a-z]{1,16}-[1-9]\d{0,15}$/;
 export const deliveryIdPattern = /^msg_[\w-]{1,64}$/;

@@ -153,6 +153,10 @@ async function relatedPair(f: Fixture, status?: string): Promise<[string, string
 }
 const createdId = async (f: Fixture, list: string, body: unknown) => `${list}/${(await f.post(f.admin, list, body)).id}`;
 
+/** A webhook made to be deleted into the trash: its path. */
+const trashedWebhook = (f: Fixture) =>
+  createdId(f, '/api/v1/webhooks', { webhook: { url: receiver!.url, events: ['sprint.completed'] } });
+
 /** A pending attachment on a backlog issue, its file posted to the local S3 server when `upload`. */
 async function pendingAttachment(f: Fixture, upload: boolean): Promise<{ key: string; id: number }> {
   const issue = await f.post(f.admin, `${f.p}/issues`, { issue: { title: 'With a file' } });
@@ -512,6 +516,30 @@ const recipes: Record<string, Recipe> = {
         await createdId(f, '/api/v1/webhooks', { webhook: { url: receiver!.url, events: ['issue.created'] } }),
       ),
     ),
+  // The trash (docs/trash.md): a webhook deleted for the purpose, then listed, restored, deleted again and purged.
+  'GET /api/v1/trash': async (f) => {
+    for (let i = 0; i < 2; i++) await f.admin.delete(await trashedWebhook(f));
+    const first = await f.admin.get('/api/v1/trash?per_page=1');
+    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+    expect(next).toBeDefined();
+    const url = new URL(next!, 'http://x');
+    return [...one('first page', first), ...one('next link', await f.admin.get(url.pathname + url.search))];
+  },
+  'GET /api/v1/trash/{trash_id}': async (f) => {
+    const path = await trashedWebhook(f);
+    await f.admin.delete(path);
+    return one('get', await f.admin.get(`/api/v1/trash/webhook-${path.split('/').at(-1)}`));
+  },
+  'POST /api/v1/trash/{trash_id}/restore': async (f) => {
+    const path = await trashedWebhook(f);
+    await f.admin.delete(path);
+    return one('restore', await f.admin.post(`/api/v1/trash/webhook-${path.split('/').at(-1)}/restore`));
+  },
+  'DELETE /api/v1/trash/{trash_id}': async (f) => {
+    const path = await trashedWebhook(f);
+    await f.admin.delete(path);
+    return one('purge', await f.admin.delete(`/api/v1/trash/webhook-${path.split('/').at(-1)}`));
+  },
   'POST /api/v1/webhooks/{webhook_id}/secret': async (f) => one('rotate', await f.admin.post(`${f.hook}/secret`)),
   'GET /api/v1/webhooks/{webhook_id}/deliveries': async (f) => one('list', await f.admin.get(`${f.hook}/deliveries`)),
   'POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver': async (f) =>

@@ -25,6 +25,8 @@ interface Seeded {
   label: Record<string, any>;
   attachment: Record<string, any>;
   state: Record<string, any>;
+  /** A webhook endpoint of A's deleted into its trash (docs/trash.md): its trash id. */
+  trashed: { id: string };
   /** An import job of A (a dry run), settled before the cases run so that its read-back stays put. */
   importJob: Record<string, any>;
   /** A delivery id of A's endpoint (none need exist: the endpoint already is not B's). */
@@ -78,6 +80,13 @@ beforeAll(async () => {
   const webhook = ok(
     await client.post('/api/v1/webhooks', { webhook: { url: `https://hooks.example.com/${tag}`, events: ['project.deleted'] } }),
   );
+  const doomed = ok(
+    await client.post('/api/v1/webhooks', {
+      webhook: { url: `https://hooks.example.com/${tag}-gone`, events: ['project.deleted'] },
+    }),
+  );
+  expect((await client.delete(`/api/v1/webhooks/${doomed.id}`)).status).toBe(204);
+  const trashed = { id: `webhook-${doomed.id}` };
   const upload = ok(
     await client.request('POST', `/api/v1/imports?format=github-json&project_id=${project.id}&dry_run=true`, {
       raw: JSON.stringify([{ number: 1, title: `${tag} imported`, state: 'OPEN' }]),
@@ -105,6 +114,7 @@ beforeAll(async () => {
       label,
       attachment,
       state,
+      trashed,
       importJob,
       delivery: { id: 'msg_none' },
       extraAccountId: extra.account.id,
@@ -146,6 +156,8 @@ function resourceFor(route: Route, param: string, segmentBefore: string): Record
       return seeded.label;
     case 'states':
       return seeded.state;
+    case 'trashs':
+      return seeded.trashed;
     case 'jobs':
       return seeded.importJob;
     default:
@@ -183,6 +195,7 @@ function readPathOf(resource: Record<string, any>): string {
   if (resource === seeded.attachment) return `/api/v1/issues/${seeded.backlogIssue.issue_number}/attachments`;
   if (resource === seeded.label) return `${pp}/labels/${seeded.label.id}`;
   if (resource === seeded.state) return `${pp}/states/${seeded.state.id}`;
+  if (resource === seeded.trashed) return `/api/v1/trash/${seeded.trashed.id}`;
   if (resource === seeded.importJob) return `/api/v1/imports/${seeded.importJob.id}`;
   return `/api/v1/comments/${resource.id}`;
 }

@@ -50,6 +50,8 @@ async function fixture() {
     attachment: { name: 'a.txt', content_type: 'text/plain', size: 5 },
   });
   const state = await post(`${p}/states`, { state: { name: 'Review', category: 'in_progress' } });
+  const gone = await post('/api/v1/webhooks', { webhook: { url: receiver.url, events: ['sprint.completed'] } });
+  expect((await admin.delete(`/api/v1/webhooks/${gone.id}`)).status).toBe(204);
   await waitFor(() => receiver!.accepted().length >= 2, 60_000, 'the webhook deliveries');
   const delivery = receiver.accepted()[0]!.id;
   // Settled: no delivery still pending, so that the deliveries list only changes if a request changes it.
@@ -69,6 +71,7 @@ async function fixture() {
     relation_id: relation.id,
     attachment_id: String(attachment.id),
     state_id: String(state.id),
+    trash_id: `webhook-${gone.id}`,
     job_id: '00000000-0000-4000-8000-000000000001',
   };
   return { admin, member, p, planning: planning.id, active: active.id, backlogIssue: backlogIssue.id, ids };
@@ -129,6 +132,8 @@ function witnessOf(r: Route, path: string, f: Fixture): { client: ApiClient; pat
   if (r.path === '/api/v1/imports') return { client: f.admin, path: `${f.p}/issues` };
   if (r.path.endsWith('/redeliver')) return { client: f.admin, path: path.replace(/\/[^/]+\/redeliver$/, '') };
   if (r.path.endsWith('/secret')) return { client: f.admin, path: path.replace(/\/secret$/, '') };
+  // A restore or a purge: the trashed item as read.
+  if (r.path.startsWith('/api/v1/trash')) return { client: f.admin, path: `/api/v1/trash/${f.ids.trash_id}` };
   // A bulk write's list.
   if (r.path.endsWith('/bulk')) return { client: f.admin, path: path.replace(/\/bulk$/, '') };
   // An attachment's GET is a redirect to its file: its issue's list of attachments.

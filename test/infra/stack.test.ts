@@ -610,6 +610,9 @@ const expectedGrants: Record<string, Expected> = {
   'functions/webhooks/create.ts': write(),
   'functions/webhooks/update.ts': write(),
   'functions/webhooks/delete.ts': write(),
+  'functions/trash/read.ts': read(lists),
+  'functions/trash/restore.ts': write(),
+  'functions/trash/delete.ts': write(),
   'functions/webhooks/rotate-secret.ts': write(),
   'functions/webhooks/redeliver.ts': write(),
   'functions/change-feed.ts': { table: [...writes, 'dynamodb:BatchWriteItem'], indexes: ['LSI1'] },
@@ -1443,7 +1446,7 @@ describe("attachments' bucket", () => {
     );
   });
 
-  it('lets only the upload-URL function put, only the readers (REST, /mcp) get, only the cascade delete, each on the objects under o/ alone', () => {
+  it('lets only the upload-form functions (REST create, /mcp) put, only the readers (REST, /mcp) get, only the cascade delete, each on the objects under o/ alone', () => {
     const roleEntry = new Map(functionRoles().map((r) => [r.role, r.entry]));
     const uses: Record<string, string[]> = {};
     for (const [, policy] of policies()) {
@@ -1461,7 +1464,7 @@ describe("attachments' bucket", () => {
       'functions/attachments/create.ts': ['s3:PutObject'],
       'functions/attachments/read.ts': ['s3:GetObject'],
       'functions/attachments/complete.ts': ['s3:GetObject'],
-      'functions/mcp.ts': ['s3:GetObject'],
+      'functions/mcp.ts': ['s3:GetObject', 's3:PutObject'],
       'functions/cascade.ts': ['s3:DeleteObject'],
     });
   });

@@ -1,7 +1,14 @@
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deleteWebhook, getDelivery, insertDelivery, insertWebhook, pendingDelivery } from '../../lib/db/webhooks.ts';
+import {
+  getDelivery,
+  getWebhookItem,
+  insertDelivery,
+  insertWebhook,
+  pendingDelivery,
+  trashWebhook,
+} from '../../lib/db/webhooks.ts';
 import { processDelivery, type DeliverySettings } from '../../lib/webhooks/deliver.ts';
 import type { DeliveryMessage } from '../../lib/webhooks/queue.ts';
 import { generateSecret } from '../../lib/model/signing.ts';
@@ -169,7 +176,7 @@ describe('an endpoint deleted while its attempt runs', () => {
     let orgId = 0;
     // The receiver deletes the endpoint, then answers 500 once the delete is done.
     r.respond = () => {
-      deleting ??= deleteWebhook(orgId, 1);
+      deleting ??= getWebhookItem(orgId, 1).then((w) => trashWebhook(orgId, w!, 1));
       return { status: 500, delayMs: 500 };
     };
     const org = await newOrganisation();

@@ -43,6 +43,7 @@ const samples: Record<keyof typeof keys, unknown[]> = {
   oauthRefresh: ['r'.repeat(64)],
   idempotency: ['key'],
   idempotencyPart: ['key', 2],
+  trash: [1, 'WEBHOOK#0000000002'],
   deletion: [{ PK: 'ORG#0000000001#P#0000000002', SK: 'ISSUE#0000000003' }],
   migration: ['add-things'],
   migrationLease: [],

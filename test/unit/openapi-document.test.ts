@@ -103,6 +103,7 @@ describe('the OpenAPI document', () => {
       relation_id: ['65-blocks-66', '3-relates_to-9', '12-duplicates-7'],
       job_id: [randomUUID()],
       delivery_id: ['msg_2bq9R0u1x7Xn2p3K6dZ8vA1yQw'],
+      trash_id: ['webhook-12', 'comment-3'],
     };
     for (const route of routes) {
       const op = operationOf(route.method, route.path);

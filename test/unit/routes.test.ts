@@ -112,8 +112,8 @@ describe('the route table', () => {
       )
       .map((r) => `${r.method} ${r.path}`);
     expect(conditional).toEqual(expected);
-    // … and DELETE of a relation (If-Match names its issue), and of an attachment
-    expect(conditional.length).toBe(2 * 7 + 7 + 4 + 3 + 1 + 1);
+    // … and DELETE of a relation (If-Match names its issue), of an attachment, and of a trashed item (its purge)
+    expect(conditional.length).toBe(2 * 7 + 7 + 4 + 3 + 1 + 1 + 1);
   });
 
   it('gives GETs read-only access and every other method write access, unless a row says otherwise', () => {

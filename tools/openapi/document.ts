@@ -414,6 +414,8 @@ const tagDescriptions: Record<string, string> = {
   Backlog: "A project's backlog: the issues in no sprint.",
   Activity: 'The history of changes of an issue or a sprint.',
   Webhooks: 'Signed webhooks: endpoints, their deliveries and their secrets (admins only).',
+  Trash:
+    "Deleted items kept for the organisation's retention period: listed, restored whole with the same id, or deleted for good (admins only).",
   OAuth: "The OAuth 2.1 authorization server of /mcp (OAuth's own errors, not the API's).",
   MCP: 'The Model Context Protocol server (Streamable HTTP, stateless, JSON answers).',
 };

@@ -1,21 +1,11 @@
 import * as z from 'zod';
-import { listAccounts, me } from '../../services/accounts.ts';
-import { Account, Organisation } from '../../schemas/accounts.ts';
+import { listAccounts } from '../../services/accounts.ts';
+import { Account } from '../../schemas/accounts.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { annotations, defineTool, type Tool } from '../tool.ts';
 
+/** The organisation's accounts; who you are is get_workspace's `me` and `organisation`. */
 export const accountTools: Tool[] = [
-  defineTool(
-    'get_me',
-    {
-      description: 'Your account and organisation.',
-      input: z.object({}),
-      output: { account: Account, organisation: Organisation },
-      annotations: annotations.read,
-    },
-    async (caller) => me(caller),
-  ),
-
   defineTool(
     'list_accounts',
     {

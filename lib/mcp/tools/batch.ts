@@ -71,7 +71,7 @@ const results = (outcomes: BulkOutcome[]) =>
 const batchInput = (single: string) =>
   z.object({
     items: z.array(z.looseObject({})).min(1).max(BATCH_MAX_ITEMS).describe(`Each as ${single} takes it.`),
-    dry_run: z.boolean().optional().describe('Validate and show the results; write nothing.'),
+    dry_run: z.boolean().optional(),
   });
 
 const batchOutput = {
@@ -118,7 +118,7 @@ export const batchTools: Tool[] = [
   batchTool(
     'create_issues',
     'create_issue',
-    `Create up to ${BATCH_MAX_ITEMS} issues in order, each on its own (its issue or its error). dry_run: same answers, nothing written.`,
+    `Create up to ${BATCH_MAX_ITEMS} issues in order, each answered on its own (its issue or its error); dry_run writes nothing.`,
     annotations.create,
     createOp,
     false,
@@ -126,7 +126,7 @@ export const batchTools: Tool[] = [
   batchTool(
     'update_issues',
     'update_issue',
-    `Change up to ${BATCH_MAX_ITEMS} issues in order, each on its own (its issue or its error). dry_run: same answers, nothing written.`,
+    `Change up to ${BATCH_MAX_ITEMS} issues in order, each answered on its own (its issue or its error); dry_run writes nothing.`,
     annotations.update,
     updateOp,
     true,

@@ -1,4 +1,5 @@
 import { accountTools } from './accounts.ts';
+import { attachmentTools } from './attachments.ts';
 import { batchTools } from './batch.ts';
 import { commentTools } from './comments.ts';
 import { issueTools } from './issues.ts';
@@ -22,6 +23,7 @@ export const tools: Tool[] = [
   ...searchTools,
   ...labelTools,
   ...commentTools,
+  ...attachmentTools,
   ...relationTools,
   ...accountTools,
 ];

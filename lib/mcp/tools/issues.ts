@@ -5,6 +5,7 @@ import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../
 import { listMyIssues } from '../../services/my-issues.ts';
 import { Issue, IssueCreateFields, IssuePriority, IssueStatus, IssueType, IssueUpdateFields } from '../../schemas/issues.ts';
 import { IssueLabelsField } from '../../schemas/labels.ts';
+import { ValidationError } from '../../vocabulary/errors.ts';
 import { filteredPage, listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, issueRefUnlisted as unlisted, locateIssue } from '../locate.ts';
 import { accountRef, projectRef, sprintRef } from '../resolve.ts';
@@ -33,7 +34,8 @@ const labelNames = () => z.array(z.string().trim().min(1).max(50)).min(1).max(20
 /** An issue's labels as create_issue and update_issue take them (the REST field, described shorter). */
 const labelRefs = () => IssueLabelsField().optional().describe("Names or ids; replaces the issue's.");
 /**
- * A status as a write names it: a state of the issue's project by name, or a category. Which
+ * A status as a write names it: a state of the issue's project by name (unique in a project, so
+ * the tools take no `state_id`), or a category. Which
  * names the project has is the write's to check (a 422 listing them, lib/model/workflow.ts), as
  * the REST routes do once they have read the project (lib/http/project-statuses.ts).
  */
@@ -184,7 +186,7 @@ export const issueTools: Tool[] = [
       input: z.object({
         project_id: projectId(),
         sprint_id: sprintRef().nullable().optional(),
-        ...IssueCreateFields.shape,
+        ...IssueCreateFields.omit({ state_id: true }).shape,
         status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),
@@ -203,7 +205,7 @@ export const issueTools: Tool[] = [
       description: "Change an issue's fields.",
       input: z.object({
         ...issueRef,
-        ...IssueUpdateFields.omit({ sprint_id: true, position: true }).shape,
+        ...IssueUpdateFields.omit({ sprint_id: true, position: true, state_id: true }).shape,
         status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),
@@ -221,10 +223,11 @@ export const issueTools: Tool[] = [
   defineTool(
     'move_issue',
     {
-      description: 'Move an issue to a sprint or the backlog (null), at the end or at position.',
+      description:
+        'Move an issue to a sprint or the backlog (null), or within its list (no to_sprint_id): at the end or at position.',
       input: z.object({
         ...issueRef,
-        to_sprint_id: sprintRef().nullable(),
+        to_sprint_id: sprintRef().nullable().optional(),
         position: place().optional(),
       }),
       unlisted,
@@ -232,23 +235,12 @@ export const issueTools: Tool[] = [
       annotations: annotations.update,
     },
     async (caller, { to_sprint_id, position, ...ref }) => {
+      if (to_sprint_id === undefined && position === undefined) {
+        throw new ValidationError(['to_sprint_id or position is required: where the issue goes']);
+      }
       const { at, issueId } = await locateIssue(caller, ref);
-      return { issue: await updateIssue(caller, at, issueId, { sprint_id: to_sprint_id, position }) };
-    },
-  ),
-
-  defineTool(
-    'reorder_issue',
-    {
-      description: 'Put an issue at another place in its list.',
-      input: z.object({ ...issueRef, position: place() }),
-      unlisted,
-      output: one,
-      annotations: annotations.update,
-    },
-    async (caller, { position, ...ref }) => {
-      const { at, issueId } = await locateIssue(caller, ref);
-      return { issue: await updateIssue(caller, at, issueId, { position }) };
+      const to = to_sprint_id === undefined ? { position } : { sprint_id: to_sprint_id, position };
+      return { issue: await updateIssue(caller, at, issueId, to) };
     },
   ),
 

@@ -1,0 +1,114 @@
+import { config } from '../config.ts';
+import { trashExpiry, type TrashKind } from '../model/trash.ts';
+import { tableName } from './client.ts';
+import { attribute, itemKind } from './item.ts';
+import { collections, keys, listKeys, type Key } from './keys.ts';
+import { listPageWith, type PageRequest } from './list.ts';
+import { tableDefinition } from './table.ts';
+import { getItem, transact, type GuardedItem } from './transactions.ts';
+import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
+
+/**
+ * The organisation's trash: a deleted item, whole, in the organisation's trash partition under its
+ * own sort key, written in the transaction that deletes it (so it leaves every answer and enters
+ * the trash at once) and listed newest deletion first (LSI1). DynamoDB's TTL purges it
+ * `trashRetentionDays` after the delete (lib/config.ts); reads treat one past its time as purged
+ * (lib/model/trash.ts), since the TTL deletes some time later and DynamoDB Local never does.
+ */
+export const trashItem = itemKind({
+  type: 'trash',
+  key: { PK: 'ORG#o#TRASH', SK: '<SK of x>', LSK: 'T#countdown#<SK of x>' },
+  about: 'deleted item, whole, kept for the retention period (TTL `expires_at`)',
+  attributes: {
+    kind: attribute.oneOf<TrashKind>('kind'),
+    itemId: attribute.number('item_id'),
+    /** What a list shows of it: a webhook's URL. */
+    title: attribute.string('title'),
+    deletedBy: attribute.number('deleted_by'),
+    deletedAt: attribute.string('deleted_at'),
+    /** The trash item's own version (1: it never changes): what its ETag and a purge's `If-Match` name. */
+    version: attribute.number(VERSION_ATTRIBUTE),
+    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+    /** The deleted item, every attribute as it was stored. */
+    stored: { stored: 'stored', read: (v: unknown) => v as Record<string, unknown>, write: (v: unknown) => v },
+  },
+});
+
+export type TrashFields = ReturnType<typeof trashItem.decode>;
+
+/** The Put that moves `stored` (the item being deleted, as read) into the organisation's trash. */
+export function trashPut(
+  orgId: number,
+  kind: TrashKind,
+  stored: Record<string, unknown>,
+  title: string,
+  deletedBy: number,
+): GuardedItem {
+  const now = Date.now();
+  const sk = String(stored.SK);
+  return {
+    item: {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.trash(orgId, sk),
+          LSK: listKeys.trash(now, sk),
+          type: trashItem.type,
+          ...trashItem.encode({
+            kind,
+            itemId: Number(stored.id),
+            title,
+            deletedBy,
+            deletedAt: new Date(now).toISOString(),
+            version: 1,
+            expiresAt: trashExpiry(now, config().trashRetentionDays),
+            stored,
+          }),
+        },
+      },
+    },
+  };
+}
+
+/** The key a trashed item of `kind` had. */
+const keyOf = (orgId: number, kind: TrashKind, itemId: number): Key => {
+  switch (kind) {
+    case 'webhook':
+      return keys.webhook(orgId, itemId);
+  }
+};
+
+/** The trashed item `itemId` of `kind`, or undefined. */
+export async function getTrashed(orgId: number, kind: TrashKind, itemId: number): Promise<TrashFields | undefined> {
+  const item = await getItem(keys.trash(orgId, keyOf(orgId, kind, itemId).SK));
+  const found = item ? trashItem.decode(item) : undefined;
+  return found?.kind === kind ? found : undefined;
+}
+
+/** A page of the organisation's trash, newest deletion first. */
+export async function listTrash(orgId: number, page: PageRequest) {
+  const { page: result } = await listPageWith<Record<string, unknown>>(collections.trash(orgId), page, []);
+  return { page: result, items: result.items.map((i) => trashItem.decode(i)) };
+}
+
+/** The Delete of a trash item, only while it is there (else refused `trashed`). */
+export function trashRemoval(orgId: number, trashedSk: string): GuardedItem {
+  return {
+    item: {
+      Delete: { TableName: tableName(), Key: keys.trash(orgId, trashedSk), ConditionExpression: 'attribute_exists(PK)' },
+    },
+    reason: 'trashed',
+  };
+}
+
+/**
+ * Deletes trashed item `itemId` of `kind` for good (refused `trashed` when it is gone). It is the
+ * request's resource: `If-Match` names its version (`trashAnswer`).
+ */
+export async function purgeTrashed(orgId: number, kind: TrashKind, itemId: number): Promise<void> {
+  await transact([{ ...trashRemoval(orgId, keyOf(orgId, kind, itemId).SK), resource: true }]);
+}
+
+/** `answer` (a trash item as answered) with the version of the trash item it shows: its ETag. */
+export const trashAnswer = <T extends object>(orgId: number, f: TrashFields, answer: T): T =>
+  withVersion(answer, { ...keys.trash(orgId, keyOf(orgId, f.kind, f.itemId).SK), version: f.version });

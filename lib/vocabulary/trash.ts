@@ -1,0 +1,3 @@
+/** The kinds of item the trash holds (docs/trash.md). */
+export const TRASH_KINDS = ['webhook'] as const;
+export type TrashKind = (typeof TRASH_KINDS)[number];

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError, readConfig } from '../../lib/config.ts';
+import { isExpired, parseTrashId, trashExpiry, trashId } from '../../lib/model/trash.ts';
+
+describe('the trash’s rules (lib/model/trash.ts)', () => {
+  it('expires an item the retention period after its delete, to the second', () => {
+    const deleted = Date.UTC(2026, 10, 1, 12, 0, 0, 500);
+    const ttl = trashExpiry(deleted, 30);
+    expect(ttl).toBe(Date.UTC(2026, 11, 1, 12, 0, 0) / 1000);
+    expect(isExpired(ttl, ttl * 1000 - 1)).toBe(false);
+    expect(isExpired(ttl, ttl * 1000)).toBe(true);
+  });
+
+  it('reads a trash id back, and nothing else', () => {
+    expect(parseTrashId(trashId('webhook', 12))).toEqual({ kind: 'webhook', itemId: 12 });
+    for (const bad of ['webhook-0', 'webhook-012', 'sprint-1', 'webhook-', '-1', 'webhook-1-2', 'WEBHOOK-1']) {
+      expect(parseTrashId(bad), bad).toBeUndefined();
+    }
+  });
+
+  it('keeps 30 days unless TRASH_RETENTION_DAYS says otherwise (1 to 3650)', () => {
+    expect(readConfig({}, false).trashRetentionDays).toBe(30);
+    expect(readConfig({ TRASH_RETENTION_DAYS: '7' }, false).trashRetentionDays).toBe(7);
+    for (const bad of ['0', '3651', '1.5', 'ten']) {
+      expect(() => readConfig({ TRASH_RETENTION_DAYS: bad }, false), bad).toThrow(ConfigurationError);
+    }
+  });
+});
