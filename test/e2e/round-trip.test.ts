@@ -14,6 +14,7 @@ import { Label } from '../../lib/schemas/labels.ts';
 import { Project } from '../../lib/schemas/projects.ts';
 import { Sprint } from '../../lib/schemas/sprints.ts';
 import { newOrganisation, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { activityOf } from '../support/eventually.ts';
 
 /**
  * Export, then import into an empty organisation, gives back the same organisation, field by
@@ -35,8 +36,7 @@ const kinds: Record<string, { schema: z.ZodObject; extras: string[] }> = {
   sprint: { schema: Sprint, extras: ['sprint_lead_email', 'history'] },
   issue: { schema: Issue, extras: ['assignee_email', 'author_email', 'relations'] },
   comment: { schema: Comment, extras: ['author_email'] },
-  // `reverts` is on a revert's entry only (docs/activity.md), and this organisation's history has none.
-  activity: { schema: Activity.omit({ reverts: true }), extras: ['project_id'] },
+  activity: { schema: Activity, extras: ['project_id'] },
 };
 const fieldsOf = (kind: string) => [
   ...Object.keys((kinds[kind] as { schema: z.ZodObject }).schema.shape),
@@ -210,6 +210,14 @@ async function generate(seed: number, clients: { admin: ApiClient; member: ApiCl
     // An open blocker: its issue shows `blocked`.
     await ok(as().patch((issues[6] as Line).path, { issue: { status: 'todo' } }), 200);
     await relate(issues[6] as Line, 'blocks', issues[7] as Line);
+    // A change reverted (docs/activity.md): the revert's entry names the entry it undid.
+    const reverted = issues[10] as Line;
+    const priority = (await admin.get(reverted.path)).body.priority === 'urgent' ? 'low' : 'urgent';
+    await ok(as().patch(reverted.path, { issue: { priority } }), 200);
+    const [change] = await activityOf<Line>(admin, reverted.path, 1, (e) =>
+      e.changes.some((c: Line) => c.field === 'priority' && c.to === priority),
+    );
+    await ok(as().post(`/api/v1/activity/${change!.id}/revert`), 200);
     await relate(issues[8] as Line, 'duplicates', issues[9] as Line);
     await relate(issues[10] as Line, 'relates_to', issues[11] as Line);
     await relate(issues[9] as Line, 'blocked_by', issues[11] as Line);
@@ -383,8 +391,16 @@ function expectSameOrganisation(source: Line[], again: Line[], report: ExportImp
     const fields = fieldsOf(kind);
     const mine = records(source, kind);
     expect(mine.length, kind).toBeGreaterThan(0);
-    // Every line carries exactly the schema's fields and its extras: nothing left out, nothing not compared.
-    for (const l of [...mine, ...records(again, kind)]) expect(Object.keys(l).sort(), kind).toEqual(['kind', ...fields].sort());
+    // Every line carries exactly the schema's fields and its extras: nothing left out, nothing not
+    // compared; but for a field only some lines have (a revert's `reverts`), as its schema says.
+    const optional = fields.filter((f) => (kinds[kind]!.schema.shape[f] as z.ZodType | undefined)?.safeParse(undefined).success);
+    for (const l of [...mine, ...records(again, kind)])
+      expect(
+        Object.keys(l)
+          .filter((f) => !optional.includes(f))
+          .sort(),
+        kind,
+      ).toEqual(['kind', ...fields.filter((f) => !optional.includes(f))].sort());
     // The generator used every field of every kind.
     for (const f of fields)
       expect(
@@ -430,10 +446,18 @@ function expectSameOrganisation(source: Line[], again: Line[], report: ExportImp
         .filter((f) => f !== 'id')
         .map((f) => [f, l[f]]),
     );
+  // A revert's `reverts` names an entry of the same history: compared by its place there.
+  const placed = (entries: Line[]) =>
+    entries.map((l) => ({ ...without(l), reverts: l.reverts && entries.findIndex((e) => e.id === l.reverts) }));
+  expect(
+    [...before.values()].flat().filter((l) => l.reverts),
+    'a revert in the history',
+  ).not.toEqual([]);
   for (const key of new Set([...before.keys(), ...after.keys()])) {
     const entries = before.get(key) ?? [];
     const made = after.get(key) ?? [];
-    expect(made.map(without), key).toEqual(entries.map(without));
+    expect(placed(made), key).toEqual(placed(entries));
+    for (const l of placed(made)) if (l.reverts !== undefined) expect(l.reverts, key).toBeGreaterThanOrEqual(0);
     // Ids are opaque, and keep the entries' order.
     const ids = made.map((e) => e.id);
     expect([...ids].sort(), key).toEqual(ids);

@@ -17,6 +17,7 @@ import {
 import { storedRelations } from '../../db/relations.ts';
 import { toSprint } from '../../db/sprints.ts';
 import { toComment } from '../../db/comments.ts';
+import { toActivity } from '../activity.ts';
 import { attachmentItem } from '../../db/attachments.ts';
 import { exportedFileName } from '../../model/attachments.ts';
 import { getOrganisationItem, toAccount } from '../../db/accounts.ts';
@@ -32,6 +33,9 @@ import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
  * read), so memory stays bounded at any size. Never written: tokens, webhook endpoints and their
  * secrets, OAuth data, idempotency records.
  */
+
+/** An activity entry's line: as stored, under the id the API shows (what a revert's `reverts` names). */
+const activityLine = (item: Record<string, unknown>) => ({ ...withoutLayout(item), id: toActivity(item).id });
 
 export const EXPORT_FORMAT = 'sprint-ticketing-export';
 /** 2: the `end` line's digest; accounts' `created_at`; issues' `source_key` and `author_email`; sprints' `history`. */
@@ -217,7 +221,7 @@ export async function* walkExport(
             sprint_lead_email: email(s.sprint_lead_id),
             history: sprintHistory(s),
           });
-        else if (s.type === 'activity') yield line('activity', withoutLayout(s));
+        else if (s.type === 'activity') yield line('activity', activityLine(s));
       }
       Object.assign(position, { step: 3, after: undefined, list: undefined, place: 0 });
     }
@@ -243,7 +247,7 @@ export async function* walkExport(
       for await (const item of items(exportCollections.issueContents(orgId, projectId))) {
         if (item.type === 'comment')
           yield line('comment', { ...dropVersion(toComment(item)), author_email: email(item.author_id) });
-        else if (item.type === 'activity') yield line('activity', withoutLayout(item));
+        else if (item.type === 'activity') yield line('activity', activityLine(item));
         else if (item.type === 'attachment' && item.status === 'ready') yield line('attachment', attachmentLine(item));
       }
     }

@@ -5,6 +5,7 @@ import { advance, nextId } from '../../db/sequences.ts';
 import { restoreSprint } from '../../db/sprints.ts';
 import { createAccountInOrg } from '../accounts.ts';
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
+import { activityIdOf } from '../../vocabulary/ids.ts';
 import { listAttachments, type StoredAttachment } from '../../db/attachments.ts';
 import { attachmentObjectKey } from '../../db/objects.ts';
 import { AttachmentCreateFields } from '../../schemas/attachments.ts';
@@ -629,6 +630,9 @@ class ExportImport {
     return minted;
   }
 
+  /** Each restored entry's id in the file → its id here: what a later entry's `reverts` names. */
+  private readonly entryIds = new Map<string, string>();
+
   /** An activity entry with every id in it (in its changes too) mapped to the ids here. */
   private async mappedActivity(line: Line, n: number): Promise<Activity> {
     const changes = [];
@@ -655,6 +659,10 @@ class ExportImport {
       sprint_id: await this.mapped('sprints', line.sprint_id),
       comment_id: await this.mapped('comments', line.comment_id),
       changes: changes as Activity['changes'],
+      // A revert names the entry it undid, restored before it (an entry this import did not bring: none).
+      ...(typeof line.reverts === 'string' && this.entryIds.has(line.reverts)
+        ? { reverts: this.entryIds.get(line.reverts) }
+        : {}),
     };
   }
 
@@ -810,6 +818,10 @@ class ExportImport {
       const owner = sprintEvent ? activity.sprint_id : activity.issue_id;
       // Only under what this import brought (an issue or sprint that was there before keeps its own history).
       if (!projectId || owner === null || !(sprintEvent ? this.ownSprints : this.ownIssues).has(owner)) continue;
+      this.entryIds.set(
+        String(line.id),
+        activityIdOf(projectId, sprintEvent ? { sprintId: owner } : { issueId: owner }, activity.id),
+      );
       const outcome = await recordActivity({
         orgId: this.options.orgId,
         projectId,
