@@ -4,10 +4,10 @@ import type { IssueItem } from '../db/issues.ts';
 import type { ParentGuard } from '../db/issue-write.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { SubIssue } from '../schemas/issues.ts';
-import { SUMMARY } from '../model/derivations.ts';
 import { NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
 import { readIssueItem } from '../db/issue-refs.ts';
+import { issueItem } from '../db/issue-item.ts';
 
 /**
  * Sub-issues: an issue's `parent_id` names another issue of its project (any list), or null. The
@@ -33,7 +33,7 @@ export const parentMessages = {
   children: `parent_id names an issue that already has ${subIssueLimits.children} sub-issues, the most an issue may have`,
 } as const;
 
-const childCount = (item: IssueItem) => Number((item as unknown as Record<string, unknown>)[SUMMARY.total] ?? 0);
+const childCount = (item: IssueItem) => issueItem.field(item, 'subIssuesTotal');
 
 /** How many more sub-issues an issue may be given (lib/vocabulary: the limit). */
 export const childrenRoom = (item: IssueItem): number => Math.max(0, subIssueLimits.children - childCount(item));
