@@ -40,7 +40,8 @@ export const childrenRoom = (item: IssueItem): number => Math.max(0, subIssueLim
 
 /** What a write stores of a parent decided on: the parent's id and number (the children index lives under it). */
 export interface ParentDecision {
-  set: { parent_id: number | null; parent_number: string | null };
+  parentId: number | null;
+  parentNumber: string | null;
   guard?: ParentGuard | undefined;
 }
 
@@ -57,7 +58,7 @@ export async function decideParent(
   parentId: number | null,
   parent: IssueItem | undefined,
 ): Promise<ParentDecision> {
-  if (parentId === null) return { set: { parent_id: null, parent_number: null } };
+  if (parentId === null) return { parentId: null, parentNumber: null };
   if (child && child.id === parentId) throw new ValidationError([parentMessages.self]);
   if (!parent) throw new ValidationError([parentMessages.notFound]);
   if (childCount(parent) >= subIssueLimits.children) throw new ValidationError([parentMessages.children]);
@@ -81,7 +82,8 @@ export async function decideParent(
     throw new ValidationError([parentMessages.depth]);
   }
   return {
-    set: { parent_id: parentId, parent_number: parent.issue_number },
+    parentId,
+    parentNumber: parent.issue_number,
     guard: { issueId: parentId, parentId: parent.parent_id ?? null, maxChildren: subIssueLimits.children, chain },
   };
 }
