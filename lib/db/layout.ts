@@ -2,6 +2,7 @@ import { attachmentItem } from './attachments.ts';
 import { assignedEntryItem, issueItem, searchRecordItem } from './issue-item.ts';
 import { stateItem } from './workflow.ts';
 import { trashItem } from './trash.ts';
+import { deliveryItem, webhookItem } from './webhooks.ts';
 import type { Placement } from './item.ts';
 
 /**
@@ -41,9 +42,9 @@ export const layout: LayoutRow[] = [
   { ...stateItem.key, about: stateItem.about, attributes: stateItem.attributes },
   row({ PK: 'ORG#o', SK: 'COMMENT#c' }, 'where comment c lives (its project, issue, sprint)'),
   row({ PK: 'ORG#o', SK: 'ATTACHMENTEXPIRED#f' }, "expired attachment f's bytes given back, once (TTL `expires_at`)"),
-  row({ PK: 'ORG#o', SK: 'WEBHOOK#w', LSK: 'WEBHOOK#w' }, 'webhook endpoint (+ signing secret)'),
+  { ...webhookItem.key, about: webhookItem.about, attributes: webhookItem.attributes },
   { ...trashItem.key, about: trashItem.about, attributes: trashItem.attributes },
-  row({ PK: 'ORG#o#W#w', SK: 'DELIVERY#d', LSK: 'D#time#d' }, 'webhook delivery (TTL `expires_at`)'),
+  { ...deliveryItem.key, about: deliveryItem.about, attributes: deliveryItem.attributes },
   row({ PK: 'ORG#o#INFLIGHT', SK: 'LANE#l' }, 'webhook attempts in flight in a lane (the caps)'),
   row({ PK: 'ORG#o#P#p', SK: 'IMPORTED#src#key' }, 'the issue an import made from a source key'),
   row({ PK: 'ORG#o#P#p', SK: 'IMPORTCOMMENT#src#k' }, 'the comment an import made from a source key'),
