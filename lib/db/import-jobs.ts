@@ -113,7 +113,7 @@ export const toImportJob = (item: Record<string, unknown>): ImportJob => {
 };
 
 /** Who uploaded the job a stream image holds (the actor of its events), if the image says. */
-export const importJobActor = (image: Record<string, unknown>): unknown => image[importJobItem.stored('accountId')];
+export const importJobActor = (image: object): number => importJobItem.field(image, 'accountId');
 
 /**
  * Writes a new job and its file's parts in one BatchWrite (at most 25 items: 6 MB of parts and the
@@ -182,7 +182,7 @@ export async function importJobPartCount(orgId: number, jobId: string): Promise<
 }
 
 export async function getImportJob(orgId: number, jobId: string): Promise<ImportJobItem | undefined> {
-  const item = await getItem<Record<string, unknown>>(keys.importJob(orgId, jobId));
+  const item = await getItem(keys.importJob(orgId, jobId));
   if (!item) return undefined;
   const { orgId: org, accountId, parts, runs, carried } = importJobItem.decode(item);
   return { ...toImportJob(item), orgId: org, accountId, parts, runs, carried };

@@ -103,7 +103,7 @@ export function itemKind<A extends Attributes>(declaration: {
     },
     field: (item, field) => {
       const a = declaration.attributes[field]!;
-      return a.read((item as Record<string, unknown>)[a.stored]) as Fields<A>[typeof field];
+      return a.read((item as { [stored: string]: unknown })[a.stored]) as Fields<A>[typeof field];
     },
     encode: (fields) => {
       const out: Record<string, unknown> = {};

@@ -147,7 +147,7 @@ export async function saveClient(client: OAuthClient): Promise<void> {
 }
 
 export async function findClient(clientId: string): Promise<OAuthClient | undefined> {
-  const item = await getItem<Record<string, unknown>>(keys.oauthClient(clientId));
+  const item = await getItem(keys.oauthClient(clientId));
   return item && oauthClientItem.decode(item);
 }
 
@@ -174,13 +174,13 @@ export async function takeCode(codeHash: string): Promise<OAuthCode | undefined>
 }
 
 export async function findRefresh(refreshHash: string): Promise<OAuthRefresh | undefined> {
-  const item = await getItem<Record<string, unknown>>(keys.oauthRefresh(refreshHash));
+  const item = await getItem(keys.oauthRefresh(refreshHash));
   return item && oauthRefreshItem.decode(item);
 }
 
 /** The grant an access token belongs to (undefined for an API token or an unknown one). */
 export async function grantOfAccessToken(accessHash: string): Promise<{ grant: string; clientId: string } | undefined> {
-  const item = await getItem<Record<string, unknown>>(keys.token(accessHash));
+  const item = await getItem(keys.token(accessHash));
   if (!item) return undefined;
   const { grant, clientId } = oauthAccessTokenItem.decode(item);
   return item[oauthAccessTokenItem.stored('grant')] && item[oauthAccessTokenItem.stored('clientId')]
@@ -298,7 +298,7 @@ export async function rotateRefresh(
  * (two calls: the grant read, then the deletes). A grant already gone is nothing to do.
  */
 export async function revokeGrant(grant: string): Promise<void> {
-  const found = await getItem<Record<string, unknown>>(keys.oauthGrant(grant));
+  const found = await getItem(keys.oauthGrant(grant));
   if (!found) return;
   const item = oauthGrantItem.decode(found);
   try {

@@ -167,7 +167,7 @@ export async function insertWebhook(orgId: number, webhook: Partial<WebhookField
 }
 
 export async function getWebhookItem(orgId: number, webhookId: number): Promise<StoredWebhook | undefined> {
-  const item = await getItem<Record<string, unknown>>(keys.webhook(orgId, webhookId));
+  const item = await getItem(keys.webhook(orgId, webhookId));
   return item && webhookOf(item);
 }
 
@@ -334,12 +334,12 @@ export async function insertDelivery(
 }
 
 export async function getDelivery(orgId: number, webhookId: number, deliveryId: string): Promise<DeliveryFields | undefined> {
-  const item = await getItem<Record<string, unknown>>(keys.delivery(orgId, webhookId, deliveryId));
+  const item = await getItem(keys.delivery(orgId, webhookId, deliveryId));
   return item && deliveryItem.decode(item);
 }
 
 /** The delivery a stream record's image holds, or undefined for an item of another kind. */
-export function deliveryOfImage(image: Record<string, unknown>): DeliveryFields | undefined {
+export function deliveryOfImage(image: { type?: unknown }): DeliveryFields | undefined {
   return image.type === deliveryItem.type ? deliveryItem.decode(image) : undefined;
 }
 
