@@ -2,6 +2,7 @@ import { attachmentItem } from './attachments.ts';
 import { assignedEntryItem, issueItem, searchRecordItem } from './issue-item.ts';
 import { stateItem } from './workflow.ts';
 import { trashItem } from './trash.ts';
+import { commentItem } from './comments.ts';
 import { importJobItem } from './import-jobs.ts';
 import { deliveryItem, webhookItem } from './webhooks.ts';
 import type { Attribute, ItemKind, Placement } from './item.ts';
@@ -41,7 +42,7 @@ export const layout: LayoutRow[] = [
   row({ PK: 'ORG#o#P#p', SK: 'SPRINT#s', LSK: 'SPRINT#s' }, 'sprint (+ issue counters)'),
   row({ PK: 'ORG#o#P#p', SK: 'VELOCITY#t#s' }, "completed sprint's summary (velocity)"),
   { ...issueItem.key, about: issueItem.about, attributes: issueItem.attributes },
-  row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#C#c', LSK: 'C#i#c' }, 'comment'),
+  declared(commentItem),
   { ...attachmentItem.key, about: attachmentItem.about, attributes: attachmentItem.attributes },
   row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq', LSK: 'IA#i#seq' }, 'issue activity (change feed)'),
   row({ PK: 'ORG#o#P#p', SK: 'SPRINT#s#A#seq', LSK: 'SA#s#seq' }, 'sprint activity (change feed)'),
