@@ -3,6 +3,8 @@ import { assignedEntryItem, issueItem, searchRecordItem } from './issue-item.ts'
 import { stateItem } from './workflow.ts';
 import { trashItem } from './trash.ts';
 import { commentItem } from './comments.ts';
+import { projectItem } from './projects.ts';
+import { sprintItem } from './sprints.ts';
 import { importJobItem } from './import-jobs.ts';
 import { deliveryItem, webhookItem } from './webhooks.ts';
 import type { Attribute, ItemKind, Placement } from './item.ts';
@@ -33,13 +35,13 @@ export const layout: LayoutRow[] = [
   row({ PK: 'ORG#o', SK: 'SEQ' }, 'per-organisation id sequences'),
   row({ PK: 'ORG#o', SK: 'ACCOUNT#a', LSK: 'ACCOUNT#a' }, 'account'),
   row({ PK: 'ORG#o', SK: 'EMAIL#e' }, 'e-mail uniqueness guard'),
-  row({ PK: 'ORG#o', SK: 'PROJECT#p', LSK: 'PROJECT#p' }, 'project (+ counters, issue and position sequences, its workflow)'),
+  declared(projectItem),
   row({ PK: 'ORG#o', SK: 'PREFIX#X' }, 'project prefix uniqueness guard'),
   row({ PK: 'ORG#o', SK: 'ISSUEKEY#X-n' }, 'issue number → project and issue id'),
   row({ PK: 'ORG#o', SK: 'ISSUEKEY#X-n#SUB#i' }, 'child i of issue X-n (its sub-issues list)'),
   { ...assignedEntryItem.key, about: assignedEntryItem.about, attributes: assignedEntryItem.attributes },
   { ...searchRecordItem.key, about: searchRecordItem.about, attributes: searchRecordItem.attributes },
-  row({ PK: 'ORG#o#P#p', SK: 'SPRINT#s', LSK: 'SPRINT#s' }, 'sprint (+ issue counters)'),
+  declared(sprintItem),
   row({ PK: 'ORG#o#P#p', SK: 'VELOCITY#t#s' }, "completed sprint's summary (velocity)"),
   { ...issueItem.key, about: issueItem.about, attributes: issueItem.attributes },
   declared(commentItem),
