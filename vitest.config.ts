@@ -10,6 +10,7 @@ const ownTable = [
   'test/integration/derivations.property.test.ts',
   'test/integration/reindex.test.ts',
   'test/integration/attachment-counters.test.ts',
+  'test/integration/attachment-files.test.ts',
   'test/integration/sub-issues.test.ts',
   'test/integration/token-names.test.ts',
   'test/e2e/bulk.test.ts',

@@ -1019,6 +1019,13 @@ export const routes: Route[] = [
     success: { status: 200, schema: TrashEntry, list: true, description: 'Trashed items, newest deletion first' },
     errors: [403],
   }),
+  route('GET', trashPath, 'functions/trash/read.ts', {
+    id: 'getTrashItem',
+    summary: 'One trashed item (admins only), with the ETag that a purge may name in If-Match',
+    tag: 'Trash',
+    success: { status: 200, schema: TrashEntry, description: 'The trashed item' },
+    errors: [403],
+  }),
   route('POST', `${trashPath}/restore`, 'functions/trash/restore.ts', {
     id: 'restoreTrashItem',
     summary: 'Bring a trashed item back whole, with the same id (admins only); 422 when it cannot come back as it was',
@@ -1029,7 +1036,7 @@ export const routes: Route[] = [
   }),
   route('DELETE', trashPath, 'functions/trash/delete.ts', {
     id: 'purgeTrashItem',
-    summary: 'Delete a trashed item for good (admins only)',
+    summary: 'Delete a trashed item for good (admins only); If-Match names its ETag',
     tag: 'Trash',
     success: { status: 204, description: 'Purged' },
     errors: [403],

@@ -1,4 +1,4 @@
-import { listTrash } from '../../lib/services/trash.ts';
+import { getTrashEntry, listTrash } from '../../lib/services/trash.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 import { routeHandler } from '../../lib/http/stack.ts';
 import { parseOrThrow } from '../../lib/schemas/validate.ts';
@@ -6,8 +6,10 @@ import { parseOrThrow } from '../../lib/schemas/validate.ts';
 /** Loaded on the first request: zod and the schemas stay out of the cold start. */
 const schemas = () => import('../../lib/schemas/trash.ts');
 
-/** `GET /trash`: the organisation's trash, newest deletion first (admins). */
+/** `GET /trash`: the organisation's trash, newest deletion first; `GET /trash/{trash_id}`: one item (admins). */
 export const handler = routeHandler(async (req) => {
+  const id = req.params.trash_id;
+  if (id !== undefined) return { status: 200, body: await getTrashEntry(req.principal, id) };
   const { kind } = parseOrThrow((await schemas()).TrashQuery, req.query, false);
   const pr = await pageRequest(req);
   const { page, items } = await listTrash(req.principal, pr, kind);

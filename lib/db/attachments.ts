@@ -63,6 +63,8 @@ export const attachmentRefusals = {
 export async function insertAttachment(
   attachment: StoredAttachment,
   limits: { maxFiles: number; maxBytes: number },
+  /** When it was declared, for its expiry: its `created_at`, or now for an export's attachment restored with its old time. */
+  pendingSince: string = attachment.createdAt,
 ): Promise<void> {
   const { orgId, projectId, issueId, commentId, size } = attachment;
   await transact([
@@ -80,7 +82,7 @@ export async function insertAttachment(
             type: 'attachment',
             ...attachmentItem.encode(attachment),
             // A pending attachment never completed expires (`markReady` takes this off).
-            [tableDefinition.ttlAttribute]: epochSeconds(attachment.createdAt) + ATTACHMENT_LIMITS.pendingSeconds,
+            [tableDefinition.ttlAttribute]: epochSeconds(pendingSince) + ATTACHMENT_LIMITS.pendingSeconds,
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         },

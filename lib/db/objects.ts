@@ -1,12 +1,17 @@
 /**
  * The attachments' bucket (docs/attachments.md): pre-signed upload forms and download URLs, and
  * the few object calls the service makes itself (HeadObject on `complete`, a small GetObject for an
- * MCP client, DeleteObject in the cascade). Requests are signed with Signature V4 by the SDK's own
+ * MCP client, DeleteObject in the cascade; the admin CLI's export and import of files stream a
+ * GetObject to disk and a PutObject from it, one file at a time). Requests are signed with Signature V4 by the SDK's own
  * signer, and the POST policy with the same signing key, so the bundles carry no S3 client. The
  * signer's credentials are the execution role's on Lambda (from the environment), the local
  * server's account locally. Every object key starts with its organisation (`attachmentObjectKey`).
  */
 import { createHmac } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { ConfigurationError, config } from '../config.ts';
@@ -212,6 +217,57 @@ export async function readObject(key: string): Promise<Buffer | undefined> {
   if (res.status === 404) return undefined;
   if (!res.ok) throw new Error(`GetObject ${key}: ${res.status}`);
   return Buffer.from(await res.arrayBuffer());
+}
+
+/**
+ * The body of an object as a stream (GetObject), or undefined when there is none: the caller reads
+ * it to its end (the export writes it to a file without holding it in memory).
+ */
+export async function readObjectStream(key: string): Promise<ReadableStream<Uint8Array> | undefined> {
+  const res = await send('GET', key);
+  if (res.status === 404) {
+    await res.body?.cancel();
+    return undefined;
+  }
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new Error(`GetObject ${key}: ${res.status}`);
+  }
+  return res.body ?? new ReadableStream({ start: (c) => c.close() });
+}
+
+/**
+ * Puts an object (PutObject) from a stream of exactly `size` bytes, without holding it in memory:
+ * its content type, and its SHA-256 (base64) for S3 to check (AWS refuses bytes that do not match
+ * it; the local server stores what it is sent, so the caller checks the object afterwards, as
+ * `complete` does). The payload is sent unsigned (`UNSIGNED-PAYLOAD`), the headers signed.
+ */
+export async function putObject(
+  key: string,
+  body: Readable,
+  object: { size: number; contentType: string; sha256Base64: string },
+): Promise<void> {
+  const { b, v4 } = signer();
+  const url = objectUrl(b.base, key);
+  const signed = await v4.sign(
+    requestOf('PUT', url, {
+      'content-type': object.contentType,
+      'content-length': String(object.size),
+      'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+      'x-amz-checksum-sha256': object.sha256Base64,
+    }),
+  );
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = send(url, { method: 'PUT', headers: signed.headers }, (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode ?? 0));
+      res.once('error', reject);
+    });
+    req.once('error', reject);
+    pipeline(body, req).catch(reject);
+  });
+  if (status < 200 || status >= 300) throw new Error(`PutObject ${key}: ${status}`);
 }
 
 /** Deletes objects (DeleteObject each, a few at a time); one already gone is no error. */

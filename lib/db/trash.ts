@@ -6,6 +6,7 @@ import { collections, keys, listKeys, type Key } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { tableDefinition } from './table.ts';
 import { getItem, transact, type GuardedItem } from './transactions.ts';
+import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
 
 /**
  * The organisation's trash: a deleted item, whole, in the organisation's trash partition under its
@@ -25,6 +26,8 @@ export const trashItem = itemKind({
     title: attribute.string('title'),
     deletedBy: attribute.number('deleted_by'),
     deletedAt: attribute.string('deleted_at'),
+    /** The trash item's own version (1: it never changes): what its ETag and a purge's `If-Match` name. */
+    version: attribute.number(VERSION_ATTRIBUTE),
     expiresAt: attribute.number(tableDefinition.ttlAttribute),
     /** The deleted item, every attribute as it was stored. */
     stored: { stored: 'stored', read: (v: unknown) => v as Record<string, unknown>, write: (v: unknown) => v },
@@ -57,6 +60,7 @@ export function trashPut(
             title,
             deletedBy,
             deletedAt: new Date(now).toISOString(),
+            version: 1,
             expiresAt: trashExpiry(now, config().trashRetentionDays),
             stored,
           }),
@@ -97,7 +101,14 @@ export function trashRemoval(orgId: number, trashedSk: string): GuardedItem {
   };
 }
 
-/** Deletes trashed item `itemId` of `kind` for good (refused `trashed` when it is gone). */
+/**
+ * Deletes trashed item `itemId` of `kind` for good (refused `trashed` when it is gone). It is the
+ * request's resource: `If-Match` names its version (`trashAnswer`).
+ */
 export async function purgeTrashed(orgId: number, kind: TrashKind, itemId: number): Promise<void> {
-  await transact([trashRemoval(orgId, keyOf(orgId, kind, itemId).SK)]);
+  await transact([{ ...trashRemoval(orgId, keyOf(orgId, kind, itemId).SK), resource: true }]);
 }
+
+/** `answer` (a trash item as answered) with the version of the trash item it shows: its ETag. */
+export const trashAnswer = <T extends object>(orgId: number, f: TrashFields, answer: T): T =>
+  withVersion(answer, { ...keys.trash(orgId, keyOf(orgId, f.kind, f.itemId).SK), version: f.version });

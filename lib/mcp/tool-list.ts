@@ -29,22 +29,6 @@ export const toolList: ToolListEntry[] = [
     "scope": "read",
     "adminOnly": false,
     "tool": {
-      "name": "list_projects",
-      "description": "The organisation's projects, oldest first.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {}
-      },
-      "annotations": {
-        "readOnlyHint": true,
-        "openWorldHint": false
-      }
-    }
-  },
-  {
-    "scope": "read",
-    "adminOnly": false,
-    "tool": {
       "name": "get_project",
       "description": "One project.",
       "inputSchema": {
@@ -1048,7 +1032,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "move_issue",
-      "description": "Move an issue to a sprint or the backlog (null), at the end or at position.",
+      "description": "Move an issue to a sprint or the backlog (null), or within its list (no to_sprint_id): at the end or at position.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1065,37 +1049,7 @@ export const toolList: ToolListEntry[] = [
           "position": {
             "type": "integer"
           }
-        },
-        "required": [
-          "to_sprint_id"
-        ]
-      },
-      "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
-        "openWorldHint": false
-      }
-    }
-  },
-  {
-    "scope": "write",
-    "adminOnly": false,
-    "tool": {
-      "name": "reorder_issue",
-      "description": "Put an issue at another place in its list.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "issue_number": {
-            "type": "string"
-          },
-          "position": {
-            "type": "integer"
-          }
-        },
-        "required": [
-          "position"
-        ]
+        }
       },
       "annotations": {
         "destructiveHint": false,
@@ -1406,6 +1360,33 @@ export const toolList: ToolListEntry[] = [
       },
       "annotations": {
         "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "get_attachment",
+      "description": "An attachment's file: an image or text up to 1 MB as content, anything else as a link.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issue_number": {
+            "type": "string"
+          },
+          "attachment_id": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "issue_number",
+          "attachment_id"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true,
         "openWorldHint": false
       }
     }

@@ -1,4 +1,4 @@
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { ForbiddenError } from '../vocabulary/errors.ts';
 import type { Scope } from '../model/oauth.ts';
@@ -60,6 +60,20 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodRawShape> {
   unlisted?: readonly string[];
 }
 
+/**
+ * A result that also shows itself as content an agent sees rather than reads as JSON (an image, a
+ * file's text, a link), before its JSON text: `defineTool` sends `blocks`, then the JSON, with
+ * `result` as the structured content.
+ */
+export class WithContent<T> {
+  readonly result: T;
+  readonly blocks: ContentBlock[];
+  constructor(result: T, blocks: ContentBlock[]) {
+    this.result = result;
+    this.blocks = blocks;
+  }
+}
+
 /** A tool ready to be registered on the server of a request, on behalf of its caller. */
 export interface Tool {
   name: string;
@@ -93,7 +107,10 @@ export interface Tool {
 export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
   name: string,
   spec: ToolSpec<I, O>,
-  run: (caller: Principal, args: Resolved<z.output<I>>) => Promise<z.output<z.ZodObject<O>>>,
+  run: (
+    caller: Principal,
+    args: Resolved<z.output<I>>,
+  ) => Promise<z.output<z.ZodObject<O>> | WithContent<z.output<z.ZodObject<O>>>>,
 ): Tool {
   const conditional = spec.annotations === annotations.update || spec.annotations === annotations.delete;
   const single = Object.keys(spec.output).length === 1;
@@ -125,10 +142,12 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
       try {
         const expected = typeof expected_version === 'number' ? [expected_version] : undefined;
         const resolved = await nameResolver(caller)(args as z.output<I>);
-        const result = (await expectingVersion(expected, () => run(caller, resolved))) as Record<string, unknown>;
-        const version = single ? answeredVersion(Object.values(result)[0]) : undefined;
-        if (version !== undefined) result.version = version;
-        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+        const answer = await expectingVersion(expected, () => run(caller, resolved));
+        const [result, blocks] = answer instanceof WithContent ? [answer.result, answer.blocks] : [answer, []];
+        const structured = result as Record<string, unknown>;
+        const version = single ? answeredVersion(Object.values(structured)[0]) : undefined;
+        if (version !== undefined) structured.version = version;
+        return { content: [...blocks, { type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
       } catch (err) {
         return toolError(err);
       }

@@ -24,6 +24,28 @@ export function dispositionOf(name: string, contentType: string): string {
 export const sha256Base64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
 export const sha256Hex = (base64: string) => Buffer.from(base64, 'base64').toString('hex');
 
+/**
+ * Where an export's attachment file lies, relative to the folder of files beside the JSON Lines
+ * file (docs/import-export.md): `<id>-<name>`, the name kept to letters, digits, `.`, `_` and `-`
+ * (anything else `_`, no leading dot, at most 100 characters), so that it is one plain file name
+ * on any system and two attachments never share one.
+ */
+export function exportedFileName(id: number, name: string): string {
+  const safe = name
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/^\.+/, '_')
+    .slice(0, 100);
+  return `${id}-${safe || 'file'}`;
+}
+
+/**
+ * Whether `path` (an export line's `file`) names a file directly in the folder of files: a plain
+ * name, never a path out of it (`../`, `/etc/passwd`, a drive or a folder).
+ */
+export const isPlainFileName = (path: string): boolean =>
+  /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(path) && path !== '.' && path !== '..';
+
 /** What an MCP client is handed for a file: an image or a text it can read, or a link. */
 export function mcpKindOf(contentType: string, size: number, inlineBytes: number): 'image' | 'text' | 'link' {
   if (size > inlineBytes) return 'link';

@@ -118,6 +118,18 @@ export const ImportReport = z
     sprint_history: z
       .array(z.object({ row: z.number().int(), key: z.string(), sprints: z.array(z.string()) }))
       .meta({ description: 'The sprints a row names before its last (its sprint here).' }),
+    attachment_links: z
+      .array(
+        z.object({
+          row: z.number().int(),
+          key: z.string(),
+          links: z.array(z.object({ name: z.string(), url: z.string() })),
+        }),
+      )
+      .meta({
+        description:
+          "Files attached in the source (Jira's `Attachment` columns, GitHub uploads linked from a body or comment), per issue: kept as links, never fetched; a Jira issue's are also listed at the end of its description.",
+      }),
     parents: z.object({
       linked: z.number().int(),
       unresolved: z.array(z.object({ row: z.number().int(), key: z.string(), parent_key: z.string(), reason: z.string() })),
@@ -167,6 +179,26 @@ export const ExportImportReport = z
     relations: z.number().int(),
     activity: z.number().int().meta({ description: 'Activity entries restored.' }),
     errors: z.array(z.object({ line: z.number().int(), error: z.string() })),
+    attachments: z
+      .object({
+        restored: z.number().int().meta({ description: 'Attachments created with their files re-uploaded and checked.' }),
+        already_imported: z.number().int().meta({ description: 'Attachments an earlier run restored: nothing written.' }),
+        left_out: z
+          .array(
+            z.object({
+              line: z.number().int(),
+              issue_number: z.string(),
+              name: z.string(),
+              file: z.string(),
+              reason: z.string(),
+            }),
+          )
+          .meta({
+            description:
+              "Attachments not restored, nothing of them written: a job (no folder of files), a file missing or not its line's, a limit.",
+          }),
+      })
+      .meta({ description: "The file's attachments (docs/import-export.md)." }),
     keys: z.record(z.string(), z.string()).meta({ description: "Every issue's key in the file -> its key here." }),
     ids: z.object({
       accounts: idMap,
@@ -175,6 +207,7 @@ export const ExportImportReport = z
       sprints: idMap,
       issues: idMap,
       comments: idMap,
+      attachments: idMap,
     }),
   })
   .meta({ id: 'ExportImportReport', description: 'Old ids -> new ids in `ids`; old keys -> new keys in `keys`.' });

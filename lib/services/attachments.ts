@@ -9,7 +9,16 @@ import { createHash } from 'node:crypto';
 import { config } from '../config.ts';
 import { getAccountItem } from '../db/accounts.ts';
 import * as store from '../db/attachments.ts';
-import { attachmentObjectKey, headObject, postUploadForm, readObject, signDownloadUrl, signUploadForm } from '../db/objects.ts';
+import type { Readable } from 'node:stream';
+import {
+  attachmentObjectKey,
+  headObject,
+  postUploadForm,
+  putObject,
+  readObject,
+  signDownloadUrl,
+  signUploadForm,
+} from '../db/objects.ts';
 import type { AttachmentRefusal } from '../db/refusals.ts';
 import { nextId } from '../db/sequences.ts';
 import { isRefused } from '../db/transactions.ts';
@@ -200,18 +209,8 @@ export async function downloadUrl(caller: Principal, issueKey: string, id: numbe
 export async function completeAttachment(caller: Principal, issueKey: string, id: number): Promise<Attachment> {
   const found = await visibleAttachment(caller, issueKey, id);
   if (found.status === 'ready') return toAttachment(found);
-  const object = await headObject(found.objectKey);
-  if (!object) throw new TransitionError('The file has not been uploaded yet: post it with the upload form, then complete');
-  const problems: string[] = [];
-  if (object.size !== found.size)
-    problems.push(`size: the uploaded file has ${object.size} bytes, not the ${found.size} declared`);
-  if (object.contentType !== found.contentType) {
-    problems.push(`content_type: the uploaded file is ${object.contentType}, not the ${found.contentType} declared`);
-  }
-  if (problems.length === 0 && found.sha256) {
-    const actual = object.sha256Base64 ? sha256Hex(object.sha256Base64) : await hashOf(found.objectKey);
-    if (actual !== found.sha256) problems.push('sha256: the uploaded file does not have the SHA-256 declared');
-  }
+  const problems = await uploadProblems(found, found.sha256);
+  if (!problems) throw new TransitionError('The file has not been uploaded yet: post it with the upload form, then complete');
   if (problems.length > 0) throw new ValidationError(problems.map((p) => `${p}; upload the file again`));
   try {
     await store.markReady(found);
@@ -223,6 +222,74 @@ export async function completeAttachment(caller: Principal, issueKey: string, id
     return toAttachment(now);
   }
   return toAttachment({ ...found, status: 'ready' });
+}
+
+/**
+ * What differs between the object S3 holds for `a` and what `a` declares: its size, its content
+ * type and, given `sha256`, its SHA-256 (S3's checksum of the upload; where the store keeps none,
+ * the local server, the bytes are read and hashed). Undefined when there is no object.
+ */
+async function uploadProblems(a: store.StoredAttachment, sha256: string | null): Promise<string[] | undefined> {
+  const object = await headObject(a.objectKey);
+  if (!object) return undefined;
+  const problems: string[] = [];
+  if (object.size !== a.size) problems.push(`size: the uploaded file has ${object.size} bytes, not the ${a.size} declared`);
+  if (object.contentType !== a.contentType) {
+    problems.push(`content_type: the uploaded file is ${object.contentType}, not the ${a.contentType} declared`);
+  }
+  if (problems.length === 0 && sha256) {
+    const actual = object.sha256Base64 ? sha256Hex(object.sha256Base64) : await hashOf(a.objectKey);
+    if (actual !== sha256) problems.push('sha256: the uploaded file does not have the SHA-256 declared');
+  }
+  return problems;
+}
+
+/**
+ * Restores an export's attachment (lib/services/import-export/import-export.ts) with its own name,
+ * type, size, SHA-256, uploader and creation time: written pending (or, `resume`, the pending one an
+ * earlier run left), in one transaction with its place in the limits as any create; its file put
+ * in the bucket from `file` (a stream of the file beside the export, whose SHA-256 is `sha256`);
+ * then checked as `complete` checks an upload (the object's size, type and that SHA-256) and only
+ * then `ready`. A refusal (a limit, its comment gone) writes nothing; a file that does not check
+ * out is removed again with its counts. Both are a ValidationError (or NotFoundError) saying why.
+ */
+export async function restoreAttachment(
+  a: store.StoredAttachment,
+  file: { open(): Readable; sha256: string },
+  resume: boolean,
+): Promise<void> {
+  const limits = config().attachments;
+  if (!resume) {
+    if (a.size > limits.maxFileBytes) {
+      throw new ValidationError([`size: ${a.size} bytes is more than the ${limits.maxFileBytes} a file may have here`]);
+    }
+    try {
+      await store.insertAttachment(
+        a,
+        { maxFiles: limits.maxFilesPerIssue, maxBytes: limits.maxOrganisationBytes },
+        new Date().toISOString(),
+      );
+    } catch (err) {
+      throw await createRefusal(err, a, limits.maxFilesPerIssue, limits.maxOrganisationBytes);
+    }
+  }
+  let problems: string[] | undefined;
+  try {
+    await putObject(a.objectKey, file.open(), {
+      size: a.size,
+      contentType: a.contentType,
+      sha256Base64: sha256Base64(file.sha256),
+    });
+    problems = await uploadProblems(a, file.sha256);
+  } catch (err) {
+    problems = [`the file could not be put in the bucket (${(err as Error).message})`];
+  }
+  if (!problems || problems.length > 0) {
+    // Removed with its counts; should that fail too, it stays pending and expires (its counts given back then).
+    await store.removeAttachment(a).catch(() => undefined);
+    throw new ValidationError(problems ?? ['the file is not in the bucket after its upload']);
+  }
+  await store.markReady(a);
 }
 
 async function hashOf(objectKey: string): Promise<string | undefined> {

@@ -52,6 +52,13 @@ async function trashed(caller: Principal, id: string): Promise<store.TrashFields
   return found;
 }
 
+/** One item of the trash (admins), with the ETag that a purge's `If-Match` names. */
+export async function getTrashEntry(caller: Principal, id: string): Promise<TrashEntry> {
+  requireAdmin(caller);
+  const found = await trashed(caller, id);
+  return store.trashAnswer(caller.orgId, found, entryOf(found));
+}
+
 /** Brings trash item `id` back whole, with its own id, and answers it as its own route would. */
 export async function restore(caller: Principal, id: string) {
   requireAdmin(caller);

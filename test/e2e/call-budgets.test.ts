@@ -525,6 +525,11 @@ const recipes: Record<string, Recipe> = {
     const url = new URL(next!, 'http://x');
     return [...one('first page', first), ...one('next link', await f.admin.get(url.pathname + url.search))];
   },
+  'GET /api/v1/trash/{trash_id}': async (f) => {
+    const path = await trashedWebhook(f);
+    await f.admin.delete(path);
+    return one('get', await f.admin.get(`/api/v1/trash/webhook-${path.split('/').at(-1)}`));
+  },
   'POST /api/v1/trash/{trash_id}/restore': async (f) => {
     const path = await trashedWebhook(f);
     await f.admin.delete(path);

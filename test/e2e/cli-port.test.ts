@@ -6,6 +6,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { repoRoot } from '../../infra/paths.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { newOrganisation } from '../support/api.ts';
+import { log, organisationWithFiles, png } from '../support/attachment-files.ts';
 
 /** `npm run admin -- import` and `export`: the commands, their output and their refusals. */
 
@@ -82,8 +83,40 @@ describe('admin CLI: import and export', () => {
     });
   });
 
-  it('refuses a missing --project, an unknown format, and a missing --file flag (exit 2, usage)', async () => {
+  it("export --files writes the attachments' files beside the JSON Lines file; import --files re-uploads them", async () => {
+    const source = await organisationWithFiles();
+    const dir = mkdtempSync(join(tmpdir(), 'export-'));
+    const [out, files] = [join(dir, 'org.jsonl'), join(dir, 'files')];
+    const written = await admin(['export', '--org', String(source.org.orgId), '--out', out, '--files', files]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(JSON.parse(written.stdout)).toMatchObject({
+      written: out,
+      files: { folder: files, files: 2, bytes: png.length + log.length, missing: [] },
+    });
+    expect(readFileSync(join(files, `${source.screenshot.id}-screen_shot.png`)).equals(png)).toBe(true);
+
+    const target = await newOrganisation();
+    const imported = await admin([
+      'import',
+      '--org',
+      String(target.orgId),
+      '--format',
+      'export',
+      '--file',
+      out,
+      '--files',
+      files,
+    ]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({
+      errors: [],
+      attachments: { restored: 2, already_imported: 0, left_out: [] },
+    });
+  });
+
+  it('refuses a missing --project, an unknown format, a missing --file flag, and --files beside another format (exit 2, usage)', async () => {
     for (const args of [
+      ['import', '--org', '1', '--project', '1', '--format', 'jira-csv', '--file', fixture, '--files', '/tmp'],
       ['import', '--org', '1', '--format', 'jira-csv', '--file', fixture],
       ['import', '--org', '1', '--project', '1', '--format', 'xml', '--file', fixture],
       ['import', '--org', '1', '--project', '1', '--format', 'jira-csv'],

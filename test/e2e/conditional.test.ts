@@ -33,6 +33,9 @@ async function fixture(admin: ApiClient) {
   receivers.push(receiver);
   const webhook = (await admin.post('/api/v1/webhooks', { webhook: { url: receiver.url, events: ['sprint.completed'] } })).body;
   expect(webhook.id, 'fixture webhook').toBeTypeOf('number');
+  // A webhook deleted into the trash: its purge names the trashed item's ETag.
+  const doomed = (await admin.post('/api/v1/webhooks', { webhook: { url: receiver.url, events: ['sprint.completed'] } })).body;
+  expect((await admin.delete(`/api/v1/webhooks/${doomed.id}`)).status, 'fixture trash').toBe(204);
   const label = (await admin.post(`${projectPath}/labels`, { label: { name: 'bug' } })).body;
   const state = (await admin.post(`${projectPath}/states`, { state: { name: 'In review', category: 'in_progress' } })).body;
   const relation = (
@@ -60,6 +63,7 @@ async function fixture(admin: ApiClient) {
     issue_key: issue.issue_number,
     relation_id: relation.id,
     attachment_id: String(attachment.id),
+    trash_id: `webhook-${doomed.id}`,
   };
   return {
     ids,

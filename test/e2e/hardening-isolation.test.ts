@@ -195,7 +195,7 @@ function readPathOf(resource: Record<string, any>): string {
   if (resource === seeded.attachment) return `/api/v1/issues/${seeded.backlogIssue.issue_number}/attachments`;
   if (resource === seeded.label) return `${pp}/labels/${seeded.label.id}`;
   if (resource === seeded.state) return `${pp}/states/${seeded.state.id}`;
-  if (resource === seeded.trashed) return '/api/v1/trash';
+  if (resource === seeded.trashed) return `/api/v1/trash/${seeded.trashed.id}`;
   if (resource === seeded.importJob) return `/api/v1/imports/${seeded.importJob.id}`;
   return `/api/v1/comments/${resource.id}`;
 }

@@ -26,19 +26,27 @@ async function attach(admin: ApiClient, key: string, name: string, type: string,
   return created.id;
 }
 
+/** An organisation with one issue, and an MCP client of its admin. */
+async function withIssue(title: string) {
+  const { org, admin } = await orgWithClients(gateway);
+  const p = (await admin.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix() } })).body;
+  const issue = (await admin.post(`/api/v1/projects/${p.id}/issues`, { issue: { title } })).body;
+  const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
+  clients.push(mcp);
+  return { org, admin, p, issue, key: issue.issue_number as string, mcp };
+}
+
 describe('attachments over MCP', () => {
   it('hands a screenshot back as an image, a log as text, anything else as a link; another organisation gets nothing', async () => {
-    const { org, admin } = await orgWithClients(gateway);
-    const p = (await admin.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix() } })).body;
-    const key = (await admin.post(`/api/v1/projects/${p.id}/issues`, { issue: { title: 'Crash on save' } })).body.issue_number;
-    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
-    clients.push(mcp);
+    const { admin, key, mcp } = await withIssue('Crash on save');
 
     const image = await attach(admin, key, 'screenshot.png', 'image/png', png);
     const read = await mcp.client.readResource({ uri: `attachment://${key}/${image}` });
     expect(read.contents).toEqual([{ uri: `attachment://${key}/${image}`, mimeType: 'image/png', blob: png.toString('base64') }]);
 
     const log = await attach(admin, key, 'app.log', 'text/plain', Buffer.from('ERROR save failed\n'));
+    const logContent = await mcp.call('get_attachment', { issue_number: key, attachment_id: log });
+    expect(logContent.result.content[0]).toEqual({ type: 'text', text: 'ERROR save failed\n' });
     expect((await mcp.client.readResource({ uri: `attachment://${key}/${log}` })).contents[0]).toMatchObject({
       mimeType: 'text/plain',
       text: 'ERROR save failed\n',
@@ -49,22 +57,26 @@ describe('attachments over MCP', () => {
     const described = JSON.parse(linked.text);
     expect(described).toMatchObject({ id: zip, name: 'a.zip', status: 'ready' });
     expect((await fetch(described.download_url)).status).toBe(200);
+    const zipContent = await mcp.call('get_attachment', { issue_number: key, attachment_id: zip });
+    expect(zipContent.result.content[0]).toEqual({
+      type: 'resource_link',
+      uri: `attachment://${key}/${zip}`,
+      name: 'a.zip',
+      mimeType: 'application/zip',
+    });
 
     const other = await orgWithClients(gateway);
     const stranger = await mcpClient(gateway.baseUrl, other.org.admin.token);
     clients.push(stranger);
     await expect(stranger.client.readResource({ uri: `attachment://${key}/${image}` })).rejects.toThrow(/not found/);
+    expect(await stranger.error('get_attachment', { issue_number: key, attachment_id: image })).toMatch(/not found/);
+    expect(await mcp.error('get_attachment', { issue_number: key, attachment_id: 999_999 })).toBe('Attachment not found');
   });
 
   it('attaches a screenshot given inline (add_attachment) and hands the same bytes back as an image', async () => {
-    const { org, admin } = await orgWithClients(gateway);
-    const p = (await admin.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix() } })).body;
-    const issue = (await admin.post(`/api/v1/projects/${p.id}/issues`, { issue: { title: 'Crash on save' } })).body;
-    const key = issue.issue_number;
+    const { org, admin, p, issue, key, mcp } = await withIssue('Crash on save');
     const comment = (await admin.post(`/api/v1/projects/${p.id}/issues/${issue.id}/comments`, { comment: { body: 'See it' } }))
       .body;
-    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
-    clients.push(mcp);
     const shot = Buffer.concat([png, randomBytes(4096)]);
 
     const { attachment } = await mcp.ok('add_attachment', {
@@ -83,7 +95,13 @@ describe('attachments over MCP', () => {
       comment_id: comment.id,
       uploader_id: org.admin.id,
     });
-    // The round trip: the agent reads back, as an image, the very bytes it sent.
+    // The round trip: the agent reads back, as image content, the very bytes it sent (get_attachment),
+    // with the attachment as JSON after it; and so does a client that reads resources.
+    const got = await mcp.call('get_attachment', { issue_number: key.toLowerCase(), attachment_id: attachment.id });
+    expect(got.result.isError).toBeFalsy();
+    expect(got.result.content[0]).toEqual({ type: 'image', data: shot.toString('base64'), mimeType: 'image/png' });
+    expect(JSON.parse((got.result.content[1] as { text: string }).text)).toEqual(got.result.structuredContent);
+    expect(got.result.structuredContent).toMatchObject({ attachment: { id: attachment.id, status: 'ready' } });
     const read = await mcp.client.readResource({ uri: `attachment://${key}/${attachment.id}` });
     expect(read.contents).toEqual([
       { uri: `attachment://${key}/${attachment.id}`, mimeType: 'image/png', blob: shot.toString('base64') },
@@ -96,11 +114,7 @@ describe('attachments over MCP', () => {
   });
 
   it('answers a larger file an upload form, and completes it on a second call with its attachment_id', async () => {
-    const { org, admin } = await orgWithClients(gateway);
-    const p = (await admin.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix() } })).body;
-    const key = (await admin.post(`/api/v1/projects/${p.id}/issues`, { issue: { title: 'Slow export' } })).body.issue_number;
-    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
-    clients.push(mcp);
+    const { key, mcp } = await withIssue('Slow export');
     const log = Buffer.from('GET /export 200 31s\n'.repeat(2000));
 
     const declared = await mcp.ok('add_attachment', {
@@ -126,11 +140,7 @@ describe('attachments over MCP', () => {
   });
 
   it("refuses what is not a file it can keep, with the REST API's reasons, and leaves nothing behind", async () => {
-    const { org, admin } = await orgWithClients(gateway);
-    const p = (await admin.post('/api/v1/projects', { project: { name: 'Apollo', prefix: randomPrefix() } })).body;
-    const key = (await admin.post(`/api/v1/projects/${p.id}/issues`, { issue: { title: 'Crash' } })).body.issue_number;
-    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
-    clients.push(mcp);
+    const { org, admin, key, mcp } = await withIssue('Crash');
     const file = { issue_number: key, name: 'a.png', content_type: 'image/png' };
 
     expect(await mcp.error('add_attachment', { ...file, data: 'not base64!' })).toMatch(/data must be the file in base64/);

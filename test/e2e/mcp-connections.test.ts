@@ -70,7 +70,7 @@ describe('MCP: the tools offered follow the connection and the role', () => {
       expect(await readOnly.error('create_project', { name: 'No', prefix: randomPrefix() })).toBe(
         'This connection is read-only (read_only=true)',
       );
-      expect((await readOnly.ok('list_projects')).projects).toEqual([]);
+      expect((await readOnly.ok('get_workspace')).projects).toEqual([]);
       await readOnly.close();
     }
     // A flag that is not true or false is refused before any MCP processing.

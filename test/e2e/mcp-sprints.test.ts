@@ -378,11 +378,12 @@ describe('MCP server: issue tools', () => {
     const sprintList = async (id: number) =>
       (await rest.get(`/api/v1/projects/${project.id}/sprints/${id}/issues`)).body.map((i: { id: number }) => i.id);
 
-    const reordered = await mcp.call('reorder_issue', { ...at, issue_id: ids[3], position: 1 });
+    // Within its list: no to_sprint_id.
+    const reordered = await mcp.call('move_issue', { ...at, issue_id: ids[3], position: 1 });
     expect(reordered.result.isError).toBeFalsy();
     expect(reordered.dbCalls).toBeLessThanOrEqual(4);
     expect(await sprintList(sprint.id)).toEqual([ids[3], ids[0], ids[1], ids[2]]);
-    await mcp.ok('reorder_issue', { ...at, issue_id: ids[0], position: 99 });
+    await mcp.ok('move_issue', { ...at, issue_id: ids[0], position: 99 });
     expect(await sprintList(sprint.id)).toEqual([ids[3], ids[1], ids[2], ids[0]]);
 
     await mcp.ok('move_issue', { ...at, issue_id: ids[1], to_sprint_id: next.id });
@@ -391,6 +392,9 @@ describe('MCP server: issue tools', () => {
     expect(await sprintList(next.id)).toEqual([ids[2], ids[1]]);
     await mcp.ok('move_issue', { project_id: project.id, sprint_id: next.id, issue_id: ids[1], to_sprint_id: null });
     expect((await rest.get(`/api/v1/projects/${project.id}/issues`)).body.map((i: { id: number }) => i.id)).toEqual([ids[1]]);
+    expect(await mcp.error('move_issue', { ...at, issue_id: ids[0] })).toBe(
+      'Validation failed: to_sprint_id or position is required: where the issue goes',
+    );
     expect(await mcp.error('move_issue', { ...at, issue_id: ids[0], to_sprint_id: 999_999 })).toBe(
       'Validation failed: sprint_id must be a sprint of this project',
     );

@@ -35,24 +35,15 @@ describe('MCP server: protocol and authentication', () => {
     expect([...names].sort()).toEqual(
       [
         ...['get_workspace'],
-        ...['list_projects', 'get_project', 'create_project', 'update_project', 'delete_project'],
+        ...['get_project', 'create_project', 'update_project', 'delete_project'],
         ...['list_sprints', 'get_sprint', 'get_sprint_summary', 'create_sprint', 'update_sprint'],
         ...['activate_sprint', 'complete_sprint', 'delete_sprint', 'get_sprint_report', 'get_velocity', 'get_burndown'],
-        ...[
-          'list_issues',
-          'my_issues',
-          'get_issue',
-          'create_issue',
-          'update_issue',
-          'move_issue',
-          'reorder_issue',
-          'delete_issue',
-        ],
+        ...['list_issues', 'my_issues', 'get_issue', 'create_issue', 'update_issue', 'move_issue', 'delete_issue'],
         ...['get_issue_activity', 'create_issues', 'update_issues'],
         ...['list_sub_issues', 'list_labels', 'create_label', 'search_issues'],
         ...['list_comments', 'add_comment', 'edit_comment', 'delete_comment'],
         ...['list_relations', 'add_relation', 'delete_relation'],
-        ...['add_attachment', 'list_accounts'],
+        ...['add_attachment', 'get_attachment', 'list_accounts'],
       ].sort(),
     );
     for (const tool of tools) {
@@ -179,7 +170,7 @@ describe('MCP server: protocol and authentication', () => {
 
   it('applies the same per-token rate limit: 429 with Retry-After once the bucket is empty', async () => {
     const { org, mcp, rest } = await orgWithMcp();
-    await mcp.ok('list_projects');
+    await mcp.ok('get_workspace');
     // Empty the admin token's bucket for the next 30 s (as 600 quick requests would).
     await db.send(
       new UpdateCommand({
@@ -198,12 +189,12 @@ describe('MCP server: protocol and authentication', () => {
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(await res.json()).toEqual({ error: expect.any(String) });
-    const viaClient = await mcp.call('list_projects').catch((err: Error) => err);
+    const viaClient = await mcp.call('get_workspace').catch((err: Error) => err);
     expect(viaClient).toBeInstanceOf(Error);
     expect((await rest.get('/api/v1/me')).status).toBe(429);
     // Another token of the organisation is not affected.
     const other = await mcpClient(gateway.baseUrl, org.member.token);
-    await other.ok('list_projects');
+    await other.ok('get_workspace');
     await other.close();
   });
 });
@@ -244,20 +235,21 @@ describe('MCP server: project tools', () => {
     });
     expect((await rest.get(`/api/v1/projects/${project.id}`)).body.name).toBe('Artemis');
 
-    await mcp.ok('create_project', { name: 'Second', prefix: randomPrefix() });
-    await mcp.ok('create_project', { name: 'Third', prefix: randomPrefix() });
-    const first = await mcp.call('list_projects', { limit: 2 });
+    // A list tool's pages (list_labels as every list tool): limit, next_cursor, total.
+    for (const name of ['Artemis', 'Second', 'Third']) await mcp.ok('create_label', { project_id: project.id, name });
+    const at = { project_id: project.id };
+    const first = await mcp.call('list_labels', { ...at, limit: 2 });
     expect(first.dbCalls).toBeLessThanOrEqual(3);
-    const page1 = first.result.structuredContent as { projects: { name: string }[]; total: number; next_cursor: string | null };
+    const page1 = first.result.structuredContent as { labels: { name: string }[]; total: number; next_cursor: string | null };
     expect(page1.total).toBe(3);
-    expect(page1.projects.map((p) => p.name)).toEqual(['Artemis', 'Second']);
+    expect(page1.labels.map((p) => p.name)).toEqual(['Artemis', 'Second']);
     expect(page1.next_cursor).toEqual(expect.any(String));
-    const page2 = await mcp.ok('list_projects', { limit: 2, cursor: page1.next_cursor });
+    const page2 = await mcp.ok('list_labels', { ...at, limit: 2, cursor: page1.next_cursor });
     expect(page2).toMatchObject({ total: 3, next_cursor: null });
-    expect(page2.projects.map((p: { name: string }) => p.name)).toEqual(['Third']);
+    expect(page2.labels.map((p: { name: string }) => p.name)).toEqual(['Third']);
     // Exactly at the end: no cursor to an empty page.
-    expect((await mcp.ok('list_projects', { limit: 3 })).next_cursor).toBeNull();
-    expect(await mcp.error('list_projects', { cursor: 'garbage' })).toBe(
+    expect((await mcp.ok('list_labels', { ...at, limit: 3 })).next_cursor).toBeNull();
+    expect(await mcp.error('list_labels', { ...at, cursor: 'garbage' })).toBe(
       'Validation failed: cursor is not valid for this collection',
     );
     await mcp.close();
@@ -364,7 +356,7 @@ describe('MCP server: project tools', () => {
     expect(await b.mcp.error('get_project', { project_id: project.id })).toBe('Project not found');
     expect(await b.mcp.error('update_project', { project_id: project.id, name: 'Mine' })).toBe('Project not found');
     expect(await b.mcp.error('delete_project', { project_id: project.id })).toBe('Project not found');
-    expect((await b.mcp.ok('list_projects')).projects).toEqual([]);
+    expect((await b.mcp.ok('get_workspace')).projects).toEqual([]);
     expect((await a.rest.get(`/api/v1/projects/${project.id}`)).body.name).toBe('Secret');
     await a.mcp.close();
     await b.mcp.close();

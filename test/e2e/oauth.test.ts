@@ -118,7 +118,7 @@ describe('OAuth 2.1 for /mcp, through the MCP SDK and a browser', () => {
     expect(offered.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual([]);
 
     // Reads: the organisation's own data, never another's.
-    const listed = await call(client, 'list_projects');
+    const listed = await call(client, 'get_workspace');
     expect(listed.isError).toBeFalsy();
     const names = (listed.structuredContent as { projects: { name: string }[] }).projects.map((p) => p.name);
     expect(names).toEqual(['Mine']);

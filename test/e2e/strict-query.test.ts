@@ -132,8 +132,8 @@ function witnessOf(r: Route, path: string, f: Fixture): { client: ApiClient; pat
   if (r.path === '/api/v1/imports') return { client: f.admin, path: `${f.p}/issues` };
   if (r.path.endsWith('/redeliver')) return { client: f.admin, path: path.replace(/\/[^/]+\/redeliver$/, '') };
   if (r.path.endsWith('/secret')) return { client: f.admin, path: path.replace(/\/secret$/, '') };
-  // A restore or a purge: the trash as listed.
-  if (r.path.startsWith('/api/v1/trash')) return { client: f.admin, path: '/api/v1/trash' };
+  // A restore or a purge: the trashed item as read.
+  if (r.path.startsWith('/api/v1/trash')) return { client: f.admin, path: `/api/v1/trash/${f.ids.trash_id}` };
   // A bulk write's list.
   if (r.path.endsWith('/bulk')) return { client: f.admin, path: path.replace(/\/bulk$/, '') };
   // An attachment's GET is a redirect to its file: its issue's list of attachments.

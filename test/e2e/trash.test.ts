@@ -81,10 +81,12 @@ describe('the trash', () => {
     await admin.delete(`/api/v1/webhooks/${w.id}`);
     const path = `/api/v1/trash/webhook-${w.id}`;
     expect((await member.get('/api/v1/trash')).status).toBe(403);
+    expect((await member.get(path)).status).toBe(403);
     expect((await member.post(`${path}/restore`)).status).toBe(403);
     expect((await member.delete(path)).status).toBe(403);
     const other = await orgWithClients(gateway);
     expect((await other.admin.get('/api/v1/trash')).body).toEqual([]);
+    expect((await other.admin.get(path)).status).toBe(404);
     expect((await other.admin.post(`${path}/restore`)).status).toBe(404);
     expect((await other.admin.delete(path)).status).toBe(404);
     expect((await admin.post('/api/v1/trash/webhook-999999/restore')).status).toBe(404);
@@ -92,12 +94,27 @@ describe('the trash', () => {
     expect((await admin.get(`/api/v1/webhooks/${w.id}`)).status).toBe(404);
   });
 
-  it('purges for good on an admin’s DELETE', async () => {
+  it('purges for good on an admin’s DELETE, at the version its If-Match names', async () => {
     const { admin } = await orgWithClients(gateway);
     const w = await endpoint(admin);
     await admin.delete(`/api/v1/webhooks/${w.id}`);
-    const purged = await admin.delete(`/api/v1/trash/webhook-${w.id}`);
+    const path = `/api/v1/trash/webhook-${w.id}`;
+    const one = await admin.get(path);
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ id: `webhook-${w.id}`, kind: 'webhook', item_id: w.id, title: w.url });
+    const etag = one.headers.get('etag')!;
+    expect(etag).toMatch(/^"1-/);
+    expect((await admin.get(path, { headers: { 'If-None-Match': etag } })).status).toBe(304);
+    // A stale or foreign ETag purges nothing.
+    const webhookTag = (await admin.get(`/api/v1/webhooks/${(await endpoint(admin)).id}`)).headers.get('etag')!;
+    for (const tag of ['"2-stale"', webhookTag]) {
+      const refused = await admin.delete(path, { headers: { 'If-Match': tag } });
+      expect(refused.status, tag).toBe(412);
+    }
+    expect((await admin.get(path)).status).toBe(200);
+    const purged = await admin.delete(path, { headers: { 'If-Match': etag } });
     expect(purged.status).toBe(204);
+    expect((await admin.get(path)).status).toBe(404);
     expect((await admin.get('/api/v1/trash')).body).toEqual([]);
     expect((await admin.post(`/api/v1/trash/webhook-${w.id}/restore`)).status).toBe(404);
     expect((await admin.delete(`/api/v1/trash/webhook-${w.id}`)).status).toBe(404);
@@ -138,7 +155,9 @@ describe('the trash', () => {
       }),
     );
     expect((await admin.get('/api/v1/trash')).body).toEqual([]);
+    expect((await admin.get(`/api/v1/trash/webhook-${w.id}`)).status).toBe(404);
     expect((await admin.post(`/api/v1/trash/webhook-${w.id}/restore`)).status).toBe(404);
+    expect((await admin.delete(`/api/v1/trash/webhook-${w.id}`)).status).toBe(404);
     expect((await admin.get(`/api/v1/webhooks/${w.id}`)).status).toBe(404);
   });
 });

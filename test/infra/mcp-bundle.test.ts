@@ -94,7 +94,7 @@ describe('the /mcp bundle', () => {
     expect((await fromBundle.ok('get_issue', { issue_number: `${prefix}-1` })).issue).toEqual(issue);
     await fromBundle.ok('add_comment', { issue_number: `${prefix}-1`, body: 'On it' });
     expect((await fromBundle.ok('list_comments', { issue_number: `${prefix}-1` })).comments).toHaveLength(1);
-    expect((await fromBundle.ok('list_projects')).projects).toContainEqual(expect.objectContaining({ id: project.id, prefix }));
+    expect((await fromBundle.ok('get_workspace')).projects).toContainEqual(expect.objectContaining({ id: project.id, prefix }));
     expect((await fromBundle.ok('update_project', { project_id: project.id, name: 'Artemis' })).project.name).toBe('Artemis');
     await fromBundle.ok('delete_project', { project_id: project.id });
     // The handler run from source sees the same data.
@@ -107,7 +107,7 @@ describe('the /mcp bundle', () => {
     for (const [name, args] of [
       ['create_project', { name: '', prefix: 'lower case' }],
       ['get_issue', { issue_number: 'not-a-number' }],
-      ['list_projects', { limit: 1000 }],
+      ['list_accounts', { limit: 1000 }],
     ] as const) {
       const message = await fromBundle.error(name, args);
       expect(message, name).toBe(await fromSource.error(name, args));

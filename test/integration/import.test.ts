@@ -105,7 +105,11 @@ describe('import of a Jira Cloud "all fields" CSV export', () => {
       updated_at: '2026-02-26T09:05:00.000Z',
       // Its parent comes after it in the file.
       parent_id: epic?.id,
-      description: 'Line one\nLine two, with "quotes", and a comma\n\nLast line: 日本語 🎉',
+      // Its Jira attachment noted at the end, as a link (nothing fetched).
+      description:
+        'Line one\nLine two, with "quotes", and a comma\n\nLast line: 日本語 🎉\n\n---\n' +
+        'Attachments in the source (not copied here; the links lead to the files there):\n' +
+        '- [mock.png](<https://example.invalid/mock.png>)',
       source_key: 'DI-127',
     });
     expect(story?.labels.map((l) => l.name)).toEqual(['payments', 'ui']);
@@ -181,13 +185,16 @@ describe('import of a Jira Cloud "all fields" CSV export', () => {
     expect(report.unknown_columns).toEqual(
       expect.arrayContaining([
         { name: 'Watchers', values: 2 },
-        { name: 'Attachment', values: 1 },
         { name: 'Project key', values: 1 },
         { name: 'Parent summary', values: 1 },
         { name: 'Votes', values: 0 },
       ]),
     );
     expect(report.unknown_columns.map((c) => c.name)).not.toContain('Labels');
+    expect(report.unknown_columns.map((c) => c.name)).not.toContain('Attachment');
+    expect(report.attachment_links).toEqual([
+      { row: expect.any(Number), key: 'DI-127', links: [{ name: 'mock.png', url: 'https://example.invalid/mock.png' }] },
+    ]);
 
     // Issue links, each relation once though both rows name it; Cloners as relates_to.
     expect(report.relations.linked).toBe(4);

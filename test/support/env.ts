@@ -15,4 +15,8 @@ process.env.AWS_REGION ??= 'local';
 process.env.WEBHOOK_SECRET_LOCAL_KEY = testSecretKey;
 // The attachments' bucket on the run's local S3-compatible server (test/support/global-setup.ts).
 process.env.S3_ENDPOINT = inject('s3Endpoint');
-process.env.ATTACHMENTS_BUCKET = inject('attachmentsBucket');
+// A file of the `own-table` project gets a bucket of its own too (test/support/own-table.ts makes
+// it): its organisations' ids start again with its table, and so would their objects' keys.
+process.env.ATTACHMENTS_BUCKET = process.env.OWN_TABLE
+  ? `${inject('attachmentsBucket')}-own-${process.pid}`
+  : inject('attachmentsBucket');

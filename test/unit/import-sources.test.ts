@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatCsv, parseCsv, CsvReader, CsvError } from '../../lib/model/formats/csv.ts';
 import {
+  attachmentNote,
   githubRecord,
+  githubUploads,
   instantOf,
   jiraColumns,
   jiraRecord,
@@ -250,5 +252,97 @@ describe('CSV errors', () => {
     }
     expect(error).toBeInstanceOf(CsvError);
     expect((error as CsvError).line).toBe(3);
+  });
+});
+
+describe("a source's attachments, kept as links", () => {
+  const cell = (name: string, url: string) => `01/Feb/24 10:15 AM;557058:f58131cb-b67d-43c7-b30d-6b58d40bd077;${name};${url}`;
+  const atlassian = 'https://acme.atlassian.net/secure/attachment';
+
+  it("reads every Jira Attachment column (date;author id;file name;URL), names with ';' included; a cell of another shape is warned about", () => {
+    const header = [...base, 'Description', 'Attachment', 'Attachment', 'Attachment', 'Attachment'];
+    const { record, columns } = jira(header, {
+      Summary: 'S',
+      'Issue key': 'DI-1',
+      Status: 'To Do',
+      Description: 'Crashes on save.',
+      Attachment: [
+        cell('screenshot.png', `${atlassian}/10001/screenshot.png`),
+        cell('notes; draft.txt', `${atlassian}/10002/notes%3B%20draft.txt`),
+        `${atlassian}/10003/trace%20log.txt`,
+        'a file without its link',
+      ],
+    });
+    expect(columns.unknown.map((u) => u.name)).not.toContain('Attachment');
+    expect(record.attachments).toEqual([
+      { name: 'screenshot.png', url: `${atlassian}/10001/screenshot.png` },
+      { name: 'notes; draft.txt', url: `${atlassian}/10002/notes%3B%20draft.txt` },
+      { name: 'trace log.txt', url: `${atlassian}/10003/trace%20log.txt` },
+    ]);
+    expect(record.warnings).toEqual(['Attachment "a file without its link" is not "date;author;file name;URL": left out']);
+
+    // Noted at the end of the description, as Markdown links.
+    const planned = planRecord(record, mappingWith());
+    expect(planned.ok && planned.input.description).toBe(
+      'Crashes on save.\n\n---\nAttachments in the source (not copied here; the links lead to the files there):\n' +
+        `- [screenshot.png](<${atlassian}/10001/screenshot.png>)\n` +
+        `- [notes; draft.txt](<${atlassian}/10002/notes%3B%20draft.txt>)\n` +
+        `- [trace log.txt](<${atlassian}/10003/trace%20log.txt>)`,
+    );
+    expect(planned.ok && planned.attachments).toHaveLength(3);
+  });
+
+  it('notes them on an issue without a description; one whose description has no room left keeps it as it is, with a warning', () => {
+    const attachments = [{ name: 'a [1].png', url: `${atlassian}/1/a.png` }];
+    const record: SourceRecord = { row: 2, key: 'DI-2', title: 'T', description: null, status: 'todo', labels: [], attachments };
+    const planned = planRecord(record, mappingWith());
+    expect(planned.ok && planned.input.description).toBe(attachmentNote(attachments));
+    expect(attachmentNote(attachments)).toContain(`- [a \\[1\\].png](<${atlassian}/1/a.png>)`);
+
+    const full = planRecord({ ...record, description: 'x'.repeat(99_990) }, mappingWith());
+    expect(full.ok && full.input.description).toBe('x'.repeat(99_990));
+    expect(full.ok && full.warnings).toEqual([
+      'Attachment: 1 link(s) left out of the description (too long): the report lists them',
+    ]);
+    expect(full.ok && full.attachments).toEqual(attachments);
+  });
+
+  it("finds GitHub's uploads linked from a body or comment (new and old hosts), named by their link text or alt, each once", () => {
+    const body = [
+      'Steps to reproduce.',
+      '![screenshot of the crash](https://github.com/user-attachments/assets/0f8a3c1e-5b7d-4e2f-9a61-3c2d1e0b9f77)',
+      '[trace.log](https://github.com/user-attachments/files/17001234/trace.log)',
+      '<img width="812" alt="Old screenshot" src="https://user-images.githubusercontent.com/1234567/210000000-aa11bb22.png">',
+      'https://private-user-images.githubusercontent.com/1234567/310000000-cc33.png?jwt=abc',
+      'Not an upload: https://github.com/acme/app/issues/12 and https://example.com/x.png',
+      'Again: [trace.log](https://github.com/user-attachments/files/17001234/trace.log)',
+    ].join('\n');
+    expect(githubUploads(body)).toEqual([
+      { name: 'screenshot of the crash', url: 'https://github.com/user-attachments/assets/0f8a3c1e-5b7d-4e2f-9a61-3c2d1e0b9f77' },
+      { name: 'trace.log', url: 'https://github.com/user-attachments/files/17001234/trace.log' },
+      { name: 'Old screenshot', url: 'https://user-images.githubusercontent.com/1234567/210000000-aa11bb22.png' },
+      { name: '310000000-cc33.png', url: 'https://private-user-images.githubusercontent.com/1234567/310000000-cc33.png?jwt=abc' },
+    ]);
+    const record = githubRecord(
+      {
+        number: 7,
+        title: 'Crash',
+        body,
+        state: 'OPEN',
+        url: 'https://github.com/acme/app/issues/7',
+        comments: [{ body: 'Logs: [app.log](https://github.com/acme/app/files/9876543/app.log)', author: { login: 'grace' } }],
+      },
+      1,
+    ) as SourceRecord;
+    expect(record.attachments?.map((a) => a.name)).toEqual([
+      'screenshot of the crash',
+      'trace.log',
+      'Old screenshot',
+      '310000000-cc33.png',
+      'app.log',
+    ]);
+    // They stay where they were written: the description is the body as it is.
+    const planned = planRecord(record, mappingWith());
+    expect(planned.ok && planned.input.description).toBe(body);
   });
 });

@@ -4,7 +4,9 @@
  *
  * Target: DYNAMODB_ENDPOINT if set; else AWS (default credential chain) when AWS_REGION or
  * AWS_DEFAULT_REGION is set; else the local DynamoDB of `npm start` (127.0.0.1:DYNAMODB_PORT).
- * TABLE_NAME selects the table (default sprint-ticketing). On AWS, USAGE_PLAN_ID (the stack's
+ * TABLE_NAME selects the table (default sprint-ticketing). The attachments' files (`export` and
+ * `import` with `--files`): S3_ENDPOINT if set; else the bucket ATTACHMENTS_BUCKET on AWS, or the
+ * local S3-compatible server of `npm start` (127.0.0.1:S3_PORT). On AWS, USAGE_PLAN_ID (the stack's
  * `UsagePlanId` output) makes `org:create` put the organisation's API key in the API's usage plan
  * (tools/cli/usage-plan.ts); `org:api-key` does it for an existing organisation.
  */
@@ -40,11 +42,14 @@ Commands:
                                   plaintext; AWS: WEBHOOK_SECRET_KMS_KEY_ID, the stack output
                                   WebhookSecretKeyArn; reads the table with a Scan)
   import --org ID --format jira-csv|github-json|export --file PATH [--project ID] [--dry-run]
-         [--keep-numbers] [--mapping FILE]
+         [--keep-numbers] [--mapping FILE] [--files DIR]
                                   (issues from another tracker into a project, or an export file into an
                                   organisation; --keep-numbers: DI-127 stays DI-127 where it is free;
-                                  see docs/import-export.md)
-  export --org ID [--out FILE]    (the organisation as JSON Lines, to the file or to stdout)
+                                  --files: an export's attachment files, re-uploaded; see
+                                  docs/import-export.md)
+  export --org ID [--out FILE] [--files DIR]
+                                  (the organisation as JSON Lines, to the file or to stdout; --files: each
+                                  attachment's file too, into DIR, named as its line's "file" says)
 
 Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID,
 WEBHOOK_SECRET_KMS_KEY_ID — see docs/configuration.md.`;
@@ -81,8 +86,8 @@ const optionalFlags: Record<string, string[]> = {
   'tokens:names': ['org'],
   'webhooks:encrypt-secrets': ['org'],
   'migrations:run': ['steps'],
-  import: ['project', 'dry-run', 'keep-numbers', 'mapping'],
-  export: ['out'],
+  import: ['project', 'dry-run', 'keep-numbers', 'mapping', 'files'],
+  export: ['out', 'files'],
 };
 const booleanFlags = new Set(['dry-run', 'keep-numbers']);
 
@@ -124,6 +129,8 @@ async function main() {
   const explicit = process.env.DYNAMODB_ENDPOINT;
   const useAws = !explicit && Boolean(process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION);
   if (!explicit && !useAws) process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${process.env.DYNAMODB_PORT || 8000}`;
+  // The attachments' files (export/import --files): the local S3-compatible server of `npm start` unless on AWS.
+  if (!useAws && !process.env.S3_ENDPOINT) process.env.S3_ENDPOINT = `http://127.0.0.1:${process.env.S3_PORT || 4569}`;
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   const tableName = process.env.TABLE_NAME ?? 'sprint-ticketing';
   if (endpoint) {

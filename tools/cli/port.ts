@@ -7,8 +7,9 @@ import { once } from 'node:events';
 
 /**
  * `import --org N --format jira-csv|github-json|export --file PATH [--project ID] [--dry-run]
- * [--keep-numbers] [--mapping FILE]`. The file is read twice (checked whole, then imported), each
- * time as a stream.
+ * [--keep-numbers] [--mapping FILE] [--files DIR]`. The file is read twice (checked whole, then
+ * imported; an export file four times), each time as a stream. `--files`: the folder of an
+ * export's attachment files (`export --files`), re-uploaded from there.
  */
 export async function runImport(values: Record<string, string | undefined>, positiveInt: (v: string, flag: string) => number) {
   const orgId = positiveInt(values.org as string, 'org');
@@ -18,8 +19,11 @@ export async function runImport(values: Record<string, string | undefined>, posi
   const file = () => createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 });
   if (format === 'export') {
     const { importExport } = await import('../../lib/services/import-export/import-export.ts');
-    return importExport({ orgId, dryRun }, file);
+    const { attachmentFolder } = await import('../../lib/services/import-export/attachment-files.ts');
+    const files = values.files === undefined ? undefined : attachmentFolder(values.files);
+    return importExport({ orgId, dryRun, files }, file);
   }
+  if (values.files !== undefined) throw new UsageError('--files goes with --format export');
   if (format !== 'jira-csv' && format !== 'github-json') throw new UsageError('--format must be jira-csv, github-json or export');
   if (values.project === undefined) throw new UsageError(`--project is required for --format ${format}`);
   const mapping = values.mapping === undefined ? undefined : await readMapping(values.mapping);
@@ -52,19 +56,23 @@ async function readMapping(path: string) {
   return parseOrThrow(ImportMapping, parsed, false);
 }
 
-/** `export --org N [--out FILE]`: JSON Lines to the file (answering a summary) or to stdout (answering nothing more). */
+/**
+ * `export --org N [--out FILE] [--files DIR]`: JSON Lines to the file (answering a summary) or to
+ * stdout (answering nothing more, unless files were written: the summary then goes to stderr).
+ * `--files DIR`: each ready attachment's file too, read from the bucket into DIR, one at a time.
+ */
 export async function runExport(values: Record<string, string | undefined>, positiveInt: (v: string, flag: string) => number) {
-  const { exportOrganisation } = await import('../../lib/services/import-export/export.ts');
+  const { writeExport } = await import('../../lib/services/import-export/attachment-files.ts');
   const out = values.out === undefined ? process.stdout : createWriteStream(values.out);
-  let lines = 0;
-  for await (const line of exportOrganisation(positiveInt(values.org as string, 'org'))) {
-    lines += 1;
-    if (!out.write(`${line}\n`)) await once(out, 'drain');
+  const written = await writeExport(positiveInt(values.org as string, 'org'), out, values.files);
+  const summary = { ...(values.out === undefined ? {} : { written: values.out }), ...written };
+  if (values.out === undefined) {
+    if (written.files) process.stderr.write(`admin: export: ${JSON.stringify(summary)}\n`);
+    return undefined;
   }
-  if (values.out === undefined) return undefined;
   out.end();
   await once(out, 'finish');
-  return { written: values.out, lines };
+  return summary;
 }
 
 export class UsageError extends Error {}

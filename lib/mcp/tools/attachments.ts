@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { attachFile, completeAttachment, createAttachment } from '../../services/attachments.ts';
+import { attachFile, attachmentContent, completeAttachment, createAttachment } from '../../services/attachments.ts';
 import { Attachment, AttachmentCreateFields, AttachmentUpload } from '../../schemas/attachments.ts';
 import { parseOrThrow } from '../../schemas/validate.ts';
 import { ValidationError } from '../../vocabulary/errors.ts';
-import { annotations, defineTool, id, type Tool } from '../tool.ts';
+import { annotations, defineTool, id, WithContent, type Tool } from '../tool.ts';
 
 /** Base64 as RFC 4648 writes it (padding optional); whitespace between lines is allowed. */
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -18,9 +18,37 @@ function decoded(data: string): Buffer {
 /**
  * Attachments (docs/attachments.md) for an agent: a small file given inline is uploaded and checked
  * here, in one call (the request's 1 MiB bounds it: base64 of a file up to about 750 KB); a larger
- * one gets an upload form, and a second call with its `attachment_id` completes it. Reading one is the `attachment://` resource (lib/mcp/resources.ts).
+ * one gets an upload form, and a second call with its `attachment_id` completes it.
+ * `get_attachment` hands a file back as content an agent sees (as the `attachment://` resource
+ * does, lib/mcp/resources.ts, for clients that read resources).
  */
 export const attachmentTools: Tool[] = [
+  defineTool(
+    'get_attachment',
+    {
+      description: "An attachment's file: an image or text up to 1 MB as content, anything else as a link.",
+      input: z.object({ issue_number: z.string(), attachment_id: id() }),
+      output: { attachment: Attachment },
+      annotations: annotations.read,
+    },
+    async (caller, { issue_number, attachment_id }) => {
+      const { attachment, kind, bytes } = await attachmentContent(caller, issue_number, attachment_id);
+      const mimeType = attachment.content_type;
+      const block =
+        kind === 'image'
+          ? { type: 'image' as const, data: bytes!.toString('base64'), mimeType }
+          : kind === 'text'
+            ? { type: 'text' as const, text: bytes!.toString('utf8') }
+            : {
+                type: 'resource_link' as const,
+                uri: `attachment://${issue_number.toUpperCase()}/${attachment.id}`,
+                name: attachment.name,
+                mimeType,
+              };
+      return new WithContent({ attachment }, [block]);
+    },
+  ),
+
   defineTool(
     'add_attachment',
     {

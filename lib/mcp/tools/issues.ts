@@ -5,6 +5,7 @@ import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../
 import { listMyIssues } from '../../services/my-issues.ts';
 import { Issue, IssueCreateFields, IssuePriority, IssueStatus, IssueType, IssueUpdateFields } from '../../schemas/issues.ts';
 import { IssueLabelsField } from '../../schemas/labels.ts';
+import { ValidationError } from '../../vocabulary/errors.ts';
 import { filteredPage, listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, issueRefUnlisted as unlisted, locateIssue } from '../locate.ts';
 import { accountRef, projectRef, sprintRef } from '../resolve.ts';
@@ -222,10 +223,11 @@ export const issueTools: Tool[] = [
   defineTool(
     'move_issue',
     {
-      description: 'Move an issue to a sprint or the backlog (null), at the end or at position.',
+      description:
+        'Move an issue to a sprint or the backlog (null), or within its list (no to_sprint_id): at the end or at position.',
       input: z.object({
         ...issueRef,
-        to_sprint_id: sprintRef().nullable(),
+        to_sprint_id: sprintRef().nullable().optional(),
         position: place().optional(),
       }),
       unlisted,
@@ -233,23 +235,12 @@ export const issueTools: Tool[] = [
       annotations: annotations.update,
     },
     async (caller, { to_sprint_id, position, ...ref }) => {
+      if (to_sprint_id === undefined && position === undefined) {
+        throw new ValidationError(['to_sprint_id or position is required: where the issue goes']);
+      }
       const { at, issueId } = await locateIssue(caller, ref);
-      return { issue: await updateIssue(caller, at, issueId, { sprint_id: to_sprint_id, position }) };
-    },
-  ),
-
-  defineTool(
-    'reorder_issue',
-    {
-      description: 'Put an issue at another place in its list.',
-      input: z.object({ ...issueRef, position: place() }),
-      unlisted,
-      output: one,
-      annotations: annotations.update,
-    },
-    async (caller, { position, ...ref }) => {
-      const { at, issueId } = await locateIssue(caller, ref);
-      return { issue: await updateIssue(caller, at, issueId, { position }) };
+      const to = to_sprint_id === undefined ? { position } : { sprint_id: to_sprint_id, position };
+      return { issue: await updateIssue(caller, at, issueId, to) };
     },
   ),
 

@@ -1,28 +1,14 @@
 import * as z from 'zod';
-import { createProject, deleteProject, getProject, listProjects, updateProject } from '../../services/projects.ts';
+import { createProject, deleteProject, getProject, updateProject } from '../../services/projects.ts';
 import { Project, ProjectCreateFields, ProjectUpdateFields } from '../../schemas/projects.ts';
-import { listInfo, listInput, listThrough } from '../list.ts';
 import { projectRef } from '../resolve.ts';
 import { annotations, defineTool, deleteTool, type Tool } from '../tool.ts';
 
 const projectId = () => projectRef();
 const one = { project: Project };
 
+/** Projects; get_workspace pages through them all (with their active sprints, labels and states). */
 export const projectTools: Tool[] = [
-  defineTool(
-    'list_projects',
-    {
-      description: "The organisation's projects, oldest first.",
-      input: z.object(listInput),
-      output: { projects: z.array(Project), ...listInfo },
-      annotations: annotations.read,
-    },
-    async (caller, args) => {
-      const { items, ...info } = await listThrough(args, (page) => listProjects(caller, page));
-      return { projects: items, ...info };
-    },
-  ),
-
   defineTool(
     'get_project',
     {

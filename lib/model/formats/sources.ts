@@ -9,6 +9,7 @@ import {
 } from '../../schemas/issues.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
 import { statusKey } from '../../vocabulary/workflow.ts';
+import { limits } from '../../schemas/common.ts';
 import { instantIn } from './dates.ts';
 
 /**
@@ -50,6 +51,16 @@ export interface SourceRecord {
   comments?: SourceComment[] | undefined;
   /** Relations to other issues of the file, by their keys, seen from this one. */
   links?: SourceLink[] | undefined;
+  /**
+   * Files attached to the issue in the source, as links to them there (never fetched): Jira's
+   * `Attachment` columns, GitHub's uploads linked from a body or comment.
+   */
+  attachments?: SourceAttachment[] | undefined;
+  /**
+   * Whether the links already stand in the issue's text (GitHub: in its body or a comment, where
+   * they were written); else (Jira) the import notes them at the end of its description.
+   */
+  attachmentsInText?: boolean | undefined;
   /** The column (or field) each value came from, for the warnings: `status` -> `Status`. */
   columns?: Partial<Record<'status' | 'type' | 'priority' | 'due_date' | 'story_points' | 'assignee' | 'reporter', string>>;
   /** What the reader could not take, already phrased (row, column, value). */
@@ -68,6 +79,12 @@ export interface SourceComment {
   body: string;
   at?: string | undefined;
   author?: Person | undefined;
+}
+
+/** A file attached in the source: its name and its URL there (kept as a link; nothing is fetched). */
+export interface SourceAttachment {
+  name: string;
+  url: string;
 }
 
 export interface SourceLink {
@@ -207,6 +224,8 @@ export type PlannedRecord =
         completed_at?: string | undefined;
       };
       comments: { key: string; body: string; at?: string | undefined; authorEmail?: string; unknownAuthor?: string }[];
+      /** The source's attachments, as links (the report lists them). */
+      attachments: SourceAttachment[];
       /** What was dropped or defaulted (the row is still taken). */
       warnings: string[];
     }
@@ -327,9 +346,17 @@ export function planRecord(
     ];
   });
 
+  const attachments = record.attachments ?? [];
+  let description = record.description?.length ? record.description : null;
+  if (attachments.length > 0 && !record.attachmentsInText) {
+    const noted = `${description ? `${description}\n\n` : ''}${attachmentNote(attachments)}`;
+    if (noted.length <= limits.description && Buffer.byteLength(noted, 'utf8') <= limits.textBytes) description = noted;
+    else warnings.push(`Attachment: ${attachments.length} link(s) left out of the description (too long): the report lists them`);
+  }
+
   const candidate = {
     title: record.title,
-    description: record.description?.length ? record.description : null,
+    description,
     status: own ? statusKey(record.status) : status,
     ...(type ? { type } : {}),
     ...(priority ? { priority } : {}),
@@ -359,8 +386,24 @@ export function planRecord(
     parentKey: record.parent_key?.trim() || undefined,
     times: { created_at: created, updated_at: updated, completed_at: resolved },
     comments,
+    attachments,
     warnings,
   };
+}
+
+/** A file name as Markdown link text: its brackets and backslashes escaped, on one line. */
+const linkText = (name: string) => name.replace(/\s+/g, ' ').replace(/[\\[\]]/g, (c) => `\\${c}`);
+
+/**
+ * What an issue imported with attachments in the source says of them, at the end of its
+ * description: their names and links, and that the files stay in the source (nothing is copied).
+ */
+export function attachmentNote(attachments: readonly SourceAttachment[]): string {
+  return [
+    '---',
+    'Attachments in the source (not copied here; the links lead to the files there):',
+    ...attachments.map((a) => `- [${linkText(a.name)}](<${a.url.replace(/[<>\s]/g, encodeURIComponent)}>)`),
+  ].join('\n');
 }
 
 /** Story points, under every name Jira Cloud writes them (company-managed and team-managed projects). */
@@ -433,6 +476,7 @@ export function jiraColumns(header: string[]) {
     parent: all('Parent key', 'Parent', 'Parent id'),
     storyPoints: all(...storyPointColumns),
     comments: all('Comment'),
+    attachments: all('Attachment'),
     links,
     header,
   };
@@ -473,6 +517,54 @@ function jiraComment(cell: string, key: string, column: string, warnings: string
   return { key, body: cell };
 }
 
+/**
+ * A Jira attachment cell: `01/Feb/24 10:15 AM;557058:f581…;screenshot.png;https://acme.atlassian.net/secure/attachment/10001/screenshot.png`
+ * (the time, the uploader's account id, the file name, its URL; the name may hold `;`). A bare URL
+ * is taken with its last path segment as the name; anything else is left out with a warning.
+ */
+function jiraAttachment(cell: string, column: string, warnings: string[]): SourceAttachment | undefined {
+  const m = /^([^;]*);([^;]*);(.*);\s*(https?:\/\/\S+)\s*$/i.exec(cell);
+  if (m) return { name: String(m[3]).trim() || lastSegment(String(m[4])), url: String(m[4]) };
+  if (/^https?:\/\/\S+$/i.test(cell)) return { name: lastSegment(cell), url: cell };
+  warnings.push(`${column} "${clip(cell)}" is not "date;author;file name;URL": left out`);
+  return undefined;
+}
+
+/** The last segment of a URL's path, decoded (`…/10001/screen%20shot.png` -> `screen shot.png`). */
+function lastSegment(url: string): string {
+  const segment = url.split(/[?#]/)[0]!.replace(/\/+$/, '').split('/').at(-1) ?? '';
+  try {
+    return decodeURIComponent(segment) || url;
+  } catch {
+    return segment || url;
+  }
+}
+
+/** URLs of files uploaded to GitHub (issue and comment attachments, pasted images), old and new hosts. */
+const githubUpload =
+  /https:\/\/(?:github\.com\/user-attachments\/(?:assets|files)\/|(?:private-)?user-images\.githubusercontent\.com\/|github\.com\/[\w.-]+\/[\w.-]+\/files\/\d+\/)[^\s)"'<>\]]+/g;
+
+/**
+ * The files uploaded to GitHub that a Markdown text links to, each once, in order: named by its
+ * link's text (`[trace.log](…)`, `![screenshot](…)`), an `<img>`'s `alt`, else its URL's last segment.
+ */
+export function githubUploads(text: string): SourceAttachment[] {
+  const names = new Map<string, string>();
+  for (const m of text.matchAll(/!?\[([^\]]*)\]\(\s*<?([^\s)>]+)>?[^)]*\)/g)) {
+    if (String(m[1]).trim() && !names.has(String(m[2]))) names.set(String(m[2]), String(m[1]).trim());
+  }
+  for (const tag of text.matchAll(/<img\b[^>]*>/gi)) {
+    const src = /\bsrc\s*=\s*["']([^"']+)["']/i.exec(tag[0])?.[1];
+    const alt = /\balt\s*=\s*["']([^"']*)["']/i.exec(tag[0])?.[1]?.trim();
+    if (src && alt && !names.has(src)) names.set(src, alt);
+  }
+  const found = new Map<string, SourceAttachment>();
+  for (const [url] of text.matchAll(githubUpload)) {
+    if (!found.has(url)) found.set(url, { name: names.get(url) ?? lastSegment(url), url });
+  }
+  return [...found.values()];
+}
+
 /** A value as a warning quotes it: one line, at most 80 characters. */
 export const clip = (v: string) => {
   const line = v.replace(/\s+/g, ' ').trim();
@@ -481,7 +573,7 @@ export const clip = (v: string) => {
 
 /**
  * One Jira CSV record. Of repeated or alternative columns the first non-empty value is taken (the
- * others, when they differ, are warned about), but for `Labels` and `Comment` (every value) and
+ * others, when they differ, are warned about), but for `Labels`, `Comment` and `Attachment` (every value) and
  * the sprint columns (the last non-empty one is the issue's sprint, the earlier ones its history).
  * `Parent` holds a key in some exports and an issue id in others, and `Parent id` an id: ids are
  * resolved to keys after every row is read.
@@ -516,6 +608,7 @@ export function jiraRecord(fields: string[], columns: JiraColumns, row: number):
     return n || i ? { name: n, id: i } : undefined;
   };
   const comments = values(columns.comments).map((c, n) => jiraComment(c.value, `${key}#${n + 1}`, c.column, warnings));
+  const attachments = values(columns.attachments).flatMap((a) => jiraAttachment(a.value, a.column, warnings) ?? []);
   const links: SourceLink[] = [];
   for (const l of columns.links) {
     for (const other of cell(l.index)
@@ -548,6 +641,7 @@ export function jiraRecord(fields: string[], columns: JiraColumns, row: number):
     parent_key: parent?.value,
     story_points: points?.value,
     comments,
+    attachments,
     links,
     columns: {
       status: status?.column,
@@ -637,6 +731,12 @@ export function githubRecord(value: unknown, row: number): SourceRecord | { row:
       },
     ];
   });
+  // Uploads linked from the body or a comment: they stay there as written, and the report lists them.
+  const attachments = [
+    ...new Map(
+      [str(o.body) ?? '', ...comments.map((c) => c.body)].flatMap(githubUploads).map((a) => [a.url, a] as const),
+    ).values(),
+  ];
   return {
     row,
     key,
@@ -654,6 +754,8 @@ export function githubRecord(value: unknown, row: number): SourceRecord | { row:
     labels,
     sprint: milestone?.title ? { name: milestone.title } : undefined,
     comments,
+    attachments,
+    attachmentsInText: true,
     columns: { status: 'state', assignee: 'assignees', reporter: 'author' },
     warnings,
   };

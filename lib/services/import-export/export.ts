@@ -17,6 +17,8 @@ import {
 import { storedRelations } from '../../db/relations.ts';
 import { toSprint } from '../../db/sprints.ts';
 import { toComment } from '../../db/comments.ts';
+import { attachmentItem } from '../../db/attachments.ts';
+import { exportedFileName } from '../../model/attachments.ts';
 import { getOrganisationItem, toAccount } from '../../db/accounts.ts';
 import { burndownChanges, scopeCounters } from '../../model/sprint-counters.ts';
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
@@ -24,7 +26,8 @@ import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 /**
  * An organisation as JSON Lines (docs/import-export.md): a header line, then one line per
  * account, project, label, sprint (with its report and history), issue (with its relations),
- * comment and activity entry, each with `kind`; then an `end` line with the counts and the digest
+ * comment, ready attachment (its manifest: the file itself is the admin CLI's to write, `--files`)
+ * and activity entry, each with `kind`; then an `end` line with the counts and the digest
  * of the lines before it. Read page by page (each DynamoDB page is written out before the next is
  * read), so memory stays bounded at any size. Never written: tokens, webhook endpoints and their
  * secrets, OAuth data, idempotency records.
@@ -55,7 +58,7 @@ type Key = WalkKey;
  * (`GET /api/v1/export`'s cursor). `stage` 0 is before the header, 1 in the accounts, 2 in the
  * projects, 3 before the `end` line, 4 done. In the projects: `before` is the key of the project
  * before the current one (null: the first), `step` what of the project comes next (0 its line,
- * 1 labels, 2 sprints, 3 sprint issues, 4 backlog issues, 5 comments and activity), `after` the
+ * 1 labels, 2 sprints, 3 sprint issues, 4 backlog issues, 5 comments, attachments and activity), `after` the
  * key of the last item written in that step; `list` and `place` the issues' list and place so far.
  */
 export interface ExportPosition {
@@ -241,8 +244,33 @@ export async function* walkExport(
         if (item.type === 'comment')
           yield line('comment', { ...dropVersion(toComment(item)), author_email: email(item.author_id) });
         else if (item.type === 'activity') yield line('activity', withoutLayout(item));
+        else if (item.type === 'attachment' && item.status === 'ready') yield line('attachment', attachmentLine(item));
       }
     }
+  }
+
+  /**
+   * A ready attachment's manifest line: everything its import needs to re-create it, and `file`,
+   * where its bytes lie in the folder of files. A pending one (declared, its file never completed)
+   * is no line: it has no file yet, and expires unless completed.
+   */
+  function attachmentLine(item: Record<string, unknown>) {
+    const a = attachmentItem.decode(item);
+    return {
+      id: a.id,
+      project_id: a.projectId,
+      issue_id: a.issueId,
+      comment_id: a.commentId,
+      name: a.name,
+      content_type: a.contentType,
+      size: a.size,
+      sha256: a.sha256,
+      uploader_id: a.uploaderId,
+      uploader_name: a.uploaderName,
+      uploader_email: email(a.uploaderId),
+      created_at: a.createdAt,
+      file: exportedFileName(a.id, a.name),
+    };
   }
 }
 

@@ -4,7 +4,12 @@ import { projectIdsByPrefix } from '../../db/organisation-walk.ts';
 import { advance, nextId } from '../../db/sequences.ts';
 import { restoreSprint } from '../../db/sprints.ts';
 import { createAccountInOrg } from '../accounts.ts';
-import { ValidationError } from '../../vocabulary/errors.ts';
+import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
+import { listAttachments, type StoredAttachment } from '../../db/attachments.ts';
+import { attachmentObjectKey } from '../../db/objects.ts';
+import { AttachmentCreateFields } from '../../schemas/attachments.ts';
+import { restoreAttachment } from '../attachments.ts';
+import type { AttachmentFolder } from './attachment-files.ts';
 import type { WorkflowState } from '../../model/workflow.ts';
 import {
   defaultStateColors,
@@ -29,6 +34,7 @@ import {
   ImportFailed,
   ImportInterrupted,
   ImportSession,
+  REPORT_CAP,
   rereadable,
   type Chunks,
   type FileSource,
@@ -37,14 +43,15 @@ import {
 
 /**
  * Imports an export file (lib/services/import-export/export.ts) into an organisation: the same data, with new ids.
- * The file is read three times. First whole: its header, every line, and its `end` line's counts
+ * The file is read four times. First whole: its header, every line, and its `end` line's counts
  * and digest (a file cut short or changed is refused before anything is written). Then it is
  * written: accounts matched by e-mail (missing ones created, with their creation time, without a
  * token shown: `token:regenerate` gives one); projects by prefix (missing ones created with their
  * times); labels and sprints by name (missing ones created as they were: a sprint in its state,
  * with its report and history); issues through the same import session as other sources (keyed by
  * their number there, which they keep where it is free), with their times, authors and places;
- * comments with their authors and times; relations. Last the activity history, each entry under
+ * comments with their authors and times; relations. Then the attachments, their files re-uploaded
+ * from the folder beside the export (`files`). Last the activity history, each entry under
  * its issue or sprint with every id in it mapped. Each record is written once, however many runs:
  * a run that stopped goes on where it stopped. The report's `ids` maps every old id to its new one.
  */
@@ -104,6 +111,8 @@ export interface ExportImportReport {
   /** Activity entries restored (each issue also has its own `issue.imported` entry). */
   activity: number;
   errors: { line: number; error: string }[];
+  /** The file's attachments: restored (their files re-uploaded and checked), found restored by an earlier run, or left out and why. */
+  attachments: ExportAttachmentsReport;
   /** Every issue's number in the file -> its number here (the same where it was free). */
   keys: Record<string, string>;
   ids: {
@@ -113,12 +122,22 @@ export interface ExportImportReport {
     sprints: Record<string, number>;
     issues: Record<string, number>;
     comments: Record<string, number>;
+    attachments: Record<string, number>;
   };
+}
+
+export interface ExportAttachmentsReport {
+  /** Attachments created and made ready (a dry run: that would be). */
+  restored: number;
+  /** Attachments an earlier run restored: nothing written. */
+  already_imported: number;
+  /** Attachments not restored (nothing of them written), each with its line and why. */
+  left_out: { line: number; issue_number: string; name: string; file: string; reason: string }[];
 }
 
 type Line = Record<string, unknown> & { kind?: string };
 
-const kinds = new Set(['account', 'project', 'label', 'sprint', 'issue', 'comment', 'activity', 'end']);
+const kinds = new Set(['account', 'project', 'label', 'sprint', 'issue', 'comment', 'attachment', 'activity', 'end']);
 
 /** The lines of a text given in chunks, each with its number (from 1). */
 async function* linesOf(chunks: Chunks): AsyncGenerator<{ n: number; text: string }> {
@@ -205,6 +224,11 @@ export interface ExportImportOptions {
   deadline?: number | undefined;
   onProgress?: ((report: ExportImportReport) => Promise<void> | void) | undefined;
   reportCap?: number | undefined;
+  /**
+   * The folder of the export's files (the admin CLI's `--files`): each attachment's file is
+   * re-uploaded from it. Without one (a job over REST), every attachment is left out, said in the report.
+   */
+  files?: AttachmentFolder | undefined;
 }
 
 export async function importExport(options: ExportImportOptions, file: FileSource): Promise<ExportImportReport> {
@@ -213,6 +237,7 @@ export async function importExport(options: ExportImportOptions, file: FileSourc
   const run = await ExportImport.open(options, numbers);
   try {
     await run.write(read());
+    await run.restoreAttachments(read());
     await run.restoreHistory(read());
     return run.report;
   } catch (err) {
@@ -244,6 +269,12 @@ class ExportImport {
     [];
   /** Whether this run wrote anything yet (a run stops at its deadline only once it has). */
   private wrote = false;
+  /** Old ids of the file's comments (a dry run's attachments on them would be restored). */
+  private readonly commentsInFile = new Set<number>();
+  /** Old issue id -> its number in the file (an attachment left out names its issue). */
+  private readonly issueNumbers = new Map<string, string>();
+  /** The attachments of the issue last read (new id), for a run again to find those an earlier run restored. */
+  private issueAttachments: { issueId: number; found: StoredAttachment[] } | undefined;
   /** The sprints and issues (new ids) this file brought, in this run or an earlier one: their history is restored. */
   private readonly ownSprints = new Set<number>();
   private readonly ownIssues = new Set<number>();
@@ -270,8 +301,9 @@ class ExportImport {
       relations: 0,
       activity: 0,
       errors: [],
+      attachments: { restored: 0, already_imported: 0, left_out: [] },
       keys: {},
-      ids: { accounts: {}, projects: {}, labels: {}, sprints: {}, issues: {}, comments: {} },
+      ids: { accounts: {}, projects: {}, labels: {}, sprints: {}, issues: {}, comments: {}, attachments: {} },
     };
   }
 
@@ -481,8 +513,9 @@ class ExportImport {
 
   private async issue(n: number, line: Line) {
     const run = this.current;
-    if (!run) return;
     const key = String(line.issue_number);
+    this.issueNumbers.set(String(line.id), key);
+    if (!run) return;
     const labels = Array.isArray(line.labels) ? line.labels.map((l) => String((l as { name: unknown }).name)) : [];
     const oldSprint = line.sprint_id === null || line.sprint_id === undefined ? null : String(line.sprint_id);
     const createdBefore = run.session.report.created;
@@ -527,6 +560,7 @@ class ExportImport {
   }
 
   private async comment(line: Line) {
+    this.commentsInFile.add(Number(line.id));
     const run = this.current;
     const issueId = this.report.ids.issues[String(line.issue_id)];
     if (!run || issueId === undefined) return;
@@ -587,7 +621,9 @@ class ExportImport {
     const known = this.report.ids[kind][String(old)];
     if (known !== undefined) return known;
     if (kind === 'accounts' || kind === 'projects' || this.dryRun) return null;
-    const sequence = ({ labels: 'label', sprints: 'sprint', issues: 'issue', comments: 'comment' } as const)[kind];
+    const sequence = (
+      { labels: 'label', sprints: 'sprint', issues: 'issue', comments: 'comment', attachments: 'attachment' } as const
+    )[kind];
     const minted = await nextId(this.options.orgId, sequence);
     this.report.ids[kind][String(old)] = minted;
     return minted;
@@ -643,7 +679,124 @@ class ExportImport {
     };
   }
 
-  /** The third reading: each activity entry, under its issue or sprint, once (keyed by its line). */
+  /**
+   * The third reading: each attachment line, once every issue and comment is in (an issue's comments
+   * come before its attachments, but a file's attachment may name any). See `restoreAttachment`.
+   */
+  async restoreAttachments(chunks: Chunks): Promise<void> {
+    for await (const { n, text } of linesOf(chunks)) {
+      if (n === 1 || !text.includes('"kind":"attachment"')) continue;
+      const line = JSON.parse(text) as Line;
+      if (line.kind !== 'attachment') continue;
+      this.checkDeadline();
+      const reason = await this.restoreAttachment(line);
+      if (reason === undefined) continue;
+      if (this.report.attachments.left_out.length < (this.options.reportCap ?? REPORT_CAP)) {
+        this.report.attachments.left_out.push({
+          line: n,
+          issue_number: this.issueNumbers.get(String(line.issue_id)) ?? String(line.issue_id),
+          name: String(line.name),
+          file: String(line.file),
+          reason,
+        });
+      }
+    }
+  }
+
+  /**
+   * One attachment line: re-created on its issue (and comment) with its own name, type, size,
+   * SHA-256, uploader and time, its file re-uploaded from the folder beside the export and checked
+   * before it is ready; found on its issue (same comment, name, type, size and time), restored by an
+   * earlier run, it is not again (one left pending by a run that stopped is taken up). Answers why
+   * it was left out (nothing of it written), or undefined.
+   */
+  private async restoreAttachment(line: Line): Promise<string | undefined> {
+    const parsed = AttachmentCreateFields.safeParse({
+      name: line.name,
+      content_type: line.content_type,
+      size: line.size,
+      sha256: line.sha256,
+      comment_id: line.comment_id,
+    });
+    if (!parsed.success)
+      return `the line is not an attachment (${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')})`;
+    const fields = parsed.data;
+    const oldComment = fields.comment_id ?? null;
+    // A dry run made no issue or comment: those the file holds would be.
+    if (this.dryRun && !this.issueNumbers.has(String(line.issue_id))) return 'its issue is not in the file';
+    if (this.dryRun && oldComment !== null && !this.commentsInFile.has(oldComment)) return 'its comment is not in the file';
+    const projectId = this.report.ids.projects[String(line.project_id)] ?? 0;
+    const issueId = this.report.ids.issues[String(line.issue_id)] ?? 0;
+    if (!this.dryRun && (!projectId || !this.ownIssues.has(issueId))) return 'its issue was not imported';
+    const commentId = oldComment === null ? null : (this.report.ids.comments[String(oldComment)] ?? 0);
+    if (!this.dryRun && commentId === 0) return 'its comment was not imported';
+    const createdAt =
+      typeof line.created_at === 'string' && !Number.isNaN(Date.parse(line.created_at)) ? line.created_at : undefined;
+    if (!createdAt) return 'the line has no created_at';
+    const earlier = this.dryRun
+      ? undefined
+      : (await this.attachmentsOf(projectId, issueId)).find(
+          (a) =>
+            a.commentId === commentId &&
+            a.name === fields.name &&
+            a.contentType === fields.content_type &&
+            a.size === fields.size &&
+            a.createdAt === createdAt,
+        );
+    if (earlier?.status === 'ready') {
+      this.report.ids.attachments[String(line.id)] = earlier.id;
+      this.report.attachments.already_imported += 1;
+      return undefined;
+    }
+    if (!this.options.files) return "no folder of files was given (the admin CLI's --files): the file was not restored";
+    const file = await this.options.files.file(String(line.file));
+    if ('missing' in file) return file.missing;
+    if (file.size !== fields.size) return `${String(line.file)} has ${file.size} bytes, not the ${fields.size} of its line`;
+    if (fields.sha256 && file.sha256 !== fields.sha256) return `${String(line.file)} does not have the SHA-256 of its line`;
+    if (this.dryRun) {
+      this.report.attachments.restored += 1;
+      return undefined;
+    }
+    const id = earlier?.id ?? (await nextId(this.options.orgId, 'attachment'));
+    const attachment: StoredAttachment = earlier ?? {
+      id,
+      orgId: this.options.orgId,
+      projectId,
+      issueId,
+      commentId,
+      name: fields.name,
+      contentType: fields.content_type,
+      size: fields.size,
+      sha256: fields.sha256 ?? null,
+      status: 'pending',
+      objectKey: attachmentObjectKey(this.options.orgId, projectId, issueId, id),
+      uploaderId: this.accountFor(line.uploader_email) ?? this.caller.accountId,
+      uploaderName: String(line.uploader_name ?? ''),
+      createdAt,
+    };
+    try {
+      await restoreAttachment(attachment, file, earlier !== undefined);
+    } catch (err) {
+      if (!(err instanceof ValidationError || err instanceof NotFoundError)) throw err;
+      this.issueAttachments = undefined;
+      return err.message;
+    }
+    this.wrote = true;
+    this.issueAttachments?.found.push({ ...attachment, status: 'ready' });
+    this.report.ids.attachments[String(line.id)] = id;
+    this.report.attachments.restored += 1;
+    return undefined;
+  }
+
+  /** The attachments of an issue, read once while its lines follow one another (they do in an export). */
+  private async attachmentsOf(projectId: number, issueId: number): Promise<StoredAttachment[]> {
+    if (this.issueAttachments?.issueId !== issueId) {
+      this.issueAttachments = { issueId, found: await listAttachments(this.options.orgId, projectId, issueId) };
+    }
+    return this.issueAttachments.found;
+  }
+
+  /** The fourth reading: each activity entry, under its issue or sprint, once (keyed by its line). */
   async restoreHistory(chunks: Chunks): Promise<void> {
     if (this.dryRun) return;
     for await (const { n, text } of linesOf(chunks)) {

@@ -88,6 +88,11 @@ export interface ImportReport {
   warnings: { row: number; key: string; warnings: string[] }[];
   /** The sprints a row names before its last one (its sprint): its history in the source. */
   sprint_history: { row: number; key: string; sprints: string[] }[];
+  /**
+   * Files attached in the source (Jira's `Attachment` columns, GitHub's uploads linked from a body
+   * or comment), per issue: kept as links, never fetched (docs/import-export.md).
+   */
+  attachment_links: { row: number; key: string; links: { name: string; url: string }[] }[];
   parents: { linked: number; unresolved: { row: number; key: string; parent_key: string; reason: string }[] };
   relations: {
     linked: number;
@@ -450,6 +455,7 @@ export class ImportSession {
       rejected_rows: [],
       warnings: [],
       sprint_history: [],
+      attachment_links: [],
       parents: { linked: 0, unresolved: [] },
       relations: { linked: 0, unresolved: [] },
       keys: {},
@@ -607,6 +613,8 @@ export class ImportSession {
     }));
     if (r.sprintHistory?.length && this.report.sprint_history.length < this.cap)
       this.report.sprint_history.push({ row, key, sprints: r.sprintHistory });
+    if (planned.attachments.length > 0 && this.report.attachment_links.length < this.cap)
+      this.report.attachment_links.push({ row, key, links: planned.attachments });
 
     const before = this.imported.get(key) ?? (r.legacyKey ? this.imported.get(r.legacyKey) : undefined);
     if (before) {
@@ -1133,6 +1141,7 @@ export class ImportSession {
     this.report.rejected_rows.sort((a, b) => a.row - b.row);
     this.report.warnings.sort((a, b) => a.row - b.row);
     this.report.sprint_history.sort((a, b) => a.row - b.row);
+    this.report.attachment_links.sort((a, b) => a.row - b.row);
     this.report.unknown_people = [...this.unknownPeople]
       .map(([name, rows]) => ({ name, rows }))
       .sort((a, b) => (a.name < b.name ? -1 : 1));
