@@ -55,6 +55,8 @@ function rank(target: Target): number {
   if (r.method === 'POST' && r.operation.body && !r.operation.optionalBody) return 10 + depth;
   // What a started or completed sprint shows: after the transitions.
   if (r.method === 'GET' && /\/(report|burndown)$/.test(r.path)) return 65;
+  // The trash holds the sample webhook once it is deleted: read it, restore it, then purge (404: restored).
+  if (r.path.startsWith('/api/v1/trash/')) return r.method === 'GET' ? 77 : r.method === 'POST' ? 78 : 79;
   if (r.method === 'DELETE')
     return r.path.includes('comments') ? 70 : r.path.includes('issues') ? 72 : r.path.includes('sprints') ? 74 : 76;
   if (r.method === 'POST') return 60;

@@ -176,8 +176,19 @@ describe('issues', () => {
           );
       };
     });
-    const results = await Promise.allSettled(operations.map((op) => op()));
-    // An operation may lose a race for good (404: the issue was deleted; 503: busy): it then changed nothing.
+    // As a client does on a 503 (busy: retry), each operation tries again, a few times at most.
+    const retried = async (op: () => Promise<void>) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await op();
+        } catch (err) {
+          if (!(err instanceof UnavailableError) || attempt === 5) throw err;
+          await new Promise((r) => setTimeout(r, 20 * attempt));
+        }
+      }
+    };
+    const results = await Promise.allSettled(operations.map((op) => retried(op)));
+    // An operation may lose a race for good (404: the issue was deleted; 503 five times: busy): it then changed nothing.
     for (const r of results) {
       if (r.status === 'rejected')
         expect((r.reason as Error).constructor.name, String(r.reason)).toMatch(/NotFoundError|UnavailableError/);

@@ -173,6 +173,10 @@ export const samples: Record<string, Sample> = {
     ],
   },
   getImportJob: { params: { job_id: '00000000-0000-4000-8000-000000000001' } },
+  // The sample webhook, once deleteWebhook has put it in the trash (docs/trash.md).
+  getTrashItem: { params: { trash_id: 'webhook-1' } },
+  restoreTrashItem: { params: { trash_id: 'webhook-1' } },
+  purgeTrashItem: { params: { trash_id: 'webhook-1' } },
   exportOrganisation: { query: { per_page: '1000' } },
   // OAuth for /mcp (docs/mcp.md): a registration; the rest name a client, code or token that a
   // fresh table does not hold, so they show the refusals (an error page, invalid_grant, a no-op revocation).
