@@ -51,6 +51,8 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/issue-keys/get.ts': ['LSI1Keys'],
   'functions/issues/update.ts': ['LSI1Keys'],
   'functions/backlog/update.ts': ['LSI1Keys'],
+  // A revert writes as a PATCH does, and answers the issue with its place (lib/services/revert.ts).
+  'functions/activity/revert.ts': ['LSI1Keys'],
   // Bulk writes place and move issues as the single writes do.
   'functions/issues/bulk.ts': ['LSI1Keys'],
   'functions/sprints/complete.ts': ['LSI1'],

@@ -11,7 +11,7 @@
  * sprint's issue routes and the backlog's.
  */
 import type { z } from 'zod';
-import { Activity } from './schemas/activity.ts';
+import { Activity, RevertConflict } from './schemas/activity.ts';
 import { BULK_MAX_ITEMS, BulkQuery, IssueBulkBody, IssueBulkResults } from './schemas/bulk.ts';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
 import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
@@ -120,6 +120,8 @@ export interface Route {
      * the stack too, lib/http/stack.ts).
      */
     secret?: boolean;
+    /** The body of the row's own 409, where it is not `{error}` (a revert's fields changed since). */
+    conflict?: { schema: z.ZodType; description: string };
     /**
      * A conditional write (`If-Match`, lib/http/conditional.ts): PATCH, PUT and DELETE of a resource
      * (a path with ids), and the rows that say so (the sprint transitions). Derived by `route`.
@@ -942,6 +944,28 @@ export const routes: Route[] = [
     summary: "A sprint's activity: its activation and completion, with actor and time",
     tag: 'Activity',
     success: { status: 200, schema: Activity, list: true, description: 'Activity, oldest first' },
+  }),
+  route('POST', '/api/v1/activity/{activity_id}/revert', 'functions/activity/revert.ts', {
+    id: 'revertActivity',
+    summary:
+      'Revert one change of an issue (an entry of its activity) while the fields it changed still hold the values it wrote',
+    description:
+      'Puts back the values the entry replaced, through the same write as a PATCH of the issue (fields, state, a move, ' +
+      "labels, the parent) or a relation's removal or creation, so everything derived follows; the change is recorded as " +
+      "an `issue.updated` entry with `reverts` (itself revertible). `If-Match` takes the issue's ETag. 409 names the " +
+      'fields changed since, with their values now; 422 says why an entry is not revertible (a creation, a comment, ' +
+      "a reorder, a sprint's transition, a description changed before descriptions were kept) or what the workflow refuses, as a PATCH would (docs/activity.md).",
+    tag: 'Activity',
+    success: { status: 200, schema: Issue, description: 'The issue, as the revert left it' },
+    conflict: {
+      schema: RevertConflict,
+      description:
+        'Fields the entry changed hold other values now (`changed`, each with its value): nothing was written. ' +
+        "Or (`{error}` with `Retry-After`) the issue's sprint is being completed.",
+    },
+    conditional: true,
+    errors: [409, 422],
+    unprocessable: 'either',
   }),
 
   // Webhooks (admins only): signed deliveries of changes, retried (docs/change-feed.md)

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Activity } from '../schemas/activity.ts';
 import { db, tableName } from './client.ts';
 import { collections, keys, listKeys, projectPk, skPrefixes, type Key } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
-import { putNew, addTo, existsCheck, Refused, transact, type GuardedItem } from './transactions.ts';
+import { putNew, putItem, addTo, batchGet, existsCheck, Refused, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * Activity entries, written by the change feed consumer (lib/feed/consume.ts) under the issue or
@@ -28,6 +29,24 @@ export interface ActivityEntry {
   owner: { issueId: number } | { sprintId: number };
   sequence: string;
   activity: Activity;
+  /**
+   * A change of an issue's description: the text it replaced and the one it wrote, kept beside the
+   * entry (the before whole, the after as its digest) so that the change can be reverted.
+   */
+  description?: { before: string | null; after: string | null } | undefined;
+}
+
+/** What a description is compared by (its SHA-256, base64url): an entry keeps the text it wrote so. */
+export const descriptionDigest = (text: string | null): string =>
+  createHash('sha256')
+    .update(text === null ? '\u0000null' : `=${text}`)
+    .digest('base64url');
+
+/** What an entry kept of the description it changed (`ActivityEntry.description`), as read back. */
+export interface DescriptionText {
+  before: string | null;
+  /** `descriptionDigest` of the text it wrote. */
+  afterDigest: string;
 }
 
 /**
@@ -99,9 +118,9 @@ function transactionsOf(entries: ActivityEntry[]): ActivityEntry[][] {
   let bytes = 0;
   for (const entry of entries) {
     const owner = ownerId(entry);
-    const size = JSON.stringify(entry.activity).length;
-    // The project's check, a count per owner and a put per entry.
-    const items = 1 + owners.size + (owners.has(owner) ? 0 : 1) + chunk.length + 1;
+    const size = JSON.stringify(entry.activity).length + (entry.description?.before?.length ?? 0);
+    // The project's check, a count per owner and a put per entry (two with a description's text).
+    const items = 1 + owners.size + (owners.has(owner) ? 0 : 1) + itemsOf(chunk) + itemsOf([entry]);
     if (chunk.length > 0 && (items > MAX_ITEMS || bytes + size > MAX_BYTES)) {
       chunks.push(chunk);
       [chunk, owners, bytes] = [[], new Set(), 0];
@@ -113,6 +132,9 @@ function transactionsOf(entries: ActivityEntry[]): ActivityEntry[][] {
   if (chunk.length > 0) chunks.push(chunk);
   return chunks;
 }
+
+/** The puts of `entries`: one each, and one more for a description's text. */
+const itemsOf = (entries: ActivityEntry[]) => entries.reduce((n, e) => n + (e.description ? 2 : 1), 0);
 
 const ownerId = (entry: ActivityEntry) => ('issueId' in entry.owner ? `i${entry.owner.issueId}` : `s${entry.owner.sprintId}`);
 
@@ -135,7 +157,23 @@ function activityItems(entries: ActivityEntry[]) {
     // Not under a deleted project, whose cascade may have read past this key already.
     existsCheck(keys.project(orgId, projectId), activityRefusals.project),
     ...[...counts.values()].map(({ key, n }) => addTo(key, 'activity_count', n, activityRefusals.owner)),
-    ...entries.map(activityPut),
+    ...entries.flatMap((entry) => [activityPut(entry), ...descriptionPut(entry)]),
+  ];
+}
+
+/** The Put of the description an issue's entry changed (a replay writes the same again). */
+function descriptionPut(entry: ActivityEntry): GuardedItem[] {
+  const { orgId, projectId, owner, sequence, description } = entry;
+  if (!description || !('issueId' in owner)) return [];
+  return [
+    putItem({
+      ...keys.issueActivityText(orgId, projectId, owner.issueId, sequence),
+      type: 'activity_text',
+      org_id: orgId,
+      project_id: projectId,
+      before: description.before,
+      after_digest: descriptionDigest(description.after),
+    }),
   ];
 }
 
@@ -183,6 +221,32 @@ export async function listActivity(
   ];
   const { page: result, related } = await listPageWith(collection, page, ancestors);
   return { page: result, related };
+}
+
+/**
+ * One entry, found by where it lives (its id says: lib/vocabulary/ids.ts), with its project, its
+ * owner (the issue or sprint) and the description it changed, if it kept one, in the same
+ * consistent BatchGet: a revert reads them once.
+ */
+export async function readActivityEntry(
+  orgId: number,
+  projectId: number,
+  owner: { issueId: number } | { sprintId: number },
+  sequence: string,
+) {
+  const isIssue = 'issueId' in owner;
+  const [entry, project, holder, text] = await batchGet([
+    isIssue
+      ? keys.issueActivity(orgId, projectId, owner.issueId, sequence)
+      : keys.sprintActivity(orgId, projectId, owner.sprintId, sequence),
+    keys.project(orgId, projectId),
+    isIssue ? keys.issue(orgId, projectId, owner.issueId) : keys.sprint(orgId, projectId, owner.sprintId),
+    ...(isIssue ? [keys.issueActivityText(orgId, projectId, owner.issueId, sequence)] : []),
+  ]);
+  const description: DescriptionText | undefined = text
+    ? { before: typeof text.before === 'string' ? text.before : null, afterDigest: String(text.after_digest) }
+    : undefined;
+  return { entry, project, owner: holder, description };
 }
 
 /** Removes a deleted sprint's own activity (its issues' activity goes with their cascade). */

@@ -37,6 +37,26 @@ const relations = (stored: string): Attribute<RelationRef[]> => ({
   write: (refs) => Object.fromEntries(refs.map((r) => [r.id, { type: r.type, project_id: r.projectId, issue_id: r.issueId }])),
 });
 
+/** What a revert wrote on the issue: the entry it reverted, and the revision its write made. */
+export interface RevertMark {
+  entry: string;
+  rev: number;
+}
+
+/**
+ * The mark of the write that reverted an activity entry (lib/services/revert.ts): the entry, and the
+ * `rev` that write left, so that the mark names only that write (the next write moves `rev` past it,
+ * and need not remove it). The change feed reads it on the stream record (lib/feed/events.ts).
+ */
+const revertMark = (stored: string): Attribute<RevertMark | null> => ({
+  stored,
+  read: (v) => {
+    const m = v as Partial<RevertMark> | null | undefined;
+    return m && typeof m.entry === 'string' && typeof m.rev === 'number' ? { entry: m.entry, rev: Number(m.rev) } : null;
+  },
+  write: (v) => v ?? undefined,
+});
+
 /** The classification every stored form of an issue carries (`type` is stored as `issue_type`: `type` names the item's kind). */
 const classification = {
   priority: attribute.oneOf<IssuePriority>('priority', unclassifiedPriority),
@@ -77,6 +97,8 @@ export const issueItem = itemKind({
     openBlockers: attribute.counter('open_blockers'),
     /** Bumped by every write that can change counters or the list; writes are conditioned on it. */
     rev: attribute.counter('rev'),
+    /** Set by a revert's write only, with the `rev` it made (`RevertMark`). */
+    reverted: revertMark('reverts'),
     startedAt: attribute.nullableString('started_at'),
     completedAt: attribute.nullableString('completed_at'),
     createdAt: text('created_at'),

@@ -720,6 +720,8 @@ export interface IssueWrite {
   parentGuard?: ParentGuard | undefined;
   /** Issues known to be gone (a parent deleted, its cascade pending): their counters are not kept. */
   goneIssues?: number[] | undefined;
+  /** The activity entry this write reverts: marked on the issue with the revision the write makes. */
+  reverts?: string | undefined;
 }
 
 function renumberItem(orgId: number, projectId: number, sprintId: number | null, r: Renumbering): GuardedItem {
@@ -771,6 +773,9 @@ function issueUpdateItem(orgId: number, projectId: number, write: IssueWrite): G
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':rev': write.rev ?? 0, ':one': 1 };
   const fields: Record<string, unknown> = storedIssueFields(write.set);
+  if (write.reverts !== undefined) {
+    Object.assign(fields, issueItem.encode({ reverted: { entry: write.reverts, rev: (write.rev ?? 0) + 1 } }));
+  }
   if (write.placed) {
     fields.position = write.after.position;
     fields.LSK = listKey(write.after.sprintId, write.after.position, write.id);

@@ -101,6 +101,14 @@ export const keys = {
     PK: projectPk(orgId, projectId),
     SK: `ISSUE#${pad(issueId)}#A#${padSequence(sequence)}`,
   }),
+  /**
+   * The description an issue entry replaced (and a digest of the one it wrote), kept beside the
+   * entry for its revert (docs/activity.md); not listed, removed with the issue.
+   */
+  issueActivityText: (orgId: number, projectId: number, issueId: number, sequence: string): Key => ({
+    PK: projectPk(orgId, projectId),
+    SK: `ISSUE#${pad(issueId)}#A#${padSequence(sequence)}#TEXT`,
+  }),
   sprintActivity: (orgId: number, projectId: number, sprintId: number, sequence: string): Key => ({
     PK: projectPk(orgId, projectId),
     SK: `SPRINT#${pad(sprintId)}#A#${padSequence(sequence)}`,

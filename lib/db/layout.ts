@@ -47,6 +47,7 @@ export const layout: LayoutRow[] = [
   declared(commentItem),
   { ...attachmentItem.key, about: attachmentItem.about, attributes: attachmentItem.attributes },
   row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq', LSK: 'IA#i#seq' }, 'issue activity (change feed)'),
+  row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq#TEXT' }, "the description an issue's entry replaced (for its revert)"),
   row({ PK: 'ORG#o#P#p', SK: 'SPRINT#s#A#seq', LSK: 'SA#s#seq' }, 'sprint activity (change feed)'),
   row({ PK: 'ORG#o#P#p', SK: 'LABEL#l', LSK: 'LABEL#l' }, "label of the project's catalogue"),
   row({ PK: 'ORG#o#P#p', SK: 'LABELNAME#n' }, 'label name uniqueness guard (case-folded name)'),

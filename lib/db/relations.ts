@@ -4,6 +4,7 @@ import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { keys } from './keys.ts';
 import { relationRemovals } from './issue-write.ts';
+import { issueItem } from './issue-item.ts';
 import { addCounters } from './sprints.ts';
 import { batchGet, existsCheck, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
 import { forEachLimited } from '../model/limited.ts';
@@ -66,6 +67,8 @@ export interface RelationSide {
   openBlockers?: number | undefined;
   /** The issue the request is about: the versions `If-Match` names are checked on it. */
   resource?: boolean | undefined;
+  /** The activity entry this write reverts: marked on this side (read at `rev`) with the revision it makes. */
+  reverts?: string | undefined;
 }
 
 const CLOSED = [':closed_done', ':closed_cancelled'];
@@ -86,6 +89,11 @@ function sideUpdate(orgId: number, id: string, side: RelationSide): GuardedItem 
   } else {
     names['#rel'] = id;
     removes = '#relations.#rel';
+  }
+  if (side.reverts !== undefined && side.rev !== undefined) {
+    names['#reverts'] = issueItem.stored('reverted');
+    sets.push('#reverts = :reverts');
+    values[':reverts'] = issueItem.encode({ reverted: { entry: side.reverts, rev: side.rev + 1 } })[issueItem.stored('reverted')];
   }
   const added = addCounters({ rev: 1, ...(side.openBlockers ? { open_blockers: side.openBlockers } : {}) }, names, values);
   const conditions = ['attribute_exists(PK)'];

@@ -38,11 +38,14 @@ export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
     sprint_id: event.sprintId ?? null,
     comment_id: event.commentId ?? null,
     changes: event.changes,
+    ...(event.reverts === undefined ? {} : { reverts: event.reverts }),
   };
   const common = { orgId: event.orgId, projectId: event.projectId, sequence: event.sequence, activity };
+  const description = event.description === undefined ? {} : { description: event.description };
   switch (event.type) {
-    case 'issue.created':
     case 'issue.updated':
+      return event.issueId === undefined ? undefined : { ...common, ...description, owner: { issueId: event.issueId } };
+    case 'issue.created':
     case 'comment.created':
     case 'comment.updated':
     case 'comment.deleted':

@@ -55,6 +55,13 @@ export interface ChangeEvent {
   issueId?: number | undefined;
   sprintId?: number | undefined;
   commentId?: number | undefined;
+  /** The id of the activity entry this change reverted (`POST /api/v1/activity/{activity_id}/revert`). */
+  reverts?: string | undefined;
+  /**
+   * A change of an issue's description: the texts before and after, which the activity keeps for a
+   * revert (lib/db/activity.ts) and no payload repeats (the change says `description` alone).
+   */
+  description?: { before: string | null; after: string | null } | undefined;
 }
 
 type Image = Record<string, unknown>;
@@ -108,6 +115,17 @@ export function issueChanges(before: Image, after: Image): FieldChange[] {
   if (moved && !changes.some((c) => c.field === 'sprint_id')) changes.push({ field: 'position' });
   changes.push(...relationChanges(before, after));
   return changes;
+}
+
+/**
+ * The entry a write reverted: the mark a revert leaves on the issue (lib/db/issue-item.ts) names
+ * the write that made the revision it carries, and no later one.
+ */
+export function revertedBy(before: Image, after: Image): string | undefined {
+  const mark = issueItem.attributes.reverted.read(after[issueItem.stored('reverted')]);
+  const rev = issueItem.attributes.rev.read(after.rev);
+  if (!mark || mark.rev !== rev || issueItem.attributes.rev.read(before.rev) === rev) return undefined;
+  return mark.entry;
 }
 
 type StoredRelation = { type: string; issue_id: number; issue_number: string; project_id: number };
@@ -210,7 +228,20 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       if (changes.length === 0) return undefined;
       // A change of relations alone leaves `updated_at` as it was: its time is the record's.
       const at = changes.every((c) => c.field === 'relations') ? { at: deletedAt } : {};
-      return { ...base, ...ids, ...stamp(after), ...at, type: 'issue.updated', resource: issue, changes };
+      const reverts = revertedBy(before, after);
+      const text = (img: Image) => (typeof img.description === 'string' ? img.description : null);
+      const described = changes.some((c) => c.field === 'description');
+      return {
+        ...base,
+        ...ids,
+        ...stamp(after),
+        ...at,
+        type: 'issue.updated',
+        resource: issue,
+        changes,
+        ...(reverts === undefined ? {} : { reverts }),
+        ...(described ? { description: { before: text(before), after: text(after) } } : {}),
+      };
     }
     case 'comment': {
       // A comment always names its issue; an item that does not is no comment a client wrote, and

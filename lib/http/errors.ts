@@ -5,6 +5,7 @@ import {
   PreconditionFailedError,
   RateLimitedError,
   RequestInProgressError,
+  RevertConflictError,
   SprintBusyError,
   UnavailableError,
   ValidationError,
@@ -50,6 +51,7 @@ export function errorResponse(err: unknown): APIGatewayProxyResult {
     headers['Retry-After'] = String(mapped.retryAfterSeconds);
   }
   if (mapped instanceof ValidationError) return json(422, { errors: mapped.errors }, headers);
+  if (mapped instanceof RevertConflictError) return json(409, { error: mapped.message, changed: mapped.changed }, headers);
   return json(mapped.status, { error: mapped.message }, headers);
 }
 

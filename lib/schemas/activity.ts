@@ -20,7 +20,10 @@ export const ActivityChange = z
 
 export const Activity = z
   .object({
-    id: z.string().meta({ description: 'Opaque; increases with time within an issue or sprint.' }),
+    id: z.string().meta({
+      description:
+        'Opaque; increases with time within an issue or sprint. Names the entry in `POST /api/v1/activity/{activity_id}/revert`.',
+    }),
     event: z.string().meta({
       description:
         'issue.created, issue.updated, issue.imported, comment.created, comment.updated, comment.deleted, attachment.added, attachment.removed (an issue), ' +
@@ -34,6 +37,32 @@ export const Activity = z
     sprint_id: z.number().int().nullable(),
     comment_id: z.number().int().nullable(),
     changes: z.array(ActivityChange),
+    reverts: z.string().optional().meta({
+      description:
+        'The id of the entry this change reverted (`POST /api/v1/activity/{activity_id}/revert`); absent on any other change.',
+    }),
   })
   .meta({ id: 'Activity' });
 export type Activity = z.infer<typeof Activity>;
+
+/** One field that changed since the entry a revert was asked for, with its value now. */
+export const RevertConflictField = z
+  .object({
+    field: z.string().meta({ description: 'The field as the entry names it (`status`, `sprint_id`, `labels`, `relations`…).' }),
+    value: z.unknown().meta({
+      description:
+        'Its value now, as the entry would show it (`labels`: ids; `description`: the text; `relations`: the relation or null).',
+    }),
+  })
+  .meta({ id: 'RevertConflictField' });
+
+/** 409 of a revert: the fields the entry wrote that hold other values now. */
+export const RevertConflict = z
+  .object({
+    error: z.string(),
+    changed: z.array(RevertConflictField),
+  })
+  .meta({
+    id: 'RevertConflict',
+    description: 'The fields the entry changed that were changed again since, with their current values: nothing was written.',
+  });

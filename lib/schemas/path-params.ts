@@ -1,5 +1,12 @@
 import * as z from 'zod';
-import { deliveryIdPattern, issueKeyPattern, jobIdPattern, relationIdPattern, trashIdPattern } from '../vocabulary/ids.ts';
+import {
+  activityIdPattern,
+  deliveryIdPattern,
+  issueKeyPattern,
+  jobIdPattern,
+  relationIdPattern,
+  trashIdPattern,
+} from '../vocabulary/ids.ts';
 
 /**
  * The path parameters of the route table, by name: what the service takes. Anything else names
@@ -30,6 +37,8 @@ export function pathParam(name: string): z.ZodType {
       return text(name, relationIdPattern, 'a relation as issues show it, such as `65-blocks-66` (issue 65 blocks issue 66).');
     case 'job_id':
       return text(name, jobIdPattern, 'the id of an import job (a UUID), as its creation answered it.', 'uuid');
+    case 'activity_id':
+      return text(name, activityIdPattern, 'an activity entry as the activity lists show it, such as `12-345-49602745…`.');
     case 'delivery_id':
       return text(name, deliveryIdPattern, 'the id of a delivery (`msg_…`), as the list of deliveries shows it.');
     case 'trash_id':

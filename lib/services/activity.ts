@@ -3,6 +3,7 @@ import type { PageRequest } from '../db/list.ts';
 import type { Activity } from '../schemas/activity.ts';
 import { NotFoundError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
+import { activityIdOf } from '../vocabulary/ids.ts';
 
 /** Where an issue is addressed: in a sprint, or (`sprintId: null`) in the project backlog. */
 export interface IssueAt {
@@ -11,8 +12,19 @@ export interface IssueAt {
   issueId: number;
 }
 
-const toActivity = (item: Record<string, unknown>): Activity => ({
-  id: String(item.id),
+/** Sprint transitions are a sprint's own entries; every other event is an issue's. */
+export const isSprintEntry = (event: string) => event.startsWith('sprint.');
+
+/**
+ * An entry as the API shows it: its id says where it lives (lib/vocabulary/ids.ts), so that the id
+ * alone finds it again (a revert).
+ */
+export const toActivity = (item: Record<string, unknown>): Activity => ({
+  id: activityIdOf(
+    Number(item.project_id),
+    isSprintEntry(String(item.event)) ? { sprintId: Number(item.sprint_id) } : { issueId: Number(item.issue_id) },
+    String(item.id),
+  ),
   event: String(item.event),
   actor_id: (item.actor_id as number | null | undefined) ?? null,
   at: String(item.at),
@@ -20,6 +32,7 @@ const toActivity = (item: Record<string, unknown>): Activity => ({
   sprint_id: (item.sprint_id as number | null | undefined) ?? null,
   comment_id: (item.comment_id as number | null | undefined) ?? null,
   changes: (item.changes as Activity['changes'] | undefined) ?? [],
+  ...(typeof item.reverts === 'string' ? { reverts: item.reverts } : {}),
 });
 
 /**

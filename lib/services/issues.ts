@@ -649,15 +649,23 @@ export async function updateIssue(
   caller: Principal,
   at: IssueLocation,
   issueId: number,
-  changes: IssueUpdate,
-  /** An import's: the time the change is made at (its source's `updated_at`), instead of now. */
-  options: { at?: string | undefined } = {},
+  given: IssueUpdate,
+  options: {
+    /** An import's: the time the change is made at (its source's `updated_at`), instead of now. */
+    at?: string | undefined;
+    /**
+     * A revert's (lib/services/revert.ts): the entry it reverts, marked on the issue by the write,
+     * and the changes decided again on the issue as each attempt reads it (it throws when the entry's
+     * fields moved on). Its list and parent are the same as `given`'s.
+     */
+    revert?: { entry: string; decide: (current: Issue) => IssueUpdate } | undefined;
+  } = {},
 ): Promise<Issue> {
   // The issue's parent was found gone by a refused write: it counts nowhere until its cascade runs.
   const gone: number[] = [];
   return withRetries(async () => {
-    const target = changes.sprint_id !== undefined ? changes.sprint_id : at.sprintId;
-    const wantedParent = typeof changes.parent_id === 'number' ? changes.parent_id : undefined;
+    const target = given.sprint_id !== undefined ? given.sprint_id : at.sprintId;
+    const wantedParent = typeof given.parent_id === 'number' ? given.parent_id : undefined;
     // A parent to be is read with the issue, in the same call.
     const { project, sprints, issue, index, parent: parentItem } = await loadIssue(caller, at, issueId, target, wantedParent);
     const targetSprint = target === null ? undefined : sprints.get(target);
@@ -667,6 +675,7 @@ export async function updateIssue(
     const catalogue = catalogueOf(project);
     const workflow = workflowOf(project);
     const current = store.toIssue(issue, issue.position, catalogue, workflow);
+    const changes = options.revert ? options.revert.decide(current) : given;
     const now = options.at ?? new Date().toISOString();
 
     const set: Record<string, unknown> = { updated_at: now };
@@ -710,6 +719,7 @@ export async function updateIssue(
       assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
       parentGuard,
       goneIssues: gone,
+      reverts: options.revert?.entry,
     });
     // Its place, as of the state the decision was taken on: the place it was put at, last when
     // appended, or (left where it was) its place as read, counted while the write runs.

@@ -123,8 +123,12 @@ export async function addRelation(
   caller: Principal,
   key: string,
   input: RelationCreate,
-  /** An import's: the relation's own time (an export file's), instead of now. */
-  options: { createdAt?: string | undefined } = {},
+  options: {
+    /** An import's: the relation's own time (an export file's), instead of now. */
+    createdAt?: string | undefined;
+    /** A revert's: the activity entry it reverts, marked on the issue of `key` (whose `If-Match` is checked). */
+    reverts?: string | undefined;
+  } = {},
 ): Promise<Relation> {
   const fromNumber = key.toUpperCase();
   const toNumber = input.issue_key.toUpperCase();
@@ -187,8 +191,9 @@ export async function addRelation(
       rev: Number(f.item.rev ?? 0),
       openBlockers: counts.get(issueHolderId(caller.orgId, f)),
     });
+    const own = options.reverts === undefined ? {} : { reverts: options.reverts, resource: true };
     await refusedAs({ project: () => new NotFoundError('Project') }, () =>
-      writeRelation(caller.orgId, id, [sideOf(from, fromSide), sideOf(to, toSide)]),
+      writeRelation(caller.orgId, id, [{ ...sideOf(from, fromSide), ...own }, sideOf(to, toSide)]),
     );
     return toRelation(id, fromSide);
   });
@@ -199,7 +204,13 @@ export async function addRelation(
  * transaction. 404 when the issue does not hold it. When the other issue is gone already (its
  * sprint's or project's cascade is on its way), that cascade takes the relation off this issue too.
  */
-export async function removeRelation(caller: Principal, key: string, relationId: string): Promise<void> {
+export async function removeRelation(
+  caller: Principal,
+  key: string,
+  relationId: string,
+  /** A revert's: the activity entry it reverts, marked on the issue of `key`. */
+  options: { reverts?: string | undefined } = {},
+): Promise<void> {
   await rereadOnStale(async () => {
     const issue = await issueByNumber(caller, key);
     const held = storedRelations(issue.item)[relationId];
@@ -216,6 +227,7 @@ export async function removeRelation(caller: Principal, key: string, relationId:
         hasRelations: true,
         rev: Number(issue.item.rev ?? 0),
         resource: true,
+        reverts: options.reverts,
         // Counted while the blocker's side says it blocks this one.
         openBlockers: held.type === 'blocked_by' && otherSide ? minus(!otherClosed) : undefined,
       };

@@ -110,6 +110,20 @@ export class SprintBusyError extends DomainError {
 }
 
 /**
+ * 409 `{error, changed}`: a revert whose entry's fields were changed again since: each such field
+ * with its value now (docs/activity.md). Nothing was written.
+ */
+export class RevertConflictError extends DomainError {
+  override readonly name: string = 'RevertConflictError';
+  readonly status = 409;
+  readonly changed: { field: string; value: unknown }[];
+  constructor(changed: { field: string; value: unknown }[]) {
+    super(`Changed since this entry: ${[...new Set(changed.map((c) => c.field))].join(', ')}; nothing was reverted`);
+    this.changed = changed;
+  }
+}
+
+/**
  * 500 `{error}`: the request was applied, but its Idempotency-Key record could not be saved, so a
  * replay cannot be promised. Said plainly rather than answered as a success that a retry with the
  * same key could repeat.

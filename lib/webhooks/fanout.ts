@@ -40,6 +40,8 @@ export function payloadOf(event: ChangeEvent): string {
       actor_id: event.actorId,
       [kind]: event.resource,
       changes: event.changes,
+      // A revert's change (docs/activity.md): the id of the activity entry it reverted.
+      ...(event.reverts === undefined ? {} : { reverts: event.reverts }),
     },
   });
 }

@@ -5,6 +5,7 @@ import { routes, type Route } from '../../lib/routes.ts';
 import { apiClient, orgWithClients, randomPrefix, useGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
 import { budgetOf, exceptions, floor, renderExceptions } from '../support/call-budgets.ts';
 import { authorizeOverHttp, postForm, registerOAuthClient } from '../support/oauth.ts';
+import { activityOf } from '../support/eventually.ts';
 import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
 
 /**
@@ -284,6 +285,33 @@ const recipes: Record<string, Recipe> = {
       ...one('delete', await f.admin.delete(`/api/v1/issues/${b}/relations/${blocks.id}`)),
       ...one('delete', await f.admin.delete(`/api/v1/issues/${a}/relations/${related.id}`)),
       ...one('delete, its blocker done', await f.admin.delete(`/api/v1/issues/${d}/relations/${closedBlocker.id}`)),
+    ];
+  },
+  'POST /api/v1/activity/{activity_id}/revert': async (f) => {
+    const revert = (id: string) => f.admin.post(`/api/v1/activity/${id}/revert`);
+    const { id } = await f.post(f.admin, `${f.p}/issues`, { issue: { title: 'Undone' } });
+    const path = `${f.p}/issues/${id}`;
+    await f.admin.patch(path, { issue: { title: 'Changed', story_points: 3 } });
+    const retitled = (await activityOf(f.admin, path, 2))[1];
+    await f.admin.patch(path, { issue: { sprint_id: Number(f.planning.split('/').at(-1)) } });
+    const moved = (await activityOf(f.admin, `${f.planning}/issues/${id}`, 3))[2];
+    const movedBack = await revert(moved.id);
+    const fields = await revert(retitled.id);
+    const conflict = await revert(retitled.id);
+    // A relation added, its revert (the relation removed), and the revert of that (related again).
+    const [a, b] = await relatedPair(f);
+    await f.post(f.admin, `/api/v1/issues/${a}/relations`, { relation: { type: 'blocks', issue_key: b } });
+    const blocker = (await f.admin.get(`/api/v1/issues/${a}`)).body;
+    const blockerPath = `${f.p}/issues/${blocker.id}`;
+    const related = (await activityOf(f.admin, blockerPath, 2))[1];
+    const unrelated = await revert(related.id);
+    const undo = (await activityOf(f.admin, blockerPath, 3))[2];
+    return [
+      ...one('a move back to the backlog', movedBack),
+      ...one('fields', fields),
+      { label: 'fields changed since', res: conflict, status: 409 },
+      ...one('a relation added', unrelated),
+      ...one('a relation removed', await revert(undo.id)),
     ];
   },
   'POST /api/v1/me/token': async (f) => {

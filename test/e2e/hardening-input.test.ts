@@ -98,21 +98,25 @@ async function snapshot(fx: Fixture) {
 
 function pathFor(route: Route, fx: Fixture): string {
   const inSprint = route.path.includes('{sprint_id}');
-  return route.path
-    .replace('{project_id}', String(fx.project.id))
-    .replace('{sprint_id}', String(fx.sprint.id))
-    .replace('{issue_id}', String(inSprint ? fx.issue.id : fx.backlogIssue.id))
-    .replace('{webhook_id}', String(fx.webhook.id))
-    .replace('{label_id}', String(fx.label.id))
-    .replace('{state_id}', String(fx.state.id))
-    .replace('{delivery_id}', 'msg_none')
-    .replace('{issue_key}', String(fx.backlogIssue.issue_number))
-    .replace('{id}', () => {
-      if (route.path.startsWith('/api/v1/comments')) return String(fx.comment.id);
-      if (route.path.includes('/issues/{id}')) return String(inSprint ? fx.issue.id : fx.backlogIssue.id);
-      if (route.path.includes('/sprints/{id}')) return String(fx.sprint.id);
-      return String(fx.project.id);
-    });
+  return (
+    route.path
+      .replace('{project_id}', String(fx.project.id))
+      .replace('{sprint_id}', String(fx.sprint.id))
+      .replace('{issue_id}', String(inSprint ? fx.issue.id : fx.backlogIssue.id))
+      .replace('{webhook_id}', String(fx.webhook.id))
+      .replace('{label_id}', String(fx.label.id))
+      .replace('{state_id}', String(fx.state.id))
+      .replace('{delivery_id}', 'msg_none')
+      // Well formed, naming no entry: only the bad ids put in its place are tried.
+      .replace('{activity_id}', '1-1-1')
+      .replace('{issue_key}', String(fx.backlogIssue.issue_number))
+      .replace('{id}', () => {
+        if (route.path.startsWith('/api/v1/comments')) return String(fx.comment.id);
+        if (route.path.includes('/issues/{id}')) return String(inSprint ? fx.issue.id : fx.backlogIssue.id);
+        if (route.path.includes('/sprints/{id}')) return String(fx.sprint.id);
+        return String(fx.project.id);
+      })
+  );
 }
 
 function wrapperOf(route: Route): { wrapper: string; keys: string[] } {

@@ -29,6 +29,8 @@ interface Seeded {
   trashed: { id: string };
   /** An import job of A (a dry run), settled before the cases run so that its read-back stays put. */
   importJob: Record<string, any>;
+  /** A change of A's backlog issue, as its activity shows it (its id names the entry to revert). */
+  activity: { id: string };
   /** A delivery id of A's endpoint (none need exist: the endpoint already is not B's). */
   delivery: { id: string };
   extraAccountId: number;
@@ -68,6 +70,12 @@ beforeAll(async () => {
       relation: { type: 'relates_to', issue_key: issue.issue_number },
     }),
   );
+  ok(await client.patch(`${pp}/issues/${backlogIssue.id}`, { issue: { story_points: 3 } }));
+  const activity = await eventually(
+    "the backlog issue's change in its activity",
+    async () => ok(await client.get(`${pp}/issues/${backlogIssue.id}/activity`)) as { id: string; event: string }[],
+    (entries) => entries.some((e) => e.event === 'issue.updated'),
+  ).then((entries) => entries.find((e) => e.event === 'issue.updated')!);
   const label = ok(await client.post(`${pp}/labels`, { label: { name: `${tag} label` } }));
   const attachment = ok(
     await client.post(`/api/v1/issues/${backlogIssue.issue_number}/attachments`, {
@@ -116,6 +124,7 @@ beforeAll(async () => {
       state,
       trashed,
       importJob,
+      activity: { id: activity.id },
       delivery: { id: 'msg_none' },
       extraAccountId: extra.account.id,
     },
@@ -160,6 +169,8 @@ function resourceFor(route: Route, param: string, segmentBefore: string): Record
       return seeded.trashed;
     case 'jobs':
       return seeded.importJob;
+    case 'activitys':
+      return seeded.activity;
     default:
       throw new Error(`${route.method} ${route.path}: no seeded resource for {${param}}; extend resourceFor`);
   }
@@ -197,6 +208,8 @@ function readPathOf(resource: Record<string, any>): string {
   if (resource === seeded.state) return `${pp}/states/${seeded.state.id}`;
   if (resource === seeded.trashed) return `/api/v1/trash/${seeded.trashed.id}`;
   if (resource === seeded.importJob) return `/api/v1/imports/${seeded.importJob.id}`;
+  // A revert writes the issue its entry is of.
+  if (resource === seeded.activity) return `${pp}/issues/${seeded.backlogIssue.id}`;
   return `/api/v1/comments/${resource.id}`;
 }
 

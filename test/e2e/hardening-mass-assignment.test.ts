@@ -474,4 +474,43 @@ describe('mass assignment: read-only, foreign and internal fields are never take
     expect(res.body.issues_count).toBeLessThan(SENTINEL);
     expect(res.body.created_at).not.toBe(SENTINEL_TIME);
   });
+
+  it('POST /api/v1/activity/{activity_id}/revert ignores any body: it puts back what its entry recorded, nothing else', async () => {
+    const fx = await fixture();
+    const issuePath = `/api/v1/projects/${fx.project.id}/issues/${fx.backlogIssue.id}`;
+    const before = (await fx.client.get(issuePath)).body;
+    expect((await fx.client.patch(issuePath, { issue: { story_points: 13 } })).status).toBe(200);
+    const change = await eventually(
+      'the change in the activity',
+      async () =>
+        ((await fx.client.get(`${issuePath}/activity`)).body as { id: string; event: string }[]).find(
+          (e) => e.event === 'issue.updated',
+        ),
+      (entry) => entry !== undefined,
+    );
+    const res = await fx.client.post(`/api/v1/activity/${change!.id}/revert`, {
+      issue: { ...injections(fx), title: 'Planted' },
+      ...injections(fx),
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.id).toBe(fx.backlogIssue.id);
+    expect(res.body).toMatchObject({
+      title: before.title,
+      story_points: before.story_points,
+      project_id: fx.project.id,
+      sprint_id: null,
+    });
+    expect(res.body.created_at).not.toBe(SENTINEL_TIME);
+    const item = (
+      await db.send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: keys.issue(fx.orgId, fx.project.id, fx.backlogIssue.id),
+          ConsistentRead: true,
+        }),
+      )
+    ).Item as Record<string, unknown>;
+    for (const key of ['org_id', 'updated_by', 'label_ids', 'LSK', 'type'])
+      expect(item[key], `stored ${key}`).not.toEqual(injections(fx)[key]);
+  });
 });

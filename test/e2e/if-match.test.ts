@@ -4,6 +4,7 @@ import { db, tableName } from '../../lib/db/client.ts';
 import { keys, type Key } from '../../lib/db/keys.ts';
 import { routes } from '../../lib/routes.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
+import { activityOf } from '../support/eventually.ts';
 import { mcpClient } from '../support/mcp.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
@@ -63,6 +64,14 @@ async function targetOf(template: string, admin: ApiClient, orgId: number): Prom
     const path = `${projectPath}/states/${state.id}`;
     return { path, readPath: path, items: [keys.state(orgId, project.id, state.id)] };
   }
+  if (template.startsWith('/api/v1/activity/')) {
+    // A revert writes the issue its entry is of: a change of a backlog issue's title.
+    const issue = (await admin.post(`${projectPath}/issues`, { issue: { title: 'Before' } })).body;
+    const readPath = `${projectPath}/issues/${issue.id}`;
+    expect((await admin.patch(readPath, { issue: { title: 'After' } })).status).toBe(200);
+    const change = (await activityOf(admin, readPath, 2))[1];
+    return { path: `/api/v1/activity/${change.id}/revert`, readPath, items: [keys.issue(orgId, project.id, issue.id)] };
+  }
   if (!template.includes('{sprint_id}') && !template.includes('{issue_id}') && !template.includes('/comments/')) {
     return { path: projectPath, readPath: projectPath, items: [keys.project(orgId, project.id)] };
   }
@@ -96,7 +105,7 @@ async function targetOf(template: string, admin: ApiClient, orgId: number): Prom
 
 /** A valid body for a conditional write of each kind (so that only its precondition can refuse it). */
 function bodyOf(method: string, path: string): unknown {
-  if (method === 'DELETE' || /\/(activate|activation|complete|completion)$/.test(path)) return undefined;
+  if (method === 'DELETE' || /\/(activate|activation|complete|completion|revert)$/.test(path)) return undefined;
   if (path.startsWith('/api/v1/comments')) return { comment: { body: 'changed' } };
   if (path.startsWith('/api/v1/webhooks')) return { webhook: { active: true } };
   if (path.includes('/labels/')) return { label: { name: 'Changed' } };
@@ -158,7 +167,7 @@ describe('If-Match on every conditional route', () => {
       }
       expect(etag(written), name).toMatch(VERSION_TAG);
       const read = etag(await admin.get(target.readPath));
-      // a transition answers the sprint at the version written (its JSON may show more than a read)
+      // a transition answers the sprint at the version written (its JSON may show more than a read); a revert, its issue
       if (body === undefined) {
         expect(VERSION_TAG.exec(etag(written))?.[1], name).toBe(VERSION_TAG.exec(read)?.[1]);
         return;

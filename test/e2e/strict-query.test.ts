@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { routes, type Route } from '../../lib/routes.ts';
 import { buildOpenApiDocument } from '../../tools/openapi/document.ts';
 import { apiClient, nextLink, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { activityOf } from '../support/eventually.ts';
 import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
 
 /**
@@ -50,6 +51,9 @@ async function fixture() {
     attachment: { name: 'a.txt', content_type: 'text/plain', size: 5 },
   });
   const state = await post(`${p}/states`, { state: { name: 'Review', category: 'in_progress' } });
+  // A change of the backlog issue, for a revert to name.
+  await admin.patch(`${p}/issues/${backlogIssue.id}`, { issue: { story_points: 2 } });
+  const change = (await activityOf(admin, `${p}/issues/${backlogIssue.id}`, 2))[1];
   const gone = await post('/api/v1/webhooks', { webhook: { url: receiver.url, events: ['sprint.completed'] } });
   expect((await admin.delete(`/api/v1/webhooks/${gone.id}`)).status).toBe(204);
   await waitFor(() => receiver!.accepted().length >= 2, 60_000, 'the webhook deliveries');
@@ -73,6 +77,7 @@ async function fixture() {
     state_id: String(state.id),
     trash_id: `webhook-${gone.id}`,
     job_id: '00000000-0000-4000-8000-000000000001',
+    activity_id: change.id,
   };
   return { admin, member, p, planning: planning.id, active: active.id, backlogIssue: backlogIssue.id, ids };
 }
@@ -138,6 +143,8 @@ function witnessOf(r: Route, path: string, f: Fixture): { client: ApiClient; pat
   if (r.path.endsWith('/bulk')) return { client: f.admin, path: path.replace(/\/bulk$/, '') };
   // An attachment's GET is a redirect to its file: its issue's list of attachments.
   if (r.path.includes('/attachments')) return { client: f.admin, path: path.replace(/\/attachments(\/.*)?$/, '/attachments') };
+  // A revert writes the issue its entry is of.
+  if (r.path.startsWith('/api/v1/activity/')) return { client: f.admin, path: `${f.p}/issues/${f.backlogIssue}` };
   // A relation has no GET of its own: its issue's list of relations.
   if (r.path.endsWith('/relations/{relation_id}')) return { client: f.admin, path: path.replace(/\/[^/]+$/, '') };
   return { client: f.admin, path: path.replace(/\/(activate|activation|complete|completion)$/, '') };

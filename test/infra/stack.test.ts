@@ -606,6 +606,8 @@ const expectedGrants: Record<string, Expected> = {
   // A board: the project and sprint (BatchGetItem) and the list's issues in order (LSI1).
   'functions/board/read.ts': read(['LSI1']),
   'functions/activity/read.ts': read(lists),
+  // A revert: the entry with its issue (BatchGetItem), then a PATCH's or a relation's write and the issue's place.
+  'functions/activity/revert.ts': write(['LSI1Keys']),
   'functions/webhooks/read.ts': read(lists),
   'functions/webhooks/create.ts': write(),
   'functions/webhooks/update.ts': write(),

@@ -113,6 +113,12 @@ export const exceptions: Record<string, Budget> = {
   ...Object.fromEntries([sprint, project].map((list) => [`POST ${list}/issues/bulk`, bulk])),
   ...both(`${sprint}/issues/{issue_id}`, { calls: 5, roundTrips: 4, reason: `${issueWrite} ${parentChange}` }),
   ...both(`${project}/issues/{issue_id}`, { calls: 5, roundTrips: 4, reason: `${issueWrite} ${parentChange}` }),
+  // Activity: a revert (docs/activity.md) finds its entry from its id alone, then writes as a PATCH or a relation's route does
+  'POST /api/v1/activity/{activity_id}/revert': {
+    calls: 7,
+    roundTrips: 7,
+    reason: `The entry with its project and issue (one BatchGetItem: the id says where it lives), then the write that reverts it. A change of fields, state, list or parent: what the issue's PATCH takes (the issue with its ancestors, its place beside the transaction; a move back also the position's allocation), 5 calls, 4 serial round trips (5 for a move; more only for a parent deep in a tree, as a PATCH). A relation's: what its route takes (the keys' pointers, the issues with their projects, the transaction), then the issue and its place for the answer: 7. A 409 (fields changed since) or 422: 2.`,
+  },
   // Comments
   'GET /api/v1/comments/{id}': {
     calls: 4,

@@ -27,6 +27,7 @@ const samples: Record<keyof typeof keys, unknown[]> = {
   state: [1, 2, 3],
   velocity: [1, 2, '2026-11-26T00:00:00.000Z', 4],
   issueActivity: [1, 2, 3, '12345'],
+  issueActivityText: [1, 2, 3, '12345'],
   sprintActivity: [1, 2, 3, '12345'],
   webhook: [1, 2],
   delivery: [1, 2, 'd1'],

@@ -160,6 +160,19 @@ function otherResponse(status: number, route: Route, components: Map<string, Res
       ...(status === 429 ? { headers: headerRefs(['Retry-After']) } : {}),
     };
   }
+  const conflict = route.operation.conflict;
+  if (status === 409 && conflict) {
+    // The row's own 409 body (a revert's fields changed since), or the `{error}` of a sprint being
+    // completed, which alone carries Retry-After.
+    return {
+      description: conflict.description,
+      content: { 'application/json': { schema: z.union([conflict.schema, ErrorBody]) } },
+      headers: {
+        ...optionalHeaders(['Retry-After'], 'Only on the `{error}` of a sprint being completed.'),
+        ...headerRefs(rateLimitHeaders),
+      },
+    };
+  }
   const special = status === 422 ? unprocessableOf(route) : undefined;
   const text = special ?? statusText[status] ?? { name: `Status${status}`, description: `HTTP ${status}.` };
   // A 413 may be API Gateway's own (a body over its 10 MB, or over Lambda's 6 MB invocation limit).
@@ -412,7 +425,7 @@ const tagDescriptions: Record<string, string> = {
   Attachments:
     'Files on issues and their comments, stored in S3: declared, uploaded with a pre-signed form, completed, downloaded by pre-signed URL.',
   Backlog: "A project's backlog: the issues in no sprint.",
-  Activity: 'The history of changes of an issue or a sprint.',
+  Activity: 'The history of changes of an issue or a sprint, and the revert of one change of an issue.',
   Webhooks: 'Signed webhooks: endpoints, their deliveries and their secrets (admins only).',
   Trash:
     "Deleted items kept for the organisation's retention period: listed, restored whole with the same id, or deleted for good (admins only).",
