@@ -2,6 +2,7 @@ import { ancestryOf, pathAncestryOf, type Ancestry } from '../model/comment-ance
 import { pointerFromItem, sprintIdOf, type CommentPointer, type FullCommentPointer } from './comment-pointers.ts';
 import type { Comment } from '../schemas/comments.ts';
 import { tableName } from './client.ts';
+import { attribute, itemKind } from './item.ts';
 import { deletionMarker } from './deletions.ts';
 import { scanPages, type ScanStep } from './query.ts';
 import { collections, keys, listKeys, orgPk, type Key } from './keys.ts';
@@ -34,7 +35,30 @@ export interface IssueRef {
   issueId: number;
 }
 
-/** The stored comment: the resource plus its place in the hierarchy. */
+export const commentItem = itemKind({
+  type: 'comment',
+  key: { PK: 'ORG#o#P#p', SK: 'ISSUE#i#C#c', LSK: 'C#i#c' },
+  about: 'comment',
+  attributes: {
+    id: attribute.number('id'),
+    orgId: attribute.number('org_id'),
+    projectId: attribute.number('project_id'),
+    /**
+     * The issue's sprint when the comment was last written (created, edited): what the change feed
+     * reports with the comment's events (lib/feed/events.ts). A move of the issue leaves it behind.
+     */
+    sprintId: attribute.nullableNumber('sprint_id'),
+    issueId: attribute.number('issue_id'),
+    body: attribute.string('body'),
+    authorId: attribute.number('author_id'),
+    /** Written with the comment (no route renames an account); none on a comment from before: empty. */
+    authorName: { stored: 'author_name', read: (v: unknown) => String(v ?? ''), write: (v: string) => v },
+    createdAt: attribute.string('created_at'),
+    updatedAt: attribute.string('updated_at'),
+  },
+});
+
+/** The stored comment as read whole: the resource plus its place in the hierarchy (`commentItem`'s attributes, stored). */
 export interface CommentItem extends Comment {
   PK: string;
   SK: string;
@@ -48,16 +72,16 @@ export interface CommentItem extends Comment {
 }
 
 export const toComment = (record: object): Comment => {
-  const item = record as Record<string, unknown>;
+  const c = commentItem.decode(record);
   return withVersion(
     {
-      id: Number(item.id),
-      body: String(item.body),
-      issue_id: Number(item.issue_id),
-      author_id: Number(item.author_id),
-      author_name: String(item.author_name ?? ''),
-      created_at: String(item.created_at),
-      updated_at: String(item.updated_at),
+      id: c.id,
+      body: c.body,
+      issue_id: c.issueId,
+      author_id: c.authorId,
+      author_name: c.authorName,
+      created_at: c.createdAt,
+      updated_at: c.updatedAt,
     },
     record,
   );
@@ -141,11 +165,19 @@ export function newComment(
           Item: {
             ...keys.comment(orgId, ref.projectId, ref.issueId, id),
             LSK: listKeys.comment(ref.issueId, id),
-            type: 'comment',
-            org_id: orgId,
-            project_id: ref.projectId,
-            sprint_id: ref.sprintId,
-            ...comment,
+            type: commentItem.type,
+            ...commentItem.encode({
+              orgId,
+              projectId: ref.projectId,
+              sprintId: ref.sprintId,
+              id,
+              body: comment.body,
+              issueId: comment.issue_id,
+              authorId: comment.author_id,
+              authorName: comment.author_name,
+              createdAt: comment.created_at,
+              updatedAt: comment.updated_at,
+            }),
           },
           // A fresh id from the sequence: never taken.
           ConditionExpression: 'attribute_not_exists(PK)',

@@ -14,12 +14,6 @@ import { addToExisting, updateIf } from './transactions.ts';
  * version: they are not the admin's).
  */
 
-/** The lane and slow-attempt count the deliverer keeps on a webhook item. */
-export interface LaneFields {
-  lane?: Lane;
-  slow_attempts?: number;
-}
-
 /** Where an attempt holds its places: its organisation's share of the lane, its endpoint's share of that. */
 export interface Places {
   orgId: number;

@@ -5,6 +5,8 @@ import { isConditionFailed } from './errors.ts';
 import { keys, orgPk } from './keys.ts';
 import { queryPages } from './query.ts';
 import { getItem } from './transactions.ts';
+import { attribute, itemKind, type Attribute } from './item.ts';
+import { tableDefinition } from './table.ts';
 
 /**
  * Import jobs (`POST /imports`): the job item in the organisation's partition, and the uploaded
@@ -36,47 +38,123 @@ export function fileParts(text: string): string[] {
   return parts;
 }
 
+/** A value stored whole (a map), null when there is none. */
+const whole = <T>(stored: string): Attribute<T | null> => ({
+  stored,
+  read: (v) => (v === undefined || v === null ? null : (v as T)),
+  write: (v) => v,
+});
+
+export const importJobItem = itemKind({
+  type: 'import_job',
+  key: { PK: 'ORG#o', SK: 'IMPORTJOB#j' },
+  about: 'import job: status, progress, report (TTL)',
+  attributes: {
+    id: attribute.string('id'),
+    orgId: attribute.number('org_id'),
+    /** Who uploaded it: the actor of what it writes. */
+    accountId: attribute.number('account_id'),
+    status: attribute.oneOf<ImportJob['status']>('status'),
+    format: attribute.oneOf<ImportJob['format']>('format'),
+    projectId: attribute.nullableNumber('project_id'),
+    dryRun: { stored: 'dry_run', read: (v: unknown) => Boolean(v), write: (v: boolean) => v },
+    keepNumbers: { stored: 'keep_numbers', read: (v: unknown) => Boolean(v), write: (v: boolean) => v },
+    mapping: whole<ImportMapping>('mapping'),
+    bytes: attribute.counter('bytes'),
+    progress: {
+      stored: 'progress',
+      read: (v: unknown) => (v as ImportJob['progress'] | undefined) ?? { rows: 0, created: 0, rejected: 0 },
+      write: (v: ImportJob['progress']) => v,
+    },
+    /** Its report without the maps that grow with the file (those are in parts beside it: `reportParts`). */
+    report: whole<NonNullable<ImportJob['report']>>('report'),
+    error: attribute.nullableString('error'),
+    /** Parts of its uploaded file. */
+    parts: attribute.counter('parts'),
+    /** Runs so far (a long import takes several: each ends at the consumer's deadline). */
+    runs: attribute.counter('runs'),
+    /** Parts of the report's maps (`keys`, `ids`) stored beside the job. */
+    reportParts: attribute.counter('report_parts'),
+    /** What a run carries over to the next (lib/services/import-export/job-runner.ts). */
+    carried: whole<unknown>('carried'),
+    createdAt: attribute.string('created_at'),
+    updatedAt: attribute.string('updated_at'),
+    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+  },
+});
+
+/** A job as a run reads it: the resource, with who uploaded it, where, and its run's bookkeeping. */
 export interface ImportJobItem extends ImportJob {
-  org_id: number;
-  account_id: number;
+  orgId: number;
+  accountId: number;
   parts: number;
-  /** Runs so far (a long import takes several: each ends at the consumer's deadline). */
-  runs?: number;
-  /** Parts of the report's maps (`keys`, `ids`) stored beside the job. */
-  report_parts?: number;
+  runs: number;
+  carried: unknown;
 }
 
-export const toImportJob = (item: Record<string, unknown>): ImportJob => ({
-  id: String(item.id),
-  status: item.status as ImportJob['status'],
-  format: item.format as ImportJob['format'],
-  project_id: item.project_id === null || item.project_id === undefined ? null : Number(item.project_id),
-  dry_run: Boolean(item.dry_run),
-  keep_numbers: Boolean(item.keep_numbers),
-  mapping: (item.mapping as ImportMapping | null | undefined) ?? null,
-  bytes: Number(item.bytes ?? 0),
-  progress: (item.progress as ImportJob['progress'] | undefined) ?? { rows: 0, created: 0, rejected: 0 },
-  report: (item.report as ImportJob['report'] | undefined) ?? null,
-  error: (item.error as string | null | undefined) ?? null,
-  created_at: String(item.created_at),
-  updated_at: String(item.updated_at),
-});
+/** The resource from a stored job. */
+export const toImportJob = (item: Record<string, unknown>): ImportJob => {
+  const j = importJobItem.decode(item);
+  return {
+    id: j.id,
+    status: j.status,
+    format: j.format,
+    project_id: j.projectId,
+    dry_run: j.dryRun,
+    keep_numbers: j.keepNumbers,
+    mapping: j.mapping,
+    bytes: j.bytes,
+    progress: j.progress,
+    report: j.report,
+    error: j.error,
+    created_at: j.createdAt,
+    updated_at: j.updatedAt,
+  };
+};
+
+/** Who uploaded the job a stream image holds (the actor of its events), if the image says. */
+export const importJobActor = (image: object): number => importJobItem.field(image, 'accountId');
 
 /**
  * Writes a new job and its file's parts in one BatchWrite (at most 25 items: 6 MB of parts and the
  * job). The writes of a batch are not ordered: a run that finds fewer parts than the job counts
  * waits for them (`importJobPartCount`).
  */
-export async function insertImportJob(job: ImportJobItem, parts: string[]): Promise<void> {
+export async function insertImportJob(
+  job: ImportJob & Pick<ImportJobItem, 'orgId' | 'accountId' | 'parts'>,
+  parts: string[],
+): Promise<void> {
   if (parts.length > 24) throw new Error(`an import file of ${parts.length} parts does not fit one batch`);
   const expires = Math.floor(Date.now() / 1000) + KEEP_SECONDS;
   const partItems = parts.map((text, n) => ({
-    ...keys.importJobPart(job.org_id, job.id, n),
+    ...keys.importJobPart(job.orgId, job.id, n),
     type: 'import_part',
     text,
     expires_at: expires,
   }));
-  const jobItem = { ...keys.importJob(job.org_id, job.id), type: 'import_job', ...job, expires_at: expires };
+  const jobItem = {
+    ...keys.importJob(job.orgId, job.id),
+    type: importJobItem.type,
+    ...importJobItem.encode({
+      id: job.id,
+      status: job.status,
+      format: job.format,
+      projectId: job.project_id,
+      dryRun: job.dry_run,
+      keepNumbers: job.keep_numbers,
+      mapping: job.mapping,
+      bytes: job.bytes,
+      progress: job.progress,
+      report: job.report,
+      error: job.error,
+      createdAt: job.created_at,
+      updatedAt: job.updated_at,
+      orgId: job.orgId,
+      accountId: job.accountId,
+      parts: job.parts,
+      expiresAt: expires,
+    }),
+  };
   let pending = [...partItems, jobItem].map((Item) => ({ PutRequest: { Item } }));
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
@@ -104,7 +182,10 @@ export async function importJobPartCount(orgId: number, jobId: string): Promise<
 }
 
 export async function getImportJob(orgId: number, jobId: string): Promise<ImportJobItem | undefined> {
-  return getItem<ImportJobItem>(keys.importJob(orgId, jobId));
+  const item = await getItem(keys.importJob(orgId, jobId));
+  if (!item) return undefined;
+  const { orgId: org, accountId, parts, runs, carried } = importJobItem.decode(item);
+  return { ...toImportJob(item), orgId: org, accountId, parts, runs, carried };
 }
 
 /** The maps of a report that grow with the file (every key, every id): stored in parts beside the job. */

@@ -15,7 +15,7 @@ import { tableName } from './client.ts';
 import { keys, listKeys, type Key } from './keys.ts';
 import { addCounters } from './sprints.ts';
 import { addTo, putItem, Refused, transact, type GuardedItem } from './transactions.ts';
-import { searchRecordItem } from './issue-item.ts';
+import { searchRecordItem, storedCounter } from './issue-item.ts';
 import type { IfPresentRefusal, RefusalReason } from './refusals.ts';
 
 /**
@@ -149,7 +149,8 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
         if (deleted.has(holderId({ ...holder, kind: 'issue' }))) continue;
         const id = holderId(holder);
         const entry = searchAdds.get(id) ?? { key: keys.searchIssue(holder.orgId, holder.projectId, holder.issueId), add: {} };
-        entry.add[e.attr] = (entry.add[e.attr] ?? 0) + e.by;
+        const attr = storedCounter(holder.kind, e.attr);
+        entry.add[attr] = (entry.add[attr] ?? 0) + e.by;
         searchAdds.set(id, entry);
       } else if (holder.kind === 'list') {
         const entry = listEntry(holder.sprintId);
@@ -162,7 +163,8 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
       } else {
         if (deleted.has(holderId(holder))) continue;
         const entry = other(holder);
-        entry.add[e.attr] = (entry.add[e.attr] ?? 0) + e.by;
+        const attr = storedCounter(holder.kind, e.attr);
+        entry.add[attr] = (entry.add[attr] ?? 0) + e.by;
         if (!e.ifPresent) entry.ifPresent = false;
       }
     } else if (e.kind === 'unlink') {
@@ -398,7 +400,7 @@ function issueCounterUpdate(
   if (!added && !removed) return undefined;
   const conditions = ['attribute_exists(PK)'];
   if (guard) {
-    names['#g_children'] = SUMMARY.total;
+    names['#g_children'] = storedCounter('issue', SUMMARY.total);
     values[':g_max'] = guard.maxChildren;
     conditions.push('(attribute_not_exists(#g_children) OR #g_children < :g_max)');
     conditions.push(parentIs(guard.parentId, names, values, 'g'));

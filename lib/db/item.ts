@@ -74,6 +74,8 @@ export interface ItemKind<A extends Attributes> {
   attributes: A;
   /** The typed fields of a stored item. */
   decode: (item: object) => Fields<A>;
+  /** One field of a stored item. */
+  field: <F extends keyof A & string>(item: object, field: F) => Fields<A>[F];
   /** The stored attributes of the fields given (all of an item, or those a write sets). */
   encode: (fields: Partial<Fields<A>>) => Record<string, unknown>;
   /** The stored name of a field. */
@@ -98,6 +100,10 @@ export function itemKind<A extends Attributes>(declaration: {
     decode: (item) => {
       const stored = item as Record<string, unknown>;
       return Object.fromEntries(entries.map(([field, a]) => [field, a.read(stored[a.stored])])) as Fields<A>;
+    },
+    field: (item, field) => {
+      const a = declaration.attributes[field]!;
+      return a.read((item as { [stored: string]: unknown })[a.stored]) as Fields<A>[typeof field];
     },
     encode: (fields) => {
       const out: Record<string, unknown> = {};

@@ -2,7 +2,13 @@ import { attachmentItem } from './attachments.ts';
 import { assignedEntryItem, issueItem, searchRecordItem } from './issue-item.ts';
 import { stateItem } from './workflow.ts';
 import { trashItem } from './trash.ts';
-import type { Placement } from './item.ts';
+import { commentItem } from './comments.ts';
+import { projectItem } from './projects.ts';
+import { sprintItem } from './sprints.ts';
+import { importJobItem } from './import-jobs.ts';
+import { deliveryItem, webhookItem } from './webhooks.ts';
+import type { Attribute, ItemKind, Placement } from './item.ts';
+import { oauthAccessTokenItem, oauthClientItem, oauthCodeItem, oauthGrantItem, oauthRefreshItem } from './oauth.ts';
 
 /**
  * Every kind of item the one table holds, where it lives and what it is, in the order the layout
@@ -17,22 +23,28 @@ export interface LayoutRow extends Placement {
 }
 
 const row = (key: Placement, about: string): LayoutRow => ({ ...key, about });
+/** The row of a kind declared with its attributes (lib/db/item.ts). */
+const declared = (kind: Pick<ItemKind<Record<string, Attribute<unknown>>>, 'key' | 'about' | 'attributes'>): LayoutRow => ({
+  ...kind.key,
+  about: kind.about,
+  attributes: kind.attributes,
+});
 
 export const layout: LayoutRow[] = [
   row({ PK: 'ORG#o', SK: 'ORG' }, 'organisation (+ projects/accounts count)'),
   row({ PK: 'ORG#o', SK: 'SEQ' }, 'per-organisation id sequences'),
   row({ PK: 'ORG#o', SK: 'ACCOUNT#a', LSK: 'ACCOUNT#a' }, 'account'),
   row({ PK: 'ORG#o', SK: 'EMAIL#e' }, 'e-mail uniqueness guard'),
-  row({ PK: 'ORG#o', SK: 'PROJECT#p', LSK: 'PROJECT#p' }, 'project (+ counters, issue and position sequences, its workflow)'),
+  declared(projectItem),
   row({ PK: 'ORG#o', SK: 'PREFIX#X' }, 'project prefix uniqueness guard'),
   row({ PK: 'ORG#o', SK: 'ISSUEKEY#X-n' }, 'issue number → project and issue id'),
   row({ PK: 'ORG#o', SK: 'ISSUEKEY#X-n#SUB#i' }, 'child i of issue X-n (its sub-issues list)'),
   { ...assignedEntryItem.key, about: assignedEntryItem.about, attributes: assignedEntryItem.attributes },
   { ...searchRecordItem.key, about: searchRecordItem.about, attributes: searchRecordItem.attributes },
-  row({ PK: 'ORG#o#P#p', SK: 'SPRINT#s', LSK: 'SPRINT#s' }, 'sprint (+ issue counters)'),
+  declared(sprintItem),
   row({ PK: 'ORG#o#P#p', SK: 'VELOCITY#t#s' }, "completed sprint's summary (velocity)"),
   { ...issueItem.key, about: issueItem.about, attributes: issueItem.attributes },
-  row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#C#c', LSK: 'C#i#c' }, 'comment'),
+  declared(commentItem),
   { ...attachmentItem.key, about: attachmentItem.about, attributes: attachmentItem.attributes },
   row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq', LSK: 'IA#i#seq' }, 'issue activity (change feed)'),
   row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq#TEXT' }, "the description an issue's entry replaced (for its revert)"),
@@ -42,24 +54,24 @@ export const layout: LayoutRow[] = [
   { ...stateItem.key, about: stateItem.about, attributes: stateItem.attributes },
   row({ PK: 'ORG#o', SK: 'COMMENT#c' }, 'where comment c lives (its project, issue, sprint)'),
   row({ PK: 'ORG#o', SK: 'ATTACHMENTEXPIRED#f' }, "expired attachment f's bytes given back, once (TTL `expires_at`)"),
-  row({ PK: 'ORG#o', SK: 'WEBHOOK#w', LSK: 'WEBHOOK#w' }, 'webhook endpoint (+ signing secret)'),
+  declared(webhookItem),
   { ...trashItem.key, about: trashItem.about, attributes: trashItem.attributes },
-  row({ PK: 'ORG#o#W#w', SK: 'DELIVERY#d', LSK: 'D#time#d' }, 'webhook delivery (TTL `expires_at`)'),
+  declared(deliveryItem),
   row({ PK: 'ORG#o#INFLIGHT', SK: 'LANE#l' }, 'webhook attempts in flight in a lane (the caps)'),
   row({ PK: 'ORG#o#P#p', SK: 'IMPORTED#src#key' }, 'the issue an import made from a source key'),
   row({ PK: 'ORG#o#P#p', SK: 'IMPORTCOMMENT#src#k' }, 'the comment an import made from a source key'),
   row({ PK: 'ORG#o#P#p', SK: 'IMPORTNUMBERS#src' }, "issue numbers reserved for a source's keys"),
-  row({ PK: 'ORG#o', SK: 'IMPORTJOB#j' }, 'import job: status, progress, report (TTL)'),
+  declared(importJobItem),
   row({ PK: 'ORG#o', SK: 'IMPORTJOB#j#REPORT#n' }, "part n of an import job's report maps (TTL)"),
   row({ PK: 'ORG#o#IMPORT#j', SK: 'PART#n' }, "part n of an import job's file (TTL `expires_at`)"),
   row({ PK: '<PK of x>#DEL', SK: '<SK of x>' }, 'who deleted x, when (TTL `expires_at`)'),
   row({ PK: 'TOKEN#sha256', SK: 'TOKEN' }, 'API token → principal, rate-limit bucket'),
-  row({ PK: 'TOKEN#sha256', SK: 'TOKEN' }, 'OAuth access token: the same + scope (TTL)'),
-  row({ PK: 'OAUTHCLIENT#c', SK: 'CLIENT' }, 'registered OAuth client (name, redirect URIs)'),
+  declared(oauthAccessTokenItem),
+  declared(oauthClientItem),
   row({ PK: 'OAUTHREG#address', SK: 'HOUR#h' }, 'OAuth client registrations from an address in an hour (TTL)'),
-  row({ PK: 'OAUTHCODE#sha', SK: 'CODE' }, 'authorization code, used once (TTL `expires_at`)'),
-  row({ PK: 'OAUTHGRANT#g', SK: 'GRANT' }, 'an approval: hashes of its live token pair (TTL)'),
-  row({ PK: 'OAUTHREFRESH#sha', SK: 'REFRESH' }, 'refresh token, kept marked used once rotated (TTL)'),
+  declared(oauthCodeItem),
+  declared(oauthGrantItem),
+  declared(oauthRefreshItem),
   row({ PK: 'IDEMPOTENCY#k', SK: 'IDEMPOTENCY' }, 'Idempotency-Key record (TTL `expires_at`)'),
   row({ PK: 'IDEMPOTENCY#k', SK: 'PART#n' }, 'part n of a large stored response (TTL)'),
   row({ PK: 'GLOBAL', SK: 'SEQ' }, 'organisation id sequence'),

@@ -2,7 +2,9 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { Role } from '../schemas/accounts.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
+import { attribute, itemKind, type Attribute, type Fields } from './item.ts';
 import { keys } from './keys.ts';
+import { tableDefinition } from './table.ts';
 import { getItem, putNew, transact, type GuardedItem, isRefused } from './transactions.ts';
 
 /**
@@ -12,38 +14,98 @@ import { getItem, putNew, transact, type GuardedItem, isRefused } from './transa
  * its SHA-256 only.
  */
 
-export interface OAuthClient {
-  client_id: string;
-  client_name: string;
-  redirect_uris: string[];
-  created_at: string;
-  /** Unix seconds: when a client never used to get a token goes (TTL); removed by its first grant. */
-  expires_at?: number;
-}
+/** A value stored only when there is one: none is no attribute, and reads as undefined. */
+const optional = <T extends string | number>(stored: string, is: (v: unknown) => v is T): Attribute<T | undefined> => ({
+  stored,
+  read: (v) => (is(v) ? v : undefined),
+  write: (v) => v,
+});
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isNumber = (v: unknown): v is number => typeof v === 'number';
+/** Unix seconds: when the item goes (DynamoDB's TTL). */
+const expiry = () => attribute.number(tableDefinition.ttlAttribute);
+
+export const oauthClientItem = itemKind({
+  key: { PK: 'OAUTHCLIENT#c', SK: 'CLIENT' },
+  about: 'registered OAuth client (name, redirect URIs)',
+  attributes: {
+    clientId: attribute.string('client_id'),
+    clientName: attribute.string('client_name'),
+    redirectUris: {
+      stored: 'redirect_uris',
+      read: (v: unknown) => (Array.isArray(v) ? v.map(String) : []),
+      write: (v: string[]) => v,
+    },
+    createdAt: attribute.string('created_at'),
+    /** When a client never used to get a token goes (TTL); removed by its first grant. */
+    expiresAt: optional(tableDefinition.ttlAttribute, isNumber),
+  },
+});
+export type OAuthClient = Fields<typeof oauthClientItem.attributes>;
 
 /** Who approved, for what: carried from the code to every token of the grant. */
-export interface Approval {
-  org_id: number;
-  account_id: number;
-  role: Role;
-  name?: string;
-  client_id: string;
+const approvalAttributes = {
+  orgId: attribute.number('org_id'),
+  accountId: attribute.number('account_id'),
+  role: attribute.oneOf<Role>('role'),
+  name: optional('name', isString),
+  clientId: attribute.string('client_id'),
   /** Space-separated scopes. */
-  scope: string;
-}
+  scope: attribute.string('scope'),
+};
+export type Approval = Fields<typeof approvalAttributes>;
 
-export interface CodeItem extends Approval {
-  redirect_uri: string;
-  code_challenge: string;
-  expires_at: number;
-}
+export const oauthCodeItem = itemKind({
+  key: { PK: 'OAUTHCODE#sha', SK: 'CODE' },
+  about: 'authorization code, used once (TTL `expires_at`)',
+  attributes: {
+    ...approvalAttributes,
+    redirectUri: attribute.string('redirect_uri'),
+    codeChallenge: attribute.string('code_challenge'),
+    expiresAt: expiry(),
+  },
+});
+export type OAuthCode = Fields<typeof oauthCodeItem.attributes>;
 
-export interface RefreshItem extends Approval {
-  grant: string;
-  access_hash: string;
-  used?: boolean;
-  expires_at: number;
-}
+/** The principal of an OAuth access token, as the authorizer reads it (lib/db/tokens.ts), with its grant. */
+export const oauthAccessTokenItem = itemKind({
+  key: { PK: 'TOKEN#sha256', SK: 'TOKEN' },
+  about: 'OAuth access token: the same + scope (TTL)',
+  attributes: {
+    ...approvalAttributes,
+    grant: attribute.string('grant'),
+    expiresAt: expiry(),
+    /** The rate bucket carried over from the pair it replaces (lib/db/tokens.ts). */
+    tat: { stored: 'tat', read: (v: unknown) => (isNumber(v) ? v : undefined), write: (v: number | undefined) => v || undefined },
+  },
+});
+
+export const oauthGrantItem = itemKind({
+  key: { PK: 'OAUTHGRANT#g', SK: 'GRANT' },
+  about: 'an approval: hashes of its live token pair (TTL)',
+  attributes: {
+    orgId: approvalAttributes.orgId,
+    accountId: approvalAttributes.accountId,
+    clientId: approvalAttributes.clientId,
+    scope: approvalAttributes.scope,
+    accessHash: attribute.string('access_hash'),
+    refreshHash: attribute.string('refresh_hash'),
+    expiresAt: expiry(),
+  },
+});
+
+export const oauthRefreshItem = itemKind({
+  key: { PK: 'OAUTHREFRESH#sha', SK: 'REFRESH' },
+  about: 'refresh token, kept marked used once rotated (TTL)',
+  attributes: {
+    ...approvalAttributes,
+    grant: attribute.string('grant'),
+    accessHash: attribute.string('access_hash'),
+    used: { stored: 'used', read: (v: unknown) => v === true, write: (v: boolean) => v || undefined },
+    expiresAt: expiry(),
+  },
+});
+export type OAuthRefresh = Fields<typeof oauthRefreshItem.attributes>;
 
 /** A token pair to write: hashes and expiries (Unix seconds). */
 export interface Pair {
@@ -52,12 +114,6 @@ export interface Pair {
   refreshHash: string;
   refreshExpiresAt: number;
 }
-
-const strip = <T>(item: Record<string, unknown> | undefined): T | undefined => {
-  if (!item) return undefined;
-  const { PK: _pk, SK: _sk, ...rest } = item;
-  return rest as T;
-};
 
 /**
  * Counts a registration from `address` in the hour `hour` (one UpdateItem), unless `limit` are
@@ -82,17 +138,25 @@ export async function countRegistration(address: string, hour: number, limit: nu
 }
 
 export async function saveClient(client: OAuthClient): Promise<void> {
-  await db.send(new PutCommand({ TableName: tableName(), Item: { ...keys.oauthClient(client.client_id), ...client } }));
+  await db.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.oauthClient(client.clientId), ...oauthClientItem.encode(client) },
+    }),
+  );
 }
 
-export const findClient = async (clientId: string) => strip<OAuthClient>(await getItem(keys.oauthClient(clientId)));
+export async function findClient(clientId: string): Promise<OAuthClient | undefined> {
+  const item = await getItem(keys.oauthClient(clientId));
+  return item && oauthClientItem.decode(item);
+}
 
-export async function saveCode(codeHash: string, code: CodeItem): Promise<void> {
-  await db.send(new PutCommand({ TableName: tableName(), Item: { ...keys.oauthCode(codeHash), ...code } }));
+export async function saveCode(codeHash: string, code: OAuthCode): Promise<void> {
+  await db.send(new PutCommand({ TableName: tableName(), Item: { ...keys.oauthCode(codeHash), ...oauthCodeItem.encode(code) } }));
 }
 
 /** Takes a code out (one DeleteItem): only one exchange can ever get it, however many race for it. */
-export async function takeCode(codeHash: string): Promise<CodeItem | undefined> {
+export async function takeCode(codeHash: string): Promise<OAuthCode | undefined> {
   try {
     const out = await db.send(
       new DeleteCommand({
@@ -102,32 +166,40 @@ export async function takeCode(codeHash: string): Promise<CodeItem | undefined> 
         ReturnValues: 'ALL_OLD',
       }),
     );
-    return strip<CodeItem>(out.Attributes);
+    return out.Attributes && oauthCodeItem.decode(out.Attributes);
   } catch (err) {
     if (isConditionFailed(err)) return undefined;
     throw err;
   }
 }
 
-export const findRefresh = async (refreshHash: string) => strip<RefreshItem>(await getItem(keys.oauthRefresh(refreshHash)));
+export async function findRefresh(refreshHash: string): Promise<OAuthRefresh | undefined> {
+  const item = await getItem(keys.oauthRefresh(refreshHash));
+  return item && oauthRefreshItem.decode(item);
+}
 
 /** The grant an access token belongs to (undefined for an API token or an unknown one). */
-export async function grantOfAccessToken(accessHash: string): Promise<{ grant: string; client_id: string } | undefined> {
-  const item = await getItem<{ grant?: string; client_id?: string }>(keys.token(accessHash));
-  return item?.grant && item.client_id ? { grant: item.grant, client_id: item.client_id } : undefined;
+export async function grantOfAccessToken(accessHash: string): Promise<{ grant: string; clientId: string } | undefined> {
+  const item = await getItem(keys.token(accessHash));
+  if (!item) return undefined;
+  const { grant, clientId } = oauthAccessTokenItem.decode(item);
+  return item[oauthAccessTokenItem.stored('grant')] && item[oauthAccessTokenItem.stored('clientId')]
+    ? { grant, clientId }
+    : undefined;
 }
 
 /** The items of a token pair of a grant. `tat` carries a rate bucket over from the pair it replaces. */
 function pairItems(grant: string, approval: Approval, pair: Pair, tat?: number): GuardedItem[] {
-  const { org_id, account_id, role, name, client_id, scope } = approval;
-  const principal = { org_id, account_id, role, ...(name === undefined ? {} : { name }), client_id, scope, grant };
+  const { orgId, accountId, role, name, clientId, scope } = approval;
+  const principal = { orgId, accountId, role, name, clientId, scope, grant };
   return [
-    putNew({ ...keys.token(pair.accessHash), ...principal, expires_at: pair.accessExpiresAt, ...(tat ? { tat } : {}) }),
+    putNew({
+      ...keys.token(pair.accessHash),
+      ...oauthAccessTokenItem.encode({ ...principal, expiresAt: pair.accessExpiresAt, tat }),
+    }),
     putNew({
       ...keys.oauthRefresh(pair.refreshHash),
-      ...principal,
-      access_hash: pair.accessHash,
-      expires_at: pair.refreshExpiresAt,
+      ...oauthRefreshItem.encode({ ...principal, accessHash: pair.accessHash, expiresAt: pair.refreshExpiresAt }),
     }),
   ];
 }
@@ -142,8 +214,8 @@ export async function saveGrant(grant: string, approval: Approval, pair: Pair): 
       item: {
         Update: {
           TableName: tableName(),
-          Key: keys.oauthClient(approval.client_id),
-          UpdateExpression: 'REMOVE expires_at',
+          Key: keys.oauthClient(approval.clientId),
+          UpdateExpression: `REMOVE ${oauthClientItem.stored('expiresAt')}`,
           ConditionExpression: 'attribute_exists(PK)',
         },
       },
@@ -151,13 +223,15 @@ export async function saveGrant(grant: string, approval: Approval, pair: Pair): 
     },
     putNew({
       ...keys.oauthGrant(grant),
-      org_id: approval.org_id,
-      account_id: approval.account_id,
-      client_id: approval.client_id,
-      scope: approval.scope,
-      access_hash: pair.accessHash,
-      refresh_hash: pair.refreshHash,
-      expires_at: pair.refreshExpiresAt,
+      ...oauthGrantItem.encode({
+        orgId: approval.orgId,
+        accountId: approval.accountId,
+        clientId: approval.clientId,
+        scope: approval.scope,
+        accessHash: pair.accessHash,
+        refreshHash: pair.refreshHash,
+        expiresAt: pair.refreshExpiresAt,
+      }),
     }),
     ...pairItems(grant, approval, pair),
   ]);
@@ -174,7 +248,7 @@ export type RotationRefusal = 'reused' | 'revoked';
  */
 export async function rotateRefresh(
   oldRefreshHash: string,
-  old: RefreshItem,
+  old: OAuthRefresh,
   pair: Pair,
   tat: number | undefined,
 ): Promise<RotationRefusal | undefined> {
@@ -210,7 +284,7 @@ export async function rotateRefresh(
         reason: 'revoked',
       },
       ...pairItems(old.grant, old, pair, tat),
-      { item: { Delete: { TableName: tableName(), Key: keys.token(old.access_hash) } } },
+      { item: { Delete: { TableName: tableName(), Key: keys.token(old.accessHash) } } },
     ]);
     return undefined;
   } catch (err) {
@@ -224,8 +298,9 @@ export async function rotateRefresh(
  * (two calls: the grant read, then the deletes). A grant already gone is nothing to do.
  */
 export async function revokeGrant(grant: string): Promise<void> {
-  const item = await getItem<{ access_hash: string; refresh_hash: string }>(keys.oauthGrant(grant));
-  if (!item) return;
+  const found = await getItem(keys.oauthGrant(grant));
+  if (!found) return;
+  const item = oauthGrantItem.decode(found);
   try {
     await transact([
       {
@@ -234,13 +309,13 @@ export async function revokeGrant(grant: string): Promise<void> {
             TableName: tableName(),
             Key: keys.oauthGrant(grant),
             ConditionExpression: 'refresh_hash = :r',
-            ExpressionAttributeValues: { ':r': item.refresh_hash },
+            ExpressionAttributeValues: { ':r': item.refreshHash },
           },
         },
         reason: 'moved',
       },
-      { item: { Delete: { TableName: tableName(), Key: keys.token(item.access_hash) } } },
-      { item: { Delete: { TableName: tableName(), Key: keys.oauthRefresh(item.refresh_hash) } } },
+      { item: { Delete: { TableName: tableName(), Key: keys.token(item.accessHash) } } },
+      { item: { Delete: { TableName: tableName(), Key: keys.oauthRefresh(item.refreshHash) } } },
     ]);
   } catch (err) {
     // Rotated meanwhile: revoke the pair it moved to.

@@ -1,5 +1,6 @@
 import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
 import { tableName } from './client.ts';
+import { attribute, itemKind } from './item.ts';
 import { deletionMarker } from './deletions.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
@@ -36,21 +37,46 @@ export interface ProjectItem extends Project {
   issue_id_end?: number;
 }
 
+/**
+ * The project item's attributes that its answer shows, declared once (lib/db/item.ts). Its
+ * bookkeeping (the backlog's counters and rank index, sequences, id block: `ProjectItem`) and its
+ * workflow (lib/db/workflow.ts) are kept under their own names, by lib/db alone.
+ */
+export const projectItem = itemKind({
+  type: 'project',
+  key: { PK: 'ORG#o', SK: 'PROJECT#p', LSK: 'PROJECT#p' },
+  about: 'project (+ counters, issue and position sequences, its workflow)',
+  attributes: {
+    id: attribute.number('id'),
+    orgId: attribute.number('org_id'),
+    name: attribute.string('name'),
+    prefix: attribute.string('prefix'),
+    description: attribute.nullableString('description'),
+    documentationUrl: attribute.nullableString('documentation_url'),
+    productionUrl: attribute.nullableString('production_url'),
+    githubRepoOwner: attribute.nullableString('github_repo_owner'),
+    githubRepoName: attribute.nullableString('github_repo_name'),
+    sprintsCount: attribute.counter('sprints_count'),
+    createdAt: attribute.string('created_at'),
+    updatedAt: attribute.string('updated_at'),
+  },
+});
+
 export const toProject = (record: object): Project => {
-  const item = record as Record<string, unknown>;
+  const p = projectItem.decode(record);
   return withVersion(
     {
-      id: Number(item.id),
-      name: String(item.name),
-      prefix: String(item.prefix),
-      description: (item.description as string | null | undefined) ?? null,
-      documentation_url: (item.documentation_url as string | null | undefined) ?? null,
-      production_url: (item.production_url as string | null | undefined) ?? null,
-      github_repo_owner: (item.github_repo_owner as string | null | undefined) ?? null,
-      github_repo_name: (item.github_repo_name as string | null | undefined) ?? null,
-      sprints_count: Number(item.sprints_count ?? 0),
-      created_at: String(item.created_at),
-      updated_at: String(item.updated_at),
+      id: p.id,
+      name: p.name,
+      prefix: p.prefix,
+      description: p.description,
+      documentation_url: p.documentationUrl,
+      production_url: p.productionUrl,
+      github_repo_owner: p.githubRepoOwner,
+      github_repo_name: p.githubRepoName,
+      sprints_count: p.sprintsCount,
+      created_at: p.createdAt,
+      updated_at: p.updatedAt,
     },
     record,
   );

@@ -3,6 +3,7 @@ import {
   derivations,
   emptyDerived,
   holderId,
+  OPEN_BLOCKERS,
   openBlockers,
   recordId,
   type Derived,
@@ -14,7 +15,14 @@ import {
 import type { IssueStatus } from '../schemas/issues.ts';
 import { rebuildAttachmentCounters } from './attachments.ts';
 import { db, tableName } from './client.ts';
-import { assignedEntryItem, issueStateOf, searchRecordFromItem } from './issue-item.ts';
+import {
+  assignedEntryItem,
+  heldCounters,
+  issueStateOf,
+  searchRecordFromItem,
+  searchRecordItem,
+  storedCounter,
+} from './issue-item.ts';
 import { recordItem, recordKey } from './issue-write.ts';
 import { orgPk, type Key } from './keys.ts';
 import { scanPages } from './query.ts';
@@ -23,7 +31,7 @@ import { scanPages } from './query.ts';
  * Rebuilds what the issue writes keep beside the issues themselves, from the issues as stored: the
  * rebuild of every derivation of lib/model/derivations.ts (the counters of every list and its
  * rank index, the issue-number pointers, the assigned-issue index with each account's
- * `assigned_count`, each parent's sub-issues summary and children index, each blocked issue's `open_blockers`), and the attachment counters (lib/db/attachments.ts). For data written before these existed (an upgrade), or to repair them: an
+ * `assigned_count`, each parent's sub-issues summary and children index, each blocked issue's count of open blockers), and the attachment counters (lib/db/attachments.ts). For data written before these existed (an upgrade), or to repair them: an
  * operator's command (`issues:reindex`, tools/cli/admin.ts) that reads the table (or one
  * organisation's part of it) with a Scan, which no request path does.
  *
@@ -40,9 +48,6 @@ export interface StoredDerivedState {
   holderKeys: Map<string, Key>;
 }
 
-const numbers = (item: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(item).filter(([, v]) => typeof v === 'number')) as Record<string, number>;
-
 const idIn = (pk: string, marker: string) => Number(new RegExp(`${marker}#(\\d+)`).exec(pk)?.[1]);
 
 /** Reads the derived state of the table (or one organisation's part of it) with a Scan: operators and tests only. */
@@ -52,7 +57,7 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
   const issues: Record<string, unknown>[] = [];
   const hold = (holder: Holder, item: Record<string, unknown>) => {
     const id = holderId(holder);
-    observed.holders.set(id, { holder, attrs: numbers(item) });
+    observed.holders.set(id, { holder, attrs: heldCounters(holder.kind, item) });
     holderKeys.set(id, { PK: String(item.PK), SK: String(item.SK) });
   };
   const put = (record: DerivedRecord) => observed.records.set(recordId(record), record);
@@ -179,7 +184,7 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
         projectId: (r as SearchRecord).projectId,
         issueId: (r as SearchRecord).issueId,
       }),
-    )?.attrs.open_blockers ?? 0;
+    )?.attrs[OPEN_BLOCKERS] ?? 0;
   for (const d of derivations) {
     const expected = d.rebuild(issues);
     for (const [id, { holder, attrs }] of observed.holders) {
@@ -192,7 +197,7 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
     }
     for (const record of expected.records.values()) {
       const item = recordItem(record);
-      if (record.kind === 'search') item.open_blockers = blockersOf(record);
+      if (record.kind === 'search') item[searchRecordItem.stored(OPEN_BLOCKERS)] = blockersOf(record);
       await db.send(new PutCommand({ TableName: tableName(), Item: item }));
       if (record.kind === 'pointer') result.pointersWritten++;
       else if (record.kind === 'assigned') result.assignedWritten++;
@@ -217,7 +222,7 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
         Key: holderKeys.get(id) as Key,
         UpdateExpression: `SET ${all.map((_, i) => `#r${i} = :r${i}`).join(', ')}`,
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: Object.fromEntries(all.map(([name], i) => [`#r${i}`, name])),
+        ExpressionAttributeNames: Object.fromEntries(all.map(([name], i) => [`#r${i}`, storedCounter(holder.kind, name)])),
         ExpressionAttributeValues: Object.fromEntries(all.map(([, count], i) => [`:r${i}`, count])),
       }),
     );

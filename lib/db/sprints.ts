@@ -1,5 +1,6 @@
 import type { Sprint, SprintReport, SprintStatus } from '../schemas/sprints.ts';
 import { tableName } from './client.ts';
+import { attribute, itemKind } from './item.ts';
 import { deletionMarker } from './deletions.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
@@ -63,26 +64,58 @@ export interface SprintFields {
   sprint_lead_id: number | null;
 }
 
+/**
+ * The sprint item's attributes that its answer shows, declared once (lib/db/item.ts). Its
+ * bookkeeping (open counts, history, the rank index, a completion's plan: `SprintItem`) is kept
+ * under the names `SprintItem` gives them, by lib/db alone.
+ */
+export const sprintItem = itemKind({
+  type: 'sprint',
+  key: { PK: 'ORG#o#P#p', SK: 'SPRINT#s', LSK: 'SPRINT#s' },
+  about: 'sprint (+ issue counters)',
+  attributes: {
+    id: attribute.number('id'),
+    orgId: attribute.number('org_id'),
+    projectId: attribute.number('project_id'),
+    name: attribute.string('name'),
+    slug: attribute.string('slug'),
+    description: attribute.nullableString('description'),
+    status: attribute.oneOf<SprintStatus>('status'),
+    startDate: attribute.nullableString('start_date'),
+    endDate: attribute.nullableString('end_date'),
+    actualEndDate: attribute.nullableString('actual_end_date'),
+    issuesCount: attribute.counter('issues_count'),
+    totalStoryPoints: attribute.counter('total_story_points'),
+    completedStoryPoints: attribute.counter('completed_story_points'),
+    report: {
+      stored: 'report',
+      read: (v: unknown) => (v as Sprint['report'] | undefined) ?? null,
+      write: (v: Sprint['report']) => v,
+    },
+    createdAt: attribute.string('created_at'),
+    updatedAt: attribute.string('updated_at'),
+  },
+});
+
 export const toSprint = (record: object): Sprint => {
-  const item = record as Record<string, unknown>;
-  const nullable = (v: unknown) => (v as string | null | undefined) ?? null;
+  const s = sprintItem.decode(record);
   return withVersion(
     {
-      id: Number(item.id),
-      project_id: Number(item.project_id),
-      name: String(item.name),
-      slug: String(item.slug),
-      description: nullable(item.description),
-      status: item.status as SprintStatus,
-      start_date: nullable(item.start_date),
-      end_date: nullable(item.end_date),
-      actual_end_date: nullable(item.actual_end_date),
-      issues_count: Number(item.issues_count ?? 0),
-      total_story_points: Number(item.total_story_points ?? 0),
-      completed_story_points: Number(item.completed_story_points ?? 0),
-      report: (item.report as Sprint['report'] | undefined) ?? null,
-      created_at: String(item.created_at),
-      updated_at: String(item.updated_at),
+      id: s.id,
+      project_id: s.projectId,
+      name: s.name,
+      slug: s.slug,
+      description: s.description,
+      status: s.status,
+      start_date: s.startDate,
+      end_date: s.endDate,
+      actual_end_date: s.actualEndDate,
+      issues_count: s.issuesCount,
+      total_story_points: s.totalStoryPoints,
+      completed_story_points: s.completedStoryPoints,
+      report: s.report,
+      created_at: s.createdAt,
+      updated_at: s.updatedAt,
     },
     record,
   );

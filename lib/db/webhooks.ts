@@ -20,6 +20,9 @@ import {
 } from './transactions.ts';
 import { trashPut, trashRemoval } from './trash.ts';
 import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
+import { attribute, itemKind, type Attribute, type Fields } from './item.ts';
+import { tableDefinition } from './table.ts';
+import type { Lane } from '../model/fairness.ts';
 
 /**
  * Webhook endpoints live in the organisation's partition (`WEBHOOK#w`, counted on the organisation
@@ -38,80 +41,134 @@ export const MAX_WEBHOOKS = 20;
 /** How long delivery records are kept. */
 export const DELIVERY_TTL_DAYS = 30;
 
-export interface WebhookItem extends Omit<Webhook, 'filter'> {
-  org_id: number;
-  /** The filter's canonical query; absent on an endpoint written before filters (none). */
-  filter?: string | null;
-  /** The signing secret, sealed (`enc:…`); plaintext on an item written before secrets were sealed. */
-  secret: string;
-  /** The secret before the last rotation (stored as `secret` is), still signed with until `previous_secret_expires_at`. */
-  previous_secret?: string | null;
-  previous_secret_expires_at?: string | null;
-  /** Start of the current run of failed attempts (cleared by a success). */
-  failing_since?: string | null;
-  /**
-   * The filter's JSON form, which the change feed evaluates (lib/webhooks/filter.ts); `filter` is
-   * its canonical query (lib/model/webhook-filters.ts). Absent or null: no filter.
-   */
-  filter_selection?: Selection | null;
+/** A string list stored whole (an endpoint's events); absent reads as none. */
+const strings = (stored: string): Attribute<string[]> => ({
+  stored,
+  read: (v) => (Array.isArray(v) ? v.map(String) : []),
+  write: (v) => v,
+});
+
+/** A flag; absent reads false. */
+const flag = (stored: string): Attribute<boolean> => ({ stored, read: (v) => v === true, write: (v) => v });
+
+export const webhookItem = itemKind({
+  type: 'webhook',
+  key: { PK: 'ORG#o', SK: 'WEBHOOK#w', LSK: 'WEBHOOK#w' },
+  about: 'webhook endpoint (+ signing secret)',
+  attributes: {
+    id: attribute.number('id'),
+    orgId: attribute.number('org_id'),
+    url: attribute.string('url'),
+    events: strings('events'),
+    active: flag('active'),
+    disabledReason: attribute.nullableString('disabled_reason'),
+    /** The filter's canonical query (lib/model/webhook-filters.ts); absent on an endpoint written before filters: none. */
+    filter: attribute.nullableString('filter'),
+    /** The filter's JSON form, which the change feed evaluates (lib/webhooks/filter.ts); absent or null: no filter. */
+    filterSelection: {
+      stored: 'filter_selection',
+      read: (v: unknown) => (v && typeof v === 'object' ? (v as Selection) : null),
+      write: (v: Selection | null) => v,
+    },
+    /** The signing secret, sealed (`enc:…`); plaintext on an item written before secrets were sealed. */
+    secret: attribute.string('secret'),
+    /** The secret before the last rotation (stored as `secret` is), still signed with until it expires. */
+    previousSecret: attribute.nullableString('previous_secret'),
+    previousSecretExpiresAt: attribute.nullableString('previous_secret_expires_at'),
+    /** Start of the current run of failed attempts (cleared by a success). */
+    failingSince: attribute.nullableString('failing_since'),
+    /** Its delivery lane and slow attempts in a row (lib/db/delivery-lanes.ts keeps them; none: the fast lane). */
+    lane: attribute.oneOf<Lane>('lane', 'fast'),
+    slowAttempts: attribute.counter('slow_attempts'),
+    createdAt: attribute.string('created_at'),
+    updatedAt: attribute.string('updated_at'),
+  },
+});
+export type WebhookFields = Fields<typeof webhookItem.attributes>;
+
+/** An endpoint as read: its fields, and the item they were read from (its version is the ETag's; the trash keeps it whole). */
+export interface StoredWebhook extends WebhookFields {
+  stored: Record<string, unknown>;
 }
 
-export interface DeliveryItem extends Delivery {
-  org_id: number;
-  webhook_id: number;
-  /** The signed body, exactly as sent (a redelivery sends it again). */
-  payload: string;
-  first_attempt_at?: string | null;
-}
+const webhookOf = (item: Record<string, unknown>): StoredWebhook => ({ ...webhookItem.decode(item), stored: item });
+
+export const deliveryItem = itemKind({
+  type: 'delivery',
+  key: { PK: 'ORG#o#W#w', SK: 'DELIVERY#d', LSK: 'D#time#d' },
+  about: 'webhook delivery (TTL `expires_at`)',
+  attributes: {
+    id: attribute.string('id'),
+    orgId: attribute.number('org_id'),
+    webhookId: attribute.number('webhook_id'),
+    event: attribute.string('event'),
+    status: attribute.oneOf<Delivery['status']>('status'),
+    attempts: attribute.counter('attempts'),
+    responseCode: attribute.nullableNumber('response_code'),
+    durationMs: attribute.nullableNumber('duration_ms'),
+    error: attribute.nullableString('error'),
+    nextAttemptAt: attribute.nullableString('next_attempt_at'),
+    /** The signed body, exactly as sent (a redelivery sends it again). */
+    payload: attribute.string('payload'),
+    firstAttemptAt: attribute.nullableString('first_attempt_at'),
+    createdAt: attribute.string('created_at'),
+    updatedAt: attribute.string('updated_at'),
+    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+  },
+});
+export type DeliveryFields = Fields<typeof deliveryItem.attributes>;
 
 /** A webhook just inserted (`insertWebhook`) as answered: at version 1, its ETag usable with `If-Match` at once. */
-export const insertedWebhook = (orgId: number, webhookId: number, item: object): Webhook =>
-  toWebhook({ ...keys.webhook(orgId, webhookId), ...item, version: 1 });
+export const insertedWebhook = (orgId: number, webhookId: number, fields: Partial<WebhookFields>): Webhook =>
+  toWebhook({ ...keys.webhook(orgId, webhookId), ...webhookItem.encode(fields), version: 1 });
 
+/** The resource from a stored endpoint (`record`: the item as stored). */
 export const toWebhook = (record: object): Webhook => {
-  const item = record as Record<string, unknown>;
+  const w = webhookItem.decode(record);
   return withVersion(
     {
-      id: Number(item.id),
-      url: String(item.url),
-      events: (item.events as string[] | undefined) ?? [],
-      active: item.active === true,
-      disabled_reason: (item.disabled_reason as string | null | undefined) ?? null,
-      filter: (item.filter as string | null | undefined) ?? null,
-      created_at: String(item.created_at),
-      updated_at: String(item.updated_at),
+      id: w.id,
+      url: w.url,
+      events: w.events,
+      active: w.active,
+      disabled_reason: w.disabledReason,
+      filter: w.filter,
+      created_at: w.createdAt,
+      updated_at: w.updatedAt,
     },
     record,
   );
 };
 
-export const toDelivery = (record: object): Delivery => {
-  const item = record as Record<string, unknown>;
-  const nullable = <T>(v: unknown) => (v as T | null | undefined) ?? null;
-  return {
-    id: String(item.id),
-    event: String(item.event),
-    status: item.status as Delivery['status'],
-    attempts: Number(item.attempts ?? 0),
-    response_code: nullable<number>(item.response_code),
-    duration_ms: nullable<number>(item.duration_ms),
-    error: nullable<string>(item.error),
-    next_attempt_at: nullable<string>(item.next_attempt_at),
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at),
-  };
-};
+export const toDelivery = (d: DeliveryFields): Delivery => ({
+  id: d.id,
+  event: d.event,
+  status: d.status,
+  attempts: d.attempts,
+  response_code: d.responseCode,
+  duration_ms: d.durationMs,
+  error: d.error,
+  next_attempt_at: d.nextAttemptAt,
+  created_at: d.createdAt,
+  updated_at: d.updatedAt,
+});
 
 /** Creates an endpoint and counts it on the organisation, refused past `MAX_WEBHOOKS`. */
-export async function insertWebhook(orgId: number, webhook: WebhookItem): Promise<void> {
+export async function insertWebhook(orgId: number, webhook: Partial<WebhookFields> & Pick<WebhookFields, 'id'>): Promise<void> {
   await transact([
     addTo(keys.org(orgId), 'webhooks_count', 1, webhookRefusals.limit, MAX_WEBHOOKS),
-    putNew({ ...keys.webhook(orgId, webhook.id), LSK: listKeys.webhook(webhook.id), type: 'webhook', ...webhook }),
+    putNew({
+      ...keys.webhook(orgId, webhook.id),
+      LSK: listKeys.webhook(webhook.id),
+      type: webhookItem.type,
+      ...webhookItem.encode(webhook),
+    }),
   ]);
 }
 
-export async function getWebhookItem(orgId: number, webhookId: number): Promise<WebhookItem | undefined> {
-  return getItem<WebhookItem>(keys.webhook(orgId, webhookId));
+export async function getWebhookItem(orgId: number, webhookId: number): Promise<StoredWebhook | undefined> {
+  const item = await getItem(keys.webhook(orgId, webhookId));
+  return item && webhookOf(item);
 }
 
 /** An endpoint and one of its deliveries, in one consistent BatchGetItem (a redelivery reads both). */
@@ -119,13 +176,13 @@ export async function getWebhookWithDelivery(
   orgId: number,
   webhookId: number,
   deliveryId: string,
-): Promise<{ webhook?: WebhookItem; delivery?: DeliveryItem }> {
+): Promise<{ webhook?: StoredWebhook | undefined; delivery?: DeliveryFields | undefined }> {
   const [webhook, delivery] = await batchGet([keys.webhook(orgId, webhookId), keys.delivery(orgId, webhookId, deliveryId)]);
-  return { webhook: webhook as WebhookItem | undefined, delivery: delivery as DeliveryItem | undefined };
+  return { webhook: webhook && webhookOf(webhook), delivery: delivery && deliveryItem.decode(delivery) };
 }
 
 /** Every endpoint of an organisation (at most `MAX_WEBHOOKS`): one consistent Query. */
-export async function allWebhooks(orgId: number): Promise<WebhookItem[]> {
+export async function allWebhooks(orgId: number): Promise<StoredWebhook[]> {
   const c = collections.webhooks(orgId);
   const out = await db.send(
     new QueryCommand({
@@ -135,11 +192,12 @@ export async function allWebhooks(orgId: number): Promise<WebhookItem[]> {
       ConsistentRead: true,
     }),
   );
-  return (out.Items ?? []) as WebhookItem[];
+  return (out.Items ?? []).map(webhookOf);
 }
 
+/** A page of the organisation's endpoints (stored items: `toWebhook` answers each), with their count. */
 export async function listWebhooks(orgId: number, page: PageRequest) {
-  const { page: result, related } = await listPageWith<WebhookItem>(collections.webhooks(orgId), page, [keys.org(orgId)]);
+  const { page: result, related } = await listPageWith(collections.webhooks(orgId), page, [keys.org(orgId)]);
   return { page: result, total: Number(related[0]?.webhooks_count ?? 0) };
 }
 
@@ -147,11 +205,11 @@ export async function listWebhooks(orgId: number, page: PageRequest) {
  * Sets fields of an endpoint (only those given; `null` removes nothing, it is a value). Returns the
  * endpoint as written; refused as `webhook` when it is gone.
  */
-export async function updateWebhook(orgId: number, webhookId: number, fields: Partial<WebhookItem>): Promise<WebhookItem> {
+export async function updateWebhook(orgId: number, webhookId: number, fields: Partial<WebhookFields>): Promise<StoredWebhook> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
-  const sets = setAssignments(fields, names, values);
-  return updateResource<WebhookItem>(
+  const sets = setAssignments(webhookItem.encode(fields), names, values);
+  const written = await updateResource(
     {
       Key: keys.webhook(orgId, webhookId),
       UpdateExpression: `SET ${sets.join(', ')}`,
@@ -161,15 +219,15 @@ export async function updateWebhook(orgId: number, webhookId: number, fields: Pa
     },
     webhookRefusals.webhook,
   );
+  return webhookOf(written);
 }
 
-/** Deletes an endpoint and uncounts it; its deliveries expire on their own. */
 /**
  * Deletes endpoint `current` (as read) into the organisation's trash, in one transaction: the
  * endpoint (only while it is as read: else `stale`, read again), `webhooks_count`, and the trash item.
  */
-export async function trashWebhook(orgId: number, current: WebhookItem, deletedBy: number): Promise<void> {
-  const stored = current as unknown as Record<string, unknown>;
+export async function trashWebhook(orgId: number, current: StoredWebhook, deletedBy: number): Promise<void> {
+  const { stored } = current;
   await transact([
     {
       item: {
@@ -223,22 +281,22 @@ export function pendingDelivery(d: {
   event: string;
   payload: string;
   at: string;
-}): DeliveryItem {
+}): Omit<DeliveryFields, 'expiresAt'> {
   return {
     id: d.id,
-    org_id: d.orgId,
-    webhook_id: d.webhookId,
+    orgId: d.orgId,
+    webhookId: d.webhookId,
     event: d.event,
     status: 'pending',
     attempts: 0,
-    response_code: null,
-    duration_ms: null,
+    responseCode: null,
+    durationMs: null,
     error: null,
-    next_attempt_at: d.at,
+    nextAttemptAt: d.at,
     payload: d.payload,
-    first_attempt_at: null,
-    created_at: d.at,
-    updated_at: d.at,
+    firstAttemptAt: null,
+    createdAt: d.at,
+    updatedAt: d.at,
   };
 }
 
@@ -246,18 +304,23 @@ export function pendingDelivery(d: {
  * Records a new delivery unless one with its id exists already (a replayed stream record). Returns
  * the stored delivery: the new one, or the one found.
  */
-export async function insertDelivery(delivery: DeliveryItem): Promise<{ created: boolean; item: DeliveryItem }> {
-  const key = keys.delivery(delivery.org_id, delivery.webhook_id, delivery.id);
+export async function insertDelivery(
+  fields: Omit<DeliveryFields, 'expiresAt'>,
+): Promise<{ created: boolean; item: DeliveryFields }> {
+  const delivery = {
+    ...fields,
+    expiresAt: Math.floor(Date.parse(fields.createdAt) / 1000) + DELIVERY_TTL_DAYS * 86_400,
+  };
+  const key = keys.delivery(delivery.orgId, delivery.webhookId, delivery.id);
   try {
     await db.send(
       new PutCommand({
         TableName: tableName(),
         Item: {
           ...key,
-          LSK: listKeys.delivery(Date.parse(delivery.created_at), delivery.id),
-          type: 'delivery',
-          ...delivery,
-          expires_at: Math.floor(Date.parse(delivery.created_at) / 1000) + DELIVERY_TTL_DAYS * 86_400,
+          LSK: listKeys.delivery(Date.parse(delivery.createdAt), delivery.id),
+          type: deliveryItem.type,
+          ...deliveryItem.encode(delivery),
         },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
@@ -265,13 +328,19 @@ export async function insertDelivery(delivery: DeliveryItem): Promise<{ created:
     return { created: true, item: delivery };
   } catch (err) {
     if (!isConditionFailed(err)) throw err;
-    const found = await getDelivery(delivery.org_id, delivery.webhook_id, delivery.id);
+    const found = await getDelivery(delivery.orgId, delivery.webhookId, delivery.id);
     return { created: false, item: found ?? delivery };
   }
 }
 
-export async function getDelivery(orgId: number, webhookId: number, deliveryId: string): Promise<DeliveryItem | undefined> {
-  return getItem<DeliveryItem>(keys.delivery(orgId, webhookId, deliveryId));
+export async function getDelivery(orgId: number, webhookId: number, deliveryId: string): Promise<DeliveryFields | undefined> {
+  const item = await getItem(keys.delivery(orgId, webhookId, deliveryId));
+  return item && deliveryItem.decode(item);
+}
+
+/** The delivery a stream record's image holds, or undefined for an item of another kind. */
+export function deliveryOfImage(image: { type?: unknown }): DeliveryFields | undefined {
+  return image.type === deliveryItem.type ? deliveryItem.decode(image) : undefined;
 }
 
 /** Sets fields of a delivery (the outcome of an attempt). */
@@ -279,11 +348,11 @@ export async function updateDelivery(
   orgId: number,
   webhookId: number,
   deliveryId: string,
-  fields: Partial<DeliveryItem>,
+  fields: Partial<DeliveryFields>,
 ): Promise<void> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
-  const sets = setAssignments(fields, names, values);
+  const sets = setAssignments(deliveryItem.encode(fields), names, values);
   await db.send(
     new UpdateCommand({
       TableName: tableName(),
@@ -310,7 +379,7 @@ export const claimDeliveryAttempt = (
   });
 
 /** The most recent deliveries of an endpoint, newest first (up to `limit`). */
-export async function recentDeliveries(orgId: number, webhookId: number, limit: number): Promise<DeliveryItem[]> {
+export async function recentDeliveries(orgId: number, webhookId: number, limit: number): Promise<DeliveryFields[]> {
   const c = collections.deliveries(orgId, webhookId);
   const out = await db.send(
     new QueryCommand({
@@ -323,7 +392,7 @@ export async function recentDeliveries(orgId: number, webhookId: number, limit: 
       Limit: limit,
     }),
   );
-  return (out.Items ?? []) as DeliveryItem[];
+  return (out.Items ?? []).map((i) => deliveryItem.decode(i));
 }
 
 /**
@@ -334,8 +403,8 @@ export async function requestRedelivery(
   orgId: number,
   webhookId: number,
   deliveryId: string,
-  from: DeliveryItem['status'],
-): Promise<DeliveryItem> {
+  from: DeliveryFields['status'],
+): Promise<DeliveryFields> {
   try {
     const out = await db.send(
       new UpdateCommand({
@@ -348,7 +417,7 @@ export async function requestRedelivery(
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return out.Attributes as DeliveryItem;
+    return deliveryItem.decode(out.Attributes ?? {});
   } catch (err) {
     if (isConditionFailed(err)) throw new Refused(webhookRefusals.delivery);
     throw err;
@@ -363,7 +432,7 @@ const SEALED_PREFIX = 'enc:';
  * were sealed), page by page: a Scan of the table (or of one organisation's items), for the
  * `webhooks:encrypt-secrets` upgrade command only.
  */
-export async function scanPlaintextSecrets(orgId: number | undefined, onPage: (items: WebhookItem[]) => Promise<void>) {
+export async function scanPlaintextSecrets(orgId: number | undefined, onPage: (items: StoredWebhook[]) => Promise<void>) {
   await scanPages(
     {
       FilterExpression:
@@ -378,7 +447,7 @@ export async function scanPlaintextSecrets(orgId: number | undefined, onPage: (i
         ...(orgId === undefined ? {} : { ':org': orgId }),
       },
     },
-    (items) => onPage(items as unknown as WebhookItem[]),
+    (items) => onPage(items.map(webhookOf)),
   );
 }
 
@@ -390,7 +459,7 @@ export async function scanPlaintextSecrets(orgId: number | undefined, onPage: (i
 export async function replaceStoredSecrets(
   orgId: number,
   webhookId: number,
-  changes: { field: 'secret' | 'previous_secret'; from: string; to: string }[],
+  changes: { field: 'secret' | 'previousSecret'; from: string; to: string }[],
 ): Promise<boolean> {
   if (changes.length === 0) return true;
   const names: Record<string, string> = {};
@@ -398,7 +467,7 @@ export async function replaceStoredSecrets(
   const sets: string[] = [];
   const conditions: string[] = [];
   for (const [i, change] of changes.entries()) {
-    names[`#f${i}`] = change.field;
+    names[`#f${i}`] = webhookItem.stored(change.field);
     values[`:from${i}`] = change.from;
     values[`:to${i}`] = change.to;
     sets.push(`#f${i} = :to${i}`);

@@ -3,6 +3,7 @@ import { attachmentOfImage } from '../db/attachments.ts';
 import { toComment } from '../db/comments.ts';
 import { itemOfImage, orgOfItem } from '../db/stream-images.ts';
 import { toIssue } from '../db/issues.ts';
+import { importJobActor } from '../db/import-jobs.ts';
 import { issueItem } from '../db/issue-item.ts';
 import { unclassified } from '../model/derivations.ts';
 import { toProject } from '../db/projects.ts';
@@ -317,7 +318,7 @@ function importCompletedOf(record: DynamoDBRecord, before: Image | undefined, af
     orgId,
     projectId: num(after.project_id) ?? 0,
     at: String(after.updated_at),
-    actorId: num(after.account_id) ?? null,
+    actorId: num(importJobActor(after)) ?? null,
     resource: {
       id: after.id,
       status,

@@ -462,14 +462,31 @@ export const assigneeIndex: Derivation = {
   rebuild: (issues) => rebuildFrom(assigneeIndex, issues),
 };
 
-/** The counters of a parent's `sub_issues_summary`, as stored on the parent issue. */
+/**
+ * The counters of a parent's `sub_issues_summary`, kept on the parent issue, by the names the
+ * model gives them (lib/db stores each under its own name: `issueCounterStored`).
+ */
 export const SUMMARY = {
-  total: 'sub_issues_total',
-  done: 'sub_issues_done',
-  storyPoints: 'sub_issues_points',
-  completedStoryPoints: 'sub_issues_done_points',
+  total: 'subIssuesTotal',
+  done: 'subIssuesDone',
+  storyPoints: 'subIssuesPoints',
+  completedStoryPoints: 'subIssuesDonePoints',
 } as const;
 const summaryAttrs: readonly string[] = Object.values(SUMMARY);
+
+/**
+ * A blocked issue's count of open blockers, kept on the issue and on its search record (`blocked`
+ * is it > 0; the `open-blockers` derivation).
+ */
+export const OPEN_BLOCKERS = 'openBlockers';
+
+/**
+ * The counters an issue keeps for others (a parent's summary of its children, a blocked issue's
+ * open blockers), by their model names; lists and accounts keep counters under the names their
+ * answers show (`issues_count`, `assigned_count`). lib/db maps each to where it is stored.
+ */
+export type IssueCounter = (typeof SUMMARY)[keyof typeof SUMMARY] | typeof OPEN_BLOCKERS;
+export const issueCounters: readonly IssueCounter[] = [...Object.values(SUMMARY), OPEN_BLOCKERS];
 
 const parentOf = (s: IssueState | undefined) => (s?.parentId === undefined || s.parentId === null ? undefined : s.parentId);
 const parentHolder = (s: IssueState, parentId: number): Holder => ({
@@ -574,7 +591,7 @@ const heldBack = (s: IssueState | undefined): RelationRef[] =>
   s && !isClosed(s.status) ? (s.relations ?? []).filter((r) => r.type === 'blocks') : [];
 
 /**
- * A blocked issue's count of open blockers (`open_blockers` on the blocked issue; `blocked` is
+ * A blocked issue's count of open blockers (`OPEN_BLOCKERS` on the blocked issue; `blocked` is
  * it > 0): an issue that `blocks` others adds 1 to each of them while it is open (not done or
  * cancelled). A change of its status or of its `blocks` relations moves the counts in the same
  * transaction. An issue deleted with its relations takes its side off the other issues (their
@@ -596,12 +613,12 @@ export const openBlockers: Derivation = {
     for (const r of to) counts.set(key(r), { r, by: (counts.get(key(r))?.by ?? 0) + 1 });
     for (const { r, by } of counts.values()) {
       if (by === 0) continue;
-      out.push({ kind: 'add', holder: issueHolder(s.orgId, r), attr: 'open_blockers', by, ifPresent: true });
+      out.push({ kind: 'add', holder: issueHolder(s.orgId, r), attr: OPEN_BLOCKERS, by, ifPresent: true });
       // Its search record keeps the same count, for `is:blocked` (the `search-index` derivation).
       out.push({
         kind: 'add',
         holder: { ...issueHolder(s.orgId, r), kind: 'search' },
-        attr: 'open_blockers',
+        attr: OPEN_BLOCKERS,
         by,
         ifPresent: true,
       });
@@ -612,7 +629,7 @@ export const openBlockers: Derivation = {
     }
     return out;
   },
-  owns: (holder, attr) => (holder.kind === 'issue' || holder.kind === 'search') && attr === 'open_blockers',
+  owns: (holder, attr) => (holder.kind === 'issue' || holder.kind === 'search') && attr === OPEN_BLOCKERS,
   records: [],
   rebuild: (issues) => rebuildFrom(openBlockers, issues),
 };

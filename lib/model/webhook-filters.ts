@@ -33,16 +33,16 @@ export function readWebhookFilter(text: string | null, me: number): Selection | 
 }
 
 /**
- * What an endpoint stores of a filter: `filter_selection`, the JSON form the change feed evaluates,
+ * What an endpoint stores of a filter: `filterSelection`, the JSON form the change feed evaluates,
  * and `filter`, its canonical query, which the API answers (both null: no filter). The two are one
  * value: the canonical query parses back to exactly that JSON (docs/search.md#the-json-form).
  */
 export function webhookFilterFields(
   text: string | null,
   me: number,
-): { filter: string | null; filter_selection: Selection | null } {
+): { filter: string | null; filterSelection: Selection | null } {
   const selection = readWebhookFilter(text, me);
-  return { filter: selection && printSelection(selection), filter_selection: selection };
+  return { filter: selection && printSelection(selection), filterSelection: selection };
 }
 
 /** The condition with `@me` replaced by `me`, in groups and negations too. */

@@ -116,7 +116,7 @@ const authorize: Endpoint = async (event) => {
   const page = (status: number, error?: string) => {
     const csrf = newCsrfValue();
     const body = approvalPage({
-      clientName: checked.client.client_name,
+      clientName: checked.client.clientName,
       redirectUri: checked.redirectUri,
       scopes: checked.scopes,
       params: { ...source, redirect_uri: checked.redirectUri },

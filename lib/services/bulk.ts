@@ -360,7 +360,7 @@ function dryRun(caller: Principal): Step {
         priority: op.fields.priority ?? unclassified.priority,
         type: op.fields.type ?? unclassified.type,
         due_date: op.fields.due_date ?? null,
-        parent_id: parent.set.parent_id,
+        parent_id: parent.parentId,
         sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
         labels: issueLabels(labelIds, catalogueOf(project)),
         started_at: state.started_at,
@@ -407,7 +407,7 @@ function dryRun(caller: Principal): Step {
       const stored = await store.getIssueFamily(caller.orgId, projectId, [], op.issueId);
       const parentItem = typeof changes.parent_id === 'number' ? family.others.get(changes.parent_id) : undefined;
       const decided = await decideParent(caller.orgId, projectId, stored.issue, changes.parent_id, parentItem);
-      next.parent_id = decided.set.parent_id;
+      next.parent_id = decided.parentId;
     }
     if (changes.labels !== undefined) {
       next.labels = issueLabels(resolveLabels(family.project ?? {}, changes.labels), catalogueOf(family.project ?? {}));

@@ -298,7 +298,7 @@ export async function createIssue(
         input,
         labelIds,
         catalogueOf(slot.project),
-        parent.set.parent_id,
+        parent.parentId,
         imported,
         undefined,
         workflowOf(slot.project),
@@ -313,7 +313,7 @@ export async function createIssue(
         caller.orgId,
         at.projectId,
         issue,
-        parent.guard && parent.set.parent_number ? { number: parent.set.parent_number, guard: parent.guard } : undefined,
+        parent.guard && parent.parentNumber ? { number: parent.parentNumber, guard: parent.guard } : undefined,
         labelIds,
         imported?.author_id ?? caller.accountId,
         imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
@@ -414,7 +414,7 @@ export async function createIssuesTogether(
       const wanted = c.input.parent_id ?? null;
       const parent = wanted === null ? undefined : given.get(wanted);
       const { guard } = parent?.decision ?? {};
-      const number = parent?.decision.set.parent_number;
+      const number = parent?.decision.parentNumber;
       const withParent = parent && guard && number && parent.room > 0 ? { number, guard } : undefined;
       if (parent && withParent) parent.room -= 1;
       const issue = newIssue(
@@ -530,7 +530,8 @@ function fieldChanges(current: Issue, changes: IssueUpdate, project: ProjectItem
     if (problems.length > 0) throw new ValidationError(problems);
     Object.assign(set, state);
   }
-  const { parent_number: _parentNumber, status: _category, ...shown } = set;
+  // The answer's status is the state's name, not its category; the parent's number is not shown.
+  const { [issueItem.stored('parentNumber')]: _parentNumber, status: _category, ...shown } = set;
   const next: Issue = {
     ...current,
     ...(shown as Partial<Issue>),
@@ -682,7 +683,7 @@ export async function updateIssue(
     let parentGuard: ParentGuard | undefined;
     if (changes.parent_id !== undefined && changes.parent_id !== (issue.parent_id ?? null)) {
       const decided = await decideParent(caller.orgId, at.projectId, issue, changes.parent_id, parentItem);
-      Object.assign(set, decided.set);
+      Object.assign(set, issueItem.encode({ parentId: decided.parentId, parentNumber: decided.parentNumber }));
       parentGuard = decided.guard;
     }
     const next = fieldChanges(current, changes, project, set);

@@ -105,18 +105,18 @@ export async function registerClient(
     );
   }
   const client: OAuthClient = {
-    client_id: newClientId(),
-    client_name: (body.client_name ?? '').trim() || 'Unnamed client',
-    redirect_uris: body.redirect_uris,
-    created_at: new Date(now).toISOString(),
-    expires_at: expiresIn(UNUSED_CLIENT_SECONDS, now),
+    clientId: newClientId(),
+    clientName: (body.client_name ?? '').trim() || 'Unnamed client',
+    redirectUris: body.redirect_uris,
+    createdAt: new Date(now).toISOString(),
+    expiresAt: expiresIn(UNUSED_CLIENT_SECONDS, now),
   };
   await saveClient(client);
   return {
-    client_id: client.client_id,
+    client_id: client.clientId,
     client_id_issued_at: Math.floor(now / 1000),
-    client_name: client.client_name,
-    redirect_uris: client.redirect_uris,
+    client_name: client.clientName,
+    redirect_uris: client.redirectUris,
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: 'none' as const,
@@ -148,10 +148,10 @@ export type Checked =
 export async function checkAuthorizationRequest(req: AuthorizationRequest, issuer: string): Promise<Checked> {
   const found = req.client_id && looksLikeClientId(req.client_id) ? await findClient(req.client_id) : undefined;
   // One never used expires a day after its registration (TTL deletes it some time later).
-  const client = found && !hasExpired(found.expires_at) ? found : undefined;
+  const client = found && !hasExpired(found.expiresAt) ? found : undefined;
   if (!client) return { kind: 'unsafe', message: 'Unknown client: register it first (client_id).' };
-  const redirectUri = req.redirect_uri ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined);
-  if (!redirectUri || !redirectUriRegistered(client.redirect_uris, redirectUri)) {
+  const redirectUri = req.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+  if (!redirectUri || !redirectUriRegistered(client.redirectUris, redirectUri)) {
     return { kind: 'unsafe', message: 'The redirect_uri is not one this client registered.' };
   }
   const refuse = (error: string, description: string): Checked => ({ kind: 'redirect', redirectUri, error, description });
@@ -188,15 +188,15 @@ export async function approve(
   const code = newCode();
   const { principal } = auth;
   await saveCode(hashToken(code), {
-    org_id: principal.orgId,
-    account_id: principal.accountId,
+    orgId: principal.orgId,
+    accountId: principal.accountId,
     role: principal.role,
-    ...(principal.name === undefined ? {} : { name: principal.name }),
-    client_id: checked.client.client_id,
+    name: principal.name,
+    clientId: checked.client.clientId,
     scope: scopeString(scopes),
-    redirect_uri: checked.redirectUri,
-    code_challenge: checked.challenge,
-    expires_at: expiresIn(CODE_SECONDS, now),
+    redirectUri: checked.redirectUri,
+    codeChallenge: checked.challenge,
+    expiresAt: expiresIn(CODE_SECONDS, now),
   });
   return { code };
 }
@@ -239,20 +239,20 @@ export async function exchangeCode(form: Form, issuer: string, now = Date.now())
   if (!looksLikeCode(form.code)) throw invalidGrant('Unknown, used or expired code');
   // Taken before it is checked: a code is spent by any attempt, so a guessed verifier gets one try.
   const code = await takeCode(hashToken(form.code));
-  if (!code || hasExpired(code.expires_at, now)) throw invalidGrant('Unknown, used or expired code');
-  if (code.client_id !== form.client_id) throw invalidGrant('The code was issued to another client');
-  if (form.redirect_uri !== undefined && form.redirect_uri !== code.redirect_uri) {
+  if (!code || hasExpired(code.expiresAt, now)) throw invalidGrant('Unknown, used or expired code');
+  if (code.clientId !== form.client_id) throw invalidGrant('The code was issued to another client');
+  if (form.redirect_uri !== undefined && form.redirect_uri !== code.redirectUri) {
     throw invalidGrant('redirect_uri differs from the authorization request');
   }
-  if (!pkceVerifies(form.code_verifier, code.code_challenge))
+  if (!pkceVerifies(form.code_verifier, code.codeChallenge))
     throw invalidGrant('The code_verifier does not match the code_challenge');
   const { access, refresh, pair } = newPair(now);
   const approval: Approval = {
-    org_id: code.org_id,
-    account_id: code.account_id,
+    orgId: code.orgId,
+    accountId: code.accountId,
     role: code.role,
-    ...(code.name === undefined ? {} : { name: code.name }),
-    client_id: code.client_id,
+    name: code.name,
+    clientId: code.clientId,
     scope: code.scope,
   };
   try {
@@ -274,8 +274,8 @@ export async function refreshTokens(form: Form, issuer: string, now = Date.now()
   if (!looksLikeRefreshToken(form.refresh_token)) throw invalidGrant('Unknown, revoked or expired refresh token');
   const oldHash = hashToken(form.refresh_token);
   const old = await findRefresh(oldHash);
-  if (!old || hasExpired(old.expires_at, now)) throw invalidGrant('Unknown, revoked or expired refresh token');
-  if (old.client_id !== form.client_id) throw invalidGrant('The refresh token was issued to another client');
+  if (!old || hasExpired(old.expiresAt, now)) throw invalidGrant('Unknown, revoked or expired refresh token');
+  if (old.clientId !== form.client_id) throw invalidGrant('The refresh token was issued to another client');
   if (old.used) {
     await revokeGrant(old.grant);
     throw invalidGrant('The refresh token was already used: the grant is revoked, authorize again');
@@ -288,7 +288,7 @@ export async function refreshTokens(form: Form, issuer: string, now = Date.now()
     }
   }
   const { access, refresh, pair } = newPair(now);
-  const refused = await rotateRefresh(oldHash, old, pair, await bucketStateOf(old.access_hash));
+  const refused = await rotateRefresh(oldHash, old, pair, await bucketStateOf(old.accessHash));
   if (refused === 'reused') {
     await revokeGrant(old.grant);
     throw invalidGrant('The refresh token was already used: the grant is revoked, authorize again');
@@ -304,10 +304,10 @@ export async function refreshTokens(form: Form, issuer: string, now = Date.now()
 export async function revokeToken(form: Form): Promise<void> {
   const token = form.token;
   if (!token) throw invalid('token is required');
-  let owner: { grant: string; client_id: string } | undefined;
+  let owner: { grant: string; clientId: string } | undefined;
   if (looksLikeRefreshToken(token)) owner = await findRefresh(hashToken(token));
   else if (looksLikeAccessToken(token)) owner = await grantOfAccessToken(hashToken(token));
   if (!owner) return;
-  if (form.client_id !== undefined && form.client_id !== owner.client_id) return;
+  if (form.client_id !== undefined && form.client_id !== owner.clientId) return;
   await revokeGrant(owner.grant);
 }

@@ -4,10 +4,10 @@ import type { IssueItem } from '../db/issues.ts';
 import type { ParentGuard } from '../db/issue-write.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { SubIssue } from '../schemas/issues.ts';
-import { SUMMARY } from '../model/derivations.ts';
 import { NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
 import { readIssueItem } from '../db/issue-refs.ts';
+import { issueItem } from '../db/issue-item.ts';
 
 /**
  * Sub-issues: an issue's `parent_id` names another issue of its project (any list), or null. The
@@ -33,14 +33,15 @@ export const parentMessages = {
   children: `parent_id names an issue that already has ${subIssueLimits.children} sub-issues, the most an issue may have`,
 } as const;
 
-const childCount = (item: IssueItem) => Number((item as unknown as Record<string, unknown>)[SUMMARY.total] ?? 0);
+const childCount = (item: IssueItem) => issueItem.field(item, 'subIssuesTotal');
 
 /** How many more sub-issues an issue may be given (lib/vocabulary: the limit). */
 export const childrenRoom = (item: IssueItem): number => Math.max(0, subIssueLimits.children - childCount(item));
 
 /** What a write stores of a parent decided on: the parent's id and number (the children index lives under it). */
 export interface ParentDecision {
-  set: { parent_id: number | null; parent_number: string | null };
+  parentId: number | null;
+  parentNumber: string | null;
   guard?: ParentGuard | undefined;
 }
 
@@ -57,7 +58,7 @@ export async function decideParent(
   parentId: number | null,
   parent: IssueItem | undefined,
 ): Promise<ParentDecision> {
-  if (parentId === null) return { set: { parent_id: null, parent_number: null } };
+  if (parentId === null) return { parentId: null, parentNumber: null };
   if (child && child.id === parentId) throw new ValidationError([parentMessages.self]);
   if (!parent) throw new ValidationError([parentMessages.notFound]);
   if (childCount(parent) >= subIssueLimits.children) throw new ValidationError([parentMessages.children]);
@@ -81,7 +82,8 @@ export async function decideParent(
     throw new ValidationError([parentMessages.depth]);
   }
   return {
-    set: { parent_id: parentId, parent_number: parent.issue_number },
+    parentId,
+    parentNumber: parent.issue_number,
     guard: { issueId: parentId, parentId: parent.parent_id ?? null, maxChildren: subIssueLimits.children, chain },
   };
 }

@@ -26,17 +26,17 @@ export async function createWebhook(caller: Principal, input: WebhookCreate): Pr
   const id = await nextId(caller.orgId, 'webhook');
   const secret = generateSecret();
   const now = new Date().toISOString();
-  const item: store.WebhookItem = {
+  const item = {
     id,
-    org_id: caller.orgId,
+    orgId: caller.orgId,
     url: input.url,
     events: input.events,
     active: input.active ?? true,
-    disabled_reason: null,
+    disabledReason: null,
     ...filter,
     secret: await secretBox().seal(secret, { orgId: caller.orgId, webhookId: id }),
-    created_at: now,
-    updated_at: now,
+    createdAt: now,
+    updatedAt: now,
   };
   await refusedAs(refusals, () => store.insertWebhook(caller.orgId, item));
   // Inserted at version 1 (lib/db/stamps.ts): the answer's ETag is usable with If-Match at once.
@@ -62,12 +62,12 @@ export async function rotateWebhookSecret(caller: Principal, webhookId: number):
   const written = await refusedAs(refusals, () =>
     store.updateWebhook(caller.orgId, webhookId, {
       secret: sealed,
-      previous_secret: previous,
-      previous_secret_expires_at: new Date(now + PREVIOUS_SECRET_HOURS * 3_600_000).toISOString(),
-      updated_at: new Date(now).toISOString(),
+      previousSecret: previous,
+      previousSecretExpiresAt: new Date(now + PREVIOUS_SECRET_HOURS * 3_600_000).toISOString(),
+      updatedAt: new Date(now).toISOString(),
     }),
   );
-  const rotated = store.toWebhook(written);
+  const rotated = store.toWebhook(written.stored);
   return sameVersion(rotated, { ...rotated, secret });
 }
 
@@ -83,9 +83,9 @@ export async function sealPlaintextSecrets(orgId?: number): Promise<{ webhooks: 
   await store.scanPlaintextSecrets(orgId, async (items) => {
     for (const item of items) {
       webhooks++;
-      const owner = { orgId: Number(item.org_id), webhookId: Number(item.id) };
+      const owner = { orgId: item.orgId, webhookId: item.id };
       const changes = [];
-      for (const field of ['secret', 'previous_secret'] as const) {
+      for (const field of ['secret', 'previousSecret'] as const) {
         const from = item[field];
         if (typeof from === 'string' && !isSealed(from)) changes.push({ field, from, to: await secretBox().seal(from, owner) });
       }

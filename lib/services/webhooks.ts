@@ -33,7 +33,7 @@ export function requireAdmin(caller: Principal) {
 }
 
 /** The caller's organisation's endpoint `webhookId` (admins only), or 404. */
-export async function ownWebhook(caller: Principal, webhookId: number): Promise<store.WebhookItem> {
+export async function ownWebhook(caller: Principal, webhookId: number): Promise<store.StoredWebhook> {
   requireAdmin(caller);
   const found = await store.getWebhookItem(caller.orgId, webhookId);
   if (!found) throw new NotFoundError('Webhook');
@@ -55,7 +55,7 @@ export function checkEndpoint(url: string) {
  * `me`. The grammar is loaded when a request first gives a filter, not when the function starts.
  */
 export async function webhookFilterFields(text: string | null, me: number) {
-  if (text === null) return { filter: null, filter_selection: null };
+  if (text === null) return { filter: null, filterSelection: null };
   return (await import('../model/webhook-filters.ts')).webhookFilterFields(text, me);
 }
 
@@ -66,7 +66,7 @@ export async function listWebhooks(caller: Principal, page: PageRequest) {
 }
 
 export async function getWebhook(caller: Principal, webhookId: number): Promise<Webhook> {
-  return store.toWebhook(await ownWebhook(caller, webhookId));
+  return store.toWebhook((await ownWebhook(caller, webhookId)).stored);
 }
 
 /**
@@ -79,12 +79,12 @@ export async function updateWebhook(caller: Principal, webhookId: number, change
   const filterFields = filter === undefined ? {} : await webhookFilterFields(filter, caller.accountId);
   await ownWebhook(caller, webhookId);
   if (rest.url !== undefined) checkEndpoint(rest.url);
-  const fields: Partial<store.WebhookItem> = { ...rest, ...filterFields, updated_at: new Date().toISOString() };
+  const fields: Partial<store.WebhookFields> = { ...rest, ...filterFields, updatedAt: new Date().toISOString() };
   if (changes.active !== undefined) {
-    fields.disabled_reason = null;
-    fields.failing_since = null;
+    fields.disabledReason = null;
+    fields.failingSince = null;
   }
-  return store.toWebhook(await refusedAs(refusals, () => store.updateWebhook(caller.orgId, webhookId, fields)));
+  return store.toWebhook((await refusedAs(refusals, () => store.updateWebhook(caller.orgId, webhookId, fields))).stored);
 }
 
 /** Moves an endpoint into the organisation's trash (docs/trash.md); read first, so the trash holds it whole. */

@@ -5,10 +5,10 @@ import {
   updateDelivery,
   updateWebhook,
   webhookRefusals,
-  type WebhookItem,
+  type WebhookFields,
 } from '../db/webhooks.ts';
 import { isRefused } from '../db/transactions.ts';
-import { countSlowAttempt, giveBackPlaces, setLane, takePlaces, type LaneFields } from '../db/delivery-lanes.ts';
+import { countSlowAttempt, giveBackPlaces, setLane, takePlaces } from '../db/delivery-lanes.ts';
 import {
   attemptSpeed,
   deferDelayMs,
@@ -59,10 +59,10 @@ export function backoffMs(attempt: number, settings: Pick<DeliverySettings, 'bac
 }
 
 /** The secrets that sign now, opened (lib/db/secret-box.ts): the current one, and the previous one until it expires. */
-function signingSecrets(webhook: WebhookItem, now: number): Promise<string[]> {
-  const previous = webhook.previous_secret;
-  const until = webhook.previous_secret_expires_at ? Date.parse(webhook.previous_secret_expires_at) : 0;
-  const owner = { orgId: webhook.org_id, webhookId: webhook.id };
+function signingSecrets(webhook: WebhookFields, now: number): Promise<string[]> {
+  const previous = webhook.previousSecret;
+  const until = webhook.previousSecretExpiresAt ? Date.parse(webhook.previousSecretExpiresAt) : 0;
+  const owner = { orgId: webhook.orgId, webhookId: webhook.id };
   return Promise.all(
     (previous && until > now ? [webhook.secret, previous] : [webhook.secret]).map((s) => openForSigning(s, owner, now)),
   );
@@ -117,14 +117,14 @@ async function attempt(
     await updateDelivery(message.orgId, message.webhookId, message.deliveryId, {
       status: 'cancelled',
       error: webhook ? 'the webhook is disabled' : 'the webhook was deleted',
-      next_attempt_at: null,
-      updated_at: iso,
+      nextAttemptAt: null,
+      updatedAt: iso,
     });
     return 'cancelled';
   }
 
   // An endpoint moved to the other lane since this message was queued: there with it.
-  const lane = (webhook as LaneFields).lane ?? 'fast';
+  const { lane } = webhook;
   if ((message.lane ?? 'fast') !== lane) {
     await queue.send([{ ...message, lane, deferrals: 0 }], 0);
     return `moved to the ${lane} lane`;
@@ -143,9 +143,9 @@ async function attempt(
   const nextLane = await noteSpeed(webhook, message, attemptSpeed(outcome, settings.slowMs ?? config().webhooks.slowMs));
   const afterIso = new Date(after).toISOString();
   const attemptFields = {
-    response_code: outcome.status ?? null,
-    duration_ms: outcome.durationMs,
-    updated_at: afterIso,
+    responseCode: outcome.status ?? null,
+    durationMs: outcome.durationMs,
+    updatedAt: afterIso,
   };
 
   if (succeeded(outcome)) {
@@ -153,9 +153,9 @@ async function attempt(
       ...attemptFields,
       status: 'succeeded',
       error: null,
-      next_attempt_at: null,
+      nextAttemptAt: null,
     });
-    if (webhook.failing_since) await stillThere(updateWebhook(message.orgId, message.webhookId, { failing_since: null }));
+    if (webhook.failingSince) await stillThere(updateWebhook(message.orgId, message.webhookId, { failingSince: null }));
     return 'succeeded';
   }
 
@@ -167,8 +167,8 @@ async function attempt(
     ...attemptFields,
     status: retrying ? 'pending' : 'failed',
     error,
-    next_attempt_at: retrying ? new Date(after + wait).toISOString() : null,
-    first_attempt_at: firstAttemptAt,
+    nextAttemptAt: retrying ? new Date(after + wait).toISOString() : null,
+    firstAttemptAt,
   });
   await stillThere(noteFailure(webhook, message, after, settings));
   if (retrying) {
@@ -194,9 +194,9 @@ async function stillThere(bookkeeping: Promise<unknown>): Promise<void> {
 }
 
 /** Keeps the endpoint's slow attempts in a row, and moves it between lanes at the thresholds. */
-async function noteSpeed(webhook: WebhookItem & LaneFields, message: DeliveryMessage, speed: AttemptSpeed): Promise<Lane> {
-  const previous = webhook.slow_attempts ?? 0;
-  const lane = webhook.lane ?? 'fast';
+async function noteSpeed(webhook: WebhookFields, message: DeliveryMessage, speed: AttemptSpeed): Promise<Lane> {
+  const previous = webhook.slowAttempts;
+  const { lane } = webhook;
   // Counted atomically: an endpoint's attempts run in parallel.
   const slowAttempts =
     speed === 'slow' ? await countSlowAttempt(message.orgId, message.webhookId) : slowAttemptsAfter(previous, speed);
@@ -208,18 +208,18 @@ async function noteSpeed(webhook: WebhookItem & LaneFields, message: DeliveryMes
 }
 
 /** Starts or extends the endpoint's run of failures; past `disableAfterMs`, disables it. */
-async function noteFailure(webhook: WebhookItem, message: DeliveryMessage, now: number, settings: DeliverySettings) {
-  const since = webhook.failing_since ? Date.parse(webhook.failing_since) : undefined;
+async function noteFailure(webhook: WebhookFields, message: DeliveryMessage, now: number, settings: DeliverySettings) {
+  const since = webhook.failingSince ? Date.parse(webhook.failingSince) : undefined;
   if (since === undefined) {
-    await updateWebhook(message.orgId, message.webhookId, { failing_since: new Date(now).toISOString() });
+    await updateWebhook(message.orgId, message.webhookId, { failingSince: new Date(now).toISOString() });
     return;
   }
   if (now - since >= settings.disableAfterMs) {
     const days = Math.round((settings.disableAfterMs / 86_400_000) * 10) / 10;
     await updateWebhook(message.orgId, message.webhookId, {
       active: false,
-      disabled_reason: `every delivery failed for ${days} day(s) since ${webhook.failing_since}`,
-      updated_at: new Date(now).toISOString(),
+      disabledReason: `every delivery failed for ${days} day(s) since ${webhook.failingSince}`,
+      updatedAt: new Date(now).toISOString(),
     });
   }
 }

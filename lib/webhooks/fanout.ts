@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { getIssueFamily, toIssue } from '../db/issues.ts';
-import type { LaneFields } from '../db/delivery-lanes.ts';
 import { catalogueOf } from '../db/labels.ts';
 import { itemOfImage } from '../db/stream-images.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import type { SprintItem } from '../db/sprints.ts';
-import { allWebhooks, insertDelivery, pendingDelivery, type WebhookItem } from '../db/webhooks.ts';
+import { allWebhooks, deliveryOfImage, insertDelivery, pendingDelivery, type WebhookFields } from '../db/webhooks.ts';
 import { labelIdsOf, type ChangeEvent } from '../feed/events.ts';
 import {
   filterAdmits,
@@ -52,7 +51,7 @@ export function deliveryIdOf(recordId: string, webhookId: number): string {
   return `msg_${createHash('sha256').update(`${recordId}/${webhookId}`).digest('base64url').slice(0, 26)}`;
 }
 
-const subscribes = (w: WebhookItem, type: string) => w.active && (w.events.includes('*') || w.events.includes(type));
+const subscribes = (w: WebhookFields, type: string) => w.active && (w.events.includes('*') || w.events.includes(type));
 
 /**
  * Deletes that a parent's cascade made (an issue of a deleted sprint, the comments of a deleted
@@ -128,11 +127,11 @@ async function filterSubject(event: ChangeEvent, needs: FilterNeeds) {
 }
 
 /** The endpoints among `targets` whose filter lets the event through. */
-async function admitted(event: ChangeEvent, targets: WebhookItem[]): Promise<WebhookItem[]> {
-  const selections = targets.flatMap((w) => (w.filter_selection ? [w.filter_selection] : []));
+async function admitted<W extends WebhookFields>(event: ChangeEvent, targets: W[]): Promise<W[]> {
+  const selections = targets.flatMap((w) => (w.filterSelection ? [w.filterSelection] : []));
   if (selections.length === 0 || !filterApplies(event.type)) return targets;
   const subject = await filterSubject(event, filterNeeds(selections));
-  return targets.filter((w) => filterAdmits(w.filter_selection, subject));
+  return targets.filter((w) => filterAdmits(w.filterSelection, subject));
 }
 
 export interface Publisher {
@@ -143,7 +142,7 @@ export interface Publisher {
 
 /** A publisher for one batch of records: each organisation's endpoints are read once per batch. */
 export function batchPublisher(): Publisher {
-  const endpoints = new Map<number, Promise<WebhookItem[]>>();
+  const endpoints = new Map<number, Promise<WebhookFields[]>>();
   const endpointsOf = (orgId: number) => {
     let found = endpoints.get(orgId);
     if (!found) {
@@ -179,7 +178,7 @@ export function batchPublisher(): Publisher {
               firstAttemptAt: null,
               notBefore: 0,
               // An endpoint that keeps timing out waits in the slow lane (lib/model/fairness.ts).
-              lane: (webhook as LaneFields).lane ?? 'fast',
+              lane: webhook.lane,
             });
           }
         }),
@@ -190,15 +189,15 @@ export function batchPublisher(): Publisher {
     async redeliver(record) {
       const image = record.dynamodb?.NewImage;
       if (record.eventName !== 'MODIFY' || !image) return false;
-      const delivery = itemOfImage(image);
-      if (delivery.type !== 'delivery' || delivery.status !== 'pending') return false;
+      const delivery = deliveryOfImage(itemOfImage(image));
+      if (delivery?.status !== 'pending') return false;
       await deliveryQueue().send(
         [
           {
-            orgId: Number(delivery.org_id),
-            webhookId: Number(delivery.webhook_id),
-            deliveryId: String(delivery.id),
-            attempt: Number(delivery.attempts ?? 0) + 1,
+            orgId: delivery.orgId,
+            webhookId: delivery.webhookId,
+            deliveryId: delivery.id,
+            attempt: delivery.attempts + 1,
             firstAttemptAt: null,
             notBefore: 0,
           },

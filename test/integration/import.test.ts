@@ -435,8 +435,8 @@ describe('import of a Jira Cloud "all fields" CSV export', () => {
       error: null,
       created_at: now,
       updated_at: now,
-      org_id: orgId,
-      account_id: adminId,
+      orgId,
+      accountId: adminId,
       parts: parts.length,
     };
     await insertImportJob(job, parts);

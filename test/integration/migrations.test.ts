@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
+import { storedCounter } from '../../lib/db/issue-item.ts';
 import { recordKey } from '../../lib/db/issue-write.ts';
 import { keys, migrationsPk } from '../../lib/db/keys.ts';
 import { acquireMigrationLease, readMigrationLease, readMigrationRecords } from '../../lib/db/migrations.ts';
@@ -117,7 +118,7 @@ async function previousRelease(): Promise<Fixture> {
         TableName: tableName(),
         Key: holderKeys.get(id)!,
         UpdateExpression: `REMOVE ${owned.map((_, i) => `#a${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(owned.map((a, i) => [`#a${i}`, a])),
+        ExpressionAttributeNames: Object.fromEntries(owned.map((a, i) => [`#a${i}`, storedCounter(holder.kind, a)])),
       }),
     );
   }

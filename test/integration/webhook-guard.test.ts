@@ -45,14 +45,14 @@ async function seedPending(orgId: number, url: string, deliveryId: string): Prom
   const now = new Date().toISOString();
   await insertWebhook(orgId, {
     id: 1,
-    org_id: orgId,
+    orgId,
     url,
     events: ['*'],
     active: true,
-    disabled_reason: null,
+    disabledReason: null,
     secret: generateSecret(),
-    created_at: now,
-    updated_at: now,
+    createdAt: now,
+    updatedAt: now,
   });
   await insertDelivery(pendingDelivery({ id: deliveryId, orgId, webhookId: 1, event: 'issue.created', payload: '{}', at: now }));
 }
@@ -94,7 +94,7 @@ describe('the private-address guard in AWS (loopback not allowed)', () => {
       expect(r.requests).toEqual([]);
       expect(delivery).toMatchObject({
         error: 'refused: ::ffff:7f00:1 is a loopback address (IPv4-mapped 127.0.0.1)',
-        response_code: null,
+        responseCode: null,
       });
     },
   );
@@ -107,7 +107,7 @@ describe('the private-address guard where loopback is allowed (locally)', () => 
 
     expect(outcome).toBe('succeeded');
     expect(r.requests).toHaveLength(1);
-    expect(delivery).toMatchObject({ status: 'succeeded', response_code: 204, error: null });
+    expect(delivery).toMatchObject({ status: 'succeeded', responseCode: 204, error: null });
   });
 
   it.each(['[::ffff:127.0.0.1]', '[::ffff:7f00:1]'])(
@@ -136,7 +136,7 @@ describe('the words of a failed delivery', () => {
     await r.close();
     const { outcome, delivery } = await attempt(url, settings(true));
     expect(outcome).toBe('retrying');
-    expect(delivery).toMatchObject({ error: 'connection refused', response_code: null });
+    expect(delivery).toMatchObject({ error: 'connection refused', responseCode: null });
   });
 
   it('say "timeout" when the receiver accepts the connection and never answers', async () => {
@@ -147,7 +147,7 @@ describe('the words of a failed delivery', () => {
       const { port: silentPort } = silent.address() as AddressInfo;
       const { outcome, delivery } = await attempt(`http://127.0.0.1:${silentPort}/hooks`, settings(true, 300));
       expect(outcome).toBe('retrying');
-      expect(delivery).toMatchObject({ error: 'timeout: no response within 300 ms', response_code: null });
+      expect(delivery).toMatchObject({ error: 'timeout: no response within 300 ms', responseCode: null });
       expect(sockets.length).toBeGreaterThan(0);
     } finally {
       for (const s of sockets) s.destroy();
@@ -158,14 +158,14 @@ describe('the words of a failed delivery', () => {
   it('say "TLS failure" when https meets a receiver that does not speak TLS', async () => {
     const r = await receiver();
     const { delivery } = await attempt(r.url.replace('http:', 'https:'), settings(true));
-    expect(delivery).toMatchObject({ error: 'TLS failure: no secure connection could be made', response_code: null });
+    expect(delivery).toMatchObject({ error: 'TLS failure: no secure connection could be made', responseCode: null });
   });
 
   it('say "HTTP status N" when the receiver answers other than 2xx', async () => {
     const r = await receiver();
     r.respond = () => ({ status: 500 });
     const { delivery } = await attempt(r.url, settings(true));
-    expect(delivery).toMatchObject({ error: 'HTTP status 500', response_code: 500 });
+    expect(delivery).toMatchObject({ error: 'HTTP status 500', responseCode: 500 });
   });
 });
 

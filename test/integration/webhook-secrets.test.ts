@@ -2,14 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
-import {
-  getDelivery,
-  insertDelivery,
-  insertWebhook,
-  pendingDelivery,
-  updateWebhook,
-  type WebhookItem,
-} from '../../lib/db/webhooks.ts';
+import { getDelivery, insertDelivery, insertWebhook, pendingDelivery, updateWebhook } from '../../lib/db/webhooks.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { createWebhook, rotateWebhookSecret, sealPlaintextSecrets } from '../../lib/services/webhook-secrets.ts';
 import { processDelivery } from '../../lib/webhooks/deliver.ts';
@@ -40,8 +33,7 @@ async function setup() {
 }
 
 const rawItem = async (orgId: number, webhookId: number) =>
-  (await db.send(new GetCommand({ TableName: tableName(), Key: keys.webhook(orgId, webhookId), ConsistentRead: true })))
-    .Item as WebhookItem;
+  (await db.send(new GetCommand({ TableName: tableName(), Key: keys.webhook(orgId, webhookId), ConsistentRead: true }))).Item!;
 
 const settings = {
   allowLoopback: true,
@@ -111,8 +103,8 @@ describe('webhook signing secrets at rest', () => {
     const { orgId, caller, receiver } = await setup();
     const legacy = generateSecret();
     const now = new Date().toISOString();
-    const base = { org_id: orgId, url: receiver.url, events: ['*'], active: true, disabled_reason: null };
-    await insertWebhook(orgId, { ...base, id: 1, secret: legacy, created_at: now, updated_at: now });
+    const base = { orgId, url: receiver.url, events: ['*'], active: true, disabledReason: null };
+    await insertWebhook(orgId, { ...base, id: 1, secret: legacy, createdAt: now, updatedAt: now });
 
     receiver.secret = legacy;
     expect((await deliverOnce(orgId, 1)).outcome).toBe('succeeded');
@@ -134,17 +126,17 @@ describe('webhook signing secrets at rest', () => {
     const [current, previous] = [generateSecret(), generateSecret()];
     const now = new Date().toISOString();
     await insertWebhook(orgId, {
-      org_id: orgId,
+      orgId,
       id: 1,
       url: receiver.url,
       events: ['*'],
       active: true,
-      disabled_reason: null,
+      disabledReason: null,
       secret: current,
-      previous_secret: previous,
-      previous_secret_expires_at: new Date(Date.now() + 3_600_000).toISOString(),
-      created_at: now,
-      updated_at: now,
+      previousSecret: previous,
+      previousSecretExpiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      createdAt: now,
+      updatedAt: now,
     });
 
     expect(await sealPlaintextSecrets(orgId)).toEqual({ webhooks: 1, sealed: 1 });

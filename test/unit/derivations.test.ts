@@ -141,10 +141,10 @@ describe('derivations', () => {
 
     it('count an open blocker on each issue it blocks, and stop counting it once done or cancelled', () => {
       const open = issue({ relations: [blocks(4), blocks(5, 6), blockedBy] });
-      expect(counts(open, { ...open, status: 'done' }).get('issue:1:2:4')?.attrs).toEqual({ open_blockers: -1 });
-      expect(counts(open, { ...open, status: 'cancelled' }).get('issue:1:6:5')?.attrs).toEqual({ open_blockers: -1 });
+      expect(counts(open, { ...open, status: 'done' }).get('issue:1:2:4')?.attrs).toEqual({ openBlockers: -1 });
+      expect(counts(open, { ...open, status: 'cancelled' }).get('issue:1:6:5')?.attrs).toEqual({ openBlockers: -1 });
       expect(counts({ ...open, status: 'done' }, { ...open, status: 'in_progress' }).get('issue:1:2:4')?.attrs).toEqual({
-        open_blockers: 1,
+        openBlockers: 1,
       });
       // From one open status to another, or a closed one to another: nothing moves.
       expect(counts(open, { ...open, status: 'in_progress' }).size).toBe(0);
@@ -162,7 +162,7 @@ describe('derivations', () => {
         {
           kind: 'add',
           holder: { kind: 'issue', orgId: 1, projectId: 2, issueId: 8 },
-          attr: 'open_blockers',
+          attr: 'openBlockers',
           by: 1,
           ifPresent: true,
         },
@@ -170,7 +170,7 @@ describe('derivations', () => {
         {
           kind: 'add',
           holder: { kind: 'search', orgId: 1, projectId: 2, issueId: 8 },
-          attr: 'open_blockers',
+          attr: 'openBlockers',
           by: 1,
           ifPresent: true,
         },
@@ -186,7 +186,7 @@ describe('derivations', () => {
         expect.arrayContaining([
           expect.objectContaining({
             kind: 'add',
-            attr: 'open_blockers',
+            attr: 'openBlockers',
             by: -1,
             holder: expect.objectContaining({ issueId: 4 }),
           }),
@@ -194,7 +194,7 @@ describe('derivations', () => {
           { kind: 'unlink', holder: { kind: 'issue', orgId: 1, projectId: 2, issueId: 9 }, relationId: '9-blocks-3' },
           expect.objectContaining({
             kind: 'add',
-            attr: 'open_blockers',
+            attr: 'openBlockers',
             by: -1,
             holder: expect.objectContaining({ kind: 'search', issueId: 4 }),
           }),
@@ -209,7 +209,7 @@ describe('derivations', () => {
         issue({ id: 5, status: 'done', relations: [{ ...blocks(4), id: '5-blocks-4' }] }),
         issue({ id: 6, relations: [{ ...blocks(4), id: '6-blocks-4' }] }),
       ];
-      expect(openBlockers.rebuild(issues).holders.get('issue:1:2:4')?.attrs).toEqual({ open_blockers: 2 });
+      expect(openBlockers.rebuild(issues).holders.get('issue:1:2:4')?.attrs).toEqual({ openBlockers: 2 });
     });
   });
 });

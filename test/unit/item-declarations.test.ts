@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { assignedEntryItem, issueItem, issueStateOf, searchRecordFromItem, searchRecordItem } from '../../lib/db/issue-item.ts';
+import {
+  assignedEntryItem,
+  heldCounters,
+  issueItem,
+  issueStateOf,
+  searchRecordFromItem,
+  searchRecordItem,
+  storedCounter,
+} from '../../lib/db/issue-item.ts';
+import { issueCounters, OPEN_BLOCKERS, SUMMARY } from '../../lib/model/derivations.ts';
 
 const storedIssue = {
   PK: 'ORG#0000000001#P#0000000002',
@@ -46,6 +55,31 @@ describe('the issue item, declared once', () => {
     const p = issueItem.projection(['type', 'status']);
     expect(p.ProjectionExpression).toBe('#p0, #p1');
     expect(p.ExpressionAttributeNames).toEqual({ '#p0': 'issue_type', '#p1': 'status' });
+  });
+
+  it('reads one field by its stored name', () => {
+    expect(issueItem.field(storedIssue, 'type')).toBe('bug');
+    expect(issueItem.field(storedIssue, 'subIssuesTotal')).toBe(0);
+    expect(issueItem.field({ ...storedIssue, sub_issues_total: 4 }, 'subIssuesTotal')).toBe(4);
+  });
+
+  it("stores the counters the model names under the issue's and the search record's declared attributes", () => {
+    expect(issueCounters.map((c) => storedCounter('issue', c))).toEqual([
+      'sub_issues_total',
+      'sub_issues_done',
+      'sub_issues_points',
+      'sub_issues_done_points',
+      'open_blockers',
+    ]);
+    expect(storedCounter('issue', SUMMARY.total)).toBe(issueItem.stored('subIssuesTotal'));
+    expect(storedCounter('search', OPEN_BLOCKERS)).toBe(searchRecordItem.stored('openBlockers'));
+    // A list's and an account's counters are stored under the names they have.
+    expect(storedCounter('list', 'issues_count')).toBe('issues_count');
+    expect(storedCounter('account', 'assigned_count')).toBe('assigned_count');
+    // Read back by the model's names: only the counters an issue keeps for others, and only those it holds.
+    expect(heldCounters('issue', { ...storedIssue, sub_issues_done: 2 })).toEqual({ subIssuesDone: 2, openBlockers: 1 });
+    expect(heldCounters('search', { open_blockers: 3, position: 4 })).toEqual({ openBlockers: 3 });
+    expect(heldCounters('list', { issues_count: 2, status: 'active', rk_1: 1 })).toEqual({ issues_count: 2, rk_1: 1 });
   });
 
   it('gives the state the derivations compare', () => {

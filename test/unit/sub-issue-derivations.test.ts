@@ -37,10 +37,10 @@ describe('sub-issue derivations', () => {
   it("count a child in its parent's summary, and put its record under the parent's number", () => {
     const state = fold(effectsOf([{ after: child({ status: 'done' }) }], ctx, only));
     expect(state.holders.get('issue:1:2:9')?.attrs).toEqual({
-      sub_issues_total: 1,
-      sub_issues_done: 1,
-      sub_issues_points: 3,
-      sub_issues_done_points: 3,
+      subIssuesTotal: 1,
+      subIssuesDone: 1,
+      subIssuesPoints: 3,
+      subIssuesDonePoints: 3,
     });
     expect([...state.records.values()]).toEqual([
       expect.objectContaining({
@@ -56,13 +56,13 @@ describe('sub-issue derivations', () => {
 
   it('move only the difference when a child changes, and both parents when it changes parent', () => {
     expect(summaryOf([{ before: child(), after: child({ status: 'done', storyPoints: 5 }) }])).toEqual({
-      sub_issues_done: 1,
-      sub_issues_points: 2,
-      sub_issues_done_points: 5,
+      subIssuesDone: 1,
+      subIssuesPoints: 2,
+      subIssuesDonePoints: 5,
     });
     const moved = fold(effectsOf([{ before: child(), after: child({ parentId: 4, parentNumber: 'AB-4' }) }], ctx, only));
-    expect(moved.holders.get('issue:1:2:9')?.attrs).toEqual({ sub_issues_total: -1, sub_issues_points: -3 });
-    expect(moved.holders.get('issue:1:2:4')?.attrs).toEqual({ sub_issues_total: 1, sub_issues_points: 3 });
+    expect(moved.holders.get('issue:1:2:9')?.attrs).toEqual({ subIssuesTotal: -1, subIssuesPoints: -3 });
+    expect(moved.holders.get('issue:1:2:4')?.attrs).toEqual({ subIssuesTotal: 1, subIssuesPoints: 3 });
     const cleared = effectsOf([{ before: child(), after: child({ parentId: null, parentNumber: null }) }], ctx, only);
     expect(cleared.filter((e) => e.kind === 'remove')).toHaveLength(1);
     expect(cleared.filter((e) => e.kind === 'put')).toHaveLength(0);
@@ -79,7 +79,7 @@ describe('sub-issue derivations', () => {
 
   it('rebuild a summary only for parents that are there (a deleted parent whose cascade has not run counts nothing)', () => {
     const parent = child({ id: 9, number: 'AB-9', parentId: null, parentNumber: null });
-    expect(parentSummary.rebuild([parent, child()]).holders.get('issue:1:2:9')?.attrs).toMatchObject({ sub_issues_total: 1 });
+    expect(parentSummary.rebuild([parent, child()]).holders.get('issue:1:2:9')?.attrs).toMatchObject({ subIssuesTotal: 1 });
     expect(parentSummary.rebuild([child()]).holders.size).toBe(0);
     // Its record stays until the cascade clears the child's parent.
     expect(subIssueIndex.rebuild([child()]).records.size).toBe(1);

@@ -33,7 +33,7 @@ describe('a webhook filter as written', () => {
     expect(readWebhookFilter(null, 7)).toBeNull();
     expect(readWebhookFilter('', 7)).toBeNull();
     expect(readWebhookFilter(' \t\u00a0\n', 7)).toBeNull();
-    expect(webhookFilterFields('  ', 7)).toEqual({ filter: null, filter_selection: null });
+    expect(webhookFilterFields('  ', 7)).toEqual({ filter: null, filterSelection: null });
   });
 
   it('@me is the account writing the filter, stored as its id, negated or not, once in a list', () => {
@@ -54,10 +54,10 @@ describe('a webhook filter as written', () => {
   });
 
   it('stores the canonical query beside its JSON form, and the one reads back as the other', () => {
-    const { filter, filter_selection } = webhookFilterFields('TYPE:Bug  priority:>=HIGH   assignee:@me "sign in"', 12);
+    const { filter, filterSelection } = webhookFilterFields('TYPE:Bug  priority:>=HIGH   assignee:@me "sign in"', 12);
     expect(filter).toBe('type:bug priority:>=high assignee:12 "sign in"');
-    expect(filter).toBe(printSelection(filter_selection!));
-    expect(parseSelection(filter!)).toEqual(filter_selection);
+    expect(filter).toBe(printSelection(filterSelection!));
+    expect(parseSelection(filter!)).toEqual(filterSelection);
   });
 
   it('a query that cannot be read is a 422 naming filter, the place and what was expected', () => {

@@ -129,7 +129,7 @@ export async function runImportJob(orgId: number, jobId: string, deadline?: numb
 
 /** The run of a job this run has claimed (`runImportJob`); the job's status after it. */
 export async function runClaimedJob(job: ImportJobItem, deadline?: number): Promise<ImportJob['status']> {
-  const orgId = job.org_id;
+  const orgId = job.orgId;
   const jobId = job.id;
   const carried = (job as unknown as { carried?: Carried | null }).carried ?? nothingCarried();
   // The import (the issue write path and all it brings) loads only when a job runs: the upload route
@@ -146,7 +146,7 @@ export async function runClaimedJob(job: ImportJobItem, deadline?: number): Prom
     if (job.format === 'export') {
       const { importExport } = await import('./import-export.ts');
       report = await importExport(
-        { orgId, dryRun: job.dry_run, actorId: job.account_id, deadline, reportCap: JOB_REPORT_CAP },
+        { orgId, dryRun: job.dry_run, actorId: job.accountId, deadline, reportCap: JOB_REPORT_CAP },
         file,
       );
     } else {
@@ -158,7 +158,7 @@ export async function runClaimedJob(job: ImportJobItem, deadline?: number): Prom
           dryRun: job.dry_run,
           keepNumbers: job.keep_numbers,
           mapping: job.mapping ?? undefined,
-          actorId: job.account_id,
+          actorId: job.accountId,
           reportCap: JOB_REPORT_CAP,
           deadline,
           progressEvery: 500,

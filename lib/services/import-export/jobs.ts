@@ -93,7 +93,7 @@ export async function startImportJob(
     updated_at: now,
   };
   const parts = fileParts(upload.text);
-  await insertImportJob({ ...job, org_id: caller.orgId, account_id: caller.accountId, parts: parts.length }, parts);
+  await insertImportJob({ ...job, orgId: caller.orgId, accountId: caller.accountId, parts: parts.length }, parts);
   return job;
 }
 
