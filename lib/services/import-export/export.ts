@@ -18,7 +18,7 @@ import { storedRelations } from '../../db/relations.ts';
 import { toSprint } from '../../db/sprints.ts';
 import { toComment } from '../../db/comments.ts';
 import { toActivity } from '../activity.ts';
-import { attachmentItem } from '../../db/attachments.ts';
+import { attachmentAnswer, attachmentItem } from '../../db/attachments.ts';
 import { exportedFileName } from '../../model/attachments.ts';
 import { getOrganisationItem, toAccount } from '../../db/accounts.ts';
 import { burndownChanges, scopeCounters } from '../../model/sprint-counters.ts';
@@ -260,21 +260,9 @@ export async function* walkExport(
    */
   function attachmentLine(item: Record<string, unknown>) {
     const a = attachmentItem.decode(item);
-    return {
-      id: a.id,
-      project_id: a.projectId,
-      issue_id: a.issueId,
-      comment_id: a.commentId,
-      name: a.name,
-      content_type: a.contentType,
-      size: a.size,
-      sha256: a.sha256,
-      uploader_id: a.uploaderId,
-      uploader_name: a.uploaderName,
-      uploader_email: email(a.uploaderId),
-      created_at: a.createdAt,
-      file: exportedFileName(a.id, a.name),
-    };
+    // The answer's fields but what an answer signs or says of now (its URL, its status: ready).
+    const { status: _status, download_url: _url, download_expires_at: _expires, ...answer } = attachmentAnswer(a);
+    return { ...answer, project_id: a.projectId, uploader_email: email(a.uploaderId), file: exportedFileName(a.id, a.name) };
   }
 }
 
