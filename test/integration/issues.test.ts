@@ -5,7 +5,7 @@ import { collections, keys, listKeys, parseIssueListKey } from '../../lib/db/key
 import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { getProjectItem } from '../../lib/db/projects.ts';
 import { getSprintItem } from '../../lib/db/sprints.ts';
-import { UnavailableError } from '../../lib/vocabulary/errors.ts';
+import { NotFoundError, UnavailableError } from '../../lib/vocabulary/errors.ts';
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../lib/services/issues.ts';
 import type { IssueLocation } from '../../lib/schemas/issues.ts';
 import { POSITION_BASE, rankDelta, rankIndexOf } from '../../lib/model/positions.ts';
@@ -176,19 +176,21 @@ describe('issues', () => {
           );
       };
     });
-    // As a client does on a 503 (busy: retry), each operation tries again, a few times at most.
+    // As a client does, each operation tries again, a few times at most: on a 503 (busy: retry), and
+    // on a 404 (the issue moved or went meanwhile): it then finds the issue where it lives now, or
+    // finds it gone and stops.
     const retried = async (op: () => Promise<void>) => {
       for (let attempt = 1; ; attempt++) {
         try {
           return await op();
         } catch (err) {
-          if (!(err instanceof UnavailableError) || attempt === 5) throw err;
+          if (!(err instanceof UnavailableError || err instanceof NotFoundError) || attempt === 5) throw err;
           await new Promise((r) => setTimeout(r, 20 * attempt));
         }
       }
     };
     const results = await Promise.allSettled(operations.map((op) => retried(op)));
-    // An operation may lose a race for good (404: the issue was deleted; 503 five times: busy): it then changed nothing.
+    // An operation may lose a race five times over (404 or 503 each time): it then changed nothing.
     for (const r of results) {
       if (r.status === 'rejected')
         expect((r.reason as Error).constructor.name, String(r.reason)).toMatch(/NotFoundError|UnavailableError/);
