@@ -5,7 +5,7 @@ import type { IssueChange } from '../model/derivations.ts';
 import { issueWrite, listOwnerUpdate } from './issue-write.ts';
 import { keys, projectPk, velocityPrefix } from './keys.ts';
 import type { ProjectItem } from './projects.ts';
-import { addCounters } from './sprints.ts';
+import { addCounters, atCompletion, sprintItem } from './sprints.ts';
 import { getItem, putItem, transact, type GuardedItem } from './transactions.ts';
 import { storedNumberIs } from './versions.ts';
 import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../model/completion.ts';
@@ -142,7 +142,7 @@ export async function completeAtOnce(
     const values: Record<string, unknown> = { ':active': 'active' };
     const conditions = ['#status = :active'];
     for (const c of COPIED) {
-      names[`#e_${c}`] = c;
+      names[`#e_${c}`] = sprintItem.stored(c);
       values[`:e_${c}`] = step.expected[c];
       conditions.push(storedNumberIs(`#e_${c}`, `:e_${c}`, step.expected[c]));
     }
@@ -217,11 +217,11 @@ export async function beginCompletion(orgId: number, projectId: number, sprintId
   };
   values[':null'] = null;
   const copies = [
-    ...COPIED.map((c) => `at_completion_${c} = if_not_exists(${c}, :zero)`),
+    ...COPIED.map((c) => `${atCompletion(c)} = if_not_exists(${sprintItem.stored(c)}, :zero)`),
     // What the report shows of the sprint itself, as it stood: a rename meanwhile changes nothing.
-    ...FIELDS.map((f) => `at_completion_${f} = if_not_exists(#f_${f}, :null)`),
+    ...FIELDS.map((f) => `${atCompletion(f)} = if_not_exists(#f_${f}, :null)`),
   ];
-  for (const f of FIELDS) names[`#f_${f}`] = f;
+  for (const f of FIELDS) names[`#f_${f}`] = sprintItem.stored(f);
   const items: GuardedItem[] = [
     {
       item: {

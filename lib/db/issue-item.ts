@@ -1,12 +1,4 @@
-import {
-  OPEN_BLOCKERS,
-  issueCounters,
-  type Holder,
-  type IssueCounter,
-  type IssueState,
-  type RelationRef,
-  type SearchRecord,
-} from '../model/derivations.ts';
+import type { IssueState, RelationRef, SearchRecord } from '../model/derivations.ts';
 import type { RelationType } from '../vocabulary/relation-types.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
 import { attribute, itemKind, type Attribute, type Fields } from './item.ts';
@@ -195,29 +187,3 @@ export const assignedEntryItem = itemKind({
     parentId: attribute.nullableNumber('parent_id'),
   },
 });
-
-/**
- * Where a holder's counters are stored: the counters an issue keeps for others, named by the model
- * (lib/model/derivations.ts: `IssueCounter`), under the issue's attributes declared above, and the
- * count of open blockers under the search record's; a list's and an account's counters under the
- * names they have (`issues_count`, `assigned_count`). The one place derived counters get stored names.
- */
-export function storedCounter(holder: Holder['kind'], counter: string): string {
-  const named = issueCounters.find((c) => c === counter);
-  if (holder === 'issue' && named) return issueItem.stored(named);
-  if (holder === 'search' && counter === OPEN_BLOCKERS) return searchRecordItem.stored(OPEN_BLOCKERS);
-  return counter;
-}
-
-/** The counters a stored holder keeps, by the names the model gives them (every number of a list's or an account's item). */
-export function heldCounters(holder: Holder['kind'], item: Record<string, unknown>): Record<string, number> {
-  const counters: readonly IssueCounter[] = holder === 'issue' ? issueCounters : holder === 'search' ? [OPEN_BLOCKERS] : [];
-  if (counters.length === 0)
-    return Object.fromEntries(Object.entries(item).filter((e): e is [string, number] => typeof e[1] === 'number'));
-  const out: Record<string, number> = {};
-  for (const c of counters) {
-    const value = item[storedCounter(holder, c)];
-    if (typeof value === 'number') out[c] = value;
-  }
-  return out;
-}

@@ -15,7 +15,8 @@ import { tableName } from './client.ts';
 import { keys, listKeys, type Key } from './keys.ts';
 import { addCounters } from './sprints.ts';
 import { addTo, putItem, Refused, transact, type GuardedItem } from './transactions.ts';
-import { searchRecordItem, storedCounter } from './issue-item.ts';
+import { searchRecordItem } from './issue-item.ts';
+import { storedCounter } from './counters.ts';
 import type { IfPresentRefusal, RefusalReason } from './refusals.ts';
 
 /**
@@ -154,7 +155,8 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
         searchAdds.set(id, entry);
       } else if (holder.kind === 'list') {
         const entry = listEntry(holder.sprintId);
-        entry.add[e.attr] = (entry.add[e.attr] ?? 0) + e.by;
+        const attr = storedCounter(holder.kind, e.attr);
+        entry.add[attr] = (entry.add[attr] ?? 0) + e.by;
       } else if (holder.kind === 'account') {
         const id = holderId(holder);
         const entry = accounts.get(id) ?? { accountId: holder.accountId, by: 0 };

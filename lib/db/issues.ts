@@ -20,7 +20,7 @@ import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys, parseIssueListKey, type Collection, type Key } from './keys.ts';
 import { decodeCursor, encodeCursor, MAX_READ_BYTES, type PageRequest } from './list.ts';
 import { queryPages } from './query.ts';
-import type { ProjectItem } from './projects.ts';
+import { projectItem, type ProjectItem } from './projects.ts';
 import { accountExists, type SprintItem } from './sprints.ts';
 import {
   addToExisting,
@@ -457,7 +457,7 @@ async function takeSlot(
       number: Number(project.issue_seq),
       prefix: project.prefix,
       positionSeq: Number(project.position_seq),
-      backlogCount: Number(project.backlog_count ?? 0),
+      backlogCount: projectItem.field(project, 'backlogCount'),
     };
   } catch (err) {
     if (!isConditionFailed(err)) throw err;

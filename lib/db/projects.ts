@@ -38,8 +38,8 @@ export interface ProjectItem extends Project {
 }
 
 /**
- * The project item's attributes that its answer shows, declared once (lib/db/item.ts). Its
- * bookkeeping (the backlog's counters and rank index, sequences, id block: `ProjectItem`) and its
+ * The project item's attributes that its answer shows and its backlog's count, declared once
+ * (lib/db/item.ts). Its other bookkeeping (the backlog's rank index and columns, sequences, id block: `ProjectItem`) and its
  * workflow (lib/db/workflow.ts) are kept under their own names, by lib/db alone.
  */
 export const projectItem = itemKind({
@@ -57,6 +57,8 @@ export const projectItem = itemKind({
     githubRepoOwner: attribute.nullableString('github_repo_owner'),
     githubRepoName: attribute.nullableString('github_repo_name'),
     sprintsCount: attribute.counter('sprints_count'),
+    /** Its backlog's count of issues (lib/model/sprint-counters.ts: `BACKLOG_COUNT`). */
+    backlogCount: attribute.counter('backlog_count'),
     createdAt: attribute.string('created_at'),
     updatedAt: attribute.string('updated_at'),
   },
@@ -139,7 +141,7 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
       type: 'project',
       org_id: orgId,
       ...project,
-      backlog_count: 0,
+      ...projectItem.encode({ backlogCount: 0 }),
       issue_seq: restored?.issue_seq ?? 0,
       position_seq: 0,
       issue_id_next: ids.next,

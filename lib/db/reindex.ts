@@ -15,14 +15,8 @@ import {
 import type { IssueStatus } from '../schemas/issues.ts';
 import { rebuildAttachmentCounters } from './attachments.ts';
 import { db, tableName } from './client.ts';
-import {
-  assignedEntryItem,
-  heldCounters,
-  issueStateOf,
-  searchRecordFromItem,
-  searchRecordItem,
-  storedCounter,
-} from './issue-item.ts';
+import { assignedEntryItem, issueStateOf, searchRecordFromItem, searchRecordItem } from './issue-item.ts';
+import { heldCounters, storedCounter } from './counters.ts';
 import { recordItem, recordKey } from './issue-write.ts';
 import { orgPk, type Key } from './keys.ts';
 import { scanPages } from './query.ts';

@@ -20,8 +20,8 @@ import {
   type GuardedItem,
 } from './transactions.ts';
 import { storedNumberIs, withVersion } from './versions.ts';
-import { burndownAttribute, noCounters, scopeCounters } from '../model/sprint-counters.ts';
-import type { CompletionPlan } from '../model/completion.ts';
+import { burndownAttribute, noCounters, scopeCounterNames, type scopeCounters } from '../model/sprint-counters.ts';
+import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion } from '../model/completion.ts';
 import type { RefusalReason } from './refusals.ts';
 
 /** No completion is carrying issues into the sprint (`receiving`, with `#receiving` and `:zero`). */
@@ -65,9 +65,10 @@ export interface SprintFields {
 }
 
 /**
- * The sprint item's attributes that its answer shows, declared once (lib/db/item.ts). Its
- * bookkeeping (open counts, history, the rank index, a completion's plan: `SprintItem`) is kept
- * under the names `SprintItem` gives them, by lib/db alone.
+ * The sprint item's attributes that its answer shows and its counters, declared once
+ * (lib/db/item.ts); its counters' model names are lib/model/sprint-counters.ts's (stored where
+ * lib/db/counters.ts says). Its other bookkeeping (the rank index, a completion's plan:
+ * `SprintItem`) is kept under the names `SprintItem` gives them, by lib/db alone.
  */
 export const sprintItem = itemKind({
   type: 'sprint',
@@ -87,6 +88,19 @@ export const sprintItem = itemKind({
     issuesCount: attribute.counter('issues_count'),
     totalStoryPoints: attribute.counter('total_story_points'),
     completedStoryPoints: attribute.counter('completed_story_points'),
+    /** Issues not `done`/`cancelled`: completion checks it reached zero. */
+    openIssuesCount: attribute.counter('open_issues_count'),
+    openStoryPoints: attribute.counter('open_story_points'),
+    doneIssuesCount: attribute.counter('done_issues_count'),
+    /** Moves in and out since its activation (its report's added and removed scope). */
+    addedIssues: attribute.counter('added_issues'),
+    addedPoints: attribute.counter('added_points'),
+    removedIssues: attribute.counter('removed_issues'),
+    removedPoints: attribute.counter('removed_points'),
+    /** What it committed to when it was activated (snapshots of its counters then). */
+    committedIssues: attribute.counter('committed_issues'),
+    committedPoints: attribute.counter('committed_points'),
+    activatedAt: attribute.nullableString('activated_at'),
     report: {
       stored: 'report',
       read: (v: unknown) => (v as Sprint['report'] | undefined) ?? null,
@@ -96,6 +110,24 @@ export const sprintItem = itemKind({
     updatedAt: attribute.string('updated_at'),
   },
 });
+
+const stored = sprintItem.stored;
+
+/** The stored name a completion copies a counter or field to when it begins (lib/db/completion.ts). */
+export const atCompletion = (field: (typeof COPIED)[number] | (typeof FIELDS)[number]) => `at_completion_${stored(field)}`;
+
+/**
+ * The counters and fields of a sprint a completion freezes (lib/model/completion.ts): as copied
+ * when its completion began (`frozen`), or as they stand now.
+ */
+export function countersAtCompletion(item: object, frozen: boolean): CountersAtCompletion {
+  const s = item as Record<string, unknown>;
+  const at = (field: (typeof COPIED)[number] | (typeof FIELDS)[number]) => s[frozen ? atCompletion(field) : stored(field)];
+  return {
+    ...Object.fromEntries(COPIED.map((c) => [c, Number(at(c) ?? 0)])),
+    ...Object.fromEntries(FIELDS.map((f) => [f, (at(f) as string | null | undefined) ?? null])),
+  } as CountersAtCompletion;
+}
 
 export const toSprint = (record: object): Sprint => {
   const s = sprintItem.decode(record);
@@ -151,13 +183,13 @@ export const accountExists = (orgId: number, accountId: number, reason: RefusalR
 export async function insertSprint(orgId: number, projectId: number, fields: SprintFields): Promise<Sprint> {
   const id = await nextId(orgId, 'sprint');
   const now = new Date().toISOString();
-  const item: SprintItem = {
+  const item = {
     id,
     project_id: projectId,
     ...fields,
     status: 'planning',
     actual_end_date: null,
-    ...noCounters,
+    ...sprintItem.encode(noCounters),
     positions_rev: 0,
     created_at: now,
     updated_at: now,
@@ -208,7 +240,7 @@ export async function restoreSprint(orgId: number, projectId: number, id: number
     ...s.fields,
     status: s.status,
     actual_end_date: s.actual_end_date,
-    ...noCounters,
+    ...sprintItem.encode(noCounters),
     positions_rev: 0,
     ...kept,
     ...Object.fromEntries(Object.entries(burndown ?? {}).map(([day, change]) => [burndownAttribute(day), change])),
@@ -320,11 +352,11 @@ export async function setSprintActive(
     '#updated_at = :now',
     'activated_at = :now',
     'activated_on = :today',
-    'committed_issues = if_not_exists(issues_count, :zero)',
-    'committed_points = if_not_exists(total_story_points, :zero)',
-    'burndown_base = if_not_exists(open_story_points, :zero)',
+    `${stored('committedIssues')} = if_not_exists(${stored('issuesCount')}, :zero)`,
+    `${stored('committedPoints')} = if_not_exists(${stored('totalStoryPoints')}, :zero)`,
+    `burndown_base = if_not_exists(${stored('openStoryPoints')}, :zero)`,
     '#bd_today = :zero',
-    ...scopeCounters.map((c) => `${c} = :zero`),
+    ...scopeCounterNames.map((c) => `${stored(c)} = :zero`),
   ];
   return updateResource<SprintItem>(
     {

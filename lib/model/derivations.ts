@@ -1,4 +1,4 @@
-import { burndownAttribute, noCounters, type SprintCounters } from './sprint-counters.ts';
+import { BACKLOG_COUNT, burndownAttribute, noCounters, type SprintCounters } from './sprint-counters.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
 import type { RelationType } from '../schemas/relations.ts';
 import { today } from './clock.ts';
@@ -263,12 +263,12 @@ export function contributionOf(issue: { status: IssueStatus; story_points: numbe
   const done = issue.status === 'done';
   const open = !isClosed(issue.status);
   return {
-    issues_count: 1,
-    total_story_points: points,
-    completed_story_points: done ? points : 0,
-    open_issues_count: open ? 1 : 0,
-    open_story_points: open ? points : 0,
-    done_issues_count: done ? 1 : 0,
+    issuesCount: 1,
+    totalStoryPoints: points,
+    completedStoryPoints: done ? points : 0,
+    openIssuesCount: open ? 1 : 0,
+    openStoryPoints: open ? points : 0,
+    doneIssuesCount: done ? 1 : 0,
   };
 }
 
@@ -289,13 +289,12 @@ const COUNTERS = Object.keys(noCounters);
  * restarts both (lib/db/sprints.ts), so only what happens after it counts.
  */
 export function listDelta(sprintId: number | null, delta: SprintCounters, day = today(), history = true): Record<string, number> {
-  if (sprintId === null) return { backlog_count: delta.issues_count };
+  if (sprintId === null) return { [BACKLOG_COUNT]: delta.issuesCount };
   const out: Record<string, number> = { ...delta };
   if (!history) return out;
-  if (delta.issues_count > 0) Object.assign(out, { added_issues: delta.issues_count, added_points: delta.total_story_points });
-  if (delta.issues_count < 0)
-    Object.assign(out, { removed_issues: -delta.issues_count, removed_points: -delta.total_story_points });
-  if (delta.open_story_points) out[burndownAttribute(day)] = delta.open_story_points;
+  if (delta.issuesCount > 0) Object.assign(out, { addedIssues: delta.issuesCount, addedPoints: delta.totalStoryPoints });
+  if (delta.issuesCount < 0) Object.assign(out, { removedIssues: -delta.issuesCount, removedPoints: -delta.totalStoryPoints });
+  if (delta.openStoryPoints) out[burndownAttribute(day)] = delta.openStoryPoints;
   return out;
 }
 
@@ -325,8 +324,7 @@ export const listCounters: Derivation = {
     const joining = after ? adds(listOf(after), listDelta(after.sprintId, counted(after), ctx.day, ctx.history)) : [];
     return [...leaving, ...joining];
   },
-  owns: (holder, attr) =>
-    holder.kind === 'list' && (holder.sprintId === null ? attr === 'backlog_count' : COUNTERS.includes(attr)),
+  owns: (holder, attr) => holder.kind === 'list' && (holder.sprintId === null ? attr === BACKLOG_COUNT : COUNTERS.includes(attr)),
   records: [],
   rebuild: (issues) => rebuildFrom(listCounters, issues),
 };
@@ -482,8 +480,9 @@ export const OPEN_BLOCKERS = 'openBlockers';
 
 /**
  * The counters an issue keeps for others (a parent's summary of its children, a blocked issue's
- * open blockers), by their model names; lists and accounts keep counters under the names their
- * answers show (`issues_count`, `assigned_count`). lib/db maps each to where it is stored.
+ * open blockers), by their model names; lists keep theirs by the names lib/model/sprint-counters.ts
+ * gives them (`issuesCount`, `backlogCount`), accounts their `assigned_count`. lib/db maps each to
+ * where it is stored (lib/db/counters.ts).
  */
 export type IssueCounter = (typeof SUMMARY)[keyof typeof SUMMARY] | typeof OPEN_BLOCKERS;
 export const issueCounters: readonly IssueCounter[] = [...Object.values(SUMMARY), OPEN_BLOCKERS];

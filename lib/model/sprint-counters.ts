@@ -1,30 +1,52 @@
 /**
- * The counters a sprint keeps over its issues and its history, by name: what they are, and where
- * a day's burndown change is kept. What a change of an issue means for them is declared in
- * lib/model/derivations.ts; lib/db only maps them to attributes and expressions.
+ * The counters a list's owner keeps over its issues and its history, by the names the model gives
+ * them: what they are, and where a day's burndown change is kept. What a change of an issue means
+ * for them is declared in lib/model/derivations.ts; lib/db maps each name to the attribute it is
+ * stored under (lib/db/counters.ts) and writes the expressions.
  */
 
 /** Counters a sprint keeps over its issues; they move in the same transaction as the issues. */
 export type SprintCounterName =
-  | 'issues_count'
-  | 'total_story_points'
-  | 'completed_story_points'
-  | 'open_issues_count'
-  | 'open_story_points'
-  | 'done_issues_count';
+  'issuesCount' | 'totalStoryPoints' | 'completedStoryPoints' | 'openIssuesCount' | 'openStoryPoints' | 'doneIssuesCount';
 export type SprintCounters = Record<SprintCounterName, number>;
+export const sprintCounterNames = [
+  'issuesCount',
+  'totalStoryPoints',
+  'completedStoryPoints',
+  'openIssuesCount',
+  'openStoryPoints',
+  'doneIssuesCount',
+] as const satisfies readonly SprintCounterName[];
 
 /** The counters of a sprint without issues (a new sprint's, or the sum of none). */
 export const noCounters: Readonly<SprintCounters> = {
-  issues_count: 0,
-  total_story_points: 0,
-  completed_story_points: 0,
-  open_issues_count: 0,
-  open_story_points: 0,
-  done_issues_count: 0,
+  issuesCount: 0,
+  totalStoryPoints: 0,
+  completedStoryPoints: 0,
+  openIssuesCount: 0,
+  openStoryPoints: 0,
+  doneIssuesCount: 0,
 };
 
-/** Counters of moves in and out of a sprint, reset when it is activated (its report's added/removed). */
+/** Counters of moves in and out of a sprint since its activation (its report's added and removed scope). */
+export type ScopeCounterName = 'addedIssues' | 'addedPoints' | 'removedIssues' | 'removedPoints';
+export const scopeCounterNames = [
+  'addedIssues',
+  'addedPoints',
+  'removedIssues',
+  'removedPoints',
+] as const satisfies readonly ScopeCounterName[];
+
+/** The backlog's one counter, kept on its project: how many issues it holds. */
+export const BACKLOG_COUNT = 'backlogCount';
+
+/** Every counter a list's owner keeps by a declared name (its rank blocks, columns and burndown days are named by pattern). */
+export type ListCounterName = SprintCounterName | ScopeCounterName | typeof BACKLOG_COUNT;
+
+/**
+ * The scope counters as the export file's sprint history names them (lib/services/import-export),
+ * which are the names they are stored under too.
+ */
 export const scopeCounters = ['added_issues', 'added_points', 'removed_issues', 'removed_points'] as const;
 
 /**

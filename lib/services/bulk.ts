@@ -1,4 +1,5 @@
 import { getAccountItem } from '../db/accounts.ts';
+import { listLength as storedListLength } from '../db/counters.ts';
 import * as store from '../db/issues.ts';
 import { catalogueOf, issueLabels, resolveLabels } from '../db/labels.ts';
 import { expectingVersion } from '../context/versions.ts';
@@ -200,7 +201,7 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
 
   // In order, so that positions (allocated in order) and places agree; each chunk within the limits.
   const chunks = store.insertChunks(orgId, projectId, { sprintId, authorId: caller.accountId }, created);
-  let listed = sprintId === null ? reserved.backlogCount : Number(context.sprint?.issues_count ?? 0);
+  let listed = sprintId === null ? reserved.backlogCount : storedListLength(sprintId, context.sprint);
   /** Creates asked a place before the end: where each goes once all are written (`placeAsked`). */
   const moves: { index: number; position: number }[] = [];
   const answer = ({ index, issue }: (typeof created)[number]) => {
@@ -317,7 +318,7 @@ function dryRun(caller: Principal): Step {
     if (!owner) throw missing();
     if (owner.status === 'completing') throw new SprintBusyError();
     const id = listKey(projectId, sprintId);
-    const read = Number((sprintId === null ? owner.backlog_count : owner.issues_count) ?? 0);
+    const read = storedListLength(sprintId, owner);
     return { owner, length: counts.get(id) ?? read, set: (n: number) => counts.set(id, n) };
   };
   const checkAssignee = async (assigneeId: number | null | undefined) => {

@@ -3,6 +3,7 @@ import type { IssueItem, IssueMatch } from '../db/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
 import { unclassified, type IssueState } from '../model/derivations.ts';
 import { issueItem, issueStateOf } from '../db/issue-item.ts';
+import { listLength } from '../db/counters.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { ProjectItem } from '../db/projects.ts';
 import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/transactions.ts';
@@ -147,7 +148,7 @@ export async function listIssues(caller: Principal, at: IssueLocation, page: Pag
   const catalogue = catalogueOf(result.project);
   const workflow = workflowOf(result.project);
   const items = result.issues.map(({ item, place }) => store.toIssue(item, place, catalogue, workflow));
-  const listed = at.sprintId === null ? Number(result.project.backlog_count ?? 0) : Number(result.sprint?.issues_count ?? 0);
+  const listed = listLength(at.sprintId, at.sprintId === null ? result.project : result.sprint);
   return {
     page: { items, nextCursor: result.nextCursor, cursorAfter: result.cursorAfter },
     items,
@@ -280,7 +281,7 @@ export async function createIssue(
       await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
       throw err;
     }
-    const listed = at.sprintId === null ? slot.backlogCount : Number(owner?.issues_count ?? 0);
+    const listed = at.sprintId === null ? slot.backlogCount : listLength(at.sprintId, owner);
     // Names and ids of the project's catalogue, as the allocation read it; unknown ones: 422, nothing kept.
     let labelIds: number[] = [];
     try {
@@ -688,7 +689,7 @@ export async function updateIssue(
     }
     const next = fieldChanges(current, changes, project, set);
 
-    const listCount = target === null ? Number(project.backlog_count ?? 0) : Number(targetSprint?.issues_count ?? 0);
+    const listCount = listLength(target, target === null ? project : targetSprint);
     const targetIndex = moving ? rankIndexOf(target === null ? project : targetSprint) : index;
     const place = await placeIssue(caller.orgId, at.projectId, {
       project,

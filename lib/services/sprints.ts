@@ -1,6 +1,7 @@
 import * as completion from '../db/completion.ts';
-import { countersAtCompletion, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../model/completion.ts';
-import { burndownChanges, type SprintCounterName, type SprintCounters } from '../model/sprint-counters.ts';
+import type { CompletionPlan, CountersAtCompletion, VelocityEntry } from '../model/completion.ts';
+import { burndownChanges, type SprintCounters } from '../model/sprint-counters.ts';
+import { sprintCounters } from '../db/counters.ts';
 import { appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/sprints.ts';
@@ -243,7 +244,7 @@ async function completeAtOnce(
   open: OpenIssue[],
   plan: CompletionPlan,
 ): Promise<Sprint> {
-  const expected = countersAtCompletion(sprint as unknown as Record<string, unknown>, '');
+  const expected = store.countersAtCompletion(sprint, false);
   const report = reportOf(sprint, expected, plan);
   const moved = sumCounters(open.map(contributionOf));
   const target = plan.carry_over_sprint_id;
@@ -256,16 +257,14 @@ async function completeAtOnce(
     report,
     velocity: velocityOf(report),
   });
-  return store.toSprint({
-    ...sprint,
-    ...sumCounters([countersOf(sprint), negate(moved)]),
+  // The one transaction moved the sprint's version by one: the answer's ETag is the next read's.
+  return Object.assign(store.toSprint({ ...sprint, version: versionOf(sprint) + 1 }), {
+    ...answeredCounters(sumCounters([sprintCounters(sprint), negate(moved)])),
     status: 'completed',
     actual_end_date: plan.actual_end_date,
     report,
     updated_at: plan.completed_at,
-    // The one transaction moved the sprint's version by one: the answer's ETag is the next read's.
-    version: versionOf(sprint) + 1,
-  });
+  } satisfies Partial<Sprint>);
 }
 
 const velocityOf = (report: SprintReport): VelocityEntry => ({
@@ -301,21 +300,20 @@ async function finishCompletion(caller: Principal, projectId: number, sprintId: 
         // Leaving by completion is neither "removed" scope nor burndown progress (lib/model/derivations.ts).
         await completion.completionMoves(orgId, projectId, sprintId, { ...appended, target, now: plan.completed_at });
       }
-      const report = reportOf(item, countersAtCompletion(item as unknown as Record<string, unknown>), plan);
+      const frozen = store.countersAtCompletion(item, true);
+      const report = reportOf(item, frozen, plan);
       await completion.finishCompletion(orgId, projectId, sprintId, plan, report, velocityOf(report));
       // What the sprint holds once its open issues have left, from the counters frozen when the
       // completion began (this read may be older than moves another finisher made meanwhile).
-      const frozen = countersAtCompletion(item as unknown as Record<string, unknown>);
-      return store.toSprint({
-        ...item,
-        issues_count: frozen.issues_count - frozen.open_issues_count,
-        total_story_points: frozen.total_story_points - frozen.open_story_points,
-        completed_story_points: frozen.completed_story_points,
+      return Object.assign(store.toSprint(item), {
+        issues_count: frozen.issuesCount - frozen.openIssuesCount,
+        total_story_points: frozen.totalStoryPoints - frozen.openStoryPoints,
+        completed_story_points: frozen.completedStoryPoints,
         status: 'completed',
         actual_end_date: plan.actual_end_date,
         report,
         updated_at: plan.completed_at,
-      });
+      } satisfies Partial<Sprint>);
     } catch (err) {
       // Another finisher moved some of these first, or finished: read again and go on from there.
       if (err instanceof Refused && (err.reason === 'moved' || err.reason === 'sprint')) continue;
@@ -326,31 +324,36 @@ async function finishCompletion(caller: Principal, projectId: number, sprintId: 
   throw new UnavailableError();
 }
 
-const countersOf = (item: store.SprintItem): SprintCounters => {
-  const names = Object.keys(sumCounters([])) as SprintCounterName[];
-  return Object.fromEntries(names.map((k) => [k, Number(item[k] ?? 0)])) as SprintCounters;
-};
+/** The counters a sprint's answer shows. */
+const answeredCounters = (
+  c: SprintCounters,
+): { issues_count: number; total_story_points: number; completed_story_points: number } => ({
+  issues_count: c.issuesCount,
+  total_story_points: c.totalStoryPoints,
+  completed_story_points: c.completedStoryPoints,
+});
 
 /** The report of a sprint from its counters and fields `c` as its completion fixed them. */
 function reportOf(item: store.SprintItem, c: CountersAtCompletion, plan: CompletionPlan): SprintReport {
   const tally = (issues: number, points: number) => ({ issues, story_points: points });
+  const committed = store.sprintItem.decode(item);
   return {
     sprint_id: item.id,
     name: c.name ?? item.name,
-    start_date: c.start_date,
-    end_date: c.end_date,
-    activated_at: c.activated_at,
+    start_date: c.startDate,
+    end_date: c.endDate,
+    activated_at: c.activatedAt,
     completed_at: plan.completed_at,
     actual_end_date: plan.actual_end_date,
-    committed: tally(Number(item.committed_issues ?? 0), Number(item.committed_points ?? 0)),
-    added: tally(c.added_issues, c.added_points),
-    removed: tally(c.removed_issues, c.removed_points),
-    completed: tally(c.done_issues_count, c.completed_story_points),
+    committed: tally(committed.committedIssues, committed.committedPoints),
+    added: tally(c.addedIssues, c.addedPoints),
+    removed: tally(c.removedIssues, c.removedPoints),
+    completed: tally(c.doneIssuesCount, c.completedStoryPoints),
     cancelled: tally(
-      c.issues_count - c.done_issues_count - c.open_issues_count,
-      c.total_story_points - c.completed_story_points - c.open_story_points,
+      c.issuesCount - c.doneIssuesCount - c.openIssuesCount,
+      c.totalStoryPoints - c.completedStoryPoints - c.openStoryPoints,
     ),
-    carried_over: tally(c.open_issues_count, c.open_story_points),
+    carried_over: tally(c.openIssuesCount, c.openStoryPoints),
     carried_over_to: { sprint_id: plan.carry_over_sprint_id },
   };
 }
@@ -361,22 +364,20 @@ function reportOf(item: store.SprintItem, c: CountersAtCompletion, plan: Complet
  */
 export async function sprintSummary(caller: Principal, projectId: number, sprintId: number) {
   const { sprint } = await loadSprint(caller, projectId, sprintId);
-  const c = countersOf(sprint);
+  const c = sprintCounters(sprint);
   const tally = (issues: number, points: number) => ({ issues, story_points: points });
   return {
     project_id: projectId,
     sprint_id: sprintId,
     status: sprint.status,
-    issues_count: c.issues_count,
-    total_story_points: c.total_story_points,
-    completed_story_points: c.completed_story_points,
-    open: tally(c.open_issues_count, c.open_story_points),
-    done: tally(c.done_issues_count, c.completed_story_points),
+    ...answeredCounters(c),
+    open: tally(c.openIssuesCount, c.openStoryPoints),
+    done: tally(c.doneIssuesCount, c.completedStoryPoints),
     cancelled: tally(
-      c.issues_count - c.open_issues_count - c.done_issues_count,
-      c.total_story_points - c.open_story_points - c.completed_story_points,
+      c.issuesCount - c.openIssuesCount - c.doneIssuesCount,
+      c.totalStoryPoints - c.openStoryPoints - c.completedStoryPoints,
     ),
-    percent_done: c.total_story_points > 0 ? Math.floor((c.completed_story_points * 100) / c.total_story_points) : 0,
+    percent_done: c.totalStoryPoints > 0 ? Math.floor((c.completedStoryPoints * 100) / c.totalStoryPoints) : 0,
   };
 }
 

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
-import { storedCounter } from '../../lib/db/issue-item.ts';
+import { storedCounter } from '../../lib/db/counters.ts';
 import { recordKey } from '../../lib/db/issue-write.ts';
 import { keys, migrationsPk } from '../../lib/db/keys.ts';
 import { acquireMigrationLease, readMigrationLease, readMigrationRecords } from '../../lib/db/migrations.ts';

@@ -38,12 +38,12 @@ describe('derivations', () => {
   it('count a created sprint issue in its sprint with its history, its rank block, its pointer, its assignee and its search record', () => {
     const state = fold(effectsOf([{ after: issue() }], ctx));
     expect(state.holders.get('list:1:2:10')?.attrs).toEqual({
-      issues_count: 1,
-      total_story_points: 3,
-      open_issues_count: 1,
-      open_story_points: 3,
-      added_issues: 1,
-      added_points: 3,
+      issuesCount: 1,
+      totalStoryPoints: 3,
+      openIssuesCount: 1,
+      openStoryPoints: 3,
+      addedIssues: 1,
+      addedPoints: 3,
       burndown_20260102: 3,
       rk_5: 1,
       // Its board column: its category's home (it has no state of its own).
@@ -59,8 +59,8 @@ describe('derivations', () => {
     const after = issue({ sprintId: null, position: 9 * BLOCK_SPAN, updatedAt: '2026-01-02T00:00:00.000Z' });
     const effects = effectsOf([{ before, after }], ctx);
     const state = fold(effects);
-    expect(state.holders.get('list:1:2:10')?.attrs).toMatchObject({ issues_count: -1, removed_issues: 1, rk_5: -1 });
-    expect(state.holders.get('list:1:2:backlog')?.attrs).toEqual({ backlog_count: 1, rk_9: 1, bc_h_todo: 1, bp_h_todo: 3 });
+    expect(state.holders.get('list:1:2:10')?.attrs).toMatchObject({ issuesCount: -1, removedIssues: 1, rk_5: -1 });
+    expect(state.holders.get('list:1:2:backlog')?.attrs).toEqual({ backlogCount: 1, rk_9: 1, bc_h_todo: 1, bp_h_todo: 3 });
     expect(effects.some((e) => (e.kind === 'put' || e.kind === 'remove') && e.record.kind === 'pointer')).toBe(false);
     expect(state.holders.has('account:1:7')).toBe(false);
   });
@@ -70,15 +70,15 @@ describe('derivations', () => {
     const after = issue({ sprintId: 11, position: 6 * BLOCK_SPAN });
     const state = fold(effectsOf([{ before, after }], { ...ctx, completing: 10 }));
     expect(state.holders.get('list:1:2:10')?.attrs).toEqual({
-      issues_count: -1,
-      total_story_points: -3,
-      open_issues_count: -1,
-      open_story_points: -3,
+      issuesCount: -1,
+      totalStoryPoints: -3,
+      openIssuesCount: -1,
+      openStoryPoints: -3,
       rk_5: -1,
       bc_h_todo: -1,
       bp_h_todo: -3,
     });
-    expect(state.holders.get('list:1:2:11')?.attrs).toMatchObject({ added_issues: 1, burndown_20260102: 3, rk_6: 1 });
+    expect(state.holders.get('list:1:2:11')?.attrs).toMatchObject({ addedIssues: 1, burndown_20260102: 3, rk_6: 1 });
   });
 
   it("see a renumbered neighbour only in the rank index and its search record's position", () => {
@@ -116,7 +116,7 @@ describe('derivations', () => {
       ),
     );
     for (const d of derivations) expect(differences(d, d.rebuild(issues), written)).toEqual([]);
-    expect(listCounters.rebuild(issues).holders.get('list:1:2:10')?.attrs).not.toHaveProperty('added_issues');
+    expect(listCounters.rebuild(issues).holders.get('list:1:2:10')?.attrs).not.toHaveProperty('addedIssues');
   });
 
   it('name the derivation whose state differs from its rebuild', () => {

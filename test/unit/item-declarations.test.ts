@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  assignedEntryItem,
-  heldCounters,
-  issueItem,
-  issueStateOf,
-  searchRecordFromItem,
-  searchRecordItem,
-  storedCounter,
-} from '../../lib/db/issue-item.ts';
+import { assignedEntryItem, issueItem, issueStateOf, searchRecordFromItem, searchRecordItem } from '../../lib/db/issue-item.ts';
+import { heldCounters, listCounterStored, listLength, sprintCounters, storedCounter } from '../../lib/db/counters.ts';
+import { projectItem } from '../../lib/db/projects.ts';
+import { sprintItem } from '../../lib/db/sprints.ts';
 import { issueCounters, OPEN_BLOCKERS, SUMMARY } from '../../lib/model/derivations.ts';
+import { BACKLOG_COUNT, noCounters, scopeCounterNames, sprintCounterNames } from '../../lib/model/sprint-counters.ts';
 
 const storedIssue = {
   PK: 'ORG#0000000001#P#0000000002',
@@ -73,13 +69,39 @@ describe('the issue item, declared once', () => {
     ]);
     expect(storedCounter('issue', SUMMARY.total)).toBe(issueItem.stored('subIssuesTotal'));
     expect(storedCounter('search', OPEN_BLOCKERS)).toBe(searchRecordItem.stored('openBlockers'));
-    // A list's and an account's counters are stored under the names they have.
-    expect(storedCounter('list', 'issues_count')).toBe('issues_count');
+    // An account's counter, and a list's counters named by pattern, are stored under the names they have.
     expect(storedCounter('account', 'assigned_count')).toBe('assigned_count');
+    expect(storedCounter('list', 'rk_1')).toBe('rk_1');
     // Read back by the model's names: only the counters an issue keeps for others, and only those it holds.
     expect(heldCounters('issue', { ...storedIssue, sub_issues_done: 2 })).toEqual({ subIssuesDone: 2, openBlockers: 1 });
     expect(heldCounters('search', { open_blockers: 3, position: 4 })).toEqual({ openBlockers: 3 });
-    expect(heldCounters('list', { issues_count: 2, status: 'active', rk_1: 1 })).toEqual({ issues_count: 2, rk_1: 1 });
+    expect(heldCounters('list', { issues_count: 2, status: 'active', rk_1: 1 })).toEqual({ issuesCount: 2, rk_1: 1 });
+    expect(heldCounters('list', { backlog_count: 3, sprints_count: 1 })).toEqual({ backlogCount: 3, sprints_count: 1 });
+  });
+
+  it("stores a list's counters the model names under the sprint's and the project's declared attributes", () => {
+    expect(Object.keys(listCounterStored).sort()).toEqual([...sprintCounterNames, ...scopeCounterNames, BACKLOG_COUNT].sort());
+    for (const c of [...sprintCounterNames, ...scopeCounterNames]) {
+      expect(storedCounter('list', c)).toBe(sprintItem.stored(c));
+    }
+    expect(storedCounter('list', BACKLOG_COUNT)).toBe(projectItem.stored('backlogCount'));
+    expect(storedCounter('list', 'issuesCount')).toBe('issues_count');
+    expect(storedCounter('list', 'addedIssues')).toBe('added_issues');
+    expect(storedCounter('list', BACKLOG_COUNT)).toBe('backlog_count');
+    // Stored names never collide: each reads back as the one counter it holds.
+    expect(new Set(Object.values(listCounterStored)).size).toBe(Object.keys(listCounterStored).length);
+    const sprint = { issues_count: 4, total_story_points: 9, open_issues_count: 1, done_issues_count: 3, status: 'active' };
+    expect(sprintCounters(sprint)).toEqual({
+      ...noCounters,
+      issuesCount: 4,
+      totalStoryPoints: 9,
+      openIssuesCount: 1,
+      doneIssuesCount: 3,
+    });
+    expect(listLength(7, sprint)).toBe(4);
+    expect(listLength(null, { backlog_count: 2, issues_count: 5 })).toBe(2);
+    expect(listLength(null, {})).toBe(0);
+    expect(listLength(7, undefined)).toBe(0);
   });
 
   it('gives the state the derivations compare', () => {
