@@ -2,7 +2,7 @@ import { ancestryOf, pathAncestryOf, type Ancestry } from '../model/comment-ance
 import { pointerFromItem, sprintIdOf, type CommentPointer, type FullCommentPointer } from './comment-pointers.ts';
 import type { Comment } from '../schemas/comments.ts';
 import { tableName } from './client.ts';
-import { attribute, itemKind } from './item.ts';
+import { attribute, itemKind, type Stored } from './item.ts';
 import { deletionMarker } from './deletions.ts';
 import { scanPages, type ScanStep } from './query.ts';
 import { collections, keys, listKeys, orgPk, type Key } from './keys.ts';
@@ -52,24 +52,14 @@ export const commentItem = itemKind({
     body: attribute.string('body'),
     authorId: attribute.number('author_id'),
     /** Written with the comment (no route renames an account); none on a comment from before: empty. */
-    authorName: { stored: 'author_name', read: (v: unknown) => String(v ?? ''), write: (v: string) => v },
+    authorName: { stored: 'author_name' as const, read: (v: unknown) => String(v ?? ''), write: (v: string) => v },
     createdAt: attribute.string('created_at'),
     updatedAt: attribute.string('updated_at'),
   },
 });
 
-/** The stored comment as read whole: the resource plus its place in the hierarchy (`commentItem`'s attributes, stored). */
-export interface CommentItem extends Comment {
-  PK: string;
-  SK: string;
-  org_id: number;
-  project_id: number;
-  /**
-   * The issue's sprint when the comment was last written (created, edited): what the change feed
-   * reports with the comment's events (lib/feed/events.ts). A move of the issue leaves it behind.
-   */
-  sprint_id: number | null;
-}
+/** A stored comment as read whole, before it is decoded (`commentItem`'s attributes under their stored names, with its key). */
+export type CommentItem = Stored<typeof commentItem.attributes>;
 
 export const toComment = (record: object): Comment => {
   const c = commentItem.decode(record);

@@ -17,6 +17,8 @@ import { addCounters } from './sprints.ts';
 import { addTo, putItem, Refused, transact, type GuardedItem } from './transactions.ts';
 import { searchRecordItem } from './issue-item.ts';
 import { storedCounter } from './counters.ts';
+import { projectItem } from './projects.ts';
+import { sprintItem } from './sprints.ts';
 import type { IfPresentRefusal, RefusalReason } from './refusals.ts';
 
 /**
@@ -301,6 +303,16 @@ export async function issueWrite(spec: IssueWriteSpec): Promise<void> {
 }
 
 /**
+ * The revision of a list (`ListRevision.expected`) as its owner's stored item holds it: a sprint's
+ * `positionsRev`, the backlog's `backlogRev` on its project; undefined while none was written.
+ */
+export function listRevisionOf(sprintId: number | null, owner: object | undefined): number | undefined {
+  const stored = sprintId === null ? projectItem.stored('backlogRev') : sprintItem.stored('positionsRev');
+  const rev = (owner as Record<string, unknown> | undefined)?.[stored];
+  return rev === undefined ? undefined : Number(rev);
+}
+
+/**
  * The update of a list's owner by what the derivations add to it (a check that it exists when
  * nothing moves). A sprint being completed is refused: its issues are frozen until the completion
  * ends (lib/services/sprints.ts). With `listRev` for this list: its revision is checked and bumped.
@@ -323,7 +335,7 @@ export function listOwnerUpdate(
   }
   const delta: Record<string, number> = { ...add };
   if (listRev && listRev.sprintId === sprintId) {
-    const rev = sprintId === null ? 'backlog_rev' : 'positions_rev';
+    const rev = sprintId === null ? projectItem.stored('backlogRev') : sprintItem.stored('positionsRev');
     delta[rev] = 1;
     names[`#${rev}_c`] = rev;
     if (listRev.expected === undefined) {

@@ -8,8 +8,8 @@
  */
 
 /** One attribute: its stored name, how a stored value reads, how a value is stored. */
-export interface Attribute<T> {
-  stored: string;
+export interface Attribute<T, S extends string = string> {
+  stored: S;
   read: (value: unknown) => T;
   /** The stored value; `undefined`: no attribute at all (an absent one reads as its default). */
   write(value: T): unknown;
@@ -20,43 +20,65 @@ const orNull = (v: unknown) => (v === null || v === undefined ? null : v);
 
 /** The kinds of attribute the table holds. */
 export const attribute = {
-  string: (stored: string): Attribute<string> => ({ stored, read: (v) => String(v), write: same }),
-  number: (stored: string): Attribute<number> => ({ stored, read: (v) => Number(v), write: same }),
+  string: <S extends string>(stored: S): Attribute<string, S> => ({ stored, read: (v) => String(v), write: same }),
+  number: <S extends string>(stored: S): Attribute<number, S> => ({ stored, read: (v) => Number(v), write: same }),
   /** A count, absent until first added to: absent reads 0. */
-  counter: (stored: string): Attribute<number> => ({ stored, read: (v) => Number(v ?? 0), write: same }),
-  nullableString: (stored: string): Attribute<string | null> => ({
+  counter: <S extends string>(stored: S): Attribute<number, S> => ({ stored, read: (v) => Number(v ?? 0), write: same }),
+  nullableString: <S extends string>(stored: S): Attribute<string | null, S> => ({
     stored,
     read: (v) => (typeof v === 'string' ? v : null),
     write: same,
   }),
-  nullableNumber: (stored: string): Attribute<number | null> => ({
+  nullableNumber: <S extends string>(stored: S): Attribute<number | null, S> => ({
     stored,
     read: (v) => (orNull(v) === null ? null : Number(v)),
     write: same,
   }),
   /** A string set on the item only when there is one: none is no attribute. */
-  optionalString: (stored: string): Attribute<string | null> => ({
+  optionalString: <S extends string>(stored: S): Attribute<string | null, S> => ({
     stored,
     read: (v) => (typeof v === 'string' ? v : null),
     write: (v) => v || undefined,
   }),
   /** One of a closed set of words; an item written before the attribute existed answers `unset`. */
-  oneOf: <T extends string>(stored: string, unset?: T): Attribute<T> => ({
+  oneOf: <T extends string, S extends string = string>(stored: S, unset?: T): Attribute<T, S> => ({
     stored,
     read: (v) => ((v as T | null | undefined) ?? unset) as T,
     write: same,
   }),
   /** Ids as a number set, ascending; a number set cannot be empty, so none is stored as null. */
-  numberSet: (stored: string): Attribute<number[]> => ({
+  numberSet: <S extends string>(stored: S): Attribute<number[], S> => ({
     stored,
     read: (v) => (v === null || v === undefined ? [] : [...(v as Iterable<unknown>)].map(Number).sort((a, b) => a - b)),
     write: (ids) => (ids.length > 0 ? new Set(ids) : null),
+  }),
+  /** A text set once it happens (an activation's time): absent before. */
+  laterString: <S extends string>(stored: S): Attribute<string | undefined, S> => ({
+    stored,
+    read: (v) => (typeof v === 'string' ? v : undefined),
+    write: same,
+  }),
+  /** A value stored whole (a map), read as written; absent (or null): none. */
+  whole: <T, S extends string>(stored: S): Attribute<T | undefined, S> => ({
+    stored,
+    read: (v) => (v ?? undefined) as T | undefined,
+    write: same,
   }),
 };
 
 type Attributes = Record<string, Attribute<unknown>>;
 /** The typed fields an item kind's attributes decode to. */
 export type Fields<A extends Attributes> = { [K in keyof A]: ReturnType<A[K]['read']> };
+
+/**
+ * A stored item of a kind as it comes from the table, before it is decoded: its key and its
+ * attributes under their stored names, each typed as it reads. An item written before an attribute
+ * existed (or read through a projection) lacks it: what reads one by hand says what absent means
+ * (`Number(item.receiving ?? 0)`), as `decode` does for every attribute at once.
+ */
+export type Stored<A extends Attributes> = { PK: string; SK: string; LSK?: string } & {
+  [K in keyof A as A[K]['stored']]: ReturnType<A[K]['read']>;
+};
 
 /** Where an item lives, as the layout table shows it. */
 export interface Placement {

@@ -1,6 +1,6 @@
 import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
 import { tableName } from './client.ts';
-import { attribute, itemKind } from './item.ts';
+import { attribute, itemKind, type Stored } from './item.ts';
 import { deletionMarker } from './deletions.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
@@ -27,20 +27,11 @@ import { newWorkflow } from './workflow.ts';
  */
 export const projectRefusals = { project: 'project', prefixTaken: 'prefix_taken', organisation: 'organisation' } as const;
 
-/** The stored project: the resource plus counters that only the data layer moves. */
-export interface ProjectItem extends Project {
-  backlog_count?: number;
-  issue_seq?: number;
-  position_seq?: number;
-  /** The project's block of issue ids, `[issue_id_next, issue_id_end)` (lib/db/sequences.ts). */
-  issue_id_next?: number;
-  issue_id_end?: number;
-}
-
 /**
- * The project item's attributes that its answer shows and its backlog's count, declared once
- * (lib/db/item.ts). Its other bookkeeping (the backlog's rank index and columns, sequences, id block: `ProjectItem`) and its
- * workflow (lib/db/workflow.ts) are kept under their own names, by lib/db alone.
+ * The project item, declared once (lib/db/item.ts): what its answer shows, its backlog's count and
+ * revision, its sequences and its block of issue ids. Its backlog's rank index and board columns
+ * (attributes per block and column), its workflow (lib/db/workflow.ts) and its label catalogue
+ * (lib/db/labels.ts) are kept under names of their own, by lib/db alone.
  */
 export const projectItem = itemKind({
   type: 'project',
@@ -59,10 +50,20 @@ export const projectItem = itemKind({
     sprintsCount: attribute.counter('sprints_count'),
     /** Its backlog's count of issues (lib/model/sprint-counters.ts: `BACKLOG_COUNT`). */
     backlogCount: attribute.counter('backlog_count'),
+    /** Bumped by every move that computes a position in the backlog (lib/db/issues.ts). */
+    backlogRev: attribute.counter('backlog_rev'),
+    issueSeq: attribute.counter('issue_seq'),
+    positionSeq: attribute.counter('position_seq'),
+    /** The project's block of issue ids, `[issue_id_next, issue_id_end)` (lib/db/sequences.ts). */
+    issueIdNext: attribute.counter('issue_id_next'),
+    issueIdEnd: attribute.counter('issue_id_end'),
     createdAt: attribute.string('created_at'),
     updatedAt: attribute.string('updated_at'),
   },
 });
+
+/** A stored project as read, before it is decoded (`projectItem`'s attributes under their stored names). */
+export type ProjectItem = Stored<typeof projectItem.attributes>;
 
 export const toProject = (record: object): Project => {
   const p = projectItem.decode(record);

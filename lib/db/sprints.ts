@@ -1,6 +1,6 @@
 import type { Sprint, SprintReport, SprintStatus } from '../schemas/sprints.ts';
 import { tableName } from './client.ts';
-import { attribute, itemKind } from './item.ts';
+import { attribute, itemKind, type Stored } from './item.ts';
 import { deletionMarker } from './deletions.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
@@ -27,33 +27,6 @@ import type { RefusalReason } from './refusals.ts';
 /** No completion is carrying issues into the sprint (`receiving`, with `#receiving` and `:zero`). */
 const notReceiving = storedNumberIs('#receiving', ':zero', 0);
 
-/** The stored sprint: the resource plus what only the data layer reads. */
-export interface SprintItem extends Omit<Sprint, 'report'> {
-  sprint_lead_id: number | null;
-  /** Issues not `done`/`cancelled`: completion checks it reached zero. */
-  open_issues_count: number;
-  open_story_points?: number;
-  done_issues_count?: number;
-  /** Bumped by every move that computes a position in this sprint's list (see lib/db/issues.ts). */
-  positions_rev?: number;
-  /** Snapshot written by the activation itself. */
-  committed_issues?: number;
-  committed_points?: number;
-  /** Open story points at activation: the burndown's starting value. */
-  burndown_base?: number;
-  activated_at?: string;
-  activated_on?: string;
-  added_issues?: number;
-  added_points?: number;
-  removed_issues?: number;
-  removed_points?: number;
-  /** Set while `completing`. */
-  completion?: CompletionPlan;
-  /** Completions carrying issues into this sprint right now: it may not be activated or deleted meanwhile. */
-  receiving?: number;
-  report?: Sprint['report'];
-}
-
 /** What the domain decides about a sprint's editable fields. */
 export interface SprintFields {
   name: string;
@@ -65,10 +38,13 @@ export interface SprintFields {
 }
 
 /**
- * The sprint item's attributes that its answer shows and its counters, declared once
- * (lib/db/item.ts); its counters' model names are lib/model/sprint-counters.ts's (stored where
- * lib/db/counters.ts says). Its other bookkeeping (the rank index, a completion's plan:
- * `SprintItem`) is kept under the names `SprintItem` gives them, by lib/db alone.
+ * The sprint item, declared once (lib/db/item.ts): what its answer shows, its counters (their model
+ * names are lib/model/sprint-counters.ts's, stored where lib/db/counters.ts says) and its
+ * bookkeeping (its list's revision, its activation's snapshot, a completion's plan and what it
+ * froze). A day's burndown change is kept under an attribute of its own per day
+ * (lib/model/sprint-counters.ts: `burndownAttribute`), its rank index and board columns under
+ * attributes per block and column (lib/model/positions.ts, lib/model/derivations.ts), and what a
+ * completion froze under `at_completion_` and the frozen attribute's name (`atCompletion`).
  */
 export const sprintItem = itemKind({
   type: 'sprint',
@@ -81,10 +57,11 @@ export const sprintItem = itemKind({
     name: attribute.string('name'),
     slug: attribute.string('slug'),
     description: attribute.nullableString('description'),
-    status: attribute.oneOf<SprintStatus>('status'),
+    status: attribute.oneOf<SprintStatus, 'status'>('status'),
     startDate: attribute.nullableString('start_date'),
     endDate: attribute.nullableString('end_date'),
     actualEndDate: attribute.nullableString('actual_end_date'),
+    sprintLeadId: attribute.nullableNumber('sprint_lead_id'),
     issuesCount: attribute.counter('issues_count'),
     totalStoryPoints: attribute.counter('total_story_points'),
     completedStoryPoints: attribute.counter('completed_story_points'),
@@ -97,12 +74,20 @@ export const sprintItem = itemKind({
     addedPoints: attribute.counter('added_points'),
     removedIssues: attribute.counter('removed_issues'),
     removedPoints: attribute.counter('removed_points'),
-    /** What it committed to when it was activated (snapshots of its counters then). */
+    /** Bumped by every move that computes a position in this sprint's list (see lib/db/issues.ts). */
+    positionsRev: attribute.counter('positions_rev'),
+    /** Snapshots written by the activation itself: what it committed to, and its open story points (the burndown's start). */
     committedIssues: attribute.counter('committed_issues'),
     committedPoints: attribute.counter('committed_points'),
-    activatedAt: attribute.nullableString('activated_at'),
+    burndownBase: attribute.counter('burndown_base'),
+    activatedAt: attribute.laterString('activated_at'),
+    activatedOn: attribute.laterString('activated_on'),
+    /** Set while `completing`: what its completion decided. */
+    completion: attribute.whole<CompletionPlan, 'completion'>('completion'),
+    /** Completions carrying issues into this sprint right now: it may not be activated or deleted meanwhile. */
+    receiving: attribute.counter('receiving'),
     report: {
-      stored: 'report',
+      stored: 'report' as const,
       read: (v: unknown) => (v as Sprint['report'] | undefined) ?? null,
       write: (v: Sprint['report']) => v,
     },
@@ -110,6 +95,9 @@ export const sprintItem = itemKind({
     updatedAt: attribute.string('updated_at'),
   },
 });
+
+/** A stored sprint as read, before it is decoded (`sprintItem`'s attributes under their stored names). */
+export type SprintItem = Stored<typeof sprintItem.attributes>;
 
 const stored = sprintItem.stored;
 
@@ -183,22 +171,25 @@ export const accountExists = (orgId: number, accountId: number, reason: RefusalR
 export async function insertSprint(orgId: number, projectId: number, fields: SprintFields): Promise<Sprint> {
   const id = await nextId(orgId, 'sprint');
   const now = new Date().toISOString();
-  const item = {
+  const item = sprintItem.encode({
     id,
-    project_id: projectId,
-    ...fields,
+    orgId,
+    projectId,
+    name: fields.name,
+    slug: fields.slug,
+    description: fields.description,
+    startDate: fields.start_date,
+    endDate: fields.end_date,
+    sprintLeadId: fields.sprint_lead_id,
     status: 'planning',
-    actual_end_date: null,
-    ...sprintItem.encode(noCounters),
-    positions_rev: 0,
-    created_at: now,
-    updated_at: now,
-  };
+    actualEndDate: null,
+    ...noCounters,
+    positionsRev: 0,
+    createdAt: now,
+    updatedAt: now,
+  });
   const items: GuardedItem[] = [
-    putNew(
-      { ...keys.sprint(orgId, projectId, id), LSK: listKeys.sprint(id), type: 'sprint', org_id: orgId, ...item },
-      'sprint_exists',
-    ),
+    putNew({ ...keys.sprint(orgId, projectId, id), LSK: listKeys.sprint(id), type: 'sprint', ...item }, 'sprint_exists'),
     addTo(keys.project(orgId, projectId), 'sprints_count', 1, 'project'),
   ];
   if (fields.sprint_lead_id !== null) items.push(accountExists(orgId, fields.sprint_lead_id, 'sprint_lead'));

@@ -1,5 +1,6 @@
 import { getAccountItem } from '../db/accounts.ts';
 import { listLength as storedListLength } from '../db/counters.ts';
+import { projectItem } from '../db/projects.ts';
 import * as store from '../db/issues.ts';
 import { catalogueOf, issueLabels, resolveLabels } from '../db/labels.ts';
 import { expectingVersion } from '../context/versions.ts';
@@ -350,7 +351,7 @@ function dryRun(caller: Principal): Step {
         id: 0,
         project_id: projectId,
         sprint_id: sprintId,
-        issue_number: `${String(project.prefix)}-${Number(project.issue_seq ?? 0) + k}`,
+        issue_number: `${String(project.prefix)}-${projectItem.field(project, 'issueSeq') + k}`,
         source_key: null,
         title: op.fields.title,
         description: op.fields.description ?? null,

@@ -5,9 +5,9 @@ import { unclassified, type IssueState } from '../model/derivations.ts';
 import { issueItem, issueStateOf } from '../db/issue-item.ts';
 import { listLength } from '../db/counters.ts';
 import type { PageRequest } from '../db/list.ts';
-import type { ProjectItem } from '../db/projects.ts';
+import { projectItem, type ProjectItem } from '../db/projects.ts';
 import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/transactions.ts';
-import type { ParentGuard } from '../db/issue-write.ts';
+import { listRevisionOf, type ParentGuard } from '../db/issue-write.ts';
 import { childrenRoom, decideParent, type ParentDecision } from './sub-issues.ts';
 import type { Issue, IssueCreate, IssueListFilters, IssueLocation, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
@@ -105,7 +105,7 @@ async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, 
   if (at.sprintId !== null && !family.sprints.get(at.sprintId)) throw new NotFoundError('Sprint');
   if (!family.issue || (family.issue.sprint_id ?? null) !== at.sprintId) throw new NotFoundError('Issue');
   if ([...family.sprints.values()].some((s) => s?.status === 'completing')) throw new SprintBusyError();
-  const project = family.project as ProjectItem & { backlog_rev?: number };
+  const project = family.project;
   const owner = at.sprintId === null ? project : family.sprints.get(at.sprintId);
   const parent = parentId === undefined ? undefined : family.others.get(parentId);
   return { project, sprints: family.sprints, issue: family.issue, index: rankIndexOf(owner), parent };
@@ -699,7 +699,7 @@ export async function updateIssue(
       siblings: moving ? listCount : Math.max(0, listCount - 1),
       position: changes.position,
       index: targetIndex,
-      listRev: target === null ? project.backlog_rev : targetSprint?.positions_rev,
+      listRev: listRevisionOf(target, target === null ? project : targetSprint),
     });
 
     // What the derivations keep of the change is theirs to say (lib/model/derivations.ts).
@@ -797,7 +797,7 @@ async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): 
   });
   const gap = gapFor(position, window.before, window.slots.length);
   if (!moving && window.movedAt === gap) return { at: position };
-  const endBound = appendedPosition(Number(req.project.position_seq ?? 0) + 1);
+  const endBound = appendedPosition(projectItem.field(req.project, 'positionSeq') + 1);
   const plan = planPlacement({ slots: window.slots, gap, atStart: window.atStart, atEnd: window.atEnd, endBound });
   // A midpoint between its neighbours writes the moving issue alone: places stay exact whatever
   // runs at once (list order is by key, then id, so even an equal key has its own place), and

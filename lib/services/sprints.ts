@@ -421,11 +421,10 @@ export async function getVelocity(caller: Principal, projectId: number, count: n
  */
 export async function getBurndown(caller: Principal, projectId: number, sprintId: number): Promise<Burndown> {
   const { sprint } = await loadSprint(caller, projectId, sprintId);
-  if (sprint.status === 'planning' || !sprint.activated_on) {
+  const { activatedOn, burndownBase: base } = store.sprintItem.decode(sprint);
+  if (sprint.status === 'planning' || !activatedOn) {
     throw new NotFoundError('Burndown', 'the sprint is in planning');
   }
-  const activatedOn = sprint.activated_on;
-  const base = Number(sprint.burndown_base ?? 0);
   const changes = burndownChanges(sprint as unknown as Record<string, unknown>);
   const completedOn = sprint.status === 'completed' ? (sprint.actual_end_date ?? sprint.report?.actual_end_date) : undefined;
   const lastKnown = completedOn ?? today();
