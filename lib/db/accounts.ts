@@ -4,7 +4,8 @@ import { collections, keys, listKeys, tokenPkPrefix } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { scanPages, type ScanStep } from './query.ts';
 import { nextId, nextOrgId } from './sequences.ts';
-import { bucketStateOf } from './tokens.ts';
+import { attribute, itemKind, type Stored } from './item.ts';
+import { bucketStateOf, tokenItem } from './tokens.ts';
 import { addTo, putNew, getItem, batchGet, STALE, transact, updateIf, type GuardedItem } from './transactions.ts';
 
 /**
@@ -13,10 +14,26 @@ import { addTo, putNew, getItem, batchGet, STALE, transact, updateIf, type Guard
  */
 export const accountRefusals = { emailTaken: 'email_taken', organisation: 'organisation' } as const;
 
-export interface AccountItem extends Account {
-  org_id: number;
-  token_hash?: string;
-}
+/** An account's item, declared once (lib/db/item.ts): what its answer shows, its token and its count of assigned issues. */
+export const accountItem = itemKind({
+  type: 'account',
+  key: { PK: 'ORG#o', SK: 'ACCOUNT#a', LSK: 'ACCOUNT#a' },
+  about: 'account',
+  attributes: {
+    id: attribute.number('id'),
+    orgId: attribute.number('org_id'),
+    name: attribute.string('name'),
+    email: attribute.string('email'),
+    role: attribute.oneOf<Role, 'role'>('role'),
+    /** The SHA-256 of its API token; none while it has none (revoked). */
+    tokenHash: attribute.laterString('token_hash'),
+    /** Its assigned issues (the `assignee-index` derivation, lib/model/derivations.ts: `ASSIGNED_COUNT`). */
+    assignedCount: attribute.counter('assigned_count'),
+    createdAt: attribute.string('created_at'),
+  },
+});
+/** A stored account as read, before it is decoded. */
+export type AccountItem = Stored<typeof accountItem.attributes>;
 
 export interface OrganisationItem extends Organisation {
   projects_count?: number;
@@ -24,14 +41,8 @@ export interface OrganisationItem extends Organisation {
 }
 
 export const toAccount = (record: object): Account => {
-  const item = record as Record<string, unknown>;
-  return {
-    id: Number(item.id),
-    name: String(item.name),
-    email: String(item.email),
-    role: item.role as Role,
-    created_at: String(item.created_at),
-  };
+  const a = accountItem.decode(record);
+  return { id: a.id, name: a.name, email: a.email, role: a.role, created_at: a.createdAt };
 };
 
 export const toOrganisation = (record: object): Organisation => {
@@ -57,11 +68,7 @@ function tokenPut(
   // 256 random bits: a clash is not a case to handle, only a write never to overwrite.
   return putNew({
     ...keys.token(tokenHash),
-    org_id: orgId,
-    account_id: account.id,
-    role: account.role,
-    name: account.name,
-    ...(tat === undefined ? {} : { tat }),
+    ...tokenItem.encode({ orgId, accountId: account.id, role: account.role, name: account.name, tat }),
   });
 }
 
@@ -81,13 +88,15 @@ function accountItems(
             ...keys.account(orgId, accountId),
             LSK: listKeys.account(accountId),
             type: 'account',
-            id: accountId,
-            org_id: orgId,
-            name: input.name,
-            email: input.email,
-            role: input.role,
-            token_hash: tokenHash,
-            created_at: now,
+            ...accountItem.encode({
+              id: accountId,
+              orgId,
+              name: input.name,
+              email: input.email,
+              role: input.role,
+              tokenHash,
+              createdAt: now,
+            }),
           },
           // A fresh id from the sequence: never taken.
           ConditionExpression: 'attribute_not_exists(PK)',
@@ -175,8 +184,7 @@ export async function getAccountWithBucket(
   tokenHash: string,
 ): Promise<{ account?: AccountItem; tat: number | undefined }> {
   const [account, token] = await batchGet([keys.account(orgId, accountId), keys.token(tokenHash)]);
-  const tat = token?.tat;
-  return { account: account as AccountItem | undefined, tat: tat === undefined ? undefined : Number(tat) };
+  return { account: account as AccountItem | undefined, tat: token && tokenItem.field(token, 'tat') };
 }
 
 /** An account with its organisation, in one consistent BatchGetItem (GET /me). */

@@ -1,4 +1,4 @@
-import { OPEN_BLOCKERS, issueCounters, type Holder, type IssueCounter } from '../model/derivations.ts';
+import { ASSIGNED_COUNT, OPEN_BLOCKERS, issueCounters, type Holder, type IssueCounter } from '../model/derivations.ts';
 import {
   BACKLOG_COUNT,
   scopeCounterNames,
@@ -6,6 +6,7 @@ import {
   type ListCounterName,
   type SprintCounters,
 } from '../model/sprint-counters.ts';
+import { accountItem } from './accounts.ts';
 import { issueItem, searchRecordItem } from './issue-item.ts';
 import { projectItem } from './projects.ts';
 import { sprintItem } from './sprints.ts';
@@ -15,8 +16,9 @@ import { sprintItem } from './sprints.ts';
  * lib/model/sprint-counters.ts) become stored names, each under an attribute its item kind declares.
  * A sprint's counters and its scope history under the sprint item's, the backlog's count under the
  * project item's, the counters an issue keeps for others under the issue item's and its count of
- * open blockers under the search record's too. Counters named by pattern (a list's rank blocks,
- * board columns and burndown days) and an account's `assigned_count` are stored under their names.
+ * open blockers under the search record's too, an account's count of assigned issues under the
+ * account item's. Counters named by pattern (a list's rank blocks, board columns and burndown days)
+ * are stored under their names.
  */
 export const listCounterStored: Readonly<Record<ListCounterName, string>> = {
   ...(Object.fromEntries([...sprintCounterNames, ...scopeCounterNames].map((c) => [c, sprintItem.stored(c)])) as Record<
@@ -27,12 +29,18 @@ export const listCounterStored: Readonly<Record<ListCounterName, string>> = {
 };
 const listCounterNamed = new Map(Object.entries(listCounterStored).map(([name, stored]) => [stored, name]));
 
+/** The model's name of a list's or an account's counter, from its stored name. */
+const named = (holder: Holder['kind'], stored: string): string =>
+  (holder === 'list' && listCounterNamed.get(stored)) ||
+  (holder === 'account' && stored === accountItem.stored('assignedCount') ? ASSIGNED_COUNT : stored);
+
 /** The stored name of a holder's counter, from its model name. */
 export function storedCounter(holder: Holder['kind'], counter: string): string {
   const named = issueCounters.find((c) => c === counter);
   if (holder === 'issue' && named) return issueItem.stored(named);
   if (holder === 'search' && counter === OPEN_BLOCKERS) return searchRecordItem.stored(OPEN_BLOCKERS);
   if (holder === 'list' && counter in listCounterStored) return listCounterStored[counter as ListCounterName];
+  if (holder === 'account' && counter === ASSIGNED_COUNT) return accountItem.stored('assignedCount');
   return counter;
 }
 
@@ -43,7 +51,7 @@ export function heldCounters(holder: Holder['kind'], item: Record<string, unknow
     return Object.fromEntries(
       Object.entries(item)
         .filter((e): e is [string, number] => typeof e[1] === 'number')
-        .map(([stored, n]) => [(holder === 'list' && listCounterNamed.get(stored)) || stored, n]),
+        .map(([stored, n]) => [named(holder, stored), n]),
     );
   const out: Record<string, number> = {};
   for (const c of counters) {

@@ -9,6 +9,7 @@ import {
   type SearchPatch,
   type SearchRecord,
   holderId,
+  ASSIGNED_COUNT,
 } from '../model/derivations.ts';
 import { today } from '../model/clock.ts';
 import { tableName } from './client.ts';
@@ -451,7 +452,7 @@ export function relationRemovals(ids: string[], names: Record<string, string>): 
 
 // Gaining an issue proves the account exists (the assignee check); accounts are never deleted.
 const countUpdate = (orgId: number, accountId: number, by: number, reason: RefusalReason): GuardedItem =>
-  addTo(keys.account(orgId, accountId), 'assigned_count', by, by > 0 ? reason : undefined);
+  addTo(keys.account(orgId, accountId), storedCounter('account', ASSIGNED_COUNT), by, by > 0 ? reason : undefined);
 
 /** The key of a derived record. */
 export function recordKey(record: DerivedRecord): Key {

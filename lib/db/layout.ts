@@ -8,6 +8,8 @@ import { sprintItem } from './sprints.ts';
 import { importJobItem } from './import-jobs.ts';
 import { deliveryItem, webhookItem } from './webhooks.ts';
 import type { Attribute, ItemKind, Placement } from './item.ts';
+import { tokenItem } from './tokens.ts';
+import { accountItem } from './accounts.ts';
 import { oauthAccessTokenItem, oauthClientItem, oauthCodeItem, oauthGrantItem, oauthRefreshItem } from './oauth.ts';
 
 /**
@@ -33,7 +35,7 @@ const declared = (kind: Pick<ItemKind<Record<string, Attribute<unknown>>>, 'key'
 export const layout: LayoutRow[] = [
   row({ PK: 'ORG#o', SK: 'ORG' }, 'organisation (+ projects/accounts count)'),
   row({ PK: 'ORG#o', SK: 'SEQ' }, 'per-organisation id sequences'),
-  row({ PK: 'ORG#o', SK: 'ACCOUNT#a', LSK: 'ACCOUNT#a' }, 'account'),
+  declared(accountItem),
   row({ PK: 'ORG#o', SK: 'EMAIL#e' }, 'e-mail uniqueness guard'),
   declared(projectItem),
   row({ PK: 'ORG#o', SK: 'PREFIX#X' }, 'project prefix uniqueness guard'),
@@ -65,7 +67,7 @@ export const layout: LayoutRow[] = [
   row({ PK: 'ORG#o', SK: 'IMPORTJOB#j#REPORT#n' }, "part n of an import job's report maps (TTL)"),
   row({ PK: 'ORG#o#IMPORT#j', SK: 'PART#n' }, "part n of an import job's file (TTL `expires_at`)"),
   row({ PK: '<PK of x>#DEL', SK: '<SK of x>' }, 'who deleted x, when (TTL `expires_at`)'),
-  row({ PK: 'TOKEN#sha256', SK: 'TOKEN' }, 'API token → principal, rate-limit bucket'),
+  declared(tokenItem),
   declared(oauthAccessTokenItem),
   declared(oauthClientItem),
   row({ PK: 'OAUTHREG#address', SK: 'HOUR#h' }, 'OAuth client registrations from an address in an hour (TTL)'),

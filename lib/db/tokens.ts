@@ -6,20 +6,41 @@ import { scopesOf, type Principal } from '../model/principal.ts';
 import { db, tableName } from './client.ts';
 import { getItem } from './transactions.ts';
 import { isConditionFailed } from './errors.ts';
+import { attribute, itemKind, type Attribute, type Stored } from './item.ts';
 import { keys, type Key } from './keys.ts';
 
-export interface TokenItem {
-  org_id: number;
-  account_id: number;
-  role: Principal['role'];
-  /** The account's name (lib/model/principal.ts); absent on a token issued before tokens carried it. */
-  name?: string;
-  tat?: number;
-  /** An OAuth access token's scopes (space-separated); absent on an API token, which may do everything. */
-  scope?: string;
-  /** When an OAuth access token expires (Unix seconds; also the table's TTL). */
-  expires_at?: number;
-}
+/** A number the item has only once there is one: none reads undefined. */
+const optionalNumber = <S extends string>(stored: S): Attribute<number | undefined, S> => ({
+  stored,
+  read: (v) => (v === undefined ? undefined : Number(v)),
+  write: (v) => v,
+});
+
+/**
+ * A token's item, as the authorizer reads it: whose it is (the principal of its requests) and its
+ * rate-limit bucket. An API token's (lib/db/accounts.ts writes it) and an OAuth access token's
+ * (lib/db/oauth.ts: `oauthAccessTokenItem`, the same with a scope, an expiry and its grant) are read
+ * alike.
+ */
+export const tokenItem = itemKind({
+  key: { PK: 'TOKEN#sha256', SK: 'TOKEN' },
+  about: 'API token → principal, rate-limit bucket',
+  attributes: {
+    orgId: attribute.number('org_id'),
+    accountId: attribute.number('account_id'),
+    role: attribute.oneOf<Principal['role'], 'role'>('role'),
+    /** The account's name (lib/model/principal.ts); absent on a token issued before tokens carried it. */
+    name: attribute.laterString('name'),
+    /** Its bucket's theoretical arrival time (ms, lib/model/ratelimit.ts); absent: a full bucket. */
+    tat: optionalNumber('tat'),
+    /** An OAuth access token's scopes (space-separated); absent on an API token, which may do everything. */
+    scope: attribute.laterString('scope'),
+    /** When an OAuth access token expires (Unix seconds; also the table's TTL). */
+    expiresAt: optionalNumber('expires_at'),
+  },
+});
+/** A stored token as read, before it is decoded. */
+export type TokenItem = Stored<typeof tokenItem.attributes>;
 
 export type Authentication = { principal: Principal; rate: RateDecision } | undefined;
 
@@ -99,7 +120,7 @@ export async function authenticateAndConsume(tokenHash: string, now = Date.now()
     const result = busy ? await admitFromDrained(key, now) : await admitFromFull(key, now);
     if (!result.item) return undefined; // no such token
     last = result.item;
-    const tat = Number(result.item.tat ?? 0);
+    const tat = tokenItem.field(result.item, 'tat') ?? 0;
     remember(tokenHash, tat);
     if (result.kind === 'admitted') {
       return { principal: principalOf(result.item, tokenHash), rate: describe(tat, now, true) };
@@ -117,19 +138,20 @@ export async function authenticateAndConsume(tokenHash: string, now = Date.now()
 }
 
 function principalOf(item: TokenItem, tokenHash: string): Principal {
+  const t = tokenItem.decode(item);
   return {
-    orgId: Number(item.org_id),
-    accountId: Number(item.account_id),
-    role: item.role,
+    orgId: t.orgId,
+    accountId: t.accountId,
+    role: t.role,
     tokenHash,
-    ...(typeof item.name === 'string' ? { name: item.name } : {}),
-    ...(typeof item.scope === 'string' ? { scopes: scopesOf(item.scope) } : {}),
-    ...(item.expires_at === undefined ? {} : { expiresAt: Number(item.expires_at) }),
+    ...(t.name === undefined ? {} : { name: t.name }),
+    ...(t.scope === undefined ? {} : { scopes: scopesOf(t.scope) }),
+    ...(t.expiresAt === undefined ? {} : { expiresAt: t.expiresAt }),
   };
 }
 
 /** The rate-limit state (`tat`) of a token, if it has one; used to carry a bucket over to a regenerated token. */
 export async function bucketStateOf(tokenHash: string): Promise<number | undefined> {
-  const tat = (await getItem(keys.token(tokenHash), 'tat'))?.tat;
-  return tat === undefined ? undefined : Number(tat);
+  const item = await getItem(keys.token(tokenHash), tokenItem.stored('tat'));
+  return item && tokenItem.field(item, 'tat');
 }

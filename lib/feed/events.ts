@@ -1,13 +1,12 @@
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
-import { attachmentOfImage } from '../db/attachments.ts';
-import { toComment } from '../db/comments.ts';
+import { attachmentItem, attachmentOfImage } from '../db/attachments.ts';
+import { commentItem, toComment } from '../db/comments.ts';
 import { itemOfImage, orgOfItem } from '../db/stream-images.ts';
 import { toIssue } from '../db/issues.ts';
 import { importJobActor } from '../db/import-jobs.ts';
 import { issueItem } from '../db/issue-item.ts';
-import { unclassified } from '../model/derivations.ts';
 import { toProject } from '../db/projects.ts';
-import { toSprint } from '../db/sprints.ts';
+import { sprintItem, toSprint } from '../db/sprints.ts';
 import type { EventType } from '../vocabulary/event-types.ts';
 import { stateOfIssue, statusAnswer, type Workflow } from '../model/workflow.ts';
 import { statusKey, type StateCategory } from '../vocabulary/workflow.ts';
@@ -70,18 +69,30 @@ const image = (i: Record<string, AttributeValue> | undefined): Image | undefined
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
 
-/** Issue fields whose changes are reported with their old and new values. */
-const issueValueFields = ['title', 'status', 'state_id', 'story_points', 'assignee_id', 'sprint_id', 'parent_id'] as const;
+/**
+ * Issue fields whose changes are reported with their old and new values, as the API names them,
+ * each read through the issue's declaration (lib/db/issue-item.ts): absent reads null, and an issue
+ * written before priority, type and due date existed holds their defaults (`type` is stored as
+ * `issue_type`).
+ */
+const issueValueFields = [
+  ['title', 'title'],
+  ['status', 'status'],
+  ['state_id', 'stateId'],
+  ['story_points', 'storyPoints'],
+  ['assignee_id', 'assigneeId'],
+  ['sprint_id', 'sprintId'],
+  ['parent_id', 'parentId'],
+  ['priority', 'priority'],
+  ['type', 'type'],
+  ['due_date', 'dueDate'],
+] as const satisfies readonly (readonly [string, keyof typeof issueItem.attributes])[];
 
 /**
- * Fields reported with their old and new values as the API names and answers them: `type` is
- * stored as `issue_type`, and an issue written before these fields existed holds their defaults.
+ * A value of an image as stored, by the declared stored name of the field (absent: undefined): where
+ * an absent attribute and its default differ (a revision, a position not yet written).
  */
-const classifiedFields = [
-  { field: 'priority', stored: 'priority', unset: unclassified.priority },
-  { field: 'type', stored: issueItem.stored('type'), unset: unclassified.type },
-  { field: 'due_date', stored: 'due_date', unset: null },
-] as const;
+const storedValue = (img: Image, field: keyof typeof issueItem.attributes) => img[issueItem.stored(field)];
 
 /** An issue image's label ids, in order (a number set in the image; none: absent or null). */
 export const labelIdsOf = (img: Image): number[] => issueItem.attributes.labelIds.read(img[issueItem.stored('labelIds')]);
@@ -89,21 +100,17 @@ export const labelIdsOf = (img: Image): number[] => issueItem.attributes.labelId
 /** What a user write changed on an issue (counters and list bookkeeping are not changes). */
 export function issueChanges(before: Image, after: Image): FieldChange[] {
   const changes: FieldChange[] = [];
-  const value = (img: Image, f: string) => (img[f] === undefined ? null : img[f]);
-  for (const field of issueValueFields) {
-    if (value(before, field) !== value(after, field))
-      changes.push({ field, from: value(before, field), to: value(after, field) });
-  }
-  for (const { field, stored, unset } of classifiedFields) {
-    const from = before[stored] ?? unset;
-    const to = after[stored] ?? unset;
+  const value = (img: Image, f: keyof typeof issueItem.attributes) => issueItem.field(img, f) ?? null;
+  for (const [field, declared] of issueValueFields) {
+    const [from, to] = [value(before, declared), value(after, declared)];
     if (from !== to) changes.push({ field, from, to });
   }
   if (value(before, 'description') !== value(after, 'description')) changes.push({ field: 'description' });
   // Labels as ids (a stream record holds no catalogue; GET …/labels names them). Only a user's write
   // moves `rev`: the cascade of a label's delete taking it off is no change of the issue's own.
   const [labelsBefore, labelsAfter] = [labelIdsOf(before), labelIdsOf(after)];
-  if (before.rev !== after.rev && labelsBefore.join() !== labelsAfter.join()) {
+  const revised = storedValue(before, 'rev') !== storedValue(after, 'rev');
+  if (revised && labelsBefore.join() !== labelsAfter.join()) {
     const added = labelsAfter.filter((id) => !labelsBefore.includes(id));
     const removed = labelsBefore.filter((id) => !labelsAfter.includes(id));
     changes.push({ field: 'labels', from: labelsBefore, to: labelsAfter, added, removed });
@@ -111,7 +118,7 @@ export function issueChanges(before: Image, after: Image): FieldChange[] {
   // Renumbering neighbours moves their position without a revision; only the issue a client
   // moved bumps `rev`. The place a client sees is not stored (positions are sparse), so a move
   // is reported without one, unless it came with a change of list (sprint_id says where).
-  const moved = before.position !== after.position && before.rev !== after.rev;
+  const moved = storedValue(before, 'position') !== storedValue(after, 'position') && revised;
   if (moved && !changes.some((c) => c.field === 'sprint_id')) changes.push({ field: 'position' });
   changes.push(...relationChanges(before, after));
   return changes;
@@ -123,8 +130,8 @@ export function issueChanges(before: Image, after: Image): FieldChange[] {
  */
 export function revertedBy(before: Image, after: Image): string | undefined {
   const mark = issueItem.attributes.reverted.read(after[issueItem.stored('reverted')]);
-  const rev = issueItem.attributes.rev.read(after.rev);
-  if (!mark || mark.rev !== rev || issueItem.attributes.rev.read(before.rev) === rev) return undefined;
+  const rev = issueItem.field(after, 'rev');
+  if (!mark || mark.rev !== rev || issueItem.field(before, 'rev') === rev) return undefined;
   return mark.entry;
 }
 
@@ -135,7 +142,8 @@ type StoredRelation = { type: string; issue_id: number; issue_number: string; pr
  * and the other issue. Both issues of a relation are written together, so both report it.
  */
 export function relationChanges(before: Image, after: Image): FieldChange[] {
-  const of = (img: Image) => (img.relations ?? {}) as Record<string, StoredRelation>;
+  // As stored, with the other issue's number, which the declaration's `relations` leaves out.
+  const of = (img: Image) => (storedValue(img, 'relations') ?? {}) as Record<string, StoredRelation>;
   const was = of(before);
   const is = of(after);
   const shown = (id: string, r: StoredRelation) => ({
@@ -229,7 +237,7 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       // A change of relations alone leaves `updated_at` as it was: its time is the record's.
       const at = changes.every((c) => c.field === 'relations') ? { at: deletedAt } : {};
       const reverts = revertedBy(before, after);
-      const text = (img: Image) => (typeof img.description === 'string' ? img.description : null);
+      const text = (img: Image) => issueItem.field(img, 'description');
       const described = changes.some((c) => c.field === 'description');
       return {
         ...base,
@@ -246,17 +254,17 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
     case 'comment': {
       // A comment always names its issue; an item that does not is no comment a client wrote, and
       // must not stop the feed behind it.
-      const issueId = num(current.issue_id);
+      const issueId = num(current[commentItem.stored('issueId')]);
       if (issueId === undefined) return undefined;
       const comment = toComment(current);
       // The issue's sprint as the comment's write recorded it (lib/db/comments.ts); a delete's is
       // its marker's (lib/feed/consume.ts).
-      const ids = { issueId, commentId: id, sprintId: num(current.sprint_id) };
+      const ids = { issueId, commentId: id, sprintId: commentItem.field(current, 'sprintId') ?? undefined };
       if (record.eventName === 'INSERT' && after) {
         return { ...base, ...ids, ...stamp(after), type: 'comment.created', resource: comment, changes: [] };
       }
       if (record.eventName === 'REMOVE') return { ...base, ...ids, ...removed, type: 'comment.deleted', resource: comment };
-      if (!before || !after || before.body === after.body) return undefined;
+      if (!before || !after || commentItem.field(before, 'body') === commentItem.field(after, 'body')) return undefined;
       return { ...base, ...ids, ...stamp(after), type: 'comment.updated', resource: comment, changes: [{ field: 'body' }] };
     }
     case 'attachment': {
@@ -264,10 +272,11 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       if (!attachment) return undefined;
       const ids = { issueId: attachment.issue_id, commentId: attachment.comment_id ?? undefined };
       // Added when it becomes ready (its file uploaded and checked); removed when a ready one goes.
-      if (record.eventName === 'MODIFY' && before?.status === 'pending' && after?.status === 'ready') {
+      const status = (img: Image | undefined) => img && attachmentItem.field(img, 'status');
+      if (record.eventName === 'MODIFY' && after && status(before) === 'pending' && status(after) === 'ready') {
         return { ...base, ...ids, ...stamp(after), type: 'attachment.added', resource: attachment, changes: [] };
       }
-      if (record.eventName === 'REMOVE' && before?.status === 'ready') {
+      if (record.eventName === 'REMOVE' && status(before) === 'ready') {
         return { ...base, ...ids, ...removed, type: 'attachment.removed', resource: attachment };
       }
       return undefined;
@@ -276,11 +285,12 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       const sprint = toSprint(current);
       const ids = { sprintId: id };
       if (record.eventName === 'REMOVE') return { ...base, ...ids, ...removed, type: 'sprint.deleted', resource: sprint };
-      if (record.eventName !== 'MODIFY' || !before || !after || before.status === after.status) return undefined;
-      const changes = [{ field: 'status', from: before.status, to: after.status }];
-      if (after.status === 'active')
-        return { ...base, ...ids, ...stamp(after), type: 'sprint.activated', resource: sprint, changes };
-      if (after.status === 'completed') {
+      if (record.eventName !== 'MODIFY' || !before || !after) return undefined;
+      const [from, to] = [sprintItem.field(before, 'status'), sprintItem.field(after, 'status')];
+      if (from === to) return undefined;
+      const changes = [{ field: 'status', from, to }];
+      if (to === 'active') return { ...base, ...ids, ...stamp(after), type: 'sprint.activated', resource: sprint, changes };
+      if (to === 'completed') {
         return { ...base, ...ids, ...stamp(after), type: 'sprint.completed', resource: sprint, changes };
       }
       return undefined;

@@ -431,10 +431,13 @@ const account = (orgId: number, accountId: number): Holder => ({ kind: 'account'
 const assigned = (s: IssueState | undefined): (IssueState & { assigneeId: number }) | undefined =>
   s && s.assigneeId !== null ? (s as IssueState & { assigneeId: number }) : undefined;
 
+/** An account's count of the issues assigned to it: the total of `GET /me/issues`. */
+export const ASSIGNED_COUNT = 'assignedCount';
+
 /**
  * The index of `GET /me/issues`: an entry per assigned issue in its assignee's partition (sorted
  * by `updated_at`, carrying the issue's list, status, priority, type and due date: what the list
- * filters on), and each account's `assigned_count`.
+ * filters on), and each account's count of them (`ASSIGNED_COUNT`).
  */
 export const assigneeIndex: Derivation = {
   name: 'assignee-index',
@@ -445,17 +448,17 @@ export const assigneeIndex: Derivation = {
     const out: Effect[] = [];
     if (from && from.assigneeId !== to?.assigneeId) {
       out.push({ kind: 'remove', record: entryOf(from) });
-      out.push({ kind: 'add', holder: account(from.orgId, from.assigneeId), attr: 'assigned_count', by: -1 });
+      out.push({ kind: 'add', holder: account(from.orgId, from.assigneeId), attr: ASSIGNED_COUNT, by: -1 });
     }
     if (to) {
       out.push({ kind: 'put', record: entryOf(to) });
       if (to.assigneeId !== from?.assigneeId) {
-        out.push({ kind: 'add', holder: account(to.orgId, to.assigneeId), attr: 'assigned_count', by: 1 });
+        out.push({ kind: 'add', holder: account(to.orgId, to.assigneeId), attr: ASSIGNED_COUNT, by: 1 });
       }
     }
     return out;
   },
-  owns: (holder, attr) => holder.kind === 'account' && attr === 'assigned_count',
+  owns: (holder, attr) => holder.kind === 'account' && attr === ASSIGNED_COUNT,
   records: ['assigned'],
   rebuild: (issues) => rebuildFrom(assigneeIndex, issues),
 };
@@ -481,7 +484,7 @@ export const OPEN_BLOCKERS = 'openBlockers';
 /**
  * The counters an issue keeps for others (a parent's summary of its children, a blocked issue's
  * open blockers), by their model names; lists keep theirs by the names lib/model/sprint-counters.ts
- * gives them (`issuesCount`, `backlogCount`), accounts their `assigned_count`. lib/db maps each to
+ * gives them (`issuesCount`, `backlogCount`), accounts theirs as `ASSIGNED_COUNT`. lib/db maps each to
  * where it is stored (lib/db/counters.ts).
  */
 export type IssueCounter = (typeof SUMMARY)[keyof typeof SUMMARY] | typeof OPEN_BLOCKERS;

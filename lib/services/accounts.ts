@@ -1,4 +1,5 @@
 import {
+  accountItem,
   accountRefusals,
   getAccountItem,
   getAccountWithBucket,
@@ -119,7 +120,7 @@ async function replaceOwnToken(caller: Principal, newHash: string | undefined): 
     ? await getAccountWithBucket(caller.orgId, caller.accountId, caller.tokenHash)
     : { account: await getAccountItem(caller.orgId, caller.accountId), tat: undefined };
   const invalid = () => new UnauthorizedError('Invalid API token');
-  if (!account || account.token_hash !== caller.tokenHash) throw invalid();
+  if (!account || accountItem.field(account, 'tokenHash') !== caller.tokenHash) throw invalid();
   // Rotated or revoked since it was read: this request's token no longer grants anything.
   await refusedAs({ [STALE]: invalid }, () => replaceToken(caller.orgId, account, newHash, { tat }));
 }

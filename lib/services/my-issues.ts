@@ -1,3 +1,4 @@
+import { accountItem } from '../db/accounts.ts';
 import { listAssigned, readAssignedItems, scanAssigned, type AssignedEntry, type AssignedFilter } from '../db/assigned.ts';
 import { ranksFrom, toIssue, type IssueItem } from '../db/issues.ts';
 import { workflowOf } from '../db/workflow.ts';
@@ -12,7 +13,7 @@ import type { Principal } from '../model/principal.ts';
  * The caller's assigned issues across the projects of the organisation, newest update first
  * (`GET /me/issues`), each with its place in its list. Cost, the authorizer aside: one Query of the
  * caller's index (lib/db/assigned.ts), one BatchGet of the issues with their projects, sprints and
- * the caller's account (whose `assigned_count` is the total), then for their places one keys-only
+ * the caller's account (whose count of assigned issues is the total), then for their places one keys-only
  * Query per list, or per run of a long list (`placeRuns`; lib/model/positions.ts), all in
  * parallel: three round trips. An entry whose issue or ancestor is gone (a project or sprint
  * deleted, its cascade still running) is left out.
@@ -28,7 +29,7 @@ export async function listMyIssues(caller: Principal, page: PageRequest, filters
     // A page cut by the byte budget goes on after its last item shown, found among the entries read.
     page: { items, nextCursor: result.nextCursor, cursorAfter: (i: number) => result.cursorAfter(live[i]?.index ?? 0) },
     items,
-    total: result.matches ? result.matches.count : Number(account?.assigned_count ?? 0),
+    total: result.matches ? result.matches.count : account ? accountItem.field(account, 'assignedCount') : 0,
   };
 }
 

@@ -50,7 +50,7 @@ describe('derivations', () => {
       bc_h_todo: 1,
       bp_h_todo: 3,
     });
-    expect(state.holders.get('account:1:7')?.attrs).toEqual({ assigned_count: 1 });
+    expect(state.holders.get('account:1:7')?.attrs).toEqual({ assignedCount: 1 });
     expect([...state.records.keys()].sort()).toEqual(['assigned:1:7:2:3', 'pointer:1:AB-3', 'search:1:2:3']);
   });
 
@@ -93,8 +93,8 @@ describe('derivations', () => {
   it('hand the assignee over: the old entry and count go, the new ones come', () => {
     const effects = assigneeIndex.changes(issue(), issue({ assigneeId: 8 }), ctx);
     const state = fold(effects);
-    expect(state.holders.get('account:1:7')?.attrs).toEqual({ assigned_count: -1 });
-    expect(state.holders.get('account:1:8')?.attrs).toEqual({ assigned_count: 1 });
+    expect(state.holders.get('account:1:7')?.attrs).toEqual({ assignedCount: -1 });
+    expect(state.holders.get('account:1:8')?.attrs).toEqual({ assignedCount: 1 });
     expect([...state.records.keys()]).toEqual(['assigned:1:8:2:3']);
   });
 

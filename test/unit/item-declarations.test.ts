@@ -3,7 +3,8 @@ import { assignedEntryItem, issueItem, issueStateOf, searchRecordFromItem, searc
 import { heldCounters, listCounterStored, listLength, sprintCounters, storedCounter } from '../../lib/db/counters.ts';
 import { projectItem } from '../../lib/db/projects.ts';
 import { sprintItem } from '../../lib/db/sprints.ts';
-import { issueCounters, OPEN_BLOCKERS, SUMMARY } from '../../lib/model/derivations.ts';
+import { ASSIGNED_COUNT, issueCounters, OPEN_BLOCKERS, SUMMARY } from '../../lib/model/derivations.ts';
+import { accountItem } from '../../lib/db/accounts.ts';
 import { BACKLOG_COUNT, noCounters, scopeCounterNames, sprintCounterNames } from '../../lib/model/sprint-counters.ts';
 
 const storedIssue = {
@@ -70,7 +71,9 @@ describe('the issue item, declared once', () => {
     expect(storedCounter('issue', SUMMARY.total)).toBe(issueItem.stored('subIssuesTotal'));
     expect(storedCounter('search', OPEN_BLOCKERS)).toBe(searchRecordItem.stored('openBlockers'));
     // An account's counter, and a list's counters named by pattern, are stored under the names they have.
-    expect(storedCounter('account', 'assigned_count')).toBe('assigned_count');
+    expect(storedCounter('account', ASSIGNED_COUNT)).toBe(accountItem.stored('assignedCount'));
+    expect(storedCounter('account', ASSIGNED_COUNT)).toBe('assigned_count');
+    expect(heldCounters('account', { assigned_count: 2, id: 7 })).toEqual({ assignedCount: 2, id: 7 });
     expect(storedCounter('list', 'rk_1')).toBe('rk_1');
     // Read back by the model's names: only the counters an issue keeps for others, and only those it holds.
     expect(heldCounters('issue', { ...storedIssue, sub_issues_done: 2 })).toEqual({ subIssuesDone: 2, openBlockers: 1 });
