@@ -181,6 +181,15 @@ describe('imports write the issues of one list together', () => {
     // Together, not one by one: record by record took three calls per issue and a transaction each.
     expect(calls.TransactWriteItemsCommand).toBeLessThan(120 / 4);
     expect(IMPORT_BATCH).toBeGreaterThan(1);
+
+    // Again: nothing written, the 114 children's links read back a hundred at a time, not one by one.
+    const { result: again, calls: second } = await counted(() =>
+      importIssues({ orgId, projectId, format: 'jira-csv' }, csv(rows)),
+    );
+    expect(again).toMatchObject({ created: 0, already_imported: 120, parents: { linked: 114, unresolved: [] } });
+    expect(second.TransactWriteItemsCommand).toBeUndefined();
+    expect(second.BatchGetItemCommand).toBe(2);
+    expect(second.GetItemCommand ?? 0).toBeLessThan(5);
   });
 
   it('gives a parent no more children than its limit: the rest are reported, and its summary counts exactly the limit', async () => {

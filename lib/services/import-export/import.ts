@@ -51,7 +51,8 @@ import {
   type ImportMapping,
   type SourceRecord,
 } from '../../model/formats/sources.ts';
-import { readIssueItem } from '../../db/issue-refs.ts';
+import type { IssueItem } from '../../db/issues.ts';
+import { issuesById } from '../../db/sub-issues.ts';
 
 /**
  * Imports issues from another tracker's file into one project, through the issue write path (every
@@ -273,6 +274,9 @@ async function takeAll(session: ImportSession, records: AsyncIterable<Parameters
     await Promise.allSettled(inFlight);
   }
 }
+
+/** Children imported before read back at once when parents are linked (one BatchGetItem). */
+const STORED_PAGE = 100;
 
 /** Keys whose prefix is not the project's, at most this many named in the refusal. */
 const NAMED_KEYS = 5;
@@ -1090,55 +1094,60 @@ export class ImportSession {
   }
 
   private async linkParents(): Promise<void> {
-    for (const link of this.parentLinks) {
-      if (this.linkedAtCreate.has(link.key)) {
+    // Children imported before (a second run, a job's later run) are read back a page at a time,
+    // in one BatchGetItem per page, not one by one.
+    const stored = new Map<number, IssueItem>();
+    for (const [i, link] of this.parentLinks.entries()) {
+      if (i % STORED_PAGE === 0 && !this.options.dryRun) {
+        stored.clear();
+        const ids = this.parentLinks
+          .slice(i, i + STORED_PAGE)
+          .filter((l) => !this.linkedAtCreate.has(l.key) && !this.createdNow.has(l.key))
+          .map((l) => this.issues.get(l.key)?.id)
+          .filter((id): id is number => id !== undefined && id > 0);
+        for (const item of await issuesById(this.caller.orgId, this.options.projectId, ids)) stored.set(item.id, item);
+      }
+      await this.linkParent(link, stored);
+    }
+  }
+
+  /** Links one child to its parent (`stored`: the children imported before, as read back). */
+  private async linkParent(link: { row: number; key: string; parentKey: string }, storedItems: Map<number, IssueItem>) {
+    if (this.linkedAtCreate.has(link.key)) {
+      this.report.parents.linked += 1;
+      return;
+    }
+    const child = this.issues.get(link.key);
+    const parentKey = this.issues.has(link.parentKey) ? link.parentKey : this.idToKey.get(link.parentKey);
+    const parent = parentKey === undefined ? undefined : this.issues.get(parentKey);
+    const unresolved = (reason: string) => {
+      if (this.report.parents.unresolved.length < this.cap)
+        this.report.parents.unresolved.push({ row: link.row, key: link.key, parent_key: link.parentKey, reason });
+    };
+    if (!child) return;
+    if (!parent) {
+      unresolved('the parent is not in the file');
+      return;
+    }
+    if (this.options.dryRun) {
+      this.report.parents.linked += 1;
+      return;
+    }
+    try {
+      // Imported before (a second run, a job's later run): linked then, unless it was not.
+      const stored = this.createdNow.has(link.key) ? undefined : storedItems.get(child.id);
+      if (stored && (stored.parent_id ?? null) === parent.id) {
         this.report.parents.linked += 1;
-        continue;
+        return;
       }
-      const child = this.issues.get(link.key);
-      const parentKey = this.issues.has(link.parentKey) ? link.parentKey : this.idToKey.get(link.parentKey);
-      const parent = parentKey === undefined ? undefined : this.issues.get(parentKey);
-      const unresolved = (reason: string) => {
-        if (this.report.parents.unresolved.length < this.cap)
-          this.report.parents.unresolved.push({ row: link.row, key: link.key, parent_key: link.parentKey, reason });
-      };
-      if (!child) continue;
-      if (!parent) {
-        unresolved('the parent is not in the file');
-        continue;
-      }
-      if (this.options.dryRun) {
-        this.report.parents.linked += 1;
-        continue;
-      }
-      try {
-        // Imported before (a second run, a job's later run): linked then, unless it was not.
-        const stored = this.createdNow.has(link.key)
-          ? undefined
-          : await readIssueItem<{ parent_id?: number | null; sprint_id?: number | null; updated_at?: string }>(
-              this.caller.orgId,
-              this.options.projectId,
-              child.id,
-            );
-        if (stored && (stored.parent_id ?? null) === parent.id) {
-          this.report.parents.linked += 1;
-          continue;
-        }
-        const sprintId = stored ? (stored.sprint_id ?? null) : child.sprintId;
-        // The link keeps the child's update time: the source's.
-        const at = stored ? stored.updated_at : child.updatedAt;
-        await updateIssue(
-          this.caller,
-          { projectId: this.options.projectId, sprintId },
-          child.id,
-          { parent_id: parent.id },
-          { at },
-        );
-        this.report.parents.linked += 1;
-      } catch (err) {
-        if (err instanceof ValidationError || err instanceof NotFoundError) unresolved(err.message);
-        else throw err;
-      }
+      const sprintId = stored ? (stored.sprint_id ?? null) : child.sprintId;
+      // The link keeps the child's update time: the source's.
+      const at = stored ? stored.updated_at : child.updatedAt;
+      await updateIssue(this.caller, { projectId: this.options.projectId, sprintId }, child.id, { parent_id: parent.id }, { at });
+      this.report.parents.linked += 1;
+    } catch (err) {
+      if (err instanceof ValidationError || err instanceof NotFoundError) unresolved(err.message);
+      else throw err;
     }
   }
 
