@@ -7,16 +7,27 @@
  * seconds, rows per second, where the time went (this process's CPU, DynamoDB Local's CPU, the
  * time spent waiting for DynamoDB), the DynamoDB calls by command with the items they carried, the
  * dry run's seconds, the second run's seconds (nothing created), and the largest resident memory
- * seen (MB) with the heap the import itself held at its largest.
+ * seen (MB), the largest heap, the heap before the run (after a full collection) and what the run
+ * holds at its end beyond it. `--stream off` creates the table without its stream (diagnosis: what
+ * the emulator's stream records cost).
  */
 import { parseArgs } from 'node:util';
 import { Readable } from 'node:stream';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { startDynamoDbLocal } from '../local/dynamodb.ts';
 import { benchFile } from './import-file.ts';
 
 const { values } = parseArgs({
-  options: { issues: { type: 'string', default: '10000' }, jvm: { type: 'string', default: '-XX:TieredStopAtLevel=1' } },
+  options: {
+    issues: { type: 'string', default: '10000' },
+    jvm: { type: 'string', default: '-XX:TieredStopAtLevel=1' },
+    stream: { type: 'string', default: 'on' },
+  },
 });
+// A full collection on demand: what the import holds is the heap it leaves after one.
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
 const total = Number(values.issues);
 
 // The test suite's JVM options (test/support/global-setup.ts): the quick compiler only, which on
@@ -32,7 +43,18 @@ const { createOrganisation, createAccountInOrg } = await import('../../lib/servi
 const { createProject } = await import('../../lib/services/projects.ts');
 const { importIssues } = await import('../../lib/services/import-export/import.ts');
 
-await ensureTable(dynamo.endpoint, tableName());
+if (values.stream === 'off') {
+  // Diagnosis only (`--stream off`): the table without its stream, to see what the emulator's
+  // stream records cost; the table as deployed has it on.
+  const { CreateTableCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+  const { createTableInput } = await import('../../lib/db/table.ts');
+  const client = new DynamoDBClient({
+    endpoint: dynamo.endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  await client.send(new CreateTableCommand({ ...createTableInput(tableName()), StreamSpecification: undefined }));
+} else await ensureTable(dynamo.endpoint, tableName());
 const org = await createOrganisation('Bench', { name: 'Admin', email: 'admin@example.com' });
 const orgId = org.organisation.id;
 await createAccountInOrg(orgId, { name: 'Ada', email: 'ada@example.com', role: 'member' });
@@ -68,12 +90,19 @@ db.middlewareStack.add(
   { step: 'initialize', name: 'benchCalls' },
 );
 
+gc();
+/** Resident memory before the first import: the runtime, the loader, the SDK and the modules loaded. */
+const rssAtStart = process.memoryUsage().rss;
 let peak = 0;
 let peakHeap = 0;
+let peakHeapTotal = 0;
+let peakExternal = 0;
 const sample = () => {
   const m = process.memoryUsage();
   peak = Math.max(peak, m.rss);
   peakHeap = Math.max(peakHeap, m.heapUsed);
+  peakHeapTotal = Math.max(peakHeapTotal, m.heapTotal);
+  peakExternal = Math.max(peakExternal, m.external);
 };
 const sampler = setInterval(sample, 100);
 const timed = async (dryRun: boolean) => {
@@ -84,6 +113,7 @@ const timed = async (dryRun: boolean) => {
   return { report, seconds: (performance.now() - started) / 1000 };
 };
 const dry = await timed(true);
+gc();
 const heapBefore = process.memoryUsage().heapUsed;
 const cpuBefore = process.cpuUsage();
 const emulatorBefore = dynamo.cpuSeconds() ?? 0;
@@ -92,6 +122,9 @@ const run = await timed(false);
 counting = false;
 const cpu = process.cpuUsage(cpuBefore);
 const emulator = (dynamo.cpuSeconds() ?? 0) - emulatorBefore;
+gc();
+// What the import holds at its end (its report, with every key's number) beyond the heap before it.
+const held = process.memoryUsage().heapUsed - heapBefore;
 const again = await timed(false);
 clearInterval(sampler);
 sample();
@@ -110,9 +143,13 @@ process.stdout.write(
     dry_run_seconds: round(dry.seconds),
     second_run_seconds: round(again.seconds),
     second_run_created: again.report.created,
+    rss_before_imports_mb: mb(rssAtStart),
     peak_rss_mb: mb(peak),
     peak_heap_mb: mb(peakHeap),
+    peak_heap_reserved_mb: mb(peakHeapTotal),
+    peak_external_mb: mb(peakExternal),
     heap_before_run_mb: mb(heapBefore),
+    heap_held_by_run_mb: round(held / 1024 / 1024),
   })}\n`,
 );
 await dynamo.stop();
