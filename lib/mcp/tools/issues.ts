@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import * as zm from 'zod/mini';
 import { listIssueActivity } from '../../services/activity.ts';
 import { Activity } from '../../schemas/activity.ts';
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../services/issues.ts';
@@ -32,7 +33,7 @@ const classificationFilters = ({ priority, type, due_before, due_after }: Classi
 /** The labels filter: names (any case); an issue must carry all of them. */
 const labelNames = () => z.array(z.string().trim().min(1).max(50)).min(1).max(20).optional().describe('All of these.');
 /** An issue's labels as create_issue and update_issue take them (the REST field, described shorter). */
-const labelRefs = () => IssueLabelsField().optional().describe("Names or ids; replaces the issue's.");
+const labelRefs = () => z.optional(IssueLabelsField()).describe("Names or ids; replaces the issue's.");
 /**
  * A status as a write names it: a state of the issue's project by name (unique in a project, so
  * the tools take no `state_id`), or a category. Which
@@ -186,7 +187,7 @@ export const issueTools: Tool[] = [
       input: z.object({
         project_id: projectId(),
         sprint_id: sprintRef().nullable().optional(),
-        ...IssueCreateFields.omit({ state_id: true }).shape,
+        ...zm.omit(IssueCreateFields, { state_id: true }).shape,
         status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),
@@ -205,7 +206,7 @@ export const issueTools: Tool[] = [
       description: "Change an issue's fields.",
       input: z.object({
         ...issueRef,
-        ...IssueUpdateFields.omit({ sprint_id: true, position: true, state_id: true }).shape,
+        ...zm.omit(IssueUpdateFields, { sprint_id: true, position: true, state_id: true }).shape,
         status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),
