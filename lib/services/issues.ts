@@ -345,6 +345,38 @@ export async function createIssue(
   }
 }
 
+/** New issues' ids, numbers and positions taken at once, with the project as the taking wrote it. */
+export type ReservedIssues = Awaited<ReturnType<typeof store.allocateIssueSlots>>;
+
+/**
+ * Takes the slots of `creates` in one go, in the order given (numbers follow it; a number an
+ * import keeps is its own): an importer that writes them in several steps (children after their
+ * parents) hands each step its share, so the lists still read in the order given.
+ */
+export async function reserveIssues(
+  caller: Principal,
+  projectId: number,
+  creates: readonly { imported?: { number?: number | undefined } | undefined }[],
+): Promise<ReservedIssues> {
+  try {
+    return await store.allocateIssueSlots(
+      caller.orgId,
+      projectId,
+      creates.length,
+      creates.map((c) => c.imported?.number),
+    );
+  } catch (err) {
+    // A project gone: 404.
+    throw refusal(err);
+  }
+}
+
+/** The share of `reserved` of the creates at `indexes` (in that order). */
+export const reservedShare = (reserved: ReservedIssues, indexes: readonly number[]): ReservedIssues => ({
+  ...reserved,
+  slots: indexes.map((i) => reserved.slots[i]!),
+});
+
 /** One create of `createIssuesTogether`: what `createIssue` takes. */
 export interface CreateTogether {
   /** Its list: a sprint of the project, or the backlog (null). */
@@ -374,19 +406,16 @@ export async function createIssuesTogether(
   caller: Principal,
   projectId: number,
   creates: readonly CreateTogether[],
+  /** Their slots, reserved before (`reserveIssues`), one per create in order; absent: reserved now. */
+  slots?: ReservedIssues,
 ): Promise<CreatedTogether[]> {
   const { orgId } = caller;
   const parentIds = [...new Set(creates.map((c) => c.input.parent_id).filter((p): p is number => typeof p === 'number'))];
-  let reserved: Awaited<ReturnType<typeof store.allocateIssueSlots>>;
+  let reserved: ReservedIssues;
   let parentItems: (IssueItem | undefined)[];
   try {
     [reserved, parentItems] = await Promise.all([
-      store.allocateIssueSlots(
-        orgId,
-        projectId,
-        creates.length,
-        creates.map((c) => c.imported?.number),
-      ),
+      slots ?? reserveIssues(caller, projectId, creates),
       Promise.all(parentIds.map((id) => readIssueItem(orgId, projectId, id))),
     ]);
   } catch (err) {

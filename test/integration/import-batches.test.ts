@@ -4,12 +4,21 @@ import { getProjectItem } from '../../lib/db/projects.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { getIssue, listIssues } from '../../lib/services/issues.ts';
 import { listSprints } from '../../lib/services/sprints.ts';
-import { IMPORT_BATCH, ImportInterrupted, importIssues } from '../../lib/services/import-export/import.ts';
+import { readDerivedState } from '../../lib/db/reindex.ts';
+import { derivations, differences } from '../../lib/model/derivations.ts';
+import {
+  IMPORT_BATCH,
+  ImportFailed,
+  ImportInterrupted,
+  importIssues,
+  parentSteps,
+} from '../../lib/services/import-export/import.ts';
 import { subIssueLimits } from '../../lib/services/sub-issues.ts';
 import { formatCsv } from '../../lib/model/formats/csv.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import type { Issue } from '../../lib/schemas/issues.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
+import { injectFault } from '../support/faults.ts';
 
 /**
  * An import writes its issues together (lib/services/import-export/import.ts: `IMPORT_BATCH`,
@@ -88,6 +97,29 @@ async function counted<T>(run: () => Promise<T>): Promise<{ result: T; calls: Re
   }
 }
 
+/** The derived state of the organisation (counters, pointers, indexes) against its rebuild from the issues. */
+async function derivedDifferences(orgId: number): Promise<string[]> {
+  const { issues, observed } = await readDerivedState(orgId);
+  return derivations.flatMap((d) => differences(d, d.rebuild(issues), observed));
+}
+
+describe('the steps of a batch', () => {
+  it('puts a record in the step after the one of its parent in the batch (by key or by Jira issue id); others in the first', () => {
+    const batch = [
+      { key: 'A' },
+      { key: 'B', parentKey: 'A' },
+      { key: 'C', parentKey: 'B' },
+      { key: 'D', parentKey: 'OUT' },
+      { key: 'E', parentKey: '10001' },
+      // A parent later in the file is not waited for (linked once every record is in).
+      { key: 'F', parentKey: 'G' },
+      { key: 'G' },
+    ];
+    const ids = new Map([['10001', 'A']]);
+    expect(parentSteps(batch, (id) => ids.get(id))).toEqual([[0, 3, 5, 6], [1, 4], [2]]);
+  });
+});
+
 describe('imports write the issues of one list together', () => {
   it('in file order per list, numbered in file order, each child given its parent at once, in a few calls per batch', async () => {
     const { caller, orgId, projectId, prefix } = await setup();
@@ -149,6 +181,15 @@ describe('imports write the issues of one list together', () => {
     // Together, not one by one: record by record took three calls per issue and a transaction each.
     expect(calls.TransactWriteItemsCommand).toBeLessThan(120 / 4);
     expect(IMPORT_BATCH).toBeGreaterThan(1);
+
+    // Again: nothing written, the 114 children's links read back a hundred at a time, not one by one.
+    const { result: again, calls: second } = await counted(() =>
+      importIssues({ orgId, projectId, format: 'jira-csv' }, csv(rows)),
+    );
+    expect(again).toMatchObject({ created: 0, already_imported: 120, parents: { linked: 114, unresolved: [] } });
+    expect(second.TransactWriteItemsCommand).toBeUndefined();
+    expect(second.BatchGetItemCommand).toBe(2);
+    expect(second.GetItemCommand ?? 0).toBeLessThan(5);
   });
 
   it('gives a parent no more children than its limit: the rest are reported, and its summary counts exactly the limit', async () => {
@@ -186,6 +227,58 @@ describe('imports write the issues of one list together', () => {
     const sprints = await listSprints(caller, projectId, { page: 1, perPage: 100 });
     const inLists = [...(await list(caller, projectId, null)), ...(await list(caller, projectId, sprints.items[0]!.id))];
     expect(inLists.map((i) => i.source_key).sort()).toEqual(rows.map((r) => `SRC-${r.n}`).sort());
+  });
+
+  it('a run that fails between the steps of a batch (parents written, a child refused) says exactly what it wrote; the next run creates the rest, and the derived state equals its rebuild', async () => {
+    const { caller, orgId, projectId } = await setup();
+    // Two lists, an epic every 10 rows with the next 9 as its children: one batch, two steps.
+    const rows: Row[] = Array.from({ length: 30 }, (_, i) => {
+      const n = i + 1;
+      const epic = n - ((n - 1) % 10);
+      return { n, sprint: n % 2 ? 'Sprint 1' : undefined, ...(epic === n ? {} : { parent: epic }) };
+    });
+    // The children's step fails as DynamoDB might, on the transaction that holds SRC-15.
+    const fault = injectFault({
+      commands: ['TransactWriteItemsCommand'],
+      fault: 'Unknown',
+      when: (input) => JSON.stringify(input).includes('IMPORTED#jira#SRC-15"'),
+    });
+    let failed: ImportFailed | undefined;
+    try {
+      await importIssues({ orgId, projectId, format: 'jira-csv' }, csv(rows));
+    } catch (err) {
+      failed = err as ImportFailed;
+    } finally {
+      fault.remove();
+    }
+    expect(failed).toBeInstanceOf(ImportFailed);
+    const sprints = await listSprints(caller, projectId, { page: 1, perPage: 100 });
+    const stored = async () => [
+      ...(await list(caller, projectId, null)),
+      ...(await list(caller, projectId, sprints.items[0]!.id)),
+    ];
+    const first = await stored();
+    // The epics went in the first step; the report names exactly what is stored.
+    expect(first.map((i) => i.source_key)).toEqual(expect.arrayContaining(['SRC-1', 'SRC-11', 'SRC-21']));
+    expect(first.map((i) => i.source_key)).not.toContain('SRC-15');
+    expect(failed?.report.created).toBe(first.length);
+    expect(Object.keys(failed?.report.keys ?? {}).sort()).toEqual(first.map((i) => i.source_key).sort());
+    expect(await derivedDifferences(orgId)).toEqual([]);
+
+    const rest = await importIssues({ orgId, projectId, format: 'jira-csv' }, csv(rows));
+    expect(rest).toMatchObject({ created: rows.length - first.length, already_imported: first.length, rejected: 0 });
+    expect(rest.parents).toEqual({ linked: 27, unresolved: [] });
+    const all = await stored();
+    const byKey = new Map(all.map((i) => [i.source_key, i]));
+    expect([...byKey.keys()].sort()).toEqual(rows.map((r) => `SRC-${r.n}`).sort());
+    for (const r of rows) {
+      expect(byKey.get(`SRC-${r.n}`)!.parent_id, `SRC-${r.n}`).toBe(
+        r.parent === undefined ? null : byKey.get(`SRC-${r.parent}`)!.id,
+      );
+    }
+    // Each number once; each list's counters, each epic's summary and every index as a rebuild makes them.
+    expect(new Set(all.map((i) => i.issue_number)).size).toBe(rows.length);
+    expect(await derivedDifferences(orgId)).toEqual([]);
   });
 
   it('two runs of one file at once create each issue once', async () => {

@@ -11,9 +11,9 @@
  *
  *   npm run bench:cold [-- --rounds 7]
  */
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runtimeEnvironment } from '../../infra/bundling.ts';
@@ -63,8 +63,8 @@ async function invokeCold(bundle: Bundle, event: unknown, table: { endpoint: str
   const dir = await mkdtemp(join(tmpdir(), 'bundle-cold-'));
   try {
     const file = join(dir, 'index.mjs');
-    await copyFile(bundle.file, file);
-    await copyFile(bundle.mapFile, `${file}.map`);
+    // The bundle's folder: `index.mjs`, its map, and a split bundle's chunks (/mcp's).
+    await cp(dirname(bundle.file), dir, { recursive: true });
     const env = {
       ...runtimeEnvironment,
       PATH: process.env.PATH ?? '',

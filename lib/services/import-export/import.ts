@@ -17,7 +17,14 @@ import { getProjectItem } from '../../db/projects.ts';
 import { advance } from '../../db/sequences.ts';
 import { type GuardedItem, isRefused } from '../../db/transactions.ts';
 import { createImportedComment } from '../comments.ts';
-import { createIssue, createIssuesTogether, updateIssue, type ImportedIssue as IssueImport } from '../issues.ts';
+import {
+  createIssue,
+  createIssuesTogether,
+  reservedShare,
+  reserveIssues,
+  updateIssue,
+  type ImportedIssue as IssueImport,
+} from '../issues.ts';
 import { createLabel } from '../labels.ts';
 import { createState, listStates } from '../states.ts';
 import { addRelation } from '../relations.ts';
@@ -44,7 +51,8 @@ import {
   type ImportMapping,
   type SourceRecord,
 } from '../../model/formats/sources.ts';
-import { readIssueItem } from '../../db/issue-refs.ts';
+import type { IssueItem } from '../../db/issues.ts';
+import { issuesById } from '../../db/sub-issues.ts';
 
 /**
  * Imports issues from another tracker's file into one project, through the issue write path (every
@@ -267,6 +275,9 @@ async function takeAll(session: ImportSession, records: AsyncIterable<Parameters
   }
 }
 
+/** Children imported before read back at once when parents are linked (one BatchGetItem). */
+const STORED_PAGE = 100;
+
 /** Keys whose prefix is not the project's, at most this many named in the refusal. */
 const NAMED_KEYS = 5;
 
@@ -332,10 +343,38 @@ export const COMMENTS_WITH_ISSUE = 25;
 
 /**
  * Creates written together, whatever their lists: their slots taken in one call in file order (so
- * numbers follow the file), their parents read side by side, then each list's issues in as few
- * transactions as DynamoDB's limits allow (about fifteen issues each without comments).
+ * numbers and places follow the file), their parents read side by side, then each list's issues
+ * in as few transactions as DynamoDB's limits allow (up to 100 items: about thirteen issues without
+ * comments), children in the step after their parents (`createBatch`). Large enough that a list of
+ * a file spread over a dozen lists fills its transactions; what waits is a few hundred rows' fields.
  */
-export const IMPORT_BATCH = 50;
+export const IMPORT_BATCH = 500;
+
+/**
+ * The records of a batch in the steps they are written in: a record whose parent (by source key,
+ * or by Jira issue id through `keyOf`) is in the batch goes in the step after its parent's; each
+ * step lists indexes of `batch` in file order.
+ */
+export function parentSteps(
+  batch: readonly { key: string; parentKey?: string | undefined }[],
+  keyOf: (ref: string) => string | undefined,
+): number[][] {
+  const at = new Map(batch.map((c, i) => [c.key, i]));
+  const levels: number[] = [];
+  const levelOf = (i: number, depth = 0): number => {
+    const known = levels[i];
+    if (known !== undefined) return known;
+    const ref = batch[i]!.parentKey;
+    const parent = ref === undefined ? undefined : (at.get(ref) ?? at.get(keyOf(ref) ?? ''));
+    // A parent later in the file, or a cycle (refused at the link): not waited for.
+    const level = parent === undefined || parent >= i || depth > batch.length ? 0 : levelOf(parent, depth + 1) + 1;
+    levels[i] = level;
+    return level;
+  };
+  const steps: number[][] = [];
+  batch.forEach((_, i) => (steps[levelOf(i)] ??= []).push(i));
+  return steps.filter((s) => s.length > 0);
+}
 
 /** A record as the session will create it (its sprint, labels and people resolved). */
 interface PendingCreate {
@@ -742,13 +781,13 @@ export class ImportSession {
   }
 
   /**
-   * Puts a create in the queue; a full queue is written. A record whose parent still waits in the
-   * queue (or is being written) has it written first, so that it is given its parent at once.
+   * Puts a create in the queue; a full queue is written. A record whose parent waits in the same
+   * queue is written in the step after its parent's (`createBatch`); one whose parent is being
+   * written waits for that write.
    */
   private async enqueue(c: PendingCreate): Promise<void> {
     if (c.parentKey) {
       const parentKey = this.waiting.has(c.parentKey) ? c.parentKey : (this.idToKey.get(c.parentKey) ?? c.parentKey);
-      if (this.waiting.has(parentKey)) await this.flush();
       await this.writing.get(parentKey);
     }
     this.queue.push(c);
@@ -774,35 +813,53 @@ export class ImportSession {
 
   /**
    * Creates the issues of one batch together (lib/services/issues.ts: `createIssuesTogether`): the
-   * comment ids of all their first comments in one call, then their slots, parents and writes.
+   * comment ids of all their first comments and their slots (ids, numbers, places, in file order)
+   * in one step, then the writes in as few steps as their parents allow: first the records whose
+   * parent is not in the batch, then those whose parent was written in the step before, and so
+   * on (given their parent at once, by id). Each step writes each list's issues in as few
+   * transactions as DynamoDB's limits allow; the places were taken in file order, so each list
+   * reads in the file's order whatever the step that wrote an issue.
    */
   private async createBatch(batch: PendingCreate[]): Promise<void> {
     const counts = batch.map((c) => Math.min(c.comments.length, COMMENTS_WITH_ISSUE));
     const total = counts.reduce((a, b) => a + b, 0);
-    let next = total > 0 ? (await advance(this.caller.orgId, { comment: total })).comment - total + 1 : 0;
-    const creates = batch.map((c, i) => {
-      const parentId = c.parentKey ? this.knownIssue(c.parentKey)?.id : undefined;
-      const imported = this.importedIssue(c, next);
-      next += counts[i]!;
-      return { sprintId: c.sprintId, input: { ...c.input, ...(parentId ? { parent_id: parentId } : {}) }, imported };
+    const kept = batch.map((c) => ({ imported: { number: this.kept.get(c.key) } }));
+    const [comments, reserved] = await Promise.all([
+      total > 0 ? advance(this.caller.orgId, { comment: total }) : undefined,
+      reserveIssues(this.caller, this.options.projectId, kept),
+    ]);
+    let next = comments ? comments.comment - total + 1 : 0;
+    const firstComment = counts.map((n) => {
+      const first = next;
+      next += n;
+      return first;
     });
-    const outcomes = await createIssuesTogether(this.caller, this.options.projectId, creates);
-    // What was written is counted before a failure of the rest is thrown: the report stays exact.
-    let failure: { error: unknown } | undefined;
-    for (const [i, c] of batch.entries()) {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) {
-        if (outcome.parentGiven) this.linkedAtCreate.add(c.key);
-        await this.created(c, outcome);
-        continue;
+    for (const step of parentSteps(batch, (key) => this.idToKey.get(key))) {
+      const creates = step.map((i) => {
+        const c = batch[i]!;
+        const parentId = c.parentKey ? this.knownIssue(c.parentKey)?.id : undefined;
+        const imported = this.importedIssue(c, firstComment[i]!);
+        return { sprintId: c.sprintId, input: { ...c.input, ...(parentId ? { parent_id: parentId } : {}) }, imported };
+      });
+      const outcomes = await createIssuesTogether(this.caller, this.options.projectId, creates, reservedShare(reserved, step));
+      // What was written is counted before a failure of the rest is thrown: the report stays exact.
+      let failure: { error: unknown } | undefined;
+      for (const [n, i] of step.entries()) {
+        const c = batch[i]!;
+        const outcome = outcomes[n]!;
+        if (outcome.ok) {
+          if (outcome.parentGiven) this.linkedAtCreate.add(c.key);
+          await this.created(c, outcome);
+          continue;
+        }
+        try {
+          this.notCreated(c, outcome.error);
+        } catch (err) {
+          failure ??= { error: err };
+        }
       }
-      try {
-        this.notCreated(c, outcome.error);
-      } catch (err) {
-        failure ??= { error: err };
-      }
+      if (failure) throw failure.error;
     }
-    if (failure) throw failure.error;
     await this.progress();
   }
 
@@ -1037,55 +1094,60 @@ export class ImportSession {
   }
 
   private async linkParents(): Promise<void> {
-    for (const link of this.parentLinks) {
-      if (this.linkedAtCreate.has(link.key)) {
+    // Children imported before (a second run, a job's later run) are read back a page at a time,
+    // in one BatchGetItem per page, not one by one.
+    const stored = new Map<number, IssueItem>();
+    for (const [i, link] of this.parentLinks.entries()) {
+      if (i % STORED_PAGE === 0 && !this.options.dryRun) {
+        stored.clear();
+        const ids = this.parentLinks
+          .slice(i, i + STORED_PAGE)
+          .filter((l) => !this.linkedAtCreate.has(l.key) && !this.createdNow.has(l.key))
+          .map((l) => this.issues.get(l.key)?.id)
+          .filter((id): id is number => id !== undefined && id > 0);
+        for (const item of await issuesById(this.caller.orgId, this.options.projectId, ids)) stored.set(item.id, item);
+      }
+      await this.linkParent(link, stored);
+    }
+  }
+
+  /** Links one child to its parent (`stored`: the children imported before, as read back). */
+  private async linkParent(link: { row: number; key: string; parentKey: string }, storedItems: Map<number, IssueItem>) {
+    if (this.linkedAtCreate.has(link.key)) {
+      this.report.parents.linked += 1;
+      return;
+    }
+    const child = this.issues.get(link.key);
+    const parentKey = this.issues.has(link.parentKey) ? link.parentKey : this.idToKey.get(link.parentKey);
+    const parent = parentKey === undefined ? undefined : this.issues.get(parentKey);
+    const unresolved = (reason: string) => {
+      if (this.report.parents.unresolved.length < this.cap)
+        this.report.parents.unresolved.push({ row: link.row, key: link.key, parent_key: link.parentKey, reason });
+    };
+    if (!child) return;
+    if (!parent) {
+      unresolved('the parent is not in the file');
+      return;
+    }
+    if (this.options.dryRun) {
+      this.report.parents.linked += 1;
+      return;
+    }
+    try {
+      // Imported before (a second run, a job's later run): linked then, unless it was not.
+      const stored = this.createdNow.has(link.key) ? undefined : storedItems.get(child.id);
+      if (stored && (stored.parent_id ?? null) === parent.id) {
         this.report.parents.linked += 1;
-        continue;
+        return;
       }
-      const child = this.issues.get(link.key);
-      const parentKey = this.issues.has(link.parentKey) ? link.parentKey : this.idToKey.get(link.parentKey);
-      const parent = parentKey === undefined ? undefined : this.issues.get(parentKey);
-      const unresolved = (reason: string) => {
-        if (this.report.parents.unresolved.length < this.cap)
-          this.report.parents.unresolved.push({ row: link.row, key: link.key, parent_key: link.parentKey, reason });
-      };
-      if (!child) continue;
-      if (!parent) {
-        unresolved('the parent is not in the file');
-        continue;
-      }
-      if (this.options.dryRun) {
-        this.report.parents.linked += 1;
-        continue;
-      }
-      try {
-        // Imported before (a second run, a job's later run): linked then, unless it was not.
-        const stored = this.createdNow.has(link.key)
-          ? undefined
-          : await readIssueItem<{ parent_id?: number | null; sprint_id?: number | null; updated_at?: string }>(
-              this.caller.orgId,
-              this.options.projectId,
-              child.id,
-            );
-        if (stored && (stored.parent_id ?? null) === parent.id) {
-          this.report.parents.linked += 1;
-          continue;
-        }
-        const sprintId = stored ? (stored.sprint_id ?? null) : child.sprintId;
-        // The link keeps the child's update time: the source's.
-        const at = stored ? stored.updated_at : child.updatedAt;
-        await updateIssue(
-          this.caller,
-          { projectId: this.options.projectId, sprintId },
-          child.id,
-          { parent_id: parent.id },
-          { at },
-        );
-        this.report.parents.linked += 1;
-      } catch (err) {
-        if (err instanceof ValidationError || err instanceof NotFoundError) unresolved(err.message);
-        else throw err;
-      }
+      const sprintId = stored ? (stored.sprint_id ?? null) : child.sprintId;
+      // The link keeps the child's update time: the source's.
+      const at = stored ? stored.updated_at : child.updatedAt;
+      await updateIssue(this.caller, { projectId: this.options.projectId, sprintId }, child.id, { parent_id: parent.id }, { at });
+      this.report.parents.linked += 1;
+    } catch (err) {
+      if (err instanceof ValidationError || err instanceof NotFoundError) unresolved(err.message);
+      else throw err;
     }
   }
 
