@@ -100,11 +100,14 @@ export interface RestoredProject {
    * The last issue number handed out there: numbers up to it are never given to a new issue, but
    * kept for the keys of `source` (the file's issues keep theirs: lib/db/imports.ts, `reservedNumbers`).
    */
-  issue_seq: number;
+  lastIssueNumber: number;
   source: string;
   /** Its workflow's states as they were (ids kept: a state's id is its project's own); none: the defaults. */
   states?: WorkflowState[] | undefined;
 }
+
+/** The last issue number a project has handed out (its own issues' and those an import kept), from its stored item. */
+export const lastIssueNumber = (project: Record<string, unknown>): number => Number(project.issue_seq ?? 0);
 
 export async function getProjectItem(orgId: number, projectId: number): Promise<ProjectItem | undefined> {
   return getItem<ProjectItem>(keys.project(orgId, projectId));
@@ -143,7 +146,7 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
       org_id: orgId,
       ...project,
       ...projectItem.encode({ backlogCount: 0 }),
-      issue_seq: restored?.issue_seq ?? 0,
+      issue_seq: restored?.lastIssueNumber ?? 0,
       position_seq: 0,
       issue_id_next: ids.next,
       issue_id_end: ids.end,
@@ -152,12 +155,12 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
     ...workflow.items,
     prefixGuardPut(orgId, input.prefix, id),
     addTo(keys.org(orgId), 'projects_count', 1, projectRefusals.organisation),
-    ...(restored && restored.issue_seq > 0
+    ...(restored && restored.lastIssueNumber > 0
       ? [
           putNew({
             ...keys.importNumbers(orgId, id, restored.source),
             type: 'import_numbers',
-            ranges: [[1, restored.issue_seq]],
+            ranges: [[1, restored.lastIssueNumber]],
           }),
         ]
       : []),

@@ -20,7 +20,7 @@ import {
   type GuardedItem,
 } from './transactions.ts';
 import { storedNumberIs, withVersion } from './versions.ts';
-import { burndownAttribute, noCounters, scopeCounterNames, type scopeCounters } from '../model/sprint-counters.ts';
+import { burndownAttribute, burndownChanges, noCounters, scopeCounterNames } from '../model/sprint-counters.ts';
 import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion } from '../model/completion.ts';
 import type { RefusalReason } from './refusals.ts';
 
@@ -197,6 +197,28 @@ export async function insertSprint(orgId: number, projectId: number, fields: Spr
   return toSprint({ ...keys.sprint(orgId, projectId, id), ...item, version: 1 });
 }
 
+/** The scope counters as an export file's sprint history names them, which are the names they are stored under. */
+const historyScopeCounters = ['added_issues', 'added_points', 'removed_issues', 'removed_points'] as const;
+
+/**
+ * What a sprint keeps of its past beside what it shows: its activation (time, day), what it
+ * committed to then, the scope added and removed since, and each day's change of its open story
+ * points (the report and the burndown are made of them), as an export file's sprint line carries it
+ * (lib/services/import-export/export.ts), by the names it is stored under.
+ */
+export function sprintHistoryOf(s: Record<string, unknown>) {
+  const numberOr = (v: unknown) => (typeof v === 'number' ? v : null);
+  return {
+    activated_at: typeof s.activated_at === 'string' ? s.activated_at : null,
+    activated_on: typeof s.activated_on === 'string' ? s.activated_on : null,
+    committed_issues: numberOr(s.committed_issues),
+    committed_points: numberOr(s.committed_points),
+    burndown_base: numberOr(s.burndown_base),
+    ...Object.fromEntries(historyScopeCounters.map((c) => [c, numberOr(s[c])])),
+    burndown: Object.fromEntries(burndownChanges(s)),
+  };
+}
+
 /** A sprint as an export file brings it (lib/services/import-export/import-export.ts): its state, report and history. */
 export interface RestoredSprint {
   fields: SprintFields;
@@ -205,9 +227,11 @@ export interface RestoredSprint {
   report: SprintReport | null;
   created_at: string;
   updated_at: string;
-  /** What it kept of its past (lib/services/import-export/export.ts: `sprintHistory`); each day's burndown change by YYYY-MM-DD. */
+  /** What it kept of its past (`sprintHistoryOf`); each day's burndown change by YYYY-MM-DD. */
   history: Partial<Record<'activated_at' | 'activated_on', string | null>> &
-    Partial<Record<'committed_issues' | 'committed_points' | 'burndown_base' | (typeof scopeCounters)[number], number | null>> & {
+    Partial<
+      Record<'committed_issues' | 'committed_points' | 'burndown_base' | (typeof historyScopeCounters)[number], number | null>
+    > & {
       burndown?: Record<string, number> | undefined;
     };
 }

@@ -44,12 +44,6 @@ export const BACKLOG_COUNT = 'backlogCount';
 export type ListCounterName = SprintCounterName | ScopeCounterName | typeof BACKLOG_COUNT;
 
 /**
- * The scope counters as the export file's sprint history names them (lib/services/import-export),
- * which are the names they are stored under too.
- */
-export const scopeCounters = ['added_issues', 'added_points', 'removed_issues', 'removed_points'] as const;
-
-/**
  * The attribute of a sprint that holds the change of its open story points on one UTC day
  * (`burndown_YYYYMMDD`, top level so that writes can `ADD` to it without the attribute existing).
  */

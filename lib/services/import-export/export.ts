@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { toIssue } from '../../db/issues.ts';
 import { catalogueOf } from '../../db/labels.ts';
 import { toLabel } from '../../db/labels.ts';
-import { toProject } from '../../db/projects.ts';
+import { lastIssueNumber, toProject } from '../../db/projects.ts';
 import { workflowOf } from '../../db/workflow.ts';
 import { stateAnswer } from '../states.ts';
 import {
@@ -15,13 +15,12 @@ import {
   type WalkKey,
 } from '../../db/organisation-walk.ts';
 import { storedRelations } from '../../db/relations.ts';
-import { toSprint } from '../../db/sprints.ts';
+import { sprintHistoryOf, toSprint } from '../../db/sprints.ts';
 import { toComment } from '../../db/comments.ts';
 import { toActivity } from '../activity.ts';
 import { attachmentAnswer, attachmentItem } from '../../db/attachments.ts';
 import { exportedFileName } from '../../model/attachments.ts';
 import { getOrganisationItem, toAccount } from '../../db/accounts.ts';
-import { burndownChanges, scopeCounters } from '../../model/sprint-counters.ts';
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 
 /**
@@ -201,7 +200,7 @@ export async function* walkExport(
       // The last number handed out: numbers are never handed out twice, those of deleted issues included.
       yield line('project', {
         ...dropVersion(toProject(project)),
-        last_issue_number: Number(project.issue_seq ?? 0),
+        last_issue_number: lastIssueNumber(project),
         // Its workflow, in board order, as GET …/states answers it (docs/workflows.md), the project's id aside.
         states: workflow.states.map((s) => {
           const { project_id: _project, ...state } = dropVersion(stateAnswer(orgId, projectId, s));
@@ -219,7 +218,7 @@ export async function* walkExport(
           yield line('sprint', {
             ...dropVersion(toSprint(s)),
             sprint_lead_email: email(s.sprint_lead_id),
-            history: sprintHistory(s),
+            history: sprintHistoryOf(s),
           });
         else if (s.type === 'activity') yield line('activity', activityLine(s));
       }
@@ -264,24 +263,6 @@ export async function* walkExport(
     const { status: _status, download_url: _url, download_expires_at: _expires, ...answer } = attachmentAnswer(a);
     return { ...answer, project_id: a.projectId, uploader_email: email(a.uploaderId), file: exportedFileName(a.id, a.name) };
   }
-}
-
-/**
- * What a sprint keeps of its past beside what it shows: its activation (time, day), what it
- * committed to then, the scope added and removed since, and each day's change of its open story
- * points (the report and the burndown are made of them).
- */
-export function sprintHistory(s: Record<string, unknown>) {
-  const numberOr = (v: unknown) => (typeof v === 'number' ? v : null);
-  return {
-    activated_at: typeof s.activated_at === 'string' ? s.activated_at : null,
-    activated_on: typeof s.activated_on === 'string' ? s.activated_on : null,
-    committed_issues: numberOr(s.committed_issues),
-    committed_points: numberOr(s.committed_points),
-    burndown_base: numberOr(s.burndown_base),
-    ...Object.fromEntries(scopeCounters.map((c) => [c, numberOr(s[c])])),
-    burndown: Object.fromEntries(burndownChanges(s)),
-  };
 }
 
 async function readOrganisation(orgId: number, options: ExportWalkOptions) {

@@ -421,7 +421,7 @@ class ExportImport {
             updated_at: String(line.updated_at),
             github_repo_owner: strOrNull(line.github_repo_owner),
             github_repo_name: strOrNull(line.github_repo_name),
-            issue_seq: Number(line.last_issue_number ?? 0),
+            lastIssueNumber: Number(line.last_issue_number ?? 0),
             source: 'export',
             states: exportedStates(line.states),
           },

@@ -13,7 +13,7 @@ import {
   type ImportedIssue,
 } from '../../db/imports.ts';
 import { catalogueOf, foldName } from '../../db/labels.ts';
-import { getProjectItem } from '../../db/projects.ts';
+import { getProjectItem, lastIssueNumber } from '../../db/projects.ts';
 import { advance } from '../../db/sequences.ts';
 import { type GuardedItem, isRefused } from '../../db/transactions.ts';
 import { createImportedComment } from '../comments.ts';
@@ -562,7 +562,7 @@ export class ImportSession {
         reservedNumbers(orgId, projectId, this.source),
       ]);
       if (!project) throw new NotFoundError('Project');
-      const sequence = Number(project.issue_seq ?? 0);
+      const sequence = lastIssueNumber(project);
       const plan = keptNumbers(wanted, sequence, ranges);
       if (
         plan.reserveTo === undefined ||
