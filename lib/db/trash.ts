@@ -22,7 +22,7 @@ export const trashItem = itemKind({
   attributes: {
     kind: attribute.oneOf<TrashKind>('kind'),
     itemId: attribute.number('item_id'),
-    /** What a list shows of it: a webhook's URL. */
+    /** What a list shows of it: a webhook's URL, a label's name. */
     title: attribute.string('title'),
     deletedBy: attribute.number('deleted_by'),
     deletedAt: attribute.string('deleted_at'),
@@ -70,17 +70,25 @@ export function trashPut(
   };
 }
 
-/** The key a trashed item of `kind` had. */
-const keyOf = (orgId: number, kind: TrashKind, itemId: number): Key => {
+/**
+ * The sort key a trashed item of `kind` had, which is its key in the trash: a webhook's, or a
+ * label's (`LABEL#l`: label ids are the organisation's sequence, so unique across its projects).
+ */
+const trashSkOf = (orgId: number, kind: TrashKind, itemId: number): string => {
   switch (kind) {
     case 'webhook':
-      return keys.webhook(orgId, itemId);
+      return keys.webhook(orgId, itemId).SK;
+    case 'label':
+      return keys.label(orgId, 0, itemId).SK; // no project id in a sort key
   }
 };
 
+/** The trash item of label `labelId`, whether or not it is there. */
+export const trashedLabelKey = (orgId: number, labelId: number): Key => keys.trash(orgId, trashSkOf(orgId, 'label', labelId));
+
 /** The trashed item `itemId` of `kind`, or undefined. */
 export async function getTrashed(orgId: number, kind: TrashKind, itemId: number): Promise<TrashFields | undefined> {
-  const item = await getItem(keys.trash(orgId, keyOf(orgId, kind, itemId).SK));
+  const item = await getItem(keys.trash(orgId, trashSkOf(orgId, kind, itemId)));
   const found = item ? trashItem.decode(item) : undefined;
   return found?.kind === kind ? found : undefined;
 }
@@ -106,9 +114,9 @@ export function trashRemoval(orgId: number, trashedSk: string): GuardedItem {
  * request's resource: `If-Match` names its version (`trashAnswer`).
  */
 export async function purgeTrashed(orgId: number, kind: TrashKind, itemId: number): Promise<void> {
-  await transact([{ ...trashRemoval(orgId, keyOf(orgId, kind, itemId).SK), resource: true }]);
+  await transact([{ ...trashRemoval(orgId, trashSkOf(orgId, kind, itemId)), resource: true }]);
 }
 
 /** `answer` (a trash item as answered) with the version of the trash item it shows: its ETag. */
 export const trashAnswer = <T extends object>(orgId: number, f: TrashFields, answer: T): T =>
-  withVersion(answer, { ...keys.trash(orgId, keyOf(orgId, f.kind, f.itemId).SK), version: f.version });
+  withVersion(answer, { ...keys.trash(orgId, trashSkOf(orgId, f.kind, f.itemId)), version: f.version });
