@@ -253,7 +253,7 @@ export async function restoreLabel(orgId: number, stored: Record<string, unknown
     putNew(stored, 'label'),
     nameGuard(orgId, label.project_id, label.name, label.id),
     catalogueWrite(orgId, label.project_id, label.id, { name: label.name, color: label.color }, 1),
-    trashRemoval(orgId, String(stored.SK)),
+    ...trashRemoval(orgId, String(stored.SK), 'restored'),
   ]);
 }
 

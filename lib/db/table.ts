@@ -84,7 +84,11 @@ export const importJobStreamFilters = [
  */
 export const changeFeedStreamFilters = [
   { dynamodb: { NewImage: { type: { S: ['project', 'sprint', 'issue', 'comment'] } } } },
-  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'comment', 'attachment'] } } } },
+  // A trash item's removal: its item restored, or purged (`<kind>.restored`, `<kind>.purged`).
+  {
+    eventName: ['REMOVE'],
+    dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'comment', 'attachment', 'trash'] } } },
+  },
   // An attachment that became ready (`attachment.added`); its declaration and checks are no event.
   { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['attachment'] }, status: { S: ['ready'] } } } },
   // An import job that ended: its one `import.completed` event (lib/feed/events.ts).

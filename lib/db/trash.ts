@@ -1,4 +1,5 @@
 import { config } from '../config.ts';
+import { deletionMarker } from './deletions.ts';
 import { trashExpiry, type TrashKind } from '../model/trash.ts';
 import { tableName } from './client.ts';
 import { attribute, itemKind } from './item.ts';
@@ -99,14 +100,20 @@ export async function listTrash(orgId: number, page: PageRequest) {
   return { page: result, items: result.items.map((i) => trashItem.decode(i)) };
 }
 
-/** The Delete of a trash item, only while it is there (else refused `trashed`). */
-export function trashRemoval(orgId: number, trashedSk: string): GuardedItem {
-  return {
-    item: {
-      Delete: { TableName: tableName(), Key: keys.trash(orgId, trashedSk), ConditionExpression: 'attribute_exists(PK)' },
+/**
+ * The Delete of a trash item, only while it is there (else refused `trashed`), with its marker
+ * (lib/db/deletions.ts): the change feed reports its removal as `<kind>.restored` or
+ * `<kind>.purged` (lib/feed/events.ts) with the request's actor.
+ */
+export function trashRemoval(orgId: number, trashedSk: string, outcome: 'restored' | 'purged'): GuardedItem[] {
+  const key = keys.trash(orgId, trashedSk);
+  return [
+    {
+      item: { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(PK)' } },
+      reason: 'trashed',
     },
-    reason: 'trashed',
-  };
+    ...deletionMarker(key, outcome === 'restored' ? { restored: true } : {}),
+  ];
 }
 
 /**
@@ -114,7 +121,8 @@ export function trashRemoval(orgId: number, trashedSk: string): GuardedItem {
  * request's resource: `If-Match` names its version (`trashAnswer`).
  */
 export async function purgeTrashed(orgId: number, kind: TrashKind, itemId: number): Promise<void> {
-  await transact([{ ...trashRemoval(orgId, trashSkOf(orgId, kind, itemId)), resource: true }]);
+  const [removal, ...marker] = trashRemoval(orgId, trashSkOf(orgId, kind, itemId), 'purged');
+  await transact([{ ...removal!, resource: true }, ...marker]);
 }
 
 /** `answer` (a trash item as answered) with the version of the trash item it shows: its ETag. */

@@ -269,7 +269,7 @@ export async function restoreWebhook(orgId: number, stored: Record<string, unkno
   await transact([
     addTo(keys.org(orgId), 'webhooks_count', 1, webhookRefusals.limit, MAX_WEBHOOKS),
     putNew(stored),
-    trashRemoval(orgId, String(stored.SK)),
+    ...trashRemoval(orgId, String(stored.SK), 'restored'),
   ]);
 }
 

@@ -1292,7 +1292,7 @@ describe('the change feed', () => {
   const mappingOf = (fnId: string) =>
     ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.FunctionName.Ref === fnId);
 
-  it('reads the stream on a mapping of its own, ten batches of a shard at once: every write of projects, sprints, issues and comments, attachments becoming ready or removed, import jobs ending, and redelivery requests', () => {
+  it('reads the stream on a mapping of its own, ten batches of a shard at once: every write of projects, sprints, issues and comments, attachments becoming ready or removed, trash items removed, import jobs ending, and redelivery requests', () => {
     const mappings = mappingOf(logicalId(stack.changeFeed.consumer));
     expect(mappings).toHaveLength(1);
     const p = mappings[0]![1].Properties;
@@ -1300,7 +1300,7 @@ describe('the change feed', () => {
     const types = ['project', 'sprint', 'issue', 'comment'];
     expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
       { dynamodb: { NewImage: { type: { S: types } } } },
-      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: [...types, 'attachment'] } } } },
+      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: [...types, 'attachment', 'trash'] } } } },
       { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['attachment'] }, status: { S: ['ready'] } } } },
       { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['import_job'] }, status: { S: ['succeeded', 'failed'] } } } },
       {
