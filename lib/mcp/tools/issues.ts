@@ -29,17 +29,21 @@ const classificationFilters = ({ priority, type, due_before, due_after }: Classi
     ? { priority, type, dueBefore: due_before, dueAfter: due_after }
     : undefined;
 
-/** The labels filter: names (any case); an issue must carry all of them. */
-const labelNames = () => z.array(z.string().trim().min(1).max(50)).min(1).max(20).optional().describe('All of these.');
-/** An issue's labels as create_issue and update_issue take them (the REST field, described shorter). */
-const labelRefs = () => IssueLabelsField().optional().describe("Names or ids; replaces the issue's.");
+/**
+ * The labels filter: names (any case); an issue must carry all of them. What `labels` means, here
+ * and in writes, is said once in the server's instructions (lib/mcp/server.ts), as are `status`,
+ * `q` and `description` (Markdown: the REST field's description, left out of the tools' schemas).
+ */
+const labelNames = () => z.array(z.string().trim().min(1).max(50)).min(1).max(20).optional();
+/** An issue's labels as create_issue and update_issue take them (the REST field, described in the instructions). */
+const labelRefs = () => IssueLabelsField().optional();
 /**
  * A status as a write names it: a state of the issue's project by name (unique in a project, so
  * the tools take no `state_id`), or a category. Which
  * names the project has is the write's to check (a 422 listing them, lib/model/workflow.ts), as
  * the REST routes do once they have read the project (lib/http/project-statuses.ts).
  */
-const stateName = () => z.string().trim().min(1).max(50).optional().describe("A state's name, or a category's.");
+const stateName = () => z.string().trim().min(1).max(50).optional();
 /** A place in a list: what it means (1 the top, past the end last) is said once in the instructions. */
 const place = () => z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
@@ -47,14 +51,14 @@ export const issueTools: Tool[] = [
   defineTool(
     'list_issues',
     {
-      description: "A sprint's or the backlog's (sprint_id null) issues, in order; a filtered call looks through 1,000.",
+      description: "A sprint's or the backlog's issues, in order; a filtered call looks through 1,000.",
       input: z.object({
         project_id: projectId(),
         sprint_id: sprintRef().nullable(),
         status: z.array(IssueStatus).min(1).optional(),
         assignee_id: accountRef().nullable().optional(),
         parent_id: id().nullable().optional(),
-        q: z.string().min(1).max(255).optional().describe('In the title.'),
+        q: z.string().min(1).max(255).optional(),
         updated_since: z.iso.datetime({ offset: true }).optional(),
         ...classification,
         labels: labelNames(),
@@ -123,7 +127,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'my_issues',
     {
-      description: 'Issues assigned to you, most recently updated first.',
+      description: 'Issues assigned to you, latest update first.',
       input: z.object({
         status: z.array(IssueStatus).min(1).optional(),
         ...classification,
@@ -165,7 +169,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'get_issue_activity',
     {
-      description: "An issue's history, oldest first: field changes (who, from, to), comments.",
+      description: "An issue's history, oldest first: changes (who, from, to), comments.",
       input: z.object({ ...issueRef, ...listInput }),
       unlisted,
       output: { activity: z.array(Activity), ...listInfo },
@@ -182,11 +186,12 @@ export const issueTools: Tool[] = [
   defineTool(
     'create_issue',
     {
-      description: 'Create an issue at the end of a sprint or the backlog (sprint_id null).',
+      description: 'Create an issue at the end of a sprint or the backlog.',
       input: z.object({
         project_id: projectId(),
         sprint_id: sprintRef().nullable().optional(),
         ...IssueCreateFields.omit({ state_id: true }).shape,
+        description: IssueCreateFields.shape.description.meta({ description: undefined }),
         status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),
@@ -206,6 +211,7 @@ export const issueTools: Tool[] = [
       input: z.object({
         ...issueRef,
         ...IssueUpdateFields.omit({ sprint_id: true, position: true, state_id: true }).shape,
+        description: IssueUpdateFields.shape.description.meta({ description: undefined }),
         status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),
@@ -223,8 +229,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'move_issue',
     {
-      description:
-        'Move an issue to a sprint or the backlog (null), or within its list (no to_sprint_id): at the end or at position.',
+      description: 'Move an issue to a sprint or the backlog (null), or (no to_sprint_id) to position or the end of its list.',
       input: z.object({
         ...issueRef,
         to_sprint_id: sprintRef().nullable().optional(),

@@ -31,7 +31,12 @@ export const labelTools: Tool[] = [
     'create_label',
     {
       description: 'Create a label in a project.',
-      input: z.object({ project_id: projectRef(), ...LabelCreateFields.shape }),
+      input: z.object({
+        project_id: projectRef(),
+        ...LabelCreateFields.shape,
+        // Grey when absent: an agent need not be told (tools/list pays for every byte).
+        color: LabelCreateFields.shape.color.meta({ description: undefined }),
+      }),
       output: one,
       annotations: annotations.create,
     },
