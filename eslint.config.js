@@ -32,6 +32,24 @@ export default tseslint.config(
     },
   },
   {
+    // What the functions' bundles carry is written in zod's functional build (lib/schemas/zod.ts):
+    // classic zod puts all of itself into every bundle that validates anything. The MCP server
+    // (loaded on use, beside the MCP SDK, which brings classic zod anyway) and the tools may use it.
+    files: ['lib/**/*.ts', 'functions/**/*.ts'],
+    ignores: ['lib/mcp/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'zod', message: "Use 'zod/mini' (lib/schemas/zod.ts says why).", allowTypeImports: true },
+            { name: 'zod/v4', message: "Use 'zod/mini' (lib/schemas/zod.ts says why).", allowTypeImports: true },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The reference page's start-up script runs in the browser, beside Swagger UI.
     files: ['lib/api-reference/**/*.js'],
     languageOptions: { globals: { ...globals.browser, SwaggerUIBundle: 'readonly' } },

@@ -10,7 +10,7 @@
  * Rows that come in pairs are written once: `patchAndPut`, `transition`, and `inBoth` for a
  * sprint's issue routes and the backlog's.
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { Activity, RevertConflict } from './schemas/activity.ts';
 import { BULK_MAX_ITEMS, BulkQuery, IssueBulkBody, IssueBulkResults } from './schemas/bulk.ts';
 import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
@@ -68,29 +68,29 @@ export interface Route {
     description?: string;
     tag: string;
     /** Request body schema (wrapper included). */
-    body?: z.ZodType;
+    body?: z.ZodMiniType;
     /** The body may be left out (an empty body reads as `{}`). */
     optionalBody?: boolean;
     /** The body's media type when it is not JSON (OAuth's form posts). */
     bodyMediaType?: string;
     /** Every media type the body may be sent in, with its schema, where there are several (an import's file). */
-    bodies?: Record<string, z.ZodType>;
+    bodies?: Record<string, z.ZodMiniType>;
     /**
      * The body of the row's error answers when it is not the service's `{error}` (OAuth's
      * `{error, error_description}`, or the authorization page's HTML).
      */
-    errorBody?: { schema: z.ZodType; mediaType?: string };
+    errorBody?: { schema: z.ZodMiniType; mediaType?: string };
     /** Unknown query parameters are ignored rather than refused (OAuth requires it of /oauth/authorize). */
     lenientQuery?: boolean;
     /** Query parameters, beyond the `page`/`per_page`/`cursor` that every list takes. */
-    query?: z.ZodObject;
+    query?: z.ZodMiniObject;
     /**
      * Success status and body; `list` means a paginated JSON array of `schema`. `mediaType` is
      * that of `schema` (default `application/json`).
      */
     success: {
       status: 200 | 201 | 202 | 204 | 302 | 405;
-      schema?: z.ZodType;
+      schema?: z.ZodMiniType;
       list?: boolean;
       description: string;
       mediaType?: string;
@@ -98,7 +98,7 @@ export interface Route {
     /** Also answered: 202 with no body, for a message that needs no answer (MCP's notifications). */
     accepted?: string;
     /** Request headers the operation reads, beyond the conventions the document adds (`If-Match`...). */
-    headers?: z.ZodObject;
+    headers?: z.ZodMiniObject;
     /**
      * Other statuses (errors, 304) this operation may answer, beyond those every authenticated
      * route has (`commonErrors`). In a row: only those that do not follow from the row (see `route`).
@@ -121,7 +121,7 @@ export interface Route {
      */
     secret?: boolean;
     /** The body of the row's own 409, where it is not `{error}` (a revert's fields changed since). */
-    conflict?: { schema: z.ZodType; description: string };
+    conflict?: { schema: z.ZodMiniType; description: string };
     /**
      * A conditional write (`If-Match`, lib/http/conditional.ts): PATCH, PUT and DELETE of a resource
      * (a path with ids), and the rows that say so (the sprint transitions). Derived by `route`.
@@ -315,7 +315,7 @@ const backlogList: IssueList = {
 /** The rows of both lists, the sprint's first, from rows written once. */
 const inBoth = (rows: (list: IssueList) => Route[]): [Route[], Route[]] => [rows(sprintList), rows(backlogList)];
 
-const document = (format: string, schema: z.ZodType, mediaType?: string): Spec => ({
+const document = (format: string, schema: z.ZodMiniType, mediaType?: string): Spec => ({
   id: `getOpenApi${format}`,
   summary: `This OpenAPI document, as ${format.toUpperCase()}`,
   tag: 'Documentation',
@@ -328,7 +328,7 @@ const reference = (
   path: string,
   id: string,
   summary: string,
-  body: { schema: z.ZodType; mediaType: string; description: string },
+  body: { schema: z.ZodMiniType; mediaType: string; description: string },
 ) =>
   route(
     'GET',

@@ -3,7 +3,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { asActor } from '../context/actor.ts';
 import { issueKeyPattern, pathIdPattern } from '../vocabulary/ids.ts';
 import { NotFoundError, UnauthorizedError } from '../vocabulary/errors.ts';
@@ -49,7 +49,7 @@ export interface ApiResult {
 }
 
 /** A route's body schema, loaded on the first request: zod stays out of the cold start (tools/bench). */
-export type BodySchema<Body> = (() => Promise<z.ZodType>) & {
+export type BodySchema<Body> = (() => Promise<z.ZodMiniType>) & {
   readonly body?: Body;
   /** The body is wrapped in an object named after the resource (`{"issue": {...}}`), left out of messages. */
   readonly wrapped: boolean;
@@ -64,10 +64,10 @@ export function bodySchema<M, K extends keyof M>(
   name: K,
   options: { wrapped?: boolean } = {},
 ): BodySchema<OutputOf<M[K]>> {
-  return Object.assign(async () => (await load())[name] as z.ZodType, { wrapped: options.wrapped ?? true });
+  return Object.assign(async () => (await load())[name] as z.ZodMiniType, { wrapped: options.wrapped ?? true });
 }
 
-type OutputOf<S> = S extends z.ZodType ? z.output<S> : never;
+type OutputOf<S> = S extends z.ZodMiniType ? z.output<S> : never;
 
 export interface StackOptions<Body = unknown> {
   /** The route takes a JSON body (POST/PUT/PATCH with a payload) valid against this schema. */

@@ -6,7 +6,7 @@ import type { Scope } from '../model/oauth.ts';
 export interface ToolListing {
   name: string;
   description: string;
-  input: z.ZodObject;
+  input: z.core.$ZodObject;
   annotations: ToolAnnotations;
   /**
    * Arguments taken but left out of the listed schema, because the server's instructions say them

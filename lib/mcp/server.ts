@@ -15,6 +15,7 @@ import type { Principal } from '../model/principal.ts';
 import { MAX_BODY_BYTES } from '../http/stack.ts';
 import type { ToolListEntry } from './listing.ts';
 import { toolList } from './tool-list.ts';
+import { safeParseAsync } from 'zod';
 import { registerPrompts } from './prompts.ts';
 import type { NameResolver } from './resolve.ts';
 import { registerResources } from './resources.ts';
@@ -79,7 +80,7 @@ export async function callTool(
   try {
     const tool = (await domain()).tools.find((t) => t.name === name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
-    const parsed = await tool.takes.safeParseAsync(args ?? {});
+    const parsed = await safeParseAsync(tool.takes, args ?? {});
     if (!parsed.success) {
       throw new McpError(
         ErrorCode.InvalidParams,

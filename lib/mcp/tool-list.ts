@@ -913,8 +913,7 @@ export const toolList: ToolListEntry[] = [
                 "integer",
                 "string"
               ]
-            },
-            "description": "Label names (any case) or ids of the project; replaces the issue's labels."
+            }
           }
         },
         "required": [
@@ -1007,8 +1006,7 @@ export const toolList: ToolListEntry[] = [
                 "integer",
                 "string"
               ]
-            },
-            "description": "Label names (any case) or ids of the project; replaces the issue's labels."
+            }
           }
         }
       },

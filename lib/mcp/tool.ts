@@ -42,7 +42,7 @@ function outOfScope(connection: Connection, scope: Scope): CallToolResult | unde
   return toolError(new ForbiddenError(connection.refusal(scope)));
 }
 
-export interface ToolSpec<I extends z.ZodObject, O extends z.ZodRawShape> {
+export interface ToolSpec<I extends z.core.$ZodObject, O extends z.ZodRawShape> {
   /** When to use the tool, in one or two sentences: an agent reads it in every conversation. */
   description: string;
   /** Arguments; an object schema, so that cross-field rules (`refine`) of the REST schemas apply too. */
@@ -80,7 +80,7 @@ export interface Tool {
   /** What `tools/list` shows of it. */
   listing: ToolListing;
   /** Its arguments as a call is validated: `listing.input`, closed (an unknown argument is refused, named). */
-  takes: z.ZodType;
+  takes: z.core.$ZodType;
   /** The scope it needs (lib/model/oauth.ts). */
   scope: Scope;
   adminOnly: boolean;
@@ -104,7 +104,7 @@ export interface Tool {
  * result is one resource also answers its `version`, and every tool that changes or deletes one
  * takes an optional `expected_version`: the write then applies only at that version.
  */
-export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
+export function defineTool<I extends z.core.$ZodObject, O extends z.ZodRawShape>(
   name: string,
   spec: ToolSpec<I, O>,
   run: (
@@ -114,7 +114,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
 ): Tool {
   const conditional = spec.annotations === annotations.update || spec.annotations === annotations.delete;
   const single = Object.keys(spec.output).length === 1;
-  const input = conditional ? spec.input.extend({ expected_version: expectedVersion }) : spec.input;
+  const input = conditional ? z.core.util.extend(spec.input, { expected_version: expectedVersion }) : spec.input;
   // Calls are validated closed, as REST bodies are (lib/schemas/common.ts): an unknown argument is a
   // tool error naming it and the argument it most likely meant, never ignored. The listing stays as
   // it was: `additionalProperties: false` on every tool would cost bytes in every conversation.
@@ -130,7 +130,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
       unlisted: [
         ...(spec.unlisted ?? []),
         ...(conditional ? ['expected_version'] : []),
-        ...(spec.input.shape.limit === listInput.limit ? ['limit', 'cursor'] : []),
+        ...(spec.input._zod.def.shape.limit === listInput.limit ? ['limit', 'cursor'] : []),
       ],
     },
     takes,
@@ -159,7 +159,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodRawShape>(
  * A tool that deletes one resource: `remove` deletes what the arguments name and answers its id,
  * and the tool answers `{ deleted: true, <idName>: that id }`.
  */
-export function deleteTool<I extends z.ZodObject>(
+export function deleteTool<I extends z.core.$ZodObject>(
   name: string,
   idName: string,
   spec: { description: string; input: I; adminOnly?: boolean; unlisted?: readonly string[] },

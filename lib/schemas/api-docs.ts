@@ -1,19 +1,21 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { meta } from './zod.ts';
 
 /** `/api-docs/v1/swagger.json`: an OpenAPI 3 document (described loosely: it describes itself). */
-export const OpenApiDocumentJson = z
-  .looseObject({
-    openapi: z.string().meta({ example: '3.0.3' }),
+export const OpenApiDocumentJson = meta(
+  z.looseObject({
+    openapi: meta(z.string(), { example: '3.0.3' }),
     info: z.looseObject({ title: z.string(), version: z.string() }),
     paths: z.record(z.string(), z.unknown()),
-  })
-  .meta({ id: 'OpenApiDocument', description: 'This document.' });
+  }),
+  { id: 'OpenApiDocument', description: 'This document.' },
+);
 
 /** `/api-docs/v1/swagger.yaml`: the same document as YAML text. */
-export const OpenApiDocumentYaml = z.string().meta({ description: 'This document, as YAML.' });
+export const OpenApiDocumentYaml = meta(z.string(), { description: 'This document, as YAML.' });
 
 /** `/api-docs`: the HTML page of the interactive reference. */
-export const ApiReferencePage = z.string().meta({ description: 'An HTML page that renders this document with Swagger UI.' });
+export const ApiReferencePage = meta(z.string(), { description: 'An HTML page that renders this document with Swagger UI.' });
 
 /** `/api-docs/assets/...`: a script or style sheet the reference page loads. */
-export const ApiReferenceAsset = z.string().meta({ description: 'The file, as text.' });
+export const ApiReferenceAsset = meta(z.string(), { description: 'The file, as text.' });

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { meta } from './zod.ts';
 import { closed, ErrorBody, idField, integer, wrapped } from './common.ts';
 import {
   Issue,
@@ -20,67 +21,70 @@ export const BULK_MAX_ITEMS = 100;
  */
 export const BulkCreateItem = wrapped(
   'issue',
-  IssueCreateBodyFields.extend({ position: IssueUpdateFields.shape.position }).meta({ id: 'BulkIssueCreate' }),
+  meta(z.extend(IssueCreateBodyFields, { position: IssueUpdateFields.shape.position }), { id: 'BulkIssueCreate' }),
   Issue,
 );
 export type BulkCreateItem = z.output<typeof BulkCreateItem>;
 
 /** An update item: the single update's body, with the issue's `id` and the `version` it expects (optional). */
-export const BulkUpdateItem = wrapped('issue', IssueUpdateBodyFields, Issue).extend({
+export const BulkUpdateItem = z.extend(wrapped('issue', IssueUpdateBodyFields, Issue), {
   id: idField(),
-  version: integer().min(0, { error: 'must be 0 or more' }).optional(),
+  version: z.optional(integer().check(z.minimum(0, { error: 'must be 0 or more' }))),
 });
 export type BulkUpdateItem = z.output<typeof BulkUpdateItem>;
 
 /** The request: items in order, each checked on its own (the array alone is checked here); nothing beside them. */
 export const IssueBulkBody = closed(
-  z
-    .object({
+  meta(
+    z.object({
       items: z
         .array(
-          z.unknown().meta({
+          meta(z.unknown(), {
             description:
               'A create `{"issue": {...}}` (`position` honoured), or an update `{"id": 12, "version": 3, "issue": {...}}` ' +
               '(the single PATCH; `version` optional, as `If-Match`).',
           }),
           { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array') },
         )
-        .min(1, { error: `must hold 1 to ${BULK_MAX_ITEMS} items` })
-        .max(BULK_MAX_ITEMS, { error: `must hold 1 to ${BULK_MAX_ITEMS} items` }),
-    })
-    .meta({ id: 'IssueBulk' }),
+        .check(z.minLength(1, { error: `must hold 1 to ${BULK_MAX_ITEMS} items` }))
+        .check(z.maxLength(BULK_MAX_ITEMS, { error: `must hold 1 to ${BULK_MAX_ITEMS} items` })),
+    }),
+    { id: 'IssueBulk' },
+  ),
   undefined,
   { notAnObject: 'body must be a JSON object' },
 );
 export type IssueBulkBody = z.output<typeof IssueBulkBody>;
 
 export const BulkQuery = z.object({
-  dry_run: z
-    .enum(['true', 'false'], { error: 'must be true or false' })
-    .optional()
-    .meta({ description: '`true`: validate and answer what the request would do, writing nothing.' }),
+  dry_run: meta(z.optional(z.enum(['true', 'false'], { error: 'must be true or false' })), {
+    description: '`true`: validate and answer what the request would do, writing nothing.',
+  }),
 });
 
 /** One item's answer: the status and body the single route would give. */
-export const BulkResult = z
-  .object({
-    status: z.number().int().meta({ description: '201 created, 200 updated, or the error status of the single route.' }),
-    issue: Issue.optional(),
-    errors: z.array(z.string()).optional().meta({ description: 'A 422: one message per problem.' }),
-    error: ErrorBody.shape.error.optional(),
-    description_omitted: z
-      .boolean()
-      .optional()
-      .meta({ description: 'true: the answer reached 5 MiB and this issue comes without its description (GET it).' }),
-  })
-  .meta({ id: 'BulkResult' });
+export const BulkResult = meta(
+  z.object({
+    status: meta(z.number().check(z.int()), {
+      description: '201 created, 200 updated, or the error status of the single route.',
+    }),
+    issue: z.optional(Issue),
+    errors: meta(z.optional(z.array(z.string())), { description: 'A 422: one message per problem.' }),
+    error: z.optional(ErrorBody.shape.error),
+    description_omitted: meta(z.optional(z.boolean()), {
+      description: 'true: the answer reached 5 MiB and this issue comes without its description (GET it).',
+    }),
+  }),
+  { id: 'BulkResult' },
+);
 
-export const IssueBulkResults = z
-  .object({
+export const IssueBulkResults = meta(
+  z.object({
     dry_run: z.boolean(),
-    results: z.array(BulkResult).meta({ description: 'One per item, in order.' }),
-  })
-  .meta({ id: 'IssueBulkResults' });
+    results: meta(z.array(BulkResult), { description: 'One per item, in order.' }),
+  }),
+  { id: 'IssueBulkResults' },
+);
 
 /** One item, parsed and located by its caller (the REST body, an MCP tool's arguments). */
 export type BulkOp =

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { meta } from './zod.ts';
 import { isCalendarDate } from '../vocabulary/values.ts';
 import { unknownKeysMessage } from './validate.ts';
 
@@ -59,14 +60,16 @@ export const textMessages = {
  * no UTF-8 encoder can write).
  */
 export const plainText = (
-  schema: z.ZodString,
+  schema: z.ZodMiniString,
   kind: keyof typeof controlCharacters,
   stated: { nonBlank?: boolean; without?: string } = {},
-): z.ZodString =>
-  schema
-    .refine((v) => !controlCharacters[kind].test(v), { error: textMessages.control, abort: true })
-    .refine((v) => !unpairedSurrogate.test(v), { error: textMessages.surrogate })
-    .meta({ pattern: textPattern(kind, stated) });
+): z.ZodMiniString =>
+  meta(
+    schema
+      .check(z.refine((v) => !controlCharacters[kind].test(v), { error: textMessages.control, abort: true }))
+      .check(z.refine((v) => !unpairedSurrogate.test(v), { error: textMessages.surrogate })),
+    { pattern: textPattern(kind, stated) },
+  );
 
 /**
  * The same rules as a JSON Schema pattern, for the OpenAPI document: the characters `plainText`
@@ -85,21 +88,23 @@ export const nameField = () =>
   plainText(
     z
       .string(typed('a string'))
-      .trim()
-      .min(1, { error: "can't be blank" })
-      .max(limits.name, { error: `is too long (maximum is ${limits.name} characters)` }),
+      .check(z.trim())
+      .check(z.minLength(1, { error: "can't be blank" }))
+      .check(z.maxLength(limits.name, { error: `is too long (maximum is ${limits.name} characters)` })),
     'line',
     { nonBlank: true },
   );
 
 export const descriptionField = () =>
-  plainText(
-    z
-      .string(typed('a string or null'))
-      .max(limits.description, { error: `is too long (maximum is ${limits.description} characters)` })
-      .refine(...withinTextBytes),
-    'multiline',
-  ).nullable();
+  z.nullable(
+    plainText(
+      z
+        .string(typed('a string or null'))
+        .check(z.maxLength(limits.description, { error: `is too long (maximum is ${limits.description} characters)` }))
+        .check(z.refine(...withinTextBytes)),
+      'multiline',
+    ),
+  );
 
 /** An http(s) URL as the document states it: a host name, a port of at most 4 digits, a path with no space (a subset of what `isHttpUrl` takes). */
 // Labels of letters and digits joined by single hyphens (no `xn--`, which must be valid punycode);
@@ -111,12 +116,15 @@ export const httpUrlPattern = `^[hH][tT][tT][pP][sS]?://${urlHost}${urlRest}$`;
 export const redirectUriPattern = `^(?:https://${urlHost}|http://(?:127\\.0\\.0\\.1|\\[::1\\]))${urlRest}$`;
 
 export const urlField = () =>
-  z
-    .string(typed('a string or null'))
-    .max(limits.url, { error: `is too long (maximum is ${limits.url} characters)` })
-    .refine((v) => isHttpUrl(v), { error: 'must be an http(s) URL' })
-    .meta({ format: 'uri', pattern: httpUrlPattern })
-    .nullable();
+  z.nullable(
+    meta(
+      z
+        .string(typed('a string or null'))
+        .check(z.maxLength(limits.url, { error: `is too long (maximum is ${limits.url} characters)` }))
+        .check(z.refine((v) => isHttpUrl(v), { error: 'must be an http(s) URL' })),
+      { format: 'uri', pattern: httpUrlPattern },
+    ),
+  );
 
 function isHttpUrl(v: string): boolean {
   try {
@@ -131,19 +139,19 @@ function isHttpUrl(v: string): boolean {
 export const idField = () =>
   z
     .number(typed('an integer'))
-    .int({ error: 'must be an integer' })
-    .min(1, { error: 'must be a positive integer' })
-    .max(Number.MAX_SAFE_INTEGER, { error: 'is out of range' });
+    .check(z.int({ error: 'must be an integer' }))
+    .check(z.minimum(1, { error: 'must be a positive integer' }))
+    .check(z.maximum(Number.MAX_SAFE_INTEGER, { error: 'is out of range' }));
 
 /** ISO 8601 UTC with milliseconds, as every response carries it. */
-export const dateTime = () => z.string().meta({ format: 'date-time', example: '2026-11-21T09:30:00.000Z' });
+export const dateTime = () => meta(z.string(), { format: 'date-time', example: '2026-11-21T09:30:00.000Z' });
 
 /** A real calendar date, YYYY-MM-DD. */
 export const dateField = () =>
-  z
-    .string(typed('a date (YYYY-MM-DD)'))
-    .refine(isCalendarDate, { error: 'must be a real date (YYYY-MM-DD)' })
-    .meta({ format: 'date', example: '2026-11-21' });
+  meta(z.string(typed('a date (YYYY-MM-DD)')).check(z.refine(isCalendarDate, { error: 'must be a real date (YYYY-MM-DD)' })), {
+    format: 'date',
+    example: '2026-11-21',
+  });
 
 export { isCalendarDate };
 
@@ -156,7 +164,7 @@ const closedError =
   (readOnly: ReadonlySet<string>, otherwise: (input: unknown) => string, naming: Naming = {}) =>
   (iss: z.core.$ZodRawIssue): string => {
     if (iss.code === 'unrecognized_keys') {
-      const shape = (iss.inst as z.ZodObject | undefined)?._zod.def.shape ?? {};
+      const shape = (iss.inst as z.ZodMiniObject | undefined)?._zod.def.shape ?? {};
       const known = Object.keys(shape).filter((k) => !readOnly.has(k));
       // A body's messages get their place from `issueMessages`; an MCP tool's name its own.
       return unknownKeysMessage(naming.root, iss.keys, known, naming.noun);
@@ -172,10 +180,10 @@ interface Naming {
 
 /** A field of the resource's answer that a write body accepts and ignores: any value, never stored. */
 const readOnlyField = () =>
-  z
-    .unknown()
-    .optional()
-    .meta({ readOnly: true, description: "Read-only: the resource's answer carries it; accepted, and ignored." });
+  meta(z.optional(z.unknown()), {
+    readOnly: true,
+    description: "Read-only: the resource's answer carries it; accepted, and ignored.",
+  });
 
 /**
  * Stripe's rule for one object of a write body (docs/api.md: Requests): a key it does not know is
@@ -188,33 +196,37 @@ const readOnlyField = () =>
  * OpenAPI name and description go to the closed object (the document shows the body as it is
  * taken: the fields, the read-only ones marked `readOnly`, nothing else).
  */
-export function closed<S extends z.ZodObject>(
+export function closed<S extends z.core.$ZodObject>(
   fields: S,
-  answer?: z.ZodObject,
-  options: Naming & { notAnObject?: string; namedAs?: z.ZodType } = {},
-): z.ZodType<z.output<S>, z.input<S>> {
-  const own = new Set(Object.keys(fields.shape));
-  const readOnly = answer ? Object.keys(answer.shape).filter((k) => !own.has(k)) : [];
+  answer?: z.core.$ZodObject,
+  options: Naming & { notAnObject?: string; namedAs?: z.core.$ZodType } = {},
+): z.ZodMiniType<z.output<S>, z.input<S>> {
+  const shape = fields._zod.def.shape;
+  const own = new Set(Object.keys(shape));
+  const readOnly = answer ? Object.keys(answer._zod.def.shape).filter((k) => !own.has(k)) : [];
   const notAnObject = options.notAnObject ?? 'must be an object';
   const object = z
     .strictObject(
-      { ...fields.shape, ...Object.fromEntries(readOnly.map((k) => [k, readOnlyField()])) },
+      { ...shape, ...Object.fromEntries(readOnly.map((k) => [k, readOnlyField()])) },
       { error: closedError(new Set(readOnly), (input) => (input === undefined ? 'is required' : notAnObject), options) },
     )
     .check(...((fields._zod.def.checks ?? []) as z.core.$ZodCheck<Record<string, unknown>>[]));
   const named = options.namedAs ?? fields;
-  const meta = z.globalRegistry.get(named);
-  if (meta) {
+  const metadata = z.globalRegistry.get(named);
+  if (metadata) {
     // One schema per OpenAPI name (an id is unique in the registry): the document names the body as it is taken.
-    if (meta.id !== undefined) z.globalRegistry.remove(named);
-    object.register(z.globalRegistry, meta);
+    if (metadata.id !== undefined) z.globalRegistry.remove(named);
+    object.register(z.globalRegistry, metadata);
   }
-  if (readOnly.length === 0) return object as unknown as z.ZodType<z.output<S>, z.input<S>>;
-  return object.transform((value) => {
-    const kept: Record<string, unknown> = { ...value };
-    for (const k of readOnly) delete kept[k];
-    return kept as z.output<S>;
-  }) as unknown as z.ZodType<z.output<S>, z.input<S>>;
+  if (readOnly.length === 0) return object as unknown as z.ZodMiniType<z.output<S>, z.input<S>>;
+  return z.pipe(
+    object,
+    z.transform((value) => {
+      const kept: Record<string, unknown> = { ...value };
+      for (const k of readOnly) delete kept[k];
+      return kept as z.output<S>;
+    }),
+  ) as unknown as z.ZodMiniType<z.output<S>, z.input<S>>;
 }
 
 /**
@@ -222,11 +234,11 @@ export function closed<S extends z.ZodObject>(
  * else may stand beside it. The object inside is `closed`: its unknown keys are refused, the
  * fields of the resource's `answer` it does not take are accepted and ignored.
  */
-export const wrapped = <K extends string, S extends z.ZodObject>(
+export const wrapped = <K extends string, S extends z.ZodMiniObject>(
   key: K,
   fields: S,
-  answer?: z.ZodObject,
-  namedAs?: z.ZodType,
+  answer?: z.ZodMiniObject,
+  namedAs?: z.ZodMiniType,
 ) => {
   const inner = closed(fields, answer, namedAs ? { namedAs } : {});
   return z.strictObject({ [key]: inner } as { [P in K]: typeof inner }, {
@@ -236,10 +248,11 @@ export const wrapped = <K extends string, S extends z.ZodObject>(
   });
 };
 
-export const ErrorBody = z.object({ error: z.string() }).meta({ id: 'Error', description: 'A single human-readable message.' });
-export const ErrorsBody = z
-  .object({ errors: z.array(z.string()) })
-  .meta({ id: 'ValidationErrors', description: 'Validation messages, one per problem, each naming its field.' });
+export const ErrorBody = meta(z.object({ error: z.string() }), { id: 'Error', description: 'A single human-readable message.' });
+export const ErrorsBody = meta(z.object({ errors: z.array(z.string()) }), {
+  id: 'ValidationErrors',
+  description: 'Validation messages, one per problem, each naming its field.',
+});
 
 /**
  * A query-string integer: plain decimal digits only. `z.coerce` would also take "0x10", "1e2" or
@@ -248,25 +261,33 @@ export const ErrorsBody = z
 export const queryInt = (v: unknown) => (typeof v === 'string' ? (/^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN) : v);
 
 /** An integer field: "must be an integer" for anything else, in a body or a query. */
-export const integer = () => z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' });
+export const integer = () => z.number({ error: 'must be an integer' }).check(z.int({ error: 'must be an integer' }));
 
 /**
  * An integer query parameter: its text read as a number by `read` (`queryInt` unless given), then
  * held to `integer` and the bounds that `bounds` adds.
  */
-export const queryInteger = (bounds: (n: z.ZodNumber) => z.ZodNumber, read: (v: unknown) => unknown = queryInt) =>
-  z.preprocess(read, bounds(integer()));
+export const queryInteger = (bounds: (n: z.ZodMiniNumber) => z.ZodMiniNumber, read: (v: unknown) => unknown = queryInt) =>
+  z.pipe(z.transform(read), bounds(integer()));
 
 /** `page`/`per_page` query parameters (docs/api.md: Pagination). */
 export const PaginationQuery = z.object({
-  page: queryInteger((n) => n.min(1, { error: 'must be 1 or more' }).max(1_000_000, { error: 'is too large' })).default(1),
+  page: z._default(
+    queryInteger((n) =>
+      n.check(z.minimum(1, { error: 'must be 1 or more' })).check(z.maximum(1_000_000, { error: 'is too large' })),
+    ),
+    1,
+  ),
   // Clamped before the integer check, so that any larger integer (even past 2^53) means 100.
-  per_page: queryInteger(
-    (n) => n.min(1, { error: 'must be between 1 and 100' }),
-    (v) => {
-      const n = queryInt(v);
-      return typeof n === 'number' && n > 100 ? 100 : n;
-    },
-  ).default(25),
-  cursor: z.string().max(2048).optional(),
+  per_page: z._default(
+    queryInteger(
+      (n) => n.check(z.minimum(1, { error: 'must be between 1 and 100' })),
+      (v) => {
+        const n = queryInt(v);
+        return typeof n === 'number' && n > 100 ? 100 : n;
+      },
+    ),
+    25,
+  ),
+  cursor: z.optional(z.string().check(z.maxLength(2048))),
 });

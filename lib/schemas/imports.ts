@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { meta } from './zod.ts';
 import { StateCategory } from './states.ts';
 import { isTimeZone } from '../vocabulary/values.ts';
 import { dateTime } from './common.ts';
@@ -8,19 +9,18 @@ export const jobFormats = ['jira-csv', 'github-json', 'export'] as const;
 export type JobFormat = (typeof jobFormats)[number];
 
 const flag = (description: string) =>
-  z.enum(['true', 'false'], { error: 'must be true or false' }).optional().meta({ description });
+  meta(z.optional(z.enum(['true', 'false'], { error: 'must be true or false' })), { description });
 
 export const ImportJobQuery = z.object({
-  format: z.enum(jobFormats, { error: `must be one of: ${jobFormats.join(', ')}` }).meta({
+  format: meta(z.enum(jobFormats, { error: `must be one of: ${jobFormats.join(', ')}` }), {
     description:
       'The file: `jira-csv` (a Jira Cloud CSV export, `text/csv`), `github-json` (`gh issue list --json …`, `application/json`) ' +
       'or `export` (an export file of this service, `application/x-ndjson`: into the organisation, no `project_id`).',
   }),
-  project_id: z
-    .string({ error: 'is required' })
-    .regex(/^[1-9]\d{0,15}$/, { error: 'must be a project id' })
-    .optional()
-    .meta({ description: 'The project the issues go to (required for `jira-csv` and `github-json`; none for `export`).' }),
+  project_id: meta(
+    z.optional(z.string({ error: 'is required' }).check(z.regex(/^[1-9]\d{0,15}$/, { error: 'must be a project id' }))),
+    { description: 'The project the issues go to (required for `jira-csv` and `github-json`; none for `export`).' },
+  ),
   dry_run: flag('`true`: write nothing; the report says what would be created and every row that cannot be taken.'),
   keep_numbers: flag(
     "`true`: each issue keeps the number of its key where it is free (`DI-127` stays `DI-127`; Jira keys must have the project's prefix), " +
@@ -30,176 +30,191 @@ export const ImportJobQuery = z.object({
 export type ImportJobQuery = z.output<typeof ImportJobQuery>;
 
 /** How a source's words become ours (docs/import-export.md: Mapping); the same file as the CLI's `--mapping`. */
-export const ImportMapping = z
-  .strictObject(
+export const ImportMapping = meta(
+  z.strictObject(
     {
-      statuses: z.record(z.string(), IssueStatus).optional().meta({ description: 'A source status -> a status here.' }),
-      defaultStatus: IssueStatus.optional().meta({
+      statuses: meta(z.optional(z.record(z.string(), IssueStatus)), { description: 'A source status -> a status here.' }),
+      defaultStatus: meta(z.optional(IssueStatus), {
         description: 'The status of a record whose status is not mapped (default `todo`).',
       }),
-      priorities: z.record(z.string(), IssuePriority).optional(),
-      types: z.record(z.string(), IssueType).optional(),
-      people: z
-        .record(z.string(), z.email({ error: 'must be an e-mail address' }))
-        .optional()
-        .meta({
-          description:
-            'A source name or id for a person (a Jira display name or account id, a GitHub login) -> an e-mail address.',
-        }),
-      timeZone: z
-        .string()
-        .refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Paris' })
-        .optional()
-        .meta({ description: "The time zone of the date-times Jira's CSV writes without one (default `UTC`)." }),
+      priorities: z.optional(z.record(z.string(), IssuePriority)),
+      types: z.optional(z.record(z.string(), IssueType)),
+      people: meta(z.optional(z.record(z.string(), z.email({ error: 'must be an e-mail address' }))), {
+        description: 'A source name or id for a person (a Jira display name or account id, a GitHub login) -> an e-mail address.',
+      }),
+      timeZone: meta(
+        z.optional(z.string().check(z.refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Paris' }))),
+        { description: "The time zone of the date-times Jira's CSV writes without one (default `UTC`)." },
+      ),
     },
     { error: (iss) => (iss.code === 'unrecognized_keys' ? undefined : 'must be an object') },
-  )
-  .meta({ id: 'ImportMapping', description: 'Every map is matched ignoring case; an entry adds to or replaces a default.' });
+  ),
+  { id: 'ImportMapping', description: 'Every map is matched ignoring case; an entry adds to or replaces a default.' },
+);
 export type ImportMapping = z.output<typeof ImportMapping>;
 
 /** A file with its mapping: what a client sends when it maps names (`application/json`, an object). */
-export const ImportEnvelope = z
-  .strictObject(
+export const ImportEnvelope = meta(
+  z.strictObject(
     {
-      file: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be the text of the file') }).meta({
+      file: meta(z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be the text of the file') }), {
         description: 'The file, as text (the CSV, the JSON array, the JSON Lines).',
       }),
-      mapping: ImportMapping.nullable().optional(),
+      mapping: z.optional(z.nullable(ImportMapping)),
     },
     { error: (iss) => (iss.code === 'unrecognized_keys' ? undefined : 'must be an object with `file` and `mapping`') },
-  )
-  .meta({ id: 'ImportEnvelope', description: 'The file and how to map its names: the way to send a mapping.' });
+  ),
+  { id: 'ImportEnvelope', description: 'The file and how to map its names: the way to send a mapping.' },
+);
 export type ImportEnvelope = z.output<typeof ImportEnvelope>;
 
 /** The uploaded file, as is (the route reads the raw body; at most 6 MB, docs/import-export.md). */
-export const ImportFileBody = z.string().meta({ id: 'ImportFile', description: 'The file itself.' });
+export const ImportFileBody = meta(z.string(), { id: 'ImportFile', description: 'The file itself.' });
 
 /** A GitHub issues file: a JSON array (`gh issue list --json …`), or the file with its mapping. */
-export const ImportJsonBody = z
-  .union([
-    z
-      .array(z.record(z.string(), z.unknown()))
-      .meta({ description: 'The GitHub issues, as `gh issue list --json …` writes them.' }),
+export const ImportJsonBody = meta(
+  z.union([
+    meta(z.array(z.record(z.string(), z.unknown())), {
+      description: 'The GitHub issues, as `gh issue list --json …` writes them.',
+    }),
     ImportEnvelope,
-  ])
-  .meta({ id: 'ImportJsonBody' });
+  ]),
+  { id: 'ImportJsonBody' },
+);
 
-const counted = z.object({ name: z.string(), rows: z.number().int() });
+const counted = z.object({ name: z.string(), rows: z.number().check(z.int()) });
 
-export const ImportReport = z
-  .object({
+export const ImportReport = meta(
+  z.object({
     format: z.string(),
-    project_id: z.number().int(),
+    project_id: z.number().check(z.int()),
     dry_run: z.boolean(),
     keep_numbers: z.boolean(),
-    rows: z.number().int(),
-    created: z.number().int().meta({ description: 'Issues created (dry run: that would be).' }),
-    already_imported: z.number().int().meta({ description: 'Rows whose source key an earlier import took: nothing written.' }),
-    rejected: z.number().int(),
-    comments: z.number().int().meta({ description: 'Comments created with the issues.' }),
+    rows: z.number().check(z.int()),
+    created: meta(z.number().check(z.int()), { description: 'Issues created (dry run: that would be).' }),
+    already_imported: meta(z.number().check(z.int()), {
+      description: 'Rows whose source key an earlier import took: nothing written.',
+    }),
+    rejected: z.number().check(z.int()),
+    comments: meta(z.number().check(z.int()), { description: 'Comments created with the issues.' }),
     created_sprints: z.array(z.string()),
     created_labels: z.array(z.string()),
-    created_states: z.array(z.object({ name: z.string(), category: StateCategory })).meta({
+    created_states: meta(z.array(z.object({ name: z.string(), category: StateCategory })), {
       description:
         "States made for source statuses the project had none of (`In Review`, a status the mapping maps but that is not a category's own name), each once.",
     }),
-    unknown_people: z.array(counted).meta({
+    unknown_people: meta(z.array(counted), {
       description:
         "People with no account (by e-mail): their issues are left unassigned, their reports and comments the importer's.",
     }),
-    unmapped_statuses: z.array(z.object({ status: z.string(), rows: z.number().int(), imported_as: z.string() })),
-    unknown_columns: z
-      .array(z.object({ name: z.string(), values: z.number().int() }))
-      .meta({ description: 'Columns (JSON: fields) the import does not read, each once, with how many values they held.' }),
-    rejected_rows: z.array(z.object({ row: z.number().int(), key: z.string(), errors: z.array(z.string()) })),
-    warnings: z
-      .array(z.object({ row: z.number().int(), key: z.string(), warnings: z.array(z.string()) }))
-      .meta({ description: 'What a row had that was not taken, each naming its column and value.' }),
-    sprint_history: z
-      .array(z.object({ row: z.number().int(), key: z.string(), sprints: z.array(z.string()) }))
-      .meta({ description: 'The sprints a row names before its last (its sprint here).' }),
-    attachment_links: z
-      .array(
+    unmapped_statuses: z.array(z.object({ status: z.string(), rows: z.number().check(z.int()), imported_as: z.string() })),
+    unknown_columns: meta(z.array(z.object({ name: z.string(), values: z.number().check(z.int()) })), {
+      description: 'Columns (JSON: fields) the import does not read, each once, with how many values they held.',
+    }),
+    rejected_rows: z.array(z.object({ row: z.number().check(z.int()), key: z.string(), errors: z.array(z.string()) })),
+    warnings: meta(z.array(z.object({ row: z.number().check(z.int()), key: z.string(), warnings: z.array(z.string()) })), {
+      description: 'What a row had that was not taken, each naming its column and value.',
+    }),
+    sprint_history: meta(z.array(z.object({ row: z.number().check(z.int()), key: z.string(), sprints: z.array(z.string()) })), {
+      description: 'The sprints a row names before its last (its sprint here).',
+    }),
+    attachment_links: meta(
+      z.array(
         z.object({
-          row: z.number().int(),
+          row: z.number().check(z.int()),
           key: z.string(),
           links: z.array(z.object({ name: z.string(), url: z.string() })),
         }),
-      )
-      .meta({
+      ),
+      {
         description:
           "Files attached in the source (Jira's `Attachment` columns, GitHub uploads linked from a body or comment), per issue: kept as links, never fetched; a Jira issue's are also listed at the end of its description.",
-      }),
+      },
+    ),
     parents: z.object({
-      linked: z.number().int(),
-      unresolved: z.array(z.object({ row: z.number().int(), key: z.string(), parent_key: z.string(), reason: z.string() })),
-    }),
-    relations: z.object({
-      linked: z.number().int(),
+      linked: z.number().check(z.int()),
       unresolved: z.array(
-        z.object({ row: z.number().int(), key: z.string(), type: z.string(), other_key: z.string(), reason: z.string() }),
+        z.object({ row: z.number().check(z.int()), key: z.string(), parent_key: z.string(), reason: z.string() }),
       ),
     }),
-    keys: z.record(z.string(), z.string()).meta({
+    relations: z.object({
+      linked: z.number().check(z.int()),
+      unresolved: z.array(
+        z.object({
+          row: z.number().check(z.int()),
+          key: z.string(),
+          type: z.string(),
+          other_key: z.string(),
+          reason: z.string(),
+        }),
+      ),
+    }),
+    keys: meta(z.record(z.string(), z.string()), {
       description: 'Every source key taken (now or before) -> its issue key here: `{"DI-127": "DI-127", "DI-128": "APL-3"}`.',
     }),
-    would_create: z
-      .array(
+    would_create: z.optional(
+      z.array(
         z.object({
-          row: z.number().int(),
+          row: z.number().check(z.int()),
           key: z.string(),
           title: z.string(),
           status: z.string(),
-          sprint: z.string().nullable(),
+          sprint: z.nullable(z.string()),
         }),
-      )
-      .optional(),
-    issues: z
-      .record(z.string(), z.number().int())
-      .optional()
-      .meta({ description: 'An export file: its issue numbers -> the new ids.' }),
-  })
-  .meta({
+      ),
+    ),
+    issues: meta(z.optional(z.record(z.string(), z.number().check(z.int()))), {
+      description: 'An export file: its issue numbers -> the new ids.',
+    }),
+  }),
+  {
     id: 'ImportReport',
     description:
       'Counts are exact; each list holds at most its first 100 entries (`keys` holds every key). `row`: the line (CSV) or index from 1 (JSON) of the record.',
-  });
+  },
+);
 
-const idMap = z.record(z.string(), z.number().int());
+const idMap = z.record(z.string(), z.number().check(z.int()));
 
 /** The report of an export file's import (into the organisation). */
-export const ExportImportReport = z
-  .object({
+export const ExportImportReport = meta(
+  z.object({
     format: z.literal('export'),
     dry_run: z.boolean(),
-    lines: z.number().int(),
+    lines: z.number().check(z.int()),
     accounts_created: z.array(z.string()),
-    projects: z.record(z.string(), ImportReport).meta({ description: "Each project's import, by prefix." }),
-    comments: z.number().int(),
-    relations: z.number().int(),
-    activity: z.number().int().meta({ description: 'Activity entries restored.' }),
-    errors: z.array(z.object({ line: z.number().int(), error: z.string() })),
-    attachments: z
-      .object({
-        restored: z.number().int().meta({ description: 'Attachments created with their files re-uploaded and checked.' }),
-        already_imported: z.number().int().meta({ description: 'Attachments an earlier run restored: nothing written.' }),
-        left_out: z
-          .array(
+    projects: meta(z.record(z.string(), ImportReport), { description: "Each project's import, by prefix." }),
+    comments: z.number().check(z.int()),
+    relations: z.number().check(z.int()),
+    activity: meta(z.number().check(z.int()), { description: 'Activity entries restored.' }),
+    errors: z.array(z.object({ line: z.number().check(z.int()), error: z.string() })),
+    attachments: meta(
+      z.object({
+        restored: meta(z.number().check(z.int()), {
+          description: 'Attachments created with their files re-uploaded and checked.',
+        }),
+        already_imported: meta(z.number().check(z.int()), {
+          description: 'Attachments an earlier run restored: nothing written.',
+        }),
+        left_out: meta(
+          z.array(
             z.object({
-              line: z.number().int(),
+              line: z.number().check(z.int()),
               issue_number: z.string(),
               name: z.string(),
               file: z.string(),
               reason: z.string(),
             }),
-          )
-          .meta({
+          ),
+          {
             description:
               "Attachments not restored, nothing of them written: a job (no folder of files), a file missing or not its line's, a limit.",
-          }),
-      })
-      .meta({ description: "The file's attachments (docs/import-export.md)." }),
-    keys: z.record(z.string(), z.string()).meta({ description: "Every issue's key in the file -> its key here." }),
+          },
+        ),
+      }),
+      { description: "The file's attachments (docs/import-export.md)." },
+    ),
+    keys: meta(z.record(z.string(), z.string()), { description: "Every issue's key in the file -> its key here." }),
     ids: z.object({
       accounts: idMap,
       projects: idMap,
@@ -209,30 +224,35 @@ export const ExportImportReport = z
       comments: idMap,
       attachments: idMap,
     }),
-  })
-  .meta({ id: 'ExportImportReport', description: 'Old ids -> new ids in `ids`; old keys -> new keys in `keys`.' });
+  }),
+  { id: 'ExportImportReport', description: 'Old ids -> new ids in `ids`; old keys -> new keys in `keys`.' },
+);
 
-export const ImportJob = z
-  .object({
+export const ImportJob = meta(
+  z.object({
     id: z.string(),
-    status: z.enum(['queued', 'running', 'succeeded', 'failed']).meta({
+    status: meta(z.enum(['queued', 'running', 'succeeded', 'failed']), {
       description:
         '`queued` (waiting, or between two runs of a long import), `running`, `succeeded`, `failed` (`error` says why; `report` what was created before).',
     }),
     format: z.enum(jobFormats),
-    project_id: z.number().int().nullable().meta({ description: 'null for an export file (the organisation).' }),
+    project_id: meta(z.nullable(z.number().check(z.int())), { description: 'null for an export file (the organisation).' }),
     dry_run: z.boolean(),
     keep_numbers: z.boolean(),
-    mapping: ImportMapping.nullable(),
-    bytes: z.number().int(),
-    progress: z.object({ rows: z.number().int(), created: z.number().int(), rejected: z.number().int() }),
-    report: z
-      .union([ImportReport, ExportImportReport])
-      .nullable()
-      .meta({ description: 'Once the job has finished (a failed job: what it created before it failed).' }),
-    error: z.string().nullable(),
+    mapping: z.nullable(ImportMapping),
+    bytes: z.number().check(z.int()),
+    progress: z.object({
+      rows: z.number().check(z.int()),
+      created: z.number().check(z.int()),
+      rejected: z.number().check(z.int()),
+    }),
+    report: meta(z.nullable(z.union([ImportReport, ExportImportReport])), {
+      description: 'Once the job has finished (a failed job: what it created before it failed).',
+    }),
+    error: z.nullable(z.string()),
     created_at: dateTime(),
     updated_at: dateTime(),
-  })
-  .meta({ id: 'ImportJob' });
+  }),
+  { id: 'ImportJob' },
+);
 export type ImportJob = z.infer<typeof ImportJob>;

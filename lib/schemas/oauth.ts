@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { meta } from './zod.ts';
 import { redirectUriPattern } from './common.ts';
 
 /**
@@ -9,90 +10,98 @@ import { redirectUriPattern } from './common.ts';
  */
 
 /** A redirect URI as the server takes it (lib/model/oauth.ts `redirectUriProblem`), stated strictly. */
-const url = z.string().max(2000).meta({ format: 'uri', pattern: redirectUriPattern });
+const url = meta(z.string().check(z.maxLength(2000)), { format: 'uri', pattern: redirectUriPattern });
 
 /** A form field: an empty one reads as absent (lib/oauth/http.ts), so a given one is never empty. */
-const field = () => z.string().min(1);
+const field = () => z.string().check(z.minLength(1));
 
 /** RFC 7591 registration request: what this server reads of it; other metadata is ignored. */
-export const OAuthClientRegistrationBody = z
-  .looseObject({
-    redirect_uris: z.array(url).min(1).max(10),
-    client_name: z.string().max(200).optional(),
-    grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).optional(),
-    response_types: z.array(z.literal('code')).optional(),
-    token_endpoint_auth_method: z.literal('none').optional(),
-    scope: z.string().max(200).optional(),
-  })
-  .meta({ id: 'OAuthClientRegistration', description: 'RFC 7591 client metadata; unknown fields are ignored.' });
+export const OAuthClientRegistrationBody = meta(
+  z.looseObject({
+    redirect_uris: z.array(url).check(z.minLength(1)).check(z.maxLength(10)),
+    client_name: z.optional(z.string().check(z.maxLength(200))),
+    grant_types: z.optional(z.array(z.enum(['authorization_code', 'refresh_token']))),
+    response_types: z.optional(z.array(z.literal('code'))),
+    token_endpoint_auth_method: z.optional(z.literal('none')),
+    scope: z.optional(z.string().check(z.maxLength(200))),
+  }),
+  { id: 'OAuthClientRegistration', description: 'RFC 7591 client metadata; unknown fields are ignored.' },
+);
 export type OAuthClientRegistrationBody = z.infer<typeof OAuthClientRegistrationBody>;
 
 /** RFC 7591 registration answer: a public client (PKCE, no secret). */
-export const OAuthClientInformation = z
-  .object({
+export const OAuthClientInformation = meta(
+  z.object({
     client_id: z.string(),
-    client_id_issued_at: z.number().int(),
+    client_id_issued_at: z.number().check(z.int()),
     client_name: z.string(),
     redirect_uris: z.array(z.string()),
     grant_types: z.array(z.string()),
     response_types: z.array(z.string()),
     token_endpoint_auth_method: z.literal('none'),
-  })
-  .meta({ id: 'OAuthClientInformation', description: 'The registered client.' });
+  }),
+  { id: 'OAuthClientInformation', description: 'The registered client.' },
+);
 
 /** `/oauth/token`, form-encoded: an authorization code with its PKCE verifier, or a refresh token. */
-export const OAuthTokenForm = z
-  .object({
+export const OAuthTokenForm = meta(
+  z.object({
     grant_type: z.enum(['authorization_code', 'refresh_token']),
     client_id: field(),
-    code: field().optional(),
-    code_verifier: field().optional(),
-    redirect_uri: field().optional(),
-    refresh_token: field().optional(),
-    resource: field().optional(),
-    scope: field().optional(),
-  })
-  .meta({ id: 'OAuthTokenRequest' });
+    code: z.optional(field()),
+    code_verifier: z.optional(field()),
+    redirect_uri: z.optional(field()),
+    refresh_token: z.optional(field()),
+    resource: z.optional(field()),
+    scope: z.optional(field()),
+  }),
+  { id: 'OAuthTokenRequest' },
+);
 
-export const OAuthTokens = z
-  .object({
+export const OAuthTokens = meta(
+  z.object({
     access_token: z.string(),
     token_type: z.literal('Bearer'),
-    expires_in: z.number().int(),
+    expires_in: z.number().check(z.int()),
     refresh_token: z.string(),
     scope: z.string(),
-  })
-  .meta({ id: 'OAuthTokens', description: 'An access token (for /mcp only) and the refresh token that replaces it.' });
+  }),
+  { id: 'OAuthTokens', description: 'An access token (for /mcp only) and the refresh token that replaces it.' },
+);
 
 /** `/oauth/revoke`, form-encoded (RFC 7009). */
-export const OAuthRevokeForm = z
-  .object({ token: field(), token_type_hint: field().optional(), client_id: field().optional() })
-  .meta({ id: 'OAuthRevokeRequest' });
+export const OAuthRevokeForm = meta(
+  z.object({ token: field(), token_type_hint: z.optional(field()), client_id: z.optional(field()) }),
+  { id: 'OAuthRevokeRequest' },
+);
 
 /** `/oauth/authorize`, the page's form (POST). */
-export const OAuthApprovalForm = z
-  .object({
+export const OAuthApprovalForm = meta(
+  z.object({
     decision: z.enum(['approve', 'deny']),
-    api_token: field().optional(),
+    api_token: z.optional(field()),
     csrf: field(),
     client_id: field(),
     redirect_uri: field(),
     code_challenge: field(),
     code_challenge_method: z.literal('S256'),
     response_type: z.literal('code'),
-    scope: field().optional(),
-    granted: field().optional(),
-    state: field().optional(),
-    resource: field().optional(),
-  })
-  .meta({ id: 'OAuthApproval' });
+    scope: z.optional(field()),
+    granted: z.optional(field()),
+    state: z.optional(field()),
+    resource: z.optional(field()),
+  }),
+  { id: 'OAuthApproval' },
+);
 
-export const OAuthError = z
-  .object({ error: z.string(), error_description: z.string().optional() })
-  .meta({ id: 'OAuthError', description: 'An OAuth error (RFC 6749 §5.2).' });
+export const OAuthError = meta(z.object({ error: z.string(), error_description: z.optional(z.string()) }), {
+  id: 'OAuthError',
+  description: 'An OAuth error (RFC 6749 §5.2).',
+});
 
-export const OAuthMetadata = z
-  .looseObject({})
-  .meta({ id: 'OAuthMetadata', description: 'RFC 9728 protected-resource or RFC 8414 authorization-server metadata.' });
+export const OAuthMetadata = meta(z.looseObject({}), {
+  id: 'OAuthMetadata',
+  description: 'RFC 9728 protected-resource or RFC 8414 authorization-server metadata.',
+});
 
-export const OAuthPage = z.string().meta({ description: 'The authorization page (HTML, no script).' });
+export const OAuthPage = meta(z.string(), { description: 'The authorization page (HTML, no script).' });

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { meta } from './zod.ts';
 import {
   activityIdPattern,
   deliveryIdPattern,
@@ -15,21 +16,18 @@ import {
  */
 
 const integerId = (name: string) =>
-  z
-    .number()
-    .int()
-    .min(1)
-    .max(Number.MAX_SAFE_INTEGER)
-    .meta({ param: { description: `\`${name}\`: a positive integer id.` } });
+  meta(z.number().check(z.int()).check(z.minimum(1)).check(z.maximum(Number.MAX_SAFE_INTEGER)), {
+    param: { description: `\`${name}\`: a positive integer id.` },
+  });
 
 const text = (name: string, pattern: RegExp, description: string, format?: string) =>
-  z
-    .string()
-    .regex(pattern)
-    .meta({ ...(format ? { format } : {}), param: { description: `\`${name}\`: ${description}` } });
+  meta(z.string().check(z.regex(pattern)), {
+    ...(format ? { format } : {}),
+    param: { description: `\`${name}\`: ${description}` },
+  });
 
 /** The schema of a path parameter, by its name in the route table. */
-export function pathParam(name: string): z.ZodType {
+export function pathParam(name: string): z.ZodMiniType {
   switch (name) {
     case 'issue_key':
       return text(name, issueKeyPattern, 'an issue key such as APL-42, in any case.');

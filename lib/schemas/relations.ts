@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { meta } from './zod.ts';
 import { dateTime, wrapped } from './common.ts';
 import { issueKeyPattern } from '../vocabulary/ids.ts';
 import { relationTypes } from '../vocabulary/relation-types.ts';
@@ -8,7 +9,7 @@ export { issueKeyPattern };
 
 export { relationInverse, relationTypes } from '../vocabulary/relation-types.ts';
 
-export const RelationType = z.enum(relationTypes, { error: `must be one of: ${relationTypes.join(', ')}` }).meta({
+export const RelationType = meta(z.enum(relationTypes, { error: `must be one of: ${relationTypes.join(', ')}` }), {
   id: 'RelationType',
   description:
     'Seen from the issue the path names; the other issue shows the inverse: `blocks`/`blocked_by`, ' +
@@ -17,39 +18,44 @@ export const RelationType = z.enum(relationTypes, { error: `must be one of: ${re
 
 export type RelationType = z.infer<typeof RelationType>;
 
-export const RelationCreateFields = z
-  .object(
+export const RelationCreateFields = meta(
+  z.object(
     {
       type: RelationType,
-      issue_key: z
-        .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
-        .regex(issueKeyPattern, { error: 'must be an issue key such as APL-7' })
-        .meta({ description: 'The other issue: any issue of the organisation, in any project.' }),
+      issue_key: meta(
+        z
+          .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+          .check(z.regex(issueKeyPattern, { error: 'must be an issue key such as APL-7' })),
+        { description: 'The other issue: any issue of the organisation, in any project.' },
+      ),
     },
     { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object') },
-  )
-  .meta({ id: 'RelationCreate' });
+  ),
+  { id: 'RelationCreate' },
+);
 export type RelationCreate = z.output<typeof RelationCreateFields>;
 
-export const Relation = z
-  .object({
-    id: z.string().meta({
+export const Relation = meta(
+  z.object({
+    id: meta(z.string(), {
       description: 'The same on both issues: it names the two issue ids and the kind (`12-blocks-7`: issue 12 blocks issue 7).',
       example: '12-blocks-7',
     }),
     type: RelationType,
-    issue: z
-      .object({
-        id: z.number().int(),
-        issue_number: z.string().meta({ example: 'APL-7' }),
-        project_id: z.number().int(),
-      })
-      .meta({ description: 'The other issue (GET /issues/{issue_key} for the rest of it).' }),
+    issue: meta(
+      z.object({
+        id: z.number().check(z.int()),
+        issue_number: meta(z.string(), { example: 'APL-7' }),
+        project_id: z.number().check(z.int()),
+      }),
+      { description: 'The other issue (GET /issues/{issue_key} for the rest of it).' },
+    ),
     created_at: dateTime(),
-  })
-  .meta({ id: 'Relation' });
+  }),
+  { id: 'Relation' },
+);
 export type Relation = z.infer<typeof Relation>;
 
 export const RelationCreateBody = wrapped('relation', RelationCreateFields, Relation);
 
-export const RelationList = z.array(Relation).meta({ id: 'RelationList' });
+export const RelationList = meta(z.array(Relation), { id: 'RelationList' });

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { meta } from './zod.ts';
 import { idField, isCalendarDate } from './common.ts';
 import { StateCategory } from './states.ts';
 import { stateLimits, statusKey } from '../vocabulary/workflow.ts';
@@ -31,7 +32,7 @@ const typed = (kind: string) => ({
 const keyList = (keys: readonly string[]) => keys.map((k) => `'${k}'`).join(', ');
 
 /** A strict object whose unknown keys are named with the known ones, and the known one a single unknown key most likely meant. */
-const strict = <S extends z.ZodRawShape>(shape: S, known: string) =>
+const strict = <S extends z.core.$ZodShape>(shape: S, known: string) =>
   z.strictObject(shape, {
     error: (iss) => {
       if (iss.code !== 'unrecognized_keys') return 'must be an object';
@@ -55,20 +56,23 @@ const definedKeys = (o: object) =>
  * The tests one field takes: an object of operators (`in`, `eq`, `gt`, `gte`, `lt`, `lte`, `null`)
  * holding exactly one of the combinations `forms` lists (`gte` with `lte` is a range).
  */
-function operators<S extends z.ZodRawShape>(shape: S, forms: readonly (readonly (keyof S & string)[])[], described: string) {
+function operators<S extends z.core.$ZodShape>(shape: S, forms: readonly (readonly (keyof S & string)[])[], described: string) {
   const allowed = new Set(forms.map((f) => [...f].sort().join(',')));
-  return strict(shape, 'operator').superRefine((o, ctx) => {
-    if (!allowed.has(definedKeys(o))) {
-      ctx.addIssue({ code: 'custom', message: `must be ${described}` });
-      return;
-    }
-    const r = o as { gte?: unknown; lte?: unknown };
-    if (r.gte !== undefined && r.lte !== undefined && rangeIsEmpty(r.gte, r.lte))
-      ctx.addIssue({ code: 'custom', message: 'is an empty range: gte is after lte' });
-  }, whenValid);
+  return strict(shape, 'operator').check(
+    z.superRefine((o, ctx) => {
+      if (!allowed.has(definedKeys(o))) {
+        ctx.addIssue({ code: 'custom', message: `must be ${described}` });
+        return;
+      }
+      const r = o as { gte?: unknown; lte?: unknown };
+      if (r.gte !== undefined && r.lte !== undefined && rangeIsEmpty(r.gte, r.lte))
+        ctx.addIssue({ code: 'custom', message: 'is an empty range: gte is after lte' });
+    }, whenValid),
+  );
 }
 
-const list = <T extends z.ZodType>(item: T) => z.array(item, typed('an array')).min(1, { error: 'must hold at least one value' });
+const list = <T extends z.ZodMiniType>(item: T) =>
+  z.array(item, typed('an array')).check(z.minLength(1, { error: 'must hold at least one value' }));
 
 const noValue = z.literal(true, { error: 'must be true (the field has no value)' });
 
@@ -83,18 +87,21 @@ const parentRef = z.union([idField(), z.null()], { error: 'must be an issue id o
 
 const points = z
   .number(typed('a whole number'))
-  .int({ error: 'must be a whole number' })
-  .min(0, { error: 'must be 0 or more' })
-  .max(Number.MAX_SAFE_INTEGER, { error: 'is out of range' });
+  .check(z.int({ error: 'must be a whole number' }))
+  .check(z.minimum(0, { error: 'must be 0 or more' }))
+  .check(z.maximum(Number.MAX_SAFE_INTEGER, { error: 'is out of range' }));
 const priority = z.enum(issuePriorities, oneOf(issuePriorities));
-const dateValue = z
-  .string(typed('a date (YYYY-MM-DD) or a relative time (-7d)'))
-  .refine(isDateValue, { error: 'must be a real date (YYYY-MM-DD) or a relative time such as -7d or +2w (units h, d, w, m)' })
-  // Stated strictly: any day but February 29th, or a relative time.
-  .meta({
+const dateValue = meta(
+  z.string(typed('a date (YYYY-MM-DD) or a relative time (-7d)')).check(
+    z.refine(isDateValue, {
+      error: 'must be a real date (YYYY-MM-DD) or a relative time such as -7d or +2w (units h, d, w, m)',
+    }),
+  ),
+  {
     pattern:
       '^(?:[12]\\d{3}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)|[+-]\\d{1,4}[hdwm])$',
-  });
+  },
+);
 
 const comparisonForms = [['gt'], ['gte'], ['lt'], ['lte'], ['gte', 'lte']] as const;
 const comparisons = '{"gt": v}, {"gte": v}, {"lt": v}, {"lte": v}';
@@ -102,84 +109,99 @@ const range = 'a range {"gte": a, "lte": b}';
 
 const timestamp = operators(
   {
-    eq: dateValue.optional(),
-    gt: dateValue.optional(),
-    gte: dateValue.optional(),
-    lt: dateValue.optional(),
-    lte: dateValue.optional(),
+    eq: z.optional(dateValue),
+    gt: z.optional(dateValue),
+    gte: z.optional(dateValue),
+    lt: z.optional(dateValue),
+    lte: z.optional(dateValue),
   },
   [['eq'], ...comparisonForms],
   `{"eq": day}, ${comparisons} or ${range}`,
-).superRefine((o, ctx) => {
-  // "updated on -7d" names an instant, not a day: a time needs a comparison.
-  if (o.eq !== undefined && !isCalendarDate(o.eq))
-    ctx.addIssue({
-      code: 'custom',
-      path: ['eq'],
-      message: 'must be a date (YYYY-MM-DD): a relative time needs gt, gte, lt or lte',
-    });
-}, whenValid);
+).check(
+  z.superRefine((o, ctx) => {
+    // "updated on -7d" names an instant, not a day: a time needs a comparison.
+    if (o.eq !== undefined && !isCalendarDate(o.eq))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['eq'],
+        message: 'must be a date (YYYY-MM-DD): a relative time needs gt, gte, lt or lte',
+      });
+  }, whenValid),
+);
 
 /** A state's name as `status:` takes it: any case, spaces or punctuation (`"In review"`, `in_review`). */
 const stateNameValue = z
   .string(typed('a state name'))
-  .max(stateLimits.name, { error: `must be at most ${stateLimits.name} characters` })
-  .refine((v) => statusKey(v) !== '', { error: 'must name a state (letters or digits)' });
+  .check(z.maxLength(stateLimits.name, { error: `must be at most ${stateLimits.name} characters` }))
+  .check(z.refine((v) => statusKey(v) !== '', { error: 'must name a state (letters or digits)' }));
 
 /** One test per field: the shape of a condition without `not`. */
 const fieldShape = {
-  title: strict({ contains: z.string(typed('a string')).min(1, { error: 'must not be empty' }) }, 'operator').optional(),
-  project: strict({ in: list(prefixField()) }, 'operator').optional(),
-  sprint: strict({ in: list(sprintRef) }, 'operator').optional(),
-  status: strict({ in: list(stateNameValue) }, 'operator').optional(),
-  category: strict({ in: list(StateCategory) }, 'operator').optional(),
-  is: z.enum(isValues, oneOf(isValues)).optional(),
-  assignee: strict({ in: list(assigneeRef) }, 'operator').optional(),
-  author: strict({ in: list(accountRef) }, 'operator').optional(),
-  label: operators(
-    { in: list(z.string(typed('a label name')).min(1, { error: 'must not be empty' })).optional(), null: noValue.optional() },
-    [['in'], ['null']],
-    '{"in": [names]} or {"null": true} (no label)',
-  ).optional(),
-  priority: operators(
-    {
-      in: list(priority).optional(),
-      gt: priority.optional(),
-      gte: priority.optional(),
-      lt: priority.optional(),
-      lte: priority.optional(),
-    },
-    [['in'], ...comparisonForms],
-    `{"in": [priorities]}, ${comparisons} or ${range}`,
-  ).optional(),
-  type: strict({ in: list(z.enum(issueTypes, oneOf(issueTypes))) }, 'operator').optional(),
-  parent: strict({ in: list(parentRef) }, 'operator').optional(),
-  points: operators(
-    {
-      eq: points.optional(),
-      gt: points.optional(),
-      gte: points.optional(),
-      lt: points.optional(),
-      lte: points.optional(),
-      null: noValue.optional(),
-    },
-    [['eq'], ...comparisonForms, ['null']],
-    `{"eq": n}, ${comparisons}, ${range} or {"null": true}`,
-  ).optional(),
-  created: timestamp.optional(),
-  updated: timestamp.optional(),
-  due: operators(
-    {
-      eq: dateValue.optional(),
-      gt: dateValue.optional(),
-      gte: dateValue.optional(),
-      lt: dateValue.optional(),
-      lte: dateValue.optional(),
-      null: noValue.optional(),
-    },
-    [['eq'], ...comparisonForms, ['null']],
-    `{"eq": day}, ${comparisons}, ${range} or {"null": true} (no due date)`,
-  ).optional(),
+  title: z.optional(
+    strict({ contains: z.string(typed('a string')).check(z.minLength(1, { error: 'must not be empty' })) }, 'operator'),
+  ),
+  project: z.optional(strict({ in: list(prefixField()) }, 'operator')),
+  sprint: z.optional(strict({ in: list(sprintRef) }, 'operator')),
+  status: z.optional(strict({ in: list(stateNameValue) }, 'operator')),
+  category: z.optional(strict({ in: list(StateCategory) }, 'operator')),
+  is: z.optional(z.enum(isValues, oneOf(isValues))),
+  assignee: z.optional(strict({ in: list(assigneeRef) }, 'operator')),
+  author: z.optional(strict({ in: list(accountRef) }, 'operator')),
+  label: z.optional(
+    operators(
+      {
+        in: z.optional(list(z.string(typed('a label name')).check(z.minLength(1, { error: 'must not be empty' })))),
+        null: z.optional(noValue),
+      },
+      [['in'], ['null']],
+      '{"in": [names]} or {"null": true} (no label)',
+    ),
+  ),
+  priority: z.optional(
+    operators(
+      {
+        in: z.optional(list(priority)),
+        gt: z.optional(priority),
+        gte: z.optional(priority),
+        lt: z.optional(priority),
+        lte: z.optional(priority),
+      },
+      [['in'], ...comparisonForms],
+      `{"in": [priorities]}, ${comparisons} or ${range}`,
+    ),
+  ),
+  type: z.optional(strict({ in: list(z.enum(issueTypes, oneOf(issueTypes))) }, 'operator')),
+  parent: z.optional(strict({ in: list(parentRef) }, 'operator')),
+  points: z.optional(
+    operators(
+      {
+        eq: z.optional(points),
+        gt: z.optional(points),
+        gte: z.optional(points),
+        lt: z.optional(points),
+        lte: z.optional(points),
+        null: z.optional(noValue),
+      },
+      [['eq'], ...comparisonForms, ['null']],
+      `{"eq": n}, ${comparisons}, ${range} or {"null": true}`,
+    ),
+  ),
+  created: z.optional(timestamp),
+  updated: z.optional(timestamp),
+  due: z.optional(
+    operators(
+      {
+        eq: z.optional(dateValue),
+        gt: z.optional(dateValue),
+        gte: z.optional(dateValue),
+        lt: z.optional(dateValue),
+        lte: z.optional(dateValue),
+        null: z.optional(noValue),
+      },
+      [['eq'], ...comparisonForms, ['null']],
+      `{"eq": day}, ${comparisons}, ${range} or {"null": true} (no due date)`,
+    ),
+  ),
 };
 
 /** The fields a condition may test, in the order the printer writes their names. */
@@ -192,7 +214,7 @@ const exactlyOne = (what: string) => ({
 });
 
 /** A condition on one field. */
-export const FieldCondition = strict(fieldShape, 'field').refine(single, exactlyOne('field'));
+export const FieldCondition = strict(fieldShape, 'field').check(z.refine(single, exactlyOne('field')));
 export type FieldCondition = z.output<typeof FieldCondition>;
 
 /** Conditions grouped: all must hold (`and`), or one of them (`or`). */
@@ -206,39 +228,40 @@ export type NegatableCondition = FieldCondition & Groups;
 export type Condition = NegatableCondition & { not?: NegatableCondition | undefined };
 
 const group = (op: 'and' | 'or') =>
-  z
-    .array(
-      z.lazy(() => Condition),
-      typed('an array of conditions'),
-    )
-    .min(2, { error: `must hold at least 2 conditions (one condition needs no "${op}")` })
-    .max(selectionLimits.terms, { error: `must hold at most ${selectionLimits.terms} conditions` })
-    .optional();
+  z.optional(
+    z
+      .array(
+        z.lazy(() => Condition),
+        typed('an array of conditions'),
+      )
+      .check(z.minLength(2, { error: `must hold at least 2 conditions (one condition needs no "${op}")` }))
+      .check(z.maxLength(selectionLimits.terms, { error: `must hold at most ${selectionLimits.terms} conditions` })),
+  );
 
 /** A condition on one field or a group, without `not`: what `not` takes (no negation of a negation). */
-export const NegatableCondition: z.ZodType<NegatableCondition> = strict(
-  { ...fieldShape, and: group('and'), or: group('or') },
-  'field',
-)
-  .refine(single, exactlyOne('field (or "and", "or")'))
-  .meta({
+export const NegatableCondition: z.ZodMiniType<NegatableCondition> = meta(
+  strict({ ...fieldShape, and: group('and'), or: group('or') }, 'field').check(
+    z.refine(single, exactlyOne('field (or "and", "or")')),
+  ),
+  {
     id: 'SelectionNegatableCondition',
     description: 'A condition that `not` may hold: one field, or a group (`and`, `or`); not another `not`.',
-  });
+  },
+);
 
 /** A condition on one field, `{"not": condition}`, or a group: `{"and": [...]}` (all hold), `{"or": [...]}` (one holds). */
-export const Condition: z.ZodType<Condition> = strict(
-  { ...fieldShape, not: z.lazy(() => NegatableCondition).optional(), and: group('and'), or: group('or') },
-  'field',
-)
-  .refine(single, exactlyOne('field (or "not", "and", "or")'))
-  .meta({
+export const Condition: z.ZodMiniType<Condition> = meta(
+  strict({ ...fieldShape, not: z.optional(z.lazy(() => NegatableCondition)), and: group('and'), or: group('or') }, 'field').check(
+    z.refine(single, exactlyOne('field (or "not", "and", "or")')),
+  ),
+  {
     id: 'SelectionCondition',
     description:
       'One field and its test (`{"status": {"in": ["todo"]}}`), `{"not": condition}`, or a group of 2 or more conditions: ' +
       '`{"and": [...]}` (all hold) or `{"or": [...]}` (one holds). Groups nest at most ' +
       `${selectionLimits.depth} deep; a selection holds at most ${selectionLimits.terms} conditions on a field in all.`,
-  });
+  },
+);
 
 export const SelectionSort = strict(
   { field: z.enum(sortFields, oneOf(sortFields)), order: z.enum(sortOrders, oneOf(sortOrders)) },
@@ -290,11 +313,13 @@ export const withinSelectionBounds = (conditions: readonly Condition[], ctx: z.c
  */
 export const Selection = strict(
   {
-    and: z.array(Condition, typed('an array of conditions')).max(selectionLimits.terms, {
-      error: `must hold at most ${selectionLimits.terms} conditions`,
-    }),
-    sort: SelectionSort.optional(),
+    and: z.array(Condition, typed('an array of conditions')).check(
+      z.maxLength(selectionLimits.terms, {
+        error: `must hold at most ${selectionLimits.terms} conditions`,
+      }),
+    ),
+    sort: z.optional(SelectionSort),
   },
   'key',
-).superRefine((s, ctx) => withinSelectionBounds(s.and, ctx), whenValid);
+).check(z.superRefine((s, ctx) => withinSelectionBounds(s.and, ctx), whenValid));
 export type Selection = z.output<typeof Selection>;

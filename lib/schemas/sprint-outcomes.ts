@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { meta } from './zod.ts';
 import { closed, idField, queryInteger } from './common.ts';
 
 /*
@@ -13,24 +14,33 @@ import { closed, idField, queryInteger } from './common.ts';
  * top or in `carry_over` (`{"carry_over": {"sprint": 3}}`), is a 422 and completes nothing.
  */
 export const SprintCompleteBody = closed(
-  z
-    .object({
-      carry_over: closed(
-        z.object({
-          sprint_id: idField().nullable().meta({ description: 'A sprint of the project in planning; null: the backlog.' }),
-        }),
-      )
-        .nullable()
-        .optional(),
-    })
-    .meta({ id: 'SprintComplete' }),
+  meta(
+    z.object({
+      carry_over: z.optional(
+        z.nullable(
+          closed(
+            z.object({
+              sprint_id: meta(z.nullable(idField()), { description: 'A sprint of the project in planning; null: the backlog.' }),
+            }),
+          ),
+        ),
+      ),
+    }),
+    { id: 'SprintComplete' },
+  ),
   undefined,
   { notAnObject: 'body must be a JSON object' },
 );
 export type SprintComplete = z.output<typeof SprintCompleteBody>;
 
 export const VelocityQuery = z.object({
-  sprints: queryInteger((n) => n.min(1, { error: 'must be between 1 and 50' }).max(50, { error: 'must be between 1 and 50' }))
-    .default(6)
-    .meta({ description: '1..50, default 6.' }),
+  sprints: meta(
+    z._default(
+      queryInteger((n) =>
+        n.check(z.minimum(1, { error: 'must be between 1 and 50' })).check(z.maximum(50, { error: 'must be between 1 and 50' })),
+      ),
+      6,
+    ),
+    { description: '1..50, default 6.' },
+  ),
 });

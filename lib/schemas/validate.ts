@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { ValidationError } from '../vocabulary/errors.ts';
 
 /**
@@ -6,7 +6,7 @@ import { ValidationError } from '../vocabulary/errors.ts';
  * out. An unknown key is named with the object holding it: `body` (the root), the wrapper
  * (`sprint has an unknown key ...`), or the field (`labels.0`, `carry_over`).
  */
-export function issueMessages(error: z.ZodError, dropWrapper = true): string[] {
+export function issueMessages(error: z.core.$ZodError, dropWrapper = true): string[] {
   return error.issues.map((issue) => {
     const path = (dropWrapper ? issue.path.slice(1) : issue.path).map(String);
     if (issue.code === 'unrecognized_keys') {
@@ -25,7 +25,7 @@ export function issueMessages(error: z.ZodError, dropWrapper = true): string[] {
 }
 
 /** Validates `input` against `schema`; throws a ValidationError (422 `{errors}`) listing every problem. */
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, dropWrapper = true): z.output<S> {
+export function parseOrThrow<S extends z.ZodMiniType>(schema: S, input: unknown, dropWrapper = true): z.output<S> {
   const result = schema.safeParse(input);
   if (!result.success) throw new ValidationError(issueMessages(result.error, dropWrapper));
   return result.data;

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { exportOrganisation } from '../../lib/services/import-export/export.ts';
@@ -29,7 +29,7 @@ const gateway = useGateway();
 type Line = Record<string, any>;
 
 /** The answer schema of each kind of line, and the fields an export line carries beside it. */
-const kinds: Record<string, { schema: z.ZodObject; extras: string[] }> = {
+const kinds: Record<string, { schema: z.ZodMiniObject; extras: string[] }> = {
   account: { schema: Account, extras: [] },
   project: { schema: Project, extras: ['last_issue_number', 'states'] },
   label: { schema: Label, extras: [] },
@@ -39,7 +39,7 @@ const kinds: Record<string, { schema: z.ZodObject; extras: string[] }> = {
   activity: { schema: Activity, extras: ['project_id'] },
 };
 const fieldsOf = (kind: string) => [
-  ...Object.keys((kinds[kind] as { schema: z.ZodObject }).schema.shape),
+  ...Object.keys((kinds[kind] as { schema: z.ZodMiniObject }).schema.shape),
   ...(kinds[kind]?.extras ?? []),
 ];
 
@@ -393,7 +393,9 @@ function expectSameOrganisation(source: Line[], again: Line[], report: ExportImp
     expect(mine.length, kind).toBeGreaterThan(0);
     // Every line carries exactly the schema's fields and its extras: nothing left out, nothing not
     // compared; but for a field only some lines have (a revert's `reverts`), as its schema says.
-    const optional = fields.filter((f) => (kinds[kind]!.schema.shape[f] as z.ZodType | undefined)?.safeParse(undefined).success);
+    const optional = fields.filter(
+      (f) => (kinds[kind]!.schema.shape[f] as z.ZodMiniType | undefined)?.safeParse(undefined).success,
+    );
     for (const l of [...mine, ...records(again, kind)])
       expect(
         Object.keys(l)

@@ -50,9 +50,22 @@ describe('every Lambda bundle', () => {
     expect(load?.handler).toBe('function');
   });
 
+  it.each(entries)(
+    "%s loads no classic zod and no JSON Schema conversion at init: the schemas are zod's functional build",
+    (entry) => {
+      // The source map names every module that put code into what init loads (the whole bundle
+      // but for /mcp's chunks, which the MCP SDK's classic zod comes with). lib/schemas/zod.ts says why.
+      const { sources } = JSON.parse(readFileSync(bundles.get(entry)!.mapFile, 'utf8')) as { sources: string[] };
+      expect(
+        sources.filter((s) => /node_modules\/zod\/(v4\/classic|v4\/core\/(to-json-schema|json-schema-processors))\//.test(s)),
+      ).toEqual([]);
+    },
+  );
+
   it.each(entries)(`%s is smaller than ${budget.maxBytes / 1024} KB, and so is each chunk it loads later`, (entry) => {
     const bundle = bundles.get(entry)!;
-    // Usually the cause is `import { z } from 'zod'` (it keeps all of zod): use `import * as z`.
+    // Usually the cause is classic zod (`import * as z from 'zod'`, or `import { z }`, which keeps
+    // all of it, locales included): the schemas use 'zod/mini' (lib/schemas/zod.ts).
     expect(sizeRefusal(bundle)).toBeUndefined();
     expect(bundle.bytes).toBeLessThan(budget.maxBytes);
   });

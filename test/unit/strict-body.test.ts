@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { routes, type Route } from '../../lib/routes.ts';
 import { BulkCreateItem, BulkUpdateItem } from '../../lib/schemas/bulk.ts';
@@ -14,15 +14,15 @@ import { parseOrThrow } from '../../lib/schemas/validate.ts';
  * does not take. test/e2e/strict-body.test.ts holds the same over HTTP, writes included.
  */
 
-type Schema = z.ZodType;
+type Schema = z.ZodMiniType;
 const def = (s: Schema) => (s as unknown as { _zod: { def: Record<string, any> } })._zod.def;
 
 /** The object under optional, nullable, default, pipe (its input) and lazy wrappers; undefined for a non-object. */
-function objectOf(s: Schema): z.ZodObject | undefined {
+function objectOf(s: Schema): z.ZodMiniObject | undefined {
   let at: Schema | undefined = s;
   for (let i = 0; at && i < 10; i++) {
     const d = def(at);
-    if (d.type === 'object') return at as z.ZodObject;
+    if (d.type === 'object') return at as z.ZodMiniObject;
     at = d.type === 'pipe' ? d.in : d.type === 'lazy' ? d.getter() : d.innerType;
   }
   return undefined;
@@ -181,8 +181,8 @@ describe('every JSON body of the route table', () => {
   it.each(bodied.map((r) => [label(r), r] as const))('%s refuses an unknown key in every object it holds', (_name, r) => {
     const top = objectOf(r.operation.body!)!;
     const wrapper = wrapperOf(r);
-    const holders: [string[], z.ZodObject][] = [];
-    const walk = (o: z.ZodObject, path: string[]) => {
+    const holders: [string[], z.ZodMiniObject][] = [];
+    const walk = (o: z.ZodMiniObject, path: string[]) => {
       for (const [key, s] of Object.entries(o.shape) as [string, Schema][]) {
         const nested = objectOf(s);
         if (nested && !isReadOnly(s)) {

@@ -10,7 +10,9 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { meta } from '../../lib/schemas/zod.ts';
+import { forGenerator, objectForGenerator } from './mini-compat.ts';
 import { OAUTH_REGISTRATIONS_PER_ADDRESS } from '../../lib/config.ts';
 import { RATE_LIMIT } from '../../lib/model/ratelimit.ts';
 import { commonErrors, routes as allRoutes, type Route } from '../../lib/routes.ts';
@@ -156,7 +158,7 @@ function otherResponse(status: number, route: Route, components: Map<string, Res
     // The authorization server's refusals: OAuth's `{error, error_description}` or the page's HTML.
     return {
       description: oauthStatusText[status] ?? `HTTP ${status}.`,
-      content: { [own.mediaType ?? 'application/json']: { schema: own.schema } },
+      content: { [own.mediaType ?? 'application/json']: { schema: forGenerator(own.schema) } },
       ...(status === 429 ? { headers: headerRefs(['Retry-After']) } : {}),
     };
   }
@@ -166,7 +168,7 @@ function otherResponse(status: number, route: Route, components: Map<string, Res
     // completed, which alone carries Retry-After.
     return {
       description: conflict.description,
-      content: { 'application/json': { schema: z.union([conflict.schema, ErrorBody]) } },
+      content: { 'application/json': { schema: forGenerator(z.union([conflict.schema, ErrorBody])) } },
       headers: {
         ...optionalHeaders(['Retry-After'], 'Only on the `{error}` of a sprint being completed.'),
         ...headerRefs(rateLimitHeaders),
@@ -211,7 +213,7 @@ const redirectResponse: ResponseConfig = {
 };
 
 /** A resource answered with a secret (a webhook with its signing secret) has an `id`; a token answer has none. */
-const isResource = (schema: z.ZodType) => 'id' in ((schema as { shape?: Record<string, unknown> }).shape ?? {});
+const isResource = (schema: z.ZodMiniType) => 'id' in ((schema as { shape?: Record<string, unknown> }).shape ?? {});
 
 function successResponse(route: Route): ResponseConfig {
   const { success } = route.operation;
@@ -240,7 +242,7 @@ function successResponse(route: Route): ResponseConfig {
   const schema = success.schema && (success.list ? z.array(success.schema) : success.schema);
   return {
     description: success.description,
-    ...(schema ? { content: { [success.mediaType ?? 'application/json']: { schema } } } : {}),
+    ...(schema ? { content: { [success.mediaType ?? 'application/json']: { schema: forGenerator(schema) } } } : {}),
     headers: {
       ...headerRefs([
         ...(route.auth ? rateLimitHeaders : []),
@@ -263,37 +265,29 @@ const replayedHeader = {
 
 /** `Idempotency-Key` on the POST routes that honour it (`lib/http/idempotency.ts`). */
 const idempotencyHeader = z.object({
-  'Idempotency-Key': z
-    .string()
-    .regex(/^[\x21-\x7e]{1,255}$/)
-    .optional()
-    .meta({
-      param: {
-        description:
-          'Makes a retry safe for 24 hours: the same key with the same body replays the first successful response ' +
-          '(`Idempotent-Replayed: true`) without acting twice; with another body it is 422. Scoped to the calling ' +
-          'account and to this path. 1 to 255 visible ASCII characters, e.g. a UUID.',
-      },
-    }),
+  'Idempotency-Key': meta(z.optional(z.string().check(z.regex(/^[\x21-\x7e]{1,255}$/))), {
+    param: {
+      description:
+        'Makes a retry safe for 24 hours: the same key with the same body replays the first successful response ' +
+        '(`Idempotent-Replayed: true`) without acting twice; with another body it is 422. Scoped to the calling ' +
+        'account and to this path. 1 to 255 visible ASCII characters, e.g. a UUID.',
+    },
+  }),
 });
 
 /** `If-None-Match` on the GETs that answer 304, `If-Match` on the conditional writes (lib/http/conditional.ts). */
 const ifNoneMatchHeader = z.object({
-  'If-None-Match': z
-    .string()
-    .optional()
-    .meta({ param: { description: 'ETags of representations the client holds: 304, no body, while one is current.' } }),
+  'If-None-Match': meta(z.optional(z.string()), {
+    param: { description: 'ETags of representations the client holds: 304, no body, while one is current.' },
+  }),
 });
 const ifMatchHeader = z.object({
-  'If-Match': z
-    .string()
-    .optional()
-    .meta({
-      param: {
-        description:
-          'ETags the client last saw (or `*`: the resource exists): the write applies only if the resource is still at one of them, else 412 and nothing is written.',
-      },
-    }),
+  'If-Match': meta(z.optional(z.string()), {
+    param: {
+      description:
+        'ETags the client last saw (or `*`: the resource exists): the write applies only if the resource is still at one of them, else 412 and nothing is written.',
+    },
+  }),
 });
 
 function requestHeaders(route: Route) {
@@ -304,17 +298,17 @@ function requestHeaders(route: Route) {
     ...(route.operation.conditional ? [ifMatchHeader] : []),
   ];
   if (parts.length === 0) return undefined;
-  return parts.reduce((all, part) => all.extend(part.shape) as typeof all);
+  return parts.reduce((all, part) => z.extend(all, part.shape) as typeof all);
 }
 
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1] ?? '');
 
 const pageQuery = z.object({
-  page: PaginationQuery.shape.page.meta({ param: { description: 'Page number, from 1.' } }),
-  per_page: PaginationQuery.shape.per_page.meta({
+  page: meta(PaginationQuery.shape.page, { param: { description: 'Page number, from 1.' } }),
+  per_page: meta(PaginationQuery.shape.per_page, {
     param: { description: 'Items per page, 1 to 100; larger values are clamped to 100.' },
   }),
-  cursor: PaginationQuery.shape.cursor.meta({
+  cursor: meta(PaginationQuery.shape.cursor, {
     param: { description: 'Opaque position carried by the `next` link; keeps deep pages as cheap as the first.' },
   }),
 });
@@ -322,7 +316,7 @@ const pageQuery = z.object({
 function routeConfig(route: Route, components: Map<string, ResponseConfig>): RouteConfig {
   const op = route.operation;
   const names = pathParams(route.path);
-  const query = op.success.list ? (op.query ? pageQuery.extend(op.query.shape) : pageQuery) : op.query;
+  const query = op.success.list ? (op.query ? z.extend(pageQuery, op.query.shape) : pageQuery) : op.query;
   const statuses = [...new Set([...op.errors, ...(route.auth ? commonErrors : [])])].sort((a, b) => a - b);
   const headerParams = requestHeaders(route);
   return {
@@ -334,16 +328,16 @@ function routeConfig(route: Route, components: Map<string, ResponseConfig>): Rou
     tags: [op.tag],
     security: route.auth ? authenticated : [],
     request: {
-      ...(names.length ? { params: z.object(Object.fromEntries(names.map((n) => [n, pathParam(n)]))) } : {}),
-      ...(query ? { query } : {}),
-      ...(headerParams ? { headers: headerParams } : {}),
+      ...(names.length ? { params: objectForGenerator(z.object(Object.fromEntries(names.map((n) => [n, pathParam(n)])))) } : {}),
+      ...(query ? { query: objectForGenerator(query) } : {}),
+      ...(headerParams ? { headers: objectForGenerator(headerParams) } : {}),
       ...(op.body
         ? {
             body: {
               required: !op.optionalBody,
               content: op.bodies
-                ? Object.fromEntries(Object.entries(op.bodies).map(([type, schema]) => [type, { schema }]))
-                : { [op.bodyMediaType ?? 'application/json']: { schema: op.body } },
+                ? Object.fromEntries(Object.entries(op.bodies).map(([type, schema]) => [type, { schema: forGenerator(schema) }]))
+                : { [op.bodyMediaType ?? 'application/json']: { schema: forGenerator(op.body) } },
             },
           }
         : {}),
@@ -365,7 +359,7 @@ export function buildOpenApiDocument(routes: readonly Route[] = allRoutes): Open
   for (const [name, header] of Object.entries(headers))
     registry.registerComponent('headers', name, { ...header, required: true });
   // The shared error responses reference these by their ids; zod-to-openapi only emits what it sees.
-  const errorSchemas = [ErrorBody, ErrorsBody].map((schema) => ({ type: 'schema' as const, schema }));
+  const errorSchemas = [ErrorBody, ErrorsBody].map((schema) => ({ type: 'schema' as const, schema: forGenerator(schema) }));
   const generator = new OpenApiGeneratorV3([...registry.definitions, ...errorSchemas], { sortComponents: 'alphabetically' });
   const doc = generator.generateDocument({
     openapi: '3.0.3',

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as prettier from 'prettier';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { routes as allRoutes, type Route } from '../../lib/routes.ts';
 
 export const apiDoc = new URL('../../docs/api.md', import.meta.url);
@@ -15,7 +15,7 @@ export const markers = { start: '<!-- endpoints:start (npm run openapi writes th
 export function pagingOf(route: Route): string {
   const { success } = route.operation;
   if (success.list) return '`page`, `per_page` (1–100, default 25), `cursor`';
-  const type = (success.schema as z.ZodType | undefined)?.def?.type;
+  const type = (success.schema as z.ZodMiniType | undefined)?.def?.type;
   if (type === 'array') return 'not paged: one answer (`page`, `per_page` are 422)';
   return '';
 }

@@ -63,7 +63,7 @@ export const attachmentTools: Tool[] = [
         comment_id: id().optional(),
         attachment_id: id().optional(),
       }),
-      output: { attachment: Attachment, upload: AttachmentUpload.optional() },
+      output: { attachment: Attachment, upload: z.optional(AttachmentUpload) },
       annotations: annotations.create,
     },
     async (caller, { issue_number, attachment_id, data, ...declared }) => {

@@ -30,8 +30,8 @@ const updateInput = singleInput('update_issue');
  * names and "me" turned into ids as the single tools' are (lib/mcp/resolve.ts): one resolver per
  * call, so a name many items share is looked up once.
  */
-async function parseItem(schema: z.ZodType, item: unknown, resolve: NameResolver): Promise<Record<string, unknown>> {
-  const parsed = schema.safeParse(item);
+async function parseItem(schema: z.core.$ZodType, item: unknown, resolve: NameResolver): Promise<Record<string, unknown>> {
+  const parsed = z.safeParse(schema, item);
   if (!parsed.success) throw new ValidationError(issueMessages(parsed.error, false));
   return resolve(parsed.data as Record<string, unknown>);
 }
@@ -80,7 +80,7 @@ const batchOutput = {
   results: z.array(
     z.object({
       status: z.number().int(),
-      issue: Issue.optional(),
+      issue: z.optional(Issue),
       version: z.number().int().optional(),
       error: z.string().optional(),
     }),

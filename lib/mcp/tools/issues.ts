@@ -1,10 +1,12 @@
 import * as z from 'zod';
+import * as zm from 'zod/mini';
 import { listIssueActivity } from '../../services/activity.ts';
 import { Activity } from '../../schemas/activity.ts';
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../services/issues.ts';
 import { listMyIssues } from '../../services/my-issues.ts';
 import { Issue, IssueCreateFields, IssuePriority, IssueStatus, IssueType, IssueUpdateFields } from '../../schemas/issues.ts';
 import { IssueLabelsField } from '../../schemas/labels.ts';
+import { meta } from '../../schemas/zod.ts';
 import { ValidationError } from '../../vocabulary/errors.ts';
 import { filteredPage, listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, issueRefUnlisted as unlisted, locateIssue } from '../locate.ts';
@@ -29,6 +31,8 @@ const classificationFilters = ({ priority, type, due_before, due_after }: Classi
     ? { priority, type, dueBefore: due_before, dueAfter: due_after }
     : undefined;
 
+/** A REST field without its description, which the instructions give once. */
+const undescribed = <T extends zm.ZodMiniType>(schema: T): T => meta(schema, { description: undefined });
 /**
  * The labels filter: names (any case); an issue must carry all of them. What `labels` means, here
  * and in writes, is said once in the server's instructions (lib/mcp/server.ts), as are `status`,
@@ -36,7 +40,7 @@ const classificationFilters = ({ priority, type, due_before, due_after }: Classi
  */
 const labelNames = () => z.array(z.string().trim().min(1).max(50)).min(1).max(20).optional();
 /** An issue's labels as create_issue and update_issue take them (the REST field, described in the instructions). */
-const labelRefs = () => IssueLabelsField().optional();
+const labelRefs = () => z.optional(undescribed(IssueLabelsField()));
 /**
  * A status as a write names it: a state of the issue's project by name (unique in a project, so
  * the tools take no `state_id`), or a category. Which
@@ -190,8 +194,8 @@ export const issueTools: Tool[] = [
       input: z.object({
         project_id: projectId(),
         sprint_id: sprintRef().nullable().optional(),
-        ...IssueCreateFields.omit({ state_id: true }).shape,
-        description: IssueCreateFields.shape.description.meta({ description: undefined }),
+        ...zm.omit(IssueCreateFields, { state_id: true }).shape,
+        description: undescribed(IssueCreateFields.shape.description),
         status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),
@@ -210,8 +214,8 @@ export const issueTools: Tool[] = [
       description: "Change an issue's fields.",
       input: z.object({
         ...issueRef,
-        ...IssueUpdateFields.omit({ sprint_id: true, position: true, state_id: true }).shape,
-        description: IssueUpdateFields.shape.description.meta({ description: undefined }),
+        ...zm.omit(IssueUpdateFields, { sprint_id: true, position: true, state_id: true }).shape,
+        description: undescribed(IssueUpdateFields.shape.description),
         status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),

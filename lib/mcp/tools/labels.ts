@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { createLabel, listLabels } from '../../services/labels.ts';
 import { Label, LabelCreateFields } from '../../schemas/labels.ts';
+import { meta } from '../../schemas/zod.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { projectRef } from '../resolve.ts';
 import { annotations, defineTool, type Tool } from '../tool.ts';
@@ -35,7 +36,7 @@ export const labelTools: Tool[] = [
         project_id: projectRef(),
         ...LabelCreateFields.shape,
         // Grey when absent: an agent need not be told (tools/list pays for every byte).
-        color: LabelCreateFields.shape.color.meta({ description: undefined }),
+        color: meta(LabelCreateFields.shape.color, { description: undefined }),
       }),
       output: one,
       annotations: annotations.create,

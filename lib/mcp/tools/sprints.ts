@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import * as zm from 'zod/mini';
 import {
   activateSprint,
   completeSprint,
@@ -92,7 +93,7 @@ export const sprintTools: Tool[] = [
     'create_sprint',
     {
       description: 'Create a sprint in planning.',
-      input: SprintCreateFields.safeExtend({ ...lead, project_id: projectId() }),
+      input: zm.safeExtend(SprintCreateFields, { ...lead, project_id: projectId() }),
       output: one,
       annotations: annotations.create,
     },
@@ -103,7 +104,7 @@ export const sprintTools: Tool[] = [
     'update_sprint',
     {
       description: "Change a sprint's fields (not its status).",
-      input: SprintUpdateFields.safeExtend({ ...lead, ...sprintAt }),
+      input: zm.safeExtend(SprintUpdateFields, { ...lead, ...sprintAt }),
       output: one,
       annotations: annotations.update,
     },
