@@ -247,13 +247,13 @@ export async function trashLabel(orgId: number, projectId: number, current: Labe
  * id shows it again at once. Refusals: `label` (there again), `name_taken` (a label of that name
  * was made meanwhile), `project` (gone or full), `trashed` (restored or purged meanwhile).
  */
-export async function restoreLabel(orgId: number, stored: Record<string, unknown>): Promise<void> {
+export async function restoreLabel(orgId: number, stored: Record<string, unknown>, deletedAt: string): Promise<void> {
   const label = toLabel(stored);
   await transact([
     putNew(stored, 'label'),
     nameGuard(orgId, label.project_id, label.name, label.id),
     catalogueWrite(orgId, label.project_id, label.id, { name: label.name, color: label.color }, 1),
-    ...trashRemoval(orgId, String(stored.SK), 'restored'),
+    ...trashRemoval(orgId, String(stored.SK), deletedAt, 'restored'),
   ]);
 }
 

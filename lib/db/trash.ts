@@ -3,7 +3,7 @@ import { deletionMarker } from './deletions.ts';
 import { trashExpiry, type TrashKind } from '../model/trash.ts';
 import { tableName } from './client.ts';
 import { attribute, itemKind } from './item.ts';
-import { collections, keys, listKeys, type Key } from './keys.ts';
+import { collections, keys, listKeys, trashMarkerKey, type Key } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { tableDefinition } from './table.ts';
 import { getItem, transact, type GuardedItem } from './transactions.ts';
@@ -101,18 +101,27 @@ export async function listTrash(orgId: number, page: PageRequest) {
 }
 
 /**
- * The Delete of a trash item, only while it is there (else refused `trashed`), with its marker
- * (lib/db/deletions.ts): the change feed reports its removal as `<kind>.restored` or
- * `<kind>.purged` (lib/feed/events.ts) with the request's actor.
+ * The Delete of a trash item (the one of the delete at `deletedAt`), only while it is there (else
+ * refused `trashed`), with its marker (lib/db/deletions.ts): the change feed reports its removal as
+ * `<kind>.restored` or `<kind>.purged` (lib/feed/events.ts) with the request's actor. The same key
+ * can be trashed again after a restore, so its marker is named by the delete's time too
+ * (`trashMarkerKey`): a restore and a later purge within the marker's life keep one each.
  */
-export function trashRemoval(orgId: number, trashedSk: string, outcome: 'restored' | 'purged'): GuardedItem[] {
+export function trashRemoval(orgId: number, trashedSk: string, deletedAt: string, outcome: 'restored' | 'purged'): GuardedItem[] {
   const key = keys.trash(orgId, trashedSk);
   return [
     {
-      item: { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(PK)' } },
+      item: {
+        Delete: {
+          TableName: tableName(),
+          Key: key,
+          ConditionExpression: 'attribute_exists(PK) AND deleted_at = :at',
+          ExpressionAttributeValues: { ':at': deletedAt },
+        },
+      },
       reason: 'trashed',
     },
-    ...deletionMarker(key, outcome === 'restored' ? { restored: true } : {}),
+    ...deletionMarker(trashMarkerKey(key, deletedAt), outcome === 'restored' ? { restored: true } : {}),
   ];
 }
 
@@ -120,8 +129,8 @@ export function trashRemoval(orgId: number, trashedSk: string, outcome: 'restore
  * Deletes trashed item `itemId` of `kind` for good (refused `trashed` when it is gone). It is the
  * request's resource: `If-Match` names its version (`trashAnswer`).
  */
-export async function purgeTrashed(orgId: number, kind: TrashKind, itemId: number): Promise<void> {
-  const [removal, ...marker] = trashRemoval(orgId, trashSkOf(orgId, kind, itemId), 'purged');
+export async function purgeTrashed(orgId: number, kind: TrashKind, itemId: number, deletedAt: string): Promise<void> {
+  const [removal, ...marker] = trashRemoval(orgId, trashSkOf(orgId, kind, itemId), deletedAt, 'purged');
   await transact([{ ...removal!, resource: true }, ...marker]);
 }
 

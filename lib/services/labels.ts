@@ -121,10 +121,10 @@ export async function deleteLabel(caller: Principal, projectId: number, labelId:
  * cannot come back as it was: a label of its name was made meanwhile, its project is full or gone;
  * 404 when the trash item went meanwhile (restored or purged).
  */
-export async function restoreTrashedLabel(caller: Principal, stored: Record<string, unknown>): Promise<Label> {
+export async function restoreTrashedLabel(caller: Principal, stored: Record<string, unknown>, deletedAt: string): Promise<Label> {
   const label = store.toLabel(stored);
   try {
-    await store.restoreLabel(caller.orgId, stored);
+    await store.restoreLabel(caller.orgId, stored, deletedAt);
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
     const meanings = {

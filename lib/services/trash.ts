@@ -71,7 +71,7 @@ export async function getTrashEntry(caller: Principal, id: string): Promise<Tras
 /** Brings trash item `id` (a member's own) back whole, with its own id, and answers it as its own route would. */
 export async function restore(caller: Principal, id: string): Promise<Restored> {
   const found = await trashed(caller, id);
-  if (found.kind === 'label') return { kind: 'label', item: await restoreTrashedLabel(caller, found.stored) };
+  if (found.kind === 'label') return { kind: 'label', item: await restoreTrashedLabel(caller, found.stored, found.deletedAt) };
   const gone = () => new NotFoundError('Trash item');
   await refusedAs(
     {
@@ -83,7 +83,7 @@ export async function restore(caller: Principal, id: string): Promise<Restored> 
       trashed: gone,
       condition: () => new TransitionError(`Webhook ${found.itemId} exists again`),
     },
-    () => restoreWebhook(caller.orgId, found.stored),
+    () => restoreWebhook(caller.orgId, found.stored, found.deletedAt),
   );
   return { kind: 'webhook', item: toWebhook(found.stored) };
 }
@@ -93,6 +93,6 @@ export async function purge(caller: Principal, id: string): Promise<void> {
   requireAdmin(caller);
   const found = await trashed(caller, id);
   await refusedAs({ trashed: () => new NotFoundError('Trash item') }, () =>
-    store.purgeTrashed(caller.orgId, found.kind, found.itemId),
+    store.purgeTrashed(caller.orgId, found.kind, found.itemId, found.deletedAt),
   );
 }

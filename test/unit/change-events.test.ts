@@ -3,6 +3,8 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { asRestored, changeEventOf, issueChanges, withStateNames } from '../../lib/feed/events.ts';
 import { defaultStates, type Workflow } from '../../lib/model/workflow.ts';
+import { deletedKeyOf } from '../../lib/db/stream-images.ts';
+import { trashMarkerKey } from '../../lib/db/keys.ts';
 
 const issue = {
   type: 'issue',
@@ -291,5 +293,20 @@ describe('a trash item removed: <kind>.purged, or <kind>.restored when its marke
     const { stored: _stored, ...empty } = trash('label', label);
     expect(changeEventOf(record('REMOVE', empty))).toBeUndefined();
     expect(changeEventOf(record('REMOVE', trash('sprint', label)))).toBeUndefined();
+  });
+});
+
+describe("a trash item's delete marker", () => {
+  it('is named by the delete that trashed it, so a restore and a later purge of the same key keep one each', () => {
+    const trashed = (at: string) => ({ PK: 'ORG#1#TRASH', SK: 'LABEL#0000000007', type: 'trash', kind: 'label', deleted_at: at });
+    const first = deletedKeyOf(record('REMOVE', trashed('2026-11-20T00:00:00.000Z')));
+    const second = deletedKeyOf(record('REMOVE', trashed('2026-11-21T00:00:00.000Z')));
+    expect(first).toEqual(trashMarkerKey({ PK: 'ORG#1#TRASH', SK: 'LABEL#0000000007' }, '2026-11-20T00:00:00.000Z'));
+    expect(second).not.toEqual(first);
+    // Any other item's marker is under its own key.
+    expect(deletedKeyOf(record('REMOVE', { ...issue, PK: 'ORG#1#P#2', SK: 'ISSUE#9' }))).toEqual({
+      PK: 'ORG#1#P#2',
+      SK: 'ISSUE#9',
+    });
   });
 });
