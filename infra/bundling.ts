@@ -13,7 +13,10 @@ export const bundling = {
   /** Lambda loads `index.mjs` as an ES module. */
   outExtension: '.mjs',
   minify: true,
-  /** A separate `.map` beside the bundle; `--enable-source-maps` maps stack traces through it. */
+  /**
+   * A separate `.map` beside the bundle; `inject`'s module maps stack traces through it when one is
+   * first formatted (Node's `--enable-source-maps` would read it at every cold start instead).
+   */
   sourcemap: true,
   /** The bundle stays small; the map points at paths in the repository instead of carrying them. */
   sourcesContent: false,
@@ -24,6 +27,11 @@ export const bundling = {
    * an ES module has none, so the bundle makes one.
    */
   banner: "import{createRequire as __createRequire}from'node:module';const require=__createRequire(import.meta.url);",
+  /**
+   * Modules every bundle runs first, paths relative to the repository root: stack traces mapped to
+   * the sources on first use (infra/inject/source-maps.js).
+   */
+  inject: ['infra/inject/source-maps.js'],
   /** Nothing is taken from the runtime: the AWS SDK is bundled, pinned by package-lock.json. */
   external: [] as string[],
   /**
@@ -114,6 +122,7 @@ export function splitBuildArgs(entry: string, repo: string, outDir: string): str
     `--sources-content=${bundling.sourcesContent}`,
     `--main-fields=${bundling.mainFields.join(',')}`,
     `--banner:js=${bundling.banner}`,
+    ...bundling.inject.map((file) => `--inject:${repo}/${file}`),
     ...bundling.external.map((e) => `--external:${e}`),
     ...Object.entries(aliasFor(entry)).map(([from, to]) => `--alias:${from}=${repo}/${to}`),
     '--log-level=warning',
@@ -142,7 +151,6 @@ export const functionFiles: Record<string, BundledFile[]> = {
 
 /** Environment every function gets beside its own. */
 export const runtimeEnvironment = {
-  NODE_OPTIONS: '--enable-source-maps',
   POWERTOOLS_SERVICE_NAME: 'sprint-ticketing',
   POWERTOOLS_LOG_LEVEL: 'INFO',
 } as const;

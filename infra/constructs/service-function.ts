@@ -81,6 +81,7 @@ export class ServiceFunction extends NodejsFunction {
         sourcesContent: bundling.sourcesContent,
         mainFields: [...bundling.mainFields],
         banner: bundling.banner,
+        inject: bundling.inject.map((file) => resolve(repoRoot, file)),
         bundleAwsSDK: true,
         externalModules: [...bundling.external],
         esbuildArgs: {

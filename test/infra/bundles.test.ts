@@ -7,7 +7,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Bundle, budget, buildAll, type LoadResult, loadAlone, sizeRefusal } from '../../tools/bench/bundles.ts';
+import {
+  type Bundle,
+  budget,
+  buildAll,
+  buildBundle,
+  type LoadResult,
+  loadAlone,
+  run,
+  sizeRefusal,
+} from '../../tools/bench/bundles.ts';
+import { runtimeEnvironment } from '../../infra/bundling.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { allFunctionEntries, authorizerEntry, deliveryEntry, functionId, migrateEntry } from '../../infra/functions.ts';
 import { insertDelivery, pendingDelivery } from '../../lib/db/webhooks.ts';
@@ -129,6 +139,43 @@ describe('the CDK stack', () => {
     },
     120_000,
   );
+});
+
+describe('stack traces from a bundle', () => {
+  it('name the TypeScript sources, lines and functions as Node does with --enable-source-maps, which is off (the map is read when first needed)', async () => {
+    const bundle = await buildBundle('test/support/bundle-throws.ts', join(outRoot, 'throws'));
+    const dir = mkdtempSync(join(tmpdir(), 'bundle-throws-'));
+    try {
+      copyFileSync(bundle.file, join(dir, 'index.mjs'));
+      copyFileSync(bundle.mapFile, join(dir, 'index.mjs.map'));
+      // The same probe twice: as deployed, and with Node's own source maps in place of the bundle's.
+      const probe =
+        "const { handler } = await import(process.argv[1]); if (process.argv[2] === 'node') Error.prepareStackTrace = undefined; process.stdout.write(await handler());";
+      const stackOf = async (how: 'bundle' | 'node') => {
+        const env = {
+          PATH: process.env.PATH ?? '',
+          ...runtimeEnvironment,
+          ...(how === 'node' ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
+        };
+        const out = await run(
+          process.execPath,
+          ['--input-type=module', '-e', probe, pathToFileURL(join(dir, 'index.mjs')).href, how],
+          { cwd: dir, env },
+        );
+        expect({ code: out.code, stderr: out.stderr }).toEqual({ code: 0, stderr: '' });
+        return out.stdout;
+      };
+      const stack = await stackOf('bundle');
+      const frames = stack.split('\n');
+      expect(frames[0]).toBe('Error: mapped');
+      expect(frames[1]).toMatch(/^ {4}at failing \(\S*test\/support\/bundle-throws\.ts:6:9\)$/);
+      expect(frames[2]).toMatch(/^ {4}at caller \(\S*test\/support\/bundle-throws\.ts:11:5\)$/);
+      expect(stack).toBe(await stackOf('node'));
+      expect(runtimeEnvironment).not.toHaveProperty('NODE_OPTIONS');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('the delivery function bundle', () => {

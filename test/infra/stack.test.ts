@@ -335,10 +335,12 @@ describe('functions', () => {
       expect(fn.Properties.Handler).toBe('index.handler');
       expect(fn.Properties.Environment.Variables).toMatchObject({
         ...(docs.includes(id) ? {} : { TABLE_NAME: { Ref: logicalId(stack.table.table) } }),
-        NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'sprint-ticketing',
         STAGE: 'prod',
       });
+      // Stack traces are mapped on first use by the bundle itself (infra/inject/source-maps.js), not
+      // by Node's --enable-source-maps, which reads the map at every cold start.
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
       expect(fn.Properties.LoggingConfig).toMatchObject({ LogFormat: 'JSON' });
     }
   });

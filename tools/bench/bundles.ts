@@ -70,6 +70,7 @@ function options(entry: string): BuildOptions & { metafile: true } {
     sourcesContent: bundling.sourcesContent,
     mainFields: [...bundling.mainFields],
     banner: { js: bundling.banner },
+    inject: bundling.inject.map((file) => resolve(repoRoot, file)),
     external: [...bundling.external],
     alias: Object.fromEntries(Object.entries(aliasOf(entry)).map(([from, to]) => [from, resolve(repoRoot, to)])),
     metafile: true,
