@@ -681,7 +681,7 @@ export const routes: Route[] = [
   }),
   route('DELETE', labelPath, 'functions/labels/delete.ts', {
     id: 'deleteLabel',
-    summary: 'Delete a label; no issue shows it from then on, and it is taken off its issues in the background',
+    summary: 'Delete a label into the trash; no issue shows it from then on, until it is restored',
     tag: 'Labels',
     success: { status: 204, description: 'Deleted' },
   }),
@@ -1032,30 +1032,28 @@ export const routes: Route[] = [
     unprocessable: 'error',
   }),
 
-  // The organisation's trash (admins): deleted items kept for the retention period, restorable whole (docs/trash.md)
+  // The organisation's trash (admins all of it, members what they deleted): deleted items kept for the retention period, restorable whole (docs/trash.md)
   route('GET', '/api/v1/trash', 'functions/trash/read.ts', {
     id: 'listTrash',
-    summary: "List the organisation's trash, newest deletion first (admins only)",
+    summary: "List the organisation's trash, newest deletion first (admins all of it, members what they deleted)",
     description:
       'Items past their retention are left out (the TTL removes them some time later): the list is linked by cursor, and `X-Total-Count` counts the items up to this page.',
     tag: 'Trash',
     query: TrashQuery,
     success: { status: 200, schema: TrashEntry, list: true, description: 'Trashed items, newest deletion first' },
-    errors: [403],
   }),
   route('GET', trashPath, 'functions/trash/read.ts', {
     id: 'getTrashItem',
-    summary: 'One trashed item (admins only), with the ETag that a purge may name in If-Match',
+    summary: "One trashed item (a member's own), with the ETag that a purge may name in If-Match",
     tag: 'Trash',
     success: { status: 200, schema: TrashEntry, description: 'The trashed item' },
-    errors: [403],
   }),
   route('POST', `${trashPath}/restore`, 'functions/trash/restore.ts', {
     id: 'restoreTrashItem',
-    summary: 'Bring a trashed item back whole, with the same id (admins only); 422 when it cannot come back as it was',
+    summary: "Bring a trashed item (a member's own) back whole, with the same id; 422 when it cannot come back as it was",
     tag: 'Trash',
     success: { status: 200, schema: Restored, description: 'The kind of item and the item, as its own route answers it' },
-    errors: [403, 422],
+    errors: [422],
     unprocessable: 'error',
   }),
   route('DELETE', trashPath, 'functions/trash/delete.ts', {

@@ -32,6 +32,8 @@ export function cascadeParentOf(record: DynamoDBRecord): CascadeParent | undefin
   const old = record.dynamodb?.OldImage;
   if (!old) return undefined;
   const type = old.type?.S;
+  // A trashed label's purge (or expiry): its issues lose its id only now (lib/db/labels.ts).
+  if (type === 'trash') return old.kind?.S === 'label' ? purgedLabelOf(old.stored?.M) : undefined;
   const orgId = numberOf(old.org_id);
   const id = numberOf(old.id);
   if (orgId === undefined || id === undefined) return undefined;
@@ -47,6 +49,15 @@ export function cascadeParentOf(record: DynamoDBRecord): CascadeParent | undefin
   if (type === 'label') return { kind: 'label', orgId, projectId, labelId: id };
   if (type === 'state') return { kind: 'state', orgId, projectId, stateId: id };
   return undefined;
+}
+
+/** The label whose trash item a REMOVE shows gone (`stored`: the label as it was stored), or undefined. */
+function purgedLabelOf(stored: Record<string, AttributeValue> | undefined): CascadeParent | undefined {
+  const orgId = numberOf(stored?.org_id);
+  const projectId = numberOf(stored?.project_id);
+  const labelId = numberOf(stored?.id);
+  if (orgId === undefined || projectId === undefined || labelId === undefined) return undefined;
+  return { kind: 'label', orgId, projectId, labelId };
 }
 
 /** Failures in a row after which a pending cascade is left for an operator (`cascade:resume`). */

@@ -37,7 +37,7 @@ import {
   type Key,
 } from './keys.ts';
 import { getItem, itemExists, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
-import { removeLabelFromIssues } from './labels.ts';
+import { labelIsPurged, removeLabelFromIssues } from './labels.ts';
 import { moveIssuesOffState } from './state-cascade.ts';
 
 export { cascadeParentOf, failureMessage, MAX_ATTEMPTS, pendingCascadeFromItem, pendingCascadeOf } from './cascade-work.ts';
@@ -62,7 +62,8 @@ export async function sendFailureMessage(queueUrl: string, message: object): Pro
  * - a sprint: its issues (LSI1 `S#<sprint>#`) and their comments;
  * - an issue: its comments (SK `ISSUE#<issue>#C#`);
  * - a label: not a parent but a value: its id is taken off the issues of its project that carry it
- *   (lib/db/labels.ts, `removeLabelFromIssues`).
+ *   (lib/db/labels.ts, `removeLabelFromIssues`) once it is purged: its trash item's REMOVE (a purge,
+ *   or its expiry by TTL), not its delete into the trash, which its issues outlive.
  * - a state: not a parent but a value: the state its issues went to is written on each of them
  *   (lib/db/state-cascade.ts, `moveIssuesOffState`).
  * - with a project or a sprint, the relations of its issues to issues outside it (their sides, and
@@ -517,8 +518,10 @@ function issueIdOf(key: Key): number {
 }
 
 /**
- * Takes a deleted label off the issues that carry it, one page of the project's issues at a time;
+ * Takes a purged label off the issues that carry it, one page of the project's issues at a time;
  * past the deadline it stops between pages with where it stopped. Returns the issues updated.
+ * Nothing while the label is in the trash (its delete's record) or back (its restore's removal of
+ * the trash item): only its purge or expiry takes it off.
  */
 export async function removeDeletedLabel(
   orgId: number,
@@ -526,6 +529,7 @@ export async function removeDeletedLabel(
   labelId: number,
   options: CascadeOptions = {},
 ): Promise<number> {
+  if (!(await labelIsPurged(orgId, projectId, labelId))) return 0;
   return removeLabelFromIssues(orgId, projectId, labelId, options.after, (next) => {
     if (next) checkDeadline(options, next);
   });

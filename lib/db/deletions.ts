@@ -34,6 +34,8 @@ export const DELETION_TYPE = 'deletion';
 export interface DeletionContext {
   /** A comment's issue's sprint at the delete (null: the backlog). */
   sprintId?: number | null;
+  /** A trash item deleted because its item came back (a restore), not purged (docs/trash.md). */
+  restored?: true;
 }
 
 /**
@@ -53,6 +55,7 @@ export function deletionMarker(key: Key, context: DeletionContext = {}): Guarded
             type: DELETION_TYPE,
             deleted_at: now.toISOString(),
             ...(context.sprintId === undefined ? {} : { sprint_id: context.sprintId }),
+            ...(context.restored ? { restored: true } : {}),
             [tableDefinition.ttlAttribute]: Math.floor(now.getTime() / 1000) + DELETION_TTL_DAYS * 86_400,
           },
         },
@@ -66,6 +69,8 @@ export interface Deletion {
   actorId: number;
   at: string;
   sprintId?: number | null;
+  /** A trash item's removal by a restore. */
+  restored?: true;
 }
 
 /**
@@ -84,6 +89,7 @@ export async function readDeletions(deleted: Key[]): Promise<(Deletion | undefin
       actorId,
       at: String(item.deleted_at),
       ...(sprint === undefined ? {} : { sprintId: typeof sprint === 'number' ? sprint : null }),
+      ...(item.restored === true ? { restored: true as const } : {}),
     };
   });
 }

@@ -330,3 +330,10 @@ export function parseIssueListKey(lsk: string): { position: number; issueId: num
   const m = /^(?:S#\d{10}|B)#(\d{16})#(\d{10})$/.exec(lsk);
   return m ? { position: Number(m[1]), issueId: Number(m[2]) } : undefined;
 }
+
+/**
+ * What a trash item's removal is marked as deleted under (`keys.deletion` of it; lib/db/deletions.ts):
+ * the trash item's key and the time of the delete that put it there, since the same key is trashed
+ * again after a restore and a marker lives two days.
+ */
+export const trashMarkerKey = (trashKey: Key, deletedAt: string): Key => ({ PK: trashKey.PK, SK: `${trashKey.SK}@${deletedAt}` });

@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { IssueLabel, Label } from '../schemas/labels.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
 import { labelLimits } from '../vocabulary/label-limits.ts';
@@ -10,7 +10,8 @@ import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
 import { batchGet, putNew, Refused, setAssignments, transact, type GuardedItem, isRefused } from './transactions.ts';
-import { withVersion } from './versions.ts';
+import { trashedLabelKey, trashPut, trashRemoval } from './trash.ts';
+import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
 
 /**
  * A project's label catalogue. Each label is an item of the project's partition (`LABEL#l`, listed
@@ -22,7 +23,7 @@ import { withVersion } from './versions.ts';
  * one write that every issue shows at once. An issue stores only the ids (`label_ids`, a number set).
  *
  * Refusal reasons: `label` (gone, or changed since it was read), `name_taken`, `project` (gone or
- * full: the caller tells them apart).
+ * full: the caller tells them apart), `trashed` (a restore's trash item gone).
  */
 
 /** The name of the project attribute that holds label `id`'s catalogue entry. */
@@ -206,22 +207,27 @@ export async function updateLabel(
 }
 
 /**
- * Deletes a label in one transaction: the label (conditioned on the name it was read with), its
- * name guard, its catalogue entry and `labels_count` on the project, and the delete's marker. From
- * then on no issue shows it (issues show only what the catalogue holds); the cascade takes its id
- * off the issues that carry it (`removeLabelFromIssues`). Refusals: `label`, `project`.
+ * Moves a label into the organisation's trash (docs/trash.md) in one transaction: the label's
+ * delete (conditioned on the name and version it was read with, so that the trash holds it as it
+ * was), its name guard, its catalogue entry and `labels_count` on the project, the trash item (the
+ * label whole) and the delete's marker. From then on no issue shows it (issues show only what the
+ * catalogue holds) and no filter matches it. Its issues keep its id while it is in the trash, so
+ * that a restore shows it on them again at once; its purge (or expiry) takes the id off them
+ * (`removeLabelFromIssues`, run by the cascade). Refusals: `label`, `project`.
  */
-export async function deleteLabel(orgId: number, projectId: number, current: LabelItem): Promise<void> {
+export async function trashLabel(orgId: number, projectId: number, current: LabelItem, deletedBy: number): Promise<void> {
   const key = keys.label(orgId, projectId, current.id);
+  const stored = current as unknown as Record<string, unknown>;
+  const version = stored[VERSION_ATTRIBUTE];
   await transact([
     {
       item: {
         Delete: {
           TableName: tableName(),
           Key: key,
-          ConditionExpression: 'attribute_exists(PK) AND #name = :name',
-          ExpressionAttributeNames: { '#name': 'name' },
-          ExpressionAttributeValues: { ':name': current.name },
+          ConditionExpression: `attribute_exists(PK) AND #name = :name AND ${version === undefined ? 'attribute_not_exists(#v)' : '#v = :v'}`,
+          ExpressionAttributeNames: { '#name': 'name', '#v': VERSION_ATTRIBUTE },
+          ExpressionAttributeValues: { ':name': current.name, ...(version === undefined ? {} : { ':v': version }) },
         },
       },
       reason: 'label',
@@ -229,15 +235,50 @@ export async function deleteLabel(orgId: number, projectId: number, current: Lab
     },
     dropNameGuard(orgId, projectId, current.name),
     catalogueWrite(orgId, projectId, current.id, undefined, -1),
+    trashPut(orgId, 'label', stored, current.name, deletedBy),
     ...deletionMarker(key),
   ]);
+}
+
+/**
+ * Brings a trashed label back (`stored`: the label as it was stored) in one transaction: the label
+ * with its id, name, colour and version, its name guard, its catalogue entry and `labels_count`
+ * (within the limit of 200) on the project, and the trash item's delete. Every issue that kept its
+ * id shows it again at once. Refusals: `label` (there again), `name_taken` (a label of that name
+ * was made meanwhile), `project` (gone or full), `trashed` (restored or purged meanwhile).
+ */
+export async function restoreLabel(orgId: number, stored: Record<string, unknown>, deletedAt: string): Promise<void> {
+  const label = toLabel(stored);
+  await transact([
+    putNew(stored, 'label'),
+    nameGuard(orgId, label.project_id, label.name, label.id),
+    catalogueWrite(orgId, label.project_id, label.id, { name: label.name, color: label.color }, 1),
+    ...trashRemoval(orgId, String(stored.SK), deletedAt, 'restored'),
+  ]);
+}
+
+/**
+ * Whether label `labelId` is still to be taken off its issues: gone from its project and not in
+ * the trash (where its issues keep its id for a restore). One TransactGetItems reads both, so a
+ * restore (which writes the label and deletes the trash item at once) is never seen half done.
+ */
+export async function labelIsPurged(orgId: number, projectId: number, labelId: number): Promise<boolean> {
+  const out = await db.send(
+    new TransactGetCommand({
+      TransactItems: [
+        { Get: { TableName: tableName(), Key: keys.label(orgId, projectId, labelId), ProjectionExpression: 'PK' } },
+        { Get: { TableName: tableName(), Key: trashedLabelKey(orgId, labelId), ProjectionExpression: 'PK' } },
+      ],
+    }),
+  );
+  return (out.Responses ?? []).every((r) => r.Item === undefined);
 }
 
 /** Issues of the project one cascade step reads (and updates the carriers among) at most. */
 const CASCADE_PAGE = 250;
 
 /**
- * The cascade of a label's delete: takes label `labelId` off every issue of the project that carries
+ * The cascade of a label's purge (its trash item deleted, or expired; lib/db/cascade.ts): takes label `labelId` off every issue of the project that carries
  * it, one page of the project's issues (its sprints' and its backlog's lists, LSI1 `S#` and `B#`)
  * at a time, from `after` on. Each carrier is one UpdateItem (`DELETE label_ids`, on condition that
  * the issue is still there), which changes nothing else of the issue: no revision, no `updated_at`.

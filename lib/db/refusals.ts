@@ -10,7 +10,7 @@
 export type CommonRefusal = 'stale' | 'precondition' | 'condition';
 export type AccountRefusal = 'email_taken' | 'organisation';
 export type ProjectRefusal = 'project' | 'prefix_taken' | 'organisation';
-export type LabelRefusal = 'project' | 'label' | 'name_taken' | 'gone' | 'unindexed';
+export type LabelRefusal = 'project' | 'label' | 'name_taken' | 'gone' | 'unindexed' | 'trashed';
 /** A state of a project's workflow: the project gone, the state gone, the workflow changed since it was read. */
 export type StateRefusal = 'project' | 'state' | 'workflow';
 export type SprintRefusal = 'project' | 'sprint' | 'sprint_lead' | 'sprint_exists';

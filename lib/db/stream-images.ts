@@ -1,5 +1,6 @@
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { trashMarkerKey } from './keys.ts';
 
 /**
  * The item a DynamoDB stream record's image holds (`NewImage`, `OldImage`: DynamoDB's wire format),
@@ -9,7 +10,10 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 /** The key of the item a REMOVE record deleted (where its delete marker is found), if it is one. */
 export function deletedKeyOf(record: DynamoDBRecord): { PK: string; SK: string } | undefined {
   const old = record.eventName === 'REMOVE' && record.dynamodb?.OldImage ? itemOfImage(record.dynamodb.OldImage) : undefined;
-  return typeof old?.PK === 'string' && typeof old.SK === 'string' ? { PK: old.PK, SK: old.SK } : undefined;
+  if (typeof old?.PK !== 'string' || typeof old.SK !== 'string') return undefined;
+  const key = { PK: old.PK, SK: old.SK };
+  // A trash item's key comes back with each delete of its item: its marker is that delete's (lib/db/trash.ts).
+  return old.type === 'trash' && typeof old.deleted_at === 'string' ? trashMarkerKey(key, old.deleted_at) : key;
 }
 
 /** The organisation a stored item belongs to (`org_id`, which every item of an organisation carries), if it says. */

@@ -53,7 +53,7 @@ export function createTableInput(tableName: string) {
 
 /**
  * Event filters of the stream consumer (functions/cascade.ts), any of which lets a record in:
- * the REMOVEs of the parents whose children must go and of attachments whose files must go, and the writes of pending cascades still to
+ * the REMOVEs of the parents whose children must go, of attachments whose files must go and of trashed labels purged, and the writes of pending cascades still to
  * continue (lib/db/cascade.ts). Lambda drops everything else (every other write, and the thousands
  * of comment REMOVEs a big cascade emits) before invoking, so they cost nothing.
  */
@@ -63,6 +63,8 @@ export const cascadeStreamFilters = [
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
   // A comment with attachments: they go with it (a comment without, the bulk of a cascade, is dropped).
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['comment'] }, has_attachments: { BOOL: [true] } } } },
+  // A trashed label purged or expired: its issues lose its id (lib/db/labels.ts).
+  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label'] } } } },
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
 ] as const;
 
@@ -82,7 +84,11 @@ export const importJobStreamFilters = [
  */
 export const changeFeedStreamFilters = [
   { dynamodb: { NewImage: { type: { S: ['project', 'sprint', 'issue', 'comment'] } } } },
-  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'comment', 'attachment'] } } } },
+  // A trash item's removal: its item restored, or purged (`<kind>.restored`, `<kind>.purged`).
+  {
+    eventName: ['REMOVE'],
+    dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'comment', 'attachment', 'trash'] } } },
+  },
   // An attachment that became ready (`attachment.added`); its declaration and checks are no event.
   { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['attachment'] }, status: { S: ['ready'] } } } },
   // An import job that ended: its one `import.completed` event (lib/feed/events.ts).

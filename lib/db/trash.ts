@@ -1,8 +1,9 @@
 import { config } from '../config.ts';
+import { deletionMarker } from './deletions.ts';
 import { trashExpiry, type TrashKind } from '../model/trash.ts';
 import { tableName } from './client.ts';
 import { attribute, itemKind } from './item.ts';
-import { collections, keys, listKeys, type Key } from './keys.ts';
+import { collections, keys, listKeys, trashMarkerKey, type Key } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { tableDefinition } from './table.ts';
 import { getItem, transact, type GuardedItem } from './transactions.ts';
@@ -22,7 +23,7 @@ export const trashItem = itemKind({
   attributes: {
     kind: attribute.oneOf<TrashKind>('kind'),
     itemId: attribute.number('item_id'),
-    /** What a list shows of it: a webhook's URL. */
+    /** What a list shows of it: a webhook's URL, a label's name. */
     title: attribute.string('title'),
     deletedBy: attribute.number('deleted_by'),
     deletedAt: attribute.string('deleted_at'),
@@ -70,17 +71,25 @@ export function trashPut(
   };
 }
 
-/** The key a trashed item of `kind` had. */
-const keyOf = (orgId: number, kind: TrashKind, itemId: number): Key => {
+/**
+ * The sort key a trashed item of `kind` had, which is its key in the trash: a webhook's, or a
+ * label's (`LABEL#l`: label ids are the organisation's sequence, so unique across its projects).
+ */
+const trashSkOf = (orgId: number, kind: TrashKind, itemId: number): string => {
   switch (kind) {
     case 'webhook':
-      return keys.webhook(orgId, itemId);
+      return keys.webhook(orgId, itemId).SK;
+    case 'label':
+      return keys.label(orgId, 0, itemId).SK; // no project id in a sort key
   }
 };
 
+/** The trash item of label `labelId`, whether or not it is there. */
+export const trashedLabelKey = (orgId: number, labelId: number): Key => keys.trash(orgId, trashSkOf(orgId, 'label', labelId));
+
 /** The trashed item `itemId` of `kind`, or undefined. */
 export async function getTrashed(orgId: number, kind: TrashKind, itemId: number): Promise<TrashFields | undefined> {
-  const item = await getItem(keys.trash(orgId, keyOf(orgId, kind, itemId).SK));
+  const item = await getItem(keys.trash(orgId, trashSkOf(orgId, kind, itemId)));
   const found = item ? trashItem.decode(item) : undefined;
   return found?.kind === kind ? found : undefined;
 }
@@ -91,24 +100,40 @@ export async function listTrash(orgId: number, page: PageRequest) {
   return { page: result, items: result.items.map((i) => trashItem.decode(i)) };
 }
 
-/** The Delete of a trash item, only while it is there (else refused `trashed`). */
-export function trashRemoval(orgId: number, trashedSk: string): GuardedItem {
-  return {
-    item: {
-      Delete: { TableName: tableName(), Key: keys.trash(orgId, trashedSk), ConditionExpression: 'attribute_exists(PK)' },
+/**
+ * The Delete of a trash item (the one of the delete at `deletedAt`), only while it is there (else
+ * refused `trashed`), with its marker (lib/db/deletions.ts): the change feed reports its removal as
+ * `<kind>.restored` or `<kind>.purged` (lib/feed/events.ts) with the request's actor. The same key
+ * can be trashed again after a restore, so its marker is named by the delete's time too
+ * (`trashMarkerKey`): a restore and a later purge within the marker's life keep one each.
+ */
+export function trashRemoval(orgId: number, trashedSk: string, deletedAt: string, outcome: 'restored' | 'purged'): GuardedItem[] {
+  const key = keys.trash(orgId, trashedSk);
+  return [
+    {
+      item: {
+        Delete: {
+          TableName: tableName(),
+          Key: key,
+          ConditionExpression: 'attribute_exists(PK) AND deleted_at = :at',
+          ExpressionAttributeValues: { ':at': deletedAt },
+        },
+      },
+      reason: 'trashed',
     },
-    reason: 'trashed',
-  };
+    ...deletionMarker(trashMarkerKey(key, deletedAt), outcome === 'restored' ? { restored: true } : {}),
+  ];
 }
 
 /**
  * Deletes trashed item `itemId` of `kind` for good (refused `trashed` when it is gone). It is the
  * request's resource: `If-Match` names its version (`trashAnswer`).
  */
-export async function purgeTrashed(orgId: number, kind: TrashKind, itemId: number): Promise<void> {
-  await transact([{ ...trashRemoval(orgId, keyOf(orgId, kind, itemId).SK), resource: true }]);
+export async function purgeTrashed(orgId: number, kind: TrashKind, itemId: number, deletedAt: string): Promise<void> {
+  const [removal, ...marker] = trashRemoval(orgId, trashSkOf(orgId, kind, itemId), deletedAt, 'purged');
+  await transact([{ ...removal!, resource: true }, ...marker]);
 }
 
 /** `answer` (a trash item as answered) with the version of the trash item it shows: its ETag. */
 export const trashAnswer = <T extends object>(orgId: number, f: TrashFields, answer: T): T =>
-  withVersion(answer, { ...keys.trash(orgId, keyOf(orgId, f.kind, f.itemId).SK), version: f.version });
+  withVersion(answer, { ...keys.trash(orgId, trashSkOf(orgId, f.kind, f.itemId)), version: f.version });

@@ -265,11 +265,11 @@ export async function trashWebhook(orgId: number, current: StoredWebhook, delete
  * transaction: the endpoint (its id is never reused), `webhooks_count` within the limit, and the
  * trash item's delete (refused `trashed` when it is gone since the read).
  */
-export async function restoreWebhook(orgId: number, stored: Record<string, unknown>): Promise<void> {
+export async function restoreWebhook(orgId: number, stored: Record<string, unknown>, deletedAt: string): Promise<void> {
   await transact([
     addTo(keys.org(orgId), 'webhooks_count', 1, webhookRefusals.limit, MAX_WEBHOOKS),
     putNew(stored),
-    trashRemoval(orgId, String(stored.SK)),
+    ...trashRemoval(orgId, String(stored.SK), deletedAt, 'restored'),
   ]);
 }
 

@@ -2,7 +2,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { deleteSprintActivity, recordActivities, type ActivityEntry, type ActivityOutcome } from '../db/activity.ts';
 import { readDeletions } from '../db/deletions.ts';
 import { deletedKeyOf } from '../db/stream-images.ts';
-import { changeEventOf, withStateNames, type ChangeEvent } from './events.ts';
+import { asRestored, changeEventOf, withStateNames, type ChangeEvent } from './events.ts';
 import { readWorkflows } from '../db/workflow.ts';
 
 /**
@@ -116,7 +116,8 @@ export async function withDeletions(records: DynamoDBRecord[]): Promise<(ChangeE
     if (!event || !marker) return;
     const sprint =
       event.type === 'comment.deleted' && marker.sprintId !== undefined ? { sprintId: marker.sprintId ?? undefined } : {};
-    events[index] = { ...event, actorId: marker.actorId, at: marker.at, ...sprint };
+    const marked = { ...event, actorId: marker.actorId, at: marker.at, ...sprint };
+    events[index] = marker.restored ? asRestored(marked) : marked;
   });
   return events;
 }

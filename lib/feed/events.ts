@@ -7,6 +7,8 @@ import { importJobActor } from '../db/import-jobs.ts';
 import { issueItem } from '../db/issue-item.ts';
 import { toProject } from '../db/projects.ts';
 import { sprintItem, toSprint } from '../db/sprints.ts';
+import { toLabel } from '../db/labels.ts';
+import { toWebhook } from '../db/webhooks.ts';
 import type { EventType } from '../vocabulary/event-types.ts';
 import { stateOfIssue, statusAnswer, type Workflow } from '../model/workflow.ts';
 import { statusKey, type StateCategory } from '../vocabulary/workflow.ts';
@@ -203,6 +205,7 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
   const current = after ?? before;
   if (!current) return undefined;
   if (current.type === 'import_job') return importCompletedOf(record, before, after);
+  if (current.type === 'trash') return trashRemovedOf(record, current);
   const orgId = orgOfItem(current);
   const id = num(current.id);
   const kind = current.type;
@@ -302,6 +305,47 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       return undefined;
   }
 }
+
+/**
+ * `<kind>.purged`: a trash item removed (docs/trash.md), the item as it was stored shown as its own
+ * route answers it (a webhook without its secret). A purge's marker names its actor; a removal by
+ * the TTL has none (`actor_id` null, the record's time). A restore's removal is the same record:
+ * its marker says so, and `withDeletions` (lib/feed/consume.ts) makes it `<kind>.restored`.
+ */
+function trashRemovedOf(record: DynamoDBRecord, trashed: Image): ChangeEvent | undefined {
+  const stored = trashed.stored as Image | undefined;
+  if (record.eventName !== 'REMOVE' || !stored) return undefined;
+  const orgId = orgOfItem(stored);
+  if (orgId === undefined) return undefined;
+  const sequence = record.dynamodb?.SequenceNumber ?? '';
+  const recordTime = record.dynamodb?.ApproximateCreationDateTime;
+  const at = new Date(recordTime ? recordTime * 1000 : Date.now()).toISOString();
+  const base = { sequence, recordId: record.eventID ?? sequence, orgId, at, actorId: null, changes: [] };
+  switch (trashed.kind) {
+    case 'label': {
+      const projectId = num(stored.project_id);
+      if (projectId === undefined) return undefined;
+      return { ...base, projectId, type: 'label.purged', resource: { ...toLabel(stored) } };
+    }
+    case 'webhook':
+      // 0: an event of the organisation, of no project (as an export file's import).
+      return { ...base, projectId: 0, type: 'webhook.purged', resource: { ...toWebhook(stored) } };
+    default:
+      return undefined;
+  }
+}
+
+/** What a trash item's removal is when its marker says a restore made it. */
+const restoredTypes: Partial<Record<EventType, EventType>> = {
+  'label.purged': 'label.restored',
+  'webhook.purged': 'webhook.restored',
+};
+
+/** The event of a trash item's removal that a restore made (`<kind>.restored`); others as they are. */
+export const asRestored = (event: ChangeEvent): ChangeEvent => {
+  const type = restoredTypes[event.type];
+  return type ? { ...event, type } : event;
+};
 
 /**
  * `import.completed`: an import job that ended (its status written `succeeded` or `failed`), once

@@ -31,6 +31,9 @@ const SAFE = Number.MAX_SAFE_INTEGER;
 type JsonObject = { [key: string]: Json };
 const isObject = (node: Json | undefined): node is JsonObject =>
   typeof node === 'object' && node !== null && !Array.isArray(node);
+const isEmpty = (node: Json | undefined) => isObject(node) && Object.keys(node).length === 0;
+/** `{type: object, properties: {}, additionalProperties: {}}`: any object. */
+const isOpenObject = (node: JsonObject) => isEmpty(node.properties) && isEmpty(node.additionalProperties);
 
 /**
  * Drops from a JSON Schema what tells an agent nothing: the `$schema` line, safe-integer bounds,
@@ -66,6 +69,9 @@ export function compactSchema(
     // (lib/schemas/common.ts `textPattern`: no control characters), which the instructions need not repeat.
     if (key === 'pattern' && (node.format === 'uri' || node.format === 'email')) continue;
     if (key === 'pattern' && typeof value === 'string' && value.includes('\\u0000-\\u0008')) continue;
+    // An object open to anything (a batch item, validated as its single tool's arguments): its
+    // empty `properties` and `additionalProperties` say what `type: object` says.
+    if ((key === 'properties' || key === 'additionalProperties') && isOpenObject(node)) continue;
     out[key] = compactSchema(value, definitions);
   }
   const allOf = out.allOf;

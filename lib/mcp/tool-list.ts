@@ -7,7 +7,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "get_workspace",
-      "description": "Start here: you, projects (prefix, active sprints, labels, states), accounts, categories, priorities, types.",
+      "description": "Start here: you, projects (prefixes, active sprints, labels, states), accounts.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -56,7 +56,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "create_project",
-      "description": "Create a project; its unique prefix numbers its issues (APL-1...).",
+      "description": "Create a project; its unique prefix numbers its issues (APL-1).",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -222,7 +222,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "get_sprint",
-      "description": "One sprint: status, dates, counts, story points.",
+      "description": "One sprint.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -255,7 +255,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "get_sprint_summary",
-      "description": "A sprint's issues and story points open, done, cancelled; percent done.",
+      "description": "A sprint's open, done and cancelled issues and points; percent done.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -515,7 +515,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "get_velocity",
-      "description": "Committed and done story points of a project's last completed sprints.",
+      "description": "Committed and done points of a project's last completed sprints (default 6).",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -526,7 +526,6 @@ export const toolList: ToolListEntry[] = [
             ]
           },
           "sprints": {
-            "description": "Default 6.",
             "type": "integer",
             "minimum": 1,
             "maximum": 50
@@ -547,7 +546,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "get_burndown",
-      "description": "A started sprint's open story points each day, with the ideal line.",
+      "description": "A started sprint's open points each day, with the ideal line.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -613,7 +612,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "list_issues",
-      "description": "A sprint's or the backlog's (sprint_id null) issues, in order; a filtered call looks through 1,000.",
+      "description": "A sprint's or the backlog's issues, in order; a filtered call looks through 1,000.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -657,7 +656,6 @@ export const toolList: ToolListEntry[] = [
             ]
           },
           "q": {
-            "description": "In the title.",
             "type": "string"
           },
           "updated_since": {
@@ -698,7 +696,6 @@ export const toolList: ToolListEntry[] = [
             "format": "date"
           },
           "labels": {
-            "description": "All of these.",
             "maxItems": 20,
             "type": "array",
             "items": {
@@ -722,7 +719,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "my_issues",
-      "description": "Issues assigned to you, most recently updated first.",
+      "description": "Issues assigned to you, latest update first.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -773,7 +770,6 @@ export const toolList: ToolListEntry[] = [
             "format": "date"
           },
           "labels": {
-            "description": "All of these.",
             "maxItems": 20,
             "type": "array",
             "items": {
@@ -813,7 +809,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "get_issue_activity",
-      "description": "An issue's history, oldest first: field changes (who, from, to), comments.",
+      "description": "An issue's history, oldest first: changes (who, from, to), comments.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -833,7 +829,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "create_issue",
-      "description": "Create an issue at the end of a sprint or the backlog (sprint_id null).",
+      "description": "Create an issue at the end of a sprint or the backlog.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -857,11 +853,9 @@ export const toolList: ToolListEntry[] = [
             "type": [
               "string",
               "null"
-            ],
-            "description": "Markdown."
+            ]
           },
           "status": {
-            "description": "A state's name, or a category's.",
             "type": "string"
           },
           "story_points": {
@@ -912,7 +906,6 @@ export const toolList: ToolListEntry[] = [
             ]
           },
           "labels": {
-            "description": "Names or ids; replaces the issue's.",
             "maxItems": 20,
             "type": "array",
             "items": {
@@ -953,11 +946,9 @@ export const toolList: ToolListEntry[] = [
             "type": [
               "string",
               "null"
-            ],
-            "description": "Markdown."
+            ]
           },
           "status": {
-            "description": "A state's name, or a category's.",
             "type": "string"
           },
           "story_points": {
@@ -1008,7 +999,6 @@ export const toolList: ToolListEntry[] = [
             ]
           },
           "labels": {
-            "description": "Names or ids; replaces the issue's.",
             "maxItems": 20,
             "type": "array",
             "items": {
@@ -1032,7 +1022,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "move_issue",
-      "description": "Move an issue to a sprint or the backlog (null), or within its list (no to_sprint_id): at the end or at position.",
+      "description": "Move an issue to a sprint or the backlog (null), or (no to_sprint_id) to position or the end of its list.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1083,7 +1073,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "create_issues",
-      "description": "Create up to 50 issues in order, each answered on its own (its issue or its error); dry_run writes nothing.",
+      "description": "Create up to 50 issues in order, each answered alone; dry_run writes nothing.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1091,11 +1081,8 @@ export const toolList: ToolListEntry[] = [
             "maxItems": 50,
             "type": "array",
             "items": {
-              "type": "object",
-              "properties": {},
-              "additionalProperties": {}
-            },
-            "description": "Each as create_issue takes it."
+              "type": "object"
+            }
           },
           "dry_run": {
             "type": "boolean"
@@ -1116,7 +1103,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "update_issues",
-      "description": "Change up to 50 issues in order, each answered on its own (its issue or its error); dry_run writes nothing.",
+      "description": "Change up to 50 issues in order, each answered alone; dry_run writes nothing.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1124,11 +1111,8 @@ export const toolList: ToolListEntry[] = [
             "maxItems": 50,
             "type": "array",
             "items": {
-              "type": "object",
-              "properties": {},
-              "additionalProperties": {}
-            },
-            "description": "Each as update_issue takes it."
+              "type": "object"
+            }
           },
           "dry_run": {
             "type": "boolean"
@@ -1173,7 +1157,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "search_issues",
-      "description": "Issues of every project matching q, e.g. \"is:open type:bug assignee:@me updated:>-7d label:ui,a11y sort:due-asc\" (also project:, sprint:active|none|<id>, status:, category:, priority:>=high, points:1..5, due:<+0d, no:assignee, -x, \"phrase\", OR, NOT, ()).",
+      "description": "Issues of all projects matching q: is:open type:bug assignee:@me updated:>-7d label:ui,a11y sort:due-asc (also project:, sprint:active|none|<id>, status:, category:, priority:>=high, points:1..5, due:, no:assignee, -x, \"phrase\", OR, NOT, ()).",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1245,7 +1229,6 @@ export const toolList: ToolListEntry[] = [
             "type": "string"
           },
           "color": {
-            "description": "Default #6b7280.",
             "type": "string",
             "pattern": "^#[0-9a-fA-F]{6}$"
           },
@@ -1369,7 +1352,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "get_attachment",
-      "description": "An attachment's file: an image or text up to 1 MB as content, anything else as a link.",
+      "description": "An attachment's file: an image or text up to 1 MB as content, else a link.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1396,7 +1379,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "add_attachment",
-      "description": "Attach a file to an issue: data (base64, up to 1 MB) uploads it; size instead answers an upload form, then call with attachment_id.",
+      "description": "Attach a file to an issue: data (base64, up to 1 MB) uploads it, or size gets an upload form; then call with attachment_id.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1515,6 +1498,70 @@ export const toolList: ToolListEntry[] = [
         ]
       },
       "annotations": {
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "read",
+    "adminOnly": false,
+    "tool": {
+      "name": "list_trash",
+      "description": "Deleted labels and webhooks, newest first.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {}
+      },
+      "annotations": {
+        "readOnlyHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "restore",
+      "description": "Bring a list_trash item back, with its id.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
+        "idempotentHint": true,
+        "openWorldHint": false
+      }
+    }
+  },
+  {
+    "scope": "write",
+    "adminOnly": false,
+    "tool": {
+      "name": "revert_change",
+      "description": "Undo a get_issue_activity entry whose fields hold what it wrote.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "activity_id": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "activity_id"
+        ]
+      },
+      "annotations": {
+        "destructiveHint": false,
         "idempotentHint": true,
         "openWorldHint": false
       }

@@ -183,9 +183,12 @@ export function toolError(err: unknown): CallToolResult {
 /** An error's REST status and the text a tool error carries (`toolError`; the batch tools' items). */
 export function errorText(err: unknown): { status: number; text: string } {
   const response = errorResponse(err);
-  const body = JSON.parse(response.body) as { error?: string; errors?: string[] };
+  const body = JSON.parse(response.body) as { error?: string; errors?: string[]; changed?: { field: string; value: unknown }[] };
   const text = body.errors ? `Validation failed: ${body.errors.join('; ')}` : (body.error ?? 'Internal server error');
-  return { status: response.statusCode, text };
+  // A revert's 409 (docs/activity.md) names the fields changed since with their values now: the
+  // agent needs those values to decide, as a REST client reads them from `changed`.
+  const now = body.changed?.map((c) => `${c.field} is ${JSON.stringify(c.value)}`).join(', ');
+  return { status: response.statusCode, text: now ? `${text}. Now: ${now}` : text };
 }
 
 /** A positive integer id argument; a description only where the name does not say it all. */

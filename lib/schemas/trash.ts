@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { meta } from './zod.ts';
 import { TRASH_KINDS } from '../vocabulary/trash.ts';
 import { dateTime } from './common.ts';
+import { Label } from './labels.ts';
 import { Webhook } from './webhooks.ts';
 
 /** An item of the organisation's trash (docs/trash.md). */
@@ -12,7 +13,7 @@ export const TrashEntry = meta(
     }),
     kind: z.enum(TRASH_KINDS),
     item_id: z.number().check(z.int()),
-    title: meta(z.string(), { description: 'What the item was: a webhook its URL.' }),
+    title: meta(z.string(), { description: "What the item was: a webhook's URL, a label's name." }),
     deleted_by: meta(z.number().check(z.int()), { description: 'The account that deleted it.' }),
     deleted_at: dateTime(),
     expires_at: meta(dateTime(), { description: 'When it is purged for good (the retention period after its delete).' }),
@@ -26,4 +27,11 @@ export const TrashQuery = z.object({
 });
 
 /** The answer of a restore: the kind of item and the item, whole, as its own route answers it. */
-export const Restored = meta(z.object({ kind: z.enum(TRASH_KINDS), item: Webhook }), { id: 'Restored' });
+export const Restored = meta(
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('webhook'), item: Webhook }),
+    z.object({ kind: z.literal('label'), item: Label }),
+  ]),
+  { id: 'Restored' },
+);
+export type Restored = z.infer<typeof Restored>;

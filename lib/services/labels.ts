@@ -4,7 +4,7 @@ import { Refused, rereadOnStale, isRefused, STALE } from '../db/transactions.ts'
 import { getProjectItem } from '../db/projects.ts';
 import { DEFAULT_LABEL_COLOR, labelLimits } from '../vocabulary/label-limits.ts';
 import type { Label, LabelCreate, LabelUpdate } from '../schemas/labels.ts';
-import { NotFoundError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
+import { NotFoundError, TransitionError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
 import { explainRefusal, type Meanings } from './refusals.ts';
 import { type LabelRefusal } from '../db/refusals.ts';
@@ -12,7 +12,7 @@ import { type LabelRefusal } from '../db/refusals.ts';
 /**
  * A project's label catalogue (docs/api.md: Labels), and what issues make of it: an issue stores
  * label ids and shows them in the catalogue's current spelling; ids the catalogue no longer holds
- * (a label deleted, its cascade not yet through) are not shown and match no filter.
+ * (a label in the trash, or purged with its cascade not yet through) are not shown and match no filter.
  */
 
 const nameTakenMessage = 'name has already been taken by another label of this project (names are unique ignoring case)';
@@ -97,14 +97,15 @@ export async function updateLabel(caller: Principal, projectId: number, labelId:
 }
 
 /**
- * Deletes a label: no issue shows it from then on; the cascade takes it off the issues that carry
- * it, in the background (lib/db/cascade.ts).
+ * Deletes a label into the organisation's trash (docs/trash.md): no issue shows it from then on and
+ * no filter matches it; a restore shows it on its issues again, and its purge (or expiry) takes it
+ * off them in the background (lib/db/cascade.ts).
  */
 export async function deleteLabel(caller: Principal, projectId: number, labelId: number): Promise<void> {
   try {
     await rereadOnStale(async () => {
       const { label } = await loadLabel(caller, projectId, labelId);
-      await store.deleteLabel(caller.orgId, projectId, label).catch((err: unknown) => {
+      await store.trashLabel(caller.orgId, projectId, label, caller.accountId).catch((err: unknown) => {
         throw isRefused(err, 'label') ? new Refused(STALE) : err;
       });
     });
@@ -112,4 +113,38 @@ export async function deleteLabel(caller: Principal, projectId: number, labelId:
     if (isRefused(err, STALE)) throw new UnavailableError();
     throw labelRefusal(err);
   }
+}
+
+/**
+ * Brings a trashed label (`stored`: as it was stored) back whole: the same id, name, colour,
+ * description and version, on every issue that kept its id (docs/trash.md). 422 `{error}` when it
+ * cannot come back as it was: a label of its name was made meanwhile, its project is full or gone;
+ * 404 when the trash item went meanwhile (restored or purged).
+ */
+export async function restoreTrashedLabel(caller: Principal, stored: Record<string, unknown>, deletedAt: string): Promise<Label> {
+  const label = store.toLabel(stored);
+  try {
+    await store.restoreLabel(caller.orgId, stored, deletedAt);
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+    const meanings = {
+      name_taken: () =>
+        new TransitionError(
+          `Label ${label.id} cannot come back: project ${label.project_id} has another label named '${label.name}' now (names are unique ignoring case); rename or delete that one, then restore`,
+        ),
+      label: () => new TransitionError(`Label ${label.id} exists again`),
+      trashed: () => new NotFoundError('Trash item'),
+    } satisfies Partial<Meanings<LabelRefusal>>;
+    if (err.reason === 'project') {
+      // Refused by the project's condition: gone, or full. One read tells which (refusals only).
+      if (!(await getProjectItem(caller.orgId, label.project_id))) {
+        throw new TransitionError(`Label ${label.id} cannot come back: its project ${label.project_id} no longer exists`);
+      }
+      throw new TransitionError(
+        `Label ${label.id} cannot come back: project ${label.project_id} already has ${labelLimits.perProject} labels, the most it may have; delete one, then restore`,
+      );
+    }
+    throw explainRefusal(err, meanings);
+  }
+  return label;
 }

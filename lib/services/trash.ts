@@ -7,6 +7,8 @@ import { ForbiddenError, NotFoundError, TransitionError } from '../vocabulary/er
 import { refusedAs } from './refusals.ts';
 import { refusals as webhookRefusals } from './webhooks.ts';
 import { toWebhook } from '../db/webhooks.ts';
+import { restoreTrashedLabel } from './labels.ts';
+import type { Restored } from '../schemas/trash.ts';
 
 /** An item of the trash as answered. */
 export interface TrashEntry {
@@ -29,40 +31,47 @@ const entryOf = (f: store.TrashFields): TrashEntry => ({
   expires_at: new Date(f.expiresAt * 1000).toISOString(),
 });
 
-/** The trash holds only what admins delete so far (webhooks): admins only, 403 for members. */
+/** Purging for good is for admins: 403 for members. */
 function requireAdmin(caller: Principal) {
-  if (caller.role !== 'admin') throw new ForbiddenError('Only admins may see or empty the trash');
+  if (caller.role !== 'admin') throw new ForbiddenError('Only admins may empty the trash');
 }
 
-/** A page of the organisation's trash, newest deletion first; items past their retention are not shown. */
+/** Whether the caller sees a trashed item: admins every one, members those they deleted themselves. */
+const seenBy = (caller: Principal, f: store.TrashFields): boolean => caller.role === 'admin' || f.deletedBy === caller.accountId;
+
+/**
+ * A page of the organisation's trash, newest deletion first: all of it for admins, what they deleted
+ * for members; items past their retention are not shown.
+ */
 export async function listTrash(caller: Principal, page: PageRequest, kind?: string) {
-  requireAdmin(caller);
   const { page: result, items } = await store.listTrash(caller.orgId, page);
   const now = Date.now();
-  const shown = items.filter((f) => !isExpired(f.expiresAt, now) && (kind === undefined || f.kind === kind));
+  const shown = items.filter((f) => !isExpired(f.expiresAt, now) && (kind === undefined || f.kind === kind) && seenBy(caller, f));
   return { page: result, items: shown.map(entryOf) };
 }
 
-/** The trashed item `id` of the caller's organisation, still within its retention, or 404. */
+/**
+ * The trashed item `id` of the caller's organisation, still within its retention and seen by the
+ * caller (a member's own), or 404.
+ */
 async function trashed(caller: Principal, id: string): Promise<store.TrashFields> {
   const parsed = parseTrashId(id);
   if (!parsed) throw new NotFoundError('Trash item');
   const found = await store.getTrashed(caller.orgId, parsed.kind, parsed.itemId);
-  if (!found || isExpired(found.expiresAt, Date.now())) throw new NotFoundError('Trash item');
+  if (!found || isExpired(found.expiresAt, Date.now()) || !seenBy(caller, found)) throw new NotFoundError('Trash item');
   return found;
 }
 
-/** One item of the trash (admins), with the ETag that a purge's `If-Match` names. */
+/** One item of the trash (a member's own), with the ETag that a purge's `If-Match` names. */
 export async function getTrashEntry(caller: Principal, id: string): Promise<TrashEntry> {
-  requireAdmin(caller);
   const found = await trashed(caller, id);
   return store.trashAnswer(caller.orgId, found, entryOf(found));
 }
 
-/** Brings trash item `id` back whole, with its own id, and answers it as its own route would. */
-export async function restore(caller: Principal, id: string) {
-  requireAdmin(caller);
+/** Brings trash item `id` (a member's own) back whole, with its own id, and answers it as its own route would. */
+export async function restore(caller: Principal, id: string): Promise<Restored> {
   const found = await trashed(caller, id);
+  if (found.kind === 'label') return { kind: 'label', item: await restoreTrashedLabel(caller, found.stored, found.deletedAt) };
   const gone = () => new NotFoundError('Trash item');
   await refusedAs(
     {
@@ -74,16 +83,16 @@ export async function restore(caller: Principal, id: string) {
       trashed: gone,
       condition: () => new TransitionError(`Webhook ${found.itemId} exists again`),
     },
-    () => restoreWebhook(caller.orgId, found.stored),
+    () => restoreWebhook(caller.orgId, found.stored, found.deletedAt),
   );
-  return { kind: found.kind, item: toWebhook(found.stored) };
+  return { kind: 'webhook', item: toWebhook(found.stored) };
 }
 
-/** Deletes trash item `id` for good (admins). */
+/** Deletes trash item `id` for good (admins); a label's purge takes it off its issues in the background. */
 export async function purge(caller: Principal, id: string): Promise<void> {
   requireAdmin(caller);
   const found = await trashed(caller, id);
   await refusedAs({ trashed: () => new NotFoundError('Trash item') }, () =>
-    store.purgeTrashed(caller.orgId, found.kind, found.itemId),
+    store.purgeTrashed(caller.orgId, found.kind, found.itemId, found.deletedAt),
   );
 }

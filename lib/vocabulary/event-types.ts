@@ -17,5 +17,11 @@ export const eventTypes = [
   'project.deleted',
   // One per import job, when it ends (succeeded or failed), with its counts: not one per issue.
   'import.completed',
+  // An item of the trash (docs/trash.md) brought back whole, or deleted for good (a purge, or its
+  // expiry); one pair per kind the trash holds (TRASH_KINDS).
+  'label.restored',
+  'label.purged',
+  'webhook.restored',
+  'webhook.purged',
 ] as const;
 export type EventType = (typeof eventTypes)[number];

@@ -295,7 +295,7 @@ describe('labels on issues', () => {
 });
 
 describe('labels in the activity history', () => {
-  it('records labels added and removed by id, and nothing when a label delete takes one off', async () => {
+  it('records labels added and removed by id, and nothing when a label purge takes one off', async () => {
     const { org, admin, project, p, labels } = await orgWithProject();
     const bug = await createLabel(admin, labels, { name: 'bug' });
     const ui = await createLabel(admin, labels, { name: 'ui' });
@@ -304,7 +304,8 @@ describe('labels in the activity history', () => {
     expect((await admin.patch(path, { issue: { labels: ['ui', 'bug'] } })).status).toBe(200);
     expect((await admin.patch(path, { issue: { labels: ['ui'] } })).status).toBe(200);
     expect((await admin.delete(`${labels}/${ui.id}`)).status).toBe(204);
-    // The label's cascade takes it off the stored issue; a change after that, in the same partition
+    expect((await admin.delete(`/api/v1/trash/label-${ui.id}`)).status).toBe(204);
+    // The purged label's cascade takes it off the stored issue; a change after that, in the same partition
     // (the change feed keeps a partition's records in order), shows the feed has passed the cascade's.
     await eventually(
       'the label cascade to take the label off the issue',
@@ -425,7 +426,7 @@ describe('the labels filter', () => {
 });
 
 describe('labels at scale', () => {
-  it('a rename shows on 1,000 issues with no issue rewritten; a delete empties it from all of them through the cascade', async () => {
+  it('a rename shows on 1,000 issues with no issue rewritten; a delete hides it, a restore shows it again, a purge empties it through the cascade', async () => {
     const { org, admin, project, p, labels } = await orgWithProject();
     const bug = await createLabel(admin, labels, { name: 'bug', color: '#d73a4a' });
     const keep = await createLabel(admin, labels, { name: 'keep' });
@@ -455,10 +456,22 @@ describe('labels at scale', () => {
     expect((await followPages(admin, `${list}?labels=DEFECT&per_page=100`)).items).toHaveLength(1000);
     expect((await admin.get(`${list}?labels=bug`)).body).toEqual([]);
 
+    const renamedIssues = await storedIssues(org.orgId, project.id);
     expect((await admin.delete(`${labels}/${bug.id}`)).status).toBe(204);
-    // Gone from every answer at once, before the cascade is through.
+    // Gone from every answer at once, with no issue written (they keep its id while it is in the trash).
     const page = await admin.get(`${list}?per_page=100`);
     expect(page.body.every((i: { labels: { id: number }[] }) => i.labels.length === 1 && i.labels[0]?.id === keep.id)).toBe(true);
+    expect(await storedIssues(org.orgId, project.id)).toEqual(renamedIssues);
+    // A restore is one transaction, whatever the number of issues: all 1,000 show it again at once.
+    const restored = await admin.post(`/api/v1/trash/label-${bug.id}/restore`);
+    expect(restored.status).toBe(200);
+    expect(restored.dbCalls).toBeLessThanOrEqual(3);
+    expect((await followPages(admin, `${list}?labels=defect&per_page=100`)).items).toHaveLength(1000);
+    expect(await storedIssues(org.orgId, project.id)).toEqual(renamedIssues);
+
+    // Deleted again and purged: the cascade takes it off every issue.
+    expect((await admin.delete(`${labels}/${bug.id}`)).status).toBe(204);
+    expect((await admin.delete(`/api/v1/trash/label-${bug.id}`)).status).toBe(204);
 
     await eventually(
       'the label cascade to take the label off 1,000 issues',

@@ -44,6 +44,7 @@ describe('MCP server: protocol and authentication', () => {
         ...['list_comments', 'add_comment', 'edit_comment', 'delete_comment'],
         ...['list_relations', 'add_relation', 'delete_relation'],
         ...['add_attachment', 'get_attachment', 'list_accounts'],
+        ...['list_trash', 'restore', 'revert_change'],
       ].sort(),
     );
     for (const tool of tools) {

@@ -508,7 +508,7 @@ describe('search with OR over the key range', () => {
 });
 
 describe('search and renames', () => {
-  it('finds labels by their current names, and a deleted label on no issue (its search records too)', async () => {
+  it('finds labels by their current names, and a deleted label on no issue (its search records too, once purged)', async () => {
     const { admin, org } = await orgWithClients(gateway);
     const project = await ok(admin.post('/api/v1/projects', { project: { name: 'Names', prefix: randomPrefix() } }));
     const base = `/api/v1/projects/${project.id}`;
@@ -524,7 +524,8 @@ describe('search and renames', () => {
     await admin.delete(`${base}/labels/${label.id}`);
     expect(await found('label:new')).toEqual([]);
     expect(await found('no:label')).toEqual([issue.id]);
-    // The cascade takes the id off the issue and off its search record, in one transaction.
+    // Purged from the trash, the cascade takes the id off the issue and off its search record, in one transaction.
+    expect((await admin.delete(`/api/v1/trash/label-${label.id}`)).status).toBe(204);
     const record = async () =>
       (await db.send(new GetCommand({ TableName: tableName(), Key: keys.searchIssue(org.orgId, project.id, issue.id) }))).Item;
     await eventually(

@@ -1,9 +1,9 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
-import { nextLink, orgWithClients, useGateway, type ApiClient } from '../support/api.ts';
-import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { nextLink, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
 
 /**
  * The trash end to end (docs/trash.md): a deleted webhook endpoint leaves the list and its count
@@ -75,15 +75,18 @@ describe('the trash', () => {
     expect((await admin.post(`/api/v1/trash/webhook-${doomed.id}/restore`)).status).toBe(404);
   });
 
-  it('is for admins: a member gets 403, another organisation 404, an unknown id 404', async () => {
+  it("shows a member only what they deleted (an admin's webhook is 404 to them), purges for admins only", async () => {
     const { admin, member } = await orgWithClients(gateway);
     const w = await endpoint(admin);
     await admin.delete(`/api/v1/webhooks/${w.id}`);
     const path = `/api/v1/trash/webhook-${w.id}`;
-    expect((await member.get('/api/v1/trash')).status).toBe(403);
-    expect((await member.get(path)).status).toBe(403);
-    expect((await member.post(`${path}/restore`)).status).toBe(403);
+    const seen = await member.get('/api/v1/trash');
+    expect(seen.status).toBe(200);
+    expect(seen.body).toEqual([]);
+    expect((await member.get(path)).status).toBe(404);
+    expect((await member.post(`${path}/restore`)).status).toBe(404);
     expect((await member.delete(path)).status).toBe(403);
+    expect((await admin.get(path)).status).toBe(200);
     const other = await orgWithClients(gateway);
     expect((await other.admin.get('/api/v1/trash')).body).toEqual([]);
     expect((await other.admin.get(path)).status).toBe(404);
@@ -160,4 +163,62 @@ describe('the trash', () => {
     expect((await admin.delete(`/api/v1/trash/webhook-${w.id}`)).status).toBe(404);
     expect((await admin.get(`/api/v1/webhooks/${w.id}`)).status).toBe(404);
   });
+
+  it('tells subscribed endpoints of each restore and purge: <kind>.restored and <kind>.purged, with the actor', async () => {
+    const { admin, member, org } = await orgWithClients(gateway);
+    const r = await startReceiver();
+    receivers.push(r);
+    const events = ['label.restored', 'label.purged', 'webhook.restored', 'webhook.purged'];
+    const hook = await admin.post('/api/v1/webhooks', { webhook: { url: r.url, events } });
+    expect(hook.status).toBe(201);
+    r.secret = hook.body.secret;
+
+    const project = (await admin.post('/api/v1/projects', { project: { name: 'Events', prefix: randomPrefix() } })).body;
+    const labels = `/api/v1/projects/${project.id}/labels`;
+    const label = (await member.post(labels, { label: { name: 'bug' } })).body;
+    const doomed = await endpoint(admin);
+    await member.delete(`${labels}/${label.id}`);
+    expect((await member.post(`/api/v1/trash/label-${label.id}/restore`)).status).toBe(200);
+    await admin.delete(`/api/v1/webhooks/${doomed.id}`);
+    expect((await admin.post(`/api/v1/trash/webhook-${doomed.id}/restore`)).status).toBe(200);
+    await admin.delete(`/api/v1/webhooks/${doomed.id}`);
+    expect((await admin.delete(`/api/v1/trash/webhook-${doomed.id}`)).status).toBe(204);
+    await admin.delete(`${labels}/${label.id}`);
+    expect((await admin.delete(`/api/v1/trash/label-${label.id}`)).status).toBe(204);
+    // One more label, removed from the trash as its TTL would: purged by no one.
+    const expiring = (await admin.post(labels, { label: { name: 'old' } })).body;
+    await admin.delete(`${labels}/${expiring.id}`);
+    await db.send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.trash(org.orgId, keys.label(org.orgId, project.id, expiring.id).SK),
+      }),
+    );
+
+    await waitFor(() => r.accepted().length >= 5, 90_000, 'five trash events');
+    const got = r.accepted().map((d) => d.body);
+    const of = (type: string) => got.filter((b) => b.type === type).map((b) => b.data);
+    expect(of('label.restored')).toEqual([
+      expect.objectContaining({
+        organisation_id: org.orgId,
+        project_id: project.id,
+        actor_id: org.member.id,
+        label,
+        changes: [],
+      }),
+    ]);
+    expect(of('webhook.restored')).toEqual([
+      expect.objectContaining({
+        project_id: null,
+        actor_id: org.admin.id,
+        webhook: expect.objectContaining({ id: doomed.id, url: doomed.url }),
+      }),
+    ]);
+    expect(of('webhook.purged')).toEqual([expect.objectContaining({ actor_id: org.admin.id })]);
+    expect(of('webhook.purged')[0].webhook).not.toHaveProperty('secret');
+    expect(of('label.purged')).toEqual([
+      expect.objectContaining({ actor_id: org.admin.id, label }),
+      expect.objectContaining({ actor_id: null, label: expect.objectContaining({ id: expiring.id, name: 'old' }) }),
+    ]);
+  }, 120_000);
 });

@@ -768,7 +768,7 @@ describe('least privilege', () => {
 });
 
 describe('the stream consumer', () => {
-  it('receives only REMOVE events of projects, sprints, issues, labels, states, attachments and comments with attachments, and writes of pending cascades, with bounded retries and a failure queue', () => {
+  it('receives only REMOVE events of projects, sprints, issues, labels, states, attachments, comments with attachments and trashed labels, and writes of pending cascades, with bounded retries and a failure queue', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
       ([, m]) => m.Properties.FunctionName.Ref === logicalId(stack.cascade.fn),
     );
@@ -781,6 +781,7 @@ describe('the stream consumer', () => {
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'label', 'state'] } } } },
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['comment'] }, has_attachments: { BOOL: [true] } } } },
+      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label'] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
     ]);
     expect(p).toMatchObject({
@@ -1293,7 +1294,7 @@ describe('the change feed', () => {
   const mappingOf = (fnId: string) =>
     ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.FunctionName.Ref === fnId);
 
-  it('reads the stream on a mapping of its own, ten batches of a shard at once: every write of projects, sprints, issues and comments, attachments becoming ready or removed, import jobs ending, and redelivery requests', () => {
+  it('reads the stream on a mapping of its own, ten batches of a shard at once: every write of projects, sprints, issues and comments, attachments becoming ready or removed, trash items removed, import jobs ending, and redelivery requests', () => {
     const mappings = mappingOf(logicalId(stack.changeFeed.consumer));
     expect(mappings).toHaveLength(1);
     const p = mappings[0]![1].Properties;
@@ -1301,7 +1302,7 @@ describe('the change feed', () => {
     const types = ['project', 'sprint', 'issue', 'comment'];
     expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
       { dynamodb: { NewImage: { type: { S: types } } } },
-      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: [...types, 'attachment'] } } } },
+      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: [...types, 'attachment', 'trash'] } } } },
       { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['attachment'] }, status: { S: ['ready'] } } } },
       { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['import_job'] }, status: { S: ['succeeded', 'failed'] } } } },
       {

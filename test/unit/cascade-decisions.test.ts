@@ -134,6 +134,23 @@ describe('a pending cascade', () => {
     expect(failureMessage(label).resume).toBe('npm run admin -- cascade:resume --org 1 --project 2 --label 9');
   });
 
+  it("of a trashed label starts at its trash item's removal (a purge or expiry), not at a webhook's", () => {
+    const trashRemoved = (kind: string): DynamoDBRecord => ({
+      eventName: 'REMOVE',
+      dynamodb: {
+        OldImage: {
+          type: { S: 'trash' },
+          kind: { S: kind },
+          item_id: { N: '9' },
+          stored: { M: { type: { S: kind }, org_id: { N: '1' }, project_id: { N: '2' }, id: { N: '9' } } },
+        },
+      },
+    });
+    expect(cascadeParentOf(trashRemoved('label'))).toEqual({ kind: 'label', orgId: 1, projectId: 2, labelId: 9 });
+    expect(cascadeParentOf(trashRemoved('webhook'))).toBeUndefined();
+    expect(cascadeParentOf({ ...trashRemoved('label'), eventName: 'INSERT' })).toBeUndefined();
+  });
+
   it('stays pending after a failure until MAX_ATTEMPTS failures in a row, then is failed', () => {
     expect(afterFailure({ ...pending, attempts: MAX_ATTEMPTS - 2 }, 'boom')).toMatchObject({
       attempts: MAX_ATTEMPTS - 1,

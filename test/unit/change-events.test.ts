@@ -1,8 +1,10 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { changeEventOf, issueChanges, withStateNames } from '../../lib/feed/events.ts';
+import { asRestored, changeEventOf, issueChanges, withStateNames } from '../../lib/feed/events.ts';
 import { defaultStates, type Workflow } from '../../lib/model/workflow.ts';
+import { deletedKeyOf } from '../../lib/db/stream-images.ts';
+import { trashMarkerKey } from '../../lib/db/keys.ts';
 
 const issue = {
   type: 'issue',
@@ -229,6 +231,82 @@ describe('import.completed: one event per import job, when it ends', () => {
     expect(changeEventOf(record('MODIFY', job, exported))).toMatchObject({
       projectId: 0,
       resource: { project_id: null, rows: 40, created: 6, already_imported: 1, rejected: 1, comments: 3 },
+    });
+  });
+});
+
+describe('a trash item removed: <kind>.purged, or <kind>.restored when its marker says a restore made it', () => {
+  const label = {
+    PK: 'ORG#1#P#2',
+    SK: 'LABEL#0000000007',
+    type: 'label',
+    org_id: 1,
+    project_id: 2,
+    id: 7,
+    name: 'bug',
+    color: '#d73a4a',
+    description: null,
+    created_at: '2026-11-20T00:00:00.000Z',
+    updated_at: '2026-11-20T00:00:00.000Z',
+    version: 3,
+  };
+  const webhook = {
+    PK: 'ORG#1',
+    SK: 'WEBHOOK#0000000004',
+    type: 'webhook',
+    org_id: 1,
+    id: 4,
+    url: 'http://127.0.0.1:9/hooks',
+    events: ['*'],
+    secret: 'whsec_c2VjcmV0',
+    active: true,
+    created_at: '2026-11-20T00:00:00.000Z',
+    updated_at: '2026-11-20T00:00:00.000Z',
+  };
+  const trash = (kind: string, stored: object) => ({ PK: 'ORG#1#TRASH', SK: 'X', type: 'trash', kind, stored, version: 1 });
+
+  it('shows a label as its route answers it, in its project, with no actor until a marker names one', () => {
+    const event = changeEventOf(record('REMOVE', trash('label', label)));
+    expect(event).toMatchObject({ type: 'label.purged', orgId: 1, projectId: 2, actorId: null, changes: [] });
+    expect(event?.resource).toEqual({
+      id: 7,
+      project_id: 2,
+      name: 'bug',
+      color: '#d73a4a',
+      description: null,
+      created_at: '2026-11-20T00:00:00.000Z',
+      updated_at: '2026-11-20T00:00:00.000Z',
+    });
+    expect(asRestored(event!).type).toBe('label.restored');
+  });
+
+  it('shows a webhook endpoint without its secret, as an event of the organisation (project 0)', () => {
+    const event = changeEventOf(record('REMOVE', trash('webhook', webhook)));
+    expect(event).toMatchObject({ type: 'webhook.purged', orgId: 1, projectId: 0 });
+    expect(event?.resource).not.toHaveProperty('secret');
+    expect(event?.resource).toMatchObject({ id: 4, url: webhook.url });
+    expect(asRestored(event!).type).toBe('webhook.restored');
+  });
+
+  it('is nothing when it is written, or holds no item', () => {
+    expect(changeEventOf(record('INSERT', undefined, trash('label', label)))).toBeUndefined();
+    const { stored: _stored, ...empty } = trash('label', label);
+    expect(changeEventOf(record('REMOVE', empty))).toBeUndefined();
+    expect(changeEventOf(record('REMOVE', trash('sprint', label)))).toBeUndefined();
+  });
+});
+
+describe("a trash item's delete marker", () => {
+  it('is named by the delete that trashed it, so a restore and a later purge of the same key keep one each', () => {
+    const trashed = (at: string) => ({ PK: 'ORG#1#TRASH', SK: 'LABEL#0000000007', type: 'trash', kind: 'label', deleted_at: at });
+    const first = deletedKeyOf(record('REMOVE', trashed('2026-11-20T00:00:00.000Z')));
+    const second = deletedKeyOf(record('REMOVE', trashed('2026-11-21T00:00:00.000Z')));
+    expect(first).toEqual(trashMarkerKey({ PK: 'ORG#1#TRASH', SK: 'LABEL#0000000007' }, '2026-11-20T00:00:00.000Z'));
+    expect(second).not.toEqual(first);
+    // Any other item's marker is under its own key.
+    expect(deletedKeyOf(record('REMOVE', { ...issue, PK: 'ORG#1#P#2', SK: 'ISSUE#9' }))).toEqual({
+      PK: 'ORG#1#P#2',
+      SK: 'ISSUE#9',
     });
   });
 });

@@ -26,7 +26,7 @@ export const attachmentTools: Tool[] = [
   defineTool(
     'get_attachment',
     {
-      description: "An attachment's file: an image or text up to 1 MB as content, anything else as a link.",
+      description: "An attachment's file: an image or text up to 1 MB as content, else a link.",
       input: z.object({ issue_number: z.string(), attachment_id: id() }),
       output: { attachment: Attachment },
       annotations: annotations.read,
@@ -53,7 +53,7 @@ export const attachmentTools: Tool[] = [
     'add_attachment',
     {
       description:
-        'Attach a file to an issue: data (base64, up to 1 MB) uploads it; size instead answers an upload form, then call with attachment_id.',
+        'Attach a file to an issue: data (base64, up to 1 MB) uploads it, or size gets an upload form; then call with attachment_id.',
       input: z.object({
         issue_number: z.string(),
         name: z.string().optional(),

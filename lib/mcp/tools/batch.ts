@@ -68,9 +68,10 @@ const results = (outcomes: BulkOutcome[]) =>
     mcpItemBytes,
   );
 
-const batchInput = (single: string) =>
+/** An item is create_issue's or update_issue's arguments: the server's instructions say so once for both (lib/mcp/server.ts). */
+const batchInput = () =>
   z.object({
-    items: z.array(z.looseObject({})).min(1).max(BATCH_MAX_ITEMS).describe(`Each as ${single} takes it.`),
+    items: z.array(z.looseObject({})).min(1).max(BATCH_MAX_ITEMS),
     dry_run: z.boolean().optional(),
   });
 
@@ -93,7 +94,6 @@ const batchOutput = {
  */
 const batchTool = (
   name: string,
-  single: string,
   description: string,
   hints: typeof annotations.create | typeof annotations.update,
   toOp: (caller: Principal, item: unknown, resolve: NameResolver) => Promise<BulkOp>,
@@ -102,7 +102,7 @@ const batchTool = (
   defineTool(
     name,
     // A copy of the hints: the batch takes `expected_version` per item, not for the whole call.
-    { description, input: batchInput(single), output: batchOutput, annotations: { ...hints } },
+    { description, input: batchInput(), output: batchOutput, annotations: { ...hints } },
     async (caller, { items, dry_run }) => {
       const ops: BulkItem[] = [];
       const resolve = nameResolver(caller);
@@ -117,16 +117,14 @@ const batchTool = (
 export const batchTools: Tool[] = [
   batchTool(
     'create_issues',
-    'create_issue',
-    `Create up to ${BATCH_MAX_ITEMS} issues in order, each answered on its own (its issue or its error); dry_run writes nothing.`,
+    `Create up to ${BATCH_MAX_ITEMS} issues in order, each answered alone; dry_run writes nothing.`,
     annotations.create,
     createOp,
     false,
   ),
   batchTool(
     'update_issues',
-    'update_issue',
-    `Change up to ${BATCH_MAX_ITEMS} issues in order, each answered on its own (its issue or its error); dry_run writes nothing.`,
+    `Change up to ${BATCH_MAX_ITEMS} issues in order, each answered alone; dry_run writes nothing.`,
     annotations.update,
     updateOp,
     true,

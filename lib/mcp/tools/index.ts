@@ -9,6 +9,7 @@ import { relationTools } from './relations.ts';
 import { searchTools } from './search.ts';
 import { sprintTools } from './sprints.ts';
 import { subIssueTools } from './sub-issues.ts';
+import { undoTools } from './undo.ts';
 import { workspaceTools } from './workspace.ts';
 import type { Tool } from '../tool.ts';
 
@@ -25,5 +26,6 @@ export const tools: Tool[] = [
   ...commentTools,
   ...attachmentTools,
   ...relationTools,
+  ...undoTools,
   ...accountTools,
 ];

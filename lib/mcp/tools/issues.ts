@@ -6,6 +6,7 @@ import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../
 import { listMyIssues } from '../../services/my-issues.ts';
 import { Issue, IssueCreateFields, IssuePriority, IssueStatus, IssueType, IssueUpdateFields } from '../../schemas/issues.ts';
 import { IssueLabelsField } from '../../schemas/labels.ts';
+import { meta } from '../../schemas/zod.ts';
 import { ValidationError } from '../../vocabulary/errors.ts';
 import { filteredPage, listInfo, listInput, listThrough } from '../list.ts';
 import { issueRef, issueRefUnlisted as unlisted, locateIssue } from '../locate.ts';
@@ -30,17 +31,23 @@ const classificationFilters = ({ priority, type, due_before, due_after }: Classi
     ? { priority, type, dueBefore: due_before, dueAfter: due_after }
     : undefined;
 
-/** The labels filter: names (any case); an issue must carry all of them. */
-const labelNames = () => z.array(z.string().trim().min(1).max(50)).min(1).max(20).optional().describe('All of these.');
-/** An issue's labels as create_issue and update_issue take them (the REST field, described shorter). */
-const labelRefs = () => z.optional(IssueLabelsField()).describe("Names or ids; replaces the issue's.");
+/** A REST field without its description, which the instructions give once. */
+const undescribed = <T extends zm.ZodMiniType>(schema: T): T => meta(schema, { description: undefined });
+/**
+ * The labels filter: names (any case); an issue must carry all of them. What `labels` means, here
+ * and in writes, is said once in the server's instructions (lib/mcp/server.ts), as are `status`,
+ * `q` and `description` (Markdown: the REST field's description, left out of the tools' schemas).
+ */
+const labelNames = () => z.array(z.string().trim().min(1).max(50)).min(1).max(20).optional();
+/** An issue's labels as create_issue and update_issue take them (the REST field, described in the instructions). */
+const labelRefs = () => z.optional(undescribed(IssueLabelsField()));
 /**
  * A status as a write names it: a state of the issue's project by name (unique in a project, so
  * the tools take no `state_id`), or a category. Which
  * names the project has is the write's to check (a 422 listing them, lib/model/workflow.ts), as
  * the REST routes do once they have read the project (lib/http/project-statuses.ts).
  */
-const stateName = () => z.string().trim().min(1).max(50).optional().describe("A state's name, or a category's.");
+const stateName = () => z.string().trim().min(1).max(50).optional();
 /** A place in a list: what it means (1 the top, past the end last) is said once in the instructions. */
 const place = () => z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
@@ -48,14 +55,14 @@ export const issueTools: Tool[] = [
   defineTool(
     'list_issues',
     {
-      description: "A sprint's or the backlog's (sprint_id null) issues, in order; a filtered call looks through 1,000.",
+      description: "A sprint's or the backlog's issues, in order; a filtered call looks through 1,000.",
       input: z.object({
         project_id: projectId(),
         sprint_id: sprintRef().nullable(),
         status: z.array(IssueStatus).min(1).optional(),
         assignee_id: accountRef().nullable().optional(),
         parent_id: id().nullable().optional(),
-        q: z.string().min(1).max(255).optional().describe('In the title.'),
+        q: z.string().min(1).max(255).optional(),
         updated_since: z.iso.datetime({ offset: true }).optional(),
         ...classification,
         labels: labelNames(),
@@ -124,7 +131,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'my_issues',
     {
-      description: 'Issues assigned to you, most recently updated first.',
+      description: 'Issues assigned to you, latest update first.',
       input: z.object({
         status: z.array(IssueStatus).min(1).optional(),
         ...classification,
@@ -166,7 +173,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'get_issue_activity',
     {
-      description: "An issue's history, oldest first: field changes (who, from, to), comments.",
+      description: "An issue's history, oldest first: changes (who, from, to), comments.",
       input: z.object({ ...issueRef, ...listInput }),
       unlisted,
       output: { activity: z.array(Activity), ...listInfo },
@@ -183,11 +190,12 @@ export const issueTools: Tool[] = [
   defineTool(
     'create_issue',
     {
-      description: 'Create an issue at the end of a sprint or the backlog (sprint_id null).',
+      description: 'Create an issue at the end of a sprint or the backlog.',
       input: z.object({
         project_id: projectId(),
         sprint_id: sprintRef().nullable().optional(),
         ...zm.omit(IssueCreateFields, { state_id: true }).shape,
+        description: undescribed(IssueCreateFields.shape.description),
         status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),
@@ -207,6 +215,7 @@ export const issueTools: Tool[] = [
       input: z.object({
         ...issueRef,
         ...zm.omit(IssueUpdateFields, { sprint_id: true, position: true, state_id: true }).shape,
+        description: undescribed(IssueUpdateFields.shape.description),
         status: stateName(),
         assignee_id: accountRef().nullable().optional(),
         labels: labelRefs(),
@@ -224,8 +233,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'move_issue',
     {
-      description:
-        'Move an issue to a sprint or the backlog (null), or within its list (no to_sprint_id): at the end or at position.',
+      description: 'Move an issue to a sprint or the backlog (null), or (no to_sprint_id) to position or the end of its list.',
       input: z.object({
         ...issueRef,
         to_sprint_id: sprintRef().nullable().optional(),

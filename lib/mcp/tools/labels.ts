@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { createLabel, listLabels } from '../../services/labels.ts';
 import { Label, LabelCreateFields } from '../../schemas/labels.ts';
+import { meta } from '../../schemas/zod.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
 import { projectRef } from '../resolve.ts';
 import { annotations, defineTool, type Tool } from '../tool.ts';
@@ -31,7 +32,12 @@ export const labelTools: Tool[] = [
     'create_label',
     {
       description: 'Create a label in a project.',
-      input: z.object({ project_id: projectRef(), ...LabelCreateFields.shape }),
+      input: z.object({
+        project_id: projectRef(),
+        ...LabelCreateFields.shape,
+        // Grey when absent: an agent need not be told (tools/list pays for every byte).
+        color: meta(LabelCreateFields.shape.color, { description: undefined }),
+      }),
       output: one,
       annotations: annotations.create,
     },

@@ -23,7 +23,7 @@ export const projectTools: Tool[] = [
   defineTool(
     'create_project',
     {
-      description: 'Create a project; its unique prefix numbers its issues (APL-1...).',
+      description: 'Create a project; its unique prefix numbers its issues (APL-1).',
       input: z.object(ProjectCreateFields.shape),
       output: one,
       annotations: annotations.create,

@@ -70,7 +70,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_sprint',
     {
-      description: 'One sprint: status, dates, counts, story points.',
+      description: 'One sprint.',
       input: z.object(sprintAt),
       output: one,
       annotations: annotations.read,
@@ -81,7 +81,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_sprint_summary',
     {
-      description: "A sprint's issues and story points open, done, cancelled; percent done.",
+      description: "A sprint's open, done and cancelled issues and points; percent done.",
       input: z.object(sprintAt),
       output: SprintSummary,
       annotations: annotations.read,
@@ -154,10 +154,10 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_velocity',
     {
-      description: "Committed and done story points of a project's last completed sprints.",
+      description: "Committed and done points of a project's last completed sprints (default 6).",
       input: z.object({
         project_id: projectId(),
-        sprints: z.number().int().min(1).max(50).optional().describe('Default 6.'),
+        sprints: z.number().int().min(1).max(50).optional(),
       }),
       output: Velocity.shape,
       annotations: annotations.read,
@@ -168,7 +168,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_burndown',
     {
-      description: "A started sprint's open story points each day, with the ideal line.",
+      description: "A started sprint's open points each day, with the ideal line.",
       input: z.object(sprintAt),
       output: Burndown.shape,
       annotations: annotations.read,

@@ -13,7 +13,7 @@ export const workspaceTools: Tool[] = [
   defineTool(
     'get_workspace',
     {
-      description: 'Start here: you, projects (prefix, active sprints, labels, states), accounts, categories, priorities, types.',
+      description: 'Start here: you, projects (prefixes, active sprints, labels, states), accounts.',
       input: z.object({
         limit: limitInput(WORKSPACE_LIMITS.projects, WORKSPACE_LIMITS.defaultProjects),
         cursor: z.string().max(4096).optional(),
