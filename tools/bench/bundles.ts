@@ -15,7 +15,7 @@
  * its init CPU at most 1.3 times the yardstick's.
  * Prints a Markdown table (the one in tools/bench/README.md) and exits 1 when a bundle is over budget.
  *
- *   npm run bench [-- --rounds 15]
+ *   npm run bench [-- --rounds 30]
  */
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { spawn } from 'node:child_process';
@@ -304,7 +304,7 @@ export function median(values: number[]): number {
 const kb = (bytes: number) => (bytes / 1024).toFixed(1);
 
 async function main() {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' } } });
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '20' } } });
   const rounds = Math.max(1, Number(values.rounds));
   const outRoot = join(repoRoot, '.tmp', 'bundles');
   await rm(outRoot, { recursive: true, force: true });
