@@ -1,4 +1,4 @@
-import type { ScopeCounterName, SprintCounterName } from './sprint-counters.ts';
+import { type ScopeCounterName, scopeCounterNames, type SprintCounterName, sprintCounterNames } from './sprint-counters.ts';
 
 /**
  * What a sprint's completion freezes when it begins: the counters and fields its report is made
@@ -7,18 +7,7 @@ import type { ScopeCounterName, SprintCounterName } from './sprint-counters.ts';
  */
 
 /** The counters copied. */
-export const COPIED: (SprintCounterName | ScopeCounterName)[] = [
-  'issuesCount',
-  'totalStoryPoints',
-  'completedStoryPoints',
-  'openIssuesCount',
-  'openStoryPoints',
-  'doneIssuesCount',
-  'addedIssues',
-  'addedPoints',
-  'removedIssues',
-  'removedPoints',
-];
+export const COPIED: (SprintCounterName | ScopeCounterName)[] = [...sprintCounterNames, ...scopeCounterNames];
 
 /** The fields of the sprint itself copied. */
 export const FIELDS = ['name', 'startDate', 'endDate', 'activatedAt'] as const;
