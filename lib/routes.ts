@@ -759,7 +759,7 @@ export const routes: Route[] = [
   }),
   route('DELETE', commentPath, 'functions/comments/delete.ts', {
     id: 'deleteComment',
-    summary: 'Delete a comment (its author only)',
+    summary: 'Delete a comment (its author only) into the trash; its issue no longer shows or counts it, until it is restored',
     tag: 'Comments',
     success: { status: 204, description: 'Deleted' },
     errors: [403],

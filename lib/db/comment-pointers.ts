@@ -17,10 +17,19 @@ export interface CommentPointer {
    * moves on the pointer too. Absent on a pointer written before pointers carried them.
    */
   fixed?: { authorId: number; authorName: string; createdAt: string; version: number } | undefined;
+  /**
+   * The rest of the comment at the pointer's version: its body and `updated_at`, who wrote it
+   * last, whether it has attachments. A delete moves the comment into the trash whole from it,
+   * without reading the comment. Absent on a pointer written before pointers carried the body.
+   */
+  copy?: { body: string; updatedAt: string; updatedBy: number | undefined; hasAttachments: boolean } | undefined;
 }
 
 /** A pointer that carries the comment's fixed fields and version. */
 export type FullCommentPointer = CommentPointer & { fixed: NonNullable<CommentPointer['fixed']> };
+
+/** A pointer that carries the whole comment (`copy`). */
+export type CopyingCommentPointer = FullCommentPointer & { copy: NonNullable<CommentPointer['copy']> };
 
 /** A sprint id as stored: null (or absent, on old items) for the backlog. */
 export const sprintIdOf = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
@@ -46,5 +55,14 @@ export function pointerFromItem(id: number, item: Record<string, unknown>): Comm
           version: Number(item.version ?? 0),
         }
       : undefined,
+    copy:
+      full && typeof item.body === 'string' && typeof item.updated_at === 'string'
+        ? {
+            body: item.body,
+            updatedAt: item.updated_at,
+            updatedBy: item.updated_by === undefined ? undefined : Number(item.updated_by),
+            hasAttachments: item.has_attachments === true,
+          }
+        : undefined,
   };
 }

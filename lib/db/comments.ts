@@ -1,5 +1,11 @@
 import { ancestryOf, pathAncestryOf, type Ancestry } from '../model/comment-ancestry.ts';
-import { pointerFromItem, sprintIdOf, type CommentPointer, type FullCommentPointer } from './comment-pointers.ts';
+import {
+  pointerFromItem,
+  sprintIdOf,
+  type CommentPointer,
+  type CopyingCommentPointer,
+  type FullCommentPointer,
+} from './comment-pointers.ts';
 import type { Comment } from '../schemas/comments.ts';
 import { tableName } from './client.ts';
 import { attribute, itemKind, type Stored } from './item.ts';
@@ -15,10 +21,14 @@ import {
   batchGet,
   existsCheck,
   Refused,
+  STALE,
   transact,
   type GuardedItem,
 } from './transactions.ts';
 import { storedNumberIs, versionOf, VERSION_ATTRIBUTE, withVersion } from './versions.ts';
+import { ACTOR_ATTRIBUTE } from './stamps.ts';
+import { trashPut, trashRemovalOf } from './trash.ts';
+import { trashTitle } from '../model/trash.ts';
 
 /**
  * Why a comment write can be refused (`Refused.reason`): on create, the project, the sprint of the
@@ -55,6 +65,11 @@ export const commentItem = itemKind({
     authorName: { stored: 'author_name' as const, read: (v: unknown) => String(v ?? ''), write: (v: string) => v },
     createdAt: attribute.string('created_at'),
     updatedAt: attribute.string('updated_at'),
+    /**
+     * When the comment last came back from the trash (lib/db/trash.ts), absent before: its restore's
+     * write is no `comment.created` (the trash item's removal is its `comment.restored`).
+     */
+    restoredAt: attribute.laterString('restored_at'),
   },
 });
 
@@ -223,15 +238,18 @@ export async function insertComment(
 }
 
 /**
- * The pointer item of a comment: its place, its fixed fields and, when given, its version (a
- * request's Put is stamped at version 1 like the comment's, lib/db/stamps.ts).
+ * The pointer item of a comment: its place, its fixed fields, its body and `updated_at` when given
+ * (every write of the body writes it on the pointer too, so that a delete moves the comment into
+ * the trash without reading it: `CommentPointer.copy`) and, when given, its version (a request's
+ * Put is stamped at version 1 like the comment's, lib/db/stamps.ts).
  */
 export function pointerItem(
   orgId: number,
-  comment: Pick<Comment, 'id' | 'issue_id' | 'author_id' | 'author_name' | 'created_at'> & {
-    project_id: number;
-    sprint_id: number | null;
-  },
+  comment: Pick<Comment, 'id' | 'issue_id' | 'author_id' | 'author_name' | 'created_at'> &
+    Partial<Pick<Comment, 'body' | 'updated_at'>> & {
+      project_id: number;
+      sprint_id: number | null;
+    },
   version?: number,
 ) {
   return {
@@ -243,7 +261,40 @@ export function pointerItem(
     author_id: comment.author_id,
     author_name: comment.author_name,
     created_at: comment.created_at,
+    ...(comment.body === undefined || comment.updated_at === undefined
+      ? {}
+      : { body: comment.body, updated_at: comment.updated_at }),
     ...(version === undefined ? {} : { [VERSION_ATTRIBUTE]: version }),
+  };
+}
+
+/**
+ * The comment as stored, from a pointer that carries all of it (`CommentPointer.copy`): what a
+ * delete on the pointer alone puts in the trash. The pointer and the comment move to each version
+ * together, and the delete holds the comment at the pointer's version and time, so it is the
+ * comment item exactly (test/e2e/comments-trash.test.ts compares them).
+ */
+export function storedCommentOf(orgId: number, pointer: CopyingCommentPointer): Record<string, unknown> {
+  const { fixed, copy } = pointer;
+  return {
+    ...keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
+    LSK: listKeys.comment(pointer.issueId, pointer.id),
+    type: commentItem.type,
+    ...commentItem.encode({
+      orgId,
+      projectId: pointer.projectId,
+      sprintId: pointer.sprintId,
+      id: pointer.id,
+      body: copy.body,
+      issueId: pointer.issueId,
+      authorId: fixed.authorId,
+      authorName: fixed.authorName,
+      createdAt: fixed.createdAt,
+      updatedAt: copy.updatedAt,
+    }),
+    ...(fixed.version === 0 ? {} : { [VERSION_ATTRIBUTE]: fixed.version }),
+    ...(copy.updatedBy === undefined ? {} : { [ACTOR_ATTRIBUTE]: copy.updatedBy }),
+    ...(copy.hasAttachments ? { has_attachments: true } : {}),
   };
 }
 
@@ -331,22 +382,38 @@ const atVersion = (version: number) => storedNumberIs('#version', ':version', ve
  * update of a request carries (lib/db/stamps.ts) moves the pointer's version with the comment's.
  * With `version`, on condition that the pointer is still at it. With `sprintId` (an update that
  * read the issue where it is now), the pointer's sprint becomes the issue's current one, so that
- * the next write of a comment whose issue has moved is decided on the pointer again.
+ * the next write of a comment whose issue has moved is decided on the pointer again. With `body`,
+ * the pointer's copy of it (`CommentPointer.copy`) becomes the new one.
  */
-function pointerUpdate(orgId: number, commentId: number, now: string, version?: number, sprintId?: number | null): GuardedItem {
-  const sprint = sprintId === undefined ? {} : { ':sprint': sprintId };
+function pointerUpdate(
+  orgId: number,
+  commentId: number,
+  now: string,
+  body: string | undefined,
+  version?: number,
+  sprintId?: number | null,
+): GuardedItem {
+  const values = {
+    ...(sprintId === undefined ? {} : { ':sprint': sprintId }),
+    ...(body === undefined ? {} : { ':body': body }),
+  };
+  const sets = [
+    'updated_at = :now',
+    ...(sprintId === undefined ? [] : ['sprint_id = :sprint']),
+    ...(body === undefined ? [] : ['body = :body']),
+  ];
   return {
     item: {
       Update: {
         TableName: tableName(),
         Key: keys.commentPointer(orgId, commentId),
-        UpdateExpression: sprintId === undefined ? 'SET updated_at = :now' : 'SET updated_at = :now, sprint_id = :sprint',
+        UpdateExpression: `SET ${sets.join(', ')}`,
         ...(version === undefined
-          ? { ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':now': now, ...sprint } }
+          ? { ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':now': now, ...values } }
           : {
               ConditionExpression: `attribute_exists(PK) AND ${atVersion(version)}`,
               ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
-              ExpressionAttributeValues: { ':now': now, ':version': version, ...sprint },
+              ExpressionAttributeValues: { ':now': now, ':version': version, ...values },
             }),
       },
     },
@@ -394,7 +461,7 @@ export async function updateCommentAt(
       reason: commentRefusals.comment,
       resource: true,
     },
-    pointerUpdate(orgId, pointer.id, now, version),
+    pointerUpdate(orgId, pointer.id, now, body, version),
     {
       item: {
         ConditionCheck: {
@@ -422,45 +489,55 @@ export async function updateCommentAt(
 }
 
 /**
- * A comment's delete (on condition that the caller wrote it; If-Match's version too), its pointer's,
- * and the delete's marker (who deleted it, and the sprint its issue is in: lib/db/deletions.ts).
+ * A comment's move into the organisation's trash (lib/db/trash.ts): the comment's delete (on
+ * condition that the caller wrote it and that it is still as `stored` says, at its version and
+ * time, so that the trash holds it as it is; If-Match's version too), its pointer's, the trash
+ * item (the comment whole, put there by the caller) and the delete's marker (who deleted it, and
+ * the sprint its issue is in: lib/db/deletions.ts). `changed`: the reason a comment that is no
+ * longer as read is refused with.
  */
-function commentDeletes(orgId: number, key: Key, commentId: number, authorId: number, sprintId: number | null): GuardedItem[] {
+function commentTrashing(
+  orgId: number,
+  stored: Record<string, unknown>,
+  authorId: number,
+  sprintId: number | null,
+  changed: 'comment' | typeof STALE,
+): GuardedItem[] {
+  const comment = commentItem.decode(stored);
+  const key = { PK: String(stored.PK), SK: String(stored.SK) };
+  const version = versionOf(stored);
   return [
     ...deletionMarker(key, { sprintId }),
-    { item: { Delete: { TableName: tableName(), Key: keys.commentPointer(orgId, commentId) } } },
+    { item: { Delete: { TableName: tableName(), Key: keys.commentPointer(orgId, comment.id) } } },
     {
       item: {
         Delete: {
           TableName: tableName(),
           Key: key,
-          ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
-          ExpressionAttributeValues: { ':author': authorId },
+          ConditionExpression: `attribute_exists(PK) AND author_id = :author AND updated_at = :updated AND ${atVersion(version)}`,
+          ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
+          ExpressionAttributeValues: { ':author': authorId, ':updated': comment.updatedAt, ':version': version },
         },
       },
-      reason: commentRefusals.comment,
+      reason: changed,
       resource: true,
     },
+    trashPut(orgId, 'comment', stored, trashTitle(comment.body), authorId),
   ];
 }
 
 /**
- * Deletes a comment on what its pointer says alone, in one transaction: the comment (on condition
- * that the caller wrote it), its pointer, and its issue's `comments_count` (on condition that the
- * issue is still in the sprint the comment was written in, or in the backlog), with checks that
- * the project and that sprint still exist. Refused, changing nothing, when anything is not as the
- * pointer says: the caller then reads the comment and decides on what it finds.
+ * Moves a comment into the trash on what its pointer says alone (`CommentPointer.copy`: the whole
+ * comment), in one transaction: the comment (on condition that the caller wrote it and that it is
+ * at the pointer's version), its pointer, the trash item, and its issue's `comments_count` (on
+ * condition that the issue is still in the sprint the comment was written in, or in the backlog),
+ * with checks that the project and that sprint still exist. Refused, changing nothing, when
+ * anything is not as the pointer says: the caller then reads the comment and decides on what it finds.
  */
-export async function deleteCommentAt(orgId: number, pointer: CommentPointer, authorId: number): Promise<void> {
+export async function deleteCommentAt(orgId: number, pointer: CopyingCommentPointer, authorId: number): Promise<void> {
   await transact([
     // The issue's condition below holds it in the pointer's sprint: the marker's sprint.
-    ...commentDeletes(
-      orgId,
-      keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
-      pointer.id,
-      authorId,
-      pointer.sprintId,
-    ),
+    ...commentTrashing(orgId, storedCommentOf(orgId, pointer), authorId, pointer.sprintId, commentRefusals.comment),
     {
       item: {
         Update: {
@@ -507,7 +584,7 @@ export async function updateComment(
       reason: commentRefusals.comment,
       resource: true,
     },
-    pointerUpdate(orgId, found.item.id, now, undefined, found.path.issueSprintId),
+    pointerUpdate(orgId, found.item.id, now, body, undefined, found.path.issueSprintId),
     existsCheck(keys.issue(orgId, found.item.project_id, found.item.issue_id), commentRefusals.comment),
     ...ancestorChecks(orgId, found),
   ]);
@@ -521,15 +598,65 @@ export async function updateComment(
 }
 
 /**
- * Deletes a comment with its pointer and moves its issue's `comments_count`, in one transaction
- * with the same checks.
+ * Moves a comment as read into the trash with its pointer's delete, and moves its issue's
+ * `comments_count`, in one transaction with the same checks. A comment changed since it was read
+ * is refused `STALE` (read it again).
  */
 export async function deleteComment(orgId: number, found: FoundComment, authorId: number): Promise<void> {
   await transact([
-    ...commentDeletes(orgId, { PK: found.item.PK, SK: found.item.SK }, found.item.id, authorId, found.path.issueSprintId),
+    ...commentTrashing(orgId, found.item as unknown as Record<string, unknown>, authorId, found.path.issueSprintId, STALE),
     addTo(keys.issue(orgId, found.item.project_id, found.item.issue_id), 'comments_count', -1, commentRefusals.comment),
     ...ancestorChecks(orgId, found),
   ]);
+}
+
+/**
+ * Brings a trashed comment back (`stored`: as it was stored) in one transaction: the comment with
+ * its id, body, author, times and version, marked restored (`restoredAt`: no `comment.created`),
+ * its pointer (carrying it whole, as a new comment's does), its issue's `comments_count` (on
+ * condition that the issue is there, in sprint `sprintId`, or in the backlog when null), checks
+ * that the project and that sprint exist, and the trash item's delete. Refusals: `comment` (there
+ * again), `issue` (gone, or not in that sprint), `project`, `sprint`, `trashed` (restored or
+ * purged meanwhile).
+ */
+export async function restoreComment(
+  orgId: number,
+  stored: Record<string, unknown>,
+  deletedAt: string,
+  sprintId: number | null,
+): Promise<void> {
+  const c = commentItem.decode(stored);
+  const version = versionOf(stored);
+  const comment = { ...toComment(stored), project_id: c.projectId, sprint_id: c.sprintId };
+  const marks = stored.has_attachments === true ? { has_attachments: true } : {};
+  await transact([
+    existsCheck(keys.project(orgId, c.projectId), commentRefusals.project),
+    ...(sprintId === null ? [] : [existsCheck(keys.sprint(orgId, c.projectId, sprintId), commentRefusals.sprint)]),
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.issue(orgId, c.projectId, c.issueId),
+          UpdateExpression: 'ADD comments_count :one',
+          ...issueIn(sprintId, { ':one': 1 }),
+        },
+      },
+      reason: commentRefusals.issue,
+    },
+    // Its own version, which a Put made for a request would otherwise start again at 1 (lib/db/stamps.ts).
+    putNew(
+      { ...stored, [VERSION_ATTRIBUTE]: version, ...commentItem.encode({ restoredAt: new Date().toISOString() }) },
+      commentRefusals.comment,
+    ),
+    putNew({ ...pointerItem(orgId, comment, version), ...marks }, commentRefusals.comment),
+    ...trashRemovalOf(orgId, 'comment', c.id, deletedAt, 'restored'),
+  ]);
+}
+
+/** The sprint issue `issueId` is in now (null: the backlog), or undefined when it is gone: one GetItem. */
+export async function issueSprintNow(orgId: number, projectId: number, issueId: number): Promise<number | null | undefined> {
+  const item = await getItem(keys.issue(orgId, projectId, issueId));
+  return item ? sprintIdOf(item.sprint_id) : undefined;
 }
 
 /**
@@ -591,7 +718,8 @@ export async function restorePointer(item: Record<string, unknown>): Promise<'wr
   try {
     await transact([
       existsCheck(commentKey, 'gone'),
-      putNew(pointerItem(orgId, { ...comment, ...place }, versionOf(item)), 'pointed'),
+      // Without the body, which the Scan does not read: such a pointer carries no copy of the comment.
+      putNew(pointerItem(orgId, { ...comment, body: undefined, updated_at: undefined, ...place }, versionOf(item)), 'pointed'),
     ]);
     return 'written';
   } catch (err) {

@@ -37,7 +37,10 @@ export const trashItem = itemKind({
 
 export type TrashFields = ReturnType<typeof trashItem.decode>;
 
-/** The Put that moves `stored` (the item being deleted, as read) into the organisation's trash. */
+/**
+ * The Put that moves `stored` (the item being deleted, as read) into the organisation's trash,
+ * under its own sort key (`trashSkOf`).
+ */
 export function trashPut(
   orgId: number,
   kind: TrashKind,
@@ -46,7 +49,7 @@ export function trashPut(
   deletedBy: number,
 ): GuardedItem {
   const now = Date.now();
-  const sk = String(stored.SK);
+  const sk = trashSkOf(orgId, kind, Number(stored.id));
   return {
     item: {
       Put: {
@@ -72,8 +75,9 @@ export function trashPut(
 }
 
 /**
- * The sort key a trashed item of `kind` had, which is its key in the trash: a webhook's, or a
- * label's (`LABEL#l`: label ids are the organisation's sequence, so unique across its projects).
+ * The key of a trashed item of `kind` in the trash: the sort key it had, a webhook's, or a
+ * label's (`LABEL#l`: label ids are the organisation's sequence, so unique across its projects);
+ * a comment's is its pointer's (`COMMENT#c`), since its own names its issue.
  */
 const trashSkOf = (orgId: number, kind: TrashKind, itemId: number): string => {
   switch (kind) {
@@ -81,8 +85,14 @@ const trashSkOf = (orgId: number, kind: TrashKind, itemId: number): string => {
       return keys.webhook(orgId, itemId).SK;
     case 'label':
       return keys.label(orgId, 0, itemId).SK; // no project id in a sort key
+    case 'comment':
+      return keys.commentPointer(orgId, itemId).SK;
   }
 };
+
+/** The trash item of comment `commentId`, whether or not it is there. */
+export const trashedCommentKey = (orgId: number, commentId: number): Key =>
+  keys.trash(orgId, trashSkOf(orgId, 'comment', commentId));
 
 /** The trash item of label `labelId`, whether or not it is there. */
 export const trashedLabelKey = (orgId: number, labelId: number): Key => keys.trash(orgId, trashSkOf(orgId, 'label', labelId));
@@ -124,6 +134,15 @@ export function trashRemoval(orgId: number, trashedSk: string, deletedAt: string
     ...deletionMarker(trashMarkerKey(key, deletedAt), outcome === 'restored' ? { restored: true } : {}),
   ];
 }
+
+/** `trashRemoval` of trashed item `itemId` of `kind`. */
+export const trashRemovalOf = (
+  orgId: number,
+  kind: TrashKind,
+  itemId: number,
+  deletedAt: string,
+  outcome: 'restored' | 'purged',
+): GuardedItem[] => trashRemoval(orgId, trashSkOf(orgId, kind, itemId), deletedAt, outcome);
 
 /**
  * Deletes trashed item `itemId` of `kind` for good (refused `trashed` when it is gone). It is the

@@ -49,6 +49,8 @@ export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
     case 'comment.created':
     case 'comment.updated':
     case 'comment.deleted':
+    case 'comment.restored':
+    case 'comment.purged':
     case 'attachment.added':
     case 'attachment.removed':
       return event.issueId === undefined ? undefined : { ...common, owner: { issueId: event.issueId } };

@@ -264,6 +264,8 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       // its marker's (lib/feed/consume.ts).
       const ids = { issueId, commentId: id, sprintId: commentItem.field(current, 'sprintId') ?? undefined };
       if (record.eventName === 'INSERT' && after) {
+        // A comment back from the trash: its event is the trash item's removal (`comment.restored`).
+        if (commentItem.field(after, 'restoredAt') !== undefined) return undefined;
         return { ...base, ...ids, ...stamp(after), type: 'comment.created', resource: comment, changes: [] };
       }
       if (record.eventName === 'REMOVE') return { ...base, ...ids, ...removed, type: 'comment.deleted', resource: comment };
@@ -330,6 +332,15 @@ function trashRemovedOf(record: DynamoDBRecord, trashed: Image): ChangeEvent | u
     case 'webhook':
       // 0: an event of the organisation, of no project (as an export file's import).
       return { ...base, projectId: 0, type: 'webhook.purged', resource: { ...toWebhook(stored) } };
+    case 'comment': {
+      const projectId = num(stored.project_id);
+      const issueId = num(stored[commentItem.stored('issueId')]);
+      const commentId = num(stored.id);
+      if (projectId === undefined || issueId === undefined) return undefined;
+      const sprintId = commentItem.field(stored, 'sprintId') ?? undefined;
+      const ids = { issueId, commentId, sprintId };
+      return { ...base, ...ids, projectId, type: 'comment.purged', resource: { ...toComment(stored) } };
+    }
     default:
       return undefined;
   }
@@ -339,6 +350,7 @@ function trashRemovedOf(record: DynamoDBRecord, trashed: Image): ChangeEvent | u
 const restoredTypes: Partial<Record<EventType, EventType>> = {
   'label.purged': 'label.restored',
   'webhook.purged': 'webhook.restored',
+  'comment.purged': 'comment.restored',
 };
 
 /** The event of a trash item's removal that a restore made (`<kind>.restored`); others as they are. */

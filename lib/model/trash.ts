@@ -24,3 +24,18 @@ export function parseTrashId(id: string): { kind: TrashKind; itemId: number } | 
   if (!m || !(TRASH_KINDS as readonly string[]).includes(m[1]!)) return undefined;
   return { kind: m[1] as TrashKind, itemId: Number(m[2]) };
 }
+
+/** The most of a text a trash list's `title` shows (a comment's body). */
+export const TRASH_TITLE_LENGTH = 80;
+
+/**
+ * A trashed text's title (a comment's body): its first line, whole when it is all of the text and
+ * at most `TRASH_TITLE_LENGTH` characters, else cut to fit with `…` after it.
+ */
+export function trashTitle(text: string): string {
+  const trimmed = text.trim();
+  const line = trimmed.split(/\r?\n/, 1)[0] ?? '';
+  const chars = [...line];
+  const whole = line === trimmed && chars.length <= TRASH_TITLE_LENGTH;
+  return whole ? line : `${chars.slice(0, TRASH_TITLE_LENGTH - 1).join('')}…`;
+}

@@ -4,6 +4,7 @@ import { TRASH_KINDS } from '../vocabulary/trash.ts';
 import { dateTime } from './common.ts';
 import { Label } from './labels.ts';
 import { Webhook } from './webhooks.ts';
+import { Comment } from './comments.ts';
 
 /** An item of the organisation's trash (docs/trash.md). */
 export const TrashEntry = meta(
@@ -13,7 +14,9 @@ export const TrashEntry = meta(
     }),
     kind: z.enum(TRASH_KINDS),
     item_id: z.number().check(z.int()),
-    title: meta(z.string(), { description: "What the item was: a webhook's URL, a label's name." }),
+    title: meta(z.string(), {
+      description: "What the item was: a webhook's URL, a label's name, a comment's first line (80 characters at most).",
+    }),
     deleted_by: meta(z.number().check(z.int()), { description: 'The account that deleted it.' }),
     deleted_at: dateTime(),
     expires_at: meta(dateTime(), { description: 'When it is purged for good (the retention period after its delete).' }),
@@ -31,6 +34,7 @@ export const Restored = meta(
   z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('webhook'), item: Webhook }),
     z.object({ kind: z.literal('label'), item: Label }),
+    z.object({ kind: z.literal('comment'), item: Comment }),
   ]),
   { id: 'Restored' },
 );

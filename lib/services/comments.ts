@@ -4,11 +4,11 @@ import * as store from '../db/comments.ts';
 import type { IssueRef } from '../db/comments.ts';
 import type { PageRequest } from '../db/list.ts';
 import { nextId } from '../db/sequences.ts';
-import { Refused, type GuardedItem } from '../db/transactions.ts';
+import { Refused, rereadOnStale, type GuardedItem } from '../db/transactions.ts';
 import type { Comment, CommentCreate, CommentUpdate } from '../schemas/comments.ts';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../vocabulary/errors.ts';
+import { ForbiddenError, NotFoundError, TransitionError, UnauthorizedError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
-import { refusedAs, type Meanings } from './refusals.ts';
+import { explainRefusal, refusedAs, type Meanings } from './refusals.ts';
 import { type CommentRefusal } from '../db/refusals.ts';
 
 /** What a refused comment write means. */
@@ -146,13 +146,56 @@ export async function updateComment(caller: Principal, commentId: number, change
   });
 }
 
-/** Deletes the caller's comment, on its pointer alone unless that is refused (then as `updateComment`). */
+/**
+ * Moves the caller's comment into the trash (docs/trash.md), on its pointer alone when the pointer
+ * carries the whole comment and that is not refused; otherwise the comment is read first (as
+ * `updateComment`), and read again when it changed in between.
+ */
 export async function deleteComment(caller: Principal, commentId: number): Promise<void> {
   const pointer = await pointerOf(caller, commentId);
-  const foreign = pointer.fixed !== undefined && pointer.fixed.authorId !== caller.accountId;
-  const fast = foreign ? undefined : () => store.deleteCommentAt(caller.orgId, pointer, caller.accountId);
-  await fastOrRead(fast, async () => {
-    const found = await ownComment(caller, pointer, 'delete');
-    await refusedAs(refusals, () => store.deleteComment(caller.orgId, found, caller.accountId));
+  const { fixed, copy } = pointer;
+  const fast =
+    fixed && copy && fixed.authorId === caller.accountId
+      ? () => store.deleteCommentAt(caller.orgId, { ...pointer, fixed, copy }, caller.accountId)
+      : undefined;
+  await fastOrRead(fast, () =>
+    rereadOnStale(async () => {
+      const found = await ownComment(caller, pointer, 'delete');
+      // A comment changed since it was read is refused `STALE`, which passes through: read it again.
+      await refusedAs(refusals, () => store.deleteComment(caller.orgId, found, caller.accountId));
+    }),
+  );
+}
+
+/**
+ * Brings a trashed comment (`stored`: as it was stored) back whole: the same id, body, author,
+ * times and version, counted on its issue again (docs/trash.md). 422 `{error}` when its project,
+ * its issue or the sprint the issue is in is gone (an issue in the trash included); 404 when the
+ * trash item went meanwhile (restored or purged).
+ */
+export async function restoreTrashedComment(
+  caller: Principal,
+  stored: Record<string, unknown>,
+  deletedAt: string,
+): Promise<Comment> {
+  const { id, projectId, issueId, sprintId } = store.commentItem.decode(stored);
+  const cannot = (why: string) => new TransitionError(`Comment ${id} cannot come back: ${why}`);
+  const meanings = (inSprint: number | null) => ({
+    [store.commentRefusals.project]: () => cannot(`its project ${projectId} no longer exists`),
+    [store.commentRefusals.sprint]: () => cannot(`sprint ${inSprint}, which its issue ${issueId} is in, no longer exists`),
+    [store.commentRefusals.issue]: () => cannot(`its issue ${issueId} no longer exists (restore the issue first)`),
+    [store.commentRefusals.comment]: () => new TransitionError(`Comment ${id} exists again`),
+    trashed: () => new NotFoundError('Trash item'),
   });
+  try {
+    // The sprint its issue was in when the comment was last written, as its pointer's writes decide.
+    await store.restoreComment(caller.orgId, stored, deletedAt, sprintId);
+  } catch (err) {
+    if (!(err instanceof Refused) || err.reason !== store.commentRefusals.issue) throw explainRefusal(err, meanings(sprintId));
+    // The issue moved to another sprint since, or is gone: one read tells which (refusals only).
+    const now = await store.issueSprintNow(caller.orgId, projectId, issueId);
+    if (now === undefined || now === sprintId) throw meanings(sprintId).issue();
+    await refusedAs(meanings(now), () => store.restoreComment(caller.orgId, stored, deletedAt, now));
+  }
+  return store.toComment(stored);
 }

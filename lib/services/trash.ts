@@ -8,6 +8,7 @@ import { refusedAs } from './refusals.ts';
 import { refusals as webhookRefusals } from './webhooks.ts';
 import { toWebhook } from '../db/webhooks.ts';
 import { restoreTrashedLabel } from './labels.ts';
+import { restoreTrashedComment } from './comments.ts';
 import type { Restored } from '../schemas/trash.ts';
 
 /** An item of the trash as answered. */
@@ -72,6 +73,8 @@ export async function getTrashEntry(caller: Principal, id: string): Promise<Tras
 export async function restore(caller: Principal, id: string): Promise<Restored> {
   const found = await trashed(caller, id);
   if (found.kind === 'label') return { kind: 'label', item: await restoreTrashedLabel(caller, found.stored, found.deletedAt) };
+  if (found.kind === 'comment')
+    return { kind: 'comment', item: await restoreTrashedComment(caller, found.stored, found.deletedAt) };
   const gone = () => new NotFoundError('Trash item');
   await refusedAs(
     {

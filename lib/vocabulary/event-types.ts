@@ -23,5 +23,7 @@ export const eventTypes = [
   'label.purged',
   'webhook.restored',
   'webhook.purged',
+  'comment.restored',
+  'comment.purged',
 ] as const;
 export type EventType = (typeof eventTypes)[number];

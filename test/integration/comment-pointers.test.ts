@@ -4,6 +4,7 @@ import { asActor } from '../../lib/context/actor.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { findComment, readCommentPointer, restorePointer, writeMissingCommentPointers } from '../../lib/db/comments.ts';
 import { keys } from '../../lib/db/keys.ts';
+import { trashedCommentKey } from '../../lib/db/trash.ts';
 import { answeredVersion } from '../../lib/model/versions.ts';
 import { createComment, deleteComment, getComment, updateComment } from '../../lib/services/comments.ts';
 import { ForbiddenError, NotFoundError } from '../../lib/vocabulary/errors.ts';
@@ -186,9 +187,14 @@ describe('a comment pointer written before pointers carried the comment (where i
     expect(answeredVersion(await getComment(member, created.id))).toBe(3);
 
     await expect(asRequest(admin, () => deleteComment(admin, created.id))).rejects.toBeInstanceOf(ForbiddenError);
-    // A delete needs nothing but the place: the pointer, then the transaction.
+    // A delete moves the comment into the trash whole, which such a pointer does not carry: the
+    // pointer, the comment with its ancestors, then the transaction.
     const deleted = await asRequest(member, () => deleteComment(member, created.id));
-    expect(deleted.calls).toBe(2);
+    expect(deleted.calls).toBe(3);
+    const trashed = await db.send(
+      new GetCommand({ TableName: tableName(), Key: trashedCommentKey(org.orgId, created.id), ConsistentRead: true }),
+    );
+    expect(trashed.Item?.stored).toMatchObject({ id: created.id, body: 'again', version: 3 });
     await expect(getComment(member, created.id)).rejects.toBeInstanceOf(NotFoundError);
     expect(
       (await db.send(new GetCommand({ TableName: tableName(), Key: pointerKey, ConsistentRead: true }))).Item,

@@ -288,6 +288,41 @@ describe('a trash item removed: <kind>.purged, or <kind>.restored when its marke
     expect(asRestored(event!).type).toBe('webhook.restored');
   });
 
+  it("shows a comment as its route answers it, on its issue (whose activity shows it), in its issue's sprint", () => {
+    const comment = {
+      PK: 'ORG#1#P#2',
+      SK: 'ISSUE#0000000009#C#0000000011',
+      type: 'comment',
+      org_id: 1,
+      project_id: 2,
+      sprint_id: 5,
+      issue_id: 9,
+      id: 11,
+      body: 'Looks good',
+      author_id: 3,
+      author_name: 'Ada',
+      created_at: '2026-11-20T00:00:00.000Z',
+      updated_at: '2026-11-21T00:00:00.000Z',
+      version: 2,
+    };
+    const event = changeEventOf(record('REMOVE', trash('comment', comment)));
+    expect(event).toMatchObject({ type: 'comment.purged', orgId: 1, projectId: 2, issueId: 9, commentId: 11, sprintId: 5 });
+    expect(event?.resource).toEqual({
+      id: 11,
+      body: 'Looks good',
+      issue_id: 9,
+      author_id: 3,
+      author_name: 'Ada',
+      created_at: '2026-11-20T00:00:00.000Z',
+      updated_at: '2026-11-21T00:00:00.000Z',
+    });
+    expect(asRestored(event!).type).toBe('comment.restored');
+    // The restore's write of the comment is no comment.created: the trash item's removal is its event.
+    const written = { ...comment, updated_by: 3 };
+    expect(changeEventOf(record('INSERT', undefined, written))?.type).toBe('comment.created');
+    expect(changeEventOf(record('INSERT', undefined, { ...written, restored_at: '2026-11-22T00:00:00.000Z' }))).toBeUndefined();
+  });
+
   it('is nothing when it is written, or holds no item', () => {
     expect(changeEventOf(record('INSERT', undefined, trash('label', label)))).toBeUndefined();
     const { stored: _stored, ...empty } = trash('label', label);

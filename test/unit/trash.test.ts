@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, readConfig } from '../../lib/config.ts';
-import { isExpired, parseTrashId, trashExpiry, trashId } from '../../lib/model/trash.ts';
+import { isExpired, parseTrashId, trashExpiry, trashId, trashTitle, TRASH_TITLE_LENGTH } from '../../lib/model/trash.ts';
 
 describe('the trash’s rules (lib/model/trash.ts)', () => {
   it('expires an item the retention period after its delete, to the second', () => {
@@ -13,9 +13,22 @@ describe('the trash’s rules (lib/model/trash.ts)', () => {
 
   it('reads a trash id back, and nothing else', () => {
     expect(parseTrashId(trashId('webhook', 12))).toEqual({ kind: 'webhook', itemId: 12 });
+    expect(parseTrashId(trashId('comment', 7))).toEqual({ kind: 'comment', itemId: 7 });
     for (const bad of ['webhook-0', 'webhook-012', 'sprint-1', 'webhook-', '-1', 'webhook-1-2', 'WEBHOOK-1']) {
       expect(parseTrashId(bad), bad).toBeUndefined();
     }
+  });
+
+  it("titles a comment by its body's first line, cut at 80 characters with … when there is more", () => {
+    expect(trashTitle('  Looks good\n')).toBe('Looks good');
+    expect(trashTitle('Looks good\r\nBut one thing')).toBe('Looks good…');
+    const long = 'é'.repeat(TRASH_TITLE_LENGTH);
+    expect(trashTitle(long)).toBe(long);
+    const cut = trashTitle(`${long}x`);
+    expect([...cut]).toHaveLength(TRASH_TITLE_LENGTH);
+    expect(cut).toBe(`${'é'.repeat(TRASH_TITLE_LENGTH - 1)}…`);
+    // Characters, not UTF-16 units: an emoji is never cut in half.
+    expect(trashTitle('😀'.repeat(TRASH_TITLE_LENGTH + 1))).toBe(`${'😀'.repeat(TRASH_TITLE_LENGTH - 1)}…`);
   });
 
   it('keeps 30 days unless TRASH_RETENTION_DAYS says otherwise (1 to 3650)', () => {
