@@ -490,8 +490,8 @@ export async function updateCommentAt(
 
 /**
  * A comment's move into the organisation's trash (lib/db/trash.ts): the comment's delete (on
- * condition that the caller wrote it and that it is still as `stored` says, at its version and
- * time, so that the trash holds it as it is; If-Match's version too), its pointer's, the trash
+ * condition that the caller wrote it and that it is still as `stored` says, its body at its
+ * version and time, so that the trash holds it as it is; If-Match's version too), its pointer's, the trash
  * item (the comment whole, put there by the caller) and the delete's marker (who deleted it, and
  * the sprint its issue is in: lib/db/deletions.ts). `changed`: the reason a comment that is no
  * longer as read is refused with.
@@ -514,9 +514,15 @@ function commentTrashing(
         Delete: {
           TableName: tableName(),
           Key: key,
-          ConditionExpression: `attribute_exists(PK) AND author_id = :author AND updated_at = :updated AND ${atVersion(version)}`,
+          // Its body too: a copy made by a release that did not write it on the pointer is refused.
+          ConditionExpression: `attribute_exists(PK) AND author_id = :author AND body = :body AND updated_at = :updated AND ${atVersion(version)}`,
           ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
-          ExpressionAttributeValues: { ':author': authorId, ':updated': comment.updatedAt, ':version': version },
+          ExpressionAttributeValues: {
+            ':author': authorId,
+            ':body': comment.body,
+            ':updated': comment.updatedAt,
+            ':version': version,
+          },
         },
       },
       reason: changed,
@@ -662,9 +668,9 @@ export async function issueSprintNow(orgId: number, projectId: number, issueId: 
 /**
  * Writes the pointer (`keys.commentPointer`) of every comment that has none: comments written
  * before pointers existed, when `GET /comments/{id}` read a global index. The pointer carries the
- * comment's fixed fields and its version, as a new comment's does; a pointer written before
- * pointers carried them gets them (`completePointer`), so that the comment's writes are decided on
- * the pointer. An operator's command (`comments:pointers`, tools/cli/admin.ts) run once after
+ * comment's fixed fields, its version, its body and `updated_at`, as a new comment's does; a
+ * pointer written before pointers carried them gets them (`completePointer`), so that the
+ * comment's writes are decided on the pointer (and its delete moves it into the trash from it). An operator's command (`comments:pointers`, tools/cli/admin.ts) run once after
  * deploying: it reads the whole table (what `orgId` has of it, when given) with a Scan, which no
  * request path does. A pointer is written only while its comment is there, so a cascade running
  * meanwhile is not undone. Returns how many comments it saw, how many pointers it wrote and how
@@ -683,7 +689,8 @@ export async function writeMissingCommentPointers(
   const next = await scanPages(
     {
       FilterExpression: `#type = :comment${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
-      ProjectionExpression: 'PK, SK, org_id, project_id, issue_id, sprint_id, id, author_id, author_name, created_at, #version',
+      ProjectionExpression:
+        'PK, SK, org_id, project_id, issue_id, sprint_id, id, body, author_id, author_name, created_at, updated_at, #version',
       ExpressionAttributeNames: { '#type': 'type', '#version': VERSION_ATTRIBUTE },
       ExpressionAttributeValues: { ':comment': 'comment', ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }) },
       ...(step ? { Limit: step.limit } : {}),
@@ -704,22 +711,27 @@ export async function writeMissingCommentPointers(
 
 /**
  * The pointer of one comment as `writeMissingCommentPointers` scanned it (its keys, place, fixed
- * fields and version): written when it has none, completed when it lacks the comment's fields,
+ * fields, body, `updated_at` and version): written when it has none, completed when it lacks the
+ * comment's fields,
  * left alone otherwise, and never written for a comment that is gone since the Scan read it (a
  * cascade running meanwhile is not undone).
  */
 export async function restorePointer(item: Record<string, unknown>): Promise<'written' | 'completed' | 'none'> {
   // A comment without a pointer cannot be found by id, so no request changes it meanwhile: the
   // version read here is still its version when the pointer is written.
-  const comment = toComment({ ...item, body: '', updated_at: '' });
+  const comment = toComment({ body: '', updated_at: '', ...item });
+  // The body as scanned (an item read without it gets a pointer without a copy of the comment).
+  const copy =
+    typeof item.body === 'string' && typeof item.updated_at === 'string'
+      ? { body: item.body, updated_at: item.updated_at }
+      : { body: undefined, updated_at: undefined };
   const orgId = Number(item.org_id);
   const place = { project_id: Number(item.project_id), sprint_id: sprintIdOf(item.sprint_id) };
   const commentKey = { PK: String(item.PK), SK: String(item.SK) };
   try {
     await transact([
       existsCheck(commentKey, 'gone'),
-      // Without the body, which the Scan does not read: such a pointer carries no copy of the comment.
-      putNew(pointerItem(orgId, { ...comment, body: undefined, updated_at: undefined, ...place }, versionOf(item)), 'pointed'),
+      putNew(pointerItem(orgId, { ...comment, ...copy, ...place }, versionOf(item)), 'pointed'),
     ]);
     return 'written';
   } catch (err) {
@@ -727,15 +739,23 @@ export async function restorePointer(item: Record<string, unknown>): Promise<'wr
     // A comment gone since the Scan gets nothing; one that has a pointer may need it completed.
     if (err.reason !== 'pointed') return 'none';
   }
-  return (await completePointer(orgId, commentKey, comment, versionOf(item))) ? 'completed' : 'none';
+  const scanned = copy.body === undefined ? undefined : { body: copy.body, updatedAt: copy.updated_at };
+  return (await completePointer(orgId, commentKey, comment, versionOf(item), scanned)) ? 'completed' : 'none';
 }
 
 /**
  * Gives a pointer written before pointers carried the comment its fixed fields and the comment's
- * version, on condition that the comment is still at the version scanned (an edit meanwhile moves
- * both; the command run again completes it) and that the pointer still lacks them. True when written.
+ * version, and (when scanned) its body and `updated_at`, on condition that the comment is still at
+ * the version scanned (an edit meanwhile moves both; the command run again completes it) and that
+ * the pointer still lacks them. True when written.
  */
-async function completePointer(orgId: number, commentKey: Key, comment: Comment, version: number): Promise<boolean> {
+async function completePointer(
+  orgId: number,
+  commentKey: Key,
+  comment: Comment,
+  version: number,
+  copy?: { body: string; updatedAt: string },
+): Promise<boolean> {
   try {
     await transact([
       {
@@ -755,14 +775,19 @@ async function completePointer(orgId: number, commentKey: Key, comment: Comment,
           Update: {
             TableName: tableName(),
             Key: keys.commentPointer(orgId, comment.id),
-            UpdateExpression: 'SET author_id = :author, author_name = :name, created_at = :created, #version = :version',
-            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(author_id)',
+            UpdateExpression: `SET author_id = :author, author_name = :name, created_at = :created, #version = :version${
+              copy ? ', body = :body, updated_at = :updated' : ''
+            }`,
+            ConditionExpression: copy
+              ? 'attribute_exists(PK) AND (attribute_not_exists(author_id) OR attribute_not_exists(body))'
+              : 'attribute_exists(PK) AND attribute_not_exists(author_id)',
             ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
             ExpressionAttributeValues: {
               ':author': comment.author_id,
               ':name': comment.author_name,
               ':created': comment.created_at,
               ':version': version,
+              ...(copy ? { ':body': copy.body, ':updated': copy.updatedAt } : {}),
             },
           },
         },

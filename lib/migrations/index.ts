@@ -33,6 +33,12 @@ export const migrations: readonly Migration[] = [
       'each project made before workflows gets one state per category, named after it (its issues stay as they are: in their category’s state), and its board counters',
     step: async (cursor: Cursor | undefined) => (await steps()).workflowStatesStep(cursor),
   },
+  {
+    name: '0005-comment-pointer-copies',
+    description:
+      'the body and updated_at of every comment on its pointer, so that its delete moves it into the trash without reading it (comments:pointers again)',
+    step: async (cursor: Cursor | undefined) => (await steps()).commentPointersStep(cursor),
+  },
 ];
 
 checkRegistry(migrations);

@@ -238,6 +238,69 @@ describe('a comment pointer written before pointers carried the comment, after c
     await writeMissingCommentPointers(org.orgId);
     expect(await pointer()).toEqual(completed);
   });
+
+  it('carries the whole comment, so that its delete moves it into the trash without reading it', async () => {
+    const { org, admin, member } = await callers();
+    const { project, issue, created } = await underOldPointer(admin, member);
+    await asRequest(member, () => updateComment(member, created.id, { body: 'second' }));
+    const commentKey = keys.comment(org.orgId, project.id, issue.id, created.id);
+    // As a release before pointers carried the body left it: no copy, so a delete reads the comment.
+    await writeMissingCommentPointers(org.orgId);
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.commentPointer(org.orgId, created.id),
+        UpdateExpression: 'REMOVE body',
+      }),
+    );
+    expect((await readCommentPointer(org.orgId, created.id))?.copy).toBeUndefined();
+
+    expect((await writeMissingCommentPointers(org.orgId)).completed).toBe(1);
+    const stored = (await db.send(new GetCommand({ TableName: tableName(), Key: commentKey, ConsistentRead: true }))).Item;
+    expect((await readCommentPointer(org.orgId, created.id))?.copy).toEqual({
+      body: 'second',
+      updatedAt: stored?.updated_at,
+      updatedBy: member.accountId,
+      hasAttachments: false,
+    });
+    expect((await writeMissingCommentPointers(org.orgId)).completed).toBe(0);
+    // The pointer, then the transaction.
+    const deleted = await asRequest(member, () => deleteComment(member, created.id));
+    expect(deleted.calls).toBe(2);
+    const trashed = await db.send(
+      new GetCommand({ TableName: tableName(), Key: trashedCommentKey(org.orgId, created.id), ConsistentRead: true }),
+    );
+    expect(trashed.Item?.stored).toEqual(stored);
+  });
+
+  it('refuses, on the pointer alone, a delete whose copy is not the comment (a release that did not write it), and reads it', async () => {
+    const { org, member } = await callers();
+    const project = await createProject(member, { name: 'Copies', prefix: randomPrefix() });
+    const issue = await asActor(member.accountId, () =>
+      createIssue(member, { projectId: project.id, sprintId: null }, { title: 'Copies' }),
+    );
+    const ref = { projectId: project.id, sprintId: null, issueId: issue.id };
+    const created = (await asRequest(member, () => createComment(member, ref, { body: 'one' }))).value;
+    const commentKey = keys.comment(org.orgId, project.id, issue.id, created.id);
+    // The body changed on the comment alone, at the same version and time.
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: commentKey,
+        UpdateExpression: 'SET body = :b',
+        ExpressionAttributeValues: { ':b': 'two' },
+      }),
+    );
+    const stored = (await db.send(new GetCommand({ TableName: tableName(), Key: commentKey, ConsistentRead: true }))).Item;
+    const deleted = await asRequest(member, () => deleteComment(member, created.id));
+    // The pointer, the refused transaction (which this meter does not count: it throws), the comment
+    // with its ancestors, the transaction.
+    expect(deleted.calls).toBe(3);
+    const trashed = await db.send(
+      new GetCommand({ TableName: tableName(), Key: trashedCommentKey(org.orgId, created.id), ConsistentRead: true }),
+    );
+    expect(trashed.Item?.stored).toEqual(stored);
+  });
 });
 
 describe('a comment whose pointer is out of step with it', () => {

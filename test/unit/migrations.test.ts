@@ -19,8 +19,11 @@ describe('the migration registry', () => {
       '0002-comment-pointers',
       '0003-issue-indexes',
       '0004-workflow-states',
+      '0005-comment-pointer-copies',
     ]);
-    expect(migrationsVersion).toBe('0001-token-names,0002-comment-pointers,0003-issue-indexes,0004-workflow-states');
+    expect(migrationsVersion).toBe(
+      '0001-token-names,0002-comment-pointers,0003-issue-indexes,0004-workflow-states,0005-comment-pointer-copies',
+    );
     for (const m of migrations) expect(m.description.length).toBeGreaterThan(10);
   });
 

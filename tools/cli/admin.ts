@@ -25,8 +25,8 @@ Commands:
                                   (finish one cascade now, or every pending one; see docs/limits.md)
   cascade:sweep [--dry-run]       (find and finish orphaned partitions; reads the table with a Scan)
   comments:pointers [--org ID]    (also a data migration: the pointer of every comment written before
-                                  GET /comments/{id} read pointers, and the comment's fields on older
-                                  pointers; reads the table with a Scan)
+                                  GET /comments/{id} read pointers, and the comment's fields and body
+                                  on older pointers; reads the table with a Scan)
   tokens:names [--org ID]         (also a data migration: the account's name on every token issued
                                   before token items carried it; reads the table with a Scan)
   issues:reindex [--org ID]       (also a data migration; by hand, with no writes running: every derived
