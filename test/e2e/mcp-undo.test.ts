@@ -61,6 +61,26 @@ describe('MCP: list_trash and restore', () => {
   });
 });
 
+describe('MCP: a comment through the trash', () => {
+  it('delete_comment moves it into the trash; list_trash shows it; restore brings it back as it was', async () => {
+    const { member, p, memberMcp } = await setup();
+    const issue = (await member.post(`${p}/issues`, { issue: { title: 'Talked about' } })).body;
+    const issueRef = { issue_number: issue.issue_number };
+    const { comment } = await memberMcp.ok('add_comment', { ...issueRef, body: 'Said once' });
+    const before = await memberMcp.ok('list_comments', issueRef);
+
+    await memberMcp.ok('delete_comment', { comment_id: comment.id });
+    expect((await memberMcp.ok('list_comments', issueRef)).comments).toEqual([]);
+    expect(await memberMcp.error('edit_comment', { comment_id: comment.id, body: 'x' })).toMatch(/Comment not found/);
+    const trash = (await memberMcp.ok('list_trash')).trash;
+    expect(trash).toEqual([expect.objectContaining({ id: `comment-${comment.id}`, kind: 'comment', title: 'Said once' })]);
+
+    const back = await memberMcp.ok('restore', { id: `comment-${comment.id}` });
+    expect(back.restored).toEqual({ kind: 'comment', item: before.comments[0] });
+    expect(await memberMcp.ok('list_comments', issueRef)).toEqual(before);
+  });
+});
+
 describe('MCP: revert_change', () => {
   it('undoes an activity entry, only at expected_version when given, and names what changed since', async () => {
     const { admin, p, adminMcp, memberMcp } = await setup();
