@@ -36,6 +36,7 @@ import {
 import { issueWrite, issueWriteItems, type IssueWriteSpec, type ParentGuard } from './issue-write.ts';
 import { repositioned, type IssueChange, type IssueState } from '../model/derivations.ts';
 import { issueItem, issueStateOf, type StoredIssue } from './issue-item.ts';
+import type { Stored } from './item.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from './versions.ts';
 import { issueLabels } from './labels.ts';
@@ -51,16 +52,8 @@ import { statusAnswer, type Workflow } from '../model/workflow.ts';
  * again), `project`, `sprint` (a parent is gone), `assignee` (not an account of the organisation).
  */
 
-/** The stored issue: the resource plus what only the data layer reads. */
-export interface IssueItem extends Omit<Issue, 'status'> {
-  /** Its workflow state's category (the answer's `status` is the state's name: `toIssue`). */
-  status: IssueStatus;
-  /** The ids of its labels (a number set; absent or null: none), shown through the catalogue. */
-  label_ids?: Set<number> | null;
-  /** Bumped by every write that can change counters or the list; writes are conditioned on it. */
-  rev?: number;
-  comments_count?: number;
-}
+/** The stored issue, as its declaration reads it (lib/db/issue-item.ts). */
+export type IssueItem = Stored<typeof issueItem.attributes>;
 
 /**
  * The resource from a stored issue; `position` is its place in its list (the stored key is not

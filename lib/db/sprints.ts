@@ -10,7 +10,6 @@ import {
   getItem,
   existsCheck,
   putNew,
-  putItem,
   addTo,
   batchGet,
   equalsCondition,
@@ -23,6 +22,7 @@ import { storedNumberIs, withVersion } from './versions.ts';
 import { burndownAttribute, burndownChanges, noCounters, scopeCounterNames } from '../model/sprint-counters.ts';
 import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion } from '../model/completion.ts';
 import type { RefusalReason } from './refusals.ts';
+import { velocityPut } from './velocity.ts';
 
 /** No completion is carrying issues into the sprint (`receiving`, with `#receiving` and `:zero`). */
 const notReceiving = storedNumberIs('#receiving', ':zero', 0);
@@ -86,6 +86,8 @@ export const sprintItem = itemKind({
     completion: attribute.whole<CompletionPlan, 'completion'>('completion'),
     /** Completions carrying issues into this sprint right now: it may not be activated or deleted meanwhile. */
     receiving: attribute.counter('receiving'),
+    /** Its own activity entries (activated, completed), counted with them. */
+    activityCount: attribute.counter('activity_count'),
     report: {
       stored: 'report' as const,
       read: (v: unknown) => (v as Sprint['report'] | undefined) ?? null,
@@ -272,11 +274,7 @@ export async function restoreSprint(orgId: number, projectId: number, id: number
   if (s.report) {
     const r = s.report;
     items.push(
-      putItem({
-        ...keys.velocity(orgId, projectId, r.completed_at, id),
-        type: 'velocity',
-        org_id: orgId,
-        project_id: projectId,
+      velocityPut(orgId, projectId, r.completed_at, {
         sprint_id: id,
         name: r.name,
         completed_at: r.completed_at,

@@ -394,14 +394,7 @@ export async function getSprintReport(caller: Principal, projectId: number, spri
 export async function getVelocity(caller: Principal, projectId: number, count: number): Promise<Velocity> {
   const { project, entries } = await completion.lastCompleted(caller.orgId, projectId, count);
   if (!project) throw new NotFoundError('Project');
-  const sprints = entries.map((e) => ({
-    sprint_id: Number(e.sprint_id),
-    name: String(e.name),
-    completed_at: String(e.completed_at),
-    actual_end_date: String(e.actual_end_date),
-    committed_story_points: Number(e.committed_story_points),
-    completed_story_points: Number(e.completed_story_points),
-  }));
+  const sprints = entries;
   const average = (f: (s: (typeof sprints)[number]) => number) =>
     sprints.length ? Math.round((sprints.reduce((a, s) => a + f(s), 0) / sprints.length) * 100) / 100 : null;
   return {
