@@ -5,7 +5,6 @@ import {
   blockOf,
   appendToEnd,
   blockStart,
-  rankIndexOf,
   windowAt,
   windowReadAt,
   type ListWindow,
@@ -39,6 +38,7 @@ import { issueItem, issueStateOf, type StoredIssue } from './issue-item.ts';
 import type { Stored } from './item.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from './versions.ts';
+import { rankIndex } from './counters.ts';
 import { issueLabels } from './labels.ts';
 import type { Catalogue } from './labels.ts';
 import { statusAnswer, type Workflow } from '../model/workflow.ts';
@@ -286,7 +286,7 @@ export async function listIssues(
   const found = await batchGet(ancestors);
   const { project, sprint } = family(found);
   const skip = (page.page - 1) * page.perPage;
-  const at = blockAtOffset(rankIndexOf(sprintId === null ? project : sprint), skip);
+  const at = blockAtOffset(rankIndex(sprintId === null ? project : sprint), skip);
   if (!at) return { ...pageOf([], false), project, sprint };
   const read = await readIssues(collection, {
     from: listKeys.issueFrom(sprintId, blockStart(at.block)),

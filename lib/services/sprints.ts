@@ -1,6 +1,6 @@
 import * as completion from '../db/completion.ts';
 import type { CompletionPlan, CountersAtCompletion, VelocityEntry } from '../model/completion.ts';
-import { burndownChanges, type SprintCounters } from '../model/sprint-counters.ts';
+import type { SprintCounters } from '../model/sprint-counters.ts';
 import { sprintCounters } from '../db/counters.ts';
 import { appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
@@ -418,7 +418,7 @@ export async function getBurndown(caller: Principal, projectId: number, sprintId
   if (sprint.status === 'planning' || !activatedOn) {
     throw new NotFoundError('Burndown', 'the sprint is in planning');
   }
-  const changes = burndownChanges(sprint as unknown as Record<string, unknown>);
+  const changes = store.sprintBurndown(sprint);
   const completedOn = sprint.status === 'completed' ? (sprint.actual_end_date ?? sprint.report?.actual_end_date) : undefined;
   const lastKnown = completedOn ?? today();
   const first = sprint.start_date ?? activatedOn;
