@@ -1,4 +1,5 @@
-import { ancestryOf, pathAncestryOf, type Ancestry } from '../model/comment-ancestry.ts';
+import { ancestryOf, pathAncestryOf, type Ancestry, type AncestorItems } from '../model/comment-ancestry.ts';
+import { issueItem } from './issue-item.ts';
 import {
   pointerFromItem,
   sprintIdOf,
@@ -94,6 +95,13 @@ export const toComment = (record: object): Comment => {
 
 export type { Ancestry };
 
+/** What the rules of lib/model/comment-ancestry.ts read of a comment's ancestors, from the items found (undefined: absent). */
+const ancestors = (project: object | undefined, sprint: object | undefined, issue: object | undefined): AncestorItems => ({
+  project: project !== undefined,
+  sprint: sprint !== undefined,
+  issue: issue && { sprintId: issueItem.field(issue, 'sprintId'), commentsCount: issueItem.field(issue, 'commentsCount') },
+});
+
 /** The keys of a comment path's project, sprint (if any) and issue, in that order. */
 const pathKeys = (orgId: number, ref: IssueRef): Key[] => [
   keys.project(orgId, ref.projectId),
@@ -113,7 +121,7 @@ export async function listComments(
     pathKeys(orgId, ref),
   );
   const [project, sprint, issue] = ref.sprintId === null ? [related[0], undefined, related[1]] : related;
-  return { page: result, path: pathAncestryOf({ project, sprint, issue }, ref.sprintId) };
+  return { page: result, path: pathAncestryOf(ancestors(project, sprint, issue), ref.sprintId) };
 }
 
 /**
@@ -338,7 +346,7 @@ export async function findCommentAt(orgId: number, pointer: CommentPointer): Pro
     ...(hint === null ? [] : [keys.sprint(orgId, projectId, hint)]),
   ]);
   if (!item) return undefined;
-  const path = ancestryOf({ project, issue, sprint }, hint);
+  const path = ancestryOf(ancestors(project, sprint, issue), hint);
   return path.missing ? undefined : { item: item as unknown as CommentItem, path };
 }
 
@@ -662,7 +670,7 @@ export async function restoreComment(
 /** The sprint issue `issueId` is in now (null: the backlog), or undefined when it is gone: one GetItem. */
 export async function issueSprintNow(orgId: number, projectId: number, issueId: number): Promise<number | null | undefined> {
   const item = await getItem(keys.issue(orgId, projectId, issueId));
-  return item ? sprintIdOf(item.sprint_id) : undefined;
+  return item ? issueItem.field(item, 'sprintId') : undefined;
 }
 
 /**
