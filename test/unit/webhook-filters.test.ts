@@ -116,6 +116,9 @@ describe('what a filter needs read at the fan-out', () => {
       'comment.deleted',
       'attachment.added',
       'attachment.removed',
+      // A comment back from the trash, or purged: matched against its issue, as its other events.
+      'comment.restored',
+      'comment.purged',
     ]);
   });
 });
