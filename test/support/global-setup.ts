@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
+import { quickJvmOptions, startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
 import { startLocalS3 } from '../../tools/local/s3.ts';
 import { ensureTable } from '../../tools/local/table.ts';
 import { testSecretKey } from './secret-key.ts';
@@ -15,10 +15,10 @@ declare module 'vitest' {
 
 /** One in-memory DynamoDB Local (shared database) for the whole run, on a free port. */
 export default async function setup(project: TestProject) {
-  // The JVM's quick compiler only (C1): a run of minutes never earns back what the optimising
-  // compiler (C2) spends on two shared cores. test/e2e/search.test.ts alone: DynamoDB Local's
-  // CPU from 31–33 s to 18 s, the file's wall time no longer.
-  const dynamo = await startDynamoDbLocal({ jvmOptions: ['-XX:TieredStopAtLevel=1'] });
+  // The JVM's quick compiler only (C1), as `npm start` runs it: a run of minutes never earns back
+  // what the optimising compiler (C2) spends on two shared cores. test/e2e/search.test.ts alone:
+  // DynamoDB Local's CPU from 31–33 s to 18 s, the file's wall time no longer.
+  const dynamo = await startDynamoDbLocal({ jvmOptions: quickJvmOptions });
   const tableName = 'sprint-ticketing-test';
   await ensureTable(dynamo.endpoint, tableName);
   project.provide('dynamodbEndpoint', dynamo.endpoint);
@@ -78,7 +78,7 @@ export default async function setup(project: TestProject) {
     ] as const)
       console.log(`  ${line(name, l)}`);
     const jvm = dynamo.cpuSeconds();
-    if (jvm !== undefined) console.log(`DynamoDB Local: ${jvm.toFixed(0)} s of CPU`);
+    if (jvm !== undefined) console.log(`DynamoDB Local: ${jvm.toFixed(1)} s of CPU`);
     await services.stop();
     await dynamo.stop();
     await s3.stop();
