@@ -9,7 +9,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { compileRoute, matchRoute } from '../../tools/local/gateway.ts';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../tools/openapi/document.ts';
+import { inject } from 'vitest';
+import type { OpenApiDocument } from '../../tools/openapi/document.ts';
 import type { HttpMethod, Route } from '../../lib/routes.ts';
 
 /** What a check needs of a response (an `ApiResponse` has it). */
@@ -217,10 +218,12 @@ function bodyProblems(validate: ValidateFunction, body: unknown): string[] {
 let current: ReturnType<typeof contractFor> | undefined;
 /**
  * The contract of the service: the document generated from the route table as it is now (the
- * committed copy that `/api-docs` serves is held equal to it by `test/unit/openapi-document.test.ts`).
+ * committed copy that `/api-docs` serves is held equal to it by `test/unit/openapi-document.test.ts`),
+ * generated once for the run by the global setup (test/support/global-setup.ts) rather than in
+ * every test file (loading the generator and generating cost each file about half a second of CPU).
  */
 export function serviceContract(): ReturnType<typeof contractFor> {
-  current ??= contractFor(buildOpenApiDocument());
+  current ??= contractFor(inject('openApiDocument'));
   return current;
 }
 

@@ -2,6 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { quickJvmOptions, startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
 import { startLocalS3 } from '../../tools/local/s3.ts';
 import { ensureTable } from '../../tools/local/table.ts';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../tools/openapi/document.ts';
 import { testSecretKey } from './secret-key.ts';
 
 declare module 'vitest' {
@@ -10,6 +11,8 @@ declare module 'vitest' {
     tableName: string;
     s3Endpoint: string;
     attachmentsBucket: string;
+    /** The OpenAPI document as the route table makes it now: every e2e response is checked against it (test/support/contract.ts). */
+    openApiDocument: OpenApiDocument;
   }
 }
 
@@ -23,6 +26,7 @@ export default async function setup(project: TestProject) {
   await ensureTable(dynamo.endpoint, tableName);
   project.provide('dynamodbEndpoint', dynamo.endpoint);
   project.provide('tableName', tableName);
+  project.provide('openApiDocument', buildOpenApiDocument());
   // The attachments' bucket on a local S3-compatible server, in a temporary folder (docs/attachments.md).
   const s3 = await startLocalS3({ bucket: 'sprint-ticketing-test-attachments' });
   project.provide('s3Endpoint', s3.endpoint);
