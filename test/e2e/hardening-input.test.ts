@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { routes, type Route } from '../../lib/routes.ts';
 import { PaginationQuery } from '../../lib/schemas/common.ts';
+import { createAccountInOrg } from '../../lib/services/accounts.ts';
 import { apiClient, newOrganisation, randomPrefix, type ApiClient, type ApiResponse, useGateway } from '../support/api.ts';
 
 const gateway = useGateway();
@@ -18,6 +19,7 @@ const gateway = useGateway();
 const RUNS = Number(process.env.HARDENING_RUNS ?? 12);
 
 interface Fixture {
+  orgId: number;
   client: ApiClient;
   project: Record<string, any>;
   sprint: Record<string, any>;
@@ -72,7 +74,7 @@ async function fixture(): Promise<Fixture> {
   const label = await made(`${pp}/labels`, { label: { name: 'Label' } });
   const state = await made(`${pp}/states`, { state: { name: 'State', category: 'todo' } });
   relatedKey = String(issue.issue_number);
-  return { client, project, sprint, issue, backlogIssue, comment, webhook, label, state };
+  return { orgId: org.orgId, client, project, sprint, issue, backlogIssue, comment, webhook, label, state };
 }
 
 /** Everything a write could change, read over HTTP: equal before and after means nothing was written. */
@@ -580,6 +582,18 @@ describe('text that downstream tools choke on', () => {
   const textWrites = writes.filter((r) => textFields[wrapperOf(r).wrapper]);
   // The refused characters' property shares one fixture: every body it sends must be refused.
   let refusals: Promise<Fixture> | undefined;
+  // So do the refusals of each field: each compares the snapshots taken around its own refusals,
+  // keeps text under a name of its route's own (a label's name is unique in its project), and
+  // sends with a token of its own (each token has its own rate-limit bucket), but for a comment's
+  // update, which only its author may make (the fixture's admin, whose token they share).
+  let fieldRefusals: Promise<Fixture> | undefined;
+  const fieldsFixture = async (route: Route): Promise<Fixture> => {
+    const fx = await (fieldRefusals ??= fixture());
+    if (route.path.startsWith('/api/v1/comments/')) return fx;
+    const tag = Math.random().toString(36).slice(2);
+    const admin = await createAccountInOrg(fx.orgId, { name: 'Text Admin', email: `text-${tag}@example.com`, role: 'admin' });
+    return { ...fx, client: patientClient(admin.token) };
+  };
 
   it('covers every write that takes text: projects, sprints, issues in a sprint and in the backlog, comments, accounts, labels', () => {
     const covered = new Set(textWrites.map((r) => wrapperOf(r).wrapper));
@@ -593,7 +607,7 @@ describe('text that downstream tools choke on', () => {
   it.each(textWrites.map((r) => [`${r.method} ${r.path}`, r] as const))(
     '%s: refuses NUL, ESC, a bare CR and a lone surrogate in each text field (422 {errors}), keeps tab, newline and CRLF where allowed',
     async (_name, route) => {
-      const fx = await fixture();
+      const fx = await fieldsFixture(route);
       const path = pathFor(route, fx);
       const { wrapper } = wrapperOf(route);
       const send = (fields: Record<string, unknown>) =>
@@ -615,7 +629,7 @@ describe('text that downstream tools choke on', () => {
         }
         expect(await snapshot(fx), `${field}: nothing written`).toEqual(before);
 
-        const kept = kind === 'multiline' ? 'tab\there\nnewline\r\nCRLF \ud83d\ude00' : 'tab\there\nnewline \ud83d\ude00';
+        const kept = `${kind === 'multiline' ? 'tab\there\nnewline\r\nCRLF \ud83d\ude00' : 'tab\there\nnewline \ud83d\ude00'} ${route.method}`;
         const ok = await send({ [field]: kept });
         expect(ok.status, `${field}: ${ok.text}`).toBeLessThan(300);
         if (wrapper !== 'account') expect(ok.body[field]).toBe(kept);

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { freePort, isListening } from '../../tools/local/dynamodb.ts';
+import { freePort, isListening, quickJvmOptions } from '../../tools/local/dynamodb.ts';
 import { npmStart, READY, stop } from '../support/npm-start.ts';
 
 /** A Node.js older than 22 on this machine, if any (Debian's, say): what `npm start` must refuse. */
@@ -20,6 +20,21 @@ const olderNode = [...new Set([...(process.env.PATH ?? '').split(delimiter), '/u
   });
 
 const CURL = /curl -H "Authorization: Bearer (stk_[A-Za-z0-9_-]{43})" (http:\/\/\S+)/;
+
+/** The command line of the JVM running DynamoDB Local on `port`, from /proc (Linux). */
+function javaCommandLine(port: string): string[] {
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let args: string[];
+    try {
+      args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    const at = args.indexOf('-port');
+    if (/java$/.test(args[0] ?? '') && at >= 0 && args[at + 1] === port) return args;
+  }
+  throw new Error(`no java process runs DynamoDB Local on port ${port}`);
+}
 
 async function waitUntilClosed(port: number, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
@@ -42,6 +57,8 @@ describe('npm start', () => {
     token = printedToken!;
     expect(service.output()).toContain(`DynamoDB Local on http://127.0.0.1:${ports.DYNAMODB_PORT}`);
     expect(service.output()).toContain('Created table');
+    // Its JVM on the quick compiler only (tools/local/dynamodb.ts: quickJvmOptions).
+    expect(javaCommandLine(ports.DYNAMODB_PORT)).toEqual(expect.arrayContaining([...quickJvmOptions]));
 
     const me = await fetch(url!, { headers: { Authorization: `Bearer ${token}` } });
     expect(me.status).toBe(200);

@@ -9,7 +9,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { compileRoute, matchRoute } from '../../tools/local/gateway.ts';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../tools/openapi/document.ts';
+import { inject } from 'vitest';
+import type { OpenApiDocument } from '../../tools/openapi/document.ts';
 import type { HttpMethod, Route } from '../../lib/routes.ts';
 
 /** What a check needs of a response (an `ApiResponse` has it). */
@@ -24,16 +25,22 @@ export class ContractViolation extends Error {
 }
 
 type Schema = Record<string, unknown>;
+/**
+ * A schema's validator, compiled by ajv when first asked for: a test file meets a few of the
+ * document's responses, and compiling all of them (over a second of CPU) for each file cost more
+ * than its checks. `compileAll` compiles every one (test/unit/openapi-contract.test.ts).
+ */
+type Validator = () => ValidateFunction;
 interface HeaderCheck {
   name: string;
   required: boolean;
-  validate: ValidateFunction;
+  validate: Validator;
   type: unknown;
 }
 interface ResponseCheck {
   headers: HeaderCheck[];
   /** Media type -> body validator; undefined: the response has no body. */
-  content?: Map<string, ValidateFunction>;
+  content?: Map<string, Validator>;
 }
 interface Operation {
   id: string;
@@ -81,6 +88,13 @@ export function contractFor(doc: OpenApiDocument) {
   addFormats(ajv);
   const definitions = Object.entries(doc.components?.schemas ?? {}).map(([name, schema]) => [name, toJsonSchema(schema)]);
   ajv.addSchema({ $id: DOC_ID, definitions: Object.fromEntries(definitions) });
+  const validators: Validator[] = [];
+  const validatorOf = (schema: Schema): Validator => {
+    let compiled: ValidateFunction | undefined;
+    const validator = () => (compiled ??= ajv.compile(schema));
+    validators.push(validator);
+    return validator;
+  };
 
   const components = doc.components as { responses?: Record<string, Schema>; headers?: Record<string, Schema> } | undefined;
   const deref = <T>(node: unknown, kind: 'responses' | 'headers'): T => {
@@ -106,13 +120,13 @@ export function contractFor(doc: OpenApiDocument) {
           return {
             name,
             required: header.required === true,
-            validate: ajv.compile(toJsonSchema(header.schema ?? {}) as Schema),
+            validate: validatorOf(toJsonSchema(header.schema ?? {}) as Schema),
             type: header.schema?.type,
           };
         });
         const content = response.content
           ? new Map(
-              Object.entries(response.content).map(([media, m]) => [media, ajv.compile(toJsonSchema(m.schema ?? {}) as Schema)]),
+              Object.entries(response.content).map(([media, m]) => [media, validatorOf(toJsonSchema(m.schema ?? {}) as Schema)]),
             )
           : undefined;
         responses.set(status, { headers, content });
@@ -123,7 +137,7 @@ export function contractFor(doc: OpenApiDocument) {
   // Matched exactly as the gateway matches routes (its code, on the document's templates).
   const compiled = operations.map((o) => compileRoute({ method: o.method as HttpMethod, path: o.template } as Route));
   const byRoute = new Map(operations.map((o) => [`${o.method} ${o.template}`, o]));
-  const errorBody = ajv.compile({ $ref: schemaRef('#/components/schemas/Error') });
+  const errorBody = validatorOf({ $ref: schemaRef('#/components/schemas/Error') });
 
   /** The operation for a request, as API Gateway picks it (literal segments win over parameters). */
   function operationFor(method: string, path: string): Operation | undefined {
@@ -138,7 +152,7 @@ export function contractFor(doc: OpenApiDocument) {
       if (!options.undeclaredRoute) return [`${method} ${pathOf(path)} is not an operation of the document`];
       // Deliberately unknown routes: only the gateway's own 404 `{error}` is acceptable.
       if (res.status !== 404) return [`an undeclared route answered ${res.status}, not 404`];
-      return bodyProblems(errorBody, parseJson(res.text));
+      return bodyProblems(errorBody(), parseJson(res.text));
     }
     const response = op.responses.get(String(res.status)) ?? op.responses.get('default');
     if (!response) {
@@ -153,8 +167,8 @@ export function contractFor(doc: OpenApiDocument) {
       }
       const typed =
         header.type === 'integer' || header.type === 'number' ? (/^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value) : value;
-      if (!header.validate(typed))
-        found.push(`header ${header.name}: ${JSON.stringify(value)} ${ajv.errorsText(header.validate.errors)}`);
+      const validate = header.validate();
+      if (!validate(typed)) found.push(`header ${header.name}: ${JSON.stringify(value)} ${ajv.errorsText(validate.errors)}`);
     }
     if (!response.content) {
       if (res.text !== '') found.push(`declares no body, but got ${JSON.stringify(res.text.slice(0, 200))}`);
@@ -166,12 +180,18 @@ export function contractFor(doc: OpenApiDocument) {
       found.push(`Content-Type ${JSON.stringify(media)} is not declared (declared: ${[...response.content.keys()].join(', ')})`);
     } else {
       const json = media === 'application/json' || media.endsWith('+json');
-      found.push(...bodyProblems(validate, json ? parseJson(res.text) : res.text));
+      found.push(...bodyProblems(validate(), json ? parseJson(res.text) : res.text));
     }
     return found.map((p) => `${op.id} ${res.status}: ${p}`);
   }
 
-  return { operations, operationFor, problems };
+  /** Compiles every validator of the document (ajv in strict mode refuses a schema it cannot hold); how many. */
+  function compileAll(): number {
+    for (const validator of validators) validator();
+    return validators.length;
+  }
+
+  return { operations, operationFor, problems, compileAll };
 }
 
 /** The path as the gateway sees it (fetch normalises it the same way): no query, percent-encoded. */
@@ -198,10 +218,12 @@ function bodyProblems(validate: ValidateFunction, body: unknown): string[] {
 let current: ReturnType<typeof contractFor> | undefined;
 /**
  * The contract of the service: the document generated from the route table as it is now (the
- * committed copy that `/api-docs` serves is held equal to it by `test/unit/openapi-document.test.ts`).
+ * committed copy that `/api-docs` serves is held equal to it by `test/unit/openapi-document.test.ts`),
+ * generated once for the run by the global setup (test/support/global-setup.ts) rather than in
+ * every test file (loading the generator and generating cost each file about half a second of CPU).
  */
 export function serviceContract(): ReturnType<typeof contractFor> {
-  current ??= contractFor(buildOpenApiDocument());
+  current ??= contractFor(inject('openApiDocument'));
   return current;
 }
 

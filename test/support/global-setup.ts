@@ -1,7 +1,8 @@
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
+import { quickJvmOptions, startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
 import { startLocalS3 } from '../../tools/local/s3.ts';
 import { ensureTable } from '../../tools/local/table.ts';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../tools/openapi/document.ts';
 import { testSecretKey } from './secret-key.ts';
 
 declare module 'vitest' {
@@ -10,19 +11,22 @@ declare module 'vitest' {
     tableName: string;
     s3Endpoint: string;
     attachmentsBucket: string;
+    /** The OpenAPI document as the route table makes it now: every e2e response is checked against it (test/support/contract.ts). */
+    openApiDocument: OpenApiDocument;
   }
 }
 
 /** One in-memory DynamoDB Local (shared database) for the whole run, on a free port. */
 export default async function setup(project: TestProject) {
-  // The JVM's quick compiler only (C1): a run of minutes never earns back what the optimising
-  // compiler (C2) spends on two shared cores. test/e2e/search.test.ts alone: DynamoDB Local's
-  // CPU from 31–33 s to 18 s, the file's wall time no longer.
-  const dynamo = await startDynamoDbLocal({ jvmOptions: ['-XX:TieredStopAtLevel=1'] });
+  // The JVM's quick compiler only (C1), as `npm start` runs it: a run of minutes never earns back
+  // what the optimising compiler (C2) spends on two shared cores. test/e2e/search.test.ts alone:
+  // DynamoDB Local's CPU from 31–33 s to 18 s, the file's wall time no longer.
+  const dynamo = await startDynamoDbLocal({ jvmOptions: quickJvmOptions });
   const tableName = 'sprint-ticketing-test';
   await ensureTable(dynamo.endpoint, tableName);
   project.provide('dynamodbEndpoint', dynamo.endpoint);
   project.provide('tableName', tableName);
+  project.provide('openApiDocument', buildOpenApiDocument());
   // The attachments' bucket on a local S3-compatible server, in a temporary folder (docs/attachments.md).
   const s3 = await startLocalS3({ bucket: 'sprint-ticketing-test-attachments' });
   project.provide('s3Endpoint', s3.endpoint);
@@ -78,7 +82,7 @@ export default async function setup(project: TestProject) {
     ] as const)
       console.log(`  ${line(name, l)}`);
     const jvm = dynamo.cpuSeconds();
-    if (jvm !== undefined) console.log(`DynamoDB Local: ${jvm.toFixed(0)} s of CPU`);
+    if (jvm !== undefined) console.log(`DynamoDB Local: ${jvm.toFixed(1)} s of CPU`);
     await services.stop();
     await dynamo.stop();
     await s3.stop();

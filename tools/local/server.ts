@@ -6,7 +6,7 @@
  */
 import type { Server } from 'node:http';
 import { localConfig, ownAddresses } from './config.ts';
-import { startDynamoDbLocal, type RunningDynamoDb } from './dynamodb.ts';
+import { quickJvmOptions, startDynamoDbLocal, type RunningDynamoDb } from './dynamodb.ts';
 import type { LocalServices } from './services.ts';
 import { startLocalS3, type RunningS3 } from './s3.ts';
 import { ensureTable } from './table.ts';
@@ -40,7 +40,7 @@ const fail = (err: unknown) => {
 try {
   let endpoint = cfg.dynamodbEndpoint;
   if (!endpoint) {
-    dynamo = await startDynamoDbLocal({ port: cfg.dynamodbPort, dataDir: cfg.dataDir });
+    dynamo = await startDynamoDbLocal({ port: cfg.dynamodbPort, dataDir: cfg.dataDir, jvmOptions: quickJvmOptions });
     endpoint = dynamo.endpoint;
     console.log(`DynamoDB Local on ${endpoint} (data in ${cfg.dataDir}/)`);
   }
