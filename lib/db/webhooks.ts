@@ -22,6 +22,7 @@ import { trashPut, trashRemoval } from './trash.ts';
 import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
 import { attribute, itemKind, type Attribute, type Fields } from './item.ts';
 import { tableDefinition } from './table.ts';
+import { organisationCounter, organisationOf } from './organisation.ts';
 import type { Lane } from '../model/fairness.ts';
 
 /**
@@ -156,7 +157,7 @@ export const toDelivery = (d: DeliveryFields): Delivery => ({
 /** Creates an endpoint and counts it on the organisation, refused past `MAX_WEBHOOKS`. */
 export async function insertWebhook(orgId: number, webhook: Partial<WebhookFields> & Pick<WebhookFields, 'id'>): Promise<void> {
   await transact([
-    addTo(keys.org(orgId), 'webhooks_count', 1, webhookRefusals.limit, MAX_WEBHOOKS),
+    addTo(keys.org(orgId), organisationCounter.webhooks, 1, webhookRefusals.limit, MAX_WEBHOOKS),
     putNew({
       ...keys.webhook(orgId, webhook.id),
       LSK: listKeys.webhook(webhook.id),
@@ -198,7 +199,7 @@ export async function allWebhooks(orgId: number): Promise<StoredWebhook[]> {
 /** A page of the organisation's endpoints (stored items: `toWebhook` answers each), with their count. */
 export async function listWebhooks(orgId: number, page: PageRequest) {
   const { page: result, related } = await listPageWith(collections.webhooks(orgId), page, [keys.org(orgId)]);
-  return { page: result, total: Number(related[0]?.webhooks_count ?? 0) };
+  return { page: result, total: organisationOf(related[0])?.webhooksCount ?? 0 };
 }
 
 /**
@@ -251,7 +252,8 @@ export async function trashWebhook(orgId: number, current: StoredWebhook, delete
         Update: {
           TableName: tableName(),
           Key: keys.org(orgId),
-          UpdateExpression: 'ADD webhooks_count :minus',
+          UpdateExpression: 'ADD #count :minus',
+          ExpressionAttributeNames: { '#count': organisationCounter.webhooks },
           ExpressionAttributeValues: { ':minus': -1 },
         },
       },
@@ -267,7 +269,7 @@ export async function trashWebhook(orgId: number, current: StoredWebhook, delete
  */
 export async function restoreWebhook(orgId: number, stored: Record<string, unknown>, deletedAt: string): Promise<void> {
   await transact([
-    addTo(keys.org(orgId), 'webhooks_count', 1, webhookRefusals.limit, MAX_WEBHOOKS),
+    addTo(keys.org(orgId), organisationCounter.webhooks, 1, webhookRefusals.limit, MAX_WEBHOOKS),
     putNew(stored),
     ...trashRemoval(orgId, String(stored.SK), deletedAt, 'restored'),
   ]);

@@ -183,8 +183,8 @@ async function main() {
       if (!useAws || !usagePlanId)
         throw new UsageError('org:api-key needs AWS_REGION and USAGE_PLAN_ID (the stack output UsagePlanId)');
       const orgId = positiveInt(values.org!, 'org');
-      const { getOrganisationItem } = await import('../../lib/db/accounts.ts');
-      if (!(await getOrganisationItem(orgId))) throw new Error(`organisation ${orgId} does not exist in ${tableName}`);
+      const { getOrganisation } = await import('../../lib/db/organisation.ts');
+      if (!(await getOrganisation(orgId))) throw new Error(`organisation ${orgId} does not exist in ${tableName}`);
       const { ensureUsagePlanKey } = await import('./usage-plan.ts');
       return { usage_plan_key: await ensureUsagePlanKey(await apiGateway(), usagePlanId, orgId) };
     }

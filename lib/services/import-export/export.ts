@@ -20,7 +20,8 @@ import { toComment } from '../../db/comments.ts';
 import { toActivity } from '../activity.ts';
 import { attachmentAnswer, attachmentItem } from '../../db/attachments.ts';
 import { exportedFileName } from '../../model/attachments.ts';
-import { getOrganisationItem, toAccount } from '../../db/accounts.ts';
+import { toAccount } from '../../db/accounts.ts';
+import { getOrganisation } from '../../db/organisation.ts';
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 
 /**
@@ -144,7 +145,7 @@ export async function* walkExport(
         JSON.stringify({
           format: EXPORT_FORMAT,
           version: EXPORT_VERSION,
-          organisation: { id: orgId, name: String(org.name) },
+          organisation: { id: orgId, name: org.name },
           exported_at: (options.now ?? new Date()).toISOString(),
         }),
       );
@@ -267,7 +268,7 @@ export async function* walkExport(
 
 async function readOrganisation(orgId: number, options: ExportWalkOptions) {
   if (options.mayRead && !options.mayRead()) throw new Paused();
-  const org = await getOrganisationItem(orgId);
+  const org = await getOrganisation(orgId);
   if (!org) throw new NotFoundError('Organisation');
   return org;
 }
