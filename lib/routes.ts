@@ -40,6 +40,7 @@ import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/project
 import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
 import { SprintCompleteBody, VelocityQuery } from './schemas/sprint-outcomes.ts';
 import { Restored, TrashEntry, TrashQuery } from './schemas/trash.ts';
+import { OrganisationSettings, OrganisationUpdateBody } from './schemas/organisation.ts';
 import { Delivery, DeliveryList, Webhook, WebhookCreateBody, WebhookUpdateBody, WebhookWithSecret } from './schemas/webhooks.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -495,6 +496,24 @@ export const routes: Route[] = [
     summary: 'The calling account and its organisation',
     tag: 'Accounts',
     success: { status: 200, schema: Me, description: 'The caller' },
+  }),
+  route('GET', '/api/v1/organisation', 'functions/organisation/read.ts', {
+    id: 'getOrganisation',
+    summary: "The caller's organisation and its settings (the trash's retention)",
+    tag: 'Organisation',
+    success: { status: 200, schema: OrganisationSettings, description: 'The organisation' },
+  }),
+  ...patchAndPut('/api/v1/organisation', 'functions/organisation/update.ts', {
+    id: 'updateOrganisation',
+    summary: "Change the organisation's settings (admins only); If-Match names its ETag",
+    description:
+      'The trash retention applies to items deleted from then on; items already in the trash keep their expiry (docs/trash.md). ' +
+      "Every write of the organisation's counts (a project or an account created, a webhook deleted) moves its version too.",
+    tag: 'Organisation',
+    body: OrganisationUpdateBody,
+    success: { status: 200, schema: OrganisationSettings, description: 'The organisation' },
+    conditional: true,
+    errors: [403],
   }),
   route('GET', '/api/v1/me/issues', 'functions/me/issues.ts', {
     id: 'listMyIssues',

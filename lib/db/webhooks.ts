@@ -22,7 +22,7 @@ import { trashPut, trashRemoval } from './trash.ts';
 import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
 import { attribute, itemKind, type Attribute, type Fields } from './item.ts';
 import { tableDefinition } from './table.ts';
-import { organisationCounter, organisationOf } from './organisation.ts';
+import { organisationCounter, organisationOf, trashRetentionOf, type OrganisationFields } from './organisation.ts';
 import type { Lane } from '../model/fairness.ts';
 
 /**
@@ -172,6 +172,18 @@ export async function getWebhookItem(orgId: number, webhookId: number): Promise<
   return item && webhookOf(item);
 }
 
+/**
+ * An endpoint with its organisation, in one consistent BatchGetItem: what its delete reads (the
+ * organisation's trash retention: `trashRetentionOf`), at no call more than `getWebhookItem`.
+ */
+export async function getWebhookWithOrganisation(
+  orgId: number,
+  webhookId: number,
+): Promise<{ webhook?: StoredWebhook | undefined; org?: OrganisationFields | undefined }> {
+  const [webhook, org] = await batchGet([keys.webhook(orgId, webhookId), keys.org(orgId)]);
+  return { webhook: webhook && webhookOf(webhook), org: organisationOf(org) };
+}
+
 /** An endpoint and one of its deliveries, in one consistent BatchGetItem (a redelivery reads both). */
 export async function getWebhookWithDelivery(
   orgId: number,
@@ -227,7 +239,13 @@ export async function updateWebhook(orgId: number, webhookId: number, fields: Pa
  * Deletes endpoint `current` (as read) into the organisation's trash, in one transaction: the
  * endpoint (only while it is as read: else `stale`, read again), `webhooks_count`, and the trash item.
  */
-export async function trashWebhook(orgId: number, current: StoredWebhook, deletedBy: number): Promise<void> {
+export async function trashWebhook(
+  orgId: number,
+  current: StoredWebhook,
+  deletedBy: number,
+  /** The organisation as read with the endpoint (its trash retention). */
+  org: OrganisationFields | undefined,
+): Promise<void> {
   const { stored } = current;
   await transact([
     {
@@ -258,7 +276,7 @@ export async function trashWebhook(orgId: number, current: StoredWebhook, delete
         },
       },
     },
-    trashPut(orgId, 'webhook', stored, current.url, deletedBy),
+    trashPut(orgId, 'webhook', stored, current.url, deletedBy, trashRetentionOf(org)),
   ]);
 }
 
