@@ -1,4 +1,5 @@
-import { ancestryOf, pathAncestryOf, type Ancestry } from '../model/comment-ancestry.ts';
+import { ancestryOf, pathAncestryOf, type Ancestry, type AncestorItems } from '../model/comment-ancestry.ts';
+import { issueItem } from './issue-item.ts';
 import { pointerFromItem, sprintIdOf, type CommentPointer, type FullCommentPointer } from './comment-pointers.ts';
 import type { Comment } from '../schemas/comments.ts';
 import { tableName } from './client.ts';
@@ -79,6 +80,13 @@ export const toComment = (record: object): Comment => {
 
 export type { Ancestry };
 
+/** What the rules of lib/model/comment-ancestry.ts read of a comment's ancestors, from the items found (undefined: absent). */
+const ancestors = (project: object | undefined, sprint: object | undefined, issue: object | undefined): AncestorItems => ({
+  project: project !== undefined,
+  sprint: sprint !== undefined,
+  issue: issue && { sprintId: issueItem.field(issue, 'sprintId'), commentsCount: issueItem.field(issue, 'commentsCount') },
+});
+
 /** The keys of a comment path's project, sprint (if any) and issue, in that order. */
 const pathKeys = (orgId: number, ref: IssueRef): Key[] => [
   keys.project(orgId, ref.projectId),
@@ -98,7 +106,7 @@ export async function listComments(
     pathKeys(orgId, ref),
   );
   const [project, sprint, issue] = ref.sprintId === null ? [related[0], undefined, related[1]] : related;
-  return { page: result, path: pathAncestryOf({ project, sprint, issue }, ref.sprintId) };
+  return { page: result, path: pathAncestryOf(ancestors(project, sprint, issue), ref.sprintId) };
 }
 
 /**
@@ -287,7 +295,7 @@ export async function findCommentAt(orgId: number, pointer: CommentPointer): Pro
     ...(hint === null ? [] : [keys.sprint(orgId, projectId, hint)]),
   ]);
   if (!item) return undefined;
-  const path = ancestryOf({ project, issue, sprint }, hint);
+  const path = ancestryOf(ancestors(project, sprint, issue), hint);
   return path.missing ? undefined : { item: item as unknown as CommentItem, path };
 }
 

@@ -6,10 +6,11 @@ import { issueWrite, listOwnerUpdate } from './issue-write.ts';
 import { keys, projectPk, velocityPrefix } from './keys.ts';
 import type { ProjectItem } from './projects.ts';
 import { addCounters, atCompletion, sprintItem } from './sprints.ts';
-import { getItem, putItem, transact, type GuardedItem } from './transactions.ts';
+import { getItem, transact, type GuardedItem } from './transactions.ts';
 import { storedNumberIs } from './versions.ts';
 import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../model/completion.ts';
 import type { RefusalReason } from './refusals.ts';
+import { velocityEntryOf, velocityPut } from './velocity.ts';
 
 /**
  * The completion of a sprint as stored steps (lib/services/sprints.ts decides them):
@@ -161,7 +162,7 @@ export async function completeAtOnce(
     };
   };
   await movesWrite(orgId, projectId, sprintId, step, completed, true, [
-    velocityPut(orgId, projectId, sprintId, step.plan, step.velocity),
+    velocityPut(orgId, projectId, step.plan.completed_at, step.velocity),
   ]);
 }
 
@@ -191,16 +192,6 @@ async function movesWrite(
     tail,
   });
 }
-
-/** The velocity summary of a completed sprint (`VELOCITY#<completed_at>#<sprint>`, written once). */
-const velocityPut = (orgId: number, projectId: number, sprintId: number, plan: CompletionPlan, velocity: VelocityEntry) =>
-  putItem({
-    ...keys.velocity(orgId, projectId, plan.completed_at, sprintId),
-    type: 'velocity',
-    org_id: orgId,
-    project_id: projectId,
-    ...velocity,
-  });
 
 /**
  * active -> completing. Refusals: `sprint` (not active any more, or gone), `carry_over` (the target
@@ -296,7 +287,7 @@ export async function finishCompletion(
       {},
       values,
     ),
-    velocityPut(orgId, projectId, sprintId, plan, velocity),
+    velocityPut(orgId, projectId, plan.completed_at, velocity),
   ];
   if (plan.carry_over_sprint_id !== null) items.push(receiving(orgId, projectId, plan.carry_over_sprint_id, -1, 'target'));
   await transact(items);
@@ -322,6 +313,6 @@ export async function lastCompleted(orgId: number, projectId: number, count: num
   ]);
   return {
     project,
-    entries: (summaries.Items ?? []) as VelocityEntry[],
+    entries: (summaries.Items ?? []).map(velocityEntryOf),
   };
 }

@@ -13,14 +13,14 @@ const unclassifiedPriority: IssuePriority = 'none';
 const unclassifiedType: IssueType = 'task';
 
 /** A text that may be absent where a path does not read it (a partial image, a projection). */
-const text = (stored: string): Attribute<string | undefined> => ({
+const text = <S extends string>(stored: S): Attribute<string | undefined, S> => ({
   stored,
   read: (v) => (v === undefined ? undefined : String(v)),
   write: (v) => v,
 });
 
 /** The relations stored on an issue (`relations`: a map from relation id to the relation), by id. */
-const relations = (stored: string): Attribute<RelationRef[]> => ({
+const relations = <S extends string>(stored: S): Attribute<RelationRef[], S> => ({
   stored,
   read: (v) =>
     Object.entries((v ?? {}) as Record<string, { type: RelationType; project_id: number; issue_id: number }>)
@@ -40,7 +40,7 @@ export interface RevertMark {
  * `rev` that write left, so that the mark names only that write (the next write moves `rev` past it,
  * and need not remove it). The change feed reads it on the stream record (lib/feed/events.ts).
  */
-const revertMark = (stored: string): Attribute<RevertMark | null> => ({
+const revertMark = <S extends string>(stored: S): Attribute<RevertMark | null, S> => ({
   stored,
   read: (v) => {
     const m = v as Partial<RevertMark> | null | undefined;
@@ -51,8 +51,8 @@ const revertMark = (stored: string): Attribute<RevertMark | null> => ({
 
 /** The classification every stored form of an issue carries (`type` is stored as `issue_type`: `type` names the item's kind). */
 const classification = {
-  priority: attribute.oneOf<IssuePriority>('priority', unclassifiedPriority),
-  type: attribute.oneOf<IssueType>('issue_type', unclassifiedType),
+  priority: attribute.oneOf<IssuePriority, 'priority'>('priority', unclassifiedPriority),
+  type: attribute.oneOf<IssueType, 'issue_type'>('issue_type', unclassifiedType),
   dueDate: attribute.nullableString('due_date'),
 };
 
@@ -69,7 +69,7 @@ export const issueItem = itemKind({
     title: text('title'),
     description: attribute.nullableString('description'),
     /** Its workflow state's category (what counts, reports and filters read). */
-    status: attribute.oneOf<IssueStatus>('status'),
+    status: attribute.oneOf<IssueStatus, 'status'>('status'),
     /** Its workflow state; none: its category's home state (an issue from before workflows). */
     stateId: attribute.nullableNumber('state_id'),
     storyPoints: attribute.nullableNumber('story_points'),
@@ -87,6 +87,9 @@ export const issueItem = itemKind({
     subIssuesPoints: attribute.counter('sub_issues_points'),
     subIssuesDonePoints: attribute.counter('sub_issues_done_points'),
     openBlockers: attribute.counter('open_blockers'),
+    /** Its comments and its activity entries, counted in the transaction that writes or deletes them (an answer's `X-Total-Count`). */
+    commentsCount: attribute.counter('comments_count'),
+    activityCount: attribute.counter('activity_count'),
     /** Bumped by every write that can change counters or the list; writes are conditioned on it. */
     rev: attribute.counter('rev'),
     /** Set by a revert's write only, with the `rev` it made (`RevertMark`). */

@@ -5,7 +5,6 @@ import {
   blockOf,
   appendToEnd,
   blockStart,
-  rankIndexOf,
   windowAt,
   windowReadAt,
   type ListWindow,
@@ -36,8 +35,10 @@ import {
 import { issueWrite, issueWriteItems, type IssueWriteSpec, type ParentGuard } from './issue-write.ts';
 import { repositioned, type IssueChange, type IssueState } from '../model/derivations.ts';
 import { issueItem, issueStateOf, type StoredIssue } from './issue-item.ts';
+import type { Stored } from './item.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from './versions.ts';
+import { rankIndex } from './counters.ts';
 import { issueLabels } from './labels.ts';
 import type { Catalogue } from './labels.ts';
 import { statusAnswer, type Workflow } from '../model/workflow.ts';
@@ -51,16 +52,8 @@ import { statusAnswer, type Workflow } from '../model/workflow.ts';
  * again), `project`, `sprint` (a parent is gone), `assignee` (not an account of the organisation).
  */
 
-/** The stored issue: the resource plus what only the data layer reads. */
-export interface IssueItem extends Omit<Issue, 'status'> {
-  /** Its workflow state's category (the answer's `status` is the state's name: `toIssue`). */
-  status: IssueStatus;
-  /** The ids of its labels (a number set; absent or null: none), shown through the catalogue. */
-  label_ids?: Set<number> | null;
-  /** Bumped by every write that can change counters or the list; writes are conditioned on it. */
-  rev?: number;
-  comments_count?: number;
-}
+/** The stored issue, as its declaration reads it (lib/db/issue-item.ts). */
+export type IssueItem = Stored<typeof issueItem.attributes>;
 
 /**
  * The resource from a stored issue; `position` is its place in its list (the stored key is not
@@ -293,7 +286,7 @@ export async function listIssues(
   const found = await batchGet(ancestors);
   const { project, sprint } = family(found);
   const skip = (page.page - 1) * page.perPage;
-  const at = blockAtOffset(rankIndexOf(sprintId === null ? project : sprint), skip);
+  const at = blockAtOffset(rankIndex(sprintId === null ? project : sprint), skip);
   if (!at) return { ...pageOf([], false), project, sprint };
   const read = await readIssues(collection, {
     from: listKeys.issueFrom(sprintId, blockStart(at.block)),

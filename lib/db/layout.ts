@@ -12,6 +12,7 @@ import { tokenItem } from './tokens.ts';
 import { accountItem } from './accounts.ts';
 import { organisationItem } from './organisation.ts';
 import { oauthAccessTokenItem, oauthClientItem, oauthCodeItem, oauthGrantItem, oauthRefreshItem } from './oauth.ts';
+import { velocityItem } from './velocity.ts';
 
 /**
  * Every kind of item the one table holds, where it lives and what it is, in the order the layout
@@ -45,7 +46,7 @@ export const layout: LayoutRow[] = [
   { ...assignedEntryItem.key, about: assignedEntryItem.about, attributes: assignedEntryItem.attributes },
   { ...searchRecordItem.key, about: searchRecordItem.about, attributes: searchRecordItem.attributes },
   declared(sprintItem),
-  row({ PK: 'ORG#o#P#p', SK: 'VELOCITY#t#s' }, "completed sprint's summary (velocity)"),
+  declared(velocityItem),
   { ...issueItem.key, about: issueItem.about, attributes: issueItem.attributes },
   declared(commentItem),
   { ...attachmentItem.key, about: attachmentItem.about, attributes: attachmentItem.attributes },

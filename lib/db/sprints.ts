@@ -10,7 +10,6 @@ import {
   getItem,
   existsCheck,
   putNew,
-  putItem,
   addTo,
   batchGet,
   equalsCondition,
@@ -20,9 +19,10 @@ import {
   type GuardedItem,
 } from './transactions.ts';
 import { storedNumberIs, withVersion } from './versions.ts';
-import { burndownAttribute, burndownChanges, noCounters, scopeCounterNames } from '../model/sprint-counters.ts';
+import { BURNDOWN_PREFIX, burndownChanges, burndownCounter, noCounters, scopeCounterNames } from '../model/sprint-counters.ts';
 import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion } from '../model/completion.ts';
 import type { RefusalReason } from './refusals.ts';
+import { velocityPut } from './velocity.ts';
 
 /** No completion is carrying issues into the sprint (`receiving`, with `#receiving` and `:zero`). */
 const notReceiving = storedNumberIs('#receiving', ':zero', 0);
@@ -42,7 +42,7 @@ export interface SprintFields {
  * names are lib/model/sprint-counters.ts's, stored where lib/db/counters.ts says) and its
  * bookkeeping (its list's revision, its activation's snapshot, a completion's plan and what it
  * froze). A day's burndown change is kept under an attribute of its own per day
- * (lib/model/sprint-counters.ts: `burndownAttribute`), its rank index and board columns under
+ * (`burndownStored`), its rank index and board columns under
  * attributes per block and column (lib/model/positions.ts, lib/model/derivations.ts), and what a
  * completion froze under `at_completion_` and the frozen attribute's name (`atCompletion`).
  */
@@ -86,6 +86,8 @@ export const sprintItem = itemKind({
     completion: attribute.whole<CompletionPlan, 'completion'>('completion'),
     /** Completions carrying issues into this sprint right now: it may not be activated or deleted meanwhile. */
     receiving: attribute.counter('receiving'),
+    /** Its own activity entries (activated, completed), counted with them. */
+    activityCount: attribute.counter('activity_count'),
     report: {
       stored: 'report' as const,
       read: (v: unknown) => (v as Sprint['report'] | undefined) ?? null,
@@ -95,6 +97,29 @@ export const sprintItem = itemKind({
     updatedAt: attribute.string('updated_at'),
   },
 });
+
+/**
+ * Where a sprint keeps a day's burndown change (lib/model/sprint-counters.ts: `burndownCounter`):
+ * an attribute of its own per UTC day, `burndown_YYYYMMDD`, top level so that a write can `ADD` to
+ * it without the attribute existing.
+ */
+export const burndownStored = (counter: string) => `burndown_${counter.slice(BURNDOWN_PREFIX.length).replaceAll('-', '')}`;
+
+/** The model's name of a stored day's burndown change (undefined: the attribute is not one). */
+export function burndownNamed(stored: string): string | undefined {
+  const m = /^burndown_(\d{4})(\d{2})(\d{2})$/.exec(stored);
+  return m ? burndownCounter(`${m[1]}-${m[2]}-${m[3]}`) : undefined;
+}
+
+/** A sprint's burndown changes by YYYY-MM-DD, from its stored item. */
+export function sprintBurndown(item: object): Map<string, number> {
+  const counters: Record<string, number> = {};
+  for (const [stored, value] of Object.entries(item)) {
+    const named = burndownNamed(stored);
+    if (named) counters[named] = Number(value);
+  }
+  return burndownChanges(counters);
+}
 
 /** A stored sprint as read, before it is decoded (`sprintItem`'s attributes under their stored names). */
 export type SprintItem = Stored<typeof sprintItem.attributes>;
@@ -215,7 +240,7 @@ export function sprintHistoryOf(s: Record<string, unknown>) {
     committed_points: numberOr(s.committed_points),
     burndown_base: numberOr(s.burndown_base),
     ...Object.fromEntries(historyScopeCounters.map((c) => [c, numberOr(s[c])])),
-    burndown: Object.fromEntries(burndownChanges(s)),
+    burndown: Object.fromEntries(sprintBurndown(s)),
   };
 }
 
@@ -258,7 +283,7 @@ export async function restoreSprint(orgId: number, projectId: number, id: number
     ...sprintItem.encode(noCounters),
     positions_rev: 0,
     ...kept,
-    ...Object.fromEntries(Object.entries(burndown ?? {}).map(([day, change]) => [burndownAttribute(day), change])),
+    ...Object.fromEntries(Object.entries(burndown ?? {}).map(([day, change]) => [burndownStored(burndownCounter(day)), change])),
     ...(s.report ? { report: s.report } : {}),
     restored: true,
     created_at: s.created_at,
@@ -272,11 +297,7 @@ export async function restoreSprint(orgId: number, projectId: number, id: number
   if (s.report) {
     const r = s.report;
     items.push(
-      putItem({
-        ...keys.velocity(orgId, projectId, r.completed_at, id),
-        type: 'velocity',
-        org_id: orgId,
-        project_id: projectId,
+      velocityPut(orgId, projectId, r.completed_at, {
         sprint_id: id,
         name: r.name,
         completed_at: r.completed_at,
@@ -350,7 +371,7 @@ export async function setSprintActive(
     '#status': 'status',
     '#updated_at': 'updated_at',
     '#receiving': 'receiving',
-    '#bd_today': burndownAttribute(now.slice(0, 10)),
+    '#bd_today': burndownStored(burndownCounter(now.slice(0, 10))),
   };
   const values: Record<string, unknown> = {
     ':active': 'active',

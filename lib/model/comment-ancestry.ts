@@ -15,20 +15,20 @@ export interface Ancestry {
   sprintUnchecked: boolean;
 }
 
-/** The items found of a comment's ancestors (undefined: absent, or not read). */
+/** What was found of a comment's ancestors (lib/db/comments.ts decodes it from the items read; absent, or not read: false, undefined). */
 export interface AncestorItems {
-  project: Record<string, unknown> | undefined;
-  sprint: Record<string, unknown> | undefined;
-  issue: Record<string, unknown> | undefined;
+  project: boolean;
+  sprint: boolean;
+  /** The issue's list (null: the backlog) and its count of comments. */
+  issue: { sprintId: number | null; commentsCount: number } | undefined;
 }
 
-const sprintOf = (issue: Record<string, unknown> | undefined) =>
-  issue?.sprint_id === null || issue?.sprint_id === undefined ? null : Number(issue.sprint_id);
+const sprintOf = (issue: AncestorItems['issue']) => issue?.sprintId ?? null;
 
 /** The ancestry of a comment found by id: its issue's current sprint is the one that counts (`sprintRead`: the one read). */
 export function ancestryOf(found: AncestorItems, sprintRead: number | null): Ancestry {
   const current = sprintOf(found.issue);
-  const result = { issueSprintId: current, commentsCount: Number(found.issue?.comments_count ?? 0), sprintUnchecked: false };
+  const result = { issueSprintId: current, commentsCount: found.issue?.commentsCount ?? 0, sprintUnchecked: false };
   if (!found.project) return { ...result, missing: 'Project' };
   if (!found.issue) return { ...result, missing: 'Issue' };
   if (current === null) return result;
@@ -40,7 +40,7 @@ export function ancestryOf(found: AncestorItems, sprintRead: number | null): Anc
 export function pathAncestryOf(found: AncestorItems, pathSprint: number | null): Ancestry {
   const a: Ancestry = {
     issueSprintId: sprintOf(found.issue),
-    commentsCount: Number(found.issue?.comments_count ?? 0),
+    commentsCount: found.issue?.commentsCount ?? 0,
     sprintUnchecked: false,
   };
   if (!found.project) return { ...a, missing: 'Project' };

@@ -1,4 +1,4 @@
-import { BACKLOG_COUNT, burndownAttribute, noCounters, type SprintCounters } from './sprint-counters.ts';
+import { BACKLOG_COUNT, burndownCounter, noCounters, type SprintCounters } from './sprint-counters.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
 import type { RelationType } from '../schemas/relations.ts';
 import { today } from './clock.ts';
@@ -294,7 +294,7 @@ export function listDelta(sprintId: number | null, delta: SprintCounters, day = 
   if (!history) return out;
   if (delta.issuesCount > 0) Object.assign(out, { addedIssues: delta.issuesCount, addedPoints: delta.totalStoryPoints });
   if (delta.issuesCount < 0) Object.assign(out, { removedIssues: -delta.issuesCount, removedPoints: -delta.totalStoryPoints });
-  if (delta.openStoryPoints) out[burndownAttribute(day)] = delta.openStoryPoints;
+  if (delta.openStoryPoints) out[burndownCounter(day)] = delta.openStoryPoints;
   return out;
 }
 

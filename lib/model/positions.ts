@@ -78,10 +78,10 @@ export const blockStart = (block: number) => block * BLOCK_SPAN;
 /** A list's rank index as read from its owner item: [block, count] for non-empty blocks, in order. */
 export type RankIndex = [block: number, count: number][];
 
-/** The rank index kept on an owner item (attributes `rk_<block>`). */
-export function rankIndexOf(owner: object | undefined): RankIndex {
+/** The rank index among a list owner's counters (`rk_<block>`), by the model's names (lib/db/counters.ts: `listCounters`). */
+export function rankIndexOf(counters: Readonly<Record<string, number>>): RankIndex {
   const index: RankIndex = [];
-  for (const [name, value] of Object.entries((owner ?? {}) as Record<string, unknown>)) {
+  for (const [name, value] of Object.entries(counters)) {
     if (!name.startsWith(RANK_PREFIX)) continue;
     const count = Number(value);
     if (count > 0) index.push([Number(name.slice(RANK_PREFIX.length)), count]);

@@ -1,6 +1,6 @@
 /**
  * The counters a list's owner keeps over its issues and its history, by the names the model gives
- * them: what they are, and where a day's burndown change is kept. What a change of an issue means
+ * them: what they are, and how a day's burndown change is named. What a change of an issue means
  * for them is declared in lib/model/derivations.ts; lib/db maps each name to the attribute it is
  * stored under (lib/db/counters.ts) and writes the expressions.
  */
@@ -43,18 +43,19 @@ export const BACKLOG_COUNT = 'backlogCount';
 /** Every counter a list's owner keeps by a declared name (its rank blocks, columns and burndown days are named by pattern). */
 export type ListCounterName = SprintCounterName | ScopeCounterName | typeof BACKLOG_COUNT;
 
-/**
- * The attribute of a sprint that holds the change of its open story points on one UTC day
- * (`burndown_YYYYMMDD`, top level so that writes can `ADD` to it without the attribute existing).
- */
-export const burndownAttribute = (day: string) => `burndown_${day.replaceAll('-', '')}`;
+/** Prefix of a sprint's counters of one UTC day's change of its open story points (its burndown). */
+export const BURNDOWN_PREFIX = 'burndown@';
 
-/** The per-day changes of open story points a sprint item holds, by YYYY-MM-DD. */
-export function burndownChanges(item: Record<string, unknown>): Map<string, number> {
+/**
+ * The counter of a sprint that adds up the change of its open story points on one UTC day
+ * (`burndown@YYYY-MM-DD`; lib/db/sprints.ts says what it is stored under).
+ */
+export const burndownCounter = (day: string) => `${BURNDOWN_PREFIX}${day}`;
+
+/** The per-day changes of open story points among a sprint's counters (by the model's names), by YYYY-MM-DD. */
+export function burndownChanges(counters: Readonly<Record<string, number>>): Map<string, number> {
   const changes = new Map<string, number>();
-  for (const [k, v] of Object.entries(item)) {
-    const m = /^burndown_(\d{4})(\d{2})(\d{2})$/.exec(k);
-    if (m) changes.set(`${m[1]}-${m[2]}-${m[3]}`, Number(v));
-  }
+  for (const [name, change] of Object.entries(counters))
+    if (name.startsWith(BURNDOWN_PREFIX)) changes.set(name.slice(BURNDOWN_PREFIX.length), change);
   return changes;
 }

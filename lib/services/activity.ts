@@ -1,4 +1,6 @@
 import * as store from '../db/activity.ts';
+import { issueItem } from '../db/issue-item.ts';
+import { sprintItem } from '../db/sprints.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { Activity } from '../schemas/activity.ts';
 import { NotFoundError } from '../vocabulary/errors.ts';
@@ -47,8 +49,8 @@ export async function listIssueActivity(caller: Principal, at: IssueAt, page: Pa
   const sprint = at.sprintId === null ? undefined : rest.shift();
   if (at.sprintId !== null && !sprint) throw new NotFoundError('Sprint');
   const issue = rest[0];
-  if (!issue || ((issue.sprint_id as number | null | undefined) ?? null) !== at.sprintId) throw new NotFoundError('Issue');
-  return { page: result, items: result.items.map(toActivity), total: Number(issue.activity_count ?? 0) };
+  if (!issue || issueItem.field(issue, 'sprintId') !== at.sprintId) throw new NotFoundError('Issue');
+  return { page: result, items: result.items.map(toActivity), total: issueItem.field(issue, 'activityCount') };
 }
 
 /** A sprint's own activity (activated, completed), oldest first. */
@@ -57,5 +59,5 @@ export async function listSprintActivity(caller: Principal, projectId: number, s
   const [project, sprint] = related;
   if (!project) throw new NotFoundError('Project');
   if (!sprint) throw new NotFoundError('Sprint');
-  return { page: result, items: result.items.map(toActivity), total: Number(sprint.activity_count ?? 0) };
+  return { page: result, items: result.items.map(toActivity), total: sprintItem.field(sprint, 'activityCount') };
 }

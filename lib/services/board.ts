@@ -1,4 +1,5 @@
 import { readBoard } from '../db/board.ts';
+import { listCounters } from '../db/counters.ts';
 import { workflowOf } from '../db/workflow.ts';
 import { COLUMN_COUNT, COLUMN_POINTS } from '../model/derivations.ts';
 import type { Principal } from '../model/principal.ts';
@@ -18,7 +19,7 @@ export async function getBoard(caller: Principal, projectId: number, sprintId: n
   if (!read.project) throw new NotFoundError('Project');
   if (!read.owner) throw new NotFoundError('Sprint');
   const workflow = workflowOf(read.project);
-  const totals = columnTotals(workflow, read.owner);
+  const totals = columnTotals(workflow, listCounters(read.owner));
   const columns = new Map(workflow.states.map((s) => [s.id, { state: s, issues: [] as Board['columns'][number]['issues'] }]));
   read.issues.forEach((issue, i) => {
     const state = stateOfIssue(workflow, issue.stateId, issue.status);
@@ -55,17 +56,20 @@ export async function getBoard(caller: Principal, projectId: number, sprintId: n
 }
 
 /**
- * A list's counts and points per state, from its owner's column counters: a counter of a deleted
+ * A list's counts and points per state, from its owner's column counters (lib/db/counters.ts: `listCounters`): a counter of a deleted
  * state counts in the state its issues went to, one of a category's home (issues from before
  * workflows) in that state.
  */
-export function columnTotals(workflow: Workflow, owner: Record<string, unknown>): Map<number, { count: number; points: number }> {
+export function columnTotals(
+  workflow: Workflow,
+  counters: Readonly<Record<string, number>>,
+): Map<number, { count: number; points: number }> {
   const totals = new Map<number, { count: number; points: number }>();
   const stateOf = (key: string): WorkflowState | undefined => {
     const category = key.startsWith('h_') ? key.slice(2) : undefined;
     return isStateCategory(category) ? stateOfIssue(workflow, null, category) : liveState(workflow, Number(key));
   };
-  for (const [name, value] of Object.entries(owner)) {
+  for (const [name, value] of Object.entries(counters)) {
     const counted = name.startsWith(COLUMN_COUNT) ? 'count' : name.startsWith(COLUMN_POINTS) ? 'points' : undefined;
     if (!counted) continue;
     const state = stateOf(name.slice(COLUMN_COUNT.length));

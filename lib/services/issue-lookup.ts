@@ -4,7 +4,8 @@ import { workflowOf } from '../db/workflow.ts';
 import { getIssueFamily, getListOwner, rankInBlock, toIssue, type IssueItem } from '../db/issues.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { NotFoundError } from '../vocabulary/errors.ts';
-import { blockOf, countBefore, rankIndexOf } from '../model/positions.ts';
+import { blockOf, countBefore } from '../model/positions.ts';
+import { rankIndex } from '../db/counters.ts';
 import type { Principal } from '../model/principal.ts';
 
 /**
@@ -39,7 +40,7 @@ async function placed(caller: Principal, projectId: number, project: object, iss
   if (!owner) throw missing();
   return toIssue(
     issue,
-    countBefore(rankIndexOf(owner), blockOf(issue.position)) + inBlock,
+    countBefore(rankIndex(owner), blockOf(issue.position)) + inBlock,
     catalogueOf(project),
     workflowOf(project),
   );

@@ -3,7 +3,7 @@ import type { IssueItem, IssueMatch } from '../db/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
 import { unclassified, type IssueState } from '../model/derivations.ts';
 import { issueItem, issueStateOf } from '../db/issue-item.ts';
-import { listLength } from '../db/counters.ts';
+import { listLength, rankIndex } from '../db/counters.ts';
 import type { PageRequest } from '../db/list.ts';
 import { projectItem, type ProjectItem } from '../db/projects.ts';
 import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/transactions.ts';
@@ -18,7 +18,6 @@ import {
   defaultPlacementOptions,
   gapFor,
   planPlacement,
-  rankIndexOf,
   type RankIndex,
   type Renumbering,
 } from '../model/positions.ts';
@@ -108,7 +107,7 @@ async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, 
   const project = family.project;
   const owner = at.sprintId === null ? project : family.sprints.get(at.sprintId);
   const parent = parentId === undefined ? undefined : family.others.get(parentId);
-  return { project, sprints: family.sprints, issue: family.issue, index: rankIndexOf(owner), parent };
+  return { project, sprints: family.sprints, issue: family.issue, index: rankIndex(owner), parent };
 }
 
 /** The place of an issue in its list, given the list's rank index as read: one keys-only Query. */
@@ -610,7 +609,7 @@ export async function updateIssuesTogether(
         : undefined;
   if (listError || !family.project) return updates.map(() => ({ ok: false, error: listError }));
   const project = family.project;
-  const index = rankIndexOf(at.sprintId === null ? project : sprint);
+  const index = rankIndex(at.sprintId === null ? project : sprint);
   const catalogue = catalogueOf(project);
   const now = new Date().toISOString();
   const outcomes: ({ ok: true; issue: Issue } | { ok: false; error: unknown })[] = [];
@@ -719,7 +718,7 @@ export async function updateIssue(
     const next = fieldChanges(current, changes, project, set);
 
     const listCount = listLength(target, target === null ? project : targetSprint);
-    const targetIndex = moving ? rankIndexOf(target === null ? project : targetSprint) : index;
+    const targetIndex = moving ? rankIndex(target === null ? project : targetSprint) : index;
     const place = await placeIssue(caller.orgId, at.projectId, {
       project,
       issue: current,

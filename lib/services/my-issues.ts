@@ -6,7 +6,8 @@ import { catalogueOf, carriesAll, labelFilterIds } from '../db/labels.ts';
 import type { PageRequest } from '../db/list.ts';
 import type { Issue, IssueListFilters } from '../schemas/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
-import { blockOf, countBefore, rankIndexOf, type RankIndex } from '../model/positions.ts';
+import { blockOf, countBefore, type RankIndex } from '../model/positions.ts';
+import { rankIndex } from '../db/counters.ts';
 import type { Principal } from '../model/principal.ts';
 
 /**
@@ -147,7 +148,7 @@ export const PLACE_RUN = 128;
  */
 export function placeRuns<R extends { issue: IssueItem; owner: Record<string, unknown> }>(rows: R[]) {
   const sorted = [...rows].sort((a, b) => a.issue.position - b.issue.position);
-  const index: RankIndex = rankIndexOf((sorted[0] as R).owner);
+  const index: RankIndex = rankIndex((sorted[0] as R).owner);
   const runs: { rows: R[]; fromBlock: number; before: number }[] = [];
   for (const row of sorted) {
     const block = blockOf(row.issue.position);

@@ -1,6 +1,6 @@
 import * as completion from '../db/completion.ts';
 import type { CompletionPlan, CountersAtCompletion, VelocityEntry } from '../model/completion.ts';
-import { burndownChanges, type SprintCounters } from '../model/sprint-counters.ts';
+import type { SprintCounters } from '../model/sprint-counters.ts';
 import { sprintCounters } from '../db/counters.ts';
 import { appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
@@ -394,14 +394,7 @@ export async function getSprintReport(caller: Principal, projectId: number, spri
 export async function getVelocity(caller: Principal, projectId: number, count: number): Promise<Velocity> {
   const { project, entries } = await completion.lastCompleted(caller.orgId, projectId, count);
   if (!project) throw new NotFoundError('Project');
-  const sprints = entries.map((e) => ({
-    sprint_id: Number(e.sprint_id),
-    name: String(e.name),
-    completed_at: String(e.completed_at),
-    actual_end_date: String(e.actual_end_date),
-    committed_story_points: Number(e.committed_story_points),
-    completed_story_points: Number(e.completed_story_points),
-  }));
+  const sprints = entries;
   const average = (f: (s: (typeof sprints)[number]) => number) =>
     sprints.length ? Math.round((sprints.reduce((a, s) => a + f(s), 0) / sprints.length) * 100) / 100 : null;
   return {
@@ -425,7 +418,7 @@ export async function getBurndown(caller: Principal, projectId: number, sprintId
   if (sprint.status === 'planning' || !activatedOn) {
     throw new NotFoundError('Burndown', 'the sprint is in planning');
   }
-  const changes = burndownChanges(sprint as unknown as Record<string, unknown>);
+  const changes = store.sprintBurndown(sprint);
   const completedOn = sprint.status === 'completed' ? (sprint.actual_end_date ?? sprint.report?.actual_end_date) : undefined;
   const lastKnown = completedOn ?? today();
   const first = sprint.start_date ?? activatedOn;

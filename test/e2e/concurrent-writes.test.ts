@@ -11,7 +11,8 @@ import { getProjectItem } from '../../lib/db/projects.ts';
 import { getSprintItem } from '../../lib/db/sprints.ts';
 import { contributionOf, sumCounters } from '../../lib/services/issues.ts';
 import { sprintCounters } from '../../lib/db/counters.ts';
-import { blockOf, rankIndexOf } from '../../lib/model/positions.ts';
+import { blockOf } from '../../lib/model/positions.ts';
+import { rankIndex } from '../../lib/db/counters.ts';
 import { apiClient, newOrganisation, randomPrefix, type ApiClient, type ApiResponse, useGateway } from '../support/api.ts';
 
 const gateway = useGateway();
@@ -81,8 +82,8 @@ async function expectCountersExact(orgId: number, projectId: number, sprintId: n
     getSprintItem(orgId, projectId, sprintId),
     getProjectItem(orgId, projectId),
   ]);
-  expect(rankIndexOf(sprint), "the sprint's rank counters").toEqual(recountedRanks(sprintItems));
-  expect(rankIndexOf(project), "the backlog's rank counters").toEqual(recountedRanks(backlogItems));
+  expect(rankIndex(sprint), "the sprint's rank counters").toEqual(recountedRanks(sprintItems));
+  expect(rankIndex(project), "the backlog's rank counters").toEqual(recountedRanks(backlogItems));
   expect(sprintCounters(sprint!)).toEqual(sumCounters(sprintItems.map(contributionOf)));
   expect(Number(project?.backlog_count ?? 0)).toBe(backlogItems.length);
   return { sprintItems, backlogItems };

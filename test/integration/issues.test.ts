@@ -9,6 +9,7 @@ import { NotFoundError, UnavailableError } from '../../lib/vocabulary/errors.ts'
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../lib/services/issues.ts';
 import type { IssueLocation } from '../../lib/schemas/issues.ts';
 import { POSITION_BASE, rankDelta, rankIndexOf } from '../../lib/model/positions.ts';
+import { rankIndex } from '../../lib/db/counters.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { createSprint } from '../../lib/services/sprints.ts';
@@ -71,7 +72,7 @@ async function expectConsistent(caller: Principal, projectId: number, sprintIds:
     }
     const owner =
       sprintId === null ? await getProjectItem(caller.orgId, projectId) : await getSprintItem(caller.orgId, projectId, sprintId);
-    expect(rankIndexOf(owner)).toEqual(recount(await storedKeys(caller.orgId, projectId, sprintId)));
+    expect(rankIndex(owner)).toEqual(recount(await storedKeys(caller.orgId, projectId, sprintId)));
     if (sprintId === null) {
       expect(Number((await getProjectItem(caller.orgId, projectId))?.backlog_count)).toBe(list.length);
       continue;

@@ -8,7 +8,7 @@ import { getSprintItem } from '../../lib/db/sprints.ts';
 import { findIssueByNumber } from '../../lib/services/issue-lookup.ts';
 import { createIssue, listIssues, updateIssue } from '../../lib/services/issues.ts';
 import { listMyIssues } from '../../lib/services/my-issues.ts';
-import { rankIndexOf } from '../../lib/model/positions.ts';
+import { rankIndex } from '../../lib/db/counters.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { createSprint } from '../../lib/services/sprints.ts';
@@ -32,8 +32,8 @@ describe('issues:reindex', () => {
     await updateIssue(caller, backlog, made[0]!.id, { position: 3 });
     const before = {
       backlog: (await listIssues(caller, backlog, { page: 1, perPage: 25 })).items.map((i) => [i.id, i.position]),
-      project: rankIndexOf(await getProjectItem(org.orgId, project.id)),
-      sprint: rankIndexOf(await getSprintItem(org.orgId, project.id, sprint.id)),
+      project: rankIndex(await getProjectItem(org.orgId, project.id)),
+      sprint: rankIndex(await getSprintItem(org.orgId, project.id, sprint.id)),
     };
 
     // As data written before the indexes existed: no counters, no pointers, no assignee entries.
@@ -84,8 +84,8 @@ describe('issues:reindex', () => {
 
     const result = await rebuildIssueIndexes(org.orgId);
     expect(result).toMatchObject({ issues: 5, pointersWritten: 5, pointersRemoved: 1, assignedWritten: 3 });
-    expect(rankIndexOf(await getProjectItem(org.orgId, project.id))).toEqual(before.project);
-    expect(rankIndexOf(await getSprintItem(org.orgId, project.id, sprint.id))).toEqual(before.sprint);
+    expect(rankIndex(await getProjectItem(org.orgId, project.id))).toEqual(before.project);
+    expect(rankIndex(await getSprintItem(org.orgId, project.id, sprint.id))).toEqual(before.sprint);
     expect((await listIssues(caller, backlog, { page: 1, perPage: 25 })).items.map((i) => [i.id, i.position])).toEqual(
       before.backlog,
     );
@@ -103,7 +103,7 @@ describe('issues:reindex', () => {
     // Again on unchanged data: the same values.
     const again = await rebuildIssueIndexes(org.orgId);
     expect(again).toMatchObject({ issues: 5, pointersRemoved: 0, assignedRemoved: 0 });
-    expect(rankIndexOf(await getProjectItem(org.orgId, project.id))).toEqual(before.project);
+    expect(rankIndex(await getProjectItem(org.orgId, project.id))).toEqual(before.project);
     expect((await listMyIssues(member, { page: 1, perPage: 25 })).total).toBe(3);
   });
 });

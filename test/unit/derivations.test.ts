@@ -44,7 +44,7 @@ describe('derivations', () => {
       openStoryPoints: 3,
       addedIssues: 1,
       addedPoints: 3,
-      burndown_20260102: 3,
+      'burndown@2026-01-02': 3,
       rk_5: 1,
       // Its board column: its category's home (it has no state of its own).
       bc_h_todo: 1,
@@ -78,7 +78,7 @@ describe('derivations', () => {
       bc_h_todo: -1,
       bp_h_todo: -3,
     });
-    expect(state.holders.get('list:1:2:11')?.attrs).toMatchObject({ addedIssues: 1, burndown_20260102: 3, rk_6: 1 });
+    expect(state.holders.get('list:1:2:11')?.attrs).toMatchObject({ addedIssues: 1, 'burndown@2026-01-02': 3, rk_6: 1 });
   });
 
   it("see a renumbered neighbour only in the rank index and its search record's position", () => {

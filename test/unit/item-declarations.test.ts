@@ -1,11 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { assignedEntryItem, issueItem, issueStateOf, searchRecordFromItem, searchRecordItem } from '../../lib/db/issue-item.ts';
-import { heldCounters, listCounterStored, listLength, sprintCounters, storedCounter } from '../../lib/db/counters.ts';
+import {
+  heldCounters,
+  listCounters,
+  listCounterStored,
+  listLength,
+  rankIndex,
+  sprintCounters,
+  storedCounter,
+} from '../../lib/db/counters.ts';
 import { projectItem } from '../../lib/db/projects.ts';
-import { sprintItem } from '../../lib/db/sprints.ts';
+import { sprintBurndown, sprintItem } from '../../lib/db/sprints.ts';
 import { ASSIGNED_COUNT, issueCounters, OPEN_BLOCKERS, SUMMARY } from '../../lib/model/derivations.ts';
 import { accountItem } from '../../lib/db/accounts.ts';
-import { BACKLOG_COUNT, noCounters, scopeCounterNames, sprintCounterNames } from '../../lib/model/sprint-counters.ts';
+import {
+  BACKLOG_COUNT,
+  burndownCounter,
+  noCounters,
+  scopeCounterNames,
+  sprintCounterNames,
+} from '../../lib/model/sprint-counters.ts';
 
 const storedIssue = {
   PK: 'ORG#0000000001#P#0000000002',
@@ -80,6 +94,28 @@ describe('the issue item, declared once', () => {
     expect(heldCounters('search', { open_blockers: 3, position: 4 })).toEqual({ openBlockers: 3 });
     expect(heldCounters('list', { issues_count: 2, status: 'active', rk_1: 1 })).toEqual({ issuesCount: 2, rk_1: 1 });
     expect(heldCounters('list', { backlog_count: 3, sprints_count: 1 })).toEqual({ backlogCount: 3, sprints_count: 1 });
+  });
+
+  it("stores a sprint's burndown day under its day's attribute, and reads it back by the model's name", () => {
+    expect(burndownCounter('2026-01-02')).toBe('burndown@2026-01-02');
+    expect(storedCounter('list', burndownCounter('2026-01-02'))).toBe('burndown_20260102');
+    const sprint = { issues_count: 2, burndown_20260102: -3, burndown_20260105: 1, burndown_base: 8, status: 'active' };
+    expect(heldCounters('list', sprint)).toMatchObject({ 'burndown@2026-01-02': -3, 'burndown@2026-01-05': 1, issuesCount: 2 });
+    expect(listCounters(sprint)).not.toHaveProperty('burndown_20260102');
+    expect([...sprintBurndown(sprint)]).toEqual([
+      ['2026-01-02', -3],
+      ['2026-01-05', 1],
+    ]);
+    // The base is the activation's snapshot, not a day's change.
+    expect(sprintBurndown({ burndown_base: 8 }).size).toBe(0);
+  });
+
+  it("reads a list's rank index off its owner's stored item, without its other attributes", () => {
+    expect(rankIndex({ rk_9: 1, rk_3: 2, rk_4: 0, issues_count: 3, name: 'Sprint 1' })).toEqual([
+      [3, 2],
+      [9, 1],
+    ]);
+    expect(rankIndex(undefined)).toEqual([]);
   });
 
   it("stores a list's counters the model names under the sprint's and the project's declared attributes", () => {

@@ -196,7 +196,7 @@ describe('positions', () => {
     expect(blockAtOffset(index, 7)).toBeUndefined();
     expect(countBefore(index, 5)).toBe(2);
     expect(countBefore(index, 10)).toBe(7);
-    expect(rankIndexOf({ rk_9: 1, rk_3: 2, rk_4: 0, rk_5: 4, name: 'x' })).toEqual(index);
+    expect(rankIndexOf({ rk_9: 1, rk_3: 2, rk_4: 0, rk_5: 4, issuesCount: 7 })).toEqual(index);
   });
 
   it('counts key changes per block, leaving out what cancels', () => {

@@ -179,6 +179,21 @@ describe('stored names stay in lib/db', () => {
     expect(found('lib/services/sprints.ts', '// reads item.issues_count')).toEqual([]);
   });
 
+  /**
+   * A sprint's burndown days are stored under an attribute per day (`burndown_20260102`, lib/db/sprints.ts);
+   * above lib/db a day's change is the model's counter (`burndown@2026-01-02`) or the answer's date.
+   */
+  const storedDays = (file: string, text: string) =>
+    code(text)
+      .split('\n')
+      .flatMap((line, i) => (/burndown_(?!base\b)/.test(line) ? [`${file}:${i + 1}`] : []));
+
+  it("finds no sprint's stored burndown day outside lib/db", () => {
+    expect(outside.flatMap((file) => storedDays(file, readFileSync(join(root, file), 'utf8')))).toEqual([]);
+    expect(storedDays('lib/model/derivations.ts', 'x;\nout[`burndown_${day}`] = 1;')).toEqual(['lib/model/derivations.ts:2']);
+    expect(storedDays('lib/services/sprints.ts', 'const base = s.burndown_base;')).toEqual([]);
+  });
+
   it('would find one planted outside lib/db, and not one in a comment', () => {
     const planted = uses(['lib/services/issues.ts'], ['title']);
     expect(planted.length).toBeGreaterThan(0);
