@@ -74,8 +74,8 @@ export const routeGroups = {
   IssueRoutes: ['issues', 'backlog', 'issue-keys', 'relations', 'comments', 'activity', 'attachments', 'trash'],
   /** Projects and how work is planned in them: sprints, labels, workflow states, the board. */
   PlanningRoutes: ['projects', 'sprints', 'labels', 'workflow-states', 'board'],
-  /** Accounts and tokens, OAuth and /mcp, webhooks, import and export, the documentation. */
-  AccountRoutes: ['me', 'accounts', 'oauth', 'mcp', 'webhooks', 'imports', 'export', 'api-docs', 'api-reference'],
+  /** Accounts and tokens, the organisation's settings, OAuth and /mcp, webhooks, import and export, the documentation. */
+  AccountRoutes: ['me', 'accounts', 'organisation', 'oauth', 'mcp', 'webhooks', 'imports', 'export', 'api-docs', 'api-reference'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type RouteGroup = keyof typeof routeGroups | 'OtherRoutes';

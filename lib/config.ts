@@ -10,6 +10,7 @@
  */
 import { LANE_CONCURRENCY } from './model/fairness.ts';
 import { ATTACHMENT_LIMITS } from './vocabulary/attachments.ts';
+import { TRASH_RETENTION } from './vocabulary/trash.ts';
 
 /** True inside an AWS Lambda execution environment (set by the Lambda runtime, not by anyone's configuration). */
 export const onLambda = process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
@@ -83,7 +84,7 @@ function positive(value: string | undefined, fallback: number): number {
 export function positiveDays(raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const days = Number(raw);
-  if (!Number.isSafeInteger(days) || days < 1 || days > 3650) {
+  if (!Number.isSafeInteger(days) || days < TRASH_RETENTION.minDays || days > TRASH_RETENTION.maxDays) {
     throw new ConfigurationError(`TRASH_RETENTION_DAYS must be a whole number of days from 1 to 3650, not ${raw}`);
   }
   return days;
@@ -108,7 +109,7 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
       secretAccessKey: env.AWS_SECRET_ACCESS_KEY || 'local',
     },
     /** Days a deleted item stays in the trash before DynamoDB's TTL purges it (`TRASH_RETENTION_DAYS`, default 30). */
-    trashRetentionDays: positiveDays(env.TRASH_RETENTION_DAYS, 30),
+    trashRetentionDays: positiveDays(env.TRASH_RETENTION_DAYS, TRASH_RETENTION.defaultDays),
     /** The webhook delivery queue (SQS); unset locally, where an in-process queue stands in. */
     deliveryQueueUrl: env.DELIVERY_QUEUE_URL || undefined,
     /** The slow lane's queue (SQS): endpoints that keep timing out; unset locally. */

@@ -40,6 +40,7 @@ import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/project
 import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
 import { SprintCompleteBody, VelocityQuery } from './schemas/sprint-outcomes.ts';
 import { Restored, TrashEntry, TrashQuery } from './schemas/trash.ts';
+import { OrganisationSettings, OrganisationUpdateBody } from './schemas/organisation.ts';
 import { Delivery, DeliveryList, Webhook, WebhookCreateBody, WebhookUpdateBody, WebhookWithSecret } from './schemas/webhooks.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -496,6 +497,24 @@ export const routes: Route[] = [
     tag: 'Accounts',
     success: { status: 200, schema: Me, description: 'The caller' },
   }),
+  route('GET', '/api/v1/organisation', 'functions/organisation/read.ts', {
+    id: 'getOrganisation',
+    summary: "The caller's organisation and its settings (the trash's retention)",
+    tag: 'Organisation',
+    success: { status: 200, schema: OrganisationSettings, description: 'The organisation' },
+  }),
+  ...patchAndPut('/api/v1/organisation', 'functions/organisation/update.ts', {
+    id: 'updateOrganisation',
+    summary: "Change the organisation's settings (admins only); If-Match names its ETag",
+    description:
+      'The trash retention applies to items deleted from then on; items already in the trash keep their expiry (docs/trash.md). ' +
+      "Every write of the organisation's counts (a project or an account created, a webhook deleted) moves its version too.",
+    tag: 'Organisation',
+    body: OrganisationUpdateBody,
+    success: { status: 200, schema: OrganisationSettings, description: 'The organisation' },
+    conditional: true,
+    errors: [403],
+  }),
   route('GET', '/api/v1/me/issues', 'functions/me/issues.ts', {
     id: 'listMyIssues',
     summary: "The caller's assigned issues across the organisation's projects, newest update first",
@@ -592,7 +611,7 @@ export const routes: Route[] = [
       'The export file of `npm run admin -- export` (docs/import-export.md), a page at a time: the header line on the first page, ' +
       'the `end` line on the last. While more remains, `Link: <…?cursor=…>; rel="next"` names the next page; the pages, ' +
       'concatenated, are the file. A page ends after 2 MiB, after `per_page` lines, or after 40 DynamoDB calls. ' +
-      'Never in it: tokens, webhook endpoints and secrets, OAuth data.',
+      'Never in it: tokens, webhook endpoints and secrets, OAuth data. `include_trash=true`: the trashed labels too (`trash` lines before the `end` line), which an import skips.',
     tag: 'Imports',
     query: ExportQuery,
     success: { status: 200, schema: ExportLines, mediaType: 'application/x-ndjson', description: 'A page of the export' },

@@ -6,6 +6,7 @@ import { scanPages, type ScanStep } from './query.ts';
 import { nextId, nextOrgId } from './sequences.ts';
 import { attribute, itemKind, type Stored } from './item.ts';
 import { bucketStateOf, tokenItem } from './tokens.ts';
+import { newOrganisationItem, organisationCounter, organisationOf, type OrganisationFields } from './organisation.ts';
 import { addTo, putNew, getItem, batchGet, STALE, transact, updateIf, type GuardedItem } from './transactions.ts';
 
 /**
@@ -35,23 +36,9 @@ export const accountItem = itemKind({
 /** A stored account as read, before it is decoded. */
 export type AccountItem = Stored<typeof accountItem.attributes>;
 
-export interface OrganisationItem extends Organisation {
-  projects_count?: number;
-  accounts_count?: number;
-}
-
 export const toAccount = (record: object): Account => {
   const a = accountItem.decode(record);
   return { id: a.id, name: a.name, email: a.email, role: a.role, created_at: a.createdAt };
-};
-
-export const toOrganisation = (record: object): Organisation => {
-  const item = record as Record<string, unknown>;
-  return {
-    id: Number(item.id),
-    name: String(item.name),
-    created_at: String(item.created_at),
-  };
 };
 
 /**
@@ -131,15 +118,7 @@ export async function insertOrganisation(
       item: {
         Put: {
           TableName: tableName(),
-          Item: {
-            ...keys.org(orgId),
-            type: 'organisation',
-            id: orgId,
-            name,
-            projects_count: 0,
-            accounts_count: 1,
-            created_at: now,
-          },
+          Item: newOrganisationItem(orgId, name, now),
           // A fresh id from the global sequence: never taken.
           ConditionExpression: 'attribute_not_exists(PK)',
         },
@@ -165,7 +144,7 @@ export async function insertAccount(
   const now = createdAt ?? new Date().toISOString();
   await transact([
     ...accountItems(orgId, accountId, input, tokenHash, now),
-    addTo(keys.org(orgId), 'accounts_count', 1, accountRefusals.organisation),
+    addTo(keys.org(orgId), organisationCounter.accounts, 1, accountRefusals.organisation),
   ]);
   return { id: accountId, name: input.name, email: input.email, role: input.role, created_at: now };
 }
@@ -191,13 +170,9 @@ export async function getAccountWithBucket(
 export async function getAccountWithOrganisation(
   orgId: number,
   accountId: number,
-): Promise<{ account?: AccountItem; org?: OrganisationItem }> {
+): Promise<{ account?: AccountItem; org?: OrganisationFields | undefined }> {
   const [account, org] = await batchGet([keys.account(orgId, accountId), keys.org(orgId)]);
-  return { account: account as AccountItem | undefined, org: org as OrganisationItem | undefined };
-}
-
-export async function getOrganisationItem(orgId: number): Promise<OrganisationItem | undefined> {
-  return getItem<OrganisationItem>(keys.org(orgId));
+  return { account: account as AccountItem | undefined, org: organisationOf(org) };
 }
 
 /**
@@ -244,7 +219,7 @@ export async function replaceToken(
 /** A page of the organisation's accounts, read with the organisation (its `accounts_count`). */
 export async function listAccounts(orgId: number, page: PageRequest) {
   const { page: result, related } = await listPageWith(collections.accounts(orgId), page, [keys.org(orgId)]);
-  return { page: result, org: related[0] };
+  return { page: result, org: organisationOf(related[0]) };
 }
 
 /**

@@ -14,6 +14,7 @@ import { attribute, itemKind, type Fields } from './item.ts';
 import { keys, orgPk, parseProjectPk, projectPk, skPrefixes, type Key } from './keys.ts';
 import { scanPages } from './query.ts';
 import { tableDefinition } from './table.ts';
+import { organisationCounter, organisationItem } from './organisation.ts';
 import type { AttachmentRefusal } from './refusals.ts';
 import { addTo, existsCheck, getItem, isRefused, itemExists, transact, type GuardedItem } from './transactions.ts';
 
@@ -41,7 +42,7 @@ export const attachmentItem = itemKind({
 export type StoredAttachment = Fields<typeof attachmentItem.attributes>;
 
 /** The organisation's counter of attachment bytes (on its organisation item). */
-export const ORGANISATION_BYTES = 'attachment_bytes';
+export const ORGANISATION_BYTES = organisationCounter.attachmentBytes;
 /** The issue's counter of attachments (its comments' included). */
 export const ISSUE_FILES = 'attachments_count';
 
@@ -239,7 +240,7 @@ export async function removeAttachment(a: StoredAttachment): Promise<void> {
 /** The organisation's attachment bytes (its counter), read consistently. */
 export async function organisationBytes(orgId: number): Promise<number> {
   const item = await getItem(keys.org(orgId), ORGANISATION_BYTES);
-  return Number(item?.[ORGANISATION_BYTES] ?? 0);
+  return organisationItem.field(item ?? {}, 'attachmentBytes');
 }
 
 /** Whether the issue still exists (one consistent GetItem): what a refused count on it means. */
@@ -307,7 +308,7 @@ export async function readAttachmentCounters(
       FilterExpression: `#type IN (:org, :issue, :attachment)${orgId === undefined ? '' : ' AND begins_with(PK, :pk)'}`,
       ExpressionAttributeNames: { '#type': 'type' },
       ExpressionAttributeValues: {
-        ':org': 'organisation',
+        ':org': organisationItem.type,
         ':issue': 'issue',
         ':attachment': 'attachment',
         ...(orgId === undefined ? {} : { ':pk': orgPk(orgId) }),
@@ -315,8 +316,11 @@ export async function readAttachmentCounters(
     },
     (items) => {
       for (const item of items) {
-        if (item.type === 'organisation') {
-          stored.organisationBytes.set(Number(String(item.PK).slice('ORG#'.length)), Number(item[ORGANISATION_BYTES] ?? 0));
+        if (item.type === organisationItem.type) {
+          stored.organisationBytes.set(
+            Number(String(item.PK).slice('ORG#'.length)),
+            organisationItem.field(item, 'attachmentBytes'),
+          );
           continue;
         }
         const project = parseProjectPk(String(item.PK));

@@ -29,6 +29,7 @@ import {
 import { storedNumberIs, versionOf, VERSION_ATTRIBUTE, withVersion } from './versions.ts';
 import { ACTOR_ATTRIBUTE } from './stamps.ts';
 import { trashPut, trashRemovalOf } from './trash.ts';
+import { organisationOf, trashRetentionOf } from './organisation.ts';
 import { trashTitle } from '../model/trash.ts';
 
 /**
@@ -315,6 +316,18 @@ export async function readCommentPointer(orgId: number, commentId: number): Prom
   return item && pointerFromItem(commentId, item);
 }
 
+/**
+ * A comment's pointer with what its delete needs of the organisation, the trash's retention
+ * (`trashRetentionOf`), in one consistent BatchGetItem: the same one call as `readCommentPointer`.
+ */
+export async function readCommentPointerToDelete(
+  orgId: number,
+  commentId: number,
+): Promise<{ pointer: CommentPointer | undefined; retentionDays: number }> {
+  const [item, org] = await batchGet([keys.commentPointer(orgId, commentId), keys.org(orgId)]);
+  return { pointer: item && pointerFromItem(commentId, item), retentionDays: trashRetentionOf(organisationOf(org)) };
+}
+
 /** A comment found by id, with what its ancestor check found. */
 export interface FoundComment {
   item: CommentItem;
@@ -510,6 +523,7 @@ function commentTrashing(
   authorId: number,
   sprintId: number | null,
   changed: 'comment' | typeof STALE,
+  retentionDays: number,
 ): GuardedItem[] {
   const comment = commentItem.decode(stored);
   const key = { PK: String(stored.PK), SK: String(stored.SK) };
@@ -536,7 +550,7 @@ function commentTrashing(
       reason: changed,
       resource: true,
     },
-    trashPut(orgId, 'comment', stored, trashTitle(comment.body), authorId),
+    trashPut(orgId, 'comment', stored, trashTitle(comment.body), authorId, retentionDays),
   ];
 }
 
@@ -548,10 +562,22 @@ function commentTrashing(
  * with checks that the project and that sprint still exist. Refused, changing nothing, when
  * anything is not as the pointer says: the caller then reads the comment and decides on what it finds.
  */
-export async function deleteCommentAt(orgId: number, pointer: CopyingCommentPointer, authorId: number): Promise<void> {
+export async function deleteCommentAt(
+  orgId: number,
+  pointer: CopyingCommentPointer,
+  authorId: number,
+  retentionDays: number,
+): Promise<void> {
   await transact([
     // The issue's condition below holds it in the pointer's sprint: the marker's sprint.
-    ...commentTrashing(orgId, storedCommentOf(orgId, pointer), authorId, pointer.sprintId, commentRefusals.comment),
+    ...commentTrashing(
+      orgId,
+      storedCommentOf(orgId, pointer),
+      authorId,
+      pointer.sprintId,
+      commentRefusals.comment,
+      retentionDays,
+    ),
     {
       item: {
         Update: {
@@ -616,9 +642,16 @@ export async function updateComment(
  * `comments_count`, in one transaction with the same checks. A comment changed since it was read
  * is refused `STALE` (read it again).
  */
-export async function deleteComment(orgId: number, found: FoundComment, authorId: number): Promise<void> {
+export async function deleteComment(orgId: number, found: FoundComment, authorId: number, retentionDays: number): Promise<void> {
   await transact([
-    ...commentTrashing(orgId, found.item as unknown as Record<string, unknown>, authorId, found.path.issueSprintId, STALE),
+    ...commentTrashing(
+      orgId,
+      found.item as unknown as Record<string, unknown>,
+      authorId,
+      found.path.issueSprintId,
+      STALE,
+      retentionDays,
+    ),
     addTo(keys.issue(orgId, found.item.project_id, found.item.issue_id), 'comments_count', -1, commentRefusals.comment),
     ...ancestorChecks(orgId, found),
   ]);

@@ -10,6 +10,7 @@ import { listPageWith, type PageRequest } from './list.ts';
 import type { ProjectItem } from './projects.ts';
 import { nextId } from './sequences.ts';
 import { batchGet, putNew, Refused, setAssignments, transact, type GuardedItem, isRefused } from './transactions.ts';
+import { organisationOf, trashRetentionOf, type OrganisationFields } from './organisation.ts';
 import { trashedLabelKey, trashPut, trashRemoval } from './trash.ts';
 import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
 
@@ -79,6 +80,19 @@ export const toLabel = (record: object): Label => {
 export async function getLabelFamily(orgId: number, projectId: number, labelId: number) {
   const [project, label] = await batchGet([keys.project(orgId, projectId), keys.label(orgId, projectId, labelId)]);
   return { project: project as ProjectItem | undefined, label: label as LabelItem | undefined };
+}
+
+/**
+ * A label with its project and its organisation, in one consistent BatchGetItem: what its delete
+ * reads (the organisation's trash retention: `trashRetentionOf`), at no call more than `getLabelFamily`.
+ */
+export async function getLabelFamilyWithOrganisation(orgId: number, projectId: number, labelId: number) {
+  const [project, label, org] = await batchGet([
+    keys.project(orgId, projectId),
+    keys.label(orgId, projectId, labelId),
+    keys.org(orgId),
+  ]);
+  return { project: project as ProjectItem | undefined, label: label as LabelItem | undefined, org: organisationOf(org) };
 }
 
 /** A page of a project's labels in id order, read with the project (its `labels_count`; undefined if gone). */
@@ -215,7 +229,14 @@ export async function updateLabel(
  * that a restore shows it on them again at once; its purge (or expiry) takes the id off them
  * (`removeLabelFromIssues`, run by the cascade). Refusals: `label`, `project`.
  */
-export async function trashLabel(orgId: number, projectId: number, current: LabelItem, deletedBy: number): Promise<void> {
+export async function trashLabel(
+  orgId: number,
+  projectId: number,
+  current: LabelItem,
+  deletedBy: number,
+  /** The organisation as read with the label (its trash retention). */
+  org: OrganisationFields | undefined,
+): Promise<void> {
   const key = keys.label(orgId, projectId, current.id);
   const stored = current as unknown as Record<string, unknown>;
   const version = stored[VERSION_ATTRIBUTE];
@@ -235,7 +256,7 @@ export async function trashLabel(orgId: number, projectId: number, current: Labe
     },
     dropNameGuard(orgId, projectId, current.name),
     catalogueWrite(orgId, projectId, current.id, undefined, -1),
-    trashPut(orgId, 'label', stored, current.name, deletedBy),
+    trashPut(orgId, 'label', stored, current.name, deletedBy, trashRetentionOf(org)),
     ...deletionMarker(key),
   ]);
 }

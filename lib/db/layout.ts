@@ -10,6 +10,7 @@ import { deliveryItem, webhookItem } from './webhooks.ts';
 import type { Attribute, ItemKind, Placement } from './item.ts';
 import { tokenItem } from './tokens.ts';
 import { accountItem } from './accounts.ts';
+import { organisationItem } from './organisation.ts';
 import { oauthAccessTokenItem, oauthClientItem, oauthCodeItem, oauthGrantItem, oauthRefreshItem } from './oauth.ts';
 import { velocityItem } from './velocity.ts';
 
@@ -34,7 +35,7 @@ const declared = (kind: Pick<ItemKind<Record<string, Attribute<unknown>>>, 'key'
 });
 
 export const layout: LayoutRow[] = [
-  row({ PK: 'ORG#o', SK: 'ORG' }, 'organisation (+ projects/accounts count)'),
+  declared(organisationItem),
   row({ PK: 'ORG#o', SK: 'SEQ' }, 'per-organisation id sequences'),
   declared(accountItem),
   row({ PK: 'ORG#o', SK: 'EMAIL#e' }, 'e-mail uniqueness guard'),

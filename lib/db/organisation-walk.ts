@@ -1,4 +1,4 @@
-import { orgPk, projectPk } from './keys.ts';
+import { collections, orgPk, projectPk } from './keys.ts';
 import { queryPages, type QueryInput } from './query.ts';
 
 /**
@@ -53,6 +53,8 @@ export const exportCollections = {
   }),
   /** What is stored under the project's issues: their comments and activity. */
   issueContents: (orgId: number, projectId: number): WalkedCollection => ({ pk: projectPk(orgId, projectId), prefix: 'ISSUE#' }),
+  /** The organisation's trash, newest deletion first (only when the export is asked to include it). */
+  trash: (orgId: number): WalkedCollection => ({ ...collections.trash(orgId), index: 'LSI1' }),
 };
 
 const queryOf = (c: WalkedCollection): QueryInput => ({

@@ -20,6 +20,7 @@ import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { versionOf, withVersion } from './versions.ts';
 import { defaultStates, type WorkflowState } from '../model/workflow.ts';
 import { newWorkflow } from './workflow.ts';
+import { organisationCounter, organisationOf } from './organisation.ts';
 
 /**
  * Why a project write can be refused (`Refused.reason`): the project is gone, the prefix belongs
@@ -154,7 +155,7 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
     }),
     ...workflow.items,
     prefixGuardPut(orgId, input.prefix, id),
-    addTo(keys.org(orgId), 'projects_count', 1, projectRefusals.organisation),
+    addTo(keys.org(orgId), organisationCounter.projects, 1, projectRefusals.organisation),
     ...(restored && restored.lastIssueNumber > 0
       ? [
           putNew({
@@ -270,7 +271,7 @@ async function deleteOnce(orgId: number, projectId: number): Promise<void> {
       resource: true,
     },
     { item: { Delete: { TableName: tableName(), Key: keys.prefix(orgId, current.prefix) } } },
-    addTo(keys.org(orgId), 'projects_count', -1),
+    addTo(keys.org(orgId), organisationCounter.projects, -1),
     ...deletionMarker(keys.project(orgId, projectId)),
   ]);
 }
@@ -278,5 +279,5 @@ async function deleteOnce(orgId: number, projectId: number): Promise<void> {
 /** A page of the organisation's projects, read with the organisation (its `projects_count`). */
 export async function listProjects(orgId: number, page: PageRequest) {
   const { page: result, related } = await listPageWith(collections.projects(orgId), page, [keys.org(orgId)]);
-  return { page: result, org: related[0] };
+  return { page: result, org: organisationOf(related[0]) };
 }

@@ -9,6 +9,8 @@
 /** Any write: decided on a read that changed since (`STALE`), or an `If-Match` that no longer holds. */
 export type CommonRefusal = 'stale' | 'precondition' | 'condition';
 export type AccountRefusal = 'email_taken' | 'organisation';
+/** The organisation's own item: gone. */
+export type OrganisationRefusal = 'organisation';
 export type ProjectRefusal = 'project' | 'prefix_taken' | 'organisation';
 export type LabelRefusal = 'project' | 'label' | 'name_taken' | 'gone' | 'unindexed' | 'trashed';
 /** A state of a project's workflow: the project gone, the state gone, the workflow changed since it was read. */
@@ -36,6 +38,7 @@ export type AttachmentRefusal = 'project' | 'issue' | 'comment' | 'attachment' |
 export type RefusalReason =
   | CommonRefusal
   | AccountRefusal
+  | OrganisationRefusal
   | ProjectRefusal
   | LabelRefusal
   | StateRefusal

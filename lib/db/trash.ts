@@ -1,4 +1,3 @@
-import { config } from '../config.ts';
 import { deletionMarker } from './deletions.ts';
 import { trashExpiry, type TrashKind } from '../model/trash.ts';
 import { tableName } from './client.ts';
@@ -12,8 +11,9 @@ import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
 /**
  * The organisation's trash: a deleted item, whole, in the organisation's trash partition under its
  * own sort key, written in the transaction that deletes it (so it leaves every answer and enters
- * the trash at once) and listed newest deletion first (LSI1). DynamoDB's TTL purges it
- * `trashRetentionDays` after the delete (lib/config.ts); reads treat one past its time as purged
+ * the trash at once) and listed newest deletion first (LSI1). DynamoDB's TTL purges it the
+ * organisation's retention after the delete (its setting, else the stage's `trashRetentionDays`:
+ * lib/db/organisation.ts, `trashRetentionOf`), fixed then; reads treat one past its time as purged
  * (lib/model/trash.ts), since the TTL deletes some time later and DynamoDB Local never does.
  */
 export const trashItem = itemKind({
@@ -39,7 +39,8 @@ export type TrashFields = ReturnType<typeof trashItem.decode>;
 
 /**
  * The Put that moves `stored` (the item being deleted, as read) into the organisation's trash,
- * under its own sort key (`trashSkOf`).
+ * under its own sort key (`trashSkOf`), to expire `retentionDays` from now (`trashRetentionOf` the
+ * organisation, read with the item).
  */
 export function trashPut(
   orgId: number,
@@ -47,6 +48,7 @@ export function trashPut(
   stored: Record<string, unknown>,
   title: string,
   deletedBy: number,
+  retentionDays: number,
 ): GuardedItem {
   const now = Date.now();
   const sk = trashSkOf(orgId, kind, Number(stored.id));
@@ -65,7 +67,7 @@ export function trashPut(
             deletedBy,
             deletedAt: new Date(now).toISOString(),
             version: 1,
-            expiresAt: trashExpiry(now, config().trashRetentionDays),
+            expiresAt: trashExpiry(now, retentionDays),
             stored,
           }),
         },

@@ -22,6 +22,7 @@ import { trashPut, trashRemoval } from './trash.ts';
 import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
 import { attribute, itemKind, type Attribute, type Fields } from './item.ts';
 import { tableDefinition } from './table.ts';
+import { organisationCounter, organisationOf, trashRetentionOf, type OrganisationFields } from './organisation.ts';
 import type { Lane } from '../model/fairness.ts';
 
 /**
@@ -156,7 +157,7 @@ export const toDelivery = (d: DeliveryFields): Delivery => ({
 /** Creates an endpoint and counts it on the organisation, refused past `MAX_WEBHOOKS`. */
 export async function insertWebhook(orgId: number, webhook: Partial<WebhookFields> & Pick<WebhookFields, 'id'>): Promise<void> {
   await transact([
-    addTo(keys.org(orgId), 'webhooks_count', 1, webhookRefusals.limit, MAX_WEBHOOKS),
+    addTo(keys.org(orgId), organisationCounter.webhooks, 1, webhookRefusals.limit, MAX_WEBHOOKS),
     putNew({
       ...keys.webhook(orgId, webhook.id),
       LSK: listKeys.webhook(webhook.id),
@@ -169,6 +170,18 @@ export async function insertWebhook(orgId: number, webhook: Partial<WebhookField
 export async function getWebhookItem(orgId: number, webhookId: number): Promise<StoredWebhook | undefined> {
   const item = await getItem(keys.webhook(orgId, webhookId));
   return item && webhookOf(item);
+}
+
+/**
+ * An endpoint with its organisation, in one consistent BatchGetItem: what its delete reads (the
+ * organisation's trash retention: `trashRetentionOf`), at no call more than `getWebhookItem`.
+ */
+export async function getWebhookWithOrganisation(
+  orgId: number,
+  webhookId: number,
+): Promise<{ webhook?: StoredWebhook | undefined; org?: OrganisationFields | undefined }> {
+  const [webhook, org] = await batchGet([keys.webhook(orgId, webhookId), keys.org(orgId)]);
+  return { webhook: webhook && webhookOf(webhook), org: organisationOf(org) };
 }
 
 /** An endpoint and one of its deliveries, in one consistent BatchGetItem (a redelivery reads both). */
@@ -198,7 +211,7 @@ export async function allWebhooks(orgId: number): Promise<StoredWebhook[]> {
 /** A page of the organisation's endpoints (stored items: `toWebhook` answers each), with their count. */
 export async function listWebhooks(orgId: number, page: PageRequest) {
   const { page: result, related } = await listPageWith(collections.webhooks(orgId), page, [keys.org(orgId)]);
-  return { page: result, total: Number(related[0]?.webhooks_count ?? 0) };
+  return { page: result, total: organisationOf(related[0])?.webhooksCount ?? 0 };
 }
 
 /**
@@ -226,7 +239,13 @@ export async function updateWebhook(orgId: number, webhookId: number, fields: Pa
  * Deletes endpoint `current` (as read) into the organisation's trash, in one transaction: the
  * endpoint (only while it is as read: else `stale`, read again), `webhooks_count`, and the trash item.
  */
-export async function trashWebhook(orgId: number, current: StoredWebhook, deletedBy: number): Promise<void> {
+export async function trashWebhook(
+  orgId: number,
+  current: StoredWebhook,
+  deletedBy: number,
+  /** The organisation as read with the endpoint (its trash retention). */
+  org: OrganisationFields | undefined,
+): Promise<void> {
   const { stored } = current;
   await transact([
     {
@@ -251,12 +270,13 @@ export async function trashWebhook(orgId: number, current: StoredWebhook, delete
         Update: {
           TableName: tableName(),
           Key: keys.org(orgId),
-          UpdateExpression: 'ADD webhooks_count :minus',
+          UpdateExpression: 'ADD #count :minus',
+          ExpressionAttributeNames: { '#count': organisationCounter.webhooks },
           ExpressionAttributeValues: { ':minus': -1 },
         },
       },
     },
-    trashPut(orgId, 'webhook', stored, current.url, deletedBy),
+    trashPut(orgId, 'webhook', stored, current.url, deletedBy, trashRetentionOf(org)),
   ]);
 }
 
@@ -267,7 +287,7 @@ export async function trashWebhook(orgId: number, current: StoredWebhook, delete
  */
 export async function restoreWebhook(orgId: number, stored: Record<string, unknown>, deletedAt: string): Promise<void> {
   await transact([
-    addTo(keys.org(orgId), 'webhooks_count', 1, webhookRefusals.limit, MAX_WEBHOOKS),
+    addTo(keys.org(orgId), organisationCounter.webhooks, 1, webhookRefusals.limit, MAX_WEBHOOKS),
     putNew(stored),
     ...trashRemoval(orgId, String(stored.SK), deletedAt, 'restored'),
   ]);

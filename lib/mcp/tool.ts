@@ -84,6 +84,8 @@ export interface Tool {
   /** The scope it needs (lib/model/oauth.ts). */
   scope: Scope;
   adminOnly: boolean;
+  /** What its result holds (never listed: `ToolSpec.output`); its words are the API's own (test/unit/stored-names.test.ts). */
+  output: z.ZodRawShape;
   /** Runs it on behalf of the caller, with arguments already validated against `takes`. */
   call(caller: Principal, connection: Connection, args: Record<string, unknown>): Promise<CallToolResult>;
 }
@@ -136,6 +138,7 @@ export function defineTool<I extends z.core.$ZodObject, O extends z.ZodRawShape>
     takes,
     scope,
     adminOnly: spec.adminOnly === true,
+    output: spec.output,
     call: async (caller, connection, { expected_version, ...args }) => {
       const refused = outOfScope(connection, scope);
       if (refused) return refused;

@@ -2,7 +2,8 @@
  * The steps of the migrations of lib/migrations/index.ts: each calls the code of its admin command
  * (tools/cli/admin.ts) on a bounded part of the table and says where the next part starts.
  */
-import { getOrganisationItem, writeMissingTokenNames } from '../db/accounts.ts';
+import { writeMissingTokenNames } from '../db/accounts.ts';
+import { getOrganisation } from '../db/organisation.ts';
 import { writeMissingCommentPointers } from '../db/comments.ts';
 import { lastOrganisationId } from '../db/migrations.ts';
 import { attachmentCounterDifferences } from '../db/attachments.ts';
@@ -65,7 +66,7 @@ export async function reindexOrganisation(orgId: number): Promise<Record<string,
 export async function issueIndexesStep(cursor: Cursor | undefined): Promise<StepResult> {
   const last = await lastOrganisationId();
   let orgId = Number(cursor?.org ?? 0) + 1;
-  while (orgId <= last && !(await getOrganisationItem(orgId))) orgId++;
+  while (orgId <= last && !(await getOrganisation(orgId))) orgId++;
   if (orgId > last) return { cursor: undefined, counts: {} };
   const counts = await reindexOrganisation(orgId);
   return { cursor: orgId < last ? { org: orgId } : undefined, counts };
@@ -81,7 +82,7 @@ export async function issueIndexesStep(cursor: Cursor | undefined): Promise<Step
 export async function workflowStatesStep(cursor: Cursor | undefined): Promise<StepResult> {
   const last = await lastOrganisationId();
   let orgId = Number(cursor?.org ?? 0) + 1;
-  while (orgId <= last && !(await getOrganisationItem(orgId))) orgId++;
+  while (orgId <= last && !(await getOrganisation(orgId))) orgId++;
   if (orgId > last) return { cursor: undefined, counts: {} };
   const given = await giveMissingWorkflows(orgId);
   const counts = await reindexOrganisation(orgId);

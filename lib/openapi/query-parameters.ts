@@ -5,7 +5,7 @@ export const queryParameters: Readonly<Record<string, readonly string[]>> = {
   "GET /api/v1/issues": ["page","per_page","cursor","q"],
   "POST /api/v1/issues/search": ["page","per_page","cursor"],
   "POST /api/v1/imports": ["format","project_id","dry_run","keep_numbers"],
-  "GET /api/v1/export": ["cursor","per_page"],
+  "GET /api/v1/export": ["cursor","per_page","include_trash"],
   "GET /api/v1/accounts": ["page","per_page","cursor"],
   "GET /api/v1/projects": ["page","per_page","cursor"],
   "GET /api/v1/projects/{project_id}/labels": ["page","per_page","cursor"],

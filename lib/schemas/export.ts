@@ -19,6 +19,11 @@ export const ExportQuery = z.object({
       description: `At most this many lines in the page (default and most: ${EXPORT_MAX_LINES}); a page also ends after 2 MiB.`,
     },
   ),
+  include_trash: meta(z.optional(z.enum(['true', 'false'], { error: 'must be true or false' })), {
+    description:
+      "`true`: the export also carries the organisation's trash (a `trash` line per trashed label, before the `end` line; docs/import-export.md), which an import skips. " +
+      'Said on the first page: its cursor carries it on.',
+  }),
 });
 export type ExportQuery = z.output<typeof ExportQuery>;
 

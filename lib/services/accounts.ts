@@ -4,14 +4,13 @@ import {
   getAccountItem,
   getAccountWithBucket,
   getAccountWithOrganisation,
-  getOrganisationItem,
   insertAccount,
   insertOrganisation,
   listAccounts as listAccountItems,
   replaceToken,
   toAccount,
-  toOrganisation,
 } from '../db/accounts.ts';
+import { getOrganisation, toOrganisation } from '../db/organisation.ts';
 import type { PageRequest } from '../db/list.ts';
 import { rereadOnStale, STALE } from '../db/transactions.ts';
 import type { Account, AccountCreate, Organisation } from '../schemas/accounts.ts';
@@ -50,7 +49,7 @@ export async function createAccountInOrg(
   /** An export file's account (lib/services/import-export/import-export.ts): its own creation time. */
   createdAt?: string,
 ): Promise<{ account: Account; token: string }> {
-  if (!(await getOrganisationItem(orgId))) throw organisationMissing();
+  if (!(await getOrganisation(orgId))) throw organisationMissing();
   return issueAccount(orgId, input, createdAt);
 }
 
@@ -127,5 +126,5 @@ async function replaceOwnToken(caller: Principal, newHash: string | undefined): 
 
 export async function listAccounts(caller: Principal, page: PageRequest) {
   const { page: result, org } = await listAccountItems(caller.orgId, page);
-  return { page: result, items: result.items.map(toAccount), total: Number(org?.accounts_count ?? 0) };
+  return { page: result, items: result.items.map(toAccount), total: org?.accountsCount ?? 0 };
 }

@@ -152,17 +152,19 @@ export async function updateComment(caller: Principal, commentId: number, change
  * `updateComment`), and read again when it changed in between.
  */
 export async function deleteComment(caller: Principal, commentId: number): Promise<void> {
-  const pointer = await pointerOf(caller, commentId);
+  // With the organisation's trash retention, in the same one call.
+  const { pointer, retentionDays } = await store.readCommentPointerToDelete(caller.orgId, commentId);
+  if (!pointer) throw new NotFoundError('Comment');
   const { fixed, copy } = pointer;
   const fast =
     fixed && copy && fixed.authorId === caller.accountId
-      ? () => store.deleteCommentAt(caller.orgId, { ...pointer, fixed, copy }, caller.accountId)
+      ? () => store.deleteCommentAt(caller.orgId, { ...pointer, fixed, copy }, caller.accountId, retentionDays)
       : undefined;
   await fastOrRead(fast, () =>
     rereadOnStale(async () => {
       const found = await ownComment(caller, pointer, 'delete');
       // A comment changed since it was read is refused `STALE`, which passes through: read it again.
-      await refusedAs(refusals, () => store.deleteComment(caller.orgId, found, caller.accountId));
+      await refusedAs(refusals, () => store.deleteComment(caller.orgId, found, caller.accountId, retentionDays));
     }),
   );
 }

@@ -104,8 +104,11 @@ export async function updateLabel(caller: Principal, projectId: number, labelId:
 export async function deleteLabel(caller: Principal, projectId: number, labelId: number): Promise<void> {
   try {
     await rereadOnStale(async () => {
-      const { label } = await loadLabel(caller, projectId, labelId);
-      await store.trashLabel(caller.orgId, projectId, label, caller.accountId).catch((err: unknown) => {
+      // The organisation with the label (its trash retention), in the one read.
+      const { project, label, org } = await store.getLabelFamilyWithOrganisation(caller.orgId, projectId, labelId);
+      if (!project) throw new NotFoundError('Project');
+      if (!label) throw new NotFoundError('Label');
+      await store.trashLabel(caller.orgId, projectId, label, caller.accountId, org).catch((err: unknown) => {
         throw isRefused(err, 'label') ? new Refused(STALE) : err;
       });
     });

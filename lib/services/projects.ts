@@ -15,7 +15,7 @@ const refusals = {
 
 export async function listProjects(caller: Principal, page: PageRequest) {
   const { page: result, org } = await store.listProjects(caller.orgId, page);
-  return { page: result, items: result.items.map(store.toProject), total: Number(org?.projects_count ?? 0) };
+  return { page: result, items: result.items.map(store.toProject), total: org?.projectsCount ?? 0 };
 }
 
 export async function getProject(caller: Principal, projectId: number): Promise<Project> {

@@ -89,9 +89,12 @@ export async function updateWebhook(caller: Principal, webhookId: number, change
 
 /** Moves an endpoint into the organisation's trash (docs/trash.md); read first, so the trash holds it whole. */
 export async function deleteWebhook(caller: Principal, webhookId: number): Promise<void> {
+  requireAdmin(caller);
   await rereadOnStale(async () => {
-    const current = await ownWebhook(caller, webhookId);
-    await refusedAs(refusals, () => store.trashWebhook(caller.orgId, current, caller.accountId));
+    // The organisation with the endpoint (its trash retention), in the one read.
+    const { webhook: current, org } = await store.getWebhookWithOrganisation(caller.orgId, webhookId);
+    if (!current) throw new NotFoundError('Webhook');
+    await refusedAs(refusals, () => store.trashWebhook(caller.orgId, current, caller.accountId, org));
   });
 }
 

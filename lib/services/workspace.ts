@@ -50,12 +50,12 @@ export async function getWorkspace(caller: Principal, page: { limit: number; cur
   const self = accounts.find((a) => a.id === caller.accountId);
   return {
     me: { id: caller.accountId, name: self?.name ?? caller.name ?? null, role: caller.role },
-    organisation: { id: caller.orgId, name: org ? String((org as { name?: unknown }).name) : null },
+    organisation: { id: caller.orgId, name: org ? org.name : null },
     projects: shown,
-    projects_count: Number((org as { projects_count?: unknown } | undefined)?.projects_count ?? 0),
+    projects_count: org?.projectsCount ?? 0,
     next_cursor: listed.nextCursor ?? null,
     accounts: accounts.map(({ id, name }) => ({ id, name })),
-    accounts_count: Number((org as { accounts_count?: unknown } | undefined)?.accounts_count ?? accounts.length),
+    accounts_count: org?.accountsCount ?? accounts.length,
     statuses: [...issueStatuses],
     priorities: [...issuePriorities],
     types: [...issueTypes],

@@ -1,3 +1,9 @@
 /** The kinds of item the trash holds (docs/trash.md). */
 export const TRASH_KINDS = ['webhook', 'label', 'comment'] as const;
 export type TrashKind = (typeof TRASH_KINDS)[number];
+
+/**
+ * Days a deleted item stays in the trash: a stage's default (`TRASH_RETENTION_DAYS`, lib/config.ts)
+ * and an organisation's own setting (`PATCH /organisation`) are within these bounds.
+ */
+export const TRASH_RETENTION = { minDays: 1, maxDays: 3650, defaultDays: 30 } as const;

@@ -201,6 +201,11 @@ const recipes: Record<string, Recipe> = {
   'GET /api-docs/assets/api-reference.js': async (f) => one('asset', await f.admin.get('/api-docs/assets/api-reference.js')),
 
   'GET /api/v1/me': async (f) => one('me', await f.member.get('/api/v1/me')),
+  'GET /api/v1/organisation': async (f) => one('get', await f.member.get('/api/v1/organisation')),
+  'PATCH /api/v1/organisation': async (f) =>
+    one('update', await f.admin.patch('/api/v1/organisation', { organisation: { trash_retention_days: 7 } })),
+  'PUT /api/v1/organisation': async (f) =>
+    one('update', await f.admin.put('/api/v1/organisation', { organisation: { trash_retention_days: null } })),
   'GET /api/v1/me/issues': async (f) => [
     ...(await pages(f.admin, '/api/v1/me/issues')),
     // The entries' issues and projects (their catalogues) are read by the page's one BatchGet anyway.

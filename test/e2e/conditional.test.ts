@@ -99,6 +99,7 @@ function pathOf(template: string, f: Awaited<ReturnType<typeof fixture>>, backlo
 
 /** A valid body for a conditional write of each kind (so that only its precondition can refuse it). */
 function bodyOf(path: string): unknown {
+  if (path === '/api/v1/organisation') return { organisation: { trash_retention_days: 9 } };
   if (path.startsWith('/api/v1/comments')) return { comment: { body: 'changed' } };
   if (path.startsWith('/api/v1/webhooks')) return { webhook: { active: true } };
   if (path.includes('/labels/')) return { label: { name: 'changed' } };
@@ -124,6 +125,7 @@ describe('ETags and If-None-Match', () => {
     const f = await fixture(admin);
     const reads = [
       '/api/v1/me',
+      '/api/v1/organisation',
       '/api/v1/projects',
       f.projectPath,
       `${f.projectPath}/sprints`,

@@ -255,6 +255,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return { name: 'screenshot.png', content_type: 'image/png', size: 1024 };
     case 'items':
       return [{ issue: { title: 'Made issue' } }] as unknown as Record<string, unknown>;
+    case 'organisation':
+      return { trash_retention_days: 10 };
     default:
       throw new Error(`no valid payload for "${wrapper}"`);
   }
@@ -270,6 +272,8 @@ function readBackPath(wrapper: string, resource: Record<string, any>): string {
       return `${pp}/sprints/${resource.id}`;
     case 'webhook':
       return `/api/v1/webhooks/${resource.id}`;
+    case 'organisation':
+      return '/api/v1/organisation';
     case 'label':
       return `${pp}/labels/${resource.id}`;
     case 'state':

@@ -299,6 +299,25 @@ describe("tenant isolation: another organisation's data never shows", () => {
     }
   });
 
+  it("keeps A's organisation and its settings out of B's reach: B reads and changes only its own", async () => {
+    const aBefore = await a.client.get('/api/v1/organisation');
+    const own = await b.client.get('/api/v1/organisation');
+    expect(own.body.id).toBe(b.orgId);
+    expect(JSON.stringify(own.body)).not.toContain(a.tag);
+    const changed = await b.client.patch('/api/v1/organisation', { organisation: { trash_retention_days: 3 } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.id).toBe(b.orgId);
+    // A's own ETag is no tag B's organisation issued: 412, whatever the version.
+    const foreignTag = await b.client.patch(
+      '/api/v1/organisation',
+      { organisation: { trash_retention_days: 4 } },
+      { headers: { 'If-Match': aBefore.headers.get('etag')! } },
+    );
+    expect(foreignTag.status).toBe(412);
+    expect((await a.client.get('/api/v1/organisation')).body).toEqual(aBefore.body);
+    expect((await b.client.patch('/api/v1/organisation', { organisation: { trash_retention_days: null } })).status).toBe(200);
+  });
+
   it("refuses references to A's accounts and sprints in B's own writes", async () => {
     const { seeded } = a;
     const project = (await b.client.post('/api/v1/projects', { project: { name: 'B', prefix: randomPrefix() } })).body;

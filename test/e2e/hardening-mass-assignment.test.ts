@@ -195,6 +195,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return { name: `made-${tag}.txt`, content_type: 'text/plain', size: 5 };
     case 'state':
       return create ? { name: `Made ${tag}`, category: 'in_progress' } : { name: `Renamed ${tag}` };
+    case 'organisation':
+      return { trash_retention_days: 14 };
     default:
       throw new Error(`no valid payload for "${wrapper}": extend validFields`);
   }
@@ -222,6 +224,8 @@ function storedKey(wrapper: string, fx: Fixture, body: Record<string, any>): Key
       return keys.attachment(fx.orgId, fx.project.id, body.issue_id, body.id);
     case 'state':
       return keys.state(fx.orgId, fx.project.id, body.id);
+    case 'organisation':
+      return keys.org(fx.orgId);
     default:
       return keys.account(fx.orgId, body.account?.id ?? body.id);
   }
@@ -238,6 +242,7 @@ const STORED_TYPE: Record<string, string> = {
   relation: 'issue',
   attachment: 'attachment',
   state: 'state',
+  organisation: 'organisation',
 };
 
 // A completion's optional body holds a transition's options, not a resource: test/e2e/sprint-outcomes.test.ts covers it.
@@ -408,7 +413,8 @@ describe('mass assignment: read-only, foreign and internal fields are never take
     ).Item as Record<string, unknown>;
     expect(item, 'stored item').toBeDefined();
     expect(item.type).toBe(STORED_TYPE[wrapper]);
-    expect(item.org_id).toBe(fx.orgId);
+    // The organisation's own item is its id; every other item names it.
+    expect(wrapper === 'organisation' ? item.id : item.org_id).toBe(fx.orgId);
     for (const key of [
       'LSK',
       'GSI1PK',

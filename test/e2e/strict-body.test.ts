@@ -144,6 +144,8 @@ function bodiesOf(r: Route, f: Fixture): { valid: Json; misspelt: Json; meant: s
     return wrapped('sprint', { name: 'Changed', start_date: '2026-01-05' }, 'startDate', 'start_date');
   if (path.startsWith('/api/v1/webhooks'))
     return wrapped('webhook', { url: receiver!.url, events: ['project.deleted'] }, 'evnets', 'events');
+  if (path === '/api/v1/organisation')
+    return wrapped('organisation', { trash_retention_days: 12 }, 'trashRetentionDays', 'trash_retention_days');
   return wrapped('project', { name: 'Changed' }, 'descripton', 'description');
 }
 
@@ -173,7 +175,9 @@ async function answerOf(r: Route, f: Fixture, path: string): Promise<{ wrapper: 
               ? 'sprint'
               : p.startsWith('/api/v1/webhooks')
                 ? 'webhook'
-                : 'project';
+                : p === '/api/v1/organisation'
+                  ? 'organisation'
+                  : 'project';
     return { wrapper, body: await get(path) };
   }
   if (p === '/api/v1/accounts') {

@@ -198,6 +198,11 @@ describe('strict query parameters', () => {
     expect((await f.admin.get(`/api/v1/me/issues?status=todo&per_page=5`)).status).toBe(200);
     expect((await f.admin.get(`/api/v1/me/issues?priority=high&type=bug&due_after=2000-01-01&per_page=5`)).status).toBe(200);
     expect((await f.admin.get(`${f.p}/velocity?sprints=3`)).status).toBe(200);
+    // The export takes `include_trash` (docs/import-export.md); a misspelling of it is named with it.
+    expect((await f.admin.get('/api/v1/export?include_trash=true&per_page=1')).status).toBe(200);
+    const misspelt = await f.admin.get('/api/v1/export?include_trashed=true');
+    expect(misspelt.status).toBe(422);
+    expect(misspelt.body.errors.join(' ')).toContain('include_trash');
     const search = await f.admin.get('/api/v1/issues?q=backlog&per_page=5&page=1');
     expect(search.status).toBe(200);
     expect(search.body.map((i: Json) => i.title)).toEqual(['In the backlog']);

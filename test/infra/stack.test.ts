@@ -617,6 +617,9 @@ const expectedGrants: Record<string, Expected> = {
   'functions/trash/read.ts': read(lists),
   'functions/trash/restore.ts': write(),
   'functions/trash/delete.ts': write(),
+  // The organisation: one GetItem of its item; a change, one UpdateItem of it.
+  'functions/organisation/read.ts': read(),
+  'functions/organisation/update.ts': write(),
   'functions/webhooks/rotate-secret.ts': write(),
   'functions/webhooks/redeliver.ts': write(),
   'functions/change-feed.ts': { table: [...writes, 'dynamodb:BatchWriteItem'], indexes: ['LSI1'] },

@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { getOrganisationItem } from '../../lib/db/accounts.ts';
+import { getOrganisation } from '../../lib/db/organisation.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys, type Key } from '../../lib/db/keys.ts';
 import { nextId } from '../../lib/db/sequences.ts';
@@ -22,8 +22,8 @@ async function newCaller(): Promise<Principal> {
 
 const getItem = async (key: Key) =>
   (await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
-const projectsCount = async (orgId: number) => Number((await getOrganisationItem(orgId))?.projects_count);
-const accountsCount = async (orgId: number) => Number((await getOrganisationItem(orgId))?.accounts_count);
+const projectsCount = async (orgId: number) => (await getOrganisation(orgId))?.projectsCount;
+const accountsCount = async (orgId: number) => (await getOrganisation(orgId))?.accountsCount;
 const allProjects = async (caller: Principal) => (await listProjects(caller, { page: 1, perPage: 100 })).items;
 const allAccounts = async (caller: Principal) => (await listAccounts(caller, { page: 1, perPage: 100 })).items;
 

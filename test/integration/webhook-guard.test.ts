@@ -176,7 +176,7 @@ describe('an endpoint deleted while its attempt runs', () => {
     let orgId = 0;
     // The receiver deletes the endpoint, then answers 500 once the delete is done.
     r.respond = () => {
-      deleting ??= getWebhookItem(orgId, 1).then((w) => trashWebhook(orgId, w!, 1));
+      deleting ??= getWebhookItem(orgId, 1).then((w) => trashWebhook(orgId, w!, 1, undefined));
       return { status: 500, delayMs: 500 };
     };
     const org = await newOrganisation();

@@ -102,19 +102,19 @@ describe('the route table', () => {
     expect(routes.filter((r) => r.authServer && r.operation.tag !== 'OAuth')).toEqual([]);
   });
 
-  it('marks as conditional (If-Match) exactly PATCH, PUT and DELETE of a resource, the sprint transitions and a revert', () => {
+  it('marks as conditional (If-Match) exactly PATCH, PUT and DELETE of a resource (the organisation among them), the sprint transitions and a revert', () => {
     const conditional = routes.filter((r) => r.operation.conditional).map((r) => `${r.method} ${r.path}`);
     const expected = routes
       .filter(
         (r) =>
-          (['PATCH', 'PUT', 'DELETE'].includes(r.method) && r.path.includes('{')) ||
+          (['PATCH', 'PUT', 'DELETE'].includes(r.method) && (r.path.includes('{') || r.path === '/api/v1/organisation')) ||
           /\/sprints\/\{sprint_id\}\/(activate|activation|complete|completion)$/.test(r.path) ||
           r.path === '/api/v1/activity/{activity_id}/revert',
       )
       .map((r) => `${r.method} ${r.path}`);
     expect(conditional).toEqual(expected);
-    // … and DELETE of a relation (If-Match names its issue), of an attachment, of a trashed item (its purge), and a revert (its issue's)
-    expect(conditional.length).toBe(2 * 7 + 7 + 4 + 3 + 1 + 1 + 1 + 1);
+    // … and DELETE of a relation (If-Match names its issue), of an attachment, of a trashed item (its purge), and a revert (its issue's); the organisation's PATCH and PUT
+    expect(conditional.length).toBe(2 * 7 + 7 + 4 + 3 + 1 + 1 + 1 + 1 + 2);
   });
 
   it('gives GETs read-only access and every other method write access, unless a row says otherwise', () => {

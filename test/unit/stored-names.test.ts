@@ -5,6 +5,8 @@ import { layout } from '../../lib/db/layout.ts';
 import { listCounterStored, storedCounter } from '../../lib/db/counters.ts';
 import { issueCounters, OPEN_BLOCKERS } from '../../lib/model/derivations.ts';
 import { buildOpenApiDocument } from '../../tools/openapi/document.ts';
+import * as z from 'zod';
+import { tools } from '../../lib/mcp/tools/index.ts';
 
 /**
  * Only `lib/db` knows how items are stored (docs/architecture.md): the names the table stores that
@@ -14,7 +16,10 @@ import { buildOpenApiDocument } from '../../tools/openapi/document.ts';
  */
 const root = resolve(import.meta.dirname, '../..');
 
-/** Property names of every schema of the published document, and its parameters' names (`webhook_id`): the API's own words. */
+/**
+ * Property names of every schema of the published document, and its parameters' names (`webhook_id`),
+ * and those of every MCP tool's result (`get_workspace`'s `projects_count`): the API's own words.
+ */
 function apiNames(): Set<string> {
   const names = new Set<string>();
   const walk = (x: unknown): void => {
@@ -28,6 +33,7 @@ function apiNames(): Set<string> {
     }
   };
   walk(buildOpenApiDocument());
+  for (const tool of tools) walk(z.toJSONSchema(z.object(tool.output), { unrepresentable: 'any', io: 'output' }));
   return names;
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, readConfig } from '../../lib/config.ts';
 import { isExpired, parseTrashId, trashExpiry, trashId, trashTitle, TRASH_TITLE_LENGTH } from '../../lib/model/trash.ts';
+import { organisationItem, trashRetentionOf } from '../../lib/db/organisation.ts';
+import { config } from '../../lib/config.ts';
 
 describe('the trash’s rules (lib/model/trash.ts)', () => {
   it('expires an item the retention period after its delete, to the second', () => {
@@ -37,5 +39,15 @@ describe('the trash’s rules (lib/model/trash.ts)', () => {
     for (const bad of ['0', '3651', '1.5', 'ten']) {
       expect(() => readConfig({ TRASH_RETENTION_DAYS: bad }, false), bad).toThrow(ConfigurationError);
     }
+  });
+
+  it("keeps an organisation's own retention when it has one, else the stage's; absent on its item, none", () => {
+    const stored = { PK: 'ORG#1', SK: 'ORG', id: 1, name: 'O', created_at: '2026-01-01T00:00:00.000Z' };
+    const none = organisationItem.decode(stored);
+    expect(none.trashRetentionDays).toBeNull();
+    expect(trashRetentionOf(none)).toBe(config().trashRetentionDays);
+    expect(trashRetentionOf(undefined)).toBe(config().trashRetentionDays);
+    expect(trashRetentionOf(organisationItem.decode({ ...stored, trash_retention_days: 7 }))).toBe(7);
+    expect(organisationItem.encode({ trashRetentionDays: 7 })).toEqual({ trash_retention_days: 7 });
   });
 });

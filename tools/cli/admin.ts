@@ -47,9 +47,10 @@ Commands:
                                   organisation; --keep-numbers: DI-127 stays DI-127 where it is free;
                                   --files: an export's attachment files, re-uploaded; see
                                   docs/import-export.md)
-  export --org ID [--out FILE] [--files DIR]
+  export --org ID [--out FILE] [--files DIR] [--include-trash]
                                   (the organisation as JSON Lines, to the file or to stdout; --files: each
-                                  attachment's file too, into DIR, named as its line's "file" says)
+                                  attachment's file too, into DIR, named as its line's "file" says;
+                                  --include-trash: the trashed labels too, as "trash" lines an import skips)
 
 Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID,
 WEBHOOK_SECRET_KMS_KEY_ID — see docs/configuration.md.`;
@@ -87,9 +88,9 @@ const optionalFlags: Record<string, string[]> = {
   'webhooks:encrypt-secrets': ['org'],
   'migrations:run': ['steps'],
   import: ['project', 'dry-run', 'keep-numbers', 'mapping', 'files'],
-  export: ['out', 'files'],
+  export: ['out', 'files', 'include-trash'],
 };
-const booleanFlags = new Set(['dry-run', 'keep-numbers']);
+const booleanFlags = new Set(['dry-run', 'keep-numbers', 'include-trash']);
 
 function parse(argv: string[]) {
   const [command, ...rest] = argv;
@@ -183,8 +184,8 @@ async function main() {
       if (!useAws || !usagePlanId)
         throw new UsageError('org:api-key needs AWS_REGION and USAGE_PLAN_ID (the stack output UsagePlanId)');
       const orgId = positiveInt(values.org!, 'org');
-      const { getOrganisationItem } = await import('../../lib/db/accounts.ts');
-      if (!(await getOrganisationItem(orgId))) throw new Error(`organisation ${orgId} does not exist in ${tableName}`);
+      const { getOrganisation } = await import('../../lib/db/organisation.ts');
+      if (!(await getOrganisation(orgId))) throw new Error(`organisation ${orgId} does not exist in ${tableName}`);
       const { ensureUsagePlanKey } = await import('./usage-plan.ts');
       return { usage_plan_key: await ensureUsagePlanKey(await apiGateway(), usagePlanId, orgId) };
     }

@@ -64,7 +64,12 @@ async function readMapping(path: string) {
 export async function runExport(values: Record<string, string | undefined>, positiveInt: (v: string, flag: string) => number) {
   const { writeExport } = await import('../../lib/services/import-export/attachment-files.ts');
   const out = values.out === undefined ? process.stdout : createWriteStream(values.out);
-  const written = await writeExport(positiveInt(values.org as string, 'org'), out, values.files);
+  const written = await writeExport(
+    positiveInt(values.org as string, 'org'),
+    out,
+    values.files,
+    values['include-trash'] === 'true',
+  );
   const summary = { ...(values.out === undefined ? {} : { written: values.out }), ...written };
   if (values.out === undefined) {
     if (written.files) process.stderr.write(`admin: export: ${JSON.stringify(summary)}\n`);

@@ -153,6 +153,9 @@ export const samples: Record<string, Sample> = {
   },
   updateWebhook: { body: { webhook: { events: ['issue.created', 'sprint.completed'] } } },
   replaceWebhook: { body: { webhook: { active: true } } },
+  // The organisation's trash retention (docs/api.md): 14 days, then back to the stage's default.
+  updateOrganisation: { body: { organisation: { trash_retention_days: 14 } } },
+  replaceOrganisation: { body: { organisation: { trash_retention_days: null } } },
   redeliverWebhookDelivery: { params: { delivery_id: 'msg_sample' } },
   // An import job of GitHub issues into project 1 (docs/import-export.md); its id is answered by the POST.
   createImportJob: {

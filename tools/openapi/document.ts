@@ -408,6 +408,7 @@ export function buildOpenApiDocument(routes: readonly Route[] = allRoutes): Open
 const tagDescriptions: Record<string, string> = {
   Documentation: 'This document and the interactive reference that renders it (no token needed).',
   Accounts: 'The caller, the accounts of its organisation, and API tokens.',
+  Organisation: "The caller's organisation and its settings (the trash's retention period; admins change them).",
   Issues: "Issues of a sprint, an organisation's search, and an issue by its key.",
   Imports: 'Importing issues from Jira (CSV) and GitHub (JSON), and exporting an organisation.',
   Projects: 'Projects: the top of the hierarchy, each with its issue prefix.',

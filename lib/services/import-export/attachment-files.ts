@@ -90,11 +90,13 @@ export async function writeExport(
   orgId: number,
   out: Writable,
   folder: string | undefined,
+  /** The export includes the organisation's trash (`--include-trash`). */
+  includeTrash = false,
 ): Promise<{ lines: number; files?: FilesWritten }> {
   if (folder !== undefined) mkdirSync(folder, { recursive: true });
   const files: FilesWritten | undefined = folder === undefined ? undefined : { folder, files: 0, bytes: 0, missing: [] };
   let lines = 0;
-  for await (const text of exportOrganisation(orgId)) {
+  for await (const text of exportOrganisation(orgId, new Date(), includeTrash)) {
     lines += 1;
     if (!out.write(`${text}\n`)) await new Promise((resolve) => out.once('drain', resolve));
     if (!files || !text.startsWith('{"kind":"attachment"')) continue;

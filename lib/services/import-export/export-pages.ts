@@ -44,7 +44,8 @@ export function decodeExportCursor(cursor: string, orgId: number): ExportPositio
     (p.step !== undefined && !isInt(p.step, 5)) ||
     (p.list !== undefined && p.list !== null && !isInt(p.list, Number.MAX_SAFE_INTEGER)) ||
     (p.place !== undefined && !isInt(p.place, Number.MAX_SAFE_INTEGER)) ||
-    (p.digest !== undefined && !(typeof p.digest === 'string' && /^[0-9a-f]{64}$/.test(p.digest)))
+    (p.digest !== undefined && !(typeof p.digest === 'string' && /^[0-9a-f]{64}$/.test(p.digest))) ||
+    (p.trash !== undefined && p.trash !== true)
   )
     throw invalid();
   return p as ExportPosition;
@@ -59,11 +60,15 @@ export interface ExportPage {
 
 export async function exportPage(
   caller: Principal,
-  query: { cursor?: string | undefined; per_page?: string | undefined },
+  query: { cursor?: string | undefined; per_page?: string | undefined; include_trash?: 'true' | 'false' | undefined },
   bounds: { bytes: number; calls: number } = { bytes: EXPORT_PAGE_BYTES, calls: EXPORT_PAGE_CALLS },
 ): Promise<ExportPage> {
   if (caller.role !== 'admin') throw new ForbiddenError('Only admins may export');
-  const position = query.cursor === undefined ? exportStart() : decodeExportCursor(query.cursor, caller.orgId);
+  const includeTrash = query.include_trash === 'true';
+  const position = query.cursor === undefined ? exportStart(includeTrash) : decodeExportCursor(query.cursor, caller.orgId);
+  // The cursor carries whether the export includes the trash: a later page may repeat it, not change it.
+  if (query.cursor !== undefined && query.include_trash !== undefined && includeTrash !== (position.trash === true))
+    throw new ValidationError(['include_trash must be what the first page of this export said (its cursor carries it)']);
   const maxLines = query.per_page === undefined ? Infinity : Number(query.per_page);
   const chunks: string[] = [];
   let bytes = 0;

@@ -20,7 +20,10 @@ import { toComment } from '../../db/comments.ts';
 import { toActivity } from '../activity.ts';
 import { attachmentAnswer, attachmentItem } from '../../db/attachments.ts';
 import { exportedFileName } from '../../model/attachments.ts';
-import { getOrganisationItem, toAccount } from '../../db/accounts.ts';
+import { toAccount } from '../../db/accounts.ts';
+import { getOrganisation } from '../../db/organisation.ts';
+import { trashItem, type TrashFields } from '../../db/trash.ts';
+import { isExpired, trashId, type TrashKind } from '../../model/trash.ts';
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 
 /**
@@ -30,7 +33,10 @@ import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
  * and activity entry, each with `kind`; then an `end` line with the counts and the digest
  * of the lines before it. Read page by page (each DynamoDB page is written out before the next is
  * read), so memory stays bounded at any size. Never written: tokens, webhook endpoints and their
- * secrets, OAuth data, idempotency records.
+ * secrets (trashed ones too), OAuth data, idempotency records. Asked to (`include_trash`), it also
+ * writes the organisation's trash before the `end` line: a `trash` line per trashed item of a kind
+ * an export carries (labels today), `{id, item_kind, deleted_at, deleted_by, deleted_by_email,
+ * expires_at, item}`, `item` as the item's own line would show it. An import skips them.
  */
 
 /** An activity entry's line: as stored, under the id the API shows (what a revert's `reverts` names). */
@@ -59,7 +65,7 @@ type Key = WalkKey;
 /**
  * Where an export stands, between two lines: enough to go on from there in another request
  * (`GET /api/v1/export`'s cursor). `stage` 0 is before the header, 1 in the accounts, 2 in the
- * projects, 3 before the `end` line, 4 done. In the projects: `before` is the key of the project
+ * projects, 3 in the trash (`trash`: only when asked) and before the `end` line, 4 done. In the projects: `before` is the key of the project
  * before the current one (null: the first), `step` what of the project comes next (0 its line,
  * 1 labels, 2 sprints, 3 sprint issues, 4 backlog issues, 5 comments, attachments and activity), `after` the
  * key of the last item written in that step; `list` and `place` the issues' list and place so far.
@@ -74,9 +80,15 @@ export interface ExportPosition {
   place?: number | undefined;
   /** The digest of the lines written so far (`chainDigest`). */
   digest?: string | undefined;
+  /** The export includes the trash (`include_trash`); absent: it does not. */
+  trash?: true | undefined;
 }
 
-export const exportStart = (): ExportPosition => ({ stage: 0, counts: {} });
+export const exportStart = (includeTrash = false): ExportPosition => ({
+  stage: 0,
+  counts: {},
+  ...(includeTrash ? { trash: true as const } : {}),
+});
 
 /** A copy of `p` that later steps of the walk do not change. */
 export const exportPositionSnapshot = (p: ExportPosition): ExportPosition => JSON.parse(JSON.stringify(p)) as ExportPosition;
@@ -144,7 +156,7 @@ export async function* walkExport(
         JSON.stringify({
           format: EXPORT_FORMAT,
           version: EXPORT_VERSION,
-          organisation: { id: orgId, name: String(org.name) },
+          organisation: { id: orgId, name: org.name },
           exported_at: (options.now ?? new Date()).toISOString(),
         }),
       );
@@ -155,7 +167,7 @@ export async function* walkExport(
         yield line('account', toAccount(a));
       }
       Object.assign(position, { stage: 2, after: undefined, before: null, step: 0 });
-    } else if (position.stage === 2) {
+    } else if (position.stage === 2 || (position.stage === 3 && position.trash)) {
       let start: Key | undefined;
       do {
         const page = await read(exportCollections.accounts(orgId), start);
@@ -183,6 +195,14 @@ export async function* walkExport(
       });
     }
     if (position.stage === 3) {
+      if (position.trash) {
+        const now = (options.now ?? new Date()).getTime();
+        for await (const item of items(exportCollections.trash(orgId))) {
+          const trashed = trashItem.decode(item);
+          const shown = trashedLines[trashed.kind];
+          if (shown && !isExpired(trashed.expiresAt, now)) yield line('trash', trashLine(trashed, shown(trashed.stored)));
+        }
+      }
       position.stage = 4;
       yield JSON.stringify({ kind: 'end', counts, digest: position.digest ?? '' });
     }
@@ -252,6 +272,19 @@ export async function* walkExport(
     }
   }
 
+  /** A trashed item's line: what the trash shows of it, and the item as its own line would. */
+  function trashLine(t: TrashFields, item: object) {
+    return {
+      id: trashId(t.kind, t.itemId),
+      item_kind: t.kind,
+      deleted_at: t.deletedAt,
+      deleted_by: t.deletedBy,
+      deleted_by_email: email(t.deletedBy),
+      expires_at: new Date(t.expiresAt * 1000).toISOString(),
+      item,
+    };
+  }
+
   /**
    * A ready attachment's manifest line: everything its import needs to re-create it, and `file`,
    * where its bytes lie in the folder of files. A pending one (declared, its file never completed)
@@ -265,14 +298,22 @@ export async function* walkExport(
   }
 }
 
+/**
+ * The trashed kinds an export writes, each with its item as its own line shows it (a label as a
+ * `label` line). A kind with none is left out: an export never carries webhook endpoints.
+ */
+const trashedLines: Partial<Record<TrashKind, (stored: Record<string, unknown>) => object>> = {
+  label: (stored) => dropVersion(toLabel(stored)),
+};
+
 async function readOrganisation(orgId: number, options: ExportWalkOptions) {
   if (options.mayRead && !options.mayRead()) throw new Paused();
-  const org = await getOrganisationItem(orgId);
+  const org = await getOrganisation(orgId);
   if (!org) throw new NotFoundError('Organisation');
   return org;
 }
 
 /** The lines of an organisation's export, each a JSON document without its line break. */
-export async function* exportOrganisation(orgId: number, now = new Date()): AsyncGenerator<string> {
-  yield* walkExport(orgId, exportStart(), { now });
+export async function* exportOrganisation(orgId: number, now = new Date(), includeTrash = false): AsyncGenerator<string> {
+  yield* walkExport(orgId, exportStart(includeTrash), { now });
 }

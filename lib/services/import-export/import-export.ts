@@ -138,7 +138,8 @@ export interface ExportAttachmentsReport {
 
 type Line = Record<string, unknown> & { kind?: string };
 
-const kinds = new Set(['account', 'project', 'label', 'sprint', 'issue', 'comment', 'attachment', 'activity', 'end']);
+/** The kinds of line; `trash` (an export that includes the trash) is checked and skipped: an import never brings a trashed item back. */
+const kinds = new Set(['account', 'project', 'label', 'sprint', 'issue', 'comment', 'attachment', 'activity', 'trash', 'end']);
 
 /** The lines of a text given in chunks, each with its number (from 1). */
 async function* linesOf(chunks: Chunks): AsyncGenerator<{ n: number; text: string }> {
@@ -370,6 +371,9 @@ class ExportImport {
             break;
           case 'end':
             await this.closeProject();
+            break;
+          case 'trash':
+            // A trashed item stays out: an import never brings one back, live or into a trash (docs/import-export.md).
             break;
           default:
             // Activity: the third reading, once every id is known.
