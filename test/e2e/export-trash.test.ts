@@ -14,7 +14,7 @@ import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 /**
  * An export that includes the trash (docs/import-export.md: `include_trash`): a `trash` line per
- * trashed label before the `end` line, counted and digested like every line, webhooks never; the
+ * trashed label or comment before the `end` line, counted and digested like every line, webhooks never; the
  * same over REST pages of any size as from the CLI; without it, the export is what it was; an
  * import of such a file skips the trash lines, bringing no trashed item back as a live one.
  */
@@ -163,6 +163,41 @@ describe('an export that includes the trash', () => {
       expect(res.status, bad).toBe(422);
       expect(res.body.errors.join(' '), bad).toContain('include_trash');
     }
+  });
+
+  it("carries a trashed comment as its own comment line showed it, with its author's e-mail; its import brings it back nowhere", async () => {
+    const { admin, member, org } = await orgWithClients(gateway);
+    const project = await ok(admin.post('/api/v1/projects', { project: { name: 'Comments', prefix: randomPrefix() } }));
+    const p = `/api/v1/projects/${project.id}`;
+    const issue = await ok(admin.post(`${p}/issues`, { issue: { title: 'Commented' } }));
+    const kept = await ok(admin.post(`${p}/issues/${issue.id}/comments`, { comment: { body: 'Kept' } }));
+    const gone = await ok(member.post(`${p}/issues/${issue.id}/comments`, { comment: { body: 'Gone\nwith a second line' } }));
+    const before = parse(await pages(admin, '/api/v1/export'));
+    const { kind: _kind, ...asExported } = before.find((l) => l.kind === 'comment' && l.id === gone.id)!;
+    expect(asExported.author_email).toBe((await ok(member.get('/api/v1/me'))).account.email);
+    expect((await member.delete(`/api/v1/comments/${gone.id}`)).status).toBe(204);
+
+    const lines = parse(await pages(admin, '/api/v1/export?include_trash=true'));
+    expect(lines.filter((l) => l.kind === 'comment').map((l) => l.id)).toEqual([kept.id]);
+    const trash = lines.filter((l) => l.kind === 'trash');
+    expect(trash).toEqual([
+      expect.objectContaining({ id: `comment-${gone.id}`, item_kind: 'comment', deleted_by: org.member.id, item: asExported }),
+    ]);
+
+    const path = join(folder, 'comments.jsonl');
+    const out = createWriteStream(path);
+    for (const l of lines) out.write(`${JSON.stringify(l)}\n`);
+    out.end();
+    await once(out, 'finish');
+    const target = await newOrganisation();
+    const report = await importExport({ orgId: target.orgId }, () => createReadStream(path, 'utf8'));
+    expect(report.errors).toEqual([]);
+    const there = apiClient(gateway.baseUrl, target.admin.token);
+    const [copy] = (await ok(there.get('/api/v1/projects'))) as Line[];
+    const [imported] = (await ok(there.get(`/api/v1/projects/${copy!.id}/issues`))) as Line[];
+    const comments = (await ok(there.get(`/api/v1/projects/${copy!.id}/issues/${imported!.id}/comments`))) as Line[];
+    expect(comments.map((c) => c.body)).toEqual(['Kept']);
+    expect(await ok(there.get('/api/v1/trash'))).toEqual([]);
   });
 
   it('imports from the real file without bringing a trashed label back: not live, not in the trash', async () => {

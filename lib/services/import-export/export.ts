@@ -200,7 +200,7 @@ export async function* walkExport(
         for await (const item of items(exportCollections.trash(orgId))) {
           const trashed = trashItem.decode(item);
           const shown = trashedLines[trashed.kind];
-          if (shown && !isExpired(trashed.expiresAt, now)) yield line('trash', trashLine(trashed, shown(trashed.stored)));
+          if (shown && !isExpired(trashed.expiresAt, now)) yield line('trash', trashLine(trashed, shown(trashed.stored, email)));
         }
       }
       position.stage = 4;
@@ -300,10 +300,14 @@ export async function* walkExport(
 
 /**
  * The trashed kinds an export writes, each with its item as its own line shows it (a label as a
- * `label` line). A kind with none is left out: an export never carries webhook endpoints.
+ * `label` line, a comment as a `comment` line, its author's e-mail by `email`). A kind with none is
+ * left out: an export never carries webhook endpoints.
  */
-const trashedLines: Partial<Record<TrashKind, (stored: Record<string, unknown>) => object>> = {
+const trashedLines: Partial<
+  Record<TrashKind, (stored: Record<string, unknown>, email: (accountId: unknown) => string | null) => object>
+> = {
   label: (stored) => dropVersion(toLabel(stored)),
+  comment: (stored, email) => ({ ...dropVersion(toComment(stored)), author_email: email(stored.author_id) }),
 };
 
 async function readOrganisation(orgId: number, options: ExportWalkOptions) {
