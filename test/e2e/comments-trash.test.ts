@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { expectTrashedBy, pastRetention } from '../support/trash.ts';
 import { eventually, bounds } from '../support/eventually.ts';
 import { mcpClient } from '../support/mcp.ts';
 import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
@@ -116,10 +117,7 @@ describe('comments in the trash', () => {
       title: 'Mine, edited…',
       deleted_by: org.member.id,
     };
-    expect((await member.get('/api/v1/trash')).body).toEqual([expect.objectContaining(entry)]);
-    expect((await admin.get('/api/v1/trash?kind=comment')).body).toEqual([expect.objectContaining(entry)]);
-    expect((await admin.get('/api/v1/trash?kind=label')).body).toEqual([]);
-    expect((await member.get(`/api/v1/trash/comment-${f.mine.id}`)).body).toMatchObject(entry);
+    await expectTrashedBy(member, admin, entry, 'label');
 
     const restored = await member.post(`/api/v1/trash/comment-${f.mine.id}/restore`);
     expect(restored.status).toBe(200);
@@ -233,14 +231,7 @@ describe('comments in the trash', () => {
     expect((await member.post(`/api/v1/trash/comment-${f.mine.id}/restore`)).status).toBe(404);
 
     // Past its retention: treated as purged at once; the TTL's delete then leaves nothing.
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: trashKey(org.orgId, f.first.id),
-        UpdateExpression: 'SET expires_at = :past',
-        ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
-      }),
-    );
+    await pastRetention(trashKey(org.orgId, f.first.id));
     expect((await admin.get('/api/v1/trash')).body).toEqual([]);
     expect((await admin.post(`/api/v1/trash/comment-${f.first.id}/restore`)).status).toBe(404);
     await db.send(new DeleteCommand({ TableName: tableName(), Key: trashKey(org.orgId, f.first.id) }));

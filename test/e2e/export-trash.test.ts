@@ -2,14 +2,13 @@ import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync 
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
 import { trashedLabelKey } from '../../lib/db/trash.ts';
 import { writeExport } from '../../lib/services/import-export/attachment-files.ts';
 import { exportOrganisation } from '../../lib/services/import-export/export.ts';
 import { importExport } from '../../lib/services/import-export/import-export.ts';
 import { apiClient, newOrganisation, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { pastRetention } from '../support/trash.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 /**
@@ -86,14 +85,7 @@ describe('an export that includes the trash', () => {
     const { admin, org } = await orgWithClients(gateway);
     const f = await seed(admin);
     // `old` is past its retention (the TTL has not removed it yet): left out, as the trash list leaves it out.
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: trashedLabelKey(org.orgId, f.old.id),
-        UpdateExpression: 'SET expires_at = :past',
-        ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 10 },
-      }),
-    );
+    await pastRetention(trashedLabelKey(org.orgId, f.old.id), 10);
     const text = await pages(admin, '/api/v1/export?include_trash=true');
     const lines = parse(text);
     const trash = lines.filter((l) => l.kind === 'trash');

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { nextLink, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { pastRetention } from '../support/trash.ts';
 import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
 
 /**
@@ -149,14 +150,7 @@ describe('the trash', () => {
     const orgId = org.orgId;
     const w = await endpoint(admin);
     await admin.delete(`/api/v1/webhooks/${w.id}`);
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.trash(orgId, keys.webhook(orgId, w.id).SK),
-        UpdateExpression: 'SET expires_at = :past',
-        ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
-      }),
-    );
+    await pastRetention(keys.trash(orgId, keys.webhook(orgId, w.id).SK));
     expect((await admin.get('/api/v1/trash')).body).toEqual([]);
     expect((await admin.get(`/api/v1/trash/webhook-${w.id}`)).status).toBe(404);
     expect((await admin.post(`/api/v1/trash/webhook-${w.id}/restore`)).status).toBe(404);
