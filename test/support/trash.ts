@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import type { Key } from '../../lib/db/keys.ts';
-import type { ApiClient } from './api.ts';
+import { orgWithClients, type ApiClient } from './api.ts';
 
 /**
  * Puts a trash item past its retention, as if its time had come (`secondsAgo` before now): reads
@@ -33,4 +33,23 @@ export async function expectTrashedBy(
   expect((await admin.get(`/api/v1/trash?kind=${entry.kind}`)).body).toEqual([expect.objectContaining(entry)]);
   expect((await admin.get(`/api/v1/trash?kind=${otherKind}`)).body).toEqual([]);
   expect((await member.get(`/api/v1/trash/${entry.id}`)).body).toMatchObject(entry);
+}
+
+/**
+ * An item an admin deleted (`path`: its trash item's, `/api/v1/trash/label-40`) as others meet it:
+ * a member neither lists, reads nor restores it (404) and may not purge it (403); another
+ * organisation's admin neither reads nor restores it (404).
+ */
+export async function expectHiddenFromOthers(
+  member: ApiClient,
+  gateway: Parameters<typeof orgWithClients>[0],
+  path: string,
+): Promise<void> {
+  expect((await member.get('/api/v1/trash')).body).toEqual([]);
+  expect((await member.get(path)).status).toBe(404);
+  expect((await member.post(`${path}/restore`)).status).toBe(404);
+  expect((await member.delete(path)).status).toBe(403);
+  const other = await orgWithClients(gateway);
+  expect((await other.admin.get(path)).status).toBe(404);
+  expect((await other.admin.post(`${path}/restore`)).status).toBe(404);
 }
