@@ -141,6 +141,24 @@ function issueIn(sprintId: number | null, values: Record<string, unknown> = {}) 
       };
 }
 
+/**
+ * Its issue's `comments_count` moved `by` a comment's write, on condition that the issue is there,
+ * in sprint `sprintId` (null: in the backlog); refused `issue` otherwise.
+ */
+function commentsCountOn(orgId: number, ref: IssueRef, by: number): GuardedItem {
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.issue(orgId, ref.projectId, ref.issueId),
+        UpdateExpression: `ADD ${issueItem.stored('commentsCount')} :by`,
+        ...issueIn(ref.sprintId, { ':by': by }),
+      },
+    },
+    reason: commentRefusals.issue,
+  };
+}
+
 /** What a comment is written with; an import gives the source's times (else now). */
 export interface CommentFields {
   body: string;
@@ -226,23 +244,7 @@ export async function insertComment(
 ): Promise<Comment> {
   const { comment, items } = newComment(orgId, id, ref, fields);
   // The ancestors first: when several are gone, the refusal names the outermost, as a read would.
-  await transact([
-    existsCheck(keys.project(orgId, ref.projectId), commentRefusals.project),
-    ...(ref.sprintId === null ? [] : [existsCheck(keys.sprint(orgId, ref.projectId, ref.sprintId), commentRefusals.sprint)]),
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.issue(orgId, ref.projectId, ref.issueId),
-          UpdateExpression: 'ADD comments_count :one',
-          ...issueIn(ref.sprintId, { ':one': 1 }),
-        },
-      },
-      reason: commentRefusals.issue,
-    },
-    ...items,
-    ...tail,
-  ]);
+  await transact([...placeChecks(orgId, ref), commentsCountOn(orgId, ref, 1), ...items, ...tail]);
   return withVersion(comment, { ...keys.comment(orgId, ref.projectId, ref.issueId, id), version: 1 });
 }
 
@@ -383,12 +385,12 @@ function ancestorChecks(orgId: number, found: FoundComment): GuardedItem[] {
 }
 
 /**
- * What a write decided on a comment's pointer alone checks of the place the pointer names: the
- * project, and the sprint the comment was written in, still exist. (The issue's condition, that it
- * is still in that sprint or in the backlog, `issueIn`, goes on the issue's own item.)
+ * What a comment's write checks of the place it is written at (a new comment's, a restored one's,
+ * or the one a pointer names): the project, and the sprint (if any), still exist. (The issue's
+ * condition, that it is still in that sprint or in the backlog, `issueIn`, goes on the issue's own
+ * item: `commentsCountOn`.)
  */
-function pointerPlaceChecks(orgId: number, pointer: CommentPointer): GuardedItem[] {
-  const { projectId, sprintId } = pointer;
+function placeChecks(orgId: number, { projectId, sprintId }: { projectId: number; sprintId: number | null }): GuardedItem[] {
   return [
     existsCheck(keys.project(orgId, projectId), commentRefusals.project),
     ...(sprintId === null ? [] : [existsCheck(keys.sprint(orgId, projectId, sprintId), commentRefusals.sprint)]),
@@ -493,7 +495,7 @@ export async function updateCommentAt(
       },
       reason: commentRefusals.issue,
     },
-    ...pointerPlaceChecks(orgId, pointer),
+    ...placeChecks(orgId, pointer),
   ]);
   return withVersion(
     {
@@ -578,18 +580,8 @@ export async function deleteCommentAt(
       commentRefusals.comment,
       retentionDays,
     ),
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.issue(orgId, pointer.projectId, pointer.issueId),
-          UpdateExpression: 'ADD comments_count :minus',
-          ...issueIn(pointer.sprintId, { ':minus': -1 }),
-        },
-      },
-      reason: commentRefusals.issue,
-    },
-    ...pointerPlaceChecks(orgId, pointer),
+    commentsCountOn(orgId, pointer, -1),
+    ...placeChecks(orgId, pointer),
   ]);
 }
 
@@ -652,7 +644,12 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
       STALE,
       retentionDays,
     ),
-    addTo(keys.issue(orgId, found.item.project_id, found.item.issue_id), 'comments_count', -1, commentRefusals.comment),
+    addTo(
+      keys.issue(orgId, found.item.project_id, found.item.issue_id),
+      issueItem.stored('commentsCount'),
+      -1,
+      commentRefusals.comment,
+    ),
     ...ancestorChecks(orgId, found),
   ]);
 }
@@ -677,19 +674,8 @@ export async function restoreComment(
   const comment = { ...toComment(stored), project_id: c.projectId, sprint_id: c.sprintId };
   const marks = stored.has_attachments === true ? { has_attachments: true } : {};
   await transact([
-    existsCheck(keys.project(orgId, c.projectId), commentRefusals.project),
-    ...(sprintId === null ? [] : [existsCheck(keys.sprint(orgId, c.projectId, sprintId), commentRefusals.sprint)]),
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.issue(orgId, c.projectId, c.issueId),
-          UpdateExpression: 'ADD comments_count :one',
-          ...issueIn(sprintId, { ':one': 1 }),
-        },
-      },
-      reason: commentRefusals.issue,
-    },
+    ...placeChecks(orgId, { projectId: c.projectId, sprintId }),
+    commentsCountOn(orgId, { projectId: c.projectId, sprintId, issueId: c.issueId }, 1),
     // Its own version, which a Put made for a request would otherwise start again at 1 (lib/db/stamps.ts).
     putNew(
       { ...stored, [VERSION_ATTRIBUTE]: version, ...commentItem.encode({ restoredAt: new Date().toISOString() }) },
