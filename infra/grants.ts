@@ -53,6 +53,8 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/backlog/update.ts': ['LSI1Keys'],
   // A revert writes as a PATCH does, and answers the issue with its place (lib/services/revert.ts).
   'functions/activity/revert.ts': ['LSI1Keys'],
+  // A restored issue is answered with its place, as its GET answers it (lib/services/issue-trash.ts).
+  'functions/trash/restore.ts': ['LSI1Keys'],
   // Bulk writes place and move issues as the single writes do.
   'functions/issues/bulk.ts': ['LSI1Keys'],
   'functions/sprints/complete.ts': ['LSI1'],

@@ -423,7 +423,7 @@ const issueRows = (l: IssueList): Route[] => [
   }),
   route('DELETE', l.issue, `${l.handlers}/delete.ts`, {
     id: `delete${l.id}Issue`,
-    summary: `Delete an issue ${l.of} with its comments`,
+    summary: `Delete an issue ${l.of} into the trash, with its comments, activity and attachments, until it is restored`,
     tag: l.tag,
     success: { status: 204, description: 'Deleted' },
     errors: l.completing.delete,

@@ -32,8 +32,13 @@ export function cascadeParentOf(record: DynamoDBRecord): CascadeParent | undefin
   const old = record.dynamodb?.OldImage;
   if (!old) return undefined;
   const type = old.type?.S;
-  // A trashed label's purge (or expiry): its issues lose its id only now (lib/db/labels.ts).
-  if (type === 'trash') return old.kind?.S === 'label' ? purgedLabelOf(old.stored?.M) : undefined;
+  // A trashed label's purge (or expiry): its issues lose its id only now (lib/db/labels.ts); a
+  // trashed issue's: what lived under it goes only now, and its children lose their parent.
+  if (type === 'trash') {
+    if (old.kind?.S === 'label') return purgedLabelOf(old.stored?.M);
+    if (old.kind?.S === 'issue') return purgedIssueOf(old.stored?.M);
+    return undefined;
+  }
   const orgId = numberOf(old.org_id);
   const id = numberOf(old.id);
   if (orgId === undefined || id === undefined) return undefined;
@@ -58,6 +63,17 @@ function purgedLabelOf(stored: Record<string, AttributeValue> | undefined): Casc
   const labelId = numberOf(stored?.id);
   if (orgId === undefined || projectId === undefined || labelId === undefined) return undefined;
   return { kind: 'label', orgId, projectId, labelId };
+}
+
+/** The issue whose trash item a REMOVE shows gone (`stored`: the issue as it was stored), or undefined. */
+function purgedIssueOf(stored: Record<string, AttributeValue> | undefined): CascadeParent | undefined {
+  const orgId = numberOf(stored?.org_id);
+  const projectId = numberOf(stored?.project_id);
+  const issueId = numberOf(stored?.id);
+  if (orgId === undefined || projectId === undefined || issueId === undefined) return undefined;
+  // Children it had at its delete may still name it (none can join it while it is in the trash).
+  const number = Number(stored?.sub_issues_total?.N ?? 0) > 0 ? stored?.issue_number?.S : undefined;
+  return { kind: 'issue', orgId, projectId, issueId, ...(number ? { number } : {}) };
 }
 
 /** Failures in a row after which a pending cascade is left for an operator (`cascade:resume`). */

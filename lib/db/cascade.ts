@@ -39,6 +39,7 @@ import {
 import { getItem, itemExists, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
 import { labelIsPurged, removeLabelFromIssues } from './labels.ts';
 import { moveIssuesOffState } from './state-cascade.ts';
+import { issueIsPurged } from './issue-trash.ts';
 
 export { cascadeParentOf, failureMessage, MAX_ATTEMPTS, pendingCascadeFromItem, pendingCascadeOf } from './cascade-work.ts';
 export type { CascadeParent, PendingCascade } from './cascade-work.ts';
@@ -60,7 +61,9 @@ export async function sendFailureMessage(queueUrl: string, message: object): Pro
  * - a project: every item of its partition (sprints, issues, comments), one Query over the item
  *   collection at a time, never a Scan;
  * - a sprint: its issues (LSI1 `S#<sprint>#`) and their comments;
- * - an issue: its comments (SK `ISSUE#<issue>#C#`);
+ * - an issue: its comments, activity and attachments (SK `ISSUE#<issue>#`), and its children's
+ *   parent, once it is purged: its trash item's REMOVE (a purge, or its expiry by TTL), not its
+ *   delete into the trash, which they outlive (docs/trash.md);
  * - a label: not a parent but a value: its id is taken off the issues of its project that carry it
  *   (lib/db/labels.ts, `removeLabelFromIssues`) once it is purged: its trash item's REMOVE (a purge,
  *   or its expiry by TTL), not its delete into the trash, which its issues outlive.
@@ -543,6 +546,9 @@ export async function cascade(parent: CascadeParent, options: CascadeOptions = {
     case 'sprint':
       return deleteSprintIssues(parent.orgId, parent.projectId, parent.sprintId, options);
     case 'issue': {
+      // Nothing while it is in the trash (its delete's record) or back (its restore's removal of
+      // the trash item): only its purge or expiry, or a delete with its sprint, runs it.
+      if (!(await issueIsPurged(parent.orgId, parent.projectId, parent.issueId))) return 0;
       // Its children first: a cascade interrupted after them finds none the next time (bounded: 100).
       const released =
         parent.number === undefined ? 0 : await releaseChildren(parent.orgId, parent.projectId, parent.issueId, parent.number);

@@ -94,6 +94,8 @@ export const issueItem = itemKind({
     rev: attribute.counter('rev'),
     /** Set by a revert's write only, with the `rev` it made (`RevertMark`). */
     reverted: revertMark('reverts'),
+    /** Set by a restore from the trash (docs/trash.md): its Put is no `issue.created` (the trash item's removal is its `issue.restored`). */
+    restoredAt: attribute.laterString('restored_at'),
     startedAt: attribute.nullableString('started_at'),
     completedAt: attribute.nullableString('completed_at'),
     createdAt: text('created_at'),

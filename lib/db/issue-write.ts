@@ -288,7 +288,12 @@ const ifPresentReason = (holder: string): IfPresentRefusal => `${IF_PRESENT}${ho
  * issue needs neither, and the cascade of its sprint or project takes its relations off.
  */
 export async function issueWrite(spec: IssueWriteSpec): Promise<void> {
-  let items = issueWriteItems(spec);
+  await sendIssueWrite(issueWriteItems(spec));
+}
+
+/** Sends the items of one issue write (`issueWriteItems`, a path's own conditions added) as `issueWrite` does. */
+export async function sendIssueWrite(written: GuardedItem[]): Promise<void> {
+  let items = written;
   for (;;) {
     try {
       await transact(items);

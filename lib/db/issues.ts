@@ -42,6 +42,9 @@ import { rankIndex } from './counters.ts';
 import { issueLabels } from './labels.ts';
 import type { Catalogue } from './labels.ts';
 import { statusAnswer, type Workflow } from '../model/workflow.ts';
+import { trashTitle } from '../model/trash.ts';
+import { organisationOf, trashRetentionOf } from './organisation.ts';
+import { trashPut } from './trash.ts';
 
 /**
  * Issues live in their project's partition (`ISSUE#i`); their LSK places them in one list: a
@@ -124,6 +127,8 @@ export async function getIssueFamily(
   issueId?: number,
   /** Other issues of the project read in the same call (a parent to be), by id. */
   others: number[] = [],
+  /** The organisation read in the same call too (a delete's trash retention: `trashRetentionOf`). */
+  withOrganisation = false,
 ) {
   const wanted = [...new Set(sprintIds)];
   const found = await batchGet([
@@ -131,7 +136,9 @@ export async function getIssueFamily(
     ...wanted.map((s) => keys.sprint(orgId, projectId, s)),
     ...others.map((id) => keys.issue(orgId, projectId, id)),
     ...(issueId === undefined ? [] : [keys.issue(orgId, projectId, issueId)]),
+    ...(withOrganisation ? [keys.org(orgId)] : []),
   ]);
+  const org = withOrganisation ? found.pop() : undefined;
   const sprints = new Map<number, SprintItem | undefined>();
   wanted.forEach((s, i) => sprints.set(s, found[i + 1] as SprintItem | undefined));
   const issues = new Map<number, IssueItem | undefined>();
@@ -141,6 +148,7 @@ export async function getIssueFamily(
     sprints,
     issue: (issueId === undefined ? undefined : found.at(-1)) as IssueItem | undefined,
     others: issues,
+    retentionDays: trashRetentionOf(organisationOf(org)),
   };
 }
 
@@ -858,12 +866,18 @@ export async function renumberIssues(
 }
 
 /**
- * Deletes an issue in one transaction: the issue (conditioned on the `rev` its counters were read
- * with), what every derivation keeps of it (lib/db/issue-write.ts) and the delete's marker (who
- * deleted it, lib/db/deletions.ts). Its comments are unreachable at once (reads check the issue)
- * and removed by the cascade consumer.
+ * Moves an issue into the organisation's trash in one transaction: the issue's delete (conditioned
+ * on the `rev` its counters were read with), what every derivation keeps of it (lib/db/issue-write.ts),
+ * the delete's marker (who deleted it, lib/db/deletions.ts) and the trash item (the issue whole,
+ * lib/db/trash.ts). What lives under it (comments, activity, attachments) is unreachable at once
+ * (reads check the issue) and kept for a restore; the cascade removes it on its purge.
  */
-export async function deleteIssue(orgId: number, projectId: number, issue: IssueItem): Promise<void> {
+export async function deleteIssue(
+  orgId: number,
+  projectId: number,
+  issue: IssueItem,
+  trash: { deletedBy: number; retentionDays: number },
+): Promise<void> {
   await issueWrite({
     orgId,
     projectId,
@@ -882,7 +896,17 @@ export async function deleteIssue(orgId: number, projectId: number, issue: Issue
       },
     ],
     changes: [{ before: issueStateOf(orgId, issue as never) }],
-    tail: deletionMarker(keys.issue(orgId, projectId, issue.id)),
+    tail: [
+      ...deletionMarker(keys.issue(orgId, projectId, issue.id)),
+      trashPut(
+        orgId,
+        'issue',
+        issue as unknown as Record<string, unknown>,
+        trashTitle(`${issue.issue_number} ${String(issue.title)}`),
+        trash.deletedBy,
+        trash.retentionDays,
+      ),
+    ],
   });
 }
 

@@ -63,8 +63,9 @@ export const cascadeStreamFilters = [
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
   // A comment with attachments: they go with it (a comment without, the bulk of a cascade, is dropped).
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['comment'] }, has_attachments: { BOOL: [true] } } } },
-  // A trashed label purged or expired: its issues lose its id (lib/db/labels.ts).
-  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label'] } } } },
+  // A trashed label purged or expired: its issues lose its id (lib/db/labels.ts); a trashed issue:
+  // what lived under it goes, its children lose their parent.
+  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue'] } } } },
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
 ] as const;
 

@@ -78,8 +78,8 @@ export function trashPut(
 
 /**
  * The key of a trashed item of `kind` in the trash: the sort key it had, a webhook's, or a
- * label's (`LABEL#l`: label ids are the organisation's sequence, so unique across its projects);
- * a comment's is its pointer's (`COMMENT#c`), since its own names its issue.
+ * label's (`LABEL#l`: label ids are the organisation's sequence, so unique across its projects) or
+ * an issue's (`ISSUE#i`, likewise); a comment's is its pointer's (`COMMENT#c`), since its own names its issue.
  */
 const trashSkOf = (orgId: number, kind: TrashKind, itemId: number): string => {
   switch (kind) {
@@ -89,12 +89,17 @@ const trashSkOf = (orgId: number, kind: TrashKind, itemId: number): string => {
       return keys.label(orgId, 0, itemId).SK; // no project id in a sort key
     case 'comment':
       return keys.commentPointer(orgId, itemId).SK;
+    case 'issue':
+      return keys.issue(orgId, 0, itemId).SK; // issue ids are the organisation's sequence too
   }
 };
 
 /** The trash item of comment `commentId`, whether or not it is there. */
 export const trashedCommentKey = (orgId: number, commentId: number): Key =>
   keys.trash(orgId, trashSkOf(orgId, 'comment', commentId));
+
+/** The trash item of issue `issueId`, whether or not it is there. */
+export const trashedIssueKey = (orgId: number, issueId: number): Key => keys.trash(orgId, trashSkOf(orgId, 'issue', issueId));
 
 /** The trash item of label `labelId`, whether or not it is there. */
 export const trashedLabelKey = (orgId: number, labelId: number): Key => keys.trash(orgId, trashSkOf(orgId, 'label', labelId));

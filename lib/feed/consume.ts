@@ -43,6 +43,7 @@ export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
   const common = { orgId: event.orgId, projectId: event.projectId, sequence: event.sequence, activity };
   const description = event.description === undefined ? {} : { description: event.description };
   switch (event.type) {
+    // A restored issue's history tells of its return (`issue.restored`); a purged issue's goes with it.
     case 'issue.updated':
       return event.issueId === undefined ? undefined : { ...common, ...description, owner: { issueId: event.issueId } };
     case 'issue.created':
@@ -51,6 +52,7 @@ export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
     case 'comment.deleted':
     case 'comment.restored':
     case 'comment.purged':
+    case 'issue.restored':
     case 'attachment.added':
     case 'attachment.removed':
       return event.issueId === undefined ? undefined : { ...common, owner: { issueId: event.issueId } };

@@ -231,6 +231,8 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       const issue = { ...shown, label_ids: labelIdsOf(current) };
       const ids = { issueId: id, sprintId: issue.sprint_id ?? undefined };
       if (record.eventName === 'INSERT' && after) {
+        // An issue back from the trash: its event is the trash item's removal (`issue.restored`).
+        if (issueItem.field(after, 'restoredAt') !== undefined) return undefined;
         return { ...base, ...ids, ...stamp(after), type: 'issue.created', resource: issue, changes: [] };
       }
       if (record.eventName === 'REMOVE') return { ...base, ...ids, ...removed, type: 'issue.deleted', resource: issue };
@@ -341,6 +343,15 @@ function trashRemovedOf(record: DynamoDBRecord, trashed: Image): ChangeEvent | u
       const ids = { issueId, commentId, sprintId };
       return { ...base, ...ids, projectId, type: 'comment.purged', resource: { ...toComment(stored) } };
     }
+    case 'issue': {
+      const projectId = num(stored.project_id);
+      const issueId = num(stored.id);
+      if (projectId === undefined || issueId === undefined) return undefined;
+      // As its other events show it: without its place, its labels as ids.
+      const { position: _place, labels: _labels, ...shown } = toIssue(stored, 0);
+      const ids = { issueId, sprintId: shown.sprint_id ?? undefined };
+      return { ...base, ...ids, projectId, type: 'issue.purged', resource: { ...shown, label_ids: labelIdsOf(stored) } };
+    }
     default:
       return undefined;
   }
@@ -351,6 +362,7 @@ const restoredTypes: Partial<Record<EventType, EventType>> = {
   'label.purged': 'label.restored',
   'webhook.purged': 'webhook.restored',
   'comment.purged': 'comment.restored',
+  'issue.purged': 'issue.restored',
 };
 
 /** The event of a trash item's removal that a restore made (`<kind>.restored`); others as they are. */

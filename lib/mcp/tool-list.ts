@@ -1053,7 +1053,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "delete_issue",
-      "description": "Delete an issue and its comments.",
+      "description": "Delete an issue (with its comments) into the trash; restore brings it back.",
       "inputSchema": {
         "type": "object",
         "properties": {

@@ -236,6 +236,12 @@ export interface ChangeContext {
   history: boolean;
   /** Sprint completion: leaving the sprint being completed is neither removed scope nor progress. */
   completing?: number | undefined;
+  /**
+   * A restore from the trash (docs/trash.md) into a sprint whose history counted its delete (not
+   * activated since): the issue's return takes back the scope its delete removed, rather than
+   * adding scope.
+   */
+  restoring?: boolean | undefined;
 }
 
 export interface Derivation {
@@ -298,6 +304,13 @@ export function listDelta(sprintId: number | null, delta: SprintCounters, day = 
   return out;
 }
 
+/** A list delta's added scope as its removal taken back (a restore: `ChangeContext.restoring`). */
+function removalUndone(delta: Record<string, number>): Record<string, number> {
+  const { addedIssues, addedPoints, ...rest } = delta;
+  if (addedIssues === undefined) return delta;
+  return { ...rest, removedIssues: -addedIssues, removedPoints: -(addedPoints ?? 0) };
+}
+
 const listOf = (s: IssueState): Holder => ({ kind: 'list', orgId: s.orgId, projectId: s.projectId, sprintId: s.sprintId });
 const sameList = (a: IssueState, b: IssueState) => a.projectId === b.projectId && a.sprintId === b.sprintId;
 const counted = (s: IssueState) => contributionOf({ status: s.status, story_points: s.storyPoints });
@@ -321,7 +334,8 @@ export const listCounters: Derivation = {
           listDelta(before.sprintId, negate(counted(before)), ctx.day, ctx.history && ctx.completing !== before.sprintId),
         )
       : [];
-    const joining = after ? adds(listOf(after), listDelta(after.sprintId, counted(after), ctx.day, ctx.history)) : [];
+    const joined = after && listDelta(after.sprintId, counted(after), ctx.day, ctx.history);
+    const joining = after && joined ? adds(listOf(after), ctx.restoring && !before ? removalUndone(joined) : joined) : [];
     return [...leaving, ...joining];
   },
   owns: (holder, attr) => holder.kind === 'list' && (holder.sprintId === null ? attr === BACKLOG_COUNT : COUNTERS.includes(attr)),

@@ -5,6 +5,7 @@ import { dateTime } from './common.ts';
 import { Label } from './labels.ts';
 import { Webhook } from './webhooks.ts';
 import { Comment } from './comments.ts';
+import { Issue } from './issues.ts';
 
 /** An item of the organisation's trash (docs/trash.md). */
 export const TrashEntry = meta(
@@ -15,7 +16,8 @@ export const TrashEntry = meta(
     kind: z.enum(TRASH_KINDS),
     item_id: z.number().check(z.int()),
     title: meta(z.string(), {
-      description: "What the item was: a webhook's URL, a label's name, a comment's first line (80 characters at most).",
+      description:
+        "What the item was: a webhook's URL, a label's name, a comment's first line, an issue's number and title (80 characters at most).",
     }),
     deleted_by: meta(z.number().check(z.int()), { description: 'The account that deleted it.' }),
     deleted_at: dateTime(),
@@ -35,6 +37,14 @@ export const Restored = meta(
     z.object({ kind: z.literal('webhook'), item: Webhook }),
     z.object({ kind: z.literal('label'), item: Label }),
     z.object({ kind: z.literal('comment'), item: Comment }),
+    z.object({
+      kind: z.literal('issue'),
+      item: Issue,
+      placed: meta(z.enum(['as_before', 'backlog_end']), {
+        description:
+          'Where the issue came back: `as_before`, at its own place in its sprint or backlog; `backlog_end`, at the end of the backlog, its sprint being gone.',
+      }),
+    }),
   ]),
   { id: 'Restored' },
 );

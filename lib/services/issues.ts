@@ -91,7 +91,15 @@ async function withRetries<T>(step: () => Promise<T>): Promise<T> {
  * the issue exist and the issue is in that very list (a sprint issue is not found under the
  * backlog path nor under another sprint). `otherSprint` is read in the same call.
  */
-async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, otherSprint?: number | null, parentId?: number) {
+async function loadIssue(
+  caller: Principal,
+  at: IssueLocation,
+  issueId: number,
+  otherSprint?: number | null,
+  parentId?: number,
+  /** Its organisation too, in the same call (a delete's trash retention). */
+  withOrganisation = false,
+) {
   const sprintIds = [at.sprintId, otherSprint].filter((s): s is number => typeof s === 'number');
   const family = await store.getIssueFamily(
     caller.orgId,
@@ -99,6 +107,7 @@ async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, 
     sprintIds,
     issueId,
     parentId === undefined ? [] : [parentId],
+    withOrganisation,
   );
   if (!family.project) throw new NotFoundError('Project');
   if (at.sprintId !== null && !family.sprints.get(at.sprintId)) throw new NotFoundError('Sprint');
@@ -107,7 +116,14 @@ async function loadIssue(caller: Principal, at: IssueLocation, issueId: number, 
   const project = family.project;
   const owner = at.sprintId === null ? project : family.sprints.get(at.sprintId);
   const parent = parentId === undefined ? undefined : family.others.get(parentId);
-  return { project, sprints: family.sprints, issue: family.issue, index: rankIndex(owner), parent };
+  return {
+    project,
+    sprints: family.sprints,
+    issue: family.issue,
+    index: rankIndex(owner),
+    parent,
+    retentionDays: family.retentionDays,
+  };
 }
 
 /** The place of an issue in its list, given the list's rank index as read: one keys-only Query. */
@@ -855,10 +871,14 @@ async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): 
   return { position: appendedPosition(first), renumber: head, at: position };
 }
 
-/** Deletes an issue (one transaction with its list's counters); its comments follow by cascade. */
+/**
+ * Moves an issue into the organisation's trash (docs/trash.md), in one transaction with what its
+ * list, its number and its indexes keep of it; what lives under it waits there with it.
+ */
 export async function deleteIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<void> {
   await withRetries(async () => {
-    const { issue } = await loadIssue(caller, at, issueId);
-    await store.deleteIssue(caller.orgId, at.projectId, issue as IssueItem);
+    // With the organisation's trash retention, in the same one read.
+    const { issue, retentionDays } = await loadIssue(caller, at, issueId, undefined, undefined, true);
+    await store.deleteIssue(caller.orgId, at.projectId, issue as IssueItem, { deletedBy: caller.accountId, retentionDays });
   });
 }

@@ -9,6 +9,7 @@ import { refusals as webhookRefusals } from './webhooks.ts';
 import { toWebhook } from '../db/webhooks.ts';
 import { restoreTrashedLabel } from './labels.ts';
 import { restoreTrashedComment } from './comments.ts';
+import { restoreTrashedIssue } from './issue-trash.ts';
 import type { Restored } from '../schemas/trash.ts';
 
 /** An item of the trash as answered. */
@@ -75,6 +76,10 @@ export async function restore(caller: Principal, id: string): Promise<Restored> 
   if (found.kind === 'label') return { kind: 'label', item: await restoreTrashedLabel(caller, found.stored, found.deletedAt) };
   if (found.kind === 'comment')
     return { kind: 'comment', item: await restoreTrashedComment(caller, found.stored, found.deletedAt) };
+  if (found.kind === 'issue') {
+    const { issue, placed } = await restoreTrashedIssue(caller, found.stored, found.deletedAt);
+    return { kind: 'issue', item: issue, placed };
+  }
   const gone = () => new NotFoundError('Trash item');
   await refusedAs(
     {
@@ -91,7 +96,10 @@ export async function restore(caller: Principal, id: string): Promise<Restored> 
   return { kind: 'webhook', item: toWebhook(found.stored) };
 }
 
-/** Deletes trash item `id` for good (admins); a label's purge takes it off its issues in the background. */
+/**
+ * Deletes trash item `id` for good (admins); in the background, a label's purge takes it off its
+ * issues, an issue's removes what lived under it and releases its children (lib/db/cascade.ts).
+ */
 export async function purge(caller: Principal, id: string): Promise<void> {
   requireAdmin(caller);
   const found = await trashed(caller, id);

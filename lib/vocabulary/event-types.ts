@@ -25,5 +25,7 @@ export const eventTypes = [
   'webhook.purged',
   'comment.restored',
   'comment.purged',
+  'issue.restored',
+  'issue.purged',
 ] as const;
 export type EventType = (typeof eventTypes)[number];

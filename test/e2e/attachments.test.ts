@@ -275,6 +275,9 @@ describe('attachments', () => {
         );
     };
     expect((await admin.delete(`/api/v1/projects/${p.id}/issues/${inBacklog.id}`)).status).toBe(204);
+    // Kept while the issue is in the trash (docs/trash.md); its purge removes them.
+    expect(await organisationBytes(org.orgId)).toBe(10_500);
+    expect((await admin.delete(`/api/v1/trash/issue-${inBacklog.id}`)).status).toBe(204);
     await gone(backlogFiles);
     await eventually(
       'bytes after the issue',

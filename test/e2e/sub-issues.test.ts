@@ -299,7 +299,7 @@ describe('sub-issues', () => {
     }
   });
 
-  it('deleting a parent leaves its children in place with parent_id null, recorded in their activity', async () => {
+  it('a parent deleted keeps its children while in the trash; purged, they stay in place with parent_id null, recorded in their activity', async () => {
     const s = await setup();
     const grand = await s.inBacklog();
     const parent = await s.inSprint({ parent_id: grand.id });
@@ -310,6 +310,9 @@ describe('sub-issues', () => {
     // The grandparent's summary moves in the delete's own transaction.
     expect((await byKey(s.admin, grand.issue_number)).sub_issues_summary.total).toBe(0);
     expect((await s.admin.get(`/api/v1/issues/${parent.issue_number}/sub_issues`)).status).toBe(404);
+    // In the trash, its children keep their link (docs/trash.md); its purge releases them.
+    for (const kid of kids) expect((await byKey(s.admin, kid.issue_number)).parent_id).toBe(parent.id);
+    expect((await s.admin.delete(`/api/v1/trash/issue-${parent.id}`)).status).toBe(204);
     for (const kid of kids) {
       const now = await eventually(
         `the cascade to clear ${kid.issue_number}'s parent`,

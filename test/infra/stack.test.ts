@@ -615,7 +615,8 @@ const expectedGrants: Record<string, Expected> = {
   'functions/webhooks/update.ts': write(),
   'functions/webhooks/delete.ts': write(),
   'functions/trash/read.ts': read(lists),
-  'functions/trash/restore.ts': write(),
+  // A restored issue is answered with its place.
+  'functions/trash/restore.ts': write(['LSI1Keys']),
   'functions/trash/delete.ts': write(),
   // The organisation: one GetItem of its item; a change, one UpdateItem of it.
   'functions/organisation/read.ts': read(),
@@ -784,7 +785,7 @@ describe('the stream consumer', () => {
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'label', 'state'] } } } },
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['comment'] }, has_attachments: { BOOL: [true] } } } },
-      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label'] } } } },
+      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue'] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
     ]);
     expect(p).toMatchObject({

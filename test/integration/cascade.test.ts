@@ -1,7 +1,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/cascade.ts';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   MAX_ATTEMPTS,
   cascadeBatch,
@@ -156,11 +156,14 @@ describe('cascade consumer (handler invoked directly)', () => {
     const [doomed, kept] = seeded.issues.get(sprintId) as [number, number];
     const pk = projectPk(orgId, project.id);
 
+    // Deleted for good (not in the trash, where its comments would wait for a restore).
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.issue(orgId, project.id, doomed) }));
     await handler({ Records: [removeRecord(issueItem(orgId, project.id, sprintId, doomed, 1))] }, lambdaContext('cascade'));
 
     expect(await itemsIn({ pk, skPrefix: skPrefixes.issueComments(doomed) })).toEqual([]);
     expect(await itemsIn({ pk, skPrefix: skPrefixes.issueComments(kept) })).toHaveLength(3);
-    expect(await itemsIn({ pk, skPrefix: `ISSUE#` }, 100)).toHaveLength(2 + 3);
+    // The kept issue and its comments (the doomed issue went before its record).
+    expect(await itemsIn({ pk, skPrefix: `ISSUE#` }, 100)).toHaveLength(1 + 3);
     expect(await itemsIn(commentPointers(orgId), 100)).toHaveLength(3);
   });
 

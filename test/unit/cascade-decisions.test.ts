@@ -151,6 +151,31 @@ describe('a pending cascade', () => {
     expect(cascadeParentOf({ ...trashRemoved('label'), eventName: 'INSERT' })).toBeUndefined();
   });
 
+  it("of a trashed issue starts at its trash item's removal too, naming its number when it had children", () => {
+    const trashRemoved = (children: number): DynamoDBRecord => ({
+      eventName: 'REMOVE',
+      dynamodb: {
+        OldImage: {
+          type: { S: 'trash' },
+          kind: { S: 'issue' },
+          item_id: { N: '9' },
+          stored: {
+            M: {
+              type: { S: 'issue' },
+              org_id: { N: '1' },
+              project_id: { N: '2' },
+              id: { N: '9' },
+              issue_number: { S: 'AP-4' },
+              sub_issues_total: { N: String(children) },
+            },
+          },
+        },
+      },
+    });
+    expect(cascadeParentOf(trashRemoved(0))).toEqual({ kind: 'issue', orgId: 1, projectId: 2, issueId: 9 });
+    expect(cascadeParentOf(trashRemoved(2))).toEqual({ kind: 'issue', orgId: 1, projectId: 2, issueId: 9, number: 'AP-4' });
+  });
+
   it('stays pending after a failure until MAX_ATTEMPTS failures in a row, then is failed', () => {
     expect(afterFailure({ ...pending, attempts: MAX_ATTEMPTS - 2 }, 'boom')).toMatchObject({
       attempts: MAX_ATTEMPTS - 1,

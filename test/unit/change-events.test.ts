@@ -2,6 +2,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { asRestored, changeEventOf, issueChanges, withStateNames } from '../../lib/feed/events.ts';
+import { activityOf } from '../../lib/feed/consume.ts';
 import { defaultStates, type Workflow } from '../../lib/model/workflow.ts';
 import { deletedKeyOf } from '../../lib/db/stream-images.ts';
 import { trashMarkerKey } from '../../lib/db/keys.ts';
@@ -286,6 +287,38 @@ describe('a trash item removed: <kind>.purged, or <kind>.restored when its marke
     expect(event?.resource).not.toHaveProperty('secret');
     expect(event?.resource).toMatchObject({ id: 4, url: webhook.url });
     expect(asRestored(event!).type).toBe('webhook.restored');
+  });
+
+  it('shows an issue as its other events do, on itself, in its sprint; its restore is an entry of its history, its purge none', () => {
+    const issue = {
+      PK: 'ORG#1#P#2',
+      SK: 'ISSUE#0000000009',
+      type: 'issue',
+      org_id: 1,
+      project_id: 2,
+      sprint_id: 5,
+      id: 9,
+      issue_number: 'AP-9',
+      title: 'Login fails',
+      status: 'todo',
+      position: 1000,
+      label_ids: new Set([4]),
+      created_at: '2026-11-20T00:00:00.000Z',
+      updated_at: '2026-11-21T00:00:00.000Z',
+      version: 2,
+    };
+    const event = changeEventOf(record('REMOVE', trash('issue', issue)));
+    expect(event).toMatchObject({ type: 'issue.purged', orgId: 1, projectId: 2, issueId: 9, sprintId: 5, actorId: null });
+    expect(event?.resource).toMatchObject({ id: 9, issue_number: 'AP-9', sprint_id: 5, label_ids: [4] });
+    expect(event?.resource).not.toHaveProperty('position');
+    expect(activityOf(event!)).toBeUndefined();
+    const restored = asRestored(event!);
+    expect(restored.type).toBe('issue.restored');
+    expect(activityOf(restored)?.owner).toEqual({ issueId: 9 });
+    // The restore's write of the issue is no issue.created: the trash item's removal is its event.
+    const written = { ...issue, updated_by: 3 };
+    expect(changeEventOf(record('INSERT', undefined, written))?.type).toBe('issue.created');
+    expect(changeEventOf(record('INSERT', undefined, { ...written, restored_at: '2026-11-22T00:00:00.000Z' }))).toBeUndefined();
   });
 
   it("shows a comment as its route answers it, on its issue (whose activity shows it), in its issue's sprint", () => {

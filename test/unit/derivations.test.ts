@@ -54,6 +54,20 @@ describe('derivations', () => {
     expect([...state.records.keys()].sort()).toEqual(['assigned:1:7:2:3', 'pointer:1:AB-3', 'search:1:2:3']);
   });
 
+  it("take back a delete's removed scope when an issue comes back from the trash: delete + restore change no counter", () => {
+    const deleted = fold(effectsOf([{ before: issue() }], ctx));
+    const both = fold(effectsOf([{ after: issue() }], { ...ctx, restoring: true }), deleted);
+    const sprint = both.holders.get('list:1:2:10')?.attrs ?? {};
+    expect(Object.entries(sprint).filter(([, v]) => v !== 0)).toEqual([]);
+    expect(fold(effectsOf([{ after: issue() }], { ...ctx, restoring: true })).holders.get('list:1:2:10')?.attrs).toMatchObject({
+      removedIssues: -1,
+      removedPoints: -3,
+      'burndown@2026-01-02': 3,
+    });
+    // Not restoring (the sprint activated since the delete): added scope, as any issue joining it.
+    expect(fold(effectsOf([{ after: issue() }], ctx)).holders.get('list:1:2:10')?.attrs).not.toHaveProperty('removedIssues');
+  });
+
   it('move counters, rank block and the assignee entry but not the pointer when an issue moves to the backlog', () => {
     const before = issue();
     const after = issue({ sprintId: null, position: 9 * BLOCK_SPAN, updatedAt: '2026-01-02T00:00:00.000Z' });

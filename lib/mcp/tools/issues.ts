@@ -257,7 +257,7 @@ export const issueTools: Tool[] = [
     'delete_issue',
     'issue_id',
     {
-      description: 'Delete an issue and its comments.',
+      description: 'Delete an issue (with its comments) into the trash; restore brings it back.',
       input: z.object(issueRef),
       unlisted,
     },
