@@ -1,9 +1,13 @@
 import { TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.ts';
-import { issueItem, issueStateOf } from './issue-item.ts';
+import { isClosed } from '../model/derivations.ts';
+import { relationInverse } from '../vocabulary/relation-types.ts';
+import { issueItem, issueStateOf, searchRecordItem } from './issue-item.ts';
 import { issueWriteItems, listOwnerUpdate, sendIssueWrite } from './issue-write.ts';
-import { keys, listKeys } from './keys.ts';
-import { existsCheck, type GuardedItem } from './transactions.ts';
+import { keys, listKeys, type Key } from './keys.ts';
+import { storedRelations, type StoredRelation } from './relations.ts';
+import { childrenOf, type SubIssueRecord } from './sub-issues.ts';
+import { batchGet, existsCheck, revisionCondition, type GuardedItem } from './transactions.ts';
 import { trashedIssueKey, trashRemovalOf } from './trash.ts';
 import { VERSION_ATTRIBUTE } from './versions.ts';
 
@@ -14,6 +18,37 @@ import { VERSION_ATTRIBUTE } from './versions.ts';
  * counters and rank index, its number's pointer, its assignee's entry and count, its parent's
  * summary and children index, its search record), with the trash item's removal.
  */
+
+/**
+ * What a restore reads before it writes, beside the trash item (lib/services/issue-trash.ts): the
+ * other issues of its relations (one BatchGetItem, when it had relations) and its children now
+ * (their records under its number: one Query, when it had children), in parallel.
+ */
+export interface IssueSurroundings {
+  /** The other issues of its relations as read, by `<project>:<issue>`; undefined: gone. */
+  others: Map<string, Record<string, unknown> | undefined>;
+  /** Its children now (those that kept their link while it was in the trash). */
+  children: SubIssueRecord[];
+  /** The most relations an issue may hold: a relation whose other issue holds that many stays off. */
+  maxRelations: number;
+}
+
+const otherKey = (projectId: number, issueId: number) => `${projectId}:${issueId}`;
+
+/** Reads what a restore of `stored` decides on (`IssueSurroundings`): nothing when it had neither relations nor children. */
+export async function readSurroundings(
+  orgId: number,
+  stored: Record<string, unknown>,
+  maxRelations: number,
+): Promise<IssueSurroundings> {
+  const i = issueItem.decode(stored);
+  const wanted = [...new Map(Object.values(storedRelations(stored)).map((r) => [otherKey(r.project_id, r.issue_id), r])).values()];
+  const [found, children] = await Promise.all([
+    wanted.length === 0 ? [] : batchGet(wanted.map((r) => keys.issue(orgId, r.project_id, r.issue_id))),
+    i.subIssuesTotal > 0 ? childrenOf(orgId, { projectId: i.projectId, issueId: i.id, number: i.number }) : [],
+  ]);
+  return { others: new Map(wanted.map((r, n) => [otherKey(r.project_id, r.issue_id), found[n]])), children, maxRelations };
+}
 
 /** Where a restored issue goes. */
 export interface IssueReturn {
@@ -27,6 +62,11 @@ export interface IssueReturn {
    * update is refused `sprint` when it was activated since.
    */
   undoRemoval: boolean;
+  /**
+   * Its parent link: `counted` (the parent is there: its summary and children index take it back),
+   * `dropped` (the parent is gone, or in the trash: it comes back without a parent).
+   */
+  parent: 'counted' | 'dropped';
 }
 
 /**
@@ -44,16 +84,23 @@ export async function restoreIssue(
   stored: Record<string, unknown>,
   deletedAt: string,
   back: IssueReturn,
+  around: IssueSurroundings,
 ): Promise<void> {
   const i = issueItem.decode(stored);
   const { projectId } = i;
   const moved = back.sprintId !== i.sprintId || back.position !== i.position;
+  // Its relations whose other issue is still there (and holds fewer than the most it may), each
+  // put back on that issue's side too; blocked by those of them that block it and are open.
+  const kept = keptRelations(stored, around);
+  const blockedBy = Object.values(kept).filter((r) => r.type === 'blocked_by' && isOpen(around, r)).length;
+  const unlinked = (back.parent === 'dropped' && i.parentId !== null) || Object.keys(kept).length < i.relations.length;
   const version = Number(stored[VERSION_ATTRIBUTE] ?? 1);
   const item: Record<string, unknown> = {
     ...stored,
     // Its own version (a Put made for a request would otherwise start again at 1, lib/db/stamps.ts);
     // one more when it does not come back as it was, so that no ETag of before matches it.
-    [VERSION_ATTRIBUTE]: moved ? version + 1 : version,
+    [VERSION_ATTRIBUTE]: moved || unlinked ? version + 1 : version,
+    ...(moved || unlinked ? { rev: i.rev + 1 } : {}),
     ...(moved
       ? {
           sprint_id: back.sprintId,
@@ -62,14 +109,15 @@ export async function restoreIssue(
             back.sprintId === null
               ? listKeys.backlogIssue(back.position, i.id)
               : listKeys.sprintIssue(back.sprintId, back.position, i.id),
-          rev: i.rev + 1,
         }
       : {}),
     ...issueItem.encode({ restoredAt: new Date().toISOString() }),
+    ...(back.parent === 'dropped' ? issueItem.encode({ parentId: null, parentNumber: null }) : {}),
+    ...issueItem.encode(summaryOf(around.children)),
   };
-  // Its relations' other sides lost them at its delete: it comes back without them (and so blocked by none).
-  delete item[issueItem.stored('relations')];
-  item[issueItem.stored('openBlockers')] = 0;
+  if (Object.keys(kept).length > 0) item[issueItem.stored('relations')] = kept;
+  else delete item[issueItem.stored('relations')];
+  item[issueItem.stored('openBlockers')] = blockedBy;
   const items = issueWriteItems({
     orgId,
     projectId,
@@ -78,6 +126,7 @@ export async function restoreIssue(
         item: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
         reason: 'issue_exists',
       },
+      ...otherSides(orgId, i, kept, around),
     ],
     changes: [{ after: issueStateOf(orgId, item) }],
     ctx: { restoring: back.undoRemoval },
@@ -89,7 +138,112 @@ export async function restoreIssue(
     checks: back.sprintId === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
     tail: trashRemovalOf(orgId, 'issue', i.id, deletedAt, 'restored'),
   });
-  await sendIssueWrite(items.map((g) => numberKept(orgId, g, i.number, projectId, i.id)));
+  const search = keys.searchIssue(orgId, projectId, i.id);
+  await sendIssueWrite(
+    items.map((g) => withOpenBlockers(numberKept(orgId, g, i.number, projectId, i.id), search, blockedBy)),
+  );
+}
+
+/** A child's part of its parent's `sub_issues_summary`, summed over its children now. */
+function summaryOf(children: SubIssueRecord[]) {
+  const done = children.filter((c) => c.status === 'done');
+  const points = (of: SubIssueRecord[]) => of.reduce((sum, c) => sum + (c.storyPoints ?? 0), 0);
+  return {
+    subIssuesTotal: children.length,
+    subIssuesDone: done.length,
+    subIssuesPoints: points(children),
+    subIssuesDonePoints: points(done),
+  };
+}
+
+const isOpen = (around: IssueSurroundings, r: StoredRelation) => {
+  const other = around.others.get(otherKey(r.project_id, r.issue_id));
+  return other !== undefined && !isClosed(issueItem.field(other, 'status'));
+};
+
+/** The stored relations of `stored` whose other issue is still there and has room for one more. */
+function keptRelations(stored: Record<string, unknown>, around: IssueSurroundings): Record<string, StoredRelation> {
+  const kept: Record<string, StoredRelation> = {};
+  const gaining = new Map<string, number>();
+  for (const [id, r] of Object.entries(storedRelations(stored))) {
+    const key = otherKey(r.project_id, r.issue_id);
+    const other = around.others.get(key);
+    if (!other) continue;
+    const held = Object.keys(storedRelations(other)).length + (gaining.get(key) ?? 0);
+    if (held >= around.maxRelations) continue;
+    gaining.set(key, (gaining.get(key) ?? 0) + 1);
+    kept[id] = r;
+  }
+  return kept;
+}
+
+/**
+ * The other issues' sides of the kept relations: one Update per other issue, on condition that it
+ * is at the revision read (refused `stale`: read again), its revision moved on. Its count of open
+ * blockers, when the restored issue blocks it, is folded in by lib/db/issue-write.ts.
+ */
+function otherSides(
+  orgId: number,
+  restored: ReturnType<typeof issueItem.decode>,
+  kept: Record<string, StoredRelation>,
+  around: IssueSurroundings,
+): GuardedItem[] {
+  const byOther = new Map<string, [string, StoredRelation][]>();
+  for (const [id, r] of Object.entries(kept)) {
+    const key = otherKey(r.project_id, r.issue_id);
+    byOther.set(key, [...(byOther.get(key) ?? []), [id, r]]);
+  }
+  return [...byOther.entries()].map(([key, relations]) => {
+    const other = around.others.get(key)!;
+    const first = relations[0]![1];
+    const sides = Object.fromEntries(
+      relations.map(([id, r]): [string, StoredRelation] => [
+        id,
+        {
+          type: relationInverse[r.type],
+          project_id: restored.projectId,
+          issue_id: restored.id,
+          issue_number: restored.number,
+          created_at: r.created_at,
+        },
+      ]),
+    );
+    const names: Record<string, string> = { '#relations': 'relations' };
+    const values: Record<string, unknown> = { ':one': 1, ':rev': Number(other.rev ?? 0) };
+    const had = other.relations !== undefined;
+    const sets = had
+      ? Object.entries(sides).map(([id, side], n) => {
+          names[`#r${n}`] = id;
+          values[`:r${n}`] = side;
+          return `#relations.#r${n} = :r${n}`;
+        })
+      : ['#relations = :all'];
+    if (!had) values[':all'] = sides;
+    return {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.issue(orgId, first.project_id, first.issue_id),
+          UpdateExpression: `SET ${sets.join(', ')} ADD rev :one`,
+          ConditionExpression: `attribute_exists(PK) AND ${revisionCondition(Number(other.rev ?? 0))}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      reason: 'stale',
+    } satisfies GuardedItem;
+  });
+}
+
+/** The restored issue's search record, with its count of open blockers (kept apart from its fields). */
+function withOpenBlockers(g: GuardedItem, search: Key, blockedBy: number): GuardedItem {
+  const update = (g.item as { Update?: { Key: Key; UpdateExpression: string; ExpressionAttributeValues?: Record<string, unknown> } })
+    .Update;
+  if (!update || update.Key.PK !== search.PK || update.Key.SK !== search.SK || !update.UpdateExpression.startsWith('SET ')) return g;
+  const attr = searchRecordItem.stored('openBlockers');
+  update.UpdateExpression = update.UpdateExpression.replace(/^SET /, `SET ${attr} = :restored_blockers, `);
+  update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':restored_blockers': blockedBy };
+  return g;
 }
 
 /** A sprint's update, also on condition that the sprint was not activated after `deletedAt` (its history restarted). */

@@ -877,6 +877,8 @@ export async function deleteIssue(
   projectId: number,
   issue: IssueItem,
   trash: { deletedBy: number; retentionDays: number },
+  /** Its parent when it is gone (in the trash): its summary is not kept. */
+  goneIssues?: number[],
 ): Promise<void> {
   await issueWrite({
     orgId,
@@ -896,6 +898,7 @@ export async function deleteIssue(
       },
     ],
     changes: [{ before: issueStateOf(orgId, issue as never) }],
+    goneIssues,
     tail: [
       ...deletionMarker(keys.issue(orgId, projectId, issue.id)),
       trashPut(

@@ -1,5 +1,5 @@
 import { issueItem } from '../db/issue-item.ts';
-import { restoreIssue, type IssueReturn } from '../db/issue-trash.ts';
+import { readSurroundings, restoreIssue, type IssueReturn } from '../db/issue-trash.ts';
 import { allocatePositions, getListOwner } from '../db/issues.ts';
 import { isRefused } from '../db/transactions.ts';
 import type { Principal } from '../model/principal.ts';
@@ -8,6 +8,7 @@ import type { Issue } from '../schemas/issues.ts';
 import { NotFoundError, SprintBusyError, TransitionError } from '../vocabulary/errors.ts';
 import { getIssue } from './issues.ts';
 import { explainRefusal, refusedAs } from './refusals.ts';
+import { MAX_RELATIONS } from './relations.ts';
 
 /** Where a restored issue came back: at its own place in its own list, or at the end of the backlog (its sprint gone). */
 export type IssuePlaced = 'as_before' | 'backlog_end';
@@ -15,8 +16,10 @@ export type IssuePlaced = 'as_before' | 'backlog_end';
 /**
  * Brings a trashed issue (`stored`: as it was stored) back whole (docs/trash.md): the same id,
  * number, fields and version, at its own place in its sprint or backlog, or, when its sprint is
- * gone, at the end of the backlog (`placed` says which). 422 `{error}` when its project is gone or
- * its number was taken meanwhile; 404 when the trash item went meanwhile (restored or purged).
+ * gone, at the end of the backlog (`placed` says which); its relations whose other issue is still
+ * there, on both sides; its parent when it is there (else none); its children that kept their
+ * link, counted in its summary. 422 `{error}` when its project is gone or its number was taken
+ * meanwhile; 404 when the trash item went meanwhile (restored or purged).
  */
 export async function restoreTrashedIssue(
   caller: Principal,
@@ -30,26 +33,41 @@ export async function restoreTrashedIssue(
     project: () => cannot(`its project ${projectId} no longer exists`),
     number_taken: () => cannot(`its number ${number} is held by an issue of another project`),
     issue_exists: () => new TransitionError(`Issue ${number} exists again`),
-    issue: () => cannot(`its parent issue ${parentId} no longer exists`),
     trashed: () => new NotFoundError('Trash item'),
   };
-  let back: IssueReturn = { sprintId, position, undoRemoval: true };
-  try {
-    await restoreIssue(orgId, stored, deletedAt, back);
-  } catch (err) {
-    if (sprintId === null || !isRefused(err, 'sprint')) throw explainRefusal(err, meanings);
-    // Its sprint is gone, being completed, or was activated since the delete: one read tells which.
-    const sprint = await getListOwner(orgId, projectId, sprintId);
-    if (sprint?.status === 'completing') throw new SprintBusyError();
-    back = sprint
-      ? { sprintId, position, undoRemoval: false }
-      : {
-          sprintId: null,
-          position: appendedPosition(await refusedAs(meanings, () => allocatePositions(orgId, projectId, 1))),
-          undoRemoval: false,
-        };
-    await refusedAs(meanings, () => restoreIssue(orgId, stored, deletedAt, back));
+  let back: IssueReturn = { sprintId, position, undoRemoval: true, parent: parentId === null ? 'dropped' : 'counted' };
+  // Its relations' other issues and its children, read again when one of them changed before the write.
+  for (let attempt = 1; ; attempt++) {
+    const around = await readSurroundings(orgId, stored, MAX_RELATIONS);
+    try {
+      await restoreIssue(orgId, stored, deletedAt, back, around);
+      break;
+    } catch (err) {
+      if (isRefused(err, 'stale') && attempt < RESTORE_ATTEMPTS) continue;
+      // Its parent is gone (for good, or into the trash): it comes back without one.
+      if (isRefused(err, 'issue') && back.parent === 'counted') {
+        back = { ...back, parent: 'dropped' };
+      } else if (isRefused(err, 'sprint') && back.sprintId !== null && back.undoRemoval) {
+        // Its sprint is gone, being completed, or was activated since the delete: one read tells which.
+        const sprint = await getListOwner(orgId, projectId, back.sprintId);
+        if (sprint?.status === 'completing') throw new SprintBusyError();
+        back = sprint
+          ? { ...back, undoRemoval: false }
+          : {
+              ...back,
+              sprintId: null,
+              position: appendedPosition(await refusedAs(meanings, () => allocatePositions(orgId, projectId, 1))),
+              undoRemoval: false,
+            };
+      } else {
+        throw explainRefusal(err, meanings);
+      }
+      if (attempt >= RESTORE_ATTEMPTS) throw explainRefusal(err, meanings);
+    }
   }
   const issue = await getIssue(caller, { projectId, sprintId: back.sprintId }, id);
   return { issue, placed: back.sprintId === sprintId ? 'as_before' : 'backlog_end' };
 }
+
+/** Writes a restore tries at most (each decision above moves it on; `stale` reads again). */
+const RESTORE_ATTEMPTS = 5;

@@ -879,6 +879,14 @@ export async function deleteIssue(caller: Principal, at: IssueLocation, issueId:
   await withRetries(async () => {
     // With the organisation's trash retention, in the same one read.
     const { issue, retentionDays } = await loadIssue(caller, at, issueId, undefined, undefined, true);
-    await store.deleteIssue(caller.orgId, at.projectId, issue as IssueItem, { deletedBy: caller.accountId, retentionDays });
+    const trash = { deletedBy: caller.accountId, retentionDays };
+    try {
+      await store.deleteIssue(caller.orgId, at.projectId, issue as IssueItem, trash);
+    } catch (err) {
+      // Its parent is gone (in the trash, where its children keep their link): its summary is not kept.
+      const parent = issue.parent_id;
+      if (!isRefused(err, 'issue') || typeof parent !== 'number') throw err;
+      await store.deleteIssue(caller.orgId, at.projectId, issue as IssueItem, trash, [parent]);
+    }
   });
 }

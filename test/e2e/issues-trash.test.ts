@@ -281,6 +281,114 @@ describe('issues in the trash', () => {
     );
   });
 
+  it('brings back its relations where the other issue is still there, on both sides, with the counts of open blockers', async () => {
+    const { admin, member, org } = await orgWithClients(gateway);
+    const f = await issueProject(admin, org.member.id);
+    const other = await ok(admin.post('/api/v1/projects', { project: { name: 'Other', prefix: randomPrefix() } }));
+    const elsewhere = await ok(admin.post(`/api/v1/projects/${other.id}/issues`, { issue: { title: 'Elsewhere' } }));
+    const key = f.target.issue_number;
+    const relate = (type: string, to: string) =>
+      ok(admin.post(`/api/v1/issues/${key}/relations`, { relation: { type, issue_key: to } }));
+    await relate('blocks', f.last.issue_number);
+    await relate('blocked_by', f.first.issue_number);
+    await relate('relates_to', elsewhere.issue_number);
+    await relate('duplicates', f.backlog.issue_number);
+    await ok(admin.post(`${f.targetPath}/comments`, { comment: { body: 'Kept in the trash' } }));
+    const keys = [key, f.last.issue_number, f.first.issue_number, elsewhere.issue_number, f.backlog.issue_number];
+    const reads = async () => ({
+      snapshot: await snapshot(admin, member, f),
+      relations: await Promise.all(keys.map(async (k) => (await admin.get(`/api/v1/issues/${k}/relations`)).body)),
+      issues: await Promise.all(keys.slice(1).map(async (k) => (await admin.get(`/api/v1/issues/${k}`)).body)),
+      blocked: (await admin.get(`/api/v1/issues?q=${encodeURIComponent('is:blocked')}`)).body.map((i: { id: number }) => i.id),
+      comments: (await admin.get(`${f.targetPath}/comments`)).body,
+    });
+    const before = await reads();
+    expect(before.blocked.sort()).toEqual([f.target.id, f.last.id].sort());
+
+    // The backlog issue it duplicates goes first (with its side of the relation): the issue's
+    // restore leaves that relation off; the backlog issue's own restore brings it back on both sides.
+    expect((await admin.delete(`${f.p}/issues/${f.backlog.id}`)).status).toBe(204);
+    expect((await admin.delete(f.targetPath)).status).toBe(204);
+    // The other sides lose it at once, and the issue it blocked is blocked no more.
+    for (const k of keys.slice(1, 4)) expect((await admin.get(`/api/v1/issues/${k}/relations`)).body).toEqual([]);
+    expect((await admin.get(`/api/v1/issues/${f.last.issue_number}`)).body.blocked).toBe(false);
+    expect((await admin.get(`/api/v1/issues?q=${encodeURIComponent('is:blocked')}`)).body).toEqual([]);
+
+    const restored = await admin.post(`/api/v1/trash/issue-${f.target.id}/restore`);
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    const after = await reads();
+    const without = (relations: { issue_key?: string; other?: { issue_key?: string } }[]) =>
+      relations.filter((r) => !JSON.stringify(r).includes(f.backlog.issue_number));
+    expect(after.relations[0]).toEqual(without(before.relations[0]));
+    expect(after.relations.slice(1, 4)).toEqual(before.relations.slice(1, 4));
+    expect(after.issues.slice(0, 3)).toEqual(before.issues.slice(0, 3));
+    expect(after.blocked.sort()).toEqual(before.blocked.sort());
+    expect(after.comments).toEqual(before.comments);
+    // Not as it was (a relation stayed off): its ETag moved on.
+    expect(after.snapshot.issue.etag).not.toBe(before.snapshot.issue.etag);
+    expect(after.snapshot.issue.body).toEqual(before.snapshot.issue.body);
+
+    // The backlog issue back too: its relation to the restored issue comes back on both sides.
+    expect((await admin.post(`/api/v1/trash/issue-${f.backlog.id}/restore`)).status).toBe(200);
+    expect((await admin.get(`/api/v1/issues/${key}/relations`)).body).toEqual(before.relations[0]);
+    expect((await admin.get(`/api/v1/issues/${f.backlog.issue_number}/relations`)).body).toEqual(before.relations[4]);
+  });
+
+  it("keeps its children's links while it is in the trash, and counts them again at its restore as they are then", async () => {
+    const { admin, org } = await orgWithClients(gateway);
+    const f = await issueProject(admin, org.member.id);
+    const byKey = async (k: string) => (await admin.get(`/api/v1/issues/${k}`)).body;
+    const child = (title: string, extra: object) =>
+      ok(admin.post(`${f.p}/issues`, { issue: { title, parent_id: f.target.id, ...extra } }));
+    await ok(admin.patch(f.targetPath, { issue: { parent_id: f.first.id } }));
+    const done = await child('Done child', { story_points: 2, status: 'done' });
+    const open = await child('Open child', { story_points: 3 });
+    const parentBefore = await byKey(f.target.issue_number);
+    expect(parentBefore.sub_issues_summary).toEqual({ total: 2, done: 1, story_points: 5, completed_story_points: 2 });
+    expect((await byKey(f.first.issue_number)).sub_issues_summary.total).toBe(1);
+
+    expect((await admin.delete(f.targetPath)).status).toBe(204);
+    // Its parent's summary moves at once; its children keep their link, and may change meanwhile.
+    expect((await byKey(f.first.issue_number)).sub_issues_summary.total).toBe(0);
+    expect((await admin.get(`/api/v1/issues/${f.target.issue_number}/sub_issues`)).status).toBe(404);
+    expect((await byKey(done.issue_number)).parent_id).toBe(f.target.id);
+    await ok(admin.patch(`${f.p}/issues/${done.id}`, { issue: { story_points: 8 } }));
+    // A child deleted while its parent is in the trash: it comes back without a parent.
+    expect((await admin.delete(`${f.p}/issues/${open.id}`)).status).toBe(204);
+
+    const restored = await admin.post(`/api/v1/trash/issue-${f.target.id}/restore`);
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(restored.body.item.parent_id).toBe(f.first.id);
+    expect(restored.body.item.sub_issues_summary).toEqual({ total: 1, done: 1, story_points: 8, completed_story_points: 8 });
+    expect((await byKey(f.first.issue_number)).sub_issues_summary.total).toBe(1);
+    const children = (await admin.get(`/api/v1/issues/${f.target.issue_number}/sub_issues`)).body;
+    expect(children.map((c: { id: number }) => c.id)).toEqual([done.id]);
+
+    // Its child back now: its parent is there, so it is its child again.
+    expect((await admin.post(`/api/v1/trash/issue-${open.id}/restore`)).status).toBe(200);
+    expect((await byKey(f.target.issue_number)).sub_issues_summary).toEqual({
+      total: 2,
+      done: 1,
+      story_points: 11,
+      completed_story_points: 8,
+    });
+
+    // Deleted again and purged: its children lose their parent (the cascade); one in the trash
+    // then comes back without a parent.
+    expect((await admin.delete(`${f.p}/issues/${open.id}`)).status).toBe(204);
+    expect((await admin.delete(f.targetPath)).status).toBe(204);
+    expect((await admin.delete(`/api/v1/trash/issue-${f.target.id}`)).status).toBe(204);
+    await eventually(
+      'the purge to release its child',
+      () => byKey(done.issue_number),
+      (i) => i.parent_id === null,
+      bounds.cascade(),
+    );
+    const orphan = await admin.post(`/api/v1/trash/issue-${open.id}/restore`);
+    expect(orphan.status).toBe(200);
+    expect(orphan.body.item).toMatchObject({ id: open.id, parent_id: null });
+  });
+
   it('tells subscribed endpoints and the issue history of each restore and purge: issue.restored and issue.purged', async () => {
     const { admin, org } = await orgWithClients(gateway);
     const r = await startReceiver();
