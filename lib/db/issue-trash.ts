@@ -42,7 +42,9 @@ export async function readSurroundings(
   maxRelations: number,
 ): Promise<IssueSurroundings> {
   const i = issueItem.decode(stored);
-  const wanted = [...new Map(Object.values(storedRelations(stored)).map((r) => [otherKey(r.project_id, r.issue_id), r])).values()];
+  const wanted = [
+    ...new Map(Object.values(storedRelations(stored)).map((r) => [otherKey(r.project_id, r.issue_id), r])).values(),
+  ];
   const [found, children] = await Promise.all([
     wanted.length === 0 ? [] : batchGet(wanted.map((r) => keys.issue(orgId, r.project_id, r.issue_id))),
     i.subIssuesTotal > 0 ? childrenOf(orgId, { projectId: i.projectId, issueId: i.id, number: i.number }) : [],
@@ -139,9 +141,7 @@ export async function restoreIssue(
     tail: trashRemovalOf(orgId, 'issue', i.id, deletedAt, 'restored'),
   });
   const search = keys.searchIssue(orgId, projectId, i.id);
-  await sendIssueWrite(
-    items.map((g) => withOpenBlockers(numberKept(orgId, g, i.number, projectId, i.id), search, blockedBy)),
-  );
+  await sendIssueWrite(items.map((g) => withOpenBlockers(numberKept(orgId, g, i.number, projectId, i.id), search, blockedBy)));
 }
 
 /** A child's part of its parent's `sub_issues_summary`, summed over its children now. */
@@ -237,9 +237,11 @@ function otherSides(
 
 /** The restored issue's search record, with its count of open blockers (kept apart from its fields). */
 function withOpenBlockers(g: GuardedItem, search: Key, blockedBy: number): GuardedItem {
-  const update = (g.item as { Update?: { Key: Key; UpdateExpression: string; ExpressionAttributeValues?: Record<string, unknown> } })
-    .Update;
-  if (!update || update.Key.PK !== search.PK || update.Key.SK !== search.SK || !update.UpdateExpression.startsWith('SET ')) return g;
+  const update = (
+    g.item as { Update?: { Key: Key; UpdateExpression: string; ExpressionAttributeValues?: Record<string, unknown> } }
+  ).Update;
+  if (!update || update.Key.PK !== search.PK || update.Key.SK !== search.SK || !update.UpdateExpression.startsWith('SET '))
+    return g;
   const attr = searchRecordItem.stored('openBlockers');
   update.UpdateExpression = update.UpdateExpression.replace(/^SET /, `SET ${attr} = :restored_blockers, `);
   update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':restored_blockers': blockedBy };
