@@ -15,6 +15,7 @@ import { relationInverse, relationTypes, type RelationType } from '../../lib/sch
 import { derivations, differences } from '../../lib/model/derivations.ts';
 import { bulkWrite } from '../../lib/services/bulk.ts';
 import { createIssue, deleteIssue, updateIssue } from '../../lib/services/issues.ts';
+import { purge, restore } from '../../lib/services/trash.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { createLabel } from '../../lib/services/labels.ts';
 import { createProject, deleteProject } from '../../lib/services/projects.ts';
@@ -26,7 +27,8 @@ import { newOrganisation, randomPrefix } from '../support/api.ts';
  * Every issue write path against the rebuild (lib/model/derivations.ts): random sequences of
  * issue operations (create in a sprint or the backlog, update of each field (priority, type and due
  * date included), moves within and across lists, a parent set or cleared (with or without a status
- * change), delete (a parent's cascade clearing its children's parent), creates written together
+ * change), delete into the trash, its restore (with its relations, parent and children where they
+ * still are) and its purge (a parent's cascade clearing its children's parent), creates written together
  * (bulk writes, one of them perhaps refused), sprint activation and
  * completion with carry-over, sprint and project deletes with their cascades, comments, relations
  * added and removed, also to issues of other projects, some of whose projects are deleted later),
@@ -77,6 +79,11 @@ type Op =
     } & Classified)
   | { kind: 'move'; issue: number; list: number; position?: number | undefined }
   | { kind: 'delete'; issue: number }
+  /** A deleted issue (in the trash) brought back, or purged with its cascade (docs/trash.md). */
+  | { kind: 'restore'; issue: number }
+  | { kind: 'purge'; issue: number }
+  /** A delete and its restore at once: the derived state must be as it was (checked when run alone). */
+  | { kind: 'roundTrip'; issue: number }
   | { kind: 'parent'; issue: number; parent: number | null; status?: IssueStatus | undefined }
   | { kind: 'sprint' }
   | { kind: 'activate'; sprint: number }
@@ -158,7 +165,10 @@ const single: fc.Arbitrary<Op> = fc.oneof(
       position: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), issue: index }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), issue: index }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('restore' as const), issue: index }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('purge' as const), issue: index }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('roundTrip' as const), issue: index }) },
   {
     weight: 4,
     arbitrary: fc.record({
@@ -219,6 +229,12 @@ interface World {
   /** Issue numbers by id, and those of earlier sequences (other projects) that may still exist. */
   numbers: Map<number, string>;
   earlier: string[];
+  /** Issues deleted into the trash, not yet restored or purged. */
+  trashed: number[];
+  /** What a delete and its restore run alone changed of the derived state (nothing, when right). */
+  roundTrips: string[];
+  /** Restores and purges that went through, per kind. */
+  done: Record<'restore' | 'purge' | 'roundTrip', number>;
 }
 
 const pick = <T>(all: T[], i: number): T | undefined => (all.length === 0 ? undefined : all[i % all.length]);
@@ -240,7 +256,27 @@ async function locate(w: World, issueId: number) {
   return { projectId: w.projectId, sprintId: (item.sprint_id as number | null | undefined) ?? null };
 }
 
-async function run(w: World, o: Op): Promise<void> {
+/** The table's derived state (counters at zero left out: a delete and its restore leave some there). */
+async function derivedSnapshot(orgId: number): Promise<string> {
+  const { observed } = await readDerivedState(orgId);
+  const holders = [...observed.holders.entries()]
+    .map(
+      ([id, h]) =>
+        [
+          id,
+          Object.fromEntries(
+            Object.entries(h.attrs)
+              .filter(([, v]) => v !== 0)
+              .sort(),
+          ),
+        ] as const,
+    )
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  const records = [...observed.records.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+  return JSON.stringify({ holders, records });
+}
+
+async function run(w: World, o: Op, alone = true): Promise<void> {
   const { caller } = w;
   switch (o.kind) {
     case 'create': {
@@ -307,6 +343,8 @@ async function run(w: World, o: Op): Promise<void> {
       if (o.kind === 'delete') {
         const number = String((await issueItem(w, id))?.issue_number ?? '');
         await deleteIssue(caller, at, id);
+        w.trashed.push(id);
+        // Its delete's stream record: nothing while it is in the trash.
         await cascade({ kind: 'issue', orgId: caller.orgId, projectId: w.projectId, issueId: id, number });
       } else if (o.kind === 'parent') {
         // Another issue than itself (the refusal of itself has its own test).
@@ -328,6 +366,35 @@ async function run(w: World, o: Op): Promise<void> {
           ...classification(o),
         });
       }
+      return;
+    }
+    case 'restore':
+    case 'purge': {
+      const id = pick(w.trashed, o.issue);
+      if (id === undefined) return;
+      if (o.kind === 'restore') await restore(caller, `issue-${id}`);
+      else {
+        await purge(caller, `issue-${id}`);
+        // Its trash item's stream record: what lived under it goes, its children lose their parent.
+        const number = w.numbers.get(id);
+        await cascade({ kind: 'issue', orgId: caller.orgId, projectId: w.projectId, issueId: id, number });
+      }
+      w.trashed = w.trashed.filter((t) => t !== id);
+      w.done[o.kind]++;
+      return;
+    }
+    case 'roundTrip': {
+      const id = pick(w.issues, o.issue);
+      const at = id === undefined ? undefined : await locate(w, id);
+      if (id === undefined || !at) return;
+      const before = alone ? await derivedSnapshot(caller.orgId) : undefined;
+      await deleteIssue(caller, at, id);
+      w.trashed.push(id);
+      await restore(caller, `issue-${id}`);
+      w.trashed = w.trashed.filter((t) => t !== id);
+      w.done.roundTrip++;
+      const after = before === undefined ? undefined : await derivedSnapshot(caller.orgId);
+      if (before !== after) w.roundTrips.push(`issue ${id}: before ${before}\nafter ${after}`);
       return;
     }
     case 'sprint':
@@ -402,7 +469,7 @@ async function run(w: World, o: Op): Promise<void> {
       return;
     }
     case 'parallel':
-      await Promise.allSettled(o.ops.map((each) => run(w, each)));
+      await Promise.allSettled(o.ops.map((each) => run(w, each, false)));
       return;
   }
 }
@@ -502,6 +569,11 @@ const PRELUDE: Op[] = [
     // The last three are sub-issues of the first three.
     parent: i >= 3 ? i - 3 : null,
   })),
+  // Delete + restore = no change, whatever the sequence draws: a parent in the planned sprint, an
+  // issue of the active sprint (its history), a sub-issue (its parent's summary).
+  { kind: 'roundTrip', issue: 1 },
+  { kind: 'roundTrip', issue: 2 },
+  { kind: 'roundTrip', issue: 4 },
 ];
 
 const ignoreRefusals = async (step: Promise<void>) => {
@@ -520,6 +592,7 @@ describe(`issue writes against the rebuild (${SEQUENCES} random sequences of up 
     const org = await newOrganisation();
     const caller: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '' };
     const earlier: string[] = [];
+    const done = { restore: 0, purge: 0, roundTrip: 0 };
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: MAX_OPS }), fc.boolean(), async (ops, dropProject) => {
         const project = await createProject(caller, { name: 'P', prefix: randomPrefix() });
@@ -535,6 +608,9 @@ describe(`issue writes against the rebuild (${SEQUENCES} random sequences of up 
           attachments: [],
           numbers: new Map(),
           earlier,
+          trashed: [],
+          roundTrips: [],
+          done,
         };
         // Something to work on from the first operation: two sprints, one active, and issues in each list.
         for (const o of PRELUDE) await run(w, o);
@@ -545,8 +621,11 @@ describe(`issue writes against the rebuild (${SEQUENCES} random sequences of up 
           await cascade({ kind: 'project', orgId: caller.orgId, projectId: project.id });
         } else earlier.push(...w.numbers.values());
         expect(await derivedDifferences(caller.orgId)).toEqual([]);
+        // Delete + restore = no change.
+        expect(w.roundTrips).toEqual([]);
       }),
       { numRuns: SEQUENCES, endOnFailure: true },
     );
+    console.log(`restores, purges and round trips that went through: ${JSON.stringify(done)}`);
   }, 240_000);
 });
