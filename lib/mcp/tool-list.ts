@@ -1508,7 +1508,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "list_trash",
-      "description": "Deleted labels, comments and webhooks, newest first.",
+      "description": "Deleted issues, labels, comments and webhooks, newest first.",
       "inputSchema": {
         "type": "object",
         "properties": {}

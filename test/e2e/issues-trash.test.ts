@@ -6,6 +6,7 @@ import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../sup
 import { expectHiddenFromOthers, expectTrashedBy, pastRetention } from '../support/trash.ts';
 import { bounds, eventually } from '../support/eventually.ts';
 import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
+import { mcpClient } from '../support/mcp.ts';
 
 /**
  * Issues in the trash end to end (docs/trash.md): an issue's delete takes it out of every read at
@@ -387,6 +388,21 @@ describe('issues in the trash', () => {
     const orphan = await admin.post(`/api/v1/trash/issue-${open.id}/restore`);
     expect(orphan.status).toBe(200);
     expect(orphan.body.item).toMatchObject({ id: open.id, parent_id: null });
+  });
+
+  it('over MCP: delete_issue moves it into the trash, list_trash shows it, restore brings it back as the REST route does', async () => {
+    const { admin, org } = await orgWithClients(gateway);
+    const f = await issueProject(admin, org.member.id);
+    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
+    const before = (await admin.get(f.targetPath)).body;
+    await mcp.ok('delete_issue', { project_id: f.project.id, issue_id: f.target.id });
+    expect((await admin.get(f.targetPath)).status).toBe(404);
+    const listed = await mcp.ok('list_trash', {});
+    expect(listed.trash).toEqual([expect.objectContaining({ id: `issue-${f.target.id}`, kind: 'issue', item_id: f.target.id })]);
+    const restored = await mcp.ok('restore', { id: `issue-${f.target.id}` });
+    expect(restored.restored).toEqual({ kind: 'issue', item: before, placed: 'as_before' });
+    expect((await admin.get(f.targetPath)).body).toEqual(before);
+    await mcp.close();
   });
 
   it('tells subscribed endpoints and the issue history of each restore and purge: issue.restored and issue.purged', async () => {

@@ -16,7 +16,7 @@ export const undoTools: Tool[] = [
   defineTool(
     'list_trash',
     {
-      description: 'Deleted labels, comments and webhooks, newest first.',
+      description: 'Deleted issues, labels, comments and webhooks, newest first.',
       input: z.object({ ...listInput }),
       output: {
         trash: z.array(TrashEntry),
