@@ -5,7 +5,8 @@ import { trashItem } from './trash.ts';
 import { commentItem } from './comments.ts';
 import { projectItem } from './projects.ts';
 import { sprintItem } from './sprints.ts';
-import { importJobItem } from './import-jobs.ts';
+import { importFilePartItem, importJobItem, importReportPartItem } from './import-jobs.ts';
+import { importedCommentItem, importedIssueItem, importNumbersItem } from './imports.ts';
 import { deliveryItem, webhookItem } from './webhooks.ts';
 import type { Attribute, ItemKind, Placement } from './item.ts';
 import { tokenItem } from './tokens.ts';
@@ -62,12 +63,12 @@ export const layout: LayoutRow[] = [
   { ...trashItem.key, about: trashItem.about, attributes: trashItem.attributes },
   declared(deliveryItem),
   row({ PK: 'ORG#o#INFLIGHT', SK: 'LANE#l' }, 'webhook attempts in flight in a lane (the caps)'),
-  row({ PK: 'ORG#o#P#p', SK: 'IMPORTED#src#key' }, 'the issue an import made from a source key'),
-  row({ PK: 'ORG#o#P#p', SK: 'IMPORTCOMMENT#src#k' }, 'the comment an import made from a source key'),
-  row({ PK: 'ORG#o#P#p', SK: 'IMPORTNUMBERS#src' }, "issue numbers reserved for a source's keys"),
+  declared(importedIssueItem),
+  declared(importedCommentItem),
+  declared(importNumbersItem),
   declared(importJobItem),
-  row({ PK: 'ORG#o', SK: 'IMPORTJOB#j#REPORT#n' }, "part n of an import job's report maps (TTL)"),
-  row({ PK: 'ORG#o#IMPORT#j', SK: 'PART#n' }, "part n of an import job's file (TTL `expires_at`)"),
+  declared(importReportPartItem),
+  declared(importFilePartItem),
   row({ PK: '<PK of x>#DEL', SK: '<SK of x>' }, 'who deleted x, when (TTL `expires_at`)'),
   declared(tokenItem),
   declared(oauthAccessTokenItem),

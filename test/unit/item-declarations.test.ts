@@ -13,6 +13,8 @@ import { projectItem } from '../../lib/db/projects.ts';
 import { sprintBurndown, sprintItem } from '../../lib/db/sprints.ts';
 import { ASSIGNED_COUNT, issueCounters, OPEN_BLOCKERS, SUMMARY } from '../../lib/model/derivations.ts';
 import { accountItem } from '../../lib/db/accounts.ts';
+import { importedCommentItem, importedIssueItem, importNumbersItem } from '../../lib/db/imports.ts';
+import { importFilePartItem, importJobItem, importReportPartItem } from '../../lib/db/import-jobs.ts';
 import {
   BACKLOG_COUNT,
   burndownCounter,
@@ -221,5 +223,57 @@ describe('the search record and the assigned entry, declared once', () => {
       parentId: null,
       sprintId: null,
     });
+  });
+});
+
+describe("an import's records, declared once", () => {
+  it('an imported issue recorded before numbers were kept on its record reads with none; its sprint null when stored none', () => {
+    const stored = importedIssueItem.encode({ sourceKey: 'ABC-1', issueId: 7, number: 'APL-7', sprintId: null, importedAt: 'i' });
+    expect(stored).toEqual({ source_key: 'ABC-1', issue_id: 7, issue_number: 'APL-7', sprint_id: null, imported_at: 'i' });
+    expect(importedIssueItem.decode(stored)).toMatchObject({ sourceKey: 'ABC-1', issueId: 7, number: 'APL-7', sprintId: null });
+    const older = { source_key: 'ABC-2', issue_id: 8 };
+    expect(importedIssueItem.field(older, 'number')).toBeUndefined();
+    expect(importedIssueItem.field(older, 'sprintId')).toBeNull();
+    expect(importedIssueItem.field({ ...older, sprint_id: 3 }, 'sprintId')).toBe(3);
+  });
+
+  it('reads the source key and the record of an imported comment by their stored names', () => {
+    expect(importedCommentItem.encode({ orgId: 1, projectId: 2, sourceKey: '10001', commentId: 5 })).toEqual({
+      org_id: 1,
+      project_id: 2,
+      source_key: '10001',
+      comment_id: 5,
+    });
+    expect(importedCommentItem.projection(['sourceKey', 'commentId']).ExpressionAttributeNames).toEqual({
+      '#p0': 'source_key',
+      '#p1': 'comment_id',
+    });
+  });
+
+  it("a source's reserved numbers are its ranges as stored; none stored reads as none", () => {
+    expect(importNumbersItem.encode({ ranges: [[1, 40]] })).toEqual({ ranges: [[1, 40]] });
+    expect(
+      importNumbersItem.field(
+        {
+          ranges: [
+            [1, 40],
+            [41, 45],
+          ],
+        },
+        'ranges',
+      ),
+    ).toEqual([
+      [1, 40],
+      [41, 45],
+    ]);
+    expect(importNumbersItem.field({}, 'ranges')).toEqual([]);
+  });
+
+  it("a job's file and its report's maps are stored in parts of text that expire", () => {
+    for (const kind of [importFilePartItem, importReportPartItem]) {
+      expect(kind.encode({ text: 'a,b', expiresAt: 99 })).toEqual({ text: 'a,b', expires_at: 99 });
+      expect(kind.decode({ text: 'a,b', expires_at: 99 })).toEqual({ text: 'a,b', expiresAt: 99 });
+    }
+    expect(new Set([importFilePartItem.type, importReportPartItem.type, importJobItem.type]).size).toBe(3);
   });
 });
