@@ -14,6 +14,9 @@ import { accountItem } from './accounts.ts';
 import { organisationItem } from './organisation.ts';
 import { oauthAccessTokenItem, oauthClientItem, oauthCodeItem, oauthGrantItem, oauthRefreshItem } from './oauth.ts';
 import { velocityItem } from './velocity.ts';
+import { inFlightLaneItem } from './delivery-lanes.ts';
+import { deletionItem } from './deletions.ts';
+import { idempotencyPartItem, idempotencyRecordItem } from './idempotency.ts';
 
 /**
  * Every kind of item the one table holds, where it lives and what it is, in the order the layout
@@ -62,14 +65,14 @@ export const layout: LayoutRow[] = [
   declared(webhookItem),
   { ...trashItem.key, about: trashItem.about, attributes: trashItem.attributes },
   declared(deliveryItem),
-  row({ PK: 'ORG#o#INFLIGHT', SK: 'LANE#l' }, 'webhook attempts in flight in a lane (the caps)'),
+  declared(inFlightLaneItem),
   declared(importedIssueItem),
   declared(importedCommentItem),
   declared(importNumbersItem),
   declared(importJobItem),
   declared(importReportPartItem),
   declared(importFilePartItem),
-  row({ PK: '<PK of x>#DEL', SK: '<SK of x>' }, 'who deleted x, when (TTL `expires_at`)'),
+  declared(deletionItem),
   declared(tokenItem),
   declared(oauthAccessTokenItem),
   declared(oauthClientItem),
@@ -77,8 +80,8 @@ export const layout: LayoutRow[] = [
   declared(oauthCodeItem),
   declared(oauthGrantItem),
   declared(oauthRefreshItem),
-  row({ PK: 'IDEMPOTENCY#k', SK: 'IDEMPOTENCY' }, 'Idempotency-Key record (TTL `expires_at`)'),
-  row({ PK: 'IDEMPOTENCY#k', SK: 'PART#n' }, 'part n of a large stored response (TTL)'),
+  declared(idempotencyRecordItem),
+  declared(idempotencyPartItem),
   row({ PK: 'GLOBAL', SK: 'SEQ' }, 'organisation id sequence'),
   row({ PK: 'CASCADE', SK: 'kind#o#p#id' }, 'a cascade (project, sprint, issue) still to finish'),
   row({ PK: 'MIGRATION', SK: 'MIGRATION#name' }, "a data migration's record (status, cursor, counts)"),

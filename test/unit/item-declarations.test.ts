@@ -13,6 +13,10 @@ import { projectItem } from '../../lib/db/projects.ts';
 import { sprintBurndown, sprintItem } from '../../lib/db/sprints.ts';
 import { ASSIGNED_COUNT, issueCounters, OPEN_BLOCKERS, SUMMARY } from '../../lib/model/derivations.ts';
 import { accountItem } from '../../lib/db/accounts.ts';
+import { deletionItem } from '../../lib/db/deletions.ts';
+import { inFlightLaneItem } from '../../lib/db/delivery-lanes.ts';
+import { idempotencyPartItem, idempotencyRecordItem } from '../../lib/db/idempotency.ts';
+import { ACTOR_ATTRIBUTE } from '../../lib/db/stamps.ts';
 import { importedCommentItem, importedIssueItem, importNumbersItem } from '../../lib/db/imports.ts';
 import { importFilePartItem, importJobItem, importReportPartItem } from '../../lib/db/import-jobs.ts';
 import {
@@ -275,5 +279,42 @@ describe("an import's records, declared once", () => {
       expect(kind.decode({ text: 'a,b', expires_at: 99 })).toEqual({ text: 'a,b', expiresAt: 99 });
     }
     expect(new Set([importFilePartItem.type, importReportPartItem.type, importJobItem.type]).size).toBe(3);
+  });
+});
+
+describe("a delete's marker, an idempotency record and a lane's places, declared once", () => {
+  it("a delete's marker tells a comment's backlog (null) from no sprint at all (absent), and is none without its stamped actor", () => {
+    const stored = deletionItem.encode({ deletedAt: 'd', sprintId: null, restored: undefined, expiresAt: 9 });
+    expect(stored).toEqual({ deleted_at: 'd', sprint_id: null, expires_at: 9 });
+    expect(deletionItem.decode({ ...stored, updated_by: 4 })).toEqual({
+      actorId: 4,
+      deletedAt: 'd',
+      sprintId: null,
+      restored: undefined,
+      expiresAt: 9,
+    });
+    expect(deletionItem.decode({ deleted_at: 'd', updated_by: 4, restored: true })).toMatchObject({
+      sprintId: undefined,
+      restored: true,
+    });
+    expect(deletionItem.field({ deleted_at: 'd', sprint_id: 3 }, 'sprintId')).toBe(3);
+    expect(deletionItem.field({ deleted_at: 'd' }, 'actorId')).toBeUndefined();
+    expect(deletionItem.field({ updated_by: 1.5 }, 'actorId')).toBeUndefined();
+    expect(deletionItem.stored('actorId')).toBe(ACTOR_ATTRIBUTE);
+  });
+
+  it('an idempotency record is stored under the names its store hands to Powertools; a part reads its bytes, or fails', () => {
+    expect(idempotencyRecordItem.stored('expiresAt')).toBe('expires_at');
+    expect(idempotencyRecordItem.stored('inProgressExpiresAt')).toBe('in_progress_expires_at');
+    expect(idempotencyRecordItem.stored('requestHash')).toBe('request_hash');
+    const bytes = new Uint8Array([1, 2]);
+    expect(idempotencyPartItem.encode({ part: bytes, expiresAt: 5 })).toEqual({ part: bytes, expires_at: 5 });
+    expect(idempotencyPartItem.field({ part: bytes }, 'part')).toBe(bytes);
+    expect(() => idempotencyPartItem.field({}, 'part')).toThrow(/without its bytes/);
+  });
+
+  it("a lane's places never counted read none, changed long ago", () => {
+    expect(inFlightLaneItem.decode({})).toEqual({ inFlight: 0, changedAt: 0 });
+    expect(inFlightLaneItem.decode({ in_flight: 3, changed_at: 1700, endpoint_7: 1 })).toEqual({ inFlight: 3, changedAt: 1700 });
   });
 });

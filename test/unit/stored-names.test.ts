@@ -136,6 +136,10 @@ describe('stored names stay in lib/db', () => {
     expect(names).toEqual(expect.arrayContaining(['failing_since', 'filter_selection', 'previous_secret', 'slow_attempts']));
     // An import's records (lib/db/imports.ts, lib/db/import-jobs.ts).
     expect(names).toEqual(expect.arrayContaining(['imported_at', 'report_parts']));
+    // A delete's marker (its stamped actor), an idempotency record, a lane's places in flight.
+    expect(names).toEqual(
+      expect.arrayContaining(['updated_by', 'in_progress_expires_at', 'request_hash', 'in_flight', 'changed_at']),
+    );
     // A payload field the document has no schema for is still documented where payloads are.
     for (const name of Object.keys(payloadNames)) expect(readFileSync(join(root, 'docs/change-feed.md'), 'utf8')).toContain(name);
   });
