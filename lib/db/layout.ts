@@ -16,6 +16,8 @@ import { oauthAccessTokenItem, oauthClientItem, oauthCodeItem, oauthGrantItem, o
 import { velocityItem } from './velocity.ts';
 import { inFlightLaneItem } from './delivery-lanes.ts';
 import { deletionItem } from './deletions.ts';
+import { cascadeItem } from './cascade-work.ts';
+import { migrationLeaseItem, migrationRecordItem } from './migrations.ts';
 import { idempotencyPartItem, idempotencyRecordItem } from './idempotency.ts';
 
 /**
@@ -83,7 +85,7 @@ export const layout: LayoutRow[] = [
   declared(idempotencyRecordItem),
   declared(idempotencyPartItem),
   row({ PK: 'GLOBAL', SK: 'SEQ' }, 'organisation id sequence'),
-  row({ PK: 'CASCADE', SK: 'kind#o#p#id' }, 'a cascade (project, sprint, issue) still to finish'),
-  row({ PK: 'MIGRATION', SK: 'MIGRATION#name' }, "a data migration's record (status, cursor, counts)"),
-  row({ PK: 'MIGRATION', SK: 'LEASE' }, 'who runs the data migrations now, until when'),
+  declared(cascadeItem),
+  declared(migrationRecordItem),
+  declared(migrationLeaseItem),
 ];

@@ -13,6 +13,9 @@ import { projectItem } from '../../lib/db/projects.ts';
 import { sprintBurndown, sprintItem } from '../../lib/db/sprints.ts';
 import { ASSIGNED_COUNT, issueCounters, OPEN_BLOCKERS, SUMMARY } from '../../lib/model/derivations.ts';
 import { accountItem } from '../../lib/db/accounts.ts';
+import { cascadeItem, pendingCascadeFromItem, pendingCascadeItem, type PendingCascade } from '../../lib/db/cascade-work.ts';
+import { migrationLeaseItem, migrationRecordItem } from '../../lib/db/migrations.ts';
+import type { MigrationRecord } from '../../lib/model/migrations.ts';
 import { deletionItem } from '../../lib/db/deletions.ts';
 import { inFlightLaneItem } from '../../lib/db/delivery-lanes.ts';
 import { idempotencyPartItem, idempotencyRecordItem } from '../../lib/db/idempotency.ts';
@@ -316,5 +319,101 @@ describe("a delete's marker, an idempotency record and a lane's places, declared
   it("a lane's places never counted read none, changed long ago", () => {
     expect(inFlightLaneItem.decode({})).toEqual({ inFlight: 0, changedAt: 0 });
     expect(inFlightLaneItem.decode({ in_flight: 3, changed_at: 1700, endpoint_7: 1 })).toEqual({ inFlight: 3, changedAt: 1700 });
+  });
+});
+
+describe('a pending cascade, a migration record and the migrations lease, declared once', () => {
+  it('a pending cascade is stored under the names it always had, and reads back', () => {
+    const pending: PendingCascade = {
+      parent: { kind: 'issue', orgId: 1, projectId: 2, issueId: 3, number: 'APL-3' },
+      after: { PK: 'p', SK: 's' },
+      attempts: 2,
+      status: 'pending',
+      error: 'boom',
+    };
+    const stored = pendingCascadeItem(pending, new Date('2026-01-01T00:00:00.000Z'));
+    expect(stored).toEqual({
+      type: 'cascade',
+      status: 'pending',
+      kind: 'issue',
+      org_id: 1,
+      project_id: 2,
+      parent_id: 3,
+      number: 'APL-3',
+      after: { PK: 'p', SK: 's' },
+      attempts: 2,
+      error: 'boom',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    });
+    expect(pendingCascadeFromItem(stored)).toEqual(pending);
+    // A sprint's has no number, a fresh one no cursor nor error.
+    const sprint = pendingCascadeItem({
+      parent: { kind: 'sprint', orgId: 1, projectId: 2, sprintId: 4 },
+      attempts: 0,
+      status: 'pending',
+    });
+    expect(Object.keys(sprint).sort()).toEqual([
+      'attempts',
+      'kind',
+      'org_id',
+      'parent_id',
+      'project_id',
+      'status',
+      'type',
+      'updated_at',
+    ]);
+  });
+
+  it('a pending cascade with no attempts counted reads 0, any status but failed reads pending, an unknown kind is none', () => {
+    const bare = { type: 'cascade', kind: 'project', org_id: 1, project_id: 2, parent_id: 2 };
+    expect(pendingCascadeFromItem(bare)).toMatchObject({ attempts: 0, status: 'pending', after: undefined, error: undefined });
+    expect(pendingCascadeFromItem({ ...bare, status: 'odd' })?.status).toBe('pending');
+    expect(pendingCascadeFromItem({ ...bare, kind: 'comment' })).toBeUndefined();
+    expect(pendingCascadeFromItem({ ...bare, type: 'sprint' })).toBeUndefined();
+    expect(pendingCascadeFromItem({ ...bare, org_id: undefined })).toBeUndefined();
+    expect(cascadeItem.stored('parentId')).toBe('parent_id');
+  });
+
+  it('a migration record keeps its cursor as JSON text; a record without counts, steps or runs reads none', () => {
+    const record: MigrationRecord = {
+      name: '0001-x',
+      status: 'running',
+      startedAt: 's',
+      cursor: { PK: 'a', n: 1 },
+      counts: { moved: 2 },
+      steps: 1,
+      runs: 1,
+    };
+    const stored = migrationRecordItem.encode(record);
+    expect(stored).toEqual({
+      name: '0001-x',
+      status: 'running',
+      started_at: 's',
+      cursor: '{"PK":"a","n":1}',
+      counts: { moved: 2 },
+      steps: 1,
+      runs: 1,
+    });
+    expect(migrationRecordItem.decode(stored)).toEqual(record);
+    expect(migrationRecordItem.decode({ name: '0001-x', status: 'done', baseline: true })).toMatchObject({
+      counts: {},
+      steps: 0,
+      runs: 0,
+      cursor: undefined,
+      baseline: true,
+    });
+  });
+
+  it("the lease's end is stored as lease_until", () => {
+    expect(migrationLeaseItem.encode({ owner: 'o', until: 5, takenAt: 't' })).toEqual({
+      owner: 'o',
+      lease_until: 5,
+      taken_at: 't',
+    });
+    expect(migrationLeaseItem.decode({ owner: 'o', lease_until: 5, taken_at: 't' })).toEqual({
+      owner: 'o',
+      until: 5,
+      takenAt: 't',
+    });
   });
 });

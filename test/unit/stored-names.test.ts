@@ -140,6 +140,8 @@ describe('stored names stay in lib/db', () => {
     expect(names).toEqual(
       expect.arrayContaining(['updated_by', 'in_progress_expires_at', 'request_hash', 'in_flight', 'changed_at']),
     );
+    // The migrations' lease.
+    expect(names).toEqual(expect.arrayContaining(['lease_until', 'taken_at']));
     // A payload field the document has no schema for is still documented where payloads are.
     for (const name of Object.keys(payloadNames)) expect(readFileSync(join(root, 'docs/change-feed.md'), 'utf8')).toContain(name);
   });
