@@ -1,5 +1,6 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { currentActor } from '../context/actor.ts';
+import type { Attribute } from './item.ts';
 import { VERSION_ATTRIBUTE } from './versions.ts';
 
 /**
@@ -10,6 +11,16 @@ import { VERSION_ATTRIBUTE } from './versions.ts';
 
 /** The attribute the actor is stamped in. */
 export const ACTOR_ATTRIBUTE = 'updated_by';
+
+/** The stamped actor, as an attribute of the kinds that declare it (a delete's marker: lib/db/deletions.ts). */
+export const actorAttribute: Attribute<number | undefined, typeof ACTOR_ATTRIBUTE> = {
+  stored: ACTOR_ATTRIBUTE,
+  read: (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined),
+  write: (v) => v,
+};
+
+/** Who wrote a stored item or a stream image: undefined when it was written outside a request. */
+export const stampedActor = (item: Record<string, unknown>): number | undefined => actorAttribute.read(item[ACTOR_ATTRIBUTE]);
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Update = NonNullable<TransactItem['Update']>;
