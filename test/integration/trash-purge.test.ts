@@ -52,9 +52,23 @@ const keyOf = (item: Item) => `${String(item.PK)} | ${String(item.SK)}`;
 /**
  * What a change leaves on what it touched and may: when and by whom it was written, its versions,
  * the count of its history, list keys made of its time; a token's rate-limit bucket (`tat`), which
- * every request moves; and the id sequences, which never go back.
+ * every request moves; and the id sequences, which never go back (the organisation's, and a
+ * project's issue numbers, ids and positions).
  */
-const VOLATILE = new Set(['tat', 'updated_at', 'updated_by', 'rev', 'version', 'activity_count', 'backlog_rev', 'positions_rev']);
+const VOLATILE = new Set([
+  'tat',
+  'updated_at',
+  'updated_by',
+  'rev',
+  'version',
+  'activity_count',
+  'backlog_rev',
+  'positions_rev',
+  'issue_seq',
+  'issue_id_next',
+  'issue_id_end',
+  'position_seq',
+]);
 function steady(items: Item[]): Map<string, Item> {
   const out = new Map<string, Item>();
   for (const item of items) {
@@ -132,23 +146,41 @@ describe('a purge, by an admin or at the end of the retention period', () => {
     for (const label of labels) expect((await admin.delete(`${pp}/labels/${label.id}`)).status).toBe(204);
     for (const comment of comments) expect((await admin.delete(`/api/v1/comments/${comment.id}`)).status).toBe(204);
     for (const webhook of webhooks) expect((await admin.delete(`/api/v1/webhooks/${webhook.id}`)).status).toBe(204);
+    // Issues of the backlog with what lives under them (a comment each, their history), an
+    // assignee, a label and a number; deleted into the trash with all of it.
+    const doomed = [
+      await made(admin, `${pp}/issues`, { issue: { title: 'Purged', assignee_id: org.member.id, labels: ['kept'] } }),
+      await made(admin, `${pp}/issues`, { issue: { title: 'Expired', assignee_id: org.member.id, labels: ['kept'] } }),
+    ];
+    for (const issue of doomed) await made(admin, `${pp}/issues/${issue.id}/comments`, { comment: { body: 'Under it' } });
+    await eventually(
+      'the history of the issues to be purged',
+      async () => (await wholeTable()).filter((i) => i.type === 'activity' && doomed.some((x) => x.id === i.issue_id)).length,
+      (n) => n >= 4,
+    );
+    for (const issue of doomed) expect((await admin.delete(`${pp}/issues/${issue.id}`)).status).toBe(204);
     const trashed = (await admin.get('/api/v1/trash?per_page=100')).body as { id: string; item_id: number; kind: string }[];
-    expect(trashed).toHaveLength(6);
+    expect(trashed).toHaveLength(8);
 
     // One of each purged by an admin; the other past its retention, then deleted by the TTL.
-    for (const id of [`label-${labels[0].id}`, `comment-${comments[0].id}`, `webhook-${webhooks[0].id}`])
+    for (const id of [`label-${labels[0].id}`, `comment-${comments[0].id}`, `webhook-${webhooks[0].id}`, `issue-${doomed[0].id}`])
       expect((await admin.delete(`/api/v1/trash/${id}`)).status).toBe(204);
     const trashPk = keys.trash(org.orgId, '').PK;
     const expiring = (await wholeTable()).filter((i) => i.PK === trashPk);
-    expect(expiring).toHaveLength(3);
+    expect(expiring).toHaveLength(4);
     for (const item of expiring) await pastRetention({ PK: String(item.PK), SK: String(item.SK) });
     expect((await admin.get('/api/v1/trash')).body).toEqual([]);
-    expect(await ttlAfter(0)).toBe(3);
+    expect(await ttlAfter(0)).toBe(4);
 
-    // The cascades the purges started take the labels off their issues.
+    // The cascades the purges started take the labels off their issues, and what lived under the purged issues away.
     await eventually(
       'the purged labels off every issue',
       async () => (await wholeTable()).filter((i) => i.type === 'issue' && (i.label_ids as Set<number>).size > 1).length,
+      (n) => n === 0,
+    );
+    await eventually(
+      'what lived under the purged issues gone',
+      async () => (await wholeTable()).filter((i) => doomed.some((x) => x.id === i.issue_id)).length,
       (n) => n === 0,
     );
     // Past every TTL the deletes and purges set (their markers'), the trash is all gone.
