@@ -54,6 +54,8 @@ export function notRevertible(
     case 'issue.created':
     case 'issue.imported':
       return `An entry of the issue's creation (${entry.event}) is not reverted: delete the issue instead`;
+    case 'issue.restored':
+      return `An entry of the issue's return from the trash (${entry.event}) is not reverted: delete the issue instead`;
     case 'comment.created':
     case 'comment.updated':
     case 'comment.deleted':

@@ -80,6 +80,7 @@ describe('which entries are revertible', () => {
       notRevertible({ event, changes: fields.map((field) => ({ field })) }, { recordedHere: here, description });
     expect(why('issue.created')).toMatch(/creation/);
     expect(why('issue.imported')).toMatch(/creation/);
+    expect(why('issue.restored')).toMatch(/return from the trash/);
     expect(why('comment.updated', ['body'])).toMatch(/comment/);
     expect(why('attachment.added')).toMatch(/attachment/);
     expect(why('sprint.activated', ['status'])).toMatch(/sprint/);
