@@ -10,6 +10,8 @@ import { attachmentCounts, counterDifferences, type AttachmentCounters, type Cou
 import { ATTACHMENT_LIMITS, type AttachmentStatus } from '../vocabulary/attachments.ts';
 import { db, tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
+import { commentPointerItem } from './comment-pointers.ts';
+import { commentItem } from './comments.ts';
 import { attribute, itemKind, type Fields } from './item.ts';
 import { keys, orgPk, parseProjectPk, projectPk, skPrefixes, type Key } from './keys.ts';
 import { scanPages } from './query.ts';
@@ -100,13 +102,18 @@ const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
  * reaches the stream consumer, which removes its attachments (`releaseCommentAttachments`).
  */
 function commentMarks(orgId: number, projectId: number, issueId: number, commentId: number): GuardedItem[] {
-  return [keys.comment(orgId, projectId, issueId, commentId), keys.commentPointer(orgId, commentId)].map((Key) => ({
+  const marked = [
+    { Key: keys.comment(orgId, projectId, issueId, commentId), mark: commentItem.stored('hasAttachments') },
+    { Key: keys.commentPointer(orgId, commentId), mark: commentPointerItem.stored('hasAttachments') },
+  ];
+  return marked.map(({ Key, mark }) => ({
     item: {
       Update: {
         TableName: tableName(),
         Key,
-        UpdateExpression: 'SET has_attachments = :yes',
+        UpdateExpression: 'SET #mark = :yes',
         ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#mark': mark },
         ExpressionAttributeValues: { ':yes': true },
       },
     },

@@ -13,6 +13,8 @@ import { accountItem } from './accounts.ts';
 import { organisationItem } from './organisation.ts';
 import { oauthAccessTokenItem, oauthClientItem, oauthCodeItem, oauthGrantItem, oauthRefreshItem } from './oauth.ts';
 import { velocityItem } from './velocity.ts';
+import { labelItem, labelNameItem } from './labels.ts';
+import { commentPointerItem } from './comment-pointers.ts';
 
 /**
  * Every kind of item the one table holds, where it lives and what it is, in the order the layout
@@ -53,10 +55,10 @@ export const layout: LayoutRow[] = [
   row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq', LSK: 'IA#i#seq' }, 'issue activity (change feed)'),
   row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq#TEXT' }, "the description an issue's entry replaced (for its revert)"),
   row({ PK: 'ORG#o#P#p', SK: 'SPRINT#s#A#seq', LSK: 'SA#s#seq' }, 'sprint activity (change feed)'),
-  row({ PK: 'ORG#o#P#p', SK: 'LABEL#l', LSK: 'LABEL#l' }, "label of the project's catalogue"),
-  row({ PK: 'ORG#o#P#p', SK: 'LABELNAME#n' }, 'label name uniqueness guard (case-folded name)'),
+  declared(labelItem),
+  declared(labelNameItem),
   { ...stateItem.key, about: stateItem.about, attributes: stateItem.attributes },
-  row({ PK: 'ORG#o', SK: 'COMMENT#c' }, 'where comment c lives (its project, issue, sprint)'),
+  declared(commentPointerItem),
   row({ PK: 'ORG#o', SK: 'ATTACHMENTEXPIRED#f' }, "expired attachment f's bytes given back, once (TTL `expires_at`)"),
   declared(webhookItem),
   { ...trashItem.key, about: trashItem.about, attributes: trashItem.attributes },

@@ -49,6 +49,8 @@ export const projectItem = itemKind({
     githubRepoOwner: attribute.nullableString('github_repo_owner'),
     githubRepoName: attribute.nullableString('github_repo_name'),
     sprintsCount: attribute.counter('sprints_count'),
+    /** Its labels (lib/db/labels.ts: written with each label's entry in the catalogue kept on it). */
+    labelsCount: attribute.counter('labels_count'),
     /** Its backlog's count of issues (lib/model/sprint-counters.ts: `BACKLOG_COUNT`). */
     backlogCount: attribute.counter('backlog_count'),
     /** Bumped by every move that computes a position in the backlog (lib/db/issues.ts). */

@@ -11,6 +11,12 @@ import { VERSION_ATTRIBUTE } from './versions.ts';
 /** The attribute the actor is stamped in. */
 export const ACTOR_ATTRIBUTE = 'updated_by';
 
+/** Who last wrote a stored item (or the stream image of one), by its stamp: undefined when written outside a request. */
+export function writerOf(item: object): number | undefined {
+  const actor = (item as { [ACTOR_ATTRIBUTE]?: unknown })[ACTOR_ATTRIBUTE];
+  return typeof actor === 'number' && Number.isSafeInteger(actor) ? actor : undefined;
+}
+
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Update = NonNullable<TransactItem['Update']>;
 

@@ -13,6 +13,9 @@ import { projectItem } from '../../lib/db/projects.ts';
 import { sprintBurndown, sprintItem } from '../../lib/db/sprints.ts';
 import { ASSIGNED_COUNT, issueCounters, OPEN_BLOCKERS, SUMMARY } from '../../lib/model/derivations.ts';
 import { accountItem } from '../../lib/db/accounts.ts';
+import { labelItem, labelNameItem, toLabel } from '../../lib/db/labels.ts';
+import { commentPointerItem } from '../../lib/db/comment-pointers.ts';
+import { commentItem } from '../../lib/db/comments.ts';
 import {
   BACKLOG_COUNT,
   burndownCounter,
@@ -221,5 +224,49 @@ describe('the search record and the assigned entry, declared once', () => {
       parentId: null,
       sprintId: null,
     });
+  });
+});
+
+describe('the label, its name guard and the comment pointer, declared once', () => {
+  const storedLabel = {
+    PK: 'ORG#0000000001#P#0000000002',
+    SK: 'LABEL#0000000005',
+    type: 'label',
+    id: 5,
+    org_id: 1,
+    project_id: 2,
+    name: 'Bug',
+    color: '#ff0000',
+    created_at: 'c',
+    updated_at: 'u',
+  };
+
+  it('a label written without a description reads as none, and answers under its own words', () => {
+    expect(labelItem.decode(storedLabel)).toMatchObject({ id: 5, projectId: 2, name: 'Bug', description: null });
+    expect(toLabel({ ...storedLabel, version: 3 })).toMatchObject({ id: 5, project_id: 2, description: null, created_at: 'c' });
+  });
+
+  it('a label, its project count and its name guard encode to the stored names', () => {
+    expect(labelItem.encode({ projectId: 2, description: null, updatedAt: 'u' })).toEqual({
+      project_id: 2,
+      description: null,
+      updated_at: 'u',
+    });
+    expect(labelNameItem.encode({ labelId: 5 })).toEqual({ label_id: 5 });
+    // A project without labels has none counted (an item from before labels existed).
+    expect(projectItem.field({}, 'labelsCount')).toBe(0);
+    expect(projectItem.stored('labelsCount')).toBe('labels_count');
+  });
+
+  it("a comment pointer is stored under its comment's own names, and reads its absent fields as unknown", () => {
+    expect(commentPointerItem.stored('authorId')).toBe(commentItem.stored('authorId'));
+    expect(commentPointerItem.stored('body')).toBe(commentItem.stored('body'));
+    expect(commentPointerItem.decode({ project_id: 2, issue_id: 3 })).toMatchObject({
+      sprintId: null,
+      authorId: undefined,
+      body: undefined,
+      hasAttachments: false,
+    });
+    expect(commentItem.field({ has_attachments: true }, 'hasAttachments')).toBe(true);
   });
 });

@@ -134,6 +134,8 @@ describe('stored names stay in lib/db', () => {
     // A path parameter is a word of the API (a delivery's `webhook_id`), a stored name like `failing_since` is not.
     expect(names).not.toContain('webhook_id');
     expect(names).toEqual(expect.arrayContaining(['failing_since', 'filter_selection', 'previous_secret', 'slow_attempts']));
+    // A comment's (and its pointer's) attachments mark, the stamp a pointer is read with.
+    expect(names).toEqual(expect.arrayContaining(['has_attachments', 'updated_by']));
     // A payload field the document has no schema for is still documented where payloads are.
     for (const name of Object.keys(payloadNames)) expect(readFileSync(join(root, 'docs/change-feed.md'), 'utf8')).toContain(name);
   });
