@@ -15,6 +15,7 @@ import { oauthAccessTokenItem, oauthClientItem, oauthCodeItem, oauthGrantItem, o
 import { velocityItem } from './velocity.ts';
 import { labelItem, labelNameItem } from './labels.ts';
 import { commentPointerItem } from './comment-pointers.ts';
+import { activityTextItem, issueActivityItem, sprintActivityItem } from './activity.ts';
 
 /**
  * Every kind of item the one table holds, where it lives and what it is, in the order the layout
@@ -52,9 +53,9 @@ export const layout: LayoutRow[] = [
   { ...issueItem.key, about: issueItem.about, attributes: issueItem.attributes },
   declared(commentItem),
   { ...attachmentItem.key, about: attachmentItem.about, attributes: attachmentItem.attributes },
-  row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq', LSK: 'IA#i#seq' }, 'issue activity (change feed)'),
-  row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq#TEXT' }, "the description an issue's entry replaced (for its revert)"),
-  row({ PK: 'ORG#o#P#p', SK: 'SPRINT#s#A#seq', LSK: 'SA#s#seq' }, 'sprint activity (change feed)'),
+  declared(issueActivityItem),
+  declared(activityTextItem),
+  declared(sprintActivityItem),
   declared(labelItem),
   declared(labelNameItem),
   { ...stateItem.key, about: stateItem.about, attributes: stateItem.attributes },

@@ -16,6 +16,10 @@ import { accountItem } from '../../lib/db/accounts.ts';
 import { labelItem, labelNameItem, toLabel } from '../../lib/db/labels.ts';
 import { commentPointerItem } from '../../lib/db/comment-pointers.ts';
 import { commentItem } from '../../lib/db/comments.ts';
+import { activityPut, activityTextItem, issueActivityItem, sprintActivityItem } from '../../lib/db/activity.ts';
+import { toActivity } from '../../lib/services/activity.ts';
+import { activityIdOf } from '../../lib/vocabulary/ids.ts';
+import { keys } from '../../lib/db/keys.ts';
 import {
   BACKLOG_COUNT,
   burndownCounter,
@@ -268,5 +272,63 @@ describe('the label, its name guard and the comment pointer, declared once', () 
       hasAttachments: false,
     });
     expect(commentItem.field({ has_attachments: true }, 'hasAttachments')).toBe(true);
+  });
+});
+
+describe('an activity entry and the description it replaced, declared once', () => {
+  const entry = {
+    PK: 'ORG#0000000001#P#0000000002',
+    SK: 'ISSUE#0000000003#A#000000000042',
+    type: 'activity',
+    id: '000000000042',
+    org_id: 1,
+    project_id: 2,
+    event: 'issue.updated',
+    actor_id: 7,
+    at: 'a',
+    issue_id: 3,
+    sprint_id: null,
+    comment_id: null,
+    changes: [{ field: 'title', from: 'x', to: 'y' }],
+  };
+
+  it('an entry reads under its own words, as the API shows it (no changes recorded: none; no revert: none)', () => {
+    expect(toActivity(entry)).toEqual({
+      id: activityIdOf(2, { issueId: 3 }, '000000000042'),
+      event: 'issue.updated',
+      actor_id: 7,
+      at: 'a',
+      issue_id: 3,
+      sprint_id: null,
+      comment_id: null,
+      changes: [{ field: 'title', from: 'x', to: 'y' }],
+    });
+    expect(toActivity({ ...entry, changes: undefined, actor_id: undefined }).changes).toEqual([]);
+    expect(toActivity({ ...entry, changes: undefined, actor_id: undefined }).actor_id).toBeNull();
+    expect(toActivity({ ...entry, reverts: 'r' }).reverts).toBe('r');
+    // A sprint's entry is named by its sprint.
+    expect(toActivity({ ...entry, event: 'sprint.activated', issue_id: null, sprint_id: 4 }).id).toBe(
+      activityIdOf(2, { sprintId: 4 }, '000000000042'),
+    );
+  });
+
+  it('an entry is written with the names it is read by, and the same for an issue and a sprint', () => {
+    const put = activityPut({
+      orgId: 1,
+      projectId: 2,
+      owner: { issueId: 3 },
+      sequence: '000000000042',
+      activity: { ...toActivity(entry), id: '000000000042' },
+    });
+    const written = put.item.Put!.Item;
+    const { PK: _pk, SK: _sk, ...attributes } = entry;
+    expect(written).toMatchObject({ ...attributes, ...keys.issueActivity(1, 2, 3, '000000000042') });
+    expect(written).not.toHaveProperty('reverts');
+    expect(sprintActivityItem.attributes).toBe(issueActivityItem.attributes);
+  });
+
+  it('the description an entry replaced reads back as the text before and the digest of the one written', () => {
+    expect(activityTextItem.decode({ before: null, after_digest: 'd' })).toMatchObject({ before: null, afterDigest: 'd' });
+    expect(activityTextItem.encode({ before: 'old', afterDigest: 'd' })).toEqual({ before: 'old', after_digest: 'd' });
   });
 });
