@@ -254,6 +254,19 @@ export async function organisationBytes(orgId: number): Promise<number> {
 export const issueExists = (orgId: number, projectId: number, issueId: number) =>
   itemExists(keys.issue(orgId, projectId, issueId));
 
+/**
+ * The mark that an expired attachment's place in the limits was given back (`releaseExpiredAttachment`),
+ * declared once: kept longer than a stream keeps its records, so that a replay gives it back once.
+ */
+export const attachmentExpiredItem = itemKind({
+  type: 'attachment_expired',
+  key: { PK: 'ORG#o', SK: 'ATTACHMENTEXPIRED#f' },
+  about: "expired attachment f's bytes given back, once (TTL `expires_at`)",
+  attributes: {
+    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+  },
+});
+
 /** A stream record's image of a removed item (DynamoDB's attribute values). */
 type Image = Record<string, { S?: string; N?: string } | undefined>;
 
@@ -278,9 +291,9 @@ export async function releaseExpiredAttachment(image: Image, now = new Date()): 
         TableName: tableName(),
         Item: {
           ...keys.attachmentExpired(a.orgId, a.id),
-          type: 'attachment_expired',
+          type: attachmentExpiredItem.type,
           // Longer than a stream keeps its records (24 hours).
-          [tableDefinition.ttlAttribute]: Math.floor(now.getTime() / 1000) + 2 * 86_400,
+          ...attachmentExpiredItem.encode({ expiresAt: Math.floor(now.getTime() / 1000) + 2 * 86_400 }),
         },
         ConditionExpression: 'attribute_not_exists(PK)',
       },

@@ -34,8 +34,7 @@ import {
 } from './transactions.ts';
 import { issueWrite, issueWriteItems, type IssueWriteSpec, type ParentGuard } from './issue-write.ts';
 import { repositioned, type IssueChange, type IssueState } from '../model/derivations.ts';
-import { issueItem, issueStateOf, type StoredIssue } from './issue-item.ts';
-import type { Stored } from './item.ts';
+import { issueItem, issueStateOf, type IssueItem, type StoredIssue } from './issue-item.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from './versions.ts';
 import { rankIndex } from './counters.ts';
@@ -53,7 +52,7 @@ import { statusAnswer, type Workflow } from '../model/workflow.ts';
  */
 
 /** The stored issue, as its declaration reads it (lib/db/issue-item.ts). */
-export type IssueItem = Stored<typeof issueItem.attributes>;
+export type { IssueItem };
 
 /**
  * The resource from a stored issue; `position` is its place in its list (the stored key is not

@@ -1,17 +1,27 @@
-import { attachmentItem } from './attachments.ts';
+import { attachmentExpiredItem, attachmentItem } from './attachments.ts';
 import { assignedEntryItem, issueItem, searchRecordItem } from './issue-item.ts';
 import { stateItem } from './workflow.ts';
 import { trashItem } from './trash.ts';
 import { commentItem } from './comments.ts';
-import { projectItem } from './projects.ts';
+import { prefixGuardItem, projectItem } from './projects.ts';
 import { sprintItem } from './sprints.ts';
 import { importJobItem } from './import-jobs.ts';
 import { deliveryItem, webhookItem } from './webhooks.ts';
 import type { Attribute, ItemKind, Placement } from './item.ts';
 import { tokenItem } from './tokens.ts';
-import { accountItem } from './accounts.ts';
+import { accountItem, emailGuardItem } from './accounts.ts';
 import { organisationItem } from './organisation.ts';
-import { oauthAccessTokenItem, oauthClientItem, oauthCodeItem, oauthGrantItem, oauthRefreshItem } from './oauth.ts';
+import {
+  oauthAccessTokenItem,
+  oauthClientItem,
+  oauthCodeItem,
+  oauthGrantItem,
+  oauthRefreshItem,
+  oauthRegistrationsItem,
+} from './oauth.ts';
+import { organisationSequenceItem, sequencesItem } from './sequences.ts';
+import { issueKeyItem } from './issue-lookup.ts';
+import { subIssueItem } from './sub-issues.ts';
 import { velocityItem } from './velocity.ts';
 import { labelItem, labelNameItem } from './labels.ts';
 import { commentPointerItem } from './comment-pointers.ts';
@@ -39,13 +49,13 @@ const declared = (kind: Pick<ItemKind<Record<string, Attribute<unknown>>>, 'key'
 
 export const layout: LayoutRow[] = [
   declared(organisationItem),
-  row({ PK: 'ORG#o', SK: 'SEQ' }, 'per-organisation id sequences'),
+  declared(sequencesItem),
   declared(accountItem),
-  row({ PK: 'ORG#o', SK: 'EMAIL#e' }, 'e-mail uniqueness guard'),
+  declared(emailGuardItem),
   declared(projectItem),
-  row({ PK: 'ORG#o', SK: 'PREFIX#X' }, 'project prefix uniqueness guard'),
-  row({ PK: 'ORG#o', SK: 'ISSUEKEY#X-n' }, 'issue number → project and issue id'),
-  row({ PK: 'ORG#o', SK: 'ISSUEKEY#X-n#SUB#i' }, 'child i of issue X-n (its sub-issues list)'),
+  declared(prefixGuardItem),
+  declared(issueKeyItem),
+  declared(subIssueItem),
   { ...assignedEntryItem.key, about: assignedEntryItem.about, attributes: assignedEntryItem.attributes },
   { ...searchRecordItem.key, about: searchRecordItem.about, attributes: searchRecordItem.attributes },
   declared(sprintItem),
@@ -60,7 +70,7 @@ export const layout: LayoutRow[] = [
   declared(labelNameItem),
   { ...stateItem.key, about: stateItem.about, attributes: stateItem.attributes },
   declared(commentPointerItem),
-  row({ PK: 'ORG#o', SK: 'ATTACHMENTEXPIRED#f' }, "expired attachment f's bytes given back, once (TTL `expires_at`)"),
+  declared(attachmentExpiredItem),
   declared(webhookItem),
   { ...trashItem.key, about: trashItem.about, attributes: trashItem.attributes },
   declared(deliveryItem),
@@ -75,13 +85,13 @@ export const layout: LayoutRow[] = [
   declared(tokenItem),
   declared(oauthAccessTokenItem),
   declared(oauthClientItem),
-  row({ PK: 'OAUTHREG#address', SK: 'HOUR#h' }, 'OAuth client registrations from an address in an hour (TTL)'),
+  declared(oauthRegistrationsItem),
   declared(oauthCodeItem),
   declared(oauthGrantItem),
   declared(oauthRefreshItem),
   row({ PK: 'IDEMPOTENCY#k', SK: 'IDEMPOTENCY' }, 'Idempotency-Key record (TTL `expires_at`)'),
   row({ PK: 'IDEMPOTENCY#k', SK: 'PART#n' }, 'part n of a large stored response (TTL)'),
-  row({ PK: 'GLOBAL', SK: 'SEQ' }, 'organisation id sequence'),
+  declared(organisationSequenceItem),
   row({ PK: 'CASCADE', SK: 'kind#o#p#id' }, 'a cascade (project, sprint, issue) still to finish'),
   row({ PK: 'MIGRATION', SK: 'MIGRATION#name' }, "a data migration's record (status, cursor, counts)"),
   row({ PK: 'MIGRATION', SK: 'LEASE' }, 'who runs the data migrations now, until when'),

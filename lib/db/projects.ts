@@ -65,6 +65,19 @@ export const projectItem = itemKind({
   },
 });
 
+/**
+ * The guard of a project prefix in an organisation, written with the project (and moved by a
+ * change of its prefix): a second project of the prefix is refused `prefix_taken`; a name
+ * lookup finds the project by it (lib/db/names.ts).
+ */
+export const prefixGuardItem = itemKind({
+  key: { PK: 'ORG#o', SK: 'PREFIX#X' },
+  about: 'project prefix uniqueness guard',
+  attributes: {
+    projectId: attribute.number('project_id'),
+  },
+});
+
 /** A stored project as read, before it is decoded (`projectItem`'s attributes under their stored names). */
 export type ProjectItem = Stored<typeof projectItem.attributes>;
 
@@ -172,7 +185,7 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
 }
 
 const prefixGuardPut = (orgId: number, prefix: string, projectId: number): GuardedItem =>
-  putNew({ ...keys.prefix(orgId, prefix), project_id: projectId }, projectRefusals.prefixTaken);
+  putNew({ ...keys.prefix(orgId, prefix), ...prefixGuardItem.encode({ projectId }) }, projectRefusals.prefixTaken);
 
 function setClause(changes: Record<string, unknown>) {
   const names: Record<string, string> = { '#updated_at': 'updated_at' };

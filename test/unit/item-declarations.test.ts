@@ -20,6 +20,13 @@ import { activityPut, activityTextItem, issueActivityItem, sprintActivityItem } 
 import { toActivity } from '../../lib/services/activity.ts';
 import { activityIdOf } from '../../lib/vocabulary/ids.ts';
 import { keys } from '../../lib/db/keys.ts';
+import { organisationSequenceItem, sequencesItem } from '../../lib/db/sequences.ts';
+import { emailGuardItem } from '../../lib/db/accounts.ts';
+import { prefixGuardItem } from '../../lib/db/projects.ts';
+import { pointedIssue } from '../../lib/db/issue-lookup.ts';
+import { subIssueItem } from '../../lib/db/sub-issues.ts';
+import { oauthRegistrationsItem } from '../../lib/db/oauth.ts';
+import { attachmentExpiredItem } from '../../lib/db/attachments.ts';
 import {
   BACKLOG_COUNT,
   burndownCounter,
@@ -330,5 +337,46 @@ describe('an activity entry and the description it replaced, declared once', () 
   it('the description an entry replaced reads back as the text before and the digest of the one written', () => {
     expect(activityTextItem.decode({ before: null, after_digest: 'd' })).toMatchObject({ before: null, afterDigest: 'd' });
     expect(activityTextItem.encode({ before: 'old', afterDigest: 'd' })).toEqual({ before: 'old', after_digest: 'd' });
+  });
+});
+
+describe('the guards, pointers and sequences, declared once', () => {
+  it('a sequence not yet advanced reads 0, and each is stored under its own name', () => {
+    expect(sequencesItem.decode({ issue: 40 })).toMatchObject({ issue: 40, label: 0, attachment: 0 });
+    expect(sequencesItem.stored('webhook')).toBe('webhook');
+    expect(organisationSequenceItem.field({}, 'organisation')).toBe(0);
+  });
+
+  it('a guard names what holds its name', () => {
+    expect(emailGuardItem.encode({ accountId: 3 })).toEqual({ account_id: 3 });
+    expect(prefixGuardItem.field({ project_id: 2 }, 'projectId')).toBe(2);
+  });
+
+  it("an issue number's pointer leads to its project and issue, and a child's record reads as the child it lists", () => {
+    expect(pointedIssue({ PK: 'ORG#1', SK: 'ISSUEKEY#APL-3', type: 'issue_key', project_id: 2, issue_id: 3 })).toEqual({
+      projectId: 2,
+      issueId: 3,
+    });
+    const child = {
+      parentId: 1,
+      projectId: 2,
+      issueId: 3,
+      issueNumber: 'APL-3',
+      title: 'T',
+      sprintId: null,
+      status: 'todo' as const,
+      storyPoints: null,
+      assigneeId: 4,
+    };
+    expect(subIssueItem.decode(subIssueItem.encode(child))).toEqual(child);
+    // No story points or assignee stored (absent, not null): none.
+    const { story_points: _points, assignee_id: _assignee, ...old } = subIssueItem.encode(child);
+    expect(subIssueItem.decode(old)).toMatchObject({ storyPoints: null, assigneeId: null });
+  });
+
+  it('a registration count and an expired attachment mark go with their time (TTL)', () => {
+    expect(oauthRegistrationsItem.stored('expiresAt')).toBe('expires_at');
+    expect(oauthRegistrationsItem.field({}, 'registrations')).toBe(0);
+    expect(attachmentExpiredItem.encode({ expiresAt: 9 })).toEqual({ expires_at: 9 });
   });
 });
