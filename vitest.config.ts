@@ -13,6 +13,7 @@ const ownTable = [
   'test/integration/attachment-files.test.ts',
   'test/integration/sub-issues.test.ts',
   'test/integration/token-names.test.ts',
+  'test/integration/trash-purge.test.ts',
   'test/e2e/bulk.test.ts',
 ];
 

@@ -1,6 +1,7 @@
 import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
+import { attribute, itemKind } from './item.ts';
 
 /**
  * What the cascade of deletes decides, apart from the table (lib/db/cascade.ts carries it out):
@@ -86,49 +87,76 @@ export const idOf = (parent: CascadeParent): number =>
           ? parent.labelId
           : parent.stateId;
 
+/**
+ * A cascade written down to be continued (`PendingCascade`): its parent, where its paging stopped
+ * and how it has fared. Its writes are stream records that bring the consumer back while it is
+ * `pending` (lib/db/table.ts: the cascade consumer's filter).
+ */
+export const cascadeItem = itemKind({
+  type: 'cascade',
+  key: { PK: 'CASCADE', SK: 'kind#o#p#id' },
+  about: 'a cascade (of a project, sprint, issue, label or state) still to finish',
+  attributes: {
+    /** Anything but `failed` reads `pending`: it is continued. */
+    status: {
+      stored: 'status',
+      read: (v: unknown): PendingCascade['status'] => (v === 'failed' ? 'failed' : 'pending'),
+      write: (v: PendingCascade['status']) => v,
+    },
+    /** Its parent's kind; one the cascade does not know makes the record none (`pendingCascadeFromItem`). */
+    kind: { stored: 'kind', read: (v: unknown) => (typeof v === 'string' ? v : ''), write: (v: string) => v },
+    orgId: attribute.number('org_id'),
+    projectId: attribute.number('project_id'),
+    /** The id of its parent (the project's, for a project's). */
+    parentId: attribute.number('parent_id'),
+    /** A parent issue's number, under which its children's index lives. */
+    number: attribute.laterString('number'),
+    after: attribute.whole<Record<string, unknown>, 'after'>('after'),
+    attempts: attribute.counter('attempts'),
+    error: attribute.laterString('error'),
+    updatedAt: attribute.string('updated_at'),
+  },
+});
+
 /** A pending cascade from its stored item (plain attributes). */
 export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCascade | undefined {
-  const orgId = Number(item.org_id);
-  const projectId = Number(item.project_id);
-  const id = Number(item.parent_id);
-  if (item.type !== 'cascade' || ![orgId, projectId, id].every(Number.isSafeInteger)) return undefined;
+  if (item.type !== cascadeItem.type) return undefined;
+  const c = cascadeItem.decode(item);
+  const { orgId, projectId, parentId: id } = c;
+  if (![orgId, projectId, id].every(Number.isSafeInteger)) return undefined;
   const parent: CascadeParent | undefined =
-    item.kind === 'project'
+    c.kind === 'project'
       ? { kind: 'project', orgId, projectId }
-      : item.kind === 'sprint'
+      : c.kind === 'sprint'
         ? { kind: 'sprint', orgId, projectId, sprintId: id }
-        : item.kind === 'issue'
-          ? { kind: 'issue', orgId, projectId, issueId: id, ...(typeof item.number === 'string' ? { number: item.number } : {}) }
-          : item.kind === 'label'
+        : c.kind === 'issue'
+          ? { kind: 'issue', orgId, projectId, issueId: id, ...(c.number === undefined ? {} : { number: c.number }) }
+          : c.kind === 'label'
             ? { kind: 'label', orgId, projectId, labelId: id }
-            : item.kind === 'state'
+            : c.kind === 'state'
               ? { kind: 'state', orgId, projectId, stateId: id }
               : undefined;
   if (!parent) return undefined;
-  return {
-    parent,
-    after: (item.after as Record<string, unknown> | undefined) ?? undefined,
-    attempts: Number(item.attempts ?? 0),
-    status: item.status === 'failed' ? 'failed' : 'pending',
-    error: typeof item.error === 'string' ? item.error : undefined,
-  };
+  return { parent, after: c.after, attempts: c.attempts, status: c.status, error: c.error };
 }
 
 /** The stored attributes of a pending cascade, but its key (what `pendingCascadeFromItem` reads back). */
 export function pendingCascadeItem(pending: PendingCascade, now = new Date()): Record<string, unknown> {
   const { parent } = pending;
   return {
-    type: 'cascade',
-    status: pending.status,
-    kind: parent.kind,
-    org_id: parent.orgId,
-    project_id: parent.projectId,
-    parent_id: idOf(parent),
-    ...(parent.kind === 'issue' && parent.number ? { number: parent.number } : {}),
-    ...(pending.after ? { after: pending.after } : {}),
-    attempts: pending.attempts,
-    ...(pending.error ? { error: pending.error.slice(0, 1000) } : {}),
-    updated_at: now.toISOString(),
+    type: cascadeItem.type,
+    ...cascadeItem.encode({
+      status: pending.status,
+      kind: parent.kind,
+      orgId: parent.orgId,
+      projectId: parent.projectId,
+      parentId: idOf(parent),
+      number: parent.kind === 'issue' && parent.number ? parent.number : undefined,
+      after: pending.after,
+      attempts: pending.attempts,
+      error: pending.error ? pending.error.slice(0, 1000) : undefined,
+      updatedAt: now.toISOString(),
+    }),
   };
 }
 
@@ -142,7 +170,7 @@ export function afterFailure(pending: PendingCascade, error: string): PendingCas
 export function pendingCascadeOf(record: DynamoDBRecord): PendingCascade | undefined {
   if (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') return undefined;
   const image = record.dynamodb?.NewImage;
-  if (image?.type?.S !== 'cascade' || image.status?.S !== 'pending') return undefined;
+  if (!image || image.type?.S !== cascadeItem.type || image[cascadeItem.stored('status')]?.S !== 'pending') return undefined;
   return pendingCascadeFromItem(unmarshall(image as Record<string, SdkAttributeValue>));
 }
 

@@ -1,5 +1,5 @@
 import { attribute, itemKind } from './item.ts';
-import { ACTOR_ATTRIBUTE } from './stamps.ts';
+import { actorAttribute } from './stamps.ts';
 import { versionOf } from './versions.ts';
 
 /**
@@ -25,7 +25,7 @@ export const commentPointerItem = itemKind({
     body: attribute.laterString('body'),
     updatedAt: attribute.laterString('updated_at'),
     /** Who wrote the comment last (the stamp of every update: lib/db/stamps.ts). */
-    updatedBy: attribute.laterNumber(ACTOR_ATTRIBUTE),
+    updatedBy: actorAttribute,
     /** Set with the comment's (lib/db/attachments.ts): its removal releases its attachments. */
     hasAttachments: attribute.flag('has_attachments'),
   },

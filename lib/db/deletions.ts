@@ -1,6 +1,8 @@
 import { currentActor } from '../context/actor.ts';
 import { tableName } from './client.ts';
+import { attribute, itemKind } from './item.ts';
 import { keys, type Key } from './keys.ts';
+import { actorAttribute } from './stamps.ts';
 import { tableDefinition } from './table.ts';
 import { batchGet, type GuardedItem } from './transactions.ts';
 
@@ -27,8 +29,28 @@ import { batchGet, type GuardedItem } from './transactions.ts';
 /** Days a marker is kept (DynamoDB TTL): the stream keeps a record 24 hours. */
 export const DELETION_TTL_DAYS = 2;
 
-/** The item type of a marker. */
-export const DELETION_TYPE = 'deletion';
+/**
+ * A delete's marker. Its actor is not written by `deletionMarker`: the Put is stamped with it, as
+ * every write a request makes is (lib/db/stamps.ts), so a marker without one is none.
+ */
+export const deletionItem = itemKind({
+  type: 'deletion',
+  key: { PK: '<PK of x>#DEL', SK: '<SK of x>' },
+  about: 'who deleted x, when (TTL `expires_at`)',
+  attributes: {
+    actorId: actorAttribute,
+    deletedAt: attribute.string('deleted_at'),
+    /** A comment's issue's sprint at the delete (null: the backlog); absent on the marker of anything but a comment. */
+    sprintId: {
+      stored: 'sprint_id',
+      read: (v: unknown) => (v === undefined ? undefined : typeof v === 'number' ? v : null),
+      write: (v: number | null | undefined) => v,
+    },
+    /** Present (true) only on a trash item's removal by a restore. */
+    restored: { stored: 'restored', read: (v: unknown) => (v === true ? true : undefined), write: (v: true | undefined) => v },
+    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+  },
+});
 
 /** What a delete's marker says beside the actor and the time. */
 export interface DeletionContext {
@@ -52,11 +74,13 @@ export function deletionMarker(key: Key, context: DeletionContext = {}): Guarded
           TableName: tableName(),
           Item: {
             ...keys.deletion(key),
-            type: DELETION_TYPE,
-            deleted_at: now.toISOString(),
-            ...(context.sprintId === undefined ? {} : { sprint_id: context.sprintId }),
-            ...(context.restored ? { restored: true } : {}),
-            [tableDefinition.ttlAttribute]: Math.floor(now.getTime() / 1000) + DELETION_TTL_DAYS * 86_400,
+            type: deletionItem.type,
+            ...deletionItem.encode({
+              deletedAt: now.toISOString(),
+              sprintId: context.sprintId,
+              restored: context.restored,
+              expiresAt: Math.floor(now.getTime() / 1000) + DELETION_TTL_DAYS * 86_400,
+            }),
           },
         },
       },
@@ -82,14 +106,13 @@ export async function readDeletions(deleted: Key[]): Promise<(Deletion | undefin
   if (deleted.length === 0) return [];
   const found = await batchGet(deleted.map((k) => keys.deletion(k)));
   return found.map((item) => {
-    const actorId = item?.updated_by;
-    if (!item || typeof actorId !== 'number' || !Number.isSafeInteger(actorId)) return undefined;
-    const sprint = item.sprint_id;
+    const marker = item && deletionItem.decode(item);
+    if (marker?.actorId === undefined) return undefined;
     return {
-      actorId,
-      at: String(item.deleted_at),
-      ...(sprint === undefined ? {} : { sprintId: typeof sprint === 'number' ? sprint : null }),
-      ...(item.restored === true ? { restored: true as const } : {}),
+      actorId: marker.actorId,
+      at: marker.deletedAt,
+      ...(marker.sprintId === undefined ? {} : { sprintId: marker.sprintId }),
+      ...(marker.restored ? { restored: marker.restored } : {}),
     };
   });
 }

@@ -4,8 +4,10 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Lane } from '../model/fairness.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
+import { attribute, itemKind } from './item.ts';
 import { keys } from './keys.ts';
 import { addToExisting, updateIf } from './transactions.ts';
+import { webhookItem } from './webhooks.ts';
 
 /**
  * The bookkeeping of fair delivery (lib/model/fairness.ts): the attempts in flight of each
@@ -21,8 +23,30 @@ export interface Places {
   lane: Lane;
 }
 
-/** The endpoint's count: an attribute of the organisation's counter item, so one write takes both places. */
-const endpointAttribute = (webhookId: number) => `endpoint_${webhookId}`;
+/**
+ * An organisation's attempts in flight in a lane, and when they last changed. Each of its endpoints'
+ * own count is an attribute of the same item (`endpointInFlight`), so one write takes both places.
+ */
+export const inFlightLaneItem = itemKind({
+  key: { PK: 'ORG#o#INFLIGHT', SK: 'LANE#l' },
+  about: 'webhook attempts in flight in a lane (the caps)',
+  attributes: {
+    inFlight: attribute.counter('in_flight'),
+    /** Milliseconds since the epoch (a counter never written reads 0: long ago). */
+    changedAt: attribute.counter('changed_at'),
+  },
+});
+
+/** Where the lane's item counts an endpoint's attempts in flight: an attribute per endpoint. */
+const ENDPOINT_PREFIX = 'endpoint_';
+const endpointInFlight = (webhookId: number) => `${ENDPOINT_PREFIX}${webhookId}`;
+
+/** The stored names every update of a lane's counts names, with its endpoint's as `#e`. */
+const laneNames = (webhookId: number): Record<string, string> => ({
+  '#n': inFlightLaneItem.stored('inFlight'),
+  '#at': inFlightLaneItem.stored('changedAt'),
+  '#e': endpointInFlight(webhookId),
+});
 
 /**
  * Takes one place of the organisation in the lane and one of the endpoint (caps `caps.org` and
@@ -38,18 +62,16 @@ export async function takePlaces(
   staleAfterMs: number,
 ): Promise<boolean> {
   const Key = keys.deliveriesInFlight(places.orgId, places.lane);
-  const endpoint = endpointAttribute(places.webhookId);
+  const endpoint = endpointInFlight(places.webhookId);
   let old: Record<string, unknown> | undefined;
   try {
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key,
-        UpdateExpression:
-          'SET in_flight = if_not_exists(in_flight, :zero) + :one, #e = if_not_exists(#e, :zero) + :one, changed_at = :now',
-        ConditionExpression:
-          '(attribute_not_exists(in_flight) OR in_flight < :org) AND (attribute_not_exists(#e) OR #e < :endpoint)',
-        ExpressionAttributeNames: { '#e': endpoint },
+        UpdateExpression: 'SET #n = if_not_exists(#n, :zero) + :one, #e = if_not_exists(#e, :zero) + :one, #at = :now',
+        ConditionExpression: '(attribute_not_exists(#n) OR #n < :org) AND (attribute_not_exists(#e) OR #e < :endpoint)',
+        ExpressionAttributeNames: laneNames(places.webhookId),
         ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':now': now, ':org': caps.org, ':endpoint': caps.endpoint },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
@@ -61,18 +83,18 @@ export async function takePlaces(
     const item = (err as { Item?: Record<string, AttributeValue> }).Item;
     old = item ? unmarshall(item) : undefined;
   }
-  const changedAt = Number(old?.changed_at ?? 0);
-  if (!old || changedAt >= now - staleAfterMs) return false;
+  if (!old) return false;
+  const changedAt = inFlightLaneItem.field(old, 'changedAt');
+  if (changedAt >= now - staleAfterMs) return false;
   // Stale: afresh, with this attempt's places only (unless another attempt got there first).
-  const others = Object.keys(old).filter((name) => name.startsWith('endpoint_') && name !== endpoint);
-  const names: Record<string, string> = { '#e': endpoint };
+  const others = Object.keys(old).filter((name) => name.startsWith(ENDPOINT_PREFIX) && name !== endpoint);
+  const names = laneNames(places.webhookId);
   others.forEach((name, i) => (names[`#o${i}`] = name));
   return updateIf({
     Key,
     UpdateExpression:
-      'SET in_flight = :one, #e = :one, changed_at = :now' +
-      (others.length ? ` REMOVE ${others.map((_, i) => `#o${i}`).join(', ')}` : ''),
-    ConditionExpression: 'changed_at = :seen',
+      'SET #n = :one, #e = :one, #at = :now' + (others.length ? ` REMOVE ${others.map((_, i) => `#o${i}`).join(', ')}` : ''),
+    ConditionExpression: '#at = :seen',
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: { ':one': 1, ':now': now, ':seen': changedAt },
   });
@@ -82,9 +104,9 @@ export async function takePlaces(
 export async function giveBackPlaces(places: Places, now: number): Promise<void> {
   await updateIf({
     Key: keys.deliveriesInFlight(places.orgId, places.lane),
-    UpdateExpression: 'SET in_flight = in_flight - :one, #e = #e - :one, changed_at = :now',
-    ConditionExpression: 'in_flight > :zero AND #e > :zero',
-    ExpressionAttributeNames: { '#e': endpointAttribute(places.webhookId) },
+    UpdateExpression: 'SET #n = #n - :one, #e = #e - :one, #at = :now',
+    ConditionExpression: '#n > :zero AND #e > :zero',
+    ExpressionAttributeNames: laneNames(places.webhookId),
     ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':now': now },
   });
 }
@@ -92,7 +114,7 @@ export async function giveBackPlaces(places: Places, now: number): Promise<void>
 /** Counts one more slow attempt of the endpoint; returns its slow attempts in a row. */
 export async function countSlowAttempt(orgId: number, webhookId: number): Promise<number> {
   // Deleted meanwhile: none.
-  return (await addToExisting(keys.webhook(orgId, webhookId), 'slow_attempts', 1)) ?? 0;
+  return (await addToExisting(keys.webhook(orgId, webhookId), webhookItem.stored('slowAttempts'), 1)) ?? 0;
 }
 
 /** Puts the endpoint in `lane` with `slowAttempts` slow attempts in a row. */
@@ -100,9 +122,9 @@ export async function setLane(orgId: number, webhookId: number, lane: Lane, slow
   // A webhook deleted meanwhile has no lane to set.
   await updateIf({
     Key: keys.webhook(orgId, webhookId),
-    UpdateExpression: 'SET #lane = :lane, slow_attempts = :n',
+    UpdateExpression: 'SET #lane = :lane, #slow = :n',
     ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeNames: { '#lane': 'lane' },
+    ExpressionAttributeNames: { '#lane': webhookItem.stored('lane'), '#slow': webhookItem.stored('slowAttempts') },
     ExpressionAttributeValues: { ':lane': lane, ':n': slowAttempts },
   });
 }

@@ -5,9 +5,13 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
 import { db, dynamodb, tableName } from './client.ts';
+import { attribute, itemKind, type Attribute } from './item.ts';
 import { keys, skPrefixes, type Key } from './keys.ts';
 import { queryPages } from './query.ts';
 import { tableDefinition } from './table.ts';
+
+/** The table key of an idempotency record (`idempotencyRecordKey` in lib/http/idempotency.ts). */
+export type IdempotencyRecordKey = Key;
 
 /**
  * A stored response keeps its body inline up to this many bytes; a larger body (an issue whose
@@ -15,19 +19,52 @@ import { tableDefinition } from './table.ts';
  * it) goes in parts beside the record, since one DynamoDB item holds at most 400 KB and a record
  * that cannot be saved would let a retry run twice.
  */
-/** The table key of an idempotency record (`idempotencyRecordKey` in lib/http/idempotency.ts). */
-export type IdempotencyRecordKey = Key;
-
 export const INLINE_BODY_BYTES = 128 * 1024;
 /** Bytes per part item (binary, so a multi-byte character may straddle two parts). */
 const PART_BYTES = 128 * 1024;
 /** Marks a stored response whose body is in that many parts. */
 const BODY_PARTS = 'body_parts';
 
-const STATUS_ATTR = 'status';
-const IN_PROGRESS_EXPIRY_ATTR = 'in_progress_expires_at';
-
+/** A stored response: Powertools' copy of what the handler answered, its body inline or in parts. */
 type StoredResponse = { body?: unknown; [BODY_PARTS]?: unknown } & Record<string, unknown>;
+
+/**
+ * An Idempotency-Key record, as Powertools writes it under the stored names this declaration gives
+ * it (`idempotencyStore`): its status, the response it replays, the hash of the request it answers,
+ * when it goes (TTL) and, while in progress, until when a retry is refused.
+ */
+export const idempotencyRecordItem = itemKind({
+  key: { PK: 'IDEMPOTENCY#k', SK: 'IDEMPOTENCY' },
+  about: 'Idempotency-Key record (TTL `expires_at`)',
+  attributes: {
+    status: attribute.oneOf<'INPROGRESS' | 'COMPLETED' | 'EXPIRED'>('status'),
+    response: attribute.whole<StoredResponse, 'response'>('response'),
+    requestHash: attribute.nullableString('request_hash'),
+    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+    /** Milliseconds since the epoch, as Powertools compares it. */
+    inProgressExpiresAt: attribute.nullableNumber('in_progress_expires_at'),
+  },
+});
+
+/** Bytes stored as they are (binary): a part of a body has them, or is no part. */
+const bytes = <S extends string>(stored: S): Attribute<Uint8Array, S> => ({
+  stored,
+  read: (v) => {
+    if (v instanceof Uint8Array) return v;
+    throw new Error(`a stored part without its bytes (${stored})`);
+  },
+  write: (v) => v,
+});
+
+/** Part n of a response body too large for its record's item, in the record's partition. */
+export const idempotencyPartItem = itemKind({
+  key: { PK: 'IDEMPOTENCY#k', SK: 'PART#n' },
+  about: 'part n of a large stored response (TTL)',
+  attributes: {
+    part: bytes('part'),
+    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+  },
+});
 
 /**
  * Powertools' DynamoDB persistence layer, in the service's one table. Its composite-key mode would
@@ -46,8 +83,8 @@ export class TablePersistenceLayer extends DynamoDBPersistenceLayer {
   protected override async _updateRecord(record: IdempotencyRecord): Promise<void> {
     const response = record.responseData as StoredResponse | undefined;
     if (response && typeof response.body === 'string' && Buffer.byteLength(response.body) > INLINE_BODY_BYTES) {
-      const bytes = Buffer.from(response.body, 'utf8');
-      const count = Math.ceil(bytes.length / PART_BYTES);
+      const body = Buffer.from(response.body, 'utf8');
+      const count = Math.ceil(body.length / PART_BYTES);
       await Promise.all(
         Array.from({ length: count }, (_, i) =>
           db.send(
@@ -55,8 +92,10 @@ export class TablePersistenceLayer extends DynamoDBPersistenceLayer {
               TableName: tableName(),
               Item: {
                 ...keys.idempotencyPart(record.idempotencyKey, i),
-                part: bytes.subarray(i * PART_BYTES, (i + 1) * PART_BYTES),
-                [tableDefinition.ttlAttribute]: record.expiryTimestamp,
+                ...idempotencyPartItem.encode({
+                  part: body.subarray(i * PART_BYTES, (i + 1) * PART_BYTES),
+                  expiresAt: record.expiryTimestamp,
+                }),
               },
             }),
           ),
@@ -105,7 +144,7 @@ export class TablePersistenceLayer extends DynamoDBPersistenceLayer {
       },
       {},
       (page) => {
-        for (const item of page) parts.push(item.part as Uint8Array);
+        for (const item of page) parts.push(idempotencyPartItem.field(item, 'part'));
       },
     );
     if (parts.length !== count)
@@ -131,11 +170,11 @@ export function idempotencyStore(): TablePersistenceLayer {
     awsSdkV3Client: dynamodb,
     keyAttr: tableDefinition.partitionKey,
     sortKeyAttr: tableDefinition.sortKey,
-    expiryAttr: tableDefinition.ttlAttribute,
-    inProgressExpiryAttr: IN_PROGRESS_EXPIRY_ATTR,
-    statusAttr: STATUS_ATTR,
-    dataAttr: 'response',
-    validationKeyAttr: 'request_hash',
+    expiryAttr: idempotencyRecordItem.stored('expiresAt'),
+    inProgressExpiryAttr: idempotencyRecordItem.stored('inProgressExpiresAt'),
+    statusAttr: idempotencyRecordItem.stored('status'),
+    dataAttr: idempotencyRecordItem.stored('response'),
+    validationKeyAttr: idempotencyRecordItem.stored('requestHash'),
   });
 }
 
@@ -150,7 +189,10 @@ export async function holdInProgress(record: Key): Promise<void> {
       Key: record,
       UpdateExpression: 'SET #until = :until',
       ConditionExpression: 'attribute_exists(PK) AND #status = :inprogress',
-      ExpressionAttributeNames: { '#status': STATUS_ATTR, '#until': IN_PROGRESS_EXPIRY_ATTR },
+      ExpressionAttributeNames: {
+        '#status': idempotencyRecordItem.stored('status'),
+        '#until': idempotencyRecordItem.stored('inProgressExpiresAt'),
+      },
       // Powertools compares the in-progress expiry in milliseconds.
       ExpressionAttributeValues: { ':until': Date.now() + IN_PROGRESS_HOLD_SECONDS * 1000, ':inprogress': 'INPROGRESS' },
     }),

@@ -4,7 +4,7 @@ import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { keys, orgPk } from './keys.ts';
 import { queryPages } from './query.ts';
-import { getItem } from './transactions.ts';
+import { getItem, setAssignments } from './transactions.ts';
 import { attribute, itemKind, type Attribute } from './item.ts';
 import { tableDefinition } from './table.ts';
 
@@ -83,6 +83,28 @@ export const importJobItem = itemKind({
   },
 });
 
+/** A part's text and when it goes (TTL): a job's file and its report's maps are kept in parts alike. */
+const partAttributes = {
+  text: attribute.string('text'),
+  expiresAt: attribute.number(tableDefinition.ttlAttribute),
+};
+
+/** Part n of a job's uploaded file, in a partition of its own: the runs read it part after part (`importJobFile`). */
+export const importFilePartItem = itemKind({
+  type: 'import_part',
+  key: { PK: 'ORG#o#IMPORT#j', SK: 'PART#n' },
+  about: "part n of an import job's file (TTL `expires_at`)",
+  attributes: partAttributes,
+});
+
+/** Part n of the maps of a job's report (`splitReport`), right after the job: one Query reads both. */
+export const importReportPartItem = itemKind({
+  type: 'import_report_part',
+  key: { PK: 'ORG#o', SK: 'IMPORTJOB#j#REPORT#n' },
+  about: "part n of an import job's report maps (TTL)",
+  attributes: partAttributes,
+});
+
 /** A job as a run reads it: the resource, with who uploaded it, where, and its run's bookkeeping. */
 export interface ImportJobItem extends ImportJob {
   orgId: number;
@@ -128,9 +150,8 @@ export async function insertImportJob(
   const expires = Math.floor(Date.now() / 1000) + KEEP_SECONDS;
   const partItems = parts.map((text, n) => ({
     ...keys.importJobPart(job.orgId, job.id, n),
-    type: 'import_part',
-    text,
-    expires_at: expires,
+    type: importFilePartItem.type,
+    ...importFilePartItem.encode({ text, expiresAt: expires }),
   }));
   const jobItem = {
     ...keys.importJob(job.orgId, job.id),
@@ -241,7 +262,7 @@ export function joinReport(slim: Report, maps: Report): Report {
  * A job with its report whole: one consistent Query reads the job and the parts of its report's
  * maps, which sort right after it (one call, as the job alone).
  */
-export async function getImportJobWithExtras(orgId: number, jobId: string): Promise<Record<string, unknown> | undefined> {
+export async function getImportJobWithExtras(orgId: number, jobId: string): Promise<ImportJob | undefined> {
   const items: Record<string, unknown>[] = [];
   const job = keys.importJob(orgId, jobId);
   await queryPages(
@@ -256,11 +277,13 @@ export async function getImportJobWithExtras(orgId: number, jobId: string): Prom
   );
   const item = items.find((i) => i.SK === job.SK);
   if (!item) return undefined;
-  const parts = items.filter((i) => i.type === 'import_report_part').map((i) => String(i.text));
-  if (item.report && parts.length > 0 && parts.length === Number(item.report_parts ?? 0)) {
-    return { ...item, report: joinReport(item.report as Report, JSON.parse(parts.join('')) as Report) };
+  const parts = items.filter((i) => i.type === importReportPartItem.type).map((i) => importReportPartItem.field(i, 'text'));
+  const report = importJobItem.field(item, 'report');
+  if (report && parts.length > 0 && parts.length === importJobItem.field(item, 'reportParts')) {
+    const joined = joinReport(report, JSON.parse(parts.join('')) as Report);
+    return toImportJob({ ...item, [importJobItem.stored('report')]: joined });
   }
-  return item;
+  return toImportJob(item);
 }
 
 /** The uploaded file, part after part. */
@@ -275,7 +298,7 @@ export async function* importJobFile(orgId: number, jobId: string): AsyncGenerat
       },
       { start, limit: () => 4 },
       (items) => {
-        texts = items.map((i) => String(i.text));
+        texts = items.map((i) => importFilePartItem.field(i, 'text'));
         return false;
       },
     );
@@ -290,9 +313,13 @@ export async function claimImportJob(orgId: number, jobId: string, runs: number)
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.importJob(orgId, jobId),
-        UpdateExpression: 'SET #s = :running, runs = :next, updated_at = :now',
-        ConditionExpression: '#s = :queued AND (attribute_not_exists(runs) OR runs = :runs)',
-        ExpressionAttributeNames: { '#s': 'status' },
+        UpdateExpression: 'SET #s = :running, #runs = :next, #at = :now',
+        ConditionExpression: '#s = :queued AND (attribute_not_exists(#runs) OR #runs = :runs)',
+        ExpressionAttributeNames: {
+          '#s': importJobItem.stored('status'),
+          '#runs': importJobItem.stored('runs'),
+          '#at': importJobItem.stored('updatedAt'),
+        },
         ExpressionAttributeValues: {
           ':running': 'running',
           ':queued': 'queued',
@@ -334,27 +361,36 @@ export async function saveImportJob(
     await batchPut(
       parts.map((text, n) => ({
         ...keys.importJobReportPart(orgId, jobId, n),
-        type: 'import_report_part',
-        text,
-        expires_at: expires,
+        type: importReportPartItem.type,
+        ...importReportPartItem.encode({ text, expiresAt: expires }),
       })),
     );
   }
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = setAssignments(
+    {
+      ...importJobItem.encode({
+        status: fields.status,
+        progress: fields.progress,
+        reportParts,
+        error: fields.error ?? null,
+        carried: fields.carried ?? null,
+        updatedAt: new Date().toISOString(),
+      }),
+      // The report as kept on the job: without its maps (those are in the parts).
+      [importJobItem.stored('report')]: report,
+    },
+    names,
+    values,
+  );
   await db.send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.importJob(orgId, jobId),
-      UpdateExpression: 'SET #s = :s, progress = :p, report = :r, report_parts = :rp, #e = :e, carried = :c, updated_at = :now',
-      ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
-      ExpressionAttributeValues: {
-        ':s': fields.status,
-        ':p': fields.progress,
-        ':r': report,
-        ':rp': reportParts,
-        ':e': fields.error ?? null,
-        ':c': fields.carried ?? null,
-        ':now': new Date().toISOString(),
-      },
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
     }),
   );
 }

@@ -1,4 +1,5 @@
 import { tableName } from './client.ts';
+import { attribute, itemKind, type Attribute } from './item.ts';
 import { keys, importedCommentPrefix, importedPrefix, orgPk, projectPk } from './keys.ts';
 import { queryPages } from './query.ts';
 import { getItem, putNew, transact, type GuardedItem, isRefused } from './transactions.ts';
@@ -12,6 +13,31 @@ import { getItem, putNew, transact, type GuardedItem, isRefused } from './transa
 /** Why an issue create of an import was refused: its source key was imported meanwhile. */
 export const importRefusals = { imported: 'imported' } as const;
 
+/**
+ * The record of a source key an import made an issue of: put in the issue's own create
+ * transaction, refused if present, so an import run twice creates nothing twice.
+ */
+export const importedIssueItem = itemKind({
+  type: 'imported_issue',
+  key: { PK: 'ORG#o#P#p', SK: 'IMPORTED#src#key' },
+  about: 'the issue an import made from a source key',
+  attributes: {
+    orgId: attribute.number('org_id'),
+    projectId: attribute.number('project_id'),
+    source: attribute.string('source'),
+    sourceKey: attribute.string('source_key'),
+    issueId: attribute.number('issue_id'),
+    /** Its issue's number; none on a record written before numbers were kept on them. */
+    number: attribute.laterString('issue_number'),
+    /** Its issue's sprint when it was imported (null: the backlog). */
+    sprintId: attribute.nullableNumber('sprint_id'),
+    importedAt: attribute.string('imported_at'),
+  },
+});
+
+/** What `importedIssues` reads of each record: the rest is the import's own bookkeeping. */
+const importedIssueRead = importedIssueItem.projection(['sourceKey', 'issueId', 'number', 'sprintId']);
+
 /** The record of an imported source key, put in the issue's own create transaction, refused if present. */
 export function importedIssueRecord(
   orgId: number,
@@ -23,15 +49,17 @@ export function importedIssueRecord(
   return putNew(
     {
       ...keys.importedIssue(orgId, projectId, source, sourceKey),
-      type: 'imported_issue',
-      org_id: orgId,
-      project_id: projectId,
-      source,
-      source_key: sourceKey,
-      issue_id: issue.id,
-      issue_number: issue.number,
-      sprint_id: issue.sprintId,
-      imported_at: new Date().toISOString(),
+      type: importedIssueItem.type,
+      ...importedIssueItem.encode({
+        orgId,
+        projectId,
+        source,
+        sourceKey,
+        issueId: issue.id,
+        number: issue.number,
+        sprintId: issue.sprintId,
+        importedAt: new Date().toISOString(),
+      }),
     },
     importRefusals.imported,
   );
@@ -44,16 +72,15 @@ export async function importedIssues(orgId: number, projectId: number, source: s
     {
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': importedPrefix(source) },
-      ProjectionExpression: 'source_key, issue_id, issue_number, sprint_id',
+      ...importedIssueRead,
     },
     {},
     (items) => {
       for (const item of items) {
-        found.set(String(item.source_key), {
-          issueId: Number(item.issue_id),
-          // Records written before numbers were kept on them have none.
-          number: typeof item.issue_number === 'string' ? item.issue_number : undefined,
-          sprintId: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
+        found.set(importedIssueItem.field(item, 'sourceKey'), {
+          issueId: importedIssueItem.field(item, 'issueId'),
+          number: importedIssueItem.field(item, 'number'),
+          sprintId: importedIssueItem.field(item, 'sprintId'),
         });
       }
     },
@@ -68,6 +95,22 @@ export interface ImportedIssue {
   sprintId: number | null;
 }
 
+/** The record of a source key an import made a comment of: put in the comment's own transaction, refused if present. */
+export const importedCommentItem = itemKind({
+  type: 'imported_comment',
+  key: { PK: 'ORG#o#P#p', SK: 'IMPORTCOMMENT#src#k' },
+  about: 'the comment an import made from a source key',
+  attributes: {
+    orgId: attribute.number('org_id'),
+    projectId: attribute.number('project_id'),
+    sourceKey: attribute.string('source_key'),
+    commentId: attribute.number('comment_id'),
+  },
+});
+
+/** What `importedComments` reads of each record. */
+const importedCommentRead = importedCommentItem.projection(['sourceKey', 'commentId']);
+
 /** The record of an imported comment, put in the comment's own transaction, refused if present. */
 export function importedCommentRecord(
   orgId: number,
@@ -79,11 +122,8 @@ export function importedCommentRecord(
   return putNew(
     {
       ...keys.importedComment(orgId, projectId, source, sourceKey),
-      type: 'imported_comment',
-      org_id: orgId,
-      project_id: projectId,
-      source_key: sourceKey,
-      comment_id: commentId,
+      type: importedCommentItem.type,
+      ...importedCommentItem.encode({ orgId, projectId, sourceKey, commentId }),
     },
     importRefusals.imported,
   );
@@ -96,24 +136,55 @@ export async function importedComments(orgId: number, projectId: number, source:
     {
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': importedCommentPrefix(source) },
-      ProjectionExpression: 'source_key, comment_id',
+      ...importedCommentRead,
     },
     {},
     (items) => {
-      for (const item of items) found.set(String(item.source_key), Number(item.comment_id));
+      for (const item of items)
+        found.set(importedCommentItem.field(item, 'sourceKey'), importedCommentItem.field(item, 'commentId'));
     },
   );
   return found;
 }
 
+/** An inclusive range of issue numbers, `[from, to]`. */
+type NumberRange = [number, number];
+
+/** A list stored whole; absent reads as none. */
+const rangeList = <S extends string>(stored: S): Attribute<NumberRange[], S> => ({
+  stored,
+  read: (v) => (Array.isArray(v) ? (v as NumberRange[]) : []),
+  write: (v) => v,
+});
+
 /**
  * The issue numbers reserved for the keys of `source` that keep their number (`keep_numbers`, and
- * every export file): ranges `[from, to]`, inclusive. A number in them is given only to its key.
+ * every export file): ranges appended by each reservation (`reserveIssueNumbers`), or written
+ * whole with a project an export file's import creates (`reservedNumbersPut`).
  */
-export async function reservedNumbers(orgId: number, projectId: number, source: string): Promise<[number, number][]> {
-  const item = await getItem<{ ranges?: [number, number][] }>(keys.importNumbers(orgId, projectId, source));
-  return item?.ranges ?? [];
+export const importNumbersItem = itemKind({
+  type: 'import_numbers',
+  key: { PK: 'ORG#o#P#p', SK: 'IMPORTNUMBERS#src' },
+  about: "issue numbers reserved for a source's keys",
+  attributes: { ranges: rangeList('ranges') },
+});
+
+/**
+ * The issue numbers reserved for the keys of `source` that keep their number: ranges
+ * `[from, to]`, inclusive. A number in them is given only to its key.
+ */
+export async function reservedNumbers(orgId: number, projectId: number, source: string): Promise<NumberRange[]> {
+  const item = await getItem(keys.importNumbers(orgId, projectId, source));
+  return item ? importNumbersItem.field(item, 'ranges') : [];
 }
+
+/** The put of the numbers `1..upTo` reserved for the keys of `source`, in a project created for them (refused if present). */
+export const reservedNumbersPut = (orgId: number, projectId: number, source: string, upTo: number): GuardedItem =>
+  putNew({
+    ...keys.importNumbers(orgId, projectId, source),
+    type: importNumbersItem.type,
+    ...importNumbersItem.encode({ ranges: [[1, upTo]] }),
+  });
 
 /**
  * Reserves the numbers `(expected, upTo]` for the keys of `source`: the project's issue sequence
@@ -150,9 +221,13 @@ export async function reserveIssueNumbers(
           Update: {
             TableName: tableName(),
             Key: keys.importNumbers(orgId, projectId, source),
-            UpdateExpression: 'SET #type = :type, ranges = list_append(if_not_exists(ranges, :none), :range)',
-            ExpressionAttributeNames: { '#type': 'type' },
-            ExpressionAttributeValues: { ':type': 'import_numbers', ':none': [], ':range': [[expected + 1, upTo]] },
+            UpdateExpression: 'SET #type = :type, #ranges = list_append(if_not_exists(#ranges, :none), :range)',
+            ExpressionAttributeNames: { '#type': 'type', '#ranges': importNumbersItem.stored('ranges') },
+            ExpressionAttributeValues: {
+              ':type': importNumbersItem.type,
+              ':none': [],
+              ':range': importNumbersItem.encode({ ranges: [[expected + 1, upTo]] })[importNumbersItem.stored('ranges')],
+            },
           },
         },
       },

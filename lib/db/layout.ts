@@ -5,7 +5,8 @@ import { trashItem } from './trash.ts';
 import { commentItem } from './comments.ts';
 import { prefixGuardItem, projectItem } from './projects.ts';
 import { sprintItem } from './sprints.ts';
-import { importJobItem } from './import-jobs.ts';
+import { importFilePartItem, importJobItem, importReportPartItem } from './import-jobs.ts';
+import { importedCommentItem, importedIssueItem, importNumbersItem } from './imports.ts';
 import { deliveryItem, webhookItem } from './webhooks.ts';
 import type { Attribute, ItemKind, Placement } from './item.ts';
 import { tokenItem } from './tokens.ts';
@@ -26,20 +27,24 @@ import { velocityItem } from './velocity.ts';
 import { labelItem, labelNameItem } from './labels.ts';
 import { commentPointerItem } from './comment-pointers.ts';
 import { activityTextItem, issueActivityItem, sprintActivityItem } from './activity.ts';
+import { inFlightLaneItem } from './delivery-lanes.ts';
+import { deletionItem } from './deletions.ts';
+import { cascadeItem } from './cascade-work.ts';
+import { migrationLeaseItem, migrationRecordItem } from './migrations.ts';
+import { idempotencyPartItem, idempotencyRecordItem } from './idempotency.ts';
 
 /**
  * Every kind of item the one table holds, where it lives and what it is, in the order the layout
  * table of docs/data-model.md shows them (generated from this list: `npm run docs:data-model`;
- * test/unit/data-model-docs.test.ts fails when the page differs). A kind declared with its
- * attributes (lib/db/item.ts) brings its own placement; the key builders are lib/db/keys.ts.
+ * test/unit/data-model-docs.test.ts fails when the page differs). Each is a kind declared with its
+ * attributes (lib/db/item.ts), which brings its own placement; the key builders are lib/db/keys.ts.
  */
 export interface LayoutRow extends Placement {
   about: string;
-  /** Its attributes, for a kind declared with them. */
-  attributes?: Record<string, { stored: string }>;
+  /** Its attributes, as its declaration names and stores them. */
+  attributes: Record<string, { stored: string }>;
 }
 
-const row = (key: Placement, about: string): LayoutRow => ({ ...key, about });
 /** The row of a kind declared with its attributes (lib/db/item.ts). */
 const declared = (kind: Pick<ItemKind<Record<string, Attribute<unknown>>>, 'key' | 'about' | 'attributes'>): LayoutRow => ({
   ...kind.key,
@@ -74,14 +79,14 @@ export const layout: LayoutRow[] = [
   declared(webhookItem),
   { ...trashItem.key, about: trashItem.about, attributes: trashItem.attributes },
   declared(deliveryItem),
-  row({ PK: 'ORG#o#INFLIGHT', SK: 'LANE#l' }, 'webhook attempts in flight in a lane (the caps)'),
-  row({ PK: 'ORG#o#P#p', SK: 'IMPORTED#src#key' }, 'the issue an import made from a source key'),
-  row({ PK: 'ORG#o#P#p', SK: 'IMPORTCOMMENT#src#k' }, 'the comment an import made from a source key'),
-  row({ PK: 'ORG#o#P#p', SK: 'IMPORTNUMBERS#src' }, "issue numbers reserved for a source's keys"),
+  declared(inFlightLaneItem),
+  declared(importedIssueItem),
+  declared(importedCommentItem),
+  declared(importNumbersItem),
   declared(importJobItem),
-  row({ PK: 'ORG#o', SK: 'IMPORTJOB#j#REPORT#n' }, "part n of an import job's report maps (TTL)"),
-  row({ PK: 'ORG#o#IMPORT#j', SK: 'PART#n' }, "part n of an import job's file (TTL `expires_at`)"),
-  row({ PK: '<PK of x>#DEL', SK: '<SK of x>' }, 'who deleted x, when (TTL `expires_at`)'),
+  declared(importReportPartItem),
+  declared(importFilePartItem),
+  declared(deletionItem),
   declared(tokenItem),
   declared(oauthAccessTokenItem),
   declared(oauthClientItem),
@@ -89,10 +94,10 @@ export const layout: LayoutRow[] = [
   declared(oauthCodeItem),
   declared(oauthGrantItem),
   declared(oauthRefreshItem),
-  row({ PK: 'IDEMPOTENCY#k', SK: 'IDEMPOTENCY' }, 'Idempotency-Key record (TTL `expires_at`)'),
-  row({ PK: 'IDEMPOTENCY#k', SK: 'PART#n' }, 'part n of a large stored response (TTL)'),
+  declared(idempotencyRecordItem),
+  declared(idempotencyPartItem),
   declared(organisationSequenceItem),
-  row({ PK: 'CASCADE', SK: 'kind#o#p#id' }, 'a cascade (project, sprint, issue) still to finish'),
-  row({ PK: 'MIGRATION', SK: 'MIGRATION#name' }, "a data migration's record (status, cursor, counts)"),
-  row({ PK: 'MIGRATION', SK: 'LEASE' }, 'who runs the data migrations now, until when'),
+  declared(cascadeItem),
+  declared(migrationRecordItem),
+  declared(migrationLeaseItem),
 ];

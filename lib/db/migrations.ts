@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Cursor, MigrationRecord, MigrationStatus } from '../model/migrations.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
+import { attribute, itemKind } from './item.ts';
 import { keys, migrationsPk } from './keys.ts';
 import { queryPages } from './query.ts';
 import { transact } from './transactions.ts';
@@ -15,37 +16,58 @@ import { transact } from './transactions.ts';
 
 const RECORD_PREFIX = 'MIGRATION#';
 
+/** A migration's record: what `MigrationRecord` (lib/model/migrations.ts) says, as stored. */
+export const migrationRecordItem = itemKind({
+  type: 'migration',
+  key: { PK: 'MIGRATION', SK: 'MIGRATION#name' },
+  about: "a data migration's record (status, cursor, counts)",
+  attributes: {
+    name: attribute.string('name'),
+    status: attribute.oneOf<MigrationStatus>('status'),
+    startedAt: attribute.laterString('started_at'),
+    finishedAt: attribute.laterString('finished_at'),
+    /** Where its next step starts, stored as its JSON text. */
+    cursor: {
+      stored: 'cursor',
+      read: (v: unknown) => (typeof v === 'string' ? (JSON.parse(v) as Cursor) : undefined),
+      write: (c: Cursor | undefined) => (c === undefined ? undefined : JSON.stringify(c)),
+    },
+    counts: {
+      stored: 'counts',
+      read: (v: unknown) => (v as Record<string, number> | undefined) ?? {},
+      write: (v: Record<string, number>) => v,
+    },
+    steps: attribute.counter('steps'),
+    runs: attribute.counter('runs'),
+    error: attribute.laterString('error'),
+    /** Done without running (`recordBaseline`); absent on any other. */
+    baseline: {
+      stored: 'baseline',
+      read: (v: unknown): boolean | undefined => (v === true ? true : undefined),
+      write: (v: boolean | undefined) => v,
+    },
+  },
+});
+
+/** The lease of the one runner of the migrations: who holds it, until when. */
+export const migrationLeaseItem = itemKind({
+  type: 'migration_lease',
+  key: { PK: 'MIGRATION', SK: 'LEASE' },
+  about: 'who runs the data migrations now, until when',
+  attributes: {
+    owner: attribute.string('owner'),
+    /** Milliseconds since the epoch. */
+    until: attribute.number('lease_until'),
+    takenAt: attribute.string('taken_at'),
+  },
+});
+
+/** The names a write conditioned on the lease names: its holder as `#owner`, its end as `#until`. */
+const leaseNames = { '#owner': migrationLeaseItem.stored('owner'), '#until': migrationLeaseItem.stored('until') };
+
 /** A record as stored. */
 export function migrationItem(record: MigrationRecord): Record<string, unknown> {
-  return {
-    ...keys.migration(record.name),
-    type: 'migration',
-    name: record.name,
-    status: record.status,
-    started_at: record.startedAt,
-    finished_at: record.finishedAt,
-    cursor: record.cursor === undefined ? undefined : JSON.stringify(record.cursor),
-    counts: record.counts,
-    steps: record.steps,
-    runs: record.runs,
-    error: record.error,
-    baseline: record.baseline,
-  };
-}
-
-function recordOf(item: Record<string, unknown>): MigrationRecord {
-  return {
-    name: String(item.name),
-    status: item.status as MigrationStatus,
-    startedAt: item.started_at as string | undefined,
-    finishedAt: item.finished_at as string | undefined,
-    cursor: typeof item.cursor === 'string' ? (JSON.parse(item.cursor) as Cursor) : undefined,
-    counts: (item.counts as Record<string, number> | undefined) ?? {},
-    steps: Number(item.steps ?? 0),
-    runs: Number(item.runs ?? 0),
-    error: item.error as string | undefined,
-    baseline: item.baseline === true ? true : undefined,
-  };
+  return { ...keys.migration(record.name), type: migrationRecordItem.type, ...migrationRecordItem.encode(record) };
 }
 
 /** Every migration's record, by name (one Query of their partition). */
@@ -58,7 +80,10 @@ export async function readMigrationRecords(): Promise<Map<string, MigrationRecor
     },
     {},
     (items) => {
-      for (const item of items) found.set(String(item.name), recordOf(item));
+      for (const item of items) {
+        const record: MigrationRecord = migrationRecordItem.decode(item);
+        found.set(record.name, record);
+      }
     },
   );
   return found;
@@ -67,7 +92,9 @@ export async function readMigrationRecords(): Promise<Map<string, MigrationRecor
 /** The lease as stored: who holds it and until when (ms since the epoch); undefined if none. */
 export async function readMigrationLease(): Promise<{ owner: string; until: number } | undefined> {
   const out = await db.send(new GetCommand({ TableName: tableName(), Key: keys.migrationLease(), ConsistentRead: true }));
-  return out.Item ? { owner: String(out.Item.owner), until: Number(out.Item.lease_until) } : undefined;
+  if (!out.Item) return undefined;
+  const { owner, until } = migrationLeaseItem.decode(out.Item);
+  return { owner, until };
 }
 
 /**
@@ -81,13 +108,11 @@ export async function acquireMigrationLease(owner: string, now: number, until: n
         TableName: tableName(),
         Item: {
           ...keys.migrationLease(),
-          type: 'migration_lease',
-          owner,
-          lease_until: until,
-          taken_at: new Date(now).toISOString(),
+          type: migrationLeaseItem.type,
+          ...migrationLeaseItem.encode({ owner, until, takenAt: new Date(now).toISOString() }),
         },
-        ConditionExpression: 'attribute_not_exists(PK) OR lease_until <= :now OR #owner = :owner',
-        ExpressionAttributeNames: { '#owner': 'owner' },
+        ConditionExpression: 'attribute_not_exists(PK) OR #until <= :now OR #owner = :owner',
+        ExpressionAttributeNames: leaseNames,
         ExpressionAttributeValues: { ':now': now, ':owner': owner },
       }),
     );
@@ -106,7 +131,7 @@ export async function releaseMigrationLease(owner: string): Promise<void> {
         TableName: tableName(),
         Key: keys.migrationLease(),
         ConditionExpression: '#owner = :owner',
-        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeNames: { '#owner': leaseNames['#owner'] },
         ExpressionAttributeValues: { ':owner': owner },
       }),
     );
@@ -129,9 +154,9 @@ export async function saveMigrationRecord(owner: string, record: MigrationRecord
         Update: {
           TableName: tableName(),
           Key: keys.migrationLease(),
-          UpdateExpression: 'SET lease_until = :until',
+          UpdateExpression: 'SET #until = :until',
           ConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeNames: leaseNames,
           ExpressionAttributeValues: { ':owner': owner, ':until': until },
         },
       },

@@ -2,6 +2,7 @@ import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.
 import { tableName } from './client.ts';
 import { attribute, itemKind, type Stored } from './item.ts';
 import { deletionMarker } from './deletions.ts';
+import { reservedNumbersPut } from './imports.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import {
@@ -172,13 +173,7 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
     prefixGuardPut(orgId, input.prefix, id),
     addTo(keys.org(orgId), organisationCounter.projects, 1, projectRefusals.organisation),
     ...(restored && restored.lastIssueNumber > 0
-      ? [
-          putNew({
-            ...keys.importNumbers(orgId, id, restored.source),
-            type: 'import_numbers',
-            ranges: [[1, restored.lastIssueNumber]],
-          }),
-        ]
+      ? [reservedNumbersPut(orgId, id, restored.source, restored.lastIssueNumber)]
       : []),
   ]);
   return withVersion(project, { ...keys.project(orgId, id), version: 1 });

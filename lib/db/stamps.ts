@@ -1,5 +1,6 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { currentActor } from '../context/actor.ts';
+import type { Attribute } from './item.ts';
 import { VERSION_ATTRIBUTE } from './versions.ts';
 
 /**
@@ -11,11 +12,15 @@ import { VERSION_ATTRIBUTE } from './versions.ts';
 /** The attribute the actor is stamped in. */
 export const ACTOR_ATTRIBUTE = 'updated_by';
 
-/** Who last wrote a stored item (or the stream image of one), by its stamp: undefined when written outside a request. */
-export function writerOf(item: object): number | undefined {
-  const actor = (item as { [ACTOR_ATTRIBUTE]?: unknown })[ACTOR_ATTRIBUTE];
-  return typeof actor === 'number' && Number.isSafeInteger(actor) ? actor : undefined;
-}
+/** The stamped actor, as an attribute of the kinds that declare it (a delete's marker: lib/db/deletions.ts). */
+export const actorAttribute: Attribute<number | undefined, typeof ACTOR_ATTRIBUTE> = {
+  stored: ACTOR_ATTRIBUTE,
+  read: (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined),
+  write: (v) => v,
+};
+
+/** Who wrote a stored item or a stream image: undefined when it was written outside a request. */
+export const stampedActor = (item: Record<string, unknown>): number | undefined => actorAttribute.read(item[ACTOR_ATTRIBUTE]);
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Update = NonNullable<TransactItem['Update']>;

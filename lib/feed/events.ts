@@ -2,7 +2,7 @@ import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { attachmentItem, attachmentOfImage } from '../db/attachments.ts';
 import { commentItem, toComment } from '../db/comments.ts';
 import { itemOfImage, orgOfItem } from '../db/stream-images.ts';
-import { writerOf } from '../db/stamps.ts';
+import { stampedActor } from '../db/stamps.ts';
 import { toIssue } from '../db/issues.ts';
 import { importJobActor } from '../db/import-jobs.ts';
 import { issueItem } from '../db/issue-item.ts';
@@ -217,9 +217,9 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
   const deletedAt = new Date(recordTime ? recordTime * 1000 : Date.now()).toISOString();
   // Inserts and updates made outside a request (the admin CLI, data seeded or migrated) carry no
   // actor: they are no one's change and are not reported. Deletes carry none in their image.
-  if (after && writerOf(after) === undefined) return undefined;
+  if (after && stampedActor(after) === undefined) return undefined;
   const base = { sequence, recordId: record.eventID ?? sequence, orgId, projectId };
-  const writtenBy = (img: Image) => writerOf(img) ?? null;
+  const writtenBy = (img: Image) => stampedActor(img) ?? null;
   const stamp = (img: Image) => ({ at: String(img.updated_at ?? deletedAt), actorId: writtenBy(img) });
   const removed = { at: deletedAt, actorId: null, changes: [] };
 

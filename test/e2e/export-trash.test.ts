@@ -8,6 +8,7 @@ import { writeExport } from '../../lib/services/import-export/attachment-files.t
 import { exportOrganisation } from '../../lib/services/import-export/export.ts';
 import { importExport } from '../../lib/services/import-export/import-export.ts';
 import { apiClient, newOrganisation, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { eventually } from '../support/eventually.ts';
 import { pastRetention } from '../support/trash.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
@@ -46,7 +47,14 @@ async function seed(admin: ApiClient) {
   const bug = await ok(admin.post(`${p}/labels`, { label: { name: 'bug' } }));
   const ui = await ok(admin.post(`${p}/labels`, { label: { name: 'ui', color: '#00ff00', description: 'Screens' } }));
   const old = await ok(admin.post(`${p}/labels`, { label: { name: 'old' } }));
-  await ok(admin.post(`${p}/issues`, { issue: { title: 'Labelled', labels: ['bug', 'ui', 'old'] } }));
+  const issue = await ok(admin.post(`${p}/issues`, { issue: { title: 'Labelled', labels: ['bug', 'ui', 'old'] } }));
+  // Its history (an export line) is written by the change feed after the answer: every export compared
+  // below is read once it is there.
+  await eventually(
+    "the issue's issue.created entry",
+    async () => (await admin.get(`${p}/issues/${issue.id}/activity`)).body as { event: string }[],
+    (entries) => entries.some((e) => e.event === 'issue.created'),
+  );
   const uiAsRead = await ok(admin.get(`${p}/labels/${ui.id}`));
   expect((await admin.delete(`${p}/labels/${ui.id}`)).status).toBe(204);
   expect((await admin.delete(`${p}/labels/${old.id}`)).status).toBe(204);

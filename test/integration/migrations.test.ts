@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { storedCounter } from '../../lib/db/counters.ts';
 import { recordKey } from '../../lib/db/issue-write.ts';
@@ -18,6 +18,7 @@ import { budgetOf } from '../support/call-budgets.ts';
 import { injectFault } from '../support/faults.ts';
 import { npmStart, READY, stop } from '../support/npm-start.ts';
 import { freePort } from '../../tools/local/dynamodb.ts';
+import { emptyOwnTable } from '../support/own-table.ts';
 
 /**
  * Data migrations (lib/migrations) on a table of this file's own: they run over the whole table,
@@ -40,6 +41,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.close();
 });
+// Each test migrates the table it finds: its own fixture's items, not those the tests before it left.
+beforeEach(emptyOwnTable);
 
 const routeOf = (method: string, path: string) => routes.find((r) => r.method === method && r.path === path)!;
 

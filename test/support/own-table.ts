@@ -1,5 +1,7 @@
+import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll } from 'vitest';
-import { tableName } from '../../lib/db/client.ts';
+import { db, tableName } from '../../lib/db/client.ts';
+import { keys } from '../../lib/db/keys.ts';
 import { ensureTable } from '../../tools/local/table.ts';
 
 /**
@@ -17,3 +19,28 @@ beforeAll(async () => {
   if (made.status !== 200 && made.status !== 409)
     throw new Error(`CreateBucket ${process.env.ATTACHMENTS_BUCKET}: ${made.status}`);
 });
+
+/**
+ * Empties the file's own table but for the organisation id sequence (so that ids are never handed
+ * out twice in a process, whatever it caches by id): a test that reads the whole table then reads
+ * only what it wrote itself, not what the tests before it left.
+ */
+export async function emptyOwnTable(): Promise<void> {
+  if (!/-own-\d+$/.test(tableName())) throw new Error(`${tableName()} is not a table of this file's own`);
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.send(
+      new ScanCommand({ TableName: tableName(), ConsistentRead: true, ProjectionExpression: 'PK, SK', ExclusiveStartKey: start }),
+    );
+    const sequence = keys.orgSequence();
+    const found = (out.Items ?? []).filter((k) => !(k.PK === sequence.PK && k.SK === sequence.SK));
+    for (let i = 0; i < found.length; i += 25) {
+      let requests = found.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
+      while (requests.length > 0) {
+        const done = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+        requests = (done.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+      }
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+}

@@ -27,6 +27,15 @@ import { pointedIssue } from '../../lib/db/issue-lookup.ts';
 import { subIssueItem } from '../../lib/db/sub-issues.ts';
 import { oauthRegistrationsItem } from '../../lib/db/oauth.ts';
 import { attachmentExpiredItem } from '../../lib/db/attachments.ts';
+import { cascadeItem, pendingCascadeFromItem, pendingCascadeItem, type PendingCascade } from '../../lib/db/cascade-work.ts';
+import { migrationLeaseItem, migrationRecordItem } from '../../lib/db/migrations.ts';
+import type { MigrationRecord } from '../../lib/model/migrations.ts';
+import { deletionItem } from '../../lib/db/deletions.ts';
+import { inFlightLaneItem } from '../../lib/db/delivery-lanes.ts';
+import { idempotencyPartItem, idempotencyRecordItem } from '../../lib/db/idempotency.ts';
+import { ACTOR_ATTRIBUTE } from '../../lib/db/stamps.ts';
+import { importedCommentItem, importedIssueItem, importNumbersItem } from '../../lib/db/imports.ts';
+import { importFilePartItem, importJobItem, importReportPartItem } from '../../lib/db/import-jobs.ts';
 import {
   BACKLOG_COUNT,
   burndownCounter,
@@ -378,5 +387,190 @@ describe('the guards, pointers and sequences, declared once', () => {
     expect(oauthRegistrationsItem.stored('expiresAt')).toBe('expires_at');
     expect(oauthRegistrationsItem.field({}, 'registrations')).toBe(0);
     expect(attachmentExpiredItem.encode({ expiresAt: 9 })).toEqual({ expires_at: 9 });
+  });
+});
+
+describe("an import's records, declared once", () => {
+  it('an imported issue recorded before numbers were kept on its record reads with none; its sprint null when stored none', () => {
+    const stored = importedIssueItem.encode({ sourceKey: 'ABC-1', issueId: 7, number: 'APL-7', sprintId: null, importedAt: 'i' });
+    expect(stored).toEqual({ source_key: 'ABC-1', issue_id: 7, issue_number: 'APL-7', sprint_id: null, imported_at: 'i' });
+    expect(importedIssueItem.decode(stored)).toMatchObject({ sourceKey: 'ABC-1', issueId: 7, number: 'APL-7', sprintId: null });
+    const older = { source_key: 'ABC-2', issue_id: 8 };
+    expect(importedIssueItem.field(older, 'number')).toBeUndefined();
+    expect(importedIssueItem.field(older, 'sprintId')).toBeNull();
+    expect(importedIssueItem.field({ ...older, sprint_id: 3 }, 'sprintId')).toBe(3);
+  });
+
+  it('reads the source key and the record of an imported comment by their stored names', () => {
+    expect(importedCommentItem.encode({ orgId: 1, projectId: 2, sourceKey: '10001', commentId: 5 })).toEqual({
+      org_id: 1,
+      project_id: 2,
+      source_key: '10001',
+      comment_id: 5,
+    });
+    expect(importedCommentItem.projection(['sourceKey', 'commentId']).ExpressionAttributeNames).toEqual({
+      '#p0': 'source_key',
+      '#p1': 'comment_id',
+    });
+  });
+
+  it("a source's reserved numbers are its ranges as stored; none stored reads as none", () => {
+    expect(importNumbersItem.encode({ ranges: [[1, 40]] })).toEqual({ ranges: [[1, 40]] });
+    expect(
+      importNumbersItem.field(
+        {
+          ranges: [
+            [1, 40],
+            [41, 45],
+          ],
+        },
+        'ranges',
+      ),
+    ).toEqual([
+      [1, 40],
+      [41, 45],
+    ]);
+    expect(importNumbersItem.field({}, 'ranges')).toEqual([]);
+  });
+
+  it("a job's file and its report's maps are stored in parts of text that expire", () => {
+    for (const kind of [importFilePartItem, importReportPartItem]) {
+      expect(kind.encode({ text: 'a,b', expiresAt: 99 })).toEqual({ text: 'a,b', expires_at: 99 });
+      expect(kind.decode({ text: 'a,b', expires_at: 99 })).toEqual({ text: 'a,b', expiresAt: 99 });
+    }
+    expect(new Set([importFilePartItem.type, importReportPartItem.type, importJobItem.type]).size).toBe(3);
+  });
+});
+
+describe("a delete's marker, an idempotency record and a lane's places, declared once", () => {
+  it("a delete's marker tells a comment's backlog (null) from no sprint at all (absent), and is none without its stamped actor", () => {
+    const stored = deletionItem.encode({ deletedAt: 'd', sprintId: null, restored: undefined, expiresAt: 9 });
+    expect(stored).toEqual({ deleted_at: 'd', sprint_id: null, expires_at: 9 });
+    expect(deletionItem.decode({ ...stored, updated_by: 4 })).toEqual({
+      actorId: 4,
+      deletedAt: 'd',
+      sprintId: null,
+      restored: undefined,
+      expiresAt: 9,
+    });
+    expect(deletionItem.decode({ deleted_at: 'd', updated_by: 4, restored: true })).toMatchObject({
+      sprintId: undefined,
+      restored: true,
+    });
+    expect(deletionItem.field({ deleted_at: 'd', sprint_id: 3 }, 'sprintId')).toBe(3);
+    expect(deletionItem.field({ deleted_at: 'd' }, 'actorId')).toBeUndefined();
+    expect(deletionItem.field({ updated_by: 1.5 }, 'actorId')).toBeUndefined();
+    expect(deletionItem.stored('actorId')).toBe(ACTOR_ATTRIBUTE);
+  });
+
+  it('an idempotency record is stored under the names its store hands to Powertools; a part reads its bytes, or fails', () => {
+    expect(idempotencyRecordItem.stored('expiresAt')).toBe('expires_at');
+    expect(idempotencyRecordItem.stored('inProgressExpiresAt')).toBe('in_progress_expires_at');
+    expect(idempotencyRecordItem.stored('requestHash')).toBe('request_hash');
+    const bytes = new Uint8Array([1, 2]);
+    expect(idempotencyPartItem.encode({ part: bytes, expiresAt: 5 })).toEqual({ part: bytes, expires_at: 5 });
+    expect(idempotencyPartItem.field({ part: bytes }, 'part')).toBe(bytes);
+    expect(() => idempotencyPartItem.field({}, 'part')).toThrow(/without its bytes/);
+  });
+
+  it("a lane's places never counted read none, changed long ago", () => {
+    expect(inFlightLaneItem.decode({})).toEqual({ inFlight: 0, changedAt: 0 });
+    expect(inFlightLaneItem.decode({ in_flight: 3, changed_at: 1700, endpoint_7: 1 })).toEqual({ inFlight: 3, changedAt: 1700 });
+  });
+});
+
+describe('a pending cascade, a migration record and the migrations lease, declared once', () => {
+  it('a pending cascade is stored under the names it always had, and reads back', () => {
+    const pending: PendingCascade = {
+      parent: { kind: 'issue', orgId: 1, projectId: 2, issueId: 3, number: 'APL-3' },
+      after: { PK: 'p', SK: 's' },
+      attempts: 2,
+      status: 'pending',
+      error: 'boom',
+    };
+    const stored = pendingCascadeItem(pending, new Date('2026-01-01T00:00:00.000Z'));
+    expect(stored).toEqual({
+      type: 'cascade',
+      status: 'pending',
+      kind: 'issue',
+      org_id: 1,
+      project_id: 2,
+      parent_id: 3,
+      number: 'APL-3',
+      after: { PK: 'p', SK: 's' },
+      attempts: 2,
+      error: 'boom',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    });
+    expect(pendingCascadeFromItem(stored)).toEqual(pending);
+    // A sprint's has no number, a fresh one no cursor nor error.
+    const sprint = pendingCascadeItem({
+      parent: { kind: 'sprint', orgId: 1, projectId: 2, sprintId: 4 },
+      attempts: 0,
+      status: 'pending',
+    });
+    expect(Object.keys(sprint).sort()).toEqual([
+      'attempts',
+      'kind',
+      'org_id',
+      'parent_id',
+      'project_id',
+      'status',
+      'type',
+      'updated_at',
+    ]);
+  });
+
+  it('a pending cascade with no attempts counted reads 0, any status but failed reads pending, an unknown kind is none', () => {
+    const bare = { type: 'cascade', kind: 'project', org_id: 1, project_id: 2, parent_id: 2 };
+    expect(pendingCascadeFromItem(bare)).toMatchObject({ attempts: 0, status: 'pending', after: undefined, error: undefined });
+    expect(pendingCascadeFromItem({ ...bare, status: 'odd' })?.status).toBe('pending');
+    expect(pendingCascadeFromItem({ ...bare, kind: 'comment' })).toBeUndefined();
+    expect(pendingCascadeFromItem({ ...bare, type: 'sprint' })).toBeUndefined();
+    expect(pendingCascadeFromItem({ ...bare, org_id: undefined })).toBeUndefined();
+    expect(cascadeItem.stored('parentId')).toBe('parent_id');
+  });
+
+  it('a migration record keeps its cursor as JSON text; a record without counts, steps or runs reads none', () => {
+    const record: MigrationRecord = {
+      name: '0001-x',
+      status: 'running',
+      startedAt: 's',
+      cursor: { PK: 'a', n: 1 },
+      counts: { moved: 2 },
+      steps: 1,
+      runs: 1,
+    };
+    const stored = migrationRecordItem.encode(record);
+    expect(stored).toEqual({
+      name: '0001-x',
+      status: 'running',
+      started_at: 's',
+      cursor: '{"PK":"a","n":1}',
+      counts: { moved: 2 },
+      steps: 1,
+      runs: 1,
+    });
+    expect(migrationRecordItem.decode(stored)).toEqual(record);
+    expect(migrationRecordItem.decode({ name: '0001-x', status: 'done', baseline: true })).toMatchObject({
+      counts: {},
+      steps: 0,
+      runs: 0,
+      cursor: undefined,
+      baseline: true,
+    });
+  });
+
+  it("the lease's end is stored as lease_until", () => {
+    expect(migrationLeaseItem.encode({ owner: 'o', until: 5, takenAt: 't' })).toEqual({
+      owner: 'o',
+      lease_until: 5,
+      taken_at: 't',
+    });
+    expect(migrationLeaseItem.decode({ owner: 'o', lease_until: 5, taken_at: 't' })).toEqual({
+      owner: 'o',
+      until: 5,
+      takenAt: 't',
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { jobIdPattern } from '../../vocabulary/ids.ts';
-import { fileParts, getImportJobWithExtras, insertImportJob, toImportJob } from '../../db/import-jobs.ts';
+import { fileParts, getImportJobWithExtras, insertImportJob } from '../../db/import-jobs.ts';
 import { getProjectItem } from '../../db/projects.ts';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 import type { Principal } from '../../model/principal.ts';
@@ -100,7 +100,7 @@ export async function startImportJob(
 /** A job of the organisation, its report whole; 404 otherwise. */
 export async function getImportJobStatus(caller: Principal, jobId: string): Promise<ImportJob> {
   adminOnly(caller);
-  const item = jobIdPattern.test(jobId) ? await getImportJobWithExtras(caller.orgId, jobId) : undefined;
-  if (!item) throw new NotFoundError('Import job');
-  return toImportJob(item);
+  const job = jobIdPattern.test(jobId) ? await getImportJobWithExtras(caller.orgId, jobId) : undefined;
+  if (!job) throw new NotFoundError('Import job');
+  return job;
 }

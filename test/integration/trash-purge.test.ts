@@ -1,0 +1,180 @@
+import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db, tableName } from '../../lib/db/client.ts';
+import { keys } from '../../lib/db/keys.ts';
+import { readDerivedState } from '../../lib/db/reindex.ts';
+import { derivations, differences } from '../../lib/model/derivations.ts';
+import { startStreamReader, type StreamReader } from '../../tools/local/stream-poller.ts';
+import { apiClient, type ApiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
+import { eventually } from '../support/eventually.ts';
+import { emptyOwnTable } from '../support/own-table.ts';
+import { pastRetention } from '../support/trash.ts';
+
+/**
+ * What the trash leaves behind once its items are purged (docs/trash.md), on a table of this
+ * file's own read whole (the `own-table` project of vitest.config.ts), with the stack's cascade and
+ * change feed consumers reading its stream: an organisation's table after things were made,
+ * deleted, and purged by an admin or by their retention's end (and DynamoDB's TTL, which DynamoDB
+ * Local does not apply: this file deletes what it would have) holds exactly what it held before
+ * they were made, but for the history that says so and the times and versions of what they touched.
+ */
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+let reader: StreamReader | undefined;
+beforeAll(async () => {
+  await emptyOwnTable();
+  gateway = await startGateway();
+  reader = await startStreamReader({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: tableName(), idleMs: 20 }, [
+    // The cascade consumer (functions/cascade.ts) and the change feed (functions/change-feed.ts), as the stack maps them.
+    {},
+    { functionModule: 'functions/change-feed.ts', filters: (await import('../../lib/db/table.ts')).changeFeedStreamFilters },
+  ]);
+});
+afterAll(async () => {
+  await reader?.stop();
+  await gateway?.close();
+});
+
+type Item = Record<string, unknown>;
+
+async function wholeTable(): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const out = await db.send(new ScanCommand({ TableName: tableName(), ConsistentRead: true, ExclusiveStartKey: start }));
+    items.push(...((out.Items ?? []) as Item[]));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+const keyOf = (item: Item) => `${String(item.PK)} | ${String(item.SK)}`;
+
+/**
+ * What a change leaves on what it touched and may: when and by whom it was written, its versions,
+ * the count of its history, list keys made of its time; a token's rate-limit bucket (`tat`), which
+ * every request moves; and the id sequences, which never go back.
+ */
+const VOLATILE = new Set(['tat', 'updated_at', 'updated_by', 'rev', 'version', 'activity_count', 'backlog_rev', 'positions_rev']);
+function steady(items: Item[]): Map<string, Item> {
+  const out = new Map<string, Item>();
+  for (const item of items) {
+    if (item.SK === 'SEQ') continue;
+    const kept: Item = {};
+    for (const [name, value] of Object.entries(item)) {
+      if (VOLATILE.has(name)) continue;
+      // The search record's and an assignee entry's list keys are made of the issue's `updated_at`.
+      if (name === 'LSK' && /^(U|MI)#/.test(String(value))) continue;
+      kept[name] = value instanceof Set ? [...(value as Set<unknown>)].sort() : value;
+    }
+    out.set(keyOf(item), kept);
+  }
+  return out;
+}
+
+/** Deletes what DynamoDB's TTL would have by `days` from now: every item whose `expires_at` is before then. */
+async function ttlAfter(days: number): Promise<number> {
+  const until = Math.floor(Date.now() / 1000) + days * 86_400;
+  const due = (await wholeTable()).filter((i) => typeof i.expires_at === 'number' && i.expires_at <= until);
+  for (const item of due) await db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: item.PK, SK: item.SK } }));
+  return due.length;
+}
+
+async function made(client: ApiClient, path: string, body: unknown) {
+  const res = await client.post(path, body);
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+describe('a purge, by an admin or at the end of the retention period', () => {
+  it('leaves the table as it was before the purged things were made, but for the history that says so', async () => {
+    const org = await newOrganisation();
+    const admin = apiClient(gateway.baseUrl, org.admin.token);
+    const project = await made(admin, '/api/v1/projects', { project: { name: 'Purge', prefix: randomPrefix() } });
+    const pp = `/api/v1/projects/${project.id}`;
+    const sprint = await made(admin, `${pp}/sprints`, { sprint: { name: 'Sprint' } });
+    const inSprint = await made(admin, `${pp}/sprints/${sprint.id}/issues`, {
+      issue: { title: 'In the sprint', story_points: 3, assignee_id: org.member.id },
+    });
+    const inBacklog = await made(admin, `${pp}/issues`, { issue: { title: 'In the backlog' } });
+    const issuePaths = [`${pp}/sprints/${sprint.id}/issues/${inSprint.id}`, `${pp}/issues/${inBacklog.id}`];
+    const keptLabel = await made(admin, `${pp}/labels`, { label: { name: 'kept' } });
+    for (const path of issuePaths) expect((await admin.patch(path, { issue: { labels: [keptLabel.id] } })).status).toBe(200);
+    await made(admin, `${issuePaths[0]}/comments`, { comment: { body: 'Kept' } });
+    await made(admin, '/api/v1/webhooks', { webhook: { url: 'https://hooks.example.com/kept', events: ['sprint.completed'] } });
+    // The history the writes so far make (two issues created, their labels set, a comment), written
+    // by the change feed before the table is read.
+    await eventually(
+      'the history of what was made so far',
+      async () => (await wholeTable()).filter((i) => i.type === 'activity').length,
+      (n) => n >= 5,
+    );
+    const before = await wholeTable();
+
+    // Things made, then deleted into the trash: two of each kind, one to purge, one to expire.
+    const labels = [
+      await made(admin, `${pp}/labels`, { label: { name: 'purged' } }),
+      await made(admin, `${pp}/labels`, { label: { name: 'expired' } }),
+    ];
+    for (const path of issuePaths)
+      expect((await admin.patch(path, { issue: { labels: [keptLabel.id, ...labels.map((l) => l.id)] } })).status).toBe(200);
+    const comments = [
+      await made(admin, `${issuePaths[0]}/comments`, { comment: { body: 'Purged' } }),
+      await made(admin, `${issuePaths[1]}/comments`, { comment: { body: 'Expired' } }),
+    ];
+    const webhooks = [
+      await made(admin, '/api/v1/webhooks', {
+        webhook: { url: 'https://hooks.example.com/purged', events: ['sprint.completed'] },
+      }),
+      await made(admin, '/api/v1/webhooks', {
+        webhook: { url: 'https://hooks.example.com/expired', events: ['sprint.completed'] },
+      }),
+    ];
+    for (const label of labels) expect((await admin.delete(`${pp}/labels/${label.id}`)).status).toBe(204);
+    for (const comment of comments) expect((await admin.delete(`/api/v1/comments/${comment.id}`)).status).toBe(204);
+    for (const webhook of webhooks) expect((await admin.delete(`/api/v1/webhooks/${webhook.id}`)).status).toBe(204);
+    const trashed = (await admin.get('/api/v1/trash?per_page=100')).body as { id: string; item_id: number; kind: string }[];
+    expect(trashed).toHaveLength(6);
+
+    // One of each purged by an admin; the other past its retention, then deleted by the TTL.
+    for (const id of [`label-${labels[0].id}`, `comment-${comments[0].id}`, `webhook-${webhooks[0].id}`])
+      expect((await admin.delete(`/api/v1/trash/${id}`)).status).toBe(204);
+    const trashPk = keys.trash(org.orgId, '').PK;
+    const expiring = (await wholeTable()).filter((i) => i.PK === trashPk);
+    expect(expiring).toHaveLength(3);
+    for (const item of expiring) await pastRetention({ PK: String(item.PK), SK: String(item.SK) });
+    expect((await admin.get('/api/v1/trash')).body).toEqual([]);
+    expect(await ttlAfter(0)).toBe(3);
+
+    // The cascades the purges started take the labels off their issues.
+    await eventually(
+      'the purged labels off every issue',
+      async () => (await wholeTable()).filter((i) => i.type === 'issue' && (i.label_ids as Set<number>).size > 1).length,
+      (n) => n === 0,
+    );
+    // Past every TTL the deletes and purges set (their markers'), the trash is all gone.
+    expect(await ttlAfter(3)).toBeGreaterThan(0);
+    await eventually(
+      'the history of the purges',
+      async () => (await wholeTable()).filter((i) => /purged/.test(String(i.event))).length,
+      (n) => n >= 2,
+    );
+
+    const after = await wholeTable();
+    const [was, is] = [steady(before), steady(after)];
+    const gone = [...was.keys()].filter((k) => !is.has(k));
+    const left = [...is.keys()].filter((k) => !was.has(k));
+    expect(gone, 'nothing that was there before is gone').toEqual([]);
+    // What is new is history (the issues' activity: labels set, comments made, deleted, purged).
+    expect(after.filter((i) => left.includes(keyOf(i)) && i.type !== 'activity').map(keyOf), 'nothing left but history').toEqual(
+      [],
+    );
+    const changed = [...was].filter(([key, item]) => JSON.stringify(is.get(key)) !== JSON.stringify(item));
+    expect(
+      changed.map(([key, item]) => ({ key, before: item, after: is.get(key) })),
+      'everything else as it was',
+    ).toEqual([]);
+    // And every count and index agrees with a rebuild from the issues.
+    const { issues, observed } = await readDerivedState(org.orgId);
+    expect(derivations.flatMap((d) => differences(d, d.rebuild(issues), observed))).toEqual([]);
+  });
+});
