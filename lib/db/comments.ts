@@ -133,16 +133,27 @@ export async function listComments(
  * null, with `values` (the rest of the write's values) beside the ones it needs.
  */
 function issueIn(sprintId: number | null, values: Record<string, unknown> = {}) {
+  const ExpressionAttributeNames = { '#issueSprint': issueItem.stored('sprintId') };
   return sprintId === null
     ? {
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(sprint_id) OR attribute_type(sprint_id, :null))',
+        ConditionExpression:
+          'attribute_exists(PK) AND (attribute_not_exists(#issueSprint) OR attribute_type(#issueSprint, :null))',
+        ExpressionAttributeNames,
         ExpressionAttributeValues: { ...values, ':null': 'NULL' },
       }
     : {
-        ConditionExpression: 'attribute_exists(PK) AND sprint_id = :sprint',
+        ConditionExpression: 'attribute_exists(PK) AND #issueSprint = :sprint',
+        ExpressionAttributeNames,
         ExpressionAttributeValues: { ...values, ':sprint': sprintId },
       };
 }
+
+/**
+ * The placeholders (`#body`, `#updatedAt`…) of the comment's attributes a write's expressions name,
+ * each for its declared stored name (DynamoDB refuses a placeholder an expression does not use).
+ */
+const commentNames = (...fields: ('body' | 'updatedAt' | 'sprintId' | 'authorId')[]): Record<string, string> =>
+  Object.fromEntries(fields.map((f) => [`#${f}`, commentItem.stored(f)]));
 
 /**
  * Its issue's `comments_count` moved `by` a comment's write, on condition that the issue is there,
@@ -468,9 +479,12 @@ export async function updateCommentAt(
           TableName: tableName(),
           Key: keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
           // The issue's sprint now (its condition below holds it there): the change feed reports it.
-          UpdateExpression: 'SET body = :body, updated_at = :now, sprint_id = :sprint',
-          ConditionExpression: `attribute_exists(PK) AND author_id = :author AND ${atVersion(version)}`,
-          ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
+          UpdateExpression: 'SET #body = :body, #updatedAt = :now, #sprintId = :sprint',
+          ConditionExpression: `attribute_exists(PK) AND #authorId = :author AND ${atVersion(version)}`,
+          ExpressionAttributeNames: {
+            ...commentNames('body', 'updatedAt', 'sprintId', 'authorId'),
+            '#version': VERSION_ATTRIBUTE,
+          },
           ExpressionAttributeValues: {
             ':body': body,
             ':now': now,
@@ -538,8 +552,8 @@ function commentTrashing(
           TableName: tableName(),
           Key: key,
           // Its body too: a copy made by a release that did not write it on the pointer is refused.
-          ConditionExpression: `attribute_exists(PK) AND author_id = :author AND body = :body AND updated_at = :updated AND ${atVersion(version)}`,
-          ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
+          ConditionExpression: `attribute_exists(PK) AND #authorId = :author AND #body = :body AND #updatedAt = :updated AND ${atVersion(version)}`,
+          ExpressionAttributeNames: { ...commentNames('authorId', 'body', 'updatedAt'), '#version': VERSION_ATTRIBUTE },
           ExpressionAttributeValues: {
             ':author': authorId,
             ':body': comment.body,
@@ -606,9 +620,13 @@ export async function updateComment(
           Key: { PK: found.item.PK, SK: found.item.SK },
           UpdateExpression:
             body === undefined
-              ? 'SET updated_at = :now, sprint_id = :sprint'
-              : 'SET body = :body, updated_at = :now, sprint_id = :sprint',
-          ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
+              ? 'SET #updatedAt = :now, #sprintId = :sprint'
+              : 'SET #body = :body, #updatedAt = :now, #sprintId = :sprint',
+          ConditionExpression: 'attribute_exists(PK) AND #authorId = :author',
+          ExpressionAttributeNames:
+            body === undefined
+              ? commentNames('updatedAt', 'sprintId', 'authorId')
+              : commentNames('body', 'updatedAt', 'sprintId', 'authorId'),
           ExpressionAttributeValues: values,
         },
       },
@@ -712,13 +730,25 @@ export async function writeMissingCommentPointers(
   let written = 0;
   let completed = 0;
   let pages = step?.pages ?? Infinity;
+  // Its place, fixed fields, body and `updated_at` (what its pointer carries) and its version.
+  const read = commentItem.projection([
+    'orgId',
+    'projectId',
+    'issueId',
+    'sprintId',
+    'id',
+    'body',
+    'authorId',
+    'authorName',
+    'createdAt',
+    'updatedAt',
+  ]);
   const next = await scanPages(
     {
       FilterExpression: `#type = :comment${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
-      ProjectionExpression:
-        'PK, SK, org_id, project_id, issue_id, sprint_id, id, body, author_id, author_name, created_at, updated_at, #version',
-      ExpressionAttributeNames: { '#type': 'type', '#version': VERSION_ATTRIBUTE },
-      ExpressionAttributeValues: { ':comment': 'comment', ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }) },
+      ProjectionExpression: `PK, SK, ${read.ProjectionExpression}, #version`,
+      ExpressionAttributeNames: { ...read.ExpressionAttributeNames, '#type': 'type', '#version': VERSION_ATTRIBUTE },
+      ExpressionAttributeValues: { ':comment': commentItem.type, ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }) },
       ...(step ? { Limit: step.limit } : {}),
     },
     async (items) => {
