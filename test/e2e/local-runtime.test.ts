@@ -57,7 +57,7 @@ describe('npm start', () => {
     token = printedToken!;
     expect(service.output()).toContain(`DynamoDB Local on http://127.0.0.1:${ports.DYNAMODB_PORT}`);
     expect(service.output()).toContain('Created table');
-    // Its JVM on the quick compiler only (tools/local/dynamodb.ts: quickJvmOptions).
+    // Its JVM on the quick compiler only, with the serial collector (tools/local/dynamodb.ts: quickJvmOptions).
     expect(javaCommandLine(ports.DYNAMODB_PORT)).toEqual(expect.arrayContaining([...quickJvmOptions]));
 
     const me = await fetch(url!, { headers: { Authorization: `Bearer ${token}` } });
