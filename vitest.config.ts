@@ -14,7 +14,9 @@ const ownTable = [
   'test/integration/sub-issues.test.ts',
   'test/integration/token-names.test.ts',
   'test/integration/trash-purge.test.ts',
+  'test/integration/webhook-secrets.test.ts',
   'test/e2e/bulk.test.ts',
+  'test/e2e/cli.test.ts',
 ];
 
 export default defineConfig({

@@ -59,6 +59,18 @@ function tokenPut(
   });
 }
 
+/**
+ * The guard of an e-mail address in an organisation (lower-cased, `keys.email`), written with the
+ * account: a second account of the address is refused `email_taken`.
+ */
+export const emailGuardItem = itemKind({
+  key: { PK: 'ORG#o', SK: 'EMAIL#e' },
+  about: 'e-mail uniqueness guard',
+  attributes: {
+    accountId: attribute.number('account_id'),
+  },
+});
+
 function accountItems(
   orgId: number,
   accountId: number,
@@ -94,7 +106,7 @@ function accountItems(
       item: {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.email(orgId, input.email), account_id: accountId },
+          Item: { ...keys.email(orgId, input.email), ...emailGuardItem.encode({ accountId }) },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Activity } from '../schemas/activity.ts';
+import { attribute, itemKind, type Fields } from './item.ts';
+import { issueItem } from './issue-item.ts';
+import { sprintItem } from './sprints.ts';
 import { db, tableName } from './client.ts';
 import { collections, keys, listKeys, projectPk, skPrefixes, type Key } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
@@ -12,6 +15,63 @@ import { putNew, putItem, addTo, batchGet, existsCheck, Refused, transact, type 
  * the project cascade remove them with their parent. Each entry is keyed by its stream record's
  * sequence number, so a replayed record finds its entry written and writes nothing.
  */
+
+/**
+ * What an entry stores, an issue's or a sprint's alike: the entry as the API shows it, under its
+ * own words, but its id, which is its sequence alone (its project and owner are in its key; the
+ * id the API shows says all three: lib/vocabulary/ids.ts).
+ */
+const entryAttributes = {
+  sequence: attribute.string('id'),
+  orgId: attribute.number('org_id'),
+  projectId: attribute.number('project_id'),
+  event: attribute.string('event'),
+  /** Null for a delete made outside a request. */
+  actorId: attribute.nullableNumber('actor_id'),
+  at: attribute.string('at'),
+  issueId: attribute.nullableNumber('issue_id'),
+  sprintId: attribute.nullableNumber('sprint_id'),
+  commentId: attribute.nullableNumber('comment_id'),
+  changes: attribute.whole<Activity['changes'], 'changes'>('changes'),
+  /** The id of the entry this change reverted, on a revert's entry only. */
+  reverts: attribute.laterString('reverts'),
+};
+
+/** An entry of an issue's activity, declared once (lib/db/item.ts). */
+export const issueActivityItem = itemKind({
+  type: 'activity',
+  key: { PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq', LSK: 'IA#i#seq' },
+  about: 'issue activity (change feed)',
+  attributes: entryAttributes,
+});
+
+/** An entry of a sprint's own activity (its activation, its completion), declared once. */
+export const sprintActivityItem = itemKind({
+  type: 'activity',
+  key: { PK: 'ORG#o#P#p', SK: 'SPRINT#s#A#seq', LSK: 'SA#s#seq' },
+  about: 'sprint activity (change feed)',
+  attributes: entryAttributes,
+});
+
+/** An entry as stored, decoded (an issue's or a sprint's: they store the same attributes). */
+export type StoredEntry = Fields<typeof entryAttributes>;
+export const entryOf = (item: object): StoredEntry => issueActivityItem.decode(item);
+
+/**
+ * The description an issue's entry replaced, kept beside it (`ActivityEntry.description`): the
+ * text before whole, the text written as its digest, so that a revert can tell it is still there.
+ */
+export const activityTextItem = itemKind({
+  type: 'activity_text',
+  key: { PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq#TEXT' },
+  about: "the description an issue's entry replaced (for its revert)",
+  attributes: {
+    orgId: attribute.number('org_id'),
+    projectId: attribute.number('project_id'),
+    before: attribute.nullableString('before'),
+    afterDigest: attribute.string('after_digest'),
+  },
+});
 
 /**
  * Why an activity write was refused: already written (a replay), its owner (the issue or sprint) is
@@ -145,18 +205,21 @@ const ownerId = (entry: ActivityEntry) => ('issueId' in entry.owner ? `i${entry.
  */
 function activityItems(entries: ActivityEntry[]) {
   const { orgId, projectId } = entries[0]!;
-  const counts = new Map<string, { key: Key; n: number }>();
+  const counts = new Map<string, { key: Key; counter: string; n: number }>();
   for (const entry of entries) {
     const { owner } = entry;
-    const key = 'issueId' in owner ? keys.issue(orgId, projectId, owner.issueId) : keys.sprint(orgId, projectId, owner.sprintId);
-    const count = counts.get(ownerId(entry)) ?? { key, n: 0 };
+    const [key, counter] =
+      'issueId' in owner
+        ? [keys.issue(orgId, projectId, owner.issueId), issueItem.stored('activityCount')]
+        : [keys.sprint(orgId, projectId, owner.sprintId), sprintItem.stored('activityCount')];
+    const count = counts.get(ownerId(entry)) ?? { key, counter, n: 0 };
     count.n++;
     counts.set(ownerId(entry), count);
   }
   return [
     // Not under a deleted project, whose cascade may have read past this key already.
     existsCheck(keys.project(orgId, projectId), activityRefusals.project),
-    ...[...counts.values()].map(({ key, n }) => addTo(key, 'activity_count', n, activityRefusals.owner)),
+    ...[...counts.values()].map(({ key, counter, n }) => addTo(key, counter, n, activityRefusals.owner)),
     ...entries.flatMap((entry) => [activityPut(entry), ...descriptionPut(entry)]),
   ];
 }
@@ -168,27 +231,40 @@ function descriptionPut(entry: ActivityEntry): GuardedItem[] {
   return [
     putItem({
       ...keys.issueActivityText(orgId, projectId, owner.issueId, sequence),
-      type: 'activity_text',
-      org_id: orgId,
-      project_id: projectId,
-      before: description.before,
-      after_digest: descriptionDigest(description.after),
+      type: activityTextItem.type,
+      ...activityTextItem.encode({
+        orgId,
+        projectId,
+        before: description.before,
+        afterDigest: descriptionDigest(description.after),
+      }),
     }),
   ];
 }
 
 /** The Put of a new entry, refused as `recorded` when it is already written (a replay). */
 export function activityPut(entry: ActivityEntry): GuardedItem {
-  const { orgId, projectId, owner, sequence } = entry;
+  const { orgId, projectId, owner, sequence, activity: a } = entry;
   const isIssue = 'issueId' in owner;
   const key = isIssue
     ? keys.issueActivity(orgId, projectId, owner.issueId, sequence)
     : keys.sprintActivity(orgId, projectId, owner.sprintId, sequence);
   const lsk = isIssue ? listKeys.issueActivity(owner.issueId, sequence) : listKeys.sprintActivity(owner.sprintId, sequence);
-  return putNew(
-    { ...key, LSK: lsk, type: 'activity', org_id: orgId, project_id: projectId, ...entry.activity },
-    activityRefusals.recorded,
-  );
+  const kind = isIssue ? issueActivityItem : sprintActivityItem;
+  const stored = kind.encode({
+    sequence: a.id,
+    orgId,
+    projectId,
+    event: a.event,
+    actorId: a.actor_id,
+    at: a.at,
+    issueId: a.issue_id,
+    sprintId: a.sprint_id,
+    commentId: a.comment_id,
+    changes: a.changes,
+    reverts: a.reverts,
+  });
+  return putNew({ ...key, LSK: lsk, type: kind.type, ...stored }, activityRefusals.recorded);
 }
 
 /**
@@ -243,9 +319,8 @@ export async function readActivityEntry(
     isIssue ? keys.issue(orgId, projectId, owner.issueId) : keys.sprint(orgId, projectId, owner.sprintId),
     ...(isIssue ? [keys.issueActivityText(orgId, projectId, owner.issueId, sequence)] : []),
   ]);
-  const description: DescriptionText | undefined = text
-    ? { before: typeof text.before === 'string' ? text.before : null, afterDigest: String(text.after_digest) }
-    : undefined;
+  const kept = text && activityTextItem.decode(text);
+  const description: DescriptionText | undefined = kept && { before: kept.before, afterDigest: kept.afterDigest };
   return { entry, project, owner: holder, description };
 }
 

@@ -10,6 +10,8 @@ import { attachmentCounts, counterDifferences, type AttachmentCounters, type Cou
 import { ATTACHMENT_LIMITS, type AttachmentStatus } from '../vocabulary/attachments.ts';
 import { db, tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
+import { commentPointerItem } from './comment-pointers.ts';
+import { commentItem } from './comments.ts';
 import { attribute, itemKind, type Fields } from './item.ts';
 import { keys, orgPk, parseProjectPk, projectPk, skPrefixes, type Key } from './keys.ts';
 import { scanPages } from './query.ts';
@@ -100,13 +102,18 @@ const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
  * reaches the stream consumer, which removes its attachments (`releaseCommentAttachments`).
  */
 function commentMarks(orgId: number, projectId: number, issueId: number, commentId: number): GuardedItem[] {
-  return [keys.comment(orgId, projectId, issueId, commentId), keys.commentPointer(orgId, commentId)].map((Key) => ({
+  const marked = [
+    { Key: keys.comment(orgId, projectId, issueId, commentId), mark: commentItem.stored('hasAttachments') },
+    { Key: keys.commentPointer(orgId, commentId), mark: commentPointerItem.stored('hasAttachments') },
+  ];
+  return marked.map(({ Key, mark }) => ({
     item: {
       Update: {
         TableName: tableName(),
         Key,
-        UpdateExpression: 'SET has_attachments = :yes',
+        UpdateExpression: 'SET #mark = :yes',
         ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#mark': mark },
         ExpressionAttributeValues: { ':yes': true },
       },
     },
@@ -247,6 +254,19 @@ export async function organisationBytes(orgId: number): Promise<number> {
 export const issueExists = (orgId: number, projectId: number, issueId: number) =>
   itemExists(keys.issue(orgId, projectId, issueId));
 
+/**
+ * The mark that an expired attachment's place in the limits was given back (`releaseExpiredAttachment`),
+ * declared once: kept longer than a stream keeps its records, so that a replay gives it back once.
+ */
+export const attachmentExpiredItem = itemKind({
+  type: 'attachment_expired',
+  key: { PK: 'ORG#o', SK: 'ATTACHMENTEXPIRED#f' },
+  about: "expired attachment f's bytes given back, once (TTL `expires_at`)",
+  attributes: {
+    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+  },
+});
+
 /** A stream record's image of a removed item (DynamoDB's attribute values). */
 type Image = Record<string, { S?: string; N?: string } | undefined>;
 
@@ -271,9 +291,9 @@ export async function releaseExpiredAttachment(image: Image, now = new Date()): 
         TableName: tableName(),
         Item: {
           ...keys.attachmentExpired(a.orgId, a.id),
-          type: 'attachment_expired',
+          type: attachmentExpiredItem.type,
           // Longer than a stream keeps its records (24 hours).
-          [tableDefinition.ttlAttribute]: Math.floor(now.getTime() / 1000) + 2 * 86_400,
+          ...attachmentExpiredItem.encode({ expiresAt: Math.floor(now.getTime() / 1000) + 2 * 86_400 }),
         },
         ConditionExpression: 'attribute_not_exists(PK)',
       },

@@ -1,8 +1,37 @@
+import { attribute, itemKind } from './item.ts';
+import { actorAttribute } from './stamps.ts';
+import { versionOf } from './versions.ts';
+
 /**
- * A comment's pointer (`keys.commentPointer`, in the organisation's partition): where the comment
- * lives, for a path that names only its id, and what of the comment never changes, with its
- * version, so that a write can be decided and answered without reading the comment.
+ * A comment's pointer (`keys.commentPointer`, in the organisation's partition), declared once
+ * (lib/db/item.ts): where the comment lives, for a path that names only its id, and what of the
+ * comment never changes, with its version (moved with the comment's), so that a write can be
+ * decided and answered without reading the comment; and a copy of the rest of it, so that a
+ * delete moves it into the trash whole. A pointer written before pointers carried the comment's
+ * fields lacks them (undefined).
  */
+export const commentPointerItem = itemKind({
+  type: 'comment_pointer',
+  key: { PK: 'ORG#o', SK: 'COMMENT#c' },
+  about: 'where comment c lives (its project, issue, sprint), with a copy of it',
+  attributes: {
+    projectId: attribute.number('project_id'),
+    issueId: attribute.number('issue_id'),
+    /** The issue's sprint when the comment was written or last edited (null, or absent on old items: the backlog). */
+    sprintId: attribute.nullableNumber('sprint_id'),
+    authorId: attribute.laterNumber('author_id'),
+    authorName: attribute.laterString('author_name'),
+    createdAt: attribute.laterString('created_at'),
+    body: attribute.laterString('body'),
+    updatedAt: attribute.laterString('updated_at'),
+    /** Who wrote the comment last (the stamp of every update: lib/db/stamps.ts). */
+    updatedBy: actorAttribute,
+    /** Set with the comment's (lib/db/attachments.ts): its removal releases its attachments. */
+    hasAttachments: attribute.flag('has_attachments'),
+  },
+});
+
+/** A comment's pointer as read (`pointerFromItem`). */
 export interface CommentPointer {
   id: number;
   projectId: number;
@@ -31,38 +60,25 @@ export type FullCommentPointer = CommentPointer & { fixed: NonNullable<CommentPo
 /** A pointer that carries the whole comment (`copy`). */
 export type CopyingCommentPointer = FullCommentPointer & { copy: NonNullable<CommentPointer['copy']> };
 
-/** A sprint id as stored: null (or absent, on old items) for the backlog. */
-export const sprintIdOf = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
-
 /**
- * A comment's pointer from its stored item (plain attributes). It carries the comment's fixed
- * fields only when all of them are there: a pointer written before pointers carried them has none,
- * and a write is then decided on the comment itself.
+ * A comment's pointer from its stored item. It carries the comment's fixed fields only when all of
+ * them are there: a pointer written before pointers carried them has none, and a write is then
+ * decided on the comment itself.
  */
-export function pointerFromItem(id: number, item: Record<string, unknown>): CommentPointer {
-  const full = item.author_id !== undefined && typeof item.author_name === 'string' && typeof item.created_at === 'string';
+export function pointerFromItem(id: number, item: object): CommentPointer {
+  const p = commentPointerItem.decode(item);
+  const { authorId, authorName, createdAt, body, updatedAt } = p;
+  const full = authorId !== undefined && authorName !== undefined && createdAt !== undefined;
   return {
     id,
-    projectId: Number(item.project_id),
-    issueId: Number(item.issue_id),
-    sprintId: sprintIdOf(item.sprint_id),
-    fixed: full
-      ? {
-          authorId: Number(item.author_id),
-          authorName: String(item.author_name),
-          createdAt: String(item.created_at),
-          // The stored version (`VERSION_ATTRIBUTE`, lib/db/versions.ts); 0 on an item written before versions.
-          version: Number(item.version ?? 0),
-        }
-      : undefined,
+    projectId: p.projectId,
+    issueId: p.issueId,
+    sprintId: p.sprintId,
+    // The stored version: 0 on an item written before versions.
+    fixed: full ? { authorId, authorName, createdAt, version: versionOf(item) } : undefined,
     copy:
-      full && typeof item.body === 'string' && typeof item.updated_at === 'string'
-        ? {
-            body: item.body,
-            updatedAt: item.updated_at,
-            updatedBy: item.updated_by === undefined ? undefined : Number(item.updated_by),
-            hasAttachments: item.has_attachments === true,
-          }
+      full && body !== undefined && updatedAt !== undefined
+        ? { body, updatedAt, updatedBy: p.updatedBy, hasAttachments: p.hasAttachments }
         : undefined,
   };
 }

@@ -1,8 +1,8 @@
 import { ancestryOf, pathAncestryOf, type Ancestry, type AncestorItems } from '../model/comment-ancestry.ts';
 import { issueItem } from './issue-item.ts';
 import {
+  commentPointerItem,
   pointerFromItem,
-  sprintIdOf,
   type CommentPointer,
   type CopyingCommentPointer,
   type FullCommentPointer,
@@ -22,6 +22,7 @@ import {
   batchGet,
   existsCheck,
   Refused,
+  setAssignments,
   STALE,
   transact,
   type GuardedItem,
@@ -72,6 +73,8 @@ export const commentItem = itemKind({
      * write is no `comment.created` (the trash item's removal is its `comment.restored`).
      */
     restoredAt: attribute.laterString('restored_at'),
+    /** Set once an attachment is added to it (lib/db/attachments.ts): its removal releases its attachments. */
+    hasAttachments: attribute.flag('has_attachments'),
   },
 });
 
@@ -130,16 +133,27 @@ export async function listComments(
  * null, with `values` (the rest of the write's values) beside the ones it needs.
  */
 function issueIn(sprintId: number | null, values: Record<string, unknown> = {}) {
+  const ExpressionAttributeNames = { '#issueSprint': issueItem.stored('sprintId') };
   return sprintId === null
     ? {
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(sprint_id) OR attribute_type(sprint_id, :null))',
+        ConditionExpression:
+          'attribute_exists(PK) AND (attribute_not_exists(#issueSprint) OR attribute_type(#issueSprint, :null))',
+        ExpressionAttributeNames,
         ExpressionAttributeValues: { ...values, ':null': 'NULL' },
       }
     : {
-        ConditionExpression: 'attribute_exists(PK) AND sprint_id = :sprint',
+        ConditionExpression: 'attribute_exists(PK) AND #issueSprint = :sprint',
+        ExpressionAttributeNames,
         ExpressionAttributeValues: { ...values, ':sprint': sprintId },
       };
 }
+
+/**
+ * The placeholders (`#body`, `#updatedAt`…) of the comment's attributes a write's expressions name,
+ * each for its declared stored name (DynamoDB refuses a placeholder an expression does not use).
+ */
+const commentNames = (...fields: ('body' | 'updatedAt' | 'sprintId' | 'authorId')[]): Record<string, string> =>
+  Object.fromEntries(fields.map((f) => [`#${f}`, commentItem.stored(f)]));
 
 /**
  * Its issue's `comments_count` moved `by` a comment's write, on condition that the issue is there,
@@ -265,16 +279,18 @@ export function pointerItem(
 ) {
   return {
     ...keys.commentPointer(orgId, comment.id),
-    type: 'comment_pointer',
-    project_id: comment.project_id,
-    issue_id: comment.issue_id,
-    sprint_id: comment.sprint_id,
-    author_id: comment.author_id,
-    author_name: comment.author_name,
-    created_at: comment.created_at,
-    ...(comment.body === undefined || comment.updated_at === undefined
-      ? {}
-      : { body: comment.body, updated_at: comment.updated_at }),
+    type: commentPointerItem.type,
+    ...commentPointerItem.encode({
+      projectId: comment.project_id,
+      issueId: comment.issue_id,
+      sprintId: comment.sprint_id,
+      authorId: comment.author_id,
+      authorName: comment.author_name,
+      createdAt: comment.created_at,
+      ...(comment.body === undefined || comment.updated_at === undefined
+        ? {}
+        : { body: comment.body, updatedAt: comment.updated_at }),
+    }),
     ...(version === undefined ? {} : { [VERSION_ATTRIBUTE]: version }),
   };
 }
@@ -302,10 +318,10 @@ export function storedCommentOf(orgId: number, pointer: CopyingCommentPointer): 
       authorName: fixed.authorName,
       createdAt: fixed.createdAt,
       updatedAt: copy.updatedAt,
+      hasAttachments: copy.hasAttachments,
     }),
     ...(fixed.version === 0 ? {} : { [VERSION_ATTRIBUTE]: fixed.version }),
     ...(copy.updatedBy === undefined ? {} : { [ACTOR_ATTRIBUTE]: copy.updatedBy }),
-    ...(copy.hasAttachments ? { has_attachments: true } : {}),
   };
 }
 
@@ -416,15 +432,9 @@ function pointerUpdate(
   version?: number,
   sprintId?: number | null,
 ): GuardedItem {
-  const values = {
-    ...(sprintId === undefined ? {} : { ':sprint': sprintId }),
-    ...(body === undefined ? {} : { ':body': body }),
-  };
-  const sets = [
-    'updated_at = :now',
-    ...(sprintId === undefined ? [] : ['sprint_id = :sprint']),
-    ...(body === undefined ? [] : ['body = :body']),
-  ];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = setAssignments(commentPointerItem.encode({ updatedAt: now, sprintId, body }), names, values);
   return {
     item: {
       Update: {
@@ -432,11 +442,11 @@ function pointerUpdate(
         Key: keys.commentPointer(orgId, commentId),
         UpdateExpression: `SET ${sets.join(', ')}`,
         ...(version === undefined
-          ? { ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':now': now, ...values } }
+          ? { ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeNames: names, ExpressionAttributeValues: values }
           : {
               ConditionExpression: `attribute_exists(PK) AND ${atVersion(version)}`,
-              ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
-              ExpressionAttributeValues: { ':now': now, ':version': version, ...values },
+              ExpressionAttributeNames: { ...names, '#version': VERSION_ATTRIBUTE },
+              ExpressionAttributeValues: { ...values, ':version': version },
             }),
       },
     },
@@ -469,9 +479,12 @@ export async function updateCommentAt(
           TableName: tableName(),
           Key: keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
           // The issue's sprint now (its condition below holds it there): the change feed reports it.
-          UpdateExpression: 'SET body = :body, updated_at = :now, sprint_id = :sprint',
-          ConditionExpression: `attribute_exists(PK) AND author_id = :author AND ${atVersion(version)}`,
-          ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
+          UpdateExpression: 'SET #body = :body, #updatedAt = :now, #sprintId = :sprint',
+          ConditionExpression: `attribute_exists(PK) AND #authorId = :author AND ${atVersion(version)}`,
+          ExpressionAttributeNames: {
+            ...commentNames('body', 'updatedAt', 'sprintId', 'authorId'),
+            '#version': VERSION_ATTRIBUTE,
+          },
           ExpressionAttributeValues: {
             ':body': body,
             ':now': now,
@@ -539,8 +552,8 @@ function commentTrashing(
           TableName: tableName(),
           Key: key,
           // Its body too: a copy made by a release that did not write it on the pointer is refused.
-          ConditionExpression: `attribute_exists(PK) AND author_id = :author AND body = :body AND updated_at = :updated AND ${atVersion(version)}`,
-          ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
+          ConditionExpression: `attribute_exists(PK) AND #authorId = :author AND #body = :body AND #updatedAt = :updated AND ${atVersion(version)}`,
+          ExpressionAttributeNames: { ...commentNames('authorId', 'body', 'updatedAt'), '#version': VERSION_ATTRIBUTE },
           ExpressionAttributeValues: {
             ':author': authorId,
             ':body': comment.body,
@@ -607,9 +620,13 @@ export async function updateComment(
           Key: { PK: found.item.PK, SK: found.item.SK },
           UpdateExpression:
             body === undefined
-              ? 'SET updated_at = :now, sprint_id = :sprint'
-              : 'SET body = :body, updated_at = :now, sprint_id = :sprint',
-          ConditionExpression: 'attribute_exists(PK) AND author_id = :author',
+              ? 'SET #updatedAt = :now, #sprintId = :sprint'
+              : 'SET #body = :body, #updatedAt = :now, #sprintId = :sprint',
+          ConditionExpression: 'attribute_exists(PK) AND #authorId = :author',
+          ExpressionAttributeNames:
+            body === undefined
+              ? commentNames('updatedAt', 'sprintId', 'authorId')
+              : commentNames('body', 'updatedAt', 'sprintId', 'authorId'),
           ExpressionAttributeValues: values,
         },
       },
@@ -672,7 +689,7 @@ export async function restoreComment(
   const c = commentItem.decode(stored);
   const version = versionOf(stored);
   const comment = { ...toComment(stored), project_id: c.projectId, sprint_id: c.sprintId };
-  const marks = stored.has_attachments === true ? { has_attachments: true } : {};
+  const marks = commentPointerItem.encode({ hasAttachments: c.hasAttachments });
   await transact([
     ...placeChecks(orgId, { projectId: c.projectId, sprintId }),
     commentsCountOn(orgId, { projectId: c.projectId, sprintId, issueId: c.issueId }, 1),
@@ -713,13 +730,25 @@ export async function writeMissingCommentPointers(
   let written = 0;
   let completed = 0;
   let pages = step?.pages ?? Infinity;
+  // Its place, fixed fields, body and `updated_at` (what its pointer carries) and its version.
+  const read = commentItem.projection([
+    'orgId',
+    'projectId',
+    'issueId',
+    'sprintId',
+    'id',
+    'body',
+    'authorId',
+    'authorName',
+    'createdAt',
+    'updatedAt',
+  ]);
   const next = await scanPages(
     {
       FilterExpression: `#type = :comment${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
-      ProjectionExpression:
-        'PK, SK, org_id, project_id, issue_id, sprint_id, id, body, author_id, author_name, created_at, updated_at, #version',
-      ExpressionAttributeNames: { '#type': 'type', '#version': VERSION_ATTRIBUTE },
-      ExpressionAttributeValues: { ':comment': 'comment', ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }) },
+      ProjectionExpression: `PK, SK, ${read.ProjectionExpression}, #version`,
+      ExpressionAttributeNames: { ...read.ExpressionAttributeNames, '#type': 'type', '#version': VERSION_ATTRIBUTE },
+      ExpressionAttributeValues: { ':comment': commentItem.type, ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }) },
       ...(step ? { Limit: step.limit } : {}),
     },
     async (items) => {
@@ -746,14 +775,17 @@ export async function writeMissingCommentPointers(
 export async function restorePointer(item: Record<string, unknown>): Promise<'written' | 'completed' | 'none'> {
   // A comment without a pointer cannot be found by id, so no request changes it meanwhile: the
   // version read here is still its version when the pointer is written.
-  const comment = toComment({ body: '', updated_at: '', ...item });
-  // The body as scanned (an item read without it gets a pointer without a copy of the comment).
+  const c = commentItem.decode(item);
+  const comment = toComment(item);
+  // The body as scanned (an item read without it gets a pointer without a copy of the comment): a
+  // pointer copies it under the comment's own stored names, so it reads as its pointer's copy would.
+  const scannedBody = commentPointerItem.decode(item);
   const copy =
-    typeof item.body === 'string' && typeof item.updated_at === 'string'
-      ? { body: item.body, updated_at: item.updated_at }
+    scannedBody.body !== undefined && scannedBody.updatedAt !== undefined
+      ? { body: scannedBody.body, updated_at: scannedBody.updatedAt }
       : { body: undefined, updated_at: undefined };
-  const orgId = Number(item.org_id);
-  const place = { project_id: Number(item.project_id), sprint_id: sprintIdOf(item.sprint_id) };
+  const orgId = c.orgId;
+  const place = { project_id: c.projectId, sprint_id: c.sprintId };
   const commentKey = { PK: String(item.PK), SK: String(item.SK) };
   try {
     await transact([
@@ -783,6 +815,22 @@ async function completePointer(
   version: number,
   copy?: { body: string; updatedAt: string },
 ): Promise<boolean> {
+  const names: Record<string, string> = {
+    '#version': VERSION_ATTRIBUTE,
+    '#author': commentPointerItem.stored('authorId'),
+    ...(copy ? { '#copied': commentPointerItem.stored('body') } : {}),
+  };
+  const values: Record<string, unknown> = { ':version': version };
+  const sets = setAssignments(
+    commentPointerItem.encode({
+      authorId: comment.author_id,
+      authorName: comment.author_name,
+      createdAt: comment.created_at,
+      ...(copy ? { body: copy.body, updatedAt: copy.updatedAt } : {}),
+    }),
+    names,
+    values,
+  );
   try {
     await transact([
       {
@@ -802,20 +850,12 @@ async function completePointer(
           Update: {
             TableName: tableName(),
             Key: keys.commentPointer(orgId, comment.id),
-            UpdateExpression: `SET author_id = :author, author_name = :name, created_at = :created, #version = :version${
-              copy ? ', body = :body, updated_at = :updated' : ''
-            }`,
+            UpdateExpression: `SET ${sets.join(', ')}, #version = :version`,
             ConditionExpression: copy
-              ? 'attribute_exists(PK) AND (attribute_not_exists(author_id) OR attribute_not_exists(body))'
-              : 'attribute_exists(PK) AND attribute_not_exists(author_id)',
-            ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
-            ExpressionAttributeValues: {
-              ':author': comment.author_id,
-              ':name': comment.author_name,
-              ':created': comment.created_at,
-              ':version': version,
-              ...(copy ? { ':body': copy.body, ':updated': copy.updatedAt } : {}),
-            },
+              ? 'attribute_exists(PK) AND (attribute_not_exists(#author) OR attribute_not_exists(#copied))'
+              : 'attribute_exists(PK) AND attribute_not_exists(#author)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
           },
         },
         reason: commentRefusals.comment,

@@ -1,7 +1,7 @@
 import type { IssueState, RelationRef, SearchRecord } from '../model/derivations.ts';
 import type { RelationType } from '../vocabulary/relation-types.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts';
-import { attribute, itemKind, type Attribute, type Fields } from './item.ts';
+import { attribute, itemKind, type Attribute, type Fields, type Stored } from './item.ts';
 
 /**
  * The issue, its search record and its assignee's entry, each declared once (lib/db/item.ts): what
@@ -103,6 +103,9 @@ export const issueItem = itemKind({
   },
 });
 export type StoredIssue = Fields<typeof issueItem.attributes>;
+
+/** The stored issue, as its declaration reads it, before it is decoded. */
+export type IssueItem = Stored<typeof issueItem.attributes>;
 
 /** The state of a stored issue, as the derivations compare it (lib/model/derivations.ts). */
 export function issueStateOf(orgId: number, item: object): IssueState {

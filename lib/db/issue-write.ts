@@ -16,7 +16,9 @@ import { tableName } from './client.ts';
 import { keys, listKeys, type Key } from './keys.ts';
 import { addCounters } from './sprints.ts';
 import { addTo, putItem, Refused, transact, type GuardedItem } from './transactions.ts';
-import { searchRecordItem } from './issue-item.ts';
+import { assignedEntryItem, searchRecordItem } from './issue-item.ts';
+import { issueKeyItem } from './issue-lookup.ts';
+import { subIssueItem } from './sub-issues.ts';
 import { storedCounter } from './counters.ts';
 import { projectItem } from './projects.ts';
 import { sprintItem } from './sprints.ts';
@@ -510,37 +512,44 @@ export function recordItem(record: DerivedRecord): Record<string, unknown> {
     };
   }
   if (record.kind === 'pointer') {
-    return { ...recordKey(record), type: 'issue_key', project_id: record.projectId, issue_id: record.issueId };
+    return {
+      ...recordKey(record),
+      type: issueKeyItem.type,
+      ...issueKeyItem.encode({ projectId: record.projectId, issueId: record.issueId }),
+    };
   }
   if (record.kind === 'sub_issue') {
     return {
       ...recordKey(record),
-      type: 'sub_issue',
-      parent_id: record.parentId,
-      project_id: record.projectId,
-      issue_id: record.issueId,
-      issue_number: record.number,
-      title: record.title,
-      sprint_id: record.sprintId,
-      status: record.status,
-      story_points: record.storyPoints,
-      assignee_id: record.assigneeId,
+      type: subIssueItem.type,
+      ...subIssueItem.encode({
+        parentId: record.parentId,
+        projectId: record.projectId,
+        issueId: record.issueId,
+        issueNumber: record.number,
+        title: record.title,
+        sprintId: record.sprintId,
+        status: record.status,
+        storyPoints: record.storyPoints,
+        assigneeId: record.assigneeId,
+      }),
     };
   }
   return {
     ...recordKey(record),
     LSK: listKeys.assignedIssue(record.updatedAt, record.projectId, record.issueId),
-    type: 'assigned_issue',
-    project_id: record.projectId,
-    issue_id: record.issueId,
-    sprint_id: record.sprintId,
-    status: record.status,
-    updated_at: record.updatedAt,
-    priority: record.priority,
-    // `type` names the kind of item, as on the issue.
-    issue_type: record.type,
-    due_date: record.dueDate,
-    parent_id: record.parentId,
+    type: assignedEntryItem.type,
+    ...assignedEntryItem.encode({
+      projectId: record.projectId,
+      issueId: record.issueId,
+      sprintId: record.sprintId,
+      status: record.status,
+      updatedAt: record.updatedAt,
+      priority: record.priority,
+      type: record.type,
+      dueDate: record.dueDate,
+      parentId: record.parentId,
+    }),
   };
 }
 
@@ -553,12 +562,13 @@ function recordRemove(record: DerivedRecord, guarded: boolean): GuardedItem {
   const Key = recordKey(record);
   if (!guarded) return { item: { Delete: { TableName: tableName(), Key } } };
   // A cascade's page read again: what is gone already, or (a pointer) taken by a new project's issue, is refused.
-  const condition =
-    record.kind === 'pointer' || record.kind === 'sub_issue'
-      ? {
-          ConditionExpression: 'project_id = :project AND issue_id = :issue',
-          ExpressionAttributeValues: { ':project': record.projectId, ':issue': record.issueId },
-        }
-      : { ConditionExpression: 'attribute_exists(PK)' };
+  const pointing = record.kind === 'pointer' ? issueKeyItem : record.kind === 'sub_issue' ? subIssueItem : undefined;
+  const condition = pointing
+    ? {
+        ConditionExpression: '#project = :project AND #issue = :issue',
+        ExpressionAttributeNames: { '#project': pointing.stored('projectId'), '#issue': pointing.stored('issueId') },
+        ExpressionAttributeValues: { ':project': record.projectId, ':issue': record.issueId },
+      }
+    : { ConditionExpression: 'attribute_exists(PK)' };
   return { item: { Delete: { TableName: tableName(), Key, ...condition } }, reason: 'gone' };
 }

@@ -34,8 +34,7 @@ import {
 } from './transactions.ts';
 import { issueWrite, issueWriteItems, type IssueWriteSpec, type ParentGuard } from './issue-write.ts';
 import { repositioned, type IssueChange, type IssueState } from '../model/derivations.ts';
-import { issueItem, issueStateOf, type StoredIssue } from './issue-item.ts';
-import type { Stored } from './item.ts';
+import { issueItem, issueStateOf, type IssueItem, type StoredIssue } from './issue-item.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { withVersion } from './versions.ts';
 import { rankIndex } from './counters.ts';
@@ -56,7 +55,7 @@ import { trashPut } from './trash.ts';
  */
 
 /** The stored issue, as its declaration reads it (lib/db/issue-item.ts). */
-export type IssueItem = Stored<typeof issueItem.attributes>;
+export type { IssueItem };
 
 /**
  * The resource from a stored issue; `position` is its place in its list (the stored key is not
@@ -524,6 +523,8 @@ function createdIssue(
   parentNumber: string | undefined,
   labelIds: number[],
   authorId: number | undefined,
+  /** An imported issue's counts of the entries and comments its create writes beside it. */
+  counts: { activityCount?: number | undefined; commentsCount?: number | undefined } = {},
 ) {
   // Labels are stored as ids (a number set; none: absent) and shown through the catalogue.
   // `blocked` is read from the count of open blockers (`toIssue`), never stored.
@@ -548,16 +549,23 @@ function createdIssue(
       ...storedIssueFields({ ...stored, ...parent }),
       type: 'issue',
       org_id: orgId,
-      ...(labelIds.length > 0 ? { label_ids: new Set(labelIds) } : {}),
-      ...(authorId === undefined ? {} : { author_id: authorId }),
-      rev: 0,
-      comments_count: 0,
+      // No labels: no attribute (rather than the null an update that takes the last one off leaves).
+      ...issueItem.encode({
+        ...(labelIds.length > 0 ? { labelIds } : {}),
+        authorId,
+        rev: 0,
+        commentsCount: counts.commentsCount ?? 0,
+        ...(counts.activityCount ? { activityCount: counts.activityCount } : {}),
+      }),
     },
     'issue_exists',
   );
   // As stored (`type` kept as `issue_type`): what the derivations read of it.
   const change: IssueChange = {
-    after: issueStateOf(orgId, storedIssueFields({ ...stored, ...parent, label_ids: labelIds, author_id: authorId ?? null })),
+    after: issueStateOf(
+      orgId,
+      storedIssueFields({ ...stored, ...parent, ...issueItem.encode({ labelIds, authorId: authorId ?? null }) }),
+    ),
   };
   return { put, change };
 }
@@ -589,11 +597,7 @@ export interface NewIssue {
 /** The one issue write of creates into one list: their items, the list's counters once, what they bring after. */
 function insertSpec(orgId: number, projectId: number, batch: NewIssues): IssueWriteSpec {
   const created = batch.issues.map((n) => {
-    const made = createdIssue(orgId, projectId, n.issue, n.parent?.number, n.labelIds, n.authorId ?? batch.authorId);
-    const item = (made.put.item.Put as { Item: Record<string, unknown> }).Item;
-    if (n.activityCount) item.activity_count = n.activityCount;
-    if (n.commentsCount) item.comments_count = n.commentsCount;
-    return made;
+    return createdIssue(orgId, projectId, n.issue, n.parent?.number, n.labelIds, n.authorId ?? batch.authorId, n);
   });
   const tail = batch.issues.flatMap((n) => n.tail ?? []);
   // One guard per parent: each of its new children counts against its limit.

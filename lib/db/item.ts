@@ -58,6 +58,18 @@ export const attribute = {
     read: (v) => (typeof v === 'string' ? v : undefined),
     write: same,
   }),
+  /** A number set once it is known (on an item written before it was, absent): undefined before. */
+  laterNumber: <S extends string>(stored: S): Attribute<number | undefined, S> => ({
+    stored,
+    read: (v) => (v === null || v === undefined ? undefined : Number(v)),
+    write: same,
+  }),
+  /** A mark that is there or not: stored as true when set, no attribute when not. */
+  flag: <S extends string>(stored: S): Attribute<boolean, S> => ({
+    stored,
+    read: (v) => v === true,
+    write: (v) => (v ? true : undefined),
+  }),
   /** A value stored whole (a map), read as written; absent (or null): none. */
   whole: <T, S extends string>(stored: S): Attribute<T | undefined, S> => ({
     stored,

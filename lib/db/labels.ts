@@ -7,12 +7,14 @@ import { deletionMarker } from './deletions.ts';
 import { isConditionFailed } from './errors.ts';
 import { collections, keys, listKeys, parseProjectPk, projectPk, type Key } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
-import type { ProjectItem } from './projects.ts';
+import { projectItem } from './projects.ts';
+import { issueItem } from './issue-item.ts';
+import { attribute, itemKind } from './item.ts';
 import { nextId } from './sequences.ts';
 import { batchGet, putNew, Refused, setAssignments, transact, type GuardedItem, isRefused } from './transactions.ts';
 import { organisationOf, trashRetentionOf, type OrganisationFields } from './organisation.ts';
 import { trashedLabelKey, trashPut, trashRemoval } from './trash.ts';
-import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
+import { VERSION_ATTRIBUTE, versionOf, withVersion } from './versions.ts';
 
 /**
  * A project's label catalogue. Each label is an item of the project's partition (`LABEL#l`, listed
@@ -55,22 +57,53 @@ export function catalogueOf(project: object | undefined): Catalogue {
 /** The case-folded form of a name, under which names are unique in a project. */
 export const foldName = (name: string): string => name.normalize('NFKC').toLowerCase();
 
-/** The stored label. */
-export interface LabelItem extends Label {
-  version?: number;
-}
+/**
+ * The label item, declared once (lib/db/item.ts): what its answer shows, in its project's
+ * partition, listed on LSI1 in id order. The catalogue entry on the project and the name guard
+ * (`labelNameItem`) are written with it.
+ */
+export const labelItem = itemKind({
+  type: 'label',
+  key: { PK: 'ORG#o#P#p', SK: 'LABEL#l', LSK: 'LABEL#l' },
+  about: "label of the project's catalogue",
+  attributes: {
+    id: attribute.number('id'),
+    orgId: attribute.number('org_id'),
+    projectId: attribute.number('project_id'),
+    name: attribute.string('name'),
+    color: attribute.string('color'),
+    description: attribute.nullableString('description'),
+    createdAt: attribute.string('created_at'),
+    updatedAt: attribute.string('updated_at'),
+  },
+});
+
+/** A stored label as read, before it is decoded (`toLabel`, `labelItem.decode`). */
+export type LabelItem = Record<string, unknown>;
+
+/**
+ * The guard of a label's name (its case-folded form, `foldName`) in its project: written with the
+ * label and with each rename, so that a second label of the name is refused `name_taken`.
+ */
+export const labelNameItem = itemKind({
+  key: { PK: 'ORG#o#P#p', SK: 'LABELNAME#n' },
+  about: 'label name uniqueness guard (case-folded name)',
+  attributes: {
+    labelId: attribute.number('label_id'),
+  },
+});
 
 export const toLabel = (record: object): Label => {
-  const item = record as Record<string, unknown>;
+  const l = labelItem.decode(record);
   return withVersion(
     {
-      id: Number(item.id),
-      project_id: Number(item.project_id),
-      name: String(item.name),
-      color: String(item.color),
-      description: (item.description as string | null | undefined) ?? null,
-      created_at: String(item.created_at),
-      updated_at: String(item.updated_at),
+      id: l.id,
+      project_id: l.projectId,
+      name: l.name,
+      color: l.color,
+      description: l.description,
+      created_at: l.createdAt,
+      updated_at: l.updatedAt,
     },
     record,
   );
@@ -79,7 +112,7 @@ export const toLabel = (record: object): Label => {
 /** The label and its project, in one consistent BatchGet (the ancestor check of every label route). */
 export async function getLabelFamily(orgId: number, projectId: number, labelId: number) {
   const [project, label] = await batchGet([keys.project(orgId, projectId), keys.label(orgId, projectId, labelId)]);
-  return { project: project as ProjectItem | undefined, label: label as LabelItem | undefined };
+  return { project, label };
 }
 
 /**
@@ -92,15 +125,16 @@ export async function getLabelFamilyWithOrganisation(orgId: number, projectId: n
     keys.label(orgId, projectId, labelId),
     keys.org(orgId),
   ]);
-  return { project: project as ProjectItem | undefined, label: label as LabelItem | undefined, org: organisationOf(org) };
+  return { project, label, org: organisationOf(org) };
 }
 
-/** A page of a project's labels in id order, read with the project (its `labels_count`; undefined if gone). */
+/** A page of a project's labels in id order, with how many the project has (its `labelsCount`; undefined if it is gone). */
 export async function listLabels(orgId: number, projectId: number, page: PageRequest) {
   const { page: result, related } = await listPageWith(collections.labels(orgId, projectId), page, [
     keys.project(orgId, projectId),
   ]);
-  return { page: result, project: related[0] as (ProjectItem & { labels_count?: number }) | undefined };
+  const project = related[0];
+  return { page: result, total: project && projectItem.field(project, 'labelsCount') };
 }
 
 /** The Update of the project item that writes (or, `entry` undefined, removes) a label's catalogue entry. */
@@ -114,7 +148,7 @@ function catalogueWrite(orgId: number, projectId: number, labelId: number, entry
   } else clauses.push('REMOVE #entry');
   let condition = 'attribute_exists(PK)';
   if (count !== 0) {
-    names['#count'] = 'labels_count';
+    names['#count'] = projectItem.stored('labelsCount');
     values[':count'] = count;
     clauses.push('ADD #count :count');
     if (count > 0) {
@@ -138,7 +172,7 @@ function catalogueWrite(orgId: number, projectId: number, labelId: number, entry
 }
 
 const nameGuard = (orgId: number, projectId: number, name: string, labelId: number): GuardedItem =>
-  putNew({ ...keys.labelName(orgId, projectId, foldName(name)), label_id: labelId }, 'name_taken');
+  putNew({ ...keys.labelName(orgId, projectId, foldName(name)), ...labelNameItem.encode({ labelId }) }, 'name_taken');
 
 const dropNameGuard = (orgId: number, projectId: number, name: string): GuardedItem => ({
   item: { Delete: { TableName: tableName(), Key: keys.labelName(orgId, projectId, foldName(name)) } },
@@ -167,7 +201,24 @@ export async function insertLabel(
   };
   const key = keys.label(orgId, projectId, id);
   await transact([
-    putNew({ ...key, LSK: listKeys.label(id), type: 'label', org_id: orgId, ...label }, 'label'),
+    putNew(
+      {
+        ...key,
+        LSK: listKeys.label(id),
+        type: labelItem.type,
+        ...labelItem.encode({
+          id,
+          orgId,
+          projectId,
+          name: label.name,
+          color: label.color,
+          description: label.description,
+          createdAt: label.created_at,
+          updatedAt: label.updated_at,
+        }),
+      },
+      'label',
+    ),
     nameGuard(orgId, projectId, fields.name, id),
     catalogueWrite(orgId, projectId, id, { name: fields.name, color: fields.color }, 1),
   ]);
@@ -183,13 +234,14 @@ export async function insertLabel(
 export async function updateLabel(
   orgId: number,
   projectId: number,
-  current: LabelItem,
+  stored: LabelItem,
   changes: { name?: string | undefined; color?: string | undefined; description?: string | null | undefined },
 ): Promise<Label> {
+  const current = labelItem.decode(stored);
   const now = new Date().toISOString();
-  const names: Record<string, string> = { '#updated_at': 'updated_at', '#read_name': 'name' };
-  const values: Record<string, unknown> = { ':updated_at': now, ':read_name': current.name };
-  const sets = ['#updated_at = :updated_at', ...setAssignments(changes, names, values)];
+  const names: Record<string, string> = { '#read_name': labelItem.stored('name') };
+  const values: Record<string, unknown> = { ':read_name': current.name };
+  const sets = setAssignments({ ...labelItem.encode({ ...changes, updatedAt: now }) }, names, values);
   const key = keys.label(orgId, projectId, current.id);
   const items: GuardedItem[] = [
     {
@@ -216,8 +268,11 @@ export async function updateLabel(
     items.push(catalogueWrite(orgId, projectId, current.id, { name, color }, 0));
   }
   await transact(items);
-  const applied = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
-  return toLabel({ ...current, ...applied, updated_at: now, version: Number(current.version ?? 0) + 1 });
+  return toLabel({
+    ...stored,
+    ...labelItem.encode({ ...changes, updatedAt: now }),
+    [VERSION_ATTRIBUTE]: versionOf(stored) + 1,
+  });
 }
 
 /**
@@ -232,13 +287,13 @@ export async function updateLabel(
 export async function trashLabel(
   orgId: number,
   projectId: number,
-  current: LabelItem,
+  stored: LabelItem,
   deletedBy: number,
   /** The organisation as read with the label (its trash retention). */
   org: OrganisationFields | undefined,
 ): Promise<void> {
+  const current = labelItem.decode(stored);
   const key = keys.label(orgId, projectId, current.id);
-  const stored = current as unknown as Record<string, unknown>;
   const version = stored[VERSION_ATTRIBUTE];
   await transact([
     {
@@ -247,7 +302,7 @@ export async function trashLabel(
           TableName: tableName(),
           Key: key,
           ConditionExpression: `attribute_exists(PK) AND #name = :name AND ${version === undefined ? 'attribute_not_exists(#v)' : '#v = :v'}`,
-          ExpressionAttributeNames: { '#name': 'name', '#v': VERSION_ATTRIBUTE },
+          ExpressionAttributeNames: { '#name': labelItem.stored('name'), '#v': VERSION_ATTRIBUTE },
           ExpressionAttributeValues: { ':name': current.name, ...(version === undefined ? {} : { ':v': version }) },
         },
       },
@@ -268,12 +323,12 @@ export async function trashLabel(
  * id shows it again at once. Refusals: `label` (there again), `name_taken` (a label of that name
  * was made meanwhile), `project` (gone or full), `trashed` (restored or purged meanwhile).
  */
-export async function restoreLabel(orgId: number, stored: Record<string, unknown>, deletedAt: string): Promise<void> {
-  const label = toLabel(stored);
+export async function restoreLabel(orgId: number, stored: LabelItem, deletedAt: string): Promise<void> {
+  const label = labelItem.decode(stored);
   await transact([
     putNew(stored, 'label'),
-    nameGuard(orgId, label.project_id, label.name, label.id),
-    catalogueWrite(orgId, label.project_id, label.id, { name: label.name, color: label.color }, 1),
+    nameGuard(orgId, label.projectId, label.name, label.id),
+    catalogueWrite(orgId, label.projectId, label.id, { name: label.name, color: label.color }, 1),
     ...trashRemoval(orgId, String(stored.SK), deletedAt, 'restored'),
   ]);
 }
@@ -323,7 +378,8 @@ export async function removeLabelFromIssues(
         TableName: tableName(),
         IndexName: 'LSI1',
         KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
-        FilterExpression: 'contains(label_ids, :label)',
+        FilterExpression: 'contains(#labels, :label)',
+        ExpressionAttributeNames: { '#labels': issueItem.stored('labelIds') },
         ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': list, ':label': labelId },
         ProjectionExpression: 'PK, SK, LSK',
         ConsistentRead: true,
@@ -351,8 +407,9 @@ async function takeLabelOff(key: Key, labelId: number): Promise<void> {
   const issue = {
     TableName: tableName(),
     Key: key,
-    UpdateExpression: 'DELETE label_ids :label',
+    UpdateExpression: 'DELETE #labels :label',
     ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: { '#labels': issueItem.stored('labelIds') },
     ExpressionAttributeValues: { ':label': new Set([labelId]) },
   };
   // Its search record too (docs/search.md), in the same transaction, while it is there.
@@ -432,6 +489,6 @@ export function labelFilterIds(project: object | undefined, names: string[]): nu
 /** True when an issue's stored labels hold every id of `wanted` (undefined: a filter that matches nothing). */
 export function carriesAll(issue: object, wanted: number[] | undefined): boolean {
   if (wanted === undefined) return false;
-  const held = new Set(storedLabelIds((issue as { label_ids?: unknown }).label_ids));
+  const held = new Set(issueItem.field(issue, 'labelIds'));
   return wanted.every((id) => held.has(id));
 }

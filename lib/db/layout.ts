@@ -1,19 +1,32 @@
-import { attachmentItem } from './attachments.ts';
+import { attachmentExpiredItem, attachmentItem } from './attachments.ts';
 import { assignedEntryItem, issueItem, searchRecordItem } from './issue-item.ts';
 import { stateItem } from './workflow.ts';
 import { trashItem } from './trash.ts';
 import { commentItem } from './comments.ts';
-import { projectItem } from './projects.ts';
+import { prefixGuardItem, projectItem } from './projects.ts';
 import { sprintItem } from './sprints.ts';
 import { importFilePartItem, importJobItem, importReportPartItem } from './import-jobs.ts';
 import { importedCommentItem, importedIssueItem, importNumbersItem } from './imports.ts';
 import { deliveryItem, webhookItem } from './webhooks.ts';
 import type { Attribute, ItemKind, Placement } from './item.ts';
 import { tokenItem } from './tokens.ts';
-import { accountItem } from './accounts.ts';
+import { accountItem, emailGuardItem } from './accounts.ts';
 import { organisationItem } from './organisation.ts';
-import { oauthAccessTokenItem, oauthClientItem, oauthCodeItem, oauthGrantItem, oauthRefreshItem } from './oauth.ts';
+import {
+  oauthAccessTokenItem,
+  oauthClientItem,
+  oauthCodeItem,
+  oauthGrantItem,
+  oauthRefreshItem,
+  oauthRegistrationsItem,
+} from './oauth.ts';
+import { organisationSequenceItem, sequencesItem } from './sequences.ts';
+import { issueKeyItem } from './issue-lookup.ts';
+import { subIssueItem } from './sub-issues.ts';
 import { velocityItem } from './velocity.ts';
+import { labelItem, labelNameItem } from './labels.ts';
+import { commentPointerItem } from './comment-pointers.ts';
+import { activityTextItem, issueActivityItem, sprintActivityItem } from './activity.ts';
 import { inFlightLaneItem } from './delivery-lanes.ts';
 import { deletionItem } from './deletions.ts';
 import { cascadeItem } from './cascade-work.ts';
@@ -23,16 +36,15 @@ import { idempotencyPartItem, idempotencyRecordItem } from './idempotency.ts';
 /**
  * Every kind of item the one table holds, where it lives and what it is, in the order the layout
  * table of docs/data-model.md shows them (generated from this list: `npm run docs:data-model`;
- * test/unit/data-model-docs.test.ts fails when the page differs). A kind declared with its
- * attributes (lib/db/item.ts) brings its own placement; the key builders are lib/db/keys.ts.
+ * test/unit/data-model-docs.test.ts fails when the page differs). Each is a kind declared with its
+ * attributes (lib/db/item.ts), which brings its own placement; the key builders are lib/db/keys.ts.
  */
 export interface LayoutRow extends Placement {
   about: string;
-  /** Its attributes, for a kind declared with them. */
-  attributes?: Record<string, { stored: string }>;
+  /** Its attributes, as its declaration names and stores them. */
+  attributes: Record<string, { stored: string }>;
 }
 
-const row = (key: Placement, about: string): LayoutRow => ({ ...key, about });
 /** The row of a kind declared with its attributes (lib/db/item.ts). */
 const declared = (kind: Pick<ItemKind<Record<string, Attribute<unknown>>>, 'key' | 'about' | 'attributes'>): LayoutRow => ({
   ...kind.key,
@@ -42,13 +54,13 @@ const declared = (kind: Pick<ItemKind<Record<string, Attribute<unknown>>>, 'key'
 
 export const layout: LayoutRow[] = [
   declared(organisationItem),
-  row({ PK: 'ORG#o', SK: 'SEQ' }, 'per-organisation id sequences'),
+  declared(sequencesItem),
   declared(accountItem),
-  row({ PK: 'ORG#o', SK: 'EMAIL#e' }, 'e-mail uniqueness guard'),
+  declared(emailGuardItem),
   declared(projectItem),
-  row({ PK: 'ORG#o', SK: 'PREFIX#X' }, 'project prefix uniqueness guard'),
-  row({ PK: 'ORG#o', SK: 'ISSUEKEY#X-n' }, 'issue number → project and issue id'),
-  row({ PK: 'ORG#o', SK: 'ISSUEKEY#X-n#SUB#i' }, 'child i of issue X-n (its sub-issues list)'),
+  declared(prefixGuardItem),
+  declared(issueKeyItem),
+  declared(subIssueItem),
   { ...assignedEntryItem.key, about: assignedEntryItem.about, attributes: assignedEntryItem.attributes },
   { ...searchRecordItem.key, about: searchRecordItem.about, attributes: searchRecordItem.attributes },
   declared(sprintItem),
@@ -56,14 +68,14 @@ export const layout: LayoutRow[] = [
   { ...issueItem.key, about: issueItem.about, attributes: issueItem.attributes },
   declared(commentItem),
   { ...attachmentItem.key, about: attachmentItem.about, attributes: attachmentItem.attributes },
-  row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq', LSK: 'IA#i#seq' }, 'issue activity (change feed)'),
-  row({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq#TEXT' }, "the description an issue's entry replaced (for its revert)"),
-  row({ PK: 'ORG#o#P#p', SK: 'SPRINT#s#A#seq', LSK: 'SA#s#seq' }, 'sprint activity (change feed)'),
-  row({ PK: 'ORG#o#P#p', SK: 'LABEL#l', LSK: 'LABEL#l' }, "label of the project's catalogue"),
-  row({ PK: 'ORG#o#P#p', SK: 'LABELNAME#n' }, 'label name uniqueness guard (case-folded name)'),
+  declared(issueActivityItem),
+  declared(activityTextItem),
+  declared(sprintActivityItem),
+  declared(labelItem),
+  declared(labelNameItem),
   { ...stateItem.key, about: stateItem.about, attributes: stateItem.attributes },
-  row({ PK: 'ORG#o', SK: 'COMMENT#c' }, 'where comment c lives (its project, issue, sprint)'),
-  row({ PK: 'ORG#o', SK: 'ATTACHMENTEXPIRED#f' }, "expired attachment f's bytes given back, once (TTL `expires_at`)"),
+  declared(commentPointerItem),
+  declared(attachmentExpiredItem),
   declared(webhookItem),
   { ...trashItem.key, about: trashItem.about, attributes: trashItem.attributes },
   declared(deliveryItem),
@@ -78,13 +90,13 @@ export const layout: LayoutRow[] = [
   declared(tokenItem),
   declared(oauthAccessTokenItem),
   declared(oauthClientItem),
-  row({ PK: 'OAUTHREG#address', SK: 'HOUR#h' }, 'OAuth client registrations from an address in an hour (TTL)'),
+  declared(oauthRegistrationsItem),
   declared(oauthCodeItem),
   declared(oauthGrantItem),
   declared(oauthRefreshItem),
   declared(idempotencyRecordItem),
   declared(idempotencyPartItem),
-  row({ PK: 'GLOBAL', SK: 'SEQ' }, 'organisation id sequence'),
+  declared(organisationSequenceItem),
   declared(cascadeItem),
   declared(migrationRecordItem),
   declared(migrationLeaseItem),

@@ -195,11 +195,5 @@ export async function recordBaseline(names: readonly string[], at: string): Prom
   }
 }
 
-/**
- * The highest organisation id handed out (0: the table never held an organisation): organisations
- * are numbered from 1 by one sequence (lib/db/sequences.ts), so these are every id there may be.
- */
-export async function lastOrganisationId(): Promise<number> {
-  const out = await db.send(new GetCommand({ TableName: tableName(), Key: keys.orgSequence(), ConsistentRead: true }));
-  return Number(out.Item?.organisation ?? 0);
-}
+/** The highest organisation id handed out (lib/db/sequences.ts). */
+export { lastOrganisationId } from './sequences.ts';

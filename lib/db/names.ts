@@ -1,6 +1,7 @@
 import { keys, orgPk, projectPk } from './keys.ts';
 import { queryPages } from './query.ts';
 import { getItem } from './transactions.ts';
+import { prefixGuardItem } from './projects.ts';
 
 /**
  * The lookups behind names (lib/model/names.ts): what a person calls a project, an account or a
@@ -12,8 +13,9 @@ const PAGES = 4;
 
 /** The id of the project whose prefix is `prefix` (its uniqueness guard): one GetItem. */
 export async function projectIdOfPrefix(orgId: number, prefix: string): Promise<number | undefined> {
-  const guard = await getItem<{ project_id?: number }>(keys.prefix(orgId, prefix), 'project_id');
-  return guard?.project_id === undefined ? undefined : Number(guard.project_id);
+  // Its one attribute, never a reserved word: projected by its stored name.
+  const guard = await getItem(keys.prefix(orgId, prefix), prefixGuardItem.stored('projectId'));
+  return guard && prefixGuardItem.field(guard, 'projectId');
 }
 
 async function names(pk: string, skPrefix: string, attributes: string[], max?: number): Promise<Record<string, unknown>[]> {

@@ -115,6 +115,17 @@ export interface Pair {
   refreshExpiresAt: number;
 }
 
+/** The count of client registrations from one address in one hour (the limit of `POST /oauth/register`), declared once. */
+export const oauthRegistrationsItem = itemKind({
+  key: { PK: 'OAUTHREG#address', SK: 'HOUR#h' },
+  about: 'OAuth client registrations from an address in an hour (TTL)',
+  attributes: {
+    registrations: attribute.counter('registrations'),
+    /** The end of its hour: the count goes with it. */
+    expiresAt: expiry(),
+  },
+});
+
 /**
  * Counts a registration from `address` in the hour `hour` (one UpdateItem), unless `limit` are
  * counted already: false then, and nothing changes. The count goes with its hour (TTL).
@@ -125,8 +136,12 @@ export async function countRegistration(address: string, hour: number, limit: nu
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.oauthRegistrations(address, hour),
-        UpdateExpression: 'ADD registrations :one SET expires_at = :end',
-        ConditionExpression: 'attribute_not_exists(registrations) OR registrations < :limit',
+        UpdateExpression: 'ADD #count :one SET #expires = :end',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+        ExpressionAttributeNames: {
+          '#count': oauthRegistrationsItem.stored('registrations'),
+          '#expires': oauthRegistrationsItem.stored('expiresAt'),
+        },
         ExpressionAttributeValues: { ':one': 1, ':end': (hour + 1) * 3600, ':limit': limit },
       }),
     );

@@ -50,6 +50,8 @@ export const projectItem = itemKind({
     githubRepoOwner: attribute.nullableString('github_repo_owner'),
     githubRepoName: attribute.nullableString('github_repo_name'),
     sprintsCount: attribute.counter('sprints_count'),
+    /** Its labels (lib/db/labels.ts: written with each label's entry in the catalogue kept on it). */
+    labelsCount: attribute.counter('labels_count'),
     /** Its backlog's count of issues (lib/model/sprint-counters.ts: `BACKLOG_COUNT`). */
     backlogCount: attribute.counter('backlog_count'),
     /** Bumped by every move that computes a position in the backlog (lib/db/issues.ts). */
@@ -61,6 +63,19 @@ export const projectItem = itemKind({
     issueIdEnd: attribute.counter('issue_id_end'),
     createdAt: attribute.string('created_at'),
     updatedAt: attribute.string('updated_at'),
+  },
+});
+
+/**
+ * The guard of a project prefix in an organisation, written with the project (and moved by a
+ * change of its prefix): a second project of the prefix is refused `prefix_taken`; a name
+ * lookup finds the project by it (lib/db/names.ts).
+ */
+export const prefixGuardItem = itemKind({
+  key: { PK: 'ORG#o', SK: 'PREFIX#X' },
+  about: 'project prefix uniqueness guard',
+  attributes: {
+    projectId: attribute.number('project_id'),
   },
 });
 
@@ -165,7 +180,7 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
 }
 
 const prefixGuardPut = (orgId: number, prefix: string, projectId: number): GuardedItem =>
-  putNew({ ...keys.prefix(orgId, prefix), project_id: projectId }, projectRefusals.prefixTaken);
+  putNew({ ...keys.prefix(orgId, prefix), ...prefixGuardItem.encode({ projectId }) }, projectRefusals.prefixTaken);
 
 function setClause(changes: Record<string, unknown>) {
   const names: Record<string, string> = { '#updated_at': 'updated_at' };

@@ -12,13 +12,14 @@ import {
   type IssueState,
   type SearchRecord,
 } from '../model/derivations.ts';
-import type { IssueStatus } from '../schemas/issues.ts';
 import { rebuildAttachmentCounters } from './attachments.ts';
 import { db, tableName } from './client.ts';
 import { assignedEntryItem, issueStateOf, searchRecordFromItem, searchRecordItem } from './issue-item.ts';
 import { heldCounters, storedCounter } from './counters.ts';
 import { recordItem, recordKey } from './issue-write.ts';
 import { orgPk, type Key } from './keys.ts';
+import { issueKeyItem, pointedIssue } from './issue-lookup.ts';
+import { subIssueItem } from './sub-issues.ts';
 import { scanPages } from './query.ts';
 
 /**
@@ -64,9 +65,9 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
         ':sprint': 'sprint',
         ':issue': 'issue',
         ':account': 'account',
-        ':pointer': 'issue_key',
+        ':pointer': issueKeyItem.type,
         ':entry': 'assigned_issue',
-        ':child': 'sub_issue',
+        ':child': subIssueItem.type,
         ':search': 'search_issue',
         ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }),
       },
@@ -83,21 +84,23 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
           issues.push(item);
           // An issue holds counters of others too (a parent's summary, a blocked issue's open blockers).
           hold({ kind: 'issue', orgId: org, projectId: Number(item.project_id), issueId: Number(item.id) }, item);
-        } else if (item.type === 'sub_issue') {
+        } else if (item.type === subIssueItem.type) {
           const sk = String(item.SK);
+          const c = subIssueItem.decode(item);
+          // In the derivation's order (records are compared as written).
           put({
             kind: 'sub_issue',
             orgId: org,
             parentNumber: sk.slice('ISSUEKEY#'.length, sk.lastIndexOf('#SUB#')),
-            parentId: Number(item.parent_id),
-            projectId: Number(item.project_id),
-            issueId: Number(item.issue_id),
-            number: String(item.issue_number),
-            title: String(item.title),
-            sprintId: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
-            status: item.status as IssueStatus,
-            storyPoints: (item.story_points as number | null | undefined) ?? null,
-            assigneeId: (item.assignee_id as number | null | undefined) ?? null,
+            parentId: c.parentId,
+            projectId: c.projectId,
+            issueId: c.issueId,
+            number: c.issueNumber,
+            title: c.title,
+            sprintId: c.sprintId,
+            status: c.status,
+            storyPoints: c.storyPoints,
+            assigneeId: c.assigneeId,
           });
         } else if (item.type === 'search_issue') {
           const projectId = Number(item.project_id);
@@ -105,14 +108,8 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
           // Its count of open blockers is a counter it holds; the rest is the record.
           hold({ kind: 'search', orgId: org, projectId, issueId }, item);
           put(searchRecordFromItem(org, item));
-        } else if (item.type === 'issue_key') {
-          put({
-            kind: 'pointer',
-            orgId: org,
-            number: String(item.SK).slice('ISSUEKEY#'.length),
-            projectId: Number(item.project_id),
-            issueId: Number(item.issue_id),
-          });
+        } else if (item.type === issueKeyItem.type) {
+          put({ kind: 'pointer', orgId: org, number: String(item.SK).slice('ISSUEKEY#'.length), ...pointedIssue(item) });
         } else {
           // Entries written before the classification existed read as the issue's defaults.
           put({ kind: 'assigned', orgId: org, accountId: idIn(pk, 'A'), ...assignedEntryItem.decode(item) });

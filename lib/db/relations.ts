@@ -5,6 +5,7 @@ import { isConditionFailed } from './errors.ts';
 import { keys } from './keys.ts';
 import { relationRemovals } from './issue-write.ts';
 import { issueItem } from './issue-item.ts';
+import { pointedIssue } from './issue-lookup.ts';
 import { addCounters } from './sprints.ts';
 import { batchGet, existsCheck, Refused, revisionCondition, transact, type GuardedItem } from './transactions.ts';
 import { forEachLimited } from '../model/limited.ts';
@@ -36,7 +37,7 @@ export async function issuesOfNumbers(
   numbers: string[],
 ): Promise<({ projectId: number; issueId: number } | undefined)[]> {
   const found = await batchGet(numbers.map((n) => keys.issueKey(orgId, n)));
-  return found.map((p) => (p ? { projectId: Number(p.project_id), issueId: Number(p.issue_id) } : undefined));
+  return found.map((p) => p && pointedIssue(p));
 }
 
 /** Issues with their projects, in one consistent BatchGet: `[project, issue]` per issue asked for. */

@@ -1,8 +1,38 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.ts';
+import { attribute, itemKind } from './item.ts';
 import { keys } from './keys.ts';
+import { getItem } from './transactions.ts';
 
-export type SequenceName = 'account' | 'project' | 'sprint' | 'issue' | 'comment' | 'webhook' | 'label' | 'attachment';
+/**
+ * An organisation's id sequences, declared once (lib/db/item.ts): one counter per kind of thing it
+ * numbers, each the last id handed out (absent: none yet).
+ */
+export const sequencesItem = itemKind({
+  key: { PK: 'ORG#o', SK: 'SEQ' },
+  about: 'per-organisation id sequences',
+  attributes: {
+    account: attribute.counter('account'),
+    project: attribute.counter('project'),
+    sprint: attribute.counter('sprint'),
+    issue: attribute.counter('issue'),
+    comment: attribute.counter('comment'),
+    webhook: attribute.counter('webhook'),
+    label: attribute.counter('label'),
+    attachment: attribute.counter('attachment'),
+  },
+});
+
+export type SequenceName = keyof typeof sequencesItem.attributes;
+
+/** The sequence of organisation ids (organisations are global, so their sequence is too), declared once. */
+export const organisationSequenceItem = itemKind({
+  key: { PK: 'GLOBAL', SK: 'SEQ' },
+  about: 'organisation id sequence',
+  attributes: {
+    organisation: attribute.counter('organisation'),
+  },
+});
 
 /**
  * Issue ids are handed to each project in blocks of this many, reserved from the organisation's
@@ -30,12 +60,13 @@ export async function advance<N extends SequenceName>(orgId: number, steps: Reco
       TableName: tableName(),
       Key: keys.sequences(orgId),
       UpdateExpression: `ADD ${names.map((_, i) => `#n${i} :v${i}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#n${i}`, name])),
+      ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#n${i}`, sequencesItem.stored(name)])),
       ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:v${i}`, steps[name]])),
       ReturnValues: 'UPDATED_NEW',
     }),
   );
-  return Object.fromEntries(names.map((name) => [name, Number(out.Attributes?.[name])])) as Record<N, number>;
+  const advanced = out.Attributes ?? {};
+  return Object.fromEntries(names.map((name) => [name, sequencesItem.field(advanced, name)])) as Record<N, number>;
 }
 
 /** Next integer id of a per-organisation sequence: one atomic ADD. */
@@ -53,10 +84,19 @@ export async function nextOrgId(): Promise<number> {
       TableName: tableName(),
       Key: keys.orgSequence(),
       UpdateExpression: 'ADD #n :one',
-      ExpressionAttributeNames: { '#n': 'organisation' },
+      ExpressionAttributeNames: { '#n': organisationSequenceItem.stored('organisation') },
       ExpressionAttributeValues: { ':one': 1 },
       ReturnValues: 'UPDATED_NEW',
     }),
   );
-  return Number(out.Attributes?.organisation);
+  return organisationSequenceItem.field(out.Attributes ?? {}, 'organisation');
+}
+
+/**
+ * The highest organisation id handed out (0: the table never held an organisation): organisations
+ * are numbered from 1 by one sequence, so these are every id there may be. One consistent GetItem.
+ */
+export async function lastOrganisationId(): Promise<number> {
+  const item = await getItem(keys.orgSequence());
+  return item ? organisationSequenceItem.field(item, 'organisation') : 0;
 }

@@ -1,8 +1,10 @@
 import type { IssueStatus } from '../schemas/issues.ts';
+import { attribute, itemKind, type Fields } from './item.ts';
+import { pointedIssue } from './issue-lookup.ts';
 import { keys, orgPk, subIssuesPrefix } from './keys.ts';
 import { queryPages } from './query.ts';
 import { batchGet } from './transactions.ts';
-import type { IssueItem } from './issues.ts';
+import type { IssueItem } from './issue-item.ts';
 
 /**
  * The children index of `GET /issues/{key}/sub_issues` (the `sub-issue-index` derivation,
@@ -16,30 +18,28 @@ import type { IssueItem } from './issues.ts';
  * names are its children.
  */
 
-/** A child as its record shows it. */
-export interface SubIssueRecord {
-  parentId: number;
-  projectId: number;
-  issueId: number;
-  issueNumber: string;
-  title: string;
-  sprintId: number | null;
-  status: IssueStatus;
-  storyPoints: number | null;
-  assigneeId: number | null;
-}
-
-const recordOf = (item: Record<string, unknown>): SubIssueRecord => ({
-  parentId: Number(item.parent_id),
-  projectId: Number(item.project_id),
-  issueId: Number(item.issue_id),
-  issueNumber: String(item.issue_number),
-  title: String(item.title),
-  sprintId: item.sprint_id === null || item.sprint_id === undefined ? null : Number(item.sprint_id),
-  status: item.status as IssueStatus,
-  storyPoints: (item.story_points as number | null | undefined) ?? null,
-  assigneeId: (item.assignee_id as number | null | undefined) ?? null,
+/** A child's record in its parent's index, declared once (lib/db/item.ts). */
+export const subIssueItem = itemKind({
+  type: 'sub_issue',
+  key: { PK: 'ORG#o', SK: 'ISSUEKEY#X-n#SUB#i' },
+  about: 'child i of issue X-n (its sub-issues list)',
+  attributes: {
+    parentId: attribute.number('parent_id'),
+    projectId: attribute.number('project_id'),
+    issueId: attribute.number('issue_id'),
+    issueNumber: attribute.string('issue_number'),
+    title: attribute.string('title'),
+    sprintId: attribute.nullableNumber('sprint_id'),
+    status: attribute.oneOf<IssueStatus>('status'),
+    storyPoints: attribute.nullableNumber('story_points'),
+    assigneeId: attribute.nullableNumber('assignee_id'),
+  },
 });
+
+/** A child as its record shows it. */
+export type SubIssueRecord = Fields<typeof subIssueItem.attributes>;
+
+const recordOf = (item: object): SubIssueRecord => subIssueItem.decode(item);
 
 /**
  * The number's pointer and the children of the issue it points to, in child-id order: one
@@ -62,10 +62,10 @@ export async function pointerWithChildren(
     },
   );
   const head = found.find((item) => item.SK === pointerSk);
-  const pointer = head ? { projectId: Number(head.project_id), issueId: Number(head.issue_id) } : undefined;
+  const pointer = head && pointedIssue(head);
   const children = pointer
     ? found
-        .filter((item) => item.type === 'sub_issue')
+        .filter((item) => item.type === subIssueItem.type)
         .map(recordOf)
         .filter((r) => r.projectId === pointer.projectId && r.parentId === pointer.issueId)
     : [];

@@ -21,21 +21,24 @@ export const isSprintEntry = (event: string) => event.startsWith('sprint.');
  * An entry as the API shows it: its id says where it lives (lib/vocabulary/ids.ts), so that the id
  * alone finds it again (a revert).
  */
-export const toActivity = (item: Record<string, unknown>): Activity => ({
-  id: activityIdOf(
-    Number(item.project_id),
-    isSprintEntry(String(item.event)) ? { sprintId: Number(item.sprint_id) } : { issueId: Number(item.issue_id) },
-    String(item.id),
-  ),
-  event: String(item.event),
-  actor_id: (item.actor_id as number | null | undefined) ?? null,
-  at: String(item.at),
-  issue_id: (item.issue_id as number | null | undefined) ?? null,
-  sprint_id: (item.sprint_id as number | null | undefined) ?? null,
-  comment_id: (item.comment_id as number | null | undefined) ?? null,
-  changes: (item.changes as Activity['changes'] | undefined) ?? [],
-  ...(typeof item.reverts === 'string' ? { reverts: item.reverts } : {}),
-});
+export const toActivity = (item: object): Activity => {
+  const e = store.entryOf(item);
+  return {
+    id: activityIdOf(
+      e.projectId,
+      isSprintEntry(e.event) ? { sprintId: Number(e.sprintId) } : { issueId: Number(e.issueId) },
+      e.sequence,
+    ),
+    event: e.event,
+    actor_id: e.actorId,
+    at: e.at,
+    issue_id: e.issueId,
+    sprint_id: e.sprintId,
+    comment_id: e.commentId,
+    changes: e.changes ?? [],
+    ...(e.reverts === undefined ? {} : { reverts: e.reverts }),
+  };
+};
 
 /**
  * An issue's activity, oldest first, under the path the issue is addressed by: 404 unless the

@@ -27,9 +27,9 @@ async function loadLabel(caller: Principal, projectId: number, labelId: number) 
 }
 
 export async function listLabels(caller: Principal, projectId: number, page: PageRequest) {
-  const { page: result, project } = await store.listLabels(caller.orgId, projectId, page);
-  if (!project) throw new NotFoundError('Project');
-  return { page: result, items: result.items.map(store.toLabel), total: Number(project.labels_count ?? 0) };
+  const { page: result, total } = await store.listLabels(caller.orgId, projectId, page);
+  if (total === undefined) throw new NotFoundError('Project');
+  return { page: result, items: result.items.map(store.toLabel), total };
 }
 
 export async function getLabel(caller: Principal, projectId: number, labelId: number): Promise<Label> {

@@ -3,11 +3,24 @@ import { describe, expect, it } from 'vitest';
 import { page, renderedPage } from '../../tools/docs/data-model.ts';
 import { layout } from '../../lib/db/layout.ts';
 import { issueItem, searchRecordItem } from '../../lib/db/issue-item.ts';
+import { labelItem } from '../../lib/db/labels.ts';
+import { commentPointerItem } from '../../lib/db/comment-pointers.ts';
+import { issueActivityItem } from '../../lib/db/activity.ts';
+import { sequencesItem } from '../../lib/db/sequences.ts';
+import { subIssueItem } from '../../lib/db/sub-issues.ts';
 
 describe('docs/data-model.md', () => {
   it('shows the layout and the declared attributes as lib/db/layout.ts declares them (npm run docs:data-model)', () => {
     const current = readFileSync(page, 'utf8');
     expect(current).toBe(renderedPage(current));
+  });
+
+  it('lists only kinds declared with their attributes (lib/db/item.ts): none written by hand', () => {
+    const undeclared = layout.filter((r) => Object.keys(r.attributes).length === 0).map((r) => `${r.PK} ${r.SK}`);
+    expect(undeclared).toEqual([]);
+    for (const kind of [labelItem, commentPointerItem, issueActivityItem, sequencesItem, subIssueItem]) {
+      expect(layout.filter((r) => r.attributes === kind.attributes && r.SK === kind.key.SK)).toHaveLength(1);
+    }
   });
 
   it('lists each declared kind with its key once', () => {

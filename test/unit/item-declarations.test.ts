@@ -13,6 +13,20 @@ import { projectItem } from '../../lib/db/projects.ts';
 import { sprintBurndown, sprintItem } from '../../lib/db/sprints.ts';
 import { ASSIGNED_COUNT, issueCounters, OPEN_BLOCKERS, SUMMARY } from '../../lib/model/derivations.ts';
 import { accountItem } from '../../lib/db/accounts.ts';
+import { labelItem, labelNameItem, toLabel } from '../../lib/db/labels.ts';
+import { commentPointerItem } from '../../lib/db/comment-pointers.ts';
+import { commentItem } from '../../lib/db/comments.ts';
+import { activityPut, activityTextItem, issueActivityItem, sprintActivityItem } from '../../lib/db/activity.ts';
+import { toActivity } from '../../lib/services/activity.ts';
+import { activityIdOf } from '../../lib/vocabulary/ids.ts';
+import { keys } from '../../lib/db/keys.ts';
+import { organisationSequenceItem, sequencesItem } from '../../lib/db/sequences.ts';
+import { emailGuardItem } from '../../lib/db/accounts.ts';
+import { prefixGuardItem } from '../../lib/db/projects.ts';
+import { pointedIssue } from '../../lib/db/issue-lookup.ts';
+import { subIssueItem } from '../../lib/db/sub-issues.ts';
+import { oauthRegistrationsItem } from '../../lib/db/oauth.ts';
+import { attachmentExpiredItem } from '../../lib/db/attachments.ts';
 import { cascadeItem, pendingCascadeFromItem, pendingCascadeItem, type PendingCascade } from '../../lib/db/cascade-work.ts';
 import { migrationLeaseItem, migrationRecordItem } from '../../lib/db/migrations.ts';
 import type { MigrationRecord } from '../../lib/model/migrations.ts';
@@ -230,6 +244,149 @@ describe('the search record and the assigned entry, declared once', () => {
       parentId: null,
       sprintId: null,
     });
+  });
+});
+
+describe('the label, its name guard and the comment pointer, declared once', () => {
+  const storedLabel = {
+    PK: 'ORG#0000000001#P#0000000002',
+    SK: 'LABEL#0000000005',
+    type: 'label',
+    id: 5,
+    org_id: 1,
+    project_id: 2,
+    name: 'Bug',
+    color: '#ff0000',
+    created_at: 'c',
+    updated_at: 'u',
+  };
+
+  it('a label written without a description reads as none, and answers under its own words', () => {
+    expect(labelItem.decode(storedLabel)).toMatchObject({ id: 5, projectId: 2, name: 'Bug', description: null });
+    expect(toLabel({ ...storedLabel, version: 3 })).toMatchObject({ id: 5, project_id: 2, description: null, created_at: 'c' });
+  });
+
+  it('a label, its project count and its name guard encode to the stored names', () => {
+    expect(labelItem.encode({ projectId: 2, description: null, updatedAt: 'u' })).toEqual({
+      project_id: 2,
+      description: null,
+      updated_at: 'u',
+    });
+    expect(labelNameItem.encode({ labelId: 5 })).toEqual({ label_id: 5 });
+    // A project without labels has none counted (an item from before labels existed).
+    expect(projectItem.field({}, 'labelsCount')).toBe(0);
+    expect(projectItem.stored('labelsCount')).toBe('labels_count');
+  });
+
+  it("a comment pointer is stored under its comment's own names, and reads its absent fields as unknown", () => {
+    expect(commentPointerItem.stored('authorId')).toBe(commentItem.stored('authorId'));
+    expect(commentPointerItem.stored('body')).toBe(commentItem.stored('body'));
+    expect(commentPointerItem.decode({ project_id: 2, issue_id: 3 })).toMatchObject({
+      sprintId: null,
+      authorId: undefined,
+      body: undefined,
+      hasAttachments: false,
+    });
+    expect(commentItem.field({ has_attachments: true }, 'hasAttachments')).toBe(true);
+  });
+});
+
+describe('an activity entry and the description it replaced, declared once', () => {
+  const entry = {
+    PK: 'ORG#0000000001#P#0000000002',
+    SK: 'ISSUE#0000000003#A#000000000042',
+    type: 'activity',
+    id: '000000000042',
+    org_id: 1,
+    project_id: 2,
+    event: 'issue.updated',
+    actor_id: 7,
+    at: 'a',
+    issue_id: 3,
+    sprint_id: null,
+    comment_id: null,
+    changes: [{ field: 'title', from: 'x', to: 'y' }],
+  };
+
+  it('an entry reads under its own words, as the API shows it (no changes recorded: none; no revert: none)', () => {
+    expect(toActivity(entry)).toEqual({
+      id: activityIdOf(2, { issueId: 3 }, '000000000042'),
+      event: 'issue.updated',
+      actor_id: 7,
+      at: 'a',
+      issue_id: 3,
+      sprint_id: null,
+      comment_id: null,
+      changes: [{ field: 'title', from: 'x', to: 'y' }],
+    });
+    expect(toActivity({ ...entry, changes: undefined, actor_id: undefined }).changes).toEqual([]);
+    expect(toActivity({ ...entry, changes: undefined, actor_id: undefined }).actor_id).toBeNull();
+    expect(toActivity({ ...entry, reverts: 'r' }).reverts).toBe('r');
+    // A sprint's entry is named by its sprint.
+    expect(toActivity({ ...entry, event: 'sprint.activated', issue_id: null, sprint_id: 4 }).id).toBe(
+      activityIdOf(2, { sprintId: 4 }, '000000000042'),
+    );
+  });
+
+  it('an entry is written with the names it is read by, and the same for an issue and a sprint', () => {
+    const put = activityPut({
+      orgId: 1,
+      projectId: 2,
+      owner: { issueId: 3 },
+      sequence: '000000000042',
+      activity: { ...toActivity(entry), id: '000000000042' },
+    });
+    const written = put.item.Put!.Item;
+    const { PK: _pk, SK: _sk, ...attributes } = entry;
+    expect(written).toMatchObject({ ...attributes, ...keys.issueActivity(1, 2, 3, '000000000042') });
+    expect(written).not.toHaveProperty('reverts');
+    expect(sprintActivityItem.attributes).toBe(issueActivityItem.attributes);
+  });
+
+  it('the description an entry replaced reads back as the text before and the digest of the one written', () => {
+    expect(activityTextItem.decode({ before: null, after_digest: 'd' })).toMatchObject({ before: null, afterDigest: 'd' });
+    expect(activityTextItem.encode({ before: 'old', afterDigest: 'd' })).toEqual({ before: 'old', after_digest: 'd' });
+  });
+});
+
+describe('the guards, pointers and sequences, declared once', () => {
+  it('a sequence not yet advanced reads 0, and each is stored under its own name', () => {
+    expect(sequencesItem.decode({ issue: 40 })).toMatchObject({ issue: 40, label: 0, attachment: 0 });
+    expect(sequencesItem.stored('webhook')).toBe('webhook');
+    expect(organisationSequenceItem.field({}, 'organisation')).toBe(0);
+  });
+
+  it('a guard names what holds its name', () => {
+    expect(emailGuardItem.encode({ accountId: 3 })).toEqual({ account_id: 3 });
+    expect(prefixGuardItem.field({ project_id: 2 }, 'projectId')).toBe(2);
+  });
+
+  it("an issue number's pointer leads to its project and issue, and a child's record reads as the child it lists", () => {
+    expect(pointedIssue({ PK: 'ORG#1', SK: 'ISSUEKEY#APL-3', type: 'issue_key', project_id: 2, issue_id: 3 })).toEqual({
+      projectId: 2,
+      issueId: 3,
+    });
+    const child = {
+      parentId: 1,
+      projectId: 2,
+      issueId: 3,
+      issueNumber: 'APL-3',
+      title: 'T',
+      sprintId: null,
+      status: 'todo' as const,
+      storyPoints: null,
+      assigneeId: 4,
+    };
+    expect(subIssueItem.decode(subIssueItem.encode(child))).toEqual(child);
+    // No story points or assignee stored (absent, not null): none.
+    const { story_points: _points, assignee_id: _assignee, ...old } = subIssueItem.encode(child);
+    expect(subIssueItem.decode(old)).toMatchObject({ storyPoints: null, assigneeId: null });
+  });
+
+  it('a registration count and an expired attachment mark go with their time (TTL)', () => {
+    expect(oauthRegistrationsItem.stored('expiresAt')).toBe('expires_at');
+    expect(oauthRegistrationsItem.field({}, 'registrations')).toBe(0);
+    expect(attachmentExpiredItem.encode({ expiresAt: 9 })).toEqual({ expires_at: 9 });
   });
 });
 

@@ -134,6 +134,8 @@ describe('stored names stay in lib/db', () => {
     // A path parameter is a word of the API (a delivery's `webhook_id`), a stored name like `failing_since` is not.
     expect(names).not.toContain('webhook_id');
     expect(names).toEqual(expect.arrayContaining(['failing_since', 'filter_selection', 'previous_secret', 'slow_attempts']));
+    // A comment's (and its pointer's) attachments mark.
+    expect(names).toEqual(expect.arrayContaining(['has_attachments']));
     // An import's records (lib/db/imports.ts, lib/db/import-jobs.ts).
     expect(names).toEqual(expect.arrayContaining(['imported_at', 'report_parts']));
     // A delete's marker (its stamped actor), an idempotency record, a lane's places in flight.

@@ -1,6 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
+import { lastOrganisationId } from '../../lib/db/sequences.ts';
 import { createOrganisation } from '../../lib/services/accounts.ts';
 
 /**
@@ -8,8 +6,7 @@ import { createOrganisation } from '../../lib/services/accounts.ts';
  * and returns its token (shown once). Returns undefined when the table already has data.
  */
 export async function bootstrapFirstOrganisation() {
-  const seq = await db.send(new GetCommand({ TableName: tableName(), Key: keys.orgSequence(), ConsistentRead: true }));
-  if (seq.Item) return undefined;
+  if ((await lastOrganisationId()) > 0) return undefined;
   return createOrganisation(process.env.DEFAULT_ORG_NAME ?? 'Default organisation', {
     name: process.env.DEFAULT_ADMIN_NAME ?? 'Admin',
     email: process.env.DEFAULT_ADMIN_EMAIL ?? 'admin@example.com',
