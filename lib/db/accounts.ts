@@ -86,7 +86,7 @@ function accountItems(
           Item: {
             ...keys.account(orgId, accountId),
             LSK: listKeys.account(accountId),
-            type: 'account',
+            type: accountItem.type,
             ...accountItem.encode({
               id: accountId,
               orgId,

@@ -82,7 +82,7 @@ export async function insertAttachment(
           TableName: tableName(),
           Item: {
             ...keys.attachment(orgId, projectId, issueId, attachment.id),
-            type: 'attachment',
+            type: attachmentItem.type,
             ...attachmentItem.encode(attachment),
             // A pending attachment never completed expires (`markReady` takes this off).
             [tableDefinition.ttlAttribute]: epochSeconds(pendingSince) + ATTACHMENT_LIMITS.pendingSeconds,

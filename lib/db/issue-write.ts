@@ -505,7 +505,7 @@ export function recordItem(record: DerivedRecord): Record<string, unknown> {
   if (record.kind === 'search') {
     return {
       ...recordKey(record),
-      type: 'search_issue',
+      type: searchRecordItem.type,
       project_id: record.projectId,
       issue_id: record.issueId,
       ...searchAttributes(record),

@@ -547,7 +547,7 @@ function createdIssue(
       ...keys.issue(orgId, projectId, issue.id),
       LSK: listKey(issue.sprint_id, issue.position, issue.id),
       ...storedIssueFields({ ...stored, ...parent }),
-      type: 'issue',
+      type: issueItem.type,
       org_id: orgId,
       // No labels: no attribute (rather than the null an update that takes the last one off leaves).
       ...issueItem.encode({

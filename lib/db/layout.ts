@@ -41,14 +41,19 @@ import { idempotencyPartItem, idempotencyRecordItem } from './idempotency.ts';
  */
 export interface LayoutRow extends Placement {
   about: string;
+  /** Its `type` attribute, for a kind whose items carry one (what stream filters match). */
+  type?: string;
   /** Its attributes, as its declaration names and stores them. */
   attributes: Record<string, { stored: string }>;
 }
 
 /** The row of a kind declared with its attributes (lib/db/item.ts). */
-const declared = (kind: Pick<ItemKind<Record<string, Attribute<unknown>>>, 'key' | 'about' | 'attributes'>): LayoutRow => ({
+const declared = (
+  kind: Pick<ItemKind<Record<string, Attribute<unknown>>>, 'type' | 'key' | 'about' | 'attributes'>,
+): LayoutRow => ({
   ...kind.key,
   about: kind.about,
+  ...(kind.type ? { type: kind.type } : {}),
   attributes: kind.attributes,
 });
 
@@ -61,23 +66,23 @@ export const layout: LayoutRow[] = [
   declared(prefixGuardItem),
   declared(issueKeyItem),
   declared(subIssueItem),
-  { ...assignedEntryItem.key, about: assignedEntryItem.about, attributes: assignedEntryItem.attributes },
-  { ...searchRecordItem.key, about: searchRecordItem.about, attributes: searchRecordItem.attributes },
+  declared(assignedEntryItem),
+  declared(searchRecordItem),
   declared(sprintItem),
   declared(velocityItem),
-  { ...issueItem.key, about: issueItem.about, attributes: issueItem.attributes },
+  declared(issueItem),
   declared(commentItem),
-  { ...attachmentItem.key, about: attachmentItem.about, attributes: attachmentItem.attributes },
+  declared(attachmentItem),
   declared(issueActivityItem),
   declared(activityTextItem),
   declared(sprintActivityItem),
   declared(labelItem),
   declared(labelNameItem),
-  { ...stateItem.key, about: stateItem.about, attributes: stateItem.attributes },
+  declared(stateItem),
   declared(commentPointerItem),
   declared(attachmentExpiredItem),
   declared(webhookItem),
-  { ...trashItem.key, about: trashItem.about, attributes: trashItem.attributes },
+  declared(trashItem),
   declared(deliveryItem),
   declared(inFlightLaneItem),
   declared(importedIssueItem),

@@ -159,7 +159,7 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
     putNew({
       ...keys.project(orgId, id),
       LSK: listKeys.project(id),
-      type: 'project',
+      type: projectItem.type,
       org_id: orgId,
       ...project,
       ...projectItem.encode({ backlogCount: 0 }),

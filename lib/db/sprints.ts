@@ -273,7 +273,7 @@ export async function restoreSprint(orgId: number, projectId: number, id: number
   const item = {
     ...keys.sprint(orgId, projectId, id),
     LSK: listKeys.sprint(id),
-    type: 'sprint',
+    type: sprintItem.type,
     org_id: orgId,
     id,
     project_id: projectId,

@@ -128,7 +128,7 @@ export async function readStateFamily(orgId: number, projectId: number, stateId:
 export const stateRecord = (orgId: number, projectId: number, state: WorkflowState) => ({
   ...keys.state(orgId, projectId, state.id),
   LSK: listKeys.state(state.id),
-  type: 'state',
+  type: stateItem.type,
   org_id: orgId,
   ...stateItem.encode({ ...state, projectId }),
 });

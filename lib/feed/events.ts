@@ -8,7 +8,7 @@ import { importJobActor } from '../db/import-jobs.ts';
 import { issueItem } from '../db/issue-item.ts';
 import { toProject } from '../db/projects.ts';
 import { sprintItem, toSprint } from '../db/sprints.ts';
-import { toLabel } from '../db/labels.ts';
+import { labelItem, toLabel } from '../db/labels.ts';
 import { toWebhook } from '../db/webhooks.ts';
 import type { EventType } from '../vocabulary/event-types.ts';
 import { stateOfIssue, statusAnswer, type Workflow } from '../model/workflow.ts';
@@ -328,7 +328,7 @@ function trashRemovedOf(record: DynamoDBRecord, trashed: Image): ChangeEvent | u
   const base = { sequence, recordId: record.eventID ?? sequence, orgId, at, actorId: null, changes: [] };
   switch (trashed.kind) {
     case 'label': {
-      const projectId = num(stored.project_id);
+      const projectId = num(stored[labelItem.stored('projectId')]);
       if (projectId === undefined) return undefined;
       return { ...base, projectId, type: 'label.purged', resource: { ...toLabel(stored) } };
     }
@@ -336,7 +336,7 @@ function trashRemovedOf(record: DynamoDBRecord, trashed: Image): ChangeEvent | u
       // 0: an event of the organisation, of no project (as an export file's import).
       return { ...base, projectId: 0, type: 'webhook.purged', resource: { ...toWebhook(stored) } };
     case 'comment': {
-      const projectId = num(stored.project_id);
+      const projectId = num(stored[commentItem.stored('projectId')]);
       const issueId = num(stored[commentItem.stored('issueId')]);
       const commentId = num(stored.id);
       if (projectId === undefined || issueId === undefined) return undefined;

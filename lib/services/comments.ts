@@ -80,7 +80,8 @@ async function visibleComment(caller: Principal, commentId: number): Promise<sto
 async function confirmMovedSprint(caller: Principal, found: store.FoundComment): Promise<void> {
   const sprint = found.path.issueSprintId;
   if (!found.path.sprintUnchecked || sprint === null) return;
-  if (!(await store.sprintExists(caller.orgId, found.item.project_id, sprint))) throw new NotFoundError('Comment');
+  if (!(await store.sprintExists(caller.orgId, store.commentItem.field(found.item, 'projectId'), sprint)))
+    throw new NotFoundError('Comment');
 }
 
 /**
@@ -91,7 +92,7 @@ async function confirmMovedSprint(caller: Principal, found: store.FoundComment):
 async function ownComment(caller: Principal, pointer: CommentPointer, action: string): Promise<store.FoundComment> {
   const found = await store.findCommentAt(caller.orgId, pointer);
   if (!found) throw new NotFoundError('Comment');
-  if (found.item.author_id !== caller.accountId) {
+  if (store.commentItem.field(found.item, 'authorId') !== caller.accountId) {
     await confirmMovedSprint(caller, found);
     throw new ForbiddenError(`Only the author of a comment may ${action} it`);
   }

@@ -142,11 +142,11 @@ export function issueFilter(filters: IssueListFilters, project?: object): IssueM
   const labelIds = filters.labels === undefined ? undefined : labelFilterIds(project, filters.labels);
   return (item) =>
     (filters.labels === undefined || carriesAll(item, labelIds)) &&
-    (filters.status === undefined || filters.status.includes(item.status)) &&
-    (filters.assigneeId === undefined || (item.assignee_id ?? null) === filters.assigneeId) &&
-    (filters.parentId === undefined || (item.parent_id ?? null) === filters.parentId) &&
-    (q === undefined || String(item.title).toLowerCase().includes(q)) &&
-    (filters.updatedSince === undefined || String(item.updated_at) >= filters.updatedSince) &&
+    (filters.status === undefined || filters.status.includes(issueItem.field(item, 'status'))) &&
+    (filters.assigneeId === undefined || issueItem.field(item, 'assigneeId') === filters.assigneeId) &&
+    (filters.parentId === undefined || issueItem.field(item, 'parentId') === filters.parentId) &&
+    (q === undefined || String(issueItem.field(item, 'title')).toLowerCase().includes(q)) &&
+    (filters.updatedSince === undefined || issueItem.field(item, 'updatedAt') >= filters.updatedSince) &&
     classified(issueStateOf(0, item as never));
 }
 
@@ -633,7 +633,7 @@ export async function updateIssuesTogether(
   updates.forEach(({ issueId, changes }, i) => {
     try {
       const item = family.others.get(issueId);
-      if (!item || (item.sprint_id ?? null) !== at.sprintId) throw new NotFoundError('Issue');
+      if (!item || issueItem.field(item, 'sprintId') !== at.sprintId) throw new NotFoundError('Issue');
       const set: Record<string, unknown> = { updated_at: now };
       const next = fieldChanges(store.toIssue(item, item.position, catalogue, workflowOf(project)), changes, project, set);
       writes.push({

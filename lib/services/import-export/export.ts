@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { toIssue } from '../../db/issues.ts';
+import { issueItem } from '../../db/issue-item.ts';
 import { catalogueOf } from '../../db/labels.ts';
 import { toLabel } from '../../db/labels.ts';
 import { lastIssueNumber, toProject } from '../../db/projects.ts';
@@ -15,8 +16,8 @@ import {
   type WalkKey,
 } from '../../db/organisation-walk.ts';
 import { storedRelations } from '../../db/relations.ts';
-import { sprintHistoryOf, toSprint } from '../../db/sprints.ts';
-import { toComment } from '../../db/comments.ts';
+import { sprintHistoryOf, sprintItem, toSprint } from '../../db/sprints.ts';
+import { commentItem, toComment } from '../../db/comments.ts';
 import { toActivity } from '../activity.ts';
 import { attachmentAnswer, attachmentItem } from '../../db/attachments.ts';
 import { exportedFileName } from '../../model/attachments.ts';
@@ -237,7 +238,7 @@ export async function* walkExport(
         if (s.type === 'sprint')
           yield line('sprint', {
             ...dropVersion(toSprint(s)),
-            sprint_lead_email: email(s.sprint_lead_id),
+            sprint_lead_email: email(sprintItem.field(s, 'sprintLeadId')),
             history: sprintHistoryOf(s),
           });
         else if (s.type === 'activity') yield line('activity', activityLine(s));
@@ -249,14 +250,14 @@ export async function* walkExport(
     while (position.step === 3 || position.step === 4) {
       const issues = position.step === 3 ? exportCollections.sprintIssues : exportCollections.backlogIssues;
       for await (const item of items(issues(orgId, projectId))) {
-        const list = (item.sprint_id as number | undefined) ?? null;
+        const list = issueItem.field(item, 'sprintId');
         if (list !== position.list) Object.assign(position, { list, place: 0 });
         position.place = (position.place ?? 0) + 1;
         const relations = Object.entries(storedRelations(item)).map(([id, side]) => ({ id, ...side }));
         yield line('issue', {
           ...dropVersion(toIssue(item, position.place, catalogue, workflow)),
-          assignee_email: email(item.assignee_id),
-          author_email: email(item.author_id),
+          assignee_email: email(issueItem.field(item, 'assigneeId')),
+          author_email: email(issueItem.field(item, 'authorId')),
           relations,
         });
       }
@@ -265,9 +266,10 @@ export async function* walkExport(
     if (position.step === 5) {
       for await (const item of items(exportCollections.issueContents(orgId, projectId))) {
         if (item.type === 'comment')
-          yield line('comment', { ...dropVersion(toComment(item)), author_email: email(item.author_id) });
+          yield line('comment', { ...dropVersion(toComment(item)), author_email: email(commentItem.field(item, 'authorId')) });
         else if (item.type === 'activity') yield line('activity', activityLine(item));
-        else if (item.type === 'attachment' && item.status === 'ready') yield line('attachment', attachmentLine(item));
+        else if (item.type === 'attachment' && attachmentItem.field(item, 'status') === 'ready')
+          yield line('attachment', attachmentLine(item));
       }
     }
   }
@@ -307,7 +309,7 @@ const trashedLines: Partial<
   Record<TrashKind, (stored: Record<string, unknown>, email: (accountId: unknown) => string | null) => object>
 > = {
   label: (stored) => dropVersion(toLabel(stored)),
-  comment: (stored, email) => ({ ...dropVersion(toComment(stored)), author_email: email(stored.author_id) }),
+  comment: (stored, email) => ({ ...dropVersion(toComment(stored)), author_email: email(commentItem.field(stored, 'authorId')) }),
 };
 
 async function readOrganisation(orgId: number, options: ExportWalkOptions) {

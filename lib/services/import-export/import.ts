@@ -51,7 +51,7 @@ import {
   type ImportMapping,
   type SourceRecord,
 } from '../../model/formats/sources.ts';
-import type { IssueItem } from '../../db/issues.ts';
+import { issueItem, type IssueItem } from '../../db/issue-item.ts';
 import { issuesById } from '../../db/sub-issues.ts';
 
 /**
@@ -1136,13 +1136,13 @@ export class ImportSession {
     try {
       // Imported before (a second run, a job's later run): linked then, unless it was not.
       const stored = this.createdNow.has(link.key) ? undefined : storedItems.get(child.id);
-      if (stored && (stored.parent_id ?? null) === parent.id) {
+      if (stored && issueItem.field(stored, 'parentId') === parent.id) {
         this.report.parents.linked += 1;
         return;
       }
-      const sprintId = stored ? (stored.sprint_id ?? null) : child.sprintId;
+      const sprintId = stored ? issueItem.field(stored, 'sprintId') : child.sprintId;
       // The link keeps the child's update time: the source's.
-      const at = stored ? stored.updated_at : child.updatedAt;
+      const at = stored ? issueItem.field(stored, 'updatedAt') : child.updatedAt;
       await updateIssue(this.caller, { projectId: this.options.projectId, sprintId }, child.id, { parent_id: parent.id }, { at });
       this.report.parents.linked += 1;
     } catch (err) {
