@@ -345,8 +345,8 @@ function trashRemovedOf(record: DynamoDBRecord, trashed: Image): ChangeEvent | u
       return { ...base, ...ids, projectId, type: 'comment.purged', resource: { ...toComment(stored) } };
     }
     case 'issue': {
-      const projectId = num(stored.project_id);
-      const issueId = num(stored.id);
+      const projectId = num(stored[issueItem.stored('projectId')]);
+      const issueId = num(stored[issueItem.stored('id')]);
       if (projectId === undefined || issueId === undefined) return undefined;
       // As its other events show it: without its place, its labels as ids.
       const { position: _place, labels: _labels, ...shown } = toIssue(stored, 0);
