@@ -566,7 +566,13 @@ const recipes: Record<string, Recipe> = {
   'POST /api/v1/trash/{trash_id}/restore': async (f) => {
     const path = await trashedWebhook(f);
     await f.admin.delete(path);
-    return one('restore', await f.admin.post(`/api/v1/trash/webhook-${path.split('/').at(-1)}/restore`));
+    // An issue of a sprint: its answer is read as its GET's, after the write.
+    const issue = await createdId(f, `${f.planning}/issues`, { issue: { title: 'Restored', story_points: 1 } });
+    await f.admin.delete(issue);
+    return [
+      ...one('a webhook endpoint', await f.admin.post(`/api/v1/trash/webhook-${path.split('/').at(-1)}/restore`)),
+      ...one('an issue', await f.admin.post(`/api/v1/trash/issue-${issue.split('/').at(-1)}/restore`)),
+    ];
   },
   'DELETE /api/v1/trash/{trash_id}': async (f) => {
     const path = await trashedWebhook(f);

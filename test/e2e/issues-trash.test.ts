@@ -7,6 +7,8 @@ import { expectHiddenFromOthers, expectTrashedBy, pastRetention } from '../suppo
 import { bounds, eventually } from '../support/eventually.ts';
 import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
 import { mcpClient } from '../support/mcp.ts';
+import { budgetOf } from '../support/call-budgets.ts';
+import { routes } from '../../lib/routes.ts';
 
 /**
  * Issues in the trash end to end (docs/trash.md): an issue's delete takes it out of every read at
@@ -159,6 +161,9 @@ describe('issues in the trash', () => {
     const restored = await admin.post(`/api/v1/trash/issue-${f.target.id}/restore`);
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     expect(restored.body).toEqual({ kind: 'issue', item: before.issue.body, placed: 'as_before' });
+    // Token, trash item, transaction, then the answer as GET reads it (the issue, then its place):
+    // the call-budget table's reason (test/support/call-budgets.ts).
+    expect([restored.dbCalls, restored.roundTrips]).toEqual([5, 5]);
     // The sprint's ETag alone has moved on: its counters were written twice (as any issue's
     // create and delete write them).
     const after = await snapshot(admin, member, f);
@@ -205,6 +210,10 @@ describe('issues in the trash', () => {
     expect((await admin.delete(f.s)).status).toBe(204);
     const backlogBefore = (await admin.get(`${f.p}/issues`)).body.map((i: { id: number }) => i.id);
     const restored = await admin.post(`/api/v1/trash/issue-${f.last.id}/restore`);
+    // Its sprint gone: the transaction refused, the sprint read, a place taken, written again.
+    const budget = budgetOf(routes.find((r) => r.method === 'POST' && r.path === '/api/v1/trash/{trash_id}/restore')!);
+    expect(restored.dbCalls).toBeLessThanOrEqual(budget.calls);
+    expect(restored.roundTrips).toBeLessThanOrEqual(budget.roundTrips);
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     expect(restored.body.placed).toBe('backlog_end');
     expect(restored.body.item).toMatchObject({
