@@ -1,12 +1,12 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
-import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { ok, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { expectHiddenFromOthers, expectTrashedBy, pastRetention } from '../support/trash.ts';
 import { eventually, bounds } from '../support/eventually.ts';
 import { mcpClient } from '../support/mcp.ts';
-import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
+import { useReceivers, waitFor } from '../support/receiver.ts';
 
 /**
  * Comments in the trash end to end (docs/trash.md): a comment's delete takes it out of every read at
@@ -16,16 +16,7 @@ import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
  */
 
 const gateway = useGateway();
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
-});
-
-async function ok<T = any>(res: Promise<{ status: number; body: T }>): Promise<T> {
-  const r = await res;
-  expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
-  return r.body;
-}
+const receivers = useReceivers();
 
 /** A project with a sprint, an issue in it with comments by the admin and the member, and a backlog issue with one. */
 async function commentedProject(admin: ApiClient, member: ApiClient) {
@@ -249,8 +240,7 @@ describe('comments in the trash', () => {
 
   it('tells subscribed endpoints and the issue history of each restore and purge: comment.restored and comment.purged', async () => {
     const { admin, member, org } = await orgWithClients(gateway);
-    const r = await startReceiver();
-    receivers.push(r);
+    const r = await receivers.start();
     const events = ['comment.created', 'comment.deleted', 'comment.restored', 'comment.purged'];
     const hook = await ok(admin.post('/api/v1/webhooks', { webhook: { url: r.url, events } }));
     r.secret = hook.secret;

@@ -1,11 +1,11 @@
 import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
-import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { ok, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { expectHiddenFromOthers, expectTrashedBy, pastRetention } from '../support/trash.ts';
 import { bounds, eventually } from '../support/eventually.ts';
-import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
+import { useReceivers, waitFor } from '../support/receiver.ts';
 import { mcpClient } from '../support/mcp.ts';
 import { budgetOf } from '../support/call-budgets.ts';
 import { routes } from '../../lib/routes.ts';
@@ -19,16 +19,7 @@ import { routes } from '../../lib/routes.ts';
  */
 
 const gateway = useGateway();
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
-});
-
-async function ok<T = any>(res: Promise<{ status: number; body: T }>): Promise<T> {
-  const r = await res;
-  expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
-  return r.body;
-}
+const receivers = useReceivers();
 
 /**
  * A project with a label, an active sprint holding three issues (the middle one, `target`, in
@@ -416,8 +407,7 @@ describe('issues in the trash', () => {
 
   it('tells subscribed endpoints and the issue history of each restore and purge: issue.restored and issue.purged', async () => {
     const { admin, org } = await orgWithClients(gateway);
-    const r = await startReceiver();
-    receivers.push(r);
+    const r = await receivers.start();
     const events = ['issue.created', 'issue.deleted', 'issue.restored', 'issue.purged'];
     const hook = await ok(admin.post('/api/v1/webhooks', { webhook: { url: r.url, events } }));
     r.secret = hook.secret;

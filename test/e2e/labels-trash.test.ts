@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
-import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { ok, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { expectHiddenFromOthers, expectTrashedBy, pastRetention } from '../support/trash.ts';
 import { bounds, eventually } from '../support/eventually.ts';
 
@@ -14,12 +14,6 @@ import { bounds, eventually } from '../support/eventually.ts';
  */
 
 const gateway = useGateway();
-
-async function ok<T = any>(res: Promise<{ status: number; body: T }>): Promise<T> {
-  const r = await res;
-  expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
-  return r.body;
-}
 
 /** A project with labels `bug` and `ui`, a sprint, and issues carrying them in the sprint and the backlog. */
 async function labelledProject(client: ApiClient) {

@@ -1,6 +1,6 @@
 import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createAccountInOrg, createOrganisation } from '../../lib/services/accounts.ts';
 import { createGateway } from '../../tools/local/gateway.ts';
 import { routes } from '../../lib/routes.ts';
@@ -195,4 +195,11 @@ export function rawGet(baseUrl: string, path: string, headers: Record<string, st
     req.on('error', reject);
     req.end();
   });
+}
+
+/** The body of a request that must succeed (2xx); otherwise the test fails, naming what was answered. */
+export async function ok<T = any>(res: Promise<{ status: number; body: T }>): Promise<T> {
+  const r = await res;
+  expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+  return r.body;
 }

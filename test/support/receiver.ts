@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -75,4 +76,19 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
 /** Waits until what the receivers were sent satisfies `check` (test/support/eventually.ts). */
 export async function waitFor(check: () => boolean, boundMs: number = bounds.changeFeed, what = 'condition'): Promise<void> {
   await until(what, check, boundMs);
+}
+
+/** Starts receivers for a file's tests (`start()`), each closed after the test that started it. */
+export function useReceivers(): { start: () => Promise<Receiver> } {
+  const started: Receiver[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((r) => r.close()));
+  });
+  return {
+    start: async () => {
+      const r = await startReceiver();
+      started.push(r);
+      return r;
+    },
+  };
 }
