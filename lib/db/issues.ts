@@ -99,13 +99,14 @@ export const toIssue = (record: object, position: number, catalogue: Catalogue =
 };
 
 /**
- * Issue fields as stored: the issue's `type` is kept as `issue_type`, since `type` names what kind
- * of item every item of the table is (`issue`, `sprint`...).
+ * Issue fields as stored, from the API's words for them (a write's changes): each is its declared
+ * attribute's stored name (lib/db/issue-item.ts), the same word but for the issue's `type`, kept as
+ * `issue_type` since `type` names what kind of item every item of the table is (`issue`, `sprint`...).
  */
 export function storedIssueFields(fields: Record<string, unknown>): Record<string, unknown> {
   if (!('type' in fields)) return fields;
   const { type, ...rest } = fields;
-  return { ...rest, issue_type: type };
+  return { ...rest, [issueItem.stored('type')]: type };
 }
 
 const listCollection = (orgId: number, projectId: number, sprintId: number | null): Collection =>
