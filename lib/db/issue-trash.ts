@@ -1,5 +1,4 @@
-import { TransactGetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.ts';
+import { tableName } from './client.ts';
 import { isClosed } from '../model/derivations.ts';
 import { relationInverse } from '../vocabulary/relation-types.ts';
 import { issueItem, issueStateOf, searchRecordItem } from './issue-item.ts';
@@ -8,7 +7,7 @@ import { keys, listKeys, type Key } from './keys.ts';
 import { storedRelations, type StoredRelation } from './relations.ts';
 import { childrenOf, type SubIssueRecord } from './sub-issues.ts';
 import { batchGet, existsCheck, revisionCondition, type GuardedItem } from './transactions.ts';
-import { trashedIssueKey, trashRemovalOf } from './trash.ts';
+import { goneForGood, trashedIssueKey, trashRemovalOf } from './trash.ts';
 import { VERSION_ATTRIBUTE } from './versions.ts';
 
 /**
@@ -297,13 +296,5 @@ function numberKept(orgId: number, g: GuardedItem, number: string, projectId: nu
  * and deletes the trash item at once) is never seen half done.
  */
 export async function issueIsPurged(orgId: number, projectId: number, issueId: number): Promise<boolean> {
-  const out = await db.send(
-    new TransactGetCommand({
-      TransactItems: [
-        { Get: { TableName: tableName(), Key: keys.issue(orgId, projectId, issueId), ProjectionExpression: 'PK' } },
-        { Get: { TableName: tableName(), Key: trashedIssueKey(orgId, issueId), ProjectionExpression: 'PK' } },
-      ],
-    }),
-  );
-  return (out.Responses ?? []).every((r) => r.Item === undefined);
+  return goneForGood(keys.issue(orgId, projectId, issueId), trashedIssueKey(orgId, issueId));
 }

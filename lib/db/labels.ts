@@ -1,4 +1,4 @@
-import { QueryCommand, TransactGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { IssueLabel, Label } from '../schemas/labels.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
 import { labelLimits } from '../vocabulary/label-limits.ts';
@@ -13,7 +13,7 @@ import { attribute, itemKind } from './item.ts';
 import { nextId } from './sequences.ts';
 import { batchGet, putNew, Refused, setAssignments, transact, type GuardedItem, isRefused } from './transactions.ts';
 import { organisationOf, trashRetentionOf, type OrganisationFields } from './organisation.ts';
-import { trashedLabelKey, trashPut, trashRemoval } from './trash.ts';
+import { goneForGood, trashedLabelKey, trashPut, trashRemoval } from './trash.ts';
 import { VERSION_ATTRIBUTE, versionOf, withVersion } from './versions.ts';
 
 /**
@@ -339,15 +339,7 @@ export async function restoreLabel(orgId: number, stored: LabelItem, deletedAt: 
  * restore (which writes the label and deletes the trash item at once) is never seen half done.
  */
 export async function labelIsPurged(orgId: number, projectId: number, labelId: number): Promise<boolean> {
-  const out = await db.send(
-    new TransactGetCommand({
-      TransactItems: [
-        { Get: { TableName: tableName(), Key: keys.label(orgId, projectId, labelId), ProjectionExpression: 'PK' } },
-        { Get: { TableName: tableName(), Key: trashedLabelKey(orgId, labelId), ProjectionExpression: 'PK' } },
-      ],
-    }),
-  );
-  return (out.Responses ?? []).every((r) => r.Item === undefined);
+  return goneForGood(keys.label(orgId, projectId, labelId), trashedLabelKey(orgId, labelId));
 }
 
 /** Issues of the project one cascade step reads (and updates the carriers among) at most. */

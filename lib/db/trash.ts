@@ -1,6 +1,7 @@
 import { deletionMarker } from './deletions.ts';
 import { trashExpiry, type TrashKind } from '../model/trash.ts';
-import { tableName } from './client.ts';
+import { TransactGetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client.ts';
 import { attribute, itemKind } from './item.ts';
 import { collections, keys, listKeys, trashMarkerKey, type Key } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
@@ -163,3 +164,18 @@ export async function purgeTrashed(orgId: number, kind: TrashKind, itemId: numbe
 /** `answer` (a trash item as answered) with the version of the trash item it shows: its ETag. */
 export const trashAnswer = <T extends object>(orgId: number, f: TrashFields, answer: T): T =>
   withVersion(answer, { ...keys.trash(orgId, trashSkOf(orgId, f.kind, f.itemId)), version: f.version });
+
+/**
+ * Whether a trashable item (at `itemKey`; in the trash at `trashKey`) is gone for good: neither
+ * there nor in the trash, where what lives under it, or refers to it, waits for a restore. One
+ * TransactGetItems reads both, so a restore (which writes the item and deletes the trash item at
+ * once) is never seen half done.
+ */
+export async function goneForGood(itemKey: Key, trashKey: Key): Promise<boolean> {
+  const out = await db.send(
+    new TransactGetCommand({
+      TransactItems: [itemKey, trashKey].map((Key) => ({ Get: { TableName: tableName(), Key, ProjectionExpression: 'PK' } })),
+    }),
+  );
+  return (out.Responses ?? []).every((r) => r.Item === undefined);
+}
