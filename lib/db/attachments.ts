@@ -263,7 +263,7 @@ export const attachmentExpiredItem = itemKind({
   key: { PK: 'ORG#o', SK: 'ATTACHMENTEXPIRED#f' },
   about: "expired attachment f's bytes given back, once (TTL `expires_at`)",
   attributes: {
-    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+    expiresAt: attribute.expiry(),
   },
 });
 

@@ -3,7 +3,6 @@ import { tableName } from './client.ts';
 import { attribute, itemKind } from './item.ts';
 import { keys, type Key } from './keys.ts';
 import { actorAttribute } from './stamps.ts';
-import { tableDefinition } from './table.ts';
 import { batchGet, type GuardedItem } from './transactions.ts';
 
 /**
@@ -48,7 +47,7 @@ export const deletionItem = itemKind({
     },
     /** Present (true) only on a trash item's removal by a restore. */
     restored: { stored: 'restored', read: (v: unknown) => (v === true ? true : undefined), write: (v: true | undefined) => v },
-    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+    expiresAt: attribute.expiry(),
   },
 });
 

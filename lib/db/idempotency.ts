@@ -40,7 +40,7 @@ export const idempotencyRecordItem = itemKind({
     status: attribute.oneOf<'INPROGRESS' | 'COMPLETED' | 'EXPIRED'>('status'),
     response: attribute.whole<StoredResponse, 'response'>('response'),
     requestHash: attribute.nullableString('request_hash'),
-    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+    expiresAt: attribute.expiry(),
     /** Milliseconds since the epoch, as Powertools compares it. */
     inProgressExpiresAt: attribute.nullableNumber('in_progress_expires_at'),
   },
@@ -62,7 +62,7 @@ export const idempotencyPartItem = itemKind({
   about: 'part n of a large stored response (TTL)',
   attributes: {
     part: bytes('part'),
-    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+    expiresAt: attribute.expiry(),
   },
 });
 

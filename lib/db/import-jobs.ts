@@ -6,7 +6,6 @@ import { keys, orgPk } from './keys.ts';
 import { queryPages } from './query.ts';
 import { getItem, setAssignments } from './transactions.ts';
 import { attribute, itemKind, type Attribute } from './item.ts';
-import { tableDefinition } from './table.ts';
 
 /**
  * Import jobs (`POST /imports`): the job item in the organisation's partition, and the uploaded
@@ -79,14 +78,14 @@ export const importJobItem = itemKind({
     carried: whole<unknown>('carried'),
     createdAt: attribute.string('created_at'),
     updatedAt: attribute.string('updated_at'),
-    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+    expiresAt: attribute.expiry(),
   },
 });
 
 /** A part's text and when it goes (TTL): a job's file and its report's maps are kept in parts alike. */
 const partAttributes = {
   text: attribute.string('text'),
-  expiresAt: attribute.number(tableDefinition.ttlAttribute),
+  expiresAt: attribute.expiry(),
 };
 
 /** Part n of a job's uploaded file, in a partition of its own: the runs read it part after part (`importJobFile`). */

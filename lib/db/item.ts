@@ -1,3 +1,5 @@
+import { tableDefinition } from './table.ts';
+
 /**
  * A stored item kind, declared once: where it lives (its key, as the layout shows it), what it is,
  * and its attributes, each with its stored name, how it reads (with the default an item written
@@ -70,6 +72,8 @@ export const attribute = {
     read: (v) => v === true,
     write: (v) => (v ? true : undefined),
   }),
+  /** When the item goes: Unix seconds in the table's TTL attribute (lib/db/table.ts), which DynamoDB deletes it by. */
+  expiry: () => attribute.number(tableDefinition.ttlAttribute),
   /** A value stored whole (a map), read as written; absent (or null): none. */
   whole: <T, S extends string>(stored: S): Attribute<T | undefined, S> => ({
     stored,

@@ -22,8 +22,6 @@ const optional = <T extends string | number>(stored: string, is: (v: unknown) =>
 });
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isNumber = (v: unknown): v is number => typeof v === 'number';
-/** Unix seconds: when the item goes (DynamoDB's TTL). */
-const expiry = () => attribute.number(tableDefinition.ttlAttribute);
 
 export const oauthClientItem = itemKind({
   key: { PK: 'OAUTHCLIENT#c', SK: 'CLIENT' },
@@ -62,7 +60,7 @@ export const oauthCodeItem = itemKind({
     ...approvalAttributes,
     redirectUri: attribute.string('redirect_uri'),
     codeChallenge: attribute.string('code_challenge'),
-    expiresAt: expiry(),
+    expiresAt: attribute.expiry(),
   },
 });
 export type OAuthCode = Fields<typeof oauthCodeItem.attributes>;
@@ -74,7 +72,7 @@ export const oauthAccessTokenItem = itemKind({
   attributes: {
     ...approvalAttributes,
     grant: attribute.string('grant'),
-    expiresAt: expiry(),
+    expiresAt: attribute.expiry(),
     /** The rate bucket carried over from the pair it replaces (lib/db/tokens.ts). */
     tat: { stored: 'tat', read: (v: unknown) => (isNumber(v) ? v : undefined), write: (v: number | undefined) => v || undefined },
   },
@@ -90,7 +88,7 @@ export const oauthGrantItem = itemKind({
     scope: approvalAttributes.scope,
     accessHash: attribute.string('access_hash'),
     refreshHash: attribute.string('refresh_hash'),
-    expiresAt: expiry(),
+    expiresAt: attribute.expiry(),
   },
 });
 
@@ -102,7 +100,7 @@ export const oauthRefreshItem = itemKind({
     grant: attribute.string('grant'),
     accessHash: attribute.string('access_hash'),
     used: { stored: 'used', read: (v: unknown) => v === true, write: (v: boolean) => v || undefined },
-    expiresAt: expiry(),
+    expiresAt: attribute.expiry(),
   },
 });
 export type OAuthRefresh = Fields<typeof oauthRefreshItem.attributes>;
@@ -122,7 +120,7 @@ export const oauthRegistrationsItem = itemKind({
   attributes: {
     registrations: attribute.counter('registrations'),
     /** The end of its hour: the count goes with it. */
-    expiresAt: expiry(),
+    expiresAt: attribute.expiry(),
   },
 });
 

@@ -4,6 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, INTERVAL_MS, maxTatFor, type RateDecision } from '../model/ratelimit.ts';
 import { scopesOf, type Principal } from '../model/principal.ts';
 import { db, tableName } from './client.ts';
+import { tableDefinition } from './table.ts';
 import { getItem } from './transactions.ts';
 import { isConditionFailed } from './errors.ts';
 import { attribute, itemKind, type Attribute, type Stored } from './item.ts';
@@ -36,7 +37,7 @@ export const tokenItem = itemKind({
     /** An OAuth access token's scopes (space-separated); absent on an API token, which may do everything. */
     scope: attribute.laterString('scope'),
     /** When an OAuth access token expires (Unix seconds; also the table's TTL). */
-    expiresAt: optionalNumber('expires_at'),
+    expiresAt: optionalNumber(tableDefinition.ttlAttribute),
   },
 });
 /** A stored token as read, before it is decoded. */

@@ -5,7 +5,6 @@ import { db, tableName } from './client.ts';
 import { attribute, itemKind } from './item.ts';
 import { collections, keys, listKeys, trashMarkerKey, type Key } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
-import { tableDefinition } from './table.ts';
 import { getItem, transact, type GuardedItem } from './transactions.ts';
 import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
 
@@ -30,7 +29,7 @@ export const trashItem = itemKind({
     deletedAt: attribute.string('deleted_at'),
     /** The trash item's own version (1: it never changes): what its ETag and a purge's `If-Match` name. */
     version: attribute.number(VERSION_ATTRIBUTE),
-    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+    expiresAt: attribute.expiry(),
     /** The deleted item, every attribute as it was stored. */
     stored: { stored: 'stored', read: (v: unknown) => v as Record<string, unknown>, write: (v: unknown) => v },
   },

@@ -21,7 +21,6 @@ import {
 import { trashPut, trashRemoval } from './trash.ts';
 import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
 import { attribute, itemKind, type Attribute, type Fields } from './item.ts';
-import { tableDefinition } from './table.ts';
 import { organisationCounter, organisationOf, trashRetentionOf, type OrganisationFields } from './organisation.ts';
 import type { Lane } from '../model/fairness.ts';
 
@@ -114,7 +113,7 @@ export const deliveryItem = itemKind({
     firstAttemptAt: attribute.nullableString('first_attempt_at'),
     createdAt: attribute.string('created_at'),
     updatedAt: attribute.string('updated_at'),
-    expiresAt: attribute.number(tableDefinition.ttlAttribute),
+    expiresAt: attribute.expiry(),
   },
 });
 export type DeliveryFields = Fields<typeof deliveryItem.attributes>;
