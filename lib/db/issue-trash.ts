@@ -101,11 +101,10 @@ export async function restoreIssue(
     // Its own version (a Put made for a request would otherwise start again at 1, lib/db/stamps.ts);
     // one more when it does not come back as it was, so that no ETag of before matches it.
     [VERSION_ATTRIBUTE]: moved || unlinked ? version + 1 : version,
-    ...(moved || unlinked ? { rev: i.rev + 1 } : {}),
+    ...(moved || unlinked ? issueItem.encode({ rev: i.rev + 1 }) : {}),
     ...(moved
       ? {
-          sprint_id: back.sprintId,
-          position: back.position,
+          ...issueItem.encode({ sprintId: back.sprintId, position: back.position }),
           LSK:
             back.sprintId === null
               ? listKeys.backlogIssue(back.position, i.id)
@@ -207,9 +206,10 @@ function otherSides(
         },
       ]),
     );
-    const names: Record<string, string> = { '#relations': 'relations' };
-    const values: Record<string, unknown> = { ':one': 1, ':rev': Number(other.rev ?? 0) };
-    const had = other.relations !== undefined;
+    const rev = issueItem.field(other, 'rev');
+    const names: Record<string, string> = { '#relations': issueItem.stored('relations') };
+    const values: Record<string, unknown> = { ':one': 1, ':rev': rev };
+    const had = other[issueItem.stored('relations')] !== undefined;
     const sets = had
       ? Object.entries(sides).map(([id, side], n) => {
           names[`#r${n}`] = id;
@@ -224,7 +224,7 @@ function otherSides(
           TableName: tableName(),
           Key: keys.issue(orgId, first.project_id, first.issue_id),
           UpdateExpression: `SET ${sets.join(', ')} ADD rev :one`,
-          ConditionExpression: `attribute_exists(PK) AND ${revisionCondition(Number(other.rev ?? 0))}`,
+          ConditionExpression: `attribute_exists(PK) AND ${revisionCondition(rev)}`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         },
