@@ -18,7 +18,7 @@ import { budgetOf } from '../support/call-budgets.ts';
 import { injectFault } from '../support/faults.ts';
 import { npmStart, READY, stop } from '../support/npm-start.ts';
 import { freePort } from '../../tools/local/dynamodb.ts';
-import { emptyOwnTable } from '../support/own-table.ts';
+import { emptyOwnTable, wholeTable } from '../support/own-table.ts';
 
 /**
  * Data migrations (lib/migrations) on a table of this file's own: they run over the whole table,
@@ -191,17 +191,8 @@ async function forgetMigrations() {
  * feed writes a moment after each write (its entries and counts), which no migration touches.
  */
 async function tableContents() {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(new ScanCommand({ TableName: tableName(), ConsistentRead: true, ExclusiveStartKey: start }));
-    for (const item of out.Items ?? []) {
-      if (item.PK === migrationsPk || /#A#/.test(String(item.SK))) continue;
-      delete item.activity_count;
-      items.push(item);
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  const items = (await wholeTable()).filter((item) => item.PK !== migrationsPk && !/#A#/.test(String(item.SK)));
+  for (const item of items) delete item.activity_count;
   const id = (i: Record<string, unknown>) => `${String(i.PK)} ${String(i.SK)}`;
   return items.sort((a, b) => (id(a) < id(b) ? -1 : 1));
 }

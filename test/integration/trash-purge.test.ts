@@ -1,4 +1,4 @@
-import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
@@ -7,7 +7,7 @@ import { derivations, differences } from '../../lib/model/derivations.ts';
 import { startStreamReader, type StreamReader } from '../../tools/local/stream-poller.ts';
 import { apiClient, type ApiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
-import { emptyOwnTable } from '../support/own-table.ts';
+import { emptyOwnTable, wholeTable } from '../support/own-table.ts';
 import { pastRetention } from '../support/trash.ts';
 
 /**
@@ -35,17 +35,6 @@ afterAll(async () => {
 });
 
 type Item = Record<string, unknown>;
-
-async function wholeTable(): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Item | undefined;
-  do {
-    const out = await db.send(new ScanCommand({ TableName: tableName(), ConsistentRead: true, ExclusiveStartKey: start }));
-    items.push(...((out.Items ?? []) as Item[]));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
 
 const keyOf = (item: Item) => `${String(item.PK)} | ${String(item.SK)}`;
 

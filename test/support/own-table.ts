@@ -48,3 +48,15 @@ export async function emptyOwnTable(options: { sequence?: boolean } = {}): Promi
     start = out.LastEvaluatedKey;
   } while (start);
 }
+
+/** Every item of the file's own table, read whole with a consistent Scan, page by page. */
+export async function wholeTable(): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.send(new ScanCommand({ TableName: tableName(), ConsistentRead: true, ExclusiveStartKey: start }));
+    items.push(...((out.Items ?? []) as Record<string, unknown>[]));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
