@@ -9,6 +9,7 @@ import { apiClient, type ApiClient, newOrganisation, randomPrefix, startGateway 
 import { eventually } from '../support/eventually.ts';
 import { emptyOwnTable, wholeTable } from '../support/own-table.ts';
 import { pastRetention } from '../support/trash.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 /**
  * What the trash leaves behind once its items are purged (docs/trash.md), on a table of this
@@ -20,9 +21,12 @@ import { pastRetention } from '../support/trash.ts';
  */
 let gateway: Awaited<ReturnType<typeof startGateway>>;
 let reader: StreamReader | undefined;
+// The endpoints' target: a receiver on 127.0.0.1 (none of their events is sent in this file).
+let receiver: Receiver | undefined;
 beforeAll(async () => {
   await emptyOwnTable();
   gateway = await startGateway();
+  receiver = await startReceiver();
   reader = await startStreamReader({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: tableName(), idleMs: 20 }, [
     // The cascade consumer (functions/cascade.ts) and the change feed (functions/change-feed.ts), as the stack maps them.
     {},
@@ -31,6 +35,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await reader?.stop();
+  await receiver?.close();
   await gateway?.close();
 });
 
@@ -103,7 +108,7 @@ describe('a purge, by an admin or at the end of the retention period', () => {
     const keptLabel = await made(admin, `${pp}/labels`, { label: { name: 'kept' } });
     for (const path of issuePaths) expect((await admin.patch(path, { issue: { labels: [keptLabel.id] } })).status).toBe(200);
     await made(admin, `${issuePaths[0]}/comments`, { comment: { body: 'Kept' } });
-    await made(admin, '/api/v1/webhooks', { webhook: { url: 'https://hooks.example.com/kept', events: ['sprint.completed'] } });
+    await made(admin, '/api/v1/webhooks', { webhook: { url: `${receiver!.url}/kept`, events: ['sprint.completed'] } });
     // The history the writes so far make (two issues created, their labels set, a comment), written
     // by the change feed before the table is read.
     await eventually(
@@ -126,10 +131,10 @@ describe('a purge, by an admin or at the end of the retention period', () => {
     ];
     const webhooks = [
       await made(admin, '/api/v1/webhooks', {
-        webhook: { url: 'https://hooks.example.com/purged', events: ['sprint.completed'] },
+        webhook: { url: `${receiver!.url}/purged`, events: ['sprint.completed'] },
       }),
       await made(admin, '/api/v1/webhooks', {
-        webhook: { url: 'https://hooks.example.com/expired', events: ['sprint.completed'] },
+        webhook: { url: `${receiver!.url}/expired`, events: ['sprint.completed'] },
       }),
     ];
     for (const label of labels) expect((await admin.delete(`${pp}/labels/${label.id}`)).status).toBe(204);
