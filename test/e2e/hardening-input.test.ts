@@ -69,7 +69,8 @@ async function fixture(): Promise<Fixture> {
   const backlogIssue = await made(`${pp}/issues`, { issue: { title: 'Backlog issue' } });
   const comment = await made(`${pp}/sprints/${sprint.id}/issues/${issue.id}/comments`, { comment: { body: 'Comment' } });
   const webhook = await made('/api/v1/webhooks', {
-    webhook: { url: 'https://hooks.example.com/in', events: ['project.deleted'] },
+    // A target on this machine: nothing a test makes is ever sent off it.
+    webhook: { url: 'http://127.0.0.1:65535/in', events: ['project.deleted'] },
   });
   const label = await made(`${pp}/labels`, { label: { name: 'Label' } });
   const state = await made(`${pp}/states`, { state: { name: 'State', category: 'todo' } });
@@ -242,7 +243,7 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
     case 'account':
       return { name: 'Made', email: `made-${Math.random().toString(36).slice(2)}@example.com` };
     case 'webhook':
-      return create ? { url: 'https://hooks.example.com/made', events: ['project.deleted'] } : { active: true };
+      return create ? { url: 'http://127.0.0.1:65535/made', events: ['project.deleted'] } : { active: true };
     case 'label':
       return { name: `made-${Math.random().toString(36).slice(2, 8)}` };
     case 'state':

@@ -86,11 +86,11 @@ beforeAll(async () => {
   // A third account: an id B's organisation (admin 1, member 2) does not have.
   const extra = await createAccountInOrg(orgA.orgId, { name: `${tag} extra`, email: `${tag}-extra@example.com`, role: 'member' });
   const webhook = ok(
-    await client.post('/api/v1/webhooks', { webhook: { url: `https://hooks.example.com/${tag}`, events: ['project.deleted'] } }),
+    await client.post('/api/v1/webhooks', { webhook: { url: `http://127.0.0.1:65535/${tag}`, events: ['project.deleted'] } }),
   );
   const doomed = ok(
     await client.post('/api/v1/webhooks', {
-      webhook: { url: `https://hooks.example.com/${tag}-gone`, events: ['project.deleted'] },
+      webhook: { url: `http://127.0.0.1:65535/${tag}-gone`, events: ['project.deleted'] },
     }),
   );
   expect((await client.delete(`/api/v1/webhooks/${doomed.id}`)).status).toBe(204);

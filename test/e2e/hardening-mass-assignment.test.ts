@@ -110,7 +110,8 @@ async function fixture(): Promise<Fixture> {
   const backlogIssue = await made(`${pp}/issues`, { issue: { title: 'Backlog issue' } });
   const comment = await made(`${pp}/sprints/${sprint.id}/issues/${issue.id}/comments`, { comment: { body: 'Target comment' } });
   const webhook = await made('/api/v1/webhooks', {
-    webhook: { url: 'https://hooks.example.com/t', events: ['project.deleted'] },
+    // A target on this machine: nothing a test makes is ever sent off it.
+    webhook: { url: 'http://127.0.0.1:65535/t', events: ['project.deleted'] },
   });
   const label = await made(`${pp}/labels`, { label: { name: 'Target label' } });
   const state = await made(`${pp}/states`, { state: { name: 'Target state', category: 'in_progress' } });
@@ -185,7 +186,7 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
     case 'account':
       return { name: 'Made account', email: `made-${tag}@example.com`, role: 'member' };
     case 'webhook':
-      return create ? { url: `https://hooks.example.com/${tag}`, events: ['*'] } : { events: ['issue.created'] };
+      return create ? { url: `http://127.0.0.1:65535/${tag}`, events: ['*'] } : { events: ['issue.created'] };
     case 'label':
       return { name: `${create ? 'made' : 'renamed'}-${tag}` };
     case 'relation':
