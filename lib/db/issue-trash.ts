@@ -1,9 +1,9 @@
 import { tableName } from './client.ts';
 import { isClosed } from '../model/derivations.ts';
 import { relationInverse } from '../vocabulary/relation-types.ts';
-import { issueItem, issueStateOf, searchRecordItem } from './issue-item.ts';
+import { issueItem, issueStateOf } from './issue-item.ts';
 import { issueWriteItems, listOwnerUpdate, sendIssueWrite } from './issue-write.ts';
-import { keys, listKeys, type Key } from './keys.ts';
+import { keys, listKeys } from './keys.ts';
 import { storedRelations, type StoredRelation } from './relations.ts';
 import { childrenOf, type SubIssueRecord } from './sub-issues.ts';
 import { batchGet, existsCheck, revisionCondition, type GuardedItem } from './transactions.ts';
@@ -137,9 +137,9 @@ export async function restoreIssue(
     owners: [back.sprintId],
     checks: back.sprintId === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
     tail: trashRemovalOf(orgId, 'issue', i.id, deletedAt, 'restored'),
+    returning: { openBlockers: new Map([[i.id, blockedBy]]) },
   });
-  const search = keys.searchIssue(orgId, projectId, i.id);
-  await sendIssueWrite(items.map((g) => withOpenBlockers(numberKept(orgId, g, i.number, projectId, i.id), search, blockedBy)));
+  await sendIssueWrite(items);
 }
 
 /** A child's part of its parent's `sub_issues_summary`, summed over its children now. */
@@ -234,19 +234,6 @@ function otherSides(
   });
 }
 
-/** The restored issue's search record, with its count of open blockers (kept apart from its fields). */
-function withOpenBlockers(g: GuardedItem, search: Key, blockedBy: number): GuardedItem {
-  const update = (
-    g.item as { Update?: { Key: Key; UpdateExpression: string; ExpressionAttributeValues?: Record<string, unknown> } }
-  ).Update;
-  if (!update || update.Key.PK !== search.PK || update.Key.SK !== search.SK || !update.UpdateExpression.startsWith('SET '))
-    return g;
-  const attr = searchRecordItem.stored('openBlockers');
-  update.UpdateExpression = update.UpdateExpression.replace(/^SET /, `SET ${attr} = :restored_blockers, `);
-  update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':restored_blockers': blockedBy };
-  return g;
-}
-
 /** A sprint's update, also on condition that the sprint was not activated after `deletedAt` (its history restarted). */
 function notActivatedSince(update: GuardedItem, deletedAt: string): GuardedItem {
   const item = update.item as {
@@ -267,27 +254,6 @@ function notActivatedSince(update: GuardedItem, deletedAt: string): GuardedItem 
   op.ExpressionAttributeNames = { ...op.ExpressionAttributeNames, '#restore_activated': 'activated_at' };
   op.ExpressionAttributeValues = { ...op.ExpressionAttributeValues, ':restore_deleted': deletedAt };
   return update;
-}
-
-/**
- * The Put of the restored issue's number pointer, on condition that no issue of another project
- * holds the number (a prefix given up by a rename and taken again): refused `number_taken`.
- * Other items as they are.
- */
-function numberKept(orgId: number, g: GuardedItem, number: string, projectId: number, issueId: number): GuardedItem {
-  const put = (g.item as { Put?: { Item: Record<string, unknown> } }).Put;
-  if (!put || put.Item.SK !== keys.issueKey(orgId, number).SK) return g;
-  return {
-    item: {
-      Put: {
-        ...put,
-        TableName: tableName(),
-        ConditionExpression: 'attribute_not_exists(PK) OR (project_id = :kept_project AND issue_id = :kept_issue)',
-        ExpressionAttributeValues: { ':kept_project': projectId, ':kept_issue': issueId },
-      },
-    },
-    reason: 'number_taken',
-  };
 }
 
 /**

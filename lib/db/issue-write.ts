@@ -99,6 +99,15 @@ export interface IssueWriteSpec {
   parentGuards?: readonly ParentGuard[] | undefined;
   /** Items after everything else (a completion's velocity summary). */
   tail?: GuardedItem[] | undefined;
+  /**
+   * Issues coming back from the trash (lib/db/issue-trash.ts, lib/db/container-trash.ts): each
+   * number pointer is put only while no issue of another project holds the number (refused
+   * `number_taken`), and each search record's count of open blockers is set to what its issue
+   * holds (`openBlockers`, by issue id; kept apart from its fields). With `once`, an assignee
+   * entry and a children-index record are put only while not there yet (refused `entry_there`,
+   * `child_there`), so that a page of a bulk return read again adds no count twice.
+   */
+  returning?: { openBlockers: ReadonlyMap<number, number>; once?: boolean } | undefined;
 }
 
 const ownerKey = (orgId: number, projectId: number, sprintId: number | null): Key =>
@@ -180,7 +189,13 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
       records.push(searchPatch(e.record));
     } else {
       if (e.kind === 'remove') removedRecords.add(`${recordKey(e.record).PK}|${recordKey(e.record).SK}`);
-      records.push(e.kind === 'put' ? recordPut(e.record) : recordRemove(e.record, spec.guardedRemoves ?? false));
+      records.push(
+        e.kind === 'put'
+          ? spec.returning
+            ? returnedPut(e.record, spec.returning)
+            : recordPut(e.record)
+          : recordRemove(e.record, spec.guardedRemoves ?? false),
+      );
     }
   }
   // A search record's count of open blockers: folded into its own write when the transaction has
@@ -557,6 +572,38 @@ export function recordItem(record: DerivedRecord): Record<string, unknown> {
 // A search record is set field by field, so that its count of open blockers (kept apart) stays.
 const recordPut = (record: DerivedRecord): GuardedItem =>
   record.kind === 'search' ? searchPatch(record) : putItem(recordItem(record));
+
+/** A record put back with an issue returning from the trash (`IssueWriteSpec.returning`). */
+function returnedPut(record: DerivedRecord, returning: NonNullable<IssueWriteSpec['returning']>): GuardedItem {
+  if (record.kind === 'search') {
+    const patch = searchPatch(record);
+    const update = (patch.item as { Update: { UpdateExpression: string; ExpressionAttributeValues: Record<string, unknown> } })
+      .Update;
+    update.UpdateExpression += `, ${searchRecordItem.stored('openBlockers')} = :returned_blockers`;
+    update.ExpressionAttributeValues[':returned_blockers'] = returning.openBlockers.get(record.issueId) ?? 0;
+    return patch;
+  }
+  const Item = recordItem(record);
+  if (record.kind === 'pointer') {
+    return {
+      item: {
+        Put: {
+          TableName: tableName(),
+          Item,
+          ConditionExpression: 'attribute_not_exists(PK) OR (#project = :kept_project AND #issue = :kept_issue)',
+          ExpressionAttributeNames: { '#project': issueKeyItem.stored('projectId'), '#issue': issueKeyItem.stored('issueId') },
+          ExpressionAttributeValues: { ':kept_project': record.projectId, ':kept_issue': record.issueId },
+        },
+      },
+      reason: 'number_taken',
+    };
+  }
+  if (!returning.once) return putItem(Item);
+  return {
+    item: { Put: { TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(PK)' } },
+    reason: record.kind === 'assigned' ? 'entry_there' : 'child_there',
+  };
+}
 
 function recordRemove(record: DerivedRecord, guarded: boolean): GuardedItem {
   const Key = recordKey(record);

@@ -31,7 +31,7 @@ export type ImportRefusal = 'imported' | 'moved';
 export type WebhookRefusal = 'webhook' | 'limit' | 'delivery';
 export type OAuthRefusal = 'client' | 'reused' | 'revoked' | 'moved';
 /** A trash item: gone (restored, purged or never there). */
-export type TrashRefusal = 'trashed';
+export type TrashRefusal = 'trashed' | 'entry_there' | 'child_there' | 'busy' | 'prefix_taken';
 export type MigrationRefusal = 'lease-lost';
 export type AttachmentRefusal = 'project' | 'issue' | 'comment' | 'attachment' | 'files_limit' | 'bytes_limit' | 'not_pending';
 
