@@ -39,7 +39,7 @@ import {
 import { Project, ProjectCreateBody, ProjectUpdateBody } from './schemas/projects.ts';
 import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Velocity } from './schemas/sprints.ts';
 import { SprintCompleteBody, VelocityQuery } from './schemas/sprint-outcomes.ts';
-import { Restored, TrashEntry, TrashQuery } from './schemas/trash.ts';
+import { Restored, RestoreStarted, TrashEntry, TrashQuery } from './schemas/trash.ts';
 import { OrganisationSettings, OrganisationUpdateBody } from './schemas/organisation.ts';
 import { Delivery, DeliveryList, Webhook, WebhookCreateBody, WebhookUpdateBody, WebhookWithSecret } from './schemas/webhooks.ts';
 
@@ -96,8 +96,11 @@ export interface Route {
       description: string;
       mediaType?: string;
     };
-    /** Also answered: 202 with no body, for a message that needs no answer (MCP's notifications). */
-    accepted?: string;
+    /**
+     * Also answered: 202, with no body (a message that needs no answer: MCP's notifications), or
+     * with `schema` and a `Location` to follow (work that goes on after the answer).
+     */
+    accepted?: string | { description: string; schema: z.ZodMiniType };
     /** Request headers the operation reads, beyond the conventions the document adds (`If-Match`...). */
     headers?: z.ZodMiniObject;
     /**
@@ -1071,16 +1074,22 @@ export const routes: Route[] = [
     id: 'restoreTrashItem',
     summary: "Bring a trashed item (a member's own) back whole, with the same id; 422 when it cannot come back as it was",
     tag: 'Trash',
+    description:
+      'A sprint or a project comes back with its issues, which are put back in the background: the answer is 202 with the item as it will be and `Location`, its trash item, ' +
+      'which shows the progress (`issues_returned` of `issues_total`) until it is back (404 then; the sprint or project answers). ' +
+      '409 with `Retry-After` while its issues are still being moved into the trash.',
     success: { status: 200, schema: Restored, description: 'The kind of item and the item, as its own route answers it' },
-    errors: [422],
+    accepted: { description: 'A sprint or a project: its restore began; `Location` shows its progress', schema: RestoreStarted },
+    errors: [409, 422],
     unprocessable: 'error',
   }),
   route('DELETE', trashPath, 'functions/trash/delete.ts', {
     id: 'purgeTrashItem',
     summary: 'Delete a trashed item for good (admins only); If-Match names its ETag',
+    description: '409 while a sprint or a project is being restored.',
     tag: 'Trash',
     success: { status: 204, description: 'Purged' },
-    errors: [403],
+    errors: [403, 409],
   }),
 
   // OAuth 2.1 for /mcp: discovery, registration, the approval page, tokens, revocation (docs/mcp.md)

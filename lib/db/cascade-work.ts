@@ -38,6 +38,8 @@ export function cascadeParentOf(record: DynamoDBRecord): CascadeParent | undefin
   if (type === 'trash') {
     if (old.kind?.S === 'label') return purgedLabelOf(old.stored?.M);
     if (old.kind?.S === 'issue') return purgedIssueOf(old.stored?.M);
+    // A trashed sprint's or project's restore finished, or its purge: decided by where it stands (lib/db/container-trash.ts).
+    if (old.kind?.S === 'sprint' || old.kind?.S === 'project') return trashedContainerOf(old.kind.S, old.stored?.M);
     return undefined;
   }
   const orgId = numberOf(old.org_id);
@@ -75,6 +77,19 @@ function purgedIssueOf(stored: Record<string, AttributeValue> | undefined): Casc
   // Children it had at its delete may still name it (none can join it while it is in the trash).
   const number = Number(stored?.sub_issues_total?.N ?? 0) > 0 ? stored?.issue_number?.S : undefined;
   return { kind: 'issue', orgId, projectId, issueId, ...(number ? { number } : {}) };
+}
+
+/** The sprint or project whose trash item a REMOVE shows gone (`stored`: as it was stored), or undefined. */
+function trashedContainerOf(
+  kind: 'sprint' | 'project',
+  stored: Record<string, AttributeValue> | undefined,
+): CascadeParent | undefined {
+  const orgId = numberOf(stored?.org_id);
+  const id = numberOf(stored?.id);
+  if (orgId === undefined || id === undefined) return undefined;
+  if (kind === 'project') return { kind: 'project', orgId, projectId: id };
+  const projectId = numberOf(stored?.project_id);
+  return projectId === undefined ? undefined : { kind: 'sprint', orgId, projectId, sprintId: id };
 }
 
 /** Failures in a row after which a pending cascade is left for an operator (`cascade:resume`). */

@@ -2,6 +2,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   afterFailure,
+  cascadeParentOf,
   cascadeWorkOf,
   idOf,
   noPartitionKeys,
@@ -29,6 +30,10 @@ import { getItem, itemExists, Refused, revisionCondition, transact } from './tra
 import { labelIsPurged, removeLabelFromIssues } from './labels.ts';
 import { moveIssuesOffState } from './state-cascade.ts';
 import { issueIsPurged } from './issue-trash.ts';
+import { containerCascade, keepDeletedImage } from './container-trash.ts';
+import { goneForGood, trashedKey } from './trash.ts';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb';
 
 import {
   CascadeInterrupted,
@@ -43,7 +48,7 @@ import {
 } from './cascade-steps.ts';
 
 export { CascadeInterrupted, type CascadeOptions } from './cascade-steps.ts';
-export { cascadeParentOf, failureMessage, MAX_ATTEMPTS, pendingCascadeFromItem, pendingCascadeOf } from './cascade-work.ts';
+export { failureMessage, MAX_ATTEMPTS, pendingCascadeFromItem, pendingCascadeOf } from './cascade-work.ts';
 export type { CascadeParent, PendingCascade } from './cascade-work.ts';
 
 /**
@@ -255,10 +260,11 @@ export async function removeDeletedLabel(
 /** Runs the cascade of one parent. Returns the number of items deleted (for a label: the issues it was taken off). */
 export async function cascade(parent: CascadeParent, options: CascadeOptions = {}): Promise<number> {
   switch (parent.kind) {
+    // In the trash, its issues are taken out and put back (lib/db/container-trash.ts); purged, emptied.
     case 'project':
-      return deleteProjectContents(parent.orgId, parent.projectId, options);
+      return containerCascade(parent, options, (o) => deleteProjectContents(parent.orgId, parent.projectId, o));
     case 'sprint':
-      return deleteSprintIssues(parent.orgId, parent.projectId, parent.sprintId, options);
+      return containerCascade(parent, options, (o) => deleteSprintIssues(parent.orgId, parent.projectId, parent.sprintId, o));
     case 'issue': {
       // Nothing while it is in the trash (its delete's record) or back (its restore's removal of
       // the trash item): only its purge or expiry, or a delete with its sprint, runs it.
@@ -453,6 +459,20 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
       );
     }
   }
+  // A sprint or project just deleted into the trash: its trash item holds it as the stream shows it deleted.
+  for (const [index, record] of records.entries()) {
+    const old = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage : undefined;
+    const type = old?.type?.S;
+    if (type !== 'sprint' && type !== 'project') continue;
+    const parent = cascadeParentOf(record);
+    if (parent?.kind !== 'sprint' && parent?.kind !== 'project') continue;
+    try {
+      const recordMs = (record.dynamodb?.ApproximateCreationDateTime ?? Date.now() / 1000) * 1000;
+      await keepDeletedImage(parent, unmarshall(old as Record<string, SdkAttributeValue>), recordMs);
+    } catch (err) {
+      failed([index], err);
+    }
+  }
   const fresh = (parent: CascadeParent): PendingCascade => ({ parent, attempts: 0, status: 'pending' });
 
   await forEachLimited(groups, 4, async (group) => {
@@ -463,7 +483,8 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
         result.skipped += group.entries.length - 1;
         return;
       }
-      if (!(await itemExists(keys.project(group.orgId, group.projectId)))) {
+      // Gone for good: its own purge empties it. In the trash, what is deleted or purged in it still cascades.
+      if (await goneForGood(keys.project(group.orgId, group.projectId), trashedKey(group.orgId, 'project', group.projectId))) {
         result.skipped += group.entries.length;
         return;
       }

@@ -6,6 +6,7 @@ import { reservedNumbersPut } from './imports.ts';
 import { collections, keys, listKeys } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import {
+  batchGet,
   getItem,
   addTo,
   Refused,
@@ -21,7 +22,9 @@ import { advance, ISSUE_ID_BLOCK, issueIdBlock } from './sequences.ts';
 import { versionOf, withVersion } from './versions.ts';
 import { defaultStates, type WorkflowState } from '../model/workflow.ts';
 import { newWorkflow } from './workflow.ts';
-import { organisationCounter, organisationOf } from './organisation.ts';
+import { organisationCounter, organisationOf, trashRetentionOf } from './organisation.ts';
+import { trashPut } from './trash.ts';
+import { trashTitle } from '../model/trash.ts';
 
 /**
  * Why a project write can be refused (`Refused.reason`): the project is gone, the prefix belongs
@@ -257,13 +260,24 @@ async function changePrefix(
  * issues and comments are unreachable at once (reads check the project) and are removed by the
  * cascade consumer from the table's stream.
  */
-export async function deleteProject(orgId: number, projectId: number): Promise<void> {
-  await rereadOnStale(() => deleteOnce(orgId, projectId));
+export async function deleteProject(orgId: number, projectId: number, deletedBy: number): Promise<void> {
+  await rereadOnStale(() => deleteOnce(orgId, projectId, deletedBy));
 }
 
-/** One attempt at a delete; refused as `STALE` when the project's prefix changed since the read. */
-async function deleteOnce(orgId: number, projectId: number): Promise<void> {
-  const current = await getProjectItem(orgId, projectId);
+/**
+ * One attempt at a delete, into the organisation's trash (docs/trash.md): the project (only while
+ * its prefix is as read), its prefix guard, the organisation's `projects_count`, the delete's
+ * marker and the trash item, `withdrawing`, in one transaction. Its sprints, issues and everything
+ * under them stay in its partition, unreachable at once (every read checks the project); the
+ * cascade consumer takes its issues out of what is kept of them outside it
+ * (lib/db/container-trash.ts). The organisation is read with the project (one BatchGetItem): its
+ * trash retention. Refused as `STALE` when the project's prefix changed since the read.
+ */
+async function deleteOnce(orgId: number, projectId: number, deletedBy: number): Promise<void> {
+  const [current, org] = (await batchGet([keys.project(orgId, projectId), keys.org(orgId)])) as [
+    ProjectItem | undefined,
+    Record<string, unknown> | undefined,
+  ];
   if (!current) throw new Refused(projectRefusals.project);
   await transact([
     {
@@ -283,6 +297,15 @@ async function deleteOnce(orgId: number, projectId: number): Promise<void> {
     { item: { Delete: { TableName: tableName(), Key: keys.prefix(orgId, current.prefix) } } },
     addTo(keys.org(orgId), organisationCounter.projects, -1),
     ...deletionMarker(keys.project(orgId, projectId)),
+    trashPut(
+      orgId,
+      'project',
+      current as unknown as Record<string, unknown>,
+      trashTitle(`${current.prefix} ${current.name}`),
+      deletedBy,
+      trashRetentionOf(organisationOf(org)),
+      'withdrawing',
+    ),
   ]);
 }
 

@@ -153,7 +153,7 @@ export async function writeRelation(orgId: number, id: string, sides: RelationSi
  * update proves the issue is there; a record not written yet (an issue from before the search
  * index) is partial until `issues:reindex` fills it, and searches skip it.
  */
-function searchBlockersUpdate(orgId: number, projectId: number, issueId: number, by: number): GuardedItem {
+export function searchBlockersUpdate(orgId: number, projectId: number, issueId: number, by: number): GuardedItem {
   return {
     item: {
       Update: {
@@ -178,9 +178,16 @@ export interface RemovedIssue {
  * Takes the relations of issues a cascade removes (a sprint's, a project's) off the other issues:
  * per relation one UpdateItem that removes the other side and, where the removed issue was an
  * open blocker of it, its count, on condition that the other side is still there, so a page read
- * again changes nothing twice. A side in `skipProject` (the project being emptied) is left alone.
+ * again changes nothing twice. A side in `skipProject` (the project being emptied) is left alone,
+ * and so is one on an issue of `keepSprint` (a sprint moving into the trash whole, whose issues
+ * keep what they hold of each other).
  */
-export async function unlinkRemovedIssues(orgId: number, removed: RemovedIssue[], skipProject?: number): Promise<void> {
+export async function unlinkRemovedIssues(
+  orgId: number,
+  removed: RemovedIssue[],
+  skipProject?: number,
+  keepSprint?: number,
+): Promise<void> {
   const work = removed.flatMap((issue) =>
     Object.entries(issue.relations)
       .filter(([, r]) => Number(r.project_id) !== skipProject)
@@ -189,13 +196,20 @@ export async function unlinkRemovedIssues(orgId: number, removed: RemovedIssue[]
   await forEachLimited(work, 8, async ({ id, r, openBlocker }) => {
     const names: Record<string, string> = {};
     const removes = relationRemovals([id], names);
+    const values: Record<string, unknown> = openBlocker ? { ':minus': -1 } : {};
+    let condition = 'attribute_exists(#relations.#rel0)';
+    if (keepSprint !== undefined) {
+      names['#keep_sprint'] = 'sprint_id';
+      values[':keep_sprint'] = keepSprint;
+      condition += ' AND NOT (#keep_sprint = :keep_sprint)';
+    }
     const update = {
       TableName: tableName(),
       Key: keys.issue(orgId, Number(r.project_id), Number(r.issue_id)),
       UpdateExpression: `REMOVE ${removes}${openBlocker ? ' ADD open_blockers :minus' : ''}`,
-      ConditionExpression: 'attribute_exists(#relations.#rel0)',
+      ConditionExpression: condition,
       ExpressionAttributeNames: names,
-      ...(openBlocker ? { ExpressionAttributeValues: { ':minus': -1 } } : {}),
+      ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
     };
     try {
       if (openBlocker) {

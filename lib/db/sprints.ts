@@ -23,6 +23,9 @@ import { BURNDOWN_PREFIX, burndownChanges, burndownCounter, noCounters, scopeCou
 import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion } from '../model/completion.ts';
 import type { RefusalReason } from './refusals.ts';
 import { velocityPut } from './velocity.ts';
+import { trashPut } from './trash.ts';
+import { organisationOf, trashRetentionOf } from './organisation.ts';
+import { trashTitle } from '../model/trash.ts';
 
 /** No completion is carrying issues into the sprint (`receiving`, with `#receiving` and `:zero`). */
 const notReceiving = storedNumberIs('#receiving', ':zero', 0);
@@ -172,6 +175,20 @@ export async function getSprintFamily(orgId: number, projectId: number, sprintId
   return { project: project as ProjectItem | undefined, sprint: sprint as SprintItem | undefined };
 }
 
+/** A sprint to delete with its project and, in the same BatchGetItem, its organisation's trash retention (days). */
+export async function getSprintToDelete(orgId: number, projectId: number, sprintId: number) {
+  const [project, sprint, org] = await batchGet([
+    keys.project(orgId, projectId),
+    keys.sprint(orgId, projectId, sprintId),
+    keys.org(orgId),
+  ]);
+  return {
+    project: project as ProjectItem | undefined,
+    sprint: sprint as SprintItem | undefined,
+    retentionDays: trashRetentionOf(organisationOf(org)),
+  };
+}
+
 export async function getSprintItem(orgId: number, projectId: number, sprintId: number): Promise<SprintItem | undefined> {
   return getItem<SprintItem>(keys.sprint(orgId, projectId, sprintId));
 }
@@ -261,6 +278,17 @@ export interface RestoredSprint {
     };
 }
 
+/** The put of the velocity summary of sprint `sprintId`, completed with report `r`. */
+export const reportVelocityPut = (orgId: number, projectId: number, sprintId: number, r: SprintReport): GuardedItem =>
+  velocityPut(orgId, projectId, r.completed_at, {
+    sprint_id: sprintId,
+    name: r.name,
+    completed_at: r.completed_at,
+    actual_end_date: r.actual_end_date,
+    committed_story_points: r.committed.story_points,
+    completed_story_points: r.completed.story_points,
+  });
+
 /**
  * Creates a sprint as it was elsewhere, under the id `id` (reserved by the caller): in its state,
  * with its report (and a completed sprint's velocity summary), its history and its times, counters
@@ -294,19 +322,7 @@ export async function restoreSprint(orgId: number, projectId: number, id: number
     addTo(keys.project(orgId, projectId), 'sprints_count', 1, 'project'),
   ];
   if (s.fields.sprint_lead_id !== null) items.push(accountExists(orgId, s.fields.sprint_lead_id, 'sprint_lead'));
-  if (s.report) {
-    const r = s.report;
-    items.push(
-      velocityPut(orgId, projectId, r.completed_at, {
-        sprint_id: id,
-        name: r.name,
-        completed_at: r.completed_at,
-        actual_end_date: r.actual_end_date,
-        committed_story_points: r.committed.story_points,
-        completed_story_points: r.completed.story_points,
-      }),
-    );
-  }
+  if (s.report) items.push(reportVelocityPut(orgId, projectId, id, s.report));
   await transact(items);
 }
 
@@ -407,16 +423,19 @@ export async function setSprintActive(
 }
 
 /**
- * Deletes a sprint in one transaction: the sprint (conditioned on the status it was read with, and
- * on no completion carrying issues into it), its velocity summary if it was completed, the
- * project's `sprints_count` and the delete's marker (who deleted it, lib/db/deletions.ts). Its issues (and their comments) are unreachable at once, since every
- * read checks the sprint, and are removed by the cascade consumer. Refusals: `sprint` (absent or
- * changed), `project` (absent).
+ * Moves a sprint into the organisation's trash in one transaction: the sprint's delete
+ * (conditioned on the status it was read with, and on no completion carrying issues into it), its
+ * velocity summary if it was completed, the project's `sprints_count`, the delete's marker (who
+ * deleted it, lib/db/deletions.ts) and the trash item, `withdrawing` (docs/trash.md). Its issues
+ * (and what lives under them) stay where they are, unreachable at once, since every read checks
+ * the sprint; the cascade consumer takes them out of what is kept of them outside the sprint
+ * (lib/db/container-trash.ts). Refusals: `sprint` (absent or changed), `project` (absent).
  */
 export async function deleteSprint(
   orgId: number,
   projectId: number,
-  sprint: Pick<SprintItem, 'id' | 'status' | 'report'>,
+  sprint: SprintItem,
+  trash: { deletedBy: number; retentionDays: number },
 ): Promise<void> {
   const items: GuardedItem[] = [
     {
@@ -439,7 +458,18 @@ export async function deleteSprint(
       item: { Delete: { TableName: tableName(), Key: keys.velocity(orgId, projectId, sprint.report.completed_at, sprint.id) } },
     });
   }
-  items.push(...deletionMarker(keys.sprint(orgId, projectId, sprint.id)));
+  items.push(
+    ...deletionMarker(keys.sprint(orgId, projectId, sprint.id)),
+    trashPut(
+      orgId,
+      'sprint',
+      sprint as unknown as Record<string, unknown>,
+      trashTitle(sprint.name),
+      trash.deletedBy,
+      trash.retentionDays,
+      'withdrawing',
+    ),
+  );
   await transact(items);
 }
 

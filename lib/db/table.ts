@@ -65,7 +65,11 @@ export const cascadeStreamFilters = [
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['comment'] }, has_attachments: { BOOL: [true] } } } },
   // A trashed label purged or expired: its issues lose its id (lib/db/labels.ts); a trashed issue:
   // what lived under it goes, its children lose their parent.
-  { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue'] } } } },
+  // A trashed sprint or project: purged or expired, it is emptied; restored, its restore ends.
+  {
+    eventName: ['REMOVE'],
+    dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue', 'sprint', 'project'] } } },
+  },
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
 ] as const;
 

@@ -1,5 +1,6 @@
 import { deletionMarker } from './deletions.ts';
 import { trashExpiry, type TrashKind } from '../model/trash.ts';
+import type { ContainerState } from '../vocabulary/trash.ts';
 import { TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.ts';
 import { attribute, itemKind } from './item.ts';
@@ -30,6 +31,18 @@ export const trashItem = itemKind({
     /** The trash item's own version (1: it never changes): what its ETag and a purge's `If-Match` name. */
     version: attribute.number(VERSION_ATTRIBUTE),
     expiresAt: attribute.expiry(),
+    /**
+     * A sprint's or a project's (docs/trash.md): its issues being taken out of what is kept of them
+     * outside it, in the trash, or being put back (lib/db/container-trash.ts). Other kinds: `held`.
+     */
+    state: attribute.oneOf<ContainerState, 'state'>('state', 'held'),
+    /** A restoring sprint's or project's issues put back so far, of `total` (its progress). */
+    returned: attribute.counter('returned'),
+    total: attribute.counter('total'),
+    /** Who began its restore (a sprint's or a project's, which ends in the background), or undefined. */
+    restoredBy: attribute.laterNumber('restored_by'),
+    /** Why its last restore could not finish (it is `held` again), or null. */
+    restoreError: attribute.optionalString('restore_error'),
     /** The deleted item, every attribute as it was stored. */
     stored: { stored: 'stored', read: (v: unknown) => v as Record<string, unknown>, write: (v: unknown) => v },
   },
@@ -49,6 +62,8 @@ export function trashPut(
   title: string,
   deletedBy: number,
   retentionDays: number,
+  /** A sprint's or a project's: its issues are still to be taken out (`withdrawing`). */
+  state?: ContainerState,
 ): GuardedItem {
   const now = Date.now();
   const sk = trashSkOf(orgId, kind, Number(stored.id));
@@ -69,6 +84,7 @@ export function trashPut(
             version: 1,
             expiresAt: trashExpiry(now, retentionDays),
             stored,
+            ...(state ? { state } : {}),
           }),
         },
       },
@@ -91,8 +107,16 @@ const trashSkOf = (orgId: number, kind: TrashKind, itemId: number): string => {
       return keys.commentPointer(orgId, itemId).SK;
     case 'issue':
       return keys.issue(orgId, 0, itemId).SK; // issue ids are the organisation's sequence too
+    case 'sprint':
+      return keys.sprint(orgId, 0, itemId).SK; // sprint ids are the organisation's sequence too
+    case 'project':
+      return keys.project(orgId, itemId).SK;
   }
 };
+
+/** The trash item of `kind` `itemId`, whether or not it is there. */
+export const trashedKey = (orgId: number, kind: TrashKind, itemId: number): Key =>
+  keys.trash(orgId, trashSkOf(orgId, kind, itemId));
 
 /** The trash item of comment `commentId`, whether or not it is there. */
 export const trashedCommentKey = (orgId: number, commentId: number): Key =>

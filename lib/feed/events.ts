@@ -353,6 +353,17 @@ function trashRemovedOf(record: DynamoDBRecord, trashed: Image): ChangeEvent | u
       const ids = { issueId, sprintId: shown.sprint_id ?? undefined };
       return { ...base, ...ids, projectId, type: 'issue.purged', resource: { ...shown, label_ids: labelIdsOf(stored) } };
     }
+    case 'sprint': {
+      const projectId = num(stored[sprintItem.stored('projectId')]);
+      const sprintId = num(stored.id);
+      if (projectId === undefined || sprintId === undefined) return undefined;
+      return { ...base, sprintId, projectId, type: 'sprint.purged', resource: toSprint(stored) };
+    }
+    case 'project': {
+      const projectId = num(stored.id);
+      if (projectId === undefined) return undefined;
+      return { ...base, projectId, type: 'project.purged', resource: toProject(stored) };
+    }
     default:
       return undefined;
   }
@@ -364,6 +375,8 @@ const restoredTypes: Partial<Record<EventType, EventType>> = {
   'webhook.purged': 'webhook.restored',
   'comment.purged': 'comment.restored',
   'issue.purged': 'issue.restored',
+  'sprint.purged': 'sprint.restored',
+  'project.purged': 'project.restored',
 };
 
 /** The event of a trash item's removal that a restore made (`<kind>.restored`); others as they are. */

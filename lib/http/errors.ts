@@ -7,6 +7,7 @@ import {
   RequestInProgressError,
   RevertConflictError,
   SprintBusyError,
+  TrashBusyError,
   UnavailableError,
   ValidationError,
 } from '../vocabulary/errors.ts';
@@ -46,7 +47,8 @@ export function errorResponse(err: unknown): APIGatewayProxyResult {
     mapped instanceof RateLimitedError ||
     mapped instanceof UnavailableError ||
     mapped instanceof RequestInProgressError ||
-    mapped instanceof SprintBusyError
+    mapped instanceof SprintBusyError ||
+    mapped instanceof TrashBusyError
   ) {
     headers['Retry-After'] = String(mapped.retryAfterSeconds);
   }

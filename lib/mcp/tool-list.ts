@@ -1508,7 +1508,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "list_trash",
-      "description": "Deleted issues, labels, comments and webhooks, newest first.",
+      "description": "Deleted projects, sprints, issues, labels, comments and webhooks, newest first.",
       "inputSchema": {
         "type": "object",
         "properties": {}
@@ -1524,7 +1524,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "restore",
-      "description": "Bring a list_trash item back, with its id.",
+      "description": "Bring a list_trash item back, with its id (a sprint or project: its issues follow; list_trash shows the progress).",
       "inputSchema": {
         "type": "object",
         "properties": {

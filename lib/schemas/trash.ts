@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import { meta } from './zod.ts';
-import { TRASH_KINDS } from '../vocabulary/trash.ts';
+import { CONTAINER_STATES, TRASH_KINDS } from '../vocabulary/trash.ts';
+import { Sprint } from './sprints.ts';
+import { Project } from './projects.ts';
 import { dateTime } from './common.ts';
 import { Label } from './labels.ts';
 import { Webhook } from './webhooks.ts';
@@ -22,6 +24,23 @@ export const TrashEntry = meta(
     deleted_by: meta(z.number().check(z.int()), { description: 'The account that deleted it.' }),
     deleted_at: dateTime(),
     expires_at: meta(dateTime(), { description: 'When it is purged for good (the retention period after its delete).' }),
+    state: z.optional(
+      meta(z.enum(CONTAINER_STATES), {
+        description:
+          'A sprint or a project: `withdrawing` while its issues are being moved into the trash (it can be restored or purged once that ends, in seconds), `held` in the trash, `restoring` while its issues are being put back (docs/trash.md).',
+      }),
+    ),
+    issues_total: z.optional(
+      meta(z.number().check(z.int()), { description: 'A restoring sprint or project: the issues its restore puts back.' }),
+    ),
+    issues_returned: z.optional(
+      meta(z.number().check(z.int()), { description: 'A restoring sprint or project: the issues put back so far.' }),
+    ),
+    restore_error: z.optional(
+      meta(z.string(), {
+        description: 'A sprint or a project whose last restore could not finish (it is `held` again): why.',
+      }),
+    ),
   }),
   { id: 'TrashEntry' },
 );
@@ -49,3 +68,16 @@ export const Restored = meta(
   { id: 'Restored' },
 );
 export type Restored = z.infer<typeof Restored>;
+
+/**
+ * The answer of a sprint's or a project's restore (202): its issues are being put back; it answers
+ * again once they all are, and its trash item (`Location`) shows the progress until then.
+ */
+export const RestoreStarted = meta(
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('sprint'), item: Sprint, restore: TrashEntry }),
+    z.object({ kind: z.literal('project'), item: Project, restore: TrashEntry }),
+  ]),
+  { id: 'RestoreStarted' },
+);
+export type RestoreStarted = z.infer<typeof RestoreStarted>;

@@ -33,7 +33,8 @@ export async function updateProject(caller: Principal, projectId: number, change
 }
 
 /**
- * Only admins may delete projects; deleting removes its sprints, issues and comments. Existence is
+ * Only admins may delete projects, into the organisation's trash (docs/trash.md): its sprints,
+ * issues, comments and everything else under it go with it, until it is restored. Existence is
  * decided before the role: a project the caller cannot see (another organisation's, or none)
  * answers 404 to a member too, never 403.
  */
@@ -42,5 +43,5 @@ export async function deleteProject(caller: Principal, projectId: number): Promi
     if (!(await store.getProjectItem(caller.orgId, projectId))) throw new NotFoundError('Project');
     throw new ForbiddenError('Only admins may delete projects');
   }
-  await refusedAs(refusals, () => store.deleteProject(caller.orgId, projectId));
+  await refusedAs(refusals, () => store.deleteProject(caller.orgId, projectId, caller.accountId));
 }

@@ -33,8 +33,9 @@ import { readIssueItem } from '../db/issue-refs.ts';
  * other issue's status is not the one assumed (open) for a `blocked_by` relation.
  */
 
-/** The most relations one issue may have. */
-export const MAX_RELATIONS = 50;
+import { MAX_RELATIONS } from '../vocabulary/relation-types.ts';
+
+export { MAX_RELATIONS };
 /**
  * Issues one issue may block (`blocks` relations on its side): a change of its status, or its
  * delete, moves the count of open blockers of each, on the blocked issue and on its search record

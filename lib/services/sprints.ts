@@ -146,8 +146,8 @@ export async function updateSprint(
 }
 
 /**
- * Only admins may delete sprints. Its issues and their comments go with it, and so does its velocity
- * summary. Existence is decided before the role: a sprint the caller cannot see answers 404 to a
+ * Only admins may delete sprints, into the organisation's trash (docs/trash.md): its issues and
+ * what lives under them go with it, and so does its velocity summary, until it is restored. Existence is decided before the role: a sprint the caller cannot see answers 404 to a
  * member too, never 403. A sprint being completed, or receiving the open issues of one, cannot be
  * deleted until that ends (409).
  */
@@ -159,10 +159,12 @@ export async function deleteSprint(caller: Principal, projectId: number, sprintI
     throw new ForbiddenError('Only admins may delete sprints');
   }
   await rereadOnStale(async () => {
-    const { sprint } = await loadSprint(caller, projectId, sprintId);
+    const { project, sprint, retentionDays } = await store.getSprintToDelete(caller.orgId, projectId, sprintId);
+    if (!project) throw new NotFoundError('Project');
+    if (!sprint) throw new NotFoundError('Sprint');
     planSprintDelete(sprint);
     try {
-      await store.deleteSprint(caller.orgId, projectId, sprint);
+      await store.deleteSprint(caller.orgId, projectId, sprint, { deletedBy: caller.accountId, retentionDays });
     } catch (err) {
       throw refusal(raced(err, ['sprint']));
     }

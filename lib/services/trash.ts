@@ -3,14 +3,18 @@ import * as store from '../db/trash.ts';
 import { restoreWebhook } from '../db/webhooks.ts';
 import type { Principal } from '../model/principal.ts';
 import { isExpired, parseTrashId, trashId } from '../model/trash.ts';
-import { ForbiddenError, NotFoundError, TransitionError } from '../vocabulary/errors.ts';
+import { ForbiddenError, NotFoundError, TransitionError, TrashBusyError } from '../vocabulary/errors.ts';
 import { refusedAs } from './refusals.ts';
 import { refusals as webhookRefusals } from './webhooks.ts';
 import { toWebhook } from '../db/webhooks.ts';
 import { restoreTrashedLabel } from './labels.ts';
 import { restoreTrashedComment } from './comments.ts';
 import { restoreTrashedIssue } from './issue-trash.ts';
-import type { Restored } from '../schemas/trash.ts';
+import type { Restored, RestoreStarted } from '../schemas/trash.ts';
+import type { ContainerState } from '../vocabulary/trash.ts';
+import { beginRestore, projectIssueCount, restoreObstacle, type Container } from '../db/container-trash.ts';
+import { sprintItem, toSprint } from '../db/sprints.ts';
+import { toProject } from '../db/projects.ts';
 
 /** An item of the trash as answered. */
 export interface TrashEntry {
@@ -21,7 +25,14 @@ export interface TrashEntry {
   deleted_by: number;
   deleted_at: string;
   expires_at: string;
+  /** A sprint's or a project's (docs/trash.md). */
+  state?: ContainerState;
+  issues_total?: number;
+  issues_returned?: number;
+  restore_error?: string;
 }
+
+const isContainer = (kind: store.TrashFields['kind']): kind is 'sprint' | 'project' => kind === 'sprint' || kind === 'project';
 
 const entryOf = (f: store.TrashFields): TrashEntry => ({
   id: trashId(f.kind, f.itemId),
@@ -31,6 +42,11 @@ const entryOf = (f: store.TrashFields): TrashEntry => ({
   deleted_by: f.deletedBy,
   deleted_at: f.deletedAt,
   expires_at: new Date(f.expiresAt * 1000).toISOString(),
+  ...(isContainer(f.kind) ? { state: f.state } : {}),
+  ...(isContainer(f.kind) && f.state === 'restoring'
+    ? { issues_total: f.total, issues_returned: Math.min(f.returned, f.total) }
+    : {}),
+  ...(isContainer(f.kind) && f.restoreError ? { restore_error: f.restoreError } : {}),
 });
 
 /** Purging for good is for admins: 403 for members. */
@@ -70,9 +86,13 @@ export async function getTrashEntry(caller: Principal, id: string): Promise<Tras
   return store.trashAnswer(caller.orgId, found, entryOf(found));
 }
 
-/** Brings trash item `id` (a member's own) back whole, with its own id, and answers it as its own route would. */
-export async function restore(caller: Principal, id: string): Promise<Restored> {
+/**
+ * Brings trash item `id` (a member's own) back whole, with its own id, and answers it as its own
+ * route would; a sprint or a project begins to come back (`restoreContainer`).
+ */
+export async function restore(caller: Principal, id: string): Promise<Restored | RestoreStarted> {
   const found = await trashed(caller, id);
+  if (isContainer(found.kind)) return restoreContainer(caller, found);
   if (found.kind === 'label') return { kind: 'label', item: await restoreTrashedLabel(caller, found.stored, found.deletedAt) };
   if (found.kind === 'comment')
     return { kind: 'comment', item: await restoreTrashedComment(caller, found.stored, found.deletedAt) };
@@ -103,7 +123,56 @@ export async function restore(caller: Principal, id: string): Promise<Restored> 
 export async function purge(caller: Principal, id: string): Promise<void> {
   requireAdmin(caller);
   const found = await trashed(caller, id);
+  // Purged while its issues are put back, a sprint or project would leave them half back.
+  if (isContainer(found.kind) && found.state === 'restoring') {
+    throw new TrashBusyError(`${found.title} is being restored; purge it, if still wanted, once it is back and deleted again`);
+  }
   await refusedAs({ trashed: () => new NotFoundError('Trash item') }, () =>
     store.purgeTrashed(caller.orgId, found.kind, found.itemId, found.deletedAt),
   );
+}
+
+/**
+ * Begins to bring back a trashed sprint or project (docs/trash.md): its issues are put back by the
+ * cascade consumer, a page at a time, and it answers again once they all are; until then its
+ * trash item shows the progress. Refused: while its issues are still being moved into the trash
+ * (409, Retry-After); a sprint whose project is in the trash or gone, a project whose prefix
+ * another project took meanwhile (422). A restore already under way answers its progress again.
+ */
+async function restoreContainer(caller: Principal, found: store.TrashFields): Promise<RestoreStarted> {
+  const { orgId } = caller;
+  const c: Container =
+    found.kind === 'sprint'
+      ? { kind: 'sprint', orgId, projectId: Number(found.stored.project_id), sprintId: found.itemId }
+      : { kind: 'project', orgId, projectId: found.itemId };
+  const started = (f: store.TrashFields): RestoreStarted =>
+    found.kind === 'sprint'
+      ? { kind: 'sprint', item: toSprint(found.stored), restore: entryOf(f) }
+      : { kind: 'project', item: toProject(found.stored), restore: entryOf(f) };
+  if (found.state === 'restoring') return started(found);
+  if (found.state === 'withdrawing') {
+    throw new TrashBusyError(`The issues of ${found.title} are still being moved into the trash; restore it in a few seconds`);
+  }
+  const total = await refusedRestore(c, found);
+  await refusedAs(
+    {
+      trashed: () => new TrashBusyError(`${found.title} changed in the trash meanwhile; read it again`),
+      busy: () =>
+        new TrashBusyError(`The issues of ${found.title} are still being moved into the trash; restore it in a few seconds`),
+    },
+    () => beginRestore(c, found.deletedAt, caller.accountId, total),
+  );
+  return started({ ...found, state: 'restoring', total, returned: 0, restoreError: null });
+}
+
+/**
+ * What keeps a trashed sprint or project from coming back (422), checked before its restore
+ * begins (and again by its last write); else the issues it will put back (its progress's total).
+ */
+async function refusedRestore(c: Container, found: store.TrashFields): Promise<number> {
+  const why = await restoreObstacle(c, found.stored);
+  if (why) throw new TransitionError(why);
+  return c.kind === 'sprint'
+    ? sprintItem.field(found.stored, 'issuesCount')
+    : projectIssueCount(c.orgId, c.projectId, found.stored);
 }

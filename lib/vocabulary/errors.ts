@@ -97,6 +97,16 @@ export class RequestInProgressError extends DomainError {
 }
 
 /**
+ * 409 `{error}` with Retry-After: a trashed sprint or project whose issues are still being moved
+ * into the trash (docs/trash.md); it can be restored or purged once that ends, in seconds.
+ */
+export class TrashBusyError extends DomainError {
+  override readonly name: string = 'TrashBusyError';
+  readonly status = 409;
+  readonly retryAfterSeconds = 2;
+}
+
+/**
  * 409 `{error}`: the sprint is being completed (or is receiving the open issues of a sprint being
  * completed); its issues are frozen until that ends. Completing it again finishes it.
  */

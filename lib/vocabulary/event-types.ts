@@ -27,5 +27,9 @@ export const eventTypes = [
   'comment.purged',
   'issue.restored',
   'issue.purged',
+  'sprint.restored',
+  'sprint.purged',
+  'project.restored',
+  'project.purged',
 ] as const;
 export type EventType = (typeof eventTypes)[number];

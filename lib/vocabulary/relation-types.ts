@@ -18,3 +18,6 @@ export const relationTypes = [
   'duplicates',
   'duplicated_by',
 ] as const satisfies readonly RelationType[];
+
+/** The most relations one issue may have. */
+export const MAX_RELATIONS = 50;

@@ -356,11 +356,49 @@ describe('a trash item removed: <kind>.purged, or <kind>.restored when its marke
     expect(changeEventOf(record('INSERT', undefined, { ...written, restored_at: '2026-11-22T00:00:00.000Z' }))).toBeUndefined();
   });
 
+  it('shows a sprint and a project as their routes answer them; their restores write no created event', () => {
+    const sprint = {
+      PK: 'ORG#1#P#2',
+      SK: 'SPRINT#5',
+      type: 'sprint',
+      org_id: 1,
+      project_id: 2,
+      id: 5,
+      name: 'Sprint 5',
+      slug: 'sprint-5',
+      status: 'planning',
+      created_at: '2026-11-20T00:00:00.000Z',
+      updated_at: '2026-11-20T00:00:00.000Z',
+    };
+    const purged = changeEventOf(record('REMOVE', trash('sprint', sprint)));
+    expect(purged).toMatchObject({ type: 'sprint.purged', orgId: 1, projectId: 2, sprintId: 5, actorId: null });
+    expect(purged?.resource).toMatchObject({ id: 5, name: 'Sprint 5', project_id: 2, status: 'planning' });
+    expect(asRestored(purged!).type).toBe('sprint.restored');
+    const project = {
+      PK: 'ORG#1',
+      SK: 'PROJECT#2',
+      type: 'project',
+      org_id: 1,
+      id: 2,
+      name: 'Apollo',
+      prefix: 'AP',
+      created_at: '2026-11-20T00:00:00.000Z',
+      updated_at: '2026-11-20T00:00:00.000Z',
+    };
+    const gone = changeEventOf(record('REMOVE', trash('project', project)));
+    expect(gone).toMatchObject({ type: 'project.purged', orgId: 1, projectId: 2 });
+    expect(gone?.resource).toMatchObject({ id: 2, name: 'Apollo', prefix: 'AP' });
+    expect(asRestored(gone!).type).toBe('project.restored');
+    // Put back by a restore: no event of their own (the trash item's removal is it).
+    expect(changeEventOf(record('INSERT', undefined, { ...sprint, updated_by: 3 }))).toBeUndefined();
+    expect(changeEventOf(record('INSERT', undefined, { ...project, updated_by: 3 }))).toBeUndefined();
+  });
+
   it('is nothing when it is written, or holds no item', () => {
     expect(changeEventOf(record('INSERT', undefined, trash('label', label)))).toBeUndefined();
     const { stored: _stored, ...empty } = trash('label', label);
     expect(changeEventOf(record('REMOVE', empty))).toBeUndefined();
-    expect(changeEventOf(record('REMOVE', trash('sprint', label)))).toBeUndefined();
+    expect(changeEventOf(record('REMOVE', trash('account', label)))).toBeUndefined();
   });
 });
 

@@ -60,6 +60,7 @@ describe('every error class has a name', () => {
       new errors.UnavailableError(),
       new errors.RequestInProgressError(),
       new errors.SprintBusyError(),
+      new errors.TrashBusyError('busy'),
       new errors.NotRecordedError(),
       new errors.BadRequestError(400, 'bad'),
       new errors.RevertConflictError([{ field: 'title', value: 'Now' }]),

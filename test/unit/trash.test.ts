@@ -16,7 +16,8 @@ describe('the trash’s rules (lib/model/trash.ts)', () => {
   it('reads a trash id back, and nothing else', () => {
     expect(parseTrashId(trashId('webhook', 12))).toEqual({ kind: 'webhook', itemId: 12 });
     expect(parseTrashId(trashId('comment', 7))).toEqual({ kind: 'comment', itemId: 7 });
-    for (const bad of ['webhook-0', 'webhook-012', 'sprint-1', 'webhook-', '-1', 'webhook-1-2', 'WEBHOOK-1']) {
+    expect(parseTrashId(trashId('sprint', 3))).toEqual({ kind: 'sprint', itemId: 3 });
+    for (const bad of ['webhook-0', 'webhook-012', 'account-1', 'webhook-', '-1', 'webhook-1-2', 'WEBHOOK-1']) {
       expect(parseTrashId(bad), bad).toBeUndefined();
     }
   });

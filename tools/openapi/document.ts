@@ -215,6 +215,19 @@ const redirectResponse: ResponseConfig = {
 /** A resource answered with a secret (a webhook with its signing secret) has an `id`; a token answer has none. */
 const isResource = (schema: z.ZodMiniType) => 'id' in ((schema as { shape?: Record<string, unknown> }).shape ?? {});
 
+/** A row's other success: 202 with no body, or with its schema and where to follow the work (`Location`). */
+function acceptedResponse(accepted: NonNullable<Route['operation']['accepted']>): ResponseConfig {
+  if (typeof accepted === 'string') return { description: accepted, headers: headerRefs(rateLimitHeaders) };
+  return {
+    description: accepted.description,
+    content: { 'application/json': { schema: forGenerator(accepted.schema) } },
+    headers: {
+      Location: { description: 'Where the work shows its progress.', schema: { type: 'string' } },
+      ...headerRefs(rateLimitHeaders),
+    },
+  };
+}
+
 function successResponse(route: Route): ResponseConfig {
   const { success } = route.operation;
   if (success.status === 302 && route.auth) {
@@ -344,7 +357,7 @@ function routeConfig(route: Route, components: Map<string, ResponseConfig>): Rou
     },
     responses: {
       [op.success.status]: successResponse(route),
-      ...(op.accepted ? { 202: { description: op.accepted, headers: headerRefs(rateLimitHeaders) } } : {}),
+      ...(op.accepted ? { 202: acceptedResponse(op.accepted) } : {}),
       ...Object.fromEntries(statuses.map((s) => [s, otherResponse(s, route, components)])),
     },
   };

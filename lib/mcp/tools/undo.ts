@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { Issue } from '../../schemas/issues.ts';
-import { Restored, TrashEntry } from '../../schemas/trash.ts';
+import { Restored, RestoreStarted, TrashEntry } from '../../schemas/trash.ts';
 import { revertActivity } from '../../services/revert.ts';
 import { listTrash, restore } from '../../services/trash.ts';
 import { listInput } from '../list.ts';
@@ -16,7 +16,7 @@ export const undoTools: Tool[] = [
   defineTool(
     'list_trash',
     {
-      description: 'Deleted issues, labels, comments and webhooks, newest first.',
+      description: 'Deleted projects, sprints, issues, labels, comments and webhooks, newest first.',
       input: z.object({ ...listInput }),
       output: {
         trash: z.array(TrashEntry),
@@ -33,9 +33,10 @@ export const undoTools: Tool[] = [
   defineTool(
     'restore',
     {
-      description: 'Bring a list_trash item back, with its id.',
+      description:
+        'Bring a list_trash item back, with its id (a sprint or project: its issues follow; list_trash shows the progress).',
       input: z.object({ id: z.string().min(1).max(64) }),
-      output: { restored: Restored },
+      output: { restored: z.union([Restored, RestoreStarted]) },
       // Not `annotations.update`: a trashed item never changes, so the tool takes no expected_version.
       annotations: { ...annotations.update },
     },
