@@ -170,9 +170,11 @@ async function restoreContainer(caller: Principal, found: store.TrashFields): Pr
  * begins (and again by its last write); else the issues it will put back (its progress's total).
  */
 async function refusedRestore(c: Container, found: store.TrashFields): Promise<number> {
-  const why = await restoreObstacle(c, found.stored);
+  // In parallel: a project's issues are counted while its prefix is checked.
+  const [why, total] = await Promise.all([
+    restoreObstacle(c, found.stored),
+    c.kind === 'sprint' ? sprintItem.field(found.stored, 'issuesCount') : projectIssueCount(c.orgId, c.projectId, found.stored),
+  ]);
   if (why) throw new TransitionError(why);
-  return c.kind === 'sprint'
-    ? sprintItem.field(found.stored, 'issuesCount')
-    : projectIssueCount(c.orgId, c.projectId, found.stored);
+  return total;
 }

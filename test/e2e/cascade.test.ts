@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { collections, keys, projectPk } from '../../lib/db/keys.ts';
 import { apiClient, newOrganisation, randomPrefix, type ApiClient, useGateway } from '../support/api.ts';
 import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';
+import { purgeOnceHeld } from '../support/trash.ts';
 
 /**
  * Deletes through the API answer 204 after one transaction, their children are 404 from that
@@ -80,7 +81,7 @@ describe('cascading deletes', () => {
     for (const c of kept.comments) expect((await admin.get(`/api/v1/comments/${c}`)).status).toBe(200);
   });
 
-  it('deleting a sprint: its issues and their comments 404 at once, then gone; the rest stays', async () => {
+  it('deleting a sprint: its issues and their comments 404 at once, then gone once purged; the rest stays', async () => {
     const { orgId, admin } = await orgWithAdmin();
     const t = await tree(admin, orgId, 2, 3);
     const [doomed, kept] = t.sprints as [Tree['sprints'][number], Tree['sprints'][number]];
@@ -97,6 +98,8 @@ describe('cascading deletes', () => {
       expect((await admin.get(issue.path)).status).toBe(404);
       for (const c of issue.comments) expect((await admin.get(`/api/v1/comments/${c}`)).status).toBe(404);
     }
+    // Kept while the sprint is in the trash (docs/trash.md); its purge runs the cascade.
+    await purgeOnceHeld(admin, `sprint-${doomed.id}`);
     const pk = projectPk(t.orgId, t.projectId);
     await waitUntilEmpty({ pk, lskPrefix: collections.sprintIssues(t.orgId, t.projectId, doomed.id).prefix });
     for (const issue of doomed.issues) await waitUntilEmpty(issueRange(t, issue.id));
@@ -106,7 +109,7 @@ describe('cascading deletes', () => {
     expect(await itemsIn(issueRange(t, t.backlog[0]!.id))).toHaveLength(1);
   });
 
-  it('deleting a project: everything under it 404 at once, then its partition is empty', async () => {
+  it('deleting a project: everything under it 404 at once, then its partition is empty once purged', async () => {
     const { orgId, admin } = await orgWithAdmin();
     const t = await tree(admin, orgId, 2, 2);
     const issue = t.sprints[1]!.issues[1]!;
@@ -120,6 +123,7 @@ describe('cascading deletes', () => {
     expect((await admin.get(t.backlog[0]!.path)).status).toBe(404);
     expect((await admin.get(`/api/v1/comments/${issue.comments[0]}`)).status).toBe(404);
     expect((await admin.get(`${t.projectPath}/sprints`)).status).toBe(404);
+    await purgeOnceHeld(admin, `project-${t.projectId}`);
     await waitUntilEmpty({ pk: projectPk(t.orgId, t.projectId) });
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys, projectPk } from '../../lib/db/keys.ts';
 import { ok, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
-import { pastRetention } from '../support/trash.ts';
+import { heldInTrash, pastRetention } from '../support/trash.ts';
 import { bounds, eventually } from '../support/eventually.ts';
 
 /**
@@ -90,14 +90,7 @@ async function sprintReads(admin: ApiClient, member: ApiClient, f: World) {
   };
 }
 
-/** Waits until trashed `id` is `held` (its issues taken out), and returns its entry. */
-const held = (admin: ApiClient, id: string) =>
-  eventually(
-    `${id} to be held in the trash`,
-    async () => (await admin.get(`/api/v1/trash/${id}`)).body,
-    (entry) => entry?.state === 'held',
-    bounds.cascade(),
-  );
+const held = heldInTrash;
 
 /** Restores trashed `id` (202) and waits until it is back (its trash item gone). */
 async function restoreWhole(admin: ApiClient, id: string, items = 100) {

@@ -17,7 +17,9 @@ describe('the scale bench (npm run bench:scale)', () => {
       'Create an issue in a sprint',
       'Move an issue in a backlog of 6',
       'Complete a sprint (open issues to the backlog)',
-      'Delete a project, until its cascade has removed everything',
+      'Delete a project into the trash, until its issues are out of every index',
+      'Restore it, until it is back whole',
+      'Purge it, until its partition is empty',
     ]);
     for (const r of results) {
       expect(r.a.ms, r.what).toBeGreaterThan(0);

@@ -772,7 +772,7 @@ describe('least privilege', () => {
 });
 
 describe('the stream consumer', () => {
-  it('receives only REMOVE events of projects, sprints, issues, labels, states, attachments, comments with attachments and trashed labels, and writes of pending cascades, with bounded retries and a failure queue', () => {
+  it('receives only REMOVE events of projects, sprints, issues, labels, states, attachments, comments with attachments and trashed labels, issues, sprints and projects, and writes of pending cascades, with bounded retries and a failure queue', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
       ([, m]) => m.Properties.FunctionName.Ref === logicalId(stack.cascade.fn),
     );
@@ -785,7 +785,10 @@ describe('the stream consumer', () => {
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'label', 'state'] } } } },
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['comment'] }, has_attachments: { BOOL: [true] } } } },
-      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue'] } } } },
+      {
+        eventName: ['REMOVE'],
+        dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue', 'sprint', 'project'] } } },
+      },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
     ]);
     expect(p).toMatchObject({

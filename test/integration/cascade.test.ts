@@ -14,11 +14,11 @@ import { db, tableName } from '../../lib/db/client.ts';
 import { lambdaContext } from '../../tools/local/gateway.ts';
 import { collections, keys, orgPk, pendingCascadesPk, projectPk, skPrefixes, type Key } from '../../lib/db/keys.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
-import { createProject, deleteProject } from '../../lib/services/projects.ts';
+import { createProject } from '../../lib/services/projects.ts';
 import { idOf } from '../../lib/db/cascade-work.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
-import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';
+import { deleteProjectForGood, itemsIn, removeQuietly, waitUntilEmpty } from '../support/cascade.ts';
 import { commentItem, issueItem, seedProject, sprintItem } from '../support/seed.ts';
 import { nextSequence, removeRecord } from '../support/stream-records.ts';
 import { bounds, eventually } from '../support/eventually.ts';
@@ -106,6 +106,7 @@ describe('cascade consumer (handler invoked directly)', () => {
     const { orgId, caller } = await adminOfNewOrg();
     const project = await createProject(caller, { name: 'Doomed', prefix: randomPrefix() });
     await seedProject(orgId, project.id, caller.accountId, { sprints: 2, issuesPerSprint: 3, backlog: 2, commentsPerIssue: 2 });
+    await removeQuietly(keys.project(orgId, project.id));
     const record = removeRecord(projectImage(orgId, project.id));
 
     const first = await handler({ Records: [record] }, lambdaContext('cascade'));
@@ -127,6 +128,7 @@ describe('cascade consumer (handler invoked directly)', () => {
     });
     const [doomed, kept] = seeded.sprintIds as [number, number];
     const pk = projectPk(orgId, project.id);
+    await removeQuietly(keys.sprint(orgId, project.id, doomed));
 
     const out = await handler({ Records: [removeRecord(sprintItem(orgId, project.id, doomed))] }, lambdaContext('cascade'));
 
@@ -138,8 +140,8 @@ describe('cascade consumer (handler invoked directly)', () => {
     for (const issueId of [...(seeded.issues.get(kept) ?? []), ...(seeded.issues.get(null) ?? [])]) {
       expect(await itemsIn({ pk, skPrefix: skPrefixes.issueComments(issueId) })).toHaveLength(2);
     }
-    // the sprint item itself is the user's delete, not the cascade's
-    expect((await itemsIn({ pk, skPrefix: 'SPRINT#' })).map((i) => i.id)).toEqual([doomed, kept]);
+    // the sprint item itself is the user's delete (here the test's), not the cascade's
+    expect((await itemsIn({ pk, skPrefix: 'SPRINT#' })).map((i) => i.id)).toEqual([kept]);
     expect(await itemsIn({ pk, skPrefix: 'ISSUE#' }, 100)).toHaveLength(4 + 4 * 2);
     expect(await itemsIn(commentPointers(orgId), 100)).toHaveLength(4 * 2);
   });
@@ -176,22 +178,24 @@ describe('cascade consumer (handler invoked directly)', () => {
     expect(log.calls).toEqual([]);
   });
 
-  it('spends one GetItem on a thousand issue removals emitted by a project cascade', async () => {
+  it('spends one read on a thousand issue removals emitted by a project cascade', async () => {
     const { orgId, caller } = await adminOfNewOrg();
     const project = await createProject(caller, { name: 'Gone', prefix: randomPrefix() });
-    await deleteProject(caller, project.id);
+    await removeQuietly(keys.project(orgId, project.id));
     const records = Array.from({ length: 1000 }, (_, i) => removeRecord(issueItem(orgId, project.id, 1, i + 1, i)));
 
     const { result, log } = await withDbCallLog(() => cascadeBatch(records));
 
     expect(result).toMatchObject({ parents: 1000, skipped: 1000, deleted: 0, firstFailure: undefined });
-    expect(log.calls).toEqual(['GetItemCommand']);
+    // The project and its trash item, in one TransactGetItems: gone for good, its own record empties it.
+    expect(log.calls).toEqual(['TransactGetItemsCommand']);
   });
 
   it('runs the project cascade once for a batch that also holds its children', async () => {
     const { orgId, caller } = await adminOfNewOrg();
     const project = await createProject(caller, { name: 'Gone', prefix: randomPrefix() });
     await seedProject(orgId, project.id, caller.accountId, { sprints: 1, issuesPerSprint: 2, commentsPerIssue: 1 });
+    await removeQuietly(keys.project(orgId, project.id));
     const children = Array.from({ length: 50 }, (_, i) => removeRecord(issueItem(orgId, project.id, 1, i + 1, i)));
     const records = [...children, removeRecord(projectImage(orgId, project.id))];
 
@@ -209,6 +213,8 @@ describe('cascade consumer (handler invoked directly)', () => {
     const failing = await createProject(caller, { name: 'B', prefix: randomPrefix() });
     await seedProject(orgId, ok.id, caller.accountId, { sprints: 1, issuesPerSprint: 2, commentsPerIssue: 1 });
     await seedProject(orgId, failing.id, caller.accountId, { sprints: 1, issuesPerSprint: 2, commentsPerIssue: 1 });
+    await removeQuietly(keys.project(orgId, ok.id));
+    await removeQuietly(keys.project(orgId, failing.id));
     const records = [removeRecord(projectImage(orgId, ok.id)), removeRecord(projectImage(orgId, failing.id))];
     const failingPk = projectPk(orgId, failing.id);
     const spy = failQueries((values) => values?.[':pk'] === failingPk);
@@ -229,6 +235,7 @@ describe('cascade consumer (handler invoked directly)', () => {
     const { orgId, caller } = await adminOfNewOrg();
     const project = await createProject(caller, { name: 'B', prefix: randomPrefix() });
     await seedProject(orgId, project.id, caller.accountId, { sprints: 1, issuesPerSprint: 2, commentsPerIssue: 1 });
+    await removeQuietly(keys.project(orgId, project.id));
     const record = removeRecord(projectImage(orgId, project.id));
     const pk = projectPk(orgId, project.id);
     const spy = failQueries(
@@ -256,6 +263,7 @@ describe('cascade consumer (handler invoked directly)', () => {
         issuesPerSprint: 300,
         commentsPerIssue: 0,
       });
+      await removeQuietly(keys.project(orgId, project.id));
       const record = removeRecord(projectImage(orgId, project.id));
 
       const cut = await cascadeBatch([record], { deadline: Date.now() - 1 });
@@ -277,6 +285,7 @@ describe('cascade consumer (handler invoked directly)', () => {
       commentsPerIssue: 2,
     });
     const sprintId = sprintIds[0] as number;
+    await removeQuietly(keys.sprint(orgId, project.id, sprintId));
     const parent = { kind: 'sprint' as const, orgId, projectId: project.id, sprintId };
     const issues = collections.sprintIssues(orgId, project.id, sprintId);
     const announced: PendingCascade[] = [];
@@ -324,7 +333,7 @@ describe('cascade through the stream (as in AWS)', () => {
       commentsPerIssue: 2,
     });
 
-    await deleteProject(caller, project.id);
+    await deleteProjectForGood(caller, project.id, seeded.items);
 
     await waitUntilEmpty({ pk: projectPk(orgId, project.id) }, seeded.items);
   });
@@ -344,7 +353,7 @@ describe('cascade through the stream (as in AWS)', () => {
     expect(seeded.items).toBe(10 + 2000 + 2000);
 
     const started = Date.now();
-    await deleteProject(caller, project.id);
+    await deleteProjectForGood(caller, project.id, seeded.items);
     const waited = await waitUntilEmpty({ pk: projectPk(orgId, project.id) }, seeded.items);
 
     console.log(`cascade of ${seeded.items} items: partition empty ${waited} ms after the delete (${Date.now() - started} ms)`);
@@ -374,7 +383,7 @@ describe('cascade through the stream (as in AWS)', () => {
         }
       })();
 
-      await deleteProject(caller, project.id);
+      await deleteProjectForGood(caller, project.id, seeded.items);
       const waited = await waitUntilEmpty({ pk: projectPk(orgId, project.id) }, seeded.items);
       await waitUntilGone(pending);
 
@@ -413,7 +422,7 @@ describe('the indexes outside a deleted project', () => {
         ExpressionAttributeValues: { ':other': project.id + 1_000_000 },
       }),
     );
-    await deleteProject(caller, project.id);
+    await deleteProjectForGood(caller, project.id);
     await waitUntilEmpty({ pk: projectPk(org.orgId, project.id) });
     const pointers = await itemsIn({ pk: orgPk(org.orgId), skPrefix: 'ISSUEKEY#' }, 100);
     expect(pointers.map((p) => p.SK)).toEqual([`ISSUEKEY#${reused.issue_number}`]);

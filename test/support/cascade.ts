@@ -1,4 +1,5 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Principal } from '../../lib/model/principal.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { bounds, eventually } from './eventually.ts';
 
@@ -48,4 +49,41 @@ export async function waitUntilEmpty(range: ItemRange, items = 100): Promise<num
     bounds.cascade(items),
   );
   return Date.now() - started;
+}
+
+/**
+ * Removes the item at `key` for good without the test run's cascade consumer cascading it: its
+ * type is changed first, so its REMOVE passes none of the consumer's filters. For tests that hand
+ * a parent's REMOVE record to the cascade themselves (a sprint or project whose item is still
+ * there is taken as restored from the trash, and left alone: docs/trash.md).
+ */
+export async function removeQuietly(key: { PK: string; SK: string }): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'SET #type = :quiet',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':quiet': 'removed-by-test' },
+    }),
+  );
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: key }));
+}
+
+/**
+ * Deletes project `projectId` for good, as an admin would: into the trash, then, once its issues
+ * are taken out (`held`), purged; the cascade consumer then empties its partition.
+ */
+export async function deleteProjectForGood(caller: Principal, projectId: number, items = 100): Promise<void> {
+  const { deleteProject } = await import('../../lib/services/projects.ts');
+  const { getTrashed } = await import('../../lib/db/trash.ts');
+  const { purge } = await import('../../lib/services/trash.ts');
+  await deleteProject(caller, projectId);
+  await eventually(
+    `project ${projectId} to be held in the trash`,
+    () => getTrashed(caller.orgId, 'project', projectId),
+    (found) => found?.state === 'held',
+    bounds.cascade(items),
+  );
+  await purge(caller, `project-${projectId}`);
 }

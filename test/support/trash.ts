@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import type { Key } from '../../lib/db/keys.ts';
 import { orgWithClients, type ApiClient } from './api.ts';
+import { bounds, eventually } from './eventually.ts';
 
 /**
  * Puts a trash item past its retention, as if its time had come (`secondsAgo` before now): reads
@@ -52,4 +53,23 @@ export async function expectHiddenFromOthers(
   const other = await orgWithClients(gateway);
   expect((await other.admin.get(path)).status).toBe(404);
   expect((await other.admin.post(`${path}/restore`)).status).toBe(404);
+}
+
+/**
+ * Waits until trashed sprint or project `id` (`sprint-5`) is `held`: its issues taken out of what
+ * is kept of them outside it (docs/trash.md), so that it may be restored or purged. Its entry.
+ */
+export async function heldInTrash(admin: ApiClient, id: string, items = 100): Promise<Record<string, unknown>> {
+  return eventually(
+    `${id} to be held in the trash`,
+    async () => (await admin.get(`/api/v1/trash/${id}`)).body,
+    (entry) => entry?.state === 'held',
+    bounds.cascade(items),
+  );
+}
+
+/** Purges trashed sprint or project `id` once it is held: the cascade of its delete runs then. */
+export async function purgeOnceHeld(admin: ApiClient, id: string): Promise<void> {
+  await heldInTrash(admin, id);
+  expect((await admin.delete(`/api/v1/trash/${id}`)).status).toBe(204);
 }

@@ -11,8 +11,9 @@
  *
  * The comparisons: a read on a project of 10,000 issues vs the same read on a project of 10;
  * creating an issue in a sprint of 1,000 vs in an empty one; a move to the top vs to the bottom of
- * a 10,000-issue backlog; completing a sprint of 1,000 open issues vs one of 10; a project cascade
- * of 10,000 issues and 10,000 comments vs 10 and 10 (until the project's partition is empty).
+ * a 10,000-issue backlog; completing a sprint of 1,000 open issues vs one of 10; a project of
+ * 10,000 issues and 10,000 comments vs 10 and 10 deleted into the trash (until its issues are out of
+ * every index), restored (until it is back whole) and purged (until its partition is empty).
  */
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -288,20 +289,58 @@ export async function runScaleBench(
     ),
   );
 
-  // The cascade: from the project's DELETE until its partition is empty (the consumer's work).
-  const cascade = async (p: { id: number; path: string }): Promise<Timed> => {
+  // The trash and the cascade (the consumer's work, docs/trash.md): a project's DELETE until its
+  // issues are out of every index (its trash item `held`), its restore until it is back whole, and
+  // its purge until its partition is empty.
+  const trashed = async (p: { id: number }, done: (status: number, body: { state?: string }) => boolean) => {
+    const { token } = await createAccountInOrg(orgId, { name: 'Poll', email: `poll-${unique()}@example.com`, role: 'admin' });
+    for (const started = performance.now(); ; await new Promise((r) => setTimeout(r, 50))) {
+      const res = await fetch(`${baseUrl}/api/v1/trash/project-${p.id}`, { headers: { Authorization: `Bearer ${token}` } });
+      const body = (await res.json()) as { state?: string };
+      if (done(res.status, body)) return;
+      if (performance.now() - started > 10 * 60_000)
+        throw new Error(`project ${p.id}'s trash item: still ${res.status} ${JSON.stringify(body)}`);
+    }
+  };
+  const held = (status: number, body: { state?: string }) => status === 200 && body.state === 'held';
+  const timed = async (request: () => Promise<Timed>, until: () => Promise<unknown>): Promise<Timed> => {
     const started = performance.now();
-    const res = await setup('DELETE', p.path);
-    await untilEmpty(orgId, p.id, 10 * 60_000);
+    const res = await request();
+    await until();
     return { ms: performance.now() - started, calls: res.calls };
   };
-  const smallCascade = await cascade(small);
-  const bigCascade = await cascade(big);
-  done({
-    what: 'Delete a project, until its cascade has removed everything',
-    a: { label: `${sizes.smallIssues} issues + ${sizes.smallIssues} comments`, ...smallCascade, maxCalls: smallCascade.calls },
-    b: { label: `${sizes.bigIssues} issues + ${sizes.bigIssues} comments`, ...bigCascade, maxCalls: bigCascade.calls },
-  });
+  const lifecycle = async (p: { id: number; path: string }) => {
+    const deleted = await timed(
+      () => setup('DELETE', p.path),
+      () => trashed(p, held),
+    );
+    const restored = await timed(
+      () => setup('POST', `/api/v1/trash/project-${p.id}/restore`, {}),
+      () => trashed(p, (status) => status === 404),
+    );
+    await setup('DELETE', p.path);
+    await trashed(p, held);
+    const purged = await timed(
+      () => setup('DELETE', `/api/v1/trash/project-${p.id}`),
+      () => untilEmpty(orgId, p.id, 10 * 60_000),
+    );
+    return { deleted, restored, purged };
+  };
+  const smallLife = await lifecycle(small);
+  const bigLife = await lifecycle(big);
+  const sides = (what: string, step: keyof typeof smallLife) =>
+    done({
+      what,
+      a: {
+        label: `${sizes.smallIssues} issues + ${sizes.smallIssues} comments`,
+        ...smallLife[step],
+        maxCalls: smallLife[step].calls,
+      },
+      b: { label: `${sizes.bigIssues} issues + ${sizes.bigIssues} comments`, ...bigLife[step], maxCalls: bigLife[step].calls },
+    });
+  sides('Delete a project into the trash, until its issues are out of every index', 'deleted');
+  sides('Restore it, until it is back whole', 'restored');
+  sides('Purge it, until its partition is empty', 'purged');
   return results;
 }
 
