@@ -667,7 +667,7 @@ export const routes: Route[] = [
   }),
   route('DELETE', projectPath, 'functions/projects/delete.ts', {
     id: 'deleteProject',
-    summary: 'Delete a project with its sprints, issues and comments (admins only)',
+    summary: 'Delete a project with its sprints, issues and comments into the trash, until it is restored (admins only)',
     tag: 'Projects',
     success: { status: 204, description: 'Deleted' },
     errors: [403],
@@ -817,7 +817,7 @@ export const routes: Route[] = [
   }),
   route('DELETE', sprintPath, 'functions/sprints/delete.ts', {
     id: 'deleteSprint',
-    summary: 'Delete a sprint with its issues and their comments (admins only)',
+    summary: 'Delete a sprint with its issues and their comments into the trash, until it is restored (admins only)',
     tag: 'Sprints',
     success: { status: 204, description: 'Deleted' },
     errors: [403, 409],

@@ -158,7 +158,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": true,
     "tool": {
       "name": "delete_project",
-      "description": "Delete a project with everything in it.",
+      "description": "Delete a project with everything in it, into the trash (restore brings it back).",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -579,7 +579,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": true,
     "tool": {
       "name": "delete_sprint",
-      "description": "Delete a sprint with its issues (move_issue keeps them).",
+      "description": "Delete a sprint with its issues, into the trash (move_issue keeps them; restore brings it back).",
       "inputSchema": {
         "type": "object",
         "properties": {

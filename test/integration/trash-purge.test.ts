@@ -1,7 +1,7 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
+import { keys, projectPk } from '../../lib/db/keys.ts';
 import { readDerivedState } from '../../lib/db/reindex.ts';
 import { derivations, differences } from '../../lib/model/derivations.ts';
 import { startStreamReader, type StreamReader } from '../../tools/local/stream-poller.ts';
@@ -202,5 +202,88 @@ describe('a purge, by an admin or at the end of the retention period', () => {
     // And every count and index agrees with a rebuild from the issues.
     const { issues, observed } = await readDerivedState(org.orgId);
     expect(derivations.flatMap((d) => differences(d, d.rebuild(issues), observed))).toEqual([]);
+  });
+
+  it('leaves nothing of a purged sprint or an expired project, nor of their issues outside them', async () => {
+    const org = await newOrganisation();
+    const admin = apiClient(gateway.baseUrl, org.admin.token);
+    const home = await made(admin, '/api/v1/projects', { project: { name: 'Home', prefix: randomPrefix() } });
+    const hp = `/api/v1/projects/${home.id}`;
+    const kept = await made(admin, `${hp}/issues`, { issue: { title: 'Kept parent' } });
+    await eventually(
+      'the history of what was made so far',
+      async () => (await wholeTable()).filter((i) => i.type === 'activity' && i.issue_id === kept.id).length,
+      (n) => n >= 1,
+    );
+    const before = await wholeTable();
+
+    // A sprint of the kept project, and a whole project, each with issues that reach outside them:
+    // an assignee, a comment, a parent and a relation to the kept issue, a label.
+    const sprint = await made(admin, `${hp}/sprints`, { sprint: { name: 'Doomed sprint' } });
+    const sp = `${hp}/sprints/${sprint.id}`;
+    const project = await made(admin, '/api/v1/projects', { project: { name: 'Doomed project', prefix: randomPrefix() } });
+    const pp = `/api/v1/projects/${project.id}`;
+    await made(admin, `${pp}/labels`, { label: { name: 'gone' } });
+    const projectSprint = await made(admin, `${pp}/sprints`, { sprint: { name: 'In it' } });
+    const issues = [
+      await made(admin, `${sp}/issues`, { issue: { title: 'Child', assignee_id: org.member.id, parent_id: kept.id } }),
+      await made(admin, `${sp}/issues`, { issue: { title: 'Blocker', story_points: 2 } }),
+      await made(admin, `${pp}/issues`, { issue: { title: 'Backlog', assignee_id: org.member.id, labels: ['gone'] } }),
+      await made(admin, `${pp}/sprints/${projectSprint.id}/issues`, { issue: { title: 'Sprinted', assignee_id: org.member.id } }),
+    ];
+    for (const issue of issues) {
+      const path = `/api/v1/issues/${issue.issue_number}`;
+      expect((await admin.post(`${path}/comments`, { comment: { body: 'Under it' } })).status).toBe(201);
+      const related = await admin.post(`${path}/relations`, { relation: { type: 'blocks', issue_key: kept.issue_number } });
+      expect(related.status, related.text).toBe(201);
+    }
+    await eventually(
+      'the history of the issues to be purged',
+      async () => (await wholeTable()).filter((i) => i.type === 'activity' && issues.some((x) => x.id === i.issue_id)).length,
+      (n) => n >= 8,
+    );
+    expect((await admin.delete(sp)).status).toBe(204);
+    expect((await admin.delete(pp)).status).toBe(204);
+    for (const id of [`sprint-${sprint.id}`, `project-${project.id}`]) {
+      await eventually(
+        `${id} held in the trash`,
+        async () => (await admin.get(`/api/v1/trash/${id}`)).body.state,
+        (state) => state === 'held',
+      );
+    }
+    // The sprint purged by an admin; the project past its retention, then deleted by the TTL.
+    expect((await admin.delete(`/api/v1/trash/sprint-${sprint.id}`)).status).toBe(204);
+    await pastRetention(keys.trash(org.orgId, keys.project(org.orgId, project.id).SK));
+    expect(await ttlAfter(0)).toBe(1);
+    // Their cascades take away their issues, what lived under them, and every record of them outside.
+    const ids = new Set(issues.map((x) => x.id));
+    const doomedPk = projectPk(org.orgId, project.id);
+    await eventually(
+      'what lived in them gone',
+      async () =>
+        (await wholeTable()).filter(
+          (i) => i.PK === doomedPk || ids.has(Number(i.issue_id)) || (i.type === 'issue' && ids.has(Number(i.id))),
+        ).length,
+      (n) => n === 0,
+    );
+    expect(await ttlAfter(3)).toBeGreaterThan(0);
+
+    const after = await wholeTable();
+    const [was, is] = [steady(before), steady(after)];
+    expect(
+      [...was.keys()].filter((k) => !is.has(k)),
+      'nothing that was there before is gone',
+    ).toEqual([]);
+    const left = [...is.keys()].filter((k) => !was.has(k));
+    expect(after.filter((i) => left.includes(keyOf(i)) && i.type !== 'activity').map(keyOf), 'nothing left but history').toEqual(
+      [],
+    );
+    const changed = [...was].filter(([key, item]) => JSON.stringify(is.get(key)) !== JSON.stringify(item));
+    expect(
+      changed.map(([key, item]) => ({ key, before: item, after: is.get(key) })),
+      'everything else as it was',
+    ).toEqual([]);
+    const { issues: live, observed } = await readDerivedState(org.orgId);
+    expect(derivations.flatMap((d) => differences(d, d.rebuild(live), observed))).toEqual([]);
   });
 });

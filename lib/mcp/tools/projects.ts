@@ -46,7 +46,7 @@ export const projectTools: Tool[] = [
     'delete_project',
     'project_id',
     {
-      description: 'Delete a project with everything in it.',
+      description: 'Delete a project with everything in it, into the trash (restore brings it back).',
       input: z.object({ project_id: projectId() }),
       adminOnly: true,
     },

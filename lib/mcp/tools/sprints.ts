@@ -180,7 +180,7 @@ export const sprintTools: Tool[] = [
     'delete_sprint',
     'sprint_id',
     {
-      description: 'Delete a sprint with its issues (move_issue keeps them).',
+      description: 'Delete a sprint with its issues, into the trash (move_issue keeps them; restore brings it back).',
       input: z.object(sprintAt),
       adminOnly: true,
     },
