@@ -108,12 +108,15 @@ export const authorizerGrant: TableGrant = { actions: ['dynamodb:UpdateItem'], i
  * out of their assignee's index (a transaction: DeleteItem and UpdateItem), clears the parent of a
  * deleted issue's sub-issues (GetItem, then a transaction: UpdateItem), deletes the children in
  * batches (BatchWriteItem), moves a deleted state's issues to the state they went to (GetItem of
- * the project, then the issue's own transaction), and writes down (PutItem) and clears
- * (DeleteItem) the pending entry of a cascade it must continue.
+ * the project, then the issue's own transaction), moves a comment's attachments into the trash
+ * and back (a transaction per attachment with a ConditionCheckItem that the comment is still where
+ * it was read: lib/db/attachments.ts), and writes down (PutItem) and clears (DeleteItem) the
+ * pending entry of a cascade it must continue.
  */
 export const cascadeGrant: TableGrant = {
   actions: [
     'dynamodb:GetItem',
+    'dynamodb:ConditionCheckItem',
     'dynamodb:Query',
     'dynamodb:BatchWriteItem',
     'dynamodb:PutItem',

@@ -781,7 +781,8 @@ export const routes: Route[] = [
   }),
   route('DELETE', commentPath, 'functions/comments/delete.ts', {
     id: 'deleteComment',
-    summary: 'Delete a comment (its author only) into the trash; its issue no longer shows or counts it, until it is restored',
+    summary:
+      'Delete a comment (its author only) into the trash with its attachments; its issue no longer shows or counts them, until it is restored',
     tag: 'Comments',
     success: { status: 204, description: 'Deleted' },
     errors: [403],
@@ -902,7 +903,8 @@ export const routes: Route[] = [
   }),
   route('GET', attachmentsPath, 'functions/attachments/read.ts', {
     id: 'listAttachments',
-    summary: "An issue's attachments (its comments' included), oldest first, each ready one with a short-lived download URL",
+    summary:
+      "An issue's attachments (its comments' included, not those of a comment in the trash), oldest first, each ready one with a short-lived download URL",
     tag: 'Attachments',
     success: { status: 200, schema: AttachmentList, description: 'Attachments, oldest first; not paged' },
   }),

@@ -12,6 +12,8 @@ import { db, tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
 import { commentPointerItem } from './comment-pointers.ts';
 import { commentItem } from './comments.ts';
+import { issueItem } from './issue-item.ts';
+import { trashedCommentKey, whereIs } from './trash.ts';
 import { attribute, itemKind, type Fields } from './item.ts';
 import { keys, orgPk, parseProjectPk, projectPk, skPrefixes, type Key } from './keys.ts';
 import { scanPages } from './query.ts';
@@ -39,6 +41,11 @@ export const attachmentItem = itemKind({
     uploaderId: attribute.number('uploader_id'),
     uploaderName: attribute.string('uploader_name'),
     createdAt: attribute.string('created_at'),
+    /**
+     * Its comment is in the trash, and its issue's `attachments_count` was given its place back
+     * (`settleCommentAttachments`): kept, whole, for the comment's restore, which counts it again.
+     */
+    inTrash: attribute.flag('in_trash'),
   },
 });
 export type StoredAttachment = Fields<typeof attachmentItem.attributes>;
@@ -98,8 +105,10 @@ const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
 /**
  * A comment with attachments says so (`has_attachments`), and so does its pointer (both move to
- * the same next version, as every write of a comment moves them): the comment's removal then
- * reaches the stream consumer, which removes its attachments (`releaseCommentAttachments`).
+ * the same next version, as every write of a comment moves them): its delete then knows, without a
+ * read, to keep them out of every answer while it is in the trash, and the removal of the comment
+ * and of its trash item reach the stream consumer, which brings them to where the comment is
+ * (`settleCommentAttachments`).
  */
 function commentMarks(orgId: number, projectId: number, issueId: number, commentId: number): GuardedItem[] {
   const marked = [
@@ -122,19 +131,171 @@ function commentMarks(orgId: number, projectId: number, issueId: number, comment
 }
 
 /**
- * Removes the attachments of a deleted comment, each in a transaction with its counts (the
- * issue's only while the issue is there); one already removed is left alone. Returns how many.
+ * Brings a comment's attachments to where the comment is now (docs/trash.md), whatever stream
+ * record asks (its removal into the trash or with its issue, its trash item's removal by a restore,
+ * a purge or the TTL), since records of different items may come in any order: one
+ * TransactGetItems reads the comment and its trash item, then
+ *
+ * - the comment is there (restored): its attachments still marked `in_trash` take their place in
+ *   their issue's count again (`showCommentAttachments`);
+ * - it is in the trash: those not marked yet give their place back and are marked
+ *   (`hideCommentAttachments`): kept, whole, with their files and bytes, for its restore;
+ * - it is gone for good (purged, expired, or gone with its issue): they are removed
+ *   (`releaseCommentAttachments`).
+ *
+ * Their answers follow the comment at once, in its own transaction (`commentsWithFilesInTrash` on
+ * the issue); only their place in the issue's count follows here. Returns how many attachments it
+ * moved (or removed).
  */
-export async function releaseCommentAttachments(orgId: number, projectId: number, issueId: number, commentId: number) {
-  const found = (await listAttachments(orgId, projectId, issueId)).filter((a) => a.commentId === commentId);
+export async function settleCommentAttachments(
+  orgId: number,
+  projectId: number,
+  issueId: number,
+  commentId: number,
+): Promise<number> {
+  const where = await whereIs(keys.comment(orgId, projectId, issueId, commentId), trashedCommentKey(orgId, commentId));
+  if (where === 'there') return showCommentAttachments(orgId, projectId, issueId, commentId);
+  if (where === 'trashed') return hideCommentAttachments(orgId, projectId, issueId, commentId);
+  return releaseCommentAttachments(orgId, projectId, issueId, commentId);
+}
+
+/**
+ * The attachments of each comment of an issue back from the trash brought to where that comment is
+ * now (`settleCommentAttachments`): while the issue was away, a restore, delete or purge of its
+ * comment could not move their places in its count, nor take the comment off its record of those
+ * in the trash. Returns how many it moved.
+ */
+export async function settleIssueCommentAttachments(orgId: number, projectId: number, issueId: number): Promise<number> {
+  const [found, inTrash] = await Promise.all([
+    listAttachments(orgId, projectId, issueId),
+    commentsWithFilesInTrash(orgId, projectId, issueId),
+  ]);
+  const comments = new Set([...found.flatMap((a) => a.commentId ?? []), ...inTrash]);
+  let moved = 0;
+  for (const commentId of comments) moved += await settleCommentAttachments(orgId, projectId, issueId, commentId);
+  return moved;
+}
+
+/** A comment's attachments (one consistent Query of its issue's). */
+const attachmentsOfComment = async (orgId: number, projectId: number, issueId: number, commentId: number) =>
+  (await listAttachments(orgId, projectId, issueId)).filter((a) => a.commentId === commentId);
+
+/**
+ * The write that marks an attachment in the trash with its comment (`to`: true) or back (false),
+ * only while it is not yet, in one transaction with its issue's `attachments_count` (given back, or
+ * taken again) and a check that the comment is still where the write was decided on (`state`: its
+ * trash item, or the comment itself, there). Refused `attachment` when it is gone or already
+ * moved, `issue` when the issue is gone (in the trash with its count, or for good), `comment` when
+ * the comment has moved since.
+ */
+function trashMarking(a: StoredAttachment, to: boolean, state: Key): GuardedItem[] {
+  const mark = attachmentItem.stored('inTrash');
+  return [
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
+          UpdateExpression: to ? 'SET #mark = :yes' : 'REMOVE #mark',
+          ConditionExpression: to
+            ? 'attribute_exists(PK) AND attribute_not_exists(#mark)'
+            : 'attribute_exists(PK) AND #mark = :yes',
+          ExpressionAttributeNames: { '#mark': mark },
+          ExpressionAttributeValues: { ':yes': true },
+        },
+      },
+      reason: attachmentRefusals.attachment,
+    },
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.issue(a.orgId, a.projectId, a.issueId),
+          UpdateExpression: `ADD ${ISSUE_FILES} :by`,
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':by': to ? -1 : 1 },
+        },
+      },
+      reason: attachmentRefusals.issue,
+    },
+    existsCheck(state, attachmentRefusals.comment),
+  ];
+}
+
+/**
+ * Moves each of the attachments (`to`: into the trash or back) that is not there yet, with its
+ * count (`trashMarking`). Stops when the comment or its issue has moved on: the stream record of
+ * that move settles them again. Returns how many it moved.
+ */
+async function markAll(found: StoredAttachment[], to: boolean, state: Key): Promise<number> {
+  let moved = 0;
   for (const a of found) {
+    if (a.inTrash === to) continue;
     try {
-      await transact(attachmentRemoval(a, true));
+      await transact(trashMarking(a, to, state));
+      moved++;
     } catch (err) {
-      if (!isRefused(err, attachmentRefusals.issue, attachmentRefusals.attachment)) throw err;
-      if (isRefused(err, attachmentRefusals.issue)) await transact(attachmentRemoval(a, false)).catch(ignoreGone);
+      if (!isRefused(err, attachmentRefusals.attachment, attachmentRefusals.issue, attachmentRefusals.comment)) throw err;
+      if (!isRefused(err, attachmentRefusals.attachment)) break;
     }
   }
+  return moved;
+}
+
+/** The attachments of a comment in the trash give their place in their issue's count back, marked `in_trash`. */
+export async function hideCommentAttachments(orgId: number, projectId: number, issueId: number, commentId: number) {
+  const found = await attachmentsOfComment(orgId, projectId, issueId, commentId);
+  return markAll(found, true, trashedCommentKey(orgId, commentId));
+}
+
+/** The attachments of a restored comment take their place in their issue's count again. */
+export async function showCommentAttachments(orgId: number, projectId: number, issueId: number, commentId: number) {
+  const found = await attachmentsOfComment(orgId, projectId, issueId, commentId);
+  return markAll(found, false, keys.comment(orgId, projectId, issueId, commentId));
+}
+
+/**
+ * Removes the attachments of a comment gone for good (purged, expired, or gone with its issue),
+ * each in a transaction with its counts (the issue's only while it counts it and the issue is
+ * there); one already removed is left alone. Then its issue no longer holds it among the comments
+ * whose files are in the trash (`commentsWithFilesInTrash`). Returns how many.
+ */
+export async function releaseCommentAttachments(orgId: number, projectId: number, issueId: number, commentId: number) {
+  const found = await attachmentsOfComment(orgId, projectId, issueId, commentId);
+  for (const first of found) {
+    let a: StoredAttachment | undefined = first;
+    for (let attempt = 0; a && attempt < 3; attempt++) {
+      try {
+        await transact(attachmentRemoval(a, true));
+        break;
+      } catch (err) {
+        if (!isRefused(err, attachmentRefusals.issue, attachmentRefusals.attachment)) throw err;
+        if (isRefused(err, attachmentRefusals.issue)) {
+          await transact(attachmentRemoval(a, false)).catch(ignoreGone);
+          break;
+        }
+        // Gone already, or counted otherwise since it was read (its mark moved): read it again.
+        a = await getAttachment(orgId, projectId, issueId, a.id);
+      }
+    }
+  }
+  await transact([
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.issue(orgId, projectId, issueId),
+          UpdateExpression: 'DELETE #filesInTrash :comment',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#filesInTrash': issueItem.stored('commentsWithFilesInTrash') },
+          ExpressionAttributeValues: { ':comment': new Set([commentId]) },
+        },
+      },
+      reason: attachmentRefusals.issue,
+    },
+  ]).catch((err: unknown) => {
+    if (!isRefused(err, attachmentRefusals.issue)) throw err;
+  });
   return found.length;
 }
 
@@ -146,6 +307,16 @@ const ignoreGone = (err: unknown) => {
 export async function getAttachment(orgId: number, projectId: number, issueId: number, attachmentId: number) {
   const item = await getItem(keys.attachment(orgId, projectId, issueId, attachmentId));
   return item && attachmentItem.decode(item);
+}
+
+/**
+ * The comments of an issue whose attachments are in the trash with them
+ * (`commentsWithFilesInTrash`), read consistently (none when the issue is gone): what a reader that met the attachments without
+ * their issue hides them by (`isShown`, lib/model/attachments.ts).
+ */
+export async function commentsWithFilesInTrash(orgId: number, projectId: number, issueId: number): Promise<number[]> {
+  const item = await getItem(keys.issue(orgId, projectId, issueId), issueItem.stored('commentsWithFilesInTrash'));
+  return issueItem.field(item ?? {}, 'commentsWithFilesInTrash');
 }
 
 /** Every attachment of an issue (its comments' included), oldest first: one consistent Query (paged past 1 MB). */
@@ -190,20 +361,32 @@ export async function markReady(a: Pick<StoredAttachment, 'orgId' | 'projectId' 
 
 /**
  * The writes that remove an attachment and give back its place in the limits: the item (which
- * must be there), the organisation's bytes and, unless the issue goes too, the issue's count. The
- * object goes when the stream shows the item's removal (lib/db/cascade.ts).
+ * must be there), the organisation's bytes and, unless the issue goes too, the issue's count, while
+ * it counts it: one marked `in_trash` (its comment in the trash, or restored a moment ago) gave its
+ * place back already, and its issue is only checked (the request's resource for `If-Match`). The
+ * item's condition holds the mark as read, so that a mark moved meanwhile
+ * (`settleCommentAttachments`) is refused `attachment` rather than counted twice or not at all:
+ * read it again. The object goes when the stream shows the item's removal (lib/db/cascade.ts).
  */
 export function attachmentRemoval(
-  a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId' | 'id' | 'size'>,
+  a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId' | 'id' | 'size'> & { inTrash?: boolean },
   withIssueCount: boolean,
 ): GuardedItem[] {
+  const issueKey = keys.issue(a.orgId, a.projectId, a.issueId);
+  const asRead = a.inTrash ? '#mark = :yes' : 'attribute_not_exists(#mark)';
   return [
     {
       item: {
         Delete: {
           TableName: tableName(),
           Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
-          ConditionExpression: 'attribute_exists(PK)',
+          ...(withIssueCount
+            ? {
+                ConditionExpression: `attribute_exists(PK) AND ${asRead}`,
+                ExpressionAttributeNames: { '#mark': attachmentItem.stored('inTrash') },
+                ...(a.inTrash ? { ExpressionAttributeValues: { ':yes': true } } : {}),
+              }
+            : { ConditionExpression: 'attribute_exists(PK)' }),
         },
       },
       reason: attachmentRefusals.attachment,
@@ -218,24 +401,26 @@ export function attachmentRemoval(
         },
       },
     },
-    ...(withIssueCount
-      ? [
-          {
-            item: {
-              Update: {
-                TableName: tableName(),
-                Key: keys.issue(a.orgId, a.projectId, a.issueId),
-                UpdateExpression: `ADD ${ISSUE_FILES} :minus`,
-                ConditionExpression: 'attribute_exists(PK)',
-                ExpressionAttributeValues: { ':minus': -1 },
+    ...(!withIssueCount
+      ? []
+      : a.inTrash
+        ? [{ ...existsCheck(issueKey, attachmentRefusals.issue), resource: true }]
+        : [
+            {
+              item: {
+                Update: {
+                  TableName: tableName(),
+                  Key: issueKey,
+                  UpdateExpression: `ADD ${ISSUE_FILES} :minus`,
+                  ConditionExpression: 'attribute_exists(PK)',
+                  ExpressionAttributeValues: { ':minus': -1 },
+                },
               },
+              reason: attachmentRefusals.issue,
+              // `If-Match` on an attachment's delete names its issue's ETag (the issue shows its count).
+              resource: true,
             },
-            reason: attachmentRefusals.issue,
-            // `If-Match` on an attachment's delete names its issue's ETag (the issue shows its count).
-            resource: true,
-          },
-        ]
-      : []),
+          ]),
   ];
 }
 
@@ -268,7 +453,7 @@ export const attachmentExpiredItem = itemKind({
 });
 
 /** A stream record's image of a removed item (DynamoDB's attribute values). */
-type Image = Record<string, { S?: string; N?: string } | undefined>;
+type Image = Record<string, { S?: string; N?: string; BOOL?: boolean } | undefined>;
 
 /**
  * Gives back the place in the limits of an attachment its TTL removed (a pending one never
@@ -284,6 +469,8 @@ export async function releaseExpiredAttachment(image: Image, now = new Date()): 
     issueId: Number(image.issue_id?.N),
     id: Number(image.id?.N),
     size: Number(image.size?.N ?? 0),
+    // One in the trash with its comment gave its place on its issue back already.
+    inTrash: image[attachmentItem.stored('inTrash')]?.BOOL === true,
   };
   const marker: GuardedItem = {
     item: {
@@ -348,7 +535,8 @@ export async function readAttachmentCounters(
         if (item.type === 'issue') {
           stored.issueFiles.set(`${project.orgId}/${project.projectId}/${String(item.id)}`, Number(item[ISSUE_FILES] ?? 0));
         } else {
-          attachments.push({ ...project, issueId: Number(item.issue_id), size: Number(item.size) });
+          const a = attachmentItem.decode(item);
+          attachments.push({ ...project, issueId: a.issueId, size: a.size, inTrash: a.inTrash });
         }
       }
     },

@@ -92,6 +92,36 @@ function trashedContainerOf(
   return projectId === undefined ? undefined : { kind: 'sprint', orgId, projectId, sprintId: id };
 }
 
+/**
+ * A comment whose attachments a stream record asks to bring to where it is now (lib/db/attachments.ts:
+ * `settleCommentAttachments`).
+ */
+export interface CommentFiles {
+  orgId: number;
+  projectId: number;
+  issueId: number;
+  commentId: number;
+}
+
+/**
+ * The comment with attachments whose removal a REMOVE record shows (into the trash, or with its
+ * issue), or whose trash item's removal (its restore, its purge or its expiry): their attachments
+ * follow it into the trash, back, or away. Undefined for anything else, a comment that never had
+ * attachments included.
+ */
+export function commentFilesOf(record: DynamoDBRecord): CommentFiles | undefined {
+  if (record.eventName !== 'REMOVE') return undefined;
+  const old = record.dynamodb?.OldImage;
+  const comment = old?.type?.S === 'trash' && old.kind?.S === 'comment' ? old.stored?.M : old;
+  if (comment?.type?.S !== 'comment' || comment.has_attachments?.BOOL !== true) return undefined;
+  const orgId = numberOf(comment.org_id);
+  const projectId = numberOf(comment.project_id);
+  const issueId = numberOf(comment.issue_id);
+  const commentId = numberOf(comment.id);
+  if (orgId === undefined || projectId === undefined || issueId === undefined || commentId === undefined) return undefined;
+  return { orgId, projectId, issueId, commentId };
+}
+
 /** Failures in a row after which a pending cascade is left for an operator (`cascade:resume`). */
 export const MAX_ATTEMPTS = 5;
 

@@ -4,6 +4,7 @@ import {
   afterFailure,
   cascadeParentOf,
   cascadeWorkOf,
+  commentFilesOf,
   idOf,
   noPartitionKeys,
   notePartitionItem,
@@ -23,13 +24,13 @@ import { unlinkRemovedIssues } from './relations.ts';
 import { queryPages, scanPages } from './query.ts';
 import { forEachLimited } from '../model/limited.ts';
 import { deleteObjects } from './objects.ts';
-import { releaseCommentAttachments, releaseExpiredAttachment } from './attachments.ts';
+import { releaseExpiredAttachment, settleCommentAttachments, settleIssueCommentAttachments } from './attachments.ts';
 import { db, tableName } from './client.ts';
 import { collections, keys, parseProjectPk, pendingCascadesPk, projectPk, skPrefixes } from './keys.ts';
 import { getItem, itemExists, Refused, revisionCondition, transact } from './transactions.ts';
 import { labelIsPurged, removeLabelFromIssues } from './labels.ts';
 import { moveIssuesOffState } from './state-cascade.ts';
-import { issueIsPurged } from './issue-trash.ts';
+import { whereIssueIs } from './issue-trash.ts';
 import { containerCascade, keepDeletedImage } from './container-trash.ts';
 import { goneForGood, trashedKey } from './trash.ts';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -267,8 +268,12 @@ export async function cascade(parent: CascadeParent, options: CascadeOptions = {
       return containerCascade(parent, options, (o) => deleteSprintIssues(parent.orgId, parent.projectId, parent.sprintId, o));
     case 'issue': {
       // Nothing while it is in the trash (its delete's record) or back (its restore's removal of
-      // the trash item): only its purge or expiry, or a delete with its sprint, runs it.
-      if (!(await issueIsPurged(parent.orgId, parent.projectId, parent.issueId))) return 0;
+      // the trash item): only its purge or expiry, or a delete with its sprint, runs it. Back, the
+      // attachments of its comments follow where each comment is now: a comment's restore or
+      // delete meanwhile could not move their places in its count while it was away.
+      const where = await whereIssueIs(parent.orgId, parent.projectId, parent.issueId);
+      if (where === 'there') await settleIssueCommentAttachments(parent.orgId, parent.projectId, parent.issueId);
+      if (where !== 'gone') return 0;
       // Its children first: a cascade interrupted after them finds none the next time (bounded: 100).
       const released =
         parent.number === undefined ? 0 : await releaseChildren(parent.orgId, parent.projectId, parent.issueId, parent.number);
@@ -400,7 +405,9 @@ async function runAndRecord(
  * flat: the project cascade itself emits one REMOVE per sprint, issue and comment it deletes, and
  * those must not each start work of their own.
  *
- * - Comment records (the bulk) are ignored: nothing lives under a comment.
+ * - Comment records (the bulk) start no cascade: nothing lives under a comment. Those of a comment
+ *   with attachments, and of its trash item's removal, bring its attachments to where it is now
+ *   (lib/db/attachments.ts, `settleCommentAttachments`): into the trash, back, or away.
  * - A group holding the project's own record runs the project cascade once; it covers the rest.
  * - Otherwise one consistent GetItem of the project decides: if the project is gone, its own record
  *   (delivered in this or another batch) empties the whole partition, so these records need nothing.
@@ -426,13 +433,12 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
   };
   // The files of removed attachments (deleted, or gone with their comment, issue, sprint or
   // project): DeleteObject is idempotent, so a replayed record costs a request and no harm.
-  // The attachments of deleted comments that had some (their files follow, as above, in a later batch).
+  // The attachments of comments that had some, moved into the trash, back, or away: they follow
+  // their comment (the files of those removed follow, as above, in a later batch).
   for (const [index, record] of records.entries()) {
-    const old = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage : undefined;
-    if (old?.type?.S !== 'comment' || old.has_attachments?.BOOL !== true) continue;
-    const project = parseProjectPk(old.PK?.S ?? '');
+    const comment = commentFilesOf(record);
     try {
-      if (project) await releaseCommentAttachments(project.orgId, project.projectId, Number(old.issue_id?.N), Number(old.id?.N));
+      if (comment) await settleCommentAttachments(comment.orgId, comment.projectId, comment.issueId, comment.commentId);
     } catch (err) {
       failed([index], err);
     }

@@ -16,7 +16,6 @@ import { collections, keys, listKeys, orgPk, type Key } from './keys.ts';
 import { listPageWith, type Page, type PageRequest } from './list.ts';
 import {
   putNew,
-  addTo,
   getItem,
   itemExists,
   batchGet,
@@ -156,22 +155,49 @@ const commentNames = (...fields: ('body' | 'updatedAt' | 'sprintId' | 'authorId'
   Object.fromEntries(fields.map((f) => [`#${f}`, commentItem.stored(f)]));
 
 /**
- * Its issue's `comments_count` moved `by` a comment's write, on condition that the issue is there,
- * in sprint `sprintId` (null: in the backlog); refused `issue` otherwise.
+ * The update of an issue's `comments_count` by `by` (a comment's create or restore: 1, its delete:
+ * -1) and, for a comment with attachments (`withFiles`: its id), of the issue's record of the
+ * comments whose attachments are in the trash with them (`commentsWithFilesInTrash`): a delete adds
+ * it, a restore takes it off. The attachments' answers read it with the issue
+ * (lib/services/attachments.ts), so they leave and come back in the same transaction as their comment.
  */
-function commentsCountOn(orgId: number, ref: IssueRef, by: number): GuardedItem {
+function commentCountOnIssue(
+  by: number,
+  withFiles: number | undefined,
+): { UpdateExpression: string; names: Record<string, string>; values: Record<string, unknown> } {
+  const count = `ADD ${issueItem.stored('commentsCount')} :by`;
+  if (withFiles === undefined) return { UpdateExpression: count, names: {}, values: { ':by': by } };
+  return {
+    UpdateExpression: by < 0 ? `${count}, #filesInTrash :comment` : `${count} DELETE #filesInTrash :comment`,
+    names: { '#filesInTrash': issueItem.stored('commentsWithFilesInTrash') },
+    values: { ':by': by, ':comment': new Set([withFiles]) },
+  };
+}
+
+/**
+ * Its issue's `comments_count` moved `by` a comment's write (with, for a comment with attachments
+ * `withFiles`, their place in the trash: `commentCountOnIssue`), on condition that the issue is
+ * there, in sprint `sprintId` (null: in the backlog); refused `issue` otherwise.
+ */
+function commentsCountOn(orgId: number, ref: IssueRef, by: number, withFiles?: number): GuardedItem {
+  const { UpdateExpression, names, values } = commentCountOnIssue(by, withFiles);
+  const condition = issueIn(ref.sprintId, values);
   return {
     item: {
       Update: {
         TableName: tableName(),
         Key: keys.issue(orgId, ref.projectId, ref.issueId),
-        UpdateExpression: `ADD ${issueItem.stored('commentsCount')} :by`,
-        ...issueIn(ref.sprintId, { ':by': by }),
+        UpdateExpression,
+        ...condition,
+        ExpressionAttributeNames: { ...condition.ExpressionAttributeNames, ...names },
       },
     },
     reason: commentRefusals.issue,
   };
 }
+
+/** The comment's id when it has attachments (which go into the trash with it and come back with it), else undefined. */
+const withFilesOf = (comment: { id: number; hasAttachments: boolean }) => (comment.hasAttachments ? comment.id : undefined);
 
 /** What a comment is written with; an import gives the source's times (else now). */
 export interface CommentFields {
@@ -573,9 +599,10 @@ function commentTrashing(
  * Moves a comment into the trash on what its pointer says alone (`CommentPointer.copy`: the whole
  * comment), in one transaction: the comment (on condition that the caller wrote it and that it is
  * at the pointer's version), its pointer, the trash item, and its issue's `comments_count` (on
- * condition that the issue is still in the sprint the comment was written in, or in the backlog),
- * with checks that the project and that sprint still exist. Refused, changing nothing, when
- * anything is not as the pointer says: the caller then reads the comment and decides on what it finds.
+ * condition that the issue is still in the sprint the comment was written in, or in the backlog;
+ * with its attachments' place in the trash when it has some: `commentCountOnIssue`), with checks
+ * that the project and that sprint still exist. Refused, changing nothing, when anything is not as
+ * the pointer says: the caller then reads the comment and decides on what it finds.
  */
 export async function deleteCommentAt(
   orgId: number,
@@ -593,7 +620,7 @@ export async function deleteCommentAt(
       commentRefusals.comment,
       retentionDays,
     ),
-    commentsCountOn(orgId, pointer, -1),
+    commentsCountOn(orgId, pointer, -1, withFilesOf({ id: pointer.id, hasAttachments: pointer.copy.hasAttachments })),
     ...placeChecks(orgId, pointer),
   ]);
 }
@@ -648,10 +675,11 @@ export async function updateComment(
 
 /**
  * Moves a comment as read into the trash with its pointer's delete, and moves its issue's
- * `comments_count`, in one transaction with the same checks. A comment changed since it was read
- * is refused `STALE` (read it again).
+ * `comments_count` (with its attachments' place in the trash), in one transaction with the same
+ * checks. A comment changed since it was read is refused `STALE` (read it again).
  */
 export async function deleteComment(orgId: number, found: FoundComment, authorId: number, retentionDays: number): Promise<void> {
+  const { UpdateExpression, names, values } = commentCountOnIssue(-1, withFilesOf(commentItem.decode(found.item)));
   await transact([
     ...commentTrashing(
       orgId,
@@ -661,12 +689,19 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
       STALE,
       retentionDays,
     ),
-    addTo(
-      keys.issue(orgId, found.item.project_id, found.item.issue_id),
-      issueItem.stored('commentsCount'),
-      -1,
-      commentRefusals.comment,
-    ),
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.issue(orgId, found.item.project_id, found.item.issue_id),
+          UpdateExpression,
+          ConditionExpression: 'attribute_exists(PK)',
+          ...(Object.keys(names).length === 0 ? {} : { ExpressionAttributeNames: names }),
+          ExpressionAttributeValues: values,
+        },
+      },
+      reason: commentRefusals.comment,
+    },
     ...ancestorChecks(orgId, found),
   ]);
 }
@@ -675,7 +710,8 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
  * Brings a trashed comment back (`stored`: as it was stored) in one transaction: the comment with
  * its id, body, author, times and version, marked restored (`restoredAt`: no `comment.created`),
  * its pointer (carrying it whole, as a new comment's does), its issue's `comments_count` (on
- * condition that the issue is there, in sprint `sprintId`, or in the backlog when null), checks
+ * condition that the issue is there, in sprint `sprintId`, or in the backlog when null; its
+ * attachments, kept meanwhile, in its issue's answers again: `commentCountOnIssue`), checks
  * that the project and that sprint exist, and the trash item's delete. Refusals: `comment` (there
  * again), `issue` (gone, or not in that sprint), `project`, `sprint`, `trashed` (restored or
  * purged meanwhile).
@@ -692,7 +728,7 @@ export async function restoreComment(
   const marks = commentPointerItem.encode({ hasAttachments: c.hasAttachments });
   await transact([
     ...placeChecks(orgId, { projectId: c.projectId, sprintId }),
-    commentsCountOn(orgId, { projectId: c.projectId, sprintId, issueId: c.issueId }, 1),
+    commentsCountOn(orgId, { projectId: c.projectId, sprintId, issueId: c.issueId }, 1, withFilesOf(c)),
     // Its own version, which a Put made for a request would otherwise start again at 1 (lib/db/stamps.ts).
     putNew(
       { ...stored, [VERSION_ATTRIBUTE]: version, ...commentItem.encode({ restoredAt: new Date().toISOString() }) },

@@ -89,6 +89,11 @@ export const issueItem = itemKind({
     openBlockers: attribute.counter('open_blockers'),
     /** Its comments and its activity entries, counted in the transaction that writes or deletes them (an answer's `X-Total-Count`). */
     commentsCount: attribute.counter('comments_count'),
+    /**
+     * Its comments in the trash that have attachments (written with each one's delete and restore,
+     * lib/db/comments.ts): their attachments are kept, in no answer, for their restore (docs/trash.md).
+     */
+    commentsWithFilesInTrash: attribute.numberSet('comments_with_files_in_trash'),
     activityCount: attribute.counter('activity_count'),
     /** Bumped by every write that can change counters or the list; writes are conditioned on it. */
     rev: attribute.counter('rev'),

@@ -7,7 +7,7 @@ import { keys, listKeys } from './keys.ts';
 import { storedRelations, type StoredRelation } from './relations.ts';
 import { childrenOf, type SubIssueRecord } from './sub-issues.ts';
 import { batchGet, existsCheck, revisionCondition, type GuardedItem } from './transactions.ts';
-import { goneForGood, trashedIssueKey, trashRemovalOf } from './trash.ts';
+import { trashedIssueKey, trashRemovalOf, whereIs } from './trash.ts';
 import { VERSION_ATTRIBUTE } from './versions.ts';
 
 /**
@@ -257,10 +257,10 @@ function notActivatedSince(update: GuardedItem, deletedAt: string): GuardedItem 
 }
 
 /**
- * Whether issue `issueId` is gone for good: neither there nor in the trash (where what lives under
- * it waits for a restore). One TransactGetItems reads both, so a restore (which writes the issue
- * and deletes the trash item at once) is never seen half done.
+ * Where issue `issueId` is: there, in the trash (where what lives under it waits for a restore), or
+ * gone for good. One TransactGetItems reads both, so a restore (which writes the issue and deletes
+ * the trash item at once) is never seen half done.
  */
-export async function issueIsPurged(orgId: number, projectId: number, issueId: number): Promise<boolean> {
-  return goneForGood(keys.issue(orgId, projectId, issueId), trashedIssueKey(orgId, issueId));
+export async function whereIssueIs(orgId: number, projectId: number, issueId: number) {
+  return whereIs(keys.issue(orgId, projectId, issueId), trashedIssueKey(orgId, issueId));
 }

@@ -53,7 +53,9 @@ export function createTableInput(tableName: string) {
 
 /**
  * Event filters of the stream consumer (functions/cascade.ts), any of which lets a record in:
- * the REMOVEs of the parents whose children must go, of attachments whose files must go and of trashed labels purged, and the writes of pending cascades still to
+ * the REMOVEs of the parents whose children must go, of attachments whose files must go, of
+ * comments with attachments (into the trash or away) and of the trash items of labels, issues and
+ * comments (restored or purged), and the writes of pending cascades still to
  * continue (lib/db/cascade.ts). Lambda drops everything else (every other write, and the thousands
  * of comment REMOVEs a big cascade emits) before invoking, so they cost nothing.
  */
@@ -61,14 +63,17 @@ export const cascadeStreamFilters = [
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: [...cascadingTypes] } } } },
   // An attachment's file goes once its item is gone, however it went (lib/db/cascade.ts).
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
-  // A comment with attachments: they go with it (a comment without, the bulk of a cascade, is dropped).
+  // A comment with attachments: they follow it into the trash, or go with it (a comment without,
+  // the bulk of a cascade, is dropped).
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['comment'] }, has_attachments: { BOOL: [true] } } } },
   // A trashed label purged or expired: its issues lose its id (lib/db/labels.ts); a trashed issue:
-  // what lived under it goes, its children lose their parent.
-  // A trashed sprint or project: purged or expired, it is emptied; restored, its restore ends.
+  // what lived under it goes, its children lose their parent; a trashed comment restored, purged or
+  // expired: its attachments come back, or go (one without attachments is let in too, and asks for
+  // nothing: a mapping holds at most five filters, and these removals are a user's few); a trashed
+  // sprint or project: purged or expired, it is emptied; restored, its restore ends.
   {
     eventName: ['REMOVE'],
-    dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue', 'sprint', 'project'] } } },
+    dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue', 'comment', 'sprint', 'project'] } } },
   },
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
 ] as const;

@@ -195,10 +195,21 @@ export const trashAnswer = <T extends object>(orgId: number, f: TrashFields, ans
  * once) is never seen half done.
  */
 export async function goneForGood(itemKey: Key, trashKey: Key): Promise<boolean> {
+  return (await whereIs(itemKey, trashKey)) === 'gone';
+}
+
+/**
+ * Where a trashable item (at `itemKey`; in the trash at `trashKey`) is now: `there`, in the trash
+ * (`trashed`), or neither (`gone`: purged, expired, or removed with what it lived under). One
+ * TransactGetItems reads both, so a delete into the trash or a restore (each writes one and
+ * deletes the other at once) is never seen half done.
+ */
+export async function whereIs(itemKey: Key, trashKey: Key): Promise<'there' | 'trashed' | 'gone'> {
   const out = await db.send(
     new TransactGetCommand({
       TransactItems: [itemKey, trashKey].map((Key) => ({ Get: { TableName: tableName(), Key, ProjectionExpression: 'PK' } })),
     }),
   );
-  return (out.Responses ?? []).every((r) => r.Item === undefined);
+  const [item, trashed] = out.Responses ?? [];
+  return item?.Item !== undefined ? 'there' : trashed?.Item !== undefined ? 'trashed' : 'gone';
 }

@@ -58,12 +58,25 @@ export function mcpKindOf(contentType: string, size: number, inlineBytes: number
   return 'link';
 }
 
+/**
+ * Whether an attachment is in the answers about its issue: not while its comment is in the trash
+ * (`commentsWithFilesInTrash`, on the issue: written with the comment's delete and restore), when
+ * it is kept, whole, for the comment's restore (docs/trash.md).
+ */
+export const isShown = (a: { commentId: number | null }, commentsWithFilesInTrash: readonly number[]): boolean =>
+  a.commentId === null || !commentsWithFilesInTrash.includes(a.commentId);
+
 /** What an attachment counts for: its organisation's bytes and its issue's files. */
 export interface CountedAttachment {
   orgId: number;
   projectId: number;
   issueId: number;
   size: number;
+  /**
+   * Its comment is in the trash and its issue's count was given back (`in_trash`, lib/db/attachments.ts):
+   * it still holds its bytes, but not its place among its issue's files.
+   */
+  inTrash: boolean;
 }
 
 /**
@@ -78,8 +91,9 @@ export interface AttachmentCounters {
 /**
  * The counters rebuilt from the attachments, for the holders of `holders` (an organisation or an
  * issue with no attachment counts 0): an organisation counts the bytes of every attachment it
- * holds, pending or ready, and an issue its attachments (its comments' included). An attachment
- * of an issue already deleted (its cascade to come) still counts for its organisation.
+ * holds, pending or ready, and an issue its attachments (its comments' included) but those marked
+ * in the trash with their comment. An attachment of an issue already deleted (its cascade to come)
+ * still counts for its organisation, and so does one in the trash.
  */
 export function attachmentCounts(attachments: CountedAttachment[], holders: AttachmentCounters): AttachmentCounters {
   const out: AttachmentCounters = {
@@ -90,7 +104,7 @@ export function attachmentCounts(attachments: CountedAttachment[], holders: Atta
     const issue = `${a.orgId}/${a.projectId}/${a.issueId}`;
     if (out.organisationBytes.has(a.orgId))
       out.organisationBytes.set(a.orgId, (out.organisationBytes.get(a.orgId) ?? 0) + a.size);
-    if (out.issueFiles.has(issue)) out.issueFiles.set(issue, (out.issueFiles.get(issue) ?? 0) + 1);
+    if (out.issueFiles.has(issue) && !a.inTrash) out.issueFiles.set(issue, (out.issueFiles.get(issue) ?? 0) + 1);
   }
   return out;
 }

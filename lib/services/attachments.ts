@@ -21,11 +21,12 @@ import {
 } from '../db/objects.ts';
 import type { AttachmentRefusal } from '../db/refusals.ts';
 import { nextId } from '../db/sequences.ts';
-import { isRefused } from '../db/transactions.ts';
+import { isRefused, STALE_ATTEMPTS } from '../db/transactions.ts';
+import { issueItem } from '../db/issue-item.ts';
 import { sprintExists } from '../db/comments.ts';
 import { issueOfNumber } from '../db/issue-lookup.ts';
 import { getIssueFamily } from '../db/issues.ts';
-import { dispositionOf, mcpKindOf, sha256Base64, sha256Hex } from '../model/attachments.ts';
+import { dispositionOf, isShown, mcpKindOf, sha256Base64, sha256Hex } from '../model/attachments.ts';
 import { ATTACHMENT_LIMITS } from '../vocabulary/attachments.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Attachment, AttachmentCreate, AttachmentWithUpload } from '../schemas/attachments.ts';
@@ -68,7 +69,7 @@ async function visibleIssueWith<T>(
   caller: Principal,
   issueKey: string,
   alongside: (projectId: number, issueId: number) => Promise<T>,
-): Promise<{ issue: { project_id: number; id: number }; found: T }> {
+): Promise<{ issue: { project_id: number; id: number }; found: T; shown: (a: store.StoredAttachment) => boolean }> {
   const number = issueKey.toUpperCase();
   const missing = () => new NotFoundError(`Issue ${number}`);
   const pointer = await issueOfNumber(caller.orgId, number);
@@ -80,7 +81,9 @@ async function visibleIssueWith<T>(
   if (!project || !issue || issue.issue_number !== number) throw missing();
   const sprintId = issue.sprint_id ?? null;
   if (sprintId !== null && !(await sprintExists(caller.orgId, pointer.projectId, sprintId))) throw missing();
-  return { issue: { project_id: pointer.projectId, id: pointer.issueId }, found };
+  // The attachments of its comments in the trash are kept for their restore, in no answer.
+  const inTrash = issueItem.field(issue, 'commentsWithFilesInTrash');
+  return { issue: { project_id: pointer.projectId, id: pointer.issueId }, found, shown: (a) => isShown(a, inTrash) };
 }
 
 /** Declares a file on an issue (or on one of its comments: `comment_id`), answered with its upload form. */
@@ -114,6 +117,7 @@ export async function createAttachment(
     uploaderId: caller.accountId,
     uploaderName,
     createdAt: new Date().toISOString(),
+    inTrash: false,
   };
   try {
     await store.insertAttachment(stored, { maxFiles: limits.maxFilesPerIssue, maxBytes: limits.maxOrganisationBytes });
@@ -171,21 +175,27 @@ async function createRefusal(err: unknown, a: store.StoredAttachment, maxFiles: 
   return meaning;
 }
 
-/** The attachment `id` of the issue of `issueKey` (404 when either is not the caller's organisation's). */
+/**
+ * The attachment `id` of the issue of `issueKey` (404 when either is not the caller's organisation's,
+ * and while its comment is in the trash).
+ */
 async function visibleAttachment(caller: Principal, issueKey: string, id: number) {
-  const { found } = await visibleIssueWith(caller, issueKey, (projectId, issueId) =>
+  const { found, shown } = await visibleIssueWith(caller, issueKey, (projectId, issueId) =>
     store.getAttachment(caller.orgId, projectId, issueId, id),
   );
-  if (!found) throw new NotFoundError('Attachment');
+  if (!found || !shown(found)) throw new NotFoundError('Attachment');
   return found;
 }
 
-/** An issue's attachments (its comments' included), oldest first, each ready one with a fresh download URL. */
+/**
+ * An issue's attachments (its comments' included, but those of its comments in the trash), oldest
+ * first, each ready one with a fresh download URL.
+ */
 export async function listAttachments(caller: Principal, issueKey: string): Promise<Attachment[]> {
-  const { found } = await visibleIssueWith(caller, issueKey, (projectId, issueId) =>
+  const { found, shown } = await visibleIssueWith(caller, issueKey, (projectId, issueId) =>
     store.listAttachments(caller.orgId, projectId, issueId),
   );
-  return Promise.all(found.map(toAttachment));
+  return Promise.all(found.filter(shown).map(toAttachment));
 }
 
 export async function getAttachment(caller: Principal, issueKey: string, id: number): Promise<Attachment> {
@@ -297,13 +307,21 @@ async function hashOf(objectKey: string): Promise<string | undefined> {
   return bytes && createHash('sha256').update(bytes).digest('hex');
 }
 
-/** Deletes an attachment: its item and counts at once, its file through the cascade. */
+/**
+ * Deletes an attachment: its item and counts at once, its file through the cascade. One whose place
+ * in its issue's count moved since it was read (its comment just back from the trash,
+ * `settleCommentAttachments`) is read again.
+ */
 export async function deleteAttachment(caller: Principal, issueKey: string, id: number): Promise<void> {
-  const found = await visibleAttachment(caller, issueKey, id);
-  try {
-    await store.removeAttachment(found);
-  } catch (err) {
-    throw explainRefusal(err, { attachment: () => new NotFoundError('Attachment'), issue: () => new NotFoundError('Issue') });
+  for (let attempt = 1; ; attempt++) {
+    const found = await visibleAttachment(caller, issueKey, id);
+    try {
+      await store.removeAttachment(found);
+      return;
+    } catch (err) {
+      if (isRefused(err, 'attachment') && attempt < STALE_ATTEMPTS) continue;
+      throw explainRefusal(err, { attachment: () => new NotFoundError('Attachment'), issue: () => new NotFoundError('Issue') });
+    }
   }
 }
 

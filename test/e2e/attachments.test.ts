@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../lib/db/client.ts';
+import { keys } from '../../lib/db/keys.ts';
 import { headObject } from '../../lib/db/objects.ts';
-import { organisationBytes } from '../../lib/db/attachments.ts';
+import { getAttachment, organisationBytes } from '../../lib/db/attachments.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
+import { mcpClient } from '../support/mcp.ts';
 
 /**
  * Attachments (docs/attachments.md) through the local gateway and the local S3-compatible server:
@@ -199,29 +203,129 @@ describe('attachments', () => {
     expect((await declare(admin, base, png, { comment_id: 999999 })).status).toBe(404);
   });
 
-  it("attaches to a comment of the issue, listed with the issue's, and goes with the comment", async () => {
+  it("attaches to a comment of the issue, listed with the issue's; kept in the trash with the comment, back at its restore, removed at its purge", async () => {
     const { admin, base, issue, org } = await setup();
+    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
     const comment = (
       await admin.post(`/api/v1/projects/${issue.project_id}/issues/${issue.id}/comments`, { comment: { body: 'see log' } })
     ).body;
-    const created = await declare(admin, base, png, { comment_id: comment.id });
-    expect(created.status).toBe(201);
-    await postForm(created.body.upload, png, 'image/png');
-    expect((await admin.post(`${base}/${created.body.id}/complete`)).status).toBe(200);
-    const onIssue = await declare(admin, base, png);
-    expect((await admin.get(base)).body.map((a: { comment_id: number | null }) => a.comment_id)).toEqual([comment.id, null]);
-    // The comment can still be edited as before, and its deletion takes its attachments (not the issue's).
+    const log = Buffer.from('12:00 ERROR save failed: disk full\n');
+    const ready = async (file: Buffer, overrides: Record<string, unknown>) => {
+      const created = await declare(admin, base, file, overrides);
+      expect(created.status).toBe(201);
+      expect((await postForm(created.body.upload, file, String(overrides.content_type ?? 'image/png'))).status).toBe(204);
+      expect((await admin.post(`${base}/${created.body.id}/complete`)).status).toBe(200);
+      return { id: created.body.id as number, key: created.body.upload.fields.key as string, file };
+    };
+    const onComment = [
+      await ready(png, { comment_id: comment.id }),
+      await ready(log, { name: 'save.log', content_type: 'text/plain', comment_id: comment.id }),
+    ];
+    const onIssue = await ready(png, { name: 'own.png' });
+    const bytes = 2 * png.length + log.length;
+    expect(await organisationBytes(org.orgId)).toBe(bytes);
+    // The comment can still be edited as before.
     expect((await admin.patch(`/api/v1/comments/${comment.id}`, { comment: { body: 'see the log' } })).status).toBe(200);
+
+    /** Every read of the issue's attachments: the list, each one's download and its MCP read (URLs are signed per answer). */
+    const reads = async () => {
+      const unsigned = (a: Record<string, unknown>): Record<string, unknown> => ({
+        ...a,
+        download_url: typeof a.download_url,
+        download_expires_at: null,
+      });
+      const list = await admin.get(base);
+      const each = async ({ id }: { id: number }) => {
+        const got = await mcp.call('get_attachment', { issue_number: issue.issue_number, attachment_id: id });
+        const structured = got.result.structuredContent as { attachment: Record<string, unknown> } | undefined;
+        return {
+          download: (await download(org.admin.token, `${base}/${id}`)).status,
+          mcp: got.result.isError ? got.text : unsigned(structured!.attachment),
+        };
+      };
+      return {
+        status: list.status,
+        list: (list.body as Record<string, unknown>[]).map(unsigned),
+        each: await Promise.all([...onComment, onIssue].map(each)),
+      };
+    };
+    /** The issue's `attachments_count` (its place in the files-per-issue limit), as stored. */
+    const counted = async () =>
+      (
+        await db.send(
+          new GetCommand({
+            TableName: tableName(),
+            Key: keys.issue(org.orgId, issue.project_id, issue.id),
+            ConsistentRead: true,
+          }),
+        )
+      ).Item?.attachments_count;
+    const before = await reads();
+    expect(before.list.map((a) => [a.id, a.comment_id, a.status])).toEqual([
+      [onComment[0]!.id, comment.id, 'ready'],
+      [onComment[1]!.id, comment.id, 'ready'],
+      [onIssue.id, null, 'ready'],
+    ]);
+    expect(before.each.map((e) => e.download)).toEqual([302, 302, 302]);
+    expect(await counted()).toBe(3);
+
+    // Into the trash with its comment (the same 3 calls): in no answer, its file and bytes kept.
+    const deleted = await admin.delete(`/api/v1/comments/${comment.id}`);
+    expect([deleted.status, deleted.dbCalls]).toEqual([204, 3]);
+    const trashed = await reads();
+    expect(trashed.list).toEqual([before.list[2]]);
+    expect(trashed.each.map((e) => e.download)).toEqual([404, 404, 302]);
+    expect(trashed.each.slice(0, 2).map((e) => e.mcp)).toEqual([
+      expect.stringMatching(/not found/i),
+      expect.stringMatching(/not found/i),
+    ]);
+    for (const { id } of onComment) {
+      expect((await admin.post(`${base}/${id}/complete`)).status).toBe(404);
+      expect((await admin.delete(`${base}/${id}`)).status).toBe(404);
+    }
+    expect(await organisationBytes(org.orgId)).toBe(bytes);
+    for (const { key } of onComment) expect(await headObject(key)).toBeDefined();
+    // Their places among the issue's files are given back (by the stream consumer, a moment later):
+    // of the 4 files an issue may have here, 3 can be declared again.
+    await eventually('the files of the trashed comment no longer counted', counted, (n) => n === 1);
+    const meanwhile = [];
+    for (let i = 0; i < 3; i++) meanwhile.push(await declare(admin, base, Buffer.alloc(10)));
+    expect(meanwhile.map((r) => r.status)).toEqual([201, 201, 201]);
+    expect((await declare(admin, base, Buffer.alloc(10))).body.errors[0]).toMatch(/already has 4 attachments/);
+    for (const r of meanwhile) expect((await admin.delete(`${base}/${r.body.id}`)).status).toBe(204);
+
+    // Back with its restore: every read as it was, the same files downloaded.
+    expect((await admin.post(`/api/v1/trash/comment-${comment.id}/restore`)).status).toBe(200);
+    expect(await reads()).toEqual(before);
+    for (const a of (await admin.get(base)).body as { id: number; download_url: string }[]) {
+      const file = [...onComment, onIssue].find((f) => f.id === a.id)!.file;
+      expect(Buffer.from(await (await fetch(a.download_url)).arrayBuffer()).equals(file)).toBe(true);
+    }
+    await eventually('the files of the restored comment counted again', counted, (n) => n === 3);
+
+    // Deleted again and purged: the items, their files and their bytes go.
     expect((await admin.delete(`/api/v1/comments/${comment.id}`)).status).toBe(204);
-    const key = created.body.upload.fields.key as string;
+    expect((await admin.delete(`/api/v1/trash/comment-${comment.id}`)).status).toBe(204);
+    for (const { key } of onComment)
+      await eventually(
+        `${key} removed`,
+        () => headObject(key),
+        (o) => o === undefined,
+      );
     await eventually(
-      'the file removed',
-      () => headObject(key),
-      (o) => o === undefined,
+      'the bytes of the purged files',
+      () => organisationBytes(org.orgId),
+      (n) => n === png.length,
     );
-    const left = (await admin.get(base)).body as { id: number }[];
-    expect(left.map((a) => a.id)).toEqual([onIssue.body.id]);
-    expect(await organisationBytes(org.orgId)).toBe(png.length);
+    for (const { id } of onComment) expect(await getAttachment(org.orgId, issue.project_id, issue.id, id)).toBeUndefined();
+    expect(await counted()).toBe(1);
+    expect(await reads()).toEqual({ ...before, list: [before.list[2]], each: trashed.each });
+    const stored = await db.send(
+      new GetCommand({ TableName: tableName(), Key: keys.issue(org.orgId, issue.project_id, issue.id), ConsistentRead: true }),
+    );
+    expect(stored.Item?.comments_with_files_in_trash).toBeUndefined();
+    expect(await headObject(onIssue.key)).toBeDefined();
+    await mcp.close();
   });
 
   it('removes the file from S3 once the attachment is deleted', async () => {

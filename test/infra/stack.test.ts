@@ -545,10 +545,12 @@ const noAccess: Expected = { table: [], indexes: [] };
  */
 const expectedGrants: Record<string, Expected> = {
   'functions/authorizer.ts': { table: ['dynamodb:UpdateItem'], indexes: [] },
-  // Cascades: parents read, children paged and deleted in batches, pending cascades written down.
+  // Cascades: parents read, children paged and deleted in batches, pending cascades written down;
+  // a comment's attachments moved into the trash and back, checking where the comment is.
   'functions/cascade.ts': {
     table: [
       'dynamodb:BatchWriteItem',
+      'dynamodb:ConditionCheckItem',
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
@@ -772,7 +774,7 @@ describe('least privilege', () => {
 });
 
 describe('the stream consumer', () => {
-  it('receives only REMOVE events of projects, sprints, issues, labels, states, attachments, comments with attachments and trashed labels, issues, sprints and projects, and writes of pending cascades, with bounded retries and a failure queue', () => {
+  it('receives only REMOVE events of projects, sprints, issues, labels, states, attachments, comments with attachments and trashed labels, issues, comments, sprints and projects, and writes of pending cascades, with bounded retries and a failure queue', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
       ([, m]) => m.Properties.FunctionName.Ref === logicalId(stack.cascade.fn),
     );
@@ -787,7 +789,7 @@ describe('the stream consumer', () => {
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['comment'] }, has_attachments: { BOOL: [true] } } } },
       {
         eventName: ['REMOVE'],
-        dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue', 'sprint', 'project'] } } },
+        dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue', 'comment', 'sprint', 'project'] } } },
       },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
     ]);

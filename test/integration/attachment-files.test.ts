@@ -17,6 +17,9 @@ import { listAttachments, restoreAttachment } from '../../lib/services/attachmen
 import { nextId } from '../../lib/db/sequences.ts';
 import { attachmentFolder } from '../../lib/services/import-export/attachment-files.ts';
 import { importExport } from '../../lib/services/import-export/import-export.ts';
+import { exportStart, walkExport } from '../../lib/services/import-export/export.ts';
+import { deleteComment } from '../../lib/services/comments.ts';
+import { restore } from '../../lib/services/trash.ts';
 import { newOrganisation } from '../support/api.ts';
 import { exportTo, log, organisationWithFiles, png, sha } from '../support/attachment-files.ts';
 
@@ -85,6 +88,33 @@ describe('export of attachments', () => {
       ],
     });
     expect(readdirSync(folder)).toEqual([`${logFile.id}-save.log`]);
+  });
+});
+
+describe('export of the attachments of a comment in the trash', () => {
+  it("leaves them out, also when the walk resumes among its issue's contents, and writes them again once the comment is restored", async () => {
+    const { org, caller, comment, screenshot, logFile } = await organisationWithFiles();
+    const attachmentIds = (lines: Record<string, unknown>[]) => lines.filter((l) => l.kind === 'attachment').map((l) => l.id);
+    expect(attachmentIds((await exportTo(org.orgId, false)).lines)).toEqual([screenshot.id, logFile.id]);
+
+    await deleteComment(caller, comment.id);
+    const whole = (await exportTo(org.orgId, false)).lines;
+    expect(attachmentIds(whole)).toEqual([screenshot.id]);
+    // Walked a few reads at a time, one item a page (as the REST export pages it): some walk
+    // resumes just after the issue's item, so it reads the issue again to know.
+    const body = (lines: string[]) => lines.slice(1, -1);
+    for (const reads of [6, 7, 8, 9, 10, 11]) {
+      const position = exportStart();
+      const lines: string[] = [];
+      for (let calls = 0; position.stage < 4 && calls < 200; calls++) {
+        let left = reads;
+        for await (const line of walkExport(org.orgId, position, { pageSize: 1, mayRead: () => left-- > 0 })) lines.push(line);
+      }
+      expect(body(lines), `${reads} reads a call`).toEqual(body(whole.map((l) => JSON.stringify(l))));
+    }
+
+    await restore(caller, `comment-${comment.id}`);
+    expect(attachmentIds((await exportTo(org.orgId, false)).lines)).toEqual([screenshot.id, logFile.id]);
   });
 });
 
@@ -256,6 +286,7 @@ describe('import of an export with attachments', () => {
       uploaderId: org.admin.id,
       uploaderName: 'Ada Admin',
       createdAt: '2025-01-02T03:04:05.000Z',
+      inTrash: false,
     };
     // The same size, other bytes: the local server stores them (AWS would refuse the checksum); the check after the upload does not.
     const other = Buffer.from(png);

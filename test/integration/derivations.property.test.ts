@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { attachmentCounterDifferences, releaseCommentAttachments, releaseExpiredAttachment } from '../../lib/db/attachments.ts';
+import { attachmentCounterDifferences, releaseExpiredAttachment, settleCommentAttachments } from '../../lib/db/attachments.ts';
 import { cascade } from '../../lib/db/cascade.ts';
 import { createAttachment, deleteAttachment } from '../../lib/services/attachments.ts';
 import { db, tableName } from '../../lib/db/client.ts';
@@ -36,8 +36,9 @@ import { newOrganisation, randomPrefix } from '../support/api.ts';
  * table must equal what every derivation rebuilds from the issues (a parent's summary and a blocked
  * issue's `open_blockers` included), comments' counts and pointers must match the comments, the attachment counters (an
  * organisation's bytes, an issue's files) what their attachments count (attachments declared on
- * issues and comments, deleted, expired by their TTL with the stream record replayed, gone with
- * their comment, issue, sprint or project), and
+ * issues and comments, deleted, expired by their TTL with the stream record replayed, kept in the
+ * trash with their comment and back at its restore, gone with its purge, or with their issue, sprint
+ * or project), each comment's attachments marked as where it is (in the trash, or not), and
  * every relation must be on its other issue with the inverse type. A difference fails, naming the
  * derivation.
  *
@@ -90,7 +91,10 @@ type Op =
   | { kind: 'complete'; sprint: number; carry: number }
   | { kind: 'deleteSprint'; sprint: number }
   | { kind: 'comment'; issue: number }
+  /** A comment deleted into the trash (with its attachments), brought back, or purged. */
   | { kind: 'uncomment'; comment: number }
+  | { kind: 'recomment'; comment: number }
+  | { kind: 'purgeComment'; comment: number }
   | { kind: 'relate'; issue: number; other: number; type: RelationType }
   /** A pending attachment declared on an issue (or on one of the sequence's comments). */
   | { kind: 'attach'; issue: number; comment: number | null; size: number }
@@ -183,7 +187,9 @@ const single: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('complete' as const), sprint: index, carry: index }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteSprint' as const), sprint: index }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('comment' as const), issue: index }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('uncomment' as const), comment: index }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('uncomment' as const), comment: index }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('recomment' as const), comment: index }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('purgeComment' as const), comment: index }) },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -224,6 +230,8 @@ interface World {
   comments: number[];
   /** The issue of each comment. */
   commentIssues: Map<number, number>;
+  /** Comments deleted into the trash, not yet restored or purged. */
+  trashedComments: number[];
   /** Attachments declared: their issue's number and their key. */
   attachments: { number: string; issueId: number; id: number }[];
   /** Issue numbers by id, and those of earlier sequences (other projects) that may still exist. */
@@ -233,8 +241,8 @@ interface World {
   trashed: number[];
   /** What a delete and its restore run alone changed of the derived state (nothing, when right). */
   roundTrips: string[];
-  /** Restores and purges that went through, per kind. */
-  done: Record<'restore' | 'purge' | 'roundTrip', number>;
+  /** Restores and purges that went through, per kind; comments' attachments moved into the trash, back or away. */
+  done: Record<'restore' | 'purge' | 'roundTrip' | 'commentFiles', number>;
 }
 
 const pick = <T>(all: T[], i: number): T | undefined => (all.length === 0 ? undefined : all[i % all.length]);
@@ -372,8 +380,11 @@ async function run(w: World, o: Op, alone = true): Promise<void> {
     case 'purge': {
       const id = pick(w.trashed, o.issue);
       if (id === undefined) return;
-      if (o.kind === 'restore') await restore(caller, `issue-${id}`);
-      else {
+      if (o.kind === 'restore') {
+        await restore(caller, `issue-${id}`);
+        // Its trash item's stream record: its comments' attachments follow where each comment is now.
+        await cascade({ kind: 'issue', orgId: caller.orgId, projectId: w.projectId, issueId: id });
+      } else {
         await purge(caller, `issue-${id}`);
         // Its trash item's stream record: what lived under it goes, its children lose their parent.
         const number = w.numbers.get(id);
@@ -431,12 +442,22 @@ async function run(w: World, o: Op, alone = true): Promise<void> {
       for (const p of parents) await cascade({ kind: 'issue', orgId: caller.orgId, projectId: w.projectId, ...p });
       return;
     }
-    case 'uncomment': {
-      const comment = pick(w.comments, o.comment);
+    case 'uncomment':
+    case 'recomment':
+    case 'purgeComment': {
+      const comment = pick(o.kind === 'uncomment' ? w.comments : w.trashedComments, o.comment);
       if (comment === undefined) return;
-      await deleteComment(caller, comment);
-      // As the stream consumer does for a comment with attachments (lib/db/cascade.ts).
-      await releaseCommentAttachments(caller.orgId, w.projectId, w.commentIssues.get(comment) as number, comment);
+      if (o.kind === 'uncomment') {
+        await deleteComment(caller, comment);
+        w.trashedComments.push(comment);
+      } else {
+        await (o.kind === 'recomment' ? restore : purge)(caller, `comment-${comment}`);
+        w.trashedComments = w.trashedComments.filter((c) => c !== comment);
+      }
+      // As the stream consumer does for the record of a comment with attachments, or of its trash
+      // item (lib/db/cascade.ts): they follow it into the trash, back, or away.
+      const moved = await settleCommentAttachments(caller.orgId, w.projectId, w.commentIssues.get(comment) as number, comment);
+      if (moved > 0) w.done.commentFiles++;
       return;
     }
     case 'attach': {
@@ -553,7 +574,61 @@ async function derivedDifferences(orgId: number): Promise<string[]> {
     ...(await commentDifferences(orgId)),
     ...(await relationDifferences(orgId)),
     ...(await attachmentCounterDifferences(orgId)),
+    ...(await commentFileDifferences(orgId)),
   ];
+}
+
+/**
+ * Comments' attachments against where their comments are (docs/trash.md): on an issue that is
+ * there, those of a comment in the trash are marked `in_trash` (not counted on the issue) and the
+ * issue holds the comment among `comments_with_files_in_trash` (in no answer), those of a comment
+ * that is there are neither, and none is left of a comment gone for good; the issue holds no other
+ * comment there.
+ */
+async function commentFileDifferences(orgId: number): Promise<string[]> {
+  const comments = new Set<number>();
+  const trashed = new Set<number>();
+  const inTrashOf = new Map<string, number[]>();
+  const files: Record<string, unknown>[] = [];
+  await scanPages(
+    {
+      FilterExpression: 'begins_with(PK, :org) AND #type IN (:issue, :comment, :trash, :attachment)',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: {
+        ':org': orgPk(orgId),
+        ':issue': 'issue',
+        ':comment': 'comment',
+        ':trash': 'trash',
+        ':attachment': 'attachment',
+      },
+    },
+    (items) => {
+      for (const item of items) {
+        if (item.type === 'issue')
+          inTrashOf.set(`${String(item.project_id)}/${String(item.id)}`, [
+            ...((item.comments_with_files_in_trash as Set<number> | undefined) ?? []),
+          ]);
+        else if (item.type === 'comment') comments.add(Number(item.id));
+        else if (item.type === 'trash' && item.kind === 'comment') trashed.add(Number(item.item_id));
+        else if (item.type === 'attachment' && typeof item.comment_id === 'number') files.push(item);
+      }
+    },
+  );
+  const out: string[] = [];
+  for (const a of files) {
+    const comment = Number(a.comment_id);
+    const held = inTrashOf.get(`${String(a.project_id)}/${String(a.issue_id)}`);
+    if (!held) continue;
+    const where = comments.has(comment) ? 'there' : trashed.has(comment) ? 'trashed' : 'gone';
+    const seen = `attachment ${String(a.id)} of comment ${comment} (${where}): in_trash ${String(a.in_trash === true)}, held ${held.includes(comment)}`;
+    if (where === 'gone' || (a.in_trash === true) !== (where === 'trashed') || held.includes(comment) !== (where === 'trashed'))
+      out.push(`comment-files: ${seen}`);
+  }
+  for (const [issue, held] of inTrashOf) {
+    for (const comment of held)
+      if (!trashed.has(comment)) out.push(`comment-files: issue ${issue} holds comment ${comment}, not in the trash`);
+  }
+  return out;
 }
 
 const PRELUDE: Op[] = [
@@ -574,6 +649,13 @@ const PRELUDE: Op[] = [
   { kind: 'roundTrip', issue: 1 },
   { kind: 'roundTrip', issue: 2 },
   { kind: 'roundTrip', issue: 4 },
+  // A comment with two files, deleted and restored: they go into the trash with it and come back
+  // (the sequence may delete it again, restore or purge it).
+  { kind: 'comment', issue: 0 },
+  { kind: 'attach', issue: 0, comment: 0, size: 100 },
+  { kind: 'attach', issue: 0, comment: 0, size: 200 },
+  { kind: 'uncomment', comment: 0 },
+  { kind: 'recomment', comment: 0 },
 ];
 
 const ignoreRefusals = async (step: Promise<void>) => {
@@ -592,7 +674,7 @@ describe(`issue writes against the rebuild (${SEQUENCES} random sequences of up 
     const org = await newOrganisation();
     const caller: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '' };
     const earlier: string[] = [];
-    const done = { restore: 0, purge: 0, roundTrip: 0 };
+    const done = { restore: 0, purge: 0, roundTrip: 0, commentFiles: 0 };
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: MAX_OPS }), fc.boolean(), async (ops, dropProject) => {
         const project = await createProject(caller, { name: 'P', prefix: randomPrefix() });
@@ -605,6 +687,7 @@ describe(`issue writes against the rebuild (${SEQUENCES} random sequences of up 
           issues: [],
           comments: [],
           commentIssues: new Map(),
+          trashedComments: [],
           attachments: [],
           numbers: new Map(),
           earlier,

@@ -9,6 +9,7 @@ import { apiClient, type ApiClient, newOrganisation, randomPrefix, startGateway 
 import { eventually } from '../support/eventually.ts';
 import { emptyOwnTable, wholeTable } from '../support/own-table.ts';
 import { pastRetention } from '../support/trash.ts';
+import { headObject } from '../../lib/db/objects.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 /**
@@ -93,6 +94,26 @@ async function made(client: ApiClient, path: string, body: unknown) {
   return res.body;
 }
 
+/** A ready attachment of `issueKey` (on its comment `commentId`, if given): declared, posted to the local S3 server with its form, completed. */
+async function attached(client: ApiClient, issueKey: string, size: number, commentId?: number) {
+  const base = `/api/v1/issues/${issueKey}/attachments`;
+  const file = Buffer.alloc(size, 5);
+  const declared = await made(client, base, {
+    attachment: {
+      name: 'f.bin',
+      content_type: 'application/octet-stream',
+      size,
+      ...(commentId ? { comment_id: commentId } : {}),
+    },
+  });
+  const form = new FormData();
+  for (const [name, value] of Object.entries(declared.upload.fields as Record<string, string>)) form.set(name, value);
+  form.set('file', new Blob([new Uint8Array(file)], { type: 'application/octet-stream' }), 'file');
+  expect((await fetch(declared.upload.url, { method: 'POST', body: form })).status).toBe(204);
+  expect((await client.post(`${base}/${declared.id}/complete`)).status).toBe(200);
+  return { id: declared.id as number, objectKey: declared.upload.fields.key as string };
+}
+
 describe('a purge, by an admin or at the end of the retention period', () => {
   it('leaves the table as it was before the purged things were made, but for the history that says so', async () => {
     const org = await newOrganisation();
@@ -108,13 +129,15 @@ describe('a purge, by an admin or at the end of the retention period', () => {
     const keptLabel = await made(admin, `${pp}/labels`, { label: { name: 'kept' } });
     for (const path of issuePaths) expect((await admin.patch(path, { issue: { labels: [keptLabel.id] } })).status).toBe(200);
     await made(admin, `${issuePaths[0]}/comments`, { comment: { body: 'Kept' } });
+    // A file on each issue: their counts (the issue's files, the organisation's bytes) are there before.
+    const keptFiles = [await attached(admin, inSprint.issue_number, 300), await attached(admin, inBacklog.issue_number, 400)];
     await made(admin, '/api/v1/webhooks', { webhook: { url: `${receiver!.url}/kept`, events: ['sprint.completed'] } });
     // The history the writes so far make (two issues created, their labels set, a comment), written
     // by the change feed before the table is read.
     await eventually(
       'the history of what was made so far',
       async () => (await wholeTable()).filter((i) => i.type === 'activity').length,
-      (n) => n >= 5,
+      (n) => n >= 7,
     );
     const before = await wholeTable();
 
@@ -128,6 +151,11 @@ describe('a purge, by an admin or at the end of the retention period', () => {
     const comments = [
       await made(admin, `${issuePaths[0]}/comments`, { comment: { body: 'Purged' } }),
       await made(admin, `${issuePaths[1]}/comments`, { comment: { body: 'Expired' } }),
+    ];
+    // Each with a file, kept in the trash with it until its purge or expiry.
+    const commentFiles = [
+      await attached(admin, inSprint.issue_number, 1000, comments[0].id),
+      await attached(admin, inBacklog.issue_number, 2000, comments[1].id),
     ];
     const webhooks = [
       await made(admin, '/api/v1/webhooks', {
@@ -177,6 +205,19 @@ describe('a purge, by an admin or at the end of the retention period', () => {
       async () => (await wholeTable()).filter((i) => doomed.some((x) => x.id === i.issue_id)).length,
       (n) => n === 0,
     );
+    // The purged comments' files go with them, from the table and from the bucket.
+    await eventually(
+      'the files of the purged comments gone',
+      async () => (await wholeTable()).filter((i) => i.type === 'attachment' && commentFiles.some((f) => f.id === i.id)).length,
+      (n) => n === 0,
+    );
+    for (const f of commentFiles)
+      await eventually(
+        `${f.objectKey} removed from the bucket`,
+        () => headObject(f.objectKey),
+        (o) => o === undefined,
+      );
+    for (const f of keptFiles) expect(await headObject(f.objectKey)).toBeDefined();
     // Past every TTL the deletes and purges set (their markers'), the trash is all gone.
     expect(await ttlAfter(3)).toBeGreaterThan(0);
     await eventually(

@@ -4,6 +4,7 @@ import {
   afterFailure,
   cascadeParentOf,
   cascadeWorkOf,
+  commentFilesOf,
   failureMessage,
   MAX_ATTEMPTS,
   noPartitionKeys,
@@ -186,5 +187,35 @@ describe('a pending cascade', () => {
       attempts: MAX_ATTEMPTS,
       status: 'failed',
     });
+  });
+});
+
+describe("a comment's attachments", () => {
+  const comment = (hasAttachments: boolean) => ({
+    type: { S: 'comment' },
+    org_id: { N: '1' },
+    project_id: { N: '2' },
+    issue_id: { N: '3' },
+    id: { N: '4' },
+    ...(hasAttachments ? { has_attachments: { BOOL: true } } : {}),
+  });
+  const trashRemoval = (kind: string, stored: Record<string, unknown>): DynamoDBRecord => ({
+    eventName: 'REMOVE',
+    dynamodb: { OldImage: { type: { S: 'trash' }, kind: { S: kind }, stored: { M: stored } } } as never,
+  });
+  const files = { orgId: 1, projectId: 2, issueId: 3, commentId: 4 };
+
+  it("follow its removal (into the trash, or with its issue) and its trash item's (a restore, a purge, an expiry)", () => {
+    expect(commentFilesOf({ eventName: 'REMOVE', dynamodb: { OldImage: comment(true) } } as never)).toEqual(files);
+    expect(commentFilesOf(trashRemoval('comment', comment(true)))).toEqual(files);
+  });
+
+  it('ask for nothing when it never had any, and nothing of its writes, nor of other trash items', () => {
+    expect(commentFilesOf({ eventName: 'REMOVE', dynamodb: { OldImage: comment(false) } } as never)).toBeUndefined();
+    expect(commentFilesOf(trashRemoval('comment', comment(false)))).toBeUndefined();
+    expect(commentFilesOf({ eventName: 'INSERT', dynamodb: { NewImage: comment(true) } } as never)).toBeUndefined();
+    expect(commentFilesOf(trashRemoval('label', { ...comment(true), type: { S: 'label' } }))).toBeUndefined();
+    // A comment's trash item starts no cascade of its own.
+    expect(cascadeParentOf(trashRemoval('comment', comment(true)))).toBeUndefined();
   });
 });

@@ -19,8 +19,8 @@ import { storedRelations } from '../../db/relations.ts';
 import { sprintHistoryOf, sprintItem, toSprint } from '../../db/sprints.ts';
 import { commentItem, toComment } from '../../db/comments.ts';
 import { toActivity } from '../activity.ts';
-import { attachmentAnswer, attachmentItem } from '../../db/attachments.ts';
-import { exportedFileName } from '../../model/attachments.ts';
+import { attachmentAnswer, attachmentItem, commentsWithFilesInTrash } from '../../db/attachments.ts';
+import { exportedFileName, isShown } from '../../model/attachments.ts';
 import { toAccount } from '../../db/accounts.ts';
 import { getOrganisation } from '../../db/organisation.ts';
 import { trashItem, type TrashFields } from '../../db/trash.ts';
@@ -30,8 +30,8 @@ import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 /**
  * An organisation as JSON Lines (docs/import-export.md): a header line, then one line per
  * account, project, label, sprint (with its report and history), issue (with its relations),
- * comment, ready attachment (its manifest: the file itself is the admin CLI's to write, `--files`)
- * and activity entry, each with `kind`; then an `end` line with the counts and the digest
+ * comment, ready attachment (its manifest: the file itself is the admin CLI's to write, `--files`;
+ * none of a comment in the trash) and activity entry, each with `kind`; then an `end` line with the counts and the digest
  * of the lines before it. Read page by page (each DynamoDB page is written out before the next is
  * read), so memory stays bounded at any size. Never written: tokens, webhook endpoints and their
  * secrets (trashed ones too), OAuth data, idempotency records. Asked to (`include_trash`), it also
@@ -264,11 +264,27 @@ export async function* walkExport(
       Object.assign(position, { step: position.step + 1, after: undefined, list: undefined, place: 0 });
     }
     if (position.step === 5) {
+      // The comments of the issue whose contents come now that are in the trash: their attachments
+      // are not written (they are in no answer until their comment's restore). An issue's item
+      // comes just before its contents; a walk resumed among them reads it.
+      let inTrash: { issueId: number; comments: number[] } | undefined;
+      const shownHere = async (a: { issueId: number; commentId: number | null }) => {
+        if (a.commentId === null) return true;
+        if (inTrash?.issueId !== a.issueId)
+          inTrash = { issueId: a.issueId, comments: await commentsWithFilesInTrash(orgId, projectId, a.issueId) };
+        return isShown(a, inTrash.comments);
+      };
       for await (const item of items(exportCollections.issueContents(orgId, projectId))) {
-        if (item.type === 'comment')
+        if (item.type === 'issue')
+          inTrash = { issueId: issueItem.field(item, 'id'), comments: issueItem.field(item, 'commentsWithFilesInTrash') };
+        else if (item.type === 'comment')
           yield line('comment', { ...dropVersion(toComment(item)), author_email: email(commentItem.field(item, 'authorId')) });
         else if (item.type === 'activity') yield line('activity', activityLine(item));
-        else if (item.type === 'attachment' && attachmentItem.field(item, 'status') === 'ready')
+        else if (
+          item.type === 'attachment' &&
+          attachmentItem.field(item, 'status') === 'ready' &&
+          (await shownHere(attachmentItem.decode(item)))
+        )
           yield line('attachment', attachmentLine(item));
       }
     }

@@ -785,6 +785,7 @@ class ExportImport {
       uploaderId: this.accountFor(line.uploader_email) ?? this.caller.accountId,
       uploaderName: String(line.uploader_name ?? ''),
       createdAt,
+      inTrash: false,
     };
     try {
       await restoreAttachment(attachment, file, earlier !== undefined);
