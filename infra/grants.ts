@@ -110,12 +110,15 @@ export const authorizerGrant: TableGrant = { actions: ['dynamodb:UpdateItem'], i
  * batches (BatchWriteItem), moves a deleted state's issues to the state they went to (GetItem of
  * the project, then the issue's own transaction), moves a comment's attachments into the trash
  * and back (a transaction per attachment with a ConditionCheckItem that the comment is still where
- * it was read: lib/db/attachments.ts), and writes down (PutItem) and clears (DeleteItem) the
+ * it was read: lib/db/attachments.ts), takes a trashed sprint's or project's issues out of what is
+ * kept of them outside it and puts them back (lib/db/container-trash.ts: the other issues of a
+ * page's relations read in one BatchGetItem), and writes down (PutItem) and clears (DeleteItem) the
  * pending entry of a cascade it must continue.
  */
 export const cascadeGrant: TableGrant = {
   actions: [
     'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
     'dynamodb:ConditionCheckItem',
     'dynamodb:Query',
     'dynamodb:BatchWriteItem',

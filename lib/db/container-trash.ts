@@ -268,15 +268,29 @@ async function countReturned(c: Container, n: number): Promise<void> {
 async function putBack(c: Container, sprintId: number | null, items: Record<string, unknown>[]): Promise<void> {
   const { orgId, projectId } = c;
   const states = items.map((item) => issueStateOf(orgId, item as never));
-  const blockers = new Map(items.map((item) => [Number(item.id), issueItem.field(item, 'openBlockers')]));
+  const blockers = await openBlockersNow(orgId, items);
   const chunks: IssueState[][] = [];
   for (let i = 0; i < states.length; i += RETURN_CHUNK) chunks.push(states.slice(i, i + RETURN_CHUNK));
+  // Each issue's count of open blockers as its blockers stand now (one outside it may have been
+  // closed or reopened while it was away), with the search record's beside it.
+  const counted = (of: IssueState[]): GuardedItem[] =>
+    of.map((s) => ({
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.issue(orgId, projectId, s.id),
+          UpdateExpression: 'SET #blockers = :blockers',
+          ExpressionAttributeNames: { '#blockers': issueItem.stored('openBlockers') },
+          ExpressionAttributeValues: { ':blockers': blockers.get(s.id) ?? 0 },
+        },
+      },
+    }));
   const write = (of: IssueState[], only: readonly string[]) =>
     sendIssueWrite(
       issueWriteItems({
         orgId,
         projectId,
-        issues: [],
+        issues: counted(of),
         changes: of.map((after) => ({ after })),
         only,
         returning: { openBlockers: blockers, once: true },
@@ -291,6 +305,24 @@ async function putBack(c: Container, sprintId: number | null, items: Record<stri
     }
   });
   await forEachLimited(items, PARALLELISM, (item) => relinkIssue(c, sprintId, item));
+}
+
+/**
+ * The open blockers of each issue of a page: its `blocked_by` relations whose other issue is there
+ * and open, as read now (one BatchGetItem of the page's other issues; one of the page itself is
+ * read as it is in the page).
+ */
+async function openBlockersNow(orgId: number, items: Record<string, unknown>[]): Promise<Map<number, number>> {
+  const blocking = items.map((item) => ({
+    id: Number(item.id),
+    by: Object.values(storedRelations(item)).filter((r) => r.type === 'blocked_by'),
+  }));
+  const wanted = new Map(blocking.flatMap(({ by }) => by.map((r) => [`${r.project_id}:${r.issue_id}`, r] as const)));
+  const found = await batchGet([...wanted.values()].map((r) => keys.issue(orgId, r.project_id, r.issue_id)));
+  const open = new Set(
+    [...wanted.keys()].filter((_, n) => found[n] !== undefined && !isClosed(issueItem.field(found[n]!, 'status'))),
+  );
+  return new Map(blocking.map(({ id, by }) => [id, by.filter((r) => open.has(`${r.project_id}:${r.issue_id}`)).length]));
 }
 
 /**

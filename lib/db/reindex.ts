@@ -1,6 +1,7 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   derivations,
+  differences,
   emptyDerived,
   holderId,
   OPEN_BLOCKERS,
@@ -41,6 +42,8 @@ export interface StoredDerivedState {
   issues: IssueState[];
   observed: Derived;
   holderKeys: Map<string, Key>;
+  /** Whether a holder's container (its project, its sprint, its issue's list) is there: not in the trash. */
+  isLive: (holder: Holder) => boolean;
 }
 
 const idIn = (pk: string, marker: string) => Number(new RegExp(`${marker}#(\\d+)`).exec(pk)?.[1]);
@@ -124,7 +127,35 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
         observed.holders.has(holderId({ kind: 'list', orgId: s.orgId, projectId: s.projectId, sprintId: s.sprintId })) &&
         observed.holders.has(holderId({ kind: 'list', orgId: s.orgId, projectId: s.projectId, sprintId: null })),
     );
-  return { issues: live, observed, holderKeys };
+  // What a sprint or project in the trash holds waits there as it was (docs/trash.md): neither its
+  // lists' counters nor its issues' are compared with, or set to, a rebuild from the live issues.
+  const liveIssues = new Set(live.map((s) => holderId({ kind: 'issue', orgId: s.orgId, projectId: s.projectId, issueId: s.id })));
+  const isLive = (holder: Holder): boolean =>
+    holder.kind === 'account' ||
+    (holder.kind === 'list'
+      ? observed.holders.has(holderId({ ...holder, sprintId: null }))
+      : liveIssues.has(holderId({ ...holder, kind: 'issue' })));
+  for (const [id, { holder }] of observed.holders) {
+    if (isLive(holder)) continue;
+    observed.holders.delete(id);
+    holderKeys.delete(id);
+  }
+  return { issues: live, observed, holderKeys, isLive };
+}
+
+/**
+ * What every derivation keeps that differs from its rebuild from the live issues (an empty list:
+ * all agree), on the holders that are live (`StoredDerivedState.isLive`).
+ */
+export function derivedDifferences(state: StoredDerivedState): string[] {
+  return derivations.flatMap((d) => differences(d, liveRebuild(d, state), state.observed));
+}
+
+/** A derivation's rebuild from the live issues, on the holders that are live. */
+export function liveRebuild(d: (typeof derivations)[number], state: StoredDerivedState): Derived {
+  const rebuilt = d.rebuild(state.issues);
+  for (const [id, { holder }] of rebuilt.holders) if (!state.isLive(holder)) rebuilt.holders.delete(id);
+  return rebuilt;
 }
 
 export interface ReindexResult {
@@ -147,7 +178,8 @@ export interface ReindexResult {
 
 /** See the module comment. `orgId` limits it to one organisation. */
 export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult> {
-  const { issues, observed, holderKeys } = await readDerivedState(orgId);
+  const state = await readDerivedState(orgId);
+  const { issues, observed, holderKeys } = state;
   const result: ReindexResult = {
     issues: issues.length,
     lists: 0,
@@ -177,7 +209,7 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
       }),
     )?.attrs[OPEN_BLOCKERS] ?? 0;
   for (const d of derivations) {
-    const expected = d.rebuild(issues);
+    const expected = liveRebuild(d, state);
     for (const [id, { holder, attrs }] of observed.holders) {
       const wanted = expected.holders.get(id)?.attrs ?? {};
       const owned = [...Object.keys(attrs), ...Object.keys(wanted)].filter((a) => d.owns(holder, a));

@@ -7,9 +7,8 @@ import { getOrganisation } from '../db/organisation.ts';
 import { writeMissingCommentPointers } from '../db/comments.ts';
 import { lastOrganisationId } from '../db/migrations.ts';
 import { attachmentCounterDifferences } from '../db/attachments.ts';
-import { readDerivedState, rebuildIssueIndexes } from '../db/reindex.ts';
+import { readDerivedState, rebuildIssueIndexes, derivedDifferences } from '../db/reindex.ts';
 import { giveMissingWorkflows } from '../db/states.ts';
-import { derivations, differences } from '../model/derivations.ts';
 import type { Cursor, StepResult } from '../model/migrations.ts';
 
 /** Items a Scan step reads (one page): a step stays well within a Lambda's minutes. Tests make them small. */
@@ -40,11 +39,9 @@ export const MAX_REBUILDS = 5;
 export async function reindexOrganisation(orgId: number): Promise<Record<string, number>> {
   const counts = { organisations: 1, rebuilds: 0, issues: 0, differences: 0 };
   for (let rebuilds = 0; ; rebuilds++) {
-    const { issues, observed } = await readDerivedState(orgId);
-    const found = [
-      ...derivations.flatMap((d) => differences(d, d.rebuild(issues), observed)),
-      ...(await attachmentCounterDifferences(orgId)),
-    ];
+    const state = await readDerivedState(orgId);
+    const { issues } = state;
+    const found = [...derivedDifferences(state), ...(await attachmentCounterDifferences(orgId))];
     counts.issues = issues.length;
     if (found.length === 0) return counts;
     if (rebuilds === MAX_REBUILDS) {

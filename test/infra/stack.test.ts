@@ -546,9 +546,11 @@ const noAccess: Expected = { table: [], indexes: [] };
 const expectedGrants: Record<string, Expected> = {
   'functions/authorizer.ts': { table: ['dynamodb:UpdateItem'], indexes: [] },
   // Cascades: parents read, children paged and deleted in batches, pending cascades written down;
-  // a comment's attachments moved into the trash and back, checking where the comment is.
+  // a comment's attachments moved into the trash and back, checking where the comment is; a trashed
+  // sprint's or project's issues taken out and put back (their relations' other issues batch-read).
   'functions/cascade.ts': {
     table: [
+      'dynamodb:BatchGetItem',
       'dynamodb:BatchWriteItem',
       'dynamodb:ConditionCheckItem',
       'dynamodb:DeleteItem',

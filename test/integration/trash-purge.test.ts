@@ -1,12 +1,11 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
-import { keys, projectPk } from '../../lib/db/keys.ts';
-import { readDerivedState } from '../../lib/db/reindex.ts';
-import { derivations, differences } from '../../lib/model/derivations.ts';
+import { keys, orgPk, projectPk } from '../../lib/db/keys.ts';
+import { derivedDifferences, readDerivedState } from '../../lib/db/reindex.ts';
 import { startStreamReader, type StreamReader } from '../../tools/local/stream-poller.ts';
 import { apiClient, type ApiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
-import { eventually } from '../support/eventually.ts';
+import { bounds, eventually } from '../support/eventually.ts';
 import { emptyOwnTable, wholeTable } from '../support/own-table.ts';
 import { pastRetention } from '../support/trash.ts';
 import { headObject } from '../../lib/db/objects.ts';
@@ -69,8 +68,16 @@ function steady(items: Item[]): Map<string, Item> {
   for (const item of items) {
     if (item.SK === 'SEQ') continue;
     const kept: Item = {};
-    for (const [name, value] of Object.entries(item)) {
+    // In name order: an item written again may list its attributes in another order.
+    for (const [name, value] of Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (VOLATILE.has(name)) continue;
+      // A counter back at zero, or a map emptied (a relation made and taken off again), is as absent.
+      if (
+        value === 0 ||
+        (value !== null && typeof value === 'object' && !(value instanceof Set) && Object.keys(value).length === 0)
+      ) {
+        continue;
+      }
       // The search record's and an assignee entry's list keys are made of the issue's `updated_at`.
       if (name === 'LSK' && /^(U|MI)#/.test(String(value))) continue;
       kept[name] = value instanceof Set ? [...(value as Set<unknown>)].sort() : value;
@@ -241,8 +248,7 @@ describe('a purge, by an admin or at the end of the retention period', () => {
       'everything else as it was',
     ).toEqual([]);
     // And every count and index agrees with a rebuild from the issues.
-    const { issues, observed } = await readDerivedState(org.orgId);
-    expect(derivations.flatMap((d) => differences(d, d.rebuild(issues), observed))).toEqual([]);
+    expect(derivedDifferences(await readDerivedState(org.orgId))).toEqual([]);
   });
 
   it('leaves nothing of a purged sprint or an expired project, nor of their issues outside them', async () => {
@@ -266,16 +272,21 @@ describe('a purge, by an admin or at the end of the retention period', () => {
     const pp = `/api/v1/projects/${project.id}`;
     await made(admin, `${pp}/labels`, { label: { name: 'gone' } });
     const projectSprint = await made(admin, `${pp}/sprints`, { sprint: { name: 'In it' } });
-    const issues = [
-      await made(admin, `${sp}/issues`, { issue: { title: 'Child', assignee_id: org.member.id, parent_id: kept.id } }),
-      await made(admin, `${sp}/issues`, { issue: { title: 'Blocker', story_points: 2 } }),
-      await made(admin, `${pp}/issues`, { issue: { title: 'Backlog', assignee_id: org.member.id, labels: ['gone'] } }),
-      await made(admin, `${pp}/sprints/${projectSprint.id}/issues`, { issue: { title: 'Sprinted', assignee_id: org.member.id } }),
+    const lists = [`${sp}/issues`, `${sp}/issues`, `${pp}/issues`, `${pp}/sprints/${projectSprint.id}/issues`];
+    const bodies = [
+      { title: 'Child', assignee_id: org.member.id, parent_id: kept.id },
+      { title: 'Blocker', story_points: 2 },
+      { title: 'Backlog', assignee_id: org.member.id, labels: ['gone'] },
+      { title: 'Sprinted', assignee_id: org.member.id },
     ];
-    for (const issue of issues) {
-      const path = `/api/v1/issues/${issue.issue_number}`;
-      expect((await admin.post(`${path}/comments`, { comment: { body: 'Under it' } })).status).toBe(201);
-      const related = await admin.post(`${path}/relations`, { relation: { type: 'blocks', issue_key: kept.issue_number } });
+    const issues: { id: number; issue_number: string }[] = [];
+    for (const [n, list] of lists.entries()) {
+      const issue = await made(admin, list, { issue: bodies[n] });
+      issues.push(issue);
+      expect((await admin.post(`${list}/${issue.id}/comments`, { comment: { body: 'Under it' } })).status).toBe(201);
+      const related = await admin.post(`/api/v1/issues/${issue.issue_number}/relations`, {
+        relation: { type: 'blocks', issue_key: kept.issue_number },
+      });
       expect(related.status, related.text).toBe(201);
     }
     await eventually(
@@ -302,10 +313,12 @@ describe('a purge, by an admin or at the end of the retention period', () => {
     await eventually(
       'what lived in them gone',
       async () =>
-        (await wholeTable()).filter(
-          (i) => i.PK === doomedPk || ids.has(Number(i.issue_id)) || (i.type === 'issue' && ids.has(Number(i.id))),
-        ).length,
-      (n) => n === 0,
+        (await wholeTable())
+          .filter((i) => String(i.PK) === orgPk(org.orgId) || String(i.PK).startsWith(`${orgPk(org.orgId)}#`))
+          .filter((i) => i.PK === doomedPk || ids.has(Number(i.issue_id)) || (i.type === 'issue' && ids.has(Number(i.id))))
+          .map((i) => `${keyOf(i)} ${String(i.type)}`),
+      (left) => left.length === 0,
+      bounds.cascade(100),
     );
     expect(await ttlAfter(3)).toBeGreaterThan(0);
 
@@ -324,7 +337,6 @@ describe('a purge, by an admin or at the end of the retention period', () => {
       changed.map(([key, item]) => ({ key, before: item, after: is.get(key) })),
       'everything else as it was',
     ).toEqual([]);
-    const { issues: live, observed } = await readDerivedState(org.orgId);
-    expect(derivations.flatMap((d) => differences(d, d.rebuild(live), observed))).toEqual([]);
+    expect(derivedDifferences(await readDerivedState(org.orgId))).toEqual([]);
   });
 });
