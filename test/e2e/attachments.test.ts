@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { purgeOnceHeld } from '../support/trash.ts';
 import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
@@ -390,6 +391,9 @@ describe('attachments', () => {
     );
 
     expect((await admin.delete(`/api/v1/projects/${p.id}/sprints/${sprint.id}`)).status).toBe(204);
+    // Kept while the sprint is in the trash (docs/trash.md); its purge removes them.
+    expect(await headObject(sprintFiles[0]!)).toBeDefined();
+    await purgeOnceHeld(admin, `sprint-${sprint.id}`);
     await gone(sprintFiles);
     await eventually(
       'bytes after the sprint',
@@ -399,6 +403,7 @@ describe('attachments', () => {
 
     expect(await headObject(keptFiles[0]!)).toBeDefined();
     expect((await admin.delete(`/api/v1/projects/${p.id}`)).status).toBe(204);
+    await purgeOnceHeld(admin, `project-${p.id}`);
     await gone(keptFiles);
     await eventually(
       'bytes after the project',

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { assigneePk, orgPk, projectPk } from '../../lib/db/keys.ts';
+import { assigneePk, orgPk } from '../../lib/db/keys.ts';
 import { type ApiClient, followPages, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
-import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';
+import { itemsIn } from '../support/cascade.ts';
 import { mcpClient } from '../support/mcp.ts';
+import { heldInTrash } from '../support/trash.ts';
+import { bounds, eventually } from '../support/eventually.ts';
 
 /** "What is assigned to me": GET /api/v1/me/issues across the projects of an organisation. */
 
@@ -165,7 +167,7 @@ describe('my issues', () => {
     expect(Number(res.headers.get('x-db-calls'))).toBe(4);
   });
 
-  it("drops a deleted project's or sprint's issues at once, and their cascades take them out of the index and the count", async () => {
+  it("drops a deleted project's or sprint's issues at once, takes them out of the index and the count, and a restore puts them back", async () => {
     const { admin, member, org } = await orgWithClients(gateway);
     const keep = await project(admin);
     const gone = await project(admin);
@@ -177,12 +179,13 @@ describe('my issues', () => {
       );
     }
     numbers.push((await admin.post(gone.backlog, { issue: { title: 'gb' } })).body.issue_number);
-    expect((await member.get('/api/v1/me/issues')).headers.get('x-total-count')).toBe('4');
+    const all = await member.get('/api/v1/me/issues');
+    expect(all.headers.get('x-total-count')).toBe('4');
 
     expect((await admin.delete(`/api/v1/projects/${gone.id}`)).status).toBe(204);
     expect(ids((await member.get('/api/v1/me/issues')).body)).toEqual([kept.id]);
-    await waitUntilEmpty({ pk: projectPk(org.orgId, gone.id) });
-    // The numbers' pointers go with the issues, assigned or not.
+    // Into the trash: once its issues are taken out, their numbers' pointers are gone, assigned or not.
+    await heldInTrash(admin, `project-${gone.id}`);
     for (const number of numbers) expect(await itemsIn({ pk: orgPk(org.orgId), skPrefix: `ISSUEKEY#${number}` })).toEqual([]);
     expect((await member.get(`/api/v1/issues/${numbers[0]}`)).status).toBe(404);
     let after = await member.get('/api/v1/me/issues');
@@ -195,10 +198,22 @@ describe('my issues', () => {
     expect(ids((await member.get('/api/v1/me/issues')).body)).toEqual([inSprint.id, kept.id]);
     expect((await admin.delete(keep.sprintIssues.replace(/\/issues$/, ''))).status).toBe(204);
     expect(ids((await member.get('/api/v1/me/issues')).body)).toEqual([kept.id]);
-    await waitUntilEmpty({ pk: projectPk(org.orgId, keep.id), lskPrefix: `S#${String(inSprint.sprint_id).padStart(10, '0')}#` });
+    await heldInTrash(admin, `sprint-${inSprint.sprint_id}`);
     after = await member.get('/api/v1/me/issues');
     expect(after.headers.get('x-total-count')).toBe('1');
     expect(await itemsIn({ pk: assigneePk(org.orgId, org.member.id) })).toHaveLength(1);
+
+    // Restored, the project's issues are the member's again, as they were.
+    expect((await admin.post(`/api/v1/trash/project-${gone.id}/restore`)).status).toBe(202);
+    await eventually(
+      'the project back',
+      async () => (await admin.get(`/api/v1/trash/project-${gone.id}`)).status,
+      (status) => status === 404,
+      bounds.cascade(),
+    );
+    const back = await member.get('/api/v1/me/issues');
+    expect(back.body).toEqual(all.body);
+    expect(back.headers.get('x-total-count')).toBe('4');
   });
 
   it('answers my_issues over MCP through the same path, with the status filter', async () => {
