@@ -9,6 +9,7 @@ import { NotFoundError, SprintBusyError, TransitionError } from '../vocabulary/e
 import { getIssue } from './issues.ts';
 import { explainRefusal, refusedAs } from './refusals.ts';
 import { MAX_RELATIONS } from './relations.ts';
+import { getTrashed } from '../db/trash.ts';
 
 /** Where a restored issue came back: at its own place in its own list, or at the end of the backlog (its sprint gone). */
 export type IssuePlaced = 'as_before' | 'backlog_end';
@@ -59,6 +60,8 @@ export async function restoreTrashedIssue(
               position: appendedPosition(await refusedAs(meanings, () => allocatePositions(orgId, projectId, 1))),
               undoRemoval: false,
             };
+      } else if (isRefused(err, 'project') && (await getTrashed(orgId, 'project', projectId))) {
+        throw cannot(`its project ${projectId} is in the trash (restore the project first)`);
       } else {
         throw explainRefusal(err, meanings);
       }

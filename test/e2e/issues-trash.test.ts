@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { ok, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
-import { expectHiddenFromOthers, expectTrashedBy, pastRetention } from '../support/trash.ts';
+import { expectHiddenFromOthers, expectTrashedBy, pastRetention, purgeOnceHeld } from '../support/trash.ts';
 import { bounds, eventually } from '../support/eventually.ts';
 import { useReceivers, waitFor } from '../support/receiver.ts';
 import { mcpClient } from '../support/mcp.ts';
@@ -233,12 +233,17 @@ describe('issues in the trash', () => {
       removed: { issues: 0, story_points: 0 },
     });
 
-    // Its project deleted: refused, naming the project; nothing comes back.
+    // Its project deleted: refused, naming the project (in the trash, then purged); nothing comes back.
     expect((await admin.delete(`${f.p}/issues/${f.backlog.id}`)).status).toBe(204);
     expect((await admin.delete(f.p)).status).toBe(204);
     const orphan = await admin.post(`/api/v1/trash/issue-${f.backlog.id}/restore`);
     expect(orphan.status).toBe(422);
     expect(orphan.body).toEqual({
+      error: `Issue ${f.backlog.issue_number} cannot come back: its project ${f.project.id} is in the trash (restore the project first)`,
+    });
+    await purgeOnceHeld(admin, `project-${f.project.id}`);
+    const purged = await admin.post(`/api/v1/trash/issue-${f.backlog.id}/restore`);
+    expect(purged.body).toEqual({
       error: `Issue ${f.backlog.issue_number} cannot come back: its project ${f.project.id} no longer exists`,
     });
     expect((await admin.get(`/api/v1/trash/issue-${f.backlog.id}`)).status).toBe(200);
