@@ -8,8 +8,8 @@ import { queryPages, type QueryInput } from './query.ts';
 import { forEachLimited } from '../model/limited.ts';
 import { attachmentRemoval } from './attachments.ts';
 import { db, tableName } from './client.ts';
-import { commentPointerOf, parseProjectPk, type Key } from './keys.ts';
-import { Refused, transact, type GuardedItem } from './transactions.ts';
+import { commentPointerOf, keys, parseProjectPk, type Key } from './keys.ts';
+import { batchGet, Refused, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * The steps the cascade of deletes (lib/db/cascade.ts) and the trash's sprints and projects
@@ -179,14 +179,27 @@ async function unindexChunk(
       await transact(all);
     } catch (err) {
       if (!(err instanceof Refused)) throw err;
-      // One of them was taken out already (a page read again), or its number reused: one by one,
-      // each pointer on its own, each entry with its count.
-      await forEachLimited(chunk, PARALLELISM, async ({ issueId, number, assigneeId }) => {
-        if (number !== undefined) await transact(indexDeletes(orgId, projectId, [{ issueId, number }])).catch(ignoreRefused);
-        if (assigneeId !== undefined) {
-          await transact(indexDeletes(orgId, projectId, [{ issueId, assigneeId }])).catch(ignoreRefused);
-        }
-      });
+      // Some were taken out already (a page read again; a sprint's or project's purge after its
+      // issues were taken out into the trash: all of them), or a number reused. One BatchGetItem
+      // finds which are still there; only those go, one by one, each pointer on its own, each
+      // entry with its count.
+      const pointers = chunk.map((i) => (i.number === undefined ? undefined : keys.issueKey(orgId, i.number)));
+      const entries = chunk.map((i) =>
+        i.assigneeId === undefined ? undefined : keys.assignedIssue(orgId, i.assigneeId, projectId, i.issueId),
+      );
+      const wanted = [...pointers, ...entries].filter((k): k is Key => k !== undefined);
+      const found = await batchGet(wanted);
+      const there = new Set(wanted.filter((_, n) => found[n] !== undefined).map((k) => `${k.PK}|${k.SK}`));
+      const has = (k: Key | undefined) => k !== undefined && there.has(`${k.PK}|${k.SK}`);
+      const left = chunk.map((issue, n) => ({ issue, pointer: has(pointers[n]), entry: has(entries[n]) }));
+      await forEachLimited(
+        left.filter((l) => l.pointer || l.entry),
+        PARALLELISM,
+        async ({ issue: { issueId, number, assigneeId }, pointer, entry }) => {
+          if (pointer) await transact(indexDeletes(orgId, projectId, [{ issueId, number }])).catch(ignoreRefused);
+          if (entry) await transact(indexDeletes(orgId, projectId, [{ issueId, assigneeId }])).catch(ignoreRefused);
+        },
+      );
     }
   }
 }
