@@ -8,7 +8,7 @@ import { queryPages, type QueryInput } from './query.ts';
 import { forEachLimited } from '../model/limited.ts';
 import { attachmentRemoval } from './attachments.ts';
 import { db, tableName } from './client.ts';
-import { commentPointerOf, keys, parseProjectPk, type Key } from './keys.ts';
+import { collections, commentPointerOf, keys, parseProjectPk, type Key } from './keys.ts';
 import { batchGet, Refused, transact, type GuardedItem } from './transactions.ts';
 
 /**
@@ -316,4 +316,21 @@ export function issueIdOf(key: Key): number {
   const m = /^ISSUE#(\d+)$/.exec(key.SK);
   if (!m) throw new Error(`not an issue key: ${key.SK}`);
   return Number(m[1]);
+}
+
+/**
+ * The Query of a sprint's issues (LSI1, not the keys-only LSI1Keys: each issue's number, assignee,
+ * parent, relations, status and points are read too), as a sprint's cascade and its trip through
+ * the trash page it.
+ */
+export function sprintIssuesQuery(orgId: number, projectId: number, sprintId: number): QueryInput {
+  const issues = collections.sprintIssues(orgId, projectId, sprintId);
+  return {
+    IndexName: 'LSI1',
+    KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+    ExpressionAttributeValues: { ':pk': issues.pk, ':prefix': issues.prefix },
+    ProjectionExpression:
+      'PK, SK, LSK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points',
+    ExpressionAttributeNames: { '#status': 'status' },
+  };
 }

@@ -44,6 +44,7 @@ import {
   issueIdOf,
   PARALLELISM,
   removedIssues,
+  sprintIssuesQuery,
   unindexIssues,
   type CascadeOptions,
 } from './cascade-steps.ts';
@@ -213,30 +214,17 @@ export async function deleteSprintIssues(
   sprintId: number,
   options: CascadeOptions = {},
 ): Promise<number> {
-  const issues = collections.sprintIssues(orgId, projectId, sprintId);
   let comments = 0;
-  const issueCount = await forEachPage(
-    {
-      // LSI1 (not the keys-only LSI1Keys): each issue's number and assignee are read too.
-      IndexName: 'LSI1',
-      KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
-      ExpressionAttributeValues: { ':pk': issues.pk, ':prefix': issues.prefix },
-      ProjectionExpression:
-        'PK, SK, LSK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points',
-      ExpressionAttributeNames: { '#status': 'status' },
-    },
-    options,
-    async (issueKeys, items) => {
-      await unindexIssues(orgId, projectId, items, 'outlive');
-      await unlinkRemovedIssues(orgId, removedIssues(projectId, items));
-      await forEachLimited(issueKeys, PARALLELISM, async (key) => {
-        // Awaited first: `comments += await ...` would add to the value read before the wait.
-        const deleted = await deleteIssueComments(orgId, projectId, issueIdOf(key), { deadline: options.deadline });
-        comments += deleted;
-      });
-      await deleteKeys(issueKeys);
-    },
-  );
+  const issueCount = await forEachPage(sprintIssuesQuery(orgId, projectId, sprintId), options, async (issueKeys, items) => {
+    await unindexIssues(orgId, projectId, items, 'outlive');
+    await unlinkRemovedIssues(orgId, removedIssues(projectId, items));
+    await forEachLimited(issueKeys, PARALLELISM, async (key) => {
+      // Awaited first: `comments += await ...` would add to the value read before the wait.
+      const deleted = await deleteIssueComments(orgId, projectId, issueIdOf(key), { deadline: options.deadline });
+      comments += deleted;
+    });
+    await deleteKeys(issueKeys);
+  });
   return issueCount + comments;
 }
 

@@ -10,6 +10,7 @@ import {
   ISSUE_SK,
   PARALLELISM,
   removedIssues,
+  sprintIssuesQuery,
   unindexIssues,
   type CascadeOptions,
 } from './cascade-steps.ts';
@@ -136,23 +137,11 @@ async function settle(c: Container, from: ContainerState, to: ContainerState, re
 /** Takes the issues of `c` out of what is kept of them outside it. Returns the issues seen. */
 async function withdraw(c: Container, options: CascadeOptions): Promise<number> {
   if (c.kind === 'sprint') {
-    const issues = collections.sprintIssues(c.orgId, c.projectId, c.sprintId);
-    return forEachPage(
-      {
-        IndexName: 'LSI1',
-        KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
-        ExpressionAttributeValues: { ':pk': issues.pk, ':prefix': issues.prefix },
-        ProjectionExpression:
-          'PK, SK, LSK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points',
-        ExpressionAttributeNames: { '#status': 'status' },
-      },
-      options,
-      async (_keys, items) => {
-        // A parent outside it loses the issue from its summary; what its issues hold of each other stays.
-        await unindexIssues(c.orgId, c.projectId, items, 'outlive');
-        await unlinkRemovedIssues(c.orgId, removedIssues(c.projectId, items), undefined, c.sprintId);
-      },
-    );
+    return forEachPage(sprintIssuesQuery(c.orgId, c.projectId, c.sprintId), options, async (_keys, items) => {
+      // A parent outside it loses the issue from its summary; what its issues hold of each other stays.
+      await unindexIssues(c.orgId, c.projectId, items, 'outlive');
+      await unlinkRemovedIssues(c.orgId, removedIssues(c.projectId, items), undefined, c.sprintId);
+    });
   }
   return forEachPage(
     {
@@ -222,22 +211,27 @@ async function returnIssues(c: Container, options: CascadeOptions): Promise<numb
   return returned;
 }
 
-/** The ids of a project's sprints that are there (one keys-only Query of its partition's sprint items). */
+/** The ids of a project's sprints that are there. */
 async function sprintIdsOf(orgId: number, projectId: number): Promise<number[]> {
-  const ids: number[] = [];
+  return (await sprintItemsOf(orgId, projectId, 'id')).map((item) => Number(item.id));
+}
+
+/** `attribute` of each sprint item of a project (one Query of its partition's sprint items). */
+async function sprintItemsOf(orgId: number, projectId: number, attribute: string): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
   const sprints = collections.sprints(orgId, projectId);
   await queryPages(
     {
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: { ':pk': sprints.pk, ':prefix': sprints.prefix },
-      ProjectionExpression: 'id',
+      ProjectionExpression: attribute,
     },
     {},
     (items) => {
-      for (const item of items) ids.push(Number(item.id));
+      found.push(...items);
     },
   );
-  return ids;
+  return found;
 }
 
 /** The trash item's progress: `n` more issues put back (while it is restoring). */
@@ -581,18 +575,6 @@ export async function restoreObstacle(c: Container, stored: Record<string, unkno
  * sprints that are there (one Query of its sprint items), not those of sprints in the trash.
  */
 export async function projectIssueCount(orgId: number, projectId: number, stored: Record<string, unknown>): Promise<number> {
-  let total = Number(stored.backlog_count ?? 0);
-  const sprints = collections.sprints(orgId, projectId);
-  await queryPages(
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': sprints.pk, ':prefix': sprints.prefix },
-      ProjectionExpression: 'issues_count',
-    },
-    {},
-    (items) => {
-      for (const item of items) total += Number(item.issues_count ?? 0);
-    },
-  );
-  return total;
+  const sprints = await sprintItemsOf(orgId, projectId, 'issues_count');
+  return sprints.reduce((total, item) => total + Number(item.issues_count ?? 0), Number(stored.backlog_count ?? 0));
 }

@@ -121,6 +121,30 @@ async function attached(client: ApiClient, issueKey: string, size: number, comme
   return { id: declared.id as number, objectKey: declared.upload.fields.key as string };
 }
 
+/**
+ * The table now holds what it held `before`, but for the history that says what happened (new
+ * activity entries) and what a change leaves on what it touched (`steady`); and every count and
+ * index of organisation `orgId` agrees with a rebuild from its issues.
+ */
+async function expectAsBefore(before: Item[], orgId: number): Promise<void> {
+  const after = await wholeTable();
+  const [was, is] = [steady(before), steady(after)];
+  expect(
+    [...was.keys()].filter((k) => !is.has(k)),
+    'nothing that was there before is gone',
+  ).toEqual([]);
+  const left = [...is.keys()].filter((k) => !was.has(k));
+  expect(after.filter((i) => left.includes(keyOf(i)) && i.type !== 'activity').map(keyOf), 'nothing left but history').toEqual(
+    [],
+  );
+  const changed = [...was].filter(([key, item]) => JSON.stringify(is.get(key)) !== JSON.stringify(item));
+  expect(
+    changed.map(([key, item]) => ({ key, before: item, after: is.get(key) })),
+    'everything else as it was',
+  ).toEqual([]);
+  expect(derivedDifferences(await readDerivedState(orgId))).toEqual([]);
+}
+
 describe('a purge, by an admin or at the end of the retention period', () => {
   it('leaves the table as it was before the purged things were made, but for the history that says so', async () => {
     const org = await newOrganisation();
@@ -233,22 +257,8 @@ describe('a purge, by an admin or at the end of the retention period', () => {
       (n) => n >= 2,
     );
 
-    const after = await wholeTable();
-    const [was, is] = [steady(before), steady(after)];
-    const gone = [...was.keys()].filter((k) => !is.has(k));
-    const left = [...is.keys()].filter((k) => !was.has(k));
-    expect(gone, 'nothing that was there before is gone').toEqual([]);
     // What is new is history (the issues' activity: labels set, comments made, deleted, purged).
-    expect(after.filter((i) => left.includes(keyOf(i)) && i.type !== 'activity').map(keyOf), 'nothing left but history').toEqual(
-      [],
-    );
-    const changed = [...was].filter(([key, item]) => JSON.stringify(is.get(key)) !== JSON.stringify(item));
-    expect(
-      changed.map(([key, item]) => ({ key, before: item, after: is.get(key) })),
-      'everything else as it was',
-    ).toEqual([]);
-    // And every count and index agrees with a rebuild from the issues.
-    expect(derivedDifferences(await readDerivedState(org.orgId))).toEqual([]);
+    await expectAsBefore(before, org.orgId);
   });
 
   it('leaves nothing of a purged sprint or an expired project, nor of their issues outside them', async () => {
@@ -322,21 +332,6 @@ describe('a purge, by an admin or at the end of the retention period', () => {
     );
     expect(await ttlAfter(3)).toBeGreaterThan(0);
 
-    const after = await wholeTable();
-    const [was, is] = [steady(before), steady(after)];
-    expect(
-      [...was.keys()].filter((k) => !is.has(k)),
-      'nothing that was there before is gone',
-    ).toEqual([]);
-    const left = [...is.keys()].filter((k) => !was.has(k));
-    expect(after.filter((i) => left.includes(keyOf(i)) && i.type !== 'activity').map(keyOf), 'nothing left but history').toEqual(
-      [],
-    );
-    const changed = [...was].filter(([key, item]) => JSON.stringify(is.get(key)) !== JSON.stringify(item));
-    expect(
-      changed.map(([key, item]) => ({ key, before: item, after: is.get(key) })),
-      'everything else as it was',
-    ).toEqual([]);
-    expect(derivedDifferences(await readDerivedState(org.orgId))).toEqual([]);
+    await expectAsBefore(before, org.orgId);
   });
 });
