@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiClient, newOrganisation, randomPrefix, useGateway } from '../support/api.ts';
+import { bounds, eventually } from '../support/eventually.ts';
 import { mcpClient, type McpTestClient } from '../support/mcp.ts';
 import { seedProject } from '../support/seed.ts';
 
@@ -215,6 +216,23 @@ describe('MCP server: sprint tools', () => {
       sprint_id: sprint.id,
     });
     expect((await rest.get(`/api/v1/projects/${project.id}/sprints/${sprint.id}`)).status).toBe(404);
+    // Into the trash: list_trash shows it, and restore brings it back once its issues are out (docs/trash.md).
+    const id = `sprint-${sprint.id}`;
+    await eventually(
+      `${id} held in the trash`,
+      async () => (await mcp.ok('list_trash')).trash.find((t: { id: string }) => t.id === id)?.state,
+      (state) => state === 'held',
+      bounds.cascade(),
+    );
+    const back = await mcp.ok('restore', { id });
+    expect(back.restored).toMatchObject({ kind: 'sprint', item: { id: sprint.id }, restore: { id, state: 'restoring' } });
+    await eventually(
+      `${id} back`,
+      async () => (await rest.get(`/api/v1/projects/${project.id}/sprints/${sprint.id}`)).status,
+      (status) => status === 200,
+      bounds.cascade(),
+    );
+    expect((await mcp.ok('list_trash')).trash).toEqual([]);
     await member.close();
     await mcp.close();
   });
