@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { purgeOnceHeld } from '../support/trash.ts';
 import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
@@ -9,6 +8,7 @@ import { getAttachment, organisationBytes } from '../../lib/db/attachments.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { mcpClient } from '../support/mcp.ts';
+import { purgeOnceHeld } from '../support/trash.ts';
 
 /**
  * Attachments (docs/attachments.md) through the local gateway and the local S3-compatible server:
