@@ -1,3 +1,4 @@
+import { getTrashed } from '../db/trash.ts';
 import type { CommentPointer } from '../db/comment-pointers.ts';
 import { getAccountItem } from '../db/accounts.ts';
 import * as store from '../db/comments.ts';
@@ -194,6 +195,22 @@ export async function restoreTrashedComment(
     // The sprint its issue was in when the comment was last written, as its pointer's writes decide.
     await store.restoreComment(caller.orgId, stored, deletedAt, sprintId);
   } catch (err) {
+    // Its project or its issue's sprint in the trash: restore that first.
+    if (
+      err instanceof Refused &&
+      err.reason === store.commentRefusals.project &&
+      (await getTrashed(caller.orgId, 'project', projectId))
+    ) {
+      throw cannot(`its project ${projectId} is in the trash (restore the project first)`);
+    }
+    if (
+      err instanceof Refused &&
+      err.reason === store.commentRefusals.sprint &&
+      sprintId !== null &&
+      (await getTrashed(caller.orgId, 'sprint', sprintId))
+    ) {
+      throw cannot(`sprint ${sprintId}, which its issue ${issueId} is in, is in the trash (restore the sprint first)`);
+    }
     if (!(err instanceof Refused) || err.reason !== store.commentRefusals.issue) throw explainRefusal(err, meanings(sprintId));
     // The issue moved to another sprint since, or is gone: one read tells which (refusals only).
     const now = await store.issueSprintNow(caller.orgId, projectId, issueId);

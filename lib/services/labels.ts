@@ -1,3 +1,4 @@
+import { getTrashed } from '../db/trash.ts';
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/labels.ts';
 import { Refused, rereadOnStale, isRefused, STALE } from '../db/transactions.ts';
@@ -141,7 +142,10 @@ export async function restoreTrashedLabel(caller: Principal, stored: Record<stri
     if (err.reason === 'project') {
       // Refused by the project's condition: gone, or full. One read tells which (refusals only).
       if (!(await getProjectItem(caller.orgId, label.project_id))) {
-        throw new TransitionError(`Label ${label.id} cannot come back: its project ${label.project_id} no longer exists`);
+        const where = (await getTrashed(caller.orgId, 'project', label.project_id))
+          ? 'is in the trash (restore the project first)'
+          : 'no longer exists';
+        throw new TransitionError(`Label ${label.id} cannot come back: its project ${label.project_id} ${where}`);
       }
       throw new TransitionError(
         `Label ${label.id} cannot come back: project ${label.project_id} already has ${labelLimits.perProject} labels, the most it may have; delete one, then restore`,

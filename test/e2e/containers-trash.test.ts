@@ -192,7 +192,15 @@ describe('sprints in the trash', () => {
     const relations = async () => (await admin.get(`/api/v1/issues/${last!.issue_number}/relations`)).body;
     const linked = await relations();
     expect(linked).toHaveLength(1);
+    // A comment deleted before its sprint, and a label before its project, name what to restore first.
+    const comment = (await admin.get(`${f.s}/issues/${f.target.id}/comments`)).body[0];
+    expect((await admin.delete(`/api/v1/comments/${comment.id}`)).status).toBe(204);
+    const label = (await admin.get(`${f.p}/labels`)).body[0];
+    expect((await admin.delete(`${f.p}/labels/${label.id}`)).status).toBe(204);
     expect((await admin.delete(f.s)).status).toBe(204);
+    expect((await admin.post(`/api/v1/trash/comment-${comment.id}/restore`)).body.error).toBe(
+      `Comment ${comment.id} cannot come back: sprint ${f.sprint.id}, which its issue ${f.target.id} is in, is in the trash (restore the sprint first)`,
+    );
     await held(admin, `sprint-${f.sprint.id}`);
     // Inside the trashed sprint, the issues keep their relation (no read shows it meanwhile).
     const stored = await itemAt(keys.issue(org.orgId, f.project.id, last!.id));
@@ -203,6 +211,9 @@ describe('sprints in the trash', () => {
     const refused = await admin.post(`/api/v1/trash/sprint-${f.sprint.id}/restore`);
     expect(refused.status).toBe(422);
     expect(refused.body.error).toMatch(/^Its project .* is in the trash: restore the project first$/);
+    expect((await admin.post(`/api/v1/trash/label-${label.id}/restore`)).body.error).toBe(
+      `Label ${label.id} cannot come back: its project ${f.project.id} is in the trash (restore the project first)`,
+    );
 
     // The project back first, then the sprint: its issues stayed out with it until then.
     await restoreWhole(admin, `project-${f.project.id}`);
@@ -211,6 +222,10 @@ describe('sprints in the trash', () => {
     await restoreWhole(admin, `sprint-${f.sprint.id}`);
     expect(await relations()).toEqual(linked);
     expect((await admin.get(`/api/v1/issues/${last!.issue_number}`)).body.blocked).toBe(true);
+    // Then the comment and the label come back too.
+    expect((await admin.post(`/api/v1/trash/comment-${comment.id}/restore`)).status).toBe(200);
+    expect((await admin.post(`/api/v1/trash/label-${label.id}/restore`)).status).toBe(200);
+    expect((await admin.get(`${f.s}/issues/${f.target.id}/comments`)).body).toEqual([comment]);
     expect((await read(member, '/api/v1/me/issues')).total).toBe('1');
   });
 
