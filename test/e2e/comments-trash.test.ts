@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { ok, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
-import { expectHiddenFromOthers, expectTrashedBy, pastRetention } from '../support/trash.ts';
+import { expectHiddenFromOthers, expectTrashedBy, pastRetention, purgeOnceHeld } from '../support/trash.ts';
 import { eventually, bounds } from '../support/eventually.ts';
 import { mcpClient } from '../support/mcp.ts';
 import { useReceivers, waitFor } from '../support/receiver.ts';
@@ -196,9 +196,15 @@ describe('comments in the trash', () => {
     expect((await admin.get(`/api/v1/comments/${f.backlogComment.id}`)).status).toBe(404);
     expect((await member.get(`/api/v1/trash/comment-${f.backlogComment.id}`)).status).toBe(200);
 
-    // Its project deleted: refused, naming the project.
+    // Its project deleted: refused, naming the project (in the trash, then purged).
     expect((await admin.delete(`/api/v1/comments/${f.last.id}`)).status).toBe(204);
     expect((await admin.delete(f.p)).status).toBe(204);
+    const trashed = await admin.post(`/api/v1/trash/comment-${f.last.id}/restore`);
+    expect(trashed.status).toBe(422);
+    expect(trashed.body.error).toBe(
+      `Comment ${f.last.id} cannot come back: its project ${f.project.id} is in the trash (restore the project first)`,
+    );
+    await purgeOnceHeld(admin, `project-${f.project.id}`);
     const orphan = await admin.post(`/api/v1/trash/comment-${f.last.id}/restore`);
     expect(orphan.status).toBe(422);
     expect(orphan.body.error).toBe(`Comment ${f.last.id} cannot come back: its project ${f.project.id} no longer exists`);
