@@ -2,6 +2,7 @@ import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamo
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { attribute, itemKind } from './item.ts';
+import { keys } from './keys.ts';
 
 /**
  * What the cascade of deletes decides, apart from the table (lib/db/cascade.ts carries it out):
@@ -350,3 +351,9 @@ export function orphansIn(orgId: number, projectId: number, part: PartitionKeys)
       .map((issueId): CascadeParent => ({ kind: 'issue', orgId, projectId, issueId })),
   ];
 }
+
+/** The whole item of a pending cascade: its key and `pendingCascadeItem`. */
+export const pendingCascadeRecord = (pending: PendingCascade): Record<string, unknown> => ({
+  ...keys.pendingCascade(pending.parent.kind, pending.parent.orgId, pending.parent.projectId, idOf(pending.parent)),
+  ...pendingCascadeItem(pending),
+});

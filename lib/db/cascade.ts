@@ -10,7 +10,7 @@ import {
   notePartitionItem,
   orphansIn,
   pendingCascadeFromItem,
-  pendingCascadeItem,
+  pendingCascadeRecord,
   type CascadeParent,
   type PartitionKeys,
   type PendingCascade,
@@ -294,13 +294,7 @@ export interface CascadeBatchResult {
 
 /** Writes (or rewrites) a pending cascade; every write is a stream record that brings the consumer back. */
 export async function savePendingCascade(pending: PendingCascade): Promise<void> {
-  const { parent } = pending;
-  await db.send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.pendingCascade(parent.kind, parent.orgId, parent.projectId, idOf(parent)), ...pendingCascadeItem(pending) },
-    }),
-  );
+  await db.send(new PutCommand({ TableName: tableName(), Item: pendingCascadeRecord(pending) }));
 }
 
 /** Removes a finished cascade from the pending list. */

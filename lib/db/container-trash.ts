@@ -1,4 +1,4 @@
-import { TransactGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { asActor } from '../context/actor.ts';
 import { isClosed, type IssueState } from '../model/derivations.ts';
 import { forEachLimited } from '../model/limited.ts';
@@ -14,7 +14,7 @@ import {
   unindexIssues,
   type CascadeOptions,
 } from './cascade-steps.ts';
-import { idOf, pendingCascadeItem } from './cascade-work.ts';
+import { pendingCascadeRecord } from './cascade-work.ts';
 import { db, tableName } from './client.ts';
 import { issueItem, issueStateOf } from './issue-item.ts';
 import { issueWriteItems, sendIssueWrite } from './issue-write.ts';
@@ -26,7 +26,7 @@ import { searchBlockersUpdate, storedRelations, unlinkRemovedIssues, type Stored
 import { reportVelocityPut, type SprintItem } from './sprints.ts';
 import { addTo, batchGet, getItem, putNew, Refused, transact, type GuardedItem } from './transactions.ts';
 import { isConditionFailed } from './errors.ts';
-import { trashedKey, trashItem, trashRemovalOf, type TrashFields } from './trash.ts';
+import { readWithTrash, trashedKey, trashItem, trashRemovalOf, type TrashFields } from './trash.ts';
 
 /**
  * A sprint or a project in the organisation's trash (docs/trash.md). Its delete (lib/db/sprints.ts,
@@ -62,14 +62,8 @@ const trashKeyOf = (c: Container): Key => trashedKey(c.orgId, c.kind, c.kind ===
 
 /** Where a sprint or project stands: there, in the trash (as its trash item says), or gone for good. */
 async function standing(c: Container): Promise<{ there: boolean; trashed: TrashFields | undefined }> {
-  // One TransactGetItems: a restore's last write (the item back, the trash item gone) is never seen half done.
-  const out = await db.send(
-    new TransactGetCommand({
-      TransactItems: [itemKeyOf(c), trashKeyOf(c)].map((Key) => ({ Get: { TableName: tableName(), Key } })),
-    }),
-  );
-  const [item, trash] = (out.Responses ?? []).map((r) => r.Item);
-  return { there: item !== undefined, trashed: trash ? trashItem.decode(trash) : undefined };
+  const { there, trashed } = await readWithTrash(itemKeyOf(c), trashKeyOf(c), 'whole');
+  return { there, trashed: trashed ? trashItem.decode(trashed) : undefined };
 }
 
 /** The phases of a trashed sprint's or project's cascade; an interrupted one continues only in the same phase. */
@@ -408,26 +402,22 @@ async function dropIfNoRoom(c: Container, item: Record<string, unknown>, id: str
   if (!other) return;
   const held = storedRelations(other);
   if (held[id] !== undefined || Object.keys(held).length < MAX_RELATIONS) return;
-  const issueId = Number(item.id);
-  const blockedByOpen = r.type === 'blocked_by' && !isClosed(issueItem.field(other, 'status'));
-  const update: GuardedItem = {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.issue(orgId, projectId, issueId),
-        UpdateExpression: `REMOVE #relations.#rel${blockedByOpen ? ' ADD open_blockers :minus' : ''}`,
-        ConditionExpression: 'attribute_exists(#relations.#rel)',
-        ExpressionAttributeNames: { '#relations': 'relations', '#rel': id },
-        ...(blockedByOpen ? { ExpressionAttributeValues: { ':minus': -1 } } : {}),
-      },
-    },
-    reason: 'gone',
+  // The same take-off as a removed issue's on the others: the other issue's side of it, here on this one.
+  const side: StoredRelation = {
+    ...r,
+    type: relationInverse[r.type],
+    project_id: projectId,
+    issue_id: Number(item.id),
+    issue_number: String(item.issue_number),
   };
-  try {
-    await transact(blockedByOpen ? [update, searchBlockersUpdate(orgId, projectId, issueId, -1)] : [update]);
-  } catch (err) {
-    if (!(err instanceof Refused)) throw err;
-  }
+  await unlinkRemovedIssues(orgId, [
+    {
+      projectId: r.project_id,
+      issueId: r.issue_id,
+      closed: isClosed(issueItem.field(other, 'status')),
+      relations: { [id]: side },
+    },
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -441,10 +431,7 @@ async function dropIfNoRoom(c: Container, item: Record<string, unknown>, id: str
  * restoring), `busy` (a cascade of it still pending: its issues still being taken out).
  */
 export async function beginRestore(c: Container, deletedAt: string, restoredBy: number, total: number): Promise<void> {
-  const pending = {
-    ...keys.pendingCascade(c.kind, c.orgId, c.projectId, idOf(c)),
-    ...pendingCascadeItem({ parent: c, attempts: 0, status: 'pending' }),
-  };
+  const pending = pendingCascadeRecord({ parent: c, attempts: 0, status: 'pending' });
   await transact([
     {
       item: {

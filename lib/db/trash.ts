@@ -205,11 +205,27 @@ export async function goneForGood(itemKey: Key, trashKey: Key): Promise<boolean>
  * deletes the other at once) is never seen half done.
  */
 export async function whereIs(itemKey: Key, trashKey: Key): Promise<'there' | 'trashed' | 'gone'> {
+  const { there, trashed } = await readWithTrash(itemKey, trashKey, 'keys');
+  return there ? 'there' : trashed ? 'trashed' : 'gone';
+}
+
+/**
+ * A trashable item's presence and its trash item (its key alone, or `whole`), in one
+ * TransactGetItems (see `whereIs`).
+ */
+export async function readWithTrash(
+  itemKey: Key,
+  trashKey: Key,
+  trash: 'keys' | 'whole',
+): Promise<{ there: boolean; trashed: Record<string, unknown> | undefined }> {
   const out = await db.send(
     new TransactGetCommand({
-      TransactItems: [itemKey, trashKey].map((Key) => ({ Get: { TableName: tableName(), Key, ProjectionExpression: 'PK' } })),
+      TransactItems: [
+        { Get: { TableName: tableName(), Key: itemKey, ProjectionExpression: 'PK' } },
+        { Get: { TableName: tableName(), Key: trashKey, ...(trash === 'keys' ? { ProjectionExpression: 'PK' } : {}) } },
+      ],
     }),
   );
   const [item, trashed] = out.Responses ?? [];
-  return item?.Item !== undefined ? 'there' : trashed?.Item !== undefined ? 'trashed' : 'gone';
+  return { there: item?.Item !== undefined, trashed: trashed?.Item };
 }
