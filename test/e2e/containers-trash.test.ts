@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys, projectPk } from '../../lib/db/keys.ts';
@@ -135,13 +135,24 @@ describe('sprints in the trash', () => {
     const deleted = await admin.delete(f.s);
     expect([deleted.status, deleted.dbCalls]).toEqual([204, 3]);
     const trashId = `sprint-${f.sprint.id}`;
-    // Right after the delete its issues may still be being taken out: no restore, no purge yet.
-    const fresh = (await admin.get(`/api/v1/trash/${trashId}`)).body;
-    if (fresh.state === 'withdrawing') {
-      const early = await admin.post(`/api/v1/trash/${trashId}/restore`);
-      expect([early.status, early.headers.get('retry-after')]).toEqual([409, '2']);
-    }
     const entry = await held(admin, trashId);
+    // While its issues are still being taken out (set here, as it is for the seconds after a
+    // delete): no restore, no purge yet.
+    const trashKey = keys.trash(org.orgId, keys.sprint(org.orgId, 0, f.sprint.id).SK);
+    const setState = (state: string) =>
+      db.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: trashKey,
+          UpdateExpression: 'SET #state = :state',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':state': state },
+        }),
+      );
+    await setState('withdrawing');
+    const early = await admin.post(`/api/v1/trash/${trashId}/restore`);
+    expect([early.status, early.headers.get('retry-after')]).toEqual([409, '2']);
+    await setState('held');
     expect(entry).toMatchObject({
       id: trashId,
       kind: 'sprint',
