@@ -614,7 +614,7 @@ export const routes: Route[] = [
       'The export file of `npm run admin -- export` (docs/import-export.md), a page at a time: the header line on the first page, ' +
       'the `end` line on the last. While more remains, `Link: <…?cursor=…>; rel="next"` names the next page; the pages, ' +
       'concatenated, are the file. A page ends after 2 MiB, after `per_page` lines, or after 40 DynamoDB calls. ' +
-      'Never in it: tokens, webhook endpoints and secrets, OAuth data. `include_trash=true`: the trashed labels too (`trash` lines before the `end` line), which an import skips.',
+      'Never in it: tokens, webhook endpoints and secrets, OAuth data. `include_trash=true`: the trash too (before the `end` line, a `trash` line per trashed item and a `trash_content` line per thing a trashed project, sprint or issue holds), which an import skips.',
     tag: 'Imports',
     query: ExportQuery,
     success: { status: 200, schema: ExportLines, mediaType: 'application/x-ndjson', description: 'A page of the export' },

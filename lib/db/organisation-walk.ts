@@ -1,5 +1,8 @@
-import { collections, orgPk, projectPk } from './keys.ts';
+import { collections, keys, orgPk, projectPk, skPrefixes } from './keys.ts';
+import { issueItem } from './issue-item.ts';
 import { queryPages, type QueryInput } from './query.ts';
+import { getItem } from './transactions.ts';
+import { getTrashed } from './trash.ts';
 
 /**
  * The reads of an organisation's export and import (lib/services/import-export): the item
@@ -55,7 +58,52 @@ export const exportCollections = {
   issueContents: (orgId: number, projectId: number): WalkedCollection => ({ pk: projectPk(orgId, projectId), prefix: 'ISSUE#' }),
   /** The organisation's trash, newest deletion first (only when the export is asked to include it). */
   trash: (orgId: number): WalkedCollection => ({ ...collections.trash(orgId), index: 'LSI1' }),
+  /** A sprint's activity (its item is not among it). */
+  sprintActivity: (orgId: number, projectId: number, sprintId: number): WalkedCollection => ({
+    pk: projectPk(orgId, projectId),
+    prefix: skPrefixes.sprintActivity(sprintId),
+  }),
+  /** A sprint's issues, in list order. */
+  issuesOfSprint: (orgId: number, projectId: number, sprintId: number): WalkedCollection => ({
+    ...collections.sprintIssues(orgId, projectId, sprintId),
+    index: 'LSI1',
+  }),
+  /** What is stored under one issue: its comments, attachments and activity (not the issue itself). */
+  underIssue: (orgId: number, projectId: number, issueId: number): WalkedCollection => ({
+    pk: projectPk(orgId, projectId),
+    prefix: skPrefixes.underIssue(issueId),
+  }),
 };
+
+/** The issue or sprint (by id) that an item of a project's partition is, or is stored under. */
+export function ownerOf(item: Record<string, unknown>): { issueId?: number; sprintId?: number } {
+  const m = /^(ISSUE|SPRINT)#(\d{10})/.exec(String(item.SK));
+  if (!m) return {};
+  return m[1] === 'ISSUE' ? { issueId: Number(m[2]) } : { sprintId: Number(m[2]) };
+}
+
+/** Whether a sprint is there (neither in the trash nor gone): one consistent GetItem of its key. */
+export const sprintIsThere = async (orgId: number, projectId: number, sprintId: number): Promise<boolean> =>
+  (await getItem(keys.sprint(orgId, projectId, sprintId), 'PK')) !== undefined;
+
+/** What an export needs of an issue that its contents are walked under: its list, and its comments whose files are in the trash. */
+export async function issueOfContents(orgId: number, projectId: number, issueId: number) {
+  const item = await getItem(
+    keys.issue(orgId, projectId, issueId),
+    ['PK', issueItem.stored('sprintId'), issueItem.stored('commentsWithFilesInTrash')].join(', '),
+  );
+  return (
+    item && {
+      sprintId: issueItem.field(item, 'sprintId'),
+      commentsWithFilesInTrash: issueItem.field(item, 'commentsWithFilesInTrash'),
+    }
+  );
+}
+
+/** A project as stored, there or in the trash (what an export shows a trashed sprint's or issue's fields by); undefined when gone. */
+export async function projectThereOrTrashed(orgId: number, projectId: number): Promise<Record<string, unknown> | undefined> {
+  return (await getItem(keys.project(orgId, projectId))) ?? (await getTrashed(orgId, 'project', projectId))?.stored;
+}
 
 const queryOf = (c: WalkedCollection): QueryInput => ({
   ...(c.index ? { IndexName: c.index } : {}),

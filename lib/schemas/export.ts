@@ -21,7 +21,7 @@ export const ExportQuery = z.object({
   ),
   include_trash: meta(z.optional(z.enum(['true', 'false'], { error: 'must be true or false' })), {
     description:
-      "`true`: the export also carries the organisation's trash (a `trash` line per trashed label, before the `end` line; docs/import-export.md), which an import skips. " +
+      "`true`: the export also carries the organisation's trash (before the `end` line, a `trash` line per trashed item, and a `trash_content` line per thing a trashed project, sprint or issue holds; docs/import-export.md), which an import skips. " +
       'Said on the first page: its cursor carries it on.',
   }),
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys, projectPk } from '../../lib/db/keys.ts';
 import { ok, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
-import { heldInTrash, pastRetention } from '../support/trash.ts';
+import { heldInTrash, pastRetention, restoreWhole } from '../support/trash.ts';
 import { bounds, eventually } from '../support/eventually.ts';
 
 /**
@@ -91,20 +91,6 @@ async function sprintReads(admin: ApiClient, member: ApiClient, f: World) {
 }
 
 const held = heldInTrash;
-
-/** Restores trashed `id` (202) and waits until it is back (its trash item gone). */
-async function restoreWhole(admin: ApiClient, id: string, items = 100) {
-  const started = await admin.post(`/api/v1/trash/${id}/restore`);
-  expect(started.status, JSON.stringify(started.body)).toBe(202);
-  expect(started.headers.get('location')).toBe(`/api/v1/trash/${id}`);
-  await eventually(
-    `${id} to be back`,
-    async () => (await admin.get(`/api/v1/trash/${id}`)).status,
-    (status) => status === 404,
-    bounds.cascade(items),
-  );
-  return started.body;
-}
 
 const itemAt = async (key: { PK: string; SK: string }) =>
   (await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;

@@ -19,6 +19,7 @@ import { attachmentFolder } from '../../lib/services/import-export/attachment-fi
 import { importExport } from '../../lib/services/import-export/import-export.ts';
 import { exportStart, walkExport } from '../../lib/services/import-export/export.ts';
 import { deleteComment } from '../../lib/services/comments.ts';
+import { deleteIssue } from '../../lib/services/issues.ts';
 import { restore } from '../../lib/services/trash.ts';
 import { newOrganisation } from '../support/api.ts';
 import { exportTo, log, organisationWithFiles, png, sha } from '../support/attachment-files.ts';
@@ -115,6 +116,45 @@ describe('export of the attachments of a comment in the trash', () => {
 
     await restore(caller, `comment-${comment.id}`);
     expect(attachmentIds((await exportTo(org.orgId, false)).lines)).toEqual([screenshot.id, logFile.id]);
+  });
+});
+
+describe('export of the attachments of an issue in the trash', () => {
+  it('leaves them out; with the trash, they are its trash_content lines and their files are written, also when the walk resumes among them', async () => {
+    const { org, caller, issue, screenshot, logFile } = await organisationWithFiles();
+    const before = (await exportTo(org.orgId, false)).lines.filter((l) => l.kind === 'attachment');
+    expect(before.map((l) => l.id)).toEqual([screenshot.id, logFile.id]);
+
+    await deleteIssue(caller, { projectId: issue.project_id, sprintId: null }, issue.id);
+    const plain = await exportTo(org.orgId);
+    expect(plain.lines.filter((l) => l.kind === 'attachment')).toEqual([]);
+    expect(plain.written.files).toMatchObject({ files: 0, bytes: 0 });
+
+    const withTrash = await exportTo(org.orgId, true, true);
+    const held = withTrash.lines.filter((l) => l.kind === 'trash_content' && l.item_kind === 'attachment');
+    expect(held).toEqual(
+      before.map(({ kind: _kind, ...item }) => ({
+        kind: 'trash_content',
+        trash_id: `issue-${issue.id}`,
+        item_kind: 'attachment',
+        item,
+      })),
+    );
+    expect(withTrash.written.files).toEqual({ folder: withTrash.folder, files: 2, bytes: png.length + log.length, missing: [] });
+    expect(readFileSync(join(withTrash.folder, String(before[0]!.file))).equals(png)).toBe(true);
+    expect(readFileSync(join(withTrash.folder, String(before[1]!.file))).equals(log)).toBe(true);
+
+    // Walked a few reads at a time, one item a page (as the REST export pages it): the same lines.
+    const body = (lines: string[]) => lines.slice(1, -1);
+    for (const reads of [6, 7, 8, 9, 10, 11]) {
+      const position = exportStart(true);
+      const lines: string[] = [];
+      for (let calls = 0; position.stage < 4 && calls < 400; calls++) {
+        let left = reads;
+        for await (const line of walkExport(org.orgId, position, { pageSize: 1, mayRead: () => left-- > 0 })) lines.push(line);
+      }
+      expect(body(lines), `${reads} reads a call`).toEqual(body(withTrash.lines.map((l) => JSON.stringify(l))));
+    }
   });
 });
 

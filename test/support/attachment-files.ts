@@ -74,12 +74,12 @@ export async function organisationWithFiles() {
   return { org, caller, project, issue, comment, screenshot, logFile, pending };
 }
 
-/** Exports `orgId` into a fresh folder: the JSON Lines file and, with `files`, the folder of files beside it. */
-export async function exportTo(orgId: number, files = true) {
+/** Exports `orgId` (its trash too, with `includeTrash`) into a fresh folder: the JSON Lines file and, with `files`, the folder of files beside it. */
+export async function exportTo(orgId: number, files = true, includeTrash = false) {
   const dir = mkdtempSync(join(tmpdir(), 'export-files-'));
   const path = join(dir, 'org.jsonl');
   const out = createWriteStream(path);
-  const written = await writeExport(orgId, out, files ? join(dir, 'files') : undefined);
+  const written = await writeExport(orgId, out, files ? join(dir, 'files') : undefined, includeTrash);
   out.end();
   await once(out, 'finish');
   const lines = readFileSync(path, 'utf8')

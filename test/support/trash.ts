@@ -73,3 +73,17 @@ export async function purgeOnceHeld(admin: ApiClient, id: string): Promise<void>
   await heldInTrash(admin, id);
   expect((await admin.delete(`/api/v1/trash/${id}`)).status).toBe(204);
 }
+
+/** Restores trashed `id` (202) and waits until it is back (its trash item gone). */
+export async function restoreWhole(admin: ApiClient, id: string, items = 100) {
+  const started = await admin.post(`/api/v1/trash/${id}/restore`);
+  expect(started.status, JSON.stringify(started.body)).toBe(202);
+  expect(started.headers.get('location')).toBe(`/api/v1/trash/${id}`);
+  await eventually(
+    `${id} to be back`,
+    async () => (await admin.get(`/api/v1/trash/${id}`)).status,
+    (status) => status === 404,
+    bounds.cascade(items),
+  );
+  return started.body;
+}

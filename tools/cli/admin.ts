@@ -50,7 +50,7 @@ Commands:
   export --org ID [--out FILE] [--files DIR] [--include-trash]
                                   (the organisation as JSON Lines, to the file or to stdout; --files: each
                                   attachment's file too, into DIR, named as its line's "file" says;
-                                  --include-trash: the trashed labels too, as "trash" lines an import skips)
+                                  --include-trash: the trash too, as "trash" and "trash_content" lines an import skips)
 
 Environment: DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION (and AWS credentials), USAGE_PLAN_ID,
 WEBHOOK_SECRET_KMS_KEY_ID — see docs/configuration.md.`;

@@ -83,7 +83,7 @@ export async function writeAttachmentFile(orgId: number, line: AttachmentLine, f
 
 /**
  * Writes an organisation's export to `out` (JSON Lines) and, given `folder`, each ready
- * attachment's file into it (made if missing) as its line's `file` names it, one after another.
+ * attachment's file (those in the trash too, when it includes the trash) into it (made if missing) as its line's `file` names it, one after another.
  * Answers how many lines, and what was written into the folder.
  */
 export async function writeExport(
@@ -99,8 +99,10 @@ export async function writeExport(
   for await (const text of exportOrganisation(orgId, new Date(), includeTrash)) {
     lines += 1;
     if (!out.write(`${text}\n`)) await new Promise((resolve) => out.once('drain', resolve));
-    if (!files || !text.startsWith('{"kind":"attachment"')) continue;
-    const line = JSON.parse(text) as AttachmentLine;
+    if (!files) continue;
+    // A ready attachment's line, or one of an issue in the trash (`trash_content`, with `--include-trash`).
+    const line = attachmentOf(text);
+    if (!line) continue;
     const why = await writeAttachmentFile(orgId, line, files.folder);
     if (why) files.missing.push({ id: line.id, name: line.name, file: line.file, reason: why });
     else {
@@ -109,6 +111,14 @@ export async function writeExport(
     }
   }
   return files ? { lines, files } : { lines };
+}
+
+/** The attachment an export line is the manifest of, if it is one: its own line, or what a trashed thing holds. */
+function attachmentOf(text: string): AttachmentLine | undefined {
+  if (text.startsWith('{"kind":"attachment"')) return JSON.parse(text) as AttachmentLine;
+  if (!text.startsWith('{"kind":"trash_content"')) return undefined;
+  const line = JSON.parse(text) as { item_kind: string; item: AttachmentLine };
+  return line.item_kind === 'attachment' ? line.item : undefined;
 }
 
 /** A file of the folder beside an export, as its import reads it. */

@@ -41,7 +41,7 @@ export function decodeExportCursor(cursor: string, orgId: number): ExportPositio
     !Object.values(p.counts).every((n) => isInt(n, Number.MAX_SAFE_INTEGER)) ||
     (p.after !== undefined && !isWalkKey(p.after)) ||
     (p.before !== undefined && p.before !== null && !isWalkKey(p.before)) ||
-    (p.step !== undefined && !isInt(p.step, 5)) ||
+    (p.step !== undefined && !isInt(p.step, 6)) ||
     (p.list !== undefined && p.list !== null && !isInt(p.list, Number.MAX_SAFE_INTEGER)) ||
     (p.place !== undefined && !isInt(p.place, Number.MAX_SAFE_INTEGER)) ||
     (p.digest !== undefined && !(typeof p.digest === 'string' && /^[0-9a-f]{64}$/.test(p.digest))) ||

@@ -8,7 +8,11 @@ import { workflowOf } from '../../db/workflow.ts';
 import { stateAnswer } from '../states.ts';
 import {
   exportCollections,
+  issueOfContents,
+  ownerOf,
+  projectThereOrTrashed,
   readWalkPage,
+  sprintIsThere,
   walkKeyIn,
   walkKeyOf,
   withoutLayout,
@@ -19,12 +23,12 @@ import { storedRelations } from '../../db/relations.ts';
 import { sprintHistoryOf, sprintItem, toSprint } from '../../db/sprints.ts';
 import { commentItem, toComment } from '../../db/comments.ts';
 import { toActivity } from '../activity.ts';
-import { attachmentAnswer, attachmentItem, commentsWithFilesInTrash } from '../../db/attachments.ts';
+import { attachmentAnswer, attachmentItem } from '../../db/attachments.ts';
 import { exportedFileName, isShown } from '../../model/attachments.ts';
 import { toAccount } from '../../db/accounts.ts';
 import { getOrganisation } from '../../db/organisation.ts';
 import { trashItem, type TrashFields } from '../../db/trash.ts';
-import { isExpired, trashId, type TrashKind } from '../../model/trash.ts';
+import { isExpired, trashId } from '../../model/trash.ts';
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 
 /**
@@ -32,12 +36,14 @@ import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
  * account, project, label, sprint (with its report and history), issue (with its relations),
  * comment, ready attachment (its manifest: the file itself is the admin CLI's to write, `--files`;
  * none of a comment in the trash) and activity entry, each with `kind`; then an `end` line with the counts and the digest
- * of the lines before it. Read page by page (each DynamoDB page is written out before the next is
+ * of the lines before it. What is in the trash (a sprint, an issue, and all they hold) is in none
+ * of those lines. Read page by page (each DynamoDB page is written out before the next is
  * read), so memory stays bounded at any size. Never written: tokens, webhook endpoints and their
  * secrets (trashed ones too), OAuth data, idempotency records. Asked to (`include_trash`), it also
  * writes the organisation's trash before the `end` line: a `trash` line per trashed item of a kind
- * an export carries (labels today), `{id, item_kind, deleted_at, deleted_by, deleted_by_email,
- * expires_at, item}`, `item` as the item's own line would show it. An import skips them.
+ * an export carries (all but webhooks), `{id, item_kind, deleted_at, deleted_by, deleted_by_email,
+ * expires_at, item}`, `item` as the item's own line would show it; after a project's, a sprint's or
+ * an issue's, a `trash_content` line, `{trash_id, item_kind, item}`, per thing it holds. An import skips them.
  */
 
 /** An activity entry's line: as stored, under the id the API shows (what a revert's `reverts` names). */
@@ -66,10 +72,11 @@ type Key = WalkKey;
 /**
  * Where an export stands, between two lines: enough to go on from there in another request
  * (`GET /api/v1/export`'s cursor). `stage` 0 is before the header, 1 in the accounts, 2 in the
- * projects, 3 in the trash (`trash`: only when asked) and before the `end` line, 4 done. In the projects: `before` is the key of the project
- * before the current one (null: the first), `step` what of the project comes next (0 its line,
- * 1 labels, 2 sprints, 3 sprint issues, 4 backlog issues, 5 comments, attachments and activity), `after` the
- * key of the last item written in that step; `list` and `place` the issues' list and place so far.
+ * projects, 3 in the trash (`trash`: only when asked) and before the `end` line, 4 done. In the
+ * projects (and the trash): `before` is the key of the project (trash item) before the current
+ * one (null: the first), `step` what of it comes next (0 its line, 1 labels, 2 sprints, 3 sprint
+ * issues, 4 backlog issues, 5 comments, attachments and activity, 6 done), `after` the key of the
+ * last item written in that step; `list` and `place` the issues' list and place so far.
  */
 export interface ExportPosition {
   stage: number;
@@ -117,10 +124,16 @@ export async function* walkExport(
   options: ExportWalkOptions = {},
 ): AsyncGenerator<string> {
   const pageSize = options.pageSize ?? 500;
-  const read = async (collection: WalkedCollection, start: Key | undefined, limit = pageSize) => {
+  /** One read, counted: none left, the walk pauses here (where it stands, which the caller has not moved past yet). */
+  const readOf = async <T>(get: () => Promise<T>): Promise<T> => {
     if (options.mayRead && !options.mayRead()) throw new Paused();
-    return readWalkPage(collection, start, limit);
+    return get();
   };
+  const read = (collection: WalkedCollection, start: Key | undefined, limit = pageSize) =>
+    readOf(() => readWalkPage(collection, start, limit));
+  // Where the walk stood before the item `items` handed out last: a read for that item, before
+  // any line of it, may pause the walk there (`readFor`), so that it is taken again on resuming.
+  let beforeItem: Key | undefined;
   /** Every item of a query from `position.after` on; `position.after` follows the items handed out. */
   async function* items(collection: WalkedCollection): AsyncGenerator<Record<string, unknown>> {
     let start = position.after;
@@ -129,12 +142,21 @@ export async function* walkExport(
     do {
       const page = await read(collection, start);
       for (const item of page.items) {
+        beforeItem = position.after;
         position.after = walkKeyOf(item, collection);
         yield item;
       }
       start = page.next;
     } while (start);
   }
+  /** A read of what the item just handed out needs, before any line of it: counted as every read is, pausing before that item. */
+  const readFor = async <T>(get: () => Promise<T>): Promise<T> => {
+    if (options.mayRead && !options.mayRead()) {
+      position.after = beforeItem;
+      throw new Paused();
+    }
+    return get();
+  };
   const counts = position.counts;
   /** A line of the file, taken into the digest. */
   const digested = (text: string) => {
@@ -186,7 +208,11 @@ export async function* walkExport(
         Object.assign(position, { stage: 3, after: undefined, before: undefined, step: undefined });
         break;
       }
-      yield* projectLines(project);
+      if ((position.step ?? 0) === 0) {
+        position.step = 1;
+        yield line('project', projectLine(project));
+      }
+      yield* projectParts(project, { kind: 'live' });
       Object.assign(position, {
         before: walkKeyOf(project, projects),
         step: 0,
@@ -195,15 +221,18 @@ export async function* walkExport(
         place: undefined,
       });
     }
+    // The trash (when asked), an item at a time: its line, then what it holds (a project's, a
+    // sprint's or an issue's contents), `before` the key of the item before the current one.
+    while (position.stage === 3 && position.trash) {
+      const trash = exportCollections.trash(orgId);
+      if (position.before && !walkKeyIn(position.before, trash))
+        throw new ValidationError(['cursor is not valid for this export']);
+      const item = (await read(trash, position.before ?? undefined, 1)).items[0];
+      if (!item) break;
+      yield* trashedLines(trashItem.decode(item));
+      Object.assign(position, { before: walkKeyOf(item, trash), step: 0, after: undefined, list: undefined, place: undefined });
+    }
     if (position.stage === 3) {
-      if (position.trash) {
-        const now = (options.now ?? new Date()).getTime();
-        for await (const item of items(exportCollections.trash(orgId))) {
-          const trashed = trashItem.decode(item);
-          const shown = trashedLines[trashed.kind];
-          if (shown && !isExpired(trashed.expiresAt, now)) yield line('trash', trashLine(trashed, shown(trashed.stored, email)));
-        }
-      }
       position.stage = 4;
       yield JSON.stringify({ kind: 'end', counts, digest: position.digest ?? '' });
     }
@@ -212,81 +241,196 @@ export async function* walkExport(
     throw e;
   }
 
-  async function* projectLines(project: Record<string, unknown>): AsyncGenerator<string> {
+  /** A project's line, its last number and workflow with it. */
+  function projectLine(project: Record<string, unknown>) {
     const projectId = Number(project.id);
-    const workflow = workflowOf(project);
-    const next = (step: number) => Object.assign(position, { step, after: undefined });
-    if ((position.step ?? 0) === 0) {
-      next(1);
+    return {
+      ...dropVersion(toProject(project)),
       // The last number handed out: numbers are never handed out twice, those of deleted issues included.
-      yield line('project', {
-        ...dropVersion(toProject(project)),
-        last_issue_number: lastIssueNumber(project),
-        // Its workflow, in board order, as GET …/states answers it (docs/workflows.md), the project's id aside.
-        states: workflow.states.map((s) => {
-          const { project_id: _project, ...state } = dropVersion(stateAnswer(orgId, projectId, s));
-          return state;
-        }),
-      });
+      last_issue_number: lastIssueNumber(project),
+      // Its workflow, in board order, as GET …/states answers it (docs/workflows.md), the project's id aside.
+      states: workflowOf(project).states.map((s) => {
+        const { project_id: _project, ...state } = dropVersion(stateAnswer(orgId, projectId, s));
+        return state;
+      }),
+    };
+  }
+
+  function sprintLine(s: Record<string, unknown>) {
+    return {
+      ...dropVersion(toSprint(s)),
+      sprint_lead_email: email(sprintItem.field(s, 'sprintLeadId')),
+      history: sprintHistoryOf(s),
+    };
+  }
+
+  /** An issue's line at `place` in its list (null: in none, as a trashed issue is), its project's labels and workflow by `project`. */
+  function issueLine(item: Record<string, unknown>, place: number | null, project: Record<string, unknown> | undefined) {
+    const relations = Object.entries(storedRelations(item)).map(([id, side]) => ({ id, ...side }));
+    return {
+      ...dropVersion(toIssue(item, place ?? 0, project && catalogueOf(project), project && workflowOf(project))),
+      ...(place === null ? { position: null } : {}),
+      assignee_email: email(issueItem.field(item, 'assigneeId')),
+      author_email: email(issueItem.field(item, 'authorId')),
+      relations,
+    };
+  }
+
+  /**
+   * A trashed item's `trash` line, then, for a project, a sprint or an issue, what it holds as
+   * `trash_content` lines (its project's labels, sprints, issues in list order and their
+   * contents; a sprint's activity, issues and their contents; an issue's comments, attachments
+   * and activity), each as its own line would show it. Past its retention, or of a kind an export
+   * never carries (webhooks): nothing.
+   */
+  async function* trashedLines(t: TrashFields): AsyncGenerator<string> {
+    if (t.kind === 'webhook' || isExpired(t.expiresAt, (options.now ?? new Date()).getTime())) return;
+    const trashIdOf = trashId(t.kind, t.itemId);
+    const project =
+      t.kind === 'project'
+        ? t.stored
+        : t.kind === 'sprint'
+          ? await readOf(() => projectThereOrTrashed(orgId, sprintItem.field(t.stored, 'projectId')))
+          : t.kind === 'issue'
+            ? await readOf(() => projectThereOrTrashed(orgId, issueItem.field(t.stored, 'projectId')))
+            : undefined;
+    const scope: Scope | undefined =
+      t.kind === 'project'
+        ? { kind: 'project', trashId: trashIdOf }
+        : t.kind === 'sprint'
+          ? { kind: 'sprint', trashId: trashIdOf, sprintId: t.itemId }
+          : t.kind === 'issue'
+            ? {
+                kind: 'issue',
+                trashId: trashIdOf,
+                issueId: t.itemId,
+                commentsWithFilesInTrash: issueItem.field(t.stored, 'commentsWithFilesInTrash'),
+              }
+            : undefined;
+    if ((position.step ?? 0) === 0) {
+      position.step = scope ? firstStep[scope.kind] : DONE;
+      const item =
+        t.kind === 'label'
+          ? dropVersion(toLabel(t.stored))
+          : t.kind === 'comment'
+            ? commentLine(t.stored)
+            : t.kind === 'issue'
+              ? issueLine(t.stored, null, project)
+              : t.kind === 'sprint'
+                ? sprintLine(t.stored)
+                : projectLine(t.stored);
+      yield line('trash', trashLine(t, item));
     }
+    if (scope && project) yield* projectParts(project, scope);
+  }
+
+  function commentLine(c: Record<string, unknown>) {
+    return { ...dropVersion(toComment(c)), author_email: email(commentItem.field(c, 'authorId')) };
+  }
+
+  /**
+   * The lines of a project after its own (`position.step` 1 on): its labels, its sprints with
+   * their activity, its issues in list order (every sprint's, then the backlog), each with its
+   * place, then the issues' comments, attachments and activity. A sprint in the trash, an issue in
+   * the trash and what they hold are in none of them (they are the trash's). Of a trashed thing
+   * (`scope`), what it holds, as `trash_content` lines.
+   */
+  async function* projectParts(project: Record<string, unknown>, scope: Scope): AsyncGenerator<string> {
+    const projectId = Number(project.id);
+    const steps = stepsOf[scope.kind];
+    const next = (after: number) =>
+      Object.assign(position, { step: steps.find((s) => s > after) ?? DONE, after: undefined, list: undefined, place: 0 });
+    const emit = (kind: string, data: object) =>
+      scope.kind === 'live' ? line(kind, data) : line('trash_content', { trash_id: scope.trashId, item_kind: kind, item: data });
+    // Whether a sprint is there (its issues and activity are the trash's while it is in it).
+    const sprints = new Map<number, boolean>();
+    const sprintThere = async (sprintId: number) => {
+      if (!sprints.has(sprintId)) sprints.set(sprintId, await readFor(() => sprintIsThere(orgId, projectId, sprintId)));
+      return sprints.get(sprintId)!;
+    };
+    // Whether an issue of this walk (its list) is written here.
+    const inScope = async (sprintId: number | null) =>
+      scope.kind === 'sprint' ? sprintId === scope.sprintId : sprintId === null || (await sprintThere(sprintId));
     if (position.step === 1) {
-      for await (const l of items(exportCollections.labels(orgId, projectId))) yield line('label', dropVersion(toLabel(l)));
-      next(2);
+      for await (const l of items(exportCollections.labels(orgId, projectId))) yield emit('label', dropVersion(toLabel(l)));
+      next(1);
     }
     if (position.step === 2) {
-      for await (const s of items(exportCollections.sprints(orgId, projectId))) {
-        if (s.type === 'sprint')
-          yield line('sprint', {
-            ...dropVersion(toSprint(s)),
-            sprint_lead_email: email(sprintItem.field(s, 'sprintLeadId')),
-            history: sprintHistoryOf(s),
-          });
-        else if (s.type === 'activity') yield line('activity', activityLine(s));
+      const collection =
+        scope.kind === 'sprint'
+          ? exportCollections.sprintActivity(orgId, projectId, scope.sprintId)
+          : exportCollections.sprints(orgId, projectId);
+      for await (const s of items(collection)) {
+        if (s.type === 'sprint') {
+          sprints.set(Number(s.id), true);
+          yield emit('sprint', sprintLine(s));
+        } else if (s.type === 'activity' && (scope.kind === 'sprint' || (await sprintThere(ownerOf(s).sprintId!))))
+          yield emit('activity', activityLine(s));
       }
-      Object.assign(position, { step: 3, after: undefined, list: undefined, place: 0 });
+      next(2);
     }
-    const catalogue = catalogueOf(project);
     // Issues in list order (every sprint's, then the backlog), each with its place.
     while (position.step === 3 || position.step === 4) {
-      const issues = position.step === 3 ? exportCollections.sprintIssues : exportCollections.backlogIssues;
-      for await (const item of items(issues(orgId, projectId))) {
+      const step = position.step;
+      const issues =
+        step === 4
+          ? exportCollections.backlogIssues(orgId, projectId)
+          : scope.kind === 'sprint'
+            ? exportCollections.issuesOfSprint(orgId, projectId, scope.sprintId)
+            : exportCollections.sprintIssues(orgId, projectId);
+      for await (const item of items(issues)) {
         const list = issueItem.field(item, 'sprintId');
+        if (!(await inScope(list))) continue;
         if (list !== position.list) Object.assign(position, { list, place: 0 });
         position.place = (position.place ?? 0) + 1;
-        const relations = Object.entries(storedRelations(item)).map(([id, side]) => ({ id, ...side }));
-        yield line('issue', {
-          ...dropVersion(toIssue(item, position.place, catalogue, workflow)),
-          assignee_email: email(issueItem.field(item, 'assigneeId')),
-          author_email: email(issueItem.field(item, 'authorId')),
-          relations,
-        });
+        yield emit('issue', issueLine(item, position.place, project));
       }
-      Object.assign(position, { step: position.step + 1, after: undefined, list: undefined, place: 0 });
+      next(step);
     }
     if (position.step === 5) {
-      // The comments of the issue whose contents come now that are in the trash: their attachments
-      // are not written (they are in no answer until their comment's restore). An issue's item
-      // comes just before its contents; a walk resumed among them reads it.
-      let inTrash: { issueId: number; comments: number[] } | undefined;
-      const shownHere = async (a: { issueId: number; commentId: number | null }) => {
-        if (a.commentId === null) return true;
-        if (inTrash?.issueId !== a.issueId)
-          inTrash = { issueId: a.issueId, comments: await commentsWithFilesInTrash(orgId, projectId, a.issueId) };
-        return isShown(a, inTrash.comments);
-      };
-      for await (const item of items(exportCollections.issueContents(orgId, projectId))) {
-        if (item.type === 'issue')
-          inTrash = { issueId: issueItem.field(item, 'id'), comments: issueItem.field(item, 'commentsWithFilesInTrash') };
-        else if (item.type === 'comment')
-          yield line('comment', { ...dropVersion(toComment(item)), author_email: email(commentItem.field(item, 'authorId')) });
-        else if (item.type === 'activity') yield line('activity', activityLine(item));
+      // An issue's item comes just before its contents (a trashed issue's is not there); a walk
+      // resumed among them, or at the contents of an issue without its item, reads it. The
+      // comments of that issue in the trash: their attachments are not written (they are in no
+      // answer until their comment's restore).
+      let issue: { id: number; shown: boolean; commentsWithFilesInTrash: number[] } | undefined =
+        scope.kind === 'issue'
+          ? { id: scope.issueId, shown: true, commentsWithFilesInTrash: scope.commentsWithFilesInTrash }
+          : undefined;
+      const contents =
+        scope.kind === 'issue'
+          ? exportCollections.underIssue(orgId, projectId, scope.issueId)
+          : exportCollections.issueContents(orgId, projectId);
+      for await (const item of items(contents)) {
+        const issueId = ownerOf(item).issueId;
+        if (issueId === undefined) continue;
+        if (item.type === 'issue') {
+          const sprintId = issueItem.field(item, 'sprintId');
+          issue = {
+            id: issueId,
+            shown: await inScope(sprintId),
+            commentsWithFilesInTrash: issueItem.field(item, 'commentsWithFilesInTrash'),
+          };
+          continue;
+        }
+        if (issue?.id !== issueId) {
+          const there = await readFor(() => issueOfContents(orgId, projectId, issueId));
+          issue = {
+            id: issueId,
+            shown: there !== undefined && (await inScope(there.sprintId)),
+            commentsWithFilesInTrash: there?.commentsWithFilesInTrash ?? [],
+          };
+        }
+        if (!issue.shown) continue;
+        if (item.type === 'comment') yield emit('comment', commentLine(item));
+        else if (item.type === 'activity') yield emit('activity', activityLine(item));
         else if (
           item.type === 'attachment' &&
           attachmentItem.field(item, 'status') === 'ready' &&
-          (await shownHere(attachmentItem.decode(item)))
+          isShown(attachmentItem.decode(item), issue.commentsWithFilesInTrash)
         )
-          yield line('attachment', attachmentLine(item));
+          yield emit('attachment', attachmentLine(item));
       }
+      next(5);
     }
   }
 
@@ -317,16 +461,27 @@ export async function* walkExport(
 }
 
 /**
- * The trashed kinds an export writes, each with its item as its own line shows it (a label as a
- * `label` line, a comment as a `comment` line, its author's e-mail by `email`). A kind with none is
- * left out: an export never carries webhook endpoints.
+ * What of a project a walk writes: all of it (`live`), or what a trashed project, sprint or issue
+ * holds, as `trash_content` lines of its trash item.
  */
-const trashedLines: Partial<
-  Record<TrashKind, (stored: Record<string, unknown>, email: (accountId: unknown) => string | null) => object>
-> = {
-  label: (stored) => dropVersion(toLabel(stored)),
-  comment: (stored, email) => ({ ...dropVersion(toComment(stored)), author_email: email(commentItem.field(stored, 'authorId')) }),
+type Scope =
+  | { kind: 'live' }
+  | { kind: 'project'; trashId: string }
+  | { kind: 'sprint'; trashId: string; sprintId: number }
+  | { kind: 'issue'; trashId: string; issueId: number; commentsWithFilesInTrash: number[] };
+
+/** The steps of a project's walk (`ExportPosition.step`) that each scope takes, in order; `DONE` after the last. */
+const stepsOf: Record<Scope['kind'], readonly number[]> = {
+  live: [1, 2, 3, 4, 5],
+  project: [1, 2, 3, 4, 5],
+  sprint: [2, 3, 5],
+  issue: [5],
 };
+const firstStep = Object.fromEntries(Object.entries(stepsOf).map(([k, steps]) => [k, steps[0]!])) as Record<
+  Scope['kind'],
+  number
+>;
+const DONE = 6;
 
 async function readOrganisation(orgId: number, options: ExportWalkOptions) {
   if (options.mayRead && !options.mayRead()) throw new Paused();

@@ -138,8 +138,20 @@ export interface ExportAttachmentsReport {
 
 type Line = Record<string, unknown> & { kind?: string };
 
-/** The kinds of line; `trash` (an export that includes the trash) is checked and skipped: an import never brings a trashed item back. */
-const kinds = new Set(['account', 'project', 'label', 'sprint', 'issue', 'comment', 'attachment', 'activity', 'trash', 'end']);
+/** The kinds of line; `trash` and `trash_content` (an export that includes the trash) are checked and skipped: an import never brings a trashed item back. */
+const kinds = new Set([
+  'account',
+  'project',
+  'label',
+  'sprint',
+  'issue',
+  'comment',
+  'attachment',
+  'activity',
+  'trash',
+  'trash_content',
+  'end',
+]);
 
 /** The lines of a text given in chunks, each with its number (from 1). */
 async function* linesOf(chunks: Chunks): AsyncGenerator<{ n: number; text: string }> {
@@ -373,6 +385,7 @@ class ExportImport {
             await this.closeProject();
             break;
           case 'trash':
+          case 'trash_content':
             // A trashed item stays out: an import never brings one back, live or into a trash (docs/import-export.md).
             break;
           default:
