@@ -103,7 +103,7 @@ describe('an export and the trash', () => {
     const sprintIssueIds = new Set(w.inSprint.map((i) => i.id));
     const ofSprint = (l: Line) =>
       (l.project_id === w.kept.id || l.kind === 'comment') &&
-      (sprintIssueIds.has(issueOf(l)) || (l.kind === 'activity' && l.issue_id == null && l.sprint_id === w.sprint.id));
+      (sprintIssueIds.has(issueOf(l)) || (l.kind === 'activity' && (l.issue_id ?? null) === null && l.sprint_id === w.sprint.id));
     const ofIssue = (l: Line) => issueOf(l) === w.trashedIssue.id && (l.kind !== 'issue' || l.project_id === w.kept.id);
     const projectIds = new Set(before.filter((l) => l.kind === 'issue' && l.project_id === w.gone.id).map((l) => l.id));
     const ofProject = (l: Line) =>
