@@ -9,6 +9,7 @@ import { childrenOf, type SubIssueRecord } from './sub-issues.ts';
 import { batchGet, existsCheck, revisionCondition, type GuardedItem } from './transactions.ts';
 import { trashedIssueKey, trashRemovalOf, whereIs } from './trash.ts';
 import { VERSION_ATTRIBUTE } from './versions.ts';
+import type { StateWrite } from '../model/workflow.ts';
 
 /**
  * An issue's way back from the organisation's trash (docs/trash.md). Its delete (lib/db/issues.ts,
@@ -68,6 +69,11 @@ export interface IssueReturn {
    * `dropped` (the parent is gone, or in the trash: it comes back without a parent).
    */
   parent: 'counted' | 'dropped';
+  /**
+   * The state it comes back in when the one it was stored in was deleted while it was away
+   * (`stateOnReturn`); absent: its own, on condition that it is still there (refused `state`).
+   */
+  state?: StateWrite;
 }
 
 /**
@@ -90,18 +96,20 @@ export async function restoreIssue(
   const i = issueItem.decode(stored);
   const { projectId } = i;
   const moved = back.sprintId !== i.sprintId || back.position !== i.position;
+  const stateId = back.state ? back.state.state_id : i.stateId;
   // Its relations whose other issue is still there (and holds fewer than the most it may), each
   // put back on that issue's side too; blocked by those of them that block it and are open.
   const kept = keptRelations(stored, around);
   const blockedBy = Object.values(kept).filter((r) => r.type === 'blocked_by' && isOpen(around, r)).length;
   const unlinked = (back.parent === 'dropped' && i.parentId !== null) || Object.keys(kept).length < i.relations.length;
+  const changed = moved || unlinked || back.state !== undefined;
   const version = Number(stored[VERSION_ATTRIBUTE] ?? 1);
   const item: Record<string, unknown> = {
     ...stored,
     // Its own version (a Put made for a request would otherwise start again at 1, lib/db/stamps.ts);
     // one more when it does not come back as it was, so that no ETag of before matches it.
-    [VERSION_ATTRIBUTE]: moved || unlinked ? version + 1 : version,
-    ...(moved || unlinked ? issueItem.encode({ rev: i.rev + 1 }) : {}),
+    [VERSION_ATTRIBUTE]: changed ? version + 1 : version,
+    ...(changed ? issueItem.encode({ rev: i.rev + 1 }) : {}),
     ...(moved
       ? {
           ...issueItem.encode({ sprintId: back.sprintId, position: back.position }),
@@ -113,6 +121,8 @@ export async function restoreIssue(
       : {}),
     ...issueItem.encode({ restoredAt: new Date().toISOString() }),
     ...(back.parent === 'dropped' ? issueItem.encode({ parentId: null, parentNumber: null }) : {}),
+    // Stored attribute names, as the state's delete writes them on the issues that were there.
+    ...(back.state ?? {}),
     ...issueItem.encode(summaryOf(around.children)),
   };
   if (Object.keys(kept).length > 0) item[issueItem.stored('relations')] = kept;
@@ -135,7 +145,11 @@ export async function restoreIssue(
       return sprintId !== null && back.undoRemoval ? notActivatedSince(update, deletedAt) : update;
     },
     owners: [back.sprintId],
-    checks: back.sprintId === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
+    checks: [
+      ...(back.sprintId === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')]),
+      // Its state, still there: one deleted meanwhile is decided on the workflow (`stateOnReturn`).
+      ...(stateId === null ? [] : [existsCheck(keys.state(orgId, projectId, stateId), 'state')]),
+    ],
     tail: trashRemovalOf(orgId, 'issue', i.id, deletedAt, 'restored'),
     returning: { openBlockers: new Map([[i.id, blockedBy]]) },
   });

@@ -20,9 +20,22 @@ export type SprintRefusal = 'project' | 'sprint' | 'sprint_lead' | 'sprint_exist
 export type IssueMoveRefusal = 'moved' | 'sprint' | 'target';
 /** Completing a sprint: the sprint itself, and the sprint that receives its open issues. */
 export type CompletionRefusal = 'sprint' | 'carry_over';
-/** `number_taken`: a restored issue's number points to an issue of another project (its prefix reused). */
+/**
+ * `number_taken`: a restored issue's number points to an issue of another project (its prefix
+ * reused); `state`: the workflow state a restored issue was stored in was deleted while it was away.
+ */
 export type IssueRefusal =
-  'project' | 'sprint' | 'issue' | 'issue_exists' | 'number_taken' | 'assignee' | 'moved' | 'gone' | 'other' | IfPresentRefusal;
+  | 'project'
+  | 'sprint'
+  | 'issue'
+  | 'issue_exists'
+  | 'number_taken'
+  | 'assignee'
+  | 'moved'
+  | 'gone'
+  | 'other'
+  | 'state'
+  | IfPresentRefusal;
 /** A guard on an item that may be gone, refused with its holder's id: the write is retried without it. */
 export type IfPresentRefusal = `if-present:${string}`;
 export type CommentRefusal = 'project' | 'sprint' | 'issue' | 'comment' | 'pointed';

@@ -260,6 +260,31 @@ export function statusTimestamps(
   };
 }
 
+/**
+ * The state an issue coming back from the trash is written in when the state it was stored in was
+ * deleted while it was away (docs/trash.md): the state that state's issues went to (else its
+ * category's), with what the change of category does to its times, as the state's delete did to
+ * the issues that were there (lib/db/state-cascade.ts). Undefined: its state is there.
+ */
+export function stateOnReturn(
+  workflow: Workflow,
+  stored: { stateId: number | null; status: StateCategory; startedAt: string | null; completedAt: string | null },
+  now: string,
+): StateWrite | undefined {
+  if (stored.stateId === null || workflow.states.some((s) => s.id === stored.stateId)) return undefined;
+  const target = stateOfIssue(workflow, stored.stateId, stored.status);
+  if (!target) return undefined;
+  return {
+    state_id: target.id,
+    status: target.category,
+    ...statusTimestamps(
+      { status: stored.status, started_at: stored.startedAt, completed_at: stored.completedAt },
+      target.category,
+      now,
+    ),
+  };
+}
+
 /** What a write stores of an issue's state: the state, its category (`status`) and the times a change of category moves. */
 export interface StateWrite {
   state_id: number | null;

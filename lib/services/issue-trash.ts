@@ -10,6 +10,9 @@ import { getIssue } from './issues.ts';
 import { explainRefusal, refusedAs } from './refusals.ts';
 import { MAX_RELATIONS } from './relations.ts';
 import { getTrashed } from '../db/trash.ts';
+import { getProjectItem } from '../db/projects.ts';
+import { workflowOf } from '../db/workflow.ts';
+import { stateOnReturn } from '../model/workflow.ts';
 
 /** Where a restored issue came back: at its own place in its own list, or at the end of the backlog (its sprint gone). */
 export type IssuePlaced = 'as_before' | 'backlog_end';
@@ -48,6 +51,14 @@ export async function restoreTrashedIssue(
       // Its parent is gone (for good, or into the trash): it comes back without one.
       if (isRefused(err, 'issue') && back.parent === 'counted') {
         back = { ...back, parent: 'dropped' };
+      } else if (isRefused(err, 'state')) {
+        // Its state was deleted while it was away: it comes back in the state that state's issues went to.
+        const project = await getProjectItem(orgId, projectId);
+        if (!project)
+          throw (await getTrashed(orgId, 'project', projectId))
+            ? cannot(`its project ${projectId} is in the trash (restore the project first)`)
+            : cannot(`its project ${projectId} no longer exists`);
+        back = { ...back, state: stateOnReturn(workflowOf(project), issueItem.decode(stored), new Date().toISOString()) };
       } else if (isRefused(err, 'sprint') && back.sprintId !== null && back.undoRemoval) {
         // Its sprint is gone, being completed, or was activated since the delete: one read tells which.
         const sprint = await getListOwner(orgId, projectId, back.sprintId);

@@ -249,6 +249,63 @@ describe('issues in the trash', () => {
     expect((await admin.get(`/api/v1/trash/issue-${f.backlog.id}`)).status).toBe(200);
   });
 
+  it('comes back in the state its state moved its issues to, when that state was deleted while it was away: category, times, counters and search as the others', async () => {
+    const { admin } = await orgWithClients(gateway);
+    const project = await ok(admin.post('/api/v1/projects', { project: { name: 'States', prefix: randomPrefix() } }));
+    const p = `/api/v1/projects/${project.id}`;
+    const review = await ok(admin.post(`${p}/states`, { state: { name: 'Review', category: 'in_progress' } }));
+    const done = ((await ok(admin.get(`${p}/states`))) as { id: number; category: string }[]).find(
+      (st) => st.category === 'done',
+    )!;
+    const sprint = await ok(admin.post(`${p}/sprints`, { sprint: { name: 'One' } }));
+    const s = `${p}/sprints/${sprint.id}`;
+    const [stays, away] = [
+      await ok(admin.post(`${s}/issues`, { issue: { title: 'Stays', story_points: 2 } })),
+      await ok(admin.post(`${s}/issues`, { issue: { title: 'Away', story_points: 3 } })),
+    ];
+    for (const issue of [stays, away]) await ok(admin.patch(`${s}/issues/${issue.id}`, { issue: { state_id: review.id } }));
+    const read = await admin.get(`${s}/issues/${away.id}`);
+    const before = read.body;
+    expect(before).toMatchObject({ state_id: review.id, status_category: 'in_progress', completed_at: null });
+    expect(before.started_at).not.toBeNull();
+
+    expect((await admin.delete(`${s}/issues/${away.id}`)).status).toBe(204);
+    // Review deleted, its issues (`stays`; `away` is in the trash) moved to done, another category.
+    expect((await admin.delete(`${p}/states/${review.id}?move_to=${done.id}`)).status).toBe(204);
+    await eventually(
+      'the state cascade to move the issue that stayed',
+      async () => (await admin.get(`/api/v1/issues/${stays.issue_number}`)).body,
+      (issue) => issue.state_id === done.id && issue.completed_at !== null,
+      bounds.cascade(),
+    );
+
+    const restored = await admin.post(`/api/v1/trash/issue-${away.id}/restore`);
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    // Refused on its state, the project read, written again: within the route's budget.
+    const budget = budgetOf(routes.find((r) => r.method === 'POST' && r.path === '/api/v1/trash/{trash_id}/restore')!);
+    expect(restored.dbCalls).toBeLessThanOrEqual(budget.calls);
+    expect(restored.roundTrips).toBeLessThanOrEqual(budget.roundTrips);
+    const item = restored.body.item;
+    expect(item).toMatchObject({ id: away.id, state_id: done.id, status_category: 'done', started_at: before.started_at });
+    expect(item.completed_at).not.toBeNull();
+    // A new version: no ETag of before matches it.
+    const after = await admin.get(`${s}/issues/${away.id}`);
+    expect(after.body).toEqual(item);
+    expect(after.headers.get('etag')).not.toBe(read.headers.get('etag'));
+    // Counted as done, as the issue that stayed: the sprint's counters, the board, search.
+    expect(await ok(admin.get(s))).toMatchObject({ issues_count: 2, total_story_points: 5, completed_story_points: 5 });
+    const board = await ok(admin.get(`${s}/board`));
+    const column = (id: number) => board.columns.find((c: { state: { id: number } }) => c.state.id === id);
+    expect(column(done.id)).toMatchObject({ count: 2, story_points: 5 });
+    expect(board.columns.map((c: { state: { id: number } }) => c.state.id)).not.toContain(review.id);
+    const found = async (q: string) =>
+      ((await ok(admin.get(`/api/v1/issues?q=${encodeURIComponent(`${q} project:${project.prefix}`)}`))) as { id: number }[])
+        .map((i) => i.id)
+        .sort((a, b) => a - b);
+    expect(await found('status:done')).toEqual([stays.id, away.id].sort((a, b) => a - b));
+    expect(await found('status:in_progress')).toEqual([]);
+  });
+
   it('a purge leaves nothing of it, nor of what lived under it; neither does its expiry', async () => {
     const { admin, org } = await orgWithClients(gateway);
     const f = await issueProject(admin, org.member.id);
