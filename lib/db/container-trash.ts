@@ -1,6 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { asActor } from '../context/actor.ts';
-import { isClosed, type IssueState } from '../model/derivations.ts';
+import { isClosed, statesCounted, type IssueState } from '../model/derivations.ts';
 import { forEachLimited } from '../model/limited.ts';
 import type { ContainerState } from '../vocabulary/trash.ts';
 import { MAX_RELATIONS, relationInverse } from '../vocabulary/relation-types.ts';
@@ -24,7 +24,8 @@ import { prefixGuardItem } from './projects.ts';
 import { queryPages } from './query.ts';
 import { searchBlockersUpdate, storedRelations, unlinkRemovedIssues, type StoredRelation } from './relations.ts';
 import { reportVelocityPut, type SprintItem } from './sprints.ts';
-import { addTo, batchGet, getItem, putNew, Refused, transact, type GuardedItem } from './transactions.ts';
+import { workflowOf } from './workflow.ts';
+import { addTo, batchGet, getItem, putNew, Refused, transact, TRANSACTION_ITEMS, type GuardedItem } from './transactions.ts';
 import { isConditionFailed } from './errors.ts';
 import { readWithTrash, trashedKey, trashItem, trashRemovalOf, type TrashFields } from './trash.ts';
 
@@ -210,15 +211,18 @@ async function sprintIdsOf(orgId: number, projectId: number): Promise<number[]> 
   return (await sprintItemsOf(orgId, projectId, 'id')).map((item) => Number(item.id));
 }
 
-/** `attribute` of each sprint item of a project (one Query of its partition's sprint items). */
-async function sprintItemsOf(orgId: number, projectId: number, attribute: string): Promise<Record<string, unknown>[]> {
+/** `attribute` (by default: all) of each sprint item of a project (one Query of its partition's sprint items). */
+async function sprintItemsOf(orgId: number, projectId: number, attribute?: string): Promise<Record<string, unknown>[]> {
   const found: Record<string, unknown>[] = [];
   const sprints = collections.sprints(orgId, projectId);
   await queryPages(
     {
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': sprints.pk, ':prefix': sprints.prefix },
-      ProjectionExpression: attribute,
+      // The sprints, not their activity (which sorts among them).
+      FilterExpression: '#type = :sprint',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':pk': sprints.pk, ':prefix': sprints.prefix, ':sprint': 'sprint' },
+      ...(attribute === undefined ? {} : { ProjectionExpression: attribute }),
     },
     {},
     (items) => {
@@ -489,8 +493,13 @@ async function finishRestore(c: Container, trashed: TrashFields): Promise<void> 
     items.push(addTo(keys.org(orgId), organisationCounter.projects, 1, 'organisation'));
   }
   items.push(...trashRemovalOf(orgId, c.kind, trashed.itemId, trashed.deletedAt, 'restored'));
+  const moves = await movesOnReturn(c, stored);
+  const room = TRANSACTION_ITEMS - items.length;
+  items.push(...moves.slice(0, room));
   try {
     await transact(items);
+    // More deleted states than a transaction holds besides (never in practice): written at once after it.
+    for (const more of moves.slice(room)) await db.send(new PutCommand(more.item.Put!));
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
     const why =
@@ -503,6 +512,32 @@ async function finishRestore(c: Container, trashed: TrashFields): Promise<void> 
     await withdraw(c, {});
     await settle(c, 'restoring', 'held', why);
   }
+}
+
+/**
+ * The pending cascades that move the issues of restored `c` (as stored, `stored`) off the workflow
+ * states deleted while it was in the trash, as each state's delete moved the issues that were there
+ * then (lib/db/state-cascade.ts: the state its issues went to, its category, times and counters):
+ * a state's delete does not reach the issues of a sprint or project in the trash. Which states its
+ * issues are in, its lists' column counters say (the sprint's; a project's backlog's and its
+ * sprints'); which are deleted, its project's workflow (a sprint's, read now). Written with its last
+ * transaction, so that they run once its issues are back.
+ */
+async function movesOnReturn(c: Container, stored: Record<string, unknown>): Promise<GuardedItem[]> {
+  const { orgId, projectId } = c;
+  const project = c.kind === 'project' ? stored : await getItem(keys.project(orgId, projectId));
+  const owners = c.kind === 'sprint' ? [stored] : [stored, ...(await sprintItemsOf(orgId, projectId))];
+  const live = new Set(workflowOf(project).states.map((s) => s.id));
+  return [...statesCounted(owners)]
+    .filter((stateId) => !live.has(stateId))
+    .map((stateId) => ({
+      item: {
+        Put: {
+          TableName: tableName(),
+          Item: pendingCascadeRecord({ parent: { kind: 'state', orgId, projectId, stateId }, attempts: 0, status: 'pending' }),
+        },
+      },
+    }));
 }
 
 /**

@@ -30,6 +30,7 @@ import {
   Refused,
   revisionCondition,
   setAssignments,
+  TRANSACTION_ITEMS,
   type GuardedItem,
 } from './transactions.ts';
 import { issueWrite, issueWriteItems, type IssueWriteSpec, type ParentGuard } from './issue-write.ts';
@@ -623,8 +624,7 @@ function insertSpec(orgId: number, projectId: number, batch: NewIssues): IssueWr
   };
 }
 
-/** A transaction's items and bytes (DynamoDB's limits are 100 and 4 MB: some room is kept). */
-const TRANSACTION_ITEMS = 100;
+/** A transaction's bytes (DynamoDB's limit is 4 MB: some room is kept); its items, DynamoDB's limit (`TRANSACTION_ITEMS`). */
 const TRANSACTION_BYTES = 3_000_000;
 
 /**

@@ -210,6 +210,9 @@ export async function rereadOnStale<T>(step: () => Promise<T>, budget: number | 
  * version (lib/db/stamps.ts); the write of an item whose version is required (`atVersion`,
  * lib/db/versions.ts) also checks it, and its failure is refused as `PRECONDITION`.
  */
+/** The most items one TransactWriteItems takes (DynamoDB's limit). */
+export const TRANSACTION_ITEMS = 100;
+
 export async function transact(items: GuardedItem[]): Promise<void> {
   const guarded = versionRequired() && items.some((i) => i.resource);
   const sent = items.map((i) => stampItem(guarded && i.resource ? guardItem(i.item) : i.item));

@@ -376,6 +376,17 @@ export const COLUMN_POINTS = 'bp_';
 export const columnKey = (stateId: number | null, category: IssueStatus) =>
   stateId === null ? `h_${category}` : String(stateId);
 
+/** The states (by id) that the column counters of list owners (`owners`, as stored) count issues in. */
+export function statesCounted(owners: readonly Record<string, unknown>[]): Set<number> {
+  const states = new Set<number>();
+  for (const owner of owners)
+    for (const [attribute, value] of Object.entries(owner)) {
+      const m = /^bc_(\d+)$/.exec(attribute);
+      if (m && attribute.startsWith(COLUMN_COUNT) && Number(value) > 0) states.add(Number(m[1]));
+    }
+  return states;
+}
+
 function netted(effects: Effect[]): Effect[] {
   const sums = new Map<string, Effect & { kind: 'add' }>();
   for (const e of effects) {

@@ -226,6 +226,63 @@ describe('sprints in the trash', () => {
     expect((await read(member, '/api/v1/me/issues')).total).toBe('1');
   });
 
+  it("moves its issues off a state deleted while it was in the trash once it is back, as the state's delete moved the others", async () => {
+    const { admin } = await orgWithClients(gateway);
+    const project = await ok(admin.post('/api/v1/projects', { project: { name: 'States', prefix: randomPrefix() } }));
+    const p = `/api/v1/projects/${project.id}`;
+    const review = await ok(admin.post(`${p}/states`, { state: { name: 'Review', category: 'in_progress' } }));
+    const done = ((await ok(admin.get(`${p}/states`))) as { id: number; category: string }[]).find(
+      (st) => st.category === 'done',
+    )!;
+    const sprint = await ok(admin.post(`${p}/sprints`, { sprint: { name: 'Away' } }));
+    const s = `${p}/sprints/${sprint.id}`;
+    const issues = [
+      await ok(admin.post(`${s}/issues`, { issue: { title: 'In review', story_points: 2 } })),
+      await ok(admin.post(`${s}/issues`, { issue: { title: 'Also in review', story_points: 3 } })),
+      await ok(admin.post(`${s}/issues`, { issue: { title: 'To do', story_points: 5 } })),
+    ];
+    for (const issue of issues.slice(0, 2)) await ok(admin.patch(`${s}/issues/${issue.id}`, { issue: { state_id: review.id } }));
+    const outside = await ok(admin.post(`${p}/issues`, { issue: { title: 'In the backlog' } }));
+    await ok(admin.patch(`${p}/issues/${outside.id}`, { issue: { state_id: review.id } }));
+
+    expect((await admin.delete(s)).status).toBe(204);
+    await held(admin, `sprint-${sprint.id}`);
+    // Review deleted, its issues moved to done: the one in the backlog, not those in the trash.
+    expect((await admin.delete(`${p}/states/${review.id}?move_to=${done.id}`)).status).toBe(204);
+    await eventually(
+      'the state cascade to move the backlog issue',
+      async () => (await admin.get(`/api/v1/issues/${outside.issue_number}`)).body,
+      (issue) => issue.state_id === done.id,
+      bounds.cascade(),
+    );
+
+    await restoreWhole(admin, `sprint-${sprint.id}`);
+    // Back, its issues in Review are moved to done as the others were: state, category, times, counters, search.
+    await eventually(
+      "the sprint's issues in review to be moved to done",
+      async () => ((await admin.get(`${s}/issues`)).body as { state_id: number }[]).map((i) => i.state_id),
+      (states) => states.filter((id) => id === done.id).length === 2,
+      bounds.cascade(),
+    );
+    const moved = (await ok(admin.get(`${s}/issues`))) as Record<string, any>[];
+    expect(moved.map((i) => [i.id, i.status_category])).toEqual([
+      [issues[0].id, 'done'],
+      [issues[1].id, 'done'],
+      [issues[2].id, 'todo'],
+    ]);
+    for (const issue of moved.slice(0, 2)) expect(issue.completed_at).not.toBeNull();
+    expect(await ok(admin.get(s))).toMatchObject({ issues_count: 3, total_story_points: 10, completed_story_points: 5 });
+    const board = await ok(admin.get(`${s}/board`));
+    expect(board.columns.find((c: { state: { id: number } }) => c.state.id === done.id)).toMatchObject({
+      count: 2,
+      story_points: 5,
+    });
+    const found = (await ok(admin.get(`/api/v1/issues?q=${encodeURIComponent(`status:done project:${project.prefix}`)}`))) as {
+      id: number;
+    }[];
+    expect(found.map((i) => i.id).sort((a, b) => a - b)).toEqual([outside.id, issues[0].id, issues[1].id].sort((a, b) => a - b));
+  });
+
   it('a purge leaves nothing of it nor of its issues; neither does its expiry', async () => {
     const { admin, org } = await orgWithClients(gateway);
     const f = await world(admin, org.member.id);
