@@ -2,7 +2,7 @@ import { tableName } from './client.ts';
 import { isClosed } from '../model/derivations.ts';
 import { relationInverse } from '../vocabulary/relation-types.ts';
 import { issueItem, issueStateOf } from './issue-item.ts';
-import { issueWriteItems, listOwnerUpdate, sendIssueWrite } from './issue-write.ts';
+import { issueWriteItems, listOwnerUpdate, sendIssueWrite, type ParentGuard } from './issue-write.ts';
 import { keys, listKeys } from './keys.ts';
 import { storedRelations, type StoredRelation } from './relations.ts';
 import { childrenOf, type SubIssueRecord } from './sub-issues.ts';
@@ -29,13 +29,15 @@ export interface IssueSurroundings {
   others: Map<string, Record<string, unknown> | undefined>;
   /** Its children now (those that kept their link while it was in the trash). */
   children: SubIssueRecord[];
+  /** Its parent as read now (undefined: it had none, or it is gone). */
+  parent: Record<string, unknown> | undefined;
   /** The most relations an issue may hold: a relation whose other issue holds that many stays off. */
   maxRelations: number;
 }
 
 const otherKey = (projectId: number, issueId: number) => `${projectId}:${issueId}`;
 
-/** Reads what a restore of `stored` decides on (`IssueSurroundings`): nothing when it had neither relations nor children. */
+/** Reads what a restore of `stored` decides on (`IssueSurroundings`): nothing when it had neither relations, children nor a parent. */
 export async function readSurroundings(
   orgId: number,
   stored: Record<string, unknown>,
@@ -45,11 +47,20 @@ export async function readSurroundings(
   const wanted = [
     ...new Map(Object.values(storedRelations(stored)).map((r) => [otherKey(r.project_id, r.issue_id), r])).values(),
   ];
+  // Its parent in the same BatchGetItem.
+  const parentKey = i.parentId === null ? [] : [keys.issue(orgId, i.projectId, i.parentId)];
   const [found, children] = await Promise.all([
-    wanted.length === 0 ? [] : batchGet(wanted.map((r) => keys.issue(orgId, r.project_id, r.issue_id))),
+    wanted.length + parentKey.length === 0
+      ? []
+      : batchGet([...wanted.map((r) => keys.issue(orgId, r.project_id, r.issue_id)), ...parentKey]),
     i.subIssuesTotal > 0 ? childrenOf(orgId, { projectId: i.projectId, issueId: i.id, number: i.number }) : [],
   ]);
-  return { others: new Map(wanted.map((r, n) => [otherKey(r.project_id, r.issue_id), found[n]])), children, maxRelations };
+  return {
+    others: new Map(wanted.map((r, n) => [otherKey(r.project_id, r.issue_id), found[n]])),
+    children,
+    parent: parentKey.length === 0 ? undefined : found[wanted.length],
+    maxRelations,
+  };
 }
 
 /** Where a restored issue goes. */
@@ -65,10 +76,13 @@ export interface IssueReturn {
    */
   undoRemoval: boolean;
   /**
-   * Its parent link: `counted` (the parent is there: its summary and children index take it back),
-   * `dropped` (the parent is gone, or in the trash: it comes back without a parent).
+   * Its parent link: `counted` (the parent is there and takes it within the sub-issue rules: its
+   * summary and children index take it back, on condition of `guard`), `dropped` (the parent is
+   * gone, in the trash, or has no room: it comes back without a parent).
    */
   parent: 'counted' | 'dropped';
+  /** The parent's state the decision was made on (its children and chain, as a PATCH's `parent_id`): refused `stale`. */
+  guard?: ParentGuard | undefined;
   /**
    * The state it comes back in when the one it was stored in was deleted while it was away
    * (`stateOnReturn`); absent: its own, on condition that it is still there (refused `state`).
@@ -145,6 +159,7 @@ export async function restoreIssue(
       return sprintId !== null && back.undoRemoval ? notActivatedSince(update, deletedAt) : update;
     },
     owners: [back.sprintId],
+    ...(back.parent === 'counted' && back.guard ? { parentGuard: back.guard } : {}),
     checks: [
       ...(back.sprintId === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')]),
       // Its state, still there: one deleted meanwhile is decided on the workflow (`stateOnReturn`).

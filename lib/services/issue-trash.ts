@@ -1,11 +1,13 @@
 import { issueItem } from '../db/issue-item.ts';
-import { readSurroundings, restoreIssue, type IssueReturn } from '../db/issue-trash.ts';
+import { readSurroundings, restoreIssue, type IssueReturn, type IssueSurroundings } from '../db/issue-trash.ts';
+import type { IssueItem } from '../db/issues.ts';
+import { decideParent } from './sub-issues.ts';
 import { allocatePositions, getListOwner } from '../db/issues.ts';
 import { isRefused } from '../db/transactions.ts';
 import type { Principal } from '../model/principal.ts';
 import { appendedPosition } from '../model/positions.ts';
 import type { Issue } from '../schemas/issues.ts';
-import { NotFoundError, SprintBusyError, TransitionError } from '../vocabulary/errors.ts';
+import { NotFoundError, SprintBusyError, TransitionError, ValidationError } from '../vocabulary/errors.ts';
 import { getIssue } from './issues.ts';
 import { explainRefusal, refusedAs } from './refusals.ts';
 import { MAX_RELATIONS } from './relations.ts';
@@ -43,6 +45,11 @@ export async function restoreTrashedIssue(
   // Its relations' other issues and its children, read again when one of them changed before the write.
   for (let attempt = 1; ; attempt++) {
     const around = await readSurroundings(orgId, stored, MAX_RELATIONS);
+    // Its parent takes it back within the sub-issue rules, decided as a PATCH of `parent_id` is.
+    if (back.parent === 'counted') {
+      const guard = await parentOnReturn(orgId, stored, around);
+      back = guard ? { ...back, guard } : { ...back, parent: 'dropped', guard: undefined };
+    }
     try {
       await restoreIssue(orgId, stored, deletedAt, back, around);
       break;
@@ -81,6 +88,23 @@ export async function restoreTrashedIssue(
   }
   const issue = await getIssue(caller, { projectId, sprintId: back.sprintId }, id);
   return { issue, placed: back.sprintId === sprintId ? 'as_before' : 'backlog_end' };
+}
+
+/**
+ * The guard under which issue `stored` goes back under its parent: the parent is there (read
+ * with `around`), has fewer than 100 sub-issues, and the chain with the issue and its children
+ * now stays within 5 levels (`decideParent`); undefined: it comes back without one.
+ */
+async function parentOnReturn(orgId: number, stored: Record<string, unknown>, around: IssueSurroundings) {
+  const { projectId, parentId } = issueItem.decode(stored);
+  // The issue as it comes back: its children as they are now.
+  const child = { ...stored, ...issueItem.encode({ subIssuesTotal: around.children.length }) } as unknown as IssueItem;
+  try {
+    return (await decideParent(orgId, projectId, child, parentId, around.parent as IssueItem | undefined)).guard;
+  } catch (err) {
+    if (err instanceof ValidationError) return undefined;
+    throw err;
+  }
 }
 
 /** Writes a restore tries at most (each decision above moves it on; `stale` reads again). */

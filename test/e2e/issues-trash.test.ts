@@ -397,6 +397,48 @@ describe('issues in the trash', () => {
     expect((await admin.get(`/api/v1/issues/${f.backlog.issue_number}/relations`)).body).toEqual(before.relations[4]);
   });
 
+  it('comes back without its parent when the parent has 100 sub-issues by then, or the chain would be deeper than 5 levels', async () => {
+    const { admin } = await orgWithClients(gateway);
+    const project = await ok(admin.post('/api/v1/projects', { project: { name: 'Tree', prefix: randomPrefix() } }));
+    const p = `/api/v1/projects/${project.id}`;
+    const full = await ok(admin.post(`${p}/issues`, { issue: { title: 'Parent' } }));
+    const child = await ok(admin.post(`${p}/issues`, { issue: { title: 'Child', parent_id: full.id } }));
+    expect((await admin.delete(`${p}/issues/${child.id}`)).status).toBe(204);
+    // 100 sub-issues while it is away (the most a parent may have).
+    const bulk = await ok(
+      admin.post(`${p}/issues/bulk`, {
+        items: Array.from({ length: 100 }, (_, n) => ({ issue: { title: `Sub ${n}`, parent_id: full.id } })),
+      }),
+    );
+    expect(bulk.results.every((r: { status: number }) => r.status === 201)).toBe(true);
+    const restored = await admin.post(`/api/v1/trash/issue-${child.id}/restore`);
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(restored.body.item).toMatchObject({ id: child.id, parent_id: null });
+    expect((await ok(admin.get(`${p}/issues/${full.id}`))).sub_issues_summary.total).toBe(100);
+    const subs = await ok(admin.get(`/api/v1/issues/${full.issue_number}/sub_issues?per_page=100`));
+    expect(subs.map((i: { id: number }) => i.id)).not.toContain(child.id);
+
+    // A chain A > B > C > D with E under D (5 levels); E away, a new root above A: E back would be the 6th.
+    const chain: { id: number }[] = [];
+    for (const title of ['A', 'B', 'C', 'D', 'E'])
+      chain.push(await ok(admin.post(`${p}/issues`, { issue: { title, parent_id: chain.at(-1)?.id ?? null } })));
+    const [a, , , d, e] = chain;
+    expect((await admin.delete(`${p}/issues/${e!.id}`)).status).toBe(204);
+    const root = await ok(admin.post(`${p}/issues`, { issue: { title: 'Root' } }));
+    await ok(admin.patch(`${p}/issues/${a!.id}`, { issue: { parent_id: root.id } }));
+    const deep = await admin.post(`/api/v1/trash/issue-${e!.id}/restore`);
+    expect(deep.status, JSON.stringify(deep.body)).toBe(200);
+    expect(deep.body.item.parent_id).toBeNull();
+    expect((await ok(admin.get(`${p}/issues/${d!.id}`))).sub_issues_summary.total).toBe(0);
+
+    // With room and depth, it comes back under its parent, counted.
+    const f = await ok(admin.post(`${p}/issues`, { issue: { title: 'F', parent_id: root.id } }));
+    expect((await admin.delete(`${p}/issues/${f.id}`)).status).toBe(204);
+    const back = await ok(admin.post(`/api/v1/trash/issue-${f.id}/restore`));
+    expect(back.item.parent_id).toBe(root.id);
+    expect((await ok(admin.get(`${p}/issues/${root.id}`))).sub_issues_summary.total).toBe(2);
+  });
+
   it("keeps its children's links while it is in the trash, and counts them again at its restore as they are then", async () => {
     const { admin, org } = await orgWithClients(gateway);
     const f = await issueProject(admin, org.member.id);
