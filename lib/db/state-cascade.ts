@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { IssueState } from '../model/derivations.ts';
-import { liveState, statusTimestamps, type WorkflowState } from '../model/workflow.ts';
+import { liveState, stateWrite, type WorkflowState } from '../model/workflow.ts';
 import type { StateCategory } from '../vocabulary/workflow.ts';
 import { db, tableName } from './client.ts';
 import { issueItem, issueStateOf } from './issue-item.ts';
@@ -98,16 +98,7 @@ export async function moveIssuesOffState(
 async function moveIssueToState(orgId: number, projectId: number, item: Record<string, unknown>, target: WorkflowState) {
   const stored = issueItem.decode(item);
   const now = new Date().toISOString();
-  const set: Record<string, unknown> = {
-    state_id: target.id,
-    status: target.category,
-    ...statusTimestamps(
-      { status: stored.status, started_at: stored.startedAt, completed_at: stored.completedAt },
-      target.category,
-      now,
-    ),
-    updated_at: now,
-  };
+  const set: Record<string, unknown> = { ...stateWrite(stored, target, now), updated_at: now };
   const before = issueStateOf(orgId, item);
   const afterState: IssueState = { ...before, stateId: target.id, status: target.category, updatedAt: now };
   try {

@@ -273,7 +273,18 @@ export function stateOnReturn(
 ): StateWrite | undefined {
   if (stored.stateId === null || workflow.states.some((s) => s.id === stored.stateId)) return undefined;
   const target = stateOfIssue(workflow, stored.stateId, stored.status);
-  if (!target) return undefined;
+  return target && stateWrite(stored, target, now);
+}
+
+/**
+ * What a move of an issue (as `stored`) into state `target` writes of its state, by the deleted
+ * state's cascade or a restore: the state, its category, and what a change of category does to its times.
+ */
+export function stateWrite(
+  stored: { status: StateCategory; startedAt: string | null; completedAt: string | null },
+  target: WorkflowState,
+  now: string,
+): StateWrite {
   return {
     state_id: target.id,
     status: target.category,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys, projectPk } from '../../lib/db/keys.ts';
 import { ok, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
-import { heldInTrash, pastRetention, restoreWhole } from '../support/trash.ts';
+import { heldInTrash, pastRetention, projectWithReview, restoreWhole } from '../support/trash.ts';
 import { bounds, eventually } from '../support/eventually.ts';
 
 /**
@@ -228,12 +228,7 @@ describe('sprints in the trash', () => {
 
   it("moves its issues off a state deleted while it was in the trash once it is back, as the state's delete moved the others", async () => {
     const { admin } = await orgWithClients(gateway);
-    const project = await ok(admin.post('/api/v1/projects', { project: { name: 'States', prefix: randomPrefix() } }));
-    const p = `/api/v1/projects/${project.id}`;
-    const review = await ok(admin.post(`${p}/states`, { state: { name: 'Review', category: 'in_progress' } }));
-    const done = ((await ok(admin.get(`${p}/states`))) as { id: number; category: string }[]).find(
-      (st) => st.category === 'done',
-    )!;
+    const { project, p, review, done } = await projectWithReview(admin);
     const sprint = await ok(admin.post(`${p}/sprints`, { sprint: { name: 'Away' } }));
     const s = `${p}/sprints/${sprint.id}`;
     const issues = [
@@ -252,7 +247,7 @@ describe('sprints in the trash', () => {
     await eventually(
       'the state cascade to move the backlog issue',
       async () => (await admin.get(`/api/v1/issues/${outside.issue_number}`)).body,
-      (issue) => issue.state_id === done.id,
+      (issue) => issue.state_id === done.id && issue.completed_at !== null,
       bounds.cascade(),
     );
 

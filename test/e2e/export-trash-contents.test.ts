@@ -4,7 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importExport } from '../../lib/services/import-export/import-export.ts';
-import { apiClient, newOrganisation, ok, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import {
+  apiClient,
+  exportLines as parse,
+  exportPages as pages,
+  newOrganisation,
+  ok,
+  orgWithClients,
+  randomPrefix,
+  useGateway,
+  type ApiClient,
+} from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { heldInTrash, restoreWhole } from '../support/trash.ts';
 
@@ -22,24 +32,6 @@ const folder = mkdtempSync(join(tmpdir(), 'export-trash-contents-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 type Line = Record<string, any>;
-const parse = (text: string): Line[] =>
-  text
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Line);
-
-/** Every page of `GET /export` from `first` by its `next` links, concatenated. */
-async function pages(client: ApiClient, first: string): Promise<string> {
-  let text = '';
-  let at: string | undefined = first;
-  while (at) {
-    const res: { status: number; text: string; headers: Headers } = await client.get(at);
-    expect(res.status, res.text).toBe(200);
-    text += res.text;
-    at = /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
-  }
-  return text;
-}
 
 /** The lines of an export but its header and `end` line (which carry the time and the digest). */
 const body = async (admin: ApiClient, query = '') => parse(await pages(admin, `/api/v1/export${query}`)).slice(1, -1);

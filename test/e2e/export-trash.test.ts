@@ -7,7 +7,16 @@ import { trashedLabelKey } from '../../lib/db/trash.ts';
 import { writeExport } from '../../lib/services/import-export/attachment-files.ts';
 import { exportOrganisation } from '../../lib/services/import-export/export.ts';
 import { importExport } from '../../lib/services/import-export/import-export.ts';
-import { apiClient, newOrganisation, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import {
+  apiClient,
+  exportLines as parse,
+  exportPages as pages,
+  newOrganisation,
+  orgWithClients,
+  randomPrefix,
+  useGateway,
+  type ApiClient,
+} from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { pastRetention } from '../support/trash.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
@@ -28,11 +37,6 @@ afterAll(async () => {
 });
 
 type Line = Record<string, any>;
-const parse = (text: string): Line[] =>
-  text
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Line);
 
 async function ok(res: Promise<{ status: number; body: any; text: string }>) {
   const r = await res;
@@ -63,19 +67,6 @@ async function seed(admin: ApiClient) {
   const hook = await ok(admin.post('/api/v1/webhooks', { webhook: { url: r.url, events: ['sprint.completed'] } }));
   expect((await admin.delete(`/api/v1/webhooks/${hook.id}`)).status).toBe(204);
   return { project, bug, ui, uiAsRead, old, hook };
-}
-
-/** Every page of `GET /export` from `first` by its `next` links, concatenated. */
-async function pages(client: ApiClient, first: string): Promise<string> {
-  let text = '';
-  let at: string | undefined = first;
-  while (at) {
-    const res: { status: number; text: string; headers: Headers } = await client.get(at);
-    expect(res.status, res.text).toBe(200);
-    text += res.text;
-    at = /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
-  }
-  return text;
 }
 
 /** The CLI's file (`writeExport`), written to a real file, its text. */

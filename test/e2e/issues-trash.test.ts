@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { ok, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
-import { expectHiddenFromOthers, expectTrashedBy, pastRetention, purgeOnceHeld } from '../support/trash.ts';
+import { expectHiddenFromOthers, expectTrashedBy, pastRetention, projectWithReview, purgeOnceHeld } from '../support/trash.ts';
 import { bounds, eventually } from '../support/eventually.ts';
 import { useReceivers, waitFor } from '../support/receiver.ts';
 import { mcpClient } from '../support/mcp.ts';
@@ -251,12 +251,7 @@ describe('issues in the trash', () => {
 
   it('comes back in the state its state moved its issues to, when that state was deleted while it was away: category, times, counters and search as the others', async () => {
     const { admin } = await orgWithClients(gateway);
-    const project = await ok(admin.post('/api/v1/projects', { project: { name: 'States', prefix: randomPrefix() } }));
-    const p = `/api/v1/projects/${project.id}`;
-    const review = await ok(admin.post(`${p}/states`, { state: { name: 'Review', category: 'in_progress' } }));
-    const done = ((await ok(admin.get(`${p}/states`))) as { id: number; category: string }[]).find(
-      (st) => st.category === 'done',
-    )!;
+    const { project, p, review, done } = await projectWithReview(admin);
     const sprint = await ok(admin.post(`${p}/sprints`, { sprint: { name: 'One' } }));
     const s = `${p}/sprints/${sprint.id}`;
     const [stays, away] = [

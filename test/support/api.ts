@@ -180,6 +180,27 @@ export async function followPages<T = any>(client: ApiClient, url: string) {
   return { items, total: Number(last?.headers.get('x-total-count')), pages };
 }
 
+/** Every page of `GET /export` from `first` (its query) by its `next` links, concatenated: the export's text. */
+export async function exportPages(client: ApiClient, first: string): Promise<string> {
+  let text = '';
+  let at: string | undefined = first;
+  while (at) {
+    const res: ApiResponse = await client.get(at);
+    if (res.status !== 200) throw new Error(`${at}: ${res.status} ${res.text}`);
+    text += res.text;
+    // The export's links are relative (docs/import-export.md).
+    at = /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
+  }
+  return text;
+}
+
+/** The lines of an export's text, parsed. */
+export const exportLines = (text: string): Record<string, any>[] =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>);
+
 /**
  * A GET as a client that decodes nothing: the status, the headers and the body's bytes exactly as
  * the gateway sent them (fetch would undo a `Content-Encoding`, and asks for one of its own).

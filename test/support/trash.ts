@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import type { Key } from '../../lib/db/keys.ts';
-import { orgWithClients, type ApiClient } from './api.ts';
+import { ok, orgWithClients, randomPrefix, type ApiClient } from './api.ts';
 import { bounds, eventually } from './eventually.ts';
 
 /**
@@ -86,4 +86,13 @@ export async function restoreWhole(admin: ApiClient, id: string, items = 100) {
     bounds.cascade(items),
   );
   return started.body;
+}
+
+/** A new project with a state `Review` (in progress) beside its defaults, and its `done` state. */
+export async function projectWithReview(admin: ApiClient) {
+  const project = await ok(admin.post('/api/v1/projects', { project: { name: 'States', prefix: randomPrefix() } }));
+  const p = `/api/v1/projects/${project.id}`;
+  const review = await ok(admin.post(`${p}/states`, { state: { name: 'Review', category: 'in_progress' } }));
+  const states = (await ok(admin.get(`${p}/states`))) as { id: number; category: string }[];
+  return { project, p, review, done: states.find((st) => st.category === 'done')! };
 }
