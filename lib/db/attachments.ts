@@ -13,7 +13,7 @@ import { deletionMarker } from './deletions.ts';
 import { commentPointerItem } from './comment-pointers.ts';
 import { commentItem } from './comments.ts';
 import { issueItem } from './issue-item.ts';
-import { trashedCommentKey, whereIs } from './trash.ts';
+import { trashedCommentKey, trashedIssueKey, trashItem, whereIs } from './trash.ts';
 import { attribute, itemKind, type Fields } from './item.ts';
 import { keys, orgPk, parseProjectPk, projectPk, skPrefixes, type Key } from './keys.ts';
 import { scanPages } from './query.ts';
@@ -271,7 +271,7 @@ export async function releaseCommentAttachments(orgId: number, projectId: number
       } catch (err) {
         if (!isRefused(err, attachmentRefusals.issue, attachmentRefusals.attachment)) throw err;
         if (isRefused(err, attachmentRefusals.issue)) {
-          await transact(attachmentRemoval(a, false)).catch(ignoreGone);
+          await removeBesideTrashedIssue(a);
           break;
         }
         // Gone already, or counted otherwise since it was read (its mark moved): read it again.
@@ -302,6 +302,38 @@ export async function releaseCommentAttachments(orgId: number, projectId: number
 const ignoreGone = (err: unknown) => {
   if (!isRefused(err, attachmentRefusals.attachment)) throw err;
 };
+
+/**
+ * Removes attachment `a` of an issue that is not there. Its issue in the trash, whose image there
+ * still counts it (it was not hidden with its comment: the issue went into the trash before the
+ * comment's delete could hide it), counts it no more either, in the same transaction, so that the
+ * issue's restore brings back the count of what is there; its issue gone for good, it goes alone.
+ */
+async function removeBesideTrashedIssue(a: StoredAttachment): Promise<void> {
+  const uncount: GuardedItem[] = a.inTrash
+    ? []
+    : [
+        {
+          item: {
+            Update: {
+              TableName: tableName(),
+              Key: trashedIssueKey(a.orgId, a.issueId),
+              UpdateExpression: 'SET #stored.#files = #stored.#files - :one',
+              ConditionExpression: 'attribute_exists(#stored.#files) AND #stored.#files > :zero',
+              ExpressionAttributeNames: { '#stored': trashItem.stored('stored'), '#files': ISSUE_FILES },
+              ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
+            },
+          },
+          reason: 'trashed',
+        },
+      ];
+  try {
+    await transact([...attachmentRemoval(a, false), ...uncount]);
+  } catch (err) {
+    if (uncount.length > 0 && isRefused(err, 'trashed')) await transact(attachmentRemoval(a, false)).catch(ignoreGone);
+    else ignoreGone(err);
+  }
+}
 
 /** One attachment of an issue, read consistently; undefined when there is none. */
 export async function getAttachment(orgId: number, projectId: number, issueId: number, attachmentId: number) {

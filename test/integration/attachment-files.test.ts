@@ -5,6 +5,9 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
   attachmentCounterDifferences,
+  getAttachment,
+  releaseCommentAttachments,
+  settleIssueCommentAttachments,
   listAttachments as storedAttachments,
   organisationBytes,
   type StoredAttachment,
@@ -20,7 +23,7 @@ import { importExport } from '../../lib/services/import-export/import-export.ts'
 import { exportStart, walkExport } from '../../lib/services/import-export/export.ts';
 import { deleteComment } from '../../lib/services/comments.ts';
 import { deleteIssue } from '../../lib/services/issues.ts';
-import { restore } from '../../lib/services/trash.ts';
+import { purge, restore } from '../../lib/services/trash.ts';
 import { newOrganisation } from '../support/api.ts';
 import { exportTo, log, organisationWithFiles, png, sha } from '../support/attachment-files.ts';
 
@@ -155,6 +158,26 @@ describe('export of the attachments of an issue in the trash', () => {
       }
       expect(body(lines), `${reads} reads a call`).toEqual(body(withTrash.lines.map((l) => JSON.stringify(l))));
     }
+  });
+});
+
+describe("a comment's attachments when its issue goes into the trash before they are hidden", () => {
+  it('counts them no more on the issue once the comment is purged meanwhile: its restore brings back the count of what is there', async () => {
+    const { org, caller, issue, comment, screenshot, logFile, pending } = await organisationWithFiles();
+    const at = { projectId: issue.project_id, sprintId: null };
+    // The comment into the trash, then its issue, before the stream consumer hid the comment's file
+    // (this file's table has no consumer: each step it would take is taken below, in that order).
+    await deleteComment(caller, comment.id);
+    await deleteIssue(caller, at, issue.id);
+    // The comment purged while its issue is in the trash: its purge's cascade removes its file.
+    await purge(caller, `comment-${comment.id}`);
+    await releaseCommentAttachments(org.orgId, issue.project_id, issue.id, comment.id);
+    expect(await getAttachment(org.orgId, issue.project_id, issue.id, logFile.id)).toBeUndefined();
+    // The issue back, and what its restore's record brings the consumer to do.
+    await restore(caller, `issue-${issue.id}`);
+    await settleIssueCommentAttachments(org.orgId, issue.project_id, issue.id);
+    expect(await attachmentCounterDifferences(org.orgId)).toEqual([]);
+    expect((await listAttachments(caller, issue.issue_number)).map((a) => a.id)).toEqual([screenshot.id, pending.id]);
   });
 });
 
