@@ -8,7 +8,14 @@ import type { ProjectItem } from './projects.ts';
 import { addCounters, atCompletion, sprintItem } from './sprints.ts';
 import { getItem, transact, type GuardedItem } from './transactions.ts';
 import { storedNumberIs } from './versions.ts';
-import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../model/completion.ts';
+import {
+  COPIED,
+  FIELDS,
+  type CompletionPlaces,
+  type CompletionPlan,
+  type CountersAtCompletion,
+  type VelocityEntry,
+} from '../model/completion.ts';
 import type { RefusalReason } from './refusals.ts';
 import { velocityEntryOf, velocityPut } from './velocity.ts';
 
@@ -21,9 +28,12 @@ import { velocityEntryOf, velocityPut } from './velocity.ts';
  *    open issues and counters are frozen.
  * 2. `completionMoves`, as many as needed: at most 96 items of moved issues (an issue and its search
  *    record, its assignee entry, its parent's index record) per transaction to the target,
- *    with both lists' counters.
- * 3. `finishCompletion`: completing -> completed with its report, the velocity summary and the
- *    target's `receiving` count, in one transaction.
+ *    with both lists' counters. Their places come from one block of the project's allocator,
+ *    reserved once for all the moves and recorded in the plan by the first batch
+ *    (`CompletionPlan.places`), not from an allocation per batch.
+ * 3. Finish: completing -> completed with its report, the velocity summary and the target's
+ *    `receiving` count, in the transaction of the last batch (`finishCompletion` alone when no
+ *    move is left).
  *
  * Every step is conditioned on the state it moves from, so two finishers never apply one twice.
  */
@@ -168,18 +178,22 @@ export async function completeAtOnce(
 
 /**
  * One transaction of a completion's moves (lib/db/issue-write.ts): the sprint's item from what the
- * derivations add to it (`sprintItem`), the target's (with `planning`: a target sprint must still
- * be in planning), then `tail`.
+ * derivations add to it (`owner`), the target's (with `planning`: a target sprint must still be in
+ * planning; with `giveBack`: a target sprint's `receiving` count given back in the same update),
+ * then `tail`.
  */
 async function movesWrite(
   orgId: number,
   projectId: number,
   sprintId: number,
   step: CompletionMoves,
-  sprintItem: (add: Record<string, number>) => GuardedItem,
+  owner: (add: Record<string, number>) => GuardedItem,
   planning: boolean,
   tail: GuardedItem[] = [],
+  giveBack = false,
 ): Promise<void> {
+  const targetAdd = (add: Record<string, number>) =>
+    giveBack && step.target !== null ? { ...add, [sprintItem.stored('receiving')]: -1 } : add;
   await issueWrite({
     orgId,
     projectId,
@@ -188,7 +202,7 @@ async function movesWrite(
     ctx: { completing: sprintId },
     // A target is checked even when nothing moves; at once, the backlog only receives.
     owners: planning && step.target === null ? [sprintId] : [sprintId, step.target],
-    owner: (list, add) => (list === sprintId ? sprintItem(add) : targetUpdate(orgId, projectId, list, add, planning)),
+    owner: (list, add) => (list === sprintId ? owner(add) : targetUpdate(orgId, projectId, list, targetAdd(add), planning)),
     tail,
   });
 }
@@ -236,30 +250,48 @@ export async function beginCompletion(orgId: number, projectId: number, sprintId
 /**
  * One batch of a completion's moves: `moves` (from `appendToList`, lib/db/issues.ts), the sprint
  * (conditioned on it still being `completing`) and the target, with what the derivations keep of
- * the moves (lib/db/issue-write.ts), in one transaction. Refusals: `moved` (another finisher moved
- * one of them first), `sprint` (not completing any more), `target`.
+ * the moves (lib/db/issue-write.ts), in one transaction. With `places`: the block the moves'
+ * places come from, recorded in the sprint's plan by this batch, on condition that none is there
+ * yet. With `finish`: the last batch, which also finishes the completion as `finishCompletion`
+ * does (the sprint completed with its report, the velocity summary, the target's `receiving` count
+ * given back; at most 96 items of moves + sprint + target + velocity). Refusals: `moved` (another
+ * finisher moved one of them first), `sprint` (not completing any more, or another finisher's batch
+ * recorded its block first), `target`.
  */
 export async function completionMoves(
   orgId: number,
   projectId: number,
   sprintId: number,
-  step: CompletionMoves & { now: string },
+  step: CompletionMoves & {
+    now: string;
+    places?: CompletionPlaces | undefined;
+    finish?: { plan: CompletionPlan; report: SprintReport; velocity: VelocityEntry } | undefined;
+  },
 ): Promise<void> {
-  const completing = (add: Record<string, number>) =>
-    sprintUpdate(
-      orgId,
-      projectId,
-      sprintId,
-      'SET updated_at = :now',
-      add,
-      '#status = :completing',
-      {},
-      {
-        ':completing': 'completing',
-        ':now': step.now,
-      },
-    );
-  await movesWrite(orgId, projectId, sprintId, step, completing, false);
+  const { places, finish } = step;
+  const sprint = (add: Record<string, number>) => {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':completing': 'completing' };
+    const conditions = ['#status = :completing'];
+    if (places) {
+      Object.assign(names, { '#plan': 'completion', '#places': 'places' });
+      conditions.push('attribute_not_exists(#plan.#places)');
+    }
+    let set: string;
+    if (finish) {
+      set = `${completedSets(finish.plan, finish.report, values)} REMOVE completion`;
+    } else {
+      values[':now'] = step.now;
+      set = 'SET updated_at = :now';
+      if (places) {
+        values[':places'] = places;
+        set += ', #plan.#places = :places';
+      }
+    }
+    return sprintUpdate(orgId, projectId, sprintId, set, add, conditions.join(' AND '), names, values);
+  };
+  const tail = finish ? [velocityPut(orgId, projectId, finish.plan.completed_at, finish.velocity)] : [];
+  await movesWrite(orgId, projectId, sprintId, step, sprint, false, tail, finish !== undefined);
 }
 
 /**

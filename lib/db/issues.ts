@@ -997,19 +997,21 @@ export async function readSide(
  * with `null`) when they come from another list: the transaction items that move them, each
  * conditioned on still being in `from` (so a step repeated by a second finisher moves nothing
  * twice), and on its `rev` when one is given; and the changes they are (for lib/db/issue-write.ts,
- * which adds what the derivations keep of them). Positions come from the project's allocator (one
- * atomic ADD for the whole run), so they are above everything in the list when the items commit in
- * order. Sprint completion uses it (lib/services/sprints.ts).
+ * which adds what the derivations keep of them). Positions come from the project's allocator: one
+ * atomic ADD for the whole run, so they are above everything in the list when the items commit in
+ * order; or, with `firstSeq`, the values from there on of a block reserved before for more than
+ * this run (a large sprint completion reserves its moves' places once, lib/db/completion.ts).
+ * Sprint completion uses it (lib/services/sprints.ts).
  */
 export async function appendToList(
   orgId: number,
   projectId: number,
   list: number | null,
   issues: OpenIssue[],
-  move: { from: number; now: string },
+  move: { from: number; now: string; firstSeq?: number | undefined },
 ): Promise<{ moves: GuardedItem[]; changes: IssueChange[] }> {
   if (issues.length === 0) return { moves: [], changes: [] };
-  const appended = appendToEnd(issues, await allocatePositions(orgId, projectId, issues.length));
+  const appended = appendToEnd(issues, move.firstSeq ?? (await allocatePositions(orgId, projectId, issues.length)));
   const moves: GuardedItem[] = [];
   const changes: IssueChange[] = [];
   issues.forEach((issue, i) => {

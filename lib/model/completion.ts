@@ -21,6 +21,28 @@ export interface CompletionPlan {
   carry_over_sprint_id: number | null;
   completed_at: string;
   actual_end_date: string;
+  /**
+   * The places of its moves, reserved once for all of them: `count` consecutive values of the
+   * project's position allocator from `first` on, the i-th open issue (in the sprint's order, as
+   * they stood when the first batch moved) taking `first + i`. Recorded by the first batch of moves
+   * (lib/db/completion.ts); absent before it.
+   */
+  places?: CompletionPlaces | undefined;
+}
+
+/** A completion's block of places (`CompletionPlan.places`). */
+export interface CompletionPlaces {
+  first: number;
+  count: number;
+}
+
+/**
+ * The allocator value of the first of the `remaining` open issues of a completion whose block is
+ * `places`: the moves so far took the block's first values, in order. Undefined when more remain
+ * than the block holds (it cannot be the block of these issues).
+ */
+export function firstPlaceOf(places: CompletionPlaces, remaining: number): number | undefined {
+  return remaining > places.count ? undefined : places.first + places.count - remaining;
 }
 
 /** What the velocity endpoint lists of a completed sprint (written once, at completion). */

@@ -7,7 +7,9 @@
  * - Allocation (create, move to the end, move to another list without a place, sprint completion):
  *   `2^30 + seq * 1024`, `seq` from an atomic ADD on the project's `position_seq`. Every allocation
  *   is larger than every key that exists when it is made, and allocations never repeat, so an
- *   appended issue is last and unique without looking at its list.
+ *   appended issue is last and unique without looking at its list. A large sprint completion
+ *   reserves one run of values for all its moves before its first batch (lib/db/completion.ts):
+ *   its issues are last as of that reservation, in their sprint order.
  * - Placing at k inside a list: one keys-only Query reads the keys around place k (found with the
  *   rank index, below), with a margin of neighbours on each side. The issue takes a midpoint
  *   between its new neighbours (computed keys are never multiples of 1024, so they cannot collide

@@ -1,8 +1,8 @@
 import * as completion from '../db/completion.ts';
-import type { CompletionPlan, CountersAtCompletion, VelocityEntry } from '../model/completion.ts';
+import { firstPlaceOf, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../model/completion.ts';
 import type { SprintCounters } from '../model/sprint-counters.ts';
 import { sprintCounters } from '../db/counters.ts';
-import { appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues.ts';
+import { allocatePositions, appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues.ts';
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/sprints.ts';
 import { Refused, rereadOnStale, STALE } from '../db/transactions.ts';
@@ -198,8 +198,8 @@ export async function activateSprint(caller: Principal, projectId: number, sprin
  *
  * A completion takes more than one transaction past 96 items of moves (48 open issues, fewer with assignees or parents), so it is a protocol with a
  * visible state: one transaction turns the sprint `completing` with its plan (target, date,
- * instant) and freezes its issues and counters; batches of moves follow; one transaction turns it
- * `completed` with its report. Each step is conditioned on the state it leaves, so a crash, a
+ * instant) and freezes its issues and counters; batches of moves follow, their places reserved
+ * once for all of them; the last batch's transaction turns it `completed` with its report. Each step is conditioned on the state it leaves, so a crash, a
  * retry or a concurrent request anywhere in between ends in the same completed sprint: a request
  * that finds the sprint `completing` finishes the stored plan. If it asked for another target it
  * then answers 409 naming the one used (`planCompletion`, lib/model/sprint-plans.ts).
@@ -280,8 +280,15 @@ const velocityOf = (report: SprintReport): VelocityEntry => ({
 
 /**
  * Finishes the completion of a `completing` sprint as planned: moves its remaining open issues in
- * batches, then completes it. Any number of callers may run this at once; each batch and the last
- * step pass for one of them only, and the result is the same whoever wins.
+ * batches, the last of them finishing it. Any number of callers may run this at once; each batch
+ * passes for one of them only, and the result is the same whoever wins.
+ *
+ * The places of the moves are reserved once: the first finisher to move a batch reserves a block of
+ * the project's allocator for every open issue and records it with that batch
+ * (`CompletionPlan.places`); whoever moves later batches takes their places from the recorded
+ * block, each issue the place of its rank in the sprint's order. A finisher whose block was not the
+ * one recorded (another batch committed first) only leaves unused allocator values: places stay
+ * unique, in the sprint's order, and reserved once whatever stops or runs again.
  */
 async function finishCompletion(caller: Principal, projectId: number, sprintId: number): Promise<Sprint> {
   const { orgId } = caller;
@@ -293,18 +300,40 @@ async function finishCompletion(caller: Principal, projectId: number, sprintId: 
     if (item.status !== 'completing' || !plan) {
       throw new TransitionError(`Sprint is ${item.status}: only an active sprint can be completed`);
     }
-    // The open issues left: the set is frozen while the sprint is completing.
+    // The open issues left: the set is frozen while the sprint is completing, and batches leave it
+    // from the front, so these are the last of the block's issues.
     const open = await sprintIssuesWithStatus(orgId, projectId, sprintId, openStatuses);
+    const frozen = store.countersAtCompletion(item, true);
+    const report = reportOf(item, frozen, plan);
+    const finish = { plan, report, velocity: velocityOf(report) };
+    const target = plan.carry_over_sprint_id;
     try {
-      for (const batch of moveBatches(open)) {
-        const target = plan.carry_over_sprint_id;
-        const appended = await appendToList(orgId, projectId, target, batch, { from: sprintId, now: plan.completed_at });
-        // Leaving by completion is neither "removed" scope nor burndown progress (lib/model/derivations.ts).
-        await completion.completionMoves(orgId, projectId, sprintId, { ...appended, target, now: plan.completed_at });
+      const batches = moveBatches(open);
+      if (batches.length === 0) {
+        await completion.finishCompletion(orgId, projectId, sprintId, plan, report, finish.velocity);
+      } else {
+        const recorded = plan.places;
+        const places = recorded ?? { first: await allocatePositions(orgId, projectId, open.length), count: open.length };
+        let next = firstPlaceOf(places, open.length);
+        // Cannot happen while the set is frozen: a block is recorded with a batch of the whole set.
+        if (next === undefined) throw new Error(`Sprint ${sprintId}: more open issues than its completion reserved places for`);
+        for (const [i, batch] of batches.entries()) {
+          const appended = await appendToList(orgId, projectId, target, batch, {
+            from: sprintId,
+            now: plan.completed_at,
+            firstSeq: next,
+          });
+          next += batch.length;
+          // Leaving by completion is neither "removed" scope nor burndown progress (lib/model/derivations.ts).
+          await completion.completionMoves(orgId, projectId, sprintId, {
+            ...appended,
+            target,
+            now: plan.completed_at,
+            places: recorded || i > 0 ? undefined : places,
+            finish: i === batches.length - 1 ? finish : undefined,
+          });
+        }
       }
-      const frozen = store.countersAtCompletion(item, true);
-      const report = reportOf(item, frozen, plan);
-      await completion.finishCompletion(orgId, projectId, sprintId, plan, report, velocityOf(report));
       // What the sprint holds once its open issues have left, from the counters frozen when the
       // completion began (this read may be older than moves another finisher made meanwhile).
       return Object.assign(store.toSprint(item), {
@@ -317,7 +346,8 @@ async function finishCompletion(caller: Principal, projectId: number, sprintId: 
         updated_at: plan.completed_at,
       } satisfies Partial<Sprint>);
     } catch (err) {
-      // Another finisher moved some of these first, or finished: read again and go on from there.
+      // Another finisher moved some of these first, recorded its block, or finished: read again
+      // and go on from there.
       if (err instanceof Refused && (err.reason === 'moved' || err.reason === 'sprint')) continue;
       if (err instanceof Refused && err.reason === 'target') throw new NotFoundError('Sprint');
       throw err;

@@ -71,25 +71,72 @@ async function expectExactCounters(caller: Principal, projectId: number, sprintI
 }
 
 describe('sprint completion', () => {
-  it('is one transaction up to 48 open issues (96 items: each with its search record); past that, two more plus an allocation and a transaction per 48', async () => {
+  it("is one transaction up to 48 open issues (96 items: each with its search record); past that, begin, the finisher's reads, one allocation of places for all the moves and a transaction per 48, the last one finishing", async () => {
     const read = ['BatchGetItemCommand', 'QueryCommand'];
-    const perBatch = ['UpdateItemCommand', 'TransactWriteItemsCommand'];
     const TX = 'TransactWriteItemsCommand';
+    const ALLOCATE = 'UpdateItemCommand';
+    // Begin, then the finisher's read of the sprint and its open issues, one allocation for all of
+    // them, and a transaction per batch of 48, the last of which completes the sprint.
+    const finisher = (batches: number) => [TX, 'GetItemCommand', 'QueryCommand', ALLOCATE, ...Array<string>(batches).fill(TX)];
     const cases: [number, string[]][] = [
       [0, [...read, TX]],
-      [48, [...read, ...perBatch]],
-      // begin, then the finisher's read of the sprint and its open issues, two batches, finish.
-      [49, [...read, TX, 'GetItemCommand', 'QueryCommand', ...perBatch, ...perBatch, TX]],
+      [48, [...read, ALLOCATE, TX]],
+      [49, [...read, ...finisher(2)]],
+      [145, [...read, ...finisher(4)]],
     ];
     for (const [open, calls] of cases) {
       const { caller, project, sprint } = await activeSprintWith(open, 2);
+      const seq = async () => Number((await getProjectItem(caller.orgId, project.id))?.position_seq ?? 0);
+      const before = await seq();
       const { result, log } = await withDbCallLog(() => completeSprint(caller, project.id, sprint.id));
       expect(result).toMatchObject({ status: 'completed', issues_count: 2, total_story_points: 2, completed_story_points: 2 });
-      expect([...log.calls].sort()).toEqual([...calls].sort());
+      expect([...log.calls].sort(), `${open} open issues`).toEqual([...calls].sort());
       await expectExactCounters(caller, project.id, sprint.id);
       expect(Number((await getProjectItem(caller.orgId, project.id))?.backlog_count)).toBe(open);
+      // One place reserved per moved issue, none wasted.
+      expect((await seq()) - before).toBe(open);
     }
   }, 120_000);
+
+  it('reserves the places of a large completion once: a finisher run again after a crash takes the rest from the recorded block', async () => {
+    const { caller, project, sprint, at, backlog } = await activeSprintWith(100, 1);
+    const open = (await listAll(caller, at)).filter((i) => i.status !== 'done');
+    const seq = async () => Number((await getProjectItem(caller.orgId, project.id))?.position_seq ?? 0);
+    const before = await seq();
+    // A crash after the begin and the first batch (48 issues), in the second batch's transaction.
+    const send = db.send.bind(db);
+    let transactions = 0;
+    vi.spyOn(db, 'send').mockImplementation((async (command: { constructor: { name: string } }) => {
+      if (command.constructor.name === 'TransactWriteCommand' && ++transactions === 3) throw new Error('crash');
+      return send(command as never);
+    }) as typeof db.send);
+    await expect(completeSprint(caller, project.id, sprint.id)).rejects.toThrow('crash');
+    vi.restoreAllMocks();
+    expect((await getSprintItem(caller.orgId, project.id, sprint.id))?.completion?.places).toEqual({
+      first: before + 1,
+      count: 100,
+    });
+
+    const { result, log } = await withDbCallLog(() => completeSprint(caller, project.id, sprint.id));
+    expect(result).toMatchObject({ status: 'completed', issues_count: 1, report: { carried_over: { issues: 100 } } });
+    // The sprint is completing: the reads, the finisher's reads, the two batches left (the last one
+    // finishing), and no allocation.
+    expect([...log.calls].sort()).toEqual(
+      [
+        'BatchGetItemCommand',
+        'QueryCommand',
+        'GetItemCommand',
+        'QueryCommand',
+        'TransactWriteItemsCommand',
+        'TransactWriteItemsCommand',
+      ].sort(),
+    );
+    expect((await seq()) - before).toBe(100);
+    await expectExactCounters(caller, project.id, sprint.id);
+    const back = await listAll(caller, backlog);
+    expect(back.map((i) => i.id)).toEqual(open.map((i) => i.id));
+    expect((await getSprintItem(caller.orgId, project.id, sprint.id))?.completion).toBeUndefined();
+  });
 
   it('refuses issue writes while the sprint is completing, and the next completion request finishes it', async () => {
     const { caller, project, sprint, at, backlog } = await activeSprintWith(100, 1);
