@@ -12,6 +12,7 @@ import {
   TransactionConflictException,
   type DynamoDBServiceException,
 } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll } from 'vitest';
 import { db } from '../../lib/db/client.ts';
 
 export type FaultKind = 'ProvisionedThroughputExceeded' | 'Throttling' | 'TransactionConflict' | 'Unknown';
@@ -104,4 +105,29 @@ export function injectFault(rule: FaultRule): InjectedFault {
 /** Removes every injected fault. */
 export function clearFaults(): void {
   active.clear();
+}
+
+/**
+ * Cuts the SDK's wait before each retry to a millisecond for the test file that calls it (at its
+ * top), and restores it after the file. A throttled call's retries otherwise wait a random time
+ * up to 1 s, 2 s and 4 s (the SDK's throttling backoff), seconds a test of what the retries do
+ * spends asleep. Which errors are retried, how many attempts are made and what the last one
+ * answers stay the SDK's own.
+ */
+export function quickSdkRetries(): void {
+  let restore: (() => void) | undefined;
+  beforeAll(async () => {
+    const strategy = (await db.config.retryStrategy()) as unknown as {
+      retryBackoffStrategy?: { computeNextBackoffDelay: (attempt: number) => number };
+    };
+    const backoff = strategy.retryBackoffStrategy;
+    if (!backoff) throw new Error("the SDK's retry strategy has no backoff to shorten");
+    const own = Object.getOwnPropertyDescriptor(backoff, 'computeNextBackoffDelay');
+    backoff.computeNextBackoffDelay = () => 1;
+    restore = () => {
+      if (own) Object.defineProperty(backoff, 'computeNextBackoffDelay', own);
+      else delete (backoff as { computeNextBackoffDelay?: unknown }).computeNextBackoffDelay;
+    };
+  });
+  afterAll(() => restore?.());
 }
