@@ -221,7 +221,7 @@ export const exceptions: Record<string, Budget> = {
     calls: 8,
     roundTrips: 8,
     reason:
-      "The token, the trash item, then the transaction that writes the item back: 3 for a webhook endpoint (as measured here), a label or a comment. An issue's answer is what its GET answers, read after the write as a PATCH's is (the issue with its ancestors, then its place: its rank in its block is known only once it is back): 5 (test/e2e/issues-trash.test.ts); its relations' other issues and its children, when it has any, read before the write (one BatchGetItem): 6; its sprint gone, the transaction refused, the sprint read and a place at the end of the backlog taken before it is written again: 8.",
+      "The token, the trash item, then the transaction that writes the item back: 3 for a webhook endpoint (as measured here), a label or a comment. An issue's answer is what its GET answers, read after the write as a PATCH's is (the issue with its ancestors, then its place: its rank in its block is known only once it is back): 5 (test/e2e/issues-trash.test.ts); its relations' other issues, its parent and its children, when it has any, read before the write (one BatchGetItem and one Query, side by side; a parent's ancestors one GetItem each, as a PATCH of `parent_id` reads them): 6; its sprint gone, the transaction refused, the sprint read and a place at the end of the backlog taken before it is written again: 8; its state deleted while it was away, the transaction refused, the project read and written again: 7 (test/e2e/issues-trash.test.ts measures both).",
   },
   // Webhooks
   'GET /api/v1/webhooks/{webhook_id}/deliveries': {
