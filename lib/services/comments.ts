@@ -9,7 +9,7 @@ import { Refused, rereadOnStale, type GuardedItem } from '../db/transactions.ts'
 import type { Comment, CommentCreate, CommentUpdate } from '../schemas/comments.ts';
 import { ForbiddenError, NotFoundError, TransitionError, UnauthorizedError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
-import { explainRefusal, refusedAs, type Meanings } from './refusals.ts';
+import { explainRefusal, projectNotThere, refusedAs, type Meanings } from './refusals.ts';
 import { type CommentRefusal } from '../db/refusals.ts';
 
 /** What a refused comment write means. */
@@ -196,13 +196,8 @@ export async function restoreTrashedComment(
     await store.restoreComment(caller.orgId, stored, deletedAt, sprintId);
   } catch (err) {
     // Its project or its issue's sprint in the trash: restore that first.
-    if (
-      err instanceof Refused &&
-      err.reason === store.commentRefusals.project &&
-      (await getTrashed(caller.orgId, 'project', projectId))
-    ) {
-      throw cannot(`its project ${projectId} is in the trash (restore the project first)`);
-    }
+    if (err instanceof Refused && err.reason === store.commentRefusals.project)
+      throw cannot(await projectNotThere(caller.orgId, projectId));
     if (
       err instanceof Refused &&
       err.reason === store.commentRefusals.sprint &&

@@ -9,9 +9,8 @@ import { appendedPosition } from '../model/positions.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { NotFoundError, SprintBusyError, TransitionError, ValidationError } from '../vocabulary/errors.ts';
 import { getIssue } from './issues.ts';
-import { explainRefusal, refusedAs } from './refusals.ts';
+import { explainRefusal, projectNotThere, refusedAs } from './refusals.ts';
 import { MAX_RELATIONS } from './relations.ts';
-import { getTrashed } from '../db/trash.ts';
 import { getProjectItem } from '../db/projects.ts';
 import { workflowOf } from '../db/workflow.ts';
 import { stateOnReturn } from '../model/workflow.ts';
@@ -42,7 +41,7 @@ export async function restoreTrashedIssue(
     trashed: () => new NotFoundError('Trash item'),
   };
   let back: IssueReturn = { sprintId, position, undoRemoval: true, parent: parentId === null ? 'dropped' : 'counted' };
-  // Its relations' other issues and its children, read again when one of them changed before the write.
+  // Its relations' other issues, its parent and its children, read again when one of them changed before the write.
   for (let attempt = 1; ; attempt++) {
     const around = await readSurroundings(orgId, stored, MAX_RELATIONS);
     // Its parent takes it back within the sub-issue rules, decided as a PATCH of `parent_id` is.
@@ -61,10 +60,7 @@ export async function restoreTrashedIssue(
       } else if (isRefused(err, 'state')) {
         // Its state was deleted while it was away: it comes back in the state that state's issues went to.
         const project = await getProjectItem(orgId, projectId);
-        if (!project)
-          throw (await getTrashed(orgId, 'project', projectId))
-            ? cannot(`its project ${projectId} is in the trash (restore the project first)`)
-            : cannot(`its project ${projectId} no longer exists`);
+        if (!project) throw cannot(await projectNotThere(orgId, projectId));
         back = { ...back, state: stateOnReturn(workflowOf(project), issueItem.decode(stored), new Date().toISOString()) };
       } else if (isRefused(err, 'sprint') && back.sprintId !== null && back.undoRemoval) {
         // Its sprint is gone, being completed, or was activated since the delete: one read tells which.
@@ -78,8 +74,8 @@ export async function restoreTrashedIssue(
               position: appendedPosition(await refusedAs(meanings, () => allocatePositions(orgId, projectId, 1))),
               undoRemoval: false,
             };
-      } else if (isRefused(err, 'project') && (await getTrashed(orgId, 'project', projectId))) {
-        throw cannot(`its project ${projectId} is in the trash (restore the project first)`);
+      } else if (isRefused(err, 'project')) {
+        throw cannot(await projectNotThere(orgId, projectId));
       } else {
         throw explainRefusal(err, meanings);
       }

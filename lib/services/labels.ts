@@ -1,4 +1,3 @@
-import { getTrashed } from '../db/trash.ts';
 import type { PageRequest } from '../db/list.ts';
 import * as store from '../db/labels.ts';
 import { Refused, rereadOnStale, isRefused, STALE } from '../db/transactions.ts';
@@ -7,7 +6,7 @@ import { DEFAULT_LABEL_COLOR, labelLimits } from '../vocabulary/label-limits.ts'
 import type { Label, LabelCreate, LabelUpdate } from '../schemas/labels.ts';
 import { NotFoundError, TransitionError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
-import { explainRefusal, type Meanings } from './refusals.ts';
+import { explainRefusal, projectNotThere, type Meanings } from './refusals.ts';
 import { type LabelRefusal } from '../db/refusals.ts';
 
 /**
@@ -142,10 +141,7 @@ export async function restoreTrashedLabel(caller: Principal, stored: Record<stri
     if (err.reason === 'project') {
       // Refused by the project's condition: gone, or full. One read tells which (refusals only).
       if (!(await getProjectItem(caller.orgId, label.project_id))) {
-        const where = (await getTrashed(caller.orgId, 'project', label.project_id))
-          ? 'is in the trash (restore the project first)'
-          : 'no longer exists';
-        throw new TransitionError(`Label ${label.id} cannot come back: its project ${label.project_id} ${where}`);
+        throw new TransitionError(`Label ${label.id} cannot come back: ${await projectNotThere(caller.orgId, label.project_id)}`);
       }
       throw new TransitionError(
         `Label ${label.id} cannot come back: project ${label.project_id} already has ${labelLimits.perProject} labels, the most it may have; delete one, then restore`,

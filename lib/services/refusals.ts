@@ -1,5 +1,6 @@
 import type { RefusalReason } from '../db/refusals.ts';
 import { Refused } from '../db/transactions.ts';
+import { getTrashed } from '../db/trash.ts';
 
 /**
  * What each reason of a refused write means to a client, for one kind of write. The data layer
@@ -25,4 +26,14 @@ export async function refusedAs<T>(meanings: Partial<Meanings>, write: () => Pro
   } catch (err) {
     throw explainRefusal(err, meanings);
   }
+}
+
+/**
+ * Why project `projectId`, which something coming back from the trash needs, is not there, as its
+ * 422 says it: in the trash (restore it first), or gone for good. One read of its trash item.
+ */
+export async function projectNotThere(orgId: number, projectId: number): Promise<string> {
+  return (await getTrashed(orgId, 'project', projectId))
+    ? `its project ${projectId} is in the trash (restore the project first)`
+    : `its project ${projectId} no longer exists`;
 }
