@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { quickJvmOptions, startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
+import { longRunJvmOptions, startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
 import { startLocalS3 } from '../../tools/local/s3.ts';
 import { ensureTable } from '../../tools/local/table.ts';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../tools/openapi/document.ts';
@@ -18,10 +18,9 @@ declare module 'vitest' {
 
 /** One in-memory DynamoDB Local (shared database) for the whole run, on a free port. */
 export default async function setup(project: TestProject) {
-  // The JVM's quick compiler only (C1), as `npm start` runs it: a run of minutes never earns back
-  // what the optimising compiler (C2) spends on two shared cores. test/e2e/search.test.ts alone:
-  // DynamoDB Local's CPU from 31–33 s to 18 s, the file's wall time no longer.
-  const dynamo = await startDynamoDbLocal({ jvmOptions: quickJvmOptions });
+  // Both of the JVM's compilers: over a run of minutes the optimising one earns back its cost
+  // (tools/local/dynamodb.ts, longRunJvmOptions).
+  const dynamo = await startDynamoDbLocal({ jvmOptions: longRunJvmOptions });
   const tableName = 'sprint-ticketing-test';
   await ensureTable(dynamo.endpoint, tableName);
   project.provide('dynamodbEndpoint', dynamo.endpoint);

@@ -30,7 +30,7 @@ v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 const total = Number(values.issues);
 
-// The test suite's JVM options (`quickJvmOptions`, tools/local/dynamodb.ts): the quick compiler only,
+// `npm start`'s JVM options (`quickJvmOptions`, tools/local/dynamodb.ts): the quick compiler only,
 // which on two shared cores costs the emulator about 40 % less CPU over a run of a minute than the
 // default, and the serial garbage collector.
 const dynamo = await startDynamoDbLocal({ jvmOptions: values.jvm.split(' ').filter(Boolean) });
