@@ -449,7 +449,9 @@ describe('data migrations', () => {
     const f = await previousRelease();
     await forgetMigrations();
     const saved = { ...scanStepItems };
-    Object.assign(scanStepItems, { tokens: 2, comments: 2 });
+    // Steps of 10 items: about 30 steps, each one beside the writes below, which still outlast the
+    // 40 writes (steps of 2 items took twice as long, with no more steps between two writes).
+    Object.assign(scanStepItems, { tokens: 10, comments: 10 });
     const started = Date.now();
     const created: { id: number; key: string; assigned: boolean }[] = [];
     let migrating = true;
