@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { createAccountInOrg, createOrganisation } from '../../lib/services/accounts.ts';
 import { createGateway } from '../../tools/local/gateway.ts';
 import { routes } from '../../lib/routes.ts';
+import { responseObservers } from './response-observers.ts';
 
 /**
  * A response as the e2e tests see it. `dbCalls` counts DynamoDB calls, authorizer included;
@@ -28,11 +29,7 @@ export interface RequestOptions {
   token?: string | null;
 }
 
-/**
- * Observers of every e2e response (the contract tests validate each one against the OpenAPI
- * document here). Each receives the method, the path as sent, and the response.
- */
-export const responseObservers: ((method: string, path: string, res: ApiResponse) => void | Promise<void>)[] = [];
+export { responseObservers };
 
 /** Starts the local API Gateway emulator on a free port, in this test process. */
 export async function startGateway(): Promise<{ baseUrl: string; close: () => Promise<void> }> {

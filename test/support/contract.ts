@@ -12,6 +12,7 @@ import { compileRoute, matchRoute } from '../../tools/local/gateway.ts';
 import { inject } from 'vitest';
 import type { OpenApiDocument } from '../../tools/openapi/document.ts';
 import type { HttpMethod, Route } from '../../lib/routes.ts';
+import { undeclaredRoutes } from './response-observers.ts';
 
 /** What a check needs of a response (an `ApiResponse` has it). */
 export interface ObservedResponse {
@@ -227,21 +228,18 @@ export function serviceContract(): ReturnType<typeof contractFor> {
   return current;
 }
 
-let undeclaredAllowed = false;
 /**
  * For a test that deliberately requests routes the API does not have: its responses to undeclared
- * method/path pairs are accepted if they are the gateway's 404 `{error}`. Reset before each test.
+ * method/path pairs are accepted if they are the gateway's 404 `{error}`. Reset before each test
+ * (test/support/contract-setup.ts).
  */
 export function allowUndeclaredRoutes(): void {
-  undeclaredAllowed = true;
-}
-export function resetUndeclaredRoutes(): void {
-  undeclaredAllowed = false;
+  undeclaredRoutes.allowed = true;
 }
 
 /** Throws a ContractViolation naming every problem of `res`. */
 export function assertConforms(method: string, path: string, res: ObservedResponse): void {
-  const found = serviceContract().problems(method, path, res, { undeclaredRoute: undeclaredAllowed });
+  const found = serviceContract().problems(method, path, res, { undeclaredRoute: undeclaredRoutes.allowed });
   if (found.length) {
     throw new ContractViolation(`${method} ${path} breaks the OpenAPI contract:\n  - ${found.join('\n  - ')}`);
   }
