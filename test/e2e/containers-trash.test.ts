@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys, projectPk } from '../../lib/db/keys.ts';
 import { ok, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
-import { heldInTrash, pastRetention, projectWithReview, restoreWhole } from '../support/trash.ts';
+import { deleteReviewInto, heldInTrash, pastRetention, projectWithReview, restoreWhole } from '../support/trash.ts';
 import { bounds, eventually } from '../support/eventually.ts';
 
 /**
@@ -243,13 +243,7 @@ describe('sprints in the trash', () => {
     expect((await admin.delete(s)).status).toBe(204);
     await held(admin, `sprint-${sprint.id}`);
     // Review deleted, its issues moved to done: the one in the backlog, not those in the trash.
-    expect((await admin.delete(`${p}/states/${review.id}?move_to=${done.id}`)).status).toBe(204);
-    await eventually(
-      'the state cascade to move the backlog issue',
-      async () => (await admin.get(`/api/v1/issues/${outside.issue_number}`)).body,
-      (issue) => issue.state_id === done.id && issue.completed_at !== null,
-      bounds.cascade(),
-    );
+    await deleteReviewInto(admin, { p, review, done }, outside.issue_number);
 
     await restoreWhole(admin, `sprint-${sprint.id}`);
     // Back, its issues in Review are moved to done as the others were: state, category, times,

@@ -1,14 +1,10 @@
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { importExport } from '../../lib/services/import-export/import-export.ts';
 import {
-  apiClient,
   exportLines as parse,
   exportPages as pages,
-  newOrganisation,
   ok,
   orgWithClients,
   randomPrefix,
@@ -16,6 +12,7 @@ import {
   type ApiClient,
 } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
+import { importIntoNewOrganisation } from '../support/import-file.ts';
 import { heldInTrash, restoreWhole } from '../support/trash.ts';
 
 /**
@@ -176,14 +173,9 @@ describe('an export and the trash', () => {
 
     // An import skips the trash and all it holds: only what is live comes in.
     const path = join(folder, 'with-trash.jsonl');
-    const out = createWriteStream(path);
-    out.write(await pages(admin, '/api/v1/export?include_trash=true'));
-    out.end();
-    await once(out, 'finish');
-    const target = await newOrganisation();
-    const report = await importExport({ orgId: target.orgId }, () => createReadStream(path, 'utf8'));
+    writeFileSync(path, await pages(admin, '/api/v1/export?include_trash=true'));
+    const { report, there } = await importIntoNewOrganisation(gateway, path);
     expect(report.errors).toEqual([]);
-    const there = apiClient(gateway.baseUrl, target.admin.token);
     const imported = await body(there);
     expect(imported.filter((l) => l.kind === 'project').map((l) => l.name)).toEqual(['Kept']);
     expect(imported.filter((l) => l.kind === 'sprint').map((l) => l.name)).toEqual(['Stays']);

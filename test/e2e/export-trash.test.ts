@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,16 +8,15 @@ import { writeExport } from '../../lib/services/import-export/attachment-files.t
 import { exportOrganisation } from '../../lib/services/import-export/export.ts';
 import { importExport } from '../../lib/services/import-export/import-export.ts';
 import {
-  apiClient,
   exportLines as parse,
   exportPages as pages,
-  newOrganisation,
   orgWithClients,
   randomPrefix,
   useGateway,
   type ApiClient,
 } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
+import { importIntoNewOrganisation } from '../support/import-file.ts';
 import { pastRetention } from '../support/trash.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
@@ -176,14 +175,9 @@ describe('an export that includes the trash', () => {
     ]);
 
     const path = join(folder, 'comments.jsonl');
-    const out = createWriteStream(path);
-    for (const l of lines) out.write(`${JSON.stringify(l)}\n`);
-    out.end();
-    await once(out, 'finish');
-    const target = await newOrganisation();
-    const report = await importExport({ orgId: target.orgId }, () => createReadStream(path, 'utf8'));
+    writeFileSync(path, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const { report, there } = await importIntoNewOrganisation(gateway, path);
     expect(report.errors).toEqual([]);
-    const there = apiClient(gateway.baseUrl, target.admin.token);
     const [copy] = (await ok(there.get('/api/v1/projects'))) as Line[];
     const [imported] = (await ok(there.get(`/api/v1/projects/${copy!.id}/issues`))) as Line[];
     const comments = (await ok(there.get(`/api/v1/projects/${copy!.id}/issues/${imported!.id}/comments`))) as Line[];
@@ -196,11 +190,9 @@ describe('an export that includes the trash', () => {
     const f = await seed(admin);
     const path = await cliFile(org.orgId, 'to-import.jsonl', true);
     expect(readFileSync(path, 'utf8')).toContain('"kind":"trash"');
-    const target = await newOrganisation();
-    const report = await importExport({ orgId: target.orgId }, () => createReadStream(path, 'utf8'));
+    const { target, report, there } = await importIntoNewOrganisation(gateway, path);
     expect(report.errors).toEqual([]);
     expect(Object.keys(report.ids.labels)).toEqual([String(f.bug.id)]);
-    const there = apiClient(gateway.baseUrl, target.admin.token);
     const [project] = (await ok(there.get('/api/v1/projects'))) as Line[];
     const labels = (await ok(there.get(`/api/v1/projects/${project!.id}/labels`))) as Line[];
     expect(labels.map((l) => l.name)).toEqual(['bug']);

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { ok, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
-import { expectHiddenFromOthers, expectTrashedBy, pastRetention, projectWithReview, purgeOnceHeld } from '../support/trash.ts';
+import {
+  expectHiddenFromOthers,
+  expectTrashedBy,
+  pastRetention,
+  deleteReviewInto,
+  projectWithReview,
+  purgeOnceHeld,
+} from '../support/trash.ts';
 import { bounds, eventually } from '../support/eventually.ts';
 import { useReceivers, waitFor } from '../support/receiver.ts';
 import { mcpClient } from '../support/mcp.ts';
@@ -266,13 +273,7 @@ describe('issues in the trash', () => {
 
     expect((await admin.delete(`${s}/issues/${away.id}`)).status).toBe(204);
     // Review deleted, its issues (`stays`; `away` is in the trash) moved to done, another category.
-    expect((await admin.delete(`${p}/states/${review.id}?move_to=${done.id}`)).status).toBe(204);
-    await eventually(
-      'the state cascade to move the issue that stayed',
-      async () => (await admin.get(`/api/v1/issues/${stays.issue_number}`)).body,
-      (issue) => issue.state_id === done.id && issue.completed_at !== null,
-      bounds.cascade(),
-    );
+    await deleteReviewInto(admin, { p, review, done }, stays.issue_number);
 
     const restored = await admin.post(`/api/v1/trash/issue-${away.id}/restore`);
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);

@@ -70,6 +70,16 @@ async function expectExactCounters(caller: Principal, projectId: number, sprintI
   });
 }
 
+/** The `n`th transaction written from now fails with "crash", as a process stopped there would leave it (undone by `vi.restoreAllMocks()`). */
+function crashAtTransaction(n: number): void {
+  const send = db.send.bind(db);
+  let transactions = 0;
+  vi.spyOn(db, 'send').mockImplementation((async (command: { constructor: { name: string } }) => {
+    if (command.constructor.name === 'TransactWriteCommand' && ++transactions === n) throw new Error('crash');
+    return send(command as never);
+  }) as typeof db.send);
+}
+
 describe('sprint completion', () => {
   it("is one transaction up to 48 open issues (96 items: each with its search record); past that, begin, the finisher's reads, one allocation of places for all the moves and a transaction per 48, the last one finishing", async () => {
     const read = ['BatchGetItemCommand', 'QueryCommand'];
@@ -104,12 +114,7 @@ describe('sprint completion', () => {
     const seq = async () => Number((await getProjectItem(caller.orgId, project.id))?.position_seq ?? 0);
     const before = await seq();
     // A crash after the begin and the first batch (48 issues), in the second batch's transaction.
-    const send = db.send.bind(db);
-    let transactions = 0;
-    vi.spyOn(db, 'send').mockImplementation((async (command: { constructor: { name: string } }) => {
-      if (command.constructor.name === 'TransactWriteCommand' && ++transactions === 3) throw new Error('crash');
-      return send(command as never);
-    }) as typeof db.send);
+    crashAtTransaction(3);
     await expect(completeSprint(caller, project.id, sprint.id)).rejects.toThrow('crash');
     vi.restoreAllMocks();
     expect((await getSprintItem(caller.orgId, project.id, sprint.id))?.completion?.places).toEqual({
@@ -142,12 +147,7 @@ describe('sprint completion', () => {
     const { caller, project, sprint, at, backlog } = await activeSprintWith(100, 1);
     const open = (await listAll(caller, at)).filter((i) => i.status !== 'done');
     // A completion that stopped right after it began, as a crash would have left it.
-    const send = db.send.bind(db);
-    let transactions = 0;
-    vi.spyOn(db, 'send').mockImplementation((async (command: { constructor: { name: string } }) => {
-      if (command.constructor.name === 'TransactWriteCommand' && ++transactions === 2) throw new Error('crash');
-      return send(command as never);
-    }) as typeof db.send);
+    crashAtTransaction(2);
     await expect(completeSprint(caller, project.id, sprint.id)).rejects.toThrow('crash');
     vi.restoreAllMocks();
     expect((await getSprint(caller, project.id, sprint.id)).status).toBe('completing');

@@ -96,3 +96,21 @@ export async function projectWithReview(admin: ApiClient) {
   const states = (await ok(admin.get(`${p}/states`))) as { id: number; category: string }[];
   return { project, p, review, done: states.find((st) => st.category === 'done')! };
 }
+
+/**
+ * Deletes the `Review` state of `projectWithReview`, its issues moved to `done`, and waits for the
+ * state cascade to have moved the live issue `issueNumber` (state, category, `completed_at`).
+ */
+export async function deleteReviewInto(
+  admin: ApiClient,
+  { p, review, done }: Pick<Awaited<ReturnType<typeof projectWithReview>>, 'p' | 'review' | 'done'>,
+  issueNumber: string,
+): Promise<void> {
+  expect((await admin.delete(`${p}/states/${review.id}?move_to=${done.id}`)).status).toBe(204);
+  await eventually(
+    `the state cascade to move ${issueNumber}`,
+    async () => (await admin.get(`/api/v1/issues/${issueNumber}`)).body,
+    (issue) => issue.state_id === done.id && issue.completed_at !== null,
+    bounds.cascade(),
+  );
+}
