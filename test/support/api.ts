@@ -126,10 +126,19 @@ export async function newOrganisation() {
   };
 }
 
-/** A project prefix unlikely to collide inside one organisation. */
+const prefixLetters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const prefixSpace = prefixLetters.length ** 4;
+let nextPrefix = Math.floor(Math.random() * prefixSpace);
+
+/**
+ * A project prefix no other call in this test file returns (four letters counted on from a random
+ * start), so that the projects of one organisation never collide, however many a file creates.
+ */
 export function randomPrefix(): string {
-  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-  return Array.from({ length: 4 }, () => letters[Math.floor(Math.random() * letters.length)]).join('');
+  let n = nextPrefix++ % prefixSpace;
+  let prefix = '';
+  for (let i = 0; i < 4; i++, n = Math.floor(n / prefixLetters.length)) prefix = prefixLetters[n % prefixLetters.length] + prefix;
+  return prefix;
 }
 
 /** Runs the local gateway for the current test file: started before its tests, stopped after. */
