@@ -22,7 +22,12 @@ const ownTable = [
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
-    setupFiles: ['test/support/env.ts', 'test/support/fast-check.ts', 'test/support/contract-setup.ts'],
+    setupFiles: [
+      'test/support/fresh-file.ts',
+      'test/support/env.ts',
+      'test/support/fast-check.ts',
+      'test/support/contract-setup.ts',
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
@@ -33,7 +38,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'shared-table', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...ownTable] },
+        test: {
+          name: 'shared-table',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...ownTable],
+          isolate: false,
+        },
       },
       // test/support/env.ts reads OWN_TABLE before any module reads the table's name.
       {
