@@ -216,16 +216,18 @@ function bodyProblems(validate: ValidateFunction, body: unknown): string[] {
   });
 }
 
-let current: ReturnType<typeof contractFor> | undefined;
 /**
  * The contract of the service: the document generated from the route table as it is now (the
  * committed copy that `/api-docs` serves is held equal to it by `test/unit/openapi-document.test.ts`),
  * generated once for the run by the global setup (test/support/global-setup.ts) rather than in
  * every test file (loading the generator and generating cost each file about half a second of CPU).
+ * Its validators are kept by the worker for the files it runs after (test/support/fresh-file.ts):
+ * they are the document's alone, the same for every file.
  */
 export function serviceContract(): ReturnType<typeof contractFor> {
-  current ??= contractFor(inject('openApiDocument'));
-  return current;
+  const kept = globalThis as { __serviceContract?: ReturnType<typeof contractFor> };
+  kept.__serviceContract ??= contractFor(inject('openApiDocument'));
+  return kept.__serviceContract;
 }
 
 /**
