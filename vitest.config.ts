@@ -42,6 +42,8 @@ export default defineConfig({
           name: 'shared-table',
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...ownTable],
+          // Its files run one after another in long-lived workers, each starting as in a process of
+          // its own (test/support/fresh-file.ts): a process per file cost about 1.5 s of CPU each.
           isolate: false,
         },
       },
