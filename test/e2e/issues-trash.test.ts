@@ -4,10 +4,10 @@ import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { ok, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import {
+  deleteReviewInto,
   expectHiddenFromOthers,
   expectTrashedBy,
   pastRetention,
-  deleteReviewInto,
   projectWithReview,
   purgeOnceHeld,
 } from '../support/trash.ts';
