@@ -256,8 +256,11 @@ describe('webhook deliveries', { timeout: 150_000 }, () => {
     );
     expect(disabled.disabled_reason).toMatch(/failed/);
 
-    // Back up and re-enabled: a redelivery sends the same message again.
-    r.respond = () => ({ status: 200 });
+    // Back up and re-enabled: a redelivery sends the same message again. The receiver holds its
+    // answer until the second request below has been refused, so that the delivery is still pending then.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    r.respond = () => ({ status: 200, until: held });
     expect((await admin.patch(hookPath, { webhook: { active: true } })).body).toMatchObject({
       active: true,
       disabled_reason: null,
@@ -268,6 +271,7 @@ describe('webhook deliveries', { timeout: 150_000 }, () => {
     expect(again.status).toBe(200);
     expect(again.body.status).toBe('pending');
     expect((await admin.post(redeliverPath)).status).toBe(422);
+    release();
     await waitFor(() => r.accepted().some((q) => q.id === failed[0].id), 20_000, 'the redelivery');
     const after = await poll(deliveries, (d) => d.find((x) => x.id === failed[0].id)?.status === 'succeeded');
     expect(after.find((x) => x.id === failed[0].id).attempts).toBe(attempts + 1);

@@ -21,8 +21,8 @@ export interface Receiver {
   accepted(): Received[];
   /** The secret signatures are checked with (set after the webhook is created). */
   secret: string;
-  /** How to answer: a status (and delay) per request. */
-  respond: (req: Received) => { status: number; delayMs?: number };
+  /** How to answer: a status per request, after a delay or once `until` settles, if given. */
+  respond: (req: Received) => { status: number; delayMs?: number; until?: Promise<unknown> };
   close(): Promise<void>;
 }
 
@@ -54,12 +54,14 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
         body = JSON.parse(raw || 'null');
       }
       const entry: Received = { id: String(headers['webhook-id']), verified, body, at: Date.now(), status: 0 };
-      const { status, delayMs } = receiver.respond(entry);
+      const { status, delayMs, until } = receiver.respond(entry);
       entry.status = status;
-      setTimeout(() => {
+      const answer = () => {
         receiver.requests.push({ ...entry, at: Date.now() });
         res.writeHead(status).end();
-      }, delayMs ?? 0);
+      };
+      if (until) void until.then(answer);
+      else setTimeout(answer, delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
