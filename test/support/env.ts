@@ -1,12 +1,12 @@
 import { inject } from 'vitest';
+import { ownTableName, poolSlot } from './own-table-names.ts';
 import { testSecretKey } from './secret-key.ts';
 
 // Runs before each test file's imports: the shared modules read these once, on first use.
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
-// A file of the `own-table` project (vitest.config.ts) gets a table of its own, which it creates.
-process.env.TABLE_NAME = process.env.OWN_TABLE
-  ? `${inject('tableName')}-${process.env.OWN_TABLE}-${process.pid}`
-  : inject('tableName');
+// A file of the `own-table` project (vitest.config.ts) gets a table of its own: its worker slot's,
+// made by the global setup and emptied before the file's tests (test/support/own-table.ts).
+process.env.TABLE_NAME = process.env.OWN_TABLE ? ownTableName(inject('tableName'), poolSlot()) : inject('tableName');
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 // No EMF line per request in the test output (test/unit/metrics.test.ts turns them on).
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';

@@ -1,10 +1,12 @@
 /**
- * `npx tsx tools/bench/dynamodb-writes.ts [--items 3000] [--jvm C1|default] [--case kinds|growth|update]`:
+ * `npx tsx tools/bench/dynamodb-writes.ts [--items 3000] [--jvm C1|default] [--case kinds|growth|late-table|update]`:
  * what DynamoDB Local (in memory, on loopback, started here and shared with nothing) spends per
  * item written, each case on a new table of the project's definition: `kinds` (default) PutItem,
  * BatchWriteItem (25 a call) and TransactWriteItems of 10, 25, 50 and 100 conditional puts, with
  * the table's stream on and off; `growth` the same transactions five times over (the cost of an
- * item as the emulator's stream records grow); `update` transactions of puts against updates
+ * item as the emulator's stream records grow); `late-table` the same transactions on a table whose
+ * stream's first record was written before the others' and on one made after them (what the
+ * growth is); `update` transactions of puts against updates
  * setting every field. Prints one JSON line per case: wall and emulator CPU milliseconds per item.
  */
 import { parseArgs } from 'node:util';
@@ -56,8 +58,9 @@ async function measure(
   stream: boolean,
   write: (table: string, from: number, count: number) => Promise<void>,
   per: number,
+  on?: string,
 ) {
-  const name = await table(stream);
+  const name = on ?? (await table(stream));
   // Warm up the emulator's code paths on this table first.
   for (let n = 0; n < 200; n += per) await write(name, 1_000_000 + n, per);
   const cpu = dynamo.cpuSeconds() ?? 0;
@@ -108,6 +111,15 @@ if (values.case === 'growth') {
   // The same transactions again and again, each time on a new table: does the cost of an item
   // grow with what the emulator wrote before (its stream records), whatever the table?
   for (const size of [25, 100, 25, 100, 25]) await measure(`TransactWriteItems x${size}`, true, transaction('conditional'), size);
+} else if (values.case === 'late-table') {
+  // DynamoDB Local keeps every table's stream records in one list, and each write looks for its
+  // stream's earliest record from the start of it: a table whose stream began first finds it at
+  // once, one made after the others' records passes all of them, on every item.
+  const early = await table(true);
+  await transaction('conditional')(early, 2_000_000, 1);
+  await measure('TransactWriteItems x25, the first of two tables', true, transaction('conditional'), 25);
+  await measure('TransactWriteItems x25, a table whose stream began before', true, transaction('conditional'), 25, early);
+  await measure('TransactWriteItems x25, a table made after', true, transaction('conditional'), 25);
 } else if (values.case === 'update') {
   for (const kind of ['update', 'put', 'update', 'put'] as const)
     await measure(`TransactWriteItems x25 ${kind}s`, true, transaction(kind), 25);
