@@ -117,7 +117,7 @@ if (values.case === 'growth') {
   // once, one made after the others' records passes all of them, on every item.
   const early = await table(true);
   await transaction('conditional')(early, 2_000_000, 1);
-  await measure('TransactWriteItems x25, the first of two tables', true, transaction('conditional'), 25);
+  await measure('TransactWriteItems x25, a table made after one record of another', true, transaction('conditional'), 25);
   await measure('TransactWriteItems x25, a table whose stream began before', true, transaction('conditional'), 25, early);
   await measure('TransactWriteItems x25, a table made after', true, transaction('conditional'), 25);
 } else if (values.case === 'update') {
