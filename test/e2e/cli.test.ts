@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { migrations } from '../../lib/migrations/index.ts';
 import { runMigrations } from '../../lib/migrations/runner.ts';
-import { emptyOwnTable } from '../support/own-table.ts';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../tools/local/dynamodb.ts';
@@ -15,11 +14,11 @@ import { apiClient, newOrganisation, randomPrefix, useGateway } from '../support
 import { itemsIn } from '../support/cascade.ts';
 import { commentItem, issueItem, putAll, sprintItem } from '../support/seed.ts';
 
-// Its table is its own (vitest.config.ts): `cascade:sweep` and the migrations read a whole table,
-// which then holds only what this file wrote; made as this release makes a table (`npm start`
-// records its data migrations done on a table that never held an organisation).
+// Its table is its own, found empty (vitest.config.ts, test/support/own-table.ts): `cascade:sweep`
+// and the migrations read a whole table, which then holds only what this file wrote; made as this
+// release makes a table (`npm start` records its data migrations done on a table that never held
+// an organisation).
 beforeAll(async () => {
-  await emptyOwnTable({ sequence: false });
   await runMigrations();
 });
 const gateway = useGateway();

@@ -6,7 +6,7 @@ import { derivedDifferences, readDerivedState } from '../../lib/db/reindex.ts';
 import { startStreamReader, type StreamReader } from '../../tools/local/stream-poller.ts';
 import { apiClient, type ApiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
 import { bounds, eventually } from '../support/eventually.ts';
-import { emptyOwnTable, wholeTable } from '../support/own-table.ts';
+import { wholeTable } from '../support/own-table.ts';
 import { pastRetention } from '../support/trash.ts';
 import { headObject } from '../../lib/db/objects.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
@@ -24,7 +24,6 @@ let reader: StreamReader | undefined;
 // The endpoints' target: a receiver on 127.0.0.1 (none of their events is sent in this file).
 let receiver: Receiver | undefined;
 beforeAll(async () => {
-  await emptyOwnTable();
   gateway = await startGateway();
   receiver = await startReceiver();
   reader = await startStreamReader({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: tableName(), idleMs: 20 }, [

@@ -1,6 +1,6 @@
 import { DeleteItemCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { TestProject } from 'vitest/node';
-import { longRunJvmOptions, startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
+import { localClientConfig, longRunJvmOptions, startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
 import { startLocalS3 } from '../../tools/local/s3.ts';
 import { ensureTable } from '../../tools/local/table.ts';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../tools/openapi/document.ts';
@@ -21,11 +21,7 @@ declare module 'vitest' {
 /** Makes a table and writes (then deletes) an item in it: its stream's first record. */
 async function startStreamEarly(endpoint: string, name: string) {
   await ensureTable(endpoint, name);
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const client = new DynamoDBClient(localClientConfig(endpoint));
   const Key = { PK: { S: 'STREAM#start' }, SK: { S: 'STREAM#start' } };
   await client.send(new PutItemCommand({ TableName: name, Item: Key }));
   await client.send(new DeleteItemCommand({ TableName: name, Key }));

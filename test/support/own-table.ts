@@ -27,9 +27,8 @@ beforeAll(async () => {
  * Empties the file's own table but for the organisation id sequence (so that ids are never handed
  * out twice in a process, whatever it caches by id): a test that reads the whole table then reads
  * only what it wrote itself, not what the tests before it left. `{ sequence: false }` takes the
- * sequence too, for a file that needs the table as this release makes it, one that never held an
- * organisation (and whose ids start again: it must not meet the objects of another file's
- * organisations in the process's bucket).
+ * sequence too, as before each file's tests (above): the table as this release makes it, one that
+ * never held an organisation (and whose ids start again: its process's bucket is new too).
  */
 export async function emptyOwnTable(options: { sequence?: boolean } = {}): Promise<void> {
   const keepSequence = options.sequence ?? true;

@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util';
 import { DynamoDBClient, CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { startDynamoDbLocal } from '../local/dynamodb.ts';
+import { localClientConfig, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { createTableInput } from '../../lib/db/table.ts';
 
 const { values } = parseArgs({
@@ -24,11 +24,7 @@ const { values } = parseArgs({
 });
 const total = Number(values.items);
 const dynamo = await startDynamoDbLocal({ jvmOptions: values.jvm === 'C1' ? ['-XX:TieredStopAtLevel=1'] : [] });
-const base = new DynamoDBClient({
-  endpoint: dynamo.endpoint,
-  region: 'local',
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-});
+const base = new DynamoDBClient(localClientConfig(dynamo.endpoint));
 const db = DynamoDBDocumentClient.from(base);
 
 /** An item about the size of an issue (its description a few lines), with its list key. */

@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { Readable } from 'node:stream';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { longRunJvmOptions, startDynamoDbLocal } from '../local/dynamodb.ts';
+import { localClientConfig, longRunJvmOptions, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { benchFile } from './import-file.ts';
 
 const { values } = parseArgs({
@@ -49,11 +49,7 @@ if (values.stream === 'off') {
   // stream records cost; the table as deployed has it on.
   const { CreateTableCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
   const { createTableInput } = await import('../../lib/db/table.ts');
-  const client = new DynamoDBClient({
-    endpoint: dynamo.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const client = new DynamoDBClient(localClientConfig(dynamo.endpoint));
   await client.send(new CreateTableCommand({ ...createTableInput(tableName()), StreamSpecification: undefined }));
 } else await ensureTable(dynamo.endpoint, tableName());
 const org = await createOrganisation('Bench', { name: 'Admin', email: 'admin@example.com' });

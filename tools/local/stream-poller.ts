@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { cascadeStreamFilters } from '../../lib/db/table.ts';
+import { localClientConfig } from './dynamodb.ts';
 import { lambdaContext, loadHandler } from './gateway.ts';
 import { runAsFunction } from './permissions.ts';
 
@@ -322,11 +323,7 @@ export async function startStreamReader(
   options: StreamReaderOptions,
   mappingOptions: StreamMappingOptions[],
 ): Promise<StreamReader> {
-  const clientConfig = {
-    endpoint: options.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  };
+  const clientConfig = localClientConfig(options.endpoint);
   const streams = new DynamoDBStreamsClient(clientConfig);
   // Its logger step would copy every record read through the SDK's sensitive-data filter (lib/db/client.ts).
   streams.middlewareStack.remove('loggerMiddleware');

@@ -6,17 +6,14 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import { createTableInput } from '../../lib/db/table.ts';
+import { localClientConfig } from './dynamodb.ts';
 
 /**
  * Creates the table (same definition as the CDK stack's) if it does not exist; waits until ACTIVE.
  * Safe to race: `npm start` and the admin CLI may both find the table missing and create it.
  */
 export async function ensureTable(endpoint: string, tableName: string): Promise<'created' | 'exists'> {
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const client = new DynamoDBClient(localClientConfig(endpoint));
   try {
     try {
       await client.send(new DescribeTableCommand({ TableName: tableName }));
