@@ -12,7 +12,8 @@ import { log, organisationWithFiles, png } from '../support/attachment-files.ts'
 
 function admin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(join(repoRoot, 'node_modules/.bin/tsx'), ['tools/cli/admin.ts', ...args], {
+    // The CLI on this Node.js's own TypeScript support, as test/e2e/cli.test.ts runs it without npm.
+    const child = spawn(process.execPath, ['tools/cli/admin.ts', ...args], {
       cwd: repoRoot,
       env: { ...process.env, DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'), TABLE_NAME: inject('tableName') },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { migrations } from '../../lib/migrations/index.ts';
 import { runMigrations } from '../../lib/migrations/runner.ts';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../tools/local/dynamodb.ts';
 import { repoRoot } from '../../infra/paths.ts';
@@ -47,9 +46,12 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
 
 /** `npm run -s admin -- <args>`: exactly what scripts run. */
 const npmAdmin = (...args: string[]) => run('npm', ['run', '-s', 'admin', '--', ...args]);
-/** The same CLI without npm in front (faster; for the many argument checks). */
-const admin = (args: string[], env?: Record<string, string>) =>
-  run(join(repoRoot, 'node_modules/.bin/tsx'), ['tools/cli/admin.ts', ...args], env);
+/**
+ * The same CLI without npm or tsx in front, on this Node.js's own TypeScript support (the project
+ * writes only what it can strip: \`erasableSyntaxOnly\`): a fifth of a second less CPU a run, for the
+ * many argument checks.
+ */
+const admin = (args: string[], env?: Record<string, string>) => run(process.execPath, ['tools/cli/admin.ts', ...args], env);
 
 /** Runs `fn` over `items` two at a time: each CLI run is a whole Node process, and the machine is shared. */
 async function inPairs<T, R>(items: T[], fn: (item: T) => Promise<R>): Promise<R[]> {

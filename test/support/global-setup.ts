@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DeleteItemCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { TestProject } from 'vitest/node';
 import { localClientConfig, longRunJvmOptions, startDynamoDbLocal } from '../../tools/local/dynamodb.ts';
@@ -5,6 +8,7 @@ import { startLocalS3 } from '../../tools/local/s3.ts';
 import { ensureTable } from '../../tools/local/table.ts';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../tools/openapi/document.ts';
 import { ownTableName } from './own-table-names.ts';
+import { runTmpPrefix } from './run-tmp.ts';
 import { testSecretKey } from './secret-key.ts';
 
 declare module 'vitest' {
@@ -30,6 +34,11 @@ async function startStreamEarly(endpoint: string, name: string) {
 
 /** One in-memory DynamoDB Local (shared database) for the whole run, on a free port. */
 export default async function setup(project: TestProject) {
+  // The run's temporary folder: what the tests, the CDK's syntheses and the processes they start
+  // write under the system's temporary folder goes here (os.tmpdir() reads TMPDIR, which the
+  // workers and their children inherit), and it goes with the run instead of piling up in /tmp.
+  const runTmp = mkdtempSync(join(tmpdir(), runTmpPrefix));
+  process.env.TMPDIR = runTmp;
   // Both of the JVM's compilers: over a run of minutes the optimising one earns back its cost
   // (tools/local/dynamodb.ts, longRunJvmOptions).
   const dynamo = await startDynamoDbLocal({ jvmOptions: longRunJvmOptions });
@@ -102,5 +111,6 @@ export default async function setup(project: TestProject) {
     await services.stop();
     await dynamo.stop();
     await s3.stop();
+    rmSync(runTmp, { recursive: true, force: true });
   };
 }
