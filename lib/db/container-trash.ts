@@ -3,7 +3,7 @@ import { asActor } from '../context/actor.ts';
 import { isClosed, statesCounted, type IssueState } from '../model/derivations.ts';
 import { forEachLimited } from '../model/limited.ts';
 import type { ContainerState } from '../vocabulary/trash.ts';
-import { MAX_RELATIONS, relationInverse } from '../vocabulary/relation-types.ts';
+import { MAX_RELATIONS } from '../vocabulary/relation-types.ts';
 import {
   CascadeInterrupted,
   forEachPage,
@@ -22,7 +22,7 @@ import { collections, keys, type Key } from './keys.ts';
 import { organisationCounter } from './organisation.ts';
 import { prefixGuardItem } from './projects.ts';
 import { queryPages } from './query.ts';
-import { searchBlockersUpdate, storedRelations, unlinkRemovedIssues, type StoredRelation } from './relations.ts';
+import { otherSideOf, searchBlockersUpdate, storedRelations, unlinkRemovedIssues, type StoredRelation } from './relations.ts';
 import { reportVelocityPut, type SprintItem } from './sprints.ts';
 import { workflowOf } from './workflow.ts';
 import { addTo, batchGet, getItem, putNew, Refused, transact, TRANSACTION_ITEMS, type GuardedItem } from './transactions.ts';
@@ -356,13 +356,7 @@ async function relinkIssue(c: Container, sprintId: number | null, item: Record<s
   const relations = Object.entries(storedRelations(item)).filter(([, r]) => c.kind === 'sprint' || r.project_id !== projectId);
   for (const [id, r] of relations) {
     const openBlocker = r.type === 'blocks' && !isClosed(issue.status);
-    const side: StoredRelation = {
-      type: relationInverse[r.type],
-      project_id: projectId,
-      issue_id: issue.id,
-      issue_number: issue.number,
-      created_at: r.created_at,
-    };
+    const side = otherSideOf(r, issue);
     const names: Record<string, string> = { '#relations': 'relations', '#rel': id };
     const values: Record<string, unknown> = { ':side': side, ':max': MAX_RELATIONS };
     let condition =
@@ -401,19 +395,13 @@ async function relinkIssue(c: Container, sprintId: number | null, item: Record<s
  * there already, from a page read again; the other issue gone, whose delete took it off) nothing.
  */
 async function dropIfNoRoom(c: Container, item: Record<string, unknown>, id: string, r: StoredRelation): Promise<void> {
-  const { orgId, projectId } = c;
+  const { orgId } = c;
   const other = await getItem(keys.issue(orgId, r.project_id, r.issue_id));
   if (!other) return;
   const held = storedRelations(other);
   if (held[id] !== undefined || Object.keys(held).length < MAX_RELATIONS) return;
   // The same take-off as a removed issue's on the others: the other issue's side of it, here on this one.
-  const side: StoredRelation = {
-    ...r,
-    type: relationInverse[r.type],
-    project_id: projectId,
-    issue_id: Number(item.id),
-    issue_number: String(item.issue_number),
-  };
+  const side = otherSideOf(r, issueItem.decode(item));
   await unlinkRemovedIssues(orgId, [
     {
       projectId: r.project_id,

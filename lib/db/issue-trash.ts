@@ -1,10 +1,9 @@
 import { tableName } from './client.ts';
 import { isClosed } from '../model/derivations.ts';
-import { relationInverse } from '../vocabulary/relation-types.ts';
 import { issueItem, issueStateOf } from './issue-item.ts';
 import { issueWriteItems, listOwnerUpdate, sendIssueWrite, type ParentGuard } from './issue-write.ts';
 import { keys, listKeys } from './keys.ts';
-import { storedRelations, type StoredRelation } from './relations.ts';
+import { otherSideOf, storedRelations, type StoredRelation } from './relations.ts';
 import { childrenOf, type SubIssueRecord } from './sub-issues.ts';
 import { batchGet, existsCheck, revisionCondition, type GuardedItem } from './transactions.ts';
 import { trashedIssueKey, trashRemovalOf, whereIs } from './trash.ts';
@@ -223,18 +222,7 @@ function otherSides(
   return [...byOther.entries()].map(([key, relations]) => {
     const other = around.others.get(key)!;
     const first = relations[0]![1];
-    const sides = Object.fromEntries(
-      relations.map(([id, r]): [string, StoredRelation] => [
-        id,
-        {
-          type: relationInverse[r.type],
-          project_id: restored.projectId,
-          issue_id: restored.id,
-          issue_number: restored.number,
-          created_at: r.created_at,
-        },
-      ]),
-    );
+    const sides = Object.fromEntries(relations.map(([id, r]): [string, StoredRelation] => [id, otherSideOf(r, restored)]));
     const rev = issueItem.field(other, 'rev');
     const names: Record<string, string> = { '#relations': issueItem.stored('relations') };
     const values: Record<string, unknown> = { ':one': 1, ':rev': rev };

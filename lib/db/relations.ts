@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RelationType } from '../schemas/relations.ts';
+import { relationInverse } from '../vocabulary/relation-types.ts';
 import { db, tableName } from './client.ts';
 import { isConditionFailed } from './errors.ts';
 import { keys } from './keys.ts';
@@ -29,6 +30,17 @@ export interface StoredRelation {
   issue_id: number;
   issue_number: string;
   created_at: string;
+}
+
+/** The other issue's side of `side`, a relation of issue `of`: the inverse type, naming `of`. */
+export function otherSideOf(side: StoredRelation, of: { projectId: number; id: number; number: string }): StoredRelation {
+  return {
+    type: relationInverse[side.type],
+    project_id: of.projectId,
+    issue_id: of.id,
+    issue_number: of.number,
+    created_at: side.created_at,
+  };
 }
 
 /** The project and issue each issue number points to (one consistent BatchGet of their pointers). */
