@@ -48,8 +48,8 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
 const npmAdmin = (...args: string[]) => run('npm', ['run', '-s', 'admin', '--', ...args]);
 /**
  * The same CLI without npm or tsx in front, on this Node.js's own TypeScript support (the project
- * writes only what it can strip: `erasableSyntaxOnly`): about a quarter of a second less CPU a run, for the
- * many argument checks.
+ * writes only what it can strip: `erasableSyntaxOnly`): about a quarter of a second less CPU a
+ * run, for the many argument checks.
  */
 const admin = (args: string[], env?: Record<string, string>) => run(process.execPath, ['tools/cli/admin.ts', ...args], env);
 

@@ -70,6 +70,13 @@ function dynamoDbLocalFolder(): string {
   return join(lib, release);
 }
 
+/** An SDK client's settings for DynamoDB Local at `endpoint` (it checks no signature: any key will do). */
+export const localClientConfig = (endpoint: string) => ({
+  endpoint,
+  region: 'local',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
+
 /**
  * The JVM options `npm start` gives DynamoDB Local: the JVM's quick compiler only (C1). On two
  * shared cores the optimising compiler (C2) costs more CPU than it saves in a session of a few
@@ -80,13 +87,6 @@ function dynamoDbLocalFolder(): string {
  * concurrent threads: 10 % less of the emulator's CPU for the same writes (`npm run bench:import
  * -- --issues 3000`, three runs each, alternately: 16.5 s against 18.4 s).
  */
-/** An SDK client's settings for DynamoDB Local at `endpoint` (it checks no signature: any key will do). */
-export const localClientConfig = (endpoint: string) => ({
-  endpoint,
-  region: 'local',
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-});
-
 export const quickJvmOptions: readonly string[] = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 
 /**
