@@ -7,13 +7,14 @@ import { repoRoot } from '../../infra/paths.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { newOrganisation } from '../support/api.ts';
 import { log, organisationWithFiles, png } from '../support/attachment-files.ts';
+import { adminCommand } from '../support/admin-cli.ts';
 
 /** `npm run admin -- import` and `export`: the commands, their output and their refusals. */
 
 function admin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    // The CLI on this Node.js's own TypeScript support, as test/e2e/cli.test.ts runs it without npm.
-    const child = spawn(process.execPath, ['tools/cli/admin.ts', ...args], {
+    const [command, commandArgs] = adminCommand(args);
+    const child = spawn(command, commandArgs, {
       cwd: repoRoot,
       env: { ...process.env, DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'), TABLE_NAME: inject('tableName') },
       stdio: ['ignore', 'pipe', 'pipe'],

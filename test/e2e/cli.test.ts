@@ -12,6 +12,7 @@ import { createProject } from '../../lib/services/projects.ts';
 import { apiClient, newOrganisation, randomPrefix, useGateway } from '../support/api.ts';
 import { itemsIn } from '../support/cascade.ts';
 import { commentItem, issueItem, putAll, sprintItem } from '../support/seed.ts';
+import { adminCommand } from '../support/admin-cli.ts';
 
 // Its table is its own, found empty (vitest.config.ts, test/support/own-table.ts): `cascade:sweep`
 // and the migrations read a whole table, which then holds only what this file wrote; made as this
@@ -46,12 +47,8 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
 
 /** `npm run -s admin -- <args>`: exactly what scripts run. */
 const npmAdmin = (...args: string[]) => run('npm', ['run', '-s', 'admin', '--', ...args]);
-/**
- * The same CLI without npm or tsx in front, on this Node.js's own TypeScript support (the project
- * writes only what it can strip: `erasableSyntaxOnly`): about a quarter of a second less CPU a
- * run, for the many argument checks.
- */
-const admin = (args: string[], env?: Record<string, string>) => run(process.execPath, ['tools/cli/admin.ts', ...args], env);
+/** The same CLI without npm in front (test/support/admin-cli.ts), for the many argument checks. */
+const admin = (args: string[], env?: Record<string, string>) => run(...adminCommand(args), env);
 
 /** Runs `fn` over `items` two at a time: each CLI run is a whole Node process, and the machine is shared. */
 async function inPairs<T, R>(items: T[], fn: (item: T) => Promise<R>): Promise<R[]> {
