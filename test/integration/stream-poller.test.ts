@@ -1,8 +1,17 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DescribeStreamCommand, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
-import { laneOf, startStreamPoller, startStreamReader, type StreamPoller } from '../../tools/local/stream-poller.ts';
+import { localClientConfig } from '../../tools/local/dynamodb.ts';
+import {
+  laneOf,
+  MIN_ROUND_MS,
+  startStreamPoller,
+  startStreamReader,
+  type StreamPoller,
+} from '../../tools/local/stream-poller.ts';
 
 /**
  * The local event source mapping on its own, with a recording consumer in place of the cascade
@@ -192,5 +201,51 @@ describe('one stream reader for several mappings', () => {
     expect(forRemovals!.records).toBeGreaterThanOrEqual(2);
     expect(forInserts!.records).toBeGreaterThanOrEqual(3);
     expect(reader.reads().calls).toBeGreaterThan(0);
+  });
+});
+
+describe('reading rounds', () => {
+  /** The stream's open shards: a round reads each once. */
+  async function openShards(): Promise<number> {
+    const endpoint = String(process.env.DYNAMODB_ENDPOINT);
+    const table = await db.send(new DescribeTableCommand({ TableName: tableName() }));
+    const streams = new DynamoDBStreamsClient(localClientConfig(endpoint));
+    try {
+      const out = await streams.send(new DescribeStreamCommand({ StreamArn: table.Table!.LatestStreamArn! }));
+      return (out.StreamDescription?.Shards ?? []).filter((s) => s.SequenceNumberRange?.EndingSequenceNumber === undefined)
+        .length;
+    } finally {
+      streams.destroy();
+    }
+  }
+
+  it('reads a stream that is never drained for long at most five rounds a second, not back to back', async () => {
+    const pk = `${unique}-rounds`;
+    const started = Date.now();
+    // Even with no pause after an empty round.
+    const reader = await startStreamReader(
+      { endpoint: String(process.env.DYNAMODB_ENDPOINT), tableName: tableName(), idleMs: 0 },
+      [{ filters: [{ eventName: ['INSERT'] }], handler: async () => {} }],
+    );
+    poller = reader;
+    // Writes one after another for two seconds: every round finds records. They name no type a
+    // consumer of the run takes.
+    const written: string[] = [];
+    while (Date.now() - started < 2000) {
+      const sk = `w${written.length}`;
+      await db.send(new PutCommand({ TableName: tableName(), Item: { PK: pk, SK: sk, type: 'poller-round', org_id: 0 } }));
+      written.push(sk);
+    }
+    const calls = reader.reads().calls;
+    const elapsed = Date.now() - started;
+    const shards = await openShards();
+    expect(calls).toBeGreaterThan(0);
+    expect(calls, `${calls} GetRecords calls in ${elapsed} ms on ${shards} shard(s)`).toBeLessThanOrEqual(
+      shards * (Math.floor(elapsed / MIN_ROUND_MS) + 1),
+    );
+    for (let i = 0; i < written.length; i += 25) {
+      const keys = written.slice(i, i + 25).map((sk) => ({ DeleteRequest: { Key: { PK: pk, SK: sk } } }));
+      await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: keys } }));
+    }
   });
 });

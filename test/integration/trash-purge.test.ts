@@ -26,7 +26,7 @@ let receiver: Receiver | undefined;
 beforeAll(async () => {
   gateway = await startGateway();
   receiver = await startReceiver();
-  reader = await startStreamReader({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: tableName(), idleMs: 20 }, [
+  reader = await startStreamReader({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: tableName() }, [
     // The cascade consumer (functions/cascade.ts) and the change feed (functions/change-feed.ts), as the stack maps them.
     {},
     { functionModule: 'functions/change-feed.ts', filters: (await import('../../lib/db/table.ts')).changeFeedStreamFilters },

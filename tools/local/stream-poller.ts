@@ -62,7 +62,7 @@ export interface StreamMappingOptions {
 export interface StreamReaderOptions {
   endpoint: string;
   tableName: string;
-  /** Pause after a round that found no records. */
+  /** Pause after a round that found no records (a round lasts `MIN_ROUND_MS` at least in any case). */
   idleMs?: number;
   log?: (line: string) => void;
 }
@@ -131,6 +131,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** GetRecords' limit (DynamoDB Streams' largest). */
 const RECORDS_PER_CALL = 1000;
+/**
+ * The least time from one round of reads (a GetRecords call on each open shard) to the next. Lambda
+ * polls a shard a few times a second (four, at its base rate), not back to back; and a call costs
+ * DynamoDB Local about as much whatever it returns: back to back, a run of the suite made 7× the
+ * calls, each returning a few records (docs/local-development.md).
+ */
+export const MIN_ROUND_MS = 200;
 /** Records read ahead and not yet delivered, at most, before the poller waits for its lanes. */
 const MAX_QUEUED = 20 * RECORDS_PER_CALL;
 
@@ -428,6 +435,7 @@ export async function startStreamReader(
 
   const loop = (async () => {
     while (!stopping) {
+      const roundStart = Date.now();
       let busy = false;
       try {
         const closedBefore = [...shards.values()].filter((s) => s.closed).length;
@@ -449,7 +457,7 @@ export async function startStreamReader(
         log(`stream poller: ${(err as Error).message}`);
         await sleep(1000);
       }
-      if (!busy && !stopping) await sleep(idleMs);
+      if (!stopping) await sleep(Math.max(busy ? 0 : idleMs, MIN_ROUND_MS - (Date.now() - roundStart)));
     }
   })();
 
