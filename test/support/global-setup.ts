@@ -99,7 +99,9 @@ export default async function setup(project: TestProject) {
     const lag = services.lag();
     const line = (name: string, l: typeof lag.cascade) =>
       `${name}: ${l.records} records, lag median ${l.medianMs} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms`;
-    console.log(`stream consumers (${lag.reads.calls} GetRecords calls, ${lag.reads.emptyCalls} empty), write to delivered:`);
+    console.log(
+      `stream consumers (${lag.reads.calls} GetRecords calls in ${lag.reads.rounds} rounds, ${lag.reads.emptyCalls} empty), write to delivered:`,
+    );
     for (const [name, l] of [
       ['change feed', lag.changeFeed],
       ['cascade', lag.cascade],

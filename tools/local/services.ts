@@ -2,12 +2,12 @@
  * Background services the local runtime runs beside the gateway (in AWS these are managed:
  * e.g. the DynamoDB Streams event source mapping that feeds the cascade consumer).
  */
-import type { StreamLag } from './stream-poller.ts';
+import type { StreamLag, StreamReader } from './stream-poller.ts';
 
 export interface LocalServices {
   stop(): Promise<void>;
   /** How far behind the table each stream consumer has run. */
-  lag(): { changeFeed: StreamLag; cascade: StreamLag; importJobs: StreamLag; reads: { calls: number; emptyCalls: number } };
+  lag(): { changeFeed: StreamLag; cascade: StreamLag; importJobs: StreamLag; reads: ReturnType<StreamReader['reads']> };
 }
 
 /**

@@ -82,8 +82,8 @@ export interface StreamReader {
   stop(): Promise<void>;
   /** Each mapping's lag, in the order they were given. */
   lags(): StreamLag[];
-  /** The GetRecords calls made so far, and how many of them returned nothing. */
-  reads(): { calls: number; emptyCalls: number };
+  /** The rounds of reads begun so far, their GetRecords calls, and how many of those returned nothing. */
+  reads(): { rounds: number; calls: number; emptyCalls: number };
 }
 
 /**
@@ -338,7 +338,7 @@ export async function startStreamReader(
   const log = options.log ?? ((line: string) => console.error(line));
   const idleMs = options.idleMs ?? 100;
   const mappings = await Promise.all(mappingOptions.map((m) => startMapping(m, log)));
-  const reads = { calls: 0, emptyCalls: 0 };
+  const reads = { rounds: 0, calls: 0, emptyCalls: 0 };
 
   const table = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
   dynamo.destroy();
@@ -436,6 +436,7 @@ export async function startStreamReader(
   const loop = (async () => {
     while (!stopping) {
       const roundStart = Date.now();
+      reads.rounds++;
       let busy = false;
       try {
         const closedBefore = [...shards.values()].filter((s) => s.closed).length;
