@@ -3,20 +3,17 @@ import { authenticateAndConsume } from '../../lib/db/tokens.ts';
 import { INTERVAL_MS, RATE_LIMIT } from '../../lib/model/ratelimit.ts';
 import { hashToken } from '../../lib/model/tokens.ts';
 import { apiClient, randomPrefix, type ApiResponse, useGateway, orgWithClients } from '../support/api.ts';
+import { drainBucket } from '../support/drained-bucket.ts';
 import { pool } from '../support/pool.ts';
 
 const gateway = useGateway();
 
 /**
- * Empties a token's bucket as of `at` (600 requests taken at that instant, straight on the table).
- * With `at` ahead of the clock the bucket stays empty until then, long enough to observe it over
- * HTTP however slow the machine: `AHEAD_MS` leaves the drain itself ample time.
+ * Empties a token's bucket as of `at` (test/support/drained-bucket.ts). With `at` ahead of the clock
+ * the bucket stays empty until then, long enough to observe it over HTTP however slow the machine.
  */
 const AHEAD_MS = 45_000;
-async function drain(token: string, at: number) {
-  const hash = hashToken(token);
-  await pool(RATE_LIMIT.capacity, 50, () => authenticateAndConsume(hash, at));
-}
+const drain = (token: string, at: number) => drainBucket(hashToken(token), at);
 
 function expectRateHeaders(res: ApiResponse, label = '') {
   expect(res.headers.get('x-ratelimit-limit'), label).toBe('600');

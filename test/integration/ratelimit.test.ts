@@ -3,13 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { withDbCallLog } from '../../lib/db/metrics.ts';
-import { authenticateAndConsume } from '../../lib/db/tokens.ts';
+import { authenticateAndConsume, bucketStateOf } from '../../lib/db/tokens.ts';
 import { regenerateToken, revokeToken } from '../../lib/services/accounts.ts';
 import { authenticate } from '../../lib/services/auth.ts';
 import { UnauthorizedError } from '../../lib/vocabulary/errors.ts';
 import { INTERVAL_MS, RATE_LIMIT } from '../../lib/model/ratelimit.ts';
 import { generateToken, hashToken } from '../../lib/model/tokens.ts';
 import { newOrganisation } from '../support/api.ts';
+import { drainBucket } from '../support/drained-bucket.ts';
 import { pool } from '../support/pool.ts';
 
 const CAPACITY = RATE_LIMIT.capacity;
@@ -22,12 +23,11 @@ async function consume(tokenHash: string, now: number) {
   return { ...result, calls: log.calls.length };
 }
 
-/** A token whose bucket is exactly empty at `now` (600 requests taken at that instant). */
+/** A token whose bucket is exactly empty at `now`, as 600 requests at that instant leave it (test/support/drained-bucket.ts). */
 async function drainedToken(now: number) {
   const org = await newOrganisation();
   const hash = hashToken(org.admin.token);
-  const results = await pool(CAPACITY, 50, () => consume(hash, now));
-  expect(results.every((r) => r.rate.allowed)).toBe(true);
+  await drainBucket(hash, now);
   return { org, hash };
 }
 
@@ -56,6 +56,11 @@ describe('the per-token bucket (GCRA, 600 capacity, 10/s)', () => {
     }
     // A refused request costs one conditional write and changes nothing.
     expect(Math.max(...refused.map((r) => r.calls))).toBe(1);
+    // The state the 600 left is the one test/support/drained-bucket.ts leaves with one request.
+    const other = hashToken((await newOrganisation()).admin.token);
+    await drainBucket(other, now);
+    expect(await bucketStateOf(other)).toBe(now + CAPACITY * INTERVAL_MS);
+    expect(await bucketStateOf(hash)).toBe(now + CAPACITY * INTERVAL_MS);
   });
 
   it('frees a slot exactly when Retry-After says, and refills 10 per second', async () => {
