@@ -66,6 +66,10 @@ export default async function setup(project: TestProject) {
   // A consumer deadline of a few milliseconds (half of this): every cascade of the run continues
   // itself page by page through pending cascades, as a very large one does in AWS.
   process.env.CASCADE_TIMEOUT_MS ??= '20';
+  // A batch the stream poller delivers more than 5 s after its writes (a quarter of the tests' wait
+  // for the change feed, test/support/eventually.ts) is logged with its partitions: a run's outlier
+  // says where it came from.
+  process.env.STREAM_POLLER_SLOW_MS ??= '5000';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   // Webhook delivery on a fast clock (docs/change-feed.md): receivers on loopback, retries after
   // 100 ms doubling to at most 800 ms, retried for 6 s, endpoints disabled after 10 s of failures.
