@@ -61,11 +61,17 @@ describe('attachment events', () => {
     await waitFor(() => r.accepted().length >= 2, FEED_WAIT_MS, 'both events');
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(r.requests.every((q) => q.verified)).toBe(true);
-    const sent = r.accepted().map((q) => q.body);
+    // Deliveries are not ordered (docs/change-feed.md): they are sorted by type here ("added" before
+    // "removed"), and their `timestamp`s give the order the events happened in.
+    const sent = r
+      .accepted()
+      .map((q) => q.body)
+      .sort((a, b) => a.type.localeCompare(b.type));
     expect(sent.map((b) => [b.type, b.data.actor_id, b.data.attachment.id, b.data.attachment.status])).toEqual([
       ['attachment.added', org.member.id, declared.body.id, 'ready'],
       ['attachment.removed', org.admin.id, declared.body.id, 'ready'],
     ]);
+    expect(Date.parse(sent[0].timestamp)).toBeLessThan(Date.parse(sent[1].timestamp));
     expect(sent[0].data.attachment).toMatchObject({ name: 'app.log', size: file.length, download_url: null });
 
     const path = `/api/v1/projects/${p.id}/issues/${issue.id}`;
