@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { dynamoDbLocalArgs } from '../../tools/local/dynamodb.ts';
+import { compiledLauncher, dynamoDbLocalArgs } from '../../tools/local/dynamodb.ts';
 
 /**
  * The addresses on which something listens on `port`, from the kernel's socket tables (no traffic
@@ -52,5 +53,34 @@ describe('DynamoDB Local', () => {
     expect(args.find((a) => a.endsWith('DynamoDbLocalOnLoopback.java'))).toBeDefined();
     expect(args).toEqual(expect.arrayContaining(['-port', '8123', '-inMemory', '-sharedDb', '-disableTelemetry']));
     expect(dynamoDbLocalArgs(8123, '/data')).toEqual(expect.arrayContaining(['-dbPath', '/data']));
+  });
+
+  it('runs the launcher from its class, compiled once into node_modules/.cache, where javac is on the PATH', async () => {
+    const folder = await compiledLauncher();
+    expect(folder).toMatch(/node_modules\/\.cache\/dynamodb-local-launcher\/[0-9a-f]{16}$/);
+    expect(existsSync(join(folder!, 'DynamoDbLocalOnLoopback.class'))).toBe(true);
+    // Asked again, the same folder, not compiled again.
+    const { mtimeMs } = statSync(folder!);
+    expect(await compiledLauncher()).toBe(folder);
+    expect(statSync(folder!).mtimeMs).toBe(mtimeMs);
+    const args = dynamoDbLocalArgs(8123, null, [], folder);
+    expect(args.slice(args.indexOf('-cp'), args.indexOf('-port'))).toEqual([
+      '-cp',
+      `DynamoDBLocal.jar${delimiter}${folder}`,
+      'DynamoDbLocalOnLoopback',
+    ]);
+    // The run's DynamoDB Local (global setup) was started so.
+    const port = new URL(inject('dynamodbEndpoint')).port;
+    const commandLines = readdirSync('/proc')
+      .filter((pid) => /^\d+$/.test(pid))
+      .map((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        } catch {
+          return [];
+        }
+      });
+    const emulator = commandLines.find((argv) => argv[0] === 'java' && argv.includes(port));
+    expect(emulator).toEqual(expect.arrayContaining([`DynamoDBLocal.jar${delimiter}${folder}`, 'DynamoDbLocalOnLoopback']));
   });
 });

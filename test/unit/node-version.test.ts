@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../infra/paths.ts';
@@ -29,8 +31,36 @@ describe("npm start's Node.js check", () => {
     expect(nodeVersionProblem('22.12.0', '^22')).toMatch(/must read ">=MAJOR/);
   });
 
-  it('runs first in npm start, before tsx loads', () => {
+  it('runs first in npm start, before the service and what compiles its TypeScript load', () => {
     const scripts = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts;
-    expect(scripts.start).toMatch(/^node tools\/local\/node-version\.js && exec node --import tsx /);
+    expect(scripts.start).toBe(
+      'node tools/local/node-version.js && exec node --import ./tools/local/typescript.js tools/local/server.ts',
+    );
+  });
+});
+
+describe("npm start's TypeScript (tools/local/typescript.js)", () => {
+  // An enum: tsx compiles it, Node.js's own type stripping refuses it. Which one ran the file shows.
+  const dir = mkdtempSync(join(tmpdir(), 'typescript-'));
+  const file = join(dir, 'enum.ts');
+  writeFileSync(file, 'enum Colour { Red = 1 }\nconsole.log(`compiled ${Colour.Red}`);\n');
+  const run = (flags: string[]) => {
+    try {
+      return execFileSync(process.execPath, [...flags, '--import', './tools/local/typescript.js', file], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
+    } catch (err) {
+      return String((err as { stderr: string }).stderr);
+    }
+  };
+
+  it('leaves the sources to a Node.js that strips types itself, and does not load tsx', () => {
+    expect(run([])).toMatch(/enum.*not supported in strip-only mode|ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX/s);
+  });
+
+  it('loads tsx to compile them on a Node.js that does not', () => {
+    expect(run(['--no-experimental-strip-types'])).toBe('compiled 1\n');
   });
 });

@@ -1,9 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
-import { dirname, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 export interface RunningDynamoDb {
   endpoint: string;
@@ -99,18 +101,66 @@ export const longRunJvmOptions: readonly string[] = ['-XX:+UseSerialGC'];
 
 /** The launcher that makes DynamoDB Local listen on 127.0.0.1 only (its own runner listens everywhere). */
 const loopbackLauncher = join(dirname(fileURLToPath(import.meta.url)), 'DynamoDbLocalOnLoopback.java');
+const launcherClass = 'DynamoDbLocalOnLoopback';
+
+/**
+ * The loopback launcher compiled once with `javac`, kept under `node_modules/.cache/` in a folder
+ * per version of its source and of DynamoDB Local; the folder is returned. Run from its source, the
+ * JVM compiled it again on every start: 2.0 to 2.2 s of CPU until DynamoDB Local listened, against
+ * 1.3 s from the compiled class. Undefined when it cannot be compiled (no `javac` on the PATH, as
+ * with a Java runtime that has no compiler): DynamoDB Local then runs it from its source.
+ */
+export async function compiledLauncher(): Promise<string | undefined> {
+  const release = dynamoDbLocalFolder();
+  const version = createHash('sha256')
+    .update(readFileSync(loopbackLauncher))
+    .update(basename(release))
+    .digest('hex')
+    .slice(0, 16);
+  const cache = resolve(release, '../../..', '.cache', 'dynamodb-local-launcher');
+  const folder = join(cache, version);
+  if (existsSync(join(folder, `${launcherClass}.class`))) return folder;
+  // Compiled aside and renamed into place: two starts at once each compile, and the first rename wins.
+  let aside: string | undefined;
+  try {
+    mkdirSync(cache, { recursive: true });
+    aside = mkdtempSync(join(cache, `${version}-`));
+    await promisify(execFile)('javac', [
+      '--release',
+      '17',
+      '-cp',
+      join(release, 'DynamoDBLocal.jar'),
+      '-d',
+      aside,
+      loopbackLauncher,
+    ]);
+    renameSync(aside, folder);
+  } catch {
+    // Another start's rename came first (its folder is whole), or the cache cannot be written, or
+    // javac is missing or failed.
+  } finally {
+    if (aside) rmSync(aside, { recursive: true, force: true });
+  }
+  return existsSync(join(folder, `${launcherClass}.class`)) ? folder : undefined;
+}
 
 /**
  * DynamoDB Local's command line: its own runner's options (`-port`, `-inMemory` or `-dbPath`,
- * `-sharedDb`), no telemetry (it would call AWS), through the loopback launcher.
+ * `-sharedDb`), no telemetry (it would call AWS), through the loopback launcher: its compiled class
+ * in the folder `launcher` (`compiledLauncher`), else its source.
  */
-export function dynamoDbLocalArgs(port: number, dataDir: string | null, jvmOptions: readonly string[] = []): string[] {
+export function dynamoDbLocalArgs(
+  port: number,
+  dataDir: string | null,
+  jvmOptions: readonly string[] = [],
+  launcher?: string,
+): string[] {
   return [
     ...jvmOptions,
     '-Djava.library.path=./DynamoDBLocal_lib',
     '-cp',
-    'DynamoDBLocal.jar',
-    loopbackLauncher,
+    launcher ? `DynamoDBLocal.jar${delimiter}${launcher}` : 'DynamoDBLocal.jar',
+    launcher ? launcherClass : loopbackLauncher,
     '-port',
     String(port),
     ...(dataDir ? ['-dbPath', dataDir] : ['-inMemory']),
@@ -137,7 +187,8 @@ export async function startDynamoDbLocal(
   }
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
-  const child: ChildProcess = spawn('java', dynamoDbLocalArgs(port, path, options.jvmOptions), {
+  const launcher = await compiledLauncher();
+  const child: ChildProcess = spawn('java', dynamoDbLocalArgs(port, path, options.jvmOptions, launcher), {
     cwd: dynamoDbLocalFolder(),
     stdio: 'pipe',
   });

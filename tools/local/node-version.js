@@ -1,5 +1,5 @@
-// `npm start`'s first step, in plain JavaScript that any Node.js runs: before tsx and the service
-// load (they need a newer Node.js and would fail with a screen of warnings), refuse a Node.js older
+// `npm start`'s first step, in plain JavaScript that any Node.js runs: before the service loads
+// (it and tsx need a newer Node.js and would fail with a screen of warnings), refuse a Node.js older
 // than package.json's `engines.node` with one line.
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
