@@ -119,7 +119,8 @@ export async function compiledLauncher(): Promise<string | undefined> {
     .slice(0, 16);
   const cache = resolve(release, '../../..', '.cache', 'dynamodb-local-launcher');
   const folder = join(cache, version);
-  if (existsSync(join(folder, `${launcherClass}.class`))) return folder;
+  const compiled = () => existsSync(join(folder, `${launcherClass}.class`));
+  if (compiled()) return folder;
   // Compiled aside and renamed into place: two starts at once each compile, and the first rename wins.
   let aside: string | undefined;
   try {
@@ -141,7 +142,7 @@ export async function compiledLauncher(): Promise<string | undefined> {
   } finally {
     if (aside) rmSync(aside, { recursive: true, force: true });
   }
-  return existsSync(join(folder, `${launcherClass}.class`)) ? folder : undefined;
+  return compiled() ? folder : undefined;
 }
 
 /**
