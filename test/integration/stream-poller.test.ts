@@ -9,6 +9,7 @@ import {
   startStreamReader,
   type StreamPoller,
 } from '../../tools/local/stream-poller.ts';
+import { streamShards } from '../../tools/local/services.ts';
 
 /**
  * The local event source mapping on its own, with a recording consumer in place of the cascade
@@ -153,6 +154,55 @@ describe('stream poller with a parallelization factor', () => {
     }
     const spread = new Set(Array.from({ length: 100 }, (_, i) => laneOf(`ORG#${i}#P#1`, 10)));
     expect(spread.size).toBe(10);
+  });
+});
+
+describe('stream reader read as several shards', () => {
+  it("holds up no partition of another shard behind a busy one, each partition's records still in order", async () => {
+    const shards = 4;
+    // A mapping of one lane per shard: two partitions of this test in different shards.
+    const slow = `${unique}-shard-slow`;
+    const fast = Array.from({ length: 20 }, (_, i) => `${unique}-shard-fast-${i}`).find(
+      (pk) => laneOf(pk, shards) !== laneOf(slow, shards),
+    )!;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    releaseHeld = release;
+    const seen: { pk: string; sk: string }[] = [];
+    const reader = await startStreamReader({ endpoint: String(process.env.DYNAMODB_ENDPOINT), tableName: tableName(), shards }, [
+      {
+        batchSize: 1,
+        handler: async (event) => {
+          for (const r of event.Records) {
+            const pk = String(r.dynamodb?.Keys?.PK?.S);
+            if (pk !== slow && pk !== fast) continue;
+            if (pk === slow) await released;
+            seen.push({ pk, sk: String(sortKey(r)) });
+          }
+          return { batchItemFailures: [] };
+        },
+      },
+    ]);
+    poller = reader;
+
+    await putAndRemove(slow, 'issue', ['s1', 's2', 's3']);
+    await putAndRemove(fast, 'issue', ['f1', 'f2']);
+
+    await until(() => seen.filter((s) => s.pk === fast).length === 2);
+    expect(seen.filter((s) => s.pk === slow)).toEqual([]);
+    release();
+    await until(() => seen.filter((s) => s.pk === slow).length === 3);
+    expect(seen.filter((s) => s.pk === slow).map((s) => s.sk)).toEqual(['s1', 's2', 's3']);
+    expect(seen.filter((s) => s.pk === fast).map((s) => s.sk)).toEqual(['f1', 'f2']);
+  });
+
+  it('reads the stream as one shard unless STREAM_SHARDS says how many', () => {
+    expect(streamShards(undefined)).toBeUndefined();
+    expect(streamShards('')).toBeUndefined();
+    expect(streamShards('8')).toBe(8);
+    for (const bad of ['0', '-1', '1.5', 'eight', '101']) {
+      expect(() => streamShards(bad), bad).toThrow(/STREAM_SHARDS must be a whole number from 1 to 100/);
+    }
   });
 });
 

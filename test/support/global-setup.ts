@@ -70,6 +70,11 @@ export default async function setup(project: TestProject) {
   // for the change feed, test/support/eventually.ts) is logged with its partitions: a run's outlier
   // says where it came from.
   process.env.STREAM_POLLER_SLOW_MS ??= '5000';
+  // The run's table is shared by every test file's organisations at once: read its stream as a table
+  // of eight partitions would be in AWS (eight shards, each with the mappings' lanes), not as one
+  // (DynamoDB Local's single shard), so that a file writing thousands of records in one project holds
+  // up the change feed of few other files' projects (tools/local/stream-poller.ts).
+  process.env.STREAM_SHARDS ??= '8';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   // Webhook delivery on a fast clock (docs/change-feed.md): receivers on loopback, retries after
   // 100 ms doubling to at most 800 ms, retried for 6 s, endpoints disabled after 10 s of failures.

@@ -17,6 +17,20 @@ export interface LocalServices {
  */
 const cascadeTimeoutMs = Number(process.env.CASCADE_TIMEOUT_MS) || undefined;
 
+/**
+ * The shards the local stream is read as (`STREAM_SHARDS`, default 1): DynamoDB Local keeps one
+ * for the whole table, AWS one per partition of the table (tools/local/stream-poller.ts). The test
+ * run, many organisations writing at once, reads it as a table of several partitions.
+ */
+export function streamShards(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const shards = Number(value);
+  if (!Number.isInteger(shards) || shards < 1 || shards > 100) {
+    throw new Error(`STREAM_SHARDS must be a whole number from 1 to 100 (got ${JSON.stringify(value)})`);
+  }
+  return shards;
+}
+
 export async function startLocalServices(endpoint: string): Promise<LocalServices> {
   const { tableName } = await import('../../lib/db/client.ts');
   const { startStreamReader } = await import('./stream-poller.ts');
@@ -26,7 +40,8 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
   const deliveries = await startLocalDeliveryQueue();
   // The stack's three event source mappings on the table's stream, as Lambda feeds them from
   // DynamoDB Streams: the stream read once, each record handed to the mappings whose filters pass it.
-  const reader = await startStreamReader({ endpoint, tableName: tableName() }, [
+  const shards = streamShards(process.env.STREAM_SHARDS);
+  const reader = await startStreamReader({ endpoint, tableName: tableName(), ...(shards ? { shards } : {}) }, [
     // The change feed consumer, with its own filter and lanes.
     {
       functionModule: 'functions/change-feed.ts',

@@ -25,7 +25,9 @@ import { runAsFunction } from './permissions.ts';
  * retried from the first failed record, a few times, then skipped with an error in the log, as a
  * mapping with MaximumRetryAttempts does. With a ParallelizationFactor, as in AWS, records go to
  * lanes by partition key, each lane delivering in order while the others go on, and the poller
- * reads ahead while they work (up to a bound).
+ * reads ahead while they work (up to a bound). DynamoDB Local keeps the whole table's stream in one
+ * shard, where AWS keeps a shard per partition of the table: with `shards`, the reader spreads what
+ * it reads over that many shards by partition key, each with the mapping's lanes.
  */
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
@@ -64,6 +66,15 @@ export interface StreamReaderOptions {
   tableName: string;
   /** Pause after a round that found no records (a round lasts `MIN_ROUND_MS` at least in any case). */
   idleMs?: number;
+  /**
+   * The shards the table's stream would have in AWS, one per partition of the table (default 1).
+   * DynamoDB Local has one, whatever the table holds; the reader splits it into this many by a hash
+   * of the partition key, as DynamoDB places items in partitions, so each mapping has this many
+   * times its ParallelizationFactor lanes. A table shared by many organisations at once (the test
+   * run's) is one of many partitions: there, one organisation writing thousands of records holds
+   * up only the few others hashed to its lane, as it would in AWS.
+   */
+  shards?: number;
   log?: (line: string) => void;
 }
 
@@ -223,7 +234,7 @@ function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord
 }
 
 /** A mapping's delivery side: lanes of records waiting, handed to its consumer in batches. */
-async function startMapping(options: StreamMappingOptions, log: (line: string) => void) {
+async function startMapping(options: StreamMappingOptions, shards: number, log: (line: string) => void) {
   const batchSize = options.batchSize ?? 100;
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
   const maxRetries = options.maxRetries ?? 5;
@@ -231,7 +242,8 @@ async function startMapping(options: StreamMappingOptions, log: (line: string) =
   const filters = options.filters ?? cascadeStreamFilters;
   // STREAM_POLLER_SLOW_MS=3000: log each batch delivered more than that after its writes, with its partitions.
   const slowBatchMs = process.env.STREAM_POLLER_SLOW_MS ? Number(process.env.STREAM_POLLER_SLOW_MS) : undefined;
-  const lanes: Lane[] = Array.from({ length: Math.max(1, options.parallelizationFactor ?? 1) }, () => ({
+  // Each shard's lanes (its ParallelizationFactor): a partition key's shard and lane in one hash.
+  const lanes: Lane[] = Array.from({ length: shards * Math.max(1, options.parallelizationFactor ?? 1) }, () => ({
     queue: [],
     running: undefined,
   }));
@@ -337,7 +349,8 @@ export async function startStreamReader(
   const dynamo = new DynamoDBClient(clientConfig);
   const log = options.log ?? ((line: string) => console.error(line));
   const idleMs = options.idleMs ?? 100;
-  const mappings = await Promise.all(mappingOptions.map((m) => startMapping(m, log)));
+  const awsShards = Math.max(1, Math.floor(options.shards ?? 1));
+  const mappings = await Promise.all(mappingOptions.map((m) => startMapping(m, awsShards, log)));
   const reads = { rounds: 0, calls: 0, emptyCalls: 0 };
 
   const table = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
