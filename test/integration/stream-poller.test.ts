@@ -74,6 +74,55 @@ describe('stream poller', () => {
     expect(seen[0]?.dynamodb?.SequenceNumber).toMatch(/^\d+$/);
   });
 
+  it("hands each record over as Lambda's JSON has it: every attribute value as written, an empty map a map, the time in whole seconds", async () => {
+    const pk = `${unique}-shape`;
+    const seen: DynamoDBRecord[] = [];
+    poller = await startStreamPoller({
+      endpoint: String(process.env.DYNAMODB_ENDPOINT),
+      tableName: tableName(),
+      filters: [{ dynamodb: { Keys: { PK: { S: [pk] } } } }],
+      handler: async (event) => {
+        seen.push(...event.Records);
+        return { batchItemFailures: [] };
+      },
+    });
+    const Item = {
+      PK: pk,
+      SK: 'shape',
+      type: 'issue',
+      empty: {},
+      nested: { inner: {}, list: [{}, 'x', 2] },
+      labels: new Set([3, 1]),
+      names: new Set(['a']),
+      none: null,
+      yes: true,
+    };
+    await db.send(new PutCommand({ TableName: tableName(), Item }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: pk, SK: 'shape' } }));
+
+    await until(() => seen.length >= 2);
+    const [insert, remove] = seen as [DynamoDBRecord, DynamoDBRecord];
+    const image = {
+      PK: { S: pk },
+      SK: { S: 'shape' },
+      type: { S: 'issue' },
+      empty: { M: {} },
+      nested: { M: { inner: { M: {} }, list: { L: [{ M: {} }, { S: 'x' }, { N: '2' }] } } },
+      labels: { NS: expect.arrayContaining(['1', '3']) },
+      names: { SS: ['a'] },
+      none: { NULL: true },
+      yes: { BOOL: true },
+    };
+    expect(insert).toMatchObject({ eventName: 'INSERT', eventSource: 'aws:dynamodb', eventVersion: expect.any(String) });
+    expect(insert.dynamodb?.NewImage).toEqual(image);
+    expect(insert.dynamodb?.Keys).toEqual({ PK: { S: pk }, SK: { S: 'shape' } });
+    expect(remove.dynamodb?.OldImage).toEqual(image);
+    expect(insert.eventSourceARN).toMatch(/^arn:aws:dynamodb:.*:table\/.*\/stream\//);
+    const at = insert.dynamodb?.ApproximateCreationDateTime;
+    expect(Number.isInteger(at)).toBe(true);
+    expect(Math.abs(Number(at) - Date.now() / 1000)).toBeLessThan(120);
+  });
+
   it('retries a batch from the first record the consumer reports failed', async () => {
     const pk = `${unique}-retry`;
     const batches: string[][] = [];
