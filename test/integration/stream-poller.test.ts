@@ -7,6 +7,7 @@ import {
   MIN_ROUND_MS,
   startStreamPoller,
   startStreamReader,
+  type StreamMappingOptions,
   type StreamPoller,
 } from '../../tools/local/stream-poller.ts';
 import { streamShards } from '../../tools/local/services.ts';
@@ -154,44 +155,52 @@ describe('stream poller', () => {
   });
 });
 
+/**
+ * Two partitions of this test in different lanes (of `lanes`), the first one's consumer held until
+ * released: the other's records arrive meanwhile, and each partition's in stream order.
+ */
+async function expectBusyLaneHoldsUpNoOther(
+  name: string,
+  lanes: number,
+  start: (handler: NonNullable<StreamMappingOptions['handler']>) => Promise<Pick<StreamPoller, 'stop'>>,
+) {
+  const slow = `${unique}-${name}-slow`;
+  const fast = Array.from({ length: 20 }, (_, i) => `${unique}-${name}-fast-${i}`).find(
+    (pk) => laneOf(pk, lanes) !== laneOf(slow, lanes),
+  )!;
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  releaseHeld = release;
+  const seen: { pk: string; sk: string }[] = [];
+  poller = await start(async (event) => {
+    for (const r of event.Records) {
+      const pk = String(r.dynamodb?.Keys?.PK?.S);
+      if (pk !== slow && pk !== fast) continue;
+      // The slow partition's consumer holds its lane until released.
+      if (pk === slow) await released;
+      seen.push({ pk, sk: String(sortKey(r)) });
+    }
+    return { batchItemFailures: [] };
+  });
+
+  await putAndRemove(slow, 'issue', ['s1', 's2', 's3']);
+  await putAndRemove(fast, 'issue', ['f1', 'f2']);
+
+  await until(() => seen.filter((s) => s.pk === fast).length === 2);
+  expect(seen.filter((s) => s.pk === slow)).toEqual([]);
+  release();
+  await until(() => seen.filter((s) => s.pk === slow).length === 3);
+  expect(seen.filter((s) => s.pk === slow).map((s) => s.sk)).toEqual(['s1', 's2', 's3']);
+  expect(seen.filter((s) => s.pk === fast).map((s) => s.sk)).toEqual(['f1', 'f2']);
+}
+
+const endpoint = () => String(process.env.DYNAMODB_ENDPOINT);
+
 describe('stream poller with a parallelization factor', () => {
   it("delivers a partition's records in order while another lane's consumer is still busy", async () => {
-    const lanes = 4;
-    // Two partitions of this test in different lanes.
-    const slow = `${unique}-slow`;
-    const fast = Array.from({ length: 20 }, (_, i) => `${unique}-fast-${i}`).find(
-      (pk) => laneOf(pk, lanes) !== laneOf(slow, lanes),
-    )!;
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    releaseHeld = release;
-    const seen: { pk: string; sk: string }[] = [];
-    poller = await startStreamPoller({
-      endpoint: String(process.env.DYNAMODB_ENDPOINT),
-      tableName: tableName(),
-      parallelizationFactor: lanes,
-      batchSize: 1,
-      handler: async (event) => {
-        for (const r of event.Records) {
-          const pk = String(r.dynamodb?.Keys?.PK?.S);
-          if (pk !== slow && pk !== fast) continue;
-          // The slow partition's consumer holds its lane until released.
-          if (pk === slow) await released;
-          seen.push({ pk, sk: String(sortKey(r)) });
-        }
-        return { batchItemFailures: [] };
-      },
-    });
-
-    await putAndRemove(slow, 'issue', ['s1', 's2', 's3']);
-    await putAndRemove(fast, 'issue', ['f1', 'f2']);
-
-    await until(() => seen.filter((s) => s.pk === fast).length === 2);
-    expect(seen.filter((s) => s.pk === slow)).toEqual([]);
-    release();
-    await until(() => seen.filter((s) => s.pk === slow).length === 3);
-    expect(seen.filter((s) => s.pk === slow).map((s) => s.sk)).toEqual(['s1', 's2', 's3']);
-    expect(seen.filter((s) => s.pk === fast).map((s) => s.sk)).toEqual(['f1', 'f2']);
+    await expectBusyLaneHoldsUpNoOther('lane', 4, (handler) =>
+      startStreamPoller({ endpoint: endpoint(), tableName: tableName(), parallelizationFactor: 4, batchSize: 1, handler }),
+    );
   });
 
   it('puts every record of a partition key in the same lane', () => {
@@ -208,41 +217,10 @@ describe('stream poller with a parallelization factor', () => {
 
 describe('stream reader read as several shards', () => {
   it("holds up no partition of another shard behind a busy one, each partition's records still in order", async () => {
-    const shards = 4;
-    // A mapping of one lane per shard: two partitions of this test in different shards.
-    const slow = `${unique}-shard-slow`;
-    const fast = Array.from({ length: 20 }, (_, i) => `${unique}-shard-fast-${i}`).find(
-      (pk) => laneOf(pk, shards) !== laneOf(slow, shards),
-    )!;
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    releaseHeld = release;
-    const seen: { pk: string; sk: string }[] = [];
-    const reader = await startStreamReader({ endpoint: String(process.env.DYNAMODB_ENDPOINT), tableName: tableName(), shards }, [
-      {
-        batchSize: 1,
-        handler: async (event) => {
-          for (const r of event.Records) {
-            const pk = String(r.dynamodb?.Keys?.PK?.S);
-            if (pk !== slow && pk !== fast) continue;
-            if (pk === slow) await released;
-            seen.push({ pk, sk: String(sortKey(r)) });
-          }
-          return { batchItemFailures: [] };
-        },
-      },
-    ]);
-    poller = reader;
-
-    await putAndRemove(slow, 'issue', ['s1', 's2', 's3']);
-    await putAndRemove(fast, 'issue', ['f1', 'f2']);
-
-    await until(() => seen.filter((s) => s.pk === fast).length === 2);
-    expect(seen.filter((s) => s.pk === slow)).toEqual([]);
-    release();
-    await until(() => seen.filter((s) => s.pk === slow).length === 3);
-    expect(seen.filter((s) => s.pk === slow).map((s) => s.sk)).toEqual(['s1', 's2', 's3']);
-    expect(seen.filter((s) => s.pk === fast).map((s) => s.sk)).toEqual(['f1', 'f2']);
+    // A mapping of one lane per shard.
+    await expectBusyLaneHoldsUpNoOther('shard', 4, (handler) =>
+      startStreamReader({ endpoint: endpoint(), tableName: tableName(), shards: 4 }, [{ batchSize: 1, handler }]),
+    );
   });
 
   it('reads the stream as one shard unless STREAM_SHARDS says how many', () => {
