@@ -27,6 +27,8 @@ afterEach(async () => {
   poller = undefined;
 });
 
+/** The run's DynamoDB Local (test/support/env.ts). */
+const endpoint = () => String(process.env.DYNAMODB_ENDPOINT);
 const unique = `poller-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 const sortKey = (r: DynamoDBRecord) => r.dynamodb?.Keys?.SK?.S;
 
@@ -54,7 +56,7 @@ describe('stream poller', () => {
     const pk = `${unique}-filter`;
     const seen: DynamoDBRecord[] = [];
     poller = await startStreamPoller({
-      endpoint: String(process.env.DYNAMODB_ENDPOINT),
+      endpoint: endpoint(),
       tableName: tableName(),
       handler: async (event) => {
         seen.push(...event.Records.filter((r) => r.dynamodb?.Keys?.PK?.S === pk));
@@ -79,7 +81,7 @@ describe('stream poller', () => {
     const pk = `${unique}-shape`;
     const seen: DynamoDBRecord[] = [];
     poller = await startStreamPoller({
-      endpoint: String(process.env.DYNAMODB_ENDPOINT),
+      endpoint: endpoint(),
       tableName: tableName(),
       filters: [{ dynamodb: { Keys: { PK: { S: [pk] } } } }],
       handler: async (event) => {
@@ -129,7 +131,7 @@ describe('stream poller', () => {
     const batches: string[][] = [];
     let failed = false;
     poller = await startStreamPoller({
-      endpoint: String(process.env.DYNAMODB_ENDPOINT),
+      endpoint: endpoint(),
       tableName: tableName(),
       handler: async (event): Promise<DynamoDBBatchResponse> => {
         const mine = event.Records.filter((r) => r.dynamodb?.Keys?.PK?.S === pk);
@@ -194,8 +196,6 @@ async function expectBusyLaneHoldsUpNoOther(
   expect(seen.filter((s) => s.pk === fast).map((s) => s.sk)).toEqual(['f1', 'f2']);
 }
 
-const endpoint = () => String(process.env.DYNAMODB_ENDPOINT);
-
 describe('stream poller with a parallelization factor', () => {
   it("delivers a partition's records in order while another lane's consumer is still busy", async () => {
     await expectBusyLaneHoldsUpNoOther('lane', 4, (handler) =>
@@ -243,7 +243,7 @@ describe('one stream reader for several mappings', () => {
     const removals: string[] = [];
     const inserts: string[] = [];
     const held: string[] = [];
-    const reader = await startStreamReader({ endpoint: String(process.env.DYNAMODB_ENDPOINT), tableName: tableName() }, [
+    const reader = await startStreamReader({ endpoint: endpoint(), tableName: tableName() }, [
       // The default filters: removals of projects, sprints and issues.
       { handler: async (event) => void removals.push(...mine(event.Records).map((r) => String(sortKey(r)))) },
       {
@@ -283,10 +283,9 @@ describe('reading rounds', () => {
     const pk = `${unique}-rounds`;
     const started = Date.now();
     // Even with no pause after an empty round.
-    const reader = await startStreamReader(
-      { endpoint: String(process.env.DYNAMODB_ENDPOINT), tableName: tableName(), idleMs: 0 },
-      [{ filters: [{ eventName: ['INSERT'] }], handler: async () => {} }],
-    );
+    const reader = await startStreamReader({ endpoint: endpoint(), tableName: tableName(), idleMs: 0 }, [
+      { filters: [{ eventName: ['INSERT'] }], handler: async () => {} },
+    ]);
     poller = reader;
     // Writes one after another for two seconds: every round finds records. They name no type a
     // consumer of the run takes.

@@ -193,6 +193,12 @@ function matchesPattern(value: unknown, pattern: unknown): boolean {
 /** A record as DynamoDB Streams' JSON carries it: Lambda's record, without the mapping's `eventSourceARN`. */
 type StreamRecord = Omit<DynamoDBRecord, 'eventSourceARN'>;
 
+/** GetRecords' answer. */
+interface RecordsPage {
+  Records?: StreamRecord[];
+  NextShardIterator?: string;
+}
+
 type LambdaImage = NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
 
 /**
@@ -241,7 +247,7 @@ function recordsReader(endpoint: string) {
   const url = new URL(endpoint);
   const { region, credentials } = localClientConfig(endpoint);
   const signer = new SignatureV4({ service: 'dynamodb', region, credentials, sha256: Sha256 });
-  return async (shardIterator: string): Promise<{ Records?: StreamRecord[]; NextShardIterator?: string }> => {
+  return async (shardIterator: string): Promise<RecordsPage> => {
     const body = JSON.stringify({ ShardIterator: shardIterator, Limit: RECORDS_PER_CALL });
     const signed = await signer.sign({
       method: 'POST',
@@ -259,7 +265,7 @@ function recordsReader(endpoint: string) {
     });
     const res = await fetch(url, { method: 'POST', headers: signed.headers, body });
     const text = await res.text();
-    if (res.ok) return JSON.parse(text) as { Records?: StreamRecord[]; NextShardIterator?: string };
+    if (res.ok) return JSON.parse(text) as RecordsPage;
     const answer = (() => {
       try {
         return JSON.parse(text) as { __type?: string; message?: string; Message?: string };
