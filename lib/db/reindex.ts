@@ -18,21 +18,23 @@ import { db, tableName } from './client.ts';
 import { assignedEntryItem, issueStateOf, searchRecordFromItem, searchRecordItem } from './issue-item.ts';
 import { heldCounters, storedCounter } from './counters.ts';
 import { recordItem, recordKey } from './issue-write.ts';
-import { orgPk, type Key } from './keys.ts';
+import { assigneePk, orgPk, projectPk, searchPk, type Key } from './keys.ts';
 import { issueKeyItem, pointedIssue } from './issue-lookup.ts';
 import { subIssueItem } from './sub-issues.ts';
-import { scanPages } from './query.ts';
+import { queryPages, scanPages } from './query.ts';
+import { forEachLimited } from '../model/limited.ts';
 
 /**
  * Rebuilds what the issue writes keep beside the issues themselves, from the issues as stored: the
  * rebuild of every derivation of lib/model/derivations.ts (the counters of every list and its
  * rank index, the issue-number pointers, the assigned-issue index with each account's
  * `assigned_count`, each parent's sub-issues summary and children index, each blocked issue's count of open blockers), and the attachment counters (lib/db/attachments.ts). For data written before these existed (an upgrade), or to repair them: an
- * operator's command (`issues:reindex`, tools/cli/admin.ts) that reads the table (or one
- * organisation's part of it) with a Scan, which no request path does.
+ * operator's command (`issues:reindex`, tools/cli/admin.ts) that reads the table with a Scan,
+ * which no request path does (one organisation's part of it: by a Query of each of its partitions,
+ * and its attachment counters by a Scan filtered to it).
  *
- * It sets each count to what its Scan saw, so it must run while no issue is written (a maintenance
- * window): a write between the Scan and the count would be counted wrongly. Running it again on
+ * It sets each count to what its read saw, so it must run while no issue is written (a maintenance
+ * window): a write between the read and the count would be counted wrongly. Running it again on
  * unchanged data writes the same values.
  */
 
@@ -48,7 +50,74 @@ export interface StoredDerivedState {
 
 const idIn = (pk: string, marker: string) => Number(new RegExp(`${marker}#(\\d+)`).exec(pk)?.[1]);
 
-/** Reads the derived state of the table (or one organisation's part of it) with a Scan: operators and tests only. */
+/** The types of the items the derived state is read from, by where they are stored. */
+const derivedTypes = {
+  /** In the organisation's partition (`ORG#o`). */
+  project: 'project',
+  account: 'account',
+  pointer: issueKeyItem.type,
+  child: subIssueItem.type,
+  /** In a project's partition (`ORG#o#P#p`). */
+  sprint: 'sprint',
+  issue: 'issue',
+  /** In an account's assigned-issue partition (`ORG#o#A#a`). */
+  entry: 'assigned_issue',
+  /** In the organisation's search partition (`ORG#o#SEARCH`). */
+  search: 'search_issue',
+};
+
+/** A read's filter to items of these types. */
+const ofTypes = (types: (string | undefined)[]) => ({
+  FilterExpression: `#type IN (${types.map((_, i) => `:t${i}`).join(', ')})`,
+  ExpressionAttributeNames: { '#type': 'type' },
+  ExpressionAttributeValues: Object.fromEntries(types.map((t, i) => [`:t${i}`, t])),
+});
+
+/** Partitions of one organisation read at once (its projects', its accounts'). */
+const PARTITIONS_AT_ONCE = 8;
+
+/**
+ * One organisation's part of what the whole table's Scan reads, by a Query of each partition that
+ * holds it: the organisation's own (its projects, accounts, issue-number pointers and children),
+ * its search partition, each project's (sprints and issues) and each account's assigned-issue
+ * entries. What it leaves out is what the Scan's reading drops anyway: the partition of a project
+ * in the trash or gone holds sprints and issues of no live list. Accounts are never deleted, so
+ * every assigned-issue partition belongs to an account it reads.
+ */
+async function readOrganisation(orgId: number, take: (items: Record<string, unknown>[]) => void): Promise<void> {
+  const partition = (pk: string, types: (string | undefined)[], onPage = take) => {
+    const filter = ofTypes(types);
+    return queryPages(
+      {
+        KeyConditionExpression: 'PK = :pk',
+        ...filter,
+        ExpressionAttributeValues: { ...filter.ExpressionAttributeValues, ':pk': pk },
+      },
+      {},
+      (items) => onPage(items),
+    );
+  };
+  const projects: number[] = [];
+  const accounts: number[] = [];
+  const { project, account, pointer, child, sprint, issue, entry, search } = derivedTypes;
+  await partition(orgPk(orgId), [project, account, pointer, child], (items) => {
+    take(items);
+    for (const item of items) {
+      if (item.type === project) projects.push(Number(item.id));
+      else if (item.type === account) accounts.push(Number(item.id));
+    }
+  });
+  await Promise.all([
+    partition(searchPk(orgId), [search]),
+    forEachLimited(projects, PARTITIONS_AT_ONCE, (id) => partition(projectPk(orgId, id), [sprint, issue]).then(() => undefined)),
+    forEachLimited(accounts, PARTITIONS_AT_ONCE, (id) => partition(assigneePk(orgId, id), [entry]).then(() => undefined)),
+  ]);
+}
+
+/**
+ * Reads the derived state of the table with a Scan, or of one organisation with a Query of each of
+ * its partitions (a Scan would read the whole table for it): operators and tests only.
+ */
 export async function readDerivedState(orgId?: number): Promise<StoredDerivedState> {
   const observed = emptyDerived();
   const holderKeys = new Map<string, Key>();
@@ -59,67 +128,52 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
     holderKeys.set(id, { PK: String(item.PK), SK: String(item.SK) });
   };
   const put = (record: DerivedRecord) => observed.records.set(recordId(record), record);
-  await scanPages(
-    {
-      FilterExpression: `#type IN (:project, :sprint, :issue, :account, :pointer, :entry, :child, :search)${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
-      ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: {
-        ':project': 'project',
-        ':sprint': 'sprint',
-        ':issue': 'issue',
-        ':account': 'account',
-        ':pointer': issueKeyItem.type,
-        ':entry': 'assigned_issue',
-        ':child': subIssueItem.type,
-        ':search': 'search_issue',
-        ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }),
-      },
-    },
-    (items) => {
-      for (const item of items) {
-        const pk = String(item.PK);
-        const org = idIn(pk, 'ORG');
-        if (item.type === 'project') hold({ kind: 'list', orgId: org, projectId: Number(item.id), sprintId: null }, item);
-        else if (item.type === 'sprint') {
-          hold({ kind: 'list', orgId: org, projectId: Number(item.project_id), sprintId: Number(item.id) }, item);
-        } else if (item.type === 'account') hold({ kind: 'account', orgId: org, accountId: Number(item.id) }, item);
-        else if (item.type === 'issue') {
-          issues.push(item);
-          // An issue holds counters of others too (a parent's summary, a blocked issue's open blockers).
-          hold({ kind: 'issue', orgId: org, projectId: Number(item.project_id), issueId: Number(item.id) }, item);
-        } else if (item.type === subIssueItem.type) {
-          const sk = String(item.SK);
-          const c = subIssueItem.decode(item);
-          // In the derivation's order (records are compared as written).
-          put({
-            kind: 'sub_issue',
-            orgId: org,
-            parentNumber: sk.slice('ISSUEKEY#'.length, sk.lastIndexOf('#SUB#')),
-            parentId: c.parentId,
-            projectId: c.projectId,
-            issueId: c.issueId,
-            number: c.issueNumber,
-            title: c.title,
-            sprintId: c.sprintId,
-            status: c.status,
-            storyPoints: c.storyPoints,
-            assigneeId: c.assigneeId,
-          });
-        } else if (item.type === 'search_issue') {
-          const projectId = Number(item.project_id);
-          const issueId = Number(item.issue_id);
-          // Its count of open blockers is a counter it holds; the rest is the record.
-          hold({ kind: 'search', orgId: org, projectId, issueId }, item);
-          put(searchRecordFromItem(org, item));
-        } else if (item.type === issueKeyItem.type) {
-          put({ kind: 'pointer', orgId: org, number: String(item.SK).slice('ISSUEKEY#'.length), ...pointedIssue(item) });
-        } else {
-          // Entries written before the classification existed read as the issue's defaults.
-          put({ kind: 'assigned', orgId: org, accountId: idIn(pk, 'A'), ...assignedEntryItem.decode(item) });
-        }
+  const take = (items: Record<string, unknown>[]) => {
+    for (const item of items) {
+      const pk = String(item.PK);
+      const org = idIn(pk, 'ORG');
+      if (item.type === 'project') hold({ kind: 'list', orgId: org, projectId: Number(item.id), sprintId: null }, item);
+      else if (item.type === 'sprint') {
+        hold({ kind: 'list', orgId: org, projectId: Number(item.project_id), sprintId: Number(item.id) }, item);
+      } else if (item.type === 'account') hold({ kind: 'account', orgId: org, accountId: Number(item.id) }, item);
+      else if (item.type === 'issue') {
+        issues.push(item);
+        // An issue holds counters of others too (a parent's summary, a blocked issue's open blockers).
+        hold({ kind: 'issue', orgId: org, projectId: Number(item.project_id), issueId: Number(item.id) }, item);
+      } else if (item.type === subIssueItem.type) {
+        const sk = String(item.SK);
+        const c = subIssueItem.decode(item);
+        // In the derivation's order (records are compared as written).
+        put({
+          kind: 'sub_issue',
+          orgId: org,
+          parentNumber: sk.slice('ISSUEKEY#'.length, sk.lastIndexOf('#SUB#')),
+          parentId: c.parentId,
+          projectId: c.projectId,
+          issueId: c.issueId,
+          number: c.issueNumber,
+          title: c.title,
+          sprintId: c.sprintId,
+          status: c.status,
+          storyPoints: c.storyPoints,
+          assigneeId: c.assigneeId,
+        });
+      } else if (item.type === 'search_issue') {
+        const projectId = Number(item.project_id);
+        const issueId = Number(item.issue_id);
+        // Its count of open blockers is a counter it holds; the rest is the record.
+        hold({ kind: 'search', orgId: org, projectId, issueId }, item);
+        put(searchRecordFromItem(org, item));
+      } else if (item.type === issueKeyItem.type) {
+        put({ kind: 'pointer', orgId: org, number: String(item.SK).slice('ISSUEKEY#'.length), ...pointedIssue(item) });
+      } else {
+        // Entries written before the classification existed read as the issue's defaults.
+        put({ kind: 'assigned', orgId: org, accountId: idIn(pk, 'A'), ...assignedEntryItem.decode(item) });
       }
-    },
-  );
+    }
+  };
+  if (orgId === undefined) await scanPages(ofTypes(Object.values(derivedTypes)), take);
+  else await readOrganisation(orgId, take);
   const live = issues
     .map((item) => issueStateOf(idIn(String(item.PK), 'ORG'), item))
     .filter(
