@@ -15,7 +15,10 @@ import {
 } from '../model/derivations.ts';
 import { rebuildAttachmentCounters } from './attachments.ts';
 import { db, tableName } from './client.ts';
-import { assignedEntryItem, issueStateOf, searchRecordFromItem, searchRecordItem } from './issue-item.ts';
+import { assignedEntryItem, issueItem, issueStateOf, searchRecordFromItem, searchRecordItem } from './issue-item.ts';
+import { accountItem } from './accounts.ts';
+import { projectItem } from './projects.ts';
+import { sprintItem } from './sprints.ts';
 import { heldCounters, storedCounter } from './counters.ts';
 import { recordItem, recordKey } from './issue-write.ts';
 import { assigneePk, orgPk, projectPk, searchPk, type Key } from './keys.ts';
@@ -53,17 +56,17 @@ const idIn = (pk: string, marker: string) => Number(new RegExp(`${marker}#(\\d+)
 /** The types of the items the derived state is read from, by where they are stored. */
 const derivedTypes = {
   /** In the organisation's partition (`ORG#o`). */
-  project: 'project',
-  account: 'account',
+  project: projectItem.type,
+  account: accountItem.type,
   pointer: issueKeyItem.type,
   child: subIssueItem.type,
   /** In a project's partition (`ORG#o#P#p`). */
-  sprint: 'sprint',
-  issue: 'issue',
+  sprint: sprintItem.type,
+  issue: issueItem.type,
   /** In an account's assigned-issue partition (`ORG#o#A#a`). */
-  entry: 'assigned_issue',
+  entry: assignedEntryItem.type,
   /** In the organisation's search partition (`ORG#o#SEARCH`). */
-  search: 'search_issue',
+  search: searchRecordItem.type,
 };
 
 /** A read's filter to items of these types. */
@@ -85,16 +88,16 @@ const PARTITIONS_AT_ONCE = 8;
  * every assigned-issue partition belongs to an account it reads.
  */
 async function readOrganisation(orgId: number, take: (items: Record<string, unknown>[]) => void): Promise<void> {
-  const partition = (pk: string, types: (string | undefined)[], onPage = take) => {
+  const partition = async (pk: string, types: (string | undefined)[], onPage = take) => {
     const filter = ofTypes(types);
-    return queryPages(
+    await queryPages(
       {
         KeyConditionExpression: 'PK = :pk',
         ...filter,
         ExpressionAttributeValues: { ...filter.ExpressionAttributeValues, ':pk': pk },
       },
       {},
-      (items) => onPage(items),
+      onPage,
     );
   };
   const projects: number[] = [];
@@ -109,8 +112,8 @@ async function readOrganisation(orgId: number, take: (items: Record<string, unkn
   });
   await Promise.all([
     partition(searchPk(orgId), [search]),
-    forEachLimited(projects, PARTITIONS_AT_ONCE, (id) => partition(projectPk(orgId, id), [sprint, issue]).then(() => undefined)),
-    forEachLimited(accounts, PARTITIONS_AT_ONCE, (id) => partition(assigneePk(orgId, id), [entry]).then(() => undefined)),
+    forEachLimited(projects, PARTITIONS_AT_ONCE, (id) => partition(projectPk(orgId, id), [sprint, issue])),
+    forEachLimited(accounts, PARTITIONS_AT_ONCE, (id) => partition(assigneePk(orgId, id), [entry])),
   ]);
 }
 
@@ -128,19 +131,20 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
     holderKeys.set(id, { PK: String(item.PK), SK: String(item.SK) });
   };
   const put = (record: DerivedRecord) => observed.records.set(recordId(record), record);
+  const { project, sprint, account, issue, child, search, pointer } = derivedTypes;
   const take = (items: Record<string, unknown>[]) => {
     for (const item of items) {
       const pk = String(item.PK);
       const org = idIn(pk, 'ORG');
-      if (item.type === 'project') hold({ kind: 'list', orgId: org, projectId: Number(item.id), sprintId: null }, item);
-      else if (item.type === 'sprint') {
+      if (item.type === project) hold({ kind: 'list', orgId: org, projectId: Number(item.id), sprintId: null }, item);
+      else if (item.type === sprint) {
         hold({ kind: 'list', orgId: org, projectId: Number(item.project_id), sprintId: Number(item.id) }, item);
-      } else if (item.type === 'account') hold({ kind: 'account', orgId: org, accountId: Number(item.id) }, item);
-      else if (item.type === 'issue') {
+      } else if (item.type === account) hold({ kind: 'account', orgId: org, accountId: Number(item.id) }, item);
+      else if (item.type === issue) {
         issues.push(item);
         // An issue holds counters of others too (a parent's summary, a blocked issue's open blockers).
         hold({ kind: 'issue', orgId: org, projectId: Number(item.project_id), issueId: Number(item.id) }, item);
-      } else if (item.type === subIssueItem.type) {
+      } else if (item.type === child) {
         const sk = String(item.SK);
         const c = subIssueItem.decode(item);
         // In the derivation's order (records are compared as written).
@@ -158,13 +162,13 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
           storyPoints: c.storyPoints,
           assigneeId: c.assigneeId,
         });
-      } else if (item.type === 'search_issue') {
+      } else if (item.type === search) {
         const projectId = Number(item.project_id);
         const issueId = Number(item.issue_id);
         // Its count of open blockers is a counter it holds; the rest is the record.
         hold({ kind: 'search', orgId: org, projectId, issueId }, item);
         put(searchRecordFromItem(org, item));
-      } else if (item.type === issueKeyItem.type) {
+      } else if (item.type === pointer) {
         put({ kind: 'pointer', orgId: org, number: String(item.SK).slice('ISSUEKEY#'.length), ...pointedIssue(item) });
       } else {
         // Entries written before the classification existed read as the issue's defaults.
