@@ -15,12 +15,14 @@ import { commentItem } from './comments.ts';
 import { issueItem } from './issue-item.ts';
 import { trashedCommentKey, trashedIssueKey, trashItem, whereIs } from './trash.ts';
 import { attribute, itemKind, type Fields } from './item.ts';
-import { keys, orgPk, parseProjectPk, projectPk, skPrefixes, type Key } from './keys.ts';
-import { scanPages } from './query.ts';
+import { keys, parseProjectPk, projectPk, skPrefixes, type Key } from './keys.ts';
+import { ofTypes, partitionPages, PARTITIONS_AT_ONCE, scanPages } from './query.ts';
+import { sequencesItem } from './sequences.ts';
+import { forEachLimited } from '../model/limited.ts';
 import { tableDefinition } from './table.ts';
 import { organisationCounter, organisationItem } from './organisation.ts';
 import type { AttachmentRefusal } from './refusals.ts';
-import { addTo, existsCheck, getItem, isRefused, itemExists, transact, type GuardedItem } from './transactions.ts';
+import { addTo, batchGet, existsCheck, getItem, isRefused, itemExists, transact, type GuardedItem } from './transactions.ts';
 
 export const attachmentItem = itemKind({
   type: 'attachment',
@@ -536,44 +538,55 @@ export async function releaseExpiredAttachment(image: Image, now = new Date()): 
   return true;
 }
 
-/** The stored attachment counters of the table (or one organisation's part of it) and the attachments they count: a Scan, operators and tests only. */
+/**
+ * The stored attachment counters of the table (or one organisation's part of it) and the
+ * attachments they count: operators and tests only. The whole table is read with a Scan; one
+ * organisation with Queries (`readOrganisationAttachments`), not a Scan of the whole table for it.
+ */
 export async function readAttachmentCounters(
   orgId?: number,
 ): Promise<{ stored: AttachmentCounters; rebuilt: AttachmentCounters }> {
   const stored: AttachmentCounters = { organisationBytes: new Map(), issueFiles: new Map() };
   const attachments: CountedAttachment[] = [];
-  await scanPages(
-    {
-      FilterExpression: `#type IN (:org, :issue, :attachment)${orgId === undefined ? '' : ' AND begins_with(PK, :pk)'}`,
-      ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: {
-        ':org': organisationItem.type,
-        ':issue': 'issue',
-        ':attachment': 'attachment',
-        ...(orgId === undefined ? {} : { ':pk': orgPk(orgId) }),
-      },
-    },
-    (items) => {
-      for (const item of items) {
-        if (item.type === organisationItem.type) {
-          stored.organisationBytes.set(
-            Number(String(item.PK).slice('ORG#'.length)),
-            organisationItem.field(item, 'attachmentBytes'),
-          );
-          continue;
-        }
-        const project = parseProjectPk(String(item.PK));
-        if (!project) continue;
-        if (item.type === 'issue') {
-          stored.issueFiles.set(`${project.orgId}/${project.projectId}/${String(item.id)}`, Number(item[ISSUE_FILES] ?? 0));
-        } else {
-          const a = attachmentItem.decode(item);
-          attachments.push({ ...project, issueId: a.issueId, size: a.size, inTrash: a.inTrash });
-        }
+  const take = (items: Record<string, unknown>[]) => {
+    for (const item of items) {
+      if (item.type === organisationItem.type) {
+        stored.organisationBytes.set(
+          Number(String(item.PK).slice('ORG#'.length)),
+          organisationItem.field(item, 'attachmentBytes'),
+        );
+        continue;
       }
-    },
-  );
+      const project = parseProjectPk(String(item.PK));
+      if (!project) continue;
+      if (item.type === issueItem.type) {
+        stored.issueFiles.set(`${project.orgId}/${project.projectId}/${String(item.id)}`, Number(item[ISSUE_FILES] ?? 0));
+      } else {
+        const a = attachmentItem.decode(item);
+        attachments.push({ ...project, issueId: a.issueId, size: a.size, inTrash: a.inTrash });
+      }
+    }
+  };
+  if (orgId === undefined) await scanPages(ofTypes([organisationItem.type, issueItem.type, attachmentItem.type]), take);
+  else await readOrganisationAttachments(orgId, take);
   return { stored, rebuilt: attachmentCounts(attachments, stored) };
+}
+
+/**
+ * One organisation's part of what `readAttachmentCounters` reads of the whole table: its item, and
+ * the issues and attachments of every project it ever made, by a Query of each project's
+ * partition. Project ids come from the organisation's sequence (lib/db/sequences.ts), so 1 to its
+ * last covers every partition it has: those of projects in the trash, and of projects whose
+ * partition a cascade is still emptying, hold attachments that still count.
+ */
+async function readOrganisationAttachments(orgId: number, take: (items: Record<string, unknown>[]) => void) {
+  const [org, sequences] = await batchGet([keys.org(orgId), keys.sequences(orgId)]);
+  if (org) take([org]);
+  const last = sequences ? sequencesItem.field(sequences, 'project') : 0;
+  const projects = Array.from({ length: last }, (_, i) => i + 1);
+  await forEachLimited(projects, PARTITIONS_AT_ONCE, (projectId) =>
+    partitionPages(projectPk(orgId, projectId), [issueItem.type, attachmentItem.type], take),
+  );
 }
 
 /** Every attachment counter that differs from what its attachments count (see `counterDifferences`). */

@@ -86,3 +86,31 @@ export async function scanPages(
     (page) => onPage(page.Items ?? []),
   );
 }
+
+/** A read's filter to items of these types. */
+export const ofTypes = (types: (string | undefined)[]) => ({
+  FilterExpression: `#type IN (${types.map((_, i) => `:t${i}`).join(', ')})`,
+  ExpressionAttributeNames: { '#type': 'type' },
+  ExpressionAttributeValues: Object.fromEntries(types.map((t, i) => [`:t${i}`, t])),
+});
+
+/** Partitions read at once by a reader that goes through many (an organisation's projects, its accounts). */
+export const PARTITIONS_AT_ONCE = 8;
+
+/** The items of these types in partition `pk`, page after page (a Query: operators and tests only). */
+export async function partitionPages(
+  pk: string,
+  types: (string | undefined)[],
+  onPage: (items: Record<string, unknown>[]) => void,
+): Promise<void> {
+  const filter = ofTypes(types);
+  await queryPages(
+    {
+      KeyConditionExpression: 'PK = :pk',
+      ...filter,
+      ExpressionAttributeValues: { ...filter.ExpressionAttributeValues, ':pk': pk },
+    },
+    {},
+    onPage,
+  );
+}

@@ -24,7 +24,7 @@ import { recordItem, recordKey } from './issue-write.ts';
 import { assigneePk, orgPk, projectPk, searchPk, type Key } from './keys.ts';
 import { issueKeyItem, pointedIssue } from './issue-lookup.ts';
 import { subIssueItem } from './sub-issues.ts';
-import { queryPages, scanPages } from './query.ts';
+import { ofTypes, partitionPages, PARTITIONS_AT_ONCE, scanPages } from './query.ts';
 import { forEachLimited } from '../model/limited.ts';
 
 /**
@@ -69,16 +69,6 @@ const derivedTypes = {
   search: searchRecordItem.type,
 };
 
-/** A read's filter to items of these types. */
-const ofTypes = (types: (string | undefined)[]) => ({
-  FilterExpression: `#type IN (${types.map((_, i) => `:t${i}`).join(', ')})`,
-  ExpressionAttributeNames: { '#type': 'type' },
-  ExpressionAttributeValues: Object.fromEntries(types.map((t, i) => [`:t${i}`, t])),
-});
-
-/** Partitions of one organisation read at once (its projects', its accounts'). */
-const PARTITIONS_AT_ONCE = 8;
-
 /**
  * One organisation's part of what the whole table's Scan reads, by a Query of each partition that
  * holds it: the organisation's own (its projects, accounts, issue-number pointers and children),
@@ -88,18 +78,7 @@ const PARTITIONS_AT_ONCE = 8;
  * every assigned-issue partition belongs to an account it reads.
  */
 async function readOrganisation(orgId: number, take: (items: Record<string, unknown>[]) => void): Promise<void> {
-  const partition = async (pk: string, types: (string | undefined)[], onPage = take) => {
-    const filter = ofTypes(types);
-    await queryPages(
-      {
-        KeyConditionExpression: 'PK = :pk',
-        ...filter,
-        ExpressionAttributeValues: { ...filter.ExpressionAttributeValues, ':pk': pk },
-      },
-      {},
-      onPage,
-    );
-  };
+  const partition = (pk: string, types: (string | undefined)[], onPage = take) => partitionPages(pk, types, onPage);
   const projects: number[] = [];
   const accounts: number[] = [];
   const { project, account, pointer, child, sprint, issue, entry, search } = derivedTypes;

@@ -32,9 +32,10 @@ export const MAX_REBUILDS = 5;
 /**
  * `issues:reindex` of one organisation, kept safe while the API writes: its derived state is
  * compared with the rebuild from its issues (every derivation of lib/model/derivations.ts), and
- * rebuilt only where they differ. A rebuild sets counts from a Scan, so a write landing meanwhile
- * may be counted wrongly; the comparison after it sees that and rebuilds again, until a comparison
- * finds nothing to do (at most MAX_REBUILDS times, else the step fails and a later run retries).
+ * rebuilt only where they differ. A rebuild sets counts from a read of its items, so a write
+ * landing meanwhile may be counted wrongly; the comparison after it sees that and rebuilds again,
+ * until a comparison finds nothing to do (at most MAX_REBUILDS times, else the step fails and a
+ * later run retries).
  */
 export async function reindexOrganisation(orgId: number): Promise<Record<string, number>> {
   const counts = { organisations: 1, rebuilds: 0, issues: 0, differences: 0 };

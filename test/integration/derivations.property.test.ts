@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { attachmentCounterDifferences, releaseExpiredAttachment, settleCommentAttachments } from '../../lib/db/attachments.ts';
+import {
+  attachmentCounterDifferences,
+  readAttachmentCounters,
+  releaseExpiredAttachment,
+  settleCommentAttachments,
+} from '../../lib/db/attachments.ts';
+import type { AttachmentCounters } from '../../lib/model/attachments.ts';
 import { cascade } from '../../lib/db/cascade.ts';
 import { createAttachment, deleteAttachment } from '../../lib/services/attachments.ts';
 import { db, tableName } from '../../lib/db/client.ts';
@@ -639,11 +645,23 @@ function organisationPart(state: StoredDerivedState, orgId: number) {
   };
 }
 
+/** One organisation's attachment counters, stored and rebuilt, in a fixed order. */
+function attachmentPart(read: { stored: AttachmentCounters; rebuilt: AttachmentCounters }, orgId: number) {
+  const of = (counters: AttachmentCounters) => ({
+    organisationBytes: [...counters.organisationBytes].filter(([org]) => org === orgId).sort(([a], [b]) => a - b),
+    issueFiles: [...counters.issueFiles].filter(([id]) => id.startsWith(`${orgId}/`)).sort(([a], [b]) => a.localeCompare(b)),
+  });
+  return { stored: of(read.stored), rebuilt: of(read.rebuilt) };
+}
+
 /** Every difference between the table's derived state and the rebuild, each naming its derivation. */
 async function derivedDifferences(orgId: number): Promise<string[]> {
   const state = await readDerivedState(orgId);
   // Read by a Query of each of its partitions, the organisation's part is what the whole table's Scan reads of it.
   expect(organisationPart(state, orgId)).toEqual(organisationPart(await readDerivedState(), orgId));
+  expect(attachmentPart(await readAttachmentCounters(orgId), orgId)).toEqual(
+    attachmentPart(await readAttachmentCounters(), orgId),
+  );
   return [
     ...liveDifferences(state),
     ...(await commentDifferences(orgId)),
