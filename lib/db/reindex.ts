@@ -33,8 +33,8 @@ import { forEachLimited } from '../model/limited.ts';
  * rank index, the issue-number pointers, the assigned-issue index with each account's
  * `assigned_count`, each parent's sub-issues summary and children index, each blocked issue's count of open blockers), and the attachment counters (lib/db/attachments.ts). For data written before these existed (an upgrade), or to repair them: an
  * operator's command (`issues:reindex`, tools/cli/admin.ts) that reads the table with a Scan,
- * which no request path does (one organisation's part of it: by a Query of each of its partitions,
- * and its attachment counters by a Scan filtered to it).
+ * which no request path does (one organisation's part of it, its attachment counters included: by
+ * a Query of each of its partitions).
  *
  * It sets each count to what its read saw, so it must run while no issue is written (a maintenance
  * window): a write between the read and the count would be counted wrongly. Running it again on
