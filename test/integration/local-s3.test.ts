@@ -14,6 +14,7 @@ import {
 } from '../../lib/db/objects.ts';
 import { Sha256 } from '../../lib/db/sha256.ts';
 import { startLocalS3 } from '../../tools/local/s3.ts';
+import { rawExchange } from '../support/raw-http.ts';
 
 /** Posts a pre-signed form with its fields as given, then the file last (as a browser does). */
 export async function postForm(form: { url: string; fields: Record<string, string> }, file: Buffer, type: string) {
@@ -228,5 +229,26 @@ describe('the local S3 server checks what S3 checks', () => {
       await own.stop();
       rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  it('answers malformed requests in XML and serves on', async () => {
+    const port = Number(new URL(endpoint()).port);
+    const form =
+      'POST /' + bucket() + ' HTTP/1.1\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: 9\r\n\r\n--x\r\ngarb';
+    for (const request of [
+      'GET // HTTP/1.1\r\n\r\n',
+      'GET /%zz/%zz HTTP/1.1\r\n\r\n',
+      'GET /../../etc/passwd HTTP/1.1\r\n\r\n',
+      'GET http://elsewhere/x HTTP/1.1\r\n\r\n',
+      `GET /${bucket()}/x?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=%zz HTTP/1.1\r\n\r\n`,
+      `GET /${bucket()}/x HTTP/1.1\r\nAuthorization: AWS4-HMAC-SHA256 Credential=S3RVER/1/2/s3/aws4_request, SignedHeaders=host, Signature=${'0'.repeat(64)}\r\n\r\n`,
+      form,
+      'BREW / HTTP/1.1\r\n\r\n',
+    ])
+      expect(await rawExchange(port, request), request.slice(0, 60)).toMatch(
+        /^HTTP\/1\.1 4\d\d [^]*content-type: application\/xml/i,
+      );
+    const { key, file } = await stored(999_108);
+    expect((await readObject(key))?.equals(file)).toBe(true);
   });
 });

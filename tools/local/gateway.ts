@@ -370,7 +370,8 @@ export function createGateway(options: GatewayOptions): http.Server {
   const ownCors: Record<string, string> = ownOrigin
     ? { 'Access-Control-Allow-Origin': ownOrigin, 'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', ') }
     : {};
-  const server = http.createServer((req, res) => void serve(req, res));
+  // A request without `Host` is answered by the routes too (Node would answer it 400 with no body).
+  const server = http.createServer({ requireHostHeader: false }, (req, res) => void serve(req, res));
   server.on('clientError', answerClientError);
   return server;
 
@@ -389,6 +390,8 @@ export function createGateway(options: GatewayOptions): http.Server {
         ? await withDbCallLog(() => handle(req, url, method))
         : { result: ownError('DEFAULT_4XX'), log: { calls: [], roundTrips: 0 } };
     } catch (err) {
+      // A client that went away mid-request is no error of the gateway's: there is no one to answer.
+      if (req.destroyed) return void res.destroy();
       process.stderr.write(`gateway error: ${(err as Error).stack ?? String(err)}\n`);
       answer = { result: gatewayError('DEFAULT_5XX'), log: { calls: [], roundTrips: 0 } };
     }

@@ -205,7 +205,8 @@ function forward(req: IncomingMessage, res: ServerResponse, upstreamPort: number
  * error of its own, is answered in S3's XML (500 `InternalError` at worst), never thrown.
  */
 export function createS3Guard(options: { upstreamPort: number; credentials: LocalCredentials }): http.Server {
-  const server = http.createServer((req, res) => {
+  // A request without `Host` is answered as any other (Node would answer it 400 with no body).
+  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
     void (async () => {
       const target = parseTarget(req);
       const admitted = 'status' in target ? target : await admit(req, target, options.credentials);
@@ -216,6 +217,8 @@ export function createS3Guard(options: { upstreamPort: number; credentials: Loca
       }
       await forward(req, res, options.upstreamPort, admitted);
     })().catch((err: unknown) => {
+      // A client that went away mid-request is no error of the server's: there is no one to answer.
+      if (req.destroyed) return void res.destroy();
       process.stderr.write(`local S3: ${(err as Error).stack ?? String(err)}\n`);
       if (res.headersSent) res.destroy();
       else answer(res, refusal(500, 'InternalError', 'We encountered an internal error. Please try again.'));
