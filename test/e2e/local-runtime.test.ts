@@ -7,6 +7,7 @@ import { DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-s
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort, isListening, quickJvmOptions } from '../../tools/local/dynamodb.ts';
 import { npmStart, READY, stop } from '../support/npm-start.ts';
+import { rawExchange } from '../support/raw-http.ts';
 
 /** A Node.js older than 22 on this machine, if any (Debian's, say): what `npm start` must refuse. */
 const olderNode = [...new Set([...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/local/bin'])]
@@ -70,16 +71,20 @@ describe('npm start', () => {
     });
     expect(created.status).toBe(201);
     projectId = ((await created.json()) as { id: number }).id;
+    // Requests that once threw outside any handler and stopped the process: answered, and it serves on.
+    expect(await rawExchange(Number(ports.PORT), 'GET // HTTP/1.1\r\nHost: localhost\r\n\r\n')).toMatch(/^HTTP\/1\.1 404 /);
+    expect(await rawExchange(Number(ports.PORT), 'GET /api/v1/me HTTP/1.1\r\nHost: [\r\n\r\n')).toMatch(/^HTTP\/1\.1 401 /);
+    expect((await fetch(url!, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
     const missing = await fetch(`http://localhost:${ports.PORT}/api/v1/nowhere`);
     expect(missing.status).toBe(404);
 
     // One readable line per request (method, path, status, milliseconds), and nothing else: no
     // metrics blob (EMF) or JSON log line beside it.
     await service.waitFor(/^GET \/api\/v1\/nowhere 404 /m);
-    for (const line of ['GET /api/v1/me 200', 'POST /api/v1/projects 201', 'GET /api/v1/nowhere 404']) {
+    for (const line of ['GET /api/v1/me 200', 'POST /api/v1/projects 201', 'GET /api/v1/nowhere 404', 'GET // 404']) {
       expect(service.output()).toMatch(new RegExp(`^${line} \\d+(\\.\\d+)?ms`, 'm'));
     }
-    expect(service.output().match(/^(GET|POST|PUT|PATCH|DELETE) \//gm)).toHaveLength(3);
+    expect(service.output().match(/^(GET|POST|PUT|PATCH|DELETE) \//gm)).toHaveLength(6);
     expect(service.output()).not.toMatch(/^\s*\{/m);
 
     expect(await stop(service)).toBe(0);
