@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { repoRoot } from '../../infra/paths.ts';
 import { freePort, isListening, quickJvmOptions } from '../../tools/local/dynamodb.ts';
 import { npmStart, READY, stop } from '../support/npm-start.ts';
 import { rawExchange } from '../support/raw-http.ts';
@@ -93,7 +94,7 @@ describe('npm start', () => {
     expect(await isListening(Number(ports.PORT))).toBe(false);
   }, 180_000);
 
-  it('keeps the data on a restart with the same DATA_DIR, and prints no new token', async () => {
+  it('keeps the data on a restart with the same DATA_DIR, prints no new token but the command that makes one, which works', async () => {
     expect(token).toBeDefined();
     const service = npmStart({ ...ports, DATA_DIR: dataDir });
     await service.waitFor(READY);
@@ -102,6 +103,14 @@ describe('npm start', () => {
     const res = await fetch(`http://localhost:${ports.PORT}/api/v1/projects/${projectId}`, { headers: { 'X-API-Token': token } });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ id: projectId, name: 'Kept across restarts', prefix: 'KEEP' });
+    // The printed command, run as a user pastes it, gives the admin a new token and retires the old one.
+    const [command] = await service.waitFor(/^ {2}(\S+=\S+ )*npm run -s admin -- token:regenerate --org 1 --account 1$/m);
+    const { DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION, AWS_DEFAULT_REGION, ...shell } = process.env;
+    const run = execFileSync('sh', ['-c', command.trim()], { cwd: repoRoot, encoding: 'utf8', env: shell });
+    const printed = JSON.parse(run) as { token: string };
+    const me = (t: string) => fetch(`http://localhost:${ports.PORT}/api/v1/me`, { headers: { 'X-API-Token': t } });
+    expect((await me(printed.token)).status).toBe(200);
+    expect((await me(token)).status).toBe(401);
     expect(await stop(service)).toBe(0);
     expect(await waitUntilClosed(Number(ports.DYNAMODB_PORT))).toBe(true);
   }, 180_000);

@@ -17,6 +17,7 @@ import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte
 import { json, misconfiguration } from '../../lib/http/errors.ts';
 import { compressesAnswer } from '../../lib/http/gateway-compression.ts';
 import { bearerChallenge, gatewayResponses } from '../../lib/http/gateway-responses.ts';
+import { allowedMethods, allowHeader, methodNotAllowedMessage } from '../../lib/http/method-not-allowed.ts';
 import { EXPOSED_HEADERS, gatewayResponseOrigin, parseOrigins, preflightHeaders } from '../../lib/http/cors.ts';
 import type { Route } from '../../lib/routes.ts';
 import { repoRoot } from '../../infra/paths.ts';
@@ -418,6 +419,17 @@ export function createGateway(options: GatewayOptions): http.Server {
     return { ...result, headers: { ...result.headers, ...ownCors } };
   }
 
+  /** No route for the method: 405 with `Allow` when the path has other methods (as the stack's catch-all mock answers), else 404. */
+  function noRoute(method: string, path: string): APIGatewayProxyResult {
+    const allow = allowHeader(allowedMethods(options.routes, path));
+    if (!allow) return ownError('MISSING_AUTHENTICATION_TOKEN');
+    return {
+      statusCode: 405,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', Allow: allow, ...ownCors },
+      body: JSON.stringify({ error: methodNotAllowedMessage(method, allow) }),
+    };
+  }
+
   async function handle(req: IncomingMessage, url: URL, method: string): Promise<APIGatewayProxyResult> {
     if (method === 'OPTIONS' && origins.length > 0) return preflight(req, url);
     // `GET /api-docs/`, as people type it, reaches the reference page's function (with the slash in
@@ -426,7 +438,7 @@ export function createGateway(options: GatewayOptions): http.Server {
     const match =
       matchRoute(compiled, method, url.pathname) ??
       (url.pathname === '/api-docs/' ? matchRoute(compiled, method, '/api-docs') : undefined);
-    if (!match) return ownError('MISSING_AUTHENTICATION_TOKEN');
+    if (!match) return noRoute(method, url.pathname);
     const raw = await readBody(req);
     if (raw === 'too-large') return ownError('REQUEST_TOO_LARGE');
     const { headers, multi } = headersOf(req);
