@@ -15,6 +15,7 @@ import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte-budget.ts';
 import { json, misconfiguration } from '../../lib/http/errors.ts';
 import { compressesAnswer } from '../../lib/http/gateway-compression.ts';
+import { NOSNIFF } from '../../lib/http/nosniff.ts';
 import { bearerChallenge, gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import { EXPOSED_HEADERS, gatewayResponseOrigin, parseOrigins, preflightHeaders } from '../../lib/http/cors.ts';
 import type { Route } from '../../lib/routes.ts';
@@ -31,7 +32,7 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
  */
 export const lambdaRequestTooLong = (): APIGatewayProxyResult => ({
   statusCode: 413,
-  headers: { 'Content-Type': 'application/json; charset=utf-8' },
+  headers: { 'Content-Type': 'application/json; charset=utf-8', ...NOSNIFF },
   body: JSON.stringify({ error: 'Request Too Long' }),
 });
 
@@ -45,7 +46,7 @@ export function withinLambdaResponseLimit(result: APIGatewayProxyResult): APIGat
   process.stderr.write(`gateway: the handler's response is ${bytes} bytes, over Lambda's ${LAMBDA_RESPONSE_LIMIT}: 502\n`);
   return {
     statusCode: 502,
-    headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...NOSNIFF },
     body: JSON.stringify({ error: 'Internal server error' }),
   };
 }
@@ -145,27 +146,34 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
   return { route: hit.c.route, params };
 }
 
-function headersOf(req: IncomingMessage) {
-  const headers: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i] ?? '';
-    const value = req.rawHeaders[i + 1] ?? '';
-    headers[name] = value;
-    (multi[name] ??= []).push(value);
+/**
+ * Name/value pairs as API Gateway's two maps hold them: the last value of a name, and all of them.
+ * Built through a Map, so that a name such as `__proto__` is an own key as in the JSON event.
+ */
+function pairMaps(pairs: Iterable<[string, string]>) {
+  const multi = new Map<string, string[]>();
+  for (const [name, value] of pairs) {
+    const values = multi.get(name);
+    if (values) values.push(value);
+    else multi.set(name, [value]);
   }
-  return { headers, multi };
+  return {
+    single: Object.fromEntries([...multi].map(([name, values]) => [name, values.at(-1) ?? ''])),
+    multi: Object.fromEntries(multi),
+  };
+}
+
+function headersOf(req: IncomingMessage) {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) pairs.push([req.rawHeaders[i] ?? '', req.rawHeaders[i + 1] ?? '']);
+  const { single, multi } = pairMaps(pairs);
+  return { headers: single, multi };
 }
 
 function queryOf(url: URL) {
   if ([...url.searchParams.keys()].length === 0) return { query: null, multi: null };
-  const query: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (const [k, v] of url.searchParams) {
-    query[k] = v;
-    (multi[k] ??= []).push(v);
-  }
-  return { query, multi };
+  const { single, multi } = pairMaps(url.searchParams);
+  return { query: single, multi };
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
@@ -179,6 +187,22 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return size > MAX_PAYLOAD_BYTES ? 'too-large' : Buffer.concat(chunks);
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A body as the proxy event carries it: text, or base64 when its bytes are not UTF-8, so that the
+ * function sees those bytes and refuses them (lib/http/middleware/body-guard.ts) rather than text
+ * with U+FFFD in their place (docs/limits.md#request-bodies says where API Gateway differs).
+ */
+function bodyText(raw: Buffer): { body: string | null; base64: boolean } {
+  if (raw.length === 0) return { body: null, base64: false };
+  try {
+    return { body: strictUtf8.decode(raw), base64: false };
+  } catch {
+    return { body: raw.toString('base64'), base64: true };
+  }
+}
+
 /** Builds the API Gateway REST (v1) proxy event a Lambda would receive for this request. */
 export function proxyEvent(
   req: {
@@ -187,6 +211,8 @@ export function proxyEvent(
     headers: Record<string, string>;
     multiHeaders: Record<string, string[]>;
     body: string | null;
+    /** The body is base64: its bytes are not UTF-8 (`bodyText`). */
+    base64?: boolean;
     sourceIp: string;
   },
   route: Route,
@@ -206,7 +232,7 @@ export function proxyEvent(
     pathParameters: Object.keys(params).length ? params : null,
     stageVariables: null,
     body: req.body,
-    isBase64Encoded: false,
+    isBase64Encoded: req.base64 ?? false,
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
@@ -251,6 +277,7 @@ export function gatewayError(kind: keyof typeof gatewayResponses): APIGatewayPro
     statusCode: r.status,
     headers: {
       'Content-Type': 'application/json; charset=utf-8',
+      ...NOSNIFF,
       ...(r.status === 429 || r.status === 503 ? { 'Retry-After': '1' } : {}),
     },
     body: JSON.stringify({ error: r.message }),
@@ -359,7 +386,7 @@ export function createGateway(options: GatewayOptions): http.Server {
       url,
       headers: { ...headers, 'X-Forwarded-Proto': 'http' },
       multiHeaders: multi,
-      body: raw.length ? raw.toString('utf8') : null,
+      ...bodyText(raw),
       sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
     };
     let authorizer: Record<string, unknown> | null = null;
