@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { isNotModified } from '../lib/http/conditional.ts';
+import { NOSNIFF } from '../lib/http/nosniff.ts';
 import { unknownQueryAnswer } from '../lib/http/strict-query.ts';
 import { etags, servedDocument } from '../lib/openapi/documents.ts';
 
@@ -26,6 +27,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     ETag: doc.etag,
     Vary: 'Accept-Encoding',
     'Access-Control-Allow-Origin': '*',
+    ...NOSNIFF,
   };
   if (isNotModified(event, doc.etag)) return { statusCode: 304, headers, body: '' };
   return { statusCode: 200, headers, body: servedDocument(doc.format) };

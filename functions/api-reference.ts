@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { referenceFile } from '../lib/api-reference/files.ts';
 import { referencePagePolicy } from '../lib/api-reference/page.ts';
 import { isNotModified } from '../lib/http/conditional.ts';
+import { NOSNIFF } from '../lib/http/nosniff.ts';
 import { unknownQueryAnswer } from '../lib/http/strict-query.ts';
 
 /**
@@ -16,10 +17,10 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   // own address, so that its relative links resolve as written. The stage's prefix is kept.
   if (event.path.endsWith('/') && event.resource === '/api-docs') {
     const path = (event.requestContext?.path ?? event.path).replace(/\/+$/, '');
-    return { statusCode: 301, headers: { Location: path, 'Cache-Control': 'public, max-age=300' }, body: '' };
+    return { statusCode: 301, headers: { Location: path, 'Cache-Control': 'public, max-age=300', ...NOSNIFF }, body: '' };
   }
   // The page and its files list no query parameter: any is 422 (lib/http/strict-query.ts).
-  const refused = unknownQueryAnswer(event, { 'X-Content-Type-Options': 'nosniff' });
+  const refused = unknownQueryAnswer(event);
   if (refused) return refused;
   const file = referenceFile(event.resource);
   if (!file) throw new Error(`no API reference file for ${event.resource}`);
@@ -28,7 +29,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     'Cache-Control': 'public, max-age=300',
     ETag: file.etag,
     Vary: 'Accept-Encoding',
-    'X-Content-Type-Options': 'nosniff',
+    ...NOSNIFF,
     ...(event.resource === '/api-docs' ? { 'Content-Security-Policy': referencePagePolicy } : {}),
   };
   if (isNotModified(event, file.etag)) return { statusCode: 304, headers, body: '' };

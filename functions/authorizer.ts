@@ -19,7 +19,7 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
   // The same keys as the routes' log lines (lib/http/stack.ts), so one request reads as one story.
   logger.appendKeys({ route: `${event.httpMethod} ${event.resource}`, apiRequestId: event.requestContext?.requestId });
   try {
-    const auth = await authenticate(event.headers, Date.now(), event.resource);
+    const auth = await authenticate(event.headers, Date.now(), event.resource, event.multiValueHeaders);
     if (!auth.rate.allowed) countMetric(metricNames.rateLimited);
     return {
       principalId: `org/${auth.principal.orgId}/account/${auth.principal.accountId}`,

@@ -1,4 +1,5 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type Construct } from 'constructs';
 import type { Route } from '../lib/routes.ts';
 import { AttachmentBucket } from './constructs/attachment-bucket.ts';
@@ -25,10 +26,6 @@ import {
 } from './functions.ts';
 import { authorizerGrant, objectUse, secretKeyUse } from './grants.ts';
 import { type StageConfig } from './stage.ts';
-
-/** A route whose function needs the service's base URL (`PUBLIC_URL`): the OAuth server's and /mcp. */
-export const namesTheService = (route: Route) =>
-  route.path === '/mcp' || route.path.startsWith('/oauth/') || route.path.startsWith('/.well-known/');
 
 export interface ServiceStackProps extends StackProps {
   routes: Route[];
@@ -121,10 +118,23 @@ export class ServiceStack extends Stack {
       corsOrigins: config.corsOrigins,
     });
 
-    // The functions that name the service in what they answer (the OAuth issuer and its
-    // endpoints) or check requests against it (/mcp's Origin): its base URL, never a request's Host.
+    // Every route's function may name the service in what it answers (pagination links, the OAuth
+    // issuer) or check requests against it (/mcp's Origin): its base URL, never a request's Host.
+    // And the one secret every route's function seals its cursors with (lib/db/cursors.ts), so that a
+    // cursor one function made another opens: generated once, resolved into the environment at deploy.
+    const cursorKey = new Secret(this, 'CursorKey', {
+      description: `Seals the cursors of next links (${config.stage})`,
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: retain,
+    });
+    Validations.of(cursorKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'A cursor key is not a credential: rotating it only ends the cursors in flight (422), so it is replaced by hand if ever',
+    });
     for (const module of handlerModules(props.routes)) {
-      if (module.routes.some(namesTheService)) functions.get(module.entry)?.addEnvironment('PUBLIC_URL', api.publicUrl);
+      functions.get(module.entry)?.addEnvironment('PUBLIC_URL', api.publicUrl);
+      functions.get(module.entry)?.addEnvironment('CURSOR_KEY', cursorKey.secretValue.unsafeUnwrap());
     }
 
     const cascade = new CascadeConsumer(this, 'Cascade', { table, logs, environment: stageEnvironment });

@@ -8,6 +8,7 @@
  * Powertools reads its own variables (`POWERTOOLS_*`) when the logger and metrics are built
  * (lib/http/logger.ts, lib/http/metrics.ts).
  */
+import { randomBytes } from 'node:crypto';
 import { LANE_CONCURRENCY } from './model/fairness.ts';
 import { ATTACHMENT_LIMITS } from './vocabulary/attachments.ts';
 import { TRASH_RETENTION } from './vocabulary/trash.ts';
@@ -151,6 +152,12 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
      * URL with the stage); `npm start` sets it from its own address. Never taken from a request.
      */
     publicUrl: env.PUBLIC_URL ? parseBaseUrl(env.PUBLIC_URL, 'PUBLIC_URL') : undefined,
+    /**
+     * `CURSOR_KEY`: the secret that seals the cursors of `next` links (lib/db/cursors.ts), the same on
+     * every function so that a cursor one made another opens. The CDK stack sets it from a
+     * generated secret; locally a key made per process stands in (a restart ends its cursors).
+     */
+    cursorKey: env.CURSOR_KEY || undefined,
     /** Web origins allowed to call from a browser (CORS; lib/http/cors.ts). */
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     /** Who may call `/mcp` (lib/mcp/http.ts: Origin and Host checks against DNS rebinding). */
@@ -213,6 +220,15 @@ let current: Config | undefined;
 export function config(): Config {
   return (current ??= readConfig(process.env, onLambda));
 }
+
+/** The secret cursors are sealed with (`CURSOR_KEY`): required on Lambda; locally one made for this process. */
+export function cursorKey(): string {
+  const key = config().cursorKey;
+  if (key) return key;
+  if (onLambda) throw new ConfigurationError("CURSOR_KEY must be set in the function's environment");
+  return (localCursorKey ??= randomBytes(32).toString('base64'));
+}
+let localCursorKey: string | undefined;
 
 /**
  * The service's base URL (`PUBLIC_URL`): required on Lambda where it is used (the OAuth and MCP

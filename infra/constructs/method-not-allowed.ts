@@ -48,6 +48,7 @@ export class MethodNotAllowed extends Construct {
     super(scope, id);
     const headers: Record<string, string> = {
       'method.response.header.Content-Type': "'application/json; charset=utf-8'",
+      'method.response.header.X-Content-Type-Options': "'nosniff'",
       ...(props.origin
         ? {
             'method.response.header.Access-Control-Allow-Origin': `'${props.origin}'`,

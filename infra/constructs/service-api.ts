@@ -21,6 +21,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bearerChallenge, gatewayResponses } from '../../lib/http/gateway-responses.ts';
+import { NOSNIFF } from '../../lib/http/nosniff.ts';
 import {
   ALLOWED_HEADERS,
   ALLOWED_METHODS,
@@ -211,6 +212,7 @@ export class ServiceApi extends Construct {
         ...(isDefault ? {} : { statusCode: String(response.status) }),
         responseHeaders: {
           'Content-Type': "'application/json; charset=utf-8'",
+          ...Object.fromEntries(Object.entries(NOSNIFF).map(([name, value]) => [name, `'${value}'`])),
           ...(response.status === 429 || response.status === 503 ? { 'Retry-After': "'1'" } : {}),
           // A refused token: where an MCP client learns how to get one (OAuth, docs/mcp.md).
           ...(type === 'UNAUTHORIZED' ? { 'WWW-Authenticate': `'${bearerChallenge(baseUrl)}'` } : {}),

@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { OAUTH_REGISTRATIONS_PER_ADDRESS } from '../../lib/config.ts';
 import { TOKEN_PREFIX } from '../../lib/model/tokens.ts';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
+import { NOSNIFF } from '../../lib/http/nosniff.ts';
 
 export interface WebAclProps {
   /** Part of every name (the stage). */
@@ -20,7 +21,10 @@ const rateLimited: CfnWebACL.RuleActionProperty = {
     customResponse: {
       responseCode: 429,
       customResponseBodyKey: tooManyRequests,
-      responseHeaders: [{ name: 'Retry-After', value: '60' }],
+      responseHeaders: [
+        { name: 'Retry-After', value: '60' },
+        ...Object.entries(NOSNIFF).map(([name, value]) => ({ name, value })),
+      ],
     },
   },
 };

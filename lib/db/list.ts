@@ -2,6 +2,7 @@ import { ValidationError } from '../vocabulary/errors.ts';
 import type { Collection, Key } from './keys.ts';
 import { queryPages } from './query.ts';
 import { batchGet } from './transactions.ts';
+import { openCursor, sealCursor } from './cursors.ts';
 
 /** Which page of a collection to read: `page`/`per_page`, or the opaque cursor of a `next` link. */
 export interface PageRequest {
@@ -39,11 +40,11 @@ export interface CursorBody {
   m?: number | undefined;
 }
 
-/** The opaque cursor of a `next` link. */
+/** The opaque cursor of a `next` link: the item's key values (by place, no names) and counts, sealed (cursors.ts). */
 export const encodeCursor = (
   key: { PK?: unknown; SK?: unknown; LSK?: unknown },
   counts: { n?: number; m?: number } = {},
-): string => Buffer.from(JSON.stringify({ PK: key.PK, SK: key.SK, LSK: key.LSK, ...counts })).toString('base64url');
+): string => sealCursor([key.PK, key.SK, key.LSK, counts.n ?? null, counts.m ?? null]);
 
 /** The cursor after each item of a page read from the table (every item carries its keys). */
 const cursorsOf =
@@ -65,8 +66,10 @@ const count = (v: unknown) => (v === undefined ? true : Number.isSafeInteger(v) 
 
 /** A cursor of this collection, or 422. */
 export function decodeCursor(cursor: string, collection: Collection): CursorBody {
-  try {
-    const body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorBody>;
+  const opened = openCursor(cursor);
+  if (Array.isArray(opened) && opened.length === 5) {
+    const [PK, SK, LSK, n, m] = opened as unknown[];
+    const body = { PK, SK, LSK, n: n ?? undefined, m: m ?? undefined } as Partial<CursorBody>;
     if (
       body.PK === collection.pk &&
       typeof body.SK === 'string' &&
@@ -79,8 +82,6 @@ export function decodeCursor(cursor: string, collection: Collection): CursorBody
     ) {
       return { PK: body.PK, SK: body.SK, LSK: body.LSK, n: body.n, m: body.m };
     }
-  } catch {
-    // fall through to the validation error
   }
   throw new ValidationError(['cursor is not valid for this collection']);
 }

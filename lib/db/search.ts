@@ -2,6 +2,7 @@ import { ValidationError } from '../vocabulary/errors.ts';
 import { collections, keys, listKeys, searchPk } from './keys.ts';
 import { queryPages } from './query.ts';
 import { batchGet } from './transactions.ts';
+import { openCursor, sealCursor } from './cursors.ts';
 
 /**
  * The organisation's search partition (`ORG#o#SEARCH`, lib/db/keys.ts): one record per issue, kept
@@ -33,13 +34,14 @@ const count = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
 
 export function encodeSearchCursor(cursor: SearchCursor): string {
   const body = cursor.kind === 'key' ? { s: cursor.at.SK, k: cursor.at.LSK, m: cursor.m } : { o: cursor.o };
-  return Buffer.from(JSON.stringify(body)).toString('base64url');
+  return sealCursor(body);
 }
 
 /** A cursor of a search `next` link, or 422 (a forged key never reaches DynamoDB). */
 export function decodeSearchCursor(cursor: string): SearchCursor {
-  try {
-    const body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+  const opened = openCursor(cursor);
+  if (typeof opened === 'object' && opened !== null && !Array.isArray(opened)) {
+    const body = opened as Record<string, unknown>;
     // Exactly its keys: the partition read is always the caller's organisation's, never a cursor's.
     if (
       Object.keys(body).length === 3 &&
@@ -52,8 +54,6 @@ export function decodeSearchCursor(cursor: string): SearchCursor {
       return { kind: 'key', at: { SK: body.s, LSK: body.k }, m: body.m as number };
     }
     if (count(body.o) && Object.keys(body).length === 1) return { kind: 'offset', o: body.o as number };
-  } catch {
-    // Not base64url JSON: refused below.
   }
   throw new ValidationError(['cursor is not a cursor of this search: follow the next link as it is']);
 }

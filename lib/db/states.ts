@@ -134,6 +134,15 @@ export async function updateState(
   next: WorkflowState,
 ): Promise<WorkflowState> {
   const written = { ...next, version: state.version + 1 };
+  await transact([
+    { ...stateFieldsWrite(orgId, projectId, next), resource: true },
+    workflowWrite(orgId, projectId, rev, { set: { [stateAttribute(state.id)]: entryOf(written) } }),
+  ]);
+  return written;
+}
+
+/** The Update of a state's item that writes its changeable fields as `next` has them (its version goes up with it). */
+function stateFieldsWrite(orgId: number, projectId: number, next: WorkflowState): GuardedItem {
   const fields = stateItem.encode({
     name: next.name,
     color: next.color,
@@ -151,24 +160,19 @@ export async function updateState(
     values[`:f${i}`] = value;
     return `#f${i} = :f${i}`;
   });
-  await transact([
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.state(orgId, projectId, state.id),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        },
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.state(orgId, projectId, next.id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
       },
-      reason: 'state',
-      resource: true,
     },
-    workflowWrite(orgId, projectId, rev, { set: { [stateAttribute(state.id)]: entryOf(written) } }),
-  ]);
-  return written;
+    reason: 'state',
+  };
 }
 
 /** The key of a state's item (what its ETag names). */
@@ -178,7 +182,9 @@ export const stateKey = (orgId: number, projectId: number, stateId: number) => k
  * Deletes a state from a workflow read at `rev`, its issues going to `moveTo`: the state item, its
  * entry on the project and, in its place, where its issues went (`WM#<id>`: they show `moveTo`
  * from then on), with the delete's marker, in one transaction. The cascade then writes `moveTo`
- * on each of its issues (`moveIssuesOffState`, lib/db/cascade.ts).
+ * on each of its issues (`moveIssuesOffState`, lib/db/cascade.ts). `ruled`: the other states as
+ * their rules read without the deleted one (`rulesWithout`), each item and entry rewritten in the
+ * same transaction, so that no rule ever names a state that is gone.
  */
 export async function deleteState(
   orgId: number,
@@ -186,8 +192,10 @@ export async function deleteState(
   rev: number | undefined,
   state: WorkflowState,
   moveTo: number,
+  ruled: readonly WorkflowState[] = [],
 ) {
   const key = keys.state(orgId, projectId, state.id);
+  const entries = Object.fromEntries(ruled.map((s) => [stateAttribute(s.id), entryOf({ ...s, version: s.version + 1 })]));
   await transact([
     {
       item: { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(PK)' } },
@@ -195,10 +203,11 @@ export async function deleteState(
       resource: true,
     },
     workflowWrite(orgId, projectId, rev, {
-      set: { [movedAttribute(state.id)]: moveTo },
+      set: { [movedAttribute(state.id)]: moveTo, ...entries },
       remove: [stateAttribute(state.id)],
       count: -1,
     }),
+    ...ruled.map((s) => stateFieldsWrite(orgId, projectId, s)),
     ...deletionMarker(key),
   ]);
 }

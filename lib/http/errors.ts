@@ -15,8 +15,9 @@ import { ConfigurationError } from '../config.ts';
 import { isRetryableDbError } from '../db/errors.ts';
 import { PRECONDITION } from '../db/versions.ts';
 import { logger } from './logger.ts';
+import { NOSNIFF } from './nosniff.ts';
 
-const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' };
+const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', ...NOSNIFF };
 
 /** middy's HttpError from its body parser: a client error whose text we replace with our own. */
 interface MiddyHttpError {

@@ -1,5 +1,6 @@
 import type { Page, PageRequest } from '../db/list.ts';
 import { parseOrThrow } from '../schemas/validate.ts';
+import { publicUrl } from '../config.ts';
 import { itemsWithinBudget, restItemBytes } from './byte-budget.ts';
 import type { ApiRequest, ApiResult } from './stack.ts';
 
@@ -62,10 +63,10 @@ export function pageResult<T>(
   };
 }
 
+/**
+ * The list's own address: the service's configured base URL (`PUBLIC_URL`, which holds the stage on
+ * API Gateway's own host) and the route's path, never the request's `Host`, which any client may forge.
+ */
 function baseUrl(req: ApiRequest): string {
-  const headers = req.event.headers ?? {};
-  const proto = headers['x-forwarded-proto'] ?? 'https';
-  const host = headers.host ?? 'localhost';
-  const path = req.event.requestContext?.path ?? req.event.path;
-  return `${proto}://${host}${path}`;
+  return `${publicUrl()}${req.event.path}`;
 }

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { queryParameters } from '../openapi/query-parameters.ts';
+import { NOSNIFF } from './nosniff.ts';
 
 /**
  * Strict query parameters: a name the route does not know is 422, so that a misspelt filter
@@ -46,7 +47,7 @@ export function unknownQueryAnswer(
   if (errors.length === 0) return undefined;
   return {
     statusCode: 422,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...NOSNIFF, ...headers },
     body: JSON.stringify({ errors }),
   };
 }

@@ -3,6 +3,7 @@ import { config, publicUrl } from '../config.ts';
 import type { Principal } from '../model/principal.ts';
 import type { ApiResult } from '../http/stack.ts';
 import { charsetRefusal } from '../http/json-content-type.ts';
+import { jsonText } from '../http/middleware/body-guard.ts';
 
 /**
  * The MCP server (the SDK, the tool list and the prompts and resources), loaded by the first request
@@ -34,7 +35,7 @@ export async function answerMcp(event: APIGatewayProxyEvent, caller: Principal):
   // The transport refuses a media type that is not JSON (415); a JSON body in another charset than UTF-8 too.
   const charset = charsetRefusal(event.headers?.['content-type'] ?? '');
   if (charset !== undefined) return { status: 415, body: { error: charset } };
-  const body = rawBody(event);
+  const body = jsonText(typeof event.body === 'string' ? event.body : '', event.isBase64Encoded);
   // One message per request, so each tool call is one request against the caller's rate limit
   // (the 2025-06-18 revision of MCP dropped JSON-RPC batching anyway).
   if (/^\s*\[/.test(body)) {
@@ -85,15 +86,11 @@ export function originRefusal(headers: Record<string, string | undefined>, setti
   return `Origin ${origin} may not call this MCP server: allowed are its own origin and those configured (MCP_ALLOWED_ORIGINS, CORS_ORIGINS)`;
 }
 
-function rawBody(event: APIGatewayProxyEvent): string {
-  if (typeof event.body !== 'string') return '';
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-}
-
+/** The SDK's Request: its URL the configured address's (`PUBLIC_URL`), never one a forged `Host` makes (or breaks). */
 function toWebRequest(event: APIGatewayProxyEvent, body: string): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers.set(name, value);
-  const url = `${headers.get('x-forwarded-proto') ?? 'https'}://${headers.get('host') ?? 'localhost'}${event.path}`;
+  const url = `${publicUrl()}${event.path}`;
   return new Request(url, { method: event.httpMethod, headers, body });
 }
 

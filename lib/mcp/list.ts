@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { Page, PageRequest } from '../db/list.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
 import { itemsWithinBudget, mcpItemBytes, RESPONSE_BYTE_BUDGET } from '../http/byte-budget.ts';
+import { openCursor, sealCursor } from '../db/cursors.ts';
 
 /**
  * A `limit` argument from 1 to `max`, `fallback` when absent. What it means, its range and its
@@ -42,16 +43,12 @@ interface ToolCursor {
 
 function decode(cursor: string | undefined): ToolCursor | undefined {
   if (cursor === undefined) return undefined;
-  try {
-    const raw = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<ToolCursor>;
-    if (typeof raw.c === 'string' && Number.isSafeInteger(raw.n) && Number(raw.n) >= 0) return { c: raw.c, n: Number(raw.n) };
-  } catch {
-    // fall through
-  }
+  const raw = (openCursor(cursor) ?? {}) as Partial<ToolCursor>;
+  if (typeof raw.c === 'string' && Number.isSafeInteger(raw.n) && Number(raw.n) >= 0) return { c: raw.c, n: Number(raw.n) };
   throw new ValidationError(['cursor is not valid for this collection']);
 }
 
-const encode = (cursor: ToolCursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+const encode = (cursor: ToolCursor) => sealCursor(cursor);
 
 /**
  * Reads the next `limit` items of a collection through the domain's list function: one domain

@@ -7,6 +7,7 @@ import { Selection } from '../schemas/selection.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
 import { printSelection } from './selection/print.ts';
 import { selectionLimits } from '../vocabulary/selection.ts';
+import { nestingMessage, valueNestsDeeper } from '../vocabulary/nesting.ts';
 
 export type { Condition, FieldCondition, NegatableCondition, Selection, SelectionSort } from '../schemas/selection.ts';
 export { parseSelection } from './selection/parse.ts';
@@ -27,9 +28,11 @@ export type { IssuePriority, IssueType } from '../schemas/issues.ts';
  * lib/schemas/selection.ts, then the bound every query has (its printed form at most
  * `selectionLimits.characters` characters), so that a valid selection always prints as a query
  * that parses back to it. Throws a ValidationError (422) naming the path of each problem
- * (`and.2.status.in.0 must be one of: ...`), `name` first when given.
+ * (`and.2.status.in.0 must be one of: ...`), `name` first when given. A value nested deeper
+ * than `MAX_NESTING` is refused before the schema, which recurses once per level, reads it.
  */
 export function validateSelection(input: unknown, name?: string): Selection {
+  if (valueNestsDeeper(input)) throw new ValidationError([nestingMessage(name ?? 'selection')]);
   const result = Selection.safeParse(input);
   if (!result.success) {
     throw new ValidationError(

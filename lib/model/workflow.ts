@@ -379,3 +379,15 @@ export function transitionProblems(
   const next = allowedNextStates(workflow, from, issue.blocked);
   return [...problems, `allowed next states: ${next.length > 0 ? next.join(', ') : 'none'}`];
 }
+
+/**
+ * The states whose rules (`allowedNext`) name `stateId`, each with it left out and `updatedAt` set:
+ * what a delete of that state rewrites with it, so that no rule names a state that is gone (and no
+ * later edit of them is refused for it). A rule left empty allows no move, as it said before for
+ * every state but the deleted one.
+ */
+export function rulesWithout(workflow: Workflow, stateId: number, now: string): WorkflowState[] {
+  return workflow.states
+    .filter((s) => s.id !== stateId && s.allowedNext?.includes(stateId))
+    .map((s) => ({ ...s, allowedNext: s.allowedNext!.filter((id) => id !== stateId), updatedAt: now }));
+}

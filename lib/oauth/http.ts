@@ -6,6 +6,7 @@ import { errorResponse } from '../http/errors.ts';
 import { logger } from '../http/logger.ts';
 import { countMetric, metricNames, publishMetrics } from '../http/metrics.ts';
 import { unknownQueryAnswer } from '../http/strict-query.ts';
+import { withNosniff } from '../http/nosniff.ts';
 
 /** Largest form or registration body read (far above any real one). */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -42,7 +43,8 @@ export function formBody(event: APIGatewayProxyEvent): Record<string, string | u
   }
   const form: Record<string, string | undefined> = {};
   for (const [name, value] of new URLSearchParams(rawBody(event))) {
-    if (name in form) throw new OAuthFailure(400, 'invalid_request', `Parameter ${name} is repeated`);
+    // Own parameters only: `toString` or `__proto__` is a parameter like any other, never one the object inherits.
+    if (Object.hasOwn(form, name)) throw new OAuthFailure(400, 'invalid_request', `Parameter ${name} is repeated`);
     form[name] = value === '' ? undefined : value;
   }
   return form;
@@ -76,6 +78,7 @@ export function oauthHandler(
         response = { ...mapped, headers: { ...mapped.headers, ...NO_STORE } };
       }
     }
+    response = withNosniff(response);
     logger.info('request', { status: response.statusCode, latencyMs: Date.now() - started });
     countMetric(metricNames.requests, 1, { route: `${event.httpMethod} ${event.resource}`, status: String(response.statusCode) });
     publishMetrics();

@@ -4,6 +4,29 @@ import { hasExpired, looksLikeAccessToken, MCP_RESOURCE_PATH } from '../model/oa
 import { hashToken, looksLikeToken, sameToken } from '../model/tokens.ts';
 
 type Headers = Record<string, string | undefined> | null | undefined;
+type MultiValueHeaders = Record<string, string[] | undefined> | null | undefined;
+
+const tokenHeaders = ['authorization', 'x-api-token'] as const;
+
+/**
+ * 401 when a token header comes more than once (API Gateway's `multiValueHeaders` holds every
+ * copy, `headers` only the last; names in any case count as one): otherwise the last copy would
+ * win and the rule that both headers carry the same token could be sidestepped.
+ */
+export function refuseRepeatedTokenHeaders(headers: Headers, multi: MultiValueHeaders): void {
+  for (const wanted of tokenHeaders) {
+    const copies = (entries: [string, unknown][], count: (v: unknown) => number) =>
+      entries.filter(([name]) => name.toLowerCase() === wanted).reduce((n, [, v]) => n + count(v), 0);
+    const sent = Math.max(
+      copies(Object.entries(multi ?? {}), (v) => (Array.isArray(v) ? v.length : 0)),
+      copies(Object.entries(headers ?? {}), (v) => (v === undefined ? 0 : 1)),
+    );
+    if (sent > 1)
+      throw new UnauthorizedError(
+        `The ${wanted === 'authorization' ? 'Authorization' : 'X-API-Token'} header is sent more than once`,
+      );
+  }
+}
 
 /**
  * The token a request carries: `Authorization: Bearer <t>` or `X-API-Token: <t>`. When both are
@@ -35,9 +58,15 @@ export function tokenFromHeaders(headers: Headers): string {
  * token's rate-limit bucket (usually one DynamoDB call). Throws UnauthorizedError for a missing,
  * malformed, unknown or revoked token, and for an OAuth access token that has expired or is
  * presented anywhere but `/mcp` (its only resource: docs/mcp.md); such a token is refused before
- * any call when its path is not `/mcp`.
+ * any call when its path is not `/mcp`, and a token header sent more than once.
  */
-export async function authenticate(headers: Headers, now = Date.now(), resource?: string): Promise<NonNullable<Authentication>> {
+export async function authenticate(
+  headers: Headers,
+  now = Date.now(),
+  resource?: string,
+  multiValueHeaders?: MultiValueHeaders,
+): Promise<NonNullable<Authentication>> {
+  refuseRepeatedTokenHeaders(headers, multiValueHeaders);
   const token = tokenFromHeaders(headers);
   const oauth = looksLikeAccessToken(token);
   if (!oauth && !looksLikeToken(token)) throw new UnauthorizedError('Invalid API token');

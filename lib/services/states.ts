@@ -8,6 +8,7 @@ import {
   nameProblems,
   orderFor,
   stateOfIssue,
+  rulesWithout,
   statusKey,
   type Workflow,
   type WorkflowState,
@@ -193,7 +194,8 @@ export async function deleteState(caller: Principal, projectId: number, stateId:
     }
     // No issue to move: one written meanwhile still goes somewhere, its category's next state.
     const to = target ?? (workflow.states.find((s) => s.id !== state.id && s.category === state.category) as WorkflowState);
-    await store.deleteState(caller.orgId, projectId, workflow.rev, state, to.id);
+    const ruled = rulesWithout(workflow, state.id, new Date().toISOString());
+    await store.deleteState(caller.orgId, projectId, workflow.rev, state, to.id, ruled);
   });
 }
 

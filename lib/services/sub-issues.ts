@@ -8,6 +8,7 @@ import { NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
 import { readIssueItem } from '../db/issue-refs.ts';
 import { issueItem } from '../db/issue-item.ts';
+import { openCursor, sealCursor } from '../db/cursors.ts';
 
 /**
  * Sub-issues: an issue's `parent_id` names another issue of its project (any list), or null. The
@@ -123,15 +124,11 @@ const subIssueOf = (r: SubIssueRecord): SubIssue => ({
 export { issueKeyPattern };
 
 /** Cursor of the sub-issues list: the last child shown and its place. */
-const encode = (issueId: number, n: number) => Buffer.from(JSON.stringify({ i: issueId, n })).toString('base64url');
+const encode = (issueId: number, n: number) => sealCursor({ i: issueId, n });
 function decode(cursor: string): { i: number; n: number } {
-  try {
-    const body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { i?: unknown; n?: unknown };
-    if (Number.isSafeInteger(body.i) && Number.isSafeInteger(body.n) && (body.n as number) >= 0) {
-      return { i: body.i as number, n: body.n as number };
-    }
-  } catch {
-    // Not JSON: refused below.
+  const body = (openCursor(cursor) ?? {}) as { i?: unknown; n?: unknown };
+  if (Number.isSafeInteger(body.i) && Number.isSafeInteger(body.n) && (body.n as number) >= 0) {
+    return { i: body.i as number, n: body.n as number };
   }
   throw new ValidationError(['cursor is not valid for this list']);
 }

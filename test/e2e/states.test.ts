@@ -181,6 +181,34 @@ describe('deleting a state', () => {
   });
 });
 
+describe("a state's delete and the other states' rules", () => {
+  it('removes its id from every rule that names it, in the same write, so that those states stay editable', async () => {
+    const { admin, states } = await orgWithProject();
+    const all = (await admin.get(states)).body as { id: number; name: string }[];
+    const id = (name: string) => all.find((s) => s.name === name)!.id;
+    const qa = await created(admin, states, { state: { name: 'QA', category: 'in_progress' } });
+    const review = await created(admin, states, {
+      state: { name: 'Review', category: 'in_progress', allowed_next_state_ids: [qa.id, id('done')] },
+    });
+    const onlyQa = await created(admin, states, {
+      state: { name: 'Staging', category: 'in_progress', allowed_next_state_ids: [qa.id] },
+    });
+    const free = await created(admin, states, { state: { name: 'Parked', category: 'todo' } });
+    expect((await admin.delete(`${states}/${qa.id}`)).status).toBe(204);
+    const after = new Map(((await admin.get(states)).body as any[]).map((s) => [s.id, s]));
+    expect(after.get(review.id)).toMatchObject({ allowed_next_state_ids: [id('done')] });
+    expect(after.get(review.id).updated_at > review.updated_at).toBe(true);
+    // A rule left empty allows no move (as it did for every state but the one deleted).
+    expect(after.get(onlyQa.id)).toMatchObject({ allowed_next_state_ids: [] });
+    expect(after.get(free.id)).toMatchObject({ allowed_next_state_ids: null, updated_at: free.updated_at });
+    // The one read of a state (its item) says the same as the list (the project's copy).
+    expect((await admin.get(`${states}/${review.id}`)).body).toMatchObject({ allowed_next_state_ids: [id('done')] });
+    const renamed = await admin.patch(`${states}/${review.id}`, { state: { name: 'Code review' } });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body).toMatchObject({ name: 'Code review', allowed_next_state_ids: [id('done')] });
+  });
+});
+
 describe('counts by category on a project with custom states', () => {
   it('match a brute-force recount: sprint statistics, is:open/is:closed, started_at/completed_at, velocity', async () => {
     const { admin, p, states } = await orgWithProject();

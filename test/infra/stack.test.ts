@@ -14,7 +14,7 @@ import {
   routeGroups,
 } from '../../infra/functions.ts';
 import { repoRoot } from '../../infra/paths.ts';
-import { namesTheService, ServiceStack } from '../../infra/stack.ts';
+import { ServiceStack } from '../../infra/stack.ts';
 import { stageConfig } from '../../infra/stage.ts';
 import { createTableInput, tableDefinition } from '../../lib/db/table.ts';
 import { migrations, migrationsVersion } from '../../lib/migrations/index.ts';
@@ -346,15 +346,17 @@ describe('functions', () => {
     }
   });
 
-  it("gives the OAuth server's and /mcp's functions the service's base URL (PUBLIC_URL), and no other function", () => {
-    const naming = new Set(routes.filter(namesTheService).map((r) => r.handler));
-    expect([...naming].sort()).toEqual(['functions/mcp.ts', 'functions/oauth.ts']);
+  it("gives every route's function the service's base URL (PUBLIC_URL), from which it writes its absolute URLs", () => {
+    const naming = new Set(routes.map((r) => r.handler));
+    expect(naming.size).toBeGreaterThan(10);
     for (const [entry, fn] of stack.functions) {
       const variables = resources[logicalId(fn)]!.Properties.Environment.Variables;
       if (!naming.has(entry)) {
         expect({ entry, url: variables.PUBLIC_URL }).toEqual({ entry, url: undefined });
         continue;
       }
+      // The cursor key: the generated secret, resolved at deploy, the same for every function.
+      expect(JSON.stringify(variables.CURSOR_KEY)).toMatch(/\{\{resolve:secretsmanager:.*SecretString/);
       // API Gateway's own host and the stage (prod has no custom domain here), from the API itself.
       const url = JSON.stringify(variables.PUBLIC_URL);
       expect(url).toContain(logicalId(stack.api.api));
@@ -408,6 +410,7 @@ describe('the REST API', () => {
     expect(vtl).toContain('#set($context.responseOverride.header.Allow = $allow)');
     expect(vtl).toContain(JSON.stringify(gatewayResponses.MISSING_AUTHENTICATION_TOKEN.message));
     expect(response!.ResponseParameters['method.response.header.Content-Type']).toBe("'application/json; charset=utf-8'");
+    expect(response!.ResponseParameters['method.response.header.X-Content-Type-Options']).toBe("'nosniff'");
     const declared = (
       method.Properties.MethodResponses as { StatusCode: string; ResponseParameters: Record<string, boolean> }[]
     ).map((r) => [r.StatusCode, r.ResponseParameters['method.response.header.Allow']]);
@@ -473,6 +476,7 @@ describe('the REST API', () => {
     for (const [type, expected] of Object.entries(gatewayResponses)) {
       const r = responses.find((x) => x.ResponseType === type)!;
       expect(r.ResponseParameters['gatewayresponse.header.Content-Type']).toBe("'application/json; charset=utf-8'");
+      expect(r.ResponseParameters['gatewayresponse.header.X-Content-Type-Options']).toBe("'nosniff'");
       const body = r.ResponseTemplates['application/json'] as string;
       if (type.startsWith('DEFAULT_')) {
         // Keeps API Gateway's status; its message is already a JSON string.
@@ -1189,11 +1193,12 @@ describe('custom domain', () => {
     expect(outputs.ApiUrl!.Value).toBe('https://api.example.com/api/v1');
     expect(outputs.DomainTarget).toBeDefined();
     expect(typed(resources, 'AWS::ApiGateway::DomainName')).toHaveLength(0);
-    // The OAuth issuer and /mcp's own origin are the domain's.
+    // The OAuth issuer, /mcp's own origin and every link a list writes are the domain's.
     const urls = typed(withDomain, 'AWS::Lambda::Function')
       .map((r) => r.Properties.Environment.Variables.PUBLIC_URL)
       .filter((url) => url !== undefined);
-    expect(urls).toEqual(['https://api.example.com', 'https://api.example.com']);
+    expect(urls.length).toBeGreaterThan(10);
+    expect(new Set(urls)).toEqual(new Set(['https://api.example.com']));
   });
 
   it('refuses half a domain', () => {

@@ -385,6 +385,15 @@ describe('a query that cannot be read is a 422 naming the place and what was exp
       "q: at 10: unknown category 'tdo' (known: backlog, todo, unstarted, in_progress, started, done, completed, cancelled, canceled)",
     ],
     ['status:"!!"', "q: at 8: expected a state name, not '!!'"],
+    [
+      'category:__proto__',
+      "q: at 10: unknown category '__proto__' (known: backlog, todo, unstarted, in_progress, started, done, completed, cancelled, canceled)",
+    ],
+    [
+      'category:constructor',
+      "q: at 10: unknown category 'constructor' (known: backlog, todo, unstarted, in_progress, started, done, completed, cancelled, canceled)",
+    ],
+    [`${'('.repeat(33)}a${')'.repeat(33)}`, 'q: at 33: parentheses nested more than 32 deep (at most 32)'],
     ['status:todo,', "q: at 12: expected a value after ','"],
     ['status:,todo', "q: at 8: expected a value before ','"],
     ['is:open,closed', "q: at 8: 'is:' takes one value: open, closed, blocked"],
@@ -503,6 +512,20 @@ describe('a query that cannot be read is a 422 naming the place and what was exp
     expect(thrown(() => parseSelection(`(${five}) OR h`))).toEqual([
       'q: at 2: groups nested more than 5 deep (at most 5: parentheses, and terms joined by OR)',
     ]);
+  });
+});
+
+describe('a selection nested deeper than MAX_NESTING', () => {
+  it('is a 422 naming the limit, read without recursion however deep (100,000 levels)', () => {
+    let deep: unknown = { type: { in: ['bug'] } };
+    for (let i = 0; i < 100_000; i++) deep = { not: deep };
+    const refused = () => validateSelection({ and: [deep] }, 'filter');
+    expect(refused).toThrow(ValidationError);
+    expect(refused).toThrow('filter nests objects and arrays more than 32 deep (at most 32 levels)');
+    // 10 groups (25 levels of JSON) pass the bound, and the schema then reads them.
+    let fits: unknown = { type: { in: ['bug'] } };
+    for (let i = 0; i < 10; i++) fits = { and: [fits, { type: { in: ['bug'] } }] };
+    expect(() => validateSelection({ and: [fits] })).toThrow(/nests groups more than 5 deep/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokenFromHeaders } from '../../lib/services/auth.ts';
+import { refuseRepeatedTokenHeaders, tokenFromHeaders } from '../../lib/services/auth.ts';
 import { UnauthorizedError } from '../../lib/vocabulary/errors.ts';
 import { generateToken, hashToken, looksLikeToken, TOKEN_PREFIX } from '../../lib/model/tokens.ts';
 
@@ -39,6 +39,35 @@ describe('API tokens', () => {
     expect(hashToken(token)).toBe(hashToken(token));
     expect(hashToken(token)).not.toBe(hashToken(generateToken()));
     expect(hashToken(token)).not.toContain(token.slice(4));
+  });
+});
+
+describe('refuseRepeatedTokenHeaders', () => {
+  const token = generateToken();
+
+  it('refuses a token header API Gateway delivers more than once, in any case, with or without its multi-value copy', () => {
+    const bearer = `Bearer ${token}`;
+    const cases: [Record<string, string>, Record<string, string[]> | undefined][] = [
+      [{ Authorization: bearer }, { Authorization: [bearer, bearer] }],
+      [{ 'X-API-Token': token }, { 'X-API-Token': ['x', token] }],
+      [{ Authorization: bearer }, { Authorization: [bearer], authorization: [bearer] }],
+      [{ Authorization: bearer, authorization: bearer }, undefined],
+    ];
+    for (const [headers, multi] of cases) {
+      expect(() => refuseRepeatedTokenHeaders(headers, multi), JSON.stringify(multi)).toThrow(UnauthorizedError);
+      expect(() => refuseRepeatedTokenHeaders(headers, multi)).toThrow(/sent more than once/);
+    }
+  });
+
+  it('lets one copy of each header through', () => {
+    const bearer = `Bearer ${token}`;
+    expect(() =>
+      refuseRepeatedTokenHeaders(
+        { Authorization: bearer, 'X-API-Token': token },
+        { Authorization: [bearer], 'X-API-Token': [token] },
+      ),
+    ).not.toThrow();
+    expect(() => refuseRepeatedTokenHeaders({ Authorization: bearer }, null)).not.toThrow();
   });
 });
 

@@ -16,6 +16,7 @@ import { withDbCallLog } from '../../lib/db/metrics.ts';
 import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte-budget.ts';
 import { json, misconfiguration } from '../../lib/http/errors.ts';
 import { compressesAnswer } from '../../lib/http/gateway-compression.ts';
+import { NOSNIFF } from '../../lib/http/nosniff.ts';
 import { bearerChallenge, gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import { allowedMethods, allowHeader, methodNotAllowedMessage } from '../../lib/http/method-not-allowed.ts';
 import { EXPOSED_HEADERS, gatewayResponseOrigin, parseOrigins, preflightHeaders } from '../../lib/http/cors.ts';
@@ -33,7 +34,7 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
  */
 export const lambdaRequestTooLong = (): APIGatewayProxyResult => ({
   statusCode: 413,
-  headers: { 'Content-Type': 'application/json; charset=utf-8' },
+  headers: { 'Content-Type': 'application/json; charset=utf-8', ...NOSNIFF },
   body: JSON.stringify({ error: 'Request Too Long' }),
 });
 
@@ -47,7 +48,7 @@ export function withinLambdaResponseLimit(result: APIGatewayProxyResult): APIGat
   process.stderr.write(`gateway: the handler's response is ${bytes} bytes, over Lambda's ${LAMBDA_RESPONSE_LIMIT}: 502\n`);
   return {
     statusCode: 502,
-    headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...NOSNIFF },
     body: JSON.stringify({ error: 'Internal server error' }),
   };
 }
@@ -148,17 +149,20 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
 }
 
 /**
- * Name-value pairs as the proxy event's single and multi-value maps, built as own properties (a
- * `__proto__` header or query name is a key like any other, as in API Gateway's JSON event).
+ * Name/value pairs as API Gateway's two maps hold them: the last value of a name, and all of them.
+ * Built through a Map, so that a name such as `__proto__` is an own key as in the JSON event.
  */
 function pairMaps(pairs: Iterable<[string, string]>) {
-  const single = new Map<string, string>();
   const multi = new Map<string, string[]>();
   for (const [name, value] of pairs) {
-    single.set(name, value);
-    multi.set(name, [...(multi.get(name) ?? []), value]);
+    const values = multi.get(name);
+    if (values) values.push(value);
+    else multi.set(name, [value]);
   }
-  return { single: Object.fromEntries(single), multi: Object.fromEntries(multi) };
+  return {
+    single: Object.fromEntries([...multi].map(([name, values]) => [name, values.at(-1) ?? ''])),
+    multi: Object.fromEntries(multi),
+  };
 }
 
 function headersOf(req: IncomingMessage) {
@@ -185,6 +189,22 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return size > MAX_PAYLOAD_BYTES ? 'too-large' : Buffer.concat(chunks);
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A body as the proxy event carries it: text, or base64 when its bytes are not UTF-8, so that the
+ * function sees those bytes and refuses them (lib/http/middleware/body-guard.ts) rather than text
+ * with U+FFFD in their place (docs/limits.md#request-bodies says where API Gateway differs).
+ */
+function bodyText(raw: Buffer): { body: string | null; base64: boolean } {
+  if (raw.length === 0) return { body: null, base64: false };
+  try {
+    return { body: strictUtf8.decode(raw), base64: false };
+  } catch {
+    return { body: raw.toString('base64'), base64: true };
+  }
+}
+
 /** Builds the API Gateway REST (v1) proxy event a Lambda would receive for this request. */
 export function proxyEvent(
   req: {
@@ -193,6 +213,8 @@ export function proxyEvent(
     headers: Record<string, string>;
     multiHeaders: Record<string, string[]>;
     body: string | null;
+    /** The body is base64: its bytes are not UTF-8 (`bodyText`). */
+    base64?: boolean;
     sourceIp: string;
   },
   route: Route,
@@ -212,7 +234,7 @@ export function proxyEvent(
     pathParameters: Object.keys(params).length ? params : null,
     stageVariables: null,
     body: req.body,
-    isBase64Encoded: false,
+    isBase64Encoded: req.base64 ?? false,
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
@@ -257,6 +279,7 @@ export function gatewayError(kind: keyof typeof gatewayResponses): APIGatewayPro
     statusCode: r.status,
     headers: {
       'Content-Type': 'application/json; charset=utf-8',
+      ...NOSNIFF,
       ...(r.status === 429 || r.status === 503 ? { 'Retry-After': '1' } : {}),
     },
     body: JSON.stringify({ error: r.message }),
@@ -312,7 +335,7 @@ function answerLastResort(res: ServerResponse) {
   try {
     if (res.headersSent) throw new Error('headers already sent');
     const body = JSON.stringify({ error: gatewayResponses.DEFAULT_5XX.message });
-    res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', ...NOSNIFF, 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
   } catch {
     res.destroy();
@@ -425,7 +448,7 @@ export function createGateway(options: GatewayOptions): http.Server {
     if (!allow) return ownError('MISSING_AUTHENTICATION_TOKEN');
     return {
       statusCode: 405,
-      headers: { 'Content-Type': 'application/json; charset=utf-8', Allow: allow, ...ownCors },
+      headers: { 'Content-Type': 'application/json; charset=utf-8', ...NOSNIFF, Allow: allow, ...ownCors },
       body: JSON.stringify({ error: methodNotAllowedMessage(method, allow) }),
     };
   }
@@ -447,7 +470,7 @@ export function createGateway(options: GatewayOptions): http.Server {
       url,
       headers: { ...headers, 'X-Forwarded-Proto': 'http' },
       multiHeaders: multi,
-      body: raw.length ? raw.toString('utf8') : null,
+      ...bodyText(raw),
       sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
     };
     let authorizer: Record<string, unknown> | null = null;

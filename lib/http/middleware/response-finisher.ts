@@ -2,6 +2,7 @@ import { RATE_LIMIT } from '../../model/ratelimit.ts';
 import { corsHeaders } from '../cors.ts';
 import { errorResponse } from '../errors.ts';
 import { logger } from '../logger.ts';
+import { NOSNIFF } from '../nosniff.ts';
 import { countMetric, metricNames, publishMetrics } from '../metrics.ts';
 import type { StackMiddleware, StackRequest } from './types.ts';
 
@@ -21,14 +22,14 @@ export function responseFinisher(): StackMiddleware {
 }
 
 /**
- * Adds the rate-limit and CORS headers to the response and logs it; the stack's `after`/`onError` steps do
+ * Adds `nosniff`, the rate-limit and CORS headers to the response and logs it; the stack's `after`/`onError` steps do
  * it, and so does a middleware that answers early (an idempotent replay), since those steps then do not run.
  */
 export function finish(request: StackRequest) {
   const response = request.response;
   if (!response) return;
   // An allowed web origin may read every answer, errors included (lib/http/cors.ts).
-  response.headers = { ...response.headers, ...corsHeaders(request.event.headers) };
+  response.headers = { ...response.headers, ...NOSNIFF, ...corsHeaders(request.event.headers) };
   const rate = request.internal.rate;
   if (rate) {
     response.headers = {

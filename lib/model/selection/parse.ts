@@ -18,6 +18,7 @@ import {
   type Qualifier,
 } from '../../vocabulary/selection.ts';
 import { isCalendarDate } from '../../schemas/common.ts';
+import { MAX_NESTING } from '../../vocabulary/nesting.ts';
 import { categoryWords, stateLimits, statusKey, type StateCategory } from '../../vocabulary/workflow.ts';
 
 /** A value of a qualifier as written: its text (quotes and escapes removed) and its 0-based place. */
@@ -212,6 +213,8 @@ class Parser {
   private primary(level: number): Read | { sort: SelectionSort } {
     const start = this.i;
     if (this.cs[start] === '(') {
+      // Redundant parentheses make no group, but each is read by a call of its own: bounded before recursing.
+      if (level === MAX_NESTING) this.fail(start, `parentheses nested more than ${MAX_NESTING} deep (at most ${MAX_NESTING})`);
       this.i++;
       const branches = this.disjunction(level + 1);
       if (this.done) this.fail(start, "unclosed '(' (a group ends with ')')");
@@ -365,7 +368,9 @@ class Parser {
   }
 
   private category(v: Value): StateCategory {
-    const category = categoryWords[lower(v.text)];
+    const word = lower(v.text);
+    // Own words only: `__proto__` or `constructor` name no category, whatever an object inherits.
+    const category = Object.hasOwn(categoryWords, word) ? categoryWords[word] : undefined;
     if (!category) this.fail(v.at, `unknown category '${v.text}' (known: ${quoted(Object.keys(categoryWords))})`);
     return category;
   }

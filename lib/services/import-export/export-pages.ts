@@ -2,6 +2,7 @@ import { isWalkKey } from '../../db/organisation-walk.ts';
 import type { Principal } from '../../model/principal.ts';
 import { ForbiddenError, ValidationError } from '../../vocabulary/errors.ts';
 import { exportPositionSnapshot, exportStart, walkExport, type ExportPosition } from './export.ts';
+import { openCursor, sealCursor } from '../../db/cursors.ts';
 
 /**
  * `GET /api/v1/export`, one page at a time (docs/import-export.md: Export over REST): the export
@@ -19,17 +20,12 @@ const invalid = () => new ValidationError(['cursor is not valid for this export'
 const isInt = (v: unknown, max: number) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max;
 
 export function encodeExportCursor(orgId: number, position: ExportPosition): string {
-  return Buffer.from(JSON.stringify({ o: orgId, p: position })).toString('base64url');
+  return sealCursor({ o: orgId, p: position });
 }
 
 /** The position a cursor names, for this organisation, or 422. */
 export function decodeExportCursor(cursor: string, orgId: number): ExportPosition {
-  let body: { o?: unknown; p?: Partial<ExportPosition> };
-  try {
-    body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as typeof body;
-  } catch {
-    throw invalid();
-  }
+  const body = openCursor(cursor) as { o?: unknown; p?: Partial<ExportPosition> } | undefined;
   const p = body?.p;
   if (
     body?.o !== orgId ||
