@@ -398,25 +398,27 @@ export async function restoreTrashedAttachment(
   try {
     await restore(a.trashedInSprint);
   } catch (err) {
-    if (!isRefused(err, 'issue')) throw await restoreRefusal(caller.orgId, a, err);
+    if (!isRefused(err, 'issue')) throw await restoreRefusal(caller.orgId, a, a.trashedInSprint, err);
     // Moved to another sprint since, gone, or at its limit of files: one read tells which.
     const now = await issueSprintNow(caller.orgId, a.projectId, a.issueId);
-    if (now === undefined || now === a.trashedInSprint) throw await restoreRefusal(caller.orgId, a, err);
+    if (now === undefined || now === a.trashedInSprint) throw await restoreRefusal(caller.orgId, a, a.trashedInSprint, err);
     await restore(now).catch(async (again: unknown) => {
-      throw await restoreRefusal(caller.orgId, a, again);
+      throw await restoreRefusal(caller.orgId, a, now, again);
     });
   }
   return toAttachment({ ...a, inTrash: false, trashedAt: null, trashedInSprint: null });
 }
 
-/** What a refused restore of attachment `a` means (422 saying why, or 404 when its trash item went meanwhile). */
-async function restoreRefusal(orgId: number, a: store.StoredAttachment, err: unknown): Promise<unknown> {
+/**
+ * What a refused restore of attachment `a` (checked in sprint `sprintId`) means: 422 saying why, or
+ * 404 when its trash item went meanwhile.
+ */
+async function restoreRefusal(orgId: number, a: store.StoredAttachment, sprintId: number | null, err: unknown): Promise<unknown> {
   const cannot = (why: string) => new TransitionError(`Attachment ${a.id} cannot come back: ${why}`);
   const inTrash = async (kind: 'sprint' | 'issue' | 'comment', id: number, what: string) =>
     cannot((await getTrashed(orgId, kind, id)) ? `${what} is in the trash (restore it first)` : `${what} no longer exists`);
   if (isRefused(err, 'project')) return cannot(await projectNotThere(orgId, a.projectId));
-  if (isRefused(err, 'sprint'))
-    return inTrash('sprint', a.trashedInSprint ?? 0, `sprint ${a.trashedInSprint}, which its issue is in,`);
+  if (isRefused(err, 'sprint')) return inTrash('sprint', sprintId ?? 0, `sprint ${sprintId}, which its issue is in,`);
   if (isRefused(err, 'issue')) {
     if ((await issueSprintNow(orgId, a.projectId, a.issueId)) === undefined)
       return inTrash('issue', a.issueId, `its issue ${a.issueId}`);

@@ -11,6 +11,7 @@ import {
   settleCommentAttachments,
 } from '../../lib/db/attachments.ts';
 import { getTrashed } from '../../lib/db/trash.ts';
+import { isRefused } from '../../lib/db/transactions.ts';
 import type { AttachmentCounters } from '../../lib/model/attachments.ts';
 import { cascade } from '../../lib/db/cascade.ts';
 import { createAttachment, deleteAttachment } from '../../lib/services/attachments.ts';
@@ -232,7 +233,7 @@ const single: fc.Arbitrary<Op> = fc.oneof(
       size: fc.integer({ min: 1, max: 5000 }),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('ready' as const), attachment: index }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('ready' as const), attachment: index }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('detach' as const), attachment: index }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('restoreFile' as const), attachment: index }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('purgeFile' as const), attachment: index }) },
@@ -563,7 +564,8 @@ async function run(w: World, o: Op, alone = true): Promise<void> {
     }
     case 'ready': {
       const a = pick(w.attachments, o.attachment);
-      if (a) await markReady({ orgId: caller.orgId, projectId: w.projectId, issueId: a.issueId, id: a.id });
+      // Ready already, or gone: refused, as `complete` answers it then.
+      if (a) await markReady({ orgId: caller.orgId, projectId: w.projectId, issueId: a.issueId, id: a.id }).catch(ignorePending);
       return;
     }
     case 'detach': {
@@ -810,12 +812,19 @@ const PRELUDE: Op[] = [
   { kind: 'attach', issue: 0, comment: 0, size: 100 },
   { kind: 'attach', issue: 0, comment: 0, size: 200 },
   // The second made ready and deleted on its own into the trash before its comment's round trip:
-  // it stays there (the sequence may restore or purge it).
+  // it stays there (then comes back, and goes again: the sequence may restore or purge it).
   { kind: 'ready', attachment: 1 },
   { kind: 'detach', attachment: 1 },
   { kind: 'uncomment', comment: 0 },
   { kind: 'recomment', comment: 0 },
+  // Back after its comment's round trip, and into the trash again.
+  { kind: 'restoreFile', attachment: 0 },
+  { kind: 'detach', attachment: 1 },
 ];
+
+const ignorePending = (err: unknown) => {
+  if (!isRefused(err, 'not_pending')) throw err;
+};
 
 const ignoreRefusals = async (step: Promise<void>) => {
   try {
