@@ -94,8 +94,8 @@ export interface AttachmentCounters {
  * The counters rebuilt from the attachments, for the holders of `holders` (an organisation or an
  * issue with no attachment counts 0): an organisation counts the bytes of every attachment it
  * holds, pending or ready, and an issue its attachments (its comments' included) but those marked
- * in the trash (on their own or with their comment). An attachment of an issue already deleted (its cascade to come)
- * still counts for its organisation, and so does one in the trash.
+ * in the trash (on their own or with their comment). An attachment of an issue already deleted
+ * (its cascade to come) still counts for its organisation, and so does one in the trash.
  */
 export function attachmentCounts(attachments: CountedAttachment[], holders: AttachmentCounters): AttachmentCounters {
   const out: AttachmentCounters = {
