@@ -895,10 +895,12 @@ export const routes: Route[] = [
       'Answers the attachment, `pending`, with `upload`: a pre-signed S3 POST form bound to the declared name, ' +
       'content type, exact size and SHA-256 (if given), valid for minutes. Post `upload.fields` and then the file ' +
       '(as `file`, last) to `upload.url` as multipart/form-data, then call `…/complete`. 422 for a type outside the ' +
-      'allow-list, a file over the size limit, an issue at its most files, or an organisation at its most bytes.',
+      'allow-list, a file over the size limit, an issue at its most files, or an organisation at its most bytes. ' +
+      "403 for a member's file on someone else's comment: a comment's files are added by its author or an admin.",
     tag: 'Attachments',
     body: AttachmentCreateBody,
     success: { status: 201, schema: AttachmentWithUpload, description: 'The pending attachment and its upload form' },
+    errors: [403],
     idempotent: true,
   }),
   route('GET', attachmentsPath, 'functions/attachments/read.ts', {
@@ -924,9 +926,14 @@ export const routes: Route[] = [
   }),
   route('DELETE', `${attachmentsPath}/{attachment_id}`, 'functions/attachments/delete.ts', {
     id: 'deleteAttachment',
-    summary: 'Delete an attachment; its file is removed from S3 right after',
+    summary: 'Delete an attachment: a ready one into the trash (its file kept until its purge), a pending one for good',
+    description:
+      'Allowed to its uploader, the author of its comment (for a file of a comment) and admins: 403 for anyone else. ' +
+      'A ready attachment goes into the trash (`attachment-{id}`, docs/trash.md), restored with its file by ' +
+      '`POST /api/v1/trash/{trash_id}/restore`; its purge removes its file from S3.',
     tag: 'Attachments',
     success: { status: 204, description: 'Deleted' },
+    errors: [403],
   }),
   // Relations between issues of the organisation, by the issues' keys (docs/api.md#relations)
   route('GET', '/api/v1/issues/{issue_key}/relations', 'functions/relations/list.ts', {

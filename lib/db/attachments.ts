@@ -11,16 +11,16 @@ import { ATTACHMENT_LIMITS, type AttachmentStatus } from '../vocabulary/attachme
 import { db, tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
 import { commentPointerItem } from './comment-pointers.ts';
-import { commentItem } from './comments.ts';
+import { commentItem, issueIn } from './comments.ts';
 import { issueItem } from './issue-item.ts';
-import { trashedCommentKey, trashedIssueKey, trashItem, whereIs } from './trash.ts';
+import { trashedCommentKey, trashedIssueKey, trashItem, trashPut, trashRemovalOf, whereIs } from './trash.ts';
 import { attribute, itemKind, type Fields } from './item.ts';
 import { keys, parseProjectPk, projectPk, skPrefixes, type Key } from './keys.ts';
 import { ofTypes, partitionPages, PARTITIONS_AT_ONCE, scanPages } from './query.ts';
 import { sequencesItem } from './sequences.ts';
 import { forEachLimited } from '../model/limited.ts';
 import { tableDefinition } from './table.ts';
-import { organisationCounter, organisationItem } from './organisation.ts';
+import { organisationCounter, organisationItem, organisationOf, trashRetentionOf } from './organisation.ts';
 import type { AttachmentRefusal } from './refusals.ts';
 import { addTo, batchGet, existsCheck, getItem, isRefused, itemExists, transact, type GuardedItem } from './transactions.ts';
 
@@ -48,6 +48,14 @@ export const attachmentItem = itemKind({
      * (`settleCommentAttachments`): kept, whole, for the comment's restore, which counts it again.
      */
     inTrash: attribute.flag('in_trash'),
+    /**
+     * Deleted on its own into the trash (docs/trash.md), at this time (its trash item's
+     * `deleted_at`), else null: kept whole, file and bytes, in no answer; marked `in_trash` too
+     * (not counted among its issue's files) until its restore or its purge.
+     */
+    trashedAt: attribute.optionalString('trashed_at'),
+    /** The sprint its issue was in at that delete (null: the backlog): where its restore checks it is. */
+    trashedInSprint: attribute.nullableNumber('trashed_sprint_id'),
   },
 });
 export type StoredAttachment = Fields<typeof attachmentItem.attributes>;
@@ -59,9 +67,11 @@ export const ISSUE_FILES = 'attachments_count';
 
 export const attachmentRefusals = {
   project: 'project',
+  sprint: 'sprint',
   issue: 'issue',
   comment: 'comment',
   attachment: 'attachment',
+  notAuthor: 'not_author',
   filesLimit: 'files_limit',
   bytesLimit: 'bytes_limit',
   notPending: 'not_pending',
@@ -199,10 +209,11 @@ function trashMarking(a: StoredAttachment, to: boolean, state: Key): GuardedItem
           TableName: tableName(),
           Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
           UpdateExpression: to ? 'SET #mark = :yes' : 'REMOVE #mark',
+          // One in the trash on its own keeps its mark until its own restore.
           ConditionExpression: to
             ? 'attribute_exists(PK) AND attribute_not_exists(#mark)'
-            : 'attribute_exists(PK) AND #mark = :yes',
-          ExpressionAttributeNames: { '#mark': mark },
+            : 'attribute_exists(PK) AND #mark = :yes AND attribute_not_exists(#trashedAt)',
+          ExpressionAttributeNames: { '#mark': mark, ...(to ? {} : { '#trashedAt': attachmentItem.stored('trashedAt') }) },
           ExpressionAttributeValues: { ':yes': true },
         },
       },
@@ -232,7 +243,8 @@ function trashMarking(a: StoredAttachment, to: boolean, state: Key): GuardedItem
 async function markAll(found: StoredAttachment[], to: boolean, state: Key): Promise<number> {
   let moved = 0;
   for (const a of found) {
-    if (a.inTrash === to) continue;
+    // One in the trash on its own stays marked when its comment comes back (its own restore counts it).
+    if (a.inTrash === to || (!to && a.trashedAt !== null)) continue;
     try {
       await transact(trashMarking(a, to, state));
       moved++;
@@ -406,7 +418,6 @@ export function attachmentRemoval(
   a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId' | 'id' | 'size'> & { inTrash?: boolean },
   withIssueCount: boolean,
 ): GuardedItem[] {
-  const issueKey = keys.issue(a.orgId, a.projectId, a.issueId);
   const asRead = a.inTrash ? '#mark = :yes' : 'attribute_not_exists(#mark)';
   return [
     {
@@ -435,32 +446,201 @@ export function attachmentRemoval(
         },
       },
     },
-    ...(!withIssueCount
-      ? []
-      : a.inTrash
-        ? [{ ...existsCheck(issueKey, attachmentRefusals.issue), resource: true }]
-        : [
-            {
-              item: {
-                Update: {
-                  TableName: tableName(),
-                  Key: issueKey,
-                  UpdateExpression: `ADD ${ISSUE_FILES} :minus`,
-                  ConditionExpression: 'attribute_exists(PK)',
-                  ExpressionAttributeValues: { ':minus': -1 },
-                },
-              },
-              reason: attachmentRefusals.issue,
-              // `If-Match` on an attachment's delete names its issue's ETag (the issue shows its count).
-              resource: true,
-            },
-          ]),
+    ...(withIssueCount ? [issuePlaceGivenBack(a)] : []),
   ];
 }
 
-/** Deletes an attachment with its counts and its delete's marker (who removed it: `attachment.removed`), in one transaction. */
-export async function removeAttachment(a: StoredAttachment): Promise<void> {
-  await transact([...attachmentRemoval(a, true), ...deletionMarker(keys.attachment(a.orgId, a.projectId, a.issueId, a.id))]);
+/**
+ * Its issue's `attachments_count` less one, while it counts `a`: one marked `in_trash` gave its
+ * place back already, and its issue is only checked. Either way the request's resource: `If-Match`
+ * on an attachment's delete names its issue's ETag (the issue shows its count).
+ */
+function issuePlaceGivenBack(a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId'> & { inTrash?: boolean }): GuardedItem {
+  const issueKey = keys.issue(a.orgId, a.projectId, a.issueId);
+  if (a.inTrash) return { ...existsCheck(issueKey, attachmentRefusals.issue), resource: true };
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: issueKey,
+        UpdateExpression: `ADD ${ISSUE_FILES} :minus`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':minus': -1 },
+      },
+    },
+    reason: attachmentRefusals.issue,
+    resource: true,
+  };
+}
+
+/**
+ * Deletes an attachment for good with its counts and its delete's marker (who removed it:
+ * `attachment.removed`), in one transaction, with `guard` (who may: `commentAuthorCheck`). A ready
+ * one goes into the trash instead (`trashAttachment`).
+ */
+export async function removeAttachment(a: StoredAttachment, guard: GuardedItem[] = []): Promise<void> {
+  await transact([
+    ...attachmentRemoval(a, true),
+    ...deletionMarker(keys.attachment(a.orgId, a.projectId, a.issueId, a.id)),
+    ...guard,
+  ]);
+}
+
+/** The attachment `id` of an issue and its organisation's trash retention (`trashRetentionOf`), in one consistent BatchGetItem. */
+export async function readAttachmentToDelete(orgId: number, projectId: number, issueId: number, id: number) {
+  const [item, org] = await batchGet([keys.attachment(orgId, projectId, issueId, id), keys.org(orgId)]);
+  return { attachment: item && attachmentItem.decode(item), retentionDays: trashRetentionOf(organisationOf(org)) };
+}
+
+/**
+ * That the comment of attachment `a` was written by `accountId` (refused `not_author` otherwise):
+ * checked in the write that deletes the file, so that a comment's author may delete what others
+ * added to it at no extra read.
+ */
+export function commentAuthorCheck(
+  a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId'> & { commentId: number },
+  accountId: number,
+): GuardedItem {
+  return {
+    item: {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: keys.comment(a.orgId, a.projectId, a.issueId, a.commentId),
+        ConditionExpression: '#author = :me',
+        ExpressionAttributeNames: { '#author': commentItem.stored('authorId') },
+        ExpressionAttributeValues: { ':me': accountId },
+      },
+    },
+    reason: attachmentRefusals.notAuthor,
+  };
+}
+
+/** The stored names an attachment's trash marks are written under. */
+const trashNames = () => ({
+  '#mark': attachmentItem.stored('inTrash'),
+  '#trashedAt': attachmentItem.stored('trashedAt'),
+  '#sprint': attachmentItem.stored('trashedInSprint'),
+});
+
+/**
+ * Moves a ready attachment into the organisation's trash (docs/trash.md), in one transaction: the
+ * attachment marked trashed at the delete's time and `in_trash`, with the sprint its issue is in
+ * (`sprintId`), on condition that it is still ready, not trashed, and counted as read; its place
+ * in its issue's count given back (`issuePlaceGivenBack`); the trash item (the attachment whole);
+ * and `guard` (who may). Its file and its bytes in the organisation's count stay until its purge.
+ */
+export async function trashAttachment(
+  a: StoredAttachment,
+  deletedBy: number,
+  retentionDays: number,
+  sprintId: number | null,
+  guard: GuardedItem[],
+): Promise<void> {
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const key = keys.attachment(a.orgId, a.projectId, a.issueId, a.id);
+  const trashed = { ...a, inTrash: true, trashedAt: at, trashedInSprint: sprintId };
+  const asRead = a.inTrash ? '#mark = :yes' : 'attribute_not_exists(#mark)';
+  await transact([
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: 'SET #mark = :yes, #trashedAt = :at, #sprint = :sprint, updated_at = :at',
+          ConditionExpression: `attribute_exists(PK) AND #status = :ready AND attribute_not_exists(#trashedAt) AND ${asRead}`,
+          ExpressionAttributeNames: { ...trashNames(), '#status': attachmentItem.stored('status') },
+          ExpressionAttributeValues: { ':yes': true, ':at': at, ':sprint': sprintId, ':ready': 'ready' },
+        },
+      },
+      reason: attachmentRefusals.attachment,
+    },
+    issuePlaceGivenBack(a),
+    trashPut(
+      a.orgId,
+      'attachment',
+      { ...key, type: attachmentItem.type, ...attachmentItem.encode(trashed) },
+      a.name,
+      deletedBy,
+      retentionDays,
+      undefined,
+      now,
+    ),
+    ...guard,
+  ]);
+}
+
+/**
+ * Brings a trashed attachment back (`a`: as its trash item holds it) in one transaction: its marks
+ * taken off (on condition that it is still the one trashed at `deletedAt`), its place in its
+ * issue's count taken again (on condition that the issue is there, in sprint `sprintId` or the
+ * backlog when null, and holds fewer than `maxFiles`), checks that its project, that sprint and
+ * its comment (if any) are there, and the trash item's delete. Refusals, in that order of checks:
+ * `project`, `sprint`, `issue`, `comment`, `attachment` (gone with its comment or its issue),
+ * `trashed` (restored or purged meanwhile).
+ */
+export async function restoreTrashedAttachment(
+  a: StoredAttachment,
+  deletedAt: string,
+  sprintId: number | null,
+  maxFiles: number,
+): Promise<void> {
+  const { orgId, projectId, issueId, commentId } = a;
+  const inList = issueIn(sprintId, { ':one': 1, ':max': maxFiles });
+  await transact([
+    existsCheck(keys.project(orgId, projectId), attachmentRefusals.project),
+    ...(sprintId === null ? [] : [existsCheck(keys.sprint(orgId, projectId, sprintId), attachmentRefusals.sprint)]),
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.issue(orgId, projectId, issueId),
+          UpdateExpression: `ADD ${ISSUE_FILES} :one`,
+          ...inList,
+          ConditionExpression: `${inList.ConditionExpression} AND (attribute_not_exists(${ISSUE_FILES}) OR ${ISSUE_FILES} < :max)`,
+        },
+      },
+      reason: attachmentRefusals.issue,
+    },
+    ...(commentId === null ? [] : [existsCheck(keys.comment(orgId, projectId, issueId, commentId), attachmentRefusals.comment)]),
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.attachment(orgId, projectId, issueId, a.id),
+          UpdateExpression: 'SET updated_at = :now REMOVE #mark, #trashedAt, #sprint',
+          ConditionExpression: '#trashedAt = :at',
+          ExpressionAttributeNames: trashNames(),
+          ExpressionAttributeValues: { ':at': deletedAt, ':now': new Date().toISOString() },
+        },
+      },
+      reason: attachmentRefusals.attachment,
+    },
+    ...trashRemovalOf(orgId, 'attachment', a.id, deletedAt, 'restored'),
+  ]);
+}
+
+/**
+ * Removes an attachment whose trash item was purged or expired (the REMOVE of the trash item of
+ * the delete at `deletedAt`), with its bytes, in one transaction; its file goes when the stream
+ * shows its removal. Nothing when it is no longer that delete's: restored (and perhaps deleted
+ * again), or gone already with its comment or its issue. Returns whether it removed it.
+ */
+export async function releaseTrashedAttachment(
+  ref: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId' | 'id'>,
+  deletedAt: string,
+): Promise<boolean> {
+  const a = await getAttachment(ref.orgId, ref.projectId, ref.issueId, ref.id);
+  if (!a || a.trashedAt !== deletedAt) return false;
+  try {
+    await transact(attachmentRemoval(a, true));
+  } catch (err) {
+    if (!isRefused(err, attachmentRefusals.issue, attachmentRefusals.attachment)) throw err;
+    if (isRefused(err, attachmentRefusals.attachment)) return false;
+    // Its issue in the trash (which does not count it either) or gone: it goes alone.
+    await removeBesideTrashedIssue(a);
+  }
+  return true;
 }
 
 /** The organisation's attachment bytes (its counter), read consistently. */

@@ -123,6 +123,22 @@ export function commentFilesOf(record: DynamoDBRecord): CommentFiles | undefined
   return { orgId, projectId, issueId, commentId };
 }
 
+/**
+ * The attachment trashed on its own whose trash item a REMOVE record shows removed (its restore,
+ * its purge or its expiry), with the time of the delete that put it there: purged or expired, it
+ * goes with its file and its bytes (`releaseTrashedAttachment`). Undefined for anything else.
+ */
+export function trashedAttachmentOf(
+  record: DynamoDBRecord,
+): { orgId: number; projectId: number; issueId: number; id: number; deletedAt: string } | undefined {
+  const old = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage : undefined;
+  if (old?.type?.S !== 'trash' || old.kind?.S !== 'attachment' || old.deleted_at?.S === undefined) return undefined;
+  const a = old.stored?.M;
+  const [orgId, projectId, issueId, id] = [a?.org_id, a?.project_id, a?.issue_id, a?.id].map(numberOf);
+  if (orgId === undefined || projectId === undefined || issueId === undefined || id === undefined) return undefined;
+  return { orgId, projectId, issueId, id, deletedAt: old.deleted_at.S };
+}
+
 /** Failures in a row after which a pending cascade is left for an operator (`cascade:resume`). */
 export const MAX_ATTEMPTS = 5;
 

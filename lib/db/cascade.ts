@@ -11,6 +11,7 @@ import {
   orphansIn,
   pendingCascadeFromItem,
   pendingCascadeRecord,
+  trashedAttachmentOf,
   type CascadeParent,
   type PartitionKeys,
   type PendingCascade,
@@ -24,7 +25,12 @@ import { unlinkRemovedIssues } from './relations.ts';
 import { queryPages, scanPages } from './query.ts';
 import { forEachLimited } from '../model/limited.ts';
 import { deleteObjects } from './objects.ts';
-import { releaseExpiredAttachment, settleCommentAttachments, settleIssueCommentAttachments } from './attachments.ts';
+import {
+  releaseExpiredAttachment,
+  releaseTrashedAttachment,
+  settleCommentAttachments,
+  settleIssueCommentAttachments,
+} from './attachments.ts';
 import { db, tableName } from './client.ts';
 import { collections, keys, parseProjectPk, pendingCascadesPk, projectPk, skPrefixes } from './keys.ts';
 import { getItem, itemExists, Refused, revisionCondition, transact } from './transactions.ts';
@@ -421,6 +427,16 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
     const comment = commentFilesOf(record);
     try {
       if (comment) await settleCommentAttachments(comment.orgId, comment.projectId, comment.issueId, comment.commentId);
+    } catch (err) {
+      failed([index], err);
+    }
+  }
+  // Attachments trashed on their own, their trash item purged or expired: they go with their bytes
+  // (their files follow, as above, in a later batch); restored, they stay.
+  for (const [index, record] of records.entries()) {
+    const trashed = trashedAttachmentOf(record);
+    try {
+      if (trashed) await releaseTrashedAttachment(trashed, trashed.deletedAt);
     } catch (err) {
       failed([index], err);
     }

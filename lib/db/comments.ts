@@ -131,7 +131,7 @@ export async function listComments(
  * The condition that an issue exists and is in that sprint now, or in the backlog when `sprintId` is
  * null, with `values` (the rest of the write's values) beside the ones it needs.
  */
-function issueIn(sprintId: number | null, values: Record<string, unknown> = {}) {
+export function issueIn(sprintId: number | null, values: Record<string, unknown> = {}) {
   const ExpressionAttributeNames = { '#issueSprint': issueItem.stored('sprintId') };
   return sprintId === null
     ? {
@@ -737,6 +737,17 @@ export async function restoreComment(
     putNew({ ...pointerItem(orgId, comment, version), ...marks }, commentRefusals.comment),
     ...trashRemovalOf(orgId, 'comment', c.id, deletedAt, 'restored'),
   ]);
+}
+
+/** Who wrote comment `commentId` of an issue, or undefined when it is not there (in the trash, or gone): one GetItem. */
+export async function commentAuthorOf(
+  orgId: number,
+  projectId: number,
+  issueId: number,
+  commentId: number,
+): Promise<number | undefined> {
+  const item = await getItem(keys.comment(orgId, projectId, issueId, commentId), commentItem.stored('authorId'));
+  return item ? commentItem.field(item, 'authorId') : undefined;
 }
 
 /** The sprint issue `issueId` is in now (null: the backlog), or undefined when it is gone: one GetItem. */

@@ -292,6 +292,9 @@ export const collections = {
 };
 
 /** Base-table SK prefixes of what is stored under an item (the cascade of an issue delete). */
+/** The sort key of attachment `attachmentId` in its organisation's trash (attachment ids are the organisation's sequence). */
+export const trashedAttachmentSk = (attachmentId: number): string => `ATTACHMENT#${pad(attachmentId)}`;
+
 export const skPrefixes = {
   issueComments: (issueId: number) => `ISSUE#${pad(issueId)}#C#`,
   /** An issue's attachments (its comments' included). */

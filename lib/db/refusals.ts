@@ -46,7 +46,9 @@ export type OAuthRefusal = 'client' | 'reused' | 'revoked' | 'moved';
 /** A trash item: gone (restored, purged or never there). */
 export type TrashRefusal = 'trashed' | 'entry_there' | 'child_there' | 'busy' | 'prefix_taken';
 export type MigrationRefusal = 'lease-lost';
-export type AttachmentRefusal = 'project' | 'issue' | 'comment' | 'attachment' | 'files_limit' | 'bytes_limit' | 'not_pending';
+/** `not_author`: a comment's file deleted by someone who is neither its uploader, an admin, nor the comment's author. */
+export type AttachmentRefusal =
+  'project' | 'sprint' | 'issue' | 'comment' | 'attachment' | 'not_author' | 'files_limit' | 'bytes_limit' | 'not_pending';
 
 /** Every reason a write may be refused with. */
 export type RefusalReason =

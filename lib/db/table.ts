@@ -70,10 +70,13 @@ export const cascadeStreamFilters = [
   // what lived under it goes, its children lose their parent; a trashed comment restored, purged or
   // expired: its attachments come back, or go (one without attachments is let in too, and asks for
   // nothing: a mapping holds at most five filters, and these removals are a user's few); a trashed
-  // sprint or project: purged or expired, it is emptied; restored, its restore ends.
+  // attachment: purged or expired, it goes with its file; a trashed sprint or project: purged or
+  // expired, it is emptied; restored, its restore ends.
   {
     eventName: ['REMOVE'],
-    dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue', 'comment', 'sprint', 'project'] } } },
+    dynamodb: {
+      OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue', 'comment', 'attachment', 'sprint', 'project'] } },
+    },
   },
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
 ] as const;

@@ -4,7 +4,7 @@ import type { ContainerState } from '../vocabulary/trash.ts';
 import { TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.ts';
 import { attribute, itemKind } from './item.ts';
-import { collections, keys, listKeys, trashMarkerKey, type Key } from './keys.ts';
+import { collections, keys, listKeys, trashedAttachmentSk, trashMarkerKey, type Key } from './keys.ts';
 import { listPageWith, type PageRequest } from './list.ts';
 import { getItem, transact, type GuardedItem } from './transactions.ts';
 import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
@@ -64,8 +64,9 @@ export function trashPut(
   retentionDays: number,
   /** A sprint's or a project's: its issues are still to be taken out (`withdrawing`). */
   state?: ContainerState,
+  /** The delete's time (ms), when the deleted item records it too (an attachment's `trashed_at`). */
+  now = Date.now(),
 ): GuardedItem {
-  const now = Date.now();
   const sk = trashSkOf(orgId, kind, Number(stored.id));
   return {
     item: {
@@ -95,7 +96,8 @@ export function trashPut(
 /**
  * The key of a trashed item of `kind` in the trash: the sort key it had, a webhook's, or a
  * label's (`LABEL#l`: label ids are the organisation's sequence, so unique across its projects) or
- * an issue's (`ISSUE#i`, likewise); a comment's is its pointer's (`COMMENT#c`), since its own names its issue.
+ * an issue's (`ISSUE#i`, likewise); a comment's is its pointer's (`COMMENT#c`), since its own names
+ * its issue, and an attachment's `ATTACHMENT#f` for the same reason.
  */
 const trashSkOf = (orgId: number, kind: TrashKind, itemId: number): string => {
   switch (kind) {
@@ -105,6 +107,8 @@ const trashSkOf = (orgId: number, kind: TrashKind, itemId: number): string => {
       return keys.label(orgId, 0, itemId).SK; // no project id in a sort key
     case 'comment':
       return keys.commentPointer(orgId, itemId).SK;
+    case 'attachment':
+      return trashedAttachmentSk(itemId); // its own names its issue
     case 'issue':
       return keys.issue(orgId, 0, itemId).SK; // issue ids are the organisation's sequence too
     case 'sprint':

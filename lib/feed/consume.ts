@@ -55,6 +55,8 @@ export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
     case 'issue.restored':
     case 'attachment.added':
     case 'attachment.removed':
+    case 'attachment.restored':
+    case 'attachment.purged':
       return event.issueId === undefined ? undefined : { ...common, owner: { issueId: event.issueId } };
     case 'sprint.activated':
     case 'sprint.completed':

@@ -279,12 +279,18 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       const attachment = attachmentOfImage(current);
       if (!attachment) return undefined;
       const ids = { issueId: attachment.issue_id, commentId: attachment.comment_id ?? undefined };
-      // Added when it becomes ready (its file uploaded and checked); removed when a ready one goes.
+      // Added when it becomes ready (its file uploaded and checked); removed when a ready one goes:
+      // for good, or into the trash (its mark). Its restore and purge are its trash item's removal
+      // (`attachment.restored`, `attachment.purged`), and its removal then is none.
       const status = (img: Image | undefined) => img && attachmentItem.field(img, 'status');
+      const trashed = (img: Image | undefined) => img !== undefined && attachmentItem.field(img, 'trashedAt') !== null;
       if (record.eventName === 'MODIFY' && after && status(before) === 'pending' && status(after) === 'ready') {
         return { ...base, ...ids, ...stamp(after), type: 'attachment.added', resource: attachment, changes: [] };
       }
-      if (record.eventName === 'REMOVE' && status(before) === 'ready') {
+      if (record.eventName === 'MODIFY' && after && !trashed(before) && trashed(after)) {
+        return { ...base, ...ids, ...stamp(after), type: 'attachment.removed', resource: attachment, changes: [] };
+      }
+      if (record.eventName === 'REMOVE' && status(before) === 'ready' && !trashed(before)) {
         return { ...base, ...ids, ...removed, type: 'attachment.removed', resource: attachment };
       }
       return undefined;
@@ -344,6 +350,13 @@ function trashRemovedOf(record: DynamoDBRecord, trashed: Image): ChangeEvent | u
       const ids = { issueId, commentId, sprintId };
       return { ...base, ...ids, projectId, type: 'comment.purged', resource: { ...toComment(stored) } };
     }
+    case 'attachment': {
+      const attachment = attachmentOfImage(stored);
+      if (!attachment) return undefined;
+      const projectId = attachmentItem.field(stored, 'projectId');
+      const ids = { issueId: attachment.issue_id, commentId: attachment.comment_id ?? undefined };
+      return { ...base, ...ids, projectId, type: 'attachment.purged', resource: attachment };
+    }
     case 'issue': {
       const projectId = num(stored[issueItem.stored('projectId')]);
       const issueId = num(stored[issueItem.stored('id')]);
@@ -374,6 +387,7 @@ const restoredTypes: Partial<Record<EventType, EventType>> = {
   'label.purged': 'label.restored',
   'webhook.purged': 'webhook.restored',
   'comment.purged': 'comment.restored',
+  'attachment.purged': 'attachment.restored',
   'issue.purged': 'issue.restored',
   'sprint.purged': 'sprint.restored',
   'project.purged': 'project.restored',

@@ -59,12 +59,14 @@ export function mcpKindOf(contentType: string, size: number, inlineBytes: number
 }
 
 /**
- * Whether an attachment is in the answers about its issue: not while its comment is in the trash
- * (`commentsWithFilesInTrash`, on the issue: written with the comment's delete and restore), when
- * it is kept, whole, for the comment's restore (docs/trash.md).
+ * Whether an attachment is in the answers about its issue: not while it is in the trash on its own
+ * (`trashedAt`), nor while its comment is (`commentsWithFilesInTrash`, on the issue: written with
+ * the comment's delete and restore), when it is kept, whole, for a restore (docs/trash.md).
  */
-export const isShown = (a: { commentId: number | null }, commentsWithFilesInTrash: readonly number[]): boolean =>
-  a.commentId === null || !commentsWithFilesInTrash.includes(a.commentId);
+export const isShown = (
+  a: { commentId: number | null; trashedAt: string | null },
+  commentsWithFilesInTrash: readonly number[],
+): boolean => a.trashedAt === null && (a.commentId === null || !commentsWithFilesInTrash.includes(a.commentId));
 
 /** What an attachment counts for: its organisation's bytes and its issue's files. */
 export interface CountedAttachment {
@@ -73,8 +75,8 @@ export interface CountedAttachment {
   issueId: number;
   size: number;
   /**
-   * Its comment is in the trash and its issue's count was given back (`in_trash`, lib/db/attachments.ts):
-   * it still holds its bytes, but not its place among its issue's files.
+   * It (or its comment) is in the trash and its issue's count was given back (`in_trash`,
+   * lib/db/attachments.ts): it still holds its bytes, but not its place among its issue's files.
    */
   inTrash: boolean;
 }
@@ -92,8 +94,8 @@ export interface AttachmentCounters {
  * The counters rebuilt from the attachments, for the holders of `holders` (an organisation or an
  * issue with no attachment counts 0): an organisation counts the bytes of every attachment it
  * holds, pending or ready, and an issue its attachments (its comments' included) but those marked
- * in the trash with their comment. An attachment of an issue already deleted (its cascade to come)
- * still counts for its organisation, and so does one in the trash.
+ * in the trash (on their own or with their comment). An attachment of an issue already deleted
+ * (its cascade to come) still counts for its organisation, and so does one in the trash.
  */
 export function attachmentCounts(attachments: CountedAttachment[], holders: AttachmentCounters): AttachmentCounters {
   const out: AttachmentCounters = {

@@ -62,6 +62,8 @@ export function notRevertible(
       return `A comment's entry (${entry.event}) is not reverted: edit or delete the comment itself`;
     case 'attachment.added':
     case 'attachment.removed':
+    case 'attachment.restored':
+    case 'attachment.purged':
       return `An attachment's entry (${entry.event}) is not reverted: add or delete the attachment itself`;
     default:
       return `A sprint's entry (${entry.event}) is not reverted`;

@@ -8,6 +8,7 @@ import { Label } from './labels.ts';
 import { Webhook } from './webhooks.ts';
 import { Comment } from './comments.ts';
 import { Issue } from './issues.ts';
+import { Attachment } from './attachments.ts';
 
 /** An item of the organisation's trash (docs/trash.md). */
 export const TrashEntry = meta(
@@ -19,7 +20,7 @@ export const TrashEntry = meta(
     item_id: z.number().check(z.int()),
     title: meta(z.string(), {
       description:
-        "What the item was: a webhook's URL, a label's name, a comment's first line, an issue's number and title (80 characters at most).",
+        "What the item was: a webhook's URL, a label's name, a comment's first line, an attachment's file name, an issue's number and title (80 characters at most).",
     }),
     deleted_by: meta(z.number().check(z.int()), { description: 'The account that deleted it.' }),
     deleted_at: dateTime(),
@@ -56,6 +57,7 @@ export const Restored = meta(
     z.object({ kind: z.literal('webhook'), item: Webhook }),
     z.object({ kind: z.literal('label'), item: Label }),
     z.object({ kind: z.literal('comment'), item: Comment }),
+    z.object({ kind: z.literal('attachment'), item: Attachment }),
     z.object({
       kind: z.literal('issue'),
       item: Issue,

@@ -21,17 +21,18 @@ import {
 } from '../db/objects.ts';
 import type { AttachmentRefusal } from '../db/refusals.ts';
 import { nextId } from '../db/sequences.ts';
-import { isRefused, STALE_ATTEMPTS } from '../db/transactions.ts';
+import { isRefused, STALE_ATTEMPTS, type GuardedItem } from '../db/transactions.ts';
 import { issueItem } from '../db/issue-item.ts';
-import { sprintExists } from '../db/comments.ts';
+import { commentAuthorOf, issueSprintNow, sprintExists } from '../db/comments.ts';
+import { getTrashed } from '../db/trash.ts';
 import { issueOfNumber } from '../db/issue-lookup.ts';
 import { getIssueFamily } from '../db/issues.ts';
 import { dispositionOf, isShown, mcpKindOf, sha256Base64, sha256Hex } from '../model/attachments.ts';
 import { ATTACHMENT_LIMITS } from '../vocabulary/attachments.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Attachment, AttachmentCreate, AttachmentWithUpload } from '../schemas/attachments.ts';
-import { NotFoundError, TransitionError, UnauthorizedError, ValidationError } from '../vocabulary/errors.ts';
-import { explainRefusal, type Meanings } from './refusals.ts';
+import { ForbiddenError, NotFoundError, TransitionError, UnauthorizedError, ValidationError } from '../vocabulary/errors.ts';
+import { explainRefusal, projectNotThere, type Meanings } from './refusals.ts';
 
 /** An attachment as answered: with a fresh download URL once ready. */
 async function toAttachment(a: store.StoredAttachment): Promise<Attachment> {
@@ -55,21 +56,19 @@ async function uploaderNameOf(caller: Principal): Promise<string> {
 /**
  * The issue of `issueKey` in the caller's organisation, while its project and its sprint (if it is
  * in one) exist: 404 naming the key otherwise. The key's pointer, then the project and the issue
- * in one BatchGet, then, for an issue in a sprint, the sprint.
- */
-async function visibleIssue(caller: Principal, issueKey: string): Promise<{ project_id: number; id: number }> {
-  return (await visibleIssueWith(caller, issueKey, async () => undefined)).issue;
-}
-
-/**
- * `visibleIssue`, with `alongside` (what the caller reads of the issue: its attachments) read in
- * the same round trip as the issue: the key's pointer names where both live.
+ * in one BatchGet, then, for an issue in a sprint, the sprint. With `alongside` (what the caller
+ * reads of the issue: its attachments, a comment's author) read in the same round trip as the
+ * issue: the key's pointer names where both live.
  */
 async function visibleIssueWith<T>(
   caller: Principal,
   issueKey: string,
   alongside: (projectId: number, issueId: number) => Promise<T>,
-): Promise<{ issue: { project_id: number; id: number }; found: T; shown: (a: store.StoredAttachment) => boolean }> {
+): Promise<{
+  issue: { project_id: number; id: number; sprint_id: number | null };
+  found: T;
+  shown: (a: store.StoredAttachment) => boolean;
+}> {
   const number = issueKey.toUpperCase();
   const missing = () => new NotFoundError(`Issue ${number}`);
   const pointer = await issueOfNumber(caller.orgId, number);
@@ -83,7 +82,11 @@ async function visibleIssueWith<T>(
   if (sprintId !== null && !(await sprintExists(caller.orgId, pointer.projectId, sprintId))) throw missing();
   // The attachments of its comments in the trash are kept for their restore, in no answer.
   const inTrash = issueItem.field(issue, 'commentsWithFilesInTrash');
-  return { issue: { project_id: pointer.projectId, id: pointer.issueId }, found, shown: (a) => isShown(a, inTrash) };
+  return {
+    issue: { project_id: pointer.projectId, id: pointer.issueId, sprint_id: sprintId },
+    found,
+    shown: (a) => isShown(a, inTrash),
+  };
 }
 
 /** Declares a file on an issue (or on one of its comments: `comment_id`), answered with its upload form. */
@@ -98,7 +101,7 @@ export async function createAttachment(
   }
   // The id and the uploader's name beside the issue's lookup: none depends on another.
   const [issue, id, uploaderName] = await Promise.all([
-    visibleIssue(caller, issueKey),
+    issueToAttachTo(caller, issueKey, input.comment_id ?? undefined),
     nextId(caller.orgId, 'attachment'),
     uploaderNameOf(caller),
   ]);
@@ -118,6 +121,8 @@ export async function createAttachment(
     uploaderName,
     createdAt: new Date().toISOString(),
     inTrash: false,
+    trashedAt: null,
+    trashedInSprint: null,
   };
   try {
     await store.insertAttachment(stored, { maxFiles: limits.maxFilesPerIssue, maxBytes: limits.maxOrganisationBytes });
@@ -135,6 +140,22 @@ export async function createAttachment(
     ...(await toAttachment(stored)),
     upload: { method: 'POST', url: form.url, fields: form.fields, expires_at: form.expiresAt },
   };
+}
+
+/**
+ * `visibleIssueWith`, for a file to attach to it (or to its comment `commentId`): a comment's files are
+ * added by its author or an admin (403 for anyone else), so a member's comment is read beside the
+ * issue (its author). A comment that is not there is refused by the write (404).
+ */
+async function issueToAttachTo(caller: Principal, issueKey: string, commentId: number | undefined) {
+  const byAuthorOnly = commentId !== undefined && caller.role !== 'admin';
+  const { issue, found: authorId } = await visibleIssueWith(caller, issueKey, (projectId, issueId) =>
+    byAuthorOnly ? commentAuthorOf(caller.orgId, projectId, issueId, commentId) : Promise.resolve(undefined),
+  );
+  if (authorId !== undefined && authorId !== caller.accountId) {
+    throw new ForbiddenError(`Only the author of comment ${commentId} or an admin may attach files to it`);
+  }
+  return issue;
 }
 
 /**
@@ -308,21 +329,106 @@ async function hashOf(objectKey: string): Promise<string | undefined> {
 }
 
 /**
- * Deletes an attachment: its item and counts at once, its file through the cascade. One whose place
- * in its issue's count moved since it was read (its comment just back from the trash,
- * `settleCommentAttachments`) is read again.
+ * Deletes an attachment (its uploader, an admin, or the author of its comment: 403 for anyone
+ * else): a ready one into the organisation's trash, its file kept until its purge
+ * (docs/trash.md); a pending one, which has no file to keep, for good, its file (if one was posted)
+ * removed through the cascade. Either gives its place in its issue's count back at once. One whose
+ * place moved since it was read (its comment just back from the trash,
+ * `settleCommentAttachments`), or that became ready meanwhile, is read again.
  */
 export async function deleteAttachment(caller: Principal, issueKey: string, id: number): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const found = await visibleAttachment(caller, issueKey, id);
+    const { found, sprintId, retentionDays } = await attachmentToDelete(caller, issueKey, id);
+    const guard = deleteGuard(caller, found);
     try {
-      await store.removeAttachment(found);
+      if (found.status === 'ready') await store.trashAttachment(found, caller.accountId, retentionDays, sprintId, guard);
+      else await store.removeAttachment(found, guard);
       return;
     } catch (err) {
       if (isRefused(err, 'attachment') && attempt < STALE_ATTEMPTS) continue;
-      throw explainRefusal(err, { attachment: () => new NotFoundError('Attachment'), issue: () => new NotFoundError('Issue') });
+      throw explainRefusal(err, {
+        attachment: () => new NotFoundError('Attachment'),
+        issue: () => new NotFoundError('Issue'),
+        not_author: () => notAllowedToDelete(found.id),
+      });
     }
   }
+}
+
+const notAllowedToDelete = (id: number) =>
+  new ForbiddenError(`Only its uploader, the author of its comment or an admin may delete attachment ${id}`);
+
+/**
+ * Who may delete attachment `a`: its uploader and admins; for a comment's file, also the comment's
+ * author, whom the delete's write checks (`commentAuthorCheck`: no read). Anyone else: 403.
+ */
+function deleteGuard(caller: Principal, a: store.StoredAttachment): GuardedItem[] {
+  if (caller.role === 'admin' || a.uploaderId === caller.accountId) return [];
+  if (a.commentId === null) throw notAllowedToDelete(a.id);
+  return [store.commentAuthorCheck({ ...a, commentId: a.commentId }, caller.accountId)];
+}
+
+/**
+ * `visibleAttachment` for its delete, with what the trash needs: its issue's sprint, and its
+ * organisation's retention, read with the attachment (one BatchGetItem, in the place of its GetItem).
+ */
+async function attachmentToDelete(caller: Principal, issueKey: string, id: number) {
+  const { issue, found, shown } = await visibleIssueWith(caller, issueKey, (projectId, issueId) =>
+    store.readAttachmentToDelete(caller.orgId, projectId, issueId, id),
+  );
+  if (!found.attachment || !shown(found.attachment)) throw new NotFoundError('Attachment');
+  return { found: found.attachment, sprintId: issue.sprint_id, retentionDays: found.retentionDays };
+}
+
+/**
+ * Brings a trashed attachment back (`stored`: as its trash item holds it), with its id, its file
+ * and its place in its issue's count, answered as its `GET` answers it. Refused (422, nothing
+ * written) when its issue, its sprint, its project or its comment is not there (in the trash: the
+ * error says to restore that first), or its issue already has the most files it may have. An issue
+ * moved to another sprint since is checked where it is now (one read more).
+ */
+export async function restoreTrashedAttachment(
+  caller: Principal,
+  stored: Record<string, unknown>,
+  deletedAt: string,
+): Promise<Attachment> {
+  const a = store.attachmentItem.decode(stored);
+  const maxFiles = config().attachments.maxFilesPerIssue;
+  const restore = (sprintId: number | null) => store.restoreTrashedAttachment(a, deletedAt, sprintId, maxFiles);
+  try {
+    await restore(a.trashedInSprint);
+  } catch (err) {
+    if (!isRefused(err, 'issue')) throw await restoreRefusal(caller.orgId, a, a.trashedInSprint, err);
+    // Moved to another sprint since, gone, or at its limit of files: one read tells which.
+    const now = await issueSprintNow(caller.orgId, a.projectId, a.issueId);
+    if (now === undefined || now === a.trashedInSprint) throw await restoreRefusal(caller.orgId, a, a.trashedInSprint, err);
+    await restore(now).catch(async (again: unknown) => {
+      throw await restoreRefusal(caller.orgId, a, now, again);
+    });
+  }
+  return toAttachment({ ...a, inTrash: false, trashedAt: null, trashedInSprint: null });
+}
+
+/**
+ * What a refused restore of attachment `a` (checked in sprint `sprintId`) means: 422 saying why, or
+ * 404 when its trash item went meanwhile.
+ */
+async function restoreRefusal(orgId: number, a: store.StoredAttachment, sprintId: number | null, err: unknown): Promise<unknown> {
+  const cannot = (why: string) => new TransitionError(`Attachment ${a.id} cannot come back: ${why}`);
+  const inTrash = async (kind: 'sprint' | 'issue' | 'comment', id: number, what: string) =>
+    cannot((await getTrashed(orgId, kind, id)) ? `${what} is in the trash (restore it first)` : `${what} no longer exists`);
+  if (isRefused(err, 'project')) return cannot(await projectNotThere(orgId, a.projectId));
+  if (isRefused(err, 'sprint')) return inTrash('sprint', sprintId ?? 0, `sprint ${sprintId}, which its issue is in,`);
+  if (isRefused(err, 'issue')) {
+    if ((await issueSprintNow(orgId, a.projectId, a.issueId)) === undefined)
+      return inTrash('issue', a.issueId, `its issue ${a.issueId}`);
+    const max = config().attachments.maxFilesPerIssue;
+    return cannot(`its issue ${a.issueId} already has ${max} attachments, the most it may have (delete one first)`);
+  }
+  if (isRefused(err, 'comment') && a.commentId !== null) return inTrash('comment', a.commentId, `its comment ${a.commentId}`);
+  if (isRefused(err, 'attachment')) return cannot('it went with its comment or its issue');
+  if (isRefused(err, 'trashed')) return new NotFoundError('Trash item');
+  return err;
 }
 
 /**

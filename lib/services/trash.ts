@@ -9,6 +9,7 @@ import { refusals as webhookRefusals } from './webhooks.ts';
 import { toWebhook } from '../db/webhooks.ts';
 import { restoreTrashedLabel } from './labels.ts';
 import { restoreTrashedComment } from './comments.ts';
+import { restoreTrashedAttachment } from './attachments.ts';
 import { restoreTrashedIssue } from './issue-trash.ts';
 import type { Restored, RestoreStarted } from '../schemas/trash.ts';
 import type { ContainerState } from '../vocabulary/trash.ts';
@@ -96,6 +97,8 @@ export async function restore(caller: Principal, id: string): Promise<Restored |
   if (found.kind === 'label') return { kind: 'label', item: await restoreTrashedLabel(caller, found.stored, found.deletedAt) };
   if (found.kind === 'comment')
     return { kind: 'comment', item: await restoreTrashedComment(caller, found.stored, found.deletedAt) };
+  if (found.kind === 'attachment')
+    return { kind: 'attachment', item: await restoreTrashedAttachment(caller, found.stored, found.deletedAt) };
   if (found.kind === 'issue') {
     const { issue, placed } = await restoreTrashedIssue(caller, found.stored, found.deletedAt);
     return { kind: 'issue', item: issue, placed };
@@ -118,7 +121,8 @@ export async function restore(caller: Principal, id: string): Promise<Restored |
 
 /**
  * Deletes trash item `id` for good (admins); in the background, a label's purge takes it off its
- * issues, an issue's removes what lived under it and releases its children (lib/db/cascade.ts).
+ * issues, an issue's removes what lived under it and releases its children, an attachment's
+ * removes it with its file and its bytes (lib/db/cascade.ts).
  */
 export async function purge(caller: Principal, id: string): Promise<void> {
   requireAdmin(caller);

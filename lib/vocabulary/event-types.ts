@@ -25,6 +25,8 @@ export const eventTypes = [
   'webhook.purged',
   'comment.restored',
   'comment.purged',
+  'attachment.restored',
+  'attachment.purged',
   'issue.restored',
   'issue.purged',
   'sprint.restored',

@@ -1,5 +1,5 @@
 /** The kinds of item the trash holds (docs/trash.md). */
-export const TRASH_KINDS = ['webhook', 'label', 'comment', 'issue', 'sprint', 'project'] as const;
+export const TRASH_KINDS = ['webhook', 'label', 'comment', 'attachment', 'issue', 'sprint', 'project'] as const;
 export type TrashKind = (typeof TRASH_KINDS)[number];
 
 /**

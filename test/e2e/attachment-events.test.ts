@@ -5,7 +5,8 @@ import { activityOf } from '../support/eventually.ts';
 import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';
 
 /**
- * `attachment.added` (a file uploaded and completed) and `attachment.removed` (a ready one deleted)
+ * `attachment.added` (a file uploaded and completed), `attachment.removed` (a ready one deleted,
+ * into the trash), `attachment.restored` and `attachment.purged` (its trash item's removal)
  * in the issue's activity history and in webhook deliveries to a real local receiver on 127.0.0.1,
  * which verifies each signature (test/support/receiver.ts). A pending attachment, declared and never
  * completed, then deleted, is no event.
@@ -30,7 +31,7 @@ describe('attachment events', () => {
     const r = await startReceiver();
     receivers.push(r);
     const hook = await admin.post('/api/v1/webhooks', {
-      webhook: { url: r.url, events: ['attachment.added', 'attachment.removed'] },
+      webhook: { url: r.url, events: ['attachment.added', 'attachment.removed', 'attachment.restored', 'attachment.purged'] },
     });
     expect(hook.status).toBe(201);
     r.secret = hook.body.secret;
@@ -57,26 +58,38 @@ describe('attachment events', () => {
     expect((await member.post(`${base}/${declared.body.id}/complete`)).status).toBe(200);
     expect((await admin.delete(`${base}/${abandoned.body.id}`)).status).toBe(204);
     expect((await admin.delete(`${base}/${declared.body.id}`)).status).toBe(204);
+    // In the trash (in no answer), back (by an admin), deleted again by its uploader, and purged.
+    expect((await member.delete(`${base}/${declared.body.id}`)).status).toBe(404);
+    expect((await admin.post(`/api/v1/trash/attachment-${declared.body.id}/restore`)).status).toBe(200);
+    expect((await member.delete(`${base}/${declared.body.id}`)).status).toBe(204);
+    expect((await admin.delete(`/api/v1/trash/attachment-${declared.body.id}`)).status).toBe(204);
 
-    await waitFor(() => r.accepted().length >= 2, FEED_WAIT_MS, 'both events');
+    await waitFor(() => r.accepted().length >= 5, FEED_WAIT_MS, 'every event');
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(r.requests.every((q) => q.verified)).toBe(true);
-    // Deliveries are not ordered (docs/change-feed.md): they are sorted by type here ("added" before
-    // "removed"), and their `timestamp`s give the order the events happened in.
+    // Deliveries are not ordered (docs/change-feed.md): their `timestamp`s give the order the events happened in.
     const sent = r
       .accepted()
       .map((q) => q.body)
-      .sort((a, b) => a.type.localeCompare(b.type));
+      .sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
     expect(sent.map((b) => [b.type, b.data.actor_id, b.data.attachment.id, b.data.attachment.status])).toEqual([
       ['attachment.added', org.member.id, declared.body.id, 'ready'],
       ['attachment.removed', org.admin.id, declared.body.id, 'ready'],
+      ['attachment.restored', org.admin.id, declared.body.id, 'ready'],
+      ['attachment.removed', org.member.id, declared.body.id, 'ready'],
+      ['attachment.purged', org.admin.id, declared.body.id, 'ready'],
     ]);
-    expect(Date.parse(sent[0].timestamp)).toBeLessThan(Date.parse(sent[1].timestamp));
     expect(sent[0].data.attachment).toMatchObject({ name: 'app.log', size: file.length, download_url: null });
 
     const path = `/api/v1/projects/${p.id}/issues/${issue.id}`;
-    const entries = await activityOf(admin, path, 2, (e: { event: string }) => e.event.startsWith('attachment.'));
-    expect(entries.map((e) => e.event).sort()).toEqual(['attachment.added', 'attachment.removed']);
+    const entries = await activityOf(admin, path, 5, (e: { event: string }) => e.event.startsWith('attachment.'));
+    expect(entries.map((e) => e.event).sort()).toEqual([
+      'attachment.added',
+      'attachment.purged',
+      'attachment.removed',
+      'attachment.removed',
+      'attachment.restored',
+    ]);
     for (const e of entries) expect(e).toMatchObject({ issue_id: issue.id, comment_id: null });
   }, 120_000);
 });

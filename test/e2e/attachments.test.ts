@@ -5,8 +5,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
 import { headObject, putObject } from '../../lib/db/objects.ts';
-import { getAttachment, organisationBytes } from '../../lib/db/attachments.ts';
-import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
+import { attachmentCounterDifferences, getAttachment, organisationBytes } from '../../lib/db/attachments.ts';
+import { createAccountInOrg } from '../../lib/services/accounts.ts';
+import { apiClient, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { mcpClient } from '../support/mcp.ts';
 import { purgeOnceHeld } from '../support/trash.ts';
@@ -57,6 +58,21 @@ async function declare(client: ApiClient, base: string, file: Buffer, overrides:
   return client.post(base, {
     attachment: { name: 'screenshot.png', content_type: 'image/png', size: file.length, sha256: sha(file), ...overrides },
   });
+}
+
+/** A ready attachment: declared by `client`, its file posted with the form, completed. */
+async function uploaded(client: ApiClient, base: string, file: Buffer, overrides: Record<string, unknown> = {}) {
+  const created = await declare(client, base, file, overrides);
+  expect(created.status).toBe(201);
+  expect((await postForm(created.body.upload, file, 'image/png')).status).toBe(204);
+  expect((await client.post(`${base}/${created.body.id}/complete`)).status).toBe(200);
+  return { id: created.body.id as number, key: created.body.upload.fields.key as string };
+}
+
+/** The issue's `attachments_count` (its place in the files-per-issue limit), as stored. */
+async function filesCounted(orgId: number, issue: { project_id: number; id: number }) {
+  const key = keys.issue(orgId, issue.project_id, issue.id);
+  return (await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item?.attachments_count;
 }
 
 describe('attachments', () => {
@@ -339,20 +355,163 @@ describe('attachments', () => {
     await mcp.close();
   });
 
-  it('removes the file from S3 once the attachment is deleted', async () => {
-    const { admin, base } = await setup();
-    const created = await declare(admin, base, png);
-    await postForm(created.body.upload, png, 'image/png');
-    await admin.post(`${base}/${created.body.id}/complete`);
-    const key = created.body.upload.fields.key as string;
+  it('go into the trash at their delete and come back with their file; purged, the file is removed from S3', async () => {
+    const { admin, member, base, issue, org } = await setup();
+    const { id, key } = await uploaded(member, base, png);
+    const [shown] = (await member.get(base)).body;
+    expect(await organisationBytes(org.orgId)).toBe(png.length);
+    expect(await filesCounted(org.orgId, issue)).toBe(1);
+
+    // Deleted by its uploader, as before (204, the same 5 calls), into the trash: in no answer, its file and bytes kept.
+    const deleted = await member.delete(`${base}/${id}`);
+    expect([deleted.status, deleted.dbCalls]).toEqual([204, 5]);
+    expect((await member.get(base)).body).toEqual([]);
+    expect((await member.get(`${base}/${id}`)).status).toBe(404);
+    expect((await download(org.member.token, `${base}/${id}`)).status).toBe(404);
+    expect((await member.post(`${base}/${id}/complete`)).status).toBe(404);
+    expect((await member.delete(`${base}/${id}`)).status).toBe(404);
+    const listed = await member.get('/api/v1/trash?kind=attachment');
+    expect(listed.body).toEqual([
+      expect.objectContaining({
+        id: `attachment-${id}`,
+        kind: 'attachment',
+        item_id: id,
+        title: 'screenshot.png',
+        deleted_by: org.member.id,
+      }),
+    ]);
     expect(await headObject(key)).toBeDefined();
-    expect((await admin.delete(`${base}/${created.body.id}`)).status).toBe(204);
-    expect((await admin.get(`${base}/${created.body.id}`)).status).toBe(404);
+    // Its bytes still held (it is still stored), its place on the issue given back at once.
+    expect(await organisationBytes(org.orgId)).toBe(png.length);
+    expect(await filesCounted(org.orgId, issue)).toBe(0);
+
+    // Restored by whoever deleted it: the same attachment, its file downloadable again, counted again.
+    const restored = await member.post(`/api/v1/trash/attachment-${id}/restore`);
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({
+      kind: 'attachment',
+      item: { ...shown, download_url: expect.any(String), download_expires_at: expect.any(String) },
+    });
+    expect((await member.get(base)).body.map((a: { id: number }) => a.id)).toEqual([id]);
+    const again = await download(org.member.token, `${base}/${id}`);
+    expect(again.status).toBe(302);
+    expect(Buffer.from(await (await fetch(again.location!)).arrayBuffer()).equals(png)).toBe(true);
+    expect(await filesCounted(org.orgId, issue)).toBe(1);
+    expect((await member.get('/api/v1/trash?kind=attachment')).body).toEqual([]);
+    expect((await member.post(`/api/v1/trash/attachment-${id}/restore`)).status).toBe(404);
+
+    // Deleted again and purged: its item, its file and its bytes go.
+    expect((await member.delete(`${base}/${id}`)).status).toBe(204);
+    expect((await admin.delete(`/api/v1/trash/attachment-${id}`)).status).toBe(204);
     await eventually(
       'the file removed',
       () => headObject(key),
       (object) => object === undefined,
     );
+    await eventually(
+      'its bytes given back',
+      () => organisationBytes(org.orgId),
+      (n) => n === 0,
+    );
+    expect(await getAttachment(org.orgId, issue.project_id, issue.id, id)).toBeUndefined();
+    expect(await filesCounted(org.orgId, issue)).toBe(0);
+    expect(await attachmentCounterDifferences(org.orgId)).toEqual([]);
+  });
+
+  it('are deleted by their uploader, the author of their comment or an admin only; a comment takes files from its author or an admin', async () => {
+    const { admin, member, base, issue, org } = await setup();
+    const other = await createAccountInOrg(org.orgId, {
+      name: 'Olu Other',
+      email: `other-${org.orgId}@example.com`,
+      role: 'member',
+    });
+    const otherMember = apiClient(gateway.baseUrl, other.token);
+    const commentOf = async (client: ApiClient) =>
+      (await client.post(`/api/v1/projects/${issue.project_id}/issues/${issue.id}/comments`, { comment: { body: 'see file' } }))
+        .body.id as number;
+    const adminComment = await commentOf(admin);
+    const memberComment = await commentOf(member);
+
+    // Another member's file, and an admin's file on the admin's own comment: 403, nothing written, the file still there.
+    const mine = await uploaded(member, base, png);
+    const onAdminComment = await uploaded(admin, base, png, { comment_id: adminComment });
+    const pendingOfMember = await declare(member, base, Buffer.alloc(10));
+    for (const { id } of [mine, onAdminComment, { id: pendingOfMember.body.id as number }]) {
+      const refused = await (id === onAdminComment.id ? member : otherMember).delete(`${base}/${id}`);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatch(
+        new RegExp(`Only its uploader, the author of its comment or an admin may delete attachment ${id}`),
+      );
+    }
+    expect((await admin.get(base)).body.map((a: { id: number }) => a.id)).toEqual([
+      mine.id,
+      onAdminComment.id,
+      pendingOfMember.body.id,
+    ]);
+    for (const { key } of [mine, onAdminComment]) expect(await headObject(key)).toBeDefined();
+    expect(await filesCounted(org.orgId, issue)).toBe(3);
+    expect((await admin.get('/api/v1/trash')).body).toEqual([]);
+
+    // Files on someone else's comment: refused to a member (403, nothing written), on REST and MCP alike.
+    const onOthers = await declare(member, base, png, { comment_id: adminComment });
+    expect(onOthers.status).toBe(403);
+    expect(onOthers.body.error).toBe(`Only the author of comment ${adminComment} or an admin may attach files to it`);
+    const mcp = await mcpClient(gateway.baseUrl, org.member.token);
+    const file = { issue_number: issue.issue_number, name: 'a.txt', content_type: 'text/plain', comment_id: adminComment };
+    expect(await mcp.error('add_attachment', { ...file, data: 'aGk=' })).toMatch(/Only the author of comment/);
+    expect(await mcp.error('add_attachment', { ...file, size: 2 })).toMatch(/Only the author of comment/);
+    await mcp.close();
+    expect(await organisationBytes(org.orgId)).toBe(2 * png.length + 10);
+    expect(await filesCounted(org.orgId, issue)).toBe(3);
+
+    // Its uploader, the author of its comment (an admin's file on a member's comment), an admin: 204.
+    const adminsOnMemberComment = await uploaded(admin, base, png, { comment_id: memberComment });
+    expect((await member.delete(`${base}/${mine.id}`)).status).toBe(204);
+    expect((await member.delete(`${base}/${adminsOnMemberComment.id}`)).status).toBe(204);
+    expect((await admin.delete(`${base}/${pendingOfMember.body.id}`)).status).toBe(204);
+    expect((await admin.delete(`${base}/${onAdminComment.id}`)).status).toBe(204);
+    const trash = (await admin.get('/api/v1/trash?kind=attachment')).body as { item_id: number }[];
+    expect(trash.map((t) => t.item_id).sort()).toEqual([mine.id, adminsOnMemberComment.id, onAdminComment.id].sort());
+    // A member's own comment takes their files.
+    expect((await declare(member, base, png, { comment_id: memberComment })).status).toBe(201);
+  });
+
+  it('trashed on their own stay there while their comment is deleted and restored, and come back after it', async () => {
+    const { admin, base, issue, org } = await setup();
+    const comment = (
+      await admin.post(`/api/v1/projects/${issue.project_id}/issues/${issue.id}/comments`, { comment: { body: 'see log' } })
+    ).body;
+    const [kept, trashed] = [
+      await uploaded(admin, base, png, { comment_id: comment.id }),
+      await uploaded(admin, base, png, { comment_id: comment.id }),
+    ];
+    expect((await admin.delete(`${base}/${trashed.id}`)).status).toBe(204);
+    expect((await admin.delete(`/api/v1/comments/${comment.id}`)).status).toBe(204);
+    await eventually(
+      "the comment's file no longer counted",
+      () => filesCounted(org.orgId, issue),
+      (n) => n === 0,
+    );
+    const refused = await admin.post(`/api/v1/trash/attachment-${trashed.id}/restore`);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toBe(
+      `Attachment ${trashed.id} cannot come back: its comment ${comment.id} is in the trash (restore it first)`,
+    );
+
+    // The comment back: its own file with it, not the one trashed on its own (counted by the consumer a moment later).
+    expect((await admin.post(`/api/v1/trash/comment-${comment.id}/restore`)).status).toBe(200);
+    expect((await admin.get(base)).body.map((a: { id: number }) => a.id)).toEqual([kept.id]);
+    await eventually(
+      "the comment's file counted again",
+      () => filesCounted(org.orgId, issue),
+      (n) => n === 1,
+    );
+    expect(await attachmentCounterDifferences(org.orgId)).toEqual([]);
+    expect((await admin.post(`/api/v1/trash/attachment-${trashed.id}/restore`)).status).toBe(200);
+    expect((await admin.get(base)).body.map((a: { id: number }) => a.id)).toEqual([kept.id, trashed.id]);
+    expect(await filesCounted(org.orgId, issue)).toBe(2);
+    expect(await organisationBytes(org.orgId)).toBe(2 * png.length);
+    expect(await attachmentCounterDifferences(org.orgId)).toEqual([]);
   });
 
   it("go with their issue, sprint and project: files removed from S3, the organisation's bytes exact", async () => {

@@ -263,7 +263,8 @@ const recipes: Record<string, Recipe> = {
     return one('complete', await f.admin.post(`/api/v1/issues/${key}/attachments/${id}/complete`));
   },
   'DELETE /api/v1/issues/{issue_key}/attachments/{attachment_id}': async (f) => {
-    const { key, id } = await pendingAttachment(f, false);
+    // A ready one: its delete moves it into the trash (a pending one's, for good, costs the same).
+    const { key, id } = await readyAttachment(f);
     return one('delete', await f.admin.delete(`/api/v1/issues/${key}/attachments/${id}`));
   },
   'GET /api/v1/issues/{issue_key}/relations': async (f) => {

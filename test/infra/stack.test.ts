@@ -830,7 +830,9 @@ describe('the stream consumer', () => {
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['comment'] }, has_attachments: { BOOL: [true] } } } },
       {
         eventName: ['REMOVE'],
-        dynamodb: { OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue', 'comment', 'sprint', 'project'] } } },
+        dynamodb: {
+          OldImage: { type: { S: ['trash'] }, kind: { S: ['label', 'issue', 'comment', 'attachment', 'sprint', 'project'] } },
+        },
       },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['cascade'] }, status: { S: ['pending'] } } } },
     ]);

@@ -5,9 +5,13 @@ import { describe, expect, it } from 'vitest';
 import {
   attachmentCounterDifferences,
   readAttachmentCounters,
+  markReady,
   releaseExpiredAttachment,
+  releaseTrashedAttachment,
   settleCommentAttachments,
 } from '../../lib/db/attachments.ts';
+import { getTrashed } from '../../lib/db/trash.ts';
+import { isRefused } from '../../lib/db/transactions.ts';
 import type { AttachmentCounters } from '../../lib/model/attachments.ts';
 import { cascade } from '../../lib/db/cascade.ts';
 import { createAttachment, deleteAttachment } from '../../lib/services/attachments.ts';
@@ -41,7 +45,8 @@ import { newOrganisation, randomPrefix } from '../support/api.ts';
  * table must equal what every derivation rebuilds from the issues (a parent's summary and a blocked
  * issue's `open_blockers` included), comments' counts and pointers must match the comments, the attachment counters (an
  * organisation's bytes, an issue's files) what their attachments count (attachments declared on
- * issues and comments, deleted, expired by their TTL with the stream record replayed, kept in the
+ * issues and comments, made ready, deleted (a ready one into the trash on its own, restored or
+ * purged there), expired by their TTL with the stream record replayed, kept in the
  * trash with their comment and back at its restore, gone with its purge, or with their issue, sprint
  * or project), each comment's attachments marked as where it is (in the trash, or not), and
  * every relation must be on its other issue with the inverse type. A difference fails, naming the
@@ -108,7 +113,12 @@ type Op =
   | { kind: 'relate'; issue: number; other: number; type: RelationType }
   /** A pending attachment declared on an issue (or on one of the sequence's comments). */
   | { kind: 'attach'; issue: number; comment: number | null; size: number }
+  /** Its file uploaded and completed (made ready: a ready one's delete moves it into the trash). */
+  | { kind: 'ready'; attachment: number }
   | { kind: 'detach'; attachment: number }
+  /** An attachment trashed on its own, brought back, or purged (with what the consumer does at its purge). */
+  | { kind: 'restoreFile'; attachment: number }
+  | { kind: 'purgeFile'; attachment: number }
   /** A pending attachment removed by its TTL, the stream's record of it handled twice (a replay). */
   | { kind: 'expire'; attachment: number }
   | { kind: 'unrelate'; issue: number; relation: number }
@@ -223,7 +233,10 @@ const single: fc.Arbitrary<Op> = fc.oneof(
       size: fc.integer({ min: 1, max: 5000 }),
     }),
   },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('ready' as const), attachment: index }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('detach' as const), attachment: index }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('restoreFile' as const), attachment: index }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('purgeFile' as const), attachment: index }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('expire' as const), attachment: index }) },
 );
 const op: fc.Arbitrary<Op> = fc.oneof(
@@ -247,6 +260,8 @@ interface World {
   trashedComments: number[];
   /** Attachments declared: their issue's number and their key. */
   attachments: { number: string; issueId: number; id: number }[];
+  /** Attachments deleted into the trash on their own (as far as the sequence knows: their issue or comment may have taken them since). */
+  trashedFiles: { number: string; issueId: number; id: number }[];
   /** Issue numbers by id, and those of earlier sequences (other projects) that may still exist. */
   numbers: Map<number, string>;
   earlier: string[];
@@ -257,7 +272,18 @@ interface World {
   /** What a delete and its restore run alone changed of the derived state (nothing, when right). */
   roundTrips: string[];
   /** Restores and purges that went through, per kind; comments' attachments moved into the trash, back or away. */
-  done: Record<'restore' | 'purge' | 'roundTrip' | 'commentFiles' | 'restoreSprint' | 'purgeSprint' | 'sprintRoundTrip', number>;
+  done: Record<
+    | 'restore'
+    | 'purge'
+    | 'roundTrip'
+    | 'commentFiles'
+    | 'restoreSprint'
+    | 'purgeSprint'
+    | 'sprintRoundTrip'
+    | 'restoreFile'
+    | 'purgeFile',
+    number
+  >;
 }
 
 /**
@@ -536,9 +562,35 @@ async function run(w: World, o: Op, alone = true): Promise<void> {
       w.attachments.push({ number, issueId: id, id: made.id });
       return;
     }
+    case 'ready': {
+      const a = pick(w.attachments, o.attachment);
+      // Ready already, or gone: refused, as `complete` answers it then.
+      if (a) await markReady({ orgId: caller.orgId, projectId: w.projectId, issueId: a.issueId, id: a.id }).catch(ignorePending);
+      return;
+    }
     case 'detach': {
       const a = pick(w.attachments, o.attachment);
-      if (a) await deleteAttachment(caller, a.number, a.id);
+      if (!a) return;
+      await deleteAttachment(caller, a.number, a.id);
+      if (await getTrashed(caller.orgId, 'attachment', a.id)) w.trashedFiles.push(a);
+      return;
+    }
+    case 'restoreFile':
+    case 'purgeFile': {
+      const a = pick(w.trashedFiles, o.attachment);
+      const trashed = a && (await getTrashed(caller.orgId, 'attachment', a.id));
+      if (a) w.trashedFiles = w.trashedFiles.filter((t) => t !== a);
+      if (!a || !trashed) return;
+      if (o.kind === 'restoreFile') await restore(caller, `attachment-${a.id}`);
+      else {
+        await purge(caller, `attachment-${a.id}`);
+        // Its trash item's stream record: it goes, with its bytes (its file after it).
+        await releaseTrashedAttachment(
+          { orgId: caller.orgId, projectId: w.projectId, issueId: a.issueId, id: a.id },
+          trashed.deletedAt,
+        );
+      }
+      w.done[o.kind]++;
       return;
     }
     case 'expire': {
@@ -675,14 +727,16 @@ async function derivedDifferences(orgId: number): Promise<string[]> {
  * Comments' attachments against where their comments are (docs/trash.md): on an issue that is
  * there, those of a comment in the trash are marked `in_trash` (not counted on the issue) and the
  * issue holds the comment among `comments_with_files_in_trash` (in no answer), those of a comment
- * that is there are neither, and none is left of a comment gone for good; the issue holds no other
- * comment there.
+ * that is there are neither (but those in the trash on their own, which stay marked), and none is
+ * left of a comment gone for good; the issue holds no other comment there. Every attachment in the
+ * trash on its own is marked and has the trash item of that delete.
  */
 async function commentFileDifferences(orgId: number): Promise<string[]> {
   const comments = new Set<number>();
   const trashed = new Set<number>();
   const inTrashOf = new Map<string, number[]>();
   const files: Record<string, unknown>[] = [];
+  const trashedFiles = new Map<number, string>();
   await scanPages(
     {
       FilterExpression: 'begins_with(PK, :org) AND #type IN (:issue, :comment, :trash, :attachment)',
@@ -703,18 +757,28 @@ async function commentFileDifferences(orgId: number): Promise<string[]> {
           ]);
         else if (item.type === 'comment') comments.add(Number(item.id));
         else if (item.type === 'trash' && item.kind === 'comment') trashed.add(Number(item.item_id));
-        else if (item.type === 'attachment' && typeof item.comment_id === 'number') files.push(item);
+        else if (item.type === 'trash' && item.kind === 'attachment')
+          trashedFiles.set(Number(item.item_id), String(item.deleted_at));
+        else if (item.type === 'attachment') files.push(item);
       }
     },
   );
   const out: string[] = [];
   for (const a of files) {
-    const comment = Number(a.comment_id);
+    const own = typeof a.trashed_at === 'string';
+    if (own && (a.in_trash !== true || trashedFiles.get(Number(a.id)) !== a.trashed_at))
+      out.push(`trashed-files: attachment ${String(a.id)} trashed at ${String(a.trashed_at)}, in_trash ${String(a.in_trash)}`);
+    if (typeof a.comment_id !== 'number') continue;
+    const comment = a.comment_id;
     const held = inTrashOf.get(`${String(a.project_id)}/${String(a.issue_id)}`);
     if (!held) continue;
     const where = comments.has(comment) ? 'there' : trashed.has(comment) ? 'trashed' : 'gone';
     const seen = `attachment ${String(a.id)} of comment ${comment} (${where}): in_trash ${String(a.in_trash === true)}, held ${held.includes(comment)}`;
-    if (where === 'gone' || (a.in_trash === true) !== (where === 'trashed') || held.includes(comment) !== (where === 'trashed'))
+    if (
+      where === 'gone' ||
+      (a.in_trash === true) !== (own || where === 'trashed') ||
+      held.includes(comment) !== (where === 'trashed')
+    )
       out.push(`comment-files: ${seen}`);
   }
   for (const [issue, held] of inTrashOf) {
@@ -747,9 +811,20 @@ const PRELUDE: Op[] = [
   { kind: 'comment', issue: 0 },
   { kind: 'attach', issue: 0, comment: 0, size: 100 },
   { kind: 'attach', issue: 0, comment: 0, size: 200 },
+  // The second made ready and deleted on its own into the trash before its comment's round trip:
+  // it stays there (then comes back, and goes again: the sequence may restore or purge it).
+  { kind: 'ready', attachment: 1 },
+  { kind: 'detach', attachment: 1 },
   { kind: 'uncomment', comment: 0 },
   { kind: 'recomment', comment: 0 },
+  // Back after its comment's round trip, and into the trash again.
+  { kind: 'restoreFile', attachment: 0 },
+  { kind: 'detach', attachment: 1 },
 ];
+
+const ignorePending = (err: unknown) => {
+  if (!isRefused(err, 'not_pending')) throw err;
+};
 
 const ignoreRefusals = async (step: Promise<void>) => {
   try {
@@ -767,7 +842,17 @@ describe(`issue writes against the rebuild (${SEQUENCES} random sequences of up 
     const org = await newOrganisation();
     const caller: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '' };
     const earlier: string[] = [];
-    const done = { restore: 0, purge: 0, roundTrip: 0, commentFiles: 0, restoreSprint: 0, purgeSprint: 0, sprintRoundTrip: 0 };
+    const done = {
+      restore: 0,
+      purge: 0,
+      roundTrip: 0,
+      commentFiles: 0,
+      restoreSprint: 0,
+      purgeSprint: 0,
+      sprintRoundTrip: 0,
+      restoreFile: 0,
+      purgeFile: 0,
+    };
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: MAX_OPS }), fc.boolean(), async (ops, dropProject) => {
         const project = await createProject(caller, { name: 'P', prefix: randomPrefix() });
@@ -782,6 +867,7 @@ describe(`issue writes against the rebuild (${SEQUENCES} random sequences of up 
           commentIssues: new Map(),
           trashedComments: [],
           attachments: [],
+          trashedFiles: [],
           numbers: new Map(),
           earlier,
           trashed: [],

@@ -191,7 +191,7 @@ export const exceptions: Record<string, Budget> = {
     calls: 5,
     roundTrips: 4,
     reason:
-      "The key's pointer, the issue with its project beside the attachment (its size), then the transaction that deletes it and gives back its place in the issue's count and the organisation's bytes: 5 calls, 4 serial round trips (5 in a sprint).",
+      "The key's pointer, the issue with its project beside the attachment (its size) and the organisation (its trash retention) in one BatchGetItem, then the transaction that moves a ready one into the trash (a pending one: deletes it, with the organisation's bytes) and gives back its place in the issue's count: 5 calls, 4 serial round trips (5 in a sprint).",
   },
   // Export (docs/import-export.md): a page of an organisation-wide walk, bounded by calls as well as bytes
   'GET /api/v1/export': {

@@ -119,6 +119,9 @@ describe('what a filter needs read at the fan-out', () => {
       // A comment back from the trash, or purged: matched against its issue, as its other events.
       'comment.restored',
       'comment.purged',
+      // An attachment back from the trash, or purged: matched against its issue, as its other events.
+      'attachment.restored',
+      'attachment.purged',
       // An issue back from the trash, or purged: matched against the issue as it was.
       'issue.restored',
       'issue.purged',

@@ -100,7 +100,8 @@ export async function writeExport(
     lines += 1;
     if (!out.write(`${text}\n`)) await new Promise((resolve) => out.once('drain', resolve));
     if (!files) continue;
-    // A ready attachment's line, or one of an issue in the trash (`trash_content`, with `--include-trash`).
+    // A ready attachment's line, or one in the trash (its own `trash` line, or one of an issue's
+    // `trash_content`, with `--include-trash`).
     const line = attachmentOf(text);
     if (!line) continue;
     const why = await writeAttachmentFile(orgId, line, files.folder);
@@ -113,10 +114,11 @@ export async function writeExport(
   return files ? { lines, files } : { lines };
 }
 
-/** The attachment an export line is the manifest of, if it is one: its own line, or what a trashed thing holds. */
+/** The attachment an export line is the manifest of, if it is one: its own line, trashed, or what a trashed thing holds. */
 function attachmentOf(text: string): AttachmentLine | undefined {
   if (text.startsWith('{"kind":"attachment"')) return JSON.parse(text) as AttachmentLine;
-  if (!text.startsWith('{"kind":"trash_content"')) return undefined;
+  // `trash` and `trash_content` lines alike.
+  if (!text.startsWith('{"kind":"trash')) return undefined;
   const line = JSON.parse(text) as { item_kind: string; item: AttachmentLine };
   return line.item_kind === 'attachment' ? line.item : undefined;
 }

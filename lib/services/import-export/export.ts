@@ -314,11 +314,13 @@ export async function* walkExport(
           ? dropVersion(toLabel(t.stored))
           : t.kind === 'comment'
             ? commentLine(t.stored)
-            : t.kind === 'issue'
-              ? issueLine(t.stored, null, project)
-              : t.kind === 'sprint'
-                ? sprintLine(t.stored)
-                : projectLine(t.stored);
+            : t.kind === 'attachment'
+              ? attachmentLine(t.stored)
+              : t.kind === 'issue'
+                ? issueLine(t.stored, null, project)
+                : t.kind === 'sprint'
+                  ? sprintLine(t.stored)
+                  : projectLine(t.stored);
       yield line('trash', trashLine(t, item));
     }
     if (scope && project) yield* projectParts(project, scope);
