@@ -350,6 +350,8 @@ describe('import of an export with attachments', () => {
       uploaderName: 'Ada Admin',
       createdAt: '2025-01-02T03:04:05.000Z',
       inTrash: false,
+      stagingKey: null,
+      reserved: true,
     };
     // The same size, other bytes: the local server stores them (AWS would refuse the checksum); the check after the upload does not.
     const other = Buffer.from(png);

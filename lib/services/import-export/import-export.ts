@@ -799,6 +799,8 @@ class ExportImport {
       uploaderName: String(line.uploader_name ?? ''),
       createdAt,
       inTrash: false,
+      stagingKey: null,
+      reserved: true,
     };
     try {
       await restoreAttachment(attachment, file, earlier !== undefined);
