@@ -80,7 +80,9 @@ export class AttachmentBucket extends Construct {
       for (const action of actions) byPrefix.set(prefix, (byPrefix.get(prefix) ?? new Set()).add(action));
     }
     for (const [prefix, actions] of byPrefix) {
-      fn.addToRolePolicy(new PolicyStatement({ actions: [...actions].sort(), resources: [this.bucket.arnForObjects(`${prefix}*`)] }));
+      fn.addToRolePolicy(
+        new PolicyStatement({ actions: [...actions].sort(), resources: [this.bucket.arnForObjects(`${prefix}*`)] }),
+      );
     }
     // cdk-nag names the bucket by its logical id in the same stack, by the nested stack's parameter elsewhere.
     const cfn = this.bucket.node.defaultChild as CfnBucket;

@@ -545,7 +545,10 @@ export function attachmentRemoval(a: Removed, withIssueCount: boolean): GuardedI
           TableName: tableName(),
           Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
           ConditionExpression: ['attribute_exists(PK)', ...asRead].join(' AND '),
-          ExpressionAttributeNames: { '#status': 'status', ...(withIssueCount ? { '#mark': attachmentItem.stored('inTrash') } : {}) },
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            ...(withIssueCount ? { '#mark': attachmentItem.stored('inTrash') } : {}),
+          },
           ExpressionAttributeValues: { ':status': a.status, ...(withIssueCount && a.inTrash ? { ':yes': true } : {}) },
         },
       },

@@ -85,7 +85,9 @@ async function releaseAttachments(items: Record<string, unknown>[]): Promise<Set
     for (let attempt = 0; found && attempt < 3; attempt++) {
       const { size, status, uploaderId, reserved } = attachmentItem.decode(found);
       try {
-        await transact(attachmentRemoval({ ...project, issueId: Number(m[1]), id: Number(m[2]), size, status, uploaderId, reserved }, false));
+        await transact(
+          attachmentRemoval({ ...project, issueId: Number(m[1]), id: Number(m[2]), size, status, uploaderId, reserved }, false),
+        );
         break;
       } catch (err) {
         if (!(err instanceof Refused)) throw err;

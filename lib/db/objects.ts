@@ -55,8 +55,10 @@ export const attachmentObjectKey = (orgId: number, projectId: number, issueId: n
  * lifecycle rule removes it.
  */
 export const STAGING_PREFIX = 'staging/';
+/** Where the forms of one organisation post (`stagingObjectKey`). */
+export const stagingPrefixOf = (orgId: number) => `${STAGING_PREFIX}o/${pad(orgId)}/`;
 export const stagingObjectKey = (orgId: number, attachmentId: number, nonce: string) =>
-  `${STAGING_PREFIX}o/${pad(orgId)}/a/${pad(attachmentId)}/${nonce}`;
+  `${stagingPrefixOf(orgId)}a/${pad(attachmentId)}/${nonce}`;
 
 /** `20261126T101500Z` and `20261126`. */
 function amzDates(now: Date) {
@@ -193,7 +195,11 @@ export async function signDownloadUrl(
 }
 
 /** A signed request to an object, sent. */
-async function send(method: 'HEAD' | 'GET' | 'DELETE' | 'PUT', key: string, headers: Record<string, string> = {}): Promise<Response> {
+async function send(
+  method: 'HEAD' | 'GET' | 'DELETE' | 'PUT',
+  key: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const { b, v4 } = signer();
   const url = objectUrl(b.base, key);
   const signed = await v4.sign(requestOf(method, url, { 'x-amz-content-sha256': EMPTY_SHA256, ...headers }));

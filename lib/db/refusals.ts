@@ -47,14 +47,7 @@ export type OAuthRefusal = 'client' | 'reused' | 'revoked' | 'moved';
 export type TrashRefusal = 'trashed' | 'entry_there' | 'child_there' | 'busy' | 'prefix_taken';
 export type MigrationRefusal = 'lease-lost';
 export type AttachmentRefusal =
-  | 'project'
-  | 'issue'
-  | 'comment'
-  | 'attachment'
-  | 'files_limit'
-  | 'bytes_limit'
-  | 'pending_limit'
-  | 'not_pending';
+  'project' | 'issue' | 'comment' | 'attachment' | 'files_limit' | 'bytes_limit' | 'pending_limit' | 'not_pending';
 
 /** Every reason a write may be refused with. */
 export type RefusalReason =

@@ -197,7 +197,8 @@ async function createRefusal(err: unknown, a: store.StoredAttachment): Promise<u
   if (isRefused(err, 'bytes_limit')) {
     const { organisation } = await store.pendingCounts(a.orgId, a.uploaderId);
     const { files, bytes } = pendingCaps.organisation;
-    if (organisation.files >= files || organisation.bytes + a.size > bytes) return pendingRefusal('your organisation has', pendingCaps.organisation);
+    if (organisation.files >= files || organisation.bytes + a.size > bytes)
+      return pendingRefusal('your organisation has', pendingCaps.organisation);
   }
   if (meaning instanceof ValidationError && !(await store.issueExists(a.orgId, a.projectId, a.issueId))) {
     return new NotFoundError('Issue');

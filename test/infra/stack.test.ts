@@ -1464,7 +1464,7 @@ describe("attachments' bucket", () => {
     );
   });
 
-  it("lets the upload-form functions (REST create, /mcp) put under staging/ only, complete (REST, /mcp) copy from there to o/, the readers get, the cascade delete: each on its prefix alone", () => {
+  it('lets the upload-form functions (REST create, /mcp) put under staging/ only, complete (REST, /mcp) copy from there to o/, the readers get, the cascade delete: each on its prefix alone', () => {
     const roleEntry = new Map(functionRoles().map((r) => [r.role, r.entry]));
     const uses: Record<string, string[]> = {};
     const under = (prefix: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, `/${prefix}*`]] });

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { expiredPendingAttachments, expirePendingAttachment } from '../../lib/db/attachments.ts';
-import { deleteObjects, listObjects, STAGING_PREFIX } from '../../lib/db/objects.ts';
+import { deleteObjects, listObjects, STAGING_PREFIX, stagingPrefixOf } from '../../lib/db/objects.ts';
 import { ATTACHMENT_LIMITS } from '../../lib/vocabulary/attachments.ts';
 import { lambdaContext } from './gateway.ts';
 import type { StreamHandler } from './stream-poller.ts';
@@ -43,25 +43,42 @@ export interface ExpiryOptions {
   consume: StreamHandler;
   /** The sweep's clock (default: now). */
   now?: Date;
-  /** Only this organisation's pending attachments (default: the whole table's, one Scan). */
+  /** Only this organisation's pending attachments and staged files (default: the whole table's, one Scan, and bucket's). */
   orgId?: number;
 }
 
 /** One sweep: what it removed (pending attachments expired, staged files). */
 export async function sweepExpired(options: ExpiryOptions): Promise<{ attachments: number; staged: number }> {
+  const attachments = await expirePendingUploads(options);
+  const staged = await removeStagedFiles(options.now, options.orgId);
+  return { attachments, staged };
+}
+
+/** Removes the pending attachments whose TTL has passed, each handed to the consumer as the TTL's removal. Returns how many. */
+export async function expirePendingUploads(options: ExpiryOptions): Promise<number> {
   const now = options.now ?? new Date();
-  let attachments = 0;
+  let expired = 0;
   for (const key of await expiredPendingAttachments(now, options.orgId)) {
     const old = await expirePendingAttachment(key, now);
     if (!old) continue;
     const out = await options.consume({ Records: [ttlRemoval(old, now)] }, lambdaContext('cascade'));
-    if (out && out.batchItemFailures.length > 0) throw new Error(`the stream consumer failed the TTL removal of ${key.PK} ${key.SK}`);
-    attachments++;
+    if (out && out.batchItemFailures.length > 0)
+      throw new Error(`the stream consumer failed the TTL removal of ${key.PK} ${key.SK}`);
+    expired++;
   }
+  return expired;
+}
+
+/**
+ * Removes the files posted under `staging/` (of one organisation, given `orgId`) as the bucket's
+ * lifecycle rule does: those posted more than `stagingDays` before `now`. Returns how many.
+ */
+export async function removeStagedFiles(now = new Date(), orgId?: number): Promise<number> {
   const oldest = now.getTime() - ATTACHMENT_LIMITS.stagingDays * 86_400_000;
-  const staged = (await listObjects(STAGING_PREFIX)).filter((o) => o.lastModified.getTime() < oldest).map((o) => o.key);
+  const prefix = orgId === undefined ? STAGING_PREFIX : stagingPrefixOf(orgId);
+  const staged = (await listObjects(prefix)).filter((o) => o.lastModified.getTime() < oldest).map((o) => o.key);
   if (staged.length > 0) await deleteObjects(staged);
-  return { attachments, staged: staged.length };
+  return staged.length;
 }
 
 /** Sweeps every `intervalSeconds` until stopped; a failed sweep is logged and the next one tries again. */
