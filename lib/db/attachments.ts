@@ -194,24 +194,37 @@ function pendingReservation(a: StoredAttachment, maxBytes: number, caps: Pending
   ];
 }
 
+/** The `ADD` clauses that give back one pending attachment's place among its organisation's (`:minus`: minus its size). */
+const ORGANISATION_PENDING_RELEASE = `${organisationCounter.pendingAttachments} :minusOne, ${organisationCounter.pendingAttachmentBytes} :minus`;
+
 /** The reservation of a pending attachment given back: its organisation's and its uploader's pending counts. */
 function pendingRelease(a: Pick<StoredAttachment, 'orgId' | 'uploaderId' | 'size'>): GuardedItem[] {
-  const org = organisationCounter;
-  const mine = { files: pendingUploadsItem.stored('files'), bytes: pendingUploadsItem.stored('bytes') };
-  const release = (Key: Key, files: string, bytes: string): GuardedItem => ({
+  const organisation: GuardedItem = {
     item: {
       Update: {
         TableName: tableName(),
-        Key,
-        UpdateExpression: `ADD ${files} :minusOne, ${bytes} :minus`,
+        Key: keys.org(a.orgId),
+        UpdateExpression: `ADD ${ORGANISATION_PENDING_RELEASE}`,
         ExpressionAttributeValues: { ':minusOne': -1, ':minus': -a.size },
       },
     },
-  });
-  return [
-    release(keys.org(a.orgId), org.pendingAttachments, org.pendingAttachmentBytes),
-    release(keys.pendingUploads(a.orgId, a.uploaderId), mine.files, mine.bytes),
-  ];
+  };
+  return [organisation, uploaderRelease(a)];
+}
+
+/** The uploader's pending counts given back by one pending attachment. */
+function uploaderRelease(a: Pick<StoredAttachment, 'orgId' | 'uploaderId' | 'size'>): GuardedItem {
+  const mine = { files: pendingUploadsItem.stored('files'), bytes: pendingUploadsItem.stored('bytes') };
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.pendingUploads(a.orgId, a.uploaderId),
+        UpdateExpression: `ADD ${mine.files} :minusOne, ${mine.bytes} :minus`,
+        ExpressionAttributeValues: { ':minusOne': -1, ':minus': -a.size },
+      },
+    },
+  };
 }
 
 /** The organisation's and its uploader's pending counts, read consistently: what a refused declaration ran into. */
@@ -537,7 +550,8 @@ export async function markReady(
 export function attachmentRemoval(a: Removed, withIssueCount: boolean): GuardedItem[] {
   const issueKey = keys.issue(a.orgId, a.projectId, a.issueId);
   const asRead = [...(withIssueCount ? [a.inTrash ? '#mark = :yes' : 'attribute_not_exists(#mark)'] : []), '#status = :status'];
-  const [orgRelease, uploaderRelease] = a.status === 'pending' && a.reserved ? pendingRelease(a) : [];
+  // A pending one gives back its reservation too, in the same update of its organisation (one write per item in a transaction).
+  const releases = a.status === 'pending' && a.reserved;
   return [
     {
       item: {
@@ -559,15 +573,12 @@ export function attachmentRemoval(a: Removed, withIssueCount: boolean): GuardedI
         Update: {
           TableName: tableName(),
           Key: keys.org(a.orgId),
-          // With a pending one's reservation (`pendingRelease`) in the same update: one write per item in a transaction.
-          UpdateExpression: orgRelease
-            ? `${orgRelease.item.Update!.UpdateExpression!}, ${ORGANISATION_BYTES} :minus`
-            : `ADD ${ORGANISATION_BYTES} :minus`,
-          ExpressionAttributeValues: { ':minus': -a.size, ...(orgRelease ? { ':minusOne': -1 } : {}) },
+          UpdateExpression: `ADD ${ORGANISATION_BYTES} :minus${releases ? `, ${ORGANISATION_PENDING_RELEASE}` : ''}`,
+          ExpressionAttributeValues: { ':minus': -a.size, ...(releases ? { ':minusOne': -1 } : {}) },
         },
       },
     },
-    ...(uploaderRelease ? [uploaderRelease] : []),
+    ...(releases ? [uploaderRelease(a)] : []),
     ...(!withIssueCount
       ? []
       : a.inTrash
