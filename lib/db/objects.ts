@@ -289,12 +289,20 @@ export async function putObject(
   if (status < 200 || status >= 300) throw new Error(`PutObject ${key}: ${status}`);
 }
 
-/** Deletes objects (DeleteObject each, a few at a time); one already gone is no error. */
+/**
+ * Deletes objects (DeleteObject each, a few at a time); one already gone is no error. A 5xx is tried
+ * again, twice, as the SDK's retry does (the local server answers 500 when two deletes empty the same
+ * folder at once).
+ */
 export async function deleteObjects(objectKeys: readonly string[]): Promise<void> {
   const queue = [...new Set(objectKeys)];
   const worker = async () => {
     for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
-      const res = await send('DELETE', key);
+      let res = await send('DELETE', key);
+      for (let retry = 1; res.status >= 500 && retry <= 2; retry++) {
+        await new Promise((r) => setTimeout(r, 50 * retry));
+        res = await send('DELETE', key);
+      }
       if (!res.ok && res.status !== 404) throw new Error(`DeleteObject ${key}: ${res.status}`);
     }
   };
