@@ -30,6 +30,7 @@ import {
 } from '../../lib/http/cors.ts';
 import { MINIMUM_COMPRESSION_SIZE } from '../../lib/http/gateway-compression.ts';
 import type { Route } from '../../lib/routes.ts';
+import { MethodNotAllowed } from './method-not-allowed.ts';
 
 export interface ServiceApiProps {
   routes: Route[];
@@ -195,6 +196,7 @@ export class ServiceApi extends Construct {
     }
 
     const gatewayOrigin = gatewayResponseOrigin(corsOrigins);
+    new MethodNotAllowed(this, 'MethodNotAllowed', { api: this.api, routes: props.routes, origin: gatewayOrigin });
     // The API's base URL as clients see it: the custom domain, or API Gateway's host and the stage.
     const baseUrl = props.domain
       ? `https://${props.domain.domainName}`

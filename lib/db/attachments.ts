@@ -804,11 +804,12 @@ export async function attachmentCounterDifferences(orgId?: number): Promise<stri
 
 /**
  * Sets every attachment counter that differs to what its attachments count (part of
- * `issues:reindex`, lib/db/reindex.ts: with no writes running). Returns how many it set.
+ * `issues:reindex`, lib/db/reindex.ts: with no writes running). Returns how many counters it
+ * checked and each one it set, as `attachmentCounterDifferences` says it.
  */
-export async function rebuildAttachmentCounters(orgId?: number): Promise<number> {
+export async function rebuildAttachmentCounters(orgId?: number): Promise<{ checked: number; repaired: string[] }> {
   const { stored, rebuilt } = await readAttachmentCounters(orgId);
-  let set = 0;
+  const repaired = counterDifferences(stored, rebuilt);
   const write = async (Key: Key, counter: string, value: number) => {
     await db.send(
       new UpdateCommand({
@@ -819,7 +820,6 @@ export async function rebuildAttachmentCounters(orgId?: number): Promise<number>
         ExpressionAttributeValues: { ':n': value },
       }),
     );
-    set++;
   };
   for (const [org, bytes] of rebuilt.organisationBytes) {
     if (stored.organisationBytes.get(org) !== bytes) await write(keys.org(org), ORGANISATION_BYTES, bytes);
@@ -829,7 +829,7 @@ export async function rebuildAttachmentCounters(orgId?: number): Promise<number>
     const [org, project, id] = issue.split('/').map(Number) as [number, number, number];
     await write(keys.issue(org, project, id), ISSUE_FILES, files);
   }
-  return set;
+  return { checked: rebuilt.organisationBytes.size + rebuilt.issueFiles.size, repaired };
 }
 
 /**

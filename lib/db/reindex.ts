@@ -7,6 +7,7 @@ import {
   OPEN_BLOCKERS,
   openBlockers,
   recordId,
+  type Derivation,
   type Derived,
   type DerivedRecord,
   type Holder,
@@ -37,8 +38,8 @@ import { forEachLimited } from '../model/limited.ts';
  * a Query of each of its partitions).
  *
  * It sets each count to what its read saw, so it must run while no issue is written (a maintenance
- * window): a write between the read and the count would be counted wrongly. Running it again on
- * unchanged data writes the same values.
+ * window): a write between the read and the count would be counted wrongly. It writes only what
+ * differs from the rebuild, so running it again on unchanged data writes nothing.
  */
 
 /** The derived state as stored, with the issues it derives from and the keys of its holders. */
@@ -195,101 +196,141 @@ export function liveRebuild(d: (typeof derivations)[number], state: StoredDerive
   return rebuilt;
 }
 
+/** What it set or rewrote because it differed from its rebuild, by kind (holders' counters, derived records). */
+const REPAIRED = [
+  'list_counters',
+  'account_counters',
+  'issue_counters',
+  'search_counters',
+  'pointers',
+  'assigned_entries',
+  'sub_issue_records',
+  'search_records',
+  'attachment_counters',
+] as const;
+
 export interface ReindexResult {
-  issues: number;
-  lists: number;
-  pointersWritten: number;
-  pointersRemoved: number;
-  assignedWritten: number;
-  assignedRemoved: number;
-  subIssuesWritten: number;
-  subIssuesRemoved: number;
-  searchWritten: number;
-  searchRemoved: number;
-  accounts: number;
-  /** Issues whose counters kept for them by others (sub-issues summary, open blockers) were set. */
-  issueCounters: number;
-  /** Attachment counters (an organisation's bytes, an issue's files) set to what their attachments count. */
-  attachmentCounters: number;
+  /** What was read and compared with its rebuild, by kind. */
+  checked: Record<'issues' | 'lists' | 'accounts' | 'records' | 'attachment_counters', number>;
+  /** All 0 on a table whose derived state agrees with its rebuild: nothing is written then. */
+  repaired: Record<(typeof REPAIRED)[number], number>;
+  /** Each difference repaired (the derivation, the item, what it held and what its rebuild says), the first 20. */
+  differences: string[];
+  /** One line: what was checked, and what was repaired or `nothing`. */
+  summary: string;
 }
 
-/** See the module comment. `orgId` limits it to one organisation. */
+const holderCounters = {
+  list: 'list_counters',
+  account: 'account_counters',
+  issue: 'issue_counters',
+  search: 'search_counters',
+} as const;
+const recordKinds = {
+  pointer: 'pointers',
+  assigned: 'assigned_entries',
+  sub_issue: 'sub_issue_records',
+  search: 'search_records',
+} as const satisfies Record<DerivedRecord['kind'], (typeof REPAIRED)[number]>;
+
+/** The result's one line: `checked 5 issues, 2 lists, …; repaired: 3 pointers, 1 list counters` or `repaired: nothing`. */
+function summaryOf(result: Omit<ReindexResult, 'summary'>): string {
+  const say = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .filter(([, n]) => n > 0)
+      .map(([kind, n]) => `${n} ${kind.replace(/_/g, ' ')}`)
+      .join(', ');
+  return `checked ${say(result.checked) || 'nothing'}; repaired: ${say(result.repaired) || 'nothing'}`;
+}
+
+/**
+ * See the module comment. `orgId` limits it to one organisation. Only what differs from its
+ * rebuild is written: a second run on unchanged data reads, compares and repairs nothing.
+ */
 export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult> {
   const state = await readDerivedState(orgId);
-  const { issues, observed, holderKeys } = state;
-  const result: ReindexResult = {
-    issues: issues.length,
-    lists: 0,
-    pointersWritten: 0,
-    pointersRemoved: 0,
-    assignedWritten: 0,
-    assignedRemoved: 0,
-    subIssuesWritten: 0,
-    subIssuesRemoved: 0,
-    searchWritten: 0,
-    searchRemoved: 0,
-    accounts: 0,
-    issueCounters: 0,
-    attachmentCounters: 0,
-  };
-  // Every holder's attributes of every derivation: as rebuilt, or 0 where the rebuild has none.
-  const sets = new Map<string, Record<string, number>>();
-  // A search record written here carries its count of open blockers (the counter is not a field of the record).
-  const blockers = openBlockers.rebuild(issues);
-  const blockersOf = (r: DerivedRecord) =>
-    blockers.holders.get(
-      holderId({
-        kind: 'search',
-        orgId: r.orgId,
-        projectId: (r as SearchRecord).projectId,
-        issueId: (r as SearchRecord).issueId,
-      }),
-    )?.attrs[OPEN_BLOCKERS] ?? 0;
+  const differences = derivedDifferences(state);
+  const repaired = Object.fromEntries(REPAIRED.map((k) => [k, 0])) as ReindexResult['repaired'];
+  const counters = new Map<string, Record<string, number>>();
+  const blockers = openBlockers.rebuild(state.issues);
   for (const d of derivations) {
     const expected = liveRebuild(d, state);
-    for (const [id, { holder, attrs }] of observed.holders) {
-      const wanted = expected.holders.get(id)?.attrs ?? {};
-      const owned = [...Object.keys(attrs), ...Object.keys(wanted)].filter((a) => d.owns(holder, a));
-      if (owned.length === 0) continue;
-      const set = sets.get(id) ?? {};
-      for (const attr of owned) set[attr] = wanted[attr] ?? 0;
-      sets.set(id, set);
-    }
-    for (const record of expected.records.values()) {
-      const item = recordItem(record);
-      if (record.kind === 'search') item[searchRecordItem.stored(OPEN_BLOCKERS)] = blockersOf(record);
-      await db.send(new PutCommand({ TableName: tableName(), Item: item }));
-      if (record.kind === 'pointer') result.pointersWritten++;
-      else if (record.kind === 'assigned') result.assignedWritten++;
-      else if (record.kind === 'search') result.searchWritten++;
-      else result.subIssuesWritten++;
-    }
-    for (const [id, record] of observed.records) {
-      if (!d.records.includes(record.kind) || expected.records.has(id)) continue;
-      await db.send(new DeleteCommand({ TableName: tableName(), Key: recordKey(record) }));
-      if (record.kind === 'pointer') result.pointersRemoved++;
-      else if (record.kind === 'assigned') result.assignedRemoved++;
-      else if (record.kind === 'search') result.searchRemoved++;
-      else result.subIssuesRemoved++;
-    }
+    differingCounters(d, expected, state.observed, counters);
+    await repairRecords(d, expected, state, blockers, repaired);
   }
+  await setCounters(counters, state, repaired);
+  const attachments = await rebuildAttachmentCounters(orgId);
+  repaired.attachment_counters = attachments.repaired.length;
+  const checked = {
+    issues: state.issues.length,
+    lists: [...state.observed.holders.values()].filter((h) => h.holder.kind === 'list' && state.isLive(h.holder)).length,
+    accounts: [...state.observed.holders.values()].filter((h) => h.holder.kind === 'account').length,
+    records: state.observed.records.size,
+    attachment_counters: attachments.checked,
+  };
+  const result = { checked, repaired, differences: [...differences, ...attachments.repaired].slice(0, 20) };
+  return { ...result, summary: summaryOf(result) };
+}
+
+/** Adds to `sets` each counter a derivation owns whose stored value differs from its rebuild (0 where the rebuild has none). */
+function differingCounters(d: Derivation, expected: Derived, observed: Derived, sets: Map<string, Record<string, number>>) {
+  for (const [id, { holder, attrs }] of observed.holders) {
+    const wanted = expected.holders.get(id)?.attrs ?? {};
+    const owned = [...new Set([...Object.keys(attrs), ...Object.keys(wanted)])].filter((a) => d.owns(holder, a));
+    const differing = owned.filter((attr) => (wanted[attr] ?? 0) !== (attrs[attr] ?? 0));
+    if (differing.length === 0) continue;
+    const set = sets.get(id) ?? {};
+    for (const attr of differing) set[attr] = wanted[attr] ?? 0;
+    sets.set(id, set);
+  }
+}
+
+/** Writes each record of a derivation's rebuild that is missing or differs, and removes each the rebuild has not. */
+async function repairRecords(
+  d: Derivation,
+  expected: Derived,
+  state: StoredDerivedState,
+  blockers: Derived,
+  repaired: ReindexResult['repaired'],
+) {
+  // A search record written here carries its count of open blockers (the counter is not a field of the record).
+  const blockersOf = (r: SearchRecord) =>
+    blockers.holders.get(holderId({ kind: 'search', orgId: r.orgId, projectId: r.projectId, issueId: r.issueId }))?.attrs[
+      OPEN_BLOCKERS
+    ] ?? 0;
+  for (const [id, record] of expected.records) {
+    if (JSON.stringify(state.observed.records.get(id)) === JSON.stringify(record)) continue;
+    const item = recordItem(record);
+    if (record.kind === 'search') item[searchRecordItem.stored(OPEN_BLOCKERS)] = blockersOf(record);
+    await db.send(new PutCommand({ TableName: tableName(), Item: item }));
+    repaired[recordKinds[record.kind]]++;
+  }
+  for (const [id, record] of state.observed.records) {
+    if (!d.records.includes(record.kind) || expected.records.has(id)) continue;
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: recordKey(record) }));
+    repaired[recordKinds[record.kind]]++;
+  }
+}
+
+/** Sets the counters that differ, one update per holder. */
+async function setCounters(
+  sets: Map<string, Record<string, number>>,
+  state: StoredDerivedState,
+  repaired: ReindexResult['repaired'],
+) {
   for (const [id, set] of sets) {
-    const holder = observed.holders.get(id)?.holder as Holder;
+    const holder = state.observed.holders.get(id)?.holder as Holder;
     const all = Object.entries(set);
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: holderKeys.get(id) as Key,
+        Key: state.holderKeys.get(id) as Key,
         UpdateExpression: `SET ${all.map((_, i) => `#r${i} = :r${i}`).join(', ')}`,
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeNames: Object.fromEntries(all.map(([name], i) => [`#r${i}`, storedCounter(holder.kind, name)])),
         ExpressionAttributeValues: Object.fromEntries(all.map(([, count], i) => [`:r${i}`, count])),
       }),
     );
-    if (holder.kind === 'list') result.lists++;
-    else if (holder.kind === 'account') result.accounts++;
-    else if (holder.kind === 'issue') result.issueCounters++;
+    repaired[holderCounters[holder.kind]]++;
   }
-  result.attachmentCounters = await rebuildAttachmentCounters(orgId);
-  return result;
 }

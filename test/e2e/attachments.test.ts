@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
-import { attachmentObjectKey, headObject } from '../../lib/db/objects.ts';
+import { attachmentObjectKey, headObject, putObject } from '../../lib/db/objects.ts';
 import { getAttachment, organisationBytes } from '../../lib/db/attachments.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
@@ -126,24 +127,33 @@ describe('attachments', () => {
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="page.html"/);
   });
 
-  it('refuses at complete a file of another size, type or checksum than declared (the local server does not enforce the policy; S3 does)', async () => {
+  it("refuses a file of another size, type or checksum than declared: S3 at the post (the form's policy), and complete if another file got there", async () => {
     const { admin, base } = await setup();
     const other = Buffer.concat([png, Buffer.from('x')]);
+    const same = Buffer.from(png);
+    same[20] = 0;
     const wrongSize = await declare(admin, base, png);
-    expect((await postForm(wrongSize.body.upload, other, 'image/png')).status).toBe(204);
+    const wrongType = await declare(admin, base, png);
+    const wrongSum = await declare(admin, base, png);
+    // The local server checks the policy as S3 does (docs/attachments.md#who-refuses-a-wrong-file).
+    expect((await postForm(wrongSize.body.upload, other, 'image/png')).status).toBe(400);
+    const fields = { ...wrongType.body.upload.fields, 'Content-Type': 'text/html' };
+    expect((await postForm({ ...wrongType.body.upload, fields }, png, 'text/html')).status).toBe(403);
+    expect((await postForm(wrongSum.body.upload, same, 'image/png')).status).toBe(400);
+    // Another file put at the key by other means (the service's own signed PutObject) is still refused at complete.
+    const put = (upload: Upload, bytes: Buffer, type: string) =>
+      putObject(upload.fields.key!, Readable.from([bytes]), {
+        size: bytes.length,
+        contentType: type,
+        sha256Base64: createHash('sha256').update(bytes).digest('base64'),
+      });
+    await put(wrongSize.body.upload, other, 'image/png');
+    await put(wrongType.body.upload, png, 'text/html');
+    await put(wrongSum.body.upload, same, 'image/png');
     const refused = await admin.post(`${base}/${wrongSize.body.id}/complete`);
     expect(refused.status).toBe(422);
     expect(refused.body.errors.join()).toMatch(/size: the uploaded file has 209 bytes, not the 208 declared/);
-
-    const wrongType = await declare(admin, base, png);
-    const fields = { ...wrongType.body.upload.fields, 'Content-Type': 'text/html' };
-    await postForm({ ...wrongType.body.upload, fields }, png, 'text/html');
     expect((await admin.post(`${base}/${wrongType.body.id}/complete`)).body.errors.join()).toMatch(/content_type/);
-
-    const same = Buffer.from(png);
-    same[20] = 0;
-    const wrongSum = await declare(admin, base, png);
-    await postForm(wrongSum.body.upload, same, 'image/png');
     expect((await admin.post(`${base}/${wrongSum.body.id}/complete`)).body.errors.join()).toMatch(/sha256/);
 
     const list = (await admin.get(base)).body as { status: string }[];

@@ -117,7 +117,7 @@ describe('authentication', () => {
     }
   });
 
-  it('answers 404 {error} for an unknown route or method, token or not', async () => {
+  it('answers 404 {error} for a path it does not have, token or not', async () => {
     allowUndeclaredRoutes();
     const org = await newOrganisation();
     const client = apiClient(gateway.baseUrl, org.admin.token);
@@ -127,14 +127,38 @@ describe('authentication', () => {
       ['GET', '/api/v1/nothing-here'],
       ['GET', '/api/v2/projects'],
       ['GET', '/api/v1/projects/'],
-      ['DELETE', '/api/v1/accounts'],
-      ['PATCH', '/api/v1/me'],
+      ['DELETE', '/api/v1/projects/1/nothing'],
       ['GET', '/api/v1/me/token/extra'],
     ] as const) {
       for (const token of [org.admin.token, null]) {
         const res = await client.request(method, path, { token });
         expect(res.status, `${method} ${path}`).toBe(404);
-        expect(res.body).toEqual({ error: expect.any(String) });
+        expect(res.body).toEqual({ error: 'No such route' });
+        expect(res.headers.get('allow')).toBeNull();
+      }
+    }
+  });
+
+  it('answers 405 {error} with Allow for a method a path does not have, token or not, before the authorizer', async () => {
+    allowUndeclaredRoutes();
+    const org = await newOrganisation();
+    const client = apiClient(gateway.baseUrl, org.admin.token);
+    for (const [method, path, allow] of [
+      ['DELETE', '/api/v1/me/issues', 'GET'],
+      ['PATCH', '/api/v1/me', 'GET'],
+      ['DELETE', '/api/v1/accounts', 'GET, POST'],
+      ['POST', '/api/v1/projects/12', 'GET, PUT, PATCH, DELETE'],
+      ['GET', '/api/v1/projects/12/sprints/3/activate', 'POST'],
+      ['PUT', '/api/v1/webhooks/9/deliveries', 'GET'],
+      ['POST', '/api-docs', 'GET'],
+    ] as const) {
+      for (const token of [org.admin.token, null]) {
+        const body = method === 'GET' ? {} : { raw: '{}', headers: { 'Content-Type': 'application/json' } };
+        const res = await client.request(method, path, { token, ...body });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
+        expect(res.body).toEqual({ error: `${method} is not a method of this path; it allows ${allow}` });
+        expect(Number(res.headers.get('x-db-calls')), 'the authorizer does not run').toBe(0);
       }
     }
   });

@@ -4,7 +4,8 @@ import { runMigrations } from '../../lib/migrations/runner.ts';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../tools/local/dynamodb.ts';
 import { repoRoot } from '../../infra/paths.ts';
-import { tableName } from '../../lib/db/client.ts';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../lib/db/client.ts';
 import { createAccountInOrg } from '../../lib/services/accounts.ts';
 import { savePendingCascade } from '../../lib/db/cascade.ts';
 import { keys, projectPk } from '../../lib/db/keys.ts';
@@ -129,6 +130,32 @@ describe('admin CLI', () => {
     expect(me.body.account.id).toBe(org.member.id);
     expect((await apiClient(gateway.baseUrl, org.admin.token).get('/api/v1/me')).status).toBe(200);
   }, 60_000);
+
+  it('issues:reindex says what it checked and what it repaired: nothing on a healthy organisation, the lost pointer once', async () => {
+    const org = await newOrganisation();
+    const client = apiClient(gateway.baseUrl, org.admin.token);
+    const project = (await client.post('/api/v1/projects', { project: { name: 'R', prefix: randomPrefix() } })).body;
+    const issue = (await client.post(`/api/v1/projects/${project.id}/issues`, { issue: { title: 'one' } })).body;
+    const reindex = async () => {
+      const result = await admin(['issues:reindex', '--org', String(org.orgId)]);
+      return { out: onlyJson(result), said: result.stderr.trim() };
+    };
+    for (let run = 0; run < 2; run++) {
+      const { out, said } = await reindex();
+      expect(out.checked).toMatchObject({ issues: 1, lists: 1, accounts: 2 });
+      expect(Object.values(out.repaired)).toEqual(Object.values(out.repaired).map(() => 0));
+      expect(said).toBe(`admin: issues:reindex ${out.summary}`);
+      expect(said).toMatch(
+        /^admin: issues:reindex checked 1 issues, 1 lists, 2 accounts, \d+ records, \d+ attachment counters; repaired: nothing$/,
+      );
+    }
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.issueKey(org.orgId, issue.issue_number) }));
+    const { out, said } = await reindex();
+    expect(out.repaired.pointers).toBe(1);
+    expect(out.differences).toEqual([expect.stringContaining(`${issue.issue_number}`)]);
+    expect(said).toMatch(/; repaired: 1 pointers$/);
+    expect((await reindex()).said).toMatch(/; repaired: nothing$/);
+  }, 120_000);
 
   it('token:revoke prints {"revoked":true} and the token is refused; a later regenerate gives the account a token again', async () => {
     const org = await newOrganisation();

@@ -56,13 +56,17 @@ describe('CORS through the local gateway', () => {
     expect(res.headers.get('vary')).toContain('Origin');
   });
 
-  it('leaves the allow headers out of a preflight from another origin, and answers 404 for a path with no route', async () => {
+  it('leaves the allow headers out of a preflight from another origin, and answers 404 for a path with no route, 405 for a method', async () => {
     const other = await preflight('/api/v1/projects', { Origin: elsewhere });
     expect(other.status).toBe(204);
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
     const nowhere = await preflight('/api/v1/nowhere', { Origin: app });
     expect(nowhere.status).toBe(404);
     expectReadableBy(nowhere, app, 'no such route');
+    // A method the path does not have: the gateway's 405, readable too (its Allow with it).
+    const notAllowed = await fetch(`${gateway.baseUrl}/api/v1/me/issues`, { method: 'DELETE', headers: { Origin: app } });
+    expect([notAllowed.status, notAllowed.headers.get('allow')]).toEqual([405, 'GET']);
+    expectReadableBy(notAllowed, app, 'no such method');
   });
 
   it('lets an allowed origin read every answer and the headers it needs, errors included', async () => {

@@ -7,6 +7,8 @@ import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { db } from '../../lib/db/client.ts';
 import { invoke, resolveTarget } from '../../tools/local/invoke.ts';
 import { repoRoot } from '../../infra/paths.ts';
+import type { Principal } from '../../lib/model/principal.ts';
+import { createProject } from '../../lib/services/projects.ts';
 import { newOrganisation } from '../support/api.ts';
 
 const run = promisify(execFile);
@@ -35,20 +37,28 @@ async function npmInvoke(args: string[], env: Record<string, string> = {}) {
 }
 
 describe('npm run invoke, as documented', () => {
-  it('runs a write and then a read of the sample events on the DynamoDB Local of DYNAMODB_PORT', async () => {
+  it('runs a write and then a read of the sample events on the DynamoDB Local of DYNAMODB_PORT, after the README’s first requests', async () => {
     const org = await newOrganisation();
+    // The README's first project, as its curl line creates it: project 1.
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    const readmeBody = /-X POST \$API\/projects -H[^\n]*\\\n\s*-d '([^']+)'/.exec(readme)?.[1];
+    const readmeProject = (JSON.parse(readmeBody!) as { project: { name: string; prefix: string } }).project;
+    const admin: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '' };
+    expect(await createProject(admin, readmeProject)).toMatchObject({ id: 1, ...readmeProject });
+
+    // The sample's project is another: created beside it, as project 2.
     const created = await npmInvoke(['createProject', '--token', org.admin.token]);
-    expect(created.result.statusCode, created.stderr).toBe(201);
-    const project = JSON.parse(created.result.body) as { id: number; name: string };
-    expect(project).toMatchObject({ id: 1, name: 'Apollo' });
+    expect(created.result.statusCode, created.result.body).toBe(201);
+    const project = JSON.parse(created.result.body) as { id: number; name: string; prefix: string };
+    expect(project).toMatchObject({ id: 2, name: 'Gemini', prefix: 'GEM' });
     expect(created.stderr).toMatch(
       /^POST \/api\/v1\/projects: 201 in \d+ ms; DynamoDB calls: authorizer 1 \(UpdateItemCommand\), handler \d+/m,
     );
 
-    // events/getProject.json names project 1: the one just written, in this organisation.
+    // events/getProject.json names project 1: here the README's, in this organisation.
     const read = await npmInvoke(['getProject', 'events/getProject.json'], { API_TOKEN: org.admin.token });
     expect(read.result.statusCode, read.stderr).toBe(200);
-    expect(JSON.parse(read.result.body)).toMatchObject({ id: project.id, name: 'Apollo', prefix: 'APL' });
+    expect(JSON.parse(read.result.body)).toMatchObject({ id: 1, ...readmeProject });
     expect(read.stderr).toMatch(/^GET \/api\/v1\/projects\/\{project_id\}: 200 in \d+ ms/m);
   }, 240_000);
 

@@ -5,8 +5,10 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { repoRoot } from '../../infra/paths.ts';
 import { freePort, isListening, quickJvmOptions } from '../../tools/local/dynamodb.ts';
 import { npmStart, READY, stop } from '../support/npm-start.ts';
+import { rawExchange } from '../support/raw-http.ts';
 
 /** A Node.js older than 22 on this machine, if any (Debian's, say): what `npm start` must refuse. */
 const olderNode = [...new Set([...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/local/bin'])]
@@ -70,16 +72,20 @@ describe('npm start', () => {
     });
     expect(created.status).toBe(201);
     projectId = ((await created.json()) as { id: number }).id;
+    // Requests that once threw outside any handler and stopped the process: answered, and it serves on.
+    expect(await rawExchange(Number(ports.PORT), 'GET // HTTP/1.1\r\nHost: localhost\r\n\r\n')).toMatch(/^HTTP\/1\.1 404 /);
+    expect(await rawExchange(Number(ports.PORT), 'GET /api/v1/me HTTP/1.1\r\nHost: [\r\n\r\n')).toMatch(/^HTTP\/1\.1 401 /);
+    expect((await fetch(url!, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
     const missing = await fetch(`http://localhost:${ports.PORT}/api/v1/nowhere`);
     expect(missing.status).toBe(404);
 
     // One readable line per request (method, path, status, milliseconds), and nothing else: no
     // metrics blob (EMF) or JSON log line beside it.
     await service.waitFor(/^GET \/api\/v1\/nowhere 404 /m);
-    for (const line of ['GET /api/v1/me 200', 'POST /api/v1/projects 201', 'GET /api/v1/nowhere 404']) {
+    for (const line of ['GET /api/v1/me 200', 'POST /api/v1/projects 201', 'GET /api/v1/nowhere 404', 'GET // 404']) {
       expect(service.output()).toMatch(new RegExp(`^${line} \\d+(\\.\\d+)?ms`, 'm'));
     }
-    expect(service.output().match(/^(GET|POST|PUT|PATCH|DELETE) \//gm)).toHaveLength(3);
+    expect(service.output().match(/^(GET|POST|PUT|PATCH|DELETE) \//gm)).toHaveLength(6);
     expect(service.output()).not.toMatch(/^\s*\{/m);
 
     expect(await stop(service)).toBe(0);
@@ -88,7 +94,7 @@ describe('npm start', () => {
     expect(await isListening(Number(ports.PORT))).toBe(false);
   }, 180_000);
 
-  it('keeps the data on a restart with the same DATA_DIR, and prints no new token', async () => {
+  it('keeps the data on a restart with the same DATA_DIR, prints no new token but the command that makes one, which works', async () => {
     expect(token).toBeDefined();
     const service = npmStart({ ...ports, DATA_DIR: dataDir });
     await service.waitFor(READY);
@@ -97,6 +103,14 @@ describe('npm start', () => {
     const res = await fetch(`http://localhost:${ports.PORT}/api/v1/projects/${projectId}`, { headers: { 'X-API-Token': token } });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ id: projectId, name: 'Kept across restarts', prefix: 'KEEP' });
+    // The printed command, run as a user pastes it, gives the admin a new token and retires the old one.
+    const [command] = await service.waitFor(/^ {2}(\S+=\S+ )*npm run -s admin -- token:regenerate --org 1 --account 1$/m);
+    const { DYNAMODB_ENDPOINT, TABLE_NAME, AWS_REGION, AWS_DEFAULT_REGION, ...shell } = process.env;
+    const run = execFileSync('sh', ['-c', command.trim()], { cwd: repoRoot, encoding: 'utf8', env: shell });
+    const printed = JSON.parse(run) as { token: string };
+    const me = (t: string) => fetch(`http://localhost:${ports.PORT}/api/v1/me`, { headers: { 'X-API-Token': t } });
+    expect((await me(printed.token)).status).toBe(200);
+    expect((await me(token)).status).toBe(401);
     expect(await stop(service)).toBe(0);
     expect(await waitUntilClosed(Number(ports.DYNAMODB_PORT))).toBe(true);
   }, 180_000);

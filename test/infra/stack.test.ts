@@ -19,6 +19,7 @@ import { stageConfig } from '../../infra/stage.ts';
 import { createTableInput, tableDefinition } from '../../lib/db/table.ts';
 import { migrations, migrationsVersion } from '../../lib/migrations/index.ts';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
+import { noRouteTemplate } from '../../infra/constructs/method-not-allowed.ts';
 import { MINIMUM_COMPRESSION_SIZE } from '../../lib/http/gateway-compression.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 import { orgInFlightCap } from '../../lib/model/fairness.ts';
@@ -369,17 +370,51 @@ describe('the REST API', () => {
     const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => ({
       method: m.Properties.HttpMethod as string,
       path: paths.get(m.Properties.ResourceId.Ref) ?? '/',
-      fn: targetFunction(m.Properties.Integration.Uri),
+      fn: targetFunction(m.Properties.Integration.Uri ?? null),
       type: m.Properties.Integration.Type,
     }));
-    const expected = routes.map((r) => ({
-      method: r.method,
-      path: r.path,
-      fn: logicalId(stack.functions.get(r.handler)!),
-      type: 'AWS_PROXY',
-    }));
+    const expected = [
+      ...routes.map((r) => ({
+        method: r.method,
+        path: r.path,
+        fn: logicalId(stack.functions.get(r.handler)!),
+        type: 'AWS_PROXY',
+      })),
+      // And the catch-all answering 404 or 405 for the rest (infra/constructs/method-not-allowed.ts).
+      { method: 'ANY', path: '/{proxy+}', fn: undefined, type: 'MOCK' },
+    ];
     const key = (m: { method: string; path: string }) => `${m.method} ${m.path}`;
     expect(methods.sort((a, b) => key(a).localeCompare(key(b)))).toEqual(expected.sort((a, b) => key(a).localeCompare(key(b))));
+  });
+
+  it('answers a method a path does not have with 405 and Allow, and a path it does not have with 404, from one mock without the authorizer', () => {
+    const paths = resourcePaths();
+    const [, method] = ofType('AWS::ApiGateway::Method').find(([, m]) => m.Properties.HttpMethod === 'ANY')!;
+    expect(paths.get(method.Properties.ResourceId.Ref)).toBe('/{proxy+}');
+    expect(method.Properties).toMatchObject({ AuthorizationType: 'NONE', ApiKeyRequired: false });
+    expect(method.Properties.Integration.Type).toBe('MOCK');
+    const [response] = method.Properties.Integration.IntegrationResponses as {
+      ResponseTemplates: Record<string, string>;
+      ResponseParameters: Record<string, string>;
+    }[];
+    const vtl = response!.ResponseTemplates['application/json']!;
+    expect(vtl).toBe(noRouteTemplate(routes));
+    // A branch per path of the route table, most specific first: /me/issues allows GET only, and
+    // /issues/search (POST) is tried before /issues/{issue_key}, whose methods it also answers.
+    expect(vtl.match(/\$path\.matches\(/g)).toHaveLength(new Set(routes.map((r) => r.path)).size);
+    expect(vtl).toContain(`($path.matches('^/api/v1/me/issues$'))#set($allow = 'GET')`);
+    expect(vtl.indexOf("'^/api/v1/issues/search$'")).toBeLessThan(vtl.indexOf("'^/api/v1/issues/[^/]+$'"));
+    expect(vtl).toContain('#set($context.responseOverride.status = 405)');
+    expect(vtl).toContain('#set($context.responseOverride.header.Allow = $allow)');
+    expect(vtl).toContain(JSON.stringify(gatewayResponses.MISSING_AUTHENTICATION_TOKEN.message));
+    expect(response!.ResponseParameters['method.response.header.Content-Type']).toBe("'application/json; charset=utf-8'");
+    const declared = (
+      method.Properties.MethodResponses as { StatusCode: string; ResponseParameters: Record<string, boolean> }[]
+    ).map((r) => [r.StatusCode, r.ResponseParameters['method.response.header.Allow']]);
+    expect(declared).toEqual([
+      ['404', true],
+      ['405', true],
+    ]);
   });
 
   it('puts the token authorizer and the organisation’s API key in front of authenticated rows only', () => {
@@ -1100,6 +1135,13 @@ describe('CORS', () => {
         expect(exposed).toContain(name);
       }
     }
+    // And so does the catch-all's 404 or 405.
+    const catchAll = Object.values(withCors).find(
+      (r) => r.Type === 'AWS::ApiGateway::Method' && r.Properties.HttpMethod === 'ANY',
+    )!;
+    const catchAllHeaders = catchAll.Properties.Integration.IntegrationResponses[0].ResponseParameters as Record<string, string>;
+    expect(catchAllHeaders['method.response.header.Access-Control-Allow-Origin']).toBe("'*'");
+    expect(catchAllHeaders['method.response.header.Access-Control-Expose-Headers']).toContain('Retry-After');
     const single = synthOnce('cors-one', { corsOrigins: 'https://app.example.com' }).resources;
     for (const r of Object.values(single).filter((x) => x.Type === 'AWS::ApiGateway::GatewayResponse')) {
       expect(r.Properties.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBe(

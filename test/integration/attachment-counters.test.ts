@@ -80,9 +80,9 @@ describe('attachment counters', () => {
       `attachment-bytes: organisation ${org.orgId} counts 9999, its attachments hold 500`,
       `attachments-count: issue ${org.orgId}/${project.id}/${issue.id} counts 7, has 2`,
     ]);
-    expect((await rebuildIssueIndexes(org.orgId)).attachmentCounters).toBe(2);
+    expect((await rebuildIssueIndexes(org.orgId)).repaired.attachment_counters).toBe(2);
     expect(await counters()).toEqual({ bytes: 500, files: 2 });
-    expect((await rebuildIssueIndexes(org.orgId)).attachmentCounters).toBe(0);
+    expect((await rebuildIssueIndexes(org.orgId)).repaired.attachment_counters).toBe(0);
 
     // The data migration's step compares them too, and rebuilds where they differ.
     await set(keys.org(org.orgId), ORGANISATION_BYTES, 1);

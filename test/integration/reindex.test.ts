@@ -83,7 +83,14 @@ describe('issues:reindex', () => {
     await expect(findIssueByNumber(caller, made[1]!.issue_number)).rejects.toThrow();
 
     const result = await rebuildIssueIndexes(org.orgId);
-    expect(result).toMatchObject({ issues: 5, pointersWritten: 5, pointersRemoved: 1, assignedWritten: 3 });
+    // 5 pointers written and the stale one removed, 3 assigned entries, the member's count, the two lists' rank counters.
+    expect(result.checked).toMatchObject({ issues: 5, lists: 2 });
+    expect(result.repaired).toMatchObject({ pointers: 6, assigned_entries: 3, account_counters: 1, list_counters: 2 });
+    expect(result.differences).toEqual(expect.arrayContaining([expect.stringMatching(/rk_1 is 7, rebuild says/)]));
+    expect(result.summary).toBe(
+      'checked 5 issues, 2 lists, 2 accounts, 6 records, 6 attachment counters; ' +
+        'repaired: 2 list counters, 1 account counters, 6 pointers, 3 assigned entries',
+    );
     expect(rankIndex(await getProjectItem(org.orgId, project.id))).toEqual(before.project);
     expect(rankIndex(await getSprintItem(org.orgId, project.id, sprint.id))).toEqual(before.sprint);
     expect((await listIssues(caller, backlog, { page: 1, perPage: 25 })).items.map((i) => [i.id, i.position])).toEqual(
@@ -102,7 +109,10 @@ describe('issues:reindex', () => {
 
     // Again on unchanged data: the same values.
     const again = await rebuildIssueIndexes(org.orgId);
-    expect(again).toMatchObject({ issues: 5, pointersRemoved: 0, assignedRemoved: 0 });
+    expect(again.checked).toMatchObject({ issues: 5, lists: 2, accounts: 2, records: 13 });
+    expect(Object.values(again.repaired).every((n) => n === 0)).toBe(true);
+    expect(again.differences).toEqual([]);
+    expect(again.summary).toBe('checked 5 issues, 2 lists, 2 accounts, 13 records, 6 attachment counters; repaired: nothing');
     expect(rankIndex(await getProjectItem(org.orgId, project.id))).toEqual(before.project);
     expect((await listMyIssues(member, { page: 1, perPage: 25 })).total).toBe(3);
   });

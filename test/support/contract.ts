@@ -9,6 +9,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { compileRoute, matchRoute } from '../../tools/local/gateway.ts';
+import { allowedMethods, allowHeader } from '../../lib/http/method-not-allowed.ts';
 import { inject } from 'vitest';
 import type { OpenApiDocument } from '../../tools/openapi/document.ts';
 import type { HttpMethod, Route } from '../../lib/routes.ts';
@@ -151,8 +152,18 @@ export function contractFor(doc: OpenApiDocument) {
     const op = operationFor(method, path);
     if (!op) {
       if (!options.undeclaredRoute) return [`${method} ${pathOf(path)} is not an operation of the document`];
-      // Deliberately unknown routes: only the gateway's own 404 `{error}` is acceptable.
-      if (res.status !== 404) return [`an undeclared route answered ${res.status}, not 404`];
+      // Deliberately unknown routes: only the gateway's own 404 `{error}` is acceptable, or its 405
+      // `{error}` whose `Allow` lists the methods the document has for the path.
+      if (res.status === 405) {
+        const allow = allowHeader(
+          allowedMethods(
+            operations.map((o) => ({ method: o.method, path: o.template })),
+            pathOf(path),
+          ),
+        );
+        if (!allow || res.headers.get('allow') !== allow)
+          return [`a 405 with Allow ${res.headers.get('allow')}, not ${allow || '404'}`];
+      } else if (res.status !== 404) return [`an undeclared route answered ${res.status}, not 404 or 405`];
       return bodyProblems(errorBody(), parseJson(res.text));
     }
     const response = op.responses.get(String(res.status)) ?? op.responses.get('default');
@@ -232,7 +243,7 @@ export function serviceContract(): ReturnType<typeof contractFor> {
 
 /**
  * For a test that deliberately requests routes the API does not have: its responses to undeclared
- * method/path pairs are accepted if they are the gateway's 404 `{error}`. Reset before each test
+ * method/path pairs are accepted if they are the gateway's 404 `{error}`, or its 405 with `Allow`. Reset before each test
  * (test/support/contract-setup.ts).
  */
 export function allowUndeclaredRoutes(): void {

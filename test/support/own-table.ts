@@ -2,6 +2,7 @@ import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
+import { createLocalBucket } from '../../tools/local/s3.ts';
 import { ensureTable } from '../../tools/local/table.ts';
 
 /**
@@ -18,9 +19,8 @@ beforeAll(async () => {
   await ensureTable(process.env.DYNAMODB_ENDPOINT!, tableName());
   await emptyOwnTable({ sequence: false });
   // Its bucket on the run's local S3 server (CreateBucket; 409: made by an earlier file of this process).
-  const made = await fetch(`${process.env.S3_ENDPOINT}/${process.env.ATTACHMENTS_BUCKET}`, { method: 'PUT' });
-  if (made.status !== 200 && made.status !== 409)
-    throw new Error(`CreateBucket ${process.env.ATTACHMENTS_BUCKET}: ${made.status}`);
+  const made = await createLocalBucket(process.env.S3_ENDPOINT!, process.env.ATTACHMENTS_BUCKET!);
+  if (made !== 200 && made !== 409) throw new Error(`CreateBucket ${process.env.ATTACHMENTS_BUCKET}: ${made}`);
 });
 
 /**

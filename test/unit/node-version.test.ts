@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -36,6 +36,60 @@ describe("npm start's Node.js check", () => {
     expect(scripts.start).toBe(
       'node tools/local/node-version.js && exec node --import ./tools/local/typescript.js tools/local/server.ts',
     );
+  });
+});
+
+describe('npm install on an unsupported Node.js', () => {
+  const npmCli = realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim());
+  /**
+   * `npm install` (or `npm ci`) with `node`, in a copy of the manifest, lockfile and `.npmrc`, against a
+   * registry nobody listens on and with no retries: a run that got as far as fetching fails on the
+   * connection, one refused before fetching fails on the engine.
+   */
+  function install(node: string, command: 'install' | 'ci', engines?: string) {
+    const dir = mkdtempSync(join(tmpdir(), 'npm-engines-'));
+    for (const file of ['package-lock.json', '.npmrc']) {
+      if (existsSync(join(repoRoot, file))) copyFileSync(join(repoRoot, file), join(dir, file));
+    }
+    const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string } };
+    if (engines) manifest.engines.node = engines;
+    writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest));
+    const started = performance.now();
+    const result = spawnSync(
+      node,
+      [npmCli, command, '--registry=http://127.0.0.1:9', '--fetch-retries=0', `--cache=${join(dir, 'cache')}`],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { PATH: process.env.PATH, HOME: dir },
+      },
+    );
+    return { ...result, ms: performance.now() - started, installed: existsSync(join(dir, 'node_modules')) };
+  }
+
+  it('refuses before fetching anything, naming the version package.json asks for', () => {
+    for (const command of ['install', 'ci'] as const) {
+      const result = install(process.execPath, command, '>=99');
+      expect(result.status, command).not.toBe(0);
+      expect(result.stderr, command).toContain('EBADENGINE');
+      expect(result.stderr, command).toContain('Required: {"node":">=99"}');
+      expect(result.stderr, command).not.toContain('ECONNREFUSED');
+      expect(result.installed, command).toBe(false);
+    }
+  });
+
+  const system = '/usr/bin/node';
+  const systemMajor = existsSync(system)
+    ? Number(execFileSync(system, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }))
+    : 0;
+  it.runIf(systemMajor > 0 && systemMajor < 22)(`refuses this machine's Node.js ${systemMajor} at once`, () => {
+    const result = install(system, 'install');
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('Required: {"node":">=22"}');
+    expect(result.stderr).not.toContain('ECONNREFUSED');
+    expect(result.installed).toBe(false);
+    console.info(`npm install on Node.js ${systemMajor}: refused in ${Math.round(result.ms)} ms`);
   });
 });
 

@@ -29,10 +29,12 @@ Commands:
                                   on older pointers; reads the table with a Scan)
   tokens:names [--org ID]         (also a data migration: the account's name on every token issued
                                   before token items carried it; reads the table with a Scan)
-  issues:reindex [--org ID]       (also a data migration; by hand, with no writes running: every derived
-                                  count and index (lists, issue numbers, assignees, search, attachment
-                                  bytes and files), rebuilt from the issues and attachments; reads the
-                                  table, or one organisation's part, with a Scan)
+  issues:reindex [--org ID]       (also a data migration; by hand, with no writes running: compares every
+                                  derived count and index (lists, issue numbers, assignees, sub-issues,
+                                  search, attachment bytes and files) with its rebuild from the issues and
+                                  attachments, and writes only what differs; prints what it checked and
+                                  repaired; reads the table with a Scan, one organisation's part with a
+                                  Query of each of its partitions)
   migrations:status               (every data migration, pending, running, done or failed, with its counts;
                                   upgrades run the three commands above as data migrations)
   migrations:run [--steps N]      (runs the pending data migrations now, as deploys and npm start do;
@@ -208,8 +210,12 @@ async function main() {
       return (await import('../../lib/db/comments.ts')).writeMissingCommentPointers(orgFlag(values.org));
     case 'tokens:names':
       return (await import('../../lib/db/accounts.ts')).writeMissingTokenNames(orgFlag(values.org));
-    case 'issues:reindex':
-      return (await import('../../lib/db/reindex.ts')).rebuildIssueIndexes(orgFlag(values.org));
+    case 'issues:reindex': {
+      const result = await (await import('../../lib/db/reindex.ts')).rebuildIssueIndexes(orgFlag(values.org));
+      // The one line a person reads on standard error; standard output carries the counts.
+      process.stderr.write(`admin: issues:reindex ${result.summary}\n`);
+      return result;
+    }
     case 'migrations:status': {
       const { migrationStatus } = await import('../../lib/migrations/runner.ts');
       const { readMigrationLease } = await import('../../lib/db/migrations.ts');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { deflateSync, gzipSync } from 'node:zlib';
 import type {
@@ -16,6 +17,7 @@ import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte
 import { json, misconfiguration } from '../../lib/http/errors.ts';
 import { compressesAnswer } from '../../lib/http/gateway-compression.ts';
 import { bearerChallenge, gatewayResponses } from '../../lib/http/gateway-responses.ts';
+import { allowedMethods, allowHeader, methodNotAllowedMessage } from '../../lib/http/method-not-allowed.ts';
 import { EXPOSED_HEADERS, gatewayResponseOrigin, parseOrigins, preflightHeaders } from '../../lib/http/cors.ts';
 import type { Route } from '../../lib/routes.ts';
 import { repoRoot } from '../../infra/paths.ts';
@@ -145,27 +147,31 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
   return { route: hit.c.route, params };
 }
 
-function headersOf(req: IncomingMessage) {
-  const headers: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i] ?? '';
-    const value = req.rawHeaders[i + 1] ?? '';
-    headers[name] = value;
-    (multi[name] ??= []).push(value);
+/**
+ * Name-value pairs as the proxy event's single and multi-value maps, built as own properties (a
+ * `__proto__` header or query name is a key like any other, as in API Gateway's JSON event).
+ */
+function pairMaps(pairs: Iterable<[string, string]>) {
+  const single = new Map<string, string>();
+  const multi = new Map<string, string[]>();
+  for (const [name, value] of pairs) {
+    single.set(name, value);
+    multi.set(name, [...(multi.get(name) ?? []), value]);
   }
-  return { headers, multi };
+  return { single: Object.fromEntries(single), multi: Object.fromEntries(multi) };
+}
+
+function headersOf(req: IncomingMessage) {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) pairs.push([req.rawHeaders[i] ?? '', req.rawHeaders[i + 1] ?? '']);
+  const { single, multi } = pairMaps(pairs);
+  return { headers: single, multi };
 }
 
 function queryOf(url: URL) {
   if ([...url.searchParams.keys()].length === 0) return { query: null, multi: null };
-  const query: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (const [k, v] of url.searchParams) {
-    query[k] = v;
-    (multi[k] ??= []).push(v);
-  }
-  return { query, multi };
+  const { single, multi } = pairMaps(url.searchParams);
+  return { query: single, multi };
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
@@ -286,6 +292,57 @@ export async function runAuthorizer(
   return { authorizer: { ...result.context, principalId: result.principalId } };
 }
 
+/**
+ * The request's path and query as a URL. The path is read on its own (never against `Host`, which
+ * the client chooses), so `//`, `/\x` or an escape that does not decode are paths like any other;
+ * an absolute target (`GET http://h/x`) keeps its path. Undefined when the target is neither.
+ */
+export function requestUrl(target: string | undefined): URL | undefined {
+  try {
+    if (target?.startsWith('/')) return new URL(`http://gateway.local${target}`);
+    const absolute = new URL(target ?? '');
+    return new URL(`http://gateway.local${absolute.pathname}${absolute.search}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** 500 JSON when the prepared answer could not be written; the connection is closed if even that fails. */
+function answerLastResort(res: ServerResponse) {
+  try {
+    if (res.headersSent) throw new Error('headers already sent');
+    const body = JSON.stringify({ error: gatewayResponses.DEFAULT_5XX.message });
+    res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  } catch {
+    res.destroy();
+  }
+}
+
+/**
+ * A request Node's parser refuses (a malformed request line or header, an unknown method, headers
+ * over 16 KB) never reaches the gateway: it is answered here as API Gateway answers a bad request,
+ * in JSON (431 for headers too large), and the connection closed.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex) {
+  const pending = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'Request header fields too large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'Request timeout']
+        : [400, 'Bad Request', gatewayResponses.DEFAULT_4XX.message];
+  const body = JSON.stringify({ error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export interface GatewayOptions {
   routes: Route[];
   /** Print one line per request (method, path, status, ms, DynamoDB calls). */
@@ -314,32 +371,63 @@ export function createGateway(options: GatewayOptions): http.Server {
   const ownCors: Record<string, string> = ownOrigin
     ? { 'Access-Control-Allow-Origin': ownOrigin, 'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', ') }
     : {};
-  return http.createServer((req, res) => {
+  // A request without `Host` is answered by the routes too (Node would answer it 400 with no body).
+  const server = http.createServer({ requireHostHeader: false }, (req, res) => void serve(req, res));
+  server.on('clientError', answerClientError);
+  return server;
+
+  /**
+   * Answers one request, whatever it is: an error anywhere in it is logged and answered 500 JSON
+   * (API Gateway's own), and an answer that cannot be written closes the connection, so that no
+   * request ever throws outside a handler and stops the process.
+   */
+  async function serve(req: IncomingMessage, res: ServerResponse) {
     const started = performance.now();
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     const method = req.method ?? 'GET';
-    void withDbCallLog(() => handle(req, url, method))
-      .catch((err: unknown) => {
-        process.stderr.write(`gateway error: ${(err as Error).stack ?? String(err)}\n`);
-        return { result: gatewayError('DEFAULT_5XX'), log: { calls: [] as string[], roundTrips: 0 } };
-      })
-      .then(({ result, log }) => {
-        if (options.exposeDbCalls)
-          result.headers = {
-            ...result.headers,
-            'X-Db-Calls': String(log.calls.length),
-            'X-Db-Round-Trips': String(log.roundTrips),
-          };
-        send(res, result, req.headers['accept-encoding']);
-        const ms = (performance.now() - started).toFixed(1);
-        options.log?.(`${method} ${url.pathname} ${result.statusCode} ${ms}ms db=${log.calls.length}`);
-      });
-  });
+    const url = requestUrl(req.url);
+    let answer: { result: APIGatewayProxyResult; log: { calls: unknown[]; roundTrips: number } };
+    try {
+      answer = url
+        ? await withDbCallLog(() => handle(req, url, method))
+        : { result: ownError('DEFAULT_4XX'), log: { calls: [], roundTrips: 0 } };
+    } catch (err) {
+      // A client that went away mid-request is no error of the gateway's: there is no one to answer.
+      if (req.destroyed) return void res.destroy();
+      process.stderr.write(`gateway error: ${(err as Error).stack ?? String(err)}\n`);
+      answer = { result: gatewayError('DEFAULT_5XX'), log: { calls: [], roundTrips: 0 } };
+    }
+    const { result, log } = answer;
+    try {
+      if (options.exposeDbCalls)
+        result.headers = {
+          ...result.headers,
+          'X-Db-Calls': String(log.calls.length),
+          'X-Db-Round-Trips': String(log.roundTrips),
+        };
+      send(res, result, req.headers['accept-encoding']);
+    } catch (err) {
+      process.stderr.write(`gateway error: the answer could not be written: ${(err as Error).stack ?? String(err)}\n`);
+      answerLastResort(res);
+    }
+    const ms = (performance.now() - started).toFixed(1);
+    options.log?.(`${method} ${url?.pathname ?? JSON.stringify(req.url)} ${res.statusCode} ${ms}ms db=${log.calls.length}`);
+  }
 
   /** API Gateway's own answer, with the CORS headers its gateway responses carry. */
   function ownError(kind: keyof typeof gatewayResponses): APIGatewayProxyResult {
     const result = gatewayError(kind);
     return { ...result, headers: { ...result.headers, ...ownCors } };
+  }
+
+  /** No route for the method: 405 with `Allow` when the path has other methods (as the stack's catch-all mock answers), else 404. */
+  function noRoute(method: string, path: string): APIGatewayProxyResult {
+    const allow = allowHeader(allowedMethods(options.routes, path));
+    if (!allow) return ownError('MISSING_AUTHENTICATION_TOKEN');
+    return {
+      statusCode: 405,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', Allow: allow, ...ownCors },
+      body: JSON.stringify({ error: methodNotAllowedMessage(method, allow) }),
+    };
   }
 
   async function handle(req: IncomingMessage, url: URL, method: string): Promise<APIGatewayProxyResult> {
@@ -350,7 +438,7 @@ export function createGateway(options: GatewayOptions): http.Server {
     const match =
       matchRoute(compiled, method, url.pathname) ??
       (url.pathname === '/api-docs/' ? matchRoute(compiled, method, '/api-docs') : undefined);
-    if (!match) return ownError('MISSING_AUTHENTICATION_TOKEN');
+    if (!match) return noRoute(method, url.pathname);
     const raw = await readBody(req);
     if (raw === 'too-large') return ownError('REQUEST_TOO_LARGE');
     const { headers, multi } = headersOf(req);

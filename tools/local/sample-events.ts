@@ -60,7 +60,8 @@ export const samples: Record<string, Sample> = {
   listAccounts: listQuery,
   createAccount: { body: { account: { name: 'Grace Hopper', email: 'grace@example.com', role: 'member' } } },
   listProjects: listQuery,
-  createProject: { body: { project: { name: 'Apollo', prefix: 'APL', description: 'Land on the moon.' } } },
+  // Not the README's project (Apollo, APL): after the README's first requests this one is created too.
+  createProject: { body: { project: { name: 'Gemini', prefix: 'GEM', description: 'Practise in orbit.' } } },
   updateProject: { body: { project: { description: 'Land on the moon and come back.' } } },
   replaceProject: { body: { project: { production_url: 'https://apollo.example.com' } } },
   listSprints: listQuery,
@@ -79,21 +80,21 @@ export const samples: Record<string, Sample> = {
   updateState: { params: { state_id: '6' }, body: { state: { name: 'Code review' } } },
   replaceState: { params: { state_id: '6' }, body: { state: { color: '#8b5cf6' } } },
   deleteState: { params: { state_id: '6' } },
-  getIssueByKey: { params: { issue_key: 'APL-1' } },
-  listSubIssues: { params: { issue_key: 'APL-1' }, ...listQuery },
-  // APL-2 (the sprint's issue) blocks APL-1 (the backlog's): relation 2-blocks-1, on both.
-  listIssueRelations: { params: { issue_key: 'APL-1' } },
-  createIssueRelation: { params: { issue_key: 'APL-2' }, body: { relation: { type: 'blocks', issue_key: 'APL-1' } } },
-  deleteIssueRelation: { params: { issue_key: 'APL-1', relation_id: '2-blocks-1' } },
-  // A screenshot on APL-1: declared (pending), then its upload completed, listed, downloaded, deleted.
+  getIssueByKey: { params: { issue_key: 'GEM-1' } },
+  listSubIssues: { params: { issue_key: 'GEM-1' }, ...listQuery },
+  // GEM-2 (the sprint's issue) blocks GEM-1 (the backlog's): relation 2-blocks-1, on both.
+  listIssueRelations: { params: { issue_key: 'GEM-1' } },
+  createIssueRelation: { params: { issue_key: 'GEM-2' }, body: { relation: { type: 'blocks', issue_key: 'GEM-1' } } },
+  deleteIssueRelation: { params: { issue_key: 'GEM-1', relation_id: '2-blocks-1' } },
+  // A screenshot on GEM-1: declared (pending), then its upload completed, listed, downloaded, deleted.
   createAttachment: {
-    params: { issue_key: 'APL-1' },
+    params: { issue_key: 'GEM-1' },
     body: { attachment: { name: 'screenshot.png', content_type: 'image/png', size: 48213 } },
   },
-  listAttachments: { params: { issue_key: 'APL-1' } },
-  downloadAttachment: { params: { issue_key: 'APL-1', attachment_id: '1' } },
-  completeAttachment: { params: { issue_key: 'APL-1', attachment_id: '1' } },
-  deleteAttachment: { params: { issue_key: 'APL-1', attachment_id: '1' } },
+  listAttachments: { params: { issue_key: 'GEM-1' } },
+  downloadAttachment: { params: { issue_key: 'GEM-1', attachment_id: '1' } },
+  completeAttachment: { params: { issue_key: 'GEM-1', attachment_id: '1' } },
+  deleteAttachment: { params: { issue_key: 'GEM-1', attachment_id: '1' } },
   listSprintIssues: listQuery,
   createSprintIssue: {
     body: {
@@ -256,8 +257,8 @@ export function sampleStreamEvent(orgId = 1, projectId = 999_999): DynamoDBStrea
     type: 'project',
     org_id: orgId,
     id: projectId,
-    name: 'Apollo',
-    prefix: 'APL',
+    name: 'Gemini',
+    prefix: 'GEM',
     description: null,
     sprints_count: 1,
     created_at: '2026-11-21T09:00:00.000Z',

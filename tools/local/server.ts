@@ -76,7 +76,7 @@ try {
   const created = await ensureTable(endpoint, cfg.tableName);
   if (created === 'created') console.log(`Created table ${cfg.tableName}`);
 
-  const { bootstrapFirstOrganisation } = await import('./bootstrap.ts');
+  const { bootstrapFirstOrganisation, tokenRegenerateHint } = await import('./bootstrap.ts');
   const { createGateway } = await import('./gateway.ts');
   const { routes } = await import('../../lib/routes.ts');
   const { startLocalServices } = await import('./services.ts');
@@ -86,6 +86,7 @@ try {
   const { runPendingMigrations } = await import('./migrations.ts');
   await runPendingMigrations(routes, (line) => console.log(line));
   const first = await bootstrapFirstOrganisation();
+  const tableEndpoint = endpoint;
   services = await startLocalServices(endpoint);
   server = createGateway({ routes, log: (line) => console.log(line) });
   server.once('error', fail);
@@ -109,7 +110,7 @@ try {
         first.token,
       );
       console.log(`Try it:\n\n  curl -H "Authorization: Bearer ${first.token}" ${base}/api/v1/me\n`);
-    }
+    } else console.log(tokenRegenerateHint(tableEndpoint, cfg.tableName));
   });
 } catch (err) {
   fail(err);
