@@ -187,21 +187,27 @@ export function grantOf(entry: string, modules: HandlerModule[]): TableGrant {
   return grantFor(module);
 }
 
-/** What a function may do with the attachments' objects (infra/constructs/attachment-bucket.ts). */
-export type ObjectUse = 'put' | 'get' | 'delete';
+/**
+ * What a function may do with the attachments' objects (infra/constructs/attachment-bucket.ts):
+ * `stage`, sign forms that post under `staging/`; `promote`, take a posted file from there to the
+ * attachment's key (read and remove it there, put its copy, and remove that copy again should the
+ * attachment be deleted meanwhile); `get`, read an attachment's file and sign its downloads;
+ * `delete`, remove the files of deleted attachments.
+ */
+export type ObjectUse = 'stage' | 'promote' | 'get' | 'delete';
 
 /**
  * Who may use the attachments' bucket, and for what (docs/attachments.md). A pre-signed form or
  * URL carries its signer's rights, so: only the functions that hand out upload forms (the REST
- * create and the MCP tools, which also put a small file given inline) may put; only those that read
- * an object or sign a download (the REST reads, `complete`'s HeadObject, the MCP tools) may get;
- * only the cascade, which removes the objects of deleted attachments, may delete. No other
- * function is told the bucket's name.
+ * create and the MCP tools, which also post a small file given inline) may put, and only under
+ * `staging/`; only `complete` (REST and MCP) may put an attachment's file, a copy of one it checked;
+ * only those that read an object or sign a download may get; only the cascade, which removes the
+ * objects of deleted attachments, may delete them. No other function is told the bucket's name.
  */
 export const objectUse: Readonly<Record<string, readonly ObjectUse[]>> = {
-  'functions/attachments/create.ts': ['put'],
+  'functions/attachments/create.ts': ['stage'],
   'functions/attachments/read.ts': ['get'],
-  'functions/attachments/complete.ts': ['get'],
-  'functions/mcp.ts': ['get', 'put'],
+  'functions/attachments/complete.ts': ['promote', 'get'],
+  'functions/mcp.ts': ['stage', 'promote', 'get'],
   [cascadeEntry]: ['delete'],
 };

@@ -194,6 +194,17 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
       maxFilesPerIssue: positive(env.ATTACHMENT_MAX_PER_ISSUE, ATTACHMENT_LIMITS.filesPerIssue),
       /** Bytes of attachments one organisation may keep. */
       maxOrganisationBytes: positive(env.ATTACHMENT_MAX_ORGANISATION_BYTES, ATTACHMENT_LIMITS.organisationBytes),
+      /** Pending attachments (declared, not completed) and their bytes, per account and per organisation. */
+      pendingCaps: {
+        account: {
+          files: positive(env.ATTACHMENT_MAX_PENDING_PER_ACCOUNT, ATTACHMENT_LIMITS.pendingPerAccount),
+          bytes: positive(env.ATTACHMENT_MAX_PENDING_BYTES_PER_ACCOUNT, ATTACHMENT_LIMITS.pendingBytesPerAccount),
+        },
+        organisation: {
+          files: positive(env.ATTACHMENT_MAX_PENDING_PER_ORGANISATION, ATTACHMENT_LIMITS.pendingPerOrganisation),
+          bytes: positive(env.ATTACHMENT_MAX_PENDING_BYTES_PER_ORGANISATION, ATTACHMENT_LIMITS.pendingBytesPerOrganisation),
+        },
+      },
       /** How long an upload form, and a download URL, stay valid, in seconds. */
       uploadSeconds: positive(env.ATTACHMENT_UPLOAD_SECONDS, ATTACHMENT_LIMITS.uploadSeconds),
       downloadSeconds: positive(env.ATTACHMENT_DOWNLOAD_SECONDS, ATTACHMENT_LIMITS.downloadSeconds),

@@ -895,7 +895,10 @@ export const routes: Route[] = [
       'Answers the attachment, `pending`, with `upload`: a pre-signed S3 POST form bound to the declared name, ' +
       'content type, exact size and SHA-256 (if given), valid for minutes. Post `upload.fields` and then the file ' +
       '(as `file`, last) to `upload.url` as multipart/form-data, then call `…/complete`. 422 for a type outside the ' +
-      'allow-list, a file over the size limit, an issue at its most files, or an organisation at its most bytes. ' +
+      'allow-list, a file over the size limit, an issue at its most files, or an organisation at its most bytes; ' +
+      '429 `{error}` (with `Retry-After`) while the caller, or its organisation, has as many declarations pending ' +
+      '(not completed) as it may. The form is for this declaration only: a file posted after its `complete`, or ' +
+      'after its delete, is never used. ' +
       "403 for a member's file on someone else's comment: a comment's files are added by its author or an admin.",
     tag: 'Attachments',
     body: AttachmentCreateBody,

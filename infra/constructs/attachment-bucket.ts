@@ -3,14 +3,28 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import { ATTACHMENT_LIMITS } from '../../lib/vocabulary/attachments.ts';
 import type { ObjectUse } from '../grants.ts';
 import type { ServiceFunction } from './service-function.ts';
 
 /** The environment variable that names the bucket to a function (lib/config.ts: attachments). */
 export const bucketVariable = 'ATTACHMENTS_BUCKET';
 
-/** What each use of the bucket may do: sign (and make) uploads, read and sign downloads, delete. */
-const actionsOf: Record<ObjectUse, string> = { put: 's3:PutObject', get: 's3:GetObject', delete: 's3:DeleteObject' };
+/** Where the attachments' files live, and where their forms post (lib/db/objects.ts). */
+const FILES = 'o/';
+const STAGING = 'staging/';
+
+/** What each use of the bucket may do, and where (infra/grants.ts, `ObjectUse`). */
+const actionsOf: Record<ObjectUse, { prefix: string; actions: string[] }[]> = {
+  stage: [{ prefix: STAGING, actions: ['s3:PutObject'] }],
+  promote: [
+    // CopyObject reads its source and puts its copy.
+    { prefix: STAGING, actions: ['s3:GetObject', 's3:DeleteObject'] },
+    { prefix: FILES, actions: ['s3:PutObject', 's3:DeleteObject'] },
+  ],
+  get: [{ prefix: FILES, actions: ['s3:GetObject'] }],
+  delete: [{ prefix: FILES, actions: ['s3:DeleteObject'] }],
+};
 
 /**
  * The private bucket of the attachments' files (docs/attachments.md). Nothing in it is public:
@@ -33,9 +47,11 @@ export class AttachmentBucket extends Construct {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       removalPolicy: props.removalPolicy,
       lifecycleRules: [
-        // A multipart upload never completed. (An abandoned single upload is a pending attachment
-        // whose item expires: its removal deletes the object through the cascade, lib/db/cascade.ts.)
+        // A multipart upload never completed.
         { id: 'incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // A file posted with an upload form that nothing took (never completed, or posted again
+        // after its attachment was completed or deleted): no attachment refers to it, none counts it.
+        { id: 'staged-uploads', prefix: STAGING, expiration: Duration.days(ATTACHMENT_LIMITS.stagingDays) },
       ],
       cors: props.corsOrigins.length
         ? [
@@ -56,12 +72,18 @@ export class AttachmentBucket extends Construct {
     });
   }
 
-  /** Lets `fn` use the bucket's objects for `use` (one action), and names the bucket in its environment. */
+  /** Lets `fn` use the bucket's objects for `uses` (each its actions under its prefix), and names the bucket in its environment. */
   allow(fn: ServiceFunction, uses: readonly ObjectUse[]): void {
     fn.addEnvironment(bucketVariable, this.bucket.bucketName);
-    fn.addToRolePolicy(
-      new PolicyStatement({ actions: uses.map((use) => actionsOf[use]), resources: [this.bucket.arnForObjects('o/*')] }),
-    );
+    const byPrefix = new Map<string, Set<string>>();
+    for (const { prefix, actions } of uses.flatMap((use) => actionsOf[use])) {
+      for (const action of actions) byPrefix.set(prefix, (byPrefix.get(prefix) ?? new Set()).add(action));
+    }
+    for (const [prefix, actions] of byPrefix) {
+      fn.addToRolePolicy(
+        new PolicyStatement({ actions: [...actions].sort(), resources: [this.bucket.arnForObjects(`${prefix}*`)] }),
+      );
+    }
     // cdk-nag names the bucket by its logical id in the same stack, by the nested stack's parameter elsewhere.
     const cfn = this.bucket.node.defaultChild as CfnBucket;
     const names =
@@ -69,11 +91,13 @@ export class AttachmentBucket extends Construct {
         ? [`${Stack.of(this).getLogicalId(cfn)}.Arn`]
         : [`referenceto${Names.nodeUniqueId(cfn.node)}Arn`];
     for (const name of names) {
-      Validations.of(fn.role!).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${name}>/o/*]`,
-        reason:
-          "Attachments' objects are created per upload under o/ (keyed by organisation): the action is on them all, in this one bucket",
-      });
+      for (const prefix of byPrefix.keys()) {
+        Validations.of(fn.role!).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::<${name}>/${prefix}*]`,
+          reason:
+            "Attachments' objects are created per upload under o/ (keyed by organisation), their posted files under staging/: the action is on them all, in this one bucket",
+        });
+      }
     }
   }
 }

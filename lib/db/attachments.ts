@@ -5,7 +5,8 @@
  * any concurrency and the counts never drift (the cascade takes a deleted issue's attachments off
  * the organisation's count the same way: lib/db/cascade.ts).
  */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailed } from './errors.ts';
 import { attachmentCounts, counterDifferences, type AttachmentCounters, type CountedAttachment } from '../model/attachments.ts';
 import { ATTACHMENT_LIMITS, type AttachmentStatus } from '../vocabulary/attachments.ts';
 import { db, tableName } from './client.ts';
@@ -40,6 +41,17 @@ export const attachmentItem = itemKind({
     sha256: attribute.nullableString('sha256'),
     status: attribute.oneOf<AttachmentStatus>('status'),
     objectKey: attribute.string('object_key'),
+    /**
+     * Where its upload form posts (lib/db/objects.ts, `stagingObjectKey`): `complete` copies the file
+     * from there to `objectKey`. None on one declared before forms posted there, or restored by an import.
+     */
+    stagingKey: attribute.optionalString('staging_key'),
+    /**
+     * Its declaration took a place among the pending attachments of its organisation and uploader
+     * (`pendingReservation`), which its completion, delete or expiry gives back; one declared
+     * before those caps existed took none, and gives none back.
+     */
+    reserved: attribute.flag('pending_reserved'),
     uploaderId: attribute.number('uploader_id'),
     uploaderName: attribute.string('uploader_name'),
     createdAt: attribute.string('created_at'),
@@ -60,6 +72,26 @@ export const attachmentItem = itemKind({
 });
 export type StoredAttachment = Fields<typeof attachmentItem.attributes>;
 
+/**
+ * The pending uploads of one account (attachments it declared, not yet completed): their count and
+ * bytes, moved in the same transaction as each declaration, its completion, its delete or expiry.
+ */
+export const pendingUploadsItem = itemKind({
+  type: 'pending_uploads',
+  key: { PK: 'ORG#o', SK: 'PENDINGUPLOADS#a' },
+  about: "account a's pending uploads: their count and bytes, within its cap",
+  attributes: {
+    files: attribute.counter('pending_files'),
+    bytes: attribute.counter('pending_bytes'),
+  },
+});
+
+/** The caps of pending attachments: a count and bytes, for an account and for its organisation. */
+export interface PendingCaps {
+  account: { files: number; bytes: number };
+  organisation: { files: number; bytes: number };
+}
+
 /** The organisation's counter of attachment bytes (on its organisation item). */
 export const ORGANISATION_BYTES = organisationCounter.attachmentBytes;
 /** The issue's counter of attachments (its comments' included). */
@@ -75,26 +107,28 @@ export const attachmentRefusals = {
   filesLimit: 'files_limit',
   bytesLimit: 'bytes_limit',
   notPending: 'not_pending',
+  pendingLimit: 'pending_limit',
 } as const satisfies Record<string, AttachmentRefusal>;
 
 /**
  * Writes a pending attachment in one transaction with its place in the limits: the project must
- * exist; the issue must exist and hold fewer than `maxFiles`; its comment, if any, must exist; and
- * the organisation's bytes plus this file's must stay within `maxBytes`.
+ * exist; the issue must exist and hold fewer than `maxFiles`; its comment, if any, must exist; the
+ * organisation's bytes plus this file's must stay within `maxBytes`; and the pending attachments
+ * of its uploader and of its organisation (a count and bytes) within `pending` (`bytes_limit` names
+ * a refusal on the organisation's item, either limit; `pending_limit` the uploader's cap).
  */
 export async function insertAttachment(
   attachment: StoredAttachment,
-  limits: { maxFiles: number; maxBytes: number },
+  limits: { maxFiles: number; maxBytes: number; pending: PendingCaps },
   /** When it was declared, for its expiry: its `created_at`, or now for an export's attachment restored with its old time. */
   pendingSince: string = attachment.createdAt,
 ): Promise<void> {
-  const { orgId, projectId, issueId, commentId, size } = attachment;
+  const { orgId, projectId, issueId, commentId } = attachment;
   await transact([
     existsCheck(keys.project(orgId, projectId), attachmentRefusals.project),
     addTo(keys.issue(orgId, projectId, issueId), ISSUE_FILES, 1, attachmentRefusals.issue, limits.maxFiles),
     ...(commentId === null ? [] : commentMarks(orgId, projectId, issueId, commentId)),
-    // `counter < max - size + 1`: the bytes after this file are at most `maxBytes`.
-    addTo(keys.org(orgId), ORGANISATION_BYTES, size, attachmentRefusals.bytesLimit, limits.maxBytes - size + 1),
+    ...pendingReservation(attachment, limits.maxBytes, limits.pending),
     {
       item: {
         Put: {
@@ -102,7 +136,7 @@ export async function insertAttachment(
           Item: {
             ...keys.attachment(orgId, projectId, issueId, attachment.id),
             type: attachmentItem.type,
-            ...attachmentItem.encode(attachment),
+            ...attachmentItem.encode({ ...attachment, reserved: true }),
             // A pending attachment never completed expires (`markReady` takes this off).
             [tableDefinition.ttlAttribute]: epochSeconds(pendingSince) + ATTACHMENT_LIMITS.pendingSeconds,
           },
@@ -111,6 +145,109 @@ export async function insertAttachment(
       },
     },
   ]);
+}
+
+/** `(counter absent OR counter < :name)`: a count that `:name` bounds. */
+const below = (counter: string, bound: string) => `(attribute_not_exists(${counter}) OR ${counter} < ${bound})`;
+
+/**
+ * The organisation's bytes and pending counts, and the uploader's pending counts, taken by a new
+ * pending attachment, each within its bound: `counter < max - size + 1` keeps the bytes after
+ * this file at most `max`. The uploader's item is made by its first declaration.
+ */
+function pendingReservation(a: StoredAttachment, maxBytes: number, caps: PendingCaps): GuardedItem[] {
+  const org = organisationCounter;
+  const mine = { files: pendingUploadsItem.stored('files'), bytes: pendingUploadsItem.stored('bytes') };
+  return [
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.org(a.orgId),
+          UpdateExpression: `ADD ${org.attachmentBytes} :size, ${org.pendingAttachments} :one, ${org.pendingAttachmentBytes} :size`,
+          ConditionExpression: [
+            'attribute_exists(PK)',
+            below(org.attachmentBytes, ':maxBytes'),
+            below(org.pendingAttachments, ':maxFiles'),
+            below(org.pendingAttachmentBytes, ':maxPending'),
+          ].join(' AND '),
+          ExpressionAttributeValues: {
+            ':size': a.size,
+            ':one': 1,
+            ':maxBytes': maxBytes - a.size + 1,
+            ':maxFiles': caps.organisation.files,
+            ':maxPending': caps.organisation.bytes - a.size + 1,
+          },
+        },
+      },
+      reason: attachmentRefusals.bytesLimit,
+    },
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.pendingUploads(a.orgId, a.uploaderId),
+          UpdateExpression: `SET #type = :type ADD ${mine.files} :one, ${mine.bytes} :size`,
+          ConditionExpression: `${below(mine.files, ':maxFiles')} AND ${below(mine.bytes, ':maxBytes')}`,
+          ExpressionAttributeNames: { '#type': 'type' },
+          ExpressionAttributeValues: {
+            ':type': pendingUploadsItem.type,
+            ':size': a.size,
+            ':one': 1,
+            ':maxFiles': caps.account.files,
+            ':maxBytes': caps.account.bytes - a.size + 1,
+          },
+        },
+      },
+      reason: attachmentRefusals.pendingLimit,
+    },
+  ];
+}
+
+/** The `ADD` clauses that give back one pending attachment's place among its organisation's (`:minus`: minus its size). */
+const ORGANISATION_PENDING_RELEASE = `${organisationCounter.pendingAttachments} :minusOne, ${organisationCounter.pendingAttachmentBytes} :minus`;
+
+/** The reservation of a pending attachment given back: its organisation's and its uploader's pending counts. */
+function pendingRelease(a: Pick<StoredAttachment, 'orgId' | 'uploaderId' | 'size'>): GuardedItem[] {
+  const organisation: GuardedItem = {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.org(a.orgId),
+        UpdateExpression: `ADD ${ORGANISATION_PENDING_RELEASE}`,
+        ExpressionAttributeValues: { ':minusOne': -1, ':minus': -a.size },
+      },
+    },
+  };
+  return [organisation, uploaderRelease(a)];
+}
+
+/** The uploader's pending counts given back by one pending attachment. */
+function uploaderRelease(a: Pick<StoredAttachment, 'orgId' | 'uploaderId' | 'size'>): GuardedItem {
+  const mine = { files: pendingUploadsItem.stored('files'), bytes: pendingUploadsItem.stored('bytes') };
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.pendingUploads(a.orgId, a.uploaderId),
+        UpdateExpression: `ADD ${mine.files} :minusOne, ${mine.bytes} :minus`,
+        ExpressionAttributeValues: { ':minusOne': -1, ':minus': -a.size },
+      },
+    },
+  };
+}
+
+/** The organisation's and its uploader's pending counts, read consistently: what a refused declaration ran into. */
+export async function pendingCounts(orgId: number, accountId: number) {
+  const [org, mine] = await batchGet([keys.org(orgId), keys.pendingUploads(orgId, accountId)]);
+  return {
+    organisation: {
+      files: organisationItem.field(org ?? {}, 'pendingAttachments'),
+      bytes: organisationItem.field(org ?? {}, 'pendingAttachmentBytes'),
+      attachmentBytes: organisationItem.field(org ?? {}, 'attachmentBytes'),
+    },
+    account: { files: pendingUploadsItem.field(mine ?? {}, 'files'), bytes: pendingUploadsItem.field(mine ?? {}, 'bytes') },
+  };
 }
 
 const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
@@ -385,8 +522,13 @@ export async function listAttachments(orgId: number, projectId: number, issueId:
   return found;
 }
 
-/** Marks a pending attachment ready (refused when it is gone, or no longer pending). */
-export async function markReady(a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId' | 'id'>): Promise<void> {
+/**
+ * Marks a pending attachment ready (refused when it is gone, or no longer pending), giving back its
+ * reservation among the pending ones of its organisation and its uploader in the same transaction.
+ */
+export async function markReady(
+  a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId' | 'id' | 'size' | 'uploaderId' | 'reserved'>,
+): Promise<void> {
   await transact([
     {
       item: {
@@ -402,36 +544,38 @@ export async function markReady(a: Pick<StoredAttachment, 'orgId' | 'projectId' 
       },
       reason: attachmentRefusals.notPending,
     },
+    ...(a.reserved ? pendingRelease(a) : []),
   ]);
 }
 
 /**
  * The writes that remove an attachment and give back its place in the limits: the item (which
- * must be there), the organisation's bytes and, unless the issue goes too, the issue's count, while
- * it counts it: one marked `in_trash` (its comment in the trash, or restored a moment ago) gave its
- * place back already, and its issue is only checked (the request's resource for `If-Match`). The
- * item's condition holds the mark as read, so that a mark moved meanwhile
- * (`settleCommentAttachments`) is refused `attachment` rather than counted twice or not at all:
- * read it again. The object goes when the stream shows the item's removal (lib/db/cascade.ts).
+ * must be there), the organisation's bytes (and, for a pending one, its reservation among the
+ * pending attachments of its organisation and its uploader) and, unless the issue goes too, the
+ * issue's count, while it counts it: one marked `in_trash` (its comment in the trash, or restored a
+ * moment ago) gave its place back already, and its issue is only checked (the request's resource
+ * for `If-Match`). The item's condition holds the mark and the status as read, so that a mark
+ * moved meanwhile (`settleCommentAttachments`), or a completion, is refused `attachment` rather
+ * than counted twice or not at all: read it again. The object goes when the stream shows the
+ * item's removal (lib/db/cascade.ts).
  */
-export function attachmentRemoval(
-  a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId' | 'id' | 'size'> & { inTrash?: boolean },
-  withIssueCount: boolean,
-): GuardedItem[] {
-  const asRead = a.inTrash ? '#mark = :yes' : 'attribute_not_exists(#mark)';
+export function attachmentRemoval(a: Removed, withIssueCount: boolean): GuardedItem[] {
+  const issueKey = keys.issue(a.orgId, a.projectId, a.issueId);
+  const asRead = [...(withIssueCount ? [a.inTrash ? '#mark = :yes' : 'attribute_not_exists(#mark)'] : []), '#status = :status'];
+  // A pending one gives back its reservation too, in the same update of its organisation (one write per item in a transaction).
+  const releases = a.status === 'pending' && a.reserved;
   return [
     {
       item: {
         Delete: {
           TableName: tableName(),
           Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
-          ...(withIssueCount
-            ? {
-                ConditionExpression: `attribute_exists(PK) AND ${asRead}`,
-                ExpressionAttributeNames: { '#mark': attachmentItem.stored('inTrash') },
-                ...(a.inTrash ? { ExpressionAttributeValues: { ':yes': true } } : {}),
-              }
-            : { ConditionExpression: 'attribute_exists(PK)' }),
+          ConditionExpression: ['attribute_exists(PK)', ...asRead].join(' AND '),
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            ...(withIssueCount ? { '#mark': attachmentItem.stored('inTrash') } : {}),
+          },
+          ExpressionAttributeValues: { ':status': a.status, ...(withIssueCount && a.inTrash ? { ':yes': true } : {}) },
         },
       },
       reason: attachmentRefusals.attachment,
@@ -441,14 +585,23 @@ export function attachmentRemoval(
         Update: {
           TableName: tableName(),
           Key: keys.org(a.orgId),
-          UpdateExpression: `ADD ${ORGANISATION_BYTES} :minus`,
-          ExpressionAttributeValues: { ':minus': -a.size },
+          UpdateExpression: `ADD ${ORGANISATION_BYTES} :minus${releases ? `, ${ORGANISATION_PENDING_RELEASE}` : ''}`,
+          ExpressionAttributeValues: { ':minus': -a.size, ...(releases ? { ':minusOne': -1 } : {}) },
         },
       },
     },
+    ...(releases ? [uploaderRelease(a)] : []),
     ...(withIssueCount ? [issuePlaceGivenBack(a)] : []),
   ];
 }
+
+/** What a removal needs of an attachment: where it is, its size, its status and uploader (a pending one's reservation), its mark. */
+export type Removed = Pick<
+  StoredAttachment,
+  'orgId' | 'projectId' | 'issueId' | 'id' | 'size' | 'status' | 'uploaderId' | 'reserved'
+> & {
+  inTrash?: boolean;
+};
 
 /**
  * Its issue's `attachments_count` less one, while it counts `a`: one marked `in_trash` gave its
@@ -678,11 +831,14 @@ type Image = Record<string, { S?: string; N?: string; BOOL?: boolean } | undefin
 export async function releaseExpiredAttachment(image: Image, now = new Date()): Promise<boolean> {
   const project = parseProjectPk(image.PK?.S ?? '');
   if (!project) return false;
-  const a = {
+  const a: Removed = {
     ...project,
     issueId: Number(image.issue_id?.N),
     id: Number(image.id?.N),
     size: Number(image.size?.N ?? 0),
+    status: 'pending',
+    uploaderId: Number(image.uploader_id?.N),
+    reserved: image[attachmentItem.stored('reserved')]?.BOOL === true,
     // One in the trash with its comment gave its place on its issue back already.
     inTrash: image[attachmentItem.stored('inTrash')]?.BOOL === true,
   };
@@ -767,6 +923,58 @@ async function readOrganisationAttachments(orgId: number, take: (items: Record<s
   await forEachLimited(projects, PARTITIONS_AT_ONCE, (projectId) =>
     partitionPages(projectPk(orgId, projectId), [issueItem.type, attachmentItem.type], take),
   );
+}
+
+/**
+ * The keys of the pending attachments whose expiry (their TTL) has passed at `now`: of the whole
+ * table by a Scan, or of one organisation by a Query of each of its partitions. The local stack's
+ * stand-in for DynamoDB's TTL only (tools/local/expiry.ts), which DynamoDB Local does not run.
+ */
+export async function expiredPendingAttachments(now: Date, orgId?: number): Promise<Key[]> {
+  const ttl = tableDefinition.ttlAttribute;
+  const seconds = Math.floor(now.getTime() / 1000);
+  const found: Key[] = [];
+  const take = (items: Record<string, unknown>[]) => {
+    for (const item of items) {
+      if (item.type !== attachmentItem.type || item.status !== 'pending' || !(Number(item[ttl]) < seconds)) continue;
+      found.push({ PK: String(item.PK), SK: String(item.SK) });
+    }
+  };
+  if (orgId !== undefined) await readOrganisationAttachments(orgId, take);
+  else
+    await scanPages(
+      {
+        FilterExpression: '#type = :type AND #status = :pending AND #expires < :now',
+        ProjectionExpression: 'PK, SK, #type, #status, #expires',
+        ExpressionAttributeNames: { '#type': 'type', '#status': 'status', '#expires': ttl },
+        ExpressionAttributeValues: { ':type': attachmentItem.type, ':pending': 'pending', ':now': seconds },
+      },
+      take,
+    );
+  return found;
+}
+
+/**
+ * Removes a pending attachment whose expiry has passed at `now`, as DynamoDB's TTL would (the local
+ * stack's stand-in): its old item, or undefined when it is no longer pending and expired.
+ */
+export async function expirePendingAttachment(key: Key, now: Date): Promise<Record<string, unknown> | undefined> {
+  try {
+    const out = await db.send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: key,
+        ConditionExpression: '#status = :pending AND #expires < :now',
+        ExpressionAttributeNames: { '#status': 'status', '#expires': tableDefinition.ttlAttribute },
+        ExpressionAttributeValues: { ':pending': 'pending', ':now': Math.floor(now.getTime() / 1000) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return out.Attributes;
+  } catch (err) {
+    if (isConditionFailed(err)) return undefined;
+    throw err;
+  }
 }
 
 /** Every attachment counter that differs from what its attachments count (see `counterDifferences`). */

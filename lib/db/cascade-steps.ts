@@ -6,10 +6,10 @@ import { storedRelations, type RemovedIssue } from './relations.ts';
 import type { IssueStatus } from '../schemas/issues.ts';
 import { queryPages, type QueryInput } from './query.ts';
 import { forEachLimited } from '../model/limited.ts';
-import { attachmentRemoval } from './attachments.ts';
+import { attachmentItem, attachmentRemoval } from './attachments.ts';
 import { db, tableName } from './client.ts';
 import { collections, commentPointerOf, keys, parseProjectPk, type Key } from './keys.ts';
-import { batchGet, Refused, transact, type GuardedItem } from './transactions.ts';
+import { batchGet, getItem, Refused, transact, type GuardedItem } from './transactions.ts';
 
 /**
  * The steps the cascade of deletes (lib/db/cascade.ts) and the trash's sprints and projects
@@ -80,11 +80,19 @@ async function releaseAttachments(items: Record<string, unknown>[]): Promise<Set
     const m = ATTACHMENT_SK.exec(String(item.SK));
     const project = m && parseProjectPk(String(item.PK));
     if (!m || !project) continue;
-    const attachment = { ...project, issueId: Number(m[1]), id: Number(m[2]), size: Number(item.size ?? 0) };
-    try {
-      await transact(attachmentRemoval(attachment, false));
-    } catch (err) {
-      if (!(err instanceof Refused)) throw err;
+    let found: Record<string, unknown> | undefined = item;
+    // Completed since the page was read (its status is in the condition): read again, removed as it is now.
+    for (let attempt = 0; found && attempt < 3; attempt++) {
+      const { size, status, uploaderId, reserved } = attachmentItem.decode(found);
+      try {
+        await transact(
+          attachmentRemoval({ ...project, issueId: Number(m[1]), id: Number(m[2]), size, status, uploaderId, reserved }, false),
+        );
+        break;
+      } catch (err) {
+        if (!(err instanceof Refused)) throw err;
+        found = await getItem({ PK: String(item.PK), SK: String(item.SK) });
+      }
     }
     done.add(`${String(item.PK)}|${String(item.SK)}`);
   }

@@ -176,7 +176,7 @@ export async function deleteProjectContents(orgId: number, projectId: number, op
       KeyConditionExpression: 'PK = :pk',
       ExpressionAttributeValues: { ':pk': collections.projectContents(orgId, projectId).pk },
       ProjectionExpression:
-        'PK, SK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points, #size',
+        'PK, SK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points, #size, uploader_id, pending_reserved',
       ExpressionAttributeNames: { '#status': 'status', '#size': 'size' },
     },
     options,
@@ -201,9 +201,9 @@ export async function deleteIssueComments(
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       // Comments and activity alike (lib/db/keys.ts: both are stored under the issue's SK).
       ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': skPrefixes.underIssue(issueId) },
-      // Attachments' sizes too: their bytes come off the organisation's count.
-      ProjectionExpression: 'PK, SK, #size',
-      ExpressionAttributeNames: { '#size': 'size' },
+      // Attachments' sizes too: their bytes come off the organisation's count (a pending one's reservation too).
+      ProjectionExpression: 'PK, SK, #size, #status, uploader_id, pending_reserved',
+      ExpressionAttributeNames: { '#size': 'size', '#status': 'status' },
     },
     options,
     deleteKeys,

@@ -76,6 +76,8 @@ export const keys = {
     PK: orgPk(orgId),
     SK: `ATTACHMENTEXPIRED#${pad(attachmentId)}`,
   }),
+  /** The pending uploads of account `accountId` (attachments it declared, not completed): their count and bytes, within the account's cap. */
+  pendingUploads: (orgId: number, accountId: number): Key => ({ PK: orgPk(orgId), SK: `PENDINGUPLOADS#${pad(accountId)}` }),
   /** A label of the project's catalogue (its name and colour are also on the project item: lib/db/labels.ts). */
   label: (orgId: number, projectId: number, labelId: number): Key => ({
     PK: projectPk(orgId, projectId),

@@ -1,4 +1,4 @@
-import { attachmentExpiredItem, attachmentItem } from './attachments.ts';
+import { attachmentExpiredItem, attachmentItem, pendingUploadsItem } from './attachments.ts';
 import { assignedEntryItem, issueItem, searchRecordItem } from './issue-item.ts';
 import { stateItem } from './workflow.ts';
 import { trashItem } from './trash.ts';
@@ -81,6 +81,7 @@ export const layout: LayoutRow[] = [
   declared(stateItem),
   declared(commentPointerItem),
   declared(attachmentExpiredItem),
+  declared(pendingUploadsItem),
   declared(webhookItem),
   declared(trashItem),
   declared(deliveryItem),

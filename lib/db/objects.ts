@@ -48,6 +48,18 @@ const pad = (n: number) => String(n).padStart(10, '0');
 export const attachmentObjectKey = (orgId: number, projectId: number, issueId: number, attachmentId: number) =>
   `o/${pad(orgId)}/p/${pad(projectId)}/i/${pad(issueId)}/a/${pad(attachmentId)}`;
 
+/**
+ * Where an upload form posts a declared file (`STAGING_PREFIX`): its own key per declaration
+ * (`nonce`, random), which `complete` copies to the attachment's key once the file checks out.
+ * Nothing else refers to it: a form posted late lands where nothing counts it, and the bucket's
+ * lifecycle rule removes it.
+ */
+export const STAGING_PREFIX = 'staging/';
+/** Where the forms of one organisation post (`stagingObjectKey`). */
+export const stagingPrefixOf = (orgId: number) => `${STAGING_PREFIX}o/${pad(orgId)}/`;
+export const stagingObjectKey = (orgId: number, attachmentId: number, nonce: string) =>
+  `${stagingPrefixOf(orgId)}a/${pad(attachmentId)}/${nonce}`;
+
 /** `20261126T101500Z` and `20261126`. */
 function amzDates(now: Date) {
   const amzDate = now
@@ -183,7 +195,11 @@ export async function signDownloadUrl(
 }
 
 /** A signed request to an object, sent. */
-async function send(method: 'HEAD' | 'GET' | 'DELETE', key: string, headers: Record<string, string> = {}): Promise<Response> {
+async function send(
+  method: 'HEAD' | 'GET' | 'DELETE' | 'PUT',
+  key: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const { b, v4 } = signer();
   const url = objectUrl(b.base, key);
   const signed = await v4.sign(requestOf(method, url, { 'x-amz-content-sha256': EMPTY_SHA256, ...headers }));
@@ -197,6 +213,8 @@ export interface StoredObject {
   contentType: string;
   /** The SHA-256 S3 checked on upload (base64), when the upload carried one and the store keeps it. */
   sha256Base64: string | undefined;
+  /** Its ETag: what a copy of exactly this object is made on (`copyObject`). */
+  etag: string;
 }
 
 /** What S3 holds at `key` (HeadObject, with its checksum), or undefined when there is nothing. */
@@ -208,6 +226,7 @@ export async function headObject(key: string): Promise<StoredObject | undefined>
     size: Number(res.headers.get('content-length')),
     contentType: res.headers.get('content-type') ?? '',
     sha256Base64: res.headers.get('x-amz-checksum-sha256') ?? undefined,
+    etag: res.headers.get('etag') ?? '',
   };
 }
 
@@ -270,14 +289,64 @@ export async function putObject(
   if (status < 200 || status >= 300) throw new Error(`PutObject ${key}: ${status}`);
 }
 
-/** Deletes objects (DeleteObject each, a few at a time); one already gone is no error. */
+/**
+ * Deletes objects (DeleteObject each, a few at a time); one already gone is no error. A 5xx is tried
+ * again, twice, as the SDK's retry does (the local server answers 500 when two deletes empty the same
+ * folder at once).
+ */
 export async function deleteObjects(objectKeys: readonly string[]): Promise<void> {
   const queue = [...new Set(objectKeys)];
   const worker = async () => {
     for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
-      const res = await send('DELETE', key);
+      let res = await send('DELETE', key);
+      for (let retry = 1; res.status >= 500 && retry <= 2; retry++) {
+        await new Promise((r) => setTimeout(r, 50 * retry));
+        res = await send('DELETE', key);
+      }
       if (!res.ok && res.status !== 404) throw new Error(`DeleteObject ${key}: ${res.status}`);
     }
   };
   await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker));
+}
+
+/**
+ * Copies the object at `from` to `to` (CopyObject), only while it is still the one whose ETag is
+ * `etag` (the object just checked: S3 refuses the copy otherwise, 412), keeping its type and
+ * asking S3 for a SHA-256 of the copy. Returns whether the copy is of that object: a server that
+ * ignores the condition (the local one) is caught by the copy's own ETag.
+ */
+export async function copyObject(from: string, to: string, etag: string): Promise<boolean> {
+  const { b } = signer();
+  if (!PATH_SAFE.test(from)) throw new Error(`object key with unsafe characters: ${from}`);
+  const res = await send('PUT', to, {
+    'x-amz-copy-source': `/${b.name}/${from}`,
+    'x-amz-copy-source-if-match': etag,
+    'x-amz-checksum-algorithm': 'SHA256',
+  });
+  const body = await res.text();
+  if (res.status === 412) return false;
+  if (!res.ok || body.includes('<Error>')) throw new Error(`CopyObject ${from} to ${to}: ${res.status} ${body.slice(0, 200)}`);
+  return /<ETag>(.*?)<\/ETag>/.exec(body)?.[1]?.replace(/&quot;/g, '"') === etag;
+}
+
+/** The keys under `prefix` and when each was last written (ListObjectsV2, every page): the local expiry of staged files. */
+export async function listObjects(prefix: string): Promise<{ key: string; lastModified: Date }[]> {
+  const { b, v4 } = signer();
+  const found: { key: string; lastModified: Date }[] = [];
+  let token: string | undefined;
+  do {
+    const url = new URL(`${b.base}/`);
+    const query: Record<string, string> = { 'list-type': '2', prefix, ...(token ? { 'continuation-token': token } : {}) };
+    const signed = await v4.sign(requestOf('GET', url, { 'x-amz-content-sha256': EMPTY_SHA256 }, query));
+    const res = await fetch(`${url.href}?${new URLSearchParams(query).toString()}`, { headers: signed.headers });
+    const body = await res.text();
+    if (!res.ok) throw new Error(`ListObjectsV2 ${prefix}: ${res.status}`);
+    for (const [, content] of body.matchAll(/<Contents>(.*?)<\/Contents>/gs)) {
+      const key = /<Key>(.*?)<\/Key>/.exec(content!)?.[1];
+      const modified = /<LastModified>(.*?)<\/LastModified>/.exec(content!)?.[1];
+      if (key && modified) found.push({ key, lastModified: new Date(modified) });
+    }
+    token = /<NextContinuationToken>(.*?)<\/NextContinuationToken>/.exec(body)?.[1];
+  } while (token);
+  return found;
 }

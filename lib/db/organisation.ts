@@ -14,7 +14,7 @@ import { withVersion } from './versions.ts';
 export const organisationItem = itemKind({
   type: 'organisation',
   key: { PK: 'ORG#o', SK: 'ORG' },
-  about: 'organisation (+ projects/accounts/webhooks count, attachment bytes, settings)',
+  about: 'organisation (+ projects/accounts/webhooks count, attachment bytes, pending uploads, settings)',
   attributes: {
     id: attribute.number('id'),
     name: attribute.string('name'),
@@ -23,6 +23,9 @@ export const organisationItem = itemKind({
     webhooksCount: attribute.counter('webhooks_count'),
     /** The bytes of its attachments (lib/db/attachments.ts: the quota, and its rebuild). */
     attachmentBytes: attribute.counter('attachment_bytes'),
+    /** Its pending attachments (declared, not completed) and their bytes, within their caps (lib/db/attachments.ts). */
+    pendingAttachments: attribute.counter('pending_attachments'),
+    pendingAttachmentBytes: attribute.counter('pending_attachment_bytes'),
     createdAt: attribute.string('created_at'),
     /** Days a deleted item stays in its trash (`PATCH /organisation`); none: the stage's (`trashRetentionDays`, lib/config.ts). */
     trashRetentionDays: attribute.nullableNumber('trash_retention_days'),
@@ -40,6 +43,8 @@ export const organisationCounter = {
   accounts: organisationItem.stored('accountsCount'),
   webhooks: organisationItem.stored('webhooksCount'),
   attachmentBytes: organisationItem.stored('attachmentBytes'),
+  pendingAttachments: organisationItem.stored('pendingAttachments'),
+  pendingAttachmentBytes: organisationItem.stored('pendingAttachmentBytes'),
 } as const;
 
 /** The stored item of a new organisation: its first account counted. */

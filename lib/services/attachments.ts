@@ -5,19 +5,22 @@
  * short-lived pre-signed download URLs. Every read and write finds the issue by its key in the
  * caller's organisation first: another organisation's attachment is 404 everywhere.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { config } from '../config.ts';
 import { getAccountItem } from '../db/accounts.ts';
 import * as store from '../db/attachments.ts';
 import type { Readable } from 'node:stream';
 import {
   attachmentObjectKey,
+  copyObject,
+  deleteObjects,
   headObject,
   postUploadForm,
   putObject,
   readObject,
   signDownloadUrl,
   signUploadForm,
+  stagingObjectKey,
 } from '../db/objects.ts';
 import type { AttachmentRefusal } from '../db/refusals.ts';
 import { nextId } from '../db/sequences.ts';
@@ -31,7 +34,15 @@ import { dispositionOf, isShown, mcpKindOf, sha256Base64, sha256Hex } from '../m
 import { ATTACHMENT_LIMITS } from '../vocabulary/attachments.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Attachment, AttachmentCreate, AttachmentWithUpload } from '../schemas/attachments.ts';
-import { ForbiddenError, NotFoundError, TransitionError, UnauthorizedError, ValidationError } from '../vocabulary/errors.ts';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitedError,
+  TransitionError,
+  UnauthorizedError,
+  ValidationError,
+} from '../vocabulary/errors.ts';
 import { explainRefusal, projectNotThere, type Meanings } from './refusals.ts';
 
 /** An attachment as answered: with a fresh download URL once ready. */
@@ -117,20 +128,23 @@ export async function createAttachment(
     sha256: input.sha256 ?? null,
     status: 'pending',
     objectKey: attachmentObjectKey(caller.orgId, issue.project_id, issue.id, id),
+    // This declaration's own key for its form (docs/attachments.md: a form posted late lands where nothing counts it).
+    stagingKey: stagingObjectKey(caller.orgId, id, randomBytes(16).toString('hex')),
     uploaderId: caller.accountId,
     uploaderName,
     createdAt: new Date().toISOString(),
     inTrash: false,
     trashedAt: null,
     trashedInSprint: null,
+    reserved: true,
   };
   try {
-    await store.insertAttachment(stored, { maxFiles: limits.maxFilesPerIssue, maxBytes: limits.maxOrganisationBytes });
+    await store.insertAttachment(stored, limitsOf(limits));
   } catch (err) {
-    throw await createRefusal(err, stored, limits.maxFilesPerIssue, limits.maxOrganisationBytes);
+    throw await createRefusal(err, stored);
   }
   const form = await signUploadForm({
-    key: stored.objectKey,
+    key: stored.stagingKey!,
     contentType: stored.contentType,
     size: stored.size,
     sha256Base64: stored.sha256 && sha256Base64(stored.sha256),
@@ -180,21 +194,46 @@ export async function attachFile(
   }
 }
 
-/** What a refused create means; the issue's count refusal is a 404 only when the issue is gone. */
-async function createRefusal(err: unknown, a: store.StoredAttachment, maxFiles: number, maxBytes: number): Promise<unknown> {
+/** The limits a declaration is written within (lib/db/attachments.ts, `insertAttachment`). */
+const limitsOf = (limits: ReturnType<typeof config>['attachments']) => ({
+  maxFiles: limits.maxFilesPerIssue,
+  maxBytes: limits.maxOrganisationBytes,
+  pending: limits.pendingCaps,
+});
+
+/**
+ * What a refused create means; the issue's count refusal is a 404 only when the issue is gone. A
+ * refusal on the organisation's item is its bytes or its pending attachments: its counters say which.
+ */
+async function createRefusal(err: unknown, a: store.StoredAttachment): Promise<unknown> {
+  const { maxFilesPerIssue: maxFiles, maxOrganisationBytes: maxBytes, pendingCaps } = config().attachments;
   const meanings = {
     project: () => new NotFoundError('Project'),
     issue: () => new ValidationError([`issue already has ${maxFiles} attachments, the most it may have`]),
     comment: () => new NotFoundError(`Comment ${a.commentId} on this issue`),
     bytes_limit: () =>
       new ValidationError([`size would take the organisation's attachments past ${maxBytes} bytes, the most it may keep`]),
+    pending_limit: () => pendingRefusal('you have', pendingCaps.account),
   } satisfies Partial<Meanings<AttachmentRefusal>>;
   const meaning = explainRefusal(err, meanings);
+  if (isRefused(err, 'bytes_limit')) {
+    const { organisation } = await store.pendingCounts(a.orgId, a.uploaderId);
+    const { files, bytes } = pendingCaps.organisation;
+    if (organisation.files >= files || organisation.bytes + a.size > bytes)
+      return pendingRefusal('your organisation has', pendingCaps.organisation);
+  }
   if (meaning instanceof ValidationError && !(await store.issueExists(a.orgId, a.projectId, a.issueId))) {
     return new NotFoundError('Issue');
   }
   return meaning;
 }
+
+/** 429: too many declarations waiting for their files (a cap of a count and bytes), until some complete or expire. */
+const pendingRefusal = (who: string, cap: { files: number; bytes: number }) =>
+  new RateLimitedError(
+    ATTACHMENT_LIMITS.pendingSeconds,
+    `Too many uploads pending: ${who} ${cap.files} attachments (or ${cap.bytes} bytes) declared and not completed, the most allowed at once; complete or delete them, or wait until they expire (${ATTACHMENT_LIMITS.pendingSeconds / 60} minutes after their declaration)`,
+  );
 
 /**
  * The attachment `id` of the issue of `issueKey` (404 when either is not the caller's organisation's,
@@ -232,36 +271,56 @@ export async function downloadUrl(caller: Principal, issueKey: string, id: numbe
 }
 
 /**
- * Checks the uploaded file against what was declared, as S3 holds it (HeadObject): there, the
- * right size and type, and the declared SHA-256 (S3's checksum of the upload; where the store keeps
- * none, the local server, the bytes are read and hashed). Then `ready`. Completing a ready
- * attachment answers it as it is. A mismatch is 422 and leaves it pending: upload the right file.
+ * Checks the uploaded file against what was declared, as S3 holds it at the form's key
+ * (HeadObject): there, the right size and type, and the declared SHA-256 (S3's checksum of the
+ * upload; where the store keeps none, the local server, the bytes are read and hashed). Then the
+ * file is copied to the attachment's own key (`promote`) and the attachment is `ready`. Completing
+ * a ready attachment answers it as it is. A mismatch is 422 and leaves it pending: upload the right file.
  */
 export async function completeAttachment(caller: Principal, issueKey: string, id: number): Promise<Attachment> {
   const found = await visibleAttachment(caller, issueKey, id);
   if (found.status === 'ready') return toAttachment(found);
-  const problems = await uploadProblems(found, found.sha256);
-  if (!problems) throw new TransitionError('The file has not been uploaded yet: post it with the upload form, then complete');
-  if (problems.length > 0) throw new ValidationError(problems.map((p) => `${p}; upload the file again`));
+  // One declared before forms posted to their own key: its file is at the attachment's key already.
+  const posted = found.stagingKey ?? found.objectKey;
+  const checked = await uploadProblems(found, found.sha256, posted);
+  if (!checked) throw new TransitionError('The file has not been uploaded yet: post it with the upload form, then complete');
+  if (checked.problems.length > 0) throw new ValidationError(checked.problems.map((p) => `${p}; upload the file again`));
+  if (posted !== found.objectKey && !(await copyObject(posted, found.objectKey, checked.etag))) {
+    throw new ConflictError(['file: it was posted again while it was being checked; complete again']);
+  }
   try {
     await store.markReady(found);
   } catch (err) {
     if (!isRefused(err, 'not_pending')) throw err;
     // Completed by a concurrent call meanwhile, or deleted: answered as it is now.
     const now = await store.getAttachment(found.orgId, found.projectId, found.issueId, found.id);
-    if (!now) throw new NotFoundError('Attachment');
+    // Deleted meanwhile: the copy just made is no attachment's file (its delete may have removed the key before it came).
+    if (!now) throw await deletedWhileCompleting(found);
     return toAttachment(now);
   }
+  // What the form posted is no one's now; a later post of the same form lands there too, and the lifecycle rule removes it.
+  if (posted !== found.objectKey) await deleteObjects([posted]).catch(() => undefined);
   return toAttachment({ ...found, status: 'ready' });
 }
 
+/** The 404 of an attachment deleted while it was completed, once the file copied for it is removed again. */
+async function deletedWhileCompleting(a: store.StoredAttachment): Promise<NotFoundError> {
+  await deleteObjects([a.objectKey]);
+  return new NotFoundError('Attachment');
+}
+
 /**
- * What differs between the object S3 holds for `a` and what `a` declares: its size, its content
- * type and, given `sha256`, its SHA-256 (S3's checksum of the upload; where the store keeps none,
- * the local server, the bytes are read and hashed). Undefined when there is no object.
+ * What differs between the object S3 holds at `key` (the form's, or the attachment's own) and what
+ * `a` declares: its size, its content type and, given `sha256`, its SHA-256 (S3's checksum of the
+ * upload; where the store keeps none, the local server, the bytes are read and hashed), with the
+ * object's ETag (what a copy of it is made on). Undefined when there is no object.
  */
-async function uploadProblems(a: store.StoredAttachment, sha256: string | null): Promise<string[] | undefined> {
-  const object = await headObject(a.objectKey);
+async function uploadProblems(
+  a: store.StoredAttachment,
+  sha256: string | null,
+  key: string,
+): Promise<{ problems: string[]; etag: string } | undefined> {
+  const object = await headObject(key);
   if (!object) return undefined;
   const problems: string[] = [];
   if (object.size !== a.size) problems.push(`size: the uploaded file has ${object.size} bytes, not the ${a.size} declared`);
@@ -269,10 +328,10 @@ async function uploadProblems(a: store.StoredAttachment, sha256: string | null):
     problems.push(`content_type: the uploaded file is ${object.contentType}, not the ${a.contentType} declared`);
   }
   if (problems.length === 0 && sha256) {
-    const actual = object.sha256Base64 ? sha256Hex(object.sha256Base64) : await hashOf(a.objectKey);
+    const actual = object.sha256Base64 ? sha256Hex(object.sha256Base64) : await hashOf(key);
     if (actual !== sha256) problems.push('sha256: the uploaded file does not have the SHA-256 declared');
   }
-  return problems;
+  return { problems, etag: object.etag };
 }
 
 /**
@@ -295,13 +354,9 @@ export async function restoreAttachment(
       throw new ValidationError([`size: ${a.size} bytes is more than the ${limits.maxFileBytes} a file may have here`]);
     }
     try {
-      await store.insertAttachment(
-        a,
-        { maxFiles: limits.maxFilesPerIssue, maxBytes: limits.maxOrganisationBytes },
-        new Date().toISOString(),
-      );
+      await store.insertAttachment(a, limitsOf(limits), new Date().toISOString());
     } catch (err) {
-      throw await createRefusal(err, a, limits.maxFilesPerIssue, limits.maxOrganisationBytes);
+      throw await createRefusal(err, a);
     }
   }
   let problems: string[] | undefined;
@@ -311,7 +366,7 @@ export async function restoreAttachment(
       contentType: a.contentType,
       sha256Base64: sha256Base64(file.sha256),
     });
-    problems = await uploadProblems(a, file.sha256);
+    problems = (await uploadProblems(a, file.sha256, a.objectKey))?.problems;
   } catch (err) {
     problems = [`the file could not be put in the bucket (${(err as Error).message})`];
   }

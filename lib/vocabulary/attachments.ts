@@ -14,13 +14,21 @@ export const ATTACHMENT_LIMITS = {
   filesPerIssue: 100,
   /** Bytes one organisation keeps (`ATTACHMENT_MAX_ORGANISATION_BYTES`): 10 GiB. */
   organisationBytes: 10 * 1024 * 1024 * 1024,
-  /** An upload form is valid for 10 minutes (`ATTACHMENT_UPLOAD_SECONDS`). */
-  uploadSeconds: 600,
+  /** An upload form is valid for 2 minutes (`ATTACHMENT_UPLOAD_SECONDS`). */
+  uploadSeconds: 120,
   /**
-   * A pending attachment never completed expires a day after it was declared (its item's TTL): its
-   * file, if any, goes and its bytes come back to the organisation's count.
+   * A pending attachment never completed expires 10 minutes after it was declared (its item's TTL):
+   * its place in the limits and its reservation come back.
    */
-  pendingSeconds: 86_400,
+  pendingSeconds: 600,
+  /** Pending attachments one account may hold at once, and their bytes (`ATTACHMENT_MAX_PENDING_PER_ACCOUNT`, `…_BYTES_PER_ACCOUNT`). */
+  pendingPerAccount: 20,
+  pendingBytesPerAccount: 256 * 1024 * 1024,
+  /** Pending attachments one organisation may hold at once, and their bytes (`ATTACHMENT_MAX_PENDING_PER_ORGANISATION`, `…_BYTES_PER_ORGANISATION`). */
+  pendingPerOrganisation: 100,
+  pendingBytesPerOrganisation: 1024 * 1024 * 1024,
+  /** A posted file nothing took (under `staging/`) is removed a day after it was posted (the bucket's lifecycle rule). */
+  stagingDays: 1,
   /** A download URL is valid for 5 minutes (`ATTACHMENT_DOWNLOAD_SECONDS`). */
   downloadSeconds: 300,
   /** A file name's length, in characters. */

@@ -66,8 +66,8 @@ export class RateLimitedError extends DomainError {
   override readonly name: string = 'RateLimitedError';
   readonly status = 429;
   readonly retryAfterSeconds: number;
-  constructor(retryAfterSeconds: number) {
-    super('Rate limit exceeded: 600 requests per minute per token');
+  constructor(retryAfterSeconds: number, message = 'Rate limit exceeded: 600 requests per minute per token') {
+    super(message);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }

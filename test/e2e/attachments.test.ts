@@ -4,12 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
-import { headObject, putObject } from '../../lib/db/objects.ts';
+import { attachmentObjectKey, headObject, putObject } from '../../lib/db/objects.ts';
 import { attachmentCounterDifferences, getAttachment, organisationBytes } from '../../lib/db/attachments.ts';
 import { createAccountInOrg } from '../../lib/services/accounts.ts';
 import { apiClient, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { mcpClient } from '../support/mcp.ts';
+import { stagedFiles, sweepLater } from '../support/local-expiry.ts';
 import { purgeOnceHeld } from '../support/trash.ts';
 
 /**
@@ -54,6 +55,10 @@ async function download(token: string, path: string) {
   return { status: res.status, location: res.headers.get('location') };
 }
 
+/** Where an attachment's file lives once completed (the form posts elsewhere: docs/attachments.md). */
+const fileKey = (orgId: number, issue: { project_id: number; id: number }, id: number) =>
+  attachmentObjectKey(orgId, issue.project_id, issue.id, id);
+
 async function declare(client: ApiClient, base: string, file: Buffer, overrides: Record<string, unknown> = {}) {
   return client.post(base, {
     attachment: { name: 'screenshot.png', content_type: 'image/png', size: file.length, sha256: sha(file), ...overrides },
@@ -93,8 +98,8 @@ describe('attachments', () => {
     });
     expect(created.body.upload.method).toBe('POST');
     expect(new URL(created.body.upload.url).hostname).toBe('127.0.0.1');
-    // The object key carries the organisation.
-    expect(created.body.upload.fields.key).toMatch(new RegExp(`^o/${String(org.orgId).padStart(10, '0')}/`));
+    // The form posts to this declaration's own key, which carries the organisation.
+    expect(created.body.upload.fields.key).toMatch(new RegExp(`^staging/o/${String(org.orgId).padStart(10, '0')}/`));
 
     // Not there yet: complete refuses, the download too.
     expect((await admin.post(`${base}/${created.body.id}/complete`)).status).toBe(422);
@@ -242,7 +247,7 @@ describe('attachments', () => {
       expect(created.status).toBe(201);
       expect((await postForm(created.body.upload, file, String(overrides.content_type ?? 'image/png'))).status).toBe(204);
       expect((await admin.post(`${base}/${created.body.id}/complete`)).status).toBe(200);
-      return { id: created.body.id as number, key: created.body.upload.fields.key as string, file };
+      return { id: created.body.id as number, key: fileKey(org.orgId, issue, created.body.id), file };
     };
     const onComment = [
       await ready(png, { comment_id: comment.id }),
@@ -524,14 +529,18 @@ describe('attachments', () => {
     const kept = await newIssue(`/api/v1/projects/${p.id}`);
     const comment = (await admin.post(`/api/v1/projects/${p.id}/issues/${inBacklog.id}/comments`, { comment: { body: 'log' } }))
       .body;
-    const upload = async (issue: { issue_number: string }, size: number, extra: Record<string, unknown> = {}) => {
+    const upload = async (
+      issue: { issue_number: string; project_id: number; id: number },
+      size: number,
+      extra: Record<string, unknown> = {},
+    ) => {
       const file = Buffer.alloc(size, 3);
       const base = `/api/v1/issues/${issue.issue_number}/attachments`;
       const created = await declare(admin, base, file, { name: 'a.bin', content_type: 'application/octet-stream', ...extra });
       expect(created.status).toBe(201);
       expect((await postForm(created.body.upload, file, 'application/octet-stream')).status).toBe(204);
       expect((await admin.post(`${base}/${created.body.id}/complete`)).status).toBe(200);
-      return created.body.upload.fields.key as string;
+      return fileKey(org.orgId, issue, created.body.id);
     };
     const backlogFiles = [await upload(inBacklog, 1000), await upload(inBacklog, 2000, { comment_id: comment.id })];
     const sprintFiles = [await upload(inSprint, 3000)];
@@ -579,5 +588,70 @@ describe('attachments', () => {
       () => organisationBytes(org.orgId),
       (n) => n === 0,
     );
+  });
+
+  it('takes nothing from a form posted late: after its attachment is deleted, after its issue is purged, after it was completed', async () => {
+    const { admin, base, org, issue } = await setup();
+    const other = Buffer.from(png);
+    other[20] = 1;
+    /** A ready attachment deleted after the others, whose file's removal says that the consumer has handled their removals (one lane, in order). */
+    const barrier = async (onBase: string) => {
+      const created = await declare(admin, onBase, png);
+      expect((await postForm(created.body.upload, png, 'image/png')).status).toBe(204);
+      expect((await admin.post(`${onBase}/${created.body.id}/complete`)).status).toBe(200);
+      return created.body.id as number;
+    };
+    const settled = async (key: string) =>
+      eventually(
+        `${key} removed`,
+        () => headObject(key),
+        (o) => o === undefined,
+      );
+
+    // Deleted: declared, its form kept, the attachment deleted; the form posted once the cascade is past it.
+    const deleted = await declare(admin, base, png);
+    const first = await barrier(base);
+    expect((await admin.delete(`${base}/${deleted.body.id}`)).status).toBe(204);
+    expect((await admin.delete(`${base}/${first}`)).status).toBe(204);
+    await settled(fileKey(org.orgId, issue, first));
+    expect((await postForm(deleted.body.upload, png, 'image/png')).status).toBe(204);
+    expect(await headObject(fileKey(org.orgId, issue, deleted.body.id))).toBeUndefined();
+    expect((await admin.post(`${base}/${deleted.body.id}/complete`)).status).toBe(404);
+
+    // Completed: the same form posts another file of the same size and type; the stored file stays the one completed.
+    const done = await declare(admin, base, png, { sha256: undefined });
+    expect((await postForm(done.body.upload, png, 'image/png')).status).toBe(204);
+    expect((await admin.post(`${base}/${done.body.id}/complete`)).status).toBe(200);
+    expect((await postForm(done.body.upload, other, 'image/png')).status).toBe(204);
+    expect((await admin.post(`${base}/${done.body.id}/complete`)).body.status).toBe('ready');
+    /** The completed file as downloaded now. */
+    const stored = async () => {
+      const listed = ((await admin.get(base)).body as { id: number; download_url: string }[]).find((a) => a.id === done.body.id)!;
+      return Buffer.from(await (await fetch(listed.download_url)).arrayBuffer());
+    };
+    expect((await stored()).equals(png)).toBe(true);
+
+    // Purged with its issue: a pending attachment of an issue deleted and purged, its form posted after the cascade.
+    const doomed = (await admin.post(`/api/v1/projects/${issue.project_id}/issues`, { issue: { title: 'Doomed' } })).body;
+    const doomedBase = `/api/v1/issues/${doomed.issue_number}/attachments`;
+    const purged = await declare(admin, doomedBase, png);
+    const last = await barrier(doomedBase);
+    expect((await admin.delete(`/api/v1/projects/${issue.project_id}/issues/${doomed.id}`)).status).toBe(204);
+    expect((await admin.delete(`/api/v1/trash/issue-${doomed.id}`)).status).toBe(204);
+    await settled(fileKey(org.orgId, doomed, last));
+    expect((await postForm(purged.body.upload, png, 'image/png')).status).toBe(204);
+    expect(await headObject(fileKey(org.orgId, doomed, purged.body.id))).toBeUndefined();
+
+    // None counts: the organisation holds the one ready file. What the late posts left is removed as the bucket's lifecycle rule removes it.
+    await eventually(
+      'the bytes of what is left',
+      () => organisationBytes(org.orgId),
+      (n) => n === png.length,
+    );
+    expect(await stagedFiles(org.orgId)).toHaveLength(3);
+    expect((await sweepLater(org.orgId)).staged).toBe(3);
+    expect(await stagedFiles(org.orgId)).toEqual([]);
+    expect(await organisationBytes(org.orgId)).toBe(png.length);
+    expect((await stored()).equals(png)).toBe(true);
   });
 });

@@ -1500,6 +1500,8 @@ describe("attachments' bucket", () => {
     expect(p.VersioningConfiguration).toBeUndefined();
     expect(p.LifecycleConfiguration.Rules).toEqual([
       expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }),
+      // Files posted with a form that nothing took (docs/attachments.md).
+      expect.objectContaining({ Prefix: 'staging/', ExpirationInDays: 1, Status: 'Enabled' }),
     ]);
     // No CORS without configured origins (the CORS stage test checks the rule with them).
     expect(p.CorsConfiguration).toBeUndefined();
@@ -1511,26 +1513,44 @@ describe("attachments' bucket", () => {
     );
   });
 
-  it('lets only the upload-form functions (REST create, /mcp) put, only the readers (REST, /mcp) get, only the cascade delete, each on the objects under o/ alone', () => {
+  it('lets the upload-form functions (REST create, /mcp) put under staging/ only, complete (REST, /mcp) copy from there to o/, the readers get, the cascade delete: each on its prefix alone', () => {
     const roleEntry = new Map(functionRoles().map((r) => [r.role, r.entry]));
     const uses: Record<string, string[]> = {};
+    const under = (prefix: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, `/${prefix}*`]] });
     for (const [, policy] of policies()) {
       for (const st of policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]) {
         const actions = [st.Action].flat();
         if (!JSON.stringify(st.Resource).includes(bucketId()) && !actions.some((a) => a.startsWith('s3:'))) continue;
-        expect(st.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/o/*']] });
-        for (const role of policy.Properties.Roles as { Ref: string }[]) {
-          const entry = roleEntry.get(role.Ref) ?? `role ${role.Ref}`;
-          (uses[entry] ??= []).push(...actions);
+        for (const resource of [st.Resource].flat()) {
+          const prefix = ['o/', 'staging/'].find((p) => JSON.stringify(resource) === JSON.stringify(under(p)));
+          expect(prefix, JSON.stringify(resource)).toBeDefined();
+          for (const role of policy.Properties.Roles as { Ref: string }[]) {
+            const entry = roleEntry.get(role.Ref) ?? `role ${role.Ref}`;
+            (uses[entry] ??= []).push(...actions.map((a) => `${a} ${prefix}`));
+          }
         }
       }
     }
+    for (const list of Object.values(uses)) list.sort();
     expect(uses).toEqual({
-      'functions/attachments/create.ts': ['s3:PutObject'],
-      'functions/attachments/read.ts': ['s3:GetObject'],
-      'functions/attachments/complete.ts': ['s3:GetObject'],
-      'functions/mcp.ts': ['s3:GetObject', 's3:PutObject'],
-      'functions/cascade.ts': ['s3:DeleteObject'],
+      'functions/attachments/create.ts': ['s3:PutObject staging/'],
+      'functions/attachments/read.ts': ['s3:GetObject o/'],
+      'functions/attachments/complete.ts': [
+        's3:DeleteObject o/',
+        's3:DeleteObject staging/',
+        's3:GetObject o/',
+        's3:GetObject staging/',
+        's3:PutObject o/',
+      ],
+      'functions/mcp.ts': [
+        's3:DeleteObject o/',
+        's3:DeleteObject staging/',
+        's3:GetObject o/',
+        's3:GetObject staging/',
+        's3:PutObject o/',
+        's3:PutObject staging/',
+      ],
+      'functions/cascade.ts': ['s3:DeleteObject o/'],
     });
   });
 

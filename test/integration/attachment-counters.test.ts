@@ -6,7 +6,9 @@ import { attachmentCounterDifferences, ISSUE_FILES, organisationBytes, ORGANISAT
 import { cascadeBatch } from '../../lib/db/cascade.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
-import { headObject } from '../../lib/db/objects.ts';
+import { attachmentObjectKey, headObject } from '../../lib/db/objects.ts';
+import { removeStagedFiles } from '../../tools/local/expiry.ts';
+import { stagedFiles } from '../support/local-expiry.ts';
 import { rebuildIssueIndexes } from '../../lib/db/reindex.ts';
 import { tableDefinition } from '../../lib/db/table.ts';
 import type { Principal } from '../../lib/model/principal.ts';
@@ -127,7 +129,10 @@ describe('attachment counters', () => {
     expect(await counters()).toEqual({ bytes: 100, files: 1 });
     expect((await cascadeBatch([record(ttl)])).errors).toEqual([]);
     expect(await counters()).toEqual({ bytes: 100, files: 1 });
-    expect(await headObject(abandoned.upload.fields.key!)).toBeUndefined();
+    // Nothing at the attachment's key; what its form posted is removed by the bucket's lifecycle rule (the local sweep here).
+    expect(await headObject(attachmentObjectKey(org.orgId, project.id, issue.id, abandoned.id))).toBeUndefined();
+    expect(await stagedFiles(org.orgId)).toEqual([abandoned.upload.fields.key]);
+    expect(await removeStagedFiles(new Date(Date.now() + 2 * 86_400_000), org.orgId)).toBe(1);
     expect(await attachmentCounterDifferences(org.orgId)).toEqual([]);
 
     // A removal by a request (a delete, a cascade) already gave them back in its own transaction.

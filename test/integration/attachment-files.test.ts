@@ -352,6 +352,8 @@ describe('import of an export with attachments', () => {
       inTrash: false,
       trashedAt: null,
       trashedInSprint: null,
+      stagingKey: null,
+      reserved: true,
     };
     // The same size, other bytes: the local server stores them (AWS would refuse the checksum); the check after the upload does not.
     const other = Buffer.from(png);

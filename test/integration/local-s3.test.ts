@@ -6,11 +6,13 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, inject, it } from 'vitest';
 import {
   attachmentObjectKey,
+  copyObject,
   deleteObjects,
   headObject,
   readObject,
   signDownloadUrl,
   signUploadForm,
+  stagingObjectKey,
 } from '../../lib/db/objects.ts';
 import { Sha256 } from '../../lib/db/sha256.ts';
 import { startLocalS3 } from '../../tools/local/s3.ts';
@@ -62,6 +64,31 @@ describe('the local S3-compatible server', () => {
 
     await deleteObjects([key, key]);
     expect(await headObject(key)).toBeUndefined();
+  });
+
+  it("copies a posted file to the attachment's key only while it is the object checked (its ETag), with its type", async () => {
+    const id = Date.now() % 1_000_000;
+    const posted = stagingObjectKey(999_002, id, 'f00d');
+    const key = attachmentObjectKey(999_002, 1, 1, id);
+    const first = Buffer.from('first\n');
+    const form = await signUploadForm({
+      key: posted,
+      contentType: 'text/plain',
+      size: first.length,
+      sha256Base64: null,
+      seconds: 60,
+    });
+    expect((await postForm(form, first, 'text/plain')).status).toBe(204);
+    const checked = (await headObject(posted))!;
+    // Posted again (other bytes of the same size) after the check: the copy is refused, or at least found to be of another object.
+    expect((await postForm(form, Buffer.from('other\n'), 'text/plain')).status).toBe(204);
+    expect(await copyObject(posted, key, checked.etag)).toBe(false);
+    // Posted back: the copy is of the object checked.
+    expect((await postForm(form, first, 'text/plain')).status).toBe(204);
+    expect(await copyObject(posted, key, checked.etag)).toBe(true);
+    expect(await headObject(key)).toMatchObject({ size: first.length, contentType: 'text/plain', etag: checked.etag });
+    expect((await readObject(key))?.equals(first)).toBe(true);
+    await deleteObjects([posted, key]);
   });
 });
 

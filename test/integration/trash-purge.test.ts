@@ -8,7 +8,7 @@ import { apiClient, type ApiClient, newOrganisation, randomPrefix, startGateway 
 import { bounds, eventually } from '../support/eventually.ts';
 import { wholeTable } from '../support/own-table.ts';
 import { pastRetention } from '../support/trash.ts';
-import { headObject } from '../../lib/db/objects.ts';
+import { attachmentObjectKey, headObject } from '../../lib/db/objects.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 /**
@@ -117,7 +117,10 @@ async function attached(client: ApiClient, issueKey: string, size: number, comme
   form.set('file', new Blob([new Uint8Array(file)], { type: 'application/octet-stream' }), 'file');
   expect((await fetch(declared.upload.url, { method: 'POST', body: form })).status).toBe(204);
   expect((await client.post(`${base}/${declared.id}/complete`)).status).toBe(200);
-  return { id: declared.id as number, objectKey: declared.upload.fields.key as string };
+  // Where the file lives once completed (the form posted elsewhere: docs/attachments.md).
+  const { project_id: projectId, id: issueId } = (await client.get(`/api/v1/issues/${issueKey}`)).body;
+  const orgId = Number(/^staging\/o\/(\d+)\//.exec(declared.upload.fields.key as string)![1]);
+  return { id: declared.id as number, objectKey: attachmentObjectKey(orgId, projectId, issueId, declared.id) };
 }
 
 /**

@@ -76,6 +76,9 @@ export default async function setup(project: TestProject) {
   // up the change feed of few other files' projects (tools/local/stream-poller.ts).
   process.env.STREAM_SHARDS ??= '8';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  // No periodic expiry sweep over the run's shared table: a test that needs one sweeps itself, with
+  // its own clock and its own organisation (tools/local/expiry.ts).
+  process.env.LOCAL_EXPIRY_SWEEP_SECONDS ??= '0';
   // Webhook delivery on a fast clock (docs/change-feed.md): receivers on loopback, retries after
   // 100 ms doubling to at most 800 ms, retried for 6 s, endpoints disabled after 10 s of failures.
   process.env.WEBHOOK_ALLOW_LOOPBACK = '1';

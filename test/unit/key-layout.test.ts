@@ -22,6 +22,7 @@ const samples: Record<keyof typeof keys, unknown[]> = {
   commentPointer: [1, 2],
   attachment: [1, 2, 3, 4],
   attachmentExpired: [1, 4],
+  pendingUploads: [1, 2],
   label: [1, 2, 3],
   labelName: [1, 2, 'bug'],
   state: [1, 2, 3],

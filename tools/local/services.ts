@@ -31,9 +31,17 @@ export function streamShards(value: string | undefined): number | undefined {
   return shards;
 }
 
+/**
+ * How often the local stack runs the expiries AWS runs itself (`LOCAL_EXPIRY_SWEEP_SECONDS`, default
+ * a minute; 0: never): DynamoDB's TTL of pending attachments, the bucket's lifecycle rule of staged
+ * files (tools/local/expiry.ts). The test run sets 0: its tests sweep themselves, with their own clock.
+ */
+const expirySweepSeconds = Number(process.env.LOCAL_EXPIRY_SWEEP_SECONDS ?? 60);
+
 export async function startLocalServices(endpoint: string): Promise<LocalServices> {
   const { tableName } = await import('../../lib/db/client.ts');
-  const { startStreamReader } = await import('./stream-poller.ts');
+  const { startStreamReader, streamConsumer } = await import('./stream-poller.ts');
+  const { startExpirySweeps } = await import('./expiry.ts');
   const { changeFeedParallelization, changeFeedStreamFilters, importJobStreamFilters } = await import('../../lib/db/table.ts');
   // The webhook delivery queue and function (SQS and its event source mapping in AWS).
   const { startLocalDeliveryQueue } = await import('./delivery-queue.ts');
@@ -53,12 +61,17 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
     // The import jobs' consumer, with the cascade's deadline (CASCADE_TIMEOUT_MS).
     { functionModule: 'functions/import-jobs.ts', filters: importJobStreamFilters, timeoutMs: cascadeTimeoutMs },
   ]);
+  const sweeps =
+    expirySweepSeconds > 0
+      ? startExpirySweeps(await streamConsumer('functions/cascade.ts'), expirySweepSeconds, (line) => console.error(line))
+      : undefined;
   return {
     lag: () => {
       const [changeFeed, cascade, importJobs] = reader.lags() as [StreamLag, StreamLag, StreamLag];
       return { changeFeed, cascade, importJobs, reads: reader.reads() };
     },
     stop: async () => {
+      await sweeps?.stop();
       await reader.stop();
       await deliveries.stop();
     },

@@ -28,10 +28,10 @@ import { runAsFunction } from './permissions.ts';
  * it reads over that many shards by partition key, each with the mapping's lanes.
  */
 
-type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
+export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
 /** One of the stack's stream consumers, within its grant (infra/grants.ts) as in AWS. */
-async function streamConsumer(functionModule: string): Promise<StreamHandler> {
+export async function streamConsumer(functionModule: string): Promise<StreamHandler> {
   const consume = await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | void>(functionModule);
   return (event, context) => runAsFunction(functionModule, [], () => consume(event, context));
 }

@@ -801,6 +801,8 @@ class ExportImport {
       inTrash: false,
       trashedAt: null,
       trashedInSprint: null,
+      stagingKey: null,
+      reserved: true,
     };
     try {
       await restoreAttachment(attachment, file, earlier !== undefined);
