@@ -48,7 +48,16 @@ export type TrashRefusal = 'trashed' | 'entry_there' | 'child_there' | 'busy' | 
 export type MigrationRefusal = 'lease-lost';
 /** `not_author`: a comment's file deleted by someone who is neither its uploader, an admin, nor the comment's author. */
 export type AttachmentRefusal =
-  'project' | 'sprint' | 'issue' | 'comment' | 'attachment' | 'not_author' | 'files_limit' | 'bytes_limit' | 'pending_limit' | 'not_pending';
+  | 'project'
+  | 'sprint'
+  | 'issue'
+  | 'comment'
+  | 'attachment'
+  | 'not_author'
+  | 'files_limit'
+  | 'bytes_limit'
+  | 'pending_limit'
+  | 'not_pending';
 
 /** Every reason a write may be refused with. */
 export type RefusalReason =
