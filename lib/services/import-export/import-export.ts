@@ -27,6 +27,7 @@ import { createProject } from '../projects.ts';
 import { addRelation, relationIdOf } from '../relations.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
 import { keyNumber } from '../../model/formats/sources.ts';
+import { characters, importBounds } from '../../model/formats/bounds.ts';
 import type { Role } from '../../schemas/accounts.ts';
 import type { Activity } from '../../schemas/activity.ts';
 import type { SprintReport } from '../../schemas/sprints.ts';
@@ -153,18 +154,42 @@ const kinds = new Set([
   'end',
 ]);
 
-/** The lines of a text given in chunks, each with its number (from 1). */
-async function* linesOf(chunks: Chunks): AsyncGenerator<{ n: number; text: string }> {
-  let rest = '';
+/** The longest line an export file may hold (docs/limits.md). */
+const EXPORT_LINE_CHARS = importBounds.exportLineChars;
+
+const lineTooLong = (n: number) =>
+  new ValidationError([`line ${n} is longer than ${characters(EXPORT_LINE_CHARS)}: it is no line of an export file`]);
+
+/**
+ * The lines of a text given in chunks, each with its number (from 1). Each chunk is searched once;
+ * only the unfinished line is carried to the next, in pieces joined when it ends, and a line
+ * longer than `EXPORT_LINE_CHARS` is refused before it is held whole.
+ */
+export async function* linesOf(chunks: Chunks): AsyncGenerator<{ n: number; text: string }> {
+  let pending: string[] = [];
+  let pendingChars = 0;
   let n = 0;
   for await (const chunk of chunks) {
-    rest += chunk;
+    let from = 0;
     let at: number;
-    while ((at = rest.indexOf('\n')) >= 0) {
-      yield { n: ++n, text: rest.slice(0, at).replace(/\r$/, '') };
-      rest = rest.slice(at + 1);
+    while ((at = chunk.indexOf('\n', from)) >= 0) {
+      let line = chunk.slice(from, at);
+      if (pending.length > 0) {
+        line = pending.join('') + line;
+        pending = [];
+        pendingChars = 0;
+      }
+      if (line.length > EXPORT_LINE_CHARS) throw lineTooLong(n + 1);
+      yield { n: ++n, text: line.endsWith('\r') ? line.slice(0, -1) : line };
+      from = at + 1;
+    }
+    if (from < chunk.length) {
+      pending.push(chunk.slice(from));
+      pendingChars += chunk.length - from;
+      if (pendingChars > EXPORT_LINE_CHARS) throw lineTooLong(n + 1);
     }
   }
+  const rest = pending.join('');
   if (rest.trim()) yield { n: n + 1, text: rest };
 }
 
@@ -176,7 +201,7 @@ const strOrNull = (v: unknown) => (typeof v === 'string' ? v : null);
  * line a JSON object of a known kind, and last the `end` line, whose counts and digest must be
  * those of the lines before it. Returns each project's issue numbers (by prefix), to keep them.
  */
-async function checkExportFile(chunks: Chunks): Promise<Map<string, [string, number][]>> {
+export async function checkExportFile(chunks: Chunks): Promise<Map<string, [string, number][]>> {
   const numbers = new Map<string, [string, number][]>();
   const counts: Record<string, number> = {};
   let digest = '';
@@ -213,7 +238,12 @@ async function checkExportFile(chunks: Chunks): Promise<Map<string, [string, num
     if (line.kind === 'project') prefix = String(line.prefix);
     if (line.kind === 'issue' && prefix !== undefined) {
       const number = keyNumber(String(line.issue_number));
-      if (number) numbers.set(prefix, [...(numbers.get(prefix) ?? []), [String(line.issue_number), number.number]]);
+      // Appended in place: a copy of the list per issue line made the check quadratic in the file.
+      if (number) {
+        const known = numbers.get(prefix);
+        if (known) known.push([String(line.issue_number), number.number]);
+        else numbers.set(prefix, [[String(line.issue_number), number.number]]);
+      }
     }
   }
   if (last === 0) throw new ValidationError(['the file is empty']);

@@ -52,6 +52,7 @@ import {
   type SourceRecord,
 } from '../../model/formats/sources.ts';
 import { issueItem, type IssueItem } from '../../db/issue-item.ts';
+import { characters, importBounds } from '../../model/formats/bounds.ts';
 import { issuesById } from '../../db/sub-issues.ts';
 
 /**
@@ -199,6 +200,33 @@ export interface FileStats {
 
 const count = (map: Map<string, number>, key: string, by = 1) => map.set(key, (map.get(key) ?? 0) + by);
 
+/** The name of the unknown column at each index of a header (undefined: a column the import reads). */
+function unknownColumnsAt(columns: ReturnType<typeof jiraColumns>): (string | undefined)[] {
+  const at: (string | undefined)[] = [];
+  for (const u of columns.unknown) for (const i of u.indexes) at[i] = u.name;
+  return at;
+}
+
+/** Counts a row's values in columns the import does not read, over the row's own fields (a short row costs its length, not the header's). */
+function countUnknown(stats: FileStats, unknownAt: (string | undefined)[], fields: string[]) {
+  for (let i = 0; i < fields.length; i++) {
+    const name = unknownAt[i];
+    if (name !== undefined && fields[i]!.trim()) count(stats.unknown, name);
+  }
+}
+
+/** A file's chunks as one text, kept in pieces until then (joined once); past `max` characters, refused. */
+async function wholeText(chunks: Chunks, max: number): Promise<string> {
+  const pieces: string[] = [];
+  let length = 0;
+  for await (const chunk of chunks) {
+    length += chunk.length;
+    if (length > max) throw new ValidationError([`the file is longer than ${characters(max)}: split it (docs/limits.md)`]);
+    pieces.push(chunk);
+  }
+  return pieces.join('');
+}
+
 /** The records of a Jira CSV export or a GitHub issues JSON file; a malformed row is reported, not thrown. */
 export async function* sourceRecords(
   format: IssueSourceFormat,
@@ -208,6 +236,7 @@ export async function* sourceRecords(
   if (format === 'jira-csv') {
     const reader = new CsvReader();
     let columns: ReturnType<typeof jiraColumns> | undefined;
+    let unknownAt: (string | undefined)[] = [];
     let rows = 0;
     const take = function* (records: { fields: string[]; line: number }[]) {
       for (const r of records) {
@@ -216,11 +245,12 @@ export async function* sourceRecords(
           const missing = missingJiraColumns(columns);
           if (missing.length > 0) throw new ValidationError([`the CSV header has no ${missing.join(', ')} column`]);
           for (const u of columns.unknown) count(stats.unknown, u.name, 0);
+          unknownAt = unknownColumnsAt(columns);
           continue;
         }
         rows += 1;
         if (r.fields.every((f) => f.trim() === '')) continue;
-        for (const u of columns.unknown) count(stats.unknown, u.name, u.indexes.filter((i) => r.fields[i]?.trim()).length);
+        countUnknown(stats, unknownAt, r.fields);
         yield jiraRecord(r.fields, columns, r.line);
       }
     };
@@ -234,8 +264,7 @@ export async function* sourceRecords(
     if (!columns) throw new ValidationError(['the file is empty']);
     return;
   }
-  let text = '';
-  for await (const chunk of chunks) text += chunk;
+  const text = await wholeText(chunks, importBounds.jsonFileChars);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
@@ -439,6 +468,8 @@ export class ImportSession {
   private readonly writing = new Map<string, Promise<void>>();
   /** Rows when progress was last reported. */
   private progressAt = 0;
+  /** Account names by id (`nameOf`). */
+  private namesById: Map<number, string> | undefined;
 
   private readonly options: ImportOptions;
   readonly source: string;
@@ -593,7 +624,9 @@ export class ImportSession {
   }
 
   private nameOf(accountId: number): string {
-    return [...this.accounts.values()].find((a) => a.id === accountId)?.name ?? this.caller.name ?? '';
+    // By id, built once: a search of every account per comment grew with accounts times comments.
+    this.namesById ??= new Map([...this.accounts.values()].map((a) => [a.id, a.name]));
+    return this.namesById.get(accountId) ?? this.caller.name ?? '';
   }
 
   /** Takes one record: maps it, and (unless dry) creates its sprint, labels and issue, with its comments. */
