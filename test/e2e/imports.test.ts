@@ -112,7 +112,9 @@ describe('import jobs over REST', () => {
       return (await until(admin, `/api/v1/imports/${res.body.id}`, finished)).body;
     };
     const dry = await job('&dry_run=true');
-    expect(dry.report).toMatchObject({ dry_run: true, created: 4, rejected: 2, comments: 2 });
+    // A dry run creates nothing, and says what would be created as such.
+    expect(dry.progress).toEqual({ rows: 6, created: 0, would_create: 4, rejected: 2 });
+    expect(dry.report).toMatchObject({ dry_run: true, created: 0, would_create: 4, rejected: 2, comments: 0, would_create_comments: 2 });
     expect(dry.report.rejected_rows.map((r: { row: number }) => r.row)).toEqual([4, 5]);
     expect((await admin.get(`/api/v1/projects/${projectId}/issues`)).body).toEqual([]);
 

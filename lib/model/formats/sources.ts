@@ -62,7 +62,9 @@ export interface SourceRecord {
    */
   attachmentsInText?: boolean | undefined;
   /** The column (or field) each value came from, for the warnings: `status` -> `Status`. */
-  columns?: Partial<Record<'status' | 'type' | 'priority' | 'due_date' | 'story_points' | 'assignee' | 'reporter', string>>;
+  columns?: Partial<
+    Record<'status' | 'type' | 'priority' | 'due_date' | 'story_points' | 'assignee' | 'reporter' | 'resolved', string>
+  >;
   /** What the reader could not take, already phrased (row, column, value). */
   warnings?: string[] | undefined;
 }
@@ -221,7 +223,8 @@ export type PlannedRecord =
       times: {
         created_at?: string | undefined;
         updated_at?: string | undefined;
-        completed_at?: string | undefined;
+        /** Null: a closed issue whose source does not say when (left empty). */
+        completed_at?: string | null | undefined;
       };
       comments: { key: string; body: string; at?: string | undefined; authorEmail?: string; unknownAuthor?: string }[];
       /** The source's attachments, as links (the report lists them). */
@@ -322,6 +325,14 @@ export function planRecord(
     warnings.push(`Resolved "${record.resolved_at}" left out: the issue is ${status}, not done or cancelled`);
     resolved = undefined;
   }
+  // A closed issue whose source says not when: its completion is left empty, never made up (from
+  // its creation or update time). Sources that name the column say so; an export file keeps its own.
+  const completion = record.columns?.resolved;
+  let completed: string | null | undefined = resolved;
+  if (!resolved && completion && closedStatuses.has(status)) {
+    completed = null;
+    if (!record.resolved_at?.trim()) warnings.push(`${completion} is missing: completed_at left empty (the issue is ${status})`);
+  }
   const assignee = personEmail(record.assignee, mapping);
   const reporter = personEmail(record.reporter, mapping);
   const labels = [
@@ -384,7 +395,7 @@ export function planRecord(
     unknownReporter: reporter.label,
     sprint: record.sprint?.name.trim() ? { ...record.sprint, name: record.sprint.name.trim() } : undefined,
     parentKey: record.parent_key?.trim() || undefined,
-    times: { created_at: created, updated_at: updated, completed_at: resolved },
+    times: { created_at: created, updated_at: updated, completed_at: completed },
     comments,
     attachments,
     warnings,
@@ -712,6 +723,7 @@ export function jiraRecord(fields: string[], columns: JiraColumns, row: number):
       priority: priority?.column,
       due_date: due?.column,
       story_points: points?.column,
+      resolved: 'Resolved',
     },
     warnings,
   };
@@ -819,7 +831,12 @@ export function githubRecord(value: unknown, row: number): SourceRecord | { row:
     comments,
     attachments,
     attachmentsInText: true,
-    columns: { status: 'state', assignee: 'assignees', reporter: 'author' },
+    columns: {
+      status: 'state',
+      assignee: 'assignees',
+      reporter: 'author',
+      resolved: 'created_at' in o && !('createdAt' in o) ? 'closed_at' : 'closedAt',
+    },
     warnings,
   };
 }

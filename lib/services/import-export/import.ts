@@ -109,8 +109,12 @@ export interface ImportReport {
   };
   /** Every source key taken (created now or before) -> its issue's key here (`DI-127` -> `DI-127`, or `APL-3`). */
   keys: Record<string, string>;
+  /** Dry run: how many issues would be created (`created` stays 0: nothing is). */
+  would_create?: number;
+  /** Dry run: how many comments would be created with them. */
+  would_create_comments?: number;
   /** Dry run: the first issues that would be created. */
-  would_create?: { row: number; key: string; title: string; status: string; sprint: string | null }[];
+  would_create_rows?: { row: number; key: string; title: string; status: string; sprint: string | null }[];
   /** Source key -> new issue id, for the records created by this run (export files: the id map). */
   issues?: Record<string, number> | undefined;
 }
@@ -412,7 +416,7 @@ interface PendingCreate {
   input: IssueCreate;
   sprintId: number | null;
   parentKey?: string | undefined;
-  times: { created_at?: string | undefined; updated_at?: string | undefined; completed_at?: string | undefined };
+  times: { created_at?: string | undefined; updated_at?: string | undefined; completed_at?: string | null | undefined };
   exact?: ExactIssue | undefined;
   authorId: number;
   comments: { key: string; body: string; at?: string | undefined; authorId: number }[];
@@ -529,7 +533,7 @@ export class ImportSession {
       parents: { linked: 0, unresolved: [] },
       relations: { linked: 0, unresolved: [] },
       keys: {},
-      ...(options.dryRun ? { would_create: [] } : {}),
+      ...(options.dryRun ? { would_create: 0, would_create_comments: 0, would_create_rows: [] } : {}),
       ...(options.keepIds ? { issues: {} } : {}),
     };
   }
@@ -702,10 +706,10 @@ export class ImportSession {
     if (warnings.length > 0 && this.report.warnings.length < this.cap) this.report.warnings.push({ row, key, warnings });
 
     if (dryRun) {
-      this.report.created += 1;
-      this.report.comments += comments.length;
-      if ((this.report.would_create?.length ?? 0) < this.cap) {
-        this.report.would_create?.push({
+      this.report.would_create = (this.report.would_create ?? 0) + 1;
+      this.report.would_create_comments = (this.report.would_create_comments ?? 0) + comments.length;
+      if ((this.report.would_create_rows?.length ?? 0) < this.cap) {
+        this.report.would_create_rows?.push({
           row,
           key,
           title: planned.input.title,
@@ -744,7 +748,7 @@ export class ImportSession {
       updated_at: c.times.updated_at ?? c.times.created_at,
       ...(exact
         ? { started_at: exact.started_at, completed_at: exact.completed_at, history: false }
-        : c.times.completed_at
+        : c.times.completed_at !== undefined
           ? { completed_at: c.times.completed_at }
           : {}),
       source_key: exact ? exact.sourceKey : c.key,
@@ -974,7 +978,7 @@ export class ImportSession {
     const known = this.commentsBefore.get(key);
     if (known !== undefined) return known;
     if (this.options.dryRun) {
-      this.report.comments += 1;
+      this.report.would_create_comments = (this.report.would_create_comments ?? 0) + 1;
       return undefined;
     }
     const { orgId } = this.caller;
@@ -1232,7 +1236,7 @@ export class ImportSession {
 
   /** The report as it stands, its lists in order (also of an import that failed part-way). */
   closeReport(): ImportReport {
-    this.report.would_create?.sort((a, b) => a.row - b.row);
+    this.report.would_create_rows?.sort((a, b) => a.row - b.row);
     this.report.rejected_rows.sort((a, b) => a.row - b.row);
     this.report.warnings.sort((a, b) => a.row - b.row);
     this.report.sprint_history.sort((a, b) => a.row - b.row);

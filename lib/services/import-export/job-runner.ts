@@ -58,6 +58,9 @@ type AnyReport = ImportReport | ExportImportReport;
 const createdIn = (r: AnyReport) =>
   'projects' in r ? Object.values(r.projects).reduce((sum, p) => sum + p.created, 0) : r.created;
 const rowsIn = (r: AnyReport) => ('projects' in r ? r.lines : r.rows);
+/** The issues a dry run's report says would be created. */
+const wouldCreateIn = (r: AnyReport) =>
+  'projects' in r ? Object.values(r.projects).reduce((sum, p) => sum + (p.would_create ?? 0), 0) : (r.would_create ?? 0);
 const rejectedIn = (r: AnyReport) =>
   'projects' in r ? Object.values(r.projects).reduce((sum, p) => sum + p.rejected, 0) : r.rejected;
 
@@ -141,6 +144,7 @@ export async function runClaimedJob(job: ImportJobItem, deadline?: number): Prom
   const progress = (r: AnyReport) => ({
     rows: rowsIn(r),
     created: carried.created + createdIn(r),
+    ...(job.dry_run ? { would_create: wouldCreateIn(r) } : {}),
     rejected: rejectedIn(r),
   });
   const file = () => importJobFile(orgId, jobId);
