@@ -35,24 +35,17 @@ import type { IssueCreate, IssueStatus } from '../../schemas/issues.ts';
 import { workflowOf } from '../../db/workflow.ts';
 import { statusKey } from '../../vocabulary/workflow.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
-import { CsvError, CsvReader } from '../../model/formats/csv.ts';
 import {
   categorySynonyms,
   fold,
-  githubFields,
-  githubRecord,
-  jiraColumns,
-  jiraRecord,
   keptNumbers,
-  keyNumber,
   mappingWith,
-  missingJiraColumns,
   planRecord,
   type ImportMapping,
   type SourceRecord,
 } from '../../model/formats/sources.ts';
 import { issueItem, type IssueItem } from '../../db/issue-item.ts';
-import { characters, importBounds } from '../../model/formats/bounds.ts';
+import { checkFile, count, sourceRecords, type Chunks, type FileStats, type IssueSourceFormat } from './file-checks.ts';
 import { issuesById } from '../../db/sub-issues.ts';
 
 /**
@@ -65,7 +58,9 @@ import { issuesById } from '../../db/sub-issues.ts';
  * write. Parents and relations are linked once every record is in.
  */
 
-export type IssueSourceFormat = 'jira-csv' | 'github-json';
+export type { Chunks, FileStats, IssueSourceFormat };
+export { sourceRecords };
+
 /** What a session reports it imports: an issue source, or (lib/services/import-export/import-export.ts) an export file. */
 export type SessionFormat = IssueSourceFormat | 'export';
 
@@ -171,8 +166,6 @@ export interface ImportOptions {
   keepIds?: boolean | undefined;
 }
 
-/** A file's text, whole or in chunks (a stream of a large file). */
-export type Chunks = AsyncIterable<string> | Iterable<string>;
 /** A file the import reads twice (checked whole, then taken): its chunks again at each call. */
 export type FileSource = Chunks | (() => Chunks);
 
@@ -195,95 +188,6 @@ export function rereadable(file: FileSource): () => Chunks {
       kept = into;
     })();
   };
-}
-
-/** What reading a file found beside its records: columns (or fields) the import does not read, with their values. */
-export interface FileStats {
-  unknown: Map<string, number>;
-}
-
-const count = (map: Map<string, number>, key: string, by = 1) => map.set(key, (map.get(key) ?? 0) + by);
-
-/** The name of the unknown column at each index of a header (undefined: a column the import reads). */
-function unknownColumnsAt(columns: ReturnType<typeof jiraColumns>): (string | undefined)[] {
-  const at: (string | undefined)[] = [];
-  for (const u of columns.unknown) for (const i of u.indexes) at[i] = u.name;
-  return at;
-}
-
-/** Counts a row's values in columns the import does not read, over the row's own fields (a short row costs its length, not the header's). */
-function countUnknown(stats: FileStats, unknownAt: (string | undefined)[], fields: string[]) {
-  for (let i = 0; i < fields.length; i++) {
-    const name = unknownAt[i];
-    if (name !== undefined && fields[i]!.trim()) count(stats.unknown, name);
-  }
-}
-
-/** A file's chunks as one text, kept in pieces until then (joined once); past `max` characters, refused. */
-async function wholeText(chunks: Chunks, max: number): Promise<string> {
-  const pieces: string[] = [];
-  let length = 0;
-  for await (const chunk of chunks) {
-    length += chunk.length;
-    if (length > max) throw new ValidationError([`the file is longer than ${characters(max)}: split it (docs/limits.md)`]);
-    pieces.push(chunk);
-  }
-  return pieces.join('');
-}
-
-/** The records of a Jira CSV export or a GitHub issues JSON file; a malformed row is reported, not thrown. */
-export async function* sourceRecords(
-  format: IssueSourceFormat,
-  chunks: Chunks,
-  stats: FileStats = { unknown: new Map() },
-): AsyncGenerator<(SourceRecord & { id?: string | undefined }) | { row: number; error: string }> {
-  if (format === 'jira-csv') {
-    const reader = new CsvReader();
-    let columns: ReturnType<typeof jiraColumns> | undefined;
-    let unknownAt: (string | undefined)[] = [];
-    let rows = 0;
-    const take = function* (records: { fields: string[]; line: number }[]) {
-      for (const r of records) {
-        if (!columns) {
-          columns = jiraColumns(r.fields);
-          const missing = missingJiraColumns(columns);
-          if (missing.length > 0) throw new ValidationError([`the CSV header has no ${missing.join(', ')} column`]);
-          for (const u of columns.unknown) count(stats.unknown, u.name, 0);
-          unknownAt = unknownColumnsAt(columns);
-          continue;
-        }
-        rows += 1;
-        if (r.fields.every((f) => f.trim() === '')) continue;
-        countUnknown(stats, unknownAt, r.fields);
-        yield jiraRecord(r.fields, columns, r.line);
-      }
-    };
-    try {
-      for await (const chunk of chunks) yield* take(reader.push(chunk));
-      yield* take(reader.end());
-    } catch (err) {
-      if (!(err instanceof CsvError)) throw err;
-      throw new ValidationError([`the file is not valid CSV: row ${rows + 1} (line ${err.line}): ${err.message}`]);
-    }
-    if (!columns) throw new ValidationError(['the file is empty']);
-    return;
-  }
-  const text = await wholeText(chunks, importBounds.jsonFileChars);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (err) {
-    throw new ValidationError([`the file is not JSON (${(err as Error).message})`]);
-  }
-  if (!Array.isArray(parsed)) throw new ValidationError(['the file must be a JSON array of issues']);
-  for (const [i, value] of parsed.entries()) {
-    if (typeof value === 'object' && value !== null) {
-      for (const [field, v] of Object.entries(value)) {
-        if (!githubFields.has(field)) count(stats.unknown, field, v === null || v === '' ? 0 : 1);
-      }
-    }
-    yield githubRecord(value, i + 1);
-  }
 }
 
 /**
@@ -310,47 +214,6 @@ async function takeAll(session: ImportSession, records: AsyncIterable<Parameters
 
 /** Children imported before read back at once when parents are linked (one BatchGetItem). */
 const STORED_PAGE = 100;
-
-/** Keys whose prefix is not the project's, at most this many named in the refusal. */
-const NAMED_KEYS = 5;
-
-/**
- * Checks a whole file before anything is written: every record reads (a CSV that is not CSV, a
- * JSON file that is not an array, a header without its columns are refused here), and, with
- * `keepNumbers`, every Jira key has the project's prefix. Returns the numbers the keys carry and
- * the columns the import does not read.
- */
-async function checkFile(
-  format: IssueSourceFormat,
-  chunks: Chunks,
-  keepNumbers: { prefix: string } | undefined,
-): Promise<{ stats: FileStats; numbers: [string, number][] }> {
-  const stats: FileStats = { unknown: new Map() };
-  const numbers: [string, number][] = [];
-  const seen = new Set<string>();
-  const strangers: string[] = [];
-  let strangerCount = 0;
-  for await (const r of sourceRecords(format, chunks, stats)) {
-    if ('error' in r) continue;
-    const key = r.key.trim();
-    if (!key || seen.has(key) || !keepNumbers) continue;
-    seen.add(key);
-    const n = format === 'jira-csv' ? keyNumber(key) : undefined;
-    if (format === 'jira-csv' && n?.prefix !== keepNumbers.prefix) {
-      strangerCount += 1;
-      if (strangers.length < NAMED_KEYS) strangers.push(key);
-      continue;
-    }
-    const number = n?.number ?? r.number;
-    if (number !== undefined) numbers.push([key, number]);
-  }
-  if (strangerCount > 0) {
-    throw new ValidationError([
-      `keep_numbers: ${strangerCount} key(s) do not have the project's prefix ${keepNumbers?.prefix} (${strangers.join(', ')}${strangerCount > strangers.length ? ', …' : ''})`,
-    ]);
-  }
-  return { stats, numbers };
-}
 
 /** Runs an import of issue records into a project. */
 export async function importIssues(options: ImportOptions, file: FileSource): Promise<ImportReport> {
