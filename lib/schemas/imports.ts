@@ -160,15 +160,15 @@ export const ImportReport = meta(
     }),
     would_create_rows: meta(
       z.optional(
-      z.array(
-        z.object({
-          row: z.number().check(z.int()),
-          key: z.string(),
-          title: z.string(),
-          status: z.string(),
-          sprint: z.nullable(z.string()),
-        }),
-      ),
+        z.array(
+          z.object({
+            row: z.number().check(z.int()),
+            key: z.string(),
+            title: z.string(),
+            status: z.string(),
+            sprint: z.nullable(z.string()),
+          }),
+        ),
       ),
       { description: 'A dry run: the first issues that would be created.' },
     ),
