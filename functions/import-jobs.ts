@@ -18,6 +18,8 @@ async function importJobs(event: DynamoDBStreamEvent, context?: Context): Promis
   const remaining = context?.getRemainingTimeInMillis?.();
   const deadline = remaining === undefined ? undefined : Date.now() + remaining - Math.min(RESERVE_MS, remaining / 2);
   const jobs = await import('../lib/services/import-export/job-runner.ts');
+  // What a job run does not answer (an internal error's text) is logged here.
+  jobs.useJobLog((message, details) => logger.error(message, details));
   for (const { orgId, jobId } of jobs.importJobsOf(event.Records)) {
     try {
       const status = await jobs.runImportJob(orgId, jobId, deadline);

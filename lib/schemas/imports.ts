@@ -91,7 +91,7 @@ export const ImportReport = meta(
     dry_run: z.boolean(),
     keep_numbers: z.boolean(),
     rows: z.number().check(z.int()),
-    created: meta(z.number().check(z.int()), { description: 'Issues created (dry run: that would be).' }),
+    created: meta(z.number().check(z.int()), { description: 'Issues created (a dry run: 0; see `would_create`).' }),
     already_imported: meta(z.number().check(z.int()), {
       description: 'Rows whose source key an earlier import took: nothing written.',
     }),
@@ -152,16 +152,25 @@ export const ImportReport = meta(
     keys: meta(z.record(z.string(), z.string()), {
       description: 'Every source key taken (now or before) -> its issue key here: `{"DI-127": "DI-127", "DI-128": "APL-3"}`.',
     }),
-    would_create: z.optional(
-      z.array(
-        z.object({
-          row: z.number().check(z.int()),
-          key: z.string(),
-          title: z.string(),
-          status: z.string(),
-          sprint: z.nullable(z.string()),
-        }),
+    would_create: meta(z.optional(z.number().check(z.int())), {
+      description: 'A dry run: the issues that would be created (`created` is 0: nothing is).',
+    }),
+    would_create_comments: meta(z.optional(z.number().check(z.int())), {
+      description: 'A dry run: the comments that would be created with them (`comments` is 0).',
+    }),
+    would_create_rows: meta(
+      z.optional(
+        z.array(
+          z.object({
+            row: z.number().check(z.int()),
+            key: z.string(),
+            title: z.string(),
+            status: z.string(),
+            sprint: z.nullable(z.string()),
+          }),
+        ),
       ),
+      { description: 'A dry run: the first issues that would be created.' },
     ),
     issues: meta(z.optional(z.record(z.string(), z.number().check(z.int()))), {
       description: 'An export file: its issue numbers -> the new ids.',
@@ -243,7 +252,10 @@ export const ImportJob = meta(
     bytes: z.number().check(z.int()),
     progress: z.object({
       rows: z.number().check(z.int()),
-      created: z.number().check(z.int()),
+      created: meta(z.number().check(z.int()), { description: 'Issues created so far (a dry run: 0).' }),
+      would_create: meta(z.optional(z.number().check(z.int())), {
+        description: 'A dry run: the issues that would be created so far.',
+      }),
       rejected: z.number().check(z.int()),
     }),
     report: meta(z.nullable(z.union([ImportReport, ExportImportReport])), {

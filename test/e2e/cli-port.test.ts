@@ -52,7 +52,16 @@ describe('admin CLI: import and export', () => {
       const dry = await admin(['import', ...base, '--dry-run', '--keep-numbers', '--mapping', mapping]);
       expect(dry.code, dry.stderr).toBe(0);
       expect(dry.stdout.trimEnd().split('\n')).toHaveLength(1);
-      expect(JSON.parse(dry.stdout)).toMatchObject({ dry_run: true, keep_numbers: true, created: 6, rejected: 2 });
+      expect(JSON.parse(dry.stdout)).toMatchObject({
+        dry_run: true,
+        keep_numbers: true,
+        created: 0,
+        would_create: 6,
+        rejected: 2,
+      });
+      // Its progress says what would be created, never "created".
+      expect(dry.stderr).toMatch(/admin: import: 8 rows read, 6 would be created\n/);
+      expect(dry.stderr).not.toMatch(/\d+ created/);
 
       const done = JSON.parse((await admin(['import', ...base, '--keep-numbers', '--mapping', mapping])).stdout);
       expect(done).toMatchObject({

@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
+import { db, tableName } from '../../lib/db/client.ts';
+import { orgPk } from '../../lib/db/keys.ts';
 import { createAccountInOrg } from '../../lib/services/accounts.ts';
 import { exportOrganisation } from '../../lib/services/import-export/export.ts';
 import { newOrganisation, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
@@ -37,6 +40,21 @@ async function setup(prefix = randomPrefix()) {
   const project = await admin.post('/api/v1/projects', { project: { name: 'Imported', prefix } });
   return { org, admin, member, projectId: project.body.id as number };
 }
+
+/** The organisation's import jobs, as stored: a refused upload makes none. */
+async function jobItems(orgId: number) {
+  const out = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)',
+      ExpressionAttributeValues: { ':pk': orgPk(orgId), ':job': 'IMPORTJOB#' },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Items ?? [];
+}
+
+const exportHeader = JSON.stringify({ format: 'sprint-ticketing-export', version: 2, organisation: { id: 1, name: 'A' } });
 
 const upload = (client: ApiClient, query: string, body: string, contentType: string) =>
   client.request('POST', `/api/v1/imports?${query}`, { raw: body, headers: { 'Content-Type': contentType } });
@@ -112,7 +130,16 @@ describe('import jobs over REST', () => {
       return (await until(admin, `/api/v1/imports/${res.body.id}`, finished)).body;
     };
     const dry = await job('&dry_run=true');
-    expect(dry.report).toMatchObject({ dry_run: true, created: 4, rejected: 2, comments: 2 });
+    // A dry run creates nothing, and says what would be created as such.
+    expect(dry.progress).toEqual({ rows: 6, created: 0, would_create: 4, rejected: 2 });
+    expect(dry.report).toMatchObject({
+      dry_run: true,
+      created: 0,
+      would_create: 4,
+      rejected: 2,
+      comments: 0,
+      would_create_comments: 2,
+    });
     expect(dry.report.rejected_rows.map((r: { row: number }) => r.row)).toEqual([4, 5]);
     expect((await admin.get(`/api/v1/projects/${projectId}/issues`)).body).toEqual([]);
 
@@ -145,21 +172,54 @@ describe('import jobs over REST', () => {
     expect((await admin.get(`/api/v1/issues/${prefix}-2`)).body).toMatchObject({ title: 'Two', type: 'bug' });
   }, 120_000);
 
-  it('check the file whole before the first write: a quote never closed at row 31 fails the job, naming the row, having created nothing', async () => {
-    const { admin, projectId } = await setup();
-    const rows = Array.from({ length: 30 }, (_, i) => `Row ${i + 1},SRC-${i + 1},To Do,Sprint A,label-${i}`);
-    const csv = `Summary,Issue key,Status,Sprint,Labels\n${rows.join('\n')}\n"Never closed,SRC-31,To Do,,\nRow 32,SRC-32,To Do,,\n`;
-    const res = await upload(admin, `format=jira-csv&project_id=${projectId}`, csv, 'text/csv');
-    const done = await until(admin, `/api/v1/imports/${res.body.id}`, finished);
-    expect(done.body).toMatchObject({
-      status: 'failed',
-      error: expect.stringMatching(/row 31 \(line 32\): a quoted field is not closed/),
-      progress: { created: 0 },
-      report: null,
-    });
+  it('refuse synchronously (422 {errors}) every file the docs refuse before writing: nothing written, no job', async () => {
+    const { org, admin, projectId } = await setup('DI');
+    const jira = `format=jira-csv&project_id=${projectId}`;
+    const rows = Array.from({ length: 30 }, (_, i) => `Row ${i + 1},DI-${i + 1},To Do,Sprint A,label-${i}`);
+    const header = 'Summary,Issue key,Status,Sprint,Labels';
+    const github = `format=github-json&project_id=${projectId}`;
+    const refusals: [query: string, body: string, contentType: string, error: RegExp][] = [
+      // A CSV that is not CSV: a quote never closed at row 31.
+      [
+        jira,
+        `${header}\n${rows.join('\n')}\n"Never closed,DI-31,To Do,,\nRow 32,DI-32,To Do,,\n`,
+        'text/csv',
+        /row 31 \(line 32\): a quoted field is not closed/,
+      ],
+      // A CSV without its required columns.
+      [jira, 'Title,Key\nA,B\n', 'text/csv', /the CSV header has no Summary, Issue key, Status column/],
+      // keep_numbers: keys without the project's prefix, as the file itself or in an envelope with its mapping.
+      [
+        `${jira}&keep_numbers=true`,
+        `${header}\n${rows[0]}\nOther,XY-7,To Do,,\n`,
+        'text/csv',
+        /keep_numbers: 1 key\(s\) do not have the project's prefix DI \(XY-7\)/,
+      ],
+      [
+        `${jira}&keep_numbers=true`,
+        JSON.stringify({ file: `${header}\nOther,XY-7,To Do,,\n`, mapping: {} }),
+        'application/json',
+        /XY-7/,
+      ],
+      // GitHub: JSON that is not an array, or not JSON.
+      [github, '"issues"', 'application/json', /the file must be a JSON array of issues/],
+      [github, '[{"number": 1,', 'application/json', /the file is not JSON/],
+      // An export file cut short (no end line), or of another format.
+      ['format=export', `${exportHeader}\n{"kind":"account","id":1}\n`, 'application/x-ndjson', /no end line: it was cut short/],
+      ['format=export', '{"format":"other"}\n', 'application/x-ndjson', /not a sprint-ticketing-export file/],
+    ];
+    for (const [query, body, contentType, error] of refusals) {
+      const res = await upload(admin, query, body, contentType);
+      expect(res.status, `${query}: ${JSON.stringify(res.body)}`).toBe(422);
+      expect(res.body.errors.join('; ')).toMatch(error);
+    }
+    expect(await jobItems(org.orgId)).toEqual([]);
     expect((await admin.get(`/api/v1/projects/${projectId}/issues`)).body).toEqual([]);
     expect((await admin.get(`/api/v1/projects/${projectId}/sprints`)).body).toEqual([]);
     expect((await admin.get(`/api/v1/projects/${projectId}/labels`)).body).toEqual([]);
+    // The same file with its project's keys is taken.
+    const taken = await upload(admin, `${jira}&keep_numbers=true&dry_run=true`, `${header}\n${rows[0]}\n`, 'text/csv');
+    expect(taken.status).toBe(202);
   });
 
   it('send one import.completed event per job, with its counts, and no event per issue', async () => {
@@ -208,12 +268,5 @@ describe('import jobs over REST', () => {
     );
     expect((await admin.get('/api/v1/imports/00000000-0000-0000-0000-000000000000')).status).toBe(404);
     expect((await member.get('/api/v1/imports/00000000-0000-0000-0000-000000000000')).status).toBe(403);
-  });
-
-  it('a file the import cannot read ends the job failed, with the reason', async () => {
-    const { admin, projectId } = await setup();
-    const res = await upload(admin, `format=jira-csv&project_id=${projectId}`, 'Title,Key\nA,B\n', 'text/csv');
-    const done = await until(admin, `/api/v1/imports/${res.body.id}`, finished);
-    expect(done.body).toMatchObject({ status: 'failed', error: expect.stringMatching(/Summary/) });
   });
 });

@@ -36,7 +36,10 @@ export async function runImport(values: Record<string, string | undefined>, posi
       dryRun,
       keepNumbers: values['keep-numbers'] === 'true',
       mapping,
-      onProgress: (r) => void process.stderr.write(`admin: import: ${r.rows} rows read, ${r.created} created\n`),
+      onProgress: (r) =>
+        void process.stderr.write(
+          `admin: import: ${r.rows} rows read, ${r.dry_run ? `${r.would_create ?? 0} would be created` : `${r.created} created`}\n`,
+        ),
       progressEvery: 1000,
     },
     file,

@@ -49,6 +49,10 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
   // The stack's three event source mappings on the table's stream, as Lambda feeds them from
   // DynamoDB Streams: the stream read once, each record handed to the mappings whose filters pass it.
   const shards = streamShards(process.env.STREAM_SHARDS);
+  // The import jobs' consumer runs in a worker thread, as in a Lambda of its own: a job reading a
+  // large file never holds up the gateway's requests (tools/local/worker-consumer.ts).
+  const { workerConsumer } = await import('./worker-consumer.ts');
+  const importJobs = workerConsumer('functions/import-jobs.ts');
   const reader = await startStreamReader({ endpoint, tableName: tableName(), ...(shards ? { shards } : {}) }, [
     // The change feed consumer, with its own filter and lanes.
     {
@@ -59,7 +63,12 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
     // The cascade consumer.
     { timeoutMs: cascadeTimeoutMs },
     // The import jobs' consumer, with the cascade's deadline (CASCADE_TIMEOUT_MS).
-    { functionModule: 'functions/import-jobs.ts', filters: importJobStreamFilters, timeoutMs: cascadeTimeoutMs },
+    {
+      functionModule: 'functions/import-jobs.ts',
+      handler: importJobs,
+      filters: importJobStreamFilters,
+      timeoutMs: cascadeTimeoutMs,
+    },
   ]);
   const sweeps =
     expirySweepSeconds > 0
@@ -73,6 +82,7 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
     stop: async () => {
       await sweeps?.stop();
       await reader.stop();
+      await importJobs.stop();
       await deliveries.stop();
     },
   };

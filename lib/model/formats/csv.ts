@@ -1,3 +1,5 @@
+import { characters, importBounds } from './bounds.ts';
+
 /**
  * CSV as RFC 4180 writes it, read incrementally: fields separated by commas, records by CRLF or
  * LF (a lone CR too), a field in double quotes may hold commas, line breaks and doubled quotes
@@ -7,6 +9,9 @@
  * read in bounded memory.
  */
 export class CsvReader {
+  /** Characters a record may hold (its fields and separators), at most. */
+  private readonly maxRecordChars: number;
+  private recordChars = 0;
   private field = '';
   private record: string[] = [];
   private quoted = false;
@@ -20,6 +25,10 @@ export class CsvReader {
   private line = 1;
   private recordLine = 1;
 
+  constructor(maxRecordChars = importBounds.csvRecordChars) {
+    this.maxRecordChars = maxRecordChars;
+  }
+
   /** The records completed by this chunk, each with the line it starts on. */
   push(chunk: string): { fields: string[]; line: number }[] {
     const done: { fields: string[]; line: number }[] = [];
@@ -30,6 +39,9 @@ export class CsvReader {
     }
     for (let i = 0; i < text.length; i++) {
       const c = text[i] as string;
+      // A record is held whole until it ends: one past the bound (a quote never closed) is refused there.
+      if (++this.recordChars > this.maxRecordChars)
+        throw new CsvError(this.recordLine, `a record is longer than ${characters(this.maxRecordChars)}`);
       if (this.afterCr) {
         this.afterCr = false;
         if (c === '\n') continue;
@@ -62,6 +74,7 @@ export class CsvReader {
         this.endField();
         done.push({ fields: this.record, line: this.recordLine });
         this.record = [];
+        this.recordChars = 0;
         this.line += 1;
         this.recordLine = this.line;
         this.afterCr = c === '\r';

@@ -62,7 +62,9 @@ export interface SourceRecord {
    */
   attachmentsInText?: boolean | undefined;
   /** The column (or field) each value came from, for the warnings: `status` -> `Status`. */
-  columns?: Partial<Record<'status' | 'type' | 'priority' | 'due_date' | 'story_points' | 'assignee' | 'reporter', string>>;
+  columns?: Partial<
+    Record<'status' | 'type' | 'priority' | 'due_date' | 'story_points' | 'assignee' | 'reporter' | 'resolved', string>
+  >;
   /** What the reader could not take, already phrased (row, column, value). */
   warnings?: string[] | undefined;
 }
@@ -221,7 +223,8 @@ export type PlannedRecord =
       times: {
         created_at?: string | undefined;
         updated_at?: string | undefined;
-        completed_at?: string | undefined;
+        /** Null: a closed issue whose source does not say when (left empty). */
+        completed_at?: string | null | undefined;
       };
       comments: { key: string; body: string; at?: string | undefined; authorEmail?: string; unknownAuthor?: string }[];
       /** The source's attachments, as links (the report lists them). */
@@ -322,6 +325,14 @@ export function planRecord(
     warnings.push(`Resolved "${record.resolved_at}" left out: the issue is ${status}, not done or cancelled`);
     resolved = undefined;
   }
+  // A closed issue whose source says not when: its completion is left empty, never made up (from
+  // its creation or update time). Sources that name the column say so; an export file keeps its own.
+  const completion = record.columns?.resolved;
+  let completed: string | null | undefined = resolved;
+  if (!resolved && completion && closedStatuses.has(status)) {
+    completed = null;
+    if (!record.resolved_at?.trim()) warnings.push(`${completion} is missing: completed_at left empty (the issue is ${status})`);
+  }
   const assignee = personEmail(record.assignee, mapping);
   const reporter = personEmail(record.reporter, mapping);
   const labels = [
@@ -384,7 +395,7 @@ export function planRecord(
     unknownReporter: reporter.label,
     sprint: record.sprint?.name.trim() ? { ...record.sprint, name: record.sprint.name.trim() } : undefined,
     parentKey: record.parent_key?.trim() || undefined,
-    times: { created_at: created, updated_at: updated, completed_at: resolved },
+    times: { created_at: created, updated_at: updated, completed_at: completed },
     comments,
     attachments,
     warnings,
@@ -480,9 +491,14 @@ export function jiraColumns(header: string[]) {
     links,
     header,
   };
+  // Each repeat appends to its name's list in place: a header of n columns of one name is read in
+  // time linear in n (a copy of the list per repeat made it quadratic).
   const unknown = new Map<string, number[]>();
   header.forEach((h, i) => {
-    if (!used.has(i)) unknown.set(h, [...(unknown.get(h) ?? []), i]);
+    if (used.has(i)) return;
+    const indexes = unknown.get(h);
+    if (indexes) indexes.push(i);
+    else unknown.set(h, [i]);
   });
   return { ...columns, unknown: [...unknown].map(([name, indexes]) => ({ name, indexes })) };
 }
@@ -550,12 +566,12 @@ const githubUpload =
  */
 export function githubUploads(text: string): SourceAttachment[] {
   const names = new Map<string, string>();
-  for (const m of text.matchAll(/!?\[([^\]]*)\]\(\s*<?([^\s)>]+)>?[^)]*\)/g)) {
-    if (String(m[1]).trim() && !names.has(String(m[2]))) names.set(String(m[2]), String(m[1]).trim());
+  for (const [name, url] of markdownLinks(text)) {
+    if (name.trim() && !names.has(url)) names.set(url, name.trim());
   }
-  for (const tag of text.matchAll(/<img\b[^>]*>/gi)) {
-    const src = /\bsrc\s*=\s*["']([^"']+)["']/i.exec(tag[0])?.[1];
-    const alt = /\balt\s*=\s*["']([^"']*)["']/i.exec(tag[0])?.[1]?.trim();
+  for (const tag of imgTags(text)) {
+    const src = /\bsrc\s*=\s*["']([^"']+)["']/i.exec(tag)?.[1];
+    const alt = /\balt\s*=\s*["']([^"']*)["']/i.exec(tag)?.[1]?.trim();
     if (src && alt && !names.has(src)) names.set(src, alt);
   }
   const found = new Map<string, SourceAttachment>();
@@ -563,6 +579,55 @@ export function githubUploads(text: string): SourceAttachment[] {
     if (!found.has(url)) found.set(url, { name: names.get(url) ?? lastSegment(url), url });
   }
   return [...found.values()];
+}
+
+/**
+ * The Markdown links and images of a text (`[text](url …)`, `![alt](<url>)`), as
+ * `/!?\[([^\]]*)\]\(\s*<?([^\s)>]+)>?[^)]*\)/g` finds them, in time linear in the text: that
+ * expression retries from every `[` up to the next `]` (or the end), quadratic in a text of many
+ * `[`. A `[` whose `]` is not followed by a link makes every `[` before that `]` fail alike, so the
+ * search goes on after it; a link needs a `)` after its URL, so none is found once none is left.
+ */
+export function* markdownLinks(text: string): Generator<[name: string, url: string]> {
+  const lastParen = text.lastIndexOf(')');
+  const spaces = /\s*/y;
+  const urlRun = /[^\s)>]+/y;
+  const runFrom = (at: number) => {
+    urlRun.lastIndex = at;
+    return urlRun.exec(text)?.[0] ?? '';
+  };
+  let pos = 0;
+  for (;;) {
+    const open = text.indexOf('[', pos);
+    const close = open < 0 ? -1 : text.indexOf(']', open + 1);
+    if (close < 0) return;
+    pos = close + 1;
+    if (text[close + 1] !== '(') continue;
+    spaces.lastIndex = close + 2;
+    spaces.exec(text);
+    const start = spaces.lastIndex;
+    // `<?` first takes a `<`; with nothing linkable after it, the URL is the `<` itself (the expression's backtracking).
+    let url = text[start] === '<' ? runFrom(start + 1) : '';
+    const urlStart = url ? start + 1 : start;
+    url ||= runFrom(start);
+    if (!url) continue;
+    if (lastParen < urlStart + url.length) return;
+    yield [text.slice(open + 1, close), url];
+    pos = text.indexOf(')', urlStart + url.length) + 1;
+  }
+}
+
+/** The `<img …>` tags of a text, as `/<img\b[^>]*>/gi` finds them, in linear time (none once no `>` is left). */
+export function* imgTags(text: string): Generator<string> {
+  const start = /<img\b/gi;
+  for (;;) {
+    const m = start.exec(text);
+    if (!m) return;
+    const end = text.indexOf('>', m.index + 4);
+    if (end < 0) return;
+    yield text.slice(m.index, end + 1);
+    start.lastIndex = end + 1;
+  }
 }
 
 /** A value as a warning quotes it: one line, at most 80 characters. */
@@ -581,8 +646,16 @@ export const clip = (v: string) => {
 export function jiraRecord(fields: string[], columns: JiraColumns, row: number): SourceRecord & { id?: string } {
   const warnings: string[] = [];
   const cell = (i: number) => fields[i]?.trim() ?? '';
-  const values = (is: number[]) =>
-    is.map((i) => ({ column: columns.header[i] as string, value: cell(i) })).filter((v) => v.value);
+  /** The non-empty values of columns (indexes ascending), past the row's last field none: a short row costs its own length. */
+  const values = (is: number[]) => {
+    const found: { column: string; value: string }[] = [];
+    for (const i of is) {
+      if (i >= fields.length) break;
+      const value = cell(i);
+      if (value) found.push({ column: columns.header[i] as string, value });
+    }
+    return found;
+  };
   /** The first non-empty value of alternative columns; the others that differ are warned about. */
   const first = (is: number[], warn = true) => {
     const [taken, ...rest] = values(is);
@@ -611,6 +684,7 @@ export function jiraRecord(fields: string[], columns: JiraColumns, row: number):
   const attachments = values(columns.attachments).flatMap((a) => jiraAttachment(a.value, a.column, warnings) ?? []);
   const links: SourceLink[] = [];
   for (const l of columns.links) {
+    if (l.index >= fields.length) break;
     for (const other of cell(l.index)
       .split(/[\s,]+/)
       .filter(Boolean)) {
@@ -649,6 +723,7 @@ export function jiraRecord(fields: string[], columns: JiraColumns, row: number):
       priority: priority?.column,
       due_date: due?.column,
       story_points: points?.column,
+      resolved: 'Resolved',
     },
     warnings,
   };
@@ -756,7 +831,12 @@ export function githubRecord(value: unknown, row: number): SourceRecord | { row:
     comments,
     attachments,
     attachmentsInText: true,
-    columns: { status: 'state', assignee: 'assignees', reporter: 'author' },
+    columns: {
+      status: 'state',
+      assignee: 'assignees',
+      reporter: 'author',
+      resolved: 'created_at' in o && !('createdAt' in o) ? 'closed_at' : 'closedAt',
+    },
     warnings,
   };
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { toIssue } from '../../db/issues.ts';
 import { issueItem } from '../../db/issue-item.ts';
 import { catalogueOf } from '../../db/labels.ts';
@@ -30,6 +29,7 @@ import { getOrganisation } from '../../db/organisation.ts';
 import { trashItem, type TrashFields } from '../../db/trash.ts';
 import { isExpired, trashId } from '../../model/trash.ts';
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
+import { chainDigest, EXPORT_FORMAT, EXPORT_VERSION } from './file-checks.ts';
 
 /**
  * An organisation as JSON Lines (docs/import-export.md): a header line, then one line per
@@ -49,17 +49,7 @@ import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 /** An activity entry's line: as stored, under the id the API shows (what a revert's `reverts` names). */
 const activityLine = (item: Record<string, unknown>) => ({ ...withoutLayout(item), id: toActivity(item).id });
 
-export const EXPORT_FORMAT = 'sprint-ticketing-export';
-/** 2: the `end` line's digest; accounts' `created_at`; issues' `source_key` and `author_email`; sprints' `history`. */
-export const EXPORT_VERSION = 2;
-
-/**
- * The digest of the lines so far, given the digest before `line` (`''` before the first):
- * SHA-256 (hex) of that digest, the line and its line break. A chain, so that a page of the
- * export over REST carries it on in its cursor; the `end` line holds the last.
- */
-export const chainDigest = (before: string, line: string) =>
-  createHash('sha256').update(before).update(line).update('\n').digest('hex');
+export { chainDigest, EXPORT_FORMAT, EXPORT_VERSION };
 
 /**
  * A resource as the API answers it, every field written: its own fields only, never filtered by

@@ -26,11 +26,12 @@ import type { Principal } from '../../model/principal.ts';
 import { createProject } from '../projects.ts';
 import { addRelation, relationIdOf } from '../relations.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
-import { keyNumber } from '../../model/formats/sources.ts';
 import type { Role } from '../../schemas/accounts.ts';
 import type { Activity } from '../../schemas/activity.ts';
 import type { SprintReport } from '../../schemas/sprints.ts';
-import { chainDigest, EXPORT_FORMAT, EXPORT_VERSION } from './export.ts';
+import { checkExportFile, linesOf, type Line } from './file-checks.ts';
+
+export { checkExportFile, linesOf };
 import {
   ImportFailed,
   ImportInterrupted,
@@ -136,98 +137,8 @@ export interface ExportAttachmentsReport {
   left_out: { line: number; issue_number: string; name: string; file: string; reason: string }[];
 }
 
-type Line = Record<string, unknown> & { kind?: string };
-
-/** The kinds of line; `trash` and `trash_content` (an export that includes the trash) are checked and skipped: an import never brings a trashed item back. */
-const kinds = new Set([
-  'account',
-  'project',
-  'label',
-  'sprint',
-  'issue',
-  'comment',
-  'attachment',
-  'activity',
-  'trash',
-  'trash_content',
-  'end',
-]);
-
-/** The lines of a text given in chunks, each with its number (from 1). */
-async function* linesOf(chunks: Chunks): AsyncGenerator<{ n: number; text: string }> {
-  let rest = '';
-  let n = 0;
-  for await (const chunk of chunks) {
-    rest += chunk;
-    let at: number;
-    while ((at = rest.indexOf('\n')) >= 0) {
-      yield { n: ++n, text: rest.slice(0, at).replace(/\r$/, '') };
-      rest = rest.slice(at + 1);
-    }
-  }
-  if (rest.trim()) yield { n: n + 1, text: rest };
-}
-
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 const strOrNull = (v: unknown) => (typeof v === 'string' ? v : null);
-
-/**
- * Reads the whole file before anything is written: a header of this format and version, every
- * line a JSON object of a known kind, and last the `end` line, whose counts and digest must be
- * those of the lines before it. Returns each project's issue numbers (by prefix), to keep them.
- */
-async function checkExportFile(chunks: Chunks): Promise<Map<string, [string, number][]>> {
-  const numbers = new Map<string, [string, number][]>();
-  const counts: Record<string, number> = {};
-  let digest = '';
-  let prefix: string | undefined;
-  let end: Line | undefined;
-  let last = 0;
-  for await (const { n, text } of linesOf(chunks)) {
-    last = n;
-    if (end) throw new ValidationError([`line ${n} comes after the end line: the file was changed`]);
-    let line: Line;
-    try {
-      line = JSON.parse(text) as Line;
-    } catch {
-      throw new ValidationError([`line ${n} is not JSON: the file was cut or changed`]);
-    }
-    if (typeof line !== 'object' || line === null || Array.isArray(line))
-      throw new ValidationError([`line ${n} is not a JSON object`]);
-    if (n === 1) {
-      if (line.format !== EXPORT_FORMAT) throw new ValidationError([`the file is not a ${EXPORT_FORMAT} file`]);
-      if (line.version !== EXPORT_VERSION)
-        throw new ValidationError([
-          `the file is of version ${String(line.version)}; this import reads version ${EXPORT_VERSION} (export the organisation again)`,
-        ]);
-      digest = chainDigest(digest, text);
-      continue;
-    }
-    if (!kinds.has(String(line.kind))) throw new ValidationError([`line ${n}: unknown kind "${String(line.kind)}"`]);
-    if (line.kind === 'end') {
-      end = line;
-      continue;
-    }
-    digest = chainDigest(digest, text);
-    counts[String(line.kind)] = (counts[String(line.kind)] ?? 0) + 1;
-    if (line.kind === 'project') prefix = String(line.prefix);
-    if (line.kind === 'issue' && prefix !== undefined) {
-      const number = keyNumber(String(line.issue_number));
-      if (number) numbers.set(prefix, [...(numbers.get(prefix) ?? []), [String(line.issue_number), number.number]]);
-    }
-  }
-  if (last === 0) throw new ValidationError(['the file is empty']);
-  if (!end) throw new ValidationError(['the file has no end line: it was cut short']);
-  const declared = (end.counts ?? {}) as Record<string, unknown>;
-  const differ = [...new Set([...Object.keys(declared), ...Object.keys(counts)])].filter((k) => declared[k] !== counts[k]);
-  if (differ.length > 0) {
-    throw new ValidationError([
-      `the end line's counts are not the file's (${differ.map((k) => `${k}: ${String(declared[k] ?? 0)} said, ${counts[k] ?? 0} found`).join('; ')}): it was cut or changed`,
-    ]);
-  }
-  if (end.digest !== digest) throw new ValidationError(["the file's digest is not its end line's: it was changed"]);
-  return numbers;
-}
 
 export interface ExportImportOptions {
   orgId: number;

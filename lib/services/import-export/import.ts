@@ -35,23 +35,17 @@ import type { IssueCreate, IssueStatus } from '../../schemas/issues.ts';
 import { workflowOf } from '../../db/workflow.ts';
 import { statusKey } from '../../vocabulary/workflow.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
-import { CsvError, CsvReader } from '../../model/formats/csv.ts';
 import {
   categorySynonyms,
   fold,
-  githubFields,
-  githubRecord,
-  jiraColumns,
-  jiraRecord,
   keptNumbers,
-  keyNumber,
   mappingWith,
-  missingJiraColumns,
   planRecord,
   type ImportMapping,
   type SourceRecord,
 } from '../../model/formats/sources.ts';
 import { issueItem, type IssueItem } from '../../db/issue-item.ts';
+import { checkFile, count, sourceRecords, type Chunks, type FileStats, type IssueSourceFormat } from './file-checks.ts';
 import { issuesById } from '../../db/sub-issues.ts';
 
 /**
@@ -64,7 +58,9 @@ import { issuesById } from '../../db/sub-issues.ts';
  * write. Parents and relations are linked once every record is in.
  */
 
-export type IssueSourceFormat = 'jira-csv' | 'github-json';
+export type { Chunks, FileStats, IssueSourceFormat };
+export { sourceRecords };
+
 /** What a session reports it imports: an issue source, or (lib/services/import-export/import-export.ts) an export file. */
 export type SessionFormat = IssueSourceFormat | 'export';
 
@@ -108,8 +104,12 @@ export interface ImportReport {
   };
   /** Every source key taken (created now or before) -> its issue's key here (`DI-127` -> `DI-127`, or `APL-3`). */
   keys: Record<string, string>;
+  /** Dry run: how many issues would be created (`created` stays 0: nothing is). */
+  would_create?: number;
+  /** Dry run: how many comments would be created with them. */
+  would_create_comments?: number;
   /** Dry run: the first issues that would be created. */
-  would_create?: { row: number; key: string; title: string; status: string; sprint: string | null }[];
+  would_create_rows?: { row: number; key: string; title: string; status: string; sprint: string | null }[];
   /** Source key -> new issue id, for the records created by this run (export files: the id map). */
   issues?: Record<string, number> | undefined;
 }
@@ -166,8 +166,6 @@ export interface ImportOptions {
   keepIds?: boolean | undefined;
 }
 
-/** A file's text, whole or in chunks (a stream of a large file). */
-export type Chunks = AsyncIterable<string> | Iterable<string>;
 /** A file the import reads twice (checked whole, then taken): its chunks again at each call. */
 export type FileSource = Chunks | (() => Chunks);
 
@@ -190,67 +188,6 @@ export function rereadable(file: FileSource): () => Chunks {
       kept = into;
     })();
   };
-}
-
-/** What reading a file found beside its records: columns (or fields) the import does not read, with their values. */
-export interface FileStats {
-  unknown: Map<string, number>;
-}
-
-const count = (map: Map<string, number>, key: string, by = 1) => map.set(key, (map.get(key) ?? 0) + by);
-
-/** The records of a Jira CSV export or a GitHub issues JSON file; a malformed row is reported, not thrown. */
-export async function* sourceRecords(
-  format: IssueSourceFormat,
-  chunks: Chunks,
-  stats: FileStats = { unknown: new Map() },
-): AsyncGenerator<(SourceRecord & { id?: string | undefined }) | { row: number; error: string }> {
-  if (format === 'jira-csv') {
-    const reader = new CsvReader();
-    let columns: ReturnType<typeof jiraColumns> | undefined;
-    let rows = 0;
-    const take = function* (records: { fields: string[]; line: number }[]) {
-      for (const r of records) {
-        if (!columns) {
-          columns = jiraColumns(r.fields);
-          const missing = missingJiraColumns(columns);
-          if (missing.length > 0) throw new ValidationError([`the CSV header has no ${missing.join(', ')} column`]);
-          for (const u of columns.unknown) count(stats.unknown, u.name, 0);
-          continue;
-        }
-        rows += 1;
-        if (r.fields.every((f) => f.trim() === '')) continue;
-        for (const u of columns.unknown) count(stats.unknown, u.name, u.indexes.filter((i) => r.fields[i]?.trim()).length);
-        yield jiraRecord(r.fields, columns, r.line);
-      }
-    };
-    try {
-      for await (const chunk of chunks) yield* take(reader.push(chunk));
-      yield* take(reader.end());
-    } catch (err) {
-      if (!(err instanceof CsvError)) throw err;
-      throw new ValidationError([`the file is not valid CSV: row ${rows + 1} (line ${err.line}): ${err.message}`]);
-    }
-    if (!columns) throw new ValidationError(['the file is empty']);
-    return;
-  }
-  let text = '';
-  for await (const chunk of chunks) text += chunk;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (err) {
-    throw new ValidationError([`the file is not JSON (${(err as Error).message})`]);
-  }
-  if (!Array.isArray(parsed)) throw new ValidationError(['the file must be a JSON array of issues']);
-  for (const [i, value] of parsed.entries()) {
-    if (typeof value === 'object' && value !== null) {
-      for (const [field, v] of Object.entries(value)) {
-        if (!githubFields.has(field)) count(stats.unknown, field, v === null || v === '' ? 0 : 1);
-      }
-    }
-    yield githubRecord(value, i + 1);
-  }
 }
 
 /**
@@ -277,47 +214,6 @@ async function takeAll(session: ImportSession, records: AsyncIterable<Parameters
 
 /** Children imported before read back at once when parents are linked (one BatchGetItem). */
 const STORED_PAGE = 100;
-
-/** Keys whose prefix is not the project's, at most this many named in the refusal. */
-const NAMED_KEYS = 5;
-
-/**
- * Checks a whole file before anything is written: every record reads (a CSV that is not CSV, a
- * JSON file that is not an array, a header without its columns are refused here), and, with
- * `keepNumbers`, every Jira key has the project's prefix. Returns the numbers the keys carry and
- * the columns the import does not read.
- */
-async function checkFile(
-  format: IssueSourceFormat,
-  chunks: Chunks,
-  keepNumbers: { prefix: string } | undefined,
-): Promise<{ stats: FileStats; numbers: [string, number][] }> {
-  const stats: FileStats = { unknown: new Map() };
-  const numbers: [string, number][] = [];
-  const seen = new Set<string>();
-  const strangers: string[] = [];
-  let strangerCount = 0;
-  for await (const r of sourceRecords(format, chunks, stats)) {
-    if ('error' in r) continue;
-    const key = r.key.trim();
-    if (!key || seen.has(key) || !keepNumbers) continue;
-    seen.add(key);
-    const n = format === 'jira-csv' ? keyNumber(key) : undefined;
-    if (format === 'jira-csv' && n?.prefix !== keepNumbers.prefix) {
-      strangerCount += 1;
-      if (strangers.length < NAMED_KEYS) strangers.push(key);
-      continue;
-    }
-    const number = n?.number ?? r.number;
-    if (number !== undefined) numbers.push([key, number]);
-  }
-  if (strangerCount > 0) {
-    throw new ValidationError([
-      `keep_numbers: ${strangerCount} key(s) do not have the project's prefix ${keepNumbers?.prefix} (${strangers.join(', ')}${strangerCount > strangers.length ? ', …' : ''})`,
-    ]);
-  }
-  return { stats, numbers };
-}
 
 /** Runs an import of issue records into a project. */
 export async function importIssues(options: ImportOptions, file: FileSource): Promise<ImportReport> {
@@ -383,7 +279,7 @@ interface PendingCreate {
   input: IssueCreate;
   sprintId: number | null;
   parentKey?: string | undefined;
-  times: { created_at?: string | undefined; updated_at?: string | undefined; completed_at?: string | undefined };
+  times: { created_at?: string | undefined; updated_at?: string | undefined; completed_at?: string | null | undefined };
   exact?: ExactIssue | undefined;
   authorId: number;
   comments: { key: string; body: string; at?: string | undefined; authorId: number }[];
@@ -439,6 +335,8 @@ export class ImportSession {
   private readonly writing = new Map<string, Promise<void>>();
   /** Rows when progress was last reported. */
   private progressAt = 0;
+  /** Account names by id (`nameOf`). */
+  private namesById: Map<number, string> | undefined;
 
   private readonly options: ImportOptions;
   readonly source: string;
@@ -498,7 +396,7 @@ export class ImportSession {
       parents: { linked: 0, unresolved: [] },
       relations: { linked: 0, unresolved: [] },
       keys: {},
-      ...(options.dryRun ? { would_create: [] } : {}),
+      ...(options.dryRun ? { would_create: 0, would_create_comments: 0, would_create_rows: [] } : {}),
       ...(options.keepIds ? { issues: {} } : {}),
     };
   }
@@ -593,7 +491,9 @@ export class ImportSession {
   }
 
   private nameOf(accountId: number): string {
-    return [...this.accounts.values()].find((a) => a.id === accountId)?.name ?? this.caller.name ?? '';
+    // By id, built once: a search of every account per comment grew with accounts times comments.
+    this.namesById ??= new Map([...this.accounts.values()].map((a) => [a.id, a.name]));
+    return this.namesById.get(accountId) ?? this.caller.name ?? '';
   }
 
   /** Takes one record: maps it, and (unless dry) creates its sprint, labels and issue, with its comments. */
@@ -669,10 +569,10 @@ export class ImportSession {
     if (warnings.length > 0 && this.report.warnings.length < this.cap) this.report.warnings.push({ row, key, warnings });
 
     if (dryRun) {
-      this.report.created += 1;
-      this.report.comments += comments.length;
-      if ((this.report.would_create?.length ?? 0) < this.cap) {
-        this.report.would_create?.push({
+      this.report.would_create = (this.report.would_create ?? 0) + 1;
+      this.report.would_create_comments = (this.report.would_create_comments ?? 0) + comments.length;
+      if ((this.report.would_create_rows?.length ?? 0) < this.cap) {
+        this.report.would_create_rows?.push({
           row,
           key,
           title: planned.input.title,
@@ -711,7 +611,7 @@ export class ImportSession {
       updated_at: c.times.updated_at ?? c.times.created_at,
       ...(exact
         ? { started_at: exact.started_at, completed_at: exact.completed_at, history: false }
-        : c.times.completed_at
+        : c.times.completed_at !== undefined
           ? { completed_at: c.times.completed_at }
           : {}),
       source_key: exact ? exact.sourceKey : c.key,
@@ -941,7 +841,7 @@ export class ImportSession {
     const known = this.commentsBefore.get(key);
     if (known !== undefined) return known;
     if (this.options.dryRun) {
-      this.report.comments += 1;
+      this.report.would_create_comments = (this.report.would_create_comments ?? 0) + 1;
       return undefined;
     }
     const { orgId } = this.caller;
@@ -1199,7 +1099,7 @@ export class ImportSession {
 
   /** The report as it stands, its lists in order (also of an import that failed part-way). */
   closeReport(): ImportReport {
-    this.report.would_create?.sort((a, b) => a.row - b.row);
+    this.report.would_create_rows?.sort((a, b) => a.row - b.row);
     this.report.rejected_rows.sort((a, b) => a.row - b.row);
     this.report.warnings.sort((a, b) => a.row - b.row);
     this.report.sprint_history.sort((a, b) => a.row - b.row);

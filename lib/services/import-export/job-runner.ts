@@ -8,7 +8,8 @@ import {
   saveImportJob,
   type ImportJobItem,
 } from '../../db/import-jobs.ts';
-import { ValidationError } from '../../vocabulary/errors.ts';
+import { DomainError, UnavailableError, ValidationError } from '../../vocabulary/errors.ts';
+import { isRetryableDbError } from '../../db/errors.ts';
 import type { ImportJob } from '../../schemas/imports.ts';
 import type { ExportImportReport } from './import-export.ts';
 import type { ImportReport } from './import.ts';
@@ -45,6 +46,8 @@ interface Carried {
   accounts_created?: string[];
   relations?: number;
   activity?: number;
+  /** Runs again after a transient failure so far (`TRANSIENT_RETRIES` at most). */
+  retries?: number;
 }
 
 const nothingCarried = (): Carried => ({ created: 0, comments: 0, created_sprints: [], created_labels: [] });
@@ -55,6 +58,9 @@ type AnyReport = ImportReport | ExportImportReport;
 const createdIn = (r: AnyReport) =>
   'projects' in r ? Object.values(r.projects).reduce((sum, p) => sum + p.created, 0) : r.created;
 const rowsIn = (r: AnyReport) => ('projects' in r ? r.lines : r.rows);
+/** The issues a dry run's report says would be created. */
+const wouldCreateIn = (r: AnyReport) =>
+  'projects' in r ? Object.values(r.projects).reduce((sum, p) => sum + (p.would_create ?? 0), 0) : (r.would_create ?? 0);
 const rejectedIn = (r: AnyReport) =>
   'projects' in r ? Object.values(r.projects).reduce((sum, p) => sum + p.rejected, 0) : r.rejected;
 
@@ -138,6 +144,7 @@ export async function runClaimedJob(job: ImportJobItem, deadline?: number): Prom
   const progress = (r: AnyReport) => ({
     rows: rowsIn(r),
     created: carried.created + createdIn(r),
+    ...(job.dry_run ? { would_create: wouldCreateIn(r) } : {}),
     rejected: rejectedIn(r),
   });
   const file = () => importJobFile(orgId, jobId);
@@ -169,23 +176,120 @@ export async function runClaimedJob(job: ImportJobItem, deadline?: number): Prom
         file,
       );
     }
-    await saveImportJob(orgId, jobId, { status: 'succeeded', progress: progress(report), report: merged(carried, report) });
+    await saveImportJob(orgId, jobId, {
+      status: 'succeeded',
+      progress: progress(report),
+      report: fitted(merged(carried, report)),
+    });
     return 'succeeded';
   } catch (err) {
-    if (err instanceof ImportInterrupted) {
-      const report = err.report as AnyReport;
-      await saveImportJob(orgId, jobId, { status: 'queued', progress: progress(report), carried: carriedOn(carried, report) });
-      return 'queued';
-    }
-    const message = err instanceof ValidationError ? err.errors.join('; ') : (err as Error).message;
     // Failed part-way: the report says what this run and the earlier ones created.
-    const report = err instanceof ImportFailed ? (err.report as AnyReport) : undefined;
+    const report = err instanceof ImportInterrupted || err instanceof ImportFailed ? (err.report as AnyReport) : undefined;
+    if (err instanceof ImportInterrupted) return requeue(job, carried, report, progress);
+    const cause = err instanceof ImportFailed ? err.cause : err;
+    const retries = carried.retries ?? 0;
+    if (isTransient(cause) && retries < TRANSIENT_RETRIES) {
+      log('import job run: a transient failure, run again', { orgId, jobId, error: internalText(cause), retries });
+      await sleep(Math.min(5000, 500 * 2 ** retries));
+      return requeue(job, { ...carried, retries: retries + 1 }, report, progress);
+    }
+    const error = ownWords(cause, isTransient(cause));
+    if (error.internal) log('import job failed on an internal error', { orgId, jobId, error: internalText(cause) });
     await saveImportJob(orgId, jobId, {
       status: 'failed',
       progress: report ? progress(report) : job.progress,
-      ...(report ? { report: merged(carried, report) } : {}),
-      error: message,
+      ...(report ? { report: fitted(merged(carried, report)) } : {}),
+      error: error.message,
     });
     return 'failed';
   }
+}
+
+/** The JSON of the report a job item keeps (without its maps, stored in parts), at most: the item stays under 400 KB. */
+export const JOB_REPORT_BYTES = 250_000;
+
+/**
+ * The report as the job keeps it: its lists (warnings, rejected rows, links…) cut shorter and its
+ * long texts clipped until it fits `JOB_REPORT_BYTES`; counts and maps stay whole. A report of a
+ * file whose rows each carry thousands of warnings would otherwise be refused by the table.
+ */
+export function fitted<R extends object>(report: R, bytes = JOB_REPORT_BYTES): R {
+  let fit: unknown = report;
+  for (let entries = JOB_REPORT_CAP; JSON.stringify(slimOf(fit)).length > bytes && entries > 0;) {
+    entries = Math.floor(entries / 2);
+    fit = cut(report, entries);
+  }
+  return fit as R;
+}
+
+/** The maps of a report, stored in parts beside the job (lib/db/import-jobs.ts): not cut, not counted. */
+const mapNames = new Set(['keys', 'ids', 'issues']);
+const slimOf = (r: unknown): unknown =>
+  r && typeof r === 'object' && !Array.isArray(r)
+    ? Object.fromEntries(Object.entries(r).flatMap(([k, v]) => (mapNames.has(k) ? [] : [[k, slimOf(v)]])))
+    : r;
+
+/** Every list cut to `entries` and every text to 200 characters, but the maps (`keys`, `ids`). */
+function cut(value: unknown, entries: number): unknown {
+  if (typeof value === 'string') return value.length > 200 ? `${value.slice(0, 197)}...` : value;
+  if (Array.isArray(value)) return value.slice(0, entries).map((v) => cut(v, entries));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapNames.has(k) ? v : cut(v, entries)]));
+  return value;
+}
+
+/** Times a job is run again after a transient failure (the table busy, a connection lost), each after a pause. */
+export const TRANSIENT_RETRIES = 3;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Writes the job `queued` again with what this run made: that write brings the consumer back, and the next run goes on. */
+async function requeue(
+  job: ImportJobItem,
+  carried: Carried,
+  report: AnyReport | undefined,
+  progress: (r: AnyReport) => ImportJob['progress'],
+): Promise<'queued'> {
+  await saveImportJob(job.orgId, job.id, {
+    status: 'queued',
+    progress: report ? progress(report) : job.progress,
+    carried: report ? { ...carriedOn(carried, report), retries: carried.retries } : carried,
+  });
+  return 'queued';
+}
+
+/** Codes of a connection that failed on the way: nothing about the file, worth another run. */
+const networkCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
+
+/** A failure that may not happen again (DynamoDB busy, a connection lost); any other would fail the same way every run. */
+export function isTransient(err: unknown): boolean {
+  if (isRetryableDbError(err) || err instanceof UnavailableError) return true;
+  const e = err as { name?: string; code?: string } | undefined;
+  return e?.name === 'TimeoutError' || (e?.code !== undefined && networkCodes.has(e.code));
+}
+
+/**
+ * A failed job's `error`, in the service's words: the reasons of a refusal of the file or of a
+ * record (a validation, a project gone); for anything else a sentence of ours, the internal text
+ * being logged, never answered (it may name the table's expressions and attributes).
+ */
+export function ownWords(err: unknown, transient = false): { message: string; internal: boolean } {
+  if (err instanceof ValidationError) return { message: err.errors.join('; '), internal: false };
+  if (err instanceof DomainError && !(err instanceof UnavailableError)) return { message: err.message, internal: false };
+  const what = transient
+    ? `the table stayed busy through ${TRANSIENT_RETRIES + 1} runs`
+    : 'an internal error stopped it (logged with the job id)';
+  return { message: `The import failed: ${what}. What it created is in the report; run it again to go on.`, internal: true };
+}
+
+const internalText = (err: unknown) =>
+  err instanceof Error ? `${err.name}: ${err.message}` : typeof err === 'string' ? err : JSON.stringify(err);
+
+/** Where a job run logs what it does not answer (the consumer passes its logger). */
+type JobLog = (message: string, details: Record<string, unknown>) => void;
+let log: JobLog = (message, details) => console.error(message, JSON.stringify(details));
+
+/** The consumer's logger for what a job run does not answer. */
+export function useJobLog(logger: JobLog): void {
+  log = logger;
 }

@@ -4,6 +4,7 @@ import { getProjectItem } from '../../db/projects.ts';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 import type { Principal } from '../../model/principal.ts';
 import type { ImportJob, ImportJobQuery, ImportMapping, JobFormat } from '../../schemas/imports.ts';
+import { checkUpload } from './file-checks.ts';
 
 /**
  * Import jobs: `POST /imports` stores the uploaded file and a `queued` job; the stream consumer
@@ -74,7 +75,11 @@ export async function startImportJob(
   if (!toOrganisation && query.project_id === undefined)
     throw new ValidationError([`project_id is required for format ${query.format}`]);
   const projectId = query.project_id === undefined ? null : Number(query.project_id);
-  if (projectId !== null && !(await getProjectItem(caller.orgId, projectId))) throw new NotFoundError('Project');
+  const project = projectId === null ? undefined : await getProjectItem(caller.orgId, projectId);
+  if (projectId !== null && !project) throw new NotFoundError('Project');
+  const keepNumbers = toOrganisation || query.keep_numbers === 'true';
+  // What the import would refuse before its first write is refused now: 422, and no job.
+  await checkUpload(query.format, upload.text, keepNumbers && project ? { prefix: project.prefix } : undefined);
   const now = new Date().toISOString();
   const job = {
     // The Web Crypto global: no module to load at the function's start.
@@ -83,7 +88,7 @@ export async function startImportJob(
     format: query.format,
     project_id: projectId,
     dry_run: query.dry_run === 'true',
-    keep_numbers: toOrganisation || query.keep_numbers === 'true',
+    keep_numbers: keepNumbers,
     mapping: upload.mapping ?? null,
     bytes,
     progress: { rows: 0, created: 0, rejected: 0 },
