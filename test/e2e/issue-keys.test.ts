@@ -181,3 +181,129 @@ describe('issues by key', () => {
     expect(deliveredFor(r, other)).toEqual(deliveredFor(r, one));
   }, 120_000);
 });
+
+describe('an issue that moved by itself', () => {
+  it('is written by its key after a completion carried it over and after a restore put it at the end of the backlog', async () => {
+    const { admin, org } = await orgWithClients(gateway);
+    const t = await twinProject(admin, org.orgId);
+    const key = `/api/v1/issues/${t.inSprint.issue_number}`;
+    await ok(admin.post(`${t.s}/activate`, {}));
+    await ok(admin.post(`${t.s}/complete`, {}));
+    // Carried over to the backlog: its key still names it; its sprint's path says where it went.
+    const carried = await admin.patch(key, { issue: { title: 'Carried over' } });
+    expect(carried.status).toBe(200);
+    expect(carried.body).toMatchObject({ id: t.inSprint.id, sprint_id: null, title: 'Carried over' });
+    expect(carried.body).toEqual((await admin.get(`${t.p}/issues/${t.inSprint.id}`)).body);
+    // The completion moved its pointer with it: read by key at a key's cost, no list followed.
+    expect((await admin.get(key)).dbCalls).toBe(4);
+    const old = await admin.patch(`${t.s}/issues/${t.inSprint.id}`, { issue: { title: 'Lost' } });
+    expect(old.status).toBe(404);
+    expect(old.body).toEqual({
+      error: `Issue not found: it is ${t.inSprint.issue_number}, now in the backlog: ${key}`,
+      issue_key: t.inSprint.issue_number,
+      location: key,
+    });
+    expect((await admin.post(`${key}/comments`, { comment: { body: 'Still here' } })).status).toBe(201);
+    expect((await admin.get(`${key}/comments`)).body.map((c: { body: string }) => c.body)).toEqual(['Still here']);
+
+    // Deleted by its key from a sprint that is then deleted: its restore puts it at the end of the backlog.
+    const sprint = await ok(admin.post(`${t.p}/sprints`, { sprint: { name: 'Two' } }));
+    const doomed = await ok(admin.post(`${t.p}/sprints/${sprint.id}/issues`, { issue: { title: 'Restored' } }));
+    const doomedKey = `/api/v1/issues/${doomed.issue_number}`;
+    expect((await admin.delete(doomedKey)).status).toBe(204);
+    expect((await admin.get(doomedKey)).status).toBe(404);
+    expect((await admin.delete(`${t.p}/sprints/${sprint.id}`)).status).toBe(204);
+    const restored = await admin.post(`/api/v1/trash/issue-${doomed.id}/restore`);
+    expect(restored.body).toMatchObject({ placed: 'backlog_end', item: { sprint_id: null } });
+    expect((await admin.get(doomedKey)).dbCalls).toBe(4);
+    const written = await admin.patch(doomedKey, { issue: { story_points: 8, position: 1 } });
+    expect(written.status).toBe(200);
+    expect(written.body).toMatchObject({ id: doomed.id, sprint_id: null, story_points: 8, position: 1 });
+    await activityOf(admin, doomedKey, 1, (e: { changes: { field: string }[] }) =>
+      e.changes.some((c) => c.field === 'story_points'),
+    );
+  }, 120_000);
+
+  it("follows its issue when its pointer's list is behind (moved between the two reads) or absent (written before pointers kept it)", async () => {
+    const { admin, org } = await orgWithClients(gateway);
+    const t = await twinProject(admin, org.orgId);
+    const key = `/api/v1/issues/${t.inSprint.issue_number}`;
+    const pointer = keys.issueKey(org.orgId, t.inSprint.issue_number);
+    const expected = (await admin.get(`${t.s}/issues/${t.inSprint.id}`)).body;
+    // A pointer that says the backlog: the issue's own read says the sprint, and is followed.
+    const set = (expression: string, values?: Record<string, unknown>) =>
+      db.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: pointer,
+          UpdateExpression: expression,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    await set('SET sprint_id = :none', { ':none': null });
+    const behind = await admin.get(key);
+    expect(behind.body).toEqual(expected);
+    expect(behind.dbCalls).toBe(5);
+    // A pointer without its list: the issue is read first to find it.
+    await set('REMOVE sprint_id');
+    const written = await admin.patch(key, { issue: { title: 'Found' } });
+    expect(written.status).toBe(200);
+    expect(written.body).toMatchObject({ id: t.inSprint.id, sprint_id: t.sprint.id, title: 'Found' });
+  }, 60_000);
+});
+
+describe('a nested path that names an issue of another list', () => {
+  it('answers 404 naming its key and its location, for every route of an issue, and writes nothing', async () => {
+    const { admin, org } = await orgWithClients(gateway);
+    const t = await twinProject(admin, org.orgId);
+    const other = await ok(admin.post(`${t.p}/sprints`, { sprint: { name: 'Other' } }));
+    const hint = (issue: { issue_number: string }, where: string) => ({
+      error: `Issue not found: it is ${issue.issue_number}, now ${where}: /api/v1/issues/${issue.issue_number}`,
+      issue_key: issue.issue_number,
+      location: `/api/v1/issues/${issue.issue_number}`,
+    });
+    const wrong = [
+      [`${t.p}/issues/${t.inSprint.id}`, t.inSprint, `in sprint ${t.sprint.id}`],
+      [`${t.p}/sprints/${other.id}/issues/${t.inSprint.id}`, t.inSprint, `in sprint ${t.sprint.id}`],
+      [`${t.s}/issues/${t.inBacklog.id}`, t.inBacklog, 'in the backlog'],
+    ] as const;
+    for (const [path, issue, where] of wrong) {
+      const answers = [
+        await admin.get(path),
+        await admin.patch(path, { issue: { title: 'Not here' } }),
+        await admin.put(path, { issue: { title: 'Not here' } }),
+        await admin.delete(path),
+        await admin.get(`${path}/comments`),
+        await admin.post(`${path}/comments`, { comment: { body: 'Not here' } }),
+        await admin.get(`${path}/activity`),
+      ];
+      for (const res of answers)
+        expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 404, body: hint(issue, where) });
+      // Its location answers it, untouched.
+      const there = await admin.get(hint(issue, where).location);
+      expect(there.body).toMatchObject({ id: issue.id, title: issue.title });
+    }
+    // The success path pays nothing for it; the 404 of a comment's write, one read.
+    const read = await admin.get(`${t.s}/issues/${t.inSprint.id}`);
+    expect([read.status, read.dbCalls]).toEqual([200, 3]);
+    const refused = await admin.post(`${t.p}/issues/${t.inSprint.id}/comments`, { comment: { body: 'x' } });
+    expect([refused.status, refused.dbCalls]).toEqual([404, 4]);
+    // An id that names no issue: the plain 404.
+    expect((await admin.get(`${t.p}/issues/999999`)).body).toEqual({ error: 'Issue not found' });
+  }, 120_000);
+
+  it("never hints at another organisation's issue: its key and its ids are unknown there", async () => {
+    const mine = await orgWithClients(gateway);
+    const theirs = await orgWithClients(gateway);
+    const t = await twinProject(mine.admin, mine.org.orgId);
+    const u = await twinProject(theirs.admin, theirs.org.orgId);
+    // Their project and sprint have the same ids as mine (each organisation counts its own).
+    expect([u.project.id, u.sprint.id]).toEqual([t.project.id, t.sprint.id]);
+    const strange = await theirs.admin.get(`/api/v1/issues/${t.inSprint.issue_number}`);
+    expect([strange.status, strange.body]).toEqual([404, { error: `Issue ${t.inSprint.issue_number} not found` }]);
+    for (const path of [`${u.p}/issues/${t.inSprint.id + 1000}`, `${u.s}/issues/${t.inSprint.id + 1000}`]) {
+      const res = await theirs.admin.patch(path, { issue: { title: 'x' } });
+      expect([res.status, res.body]).toEqual([404, { error: 'Issue not found' }]);
+    }
+  }, 60_000);
+});
