@@ -5,6 +5,7 @@ import { keys } from '../../lib/db/keys.ts';
 import { ok, orgWithClients, randomPrefix, useGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
 import { activityOf } from '../support/eventually.ts';
 import { useReceivers, waitFor, type Receiver } from '../support/receiver.ts';
+import { mcpClient } from '../support/mcp.ts';
 
 /**
  * An issue by its key (docs/api.md: Issues by key): every write, comment and activity route of an
@@ -304,6 +305,39 @@ describe('a nested path that names an issue of another list', () => {
     for (const path of [`${u.p}/issues/${t.inSprint.id + 1000}`, `${u.s}/issues/${t.inSprint.id + 1000}`]) {
       const res = await theirs.admin.patch(path, { issue: { title: 'x' } });
       expect([res.status, res.body]).toEqual([404, { error: 'Issue not found' }]);
+    }
+  }, 60_000);
+});
+
+describe('an agent', () => {
+  it('reads, updates, moves, comments on, reads the activity of and deletes an issue by its number alone, as the routes by key do, at their cost', async () => {
+    const { admin, org } = await orgWithClients(gateway);
+    const t = await twinProject(admin, org.orgId);
+    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
+    try {
+      const issue_number = t.inSprint.issue_number as string;
+      const key = `/api/v1/issues/${issue_number}`;
+      const updated = await mcp.call('update_issue', { issue_number, title: 'By the agent' });
+      expect(updated.result.structuredContent).toMatchObject({ issue: (await admin.get(key)).body });
+      // As PATCH by key: the token, the key's pointer, the issue with its list, its place beside the write.
+      expect(updated.dbCalls).toBeLessThanOrEqual(5);
+      expect((await mcp.ok('move_issue', { issue_number, to_sprint_id: null })).issue).toMatchObject({ sprint_id: null });
+      expect((await mcp.ok('add_comment', { issue_number, body: 'From the agent' })).comment).toMatchObject({
+        body: 'From the agent',
+      });
+      expect((await mcp.ok('list_comments', { issue_number })).comments.map((c: { body: string }) => c.body)).toEqual([
+        'From the agent',
+      ]);
+      await activityOf(admin, key, 1, (e: { event: string }) => e.event === 'comment.created');
+      const history = await mcp.ok('get_issue_activity', { issue_number });
+      expect(history.activity.map((e: { event: string }) => e.event)).toEqual(
+        (await admin.get(`${key}/activity`)).body.map((e: { event: string }) => e.event),
+      );
+      await mcp.ok('delete_issue', { issue_number });
+      expect((await admin.get(key)).status).toBe(404);
+      expect(await mcp.error('get_issue', { issue_number })).toContain(`Issue ${issue_number} not found`);
+    } finally {
+      await mcp.close();
     }
   }, 60_000);
 });
