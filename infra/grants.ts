@@ -51,6 +51,7 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/issue-keys/get.ts': ['LSI1Keys'],
   'functions/issues/update.ts': ['LSI1Keys'],
   'functions/backlog/update.ts': ['LSI1Keys'],
+  'functions/issue-keys/update.ts': ['LSI1Keys'],
   // A revert writes as a PATCH does, and answers the issue with its place (lib/services/revert.ts).
   'functions/activity/revert.ts': ['LSI1Keys'],
   // A restored issue is answered with its place, as its GET answers it (lib/services/issue-trash.ts).

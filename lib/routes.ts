@@ -17,6 +17,7 @@ import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './s
 import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Attachment, AttachmentCreateBody, AttachmentList, AttachmentWithUpload } from './schemas/attachments.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
+import { IssueElsewhereBody } from './schemas/common.ts';
 import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery, SubIssue } from './schemas/issues.ts';
 import { ImportFileBody, ImportJob, ImportJobQuery, ImportJsonBody } from './schemas/imports.ts';
 import { ExportLines, ExportQuery } from './schemas/export.ts';
@@ -126,6 +127,8 @@ export interface Route {
     secret?: boolean;
     /** The body of the row's own 409, where it is not `{error}` (a revert's fields changed since). */
     conflict?: { schema: z.ZodMiniType; description: string };
+    /** The body of the row's own 404, where it may be more than `{error}` (an issue in another list says where). */
+    notFound?: { schema: z.ZodMiniType; description: string };
     /**
      * A conditional write (`If-Match`, lib/http/conditional.ts): PATCH, PUT and DELETE of a resource
      * (a path with ids), and the rows that say so (the sprint transitions). Derived by `route`.
@@ -240,7 +243,8 @@ const backlogIssuePath = `${projectPath}/issues/{issue_id}`;
 const labelPath = `${projectPath}/labels/{label_id}`;
 const statePath = `${projectPath}/states/{state_id}`;
 const commentPath = '/api/v1/comments/{id}';
-const attachmentsPath = '/api/v1/issues/{issue_key}/attachments';
+const issueKeyPath = '/api/v1/issues/{issue_key}';
+const attachmentsPath = `${issueKeyPath}/attachments`;
 const webhookPath = '/api/v1/webhooks/{webhook_id}';
 const trashPath = '/api/v1/trash/{trash_id}';
 
@@ -314,6 +318,13 @@ const backlogList: IssueList = {
   anIssue: 'a backlog issue',
   comments: 'the comments of a backlog issue',
   completing: { update: [409], delete: [] }, // the sprint it is pulled into; a backlog delete touches none
+};
+
+/** The 404 of a nested issue path: an issue of the project that lives in another list says where. */
+const issueElsewhere = {
+  schema: IssueElsewhereBody,
+  description:
+    'Not found (`{error}`), or the issue lives in another list of the project now (`{error, issue_key, location}`: its key, and `/api/v1/issues/{issue_key}`).',
 };
 
 /** The rows of both lists, the sprint's first, from rows written once. */
@@ -414,6 +425,7 @@ const issueRows = (l: IssueList): Route[] => [
     summary: `Retrieve an issue of ${l.list}`,
     tag: l.tag,
     success: { status: 200, schema: Issue, description: 'The issue' },
+    notFound: issueElsewhere,
   }),
   ...patchAndPut(l.issue, `${l.handlers}/update.ts`, {
     id: `update${l.id}Issue`,
@@ -423,6 +435,7 @@ const issueRows = (l: IssueList): Route[] => [
     body: IssueUpdateBody,
     success: { status: 200, schema: Issue, description: 'The issue' },
     errors: l.completing.update,
+    notFound: issueElsewhere,
   }),
   route('DELETE', l.issue, `${l.handlers}/delete.ts`, {
     id: `delete${l.id}Issue`,
@@ -430,6 +443,7 @@ const issueRows = (l: IssueList): Route[] => [
     tag: l.tag,
     success: { status: 204, description: 'Deleted' },
     errors: l.completing.delete,
+    notFound: issueElsewhere,
   }),
 ];
 
@@ -440,6 +454,7 @@ const commentRows = (l: IssueList): Route[] => [
     summary: `List ${l.comments} in creation order`,
     tag: 'Comments',
     success: { status: 200, schema: Comment, list: true, description: 'Comments, oldest first' },
+    notFound: issueElsewhere,
   }),
   route('POST', `${l.issue}/comments`, 'functions/comments/create.ts', {
     id: `create${l.commentId}Comment`,
@@ -448,6 +463,7 @@ const commentRows = (l: IssueList): Route[] => [
     body: CommentCreateBody,
     success: { status: 201, schema: Comment, description: 'The comment' },
     idempotent: true,
+    notFound: issueElsewhere,
   }),
 ];
 
@@ -458,6 +474,7 @@ const activityRow = (l: IssueList): Route[] => [
     summary: `${l.anIssue[0]!.toUpperCase()}${l.anIssue.slice(1)}'s activity: its creation, each changed field (from, to), comments; with actor and time`,
     tag: 'Activity',
     success: { status: 200, schema: Activity, list: true, description: 'Activity, oldest first' },
+    notFound: issueElsewhere,
   }),
 ];
 
@@ -875,11 +892,48 @@ export const routes: Route[] = [
   }),
 
   // An issue by its key, wherever it lives
-  route('GET', '/api/v1/issues/{issue_key}', 'functions/issue-keys/get.ts', {
+  route('GET', issueKeyPath, 'functions/issue-keys/get.ts', {
     id: 'getIssueByKey',
     summary: 'Retrieve an issue by its key (`APL-42`, any case), in a sprint or in the backlog',
     tag: 'Issues',
     success: { status: 200, schema: Issue, description: 'The issue, with its project_id and sprint_id' },
+  }),
+  // Writes, comments and activity by key: as the issue's list's path answers them, wherever it lives now.
+  ...patchAndPut(issueKeyPath, 'functions/issue-keys/update.ts', {
+    id: 'updateIssueByKey',
+    summary: 'Update an issue by its key, wherever it lives; `position` reorders it, `sprint_id` moves it (null: to the backlog)',
+    putSummary: `Update an issue by its key ${PUT_SPELLING}`,
+    tag: 'Issues',
+    body: IssueUpdateBody,
+    success: { status: 200, schema: Issue, description: 'The issue' },
+    errors: [409],
+  }),
+  route('DELETE', issueKeyPath, 'functions/issue-keys/delete.ts', {
+    id: 'deleteIssueByKey',
+    summary: 'Delete an issue by its key into the trash, with its comments, activity and attachments, until it is restored',
+    tag: 'Issues',
+    success: { status: 204, description: 'Deleted' },
+    errors: [409],
+  }),
+  route('GET', `${issueKeyPath}/comments`, 'functions/comments/read.ts', {
+    id: 'listIssueCommentsByKey',
+    summary: "List an issue's comments by its key, in creation order",
+    tag: 'Comments',
+    success: { status: 200, schema: Comment, list: true, description: 'Comments, oldest first' },
+  }),
+  route('POST', `${issueKeyPath}/comments`, 'functions/comments/create.ts', {
+    id: 'createIssueCommentByKey',
+    summary: 'Comment on an issue by its key; the author is the owner of the token',
+    tag: 'Comments',
+    body: CommentCreateBody,
+    success: { status: 201, schema: Comment, description: 'The comment' },
+    idempotent: true,
+  }),
+  route('GET', `${issueKeyPath}/activity`, 'functions/activity/read.ts', {
+    id: 'listIssueActivityByKey',
+    summary: "An issue's activity by its key: its creation, each changed field (from, to), comments; with actor and time",
+    tag: 'Activity',
+    success: { status: 200, schema: Activity, list: true, description: 'Activity, oldest first' },
   }),
   route('GET', '/api/v1/issues/{issue_key}/sub_issues', 'functions/issue-keys/sub-issues.ts', {
     id: 'listSubIssues',

@@ -1,27 +1,26 @@
 import { listIssueActivity, listSprintActivity } from '../../lib/services/activity.ts';
 import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 import { pathId, routeHandler } from '../../lib/http/stack.ts';
+import { onIssue } from '../../lib/services/issue-keys.ts';
+import { issueTarget } from '../../lib/http/issue-target.ts';
 
 /**
- * An issue's activity (under its sprint's path or the backlog's) and a sprint's own (its activation
+ * An issue's activity (under its sprint's path, the backlog's or its key's) and a sprint's own (its activation
  * and completion): one function for both reads, because the stack is near CloudFormation's 500
  * resources with CORS on (a function costs four; docs/deploying.md).
  */
 export const handler = routeHandler(async (req) => {
-  const projectId = pathId(req, 'project_id', 'Project');
-  if (req.params.issue_id === undefined) {
+  if (req.params.issue_id === undefined && req.params.issue_key === undefined) {
+    const projectId = pathId(req, 'project_id', 'Project');
     const sprintId = pathId(req, 'sprint_id', 'Sprint');
     const pr = await pageRequest(req);
     const { page, items, total } = await listSprintActivity(req.principal, projectId, sprintId, pr);
     return pageResult(req, pr, page, items, total);
   }
-  const at = {
-    projectId,
-    // absent on the backlog's path
-    sprintId: req.params.sprint_id === undefined ? null : pathId(req, 'sprint_id', 'Sprint'),
-    issueId: pathId(req, 'issue_id', 'Issue'),
-  };
+  const target = issueTarget(req);
   const pr = await pageRequest(req);
-  const { page, items, total } = await listIssueActivity(req.principal, at, pr);
+  const { page, items, total } = await onIssue(req.principal, target, (p) =>
+    listIssueActivity(req.principal, { ...p.at, issueId: p.issueId }, pr),
+  );
   return pageResult(req, pr, page, items, total);
 });

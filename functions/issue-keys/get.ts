@@ -1,12 +1,9 @@
-import { findIssueByNumber } from '../../lib/services/issue-lookup.ts';
-import { NotFoundError } from '../../lib/vocabulary/errors.ts';
+import { getIssue } from '../../lib/services/issues.ts';
+import { onIssue } from '../../lib/services/issue-keys.ts';
 import { routeHandler } from '../../lib/http/stack.ts';
 
-const issueKey = /^[A-Za-z0-9]{2,4}-[1-9]\d{0,15}$/;
-
-/** An issue by its key ("APL-42", any case), wherever it lives; 404 for a malformed or unknown key. */
+/** An issue by its key ("APL-42", any case), wherever it lives, as its list's path answers it; 404 for a malformed or unknown key. */
 export const handler = routeHandler(async (req) => {
-  const key = req.params.issue_key ?? '';
-  if (!issueKey.test(key)) throw new NotFoundError(`Issue ${key}`);
-  return { status: 200, body: await findIssueByNumber(req.principal, key) };
+  const target = { key: req.params.issue_key ?? '' };
+  return { status: 200, body: await onIssue(req.principal, target, (p) => getIssue(req.principal, p.at, p.issueId)) };
 });

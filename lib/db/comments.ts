@@ -117,14 +117,14 @@ export async function listComments(
   orgId: number,
   ref: IssueRef,
   page: PageRequest,
-): Promise<{ page: Page<CommentItem>; path: Ancestry }> {
+): Promise<{ page: Page<CommentItem>; path: Ancestry; issue: object | undefined }> {
   const { page: result, related } = await listPageWith<CommentItem>(
     collections.comments(orgId, ref.projectId, ref.issueId),
     page,
     pathKeys(orgId, ref),
   );
   const [project, sprint, issue] = ref.sprintId === null ? [related[0], undefined, related[1]] : related;
-  return { page: result, path: pathAncestryOf(ancestors(project, sprint, issue), ref.sprintId) };
+  return { page: result, path: pathAncestryOf(ancestors(project, sprint, issue), ref.sprintId), issue };
 }
 
 /**

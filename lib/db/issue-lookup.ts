@@ -14,24 +14,31 @@ import { keys } from './keys.ts';
 export const issueKeyItem = itemKind({
   type: 'issue_key',
   key: { PK: 'ORG#o', SK: 'ISSUEKEY#X-n' },
-  about: 'issue number → project and issue id',
+  about: 'issue number → project, issue id and list',
   attributes: {
     projectId: attribute.number('project_id'),
     issueId: attribute.number('issue_id'),
+    /** The issue's sprint (null: the backlog); undefined on a pointer written before it was kept (`issues:reindex` adds it). */
+    sprintId: attribute.whole<number | null, 'sprint_id'>('sprint_id'),
   },
 });
 
-/** Where a pointer read leads: its project and issue. */
-export const pointedIssue = (item: object): { projectId: number; issueId: number } => {
+/** Where a pointer leads: its project, its issue and (unless written before it was kept) the issue's list. */
+export interface PointedIssue {
+  projectId: number;
+  issueId: number;
+  sprintId: number | null | undefined;
+}
+
+/** Where a pointer read leads. */
+export const pointedIssue = (item: object): PointedIssue => {
   const { projectId, issueId } = issueKeyItem.decode(item);
-  return { projectId, issueId };
+  const stored = (item as Record<string, unknown>)[issueKeyItem.stored('sprintId')];
+  return { projectId, issueId, sprintId: stored === undefined ? undefined : stored === null ? null : Number(stored) };
 };
 
-/** The project and issue an issue number points to: one consistent GetItem. */
-export async function issueOfNumber(
-  orgId: number,
-  issueNumber: string,
-): Promise<{ projectId: number; issueId: number } | undefined> {
+/** The project, issue and list an issue number points to: one consistent GetItem. */
+export async function issueOfNumber(orgId: number, issueNumber: string): Promise<PointedIssue | undefined> {
   const item = await getItem(keys.issueKey(orgId, issueNumber));
   return item && pointedIssue(item);
 }

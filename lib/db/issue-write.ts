@@ -530,7 +530,7 @@ export function recordItem(record: DerivedRecord): Record<string, unknown> {
     return {
       ...recordKey(record),
       type: issueKeyItem.type,
-      ...issueKeyItem.encode({ projectId: record.projectId, issueId: record.issueId }),
+      ...issueKeyItem.encode({ projectId: record.projectId, issueId: record.issueId, sprintId: record.sprintId }),
     };
   }
   if (record.kind === 'sub_issue') {

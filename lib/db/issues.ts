@@ -1016,12 +1016,12 @@ export async function appendToList(
   const changes: IssueChange[] = [];
   issues.forEach((issue, i) => {
     const position = appended.moves[i]?.to as number;
-    // What a move reads of the issue: its number and last update time are not needed (unchanged / replaced).
+    // What a move reads of the issue: its last update time is not needed (replaced).
     const before: IssueState = {
       orgId,
       projectId,
       id: issue.id,
-      number: '',
+      number: issue.issue_number,
       sprintId: move.from,
       position: issue.position,
       status: issue.status,
@@ -1036,7 +1036,6 @@ export async function appendToList(
       parentNumber: issue.parent_number ?? null,
       title: issue.title,
     };
-    if (issue.issue_number !== undefined) before.number = issue.issue_number;
     changes.push({ before, after: { ...before, sprintId: list, position, updatedAt: move.now } });
     moves.push({
       item: {
@@ -1082,7 +1081,8 @@ export interface OpenIssue {
   /** Its parent, with what the parent's children index shows of it (read only for an issue with a parent). */
   parent_id?: number | null | undefined;
   parent_number?: string | null | undefined;
-  issue_number?: string | undefined;
+  /** Its number (`<prefix>-<n>`), whose pointer a move rewrites. */
+  issue_number: string;
   title?: string | undefined;
 }
 
@@ -1144,9 +1144,9 @@ export async function sprintIssuesWithStatus(
           priority: i.priority,
           type: i.type,
           due_date: i.dueDate,
-          ...(i.parentId !== null
-            ? { parent_id: i.parentId, parent_number: i.parentNumber, issue_number: i.number, title: String(i.title) }
-            : {}),
+          // Its number: the pointer a move rewrites (it keeps the issue's list).
+          issue_number: i.number,
+          ...(i.parentId !== null ? { parent_id: i.parentId, parent_number: i.parentNumber, title: String(i.title) } : {}),
         });
       }
     },

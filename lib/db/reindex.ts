@@ -149,7 +149,9 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
         hold({ kind: 'search', orgId: org, projectId, issueId }, item);
         put(searchRecordFromItem(org, item));
       } else if (item.type === pointer) {
-        put({ kind: 'pointer', orgId: org, number: String(item.SK).slice('ISSUEKEY#'.length), ...pointedIssue(item) });
+        // A pointer written before it kept its issue's list reads without one: a difference, rewritten.
+        const pointed = pointedIssue(item) as ReturnType<typeof pointedIssue> & { sprintId: number | null };
+        put({ kind: 'pointer', orgId: org, number: String(item.SK).slice('ISSUEKEY#'.length), ...pointed });
       } else {
         // Entries written before the classification existed read as the issue's defaults.
         put({ kind: 'assigned', orgId: org, accountId: idIn(pk, 'A'), ...assignedEntryItem.decode(item) });

@@ -2,6 +2,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import {
   BadRequestError,
   DomainError,
+  IssueElsewhereError,
   PreconditionFailedError,
   RateLimitedError,
   RequestInProgressError,
@@ -54,6 +55,9 @@ export function errorResponse(err: unknown): APIGatewayProxyResult {
     headers['Retry-After'] = String(mapped.retryAfterSeconds);
   }
   if (mapped instanceof ValidationError) return json(422, { errors: mapped.errors }, headers);
+  if (mapped instanceof IssueElsewhereError) {
+    return json(404, { error: mapped.message, issue_key: mapped.issueKey, location: mapped.location }, headers);
+  }
   if (mapped instanceof RevertConflictError) return json(409, { error: mapped.message, changed: mapped.changed }, headers);
   return json(mapped.status, { error: mapped.message }, headers);
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ValidationError } from '../vocabulary/errors.ts';
-import { findIssueByNumber, findIssueInProject } from '../services/issue-lookup.ts';
+import { findIssueInProject } from '../services/issue-lookup.ts';
+import { placeOfKey } from '../services/issue-keys.ts';
 import type { IssueLocation } from '../schemas/issues.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Issue } from '../schemas/issues.ts';
@@ -34,12 +35,12 @@ export interface LocatedIssue {
 
 /**
  * Resolves an issue reference to the list it lives in. A full reference costs nothing; a number
- * or a bare id is looked up in the caller's organisation (lib/services/issue-lookup.ts).
+ * costs its pointer's read (lib/services/issue-keys.ts), a bare id the issue's (lib/services/issue-lookup.ts).
  */
 export async function locateIssue(caller: Principal, ref: IssueRefArgs): Promise<LocatedIssue> {
   let found: Issue;
   if (ref.issue_number !== undefined) {
-    found = await findIssueByNumber(caller, ref.issue_number);
+    return placeOfKey(caller, ref.issue_number);
   } else if (ref.project_id === undefined || ref.issue_id === undefined) {
     throw new ValidationError(['issue_number, or project_id and issue_id, are required']);
   } else if (ref.sprint_id !== undefined) {

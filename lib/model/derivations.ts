@@ -180,7 +180,15 @@ export type SearchPatch = Pick<SearchRecord, 'kind' | 'orgId' | 'projectId' | 'i
 
 /** An item that exists because of one issue. */
 export type DerivedRecord =
-  | { kind: 'pointer'; orgId: number; number: string; projectId: number; issueId: number }
+  | {
+      kind: 'pointer';
+      orgId: number;
+      number: string;
+      projectId: number;
+      issueId: number;
+      /** Its list (null: the backlog), so that a route by key reads the issue with its list at once. */
+      sprintId: number | null;
+    }
   | {
       kind: 'assigned';
       orgId: number;
@@ -422,14 +430,15 @@ const pointerOf = (s: IssueState): DerivedRecord => ({
   number: s.number.toUpperCase(),
   projectId: s.projectId,
   issueId: s.id,
+  sprintId: s.sprintId,
 });
 
-/** The pointer from an issue's number to the issue (`GET /issues/{number}`). */
+/** The pointer from an issue's number to the issue and its list (the routes by key, `/issues/{number}`). */
 export const numberPointer: Derivation = {
   name: 'number-pointer',
-  reads: ['number'],
+  reads: ['number', 'sprintId'],
   changes(before, after) {
-    if (before && after) return [];
+    if (before && after) return before.sprintId === after.sprintId ? [] : [{ kind: 'put', record: pointerOf(after) }];
     if (after) return [{ kind: 'put', record: pointerOf(after) }];
     return before ? [{ kind: 'remove', record: pointerOf(before) }] : [];
   },

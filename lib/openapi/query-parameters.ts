@@ -16,6 +16,8 @@ export const queryParameters: Readonly<Record<string, readonly string[]>> = {
   "GET /api/v1/projects/{project_id}/issues/{issue_id}/comments": ["page","per_page","cursor"],
   "GET /api/v1/projects/{project_id}/sprints": ["page","per_page","cursor"],
   "GET /api/v1/projects/{project_id}/velocity": ["sprints"],
+  "GET /api/v1/issues/{issue_key}/comments": ["page","per_page","cursor"],
+  "GET /api/v1/issues/{issue_key}/activity": ["page","per_page","cursor"],
   "GET /api/v1/issues/{issue_key}/sub_issues": ["page","per_page","cursor"],
   "GET /api/v1/projects/{project_id}/sprints/{sprint_id}/issues": ["page","per_page","cursor","status","assignee_id","parent_id","q","updated_since","priority","type","due_before","due_after","labels"],
   "POST /api/v1/projects/{project_id}/sprints/{sprint_id}/issues/bulk": ["dry_run"],

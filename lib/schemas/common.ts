@@ -249,6 +249,18 @@ export const wrapped = <K extends string, S extends z.ZodMiniObject>(
 };
 
 export const ErrorBody = meta(z.object({ error: z.string() }), { id: 'Error', description: 'A single human-readable message.' });
+/** The 404 of a nested path whose issue lives in another list now (lib/vocabulary/errors.ts: IssueElsewhereError). */
+export const IssueElsewhereBody = meta(
+  z.object({
+    error: z.string(),
+    issue_key: meta(z.string(), { description: 'The issue\'s key ("APL-12").' }),
+    location: meta(z.string(), { description: 'Where it answers whatever list it is in: `/api/v1/issues/{issue_key}`.' }),
+  }),
+  {
+    id: 'IssueElsewhere',
+    description: 'The issue the path names lives in another list of the project now: its key, and the URL that follows it.',
+  },
+);
 export const ErrorsBody = meta(z.object({ errors: z.array(z.string()) }), {
   id: 'ValidationErrors',
   description: 'Validation messages, one per problem, each naming its field.',

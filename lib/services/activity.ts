@@ -1,3 +1,4 @@
+import { issueNotHere } from './issue-keys.ts';
 import * as store from '../db/activity.ts';
 import { issueItem } from '../db/issue-item.ts';
 import { sprintItem } from '../db/sprints.ts';
@@ -50,9 +51,9 @@ export async function listIssueActivity(caller: Principal, at: IssueAt, page: Pa
   const [project, ...rest] = related;
   if (!project) throw new NotFoundError('Project');
   const sprint = at.sprintId === null ? undefined : rest.shift();
-  if (at.sprintId !== null && !sprint) throw new NotFoundError('Sprint');
   const issue = rest[0];
-  if (!issue || issueItem.field(issue, 'sprintId') !== at.sprintId) throw new NotFoundError('Issue');
+  if (at.sprintId !== null && !sprint) throw issueNotHere(issue, at.sprintId, new NotFoundError('Sprint'));
+  if (!issue || issueItem.field(issue, 'sprintId') !== at.sprintId) throw issueNotHere(issue, at.sprintId);
   return { page: result, items: result.items.map(toActivity), total: issueItem.field(issue, 'activityCount') };
 }
 

@@ -4,13 +4,15 @@ import { getAccountItem } from '../db/accounts.ts';
 import * as store from '../db/comments.ts';
 import type { IssueRef } from '../db/comments.ts';
 import type { PageRequest } from '../db/list.ts';
+import { readIssueItem } from '../db/issue-refs.ts';
 import { nextId } from '../db/sequences.ts';
-import { Refused, rereadOnStale, type GuardedItem } from '../db/transactions.ts';
+import { isRefused, Refused, rereadOnStale, type GuardedItem } from '../db/transactions.ts';
 import type { Comment, CommentCreate, CommentUpdate } from '../schemas/comments.ts';
 import { ForbiddenError, NotFoundError, TransitionError, UnauthorizedError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
 import { explainRefusal, projectNotThere, refusedAs, type Meanings } from './refusals.ts';
 import { type CommentRefusal } from '../db/refusals.ts';
+import { issueNotHere } from './issue-keys.ts';
 
 /** What a refused comment write means. */
 const refusals = {
@@ -24,16 +26,38 @@ export type { IssueRef };
 
 /** The comments of an issue in creation order; the total is the issue's `comments_count`. */
 export async function listComments(caller: Principal, ref: IssueRef, page: PageRequest) {
-  const { page: result, path } = await store.listComments(caller.orgId, ref, page);
-  if (path.missing) throw new NotFoundError(path.missing);
+  const { page: result, path, issue } = await store.listComments(caller.orgId, ref, page);
+  if (path.missing === 'Project') throw new NotFoundError(path.missing);
+  if (path.missing) throw issueNotHere(issue, ref.sprintId, new NotFoundError(path.missing));
   return { page: result, items: result.items.map(store.toComment), total: path.commentsCount };
 }
 
-/** Adds a comment to an issue; its author is the caller's account, the owner of the request's token. */
-export async function createComment(caller: Principal, ref: IssueRef, input: CommentCreate): Promise<Comment> {
+/** A new comment's id and its author's name (the caller's), taken before its issue is known (a route by key reads it meanwhile). */
+export async function commentSlot(caller: Principal): Promise<{ id: number; authorName: string }> {
   const [id, authorName] = await Promise.all([nextId(caller.orgId, 'comment'), authorNameOf(caller)]);
+  return { id, authorName };
+}
+
+/**
+ * Adds a comment to an issue; its author is the caller's account, the owner of the request's token.
+ * `slot` may be taken beforehand (`commentSlot`); an id a refused write took stays unused.
+ */
+export async function createComment(
+  caller: Principal,
+  ref: IssueRef,
+  input: CommentCreate,
+  slot: Promise<{ id: number; authorName: string }> = commentSlot(caller),
+): Promise<Comment> {
+  const { id, authorName } = await slot;
   const fields = { body: input.body, authorId: caller.accountId, authorName };
-  return refusedAs(refusals, () => store.insertComment(caller.orgId, id, ref, fields));
+  try {
+    return await store.insertComment(caller.orgId, id, ref, fields);
+  } catch (err) {
+    if (!isRefused(err, store.commentRefusals.sprint, store.commentRefusals.issue)) throw explainRefusal(err, refusals);
+    // Its issue is not in the path's list: read (on this 404 only), so that the answer says where it is.
+    const issue = await readIssueItem(caller.orgId, ref.projectId, ref.issueId);
+    throw issueNotHere(issue, ref.sprintId, explainRefusal(err, refusals) as NotFoundError);
+  }
 }
 
 /**

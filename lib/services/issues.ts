@@ -35,6 +35,7 @@ import {
   type Workflow,
 } from '../model/workflow.ts';
 import { readIssueItem, writtenIssue } from '../db/issue-refs.ts';
+import { issueNotHere } from './issue-keys.ts';
 
 /** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
 export { contributionOf, listDelta, negate, openStatuses, sumCounters } from '../model/derivations.ts';
@@ -110,8 +111,10 @@ async function loadIssue(
     withOrganisation,
   );
   if (!family.project) throw new NotFoundError('Project');
-  if (at.sprintId !== null && !family.sprints.get(at.sprintId)) throw new NotFoundError('Sprint');
-  if (!family.issue || (family.issue.sprint_id ?? null) !== at.sprintId) throw new NotFoundError('Issue');
+  if (at.sprintId !== null && !family.sprints.get(at.sprintId)) {
+    throw issueNotHere(family.issue, at.sprintId, new NotFoundError('Sprint'));
+  }
+  if (!family.issue || (family.issue.sprint_id ?? null) !== at.sprintId) throw issueNotHere(family.issue, at.sprintId);
   if ([...family.sprints.values()].some((s) => s?.status === 'completing')) throw new SprintBusyError();
   const project = family.project;
   const owner = at.sprintId === null ? project : family.sprints.get(at.sprintId);
@@ -633,7 +636,7 @@ export async function updateIssuesTogether(
   updates.forEach(({ issueId, changes }, i) => {
     try {
       const item = family.others.get(issueId);
-      if (!item || issueItem.field(item, 'sprintId') !== at.sprintId) throw new NotFoundError('Issue');
+      if (!item || issueItem.field(item, 'sprintId') !== at.sprintId) throw issueNotHere(item, at.sprintId);
       const set: Record<string, unknown> = { updated_at: now };
       const next = fieldChanges(store.toIssue(item, item.position, catalogue, workflowOf(project)), changes, project, set);
       writes.push({

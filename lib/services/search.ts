@@ -109,6 +109,22 @@ function refuseUnknownStates(selection: Selection, workflows: readonly Workflow[
   throw new ValidationError(unknown.map((name) => `status: no project has a state named '${name}' (known: ${shown.join(', ')})`));
 }
 
+/** The texts a query looks for as a whole term (`SD-5`, `"fix login"`), lower-cased: an issue whose key is one comes first. */
+const termsOf = (selection: Selection): string[] =>
+  selection.and.flatMap((c) => {
+    const node = nodeOf(c);
+    return node.kind === 'field' && node.condition.title ? [node.condition.title.contains.toLowerCase()] : [];
+  });
+
+/** `found` with the issues a query names by their own key (or their key in their source) first, else in order. */
+function namedFirst(selection: Selection, found: Found[]): Found[] {
+  const terms = new Set(termsOf(selection));
+  if (terms.size === 0) return found;
+  const named = (f: Found) =>
+    terms.has(f.shown.issue_number.toLowerCase()) || (f.shown.source_key !== null && terms.has(f.shown.source_key.toLowerCase()));
+  return [...found.filter(named), ...found.filter((f) => !named(f))];
+}
+
 /** A search record with what it is tested and shown by; undefined for a partial one (not reindexed yet). */
 interface Found {
   item: Record<string, unknown>;
@@ -209,6 +225,7 @@ export async function searchIssues(
         due_date: shown.due_date,
         blocked: shown.blocked,
         source_key: shown.source_key,
+        issue_number: shown.issue_number,
       },
     });
   }
@@ -228,7 +245,10 @@ export async function searchIssues(
   const matches = found.filter((f) => test(f.issue));
 
   if (!keyed) {
-    const sorted = matches.sort((a, b) => issueComparator(sort)(a.issue, b.issue));
+    const sorted = namedFirst(
+      selection,
+      matches.sort((a, b) => issueComparator(sort)(a.issue, b.issue)),
+    );
     const from = cursor?.kind === 'offset' ? cursor.o : 0;
     const taken = sorted.slice(from, from + page.perPage);
     const end = from + taken.length;
@@ -248,7 +268,8 @@ export async function searchIssues(
   const more = read.more || (full && resume !== lastRead);
   const keyOf = (item: Record<string, unknown>, m: number) => encodeSearchCursor({ kind: 'key', at: placeOfRecord(item), m });
   return {
-    items: taken.map((f) => f.shown),
+    // Reordered on the page only: where the next page starts is the index's order.
+    items: namedFirst(selection, taken).map((f) => f.shown),
     nextCursor: more && resume ? keyOf(resume, before + taken.length) : undefined,
     cursorAfter: (index) => keyOf((taken[index] as Found).item, before + index + 1),
     matched: before + matches.length,

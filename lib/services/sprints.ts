@@ -28,14 +28,15 @@ import { type SprintRefusal } from '../db/refusals.ts';
 const ATTEMPTS = 4;
 /**
  * Items a completion transaction spends on moving open issues (100 items at most: these + sprint +
- * target + velocity): two per issue (it and its search record), one more for an assigned issue's
- * index entry, one more for a child's record in its parent's index.
+ * target + velocity): three per issue (it, its search record and its number's pointer, which keeps
+ * its list), one more for an assigned issue's index entry, one more for a child's record in its
+ * parent's index.
  */
 const MOVES_PER_STEP = 96;
 
-/** Transaction items moving `issue` costs (lib/db/issues.ts: appendToList): its own, its search record, its assignee entry, its parent's index record. */
+/** Transaction items moving `issue` costs (lib/db/issues.ts: appendToList): its own, its search record, its pointer, its assignee entry, its parent's index record. */
 const moveItems = (issue: OpenIssue) =>
-  2 + (issue.assignee_id === null ? 0 : 1) + (issue.parent_id === null || issue.parent_id === undefined ? 0 : 1);
+  3 + (issue.assignee_id === null ? 0 : 1) + (issue.parent_id === null || issue.parent_id === undefined ? 0 : 1);
 
 /** Open issues cut into batches of at most MOVES_PER_STEP transaction items, in order. */
 function moveBatches(open: OpenIssue[]): OpenIssue[][] {

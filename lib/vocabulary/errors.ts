@@ -15,6 +15,25 @@ export class NotFoundError extends DomainError {
   }
 }
 
+/**
+ * 404 `{error, issue_key, location}`: a path names an issue of its project that lives in another
+ * list now (another sprint, or the backlog); the answer says where to find it, by its key.
+ */
+export class IssueElsewhereError extends NotFoundError {
+  override readonly name: string = 'IssueElsewhereError';
+  readonly issueKey: string;
+  readonly location: string;
+  /** Its list now (null: the backlog), for a route by key that read a pointer just before the issue moved. */
+  readonly sprintId: number | null;
+  constructor(issueKey: string, sprintId: number | null) {
+    const location = `/api/v1/issues/${issueKey}`;
+    super('Issue', `it is ${issueKey}, now ${sprintId === null ? 'in the backlog' : `in sprint ${sprintId}`}: ${location}`);
+    this.issueKey = issueKey;
+    this.location = location;
+    this.sprintId = sprintId;
+  }
+}
+
 /** 422 `{errors:[...]}`: input that fails validation; each message names its field. */
 export class ValidationError extends DomainError {
   override readonly name: string = 'ValidationError';

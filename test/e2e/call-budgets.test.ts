@@ -153,6 +153,8 @@ async function relatedPair(f: Fixture, status?: string): Promise<[string, string
   return [a.issue_number, b.issue_number];
 }
 const createdId = async (f: Fixture, list: string, body: unknown) => `${list}/${(await f.post(f.admin, list, body)).id}`;
+/** The path by key of the issue at nested path `path`. */
+const keyPath = async (f: Fixture, path: string) => `/api/v1/issues/${(await f.admin.get(path)).body.issue_number}`;
 
 /** A webhook made to be deleted into the trash: its path. */
 const trashedWebhook = (f: Fixture) =>
@@ -225,8 +227,50 @@ const recipes: Record<string, Recipe> = {
     ...one('first page', await f.admin.post('/api/v1/issues/search', { and: [{ is: 'open' }], per_page: 1 })),
     ...one('sprint:active', await f.admin.post('/api/v1/issues/search', { and: [{ sprint: { in: ['active'] } }] })),
   ],
-  'GET /api/v1/issues/{issue_key}': async (f) =>
-    one('get', await f.admin.get(`/api/v1/issues/${(await f.admin.get(f.sprintIssue)).body.issue_number}`)),
+  'GET /api/v1/issues/{issue_key}': async (f) => [
+    ...one('get, in a sprint', await f.admin.get(await keyPath(f, f.sprintIssue))),
+    ...one('get, in the backlog', await f.admin.get(await keyPath(f, f.backlogIssue))),
+  ],
+  // By key: what the nested twin takes, after the key's pointer (which keeps the issue's list)
+  'PATCH /api/v1/issues/{issue_key}': async (f) => {
+    const pulled = await keyPath(f, await createdId(f, `${f.p}/issues`, { issue: { title: 'Pulled by key' } }));
+    return [
+      ...one('fields, in a sprint', await f.admin.patch(await keyPath(f, f.sprintIssue), { issue: { story_points: 5 } })),
+      ...one('reorder, in a sprint', await f.admin.patch(await keyPath(f, f.sprintIssue), { issue: { position: 1 } })),
+      ...one('fields, in the backlog', await f.admin.patch(await keyPath(f, f.backlogIssue), { issue: { title: 'By key' } })),
+      ...one('pull into a sprint', await f.admin.patch(pulled, { issue: { sprint_id: Number(f.planning.split('/').at(-1)) } })),
+    ];
+  },
+  'PUT /api/v1/issues/{issue_key}': async (f) =>
+    one('fields, in a sprint', await f.admin.put(await keyPath(f, f.sprintIssue), { issue: { title: 'Put by key' } })),
+  'DELETE /api/v1/issues/{issue_key}': async (f) => [
+    ...one(
+      'delete, in a sprint',
+      await f.admin.delete(await keyPath(f, await createdId(f, `${f.planning}/issues`, { issue: { title: 'Doomed' } }))),
+    ),
+    ...one(
+      'delete, in the backlog',
+      await f.admin.delete(await keyPath(f, await createdId(f, `${f.p}/issues`, { issue: { title: 'Doomed' } }))),
+    ),
+  ],
+  'GET /api/v1/issues/{issue_key}/comments': async (f) => [
+    ...(await pages(f.admin, `${await keyPath(f, f.sprintIssue)}/comments`)),
+    ...(await pages(f.admin, `${await keyPath(f, f.backlogIssue)}/comments`)),
+  ],
+  'POST /api/v1/issues/{issue_key}/comments': async (f) => [
+    ...one(
+      'create, in a sprint',
+      await f.admin.post(`${await keyPath(f, f.sprintIssue)}/comments`, { comment: { body: 'by key' } }),
+    ),
+    ...one(
+      'create, in the backlog',
+      await f.admin.post(`${await keyPath(f, f.backlogIssue)}/comments`, { comment: { body: 'by key' } }),
+    ),
+  ],
+  'GET /api/v1/issues/{issue_key}/activity': async (f) => [
+    ...(await pages(f.admin, `${await keyPath(f, f.sprintIssue)}/activity`)),
+    ...(await pages(f.admin, `${await keyPath(f, f.backlogIssue)}/activity`)),
+  ],
   'GET /api/v1/issues/{issue_key}/sub_issues': async (f) => {
     const parent = await f.post(f.admin, `${f.p}/issues`, { issue: { title: 'Parent' } });
     for (const title of ['One', 'Two', 'Three'])

@@ -614,3 +614,27 @@ describe('search and blockers', () => {
     expect((await admin.delete(`${backlog}/${blocker.id}`)).status).toBe(204);
   }, 60_000);
 });
+
+describe('search by key', () => {
+  it('finds an issue by its own key, in any case, first among the issues whose title holds it, and with other terms as one more', async () => {
+    const { admin } = await orgWithClients(gateway);
+    const prefix = randomPrefix();
+    const project = await ok(admin.post('/api/v1/projects', { project: { name: 'Keys', prefix } }));
+    const base = `/api/v1/projects/${project.id}/issues`;
+    const named = await ok(admin.post(base, { issue: { title: 'The login page', status: 'todo' } }));
+    const key = named.issue_number as string;
+    // Updated after it, so that the index's order puts them before it.
+    const mentions = await ok(admin.post(base, { issue: { title: `Follow-up of ${key}` } }));
+    const longer = await ok(admin.post(base, { issue: { title: `Not ${key}0` } }));
+    const found = async (q: string) =>
+      (await ok<{ id: number }[]>(admin.get(`/api/v1/issues?q=${encodeURIComponent(q)}`))).map((i) => i.id);
+    expect(await found(key)).toEqual([named.id, longer.id, mentions.id]);
+    expect(await found(key.toLowerCase())).toEqual([named.id, longer.id, mentions.id]);
+    expect(await found(`${key} sort:created-desc`)).toEqual([named.id, longer.id, mentions.id]);
+    // A key is a whole term: its number's prefix or a part of it is no key.
+    expect(await found(`${key}0`)).toEqual([longer.id]);
+    expect(await found(`${key} status:todo`)).toEqual([named.id]);
+    const posted = await ok<{ id: number }[]>(admin.post('/api/v1/issues/search', { and: [{ title: { contains: key } }] }));
+    expect(posted.map((i) => i.id)).toEqual([named.id, longer.id, mentions.id]);
+  }, 40_000);
+});

@@ -681,6 +681,8 @@ const expectedGrants: Record<string, Expected> = {
   'functions/backlog/get.ts': read(['LSI1Keys']),
   'functions/issue-keys/get.ts': read(['LSI1Keys']),
   'functions/issue-keys/sub-issues.ts': read(lists),
+  'functions/issue-keys/update.ts': write(['LSI1Keys']),
+  'functions/issue-keys/delete.ts': write(),
   'functions/relations/list.ts': read(),
   'functions/attachments/create.ts': write(),
   'functions/attachments/read.ts': read(),

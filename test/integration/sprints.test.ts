@@ -81,18 +81,18 @@ function crashAtTransaction(n: number): void {
 }
 
 describe('sprint completion', () => {
-  it("is one transaction up to 48 open issues (96 items: each with its search record); past that, begin, the finisher's reads, one allocation of places for all the moves and a transaction per 48, the last one finishing", async () => {
+  it("is one transaction up to 32 open issues (96 items: each with its search record and its number's pointer); past that, begin, the finisher's reads, one allocation of places for all the moves and a transaction per 32, the last one finishing", async () => {
     const read = ['BatchGetItemCommand', 'QueryCommand'];
     const TX = 'TransactWriteItemsCommand';
     const ALLOCATE = 'UpdateItemCommand';
     // Begin, then the finisher's read of the sprint and its open issues, one allocation for all of
-    // them, and a transaction per batch of 48, the last of which completes the sprint.
+    // them, and a transaction per batch of 32, the last of which completes the sprint.
     const finisher = (batches: number) => [TX, 'GetItemCommand', 'QueryCommand', ALLOCATE, ...Array<string>(batches).fill(TX)];
     const cases: [number, string[]][] = [
       [0, [...read, TX]],
-      [48, [...read, ALLOCATE, TX]],
-      [49, [...read, ...finisher(2)]],
-      [145, [...read, ...finisher(4)]],
+      [32, [...read, ALLOCATE, TX]],
+      [33, [...read, ...finisher(2)]],
+      [145, [...read, ...finisher(5)]],
     ];
     for (const [open, calls] of cases) {
       const { caller, project, sprint } = await activeSprintWith(open, 2);
@@ -113,7 +113,7 @@ describe('sprint completion', () => {
     const open = (await listAll(caller, at)).filter((i) => i.status !== 'done');
     const seq = async () => Number((await getProjectItem(caller.orgId, project.id))?.position_seq ?? 0);
     const before = await seq();
-    // A crash after the begin and the first batch (48 issues), in the second batch's transaction.
+    // A crash after the begin and the first batch (32 issues), in the second batch's transaction.
     crashAtTransaction(3);
     await expect(completeSprint(caller, project.id, sprint.id)).rejects.toThrow('crash');
     vi.restoreAllMocks();
@@ -124,7 +124,7 @@ describe('sprint completion', () => {
 
     const { result, log } = await withDbCallLog(() => completeSprint(caller, project.id, sprint.id));
     expect(result).toMatchObject({ status: 'completed', issues_count: 1, report: { carried_over: { issues: 100 } } });
-    // The sprint is completing: the reads, the finisher's reads, the two batches left (the last one
+    // The sprint is completing: the reads, the finisher's reads, the three batches left (the last one
     // finishing), and no allocation.
     expect([...log.calls].sort()).toEqual(
       [
@@ -132,6 +132,7 @@ describe('sprint completion', () => {
         'QueryCommand',
         'GetItemCommand',
         'QueryCommand',
+        'TransactWriteItemsCommand',
         'TransactWriteItemsCommand',
         'TransactWriteItemsCommand',
       ].sort(),

@@ -188,7 +188,13 @@ export async function seedProject(
       };
       items.push(issue);
       // The number's pointer, as the create transaction writes it (lib/db/issues.ts: insertIssue).
-      pointers.push({ ...keys.issueKey(orgId, issue.issue_number), type: 'issue_key', project_id: projectId, issue_id: issueId });
+      pointers.push({
+        ...keys.issueKey(orgId, issue.issue_number),
+        type: 'issue_key',
+        project_id: projectId,
+        issue_id: issueId,
+        sprint_id: issue.sprint_id ?? null,
+      });
       for (let c = 0; c < shape.commentsPerIssue; c++) {
         const commentId = commentIds[commentCursor++] as number;
         const comment = commentItem(orgId, projectId, sprintId, issueId, commentId, authorId);

@@ -68,14 +68,19 @@ describe('derivations', () => {
     expect(fold(effectsOf([{ after: issue() }], ctx)).holders.get('list:1:2:10')?.attrs).not.toHaveProperty('removedIssues');
   });
 
-  it('move counters, rank block and the assignee entry but not the pointer when an issue moves to the backlog', () => {
+  it('move counters, rank block, the assignee entry and the pointer (its list) when an issue moves to the backlog', () => {
     const before = issue();
     const after = issue({ sprintId: null, position: 9 * BLOCK_SPAN, updatedAt: '2026-01-02T00:00:00.000Z' });
     const effects = effectsOf([{ before, after }], ctx);
     const state = fold(effects);
     expect(state.holders.get('list:1:2:10')?.attrs).toMatchObject({ issuesCount: -1, removedIssues: 1, rk_5: -1 });
     expect(state.holders.get('list:1:2:backlog')?.attrs).toEqual({ backlogCount: 1, rk_9: 1, bc_h_todo: 1, bp_h_todo: 3 });
-    expect(effects.some((e) => (e.kind === 'put' || e.kind === 'remove') && e.record.kind === 'pointer')).toBe(false);
+    expect(effects.filter((e) => (e.kind === 'put' || e.kind === 'remove') && e.record.kind === 'pointer')).toEqual([
+      {
+        kind: 'put',
+        record: { kind: 'pointer', orgId: 1, number: before.number, projectId: 2, issueId: before.id, sprintId: null },
+      },
+    ]);
     expect(state.holders.has('account:1:7')).toBe(false);
   });
 

@@ -81,6 +81,13 @@ export const samples: Record<string, Sample> = {
   replaceState: { params: { state_id: '6' }, body: { state: { color: '#8b5cf6' } } },
   deleteState: { params: { state_id: '6' } },
   getIssueByKey: { params: { issue_key: 'GEM-1' } },
+  // An issue by its key, wherever it lives (docs/api.md: Issues by key).
+  updateIssueByKey: { params: { issue_key: 'GEM-1' }, body: { issue: { priority: 'high' } } },
+  replaceIssueByKey: { params: { issue_key: 'GEM-1' }, body: { issue: { story_points: 3 } } },
+  deleteIssueByKey: { params: { issue_key: 'GEM-3' } },
+  listIssueCommentsByKey: { params: { issue_key: 'GEM-1' }, ...listQuery },
+  createIssueCommentByKey: { params: { issue_key: 'GEM-1' }, body: { comment: { body: 'Checked by its key.' } } },
+  listIssueActivityByKey: { params: { issue_key: 'GEM-1' }, ...listQuery },
   listSubIssues: { params: { issue_key: 'GEM-1' }, ...listQuery },
   // GEM-2 (the sprint's issue) blocks GEM-1 (the backlog's): relation 2-blocks-1, on both.
   listIssueRelations: { params: { issue_key: 'GEM-1' } },

@@ -175,6 +175,15 @@ function otherResponse(status: number, route: Route, components: Map<string, Res
       },
     };
   }
+  const notFound = route.operation.notFound;
+  if (status === 404 && notFound) {
+    // The row's own 404 body (an issue in another list says where), or the plain `{error}`.
+    return {
+      description: notFound.description,
+      content: { 'application/json': { schema: forGenerator(z.union([notFound.schema, ErrorBody])) } },
+      headers: headerRefs(rateLimitHeaders),
+    };
+  }
   const special = status === 422 ? unprocessableOf(route) : undefined;
   const text = special ?? statusText[status] ?? { name: `Status${status}`, description: `HTTP ${status}.` };
   // A 413 may be API Gateway's own (a body over its 10 MB, or over Lambda's 6 MB invocation limit).

@@ -34,6 +34,8 @@ export interface SelectableIssue {
   blocked: boolean;
   /** The key it had in the source it was imported from (`DI-127`): text equal to it finds it. */
   source_key?: string | null | undefined;
+  /** Its own key (`SD-5`): text equal to it (any case) finds it. */
+  issue_number?: string | undefined;
 }
 
 /** What a selection is read against: the caller (`@me`), the time relative times count from, and which sprints are active. */
@@ -145,9 +147,11 @@ function fieldTest(condition: FieldCondition, context: SelectionContext): Test {
   switch (t.field) {
     case 'title': {
       const text = lower(t.test.contains);
-      // An imported issue is found by its key in the source too (`DI-127`), the whole key.
+      // An issue is found by its own key too (`SD-5`), and an imported one by its key in the source (`DI-127`): the whole key.
       return (issue) =>
-        lower(issue.title).includes(text) || (typeof issue.source_key === 'string' && lower(issue.source_key) === text);
+        lower(issue.title).includes(text) ||
+        (typeof issue.source_key === 'string' && lower(issue.source_key) === text) ||
+        (typeof issue.issue_number === 'string' && lower(issue.issue_number) === text);
     }
     case 'project': {
       const prefixes = new Set(t.test.in);
