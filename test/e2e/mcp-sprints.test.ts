@@ -349,8 +349,9 @@ describe('MCP server: issue tools', () => {
     expect((await mcp.ok('get_issue', { project_id: project.id, issue_id: issues[4].id })).issue.title).toBe('five');
     expect(await mcp.error('get_issue', { issue_number: `${prefix}-99` })).toBe(`Issue ${prefix}-99 not found`);
     expect(await mcp.error('get_issue', { issue_number: 'ZZZZ-1' })).toBe('Issue ZZZZ-1 not found');
+    // An issue named under a list it is not in: the 404 says where it is (docs/api.md).
     expect(await mcp.error('get_issue', { project_id: project.id, sprint_id: null, issue_id: issues[0].id })).toBe(
-      'Issue not found',
+      `Issue not found: it is ${issues[0].issue_number}, now in sprint ${sprint.id}: /api/v1/issues/${issues[0].issue_number}`,
     );
     expect(await mcp.error('get_issue', {})).toBe('Validation failed: issue_number, or project_id and issue_id, are required');
 
