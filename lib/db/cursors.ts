@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac } from 'node:crypto';
 import { cursorKey } from '../config.ts';
 
 /**
@@ -7,25 +7,32 @@ import { cursorKey } from '../config.ts';
  * a cursor shows neither stored key names nor values, and one changed by a single bit does not open
  * (422, as any cursor that is not one). Every function holds the same key: a cursor one Lambda
  * made, another opens. 12 bytes of nonce and 16 of tag make a cursor 28 bytes longer than its JSON.
+ * The nonce is an HMAC of the position (a synthetic IV), so the same position seals to the same
+ * cursor: a list's `Link` header, and so its ETag and `If-None-Match`, stay the same while it does.
  */
 
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
-let key: { secret: string; aes: Buffer } | undefined;
+let key: { secret: string; aes: Buffer; nonce: Buffer } | undefined;
 
-/** The AES key of the configured secret: its SHA-256, made once per secret. */
-function aesKey(): Buffer {
+/** The AES key and the nonce's HMAC key of the configured secret (SHA-256s of it), made once per secret. */
+function keys() {
   const secret = cursorKey();
-  if (key?.secret !== secret) key = { secret, aes: createHash('sha256').update(`cursor\u0000${secret}`).digest() };
-  return key.aes;
+  if (key?.secret !== secret) {
+    const derive = (use: string) => createHash('sha256').update(`${use}\u0000${secret}`).digest();
+    key = { secret, aes: derive('cursor'), nonce: derive('cursor-nonce') };
+  }
+  return key;
 }
 
 /** `position` sealed into an opaque cursor (base64url). */
 export function sealCursor(position: object): string {
-  const nonce = randomBytes(NONCE_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', aesKey(), nonce);
-  const sealed = Buffer.concat([cipher.update(JSON.stringify(position), 'utf8'), cipher.final()]);
+  const text = JSON.stringify(position);
+  const { aes, nonce: nonceKey } = keys();
+  const nonce = createHmac('sha256', nonceKey).update(text).digest().subarray(0, NONCE_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', aes, nonce);
+  const sealed = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
   return Buffer.concat([nonce, sealed, cipher.getAuthTag()]).toString('base64url');
 }
 
@@ -34,7 +41,7 @@ export function openCursor(cursor: string): unknown {
   const bytes = Buffer.from(cursor, 'base64url');
   if (bytes.length <= NONCE_BYTES + TAG_BYTES) return undefined;
   try {
-    const decipher = createDecipheriv('aes-256-gcm', aesKey(), bytes.subarray(0, NONCE_BYTES));
+    const decipher = createDecipheriv('aes-256-gcm', keys().aes, bytes.subarray(0, NONCE_BYTES));
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
     const text = Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
     return JSON.parse(text.toString('utf8')) as unknown;
