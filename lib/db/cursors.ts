@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac } from 'node:crypto';
 import { cursorKey } from '../config.ts';
 
 /**
@@ -7,25 +7,32 @@ import { cursorKey } from '../config.ts';
  * a cursor shows neither stored key names nor values, and one changed by a single bit does not open
  * (422, as any cursor that is not one). Every function holds the same key: a cursor one Lambda
  * made, another opens. 12 bytes of nonce and 16 of tag make a cursor 28 bytes longer than its JSON.
+ * The nonce is an HMAC of the JSON (a synthetic IV): the same position seals to the same cursor, so
+ * that a page's `Link`, and with it the page's ETag, stays the same while the page does.
  */
 
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
-let key: { secret: string; aes: Buffer } | undefined;
+let key: { secret: string; aes: Buffer; nonce: Buffer } | undefined;
 
-/** The AES key of the configured secret: its SHA-256, made once per secret. */
-function aesKey(): Buffer {
+/** The keys of the configured secret (AES, and the HMAC of nonces): SHA-256 of it, made once per secret. */
+function keysOf(): { aes: Buffer; nonce: Buffer } {
   const secret = cursorKey();
-  if (key?.secret !== secret) key = { secret, aes: createHash('sha256').update(`cursor\u0000${secret}`).digest() };
-  return key.aes;
+  const derive = (use: string) => createHash('sha256').update(`${use}\u0000${secret}`).digest();
+  if (key?.secret !== secret) key = { secret, aes: derive('cursor'), nonce: derive('cursor-nonce') };
+  return key;
 }
+
+const aesKey = () => keysOf().aes;
 
 /** `position` sealed into an opaque cursor (base64url). */
 export function sealCursor(position: object): string {
-  const nonce = randomBytes(NONCE_BYTES);
+  const json = JSON.stringify(position);
+  // Distinct positions get distinct nonces (but for a 2^-96 chance): GCM's one rule on nonces holds.
+  const nonce = createHmac('sha256', keysOf().nonce).update(json).digest().subarray(0, NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', aesKey(), nonce);
-  const sealed = Buffer.concat([cipher.update(JSON.stringify(position), 'utf8'), cipher.final()]);
+  const sealed = Buffer.concat([cipher.update(json, 'utf8'), cipher.final()]);
   return Buffer.concat([nonce, sealed, cipher.getAuthTag()]).toString('base64url');
 }
 
