@@ -450,17 +450,29 @@ export async function releaseCommentAttachments(orgId: number, projectId: number
   return found.length;
 }
 
-const ignoreGone = (err: unknown) => {
-  if (!isRefused(err, attachmentRefusals.attachment)) throw err;
-};
-
 /**
  * Removes attachment `a` of an issue that is not there. Its issue in the trash, whose image there
  * still counts it (it was not hidden with its comment: the issue went into the trash before the
  * comment's delete could hide it), counts it no more either, in the same transaction, so that the
  * issue's restore brings back the count of what is there; its issue gone for good, it goes alone.
+ * One completed since it was read (its status is in the removal's condition) is read again and
+ * removed as it is now, as the cascade does (lib/db/cascade-steps.ts); one gone already is left.
  */
-async function removeBesideTrashedIssue(a: StoredAttachment): Promise<void> {
+export async function removeBesideTrashedIssue(first: StoredAttachment): Promise<void> {
+  let a: StoredAttachment | undefined = first;
+  for (let attempt = 0; a && attempt < 3; attempt++) {
+    try {
+      await removeOnceBesideTrashedIssue(a);
+      return;
+    } catch (err) {
+      if (!isRefused(err, attachmentRefusals.attachment)) throw err;
+      a = await getAttachment(a.orgId, a.projectId, a.issueId, a.id);
+    }
+  }
+}
+
+/** `removeBesideTrashedIssue`'s transaction for `a` as read (refused `attachment` when it is no longer so). */
+async function removeOnceBesideTrashedIssue(a: StoredAttachment): Promise<void> {
   const uncount: GuardedItem[] = a.inTrash
     ? []
     : [
@@ -481,8 +493,8 @@ async function removeBesideTrashedIssue(a: StoredAttachment): Promise<void> {
   try {
     await transact([...attachmentRemoval(a, false), ...uncount]);
   } catch (err) {
-    if (uncount.length > 0 && isRefused(err, 'trashed')) await transact(attachmentRemoval(a, false)).catch(ignoreGone);
-    else ignoreGone(err);
+    if (uncount.length > 0 && isRefused(err, 'trashed')) await transact(attachmentRemoval(a, false));
+    else throw err;
   }
 }
 
@@ -560,7 +572,6 @@ export async function markReady(
  * item's removal (lib/db/cascade.ts).
  */
 export function attachmentRemoval(a: Removed, withIssueCount: boolean): GuardedItem[] {
-  const issueKey = keys.issue(a.orgId, a.projectId, a.issueId);
   const asRead = [...(withIssueCount ? [a.inTrash ? '#mark = :yes' : 'attribute_not_exists(#mark)'] : []), '#status = :status'];
   // A pending one gives back its reservation too, in the same update of its organisation (one write per item in a transaction).
   const releases = a.status === 'pending' && a.reserved;

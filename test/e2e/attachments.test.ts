@@ -65,13 +65,20 @@ async function declare(client: ApiClient, base: string, file: Buffer, overrides:
   });
 }
 
-/** A ready attachment: declared by `client`, its file posted with the form, completed. */
-async function uploaded(client: ApiClient, base: string, file: Buffer, overrides: Record<string, unknown> = {}) {
-  const created = await declare(client, base, file, overrides);
+/** Where a test's attachments go: its issue's attachments path (`base`), that issue and its organisation. */
+interface On {
+  base: string;
+  orgId: number;
+  issue: { project_id: number; id: number };
+}
+
+/** A ready attachment: declared by `client`, its file posted with the form, completed; `key` is its file's own (not the form's). */
+async function uploaded(client: ApiClient, on: On, file: Buffer, overrides: Record<string, unknown> = {}) {
+  const created = await declare(client, on.base, file, overrides);
   expect(created.status).toBe(201);
   expect((await postForm(created.body.upload, file, 'image/png')).status).toBe(204);
-  expect((await client.post(`${base}/${created.body.id}/complete`)).status).toBe(200);
-  return { id: created.body.id as number, key: created.body.upload.fields.key as string };
+  expect((await client.post(`${on.base}/${created.body.id}/complete`)).status).toBe(200);
+  return { id: created.body.id as number, key: fileKey(on.orgId, on.issue, created.body.id) };
 }
 
 /** The issue's `attachments_count` (its place in the files-per-issue limit), as stored. */
@@ -362,7 +369,8 @@ describe('attachments', () => {
 
   it('go into the trash at their delete and come back with their file; purged, the file is removed from S3', async () => {
     const { admin, member, base, issue, org } = await setup();
-    const { id, key } = await uploaded(member, base, png);
+    const on = { base, orgId: org.orgId, issue };
+    const { id, key } = await uploaded(member, on, png);
     const [shown] = (await member.get(base)).body;
     expect(await organisationBytes(org.orgId)).toBe(png.length);
     expect(await filesCounted(org.orgId, issue)).toBe(1);
@@ -425,6 +433,7 @@ describe('attachments', () => {
 
   it('are deleted by their uploader, the author of their comment or an admin only; a comment takes files from its author or an admin', async () => {
     const { admin, member, base, issue, org } = await setup();
+    const on = { base, orgId: org.orgId, issue };
     const other = await createAccountInOrg(org.orgId, {
       name: 'Olu Other',
       email: `other-${org.orgId}@example.com`,
@@ -438,8 +447,8 @@ describe('attachments', () => {
     const memberComment = await commentOf(member);
 
     // Another member's file, and an admin's file on the admin's own comment: 403, nothing written, the file still there.
-    const mine = await uploaded(member, base, png);
-    const onAdminComment = await uploaded(admin, base, png, { comment_id: adminComment });
+    const mine = await uploaded(member, on, png);
+    const onAdminComment = await uploaded(admin, on, png, { comment_id: adminComment });
     const pendingOfMember = await declare(member, base, Buffer.alloc(10));
     for (const { id } of [mine, onAdminComment, { id: pendingOfMember.body.id as number }]) {
       const refused = await (id === onAdminComment.id ? member : otherMember).delete(`${base}/${id}`);
@@ -470,7 +479,7 @@ describe('attachments', () => {
     expect(await filesCounted(org.orgId, issue)).toBe(3);
 
     // Its uploader, the author of its comment (an admin's file on a member's comment), an admin: 204.
-    const adminsOnMemberComment = await uploaded(admin, base, png, { comment_id: memberComment });
+    const adminsOnMemberComment = await uploaded(admin, on, png, { comment_id: memberComment });
     expect((await member.delete(`${base}/${mine.id}`)).status).toBe(204);
     expect((await member.delete(`${base}/${adminsOnMemberComment.id}`)).status).toBe(204);
     expect((await admin.delete(`${base}/${pendingOfMember.body.id}`)).status).toBe(204);
@@ -483,12 +492,13 @@ describe('attachments', () => {
 
   it('trashed on their own stay there while their comment is deleted and restored, and come back after it', async () => {
     const { admin, base, issue, org } = await setup();
+    const on = { base, orgId: org.orgId, issue };
     const comment = (
       await admin.post(`/api/v1/projects/${issue.project_id}/issues/${issue.id}/comments`, { comment: { body: 'see log' } })
     ).body;
     const [kept, trashed] = [
-      await uploaded(admin, base, png, { comment_id: comment.id }),
-      await uploaded(admin, base, png, { comment_id: comment.id }),
+      await uploaded(admin, on, png, { comment_id: comment.id }),
+      await uploaded(admin, on, png, { comment_id: comment.id }),
     ];
     expect((await admin.delete(`${base}/${trashed.id}`)).status).toBe(204);
     expect((await admin.delete(`/api/v1/comments/${comment.id}`)).status).toBe(204);
@@ -590,11 +600,11 @@ describe('attachments', () => {
     );
   });
 
-  it('takes nothing from a form posted late: after its attachment is deleted, after its issue is purged, after it was completed', async () => {
+  it('takes nothing from a form posted late: after its attachment is deleted, after its issue is purged, after it was completed, while it is in the trash', async () => {
     const { admin, base, org, issue } = await setup();
     const other = Buffer.from(png);
     other[20] = 1;
-    /** A ready attachment deleted after the others, whose file's removal says that the consumer has handled their removals (one lane, in order). */
+    /** A ready attachment removed after the others, whose file's removal says that the consumer has handled their removals (one lane, in order). */
     const barrier = async (onBase: string) => {
       const created = await declare(admin, onBase, png);
       expect((await postForm(created.body.upload, png, 'image/png')).status).toBe(204);
@@ -608,11 +618,14 @@ describe('attachments', () => {
         (o) => o === undefined,
       );
 
-    // Deleted: declared, its form kept, the attachment deleted; the form posted once the cascade is past it.
+    // Deleted: declared, its form kept, the attachment deleted (pending: for good); the form posted once the cascade is past it.
     const deleted = await declare(admin, base, png);
     const first = await barrier(base);
     expect((await admin.delete(`${base}/${deleted.body.id}`)).status).toBe(204);
+    // The barrier, ready, goes into the trash at its delete (its file kept): its purge removes it.
     expect((await admin.delete(`${base}/${first}`)).status).toBe(204);
+    expect(await headObject(fileKey(org.orgId, issue, first))).toBeDefined();
+    expect((await admin.delete(`/api/v1/trash/attachment-${first}`)).status).toBe(204);
     await settled(fileKey(org.orgId, issue, first));
     expect((await postForm(deleted.body.upload, png, 'image/png')).status).toBe(204);
     expect(await headObject(fileKey(org.orgId, issue, deleted.body.id))).toBeUndefined();
@@ -629,6 +642,13 @@ describe('attachments', () => {
       const listed = ((await admin.get(base)).body as { id: number; download_url: string }[]).find((a) => a.id === done.body.id)!;
       return Buffer.from(await (await fetch(listed.download_url)).arrayBuffer());
     };
+    expect((await stored()).equals(png)).toBe(true);
+
+    // In the trash: its form posts another file again, which lands where the form posts only; restored, its file is the one completed.
+    expect((await admin.delete(`${base}/${done.body.id}`)).status).toBe(204);
+    expect((await postForm(done.body.upload, other, 'image/png')).status).toBe(204);
+    expect((await admin.post(`${base}/${done.body.id}/complete`)).status).toBe(404);
+    expect((await admin.post(`/api/v1/trash/attachment-${done.body.id}/restore`)).status).toBe(200);
     expect((await stored()).equals(png)).toBe(true);
 
     // Purged with its issue: a pending attachment of an issue deleted and purged, its form posted after the cascade.

@@ -2,7 +2,16 @@ import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { attachmentCounterDifferences, ISSUE_FILES, organisationBytes, ORGANISATION_BYTES } from '../../lib/db/attachments.ts';
+import {
+  attachmentCounterDifferences,
+  getAttachment,
+  ISSUE_FILES,
+  markReady,
+  organisationBytes,
+  ORGANISATION_BYTES,
+  pendingCounts,
+  removeBesideTrashedIssue,
+} from '../../lib/db/attachments.ts';
 import { cascadeBatch } from '../../lib/db/cascade.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
@@ -163,5 +172,19 @@ describe('attachment counters', () => {
     };
     expect((await cascadeBatch([record, record])).errors).toEqual([]);
     expect(await organisationBytes(org.orgId)).toBe(0);
+  });
+
+  it('go beside an issue no longer there as they are now: one read pending and completed meanwhile is removed, its bytes back', async () => {
+    const { org, caller, project, issue, declare } = await world();
+    const file = await declare(300);
+    const asRead = (await getAttachment(org.orgId, project.id, issue.id, file.id))!;
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.issue(org.orgId, project.id, issue.id) }));
+    // Completed between its read and its removal: its pending place given back then, its bytes kept.
+    await markReady(asRead);
+    expect(await pendingCounts(org.orgId, caller.accountId)).toMatchObject({ account: { files: 0, bytes: 0 } });
+    await removeBesideTrashedIssue(asRead);
+    expect(await getAttachment(org.orgId, project.id, issue.id, file.id)).toBeUndefined();
+    expect(await organisationBytes(org.orgId)).toBe(0);
+    expect((await pendingCounts(org.orgId, caller.accountId)).organisation).toMatchObject({ files: 0, bytes: 0 });
   });
 });

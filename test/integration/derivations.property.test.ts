@@ -7,6 +7,7 @@ import {
   getAttachment,
   readAttachmentCounters,
   markReady,
+  pendingCounts,
   releaseExpiredAttachment,
   releaseTrashedAttachment,
   settleCommentAttachments,
@@ -49,7 +50,8 @@ import { newOrganisation, randomPrefix } from '../support/api.ts';
  * issues and comments, made ready, deleted (a ready one into the trash on its own, restored or
  * purged there), expired by their TTL with the stream record replayed, kept in the
  * trash with their comment and back at its restore, gone with its purge, or with their issue, sprint
- * or project), each comment's attachments marked as where it is (in the trash, or not), and
+ * or project), the pending counts of the organisation and its uploader what its pending
+ * attachments hold, each comment's attachments marked as where it is (in the trash, or not), and
  * every relation must be on its other issue with the inverse type. A difference fails, naming the
  * derivation.
  *
@@ -712,7 +714,7 @@ function attachmentPart(read: { stored: AttachmentCounters; rebuilt: AttachmentC
 }
 
 /** Every difference between the table's derived state and the rebuild, each naming its derivation. */
-async function derivedDifferences(orgId: number): Promise<string[]> {
+async function derivedDifferences(orgId: number, accountId: number): Promise<string[]> {
   const state = await readDerivedState(orgId);
   // Read by a Query of each of its partitions, the organisation's part is what the whole table's Scan reads of it.
   expect(organisationPart(state, orgId)).toEqual(organisationPart(await readDerivedState(), orgId));
@@ -725,7 +727,41 @@ async function derivedDifferences(orgId: number): Promise<string[]> {
     ...(await relationDifferences(orgId)),
     ...(await attachmentCounterDifferences(orgId)),
     ...(await commentFileDifferences(orgId)),
+    ...(await pendingDifferences(orgId, accountId)),
   ];
+}
+
+/**
+ * The pending counts of the organisation and of its one uploader (`accountId`) against the pending
+ * attachments that took a place among them: each delete, completion, expiry or cascade of a pending
+ * one gave its place back, and nothing else did (a ready one's trash, restore and purge leave them alone).
+ */
+async function pendingDifferences(orgId: number, accountId: number): Promise<string[]> {
+  const held = { files: 0, bytes: 0 };
+  const out: string[] = [];
+  await scanPages(
+    {
+      FilterExpression: 'begins_with(PK, :org) AND #type = :attachment AND #status = :pending AND pending_reserved = :yes',
+      ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
+      ExpressionAttributeValues: { ':org': orgPk(orgId), ':attachment': 'attachment', ':pending': 'pending', ':yes': true },
+    },
+    (items) => {
+      for (const item of items) {
+        if (Number(item.uploader_id) !== accountId)
+          out.push(`pending-uploads: attachment ${String(item.id)} of another uploader`);
+        held.files += 1;
+        held.bytes += Number(item.size);
+      }
+    },
+  );
+  const { organisation, account } = await pendingCounts(orgId, accountId);
+  const seen = (counted: { files: number; bytes: number }) => `counts ${counted.files} files of ${counted.bytes} bytes`;
+  const holds = `holds ${held.files} of ${held.bytes}`;
+  if (organisation.files !== held.files || organisation.bytes !== held.bytes)
+    out.push(`pending-uploads: organisation ${orgId} ${seen(organisation)}, ${holds}`);
+  if (account.files !== held.files || account.bytes !== held.bytes)
+    out.push(`pending-uploads: account ${accountId} ${seen(account)}, ${holds}`);
+  return out;
 }
 
 /**
@@ -884,11 +920,11 @@ describe(`issue writes against the rebuild (${SEQUENCES} random sequences of up 
         for (const o of PRELUDE) await run(w, o);
         for (const o of ops) await ignoreRefusals(run(w, o));
         if (dropProject) {
-          expect(await derivedDifferences(caller.orgId)).toEqual([]);
+          expect(await derivedDifferences(caller.orgId, caller.accountId)).toEqual([]);
           await deleteProject(caller, project.id);
           await cascade({ kind: 'project', orgId: caller.orgId, projectId: project.id });
         } else earlier.push(...w.numbers.values());
-        expect(await derivedDifferences(caller.orgId)).toEqual([]);
+        expect(await derivedDifferences(caller.orgId, caller.accountId)).toEqual([]);
         // Delete + restore = no change.
         expect(w.roundTrips).toEqual([]);
       }),

@@ -189,7 +189,7 @@ export const exceptions: Record<string, Budget> = {
     calls: 6,
     roundTrips: 5,
     reason:
-      "The key's pointer, beside the attachment's id from the organisation's sequence (and the uploader's name for a token issued before tokens carried names); then the issue with its project (one BatchGetItem) and, for an issue in a sprint, the sprint; then the transaction that writes the pending attachment with the issue's count, the organisation's bytes and the pending counts of its uploader and organisation (the limits, under any concurrency): 6 calls, 5 serial round trips in a sprint (4 in the backlog). Signing the upload form calls nothing.",
+      "The key's pointer, beside the attachment's id from the organisation's sequence (and the uploader's name for a token issued before tokens carried names); then the issue with its project (one BatchGetItem) and, for an issue in a sprint, the sprint; then the transaction that writes the pending attachment with the issue's count, the organisation's bytes and pending count and the uploader's pending count (the limits and caps, under any concurrency): 6 calls, 5 serial round trips in a sprint (4 in the backlog). Signing the upload form calls nothing.",
   },
   'GET /api/v1/issues/{issue_key}/attachments': {
     calls: 4,
@@ -207,7 +207,7 @@ export const exceptions: Record<string, Budget> = {
     calls: 5,
     roundTrips: 4,
     reason:
-      "The key's pointer, the issue with its project beside the attachment, then (after S3's HeadObject) the conditional update that makes it ready: 5 calls, 4 serial round trips (5 in a sprint).",
+      "The key's pointer, the issue with its project beside the attachment, then (after S3's HeadObject of the posted file and its CopyObject to the attachment's key) the transaction that makes it ready and gives back its pending counts: 5 calls, 4 serial round trips (5 in a sprint).",
   },
   'DELETE /api/v1/issues/{issue_key}/attachments/{attachment_id}': {
     calls: 5,

@@ -8,13 +8,16 @@ describe('sealed cursors', () => {
   const c = collections.sprintIssues(7, 3, 5);
   const key = { PK: c.pk, SK: 'ISSUE#0000000042', LSK: `${c.prefix}0000000042` };
 
-  it('round-trip, show no stored key name or value, and are the same for the same position (a list keeps its ETag)', () => {
+  it('round-trip, show no stored key name or value, and are the same for the same position only (a page keeps its ETag)', () => {
     const cursor = encodeCursor(key, { n: 12 });
     expect(decodeCursor(cursor, c)).toEqual({ ...key, n: 12, m: undefined });
     const plain = Buffer.from(cursor, 'base64url').toString('latin1');
     for (const shown of ['PK', 'SK', 'LSK', 'ISSUE', 'ORG', '0000000042', c.prefix]) expect(plain).not.toContain(shown);
     expect(encodeCursor(key, { n: 12 })).toBe(cursor);
     expect(encodeCursor(key, { n: 13 })).not.toBe(cursor);
+    // Not the same nonce for another position: the first 12 bytes differ too.
+    const nonce = (c: string) => Buffer.from(c, 'base64url').subarray(0, 12).toString('hex');
+    expect(nonce(encodeCursor(key, { n: 13 }))).not.toBe(nonce(cursor));
   });
 
   it('refuse (422) a cursor with any one bit changed, one cut short, and the readable form older cursors had', () => {
