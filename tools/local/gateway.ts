@@ -335,7 +335,11 @@ function answerLastResort(res: ServerResponse) {
   try {
     if (res.headersSent) throw new Error('headers already sent');
     const body = JSON.stringify({ error: gatewayResponses.DEFAULT_5XX.message });
-    res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', ...NOSNIFF, 'Content-Length': Buffer.byteLength(body) });
+    res.writeHead(500, {
+      'Content-Type': 'application/json; charset=utf-8',
+      ...NOSNIFF,
+      'Content-Length': Buffer.byteLength(body),
+    });
     res.end(body);
   } catch {
     res.destroy();
