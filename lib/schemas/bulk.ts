@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { meta } from './zod.ts';
-import { closed, ErrorBody, idField, integer, wrapped } from './common.ts';
+import { closed, ErrorBody, idField, integer, IssueElsewhereBody, wrapped } from './common.ts';
 import {
   Issue,
   IssueCreateBodyFields,
@@ -71,6 +71,9 @@ export const BulkResult = meta(
     issue: z.optional(Issue),
     errors: meta(z.optional(z.array(z.string())), { description: 'A 422: one message per problem.' }),
     error: z.optional(ErrorBody.shape.error),
+    // A 404 for an issue that lives in another list now says where, as the single route's does.
+    issue_key: z.optional(IssueElsewhereBody.shape.issue_key),
+    location: z.optional(IssueElsewhereBody.shape.location),
     description_omitted: meta(z.optional(z.boolean()), {
       description: 'true: the answer reached 5 MiB and this issue comes without its description (GET it).',
     }),

@@ -9,6 +9,7 @@ import type { BulkOp } from '../schemas/bulk.ts';
 import { unclassified } from '../model/derivations.ts';
 import { Refused, isRefused } from '../db/transactions.ts';
 import {
+  IssueElsewhereError,
   NotFoundError,
   PreconditionFailedError,
   SprintBusyError,
@@ -374,9 +375,9 @@ function dryRun(caller: Principal): Step {
       return { ok: true, status: 201, issue: answered(issue, 1) };
     }
 
-    // An issue an earlier item wrote is taken as that item left it (moved away: not found here).
+    // An issue an earlier item wrote is taken as that item left it (moved away: not found here, and where it went).
     const earlier = written.get(`${projectId}/${op.issueId}`);
-    if (earlier && earlier.sprint_id !== sprintId) throw new NotFoundError('Issue');
+    if (earlier && earlier.sprint_id !== sprintId) throw new IssueElsewhereError(earlier.issue_number, earlier.sprint_id);
     const current = earlier ?? (await getIssue(caller, op.at, op.issueId));
     const version = answeredVersion(current) ?? 0;
     if (op.version !== undefined && op.version !== version) throw new PreconditionFailedError();
