@@ -64,6 +64,7 @@ describe('every error class has a name', () => {
       new errors.NotRecordedError(),
       new errors.BadRequestError(400, 'bad'),
       new errors.RevertConflictError([{ field: 'title', value: 'Now' }]),
+      new errors.IssueElsewhereError('APL-12', 3),
     ];
     const classes = Object.entries(errors).filter(([, v]) => typeof v === 'function' && v !== errors.DomainError);
     expect(made.map((e) => e.name).sort()).toEqual(classes.map(([name]) => name).sort());
