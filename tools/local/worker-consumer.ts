@@ -23,7 +23,11 @@ type Answer = { id: number; result: DynamoDBBatchResponse | undefined } | { id: 
  * The handler of `functionModule` in a worker thread of its own, started on first use and again
  * after it ends (a crash fails the batches in hand, which the mapping retries as Lambda does).
  */
-export function workerConsumer(functionModule: string): StreamHandler & { stop(): Promise<void> } {
+export function workerConsumer(
+  functionModule: string,
+  /** The function whose grant its calls are held to (default: the module's own). */
+  grantEntry = functionModule,
+): StreamHandler & { stop(): Promise<void> } {
   let worker: Worker | undefined;
   let next = 0;
   const pending = new Map<number, { resolve: (r: DynamoDBBatchResponse | undefined) => void; reject: (e: Error) => void }>();
@@ -33,7 +37,7 @@ export function workerConsumer(functionModule: string): StreamHandler & { stop()
     worker = undefined;
   };
   const start = () => {
-    const started = new Worker(new URL(import.meta.url), { workerData: { functionModule } });
+    const started = new Worker(new URL(import.meta.url), { workerData: { functionModule, grantEntry } });
     started.on('message', (answer: Answer) => {
       const call = pending.get(answer.id);
       pending.delete(answer.id);
@@ -63,20 +67,19 @@ export function workerConsumer(functionModule: string): StreamHandler & { stop()
 }
 
 /** In the worker: the consumer's module, loaded once, given each batch with its deadline. */
-async function serve(functionModule: string) {
+async function serve(functionModule: string, grantEntry: string) {
   const { lambdaContext, loadHandler } = await import('./gateway.ts');
   const { runAsFunction } = await import('./permissions.ts');
   const consume = await loadHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | void>(functionModule);
   parentPort?.on('message', (call: Call) => {
     const deadline = Date.now() + call.remainingMs;
     const context = { ...lambdaContext('import-jobs'), getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
-    runAsFunction(functionModule, [], () => consume(call.event, context)).then(
+    runAsFunction(grantEntry, [], () => consume(call.event, context)).then(
       (result) => parentPort?.postMessage({ id: call.id, result: result ?? undefined } satisfies Answer),
       (err: unknown) => parentPort?.postMessage({ id: call.id, error: (err as Error)?.stack ?? String(err) } satisfies Answer),
     );
   });
 }
 
-if (!isMainThread && (workerData as { functionModule?: string } | null)?.functionModule) {
-  await serve((workerData as { functionModule: string }).functionModule);
-}
+const data = workerData as { functionModule?: string; grantEntry?: string } | null;
+if (!isMainThread && data?.functionModule) await serve(data.functionModule, data.grantEntry ?? data.functionModule);
