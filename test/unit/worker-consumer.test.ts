@@ -39,7 +39,7 @@ describe('the local import consumer', () => {
       await consumer({ Records: [{ eventID: '0' }] } as DynamoDBStreamEvent, lambdaContext('import-jobs'));
       const inWorker = await longestStall(() => consumer(event, lambdaContext('import-jobs')));
       const inProcess = await longestStall(() => busyInProcess(event));
-      expect(inProcess).toBeGreaterThanOrEqual(BUSY_MS);
+      expect(inProcess).toBeGreaterThan(BUSY_MS * 0.9);
       expect(inWorker).toBeLessThan(BUSY_MS / 2);
     } finally {
       await consumer.stop();
