@@ -32,11 +32,13 @@ export const importedIssueItem = itemKind({
     /** Its issue's sprint when it was imported (null: the backlog). */
     sprintId: attribute.nullableNumber('sprint_id'),
     importedAt: attribute.string('imported_at'),
+    /** The import that made it (a job's id); none for a run of the admin CLI, or one made before imports were named. */
+    run: attribute.laterString('import_run'),
   },
 });
 
 /** What `importedIssues` reads of each record: the rest is the import's own bookkeeping. */
-const importedIssueRead = importedIssueItem.projection(['sourceKey', 'issueId', 'number', 'sprintId']);
+const importedIssueRead = importedIssueItem.projection(['sourceKey', 'issueId', 'number', 'sprintId', 'run']);
 
 /** The record of an imported source key, put in the issue's own create transaction, refused if present. */
 export function importedIssueRecord(
@@ -45,6 +47,7 @@ export function importedIssueRecord(
   source: string,
   sourceKey: string,
   issue: { id: number; sprintId: number | null; number: string },
+  run?: string,
 ): GuardedItem {
   return putNew(
     {
@@ -59,6 +62,7 @@ export function importedIssueRecord(
         number: issue.number,
         sprintId: issue.sprintId,
         importedAt: new Date().toISOString(),
+        run,
       }),
     },
     importRefusals.imported,
@@ -81,6 +85,7 @@ export async function importedIssues(orgId: number, projectId: number, source: s
           issueId: importedIssueItem.field(item, 'issueId'),
           number: importedIssueItem.field(item, 'number'),
           sprintId: importedIssueItem.field(item, 'sprintId'),
+          run: importedIssueItem.field(item, 'run'),
         });
       }
     },
@@ -93,6 +98,8 @@ export interface ImportedIssue {
   issueId: number;
   number?: string | undefined;
   sprintId: number | null;
+  /** The import that made it, when it was a job. */
+  run?: string | undefined;
 }
 
 /** The record of a source key an import made a comment of: put in the comment's own transaction, refused if present. */

@@ -93,7 +93,8 @@ export const ImportReport = meta(
     rows: z.number().check(z.int()),
     created: meta(z.number().check(z.int()), { description: 'Issues created (a dry run: 0; see `would_create`).' }),
     already_imported: meta(z.number().check(z.int()), {
-      description: 'Rows whose source key an earlier import took: nothing written.',
+      description:
+        'Rows whose source key an earlier import took: nothing written, and nothing else reported of them (their `keys` only).',
     }),
     rejected: z.number().check(z.int()),
     comments: meta(z.number().check(z.int()), { description: 'Comments created with the issues.' }),
@@ -133,12 +134,18 @@ export const ImportReport = meta(
     ),
     parents: z.object({
       linked: z.number().check(z.int()),
+      already_linked: meta(z.number().check(z.int()), {
+        description: 'Children an earlier import linked to their parent, found linked: nothing written.',
+      }),
       unresolved: z.array(
         z.object({ row: z.number().check(z.int()), key: z.string(), parent_key: z.string(), reason: z.string() }),
       ),
     }),
     relations: z.object({
       linked: z.number().check(z.int()),
+      already_linked: meta(z.number().check(z.int()), {
+        description: 'Relations an earlier import made, found in place: nothing written.',
+      }),
       unresolved: z.array(
         z.object({
           row: z.number().check(z.int()),

@@ -154,6 +154,8 @@ export interface ExportImportOptions {
    * re-uploaded from it. Without one (a job over REST), every attachment is left out, said in the report.
    */
   files?: AttachmentFolder | undefined;
+  /** The import this run is part of (a job's id): see `ImportOptions.run`. */
+  run?: string | undefined;
 }
 
 export async function importExport(options: ExportImportOptions, file: FileSource): Promise<ExportImportReport> {
@@ -373,6 +375,7 @@ class ExportImport {
         keepIds: true,
         deadline: this.options.deadline,
         reportCap: this.options.reportCap,
+        run: this.options.run,
       },
       'export',
     );

@@ -97,9 +97,15 @@ export interface ImportReport {
    * or comment), per issue: kept as links, never fetched (docs/import-export.md).
    */
   attachment_links: { row: number; key: string; links: { name: string; url: string }[] }[];
-  parents: { linked: number; unresolved: { row: number; key: string; parent_key: string; reason: string }[] };
+  /** `already_linked`: links an earlier import made, found in place (nothing written). */
+  parents: {
+    linked: number;
+    already_linked: number;
+    unresolved: { row: number; key: string; parent_key: string; reason: string }[];
+  };
   relations: {
     linked: number;
+    already_linked: number;
     unresolved: { row: number; key: string; type: string; other_key: string; reason: string }[];
   };
   /** Every source key taken (created now or before) -> its issue's key here (`DI-127` -> `DI-127`, or `APL-3`). */
@@ -164,6 +170,11 @@ export interface ImportOptions {
   deadline?: number | undefined;
   /** Keep the source key -> issue id map in the report (export files). */
   keepIds?: boolean | undefined;
+  /**
+   * The import this run is part of (a job's id), kept on each source key's record: rows an earlier
+   * run of it created are reported as its own, rows any other import took only counted.
+   */
+  run?: string | undefined;
 }
 
 /** A file the import reads twice (checked whole, then taken): its chunks again at each call. */
@@ -329,6 +340,8 @@ export class ImportSession {
   batched = false;
   /** Creates waiting to be written, in file order (whatever their lists). */
   private readonly queue: PendingCreate[] = [];
+  /** Keys an earlier run of this import (`options.run`) created. */
+  private readonly madeEarlier = new Set<string>();
   /** Source keys of the creates in `queue`. */
   private readonly waiting = new Set<string>();
   /** Source key -> the write of its batch, while it is under way. */
@@ -393,8 +406,8 @@ export class ImportSession {
       warnings: [],
       sprint_history: [],
       attachment_links: [],
-      parents: { linked: 0, unresolved: [] },
-      relations: { linked: 0, unresolved: [] },
+      parents: { linked: 0, already_linked: 0, unresolved: [] },
+      relations: { linked: 0, already_linked: 0, unresolved: [] },
       keys: {},
       ...(options.dryRun ? { would_create: 0, would_create_comments: 0, would_create_rows: [] } : {}),
       ...(options.keepIds ? { issues: {} } : {}),
@@ -490,6 +503,12 @@ export class ImportSession {
     return id;
   }
 
+  /** A row whose issue an earlier run created: its issue, for links, and its key in the report. */
+  private tookBefore(key: string, before: ImportedIssue) {
+    this.issues.set(key, { id: before.issueId, sprintId: before.sprintId, number: before.number });
+    if (before.number) this.report.keys[key] = before.number;
+  }
+
   private nameOf(accountId: number): string {
     // By id, built once: a search of every account per comment grew with accounts times comments.
     this.namesById ??= new Map([...this.accounts.values()].map((a) => [a.id, a.name]));
@@ -525,6 +544,20 @@ export class ImportSession {
     if (r.id) this.idToKey.set(r.id, key);
     if (planned.parentKey) this.parentLinks.push({ row, key, parentKey: planned.parentKey });
     for (const l of r.links ?? []) this.links.push({ row, key, type: l.type, other: l.key });
+    const before = this.imported.get(key) ?? (r.legacyKey ? this.imported.get(r.legacyKey) : undefined);
+    const ours = before !== undefined && this.options.run !== undefined && before.run === this.options.run;
+    if (before && !ours) {
+      // Taken by an earlier import: counted and keyed, nothing else reported (a re-run reports what it
+      // looked at). Only comments a stopped run left unwritten are written.
+      this.report.already_imported += 1;
+      this.tookBefore(key, before);
+      const comments = planned.comments.map((c) => ({
+        ...c,
+        authorId: (c.authorEmail && this.accounts.get(c.authorEmail)?.id) || this.caller.accountId,
+      }));
+      if (!dryRun) await this.writeComments({ issueId: before.issueId, sprintId: before.sprintId }, comments, true);
+      return undefined;
+    }
     const warnings = [...planned.warnings];
     if (!this.mapping.statuses[fold(r.status)] && !this.states.has(statusKey(r.status))) count(this.unmapped, r.status);
     const assigneeId = this.account(
@@ -555,12 +588,13 @@ export class ImportSession {
     if (planned.attachments.length > 0 && this.report.attachment_links.length < this.cap)
       this.report.attachment_links.push({ row, key, links: planned.attachments });
 
-    const before = this.imported.get(key) ?? (r.legacyKey ? this.imported.get(r.legacyKey) : undefined);
     if (before) {
-      this.report.already_imported += 1;
-      this.issues.set(key, { id: before.issueId, sprintId: before.sprintId, number: before.number });
-      if (before.number) this.report.keys[key] = before.number;
-      // Comments past those written with the issue, that a run stopped before writing.
+      // An earlier run of this import (a job continued past its deadline) created it: reported as this
+      // import's, as that run did, and not created again.
+      this.tookBefore(key, before);
+      this.madeEarlier.add(key);
+      await this.labelsFor((planned.input.labels ?? []).map(String), warnings);
+      if (warnings.length > 0 && this.report.warnings.length < this.cap) this.report.warnings.push({ row, key, warnings });
       if (!dryRun) await this.writeComments({ issueId: before.issueId, sprintId: before.sprintId }, comments, true);
       return undefined;
     }
@@ -775,7 +809,7 @@ export class ImportSession {
     const { projectId } = this.options;
     const sequence = importedSequences.imported;
     return [
-      importedIssueRecord(orgId, projectId, this.source, key, created),
+      importedIssueRecord(orgId, projectId, this.source, key, created, this.options.run),
       activityPut({
         orgId,
         projectId,
@@ -1037,7 +1071,9 @@ export class ImportSession {
       // Imported before (a second run, a job's later run): linked then, unless it was not.
       const stored = this.createdNow.has(link.key) ? undefined : storedItems.get(child.id);
       if (stored && issueItem.field(stored, 'parentId') === parent.id) {
-        this.report.parents.linked += 1;
+        // Linked by this import's earlier run (its own), or by another import.
+        if (this.madeEarlier.has(link.key)) this.report.parents.linked += 1;
+        else this.report.parents.already_linked += 1;
         return;
       }
       const sprintId = stored ? issueItem.field(stored, 'sprintId') : child.sprintId;
@@ -1053,7 +1089,7 @@ export class ImportSession {
 
   /**
    * Relates the issues the file's links name (Jira's issue links), each relation once whichever
-   * of its two rows names it; a relation already there (an earlier run's) counts as linked.
+   * of its two rows names it; a relation already there (an earlier import's) counts as already linked.
    */
   private async linkRelations(): Promise<void> {
     const done = new Set<string>();
@@ -1090,7 +1126,7 @@ export class ImportSession {
         await addRelation(this.caller, first.number, { type: kind, issue_key: second.number });
         this.report.relations.linked += 1;
       } catch (err) {
-        if (err instanceof ValidationError && /already/.test(err.message)) this.report.relations.linked += 1;
+        if (err instanceof ValidationError && /already/.test(err.message)) this.report.relations.already_linked += 1;
         else if (err instanceof ValidationError || err instanceof NotFoundError) unresolved(err.message);
         else throw err;
       }

@@ -86,7 +86,8 @@ function carriedOn(carried: Carried, r: AnyReport): Carried {
 
 /**
  * The report of the whole job: this run's, with what earlier runs created counted as created (a
- * run finds them imported before). The maps (keys, ids) are whole in the last run's.
+ * run reports those rows as the job's own, from the `run` on their records, not as imported
+ * before). The maps (keys, ids) are whole in the last run's.
  */
 function merged(carried: Carried, r: AnyReport): AnyReport {
   if ('projects' in r) {
@@ -101,7 +102,8 @@ function merged(carried: Carried, r: AnyReport): AnyReport {
   return {
     ...r,
     created: carried.created + r.created,
-    already_imported: Math.max(0, r.already_imported - carried.created),
+    // Rows an earlier run of this job created are this job's (not counted as imported before).
+    already_imported: r.already_imported,
     comments: carried.comments + r.comments,
     created_sprints: [...carried.created_sprints, ...r.created_sprints],
     created_labels: [...carried.created_labels, ...r.created_labels],
@@ -153,7 +155,7 @@ export async function runClaimedJob(job: ImportJobItem, deadline?: number): Prom
     if (job.format === 'export') {
       const { importExport } = await import('./import-export.ts');
       report = await importExport(
-        { orgId, dryRun: job.dry_run, actorId: job.accountId, deadline, reportCap: JOB_REPORT_CAP },
+        { orgId, dryRun: job.dry_run, actorId: job.accountId, deadline, reportCap: JOB_REPORT_CAP, run: jobId },
         file,
       );
     } else {
@@ -168,6 +170,7 @@ export async function runClaimedJob(job: ImportJobItem, deadline?: number): Prom
           actorId: job.accountId,
           reportCap: JOB_REPORT_CAP,
           deadline,
+          run: jobId,
           progressEvery: 500,
           onProgress: async (r) => {
             await saveImportJob(orgId, jobId, { status: 'running', progress: progress(r), carried });
