@@ -158,7 +158,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": true,
     "tool": {
       "name": "delete_project",
-      "description": "Delete a project with everything in it, into the trash (restore brings it back).",
+      "description": "Delete a project and all in it into the trash; restore undoes it.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -579,7 +579,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": true,
     "tool": {
       "name": "delete_sprint",
-      "description": "Delete a sprint with its issues, into the trash (move_issue keeps them; restore brings it back).",
+      "description": "Delete a sprint and its issues into the trash (move_issue keeps them; restore undoes it).",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -612,7 +612,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "list_issues",
-      "description": "A sprint's or the backlog's issues, in order; a filtered call looks through 1,000.",
+      "description": "A sprint's or the backlog's issues in order; a filter looks through 1,000.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1053,7 +1053,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "delete_issue",
-      "description": "Delete an issue (with its comments) into the trash; restore brings it back.",
+      "description": "Delete an issue and its comments into the trash; restore undoes it.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1081,7 +1081,8 @@ export const toolList: ToolListEntry[] = [
             "maxItems": 50,
             "type": "array",
             "items": {
-              "type": "object"
+              "type": "object",
+              "description": "create_issue's arguments"
             }
           },
           "dry_run": {
@@ -1111,7 +1112,8 @@ export const toolList: ToolListEntry[] = [
             "maxItems": 50,
             "type": "array",
             "items": {
-              "type": "object"
+              "type": "object",
+              "description": "update_issue's arguments"
             }
           },
           "dry_run": {
@@ -1379,7 +1381,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "add_attachment",
-      "description": "Attach a file to an issue: data (base64, up to 1 MB) uploads it, or size gets an upload form; then call with attachment_id.",
+      "description": "Attach a file: data (base64, up to 1 MB) uploads it; size gets an upload form, then call with attachment_id.",
       "inputSchema": {
         "type": "object",
         "properties": {
@@ -1524,7 +1526,7 @@ export const toolList: ToolListEntry[] = [
     "adminOnly": false,
     "tool": {
       "name": "restore",
-      "description": "Bring a list_trash item back, with its id (a sprint or project: its issues follow; list_trash shows the progress).",
+      "description": "Bring back a list_trash item by id (a sprint's or project's issues follow; list_trash shows progress).",
       "inputSchema": {
         "type": "object",
         "properties": {

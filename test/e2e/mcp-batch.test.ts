@@ -37,6 +37,21 @@ async function setUp() {
 }
 
 describe('MCP server: batch tools', () => {
+  it("declare their items as the single tool's arguments, and that tool is listed beside them", async () => {
+    const org = await newOrganisation();
+    const mcp = await mcpClient(gateway.baseUrl, org.admin.token);
+    const { tools } = await mcp.client.listTools();
+    for (const [batch, single] of [
+      ['create_issues', 'create_issue'],
+      ['update_issues', 'update_issue'],
+    ]) {
+      const items = (tools.find((t) => t.name === batch)?.inputSchema.properties?.items ?? {}) as { items?: object };
+      expect(items.items, batch).toEqual({ type: 'object', description: `${single}'s arguments` });
+      expect(tools.find((t) => t.name === single)?.inputSchema.properties, single).toHaveProperty('title');
+    }
+    await mcp.close();
+  });
+
   it('create_issues: each item succeeds or fails on its own, in order; a dry run gives the same answers and writes nothing', async () => {
     const { org, mcp, project, sprint, titles } = await setUp();
     const items = [

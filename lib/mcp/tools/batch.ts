@@ -68,10 +68,16 @@ const results = (outcomes: BulkOutcome[]) =>
     mcpItemBytes,
   );
 
-/** An item is create_issue's or update_issue's arguments: the server's instructions say so once for both (lib/mcp/server.ts). */
-const batchInput = () =>
+/**
+ * An item is `single`'s arguments, said on the item's schema where an agent reads it (the single
+ * tool's schema, next to it in the list, has them: a copy here would cost the list 1.6 KB).
+ */
+const batchInput = (single: string) =>
   z.object({
-    items: z.array(z.looseObject({})).min(1).max(BATCH_MAX_ITEMS),
+    items: z
+      .array(z.looseObject({}).describe(`${single}'s arguments`))
+      .min(1)
+      .max(BATCH_MAX_ITEMS),
     dry_run: z.boolean().optional(),
   });
 
@@ -94,6 +100,7 @@ const batchOutput = {
  */
 const batchTool = (
   name: string,
+  single: string,
   description: string,
   hints: typeof annotations.create | typeof annotations.update,
   toOp: (caller: Principal, item: unknown, resolve: NameResolver) => Promise<BulkOp>,
@@ -102,7 +109,7 @@ const batchTool = (
   defineTool(
     name,
     // A copy of the hints: the batch takes `expected_version` per item, not for the whole call.
-    { description, input: batchInput(), output: batchOutput, annotations: { ...hints } },
+    { description, input: batchInput(single), output: batchOutput, annotations: { ...hints } },
     async (caller, { items, dry_run }) => {
       const ops: BulkItem[] = [];
       const resolve = nameResolver(caller);
@@ -117,6 +124,7 @@ const batchTool = (
 export const batchTools: Tool[] = [
   batchTool(
     'create_issues',
+    'create_issue',
     `Create up to ${BATCH_MAX_ITEMS} issues in order, each answered alone; dry_run writes nothing.`,
     annotations.create,
     createOp,
@@ -124,6 +132,7 @@ export const batchTools: Tool[] = [
   ),
   batchTool(
     'update_issues',
+    'update_issue',
     `Change up to ${BATCH_MAX_ITEMS} issues in order, each answered alone; dry_run writes nothing.`,
     annotations.update,
     updateOp,

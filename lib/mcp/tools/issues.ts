@@ -55,7 +55,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'list_issues',
     {
-      description: "A sprint's or the backlog's issues, in order; a filtered call looks through 1,000.",
+      description: "A sprint's or the backlog's issues in order; a filter looks through 1,000.",
       input: z.object({
         project_id: projectId(),
         sprint_id: sprintRef().nullable(),
@@ -257,7 +257,7 @@ export const issueTools: Tool[] = [
     'delete_issue',
     'issue_id',
     {
-      description: 'Delete an issue (with its comments) into the trash; restore brings it back.',
+      description: 'Delete an issue and its comments into the trash; restore undoes it.',
       input: z.object(issueRef),
       unlisted,
     },

@@ -180,7 +180,7 @@ export const sprintTools: Tool[] = [
     'delete_sprint',
     'sprint_id',
     {
-      description: 'Delete a sprint with its issues, into the trash (move_issue keeps them; restore brings it back).',
+      description: 'Delete a sprint and its issues into the trash (move_issue keeps them; restore undoes it).',
       input: z.object(sprintAt),
       adminOnly: true,
     },

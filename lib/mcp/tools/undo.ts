@@ -33,8 +33,7 @@ export const undoTools: Tool[] = [
   defineTool(
     'restore',
     {
-      description:
-        'Bring a list_trash item back, with its id (a sprint or project: its issues follow; list_trash shows the progress).',
+      description: "Bring back a list_trash item by id (a sprint's or project's issues follow; list_trash shows progress).",
       input: z.object({ id: z.string().min(1).max(64) }),
       output: { restored: z.union([Restored, RestoreStarted]) },
       // Not `annotations.update`: a trashed item never changes, so the tool takes no expected_version.
