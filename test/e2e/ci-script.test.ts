@@ -16,6 +16,10 @@ const bin = mkdtempSync(join(tmpdir(), 'sts-ci-bin-'));
 const checkout = mkdtempSync(join(tmpdir(), 'sts-ci-checkout-'));
 mkdirSync(join(checkout, '.ci'));
 copyFileSync(join(repoRoot, '.ci/run'), join(checkout, '.ci/run'));
+// What its Node.js check reads: the version package.json asks for, and the check itself.
+mkdirSync(join(checkout, 'tools/local'), { recursive: true });
+copyFileSync(join(repoRoot, 'package.json'), join(checkout, 'package.json'));
+copyFileSync(join(repoRoot, 'tools/local/node-version.js'), join(checkout, 'tools/local/node-version.js'));
 const ciRun = join(checkout, '.ci/run');
 afterAll(() => {
   rmSync(bin, { recursive: true, force: true });
@@ -63,11 +67,15 @@ describe('.ci/run', () => {
     }
   });
 
-  it('installs Node 24 from the npm registry when node is older than 22, and says so when that did not help', () => {
+  it('installs Node 24 from the npm registry when node is older than engines.node, and says so when that did not help', () => {
     const old = mkdtempSync(join(tmpdir(), 'sts-ci-old-'));
     try {
       for (const tool of ['sed', 'head', 'dirname']) symlinkSync(join(bin, tool), join(old, tool));
-      writeFileSync(join(old, 'node'), '#!/bin/sh\ncase "$1" in -p) echo 20 ;; *) echo v20.0.0 ;; esac\n');
+      // A Node.js 20: tools/local/node-version.js refuses it (exit 1), and it says its version.
+      writeFileSync(
+        join(old, 'node'),
+        '#!/bin/sh\ncase "$1" in tools/local/node-version.js) exit 1 ;; *) echo v20.0.0 ;; esac\n',
+      );
       writeFileSync(join(old, 'npm'), `#!/bin/sh\necho "$@" >> ${join(old, 'npm.log')}\n`);
       chmodSync(join(old, 'node'), 0o755);
       chmodSync(join(old, 'npm'), 0o755);
@@ -76,7 +84,7 @@ describe('.ci/run', () => {
         encoding: 'utf8',
         timeout: 30_000,
       });
-      expect(result.stdout).toContain('node v20.0.0 is older than 22: installing Node 24');
+      expect(result.stdout).toContain("node v20.0.0 is older than package.json's engines.node: installing Node 24");
       expect(readFileSync(join(old, 'npm.log'), 'utf8')).toMatch(/^install --prefix \.node .*node@24/m);
       expect(result.status).toBe(1);
       expect(result.stderr).toContain('could not install Node.js 24');

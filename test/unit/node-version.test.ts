@@ -10,19 +10,50 @@ const engines = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')
 
 describe("npm start's Node.js check", () => {
   it('refuses a Node.js older than engines.node with one line that names both versions', () => {
-    expect(engines).toBe('>=22');
-    for (const old of ['20.20.2', 'v18.19.0', '21.7.3']) {
+    expect(engines).toBe('>=22.22.2');
+    for (const old of ['20.20.2', 'v18.19.0', '21.7.3', '22.0.0', '22.22.1']) {
       const problem = nodeVersionProblem(old, engines);
       expect(problem, old).toBe(
-        `npm start needs Node.js 22 or newer (package.json engines: >=22); this is Node.js ${old.replace(/^v/, '')}: see .nvmrc`,
+        `npm start needs Node.js 22.22.2 or newer (package.json engines: >=22.22.2); this is Node.js ${old.replace(/^v/, '')}: see .nvmrc`,
       );
       expect(problem).not.toContain('\n');
     }
   });
 
-  it('lets Node.js 22 and newer run', () => {
-    for (const version of ['22.0.0', '22.22.2', '24.21.0', '26.1.0'])
+  it('lets Node.js 22.22.2 and newer run', () => {
+    for (const version of ['22.22.2', '22.23.0', '24.21.0', '26.1.0'])
       expect(nodeVersionProblem(version, engines), version).toBeUndefined();
+  });
+
+  it('asks for no Node.js older than a package the lock installs needs (npm install would refuse it)', () => {
+    const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { engines?: { node?: string }; optional?: boolean }>;
+    };
+    const least = engines.replace(/^>=/, '');
+    const [major, minor, patch] = least.split('.').map(Number) as [number, number, number];
+    const atLeast = (v: string) => {
+      const [a = 0, b = 0, c = 0] = v.split('.').map(Number);
+      return major !== a ? major > a : minor !== b ? minor > b : patch >= c;
+    };
+    // One alternative of a range (`>=22.12.0`, `^20.19.0`, `20`, `>=20 <21`) that the least version takes.
+    const takes = (alternative: string) =>
+      alternative
+        .trim()
+        .replace(/(>=|<|\^)\s+/g, '$1')
+        .split(/\s+/)
+        .every((part) => {
+          const m = /^(>=|\^|<)?v?(\d+(?:\.\d+){0,2})(?:\.x)?$/.exec(part);
+          if (!m) return true;
+          const [, op, v = ''] = m;
+          if (op === '>=') return atLeast(v);
+          if (op === '<') return !atLeast(v);
+          return Number(v.split('.')[0]) === major && (op !== '^' || atLeast(v));
+        });
+    const refusing = Object.entries(lock.packages)
+      .filter(([, p]) => p.engines?.node && !p.optional)
+      .filter(([, p]) => !(p.engines?.node ?? '').split('||').some(takes))
+      .map(([name, p]) => `${name}: ${p.engines?.node}`);
+    expect(refusing).toEqual([]);
   });
 
   it('compares minor and patch versions when engines names them', () => {
@@ -86,7 +117,7 @@ describe('npm install on an unsupported Node.js', () => {
   it.runIf(systemMajor > 0 && systemMajor < 22)(`refuses this machine's Node.js ${systemMajor} at once`, () => {
     const result = install(system, 'install');
     expect(result.status).not.toBe(0);
-    expect(result.stderr).toContain('Required: {"node":">=22"}');
+    expect(result.stderr).toContain(`Required: {"node":"${engines}"}`);
     expect(result.stderr).not.toContain('ECONNREFUSED');
     expect(result.installed).toBe(false);
     console.info(`npm install on Node.js ${systemMajor}: refused in ${Math.round(result.ms)} ms`);
