@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ValidationError } from '../vocabulary/errors.ts';
 import { findIssueInProject } from '../services/issue-lookup.ts';
-import { placeOfKey } from '../services/issue-keys.ts';
+import { onIssue, placeOfKey } from '../services/issue-keys.ts';
 import type { IssueLocation } from '../schemas/issues.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Issue } from '../schemas/issues.ts';
@@ -49,4 +49,18 @@ export async function locateIssue(caller: Principal, ref: IssueRefArgs): Promise
     found = await findIssueInProject(caller, ref.project_id, ref.issue_id);
   }
   return { at: { projectId: found.project_id, sprintId: found.sprint_id }, issueId: found.id, found };
+}
+
+/**
+ * Runs `act` on the issue a reference names. By number, as the routes by key run it
+ * (lib/services/issue-keys.ts: `onIssue`): it follows an issue that moved meanwhile, and any 404
+ * names the number ("Issue APL-12 not found"), never a sprint or project the caller did not name.
+ */
+export async function onIssueRef<T>(
+  caller: Principal,
+  ref: IssueRefArgs,
+  act: (located: LocatedIssue) => Promise<T>,
+): Promise<T> {
+  if (ref.issue_number !== undefined) return onIssue(caller, { key: ref.issue_number }, act);
+  return act(await locateIssue(caller, ref));
 }

@@ -3,17 +3,15 @@ import { createComment, deleteComment, listComments, updateComment, type IssueRe
 import type { Principal } from '../../model/principal.ts';
 import { Comment, commentBodyField } from '../../schemas/comments.ts';
 import { listInfo, listInput, listThrough } from '../list.ts';
-import { issueRef, issueRefUnlisted as unlisted, locateIssue, type IssueRefArgs } from '../locate.ts';
+import { issueRef, issueRefUnlisted as unlisted, onIssueRef, type IssueRefArgs } from '../locate.ts';
 import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
 
 const commentId = () => id();
 const one = { comment: Comment };
 
-/** The issue a comment tool names, wherever it lives (a sprint or the backlog). */
-async function commentable(caller: Principal, ref: IssueRefArgs): Promise<IssueRef> {
-  const { at, issueId } = await locateIssue(caller, ref);
-  return { projectId: at.projectId, sprintId: at.sprintId, issueId };
-}
+/** Runs `act` on the issue a comment tool names, wherever it lives (a sprint or the backlog). */
+const onCommentable = <T>(caller: Principal, ref: IssueRefArgs, act: (issue: IssueRef) => Promise<T>) =>
+  onIssueRef(caller, ref, ({ at, issueId }) => act({ projectId: at.projectId, sprintId: at.sprintId, issueId }));
 
 export const commentTools: Tool[] = [
   defineTool(
@@ -26,8 +24,9 @@ export const commentTools: Tool[] = [
       annotations: annotations.read,
     },
     async (caller, { limit, cursor, ...ref }) => {
-      const at = await commentable(caller, ref);
-      const { items, ...info } = await listThrough({ limit, cursor }, (page) => listComments(caller, at, page));
+      const { items, ...info } = await onCommentable(caller, ref, (at) =>
+        listThrough({ limit, cursor }, (page) => listComments(caller, at, page)),
+      );
       return { comments: items, ...info };
     },
   ),
@@ -41,7 +40,9 @@ export const commentTools: Tool[] = [
       output: one,
       annotations: annotations.create,
     },
-    async (caller, { body, ...ref }) => ({ comment: await createComment(caller, await commentable(caller, ref), { body }) }),
+    async (caller, { body, ...ref }) => ({
+      comment: await onCommentable(caller, ref, (at) => createComment(caller, at, { body })),
+    }),
   ),
 
   defineTool(

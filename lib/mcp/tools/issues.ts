@@ -9,7 +9,7 @@ import { IssueLabelsField } from '../../schemas/labels.ts';
 import { meta } from '../../schemas/zod.ts';
 import { ValidationError } from '../../vocabulary/errors.ts';
 import { filteredPage, listInfo, listInput, listThrough } from '../list.ts';
-import { issueRef, issueRefUnlisted as unlisted, locateIssue } from '../locate.ts';
+import { issueRef, issueRefUnlisted as unlisted, onIssueRef } from '../locate.ts';
 import { accountRef, projectRef, sprintRef } from '../resolve.ts';
 import { annotations, defineTool, deleteTool, id, type Tool } from '../tool.ts';
 
@@ -164,10 +164,9 @@ export const issueTools: Tool[] = [
       output: one,
       annotations: annotations.read,
     },
-    async (caller, ref) => {
-      const located = await locateIssue(caller, ref);
-      return { issue: located.found ?? (await getIssue(caller, located.at, located.issueId)) };
-    },
+    async (caller, ref) => ({
+      issue: await onIssueRef(caller, ref, async (located) => located.found ?? getIssue(caller, located.at, located.issueId)),
+    }),
   ),
 
   defineTool(
@@ -180,9 +179,9 @@ export const issueTools: Tool[] = [
       annotations: annotations.read,
     },
     async (caller, { limit, cursor, ...ref }) => {
-      const { at, issueId } = await locateIssue(caller, ref);
-      const where = { ...at, issueId };
-      const { items, ...info } = await listThrough({ limit, cursor }, (page) => listIssueActivity(caller, where, page));
+      const { items, ...info } = await onIssueRef(caller, ref, ({ at, issueId }) =>
+        listThrough({ limit, cursor }, (page) => listIssueActivity(caller, { ...at, issueId }, page)),
+      );
       return { activity: items, ...info };
     },
   ),
@@ -225,8 +224,8 @@ export const issueTools: Tool[] = [
       annotations: annotations.update,
     },
     async (caller, { issue_number, project_id, issue_id, sprint_id, ...changes }) => {
-      const { at, issueId } = await locateIssue(caller, { issue_number, project_id, issue_id, sprint_id });
-      return { issue: await updateIssue(caller, at, issueId, changes) };
+      const ref = { issue_number, project_id, issue_id, sprint_id };
+      return { issue: await onIssueRef(caller, ref, ({ at, issueId }) => updateIssue(caller, at, issueId, changes)) };
     },
   ),
 
@@ -247,9 +246,8 @@ export const issueTools: Tool[] = [
       if (to_sprint_id === undefined && position === undefined) {
         throw new ValidationError(['to_sprint_id or position is required: where the issue goes']);
       }
-      const { at, issueId } = await locateIssue(caller, ref);
       const to = to_sprint_id === undefined ? { position } : { sprint_id: to_sprint_id, position };
-      return { issue: await updateIssue(caller, at, issueId, to) };
+      return { issue: await onIssueRef(caller, ref, ({ at, issueId }) => updateIssue(caller, at, issueId, to)) };
     },
   ),
 
@@ -262,9 +260,10 @@ export const issueTools: Tool[] = [
       unlisted,
     },
     async (caller, ref) => {
-      const { at, issueId } = await locateIssue(caller, ref);
-      await deleteIssue(caller, at, issueId);
-      return issueId;
+      return onIssueRef(caller, ref, async ({ at, issueId }) => {
+        await deleteIssue(caller, at, issueId);
+        return issueId;
+      });
     },
   ),
 ];
