@@ -338,19 +338,19 @@ describe('cascade through the stream (as in AWS)', () => {
     await waitUntilEmpty({ pk: projectPk(orgId, project.id) }, seeded.items);
   });
 
-  it('empties the partition of a project of 2,000 issues and 2,000 comments', { timeout: 180_000 }, async () => {
+  it('empties the partition of a project of 10 sprints, 600 issues and 600 comments', { timeout: 180_000 }, async () => {
     const { orgId, caller } = await adminOfNewOrg();
     const project = await createProject(caller, { name: 'Large', prefix: randomPrefix() });
     // Seeded with BatchWrite of items shaped exactly as the data layer writes them (ids from the
-    // organisation's sequences, counters set to match): 10 sprints x 180 issues + 200 backlog
-    // issues, one comment each.
+    // organisation's sequences, counters set to match): 10 sprints x 50 issues + 100 backlog
+    // issues, one comment each: pages of the cascade's 250 keys from every kind of item.
     const seeded = await seedProject(orgId, project.id, caller.accountId, {
       sprints: 10,
-      issuesPerSprint: 180,
-      backlog: 200,
+      issuesPerSprint: 50,
+      backlog: 100,
       commentsPerIssue: 1,
     });
-    expect(seeded.items).toBe(10 + 2000 + 2000);
+    expect(seeded.items).toBe(10 + 600 + 600);
 
     const started = Date.now();
     await deleteProjectForGood(caller, project.id, seeded.items);
