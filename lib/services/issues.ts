@@ -129,9 +129,29 @@ async function loadIssue(
   };
 }
 
-/** The place of an issue in its list, given the list's rank index as read: one keys-only Query. */
-async function placeIn(orgId: number, projectId: number, index: RankIndex, issue: IssueItem): Promise<number> {
-  const inBlock = await store.rankInBlock(orgId, projectId, issue.sprint_id ?? null, issue);
+/** An issue's rank in its block, its Query sent before the issue is read, for the list key it is expected at. */
+interface RankAhead {
+  position: number;
+  rank: Promise<number>;
+}
+
+/** Sends the Query of an issue's rank in its block for the list key `position` (a hint), beside the issue's read. */
+function rankAhead(orgId: number, at: IssueLocation, issueId: number, position: number): RankAhead {
+  const rank = store.rankInBlock(orgId, at.projectId, at.sprintId, { id: issueId, position });
+  // Awaited only when the issue is read at that key: a read that throws first leaves it unused.
+  rank.catch(() => undefined);
+  return { position, rank };
+}
+
+/**
+ * The place of an issue in its list, given the list's rank index as read: one keys-only Query, or
+ * the one sent ahead (`rankAhead`) when the issue is at the key it was sent for.
+ */
+async function placeIn(orgId: number, projectId: number, index: RankIndex, issue: IssueItem, ahead?: RankAhead): Promise<number> {
+  const inBlock =
+    ahead?.position === issue.position
+      ? await ahead.rank
+      : await store.rankInBlock(orgId, projectId, issue.sprint_id ?? null, issue);
   return countBefore(index, blockOf(issue.position)) + inBlock;
 }
 
@@ -175,10 +195,17 @@ export async function listIssues(caller: Principal, at: IssueLocation, page: Pag
   };
 }
 
-/** One issue, with its place in its list (one BatchGet with its ancestors, one keys-only Query). */
-export async function getIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<Issue> {
+/**
+ * One issue, with its place in its list (one BatchGet with its ancestors, one keys-only Query).
+ * Given `expected`, the list key a pointer last saw it at (a hint), the Query for that key is sent
+ * beside the read; an issue at another key now (moved in its list, or renumbered by a neighbour's
+ * move) has its own key's Query after the read.
+ */
+export async function getIssue(caller: Principal, at: IssueLocation, issueId: number, expected?: number): Promise<Issue> {
+  const ahead = expected === undefined ? undefined : rankAhead(caller.orgId, at, issueId, expected);
   const { project, issue, index } = await loadIssue(caller, at, issueId);
-  return store.toIssue(issue, await placeIn(caller.orgId, at.projectId, index, issue), catalogueOf(project), workflowOf(project));
+  const place = await placeIn(caller.orgId, at.projectId, index, issue, ahead);
+  return store.toIssue(issue, place, catalogueOf(project), workflowOf(project));
 }
 
 /**

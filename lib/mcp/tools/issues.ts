@@ -166,7 +166,7 @@ export const issueTools: Tool[] = [
     },
     async (caller, ref) => {
       const located = await locateIssue(caller, ref);
-      return { issue: located.found ?? (await getIssue(caller, located.at, located.issueId)) };
+      return { issue: located.found ?? (await getIssue(caller, located.at, located.issueId, located.position)) };
     },
   ),
 
