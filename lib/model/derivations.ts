@@ -92,7 +92,7 @@ export interface IssueChange {
 
 /**
  * A neighbour renumbered by a move (lib/model/positions.ts): only its position is known, and only
- * its position changes, so no derivation but the rank index and the search record sees a
+ * its position changes, so no derivation but the rank index and the search record see a
  * difference. Its number is not known (''): its pointer keeps the key it had (`numberPointer`).
  */
 export function repositioned(
