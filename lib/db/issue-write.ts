@@ -530,7 +530,12 @@ export function recordItem(record: DerivedRecord): Record<string, unknown> {
     return {
       ...recordKey(record),
       type: issueKeyItem.type,
-      ...issueKeyItem.encode({ projectId: record.projectId, issueId: record.issueId, sprintId: record.sprintId }),
+      ...issueKeyItem.encode({
+        projectId: record.projectId,
+        issueId: record.issueId,
+        sprintId: record.sprintId,
+        position: record.position,
+      }),
     };
   }
   if (record.kind === 'sub_issue') {

@@ -3,6 +3,7 @@ import {
   derivations,
   differences,
   emptyDerived,
+  sameRecord,
   holderId,
   OPEN_BLOCKERS,
   openBlockers,
@@ -149,7 +150,7 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
         hold({ kind: 'search', orgId: org, projectId, issueId }, item);
         put(searchRecordFromItem(org, item));
       } else if (item.type === pointer) {
-        // A pointer written before it kept its issue's list reads without one: a difference, rewritten.
+        // A pointer written before it kept its issue's list (or list key) reads without it: a difference, rewritten.
         const pointed = pointedIssue(item) as ReturnType<typeof pointedIssue> & { sprintId: number | null };
         put({ kind: 'pointer', orgId: org, number: String(item.SK).slice('ISSUEKEY#'.length), ...pointed });
       } else {
@@ -301,7 +302,7 @@ async function repairRecords(
       OPEN_BLOCKERS
     ] ?? 0;
   for (const [id, record] of expected.records) {
-    if (JSON.stringify(state.observed.records.get(id)) === JSON.stringify(record)) continue;
+    if (sameRecord(record, state.observed.records.get(id))) continue;
     const item = recordItem(record);
     if (record.kind === 'search') item[searchRecordItem.stored(OPEN_BLOCKERS)] = blockersOf(record);
     await db.send(new PutCommand({ TableName: tableName(), Item: item }));

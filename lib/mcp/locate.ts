@@ -29,6 +29,8 @@ export type IssueRefArgs = z.output<z.ZodObject<typeof issueRef>>;
 export interface LocatedIssue {
   at: IssueLocation;
   issueId: number;
+  /** By number: the issue's list key as its pointer last saw it (a hint, lib/services/issue-keys.ts). */
+  position?: number | undefined;
   /** The issue as read while locating it, if it had to be looked up. */
   found?: Issue;
 }

@@ -92,7 +92,8 @@ export interface IssueChange {
 
 /**
  * A neighbour renumbered by a move (lib/model/positions.ts): only its position is known, and only
- * its position changes, so no derivation but the rank index sees a difference.
+ * its position changes, so no derivation but the rank index and the search record see a
+ * difference. Its number is not known (''): its pointer keeps the key it had (`numberPointer`).
  */
 export function repositioned(
   at: { orgId: number; projectId: number; sprintId: number | null },
@@ -188,6 +189,11 @@ export type DerivedRecord =
       issueId: number;
       /** Its list (null: the backlog), so that a route by key reads the issue with its list at once. */
       sprintId: number | null;
+      /**
+       * Its stored list key as of this write: a hint, so that a route by key counts the issue's place
+       * beside its read (`sameRecord`: any hint agrees with the rebuild); absent on a pointer written before it was kept.
+       */
+      position?: number | undefined;
     }
   | {
       kind: 'assigned';
@@ -431,14 +437,23 @@ const pointerOf = (s: IssueState): DerivedRecord => ({
   projectId: s.projectId,
   issueId: s.id,
   sprintId: s.sprintId,
+  position: s.position,
 });
 
-/** The pointer from an issue's number to the issue and its list (the routes by key, `/issues/{number}`). */
+/**
+ * The pointer from an issue's number to the issue, its list and its list key (the routes by key,
+ * `/issues/{number}`). Put when the issue moves, to another list or within its own (one more item
+ * in that write's transaction, no more calls). A neighbour renumbered by a move (`repositioned`)
+ * has no number here, so its pointer keeps the key it had: the one way a hint goes stale.
+ */
 export const numberPointer: Derivation = {
   name: 'number-pointer',
-  reads: ['number', 'sprintId'],
+  reads: ['number', 'sprintId', 'position'],
   changes(before, after) {
-    if (before && after) return before.sprintId === after.sprintId ? [] : [{ kind: 'put', record: pointerOf(after) }];
+    if (before && after) {
+      const moved = before.sprintId !== after.sprintId || (after.number !== '' && before.position !== after.position);
+      return moved ? [{ kind: 'put', record: pointerOf(after) }] : [];
+    }
     if (after) return [{ kind: 'put', record: pointerOf(after) }];
     return before ? [{ kind: 'remove', record: pointerOf(before) }] : [];
   },
@@ -832,6 +847,17 @@ function rebuildFrom(d: Derivation, issues: IssueState[]): Derived {
 }
 
 /**
+ * Whether a stored record is what its rebuild says. A pointer's `position` is a hint, which a
+ * neighbour's respace leaves behind (`numberPointer`): any hint agrees, none (a pointer written
+ * before it was kept) differs.
+ */
+export function sameRecord(want: DerivedRecord | undefined, got: DerivedRecord | undefined): boolean {
+  const compared = (r: DerivedRecord | undefined) =>
+    JSON.stringify(r?.kind === 'pointer' ? { ...r, position: r.position !== undefined } : r);
+  return compared(want) === compared(got);
+}
+
+/**
  * Where derived state `observed` differs from `expected` for one derivation: its counters (an
  * attribute absent and one at zero are the same) and its records, each difference one line.
  */
@@ -855,7 +881,7 @@ export function differences(d: Derivation, expected: Derived, observed: Derived)
     const want = expected.records.get(id);
     const got = observed.records.get(id);
     if (!d.records.includes((want ?? got)?.kind as DerivedRecord['kind'])) continue;
-    if (JSON.stringify(want) !== JSON.stringify(got)) {
+    if (!sameRecord(want, got)) {
       out.push(`${d.name}: ${id} is ${JSON.stringify(got) ?? 'missing'}, rebuild says ${JSON.stringify(want) ?? 'none'}`);
     }
   }

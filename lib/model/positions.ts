@@ -41,7 +41,8 @@
  *   at that block's first key and drops the (fewer than one block of) issues before the offset. So
  *   a deep page reads at most one block more than the first page, whatever N.
  * - A move to place k reads its window from the block that holds place k - margin: at most one
- *   block + 2 x margin keys, whatever k and the list length.
+ *   block + 2 x margin keys, whatever k and the list length. For k up to margin + 2 that block is
+ *   the list's first whatever the counters (`windowAtStart`): read beside the issue, before them.
  * - Bounds: appended blocks hold at most 32 issues. A block grows past that only by moves into it
  *   (midpoints and spread windows stay between the neighbours); its count is what the in-block
  *   Query reads, so a block into which hundreds of issues were moved costs proportionally (still
@@ -202,6 +203,13 @@ export function windowReadAt(index: RankIndex, place: number, margin: number): {
   const at = blockAtOffset(index, offset) ?? { block: 0, before: 0 };
   return { block: at.block, before: at.before, limit: place + margin + 1 - at.before };
 }
+
+/**
+ * Whether the window of `place` starts at the list's first key whatever the rank index says
+ * (`windowReadAt` reads from the block of the list's first issue, none before it): it can be read
+ * before the index is, from the start of the list.
+ */
+export const windowAtStart = (place: number, margin: number): boolean => place - 2 - margin <= 0;
 
 /**
  * The window a forward read from a block returned (`keys` in list order; `exhausted` when it

@@ -18,6 +18,8 @@ const issueKey = /^[A-Za-z0-9]{2,4}-[1-9]\d{0,15}$/;
 export interface IssuePlace {
   at: IssueLocation;
   issueId: number;
+  /** By key: the issue's list key as its pointer last saw it, a hint (`getIssue` counts its place beside its read). */
+  position?: number | undefined;
 }
 
 /** An issue as a route names it: by the ids of its nested path, or by its key. */
@@ -27,20 +29,22 @@ export type IssueTarget = IssuePlace | { key: string };
 const unknownKey = (key: string) => new NotFoundError(`Issue ${key.toUpperCase()}`);
 
 /**
- * The project, list and id an issue key names now: its pointer (one consistent GetItem), which
- * keeps the issue's list. A pointer written before it kept the list costs a read of the issue.
+ * The project, list and id an issue key names now, with the issue's list key as a hint: its
+ * pointer (one consistent GetItem), which keeps them. A pointer written before it kept the list
+ * costs a read of the issue.
  */
 export async function placeOfKey(caller: Principal, key: string): Promise<IssuePlace> {
   if (!issueKey.test(key)) throw unknownKey(key);
   const pointer = await issueOfNumber(caller.orgId, key.toUpperCase());
   if (!pointer) throw unknownKey(key);
-  let sprintId = pointer.sprintId;
+  let { sprintId, position } = pointer;
   if (sprintId === undefined) {
     const issue = await readIssueItem(caller.orgId, pointer.projectId, pointer.issueId);
     if (!issue) throw unknownKey(key);
     sprintId = issueItem.field(issue, 'sprintId');
+    position = issueItem.field(issue, 'position');
   }
-  return { at: { projectId: pointer.projectId, sprintId }, issueId: pointer.issueId };
+  return { at: { projectId: pointer.projectId, sprintId }, issueId: pointer.issueId, position };
 }
 
 /** Moves between a key's pointer read and the issue's own read that a route by key follows. */
@@ -48,8 +52,8 @@ const FOLLOWED_MOVES = 3;
 
 /**
  * Runs `act` (a nested path's function) on the issue a target names. By key: on the list its
- * pointer says, and again on the list the issue's own read says when it moved in between; any 404
- * then names the key (the path names no project or sprint).
+ * pointer says (with its hint of the issue's list key), and again on the list the issue's own read
+ * says when it moved in between; any 404 then names the key (the path names no project or sprint).
  */
 export async function onIssue<T>(caller: Principal, target: IssueTarget, act: (place: IssuePlace) => Promise<T>): Promise<T> {
   if (!('key' in target)) return act(target);

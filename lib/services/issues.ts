@@ -18,6 +18,8 @@ import {
   defaultPlacementOptions,
   gapFor,
   planPlacement,
+  windowAtStart,
+  type ListWindow,
   type RankIndex,
   type Renumbering,
 } from '../model/positions.ts';
@@ -129,9 +131,32 @@ async function loadIssue(
   };
 }
 
-/** The place of an issue in its list, given the list's rank index as read: one keys-only Query. */
-async function placeIn(orgId: number, projectId: number, index: RankIndex, issue: IssueItem): Promise<number> {
-  const inBlock = await store.rankInBlock(orgId, projectId, issue.sprint_id ?? null, issue);
+/** An issue's rank in its block, its Query sent before the issue is read, for the list key it is expected at. */
+interface RankAhead {
+  position: number;
+  rank: Promise<number>;
+}
+
+/** A read sent before the issue's read that decides whether it is used: awaited only then (a read that throws first leaves it unused). */
+function sentAhead<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
+}
+
+/** Sends the Query of an issue's rank in its block for the list key `position` (a hint), beside the issue's read. */
+function rankAhead(orgId: number, at: IssueLocation, issueId: number, position: number): RankAhead {
+  return { position, rank: sentAhead(store.rankInBlock(orgId, at.projectId, at.sprintId, { id: issueId, position })) };
+}
+
+/**
+ * The place of an issue in its list, given the list's rank index as read: one keys-only Query, or
+ * the one sent ahead (`rankAhead`) when the issue is at the key it was sent for.
+ */
+async function placeIn(orgId: number, projectId: number, index: RankIndex, issue: IssueItem, ahead?: RankAhead): Promise<number> {
+  const inBlock =
+    ahead?.position === issue.position
+      ? await ahead.rank
+      : await store.rankInBlock(orgId, projectId, issue.sprint_id ?? null, issue);
   return countBefore(index, blockOf(issue.position)) + inBlock;
 }
 
@@ -175,10 +200,17 @@ export async function listIssues(caller: Principal, at: IssueLocation, page: Pag
   };
 }
 
-/** One issue, with its place in its list (one BatchGet with its ancestors, one keys-only Query). */
-export async function getIssue(caller: Principal, at: IssueLocation, issueId: number): Promise<Issue> {
+/**
+ * One issue, with its place in its list (one BatchGet with its ancestors, one keys-only Query).
+ * Given `expected`, the list key a pointer last saw it at (a hint), the Query for that key is sent
+ * beside the read; an issue at another key now (moved in its list, or renumbered by a neighbour's
+ * move) has its own key's Query after the read.
+ */
+export async function getIssue(caller: Principal, at: IssueLocation, issueId: number, expected?: number): Promise<Issue> {
+  const ahead = expected === undefined ? undefined : rankAhead(caller.orgId, at, issueId, expected);
   const { project, issue, index } = await loadIssue(caller, at, issueId);
-  return store.toIssue(issue, await placeIn(caller.orgId, at.projectId, index, issue), catalogueOf(project), workflowOf(project));
+  const place = await placeIn(caller.orgId, at.projectId, index, issue, ahead);
+  return store.toIssue(issue, place, catalogueOf(project), workflowOf(project));
 }
 
 /**
@@ -714,6 +746,7 @@ export async function updateIssue(
   return withRetries(async () => {
     const target = given.sprint_id !== undefined ? given.sprint_id : at.sprintId;
     const wantedParent = typeof given.parent_id === 'number' ? given.parent_id : undefined;
+    const ahead = placeAhead(caller.orgId, at, issueId, target, given.position);
     // A parent to be is read with the issue, in the same call.
     const { project, sprints, issue, index, parent: parentItem } = await loadIssue(caller, at, issueId, target, wantedParent);
     const targetSprint = target === null ? undefined : sprints.get(target);
@@ -747,6 +780,7 @@ export async function updateIssue(
       position: changes.position,
       index: targetIndex,
       listRev: listRevisionOf(target, target === null ? project : targetSprint),
+      ahead,
     });
 
     // What the derivations keep of the change is theirs to say (lib/model/derivations.ts).
@@ -812,6 +846,38 @@ interface PlaceRequest {
   index: RankIndex;
   /** The target list's revision as read (`positions_rev` of the sprint, `backlog_rev` of the project). */
   listRev: number | undefined;
+  /** Its reads sent beside the issue's read. */
+  ahead: PlaceAhead;
+}
+
+/**
+ * What a placement reads that the issue's read does not decide, sent beside that read: for a move to
+ * the end of another list, its allocation; for a place among the first WINDOW_MARGIN + 2 of a list,
+ * its window, which starts at the list's first key whatever the rank index (`windowAtStart`). So a
+ * move takes the round trips of an update of fields, and a move by key those of its list's path.
+ * One the decision does not use is spent: a place past the end of the list (the issue is appended),
+ * an issue not in the path's list.
+ */
+interface PlaceAhead {
+  allocation?: Promise<number> | undefined;
+  window?: { target: number | null; place: number; read: Promise<ListWindow> } | undefined;
+}
+
+/** The reads sent ahead for an update that asks `position` (or none) of the issue at `at`, into the list `target`. */
+function placeAhead(
+  orgId: number,
+  at: IssueLocation,
+  issueId: number,
+  target: number | null,
+  position: number | undefined,
+): PlaceAhead {
+  if (position === undefined) {
+    return target === at.sprintId ? {} : { allocation: sentAhead(store.allocatePositions(orgId, at.projectId, 1)) };
+  }
+  if (!windowAtStart(position, WINDOW_MARGIN)) return {};
+  // An empty rank index reads from the list's first key.
+  const options = { place: position, index: [], movedId: issueId, margin: WINDOW_MARGIN };
+  return { window: { target, place: position, read: sentAhead(store.windowAroundPlace(orgId, at.projectId, target, options)) } };
 }
 
 interface Place {
@@ -826,22 +892,25 @@ interface Place {
 
 /** Decides where an issue goes (see lib/model/positions.ts for the algorithm). */
 async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): Promise<Place> {
-  const { issue, target, moving, siblings, position } = req;
+  const { issue, target, moving, siblings, position, ahead } = req;
   const last = siblings + 1;
   const append = async (): Promise<Place> => ({
-    position: appendedPosition(await store.allocatePositions(orgId, projectId, 1)),
+    position: appendedPosition(await (ahead.allocation ?? store.allocatePositions(orgId, projectId, 1))),
     at: last,
   });
   if (position === undefined) return moving ? append() : {};
   if (position > siblings) return !moving && siblings === 0 ? { at: 1 } : append();
 
-  const window = await store.windowAroundPlace(orgId, projectId, target, {
-    place: position,
-    index: req.index,
-    movedId: issue.id,
-    movedPosition: moving ? undefined : issue.position,
-    margin: WINDOW_MARGIN,
-  });
+  const window =
+    ahead.window?.target === target && ahead.window.place === position
+      ? await ahead.window.read
+      : await store.windowAroundPlace(orgId, projectId, target, {
+          place: position,
+          index: req.index,
+          movedId: issue.id,
+          movedPosition: moving ? undefined : issue.position,
+          margin: WINDOW_MARGIN,
+        });
   const gap = gapFor(position, window.before, window.slots.length);
   if (!moving && window.movedAt === gap) return { at: position };
   const endBound = appendedPosition(projectItem.field(req.project, 'positionSeq') + 1);

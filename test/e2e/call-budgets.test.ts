@@ -112,17 +112,17 @@ async function createPastBlock(f: Fixture, inSprint: boolean): Promise<ApiRespon
 const idOf = (path: string) => Number(path.split('/').at(-1));
 
 /**
- * `parent_id` set on a backlog issue: under a top-level issue (the parent read with the issue),
- * and under an issue that has a parent itself (its ancestor read after it).
+ * `parent_id` set on an issue of `list` (the backlog's unless given) by `method`: under a top-level
+ * issue (the parent read with the issue), and under an issue that has a parent itself (its ancestor
+ * read after it).
  */
-async function parentChanges(f: Fixture): Promise<Sent[]> {
-  const list = `${f.p}/issues`;
+async function parentChanges(f: Fixture, list = `${f.p}/issues`, method: 'patch' | 'put' = 'patch'): Promise<Sent[]> {
   const top = await f.post(f.admin, list, { issue: { title: 'Top' } });
   const middle = await f.post(f.admin, list, { issue: { title: 'Middle', parent_id: top.id } });
   const child = await createdId(f, list, { issue: { title: 'Child' } });
   return [
-    ...one('set a top-level parent', await f.admin.patch(child, { issue: { parent_id: top.id } })),
-    ...one('set a parent that has a parent', await f.admin.patch(child, { issue: { parent_id: middle.id } })),
+    ...one('set a top-level parent', await f.admin[method](child, { issue: { parent_id: top.id } })),
+    ...one('set a parent that has a parent', await f.admin[method](child, { issue: { parent_id: middle.id } })),
   ];
 }
 
@@ -533,10 +533,12 @@ const recipes: Record<string, Recipe> = {
   'PATCH /api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}': async (f) => [
     ...one('fields', await f.admin.patch(f.sprintIssue, { issue: { status: 'in_progress', story_points: 3 } })),
     ...one('reorder', await f.admin.patch(f.sprintIssue, { issue: { position: 2 } })),
+    ...(await parentChanges(f, `${f.planning}/issues`)),
   ],
   'PUT /api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}': async (f) => [
     ...one('fields', await f.admin.put(f.sprintIssue, { issue: { title: 'Put' } })),
     ...one('reorder', await f.admin.put(f.sprintIssue, { issue: { position: 1 } })),
+    ...(await parentChanges(f, `${f.planning}/issues`, 'put')),
   ],
   'DELETE /api/v1/projects/{project_id}/sprints/{sprint_id}/issues/{issue_id}': async (f) =>
     one('delete', await f.admin.delete(await createdId(f, `${f.planning}/issues`, { issue: { title: 'Doomed' } }))),
@@ -571,6 +573,7 @@ const recipes: Record<string, Recipe> = {
   'PUT /api/v1/projects/{project_id}/issues/{issue_id}': async (f) => [
     ...one('fields', await f.admin.put(f.backlogIssue, { issue: { title: 'Put' } })),
     ...one('reorder', await f.admin.put(f.backlogIssue, { issue: { position: 1 } })),
+    ...(await parentChanges(f, `${f.p}/issues`, 'put')),
   ],
   'DELETE /api/v1/projects/{project_id}/issues/{issue_id}': async (f) =>
     one('delete', await f.admin.delete(await createdId(f, `${f.p}/issues`, { issue: { title: 'Doomed' } }))),

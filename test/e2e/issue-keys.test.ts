@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
@@ -244,13 +244,95 @@ describe('an issue that moved by itself', () => {
     await set('SET sprint_id = :none', { ':none': null });
     const behind = await admin.get(key);
     expect(behind.body).toEqual(expected);
-    expect(behind.dbCalls).toBe(5);
+    // The place's Query sent ahead in the pointer's list is spent; the issue's list is read again, then its place.
+    expect(behind.dbCalls).toBe(6);
     // A pointer without its list: the issue is read first to find it.
     await set('REMOVE sprint_id');
     const written = await admin.patch(key, { issue: { title: 'Found' } });
     expect(written.status).toBe(200);
     expect(written.body).toMatchObject({ id: t.inSprint.id, sprint_id: t.sprint.id, title: 'Found' });
   }, 60_000);
+});
+
+describe('an issue that moved within its list', () => {
+  /** The stored list keys of an issue and of its number's pointer (a hint). */
+  const storedKeys = async (orgId: number, projectId: number, issue: { id: number; issue_number: string }) => {
+    const get = async (key: { PK: string; SK: string }) =>
+      Number((await db.send(new GetCommand({ TableName: tableName(), Key: key }))).Item?.position);
+    return {
+      issue: await get(keys.issue(orgId, projectId, issue.id)),
+      pointer: await get(keys.issueKey(orgId, issue.issue_number)),
+    };
+  };
+
+  it('is read by its key at its place, the place counted beside its read, after it moved and after a neighbour was renumbered', async () => {
+    const { admin, org } = await orgWithClients(gateway);
+    const project = await ok(admin.post('/api/v1/projects', { project: { name: 'Moves', prefix: randomPrefix() } }));
+    const p = `/api/v1/projects/${project.id}`;
+    const sprint = await ok(admin.post(`${p}/sprints`, { sprint: { name: 'One' } }));
+    const s = `${p}/sprints/${sprint.id}`;
+    const issues: { id: number; issue_number: string }[] = [];
+    for (let i = 0; i < 14; i++) issues.push(await ok(admin.post(`${s}/issues`, { issue: { title: `I${i}` } })));
+    const byKey = (issue: { issue_number: string }) => `/api/v1/issues/${issue.issue_number}`;
+    /** Its answer by key is its answer by its list's path: the same place. */
+    const readsAsNested = async (issue: { id: number; issue_number: string }) => {
+      const got = await admin.get(byKey(issue));
+      expect(got.body).toEqual((await admin.get(`${s}/issues/${issue.id}`)).body);
+      return got;
+    };
+
+    // As created: the token, the pointer, then the issue with its ancestors beside its place's Query.
+    const fresh = await readsAsNested(issues[3]!);
+    expect([fresh.body.position, fresh.dbCalls, fresh.roundTrips]).toEqual([4, 4, 3]);
+
+    // Moved within its list: its pointer is put with its new key, so the same cost.
+    const moved = await admin.patch(byKey(issues[3]!), { issue: { position: 9 } });
+    expect(moved.body.position).toBe(9);
+    const rewritten = await storedKeys(org.orgId, project.id, issues[3]!);
+    expect(rewritten.pointer).toBe(rewritten.issue);
+    const after = await readsAsNested(issues[3]!);
+    expect([after.body.position, after.dbCalls, after.roundTrips]).toEqual([9, 4, 3]);
+    // Its neighbours' places moved, their keys (and pointers) did not.
+    expect((await readsAsNested(issues[8]!)).body.position).toBe(8);
+
+    // Moves into one place until no integer is left there: the move renumbers neighbours, whose
+    // pointers keep the keys they had. Read by key, such an issue is counted again at its own key.
+    const renumbered = async () => {
+      for (const issue of issues) {
+        const stored = await storedKeys(org.orgId, project.id, issue);
+        if (stored.issue !== stored.pointer) return issue;
+      }
+      return undefined;
+    };
+    let stale: { id: number; issue_number: string } | undefined;
+    for (let i = 0; i < 30 && !stale; i++) {
+      const last = (await admin.get(`${s}/issues?per_page=100`)).body.at(-1);
+      expect((await admin.patch(`${s}/issues/${last.id}`, { issue: { position: 2 } })).status).toBe(200);
+      stale = await renumbered();
+    }
+    expect(stale).toBeDefined();
+    const fallback = await readsAsNested(stale!);
+    // The Query sent ahead for the pointer's key is spent: the issue's own key's Query follows the read.
+    expect([fallback.dbCalls, fallback.roundTrips]).toEqual([5, 4]);
+    const patched = await admin.patch(byKey(stale!), { issue: { title: 'Renumbered' } });
+    expect(patched.body.position).toBe(fallback.body.position);
+    expect(patched.body).toEqual((await admin.get(`${s}/issues/${stale!.id}`)).body);
+
+    // A hint that names another issue's key in the same block is never taken for the issue's.
+    const [a, b] = [issues[5]!, issues[6]!];
+    const other = await storedKeys(org.orgId, project.id, b);
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.issueKey(org.orgId, a.issue_number),
+        UpdateExpression: 'SET #position = :other',
+        ExpressionAttributeNames: { '#position': 'position' },
+        ExpressionAttributeValues: { ':other': other.issue },
+      }),
+    );
+    const wrongHint = await readsAsNested(a);
+    expect(wrongHint.roundTrips).toBe(4);
+  }, 120_000);
 });
 
 describe('a nested path that names an issue of another list', () => {

@@ -242,7 +242,8 @@ describe('issues', () => {
     await expectConsistent(caller, project.id, [sprintId]);
     // And the list has room again: the next move into the same place is a plain midpoint.
     const next = await withDbCallLog(() => updateIssue(caller, at, (after[100] as Issue).id, { position: 41 }));
-    expect(next.log.calls).toEqual(['BatchGetItemCommand', 'QueryCommand', 'TransactWriteItemsCommand']);
+    // A place among the first 43: its window is read from the list's start, beside the issue.
+    expect(next.log.calls).toEqual(['QueryCommand', 'BatchGetItemCommand', 'TransactWriteItemsCommand']);
     expect(next.result.position).toBe(41);
   }, 120_000);
 
@@ -267,7 +268,7 @@ describe('issues', () => {
       }),
     );
     const { log, result } = await withDbCallLog(() => updateIssue(caller, at, (list[7] as Issue).id, { position: 3 }));
-    expect(log.calls).toEqual(['BatchGetItemCommand', 'QueryCommand', 'TransactWriteItemsCommand']);
+    expect(log.calls).toEqual(['QueryCommand', 'BatchGetItemCommand', 'TransactWriteItemsCommand']);
     expect(result.position).toBe(3);
     const after = await wholeList(caller, at);
     expect(after.map((i) => i.id)).toEqual(
@@ -275,6 +276,43 @@ describe('issues', () => {
     );
     await expectConsistent(caller, project.id, [sprintId]);
   });
+
+  it("reads a move's window beside the issue for a place among the first 43, after the list's rank index for a deeper one, and a move's allocation beside the issue", async () => {
+    const { caller, project } = await newProject();
+    const sprintId = (await createSprint(caller, project.id, { name: 'A' })).id;
+    const at = { projectId: project.id, sprintId };
+    const backlog = { projectId: project.id, sprintId: null };
+    for (let i = 0; i < 60; i += 20) {
+      await Promise.all(Array.from({ length: 20 }, (_, k) => createIssue(caller, at, { title: `I${i + k}` })));
+    }
+    const list = await wholeList(caller, at);
+    const moves: [Issue, number, string[], number][] = [
+      [list[0]!, 50, ['BatchGetItemCommand', 'QueryCommand', 'TransactWriteItemsCommand'], 3],
+      [list[55]!, 2, ['QueryCommand', 'BatchGetItemCommand', 'TransactWriteItemsCommand'], 2],
+      [list[30]!, 43, ['QueryCommand', 'BatchGetItemCommand', 'TransactWriteItemsCommand'], 2],
+      [list[31]!, 44, ['BatchGetItemCommand', 'QueryCommand', 'TransactWriteItemsCommand'], 3],
+    ];
+    const expected = list.map((i) => i.id);
+    for (const [issue, place, calls, roundTrips] of moves) {
+      const { log, result } = await withDbCallLog(() => updateIssue(caller, at, issue.id, { position: place }));
+      expect([result.position, log.calls, log.roundTrips]).toEqual([place, calls, roundTrips]);
+      expected.splice(expected.indexOf(issue.id), 1);
+      expected.splice(place - 1, 0, issue.id);
+      expect((await wholeList(caller, at)).map((i) => i.id)).toEqual(expected);
+    }
+    // To the end of the backlog: its place allocated beside the issue's read.
+    const { log, result } = await withDbCallLog(() => updateIssue(caller, at, list[10]!.id, { sprint_id: null }));
+    expect([result.position, log.calls, log.roundTrips]).toEqual([
+      1,
+      ['UpdateItemCommand', 'BatchGetItemCommand', 'TransactWriteItemsCommand'],
+      2,
+    ]);
+    // Into the sprint at place 1: the window of the sprint, beside the issue.
+    const back = await withDbCallLog(() => updateIssue(caller, backlog, list[10]!.id, { sprint_id: sprintId, position: 1 }));
+    expect([back.result.position, back.log.roundTrips]).toEqual([1, 2]);
+    expect((await wholeList(caller, at))[0]?.id).toBe(list[10]!.id);
+    await expectConsistent(caller, project.id, [sprintId]);
+  }, 60_000);
 
   it('updates and deletes issues written without a revision (as older writers stored them)', async () => {
     const { caller, project } = await newProject();

@@ -1,4 +1,4 @@
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { keys } from '../../lib/db/keys.ts';
@@ -115,5 +115,42 @@ describe('issues:reindex', () => {
     expect(again.summary).toBe('checked 5 issues, 2 lists, 2 accounts, 13 records, 6 attachment counters; repaired: nothing');
     expect(rankIndex(await getProjectItem(org.orgId, project.id))).toEqual(before.project);
     expect((await listMyIssues(member, { page: 1, perPage: 25 })).total).toBe(3);
+  });
+
+  it("gives a pointer written before it kept its issue's list key the key, and takes another's stale key for the hint it is", async () => {
+    const org = await newOrganisation();
+    const caller: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '' };
+    const project = await createProject(caller, { name: 'Hints', prefix: randomPrefix() });
+    const backlog = { projectId: project.id, sprintId: null };
+    const [old, stale] = [
+      await createIssue(caller, backlog, { title: 'old' }),
+      await createIssue(caller, backlog, { title: 'stale' }),
+    ];
+    const pointer = async (number: string) =>
+      (await db.send(new GetCommand({ TableName: tableName(), Key: keys.issueKey(org.orgId, number) }))).Item!;
+    const keyOf = async (id: number) =>
+      Number(
+        (await db.send(new GetCommand({ TableName: tableName(), Key: keys.issue(org.orgId, project.id, id) }))).Item!.position,
+      );
+    expect(Number((await pointer(old.issue_number)).position)).toBe(await keyOf(old.id));
+    const set = (number: string, expression: string, values?: Record<string, unknown>) =>
+      db.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.issueKey(org.orgId, number),
+          UpdateExpression: expression,
+          ExpressionAttributeNames: { '#position': 'position' },
+          ...(values ? { ExpressionAttributeValues: values } : {}),
+        }),
+      );
+    await set(old.issue_number, 'REMOVE #position');
+    await set(stale.issue_number, 'SET #position = :p', { ':p': 12_345 });
+
+    const result = await rebuildIssueIndexes(org.orgId);
+    expect(result.repaired).toMatchObject({ pointers: 1 });
+    expect(result.differences).toEqual([expect.stringContaining(`pointer:${org.orgId}:${old.issue_number}`)]);
+    expect(Number((await pointer(old.issue_number)).position)).toBe(await keyOf(old.id));
+    expect(Number((await pointer(stale.issue_number)).position)).toBe(12_345);
+    expect((await rebuildIssueIndexes(org.orgId)).summary).toMatch(/repaired: nothing$/);
   });
 });

@@ -194,6 +194,7 @@ export async function seedProject(
         project_id: projectId,
         issue_id: issueId,
         sprint_id: issue.sprint_id ?? null,
+        position: issue.position,
       });
       for (let c = 0; c < shape.commentsPerIssue; c++) {
         const commentId = commentIds[commentCursor++] as number;

@@ -10,6 +10,8 @@ import {
   openBlockers,
   rankBlocks,
   repositioned,
+  sameRecord,
+  type DerivedRecord,
   type IssueState,
 } from '../../lib/model/derivations.ts';
 import { BLOCK_SPAN } from '../../lib/model/positions.ts';
@@ -78,10 +80,41 @@ describe('derivations', () => {
     expect(effects.filter((e) => (e.kind === 'put' || e.kind === 'remove') && e.record.kind === 'pointer')).toEqual([
       {
         kind: 'put',
-        record: { kind: 'pointer', orgId: 1, number: before.number, projectId: 2, issueId: before.id, sprintId: null },
+        record: {
+          kind: 'pointer',
+          orgId: 1,
+          number: before.number,
+          projectId: 2,
+          issueId: before.id,
+          sprintId: null,
+          position: 9 * BLOCK_SPAN,
+        },
       },
     ]);
     expect(state.holders.has('account:1:7')).toBe(false);
+  });
+
+  it("put the pointer with the issue's new key when it moves within its list, and leave a renumbered neighbour's as it was", () => {
+    const moved = effectsOf([{ before: issue(), after: issue({ position: 7 * BLOCK_SPAN + 3 }) }], ctx, ['number-pointer']);
+    expect(moved).toEqual([{ kind: 'put', record: expect.objectContaining({ kind: 'pointer', position: 7 * BLOCK_SPAN + 3 }) }]);
+    const neighbour = repositioned({ orgId: 1, projectId: 2, sprintId: 10 }, { id: 4, from: BLOCK_SPAN, to: 2 * BLOCK_SPAN });
+    expect(effectsOf([neighbour], ctx, ['number-pointer'])).toEqual([]);
+    // Other fields: no pointer.
+    expect(effectsOf([{ before: issue(), after: issue({ status: 'done' }) }], ctx, ['number-pointer'])).toEqual([]);
+  });
+
+  it("take a pointer's list key for a hint: any agrees with the rebuild, none differs", () => {
+    const rebuilt = numberPointer.rebuild([issue()]);
+    const stored = (position: number | undefined) =>
+      fold([{ kind: 'put', record: { ...(rebuilt.records.get('pointer:1:AB-3') as DerivedRecord), position } as DerivedRecord }]);
+    expect(differences(numberPointer, rebuilt, stored(BLOCK_SPAN))).toEqual([]);
+    expect(sameRecord(rebuilt.records.get('pointer:1:AB-3'), stored(undefined).records.get('pointer:1:AB-3'))).toBe(false);
+    expect(differences(numberPointer, rebuilt, stored(undefined))).toHaveLength(1);
+    // Its other fields still count.
+    const elsewhere = fold([
+      { kind: 'put', record: { ...(rebuilt.records.get('pointer:1:AB-3') as DerivedRecord), sprintId: null } as DerivedRecord },
+    ]);
+    expect(differences(numberPointer, rebuilt, elsewhere)).toHaveLength(1);
   });
 
   it('leave the sprint a completion empties without removed scope or burndown, and count the target with them', () => {

@@ -366,6 +366,18 @@ describe('the guards, pointers and sequences, declared once', () => {
       projectId: 2,
       issueId: 3,
     });
+    // With its list and its list key (a hint) once written with them.
+    expect(
+      pointedIssue({
+        PK: 'ORG#1',
+        SK: 'ISSUEKEY#APL-3',
+        type: 'issue_key',
+        project_id: 2,
+        issue_id: 3,
+        sprint_id: null,
+        position: 9,
+      }),
+    ).toEqual({ projectId: 2, issueId: 3, sprintId: null, position: 9 });
     const child = {
       parentId: 1,
       projectId: 2,

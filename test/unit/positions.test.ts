@@ -17,6 +17,7 @@ import {
   rankDelta,
   rankIndexOf,
   windowAt,
+  windowAtStart,
   windowReadAt,
   type KeyChange,
   type Slot,
@@ -219,6 +220,37 @@ describe('positions', () => {
     expect(deep.before).toBeGreaterThan(90 - 2 - 41 - 32);
     expect(deep.limit).toBe(90 + 41 + 1 - deep.before);
     expect(windowReadAt([], 5, 41)).toEqual({ block: 0, before: 0, limit: 47 });
+  });
+
+  it("reads the window of a place among the first margin + 2 from the list's first issue, whatever the index", () => {
+    const indexes: [number, number][][] = [
+      [],
+      [[0, 1]],
+      [[3, 2]],
+      [
+        [33, 40],
+        [34, 5],
+        [90, 400],
+      ],
+    ];
+    for (const index of indexes) {
+      for (let place = 1; place <= 43; place++) {
+        expect(windowAtStart(place, 41)).toBe(true);
+        expect(windowReadAt(index, place, 41)).toEqual({ block: index[0]?.[0] ?? 0, before: 0, limit: place + 42 });
+      }
+    }
+    expect(windowAtStart(44, 41)).toBe(false);
+    expect(windowReadAt([[3, 50]], 44, 41).before).toBe(0);
+    expect(
+      windowReadAt(
+        [
+          [3, 1],
+          [4, 50],
+        ],
+        44,
+        41,
+      ),
+    ).toMatchObject({ block: 4, before: 1 });
   });
 
   it('finds the block of an offset and the issues before it', () => {

@@ -165,7 +165,11 @@ export const issueTools: Tool[] = [
       annotations: annotations.read,
     },
     async (caller, ref) => ({
-      issue: await onIssueRef(caller, ref, async (located) => located.found ?? getIssue(caller, located.at, located.issueId)),
+      issue: await onIssueRef(
+        caller,
+        ref,
+        async (located) => located.found ?? getIssue(caller, located.at, located.issueId, located.position),
+      ),
     }),
   ),
 
