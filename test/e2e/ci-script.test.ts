@@ -12,7 +12,7 @@ import { repoRoot } from '../../infra/paths.ts';
  */
 const bin = mkdtempSync(join(tmpdir(), 'sts-ci-bin-'));
 // A copy of the script in an empty checkout: the real checkout may already hold the `.node/` that
-// an earlier `.ci/run` installed, which would hide the "older than 22" path.
+// an earlier `.ci/run` installed, which would hide the "older than engines.node" path.
 const checkout = mkdtempSync(join(tmpdir(), 'sts-ci-checkout-'));
 mkdirSync(join(checkout, '.ci'));
 copyFileSync(join(repoRoot, '.ci/run'), join(checkout, '.ci/run'));

@@ -209,7 +209,7 @@ describe('npm start', () => {
   }, 240_000);
 
   it.skipIf(!olderNode)(
-    'refuses a Node.js older than 22 with one line, before anything starts',
+    'refuses a Node.js older than engines.node with one line, before anything starts',
     async () => {
       const bin = mkdtempSync(join(tmpdir(), 'sts-old-node-'));
       symlinkSync(olderNode!, join(bin, 'node'));
@@ -223,7 +223,7 @@ describe('npm start', () => {
           .filter((line) => line.trim() !== '' && !line.startsWith('> '));
         expect(lines).toEqual([
           expect.stringMatching(
-            /^npm start needs Node\.js 22 or newer \(package\.json engines: >=22\); this is Node\.js \d+\.\d+\.\d+: see \.nvmrc$/,
+            /^npm start needs Node\.js 22\.22\.2 or newer \(package\.json engines: >=22\.22\.2\); this is Node\.js \d+\.\d+\.\d+: see \.nvmrc$/,
           ),
         ]);
         expect(await isListening(dynamodbPort)).toBe(false);
