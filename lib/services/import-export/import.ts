@@ -42,6 +42,7 @@ import {
   mappingWith,
   planRecord,
   type ImportMapping,
+  type PlannedRecord,
   type SourceRecord,
 } from '../../model/formats/sources.ts';
 import { issueItem, type IssueItem } from '../../db/issue-item.ts';
@@ -296,6 +297,9 @@ interface PendingCreate {
   comments: { key: string; body: string; at?: string | undefined; authorId: number }[];
 }
 
+/** A record the mapping takes. */
+type Planned = Extract<PlannedRecord, { ok: true }>;
+
 /** A record as a session takes it: a source's, with (export files) what is kept exactly. */
 export type SessionRecord =
   (SourceRecord & { id?: string | undefined; exact?: ExactIssue | undefined }) | { row: number; error: string };
@@ -515,6 +519,72 @@ export class ImportSession {
     return this.namesById.get(accountId) ?? this.caller.name ?? '';
   }
 
+  /**
+   * A row an earlier import took: counted and keyed, nothing else reported (a re-run reports what it
+   * looked at). Only comments a stopped run left unwritten are written.
+   */
+  private async takenBefore(planned: Planned, before: ImportedIssue): Promise<undefined> {
+    this.report.already_imported += 1;
+    this.tookBefore(planned.key, before);
+    const comments = planned.comments.map((c) => ({
+      ...c,
+      authorId: (c.authorEmail && this.accounts.get(c.authorEmail)?.id) || this.caller.accountId,
+    }));
+    if (!this.options.dryRun) await this.writeComments({ issueId: before.issueId, sprintId: before.sprintId }, comments, true);
+    return undefined;
+  }
+
+  /** The row's people as accounts here (assignee, author, comments' authors), with a warning for each unknown one. */
+  private peopleOf(r: SourceRecord, planned: Planned) {
+    const warnings = [...planned.warnings];
+    const assigneeId = this.account(
+      planned.assigneeEmail,
+      planned.unknownPerson,
+      warnings,
+      (who) => `${r.columns?.assignee ?? 'Assignee'} "${who}" has no account here: left unassigned`,
+    );
+    const authorId =
+      this.account(
+        planned.reporterEmail,
+        planned.unknownReporter,
+        warnings,
+        (who) => `${r.columns?.reporter ?? 'Reporter'} "${who}" has no account here: the importer is its author`,
+      ) ?? this.caller.accountId;
+    const comments = planned.comments.map((c) => ({
+      ...c,
+      authorId:
+        this.account(
+          c.authorEmail,
+          c.unknownAuthor,
+          warnings,
+          (who) => `Comment by "${who}": no account here, written as the importer's`,
+        ) ?? this.caller.accountId,
+    }));
+    return { warnings, assigneeId, authorId, comments };
+  }
+
+  private warn(row: number, key: string, warnings: string[]) {
+    if (warnings.length > 0 && this.report.warnings.length < this.cap) this.report.warnings.push({ row, key, warnings });
+  }
+
+  /** A dry run's row: counted as what would be created (the first ones listed), nothing written. */
+  private async wouldCreate(planned: Planned, sprintId: number | null, comments: number): Promise<undefined> {
+    this.report.would_create = (this.report.would_create ?? 0) + 1;
+    this.report.would_create_comments = (this.report.would_create_comments ?? 0) + comments;
+    if ((this.report.would_create_rows?.length ?? 0) < this.cap) {
+      this.report.would_create_rows?.push({
+        row: planned.row,
+        key: planned.key,
+        title: planned.input.title,
+        status: planned.input.status ?? 'todo',
+        sprint: planned.sprint?.name ?? null,
+      });
+    }
+    this.issues.set(planned.key, { id: 0, sprintId });
+    await this.progress();
+    return undefined;
+  }
+
   /** Takes one record: maps it, and (unless dry) creates its sprint, labels and issue, with its comments. */
   async take(r: SessionRecord): Promise<number | undefined> {
     // A run stops at its deadline only once it has created something: each run makes progress.
@@ -546,78 +616,27 @@ export class ImportSession {
     for (const l of r.links ?? []) this.links.push({ row, key, type: l.type, other: l.key });
     const before = this.imported.get(key) ?? (r.legacyKey ? this.imported.get(r.legacyKey) : undefined);
     const ours = before !== undefined && this.options.run !== undefined && before.run === this.options.run;
-    if (before && !ours) {
-      // Taken by an earlier import: counted and keyed, nothing else reported (a re-run reports what it
-      // looked at). Only comments a stopped run left unwritten are written.
-      this.report.already_imported += 1;
-      this.tookBefore(key, before);
-      const comments = planned.comments.map((c) => ({
-        ...c,
-        authorId: (c.authorEmail && this.accounts.get(c.authorEmail)?.id) || this.caller.accountId,
-      }));
-      if (!dryRun) await this.writeComments({ issueId: before.issueId, sprintId: before.sprintId }, comments, true);
-      return undefined;
-    }
-    const warnings = [...planned.warnings];
+    if (before && !ours) return this.takenBefore(planned, before);
+    const { warnings, assigneeId, authorId, comments } = this.peopleOf(r, planned);
     if (!this.mapping.statuses[fold(r.status)] && !this.states.has(statusKey(r.status))) count(this.unmapped, r.status);
-    const assigneeId = this.account(
-      planned.assigneeEmail,
-      planned.unknownPerson,
-      warnings,
-      (who) => `${r.columns?.assignee ?? 'Assignee'} "${who}" has no account here: left unassigned`,
-    );
-    const authorId =
-      this.account(
-        planned.reporterEmail,
-        planned.unknownReporter,
-        warnings,
-        (who) => `${r.columns?.reporter ?? 'Reporter'} "${who}" has no account here: the importer is its author`,
-      ) ?? this.caller.accountId;
-    const comments = planned.comments.map((c) => ({
-      ...c,
-      authorId:
-        this.account(
-          c.authorEmail,
-          c.unknownAuthor,
-          warnings,
-          (who) => `Comment by "${who}": no account here, written as the importer's`,
-        ) ?? this.caller.accountId,
-    }));
     if (r.sprintHistory?.length && this.report.sprint_history.length < this.cap)
       this.report.sprint_history.push({ row, key, sprints: r.sprintHistory });
     if (planned.attachments.length > 0 && this.report.attachment_links.length < this.cap)
       this.report.attachment_links.push({ row, key, links: planned.attachments });
-
     if (before) {
       // An earlier run of this import (a job continued past its deadline) created it: reported as this
       // import's, as that run did, and not created again.
       this.tookBefore(key, before);
       this.madeEarlier.add(key);
       await this.labelsFor((planned.input.labels ?? []).map(String), warnings);
-      if (warnings.length > 0 && this.report.warnings.length < this.cap) this.report.warnings.push({ row, key, warnings });
+      this.warn(row, key, warnings);
       if (!dryRun) await this.writeComments({ issueId: before.issueId, sprintId: before.sprintId }, comments, true);
       return undefined;
     }
     const sprintId = r.sprintId !== undefined ? r.sprintId : planned.sprint ? await this.sprintFor(planned.sprint.name) : null;
     const labels = await this.labelsFor((planned.input.labels ?? []).map(String), warnings);
-    if (warnings.length > 0 && this.report.warnings.length < this.cap) this.report.warnings.push({ row, key, warnings });
-
-    if (dryRun) {
-      this.report.would_create = (this.report.would_create ?? 0) + 1;
-      this.report.would_create_comments = (this.report.would_create_comments ?? 0) + comments.length;
-      if ((this.report.would_create_rows?.length ?? 0) < this.cap) {
-        this.report.would_create_rows?.push({
-          row,
-          key,
-          title: planned.input.title,
-          status: planned.input.status ?? 'todo',
-          sprint: planned.sprint?.name ?? null,
-        });
-      }
-      this.issues.set(key, { id: 0, sprintId });
-      await this.progress();
-      return undefined;
-    }
+    this.warn(row, key, warnings);
+    if (dryRun) return this.wouldCreate(planned, sprintId, comments.length);
     const create: PendingCreate = {
       row,
       key,
