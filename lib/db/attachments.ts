@@ -5,9 +5,15 @@
  * any concurrency and the counts never drift (the cascade takes a deleted issue's attachments off
  * the organisation's count the same way: lib/db/cascade.ts).
  */
-import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailed } from './errors.ts';
-import { attachmentCounts, counterDifferences, type AttachmentCounters, type CountedAttachment } from '../model/attachments.ts';
+import {
+  attachmentCounts,
+  counterDifferences,
+  type AttachmentCounters,
+  type CountedAttachment,
+  type PendingCount,
+} from '../model/attachments.ts';
 import { ATTACHMENT_LIMITS, type AttachmentStatus } from '../vocabulary/attachments.ts';
 import { db, tableName } from './client.ts';
 import { deletionMarker } from './deletions.ts';
@@ -16,8 +22,8 @@ import { commentItem, issueIn } from './comments.ts';
 import { issueItem } from './issue-item.ts';
 import { trashedCommentKey, trashedIssueKey, trashItem, trashPut, trashRemovalOf, whereIs } from './trash.ts';
 import { attribute, itemKind, type Fields } from './item.ts';
-import { keys, parseProjectPk, projectPk, skPrefixes, type Key } from './keys.ts';
-import { ofTypes, partitionPages, PARTITIONS_AT_ONCE, scanPages } from './query.ts';
+import { keys, orgPk, parseProjectPk, projectPk, skPrefixes, type Key } from './keys.ts';
+import { ofTypes, partitionPages, PARTITIONS_AT_ONCE, queryPages, scanPages } from './query.ts';
 import { sequencesItem } from './sequences.ts';
 import { forEachLimited } from '../model/limited.ts';
 import { tableDefinition } from './table.ts';
@@ -893,15 +899,29 @@ export async function releaseExpiredAttachment(image: Image, now = new Date()): 
 export async function readAttachmentCounters(
   orgId?: number,
 ): Promise<{ stored: AttachmentCounters; rebuilt: AttachmentCounters }> {
-  const stored: AttachmentCounters = { organisationBytes: new Map(), issueFiles: new Map() };
+  const stored: AttachmentCounters = {
+    organisationBytes: new Map(),
+    issueFiles: new Map(),
+    organisationPending: new Map(),
+    accountPending: new Map(),
+  };
   const attachments: CountedAttachment[] = [];
   const take = (items: Record<string, unknown>[]) => {
     for (const item of items) {
       if (item.type === organisationItem.type) {
-        stored.organisationBytes.set(
-          Number(String(item.PK).slice('ORG#'.length)),
-          organisationItem.field(item, 'attachmentBytes'),
-        );
+        const org = Number(String(item.PK).slice('ORG#'.length));
+        stored.organisationBytes.set(org, organisationItem.field(item, 'attachmentBytes'));
+        stored.organisationPending.set(org, {
+          files: organisationItem.field(item, 'pendingAttachments'),
+          bytes: organisationItem.field(item, 'pendingAttachmentBytes'),
+        });
+        continue;
+      }
+      if (item.type === pendingUploadsItem.type) {
+        const org = Number(String(item.PK).slice('ORG#'.length));
+        const account = Number(String(item.SK).slice('PENDINGUPLOADS#'.length));
+        const { files, bytes } = pendingUploadsItem.decode(item);
+        stored.accountPending.set(`${org}/${account}`, { files, bytes });
         continue;
       }
       const project = parseProjectPk(String(item.PK));
@@ -910,24 +930,38 @@ export async function readAttachmentCounters(
         stored.issueFiles.set(`${project.orgId}/${project.projectId}/${String(item.id)}`, Number(item[ISSUE_FILES] ?? 0));
       } else {
         const a = attachmentItem.decode(item);
-        attachments.push({ ...project, issueId: a.issueId, size: a.size, inTrash: a.inTrash });
+        // Only a declaration that took its place among the pending counts gives it back (`reserved`).
+        const pending = a.status === 'pending' && a.reserved;
+        attachments.push({ ...project, issueId: a.issueId, size: a.size, inTrash: a.inTrash, pending, uploaderId: a.uploaderId });
       }
     }
   };
-  if (orgId === undefined) await scanPages(ofTypes([organisationItem.type, issueItem.type, attachmentItem.type]), take);
+  const types = [organisationItem.type, pendingUploadsItem.type, issueItem.type, attachmentItem.type];
+  if (orgId === undefined) await scanPages(ofTypes(types), take);
   else await readOrganisationAttachments(orgId, take);
   return { stored, rebuilt: attachmentCounts(attachments, stored) };
 }
 
 /**
- * One organisation's part of what `readAttachmentCounters` reads of the whole table: its item, and
- * the issues and attachments of every project it ever made, by a Query of each project's
+ * One organisation's part of what `readAttachmentCounters` reads of the whole table: its item, its
+ * accounts' pending uploads (one Query of its partition), and the issues and attachments of every
+ * project it ever made, by a Query of each project's
  * partition. Project ids come from the organisation's sequence (lib/db/sequences.ts), so 1 to its
  * last covers every partition it has: those of projects in the trash, and of projects whose
  * partition a cascade is still emptying, hold attachments that still count.
  */
 async function readOrganisationAttachments(orgId: number, take: (items: Record<string, unknown>[]) => void) {
-  const [org, sequences] = await batchGet([keys.org(orgId), keys.sequences(orgId)]);
+  const [[org, sequences]] = await Promise.all([
+    batchGet([keys.org(orgId), keys.sequences(orgId)]),
+    queryPages(
+      {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :pending)',
+        ExpressionAttributeValues: { ':pk': orgPk(orgId), ':pending': 'PENDINGUPLOADS#' },
+      },
+      {},
+      take,
+    ),
+  ]);
   if (org) take([org]);
   const last = sequences ? sequencesItem.field(sequences, 'project') : 0;
   const projects = Array.from({ length: last }, (_, i) => i + 1);
@@ -1021,7 +1055,25 @@ export async function rebuildAttachmentCounters(orgId?: number): Promise<{ check
     const [org, project, id] = issue.split('/').map(Number) as [number, number, number];
     await write(keys.issue(org, project, id), ISSUE_FILES, files);
   }
-  return { checked: rebuilt.organisationBytes.size + rebuilt.issueFiles.size, repaired };
+  const same = (a: PendingCount | undefined, b: PendingCount) => a?.files === b.files && a.bytes === b.bytes;
+  for (const [org, count] of rebuilt.organisationPending) {
+    if (same(stored.organisationPending.get(org), count)) continue;
+    await write(keys.org(org), organisationCounter.pendingAttachments, count.files);
+    await write(keys.org(org), organisationCounter.pendingAttachmentBytes, count.bytes);
+  }
+  for (const [account, count] of rebuilt.accountPending) {
+    if (same(stored.accountPending.get(account), count)) continue;
+    const [org, id] = account.split('/').map(Number) as [number, number];
+    // Made here when lost: its first declaration would have made it.
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.pendingUploads(org, id), type: pendingUploadsItem.type, ...pendingUploadsItem.encode(count) },
+      }),
+    );
+  }
+  const checked = [rebuilt.organisationBytes, rebuilt.issueFiles, rebuilt.organisationPending, rebuilt.accountPending];
+  return { checked: checked.reduce((sum, counters) => sum + counters.size, 0), repaired };
 }
 
 /**

@@ -79,15 +79,27 @@ export interface CountedAttachment {
    * lib/db/attachments.ts): it still holds its bytes, but not its place among its issue's files.
    */
   inTrash: boolean;
+  /** Declared and not completed: it counts among its uploader's and its organisation's pending uploads. */
+  pending: boolean;
+  uploaderId: number;
+}
+
+/** A count of pending uploads and their bytes. */
+export interface PendingCount {
+  files: number;
+  bytes: number;
 }
 
 /**
- * The attachment counters (lib/db/attachments.ts): each organisation's bytes, and each issue's
- * files (keyed `org/project/issue`).
+ * The attachment counters (lib/db/attachments.ts): each organisation's bytes, each issue's files
+ * (keyed `org/project/issue`), and the pending uploads of each organisation and of each account
+ * (keyed `org/account`), which the caps are held to.
  */
 export interface AttachmentCounters {
   organisationBytes: Map<number, number>;
   issueFiles: Map<string, number>;
+  organisationPending: Map<number, PendingCount>;
+  accountPending: Map<string, PendingCount>;
 }
 
 /**
@@ -98,15 +110,24 @@ export interface AttachmentCounters {
  * (its cascade to come) still counts for its organisation, and so does one in the trash.
  */
 export function attachmentCounts(attachments: CountedAttachment[], holders: AttachmentCounters): AttachmentCounters {
+  const none = (): PendingCount => ({ files: 0, bytes: 0 });
   const out: AttachmentCounters = {
     organisationBytes: new Map([...holders.organisationBytes.keys()].map((org) => [org, 0])),
     issueFiles: new Map([...holders.issueFiles.keys()].map((issue) => [issue, 0])),
+    organisationPending: new Map([...holders.organisationPending.keys()].map((org) => [org, none()])),
+    accountPending: new Map([...holders.accountPending.keys()].map((account) => [account, none()])),
   };
   for (const a of attachments) {
     const issue = `${a.orgId}/${a.projectId}/${a.issueId}`;
     if (out.organisationBytes.has(a.orgId))
       out.organisationBytes.set(a.orgId, (out.organisationBytes.get(a.orgId) ?? 0) + a.size);
     if (out.issueFiles.has(issue) && !a.inTrash) out.issueFiles.set(issue, (out.issueFiles.get(issue) ?? 0) + 1);
+    if (!a.pending || !out.organisationPending.has(a.orgId)) continue;
+    const org = out.organisationPending.get(a.orgId) ?? none();
+    out.organisationPending.set(a.orgId, { files: org.files + 1, bytes: org.bytes + a.size });
+    // An uploader's count is on an item of its own, made by its first declaration (or by the rebuild).
+    const account = out.accountPending.get(`${a.orgId}/${a.uploaderId}`) ?? none();
+    out.accountPending.set(`${a.orgId}/${a.uploaderId}`, { files: account.files + 1, bytes: account.bytes + a.size });
   }
   return out;
 }
@@ -122,5 +143,13 @@ export function counterDifferences(stored: AttachmentCounters, rebuilt: Attachme
     const has = stored.issueFiles.get(issue) ?? 0;
     if (has !== files) out.push(`attachments-count: issue ${issue} counts ${has}, has ${files}`);
   }
+  const pending = (what: string, has: PendingCount | undefined, is: PendingCount) => {
+    const was = has ?? { files: 0, bytes: 0 };
+    if (was.files !== is.files || was.bytes !== is.bytes)
+      out.push(`pending-uploads: ${what} counts ${was.files} (${was.bytes} bytes), has ${is.files} (${is.bytes} bytes)`);
+  };
+  for (const [org, count] of rebuilt.organisationPending)
+    pending(`organisation ${org}`, stored.organisationPending.get(org), count);
+  for (const [account, count] of rebuilt.accountPending) pending(`account ${account}`, stored.accountPending.get(account), count);
   return out;
 }

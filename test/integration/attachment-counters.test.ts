@@ -99,6 +99,39 @@ describe('attachment counters', () => {
     expect(await counters()).toEqual({ bytes: 500, files: 2 });
   });
 
+  it('rebuild the pending uploads of the organisation and of each uploader, which the caps are held to', async () => {
+    const { org, issue, declare, caller } = await world();
+    const ready = await declare(300);
+    expect((await postForm(ready.upload, Buffer.alloc(300, 1), 'application/octet-stream')).status).toBe(204);
+    await completeAttachment(caller, issue.issue_number, ready.id);
+    await declare(200);
+    await declare(50);
+    expect(await attachmentCounterDifferences(org.orgId)).toEqual([]);
+    const pendingOf = async () => {
+      const [orgItem, mine] = await Promise.all(
+        [keys.org(org.orgId), keys.pendingUploads(org.orgId, org.admin.id)].map(
+          async (Key) => (await db.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }))).Item,
+        ),
+      );
+      return {
+        organisation: [orgItem?.pending_attachments, orgItem?.pending_attachment_bytes],
+        account: [mine?.pending_files, mine?.pending_bytes],
+      };
+    };
+    expect(await pendingOf()).toEqual({ organisation: [2, 250], account: [2, 250] });
+
+    // Drifted (a stuck count would refuse every upload at the cap), or lost.
+    await set(keys.org(org.orgId), 'pending_attachments', 40);
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.pendingUploads(org.orgId, org.admin.id) }));
+    expect(await attachmentCounterDifferences(org.orgId)).toEqual([
+      `pending-uploads: organisation ${org.orgId} counts 40 (250 bytes), has 2 (250 bytes)`,
+      `pending-uploads: account ${org.orgId}/${org.admin.id} counts 0 (0 bytes), has 2 (250 bytes)`,
+    ]);
+    expect((await rebuildIssueIndexes(org.orgId)).repaired.attachment_counters).toBe(2);
+    expect(await pendingOf()).toEqual({ organisation: [2, 250], account: [2, 250] });
+    expect((await rebuildIssueIndexes(org.orgId)).repaired.attachment_counters).toBe(0);
+  });
+
   it('expire a pending attachment never completed: its TTL removal gives its bytes and place back once, and its file goes', async () => {
     const { org, project, issue, declare, counters, caller } = await world();
     const kept = await declare(100);

@@ -709,6 +709,10 @@ function attachmentPart(read: { stored: AttachmentCounters; rebuilt: AttachmentC
   const of = (counters: AttachmentCounters) => ({
     organisationBytes: [...counters.organisationBytes].filter(([org]) => org === orgId).sort(([a], [b]) => a - b),
     issueFiles: [...counters.issueFiles].filter(([id]) => id.startsWith(`${orgId}/`)).sort(([a], [b]) => a.localeCompare(b)),
+    organisationPending: [...counters.organisationPending].filter(([org]) => org === orgId).sort(([a], [b]) => a - b),
+    accountPending: [...counters.accountPending]
+      .filter(([id]) => id.startsWith(`${orgId}/`))
+      .sort(([a], [b]) => a.localeCompare(b)),
   });
   return { stored: of(read.stored), rebuilt: of(read.rebuilt) };
 }
