@@ -120,6 +120,10 @@ export function brokenLinks(file: string, markdown: string): string[] {
 }
 
 describe('self-contained docs', () => {
+  it('keeps the README a first page: under 8 KB, the rest linked from it', () => {
+    expect(statSync(join(repoRoot, 'README.md')).size).toBeLessThanOrEqual(8 * 1024);
+  });
+
   it('finds the Markdown documents it checks', () => {
     const names = markdownFiles.map(rel);
     expect(names).toEqual(expect.arrayContaining(['README.md', 'docs/api.md', 'docs/data-model.md', 'tools/bench/README.md']));
