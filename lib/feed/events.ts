@@ -218,103 +218,146 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
   // Inserts and updates made outside a request (the admin CLI, data seeded or migrated) carry no
   // actor: they are no one's change and are not reported. Deletes carry none in their image.
   if (after && stampedActor(after) === undefined) return undefined;
-  const base = { sequence, recordId: record.eventID ?? sequence, orgId, projectId };
-  const writtenBy = (img: Image) => stampedActor(img) ?? null;
-  const stamp = (img: Image) => ({ at: String(img.updated_at ?? deletedAt), actorId: writtenBy(img) });
-  const removed = { at: deletedAt, actorId: null, changes: [] };
-
+  const change: ItemChange = {
+    event: record.eventName,
+    before,
+    after,
+    current,
+    id,
+    deletedAt,
+    base: { sequence, recordId: record.eventID ?? sequence, orgId, projectId },
+    stamp: (img: Image) => ({ at: String(img.updated_at ?? deletedAt), actorId: stampedActor(img) ?? null }),
+    removed: { at: deletedAt, actorId: null, changes: [] },
+  };
   switch (kind) {
-    case 'issue': {
-      // Without `position`: an issue's place depends on the whole list when it is read (GET the
-      // issue for it); a stream record holds the issue alone (docs/change-feed.md).
-      // Labels as ids, `label_ids`: a stream record holds the issue alone, not its project's catalogue.
-      const { position: _place, labels: _labels, ...shown } = toIssue(current, 0);
-      const issue = { ...shown, label_ids: labelIdsOf(current) };
-      const ids = { issueId: id, sprintId: issue.sprint_id ?? undefined };
-      if (record.eventName === 'INSERT' && after) {
-        // An issue back from the trash: its event is the trash item's removal (`issue.restored`).
-        if (issueItem.field(after, 'restoredAt') !== undefined) return undefined;
-        return { ...base, ...ids, ...stamp(after), type: 'issue.created', resource: issue, changes: [] };
-      }
-      if (record.eventName === 'REMOVE') return { ...base, ...ids, ...removed, type: 'issue.deleted', resource: issue };
-      if (!before || !after) return undefined;
-      const changes = issueChanges(before, after);
-      if (changes.length === 0) return undefined;
-      // A change of relations alone leaves `updated_at` as it was: its time is the record's.
-      const at = changes.every((c) => c.field === 'relations') ? { at: deletedAt } : {};
-      const reverts = revertedBy(before, after);
-      const text = (img: Image) => issueItem.field(img, 'description');
-      const described = changes.some((c) => c.field === 'description');
-      return {
-        ...base,
-        ...ids,
-        ...stamp(after),
-        ...at,
-        type: 'issue.updated',
-        resource: issue,
-        changes,
-        ...(reverts === undefined ? {} : { reverts }),
-        ...(described ? { description: { before: text(before), after: text(after) } } : {}),
-      };
-    }
-    case 'comment': {
-      // A comment always names its issue; an item that does not is no comment a client wrote, and
-      // must not stop the feed behind it.
-      const issueId = num(current[commentItem.stored('issueId')]);
-      if (issueId === undefined) return undefined;
-      const comment = toComment(current);
-      // The issue's sprint as the comment's write recorded it (lib/db/comments.ts); a delete's is
-      // its marker's (lib/feed/consume.ts).
-      const ids = { issueId, commentId: id, sprintId: commentItem.field(current, 'sprintId') ?? undefined };
-      if (record.eventName === 'INSERT' && after) {
-        // A comment back from the trash: its event is the trash item's removal (`comment.restored`).
-        if (commentItem.field(after, 'restoredAt') !== undefined) return undefined;
-        return { ...base, ...ids, ...stamp(after), type: 'comment.created', resource: comment, changes: [] };
-      }
-      if (record.eventName === 'REMOVE') return { ...base, ...ids, ...removed, type: 'comment.deleted', resource: comment };
-      if (!before || !after || commentItem.field(before, 'body') === commentItem.field(after, 'body')) return undefined;
-      return { ...base, ...ids, ...stamp(after), type: 'comment.updated', resource: comment, changes: [{ field: 'body' }] };
-    }
-    case 'attachment': {
-      const attachment = attachmentOfImage(current);
-      if (!attachment) return undefined;
-      const ids = { issueId: attachment.issue_id, commentId: attachment.comment_id ?? undefined };
-      // Added when it becomes ready (its file uploaded and checked); removed when a ready one goes:
-      // for good, or into the trash (its mark). Its restore and purge are its trash item's removal
-      // (`attachment.restored`, `attachment.purged`), and its removal then is none.
-      const status = (img: Image | undefined) => img && attachmentItem.field(img, 'status');
-      const trashed = (img: Image | undefined) => img !== undefined && attachmentItem.field(img, 'trashedAt') !== null;
-      if (record.eventName === 'MODIFY' && after && status(before) === 'pending' && status(after) === 'ready') {
-        return { ...base, ...ids, ...stamp(after), type: 'attachment.added', resource: attachment, changes: [] };
-      }
-      if (record.eventName === 'MODIFY' && after && !trashed(before) && trashed(after)) {
-        return { ...base, ...ids, ...stamp(after), type: 'attachment.removed', resource: attachment, changes: [] };
-      }
-      if (record.eventName === 'REMOVE' && status(before) === 'ready' && !trashed(before)) {
-        return { ...base, ...ids, ...removed, type: 'attachment.removed', resource: attachment };
-      }
-      return undefined;
-    }
-    case 'sprint': {
-      const sprint = toSprint(current);
-      const ids = { sprintId: id };
-      if (record.eventName === 'REMOVE') return { ...base, ...ids, ...removed, type: 'sprint.deleted', resource: sprint };
-      if (record.eventName !== 'MODIFY' || !before || !after) return undefined;
-      const [from, to] = [sprintItem.field(before, 'status'), sprintItem.field(after, 'status')];
-      if (from === to) return undefined;
-      const changes = [{ field: 'status', from, to }];
-      if (to === 'active') return { ...base, ...ids, ...stamp(after), type: 'sprint.activated', resource: sprint, changes };
-      if (to === 'completed') {
-        return { ...base, ...ids, ...stamp(after), type: 'sprint.completed', resource: sprint, changes };
-      }
-      return undefined;
-    }
+    case 'issue':
+      return issueEventOf(change);
+    case 'comment':
+      return commentEventOf(change);
+    case 'attachment':
+      return attachmentEventOf(change);
+    case 'sprint':
+      return sprintEventOf(change);
     case 'project':
       if (record.eventName !== 'REMOVE') return undefined;
-      return { ...base, ...removed, type: 'project.deleted', resource: toProject(current) };
+      return { ...change.base, ...change.removed, type: 'project.deleted', resource: toProject(current) };
     default:
       return undefined;
   }
+}
+
+/** One item's stream record, as each kind's event is decided from it. */
+interface ItemChange {
+  event: DynamoDBRecord['eventName'];
+  before: Image | undefined;
+  after: Image | undefined;
+  /** The new image, or the old one of a removal. */
+  current: Image;
+  id: number;
+  /** The record's time: a removal's, and a change that leaves `updated_at` as it was. */
+  deletedAt: string;
+  base: { sequence: string; recordId: string; orgId: number; projectId: number };
+  /** When and by whom an image was written. */
+  stamp: (img: Image) => { at: string; actorId: number | null };
+  /** A removal's time, actor (none) and changes (none). */
+  removed: { at: string; actorId: null; changes: [] };
+}
+
+function issueEventOf({
+  event,
+  before,
+  after,
+  current,
+  id,
+  deletedAt,
+  base,
+  stamp,
+  removed,
+}: ItemChange): ChangeEvent | undefined {
+  // Without `position`: an issue's place depends on the whole list when it is read (GET the
+  // issue for it); a stream record holds the issue alone (docs/change-feed.md).
+  // Labels as ids, `label_ids`: a stream record holds the issue alone, not its project's catalogue.
+  const { position: _place, labels: _labels, ...shown } = toIssue(current, 0);
+  const issue = { ...shown, label_ids: labelIdsOf(current) };
+  const ids = { issueId: id, sprintId: issue.sprint_id ?? undefined };
+  if (event === 'INSERT' && after) {
+    // An issue back from the trash: its event is the trash item's removal (`issue.restored`).
+    if (issueItem.field(after, 'restoredAt') !== undefined) return undefined;
+    return { ...base, ...ids, ...stamp(after), type: 'issue.created', resource: issue, changes: [] };
+  }
+  if (event === 'REMOVE') return { ...base, ...ids, ...removed, type: 'issue.deleted', resource: issue };
+  if (!before || !after) return undefined;
+  const changes = issueChanges(before, after);
+  if (changes.length === 0) return undefined;
+  // A change of relations alone leaves `updated_at` as it was: its time is the record's.
+  const at = changes.every((c) => c.field === 'relations') ? { at: deletedAt } : {};
+  const reverts = revertedBy(before, after);
+  const text = (img: Image) => issueItem.field(img, 'description');
+  const described = changes.some((c) => c.field === 'description');
+  return {
+    ...base,
+    ...ids,
+    ...stamp(after),
+    ...at,
+    type: 'issue.updated',
+    resource: issue,
+    changes,
+    ...(reverts === undefined ? {} : { reverts }),
+    ...(described ? { description: { before: text(before), after: text(after) } } : {}),
+  };
+}
+
+function commentEventOf({ event, before, after, current, id, base, stamp, removed }: ItemChange): ChangeEvent | undefined {
+  // A comment always names its issue; an item that does not is no comment a client wrote, and
+  // must not stop the feed behind it.
+  const issueId = num(current[commentItem.stored('issueId')]);
+  if (issueId === undefined) return undefined;
+  const comment = toComment(current);
+  // The issue's sprint as the comment's write recorded it (lib/db/comments.ts); a delete's is
+  // its marker's (lib/feed/consume.ts).
+  const ids = { issueId, commentId: id, sprintId: commentItem.field(current, 'sprintId') ?? undefined };
+  if (event === 'INSERT' && after) {
+    // A comment back from the trash: its event is the trash item's removal (`comment.restored`).
+    if (commentItem.field(after, 'restoredAt') !== undefined) return undefined;
+    return { ...base, ...ids, ...stamp(after), type: 'comment.created', resource: comment, changes: [] };
+  }
+  if (event === 'REMOVE') return { ...base, ...ids, ...removed, type: 'comment.deleted', resource: comment };
+  if (!before || !after || commentItem.field(before, 'body') === commentItem.field(after, 'body')) return undefined;
+  return { ...base, ...ids, ...stamp(after), type: 'comment.updated', resource: comment, changes: [{ field: 'body' }] };
+}
+
+function attachmentEventOf({ event, before, after, current, base, stamp, removed }: ItemChange): ChangeEvent | undefined {
+  const attachment = attachmentOfImage(current);
+  if (!attachment) return undefined;
+  const ids = { issueId: attachment.issue_id, commentId: attachment.comment_id ?? undefined };
+  // Added when it becomes ready (its file uploaded and checked); removed when a ready one goes:
+  // for good, or into the trash (its mark). Its restore and purge are its trash item's removal
+  // (`attachment.restored`, `attachment.purged`), and its removal then is none.
+  const status = (img: Image | undefined) => img && attachmentItem.field(img, 'status');
+  const trashed = (img: Image | undefined) => img !== undefined && attachmentItem.field(img, 'trashedAt') !== null;
+  if (event === 'MODIFY' && after && status(before) === 'pending' && status(after) === 'ready') {
+    return { ...base, ...ids, ...stamp(after), type: 'attachment.added', resource: attachment, changes: [] };
+  }
+  if (event === 'MODIFY' && after && !trashed(before) && trashed(after)) {
+    return { ...base, ...ids, ...stamp(after), type: 'attachment.removed', resource: attachment, changes: [] };
+  }
+  if (event === 'REMOVE' && status(before) === 'ready' && !trashed(before)) {
+    return { ...base, ...ids, ...removed, type: 'attachment.removed', resource: attachment };
+  }
+  return undefined;
+}
+
+function sprintEventOf({ event, before, after, current, id, base, stamp, removed }: ItemChange): ChangeEvent | undefined {
+  const sprint = toSprint(current);
+  const ids = { sprintId: id };
+  if (event === 'REMOVE') return { ...base, ...ids, ...removed, type: 'sprint.deleted', resource: sprint };
+  if (event !== 'MODIFY' || !before || !after) return undefined;
+  const [from, to] = [sprintItem.field(before, 'status'), sprintItem.field(after, 'status')];
+  if (from === to) return undefined;
+  const changes = [{ field: 'status', from, to }];
+  if (to === 'active') return { ...base, ...ids, ...stamp(after), type: 'sprint.activated', resource: sprint, changes };
+  if (to === 'completed') return { ...base, ...ids, ...stamp(after), type: 'sprint.completed', resource: sprint, changes };
+  return undefined;
 }
 
 /**
