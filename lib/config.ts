@@ -116,36 +116,7 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
     /** The slow lane's queue (SQS): endpoints that keep timing out; unset locally. */
     slowDeliveryQueueUrl: env.SLOW_DELIVERY_QUEUE_URL || undefined,
     /** Webhook delivery (docs/change-feed.md); the environment overrides exist for tests only. */
-    webhooks: {
-      /** Loopback receivers are allowed locally (`npm start`, tests); never on Lambda. */
-      allowLoopback: !lambda && env.WEBHOOK_ALLOW_LOOPBACK === '1',
-      /** Delay after the first failed attempt; it doubles after each failure. */
-      backoffBaseMs: positive(env.WEBHOOK_BACKOFF_BASE_MS, 10_000),
-      /** Longest wait between two attempts. */
-      backoffMaxMs: positive(env.WEBHOOK_BACKOFF_MAX_MS, 3_600_000),
-      /** How long a delivery is retried after its first attempt before it is marked failed. */
-      retryWindowMs: positive(env.WEBHOOK_RETRY_WINDOW_MS, 24 * 3_600_000),
-      /** How long an endpoint may fail without a success before it is disabled. */
-      disableAfterMs: positive(env.WEBHOOK_DISABLE_AFTER_MS, 3 * 24 * 3_600_000),
-      /** A receiver must answer within this. */
-      timeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000),
-      /**
-       * An attempt that takes this long or more, answered or not, is slow (lib/model/fairness.ts):
-       * half the timeout (5 s) unless set. The tests set it to their short timeout, so that only a
-       * receiver that never answers counts, not one slowed by a loaded machine.
-       */
-      slowMs: positive(env.WEBHOOK_SLOW_MS, positive(env.WEBHOOK_TIMEOUT_MS, 10_000) / 2),
-      /**
-       * Deliverer invocations each lane runs at once (the per-organisation cap is a fifth of it):
-       * the event source mappings' maximum concurrency in AWS, the local queue's parallelism.
-       */
-      concurrency: {
-        fast: positive(env.WEBHOOK_CONCURRENCY, LANE_CONCURRENCY.fast),
-        slow: positive(env.WEBHOOK_SLOW_CONCURRENCY, LANE_CONCURRENCY.slow),
-      },
-      /** First wait of a message over its organisation's cap (lib/model/fairness.ts). */
-      deferMs: positive(env.WEBHOOK_DEFER_MS, 1000),
-    },
+    webhooks: webhookConfig(env, lambda),
     /**
      * `PUBLIC_URL`: the service's base URL as clients reach it, the issuer of its OAuth tokens and
      * the origin of its own pages. The CDK stack sets it (the custom domain, else API Gateway's
@@ -177,38 +148,7 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
      * stack sets `ATTACHMENTS_BUCKET` on the functions that sign or read its objects; locally
      * `npm start` and the tests point `S3_ENDPOINT` at their S3-compatible server.
      */
-    attachments: {
-      /** Required on Lambda where used (lib/db/objects.ts); the local default otherwise. */
-      bucket: env.ATTACHMENTS_BUCKET || (lambda ? undefined : 'sprint-ticketing-attachments'),
-      /** An S3-compatible server instead of AWS (path-style URLs); unset on Lambda. */
-      s3Endpoint: lambda ? undefined : env.S3_ENDPOINT || undefined,
-      /** The local server's account (s3rver's own); on Lambda the execution role's credentials. */
-      localCredentials: {
-        accessKeyId: env.S3_ACCESS_KEY_ID || 'S3RVER',
-        secretAccessKey: env.S3_SECRET_ACCESS_KEY || 'S3RVER',
-      },
-      region: env.AWS_REGION || 'us-east-1',
-      /** Largest file, in bytes (25 MB unless set). */
-      maxFileBytes: positive(env.ATTACHMENT_MAX_BYTES, ATTACHMENT_LIMITS.fileBytes),
-      /** Files on one issue (its comments' included). */
-      maxFilesPerIssue: positive(env.ATTACHMENT_MAX_PER_ISSUE, ATTACHMENT_LIMITS.filesPerIssue),
-      /** Bytes of attachments one organisation may keep. */
-      maxOrganisationBytes: positive(env.ATTACHMENT_MAX_ORGANISATION_BYTES, ATTACHMENT_LIMITS.organisationBytes),
-      /** Pending attachments (declared, not completed) and their bytes, per account and per organisation. */
-      pendingCaps: {
-        account: {
-          files: positive(env.ATTACHMENT_MAX_PENDING_PER_ACCOUNT, ATTACHMENT_LIMITS.pendingPerAccount),
-          bytes: positive(env.ATTACHMENT_MAX_PENDING_BYTES_PER_ACCOUNT, ATTACHMENT_LIMITS.pendingBytesPerAccount),
-        },
-        organisation: {
-          files: positive(env.ATTACHMENT_MAX_PENDING_PER_ORGANISATION, ATTACHMENT_LIMITS.pendingPerOrganisation),
-          bytes: positive(env.ATTACHMENT_MAX_PENDING_BYTES_PER_ORGANISATION, ATTACHMENT_LIMITS.pendingBytesPerOrganisation),
-        },
-      },
-      /** How long an upload form, and a download URL, stay valid, in seconds. */
-      uploadSeconds: positive(env.ATTACHMENT_UPLOAD_SECONDS, ATTACHMENT_LIMITS.uploadSeconds),
-      downloadSeconds: positive(env.ATTACHMENT_DOWNLOAD_SECONDS, ATTACHMENT_LIMITS.downloadSeconds),
-    },
+    attachments: attachmentConfig(env, lambda),
     /**
      * How webhook signing secrets are sealed at rest (lib/db/secret-box.ts). The KMS key
      * reaches only the functions that may use it (the CDK stack sets it on create, rotate-secret and
@@ -220,6 +160,76 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
       /** Base64 of 32 bytes: `npm start` keeps one in its data folder, the tests set a fixed one. Never read on Lambda. */
       localKey: lambda ? undefined : env.WEBHOOK_SECRET_LOCAL_KEY || undefined,
     },
+  };
+}
+
+/** Webhook delivery's settings (`readConfig().webhooks`). */
+function webhookConfig(env: Env, lambda: boolean) {
+  return {
+    /** Loopback receivers are allowed locally (`npm start`, tests); never on Lambda. */
+    allowLoopback: !lambda && env.WEBHOOK_ALLOW_LOOPBACK === '1',
+    /** Delay after the first failed attempt; it doubles after each failure. */
+    backoffBaseMs: positive(env.WEBHOOK_BACKOFF_BASE_MS, 10_000),
+    /** Longest wait between two attempts. */
+    backoffMaxMs: positive(env.WEBHOOK_BACKOFF_MAX_MS, 3_600_000),
+    /** How long a delivery is retried after its first attempt before it is marked failed. */
+    retryWindowMs: positive(env.WEBHOOK_RETRY_WINDOW_MS, 24 * 3_600_000),
+    /** How long an endpoint may fail without a success before it is disabled. */
+    disableAfterMs: positive(env.WEBHOOK_DISABLE_AFTER_MS, 3 * 24 * 3_600_000),
+    /** A receiver must answer within this. */
+    timeoutMs: positive(env.WEBHOOK_TIMEOUT_MS, 10_000),
+    /**
+     * An attempt that takes this long or more, answered or not, is slow (lib/model/fairness.ts):
+     * half the timeout (5 s) unless set. The tests set it to their short timeout, so that only a
+     * receiver that never answers counts, not one slowed by a loaded machine.
+     */
+    slowMs: positive(env.WEBHOOK_SLOW_MS, positive(env.WEBHOOK_TIMEOUT_MS, 10_000) / 2),
+    /**
+     * Deliverer invocations each lane runs at once (the per-organisation cap is a fifth of it):
+     * the event source mappings' maximum concurrency in AWS, the local queue's parallelism.
+     */
+    concurrency: {
+      fast: positive(env.WEBHOOK_CONCURRENCY, LANE_CONCURRENCY.fast),
+      slow: positive(env.WEBHOOK_SLOW_CONCURRENCY, LANE_CONCURRENCY.slow),
+    },
+    /** First wait of a message over its organisation's cap (lib/model/fairness.ts). */
+    deferMs: positive(env.WEBHOOK_DEFER_MS, 1000),
+  };
+}
+
+/** Attachments' bucket and limits (`readConfig().attachments`). */
+function attachmentConfig(env: Env, lambda: boolean) {
+  return {
+    /** Required on Lambda where used (lib/db/objects.ts); the local default otherwise. */
+    bucket: env.ATTACHMENTS_BUCKET || (lambda ? undefined : 'sprint-ticketing-attachments'),
+    /** An S3-compatible server instead of AWS (path-style URLs); unset on Lambda. */
+    s3Endpoint: lambda ? undefined : env.S3_ENDPOINT || undefined,
+    /** The local server's account (s3rver's own); on Lambda the execution role's credentials. */
+    localCredentials: {
+      accessKeyId: env.S3_ACCESS_KEY_ID || 'S3RVER',
+      secretAccessKey: env.S3_SECRET_ACCESS_KEY || 'S3RVER',
+    },
+    region: env.AWS_REGION || 'us-east-1',
+    /** Largest file, in bytes (25 MB unless set). */
+    maxFileBytes: positive(env.ATTACHMENT_MAX_BYTES, ATTACHMENT_LIMITS.fileBytes),
+    /** Files on one issue (its comments' included). */
+    maxFilesPerIssue: positive(env.ATTACHMENT_MAX_PER_ISSUE, ATTACHMENT_LIMITS.filesPerIssue),
+    /** Bytes of attachments one organisation may keep. */
+    maxOrganisationBytes: positive(env.ATTACHMENT_MAX_ORGANISATION_BYTES, ATTACHMENT_LIMITS.organisationBytes),
+    /** Pending attachments (declared, not completed) and their bytes, per account and per organisation. */
+    pendingCaps: {
+      account: {
+        files: positive(env.ATTACHMENT_MAX_PENDING_PER_ACCOUNT, ATTACHMENT_LIMITS.pendingPerAccount),
+        bytes: positive(env.ATTACHMENT_MAX_PENDING_BYTES_PER_ACCOUNT, ATTACHMENT_LIMITS.pendingBytesPerAccount),
+      },
+      organisation: {
+        files: positive(env.ATTACHMENT_MAX_PENDING_PER_ORGANISATION, ATTACHMENT_LIMITS.pendingPerOrganisation),
+        bytes: positive(env.ATTACHMENT_MAX_PENDING_BYTES_PER_ORGANISATION, ATTACHMENT_LIMITS.pendingBytesPerOrganisation),
+      },
+    },
+    /** How long an upload form, and a download URL, stay valid, in seconds. */
+    uploadSeconds: positive(env.ATTACHMENT_UPLOAD_SECONDS, ATTACHMENT_LIMITS.uploadSeconds),
+    downloadSeconds: positive(env.ATTACHMENT_DOWNLOAD_SECONDS, ATTACHMENT_LIMITS.downloadSeconds),
   };
 }
 
