@@ -132,6 +132,85 @@ interface Found {
   shown: SearchIssue;
 }
 
+/** What each project's records are shown with (worked out once per project, not per record). */
+interface ProjectView {
+  project: Awaited<ReturnType<typeof readProjects>>[number];
+  workflow: ReturnType<typeof workflowOf>;
+  catalogue: ReturnType<typeof catalogueOf>;
+}
+
+/**
+ * A search record as it is tested and shown; undefined for a record of a deleted project (its
+ * cascade running) or one not filled yet (not reindexed).
+ */
+function foundOf(item: Record<string, unknown>, byId: Map<number, ProjectView>): Found | undefined {
+  const record = searchRecordItem.decode(item);
+  const known = byId.get(record.projectId);
+  if (!known || !isFilledSearchRecord(item)) return undefined;
+  const { project, workflow, catalogue } = known;
+  const labels = issueLabels(record.labelIds, catalogue);
+  const shown: SearchIssue = {
+    id: record.issueId,
+    project_id: record.projectId,
+    sprint_id: record.sprintId,
+    issue_number: record.number,
+    source_key: record.sourceKey,
+    title: record.title,
+    ...statusAnswer(workflow, record.stateId, record.status, record.openBlockers > 0),
+    story_points: record.storyPoints,
+    position: record.position,
+    assignee_id: record.assigneeId,
+    author_id: record.authorId,
+    priority: record.priority,
+    type: record.type,
+    due_date: record.dueDate,
+    parent_id: record.parentId,
+    labels,
+    blocked: record.openBlockers > 0,
+    created_at: record.createdAt,
+    updated_at: record.updatedAt,
+  };
+  return {
+    item,
+    shown,
+    issue: {
+      id: shown.id,
+      title: shown.title,
+      project_prefix: String(project.prefix),
+      sprint_id: shown.sprint_id,
+      status: record.status,
+      state: shown.status,
+      assignee_id: shown.assignee_id,
+      // An issue created before authors were kept: no account's id, so `author:` never holds for it.
+      author_id: shown.author_id ?? -1,
+      labels: labels.map((l) => l.name),
+      priority: shown.priority,
+      type: shown.type,
+      parent_id: shown.parent_id,
+      story_points: shown.story_points,
+      created_at: shown.created_at,
+      updated_at: shown.updated_at,
+      due_date: shown.due_date,
+      blocked: shown.blocked,
+      source_key: shown.source_key,
+      issue_number: shown.issue_number,
+    },
+  };
+}
+
+/** The active ones among the sprints the found issues are in (`sprint:active`): one BatchGetItem. */
+async function activeSprintsAmong(orgId: number, found: Found[]): Promise<Set<number>> {
+  const named = new Map<number, { projectId: number; sprintId: number }>();
+  for (const f of found) {
+    if (f.shown.sprint_id !== null) named.set(f.shown.sprint_id, { projectId: f.shown.project_id, sprintId: f.shown.sprint_id });
+  }
+  const active = new Set<number>();
+  for (const sprint of await readSprints(orgId, [...named.values()])) {
+    if (sprint.status === 'active') active.add(Number(sprint.id));
+  }
+  return active;
+}
+
 /** The issues of one page of a search for `caller` (see the module comment). */
 export async function searchIssues(
   caller: Principal,
@@ -173,74 +252,8 @@ export async function searchIssues(
     selection,
     [...byId.values()].map((p) => p.workflow),
   );
-  const found: Found[] = [];
-  for (const item of read.items) {
-    const record = searchRecordItem.decode(item);
-    const known = byId.get(record.projectId);
-    // A record of a deleted project (its cascade running), or one not filled yet (not reindexed), is left out.
-    if (!known || !isFilledSearchRecord(item)) continue;
-    const { project, workflow, catalogue } = known;
-    const labels = issueLabels(record.labelIds, catalogue);
-    const shown: SearchIssue = {
-      id: record.issueId,
-      project_id: record.projectId,
-      sprint_id: record.sprintId,
-      issue_number: record.number,
-      source_key: record.sourceKey,
-      title: record.title,
-      ...statusAnswer(workflow, record.stateId, record.status, record.openBlockers > 0),
-      story_points: record.storyPoints,
-      position: record.position,
-      assignee_id: record.assigneeId,
-      author_id: record.authorId,
-      priority: record.priority,
-      type: record.type,
-      due_date: record.dueDate,
-      parent_id: record.parentId,
-      labels,
-      blocked: record.openBlockers > 0,
-      created_at: record.createdAt,
-      updated_at: record.updatedAt,
-    };
-    found.push({
-      item,
-      shown,
-      issue: {
-        id: shown.id,
-        title: shown.title,
-        project_prefix: String(project.prefix),
-        sprint_id: shown.sprint_id,
-        status: record.status,
-        state: shown.status,
-        assignee_id: shown.assignee_id,
-        // An issue created before authors were kept: no account's id, so `author:` never holds for it.
-        author_id: shown.author_id ?? -1,
-        labels: labels.map((l) => l.name),
-        priority: shown.priority,
-        type: shown.type,
-        parent_id: shown.parent_id,
-        story_points: shown.story_points,
-        created_at: shown.created_at,
-        updated_at: shown.updated_at,
-        due_date: shown.due_date,
-        blocked: shown.blocked,
-        source_key: shown.source_key,
-        issue_number: shown.issue_number,
-      },
-    });
-  }
-
-  const activeSprintIds = new Set<number>();
-  if (needsActiveSprints(selection)) {
-    const named = new Map<number, { projectId: number; sprintId: number }>();
-    for (const f of found) {
-      if (f.shown.sprint_id !== null)
-        named.set(f.shown.sprint_id, { projectId: f.shown.project_id, sprintId: f.shown.sprint_id });
-    }
-    for (const sprint of await readSprints(caller.orgId, [...named.values()])) {
-      if (sprint.status === 'active') activeSprintIds.add(Number(sprint.id));
-    }
-  }
+  const found = read.items.flatMap((item) => foundOf(item, byId) ?? []);
+  const activeSprintIds = needsActiveSprints(selection) ? await activeSprintsAmong(caller.orgId, found) : new Set<number>();
   const test = selectionMatcher(selection, { me: caller.accountId, now: new Date(now), activeSprintIds });
   const matches = found.filter((f) => test(f.issue));
 
