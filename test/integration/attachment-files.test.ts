@@ -252,6 +252,20 @@ describe('import of an export with attachments', () => {
         ExpressionAttributeValues: { ':pending': 'pending' },
       }),
     );
+    // Its declaration's place among the pending uploads, which its completion gives back.
+    for (const [Key, files, bytes] of [
+      [keys.org(target.orgId), 'pending_attachments', 'pending_attachment_bytes'],
+      [keys.pendingUploads(target.orgId, stored!.uploaderId), 'pending_files', 'pending_bytes'],
+    ] as const) {
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key,
+          UpdateExpression: `ADD ${files} :one, ${bytes} :size`,
+          ExpressionAttributeValues: { ':one': 1, ':size': stored!.size },
+        }),
+      );
+    }
     await deleteObjects([stored!.objectKey]);
 
     const again = await importExport({ orgId: target.orgId, files: attachmentFolder(folder) }, read(path));

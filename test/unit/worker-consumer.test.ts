@@ -49,6 +49,22 @@ describe('the local import consumer', () => {
     }
   }, 30_000);
 
+  it('runs batches side by side, each in a worker of its own: a quick one is not held behind a long one', async () => {
+    const consumer = workerConsumer('test/fixtures/functions/busy-consumer.ts', 'functions/import-jobs.ts');
+    try {
+      const quick = () => consumer({ Records: [{ eventID: '0' }] } as DynamoDBStreamEvent, lambdaContext('import-jobs'));
+      // Two workers started and loaded first, as two earlier batches at once leave them.
+      await Promise.all([quick(), quick()]);
+      let longDone = false;
+      const long = consumer(event, lambdaContext('import-jobs')).then(() => (longDone = true));
+      await quick();
+      expect(longDone).toBe(false);
+      await long;
+    } finally {
+      await consumer.stop();
+    }
+  }, 30_000);
+
   it('is the consumer the local runtime gives import jobs', async () => {
     const { readFile } = await import('node:fs/promises');
     const services = await readFile(new URL('../../tools/local/services.ts', import.meta.url), 'utf8');

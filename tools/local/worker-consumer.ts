@@ -1,9 +1,9 @@
 /**
- * A stream consumer run off the API's event loop, as Lambda runs it in a process of its own: its
- * module is loaded in a worker thread (node:worker_threads), within its grant (tools/local/permissions.ts),
- * and each batch is handed to it there. The local runtime runs the import jobs' consumer so: a job
- * reads and maps a whole file, and on the gateway's own thread one organisation's import held up
- * every organisation's requests.
+ * A stream consumer run off the API's event loop, as Lambda runs it in processes of its own: its
+ * module is loaded in worker threads (node:worker_threads), within its grant (tools/local/permissions.ts),
+ * and each batch is handed to a worker of its own. The local runtime runs the import jobs' consumer
+ * so: a job reads and maps a whole file, and on the gateway's own thread one organisation's import
+ * held up every organisation's requests; on one shared worker, every other organisation's import.
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
@@ -19,49 +19,83 @@ interface Call {
 
 type Answer = { id: number; result: DynamoDBBatchResponse | undefined } | { id: number; error: string };
 
+/** Workers at most: batches beyond wait for one to be free. */
+const MAX_WORKERS = 4;
+
+/** A worker thread and the batch it runs: one at a time, as a Lambda instance runs one invocation. */
+interface Instance {
+  worker: Worker;
+  call?: { resolve: (r: DynamoDBBatchResponse | undefined) => void; reject: (e: Error) => void } | undefined;
+}
+
 /**
- * The handler of `functionModule` in a worker thread of its own, started on first use and again
- * after it ends (a crash fails the batches in hand, which the mapping retries as Lambda does).
+ * The handler of `functionModule` in worker threads of its own, one batch per worker at a time (at
+ * most MAX_WORKERS at once), as Lambda runs concurrent batches in instances of their own: one
+ * organisation's long job holds up no other's. A worker starts on first need and is kept for the
+ * next batch; one that crashes fails its batch (which the mapping retries, as Lambda does), says
+ * so, and is replaced.
  */
 export function workerConsumer(
   functionModule: string,
   /** The function whose grant its calls are held to (default: the module's own). */
   grantEntry = functionModule,
 ): StreamHandler & { stop(): Promise<void> } {
-  let worker: Worker | undefined;
-  let next = 0;
-  const pending = new Map<number, { resolve: (r: DynamoDBBatchResponse | undefined) => void; reject: (e: Error) => void }>();
-  const failAll = (error: Error) => {
-    for (const call of pending.values()) call.reject(error);
-    pending.clear();
-    worker = undefined;
+  const all = new Set<Instance>();
+  const idle: Instance[] = [];
+  const waiting: (() => void)[] = [];
+  let stopping = false;
+  const free = (instance: Instance) => {
+    idle.push(instance);
+    waiting.shift()?.();
   };
-  const start = () => {
-    const started = new Worker(new URL(import.meta.url), { workerData: { functionModule, grantEntry } });
-    started.on('message', (answer: Answer) => {
-      const call = pending.get(answer.id);
-      pending.delete(answer.id);
+  const start = (): Instance => {
+    const instance: Instance = { worker: new Worker(new URL(import.meta.url), { workerData: { functionModule, grantEntry } }) };
+    const end = (error: Error) => {
+      if (!all.delete(instance)) return;
+      const at = idle.indexOf(instance);
+      if (at >= 0) idle.splice(at, 1);
+      instance.call?.reject(error);
+      instance.call = undefined;
+      if (!stopping) console.error(`local ${functionModule} worker: ${error.message}`);
+      waiting.shift()?.();
+    };
+    instance.worker.on('message', (answer: Answer) => {
+      const call = instance.call;
+      instance.call = undefined;
+      free(instance);
       if ('error' in answer) call?.reject(new Error(answer.error));
       else call?.resolve(answer.result);
     });
-    started.on('error', (err) => failAll(err));
-    started.on('exit', (code) => failAll(new Error(`the ${functionModule} worker exited (${code})`)));
-    // The worker alone never keeps the process alive: it stops with the runtime.
-    started.unref();
-    return started;
+    instance.worker.on('error', (err) => end(err));
+    instance.worker.on('exit', (code) => end(new Error(`exited (${code})`)));
+    // The workers alone never keep the process alive: they stop with the runtime.
+    instance.worker.unref();
+    all.add(instance);
+    return instance;
   };
-  const handler = (event: DynamoDBStreamEvent, context: Context) =>
-    new Promise<DynamoDBBatchResponse | undefined>((resolve, reject) => {
-      worker ??= start();
-      const id = next++;
-      pending.set(id, { resolve, reject });
-      worker.postMessage({ id, event, remainingMs: context.getRemainingTimeInMillis() } satisfies Call);
+  const acquire = async (): Promise<Instance> => {
+    for (;;) {
+      const ready = idle.pop();
+      if (ready) return ready;
+      if (all.size < MAX_WORKERS) return start();
+      await new Promise<void>((wake) => waiting.push(wake));
+    }
+  };
+  const handler = async (event: DynamoDBStreamEvent, context: Context) => {
+    // The batch's time counts from its hand-over, as an invocation's from its start.
+    const remainingMs = context.getRemainingTimeInMillis();
+    const instance = await acquire();
+    return new Promise<DynamoDBBatchResponse | undefined>((resolve, reject) => {
+      instance.call = { resolve, reject };
+      instance.worker.postMessage({ id: 0, event, remainingMs } satisfies Call);
     });
+  };
   return Object.assign(handler, {
     async stop() {
-      const running = worker;
-      worker = undefined;
-      if (running) await running.terminate();
+      stopping = true;
+      await Promise.all([...all].map((instance) => instance.worker.terminate()));
+      all.clear();
+      idle.length = 0;
     },
   });
 }
