@@ -324,25 +324,23 @@ export async function createIssue(
       at.sprintId === null ? undefined : store.getListOwner(caller.orgId, at.projectId, at.sprintId),
       parentId === null ? undefined : readIssueItem(caller.orgId, at.projectId, parentId),
     ]);
-    let parent: ParentDecision;
-    try {
-      parent = await decideParent(caller.orgId, at.projectId, undefined, parentId, parentItem);
-    } catch (err) {
-      await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
-      throw err;
-    }
+    // A decision that refuses the issue gives its number back, if no create took one since (docs/api.md);
+    // a give-back that fails leaves a gap, and the refusal is still the answer.
+    const orGiveBack = async <T>(step: () => T | Promise<T>, refused: (err: unknown) => boolean = () => true) => {
+      try {
+        return await step();
+      } catch (err) {
+        if (refused(err)) await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
+        throw err;
+      }
+    };
+    const parent = await orGiveBack(() => decideParent(caller.orgId, at.projectId, undefined, parentId, parentItem));
     const listed = at.sprintId === null ? slot.backlogCount : listLength(at.sprintId, owner);
     // Names and ids of the project's catalogue, as the allocation read it; unknown ones: 422, nothing kept.
-    let labelIds: number[] = [];
-    try {
-      labelIds = input.labels === undefined ? [] : resolveLabels(slot.project, input.labels);
-    } catch (err) {
-      await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
-      throw err;
-    }
-    let issue: Issue;
-    try {
-      issue = newIssue(
+    const labelIds = await orGiveBack(() => (input.labels === undefined ? [] : resolveLabels(slot.project, input.labels)));
+    // A state the project has not, or one whose rules refuse the issue: nothing kept.
+    const issue = await orGiveBack(() =>
+      newIssue(
         slot,
         slot.prefix,
         at,
@@ -353,30 +351,23 @@ export async function createIssue(
         imported,
         undefined,
         workflowOf(slot.project),
-      );
-    } catch (err) {
-      // A state the project has not, or one whose rules refuse the issue: nothing kept.
-      await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
-      throw err;
-    }
-    try {
-      await store.insertIssue(
-        caller.orgId,
-        at.projectId,
-        issue,
-        parent.guard && parent.parentNumber ? { number: parent.parentNumber, guard: parent.guard } : undefined,
-        labelIds,
-        imported?.author_id ?? caller.accountId,
-        imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
-        imported,
-      );
-    } catch (err) {
-      // Refused (an assignee not of the organisation, a sprint gone or completing): nothing was
-      // written, so the number goes back if no create took one since (docs/api.md). A give-back
-      // that fails leaves a gap; the refusal is still the answer.
-      if (err instanceof Refused) await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
-      throw err;
-    }
+      ),
+    );
+    // Refused (an assignee not of the organisation, a sprint gone or completing): nothing was written.
+    await orGiveBack(
+      () =>
+        store.insertIssue(
+          caller.orgId,
+          at.projectId,
+          issue,
+          parent.guard && parent.parentNumber ? { number: parent.parentNumber, guard: parent.guard } : undefined,
+          labelIds,
+          imported?.author_id ?? caller.accountId,
+          imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
+          imported,
+        ),
+      (err) => err instanceof Refused,
+    );
     // Appended: last of the list as it was read. Creates running at the same time may answer the
     // same place; the list itself reads 1..n (an allocation is unique and above every key).
     return withVersion({ ...issue, position: listed + 1 }, writtenIssue(caller.orgId, at.projectId, issue.id, 1));
