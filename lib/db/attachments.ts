@@ -628,19 +628,7 @@ export type Removed = Pick<
 function issuePlaceGivenBack(a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId'> & { inTrash?: boolean }): GuardedItem {
   const issueKey = keys.issue(a.orgId, a.projectId, a.issueId);
   if (a.inTrash) return { ...existsCheck(issueKey, attachmentRefusals.issue), resource: true };
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: issueKey,
-        UpdateExpression: `ADD ${ISSUE_FILES} :minus`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':minus': -1 },
-      },
-    },
-    reason: attachmentRefusals.issue,
-    resource: true,
-  };
+  return { ...addTo(issueKey, ISSUE_FILES, -1, attachmentRefusals.issue), resource: true };
 }
 
 /**
@@ -1036,30 +1024,34 @@ export async function attachmentCounterDifferences(orgId?: number): Promise<stri
 export async function rebuildAttachmentCounters(orgId?: number): Promise<{ checked: number; repaired: string[] }> {
   const { stored, rebuilt } = await readAttachmentCounters(orgId);
   const repaired = counterDifferences(stored, rebuilt);
-  const write = async (Key: Key, counter: string, value: number) => {
+  /** Sets an item's counters (one UpdateItem); the item must exist. */
+  const write = async (Key: Key, counters: Record<string, number>) => {
+    const entries = Object.entries(counters);
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key,
-        UpdateExpression: `SET ${counter} = :n`,
+        UpdateExpression: `SET ${entries.map(([name], i) => `${name} = :n${i}`).join(', ')}`,
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':n': value },
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:n${i}`, value])),
       }),
     );
   };
   for (const [org, bytes] of rebuilt.organisationBytes) {
-    if (stored.organisationBytes.get(org) !== bytes) await write(keys.org(org), ORGANISATION_BYTES, bytes);
+    if (stored.organisationBytes.get(org) !== bytes) await write(keys.org(org), { [ORGANISATION_BYTES]: bytes });
   }
   for (const [issue, files] of rebuilt.issueFiles) {
     if (stored.issueFiles.get(issue) === files) continue;
     const [org, project, id] = issue.split('/').map(Number) as [number, number, number];
-    await write(keys.issue(org, project, id), ISSUE_FILES, files);
+    await write(keys.issue(org, project, id), { [ISSUE_FILES]: files });
   }
   const same = (a: PendingCount | undefined, b: PendingCount) => a?.files === b.files && a.bytes === b.bytes;
   for (const [org, count] of rebuilt.organisationPending) {
     if (same(stored.organisationPending.get(org), count)) continue;
-    await write(keys.org(org), organisationCounter.pendingAttachments, count.files);
-    await write(keys.org(org), organisationCounter.pendingAttachmentBytes, count.bytes);
+    await write(keys.org(org), {
+      [organisationCounter.pendingAttachments]: count.files,
+      [organisationCounter.pendingAttachmentBytes]: count.bytes,
+    });
   }
   for (const [account, count] of rebuilt.accountPending) {
     if (same(stored.accountPending.get(account), count)) continue;

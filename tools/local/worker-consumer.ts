@@ -11,13 +11,12 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-la
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
 interface Call {
-  id: number;
   event: DynamoDBStreamEvent;
   /** The consumer's remaining time when the batch was handed over. */
   remainingMs: number;
 }
 
-type Answer = { id: number; result: DynamoDBBatchResponse | undefined } | { id: number; error: string };
+type Answer = { result: DynamoDBBatchResponse | undefined } | { error: string };
 
 /** Workers at most: batches beyond wait for one to be free. */
 const MAX_WORKERS = 4;
@@ -87,7 +86,7 @@ export function workerConsumer(
     const instance = await acquire();
     return new Promise<DynamoDBBatchResponse | undefined>((resolve, reject) => {
       instance.call = { resolve, reject };
-      instance.worker.postMessage({ id: 0, event, remainingMs } satisfies Call);
+      instance.worker.postMessage({ event, remainingMs } satisfies Call);
     });
   };
   return Object.assign(handler, {
@@ -109,8 +108,8 @@ async function serve(functionModule: string, grantEntry: string) {
     const deadline = Date.now() + call.remainingMs;
     const context = { ...lambdaContext('import-jobs'), getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
     runAsFunction(grantEntry, [], () => consume(call.event, context)).then(
-      (result) => parentPort?.postMessage({ id: call.id, result: result ?? undefined } satisfies Answer),
-      (err: unknown) => parentPort?.postMessage({ id: call.id, error: (err as Error)?.stack ?? String(err) } satisfies Answer),
+      (result) => parentPort?.postMessage({ result: result ?? undefined } satisfies Answer),
+      (err: unknown) => parentPort?.postMessage({ error: (err as Error)?.stack ?? String(err) } satisfies Answer),
     );
   });
 }
