@@ -305,13 +305,7 @@ export async function* importJobFile(orgId: number, jobId: string): AsyncGenerat
   } while (start);
 }
 
-/**
- * Takes a job for its run `runs + 1`: queued after `runs` runs (two consumers never run it at once),
- * or already `running` that run, whose invocation then ended without a word (a crash, a timeout):
- * the mapping hands a record over again only once the invocation it was in has ended, so the run
- * it started is over, and it is taken again rather than left `running` for ever. False: the job
- * has moved on (someone else has it, or it is done).
- */
+/** Takes a queued job for one run (`runs` as read: two consumers never run it at once). False: someone else has it. */
 export async function claimImportJob(orgId: number, jobId: string, runs: number): Promise<boolean> {
   try {
     await db.send(
@@ -319,8 +313,7 @@ export async function claimImportJob(orgId: number, jobId: string, runs: number)
         TableName: tableName(),
         Key: keys.importJob(orgId, jobId),
         UpdateExpression: 'SET #s = :running, #runs = :next, #at = :now',
-        ConditionExpression:
-          '(#s = :queued AND (attribute_not_exists(#runs) OR #runs = :runs)) OR (#s = :running AND #runs = :next)',
+        ConditionExpression: '#s = :queued AND (attribute_not_exists(#runs) OR #runs = :runs)',
         ExpressionAttributeNames: {
           '#s': importJobItem.stored('status'),
           '#runs': importJobItem.stored('runs'),

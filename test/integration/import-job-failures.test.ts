@@ -1,11 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { handler as importJobsConsumer } from '../../functions/import-jobs.ts';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
 import { fileParts, getImportJob, insertImportJob, saveImportJob } from '../../lib/db/import-jobs.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { createProject } from '../../lib/services/projects.ts';
@@ -14,7 +8,6 @@ import { getImportJobStatus } from '../../lib/services/import-export/jobs.ts';
 import { injectFault } from '../support/faults.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 import { bounds, eventually } from '../support/eventually.ts';
-import { lambdaContext } from '../../tools/local/gateway.ts';
 
 /**
  * How a job ends when a run fails: a failure that would happen again (the file, a bug) fails the
@@ -119,51 +112,6 @@ describe('a failed import job', () => {
     expect(job.error).toBe(
       `The import failed: the table stayed busy through ${TRANSIENT_RETRIES + 1} runs. What it created is in the report; run it again to go on.`,
     );
-  }, 60_000);
-
-  it('is taken again when the mapping hands over the record of a run that ended without a word (a crash, a timeout, its last write lost)', async () => {
-    const { caller, orgId, id } = await queuedJob(fixture('github.json'), 'github-json');
-    const key = keys.importJob(orgId, id);
-    // The job as a run's claim leaves it: `running`, its first run taken (runs 1). That run died.
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'SET #runs = :one',
-        ExpressionAttributeNames: { '#runs': 'runs' },
-        ExpressionAttributeValues: { ':one': 1 },
-      }),
-    );
-    // The record that queued it (before any run), as the stream gave it.
-    const stored = (await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item!;
-    const queued = { ...stored, status: 'queued' } as Record<string, unknown>;
-    delete queued.runs;
-    const event = {
-      Records: [
-        { eventName: 'MODIFY', dynamodb: { SequenceNumber: '100', NewImage: marshall(queued, { removeUndefinedValues: true }) } },
-      ],
-    } as unknown as DynamoDBStreamEvent;
-    const handOver = () => importJobsConsumer(event, lambdaContext('import-jobs'));
-    // Its last write lost (the table unreachable): the record fails, for the mapping to hand it over again.
-    const lost = injectFault({
-      commands: ['UpdateItemCommand'],
-      fault: 'Unknown',
-      when: (input) => JSON.stringify(input).includes(id) && /"(succeeded|failed)"/.test(JSON.stringify(input)),
-    });
-    try {
-      expect(await handOver()).toEqual({ batchItemFailures: [{ itemIdentifier: '100' }] });
-    } finally {
-      lost.remove();
-    }
-    expect((await getImportJobStatus(caller, id)).status).toBe('running');
-    // Handed over again: the run is taken again (not left running for ever) and finishes the job once.
-    expect(await handOver()).toEqual({ batchItemFailures: [] });
-    const done = await getImportJobStatus(caller, id);
-    expect(done).toMatchObject({ status: 'succeeded', error: null, progress: { rows: 6, rejected: 2 } });
-    expect(Object.keys((done.report as { keys: Record<string, string> }).keys)).toHaveLength(4);
-    // A record whose run has moved on takes nothing: the job stays as it ended.
-    expect(await handOver()).toEqual({ batchItemFailures: [] });
-    expect(await getImportJobStatus(caller, id)).toEqual(done);
   }, 60_000);
 
   it('keeps a report of rows with thousands of warnings within what the job item holds', () => {

@@ -65,27 +65,6 @@ describe('the local import consumer', () => {
     }
   }, 30_000);
 
-  it('stops a worker whose batch runs past its time, as Lambda stops an invocation: the batch fails, the next runs in a new worker', async () => {
-    const consumer = workerConsumer('test/fixtures/functions/busy-consumer.ts', 'functions/import-jobs.ts', 300);
-    const shortly = { ...lambdaContext('import-jobs'), getRemainingTimeInMillis: () => 100 };
-    try {
-      const started = performance.now();
-      // A batch that would compute for a minute: stopped at the least time (300 ms), not its 100.
-      await expect(consumer({ Records: [{ eventID: '60000' }] } as DynamoDBStreamEvent, shortly)).rejects.toThrow(
-        /timed out: its batch ran past 300 ms, and the worker was stopped/,
-      );
-      const stoppedAfter = performance.now() - started;
-      expect(stoppedAfter).toBeGreaterThanOrEqual(290);
-      expect(stoppedAfter).toBeLessThan(10_000);
-      // The mapping's next hand-over (the same batch, or the next) is answered by a worker started anew.
-      await expect(consumer({ Records: [{ eventID: '0' }] } as DynamoDBStreamEvent, shortly)).resolves.toEqual({
-        batchItemFailures: [],
-      });
-    } finally {
-      await consumer.stop();
-    }
-  }, 30_000);
-
   it('is the consumer the local runtime gives import jobs', async () => {
     const { readFile } = await import('node:fs/promises');
     const services = await readFile(new URL('../../tools/local/services.ts', import.meta.url), 'utf8');

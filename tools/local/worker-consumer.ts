@@ -16,46 +16,28 @@ interface Call {
   remainingMs: number;
 }
 
-/** A worker's word: its module loaded (once), or a batch's outcome. */
-type Answer = { ready: true } | { result: DynamoDBBatchResponse | undefined } | { error: string };
+type Answer = { result: DynamoDBBatchResponse | undefined } | { error: string };
 
 /** Workers at most: batches beyond wait for one to be free. */
 const MAX_WORKERS = 4;
-
-/**
- * Least time a batch is given before its worker is stopped, whatever the consumer's timeout: a test's
- * short timeout (`CASCADE_TIMEOUT_MS`) moves where a run stops, which it may pass by a row's writes.
- */
-const LEAST_TIMEOUT_MS = 5_000;
 
 /** A worker thread and the batch it runs: one at a time, as a Lambda instance runs one invocation. */
 interface Instance {
   worker: Worker;
   call?: { resolve: (r: DynamoDBBatchResponse | undefined) => void; reject: (e: Error) => void } | undefined;
-  /** Its module loaded: a batch's time counts from then on, as an invocation's from after its init. */
-  ready?: boolean;
-  /** Arms the batch's timer (once the worker is ready). */
-  arm?: (() => void) | undefined;
-  /** Stops the worker when its batch runs out of time. */
-  timer?: NodeJS.Timeout | undefined;
-  /** Why the worker was stopped, if it was. */
-  stoppedFor?: string | undefined;
 }
 
 /**
  * The handler of `functionModule` in worker threads of its own, one batch per worker at a time (at
  * most MAX_WORKERS at once), as Lambda runs concurrent batches in instances of their own: one
  * organisation's long job holds up no other's. A worker starts on first need and is kept for the
- * next batch; one that crashes, or whose batch runs past its time (as Lambda stops an invocation at
- * its timeout), fails its batch (which the mapping hands over again, as Lambda does), says so, and
- * is replaced.
+ * next batch; one that crashes fails its batch (which the mapping retries, as Lambda does), says
+ * so, and is replaced.
  */
 export function workerConsumer(
   functionModule: string,
   /** The function whose grant its calls are held to (default: the module's own). */
   grantEntry = functionModule,
-  /** Least time a batch has before its worker is stopped (LEAST_TIMEOUT_MS). */
-  leastTimeoutMs = LEAST_TIMEOUT_MS,
 ): StreamHandler & { stop(): Promise<void> } {
   const all = new Set<Instance>();
   const idle: Instance[] = [];
@@ -69,24 +51,16 @@ export function workerConsumer(
     const instance: Instance = { worker: new Worker(new URL(import.meta.url), { workerData: { functionModule, grantEntry } }) };
     const end = (error: Error) => {
       if (!all.delete(instance)) return;
-      clearTimeout(instance.timer);
       const at = idle.indexOf(instance);
       if (at >= 0) idle.splice(at, 1);
-      if (instance.stoppedFor) error = new Error(instance.stoppedFor);
       instance.call?.reject(error);
       instance.call = undefined;
       if (!stopping) console.error(`local ${functionModule} worker: ${error.message}`);
       waiting.shift()?.();
     };
     instance.worker.on('message', (answer: Answer) => {
-      if ('ready' in answer) {
-        instance.ready = true;
-        instance.arm?.();
-        return;
-      }
       const call = instance.call;
       instance.call = undefined;
-      clearTimeout(instance.timer);
       free(instance);
       if ('error' in answer) call?.reject(new Error(answer.error));
       else call?.resolve(answer.result);
@@ -112,15 +86,6 @@ export function workerConsumer(
     const instance = await acquire();
     return new Promise<DynamoDBBatchResponse | undefined>((resolve, reject) => {
       instance.call = { resolve, reject };
-      const limitMs = Math.max(remainingMs, leastTimeoutMs);
-      instance.arm = () => {
-        instance.arm = undefined;
-        instance.timer = setTimeout(() => {
-          instance.stoppedFor = `timed out: its batch ran past ${limitMs} ms, and the worker was stopped`;
-          void instance.worker.terminate();
-        }, limitMs);
-      };
-      if (instance.ready) instance.arm();
       instance.worker.postMessage({ event, remainingMs } satisfies Call);
     });
   };
@@ -147,7 +112,6 @@ async function serve(functionModule: string, grantEntry: string) {
       (err: unknown) => parentPort?.postMessage({ error: (err as Error)?.stack ?? String(err) } satisfies Answer),
     );
   });
-  parentPort?.postMessage({ ready: true } satisfies Answer);
 }
 
 const data = workerData as { functionModule?: string; grantEntry?: string } | null;

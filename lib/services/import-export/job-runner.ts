@@ -22,24 +22,16 @@ import type { ImportReport } from './import.ts';
 /** Entries each list of a job's report keeps (the job item stays far below 400 KB). */
 export const JOB_REPORT_CAP = 100;
 
-/** A run a stream record asks for: the job, the runs it had when queued, and the record (to be handed over again). */
-export interface QueuedRun {
-  orgId: number;
-  jobId: string;
-  runs: number;
-  sequenceNumber: string | undefined;
-}
-
-/** The queued jobs a batch of stream records asks to run (a job's latest record, if it has several). */
-export function importJobsOf(records: DynamoDBRecord[]): QueuedRun[] {
-  const jobs = new Map<string, QueuedRun>();
+/** The queued jobs a batch of stream records asks to run. */
+export function importJobsOf(records: DynamoDBRecord[]): { orgId: number; jobId: string }[] {
+  const jobs = new Map<string, { orgId: number; jobId: string }>();
   for (const r of records) {
     const image = r.dynamodb?.NewImage && itemOfImage(r.dynamodb.NewImage);
     if (image?.type !== 'import_job' || image.status !== 'queued') continue;
     const orgId = orgOfItem(image);
     const jobId = image.id;
     if (orgId === undefined || typeof jobId !== 'string') continue;
-    jobs.set(`${orgId}/${jobId}`, { orgId, jobId, runs: Number(image.runs ?? 0), sequenceNumber: r.dynamodb?.SequenceNumber });
+    jobs.set(`${orgId}/${jobId}`, { orgId, jobId });
   }
   return [...jobs.values()];
 }
@@ -124,17 +116,9 @@ function merged(carried: Carried, r: AnyReport): AnyReport {
  * anything: a file that cannot be read fails the job having created nothing; a run that fails
  * part-way saves the report of what it created. Returns the job's status after the run.
  */
-export async function runImportJob(
-  orgId: number,
-  jobId: string,
-  deadline?: number,
-  /** The runs the job had when its record was written (default: as read now). */
-  queuedAfter?: number,
-): Promise<ImportJob['status'] | undefined> {
+export async function runImportJob(orgId: number, jobId: string, deadline?: number): Promise<ImportJob['status'] | undefined> {
   const job = await getImportJob(orgId, jobId);
-  const runs = queuedAfter ?? Number(job?.runs ?? 0);
-  // Queued after `runs` runs; or that record's run, taken again after its invocation ended (claimImportJob).
-  if (!job || !(job.status === 'queued' || (job.status === 'running' && job.runs === runs + 1))) return undefined;
+  if (!job || job.status !== 'queued') return undefined;
   // The upload's batch may land the job before its last parts: wait for them (a few reads at most).
   for (let wait = 0; (await importJobPartCount(orgId, jobId)) < job.parts; wait++) {
     if (wait >= 20) {
@@ -147,7 +131,7 @@ export async function runImportJob(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  if (!(await claimImportJob(orgId, jobId, runs))) return undefined;
+  if (!(await claimImportJob(orgId, jobId, Number(job.runs ?? 0)))) return undefined;
   return runClaimedJob(job, deadline);
 }
 
