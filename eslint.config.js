@@ -5,16 +5,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: [
-      'node_modules/',
-      'cdk.out/',
-      '.node/',
-      '.tmp/',
-      '.data/',
-      'coverage/',
-      'lib/openapi/served.ts',
-      'infra/shims/dynamodb-client.js',
-    ],
+    ignores: ['node_modules/', 'cdk.out/', '.node/', '.tmp/', '.data/', 'coverage/', 'infra/shims/dynamodb-client.js'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

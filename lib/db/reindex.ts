@@ -125,25 +125,8 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
         issues.push(item);
         // An issue holds counters of others too (a parent's summary, a blocked issue's open blockers).
         hold({ kind: 'issue', orgId: org, projectId: Number(item.project_id), issueId: Number(item.id) }, item);
-      } else if (item.type === child) {
-        const sk = String(item.SK);
-        const c = subIssueItem.decode(item);
-        // In the derivation's order (records are compared as written).
-        put({
-          kind: 'sub_issue',
-          orgId: org,
-          parentNumber: sk.slice('ISSUEKEY#'.length, sk.lastIndexOf('#SUB#')),
-          parentId: c.parentId,
-          projectId: c.projectId,
-          issueId: c.issueId,
-          number: c.issueNumber,
-          title: c.title,
-          sprintId: c.sprintId,
-          status: c.status,
-          storyPoints: c.storyPoints,
-          assigneeId: c.assigneeId,
-        });
-      } else if (item.type === search) {
+      } else if (item.type === child) put(subIssueRecord(org, item));
+      else if (item.type === search) {
         const projectId = Number(item.project_id);
         const issueId = Number(item.issue_id);
         // Its count of open blockers is a counter it holds; the rest is the record.
@@ -161,6 +144,39 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
   };
   if (orgId === undefined) await scanPages(ofTypes(Object.values(derivedTypes)), take);
   else await readOrganisation(orgId, take);
+  return liveOnly(issues, observed, holderKeys);
+}
+
+/** A sub-issue entry's record, in the derivation's order (records are compared as written). */
+function subIssueRecord(orgId: number, item: Record<string, unknown>): DerivedRecord {
+  const sk = String(item.SK);
+  const c = subIssueItem.decode(item);
+  return {
+    kind: 'sub_issue',
+    orgId,
+    parentNumber: sk.slice('ISSUEKEY#'.length, sk.lastIndexOf('#SUB#')),
+    parentId: c.parentId,
+    projectId: c.projectId,
+    issueId: c.issueId,
+    number: c.issueNumber,
+    title: c.title,
+    sprintId: c.sprintId,
+    status: c.status,
+    storyPoints: c.storyPoints,
+    assigneeId: c.assigneeId,
+  };
+}
+
+/**
+ * The state read, without what a sprint or project in the trash holds: that waits there as it was
+ * (docs/trash.md), neither its lists' counters nor its issues' compared with, or set to, a rebuild
+ * from the live issues.
+ */
+function liveOnly(
+  issues: Record<string, unknown>[],
+  observed: StoredDerivedState['observed'],
+  holderKeys: StoredDerivedState['holderKeys'],
+): StoredDerivedState {
   const live = issues
     .map((item) => issueStateOf(idIn(String(item.PK), 'ORG'), item))
     .filter(
@@ -168,8 +184,6 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
         observed.holders.has(holderId({ kind: 'list', orgId: s.orgId, projectId: s.projectId, sprintId: s.sprintId })) &&
         observed.holders.has(holderId({ kind: 'list', orgId: s.orgId, projectId: s.projectId, sprintId: null })),
     );
-  // What a sprint or project in the trash holds waits there as it was (docs/trash.md): neither its
-  // lists' counters nor its issues' are compared with, or set to, a rebuild from the live issues.
   const liveIssues = new Set(live.map((s) => holderId({ kind: 'issue', orgId: s.orgId, projectId: s.projectId, issueId: s.id })));
   const isLive = (holder: Holder): boolean =>
     holder.kind === 'account' ||

@@ -1,12 +1,12 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { queryParameters } from '../openapi/query-parameters.ts';
+import operationQueries from '../openapi/query-parameters.json' with { type: 'json' };
 import { NOSNIFF } from './nosniff.ts';
 
 /**
  * Strict query parameters: a name the route does not know is 422, so that a misspelt filter
  * (`?label=bug`, `?Status=done`) is refused instead of silently answering everything. The names a
  * route knows are exactly the query parameters its OpenAPI operation lists, in the document's
- * order (`lib/openapi/query-parameters.ts`, generated with the document by `npm run openapi`; a
+ * order (`lib/openapi/query-parameters.json`, generated with the document by `npm run openapi`; a
  * plain map, so that no bundle loads the route table or zod for it). Names are case-sensitive.
  * Unknown body keys are refused too, by the body's schema (lib/schemas/common.ts: `closed`).
  */
@@ -15,6 +15,8 @@ import { NOSNIFF } from './nosniff.ts';
 export function unknownQueryParameterMessage(name: string, known: readonly string[]): string {
   return `Unknown query parameter '${name}' (known: ${known.length > 0 ? known.join(', ') : 'none'})`;
 }
+
+const queryParameters: Readonly<Record<string, readonly string[]>> = operationQueries;
 
 /** The names a route (`GET /api/v1/projects`, as in the route table) knows; none for a route not in the table. */
 export function knownQueryParameters(method: string, resource: string): readonly string[] {

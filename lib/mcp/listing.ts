@@ -132,7 +132,7 @@ export function renderToolList(tools: ToolListing[]): ListedTool[] {
 }
 
 /**
- * One tool of the list rendered at build time (lib/mcp/tool-list.ts): what `tools/list` shows of
+ * One tool of the list rendered at build time (lib/mcp/tool-list.json): what `tools/list` shows of
  * it, and what decides whom it is shown to (lib/mcp/server.ts).
  */
 export interface ToolListEntry {
@@ -141,7 +141,7 @@ export interface ToolListEntry {
   tool: ListedTool;
 }
 
-/** The tool list as lib/mcp/tool-list.ts ships it, rendered from the tools' zod schemas. */
+/** The tool list as lib/mcp/tool-list.json ships it, rendered from the tools' zod schemas. */
 export function renderToolEntries(tools: { listing: ToolListing; scope: Scope; adminOnly: boolean }[]): ToolListEntry[] {
   const listed = renderToolList(tools.map((t) => t.listing));
   return tools.map((t, i) => ({ scope: t.scope, adminOnly: t.adminOnly, tool: listed[i]! }));

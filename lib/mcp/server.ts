@@ -14,7 +14,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import type { Principal } from '../model/principal.ts';
 import { MAX_BODY_BYTES } from '../http/stack.ts';
 import type { ToolListEntry } from './listing.ts';
-import { toolList } from './tool-list.ts';
+import shippedTools from './tool-list.json' with { type: 'json' };
 import { safeParseAsync } from 'zod';
 import { registerPrompts } from './prompts.ts';
 import type { NameResolver } from './resolve.ts';
@@ -25,7 +25,7 @@ import { connectionOf, type Connection } from './connection.ts';
  * What a call runs (every tool's code, the services and the data layer, lib/mcp/domain.ts), loaded
  * by the first request that calls a tool, reads a resource or gets a prompt, then kept for the
  * container. `initialize` and `tools/list` need none of it: the tool list is data rendered at build
- * time (lib/mcp/tool-list.ts, `npm run mcp:tools`).
+ * time (lib/mcp/tool-list.json, `npm run mcp:tools`).
  */
 const domain = () => import('./domain.ts');
 
@@ -46,6 +46,9 @@ List tools take limit (1-100, default 50) and cursor, and return next_cursor: pa
  * request that asks for it and kept for the container.
  */
 const toolLists = new Map<string, ListToolsResult>();
+
+/** The tool list rendered at build time (`npm run mcp:tools`): no schema is converted at run time. */
+const toolList = shippedTools as ToolListEntry[];
 
 /** The tools a connection is shown: those of its scopes (lib/mcp/connection.ts) that the role may ever use. */
 export function toolsShown(caller: Principal, connection: Connection, list: ToolListEntry[] = toolList): ToolListEntry[] {

@@ -96,87 +96,101 @@ const errorText = (err: unknown) => {
 
 /** Runs the pending migrations; see the module comment and `RunOutcome`. */
 export async function runMigrations(options: RunOptions = {}): Promise<RunOutcome> {
-  const registry = options.registry ?? migrations;
-  const reporter = options.reporter ?? defaultReporter;
   const owner = options.owner ?? randomUUID();
   const records = await readMigrationRecords();
-  let pending = pendingMigrations(registry, records);
+  const pending = await pendingPastBaseline(options.registry ?? migrations, records);
   if (pending.length === 0) return { state: 'done', ran: [] };
-  // A table that never held an organisation holds nothing an earlier release wrote.
-  if ((await lastOrganisationId()) === 0) {
-    await recordBaseline(
-      pending.filter((m) => !records.has(m.name)).map((m) => m.name),
-      new Date().toISOString(),
-    );
-    pending = pendingMigrations(registry, await readMigrationRecords());
-    if (pending.length === 0) return { state: 'done', ran: [] };
-  }
   if (!(await acquireMigrationLease(owner, Date.now(), Date.now() + LEASE_MS))) return { state: 'busy', ran: [] };
-
-  const ran: RunOutcome['ran'] = [];
-  let steps = 0;
-  const save = (record: MigrationRecord) => saveMigrationRecord(owner, record, Date.now() + LEASE_MS);
-  const stopHere = () => (options.deadline !== undefined && Date.now() >= options.deadline) || steps === options.maxSteps;
+  const run: Run = { owner, options, reporter: options.reporter ?? defaultReporter, ran: [], steps: 0 };
   try {
     for (const migration of pending) {
-      if (stopHere()) {
+      const stopped = await runMigration(run, migration, records.get(migration.name) ?? freshRecord(migration.name));
+      if (stopped) {
         await releaseMigrationLease(owner);
-        return { state: 'unfinished', ran };
-      }
-      let record: MigrationRecord = {
-        ...(records.get(migration.name) ?? freshRecord(migration.name)),
-        status: 'running',
-        error: undefined,
-      };
-      record = { ...record, startedAt: record.startedAt ?? new Date().toISOString(), runs: record.runs + 1 };
-      await save(record);
-      reporter.started(record);
-      const mine = { name: migration.name, status: record.status, steps: 0, counts: {} as Record<string, number> };
-      ran.push(mine);
-      for (;;) {
-        if (stopHere()) {
-          await releaseMigrationLease(owner);
-          return { state: 'unfinished', ran };
-        }
-        let result;
-        try {
-          result = await migration.step(record.cursor);
-        } catch (err) {
-          record = { ...record, status: 'failed', error: errorText(err) };
-          mine.status = 'failed';
-          await save(record);
-          reporter.failed(record);
-          await releaseMigrationLease(owner);
-          return { state: 'failed', ran, failed: { name: migration.name, error: record.error! } };
-        }
-        steps++;
-        mine.steps++;
-        mine.counts = addCounts(mine.counts, result.counts);
-        const done = result.cursor === undefined;
-        record = {
-          ...record,
-          cursor: result.cursor,
-          counts: addCounts(record.counts, result.counts),
-          steps: record.steps + 1,
-          ...(done ? { status: 'done' as const, finishedAt: new Date().toISOString() } : {}),
-        };
-        await save(record);
-        reporter.stepped(record, result.counts);
-        if (done) {
-          mine.status = 'done';
-          reporter.finished(record);
-          break;
-        }
+        return stopped;
       }
     }
   } catch (err) {
     // Another runner took the lease over (this one stalled past it): it carries on from the last step written.
-    if (isRefused(err, LEASE_LOST)) return { state: 'busy', ran };
+    if (isRefused(err, LEASE_LOST)) return { state: 'busy', ran: run.ran };
     // Anything else (DynamoDB refusing a record's write after its retries): the lease goes back, so
     // that a retry (Lambda retries a failed asynchronous invocation) need not wait for it to run out.
     await releaseMigrationLease(owner).catch(() => undefined);
     throw err;
   }
   await releaseMigrationLease(owner);
-  return { state: 'done', ran };
+  return { state: 'done', ran: run.ran };
+}
+
+/**
+ * The migrations pending; on a table that never held an organisation (it holds nothing an earlier
+ * release wrote), none: those never recorded are recorded as its baseline.
+ */
+async function pendingPastBaseline(registry: readonly Migration[], records: Map<string, MigrationRecord>) {
+  const pending = pendingMigrations(registry, records);
+  if (pending.length === 0 || (await lastOrganisationId()) !== 0) return pending;
+  await recordBaseline(
+    pending.filter((m) => !records.has(m.name)).map((m) => m.name),
+    new Date().toISOString(),
+  );
+  return pendingMigrations(registry, await readMigrationRecords());
+}
+
+/** A run under its lease: what it worked on, and its steps so far. */
+interface Run {
+  owner: string;
+  options: RunOptions;
+  reporter: MigrationReporter;
+  ran: RunOutcome['ran'];
+  steps: number;
+}
+
+/** Steps one migration until it is done (undefined), or answers how the run stops (out of time or steps, a step failed). */
+async function runMigration(run: Run, migration: Migration, before: MigrationRecord): Promise<RunOutcome | undefined> {
+  const { options, reporter } = run;
+  const save = (r: MigrationRecord) => saveMigrationRecord(run.owner, r, Date.now() + LEASE_MS);
+  const stopHere = () => (options.deadline !== undefined && Date.now() >= options.deadline) || run.steps === options.maxSteps;
+  if (stopHere()) return { state: 'unfinished', ran: run.ran };
+  let record: MigrationRecord = {
+    ...before,
+    status: 'running',
+    error: undefined,
+    startedAt: before.startedAt ?? new Date().toISOString(),
+    runs: before.runs + 1,
+  };
+  await save(record);
+  reporter.started(record);
+  const mine = { name: migration.name, status: record.status, steps: 0, counts: {} as Record<string, number> };
+  run.ran.push(mine);
+  for (;;) {
+    if (stopHere()) return { state: 'unfinished', ran: run.ran };
+    let result;
+    try {
+      result = await migration.step(record.cursor);
+    } catch (err) {
+      record = { ...record, status: 'failed', error: errorText(err) };
+      mine.status = 'failed';
+      await save(record);
+      reporter.failed(record);
+      return { state: 'failed', ran: run.ran, failed: { name: migration.name, error: record.error! } };
+    }
+    run.steps++;
+    mine.steps++;
+    mine.counts = addCounts(mine.counts, result.counts);
+    const done = result.cursor === undefined;
+    record = {
+      ...record,
+      cursor: result.cursor,
+      counts: addCounts(record.counts, result.counts),
+      steps: record.steps + 1,
+      ...(done ? { status: 'done' as const, finishedAt: new Date().toISOString() } : {}),
+    };
+    await save(record);
+    reporter.stepped(record, result.counts);
+    if (done) {
+      mine.status = 'done';
+      reporter.finished(record);
+      return undefined;
+    }
+  }
 }

@@ -1,5 +1,7 @@
 import { brotliDecompressSync } from 'node:zlib';
-import { compressed, etags } from './served.ts';
+import served from './served.json' with { type: 'json' };
+
+const { compressed, etags } = served;
 
 export type DocumentFormat = keyof typeof compressed;
 

@@ -1,18 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { renderToolEntries } from '../../lib/mcp/listing.ts';
-import { toolList } from '../../lib/mcp/tool-list.ts';
+import { renderToolEntries, type ToolListEntry } from '../../lib/mcp/listing.ts';
+import shippedTools from '../../lib/mcp/tool-list.json' with { type: 'json' };
 import { tools } from '../../lib/mcp/tools/index.ts';
-import { renderToolListModule, toolListFile } from '../../tools/mcp/write-tool-list.ts';
+import { renderToolList, toolListFile } from '../../tools/mcp/write-tool-list.ts';
 
 /**
- * `/mcp` serves `tools/list` from lib/mcp/tool-list.ts, rendered at build time (`npm run mcp:tools`):
+ * `/mcp` serves `tools/list` from lib/mcp/tool-list.json, rendered at build time (`npm run mcp:tools`):
  * it must be what the tools' zod schemas give now.
  */
+const toolList = shippedTools as ToolListEntry[];
+
 describe('the MCP tool list shipped as data', () => {
   it('is what the zod schemas render today (run `npm run mcp:tools` after changing a tool)', () => {
     expect(toolList).toEqual(renderToolEntries(tools));
-    expect(readFileSync(toolListFile, 'utf8')).toBe(renderToolListModule());
+    expect(readFileSync(toolListFile, 'utf8')).toBe(renderToolList());
   });
 
   it('names every tool once, in the order of lib/mcp/tools/index.ts, with its scope and who may use it', () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildOpenApiDocument, renderOpenApi } from '../../tools/openapi/document.ts';
 import { etags as servedEtags, servedDocument } from '../../lib/openapi/documents.ts';
-import { outputs, queryParametersModule } from '../../tools/openapi/write.ts';
+import { outputs, queryParametersFile } from '../../tools/openapi/write.ts';
 import { commonErrors, routes } from '../../lib/routes.ts';
 
 type Json = Record<string, any>;
@@ -42,11 +42,11 @@ describe('the OpenAPI document', () => {
     const stale = 'is stale: run `npm run openapi` and commit lib/openapi/';
     expect(readFileSync(outputs.yaml, 'utf8') === fresh.yaml, `lib/openapi/openapi.v1.yaml ${stale}`).toBe(true);
     const [yaml, json] = [servedDocument('yaml'), servedDocument('json')];
-    expect(yaml === fresh.yaml && json === fresh.json, `lib/openapi/served.ts ${stale}`).toBe(true);
+    expect(yaml === fresh.yaml && json === fresh.json, `lib/openapi/served.json ${stale}`).toBe(true);
     expect(servedEtags).toEqual(fresh.etags);
     expect(parse(yaml)).toEqual(JSON.parse(json));
-    const known = readFileSync(outputs.queryParameters, 'utf8') === queryParametersModule(buildOpenApiDocument());
-    expect(known, `lib/openapi/query-parameters.ts ${stale}`).toBe(true);
+    const known = readFileSync(outputs.queryParameters, 'utf8') === queryParametersFile(buildOpenApiDocument());
+    expect(known, `lib/openapi/query-parameters.json ${stale}`).toBe(true);
   });
 
   it('is versioned v1, has a templated server, both security schemes and a tag per resource', () => {

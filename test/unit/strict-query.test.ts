@@ -5,7 +5,7 @@ import {
   unknownQueryParameterMessage,
   unknownQueryParameters,
 } from '../../lib/http/strict-query.ts';
-import { queryParameters } from '../../lib/openapi/query-parameters.ts';
+import queryParameters from '../../lib/openapi/query-parameters.json' with { type: 'json' };
 import { routes } from '../../lib/routes.ts';
 import { buildOpenApiDocument } from '../../tools/openapi/document.ts';
 

@@ -4,7 +4,7 @@
  * appears in the document with its parameters, body, responses and headers.
  *
  * Build time only (zod-to-openapi is heavy): `npm run openapi` writes the result to
- * `lib/openapi/openapi.v1.yaml` (reviewed in diffs) and `lib/openapi/served.ts` (what
+ * `lib/openapi/openapi.v1.yaml` (reviewed in diffs) and `lib/openapi/served.json` (what
  * `functions/api-docs.ts` serves); a test fails when either is stale.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV3, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';

@@ -13,7 +13,7 @@ import { undoTools } from './undo.ts';
 import { workspaceTools } from './workspace.ts';
 import type { Tool } from '../tool.ts';
 
-/** Every tool, in the order `tools/list` shows them (lib/mcp/tool-list.ts is rendered from these). */
+/** Every tool, in the order `tools/list` shows them (lib/mcp/tool-list.json is rendered from these). */
 export const tools: Tool[] = [
   ...workspaceTools,
   ...projectTools,

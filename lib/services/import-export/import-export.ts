@@ -9,6 +9,7 @@ import { activityIdOf } from '../../vocabulary/ids.ts';
 import { listAttachments, type StoredAttachment } from '../../db/attachments.ts';
 import { attachmentObjectKey } from '../../db/objects.ts';
 import { AttachmentCreateFields } from '../../schemas/attachments.ts';
+import type * as z from 'zod';
 import { restoreAttachment } from '../attachments.ts';
 import type { AttachmentFolder } from './attachment-files.ts';
 import type { WorkflowState } from '../../model/workflow.ts';
@@ -696,28 +697,8 @@ class ExportImport {
       this.report.attachments.restored += 1;
       return undefined;
     }
-    const id = earlier?.id ?? (await nextId(this.options.orgId, 'attachment'));
-    const attachment: StoredAttachment = earlier ?? {
-      id,
-      orgId: this.options.orgId,
-      projectId,
-      issueId,
-      commentId,
-      name: fields.name,
-      contentType: fields.content_type,
-      size: fields.size,
-      sha256: fields.sha256 ?? null,
-      status: 'pending',
-      objectKey: attachmentObjectKey(this.options.orgId, projectId, issueId, id),
-      uploaderId: this.accountFor(line.uploader_email) ?? this.caller.accountId,
-      uploaderName: String(line.uploader_name ?? ''),
-      createdAt,
-      inTrash: false,
-      trashedAt: null,
-      trashedInSprint: null,
-      stagingKey: null,
-      reserved: true,
-    };
+    const attachment = earlier ?? (await this.newAttachment(line, fields, { projectId, issueId, commentId, createdAt }));
+    const id = attachment.id;
     try {
       await restoreAttachment(attachment, file, earlier !== undefined);
     } catch (err) {
@@ -730,6 +711,34 @@ class ExportImport {
     this.report.ids.attachments[String(line.id)] = id;
     this.report.attachments.restored += 1;
     return undefined;
+  }
+
+  /** An attachment line's new attachment, pending until its file is restored. */
+  private async newAttachment(
+    line: Line,
+    fields: z.infer<typeof AttachmentCreateFields>,
+    at: { projectId: number; issueId: number; commentId: number | null; createdAt: string },
+  ): Promise<StoredAttachment> {
+    const { orgId } = this.options;
+    const id = await nextId(orgId, 'attachment');
+    return {
+      id,
+      orgId,
+      ...at,
+      name: fields.name,
+      contentType: fields.content_type,
+      size: fields.size,
+      sha256: fields.sha256 ?? null,
+      status: 'pending',
+      objectKey: attachmentObjectKey(orgId, at.projectId, at.issueId, id),
+      uploaderId: this.accountFor(line.uploader_email) ?? this.caller.accountId,
+      uploaderName: String(line.uploader_name ?? ''),
+      inTrash: false,
+      trashedAt: null,
+      trashedInSprint: null,
+      stagingKey: null,
+      reserved: true,
+    };
   }
 
   /** The attachments of an issue, read once while its lines follow one another (they do in an export). */
