@@ -414,11 +414,60 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
   const { groups, continuations, parents } = cascadeWorkOf(records);
   const result: CascadeBatchResult = { deleted: 0, parents, skipped: 0, continued: 0, givenUp: 0, errors: [] };
   let firstFailedIndex: number | undefined;
-  const failed = (indexes: number[], err: unknown) => {
+  const failed: NoteFailure = (indexes, err) => {
     const first = Math.min(...indexes);
     firstFailedIndex = firstFailedIndex === undefined ? first : Math.min(firstFailedIndex, first);
     result.errors.push(err);
   };
+  await settleAttachments(records, result, failed);
+  await keepDeletedContainers(records, failed);
+  const fresh = (parent: CascadeParent): PendingCascade => ({ parent, attempts: 0, status: 'pending' });
+
+  await forEachLimited(groups, 4, async (group) => {
+    try {
+      const projectRecord = group.entries.find((e) => e.parent.kind === 'project');
+      if (projectRecord) {
+        await runAndRecord(fresh(projectRecord.parent), false, options, result);
+        result.skipped += group.entries.length - 1;
+        return;
+      }
+      // Gone for good: its own purge empties it. In the trash, what is deleted or purged in it still cascades.
+      if (await goneForGood(keys.project(group.orgId, group.projectId), trashedKey(group.orgId, 'project', group.projectId))) {
+        result.skipped += group.entries.length;
+        return;
+      }
+      const unique = new Map(group.entries.map((e) => [JSON.stringify(e.parent), e.parent]));
+      result.skipped += group.entries.length - unique.size;
+      await forEachLimited([...unique.values()], PARALLELISM, async (parent) => {
+        await runAndRecord(fresh(parent), false, options, result);
+      });
+    } catch (err) {
+      failed(
+        group.entries.map((e) => e.index),
+        err,
+      );
+    }
+  });
+  await forEachLimited(continuations, 4, async ({ index, pending }) => {
+    try {
+      await runAndRecord(pending, true, options, result);
+    } catch (err) {
+      failed([index], err);
+    }
+  });
+
+  const firstFailure = firstFailedIndex === undefined ? undefined : records[firstFailedIndex]?.dynamodb?.SequenceNumber;
+  return { ...result, firstFailure };
+}
+
+/** Where a batch's failures are noted: the records' indexes, and the error. */
+type NoteFailure = (indexes: number[], err: unknown) => void;
+
+/**
+ * What a batch's records mean for attachments: their comment's attachments follow it, trashed or
+ * expired ones give their bytes back, and the files of those removed are deleted.
+ */
+async function settleAttachments(records: DynamoDBRecord[], result: CascadeBatchResult, failed: NoteFailure) {
   // The files of removed attachments (deleted, or gone with their comment, issue, sprint or
   // project): DeleteObject is idempotent, so a replayed record costs a request and no harm.
   // The attachments of comments that had some, moved into the trash, back, or away: they follow
@@ -463,7 +512,10 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
       );
     }
   }
-  // A sprint or project just deleted into the trash: its trash item holds it as the stream shows it deleted.
+}
+
+/** A sprint or project just deleted into the trash: its trash item holds it as the stream shows it deleted. */
+async function keepDeletedContainers(records: DynamoDBRecord[], failed: NoteFailure) {
   for (const [index, record] of records.entries()) {
     const old = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage : undefined;
     const type = old?.type?.S;
@@ -477,43 +529,6 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
       failed([index], err);
     }
   }
-  const fresh = (parent: CascadeParent): PendingCascade => ({ parent, attempts: 0, status: 'pending' });
-
-  await forEachLimited(groups, 4, async (group) => {
-    try {
-      const projectRecord = group.entries.find((e) => e.parent.kind === 'project');
-      if (projectRecord) {
-        await runAndRecord(fresh(projectRecord.parent), false, options, result);
-        result.skipped += group.entries.length - 1;
-        return;
-      }
-      // Gone for good: its own purge empties it. In the trash, what is deleted or purged in it still cascades.
-      if (await goneForGood(keys.project(group.orgId, group.projectId), trashedKey(group.orgId, 'project', group.projectId))) {
-        result.skipped += group.entries.length;
-        return;
-      }
-      const unique = new Map(group.entries.map((e) => [JSON.stringify(e.parent), e.parent]));
-      result.skipped += group.entries.length - unique.size;
-      await forEachLimited([...unique.values()], PARALLELISM, async (parent) => {
-        await runAndRecord(fresh(parent), false, options, result);
-      });
-    } catch (err) {
-      failed(
-        group.entries.map((e) => e.index),
-        err,
-      );
-    }
-  });
-  await forEachLimited(continuations, 4, async ({ index, pending }) => {
-    try {
-      await runAndRecord(pending, true, options, result);
-    } catch (err) {
-      failed([index], err);
-    }
-  });
-
-  const firstFailure = firstFailedIndex === undefined ? undefined : records[firstFailedIndex]?.dynamodb?.SequenceNumber;
-  return { ...result, firstFailure };
 }
 
 /**

@@ -158,23 +158,9 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
   const outcomes: BulkOutcome[] = ops.map(() => ({ ok: false, error: new NotFoundError('Project') }));
   if (!context.project) return outcomes;
   const project = context.project;
-  const valid: { index: number; op: CreateOp; labelIds: number[] }[] = [];
   const workflow = workflowOf(project);
   const now = new Date().toISOString();
-  ops.forEach((op, index) => {
-    try {
-      const labelIds = op.fields.labels === undefined ? [] : resolveLabels(project, op.fields.labels);
-      // Its state named, and held to what that state requires (newIssue decides the same again).
-      stateOfNewIssue(workflow, op.fields, sprintId, now);
-      if (sprintId !== null && !context.sprint) throw new NotFoundError('Sprint');
-      if (context.sprint?.status === 'completing') throw new SprintBusyError();
-      const assignee = op.fields.assignee_id;
-      if (typeof assignee === 'number' && !context.accounts.has(assignee)) throw new ValidationError([assigneeMessage]);
-      valid.push({ index, op, labelIds });
-    } catch (error) {
-      outcomes[index] = { ok: false, error };
-    }
-  });
+  const valid = checkedCreates(ops, { ...context, project }, workflow, now, outcomes);
   if (valid.length === 0) return outcomes;
   let reserved: Awaited<ReturnType<typeof store.allocateIssueSlots>>;
   try {
@@ -243,6 +229,40 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
   return outcomes;
 }
 
+/** What the creates into one list read for all (lib/db: the project, the sprint, the assignees). */
+type CreateContext = Awaited<ReturnType<typeof store.getCreateContext>>;
+
+/**
+ * The creates that pass what each single create checks before it takes a number (its labels, its
+ * state's requirements, its list, its assignee), on what was read for all; the others' outcomes
+ * are their refusals.
+ */
+function checkedCreates(
+  ops: CreateOp[],
+  context: CreateContext & { project: NonNullable<CreateContext['project']> },
+  workflow: ReturnType<typeof workflowOf>,
+  now: string,
+  outcomes: BulkOutcome[],
+): { index: number; op: CreateOp; labelIds: number[] }[] {
+  const { sprintId } = ops[0]!.at;
+  const valid: { index: number; op: CreateOp; labelIds: number[] }[] = [];
+  ops.forEach((op, index) => {
+    try {
+      const labelIds = op.fields.labels === undefined ? [] : resolveLabels(context.project, op.fields.labels);
+      // Its state named, and held to what that state requires (newIssue decides the same again).
+      stateOfNewIssue(workflow, op.fields, sprintId, now);
+      if (sprintId !== null && !context.sprint) throw new NotFoundError('Sprint');
+      if (context.sprint?.status === 'completing') throw new SprintBusyError();
+      const assignee = op.fields.assignee_id;
+      if (typeof assignee === 'number' && !context.accounts.has(assignee)) throw new ValidationError([assigneeMessage]);
+      valid.push({ index, op, labelIds });
+    } catch (error) {
+      outcomes[index] = { ok: false, error };
+    }
+  });
+  return valid;
+}
+
 /** A refused create as the single create answers it (lib/services/issues.ts: createIssue). */
 function createRefusal(err: unknown): unknown {
   return explainRefusal(err, createRefusals);
@@ -302,90 +322,107 @@ const apply =
  * is 0 (ids are handed out as issues are written); times are those of the dry run.
  */
 function dryRun(caller: Principal): Step {
-  /** Issues per list after the items so far, and numbers and ids handed out so far, per project. */
-  const counts = new Map<string, number>();
-  const taken = new Map<number, number>();
-  const listKey = (projectId: number, sprintId: number | null) => `${projectId}/${sprintId ?? 'backlog'}`;
+  const run = new DryRun(caller);
+  return (op) => (op.kind === 'create' ? run.create(op) : run.update(op));
+}
+
+/** The place an update or a create's `position` gives, in a list of `siblings` others. */
+const placeAmong = (siblings: number, position: number) => Math.min(position, siblings + 1);
+
+/** A bulk request's dry run: each item decided as its write would decide it, on the lists and issues as the items before it leave them. */
+class DryRun {
+  private readonly caller: Principal;
+  /** Issues per list after the items so far. */
+  private readonly counts = new Map<string, number>();
+  /** Numbers handed out so far, per project. */
+  private readonly taken = new Map<number, number>();
   /** Issues as the items so far would leave them (created or updated), by project and id. */
-  const written = new Map<string, Issue>();
-  const answered = (issue: Issue, version: number) => {
-    const shown = withVersion(issue, writtenIssue(caller.orgId, issue.project_id, issue.id, version));
-    written.set(`${issue.project_id}/${issue.id}`, shown);
+  private readonly written = new Map<string, Issue>();
+
+  constructor(caller: Principal) {
+    this.caller = caller;
+  }
+
+  private answered(issue: Issue, version: number): Issue {
+    const shown = withVersion(issue, writtenIssue(this.caller.orgId, issue.project_id, issue.id, version));
+    this.written.set(`${issue.project_id}/${issue.id}`, shown);
     return shown;
-  };
+  }
 
   /** A list's length as the items so far leave it: 404 or 409 as the write would answer. */
-  const listLength = async (projectId: number, sprintId: number | null, missing: () => Error) => {
-    const owner = (await store.getListOwner(caller.orgId, projectId, sprintId)) as Record<string, unknown> | undefined;
+  private async listLength(projectId: number, sprintId: number | null, missing: () => Error) {
+    const owner = (await store.getListOwner(this.caller.orgId, projectId, sprintId)) as Record<string, unknown> | undefined;
     if (!owner) throw missing();
     if (owner.status === 'completing') throw new SprintBusyError();
-    const id = listKey(projectId, sprintId);
+    const id = `${projectId}/${sprintId ?? 'backlog'}`;
     const read = storedListLength(sprintId, owner);
-    return { owner, length: counts.get(id) ?? read, set: (n: number) => counts.set(id, n) };
-  };
-  const checkAssignee = async (assigneeId: number | null | undefined) => {
-    if (typeof assigneeId === 'number' && !(await getAccountItem(caller.orgId, assigneeId)))
+    return { owner, length: this.counts.get(id) ?? read, set: (n: number) => this.counts.set(id, n) };
+  }
+
+  private async checkAssignee(assigneeId: number | null | undefined) {
+    if (typeof assigneeId === 'number' && !(await getAccountItem(this.caller.orgId, assigneeId)))
       throw new ValidationError([assigneeMessage]);
-  };
-  /** The place an update or a create's `position` gives, in a list of `siblings` others. */
-  const placeAmong = (siblings: number, position: number) => Math.min(position, siblings + 1);
+  }
 
-  return async (op) => {
+  /** A create, as the single create would answer it (its id is 0: ids are handed out as issues are written). */
+  async create(op: CreateOp): Promise<BulkOutcome> {
     const { projectId, sprintId } = op.at;
-    if (op.kind === 'create') {
-      const project = (await store.getListOwner(caller.orgId, projectId, null)) as Record<string, unknown> | undefined;
-      if (!project) throw new NotFoundError('Project');
-      const parentId = op.fields.parent_id ?? null;
-      const parentItem = parentId === null ? undefined : await store.getIssueFamily(caller.orgId, projectId, [], parentId);
-      const parent = await decideParent(caller.orgId, projectId, undefined, parentId, parentItem?.issue);
-      const labelIds = op.fields.labels === undefined ? [] : resolveLabels(project, op.fields.labels);
-      const list = await listLength(projectId, sprintId, () => new NotFoundError(sprintId === null ? 'Project' : 'Sprint'));
-      await checkAssignee(op.fields.assignee_id);
-      const k = (taken.get(projectId) ?? 0) + 1;
-      taken.set(projectId, k);
-      list.set(list.length + 1);
-      const now = new Date().toISOString();
-      const workflow = workflowOf(project);
-      const state = stateOfNewIssue(workflow, op.fields, sprintId, now);
-      const issue: Issue = {
-        // Ids are handed out as issues are written (a block per project, or one per run of creates).
-        id: 0,
-        project_id: projectId,
-        sprint_id: sprintId,
-        issue_number: `${String(project.prefix)}-${projectItem.field(project, 'issueSeq') + k}`,
-        source_key: null,
-        title: op.fields.title,
-        description: op.fields.description ?? null,
-        ...statusAnswer(workflow, state.state_id, state.status),
-        story_points: op.fields.story_points ?? null,
-        position: op.position === undefined ? list.length + 1 : placeAmong(list.length, op.position),
-        assignee_id: op.fields.assignee_id ?? null,
-        priority: op.fields.priority ?? unclassified.priority,
-        type: op.fields.type ?? unclassified.type,
-        due_date: op.fields.due_date ?? null,
-        parent_id: parent.parentId,
-        sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
-        labels: issueLabels(labelIds, catalogueOf(project)),
-        started_at: state.started_at,
-        completed_at: state.completed_at,
-        created_at: now,
-        updated_at: now,
-        blocked: false,
-      };
-      return { ok: true, status: 201, issue: answered(issue, 1) };
-    }
+    const project = (await store.getListOwner(this.caller.orgId, projectId, null)) as Record<string, unknown> | undefined;
+    if (!project) throw new NotFoundError('Project');
+    const parentId = op.fields.parent_id ?? null;
+    const parentItem = parentId === null ? undefined : await store.getIssueFamily(this.caller.orgId, projectId, [], parentId);
+    const parent = await decideParent(this.caller.orgId, projectId, undefined, parentId, parentItem?.issue);
+    const labelIds = op.fields.labels === undefined ? [] : resolveLabels(project, op.fields.labels);
+    const list = await this.listLength(projectId, sprintId, () => new NotFoundError(sprintId === null ? 'Project' : 'Sprint'));
+    await this.checkAssignee(op.fields.assignee_id);
+    const k = (this.taken.get(projectId) ?? 0) + 1;
+    this.taken.set(projectId, k);
+    list.set(list.length + 1);
+    const now = new Date().toISOString();
+    const workflow = workflowOf(project);
+    const state = stateOfNewIssue(workflow, op.fields, sprintId, now);
+    const issue: Issue = {
+      // Ids are handed out as issues are written (a block per project, or one per run of creates).
+      id: 0,
+      project_id: projectId,
+      sprint_id: sprintId,
+      issue_number: `${String(project.prefix)}-${projectItem.field(project, 'issueSeq') + k}`,
+      source_key: null,
+      title: op.fields.title,
+      description: op.fields.description ?? null,
+      ...statusAnswer(workflow, state.state_id, state.status),
+      story_points: op.fields.story_points ?? null,
+      position: op.position === undefined ? list.length + 1 : placeAmong(list.length, op.position),
+      assignee_id: op.fields.assignee_id ?? null,
+      priority: op.fields.priority ?? unclassified.priority,
+      type: op.fields.type ?? unclassified.type,
+      due_date: op.fields.due_date ?? null,
+      parent_id: parent.parentId,
+      sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
+      labels: issueLabels(labelIds, catalogueOf(project)),
+      started_at: state.started_at,
+      completed_at: state.completed_at,
+      created_at: now,
+      updated_at: now,
+      blocked: false,
+    };
+    return { ok: true, status: 201, issue: this.answered(issue, 1) };
+  }
 
+  /** An update, as the single update would answer it. */
+  async update(op: UpdateOp): Promise<BulkOutcome> {
+    const { projectId, sprintId } = op.at;
     // An issue an earlier item wrote is taken as that item left it (moved away: not found here, and where it went).
-    const earlier = written.get(`${projectId}/${op.issueId}`);
+    const earlier = this.written.get(`${projectId}/${op.issueId}`);
     if (earlier && earlier.sprint_id !== sprintId) throw new IssueElsewhereError(earlier.issue_number, earlier.sprint_id);
-    const current = earlier ?? (await getIssue(caller, op.at, op.issueId));
+    const current = earlier ?? (await getIssue(this.caller, op.at, op.issueId));
     const version = answeredVersion(current) ?? 0;
     if (op.version !== undefined && op.version !== version) throw new PreconditionFailedError();
     const { changes } = op;
     const target = changes.sprint_id !== undefined ? changes.sprint_id : sprintId;
     const moving = target !== sprintId;
     const family = await store.getIssueFamily(
-      caller.orgId,
+      this.caller.orgId,
       projectId,
       target === null ? [] : [target],
       undefined,
@@ -407,18 +444,18 @@ function dryRun(caller: Principal): Step {
       });
     }
     if (changes.parent_id !== undefined && changes.parent_id !== current.parent_id) {
-      const stored = await store.getIssueFamily(caller.orgId, projectId, [], op.issueId);
+      const stored = await store.getIssueFamily(this.caller.orgId, projectId, [], op.issueId);
       const parentItem = typeof changes.parent_id === 'number' ? family.others.get(changes.parent_id) : undefined;
-      const decided = await decideParent(caller.orgId, projectId, stored.issue, changes.parent_id, parentItem);
+      const decided = await decideParent(this.caller.orgId, projectId, stored.issue, changes.parent_id, parentItem);
       next.parent_id = decided.parentId;
     }
     if (changes.labels !== undefined) {
       next.labels = issueLabels(resolveLabels(family.project ?? {}, changes.labels), catalogueOf(family.project ?? {}));
     }
-    await checkAssignee(changes.assignee_id);
-    const from = await listLength(projectId, sprintId, () => new NotFoundError('Issue'));
+    await this.checkAssignee(changes.assignee_id);
+    const from = await this.listLength(projectId, sprintId, () => new NotFoundError('Issue'));
     if (moving) {
-      const to = await listLength(projectId, target, () => new ValidationError([targetSprintMessage]));
+      const to = await this.listLength(projectId, target, () => new ValidationError([targetSprintMessage]));
       next.sprint_id = target;
       next.position = changes.position === undefined ? to.length + 1 : placeAmong(to.length, changes.position);
       from.set(from.length - 1);
@@ -426,6 +463,6 @@ function dryRun(caller: Principal): Step {
     } else if (changes.position !== undefined) {
       next.position = placeAmong(from.length - 1, changes.position);
     }
-    return { ok: true, status: 200, issue: answered(next, version + 1) };
-  };
+    return { ok: true, status: 200, issue: this.answered(next, version + 1) };
+  }
 }

@@ -709,6 +709,18 @@ export async function updateIssuesTogether(
   return outcomes;
 }
 
+/** How an update is made, when not by a request. */
+export interface UpdateOptions {
+  /** An import's: the time the change is made at (its source's `updated_at`), instead of now. */
+  at?: string | undefined;
+  /**
+   * A revert's (lib/services/revert.ts): the entry it reverts, marked on the issue by the write,
+   * and the changes decided again on the issue as each attempt reads it (it throws when the entry's
+   * fields moved on). Its list and parent are the same as `given`'s.
+   */
+  revert?: { entry: string; decide: (current: Issue) => IssueUpdate } | undefined;
+}
+
 /**
  * Partial update (PUT and PATCH alike). `sprint_id` moves the issue to another sprint of the
  * project (or to the backlog with null), at the end unless `position` says where; `position: k`
@@ -721,16 +733,7 @@ export async function updateIssue(
   at: IssueLocation,
   issueId: number,
   given: IssueUpdate,
-  options: {
-    /** An import's: the time the change is made at (its source's `updated_at`), instead of now. */
-    at?: string | undefined;
-    /**
-     * A revert's (lib/services/revert.ts): the entry it reverts, marked on the issue by the write,
-     * and the changes decided again on the issue as each attempt reads it (it throws when the entry's
-     * fields moved on). Its list and parent are the same as `given`'s.
-     */
-    revert?: { entry: string; decide: (current: Issue) => IssueUpdate } | undefined;
-  } = {},
+  options: UpdateOptions = {},
 ): Promise<Issue> {
   // The issue's parent was found gone by a refused write: it counts nowhere until its cascade runs.
   const gone: number[] = [];
@@ -750,14 +753,10 @@ export async function updateIssue(
     const changes = options.revert ? options.revert.decide(current) : given;
     const now = options.at ?? new Date().toISOString();
 
-    const set: Record<string, unknown> = { updated_at: now };
-    if (moving) set.sprint_id = target;
-    let parentGuard: ParentGuard | undefined;
-    if (changes.parent_id !== undefined && changes.parent_id !== (issue.parent_id ?? null)) {
-      const decided = await decideParent(caller.orgId, at.projectId, issue, changes.parent_id, parentItem);
-      Object.assign(set, issueItem.encode({ parentId: decided.parentId, parentNumber: decided.parentNumber }));
-      parentGuard = decided.guard;
-    }
+    const { set, parentGuard } = await updateSet(caller.orgId, at.projectId, issue, changes, parentItem, {
+      updated_at: now,
+      ...(moving ? { sprint_id: target } : {}),
+    });
     const next = fieldChanges(current, changes, project, set);
 
     const listCount = listLength(target, target === null ? project : targetSprint);
@@ -796,30 +795,57 @@ export async function updateIssue(
     });
     // Its place, as of the state the decision was taken on: the place it was put at, last when
     // appended, or (left where it was) its place as read, counted while the write runs.
-    const [written, answer] = await Promise.allSettled([
+    const position = await writtenAt(
       write,
       place.at !== undefined ? place.at : placeIn(caller.orgId, at.projectId, index, issue),
-    ]);
-    if (written.status === 'rejected') {
-      // The parent's counters refused: the parent was deleted meanwhile (its cascade will clear
-      // this issue's parent_id). Decide again, keeping no counters on it.
-      const left = before.parentId;
-      if (
-        written.reason instanceof Refused &&
-        written.reason.reason === 'issue' &&
-        typeof left === 'number' &&
-        !gone.includes(left)
-      ) {
-        gone.push(left);
-        throw new Refused(STALE);
-      }
-      throw written.reason;
-    }
-    if (answer.status === 'rejected') throw answer.reason;
+      before.parentId,
+      gone,
+    );
     // At least one past the version read (a comment's counter may have moved it meanwhile).
     const stored = writtenIssue(caller.orgId, at.projectId, issueId, versionOf(issue) + 1);
-    return withVersion({ ...next, position: answer.value }, stored);
+    return withVersion({ ...next, position }, stored);
   });
+}
+
+/** What an update sets beside its time and list (`set`): its new parent, decided on the parent read with the issue, and that parent's guard. */
+async function updateSet(
+  orgId: number,
+  projectId: number,
+  issue: IssueItem,
+  changes: IssueUpdate,
+  parentItem: IssueItem | undefined,
+  set: Record<string, unknown>,
+): Promise<{ set: Record<string, unknown>; parentGuard: ParentGuard | undefined }> {
+  if (changes.parent_id === undefined || changes.parent_id === (issue.parent_id ?? null)) return { set, parentGuard: undefined };
+  const decided = await decideParent(orgId, projectId, issue, changes.parent_id, parentItem);
+  return {
+    set: { ...set, ...issueItem.encode({ parentId: decided.parentId, parentNumber: decided.parentNumber }) },
+    parentGuard: decided.guard,
+  };
+}
+
+/**
+ * An update's write, with its issue's place for the answer read beside it. Refused by the
+ * counters of the parent it left (`left`), the parent was deleted meanwhile (its cascade will
+ * clear the issue's parent_id): noted in `gone`, and decided again (STALE), keeping no counters on it.
+ */
+async function writtenAt<P>(
+  write: Promise<unknown>,
+  place: P | Promise<P>,
+  left: number | null | undefined,
+  gone: number[],
+): Promise<P> {
+  const [written, answer] = await Promise.allSettled([write, place]);
+  if (written.status === 'rejected') {
+    const reason: unknown = written.reason;
+    if (reason instanceof Refused && reason.reason === 'issue' && typeof left === 'number' && !gone.includes(left)) {
+      gone.push(left);
+      throw new Refused(STALE);
+    }
+    throw reason;
+  }
+  if (answer.status === 'rejected') throw answer.reason;
+  return answer.value;
 }
 
 interface PlaceRequest {

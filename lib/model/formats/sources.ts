@@ -645,26 +645,7 @@ export const clip = (v: string) => {
  */
 export function jiraRecord(fields: string[], columns: JiraColumns, row: number): SourceRecord & { id?: string } {
   const warnings: string[] = [];
-  const cell = (i: number) => fields[i]?.trim() ?? '';
-  /** The non-empty values of columns (indexes ascending), past the row's last field none: a short row costs its own length. */
-  const values = (is: number[]) => {
-    const found: { column: string; value: string }[] = [];
-    for (const i of is) {
-      if (i >= fields.length) break;
-      const value = cell(i);
-      if (value) found.push({ column: columns.header[i] as string, value });
-    }
-    return found;
-  };
-  /** The first non-empty value of alternative columns; the others that differ are warned about. */
-  const first = (is: number[], warn = true) => {
-    const [taken, ...rest] = values(is);
-    for (const r of warn ? rest : []) {
-      if (r.value !== taken?.value)
-        warnings.push(`${r.column} "${clip(r.value)}" left out: ${taken?.column} "${clip(taken?.value ?? '')}" is taken`);
-    }
-    return taken;
-  };
+  const { cell, values, first } = jiraCells(fields, columns, warnings);
   const raw = (is: number[]) => (is[0] === undefined ? undefined : fields[is[0]]);
   const key = cell(columns.key[0] ?? -1);
   const sprints = [...new Set(values(columns.sprints).map((v) => v.value))];
@@ -682,16 +663,7 @@ export function jiraRecord(fields: string[], columns: JiraColumns, row: number):
   };
   const comments = values(columns.comments).map((c, n) => jiraComment(c.value, `${key}#${n + 1}`, c.column, warnings));
   const attachments = values(columns.attachments).flatMap((a) => jiraAttachment(a.value, a.column, warnings) ?? []);
-  const links: SourceLink[] = [];
-  for (const l of columns.links) {
-    if (l.index >= fields.length) break;
-    for (const other of cell(l.index)
-      .split(/[\s,]+/)
-      .filter(Boolean)) {
-      if (l.type) links.push({ type: l.type, key: other, column: l.column });
-      else warnings.push(`${l.column} "${other}" left out: no relation here is that link type`);
-    }
-  }
+  const links = jiraLinks(columns, fields.length, cell, warnings);
   const number = keyNumber(key);
   return {
     row,
@@ -727,6 +699,46 @@ export function jiraRecord(fields: string[], columns: JiraColumns, row: number):
     },
     warnings,
   };
+}
+
+/** A Jira row's cells: one, the non-empty values of columns, the first of alternative columns (the others that differ warned about). */
+function jiraCells(fields: string[], columns: JiraColumns, warnings: string[]) {
+  const cell = (i: number) => fields[i]?.trim() ?? '';
+  /** The non-empty values of columns (indexes ascending), past the row's last field none: a short row costs its own length. */
+  const values = (is: number[]) => {
+    const found: { column: string; value: string }[] = [];
+    for (const i of is) {
+      if (i >= fields.length) break;
+      const value = cell(i);
+      if (value) found.push({ column: columns.header[i] as string, value });
+    }
+    return found;
+  };
+  /** The first non-empty value of alternative columns; the others that differ are warned about. */
+  const first = (is: number[], warn = true) => {
+    const [taken, ...rest] = values(is);
+    for (const r of warn ? rest : []) {
+      if (r.value !== taken?.value)
+        warnings.push(`${r.column} "${clip(r.value)}" left out: ${taken?.column} "${clip(taken?.value ?? '')}" is taken`);
+    }
+    return taken;
+  };
+  return { cell, values, first };
+}
+
+/** The issue links of a Jira row's link columns (each a type and a direction), keys split on spaces and commas. */
+function jiraLinks(columns: JiraColumns, length: number, cell: (i: number) => string, warnings: string[]): SourceLink[] {
+  const links: SourceLink[] = [];
+  for (const l of columns.links) {
+    if (l.index >= length) break;
+    for (const other of cell(l.index)
+      .split(/[\s,]+/)
+      .filter(Boolean)) {
+      if (l.type) links.push({ type: l.type, key: other, column: l.column });
+      else warnings.push(`${l.column} "${other}" left out: no relation here is that link type`);
+    }
+  }
+  return links;
 }
 
 /** A GitHub person as `gh` writes one (`{login, name}`), or as the REST API does (`{login, email}`). */

@@ -2,7 +2,7 @@ import type { IssuePriority, IssueStatus, IssueType } from '../../schemas/issues
 import type { Condition, FieldCondition, Selection, SelectionSort } from '../../schemas/selection.ts';
 import { isClosed } from '../derivations.ts';
 import { statusKey } from '../../vocabulary/workflow.ts';
-import { fieldTestOf, nodeOf } from './conditions.ts';
+import { fieldTestOf, nodeOf, type FieldTest } from './conditions.ts';
 import { priorityRank, relativeOffsetMs } from '../../vocabulary/selection.ts';
 
 /** What the evaluator reads of an issue: plain values, whatever store they come from. */
@@ -143,7 +143,11 @@ function days(c: Comparison<string>, now: number) {
 
 function fieldTest(condition: FieldCondition, context: SelectionContext): Test {
   const t = fieldTestOf(condition);
-  const now = context.now.getTime();
+  return placeTest(t, context) ?? peopleTest(t, context) ?? rangeTest(t, context.now.getTime()) ?? (() => false);
+}
+
+/** What an issue says and where it is: its title or key, project, sprint, state, category, openness. */
+function placeTest(t: FieldTest, context: SelectionContext): Test | undefined {
   switch (t.field) {
     case 'title': {
       const text = lower(t.test.contains);
@@ -181,7 +185,13 @@ function fieldTest(condition: FieldCondition, context: SelectionContext): Test {
         case 'blocked':
           return (issue) => issue.blocked;
       }
-      break;
+  }
+  return undefined;
+}
+
+/** Who and what kind: assignee, author, labels, type, parent. */
+function peopleTest(t: FieldTest, context: SelectionContext): Test | undefined {
+  switch (t.field) {
     case 'assignee': {
       const ids = new Set(t.test.in.map((v) => (v === '@me' ? context.me : v)));
       return (issue) => ids.has(issue.assignee_id);
@@ -195,14 +205,6 @@ function fieldTest(condition: FieldCondition, context: SelectionContext): Test {
       const names = new Set(t.test.in.map(lower));
       return (issue) => issue.labels.some((l) => names.has(lower(l)));
     }
-    case 'priority': {
-      if (t.test.in !== undefined) {
-        const ps = new Set<string>(t.test.in);
-        return (issue) => ps.has(issue.priority);
-      }
-      const within = numeric(t.test, priorityRank);
-      return (issue) => within(priorityRank(issue.priority));
-    }
     case 'type': {
       const types = new Set<string>(t.test.in);
       return (issue) => types.has(issue.type);
@@ -210,6 +212,21 @@ function fieldTest(condition: FieldCondition, context: SelectionContext): Test {
     case 'parent': {
       const ids = new Set(t.test.in);
       return (issue) => ids.has(issue.parent_id);
+    }
+  }
+  return undefined;
+}
+
+/** Values on a scale: priority, points, times, the due day. */
+function rangeTest(t: FieldTest, now: number): Test | undefined {
+  switch (t.field) {
+    case 'priority': {
+      if (t.test.in !== undefined) {
+        const ps = new Set<string>(t.test.in);
+        return (issue) => ps.has(issue.priority);
+      }
+      const within = numeric(t.test, priorityRank);
+      return (issue) => within(priorityRank(issue.priority));
     }
     case 'points': {
       if (t.test.null) return (issue) => issue.story_points === null;
@@ -230,7 +247,7 @@ function fieldTest(condition: FieldCondition, context: SelectionContext): Test {
       return (issue) => issue.due_date !== null && within(Date.parse(`${issue.due_date}T00:00:00.000Z`));
     }
   }
-  return () => false;
+  return undefined;
 }
 
 /** The order of a selection without `sort:`: most recently updated first. */
