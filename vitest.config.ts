@@ -15,6 +15,7 @@ const ownTable = [
   'test/integration/token-names.test.ts',
   'test/integration/trash-purge.test.ts',
   'test/integration/webhook-secrets.test.ts',
+  'test/integration/import-job-claim.test.ts',
   'test/e2e/bulk.test.ts',
   'test/e2e/cli.test.ts',
 ];

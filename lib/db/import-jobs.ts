@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ImportJob, ImportMapping } from '../schemas/imports.ts';
 import { db, tableName } from './client.ts';
@@ -72,6 +73,8 @@ export const importJobItem = itemKind({
     parts: attribute.counter('parts'),
     /** Runs so far (a long import takes several: each ends at the consumer's deadline). */
     runs: attribute.counter('runs'),
+    /** Who took the job for its latest run (a token of that run's own): its claim is known as its own. */
+    claim: attribute.nullableString('run_claim'),
     /** Parts of the report's maps (`keys`, `ids`) stored beside the job. */
     reportParts: attribute.counter('report_parts'),
     /** What a run carries over to the next (lib/services/import-export/job-runner.ts). */
@@ -305,19 +308,27 @@ export async function* importJobFile(orgId: number, jobId: string): AsyncGenerat
   } while (start);
 }
 
-/** Takes a queued job for one run (`runs` as read: two consumers never run it at once). False: someone else has it. */
+/**
+ * Takes a queued job for one run (`runs` as read: two consumers never run it at once). False:
+ * someone else has it. The claim carries a token of its own: a claim the table applied but whose
+ * answer was lost (a connection reset) is refused when the SDK sends it again, and is then found
+ * to be this run's (one consistent read), not someone else's, or the job would stay `running` with
+ * nobody running it.
+ */
 export async function claimImportJob(orgId: number, jobId: string, runs: number): Promise<boolean> {
+  const claim = randomUUID();
   try {
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.importJob(orgId, jobId),
-        UpdateExpression: 'SET #s = :running, #runs = :next, #at = :now',
+        UpdateExpression: 'SET #s = :running, #runs = :next, #at = :now, #claim = :claim',
         ConditionExpression: '#s = :queued AND (attribute_not_exists(#runs) OR #runs = :runs)',
         ExpressionAttributeNames: {
           '#s': importJobItem.stored('status'),
           '#runs': importJobItem.stored('runs'),
           '#at': importJobItem.stored('updatedAt'),
+          '#claim': importJobItem.stored('claim'),
         },
         ExpressionAttributeValues: {
           ':running': 'running',
@@ -325,13 +336,15 @@ export async function claimImportJob(orgId: number, jobId: string, runs: number)
           ':runs': runs,
           ':next': runs + 1,
           ':now': new Date().toISOString(),
+          ':claim': claim,
         },
       }),
     );
     return true;
   } catch (err) {
-    if (isConditionFailed(err)) return false;
-    throw err;
+    if (!isConditionFailed(err)) throw err;
+    const job = await getItem(keys.importJob(orgId, jobId), importJobItem.stored('claim'));
+    return job !== undefined && importJobItem.field(job, 'claim') === claim;
   }
 }
 

@@ -3,7 +3,8 @@
  * transaction cancelled by a conflicting one). Nothing in the request path imports this module; a
  * test that does adds one middleware to the shared client's stack, inside the SDK's retry loop, so
  * the SDK sees an injected fault exactly as it would see DynamoDB's own answer (and retries it, or
- * not, by its own rules). The request that fails never reaches DynamoDB: nothing of it is applied.
+ * not, by its own rules). The request that fails never reaches DynamoDB (nothing of it is applied),
+ * unless the rule says it is `applied` and only its answer lost.
  */
 import {
   ProvisionedThroughputExceededException,
@@ -15,7 +16,7 @@ import {
 import { afterAll, beforeAll } from 'vitest';
 import { db } from '../../lib/db/client.ts';
 
-export type FaultKind = 'ProvisionedThroughputExceeded' | 'Throttling' | 'TransactionConflict' | 'Unknown';
+export type FaultKind = 'ProvisionedThroughputExceeded' | 'Throttling' | 'TransactionConflict' | 'ConnectionReset' | 'Unknown';
 
 export interface FaultRule {
   /** Low-level command names to fail, e.g. `TransactWriteItemsCommand`, `UpdateItemCommand`. */
@@ -25,6 +26,11 @@ export interface FaultRule {
   times?: number;
   /** Only attempts whose (wire-format) input satisfies this. */
   when?: (input: Record<string, unknown>) => boolean;
+  /**
+   * The attempt reaches DynamoDB and is applied, and its answer is lost: the SDK sees the fault
+   * (`ConnectionReset`, which it retries) as it would see a connection reset after the request.
+   */
+  applied?: boolean;
 }
 
 export interface InjectedFault {
@@ -58,6 +64,8 @@ function faultError(kind: FaultKind, command: string, input: Record<string, unkn
       const reasons = items.map((_, i) => ({ Code: i === 0 ? 'TransactionConflict' : 'None' }));
       return new TransactionCanceledException({ ...base, CancellationReasons: reasons });
     }
+    case 'ConnectionReset':
+      return Object.assign(new Error('Injected fault: socket hang up'), { code: 'ECONNRESET' });
     case 'Unknown':
       return Object.assign(new Error('Injected fault: an error nobody expects'), { name: 'InjectedUnknownError' });
   }
@@ -75,6 +83,7 @@ function install() {
         rule.seen++;
         if (rule.times !== undefined && rule.hits >= rule.times) continue;
         rule.hits++;
+        if (rule.applied) await next(args);
         throw faultError(rule.fault, command, input);
       }
       return next(args);
