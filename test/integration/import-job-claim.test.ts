@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { claimImportJob, fileParts, getImportJob, insertImportJob } from '../../lib/db/import-jobs.ts';
+import { claimImportJob, getImportJob } from '../../lib/db/import-jobs.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { runImportJob } from '../../lib/services/import-export/job-runner.ts';
 import { getImportJobStatus } from '../../lib/services/import-export/jobs.ts';
 import { injectFault } from '../support/faults.ts';
+import { storeImportJob } from '../support/import-job.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 
 /**
@@ -21,30 +22,10 @@ async function queuedJob() {
   const org = await newOrganisation();
   const caller: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '', name: 'Ada Admin' };
   const project = await createProject(caller, { name: 'Import', prefix: randomPrefix() });
-  const text = fixture('github.json');
-  const parts = fileParts(text);
-  const id = globalThis.crypto.randomUUID();
-  const now = new Date().toISOString();
-  await insertImportJob(
-    {
-      id,
-      status: 'queued',
-      format: 'github-json',
-      project_id: project.id,
-      dry_run: false,
-      keep_numbers: false,
-      mapping: null,
-      bytes: text.length,
-      progress: { rows: 0, created: 0, rejected: 0 },
-      report: null,
-      error: null,
-      created_at: now,
-      updated_at: now,
-      orgId: org.orgId,
-      accountId: org.admin.id,
-      parts: parts.length,
-    },
-    parts,
+  const id = await storeImportJob(
+    fixture('github.json'),
+    { orgId: org.orgId, accountId: org.admin.id, projectId: project.id },
+    { format: 'github-json', status: 'queued' },
   );
   return { caller, orgId: org.orgId, id };
 }

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fileParts, getImportJob, insertImportJob, saveImportJob } from '../../lib/db/import-jobs.ts';
+import { getImportJob, saveImportJob } from '../../lib/db/import-jobs.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { fitted, JOB_REPORT_BYTES, runClaimedJob, TRANSIENT_RETRIES } from '../../lib/services/import-export/job-runner.ts';
 import { getImportJobStatus } from '../../lib/services/import-export/jobs.ts';
 import { injectFault } from '../support/faults.ts';
+import { storeImportJob } from '../support/import-job.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 import { bounds, eventually } from '../support/eventually.ts';
 
@@ -21,31 +22,7 @@ async function queuedJob(text: string, format: 'jira-csv' | 'github-json' = 'jir
   const org = await newOrganisation();
   const caller: Principal = { orgId: org.orgId, accountId: org.admin.id, role: 'admin', tokenHash: '', name: 'Ada Admin' };
   const project = await createProject(caller, { name: 'Import', prefix: randomPrefix() });
-  const parts = fileParts(text);
-  const id = globalThis.crypto.randomUUID();
-  const now = new Date().toISOString();
-  await insertImportJob(
-    {
-      id,
-      // Written running, as a claimed job is: the stream's consumer leaves it alone.
-      status: 'running',
-      format,
-      project_id: project.id,
-      dry_run: false,
-      keep_numbers: false,
-      mapping: null,
-      bytes: text.length,
-      progress: { rows: 0, created: 0, rejected: 0 },
-      report: null,
-      error: null,
-      created_at: now,
-      updated_at: now,
-      orgId: org.orgId,
-      accountId: org.admin.id,
-      parts: parts.length,
-    },
-    parts,
-  );
+  const id = await storeImportJob(text, { orgId: org.orgId, accountId: org.admin.id, projectId: project.id }, { format });
   const run = async () => runClaimedJob((await getImportJob(org.orgId, id))!);
   return { caller, id, orgId: org.orgId, run };
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
-import { fileParts, getImportJob, insertImportJob } from '../../lib/db/import-jobs.ts';
+import { getImportJob } from '../../lib/db/import-jobs.ts';
 import { projectPk } from '../../lib/db/keys.ts';
 import { createAccountInOrg } from '../../lib/services/accounts.ts';
 import { listIssueActivity } from '../../lib/services/activity.ts';
@@ -19,6 +19,7 @@ import { runClaimedJob } from '../../lib/services/import-export/job-runner.ts';
 import { getImportJobStatus } from '../../lib/services/import-export/jobs.ts';
 import type { Issue } from '../../lib/schemas/issues.ts';
 import { injectFault } from '../support/faults.ts';
+import { storeImportJob } from '../support/import-job.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 
 /** Imports of the checked-in Jira "all fields" CSV and `gh issue list --json` samples on DynamoDB Local. */
@@ -437,30 +438,7 @@ describe('import of a Jira Cloud "all fields" CSV export', () => {
 
   it('a job that fails part-way is saved failed with the report of what it created', async () => {
     const { caller, orgId, projectId, adminId } = await setup();
-    const text = fixture('jira.csv');
-    const parts = fileParts(text);
-    const id = globalThis.crypto.randomUUID();
-    const now = new Date().toISOString();
-    const job = {
-      id,
-      // Written running, as a claimed job is: the stream's consumer leaves it alone.
-      status: 'running' as const,
-      format: 'jira-csv' as const,
-      project_id: projectId,
-      dry_run: false,
-      keep_numbers: false,
-      mapping: jiraPeople,
-      bytes: text.length,
-      progress: { rows: 0, created: 0, rejected: 0 },
-      report: null,
-      error: null,
-      created_at: now,
-      updated_at: now,
-      orgId,
-      accountId: adminId,
-      parts: parts.length,
-    };
-    await insertImportJob(job, parts);
+    const id = await storeImportJob(fixture('jira.csv'), { orgId, accountId: adminId, projectId }, { mapping: jiraPeople });
     const fault = injectFault({
       commands: ['TransactWriteItemsCommand'],
       fault: 'Unknown',
