@@ -279,60 +279,8 @@ export function planRecord(
   const warnings: string[] = [...(record.warnings ?? [])];
   const key = record.key.trim();
   if (!key) return { ok: false, key: '', row: record.row, errors: ['the issue key is missing'] };
-  const column = (field: keyof NonNullable<SourceRecord['columns']>) => record.columns?.[field] ?? field;
-
-  // A state of the project by its name (docs/workflows.md: its `status` key) is taken as it is;
-  // else the mapping's category (that category's first state).
-  const own = states.get(statusKey(record.status));
-  let status = own ?? mapping.statuses[fold(record.status)];
-  if (!status) {
-    status = mapping.defaultStatus;
-    warnings.push(`${column('status')} "${record.status}" is not mapped: imported as ${status}`);
-  }
-  let type: IssueType | undefined;
-  if (record.type?.trim()) {
-    type = mapping.types[fold(record.type)];
-    if (!type) warnings.push(`${column('type')} "${record.type}" is not mapped: imported as task`);
-  }
-  let priority: IssuePriority | undefined;
-  if (record.priority?.trim()) {
-    priority = mapping.priorities[fold(record.priority)];
-    if (!priority) warnings.push(`${column('priority')} "${record.priority}" is not mapped: imported as none`);
-  }
-  let storyPoints: number | undefined;
-  const sp = record.story_points;
-  if (sp !== undefined && String(sp).trim() !== '') {
-    const n = Number(sp);
-    if (Number.isFinite(n) && n >= 0) storyPoints = Math.round(n);
-    if (storyPoints === undefined) warnings.push(`${column('story_points')} "${sp}" is not a number: left empty`);
-    else if (storyPoints !== n) warnings.push(`${column('story_points')} "${sp}" rounded to ${storyPoints}`);
-  }
-  let dueDate: string | undefined;
-  if (record.due_date?.trim()) {
-    dueDate = dayOf(record.due_date);
-    if (!dueDate) warnings.push(`${column('due_date')} "${record.due_date}" is not a date: left empty`);
-  }
-  const time = (value: string | undefined, name: string) => {
-    if (!value?.trim()) return undefined;
-    const at = instantOf(value, mapping.timeZone);
-    if (!at) warnings.push(`${name} "${value}" is not a date-time: left out`);
-    return at;
-  };
-  const created = time(record.created_at, 'Created');
-  const updated = time(record.updated_at, 'Updated');
-  let resolved = time(record.resolved_at, 'Resolved');
-  if (resolved && !closedStatuses.has(status)) {
-    warnings.push(`Resolved "${record.resolved_at}" left out: the issue is ${status}, not done or cancelled`);
-    resolved = undefined;
-  }
-  // A closed issue whose source says not when: its completion is left empty, never made up (from
-  // its creation or update time). Sources that name the column say so; an export file keeps its own.
-  const completion = record.columns?.resolved;
-  let completed: string | null | undefined = resolved;
-  if (!resolved && completion && closedStatuses.has(status)) {
-    completed = null;
-    if (!record.resolved_at?.trim()) warnings.push(`${completion} is missing: completed_at left empty (the issue is ${status})`);
-  }
+  const { own, status, type, priority, storyPoints, dueDate } = mappedValues(record, mapping, states, warnings);
+  const { time, created, updated, completed } = plannedTimes(record, mapping.timeZone, status, warnings);
   const assignee = personEmail(record.assignee, mapping);
   const reporter = personEmail(record.reporter, mapping);
   const labels = [
@@ -356,14 +304,8 @@ export function planRecord(
       },
     ];
   });
-
   const attachments = record.attachments ?? [];
-  let description = record.description?.length ? record.description : null;
-  if (attachments.length > 0 && !record.attachmentsInText) {
-    const noted = `${description ? `${description}\n\n` : ''}${attachmentNote(attachments)}`;
-    if (noted.length <= limits.description && Buffer.byteLength(noted, 'utf8') <= limits.textBytes) description = noted;
-    else warnings.push(`Attachment: ${attachments.length} link(s) left out of the description (too long): the report lists them`);
-  }
+  const description = describedWith(record, attachments, warnings);
 
   const candidate = {
     title: record.title,
@@ -400,6 +342,91 @@ export function planRecord(
     attachments,
     warnings,
   };
+}
+
+/** The column a record's field came from (its own name when the source names none). */
+const columnOf = (record: SourceRecord, field: keyof NonNullable<SourceRecord['columns']>) => record.columns?.[field] ?? field;
+
+/** A record's status, type, priority, points and due date as mapped here, a warning for each that is not taken as it is. */
+function mappedValues(
+  record: SourceRecord,
+  mapping: ImportMapping,
+  states: ReadonlyMap<string, IssueStatus>,
+  warnings: string[],
+) {
+  const column = (field: keyof NonNullable<SourceRecord['columns']>) => columnOf(record, field);
+  // A state of the project by its name (docs/workflows.md: its `status` key) is taken as it is;
+  // else the mapping's category (that category's first state).
+  const own = states.get(statusKey(record.status));
+  let status = own ?? mapping.statuses[fold(record.status)];
+  if (!status) {
+    status = mapping.defaultStatus;
+    warnings.push(`${column('status')} "${record.status}" is not mapped: imported as ${status}`);
+  }
+  let type: IssueType | undefined;
+  if (record.type?.trim()) {
+    type = mapping.types[fold(record.type)];
+    if (!type) warnings.push(`${column('type')} "${record.type}" is not mapped: imported as task`);
+  }
+  let priority: IssuePriority | undefined;
+  if (record.priority?.trim()) {
+    priority = mapping.priorities[fold(record.priority)];
+    if (!priority) warnings.push(`${column('priority')} "${record.priority}" is not mapped: imported as none`);
+  }
+  let storyPoints: number | undefined;
+  const sp = record.story_points;
+  if (sp !== undefined && String(sp).trim() !== '') {
+    const n = Number(sp);
+    if (Number.isFinite(n) && n >= 0) storyPoints = Math.round(n);
+    if (storyPoints === undefined) warnings.push(`${column('story_points')} "${sp}" is not a number: left empty`);
+    else if (storyPoints !== n) warnings.push(`${column('story_points')} "${sp}" rounded to ${storyPoints}`);
+  }
+  let dueDate: string | undefined;
+  if (record.due_date?.trim()) {
+    dueDate = dayOf(record.due_date);
+    if (!dueDate) warnings.push(`${column('due_date')} "${record.due_date}" is not a date: left empty`);
+  }
+  return { own, status, type, priority, storyPoints, dueDate };
+}
+
+/**
+ * A record's times in the mapping's time zone (`time` reads one more, a comment's), each that does
+ * not parse left out with a warning; its completion only for a closed issue, left empty (never
+ * made up) when the source that names the column says not when.
+ */
+function plannedTimes(record: SourceRecord, timeZone: string | undefined, status: IssueStatus, warnings: string[]) {
+  const time = (value: string | undefined, name: string) => {
+    if (!value?.trim()) return undefined;
+    const at = instantOf(value, timeZone);
+    if (!at) warnings.push(`${name} "${value}" is not a date-time: left out`);
+    return at;
+  };
+  const created = time(record.created_at, 'Created');
+  const updated = time(record.updated_at, 'Updated');
+  let resolved = time(record.resolved_at, 'Resolved');
+  if (resolved && !closedStatuses.has(status)) {
+    warnings.push(`Resolved "${record.resolved_at}" left out: the issue is ${status}, not done or cancelled`);
+    resolved = undefined;
+  }
+  // A closed issue whose source says not when: its completion is left empty, never made up (from
+  // its creation or update time). Sources that name the column say so; an export file keeps its own.
+  const completion = record.columns?.resolved;
+  let completed: string | null | undefined = resolved;
+  if (!resolved && completion && closedStatuses.has(status)) {
+    completed = null;
+    if (!record.resolved_at?.trim()) warnings.push(`${completion} is missing: completed_at left empty (the issue is ${status})`);
+  }
+  return { time, created, updated, completed };
+}
+
+/** A record's description, with a note of its attachments' links at its end when the source's text lacks them and it fits. */
+function describedWith(record: SourceRecord, attachments: SourceAttachment[], warnings: string[]): string | null {
+  const description = record.description?.length ? record.description : null;
+  if (attachments.length === 0 || record.attachmentsInText) return description;
+  const noted = `${description ? `${description}\n\n` : ''}${attachmentNote(attachments)}`;
+  if (noted.length <= limits.description && Buffer.byteLength(noted, 'utf8') <= limits.textBytes) return noted;
+  warnings.push(`Attachment: ${attachments.length} link(s) left out of the description (too long): the report lists them`);
+  return description;
 }
 
 /** A file name as Markdown link text: its brackets and backslashes escaped, on one line. */
