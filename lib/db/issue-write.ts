@@ -198,9 +198,44 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
       );
     }
   }
-  // A search record's count of open blockers: folded into its own write when the transaction has
-  // one (DynamoDB refuses two operations on one item), else an ADD while it is there.
-  const searchCounters = [...searchAdds.entries()].flatMap(([id, { key, add }]) => {
+  const searchCounters = searchCounterItems(searchAdds, records, removedRecords);
+
+  const owners: GuardedItem[] = [];
+  for (const { sprintId, add } of lists.values()) {
+    const item = spec.owner
+      ? spec.owner(sprintId, add)
+      : listOwnerUpdate(orgId, projectId, sprintId, add, spec.ownerReason ?? 'stale', spec.listRev);
+    if (item) owners.push(item);
+  }
+  const counts = [...accounts.values()]
+    .filter(({ by }) => by !== 0)
+    .map(({ accountId, by }) => countUpdate(orgId, accountId, by, spec.assigneeReason ?? 'assignee'));
+  const issueCounters = issueCounterItems(spec, others.values(), guards, chain);
+  const chainChecks = chainCheckItems(orgId, projectId, chain, [...spec.issues, ...issueCounters]);
+  return [
+    ...spec.issues,
+    ...owners,
+    ...(spec.checks ?? []),
+    ...records,
+    ...counts,
+    ...issueCounters,
+    ...searchCounters,
+    ...chainChecks,
+    ...(spec.tail ?? []),
+  ];
+}
+
+/**
+ * Search records' counts of open blockers: each folded into its record's own write when the
+ * transaction has one (DynamoDB refuses two operations on one item), else an ADD while it is there;
+ * none for a record this write removes.
+ */
+function searchCounterItems(
+  searchAdds: Map<string, { key: Key; add: Record<string, number> }>,
+  records: GuardedItem[],
+  removedRecords: Set<string>,
+): GuardedItem[] {
+  return [...searchAdds.entries()].flatMap(([id, { key, add }]) => {
     if (removedRecords.has(`${key.PK}|${key.SK}`)) return [];
     const own = records.find((g) => sameKey(ownKey(g), key));
     if (own) {
@@ -228,18 +263,17 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
       } satisfies GuardedItem,
     ];
   });
+}
 
-  const owners: GuardedItem[] = [];
-  for (const { sprintId, add } of lists.values()) {
-    const item = spec.owner
-      ? spec.owner(sprintId, add)
-      : listOwnerUpdate(orgId, projectId, sprintId, add, spec.ownerReason ?? 'stale', spec.listRev);
-    if (item) owners.push(item);
-  }
-  const counts = [...accounts.values()]
-    .filter(({ by }) => by !== 0)
-    .map(({ accountId, by }) => countUpdate(orgId, accountId, by, spec.assigneeReason ?? 'assignee'));
-  const issueCounters = [...others.values()].flatMap(({ projectId: p, issueId, add, unlink, ifPresent }) => {
+/** The counters of other issues the write moves (a parent's summary, a blocked issue's open blockers), and the relations it unlinks from them. */
+function issueCounterItems(
+  spec: IssueWriteSpec,
+  others: Iterable<{ projectId: number; issueId: number; add: Record<string, number>; unlink: string[]; ifPresent: boolean }>,
+  guards: ParentGuard[],
+  chain: NonNullable<ParentGuard['chain']>,
+): GuardedItem[] {
+  const { orgId } = spec;
+  return [...others].flatMap(({ projectId: p, issueId, add, unlink, ifPresent }) => {
     if (spec.goneIssues?.includes(issueId)) return [];
     // An issue written in this very transaction (a neighbour renumbered, an issue moved by a
     // completion, one deleted by a cascade) takes its counters in its own item: DynamoDB refuses
@@ -259,11 +293,18 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
     const item = issueCounterUpdate(orgId, p, issueId, add, reason, unlink, guard, ancestor);
     return item ? [item] : [];
   });
-  // The new parent's ancestors that nothing else in the transaction writes: one check each.
-  const written = (issueId: number) =>
-    [...spec.issues.map(ownKey), ...issueCounters.map(ownKey)].some((k) => sameKey(k, keys.issue(orgId, projectId, issueId)));
-  const chainChecks = chain
-    .filter((a, i) => !written(a.issueId) && chain.findIndex((b) => b.issueId === a.issueId) === i)
+}
+
+/** The new parent's ancestors that nothing else in the transaction (`written`) writes: one check each that it is still where it was read. */
+function chainCheckItems(
+  orgId: number,
+  projectId: number,
+  chain: NonNullable<ParentGuard['chain']>,
+  written: GuardedItem[],
+): GuardedItem[] {
+  const writes = (issueId: number) => written.map(ownKey).some((k) => sameKey(k, keys.issue(orgId, projectId, issueId)));
+  return chain
+    .filter((a, i) => !writes(a.issueId) && chain.findIndex((b) => b.issueId === a.issueId) === i)
     .map((a): GuardedItem => {
       const names: Record<string, string> = {};
       const values: Record<string, unknown> = {};
@@ -281,17 +322,6 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
         reason: 'stale',
       };
     });
-  return [
-    ...spec.issues,
-    ...owners,
-    ...(spec.checks ?? []),
-    ...records,
-    ...counts,
-    ...issueCounters,
-    ...searchCounters,
-    ...chainChecks,
-    ...(spec.tail ?? []),
-  ];
 }
 
 /** The reason prefix of an update of another issue that is dropped, not refused, when that issue is gone. */

@@ -462,8 +462,24 @@ export async function createIssuesTogether(
   } catch (err) {
     throw refusal(err);
   }
-  // Each parent decided once; a refusal leaves its children without it.
-  const given = new Map<number, { decision: ParentDecision; room: number }>();
+  const given = await parentsGiven(orgId, projectId, parentIds, parentItems);
+  const outcomes: CreatedTogether[] = [];
+  const entries = togetherEntries(caller, projectId, creates, reserved, given, outcomes);
+  await writeTogether(orgId, projectId, creates, entries, outcomes);
+  return outcomes;
+}
+
+/** A parent given to creates together: decided once, with the room it has for more sub-issues. */
+type GivenParent = { decision: ParentDecision; room: number };
+
+/** Each parent decided once; a refusal leaves its children without it. */
+async function parentsGiven(
+  orgId: number,
+  projectId: number,
+  parentIds: number[],
+  parentItems: (IssueItem | undefined)[],
+): Promise<Map<number, GivenParent>> {
+  const given = new Map<number, GivenParent>();
   await Promise.all(
     parentIds.map(async (id, i) => {
       const item = parentItems[i];
@@ -475,10 +491,23 @@ export async function createIssuesTogether(
       }
     }),
   );
+  return given;
+}
+
+type TogetherEntry = store.NewIssue & { index: number };
+
+/** The issues the creates make on their slots (a create refused here has its outcome set), each with its parent while it has room. */
+function togetherEntries(
+  caller: Principal,
+  projectId: number,
+  creates: readonly CreateTogether[],
+  reserved: ReservedIssues,
+  given: Map<number, GivenParent>,
+  outcomes: CreatedTogether[],
+): TogetherEntry[] {
   const catalogue = catalogueOf(reserved.project);
   const workflow = workflowOf(reserved.project);
-  const outcomes: CreatedTogether[] = [];
-  const entries: (store.NewIssue & { index: number })[] = [];
+  const entries: TogetherEntry[] = [];
   creates.forEach((c, index) => {
     try {
       const labelIds = c.input.labels === undefined ? [] : resolveLabels(reserved.project, c.input.labels);
@@ -514,9 +543,24 @@ export async function createIssuesTogether(
       outcomes[index] = { ok: false, error };
     }
   });
-  type Entry = (typeof entries)[number];
-  const batchOf = (e: Entry) => ({ sprintId: e.issue.sprint_id, history: creates[e.index]!.imported?.history });
-  const done = (e: Entry) => {
+  return entries;
+}
+
+/**
+ * Writes the entries, each list's in order (lists in the order first met), each list in as few
+ * transactions as fit; a transaction refused is written again issue by issue. A failure that is
+ * not a refusal (DynamoDB unavailable) stops the writes: what was written is answered as written,
+ * the rest with that failure.
+ */
+async function writeTogether(
+  orgId: number,
+  projectId: number,
+  creates: readonly CreateTogether[],
+  entries: TogetherEntry[],
+  outcomes: CreatedTogether[],
+): Promise<void> {
+  const batchOf = (e: TogetherEntry) => ({ sprintId: e.issue.sprint_id, history: creates[e.index]!.imported?.history });
+  const done = (e: TogetherEntry) => {
     outcomes[e.index] = {
       ok: true,
       id: e.issue.id,
@@ -526,7 +570,7 @@ export async function createIssuesTogether(
       parentGiven: e.parent !== undefined,
     };
   };
-  const alone = async (e: Entry): Promise<void> => {
+  const alone = async (e: TogetherEntry): Promise<void> => {
     try {
       await store.insertIssues(orgId, projectId, { ...batchOf(e), issues: [e] });
       done(e);
@@ -539,14 +583,11 @@ export async function createIssuesTogether(
       await alone({ ...e, parent: undefined, issue: { ...e.issue, parent_id: null } });
     }
   };
-  // Each list's issues in order (lists in the order first met), each list in as few transactions as fit.
-  const lists = new Map<string, Entry[]>();
+  const lists = new Map<string, TogetherEntry[]>();
   for (const e of entries) {
     const id = `${e.issue.sprint_id ?? 'backlog'}/${String(batchOf(e).history ?? true)}`;
     lists.set(id, [...(lists.get(id) ?? []), e]);
   }
-  // A failure that is not a refusal (DynamoDB unavailable) stops the writes: what was written is
-  // answered as written, the rest with that failure.
   let failure: { error: unknown } | undefined;
   for (const list of lists.values()) {
     const batch = batchOf(list[0]!);
@@ -568,7 +609,6 @@ export async function createIssuesTogether(
       }
     }
   }
-  return outcomes;
 }
 
 /**
