@@ -113,97 +113,129 @@ export async function* walkExport(
   position: ExportPosition,
   options: ExportWalkOptions = {},
 ): AsyncGenerator<string> {
-  const pageSize = options.pageSize ?? 500;
-  /** One read, counted: none left, the walk pauses here (where it stands, which the caller has not moved past yet). */
-  const readOf = async <T>(get: () => Promise<T>): Promise<T> => {
-    if (options.mayRead && !options.mayRead()) throw new Paused();
-    return get();
-  };
-  const read = (collection: WalkedCollection, start: Key | undefined, limit = pageSize) =>
-    readOf(() => readWalkPage(collection, start, limit));
+  try {
+    yield* new ExportWalk(orgId, position, options).lines();
+  } catch (e) {
+    if (e instanceof Paused) return;
+    throw e;
+  }
+}
+
+/** One walk of the export from a position (`walkExport`): its reads, counted, and the lines of each part. */
+class ExportWalk {
+  private readonly orgId: number;
+  private readonly position: ExportPosition;
+  private readonly options: ExportWalkOptions;
+  private readonly pageSize: number;
   // Where the walk stood before the item `items` handed out last: a read for that item, before
   // any line of it, may pause the walk there (`readFor`), so that it is taken again on resuming.
-  let beforeItem: Key | undefined;
+  private beforeItem: Key | undefined;
+  /** E-mails by account id: read again by a walk that resumes in the projects. */
+  private readonly emails = new Map<number, string>();
+
+  constructor(orgId: number, position: ExportPosition, options: ExportWalkOptions) {
+    this.orgId = orgId;
+    this.position = position;
+    this.options = options;
+    this.pageSize = options.pageSize ?? 500;
+  }
+
+  /** One read, counted: none left, the walk pauses here (where it stands, which the caller has not moved past yet). */
+  private async readOf<T>(get: () => Promise<T>): Promise<T> {
+    if (this.options.mayRead && !this.options.mayRead()) throw new Paused();
+    return get();
+  }
+
+  private read(collection: WalkedCollection, start: Key | undefined, limit = this.pageSize) {
+    return this.readOf(() => readWalkPage(collection, start, limit));
+  }
+
   /** Every item of a query from `position.after` on; `position.after` follows the items handed out. */
-  async function* items(collection: WalkedCollection): AsyncGenerator<Record<string, unknown>> {
-    let start = position.after;
+  private async *items(collection: WalkedCollection): AsyncGenerator<Record<string, unknown>> {
+    let start = this.position.after;
     // A cursor's key must lie in the query it resumes (DynamoDB would refuse it as a 500).
     if (start && !walkKeyIn(start, collection)) throw new ValidationError(['cursor is not valid for this export']);
     do {
-      const page = await read(collection, start);
+      const page = await this.read(collection, start);
       for (const item of page.items) {
-        beforeItem = position.after;
-        position.after = walkKeyOf(item, collection);
+        this.beforeItem = this.position.after;
+        this.position.after = walkKeyOf(item, collection);
         yield item;
       }
       start = page.next;
     } while (start);
   }
+
   /** A read of what the item just handed out needs, before any line of it: counted as every read is, pausing before that item. */
-  const readFor = async <T>(get: () => Promise<T>): Promise<T> => {
-    if (options.mayRead && !options.mayRead()) {
-      position.after = beforeItem;
+  private async readFor<T>(get: () => Promise<T>): Promise<T> {
+    if (this.options.mayRead && !this.options.mayRead()) {
+      this.position.after = this.beforeItem;
       throw new Paused();
     }
     return get();
-  };
-  const counts = position.counts;
+  }
+
   /** A line of the file, taken into the digest. */
-  const digested = (text: string) => {
-    position.digest = chainDigest(position.digest ?? '', text);
+  private digested(text: string) {
+    this.position.digest = chainDigest(this.position.digest ?? '', text);
     return text;
-  };
-  const line = (kind: string, data: object) => {
+  }
+
+  private line(kind: string, data: object) {
+    const counts = this.position.counts;
     counts[kind] = (counts[kind] ?? 0) + 1;
-    return digested(JSON.stringify({ kind, ...data }));
-  };
-  // E-mails by account id: read again by a walk that resumes in the projects.
-  const emails = new Map<number, string>();
-  const email = (id: unknown) => (typeof id === 'number' ? (emails.get(id) ?? null) : null);
-  try {
-    if (position.stage === 0) {
-      const org = await readOrganisation(orgId, options);
-      position.stage = 1;
-      position.after = undefined;
-      yield digested(
+    return this.digested(JSON.stringify({ kind, ...data }));
+  }
+
+  private email(id: unknown) {
+    return typeof id === 'number' ? (this.emails.get(id) ?? null) : null;
+  }
+
+  /** The lines from where the walk stands: the opening, the accounts, each project, the trash, the end. */
+  async *lines(): AsyncGenerator<string> {
+    if (this.position.stage === 0) {
+      const org = await readOrganisation(this.orgId, this.options);
+      this.position.stage = 1;
+      this.position.after = undefined;
+      yield this.digested(
         JSON.stringify({
           format: EXPORT_FORMAT,
           version: EXPORT_VERSION,
-          organisation: { id: orgId, name: org.name },
-          exported_at: (options.now ?? new Date()).toISOString(),
+          organisation: { id: this.orgId, name: org.name },
+          exported_at: (this.options.now ?? new Date()).toISOString(),
         }),
       );
     }
-    if (position.stage === 1) {
-      for await (const a of items(exportCollections.accounts(orgId))) {
-        emails.set(Number(a.id), String(a.email));
-        yield line('account', toAccount(a));
+    if (this.position.stage === 1) {
+      for await (const a of this.items(exportCollections.accounts(this.orgId))) {
+        this.emails.set(Number(a.id), String(a.email));
+        yield this.line('account', toAccount(a));
       }
-      Object.assign(position, { stage: 2, after: undefined, before: null, step: 0 });
-    } else if (position.stage === 2 || (position.stage === 3 && position.trash)) {
+      Object.assign(this.position, { stage: 2, after: undefined, before: null, step: 0 });
+    } else if (this.position.stage === 2 || (this.position.stage === 3 && this.position.trash)) {
       let start: Key | undefined;
       do {
-        const page = await read(exportCollections.accounts(orgId), start);
-        for (const a of page.items) emails.set(Number(a.id), String(a.email));
+        const page = await this.read(exportCollections.accounts(this.orgId), start);
+        for (const a of page.items) this.emails.set(Number(a.id), String(a.email));
         start = page.next;
       } while (start);
     }
-    while (position.stage === 2) {
+    while (this.position.stage === 2) {
       // The current project: the first after `before`.
-      const before = position.before;
-      const projects = exportCollections.projects(orgId);
+      const before = this.position.before;
+      const projects = exportCollections.projects(this.orgId);
       if (before && !walkKeyIn(before, projects)) throw new ValidationError(['cursor is not valid for this export']);
-      const project = (await read(projects, position.before ?? undefined, 1)).items[0];
+      const project = (await this.read(projects, this.position.before ?? undefined, 1)).items[0];
       if (!project) {
-        Object.assign(position, { stage: 3, after: undefined, before: undefined, step: undefined });
+        Object.assign(this.position, { stage: 3, after: undefined, before: undefined, step: undefined });
         break;
       }
-      if ((position.step ?? 0) === 0) {
-        position.step = 1;
-        yield line('project', projectLine(project));
+      if ((this.position.step ?? 0) === 0) {
+        this.position.step = 1;
+        yield this.line('project', this.projectLine(project));
       }
-      yield* projectParts(project, { kind: 'live' });
-      Object.assign(position, {
+      yield* this.projectParts(project, { kind: 'live' });
+      Object.assign(this.position, {
         before: walkKeyOf(project, projects),
         step: 0,
         after: undefined,
@@ -213,26 +245,29 @@ export async function* walkExport(
     }
     // The trash (when asked), an item at a time: its line, then what it holds (a project's, a
     // sprint's or an issue's contents), `before` the key of the item before the current one.
-    while (position.stage === 3 && position.trash) {
-      const trash = exportCollections.trash(orgId);
-      if (position.before && !walkKeyIn(position.before, trash))
+    while (this.position.stage === 3 && this.position.trash) {
+      const trash = exportCollections.trash(this.orgId);
+      if (this.position.before && !walkKeyIn(this.position.before, trash))
         throw new ValidationError(['cursor is not valid for this export']);
-      const item = (await read(trash, position.before ?? undefined, 1)).items[0];
+      const item = (await this.read(trash, this.position.before ?? undefined, 1)).items[0];
       if (!item) break;
-      yield* trashedLines(trashItem.decode(item));
-      Object.assign(position, { before: walkKeyOf(item, trash), step: 0, after: undefined, list: undefined, place: undefined });
+      yield* this.trashedLines(trashItem.decode(item));
+      Object.assign(this.position, {
+        before: walkKeyOf(item, trash),
+        step: 0,
+        after: undefined,
+        list: undefined,
+        place: undefined,
+      });
     }
-    if (position.stage === 3) {
-      position.stage = 4;
-      yield JSON.stringify({ kind: 'end', counts, digest: position.digest ?? '' });
+    if (this.position.stage === 3) {
+      this.position.stage = 4;
+      yield JSON.stringify({ kind: 'end', counts: this.position.counts, digest: this.position.digest ?? '' });
     }
-  } catch (e) {
-    if (e instanceof Paused) return;
-    throw e;
   }
 
   /** A project's line, its last number and workflow with it. */
-  function projectLine(project: Record<string, unknown>) {
+  private projectLine(project: Record<string, unknown>) {
     const projectId = Number(project.id);
     return {
       ...dropVersion(toProject(project)),
@@ -240,28 +275,28 @@ export async function* walkExport(
       last_issue_number: lastIssueNumber(project),
       // Its workflow, in board order, as GET …/states answers it (docs/workflows.md), the project's id aside.
       states: workflowOf(project).states.map((s) => {
-        const { project_id: _project, ...state } = dropVersion(stateAnswer(orgId, projectId, s));
+        const { project_id: _project, ...state } = dropVersion(stateAnswer(this.orgId, projectId, s));
         return state;
       }),
     };
   }
 
-  function sprintLine(s: Record<string, unknown>) {
+  private sprintLine(s: Record<string, unknown>) {
     return {
       ...dropVersion(toSprint(s)),
-      sprint_lead_email: email(sprintItem.field(s, 'sprintLeadId')),
+      sprint_lead_email: this.email(sprintItem.field(s, 'sprintLeadId')),
       history: sprintHistoryOf(s),
     };
   }
 
   /** An issue's line at `place` in its list (null: in none, as a trashed issue is), its project's labels and workflow by `project`. */
-  function issueLine(item: Record<string, unknown>, place: number | null, project: Record<string, unknown> | undefined) {
+  private issueLine(item: Record<string, unknown>, place: number | null, project: Record<string, unknown> | undefined) {
     const relations = Object.entries(storedRelations(item)).map(([id, side]) => ({ id, ...side }));
     return {
       ...dropVersion(toIssue(item, place ?? 0, project && catalogueOf(project), project && workflowOf(project))),
       ...(place === null ? { position: null } : {}),
-      assignee_email: email(issueItem.field(item, 'assigneeId')),
-      author_email: email(issueItem.field(item, 'authorId')),
+      assignee_email: this.email(issueItem.field(item, 'assigneeId')),
+      author_email: this.email(issueItem.field(item, 'authorId')),
       relations,
     };
   }
@@ -273,16 +308,16 @@ export async function* walkExport(
    * and activity), each as its own line would show it. Past its retention, or of a kind an export
    * never carries (webhooks): nothing.
    */
-  async function* trashedLines(t: TrashFields): AsyncGenerator<string> {
-    if (t.kind === 'webhook' || isExpired(t.expiresAt, (options.now ?? new Date()).getTime())) return;
+  private async *trashedLines(t: TrashFields): AsyncGenerator<string> {
+    if (t.kind === 'webhook' || isExpired(t.expiresAt, (this.options.now ?? new Date()).getTime())) return;
     const trashIdOf = trashId(t.kind, t.itemId);
     const project =
       t.kind === 'project'
         ? t.stored
         : t.kind === 'sprint'
-          ? await readOf(() => projectThereOrTrashed(orgId, sprintItem.field(t.stored, 'projectId')))
+          ? await this.readOf(() => projectThereOrTrashed(this.orgId, sprintItem.field(t.stored, 'projectId')))
           : t.kind === 'issue'
-            ? await readOf(() => projectThereOrTrashed(orgId, issueItem.field(t.stored, 'projectId')))
+            ? await this.readOf(() => projectThereOrTrashed(this.orgId, issueItem.field(t.stored, 'projectId')))
             : undefined;
     const scope: Scope | undefined =
       t.kind === 'project'
@@ -297,143 +332,159 @@ export async function* walkExport(
                 commentsWithFilesInTrash: issueItem.field(t.stored, 'commentsWithFilesInTrash'),
               }
             : undefined;
-    if ((position.step ?? 0) === 0) {
-      position.step = scope ? firstStep[scope.kind] : DONE;
+    if ((this.position.step ?? 0) === 0) {
+      this.position.step = scope ? firstStep[scope.kind] : DONE;
       const item =
         t.kind === 'label'
           ? dropVersion(toLabel(t.stored))
           : t.kind === 'comment'
-            ? commentLine(t.stored)
+            ? this.commentLine(t.stored)
             : t.kind === 'attachment'
-              ? attachmentLine(t.stored)
+              ? this.attachmentLine(t.stored)
               : t.kind === 'issue'
-                ? issueLine(t.stored, null, project)
+                ? this.issueLine(t.stored, null, project)
                 : t.kind === 'sprint'
-                  ? sprintLine(t.stored)
-                  : projectLine(t.stored);
-      yield line('trash', trashLine(t, item));
+                  ? this.sprintLine(t.stored)
+                  : this.projectLine(t.stored);
+      yield this.line('trash', this.trashLine(t, item));
     }
-    if (scope && project) yield* projectParts(project, scope);
+    if (scope && project) yield* this.projectParts(project, scope);
   }
 
-  function commentLine(c: Record<string, unknown>) {
-    return { ...dropVersion(toComment(c)), author_email: email(commentItem.field(c, 'authorId')) };
+  private commentLine(c: Record<string, unknown>) {
+    return { ...dropVersion(toComment(c)), author_email: this.email(commentItem.field(c, 'authorId')) };
   }
 
   /**
-   * The lines of a project after its own (`position.step` 1 on): its labels, its sprints with
+   * The lines of a project after its own (`this.position.step` 1 on): its labels, its sprints with
    * their activity, its issues in list order (every sprint's, then the backlog), each with its
    * place, then the issues' comments, attachments and activity. A sprint in the trash, an issue in
    * the trash and what they hold are in none of them (they are the trash's). Of a trashed thing
    * (`scope`), what it holds, as `trash_content` lines.
    */
-  async function* projectParts(project: Record<string, unknown>, scope: Scope): AsyncGenerator<string> {
+  private async *projectParts(project: Record<string, unknown>, scope: Scope): AsyncGenerator<string> {
     const projectId = Number(project.id);
     const steps = stepsOf[scope.kind];
     const next = (after: number) =>
-      Object.assign(position, { step: steps.find((s) => s > after) ?? DONE, after: undefined, list: undefined, place: 0 });
+      Object.assign(this.position, { step: steps.find((s) => s > after) ?? DONE, after: undefined, list: undefined, place: 0 });
     const emit = (kind: string, data: object) =>
-      scope.kind === 'live' ? line(kind, data) : line('trash_content', { trash_id: scope.trashId, item_kind: kind, item: data });
+      scope.kind === 'live'
+        ? this.line(kind, data)
+        : this.line('trash_content', { trash_id: scope.trashId, item_kind: kind, item: data });
     // Whether a sprint is there (its issues and activity are the trash's while it is in it).
     const sprints = new Map<number, boolean>();
     const sprintThere = async (sprintId: number) => {
-      if (!sprints.has(sprintId)) sprints.set(sprintId, await readFor(() => sprintIsThere(orgId, projectId, sprintId)));
+      if (!sprints.has(sprintId)) sprints.set(sprintId, await this.readFor(() => sprintIsThere(this.orgId, projectId, sprintId)));
       return sprints.get(sprintId)!;
     };
     // Whether an issue of this walk (its list) is written here.
     const inScope = async (sprintId: number | null) =>
       scope.kind === 'sprint' ? sprintId === scope.sprintId : sprintId === null || (await sprintThere(sprintId));
-    if (position.step === 1) {
-      for await (const l of items(exportCollections.labels(orgId, projectId))) yield emit('label', dropVersion(toLabel(l)));
+    if (this.position.step === 1) {
+      for await (const l of this.items(exportCollections.labels(this.orgId, projectId)))
+        yield emit('label', dropVersion(toLabel(l)));
       next(1);
     }
-    if (position.step === 2) {
+    if (this.position.step === 2) {
       const collection =
         scope.kind === 'sprint'
-          ? exportCollections.sprintActivity(orgId, projectId, scope.sprintId)
-          : exportCollections.sprints(orgId, projectId);
-      for await (const s of items(collection)) {
+          ? exportCollections.sprintActivity(this.orgId, projectId, scope.sprintId)
+          : exportCollections.sprints(this.orgId, projectId);
+      for await (const s of this.items(collection)) {
         if (s.type === 'sprint') {
           sprints.set(Number(s.id), true);
-          yield emit('sprint', sprintLine(s));
+          yield emit('sprint', this.sprintLine(s));
         } else if (s.type === 'activity' && (scope.kind === 'sprint' || (await sprintThere(ownerOf(s).sprintId!))))
           yield emit('activity', activityLine(s));
       }
       next(2);
     }
     // Issues in list order (every sprint's, then the backlog), each with its place.
-    while (position.step === 3 || position.step === 4) {
-      const step = position.step;
+    while (this.position.step === 3 || this.position.step === 4) {
+      const step = this.position.step;
       const issues =
         step === 4
-          ? exportCollections.backlogIssues(orgId, projectId)
+          ? exportCollections.backlogIssues(this.orgId, projectId)
           : scope.kind === 'sprint'
-            ? exportCollections.issuesOfSprint(orgId, projectId, scope.sprintId)
-            : exportCollections.sprintIssues(orgId, projectId);
-      for await (const item of items(issues)) {
+            ? exportCollections.issuesOfSprint(this.orgId, projectId, scope.sprintId)
+            : exportCollections.sprintIssues(this.orgId, projectId);
+      for await (const item of this.items(issues)) {
         const list = issueItem.field(item, 'sprintId');
         if (!(await inScope(list))) continue;
-        if (list !== position.list) Object.assign(position, { list, place: 0 });
-        position.place = (position.place ?? 0) + 1;
-        yield emit('issue', issueLine(item, position.place, project));
+        if (list !== this.position.list) Object.assign(this.position, { list, place: 0 });
+        this.position.place = (this.position.place ?? 0) + 1;
+        yield emit('issue', this.issueLine(item, this.position.place, project));
       }
       next(step);
     }
-    if (position.step === 5) {
-      // An issue's item comes just before its contents (a trashed issue's is not there); a walk
-      // resumed among them, or at the contents of an issue without its item, reads it. The
-      // comments of that issue in the trash: their attachments are not written (they are in no
-      // answer until their comment's restore).
-      let issue: { id: number; shown: boolean; commentsWithFilesInTrash: number[] } | undefined =
-        scope.kind === 'issue'
-          ? { id: scope.issueId, shown: true, commentsWithFilesInTrash: scope.commentsWithFilesInTrash }
-          : undefined;
-      const contents =
-        scope.kind === 'issue'
-          ? exportCollections.underIssue(orgId, projectId, scope.issueId)
-          : exportCollections.issueContents(orgId, projectId);
-      for await (const item of items(contents)) {
-        const issueId = ownerOf(item).issueId;
-        if (issueId === undefined) continue;
-        if (item.type === 'issue') {
-          const sprintId = issueItem.field(item, 'sprintId');
-          issue = {
-            id: issueId,
-            shown: await inScope(sprintId),
-            commentsWithFilesInTrash: issueItem.field(item, 'commentsWithFilesInTrash'),
-          };
-          continue;
-        }
-        if (issue?.id !== issueId) {
-          const there = await readFor(() => issueOfContents(orgId, projectId, issueId));
-          issue = {
-            id: issueId,
-            shown: there !== undefined && (await inScope(there.sprintId)),
-            commentsWithFilesInTrash: there?.commentsWithFilesInTrash ?? [],
-          };
-        }
-        if (!issue.shown) continue;
-        if (item.type === 'comment') yield emit('comment', commentLine(item));
-        else if (item.type === 'activity') yield emit('activity', activityLine(item));
-        else if (
-          item.type === 'attachment' &&
-          attachmentItem.field(item, 'status') === 'ready' &&
-          isShown(attachmentItem.decode(item), issue.commentsWithFilesInTrash)
-        )
-          yield emit('attachment', attachmentLine(item));
-      }
+    if (this.position.step === 5) {
+      yield* this.issueContents(projectId, scope, emit, inScope);
       next(5);
     }
   }
 
+  /**
+   * Step 5 of a project's walk: its issues' comments, attachments and activity, of the issues
+   * `inScope` writes, each through `emit`.
+   */
+  private async *issueContents(
+    projectId: number,
+    scope: Scope,
+    emit: (kind: string, data: object) => string,
+    inScope: (sprintId: number | null) => Promise<boolean>,
+  ): AsyncGenerator<string> {
+    // An issue's item comes just before its contents (a trashed issue's is not there); a walk
+    // resumed among them, or at the contents of an issue without its item, reads it. The
+    // comments of that issue in the trash: their attachments are not written (they are in no
+    // answer until their comment's restore).
+    let issue: { id: number; shown: boolean; commentsWithFilesInTrash: number[] } | undefined =
+      scope.kind === 'issue'
+        ? { id: scope.issueId, shown: true, commentsWithFilesInTrash: scope.commentsWithFilesInTrash }
+        : undefined;
+    const contents =
+      scope.kind === 'issue'
+        ? exportCollections.underIssue(this.orgId, projectId, scope.issueId)
+        : exportCollections.issueContents(this.orgId, projectId);
+    for await (const item of this.items(contents)) {
+      const issueId = ownerOf(item).issueId;
+      if (issueId === undefined) continue;
+      if (item.type === 'issue') {
+        const sprintId = issueItem.field(item, 'sprintId');
+        issue = {
+          id: issueId,
+          shown: await inScope(sprintId),
+          commentsWithFilesInTrash: issueItem.field(item, 'commentsWithFilesInTrash'),
+        };
+        continue;
+      }
+      if (issue?.id !== issueId) {
+        const there = await this.readFor(() => issueOfContents(this.orgId, projectId, issueId));
+        issue = {
+          id: issueId,
+          shown: there !== undefined && (await inScope(there.sprintId)),
+          commentsWithFilesInTrash: there?.commentsWithFilesInTrash ?? [],
+        };
+      }
+      if (!issue.shown) continue;
+      if (item.type === 'comment') yield emit('comment', this.commentLine(item));
+      else if (item.type === 'activity') yield emit('activity', activityLine(item));
+      else if (
+        item.type === 'attachment' &&
+        attachmentItem.field(item, 'status') === 'ready' &&
+        isShown(attachmentItem.decode(item), issue.commentsWithFilesInTrash)
+      )
+        yield emit('attachment', this.attachmentLine(item));
+    }
+  }
+
   /** A trashed item's line: what the trash shows of it, and the item as its own line would. */
-  function trashLine(t: TrashFields, item: object) {
+  private trashLine(t: TrashFields, item: object) {
     return {
       id: trashId(t.kind, t.itemId),
       item_kind: t.kind,
       deleted_at: t.deletedAt,
       deleted_by: t.deletedBy,
-      deleted_by_email: email(t.deletedBy),
+      deleted_by_email: this.email(t.deletedBy),
       expires_at: new Date(t.expiresAt * 1000).toISOString(),
       item,
     };
@@ -444,11 +495,11 @@ export async function* walkExport(
    * where its bytes lie in the folder of files. A pending one (declared, its file never completed)
    * is no line: it has no file yet, and expires unless completed.
    */
-  function attachmentLine(item: Record<string, unknown>) {
+  private attachmentLine(item: Record<string, unknown>) {
     const a = attachmentItem.decode(item);
     // The answer's fields but what an answer signs or says of now (its URL, its status: ready).
     const { status: _status, download_url: _url, download_expires_at: _expires, ...answer } = attachmentAnswer(a);
-    return { ...answer, project_id: a.projectId, uploader_email: email(a.uploaderId), file: exportedFileName(a.id, a.name) };
+    return { ...answer, project_id: a.projectId, uploader_email: this.email(a.uploaderId), file: exportedFileName(a.id, a.name) };
   }
 }
 
