@@ -121,12 +121,54 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
   const chain = guards.flatMap((g) => g.chain ?? []);
   const effects = effectsOf(spec.changes, ctx, spec.only);
 
+  const { lists, accounts, others, records, searchAdds, removedRecords } = gatheredEffects(spec, effects);
+  const searchCounters = searchCounterItems(searchAdds, records, removedRecords);
+
+  const owners: GuardedItem[] = [];
+  for (const { sprintId, add } of lists.values()) {
+    const item = spec.owner
+      ? spec.owner(sprintId, add)
+      : listOwnerUpdate(orgId, projectId, sprintId, add, spec.ownerReason ?? 'stale', spec.listRev);
+    if (item) owners.push(item);
+  }
+  const counts = [...accounts.values()]
+    .filter(({ by }) => by !== 0)
+    .map(({ accountId, by }) => countUpdate(orgId, accountId, by, spec.assigneeReason ?? 'assignee'));
+  const issueCounters = issueCounterItems(spec, others.values(), guards, chain);
+  const chainChecks = chainCheckItems(orgId, projectId, chain, [...spec.issues, ...issueCounters]);
+  return [
+    ...spec.issues,
+    ...owners,
+    ...(spec.checks ?? []),
+    ...records,
+    ...counts,
+    ...issueCounters,
+    ...searchCounters,
+    ...chainChecks,
+    ...(spec.tail ?? []),
+  ];
+}
+
+/** Another issue a write moves counters of, or unlinks a relation from. */
+interface OtherIssue {
+  projectId: number;
+  issueId: number;
+  add: Record<string, number>;
+  unlink: string[];
+  ifPresent: boolean;
+}
+
+/**
+ * A write's effects gathered by what they touch: the lists' counters (every owner the spec names
+ * among them), the accounts' counts, other issues' counters and unlinks, the search records'
+ * counts, and the records put, patched or removed. An issue the write deletes keeps no counters
+ * (an add to it would touch its item twice).
+ */
+function gatheredEffects(spec: IssueWriteSpec, effects: ReturnType<typeof effectsOf>) {
+  const { orgId, projectId } = spec;
   const lists = new Map<string, { sprintId: number | null; add: Record<string, number> }>();
   const accounts = new Map<string, { accountId: number; by: number }>();
-  const others = new Map<
-    string,
-    { projectId: number; issueId: number; add: Record<string, number>; unlink: string[]; ifPresent: boolean }
-  >();
+  const others = new Map<string, OtherIssue>();
   const other = (holder: Holder & { kind: 'issue' }) => {
     const id = holderId(holder);
     const entry = others.get(id) ?? {
@@ -139,7 +181,6 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
     others.set(id, entry);
     return entry;
   };
-  // An issue this write deletes keeps no counters: an add to it would touch its item twice.
   const deleted = new Set(
     spec.changes
       .map((c) => (c.after ? undefined : c.before))
@@ -198,31 +239,7 @@ export function issueWriteItems(spec: IssueWriteSpec): GuardedItem[] {
       );
     }
   }
-  const searchCounters = searchCounterItems(searchAdds, records, removedRecords);
-
-  const owners: GuardedItem[] = [];
-  for (const { sprintId, add } of lists.values()) {
-    const item = spec.owner
-      ? spec.owner(sprintId, add)
-      : listOwnerUpdate(orgId, projectId, sprintId, add, spec.ownerReason ?? 'stale', spec.listRev);
-    if (item) owners.push(item);
-  }
-  const counts = [...accounts.values()]
-    .filter(({ by }) => by !== 0)
-    .map(({ accountId, by }) => countUpdate(orgId, accountId, by, spec.assigneeReason ?? 'assignee'));
-  const issueCounters = issueCounterItems(spec, others.values(), guards, chain);
-  const chainChecks = chainCheckItems(orgId, projectId, chain, [...spec.issues, ...issueCounters]);
-  return [
-    ...spec.issues,
-    ...owners,
-    ...(spec.checks ?? []),
-    ...records,
-    ...counts,
-    ...issueCounters,
-    ...searchCounters,
-    ...chainChecks,
-    ...(spec.tail ?? []),
-  ];
+  return { lists, accounts, others, records, searchAdds, removedRecords };
 }
 
 /**
@@ -268,7 +285,7 @@ function searchCounterItems(
 /** The counters of other issues the write moves (a parent's summary, a blocked issue's open blockers), and the relations it unlinks from them. */
 function issueCounterItems(
   spec: IssueWriteSpec,
-  others: Iterable<{ projectId: number; issueId: number; add: Record<string, number>; unlink: string[]; ifPresent: boolean }>,
+  others: Iterable<OtherIssue>,
   guards: ParentGuard[],
   chain: NonNullable<ParentGuard['chain']>,
 ): GuardedItem[] {
