@@ -213,8 +213,7 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
   const projectId = kind === 'project' ? id : num(current.project_id);
   if (orgId === undefined || id === undefined || projectId === undefined) return undefined;
   const sequence = record.dynamodb?.SequenceNumber ?? '';
-  const recordTime = record.dynamodb?.ApproximateCreationDateTime;
-  const deletedAt = new Date(recordTime ? recordTime * 1000 : Date.now()).toISOString();
+  const deletedAt = recordTimeOf(record);
   // Inserts and updates made outside a request (the admin CLI, data seeded or migrated) carry no
   // actor: they are no one's change and are not reported. Deletes carry none in their image.
   if (after && stampedActor(after) === undefined) return undefined;
@@ -226,8 +225,6 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
     id,
     deletedAt,
     base: { sequence, recordId: record.eventID ?? sequence, orgId, projectId },
-    stamp: (img: Image) => ({ at: String(img.updated_at ?? deletedAt), actorId: stampedActor(img) ?? null }),
-    removed: { at: deletedAt, actorId: null, changes: [] },
   };
   switch (kind) {
     case 'issue':
@@ -240,7 +237,7 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
       return sprintEventOf(change);
     case 'project':
       if (record.eventName !== 'REMOVE') return undefined;
-      return { ...change.base, ...change.removed, type: 'project.deleted', resource: toProject(current) };
+      return { ...change.base, ...removedAt(change.deletedAt), type: 'project.deleted', resource: toProject(current) };
     default:
       return undefined;
   }
@@ -257,23 +254,21 @@ interface ItemChange {
   /** The record's time: a removal's, and a change that leaves `updated_at` as it was. */
   deletedAt: string;
   base: { sequence: string; recordId: string; orgId: number; projectId: number };
-  /** When and by whom an image was written. */
-  stamp: (img: Image) => { at: string; actorId: number | null };
-  /** A removal's time, actor (none) and changes (none). */
-  removed: { at: string; actorId: null; changes: [] };
 }
 
-function issueEventOf({
-  event,
-  before,
-  after,
-  current,
-  id,
-  deletedAt,
-  base,
-  stamp,
-  removed,
-}: ItemChange): ChangeEvent | undefined {
+/** When and by whom an image was written (`at`: the record's time, for an image without `updated_at`). */
+const stampOf = (img: Image, at: string) => ({ at: String(img.updated_at ?? at), actorId: stampedActor(img) ?? null });
+
+/** When a stream record was written (its approximate time; now, for a record without one). */
+const recordTimeOf = (record: DynamoDBRecord) => {
+  const seconds = record.dynamodb?.ApproximateCreationDateTime;
+  return new Date(seconds ? seconds * 1000 : Date.now()).toISOString();
+};
+
+/** A removal's time, actor (none) and changes (none). */
+const removedAt = (at: string): { at: string; actorId: null; changes: [] } => ({ at, actorId: null, changes: [] });
+
+function issueEventOf({ event, before, after, current, id, deletedAt, base }: ItemChange): ChangeEvent | undefined {
   // Without `position`: an issue's place depends on the whole list when it is read (GET the
   // issue for it); a stream record holds the issue alone (docs/change-feed.md).
   // Labels as ids, `label_ids`: a stream record holds the issue alone, not its project's catalogue.
@@ -283,9 +278,9 @@ function issueEventOf({
   if (event === 'INSERT' && after) {
     // An issue back from the trash: its event is the trash item's removal (`issue.restored`).
     if (issueItem.field(after, 'restoredAt') !== undefined) return undefined;
-    return { ...base, ...ids, ...stamp(after), type: 'issue.created', resource: issue, changes: [] };
+    return { ...base, ...ids, ...stampOf(after, deletedAt), type: 'issue.created', resource: issue, changes: [] };
   }
-  if (event === 'REMOVE') return { ...base, ...ids, ...removed, type: 'issue.deleted', resource: issue };
+  if (event === 'REMOVE') return { ...base, ...ids, ...removedAt(deletedAt), type: 'issue.deleted', resource: issue };
   if (!before || !after) return undefined;
   const changes = issueChanges(before, after);
   if (changes.length === 0) return undefined;
@@ -297,7 +292,7 @@ function issueEventOf({
   return {
     ...base,
     ...ids,
-    ...stamp(after),
+    ...stampOf(after, deletedAt),
     ...at,
     type: 'issue.updated',
     resource: issue,
@@ -307,7 +302,7 @@ function issueEventOf({
   };
 }
 
-function commentEventOf({ event, before, after, current, id, base, stamp, removed }: ItemChange): ChangeEvent | undefined {
+function commentEventOf({ event, before, after, current, id, deletedAt, base }: ItemChange): ChangeEvent | undefined {
   // A comment always names its issue; an item that does not is no comment a client wrote, and
   // must not stop the feed behind it.
   const issueId = num(current[commentItem.stored('issueId')]);
@@ -319,14 +314,21 @@ function commentEventOf({ event, before, after, current, id, base, stamp, remove
   if (event === 'INSERT' && after) {
     // A comment back from the trash: its event is the trash item's removal (`comment.restored`).
     if (commentItem.field(after, 'restoredAt') !== undefined) return undefined;
-    return { ...base, ...ids, ...stamp(after), type: 'comment.created', resource: comment, changes: [] };
+    return { ...base, ...ids, ...stampOf(after, deletedAt), type: 'comment.created', resource: comment, changes: [] };
   }
-  if (event === 'REMOVE') return { ...base, ...ids, ...removed, type: 'comment.deleted', resource: comment };
+  if (event === 'REMOVE') return { ...base, ...ids, ...removedAt(deletedAt), type: 'comment.deleted', resource: comment };
   if (!before || !after || commentItem.field(before, 'body') === commentItem.field(after, 'body')) return undefined;
-  return { ...base, ...ids, ...stamp(after), type: 'comment.updated', resource: comment, changes: [{ field: 'body' }] };
+  return {
+    ...base,
+    ...ids,
+    ...stampOf(after, deletedAt),
+    type: 'comment.updated',
+    resource: comment,
+    changes: [{ field: 'body' }],
+  };
 }
 
-function attachmentEventOf({ event, before, after, current, base, stamp, removed }: ItemChange): ChangeEvent | undefined {
+function attachmentEventOf({ event, before, after, current, deletedAt, base }: ItemChange): ChangeEvent | undefined {
   const attachment = attachmentOfImage(current);
   if (!attachment) return undefined;
   const ids = { issueId: attachment.issue_id, commentId: attachment.comment_id ?? undefined };
@@ -336,27 +338,29 @@ function attachmentEventOf({ event, before, after, current, base, stamp, removed
   const status = (img: Image | undefined) => img && attachmentItem.field(img, 'status');
   const trashed = (img: Image | undefined) => img !== undefined && attachmentItem.field(img, 'trashedAt') !== null;
   if (event === 'MODIFY' && after && status(before) === 'pending' && status(after) === 'ready') {
-    return { ...base, ...ids, ...stamp(after), type: 'attachment.added', resource: attachment, changes: [] };
+    return { ...base, ...ids, ...stampOf(after, deletedAt), type: 'attachment.added', resource: attachment, changes: [] };
   }
   if (event === 'MODIFY' && after && !trashed(before) && trashed(after)) {
-    return { ...base, ...ids, ...stamp(after), type: 'attachment.removed', resource: attachment, changes: [] };
+    return { ...base, ...ids, ...stampOf(after, deletedAt), type: 'attachment.removed', resource: attachment, changes: [] };
   }
   if (event === 'REMOVE' && status(before) === 'ready' && !trashed(before)) {
-    return { ...base, ...ids, ...removed, type: 'attachment.removed', resource: attachment };
+    return { ...base, ...ids, ...removedAt(deletedAt), type: 'attachment.removed', resource: attachment };
   }
   return undefined;
 }
 
-function sprintEventOf({ event, before, after, current, id, base, stamp, removed }: ItemChange): ChangeEvent | undefined {
+function sprintEventOf({ event, before, after, current, id, deletedAt, base }: ItemChange): ChangeEvent | undefined {
   const sprint = toSprint(current);
   const ids = { sprintId: id };
-  if (event === 'REMOVE') return { ...base, ...ids, ...removed, type: 'sprint.deleted', resource: sprint };
+  if (event === 'REMOVE') return { ...base, ...ids, ...removedAt(deletedAt), type: 'sprint.deleted', resource: sprint };
   if (event !== 'MODIFY' || !before || !after) return undefined;
   const [from, to] = [sprintItem.field(before, 'status'), sprintItem.field(after, 'status')];
   if (from === to) return undefined;
   const changes = [{ field: 'status', from, to }];
-  if (to === 'active') return { ...base, ...ids, ...stamp(after), type: 'sprint.activated', resource: sprint, changes };
-  if (to === 'completed') return { ...base, ...ids, ...stamp(after), type: 'sprint.completed', resource: sprint, changes };
+  if (to === 'active')
+    return { ...base, ...ids, ...stampOf(after, deletedAt), type: 'sprint.activated', resource: sprint, changes };
+  if (to === 'completed')
+    return { ...base, ...ids, ...stampOf(after, deletedAt), type: 'sprint.completed', resource: sprint, changes };
   return undefined;
 }
 
@@ -372,9 +376,7 @@ function trashRemovedOf(record: DynamoDBRecord, trashed: Image): ChangeEvent | u
   const orgId = orgOfItem(stored);
   if (orgId === undefined) return undefined;
   const sequence = record.dynamodb?.SequenceNumber ?? '';
-  const recordTime = record.dynamodb?.ApproximateCreationDateTime;
-  const at = new Date(recordTime ? recordTime * 1000 : Date.now()).toISOString();
-  const base = { sequence, recordId: record.eventID ?? sequence, orgId, at, actorId: null, changes: [] };
+  const base = { sequence, recordId: record.eventID ?? sequence, orgId, ...removedAt(recordTimeOf(record)) };
   switch (trashed.kind) {
     case 'label': {
       const projectId = num(stored[labelItem.stored('projectId')]);
