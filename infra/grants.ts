@@ -36,7 +36,7 @@ export const tableActions = {
   write: [...reads, 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
 } as const satisfies Record<TableAccess, readonly string[]>;
 
-/** Every list (a row with `success.list`) reads LSI1 in order and skips pages on the keys-only LSI1Keys (lib/db/list.ts). */
+/** Every list (a row with `success.list`) reads LSI1 in order and skips pages on the keys-only LSI1Keys (lib/db/core/list.ts). */
 const listIndexes = ['LSI1', 'LSI1Keys'] as const;
 
 /**
@@ -45,7 +45,7 @@ const listIndexes = ['LSI1', 'LSI1Keys'] as const;
  * queries an index not granted here is refused locally (AccessDeniedException), as it would be in AWS.
  */
 export const indexQueries: Record<string, readonly string[]> = {
-  // An issue's place: a keys-only count in its rank-index block (lib/db/issues.ts: rankInBlock).
+  // An issue's place: a keys-only count in its rank-index block (lib/db/issues/issues.ts: rankInBlock).
   'functions/issues/get.ts': ['LSI1Keys'],
   'functions/backlog/get.ts': ['LSI1Keys'],
   'functions/issue-keys/get.ts': ['LSI1Keys'],
@@ -62,9 +62,9 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/webhooks/read.ts': ['LSI1'],
   // GET /export reads every list's issues in order (lib/services/import-export/export.ts).
   'functions/export.ts': ['LSI1'],
-  // A board reads its list's issues in order (lib/db/board.ts).
+  // A board reads its list's issues in order (lib/db/issues/board.ts).
   'functions/board/read.ts': ['LSI1'],
-  // A state's delete counts its issues from the column counters of every sprint (lib/db/states.ts).
+  // A state's delete counts its issues from the column counters of every sprint (lib/db/projects/states.ts).
   'functions/workflow-states/delete.ts': ['LSI1'],
   // The MCP tools list and place issues.
   'functions/mcp.ts': ['LSI1', 'LSI1Keys'],
@@ -72,7 +72,7 @@ export const indexQueries: Record<string, readonly string[]> = {
 
 /**
  * The table access of a handler module. An unauthenticated route has no organisation, and every
- * organisation's item belongs to one (lib/db/keys.ts), so it gets none: the documentation routes
+ * organisation's item belongs to one (lib/db/core/keys.ts), so it gets none: the documentation routes
  * serve what the bundle carries. The OAuth authorization server's routes are the exception
  * (`authServer`): public, they keep their own items (clients, codes, grants) and issue tokens.
  */
@@ -82,7 +82,7 @@ export function accessOf(module: HandlerModule): TableAccess {
 
 /**
  * Item actions other handler modules take beyond their kind's: an import upload writes the file's
- * parts and its job in one BatchWriteItem (lib/db/import-jobs.ts: up to 6 MB, past a transaction's 4 MB).
+ * parts and its job in one BatchWriteItem (lib/db/imports/import-jobs.ts: up to 6 MB, past a transaction's 4 MB).
  */
 export const extraActions: Record<string, readonly string[]> = {
   'functions/imports.ts': ['dynamodb:BatchWriteItem'],
@@ -99,20 +99,20 @@ export function grantFor(module: HandlerModule): TableGrant {
 
 /**
  * The authorizer: one conditional UpdateItem takes a request from the token's bucket and returns
- * the token item (lib/db/tokens.ts); a malformed token is refused before any call.
+ * the token item (lib/db/organisation/tokens.ts); a malformed token is refused before any call.
  */
 export const authorizerGrant: TableGrant = { actions: ['dynamodb:UpdateItem'], indexes: [] };
 
 /**
- * The stream consumer (lib/db/cascade.ts): reads a parent's existence (GetItem), pages through its
+ * The stream consumer (lib/db/jobs/cascade.ts): reads a parent's existence (GetItem), pages through its
  * children's keys (Query, on the table and LSI1, with each issue's assignee), takes assigned issues
  * out of their assignee's index (a transaction: DeleteItem and UpdateItem), clears the parent of a
  * deleted issue's sub-issues (GetItem, then a transaction: UpdateItem), deletes the children in
  * batches (BatchWriteItem), moves a deleted state's issues to the state they went to (GetItem of
  * the project, then the issue's own transaction), moves a comment's attachments into the trash
  * and back (a transaction per attachment with a ConditionCheckItem that the comment is still where
- * it was read: lib/db/attachments.ts), takes a trashed sprint's or project's issues out of what is
- * kept of them outside it and puts them back (lib/db/container-trash.ts: the other issues of a
+ * it was read: lib/db/attachments/attachments.ts), takes a trashed sprint's or project's issues out of what is
+ * kept of them outside it and puts them back (lib/db/jobs/container-trash.ts: the other issues of a
  * page's relations read in one BatchGetItem), and writes down (PutItem) and clears (DeleteItem) the
  * pending entry of a cascade it must continue.
  */
@@ -158,14 +158,14 @@ export const deliveryGrant: TableGrant = { actions: tableActions.write, indexes:
 
 /**
  * The data migrations (functions/migrate.ts, lib/migrations): the one function that may Scan, for
- * they visit every token, comment and organisation once (lib/db/query.ts: scanPages); it reads
+ * they visit every token, comment and organisation once (lib/db/core/query.ts: scanPages); it reads
  * accounts and organisations (GetItem, BatchGetItem), its records (Query), and writes what a route
  * writes (conditional single writes and transactions) and its records and lease.
  */
 export const migrationGrant: TableGrant = { actions: [...tableActions.write, 'dynamodb:Scan'], indexes: [] };
 
 /**
- * Who may use the webhook secret key (lib/db/secret-box.ts), and for what: the two functions
+ * Who may use the webhook secret key (lib/aws/secret-box.ts), and for what: the two functions
  * that make a secret seal it (`kms:Encrypt`; neither opens a stored one), the delivery function
  * opens it to sign (`kms:Decrypt`). No other function may use the key, nor is told of it.
  */

@@ -120,7 +120,7 @@ export class ServiceStack extends Stack {
 
     // Every route's function may name the service in what it answers (pagination links, the OAuth
     // issuer) or check requests against it (/mcp's Origin): its base URL, never a request's Host.
-    // And the one secret every route's function seals its cursors with (lib/db/cursors.ts), so that a
+    // And the one secret every route's function seals its cursors with (lib/db/core/cursors.ts), so that a
     // cursor one function made another opens: generated once, resolved into the environment at deploy.
     const cursorKey = new Secret(this, 'CursorKey', {
       description: `Seals the cursors of next links (${config.stage})`,

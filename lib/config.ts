@@ -124,7 +124,7 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
      */
     publicUrl: env.PUBLIC_URL ? parseBaseUrl(env.PUBLIC_URL, 'PUBLIC_URL') : undefined,
     /**
-     * `CURSOR_KEY`: the secret that seals the cursors of `next` links (lib/db/cursors.ts), the same on
+     * `CURSOR_KEY`: the secret that seals the cursors of `next` links (lib/db/core/cursors.ts), the same on
      * every function so that a cursor one made another opens. The CDK stack sets it from a
      * generated secret; locally a key made per process stands in (a restart ends its cursors).
      */
@@ -150,7 +150,7 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
      */
     attachments: attachmentConfig(env, lambda),
     /**
-     * How webhook signing secrets are sealed at rest (lib/db/secret-box.ts). The KMS key
+     * How webhook signing secrets are sealed at rest (lib/aws/secret-box.ts). The KMS key
      * reaches only the functions that may use it (the CDK stack sets it on create, rotate-secret and
      * the delivery function); locally there is no KMS, and a local AES key stands in for it.
      */
@@ -200,7 +200,7 @@ function webhookConfig(env: Env, lambda: boolean) {
 /** Attachments' bucket and limits (`readConfig().attachments`). */
 function attachmentConfig(env: Env, lambda: boolean) {
   return {
-    /** Required on Lambda where used (lib/db/objects.ts); the local default otherwise. */
+    /** Required on Lambda where used (lib/aws/objects.ts); the local default otherwise. */
     bucket: env.ATTACHMENTS_BUCKET || (lambda ? undefined : 'sprint-ticketing-attachments'),
     /** An S3-compatible server instead of AWS (path-style URLs); unset on Lambda. */
     s3Endpoint: lambda ? undefined : env.S3_ENDPOINT || undefined,

@@ -56,7 +56,7 @@ export interface Route {
   auth: boolean;
   /**
    * A public route of the OAuth authorization server (`/oauth/*`): no authorizer in front, yet it
-   * reads and writes the table's OAuth items and, on approval, checks an API token (lib/db/oauth.ts).
+   * reads and writes the table's OAuth items and, on approval, checks an API token (lib/db/organisation/oauth.ts).
    * Every other public route (the documentation) has no table access.
    */
   authServer?: boolean;

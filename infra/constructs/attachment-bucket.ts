@@ -10,7 +10,7 @@ import type { ServiceFunction } from './service-function.ts';
 /** The environment variable that names the bucket to a function (lib/config.ts: attachments). */
 export const bucketVariable = 'ATTACHMENTS_BUCKET';
 
-/** Where the attachments' files live, and where their forms post (lib/db/objects.ts). */
+/** Where the attachments' files live, and where their forms post (lib/aws/objects.ts). */
 const FILES = 'o/';
 const STAGING = 'staging/';
 

@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { cascadeStreamFilters } from '../../lib/db/table.ts';
+import { cascadeStreamFilters } from '../../lib/db/core/table.ts';
 import { cascadeEntry } from '../functions.ts';
 import { cascadeGrant } from '../grants.ts';
 import { ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
@@ -18,7 +18,7 @@ export interface CascadeConsumerProps {
 /**
  * `functions/cascade.ts` on the table's stream: only REMOVE events of projects, sprints and
  * issues, and writes of pending cascades to continue, reach it (filtered by Lambda, so other
- * writes cost no invocation; lib/db/table.ts). A cascade out of time or failing is written down
+ * writes cost no invocation; lib/db/core/table.ts). A cascade out of time or failing is written down
  * in the table and continued by the next invocation; one given up after its attempts is announced
  * on the failure queue with everything `npm run admin -- cascade:resume` needs. A record whose
  * outcome could not even be written down is retried a bounded number of times, the batch split

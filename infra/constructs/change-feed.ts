@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { changeFeedParallelization, changeFeedStreamFilters } from '../../lib/db/table.ts';
+import { changeFeedParallelization, changeFeedStreamFilters } from '../../lib/db/core/table.ts';
 import { LANE_CONCURRENCY } from '../../lib/model/fairness.ts';
 import { changeFeedEntry, deliveryEntry } from '../functions.ts';
 import { changeFeedGrant, deliveryGrant } from '../grants.ts';

@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { importJobStreamFilters } from '../../lib/db/table.ts';
+import { importJobStreamFilters } from '../../lib/db/core/table.ts';
 import { importJobsEntry } from '../functions.ts';
 import { importJobsGrant } from '../grants.ts';
 import { ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
@@ -23,7 +23,7 @@ export interface ImportJobsProps {
 
 /**
  * `functions/import-jobs.ts` on the table's stream, on a mapping of its own: only the writes of
- * import jobs queued to run reach it (filtered by Lambda, lib/db/table.ts). A job runs until done
+ * import jobs queued to run reach it (filtered by Lambda, lib/db/core/table.ts). A job runs until done
  * or the function's deadline, then is written `queued` again, which brings it back; so a long
  * import never holds up a cascade, and the cascade's bundle carries none of the import code. A
  * record the function could not handle goes, after its retries, to the stream consumers' failure

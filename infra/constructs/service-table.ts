@@ -2,7 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { tableDefinition } from '../../lib/db/table.ts';
+import { tableDefinition } from '../../lib/db/core/table.ts';
 import type { TableGrant } from '../grants.ts';
 
 export interface ServiceTableProps {
@@ -14,7 +14,7 @@ export interface ServiceTableProps {
 }
 
 /**
- * The service's one DynamoDB table, built from `lib/db/table.ts` (the definition the local runtime
+ * The service's one DynamoDB table, built from `lib/db/core/table.ts` (the definition the local runtime
  * creates on DynamoDB Local): on-demand, point-in-time recovery, stream of old and new images for
  * the cascade consumer, TTL for expiring records.
  */

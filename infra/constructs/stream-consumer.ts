@@ -9,7 +9,7 @@ import type { ServiceTable } from './service-table.ts';
 /**
  * Feeds `fn` from the table's stream, as both stream consumers are fed: batches of up to 100
  * records within a second, only the records `filters` let through (the same patterns the local
- * stream poller applies, lib/db/table.ts), partial batch failures reported and the batch split
+ * stream poller applies, lib/db/core/table.ts), partial batch failures reported and the batch split
  * around a failing record, `retryAttempts` retries, records older than a day dropped, and a
  * record given up on sent to a failure queue (`Failures` in `scope`, kept 14 days, or the
  * `failures` queue given, shared with another consumer), which it returns; `parallelizationFactor`

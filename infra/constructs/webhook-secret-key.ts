@@ -9,7 +9,7 @@ export const secretKeyVariable = 'WEBHOOK_SECRET_KMS_KEY_ID';
 
 /**
  * The customer-managed KMS key that webhook signing secrets are sealed under
- * (lib/db/secret-box.ts), rotated yearly by KMS. Its key policy is CDK's default (the account
+ * (lib/aws/secret-box.ts), rotated yearly by KMS. Its key policy is CDK's default (the account
  * may delegate through IAM); the stack delegates to exactly the functions of infra/grants.ts
  * (`secretKeyUse`), each for its one action, and only with an encryption context naming an endpoint.
  */

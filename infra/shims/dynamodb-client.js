@@ -10,7 +10,7 @@
  * data layer uses, which puts the bundle over its 500 KB budget. The stream consumers
  * (functions/cascade.ts, functions/import-jobs.ts) load their code the same way, with the same result.
  *
- * The list: `DynamoDBClient` (lib/db/client.ts) and the low-level commands that
+ * The list: `DynamoDBClient` (lib/db/core/client.ts) and the low-level commands that
  * `@aws-sdk/lib-dynamodb` wraps. A name missing here fails the bundle's build (esbuild: "No
  * matching export"), never a request; so does a path the SDK moves. Plain JavaScript: nothing runs
  * it unbundled, and the SDK's internal modules carry no type declarations of their own.

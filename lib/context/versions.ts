@@ -3,7 +3,7 @@ import type { ExpectedVersions } from '../model/versions.ts';
 
 /**
  * The versions a request expects of its resource (`If-Match`, or an MCP tool's `expected_version`),
- * for the length of the request: lib/db/versions.ts adds them to the condition of the first write
+ * for the length of the request: lib/db/core/versions.ts adds them to the condition of the first write
  * of that resource, and that write marks them checked, so a request that writes its resource more
  * than once (a sprint completion) checks only its first write.
  */

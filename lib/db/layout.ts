@@ -1,17 +1,17 @@
-import { attachmentExpiredItem, attachmentItem, pendingUploadsItem } from './attachments.ts';
-import { assignedEntryItem, issueItem, searchRecordItem } from './issue-item.ts';
-import { stateItem } from './workflow.ts';
-import { trashItem } from './trash.ts';
-import { commentItem } from './comments.ts';
-import { prefixGuardItem, projectItem } from './projects.ts';
-import { sprintItem } from './sprints.ts';
-import { importFilePartItem, importJobItem, importReportPartItem } from './import-jobs.ts';
-import { importedCommentItem, importedIssueItem, importNumbersItem } from './imports.ts';
-import { deliveryItem, webhookItem } from './webhooks.ts';
-import type { Attribute, ItemKind, Placement } from './item.ts';
-import { tokenItem } from './tokens.ts';
-import { accountItem, emailGuardItem } from './accounts.ts';
-import { organisationItem } from './organisation.ts';
+import { attachmentExpiredItem, attachmentItem, pendingUploadsItem } from './attachments/attachments.ts';
+import { assignedEntryItem, issueItem, searchRecordItem } from './issues/issue-item.ts';
+import { stateItem } from './projects/workflow.ts';
+import { trashItem } from './core/trash.ts';
+import { commentItem } from './comments/comments.ts';
+import { prefixGuardItem, projectItem } from './projects/projects.ts';
+import { sprintItem } from './projects/sprints.ts';
+import { importFilePartItem, importJobItem, importReportPartItem } from './imports/import-jobs.ts';
+import { importedCommentItem, importedIssueItem, importNumbersItem } from './imports/imports.ts';
+import { deliveryItem, webhookItem } from './webhooks/webhooks.ts';
+import type { Attribute, ItemKind, Placement } from './core/item.ts';
+import { tokenItem } from './organisation/tokens.ts';
+import { accountItem, emailGuardItem } from './organisation/accounts.ts';
+import { organisationItem } from './organisation/organisation.ts';
 import {
   oauthAccessTokenItem,
   oauthClientItem,
@@ -19,25 +19,25 @@ import {
   oauthGrantItem,
   oauthRefreshItem,
   oauthRegistrationsItem,
-} from './oauth.ts';
-import { organisationSequenceItem, sequencesItem } from './sequences.ts';
-import { issueKeyItem } from './issue-lookup.ts';
-import { subIssueItem } from './sub-issues.ts';
-import { velocityItem } from './velocity.ts';
-import { labelItem, labelNameItem } from './labels.ts';
-import { commentPointerItem } from './comment-pointers.ts';
-import { activityTextItem, issueActivityItem, sprintActivityItem } from './activity.ts';
-import { inFlightLaneItem } from './delivery-lanes.ts';
-import { deletionItem } from './deletions.ts';
-import { cascadeItem } from './cascade-work.ts';
-import { migrationLeaseItem, migrationRecordItem } from './migrations.ts';
-import { idempotencyPartItem, idempotencyRecordItem } from './idempotency.ts';
+} from './organisation/oauth.ts';
+import { organisationSequenceItem, sequencesItem } from './core/sequences.ts';
+import { issueKeyItem } from './issues/issue-lookup.ts';
+import { subIssueItem } from './issues/sub-issues.ts';
+import { velocityItem } from './projects/velocity.ts';
+import { labelItem, labelNameItem } from './issues/labels.ts';
+import { commentPointerItem } from './comments/comment-pointers.ts';
+import { activityTextItem, issueActivityItem, sprintActivityItem } from './issues/activity.ts';
+import { inFlightLaneItem } from './webhooks/delivery-lanes.ts';
+import { deletionItem } from './core/deletions.ts';
+import { cascadeItem } from './jobs/cascade-work.ts';
+import { migrationLeaseItem, migrationRecordItem } from './core/migrations.ts';
+import { idempotencyPartItem, idempotencyRecordItem } from './organisation/idempotency.ts';
 
 /**
  * Every kind of item the one table holds, where it lives and what it is, in the order the layout
  * table of docs/data-model.md shows them (generated from this list: `npm run docs:data-model`;
  * test/unit/data-model-docs.test.ts fails when the page differs). Each is a kind declared with its
- * attributes (lib/db/item.ts), which brings its own placement; the key builders are lib/db/keys.ts.
+ * attributes (lib/db/core/item.ts), which brings its own placement; the key builders are lib/db/core/keys.ts.
  */
 export interface LayoutRow extends Placement {
   about: string;
@@ -47,7 +47,7 @@ export interface LayoutRow extends Placement {
   attributes: Record<string, { stored: string }>;
 }
 
-/** The row of a kind declared with its attributes (lib/db/item.ts). */
+/** The row of a kind declared with its attributes (lib/db/core/item.ts). */
 const declared = (
   kind: Pick<ItemKind<Record<string, Attribute<unknown>>>, 'type' | 'key' | 'about' | 'attributes'>,
 ): LayoutRow => ({

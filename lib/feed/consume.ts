@@ -1,9 +1,9 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { deleteSprintActivity, recordActivities, type ActivityEntry, type ActivityOutcome } from '../db/activity.ts';
-import { readDeletions } from '../db/deletions.ts';
-import { deletedKeyOf } from '../db/stream-images.ts';
+import { deleteSprintActivity, recordActivities, type ActivityEntry, type ActivityOutcome } from '../db/issues/activity.ts';
+import { readDeletions } from '../db/core/deletions.ts';
+import { deletedKeyOf } from '../db/core/stream-images.ts';
 import { asRestored, changeEventOf, withStateNames, type ChangeEvent } from './events.ts';
-import { readWorkflows } from '../db/workflow.ts';
+import { readWorkflows } from '../db/projects/workflow.ts';
 
 /**
  * The change feed consumer's work for one batch of stream records: the activity history, and
@@ -68,7 +68,7 @@ export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
 
 /**
  * One project's events, in stream order: their activity entries written together (as few
- * transactions as fit, lib/db/activity.ts), then each event's other work in order (a deleted
+ * transactions as fit, lib/db/issues/activity.ts), then each event's other work in order (a deleted
  * sprint's entries, the webhooks). Answers how many entries were written; throws, with the index of
  * the first event whose work is not all done, when something fails (the stream resumes there; the
  * work is idempotent).
@@ -106,7 +106,7 @@ class GroupFailure extends Error {
 
 /**
  * The batch's events, each delete given who made it, when, and (a comment's) the sprint, from its
- * marker (lib/db/deletions.ts): the markers of the whole batch in one BatchGet. A delete without a
+ * marker (lib/db/core/deletions.ts): the markers of the whole batch in one BatchGet. A delete without a
  * marker (a cascade's, an operator's) keeps `actor_id` null and the record's time.
  */
 export async function withDeletions(records: DynamoDBRecord[]): Promise<(ChangeEvent | undefined)[]> {
@@ -130,7 +130,7 @@ export async function withDeletions(records: DynamoDBRecord[]): Promise<(ChangeE
 
 /**
  * Issue events with their states named (`withStateNames`): the projects of the batch's issue
- * events read in one BatchGet (their workflows are on the project items, lib/db/workflow.ts).
+ * events read in one BatchGet (their workflows are on the project items, lib/db/projects/workflow.ts).
  */
 export async function withWorkflows(events: (ChangeEvent | undefined)[]): Promise<(ChangeEvent | undefined)[]> {
   const projects = new Map<string, { orgId: number; projectId: number }>();

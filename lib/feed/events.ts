@@ -1,15 +1,15 @@
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
-import { attachmentItem, attachmentOfImage } from '../db/attachments.ts';
-import { commentItem, toComment } from '../db/comments.ts';
-import { itemOfImage, orgOfItem } from '../db/stream-images.ts';
-import { stampedActor } from '../db/stamps.ts';
-import { toIssue } from '../db/issues.ts';
-import { importJobActor } from '../db/import-jobs.ts';
-import { issueItem } from '../db/issue-item.ts';
-import { toProject } from '../db/projects.ts';
-import { sprintItem, toSprint } from '../db/sprints.ts';
-import { labelItem, toLabel } from '../db/labels.ts';
-import { toWebhook } from '../db/webhooks.ts';
+import { attachmentItem, attachmentOfImage } from '../db/attachments/attachments.ts';
+import { commentItem, toComment } from '../db/comments/comments.ts';
+import { itemOfImage, orgOfItem } from '../db/core/stream-images.ts';
+import { stampedActor } from '../db/core/stamps.ts';
+import { toIssue } from '../db/issues/issues.ts';
+import { importJobActor } from '../db/imports/import-jobs.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
+import { toProject } from '../db/projects/projects.ts';
+import { sprintItem, toSprint } from '../db/projects/sprints.ts';
+import { labelItem, toLabel } from '../db/issues/labels.ts';
+import { toWebhook } from '../db/webhooks/webhooks.ts';
 import type { EventType } from '../vocabulary/event-types.ts';
 import { stateOfIssue, statusAnswer, type Workflow } from '../model/workflow.ts';
 import { statusKey, type StateCategory } from '../vocabulary/workflow.ts';
@@ -43,7 +43,7 @@ export interface ChangeEvent {
   projectId: number;
   /**
    * When the change was made: the write's `updated_at`; for a delete, its marker's time
-   * (lib/db/deletions.ts), or the record's time where there is no marker.
+   * (lib/db/core/deletions.ts), or the record's time where there is no marker.
    */
   at: string;
   /**
@@ -61,7 +61,7 @@ export interface ChangeEvent {
   reverts?: string | undefined;
   /**
    * A change of an issue's description: the texts before and after, which the activity keeps for a
-   * revert (lib/db/activity.ts) and no payload repeats (the change says `description` alone).
+   * revert (lib/db/issues/activity.ts) and no payload repeats (the change says `description` alone).
    */
   description?: { before: string | null; after: string | null } | undefined;
 }
@@ -74,7 +74,7 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 
 /**
  * Issue fields whose changes are reported with their old and new values, as the API names them,
- * each read through the issue's declaration (lib/db/issue-item.ts): absent reads null, and an issue
+ * each read through the issue's declaration (lib/db/issues/issue-item.ts): absent reads null, and an issue
  * written before priority, type and due date existed holds their defaults (`type` is stored as
  * `issue_type`).
  */
@@ -128,7 +128,7 @@ export function issueChanges(before: Image, after: Image): FieldChange[] {
 }
 
 /**
- * The entry a write reverted: the mark a revert leaves on the issue (lib/db/issue-item.ts) names
+ * The entry a write reverted: the mark a revert leaves on the issue (lib/db/issues/issue-item.ts) names
  * the write that made the revision it carries, and no later one.
  */
 export function revertedBy(before: Image, after: Image): string | undefined {
@@ -308,7 +308,7 @@ function commentEventOf({ event, before, after, current, id, deletedAt, base }: 
   const issueId = num(current[commentItem.stored('issueId')]);
   if (issueId === undefined) return undefined;
   const comment = toComment(current);
-  // The issue's sprint as the comment's write recorded it (lib/db/comments.ts); a delete's is
+  // The issue's sprint as the comment's write recorded it (lib/db/comments/comments.ts); a delete's is
   // its marker's (lib/feed/consume.ts).
   const ids = { issueId, commentId: id, sprintId: commentItem.field(current, 'sprintId') ?? undefined };
   if (event === 'INSERT' && after) {

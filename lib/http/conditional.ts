@@ -68,7 +68,7 @@ export function versionTagOf(tag: string): VersionTag | undefined {
  * nothing. `*` is the whole field or nothing (RFC 9110 §13.1.1: `"*" / #entity-tag`): a list that
  * holds it beside tags is neither form, a condition that is false, so 412. A header that lists no
  * version tag is 412 at once; the write keeps those issued for its item and requires the item to
- * be at one of their versions (lib/db/versions.ts), else 412 and nothing is written.
+ * be at one of their versions (lib/db/core/versions.ts), else 412 and nothing is written.
  */
 export function expectedVersions(event: Headers): ExpectedVersions | undefined {
   const ifMatch = header(event, 'if-match');

@@ -13,8 +13,8 @@ import {
   ValidationError,
 } from '../vocabulary/errors.ts';
 import { ConfigurationError } from '../config.ts';
-import { isRetryableDbError } from '../db/errors.ts';
-import { PRECONDITION } from '../db/versions.ts';
+import { isRetryableDbError } from '../db/core/errors.ts';
+import { PRECONDITION } from '../db/core/versions.ts';
 import { logger } from './logger.ts';
 import { NOSNIFF } from './nosniff.ts';
 

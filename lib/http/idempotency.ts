@@ -2,8 +2,8 @@ import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import { isRetryableDbError } from '../db/errors.ts';
-import { holdInProgress, idempotencyStore, type IdempotencyRecordKey } from '../db/idempotency.ts';
+import { isRetryableDbError } from '../db/core/errors.ts';
+import { holdInProgress, idempotencyStore, type IdempotencyRecordKey } from '../db/organisation/idempotency.ts';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
 import {
   BadRequestError,

@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from '../db/list.ts';
+import type { Page, PageRequest } from '../db/core/list.ts';
 import { parseOrThrow } from '../schemas/validate.ts';
 import { publicUrl } from '../config.ts';
 import { itemsWithinBudget, restItemBytes } from './byte-budget.ts';

@@ -144,7 +144,7 @@ export function routeHandler<Body = unknown>(
       const schema = options.body;
       const expected = isConditional(event, options) ? expectedVersions(event) : undefined;
       // Every write the handler makes records the caller as its actor (lib/context/actor.ts), and the
-      // write of its resource checks the versions If-Match names (lib/db/versions.ts).
+      // write of its resource checks the versions If-Match names (lib/db/core/versions.ts).
       const result = await asActor(auth.principal.accountId, () =>
         expectingVersion(expected, () =>
           fn({

@@ -7,7 +7,7 @@
  */
 export { tools } from './tools/index.ts';
 export { nameResolver } from './resolve.ts';
-export { projectNames, sprintNames } from '../db/names.ts';
+export { projectNames, sprintNames } from '../db/projects/names.ts';
 export { findIssueByNumber } from '../services/issue-lookup.ts';
 export { attachmentContent } from '../services/attachments.ts';
 export { listIssues } from '../services/issues.ts';

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import type { Page, PageRequest } from '../db/list.ts';
+import type { Page, PageRequest } from '../db/core/list.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
 import { itemsWithinBudget, mcpItemBytes, RESPONSE_BYTE_BUDGET } from '../http/byte-budget.ts';
-import { openCursor, sealCursor } from '../db/cursors.ts';
+import { openCursor, sealCursor } from '../db/core/cursors.ts';
 
 /**
  * A `limit` argument from 1 to `max`, `fallback` when absent. What it means, its range and its

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { issueOfNumber } from '../db/issue-lookup.ts';
-import { accountNames, projectIdOfPrefix, projectNames, sprintNames } from '../db/names.ts';
+import { issueOfNumber } from '../db/issues/issue-lookup.ts';
+import { accountNames, projectIdOfPrefix, projectNames, sprintNames } from '../db/projects/names.ts';
 import { ambiguous, isActive, isMe, pickByName } from '../model/names.ts';
 import { NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';

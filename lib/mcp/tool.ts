@@ -102,7 +102,7 @@ export interface Tool {
  *
  * Names (lib/mcp/resolve.ts): the names and "me" among the arguments become ids before `run`.
  *
- * Versions, as `If-Match` and the ETag carry them over HTTP (lib/db/versions.ts): a tool whose
+ * Versions, as `If-Match` and the ETag carry them over HTTP (lib/db/core/versions.ts): a tool whose
  * result is one resource also answers its `version`, and every tool that changes or deletes one
  * takes an optional `expected_version`: the write then applies only at that version.
  */

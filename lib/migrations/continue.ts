@@ -6,7 +6,7 @@
  */
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from '../db/sha256.ts';
+import { Sha256 } from '../aws/sha256.ts';
 
 /**
  * Queues an invocation of `functionArn` with `payload` (Lambda answers 202 at once); throws when

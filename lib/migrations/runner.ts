@@ -15,8 +15,8 @@ import {
   recordBaseline,
   releaseMigrationLease,
   saveMigrationRecord,
-} from '../db/migrations.ts';
-import { isRefused } from '../db/transactions.ts';
+} from '../db/core/migrations.ts';
+import { isRefused } from '../db/core/transactions.ts';
 import {
   addCounts,
   freshRecord,

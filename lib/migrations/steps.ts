@@ -2,13 +2,13 @@
  * The steps of the migrations of lib/migrations/index.ts: each calls the code of its admin command
  * (tools/cli/admin.ts) on a bounded part of the table and says where the next part starts.
  */
-import { writeMissingTokenNames } from '../db/accounts.ts';
-import { getOrganisation } from '../db/organisation.ts';
-import { writeMissingCommentPointers } from '../db/comments.ts';
-import { lastOrganisationId } from '../db/migrations.ts';
-import { attachmentCounterDifferences } from '../db/attachments.ts';
-import { readDerivedState, rebuildIssueIndexes, derivedDifferences } from '../db/reindex.ts';
-import { giveMissingWorkflows } from '../db/states.ts';
+import { writeMissingTokenNames } from '../db/organisation/accounts.ts';
+import { getOrganisation } from '../db/organisation/organisation.ts';
+import { writeMissingCommentPointers } from '../db/comments/comments.ts';
+import { lastOrganisationId } from '../db/core/migrations.ts';
+import { attachmentCounterDifferences } from '../db/attachments/attachments.ts';
+import { readDerivedState, rebuildIssueIndexes, derivedDifferences } from '../db/jobs/reindex.ts';
+import { giveMissingWorkflows } from '../db/projects/states.ts';
 import type { Cursor, StepResult } from '../model/migrations.ts';
 
 /** Items a Scan step reads (one page): a step stays well within a Lambda's minutes. Tests make them small. */

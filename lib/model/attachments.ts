@@ -76,7 +76,7 @@ export interface CountedAttachment {
   size: number;
   /**
    * It (or its comment) is in the trash and its issue's count was given back (`in_trash`,
-   * lib/db/attachments.ts): it still holds its bytes, but not its place among its issue's files.
+   * lib/db/attachments/attachments.ts): it still holds its bytes, but not its place among its issue's files.
    */
   inTrash: boolean;
   /** Declared and not completed: it counts among its uploader's and its organisation's pending uploads. */
@@ -91,7 +91,7 @@ export interface PendingCount {
 }
 
 /**
- * The attachment counters (lib/db/attachments.ts): each organisation's bytes, each issue's files
+ * The attachment counters (lib/db/attachments/attachments.ts): each organisation's bytes, each issue's files
  * (keyed `org/project/issue`), and the pending uploads of each organisation and of each account
  * (keyed `org/account`), which the caps are held to.
  */

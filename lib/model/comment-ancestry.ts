@@ -1,5 +1,5 @@
 /**
- * Whether a comment's ancestors stand, judged from the items read (lib/db/comments.ts reads them in
+ * Whether a comment's ancestors stand, judged from the items read (lib/db/comments/comments.ts reads them in
  * one BatchGet): which one is missing, where the issue is now, and whether that sprint was checked.
  */
 
@@ -15,7 +15,7 @@ export interface Ancestry {
   sprintUnchecked: boolean;
 }
 
-/** What was found of a comment's ancestors (lib/db/comments.ts decodes it from the items read; absent, or not read: false, undefined). */
+/** What was found of a comment's ancestors (lib/db/comments/comments.ts decodes it from the items read; absent, or not read: false, undefined). */
 export interface AncestorItems {
   project: boolean;
   sprint: boolean;

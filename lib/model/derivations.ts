@@ -9,8 +9,8 @@ import { blockOf, RANK_PREFIX } from './positions.ts';
  * named unit that says, from an issue's state before and after a change (undefined: not there), what
  * it changes (`changes`: counters added to a holder, records put or removed) and, from the issues
  * alone, what it holds (`rebuild`). Every issue write path turns its changes into one transaction
- * through lib/db/issue-write.ts, which asks every derivation here (none builds derived items of
- * its own), and `issues:reindex` (lib/db/reindex.ts) writes what `rebuild` computes. The property
+ * through lib/db/issues/issue-write.ts, which asks every derivation here (none builds derived items of
+ * its own), and `issues:reindex` (lib/db/jobs/reindex.ts) writes what `rebuild` computes. The property
  * test (test/integration/derivations.property.test.ts) checks the first against the second.
  *
  * A derivation added here (a label index, a parent's summary) is kept by every path at once.
@@ -306,7 +306,7 @@ const COUNTERS = Object.keys(noCounters);
  * counters, and with them (`history`) what its report and burndown need (docs/sprint-outcomes.md):
  * issues entering or leaving it count as added or removed (with their points at that moment), and
  * a change of its open story points is added to the UTC day's burndown change. Activation
- * restarts both (lib/db/sprints.ts), so only what happens after it counts.
+ * restarts both (lib/db/projects/sprints.ts), so only what happens after it counts.
  */
 export function listDelta(sprintId: number | null, delta: SprintCounters, day = today(), history = true): Record<string, number> {
   if (sprintId === null) return { [BACKLOG_COUNT]: delta.issuesCount };
@@ -534,7 +534,7 @@ export const OPEN_BLOCKERS = 'openBlockers';
  * The counters an issue keeps for others (a parent's summary of its children, a blocked issue's
  * open blockers), by their model names; lists keep theirs by the names lib/model/sprint-counters.ts
  * gives them (`issuesCount`, `backlogCount`), accounts theirs as `ASSIGNED_COUNT`. lib/db maps each to
- * where it is stored (lib/db/counters.ts).
+ * where it is stored (lib/db/issues/counters.ts).
  */
 export type IssueCounter = (typeof SUMMARY)[keyof typeof SUMMARY] | typeof OPEN_BLOCKERS;
 export const issueCounters: readonly IssueCounter[] = [...Object.values(SUMMARY), OPEN_BLOCKERS];
@@ -648,7 +648,7 @@ const heldBack = (s: IssueState | undefined): RelationRef[] =>
  * transaction. An issue deleted with its relations takes its side off the other issues (their
  * counts with it) in its delete's transaction; a blocked issue that is gone needs no count, so
  * an add to it is dropped rather than refused (`ifPresent`). Issues removed by a sprint's or a
- * project's cascade are taken off the others by the cascade (lib/db/cascade.ts).
+ * project's cascade are taken off the others by the cascade (lib/db/jobs/cascade.ts).
  */
 export const openBlockers: Derivation = {
   name: 'open-blockers',

@@ -5,7 +5,7 @@
  * short (a Lambda timeout, a crash, Ctrl-C) continues where it stopped; each step is idempotent
  * and safe while the API serves traffic (its writes are conditional on what it read). The registry
  * (lib/migrations/index.ts) lists them in order; lib/migrations/runner.ts runs them;
- * lib/db/migrations.ts keeps their records and the runner's lease.
+ * lib/db/core/migrations.ts keeps their records and the runner's lease.
  */
 
 /** Where a migration's next step starts: opaque to the runner (a Scan position, an organisation id...). */

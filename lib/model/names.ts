@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 
 /**
  * How a name a person would use picks one thing (docs/mcp.md: Names and "me"): an account by name
- * or e-mail, a project by prefix or name, a sprint by name. Pure; the lookups are lib/db/names.ts,
+ * or e-mail, a project by prefix or name, a sprint by name. Pure; the lookups are lib/db/projects/names.ts,
  * applied to MCP tool arguments by lib/mcp/resolve.ts.
  *
  * 1. Equal, in any case (NFKC, trimmed), to a candidate's name or one of its aliases: that one.

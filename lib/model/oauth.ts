@@ -4,7 +4,7 @@ import { TOKEN_PREFIX } from './tokens.ts';
 /**
  * The rules of the OAuth 2.1 authorization server in front of `/mcp` (docs/mcp.md: Connecting an
  * assistant): scopes, redirect URIs, PKCE, what tokens look like and how long they live. Pure;
- * the data layer is lib/db/oauth.ts, the HTTP side lib/oauth/.
+ * the data layer is lib/db/organisation/oauth.ts, the HTTP side lib/oauth/.
  */
 
 /** What a connection may do: each MCP tool needs exactly one of these (lib/mcp/tool.ts). */

@@ -8,7 +8,7 @@
  *   `2^30 + seq * 1024`, `seq` from an atomic ADD on the project's `position_seq`. Every allocation
  *   is larger than every key that exists when it is made, and allocations never repeat, so an
  *   appended issue is last and unique without looking at its list. A large sprint completion
- *   reserves one run of values for all its moves before its first batch (lib/db/completion.ts):
+ *   reserves one run of values for all its moves before its first batch (lib/db/jobs/completion.ts):
  *   its issues are last as of that reservation, in their sprint order.
  * - Placing at k inside a list: one keys-only Query reads the keys around place k (found with the
  *   rank index, below), with a margin of neighbours on each side. The issue takes a midpoint
@@ -81,7 +81,7 @@ export const blockStart = (block: number) => block * BLOCK_SPAN;
 /** A list's rank index as read from its owner item: [block, count] for non-empty blocks, in order. */
 export type RankIndex = [block: number, count: number][];
 
-/** The rank index among a list owner's counters (`rk_<block>`), by the model's names (lib/db/counters.ts: `listCounters`). */
+/** The rank index among a list owner's counters (`rk_<block>`), by the model's names (lib/db/issues/counters.ts: `listCounters`). */
 export function rankIndexOf(counters: Readonly<Record<string, number>>): RankIndex {
   const index: RankIndex = [];
   for (const [name, value] of Object.entries(counters)) {

@@ -2,7 +2,7 @@
  * The counters a list's owner keeps over its issues and its history, by the names the model gives
  * them: what they are, and how a day's burndown change is named. What a change of an issue means
  * for them is declared in lib/model/derivations.ts; lib/db maps each name to the attribute it is
- * stored under (lib/db/counters.ts) and writes the expressions.
+ * stored under (lib/db/issues/counters.ts) and writes the expressions.
  */
 
 /** Counters a sprint keeps over its issues; they move in the same transaction as the issues. */
@@ -48,7 +48,7 @@ export const BURNDOWN_PREFIX = 'burndown@';
 
 /**
  * The counter of a sprint that adds up the change of its open story points on one UTC day
- * (`burndown@YYYY-MM-DD`; lib/db/sprints.ts says what it is stored under).
+ * (`burndown@YYYY-MM-DD`; lib/db/projects/sprints.ts says what it is stored under).
  */
 export const burndownCounter = (day: string) => `${BURNDOWN_PREFIX}${day}`;
 

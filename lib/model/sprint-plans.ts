@@ -6,7 +6,7 @@ import type { CompletionPlan } from './completion.ts';
 /**
  * The decisions of the sprint use cases (lib/services/sprints.ts), each a pure function of what was
  * read: the use case reads, asks its plan here, and writes what the plan says, inside the one retry
- * of a lost race (`rereadOnStale`, lib/db/transactions.ts). A refusal is thrown as the typed error
+ * of a lost race (`rereadOnStale`, lib/db/core/transactions.ts). A refusal is thrown as the typed error
  * the client sees.
  */
 

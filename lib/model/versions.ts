@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 
 /**
  * What a resource answered from a stored item carries besides its JSON: the item's version and
- * which item it is (`answeredWith`; lib/db/versions.ts: `withVersion`), from which
+ * which item it is (`answeredWith`; lib/db/core/versions.ts: `withVersion`), from which
  * lib/http/conditional.ts makes its ETag, and what an `If-Match` tag is (`VersionTag`, bound to its
- * item by `tagCheck`) and expects (`ExpectedVersions`: lib/db/versions.ts adds it to the condition
+ * item by `tagCheck`) and expects (`ExpectedVersions`: lib/db/core/versions.ts adds it to the condition
  * of the resource's write).
  */
 
@@ -32,7 +32,7 @@ export const CHECK_LENGTH = 6;
 
 /**
  * The check code of a version tag: a hash of the item it is issued for (`item`: what names the
- * stored item, lib/db/versions.ts: `itemOf`), the version and the digest. Not a secret (anyone may
+ * stored item, lib/db/core/versions.ts: `itemOf`), the version and the digest. Not a secret (anyone may
  * compute it, as anyone may read the current tag): it makes `If-Match` compare the whole tag, so
  * that a tag that was never issued for this item (a forged digest, a tag of another resource)
  * matches nothing.

@@ -1,8 +1,8 @@
 import { issueNotHere } from './issue-keys.ts';
-import * as store from '../db/activity.ts';
-import { issueItem } from '../db/issue-item.ts';
-import { sprintItem } from '../db/sprints.ts';
-import type { PageRequest } from '../db/list.ts';
+import * as store from '../db/issues/activity.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
+import { sprintItem } from '../db/projects/sprints.ts';
+import type { PageRequest } from '../db/core/list.ts';
 import type { Activity } from '../schemas/activity.ts';
 import { NotFoundError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';

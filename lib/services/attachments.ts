@@ -7,8 +7,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { config } from '../config.ts';
-import { getAccountItem } from '../db/accounts.ts';
-import * as store from '../db/attachments.ts';
+import { getAccountItem } from '../db/organisation/accounts.ts';
+import * as store from '../db/attachments/attachments.ts';
 import type { Readable } from 'node:stream';
 import {
   attachmentObjectKey,
@@ -21,15 +21,15 @@ import {
   signDownloadUrl,
   signUploadForm,
   stagingObjectKey,
-} from '../db/objects.ts';
-import type { AttachmentRefusal } from '../db/refusals.ts';
-import { nextId } from '../db/sequences.ts';
-import { isRefused, STALE_ATTEMPTS, type GuardedItem } from '../db/transactions.ts';
-import { issueItem } from '../db/issue-item.ts';
-import { commentAuthorOf, issueSprintNow, sprintExists } from '../db/comments.ts';
-import { getTrashed } from '../db/trash.ts';
-import { issueOfNumber } from '../db/issue-lookup.ts';
-import { getIssueFamily } from '../db/issues.ts';
+} from '../aws/objects.ts';
+import type { AttachmentRefusal } from '../db/core/refusals.ts';
+import { nextId } from '../db/core/sequences.ts';
+import { isRefused, STALE_ATTEMPTS, type GuardedItem } from '../db/core/transactions.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
+import { commentAuthorOf, issueSprintNow, sprintExists } from '../db/comments/comments.ts';
+import { getTrashed } from '../db/core/trash.ts';
+import { issueOfNumber } from '../db/issues/issue-lookup.ts';
+import { getIssueFamily } from '../db/issues/issues.ts';
 import { dispositionOf, isShown, mcpKindOf, sha256Base64, sha256Hex } from '../model/attachments.ts';
 import { ATTACHMENT_LIMITS } from '../vocabulary/attachments.ts';
 import type { Principal } from '../model/principal.ts';
@@ -194,7 +194,7 @@ export async function attachFile(
   }
 }
 
-/** The limits a declaration is written within (lib/db/attachments.ts, `insertAttachment`). */
+/** The limits a declaration is written within (lib/db/attachments/attachments.ts, `insertAttachment`). */
 const limitsOf = (limits: ReturnType<typeof config>['attachments']) => ({
   maxFiles: limits.maxFilesPerIssue,
   maxBytes: limits.maxOrganisationBytes,

@@ -1,6 +1,6 @@
-import { readBoard } from '../db/board.ts';
-import { listCounters } from '../db/counters.ts';
-import { workflowOf } from '../db/workflow.ts';
+import { readBoard } from '../db/issues/board.ts';
+import { listCounters } from '../db/issues/counters.ts';
+import { workflowOf } from '../db/projects/workflow.ts';
 import { COLUMN_COUNT, COLUMN_POINTS } from '../model/derivations.ts';
 import type { Principal } from '../model/principal.ts';
 import { liveState, stateOfIssue, statusKey, type Workflow, type WorkflowState } from '../model/workflow.ts';
@@ -56,7 +56,7 @@ export async function getBoard(caller: Principal, projectId: number, sprintId: n
 }
 
 /**
- * A list's counts and points per state, from its owner's column counters (lib/db/counters.ts: `listCounters`): a counter of a deleted
+ * A list's counts and points per state, from its owner's column counters (lib/db/issues/counters.ts: `listCounters`): a counter of a deleted
  * state counts in the state its issues went to, one of a category's home (issues from before
  * workflows) in that state.
  */

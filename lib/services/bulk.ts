@@ -1,13 +1,13 @@
-import { getAccountItem } from '../db/accounts.ts';
-import { listLength as storedListLength } from '../db/counters.ts';
-import { projectItem } from '../db/projects.ts';
-import * as store from '../db/issues.ts';
-import { catalogueOf, issueLabels, resolveLabels } from '../db/labels.ts';
+import { getAccountItem } from '../db/organisation/accounts.ts';
+import { listLength as storedListLength } from '../db/issues/counters.ts';
+import { projectItem } from '../db/projects/projects.ts';
+import * as store from '../db/issues/issues.ts';
+import { catalogueOf, issueLabels, resolveLabels } from '../db/issues/labels.ts';
 import { expectingVersion } from '../context/versions.ts';
 import type { Issue, IssueLocation } from '../schemas/issues.ts';
 import type { BulkOp } from '../schemas/bulk.ts';
 import { unclassified } from '../model/derivations.ts';
-import { Refused, isRefused } from '../db/transactions.ts';
+import { Refused, isRefused } from '../db/core/transactions.ts';
 import {
   IssueElsewhereError,
   NotFoundError,
@@ -27,19 +27,19 @@ import {
   updateIssuesTogether,
   stateOfNewIssue,
 } from './issues.ts';
-import { workflowOf } from '../db/workflow.ts';
+import { workflowOf } from '../db/projects/workflow.ts';
 import { stateOnUpdate, statusAnswer } from '../model/workflow.ts';
 import type { Principal } from '../model/principal.ts';
 import { decideParent } from './sub-issues.ts';
 import { answeredVersion } from '../model/versions.ts';
-import { withVersion } from '../db/versions.ts';
-import { writtenIssue } from '../db/issue-refs.ts';
+import { withVersion } from '../db/core/versions.ts';
+import { writtenIssue } from '../db/issues/issue-refs.ts';
 import { explainRefusal, type Meanings } from './refusals.ts';
 
 /**
  * Bulk writes of issues (docs/api.md: Bulk writes; the REST bulk routes, the MCP batch tools, an
  * import): items in order, each a create or an update, each answered on its own. Every item is
- * written through the one issue write path (lib/db/issue-write.ts) as its single route writes it
+ * written through the one issue write path (lib/db/issues/issue-write.ts) as its single route writes it
  * (`createIssue`, `updateIssue`), one after the other, so places come out as the single writes give
  * them in sequence and every answer and error is the single route's; creates in a row into one list
  * without a parent are written together (`createTogether`; one asked a place then moved to it), answered the same. A dry run
@@ -147,7 +147,7 @@ function plainUpdatesFrom(ops: BulkItem[], start: number): UpdateOp[] {
  * fewer calls: what each create checks before it takes a number is read once for all (one
  * BatchGet: the project, the sprint, the assignees), the valid ones take their ids, numbers and
  * positions at once (two calls side by side), and they are written by as few issue writes
- * (lib/db/issue-write.ts) as DynamoDB's transaction limits allow, in order. A transaction refused
+ * (lib/db/issues/issue-write.ts) as DynamoDB's transaction limits allow, in order. A transaction refused
  * (a sprint deleted or being completed meanwhile) is sent again issue by issue, each on its own.
  */
 async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkOutcome[]> {

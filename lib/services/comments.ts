@@ -1,17 +1,17 @@
-import { getTrashed } from '../db/trash.ts';
-import type { CommentPointer } from '../db/comment-pointers.ts';
-import { getAccountItem } from '../db/accounts.ts';
-import * as store from '../db/comments.ts';
-import type { IssueRef } from '../db/comments.ts';
-import type { PageRequest } from '../db/list.ts';
-import { readIssueItem } from '../db/issue-refs.ts';
-import { nextId } from '../db/sequences.ts';
-import { isRefused, Refused, rereadOnStale, type GuardedItem } from '../db/transactions.ts';
+import { getTrashed } from '../db/core/trash.ts';
+import type { CommentPointer } from '../db/comments/comment-pointers.ts';
+import { getAccountItem } from '../db/organisation/accounts.ts';
+import * as store from '../db/comments/comments.ts';
+import type { IssueRef } from '../db/comments/comments.ts';
+import type { PageRequest } from '../db/core/list.ts';
+import { readIssueItem } from '../db/issues/issue-refs.ts';
+import { nextId } from '../db/core/sequences.ts';
+import { isRefused, Refused, rereadOnStale, type GuardedItem } from '../db/core/transactions.ts';
 import type { Comment, CommentCreate, CommentUpdate } from '../schemas/comments.ts';
 import { ForbiddenError, NotFoundError, TransitionError, UnauthorizedError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
 import { explainRefusal, projectNotThere, refusedAs, type Meanings } from './refusals.ts';
-import { type CommentRefusal } from '../db/refusals.ts';
+import { type CommentRefusal } from '../db/core/refusals.ts';
 import { issueNotHere } from './issue-keys.ts';
 
 /** What a refused comment write means. */

@@ -1,6 +1,6 @@
-import { issueOfNumber } from '../db/issue-lookup.ts';
-import { issueItem } from '../db/issue-item.ts';
-import { readIssueItem } from '../db/issue-refs.ts';
+import { issueOfNumber } from '../db/issues/issue-lookup.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
+import { readIssueItem } from '../db/issues/issue-refs.ts';
 import type { IssueLocation } from '../schemas/issues.ts';
 import { IssueElsewhereError, NotFoundError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';

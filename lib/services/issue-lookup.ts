@@ -1,11 +1,11 @@
-import { issueOfNumber } from '../db/issue-lookup.ts';
-import { catalogueOf } from '../db/labels.ts';
-import { workflowOf } from '../db/workflow.ts';
-import { getIssueFamily, getListOwner, rankInBlock, toIssue, type IssueItem } from '../db/issues.ts';
+import { issueOfNumber } from '../db/issues/issue-lookup.ts';
+import { catalogueOf } from '../db/issues/labels.ts';
+import { workflowOf } from '../db/projects/workflow.ts';
+import { getIssueFamily, getListOwner, rankInBlock, toIssue, type IssueItem } from '../db/issues/issues.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { NotFoundError } from '../vocabulary/errors.ts';
 import { blockOf, countBefore } from '../model/positions.ts';
-import { rankIndex } from '../db/counters.ts';
+import { rankIndex } from '../db/issues/counters.ts';
 import type { Principal } from '../model/principal.ts';
 
 /**

@@ -1,9 +1,9 @@
-import { issueItem } from '../db/issue-item.ts';
-import { readSurroundings, restoreIssue, type IssueReturn, type IssueSurroundings } from '../db/issue-trash.ts';
-import type { IssueItem } from '../db/issues.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
+import { readSurroundings, restoreIssue, type IssueReturn, type IssueSurroundings } from '../db/jobs/issue-trash.ts';
+import type { IssueItem } from '../db/issues/issues.ts';
 import { decideParent } from './sub-issues.ts';
-import { allocatePositions, getListOwner } from '../db/issues.ts';
-import { isRefused } from '../db/transactions.ts';
+import { allocatePositions, getListOwner } from '../db/issues/issues.ts';
+import { isRefused } from '../db/core/transactions.ts';
 import type { Principal } from '../model/principal.ts';
 import { appendedPosition } from '../model/positions.ts';
 import type { Issue } from '../schemas/issues.ts';
@@ -11,8 +11,8 @@ import { NotFoundError, SprintBusyError, TransitionError, ValidationError } from
 import { getIssue } from './issues.ts';
 import { explainRefusal, projectNotThere, refusedAs } from './refusals.ts';
 import { MAX_RELATIONS } from './relations.ts';
-import { getProjectItem } from '../db/projects.ts';
-import { workflowOf } from '../db/workflow.ts';
+import { getProjectItem } from '../db/projects/projects.ts';
+import { workflowOf } from '../db/projects/workflow.ts';
 import { stateOnReturn } from '../model/workflow.ts';
 
 /** Where a restored issue came back: at its own place in its own list, or at the end of the backlog (its sprint gone). */

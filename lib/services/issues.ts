@@ -1,13 +1,13 @@
-import * as store from '../db/issues.ts';
-import type { IssueItem, IssueMatch } from '../db/issues.ts';
+import * as store from '../db/issues/issues.ts';
+import type { IssueItem, IssueMatch } from '../db/issues/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
 import { unclassified, type IssueState } from '../model/derivations.ts';
-import { issueItem, issueStateOf } from '../db/issue-item.ts';
-import { listLength, rankIndex } from '../db/counters.ts';
-import type { PageRequest } from '../db/list.ts';
-import { projectItem, type ProjectItem } from '../db/projects.ts';
-import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/transactions.ts';
-import { listRevisionOf, type ParentGuard } from '../db/issue-write.ts';
+import { issueItem, issueStateOf } from '../db/issues/issue-item.ts';
+import { listLength, rankIndex } from '../db/issues/counters.ts';
+import type { PageRequest } from '../db/core/list.ts';
+import { projectItem, type ProjectItem } from '../db/projects/projects.ts';
+import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/core/transactions.ts';
+import { listRevisionOf, type ParentGuard } from '../db/issues/issue-write.ts';
 import { childrenRoom, decideParent, type ParentDecision } from './sub-issues.ts';
 import type { Issue, IssueCreate, IssueListFilters, IssueLocation, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
@@ -24,9 +24,9 @@ import {
   type Renumbering,
 } from '../model/positions.ts';
 import type { Principal } from '../model/principal.ts';
-import { versionOf, withVersion } from '../db/versions.ts';
-import { catalogueOf, carriesAll, issueLabels, labelFilterIds, resolveLabels } from '../db/labels.ts';
-import { workflowOf } from '../db/workflow.ts';
+import { versionOf, withVersion } from '../db/core/versions.ts';
+import { catalogueOf, carriesAll, issueLabels, labelFilterIds, resolveLabels } from '../db/issues/labels.ts';
+import { workflowOf } from '../db/projects/workflow.ts';
 import {
   liveState,
   stateOnCreate,
@@ -36,7 +36,7 @@ import {
   type StateWrite,
   type Workflow,
 } from '../model/workflow.ts';
-import { readIssueItem, writtenIssue } from '../db/issue-refs.ts';
+import { readIssueItem, writtenIssue } from '../db/issues/issue-refs.ts';
 import { issueNotHere } from './issue-keys.ts';
 
 /** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
@@ -181,7 +181,7 @@ export function issueFilter(filters: IssueListFilters, project?: object): IssueM
 /**
  * A sprint's issues or the backlog, in list order, each with its place; the total comes from a
  * counter. With a filter, the page holds the matches among the next issues looked through (see
- * lib/db/issues.ts: listIssues) and `total` counts the matches found up to there.
+ * lib/db/issues/issues.ts: listIssues) and `total` counts the matches found up to there.
  */
 export async function listIssues(caller: Principal, at: IssueLocation, page: PageRequest, filters?: IssueListFilters) {
   const filter = filters ? (project?: object) => issueFilter(filters, project) : undefined;
@@ -226,7 +226,7 @@ export interface ImportedIssue {
   started_at?: string | null | undefined;
   completed_at?: string | null | undefined;
   source_key?: string | null | undefined;
-  /** `n` of `<prefix>-n`, reserved for this issue (lib/db/imports.ts: `reserveIssueNumbers`); absent: the sequence's next. */
+  /** `n` of `<prefix>-n`, reserved for this issue (lib/db/imports/imports.ts: `reserveIssueNumbers`); absent: the sequence's next. */
   number?: number | undefined;
   /** The account shown as its author (`author:`); absent: the caller. */
   author_id?: number | undefined;
@@ -273,7 +273,7 @@ export function newIssue(
   parentId: number | null,
   imported?: Omit<ImportedIssue, 'items'>,
   now = imported?.updated_at ?? new Date().toISOString(),
-  /** The project's workflow (lib/db/states.ts): the state a create names, and its rules. */
+  /** The project's workflow (lib/db/projects/states.ts): the state a create names, and its rules. */
   workflow: Workflow = workflowOf(undefined),
 ): Issue {
   const state = stateOfNewIssue(workflow, input, at.sprintId, now);
@@ -436,7 +436,7 @@ export type CreatedTogether =
  * `createIssue` would one after the other, in fewer calls (imports): their ids, numbers (or the
  * numbers an import keeps) and positions taken at once in the order given, each parent read once
  * (side by side) and decided once for all its new children, and each list's issues written by as
- * few transactions as DynamoDB's limits allow (lib/db/issues.ts: `insertChunks`), with what each
+ * few transactions as DynamoDB's limits allow (lib/db/issues/issues.ts: `insertChunks`), with what each
  * brings (`imported.items`).
  * A parent that refuses (gone, full, too deep) leaves its children without one (`parentGiven`
  * false: the caller links them later and reports the refusal then). A transaction refused is sent
@@ -666,7 +666,7 @@ export const isPlainUpdate = (changes: IssueUpdate, at: IssueLocation): boolean 
  * Plain updates (`isPlainUpdate`) of different issues of one list, each as `updateIssue` answers it,
  * in a bounded number of serial round trips whatever their count: the list and the issues in one
  * read (a BatchGetItem per 100 issues, side by side), every decision made on it, then the writes in
- * as few transactions as DynamoDB's limits allow (lib/db/issues.ts: `updateChunks`), the issues'
+ * as few transactions as DynamoDB's limits allow (lib/db/issues/issues.ts: `updateChunks`), the issues'
  * places read side by side meanwhile. A transaction refused (an issue changed since it was read, an
  * assignee not of the organisation) has its updates made again one by one by `updateIssue`, each
  * answered on its own.

@@ -1,13 +1,13 @@
-import type { PageRequest } from '../db/list.ts';
-import * as store from '../db/labels.ts';
-import { Refused, rereadOnStale, isRefused, STALE } from '../db/transactions.ts';
-import { getProjectItem } from '../db/projects.ts';
+import type { PageRequest } from '../db/core/list.ts';
+import * as store from '../db/issues/labels.ts';
+import { Refused, rereadOnStale, isRefused, STALE } from '../db/core/transactions.ts';
+import { getProjectItem } from '../db/projects/projects.ts';
 import { DEFAULT_LABEL_COLOR, labelLimits } from '../vocabulary/label-limits.ts';
 import type { Label, LabelCreate, LabelUpdate } from '../schemas/labels.ts';
 import { NotFoundError, TransitionError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
 import { explainRefusal, projectNotThere, type Meanings } from './refusals.ts';
-import { type LabelRefusal } from '../db/refusals.ts';
+import { type LabelRefusal } from '../db/core/refusals.ts';
 
 /**
  * A project's label catalogue (docs/api.md: Labels), and what issues make of it: an issue stores
@@ -99,7 +99,7 @@ export async function updateLabel(caller: Principal, projectId: number, labelId:
 /**
  * Deletes a label into the organisation's trash (docs/trash.md): no issue shows it from then on and
  * no filter matches it; a restore shows it on its issues again, and its purge (or expiry) takes it
- * off them in the background (lib/db/cascade.ts).
+ * off them in the background (lib/db/jobs/cascade.ts).
  */
 export async function deleteLabel(caller: Principal, projectId: number, labelId: number): Promise<void> {
   try {

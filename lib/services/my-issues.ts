@@ -1,19 +1,19 @@
-import { accountItem } from '../db/accounts.ts';
-import { listAssigned, readAssignedItems, scanAssigned, type AssignedEntry, type AssignedFilter } from '../db/assigned.ts';
-import { ranksFrom, toIssue, type IssueItem } from '../db/issues.ts';
-import { workflowOf } from '../db/workflow.ts';
-import { catalogueOf, carriesAll, labelFilterIds } from '../db/labels.ts';
-import type { PageRequest } from '../db/list.ts';
+import { accountItem } from '../db/organisation/accounts.ts';
+import { listAssigned, readAssignedItems, scanAssigned, type AssignedEntry, type AssignedFilter } from '../db/issues/assigned.ts';
+import { ranksFrom, toIssue, type IssueItem } from '../db/issues/issues.ts';
+import { workflowOf } from '../db/projects/workflow.ts';
+import { catalogueOf, carriesAll, labelFilterIds } from '../db/issues/labels.ts';
+import type { PageRequest } from '../db/core/list.ts';
 import type { Issue, IssueListFilters } from '../schemas/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
 import { blockOf, countBefore, type RankIndex } from '../model/positions.ts';
-import { rankIndex } from '../db/counters.ts';
+import { rankIndex } from '../db/issues/counters.ts';
 import type { Principal } from '../model/principal.ts';
 
 /**
  * The caller's assigned issues across the projects of the organisation, newest update first
  * (`GET /me/issues`), each with its place in its list. Cost, the authorizer aside: one Query of the
- * caller's index (lib/db/assigned.ts), one BatchGet of the issues with their projects, sprints and
+ * caller's index (lib/db/issues/assigned.ts), one BatchGet of the issues with their projects, sprints and
  * the caller's account (whose count of assigned issues is the total), then for their places one keys-only
  * Query per list, or per run of a long list (`placeRuns`; lib/model/positions.ts), all in
  * parallel: three round trips. An entry whose issue or ancestor is gone (a project or sprint

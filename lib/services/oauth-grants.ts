@@ -1,5 +1,5 @@
-import { bucketStateOf, authenticateAndConsume } from '../db/tokens.ts';
-import { isRefused } from '../db/transactions.ts';
+import { bucketStateOf, authenticateAndConsume } from '../db/organisation/tokens.ts';
+import { isRefused } from '../db/core/transactions.ts';
 import {
   countRegistration,
   findClient,
@@ -14,7 +14,7 @@ import {
   type Approval,
   type OAuthClient,
   type Pair,
-} from '../db/oauth.ts';
+} from '../db/organisation/oauth.ts';
 import type { OAuthClientRegistrationBody } from '../schemas/oauth.ts';
 import {
   ACCESS_TOKEN_SECONDS,

@@ -4,8 +4,8 @@ import {
   setOrganisationSettings,
   trashRetentionOf,
   type VersionedOrganisation,
-} from '../db/organisation.ts';
-import type { OrganisationRefusal } from '../db/refusals.ts';
+} from '../db/organisation/organisation.ts';
+import type { OrganisationRefusal } from '../db/core/refusals.ts';
 import type { Principal } from '../model/principal.ts';
 import type { OrganisationSettings, OrganisationUpdate } from '../schemas/organisation.ts';
 import { ForbiddenError, NotFoundError } from '../vocabulary/errors.ts';

@@ -1,10 +1,10 @@
-import type { PageRequest } from '../db/list.ts';
-import * as store from '../db/projects.ts';
+import type { PageRequest } from '../db/core/list.ts';
+import * as store from '../db/projects/projects.ts';
 import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
 import { refusedAs, type Meanings } from './refusals.ts';
-import { type ProjectRefusal } from '../db/refusals.ts';
+import { type ProjectRefusal } from '../db/core/refusals.ts';
 
 /** What a refused project write means. */
 const refusals = {

@@ -1,12 +1,12 @@
-import type { RefusalReason } from '../db/refusals.ts';
-import { Refused } from '../db/transactions.ts';
-import { getTrashed } from '../db/trash.ts';
+import type { RefusalReason } from '../db/core/refusals.ts';
+import { Refused } from '../db/core/transactions.ts';
+import { getTrashed } from '../db/core/trash.ts';
 
 /**
  * What each reason of a refused write means to a client, for one kind of write. The data layer
- * names why a transaction was refused (`Refused.reason`, lib/db/transactions.ts); the domain alone
+ * names why a transaction was refused (`Refused.reason`, lib/db/core/transactions.ts); the domain alone
  * decides what that is: a 404, a 422, a 503. A record over the reasons of one kind of write
- * (`satisfies Meanings<CommentRefusal>`, lib/db/refusals.ts) must name each of them.
+ * (`satisfies Meanings<CommentRefusal>`, lib/db/core/refusals.ts) must name each of them.
  */
 export type Meanings<R extends RefusalReason = RefusalReason> = Record<R, () => Error>;
 

@@ -1,4 +1,4 @@
-import { Refused, rereadOnStale, STALE, isRefused } from '../db/transactions.ts';
+import { Refused, rereadOnStale, STALE, isRefused } from '../db/core/transactions.ts';
 import {
   issuesOfNumbers,
   issuesWithProjects,
@@ -6,22 +6,22 @@ import {
   writeRelation,
   type RelationSide,
   type StoredRelation,
-} from '../db/relations.ts';
+} from '../db/issues/relations.ts';
 import type { Relation, RelationCreate } from '../schemas/relations.ts';
 import { relationInverse, type RelationType } from '../vocabulary/relation-types.ts';
 import { now, today } from '../model/clock.ts';
 import { effectsOf, holderId, isClosed, type RelationRef } from '../model/derivations.ts';
-import { issueStateOf } from '../db/issue-item.ts';
+import { issueStateOf } from '../db/issues/issue-item.ts';
 import { NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 import { refusedAs } from './refusals.ts';
 import type { Principal } from '../model/principal.ts';
 import type { IssueStatus } from '../schemas/issues.ts';
-import { readIssueItem } from '../db/issue-refs.ts';
+import { readIssueItem } from '../db/issues/issue-refs.ts';
 
 /**
  * Relations between issues of one organisation (any projects): `blocks`/`blocked_by`,
  * `duplicates`/`duplicated_by`, `relates_to`. Each is stored on both issues, the other showing the
- * inverse type, written and removed on both in one transaction (lib/db/relations.ts). Rules: an
+ * inverse type, written and removed on both in one transaction (lib/db/issues/relations.ts). Rules: an
  * issue does not relate to itself, holds at most MAX_RELATIONS relations, and two issues have at
  * most one relation of each kind (blocking, duplication, relating) between them: a second is 422,
  * whichever its direction. A `blocks` relation moves the blocked issue's count of open blockers as

@@ -1,9 +1,9 @@
-import { descriptionDigest, readActivityEntry } from '../db/activity.ts';
-import { issueItem } from '../db/issue-item.ts';
-import { toIssue } from '../db/issues.ts';
-import { catalogueOf } from '../db/labels.ts';
-import { storedRelations } from '../db/relations.ts';
-import { workflowOf } from '../db/workflow.ts';
+import { descriptionDigest, readActivityEntry } from '../db/issues/activity.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
+import { toIssue } from '../db/issues/issues.ts';
+import { catalogueOf } from '../db/issues/labels.ts';
+import { storedRelations } from '../db/issues/relations.ts';
+import { workflowOf } from '../db/projects/workflow.ts';
 import { notRevertible, revertOf, type RecordedRelation } from '../model/revert.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Issue, IssueUpdate } from '../schemas/issues.ts';

@@ -8,11 +8,11 @@ import {
   SEARCH_SCAN,
   searchRange,
   type SearchCursor,
-} from '../db/search.ts';
-import { catalogueOf, issueLabels } from '../db/labels.ts';
-import { workflowOf } from '../db/workflow.ts';
+} from '../db/issues/search.ts';
+import { catalogueOf, issueLabels } from '../db/issues/labels.ts';
+import { workflowOf } from '../db/projects/workflow.ts';
 import { statusAnswer, unknownStateNames, type Workflow } from '../model/workflow.ts';
-import { isFilledSearchRecord, searchRecordItem } from '../db/issue-item.ts';
+import { isFilledSearchRecord, searchRecordItem } from '../db/issues/issue-item.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
 import {
@@ -32,7 +32,7 @@ import type { SearchIssue } from '../schemas/search.ts';
 /**
  * A search of the organisation's issues (`GET /api/v1/issues?q=`, `POST /api/v1/issues/search`;
  * docs/search.md, "How the service answers it"). One round of DynamoDB calls, in parallel: a Query
- * of the organisation's search partition (lib/db/search.ts; at most SEARCH_SCAN records, in
+ * of the organisation's search partition (lib/db/issues/search.ts; at most SEARCH_SCAN records, in
  * `updated_at` order, the range of `updated:` as its key condition) and a Query of its projects
  * (prefixes for `project:`, label catalogues for `label:`); a second round only for `sprint:active`:
  * one BatchGet of the sprints the records read name. Every record read is tested by the one

@@ -1,11 +1,11 @@
-import * as completion from '../db/completion.ts';
+import * as completion from '../db/jobs/completion.ts';
 import { firstPlaceOf, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../model/completion.ts';
 import type { SprintCounters } from '../model/sprint-counters.ts';
-import { sprintCounters } from '../db/counters.ts';
-import { allocatePositions, appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues.ts';
-import type { PageRequest } from '../db/list.ts';
-import * as store from '../db/sprints.ts';
-import { Refused, rereadOnStale, STALE } from '../db/transactions.ts';
+import { sprintCounters } from '../db/issues/counters.ts';
+import { allocatePositions, appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues/issues.ts';
+import type { PageRequest } from '../db/core/list.ts';
+import * as store from '../db/projects/sprints.ts';
+import { Refused, rereadOnStale, STALE } from '../db/core/transactions.ts';
 import { planActivation, planCompletion, planSprintDelete, planSprintUpdate, slugify } from '../model/sprint-plans.ts';
 import type { Burndown, Sprint, SprintCreate, SprintReport, SprintUpdate, Velocity } from '../schemas/sprints.ts';
 import type { SprintComplete } from '../schemas/sprint-outcomes.ts';
@@ -20,9 +20,9 @@ import {
 } from '../vocabulary/errors.ts';
 import { contributionOf, negate, openStatuses, sumCounters } from '../model/derivations.ts';
 import type { Principal } from '../model/principal.ts';
-import { PRECONDITION, versionOf } from '../db/versions.ts';
+import { PRECONDITION, versionOf } from '../db/core/versions.ts';
 import { explainRefusal, type Meanings } from './refusals.ts';
-import { type SprintRefusal } from '../db/refusals.ts';
+import { type SprintRefusal } from '../db/core/refusals.ts';
 
 /** A write that raced another one is re-read and re-decided this many times before a 503. */
 const ATTEMPTS = 4;
@@ -34,7 +34,7 @@ const ATTEMPTS = 4;
  */
 const MOVES_PER_STEP = 96;
 
-/** Transaction items moving `issue` costs (lib/db/issues.ts: appendToList): its own, its search record, its pointer, its assignee entry, its parent's index record. */
+/** Transaction items moving `issue` costs (lib/db/issues/issues.ts: appendToList): its own, its search record, its pointer, its assignee entry, its parent's index record. */
 const moveItems = (issue: OpenIssue) =>
   3 + (issue.assignee_id === null ? 0 : 1) + (issue.parent_id === null || issue.parent_id === undefined ? 0 : 1);
 

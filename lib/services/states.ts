@@ -1,6 +1,6 @@
-import * as store from '../db/states.ts';
-import { getProjectItem } from '../db/projects.ts';
-import { isRefused, Refused, rereadOnStale, STALE } from '../db/transactions.ts';
+import * as store from '../db/projects/states.ts';
+import { getProjectItem } from '../db/projects/projects.ts';
+import { isRefused, Refused, rereadOnStale, STALE } from '../db/core/transactions.ts';
 import type { Principal } from '../model/principal.ts';
 import {
   deleteProblems,
@@ -14,7 +14,7 @@ import {
   type WorkflowState,
 } from '../model/workflow.ts';
 import type { State, StateCreate, StateUpdate } from '../schemas/states.ts';
-import { withVersion } from '../db/versions.ts';
+import { withVersion } from '../db/core/versions.ts';
 import { NotFoundError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
 import { defaultStateColors, isStateCategory, stateCategories, stateLimits } from '../vocabulary/workflow.ts';
 

@@ -1,21 +1,21 @@
 import { issueKeyPattern } from '../vocabulary/ids.ts';
-import { childrenOf, issuesById, pointerWithChildren, type SubIssueRecord } from '../db/sub-issues.ts';
-import type { IssueItem } from '../db/issues.ts';
-import type { ParentGuard } from '../db/issue-write.ts';
-import type { PageRequest } from '../db/list.ts';
+import { childrenOf, issuesById, pointerWithChildren, type SubIssueRecord } from '../db/issues/sub-issues.ts';
+import type { IssueItem } from '../db/issues/issues.ts';
+import type { ParentGuard } from '../db/issues/issue-write.ts';
+import type { PageRequest } from '../db/core/list.ts';
 import type { SubIssue } from '../schemas/issues.ts';
 import { NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
-import { readIssueItem } from '../db/issue-refs.ts';
-import { issueItem } from '../db/issue-item.ts';
-import { openCursor, sealCursor } from '../db/cursors.ts';
+import { readIssueItem } from '../db/issues/issue-refs.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
+import { openCursor, sealCursor } from '../db/core/cursors.ts';
 
 /**
  * Sub-issues: an issue's `parent_id` names another issue of its project (any list), or null. The
  * rules (no cycle, at most `subIssueLimits.depth` levels counting the whole chain and the moved
  * issue's own sub-issues, at most `subIssueLimits.children` children per parent) are decided here
  * on a read; the write then checks, on the new parent, that its own parent and its number of
- * children are still as read (lib/db/issue-write.ts: `ParentGuard`), so two writes that would
+ * children are still as read (lib/db/issues/issue-write.ts: `ParentGuard`), so two writes that would
  * together break a rule cannot both commit. A parent's `sub_issues_summary` and its children index
  * are derivations (lib/model/derivations.ts: `parent-summary`, `sub-issue-index`).
  */

@@ -1,21 +1,21 @@
-import type { PageRequest } from '../db/list.ts';
-import * as store from '../db/trash.ts';
-import { restoreWebhook } from '../db/webhooks.ts';
+import type { PageRequest } from '../db/core/list.ts';
+import * as store from '../db/core/trash.ts';
+import { restoreWebhook } from '../db/webhooks/webhooks.ts';
 import type { Principal } from '../model/principal.ts';
 import { isExpired, parseTrashId, trashId } from '../model/trash.ts';
 import { ForbiddenError, NotFoundError, TransitionError, TrashBusyError } from '../vocabulary/errors.ts';
 import { refusedAs } from './refusals.ts';
 import { refusals as webhookRefusals } from './webhooks.ts';
-import { toWebhook } from '../db/webhooks.ts';
+import { toWebhook } from '../db/webhooks/webhooks.ts';
 import { restoreTrashedLabel } from './labels.ts';
 import { restoreTrashedComment } from './comments.ts';
 import { restoreTrashedAttachment } from './attachments.ts';
 import { restoreTrashedIssue } from './issue-trash.ts';
 import type { Restored, RestoreStarted } from '../schemas/trash.ts';
 import type { ContainerState } from '../vocabulary/trash.ts';
-import { beginRestore, projectIssueCount, restoreObstacle, type Container } from '../db/container-trash.ts';
-import { sprintItem, toSprint } from '../db/sprints.ts';
-import { toProject } from '../db/projects.ts';
+import { beginRestore, projectIssueCount, restoreObstacle, type Container } from '../db/jobs/container-trash.ts';
+import { sprintItem, toSprint } from '../db/projects/sprints.ts';
+import { toProject } from '../db/projects/projects.ts';
 
 /** An item of the trash as answered. */
 export interface TrashEntry {
@@ -122,7 +122,7 @@ export async function restore(caller: Principal, id: string): Promise<Restored |
 /**
  * Deletes trash item `id` for good (admins); in the background, a label's purge takes it off its
  * issues, an issue's removes what lived under it and releases its children, an attachment's
- * removes it with its file and its bytes (lib/db/cascade.ts).
+ * removes it with its file and its bytes (lib/db/jobs/cascade.ts).
  */
 export async function purge(caller: Principal, id: string): Promise<void> {
   requireAdmin(caller);

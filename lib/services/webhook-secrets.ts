@@ -1,8 +1,8 @@
-import { nextId } from '../db/sequences.ts';
+import { nextId } from '../db/core/sequences.ts';
 import { sameVersion } from '../model/versions.ts';
-import * as store from '../db/webhooks.ts';
+import * as store from '../db/webhooks/webhooks.ts';
 import type { Webhook, WebhookCreate } from '../schemas/webhooks.ts';
-import { isSealed, secretBox } from '../db/secret-box.ts';
+import { isSealed, secretBox } from '../aws/secret-box.ts';
 import { generateSecret } from '../model/signing.ts';
 import type { Principal } from '../model/principal.ts';
 import { refusedAs } from './refusals.ts';
@@ -10,7 +10,7 @@ import { checkEndpoint, ownWebhook, refusals, requireAdmin, webhookFilterFields 
 
 /**
  * The two operations that make a webhook signing secret: registering an endpoint and rotating its
- * secret. Each answers the new secret once and stores it sealed (lib/db/secret-box.ts), bound
+ * secret. Each answers the new secret once and stores it sealed (lib/aws/secret-box.ts), bound
  * to its endpoint; neither ever opens a stored one. Apart from lib/services/webhooks.ts so that only
  * their two functions carry the secret box (and the KMS client).
  */
@@ -39,7 +39,7 @@ export async function createWebhook(caller: Principal, input: WebhookCreate): Pr
     updatedAt: now,
   };
   await refusedAs(refusals, () => store.insertWebhook(caller.orgId, item));
-  // Inserted at version 1 (lib/db/stamps.ts): the answer's ETag is usable with If-Match at once.
+  // Inserted at version 1 (lib/db/core/stamps.ts): the answer's ETag is usable with If-Match at once.
   const created = store.insertedWebhook(caller.orgId, id, item);
   return sameVersion(created, { ...created, secret });
 }

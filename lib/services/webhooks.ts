@@ -1,14 +1,14 @@
 import { deliveryIdPattern } from '../vocabulary/ids.ts';
 import { config } from '../config.ts';
-import type { PageRequest } from '../db/list.ts';
-import * as store from '../db/webhooks.ts';
+import type { PageRequest } from '../db/core/list.ts';
+import * as store from '../db/webhooks/webhooks.ts';
 import type { Delivery, Webhook, WebhookUpdate } from '../schemas/webhooks.ts';
 import { endpointRefusal } from '../model/address-guard.ts';
 import { ForbiddenError, NotFoundError, TransitionError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
-import { rereadOnStale } from '../db/transactions.ts';
+import { rereadOnStale } from '../db/core/transactions.ts';
 import { refusedAs, type Meanings } from './refusals.ts';
-import { type WebhookRefusal } from '../db/refusals.ts';
+import { type WebhookRefusal } from '../db/core/refusals.ts';
 
 /**
  * Endpoints and deliveries. Registering an endpoint and rotating its secret, the two operations

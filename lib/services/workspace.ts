@@ -1,9 +1,9 @@
-import { catalogueOf } from '../db/labels.ts';
-import { accountNames, sprintNames } from '../db/names.ts';
-import * as projects from '../db/projects.ts';
+import { catalogueOf } from '../db/issues/labels.ts';
+import { accountNames, sprintNames } from '../db/projects/names.ts';
+import * as projects from '../db/projects/projects.ts';
 import { issuePriorities, issueStatuses, issueTypes } from '../schemas/issues.ts';
 import type { Principal } from '../model/principal.ts';
-import { workflowOf } from '../db/workflow.ts';
+import { workflowOf } from '../db/projects/workflow.ts';
 import { statusKey } from '../vocabulary/workflow.ts';
 
 /**

@@ -6,9 +6,9 @@ import {
   updateWebhook,
   webhookRefusals,
   type WebhookFields,
-} from '../db/webhooks.ts';
-import { isRefused } from '../db/transactions.ts';
-import { countSlowAttempt, giveBackPlaces, setLane, takePlaces } from '../db/delivery-lanes.ts';
+} from '../db/webhooks/webhooks.ts';
+import { isRefused } from '../db/core/transactions.ts';
+import { countSlowAttempt, giveBackPlaces, setLane, takePlaces } from '../db/webhooks/delivery-lanes.ts';
 import {
   attemptSpeed,
   deferDelayMs,
@@ -21,7 +21,7 @@ import {
 } from '../model/fairness.ts';
 import { postWebhook, type PostOutcome } from './post.ts';
 import { deliveryQueue, MAX_DELAY_SECONDS, type DeliveryMessage, type DeliveryQueue } from './queue.ts';
-import { openForSigning } from '../db/secret-box.ts';
+import { openForSigning } from '../aws/secret-box.ts';
 import { signedHeaders } from '../model/signing.ts';
 
 /**
@@ -58,7 +58,7 @@ export function backoffMs(attempt: number, settings: Pick<DeliverySettings, 'bac
   return Math.min(settings.backoffMaxMs, settings.backoffBaseMs * 2 ** Math.max(0, attempt - 1));
 }
 
-/** The secrets that sign now, opened (lib/db/secret-box.ts): the current one, and the previous one until it expires. */
+/** The secrets that sign now, opened (lib/aws/secret-box.ts): the current one, and the previous one until it expires. */
 function signingSecrets(webhook: WebhookFields, now: number): Promise<string[]> {
   const previous = webhook.previousSecret;
   const until = webhook.previousSecretExpiresAt ? Date.parse(webhook.previousSecretExpiresAt) : 0;

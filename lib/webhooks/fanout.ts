@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { getIssueFamily, toIssue } from '../db/issues.ts';
-import { catalogueOf } from '../db/labels.ts';
-import { itemOfImage } from '../db/stream-images.ts';
-import type { ProjectItem } from '../db/projects.ts';
-import type { SprintItem } from '../db/sprints.ts';
-import { allWebhooks, deliveryOfImage, insertDelivery, pendingDelivery, type WebhookFields } from '../db/webhooks.ts';
+import { getIssueFamily, toIssue } from '../db/issues/issues.ts';
+import { catalogueOf } from '../db/issues/labels.ts';
+import { itemOfImage } from '../db/core/stream-images.ts';
+import type { ProjectItem } from '../db/projects/projects.ts';
+import type { SprintItem } from '../db/projects/sprints.ts';
+import { allWebhooks, deliveryOfImage, insertDelivery, pendingDelivery, type WebhookFields } from '../db/webhooks/webhooks.ts';
 import { labelIdsOf, type ChangeEvent } from '../feed/events.ts';
 import {
   filterAdmits,

@@ -3,7 +3,7 @@ import type { EventType } from '../vocabulary/event-types.ts';
 import type { SelectableIssue, SelectionContext } from '../model/selection/evaluate.ts';
 import { selectionMatcher } from '../model/selection/evaluate.ts';
 import { fieldConditions } from '../model/selection/conditions.ts';
-import { storedLabelIds } from '../db/labels.ts';
+import { storedLabelIds } from '../db/issues/labels.ts';
 
 /**
  * Webhook filters at the fan-out (docs/change-feed.md#filters): which events a filter applies to,

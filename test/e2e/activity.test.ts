@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keys, projectPk } from '../../lib/db/keys.ts';
+import { keys, projectPk } from '../../lib/db/core/keys.ts';
 import { orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
 import { activityOf } from '../support/eventually.ts';
 import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { organisationBytes, pendingCounts } from '../../lib/db/attachments.ts';
+import { organisationBytes, pendingCounts } from '../../lib/db/attachments/attachments.ts';
 import { ATTACHMENT_LIMITS } from '../../lib/vocabulary/attachments.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { sweepLater } from '../support/local-expiry.ts';

@@ -194,7 +194,7 @@ describe('project backlog', () => {
     expect(calls.get).toBeLessThanOrEqual(3);
     for (const [name, n] of Object.entries(calls)) {
       expect(n, name).toBeGreaterThan(0);
-      // A completion with open issues also allocates their backlog positions (lib/db/issues.ts appendToList).
+      // A completion with open issues also allocates their backlog positions (lib/db/issues/issues.ts appendToList).
       expect(n, name).toBeLessThanOrEqual(name === 'completeWithOpenIssues' ? 5 : 4);
     }
   });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ISSUE_ID_BLOCK } from '../../lib/db/sequences.ts';
+import { ISSUE_ID_BLOCK } from '../../lib/db/core/sequences.ts';
 import { routes, type Route } from '../../lib/routes.ts';
 import { apiClient, orgWithClients, randomPrefix, useGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
 import { budgetOf, exceptions, floor, renderExceptions } from '../support/call-budgets.ts';
@@ -97,7 +97,7 @@ async function pages(c: ApiClient, path: string): Promise<Sent[]> {
 const one = (label: string, res: ApiResponse, kind?: 'read' | 'write'): Sent[] => [{ label, res, kind }];
 
 /**
- * The create that finds its project's block of issue ids used up (lib/db/sequences.ts): in a new
+ * The create that finds its project's block of issue ids used up (lib/db/core/sequences.ts): in a new
  * project (in a sprint of it, or its backlog), after ISSUE_ID_BLOCK creates.
  */
 async function createPastBlock(f: Fixture, inSprint: boolean): Promise<ApiResponse> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collections, keys, projectPk } from '../../lib/db/keys.ts';
+import { collections, keys, projectPk } from '../../lib/db/core/keys.ts';
 import { apiClient, newOrganisation, randomPrefix, type ApiClient, useGateway } from '../support/api.ts';
 import { itemsIn, waitUntilEmpty } from '../support/cascade.ts';
 import { purgeOnceHeld } from '../support/trash.ts';

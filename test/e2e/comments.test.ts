@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
 import { hashToken } from '../../lib/model/tokens.ts';
 import { limits } from '../../lib/schemas/common.ts';
 import { randomPrefix, type ApiClient, type ApiResponse, useGateway, orgWithClients } from '../support/api.ts';
@@ -205,7 +205,7 @@ describe('comments', () => {
     const { admin } = await orgWithClients(gateway);
     const f = await issueFixture(admin);
     // DynamoDB Local answers a global index at once, so this path must not have one to read: the
-    // table the local runtime creates has none (lib/db/table.ts), like the one CDK deploys.
+    // table the local runtime creates has none (lib/db/core/table.ts), like the one CDK deploys.
     for (let i = 0; i < 5; i++) {
       const created = await admin.post(f.commentsPath, comment(`at once ${i}`));
       const got = await admin.get(`/api/v1/comments/${created.body.id}`);

@@ -1,18 +1,18 @@
 /**
  * Bursts of issue writes into one sprint, sent at once with no client retry: every write that
- * loses a race is decided again by the service (lib/db/transactions.ts: rereadOnStale), so none
+ * loses a race is decided again by the service (lib/db/core/transactions.ts: rereadOnStale), so none
  * answers 5xx, and afterwards the lists read 1..n and every counter equals a recount of the
  * issues as stored (the rank counters as `issues:reindex` would rebuild them, the sprint's
  * counters as its issues add up).
  */
 import { describe, expect, it } from 'vitest';
-import { listIssues as storedList, type IssueItem } from '../../lib/db/issues.ts';
-import { getProjectItem } from '../../lib/db/projects.ts';
-import { getSprintItem } from '../../lib/db/sprints.ts';
+import { listIssues as storedList, type IssueItem } from '../../lib/db/issues/issues.ts';
+import { getProjectItem } from '../../lib/db/projects/projects.ts';
+import { getSprintItem } from '../../lib/db/projects/sprints.ts';
 import { contributionOf, sumCounters } from '../../lib/services/issues.ts';
-import { sprintCounters } from '../../lib/db/counters.ts';
+import { sprintCounters } from '../../lib/db/issues/counters.ts';
 import { blockOf } from '../../lib/model/positions.ts';
-import { rankIndex } from '../../lib/db/counters.ts';
+import { rankIndex } from '../../lib/db/issues/counters.ts';
 import { apiClient, newOrganisation, randomPrefix, type ApiClient, type ApiResponse, useGateway } from '../support/api.ts';
 
 const gateway = useGateway();

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { trashedLabelKey } from '../../lib/db/trash.ts';
+import { trashedLabelKey } from '../../lib/db/core/trash.ts';
 import { writeExport } from '../../lib/services/import-export/attachment-files.ts';
 import { exportOrganisation } from '../../lib/services/import-export/export.ts';
 import { importExport } from '../../lib/services/import-export/import-export.ts';

@@ -9,8 +9,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys, type Key } from '../../lib/db/keys.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys, type Key } from '../../lib/db/core/keys.ts';
 import { hashToken, generateToken } from '../../lib/model/tokens.ts';
 import { routes, type Route } from '../../lib/routes.ts';
 import { apiClient, newOrganisation, randomPrefix, type ApiClient, useGateway } from '../support/api.ts';

@@ -1,9 +1,9 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
 import { clearFaults, injectFault } from '../support/faults.ts';
-import { INLINE_BODY_BYTES } from '../../lib/db/idempotency.ts';
+import { INLINE_BODY_BYTES } from '../../lib/db/organisation/idempotency.ts';
 import { limits } from '../../lib/schemas/common.ts';
 import { IDEMPOTENCY_TTL_SECONDS, idempotencyRecordKey } from '../../lib/http/idempotency.ts';
 import { apiClient, randomPrefix, type ApiClient, useGateway, orgWithClients } from '../support/api.ts';

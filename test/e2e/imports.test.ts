@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { orgPk } from '../../lib/db/keys.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { orgPk } from '../../lib/db/core/keys.ts';
 import { createAccountInOrg } from '../../lib/services/accounts.ts';
 import { exportOrganisation } from '../../lib/services/import-export/export.ts';
 import { newOrganisation, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { db } from '../../lib/db/client.ts';
+import { db } from '../../lib/db/core/client.ts';
 import { invoke, resolveTarget } from '../../tools/local/invoke.ts';
 import { repoRoot } from '../../infra/paths.ts';
 import type { Principal } from '../../lib/model/principal.ts';

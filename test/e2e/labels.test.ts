@@ -1,7 +1,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys, projectPk } from '../../lib/db/keys.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys, projectPk } from '../../lib/db/core/keys.ts';
 import { rankDelta } from '../../lib/model/positions.ts';
 import { followPages, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { activityOf, bounds, eventually } from '../support/eventually.ts';

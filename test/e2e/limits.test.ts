@@ -4,7 +4,7 @@
  * cross-organisation deletes refused cleanly (docs/limits.md).
  */
 import { describe, expect, it } from 'vitest';
-import { collections } from '../../lib/db/keys.ts';
+import { collections } from '../../lib/db/core/keys.ts';
 import { LAMBDA_RESPONSE_LIMIT, RESPONSE_BYTE_BUDGET, embeddedBytes } from '../../lib/http/byte-budget.ts';
 import { limits } from '../../lib/schemas/common.ts';
 import {

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
 import { hashToken } from '../../lib/model/tokens.ts';
 import { apiClient, fetchOnce, newOrganisation, randomPrefix, useGateway } from '../support/api.ts';
 import { mcpClient } from '../support/mcp.ts';

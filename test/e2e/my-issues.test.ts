@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assigneePk, orgPk } from '../../lib/db/keys.ts';
+import { assigneePk, orgPk } from '../../lib/db/core/keys.ts';
 import { type ApiClient, followPages, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
 import { itemsIn } from '../support/cascade.ts';
 import { mcpClient } from '../support/mcp.ts';

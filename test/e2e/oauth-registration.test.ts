@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
 import { registerClient } from '../../lib/services/oauth-grants.ts';
 import { UNUSED_CLIENT_SECONDS } from '../../lib/model/oauth.ts';
 import { apiClient, newOrganisation, useGateway } from '../support/api.ts';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { keys } from '../../lib/db/keys.ts';
-import { deleteSprintIssues } from '../../lib/db/cascade.ts';
-import { getItem } from '../../lib/db/transactions.ts';
+import { keys } from '../../lib/db/core/keys.ts';
+import { deleteSprintIssues } from '../../lib/db/jobs/cascade.ts';
+import { getItem } from '../../lib/db/core/transactions.ts';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../../lib/db/client.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { activityOf } from '../support/eventually.ts';
 

@@ -1,8 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
 import { exportOrganisation } from '../../lib/services/import-export/export.ts';
 import { importExport, type ExportImportReport } from '../../lib/services/import-export/import-export.ts';
 import { importIssues } from '../../lib/services/import-export/import.ts';

@@ -9,11 +9,11 @@ import {
   type Selection,
 } from '../../lib/model/selection.ts';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../../lib/db/client.ts';
-import { recordItem } from '../../lib/db/issue-write.ts';
-import { keys } from '../../lib/db/keys.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { recordItem } from '../../lib/db/issues/issue-write.ts';
+import { keys } from '../../lib/db/core/keys.ts';
 import { MAX_BLOCKS } from '../../lib/services/relations.ts';
-import { SEARCH_SCAN } from '../../lib/db/search.ts';
+import { SEARCH_SCAN } from '../../lib/db/issues/search.ts';
 import { pool } from '../support/pool.ts';
 import { putAll } from '../support/seed.ts';
 import { createAccountInOrg } from '../../lib/services/accounts.ts';

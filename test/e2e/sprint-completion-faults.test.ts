@@ -5,9 +5,9 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
 import { clearFaults, injectFault } from '../support/faults.ts';
-import { keys } from '../../lib/db/keys.ts';
+import { keys } from '../../lib/db/core/keys.ts';
 import { type ApiClient, orgWithClients, randomPrefix, useGateway } from '../support/api.ts';
 import { seedProject } from '../support/seed.ts';
 

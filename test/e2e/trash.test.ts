@@ -1,7 +1,7 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
 import { nextLink, orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { pastRetention } from '../support/trash.ts';
 import { startReceiver, waitFor, type Receiver } from '../support/receiver.ts';

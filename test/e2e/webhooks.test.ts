@@ -148,7 +148,7 @@ describe('webhook deliveries', { timeout: 150_000 }, () => {
     const completed = r.accepted().find((q) => q.body.type === 'sprint.completed')!.body;
     expect(completed.data.sprint).toMatchObject({ id: sprint.id, status: 'completed' });
     expect(completed.data.actor_id).toBe(org.admin.id);
-    // Every delete names who made it (the delete's marker, lib/db/deletions.ts).
+    // Every delete names who made it (the delete's marker, lib/db/core/deletions.ts).
     const deleters = Object.fromEntries(
       r
         .accepted()

@@ -20,7 +20,7 @@ import {
 import { runtimeEnvironment } from '../../infra/bundling.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { allFunctionEntries, authorizerEntry, deliveryEntry, functionId, migrateEntry } from '../../infra/functions.ts';
-import { insertDelivery, pendingDelivery } from '../../lib/db/webhooks.ts';
+import { insertDelivery, pendingDelivery } from '../../lib/db/webhooks/webhooks.ts';
 import { createWebhook } from '../../lib/services/webhook-secrets.ts';
 import { routes } from '../../lib/routes.ts';
 import { newOrganisation } from '../support/api.ts';

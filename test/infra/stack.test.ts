@@ -16,7 +16,7 @@ import {
 import { repoRoot } from '../../infra/paths.ts';
 import { ServiceStack } from '../../infra/stack.ts';
 import { stageConfig } from '../../infra/stage.ts';
-import { createTableInput, tableDefinition } from '../../lib/db/table.ts';
+import { createTableInput, tableDefinition } from '../../lib/db/core/table.ts';
 import { migrations, migrationsVersion } from '../../lib/migrations/index.ts';
 import { gatewayResponses } from '../../lib/http/gateway-responses.ts';
 import { noRouteTemplate } from '../../infra/constructs/method-not-allowed.ts';
@@ -543,7 +543,7 @@ describe('the table', () => {
     expect(table.Properties.KeySchema).toEqual(local.KeySchema);
     expect(byName(table.Properties.AttributeDefinitions)).toEqual(byName(local.AttributeDefinitions));
     expect(byName(table.Properties.LocalSecondaryIndexes)).toEqual(byName(local.LocalSecondaryIndexes));
-    // A global index is eventually consistent: no read may go through one (lib/db/table.ts).
+    // A global index is eventually consistent: no read may go through one (lib/db/core/table.ts).
     expect(table.Properties.GlobalSecondaryIndexes).toBeUndefined();
     expect(local).not.toHaveProperty('GlobalSecondaryIndexes');
     expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: local.StreamSpecification.StreamViewType });

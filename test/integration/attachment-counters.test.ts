@@ -11,15 +11,15 @@ import {
   ORGANISATION_BYTES,
   pendingCounts,
   removeBesideTrashedIssue,
-} from '../../lib/db/attachments.ts';
-import { cascadeBatch } from '../../lib/db/cascade.ts';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
-import { attachmentObjectKey, headObject } from '../../lib/db/objects.ts';
+} from '../../lib/db/attachments/attachments.ts';
+import { cascadeBatch } from '../../lib/db/jobs/cascade.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
+import { attachmentObjectKey, headObject } from '../../lib/aws/objects.ts';
 import { removeStagedFiles } from '../../tools/local/expiry.ts';
 import { stagedFiles } from '../support/local-expiry.ts';
-import { rebuildIssueIndexes } from '../../lib/db/reindex.ts';
-import { tableDefinition } from '../../lib/db/table.ts';
+import { rebuildIssueIndexes } from '../../lib/db/jobs/reindex.ts';
+import { tableDefinition } from '../../lib/db/core/table.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { reindexOrganisation } from '../../lib/migrations/steps.ts';
 import { completeAttachment, createAttachment } from '../../lib/services/attachments.ts';
@@ -37,7 +37,7 @@ async function postForm(form: { url: string; fields: Record<string, string> }, f
 }
 
 /**
- * The attachment counters (lib/db/attachments.ts): each organisation's `attachment_bytes` and each
+ * The attachment counters (lib/db/attachments/attachments.ts): each organisation's `attachment_bytes` and each
  * issue's `attachments_count`, rebuilt by `issues:reindex` from the attachments as stored; and a
  * pending attachment never completed, which expires (its item's TTL) and gives its bytes back once.
  * DynamoDB Local does not run TTL: its removal is the stream record DynamoDB writes for one (its

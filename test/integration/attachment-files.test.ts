@@ -11,13 +11,13 @@ import {
   listAttachments as storedAttachments,
   organisationBytes,
   type StoredAttachment,
-} from '../../lib/db/attachments.ts';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
-import { attachmentObjectKey, deleteObjects, readObject } from '../../lib/db/objects.ts';
+} from '../../lib/db/attachments/attachments.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
+import { attachmentObjectKey, deleteObjects, readObject } from '../../lib/aws/objects.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { listAttachments, restoreAttachment } from '../../lib/services/attachments.ts';
-import { nextId } from '../../lib/db/sequences.ts';
+import { nextId } from '../../lib/db/core/sequences.ts';
 import { attachmentFolder } from '../../lib/services/import-export/attachment-files.ts';
 import { importExport } from '../../lib/services/import-export/import-export.ts';
 import { exportStart, walkExport } from '../../lib/services/import-export/export.ts';

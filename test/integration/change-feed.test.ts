@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
-import { withDbCallLog } from '../../lib/db/metrics.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
+import { withDbCallLog } from '../../lib/db/core/metrics.ts';
 import { createProject, deleteProject } from '../../lib/services/projects.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { feedBatch } from '../../lib/feed/consume.ts';

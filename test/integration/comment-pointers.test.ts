@@ -1,10 +1,10 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asActor } from '../../lib/context/actor.ts';
-import { db, tableName } from '../../lib/db/client.ts';
-import { findComment, readCommentPointer, restorePointer, writeMissingCommentPointers } from '../../lib/db/comments.ts';
-import { keys } from '../../lib/db/keys.ts';
-import { trashedCommentKey } from '../../lib/db/trash.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { findComment, readCommentPointer, restorePointer, writeMissingCommentPointers } from '../../lib/db/comments/comments.ts';
+import { keys } from '../../lib/db/core/keys.ts';
+import { trashedCommentKey } from '../../lib/db/core/trash.ts';
 import { answeredVersion } from '../../lib/model/versions.ts';
 import { createComment, deleteComment, getComment, updateComment } from '../../lib/services/comments.ts';
 import { ForbiddenError, NotFoundError } from '../../lib/vocabulary/errors.ts';

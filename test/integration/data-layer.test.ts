@@ -1,9 +1,9 @@
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { getOrganisation } from '../../lib/db/organisation.ts';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys, type Key } from '../../lib/db/keys.ts';
-import { nextId } from '../../lib/db/sequences.ts';
+import { getOrganisation } from '../../lib/db/organisation/organisation.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys, type Key } from '../../lib/db/core/keys.ts';
+import { nextId } from '../../lib/db/core/sequences.ts';
 import { createAccountInOrg, createOrganisation, listAccounts } from '../../lib/services/accounts.ts';
 import { authenticate } from '../../lib/services/auth.ts';
 import { NotFoundError, ValidationError } from '../../lib/vocabulary/errors.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { giveBackPlaces, takePlaces } from '../../lib/db/delivery-lanes.ts';
+import { giveBackPlaces, takePlaces } from '../../lib/db/webhooks/delivery-lanes.ts';
 import { newOrganisation } from '../support/api.ts';
 
 /** The in-flight caps of fair delivery on DynamoDB Local: exact under concurrency, never stuck. */

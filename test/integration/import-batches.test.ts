@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { db } from '../../lib/db/client.ts';
-import { getProjectItem } from '../../lib/db/projects.ts';
+import { db } from '../../lib/db/core/client.ts';
+import { getProjectItem } from '../../lib/db/projects/projects.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { getIssue, listIssues } from '../../lib/services/issues.ts';
 import { listSprints } from '../../lib/services/sprints.ts';
-import { readDerivedState } from '../../lib/db/reindex.ts';
+import { readDerivedState } from '../../lib/db/jobs/reindex.ts';
 import { derivations, differences } from '../../lib/model/derivations.ts';
 import {
   IMPORT_BATCH,

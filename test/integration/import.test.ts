@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { getImportJob } from '../../lib/db/import-jobs.ts';
-import { projectPk } from '../../lib/db/keys.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { getImportJob } from '../../lib/db/imports/import-jobs.ts';
+import { projectPk } from '../../lib/db/core/keys.ts';
 import { createAccountInOrg } from '../../lib/services/accounts.ts';
 import { listIssueActivity } from '../../lib/services/activity.ts';
 import { listComments } from '../../lib/services/comments.ts';

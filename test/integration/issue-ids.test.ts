@@ -1,16 +1,16 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
-import { withDbCallLog } from '../../lib/db/metrics.ts';
-import { ISSUE_ID_BLOCK } from '../../lib/db/sequences.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
+import { withDbCallLog } from '../../lib/db/core/metrics.ts';
+import { ISSUE_ID_BLOCK } from '../../lib/db/core/sequences.ts';
 import { createIssue } from '../../lib/services/issues.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 
 /**
- * Issue ids come from the project's block of ids (lib/db/sequences.ts, lib/db/issues.ts
+ * Issue ids come from the project's block of ids (lib/db/core/sequences.ts, lib/db/issues/issues.ts
  * `allocateIssueSlot`): one UpdateItem gives an issue its id, number and position, and a used-up
  * block is refilled from the organisation's sequence. Ids stay unique in the organisation.
  */

@@ -13,8 +13,8 @@ import {
   signDownloadUrl,
   signUploadForm,
   stagingObjectKey,
-} from '../../lib/db/objects.ts';
-import { Sha256 } from '../../lib/db/sha256.ts';
+} from '../../lib/aws/objects.ts';
+import { Sha256 } from '../../lib/aws/sha256.ts';
 import { startLocalS3 } from '../../tools/local/s3.ts';
 import { rawExchange } from '../support/raw-http.ts';
 

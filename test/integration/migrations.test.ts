@@ -1,11 +1,11 @@
 import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { storedCounter } from '../../lib/db/counters.ts';
-import { recordKey } from '../../lib/db/issue-write.ts';
-import { keys, migrationsPk } from '../../lib/db/keys.ts';
-import { acquireMigrationLease, readMigrationLease, readMigrationRecords } from '../../lib/db/migrations.ts';
-import { readDerivedState } from '../../lib/db/reindex.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { storedCounter } from '../../lib/db/issues/counters.ts';
+import { recordKey } from '../../lib/db/issues/issue-write.ts';
+import { keys, migrationsPk } from '../../lib/db/core/keys.ts';
+import { acquireMigrationLease, readMigrationLease, readMigrationRecords } from '../../lib/db/core/migrations.ts';
+import { readDerivedState } from '../../lib/db/jobs/reindex.ts';
 import { derivations, differences } from '../../lib/model/derivations.ts';
 import { LEASE_MS, type MigrationRecord } from '../../lib/model/migrations.ts';
 import { hashToken } from '../../lib/model/tokens.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requiredActions } from '../../lib/db/permissions.ts';
+import { requiredActions } from '../../lib/aws/permissions.ts';
 import { createOrganisation } from '../../lib/services/accounts.ts';
 import { authenticate } from '../../lib/services/auth.ts';
 import type { Principal } from '../../lib/model/principal.ts';

@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
-import { withDbCallLog } from '../../lib/db/metrics.ts';
-import { authenticateAndConsume, bucketStateOf } from '../../lib/db/tokens.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
+import { withDbCallLog } from '../../lib/db/core/metrics.ts';
+import { authenticateAndConsume, bucketStateOf } from '../../lib/db/organisation/tokens.ts';
 import { regenerateToken, revokeToken } from '../../lib/services/accounts.ts';
 import { authenticate } from '../../lib/services/auth.ts';
 import { UnauthorizedError } from '../../lib/vocabulary/errors.ts';

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { db } from '../../lib/db/client.ts';
-import { isRetryableDbError } from '../../lib/db/errors.ts';
-import { withDbCallLog } from '../../lib/db/metrics.ts';
-import { getProjectItem } from '../../lib/db/projects.ts';
-import { getSprintItem } from '../../lib/db/sprints.ts';
+import { db } from '../../lib/db/core/client.ts';
+import { isRetryableDbError } from '../../lib/db/core/errors.ts';
+import { withDbCallLog } from '../../lib/db/core/metrics.ts';
+import { getProjectItem } from '../../lib/db/projects/projects.ts';
+import { getSprintItem } from '../../lib/db/projects/sprints.ts';
 import { SprintBusyError } from '../../lib/vocabulary/errors.ts';
 import { createIssue, deleteIssue, listIssues, updateIssue } from '../../lib/services/issues.ts';
 import type { Principal } from '../../lib/model/principal.ts';

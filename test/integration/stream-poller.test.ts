@@ -1,7 +1,7 @@
 import { BatchWriteCommand, DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
 import {
   laneOf,
   MIN_ROUND_MS,

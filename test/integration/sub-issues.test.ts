@@ -1,11 +1,11 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { issueWrite, issueWriteItems } from '../../lib/db/issue-write.ts';
-import { keys, listKeys } from '../../lib/db/keys.ts';
-import { readDerivedState, rebuildIssueIndexes } from '../../lib/db/reindex.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { issueWrite, issueWriteItems } from '../../lib/db/issues/issue-write.ts';
+import { keys, listKeys } from '../../lib/db/core/keys.ts';
+import { readDerivedState, rebuildIssueIndexes } from '../../lib/db/jobs/reindex.ts';
 import { derivations, differences, repositioned } from '../../lib/model/derivations.ts';
-import { issueStateOf } from '../../lib/db/issue-item.ts';
+import { issueStateOf } from '../../lib/db/issues/issue-item.ts';
 import { findIssueByNumber } from '../../lib/services/issue-lookup.ts';
 import { createIssue, updateIssue } from '../../lib/services/issues.ts';
 import type { Principal } from '../../lib/model/principal.ts';

@@ -1,8 +1,8 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import type { Key } from '../../lib/db/keys.ts';
-import { batchGet, existsCheck, Refused, rereadOnStale, STALE, transact } from '../../lib/db/transactions.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import type { Key } from '../../lib/db/core/keys.ts';
+import { batchGet, existsCheck, Refused, rereadOnStale, STALE, transact } from '../../lib/db/core/transactions.ts';
 import { UnavailableError } from '../../lib/vocabulary/errors.ts';
 import { explainRefusal } from '../../lib/services/refusals.ts';
 

@@ -1,14 +1,14 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys, orgPk, projectPk } from '../../lib/db/keys.ts';
-import { derivedDifferences, readDerivedState } from '../../lib/db/reindex.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys, orgPk, projectPk } from '../../lib/db/core/keys.ts';
+import { derivedDifferences, readDerivedState } from '../../lib/db/jobs/reindex.ts';
 import { startStreamReader, type StreamReader } from '../../tools/local/stream-poller.ts';
 import { apiClient, type ApiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
 import { bounds, eventually } from '../support/eventually.ts';
 import { wholeTable } from '../support/own-table.ts';
 import { pastRetention } from '../support/trash.ts';
-import { attachmentObjectKey, headObject } from '../../lib/db/objects.ts';
+import { attachmentObjectKey, headObject } from '../../lib/aws/objects.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 /**
@@ -29,7 +29,7 @@ beforeAll(async () => {
   reader = await startStreamReader({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: tableName() }, [
     // The cascade consumer (functions/cascade.ts) and the change feed (functions/change-feed.ts), as the stack maps them.
     {},
-    { functionModule: 'functions/change-feed.ts', filters: (await import('../../lib/db/table.ts')).changeFeedStreamFilters },
+    { functionModule: 'functions/change-feed.ts', filters: (await import('../../lib/db/core/table.ts')).changeFeedStreamFilters },
   ]);
 });
 afterAll(async () => {

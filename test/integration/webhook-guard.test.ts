@@ -8,7 +8,7 @@ import {
   insertWebhook,
   pendingDelivery,
   trashWebhook,
-} from '../../lib/db/webhooks.ts';
+} from '../../lib/db/webhooks/webhooks.ts';
 import { processDelivery, type DeliverySettings } from '../../lib/webhooks/deliver.ts';
 import type { DeliveryMessage } from '../../lib/webhooks/queue.ts';
 import { generateSecret } from '../../lib/model/signing.ts';

@@ -1,19 +1,19 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
-import { getDelivery, insertDelivery, insertWebhook, pendingDelivery, updateWebhook } from '../../lib/db/webhooks.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
+import { getDelivery, insertDelivery, insertWebhook, pendingDelivery, updateWebhook } from '../../lib/db/webhooks/webhooks.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { createWebhook, rotateWebhookSecret, sealPlaintextSecrets } from '../../lib/services/webhook-secrets.ts';
 import { processDelivery } from '../../lib/webhooks/deliver.ts';
-import { localSecretBox, useSecretBox, type SecretBox } from '../../lib/db/secret-box.ts';
+import { localSecretBox, useSecretBox, type SecretBox } from '../../lib/aws/secret-box.ts';
 import { generateSecret } from '../../lib/model/signing.ts';
 import { newOrganisation } from '../support/api.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { testSecretKey } from '../support/secret-key.ts';
 
 /**
- * Signing secrets sealed at rest (lib/db/secret-box.ts), here with the test run's local key
+ * Signing secrets sealed at rest (lib/aws/secret-box.ts), here with the test run's local key
  * in place of KMS: the same code path seals at creation and rotation and opens in the delivery
  * function. Deliveries go to receivers on 127.0.0.1 that verify with the `standardwebhooks` package.
  */

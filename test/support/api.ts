@@ -8,7 +8,7 @@ import { responseObservers } from './response-observers.ts';
 
 /**
  * A response as the e2e tests see it. `dbCalls` counts DynamoDB calls, authorizer included;
- * `roundTrips` the longest chain of them sent one after another (lib/db/metrics.ts).
+ * `roundTrips` the longest chain of them sent one after another (lib/db/core/metrics.ts).
  */
 export interface ApiResponse<T = any> {
   status: number;

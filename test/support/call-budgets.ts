@@ -10,7 +10,7 @@ export const floor = { read: 2, write: 3 } as const;
 
 /**
  * Serial round trips per request: the longest chain of DynamoDB calls sent one after another
- * (lib/db/metrics.ts), authorizer included. The floor is the same two and three: a read's token
+ * (lib/db/core/metrics.ts), authorizer included. The floor is the same two and three: a read's token
  * and its work, a write's token, the read it checks against and the write.
  */
 export interface Budget {
@@ -35,7 +35,7 @@ const list: Budget = {
 };
 const rank = 'docs/issue-lists.md';
 const newBlock =
-  "Once in 32 creates in a project its block of issue ids is used up: the next is reserved from the organisation's sequence and installed, 2 more (lib/db/sequences.ts).";
+  "Once in 32 creates in a project its block of issue ids is used up: the next is reserved from the organisation's sequence and installed, 2 more (lib/db/core/sequences.ts).";
 const movedComment =
   "The comment's pointer, then one transaction with every check a read would make: 3. When the comment's issue has moved to another sprint since the pointer last saw it, that transaction is refused and the comment is read and written: 5, once (the write points the pointer at the issue's sprint).";
 /** The routes by key: the nested path's work, on the list the key's pointer names. */

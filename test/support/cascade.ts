@@ -1,6 +1,6 @@
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../lib/model/principal.ts';
-import { db, tableName } from '../../lib/db/client.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
 import { bounds, eventually } from './eventually.ts';
 
 /** Which items to watch: a partition, optionally narrowed to an SK or LSK (LSI1) prefix. */
@@ -76,7 +76,7 @@ export async function removeQuietly(key: { PK: string; SK: string }): Promise<vo
  */
 export async function deleteProjectForGood(caller: Principal, projectId: number, items = 100): Promise<void> {
   const { deleteProject } = await import('../../lib/services/projects.ts');
-  const { getTrashed } = await import('../../lib/db/trash.ts');
+  const { getTrashed } = await import('../../lib/db/core/trash.ts');
   const { purge } = await import('../../lib/services/trash.ts');
   await deleteProject(caller, projectId);
   await eventually(

@@ -14,7 +14,7 @@ import {
   type DynamoDBServiceException,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
-import { db } from '../../lib/db/client.ts';
+import { db } from '../../lib/db/core/client.ts';
 
 export type FaultKind = 'ProvisionedThroughputExceeded' | 'Throttling' | 'TransactionConflict' | 'ConnectionReset' | 'Unknown';
 

@@ -1,4 +1,4 @@
-import { fileParts, insertImportJob } from '../../lib/db/import-jobs.ts';
+import { fileParts, insertImportJob } from '../../lib/db/imports/import-jobs.ts';
 import type { ImportJob, ImportMapping } from '../../lib/schemas/imports.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { listObjects, stagingPrefixOf } from '../../lib/db/objects.ts';
+import { listObjects, stagingPrefixOf } from '../../lib/aws/objects.ts';
 import { ATTACHMENT_LIMITS } from '../../lib/vocabulary/attachments.ts';
 import { sweepExpired } from '../../tools/local/expiry.ts';
 import { streamConsumer } from '../../tools/local/stream-poller.ts';

@@ -1,7 +1,7 @@
 import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import { keys } from '../../lib/db/keys.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
 import { createLocalBucket } from '../../tools/local/s3.ts';
 import { ensureTable } from '../../tools/local/table.ts';
 

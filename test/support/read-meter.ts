@@ -1,4 +1,4 @@
-import { db } from '../../lib/db/client.ts';
+import { db } from '../../lib/db/core/client.ts';
 
 let meters = 0;
 

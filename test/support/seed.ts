@@ -1,7 +1,7 @@
 import { BatchWriteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../../lib/db/client.ts';
-import { pointerItem } from '../../lib/db/comments.ts';
-import { keys, listKeys } from '../../lib/db/keys.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { pointerItem } from '../../lib/db/comments/comments.ts';
+import { keys, listKeys } from '../../lib/db/core/keys.ts';
 import { rankDelta } from '../../lib/model/positions.ts';
 
 /**
@@ -187,7 +187,7 @@ export async function seedProject(
         ...shape.issueFields?.(issueCursor - count + i),
       };
       items.push(issue);
-      // The number's pointer, as the create transaction writes it (lib/db/issues.ts: insertIssue).
+      // The number's pointer, as the create transaction writes it (lib/db/issues/issues.ts: insertIssue).
       pointers.push({
         ...keys.issueKey(orgId, issue.issue_number),
         type: 'issue_key',

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import { db, tableName } from '../../lib/db/client.ts';
-import type { Key } from '../../lib/db/keys.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import type { Key } from '../../lib/db/core/keys.ts';
 import { ok, orgWithClients, randomPrefix, type ApiClient } from './api.ts';
 import { bounds, eventually } from './eventually.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { asActor } from '../../lib/context/actor.ts';
-import { stampItem, stampUpdate } from '../../lib/db/stamps.ts';
+import { stampItem, stampUpdate } from '../../lib/db/core/stamps.ts';
 
 describe('the actor of a write', () => {
   it('is set on an update that has a SET clause, beside its own assignments', async () => {

@@ -13,7 +13,7 @@ import {
   pendingCascadeFromItem,
   pendingCascadeItem,
   type PendingCascade,
-} from '../../lib/db/cascade-work.ts';
+} from '../../lib/db/jobs/cascade-work.ts';
 
 /** What the cascade decides about stream records and swept keys, without a table. */
 

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { asRestored, changeEventOf, issueChanges, withStateNames } from '../../lib/feed/events.ts';
 import { activityOf } from '../../lib/feed/consume.ts';
 import { defaultStates, type Workflow } from '../../lib/model/workflow.ts';
-import { deletedKeyOf } from '../../lib/db/stream-images.ts';
-import { trashMarkerKey } from '../../lib/db/keys.ts';
+import { deletedKeyOf } from '../../lib/db/core/stream-images.ts';
+import { trashMarkerKey } from '../../lib/db/core/keys.ts';
 
 const issue = {
   type: 'issue',

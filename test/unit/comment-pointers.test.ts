@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commentPointerItem, pointerFromItem } from '../../lib/db/comment-pointers.ts';
+import { commentPointerItem, pointerFromItem } from '../../lib/db/comments/comment-pointers.ts';
 
 /** What a comment's pointer says, read from its stored attributes without a table. */
 

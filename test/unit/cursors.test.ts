@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { openCursor, sealCursor } from '../../lib/db/cursors.ts';
-import { decodeCursor, encodeCursor } from '../../lib/db/list.ts';
-import { collections } from '../../lib/db/keys.ts';
+import { openCursor, sealCursor } from '../../lib/db/core/cursors.ts';
+import { decodeCursor, encodeCursor } from '../../lib/db/core/list.ts';
+import { collections } from '../../lib/db/core/keys.ts';
 
-/** Cursors are sealed (lib/db/cursors.ts): nothing of the position reads through, and a changed one never opens. */
+/** Cursors are sealed (lib/db/core/cursors.ts): nothing of the position reads through, and a changed one never opens. */
 describe('sealed cursors', () => {
   const c = collections.sprintIssues(7, 3, 5);
   const key = { PK: c.pk, SK: 'ISSUE#0000000042', LSK: `${c.prefix}0000000042` };

@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { page, renderedPage } from '../../tools/docs/data-model.ts';
 import { layout } from '../../lib/db/layout.ts';
-import { issueItem, searchRecordItem } from '../../lib/db/issue-item.ts';
-import { labelItem } from '../../lib/db/labels.ts';
-import { commentPointerItem } from '../../lib/db/comment-pointers.ts';
-import { issueActivityItem } from '../../lib/db/activity.ts';
-import { sequencesItem } from '../../lib/db/sequences.ts';
-import { subIssueItem } from '../../lib/db/sub-issues.ts';
+import { issueItem, searchRecordItem } from '../../lib/db/issues/issue-item.ts';
+import { labelItem } from '../../lib/db/issues/labels.ts';
+import { commentPointerItem } from '../../lib/db/comments/comment-pointers.ts';
+import { issueActivityItem } from '../../lib/db/issues/activity.ts';
+import { sequencesItem } from '../../lib/db/core/sequences.ts';
+import { subIssueItem } from '../../lib/db/issues/sub-issues.ts';
 
 describe('docs/data-model.md', () => {
   it('shows the layout and the declared attributes as lib/db/layout.ts declares them (npm run docs:data-model)', () => {
@@ -15,7 +15,7 @@ describe('docs/data-model.md', () => {
     expect(current).toBe(renderedPage(current));
   });
 
-  it('lists only kinds declared with their attributes (lib/db/item.ts): none written by hand', () => {
+  it('lists only kinds declared with their attributes (lib/db/core/item.ts): none written by hand', () => {
     const undeclared = layout.filter((r) => Object.keys(r.attributes).length === 0).map((r) => `${r.PK} ${r.SK}`);
     expect(undeclared).toEqual([]);
     for (const kind of [labelItem, commentPointerItem, issueActivityItem, sequencesItem, subIssueItem]) {

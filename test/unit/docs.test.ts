@@ -36,7 +36,7 @@ const topLevel = ['lib', 'functions', 'infra', 'tools', 'test', 'docs', 'events'
 const rootFiles = ['package.json', 'tsconfig.json', 'cdk.json'];
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** `lib/db/keys.ts`, `tools/local/`, `.ci/run`, `package.json`; not part of `../lib/x` or `a.lib/x`. */
+/** `lib/db/core/keys.ts`, `tools/local/`, `.ci/run`, `package.json`; not part of `../lib/x` or `a.lib/x`. */
 const pathPattern = new RegExp(
   `(?<![\\w./@-])(?:(?:${topLevel.map(escape).join('|')})/[\\w./-]*|(?:${rootFiles.map(escape).join('|')})(?![\\w-]))`,
   'g',
@@ -131,8 +131,8 @@ describe('self-contained docs', () => {
 
   it('reports a named path that does not exist, and only that one', () => {
     const text =
-      'See `lib/db/keys.ts`, lib/local/server.ts and tools/cli/admin.ts. Patterns: functions/<resource>/<verb>.ts, events/*.json.';
-    expect(namedPaths(text)).toEqual(['lib/db/keys.ts', 'lib/local/server.ts', 'tools/cli/admin.ts']);
+      'See `lib/db/core/keys.ts`, lib/local/server.ts and tools/cli/admin.ts. Patterns: functions/<resource>/<verb>.ts, events/*.json.';
+    expect(namedPaths(text)).toEqual(['lib/db/core/keys.ts', 'lib/local/server.ts', 'tools/cli/admin.ts']);
     expect(missingPaths(text)).toEqual(['lib/local/server.ts']);
     expect(missingPaths('../../lib/routes.ts, node_modules/x/lib/y.js, @aws-sdk/lib-dynamodb, MCP tools/list')).toEqual([]);
     expect(missingPaths('The runtime lives in lib/local (and lib/local/), the CLI in tools/cli.')).toEqual([

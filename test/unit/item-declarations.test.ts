@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { assignedEntryItem, issueItem, issueStateOf, searchRecordFromItem, searchRecordItem } from '../../lib/db/issue-item.ts';
+import {
+  assignedEntryItem,
+  issueItem,
+  issueStateOf,
+  searchRecordFromItem,
+  searchRecordItem,
+} from '../../lib/db/issues/issue-item.ts';
 import {
   heldCounters,
   listCounters,
@@ -8,34 +14,34 @@ import {
   rankIndex,
   sprintCounters,
   storedCounter,
-} from '../../lib/db/counters.ts';
-import { projectItem } from '../../lib/db/projects.ts';
-import { sprintBurndown, sprintItem } from '../../lib/db/sprints.ts';
+} from '../../lib/db/issues/counters.ts';
+import { projectItem } from '../../lib/db/projects/projects.ts';
+import { sprintBurndown, sprintItem } from '../../lib/db/projects/sprints.ts';
 import { ASSIGNED_COUNT, issueCounters, OPEN_BLOCKERS, SUMMARY } from '../../lib/model/derivations.ts';
-import { accountItem } from '../../lib/db/accounts.ts';
-import { labelItem, labelNameItem, toLabel } from '../../lib/db/labels.ts';
-import { commentPointerItem } from '../../lib/db/comment-pointers.ts';
-import { commentItem } from '../../lib/db/comments.ts';
-import { activityPut, activityTextItem, issueActivityItem, sprintActivityItem } from '../../lib/db/activity.ts';
+import { accountItem } from '../../lib/db/organisation/accounts.ts';
+import { labelItem, labelNameItem, toLabel } from '../../lib/db/issues/labels.ts';
+import { commentPointerItem } from '../../lib/db/comments/comment-pointers.ts';
+import { commentItem } from '../../lib/db/comments/comments.ts';
+import { activityPut, activityTextItem, issueActivityItem, sprintActivityItem } from '../../lib/db/issues/activity.ts';
 import { toActivity } from '../../lib/services/activity.ts';
 import { activityIdOf } from '../../lib/vocabulary/ids.ts';
-import { keys } from '../../lib/db/keys.ts';
-import { organisationSequenceItem, sequencesItem } from '../../lib/db/sequences.ts';
-import { emailGuardItem } from '../../lib/db/accounts.ts';
-import { prefixGuardItem } from '../../lib/db/projects.ts';
-import { pointedIssue } from '../../lib/db/issue-lookup.ts';
-import { subIssueItem } from '../../lib/db/sub-issues.ts';
-import { oauthRegistrationsItem } from '../../lib/db/oauth.ts';
-import { attachmentExpiredItem } from '../../lib/db/attachments.ts';
-import { cascadeItem, pendingCascadeFromItem, pendingCascadeItem, type PendingCascade } from '../../lib/db/cascade-work.ts';
-import { migrationLeaseItem, migrationRecordItem } from '../../lib/db/migrations.ts';
+import { keys } from '../../lib/db/core/keys.ts';
+import { organisationSequenceItem, sequencesItem } from '../../lib/db/core/sequences.ts';
+import { emailGuardItem } from '../../lib/db/organisation/accounts.ts';
+import { prefixGuardItem } from '../../lib/db/projects/projects.ts';
+import { pointedIssue } from '../../lib/db/issues/issue-lookup.ts';
+import { subIssueItem } from '../../lib/db/issues/sub-issues.ts';
+import { oauthRegistrationsItem } from '../../lib/db/organisation/oauth.ts';
+import { attachmentExpiredItem } from '../../lib/db/attachments/attachments.ts';
+import { cascadeItem, pendingCascadeFromItem, pendingCascadeItem, type PendingCascade } from '../../lib/db/jobs/cascade-work.ts';
+import { migrationLeaseItem, migrationRecordItem } from '../../lib/db/core/migrations.ts';
 import type { MigrationRecord } from '../../lib/model/migrations.ts';
-import { deletionItem } from '../../lib/db/deletions.ts';
-import { inFlightLaneItem } from '../../lib/db/delivery-lanes.ts';
-import { idempotencyPartItem, idempotencyRecordItem } from '../../lib/db/idempotency.ts';
-import { ACTOR_ATTRIBUTE } from '../../lib/db/stamps.ts';
-import { importedCommentItem, importedIssueItem, importNumbersItem } from '../../lib/db/imports.ts';
-import { importFilePartItem, importJobItem, importReportPartItem } from '../../lib/db/import-jobs.ts';
+import { deletionItem } from '../../lib/db/core/deletions.ts';
+import { inFlightLaneItem } from '../../lib/db/webhooks/delivery-lanes.ts';
+import { idempotencyPartItem, idempotencyRecordItem } from '../../lib/db/organisation/idempotency.ts';
+import { ACTOR_ATTRIBUTE } from '../../lib/db/core/stamps.ts';
+import { importedCommentItem, importedIssueItem, importNumbersItem } from '../../lib/db/imports/imports.ts';
+import { importFilePartItem, importJobItem, importReportPartItem } from '../../lib/db/imports/import-jobs.ts';
 import {
   BACKLOG_COUNT,
   burndownCounter,

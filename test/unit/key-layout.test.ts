@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { keys, type Key } from '../../lib/db/keys.ts';
+import { keys, type Key } from '../../lib/db/core/keys.ts';
 import { layout } from '../../lib/db/layout.ts';
 
 /**
- * Every key lib/db/keys.ts builds is a row of lib/db/layout.ts (the layout table of
+ * Every key lib/db/core/keys.ts builds is a row of lib/db/layout.ts (the layout table of
  * docs/data-model.md): a new kind of item cannot be stored without being declared there.
  */
 

@@ -8,7 +8,7 @@ import {
   padPosition,
   parseProjectPk,
   projectPk,
-} from '../../lib/db/keys.ts';
+} from '../../lib/db/core/keys.ts';
 
 describe('keys', () => {
   it('embed the organisation in every key of organisation data', () => {

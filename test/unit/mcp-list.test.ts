@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PageRequest } from '../../lib/db/list.ts';
+import type { PageRequest } from '../../lib/db/core/list.ts';
 import { ValidationError } from '../../lib/vocabulary/errors.ts';
 import { listThrough, type DomainList } from '../../lib/mcp/list.ts';
 

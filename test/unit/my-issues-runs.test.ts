@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { IssueItem } from '../../lib/db/issues.ts';
+import type { IssueItem } from '../../lib/db/issues/issues.ts';
 import { PLACE_RUN, placeRuns } from '../../lib/services/my-issues.ts';
 import { BLOCK_SPAN, RANK_PREFIX } from '../../lib/model/positions.ts';
 

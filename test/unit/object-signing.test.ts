@@ -1,7 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { attachmentObjectKey, signDownloadUrl, signUploadForm } from '../../lib/db/objects.ts';
+import { attachmentObjectKey, signDownloadUrl, signUploadForm } from '../../lib/aws/objects.ts';
 
 const now = new Date('2026-11-26T10:15:30.000Z');
 const sha256Base64 = Buffer.from('a'.repeat(64), 'hex').toString('base64');

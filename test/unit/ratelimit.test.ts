@@ -22,7 +22,7 @@ class ReferenceBucket {
   }
 }
 
-/** What the conditional writes of lib/db/tokens.ts decide, without DynamoDB. */
+/** What the conditional writes of lib/db/organisation/tokens.ts decide, without DynamoDB. */
 function gcra(tat: number | undefined, now: number) {
   const current = tat ?? 0;
   if (current > maxTatFor(now)) return { tat: current, rate: describe(current, now, false) };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CommentRefusal, RefusalReason, WebhookRefusal } from '../../lib/db/refusals.ts';
-import { isRefused, Refused } from '../../lib/db/transactions.ts';
+import type { CommentRefusal, RefusalReason, WebhookRefusal } from '../../lib/db/core/refusals.ts';
+import { isRefused, Refused } from '../../lib/db/core/transactions.ts';
 import { explainRefusal, type Meanings } from '../../lib/services/refusals.ts';
 import * as errors from '../../lib/vocabulary/errors.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordDbCall, withDbCallLog } from '../../lib/db/metrics.ts';
+import { recordDbCall, withDbCallLog } from '../../lib/db/core/metrics.ts';
 
 /** A call that answers after `ms` (recorded as the DynamoDB client's middleware records one). */
 async function call(ms = 1): Promise<void> {
@@ -8,7 +8,7 @@ async function call(ms = 1): Promise<void> {
   answered();
 }
 
-describe('serial round trips of a request (lib/db/metrics.ts)', () => {
+describe('serial round trips of a request (lib/db/core/metrics.ts)', () => {
   it('counts calls one after another each, calls side by side once', async () => {
     const serial = await withDbCallLog(async () => {
       await call();

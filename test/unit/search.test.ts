@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSearchCursor, encodeSearchCursor, searchRange } from '../../lib/db/search.ts';
+import { decodeSearchCursor, encodeSearchCursor, searchRange } from '../../lib/db/issues/search.ts';
 import { updatedInterval } from '../../lib/services/search.ts';
 import { matches, parseSelection, type SelectableIssue } from '../../lib/model/selection.ts';
 
-/** The key range a search reads (lib/services/search.ts) and its cursors (lib/db/search.ts). */
+/** The key range a search reads (lib/services/search.ts) and its cursors (lib/db/issues/search.ts). */
 
 const now = Date.parse('2026-11-25T12:00:00.000Z');
 const issue = (updated_at: string): SelectableIssue => ({

@@ -1,6 +1,6 @@
 import { DecryptCommand, EncryptCommand } from '@aws-sdk/client-kms';
 import { describe, expect, it } from 'vitest';
-import { isSealed, kmsSecretBox, localSecretBox } from '../../lib/db/secret-box.ts';
+import { isSealed, kmsSecretBox, localSecretBox } from '../../lib/aws/secret-box.ts';
 import { generateSecret } from '../../lib/model/signing.ts';
 
 const owner = { orgId: 12, webhookId: 3 };

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { layout } from '../../lib/db/layout.ts';
-import { listCounterStored, storedCounter } from '../../lib/db/counters.ts';
+import { listCounterStored, storedCounter } from '../../lib/db/issues/counters.ts';
 import { issueCounters, OPEN_BLOCKERS } from '../../lib/model/derivations.ts';
 import { buildOpenApiDocument } from '../../tools/openapi/document.ts';
 import * as z from 'zod';
@@ -89,7 +89,7 @@ function uses(files: string[], names: string[]): string[] {
 const notYetMoved: Record<string, string[]> = {};
 
 /**
- * The stored names of derived counters (lib/db/counters.ts), some of which an answer shows too
+ * The stored names of derived counters (lib/db/issues/counters.ts), some of which an answer shows too
  * (a sprint's `issues_count`): above lib/db they are at most the key of what is answered, never
  * read off an item nor named as a counter (the model and the services name counters as the model
  * does: `issuesCount`), and the model, which answers nothing, never writes them at all.
@@ -136,7 +136,7 @@ describe('stored names stay in lib/db', () => {
     expect(names).toEqual(expect.arrayContaining(['failing_since', 'filter_selection', 'previous_secret', 'slow_attempts']));
     // A comment's (and its pointer's) attachments mark.
     expect(names).toEqual(expect.arrayContaining(['has_attachments']));
-    // An import's records (lib/db/imports.ts, lib/db/import-jobs.ts).
+    // An import's records (lib/db/imports/imports.ts, lib/db/imports/import-jobs.ts).
     expect(names).toEqual(expect.arrayContaining(['imported_at', 'report_parts']));
     // A delete's marker (its stamped actor), an idempotency record, a lane's places in flight.
     expect(names).toEqual(
@@ -190,7 +190,7 @@ describe('stored names stay in lib/db', () => {
   });
 
   /**
-   * A sprint's burndown days are stored under an attribute per day (`burndown_20260102`, lib/db/sprints.ts);
+   * A sprint's burndown days are stored under an attribute per day (`burndown_20260102`, lib/db/projects/sprints.ts);
    * above lib/db a day's change is the model's counter (`burndown@2026-01-02`) or the answer's date.
    */
   const storedDays = (file: string, text: string) =>

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { layout } from '../../lib/db/layout.ts';
-import { cascadeStreamFilters, changeFeedStreamFilters, importJobStreamFilters } from '../../lib/db/table.ts';
+import { cascadeStreamFilters, changeFeedStreamFilters, importJobStreamFilters } from '../../lib/db/core/table.ts';
 
 /**
- * The stream filters (lib/db/table.ts) are plain data the CDK stack reads too, so they name item
+ * The stream filters (lib/db/core/table.ts) are plain data the CDK stack reads too, so they name item
  * types and stored attributes as words. Each word must be what a declaration (lib/db/layout.ts) says:
  * a type some kind carries, and an attribute that every kind of the types it is matched with stores.
  * A kind renamed, or an attribute stored under another name, would otherwise leave a filter that

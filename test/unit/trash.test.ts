@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, readConfig } from '../../lib/config.ts';
 import { isExpired, parseTrashId, trashExpiry, trashId, trashTitle, TRASH_TITLE_LENGTH } from '../../lib/model/trash.ts';
-import { organisationItem, trashRetentionOf } from '../../lib/db/organisation.ts';
+import { organisationItem, trashRetentionOf } from '../../lib/db/organisation/organisation.ts';
 import { config } from '../../lib/config.ts';
 
 describe('the trash’s rules (lib/model/trash.ts)', () => {

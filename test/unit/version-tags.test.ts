@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { keys } from '../../lib/db/keys.ts';
+import { keys } from '../../lib/db/core/keys.ts';
 import { expectingVersion } from '../../lib/context/versions.ts';
-import { grouped, guardVersion, withVersion } from '../../lib/db/versions.ts';
+import { grouped, guardVersion, withVersion } from '../../lib/db/core/versions.ts';
 import { PreconditionFailedError } from '../../lib/vocabulary/errors.ts';
 import { etagOf, expectedVersions, isNotModified, versionTagOf } from '../../lib/http/conditional.ts';
 

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient, CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { localClientConfig, startDynamoDbLocal } from '../local/dynamodb.ts';
-import { createTableInput } from '../../lib/db/table.ts';
+import { createTableInput } from '../../lib/db/core/table.ts';
 
 const { values } = parseArgs({
   options: {

@@ -39,7 +39,7 @@ process.env.TABLE_NAME = `bench-import-${Date.now()}`;
 process.env.AWS_REGION ??= 'local';
 
 const { ensureTable } = await import('../local/table.ts');
-const { tableName, db } = await import('../../lib/db/client.ts');
+const { tableName, db } = await import('../../lib/db/core/client.ts');
 const { createOrganisation, createAccountInOrg } = await import('../../lib/services/accounts.ts');
 const { createProject } = await import('../../lib/services/projects.ts');
 const { importIssues } = await import('../../lib/services/import-export/import.ts');
@@ -48,7 +48,7 @@ if (values.stream === 'off') {
   // Diagnosis only (`--stream off`): the table without its stream, to see what the emulator's
   // stream records cost; the table as deployed has it on.
   const { CreateTableCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-  const { createTableInput } = await import('../../lib/db/table.ts');
+  const { createTableInput } = await import('../../lib/db/core/table.ts');
   const client = new DynamoDBClient(localClientConfig(dynamo.endpoint));
   await client.send(new CreateTableCommand({ ...createTableInput(tableName()), StreamSpecification: undefined }));
 } else await ensureTable(dynamo.endpoint, tableName());

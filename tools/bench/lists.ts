@@ -37,8 +37,8 @@ process.env.AWS_REGION ??= 'local';
 
 // Modules that read the endpoint at load come after it is set.
 const { ensureTable } = await import('../local/table.ts');
-const { db, tableName } = await import('../../lib/db/client.ts');
-const { keys } = await import('../../lib/db/keys.ts');
+const { db, tableName } = await import('../../lib/db/core/client.ts');
+const { keys } = await import('../../lib/db/core/keys.ts');
 const { createOrganisation } = await import('../../lib/services/accounts.ts');
 const { createProject } = await import('../../lib/services/projects.ts');
 const { getIssue, listIssues } = await import('../../lib/services/issues.ts');

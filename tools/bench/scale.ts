@@ -118,8 +118,8 @@ async function compare(
 async function seedSprintIssues(orgId: number, projectId: number, sprintId: number, n: number): Promise<void> {
   if (n === 0) return;
   const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { db, tableName } = await import('../../lib/db/client.ts');
-  const { keys } = await import('../../lib/db/keys.ts');
+  const { db, tableName } = await import('../../lib/db/core/client.ts');
+  const { keys } = await import('../../lib/db/core/keys.ts');
   const { issueItem, putAll, takeIds } = await import('../../test/support/seed.ts');
   const { rankDelta } = await import('../../lib/model/positions.ts');
   const ids = await takeIds(orgId, 'issue', n);
@@ -157,7 +157,7 @@ async function seedSprintIssues(orgId: number, projectId: number, sprintId: numb
 /** Milliseconds until the project's partition holds nothing but activity (the change feed's). */
 async function untilEmpty(orgId: number, projectId: number, timeoutMs: number): Promise<number> {
   const { itemsIn } = await import('../../test/support/cascade.ts');
-  const { projectPk } = await import('../../lib/db/keys.ts');
+  const { projectPk } = await import('../../lib/db/core/keys.ts');
   const started = performance.now();
   while ((await itemsIn({ pk: projectPk(orgId, projectId) }, 5)).length > 0) {
     if (performance.now() - started > timeoutMs) throw new Error(`project ${projectId} not emptied within ${timeoutMs} ms`);

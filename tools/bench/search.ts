@@ -3,7 +3,7 @@
  * its own DynamoDB Local on a free port, seeds an organisation of `--issues` issues (100,000) in
  * `--projects` projects (50): the projects and their label catalogues through the domain, and one
  * search record per issue by BatchWrite (the stored shape the `search-index` derivation writes:
- * `recordItem`, lib/db/issue-write.ts), which is all a search reads of an issue. Then measures, in
+ * `recordItem`, lib/db/issues/issue-write.ts), which is all a search reads of an issue. Then measures, in
  * this one run, through the domain function both search routes call, the first page (per_page 25)
  * of:
  *
@@ -41,8 +41,8 @@ process.env.AWS_REGION ??= 'local';
 
 // Modules that read the endpoint at load come after it is set.
 const { ensureTable } = await import('../local/table.ts');
-const { db, tableName } = await import('../../lib/db/client.ts');
-const { recordItem } = await import('../../lib/db/issue-write.ts');
+const { db, tableName } = await import('../../lib/db/core/client.ts');
+const { recordItem } = await import('../../lib/db/issues/issue-write.ts');
 const { createOrganisation } = await import('../../lib/services/accounts.ts');
 const { createProject } = await import('../../lib/services/projects.ts');
 const { createLabel } = await import('../../lib/services/labels.ts');

@@ -11,7 +11,7 @@
  * (tools/cli/usage-plan.ts); `org:api-key` does it for an existing organisation.
  */
 import { parseArgs } from 'node:util';
-import type { CascadeParent } from '../../lib/db/cascade.ts';
+import type { CascadeParent } from '../../lib/db/jobs/cascade.ts';
 
 const USAGE = `Usage: npm run -s admin -- <command> [options]
 
@@ -186,7 +186,7 @@ async function main() {
       if (!useAws || !usagePlanId)
         throw new UsageError('org:api-key needs AWS_REGION and USAGE_PLAN_ID (the stack output UsagePlanId)');
       const orgId = positiveInt(values.org!, 'org');
-      const { getOrganisation } = await import('../../lib/db/organisation.ts');
+      const { getOrganisation } = await import('../../lib/db/organisation/organisation.ts');
       if (!(await getOrganisation(orgId))) throw new Error(`organisation ${orgId} does not exist in ${tableName}`);
       const { ensureUsagePlanKey } = await import('./usage-plan.ts');
       return { usage_plan_key: await ensureUsagePlanKey(await apiGateway(), usagePlanId, orgId) };
@@ -207,18 +207,18 @@ async function main() {
     case 'cascade:sweep':
       return sweepCascades(values['dry-run'] === 'true');
     case 'comments:pointers':
-      return (await import('../../lib/db/comments.ts')).writeMissingCommentPointers(orgFlag(values.org));
+      return (await import('../../lib/db/comments/comments.ts')).writeMissingCommentPointers(orgFlag(values.org));
     case 'tokens:names':
-      return (await import('../../lib/db/accounts.ts')).writeMissingTokenNames(orgFlag(values.org));
+      return (await import('../../lib/db/organisation/accounts.ts')).writeMissingTokenNames(orgFlag(values.org));
     case 'issues:reindex': {
-      const result = await (await import('../../lib/db/reindex.ts')).rebuildIssueIndexes(orgFlag(values.org));
+      const result = await (await import('../../lib/db/jobs/reindex.ts')).rebuildIssueIndexes(orgFlag(values.org));
       // The one line a person reads on standard error; standard output carries the counts.
       process.stderr.write(`admin: issues:reindex ${result.summary}\n`);
       return result;
     }
     case 'migrations:status': {
       const { migrationStatus } = await import('../../lib/migrations/runner.ts');
-      const { readMigrationLease } = await import('../../lib/db/migrations.ts');
+      const { readMigrationLease } = await import('../../lib/db/core/migrations.ts');
       return { migrations: await migrationStatus(), lease: (await readMigrationLease()) ?? null };
     }
     case 'migrations:run': {
@@ -260,7 +260,7 @@ async function main() {
  * up first in the list). The failure queue's messages carry the exact command.
  */
 async function resumeCascades(values: Record<string, string | undefined>) {
-  const cascades = await import('../../lib/db/cascade.ts');
+  const cascades = await import('../../lib/db/jobs/cascade.ts');
   const pending = await cascades.listPendingCascades();
   let targets: { parent: CascadeParent; after?: Record<string, unknown> | undefined }[];
   if (values.org === undefined && values.project === undefined) {
@@ -300,7 +300,7 @@ async function resumeCascades(values: Record<string, string | undefined>) {
 
 /** `cascade:sweep`: finds the cascades nobody finished (a Scan of keys: an operator's command) and finishes them. */
 async function sweepCascades(dryRun: boolean) {
-  const cascades = await import('../../lib/db/cascade.ts');
+  const cascades = await import('../../lib/db/jobs/cascade.ts');
   const orphans = await cascades.findOrphanedCascades();
   if (dryRun) return { orphans, finished: [] };
   const finished = [];

@@ -37,7 +37,7 @@ export function generatedLayout(): string {
     '',
     kinds,
     '',
-    'Kinds declared with their attributes (lib/db/item.ts), field and stored name; every read',
+    'Kinds declared with their attributes (lib/db/core/item.ts), field and stored name; every read',
     'decodes them and every write encodes them from that one declaration:',
     '',
     ...declared,

@@ -1,4 +1,4 @@
-import { lastOrganisationId } from '../../lib/db/sequences.ts';
+import { lastOrganisationId } from '../../lib/db/core/sequences.ts';
 import { createOrganisation } from '../../lib/services/accounts.ts';
 
 /**

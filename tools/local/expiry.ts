@@ -15,8 +15,8 @@
 import { randomUUID } from 'node:crypto';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
-import { expiredPendingAttachments, expirePendingAttachment } from '../../lib/db/attachments.ts';
-import { deleteObjects, listObjects, STAGING_PREFIX, stagingPrefixOf } from '../../lib/db/objects.ts';
+import { expiredPendingAttachments, expirePendingAttachment } from '../../lib/db/attachments/attachments.ts';
+import { deleteObjects, listObjects, STAGING_PREFIX, stagingPrefixOf } from '../../lib/aws/objects.ts';
 import { ATTACHMENT_LIMITS } from '../../lib/vocabulary/attachments.ts';
 import { lambdaContext } from './gateway.ts';
 import type { StreamHandler } from './stream-poller.ts';

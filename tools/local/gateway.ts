@@ -12,7 +12,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { publicUrl } from '../../lib/config.ts';
-import { withDbCallLog } from '../../lib/db/metrics.ts';
+import { withDbCallLog } from '../../lib/db/core/metrics.ts';
 import { LAMBDA_REQUEST_LIMIT, LAMBDA_RESPONSE_LIMIT } from '../../lib/http/byte-budget.ts';
 import { json, misconfiguration } from '../../lib/http/errors.ts';
 import { compressesAnswer } from '../../lib/http/gateway-compression.ts';

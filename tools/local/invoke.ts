@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { withDbCallLog } from '../../lib/db/metrics.ts';
+import { withDbCallLog } from '../../lib/db/core/metrics.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 import { repoRoot } from '../../infra/paths.ts';
 import { lambdaContext, loadHandler, runAuthorizer } from './gateway.ts';

@@ -7,8 +7,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { handlerModules } from '../../infra/functions.ts';
 import { grantOf, type TableGrant } from '../../infra/grants.ts';
-import { db } from '../../lib/db/client.ts';
-import { requiredActions } from '../../lib/db/permissions.ts';
+import { db } from '../../lib/db/core/client.ts';
+import { requiredActions } from '../../lib/aws/permissions.ts';
 import type { Route } from '../../lib/routes.ts';
 
 interface Caller {

@@ -7,7 +7,7 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createScope, getCanonicalHeaders, getCanonicalQuery, getSigningKey } from '@smithy/signature-v4';
-import { Sha256 } from '../../lib/db/sha256.ts';
+import { Sha256 } from '../../lib/aws/sha256.ts';
 
 export interface S3Refusal {
   status: number;

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
 import S3rver from 's3rver';
 import { readConfig } from '../../lib/config.ts';
-import { Sha256 } from '../../lib/db/sha256.ts';
+import { Sha256 } from '../../lib/aws/sha256.ts';
 import { createS3Guard } from './s3-guard.ts';
 
 export interface RunningS3 {

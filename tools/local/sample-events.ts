@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { keys } from '../../lib/db/keys.ts';
+import { keys } from '../../lib/db/core/keys.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 import { repoRoot } from '../../infra/paths.ts';
 import { proxyEvent } from './gateway.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { localSecretBox, useSecretBox } from '../../lib/db/secret-box.ts';
+import { localSecretBox, useSecretBox } from '../../lib/aws/secret-box.ts';
 
 /** The file in the data folder that holds the local webhook secret key (base64 of 32 bytes). */
 export const secretKeyFile = 'webhook-secret.key';

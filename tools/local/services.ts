@@ -39,10 +39,11 @@ export function streamShards(value: string | undefined): number | undefined {
 const expirySweepSeconds = Number(process.env.LOCAL_EXPIRY_SWEEP_SECONDS ?? 60);
 
 export async function startLocalServices(endpoint: string): Promise<LocalServices> {
-  const { tableName } = await import('../../lib/db/client.ts');
+  const { tableName } = await import('../../lib/db/core/client.ts');
   const { startStreamReader, streamConsumer } = await import('./stream-poller.ts');
   const { startExpirySweeps } = await import('./expiry.ts');
-  const { changeFeedParallelization, changeFeedStreamFilters, importJobStreamFilters } = await import('../../lib/db/table.ts');
+  const { changeFeedParallelization, changeFeedStreamFilters, importJobStreamFilters } =
+    await import('../../lib/db/core/table.ts');
   // The webhook delivery queue and function (SQS and its event source mapping in AWS).
   const { startLocalDeliveryQueue } = await import('./delivery-queue.ts');
   const deliveries = await startLocalDeliveryQueue();

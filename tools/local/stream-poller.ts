@@ -8,8 +8,8 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { Sha256 } from '../../lib/db/sha256.ts';
-import { cascadeStreamFilters } from '../../lib/db/table.ts';
+import { Sha256 } from '../../lib/aws/sha256.ts';
+import { cascadeStreamFilters } from '../../lib/db/core/table.ts';
 import { localClientConfig } from './dynamodb.ts';
 import { lambdaContext, loadHandler } from './gateway.ts';
 import { runAsFunction } from './permissions.ts';

@@ -5,7 +5,7 @@ import {
   ResourceInUseException,
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
-import { createTableInput } from '../../lib/db/table.ts';
+import { createTableInput } from '../../lib/db/core/table.ts';
 import { localClientConfig } from './dynamodb.ts';
 
 /**

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebStream } from 'node:stream/web';
-import { attachmentObjectKey, readObjectStream } from '../../db/objects.ts';
+import { attachmentObjectKey, readObjectStream } from '../../aws/objects.ts';
 import { isPlainFileName } from '../../model/attachments.ts';
 import { exportOrganisation } from './export.ts';
 

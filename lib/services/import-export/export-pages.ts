@@ -1,8 +1,8 @@
-import { isWalkKey } from '../../db/organisation-walk.ts';
+import { isWalkKey } from '../../db/jobs/organisation-walk.ts';
 import type { Principal } from '../../model/principal.ts';
 import { ForbiddenError, ValidationError } from '../../vocabulary/errors.ts';
 import { exportPositionSnapshot, exportStart, walkExport, type ExportPosition } from './export.ts';
-import { openCursor, sealCursor } from '../../db/cursors.ts';
+import { openCursor, sealCursor } from '../../db/core/cursors.ts';
 
 /**
  * `GET /api/v1/export`, one page at a time (docs/import-export.md: Export over REST): the export

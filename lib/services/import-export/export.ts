@@ -1,9 +1,9 @@
-import { toIssue } from '../../db/issues.ts';
-import { issueItem } from '../../db/issue-item.ts';
-import { catalogueOf } from '../../db/labels.ts';
-import { toLabel } from '../../db/labels.ts';
-import { lastIssueNumber, toProject } from '../../db/projects.ts';
-import { workflowOf } from '../../db/workflow.ts';
+import { toIssue } from '../../db/issues/issues.ts';
+import { issueItem } from '../../db/issues/issue-item.ts';
+import { catalogueOf } from '../../db/issues/labels.ts';
+import { toLabel } from '../../db/issues/labels.ts';
+import { lastIssueNumber, toProject } from '../../db/projects/projects.ts';
+import { workflowOf } from '../../db/projects/workflow.ts';
 import { stateAnswer } from '../states.ts';
 import {
   exportCollections,
@@ -17,16 +17,16 @@ import {
   withoutLayout,
   type WalkedCollection,
   type WalkKey,
-} from '../../db/organisation-walk.ts';
-import { storedRelations } from '../../db/relations.ts';
-import { sprintHistoryOf, sprintItem, toSprint } from '../../db/sprints.ts';
-import { commentItem, toComment } from '../../db/comments.ts';
+} from '../../db/jobs/organisation-walk.ts';
+import { storedRelations } from '../../db/issues/relations.ts';
+import { sprintHistoryOf, sprintItem, toSprint } from '../../db/projects/sprints.ts';
+import { commentItem, toComment } from '../../db/comments/comments.ts';
 import { toActivity } from '../activity.ts';
-import { attachmentAnswer, attachmentItem } from '../../db/attachments.ts';
+import { attachmentAnswer, attachmentItem } from '../../db/attachments/attachments.ts';
 import { exportedFileName, isShown } from '../../model/attachments.ts';
-import { toAccount } from '../../db/accounts.ts';
-import { getOrganisation } from '../../db/organisation.ts';
-import { trashItem, type TrashFields } from '../../db/trash.ts';
+import { toAccount } from '../../db/organisation/accounts.ts';
+import { getOrganisation } from '../../db/organisation/organisation.ts';
+import { trashItem, type TrashFields } from '../../db/core/trash.ts';
 import { isExpired, trashId } from '../../model/trash.ts';
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 import { chainDigest, EXPORT_FORMAT, EXPORT_VERSION } from './file-checks.ts';

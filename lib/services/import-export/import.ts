@@ -1,5 +1,5 @@
-import { activityPut, importedSequences } from '../../db/activity.ts';
-import { newComment, type CommentFields } from '../../db/comments.ts';
+import { activityPut, importedSequences } from '../../db/issues/activity.ts';
+import { newComment, type CommentFields } from '../../db/comments/comments.ts';
 import {
   accountsByEmail,
   importedCommentRecord,
@@ -11,11 +11,11 @@ import {
   reserveIssueNumbers,
   sprintsByName,
   type ImportedIssue,
-} from '../../db/imports.ts';
-import { catalogueOf, foldName } from '../../db/labels.ts';
-import { getProjectItem, lastIssueNumber } from '../../db/projects.ts';
-import { advance } from '../../db/sequences.ts';
-import { type GuardedItem, isRefused } from '../../db/transactions.ts';
+} from '../../db/imports/imports.ts';
+import { catalogueOf, foldName } from '../../db/issues/labels.ts';
+import { getProjectItem, lastIssueNumber } from '../../db/projects/projects.ts';
+import { advance } from '../../db/core/sequences.ts';
+import { type GuardedItem, isRefused } from '../../db/core/transactions.ts';
 import { createImportedComment } from '../comments.ts';
 import {
   createIssue,
@@ -32,7 +32,7 @@ import { createSprint } from '../sprints.ts';
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 import type { Principal } from '../../model/principal.ts';
 import type { IssueCreate, IssueStatus } from '../../schemas/issues.ts';
-import { workflowOf } from '../../db/workflow.ts';
+import { workflowOf } from '../../db/projects/workflow.ts';
 import { statusKey } from '../../vocabulary/workflow.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
 import {
@@ -45,9 +45,9 @@ import {
   type PlannedRecord,
   type SourceRecord,
 } from '../../model/formats/sources.ts';
-import { issueItem, type IssueItem } from '../../db/issue-item.ts';
+import { issueItem, type IssueItem } from '../../db/issues/issue-item.ts';
 import { checkFile, count, sourceRecords, type Chunks, type FileStats, type IssueSourceFormat } from './file-checks.ts';
-import { issuesById } from '../../db/sub-issues.ts';
+import { issuesById } from '../../db/issues/sub-issues.ts';
 
 /**
  * Imports issues from another tracker's file into one project, through the issue write path (every

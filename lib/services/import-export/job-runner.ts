@@ -1,5 +1,5 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { itemOfImage, orgOfItem } from '../../db/stream-images.ts';
+import { itemOfImage, orgOfItem } from '../../db/core/stream-images.ts';
 import {
   claimImportJob,
   getImportJob,
@@ -7,9 +7,9 @@ import {
   importJobPartCount,
   saveImportJob,
   type ImportJobItem,
-} from '../../db/import-jobs.ts';
+} from '../../db/imports/import-jobs.ts';
 import { DomainError, UnavailableError, ValidationError } from '../../vocabulary/errors.ts';
-import { isRetryableDbError } from '../../db/errors.ts';
+import { isRetryableDbError } from '../../db/core/errors.ts';
 import type { ImportJob } from '../../schemas/imports.ts';
 import type { ExportImportReport } from './import-export.ts';
 import type { ImportReport } from './import.ts';
@@ -225,7 +225,7 @@ export function fitted<R extends object>(report: R, bytes = JOB_REPORT_BYTES): R
   return fit as R;
 }
 
-/** The maps of a report, stored in parts beside the job (lib/db/import-jobs.ts): not cut, not counted. */
+/** The maps of a report, stored in parts beside the job (lib/db/imports/import-jobs.ts): not cut, not counted. */
 const mapNames = new Set(['keys', 'ids', 'issues']);
 const slimOf = (r: unknown): unknown =>
   r && typeof r === 'object' && !Array.isArray(r)

@@ -1,6 +1,6 @@
 import { jobIdPattern } from '../../vocabulary/ids.ts';
-import { fileParts, getImportJobWithExtras, insertImportJob } from '../../db/import-jobs.ts';
-import { getProjectItem } from '../../db/projects.ts';
+import { fileParts, getImportJobWithExtras, insertImportJob } from '../../db/imports/import-jobs.ts';
+import { getProjectItem } from '../../db/projects/projects.ts';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 import type { Principal } from '../../model/principal.ts';
 import type { ImportJob, ImportJobQuery, ImportMapping, JobFormat } from '../../schemas/imports.ts';

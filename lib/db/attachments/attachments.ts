@@ -1,0 +1,1107 @@
+/**
+ * Attachments' items (docs/attachments.md): one per file, under its issue (`keys.attachment`),
+ * `pending` until its file is checked, then `ready`. The organisation's `attachment_bytes` and the
+ * issue's `attachments_count` move in the same transaction as the item, so the limits hold under
+ * any concurrency and the counts never drift (the cascade takes a deleted issue's attachments off
+ * the organisation's count the same way: lib/db/jobs/cascade.ts).
+ */
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailed } from '../core/errors.ts';
+import {
+  attachmentCounts,
+  counterDifferences,
+  type AttachmentCounters,
+  type CountedAttachment,
+  type PendingCount,
+} from '../../model/attachments.ts';
+import { ATTACHMENT_LIMITS, type AttachmentStatus } from '../../vocabulary/attachments.ts';
+import { db, tableName } from '../core/client.ts';
+import { deletionMarker } from '../core/deletions.ts';
+import { commentPointerItem } from '../comments/comment-pointers.ts';
+import { commentItem, issueIn } from '../comments/comments.ts';
+import { issueItem } from '../issues/issue-item.ts';
+import { trashedCommentKey, trashedIssueKey, trashItem, trashPut, trashRemovalOf, whereIs } from '../core/trash.ts';
+import { attribute, itemKind, type Fields } from '../core/item.ts';
+import { keys, orgPk, parseProjectPk, projectPk, skPrefixes, type Key } from '../core/keys.ts';
+import { ofTypes, partitionPages, PARTITIONS_AT_ONCE, queryPages, scanPages } from '../core/query.ts';
+import { sequencesItem } from '../core/sequences.ts';
+import { forEachLimited } from '../../model/limited.ts';
+import { tableDefinition } from '../core/table.ts';
+import { organisationCounter, organisationItem, organisationOf, trashRetentionOf } from '../organisation/organisation.ts';
+import type { AttachmentRefusal } from '../core/refusals.ts';
+import {
+  addTo,
+  batchGet,
+  existsCheck,
+  getItem,
+  isRefused,
+  itemExists,
+  transact,
+  type GuardedItem,
+} from '../core/transactions.ts';
+
+export const attachmentItem = itemKind({
+  type: 'attachment',
+  key: { PK: 'ORG#o#P#p', SK: 'ISSUE#i#F#f' },
+  about: 'attachment f of issue i (or of its comment): its file in S3',
+  attributes: {
+    id: attribute.number('id'),
+    orgId: attribute.number('org_id'),
+    projectId: attribute.number('project_id'),
+    issueId: attribute.number('issue_id'),
+    commentId: attribute.nullableNumber('comment_id'),
+    name: attribute.string('name'),
+    contentType: attribute.string('content_type'),
+    size: attribute.number('size'),
+    sha256: attribute.nullableString('sha256'),
+    status: attribute.oneOf<AttachmentStatus>('status'),
+    objectKey: attribute.string('object_key'),
+    /**
+     * Where its upload form posts (lib/aws/objects.ts, `stagingObjectKey`): `complete` copies the file
+     * from there to `objectKey`. None on one declared before forms posted there, or restored by an import.
+     */
+    stagingKey: attribute.optionalString('staging_key'),
+    /**
+     * Its declaration took a place among the pending attachments of its organisation and uploader
+     * (`pendingReservation`), which its completion, delete or expiry gives back; one declared
+     * before those caps existed took none, and gives none back.
+     */
+    reserved: attribute.flag('pending_reserved'),
+    uploaderId: attribute.number('uploader_id'),
+    uploaderName: attribute.string('uploader_name'),
+    createdAt: attribute.string('created_at'),
+    /**
+     * Its comment is in the trash, and its issue's `attachments_count` was given its place back
+     * (`settleCommentAttachments`): kept, whole, for the comment's restore, which counts it again.
+     */
+    inTrash: attribute.flag('in_trash'),
+    /**
+     * Deleted on its own into the trash (docs/trash.md), at this time (its trash item's
+     * `deleted_at`), else null: kept whole, file and bytes, in no answer; marked `in_trash` too
+     * (not counted among its issue's files) until its restore or its purge.
+     */
+    trashedAt: attribute.optionalString('trashed_at'),
+    /** The sprint its issue was in at that delete (null: the backlog): where its restore checks it is. */
+    trashedInSprint: attribute.nullableNumber('trashed_sprint_id'),
+  },
+});
+export type StoredAttachment = Fields<typeof attachmentItem.attributes>;
+
+/**
+ * The pending uploads of one account (attachments it declared, not yet completed): their count and
+ * bytes, moved in the same transaction as each declaration, its completion, its delete or expiry.
+ */
+export const pendingUploadsItem = itemKind({
+  type: 'pending_uploads',
+  key: { PK: 'ORG#o', SK: 'PENDINGUPLOADS#a' },
+  about: "account a's pending uploads: their count and bytes, within its cap",
+  attributes: {
+    files: attribute.counter('pending_files'),
+    bytes: attribute.counter('pending_bytes'),
+  },
+});
+
+/** The caps of pending attachments: a count and bytes, for an account and for its organisation. */
+export interface PendingCaps {
+  account: { files: number; bytes: number };
+  organisation: { files: number; bytes: number };
+}
+
+/** The organisation's counter of attachment bytes (on its organisation item). */
+export const ORGANISATION_BYTES = organisationCounter.attachmentBytes;
+/** The issue's counter of attachments (its comments' included). */
+export const ISSUE_FILES = 'attachments_count';
+
+export const attachmentRefusals = {
+  project: 'project',
+  sprint: 'sprint',
+  issue: 'issue',
+  comment: 'comment',
+  attachment: 'attachment',
+  notAuthor: 'not_author',
+  filesLimit: 'files_limit',
+  bytesLimit: 'bytes_limit',
+  notPending: 'not_pending',
+  pendingLimit: 'pending_limit',
+} as const satisfies Record<string, AttachmentRefusal>;
+
+/**
+ * Writes a pending attachment in one transaction with its place in the limits: the project must
+ * exist; the issue must exist and hold fewer than `maxFiles`; its comment, if any, must exist; the
+ * organisation's bytes plus this file's must stay within `maxBytes`; and the pending attachments
+ * of its uploader and of its organisation (a count and bytes) within `pending` (`bytes_limit` names
+ * a refusal on the organisation's item, either limit; `pending_limit` the uploader's cap).
+ */
+export async function insertAttachment(
+  attachment: StoredAttachment,
+  limits: { maxFiles: number; maxBytes: number; pending: PendingCaps },
+  /** When it was declared, for its expiry: its `created_at`, or now for an export's attachment restored with its old time. */
+  pendingSince: string = attachment.createdAt,
+): Promise<void> {
+  const { orgId, projectId, issueId, commentId } = attachment;
+  await transact([
+    existsCheck(keys.project(orgId, projectId), attachmentRefusals.project),
+    addTo(keys.issue(orgId, projectId, issueId), ISSUE_FILES, 1, attachmentRefusals.issue, limits.maxFiles),
+    ...(commentId === null ? [] : commentMarks(orgId, projectId, issueId, commentId)),
+    ...pendingReservation(attachment, limits.maxBytes, limits.pending),
+    {
+      item: {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...keys.attachment(orgId, projectId, issueId, attachment.id),
+            type: attachmentItem.type,
+            ...attachmentItem.encode({ ...attachment, reserved: true }),
+            // A pending attachment never completed expires (`markReady` takes this off).
+            [tableDefinition.ttlAttribute]: epochSeconds(pendingSince) + ATTACHMENT_LIMITS.pendingSeconds,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    },
+  ]);
+}
+
+/** `(counter absent OR counter < :name)`: a count that `:name` bounds. */
+const below = (counter: string, bound: string) => `(attribute_not_exists(${counter}) OR ${counter} < ${bound})`;
+
+/**
+ * The organisation's bytes and pending counts, and the uploader's pending counts, taken by a new
+ * pending attachment, each within its bound: `counter < max - size + 1` keeps the bytes after
+ * this file at most `max`. The uploader's item is made by its first declaration.
+ */
+function pendingReservation(a: StoredAttachment, maxBytes: number, caps: PendingCaps): GuardedItem[] {
+  const org = organisationCounter;
+  const mine = { files: pendingUploadsItem.stored('files'), bytes: pendingUploadsItem.stored('bytes') };
+  return [
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.org(a.orgId),
+          UpdateExpression: `ADD ${org.attachmentBytes} :size, ${org.pendingAttachments} :one, ${org.pendingAttachmentBytes} :size`,
+          ConditionExpression: [
+            'attribute_exists(PK)',
+            below(org.attachmentBytes, ':maxBytes'),
+            below(org.pendingAttachments, ':maxFiles'),
+            below(org.pendingAttachmentBytes, ':maxPending'),
+          ].join(' AND '),
+          ExpressionAttributeValues: {
+            ':size': a.size,
+            ':one': 1,
+            ':maxBytes': maxBytes - a.size + 1,
+            ':maxFiles': caps.organisation.files,
+            ':maxPending': caps.organisation.bytes - a.size + 1,
+          },
+        },
+      },
+      reason: attachmentRefusals.bytesLimit,
+    },
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.pendingUploads(a.orgId, a.uploaderId),
+          UpdateExpression: `SET #type = :type ADD ${mine.files} :one, ${mine.bytes} :size`,
+          ConditionExpression: `${below(mine.files, ':maxFiles')} AND ${below(mine.bytes, ':maxBytes')}`,
+          ExpressionAttributeNames: { '#type': 'type' },
+          ExpressionAttributeValues: {
+            ':type': pendingUploadsItem.type,
+            ':size': a.size,
+            ':one': 1,
+            ':maxFiles': caps.account.files,
+            ':maxBytes': caps.account.bytes - a.size + 1,
+          },
+        },
+      },
+      reason: attachmentRefusals.pendingLimit,
+    },
+  ];
+}
+
+/** The `ADD` clauses that give back one pending attachment's place among its organisation's (`:minus`: minus its size). */
+const ORGANISATION_PENDING_RELEASE = `${organisationCounter.pendingAttachments} :minusOne, ${organisationCounter.pendingAttachmentBytes} :minus`;
+
+/** The reservation of a pending attachment given back: its organisation's and its uploader's pending counts. */
+function pendingRelease(a: Pick<StoredAttachment, 'orgId' | 'uploaderId' | 'size'>): GuardedItem[] {
+  const organisation: GuardedItem = {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.org(a.orgId),
+        UpdateExpression: `ADD ${ORGANISATION_PENDING_RELEASE}`,
+        ExpressionAttributeValues: { ':minusOne': -1, ':minus': -a.size },
+      },
+    },
+  };
+  return [organisation, uploaderRelease(a)];
+}
+
+/** The uploader's pending counts given back by one pending attachment. */
+function uploaderRelease(a: Pick<StoredAttachment, 'orgId' | 'uploaderId' | 'size'>): GuardedItem {
+  const mine = { files: pendingUploadsItem.stored('files'), bytes: pendingUploadsItem.stored('bytes') };
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.pendingUploads(a.orgId, a.uploaderId),
+        UpdateExpression: `ADD ${mine.files} :minusOne, ${mine.bytes} :minus`,
+        ExpressionAttributeValues: { ':minusOne': -1, ':minus': -a.size },
+      },
+    },
+  };
+}
+
+/** The organisation's and its uploader's pending counts, read consistently: what a refused declaration ran into. */
+export async function pendingCounts(orgId: number, accountId: number) {
+  const [org, mine] = await batchGet([keys.org(orgId), keys.pendingUploads(orgId, accountId)]);
+  return {
+    organisation: {
+      files: organisationItem.field(org ?? {}, 'pendingAttachments'),
+      bytes: organisationItem.field(org ?? {}, 'pendingAttachmentBytes'),
+      attachmentBytes: organisationItem.field(org ?? {}, 'attachmentBytes'),
+    },
+    account: { files: pendingUploadsItem.field(mine ?? {}, 'files'), bytes: pendingUploadsItem.field(mine ?? {}, 'bytes') },
+  };
+}
+
+const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+
+/**
+ * A comment with attachments says so (`has_attachments`), and so does its pointer (both move to
+ * the same next version, as every write of a comment moves them): its delete then knows, without a
+ * read, to keep them out of every answer while it is in the trash, and the removal of the comment
+ * and of its trash item reach the stream consumer, which brings them to where the comment is
+ * (`settleCommentAttachments`).
+ */
+function commentMarks(orgId: number, projectId: number, issueId: number, commentId: number): GuardedItem[] {
+  const marked = [
+    { Key: keys.comment(orgId, projectId, issueId, commentId), mark: commentItem.stored('hasAttachments') },
+    { Key: keys.commentPointer(orgId, commentId), mark: commentPointerItem.stored('hasAttachments') },
+  ];
+  return marked.map(({ Key, mark }) => ({
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key,
+        UpdateExpression: 'SET #mark = :yes',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#mark': mark },
+        ExpressionAttributeValues: { ':yes': true },
+      },
+    },
+    reason: attachmentRefusals.comment,
+  }));
+}
+
+/**
+ * Brings a comment's attachments to where the comment is now (docs/trash.md), whatever stream
+ * record asks (its removal into the trash or with its issue, its trash item's removal by a restore,
+ * a purge or the TTL), since records of different items may come in any order: one
+ * TransactGetItems reads the comment and its trash item, then
+ *
+ * - the comment is there (restored): its attachments still marked `in_trash` take their place in
+ *   their issue's count again (`showCommentAttachments`);
+ * - it is in the trash: those not marked yet give their place back and are marked
+ *   (`hideCommentAttachments`): kept, whole, with their files and bytes, for its restore;
+ * - it is gone for good (purged, expired, or gone with its issue): they are removed
+ *   (`releaseCommentAttachments`).
+ *
+ * Their answers follow the comment at once, in its own transaction (`commentsWithFilesInTrash` on
+ * the issue); only their place in the issue's count follows here. Returns how many attachments it
+ * moved (or removed).
+ */
+export async function settleCommentAttachments(
+  orgId: number,
+  projectId: number,
+  issueId: number,
+  commentId: number,
+): Promise<number> {
+  const where = await whereIs(keys.comment(orgId, projectId, issueId, commentId), trashedCommentKey(orgId, commentId));
+  if (where === 'there') return showCommentAttachments(orgId, projectId, issueId, commentId);
+  if (where === 'trashed') return hideCommentAttachments(orgId, projectId, issueId, commentId);
+  return releaseCommentAttachments(orgId, projectId, issueId, commentId);
+}
+
+/**
+ * The attachments of each comment of an issue back from the trash brought to where that comment is
+ * now (`settleCommentAttachments`): while the issue was away, a restore, delete or purge of its
+ * comment could not move their places in its count, nor take the comment off its record of those
+ * in the trash. Returns how many it moved.
+ */
+export async function settleIssueCommentAttachments(orgId: number, projectId: number, issueId: number): Promise<number> {
+  const [found, inTrash] = await Promise.all([
+    listAttachments(orgId, projectId, issueId),
+    commentsWithFilesInTrash(orgId, projectId, issueId),
+  ]);
+  const comments = new Set([...found.flatMap((a) => a.commentId ?? []), ...inTrash]);
+  let moved = 0;
+  for (const commentId of comments) moved += await settleCommentAttachments(orgId, projectId, issueId, commentId);
+  return moved;
+}
+
+/** A comment's attachments (one consistent Query of its issue's). */
+const attachmentsOfComment = async (orgId: number, projectId: number, issueId: number, commentId: number) =>
+  (await listAttachments(orgId, projectId, issueId)).filter((a) => a.commentId === commentId);
+
+/**
+ * The write that marks an attachment in the trash with its comment (`to`: true) or back (false),
+ * only while it is not yet, in one transaction with its issue's `attachments_count` (given back, or
+ * taken again) and a check that the comment is still where the write was decided on (`state`: its
+ * trash item, or the comment itself, there). Refused `attachment` when it is gone or already
+ * moved, `issue` when the issue is gone (in the trash with its count, or for good), `comment` when
+ * the comment has moved since.
+ */
+function trashMarking(a: StoredAttachment, to: boolean, state: Key): GuardedItem[] {
+  const mark = attachmentItem.stored('inTrash');
+  return [
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
+          UpdateExpression: to ? 'SET #mark = :yes' : 'REMOVE #mark',
+          // One in the trash on its own keeps its mark until its own restore.
+          ConditionExpression: to
+            ? 'attribute_exists(PK) AND attribute_not_exists(#mark)'
+            : 'attribute_exists(PK) AND #mark = :yes AND attribute_not_exists(#trashedAt)',
+          ExpressionAttributeNames: { '#mark': mark, ...(to ? {} : { '#trashedAt': attachmentItem.stored('trashedAt') }) },
+          ExpressionAttributeValues: { ':yes': true },
+        },
+      },
+      reason: attachmentRefusals.attachment,
+    },
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.issue(a.orgId, a.projectId, a.issueId),
+          UpdateExpression: `ADD ${ISSUE_FILES} :by`,
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':by': to ? -1 : 1 },
+        },
+      },
+      reason: attachmentRefusals.issue,
+    },
+    existsCheck(state, attachmentRefusals.comment),
+  ];
+}
+
+/**
+ * Moves each of the attachments (`to`: into the trash or back) that is not there yet, with its
+ * count (`trashMarking`). Stops when the comment or its issue has moved on: the stream record of
+ * that move settles them again. Returns how many it moved.
+ */
+async function markAll(found: StoredAttachment[], to: boolean, state: Key): Promise<number> {
+  let moved = 0;
+  for (const a of found) {
+    // One in the trash on its own stays marked when its comment comes back (its own restore counts it).
+    if (a.inTrash === to || (!to && a.trashedAt !== null)) continue;
+    try {
+      await transact(trashMarking(a, to, state));
+      moved++;
+    } catch (err) {
+      if (!isRefused(err, attachmentRefusals.attachment, attachmentRefusals.issue, attachmentRefusals.comment)) throw err;
+      if (!isRefused(err, attachmentRefusals.attachment)) break;
+    }
+  }
+  return moved;
+}
+
+/** The attachments of a comment in the trash give their place in their issue's count back, marked `in_trash`. */
+export async function hideCommentAttachments(orgId: number, projectId: number, issueId: number, commentId: number) {
+  const found = await attachmentsOfComment(orgId, projectId, issueId, commentId);
+  return markAll(found, true, trashedCommentKey(orgId, commentId));
+}
+
+/** The attachments of a restored comment take their place in their issue's count again. */
+export async function showCommentAttachments(orgId: number, projectId: number, issueId: number, commentId: number) {
+  const found = await attachmentsOfComment(orgId, projectId, issueId, commentId);
+  return markAll(found, false, keys.comment(orgId, projectId, issueId, commentId));
+}
+
+/**
+ * Removes the attachments of a comment gone for good (purged, expired, or gone with its issue),
+ * each in a transaction with its counts (the issue's only while it counts it and the issue is
+ * there); one already removed is left alone. Then its issue no longer holds it among the comments
+ * whose files are in the trash (`commentsWithFilesInTrash`). Returns how many.
+ */
+export async function releaseCommentAttachments(orgId: number, projectId: number, issueId: number, commentId: number) {
+  const found = await attachmentsOfComment(orgId, projectId, issueId, commentId);
+  for (const first of found) {
+    let a: StoredAttachment | undefined = first;
+    for (let attempt = 0; a && attempt < 3; attempt++) {
+      try {
+        await transact(attachmentRemoval(a, true));
+        break;
+      } catch (err) {
+        if (!isRefused(err, attachmentRefusals.issue, attachmentRefusals.attachment)) throw err;
+        if (isRefused(err, attachmentRefusals.issue)) {
+          await removeBesideTrashedIssue(a);
+          break;
+        }
+        // Gone already, or counted otherwise since it was read (its mark moved): read it again.
+        a = await getAttachment(orgId, projectId, issueId, a.id);
+      }
+    }
+  }
+  await transact([
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.issue(orgId, projectId, issueId),
+          UpdateExpression: 'DELETE #filesInTrash :comment',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#filesInTrash': issueItem.stored('commentsWithFilesInTrash') },
+          ExpressionAttributeValues: { ':comment': new Set([commentId]) },
+        },
+      },
+      reason: attachmentRefusals.issue,
+    },
+  ]).catch((err: unknown) => {
+    if (!isRefused(err, attachmentRefusals.issue)) throw err;
+  });
+  return found.length;
+}
+
+/**
+ * Removes attachment `a` of an issue that is not there. Its issue in the trash, whose image there
+ * still counts it (it was not hidden with its comment: the issue went into the trash before the
+ * comment's delete could hide it), counts it no more either, in the same transaction, so that the
+ * issue's restore brings back the count of what is there; its issue gone for good, it goes alone.
+ * One completed since it was read (its status is in the removal's condition) is read again and
+ * removed as it is now, as the cascade does (lib/db/jobs/cascade-steps.ts); one gone already is left.
+ */
+export async function removeBesideTrashedIssue(first: StoredAttachment): Promise<void> {
+  let a: StoredAttachment | undefined = first;
+  for (let attempt = 0; a && attempt < 3; attempt++) {
+    try {
+      await removeOnceBesideTrashedIssue(a);
+      return;
+    } catch (err) {
+      if (!isRefused(err, attachmentRefusals.attachment)) throw err;
+      a = await getAttachment(a.orgId, a.projectId, a.issueId, a.id);
+    }
+  }
+}
+
+/** `removeBesideTrashedIssue`'s transaction for `a` as read (refused `attachment` when it is no longer so). */
+async function removeOnceBesideTrashedIssue(a: StoredAttachment): Promise<void> {
+  const uncount: GuardedItem[] = a.inTrash
+    ? []
+    : [
+        {
+          item: {
+            Update: {
+              TableName: tableName(),
+              Key: trashedIssueKey(a.orgId, a.issueId),
+              UpdateExpression: 'SET #stored.#files = #stored.#files - :one',
+              ConditionExpression: 'attribute_exists(#stored.#files) AND #stored.#files > :zero',
+              ExpressionAttributeNames: { '#stored': trashItem.stored('stored'), '#files': ISSUE_FILES },
+              ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
+            },
+          },
+          reason: 'trashed',
+        },
+      ];
+  try {
+    await transact([...attachmentRemoval(a, false), ...uncount]);
+  } catch (err) {
+    if (uncount.length > 0 && isRefused(err, 'trashed')) await transact(attachmentRemoval(a, false));
+    else throw err;
+  }
+}
+
+/** One attachment of an issue, read consistently; undefined when there is none. */
+export async function getAttachment(orgId: number, projectId: number, issueId: number, attachmentId: number) {
+  const item = await getItem(keys.attachment(orgId, projectId, issueId, attachmentId));
+  return item && attachmentItem.decode(item);
+}
+
+/**
+ * The comments of an issue whose attachments are in the trash with them
+ * (`commentsWithFilesInTrash`), read consistently (none when the issue is gone): what a reader that met the attachments without
+ * their issue hides them by (`isShown`, lib/model/attachments.ts).
+ */
+export async function commentsWithFilesInTrash(orgId: number, projectId: number, issueId: number): Promise<number[]> {
+  const item = await getItem(keys.issue(orgId, projectId, issueId), issueItem.stored('commentsWithFilesInTrash'));
+  return issueItem.field(item ?? {}, 'commentsWithFilesInTrash');
+}
+
+/** Every attachment of an issue (its comments' included), oldest first: one consistent Query (paged past 1 MB). */
+export async function listAttachments(orgId: number, projectId: number, issueId: number): Promise<StoredAttachment[]> {
+  const found: StoredAttachment[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': skPrefixes.issueAttachments(issueId) },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    found.push(...(out.Items ?? []).map((item) => attachmentItem.decode(item)));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return found;
+}
+
+/**
+ * Marks a pending attachment ready (refused when it is gone, or no longer pending), giving back its
+ * reservation among the pending ones of its organisation and its uploader in the same transaction.
+ */
+export async function markReady(
+  a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId' | 'id' | 'size' | 'uploaderId' | 'reserved'>,
+): Promise<void> {
+  await transact([
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
+          // `updated_at` (and `updated_by`, stamped): when and by whom it was added (`attachment.added`).
+          UpdateExpression: 'SET #status = :ready, updated_at = :now REMOVE #expires',
+          ConditionExpression: 'attribute_exists(PK) AND #status = :pending',
+          ExpressionAttributeNames: { '#status': 'status', '#expires': tableDefinition.ttlAttribute },
+          ExpressionAttributeValues: { ':ready': 'ready', ':pending': 'pending', ':now': new Date().toISOString() },
+        },
+      },
+      reason: attachmentRefusals.notPending,
+    },
+    ...(a.reserved ? pendingRelease(a) : []),
+  ]);
+}
+
+/**
+ * The writes that remove an attachment and give back its place in the limits: the item (which
+ * must be there), the organisation's bytes (and, for a pending one, its reservation among the
+ * pending attachments of its organisation and its uploader) and, unless the issue goes too, the
+ * issue's count, while it counts it: one marked `in_trash` (its comment in the trash, or restored a
+ * moment ago) gave its place back already, and its issue is only checked (the request's resource
+ * for `If-Match`). The item's condition holds the mark and the status as read, so that a mark
+ * moved meanwhile (`settleCommentAttachments`), or a completion, is refused `attachment` rather
+ * than counted twice or not at all: read it again. The object goes when the stream shows the
+ * item's removal (lib/db/jobs/cascade.ts).
+ */
+export function attachmentRemoval(a: Removed, withIssueCount: boolean): GuardedItem[] {
+  const asRead = [...(withIssueCount ? [a.inTrash ? '#mark = :yes' : 'attribute_not_exists(#mark)'] : []), '#status = :status'];
+  // A pending one gives back its reservation too, in the same update of its organisation (one write per item in a transaction).
+  const releases = a.status === 'pending' && a.reserved;
+  return [
+    {
+      item: {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
+          ConditionExpression: ['attribute_exists(PK)', ...asRead].join(' AND '),
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            ...(withIssueCount ? { '#mark': attachmentItem.stored('inTrash') } : {}),
+          },
+          ExpressionAttributeValues: { ':status': a.status, ...(withIssueCount && a.inTrash ? { ':yes': true } : {}) },
+        },
+      },
+      reason: attachmentRefusals.attachment,
+    },
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.org(a.orgId),
+          UpdateExpression: `ADD ${ORGANISATION_BYTES} :minus${releases ? `, ${ORGANISATION_PENDING_RELEASE}` : ''}`,
+          ExpressionAttributeValues: { ':minus': -a.size, ...(releases ? { ':minusOne': -1 } : {}) },
+        },
+      },
+    },
+    ...(releases ? [uploaderRelease(a)] : []),
+    ...(withIssueCount ? [issuePlaceGivenBack(a)] : []),
+  ];
+}
+
+/** What a removal needs of an attachment: where it is, its size, its status and uploader (a pending one's reservation), its mark. */
+export type Removed = Pick<
+  StoredAttachment,
+  'orgId' | 'projectId' | 'issueId' | 'id' | 'size' | 'status' | 'uploaderId' | 'reserved'
+> & {
+  inTrash?: boolean;
+};
+
+/**
+ * Its issue's `attachments_count` less one, while it counts `a`: one marked `in_trash` gave its
+ * place back already, and its issue is only checked. Either way the request's resource: `If-Match`
+ * on an attachment's delete names its issue's ETag (the issue shows its count).
+ */
+function issuePlaceGivenBack(a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId'> & { inTrash?: boolean }): GuardedItem {
+  const issueKey = keys.issue(a.orgId, a.projectId, a.issueId);
+  if (a.inTrash) return { ...existsCheck(issueKey, attachmentRefusals.issue), resource: true };
+  return { ...addTo(issueKey, ISSUE_FILES, -1, attachmentRefusals.issue), resource: true };
+}
+
+/**
+ * Deletes an attachment for good with its counts and its delete's marker (who removed it:
+ * `attachment.removed`), in one transaction, with `guard` (who may: `commentAuthorCheck`). A ready
+ * one goes into the trash instead (`trashAttachment`).
+ */
+export async function removeAttachment(a: StoredAttachment, guard: GuardedItem[] = []): Promise<void> {
+  await transact([
+    ...attachmentRemoval(a, true),
+    ...deletionMarker(keys.attachment(a.orgId, a.projectId, a.issueId, a.id)),
+    ...guard,
+  ]);
+}
+
+/** The attachment `id` of an issue and its organisation's trash retention (`trashRetentionOf`), in one consistent BatchGetItem. */
+export async function readAttachmentToDelete(orgId: number, projectId: number, issueId: number, id: number) {
+  const [item, org] = await batchGet([keys.attachment(orgId, projectId, issueId, id), keys.org(orgId)]);
+  return { attachment: item && attachmentItem.decode(item), retentionDays: trashRetentionOf(organisationOf(org)) };
+}
+
+/**
+ * That the comment of attachment `a` was written by `accountId` (refused `not_author` otherwise):
+ * checked in the write that deletes the file, so that a comment's author may delete what others
+ * added to it at no extra read.
+ */
+export function commentAuthorCheck(
+  a: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId'> & { commentId: number },
+  accountId: number,
+): GuardedItem {
+  return {
+    item: {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: keys.comment(a.orgId, a.projectId, a.issueId, a.commentId),
+        ConditionExpression: '#author = :me',
+        ExpressionAttributeNames: { '#author': commentItem.stored('authorId') },
+        ExpressionAttributeValues: { ':me': accountId },
+      },
+    },
+    reason: attachmentRefusals.notAuthor,
+  };
+}
+
+/** The stored names an attachment's trash marks are written under. */
+const trashNames = () => ({
+  '#mark': attachmentItem.stored('inTrash'),
+  '#trashedAt': attachmentItem.stored('trashedAt'),
+  '#sprint': attachmentItem.stored('trashedInSprint'),
+});
+
+/**
+ * Moves a ready attachment into the organisation's trash (docs/trash.md), in one transaction: the
+ * attachment marked trashed at the delete's time and `in_trash`, with the sprint its issue is in
+ * (`sprintId`), on condition that it is still ready, not trashed, and counted as read; its place
+ * in its issue's count given back (`issuePlaceGivenBack`); the trash item (the attachment whole);
+ * and `guard` (who may). Its file and its bytes in the organisation's count stay until its purge.
+ */
+export async function trashAttachment(
+  a: StoredAttachment,
+  deletedBy: number,
+  retentionDays: number,
+  sprintId: number | null,
+  guard: GuardedItem[],
+): Promise<void> {
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const key = keys.attachment(a.orgId, a.projectId, a.issueId, a.id);
+  const trashed = { ...a, inTrash: true, trashedAt: at, trashedInSprint: sprintId };
+  const asRead = a.inTrash ? '#mark = :yes' : 'attribute_not_exists(#mark)';
+  await transact([
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: 'SET #mark = :yes, #trashedAt = :at, #sprint = :sprint, updated_at = :at',
+          ConditionExpression: `attribute_exists(PK) AND #status = :ready AND attribute_not_exists(#trashedAt) AND ${asRead}`,
+          ExpressionAttributeNames: { ...trashNames(), '#status': attachmentItem.stored('status') },
+          ExpressionAttributeValues: { ':yes': true, ':at': at, ':sprint': sprintId, ':ready': 'ready' },
+        },
+      },
+      reason: attachmentRefusals.attachment,
+    },
+    issuePlaceGivenBack(a),
+    trashPut(
+      a.orgId,
+      'attachment',
+      { ...key, type: attachmentItem.type, ...attachmentItem.encode(trashed) },
+      a.name,
+      deletedBy,
+      retentionDays,
+      undefined,
+      now,
+    ),
+    ...guard,
+  ]);
+}
+
+/**
+ * Brings a trashed attachment back (`a`: as its trash item holds it) in one transaction: its marks
+ * taken off (on condition that it is still the one trashed at `deletedAt`), its place in its
+ * issue's count taken again (on condition that the issue is there, in sprint `sprintId` or the
+ * backlog when null, and holds fewer than `maxFiles`), checks that its project, that sprint and
+ * its comment (if any) are there, and the trash item's delete. Refusals, in that order of checks:
+ * `project`, `sprint`, `issue`, `comment`, `attachment` (gone with its comment or its issue),
+ * `trashed` (restored or purged meanwhile).
+ */
+export async function restoreTrashedAttachment(
+  a: StoredAttachment,
+  deletedAt: string,
+  sprintId: number | null,
+  maxFiles: number,
+): Promise<void> {
+  const { orgId, projectId, issueId, commentId } = a;
+  const inList = issueIn(sprintId, { ':one': 1, ':max': maxFiles });
+  await transact([
+    existsCheck(keys.project(orgId, projectId), attachmentRefusals.project),
+    ...(sprintId === null ? [] : [existsCheck(keys.sprint(orgId, projectId, sprintId), attachmentRefusals.sprint)]),
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.issue(orgId, projectId, issueId),
+          UpdateExpression: `ADD ${ISSUE_FILES} :one`,
+          ...inList,
+          ConditionExpression: `${inList.ConditionExpression} AND (attribute_not_exists(${ISSUE_FILES}) OR ${ISSUE_FILES} < :max)`,
+        },
+      },
+      reason: attachmentRefusals.issue,
+    },
+    ...(commentId === null ? [] : [existsCheck(keys.comment(orgId, projectId, issueId, commentId), attachmentRefusals.comment)]),
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.attachment(orgId, projectId, issueId, a.id),
+          UpdateExpression: 'SET updated_at = :now REMOVE #mark, #trashedAt, #sprint',
+          ConditionExpression: '#trashedAt = :at',
+          ExpressionAttributeNames: trashNames(),
+          ExpressionAttributeValues: { ':at': deletedAt, ':now': new Date().toISOString() },
+        },
+      },
+      reason: attachmentRefusals.attachment,
+    },
+    ...trashRemovalOf(orgId, 'attachment', a.id, deletedAt, 'restored'),
+  ]);
+}
+
+/**
+ * Removes an attachment whose trash item was purged or expired (the REMOVE of the trash item of
+ * the delete at `deletedAt`), with its bytes, in one transaction; its file goes when the stream
+ * shows its removal. Nothing when it is no longer that delete's: restored (and perhaps deleted
+ * again), or gone already with its comment or its issue. Returns whether it removed it.
+ */
+export async function releaseTrashedAttachment(
+  ref: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId' | 'id'>,
+  deletedAt: string,
+): Promise<boolean> {
+  const a = await getAttachment(ref.orgId, ref.projectId, ref.issueId, ref.id);
+  if (!a || a.trashedAt !== deletedAt) return false;
+  try {
+    await transact(attachmentRemoval(a, true));
+  } catch (err) {
+    if (!isRefused(err, attachmentRefusals.issue, attachmentRefusals.attachment)) throw err;
+    if (isRefused(err, attachmentRefusals.attachment)) return false;
+    // Its issue in the trash (which does not count it either) or gone: it goes alone.
+    await removeBesideTrashedIssue(a);
+  }
+  return true;
+}
+
+/** The organisation's attachment bytes (its counter), read consistently. */
+export async function organisationBytes(orgId: number): Promise<number> {
+  const item = await getItem(keys.org(orgId), ORGANISATION_BYTES);
+  return organisationItem.field(item ?? {}, 'attachmentBytes');
+}
+
+/** Whether the issue still exists (one consistent GetItem): what a refused count on it means. */
+export const issueExists = (orgId: number, projectId: number, issueId: number) =>
+  itemExists(keys.issue(orgId, projectId, issueId));
+
+/**
+ * The mark that an expired attachment's place in the limits was given back (`releaseExpiredAttachment`),
+ * declared once: kept longer than a stream keeps its records, so that a replay gives it back once.
+ */
+export const attachmentExpiredItem = itemKind({
+  type: 'attachment_expired',
+  key: { PK: 'ORG#o', SK: 'ATTACHMENTEXPIRED#f' },
+  about: "expired attachment f's bytes given back, once (TTL `expires_at`)",
+  attributes: {
+    expiresAt: attribute.expiry(),
+  },
+});
+
+/** A stream record's image of a removed item (DynamoDB's attribute values). */
+type Image = Record<string, { S?: string; N?: string; BOOL?: boolean } | undefined>;
+
+/**
+ * Gives back the place in the limits of an attachment its TTL removed (a pending one never
+ * completed: `image` is the stream's old image): the organisation's bytes and, while the issue is
+ * there, the issue's count, in one transaction with a marker (`keys.attachmentExpired`) whose
+ * absence it requires, so that a replayed stream record gives them back once. Returns whether it did.
+ */
+export async function releaseExpiredAttachment(image: Image, now = new Date()): Promise<boolean> {
+  const project = parseProjectPk(image.PK?.S ?? '');
+  if (!project) return false;
+  const a: Removed = {
+    ...project,
+    issueId: Number(image.issue_id?.N),
+    id: Number(image.id?.N),
+    size: Number(image.size?.N ?? 0),
+    status: 'pending',
+    uploaderId: Number(image.uploader_id?.N),
+    reserved: image[attachmentItem.stored('reserved')]?.BOOL === true,
+    // One in the trash with its comment gave its place on its issue back already.
+    inTrash: image[attachmentItem.stored('inTrash')]?.BOOL === true,
+  };
+  const marker: GuardedItem = {
+    item: {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.attachmentExpired(a.orgId, a.id),
+          type: attachmentExpiredItem.type,
+          // Longer than a stream keeps its records (24 hours).
+          ...attachmentExpiredItem.encode({ expiresAt: Math.floor(now.getTime() / 1000) + 2 * 86_400 }),
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    reason: attachmentRefusals.attachment,
+  };
+  // The removal's writes but the item's delete (the TTL did that).
+  const counts = (withIssueCount: boolean) => [marker, ...attachmentRemoval(a, withIssueCount).slice(1)];
+  try {
+    await transact(counts(true));
+  } catch (err) {
+    if (isRefused(err, attachmentRefusals.attachment)) return false;
+    if (!isRefused(err, attachmentRefusals.issue)) throw err;
+    try {
+      await transact(counts(false));
+    } catch (again) {
+      if (isRefused(again, attachmentRefusals.attachment)) return false;
+      throw again;
+    }
+  }
+  return true;
+}
+
+/**
+ * The stored attachment counters of the table (or one organisation's part of it) and the
+ * attachments they count: operators and tests only. The whole table is read with a Scan; one
+ * organisation with Queries (`readOrganisationAttachments`), not a Scan of the whole table for it.
+ */
+export async function readAttachmentCounters(
+  orgId?: number,
+): Promise<{ stored: AttachmentCounters; rebuilt: AttachmentCounters }> {
+  const stored: AttachmentCounters = {
+    organisationBytes: new Map(),
+    issueFiles: new Map(),
+    organisationPending: new Map(),
+    accountPending: new Map(),
+  };
+  const attachments: CountedAttachment[] = [];
+  const take = (items: Record<string, unknown>[]) => {
+    for (const item of items) {
+      if (item.type === organisationItem.type) {
+        const org = Number(String(item.PK).slice('ORG#'.length));
+        stored.organisationBytes.set(org, organisationItem.field(item, 'attachmentBytes'));
+        stored.organisationPending.set(org, {
+          files: organisationItem.field(item, 'pendingAttachments'),
+          bytes: organisationItem.field(item, 'pendingAttachmentBytes'),
+        });
+        continue;
+      }
+      if (item.type === pendingUploadsItem.type) {
+        const org = Number(String(item.PK).slice('ORG#'.length));
+        const account = Number(String(item.SK).slice('PENDINGUPLOADS#'.length));
+        const { files, bytes } = pendingUploadsItem.decode(item);
+        stored.accountPending.set(`${org}/${account}`, { files, bytes });
+        continue;
+      }
+      const project = parseProjectPk(String(item.PK));
+      if (!project) continue;
+      if (item.type === issueItem.type) {
+        stored.issueFiles.set(`${project.orgId}/${project.projectId}/${String(item.id)}`, Number(item[ISSUE_FILES] ?? 0));
+      } else {
+        const a = attachmentItem.decode(item);
+        // Only a declaration that took its place among the pending counts gives it back (`reserved`).
+        const pending = a.status === 'pending' && a.reserved;
+        attachments.push({ ...project, issueId: a.issueId, size: a.size, inTrash: a.inTrash, pending, uploaderId: a.uploaderId });
+      }
+    }
+  };
+  const types = [organisationItem.type, pendingUploadsItem.type, issueItem.type, attachmentItem.type];
+  if (orgId === undefined) await scanPages(ofTypes(types), take);
+  else await readOrganisationAttachments(orgId, take);
+  return { stored, rebuilt: attachmentCounts(attachments, stored) };
+}
+
+/**
+ * One organisation's part of what `readAttachmentCounters` reads of the whole table: its item, its
+ * accounts' pending uploads (one Query of its partition), and the issues and attachments of every
+ * project it ever made, by a Query of each project's
+ * partition. Project ids come from the organisation's sequence (lib/db/core/sequences.ts), so 1 to its
+ * last covers every partition it has: those of projects in the trash, and of projects whose
+ * partition a cascade is still emptying, hold attachments that still count.
+ */
+async function readOrganisationAttachments(orgId: number, take: (items: Record<string, unknown>[]) => void) {
+  const [[org, sequences]] = await Promise.all([
+    batchGet([keys.org(orgId), keys.sequences(orgId)]),
+    queryPages(
+      {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :pending)',
+        ExpressionAttributeValues: { ':pk': orgPk(orgId), ':pending': 'PENDINGUPLOADS#' },
+      },
+      {},
+      take,
+    ),
+  ]);
+  if (org) take([org]);
+  const last = sequences ? sequencesItem.field(sequences, 'project') : 0;
+  const projects = Array.from({ length: last }, (_, i) => i + 1);
+  await forEachLimited(projects, PARTITIONS_AT_ONCE, (projectId) =>
+    partitionPages(projectPk(orgId, projectId), [issueItem.type, attachmentItem.type], take),
+  );
+}
+
+/**
+ * The keys of the pending attachments whose expiry (their TTL) has passed at `now`: of the whole
+ * table by a Scan, or of one organisation by a Query of each of its partitions. The local stack's
+ * stand-in for DynamoDB's TTL only (tools/local/expiry.ts), which DynamoDB Local does not run.
+ */
+export async function expiredPendingAttachments(now: Date, orgId?: number): Promise<Key[]> {
+  const ttl = tableDefinition.ttlAttribute;
+  const seconds = Math.floor(now.getTime() / 1000);
+  const found: Key[] = [];
+  const take = (items: Record<string, unknown>[]) => {
+    for (const item of items) {
+      if (item.type !== attachmentItem.type || item.status !== 'pending' || !(Number(item[ttl]) < seconds)) continue;
+      found.push({ PK: String(item.PK), SK: String(item.SK) });
+    }
+  };
+  if (orgId !== undefined) await readOrganisationAttachments(orgId, take);
+  else
+    await scanPages(
+      {
+        FilterExpression: '#type = :type AND #status = :pending AND #expires < :now',
+        ProjectionExpression: 'PK, SK, #type, #status, #expires',
+        ExpressionAttributeNames: { '#type': 'type', '#status': 'status', '#expires': ttl },
+        ExpressionAttributeValues: { ':type': attachmentItem.type, ':pending': 'pending', ':now': seconds },
+      },
+      take,
+    );
+  return found;
+}
+
+/**
+ * Removes a pending attachment whose expiry has passed at `now`, as DynamoDB's TTL would (the local
+ * stack's stand-in): its old item, or undefined when it is no longer pending and expired.
+ */
+export async function expirePendingAttachment(key: Key, now: Date): Promise<Record<string, unknown> | undefined> {
+  try {
+    const out = await db.send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: key,
+        ConditionExpression: '#status = :pending AND #expires < :now',
+        ExpressionAttributeNames: { '#status': 'status', '#expires': tableDefinition.ttlAttribute },
+        ExpressionAttributeValues: { ':pending': 'pending', ':now': Math.floor(now.getTime() / 1000) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return out.Attributes;
+  } catch (err) {
+    if (isConditionFailed(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Every attachment counter that differs from what its attachments count (see `counterDifferences`). */
+export async function attachmentCounterDifferences(orgId?: number): Promise<string[]> {
+  const { stored, rebuilt } = await readAttachmentCounters(orgId);
+  return counterDifferences(stored, rebuilt);
+}
+
+/**
+ * Sets every attachment counter that differs to what its attachments count (part of
+ * `issues:reindex`, lib/db/jobs/reindex.ts: with no writes running). Returns how many counters it
+ * checked and each one it set, as `attachmentCounterDifferences` says it.
+ */
+export async function rebuildAttachmentCounters(orgId?: number): Promise<{ checked: number; repaired: string[] }> {
+  const { stored, rebuilt } = await readAttachmentCounters(orgId);
+  const repaired = counterDifferences(stored, rebuilt);
+  /** Sets an item's counters (one UpdateItem); the item must exist. */
+  const write = async (Key: Key, counters: Record<string, number>) => {
+    const entries = Object.entries(counters);
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key,
+        UpdateExpression: `SET ${entries.map(([name], i) => `${name} = :n${i}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:n${i}`, value])),
+      }),
+    );
+  };
+  for (const [org, bytes] of rebuilt.organisationBytes) {
+    if (stored.organisationBytes.get(org) !== bytes) await write(keys.org(org), { [ORGANISATION_BYTES]: bytes });
+  }
+  for (const [issue, files] of rebuilt.issueFiles) {
+    if (stored.issueFiles.get(issue) === files) continue;
+    const [org, project, id] = issue.split('/').map(Number) as [number, number, number];
+    await write(keys.issue(org, project, id), { [ISSUE_FILES]: files });
+  }
+  const same = (a: PendingCount | undefined, b: PendingCount) => a?.files === b.files && a.bytes === b.bytes;
+  for (const [org, count] of rebuilt.organisationPending) {
+    if (same(stored.organisationPending.get(org), count)) continue;
+    await write(keys.org(org), {
+      [organisationCounter.pendingAttachments]: count.files,
+      [organisationCounter.pendingAttachmentBytes]: count.bytes,
+    });
+  }
+  for (const [account, count] of rebuilt.accountPending) {
+    if (same(stored.accountPending.get(account), count)) continue;
+    const [org, id] = account.split('/').map(Number) as [number, number];
+    // Made here when lost: its first declaration would have made it.
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.pendingUploads(org, id), type: pendingUploadsItem.type, ...pendingUploadsItem.encode(count) },
+      }),
+    );
+  }
+  const checked = [rebuilt.organisationBytes, rebuilt.issueFiles, rebuilt.organisationPending, rebuilt.accountPending];
+  return { checked: checked.reduce((sum, counters) => sum + counters.size, 0), repaired };
+}
+
+/**
+ * An attachment as the REST API shows it, from a stream image, without a download URL (an event
+ * outlives any URL: GET the attachment for a fresh one); undefined for an image that is no
+ * attachment a client declared.
+ */
+export function attachmentOfImage(img: Record<string, unknown>) {
+  if (typeof img.issue_id !== 'number' || typeof img.object_key !== 'string') return undefined;
+  return attachmentAnswer(attachmentItem.decode(img));
+}
+
+/** An attachment as the REST API shows it, with the download URL given (a ready one's, signed per answer) or none. */
+export function attachmentAnswer(a: StoredAttachment, download?: { url: string; expiresAt: string }) {
+  return {
+    id: a.id,
+    issue_id: a.issueId,
+    comment_id: a.commentId,
+    name: a.name,
+    content_type: a.contentType,
+    size: a.size,
+    sha256: a.sha256,
+    status: a.status,
+    uploader_id: a.uploaderId,
+    uploader_name: a.uploaderName,
+    created_at: a.createdAt,
+    download_url: download?.url ?? null,
+    download_expires_at: download?.expiresAt ?? null,
+  };
+}

@@ -1,0 +1,165 @@
+import { tableDefinition } from './table.ts';
+
+/**
+ * A stored item kind, declared once: where it lives (its key, as the layout shows it), what it is,
+ * and its attributes, each with its stored name, how it reads (with the default an item written
+ * before the attribute existed answers) and how it is written. From the one declaration come the
+ * decoder (stored item -> typed fields), the encoder (fields -> stored attributes), projections
+ * (ProjectionExpression lists) and the stored items tests seed by hand; the layout table of
+ * docs/data-model.md is generated from the declarations (lib/db/layout.ts).
+ */
+
+/** One attribute: its stored name, how a stored value reads, how a value is stored. */
+export interface Attribute<T, S extends string = string> {
+  stored: S;
+  read: (value: unknown) => T;
+  /** The stored value; `undefined`: no attribute at all (an absent one reads as its default). */
+  write(value: T): unknown;
+}
+
+const same = <T>(value: T): unknown => value;
+const orNull = (v: unknown) => (v === null || v === undefined ? null : v);
+
+/** The kinds of attribute the table holds. */
+export const attribute = {
+  string: <S extends string>(stored: S): Attribute<string, S> => ({ stored, read: (v) => String(v), write: same }),
+  number: <S extends string>(stored: S): Attribute<number, S> => ({ stored, read: (v) => Number(v), write: same }),
+  /** A count, absent until first added to: absent reads 0. */
+  counter: <S extends string>(stored: S): Attribute<number, S> => ({ stored, read: (v) => Number(v ?? 0), write: same }),
+  nullableString: <S extends string>(stored: S): Attribute<string | null, S> => ({
+    stored,
+    read: (v) => (typeof v === 'string' ? v : null),
+    write: same,
+  }),
+  nullableNumber: <S extends string>(stored: S): Attribute<number | null, S> => ({
+    stored,
+    read: (v) => (orNull(v) === null ? null : Number(v)),
+    write: same,
+  }),
+  /** A string set on the item only when there is one: none is no attribute. */
+  optionalString: <S extends string>(stored: S): Attribute<string | null, S> => ({
+    stored,
+    read: (v) => (typeof v === 'string' ? v : null),
+    write: (v) => v || undefined,
+  }),
+  /** One of a closed set of words; an item written before the attribute existed answers `unset`. */
+  oneOf: <T extends string, S extends string = string>(stored: S, unset?: T): Attribute<T, S> => ({
+    stored,
+    read: (v) => ((v as T | null | undefined) ?? unset) as T,
+    write: same,
+  }),
+  /** Ids as a number set, ascending; a number set cannot be empty, so none is stored as null. */
+  numberSet: <S extends string>(stored: S): Attribute<number[], S> => ({
+    stored,
+    read: (v) => (v === null || v === undefined ? [] : [...(v as Iterable<unknown>)].map(Number).sort((a, b) => a - b)),
+    write: (ids) => (ids.length > 0 ? new Set(ids) : null),
+  }),
+  /** A text set once it happens (an activation's time): absent before. */
+  laterString: <S extends string>(stored: S): Attribute<string | undefined, S> => ({
+    stored,
+    read: (v) => (typeof v === 'string' ? v : undefined),
+    write: same,
+  }),
+  /** A number set once it is known (on an item written before it was, absent): undefined before. */
+  laterNumber: <S extends string>(stored: S): Attribute<number | undefined, S> => ({
+    stored,
+    read: (v) => (v === null || v === undefined ? undefined : Number(v)),
+    write: same,
+  }),
+  /** A mark that is there or not: stored as true when set, no attribute when not. */
+  flag: <S extends string>(stored: S): Attribute<boolean, S> => ({
+    stored,
+    read: (v) => v === true,
+    write: (v) => (v ? true : undefined),
+  }),
+  /** When the item goes: Unix seconds in the table's TTL attribute (lib/db/core/table.ts), which DynamoDB deletes it by. */
+  expiry: () => attribute.number(tableDefinition.ttlAttribute),
+  /** A value stored whole (a map), read as written; absent (or null): none. */
+  whole: <T, S extends string>(stored: S): Attribute<T | undefined, S> => ({
+    stored,
+    read: (v) => (v ?? undefined) as T | undefined,
+    write: same,
+  }),
+};
+
+type Attributes = Record<string, Attribute<unknown>>;
+/** The typed fields an item kind's attributes decode to. */
+export type Fields<A extends Attributes> = { [K in keyof A]: ReturnType<A[K]['read']> };
+
+/**
+ * A stored item of a kind as it comes from the table, before it is decoded: its key and its
+ * attributes under their stored names, each typed as it reads. An item written before an attribute
+ * existed (or read through a projection) lacks it: what reads one by hand says what absent means
+ * (`Number(item.receiving ?? 0)`), as `decode` does for every attribute at once.
+ */
+export type Stored<A extends Attributes> = { PK: string; SK: string; LSK?: string } & {
+  [K in keyof A as A[K]['stored']]: ReturnType<A[K]['read']>;
+};
+
+/** Where an item lives, as the layout table shows it. */
+export interface Placement {
+  PK: string;
+  SK: string;
+  /** Its LSI1 sort key (list order), if it is listed. */
+  LSK?: string;
+}
+
+export interface ItemKind<A extends Attributes> {
+  /** Its `type` attribute (what kind of item it is), when items of this kind carry one. */
+  type?: string;
+  key: Placement;
+  about: string;
+  attributes: A;
+  /** The typed fields of a stored item. */
+  decode: (item: object) => Fields<A>;
+  /** One field of a stored item. */
+  field: <F extends keyof A & string>(item: object, field: F) => Fields<A>[F];
+  /** The stored attributes of the fields given (all of an item, or those a write sets). */
+  encode: (fields: Partial<Fields<A>>) => Record<string, unknown>;
+  /** The stored name of a field. */
+  stored: (field: keyof A & string) => string;
+  /** A projection reading only `fields`. */
+  projection: (fields: (keyof A & string)[]) => {
+    ProjectionExpression: string;
+    ExpressionAttributeNames: Record<string, string>;
+  };
+}
+
+/** Declares a stored item kind (see the head of this file). */
+export function itemKind<A extends Attributes>(declaration: {
+  type?: string;
+  key: Placement;
+  about: string;
+  attributes: A;
+}): ItemKind<A> {
+  const entries = Object.entries(declaration.attributes);
+  return {
+    ...declaration,
+    decode: (item) => {
+      const stored = item as Record<string, unknown>;
+      return Object.fromEntries(entries.map(([field, a]) => [field, a.read(stored[a.stored])])) as Fields<A>;
+    },
+    field: (item, field) => {
+      const a = declaration.attributes[field]!;
+      return a.read((item as { [stored: string]: unknown })[a.stored]) as Fields<A>[typeof field];
+    },
+    encode: (fields) => {
+      const out: Record<string, unknown> = {};
+      for (const [field, a] of entries) {
+        const value = (fields as Record<string, unknown>)[field];
+        if (value === undefined) continue;
+        const written = a.write(value);
+        if (written !== undefined) out[a.stored] = written;
+      }
+      return out;
+    },
+    stored: (field) => declaration.attributes[field]!.stored,
+    projection: (fields) => {
+      const names = fields.map((f) => declaration.attributes[f]!.stored);
+      return {
+        ProjectionExpression: names.map((_, i) => `#p${i}`).join(', '),
+        ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#p${i}`, n])),
+      };
+    },
+  };
+}

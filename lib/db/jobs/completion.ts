@@ -1,0 +1,350 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { SprintReport } from '../../schemas/sprints.ts';
+import { db, tableName } from '../core/client.ts';
+import type { IssueChange } from '../../model/derivations.ts';
+import { issueWrite, listOwnerUpdate } from '../issues/issue-write.ts';
+import { keys, projectPk, velocityPrefix } from '../core/keys.ts';
+import type { ProjectItem } from '../projects/projects.ts';
+import { addCounters, atCompletion, sprintItem } from '../projects/sprints.ts';
+import { getItem, transact, type GuardedItem } from '../core/transactions.ts';
+import { storedNumberIs } from '../core/versions.ts';
+import {
+  COPIED,
+  FIELDS,
+  type CompletionPlaces,
+  type CompletionPlan,
+  type CountersAtCompletion,
+  type VelocityEntry,
+} from '../../model/completion.ts';
+import type { RefusalReason } from '../core/refusals.ts';
+import { velocityEntryOf, velocityPut } from '../projects/velocity.ts';
+
+/**
+ * The completion of a sprint as stored steps (lib/services/sprints.ts decides them):
+ *
+ * 1. `beginCompletion`: active -> completing with its plan, and the sprint's counters copied as
+ *    they stand (`at_completion_*`), in one transaction with the carry-over target's `receiving`
+ *    count. From here on every issue write on the sprint is refused (lib/db/issues/issues.ts), so its
+ *    open issues and counters are frozen.
+ * 2. `completionMoves`, as many as needed: at most 96 items of moved issues (an issue and its search
+ *    record, its assignee entry, its parent's index record) per transaction to the target,
+ *    with both lists' counters. Their places come from one block of the project's allocator,
+ *    reserved once for all the moves and recorded in the plan by the first batch
+ *    (`CompletionPlan.places`), not from an allocation per batch.
+ * 3. Finish: completing -> completed with its report, the velocity summary and the target's
+ *    `receiving` count, in the transaction of the last batch (`finishCompletion` alone when no
+ *    move is left).
+ *
+ * Every step is conditioned on the state it moves from, so two finishers never apply one twice.
+ */
+
+/**
+ * An update of a sprint of the completion (the completing one, or `reason` another): `set` (its names/values in `names`/`values`, `#status` named
+ * here) with the derivations' counters `add`, on `condition`. Refusal: `sprint`.
+ */
+function sprintUpdate(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  set: string,
+  add: Record<string, number>,
+  condition: string,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+  reason: RefusalReason = 'sprint',
+): GuardedItem {
+  names['#status'] = 'status';
+  const added = addCounters(add, names, values);
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.sprint(orgId, projectId, sprintId),
+        UpdateExpression: [set, added && `ADD ${added}`].filter(Boolean).join(' '),
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    reason,
+  };
+}
+
+/** `SET` of a sprint completed with `report` (its values added to `values`). */
+function completedSets(plan: CompletionPlan, report: SprintReport, values: Record<string, unknown>): string {
+  Object.assign(values, {
+    ':completed': 'completed',
+    ':actual_end_date': plan.actual_end_date,
+    ':report': report,
+    ':now': plan.completed_at,
+  });
+  return 'SET #status = :completed, actual_end_date = :actual_end_date, report = :report, updated_at = :now';
+}
+
+/**
+ * The count of completions carrying issues into `target` (`receiving`), moved by `delta`: taken
+ * while it is still in planning (refused as `reason` otherwise), given back while it exists.
+ */
+function receiving(orgId: number, projectId: number, target: number, delta: 1 | -1, reason: RefusalReason): GuardedItem {
+  const planning = delta > 0;
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.sprint(orgId, projectId, target),
+        UpdateExpression: 'ADD receiving :delta',
+        ConditionExpression: planning ? 'attribute_exists(PK) AND #status = :planning' : 'attribute_exists(PK)',
+        ...(planning ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+        ExpressionAttributeValues: { ':delta': delta, ...(planning ? { ':planning': 'planning' } : {}) },
+      },
+    },
+    reason,
+  };
+}
+
+/**
+ * The update of the list that receives a completion's open issues by what the derivations add to
+ * it: the backlog, or a sprint (with `requirePlanning`: still in planning).
+ */
+function targetUpdate(
+  orgId: number,
+  projectId: number,
+  target: number | null,
+  add: Record<string, number>,
+  requirePlanning: boolean,
+): GuardedItem {
+  if (target === null || !requirePlanning) return listOwnerUpdate(orgId, projectId, target, add, 'target');
+  // Nothing to add still checks the target: a write that changes nothing carries the condition.
+  const set = Object.values(add).some(Boolean) ? '' : 'SET #status = :planning';
+  const condition = 'attribute_exists(PK) AND #status = :planning';
+  return sprintUpdate(orgId, projectId, target, set, add, condition, {}, { ':planning': 'planning' }, 'target');
+}
+
+/** What a completion step moves: the issues' items and changes, from `appendToList` (lib/db/issues/issues.ts). */
+export interface CompletionMoves {
+  moves: GuardedItem[];
+  changes: IssueChange[];
+  /** Where they go: a sprint, or null for the backlog. */
+  target: number | null;
+}
+
+/**
+ * A whole completion in one transaction, when its open issues fit (96 items of moves at most): `moves` (from
+ * `appendToList`, each conditioned on the revision it was read at), the sprint active -> completed
+ * with its report, the target (a target sprint must still be in planning) and the velocity
+ * summary; the counters and indexes of the moves are the derivations' (lib/db/issues/issue-write.ts: the
+ * sprint's as plain counters, the target's with its history). The sprint is conditioned on the
+ * counters the report was computed from (`expected`), so the report is exact. Refusals: `moved`
+ * (an issue changed), `sprint` (its status or a counter moved), `target`.
+ */
+export async function completeAtOnce(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  step: CompletionMoves & {
+    expected: CountersAtCompletion;
+    plan: CompletionPlan;
+    report: SprintReport;
+    velocity: VelocityEntry;
+  },
+): Promise<void> {
+  const completed = (add: Record<string, number>): GuardedItem => {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':active': 'active' };
+    const conditions = ['#status = :active'];
+    for (const c of COPIED) {
+      names[`#e_${c}`] = sprintItem.stored(c);
+      values[`:e_${c}`] = step.expected[c];
+      conditions.push(storedNumberIs(`#e_${c}`, `:e_${c}`, step.expected[c]));
+    }
+    return {
+      ...sprintUpdate(
+        orgId,
+        projectId,
+        sprintId,
+        completedSets(step.plan, step.report, values),
+        add,
+        conditions.join(' AND '),
+        names,
+        values,
+      ),
+      resource: true,
+    };
+  };
+  await movesWrite(orgId, projectId, sprintId, step, completed, true, [
+    velocityPut(orgId, projectId, step.plan.completed_at, step.velocity),
+  ]);
+}
+
+/**
+ * One transaction of a completion's moves (lib/db/issues/issue-write.ts): the sprint's item from what the
+ * derivations add to it (`owner`), the target's (with `planning`: a target sprint must still be in
+ * planning; with `giveBack`: a target sprint's `receiving` count given back in the same update),
+ * then `tail`.
+ */
+async function movesWrite(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  step: CompletionMoves,
+  owner: (add: Record<string, number>) => GuardedItem,
+  planning: boolean,
+  tail: GuardedItem[] = [],
+  giveBack = false,
+): Promise<void> {
+  const targetAdd = (add: Record<string, number>) =>
+    giveBack && step.target !== null ? { ...add, [sprintItem.stored('receiving')]: -1 } : add;
+  await issueWrite({
+    orgId,
+    projectId,
+    issues: step.moves,
+    changes: step.changes,
+    ctx: { completing: sprintId },
+    // A target is checked even when nothing moves; at once, the backlog only receives.
+    owners: planning && step.target === null ? [sprintId] : [sprintId, step.target],
+    owner: (list, add) => (list === sprintId ? owner(add) : targetUpdate(orgId, projectId, list, targetAdd(add), planning)),
+    tail,
+  });
+}
+
+/**
+ * active -> completing. Refusals: `sprint` (not active any more, or gone), `carry_over` (the target
+ * is gone or not in planning any more).
+ */
+export async function beginCompletion(orgId: number, projectId: number, sprintId: number, plan: CompletionPlan): Promise<void> {
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Record<string, unknown> = {
+    ':active': 'active',
+    ':completing': 'completing',
+    ':plan': plan,
+    ':now': plan.completed_at,
+    ':zero': 0,
+  };
+  values[':null'] = null;
+  const copies = [
+    ...COPIED.map((c) => `${atCompletion(c)} = if_not_exists(${sprintItem.stored(c)}, :zero)`),
+    // What the report shows of the sprint itself, as it stood: a rename meanwhile changes nothing.
+    ...FIELDS.map((f) => `${atCompletion(f)} = if_not_exists(#f_${f}, :null)`),
+  ];
+  for (const f of FIELDS) names[`#f_${f}`] = sprintItem.stored(f);
+  const items: GuardedItem[] = [
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.sprint(orgId, projectId, sprintId),
+          UpdateExpression: `SET #status = :completing, completion = :plan, updated_at = :now, ${copies.join(', ')}`,
+          ConditionExpression: 'attribute_exists(PK) AND #status = :active',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      reason: 'sprint',
+      resource: true,
+    },
+  ];
+  if (plan.carry_over_sprint_id !== null) items.push(receiving(orgId, projectId, plan.carry_over_sprint_id, 1, 'carry_over'));
+  await transact(items);
+}
+
+/**
+ * One batch of a completion's moves: `moves` (from `appendToList`, lib/db/issues/issues.ts), the sprint
+ * (conditioned on it still being `completing`) and the target, with what the derivations keep of
+ * the moves (lib/db/issues/issue-write.ts), in one transaction. With `places`: the block the moves'
+ * places come from, recorded in the sprint's plan by this batch, on condition that none is there
+ * yet. With `finish`: the last batch, which also finishes the completion as `finishCompletion`
+ * does (the sprint completed with its report, the velocity summary, the target's `receiving` count
+ * given back; at most 96 items of moves + sprint + target + velocity). Refusals: `moved` (another
+ * finisher moved one of them first), `sprint` (not completing any more, or another finisher's batch
+ * recorded its block first), `target`.
+ */
+export async function completionMoves(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  step: CompletionMoves & {
+    now: string;
+    places?: CompletionPlaces | undefined;
+    finish?: { plan: CompletionPlan; report: SprintReport; velocity: VelocityEntry } | undefined;
+  },
+): Promise<void> {
+  const { places, finish } = step;
+  const sprint = (add: Record<string, number>) => {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':completing': 'completing' };
+    const conditions = ['#status = :completing'];
+    if (places) {
+      Object.assign(names, { '#plan': 'completion', '#places': 'places' });
+      conditions.push('attribute_not_exists(#plan.#places)');
+    }
+    let set: string;
+    if (finish) {
+      set = `${completedSets(finish.plan, finish.report, values)} REMOVE completion`;
+    } else {
+      values[':now'] = step.now;
+      set = 'SET updated_at = :now';
+      if (places) {
+        values[':places'] = places;
+        set += ', #plan.#places = :places';
+      }
+    }
+    return sprintUpdate(orgId, projectId, sprintId, set, add, conditions.join(' AND '), names, values);
+  };
+  const tail = finish ? [velocityPut(orgId, projectId, finish.plan.completed_at, finish.velocity)] : [];
+  await movesWrite(orgId, projectId, sprintId, step, sprint, false, tail, finish !== undefined);
+}
+
+/**
+ * completing -> completed: the report, the velocity summary (`VELOCITY#<completed_at>#<sprint>` in
+ * the project's partition) and the target's `receiving` count, in one transaction. Refusal:
+ * `sprint` (not completing any more: someone else finished it).
+ */
+export async function finishCompletion(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  plan: CompletionPlan,
+  report: SprintReport,
+  velocity: VelocityEntry,
+): Promise<void> {
+  const values: Record<string, unknown> = { ':completing': 'completing' };
+  const items: GuardedItem[] = [
+    sprintUpdate(
+      orgId,
+      projectId,
+      sprintId,
+      `${completedSets(plan, report, values)} REMOVE completion`,
+      {},
+      '#status = :completing',
+      {},
+      values,
+    ),
+    velocityPut(orgId, projectId, plan.completed_at, velocity),
+  ];
+  if (plan.carry_over_sprint_id !== null) items.push(receiving(orgId, projectId, plan.carry_over_sprint_id, -1, 'target'));
+  await transact(items);
+}
+
+/**
+ * The last `count` completed sprints of a project, most recent first, with the project (undefined
+ * if it is gone): one Query of the summaries and one GetItem, in parallel.
+ */
+export async function lastCompleted(orgId: number, projectId: number, count: number) {
+  const [summaries, project] = await Promise.all([
+    db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': velocityPrefix },
+        ScanIndexForward: false,
+        Limit: count,
+        ConsistentRead: true,
+      }),
+    ),
+    getItem<ProjectItem>(keys.project(orgId, projectId)),
+  ]);
+  return {
+    project,
+    entries: (summaries.Items ?? []).map(velocityEntryOf),
+  };
+}

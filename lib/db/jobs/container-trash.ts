@@ -1,0 +1,605 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { asActor } from '../../context/actor.ts';
+import { isClosed, statesCounted, type IssueState } from '../../model/derivations.ts';
+import { forEachLimited } from '../../model/limited.ts';
+import type { ContainerState } from '../../vocabulary/trash.ts';
+import { MAX_RELATIONS } from '../../vocabulary/relation-types.ts';
+import {
+  CascadeInterrupted,
+  forEachPage,
+  ISSUE_SK,
+  PARALLELISM,
+  removedIssues,
+  sprintIssuesQuery,
+  unindexIssues,
+  type CascadeOptions,
+} from './cascade-steps.ts';
+import { pendingCascadeRecord } from './cascade-work.ts';
+import { db, tableName } from '../core/client.ts';
+import { issueItem, issueStateOf } from '../issues/issue-item.ts';
+import { issueWriteItems, sendIssueWrite } from '../issues/issue-write.ts';
+import { collections, keys, type Key } from '../core/keys.ts';
+import { organisationCounter } from '../organisation/organisation.ts';
+import { prefixGuardItem } from '../projects/projects.ts';
+import { queryPages } from '../core/query.ts';
+import {
+  otherSideOf,
+  searchBlockersUpdate,
+  storedRelations,
+  unlinkRemovedIssues,
+  type StoredRelation,
+} from '../issues/relations.ts';
+import { reportVelocityPut, type SprintItem } from '../projects/sprints.ts';
+import { workflowOf } from '../projects/workflow.ts';
+import {
+  addTo,
+  batchGet,
+  getItem,
+  putNew,
+  Refused,
+  transact,
+  TRANSACTION_ITEMS,
+  type GuardedItem,
+} from '../core/transactions.ts';
+import { isConditionFailed } from '../core/errors.ts';
+import { readWithTrash, trashedKey, trashItem, trashRemovalOf, type TrashFields } from '../core/trash.ts';
+
+/**
+ * A sprint or a project in the organisation's trash (docs/trash.md). Its delete (lib/db/projects/sprints.ts,
+ * lib/db/projects/projects.ts) is one transaction that removes the sprint or project item and puts it, whole,
+ * into the trash; its issues, and everything under them, stay where they are, unreachable at once
+ * (every read checks the sprint and the project). What is kept of its issues outside it is taken
+ * out and put back here, by the cascade consumer, a page at a time, bounded and resumable like any
+ * cascade (lib/db/jobs/cascade.ts):
+ *
+ * - `withdrawing` (its delete's stream record): each issue's number pointer, assignee entry and
+ *   count, search record, children-index record (and, for a sprint, its part of a parent's summary
+ *   outside it), and its relations' sides on issues outside it (with their counts of open
+ *   blockers) are taken out; then it is `held`.
+ * - `held`: nothing to do; a restore may begin (`beginRestore`), a purge removes everything.
+ * - `restoring` (a restore began: its pending cascade's write): the same are put back, each page
+ *   counted on the trash item (`returned`: the restore's progress), and then one transaction puts the
+ *   sprint or project back with the trash item's removal. Should that be refused (its project gone,
+ *   its prefix taken meanwhile), its issues are taken out again and it is `held`, with the reason.
+ * - gone from the trash (a purge, or its expiry by TTL): the cascade of old empties it for good.
+ *
+ * Its issues cannot change meanwhile: every write checks their sprint and project, which are not
+ * there until the very end of a restore.
+ */
+
+/** A sprint or a project, as a cascade names it. */
+export type Container =
+  { kind: 'sprint'; orgId: number; projectId: number; sprintId: number } | { kind: 'project'; orgId: number; projectId: number };
+
+const itemKeyOf = (c: Container): Key =>
+  c.kind === 'sprint' ? keys.sprint(c.orgId, c.projectId, c.sprintId) : keys.project(c.orgId, c.projectId);
+
+const trashKeyOf = (c: Container): Key => trashedKey(c.orgId, c.kind, c.kind === 'sprint' ? c.sprintId : c.projectId);
+
+/** Where a sprint or project stands: there, in the trash (as its trash item says), or gone for good. */
+async function standing(c: Container): Promise<{ there: boolean; trashed: TrashFields | undefined }> {
+  const { there, trashed } = await readWithTrash(itemKeyOf(c), trashKeyOf(c), 'whole');
+  return { there, trashed: trashed ? trashItem.decode(trashed) : undefined };
+}
+
+/** The phases of a trashed sprint's or project's cascade; an interrupted one continues only in the same phase. */
+type Phase = ContainerState | 'purge';
+
+/**
+ * The cascade of a sprint or a project whose item is gone (its delete's stream record, its trash
+ * item's removal, or a pending continuation), decided by where it stands now (see the top of this
+ * file); `purge` empties it for good. Returns the items deleted or issues moved.
+ */
+export async function containerCascade(
+  c: Container,
+  options: CascadeOptions,
+  purge: (options: CascadeOptions) => Promise<number>,
+): Promise<number> {
+  const { there, trashed } = await standing(c);
+  if (there) return 0;
+  const phase: Phase = trashed ? trashed.state : 'purge';
+  if (phase === 'held') return 0;
+  const resumed = options.after?.phase === phase ? (options.after.at as Record<string, unknown> | undefined) : undefined;
+  const inPhase: CascadeOptions = { deadline: options.deadline, after: resumed };
+  try {
+    if (phase === 'purge') return await purge(inPhase);
+    if (phase === 'withdrawing') {
+      const moved = await withdraw(c, inPhase);
+      await settle(c, 'withdrawing', 'held');
+      return moved;
+    }
+    const back = await returnIssues(c, inPhase);
+    const restorer = trashed?.restoredBy;
+    await (restorer
+      ? asActor(restorer, () => finishRestore(c, trashed as TrashFields))
+      : finishRestore(c, trashed as TrashFields));
+    return back;
+  } catch (err) {
+    if (err instanceof CascadeInterrupted) throw new CascadeInterrupted({ phase, at: err.after });
+    throw err;
+  }
+}
+
+/** Moves the trash item of `c` from state `from` to `to` (a second run finds it moved already, and leaves it). */
+async function settle(c: Container, from: ContainerState, to: ContainerState, restoreError?: string): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: trashKeyOf(c),
+        UpdateExpression: restoreError ? 'SET #state = :to, #error = :error' : 'SET #state = :to',
+        ConditionExpression: '#state = :from',
+        ExpressionAttributeNames: {
+          '#state': trashItem.stored('state'),
+          ...(restoreError ? { '#error': trashItem.stored('restoreError') } : {}),
+        },
+        ExpressionAttributeValues: { ':from': from, ':to': to, ...(restoreError ? { ':error': restoreError } : {}) },
+      }),
+    );
+  } catch (err) {
+    if (!isConditionFailed(err)) throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Taking out
+
+/** Takes the issues of `c` out of what is kept of them outside it. Returns the issues seen. */
+async function withdraw(c: Container, options: CascadeOptions): Promise<number> {
+  if (c.kind === 'sprint') {
+    return forEachPage(sprintIssuesQuery(c.orgId, c.projectId, c.sprintId), options, async (_keys, items) => {
+      // A parent outside it loses the issue from its summary; what its issues hold of each other stays.
+      await unindexIssues(c.orgId, c.projectId, items, 'outlive');
+      await unlinkRemovedIssues(c.orgId, removedIssues(c.projectId, items), undefined, c.sprintId);
+    });
+  }
+  return forEachPage(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :issues)',
+      ExpressionAttributeValues: { ':pk': collections.projectContents(c.orgId, c.projectId).pk, ':issues': 'ISSUE#' },
+      ProjectionExpression: 'PK, SK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points',
+      ExpressionAttributeNames: { '#status': 'status' },
+    },
+    options,
+    async (_keys, items) => {
+      const issues = items.filter((item) => ISSUE_SK.test(String(item.SK)));
+      // Parents are all in it: their summaries stay. An issue of a sprint already in the trash was
+      // taken out with it: what is gone already is refused by its condition and left alone.
+      await unindexIssues(c.orgId, c.projectId, issues, 'go');
+      await unlinkRemovedIssues(c.orgId, removedIssues(c.projectId, issues), c.projectId);
+    },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Putting back
+
+/** Issues one return transaction puts back (at most 4 records each, with their counts: under 100 items). */
+const RETURN_CHUNK = 15;
+
+/** Derivations kept outside a sprint or a project (lib/model/derivations.ts). */
+const OUTSIDE = {
+  sprint: ['number-pointer', 'assignee-index', 'search-index', 'sub-issue-index', 'parent-summary'],
+  project: ['number-pointer', 'assignee-index', 'search-index', 'sub-issue-index'],
+} as const;
+
+/**
+ * Puts back what is kept outside `c` of its issues (see the top of this file), one list at a time
+ * (a sprint's; a project's backlog, then each of its sprints that is there, not those in the trash
+ * on their own), counting each page on the trash item. Returns the issues put back by this run.
+ */
+async function returnIssues(c: Container, options: CascadeOptions): Promise<number> {
+  const lists = c.kind === 'sprint' ? [c.sprintId] : [null, ...(await sprintIdsOf(c.orgId, c.projectId))];
+  const after = options.after as { list?: number; at?: Record<string, unknown> } | undefined;
+  let returned = 0;
+  for (let n = after?.list ?? 0; n < lists.length; n++) {
+    const sprintId = lists[n] as number | null;
+    const list =
+      sprintId === null
+        ? collections.backlogIssues(c.orgId, c.projectId)
+        : collections.sprintIssues(c.orgId, c.projectId, sprintId);
+    try {
+      await forEachPage(
+        {
+          IndexName: 'LSI1',
+          KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+          ExpressionAttributeValues: { ':pk': list.pk, ':prefix': list.prefix },
+        },
+        { deadline: options.deadline, after: n === after?.list ? after.at : undefined },
+        async (_keys, items) => {
+          const issues = items.filter((item) => ISSUE_SK.test(String(item.SK)));
+          await putBack(c, sprintId, issues);
+          await countReturned(c, issues.length);
+          returned += issues.length;
+        },
+      );
+    } catch (err) {
+      if (err instanceof CascadeInterrupted) throw new CascadeInterrupted({ list: n, at: err.after });
+      throw err;
+    }
+  }
+  return returned;
+}
+
+/** The ids of a project's sprints that are there. */
+async function sprintIdsOf(orgId: number, projectId: number): Promise<number[]> {
+  return (await sprintItemsOf(orgId, projectId, 'id')).map((item) => Number(item.id));
+}
+
+/** `attribute` (by default: all) of each sprint item of a project (one Query of its partition's sprint items). */
+async function sprintItemsOf(orgId: number, projectId: number, attribute?: string): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  const sprints = collections.sprints(orgId, projectId);
+  await queryPages(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      // The sprints, not their activity (which sorts among them).
+      FilterExpression: '#type = :sprint',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':pk': sprints.pk, ':prefix': sprints.prefix, ':sprint': 'sprint' },
+      ...(attribute === undefined ? {} : { ProjectionExpression: attribute }),
+    },
+    {},
+    (items) => {
+      found.push(...items);
+    },
+  );
+  return found;
+}
+
+/** The trash item's progress: `n` more issues put back (while it is restoring). */
+async function countReturned(c: Container, n: number): Promise<void> {
+  if (n === 0) return;
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: trashKeyOf(c),
+        UpdateExpression: 'ADD #returned :n',
+        ConditionExpression: '#state = :restoring',
+        ExpressionAttributeNames: { '#returned': trashItem.stored('returned'), '#state': trashItem.stored('state') },
+        ExpressionAttributeValues: { ':n': n, ':restoring': 'restoring' },
+      }),
+    );
+  } catch (err) {
+    if (!isConditionFailed(err)) throw err;
+  }
+}
+
+/**
+ * Puts back what is kept outside `c` of a page of its issues (whole items, of list `sprintId`):
+ * their records and counts in transactions of RETURN_CHUNK issues (one issue at a time when one is
+ * refused: a page read again finds some there already), then their relations' sides on issues
+ * outside it.
+ */
+async function putBack(c: Container, sprintId: number | null, items: Record<string, unknown>[]): Promise<void> {
+  const { orgId, projectId } = c;
+  const states = items.map((item) => issueStateOf(orgId, item as never));
+  const blockers = await openBlockersNow(orgId, items);
+  const chunks: IssueState[][] = [];
+  for (let i = 0; i < states.length; i += RETURN_CHUNK) chunks.push(states.slice(i, i + RETURN_CHUNK));
+  // Each issue's count of open blockers as its blockers stand now (one outside it may have been
+  // closed or reopened while it was away), with the search record's beside it.
+  const counted = (of: IssueState[]): GuardedItem[] =>
+    of.map((s) => ({
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.issue(orgId, projectId, s.id),
+          UpdateExpression: 'SET #blockers = :blockers',
+          ExpressionAttributeNames: { '#blockers': issueItem.stored('openBlockers') },
+          ExpressionAttributeValues: { ':blockers': blockers.get(s.id) ?? 0 },
+        },
+      },
+    }));
+  const write = (of: IssueState[], only: readonly string[]) =>
+    sendIssueWrite(
+      issueWriteItems({
+        orgId,
+        projectId,
+        issues: counted(of),
+        changes: of.map((after) => ({ after })),
+        only,
+        returning: { openBlockers: blockers, once: true },
+      }),
+    );
+  await forEachLimited(chunks, PARALLELISM, async (chunk) => {
+    try {
+      await write(chunk, OUTSIDE[c.kind]);
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+      for (const state of chunk) await putBackOne(state, (only) => write([state], only), OUTSIDE[c.kind]);
+    }
+  });
+  await forEachLimited(items, PARALLELISM, (item) => relinkIssue(c, sprintId, item));
+}
+
+/**
+ * The open blockers of each issue of a page: its `blocked_by` relations whose other issue is there
+ * and open, as read now (one BatchGetItem of the page's other issues; one of the page itself is
+ * read as it is in the page).
+ */
+async function openBlockersNow(orgId: number, items: Record<string, unknown>[]): Promise<Map<number, number>> {
+  const blocking = items.map((item) => ({
+    id: Number(item.id),
+    by: Object.values(storedRelations(item)).filter((r) => r.type === 'blocked_by'),
+  }));
+  const wanted = new Map(blocking.flatMap(({ by }) => by.map((r) => [`${r.project_id}:${r.issue_id}`, r] as const)));
+  const found = await batchGet([...wanted.values()].map((r) => keys.issue(orgId, r.project_id, r.issue_id)));
+  const open = new Set(
+    [...wanted.keys()].filter((_, n) => found[n] !== undefined && !isClosed(issueItem.field(found[n]!, 'status'))),
+  );
+  return new Map(blocking.map(({ id, by }) => [id, by.filter((r) => open.has(`${r.project_id}:${r.issue_id}`)).length]));
+}
+
+/**
+ * One issue's records put back, leaving out what a refusal shows there already (`entry_there`,
+ * `child_there`: its counts with them), or not its to take (`number_taken`: the number went to an
+ * issue of another project; `issue`: its parent is gone, and keeps no summary).
+ */
+async function putBackOne(state: IssueState, write: (only: readonly string[]) => Promise<void>, all: readonly string[]) {
+  let only = [...all];
+  const without = (...names: string[]) => {
+    only = only.filter((n) => !names.includes(n));
+  };
+  for (let attempt = 0; attempt < all.length + 1 && only.length > 0; attempt++) {
+    try {
+      await write(only);
+      return;
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+      if (err.reason === 'entry_there') without('assignee-index');
+      else if (err.reason === 'child_there') without('sub-issue-index', 'parent-summary');
+      else if (err.reason === 'number_taken') without('number-pointer');
+      else if (err.reason === 'issue') without('parent-summary');
+      else throw err;
+    }
+  }
+  if (only.length > 0) throw new Error(`issue ${state.id} could not be put back: its records kept changing`);
+}
+
+/**
+ * Puts back the other sides of an issue's relations to issues outside `c` (those inside kept
+ * them): on each other issue, while it is there, outside `c`, without that side yet, and holding
+ * fewer than MAX_RELATIONS; with its count of open blockers (and its search record's) when the
+ * issue blocks it and is open. A side refused for want of room takes the relation off the issue
+ * too (with its own count, when the other issue blocked it and is open).
+ */
+async function relinkIssue(c: Container, sprintId: number | null, item: Record<string, unknown>): Promise<void> {
+  const { orgId, projectId } = c;
+  const issue = issueItem.decode(item);
+  const relations = Object.entries(storedRelations(item)).filter(([, r]) => c.kind === 'sprint' || r.project_id !== projectId);
+  for (const [id, r] of relations) {
+    const openBlocker = r.type === 'blocks' && !isClosed(issue.status);
+    const side = otherSideOf(r, issue);
+    const names: Record<string, string> = { '#relations': 'relations', '#rel': id };
+    const values: Record<string, unknown> = { ':side': side, ':max': MAX_RELATIONS };
+    let condition =
+      'attribute_exists(PK) AND attribute_not_exists(#relations.#rel) AND (attribute_not_exists(#relations) OR size(#relations) < :max)';
+    if (sprintId !== null) {
+      names['#sprint'] = 'sprint_id';
+      values[':sprint'] = sprintId;
+      condition += ' AND NOT (#sprint = :sprint)';
+    }
+    if (openBlocker) values[':one'] = 1;
+    const update: GuardedItem = {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.issue(orgId, r.project_id, r.issue_id),
+          UpdateExpression: `SET #relations.#rel = :side${openBlocker ? ' ADD open_blockers :one' : ''}`,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      reason: 'gone',
+    };
+    try {
+      await transact(openBlocker ? [update, searchBlockersUpdate(orgId, r.project_id, r.issue_id, 1)] : [update]);
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+      await dropIfNoRoom(c, item, id, r);
+    }
+  }
+}
+
+/**
+ * After a refused side: when the other issue is there, outside the container, without the side
+ * and full, the relation comes off this issue (it cannot be put back as it was); else (the side
+ * there already, from a page read again; the other issue gone, whose delete took it off) nothing.
+ */
+async function dropIfNoRoom(c: Container, item: Record<string, unknown>, id: string, r: StoredRelation): Promise<void> {
+  const { orgId } = c;
+  const other = await getItem(keys.issue(orgId, r.project_id, r.issue_id));
+  if (!other) return;
+  const held = storedRelations(other);
+  if (held[id] !== undefined || Object.keys(held).length < MAX_RELATIONS) return;
+  // The same take-off as a removed issue's on the others: the other issue's side of it, here on this one.
+  const side = otherSideOf(r, issueItem.decode(item));
+  await unlinkRemovedIssues(orgId, [
+    {
+      projectId: r.project_id,
+      issueId: r.issue_id,
+      closed: isClosed(issueItem.field(other, 'status')),
+      relations: { [id]: side },
+    },
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Beginning and finishing a restore
+
+/**
+ * Begins the restore of trashed `c` (its trash item as read, `held`): one transaction turns the
+ * trash item `restoring` (with `total`, the issues it holds, for its progress, and who restores it)
+ * and writes its pending cascade, whose stream record brings the consumer to put its issues back.
+ * Refusals: `trashed` (restored, purged, or not `held`: still being taken out, or already
+ * restoring), `busy` (a cascade of it still pending: its issues still being taken out).
+ */
+export async function beginRestore(c: Container, deletedAt: string, restoredBy: number, total: number): Promise<void> {
+  const pending = pendingCascadeRecord({ parent: c, attempts: 0, status: 'pending' });
+  await transact([
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: trashKeyOf(c),
+          UpdateExpression: 'SET #state = :restoring, #returned = :zero, #total = :total, #by = :by REMOVE #error',
+          ConditionExpression: 'attribute_exists(PK) AND deleted_at = :at AND #state = :held',
+          ExpressionAttributeNames: {
+            '#state': trashItem.stored('state'),
+            '#returned': trashItem.stored('returned'),
+            '#total': trashItem.stored('total'),
+            '#error': trashItem.stored('restoreError'),
+            '#by': trashItem.stored('restoredBy'),
+          },
+          ExpressionAttributeValues: {
+            ':restoring': 'restoring',
+            ':held': 'held',
+            ':zero': 0,
+            ':total': total,
+            ':at': deletedAt,
+            ':by': restoredBy,
+          },
+        },
+      },
+      reason: 'trashed',
+    },
+    { item: { Put: { TableName: tableName(), Item: pending, ConditionExpression: 'attribute_not_exists(PK)' } }, reason: 'busy' },
+  ]);
+}
+
+/**
+ * The restore's last write, once every issue is back: the sprint or project as it was stored, with
+ * what its delete took off (a sprint: the project's `sprints_count`, its velocity summary; a
+ * project: its prefix guard, the organisation's `projects_count`) and the trash item's removal (the
+ * change feed's `<kind>.restored`). Refused (its project gone, its prefix taken meanwhile): its
+ * issues are taken out again and it is `held`, with the reason (`restore_error`).
+ */
+async function finishRestore(c: Container, trashed: TrashFields): Promise<void> {
+  const { orgId, projectId } = c;
+  const stored = trashed.stored;
+  const items: GuardedItem[] = [
+    {
+      item: { Put: { TableName: tableName(), Item: stored, ConditionExpression: 'attribute_not_exists(PK)' } },
+      reason: 'trashed',
+    },
+  ];
+  if (c.kind === 'sprint') {
+    items.push(addTo(keys.project(orgId, projectId), 'sprints_count', 1, 'project'));
+    const report = (stored as unknown as SprintItem).report;
+    if (report) items.push(reportVelocityPut(orgId, projectId, c.sprintId, report));
+  } else {
+    const prefix = String(stored.prefix);
+    items.push(putNew({ ...keys.prefix(orgId, prefix), ...prefixGuardItem.encode({ projectId }) }, 'prefix_taken'));
+    items.push(addTo(keys.org(orgId), organisationCounter.projects, 1, 'organisation'));
+  }
+  items.push(...trashRemovalOf(orgId, c.kind, trashed.itemId, trashed.deletedAt, 'restored'));
+  const moves = await movesOnReturn(c, stored);
+  const room = TRANSACTION_ITEMS - items.length;
+  items.push(...moves.slice(0, room));
+  try {
+    await transact(items);
+    // More deleted states than a transaction holds besides (never in practice): written at once after it.
+    for (const more of moves.slice(room)) await db.send(new PutCommand(more.item.Put!));
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+    const why =
+      err.reason === 'project'
+        ? 'its project was deleted while it was being restored'
+        : err.reason === 'prefix_taken'
+          ? `another project took the prefix ${String(stored.prefix)} while it was being restored`
+          : undefined;
+    if (why === undefined) return; // back already (a run again), or purged meanwhile: nothing left to do
+    await withdraw(c, {});
+    await settle(c, 'restoring', 'held', why);
+  }
+}
+
+/**
+ * The pending cascades that move the issues of restored `c` (as stored, `stored`) off the workflow
+ * states deleted while it was in the trash, as each state's delete moved the issues that were there
+ * then (lib/db/jobs/state-cascade.ts: the state its issues went to, its category, times and counters):
+ * a state's delete does not reach the issues of a sprint or project in the trash. Which states its
+ * issues are in, its lists' column counters say (the sprint's; a project's backlog's and its
+ * sprints'); which are deleted, its project's workflow (a sprint's, read now). Written with its last
+ * transaction, so that they run once its issues are back.
+ */
+async function movesOnReturn(c: Container, stored: Record<string, unknown>): Promise<GuardedItem[]> {
+  const { orgId, projectId } = c;
+  const project = c.kind === 'project' ? stored : await getItem(keys.project(orgId, projectId));
+  const owners = c.kind === 'sprint' ? [stored] : [stored, ...(await sprintItemsOf(orgId, projectId))];
+  const live = new Set(workflowOf(project).states.map((s) => s.id));
+  return [...statesCounted(owners)]
+    .filter((stateId) => !live.has(stateId))
+    .map((stateId) => ({
+      item: {
+        Put: {
+          TableName: tableName(),
+          Item: pendingCascadeRecord({ parent: { kind: 'state', orgId, projectId, stateId }, attempts: 0, status: 'pending' }),
+        },
+      },
+    }));
+}
+
+/**
+ * Makes the trash item of a sprint or project just deleted hold it exactly as it was deleted: its
+ * delete's stream record's old image (`image`, at `recordMs`), which no write after the delete's
+ * read can have missed (its counters move with every write of its issues). Only while it is
+ * still `withdrawing` from a delete made by then, so a record replayed after a restore and another
+ * delete leaves the later one alone.
+ */
+export async function keepDeletedImage(c: Container, image: Record<string, unknown>, recordMs: number): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: trashKeyOf(c),
+        UpdateExpression: 'SET #stored = :image',
+        ConditionExpression: '#state = :withdrawing AND deleted_at <= :latest',
+        ExpressionAttributeNames: { '#stored': trashItem.stored('stored'), '#state': trashItem.stored('state') },
+        ExpressionAttributeValues: {
+          ':image': image,
+          ':withdrawing': 'withdrawing',
+          // The record's time is in whole seconds (and approximate): a delete is at most that much earlier.
+          ':latest': new Date(recordMs + 2000).toISOString(),
+        },
+      }),
+    );
+  } catch (err) {
+    if (!isConditionFailed(err)) throw err;
+  }
+}
+
+/**
+ * Why trashed `c` (as stored, `stored`) cannot come back now, or undefined: a sprint whose project
+ * is in the trash (restore that first) or gone; a project whose prefix another project took.
+ * One BatchGetItem.
+ */
+export async function restoreObstacle(c: Container, stored: Record<string, unknown>): Promise<string | undefined> {
+  if (c.kind === 'sprint') {
+    const [project, trashedProject] = await batchGet([
+      keys.project(c.orgId, c.projectId),
+      trashedKey(c.orgId, 'project', c.projectId),
+    ]);
+    if (project) return undefined;
+    return trashedProject
+      ? `Its project ${String(trashItem.field(trashedProject, 'title'))} is in the trash: restore the project first`
+      : 'Its project was deleted for good';
+  }
+  const prefix = String(stored.prefix);
+  const [guard] = await batchGet([keys.prefix(c.orgId, prefix)]);
+  return guard
+    ? `Another project took the prefix ${prefix} since it was deleted: give that project another prefix, or delete it, then restore`
+    : undefined;
+}
+
+/**
+ * The issues a trashed project's restore puts back: its backlog's (as stored) and those of its
+ * sprints that are there (one Query of its sprint items), not those of sprints in the trash.
+ */
+export async function projectIssueCount(orgId: number, projectId: number, stored: Record<string, unknown>): Promise<number> {
+  const sprints = await sprintItemsOf(orgId, projectId, 'issues_count');
+  return sprints.reduce((total, item) => total + Number(item.issues_count ?? 0), Number(stored.backlog_count ?? 0));
+}

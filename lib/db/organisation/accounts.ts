@@ -1,0 +1,285 @@
+import type { Account, Organisation, Role } from '../../schemas/accounts.ts';
+import { tableName } from '../core/client.ts';
+import { collections, keys, listKeys, tokenPkPrefix } from '../core/keys.ts';
+import { listPageWith, type PageRequest } from '../core/list.ts';
+import { scanPages, type ScanStep } from '../core/query.ts';
+import { nextId, nextOrgId } from '../core/sequences.ts';
+import { attribute, itemKind, type Stored } from '../core/item.ts';
+import { bucketStateOf, tokenItem } from './tokens.ts';
+import { newOrganisationItem, organisationCounter, organisationOf, type OrganisationFields } from './organisation.ts';
+import { addTo, putNew, getItem, batchGet, STALE, transact, updateIf, type GuardedItem } from '../core/transactions.ts';
+
+/**
+ * Why an account write can be refused (`Refused.reason`): the e-mail is taken in the organisation,
+ * or the organisation is gone. A token rotation that lost a race is refused as `STALE`.
+ */
+export const accountRefusals = { emailTaken: 'email_taken', organisation: 'organisation' } as const;
+
+/** An account's item, declared once (lib/db/core/item.ts): what its answer shows, its token and its count of assigned issues. */
+export const accountItem = itemKind({
+  type: 'account',
+  key: { PK: 'ORG#o', SK: 'ACCOUNT#a', LSK: 'ACCOUNT#a' },
+  about: 'account',
+  attributes: {
+    id: attribute.number('id'),
+    orgId: attribute.number('org_id'),
+    name: attribute.string('name'),
+    email: attribute.string('email'),
+    role: attribute.oneOf<Role, 'role'>('role'),
+    /** The SHA-256 of its API token; none while it has none (revoked). */
+    tokenHash: attribute.laterString('token_hash'),
+    /** Its assigned issues (the `assignee-index` derivation, lib/model/derivations.ts: `ASSIGNED_COUNT`). */
+    assignedCount: attribute.counter('assigned_count'),
+    createdAt: attribute.string('created_at'),
+  },
+});
+/** A stored account as read, before it is decoded. */
+export type AccountItem = Stored<typeof accountItem.attributes>;
+
+export const toAccount = (record: object): Account => {
+  const a = accountItem.decode(record);
+  return { id: a.id, name: a.name, email: a.email, role: a.role, created_at: a.createdAt };
+};
+
+/**
+ * The item of a token: whose it is, with the account's role and name (the principal of its
+ * requests, lib/db/organisation/tokens.ts; no route renames an account, so the name never goes stale), and its
+ * rate-limit state when one is carried over.
+ */
+function tokenPut(
+  orgId: number,
+  account: { id: number; role: Role; name: string },
+  tokenHash: string,
+  tat?: number,
+): GuardedItem {
+  // 256 random bits: a clash is not a case to handle, only a write never to overwrite.
+  return putNew({
+    ...keys.token(tokenHash),
+    ...tokenItem.encode({ orgId, accountId: account.id, role: account.role, name: account.name, tat }),
+  });
+}
+
+/**
+ * The guard of an e-mail address in an organisation (lower-cased, `keys.email`), written with the
+ * account: a second account of the address is refused `email_taken`.
+ */
+export const emailGuardItem = itemKind({
+  key: { PK: 'ORG#o', SK: 'EMAIL#e' },
+  about: 'e-mail uniqueness guard',
+  attributes: {
+    accountId: attribute.number('account_id'),
+  },
+});
+
+function accountItems(
+  orgId: number,
+  accountId: number,
+  input: { name: string; email: string; role: Role },
+  tokenHash: string,
+  now: string,
+): GuardedItem[] {
+  return [
+    {
+      item: {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...keys.account(orgId, accountId),
+            LSK: listKeys.account(accountId),
+            type: accountItem.type,
+            ...accountItem.encode({
+              id: accountId,
+              orgId,
+              name: input.name,
+              email: input.email,
+              role: input.role,
+              tokenHash,
+              createdAt: now,
+            }),
+          },
+          // A fresh id from the sequence: never taken.
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    },
+    {
+      item: {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.email(orgId, input.email), ...emailGuardItem.encode({ accountId }) },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      reason: accountRefusals.emailTaken,
+    },
+    tokenPut(orgId, { id: accountId, role: input.role, name: input.name }, tokenHash),
+  ];
+}
+
+/** Creates an organisation with its first (admin) account and that account's token, atomically. */
+export async function insertOrganisation(
+  name: string,
+  admin: { name: string; email: string },
+  tokenHash: string,
+): Promise<{ organisation: Organisation; account: Account }> {
+  const orgId = await nextOrgId();
+  const now = new Date().toISOString();
+  const accountId = await nextId(orgId, 'account');
+  await transact([
+    {
+      item: {
+        Put: {
+          TableName: tableName(),
+          Item: newOrganisationItem(orgId, name, now),
+          // A fresh id from the global sequence: never taken.
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    },
+    ...accountItems(orgId, accountId, { ...admin, role: 'admin' }, tokenHash, now),
+  ]);
+  return {
+    organisation: { id: orgId, name, created_at: now },
+    account: { id: accountId, name: admin.name, email: admin.email, role: 'admin', created_at: now },
+  };
+}
+
+/** Creates an account and its first token; the e-mail must be new in the organisation. */
+export async function insertAccount(
+  orgId: number,
+  input: { name: string; email: string; role: Role },
+  tokenHash: string,
+  /** An export file's account (lib/services/import-export/import-export.ts): its own creation time. */
+  createdAt?: string,
+): Promise<Account> {
+  const accountId = await nextId(orgId, 'account');
+  const now = createdAt ?? new Date().toISOString();
+  await transact([
+    ...accountItems(orgId, accountId, input, tokenHash, now),
+    addTo(keys.org(orgId), organisationCounter.accounts, 1, accountRefusals.organisation),
+  ]);
+  return { id: accountId, name: input.name, email: input.email, role: input.role, created_at: now };
+}
+
+export async function getAccountItem(orgId: number, accountId: number): Promise<AccountItem | undefined> {
+  return getItem<AccountItem>(keys.account(orgId, accountId));
+}
+
+/**
+ * An account with the rate-limit bucket of one of its tokens, in one consistent BatchGetItem: what
+ * regenerating the token of a request needs (the bucket carries over to the new token).
+ */
+export async function getAccountWithBucket(
+  orgId: number,
+  accountId: number,
+  tokenHash: string,
+): Promise<{ account?: AccountItem; tat: number | undefined }> {
+  const [account, token] = await batchGet([keys.account(orgId, accountId), keys.token(tokenHash)]);
+  return { account: account as AccountItem | undefined, tat: token && tokenItem.field(token, 'tat') };
+}
+
+/** An account with its organisation, in one consistent BatchGetItem (GET /me). */
+export async function getAccountWithOrganisation(
+  orgId: number,
+  accountId: number,
+): Promise<{ account?: AccountItem; org?: OrganisationFields | undefined }> {
+  const [account, org] = await batchGet([keys.account(orgId, accountId), keys.org(orgId)]);
+  return { account: account as AccountItem | undefined, org: organisationOf(org) };
+}
+
+/**
+ * Replaces an account's token (or removes it when `newHash` is undefined): the old token item is
+ * deleted in the same transaction, so the old token is refused by the very next request. The new
+ * token inherits the old one's rate-limit state, so rotating a token never refills its bucket.
+ * Refused as `STALE`, changing nothing, when the account's token is no longer `account.token_hash`
+ * (another rotation or revocation got there first).
+ */
+export async function replaceToken(
+  orgId: number,
+  account: AccountItem,
+  newHash: string | undefined,
+  /** The old token's bucket, when the caller read it with the account (`getAccountWithBucket`). */
+  bucket?: { tat: number | undefined },
+): Promise<void> {
+  const carriedTat = newHash && account.token_hash ? (bucket ? bucket.tat : await bucketStateOf(account.token_hash)) : undefined;
+  const items: GuardedItem[] = [
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.account(orgId, account.id),
+          UpdateExpression: newHash ? 'SET token_hash = :new' : 'REMOVE token_hash',
+          ConditionExpression: account.token_hash ? 'token_hash = :old' : 'attribute_not_exists(token_hash)',
+          ...(newHash || account.token_hash
+            ? {
+                ExpressionAttributeValues: {
+                  ...(newHash ? { ':new': newHash } : {}),
+                  ...(account.token_hash ? { ':old': account.token_hash } : {}),
+                },
+              }
+            : {}),
+        },
+      },
+      reason: STALE,
+    },
+  ];
+  if (account.token_hash) items.push({ item: { Delete: { TableName: tableName(), Key: keys.token(account.token_hash) } } });
+  if (newHash) items.push(tokenPut(orgId, account, newHash, carriedTat));
+  await transact(items);
+}
+
+/** A page of the organisation's accounts, read with the organisation (its `accounts_count`). */
+export async function listAccounts(orgId: number, page: PageRequest) {
+  const { page: result, related } = await listPageWith(collections.accounts(orgId), page, [keys.org(orgId)]);
+  return { page: result, org: organisationOf(related[0]) };
+}
+
+/**
+ * Writes the account's name on every token item that has none: tokens issued before token items
+ * carried it, whose comments cost a read of the account (lib/services/comments.ts). An operator's
+ * command (`tokens:names`, tools/cli/admin.ts) run once after upgrading: it reads the token items
+ * (those of `orgId`, when given) with a Scan, which no request path does, then their accounts, 100 per BatchGet. No route renames
+ * an account, so the name written stays true. Returns how many tokens lacked a name and how many
+ * were given one; running it again writes none.
+ * With `step`, it reads only that part of the Scan and returns where the next part starts (`next`,
+ * undefined at the end): the data migration of lib/migrations runs it so, a step at a time.
+ */
+export async function writeMissingTokenNames(
+  orgId?: number,
+  step?: ScanStep,
+): Promise<{ tokens: number; written: number; next?: Record<string, unknown> | undefined }> {
+  let tokens = 0;
+  let written = 0;
+  let pages = step?.pages ?? Infinity;
+  const next = await scanPages(
+    {
+      FilterExpression: `begins_with(PK, :token) AND attribute_not_exists(#name)${orgId === undefined ? '' : ' AND org_id = :org'}`,
+      ProjectionExpression: 'PK, SK, org_id, account_id',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: { ':token': tokenPkPrefix, ...(orgId === undefined ? {} : { ':org': orgId }) },
+      ...(step ? { Limit: step.limit } : {}),
+    },
+    async (items) => {
+      tokens += items.length;
+      for (let i = 0; i < items.length; i += 100) {
+        const chunk = items.slice(i, i + 100);
+        const accounts = await batchGet(chunk.map((t) => keys.account(Number(t.org_id), Number(t.account_id))));
+        for (const [n, token] of chunk.entries()) {
+          const name = accounts[n]?.name;
+          if (typeof name !== 'string') continue;
+          const named = await updateIf({
+            Key: { PK: token.PK, SK: token.SK },
+            UpdateExpression: 'SET #name = :name',
+            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#name)',
+            ExpressionAttributeNames: { '#name': 'name' },
+            ExpressionAttributeValues: { ':name': name },
+          });
+          if (named) written++;
+        }
+      }
+      return --pages > 0;
+    },
+    step?.start,
+  );
+  return step ? { tokens, written, next } : { tokens, written };
+}

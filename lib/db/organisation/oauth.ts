@@ -1,0 +1,338 @@
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Role } from '../../schemas/accounts.ts';
+import { db, tableName } from '../core/client.ts';
+import { isConditionFailed } from '../core/errors.ts';
+import { attribute, itemKind, type Attribute, type Fields } from '../core/item.ts';
+import { keys } from '../core/keys.ts';
+import { tableDefinition } from '../core/table.ts';
+import { getItem, putNew, transact, type GuardedItem, isRefused } from '../core/transactions.ts';
+
+/**
+ * The OAuth authorization server's items (lib/db/core/keys.ts): clients, codes, grants, refresh tokens,
+ * and the access tokens, which are token items like API tokens (same key, same rate bucket, read
+ * by the same authorizer: lib/db/organisation/tokens.ts) with a scope and an expiry. Every secret is stored as
+ * its SHA-256 only.
+ */
+
+/** A value stored only when there is one: none is no attribute, and reads as undefined. */
+const optional = <T extends string | number>(stored: string, is: (v: unknown) => v is T): Attribute<T | undefined> => ({
+  stored,
+  read: (v) => (is(v) ? v : undefined),
+  write: (v) => v,
+});
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isNumber = (v: unknown): v is number => typeof v === 'number';
+
+export const oauthClientItem = itemKind({
+  key: { PK: 'OAUTHCLIENT#c', SK: 'CLIENT' },
+  about: 'registered OAuth client (name, redirect URIs)',
+  attributes: {
+    clientId: attribute.string('client_id'),
+    clientName: attribute.string('client_name'),
+    redirectUris: {
+      stored: 'redirect_uris',
+      read: (v: unknown) => (Array.isArray(v) ? v.map(String) : []),
+      write: (v: string[]) => v,
+    },
+    createdAt: attribute.string('created_at'),
+    /** When a client never used to get a token goes (TTL); removed by its first grant. */
+    expiresAt: optional(tableDefinition.ttlAttribute, isNumber),
+  },
+});
+export type OAuthClient = Fields<typeof oauthClientItem.attributes>;
+
+/** Who approved, for what: carried from the code to every token of the grant. */
+const approvalAttributes = {
+  orgId: attribute.number('org_id'),
+  accountId: attribute.number('account_id'),
+  role: attribute.oneOf<Role>('role'),
+  name: optional('name', isString),
+  clientId: attribute.string('client_id'),
+  /** Space-separated scopes. */
+  scope: attribute.string('scope'),
+};
+export type Approval = Fields<typeof approvalAttributes>;
+
+export const oauthCodeItem = itemKind({
+  key: { PK: 'OAUTHCODE#sha', SK: 'CODE' },
+  about: 'authorization code, used once (TTL `expires_at`)',
+  attributes: {
+    ...approvalAttributes,
+    redirectUri: attribute.string('redirect_uri'),
+    codeChallenge: attribute.string('code_challenge'),
+    expiresAt: attribute.expiry(),
+  },
+});
+export type OAuthCode = Fields<typeof oauthCodeItem.attributes>;
+
+/** The principal of an OAuth access token, as the authorizer reads it (lib/db/organisation/tokens.ts), with its grant. */
+export const oauthAccessTokenItem = itemKind({
+  key: { PK: 'TOKEN#sha256', SK: 'TOKEN' },
+  about: 'OAuth access token: the same + scope (TTL)',
+  attributes: {
+    ...approvalAttributes,
+    grant: attribute.string('grant'),
+    expiresAt: attribute.expiry(),
+    /** The rate bucket carried over from the pair it replaces (lib/db/organisation/tokens.ts). */
+    tat: { stored: 'tat', read: (v: unknown) => (isNumber(v) ? v : undefined), write: (v: number | undefined) => v || undefined },
+  },
+});
+
+export const oauthGrantItem = itemKind({
+  key: { PK: 'OAUTHGRANT#g', SK: 'GRANT' },
+  about: 'an approval: hashes of its live token pair (TTL)',
+  attributes: {
+    orgId: approvalAttributes.orgId,
+    accountId: approvalAttributes.accountId,
+    clientId: approvalAttributes.clientId,
+    scope: approvalAttributes.scope,
+    accessHash: attribute.string('access_hash'),
+    refreshHash: attribute.string('refresh_hash'),
+    expiresAt: attribute.expiry(),
+  },
+});
+
+export const oauthRefreshItem = itemKind({
+  key: { PK: 'OAUTHREFRESH#sha', SK: 'REFRESH' },
+  about: 'refresh token, kept marked used once rotated (TTL)',
+  attributes: {
+    ...approvalAttributes,
+    grant: attribute.string('grant'),
+    accessHash: attribute.string('access_hash'),
+    used: { stored: 'used', read: (v: unknown) => v === true, write: (v: boolean) => v || undefined },
+    expiresAt: attribute.expiry(),
+  },
+});
+export type OAuthRefresh = Fields<typeof oauthRefreshItem.attributes>;
+
+/** A token pair to write: hashes and expiries (Unix seconds). */
+export interface Pair {
+  accessHash: string;
+  accessExpiresAt: number;
+  refreshHash: string;
+  refreshExpiresAt: number;
+}
+
+/** The count of client registrations from one address in one hour (the limit of `POST /oauth/register`), declared once. */
+export const oauthRegistrationsItem = itemKind({
+  key: { PK: 'OAUTHREG#address', SK: 'HOUR#h' },
+  about: 'OAuth client registrations from an address in an hour (TTL)',
+  attributes: {
+    registrations: attribute.counter('registrations'),
+    /** The end of its hour: the count goes with it. */
+    expiresAt: attribute.expiry(),
+  },
+});
+
+/**
+ * Counts a registration from `address` in the hour `hour` (one UpdateItem), unless `limit` are
+ * counted already: false then, and nothing changes. The count goes with its hour (TTL).
+ */
+export async function countRegistration(address: string, hour: number, limit: number): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.oauthRegistrations(address, hour),
+        UpdateExpression: 'ADD #count :one SET #expires = :end',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+        ExpressionAttributeNames: {
+          '#count': oauthRegistrationsItem.stored('registrations'),
+          '#expires': oauthRegistrationsItem.stored('expiresAt'),
+        },
+        ExpressionAttributeValues: { ':one': 1, ':end': (hour + 1) * 3600, ':limit': limit },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}
+
+export async function saveClient(client: OAuthClient): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.oauthClient(client.clientId), ...oauthClientItem.encode(client) },
+    }),
+  );
+}
+
+export async function findClient(clientId: string): Promise<OAuthClient | undefined> {
+  const item = await getItem(keys.oauthClient(clientId));
+  return item && oauthClientItem.decode(item);
+}
+
+export async function saveCode(codeHash: string, code: OAuthCode): Promise<void> {
+  await db.send(new PutCommand({ TableName: tableName(), Item: { ...keys.oauthCode(codeHash), ...oauthCodeItem.encode(code) } }));
+}
+
+/** Takes a code out (one DeleteItem): only one exchange can ever get it, however many race for it. */
+export async function takeCode(codeHash: string): Promise<OAuthCode | undefined> {
+  try {
+    const out = await db.send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.oauthCode(codeHash),
+        ConditionExpression: 'attribute_exists(PK)',
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return out.Attributes && oauthCodeItem.decode(out.Attributes);
+  } catch (err) {
+    if (isConditionFailed(err)) return undefined;
+    throw err;
+  }
+}
+
+export async function findRefresh(refreshHash: string): Promise<OAuthRefresh | undefined> {
+  const item = await getItem(keys.oauthRefresh(refreshHash));
+  return item && oauthRefreshItem.decode(item);
+}
+
+/** The grant an access token belongs to (undefined for an API token or an unknown one). */
+export async function grantOfAccessToken(accessHash: string): Promise<{ grant: string; clientId: string } | undefined> {
+  const item = await getItem(keys.token(accessHash));
+  if (!item) return undefined;
+  const { grant, clientId } = oauthAccessTokenItem.decode(item);
+  return item[oauthAccessTokenItem.stored('grant')] && item[oauthAccessTokenItem.stored('clientId')]
+    ? { grant, clientId }
+    : undefined;
+}
+
+/** The items of a token pair of a grant. `tat` carries a rate bucket over from the pair it replaces. */
+function pairItems(grant: string, approval: Approval, pair: Pair, tat?: number): GuardedItem[] {
+  const { orgId, accountId, role, name, clientId, scope } = approval;
+  const principal = { orgId, accountId, role, name, clientId, scope, grant };
+  return [
+    putNew({
+      ...keys.token(pair.accessHash),
+      ...oauthAccessTokenItem.encode({ ...principal, expiresAt: pair.accessExpiresAt, tat }),
+    }),
+    putNew({
+      ...keys.oauthRefresh(pair.refreshHash),
+      ...oauthRefreshItem.encode({ ...principal, accessHash: pair.accessHash, expiresAt: pair.refreshExpiresAt }),
+    }),
+  ];
+}
+
+/**
+ * A new grant with its first token pair: one transaction. Its client is used now, so it no longer
+ * expires (refused as `client` when it is gone).
+ */
+export async function saveGrant(grant: string, approval: Approval, pair: Pair): Promise<void> {
+  await transact([
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.oauthClient(approval.clientId),
+          UpdateExpression: `REMOVE ${oauthClientItem.stored('expiresAt')}`,
+          ConditionExpression: 'attribute_exists(PK)',
+        },
+      },
+      reason: 'client',
+    },
+    putNew({
+      ...keys.oauthGrant(grant),
+      ...oauthGrantItem.encode({
+        orgId: approval.orgId,
+        accountId: approval.accountId,
+        clientId: approval.clientId,
+        scope: approval.scope,
+        accessHash: pair.accessHash,
+        refreshHash: pair.refreshHash,
+        expiresAt: pair.refreshExpiresAt,
+      }),
+    }),
+    ...pairItems(grant, approval, pair),
+  ]);
+}
+
+/** Why a rotation was refused. */
+export type RotationRefusal = 'reused' | 'revoked';
+
+/**
+ * Rotates a refresh token (one transaction): the old one is marked used (refused as `reused` when
+ * it already was: a replay), the grant moves to the new pair (refused as `revoked` when the grant
+ * is gone or has moved on), the new pair is written and the old access token deleted. The new
+ * access token takes over the old one's rate bucket (`tat`), so rotating never refills it.
+ */
+export async function rotateRefresh(
+  oldRefreshHash: string,
+  old: OAuthRefresh,
+  pair: Pair,
+  tat: number | undefined,
+): Promise<RotationRefusal | undefined> {
+  try {
+    await transact([
+      {
+        item: {
+          Update: {
+            TableName: tableName(),
+            Key: keys.oauthRefresh(oldRefreshHash),
+            UpdateExpression: 'SET used = :true',
+            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(used)',
+            ExpressionAttributeValues: { ':true': true },
+          },
+        },
+        reason: 'reused',
+      },
+      {
+        item: {
+          Update: {
+            TableName: tableName(),
+            Key: keys.oauthGrant(old.grant),
+            UpdateExpression: 'SET access_hash = :a, refresh_hash = :r, expires_at = :e',
+            ConditionExpression: 'refresh_hash = :old',
+            ExpressionAttributeValues: {
+              ':a': pair.accessHash,
+              ':r': pair.refreshHash,
+              ':e': pair.refreshExpiresAt,
+              ':old': oldRefreshHash,
+            },
+          },
+        },
+        reason: 'revoked',
+      },
+      ...pairItems(old.grant, old, pair, tat),
+      { item: { Delete: { TableName: tableName(), Key: keys.token(old.accessHash) } } },
+    ]);
+    return undefined;
+  } catch (err) {
+    if (isRefused(err, 'reused', 'revoked')) return err.reason;
+    throw err;
+  }
+}
+
+/**
+ * Revokes a grant: its live access and refresh tokens and the grant itself go in one transaction
+ * (two calls: the grant read, then the deletes). A grant already gone is nothing to do.
+ */
+export async function revokeGrant(grant: string): Promise<void> {
+  const found = await getItem(keys.oauthGrant(grant));
+  if (!found) return;
+  const item = oauthGrantItem.decode(found);
+  try {
+    await transact([
+      {
+        item: {
+          Delete: {
+            TableName: tableName(),
+            Key: keys.oauthGrant(grant),
+            ConditionExpression: 'refresh_hash = :r',
+            ExpressionAttributeValues: { ':r': item.refreshHash },
+          },
+        },
+        reason: 'moved',
+      },
+      { item: { Delete: { TableName: tableName(), Key: keys.token(item.accessHash) } } },
+      { item: { Delete: { TableName: tableName(), Key: keys.oauthRefresh(item.refreshHash) } } },
+    ]);
+  } catch (err) {
+    // Rotated meanwhile: revoke the pair it moved to.
+    if (isRefused(err, 'moved')) return revokeGrant(grant);
+    throw err;
+  }
+}

@@ -1,0 +1,55 @@
+import type { VelocityEntry } from '../../model/completion.ts';
+import { attribute, itemKind } from '../core/item.ts';
+import { keys } from '../core/keys.ts';
+import { putItem } from '../core/transactions.ts';
+
+/**
+ * A completed sprint's summary, written once by its completion (or an import of a completed
+ * sprint) beside its sprint: what the velocity endpoint lists, newest first by its key
+ * (`VELOCITY#<completed_at>#<sprint>`), without reading the sprints themselves.
+ */
+export const velocityItem = itemKind({
+  type: 'velocity',
+  key: { PK: 'ORG#o#P#p', SK: 'VELOCITY#t#s' },
+  about: "completed sprint's summary (velocity)",
+  attributes: {
+    orgId: attribute.number('org_id'),
+    projectId: attribute.number('project_id'),
+    sprintId: attribute.number('sprint_id'),
+    name: attribute.string('name'),
+    completedAt: attribute.string('completed_at'),
+    actualEndDate: attribute.string('actual_end_date'),
+    committedStoryPoints: attribute.number('committed_story_points'),
+    completedStoryPoints: attribute.number('completed_story_points'),
+  },
+});
+
+/** The put of a completed sprint's summary, keyed by its completion's time. */
+export const velocityPut = (orgId: number, projectId: number, completedAt: string, v: VelocityEntry) =>
+  putItem({
+    ...keys.velocity(orgId, projectId, completedAt, v.sprint_id),
+    type: velocityItem.type,
+    ...velocityItem.encode({
+      orgId,
+      projectId,
+      sprintId: v.sprint_id,
+      name: v.name,
+      completedAt: v.completed_at,
+      actualEndDate: v.actual_end_date,
+      committedStoryPoints: v.committed_story_points,
+      completedStoryPoints: v.completed_story_points,
+    }),
+  });
+
+/** The entry the velocity endpoint lists, from a stored summary. */
+export function velocityEntryOf(item: object): VelocityEntry {
+  const v = velocityItem.decode(item);
+  return {
+    sprint_id: v.sprintId,
+    name: v.name,
+    completed_at: v.completedAt,
+    actual_end_date: v.actualEndDate,
+    committed_story_points: v.committedStoryPoints,
+    completed_story_points: v.completedStoryPoints,
+  };
+}
