@@ -26,6 +26,7 @@ import { activityPut, activityTextItem, issueActivityItem, sprintActivityItem } 
 import { toActivity } from '../../lib/services/activity.ts';
 import { activityIdOf } from '../../lib/vocabulary/ids.ts';
 import { keys } from '../../lib/db/core/keys.ts';
+import { alsoIf } from '../../lib/db/core/item.ts';
 import { organisationSequenceItem, sequencesItem } from '../../lib/db/core/sequences.ts';
 import { emailGuardItem } from '../../lib/db/organisation/accounts.ts';
 import { prefixGuardItem } from '../../lib/db/projects/projects.ts';
@@ -590,5 +591,66 @@ describe('a pending cascade, a migration record and the migrations lease, declar
       until: 5,
       takenAt: 't',
     });
+  });
+});
+
+describe("a kind's update, spelled from its declaration", () => {
+  it('sets, adds, deletes from a set and removes by field, under the stored names', () => {
+    expect(
+      issueItem.update({
+        set: { title: 'Ship it', updatedAt: '2026-12-02T10:00:00.000Z' },
+        add: { rev: 1, commentsCount: -1 },
+        delete: { commentsWithFilesInTrash: new Set([7]) },
+        remove: ['parentId'],
+      }),
+    ).toEqual({
+      UpdateExpression:
+        'SET #title = :title, #updatedAt = :updatedAt REMOVE #parentId ADD #rev :revAdded, #commentsCount :commentsCountAdded DELETE #commentsWithFilesInTrash :commentsWithFilesInTrashDeleted',
+      ExpressionAttributeNames: {
+        '#title': 'title',
+        '#updatedAt': 'updated_at',
+        '#parentId': 'parent_id',
+        '#rev': 'rev',
+        '#commentsCount': 'comments_count',
+        '#commentsWithFilesInTrash': 'comments_with_files_in_trash',
+      },
+      ExpressionAttributeValues: {
+        ':title': 'Ship it',
+        ':updatedAt': '2026-12-02T10:00:00.000Z',
+        ':revAdded': 1,
+        ':commentsCountAdded': -1,
+        ':commentsWithFilesInTrashDeleted': new Set([7]),
+      },
+    });
+  });
+
+  it('removes a value its attribute stores as no attribute, and encodes what it sets', () => {
+    const change = issueItem.update({ set: { restoredAt: undefined, labelIds: [] } });
+    expect(change.UpdateExpression).toBe('SET #labelIds = :labelIds REMOVE #restoredAt');
+    expect(change.ExpressionAttributeValues).toEqual({ ':labelIds': null });
+  });
+
+  it('writes on a guard: the item there, fields holding values; a condition of its own is joined with AND', () => {
+    const guarded = commentItem.update({ set: { body: 'edited' }, if: { exists: true, equals: { authorId: 7 } } });
+    expect(guarded).toEqual({
+      UpdateExpression: 'SET #body = :body',
+      ConditionExpression: 'attribute_exists(PK) AND #authorId = :authorIdWas',
+      ExpressionAttributeNames: { '#body': 'body', '#authorId': 'author_id' },
+      ExpressionAttributeValues: { ':body': 'edited', ':authorIdWas': 7 },
+    });
+    expect(
+      alsoIf(guarded, {
+        ConditionExpression: '#v = :v',
+        ExpressionAttributeNames: { '#v': 'version' },
+        ExpressionAttributeValues: { ':v': 3 },
+      }),
+    ).toMatchObject({
+      ConditionExpression: 'attribute_exists(PK) AND #authorId = :authorIdWas AND #v = :v',
+      ExpressionAttributeNames: { '#body': 'body', '#authorId': 'author_id', '#v': 'version' },
+      ExpressionAttributeValues: { ':body': 'edited', ':authorIdWas': 7, ':v': 3 },
+    });
+    expect(commentItem.update({ set: { body: 'new' }, if: { exists: false } }).ConditionExpression).toBe(
+      'attribute_not_exists(PK)',
+    );
   });
 });

@@ -104,6 +104,87 @@ export interface Placement {
   LSK?: string;
 }
 
+/**
+ * A typed change of one item of a kind, by its fields: the values it sets (a value stored as no
+ * attribute, such as a cleared flag, is removed), the numbers added to counters, the members added
+ * to or deleted from a set, the fields removed, and the guard it is written on.
+ */
+export interface Change<A extends Attributes> {
+  set?: Partial<Fields<A>>;
+  add?: Partial<Record<keyof A & string, number | Set<number | string>>>;
+  delete?: Partial<Record<keyof A & string, Set<number | string>>>;
+  remove?: (keyof A & string)[];
+  if?: Guard<A>;
+}
+
+/** What a change is written on: the item there (or not there), and fields holding these values. */
+export interface Guard<A extends Attributes> {
+  exists?: boolean;
+  equals?: Partial<Fields<A>>;
+}
+
+/** An UpdateItem's expressions, as a change of a kind spells them. */
+export interface UpdateExpressions {
+  UpdateExpression: string;
+  ConditionExpression?: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+/** A condition of its own (one a guard cannot say), joined to an update's with AND. */
+export function alsoIf(update: UpdateExpressions, condition: Omit<UpdateExpressions, 'UpdateExpression'>): UpdateExpressions {
+  const values = { ...update.ExpressionAttributeValues, ...condition.ExpressionAttributeValues };
+  return {
+    ...update,
+    ConditionExpression: [update.ConditionExpression, condition.ConditionExpression].filter(Boolean).join(' AND '),
+    ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...condition.ExpressionAttributeNames },
+    ...(Object.keys(values).length > 0 && { ExpressionAttributeValues: values }),
+  };
+}
+
+/** Spells a change of a kind with these attributes: `#field` names its stored name, `:field`… its values. */
+function spell<A extends Attributes>(attributes: A, change: Change<A>): UpdateExpressions {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const name = (field: string) => {
+    names[`#${field}`] = attributes[field]!.stored;
+    return `#${field}`;
+  };
+  const value = (field: string, as: string, v: unknown) => {
+    values[`:${field}${as}`] = v;
+    return `:${field}${as}`;
+  };
+  const sets: string[] = [];
+  const removes = (change.remove ?? []).map(name);
+  for (const [field, v] of Object.entries(change.set ?? {})) {
+    const written = attributes[field]!.write(v);
+    if (written === undefined) removes.push(name(field));
+    else sets.push(`${name(field)} = ${value(field, '', written)}`);
+  }
+  const adds = Object.entries(change.add ?? {}).map(([field, v]) => `${name(field)} ${value(field, 'Added', v)}`);
+  const deletes = Object.entries(change.delete ?? {}).map(([field, v]) => `${name(field)} ${value(field, 'Deleted', v)}`);
+  const clauses = [
+    sets.length > 0 && `SET ${sets.join(', ')}`,
+    removes.length > 0 && `REMOVE ${removes.join(', ')}`,
+    adds.length > 0 && `ADD ${adds.join(', ')}`,
+    deletes.length > 0 && `DELETE ${deletes.join(', ')}`,
+  ];
+  const guard = change.if ?? {};
+  const conditions = [
+    guard.exists === true && 'attribute_exists(PK)',
+    guard.exists === false && 'attribute_not_exists(PK)',
+    ...Object.entries(guard.equals ?? {}).map(
+      ([field, v]) => `${name(field)} = ${value(field, 'Was', attributes[field]!.write(v))}`,
+    ),
+  ].filter((c): c is string => typeof c === 'string');
+  return {
+    UpdateExpression: clauses.filter(Boolean).join(' '),
+    ...(conditions.length > 0 && { ConditionExpression: conditions.join(' AND ') }),
+    ExpressionAttributeNames: names,
+    ...(Object.keys(values).length > 0 && { ExpressionAttributeValues: values }),
+  };
+}
+
 export interface ItemKind<A extends Attributes> {
   /** Its `type` attribute (what kind of item it is), when items of this kind carry one. */
   type?: string;
@@ -123,6 +204,8 @@ export interface ItemKind<A extends Attributes> {
     ProjectionExpression: string;
     ExpressionAttributeNames: Record<string, string>;
   };
+  /** The expressions of an UpdateItem making this change (see `Change`). */
+  update: (change: Change<A>) => UpdateExpressions;
 }
 
 /** Declares a stored item kind (see the head of this file). */
@@ -161,5 +244,6 @@ export function itemKind<A extends Attributes>(declaration: {
         ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#p${i}`, n])),
       };
     },
+    update: (change) => spell(declaration.attributes, change),
   };
 }
