@@ -59,9 +59,7 @@ export async function advance<N extends SequenceName>(orgId: number, steps: Reco
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.sequences(orgId),
-      UpdateExpression: `ADD ${names.map((_, i) => `#n${i} :v${i}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#n${i}`, sequencesItem.stored(name)])),
-      ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:v${i}`, steps[name]])),
+      ...sequencesItem.update({ add: steps }),
       ReturnValues: 'UPDATED_NEW',
     }),
   );
@@ -83,9 +81,7 @@ export async function nextOrgId(): Promise<number> {
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.orgSequence(),
-      UpdateExpression: 'ADD #n :one',
-      ExpressionAttributeNames: { '#n': organisationSequenceItem.stored('organisation') },
-      ExpressionAttributeValues: { ':one': 1 },
+      ...organisationSequenceItem.update({ add: { organisation: 1 } }),
       ReturnValues: 'UPDATED_NEW',
     }),
   );
