@@ -9,7 +9,7 @@ import {
 } from './comment-pointers.ts';
 import type { Comment } from '../../schemas/comments.ts';
 import { tableName } from '../core/client.ts';
-import { attribute, itemKind, type Stored } from '../core/item.ts';
+import { alsoIf, attribute, itemKind, type Guard, type Stored } from '../core/item.ts';
 import { deletionMarker } from '../core/deletions.ts';
 import { scanPages, type ScanStep } from '../core/query.ts';
 import { collections, keys, listKeys, orgPk, type Key } from '../core/keys.ts';
@@ -160,18 +160,15 @@ const commentNames = (...fields: ('body' | 'updatedAt' | 'sprintId' | 'authorId'
  * comments whose attachments are in the trash with them (`commentsWithFilesInTrash`): a delete adds
  * it, a restore takes it off. The attachments' answers read it with the issue
  * (lib/services/attachments.ts), so they leave and come back in the same transaction as their comment.
+ * Written on `guard`, when given.
  */
-function commentCountOnIssue(
-  by: number,
-  withFiles: number | undefined,
-): { UpdateExpression: string; names: Record<string, string>; values: Record<string, unknown> } {
-  const count = `ADD ${issueItem.stored('commentsCount')} :by`;
-  if (withFiles === undefined) return { UpdateExpression: count, names: {}, values: { ':by': by } };
-  return {
-    UpdateExpression: by < 0 ? `${count}, #filesInTrash :comment` : `${count} DELETE #filesInTrash :comment`,
-    names: { '#filesInTrash': issueItem.stored('commentsWithFilesInTrash') },
-    values: { ':by': by, ':comment': new Set([withFiles]) },
-  };
+function commentCountOnIssue(by: number, withFiles: number | undefined, guard?: Guard<typeof issueItem.attributes>) {
+  const files = withFiles === undefined ? undefined : { commentsWithFilesInTrash: new Set([withFiles]) };
+  return issueItem.update({
+    add: { commentsCount: by, ...(by < 0 && files) },
+    ...(by >= 0 && files && { delete: files }),
+    ...(guard && { if: guard }),
+  });
 }
 
 /**
@@ -180,16 +177,12 @@ function commentCountOnIssue(
  * there, in sprint `sprintId` (null: in the backlog); refused `issue` otherwise.
  */
 function commentsCountOn(orgId: number, ref: IssueRef, by: number, withFiles?: number): GuardedItem {
-  const { UpdateExpression, names, values } = commentCountOnIssue(by, withFiles);
-  const condition = issueIn(ref.sprintId, values);
   return {
     item: {
       Update: {
         TableName: tableName(),
         Key: keys.issue(orgId, ref.projectId, ref.issueId),
-        UpdateExpression,
-        ...condition,
-        ExpressionAttributeNames: { ...condition.ExpressionAttributeNames, ...names },
+        ...alsoIf(commentCountOnIssue(by, withFiles), issueIn(ref.sprintId)),
       },
     },
     reason: commentRefusals.issue,
@@ -442,6 +435,13 @@ function placeChecks(orgId: number, { projectId, sprintId }: { projectId: number
 /** `#version = :version` (`storedNumberIs`: version 0 also matches an item written before versions existed). */
 const atVersion = (version: number) => storedNumberIs('#version', ':version', version);
 
+/** `atVersion` as a condition of its own, with its name and value (`alsoIf`). */
+const atVersionCondition = (version: number) => ({
+  ConditionExpression: atVersion(version),
+  ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
+  ExpressionAttributeValues: { ':version': version },
+});
+
 /**
  * The update of a comment's pointer that goes with every update of the comment: the stamp every
  * update of a request carries (lib/db/core/stamps.ts) moves the pointer's version with the comment's.
@@ -458,22 +458,16 @@ function pointerUpdate(
   version?: number,
   sprintId?: number | null,
 ): GuardedItem {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets = setAssignments(commentPointerItem.encode({ updatedAt: now, sprintId, body }), names, values);
+  const update = commentPointerItem.update({
+    set: { updatedAt: now, ...(sprintId !== undefined && { sprintId }), ...(body !== undefined && { body }) },
+    if: { exists: true },
+  });
   return {
     item: {
       Update: {
         TableName: tableName(),
         Key: keys.commentPointer(orgId, commentId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ...(version === undefined
-          ? { ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeNames: names, ExpressionAttributeValues: values }
-          : {
-              ConditionExpression: `attribute_exists(PK) AND ${atVersion(version)}`,
-              ExpressionAttributeNames: { ...names, '#version': VERSION_ATTRIBUTE },
-              ExpressionAttributeValues: { ...values, ':version': version },
-            }),
+        ...(version === undefined ? update : alsoIf(update, atVersionCondition(version))),
       },
     },
     reason: commentRefusals.comment,
@@ -505,19 +499,13 @@ export async function updateCommentAt(
           TableName: tableName(),
           Key: keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
           // The issue's sprint now (its condition below holds it there): the change feed reports it.
-          UpdateExpression: 'SET #body = :body, #updatedAt = :now, #sprintId = :sprint',
-          ConditionExpression: `attribute_exists(PK) AND #authorId = :author AND ${atVersion(version)}`,
-          ExpressionAttributeNames: {
-            ...commentNames('body', 'updatedAt', 'sprintId', 'authorId'),
-            '#version': VERSION_ATTRIBUTE,
-          },
-          ExpressionAttributeValues: {
-            ':body': body,
-            ':now': now,
-            ':author': authorId,
-            ':version': version,
-            ':sprint': pointer.sprintId,
-          },
+          ...alsoIf(
+            commentItem.update({
+              set: { body, updatedAt: now, sprintId: pointer.sprintId },
+              if: { exists: true, equals: { authorId } },
+            }),
+            atVersionCondition(version),
+          ),
         },
       },
       reason: commentRefusals.comment,
@@ -636,25 +624,17 @@ export async function updateComment(
   body: string | undefined,
 ): Promise<Comment> {
   const now = new Date().toISOString();
-  // The issue's sprint as read: the change feed reports it with the change.
-  const values: Record<string, unknown> = { ':now': now, ':author': authorId, ':sprint': found.path.issueSprintId };
-  if (body !== undefined) values[':body'] = body;
   await transact([
     {
       item: {
         Update: {
           TableName: tableName(),
           Key: { PK: found.item.PK, SK: found.item.SK },
-          UpdateExpression:
-            body === undefined
-              ? 'SET #updatedAt = :now, #sprintId = :sprint'
-              : 'SET #body = :body, #updatedAt = :now, #sprintId = :sprint',
-          ConditionExpression: 'attribute_exists(PK) AND #authorId = :author',
-          ExpressionAttributeNames:
-            body === undefined
-              ? commentNames('updatedAt', 'sprintId', 'authorId')
-              : commentNames('body', 'updatedAt', 'sprintId', 'authorId'),
-          ExpressionAttributeValues: values,
+          // The issue's sprint as read: the change feed reports it with the change.
+          ...commentItem.update({
+            set: { ...(body !== undefined && { body }), updatedAt: now, sprintId: found.path.issueSprintId },
+            if: { exists: true, equals: { authorId } },
+          }),
         },
       },
       reason: commentRefusals.comment,
@@ -679,7 +659,6 @@ export async function updateComment(
  * checks. A comment changed since it was read is refused `STALE` (read it again).
  */
 export async function deleteComment(orgId: number, found: FoundComment, authorId: number, retentionDays: number): Promise<void> {
-  const { UpdateExpression, names, values } = commentCountOnIssue(-1, withFilesOf(commentItem.decode(found.item)));
   await transact([
     ...commentTrashing(
       orgId,
@@ -694,10 +673,7 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
         Update: {
           TableName: tableName(),
           Key: keys.issue(orgId, found.item.project_id, found.item.issue_id),
-          UpdateExpression,
-          ConditionExpression: 'attribute_exists(PK)',
-          ...(Object.keys(names).length === 0 ? {} : { ExpressionAttributeNames: names }),
-          ExpressionAttributeValues: values,
+          ...commentCountOnIssue(-1, withFilesOf(commentItem.decode(found.item)), { exists: true }),
         },
       },
       reason: commentRefusals.comment,
