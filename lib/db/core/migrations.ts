@@ -154,10 +154,7 @@ export async function saveMigrationRecord(owner: string, record: MigrationRecord
         Update: {
           TableName: tableName(),
           Key: keys.migrationLease(),
-          UpdateExpression: 'SET #until = :until',
-          ConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: leaseNames,
-          ExpressionAttributeValues: { ':owner': owner, ':until': until },
+          ...migrationLeaseItem.update({ set: { until }, if: { equals: { owner } } }),
         },
       },
       reason: LEASE_LOST,
