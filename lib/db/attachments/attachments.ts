@@ -21,7 +21,7 @@ import { commentPointerItem } from '../comments/comment-pointers.ts';
 import { commentItem, issueIn } from '../comments/comments.ts';
 import { issueItem } from '../issues/issue-item.ts';
 import { trashedCommentKey, trashedIssueKey, trashItem, trashPut, trashRemovalOf, whereIs } from '../core/trash.ts';
-import { attribute, itemKind, type Fields } from '../core/item.ts';
+import { alsoIf, attribute, itemKind, type Fields } from '../core/item.ts';
 import { keys, orgPk, parseProjectPk, projectPk, skPrefixes, type Key } from '../core/keys.ts';
 import { ofTypes, partitionPages, PARTITIONS_AT_ONCE, queryPages, scanPages } from '../core/query.ts';
 import { sequencesItem } from '../core/sequences.ts';
@@ -179,20 +179,25 @@ function pendingReservation(a: StoredAttachment, maxBytes: number, caps: Pending
         Update: {
           TableName: tableName(),
           Key: keys.org(a.orgId),
-          UpdateExpression: `ADD ${org.attachmentBytes} :size, ${org.pendingAttachments} :one, ${org.pendingAttachmentBytes} :size`,
-          ConditionExpression: [
-            'attribute_exists(PK)',
-            below(org.attachmentBytes, ':maxBytes'),
-            below(org.pendingAttachments, ':maxFiles'),
-            below(org.pendingAttachmentBytes, ':maxPending'),
-          ].join(' AND '),
-          ExpressionAttributeValues: {
-            ':size': a.size,
-            ':one': 1,
-            ':maxBytes': maxBytes - a.size + 1,
-            ':maxFiles': caps.organisation.files,
-            ':maxPending': caps.organisation.bytes - a.size + 1,
-          },
+          ...alsoIf(
+            organisationItem.update({
+              add: { attachmentBytes: a.size, pendingAttachments: 1, pendingAttachmentBytes: a.size },
+              if: { exists: true },
+            }),
+            {
+              ConditionExpression: [
+                below(org.attachmentBytes, ':maxBytes'),
+                below(org.pendingAttachments, ':maxFiles'),
+                below(org.pendingAttachmentBytes, ':maxPending'),
+              ].join(' AND '),
+              ExpressionAttributeNames: {},
+              ExpressionAttributeValues: {
+                ':maxBytes': maxBytes - a.size + 1,
+                ':maxFiles': caps.organisation.files,
+                ':maxPending': caps.organisation.bytes - a.size + 1,
+              },
+            },
+          ),
         },
       },
       reason: attachmentRefusals.bytesLimit,
@@ -219,8 +224,8 @@ function pendingReservation(a: StoredAttachment, maxBytes: number, caps: Pending
   ];
 }
 
-/** The `ADD` clauses that give back one pending attachment's place among its organisation's (`:minus`: minus its size). */
-const ORGANISATION_PENDING_RELEASE = `${organisationCounter.pendingAttachments} :minusOne, ${organisationCounter.pendingAttachmentBytes} :minus`;
+/** What gives back one pending attachment's place among its organisation's (added to its counts). */
+const organisationPendingRelease = (size: number) => ({ pendingAttachments: -1, pendingAttachmentBytes: -size });
 
 /** The reservation of a pending attachment given back: its organisation's and its uploader's pending counts. */
 function pendingRelease(a: Pick<StoredAttachment, 'orgId' | 'uploaderId' | 'size'>): GuardedItem[] {
@@ -229,8 +234,7 @@ function pendingRelease(a: Pick<StoredAttachment, 'orgId' | 'uploaderId' | 'size
       Update: {
         TableName: tableName(),
         Key: keys.org(a.orgId),
-        UpdateExpression: `ADD ${ORGANISATION_PENDING_RELEASE}`,
-        ExpressionAttributeValues: { ':minusOne': -1, ':minus': -a.size },
+        ...organisationItem.update({ add: organisationPendingRelease(a.size) }),
       },
     },
   };
@@ -239,14 +243,12 @@ function pendingRelease(a: Pick<StoredAttachment, 'orgId' | 'uploaderId' | 'size
 
 /** The uploader's pending counts given back by one pending attachment. */
 function uploaderRelease(a: Pick<StoredAttachment, 'orgId' | 'uploaderId' | 'size'>): GuardedItem {
-  const mine = { files: pendingUploadsItem.stored('files'), bytes: pendingUploadsItem.stored('bytes') };
   return {
     item: {
       Update: {
         TableName: tableName(),
         Key: keys.pendingUploads(a.orgId, a.uploaderId),
-        UpdateExpression: `ADD ${mine.files} :minusOne, ${mine.bytes} :minus`,
-        ExpressionAttributeValues: { ':minusOne': -1, ':minus': -a.size },
+        ...pendingUploadsItem.update({ add: { files: -1, bytes: -a.size } }),
       },
     },
   };
@@ -275,21 +277,13 @@ const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
  * (`settleCommentAttachments`).
  */
 function commentMarks(orgId: number, projectId: number, issueId: number, commentId: number): GuardedItem[] {
-  const marked = [
-    { Key: keys.comment(orgId, projectId, issueId, commentId), mark: commentItem.stored('hasAttachments') },
-    { Key: keys.commentPointer(orgId, commentId), mark: commentPointerItem.stored('hasAttachments') },
+  const marked = { set: { hasAttachments: true }, if: { exists: true } };
+  const marks = [
+    { Key: keys.comment(orgId, projectId, issueId, commentId), update: commentItem.update(marked) },
+    { Key: keys.commentPointer(orgId, commentId), update: commentPointerItem.update(marked) },
   ];
-  return marked.map(({ Key, mark }) => ({
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key,
-        UpdateExpression: 'SET #mark = :yes',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: { '#mark': mark },
-        ExpressionAttributeValues: { ':yes': true },
-      },
-    },
+  return marks.map(({ Key, update }) => ({
+    item: { Update: { TableName: tableName(), Key, ...update } },
     reason: attachmentRefusals.comment,
   }));
 }
@@ -353,20 +347,22 @@ const attachmentsOfComment = async (orgId: number, projectId: number, issueId: n
  * the comment has moved since.
  */
 function trashMarking(a: StoredAttachment, to: boolean, state: Key): GuardedItem[] {
-  const mark = attachmentItem.stored('inTrash');
   return [
     {
       item: {
         Update: {
           TableName: tableName(),
           Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
-          UpdateExpression: to ? 'SET #mark = :yes' : 'REMOVE #mark',
           // One in the trash on its own keeps its mark until its own restore.
-          ConditionExpression: to
-            ? 'attribute_exists(PK) AND attribute_not_exists(#mark)'
-            : 'attribute_exists(PK) AND #mark = :yes AND attribute_not_exists(#trashedAt)',
-          ExpressionAttributeNames: { '#mark': mark, ...(to ? {} : { '#trashedAt': attachmentItem.stored('trashedAt') }) },
-          ExpressionAttributeValues: { ':yes': true },
+          ...(to
+            ? alsoIf(attachmentItem.update({ set: { inTrash: true }, if: { exists: true } }), {
+                ConditionExpression: 'attribute_not_exists(#mark)',
+                ExpressionAttributeNames: { '#mark': attachmentItem.stored('inTrash') },
+              })
+            : alsoIf(attachmentItem.update({ set: { inTrash: false }, if: { exists: true, equals: { inTrash: true } } }), {
+                ConditionExpression: 'attribute_not_exists(#trashedAt)',
+                ExpressionAttributeNames: { '#trashedAt': attachmentItem.stored('trashedAt') },
+              })),
         },
       },
       reason: attachmentRefusals.attachment,
@@ -451,10 +447,7 @@ export async function releaseCommentAttachments(orgId: number, projectId: number
         Update: {
           TableName: tableName(),
           Key: keys.issue(orgId, projectId, issueId),
-          UpdateExpression: 'DELETE #filesInTrash :comment',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: { '#filesInTrash': issueItem.stored('commentsWithFilesInTrash') },
-          ExpressionAttributeValues: { ':comment': new Set([commentId]) },
+          ...issueItem.update({ delete: { commentsWithFilesInTrash: new Set([commentId]) }, if: { exists: true } }),
         },
       },
       reason: attachmentRefusals.issue,
@@ -611,8 +604,9 @@ export function attachmentRemoval(a: Removed, withIssueCount: boolean): GuardedI
         Update: {
           TableName: tableName(),
           Key: keys.org(a.orgId),
-          UpdateExpression: `ADD ${ORGANISATION_BYTES} :minus${releases ? `, ${ORGANISATION_PENDING_RELEASE}` : ''}`,
-          ExpressionAttributeValues: { ':minus': -a.size, ...(releases ? { ':minusOne': -1 } : {}) },
+          ...organisationItem.update({
+            add: { attachmentBytes: -a.size, ...(releases ? organisationPendingRelease(a.size) : {}) },
+          }),
         },
       },
     },
