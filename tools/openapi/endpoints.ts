@@ -1,15 +1,15 @@
 /**
- * The complete endpoint table of docs/api.md, generated from the route table by `npm run openapi`
- * (between its `endpoints` markers): every row's method, path, what it does, and how it pages. A
- * test fails while the table in the docs differs from it (test/unit/docs-endpoints.test.ts).
+ * The endpoint tables of docs/api-endpoints.md, generated from the route table by `npm run openapi`
+ * (between its `endpoints` markers): one table per tag of operations, every row's method, path,
+ * what it does, and how it pages. A test fails while the tables in the docs differ from them
+ * (test/unit/docs-endpoints.test.ts). The page keeps Prettier off them: one line a row, no padding.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import * as prettier from 'prettier';
 import type * as z from 'zod/mini';
 import { routes as allRoutes, type Route } from '../../lib/routes.ts';
 
-export const apiDoc = new URL('../../docs/api.md', import.meta.url);
-export const markers = { start: '<!-- endpoints:start (npm run openapi writes this table) -->', end: '<!-- endpoints:end -->' };
+export const apiDoc = new URL('../../docs/api-endpoints.md', import.meta.url);
+export const markers = { start: '<!-- endpoints:start (npm run openapi writes these tables) -->', end: '<!-- endpoints:end -->' };
 
 /** How a row's answer pages: a paged list, a whole array in one answer, or nothing to page. */
 export function pagingOf(route: Route): string {
@@ -22,30 +22,37 @@ export function pagingOf(route: Route): string {
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
-/** The table's Markdown (formatted as the repository's Prettier writes it). */
+/** The tables' Markdown: a heading per tag of operations (in the route table's order), then its rows. */
 export async function endpointsTable(routes: readonly Route[] = allRoutes): Promise<string> {
-  const rows = routes.map(
-    (r) =>
-      `| ${r.method} | \`${r.path}\` | ${cell(r.operation.summary)} | ${r.operation.success.status} | ${r.auth ? 'token' : 'none'} | ${pagingOf(r)} |`,
-  );
-  const table = [
-    '| Method | Path | What it does | Answers | Auth | Paging |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...rows,
-  ].join('\n');
-  const options = (await prettier.resolveConfig(apiDoc.pathname)) ?? {};
-  return (await prettier.format(table, { ...options, parser: 'markdown' })).trimEnd();
+  const tags = [...new Set(routes.map((r) => r.operation.tag))];
+  return tags
+    .map((tag) => {
+      const rows = routes
+        .filter((r) => r.operation.tag === tag)
+        .map(
+          (r) =>
+            `| ${r.method} | \`${r.path}\` | ${cell(r.operation.summary)} | ${r.operation.success.status} | ${r.auth ? 'token' : 'none'} | ${pagingOf(r)} |`,
+        );
+      return [
+        `## ${tag}`,
+        '',
+        '| Method | Path | What it does | Answers | Auth | Paging |',
+        '| --- | --- | --- | --- | --- | --- |',
+        ...rows,
+      ].join('\n');
+    })
+    .join('\n\n');
 }
 
-/** docs/api.md with its endpoint table replaced by `table`. */
+/** docs/api-endpoints.md with its endpoint tables replaced by `table`. */
 export function withTable(markdown: string, table: string): string {
   const start = markdown.indexOf(markers.start);
   const end = markdown.indexOf(markers.end);
-  if (start < 0 || end < start) throw new Error(`docs/api.md has no ${markers.start} ... ${markers.end}`);
+  if (start < 0 || end < start) throw new Error(`docs/api-endpoints.md has no ${markers.start} ... ${markers.end}`);
   return `${markdown.slice(0, start + markers.start.length)}\n\n${table}\n\n${markdown.slice(end)}`;
 }
 
-/** Rewrites the table in docs/api.md. */
+/** Rewrites the tables in docs/api-endpoints.md. */
 export async function writeEndpointsTable(): Promise<void> {
   writeFileSync(apiDoc, withTable(readFileSync(apiDoc, 'utf8'), await endpointsTable()));
 }

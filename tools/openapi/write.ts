@@ -4,7 +4,7 @@
  * `lib/openapi/served.json` (what `functions/api-docs.ts` serves, so its bundle holds no generator)
  * and the query parameters each operation lists to `lib/openapi/query-parameters.json` (what
  * `lib/http/strict-query.ts` holds a request's query against), and the endpoint table of
- * docs/api.md (tools/openapi/endpoints.ts).
+ * docs/api-endpoints.md (tools/openapi/endpoints.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { brotliCompressSync, constants } from 'node:zlib';
