@@ -1,6 +1,6 @@
 import type { Project, ProjectCreate, ProjectUpdate } from '../../schemas/projects.ts';
 import { tableName } from '../core/client.ts';
-import { attribute, itemKind, type Stored } from '../core/item.ts';
+import { attribute, itemKind, type Fields, type Stored } from '../core/item.ts';
 import { deletionMarker } from '../core/deletions.ts';
 import { reservedNumbersPut } from '../imports/imports.ts';
 import { collections, keys, listKeys } from '../core/keys.ts';
@@ -11,7 +11,7 @@ import {
   addTo,
   Refused,
   rereadOnStale,
-  setAssignments,
+  sentFields,
   STALE,
   putNew,
   transact,
@@ -185,12 +185,17 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
 const prefixGuardPut = (orgId: number, prefix: string, projectId: number): GuardedItem =>
   putNew({ ...keys.prefix(orgId, prefix), ...prefixGuardItem.encode({ projectId }) }, projectRefusals.prefixTaken);
 
-function setClause(changes: Record<string, unknown>) {
-  const names: Record<string, string> = { '#updated_at': 'updated_at' };
-  const values: Record<string, unknown> = {};
-  const sets = ['#updated_at = :updated_at', ...setAssignments(changes, names, values)];
-  return { names, values, expression: `SET ${sets.join(', ')}` };
-}
+/** The project's fields an update sets: those sent, and its time. */
+const sentChanges = (changes: ProjectUpdate, now: string): Partial<Fields<typeof projectItem.attributes>> => ({
+  updatedAt: now,
+  ...sentFields({
+    name: changes.name,
+    prefix: changes.prefix,
+    description: changes.description,
+    documentationUrl: changes.documentation_url,
+    productionUrl: changes.production_url,
+  }),
+});
 
 /**
  * Applies a partial update. Only the fields sent are written (SET per field), so concurrent
@@ -199,23 +204,16 @@ function setClause(changes: Record<string, unknown>) {
  */
 export async function updateProject(orgId: number, projectId: number, changes: ProjectUpdate): Promise<Project> {
   const now = new Date().toISOString();
-  const { names, values, expression } = setClause(changes);
-  values[':updated_at'] = now;
+  const set = sentChanges(changes, now);
   if (changes.prefix === undefined) {
     const written = await updateResource(
-      {
-        Key: keys.project(orgId, projectId),
-        UpdateExpression: expression,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
+      { Key: keys.project(orgId, projectId), ...projectItem.update({ set, if: { exists: true } }) },
       projectRefusals.project,
     );
     return toProject(written);
   }
   const withPrefix = { ...changes, prefix: changes.prefix };
-  return rereadOnStale(() => changePrefix(orgId, projectId, withPrefix, { names, values, expression }, now));
+  return rereadOnStale(() => changePrefix(orgId, projectId, withPrefix, set, now));
 }
 
 /** One attempt at an update that sets the prefix; refused as `STALE` when the prefix changed since the read. */
@@ -223,7 +221,7 @@ async function changePrefix(
   orgId: number,
   projectId: number,
   changes: ProjectUpdate & { prefix: string },
-  { names, values, expression }: ReturnType<typeof setClause>,
+  set: Partial<Fields<typeof projectItem.attributes>>,
   now: string,
 ): Promise<Project> {
   const current = await getProjectItem(orgId, projectId);
@@ -234,10 +232,7 @@ async function changePrefix(
         Update: {
           TableName: tableName(),
           Key: keys.project(orgId, projectId),
-          UpdateExpression: expression,
-          ConditionExpression: 'attribute_exists(PK) AND prefix = :old_prefix',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ...values, ':old_prefix': current.prefix },
+          ...projectItem.update({ set, if: { exists: true, equals: { prefix: current.prefix } } }),
         },
       },
       // Gone (404 on the next read) or its prefix changed since the read: read again.
