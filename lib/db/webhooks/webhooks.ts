@@ -12,7 +12,7 @@ import {
   getItem,
   batchGet,
   Refused,
-  setAssignments,
+  sentFields,
   STALE,
   transact,
   updateIf,
@@ -21,7 +21,13 @@ import {
 import { trashPut, trashRemoval } from '../core/trash.ts';
 import { VERSION_ATTRIBUTE, withVersion } from '../core/versions.ts';
 import { attribute, itemKind, type Attribute, type Fields } from '../core/item.ts';
-import { organisationCounter, organisationOf, trashRetentionOf, type OrganisationFields } from '../organisation/organisation.ts';
+import {
+  organisationCounter,
+  organisationItem,
+  organisationOf,
+  trashRetentionOf,
+  type OrganisationFields,
+} from '../organisation/organisation.ts';
 import type { Lane } from '../../model/fairness.ts';
 
 /**
@@ -218,17 +224,8 @@ export async function listWebhooks(orgId: number, page: PageRequest) {
  * endpoint as written; refused as `webhook` when it is gone.
  */
 export async function updateWebhook(orgId: number, webhookId: number, fields: Partial<WebhookFields>): Promise<StoredWebhook> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets = setAssignments(webhookItem.encode(fields), names, values);
   const written = await updateResource(
-    {
-      Key: keys.webhook(orgId, webhookId),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    },
+    { Key: keys.webhook(orgId, webhookId), ...webhookItem.update({ set: sentFields(fields), if: { exists: true } }) },
     webhookRefusals.webhook,
   );
   return webhookOf(written);
@@ -269,9 +266,7 @@ export async function trashWebhook(
         Update: {
           TableName: tableName(),
           Key: keys.org(orgId),
-          UpdateExpression: 'ADD #count :minus',
-          ExpressionAttributeNames: { '#count': organisationCounter.webhooks },
-          ExpressionAttributeValues: { ':minus': -1 },
+          ...organisationItem.update({ add: { webhooksCount: -1 } }),
         },
       },
     },
@@ -369,17 +364,11 @@ export async function updateDelivery(
   deliveryId: string,
   fields: Partial<DeliveryFields>,
 ): Promise<void> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets = setAssignments(deliveryItem.encode(fields), names, values);
   await db.send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.delivery(orgId, webhookId, deliveryId),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      ...deliveryItem.update({ set: sentFields(fields), if: { exists: true } }),
     }),
   );
 }
@@ -391,10 +380,10 @@ export const claimDeliveryAttempt = (
 ): Promise<boolean> =>
   updateIf({
     Key: keys.delivery(at.orgId, at.webhookId, at.deliveryId),
-    UpdateExpression: 'SET attempts = :n, updated_at = :now',
-    ConditionExpression: '#status = :pending AND attempts = :previous',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':n': at.attempt, ':previous': at.attempt - 1, ':pending': 'pending', ':now': now },
+    ...deliveryItem.update({
+      set: { attempts: at.attempt, updatedAt: now },
+      if: { equals: { status: 'pending', attempts: at.attempt - 1 } },
+    }),
   });
 
 /** The most recent deliveries of an endpoint, newest first (up to `limit`). */
@@ -424,15 +413,16 @@ export async function requestRedelivery(
   deliveryId: string,
   from: DeliveryFields['status'],
 ): Promise<DeliveryFields> {
+  const now = new Date().toISOString();
   try {
     const out = await db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.delivery(orgId, webhookId, deliveryId),
-        UpdateExpression: 'SET #status = :pending, first_attempt_at = :null, next_attempt_at = :now, updated_at = :now',
-        ConditionExpression: '#status = :from',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pending': 'pending', ':null': null, ':now': new Date().toISOString(), ':from': from },
+        ...deliveryItem.update({
+          set: { status: 'pending', firstAttemptAt: null, nextAttemptAt: now, updatedAt: now },
+          if: { equals: { status: from } },
+        }),
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -481,22 +471,11 @@ export async function replaceStoredSecrets(
   changes: { field: 'secret' | 'previousSecret'; from: string; to: string }[],
 ): Promise<boolean> {
   if (changes.length === 0) return true;
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets: string[] = [];
-  const conditions: string[] = [];
-  for (const [i, change] of changes.entries()) {
-    names[`#f${i}`] = webhookItem.stored(change.field);
-    values[`:from${i}`] = change.from;
-    values[`:to${i}`] = change.to;
-    sets.push(`#f${i} = :to${i}`);
-    conditions.push(`#f${i} = :from${i}`);
+  const set: Partial<WebhookFields> = {};
+  const was: Partial<WebhookFields> = {};
+  for (const change of changes) {
+    set[change.field] = change.to;
+    was[change.field] = change.from;
   }
-  return updateIf({
-    Key: keys.webhook(orgId, webhookId),
-    UpdateExpression: `SET ${sets.join(', ')}`,
-    ConditionExpression: conditions.join(' AND '),
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  });
+  return updateIf({ Key: keys.webhook(orgId, webhookId), ...webhookItem.update({ set, if: { equals: was } }) });
 }
