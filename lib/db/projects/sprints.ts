@@ -1,6 +1,6 @@
 import type { Sprint, SprintReport, SprintStatus } from '../../schemas/sprints.ts';
 import { tableName } from '../core/client.ts';
-import { attribute, itemKind, type Stored } from '../core/item.ts';
+import { alsoIf, attribute, itemKind, type Stored } from '../core/item.ts';
 import { deletionMarker } from '../core/deletions.ts';
 import { collections, keys, listKeys } from '../core/keys.ts';
 import { listPageWith, type PageRequest } from '../core/list.ts';
@@ -13,7 +13,7 @@ import {
   addTo,
   batchGet,
   equalsCondition,
-  setAssignments,
+  sentFields,
   transact,
   updateResource,
   type GuardedItem,
@@ -340,21 +340,32 @@ export async function updateSprintFields(
   expected: Partial<Pick<SprintFields, 'start_date' | 'end_date'>>,
 ): Promise<string> {
   const now = new Date().toISOString();
-  const names: Record<string, string> = { '#updated_at': 'updated_at' };
-  const values: Record<string, unknown> = { ':updated_at': now };
-  const sets = ['#updated_at = :updated_at', ...setAssignments(changes, names, values)];
-  const conditions = ['attribute_exists(PK)'];
-  for (const [k, v] of Object.entries(expected)) conditions.push(equalsCondition(k, v, names, values));
+  const set = {
+    updatedAt: now,
+    ...sentFields({
+      name: changes.name,
+      slug: changes.slug,
+      description: changes.description,
+      startDate: changes.start_date,
+      endDate: changes.end_date,
+      sprintLeadId: changes.sprint_lead_id,
+    }),
+  };
+  // A stored value expected null is also one that is absent: a condition the guard cannot say.
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const conditions = Object.entries(expected).map(([k, v]) => equalsCondition(k, v, names, values));
   const items: GuardedItem[] = [
     {
       item: {
         Update: {
           TableName: tableName(),
           Key: keys.sprint(orgId, projectId, sprintId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          ...alsoIf(sprintItem.update({ set, if: { exists: true } }), {
+            ConditionExpression: conditions.join(' AND '),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          }),
         },
       },
       reason: 'sprint',
@@ -384,9 +395,9 @@ export async function setSprintActive(
   now: string,
 ): Promise<SprintItem> {
   const names: Record<string, string> = {
-    '#status': 'status',
-    '#updated_at': 'updated_at',
-    '#receiving': 'receiving',
+    '#status': stored('status'),
+    '#updated_at': stored('updatedAt'),
+    '#receiving': stored('receiving'),
     '#bd_today': burndownStored(burndownCounter(now.slice(0, 10))),
   };
   const values: Record<string, unknown> = {
@@ -402,11 +413,11 @@ export async function setSprintActive(
     '#status = :active',
     '#start_date = :start',
     '#updated_at = :now',
-    'activated_at = :now',
-    'activated_on = :today',
+    `${stored('activatedAt')} = :now`,
+    `${stored('activatedOn')} = :today`,
     `${stored('committedIssues')} = if_not_exists(${stored('issuesCount')}, :zero)`,
     `${stored('committedPoints')} = if_not_exists(${stored('totalStoryPoints')}, :zero)`,
-    `burndown_base = if_not_exists(${stored('openStoryPoints')}, :zero)`,
+    `${stored('burndownBase')} = if_not_exists(${stored('openStoryPoints')}, :zero)`,
     '#bd_today = :zero',
     ...scopeCounterNames.map((c) => `${stored(c)} = :zero`),
   ];
