@@ -122,9 +122,6 @@ export async function setLane(orgId: number, webhookId: number, lane: Lane, slow
   // A webhook deleted meanwhile has no lane to set.
   await updateIf({
     Key: keys.webhook(orgId, webhookId),
-    UpdateExpression: 'SET #lane = :lane, #slow = :n',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeNames: { '#lane': webhookItem.stored('lane'), '#slow': webhookItem.stored('slowAttempts') },
-    ExpressionAttributeValues: { ':lane': lane, ':n': slowAttempts },
+    ...webhookItem.update({ set: { lane, slowAttempts }, if: { exists: true } }),
   });
 }
