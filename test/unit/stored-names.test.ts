@@ -127,7 +127,8 @@ function counterUsesIn(file: string, text: string, names: string[]): string[] {
 
 describe('stored names stay in lib/db', () => {
   const names = storedOnlyNames();
-  const outside = [...sources('lib').filter((f) => !f.startsWith('lib/db/')), ...sources('functions')];
+  // lib/aws stores too: a sealed secret's KMS encryption context (`org_id`) is bound into what it stores.
+  const outside = [...sources('lib').filter((f) => !/^lib\/(db|aws)\//.test(f)), ...sources('functions')];
 
   it('knows the stored-only names from the declarations', () => {
     expect(names).toEqual(expect.arrayContaining(['PK', 'SK', 'LSK', 'issue_type', 'label_ids', 'open_blockers']));
