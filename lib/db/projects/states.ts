@@ -143,7 +143,7 @@ export async function updateState(
 
 /** The Update of a state's item that writes its changeable fields as `next` has them (its version goes up with it). */
 function stateFieldsWrite(orgId: number, projectId: number, next: WorkflowState): GuardedItem {
-  const fields = stateItem.encode({
+  const set = {
     name: next.name,
     color: next.color,
     order: next.order,
@@ -152,23 +152,13 @@ function stateFieldsWrite(orgId: number, projectId: number, next: WorkflowState)
     allowedNext: next.allowedNext,
     requiredFields: next.requiredFields,
     refuseBlocked: next.refuseBlocked,
-  });
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets = Object.entries(fields).map(([name, value], i) => {
-    names[`#f${i}`] = name;
-    values[`:f${i}`] = value;
-    return `#f${i} = :f${i}`;
-  });
+  };
   return {
     item: {
       Update: {
         TableName: tableName(),
         Key: keys.state(orgId, projectId, next.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ...stateItem.update({ set, if: { exists: true } }),
       },
     },
     reason: 'state',
