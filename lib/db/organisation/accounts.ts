@@ -4,7 +4,7 @@ import { collections, keys, listKeys, tokenPkPrefix } from '../core/keys.ts';
 import { listPageWith, type PageRequest } from '../core/list.ts';
 import { scanPages, type ScanStep } from '../core/query.ts';
 import { nextId, nextOrgId } from '../core/sequences.ts';
-import { attribute, itemKind, type Stored } from '../core/item.ts';
+import { alsoIf, attribute, itemKind, type Stored } from '../core/item.ts';
 import { bucketStateOf, tokenItem } from './tokens.ts';
 import { newOrganisationItem, organisationCounter, organisationOf, type OrganisationFields } from './organisation.ts';
 import { addTo, putNew, getItem, batchGet, STALE, transact, updateIf, type GuardedItem } from '../core/transactions.ts';
@@ -202,24 +202,16 @@ export async function replaceToken(
   bucket?: { tat: number | undefined },
 ): Promise<void> {
   const carriedTat = newHash && account.token_hash ? (bucket ? bucket.tat : await bucketStateOf(account.token_hash)) : undefined;
+  // On the token as read: that one, or none.
+  const tokenReplaced = account.token_hash
+    ? accountItem.update({ set: { tokenHash: newHash }, if: { equals: { tokenHash: account.token_hash } } })
+    : alsoIf(accountItem.update({ set: { tokenHash: newHash } }), {
+        ConditionExpression: 'attribute_not_exists(#noToken)',
+        ExpressionAttributeNames: { '#noToken': accountItem.stored('tokenHash') },
+      });
   const items: GuardedItem[] = [
     {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.account(orgId, account.id),
-          UpdateExpression: newHash ? 'SET token_hash = :new' : 'REMOVE token_hash',
-          ConditionExpression: account.token_hash ? 'token_hash = :old' : 'attribute_not_exists(token_hash)',
-          ...(newHash || account.token_hash
-            ? {
-                ExpressionAttributeValues: {
-                  ...(newHash ? { ':new': newHash } : {}),
-                  ...(account.token_hash ? { ':old': account.token_hash } : {}),
-                },
-              }
-            : {}),
-        },
-      },
+      item: { Update: { TableName: tableName(), Key: keys.account(orgId, account.id), ...tokenReplaced } },
       reason: STALE,
     },
   ];
@@ -269,10 +261,10 @@ export async function writeMissingTokenNames(
           if (typeof name !== 'string') continue;
           const named = await updateIf({
             Key: { PK: token.PK, SK: token.SK },
-            UpdateExpression: 'SET #name = :name',
-            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#name)',
-            ExpressionAttributeNames: { '#name': 'name' },
-            ExpressionAttributeValues: { ':name': name },
+            ...alsoIf(tokenItem.update({ set: { name }, if: { exists: true } }), {
+              ConditionExpression: 'attribute_not_exists(#unnamed)',
+              ExpressionAttributeNames: { '#unnamed': tokenItem.stored('name') },
+            }),
           });
           if (named) written++;
         }
