@@ -11,7 +11,7 @@ import { projectItem } from '../projects/projects.ts';
 import { issueItem } from './issue-item.ts';
 import { attribute, itemKind } from '../core/item.ts';
 import { nextId } from '../core/sequences.ts';
-import { batchGet, putNew, Refused, setAssignments, transact, type GuardedItem, isRefused } from '../core/transactions.ts';
+import { batchGet, putNew, Refused, sentFields, transact, type GuardedItem, isRefused } from '../core/transactions.ts';
 import { organisationOf, trashRetentionOf, type OrganisationFields } from '../organisation/organisation.ts';
 import { goneForGood, trashedLabelKey, trashPut, trashRemoval } from '../core/trash.ts';
 import { VERSION_ATTRIBUTE, versionOf, withVersion } from '../core/versions.ts';
@@ -239,9 +239,10 @@ export async function updateLabel(
 ): Promise<Label> {
   const current = labelItem.decode(stored);
   const now = new Date().toISOString();
-  const names: Record<string, string> = { '#read_name': labelItem.stored('name') };
-  const values: Record<string, unknown> = { ':read_name': current.name };
-  const sets = setAssignments({ ...labelItem.encode({ ...changes, updatedAt: now }) }, names, values);
+  const set = {
+    updatedAt: now,
+    ...sentFields({ name: changes.name, color: changes.color, description: changes.description }),
+  };
   const key = keys.label(orgId, projectId, current.id);
   const items: GuardedItem[] = [
     {
@@ -249,10 +250,7 @@ export async function updateLabel(
         Update: {
           TableName: tableName(),
           Key: key,
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: 'attribute_exists(PK) AND #read_name = :read_name',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          ...labelItem.update({ set, if: { exists: true, equals: { name: current.name } } }),
         },
       },
       reason: 'label',
@@ -399,10 +397,7 @@ async function takeLabelOff(key: Key, labelId: number): Promise<void> {
   const issue = {
     TableName: tableName(),
     Key: key,
-    UpdateExpression: 'DELETE #labels :label',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeNames: { '#labels': issueItem.stored('labelIds') },
-    ExpressionAttributeValues: { ':label': new Set([labelId]) },
+    ...issueItem.update({ delete: { labelIds: new Set([labelId]) }, if: { exists: true } }),
   };
   // Its search record too (docs/search.md), in the same transaction, while it is there.
   const project = parseProjectPk(key.PK);
