@@ -1,5 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, INTERVAL_MS, maxTatFor, type RateDecision } from '../../model/ratelimit.ts';
 import { scopesOf, type Principal } from '../../model/principal.ts';
@@ -7,7 +7,7 @@ import { db, tableName } from '../core/client.ts';
 import { tableDefinition } from '../core/table.ts';
 import { getItem } from '../core/transactions.ts';
 import { isConditionFailed } from '../core/errors.ts';
-import { attribute, itemKind, type Attribute, type Stored } from '../core/item.ts';
+import { alsoIf, attribute, itemKind, type Attribute, type Stored } from '../core/item.ts';
 import { keys, type Key } from '../core/keys.ts';
 
 /** A number the item has only once there is one: none reads undefined. */
@@ -65,11 +65,14 @@ type Attempt = { kind: 'admitted'; item: TokenItem } | { kind: 'failed'; item: T
 
 /** Full bucket (tat in the past or unset): restart it at now + one interval. */
 async function admitFromFull(key: Key, now: number): Promise<Attempt> {
-  return attempt(key, {
-    UpdateExpression: 'SET tat = :fresh',
-    ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(tat) OR tat <= :now)',
-    ExpressionAttributeValues: { ':fresh': now + INTERVAL_MS, ':now': now },
-  });
+  return attempt(
+    key,
+    alsoIf(tokenItem.update({ set: { tat: now + INTERVAL_MS }, if: { exists: true } }), {
+      ConditionExpression: '(attribute_not_exists(#bucket) OR #bucket <= :now)',
+      ExpressionAttributeNames: { '#bucket': tokenItem.stored('tat') },
+      ExpressionAttributeValues: { ':now': now },
+    }),
+  );
 }
 
 /** Partly drained (now < tat <= max): max(tat, now) is tat, so the step is an atomic add. */
@@ -83,7 +86,10 @@ async function admitFromDrained(key: Key, now: number): Promise<Attempt> {
 
 async function attempt(
   key: Key,
-  update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, number> },
+  update: Pick<
+    UpdateCommandInput,
+    'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+  >,
 ): Promise<Attempt> {
   try {
     const out = await db.send(
