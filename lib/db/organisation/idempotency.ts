@@ -187,14 +187,11 @@ export async function holdInProgress(record: Key): Promise<void> {
     new UpdateCommand({
       TableName: tableName(),
       Key: record,
-      UpdateExpression: 'SET #until = :until',
-      ConditionExpression: 'attribute_exists(PK) AND #status = :inprogress',
-      ExpressionAttributeNames: {
-        '#status': idempotencyRecordItem.stored('status'),
-        '#until': idempotencyRecordItem.stored('inProgressExpiresAt'),
-      },
-      // Powertools compares the in-progress expiry in milliseconds.
-      ExpressionAttributeValues: { ':until': Date.now() + IN_PROGRESS_HOLD_SECONDS * 1000, ':inprogress': 'INPROGRESS' },
+      ...idempotencyRecordItem.update({
+        // Powertools compares the in-progress expiry in milliseconds.
+        set: { inProgressExpiresAt: Date.now() + IN_PROGRESS_HOLD_SECONDS * 1000 },
+        if: { exists: true, equals: { status: 'INPROGRESS' } },
+      }),
     }),
   );
 }
