@@ -5,7 +5,7 @@ import { db, tableName } from '../core/client.ts';
 import { isConditionFailed } from '../core/errors.ts';
 import { keys } from '../core/keys.ts';
 import { relationRemovals } from './issue-write.ts';
-import { issueItem } from './issue-item.ts';
+import { issueItem, searchRecordItem } from './issue-item.ts';
 import { pointedIssue } from './issue-lookup.ts';
 import { addCounters } from '../projects/sprints.ts';
 import { batchGet, existsCheck, Refused, revisionCondition, transact, type GuardedItem } from '../core/transactions.ts';
@@ -171,8 +171,7 @@ export function searchBlockersUpdate(orgId: number, projectId: number, issueId: 
       Update: {
         TableName: tableName(),
         Key: keys.searchIssue(orgId, projectId, issueId),
-        UpdateExpression: 'ADD open_blockers :by',
-        ExpressionAttributeValues: { ':by': by },
+        ...searchRecordItem.update({ add: { openBlockers: by } }),
       },
     },
   };
