@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { Role } from '../../schemas/accounts.ts';
 import { db, tableName } from '../core/client.ts';
 import { isConditionFailed } from '../core/errors.ts';
-import { attribute, itemKind, type Attribute, type Fields } from '../core/item.ts';
+import { alsoIf, attribute, itemKind, type Attribute, type Fields } from '../core/item.ts';
 import { keys } from '../core/keys.ts';
 import { tableDefinition } from '../core/table.ts';
 import { getItem, putNew, transact, type GuardedItem, isRefused } from '../core/transactions.ts';
@@ -134,13 +134,11 @@ export async function countRegistration(address: string, hour: number, limit: nu
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.oauthRegistrations(address, hour),
-        UpdateExpression: 'ADD #count :one SET #expires = :end',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-        ExpressionAttributeNames: {
-          '#count': oauthRegistrationsItem.stored('registrations'),
-          '#expires': oauthRegistrationsItem.stored('expiresAt'),
-        },
-        ExpressionAttributeValues: { ':one': 1, ':end': (hour + 1) * 3600, ':limit': limit },
+        ...alsoIf(oauthRegistrationsItem.update({ set: { expiresAt: (hour + 1) * 3600 }, add: { registrations: 1 } }), {
+          ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+          ExpressionAttributeNames: { '#count': oauthRegistrationsItem.stored('registrations') },
+          ExpressionAttributeValues: { ':limit': limit },
+        }),
       }),
     );
     return true;
@@ -228,8 +226,7 @@ export async function saveGrant(grant: string, approval: Approval, pair: Pair): 
         Update: {
           TableName: tableName(),
           Key: keys.oauthClient(approval.clientId),
-          UpdateExpression: `REMOVE ${oauthClientItem.stored('expiresAt')}`,
-          ConditionExpression: 'attribute_exists(PK)',
+          ...oauthClientItem.update({ remove: ['expiresAt'], if: { exists: true } }),
         },
       },
       reason: 'client',
@@ -272,9 +269,10 @@ export async function rotateRefresh(
           Update: {
             TableName: tableName(),
             Key: keys.oauthRefresh(oldRefreshHash),
-            UpdateExpression: 'SET used = :true',
-            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(used)',
-            ExpressionAttributeValues: { ':true': true },
+            ...alsoIf(oauthRefreshItem.update({ set: { used: true }, if: { exists: true } }), {
+              ConditionExpression: 'attribute_not_exists(#usedBefore)',
+              ExpressionAttributeNames: { '#usedBefore': oauthRefreshItem.stored('used') },
+            }),
           },
         },
         reason: 'reused',
@@ -284,14 +282,10 @@ export async function rotateRefresh(
           Update: {
             TableName: tableName(),
             Key: keys.oauthGrant(old.grant),
-            UpdateExpression: 'SET access_hash = :a, refresh_hash = :r, expires_at = :e',
-            ConditionExpression: 'refresh_hash = :old',
-            ExpressionAttributeValues: {
-              ':a': pair.accessHash,
-              ':r': pair.refreshHash,
-              ':e': pair.refreshExpiresAt,
-              ':old': oldRefreshHash,
-            },
+            ...oauthGrantItem.update({
+              set: { accessHash: pair.accessHash, refreshHash: pair.refreshHash, expiresAt: pair.refreshExpiresAt },
+              if: { equals: { refreshHash: oldRefreshHash } },
+            }),
           },
         },
         reason: 'revoked',
