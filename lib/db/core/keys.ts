@@ -33,192 +33,298 @@ export const migrationsPk = 'MIGRATION';
 /** What every token item's partition key starts with (operators' commands find token items by it). */
 export const tokenPkPrefix = 'TOKEN#';
 
+/**
+ * How a value is written into a key: ids padded to 10 digits, so that string order is numeric order;
+ * stream sequence numbers to 40; parts to 4; texts as they are, or folded.
+ */
+interface Slot<V> {
+  write: (value: V) => string;
+}
+const id: Slot<number> = { write: (n) => pad(n) };
+const part: Slot<number> = { write: (n) => pad(n, 4) };
+const whole: Slot<number> = { write: (n) => String(n) };
+const sequence: Slot<string> = { write: padSequence };
+const text: Slot<string> = { write: (s) => s };
+const upper: Slot<string> = { write: (s) => s.toUpperCase() };
+const lower: Slot<string> = { write: (s) => s.toLowerCase() };
+
+type Slots = readonly (readonly [name: string, slot: Slot<never>])[];
+type Args<S extends Slots> = { -readonly [K in keyof S]: S[K] extends readonly [string, Slot<infer V>] ? V : never };
+
+/** A key builder, with the placement it builds (the layout's words: `ORG#o#P#p`, `SPRINT#s`). */
+export interface KeyBuilder<A extends unknown[]> {
+  (...args: A): Key;
+  placement: Key;
+}
+
+/**
+ * The key builder of a placement, spelled once: each `#`-separated word of its PK and SK that names
+ * one of `slots` is that argument, written as its slot writes it; every other word is literal.
+ */
+function keyOf<const S extends Slots>(placement: Key, slots: S): KeyBuilder<Args<S>> {
+  const at = new Map(slots.map(([name], i) => [name, i]));
+  const compile = (template: string) => {
+    const words = template.split('#').map((word) => at.get(word) ?? word);
+    return (args: unknown[]) =>
+      words.map((w) => (typeof w === 'string' ? w : (slots[w]![1] as Slot<unknown>).write(args[w]))).join('#');
+  };
+  const [pk, sk] = [compile(placement.PK), compile(placement.SK)];
+  return Object.assign((...args: Args<S>): Key => ({ PK: pk(args), SK: sk(args) }), { placement });
+}
+
 export const keys = {
   /** The global organisation-id sequence. */
-  orgSequence: (): Key => ({ PK: 'GLOBAL', SK: 'SEQ' }),
-  org: (orgId: number): Key => ({ PK: orgPk(orgId), SK: 'ORG' }),
-  sequences: (orgId: number): Key => ({ PK: orgPk(orgId), SK: 'SEQ' }),
-  account: (orgId: number, accountId: number): Key => ({ PK: orgPk(orgId), SK: `ACCOUNT#${pad(accountId)}` }),
-  email: (orgId: number, email: string): Key => ({ PK: orgPk(orgId), SK: `EMAIL#${email.toLowerCase()}` }),
-  project: (orgId: number, projectId: number): Key => ({ PK: orgPk(orgId), SK: `PROJECT#${pad(projectId)}` }),
-  prefix: (orgId: number, prefix: string): Key => ({ PK: orgPk(orgId), SK: `PREFIX#${prefix}` }),
-  sprint: (orgId: number, projectId: number, sprintId: number): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `SPRINT#${pad(sprintId)}`,
-  }),
-  issue: (orgId: number, projectId: number, issueId: number): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `ISSUE#${pad(issueId)}`,
-  }),
-  comment: (orgId: number, projectId: number, issueId: number, commentId: number): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `ISSUE#${pad(issueId)}#C#${pad(commentId)}`,
-  }),
+  orgSequence: keyOf({ PK: 'GLOBAL', SK: 'SEQ' }, []),
+  org: keyOf({ PK: 'ORG#o', SK: 'ORG' }, [['o', id]]),
+  sequences: keyOf({ PK: 'ORG#o', SK: 'SEQ' }, [['o', id]]),
+  account: keyOf({ PK: 'ORG#o', SK: 'ACCOUNT#a' }, [
+    ['o', id],
+    ['a', id],
+  ]),
+  email: keyOf({ PK: 'ORG#o', SK: 'EMAIL#e' }, [
+    ['o', id],
+    ['e', lower],
+  ]),
+  project: keyOf({ PK: 'ORG#o', SK: 'PROJECT#p' }, [
+    ['o', id],
+    ['p', id],
+  ]),
+  prefix: keyOf({ PK: 'ORG#o', SK: 'PREFIX#X' }, [
+    ['o', id],
+    ['X', text],
+  ]),
+  sprint: keyOf({ PK: 'ORG#o#P#p', SK: 'SPRINT#s' }, [
+    ['o', id],
+    ['p', id],
+    ['s', id],
+  ]),
+  issue: keyOf({ PK: 'ORG#o#P#p', SK: 'ISSUE#i' }, [
+    ['o', id],
+    ['p', id],
+    ['i', id],
+  ]),
+  comment: keyOf({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#C#c' }, [
+    ['o', id],
+    ['p', id],
+    ['i', id],
+    ['c', id],
+  ]),
   /**
    * Where a comment lives, for `GET /comments/{id}` (whose path names no project): written and
    * deleted in the same transaction as the comment, read consistently.
    */
-  commentPointer: (orgId: number, commentId: number): Key => ({ PK: orgPk(orgId), SK: `COMMENT#${pad(commentId)}` }),
+  commentPointer: keyOf({ PK: 'ORG#o', SK: 'COMMENT#c' }, [
+    ['o', id],
+    ['c', id],
+  ]),
   /**
    * An attachment of an issue (or of one of its comments), stored under the issue: the issue's
    * cascade removes it with its comments, and one Query lists an issue's attachments (lib/db/attachments/attachments.ts).
    */
-  attachment: (orgId: number, projectId: number, issueId: number, attachmentId: number): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `${skPrefixes.issueAttachments(issueId)}${pad(attachmentId)}`,
-  }),
+  attachment: keyOf({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#F#f' }, [
+    ['o', id],
+    ['p', id],
+    ['i', id],
+    ['f', id],
+  ]),
   /**
-   * That the bytes of expired attachment `attachmentId` (a pending one whose item its TTL removed)
-   * were given back to the organisation's count: written in the same transaction, so that a
-   * replayed stream record gives them back only once (lib/db/attachments/attachments.ts). Expires itself.
+   * That the bytes of expired attachment `f` (a pending one whose item its TTL removed) were given
+   * back to the organisation's count: written in the same transaction, so that a replayed stream
+   * record gives them back only once (lib/db/attachments/attachments.ts). Expires itself.
    */
-  attachmentExpired: (orgId: number, attachmentId: number): Key => ({
-    PK: orgPk(orgId),
-    SK: `ATTACHMENTEXPIRED#${pad(attachmentId)}`,
-  }),
-  /** The pending uploads of account `accountId` (attachments it declared, not completed): their count and bytes, within the account's cap. */
-  pendingUploads: (orgId: number, accountId: number): Key => ({ PK: orgPk(orgId), SK: `PENDINGUPLOADS#${pad(accountId)}` }),
+  attachmentExpired: keyOf({ PK: 'ORG#o', SK: 'ATTACHMENTEXPIRED#f' }, [
+    ['o', id],
+    ['f', id],
+  ]),
+  /** The pending uploads of account `a` (attachments it declared, not completed): their count and bytes, within the account's cap. */
+  pendingUploads: keyOf({ PK: 'ORG#o', SK: 'PENDINGUPLOADS#a' }, [
+    ['o', id],
+    ['a', id],
+  ]),
   /** A label of the project's catalogue (its name and colour are also on the project item: lib/db/issues/labels.ts). */
-  label: (orgId: number, projectId: number, labelId: number): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `LABEL#${pad(labelId)}`,
-  }),
-  /** The name guard of a label: one per case-folded name in a project (`folded`: lib/services/labels.ts). */
-  labelName: (orgId: number, projectId: number, folded: string): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `LABELNAME#${folded}`,
-  }),
+  label: keyOf({ PK: 'ORG#o#P#p', SK: 'LABEL#l' }, [
+    ['o', id],
+    ['p', id],
+    ['l', id],
+  ]),
+  /** The name guard of a label: one per case-folded name `n` in a project (`folded`: lib/services/labels.ts). */
+  labelName: keyOf({ PK: 'ORG#o#P#p', SK: 'LABELNAME#n' }, [
+    ['o', id],
+    ['p', id],
+    ['n', text],
+  ]),
   /** A state of the project's workflow (the whole workflow is also on the project item: lib/db/projects/states.ts). */
-  state: (orgId: number, projectId: number, stateId: number): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `STATE#${pad(stateId)}`,
-  }),
-  /** A completed sprint's summary, sorted by its completion time `completedAt` (ISO 8601 UTC). */
-  velocity: (orgId: number, projectId: number, completedAt: string, sprintId: number): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `VELOCITY#${completedAt}#${pad(sprintId)}`,
-  }),
-  /** An activity entry of an issue: `sequence` is the stream record's, so a replay finds it written. */
-  issueActivity: (orgId: number, projectId: number, issueId: number, sequence: string): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `ISSUE#${pad(issueId)}#A#${padSequence(sequence)}`,
-  }),
+  state: keyOf({ PK: 'ORG#o#P#p', SK: 'STATE#s' }, [
+    ['o', id],
+    ['p', id],
+    ['s', id],
+  ]),
+  /** A completed sprint's summary, sorted by its completion time `t` (ISO 8601 UTC). */
+  velocity: keyOf({ PK: 'ORG#o#P#p', SK: 'VELOCITY#t#s' }, [
+    ['o', id],
+    ['p', id],
+    ['t', text],
+    ['s', id],
+  ]),
+  /** An activity entry of an issue: `seq` is the stream record's, so a replay finds it written. */
+  issueActivity: keyOf({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq' }, [
+    ['o', id],
+    ['p', id],
+    ['i', id],
+    ['seq', sequence],
+  ]),
   /**
    * The description an issue entry replaced (and a digest of the one it wrote), kept beside the
    * entry for its revert (docs/activity.md); not listed, removed with the issue.
    */
-  issueActivityText: (orgId: number, projectId: number, issueId: number, sequence: string): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `ISSUE#${pad(issueId)}#A#${padSequence(sequence)}#TEXT`,
-  }),
-  sprintActivity: (orgId: number, projectId: number, sprintId: number, sequence: string): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `SPRINT#${pad(sprintId)}#A#${padSequence(sequence)}`,
-  }),
-  webhook: (orgId: number, webhookId: number): Key => ({ PK: orgPk(orgId), SK: `WEBHOOK#${pad(webhookId)}` }),
+  issueActivityText: keyOf({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq#TEXT' }, [
+    ['o', id],
+    ['p', id],
+    ['i', id],
+    ['seq', sequence],
+  ]),
+  sprintActivity: keyOf({ PK: 'ORG#o#P#p', SK: 'SPRINT#s#A#seq' }, [
+    ['o', id],
+    ['p', id],
+    ['s', id],
+    ['seq', sequence],
+  ]),
+  webhook: keyOf({ PK: 'ORG#o', SK: 'WEBHOOK#w' }, [
+    ['o', id],
+    ['w', id],
+  ]),
   /** One partition per endpoint: a busy endpoint's deliveries never crowd the organisation's. */
-  delivery: (orgId: number, webhookId: number, deliveryId: string): Key => ({
-    PK: `${orgPk(orgId)}#W#${pad(webhookId)}`,
-    SK: `DELIVERY#${deliveryId}`,
-  }),
-  /** The organisation's (and each endpoint's) webhook attempts in flight in a lane, apart from its busy partition. */
-  deliveriesInFlight: (orgId: number, lane: string): Key => ({ PK: `${orgPk(orgId)}#INFLIGHT`, SK: `LANE#${lane}` }),
+  delivery: keyOf({ PK: 'ORG#o#W#w', SK: 'DELIVERY#d' }, [
+    ['o', id],
+    ['w', id],
+    ['d', text],
+  ]),
+  /** The organisation's (and each endpoint's) webhook attempts in flight in lane `l`, apart from its busy partition. */
+  deliveriesInFlight: keyOf({ PK: 'ORG#o#INFLIGHT', SK: 'LANE#l' }, [
+    ['o', id],
+    ['l', text],
+  ]),
   /**
-   * An issue assigned to account `accountId`, in the account's own partition: the index of
+   * An issue assigned to account `a`, in the account's own partition: the index of
    * `GET /me/issues`, written in the same transactions as the issue (lib/db/issues/assigned.ts).
    */
-  assignedIssue: (orgId: number, accountId: number, projectId: number, issueId: number): Key => ({
-    PK: assigneePk(orgId, accountId),
-    SK: `ISSUE#${pad(projectId)}#${pad(issueId)}`,
-  }),
+  assignedIssue: keyOf({ PK: 'ORG#o#A#a', SK: 'ISSUE#p#i' }, [
+    ['o', id],
+    ['a', id],
+    ['p', id],
+    ['i', id],
+  ]),
   /**
    * An issue's search record, in its organisation's search partition: the index of
    * `GET /api/v1/issues?q=`, written in the same transactions as the issue (the `search-index`
    * derivation, lib/model/derivations.ts).
    */
-  searchIssue: (orgId: number, projectId: number, issueId: number): Key => ({
-    PK: searchPk(orgId),
-    SK: `ISSUE#${pad(projectId)}#${pad(issueId)}`,
-  }),
-  /** Where the issue numbered `issueNumber` ("APL-42") lives: written by the create transaction. */
-  issueKey: (orgId: number, issueNumber: string): Key => ({ PK: orgPk(orgId), SK: `ISSUEKEY#${issueNumber.toUpperCase()}` }),
+  searchIssue: keyOf({ PK: 'ORG#o#SEARCH', SK: 'ISSUE#p#i' }, [
+    ['o', id],
+    ['p', id],
+    ['i', id],
+  ]),
+  /** Where the issue numbered `X-n` ("APL-42") lives: written by the create transaction. */
+  issueKey: keyOf({ PK: 'ORG#o', SK: 'ISSUEKEY#X-n' }, [
+    ['o', id],
+    ['X-n', upper],
+  ]),
   /**
-   * Child `issueId` of the issue numbered `parentNumber`, right after the parent's pointer: one
-   * Query from the pointer reads the pointer and the children in order (`GET /issues/{key}/sub_issues`).
+   * Child `i` of the issue numbered `X-n`, right after the parent's pointer: one Query from the
+   * pointer reads the pointer and the children in order (`GET /issues/{key}/sub_issues`).
    */
-  subIssue: (orgId: number, parentNumber: string, issueId: number): Key => ({
-    PK: orgPk(orgId),
-    SK: `${subIssuesPrefix(parentNumber)}${pad(issueId)}`,
-  }),
-  token: (tokenHash: string): Key => ({ PK: `${tokenPkPrefix}${tokenHash}`, SK: 'TOKEN' }),
+  subIssue: keyOf({ PK: 'ORG#o', SK: 'ISSUEKEY#X-n#SUB#i' }, [
+    ['o', id],
+    ['X-n', upper],
+    ['i', id],
+  ]),
+  token: keyOf({ PK: 'TOKEN#sha256', SK: 'TOKEN' }, [['sha256', text]]),
   /** An OAuth client registered at `/oauth/register` (it belongs to no organisation until used). */
-  oauthClient: (clientId: string): Key => ({ PK: `OAUTHCLIENT#${clientId}`, SK: 'CLIENT' }),
-  /** The client registrations made from one source address in one hour (`hour`: Unix hours). */
-  oauthRegistrations: (address: string, hour: number): Key => ({ PK: `OAUTHREG#${address}`, SK: `HOUR#${hour}` }),
+  oauthClient: keyOf({ PK: 'OAUTHCLIENT#c', SK: 'CLIENT' }, [['c', text]]),
+  /** The client registrations made from one source address in one hour (`h`: Unix hours). */
+  oauthRegistrations: keyOf({ PK: 'OAUTHREG#address', SK: 'HOUR#h' }, [
+    ['address', text],
+    ['h', whole],
+  ]),
   /** An authorization code, by its hash: deleted by the exchange that uses it. */
-  oauthCode: (codeHash: string): Key => ({ PK: `OAUTHCODE#${codeHash}`, SK: 'CODE' }),
+  oauthCode: keyOf({ PK: 'OAUTHCODE#sha', SK: 'CODE' }, [['sha', text]]),
   /** An approval (a grant): the hashes of its live access and refresh tokens, so revoking finds both. */
-  oauthGrant: (grantId: string): Key => ({ PK: `OAUTHGRANT#${grantId}`, SK: 'GRANT' }),
+  oauthGrant: keyOf({ PK: 'OAUTHGRANT#g', SK: 'GRANT' }, [['g', text]]),
   /** A refresh token, by its hash; kept (marked used) after its rotation, so that a replay is recognised. */
-  oauthRefresh: (refreshHash: string): Key => ({ PK: `OAUTHREFRESH#${refreshHash}`, SK: 'REFRESH' }),
+  oauthRefresh: keyOf({ PK: 'OAUTHREFRESH#sha', SK: 'REFRESH' }, [['sha', text]]),
   /**
-   * An Idempotency-Key record; `key` is the persistence layer's hash of (account, route, path, key).
+   * An Idempotency-Key record; `k` is the persistence layer's hash of (account, route, path, key).
    * One partition per record: a shared partition would be hot and, beside the LSIs, capped at 10 GB.
    */
-  idempotency: (key: string): Key => ({ PK: `IDEMPOTENCY#${key}`, SK: 'IDEMPOTENCY' }),
+  idempotency: keyOf({ PK: 'IDEMPOTENCY#k', SK: 'IDEMPOTENCY' }, [['k', text]]),
   /** Part `n` (from 0) of a stored response too large for the record's own item. */
-  idempotencyPart: (key: string, n: number): Key => ({ PK: `IDEMPOTENCY#${key}`, SK: `PART#${pad(n, 4)}` }),
+  idempotencyPart: keyOf({ PK: 'IDEMPOTENCY#k', SK: 'PART#n' }, [
+    ['k', text],
+    ['n', part],
+  ]),
+  /** A trashed item (lib/db/core/trash.ts): the organisation's trash partition, the item's own sort key. */
+  trash: (orgId: number, trashedSk: string): Key => ({ PK: `${orgPk(orgId)}#TRASH`, SK: trashedSk }),
   /**
    * The marker of the delete of the item at `deleted` (lib/db/core/deletions.ts): found by the deleted
    * item's key, in a partition of its own (the organisation's or project's PK + `#DEL`), so that no
    * cascade or list of the item's partition reads it.
    */
-  /** A trashed item (lib/db/core/trash.ts): the organisation's trash partition, the item's own sort key. */
-  trash: (orgId: number, trashedSk: string): Key => ({ PK: `${orgPk(orgId)}#TRASH`, SK: trashedSk }),
   deletion: (deleted: Key): Key => ({ PK: `${deleted.PK}#DEL`, SK: deleted.SK }),
   /** A data migration's record: status, progress cursor, counts, error (lib/migrations/index.ts names them). */
-  migration: (name: string): Key => ({ PK: migrationsPk, SK: `MIGRATION#${name}` }),
+  migration: keyOf({ PK: 'MIGRATION', SK: 'MIGRATION#name' }, [['name', text]]),
   /** The lease of the one runner of the migrations at a time (expires if its holder dies). */
-  migrationLease: (): Key => ({ PK: migrationsPk, SK: 'LEASE' }),
+  migrationLease: keyOf({ PK: 'MIGRATION', SK: 'LEASE' }, []),
   /**
-   * The issue an import created from the source's issue `sourceKey` (`source`: jira, github,
-   * export): put in the issue's create transaction, refused if present, so an import run twice
-   * creates nothing twice. In the project's partition: the project's cascade removes it.
+   * The issue an import created from the source's issue `key` (`src`: jira, github, export): put in
+   * the issue's create transaction, refused if present, so an import run twice creates nothing
+   * twice. In the project's partition: the project's cascade removes it.
    */
-  importedIssue: (orgId: number, projectId: number, source: string, sourceKey: string): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `${importedPrefix(source)}${sourceKey}`,
-  }),
+  importedIssue: keyOf({ PK: 'ORG#o#P#p', SK: 'IMPORTED#src#key' }, [
+    ['o', id],
+    ['p', id],
+    ['src', text],
+    ['key', text],
+  ]),
   /**
-   * A comment an import created from the source's comment `sourceKey` (an export file's comment id,
-   * or `<issue key>#<n>`): put in the comment's transaction, refused if present.
+   * A comment an import created from the source's comment `k` (an export file's comment id, or
+   * `<issue key>#<n>`): put in the comment's transaction, refused if present.
    */
-  importedComment: (orgId: number, projectId: number, source: string, sourceKey: string): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `${importedCommentPrefix(source)}${sourceKey}`,
-  }),
-  /** The issue numbers reserved for the keys of `source` that keep their number (lib/db/imports/imports.ts). */
-  importNumbers: (orgId: number, projectId: number, source: string): Key => ({
-    PK: projectPk(orgId, projectId),
-    SK: `IMPORTNUMBERS#${source}`,
-  }),
+  importedComment: keyOf({ PK: 'ORG#o#P#p', SK: 'IMPORTCOMMENT#src#k' }, [
+    ['o', id],
+    ['p', id],
+    ['src', text],
+    ['k', text],
+  ]),
+  /** The issue numbers reserved for the keys of `src` that keep their number (lib/db/imports/imports.ts). */
+  importNumbers: keyOf({ PK: 'ORG#o#P#p', SK: 'IMPORTNUMBERS#src' }, [
+    ['o', id],
+    ['p', id],
+    ['src', text],
+  ]),
   /** An import job (`POST /imports`): its status, progress and report (lib/db/imports/import-jobs.ts). */
-  importJob: (orgId: number, jobId: string): Key => ({ PK: orgPk(orgId), SK: `IMPORTJOB#${jobId}` }),
+  importJob: keyOf({ PK: 'ORG#o', SK: 'IMPORTJOB#j' }, [
+    ['o', id],
+    ['j', text],
+  ]),
   /** Part `n` (from 0) of an import job's report's maps (keys, ids), right after the job: one Query reads both. */
-  importJobReportPart: (orgId: number, jobId: string, n: number): Key => ({
-    PK: orgPk(orgId),
-    SK: `IMPORTJOB#${jobId}#REPORT#${pad(n, 4)}`,
-  }),
+  importJobReportPart: keyOf({ PK: 'ORG#o', SK: 'IMPORTJOB#j#REPORT#n' }, [
+    ['o', id],
+    ['j', text],
+    ['n', part],
+  ]),
   /** Part `n` (from 0) of an import job's uploaded file, in a partition of its own (TTL expires_at). */
-  importJobPart: (orgId: number, jobId: string, n: number): Key => ({
-    PK: `${orgPk(orgId)}#IMPORT#${jobId}`,
-    SK: `PART#${pad(n, 4)}`,
-  }),
+  importJobPart: keyOf({ PK: 'ORG#o#IMPORT#j', SK: 'PART#n' }, [
+    ['o', id],
+    ['j', text],
+    ['n', part],
+  ]),
   /** A cascade (of a project, sprint or issue) still to finish, with where it stopped. */
-  pendingCascade: (kind: string, orgId: number, projectId: number, id: number): Key => ({
-    PK: pendingCascadesPk,
-    SK: `${kind}#${pad(orgId)}#${pad(projectId)}#${pad(id)}`,
-  }),
+  pendingCascade: keyOf({ PK: 'CASCADE', SK: 'kind#o#p#id' }, [
+    ['kind', text],
+    ['o', id],
+    ['p', id],
+    ['id', id],
+  ]),
 };
 
 /** The SK prefix of a project's records of issues imported from `source`. */
