@@ -5,8 +5,8 @@ import { db, tableName } from '../core/client.ts';
 import { isConditionFailed } from '../core/errors.ts';
 import { keys, orgPk } from '../core/keys.ts';
 import { queryPages } from '../core/query.ts';
-import { getItem, setAssignments } from '../core/transactions.ts';
-import { attribute, itemKind, type Attribute } from '../core/item.ts';
+import { getItem } from '../core/transactions.ts';
+import { alsoIf, attribute, itemKind, type Attribute } from '../core/item.ts';
 
 /**
  * Import jobs (`POST /imports`): the job item in the organisation's partition, and the uploaded
@@ -322,22 +322,17 @@ export async function claimImportJob(orgId: number, jobId: string, runs: number)
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.importJob(orgId, jobId),
-        UpdateExpression: 'SET #s = :running, #runs = :next, #at = :now, #claim = :claim',
-        ConditionExpression: '#s = :queued AND (attribute_not_exists(#runs) OR #runs = :runs)',
-        ExpressionAttributeNames: {
-          '#s': importJobItem.stored('status'),
-          '#runs': importJobItem.stored('runs'),
-          '#at': importJobItem.stored('updatedAt'),
-          '#claim': importJobItem.stored('claim'),
-        },
-        ExpressionAttributeValues: {
-          ':running': 'running',
-          ':queued': 'queued',
-          ':runs': runs,
-          ':next': runs + 1,
-          ':now': new Date().toISOString(),
-          ':claim': claim,
-        },
+        ...alsoIf(
+          importJobItem.update({
+            set: { status: 'running', runs: runs + 1, updatedAt: new Date().toISOString(), claim },
+            if: { equals: { status: 'queued' } },
+          }),
+          {
+            ConditionExpression: '(attribute_not_exists(#runsRead) OR #runsRead = :runsRead)',
+            ExpressionAttributeNames: { '#runsRead': importJobItem.stored('runs') },
+            ExpressionAttributeValues: { ':runsRead': runs },
+          },
+        ),
       }),
     );
     return true;
@@ -378,31 +373,22 @@ export async function saveImportJob(
       })),
     );
   }
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets = setAssignments(
-    {
-      ...importJobItem.encode({
-        status: fields.status,
-        progress: fields.progress,
-        reportParts,
-        error: fields.error ?? null,
-        carried: fields.carried ?? null,
-        updatedAt: new Date().toISOString(),
-      }),
-      // The report as kept on the job: without its maps (those are in the parts).
-      [importJobItem.stored('report')]: report,
-    },
-    names,
-    values,
-  );
   await db.send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.importJob(orgId, jobId),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      ...importJobItem.update({
+        set: {
+          status: fields.status,
+          progress: fields.progress,
+          reportParts,
+          error: fields.error ?? null,
+          carried: fields.carried ?? null,
+          updatedAt: new Date().toISOString(),
+          // The report as kept on the job: without its maps (those are in the parts).
+          report: report as NonNullable<ImportJob['report']> | null,
+        },
+      }),
     }),
   );
 }
