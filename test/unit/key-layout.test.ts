@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keys } from '../../lib/db/core/keys.ts';
+import { keys, listKeys } from '../../lib/db/core/keys.ts';
 import { layout } from '../../lib/db/layout.ts';
 
 /**
@@ -53,4 +53,12 @@ describe('the layout of the one table (lib/db/layout.ts)', () => {
     ]);
     expect(layout.filter((row) => !builds.has(`${row.PK} ${row.SK}`)).map((row) => `${row.PK} ${row.SK}`)).toEqual([]);
   });
+
+  it.each(Object.entries(listKeys).filter(([, b]) => 'placement' in b))(
+    'lists the items of the list key %s under a row whose LSK is the placement it builds',
+    (_name, builder) => {
+      const placement = (builder as { placement: string }).placement;
+      expect(layout.some((row) => row.LSK?.split(' or ').includes(placement))).toBe(true);
+    },
+  );
 });

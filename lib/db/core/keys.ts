@@ -47,6 +47,11 @@ const sequence: Slot<string> = { write: padSequence };
 const text: Slot<string> = { write: (s) => s };
 const upper: Slot<string> = { write: (s) => s.toUpperCase() };
 const lower: Slot<string> = { write: (s) => s.toLowerCase() };
+const position: Slot<number> = { write: padPosition };
+/** A time in milliseconds, padded: string order is time order. */
+const time: Slot<number> = { write: (ms) => pad(ms, 15) };
+/** A time in milliseconds counted down from the year 2286: string order is newest first. */
+const countdown: Slot<number> = { write: (ms) => pad(9_999_999_999_999 - ms, 13) };
 
 type Slots = readonly (readonly [name: string, slot: Slot<never>])[];
 type Args<S extends Slots> = { -readonly [K in keyof S]: S[K] extends readonly [string, Slot<infer V>] ? V : never };
@@ -61,15 +66,26 @@ export interface KeyBuilder<A extends unknown[]> {
  * The key builder of a placement, spelled once: each `#`-separated word of its PK and SK that names
  * one of `slots` is that argument, written as its slot writes it; every other word is literal.
  */
-function keyOf<const S extends Slots>(placement: Key, slots: S): KeyBuilder<Args<S>> {
+/** A template's writer: each `#`-separated word that names one of `slots` is that argument, as its slot writes it. */
+function writerOf(template: string, slots: Slots): (args: unknown[]) => string {
   const at = new Map(slots.map(([name], i) => [name, i]));
-  const compile = (template: string) => {
-    const words = template.split('#').map((word) => at.get(word) ?? word);
-    return (args: unknown[]) =>
-      words.map((w) => (typeof w === 'string' ? w : (slots[w]![1] as Slot<unknown>).write(args[w]))).join('#');
-  };
-  const [pk, sk] = [compile(placement.PK), compile(placement.SK)];
+  const words = template.split('#').map((word) => at.get(word) ?? word);
+  return (args) => words.map((w) => (typeof w === 'string' ? w : (slots[w]![1] as Slot<unknown>).write(args[w]))).join('#');
+}
+
+/**
+ * The key builder of a placement, spelled once: each `#`-separated word of its PK and SK that names
+ * one of `slots` is that argument, written as its slot writes it; every other word is literal.
+ */
+function keyOf<const S extends Slots>(placement: Key, slots: S): KeyBuilder<Args<S>> {
+  const [pk, sk] = [writerOf(placement.PK, slots), writerOf(placement.SK, slots)];
   return Object.assign((...args: Args<S>): Key => ({ PK: pk(args), SK: sk(args) }), { placement });
+}
+
+/** An LSI1 sort key's builder, spelled once as its placement (`C#i#c`), as `keyOf` spells a key. */
+function listKeyOf<const S extends Slots>(placement: string, slots: S): ((...args: Args<S>) => string) & { placement: string } {
+  const write = writerOf(placement, slots);
+  return Object.assign((...args: Args<S>) => write(args), { placement });
 }
 
 export const keys = {
@@ -337,29 +353,58 @@ export const subIssuesPrefix = (parentNumber: string) => `ISSUEKEY#${parentNumbe
 
 /** LSI1 sort keys: the order of each collection. */
 export const listKeys = {
-  account: (accountId: number) => `ACCOUNT#${pad(accountId)}`,
-  project: (projectId: number) => `PROJECT#${pad(projectId)}`,
-  sprint: (sprintId: number) => `SPRINT#${pad(sprintId)}`,
-  label: (labelId: number) => `LABEL#${pad(labelId)}`,
-  state: (stateId: number) => `STATE#${pad(stateId)}`,
-  sprintIssue: (sprintId: number, position: number, issueId: number) =>
-    `S#${pad(sprintId)}#${padPosition(position)}#${pad(issueId)}`,
-  backlogIssue: (position: number, issueId: number) => `B#${padPosition(position)}#${pad(issueId)}`,
+  account: listKeyOf('ACCOUNT#a', [['a', id]]),
+  project: listKeyOf('PROJECT#p', [['p', id]]),
+  sprint: listKeyOf('SPRINT#s', [['s', id]]),
+  label: listKeyOf('LABEL#l', [['l', id]]),
+  state: listKeyOf('STATE#s', [['s', id]]),
+  sprintIssue: listKeyOf('S#s#pos#i', [
+    ['s', id],
+    ['pos', position],
+    ['i', id],
+  ]),
+  backlogIssue: listKeyOf('B#pos#i', [
+    ['pos', position],
+    ['i', id],
+  ]),
   /** Sorts just before every issue of the list whose position is `position` or more. */
   issueFrom: (sprintId: number | null, position: number) =>
     sprintId === null ? `B#${padPosition(position)}` : `S#${pad(sprintId)}#${padPosition(position)}`,
-  comment: (issueId: number, commentId: number) => `C#${pad(issueId)}#${pad(commentId)}`,
+  comment: listKeyOf('C#i#c', [
+    ['i', id],
+    ['c', id],
+  ]),
   /** An assigned issue, by its `updated_at` (ISO 8601 UTC, so string order is time order); listed backwards. */
-  assignedIssue: (updatedAt: string, projectId: number, issueId: number) => `MI#${updatedAt}#${pad(projectId)}#${pad(issueId)}`,
+  assignedIssue: listKeyOf('MI#updated_at#p#i', [
+    ['updated_at', text],
+    ['p', id],
+    ['i', id],
+  ]),
   /** A search record, by its issue's `updated_at` then id (the default order of a search, read backwards). */
-  searchIssue: (updatedAt: string, projectId: number, issueId: number) => `U#${updatedAt}#${pad(issueId)}#${pad(projectId)}`,
-  issueActivity: (issueId: number, sequence: string) => `IA#${pad(issueId)}#${padSequence(sequence)}`,
-  sprintActivity: (sprintId: number, sequence: string) => `SA#${pad(sprintId)}#${padSequence(sequence)}`,
-  webhook: (webhookId: number) => `WEBHOOK#${pad(webhookId)}`,
+  searchIssue: listKeyOf('U#updated_at#i#p', [
+    ['updated_at', text],
+    ['p', id],
+    ['i', id],
+  ]),
+  issueActivity: listKeyOf('IA#i#seq', [
+    ['i', id],
+    ['seq', sequence],
+  ]),
+  sprintActivity: listKeyOf('SA#s#seq', [
+    ['s', id],
+    ['seq', sequence],
+  ]),
+  webhook: listKeyOf('WEBHOOK#w', [['w', id]]),
   /** A trashed item, newest deletion first (the time counted down from the year 2286). */
-  trash: (deletedAtMs: number, trashedSk: string) => `T#${pad(9_999_999_999_999 - deletedAtMs, 13)}#${trashedSk}`,
+  trash: listKeyOf('T#countdown#<SK of x>', [
+    ['countdown', countdown],
+    ['<SK of x>', text],
+  ]),
   /** Deliveries newest last by creation time (listed backwards). */
-  delivery: (createdAtMs: number, deliveryId: string) => `D#${pad(createdAtMs, 15)}#${deliveryId}`,
+  delivery: listKeyOf('D#time#d', [
+    ['time', time],
+    ['d', text],
+  ]),
 };
 
 /** A collection to list: the partition and the LSK prefix its members share. */
