@@ -14,6 +14,7 @@ import {
 } from '../../model/positions.ts';
 import type { Issue, IssuePriority, IssueStatus, IssueType } from '../../schemas/issues.ts';
 import { db, tableName } from '../core/client.ts';
+import { alsoIf, type UpdateExpressions } from '../core/item.ts';
 import { deletionMarker } from '../core/deletions.ts';
 import { isConditionFailed } from '../core/errors.ts';
 import { collections, keys, listKeys, parseIssueListKey, type Collection, type Key } from '../core/keys.ts';
@@ -389,23 +390,33 @@ const SLOT_ATTEMPTS = 8;
  */
 export async function allocateIssueSlot(orgId: number, projectId: number, keptNumber?: number): Promise<IssueSlot> {
   // A number an import keeps was reserved before (`reserveIssueNumbers`): the sequence stays as it is.
-  const seq = keptNumber === undefined ? 'issue_seq :one, ' : '';
+  const seq = keptNumber === undefined ? { issueSeq: 1 } : {};
   const numbered = (taken: Omit<IssueSlot, 'id'>) =>
     keptNumber === undefined ? taken : { ...taken, number: keptNumber, kept: true as const };
   for (let attempt = 0; attempt < SLOT_ATTEMPTS; attempt++) {
-    const taken = await takeSlot(orgId, projectId, {
-      UpdateExpression: `ADD ${seq}position_seq :one, issue_id_next :one`,
-      ConditionExpression: 'attribute_exists(PK) AND issue_id_next < issue_id_end',
-      ExpressionAttributeValues: { ':one': 1 },
-    });
+    const taken = await takeSlot(
+      orgId,
+      projectId,
+      alsoIf(projectItem.update({ add: { ...seq, positionSeq: 1, issueIdNext: 1 }, if: { exists: true } }), {
+        ConditionExpression: '#next < #end',
+        ExpressionAttributeNames: blockNames,
+      }),
+    );
     if (taken) return { ...numbered(taken), id: Number(taken.project.issue_id_next) - 1 };
     const block = issueIdBlock((await advance(orgId, { issue: ISSUE_ID_BLOCK })).issue);
-    const refilled = await takeSlot(orgId, projectId, {
-      UpdateExpression: `SET issue_id_next = :next, issue_id_end = :end ADD ${seq}position_seq :one`,
-      // Still used up: a create that refilled it meanwhile wins, and this one takes from its block.
-      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(issue_id_end) OR issue_id_next >= issue_id_end)',
-      ExpressionAttributeValues: { ':one': 1, ':next': block.next + 1, ':end': block.end },
-    });
+    const refilled = await takeSlot(
+      orgId,
+      projectId,
+      alsoIf(
+        projectItem.update({
+          set: { issueIdNext: block.next + 1, issueIdEnd: block.end },
+          add: { ...seq, positionSeq: 1 },
+          if: { exists: true },
+        }),
+        // Still used up: a create that refilled it meanwhile wins, and this one takes from its block.
+        { ConditionExpression: '(attribute_not_exists(#end) OR #next >= #end)', ExpressionAttributeNames: blockNames },
+      ),
+    );
     if (refilled) return { ...numbered(refilled), id: block.next };
   }
   throw new Error(`Issue id allocation for project ${projectId} lost ${SLOT_ATTEMPTS} races in a row`);
@@ -424,24 +435,26 @@ export async function releaseIssueSlot(orgId: number, projectId: number, slot: I
     // A kept number stays reserved for its key: only the id goes back.
     return updateIf({
       Key: keys.project(orgId, projectId),
-      UpdateExpression: 'ADD issue_id_next :minus',
-      ConditionExpression: 'issue_id_next = :next',
-      ExpressionAttributeValues: { ':minus': -1, ':next': slot.id + 1 },
+      ...projectItem.update({ add: { issueIdNext: -1 }, if: { equals: { issueIdNext: slot.id + 1 } } }),
     });
   }
   return updateIf({
     Key: keys.project(orgId, projectId),
-    UpdateExpression: 'ADD issue_seq :minus, issue_id_next :minus',
-    ConditionExpression: 'issue_seq = :number AND issue_id_next = :next',
-    ExpressionAttributeValues: { ':minus': -1, ':number': slot.number, ':next': slot.id + 1 },
+    ...projectItem.update({
+      add: { issueSeq: -1, issueIdNext: -1 },
+      if: { equals: { issueSeq: slot.number, issueIdNext: slot.id + 1 } },
+    }),
   });
 }
+
+/** The project's block of issue ids in a condition of its own: `#next` (its next id) and `#end`. */
+const blockNames = { '#next': projectItem.stored('issueIdNext'), '#end': projectItem.stored('issueIdEnd') };
 
 /** One attempt at a slot: undefined when the condition refused it with the project there. */
 async function takeSlot(
   orgId: number,
   projectId: number,
-  update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: Record<string, number> },
+  update: UpdateExpressions,
 ): Promise<(Omit<IssueSlot, 'id'> & { project: ProjectItem }) | undefined> {
   try {
     const out = await db.send(
@@ -682,11 +695,11 @@ export async function allocateIssueSlots(orgId: number, projectId: number, count
   const fresh = Array.from({ length: count }, (_, i) => kept[i] === undefined).filter(Boolean).length;
   const [ids, taken] = await Promise.all([
     advance(orgId, { issue: count }),
-    takeSlot(orgId, projectId, {
-      UpdateExpression: fresh > 0 ? 'ADD issue_seq :fresh, position_seq :n' : 'ADD position_seq :n',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':n': count, ...(fresh > 0 ? { ':fresh': fresh } : {}) },
-    }),
+    takeSlot(
+      orgId,
+      projectId,
+      projectItem.update({ add: { ...(fresh > 0 ? { issueSeq: fresh } : {}), positionSeq: count }, if: { exists: true } }),
+    ),
   ]);
   if (!taken) throw new Refused('project');
   const firstId = ids.issue - count + 1;
