@@ -117,6 +117,20 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
     slowDeliveryQueueUrl: env.SLOW_DELIVERY_QUEUE_URL || undefined,
     /** Webhook delivery (docs/change-feed.md); the environment overrides exist for tests only. */
     webhooks: webhookConfig(env, lambda),
+    ...accessConfig(env),
+    /**
+     * Attachments (docs/attachments.md): the bucket their files live in, and their limits. The
+     * stack sets `ATTACHMENTS_BUCKET` on the functions that sign or read its objects; locally
+     * `npm start` and the tests point `S3_ENDPOINT` at their S3-compatible server.
+     */
+    attachments: attachmentConfig(env, lambda),
+    webhookSecrets: webhookSecretsConfig(env, lambda),
+  };
+}
+
+/** Who reaches the service and how: its public URL, cursor key, browser origins, `/mcp` and OAuth (`readConfig()`). */
+function accessConfig(env: Env) {
+  return {
     /**
      * `PUBLIC_URL`: the service's base URL as clients reach it, the issuer of its OAuth tokens and
      * the origin of its own pages. The CDK stack sets it (the custom domain, else API Gateway's
@@ -143,23 +157,20 @@ export function readConfig(env: Env, lambda = env.AWS_LAMBDA_FUNCTION_NAME !== u
       /** Client registrations per source address per hour. */
       registrationsPerAddress: positive(env.OAUTH_REGISTRATION_LIMIT, OAUTH_REGISTRATIONS_PER_ADDRESS),
     },
-    /**
-     * Attachments (docs/attachments.md): the bucket their files live in, and their limits. The
-     * stack sets `ATTACHMENTS_BUCKET` on the functions that sign or read its objects; locally
-     * `npm start` and the tests point `S3_ENDPOINT` at their S3-compatible server.
-     */
-    attachments: attachmentConfig(env, lambda),
-    /**
-     * How webhook signing secrets are sealed at rest (lib/aws/secret-box.ts). The KMS key
-     * reaches only the functions that may use it (the CDK stack sets it on create, rotate-secret and
-     * the delivery function); locally there is no KMS, and a local AES key stands in for it.
-     */
-    webhookSecrets: {
-      /** The stack's webhook secret key (ARN): set, secrets are sealed and opened with KMS. */
-      kmsKeyId: env.WEBHOOK_SECRET_KMS_KEY_ID || undefined,
-      /** Base64 of 32 bytes: `npm start` keeps one in its data folder, the tests set a fixed one. Never read on Lambda. */
-      localKey: lambda ? undefined : env.WEBHOOK_SECRET_LOCAL_KEY || undefined,
-    },
+  };
+}
+
+/**
+ * How webhook signing secrets are sealed at rest (lib/aws/secret-box.ts). The KMS key
+ * reaches only the functions that may use it (the CDK stack sets it on create, rotate-secret and
+ * the delivery function); locally there is no KMS, and a local AES key stands in for it.
+ */
+function webhookSecretsConfig(env: Env, lambda: boolean) {
+  return {
+    /** The stack's webhook secret key (ARN): set, secrets are sealed and opened with KMS. */
+    kmsKeyId: env.WEBHOOK_SECRET_KMS_KEY_ID || undefined,
+    /** Base64 of 32 bytes: `npm start` keeps one in its data folder, the tests set a fixed one. Never read on Lambda. */
+    localKey: lambda ? undefined : env.WEBHOOK_SECRET_LOCAL_KEY || undefined,
   };
 }
 

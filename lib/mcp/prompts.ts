@@ -34,11 +34,24 @@ const line = (i: Issue) =>
     i.labels.length ? `, ${i.labels.map((l) => l.name).join('/')}` : ''
   }${i.blocked ? ', blocked' : ''}] ${i.title}`;
 
+/** What a prompt reads with: the caller, the name resolver, and the check that the connection may read. */
+interface PromptScope {
+  caller: Principal;
+  resolve: NameResolver;
+  readable: () => void;
+}
+
 export function registerPrompts(server: McpServer, caller: Principal, connection: Connection, resolve: NameResolver) {
   const readable = () => {
     if (!connection.allowed.includes('read')) throw new ForbiddenError(connection.refusal('read'));
   };
+  const scope: PromptScope = { caller, resolve, readable };
+  registerPlanSprint(server, scope);
+  registerSprintReview(server, scope);
+}
 
+/** `plan_sprint`: the next sprint, planned from the backlog and the velocity. */
+function registerPlanSprint(server: McpServer, { caller, resolve, readable }: PromptScope) {
   server.registerPrompt(
     'plan_sprint',
     {
@@ -73,7 +86,10 @@ export function registerPrompts(server: McpServer, caller: Principal, connection
       );
     },
   );
+}
 
+/** `sprint_review`: a sprint's review, written from its report. */
+function registerSprintReview(server: McpServer, { caller, resolve, readable }: PromptScope) {
   server.registerPrompt(
     'sprint_review',
     {
