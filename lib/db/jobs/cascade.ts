@@ -16,7 +16,8 @@ import {
   type PartitionKeys,
   type PendingCascade,
 } from './cascade-work.ts';
-import { issueStateOf } from '../issues/issue-item.ts';
+import { issueItem, issueStateOf } from '../issues/issue-item.ts';
+import { alsoIf } from '../core/item.ts';
 import { issueWriteItems } from '../issues/issue-write.ts';
 import { asActor } from '../../context/actor.ts';
 import { childrenOf } from '../issues/sub-issues.ts';
@@ -141,15 +142,18 @@ export async function releaseChildren(orgId: number, projectId: number, issueId:
                   Update: {
                     TableName: tableName(),
                     Key: keys.issue(orgId, projectId, child.id),
-                    UpdateExpression: 'SET parent_id = :null, parent_number = :null, updated_at = :now ADD rev :one',
-                    ConditionExpression: `parent_id = :parent AND ${revisionCondition(child.rev)}`,
-                    ExpressionAttributeValues: {
-                      ':null': null,
-                      ':now': now,
-                      ':one': 1,
-                      ':parent': issueId,
-                      ':rev': child.rev ?? 0,
-                    },
+                    ...alsoIf(
+                      issueItem.update({
+                        set: { parentId: null, parentNumber: null, updatedAt: now },
+                        add: { rev: 1 },
+                        if: { equals: { parentId: issueId } },
+                      }),
+                      {
+                        ConditionExpression: revisionCondition(child.rev),
+                        ExpressionAttributeNames: {},
+                        ExpressionAttributeValues: { ':rev': child.rev ?? 0 },
+                      },
+                    ),
                   },
                 },
                 reason: 'stale',
