@@ -219,13 +219,7 @@ export async function searchIssues(
 ): Promise<SearchPage> {
   const sort: SelectionSort = selection.sort ?? defaultSort;
   const keyed = sort.field === 'updated';
-  const cursor: SearchCursor | undefined = page.cursor === undefined ? undefined : decodeSearchCursor(page.cursor);
-  if (cursor && (cursor.kind === 'key') !== keyed) {
-    throw new ValidationError(['cursor is not a cursor of this search: follow the next link as it is']);
-  }
-  if (!cursor && (page.pageNumber ?? 1) > 1) {
-    throw new ValidationError(['page cannot be used with a search: follow the next link of the first page']);
-  }
+  const cursor = searchCursorOf(page, keyed);
   const now = Date.now();
   const interval = updatedInterval(selection, now);
   if (interval.from !== undefined && interval.to !== undefined && interval.from >= interval.to) {
@@ -257,25 +251,57 @@ export async function searchIssues(
   const test = selectionMatcher(selection, { me: caller.accountId, now: new Date(now), activeSprintIds });
   const matches = found.filter((f) => test(f.issue));
 
-  if (!keyed) {
-    const sorted = namedFirst(
-      selection,
-      matches.sort((a, b) => issueComparator(sort)(a.issue, b.issue)),
-    );
-    const from = cursor?.kind === 'offset' ? cursor.o : 0;
-    const taken = sorted.slice(from, from + page.perPage);
-    const end = from + taken.length;
-    return {
-      items: taken.map((f) => f.shown),
-      nextCursor: end < sorted.length ? encodeSearchCursor({ kind: 'offset', o: end }) : undefined,
-      cursorAfter: (index) => encodeSearchCursor({ kind: 'offset', o: from + index + 1 }),
-      matched: sorted.length,
-    };
-  }
+  return keyed
+    ? keyedPage(selection, matches, read, cursor, page.perPage)
+    : sortedPage(selection, sort, matches, cursor, page.perPage);
+}
 
+/** The page's cursor, if any, refused when it is not one of this search's (or a page number is given instead). */
+function searchCursorOf(page: { cursor?: string | undefined; pageNumber?: number }, keyed: boolean): SearchCursor | undefined {
+  const cursor: SearchCursor | undefined = page.cursor === undefined ? undefined : decodeSearchCursor(page.cursor);
+  if (cursor && (cursor.kind === 'key') !== keyed) {
+    throw new ValidationError(['cursor is not a cursor of this search: follow the next link as it is']);
+  }
+  if (!cursor && (page.pageNumber ?? 1) > 1) {
+    throw new ValidationError(['page cannot be used with a search: follow the next link of the first page']);
+  }
+  return cursor;
+}
+
+/** A page of matches sorted by another field than `updated`: all of them sorted, the page cut at an offset. */
+function sortedPage(
+  selection: Selection,
+  sort: SelectionSort,
+  matches: Found[],
+  cursor: SearchCursor | undefined,
+  perPage: number,
+): SearchPage {
+  const sorted = namedFirst(
+    selection,
+    matches.sort((a, b) => issueComparator(sort)(a.issue, b.issue)),
+  );
+  const from = cursor?.kind === 'offset' ? cursor.o : 0;
+  const taken = sorted.slice(from, from + perPage);
+  const end = from + taken.length;
+  return {
+    items: taken.map((f) => f.shown),
+    nextCursor: end < sorted.length ? encodeSearchCursor({ kind: 'offset', o: end }) : undefined,
+    cursorAfter: (index) => encodeSearchCursor({ kind: 'offset', o: from + index + 1 }),
+    matched: sorted.length,
+  };
+}
+
+/** A page of matches in the index's order (by `updated`): the next page starts where this one's last record lies. */
+function keyedPage(
+  selection: Selection,
+  matches: Found[],
+  read: Awaited<ReturnType<typeof readSearchRecords>>,
+  cursor: SearchCursor | undefined,
+  perPage: number,
+): SearchPage {
   const before = cursor?.kind === 'key' ? cursor.m : 0;
-  const taken = matches.slice(0, page.perPage);
-  const full = taken.length === page.perPage;
+  const taken = matches.slice(0, perPage);
+  const full = taken.length === perPage;
   const lastRead = read.items.at(-1);
   const resume = full ? taken.at(-1)?.item : lastRead;
   const more = read.more || (full && resume !== lastRead);
