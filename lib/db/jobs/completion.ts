@@ -92,10 +92,10 @@ function receiving(orgId: number, projectId: number, target: number, delta: 1 | 
       Update: {
         TableName: tableName(),
         Key: keys.sprint(orgId, projectId, target),
-        UpdateExpression: 'ADD receiving :delta',
-        ConditionExpression: planning ? 'attribute_exists(PK) AND #status = :planning' : 'attribute_exists(PK)',
-        ...(planning ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
-        ExpressionAttributeValues: { ':delta': delta, ...(planning ? { ':planning': 'planning' } : {}) },
+        ...sprintItem.update({
+          add: { receiving: delta },
+          if: { exists: true, ...(planning ? { equals: { status: 'planning' as const } } : {}) },
+        }),
       },
     },
     reason,
