@@ -103,16 +103,20 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
   }
 }
 
-async function attempt(
+type Found = Awaited<ReturnType<typeof getWebhookWithDelivery>>;
+
+/**
+ * The delivery and its endpoint when the message is to be attempted here and now; otherwise what
+ * was done instead: nothing (done already), the delivery cancelled (its endpoint disabled or
+ * deleted), or the message sent on to its endpoint's other lane.
+ */
+async function attemptable(
   message: DeliveryMessage,
-  settings: DeliverySettings,
   queue: DeliveryQueue,
-  clock: () => number,
-  now: number,
-): Promise<string> {
+  iso: string,
+): Promise<{ [K in keyof Found]-?: NonNullable<Found[K]> } | string> {
   const { webhook, delivery } = await getWebhookWithDelivery(message.orgId, message.webhookId, message.deliveryId);
   if (!delivery || delivery.status !== 'pending') return 'done already';
-  const iso = new Date(now).toISOString();
   if (!webhook || !webhook.active) {
     await updateDelivery(message.orgId, message.webhookId, message.deliveryId, {
       status: 'cancelled',
@@ -122,13 +126,26 @@ async function attempt(
     });
     return 'cancelled';
   }
-
   // An endpoint moved to the other lane since this message was queued: there with it.
   const { lane } = webhook;
   if ((message.lane ?? 'fast') !== lane) {
     await queue.send([{ ...message, lane, deferrals: 0 }], 0);
     return `moved to the ${lane} lane`;
   }
+  return { webhook, delivery };
+}
+
+async function attempt(
+  message: DeliveryMessage,
+  settings: DeliverySettings,
+  queue: DeliveryQueue,
+  clock: () => number,
+  now: number,
+): Promise<string> {
+  const iso = new Date(now).toISOString();
+  const found = await attemptable(message, queue, iso);
+  if (typeof found === 'string') return found;
+  const { webhook, delivery } = found;
   // Opened before the claim: should KMS fail, the message fails to run and SQS retries it unclaimed.
   const secrets = await signingSecrets(webhook, now);
   if (!(await claimDeliveryAttempt(message, iso))) return 'duplicate';
