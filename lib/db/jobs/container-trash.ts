@@ -16,6 +16,7 @@ import {
 } from './cascade-steps.ts';
 import { pendingCascadeRecord } from './cascade-work.ts';
 import { db, tableName } from '../core/client.ts';
+import { alsoIf } from '../core/item.ts';
 import { issueItem, issueStateOf } from '../issues/issue-item.ts';
 import { issueWriteItems, sendIssueWrite } from '../issues/issue-write.ts';
 import { collections, keys, type Key } from '../core/keys.ts';
@@ -127,13 +128,7 @@ async function settle(c: Container, from: ContainerState, to: ContainerState, re
       new UpdateCommand({
         TableName: tableName(),
         Key: trashKeyOf(c),
-        UpdateExpression: restoreError ? 'SET #state = :to, #error = :error' : 'SET #state = :to',
-        ConditionExpression: '#state = :from',
-        ExpressionAttributeNames: {
-          '#state': trashItem.stored('state'),
-          ...(restoreError ? { '#error': trashItem.stored('restoreError') } : {}),
-        },
-        ExpressionAttributeValues: { ':from': from, ':to': to, ...(restoreError ? { ':error': restoreError } : {}) },
+        ...trashItem.update({ set: { state: to, ...(restoreError ? { restoreError } : {}) }, if: { equals: { state: from } } }),
       }),
     );
   } catch (err) {
@@ -255,10 +250,7 @@ async function countReturned(c: Container, n: number): Promise<void> {
       new UpdateCommand({
         TableName: tableName(),
         Key: trashKeyOf(c),
-        UpdateExpression: 'ADD #returned :n',
-        ConditionExpression: '#state = :restoring',
-        ExpressionAttributeNames: { '#returned': trashItem.stored('returned'), '#state': trashItem.stored('state') },
-        ExpressionAttributeValues: { ':n': n, ':restoring': 'restoring' },
+        ...trashItem.update({ add: { returned: n }, if: { equals: { state: 'restoring' } } }),
       }),
     );
   } catch (err) {
@@ -286,9 +278,7 @@ async function putBack(c: Container, sprintId: number | null, items: Record<stri
         Update: {
           TableName: tableName(),
           Key: keys.issue(orgId, projectId, s.id),
-          UpdateExpression: 'SET #blockers = :blockers',
-          ExpressionAttributeNames: { '#blockers': issueItem.stored('openBlockers') },
-          ExpressionAttributeValues: { ':blockers': blockers.get(s.id) ?? 0 },
+          ...issueItem.update({ set: { openBlockers: blockers.get(s.id) ?? 0 } }),
         },
       },
     }));
@@ -445,23 +435,11 @@ export async function beginRestore(c: Container, deletedAt: string, restoredBy: 
         Update: {
           TableName: tableName(),
           Key: trashKeyOf(c),
-          UpdateExpression: 'SET #state = :restoring, #returned = :zero, #total = :total, #by = :by REMOVE #error',
-          ConditionExpression: 'attribute_exists(PK) AND deleted_at = :at AND #state = :held',
-          ExpressionAttributeNames: {
-            '#state': trashItem.stored('state'),
-            '#returned': trashItem.stored('returned'),
-            '#total': trashItem.stored('total'),
-            '#error': trashItem.stored('restoreError'),
-            '#by': trashItem.stored('restoredBy'),
-          },
-          ExpressionAttributeValues: {
-            ':restoring': 'restoring',
-            ':held': 'held',
-            ':zero': 0,
-            ':total': total,
-            ':at': deletedAt,
-            ':by': restoredBy,
-          },
+          ...trashItem.update({
+            set: { state: 'restoring', returned: 0, total, restoredBy },
+            remove: ['restoreError'],
+            if: { exists: true, equals: { deletedAt, state: 'held' } },
+          }),
         },
       },
       reason: 'trashed',
@@ -556,15 +534,12 @@ export async function keepDeletedImage(c: Container, image: Record<string, unkno
       new UpdateCommand({
         TableName: tableName(),
         Key: trashKeyOf(c),
-        UpdateExpression: 'SET #stored = :image',
-        ConditionExpression: '#state = :withdrawing AND deleted_at <= :latest',
-        ExpressionAttributeNames: { '#stored': trashItem.stored('stored'), '#state': trashItem.stored('state') },
-        ExpressionAttributeValues: {
-          ':image': image,
-          ':withdrawing': 'withdrawing',
+        ...alsoIf(trashItem.update({ set: { stored: image }, if: { equals: { state: 'withdrawing' } } }), {
+          ConditionExpression: '#deleted <= :latest',
+          ExpressionAttributeNames: { '#deleted': trashItem.stored('deletedAt') },
           // The record's time is in whole seconds (and approximate): a delete is at most that much earlier.
-          ':latest': new Date(recordMs + 2000).toISOString(),
-        },
+          ExpressionAttributeValues: { ':latest': new Date(recordMs + 2000).toISOString() },
+        }),
       }),
     );
   } catch (err) {
