@@ -42,7 +42,7 @@ import {
 
 export const attachmentItem = itemKind({
   type: 'attachment',
-  key: { PK: 'ORG#o#P#p', SK: 'ISSUE#i#F#f' },
+  key: keys.attachment.placement,
   about: 'attachment f of issue i (or of its comment): its file in S3',
   attributes: {
     id: attribute.number('id'),
@@ -93,7 +93,7 @@ export type StoredAttachment = Fields<typeof attachmentItem.attributes>;
  */
 export const pendingUploadsItem = itemKind({
   type: 'pending_uploads',
-  key: { PK: 'ORG#o', SK: 'PENDINGUPLOADS#a' },
+  key: keys.pendingUploads.placement,
   about: "account a's pending uploads: their count and bytes, within its cap",
   attributes: {
     files: attribute.counter('pending_files'),
@@ -820,7 +820,7 @@ export const issueExists = (orgId: number, projectId: number, issueId: number) =
  */
 export const attachmentExpiredItem = itemKind({
   type: 'attachment_expired',
-  key: { PK: 'ORG#o', SK: 'ATTACHMENTEXPIRED#f' },
+  key: keys.attachmentExpired.placement,
   about: "expired attachment f's bytes given back, once (TTL `expires_at`)",
   attributes: {
     expiresAt: attribute.expiry(),

@@ -1,4 +1,5 @@
 import { attribute, itemKind } from '../core/item.ts';
+import { keys } from '../core/keys.ts';
 import { actorAttribute } from '../core/stamps.ts';
 import { versionOf } from '../core/versions.ts';
 
@@ -12,7 +13,7 @@ import { versionOf } from '../core/versions.ts';
  */
 export const commentPointerItem = itemKind({
   type: 'comment_pointer',
-  key: { PK: 'ORG#o', SK: 'COMMENT#c' },
+  key: keys.commentPointer.placement,
   about: 'where comment c lives (its project, issue, sprint), with a copy of it',
   attributes: {
     projectId: attribute.number('project_id'),

@@ -49,7 +49,7 @@ export interface IssueRef {
 
 export const commentItem = itemKind({
   type: 'comment',
-  key: { PK: 'ORG#o#P#p', SK: 'ISSUE#i#C#c', LSK: 'C#i#c' },
+  key: { ...keys.comment.placement, LSK: listKeys.comment.placement },
   about: 'comment',
   attributes: {
     id: attribute.number('id'),

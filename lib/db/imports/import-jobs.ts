@@ -47,7 +47,7 @@ const whole = <T>(stored: string): Attribute<T | null> => ({
 
 export const importJobItem = itemKind({
   type: 'import_job',
-  key: { PK: 'ORG#o', SK: 'IMPORTJOB#j' },
+  key: keys.importJob.placement,
   about: 'import job: status, progress, report (TTL)',
   attributes: {
     id: attribute.string('id'),
@@ -94,7 +94,7 @@ const partAttributes = {
 /** Part n of a job's uploaded file, in a partition of its own: the runs read it part after part (`importJobFile`). */
 export const importFilePartItem = itemKind({
   type: 'import_part',
-  key: { PK: 'ORG#o#IMPORT#j', SK: 'PART#n' },
+  key: keys.importJobPart.placement,
   about: "part n of an import job's file (TTL `expires_at`)",
   attributes: partAttributes,
 });
@@ -102,7 +102,7 @@ export const importFilePartItem = itemKind({
 /** Part n of the maps of a job's report (`splitReport`), right after the job: one Query reads both. */
 export const importReportPartItem = itemKind({
   type: 'import_report_part',
-  key: { PK: 'ORG#o', SK: 'IMPORTJOB#j#REPORT#n' },
+  key: keys.importJobReportPart.placement,
   about: "part n of an import job's report maps (TTL)",
   attributes: partAttributes,
 });

@@ -19,7 +19,7 @@ export const importRefusals = { imported: 'imported' } as const;
  */
 export const importedIssueItem = itemKind({
   type: 'imported_issue',
-  key: { PK: 'ORG#o#P#p', SK: 'IMPORTED#src#key' },
+  key: keys.importedIssue.placement,
   about: 'the issue an import made from a source key',
   attributes: {
     orgId: attribute.number('org_id'),
@@ -105,7 +105,7 @@ export interface ImportedIssue {
 /** The record of a source key an import made a comment of: put in the comment's own transaction, refused if present. */
 export const importedCommentItem = itemKind({
   type: 'imported_comment',
-  key: { PK: 'ORG#o#P#p', SK: 'IMPORTCOMMENT#src#k' },
+  key: keys.importedComment.placement,
   about: 'the comment an import made from a source key',
   attributes: {
     orgId: attribute.number('org_id'),
@@ -171,7 +171,7 @@ const rangeList = <S extends string>(stored: S): Attribute<NumberRange[], S> => 
  */
 export const importNumbersItem = itemKind({
   type: 'import_numbers',
-  key: { PK: 'ORG#o#P#p', SK: 'IMPORTNUMBERS#src' },
+  key: keys.importNumbers.placement,
   about: "issue numbers reserved for a source's keys",
   attributes: { ranges: rangeList('ranges') },
 });

@@ -18,7 +18,7 @@ export const accountRefusals = { emailTaken: 'email_taken', organisation: 'organ
 /** An account's item, declared once (lib/db/core/item.ts): what its answer shows, its token and its count of assigned issues. */
 export const accountItem = itemKind({
   type: 'account',
-  key: { PK: 'ORG#o', SK: 'ACCOUNT#a', LSK: 'ACCOUNT#a' },
+  key: { ...keys.account.placement, LSK: listKeys.account.placement },
   about: 'account',
   attributes: {
     id: attribute.number('id'),
@@ -64,7 +64,7 @@ function tokenPut(
  * account: a second account of the address is refused `email_taken`.
  */
 export const emailGuardItem = itemKind({
-  key: { PK: 'ORG#o', SK: 'EMAIL#e' },
+  key: keys.email.placement,
   about: 'e-mail uniqueness guard',
   attributes: {
     accountId: attribute.number('account_id'),

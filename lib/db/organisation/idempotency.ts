@@ -34,7 +34,7 @@ type StoredResponse = { body?: unknown; [BODY_PARTS]?: unknown } & Record<string
  * when it goes (TTL) and, while in progress, until when a retry is refused.
  */
 export const idempotencyRecordItem = itemKind({
-  key: { PK: 'IDEMPOTENCY#k', SK: 'IDEMPOTENCY' },
+  key: keys.idempotency.placement,
   about: 'Idempotency-Key record (TTL `expires_at`)',
   attributes: {
     status: attribute.oneOf<'INPROGRESS' | 'COMPLETED' | 'EXPIRED'>('status'),
@@ -58,7 +58,7 @@ const bytes = <S extends string>(stored: S): Attribute<Uint8Array, S> => ({
 
 /** Part n of a response body too large for its record's item, in the record's partition. */
 export const idempotencyPartItem = itemKind({
-  key: { PK: 'IDEMPOTENCY#k', SK: 'PART#n' },
+  key: keys.idempotencyPart.placement,
   about: 'part n of a large stored response (TTL)',
   attributes: {
     part: bytes('part'),

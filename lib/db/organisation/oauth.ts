@@ -24,7 +24,7 @@ const isString = (v: unknown): v is string => typeof v === 'string';
 const isNumber = (v: unknown): v is number => typeof v === 'number';
 
 export const oauthClientItem = itemKind({
-  key: { PK: 'OAUTHCLIENT#c', SK: 'CLIENT' },
+  key: keys.oauthClient.placement,
   about: 'registered OAuth client (name, redirect URIs)',
   attributes: {
     clientId: attribute.string('client_id'),
@@ -54,7 +54,7 @@ const approvalAttributes = {
 export type Approval = Fields<typeof approvalAttributes>;
 
 export const oauthCodeItem = itemKind({
-  key: { PK: 'OAUTHCODE#sha', SK: 'CODE' },
+  key: keys.oauthCode.placement,
   about: 'authorization code, used once (TTL `expires_at`)',
   attributes: {
     ...approvalAttributes,
@@ -67,7 +67,7 @@ export type OAuthCode = Fields<typeof oauthCodeItem.attributes>;
 
 /** The principal of an OAuth access token, as the authorizer reads it (lib/db/organisation/tokens.ts), with its grant. */
 export const oauthAccessTokenItem = itemKind({
-  key: { PK: 'TOKEN#sha256', SK: 'TOKEN' },
+  key: keys.token.placement,
   about: 'OAuth access token: the same + scope (TTL)',
   attributes: {
     ...approvalAttributes,
@@ -79,7 +79,7 @@ export const oauthAccessTokenItem = itemKind({
 });
 
 export const oauthGrantItem = itemKind({
-  key: { PK: 'OAUTHGRANT#g', SK: 'GRANT' },
+  key: keys.oauthGrant.placement,
   about: 'an approval: hashes of its live token pair (TTL)',
   attributes: {
     orgId: approvalAttributes.orgId,
@@ -93,7 +93,7 @@ export const oauthGrantItem = itemKind({
 });
 
 export const oauthRefreshItem = itemKind({
-  key: { PK: 'OAUTHREFRESH#sha', SK: 'REFRESH' },
+  key: keys.oauthRefresh.placement,
   about: 'refresh token, kept marked used once rotated (TTL)',
   attributes: {
     ...approvalAttributes,
@@ -115,7 +115,7 @@ export interface Pair {
 
 /** The count of client registrations from one address in one hour (the limit of `POST /oauth/register`), declared once. */
 export const oauthRegistrationsItem = itemKind({
-  key: { PK: 'OAUTHREG#address', SK: 'HOUR#h' },
+  key: keys.oauthRegistrations.placement,
   about: 'OAuth client registrations from an address in an hour (TTL)',
   attributes: {
     registrations: attribute.counter('registrations'),

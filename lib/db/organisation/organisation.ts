@@ -13,7 +13,7 @@ import { withVersion } from '../core/versions.ts';
  */
 export const organisationItem = itemKind({
   type: 'organisation',
-  key: { PK: 'ORG#o', SK: 'ORG' },
+  key: keys.org.placement,
   about: 'organisation (+ projects/accounts/webhooks count, attachment bytes, pending uploads, settings)',
   attributes: {
     id: attribute.number('id'),

@@ -24,7 +24,7 @@ const optionalNumber = <S extends string>(stored: S): Attribute<number | undefin
  * alike.
  */
 export const tokenItem = itemKind({
-  key: { PK: 'TOKEN#sha256', SK: 'TOKEN' },
+  key: keys.token.placement,
   about: 'API token → principal, rate-limit bucket',
   attributes: {
     orgId: attribute.number('org_id'),

@@ -28,7 +28,7 @@ export interface Places {
  * own count is an attribute of the same item (`endpointInFlight`), so one write takes both places.
  */
 export const inFlightLaneItem = itemKind({
-  key: { PK: 'ORG#o#INFLIGHT', SK: 'LANE#l' },
+  key: keys.deliveriesInFlight.placement,
   about: 'webhook attempts in flight in a lane (the caps)',
   attributes: {
     inFlight: attribute.counter('in_flight'),

@@ -59,7 +59,7 @@ const flag = (stored: string): Attribute<boolean> => ({ stored, read: (v) => v =
 
 export const webhookItem = itemKind({
   type: 'webhook',
-  key: { PK: 'ORG#o', SK: 'WEBHOOK#w', LSK: 'WEBHOOK#w' },
+  key: { ...keys.webhook.placement, LSK: listKeys.webhook.placement },
   about: 'webhook endpoint (+ signing secret)',
   attributes: {
     id: attribute.number('id'),
@@ -101,7 +101,7 @@ const webhookOf = (item: Record<string, unknown>): StoredWebhook => ({ ...webhoo
 
 export const deliveryItem = itemKind({
   type: 'delivery',
-  key: { PK: 'ORG#o#W#w', SK: 'DELIVERY#d', LSK: 'D#time#d' },
+  key: { ...keys.delivery.placement, LSK: listKeys.delivery.placement },
   about: 'webhook delivery (TTL `expires_at`)',
   attributes: {
     id: attribute.string('id'),
