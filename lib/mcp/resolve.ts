@@ -55,63 +55,7 @@ const sprintKind = { one: 'Sprint', many: 'sprints' };
  * of its item in a batch.
  */
 export function nameResolver(caller: Principal): NameResolver {
-  const once = new Map<string, Promise<unknown>>();
-  const memo = <T>(key: string, load: () => Promise<T>): Promise<T> => {
-    let hit = once.get(key) as Promise<T> | undefined;
-    if (!hit) {
-      hit = load();
-      once.set(key, hit);
-    }
-    return hit;
-  };
-
-  const project = (field: string, text: string) =>
-    memo(`p:${text.toLowerCase()}`, async () => {
-      if (/^[A-Za-z0-9]{2,4}$/.test(text)) {
-        const byPrefix = await projectIdOfPrefix(caller.orgId, text.toUpperCase());
-        if (byPrefix !== undefined) return byPrefix;
-      }
-      const all = await memo('projects', () => projectNames(caller.orgId));
-      return pickByName(
-        projectKind,
-        field,
-        text,
-        all.map((p) => ({ ...p, aliases: [p.prefix] })),
-      ).id;
-    });
-
-  const account = async (field: string, text: string) => {
-    if (isMe(text)) return caller.accountId;
-    const all = await memo('accounts', () => accountNames(caller.orgId));
-    return pickByName(
-      accountKind,
-      field,
-      text,
-      all.map((a) => ({ ...a, aliases: [a.email] })),
-    ).id;
-  };
-
-  const sprint = async (field: string, text: string, projectId: number) => {
-    const all = await memo(`s:${projectId}`, () => sprintNames(caller.orgId, projectId));
-    if (!isActive(text)) return pickByName(sprintKind, field, text, all).id;
-    const active = all.filter((s) => s.status === 'active');
-    if (active.length === 1) return (active[0] as { id: number }).id;
-    if (active.length === 0) throw new NotFoundError(`Sprint "${text}"`, 'the project has no active sprint');
-    throw ambiguous({ many: 'active sprints' }, field, text, active);
-  };
-
-  /** The project a sprint name is looked for in: the call's project, or its issue's. */
-  const projectOfCall = async (args: Record<string, unknown>, field: string): Promise<number> => {
-    if (typeof args.project_id === 'number') return args.project_id;
-    if (typeof args.issue_number === 'string') {
-      const number = args.issue_number.toUpperCase();
-      const pointer = await memo(`i:${number}`, () => issueOfNumber(caller.orgId, number));
-      if (!pointer) throw new NotFoundError(`Issue ${number}`);
-      return pointer.projectId;
-    }
-    throw new ValidationError([`${field} names a sprint: project_id (or issue_number) is required with it`]);
-  };
-
+  const lookups = new Lookups(caller);
   return async <T extends object>(input: T): Promise<Resolved<T>> => {
     const args = { ...input } as Record<string, unknown>;
     const named = (fields: readonly string[]) => fields.filter((f) => typeof args[f] === 'string');
@@ -121,12 +65,84 @@ export function nameResolver(caller: Principal): NameResolver {
     if (projects.length + accounts.length + sprints.length === 0) return args as Resolved<T>;
     // Projects and accounts in one round; sprints, which need the project, after.
     await Promise.all([
-      ...projects.map(async (f) => (args[f] = await project(f, args[f] as string))),
-      ...accounts.map(async (f) => (args[f] = await account(f, args[f] as string))),
+      ...projects.map(async (f) => (args[f] = await lookups.project(f, args[f] as string))),
+      ...accounts.map(async (f) => (args[f] = await lookups.account(f, args[f] as string))),
     ]);
-    await Promise.all(sprints.map(async (f) => (args[f] = await sprint(f, args[f] as string, await projectOfCall(args, f)))));
+    await Promise.all(
+      sprints.map(async (f) => (args[f] = await lookups.sprint(f, args[f] as string, await lookups.projectOfCall(args, f)))),
+    );
     return args as Resolved<T>;
   };
+}
+
+/** The lookups of one resolver: each made once, its answer reused. */
+class Lookups {
+  private readonly caller: Principal;
+  private readonly once = new Map<string, Promise<unknown>>();
+
+  constructor(caller: Principal) {
+    this.caller = caller;
+  }
+
+  private memo<T>(key: string, load: () => Promise<T>): Promise<T> {
+    let hit = this.once.get(key) as Promise<T> | undefined;
+    if (!hit) {
+      hit = load();
+      this.once.set(key, hit);
+    }
+    return hit;
+  }
+
+  /** A project by its prefix (APL), name or alias. */
+  project(field: string, text: string): Promise<number> {
+    return this.memo(`p:${text.toLowerCase()}`, async () => {
+      if (/^[A-Za-z0-9]{2,4}$/.test(text)) {
+        const byPrefix = await projectIdOfPrefix(this.caller.orgId, text.toUpperCase());
+        if (byPrefix !== undefined) return byPrefix;
+      }
+      const all = await this.memo('projects', () => projectNames(this.caller.orgId));
+      return pickByName(
+        projectKind,
+        field,
+        text,
+        all.map((p) => ({ ...p, aliases: [p.prefix] })),
+      ).id;
+    });
+  }
+
+  /** An account by its name or email, or the caller (`me`). */
+  async account(field: string, text: string): Promise<number> {
+    if (isMe(text)) return this.caller.accountId;
+    const all = await this.memo('accounts', () => accountNames(this.caller.orgId));
+    return pickByName(
+      accountKind,
+      field,
+      text,
+      all.map((a) => ({ ...a, aliases: [a.email] })),
+    ).id;
+  }
+
+  /** A sprint of a project by its name, or the project's one active sprint (`active`). */
+  async sprint(field: string, text: string, projectId: number): Promise<number> {
+    const all = await this.memo(`s:${projectId}`, () => sprintNames(this.caller.orgId, projectId));
+    if (!isActive(text)) return pickByName(sprintKind, field, text, all).id;
+    const active = all.filter((s) => s.status === 'active');
+    if (active.length === 1) return (active[0] as { id: number }).id;
+    if (active.length === 0) throw new NotFoundError(`Sprint "${text}"`, 'the project has no active sprint');
+    throw ambiguous({ many: 'active sprints' }, field, text, active);
+  }
+
+  /** The project a sprint name is looked for in: the call's project, or its issue's. */
+  async projectOfCall(args: Record<string, unknown>, field: string): Promise<number> {
+    if (typeof args.project_id === 'number') return args.project_id;
+    if (typeof args.issue_number === 'string') {
+      const number = args.issue_number.toUpperCase();
+      const pointer = await this.memo(`i:${number}`, () => issueOfNumber(this.caller.orgId, number));
+      if (!pointer) throw new NotFoundError(`Issue ${number}`);
+      return pointer.projectId;
+    }
+    throw new ValidationError([`${field} names a sprint: project_id (or issue_number) is required with it`]);
+  }
 }
 
 /** Resolves the names of one set of arguments (a resolver used once). */
