@@ -142,43 +142,17 @@ export async function runClaimedJob(job: ImportJobItem, deadline?: number): Prom
   const carried = (job as unknown as { carried?: Carried | null }).carried ?? nothingCarried();
   // The import (the issue write path and all it brings) loads only when a job runs: the upload route
   // (functions/imports.ts) shares this module and stays light.
-  const { importIssues, ImportInterrupted, ImportFailed } = await import('./import.ts');
+  const { ImportInterrupted, ImportFailed } = await import('./import.ts');
   const progress = (r: AnyReport) => ({
     rows: rowsIn(r),
     created: carried.created + createdIn(r),
     ...(job.dry_run ? { would_create: wouldCreateIn(r) } : {}),
     rejected: rejectedIn(r),
   });
-  const file = () => importJobFile(orgId, jobId);
   try {
-    let report: AnyReport;
-    if (job.format === 'export') {
-      const { importExport } = await import('./import-export.ts');
-      report = await importExport(
-        { orgId, dryRun: job.dry_run, actorId: job.accountId, deadline, reportCap: JOB_REPORT_CAP, run: jobId },
-        file,
-      );
-    } else {
-      report = await importIssues(
-        {
-          orgId,
-          projectId: Number(job.project_id),
-          format: job.format,
-          dryRun: job.dry_run,
-          keepNumbers: job.keep_numbers,
-          mapping: job.mapping ?? undefined,
-          actorId: job.accountId,
-          reportCap: JOB_REPORT_CAP,
-          deadline,
-          run: jobId,
-          progressEvery: 500,
-          onProgress: async (r) => {
-            await saveImportJob(orgId, jobId, { status: 'running', progress: progress(r), carried });
-          },
-        },
-        file,
-      );
-    }
+    const report = await importOf(job, deadline, async (r) => {
+      await saveImportJob(orgId, jobId, { status: 'running', progress: progress(r), carried });
+    });
     await saveImportJob(orgId, jobId, {
       status: 'succeeded',
       progress: progress(report),
@@ -189,23 +163,69 @@ export async function runClaimedJob(job: ImportJobItem, deadline?: number): Prom
     // Failed part-way: the report says what this run and the earlier ones created.
     const report = err instanceof ImportInterrupted || err instanceof ImportFailed ? (err.report as AnyReport) : undefined;
     if (err instanceof ImportInterrupted) return requeue(job, carried, report, progress);
-    const cause = err instanceof ImportFailed ? err.cause : err;
-    const retries = carried.retries ?? 0;
-    if (isTransient(cause) && retries < TRANSIENT_RETRIES) {
-      log('import job run: a transient failure, run again', { orgId, jobId, error: internalText(cause), retries });
-      await sleep(Math.min(5000, 500 * 2 ** retries));
-      return requeue(job, { ...carried, retries: retries + 1 }, report, progress);
-    }
-    const error = ownWords(cause, isTransient(cause));
-    if (error.internal) log('import job failed on an internal error', { orgId, jobId, error: internalText(cause) });
-    await saveImportJob(orgId, jobId, {
-      status: 'failed',
-      progress: report ? progress(report) : job.progress,
-      ...(report ? { report: fitted(merged(carried, report)) } : {}),
-      error: error.message,
-    });
-    return 'failed';
+    return failedRun(job, carried, err instanceof ImportFailed ? err.cause : err, report, progress);
   }
+}
+
+/** The import a job runs, by its file's format, until done or its deadline: its report. */
+async function importOf(
+  job: ImportJobItem,
+  deadline: number | undefined,
+  onProgress: (r: AnyReport) => Promise<void>,
+): Promise<AnyReport> {
+  const { orgId, id: jobId } = job;
+  const file = () => importJobFile(orgId, jobId);
+  if (job.format === 'export') {
+    const { importExport } = await import('./import-export.ts');
+    return importExport(
+      { orgId, dryRun: job.dry_run, actorId: job.accountId, deadline, reportCap: JOB_REPORT_CAP, run: jobId },
+      file,
+    );
+  }
+  const { importIssues } = await import('./import.ts');
+  return importIssues(
+    {
+      orgId,
+      projectId: Number(job.project_id),
+      format: job.format,
+      dryRun: job.dry_run,
+      keepNumbers: job.keep_numbers,
+      mapping: job.mapping ?? undefined,
+      actorId: job.accountId,
+      reportCap: JOB_REPORT_CAP,
+      deadline,
+      run: jobId,
+      progressEvery: 500,
+      onProgress,
+    },
+    file,
+  );
+}
+
+/** A run that failed on `cause`: run again after a transient failure (a few times), else the job failed, in its own words. */
+async function failedRun(
+  job: ImportJobItem,
+  carried: Carried,
+  cause: unknown,
+  report: AnyReport | undefined,
+  progress: (r: AnyReport) => ImportJob['progress'],
+): Promise<ImportJob['status']> {
+  const { orgId, id: jobId } = job;
+  const retries = carried.retries ?? 0;
+  if (isTransient(cause) && retries < TRANSIENT_RETRIES) {
+    log('import job run: a transient failure, run again', { orgId, jobId, error: internalText(cause), retries });
+    await sleep(Math.min(5000, 500 * 2 ** retries));
+    return requeue(job, { ...carried, retries: retries + 1 }, report, progress);
+  }
+  const error = ownWords(cause, isTransient(cause));
+  if (error.internal) log('import job failed on an internal error', { orgId, jobId, error: internalText(cause) });
+  await saveImportJob(orgId, jobId, {
+    status: 'failed',
+    progress: report ? progress(report) : job.progress,
+    ...(report ? { report: fitted(merged(carried, report)) } : {}),
+    error: error.message,
+  });
+  return 'failed';
 }
 
 /** The JSON of the report a job item keeps (without its maps, stored in parts), at most: the item stays under 400 KB. */
