@@ -116,6 +116,37 @@ const issueHolderId = (orgId: number, f: { projectId: number; issueId: number })
   holderId({ kind: 'issue', orgId, projectId: f.projectId, issueId: f.issueId });
 
 /**
+ * Refuses a relation of `type` from `from` to `to` that two issues may not have: a second of its
+ * kind between them, one past either's MAX_RELATIONS, or past the blocker's MAX_BLOCKS. Answers the
+ * blocker of a blocking relation (whose `blocks` gain the other issue), if it is one.
+ */
+function checkedBlocker(from: Found, to: Found, type: RelationType): Found | undefined {
+  const fromRelations = storedRelations(from.item);
+  const kind = kindOf(type);
+  const same = Object.entries(fromRelations).find(([, r]) => Number(r.issue_id) === to.issueId && kindOf(r.type) === kind);
+  if (same)
+    throw new ValidationError([
+      `issue_key: ${from.number} ${same[1].type} ${to.number} already (relation ${same[0]}); one relation of a kind between two issues`,
+    ]);
+  for (const f of [from, to]) {
+    if (Object.keys(storedRelations(f.item)).length >= MAX_RELATIONS) {
+      throw new ValidationError([`issue_key: ${f.number} has ${MAX_RELATIONS} relations, the most an issue may have`]);
+    }
+  }
+  const blocker = type === 'blocks' ? from : type === 'blocked_by' ? to : undefined;
+  if (blocker && Object.values(storedRelations(blocker.item)).filter((r) => r.type === 'blocks').length >= MAX_BLOCKS) {
+    throw new ValidationError([`issue_key: ${blocker.number} blocks ${MAX_BLOCKS} issues, the most an issue may block`]);
+  }
+  return blocker;
+}
+
+/** The blocker's relations as the model reads them, with its new `blocks` of `blocked`. */
+const withBlock = (orgId: number, blocker: Found, blocked: Found, id: string): RelationRef[] => [
+  ...(issueStateOf(orgId, blocker.item).relations ?? []),
+  { id, type: 'blocks', projectId: blocked.projectId, issueId: blocked.issueId },
+];
+
+/**
  * Relates the issue `key` names to another (`input.issue_key`) and answers the relation as the
  * first shows it. 404 for the path's issue; 422 for the other missing, itself, a relation of that
  * kind already between them, or either at MAX_RELATIONS.
@@ -139,22 +170,7 @@ export async function addRelation(
     if (!from) throw new NotFoundError(`Issue ${fromNumber}`);
     if (!to) throw new ValidationError([`issue_key names no issue of this organisation (${toNumber})`]);
     const id = relationIdOf(input.type, from.issueId, to.issueId);
-    const fromRelations = storedRelations(from.item);
-    const toRelations = storedRelations(to.item);
-    const kind = kindOf(input.type);
-    const same = Object.entries(fromRelations).find(([, r]) => Number(r.issue_id) === to.issueId && kindOf(r.type) === kind);
-    if (same)
-      throw new ValidationError([
-        `issue_key: ${fromNumber} ${same[1].type} ${toNumber} already (relation ${same[0]}); one relation of a kind between two issues`,
-      ]);
-    for (const [f, held] of [
-      [from, fromRelations],
-      [to, toRelations],
-    ] as const) {
-      if (Object.keys(held).length >= MAX_RELATIONS) {
-        throw new ValidationError([`issue_key: ${f.number} has ${MAX_RELATIONS} relations, the most an issue may have`]);
-      }
-    }
+    const blocker = checkedBlocker(from, to, input.type);
     const createdAt = options.createdAt ?? now();
     const side = (of: Found, other: Found, type: RelationType): StoredRelation => ({
       type,
@@ -165,24 +181,8 @@ export async function addRelation(
     });
     const fromSide = side(from, to, input.type);
     const toSide = side(to, from, relationInverse[input.type]);
-    // The blocker's `blocks` gain the blocked issue: its count of open blockers moves if the blocker is open.
-    const blocker = input.type === 'blocks' ? from : input.type === 'blocked_by' ? to : undefined;
-    if (blocker) {
-      const blocks = Object.values(storedRelations(blocker.item)).filter((r) => r.type === 'blocks').length;
-      if (blocks >= MAX_BLOCKS) {
-        throw new ValidationError([`issue_key: ${blocker.number} blocks ${MAX_BLOCKS} issues, the most an issue may block`]);
-      }
-    }
     const counts = blocker
-      ? openBlockerCounts(caller, blocker, [
-          ...(issueStateOf(caller.orgId, blocker.item).relations ?? []),
-          {
-            id,
-            type: 'blocks',
-            projectId: blocker === from ? to.projectId : from.projectId,
-            issueId: blocker === from ? to.issueId : from.issueId,
-          },
-        ])
+      ? openBlockerCounts(caller, blocker, withBlock(caller.orgId, blocker, blocker === from ? to : from, id))
       : new Map<string, number>();
     const sideOf = (f: Found, put: StoredRelation): RelationSide => ({
       projectId: f.projectId,
