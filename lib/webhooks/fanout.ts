@@ -140,6 +140,39 @@ export interface Publisher {
   redeliver(record: DynamoDBRecord): Promise<boolean>;
 }
 
+/**
+ * The delivery records of an event to its endpoints, in parallel (an organisation with many endpoints
+ * holds up the stream consumer, and every other organisation's events behind it, for one write, not
+ * one per endpoint); the messages to send: those of records just made, and those of a replayed
+ * record whose message may not have been sent (at least once).
+ */
+async function recordDeliveries(event: ChangeEvent, targets: WebhookFields[]): Promise<DeliveryMessage[]> {
+  const payload = payloadOf(event);
+  const now = new Date().toISOString();
+  const messages: DeliveryMessage[] = [];
+  await Promise.all(
+    targets.map(async (webhook) => {
+      const id = deliveryIdOf(event.recordId, webhook.id);
+      const { created, item } = await insertDelivery(
+        pendingDelivery({ id, orgId: event.orgId, webhookId: webhook.id, event: event.type, payload, at: now }),
+      );
+      if (created || (item.status === 'pending' && item.attempts === 0)) {
+        messages.push({
+          orgId: event.orgId,
+          webhookId: webhook.id,
+          deliveryId: id,
+          attempt: 1,
+          firstAttemptAt: null,
+          notBefore: 0,
+          // An endpoint that keeps timing out waits in the slow lane (lib/model/fairness.ts).
+          lane: webhook.lane,
+        });
+      }
+    }),
+  );
+  return messages;
+}
+
 /** A publisher for one batch of records: each organisation's endpoints are read once per batch. */
 export function batchPublisher(): Publisher {
   const endpoints = new Map<number, Promise<WebhookFields[]>>();
@@ -157,32 +190,7 @@ export function batchPublisher(): Publisher {
       if (subscribed.length === 0 || !(await deletedOnItsOwn(event))) return;
       const targets = await admitted(event, subscribed);
       if (targets.length === 0) return;
-      const payload = payloadOf(event);
-      const now = new Date().toISOString();
-      const messages: DeliveryMessage[] = [];
-      // The endpoints' records in parallel: an organisation with many endpoints holds up the stream
-      // consumer, and every other organisation's events behind it, for one write, not one per endpoint.
-      await Promise.all(
-        targets.map(async (webhook) => {
-          const id = deliveryIdOf(event.recordId, webhook.id);
-          const { created, item } = await insertDelivery(
-            pendingDelivery({ id, orgId: event.orgId, webhookId: webhook.id, event: event.type, payload, at: now }),
-          );
-          // A replay of a record whose message may not have been sent: send it (at least once).
-          if (created || (item.status === 'pending' && item.attempts === 0)) {
-            messages.push({
-              orgId: event.orgId,
-              webhookId: webhook.id,
-              deliveryId: id,
-              attempt: 1,
-              firstAttemptAt: null,
-              notBefore: 0,
-              // An endpoint that keeps timing out waits in the slow lane (lib/model/fairness.ts).
-              lane: webhook.lane,
-            });
-          }
-        }),
-      );
+      const messages = await recordDeliveries(event, targets);
       if (messages.length > 0) await deliveryQueue().send(messages, 0);
     },
 
