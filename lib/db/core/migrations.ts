@@ -19,7 +19,7 @@ const RECORD_PREFIX = 'MIGRATION#';
 /** A migration's record: what `MigrationRecord` (lib/model/migrations.ts) says, as stored. */
 export const migrationRecordItem = itemKind({
   type: 'migration',
-  key: { PK: 'MIGRATION', SK: 'MIGRATION#name' },
+  key: keys.migration.placement,
   about: "a data migration's record (status, cursor, counts)",
   attributes: {
     name: attribute.string('name'),
@@ -52,7 +52,7 @@ export const migrationRecordItem = itemKind({
 /** The lease of the one runner of the migrations: who holds it, until when. */
 export const migrationLeaseItem = itemKind({
   type: 'migration_lease',
-  key: { PK: 'MIGRATION', SK: 'LEASE' },
+  key: keys.migrationLease.placement,
   about: 'who runs the data migrations now, until when',
   attributes: {
     owner: attribute.string('owner'),

@@ -9,7 +9,7 @@ import { getItem } from './transactions.ts';
  * numbers, each the last id handed out (absent: none yet).
  */
 export const sequencesItem = itemKind({
-  key: { PK: 'ORG#o', SK: 'SEQ' },
+  key: keys.sequences.placement,
   about: 'per-organisation id sequences',
   attributes: {
     account: attribute.counter('account'),
@@ -27,7 +27,7 @@ export type SequenceName = keyof typeof sequencesItem.attributes;
 
 /** The sequence of organisation ids (organisations are global, so their sequence is too), declared once. */
 export const organisationSequenceItem = itemKind({
-  key: { PK: 'GLOBAL', SK: 'SEQ' },
+  key: keys.orgSequence.placement,
   about: 'organisation id sequence',
   attributes: {
     organisation: attribute.counter('organisation'),

@@ -19,7 +19,7 @@ import { VERSION_ATTRIBUTE, withVersion } from './versions.ts';
  */
 export const trashItem = itemKind({
   type: 'trash',
-  key: { PK: 'ORG#o#TRASH', SK: '<SK of x>', LSK: 'T#countdown#<SK of x>' },
+  key: { PK: 'ORG#o#TRASH', SK: '<SK of x>', LSK: listKeys.trash.placement },
   about: 'deleted item, whole, kept for the retention period (TTL `expires_at`)',
   attributes: {
     kind: attribute.oneOf<TrashKind>('kind'),

@@ -40,7 +40,7 @@ const entryAttributes = {
 /** An entry of an issue's activity, declared once (lib/db/core/item.ts). */
 export const issueActivityItem = itemKind({
   type: 'activity',
-  key: { PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq', LSK: 'IA#i#seq' },
+  key: { ...keys.issueActivity.placement, LSK: listKeys.issueActivity.placement },
   about: 'issue activity (change feed)',
   attributes: entryAttributes,
 });
@@ -48,7 +48,7 @@ export const issueActivityItem = itemKind({
 /** An entry of a sprint's own activity (its activation, its completion), declared once. */
 export const sprintActivityItem = itemKind({
   type: 'activity',
-  key: { PK: 'ORG#o#P#p', SK: 'SPRINT#s#A#seq', LSK: 'SA#s#seq' },
+  key: { ...keys.sprintActivity.placement, LSK: listKeys.sprintActivity.placement },
   about: 'sprint activity (change feed)',
   attributes: entryAttributes,
 });
@@ -63,7 +63,7 @@ export const entryOf = (item: object): StoredEntry => issueActivityItem.decode(i
  */
 export const activityTextItem = itemKind({
   type: 'activity_text',
-  key: { PK: 'ORG#o#P#p', SK: 'ISSUE#i#A#seq#TEXT' },
+  key: keys.issueActivityText.placement,
   about: "the description an issue's entry replaced (for its revert)",
   attributes: {
     orgId: attribute.number('org_id'),

@@ -2,6 +2,7 @@ import type { IssueState, RelationRef, SearchRecord } from '../../model/derivati
 import type { RelationType } from '../../vocabulary/relation-types.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../../schemas/issues.ts';
 import { attribute, itemKind, type Attribute, type Fields, type Stored } from '../core/item.ts';
+import { keys, listKeys } from '../core/keys.ts';
 
 /**
  * The issue, its search record and its assignee's entry, each declared once (lib/db/core/item.ts): what
@@ -58,7 +59,7 @@ const classification = {
 
 export const issueItem = itemKind({
   type: 'issue',
-  key: { PK: 'ORG#o#P#p', SK: 'ISSUE#i', LSK: 'S#s#pos#i or B#pos#i' },
+  key: { ...keys.issue.placement, LSK: `${listKeys.sprintIssue.placement} or ${listKeys.backlogIssue.placement}` },
   about: 'issue, in a sprint or the backlog (+ its relations)',
   attributes: {
     id: attribute.number('id'),
@@ -144,7 +145,7 @@ export function issueStateOf(orgId: number, item: object): IssueState {
 /** An issue's search record (`search-index`, lib/model/derivations.ts; docs/search.md). */
 export const searchRecordItem = itemKind({
   type: 'search_issue',
-  key: { PK: 'ORG#o#SEARCH', SK: 'ISSUE#p#i', LSK: 'U#updated_at#i#p' },
+  key: { ...keys.searchIssue.placement, LSK: listKeys.searchIssue.placement },
   about: 'search record of issue i (docs/search.md)',
   attributes: {
     projectId: attribute.number('project_id'),
@@ -187,7 +188,7 @@ export function searchRecordFromItem(orgId: number, item: object): SearchRecord 
 /** The entry of an issue in its assignee's partition: the index of `GET /me/issues` (lib/db/issues/assigned.ts). */
 export const assignedEntryItem = itemKind({
   type: 'assigned_issue',
-  key: { PK: 'ORG#o#A#a', SK: 'ISSUE#p#i', LSK: 'MI#updated_at#p#i' },
+  key: { ...keys.assignedIssue.placement, LSK: listKeys.assignedIssue.placement },
   about: 'issue i of project p assigned to account a',
   attributes: {
     projectId: attribute.number('project_id'),

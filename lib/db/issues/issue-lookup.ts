@@ -13,7 +13,7 @@ import { keys } from '../core/keys.ts';
 /** An issue number's pointer (the `issue-key` derivation, lib/model/derivations.ts), declared once. */
 export const issueKeyItem = itemKind({
   type: 'issue_key',
-  key: { PK: 'ORG#o', SK: 'ISSUEKEY#X-n' },
+  key: keys.issueKey.placement,
   about: 'issue number → project, issue id, list and list key',
   attributes: {
     projectId: attribute.number('project_id'),

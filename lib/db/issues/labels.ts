@@ -64,7 +64,7 @@ export const foldName = (name: string): string => name.normalize('NFKC').toLower
  */
 export const labelItem = itemKind({
   type: 'label',
-  key: { PK: 'ORG#o#P#p', SK: 'LABEL#l', LSK: 'LABEL#l' },
+  key: { ...keys.label.placement, LSK: listKeys.label.placement },
   about: "label of the project's catalogue",
   attributes: {
     id: attribute.number('id'),
@@ -86,7 +86,7 @@ export type LabelItem = Record<string, unknown>;
  * label and with each rename, so that a second label of the name is refused `name_taken`.
  */
 export const labelNameItem = itemKind({
-  key: { PK: 'ORG#o#P#p', SK: 'LABELNAME#n' },
+  key: keys.labelName.placement,
   about: 'label name uniqueness guard (case-folded name)',
   attributes: {
     labelId: attribute.number('label_id'),

@@ -21,7 +21,7 @@ import type { IssueItem } from './issue-item.ts';
 /** A child's record in its parent's index, declared once (lib/db/core/item.ts). */
 export const subIssueItem = itemKind({
   type: 'sub_issue',
-  key: { PK: 'ORG#o', SK: 'ISSUEKEY#X-n#SUB#i' },
+  key: keys.subIssue.placement,
   about: 'child i of issue X-n (its sub-issues list)',
   attributes: {
     parentId: attribute.number('parent_id'),

@@ -172,7 +172,7 @@ export const idOf = (parent: CascadeParent): number =>
  */
 export const cascadeItem = itemKind({
   type: 'cascade',
-  key: { PK: 'CASCADE', SK: 'kind#o#p#id' },
+  key: keys.pendingCascade.placement,
   about: 'a cascade (of a project, sprint, issue, label or state) still to finish',
   attributes: {
     /** Anything but `failed` reads `pending`: it is continued. */

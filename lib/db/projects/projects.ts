@@ -40,7 +40,7 @@ export const projectRefusals = { project: 'project', prefixTaken: 'prefix_taken'
  */
 export const projectItem = itemKind({
   type: 'project',
-  key: { PK: 'ORG#o', SK: 'PROJECT#p', LSK: 'PROJECT#p' },
+  key: { ...keys.project.placement, LSK: listKeys.project.placement },
   about: 'project (+ counters, issue and position sequences, its workflow)',
   attributes: {
     id: attribute.number('id'),
@@ -75,7 +75,7 @@ export const projectItem = itemKind({
  * lookup finds the project by it (lib/db/projects/names.ts).
  */
 export const prefixGuardItem = itemKind({
-  key: { PK: 'ORG#o', SK: 'PREFIX#X' },
+  key: keys.prefix.placement,
   about: 'project prefix uniqueness guard',
   attributes: {
     projectId: attribute.number('project_id'),

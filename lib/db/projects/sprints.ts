@@ -51,7 +51,7 @@ export interface SprintFields {
  */
 export const sprintItem = itemKind({
   type: 'sprint',
-  key: { PK: 'ORG#o#P#p', SK: 'SPRINT#s', LSK: 'SPRINT#s' },
+  key: { ...keys.sprint.placement, LSK: listKeys.sprint.placement },
   about: 'sprint (+ issue counters)',
   attributes: {
     id: attribute.number('id'),

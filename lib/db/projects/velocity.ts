@@ -10,7 +10,7 @@ import { putItem } from '../core/transactions.ts';
  */
 export const velocityItem = itemKind({
   type: 'velocity',
-  key: { PK: 'ORG#o#P#p', SK: 'VELOCITY#t#s' },
+  key: keys.velocity.placement,
   about: "completed sprint's summary (velocity)",
   attributes: {
     orgId: attribute.number('org_id'),

@@ -21,7 +21,7 @@ import { versionOf } from '../core/versions.ts';
 
 export const stateItem = itemKind({
   type: 'state',
-  key: { PK: 'ORG#o#P#p', SK: 'STATE#s', LSK: 'STATE#s' },
+  key: { ...keys.state.placement, LSK: listKeys.state.placement },
   about: 'workflow state of the project (a copy on the project item: lib/db/projects/states.ts)',
   attributes: {
     id: attribute.number('id'),
