@@ -611,15 +611,34 @@ async function writeTogether(
   }
 }
 
+/** An update's plain fields, by the API's name and the issue declaration's. */
+const plainFields = [
+  ['title', 'title'],
+  ['description', 'description'],
+  ['story_points', 'storyPoints'],
+  ['assignee_id', 'assigneeId'],
+  ['priority', 'priority'],
+  ['type', 'type'],
+  ['due_date', 'dueDate'],
+] as const satisfies readonly (readonly [keyof IssueUpdate & keyof Issue, keyof store.IssueFieldChanges])[];
+
 /**
- * What an update sets of an issue's own fields (`set`, stored names; `updated_at` and what the
- * caller decided already in it): the plain fields, the status with its times, the labels (stored
- * as ids, none: null). The issue as it will read (its labels through the catalogue).
+ * What an update sets of an issue's own fields (`set`: `updatedAt` and what the caller decided
+ * already in it): the plain fields, the state with its category and times, the labels (by id). The
+ * issue as it will read (its status by the state's name, its labels through the catalogue).
  */
-function fieldChanges(current: Issue, changes: IssueUpdate, project: ProjectItem, set: Record<string, unknown>): Issue {
-  const now = String(set.updated_at);
-  for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {
-    if (changes[field] !== undefined) set[field] = changes[field];
+function fieldChanges(current: Issue, changes: IssueUpdate, project: ProjectItem, set: store.IssueFieldChanges): Issue {
+  const now = set.updatedAt ?? new Date().toISOString();
+  const next: Issue = {
+    ...current,
+    updated_at: now,
+    ...(set.sprintId !== undefined && { sprint_id: set.sprintId }),
+    ...(set.parentId !== undefined && { parent_id: set.parentId }),
+  };
+  for (const [field, stored] of plainFields) {
+    if (changes[field] === undefined) continue;
+    Object.assign(set, { [stored]: changes[field] });
+    Object.assign(next, { [field]: changes[field] });
   }
   // Its state (docs/workflows.md): stored as the state and its category, held to the project's rules
   // on the issue as this write leaves it.
@@ -639,18 +658,17 @@ function fieldChanges(current: Issue, changes: IssueUpdate, project: ProjectItem
         })
       : [];
     if (problems.length > 0) throw new ValidationError(problems);
-    Object.assign(set, state);
+    Object.assign(set, store.stateFields(state));
+    // The answer's status is the state's name, not its category.
+    Object.assign(next, {
+      started_at: state.started_at,
+      completed_at: state.completed_at,
+      ...statusAnswer(workflow, state.state_id, state.status, current.blocked),
+    });
   }
-  // The answer's status is the state's name, not its category; the parent's number is not shown.
-  const { [issueItem.stored('parentNumber')]: _parentNumber, status: _category, ...shown } = set;
-  const next: Issue = {
-    ...current,
-    ...(shown as Partial<Issue>),
-    ...(state ? statusAnswer(workflow, state.state_id, state.status, current.blocked) : {}),
-  };
   if (changes.labels !== undefined) {
     const labelIds = resolveLabels(project, changes.labels);
-    Object.assign(set, issueItem.encode({ labelIds }));
+    set.labelIds = labelIds;
     next.labels = issueLabels(labelIds, catalogueOf(project));
   }
   return next;
@@ -700,7 +718,7 @@ export async function updateIssuesTogether(
     try {
       const item = family.others.get(issueId);
       if (!item || issueItem.field(item, 'sprintId') !== at.sprintId) throw issueNotHere(item, at.sprintId);
-      const set: Record<string, unknown> = { updated_at: now };
+      const set: store.IssueFieldChanges = { updatedAt: now };
       const next = fieldChanges(store.toIssue(item, item.position, catalogue, workflowOf(project)), changes, project, set);
       writes.push({
         index: i,
@@ -710,7 +728,7 @@ export async function updateIssuesTogether(
         rev: item.rev,
         set,
         before: issueStateOf(orgId, item as never),
-        after: issueStateOf(orgId, { ...item, ...store.storedIssueFields(set) }),
+        after: issueStateOf(orgId, store.withChanges(item, set)),
         assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
       });
     } catch (error) {
@@ -794,8 +812,8 @@ export async function updateIssue(
     const now = options.at ?? new Date().toISOString();
 
     const { set, parentGuard } = await updateSet(caller.orgId, at.projectId, issue, changes, parentItem, {
-      updated_at: now,
-      ...(moving ? { sprint_id: target } : {}),
+      updatedAt: now,
+      ...(moving ? { sprintId: target } : {}),
     });
     const next = fieldChanges(current, changes, project, set);
 
@@ -816,7 +834,7 @@ export async function updateIssue(
     // What the derivations keep of the change is theirs to say (lib/model/derivations.ts).
     const before = issueStateOf(caller.orgId, issue as never);
     const after: IssueState = {
-      ...issueStateOf(caller.orgId, { ...issue, ...store.storedIssueFields(set) }),
+      ...issueStateOf(caller.orgId, store.withChanges(issue, set)),
       position: place.position ?? issue.position,
     };
     const write = store.writeIssue(caller.orgId, at.projectId, {
@@ -854,12 +872,12 @@ async function updateSet(
   issue: IssueItem,
   changes: IssueUpdate,
   parentItem: IssueItem | undefined,
-  set: Record<string, unknown>,
-): Promise<{ set: Record<string, unknown>; parentGuard: ParentGuard | undefined }> {
+  set: store.IssueFieldChanges,
+): Promise<{ set: store.IssueFieldChanges; parentGuard: ParentGuard | undefined }> {
   if (changes.parent_id === undefined || changes.parent_id === (issue.parent_id ?? null)) return { set, parentGuard: undefined };
   const decided = await decideParent(orgId, projectId, issue, changes.parent_id, parentItem);
   return {
-    set: { ...set, ...issueItem.encode({ parentId: decided.parentId, parentNumber: decided.parentNumber }) },
+    set: { ...set, parentId: decided.parentId, parentNumber: decided.parentNumber },
     parentGuard: decided.guard,
   };
 }

@@ -42,7 +42,7 @@ import { withVersion } from '../core/versions.ts';
 import { rankIndex } from './counters.ts';
 import { issueLabels } from './labels.ts';
 import type { Catalogue } from './labels.ts';
-import { statusAnswer, type Workflow } from '../../model/workflow.ts';
+import { statusAnswer, type StateWrite, type Workflow } from '../../model/workflow.ts';
 import { trashTitle } from '../../model/trash.ts';
 import { organisationOf, trashRetentionOf } from '../organisation/organisation.ts';
 import { trashPut } from '../core/trash.ts';
@@ -717,13 +717,27 @@ export async function allocateIssueSlots(orgId: number, projectId: number, count
   };
 }
 
+/** The fields an update of an issue sets, by its declaration's names (`updatedAt` always among them). */
+export type IssueFieldChanges = Partial<StoredIssue>;
+
+/** A state write (the model's) as the fields it sets: the state, its category and its times. */
+export const stateFields = (state: StateWrite): IssueFieldChanges => ({
+  stateId: state.state_id,
+  status: state.status,
+  startedAt: state.started_at,
+  completedAt: state.completed_at,
+});
+
+/** The stored issue as an update's changes leave it (what the derivations read of it after). */
+export const withChanges = (item: IssueItem, set: IssueFieldChanges): IssueItem => ({ ...item, ...issueItem.encode(set) });
+
 /** Everything one issue update writes. */
 export interface IssueWrite {
   id: number;
   /** The `rev` the decision was made on. */
   rev: number | undefined;
-  /** Fields to set (API names), `updated_at` included. */
-  set: Record<string, unknown>;
+  /** Fields to set. */
+  set: IssueFieldChanges;
   /** The issue before and after the write (its stored position in both). */
   before: IssueState;
   after: IssueState;
@@ -791,7 +805,7 @@ export async function writeIssue(orgId: number, projectId: number, write: IssueW
 function issueUpdateItem(orgId: number, projectId: number, write: IssueWrite): GuardedItem {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':rev': write.rev ?? 0, ':one': 1 };
-  const fields: Record<string, unknown> = storedIssueFields(write.set);
+  const fields: Record<string, unknown> = issueItem.encode(write.set);
   if (write.reverts !== undefined) {
     Object.assign(fields, issueItem.encode({ reverted: { entry: write.reverts, rev: (write.rev ?? 0) + 1 } }));
   }
@@ -857,7 +871,7 @@ export async function writeIssues(orgId: number, projectId: number, writes: read
 export function updateChunks<T extends PlainWrite>(orgId: number, projectId: number, writes: readonly T[]): T[][] {
   return chunked(
     writes,
-    (w) => w.set,
+    (w) => issueItem.encode(w.set),
     (chunk) => issueWriteItems(updatesSpec(orgId, projectId, chunk)).length,
   );
 }

@@ -4,7 +4,7 @@ import { liveState, stateWrite, type WorkflowState } from '../../model/workflow.
 import type { StateCategory } from '../../vocabulary/workflow.ts';
 import { db, tableName } from '../core/client.ts';
 import { issueItem, issueStateOf } from '../issues/issue-item.ts';
-import { writeIssue } from '../issues/issues.ts';
+import { stateFields, writeIssue, type IssueFieldChanges } from '../issues/issues.ts';
 import { keys, projectPk } from '../core/keys.ts';
 import { workflowOf } from '../projects/workflow.ts';
 import { getItem, Refused } from '../core/transactions.ts';
@@ -98,7 +98,7 @@ export async function moveIssuesOffState(
 async function moveIssueToState(orgId: number, projectId: number, item: Record<string, unknown>, target: WorkflowState) {
   const stored = issueItem.decode(item);
   const now = new Date().toISOString();
-  const set: Record<string, unknown> = { ...stateWrite(stored, target, now), updated_at: now };
+  const set: IssueFieldChanges = { ...stateFields(stateWrite(stored, target, now)), updatedAt: now };
   const before = issueStateOf(orgId, item);
   const afterState: IssueState = { ...before, stateId: target.id, status: target.category, updatedAt: now };
   try {
