@@ -20,13 +20,16 @@ afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
-/** The job at `path` once `done` holds, read until then within the bound of a job of `rows` rows. */
-async function until(client: ApiClient, path: string, done: (body: { status: string }) => boolean, rows = 100) {
+/**
+ * The job at `path` once `done` holds, read until then within the bound of a job of `rows` rows. The
+ * consumer's deadline is a few milliseconds here: a job writes a row or two a run, over up to `runs` runs.
+ */
+async function until(client: ApiClient, path: string, done: (body: { status: string }) => boolean, rows = 100, runs = 20) {
   const res = await eventually(
     `the job at ${path} to finish`,
     () => client.get(path),
     (r) => r.status !== 200 || done(r.body),
-    bounds.job(rows),
+    bounds.job(rows, runs),
   );
   expect(res.status).toBe(200);
   return res;

@@ -16,8 +16,11 @@ export const bounds = {
   changeFeed: 20_000,
   /** The cascade's removal of `items` items (pages of up to 125 between consumer deadlines). */
   cascade: (items = 100) => 15_000 + items * 25,
-  /** A background job of `rows` rows (an import). */
-  job: (rows = 100) => 15_000 + rows * 20,
+  /**
+   * A background job of `rows` rows (an import), over `runs` runs: each run after the first waits
+   * for the stream record of the one before (the consumer's lag).
+   */
+  job: (rows = 100, runs = 1) => 15_000 + rows * 20 + (runs - 1) * 2_500,
 } as const;
 
 export async function eventually<T>(
