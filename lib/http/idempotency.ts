@@ -102,16 +102,7 @@ export function idempotency(
   return {
     before: async (request) => {
       request.internal[OWNED] = false;
-      const event = request.event as {
-        httpMethod?: string;
-        headers?: Record<string, string | undefined>;
-        queryStringParameters?: Record<string, string | undefined> | null;
-      };
-      const key = event.headers?.[IDEMPOTENCY_HEADER];
-      if (event.httpMethod !== 'POST' || key === undefined) return;
-      // A dry run (the bulk routes' `?dry_run=true`) writes nothing: nothing to guard, nothing kept to replay.
-      if (event.queryStringParameters?.dry_run === 'true') return;
-      if (!KEY_PATTERN.test(key)) throw new BadRequestError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+      if (!guarded(request.event)) return;
       let replay: unknown;
       try {
         replay = await before(request);
@@ -131,14 +122,7 @@ export function idempotency(
       try {
         await after(request);
       } catch (err) {
-        // The write is done but cannot be replayed. Never answered as a plain success: a retry
-        // after the in-progress window would run it again. The record is held in progress (a
-        // retry is then 409, not a second write) and the client is told what happened.
-        logger.error('idempotency record not completed', err as Error);
-        await holdInProgress(idempotencyRecordKey(request.event as JSONValue)).catch((held: unknown) =>
-          logger.error('idempotency record not held in progress', held as Error),
-        );
-        throw new NotRecordedError();
+        await notRecorded(request, err);
       }
     },
     onError: async (request) => {
@@ -152,6 +136,37 @@ export function idempotency(
       }
     },
   };
+}
+
+/**
+ * Whether a request is one to guard: a POST carrying an `Idempotency-Key`, not a dry run (the bulk
+ * routes' `?dry_run=true` writes nothing: nothing to guard, nothing kept to replay). A malformed key
+ * is refused.
+ */
+function guarded(request: unknown): boolean {
+  const event = request as {
+    httpMethod?: string;
+    headers?: Record<string, string | undefined>;
+    queryStringParameters?: Record<string, string | undefined> | null;
+  };
+  const key = event.headers?.[IDEMPOTENCY_HEADER];
+  if (event.httpMethod !== 'POST' || key === undefined) return false;
+  if (event.queryStringParameters?.dry_run === 'true') return false;
+  if (!KEY_PATTERN.test(key)) throw new BadRequestError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+  return true;
+}
+
+/**
+ * A write done whose record could not be completed: it cannot be replayed. Never answered as a plain
+ * success (a retry after the in-progress window would run it again): the record is held in progress
+ * (a retry is then 409, not a second write) and the client is told what happened.
+ */
+async function notRecorded(request: AnyRequest, err: unknown): Promise<never> {
+  logger.error('idempotency record not completed', err as Error);
+  await holdInProgress(idempotencyRecordKey(request.event as JSONValue)).catch((held: unknown) =>
+    logger.error('idempotency record not held in progress', held as Error),
+  );
+  throw new NotRecordedError();
 }
 
 /** Powertools' errors to the service's typed errors (status and error body shape). */

@@ -176,14 +176,40 @@ async function attempt(
     return 'succeeded';
   }
 
-  const error = outcome.error ?? `HTTP status ${outcome.status}`;
-  const firstAttemptAt = message.firstAttemptAt ?? iso;
+  return failedAttempt({ message, settings, queue }, webhook, {
+    ...attemptFields,
+    error: outcome.error ?? `HTTP status ${outcome.status}`,
+    startedAt: iso,
+    after,
+    nextLane,
+  });
+}
+
+/**
+ * An attempt that failed: the delivery `pending` again and the message sent back after its backoff
+ * while within the retry window (in the lane its endpoint's speed puts it in), else `failed`; the
+ * endpoint's failures noted.
+ */
+async function failedAttempt(
+  { message, settings, queue }: { message: DeliveryMessage; settings: DeliverySettings; queue: DeliveryQueue },
+  webhook: WebhookFields,
+  attempt: {
+    responseCode: number | null;
+    durationMs: number;
+    updatedAt: string;
+    error: string;
+    startedAt: string;
+    after: number;
+    nextLane: Lane;
+  },
+): Promise<string> {
+  const { startedAt, after, nextLane, ...recorded } = attempt;
+  const firstAttemptAt = message.firstAttemptAt ?? startedAt;
   const retrying = after - Date.parse(firstAttemptAt) < settings.retryWindowMs;
   const wait = backoffMs(message.attempt, settings);
   await updateDelivery(message.orgId, message.webhookId, message.deliveryId, {
-    ...attemptFields,
+    ...recorded,
     status: retrying ? 'pending' : 'failed',
-    error,
     nextAttemptAt: retrying ? new Date(after + wait).toISOString() : null,
     firstAttemptAt,
   });
