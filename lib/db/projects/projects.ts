@@ -11,7 +11,6 @@ import {
   addTo,
   Refused,
   rereadOnStale,
-  sentFields,
   STALE,
   putNew,
   transact,
@@ -188,13 +187,11 @@ const prefixGuardPut = (orgId: number, prefix: string, projectId: number): Guard
 /** The project's fields an update sets: those sent, and its time. */
 const sentChanges = (changes: ProjectUpdate, now: string): Partial<Fields<typeof projectItem.attributes>> => ({
   updatedAt: now,
-  ...sentFields({
-    name: changes.name,
-    prefix: changes.prefix,
-    description: changes.description,
-    documentationUrl: changes.documentation_url,
-    productionUrl: changes.production_url,
-  }),
+  name: changes.name,
+  prefix: changes.prefix,
+  description: changes.description,
+  documentationUrl: changes.documentation_url,
+  productionUrl: changes.production_url,
 });
 
 /**

@@ -13,7 +13,6 @@ import {
   addTo,
   batchGet,
   equalsCondition,
-  sentFields,
   transact,
   updateResource,
   type GuardedItem,
@@ -342,14 +341,12 @@ export async function updateSprintFields(
   const now = new Date().toISOString();
   const set = {
     updatedAt: now,
-    ...sentFields({
-      name: changes.name,
-      slug: changes.slug,
-      description: changes.description,
-      startDate: changes.start_date,
-      endDate: changes.end_date,
-      sprintLeadId: changes.sprint_lead_id,
-    }),
+    name: changes.name,
+    slug: changes.slug,
+    description: changes.description,
+    startDate: changes.start_date,
+    endDate: changes.end_date,
+    sprintLeadId: changes.sprint_lead_id,
   };
   // A stored value expected null is also one that is absent: a condition the guard cannot say.
   const names: Record<string, string> = {};
