@@ -27,6 +27,7 @@ import { toActivity } from '../../lib/services/activity.ts';
 import { activityIdOf } from '../../lib/vocabulary/ids.ts';
 import { keys } from '../../lib/db/core/keys.ts';
 import { alsoIf } from '../../lib/db/core/item.ts';
+import { sentFields } from '../../lib/db/core/transactions.ts';
 import { organisationSequenceItem, sequencesItem } from '../../lib/db/core/sequences.ts';
 import { emailGuardItem } from '../../lib/db/organisation/accounts.ts';
 import { prefixGuardItem } from '../../lib/db/projects/projects.ts';
@@ -624,17 +625,10 @@ describe("a kind's update, spelled from its declaration", () => {
     });
   });
 
-  it('removes a value its attribute stores as no attribute, leaves a field not sent (undefined) as it is, and encodes what it sets', () => {
-    const change = issueItem.update({ set: { labelIds: [], restoredAt: undefined, title: undefined } });
-    expect(change).toEqual({
-      UpdateExpression: 'SET #labelIds = :labelIds',
-      ExpressionAttributeNames: { '#labelIds': 'label_ids' },
-      ExpressionAttributeValues: { ':labelIds': null },
-    });
-    expect(commentItem.update({ set: { hasAttachments: false, body: undefined } })).toEqual({
-      UpdateExpression: 'REMOVE #hasAttachments',
-      ExpressionAttributeNames: { '#hasAttachments': 'has_attachments' },
-    });
+  it('removes a value its attribute stores as no attribute, and encodes what it sets', () => {
+    const change = issueItem.update({ set: { restoredAt: undefined, labelIds: [] } });
+    expect(change.UpdateExpression).toBe('SET #labelIds = :labelIds REMOVE #restoredAt');
+    expect(change.ExpressionAttributeValues).toEqual({ ':labelIds': null });
   });
 
   it('writes on a guard: the item there, fields holding values; a condition of its own is joined with AND', () => {
@@ -658,6 +652,20 @@ describe("a kind's update, spelled from its declaration", () => {
     });
     expect(commentItem.update({ set: { body: 'new' }, if: { exists: false } }).ConditionExpression).toBe(
       'attribute_not_exists(PK)',
+    );
+  });
+});
+
+describe('sentFields', () => {
+  it('keeps what a change sent (null included), so an update sets those and removes nothing it was not sent', () => {
+    const fields: { title?: string; description?: string | null; storyPoints?: number | null } = {
+      title: 'Renamed',
+      description: null,
+      storyPoints: undefined,
+    };
+    expect(sentFields(fields)).toEqual({ title: 'Renamed', description: null });
+    expect(issueItem.update({ set: sentFields(fields) }).UpdateExpression).toBe(
+      'SET #title = :title, #description = :description',
     );
   });
 });

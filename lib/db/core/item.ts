@@ -105,10 +105,9 @@ export interface Placement {
 }
 
 /**
- * A typed change of one item of a kind, by its fields: the values it sets (an undefined one is not
- * sent and left as it is; one stored as no attribute, such as a cleared flag, is removed), the
- * numbers added to counters, the members added to or deleted from a set, the fields removed, and
- * the guard it is written on.
+ * A typed change of one item of a kind, by its fields: the values it sets (a value stored as no
+ * attribute, such as a cleared flag, is removed), the numbers added to counters, the members added
+ * to or deleted from a set, the fields removed, and the guard it is written on.
  */
 export interface Change<A extends Attributes> {
   set?: Partial<Fields<A>>;
@@ -158,7 +157,6 @@ function spell<A extends Attributes>(attributes: A, change: Change<A>): UpdateEx
   const sets: string[] = [];
   const removes = (change.remove ?? []).map(name);
   for (const [field, v] of Object.entries(change.set ?? {})) {
-    if (v === undefined) continue;
     const written = attributes[field]!.write(v);
     if (written === undefined) removes.push(name(field));
     else sets.push(`${name(field)} = ${value(field, '', written)}`);

@@ -340,6 +340,13 @@ export function setAssignments(
   return sets;
 }
 
+/**
+ * The fields of a change that were sent (undefined means "not sent"; null is a value): what a typed
+ * update (lib/db/core/item.ts, `update`) sets, where an undefined value would remove the attribute.
+ */
+export const sentFields = <T extends object>(fields: T): Partial<T> =>
+  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+
 /** `attribute = value`, or "absent or null" when the expected value is null/undefined. */
 export function equalsCondition(
   attribute: string,

@@ -11,7 +11,7 @@ import { projectItem } from '../projects/projects.ts';
 import { issueItem } from './issue-item.ts';
 import { attribute, itemKind } from '../core/item.ts';
 import { nextId } from '../core/sequences.ts';
-import { batchGet, putNew, Refused, transact, type GuardedItem, isRefused } from '../core/transactions.ts';
+import { batchGet, putNew, Refused, sentFields, transact, type GuardedItem, isRefused } from '../core/transactions.ts';
 import { organisationOf, trashRetentionOf, type OrganisationFields } from '../organisation/organisation.ts';
 import { goneForGood, trashedLabelKey, trashPut, trashRemoval } from '../core/trash.ts';
 import { VERSION_ATTRIBUTE, versionOf, withVersion } from '../core/versions.ts';
@@ -241,9 +241,7 @@ export async function updateLabel(
   const now = new Date().toISOString();
   const set = {
     updatedAt: now,
-    name: changes.name,
-    color: changes.color,
-    description: changes.description,
+    ...sentFields({ name: changes.name, color: changes.color, description: changes.description }),
   };
   const key = keys.label(orgId, projectId, current.id);
   const items: GuardedItem[] = [

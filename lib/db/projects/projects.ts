@@ -11,6 +11,7 @@ import {
   addTo,
   Refused,
   rereadOnStale,
+  sentFields,
   STALE,
   putNew,
   transact,
@@ -187,11 +188,13 @@ const prefixGuardPut = (orgId: number, prefix: string, projectId: number): Guard
 /** The project's fields an update sets: those sent, and its time. */
 const sentChanges = (changes: ProjectUpdate, now: string): Partial<Fields<typeof projectItem.attributes>> => ({
   updatedAt: now,
-  name: changes.name,
-  prefix: changes.prefix,
-  description: changes.description,
-  documentationUrl: changes.documentation_url,
-  productionUrl: changes.production_url,
+  ...sentFields({
+    name: changes.name,
+    prefix: changes.prefix,
+    description: changes.description,
+    documentationUrl: changes.documentation_url,
+    productionUrl: changes.production_url,
+  }),
 });
 
 /**

@@ -13,6 +13,7 @@ import {
   addTo,
   batchGet,
   equalsCondition,
+  sentFields,
   transact,
   updateResource,
   type GuardedItem,
@@ -341,12 +342,14 @@ export async function updateSprintFields(
   const now = new Date().toISOString();
   const set = {
     updatedAt: now,
-    name: changes.name,
-    slug: changes.slug,
-    description: changes.description,
-    startDate: changes.start_date,
-    endDate: changes.end_date,
-    sprintLeadId: changes.sprint_lead_id,
+    ...sentFields({
+      name: changes.name,
+      slug: changes.slug,
+      description: changes.description,
+      startDate: changes.start_date,
+      endDate: changes.end_date,
+      sprintLeadId: changes.sprint_lead_id,
+    }),
   };
   // A stored value expected null is also one that is absent: a condition the guard cannot say.
   const names: Record<string, string> = {};

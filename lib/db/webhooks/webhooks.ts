@@ -6,7 +6,18 @@ import { isConditionFailed } from '../core/errors.ts';
 import { collections, keys, listKeys } from '../core/keys.ts';
 import { listPageWith, type PageRequest } from '../core/list.ts';
 import { scanPages } from '../core/query.ts';
-import { addTo, putNew, getItem, batchGet, Refused, STALE, transact, updateIf, updateResource } from '../core/transactions.ts';
+import {
+  addTo,
+  putNew,
+  getItem,
+  batchGet,
+  Refused,
+  sentFields,
+  STALE,
+  transact,
+  updateIf,
+  updateResource,
+} from '../core/transactions.ts';
 import { trashPut, trashRemoval } from '../core/trash.ts';
 import { VERSION_ATTRIBUTE, withVersion } from '../core/versions.ts';
 import { attribute, itemKind, type Attribute, type Fields } from '../core/item.ts';
@@ -214,7 +225,7 @@ export async function listWebhooks(orgId: number, page: PageRequest) {
  */
 export async function updateWebhook(orgId: number, webhookId: number, fields: Partial<WebhookFields>): Promise<StoredWebhook> {
   const written = await updateResource(
-    { Key: keys.webhook(orgId, webhookId), ...webhookItem.update({ set: fields, if: { exists: true } }) },
+    { Key: keys.webhook(orgId, webhookId), ...webhookItem.update({ set: sentFields(fields), if: { exists: true } }) },
     webhookRefusals.webhook,
   );
   return webhookOf(written);
@@ -357,7 +368,7 @@ export async function updateDelivery(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.delivery(orgId, webhookId, deliveryId),
-      ...deliveryItem.update({ set: fields, if: { exists: true } }),
+      ...deliveryItem.update({ set: sentFields(fields), if: { exists: true } }),
     }),
   );
 }
