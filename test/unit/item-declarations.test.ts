@@ -631,7 +631,7 @@ describe("a kind's update, spelled from its declaration", () => {
     expect(change.ExpressionAttributeValues).toEqual({ ':labelIds': null });
   });
 
-  it('writes on a guard: the item there, fields holding values; a condition of its own is joined with AND', () => {
+  it('writes on a guard: the item there, fields holding values, fields absent; a condition of its own is joined with AND', () => {
     const guarded = commentItem.update({ set: { body: 'edited' }, if: { exists: true, equals: { authorId: 7 } } });
     expect(guarded).toEqual({
       UpdateExpression: 'SET #body = :body',
@@ -653,6 +653,15 @@ describe("a kind's update, spelled from its declaration", () => {
     expect(commentItem.update({ set: { body: 'new' }, if: { exists: false } }).ConditionExpression).toBe(
       'attribute_not_exists(PK)',
     );
+    expect(
+      commentItem.update({
+        set: { hasAttachments: true },
+        if: { exists: true, equals: { authorId: 7 }, absent: ['restoredAt'] },
+      }),
+    ).toMatchObject({
+      ConditionExpression: 'attribute_exists(PK) AND #authorId = :authorIdWas AND attribute_not_exists(#restoredAt)',
+      ExpressionAttributeNames: { '#hasAttachments': 'has_attachments', '#authorId': 'author_id', '#restoredAt': 'restored_at' },
+    });
   });
 });
 

@@ -190,7 +190,6 @@ function pendingReservation(a: StoredAttachment, maxBytes: number, caps: Pending
                 below(org.pendingAttachments, ':maxFiles'),
                 below(org.pendingAttachmentBytes, ':maxPending'),
               ].join(' AND '),
-              ExpressionAttributeNames: {},
               ExpressionAttributeValues: {
                 ':maxBytes': maxBytes - a.size + 1,
                 ':maxFiles': caps.organisation.files,
@@ -355,13 +354,10 @@ function trashMarking(a: StoredAttachment, to: boolean, state: Key): GuardedItem
           Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
           // One in the trash on its own keeps its mark until its own restore.
           ...(to
-            ? alsoIf(attachmentItem.update({ set: { inTrash: true }, if: { exists: true } }), {
-                ConditionExpression: 'attribute_not_exists(#mark)',
-                ExpressionAttributeNames: { '#mark': attachmentItem.stored('inTrash') },
-              })
-            : alsoIf(attachmentItem.update({ set: { inTrash: false }, if: { exists: true, equals: { inTrash: true } } }), {
-                ConditionExpression: 'attribute_not_exists(#trashedAt)',
-                ExpressionAttributeNames: { '#trashedAt': attachmentItem.stored('trashedAt') },
+            ? attachmentItem.update({ set: { inTrash: true }, if: { exists: true, absent: ['inTrash'] } })
+            : attachmentItem.update({
+                set: { inTrash: false },
+                if: { exists: true, equals: { inTrash: true }, absent: ['trashedAt'] },
               })),
         },
       },

@@ -117,10 +117,11 @@ export interface Change<A extends Attributes> {
   if?: Guard<A>;
 }
 
-/** What a change is written on: the item there (or not there), and fields holding these values. */
+/** What a change is written on: the item there (or not there), fields holding these values, fields absent. */
 export interface Guard<A extends Attributes> {
   exists?: boolean;
   equals?: Partial<Fields<A>>;
+  absent?: (keyof A & string)[];
 }
 
 /** An UpdateItem's expressions, as a change of a kind spells them. */
@@ -132,7 +133,14 @@ export interface UpdateExpressions {
 }
 
 /** A condition of its own (one a guard cannot say), joined to an update's with AND. */
-export function alsoIf(update: UpdateExpressions, condition: Omit<UpdateExpressions, 'UpdateExpression'>): UpdateExpressions {
+export function alsoIf(
+  update: UpdateExpressions,
+  condition: {
+    ConditionExpression: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  },
+): UpdateExpressions {
   const values = { ...update.ExpressionAttributeValues, ...condition.ExpressionAttributeValues };
   return {
     ...update,
@@ -176,6 +184,7 @@ function spell<A extends Attributes>(attributes: A, change: Change<A>): UpdateEx
     ...Object.entries(guard.equals ?? {}).map(
       ([field, v]) => `${name(field)} = ${value(field, 'Was', attributes[field]!.write(v))}`,
     ),
+    ...(guard.absent ?? []).map((field) => `attribute_not_exists(${name(field)})`),
   ].filter((c): c is string => typeof c === 'string');
   return {
     UpdateExpression: clauses.filter(Boolean).join(' '),

@@ -150,7 +150,6 @@ export async function releaseChildren(orgId: number, projectId: number, issueId:
                       }),
                       {
                         ConditionExpression: revisionCondition(child.rev),
-                        ExpressionAttributeNames: {},
                         ExpressionAttributeValues: { ':rev': child.rev ?? 0 },
                       },
                     ),

@@ -4,7 +4,7 @@ import { collections, keys, listKeys, tokenPkPrefix } from '../core/keys.ts';
 import { listPageWith, type PageRequest } from '../core/list.ts';
 import { scanPages, type ScanStep } from '../core/query.ts';
 import { nextId, nextOrgId } from '../core/sequences.ts';
-import { alsoIf, attribute, itemKind, type Stored } from '../core/item.ts';
+import { attribute, itemKind, type Stored } from '../core/item.ts';
 import { bucketStateOf, tokenItem } from './tokens.ts';
 import { newOrganisationItem, organisationCounter, organisationOf, type OrganisationFields } from './organisation.ts';
 import { addTo, putNew, getItem, batchGet, STALE, transact, updateIf, type GuardedItem } from '../core/transactions.ts';
@@ -205,10 +205,7 @@ export async function replaceToken(
   // On the token as read: that one, or none.
   const tokenReplaced = account.token_hash
     ? accountItem.update({ set: { tokenHash: newHash }, if: { equals: { tokenHash: account.token_hash } } })
-    : alsoIf(accountItem.update({ set: { tokenHash: newHash } }), {
-        ConditionExpression: 'attribute_not_exists(#noToken)',
-        ExpressionAttributeNames: { '#noToken': accountItem.stored('tokenHash') },
-      });
+    : accountItem.update({ set: { tokenHash: newHash }, if: { absent: ['tokenHash'] } });
   const items: GuardedItem[] = [
     {
       item: { Update: { TableName: tableName(), Key: keys.account(orgId, account.id), ...tokenReplaced } },
@@ -261,10 +258,7 @@ export async function writeMissingTokenNames(
           if (typeof name !== 'string') continue;
           const named = await updateIf({
             Key: { PK: token.PK, SK: token.SK },
-            ...alsoIf(tokenItem.update({ set: { name }, if: { exists: true } }), {
-              ConditionExpression: 'attribute_not_exists(#unnamed)',
-              ExpressionAttributeNames: { '#unnamed': tokenItem.stored('name') },
-            }),
+            ...tokenItem.update({ set: { name }, if: { exists: true, absent: ['name'] } }),
           });
           if (named) written++;
         }

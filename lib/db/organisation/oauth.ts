@@ -269,10 +269,7 @@ export async function rotateRefresh(
           Update: {
             TableName: tableName(),
             Key: keys.oauthRefresh(oldRefreshHash),
-            ...alsoIf(oauthRefreshItem.update({ set: { used: true }, if: { exists: true } }), {
-              ConditionExpression: 'attribute_not_exists(#usedBefore)',
-              ExpressionAttributeNames: { '#usedBefore': oauthRefreshItem.stored('used') },
-            }),
+            ...oauthRefreshItem.update({ set: { used: true }, if: { exists: true, absent: ['used'] } }),
           },
         },
         reason: 'reused',
