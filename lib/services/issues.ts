@@ -611,6 +611,9 @@ async function writeTogether(
   }
 }
 
+/** The fields an update sets, its time always among them. */
+type UpdateFields = store.IssueFieldChanges & { updatedAt: string };
+
 /** An update's plain fields, by the API's name and the issue declaration's. */
 const plainFields = [
   ['title', 'title'],
@@ -627,8 +630,8 @@ const plainFields = [
  * already in it): the plain fields, the state with its category and times, the labels (by id). The
  * issue as it will read (its status by the state's name, its labels through the catalogue).
  */
-function fieldChanges(current: Issue, changes: IssueUpdate, project: ProjectItem, set: store.IssueFieldChanges): Issue {
-  const now = set.updatedAt ?? new Date().toISOString();
+function fieldChanges(current: Issue, changes: IssueUpdate, project: ProjectItem, set: UpdateFields): Issue {
+  const now = set.updatedAt;
   const next: Issue = {
     ...current,
     updated_at: now,
@@ -718,7 +721,7 @@ export async function updateIssuesTogether(
     try {
       const item = family.others.get(issueId);
       if (!item || issueItem.field(item, 'sprintId') !== at.sprintId) throw issueNotHere(item, at.sprintId);
-      const set: store.IssueFieldChanges = { updatedAt: now };
+      const set: UpdateFields = { updatedAt: now };
       const next = fieldChanges(store.toIssue(item, item.position, catalogue, workflowOf(project)), changes, project, set);
       writes.push({
         index: i,
@@ -872,8 +875,8 @@ async function updateSet(
   issue: IssueItem,
   changes: IssueUpdate,
   parentItem: IssueItem | undefined,
-  set: store.IssueFieldChanges,
-): Promise<{ set: store.IssueFieldChanges; parentGuard: ParentGuard | undefined }> {
+  set: UpdateFields,
+): Promise<{ set: UpdateFields; parentGuard: ParentGuard | undefined }> {
   if (changes.parent_id === undefined || changes.parent_id === (issue.parent_id ?? null)) return { set, parentGuard: undefined };
   const decided = await decideParent(orgId, projectId, issue, changes.parent_id, parentItem);
   return {
