@@ -62,10 +62,6 @@ export interface KeyBuilder<A extends unknown[]> {
   placement: Key;
 }
 
-/**
- * The key builder of a placement, spelled once: each `#`-separated word of its PK and SK that names
- * one of `slots` is that argument, written as its slot writes it; every other word is literal.
- */
 /** A template's writer: each `#`-separated word that names one of `slots` is that argument, as its slot writes it. */
 function writerOf(template: string, slots: Slots): (args: unknown[]) => string {
   const at = new Map(slots.map(([name], i) => [name, i]));
