@@ -69,8 +69,9 @@ export const serviceAlias: Record<string, string> = {
  * Schema validator (ajv) and zod 3 support, which this server never runs
  * (infra/shims/unused-sdk-dependencies.ts), and the DynamoDB client's index, narrowed to what the
  * bundle uses (infra/shims/dynamodb-client.js). The stream consumers that load their code with
- * `import()` (`functions/cascade.ts`, its data layer; `functions/import-jobs.ts`, the job runner):
- * the same narrowed DynamoDB client index (about 45 KB less).
+ * `import()` (`functions/cascade.ts`, its data layer; `functions/import-jobs.ts`, the job runner;
+ * `functions/github-events.ts`, the GitHub deliveries' use cases): the same narrowed DynamoDB client
+ * index (about 45 KB less).
  */
 export const functionAlias: Record<string, Record<string, string>> = {
   'functions/mcp.ts': {
@@ -83,6 +84,9 @@ export const functionAlias: Record<string, Record<string, string>> = {
     '@aws-sdk/client-dynamodb': 'infra/shims/dynamodb-client.js',
   },
   'functions/import-jobs.ts': {
+    '@aws-sdk/client-dynamodb': 'infra/shims/dynamodb-client.js',
+  },
+  'functions/github-events.ts': {
     '@aws-sdk/client-dynamodb': 'infra/shims/dynamodb-client.js',
   },
 };

@@ -10,6 +10,8 @@ export const authorizerEntry = 'functions/authorizer.ts';
 export const cascadeEntry = 'functions/cascade.ts';
 /** The import jobs' stream consumer. */
 export const importJobsEntry = 'functions/import-jobs.ts';
+/** The GitHub deliveries' stream consumer: links and status moves from what the receiver stored. */
+export const githubEventsEntry = 'functions/github-events.ts';
 /** The change feed's stream consumer (activity). */
 export const changeFeedEntry = 'functions/change-feed.ts';
 /** The webhook delivery function, fed by the delivery queue. */
@@ -49,13 +51,14 @@ export function functionId(entry: string): string {
     .join('');
 }
 
-/** Every function of the stack: one per handler module, the authorizer, the stream consumers and the migrations. */
+/** Every function of the stack: one per handler module, the authorizer, the stream consumers, the deliverer and the migrations. */
 export function allFunctionEntries(routes: Route[]): string[] {
   return [
     ...handlerModules(routes).map((m) => m.entry),
     authorizerEntry,
     cascadeEntry,
     importJobsEntry,
+    githubEventsEntry,
     ...changeFeedEntries,
     migrateEntry,
   ];
@@ -74,8 +77,20 @@ export const routeGroups = {
   IssueRoutes: ['issues', 'backlog', 'issue-keys', 'relations', 'comments', 'activity', 'attachments', 'trash'],
   /** Projects and how work is planned in them: sprints, labels, workflow states, the board. */
   PlanningRoutes: ['projects', 'sprints', 'labels', 'workflow-states', 'board'],
-  /** Accounts and tokens, the organisation's settings, OAuth and /mcp, webhooks, import and export, the documentation. */
-  AccountRoutes: ['me', 'accounts', 'organisation', 'oauth', 'mcp', 'webhooks', 'imports', 'export', 'api-docs', 'api-reference'],
+  /** Accounts and tokens, the organisation's settings, OAuth and /mcp, webhooks, GitHub, import and export, the documentation. */
+  AccountRoutes: [
+    'me',
+    'accounts',
+    'organisation',
+    'oauth',
+    'mcp',
+    'webhooks',
+    'github',
+    'imports',
+    'export',
+    'api-docs',
+    'api-reference',
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type RouteGroup = keyof typeof routeGroups | 'OtherRoutes';

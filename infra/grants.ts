@@ -10,6 +10,7 @@ import {
   cascadeEntry,
   changeFeedEntry,
   deliveryEntry,
+  githubEventsEntry,
   importJobsEntry,
   migrateEntry,
 } from './functions.ts';
@@ -73,11 +74,13 @@ export const indexQueries: Record<string, readonly string[]> = {
 /**
  * The table access of a handler module. An unauthenticated route has no organisation, and every
  * organisation's item belongs to one (lib/db/core/keys.ts), so it gets none: the documentation routes
- * serve what the bundle carries. The OAuth authorization server's routes are the exception
- * (`authServer`): public, they keep their own items (clients, codes, grants) and issue tokens.
+ * serve what the bundle carries. The exceptions: the OAuth authorization server's routes
+ * (`authServer`), public, keep their own items (clients, codes, grants) and issue tokens; a receiver
+ * of another service's webhooks (`receiver`, GitHub's) reads the connection a delivery names, checks
+ * its signature, and writes the delivery.
  */
 export function accessOf(module: HandlerModule): TableAccess {
-  return module.routes.every((route) => !route.auth && !route.authServer) ? 'none' : module.access;
+  return module.routes.every((route) => !route.auth && !route.authServer && !route.receiver) ? 'none' : module.access;
 }
 
 /**
@@ -151,6 +154,14 @@ export const importJobsGrant: TableGrant = {
 export const changeFeedGrant: TableGrant = { actions: [...tableActions.write, 'dynamodb:BatchWriteItem'], indexes: ['LSI1'] };
 
 /**
+ * The GitHub deliveries' stream consumer (functions/github-events.ts, lib/services/github-events.ts):
+ * reads each delivery's connection, its project and the issues it names (GetItem, BatchGetItem),
+ * writes their links (transactions), and moves an issue through the issue write path as a PATCH
+ * does, which counts the issue's place on LSI1Keys. It opens no secret: no KMS.
+ */
+export const githubEventsGrant: TableGrant = { actions: tableActions.write, indexes: ['LSI1Keys'] };
+
+/**
  * The webhook delivery function (functions/webhooks/deliver.ts): reads the endpoint and its
  * delivery, records each attempt and, after days of failures, disables the endpoint.
  */
@@ -165,14 +176,30 @@ export const deliveryGrant: TableGrant = { actions: tableActions.write, indexes:
 export const migrationGrant: TableGrant = { actions: [...tableActions.write, 'dynamodb:Scan'], indexes: [] };
 
 /**
- * Who may use the webhook secret key (lib/aws/secret-box.ts), and for what: the two functions
- * that make a secret seal it (`kms:Encrypt`; neither opens a stored one), the delivery function
- * opens it to sign (`kms:Decrypt`). No other function may use the key, nor is told of it.
+ * A use of the webhook secret key: seal or open, and whose secrets, which the encryption context
+ * names (lib/aws/secret-box.ts: encryptionContext): a webhook endpoint's (organisation and webhook
+ * id) or a GitHub-connected project's (organisation and project id). A function may use the key
+ * only with its owner's context, so none opens the other kind's secrets.
  */
-export const secretKeyUse: Readonly<Record<string, 'encrypt' | 'decrypt'>> = {
-  'functions/webhooks/create.ts': 'encrypt',
-  'functions/webhooks/rotate-secret.ts': 'encrypt',
-  [deliveryEntry]: 'decrypt',
+export interface SecretKeyUse {
+  use: 'encrypt' | 'decrypt';
+  owner: 'webhook' | 'github';
+}
+
+/**
+ * Who may use the webhook secret key (lib/aws/secret-box.ts), and for what: the functions that make
+ * a secret seal it (`kms:Encrypt`; none opens a stored one): webhook create and rotate-secret, and
+ * GitHub connect and rotate-secret; the delivery function opens a webhook's to sign, the GitHub
+ * receiver a repository's to verify a delivery's signature (`kms:Decrypt`). No other function may
+ * use the key, nor is told of it.
+ */
+export const secretKeyUse: Readonly<Record<string, SecretKeyUse>> = {
+  'functions/webhooks/create.ts': { use: 'encrypt', owner: 'webhook' },
+  'functions/webhooks/rotate-secret.ts': { use: 'encrypt', owner: 'webhook' },
+  [deliveryEntry]: { use: 'decrypt', owner: 'webhook' },
+  'functions/github/connect.ts': { use: 'encrypt', owner: 'github' },
+  'functions/github/rotate-secret.ts': { use: 'encrypt', owner: 'github' },
+  'functions/github/receive.ts': { use: 'decrypt', owner: 'github' },
 };
 
 /** The grant of any function of the stack, by entry module. */
@@ -180,6 +207,7 @@ export function grantOf(entry: string, modules: HandlerModule[]): TableGrant {
   if (entry === authorizerEntry) return authorizerGrant;
   if (entry === cascadeEntry) return cascadeGrant;
   if (entry === importJobsEntry) return importJobsGrant;
+  if (entry === githubEventsEntry) return githubEventsGrant;
   if (entry === changeFeedEntry) return changeFeedGrant;
   if (entry === deliveryEntry) return deliveryGrant;
   if (entry === migrateEntry) return migrationGrant;

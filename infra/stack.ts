@@ -4,6 +4,7 @@ import { type Construct } from 'constructs';
 import type { Route } from '../lib/routes.ts';
 import { AttachmentBucket } from './constructs/attachment-bucket.ts';
 import { CascadeConsumer } from './constructs/cascade-consumer.ts';
+import { GitHubEvents } from './constructs/github-events.ts';
 import { ImportJobs } from './constructs/import-jobs.ts';
 import { Migrations } from './constructs/migrations.ts';
 import { Monitoring } from './constructs/monitoring.ts';
@@ -25,7 +26,7 @@ import {
   routeGroupOf,
 } from './functions.ts';
 import { authorizerGrant, objectUse, secretKeyUse } from './grants.ts';
-import { type StageConfig } from './stage.ts';
+import { RECEIVER_THROTTLE, type StageConfig } from './stage.ts';
 
 export interface ServiceStackProps extends StackProps {
   routes: Route[];
@@ -35,7 +36,7 @@ export interface ServiceStackProps extends StackProps {
 
 /**
  * The whole service: the table, a Lambda per handler module of `lib/routes.ts` behind the REST
- * API, the token authorizer and the stream consumer, each holding only its grant
+ * API, the token authorizer and the stream consumers, each holding only its grant
  * (infra/grants.ts), with alarms and a dashboard, and a WAF web ACL when the stage has one.
  * Adding a route row adds its method (and, for a new module, its function) with no edit here.
  */
@@ -49,6 +50,7 @@ export class ServiceStack extends Stack {
   readonly api: ServiceApi;
   readonly cascade: CascadeConsumer;
   readonly importJobs: ImportJobs;
+  readonly githubEvents: GitHubEvents;
   readonly monitoring: Monitoring;
   readonly webAcl?: WebAcl;
   readonly changeFeed: ChangeFeed;
@@ -112,6 +114,7 @@ export class ServiceStack extends Stack {
       authorizer,
       organisationThrottle: config.organisationThrottle,
       stageThrottle: config.stageThrottle,
+      receiverThrottle: RECEIVER_THROTTLE,
       stageName: config.stage,
       domain: config.domain,
       logs,
@@ -144,6 +147,12 @@ export class ServiceStack extends Stack {
       environment: stageEnvironment,
       failures: cascade.failures,
     });
+    const githubEvents = new GitHubEvents(this, 'GitHubEvents', {
+      table,
+      logs,
+      environment: stageEnvironment,
+      failures: cascade.failures,
+    });
     const name = `sprint-ticketing-${config.stage}`;
     // The pending data migrations run once the API serves this release (its writes keep the new layout).
     this.migrations = new Migrations(this, 'Migrations', {
@@ -154,7 +163,12 @@ export class ServiceStack extends Stack {
       runAfter: [api.api.deploymentStage],
     });
     if (config.waf) {
-      this.webAcl = new WebAcl(this, 'Waf', { name, stageArn: api.api.deploymentStage.stageArn, limits: config.waf });
+      this.webAcl = new WebAcl(this, 'Waf', {
+        name,
+        stageArn: api.api.deploymentStage.stageArn,
+        limits: config.waf,
+        receiverPaths: props.routes.filter((route) => route.receiver).map((route) => route.path),
+      });
     } else {
       Validations.of(api.api.deploymentStage).acknowledge({
         id: 'AwsSolutions-APIG3',
@@ -170,6 +184,7 @@ export class ServiceStack extends Stack {
         ...[...functions].map(([entry, fn]) => ({ label: functionId(entry), fn })),
         { label: 'Cascade', fn: cascade.fn },
         { label: 'ImportJobs', fn: importJobs.fn },
+        { label: 'GitHubEvents', fn: githubEvents.fn },
         { label: 'Migrations', fn: this.migrations.fn },
       ],
       cascade: { fn: cascade.fn, failures: cascade.failures },
@@ -184,6 +199,7 @@ export class ServiceStack extends Stack {
     this.api = api;
     this.cascade = cascade;
     this.importJobs = importJobs;
+    this.githubEvents = githubEvents;
     this.changeFeed = new ChangeFeed(this, 'ChangeFeed', { table, logs, environment: stageEnvironment });
     this.monitoring.watchDeadLetters(
       'DeliveryDeadLetters',
@@ -194,10 +210,10 @@ export class ServiceStack extends Stack {
     // Webhook signing secrets are sealed under a key of their own, usable only by the functions of
     // infra/grants.ts (secretKeyUse): kept as long as the table, whose secrets it alone opens.
     this.webhookSecretKey = new WebhookSecretKey(this, 'WebhookSecrets', { removalPolicy: retain });
-    for (const [entry, use] of Object.entries(secretKeyUse)) {
+    for (const [entry, { use, owner }] of Object.entries(secretKeyUse)) {
       const fn = entry === deliveryEntry ? this.changeFeed.deliverer : functions.get(entry);
       if (!fn) throw new Error(`no function for ${entry}`);
-      this.webhookSecretKey.allow(fn, use);
+      this.webhookSecretKey.allow(fn, use, owner);
     }
 
     // The attachments' files, usable only by the functions of infra/grants.ts (objectUse), each for its actions.

@@ -17,6 +17,26 @@ export const stageNames: readonly StageName[] = ['dev', 'prod'];
  */
 export const STAGE_THROTTLE = { rateLimit: 200, burstLimit: 400 } as const;
 
+/**
+ * Throttle of each receiver of another service's webhooks (`receiver` rows of lib/routes.ts:
+ * GitHub's), a method setting of its own on the stage. It has no token, so no usage plan bounds it:
+ * anyone can post to it, and each post costs a read of the connection it names (and, for a
+ * connected repository, a KMS Decrypt until the secret is cached) before its signature fails. 50 a
+ * second, bursts of 100, is far above what the repositories of one service's projects send (a push
+ * is a few deliveries: push, create, pull_request), and a quarter of the stage's default, so a flood
+ * of forged deliveries takes no more. GitHub's deliveries come from GitHub's addresses, which anyone
+ * can make send to it (a repository of their own): no address list would tell them apart.
+ */
+export const RECEIVER_THROTTLE = { rateLimit: 50, burstLimit: 100 } as const;
+
+/**
+ * Reserved concurrency of a receiver's function: it reads the connection, opens its secret and
+ * writes the delivery (some 30 ms warm), so 10 concurrent executions carry some 300 deliveries a
+ * second, above its throttle; and a flood of them cannot take more of the account. More than the
+ * documentation's 5: GitHub does not retry a delivery the function was too busy to take.
+ */
+export const RECEIVER_RESERVED_CONCURRENCY = 10;
+
 /** Gateway throttle per organisation (its usage plan key); the exact per-token limit is in DynamoDB. */
 export const ORGANISATION_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
 
@@ -45,8 +65,10 @@ export const UNAUTHENTICATED_RESERVED_CONCURRENCY = 5;
 /**
  * WAF rate-based rules, per client IP, over WAF's 5-minute window. Requests without a well-formed
  * token fail authentication before any DynamoDB call; a browser reading the documentation makes
- * a handful, so 100 per 5 minutes per IP is generous. Every other request: one token may make up
- * to 600 + 10/s (3,600 per 5 minutes); 6,000 leaves room for a second token behind the same NAT.
+ * a handful, so 100 per 5 minutes per IP is generous. A receiver's deliveries carry no token by
+ * design and are left out of that rule: GitHub sends every repository's from a few addresses of its
+ * own. Every request: one token may make up to 600 + 10/s (3,600 per 5 minutes); 6,000 leaves room
+ * for a second token behind the same NAT, and is 20 deliveries a second from one GitHub address.
  */
 export const WAF_LIMITS = { unauthenticatedPer5Min: 100, perIpPer5Min: 6000 } as const;
 

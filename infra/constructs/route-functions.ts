@@ -3,7 +3,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { functionId, type HandlerModule } from '../functions.ts';
 import { accessOf, grantFor } from '../grants.ts';
-import { UNAUTHENTICATED_RESERVED_CONCURRENCY } from '../stage.ts';
+import { RECEIVER_RESERVED_CONCURRENCY, UNAUTHENTICATED_RESERVED_CONCURRENCY } from '../stage.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
 
@@ -35,8 +35,9 @@ export class RouteFunctions extends NestedStack {
     super(scope, id, { description: `Sprint Ticketing Service (${props.stage}): route functions, ${id}` });
     for (const module of props.modules) {
       const unauthenticated = accessOf(module) === 'none';
-      // The documentation and the OAuth authorization server (which has table access).
+      // The documentation, the OAuth authorization server and the GitHub receiver (which have table access).
       const isPublic = module.routes.every((r) => !r.auth);
+      const isReceiver = module.routes.some((r) => r.receiver);
       const fn = new ServiceFunction(this, functionId(module.entry), {
         entry: module.entry,
         description: module.routes
@@ -46,8 +47,12 @@ export class RouteFunctions extends NestedStack {
         // A function with no table access is not told the table's name.
         environment: unauthenticated ? props.stageEnvironment : { ...props.stageEnvironment, ...props.tableEnvironment },
         logs: props.logs,
-        // Anyone may call an unauthenticated route: bound what a flood of them can take.
-        ...(isPublic ? { reservedConcurrentExecutions: UNAUTHENTICATED_RESERVED_CONCURRENCY } : {}),
+        // Anyone may call an unauthenticated route: bound what a flood of them can take (infra/stage.ts).
+        ...(isPublic
+          ? {
+              reservedConcurrentExecutions: isReceiver ? RECEIVER_RESERVED_CONCURRENCY : UNAUTHENTICATED_RESERVED_CONCURRENCY,
+            }
+          : {}),
       });
       props.table.grant(fn, grantFor(module));
       this.functions.set(module.entry, fn);

@@ -43,6 +43,8 @@ export interface ServiceApiProps {
   organisationThrottle: { rateLimit: number; burstLimit: number };
   /** Default throttle of every method of the stage, whoever calls (before the authorizer). */
   stageThrottle: { rateLimit: number; burstLimit: number };
+  /** The throttle of each receiver's method (`receiver` rows), in place of the stage's default. */
+  receiverThrottle: { rateLimit: number; burstLimit: number };
   /** The stage: the deployment's stage name and part of every name. */
   stageName: string;
   /** A custom domain name (its ACM certificate in the stack's region) mapped to the stage. */
@@ -120,6 +122,21 @@ export class ServiceApi extends Construct {
         // and unauthenticated floods are shed before they cost an invocation.
         throttlingRateLimit: props.stageThrottle.rateLimit,
         throttlingBurstLimit: props.stageThrottle.burstLimit,
+        // A receiver of another service's webhooks (no token, no usage plan): a throttle of its own,
+        // with the stage's logging and metrics.
+        methodOptions: Object.fromEntries(
+          props.routes
+            .filter((route) => route.receiver)
+            .map((route) => [
+              `${route.path}/${route.method}`,
+              {
+                loggingLevel: MethodLoggingLevel.ERROR,
+                metricsEnabled: true,
+                throttlingRateLimit: props.receiverThrottle.rateLimit,
+                throttlingBurstLimit: props.receiverThrottle.burstLimit,
+              },
+            ]),
+        ),
       },
     });
 
@@ -191,7 +208,9 @@ export class ServiceApi extends Construct {
           id: 'AwsSolutions-APIG4',
           reason: route.authServer
             ? 'A public route by design (the OAuth authorization server of /mcp: discovery, registration, approval with an API token, token exchange, revocation)'
-            : 'A public route by design (auth: false in lib/routes.ts: the API documentation); its function has no table access',
+            : route.receiver
+              ? "A public route by design (receiver: true in lib/routes.ts: GitHub's webhook deliveries, which carry no token): its handler authenticates each delivery by its HMAC signature (X-Hub-Signature-256) with the repository's secret before it writes anything; throttled on its own"
+              : 'A public route by design (auth: false in lib/routes.ts: the API documentation); its function has no table access',
         });
       }
     }

@@ -12,6 +12,11 @@ export interface WebAclProps {
   stageArn: string;
   /** Requests per client IP per 5 minutes. */
   limits: { unauthenticatedPer5Min: number; perIpPer5Min: number };
+  /**
+   * The paths of the receivers of other services' webhooks (`receiver` rows of lib/routes.ts), left
+   * out of the limit on requests without a token: they never carry one.
+   */
+  receiverPaths?: readonly string[];
 }
 
 const tooManyRequests = 'too-many-requests';
@@ -41,6 +46,9 @@ const tokenShape = `${TOKEN_PREFIX}(oat_)?[A-Za-z0-9_-]{43}`;
  * on OAuth client registrations, a tight per-IP rate limit on requests that carry no well-formed token (the authorizer would refuse them: junk, or
  * the unauthenticated documentation routes) and a looser per-IP limit on everything. WAF runs
  * before API Gateway, so what it blocks costs neither an authorizer invocation nor a DynamoDB call.
+ * A receiver's deliveries (GitHub's) carry no token and come from the sender's few addresses, for
+ * every repository at once: they count only towards the limit on everything, and their method's
+ * own throttle bounds them (infra/stage.ts: RECEIVER_THROTTLE).
  */
 export class WebAcl extends Construct {
   readonly acl: CfnWebACL;
@@ -59,6 +67,34 @@ export class WebAcl extends Construct {
         textTransformations: [{ priority: 0, type: 'NONE' }],
       },
     });
+    // A receiver's path, with or without the stage's prefix (API Gateway's own host): a literal one.
+    const receivers: CfnWebACL.StatementProperty[] = (props.receiverPaths ?? []).map((path) => {
+      if (path.includes('{')) throw new Error(`a receiver's path must be literal for WAF to match it: ${path}`);
+      return {
+        byteMatchStatement: {
+          fieldToMatch: { uriPath: {} },
+          positionalConstraint: 'ENDS_WITH',
+          searchString: path.toLowerCase(),
+          textTransformations: [{ priority: 0, type: 'LOWERCASE' }],
+        },
+      };
+    });
+    const withoutToken: CfnWebACL.StatementProperty = {
+      notStatement: {
+        statement: {
+          orStatement: {
+            statements: [
+              header('authorization', `^[Bb]earer\\s+${tokenShape}\\s*$`),
+              header('x-api-token', `^\\s*${tokenShape}\\s*$`),
+            ],
+          },
+        },
+      },
+    };
+    const notToReceivers: CfnWebACL.StatementProperty[] =
+      receivers.length === 0
+        ? []
+        : [{ notStatement: { statement: receivers.length === 1 ? receivers[0]! : { orStatement: { statements: receivers } } } }];
     this.acl = new CfnWebACL(this, 'Acl', {
       name: props.name,
       scope: 'REGIONAL',
@@ -134,18 +170,9 @@ export class WebAcl extends Construct {
               aggregateKeyType: 'IP',
               limit: props.limits.unauthenticatedPer5Min,
               evaluationWindowSec: 300,
-              scopeDownStatement: {
-                notStatement: {
-                  statement: {
-                    orStatement: {
-                      statements: [
-                        header('authorization', `^[Bb]earer\\s+${tokenShape}\\s*$`),
-                        header('x-api-token', `^\\s*${tokenShape}\\s*$`),
-                      ],
-                    },
-                  },
-                },
-              },
+              // Requests with no well-formed token, but for a receiver's deliveries.
+              scopeDownStatement:
+                notToReceivers.length === 0 ? withoutToken : { andStatement: { statements: [withoutToken, ...notToReceivers] } },
             },
           },
           visibilityConfig: visibility('unauthenticated-per-ip'),

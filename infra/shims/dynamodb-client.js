@@ -8,7 +8,8 @@
  * wrapped module's `export *` lines are kept whole (evanw/esbuild#3987): the package's index would
  * bring all of DynamoDB's commands, paginators, waiters and schemas, about 45 KB over what the
  * data layer uses, which puts the bundle over its 500 KB budget. The stream consumers
- * (functions/cascade.ts, functions/import-jobs.ts) load their code the same way, with the same result.
+ * (functions/cascade.ts, functions/import-jobs.ts, functions/github-events.ts) load their code the
+ * same way, with the same result.
  *
  * The list: `DynamoDBClient` (lib/db/core/client.ts) and the low-level commands that
  * `@aws-sdk/lib-dynamodb` wraps. A name missing here fails the bundle's build (esbuild: "No

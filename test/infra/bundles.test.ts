@@ -19,11 +19,28 @@ import {
 } from '../../tools/bench/bundles.ts';
 import { runtimeEnvironment } from '../../infra/bundling.ts';
 import { ServiceFunction } from '../../infra/constructs/service-function.ts';
-import { allFunctionEntries, authorizerEntry, deliveryEntry, functionId, migrateEntry } from '../../infra/functions.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { randomUUID } from 'node:crypto';
+import {
+  allFunctionEntries,
+  authorizerEntry,
+  deliveryEntry,
+  functionId,
+  githubEventsEntry,
+  migrateEntry,
+} from '../../infra/functions.ts';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
+import { issueLinks } from '../../lib/db/github/github.ts';
 import { insertDelivery, pendingDelivery } from '../../lib/db/webhooks/webhooks.ts';
+import { githubSignature } from '../../lib/model/github.ts';
+import { connectRepository } from '../../lib/services/github.ts';
+import { createIssue } from '../../lib/services/issues.ts';
+import { createProject } from '../../lib/services/projects.ts';
 import { createWebhook } from '../../lib/services/webhook-secrets.ts';
 import { routes } from '../../lib/routes.ts';
-import { newOrganisation } from '../support/api.ts';
+import { newOrganisation, randomPrefix } from '../support/api.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { testSecretKey } from '../support/secret-key.ts';
 
@@ -78,6 +95,14 @@ describe('every Lambda bundle', () => {
     // all of it, locales included): the schemas use 'zod/mini' (lib/schemas/zod.ts).
     expect(sizeRefusal(bundle)).toBeUndefined();
     expect(bundle.bytes).toBeLessThan(budget.maxBytes);
+  });
+
+  it('holds the GitHub receiver and the GitHub deliveries’ consumer to the same budget', () => {
+    expect(entries).toEqual(expect.arrayContaining(['functions/github/receive.ts', githubEventsEntry]));
+    for (const entry of ['functions/github/receive.ts', githubEventsEntry]) {
+      expect(sizeRefusal(bundles.get(entry)!)).toBeUndefined();
+      expect(bundles.get(entry)!.bytes).toBeLessThan(budget.maxBytes);
+    }
   });
 
   it('splits the /mcp bundle: init loads the HTTP stack only, the MCP server and what a call runs load on use', () => {
@@ -323,5 +348,105 @@ process.exit(0);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  }, 60_000);
+});
+
+describe('the GitHub receiver and consumer bundles', () => {
+  // Runs a built bundle alone, as Lambda would, on one event; what it answered on standard output.
+  const RUN = `
+const { handler } = await import(process.argv[1]);
+const out = await handler(JSON.parse(process.argv[2]), { functionName: 'github', awsRequestId: 'r-github', getRemainingTimeInMillis: () => 60000 });
+process.stdout.write(JSON.stringify(out));
+process.exit(0);
+`;
+  const runAlone = async (entry: string, event: unknown): Promise<unknown> => {
+    const dir = join(outRoot, `${functionId(entry)}-alone`);
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(bundles.get(entry)!.file, join(dir, 'index.mjs'));
+    const env = {
+      PATH: process.env.PATH ?? '',
+      DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT ?? '',
+      TABLE_NAME: process.env.TABLE_NAME ?? '',
+      AWS_REGION: 'local',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      // No KMS here: the secret was sealed with the suite's local key.
+      WEBHOOK_SECRET_LOCAL_KEY: testSecretKey,
+    };
+    const out = await run(
+      process.execPath,
+      ['--input-type=module', '-e', RUN, pathToFileURL(join(dir, 'index.mjs')).href, JSON.stringify(event)],
+      { cwd: dir, env },
+    );
+    expect({ code: out.code, stderr: out.stderr }).toEqual({ code: 0, stderr: '' });
+    return JSON.parse(out.stdout) as unknown;
+  };
+
+  it('the receiver opens the repository’s secret, stores a signed delivery and refuses a forged one; the consumer links the issue it names', async () => {
+    const org = await newOrganisation();
+    const caller = { orgId: org.orgId, accountId: org.admin.id, role: 'admin' as const, tokenHash: '' };
+    const project = await createProject(caller, { name: 'Bundled', prefix: randomPrefix() });
+    const issue = await createIssue(caller, { projectId: project.id, sprintId: null }, { title: 'Link me' });
+    const owner = 'bundle-org';
+    const name = `repo-${org.orgId}-${project.id}`;
+    const { secret } = await connectRepository(caller, project.id, { repository: `${owner}/${name}` });
+    const branch = `${project.prefix}-${issue.id}-from-a-bundle`;
+    const body = JSON.stringify({
+      ref: branch,
+      ref_type: 'branch',
+      master_branch: 'main',
+      repository: {
+        name,
+        full_name: `${owner}/${name}`,
+        owner: { login: owner },
+        html_url: `https://github.com/${owner}/${name}`,
+        pushed_at: new Date().toISOString(),
+      },
+      sender: { login: 'grace' },
+    });
+    const deliveryId = randomUUID();
+    const event = (signature: string) => ({
+      resource: '/api/v1/integrations/github',
+      path: '/api/v1/integrations/github',
+      httpMethod: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': 'GitHub-Hookshot/bundle',
+        'X-GitHub-Event': 'create',
+        'X-GitHub-Delivery': deliveryId,
+        'X-Hub-Signature-256': signature,
+      },
+      body,
+      isBase64Encoded: false,
+      requestContext: { requestId: 'r-github', identity: { sourceIp: '127.0.0.1' } },
+    });
+
+    const receiver = 'functions/github/receive.ts';
+    const forged = (await runAlone(receiver, event(`sha256=${'0'.repeat(64)}`))) as { statusCode: number };
+    expect(forged.statusCode).toBe(401);
+    const accepted = (await runAlone(receiver, event(githubSignature(secret!, body)))) as { statusCode: number; body: string };
+    expect({ status: accepted.statusCode, body: JSON.parse(accepted.body) }).toEqual({
+      status: 202,
+      body: { status: 'accepted' },
+    });
+
+    // The stream record of the stored delivery, as Lambda hands it to the consumer.
+    const key = keys.githubDelivery(deliveryId);
+    const { Item: stored } = await db.send(new GetCommand({ TableName: tableName(), Key: key }));
+    expect(stored).toBeDefined();
+    const record = {
+      eventID: '1',
+      eventName: 'INSERT',
+      eventSource: 'aws:dynamodb',
+      dynamodb: {
+        Keys: marshall(key),
+        NewImage: marshall(stored!),
+        SequenceNumber: '100000000000000000001',
+        StreamViewType: 'NEW_AND_OLD_IMAGES',
+      },
+    };
+    expect(await runAlone(githubEventsEntry, { Records: [record] })).toEqual({ batchItemFailures: [] });
+    const links = await issueLinks(org.orgId, project.id, issue.id);
+    expect(links.map((l) => ({ kind: l.kind, ref: l.ref }))).toEqual([{ kind: 'branch', ref: branch }]);
   }, 60_000);
 });

@@ -23,6 +23,7 @@ import { noRouteTemplate } from '../../infra/constructs/method-not-allowed.ts';
 import { MINIMUM_COMPRESSION_SIZE } from '../../lib/http/gateway-compression.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 import { orgInFlightCap } from '../../lib/model/fairness.ts';
+import { encryptionContext } from '../../lib/aws/secret-box.ts';
 
 // Each synthesis runs cdk-nag over the whole stack: seconds alone, a minute on two shared cores.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 240_000 });
@@ -293,6 +294,7 @@ describe('the stack', () => {
       stack.authorizer,
       stack.cascade.fn,
       stack.importJobs.fn,
+      stack.githubEvents.fn,
       stack.changeFeed.consumer,
       stack.changeFeed.deliverer,
       stack.migrations.fn,
@@ -320,9 +322,9 @@ describe('the stack', () => {
 });
 
 describe('functions', () => {
-  it('has one function per handler module, plus the authorizer, the stream consumer, the import jobs, the change feed and the migrations', () => {
+  it('has one function per handler module, plus the authorizer, the stream consumer, the import jobs, the GitHub deliveries, the change feed and the migrations', () => {
     const modules = handlerModules(routes);
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(modules.length + 4 + changeFeedEntries.length);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(modules.length + 5 + changeFeedEntries.length);
     expect([...stack.functions.keys()].sort()).toEqual(modules.map((m) => m.entry).sort());
   });
 
@@ -616,6 +618,16 @@ const expectedGrants: Record<string, Expected> = {
   },
   // The OAuth authorization server (public): its clients, codes, grants and the tokens it issues.
   'functions/oauth.ts': write(),
+  // GitHub: a project's connection (read, connect, rotate, disconnect), the receiver (public: it reads
+  // the connection a delivery names and writes the delivery), an issue's links, and the consumer of
+  // the stored deliveries (links, and status moves through the issue write path, which counts the issue's place).
+  'functions/github/read.ts': read(),
+  'functions/github/connect.ts': write(),
+  'functions/github/rotate-secret.ts': write(),
+  'functions/github/disconnect.ts': write(),
+  'functions/github/receive.ts': write(),
+  'functions/issue-keys/links.ts': read(lists),
+  'functions/github-events.ts': write(['LSI1Keys']),
   'functions/me/get.ts': read(),
   'functions/me/issues.ts': read(lists),
   'functions/me/regenerate-token.ts': write(),
@@ -733,6 +745,7 @@ describe('least privilege', () => {
     { entry: 'functions/authorizer.ts', id: logicalId(stack.authorizer) },
     { entry: 'functions/cascade.ts', id: logicalId(stack.cascade.fn) },
     { entry: 'functions/import-jobs.ts', id: logicalId(stack.importJobs.fn) },
+    { entry: 'functions/github-events.ts', id: logicalId(stack.githubEvents.fn) },
     { entry: 'functions/change-feed.ts', id: logicalId(stack.changeFeed.consumer) },
     { entry: 'functions/webhooks/deliver.ts', id: logicalId(stack.changeFeed.deliverer) },
     { entry: 'functions/migrate.ts', id: logicalId(stack.migrations.fn) },
@@ -742,7 +755,7 @@ describe('least privilege', () => {
     for (const { entry, id } of everyFunction()) {
       const module = handlerModules(routes).find((m) => m.entry === entry);
       // A function behind unauthenticated routes only (the documentation) gets nothing.
-      const expected = module?.routes.every((r) => !r.auth && !r.authServer) ? noAccess : expectedGrants[entry];
+      const expected = module?.routes.every((r) => !r.auth && !r.authServer && !r.receiver) ? noAccess : expectedGrants[entry];
       expect(expected, `state the grant of ${entry} in this test`).toBeDefined();
       expect({ entry, ...grantOf(id) }).toEqual({ entry, table: [...expected!.table].sort(), indexes: expected!.indexes });
     }
@@ -901,6 +914,127 @@ describe('the stream consumer', () => {
   });
 });
 
+/** The GitHub receiver: public, throttled on its own (lib/routes.ts: `receiver`). */
+const receiverEntry = 'functions/github/receive.ts';
+/** Its method's path as a stage's method setting names it (`/` escaped as `~1`). */
+const receiverResourcePath = '/~1api~1v1~1integrations~1github';
+
+/**
+ * What is wrong with the receiver's method in a synthesized stack: an authorizer or an API key in
+ * front of it (GitHub sends neither), or no throttle of its own on the stage (rate 50, burst 100,
+ * with the stage's logging and metrics).
+ */
+function receiverProblems(r: Resources): string[] {
+  const byId = new Map(Object.entries(r));
+  const pathOf = (id: string): string => {
+    const resource = byId.get(id)!;
+    const parent = resource.Properties.ParentId as { Ref?: string };
+    return `${parent.Ref ? pathOf(parent.Ref) : ''}/${resource.Properties.PathPart}`;
+  };
+  const method = Object.values(r).find(
+    (m) =>
+      m.Type === 'AWS::ApiGateway::Method' &&
+      m.Properties.HttpMethod === 'POST' &&
+      m.Properties.ResourceId.Ref !== undefined &&
+      pathOf(m.Properties.ResourceId.Ref as string) === '/api/v1/integrations/github',
+  );
+  if (!method) return ['no method POST /api/v1/integrations/github'];
+  const problems: string[] = [];
+  if (method.Properties.AuthorizationType !== 'NONE' || method.Properties.AuthorizerId !== undefined)
+    problems.push('an authorizer in front of it');
+  if (method.Properties.ApiKeyRequired !== false) problems.push('an API key required');
+  const [stage] = Object.values(r).filter((x) => x.Type === 'AWS::ApiGateway::Stage');
+  const own = (stage!.Properties.MethodSettings as Record<string, unknown>[]).filter(
+    (m) => m.HttpMethod === 'POST' && m.ResourcePath === receiverResourcePath,
+  );
+  const expected = { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100, LoggingLevel: 'ERROR', MetricsEnabled: true };
+  if (own.length !== 1 || !Object.entries(expected).every(([k, v]) => own[0]![k] === v)) problems.push('no throttle of its own');
+  return problems;
+}
+
+describe('the GitHub receiver', () => {
+  it('is a receiver row of the route table: public, writing', () => {
+    const row = routes.find((r) => r.handler === receiverEntry);
+    expect(row).toMatchObject({
+      method: 'POST',
+      path: '/api/v1/integrations/github',
+      auth: false,
+      receiver: true,
+      access: 'write',
+    });
+  });
+
+  it('has no authorizer and no API key in front of it, and a throttle of its own on the stage (rate 50, burst 100)', () => {
+    expect(receiverProblems(resources)).toEqual([]);
+  });
+
+  it('is found out when it gains an authorizer or loses its throttle', () => {
+    const guarded = routes.map((r) => {
+      if (r.handler !== receiverEntry) return r;
+      const { receiver: _receiver, ...rest } = r;
+      return { ...rest, auth: true };
+    });
+    expect(receiverProblems(synth(guarded, { context: { stage: 'prod' } }).resources)).toEqual([
+      'an authorizer in front of it',
+      'an API key required',
+      'no throttle of its own',
+    ]);
+  });
+
+  it('may write the table and open the secrets (kms:Decrypt on the key, for an endpoint’s context), and nothing more', () => {
+    const fn = resources[logicalId(stack.functions.get(receiverEntry)!)]!;
+    const roleId = JSON.stringify(fn.Properties.Role).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)![1]!;
+    const statements = policies()
+      .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    const actions = statements.flatMap((st) => [st.Action].flat()).filter((a) => !a.startsWith('logs:'));
+    expect(actions.sort()).toEqual([...writes, 'kms:Decrypt'].sort());
+    const decrypt = statements.find((st) => [st.Action].flat().includes('kms:Decrypt'))!;
+    expect(decrypt.Resource).toEqual({ 'Fn::GetAtt': [logicalId(stack.webhookSecretKey.key), 'Arn'] });
+    // Told the table and the key; no usage plan key, no CORS preflight, no bucket.
+    expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(
+      expect.arrayContaining(['TABLE_NAME', 'WEBHOOK_SECRET_KMS_KEY_ID']),
+    );
+    expect(fn.Properties.Environment.Variables.ATTACHMENTS_BUCKET).toBeUndefined();
+    expect(fn.Properties.ReservedConcurrentExecutions).toBe(10);
+  });
+});
+
+describe('the GitHub deliveries’ consumer', () => {
+  it('reads the stream on a mapping of its own, filtered to inserts of GitHub deliveries, with bounded retries and the shared failure queue', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
+      ([, m]) => m.Properties.FunctionName.Ref === logicalId(stack.githubEvents.fn),
+    );
+    expect(mappings).toHaveLength(1);
+    const p = mappings[0]![1].Properties;
+    expect(p.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.table.table), 'StreamArn'] });
+    expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
+      { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['github_delivery'] } } } },
+    ]);
+    expect(p).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      MaximumRetryAttempts: 5,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(stack.cascade.failures), 'Arn'] } } },
+    });
+    expect(stack.githubEvents.failures).toBe(stack.cascade.failures);
+  });
+
+  it('runs functions/github-events.ts with the table name, and neither the KMS key nor KMS', () => {
+    const fn = resources[logicalId(stack.githubEvents.fn)]!.Properties;
+    expect(fn.Environment.Variables.TABLE_NAME).toEqual({ Ref: logicalId(stack.table.table) });
+    expect(fn.Environment.Variables.WEBHOOK_SECRET_KMS_KEY_ID).toBeUndefined();
+    expect(fn.Description).toMatch(/table stream/);
+    const roleId = JSON.stringify(fn.Role).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)![1]!;
+    const actions = policies()
+      .filter(([, pol]) => (pol.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
+      .flatMap(([, pol]) => pol.Properties.PolicyDocument.Statement as { Action: string | string[] }[])
+      .flatMap((st) => [st.Action].flat());
+    expect(actions.filter((a) => a.startsWith('kms:'))).toEqual([]);
+  });
+});
+
 describe('adding a route', () => {
   it('adds its method, and its function when the module is new, with no other edit', () => {
     const extra: Route[] = [
@@ -963,8 +1097,8 @@ describe('stages', () => {
       }),
     });
     const logGroups = ofType('AWS::Logs::LogGroup');
-    // One per function (the routes', the authorizer, the cascade, the import jobs, the change feed's two, the migrations) and the access log.
-    expect(logGroups.length).toBe(handlerModules(routes).length + 7);
+    // One per function (the routes', the authorizer, the cascade, the import jobs, the GitHub deliveries, the change feed's two, the migrations) and the access log.
+    expect(logGroups.length).toBe(handlerModules(routes).length + 8);
     for (const [, group] of logGroups) {
       expect(group).toMatchObject({
         DeletionPolicy: 'Retain',
@@ -1005,8 +1139,10 @@ const typed = (r: Resources, type: string) => Object.values(r).filter((x) => x.T
 describe('abuse resistance', () => {
   it('throttles every method of the stage by default, before the authorizer (named constants, overridable)', () => {
     const [, apiStage] = ofType('AWS::ApiGateway::Stage')[0]!;
+    // And the GitHub receiver's own (its describe below).
     expect(apiStage.Properties.MethodSettings).toEqual([
       expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 }),
+      expect.objectContaining({ HttpMethod: 'POST', ResourcePath: receiverResourcePath }),
     ]);
     const { resources: custom } = synthOnce('throttle', {
       stageThrottleRate: '50',
@@ -1021,12 +1157,14 @@ describe('abuse resistance', () => {
     expect(typed(custom, 'AWS::ApiGateway::UsagePlan')[0]!.Properties.Throttle).toEqual({ RateLimit: 20, BurstLimit: 40 });
   });
 
-  it('bounds the authorizer’s and the unauthenticated functions’ concurrency, and no other', () => {
+  it('bounds the authorizer’s and the unauthenticated functions’ concurrency (the GitHub receiver’s a little more), and no other', () => {
     const unauthenticated = [...stack.functions]
       .filter(([entry]) => routes.filter((r) => r.handler === entry).every((r) => !r.auth))
       .map(([, fn]) => logicalId(fn));
+    const receiver = logicalId(stack.functions.get(receiverEntry)!);
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
-      const expected = id === logicalId(stack.authorizer) ? 50 : unauthenticated.includes(id) ? 5 : undefined;
+      const expected =
+        id === logicalId(stack.authorizer) ? 50 : id === receiver ? 10 : unauthenticated.includes(id) ? 5 : undefined;
       expect({ id, reserved: fn.Properties.ReservedConcurrentExecutions }).toEqual({ id, reserved: expected });
     }
     const { resources: unreserved } = synthOnce('unreserved', { authorizerConcurrency: 'none', stage: 'prod' });
@@ -1060,6 +1198,20 @@ describe('abuse resistance', () => {
     expect(bearer.test(`Bearer stk_oat_${'a'.repeat(43)}`)).toBe(true);
     expect(bearer.test(`Bearer stk_ort_${'a'.repeat(43)}`)).toBe(false);
     expect(bearer.test(`Bearer junk`)).toBe(false);
+    // But for GitHub's deliveries: they carry no token, and come from GitHub's few addresses for every
+    // repository; the limit on everything still counts them, and their method's throttle bounds them.
+    expect(unauthenticated.Statement.RateBasedStatement.ScopeDownStatement.AndStatement.Statements[1]).toEqual({
+      NotStatement: {
+        Statement: {
+          ByteMatchStatement: {
+            FieldToMatch: { UriPath: {} },
+            PositionalConstraint: 'ENDS_WITH',
+            SearchString: '/api/v1/integrations/github',
+            TextTransformations: [{ Priority: 0, Type: 'LOWERCASE' }],
+          },
+        },
+      },
+    });
     const all = rules.find((r) => r.Name === 'all-per-ip')!;
     expect(all.Statement.RateBasedStatement).toEqual({ AggregateKeyType: 'IP', Limit: 6000, EvaluationWindowSec: 300 });
     // OAuth client registration (open to anyone): 20 per address per 10 minutes, POSTs to it only.
@@ -1242,7 +1394,13 @@ describe('alarms and dashboard', () => {
       Threshold: 1,
     });
     expect(alarm('AuthorizerThrottles')).toMatchObject({ MetricName: 'Throttles', Threshold: 1 });
-    for (const fn of [...stack.functions.values(), stack.cascade.fn, stack.migrations.fn]) {
+    for (const fn of [
+      ...stack.functions.values(),
+      stack.cascade.fn,
+      stack.importJobs.fn,
+      stack.githubEvents.fn,
+      stack.migrations.fn,
+    ]) {
       const own = alarms().filter((a) => JSON.stringify(a.Metrics ?? []).includes(logicalId(fn)));
       expect(own, logicalId(fn)).toHaveLength(1);
       expect(JSON.stringify(own[0]!.Metrics)).toMatch(/Errors.*Throttles|Throttles.*Errors/);
@@ -1474,6 +1632,7 @@ const functionRoles = () => {
     { entry: 'functions/authorizer.ts', fn: stack.authorizer },
     { entry: 'functions/cascade.ts', fn: stack.cascade.fn },
     { entry: 'functions/import-jobs.ts', fn: stack.importJobs.fn },
+    { entry: 'functions/github-events.ts', fn: stack.githubEvents.fn },
     { entry: 'functions/change-feed.ts', fn: stack.changeFeed.consumer },
     { entry: 'functions/webhooks/deliver.ts', fn: stack.changeFeed.deliverer },
     { entry: 'functions/migrate.ts', fn: stack.migrations.fn },
@@ -1588,7 +1747,7 @@ describe('webhook signing secrets', () => {
     expect(principals[0]).toMatch(/:root"/);
   });
 
-  it('may be sealed (Encrypt) by webhook create and rotate-secret only, opened (Decrypt) by the delivery function only: no other role mentions the key or KMS', () => {
+  it('may be sealed (Encrypt) by webhook and GitHub create and rotate-secret only, opened (Decrypt) by the delivery function and the GitHub receiver only: no other role mentions the key or KMS', () => {
     const roleEntry = new Map(functionRoles().map((r) => [r.role, r.entry]));
     const uses: Record<string, string[]> = {};
     for (const [, policy] of policies()) {
@@ -1600,13 +1759,16 @@ describe('webhook signing secrets', () => {
         const actions = [st.Action].flat();
         const mentionsKey = JSON.stringify(st.Resource).includes(keyId());
         if (!mentionsKey && !actions.some((a) => a.startsWith('kms:'))) continue;
-        // Only the key, by its ARN, and only with an encryption context naming an endpoint.
+        // Only the key, by its ARN, and only with an encryption context naming an owner of the
+        // function's kind: a webhook endpoint, or a GitHub-connected project.
         expect(st.Resource).toEqual({ 'Fn::GetAtt': [keyId(), 'Arn'] });
-        expect(st.Condition).toEqual({
-          Null: { 'kms:EncryptionContext:org_id': 'false', 'kms:EncryptionContext:webhook_id': 'false' },
-        });
         for (const role of policy.Properties.Roles as { Ref: string }[]) {
           const entry = roleEntry.get(role.Ref) ?? `role ${role.Ref}`;
+          const owner = entry.startsWith('functions/github/') ? 'github_project_id' : 'webhook_id';
+          expect({ entry, condition: st.Condition }).toEqual({
+            entry,
+            condition: { Null: { 'kms:EncryptionContext:org_id': 'false', [`kms:EncryptionContext:${owner}`]: 'false' } },
+          });
           (uses[entry] ??= []).push(...actions);
         }
       }
@@ -1615,10 +1777,19 @@ describe('webhook signing secrets', () => {
       'functions/webhooks/create.ts': ['kms:Encrypt'],
       'functions/webhooks/rotate-secret.ts': ['kms:Encrypt'],
       'functions/webhooks/deliver.ts': ['kms:Decrypt'],
+      // A GitHub repository's secret: sealed when connected or rotated, opened to check a delivery.
+      'functions/github/connect.ts': ['kms:Encrypt'],
+      'functions/github/rotate-secret.ts': ['kms:Encrypt'],
+      'functions/github/receive.ts': ['kms:Decrypt'],
     });
   });
 
-  it('names the key (WEBHOOK_SECRET_KMS_KEY_ID) to those three functions and to no other', () => {
+  it('names in those conditions the encryption context the secret box binds each kind of secret to', () => {
+    expect(Object.keys(encryptionContext({ orgId: 1, webhookId: 2 }))).toEqual(['org_id', 'webhook_id']);
+    expect(Object.keys(encryptionContext({ orgId: 1, githubProjectId: 2 }))).toEqual(['org_id', 'github_project_id']);
+  });
+
+  it('names the key (WEBHOOK_SECRET_KMS_KEY_ID) to those six functions and to no other', () => {
     const told = functionRoles()
       .filter((r) => resources[r.id]!.Properties.Environment.Variables.WEBHOOK_SECRET_KMS_KEY_ID !== undefined)
       .map((r) => {
@@ -1628,6 +1799,9 @@ describe('webhook signing secrets', () => {
         return r.entry;
       });
     expect(told.sort()).toEqual([
+      'functions/github/connect.ts',
+      'functions/github/receive.ts',
+      'functions/github/rotate-secret.ts',
       'functions/webhooks/create.ts',
       'functions/webhooks/deliver.ts',
       'functions/webhooks/rotate-secret.ts',

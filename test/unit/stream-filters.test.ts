@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { layout } from '../../lib/db/layout.ts';
-import { cascadeStreamFilters, changeFeedStreamFilters, importJobStreamFilters } from '../../lib/db/core/table.ts';
+import {
+  cascadeStreamFilters,
+  changeFeedStreamFilters,
+  githubEventStreamFilters,
+  importJobStreamFilters,
+} from '../../lib/db/core/table.ts';
 
 /**
  * The stream filters (lib/db/core/table.ts) are plain data the CDK stack reads too, so they name item
@@ -39,7 +44,12 @@ function undeclared(filter: Filter): string[] {
 }
 
 describe('the stream filters name what the declarations store', () => {
-  const all = { cascadeStreamFilters, changeFeedStreamFilters, importJobStreamFilters } as unknown as Record<string, Filter[]>;
+  const all = {
+    cascadeStreamFilters,
+    changeFeedStreamFilters,
+    importJobStreamFilters,
+    githubEventStreamFilters,
+  } as unknown as Record<string, Filter[]>;
 
   it.each(Object.entries(all))(
     '%s: each type a declared kind, each attribute stored by every kind it is matched on',

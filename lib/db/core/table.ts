@@ -90,6 +90,15 @@ export const importJobStreamFilters = [
 ] as const;
 
 /**
+ * Event filter of the GitHub deliveries' stream consumer (functions/github-events.ts): a delivery
+ * the receiver stored (functions/github/receive.ts), once, when it is written. Its later updates and
+ * its expiry pass no filter.
+ */
+export const githubEventStreamFilters = [
+  { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['github_delivery'] } } } },
+] as const;
+
+/**
  * Event filters of the change feed consumer (functions/change-feed.ts), any of which lets a record
  * through: every insert and modify, and every remove, of the item types whose changes the activity
  * history and the webhooks report, and redelivery requests. Tokens, idempotency records and the
