@@ -178,12 +178,22 @@ function queryOf(url: URL) {
   return { query: single, multi };
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+/**
+ * The request's body, or `too-large` past API Gateway's payload limit, never holding more than the
+ * limit: a body whose declared length is over it is refused at once, unread (GitHub posts up to 25
+ * MB), and one without a length is kept up to the limit. What is not read is dropped as it comes,
+ * so the connection stays usable for the next request.
+ */
+export async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  const declared = Number(req.headers['content-length'] ?? Number.NaN);
+  if (declared > MAX_PAYLOAD_BYTES) {
+    req.resume();
+    return 'too-large';
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    // Past the limit the rest is read and dropped: the connection stays usable for the next request.
     if (size <= MAX_PAYLOAD_BYTES) chunks.push(chunk as Buffer);
   }
   return size > MAX_PAYLOAD_BYTES ? 'too-large' : Buffer.concat(chunks);

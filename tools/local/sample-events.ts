@@ -203,6 +203,46 @@ export const samples: Record<string, Sample> = {
     }),
   },
   revokeOAuthToken: { body: new URLSearchParams({ token: `stk_ort_${'A'.repeat(43)}` }) },
+  // GitHub: project 1 connects a repository (its secret answered once), reads and rotates it, then
+  // disconnects; GEM-1's links. The receiver's sample is a push of a repository no project connects,
+  // answered 202 and ignored: a connected one's needs the signature of its secret.
+  connectGitHubRepository: { body: { github: { repository: 'hello-org/hello-world', automation: { enabled: true } } } },
+  listIssueLinks: { params: { issue_key: 'GEM-1' } },
+  receiveGitHubDelivery: {
+    headers: {
+      Accept: '*/*',
+      'User-Agent': 'GitHub-Hookshot/sample',
+      'X-GitHub-Event': 'push',
+      'X-GitHub-Delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+      'X-GitHub-Hook-ID': '1',
+      'X-Hub-Signature-256': `sha256=${'0'.repeat(64)}`,
+    },
+    body: {
+      ref: 'refs/heads/GEM-1-docking-radar',
+      before: '0'.repeat(40),
+      after: '6113728f27ae82c7b1a177c8d03f9e96e0adf246',
+      repository: {
+        id: 1,
+        name: 'not-connected',
+        full_name: 'sample-org/not-connected',
+        owner: { login: 'sample-org' },
+        html_url: 'https://github.com/sample-org/not-connected',
+        default_branch: 'main',
+        // A push's times are seconds since the epoch (2026-11-21T09:30:00Z).
+        pushed_at: 1795253400,
+      },
+      commits: [
+        {
+          id: '6113728f27ae82c7b1a177c8d03f9e96e0adf246',
+          message: 'GEM-1: check the docking radar',
+          timestamp: '2026-11-21T09:30:00Z',
+          url: 'https://github.com/sample-org/not-connected/commit/6113728f27ae82c7b1a177c8d03f9e96e0adf246',
+          author: { name: 'Grace Hopper', email: 'grace@example.com', username: 'grace' },
+        },
+      ],
+      sender: { login: 'grace', id: 1 },
+    },
+  },
 };
 
 /** A UUID-shaped id derived from a name: generated files stay the same from run to run. */

@@ -7,7 +7,13 @@ import type { StreamLag, StreamReader } from './stream-poller.ts';
 export interface LocalServices {
   stop(): Promise<void>;
   /** How far behind the table each stream consumer has run. */
-  lag(): { changeFeed: StreamLag; cascade: StreamLag; importJobs: StreamLag; reads: ReturnType<StreamReader['reads']> };
+  lag(): {
+    changeFeed: StreamLag;
+    cascade: StreamLag;
+    importJobs: StreamLag;
+    githubEvents: StreamLag;
+    reads: ReturnType<StreamReader['reads']>;
+  };
 }
 
 /**
@@ -42,12 +48,12 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
   const { tableName } = await import('../../lib/db/core/client.ts');
   const { startStreamReader, streamConsumer } = await import('./stream-poller.ts');
   const { startExpirySweeps } = await import('./expiry.ts');
-  const { changeFeedParallelization, changeFeedStreamFilters, importJobStreamFilters } =
+  const { changeFeedParallelization, changeFeedStreamFilters, githubEventStreamFilters, importJobStreamFilters } =
     await import('../../lib/db/core/table.ts');
   // The webhook delivery queue and function (SQS and its event source mapping in AWS).
   const { startLocalDeliveryQueue } = await import('./delivery-queue.ts');
   const deliveries = await startLocalDeliveryQueue();
-  // The stack's three event source mappings on the table's stream, as Lambda feeds them from
+  // The stack's four event source mappings on the table's stream, as Lambda feeds them from
   // DynamoDB Streams: the stream read once, each record handed to the mappings whose filters pass it.
   const shards = streamShards(process.env.STREAM_SHARDS);
   // The import jobs' consumer runs in a worker thread, as in a Lambda of its own: a job reading a
@@ -70,6 +76,9 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
       filters: importJobStreamFilters,
       timeoutMs: cascadeTimeoutMs,
     },
+    // The GitHub deliveries' consumer, on this thread (a delivery is a few reads and writes), with
+    // the stack's timeout of a minute.
+    { functionModule: 'functions/github-events.ts', filters: githubEventStreamFilters, timeoutMs: 60_000 },
   ]);
   const sweeps =
     expirySweepSeconds > 0
@@ -77,8 +86,8 @@ export async function startLocalServices(endpoint: string): Promise<LocalService
       : undefined;
   return {
     lag: () => {
-      const [changeFeed, cascade, importJobs] = reader.lags() as [StreamLag, StreamLag, StreamLag];
-      return { changeFeed, cascade, importJobs, reads: reader.reads() };
+      const [changeFeed, cascade, importJobs, githubEvents] = reader.lags() as [StreamLag, StreamLag, StreamLag, StreamLag];
+      return { changeFeed, cascade, importJobs, githubEvents, reads: reader.reads() };
     },
     stop: async () => {
       await sweeps?.stop();
