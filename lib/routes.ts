@@ -42,6 +42,16 @@ import { Burndown, Sprint, SprintCreateBody, SprintReport, SprintUpdateBody, Vel
 import { SprintCompleteBody, VelocityQuery } from './schemas/sprint-outcomes.ts';
 import { Restored, RestoreStarted, TrashEntry, TrashQuery } from './schemas/trash.ts';
 import { OrganisationSettings, OrganisationUpdateBody } from './schemas/organisation.ts';
+import {
+  GitHubConnectAnswer,
+  GitHubConnectBody,
+  GitHubConnection,
+  GitHubConnectionWithSecret,
+  GitHubDeliveryAnswer,
+  GitHubDeliveryBody,
+  GitHubDeliveryHeaders,
+  IssueLink,
+} from './schemas/github.ts';
 import { Delivery, DeliveryList, Webhook, WebhookCreateBody, WebhookUpdateBody, WebhookWithSecret } from './schemas/webhooks.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -60,6 +70,12 @@ export interface Route {
    * Every other public route (the documentation) has no table access.
    */
   authServer?: boolean;
+  /**
+   * A public receiver of another service's webhooks (GitHub's, `/api/v1/integrations/github`): no
+   * authorizer in front; it authenticates each delivery by its signature with a secret it opens
+   * (KMS Decrypt), then writes the delivery for a stream consumer to work on.
+   */
+  receiver?: boolean;
   /** Table access the handler needs: read-only routes get read-only grants. */
   access: 'read' | 'write';
   /** The OpenAPI operation. */
@@ -131,7 +147,7 @@ export interface Route {
     notFound?: { schema: z.ZodMiniType; description: string };
     /**
      * A conditional write (`If-Match`, lib/http/conditional.ts): PATCH, PUT and DELETE of a resource
-     * (a path with ids), and the rows that say so (the sprint transitions). Derived by `route`.
+     * (a path with ids) unless its row says `false` (a GitHub connection has no version), and the rows that say so (the sprint transitions). Derived by `route`.
      */
     conditional?: boolean;
   };
@@ -146,7 +162,7 @@ type Spec = Omit<Route['operation'], 'errors'> & {
 
 /** PATCH, PUT and DELETE of a resource (a path with ids) take `If-Match`, and so do rows that say so. */
 const isConditional = (method: HttpMethod, path: string, op: Spec) =>
-  op.conditional === true || (['PATCH', 'PUT', 'DELETE'].includes(method) && path.includes('{'));
+  op.conditional === true || (op.conditional !== false && ['PATCH', 'PUT', 'DELETE'].includes(method) && path.includes('{'));
 
 /** Statuses that follow from what a row does. */
 function derivedErrors(method: HttpMethod, path: string, op: Spec): number[] {
@@ -171,7 +187,7 @@ function route(
   path: string,
   handler: string,
   spec: Spec,
-  options: { auth?: boolean; access?: Route['access']; authServer?: boolean } = {},
+  options: { auth?: boolean; access?: Route['access']; authServer?: boolean; receiver?: boolean } = {},
 ): Route {
   const { jsonRpc: _jsonRpc, ...operation } = spec;
   return {
@@ -180,6 +196,7 @@ function route(
     handler,
     auth: options.auth ?? true,
     ...(options.authServer ? { authServer: true } : {}),
+    ...(options.receiver ? { receiver: true } : {}),
     access: options.access ?? (method === 'GET' ? 'read' : 'write'),
     operation: {
       ...operation,
@@ -247,6 +264,7 @@ const issueKeyPath = '/api/v1/issues/{issue_key}';
 const attachmentsPath = `${issueKeyPath}/attachments`;
 const webhookPath = '/api/v1/webhooks/{webhook_id}';
 const trashPath = '/api/v1/trash/{trash_id}';
+const githubPath = `${projectPath}/github`;
 
 /**
  * Where an issue lives: a sprint's list or the project backlog. Every issue route comes in a pair,
@@ -1118,6 +1136,75 @@ export const routes: Route[] = [
     success: { status: 200, schema: Delivery, description: 'The delivery, pending again' },
     errors: [403, 422],
     unprocessable: 'error',
+  }),
+
+  // GitHub: a project's repository, its receiver, and the links it makes (docs/github.md)
+  route('GET', githubPath, 'functions/github/read.ts', {
+    id: 'getGitHubConnection',
+    summary: "The project's GitHub repository, its payload URL, events and status automation (admins only)",
+    tag: 'GitHub',
+    success: { status: 200, schema: GitHubConnection, description: 'The connection; 404 when the project has none' },
+    errors: [403],
+  }),
+  // Secret-bearing answers never honour Idempotency-Key: a replay would have to store the secret.
+  route('PUT', githubPath, 'functions/github/connect.ts', {
+    id: 'connectGitHubRepository',
+    summary:
+      'Connect a GitHub repository to the project, or change its status automation (admins only); a new connection answers its webhook secret once',
+    tag: 'GitHub',
+    body: GitHubConnectBody,
+    // A connection has no version: its secret and settings are the repository's, not an ETag's.
+    conditional: false,
+    success: {
+      status: 200,
+      schema: GitHubConnectAnswer,
+      description: 'The connection; its secret only when this request made it',
+    },
+    secret: true,
+    errors: [403, 409],
+  }),
+  route('DELETE', githubPath, 'functions/github/disconnect.ts', {
+    id: 'disconnectGitHubRepository',
+    summary: "Disconnect the project's repository (admins only); its links stay on the issues",
+    conditional: false,
+    tag: 'GitHub',
+    success: { status: 204, description: 'Disconnected' },
+    errors: [403],
+  }),
+  route('POST', `${githubPath}/secret`, 'functions/github/rotate-secret.ts', {
+    id: 'rotateGitHubSecret',
+    summary: "Rotate the repository's webhook secret (admins only); the new one is shown once and signs from now on",
+    tag: 'GitHub',
+    success: { status: 200, schema: GitHubConnectionWithSecret, description: 'The connection and its new secret' },
+    secret: true,
+    errors: [403],
+  }),
+  route(
+    'POST',
+    '/api/v1/integrations/github',
+    'functions/github/receive.ts',
+    {
+      id: 'receiveGitHubDelivery',
+      summary:
+        "GitHub's webhook deliveries: signed with the repository's secret (`X-Hub-Signature-256`), once per `X-GitHub-Delivery`",
+      description:
+        'Public: no token. The signature is checked first, in constant time: a bad or missing one is 401 and writes nothing. ' +
+        '`ping` is answered 202 `pong`. Any other event of a connected repository is stored once and answered 202; the links and ' +
+        'status moves follow within seconds. An event of a repository no project connects is answered 202 and ignored. ' +
+        "Bodies over GitHub's own cap (25 MB) are 413.",
+      tag: 'GitHub',
+      body: GitHubDeliveryBody,
+      headers: GitHubDeliveryHeaders,
+      success: { status: 202, schema: GitHubDeliveryAnswer, description: 'Accepted (or ignored), or a ping answered' },
+      errors: [400, 401, 413, 415],
+    },
+    { auth: false, receiver: true },
+  ),
+  route('GET', `${issueKeyPath}/links`, 'functions/issue-keys/links.ts', {
+    id: 'listIssueLinks',
+    summary: 'The pull requests, branches and commits on GitHub that name the issue, with their state; newest first',
+    tag: 'GitHub',
+    success: { status: 200, schema: IssueLink, list: true, description: 'Links, the latest changed first' },
   }),
 
   // The organisation's trash (admins all of it, members what they deleted): deleted items kept for the retention period, restorable whole (docs/trash.md)

@@ -19,10 +19,7 @@ import { config, ConfigurationError, onLambda } from '../config.ts';
  */
 
 /** The endpoint a secret belongs to: what its ciphertext is bound to. */
-export interface SecretOwner {
-  orgId: number;
-  webhookId: number;
-}
+export type SecretOwner = { orgId: number; webhookId: number } | { orgId: number; githubProjectId: number };
 
 export interface SecretBox {
   /** The envelope of `secret`, bound to `owner`. */
@@ -40,7 +37,9 @@ export function isSealed(stored: string): boolean {
 
 /** The binding of a ciphertext to its endpoint, as KMS takes it (string to string). */
 export function encryptionContext(owner: SecretOwner): Record<string, string> {
-  return { org_id: String(owner.orgId), webhook_id: String(owner.webhookId) };
+  return 'webhookId' in owner
+    ? { org_id: String(owner.orgId), webhook_id: String(owner.webhookId) }
+    : { org_id: String(owner.orgId), github_project_id: String(owner.githubProjectId) };
 }
 
 function envelopeOf(stored: string, kind: 'kms' | 'local'): Buffer {
@@ -132,7 +131,7 @@ const opened = new Map<string, { secret: string; until: number }>();
  */
 export async function openForSigning(stored: string, owner: SecretOwner, now = Date.now()): Promise<string> {
   if (!isSealed(stored)) return stored;
-  const key = `${owner.orgId}/${owner.webhookId}/${stored}`;
+  const key = `${new URLSearchParams(encryptionContext(owner)).toString()}/${stored}`;
   const hit = opened.get(key);
   opened.delete(key);
   if (hit && hit.until > now) {

@@ -8,6 +8,7 @@ import { sprintItem } from './projects/sprints.ts';
 import { importFilePartItem, importJobItem, importReportPartItem } from './imports/import-jobs.ts';
 import { importedCommentItem, importedIssueItem, importNumbersItem } from './imports/imports.ts';
 import { deliveryItem, webhookItem } from './webhooks/webhooks.ts';
+import { githubDeliveryItem, githubLinkItem, githubRepoItem } from './github/github.ts';
 import type { Attribute, ItemKind, Placement } from './core/item.ts';
 import { tokenItem } from './organisation/tokens.ts';
 import { accountItem, emailGuardItem } from './organisation/accounts.ts';
@@ -72,6 +73,7 @@ export const layout: LayoutRow[] = [
   declared(velocityItem),
   declared(issueItem),
   declared(commentItem),
+  declared(githubLinkItem),
   declared(attachmentItem),
   declared(issueActivityItem),
   declared(activityTextItem),
@@ -106,4 +108,6 @@ export const layout: LayoutRow[] = [
   declared(cascadeItem),
   declared(migrationRecordItem),
   declared(migrationLeaseItem),
+  declared(githubRepoItem),
+  declared(githubDeliveryItem),
 ];

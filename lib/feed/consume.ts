@@ -39,6 +39,7 @@ export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
     comment_id: event.commentId ?? null,
     changes: event.changes,
     ...(event.reverts === undefined ? {} : { reverts: event.reverts }),
+    ...(event.via === undefined ? {} : { via: event.via }),
   };
   const common = { orgId: event.orgId, projectId: event.projectId, sequence: event.sequence, activity };
   const description = event.description === undefined ? {} : { description: event.description };

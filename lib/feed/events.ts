@@ -59,6 +59,8 @@ export interface ChangeEvent {
   commentId?: number | undefined;
   /** The id of the activity entry this change reverted (`POST /api/v1/activity/{activity_id}/revert`). */
   reverts?: string | undefined;
+  /** What made the change, for an integration's: the pull request's URL (GitHub's status automation). */
+  via?: string | undefined;
   /**
    * A change of an issue's description: the texts before and after, which the activity keeps for a
    * revert (lib/db/issues/activity.ts) and no payload repeats (the change says `description` alone).
@@ -136,6 +138,14 @@ export function revertedBy(before: Image, after: Image): string | undefined {
   const rev = issueItem.field(after, 'rev');
   if (!mark || mark.rev !== rev || issueItem.field(before, 'rev') === rev) return undefined;
   return mark.entry;
+}
+
+/** What made an issue's change, when an integration's write marked it (`IssueWrite.via`): the pull request's URL. */
+export function madeVia(before: Image, after: Image): string | undefined {
+  const mark = issueItem.attributes.changedVia.read(after[issueItem.stored('changedVia')]);
+  const rev = issueItem.field(after, 'rev');
+  if (!mark || mark.rev !== rev || issueItem.field(before, 'rev') === rev) return undefined;
+  return mark.url;
 }
 
 type StoredRelation = { type: string; issue_id: number; issue_number: string; project_id: number };
@@ -286,6 +296,7 @@ function issueEventOf({ event, before, after, current, id, deletedAt, base }: It
   if (changes.length === 0) return undefined;
   // A change of relations alone leaves `updated_at` as it was: its time is the record's.
   const at = changes.every((c) => c.field === 'relations') ? { at: deletedAt } : {};
+  const via = madeVia(before, after);
   const reverts = revertedBy(before, after);
   const text = (img: Image) => issueItem.field(img, 'description');
   const described = changes.some((c) => c.field === 'description');
@@ -298,6 +309,7 @@ function issueEventOf({ event, before, after, current, id, deletedAt, base }: It
     resource: issue,
     changes,
     ...(reverts === undefined ? {} : { reverts }),
+    ...(via === undefined ? {} : { via }),
     ...(described ? { description: { before: text(before), after: text(after) } } : {}),
   };
 }

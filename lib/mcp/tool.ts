@@ -58,6 +58,11 @@ export interface ToolSpec<I extends z.core.$ZodObject, O extends z.ZodRawShape> 
   adminOnly?: boolean;
   /** Arguments the instructions describe instead of the listed schema (lib/mcp/listing.ts). */
   unlisted?: readonly string[];
+  /**
+   * The result's resource whose version the result carries (`version`, what `expected_version`
+   * takes next): by default its one key, when it has one.
+   */
+  versioned?: keyof O & string;
 }
 
 /**
@@ -115,7 +120,8 @@ export function defineTool<I extends z.core.$ZodObject, O extends z.ZodRawShape>
   ) => Promise<z.output<z.ZodObject<O>> | WithContent<z.output<z.ZodObject<O>>>>,
 ): Tool {
   const conditional = spec.annotations === annotations.update || spec.annotations === annotations.delete;
-  const single = Object.keys(spec.output).length === 1;
+  const keys = Object.keys(spec.output);
+  const versioned = spec.versioned ?? (keys.length === 1 ? keys[0] : undefined);
   const input = conditional ? z.core.util.extend(spec.input, { expected_version: expectedVersion }) : spec.input;
   // Calls are validated closed, as REST bodies are (lib/schemas/common.ts): an unknown argument is a
   // tool error naming it and the argument it most likely meant, never ignored. The listing stays as
@@ -148,7 +154,7 @@ export function defineTool<I extends z.core.$ZodObject, O extends z.ZodRawShape>
         const answer = await expectingVersion(expected, () => run(caller, resolved));
         const [result, blocks] = answer instanceof WithContent ? [answer.result, answer.blocks] : [answer, []];
         const structured = result as Record<string, unknown>;
-        const version = single ? answeredVersion(Object.values(structured)[0]) : undefined;
+        const version = versioned === undefined ? undefined : answeredVersion(structured[versioned]);
         if (version !== undefined) structured.version = version;
         return { content: [...blocks, { type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
       } catch (err) {

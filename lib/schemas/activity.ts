@@ -47,6 +47,10 @@ export const Activity = meta(
       description:
         'The id of the entry this change reverted (`POST /api/v1/activity/{activity_id}/revert`); absent on any other change.',
     }),
+    via: meta(z.optional(z.string()), {
+      description:
+        "What made the change, for a change made by an integration: the pull request's URL, when GitHub's status automation moved the issue (docs/github.md).",
+    }),
   }),
   { id: 'Activity' },
 );

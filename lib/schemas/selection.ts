@@ -5,10 +5,12 @@ import { StateCategory } from './states.ts';
 import { stateLimits, statusKey } from '../vocabulary/workflow.ts';
 import { prefixField } from './projects.ts';
 import {
+  hasValues,
   isDateValue,
   issuePriorities,
   issueTypes,
   isValues,
+  pullRequestStates,
   rangeIsEmpty,
   selectionLimits,
   sortFields,
@@ -202,6 +204,10 @@ const fieldShape = {
       `{"eq": day}, ${comparisons}, ${range} or {"null": true} (no due date)`,
     ),
   ),
+  /** `has:pr`: the issue has a linked pull request, in any state. */
+  has: z.optional(z.enum(hasValues, oneOf(hasValues))),
+  /** `pr:open,draft`: the issue has a linked pull request in one of these states. */
+  pr: z.optional(strict({ in: list(z.enum(pullRequestStates, oneOf(pullRequestStates))) }, 'operator')),
 };
 
 /** The fields a condition may test, in the order the printer writes their names. */

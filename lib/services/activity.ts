@@ -38,6 +38,7 @@ export const toActivity = (item: object): Activity => {
     comment_id: e.commentId,
     changes: e.changes ?? [],
     ...(e.reverts === undefined ? {} : { reverts: e.reverts }),
+    ...(e.via === undefined ? {} : { via: e.via }),
   };
 };
 

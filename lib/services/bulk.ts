@@ -405,6 +405,7 @@ class DryRun {
       created_at: now,
       updated_at: now,
       blocked: false,
+      links: { count: 0, pull_request_state: null, pull_requests: { open: 0, draft: 0, merged: 0, closed: 0 } },
     };
     return { ok: true, status: 201, issue: this.answered(issue, 1) };
   }

@@ -301,6 +301,7 @@ export function newIssue(
     created_at: imported?.created_at ?? now,
     updated_at: now,
     blocked: false,
+    links: { count: 0, pull_request_state: null, pull_requests: { open: 0, draft: 0, merged: 0, closed: 0 } },
   };
 }
 
@@ -780,6 +781,8 @@ export interface UpdateOptions {
    * fields moved on). Its list and parent are the same as `given`'s.
    */
   revert?: { entry: string; decide: (current: Issue) => IssueUpdate } | undefined;
+  /** An integration's (GitHub's status automation): what made the change, shown on its activity entry. */
+  via?: string | undefined;
 }
 
 /**
@@ -853,6 +856,7 @@ export async function updateIssue(
       parentGuard,
       goneIssues: gone,
       reverts: options.revert?.entry,
+      via: options.via,
     });
     // Its place, as of the state the decision was taken on: the place it was put at, last when
     // appended, or (left where it was) its place as read, counted while the write runs.

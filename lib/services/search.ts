@@ -194,6 +194,7 @@ function foundOf(item: Record<string, unknown>, byId: Map<number, ProjectView>):
       blocked: shown.blocked,
       source_key: shown.source_key,
       issue_number: shown.issue_number,
+      pull_requests: { open: record.prsOpen, draft: record.prsDraft, merged: record.prsMerged, closed: record.prsClosed },
     },
   };
 }

@@ -13,6 +13,16 @@ export { issuePriorities, issueStatuses, issueTypes };
 /** What `is:` tells: the status category (open = backlog, todo, in_progress; closed = done, cancelled) or a blocker. */
 export const isValues = ['open', 'closed', 'blocked'] as const;
 
+/** What `has:` tells: the issue has a linked pull request (in any state). */
+export const hasValues = ['pr'] as const;
+
+/**
+ * The states of a linked pull request that `pr:` takes (as a link states them, lib/schemas/github.ts:
+ * `linkStates`): the issue has a pull request in one of them.
+ */
+export const pullRequestStates = ['open', 'draft', 'merged', 'closed'] as const;
+export type PullRequestState = (typeof pullRequestStates)[number];
+
 /** Fields that `no:` takes: the issue has no value there (for labels: none at all). */
 export const noFields = ['assignee', 'label', 'parent', 'points', 'due', 'sprint'] as const;
 
@@ -38,6 +48,8 @@ export const qualifiers = [
   'created',
   'updated',
   'due',
+  'has',
+  'pr',
   'no',
   'sort',
 ] as const;

@@ -63,6 +63,11 @@ export interface ShownIssue {
   author_id?: unknown;
   /** The key of an imported issue in its source. */
   source_key?: string | null | undefined;
+  /**
+   * What GitHub holds for the issue (`Issue.links`): its linked pull requests counted by state
+   * (`has:pr`, `pr:`), where the resource shows them; absent: none.
+   */
+  links?: { count?: number; pull_requests?: SelectableIssue['pull_requests'] } | null | undefined;
 }
 
 /** What the filter reads besides the issue: its project's prefix and label names (absent: not read). */
@@ -103,6 +108,7 @@ export function selectableIssueOf(issue: ShownIssue, around: IssueSurroundings):
     due_date: issue.due_date,
     blocked: issue.blocked,
     source_key: issue.source_key ?? null,
+    pull_requests: issue.links?.pull_requests ?? undefined,
   };
 }
 

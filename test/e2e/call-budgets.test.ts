@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { githubSignature } from '../../lib/model/github.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ISSUE_ID_BLOCK } from '../../lib/db/core/sequences.ts';
 import { routes, type Route } from '../../lib/routes.ts';
@@ -110,6 +112,14 @@ async function createPastBlock(f: Fixture, inSprint: boolean): Promise<ApiRespon
 }
 
 const idOf = (path: string) => Number(path.split('/').at(-1));
+
+/** A project connected to a repository of its own: its path, the repository and its secret. */
+async function connectedProject(f: Fixture) {
+  const project = `/api/v1/projects/${(await f.post(f.admin, '/api/v1/projects', { project: { name: 'Hooked', prefix: randomPrefix() } })).id}`;
+  const repository = `budget-${randomUUID().slice(0, 8)}/repo`;
+  const connection = (await f.admin.put(`${project}/github`, { github: { repository } })).body;
+  return { project, repository, secret: connection.secret as string };
+}
 
 /**
  * `parent_id` set on an issue of `list` (the backlog's unless given) by `method`: under a top-level
@@ -281,6 +291,71 @@ const recipes: Record<string, Recipe> = {
     const sprintKey = (await f.admin.get(f.sprintIssue)).body.issue_number;
     const file = { name: 'log.txt', content_type: 'text/plain', size: 10 };
     return one('create', await f.admin.post(`/api/v1/issues/${sprintKey}/attachments`, { attachment: file }));
+  },
+  // GitHub (docs/github.md)
+  'GET /api/v1/projects/{project_id}/github': async (f) => {
+    const { project } = await connectedProject(f);
+    return one('read', await f.admin.get(`${project}/github`));
+  },
+  'PUT /api/v1/projects/{project_id}/github': async (f) => {
+    const project = `/api/v1/projects/${(await f.post(f.admin, '/api/v1/projects', { project: { name: 'Hooked', prefix: randomPrefix() } })).id}`;
+    const repository = `budget-${randomUUID().slice(0, 8)}/repo`;
+    return [
+      ...one(
+        "connect (the organisation's GitHub account made)",
+        await f.admin.put(`${project}/github`, { github: { repository } }),
+      ),
+      ...one(
+        'change the automation',
+        await f.admin.put(`${project}/github`, { github: { repository, automation: { enabled: true } } }),
+      ),
+    ];
+  },
+  'DELETE /api/v1/projects/{project_id}/github': async (f) => {
+    const { project } = await connectedProject(f);
+    return one('disconnect', await f.admin.delete(`${project}/github`));
+  },
+  'POST /api/v1/projects/{project_id}/github/secret': async (f) => {
+    const { project } = await connectedProject(f);
+    return one('rotate', await f.admin.post(`${project}/github/secret`));
+  },
+  'POST /api/v1/integrations/github': async (f) => {
+    const { repository, secret } = await connectedProject(f);
+    const body = JSON.stringify({
+      zen: 'Keep it logically awesome.',
+      repository: { full_name: repository, name: 'repo', owner: { login: repository.split('/')[0] } },
+    });
+    const send = async (event: string, id: string) => {
+      const res = await fetch(`${gateway.baseUrl}/api/v1/integrations/github`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': event,
+          'x-github-delivery': id,
+          'x-hub-signature-256': githubSignature(secret, body),
+        },
+        body,
+      });
+      const text = await res.text();
+      return {
+        status: res.status,
+        headers: res.headers,
+        body: JSON.parse(text),
+        text,
+        dbCalls: Number(res.headers.get('x-db-calls') ?? -1),
+        roundTrips: Number(res.headers.get('x-db-round-trips') ?? -1),
+      };
+    };
+    const id = randomUUID();
+    return [
+      ...one('a delivery stored', await send('push', id)),
+      ...one('a redelivery', await send('push', id)),
+      ...one('a ping', await send('ping', randomUUID())),
+    ];
+  },
+  'GET /api/v1/issues/{issue_key}/links': async (f) => {
+    const key = (await f.admin.get(f.backlogIssue)).body.issue_number;
+    return one('list', await f.admin.get(`/api/v1/issues/${key}/links`));
   },
   'GET /api/v1/issues/{issue_key}/attachments': async (f) => {
     const { key } = await readyAttachment(f);

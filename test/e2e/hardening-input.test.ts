@@ -257,6 +257,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return { name: 'screenshot.png', content_type: 'image/png', size: 1024 };
     case 'items':
       return [{ issue: { title: 'Made issue' } }] as unknown as Record<string, unknown>;
+    case 'github':
+      return { repository: `made-${Math.random().toString(36).slice(2, 8)}/repo` };
     case 'organisation':
       return { trash_retention_days: 10 };
     default:
@@ -276,6 +278,8 @@ function readBackPath(wrapper: string, resource: Record<string, any>): string {
       return `/api/v1/webhooks/${resource.id}`;
     case 'organisation':
       return '/api/v1/organisation';
+    case 'github':
+      return `${pp}/github`;
     case 'label':
       return `${pp}/labels/${resource.id}`;
     case 'state':

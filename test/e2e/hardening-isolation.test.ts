@@ -228,6 +228,7 @@ function validBody(route: Route): unknown {
     label: { name: 'Intruder' },
     state: { name: 'Intruder', category: 'in_progress' },
     attachment: { name: 'intruder.txt', content_type: 'text/plain', size: 5 },
+    github: { repository: 'intruder/repo' },
     // A bulk write: a create, and an update of A's issue.
     items: [{ issue: { title: 'Intruder' } }, { id: a.seeded.issue.id, version: 1, issue: { title: 'Intruder' } }],
   };

@@ -196,6 +196,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return { name: `made-${tag}.txt`, content_type: 'text/plain', size: 5 };
     case 'state':
       return create ? { name: `Made ${tag}`, category: 'in_progress' } : { name: `Renamed ${tag}` };
+    case 'github':
+      return { repository: `made-${tag}/repo` };
     case 'organisation':
       return { trash_retention_days: 14 };
     default:
@@ -227,6 +229,8 @@ function storedKey(wrapper: string, fx: Fixture, body: Record<string, any>): Key
       return keys.state(fx.orgId, fx.project.id, body.id);
     case 'organisation':
       return keys.org(fx.orgId);
+    case 'github':
+      return keys.githubRepo(`${body.repository_owner}/${body.repository_name}`);
     default:
       return keys.account(fx.orgId, body.account?.id ?? body.id);
   }
@@ -244,6 +248,7 @@ const STORED_TYPE: Record<string, string> = {
   attachment: 'attachment',
   state: 'state',
   organisation: 'organisation',
+  github: 'github_repo',
 };
 
 // A completion's optional body holds a transition's options, not a resource: test/e2e/sprint-outcomes.test.ts covers it.

@@ -3,6 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
 import { db, tableName } from '../../lib/db/core/client.ts';
 import { keys } from '../../lib/db/core/keys.ts';
+import { writeLink, type StoredLink } from '../../lib/db/github/github.ts';
+import { IssueLink } from '../../lib/schemas/github.ts';
+import { asActor } from '../../lib/context/actor.ts';
+import { accountsByEmail } from '../../lib/db/imports/imports.ts';
+import { issueItem } from '../../lib/db/issues/issue-item.ts';
+import { readIssueItem } from '../../lib/db/issues/issue-refs.ts';
+import type { Principal } from '../../lib/model/principal.ts';
+import { updateIssue } from '../../lib/services/issues.ts';
 import { exportOrganisation } from '../../lib/services/import-export/export.ts';
 import { importExport, type ExportImportReport } from '../../lib/services/import-export/import-export.ts';
 import { importIssues } from '../../lib/services/import-export/import.ts';
@@ -105,7 +113,8 @@ async function generate(seed: number, clients: { admin: ApiClient; member: ApiCl
         },
       }),
     );
-    // No route sets the repository a project is linked to: written where it is stored.
+    // A repository a project names without its connection (a connection's round trip:
+    // test/e2e/github-export.test.ts): written where it is stored.
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
@@ -239,7 +248,65 @@ async function generate(seed: number, clients: { admin: ApiClient; member: ApiCl
     'From Jira,DI-127,Bug,Done,25/Feb/26 10:17 PM,26/Feb/26 9:05 AM,26/Feb/26 9:05 AM\r\n' +
     'Also from Jira,DI-128,Story,In Progress,25/Feb/26 10:18 PM,27/Feb/26 9:05 AM,\r\n';
   await importIssues({ orgId, projectId: a.id, format: 'jira-csv' }, [csv]);
+  await linkOnGitHub(orgId, a);
   return projects;
+}
+
+/**
+ * Links of every kind and state on two issues, written as GitHub's deliveries write them
+ * (lib/db/github/github.ts): pull requests merged (with a closing word, moved by the automation),
+ * open and a draft, a deleted branch, a commit. The open one is written after the merged one it is
+ * older than: its issue shows `open`, the state of the pull request that changed last here.
+ */
+async function linkOnGitHub(orgId: number, project: { id: number; issues: Line[] }) {
+  const [x, y] = [project.issues[2] as Line, project.issues[3] as Line];
+  const url = 'https://github.com/acme/shop';
+  const link = (issue: Line, l: Partial<StoredLink> & Pick<StoredLink, 'kind' | 'ref' | 'state' | 'updatedAt'>): StoredLink => ({
+    orgId,
+    projectId: project.id,
+    issueId: issue.id,
+    url: `${url}/${l.kind}/${l.ref}`,
+    title: `${l.kind} ${l.ref} for ${issue.issue_number}`,
+    author: null,
+    closing: false,
+    automation: null,
+    createdAt: null,
+    mergedAt: null,
+    closedAt: null,
+    ...l,
+  });
+  const links = [
+    link(x, {
+      kind: 'pull_request',
+      ref: '12',
+      state: 'merged',
+      author: 'octocat',
+      closing: true,
+      automation: `moved to done by ${url}/pull/12`,
+      createdAt: '2026-11-01T09:00:00.000Z',
+      updatedAt: '2026-11-03T10:00:00.000Z',
+      mergedAt: '2026-11-03T10:00:00.000Z',
+      closedAt: '2026-11-03T10:00:00.000Z',
+    }),
+    link(x, { kind: 'pull_request', ref: '15', state: 'open', author: 'ada', updatedAt: '2026-11-02T10:00:00.000Z' }),
+    link(x, { kind: 'branch', ref: `feature/${x.issue_number}`, state: 'closed', updatedAt: '2026-11-04T10:00:00.000Z' }),
+    link(x, { kind: 'commit', ref: 'c'.repeat(40), state: 'merged', author: 'ada', updatedAt: '2026-11-03T09:00:00.000Z' }),
+    link(y, { kind: 'pull_request', ref: '16', state: 'draft', updatedAt: '2026-11-05T10:00:00.000Z' }),
+  ];
+  for (const l of links) await writeLink(l, l, undefined);
+  // The status automation's move of its issue, made via the pull request (its activity entry's `via`).
+  const admin = [...(await accountsByEmail(orgId)).values()].find((account) => account.role === 'admin')!;
+  const issue = (await readIssueItem(orgId, project.id, x.id))!;
+  const caller: Principal = { orgId, accountId: admin.id, role: 'admin', tokenHash: 'round-trip' };
+  await asActor(admin.id, () =>
+    updateIssue(
+      caller,
+      { projectId: project.id, sprintId: issueItem.field(issue, 'sprintId') },
+      x.id,
+      { status: issueItem.field(issue, 'status') === 'done' ? 'in_progress' : 'done' },
+      { via: `${url}/pull/12` },
+    ),
+  );
 }
 
 /** The organisation's export, every line parsed. */
@@ -423,6 +490,23 @@ function expectSameOrganisation(source: Line[], again: Line[], report: ExportImp
         );
       expect(shown(actual as Line), `${kind} ${old.id}`).toEqual(shown(expected));
     }
+  }
+  // GitHub links: each under its issue's new id, every field of its answer (its kind as `link_kind`).
+  const linkFields = ['kind', 'project_id', 'issue_id', 'link_kind', ...Object.keys(IssueLink.shape).filter((f) => f !== 'kind')];
+  const links = (lines: Line[]) => records(lines, 'github_link');
+  for (const f of linkFields)
+    expect(
+      links(source).some((l) => used(l[f])),
+      `github_link.${f} is never used by the generator`,
+    ).toBe(true);
+  const linkKey = (l: Line) => `${l.issue_id} ${l.link_kind} ${l.ref}`;
+  const madeLinks = new Map(links(again).map((l) => [linkKey(l), l]));
+  expect(madeLinks.size).toBe(links(source).length);
+  for (const old of links(source)) {
+    const expected = { ...old, project_id: report.ids.projects[old.project_id], issue_id: report.ids.issues[old.issue_id] };
+    const made = madeLinks.get(linkKey(expected));
+    for (const l of [old, made]) expect(Object.keys(l ?? {}).sort(), linkKey(old)).toEqual([...linkFields].sort());
+    expect(made, linkKey(old)).toEqual(expected);
   }
   // The history, entry by entry under each issue and sprint, in order; each issue imported gets one more entry last.
   const owner = (l: Line) => (String(l.event).startsWith('sprint.') ? `s${l.sprint_id}` : `i${l.issue_id}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../lib/routes.ts';
-import { orgWithClients, useGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
+import { orgWithClients, randomPrefix, useGateway, type ApiClient, type ApiResponse } from '../support/api.ts';
 
 /**
  * Answers that carry a token or a secret (shown once) must not be kept by a browser or a proxy:
@@ -21,6 +21,15 @@ const requests: Record<string, (admin: ApiClient) => Promise<ApiResponse>> = {
     const created = await admin.post('/api/v1/webhooks', { webhook: { url: 'http://127.0.0.1:9999/hook', events: ['*'] } });
     return admin.post(`/api/v1/webhooks/${created.body.id}/secret`);
   },
+  connectGitHubRepository: async (admin) => {
+    const project = await admin.post('/api/v1/projects', { project: { name: 'Hooked', prefix: randomPrefix() } });
+    return admin.put(`/api/v1/projects/${project.body.id}/github`, { github: { repository: `secret-${randomPrefix()}/repo` } });
+  },
+  rotateGitHubSecret: async (admin) => {
+    const project = await admin.post('/api/v1/projects', { project: { name: 'Hooked', prefix: randomPrefix() } });
+    await admin.put(`/api/v1/projects/${project.body.id}/github`, { github: { repository: `secret-${randomPrefix()}/repo` } });
+    return admin.post(`/api/v1/projects/${project.body.id}/github/secret`);
+  },
 };
 
 describe('answers that carry a token or a secret', () => {
@@ -29,7 +38,8 @@ describe('answers that carry a token or a secret', () => {
     expect(secretRows.sort()).toEqual(Object.keys(requests).sort());
   });
 
-  const tokenAnswers = ['createAccount', 'regenerateToken'];
+  // Answers with no ETag: a token, and a GitHub connection (it has no version).
+  const tokenAnswers = ['createAccount', 'regenerateToken', 'connectGitHubRepository', 'rotateGitHubSecret'];
 
   it.each(Object.keys(requests))(
     '%s answers no-store',

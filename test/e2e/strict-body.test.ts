@@ -25,6 +25,7 @@ const exempt = new Set([
   'POST /oauth/authorize',
   'POST /oauth/token',
   'POST /oauth/revoke',
+  'POST /api/v1/integrations/github',
 ]);
 const label = (r: Route) => `${r.method} ${r.path}`;
 const bodied = routes.filter((r) => r.operation.body && !exempt.has(label(r)));
@@ -68,7 +69,10 @@ async function fixture() {
       })
     ).status,
   ).toBe(201);
-  return { admin, p, project, planning, active, issue, backlogIssue, third, comment, tag, flow, webhook };
+  // A connected repository, whose settings a PUT changes.
+  const repository = `strict-${randomPrefix().toLowerCase()}/repo`;
+  await ok(admin.put(`${p}/github`, { github: { repository } }));
+  return { admin, p, project, planning, active, issue, backlogIssue, third, comment, tag, flow, webhook, repository };
 }
 type Fixture = Awaited<ReturnType<typeof fixture>>;
 
@@ -139,6 +143,8 @@ function bodiesOf(r: Route, f: Fixture): { valid: Json; misspelt: Json; meant: s
     return wrapped('relation', { type: 'relates_to', issue_key: f.third.issue_number }, 'issueKey', 'issue_key');
   if (path.endsWith('/attachments'))
     return wrapped('attachment', { name: 'a.txt', content_type: 'text/plain', size: 5 }, 'contentType', 'content_type');
+  if (path.endsWith('/github'))
+    return wrapped('github', { repository: f.repository, automation: { enabled: true } }, 'repositry', 'repository');
   if (path.includes('/issues')) return wrapped('issue', { title: 'Changed', story_points: 5 }, 'storyPoints', 'story_points');
   if (path.includes('/sprints'))
     return wrapped('sprint', { name: 'Changed', start_date: '2026-01-05' }, 'startDate', 'start_date');
@@ -162,6 +168,7 @@ async function answerOf(r: Route, f: Fixture, path: string): Promise<{ wrapper: 
   };
   const p = r.path;
   if (p === '/api/v1/issues/search' || /\/(complete|completion)$/.test(p)) return undefined;
+  if (p.endsWith('/github')) return { wrapper: 'github', body: await get(path) };
   if (r.method !== 'POST') {
     const wrapper = p.includes('/labels')
       ? 'label'

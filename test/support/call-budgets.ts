@@ -247,6 +247,34 @@ export const exceptions: Record<string, Budget> = {
     reason:
       "The token, the trash item, then the transaction that writes the item back: 3 for a webhook endpoint (as measured here), a label or a comment. An issue's answer is what its GET answers, read after the write as a PATCH's is (the issue with its ancestors, then its place: its rank in its block is known only once it is back): 5 (test/e2e/issues-trash.test.ts); its relations' other issues, its parent and its children, when it has any, read before the write (one BatchGetItem and one Query, side by side; a parent's ancestors one GetItem each, as a PATCH of `parent_id` reads them): 6; its sprint gone, the transaction refused, the sprint read and a place at the end of the backlog taken before it is written again: 8; its state deleted while it was away, the transaction refused, the project read and written again: 7 (test/e2e/issues-trash.test.ts measures both).",
   },
+  // GitHub (docs/github.md)
+  [`GET ${project}/github`]: {
+    calls: 3,
+    roundTrips: 3,
+    reason: "The project, then its repository's item (its key is the repository the project names): 3 serial round trips.",
+  },
+  [`PUT ${project}/github`]: {
+    calls: 7,
+    roundTrips: 6,
+    reason:
+      "A change of the automation: the project, then the repository's item, written (3). A new connection: the project, the organisation's GitHub account (its e-mail's guard; the first time, the account made and its token revoked: 3 more), then one transaction of the repository's item and the project's two fields.",
+  },
+  [`DELETE ${project}/github`]: {
+    calls: 4,
+    roundTrips: 4,
+    reason:
+      "The project, then the repository's item (its key is the repository the project names), then one transaction of both.",
+  },
+  [`POST ${project}/github/secret`]: {
+    calls: 4,
+    roundTrips: 4,
+    reason: "The project, then the repository's item, then its update.",
+  },
+  'GET /api/v1/issues/{issue_key}/links': {
+    calls: 3,
+    roundTrips: 3,
+    reason: "The key's pointer, then the issue's links (one Query under the issue): 3 serial round trips.",
+  },
   // Webhooks
   'GET /api/v1/webhooks/{webhook_id}/deliveries': {
     calls: 3,
@@ -261,7 +289,7 @@ const key = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.
  * both (an MCP message runs a read tool or a write tool); by default the route's table access.
  */
 export function budgetOf(route: Route, kind: 'read' | 'write' = route.access): Required<Omit<Budget, 'reason'>> & Budget {
-  if (!route.auth && !route.authServer)
+  if (!route.auth && !route.authServer && !route.receiver)
     return { calls: 0, roundTrips: 0, reason: 'Public: no token to check, no table to read.' };
   const exception = exceptions[key(route)];
   return {

@@ -40,6 +40,7 @@ const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const statuses = ['backlog', 'todo', 'in_progress', 'done', 'cancelled'] as const;
 const priorities = ['none', 'low', 'medium', 'high', 'urgent'] as const;
 const types = ['task', 'story', 'bug', 'epic'] as const;
+const pullRequestStates = ['open', 'draft', 'merged', 'closed'] as const;
 
 /** The characters that mean something to the grammar, and some that only look as if they might. */
 const tricky = fc.constantFrom(
@@ -157,6 +158,8 @@ function fieldCondition(d: Domains): fc.Arbitrary<FieldCondition> {
     comparison(dateValue(d), calendarDate).map((v) => ({ created: v })),
     comparison(dateValue(d), calendarDate).map((v) => ({ updated: v })),
     fc.oneof(comparison(dateValue(d)), fc.constant({ null: true as const })).map((v) => ({ due: v })),
+    fc.constant({ has: 'pr' as const }),
+    list(fc.constantFrom(...pullRequestStates)).map((v) => ({ pr: { in: v } })),
   ) as fc.Arbitrary<FieldCondition>;
 }
 
@@ -239,6 +242,7 @@ describe('the query string and the JSON form', () => {
     ...['points:', '>=', '<', '3', '..', '5', 'updated:', 'created:', '>', '-7d', '+1w', '-24h', '2026-11-01', '2026-02-30'],
     ...['label:', 'bug', 'sort:', 'due-asc', 'updated', 'priority:', 'high', 'none', ':', '\\', ' ', 'sprint:', 'active'],
     ...['x', '😀', 'project:', 'APL', 'a', 'due:', 'type:', 'epic', 'parent:', 'author:', '12', '0', '-1', 'Status:', 'TODO'],
+    ...['has:', 'pr', 'pr:', 'PR:', 'merged', 'draft', 'closed'],
   );
 
   const mutation = fc.tuple(fc.nat(), fc.nat({ max: 4 }), fc.string({ unit: tricky, maxLength: 2 }));
@@ -367,6 +371,11 @@ function referenceField(c: Record<string, any>, issue: SelectableIssue, ctx: Sel
         issue.due_date !== null &&
         holds(test, (v: string) => strCmp(issue.due_date!, isRelativeTime(v) ? dayOf(now + offsetMs(v)) : v))
       );
+    // A linked pull request: in any state (`has:pr`, the one value), or in one of those named.
+    case 'has':
+      return Object.values(issue.pull_requests ?? {}).some((n) => n > 0);
+    case 'pr':
+      return test.in.some((state: (typeof pullRequestStates)[number]) => (issue.pull_requests?.[state] ?? 0) > 0);
   }
   throw new Error(`no reference for ${field}`);
 }
@@ -419,6 +428,11 @@ function issuesFrom(seed: number): SelectableIssue[] {
     updated_at: instant(),
     due_date: next() < 0.25 ? null : dayOf(NOW + (Math.floor(next() * 61) - 30) * DAY),
     blocked: next() < 0.3,
+    // No counts at all (an issue no link names), counts that all went back to 0, or some states counted.
+    pull_requests:
+      next() < 0.3
+        ? undefined
+        : Object.fromEntries(pullRequestStates.flatMap((state) => (next() < 0.8 ? [[state, pick([0, 0, 0, 1, 2])]] : []))),
   }));
 }
 

@@ -16,6 +16,9 @@ import {
   type SelectionContext,
 } from '../../lib/model/selection.ts';
 import { errorResponse } from '../../lib/http/errors.ts';
+import { pullRequestStates } from '../../lib/vocabulary/selection.ts';
+import { linkStates } from '../../lib/schemas/github.ts';
+import { selectableIssueOf, type ShownIssue } from '../../lib/webhooks/filter.ts';
 
 /**
  * The selection grammar (docs/search.md) by example: each qualifier parsed into its JSON form,
@@ -60,6 +63,7 @@ const issues: SelectableIssue[] = [
     created_at: '2026-11-01T09:00:00.000Z',
     updated_at: '2026-11-24T10:00:00.000Z',
     due_date: '2026-11-20',
+    pull_requests: { open: 1, draft: 0, merged: 0, closed: 0 },
   },
   {
     ...base,
@@ -77,6 +81,7 @@ const issues: SelectableIssue[] = [
     updated_at: '2026-10-20T00:00:00.000Z',
     due_date: '2026-12-01',
     blocked: true,
+    pull_requests: { open: 0, draft: 1, merged: 2, closed: 0 },
   },
   {
     ...base,
@@ -108,6 +113,8 @@ const issues: SelectableIssue[] = [
     // Exactly seven days before `now`.
     updated_at: '2026-11-18T12:00:00.000Z',
     due_date: '2026-11-25',
+    // Only the states it counts.
+    pull_requests: { closed: 1 },
   },
   {
     ...base,
@@ -125,6 +132,8 @@ const issues: SelectableIssue[] = [
     updated_at: '2026-11-01T23:59:59.999Z',
     due_date: '2026-11-26',
     blocked: true,
+    // Its pull requests' counts moved back to none (a link moved to another state, counted there).
+    pull_requests: { open: 0, draft: 0, merged: 0, closed: 0 },
   },
 ];
 
@@ -228,6 +237,17 @@ describe('every qualifier: its JSON form, its canonical query, the issues it sel
     ['due:2026-11-01..2026-11-30', [{ due: { gte: '2026-11-01', lte: '2026-11-30' } }], [1, 4, 5]],
     ['no:due', [{ due: { null: true } }], [3]],
     ['-no:due', [{ not: { due: { null: true } } }], [1, 2, 4, 5]],
+    ['has:pr', [{ has: 'pr' }], [1, 2, 4]],
+    ['-has:pr', [{ not: { has: 'pr' } }], [3, 5]],
+    ['pr:open', [{ pr: { in: ['open'] } }], [1]],
+    ['pr:draft', [{ pr: { in: ['draft'] } }], [2]],
+    ['pr:merged', [{ pr: { in: ['merged'] } }], [2]],
+    ['pr:closed', [{ pr: { in: ['closed'] } }], [4]],
+    ['pr:open,draft', [{ pr: { in: ['open', 'draft'] } }], [1, 2]],
+    ['pr:merged,closed', [{ pr: { in: ['merged', 'closed'] } }], [2, 4]],
+    ['-pr:merged', [{ not: { pr: { in: ['merged'] } } }], [1, 3, 4, 5]],
+    ['pr:draft pr:merged', [{ pr: { in: ['draft'] } }, { pr: { in: ['merged'] } }], [2]],
+    ['has:pr is:open -pr:open', [{ has: 'pr' }, { is: 'open' }, { not: { pr: { in: ['open'] } } }], [2]],
     ['', [], [1, 2, 3, 4, 5]],
     [
       'is:open type:bug assignee:@me updated:>-7d',
@@ -262,6 +282,8 @@ describe('every qualifier: its JSON form, its canonical query, the issues it sel
       'created',
       'updated',
       'due',
+      'has',
+      'pr',
       'no',
     ])
       expect(named).toContain(q);
@@ -359,6 +381,10 @@ describe('canonical spelling', () => {
     ['"OR"', '"OR"'],
     ['Or nOT', 'Or nOT'],
     ['-ANDROID', '-ANDROID'],
+    ['HAS:PR', 'has:pr'],
+    ['Pr:Open,MERGED', 'pr:open,merged'],
+    ['pr:"draft"', 'pr:draft'],
+    ['NOT has:pr', '-has:pr'],
   ])('%s prints as %s', (query, canonical) => {
     const selection = parseSelection(query);
     expect(printSelection(selection)).toBe(canonical);
@@ -378,7 +404,7 @@ describe('a query that cannot be read is a 422 naming the place and what was exp
     ['is:open status:', "q: at 9: expected a value after 'status:'"],
     [
       'stauts:todo',
-      `q: at 1: unknown qualifier 'stauts' (known: project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, no, sort)`,
+      `q: at 1: unknown qualifier 'stauts' (known: project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, no, sort)`,
     ],
     [
       'category:tdo',
@@ -399,6 +425,12 @@ describe('a query that cannot be read is a 422 naming the place and what was exp
     ['is:open,closed', "q: at 8: 'is:' takes one value: open, closed, blocked"],
     ['is:done', "q: at 4: unknown 'is:' value 'done' (known: open, closed, blocked)"],
     ['no:title', "q: at 4: unknown 'no:' field 'title' (known: assignee, label, parent, points, due, sprint)"],
+    ['has:issue', "q: at 5: unknown 'has:' value 'issue' (known: pr)"],
+    ['has:pr,pr', "q: at 7: 'has:' takes one value: pr"],
+    ['has:', "q: at 1: expected a value after 'has:'"],
+    ['pr:approved', "q: at 4: unknown pull request state 'approved' (known: open, draft, merged, closed)"],
+    ['pr:open,', "q: at 8: expected a value after ','"],
+    ['pr:>open', "q: at 4: unknown pull request state '>open' (known: open, draft, merged, closed)"],
     ['assignee:bob', "q: at 10: expected an account id, @me or none, got 'bob'"],
     ['author:none', "q: at 8: expected an account id or @me, got 'none'"],
     ['sprint:0', "q: at 8: expected a sprint id, active or none, got '0'"],
@@ -538,7 +570,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ stauts: { in: ['todo'] } }] },
       [
-        "and.0 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, not, and, or)",
+        "and.0 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, not, and, or)",
       ],
     ],
     [
@@ -558,6 +590,11 @@ describe('the JSON form is validated with messages naming the path', () => {
     [{ and: [{ project: { in: ['apl'] } }] }, ['and.0.project.in.0 must be 2 to 4 uppercase letters or digits']],
     [{ and: [{ assignee: { in: ['bob'] } }] }, ['and.0.assignee.in.0 must be an account id, "@me" or null (unassigned)']],
     [{ and: [{ is: 'done' }] }, ['and.0.is must be one of: open, closed, blocked']],
+    [{ and: [{ has: 'issue' }] }, ['and.0.has must be one of: pr']],
+    [{ and: [{ has: { in: ['pr'] } }] }, ['and.0.has must be one of: pr']],
+    [{ and: [{ pr: { in: ['approved'] } }] }, ['and.0.pr.in.0 must be one of: open, draft, merged, closed']],
+    [{ and: [{ pr: { in: [] } }] }, ['and.0.pr.in must hold at least one value']],
+    [{ and: [{ pr: 'open' }] }, ['and.0.pr must be an object']],
     [
       { and: [{ points: { gt: 1, lt: 3 } }] },
       [
@@ -577,7 +614,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ not: { not: { is: 'open' } } }] },
       [
-        "and.0.not has an unknown field 'not' (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, and, or)",
+        "and.0.not has an unknown field 'not' (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, and, or)",
       ],
     ],
     [
@@ -591,7 +628,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ or: [{ is: 'open' }, { stauts: {} }] }] },
       [
-        "and.0.or.1 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, not, and, or)",
+        "and.0.or.1 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, not, and, or)",
       ],
     ],
     [
@@ -601,7 +638,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ not: { or: [{ not: { not: { is: 'open' } } }, { is: 'closed' }] } }] },
       [
-        "and.0.not.or.0.not has an unknown field 'not' (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, and, or)",
+        "and.0.not.or.0.not has an unknown field 'not' (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, and, or)",
       ],
     ],
     [
@@ -739,5 +776,36 @@ describe('docs/search.md says what the parser does', () => {
     const shown = rows(section('Errors')).filter(([q, m]) => q!.startsWith('`') && !m!.includes('…'));
     expect(shown.length).toBeGreaterThan(4);
     for (const [q, m] of shown) expect(thrown(() => parseSelection(code(q!)[0]!))).toEqual(code(m!));
+  });
+});
+
+describe('linked pull requests (has:pr, pr:)', () => {
+  it('pr: takes the states a link has', () => {
+    expect([...pullRequestStates]).toEqual([...linkStates]);
+  });
+
+  it('a webhook filter reads them from the issue its payload shows, and none from one that shows none', () => {
+    const shown: ShownIssue = {
+      id: 1,
+      title: 't',
+      sprint_id: null,
+      status: 'todo',
+      assignee_id: null,
+      priority: 'none',
+      type: 'task',
+      parent_id: null,
+      story_points: null,
+      created_at: base.created_at,
+      updated_at: base.updated_at,
+      due_date: null,
+      blocked: false,
+    };
+    const merged = selectableIssueOf({ ...shown, links: { count: 2, pull_requests: { merged: 1, open: 0 } } }, {});
+    const none = selectableIssueOf(shown, {});
+    const test = (q: string) => [merged, none].map(selectionMatcher(parseSelection(q), context));
+    expect(test('has:pr')).toEqual([true, false]);
+    expect(test('pr:merged')).toEqual([true, false]);
+    expect(test('pr:open,draft')).toEqual([false, false]);
+    expect(test('-has:pr')).toEqual([false, true]);
   });
 });

@@ -188,6 +188,7 @@ describe('the issue a filter is matched against', () => {
       due_date: '2026-12-01',
       blocked: true,
       source_key: null,
+      pull_requests: { open: 0, draft: 0, merged: 0, closed: 0 },
     });
   });
 

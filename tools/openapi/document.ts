@@ -444,6 +444,8 @@ const tagDescriptions: Record<string, string> = {
   Backlog: "A project's backlog: the issues in no sprint.",
   Activity: 'The history of changes of an issue or a sprint, and the revert of one change of an issue.',
   Webhooks: 'Signed webhooks: endpoints, their deliveries and their secrets (admins only).',
+  GitHub:
+    "A project's GitHub repository (admins connect it), the public receiver of GitHub's signed deliveries, and the pull requests, branches and commits linked to an issue (docs/github.md).",
   Trash:
     "Deleted items kept for the organisation's retention period: listed, restored whole with the same id, or deleted for good (admins only).",
   OAuth: "The OAuth 2.1 authorization server of /mcp (OAuth's own errors, not the API's).",

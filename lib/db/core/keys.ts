@@ -250,6 +250,25 @@ export const keys = {
     ['X-n', upper],
     ['i', id],
   ]),
+  /**
+   * A GitHub repository connected to a project (`r`: `owner/name`, folded), outside every
+   * organisation: the receiver finds the project, and the secret to check a delivery with, by the
+   * repository a delivery names (lib/db/github/github.ts). One per repository: connecting it twice is refused.
+   */
+  githubRepo: keyOf({ PK: 'GITHUB#r', SK: 'REPO' }, [['r', lower]]),
+  /** A delivery GitHub made (`d`: its `X-GitHub-Delivery`), written once: a redelivery finds it there. Expires itself. */
+  githubDelivery: keyOf({ PK: 'GITHUBDELIVERY#d', SK: 'DELIVERY' }, [['d', text]]),
+  /**
+   * A pull request, branch or commit (`k`, `r`: its kind and number, name or SHA) naming issue `i`,
+   * under the issue: the issue's cascade removes it, and one Query reads an issue's links.
+   */
+  issueLink: keyOf({ PK: 'ORG#o#P#p', SK: 'ISSUE#i#L#k#r' }, [
+    ['o', id],
+    ['p', id],
+    ['i', id],
+    ['k', text],
+    ['r', text],
+  ]),
   token: keyOf({ PK: 'TOKEN#sha256', SK: 'TOKEN' }, [['sha256', text]]),
   /** An OAuth client registered at `/oauth/register` (it belongs to no organisation until used). */
   oauthClient: keyOf({ PK: 'OAUTHCLIENT#c', SK: 'CLIENT' }, [['c', text]]),
@@ -450,6 +469,8 @@ export const skPrefixes = {
   issueAttachments: (issueId: number) => `ISSUE#${pad(issueId)}#F#`,
   /** The parts of a stored Idempotency-Key response, in its record's partition. */
   idempotencyParts: 'PART#',
+  /** An issue's links to GitHub (lib/db/github/github.ts). */
+  issueLinks: (issueId: number) => `ISSUE#${pad(issueId)}#L#`,
   /** Everything stored under an issue: its comments and its activity (not the issue itself). */
   underIssue: (issueId: number) => `ISSUE#${pad(issueId)}#`,
   sprintActivity: (sprintId: number) => `SPRINT#${pad(sprintId)}#A#`,

@@ -42,6 +42,8 @@ export type CommentRefusal = 'project' | 'sprint' | 'issue' | 'comment' | 'point
 export type ActivityRefusal = 'recorded' | 'owner' | 'project';
 export type ImportRefusal = 'imported' | 'moved';
 export type WebhookRefusal = 'webhook' | 'limit' | 'delivery';
+export type GitHubRefusal =
+  'project' | 'repository_taken' | 'connected' | 'connection' | 'duplicate' | 'issue' | 'links_limit' | 'stale';
 export type OAuthRefusal = 'client' | 'reused' | 'revoked' | 'moved';
 /** A trash item: gone (restored, purged or never there). */
 export type TrashRefusal = 'trashed' | 'entry_there' | 'child_there' | 'busy' | 'prefix_taken';
@@ -75,6 +77,7 @@ export type RefusalReason =
   | ActivityRefusal
   | ImportRefusal
   | WebhookRefusal
+  | GitHubRefusal
   | OAuthRefusal
   | MigrationRefusal
   | AttachmentRefusal

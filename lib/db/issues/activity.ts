@@ -35,6 +35,8 @@ const entryAttributes = {
   changes: attribute.whole<Activity['changes'], 'changes'>('changes'),
   /** The id of the entry this change reverted, on a revert's entry only. */
   reverts: attribute.laterString('reverts'),
+  /** What made the change, for an integration's (a pull request's URL). */
+  via: attribute.laterString('via'),
 };
 
 /** An entry of an issue's activity, declared once (lib/db/core/item.ts). */
@@ -263,6 +265,7 @@ export function activityPut(entry: ActivityEntry): GuardedItem {
     commentId: a.comment_id,
     changes: a.changes,
     reverts: a.reverts,
+    via: a.via,
   });
   return putNew({ ...key, LSK: lsk, type: kind.type, ...stored }, activityRefusals.recorded);
 }

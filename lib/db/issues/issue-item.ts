@@ -50,6 +50,20 @@ const revertMark = <S extends string>(stored: S): Attribute<RevertMark | null, S
   write: (v) => v ?? undefined,
 });
 
+/** What an integration's write marks an issue with: the link that made the change, and the `rev` the write made. */
+export interface ViaMark {
+  url: string;
+  rev: number;
+}
+const viaMark = <S extends string>(stored: S): Attribute<ViaMark | null, S> => ({
+  stored,
+  read: (v) => {
+    const m = v as Partial<ViaMark> | null | undefined;
+    return m && typeof m.url === 'string' && typeof m.rev === 'number' ? { url: m.url, rev: Number(m.rev) } : null;
+  },
+  write: (v) => v ?? undefined,
+});
+
 /** The classification every stored form of an issue carries (`type` is stored as `issue_type`: `type` names the item's kind). */
 const classification = {
   priority: attribute.oneOf<IssuePriority, 'priority'>('priority', unclassifiedPriority),
@@ -96,10 +110,22 @@ export const issueItem = itemKind({
      */
     commentsWithFilesInTrash: attribute.numberSet('comments_with_files_in_trash'),
     activityCount: attribute.counter('activity_count'),
+    /** Its links to GitHub (lib/db/github/github.ts), counted in the transaction that writes each. */
+    linkCount: attribute.counter('link_count'),
+    /** The state of the linked pull request that changed last, and that change's time (GitHub's). */
+    prState: attribute.nullableString('pr_state'),
+    prStateAt: attribute.nullableString('pr_state_at'),
+    /** Its linked pull requests by state (`has:pr`, `pr:open`: lib/model/selection). */
+    prsOpen: attribute.counter('prs_open'),
+    prsDraft: attribute.counter('prs_draft'),
+    prsMerged: attribute.counter('prs_merged'),
+    prsClosed: attribute.counter('prs_closed'),
     /** Bumped by every write that can change counters or the list; writes are conditioned on it. */
     rev: attribute.counter('rev'),
     /** Set by a revert's write only, with the `rev` it made (`RevertMark`). */
     reverted: revertMark('reverts'),
+    /** Set by a write of an integration only (GitHub's status automation), with the `rev` it made: what made the change. */
+    changedVia: viaMark('changed_via'),
     /** Set by a restore from the trash (docs/trash.md): its Put is no `issue.created` (the trash item's removal is its `issue.restored`). */
     restoredAt: attribute.laterString('restored_at'),
     startedAt: attribute.nullableString('started_at'),
@@ -171,6 +197,12 @@ export const searchRecordItem = itemKind({
     sourceKey: attribute.optionalString('source_key'),
     // Kept apart from the derivation's fields: moved by the relations (lib/db/issues/relations.ts).
     openBlockers: attribute.counter('open_blockers'),
+    // Its issue's linked pull requests by state (`has:pr`, `pr:`), kept apart too: moved with the
+    // issue's own counts by each link's write (lib/db/github/github.ts: `writeLink`).
+    prsOpen: attribute.counter('prs_open'),
+    prsDraft: attribute.counter('prs_draft'),
+    prsMerged: attribute.counter('prs_merged'),
+    prsClosed: attribute.counter('prs_closed'),
   },
 });
 
@@ -179,9 +211,12 @@ export const isFilledSearchRecord = (item: object) =>
   typeof (item as Record<string, unknown>)[searchRecordItem.stored('title')] === 'string' &&
   typeof (item as Record<string, unknown>)[searchRecordItem.stored('createdAt')] === 'string';
 
-/** A stored search record as the derivation states it (lib/db/issues/issue-write.ts writes it from the same declaration). */
+/**
+ * A stored search record as the derivation states it (lib/db/issues/issue-write.ts writes it from the same declaration),
+ * without the counters it keeps apart (open blockers, pull requests by state).
+ */
 export function searchRecordFromItem(orgId: number, item: object): SearchRecord {
-  const { openBlockers: _, ...fields } = searchRecordItem.decode(item);
+  const { openBlockers: _, prsOpen: _o, prsDraft: _d, prsMerged: _m, prsClosed: _c, ...fields } = searchRecordItem.decode(item);
   return { kind: 'search', orgId, ...fields };
 }
 

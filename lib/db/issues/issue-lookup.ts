@@ -1,4 +1,4 @@
-import { getItem } from '../core/transactions.ts';
+import { batchGet, getItem } from '../core/transactions.ts';
 import { attribute, itemKind } from '../core/item.ts';
 import { keys } from '../core/keys.ts';
 
@@ -48,4 +48,11 @@ export const pointedIssue = (item: object): PointedIssue => {
 export async function issueOfNumber(orgId: number, issueNumber: string): Promise<PointedIssue | undefined> {
   const item = await getItem(keys.issueKey(orgId, issueNumber));
   return item && pointedIssue(item);
+}
+
+/** Where each of `issueNumbers` ("APL-42") points, in their order (one BatchGetItem per 100, consistent). */
+export async function issuesOfNumbers(orgId: number, issueNumbers: string[]): Promise<(PointedIssue | undefined)[]> {
+  if (issueNumbers.length === 0) return [];
+  const found = await batchGet(issueNumbers.map((n) => keys.issueKey(orgId, n)));
+  return found.map((item) => item && pointedIssue(item));
 }

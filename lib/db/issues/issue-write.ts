@@ -16,7 +16,7 @@ import { tableName } from '../core/client.ts';
 import { keys, listKeys, type Key } from '../core/keys.ts';
 import { addCounters } from '../projects/sprints.ts';
 import { addTo, putItem, Refused, transact, type GuardedItem } from '../core/transactions.ts';
-import { assignedEntryItem, searchRecordItem } from './issue-item.ts';
+import { assignedEntryItem, issueItem, searchRecordItem } from './issue-item.ts';
 import { issueKeyItem } from './issue-lookup.ts';
 import { subIssueItem } from './sub-issues.ts';
 import { storedCounter } from './counters.ts';
@@ -107,7 +107,8 @@ export interface IssueWriteSpec {
    * entry and a children-index record are put only while not there yet (refused `entry_there`,
    * `child_there`), so that a page of a bulk return read again adds no count twice.
    */
-  returning?: { openBlockers: ReadonlyMap<number, number>; once?: boolean } | undefined;
+  returning?:
+    { openBlockers: ReadonlyMap<number, number>; prs?: ReadonlyMap<number, PullRequestCounts>; once?: boolean } | undefined;
 }
 
 const ownerKey = (orgId: number, projectId: number, sprintId: number | null): Key =>
@@ -625,6 +626,19 @@ export function recordItem(record: DerivedRecord): Record<string, unknown> {
 const recordPut = (record: DerivedRecord): GuardedItem =>
   record.kind === 'search' ? searchPatch(record) : putItem(recordItem(record));
 
+/** An issue's linked pull requests by state, as its item and its search record count them. */
+export type PullRequestCounts = Record<(typeof prCounts)[number], number>;
+export const prCounts = ['prsOpen', 'prsDraft', 'prsMerged', 'prsClosed'] as const;
+
+/** The pull request counts of stored issues, by id, for their return (`IssueWriteSpec.returning`). */
+export const pullRequestCountsOf = (items: object[]): Map<number, PullRequestCounts> =>
+  new Map(
+    items.map((item) => {
+      const i = issueItem.decode(item);
+      return [i.id, { prsOpen: i.prsOpen, prsDraft: i.prsDraft, prsMerged: i.prsMerged, prsClosed: i.prsClosed }];
+    }),
+  );
+
 /** A record put back with an issue returning from the trash (`IssueWriteSpec.returning`). */
 function returnedPut(record: DerivedRecord, returning: NonNullable<IssueWriteSpec['returning']>): GuardedItem {
   if (record.kind === 'search') {
@@ -633,6 +647,12 @@ function returnedPut(record: DerivedRecord, returning: NonNullable<IssueWriteSpe
       .Update;
     update.UpdateExpression += `, ${searchRecordItem.stored('openBlockers')} = :returned_blockers`;
     update.ExpressionAttributeValues[':returned_blockers'] = returning.openBlockers.get(record.issueId) ?? 0;
+    // Its linked pull requests' counts (lib/db/github/github.ts keeps them), as the issue holds them.
+    const prs = returning.prs?.get(record.issueId);
+    for (const field of prCounts) {
+      update.UpdateExpression += `, ${searchRecordItem.stored(field)} = :returned_${field}`;
+      update.ExpressionAttributeValues[`:returned_${field}`] = prs?.[field] ?? 0;
+    }
     return patch;
   }
   const Item = recordItem(record);

@@ -1,3 +1,4 @@
+import { linkStates } from '../../vocabulary/github.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../../vocabulary/errors.ts';
 import {
@@ -59,6 +60,9 @@ import { trashPut } from '../core/trash.ts';
 /** The stored issue, as its declaration reads it (lib/db/issues/issue-item.ts). */
 export type { IssueItem };
 
+const linkState = (state: string | null): Issue['links']['pull_request_state'] =>
+  (linkStates as readonly string[]).includes(state ?? '') ? (state as Issue['links']['pull_request_state']) : null;
+
 /**
  * The resource from a stored issue; `position` is its place in its list (the stored key is not
  * shown). Its labels are shown through `catalogue`, the one on its project item (lib/db/issues/labels.ts),
@@ -95,6 +99,11 @@ export const toIssue = (record: object, position: number, catalogue: Catalogue =
       created_at: String(i.createdAt),
       updated_at: i.updatedAt,
       blocked: i.openBlockers > 0,
+      links: {
+        count: i.linkCount,
+        pull_request_state: linkState(i.prState),
+        pull_requests: { open: i.prsOpen, draft: i.prsDraft, merged: i.prsMerged, closed: i.prsClosed },
+      },
     },
     record,
   );
@@ -755,6 +764,8 @@ export interface IssueWrite {
   goneIssues?: number[] | undefined;
   /** The activity entry this write reverts: marked on the issue with the revision the write makes. */
   reverts?: string | undefined;
+  /** What made the change, for an integration's write (a pull request's URL): marked likewise. */
+  via?: string | undefined;
 }
 
 function renumberItem(orgId: number, projectId: number, sprintId: number | null, r: Renumbering): GuardedItem {
@@ -809,6 +820,8 @@ function issueUpdateItem(orgId: number, projectId: number, write: IssueWrite): G
   if (write.reverts !== undefined) {
     Object.assign(fields, issueItem.encode({ reverted: { entry: write.reverts, rev: (write.rev ?? 0) + 1 } }));
   }
+  if (write.via !== undefined)
+    Object.assign(fields, issueItem.encode({ changedVia: { url: write.via, rev: (write.rev ?? 0) + 1 } }));
   if (write.placed) {
     fields.position = write.after.position;
     fields.LSK = listKey(write.after.sprintId, write.after.position, write.id);

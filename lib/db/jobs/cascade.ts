@@ -39,6 +39,7 @@ import { labelIsPurged, removeLabelFromIssues } from '../issues/labels.ts';
 import { moveIssuesOffState } from './state-cascade.ts';
 import { whereIssueIs } from './issue-trash.ts';
 import { containerCascade, keepDeletedImage } from './container-trash.ts';
+import { forgetPurgedRepositories } from './repository-purge.ts';
 import { goneForGood, trashedKey } from '../core/trash.ts';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb';
@@ -74,12 +75,13 @@ export async function sendFailureMessage(queueUrl: string, message: object): Pro
  * transaction that answers at once; everything under it is unreachable from then on (reads check
  * ancestors) and is removed here:
  *
- * - a project: every item of its partition (sprints, issues, comments), one Query over the item
- *   collection at a time, never a Scan;
+ * - a project: every item of its partition (sprints, issues, comments, GitHub links), one Query
+ *   over the item collection at a time, never a Scan; once it is purged, the GitHub repository it
+ *   connected (lib/db/jobs/repository-purge.ts);
  * - a sprint: its issues (LSI1 `S#<sprint>#`) and their comments;
- * - an issue: its comments, activity and attachments (SK `ISSUE#<issue>#`), and its children's
- *   parent, once it is purged: its trash item's REMOVE (a purge, or its expiry by TTL), not its
- *   delete into the trash, which they outlive (docs/trash.md);
+ * - an issue: its comments, activity, attachments and GitHub links (SK `ISSUE#<issue>#`), and
+ *   its children's parent, once it is purged: its trash item's REMOVE (a purge, or its expiry by
+ *   TTL), not its delete into the trash, which they outlive (docs/trash.md);
  * - a label: not a parent but a value: its id is taken off the issues of its project that carry it
  *   (lib/db/issues/labels.ts, `removeLabelFromIssues`) once it is purged: its trash item's REMOVE (a purge,
  *   or its expiry by TTL), not its delete into the trash, which its issues outlive.
@@ -424,6 +426,8 @@ export async function cascadeBatch(records: DynamoDBRecord[], options: BatchOpti
   };
   await settleAttachments(records, result, failed);
   await keepDeletedContainers(records, failed);
+  // A project gone for good: the GitHub repository it connected, outside its partition, is free again.
+  await forgetPurgedRepositories(records, failed);
   const fresh = (parent: CascadeParent): PendingCascade => ({ parent, attempts: 0, status: 'pending' });
 
   await forEachLimited(groups, 4, async (group) => {

@@ -18,7 +18,7 @@ import { pendingCascadeRecord } from './cascade-work.ts';
 import { db, tableName } from '../core/client.ts';
 import { alsoIf } from '../core/item.ts';
 import { issueItem, issueStateOf } from '../issues/issue-item.ts';
-import { issueWriteItems, sendIssueWrite } from '../issues/issue-write.ts';
+import { issueWriteItems, pullRequestCountsOf, sendIssueWrite } from '../issues/issue-write.ts';
 import { collections, keys, type Key } from '../core/keys.ts';
 import { organisationCounter } from '../organisation/organisation.ts';
 import { prefixGuardItem } from '../projects/projects.ts';
@@ -268,6 +268,7 @@ async function putBack(c: Container, sprintId: number | null, items: Record<stri
   const { orgId, projectId } = c;
   const states = items.map((item) => issueStateOf(orgId, item as never));
   const blockers = await openBlockersNow(orgId, items);
+  const prs = pullRequestCountsOf(items);
   const chunks: IssueState[][] = [];
   for (let i = 0; i < states.length; i += RETURN_CHUNK) chunks.push(states.slice(i, i + RETURN_CHUNK));
   // Each issue's count of open blockers as its blockers stand now (one outside it may have been
@@ -290,7 +291,7 @@ async function putBack(c: Container, sprintId: number | null, items: Record<stri
         issues: counted(of),
         changes: of.map((after) => ({ after })),
         only,
-        returning: { openBlockers: blockers, once: true },
+        returning: { openBlockers: blockers, prs, once: true },
       }),
     );
   await forEachLimited(chunks, PARALLELISM, async (chunk) => {

@@ -1,7 +1,13 @@
 import { tableName } from '../core/client.ts';
 import { isClosed } from '../../model/derivations.ts';
 import { issueItem, issueStateOf } from '../issues/issue-item.ts';
-import { issueWriteItems, listOwnerUpdate, sendIssueWrite, type ParentGuard } from '../issues/issue-write.ts';
+import {
+  issueWriteItems,
+  listOwnerUpdate,
+  pullRequestCountsOf,
+  sendIssueWrite,
+  type ParentGuard,
+} from '../issues/issue-write.ts';
 import { keys, listKeys } from '../core/keys.ts';
 import { otherSideOf, storedRelations, type StoredRelation } from '../issues/relations.ts';
 import { childrenOf, type SubIssueRecord } from '../issues/sub-issues.ts';
@@ -165,7 +171,7 @@ export async function restoreIssue(
       ...(stateId === null ? [] : [existsCheck(keys.state(orgId, projectId, stateId), 'state')]),
     ],
     tail: trashRemovalOf(orgId, 'issue', i.id, deletedAt, 'restored'),
-    returning: { openBlockers: new Map([[i.id, blockedBy]]) },
+    returning: { openBlockers: new Map([[i.id, blockedBy]]), prs: pullRequestCountsOf([stored]) },
   });
   await sendIssueWrite(items);
 }

@@ -33,7 +33,10 @@ import { forEachLimited } from '../../model/limited.ts';
  * Rebuilds what the issue writes keep beside the issues themselves, from the issues as stored: the
  * rebuild of every derivation of lib/model/derivations.ts (the counters of every list and its
  * rank index, the issue-number pointers, the assigned-issue index with each account's
- * `assigned_count`, each parent's sub-issues summary and children index, each blocked issue's count of open blockers), and the attachment counters (lib/db/attachments/attachments.ts). For data written before these existed (an upgrade), or to repair them: an
+ * `assigned_count`, each parent's sub-issues summary and children index, each blocked issue's count of open blockers),
+ * each search record's counts of its issue's linked pull requests by state (the issue's, which its
+ * links' writes keep), and the attachment counters (lib/db/attachments/attachments.ts). For data
+ * written before these existed (an upgrade), or to repair them: an
  * operator's command (`issues:reindex`, tools/cli/admin.ts) that reads the table with a Scan,
  * which no request path does (one organisation's part of it, its attachment counters included: by
  * a Query of each of its partitions).
@@ -43,6 +46,20 @@ import { forEachLimited } from '../../model/limited.ts';
  * differs from the rebuild, so running it again on unchanged data writes nothing.
  */
 
+/**
+ * The counts of an issue's linked pull requests by state: kept on the issue by each link's write
+ * (lib/db/github/github.ts: `writeLink`), and the same on its search record (`has:pr`, `pr:`).
+ */
+const pullRequestCounts = [
+  'prsOpen',
+  'prsDraft',
+  'prsMerged',
+  'prsClosed',
+] as const satisfies readonly (keyof typeof issueItem.attributes & keyof typeof searchRecordItem.attributes)[];
+type PullRequestCounts = Record<(typeof pullRequestCounts)[number], number>;
+const pullRequestCountsOf = (fields: PullRequestCounts): PullRequestCounts =>
+  Object.fromEntries(pullRequestCounts.map((c) => [c, fields[c]])) as PullRequestCounts;
+
 /** The derived state as stored, with the issues it derives from and the keys of its holders. */
 export interface StoredDerivedState {
   /** Issues whose list and project exist (one waiting for its cascade counts nowhere). */
@@ -51,6 +68,12 @@ export interface StoredDerivedState {
   holderKeys: Map<string, Key>;
   /** Whether a holder's container (its project, its sprint, its issue's list) is there: not in the trash. */
   isLive: (holder: Holder) => boolean;
+  /**
+   * Pull requests by state, as each issue counts them and as its search record does, by the issue's
+   * holder id: not derived from the issues' fields (the links count them), so a search record's are
+   * compared with its issue's.
+   */
+  pullRequests: { issues: Map<string, PullRequestCounts>; records: Map<string, PullRequestCounts> };
 }
 
 const idIn = (pk: string, marker: string) => Number(new RegExp(`${marker}#(\\d+)`).exec(pk)?.[1]);
@@ -106,6 +129,7 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
   const observed = emptyDerived();
   const holderKeys = new Map<string, Key>();
   const issues: Record<string, unknown>[] = [];
+  const pullRequests: StoredDerivedState['pullRequests'] = { issues: new Map(), records: new Map() };
   const hold = (holder: Holder, item: Record<string, unknown>) => {
     const id = holderId(holder);
     observed.holders.set(id, { holder, attrs: heldCounters(holder.kind, item) });
@@ -124,7 +148,9 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
       else if (item.type === issue) {
         issues.push(item);
         // An issue holds counters of others too (a parent's summary, a blocked issue's open blockers).
-        hold({ kind: 'issue', orgId: org, projectId: Number(item.project_id), issueId: Number(item.id) }, item);
+        const holder = { kind: 'issue', orgId: org, projectId: Number(item.project_id), issueId: Number(item.id) } as const;
+        hold(holder, item);
+        pullRequests.issues.set(holderId(holder), pullRequestCountsOf(issueItem.decode(item)));
       } else if (item.type === child) put(subIssueRecord(org, item));
       else if (item.type === search) {
         const projectId = Number(item.project_id);
@@ -132,6 +158,10 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
         // Its count of open blockers is a counter it holds; the rest is the record.
         hold({ kind: 'search', orgId: org, projectId, issueId }, item);
         put(searchRecordFromItem(org, item));
+        pullRequests.records.set(
+          holderId({ kind: 'issue', orgId: org, projectId, issueId }),
+          pullRequestCountsOf(searchRecordItem.decode(item)),
+        );
       } else if (item.type === pointer) {
         // A pointer written before it kept its issue's list (or list key) reads without it: a difference, rewritten.
         const pointed = pointedIssue(item) as ReturnType<typeof pointedIssue> & { sprintId: number | null };
@@ -144,7 +174,7 @@ export async function readDerivedState(orgId?: number): Promise<StoredDerivedSta
   };
   if (orgId === undefined) await scanPages(ofTypes(Object.values(derivedTypes)), take);
   else await readOrganisation(orgId, take);
-  return liveOnly(issues, observed, holderKeys);
+  return { ...liveOnly(issues, observed, holderKeys), pullRequests };
 }
 
 /** A sub-issue entry's record, in the derivation's order (records are compared as written). */
@@ -176,7 +206,7 @@ function liveOnly(
   issues: Record<string, unknown>[],
   observed: StoredDerivedState['observed'],
   holderKeys: StoredDerivedState['holderKeys'],
-): StoredDerivedState {
+): Omit<StoredDerivedState, 'pullRequests'> {
   const live = issues
     .map((item) => issueStateOf(idIn(String(item.PK), 'ORG'), item))
     .filter(
@@ -203,7 +233,35 @@ function liveOnly(
  * all agree), on the holders that are live (`StoredDerivedState.isLive`).
  */
 export function derivedDifferences(state: StoredDerivedState): string[] {
-  return derivations.flatMap((d) => differences(d, liveRebuild(d, state), state.observed));
+  return [
+    ...derivations.flatMap((d) => differences(d, liveRebuild(d, state), state.observed)),
+    ...pullRequestDifferences(state).map(
+      ({ id, attr, is, issue }) => `search-pull-requests: ${id} ${attr} is ${is}, its issue says ${issue}`,
+    ),
+  ];
+}
+
+/** A search record's count of pull requests in one state that differs from its issue's. */
+interface PullRequestDifference {
+  /** The search record's holder id (`search:o:p:i`). */
+  id: string;
+  attr: (typeof pullRequestCounts)[number];
+  is: number;
+  issue: number;
+}
+
+/** Where the live issues' search records count pull requests otherwise than the issues do (a record not there is the search index's). */
+function pullRequestDifferences(state: StoredDerivedState): PullRequestDifference[] {
+  return state.issues.flatMap((s) => {
+    const issue = holderId({ kind: 'issue', orgId: s.orgId, projectId: s.projectId, issueId: s.id });
+    const want = state.pullRequests.issues.get(issue);
+    const got = state.pullRequests.records.get(issue);
+    if (!want || !got) return [];
+    const id = holderId({ kind: 'search', orgId: s.orgId, projectId: s.projectId, issueId: s.id });
+    return pullRequestCounts
+      .filter((attr) => want[attr] !== got[attr])
+      .map((attr) => ({ id, attr, is: got[attr], issue: want[attr] }));
+  });
 }
 
 /** A derivation's rebuild from the live issues, on the holders that are live. */
@@ -270,12 +328,15 @@ export async function rebuildIssueIndexes(orgId?: number): Promise<ReindexResult
   const repaired = Object.fromEntries(REPAIRED.map((k) => [k, 0])) as ReindexResult['repaired'];
   const counters = new Map<string, Record<string, number>>();
   const blockers = openBlockers.rebuild(state.issues);
+  /** The search records written whole, with their issue's counts of pull requests. */
+  const rewritten = new Set<string>();
   for (const d of derivations) {
     const expected = liveRebuild(d, state);
     differingCounters(d, expected, state.observed, counters);
-    await repairRecords(d, expected, state, blockers, repaired);
+    await repairRecords(d, expected, state, blockers, repaired, rewritten);
   }
   await setCounters(counters, state, repaired);
+  await setPullRequestCounts(state, rewritten, repaired);
   const attachments = await rebuildAttachmentCounters(orgId);
   repaired.attachment_counters = attachments.repaired.length;
   const checked = {
@@ -309,6 +370,7 @@ async function repairRecords(
   state: StoredDerivedState,
   blockers: Derived,
   repaired: ReindexResult['repaired'],
+  rewritten: Set<string>,
 ) {
   // A search record written here carries its count of open blockers (the counter is not a field of the record).
   const blockersOf = (r: SearchRecord) =>
@@ -318,7 +380,14 @@ async function repairRecords(
   for (const [id, record] of expected.records) {
     if (sameRecord(record, state.observed.records.get(id))) continue;
     const item = recordItem(record);
-    if (record.kind === 'search') item[searchRecordItem.stored(OPEN_BLOCKERS)] = blockersOf(record);
+    if (record.kind === 'search') {
+      item[searchRecordItem.stored(OPEN_BLOCKERS)] = blockersOf(record);
+      // And its issue's counts of pull requests by state (kept by the links' writes, not derived).
+      const issue = holderId({ kind: 'issue', orgId: record.orgId, projectId: record.projectId, issueId: record.issueId });
+      const prs = state.pullRequests.issues.get(issue);
+      for (const c of pullRequestCounts) item[searchRecordItem.stored(c)] = prs?.[c] ?? 0;
+      rewritten.add(holderId({ kind: 'search', orgId: record.orgId, projectId: record.projectId, issueId: record.issueId }));
+    }
     await db.send(new PutCommand({ TableName: tableName(), Item: item }));
     repaired[recordKinds[record.kind]]++;
   }
@@ -326,6 +395,31 @@ async function repairRecords(
     if (!d.records.includes(record.kind) || expected.records.has(id)) continue;
     await db.send(new DeleteCommand({ TableName: tableName(), Key: recordKey(record) }));
     repaired[recordKinds[record.kind]]++;
+  }
+}
+
+/**
+ * Sets each search record's counts of pull requests that differ from its issue's (one update per
+ * record; none for a record just written whole, which carries its issue's).
+ */
+async function setPullRequestCounts(state: StoredDerivedState, rewritten: Set<string>, repaired: ReindexResult['repaired']) {
+  const sets = new Map<string, [string, number][]>();
+  for (const { id, attr, issue } of pullRequestDifferences(state)) {
+    if (rewritten.has(id)) continue;
+    sets.set(id, [...(sets.get(id) ?? []), [searchRecordItem.stored(attr), issue]]);
+  }
+  for (const [id, all] of sets) {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: state.holderKeys.get(id) as Key,
+        UpdateExpression: `SET ${all.map((_, i) => `#p${i} = :p${i}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: Object.fromEntries(all.map(([name], i) => [`#p${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(all.map(([, count], i) => [`:p${i}`, count])),
+      }),
+    );
+    repaired.search_counters++;
   }
 }
 

@@ -269,3 +269,9 @@ export async function writeMissingTokenNames(
   );
   return step ? { tokens, written, next } : { tokens, written };
 }
+
+/** The account of an e-mail address in an organisation (any case), by its guard: one consistent GetItem. */
+export async function accountIdOfEmail(orgId: number, email: string): Promise<number | undefined> {
+  const guard = await getItem(keys.email(orgId, email));
+  return guard && emailGuardItem.decode(guard).accountId;
+}

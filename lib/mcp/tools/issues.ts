@@ -4,6 +4,8 @@ import { listIssueActivity } from '../../services/activity.ts';
 import { Activity } from '../../schemas/activity.ts';
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from '../../services/issues.ts';
 import { listMyIssues } from '../../services/my-issues.ts';
+import { linksOfIssue } from '../../services/github-links.ts';
+import { IssueLink } from '../../schemas/github.ts';
 import { Issue, IssueCreateFields, IssuePriority, IssueStatus, IssueType, IssueUpdateFields } from '../../schemas/issues.ts';
 import { IssueLabelsField } from '../../schemas/labels.ts';
 import { meta } from '../../schemas/zod.ts';
@@ -158,19 +160,21 @@ export const issueTools: Tool[] = [
   defineTool(
     'get_issue',
     {
-      description: 'One issue.',
+      description: 'One issue and its links.',
       input: z.object(issueRef),
       unlisted,
-      output: one,
+      output: { ...one, links: meta(zm.array(IssueLink), { description: 'Its links to GitHub, the latest changed first.' }) },
+      versioned: 'issue',
       annotations: annotations.read,
     },
-    async (caller, ref) => ({
-      issue: await onIssueRef(
+    async (caller, ref) => {
+      const issue = await onIssueRef(
         caller,
         ref,
         async (located) => located.found ?? getIssue(caller, located.at, located.issueId, located.position),
-      ),
-    }),
+      );
+      return { issue, links: await linksOfIssue(caller, issue) };
+    },
   ),
 
   defineTool(

@@ -12,7 +12,7 @@ export const searchTools: Tool[] = [
     {
       description:
         'Issues of all projects matching q: is:open type:bug assignee:@me updated:>-7d label:ui,a11y sort:due-asc ' +
-        '(also project:, sprint:active|none|<id>, status:, category:, priority:>=high, points:1..5, due:, no:assignee, -x, "phrase", OR, NOT, ()).',
+        '(also project:, sprint:active|none|<id>, status:, category:, priority:>=high, points:1..5, due:, no:assignee, has:pr, pr:merged, -x, "phrase", OR, NOT, ()).',
       input: z.object({
         q: z.string().max(1000),
         limit: z.number().int().min(1).max(100).default(50),

@@ -3,7 +3,7 @@ import type { Condition, FieldCondition, Selection, SelectionSort } from '../../
 import { isClosed } from '../derivations.ts';
 import { statusKey } from '../../vocabulary/workflow.ts';
 import { fieldTestOf, nodeOf, type FieldTest } from './conditions.ts';
-import { priorityRank, relativeOffsetMs } from '../../vocabulary/selection.ts';
+import { priorityRank, pullRequestStates, relativeOffsetMs, type PullRequestState } from '../../vocabulary/selection.ts';
 
 /** What the evaluator reads of an issue: plain values, whatever store they come from. */
 export interface SelectableIssue {
@@ -36,6 +36,8 @@ export interface SelectableIssue {
   source_key?: string | null | undefined;
   /** Its own key (`SD-5`): text equal to it (any case) finds it. */
   issue_number?: string | undefined;
+  /** How many of its linked pull requests are in each state (`has:pr`, `pr:`); absent (or a state absent): none. */
+  pull_requests?: Readonly<Partial<Record<PullRequestState, number>>> | undefined;
 }
 
 /** What a selection is read against: the caller (`@me`), the time relative times count from, and which sprints are active. */
@@ -143,7 +145,9 @@ function days(c: Comparison<string>, now: number) {
 
 function fieldTest(condition: FieldCondition, context: SelectionContext): Test {
   const t = fieldTestOf(condition);
-  return placeTest(t, context) ?? peopleTest(t, context) ?? rangeTest(t, context.now.getTime()) ?? (() => false);
+  return (
+    placeTest(t, context) ?? peopleTest(t, context) ?? rangeTest(t, context.now.getTime()) ?? pullRequestTest(t) ?? (() => false)
+  );
 }
 
 /** What an issue says and where it is: its title or key, project, sprint, state, category, openness. */
@@ -245,6 +249,23 @@ function rangeTest(t: FieldTest, now: number): Test | undefined {
       if (t.test.null) return (issue) => issue.due_date === null;
       const within = days(t.test, now);
       return (issue) => issue.due_date !== null && within(Date.parse(`${issue.due_date}T00:00:00.000Z`));
+    }
+  }
+  return undefined;
+}
+
+/** Whether an issue has a linked pull request in `state`. */
+const hasPullRequest = (issue: SelectableIssue, state: PullRequestState) => (issue.pull_requests?.[state] ?? 0) > 0;
+
+/** Its linked pull requests: any (`has:pr`), or in one of some states (`pr:`). */
+function pullRequestTest(t: FieldTest): Test | undefined {
+  switch (t.field) {
+    case 'has':
+      // `pr`, the one thing `has:` tells: a pull request in any state.
+      return (issue) => pullRequestStates.some((state) => hasPullRequest(issue, state));
+    case 'pr': {
+      const states = [...new Set(t.test.in)];
+      return (issue) => states.some((state) => hasPullRequest(issue, state));
     }
   }
   return undefined;

@@ -2,6 +2,7 @@ import { ValidationError } from '../../vocabulary/errors.ts';
 import type { Condition, FieldCondition, NegatableCondition, Selection, SelectionSort } from '../../schemas/selection.ts';
 import type { IssuePriority } from '../../schemas/issues.ts';
 import {
+  hasValues,
   isRelative,
   isSpace,
   issuePriorities,
@@ -9,6 +10,7 @@ import {
   isValues,
   noFields,
   operators,
+  pullRequestStates,
   qualifiers,
   rangeIsEmpty,
   relativePattern,
@@ -349,6 +351,10 @@ class Parser {
         const test = this.dates(q, this.single(written, values, 'a date, a comparison (>2026-11-01, >-7d) or a range'));
         return c(q === 'created' ? { created: test } : q === 'updated' ? { updated: test } : { due: test });
       }
+      case 'has':
+        return c({ has: this.word(this.single(written, values, quoted(hasValues)), "'has:' value", hasValues) });
+      case 'pr':
+        return c({ pr: { in: values.map((v) => this.word(v, 'pull request state', pullRequestStates)) } });
       case 'no':
         return c(this.no(this.single(written, values, quoted(noFields))));
       case 'sort':

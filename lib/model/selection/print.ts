@@ -55,6 +55,7 @@ function printTerm(condition: FieldCondition): string {
     case 'project':
     case 'category':
     case 'type':
+    case 'pr':
       return `${t.field}:${t.test.in.join(',')}`;
     case 'status':
       return `status:${t.test.in.map(printValue).join(',')}`;
@@ -66,7 +67,8 @@ function printTerm(condition: FieldCondition): string {
     case 'parent':
       return t.test.in.length === 1 && t.test.in[0] === null ? `no:${t.field}` : `${t.field}:${t.test.in.map(none).join(',')}`;
     case 'is':
-      return `is:${t.test}`;
+    case 'has':
+      return `${t.field}:${t.test}`;
     case 'label':
       return t.test.in !== undefined ? `label:${t.test.in.map(printValue).join(',')}` : 'no:label';
     case 'priority':

@@ -1,7 +1,7 @@
 import { isWalkKey } from '../../db/jobs/organisation-walk.ts';
 import type { Principal } from '../../model/principal.ts';
 import { ForbiddenError, ValidationError } from '../../vocabulary/errors.ts';
-import { exportPositionSnapshot, exportStart, walkExport, type ExportPosition } from './export.ts';
+import { DONE, exportPositionSnapshot, exportStart, walkExport, type ExportPosition } from './export.ts';
 import { openCursor, sealCursor } from '../../db/core/cursors.ts';
 
 /**
@@ -37,7 +37,7 @@ export function decodeExportCursor(cursor: string, orgId: number): ExportPositio
     !Object.values(p.counts).every((n) => isInt(n, Number.MAX_SAFE_INTEGER)) ||
     (p.after !== undefined && !isWalkKey(p.after)) ||
     (p.before !== undefined && p.before !== null && !isWalkKey(p.before)) ||
-    (p.step !== undefined && !isInt(p.step, 6)) ||
+    (p.step !== undefined && !isInt(p.step, DONE)) ||
     (p.list !== undefined && p.list !== null && !isInt(p.list, Number.MAX_SAFE_INTEGER)) ||
     (p.place !== undefined && !isInt(p.place, Number.MAX_SAFE_INTEGER)) ||
     (p.digest !== undefined && !(typeof p.digest === 'string' && /^[0-9a-f]{64}$/.test(p.digest))) ||

@@ -2,7 +2,7 @@ import { toIssue } from '../../db/issues/issues.ts';
 import { issueItem } from '../../db/issues/issue-item.ts';
 import { catalogueOf } from '../../db/issues/labels.ts';
 import { toLabel } from '../../db/issues/labels.ts';
-import { lastIssueNumber, toProject } from '../../db/projects/projects.ts';
+import { lastIssueNumber, projectItem, toProject } from '../../db/projects/projects.ts';
 import { workflowOf } from '../../db/projects/workflow.ts';
 import { stateAnswer } from '../states.ts';
 import {
@@ -29,16 +29,20 @@ import { getOrganisation } from '../../db/organisation/organisation.ts';
 import { trashItem, type TrashFields } from '../../db/core/trash.ts';
 import { isExpired, trashId } from '../../model/trash.ts';
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
+import { getRepository, githubLinkItem, type GitHubRepo } from '../../db/github/github.ts';
+import { linkOf } from '../github-links.ts';
 import { chainDigest, EXPORT_FORMAT, EXPORT_VERSION } from './file-checks.ts';
 
 /**
  * An organisation as JSON Lines (docs/import-export.md): a header line, then one line per
  * account, project, label, sprint (with its report and history), issue (with its relations),
  * comment, ready attachment (its manifest: the file itself is the admin CLI's to write, `--files`;
- * none of a comment in the trash) and activity entry, each with `kind`; then an `end` line with the counts and the digest
- * of the lines before it. What is in the trash (a sprint, an issue, and all they hold) is in none
- * of those lines. Read page by page (each DynamoDB page is written out before the next is
- * read), so memory stays bounded at any size. Never written: tokens, webhook endpoints and their
+ * none of a comment in the trash), GitHub link (`github_link`: a pull request, branch or commit
+ * naming an issue), activity entry and GitHub connection (`github_connection`: the repository a
+ * project connects and its status automation, never its secret), each with `kind`; then an `end`
+ * line with the counts and the digest of the lines before it. What is in the trash (a sprint, an
+ * issue, and all they hold) is in none of those lines. Read page by page (each DynamoDB page is
+ * written out before the next is read), so memory stays bounded at any size. Never written: tokens, webhook endpoints and their
  * secrets (trashed ones too), OAuth data, idempotency records. Asked to (`include_trash`), it also
  * writes the organisation's trash before the `end` line: a `trash` line per trashed item of a kind
  * an export carries (all but webhooks), `{id, item_kind, deleted_at, deleted_by, deleted_by_email,
@@ -65,8 +69,9 @@ type Key = WalkKey;
  * projects, 3 in the trash (`trash`: only when asked) and before the `end` line, 4 done. In the
  * projects (and the trash): `before` is the key of the project (trash item) before the current
  * one (null: the first), `step` what of it comes next (0 its line, 1 labels, 2 sprints, 3 sprint
- * issues, 4 backlog issues, 5 comments, attachments and activity, 6 done), `after` the key of the
- * last item written in that step; `list` and `place` the issues' list and place so far.
+ * issues, 4 backlog issues, 5 comments, attachments, GitHub links and activity, 6 its GitHub
+ * connection, 7 done), `after` the key of the last item written in that step; `list` and
+ * `place` the issues' list and place so far.
  */
 export interface ExportPosition {
   stage: number;
@@ -358,9 +363,9 @@ class ExportWalk {
   /**
    * The lines of a project after its own (`this.position.step` 1 on): its labels, its sprints with
    * their activity, its issues in list order (every sprint's, then the backlog), each with its
-   * place, then the issues' comments, attachments and activity. A sprint in the trash, an issue in
-   * the trash and what they hold are in none of them (they are the trash's). Of a trashed thing
-   * (`scope`), what it holds, as `trash_content` lines.
+   * place, then the issues' comments, attachments, GitHub links and activity, then its GitHub
+   * connection. A sprint in the trash, an issue in the trash and what they hold are in none of them
+   * (they are the trash's). Of a trashed thing (`scope`), what it holds, as `trash_content` lines.
    */
   private async *projectParts(project: Record<string, unknown>, scope: Scope): AsyncGenerator<string> {
     const projectId = Number(project.id);
@@ -421,11 +426,18 @@ class ExportWalk {
       yield* this.issueContents(projectId, scope, emit, inScope);
       next(5);
     }
+    if (this.position.step === 6) {
+      // One GetItem, counted, only for a project that names a repository.
+      const named = repositoryOf(project);
+      const repo = named && (await this.readOf(() => connectionOf(this.orgId, projectId, named)));
+      next(6);
+      if (repo) yield emit('github_connection', this.connectionLine(repo));
+    }
   }
 
   /**
-   * Step 5 of a project's walk: its issues' comments, attachments and activity, of the issues
-   * `inScope` writes, each through `emit`.
+   * Step 5 of a project's walk: its issues' comments, attachments, GitHub links and activity, of
+   * the issues `inScope` writes, each through `emit`.
    */
   private async *issueContents(
     projectId: number,
@@ -474,7 +486,30 @@ class ExportWalk {
         isShown(attachmentItem.decode(item), issue.commentsWithFilesInTrash)
       )
         yield emit('attachment', this.attachmentLine(item));
+      else if (item.type === githubLinkItem.type) yield emit('github_link', linkLine(item));
     }
+  }
+
+  /**
+   * A project's GitHub connection (docs/github.md): its repository and status automation, the
+   * account the automation writes as, its times. Never its secret: an import makes a new one.
+   */
+  private connectionLine(repo: GitHubRepo) {
+    return {
+      project_id: repo.projectId,
+      repository_owner: repo.owner,
+      repository_name: repo.name,
+      automation: {
+        enabled: repo.automationEnabled,
+        on_open: repo.onOpen,
+        on_merge: repo.onMerge,
+        merge_needs_closing_word: repo.mergeNeedsClosingWord,
+      },
+      actor_email: this.email(repo.actorId),
+      last_delivery_at: repo.lastDeliveryAt,
+      created_at: repo.createdAt,
+      updated_at: repo.updatedAt,
+    };
   }
 
   /** A trashed item's line: what the trash shows of it, and the item as its own line would. */
@@ -515,8 +550,8 @@ type Scope =
 
 /** The steps of a project's walk (`ExportPosition.step`) that each scope takes, in order; `DONE` after the last. */
 const stepsOf: Record<Scope['kind'], readonly number[]> = {
-  live: [1, 2, 3, 4, 5],
-  project: [1, 2, 3, 4, 5],
+  live: [1, 2, 3, 4, 5, 6],
+  project: [1, 2, 3, 4, 5, 6],
   sprint: [2, 3, 5],
   issue: [5],
 };
@@ -524,7 +559,30 @@ const firstStep = Object.fromEntries(Object.entries(stepsOf).map(([k, steps]) =>
   Scope['kind'],
   number
 >;
-const DONE = 6;
+/** The step after a project's (a trashed item's) last: a cursor names none past it. */
+export const DONE = 7;
+
+/**
+ * A GitHub link's line: the link as GET /issues/{key}/links answers it, its `kind` as `link_kind`
+ * (a line's `kind` is the line's), with its project and issue.
+ */
+function linkLine(item: Record<string, unknown>) {
+  const link = githubLinkItem.decode(item);
+  const { kind, ...answer } = linkOf(link);
+  return { project_id: link.projectId, issue_id: link.issueId, link_kind: kind, ...answer };
+}
+
+/** The repository (`owner/name`) a project (as stored) names, if any. */
+function repositoryOf(project: Record<string, unknown>): string | undefined {
+  const { githubRepoOwner: owner, githubRepoName: name } = projectItem.decode(project);
+  return owner && name ? `${owner}/${name}` : undefined;
+}
+
+/** Repository `fullName`, when its item names the project (one GetItem): its connection; else undefined. */
+async function connectionOf(orgId: number, projectId: number, fullName: string): Promise<GitHubRepo | undefined> {
+  const repo = await getRepository(fullName);
+  return repo && repo.orgId === orgId && repo.projectId === projectId ? repo : undefined;
+}
 
 async function readOrganisation(orgId: number, options: ExportWalkOptions) {
   if (options.mayRead && !options.mayRead()) throw new Paused();

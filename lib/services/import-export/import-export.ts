@@ -31,6 +31,8 @@ import type { Role } from '../../schemas/accounts.ts';
 import type { Activity } from '../../schemas/activity.ts';
 import type { SprintReport } from '../../schemas/sprints.ts';
 import { checkExportFile, linesOf, type Line } from './file-checks.ts';
+import { linkOfLine, restoreConnectionLine, restoreIssueLinks } from './github-lines.ts';
+import type { StoredLink } from '../../db/github/github.ts';
 
 export { checkExportFile, linesOf };
 import {
@@ -46,17 +48,19 @@ import {
 
 /**
  * Imports an export file (lib/services/import-export/export.ts) into an organisation: the same data, with new ids.
- * The file is read four times. First whole: its header, every line, and its `end` line's counts
+ * The file is read five times. First whole: its header, every line, and its `end` line's counts
  * and digest (a file cut short or changed is refused before anything is written). Then it is
  * written: accounts matched by e-mail (missing ones created, with their creation time, without a
  * token shown: `token:regenerate` gives one); projects by prefix (missing ones created with their
  * times); labels and sprints by name (missing ones created as they were: a sprint in its state,
  * with its report and history); issues through the same import session as other sources (keyed by
  * their number there, which they keep where it is free), with their times, authors and places;
- * comments with their authors and times; relations. Then the attachments, their files re-uploaded
- * from the folder beside the export (`files`). Last the activity history, each entry under
- * its issue or sprint with every id in it mapped. Each record is written once, however many runs:
- * a run that stopped goes on where it stopped. The report's `ids` maps every old id to its new one.
+ * comments with their authors and times; relations. Then the GitHub links under their issues and
+ * the projects' GitHub connections, each without a webhook secret until an admin rotates one (./github-lines.ts). Then the
+ * attachments, their files re-uploaded from the folder beside the export (`files`). Last the
+ * activity history, each entry under its issue or sprint with every id in it mapped. Each record
+ * is written once, however many runs: a run that stopped goes on where it stopped. The report's
+ * `ids` maps every old id to its new one.
  */
 
 /**
@@ -165,6 +169,7 @@ export async function importExport(options: ExportImportOptions, file: FileSourc
   const run = await ExportImport.open(options, numbers);
   try {
     await run.write(read());
+    await run.restoreGitHub(read());
     await run.restoreAttachments(read());
     await run.restoreHistory(read());
     return run.report;
@@ -203,6 +208,10 @@ class ExportImport {
   private readonly issueNumbers = new Map<string, string>();
   /** The attachments of the issue last read (new id), for a run again to find those an earlier run restored. */
   private issueAttachments: { issueId: number; found: StoredAttachment[] } | undefined;
+  /** Old issue id -> the state of the pull request its line showed (`links.pull_request_state`), for its links. */
+  private readonly prStates = new Map<string, string>();
+  /** Old project id -> its prefix (a connection's warning goes to its project's report). */
+  private readonly projectPrefixes = new Map<string, string>();
   /** The sprints and issues (new ids) this file brought, in this run or an earlier one: their history is restored. */
   private readonly ownSprints = new Set<number>();
   private readonly ownIssues = new Set<number>();
@@ -298,12 +307,16 @@ class ExportImport {
           case 'end':
             await this.closeProject();
             break;
+          case 'github_link':
+          case 'github_connection':
+            // The third reading, once every issue is in (`restoreGitHub`).
+            break;
           case 'trash':
           case 'trash_content':
             // A trashed item stays out: an import never brings one back, live or into a trash (docs/import-export.md).
             break;
           default:
-            // Activity: the third reading, once every id is known.
+            // Activity: the fifth reading, once every id is known.
             break;
         }
       } catch (err) {
@@ -335,6 +348,7 @@ class ExportImport {
 
   private async project(line: Line) {
     const prefix = String(line.prefix);
+    this.projectPrefixes.set(String(line.id), prefix);
     let id = this.prefixes.get(prefix);
     if (id === undefined && !this.dryRun) {
       id = (
@@ -448,6 +462,8 @@ class ExportImport {
     const run = this.current;
     const key = String(line.issue_number);
     this.issueNumbers.set(String(line.id), key);
+    const prState = (line.links as { pull_request_state?: unknown } | undefined)?.pull_request_state;
+    if (typeof prState === 'string') this.prStates.set(String(line.id), prState);
     if (!run) return;
     const labels = Array.isArray(line.labels) ? line.labels.map((l) => String((l as { name: unknown }).name)) : [];
     const oldSprint = line.sprint_id === null || line.sprint_id === undefined ? null : String(line.sprint_id);
@@ -595,6 +611,8 @@ class ExportImport {
       ...(typeof line.reverts === 'string' && this.entryIds.has(line.reverts)
         ? { reverts: this.entryIds.get(line.reverts) }
         : {}),
+      // What made the change, for an integration's (a pull request's URL: docs/github.md).
+      ...(typeof line.via === 'string' ? { via: line.via } : {}),
     };
   }
 
@@ -620,7 +638,70 @@ class ExportImport {
   }
 
   /**
-   * The third reading: each attachment line, once every issue and comment is in (an issue's comments
+   * The third reading: the GitHub lines (lib/services/import-export/github-lines.ts), once every
+   * issue is in. An issue's links follow one another in the file: they are written together, under
+   * its new id. A connection's outcome is a warning of its project's report (its new secret, or
+   * its repository connected elsewhere); what could not be written, an error of its line.
+   */
+  async restoreGitHub(chunks: Chunks): Promise<void> {
+    let issue: { old: string; line: number; links: StoredLink[] } | undefined;
+    const flush = async () => {
+      if (!issue || issue.links.length === 0 || this.dryRun) return;
+      const outcome = await restoreIssueLinks(issue.links, this.prStates.get(issue.old));
+      if (outcome.written > 0) this.wrote = true;
+      for (const refused of outcome.refused) this.report.errors.push({ line: issue.line, error: `github_link ${refused}` });
+    };
+    for await (const { n, text } of linesOf(chunks)) {
+      if (n === 1 || !text.includes('"kind":"github_')) continue;
+      const line = JSON.parse(text) as Line;
+      if (line.kind === 'github_connection') {
+        this.checkDeadline();
+        await this.restoreConnection(n, line);
+        continue;
+      }
+      if (line.kind !== 'github_link') continue;
+      const old = String(line.issue_id);
+      if (issue?.old !== old) {
+        this.checkDeadline();
+        await flush();
+        issue = { old, line: n, links: [] };
+      }
+      const projectId = this.report.ids.projects[String(line.project_id)] ?? 0;
+      const issueId = this.report.ids.issues[old] ?? 0;
+      if (!this.dryRun && (!projectId || !this.ownIssues.has(issueId))) {
+        this.report.errors.push({
+          line: n,
+          error: `github_link: its issue ${this.issueNumbers.get(old) ?? old} was not imported`,
+        });
+        continue;
+      }
+      const link = linkOfLine(line, { orgId: this.options.orgId, projectId, issueId });
+      if (typeof link === 'string') this.report.errors.push({ line: n, error: link });
+      else issue.links.push(link);
+    }
+    await flush();
+  }
+
+  private async restoreConnection(n: number, line: Line) {
+    const prefix = this.projectPrefixes.get(String(line.project_id));
+    const outcome = await restoreConnectionLine(line, {
+      orgId: this.options.orgId,
+      projectId: this.report.ids.projects[String(line.project_id)] ?? 0,
+      dryRun: this.dryRun,
+      accountFor: (email) => this.accountFor(email),
+    });
+    if ('error' in outcome) this.report.errors.push({ line: n, error: outcome.error });
+    if (!('warning' in outcome)) return;
+    if (outcome.connected && !this.dryRun) this.wrote = true;
+    const project = prefix === undefined ? undefined : this.report.projects[prefix];
+    const key = `${String(line.repository_owner)}/${String(line.repository_name)}`;
+    // A dry run's new project has no report: a connection left out is said among the errors.
+    if (project) project.warnings.push({ row: n, key, warnings: [outcome.warning] });
+    else if (!outcome.connected) this.report.errors.push({ line: n, error: outcome.warning });
+  }
+
+  /**
+   * The fourth reading: each attachment line, once every issue and comment is in (an issue's comments
    * come before its attachments, but a file's attachment may name any). See `restoreAttachment`.
    */
   async restoreAttachments(chunks: Chunks): Promise<void> {
@@ -749,7 +830,7 @@ class ExportImport {
     return this.issueAttachments.found;
   }
 
-  /** The fourth reading: each activity entry, under its issue or sprint, once (keyed by its line). */
+  /** The fifth reading: each activity entry, under its issue or sprint, once (keyed by its line). */
   async restoreHistory(chunks: Chunks): Promise<void> {
     if (this.dryRun) return;
     for await (const { n, text } of linesOf(chunks)) {
