@@ -270,29 +270,66 @@ const prCounter = { open: 'prsOpen', draft: 'prsDraft', merged: 'prsMerged', clo
  * index, which searches skip) is left to `issues:reindex`, which fills it with the issue's counts.
  */
 export async function writeLink(place: LinkPlace, link: StoredLink, before: StoredLink | undefined): Promise<void> {
-  const adds: [keyof typeof issueItem.attributes & string, number][] = [['rev', 0]];
-  if (!before) adds.push(['linkCount', 1]);
-  /** The counts of pull requests by state that move: the same on the issue and on its search record. */
-  const prs: Partial<Record<(typeof prCounter)[keyof typeof prCounter], number>> = {};
+  const prs = pullRequestMoves(link, before);
+  // The search record last, so that a refusal of the link or the issue is the one reported; dropped
+  // (the rest sent again) when the record is not there (lib/db/issues/issue-write.ts: `sendIssueWrite`).
+  await sendIssueWrite([linkPut(place, link, before), issueCounts(place, link, before, prs), ...searchCounts(place, prs)]);
+}
+
+type PullRequestCounter = (typeof prCounter)[keyof typeof prCounter];
+
+/** The counts of pull requests by state a link's write moves: the same on the issue and on its search record. */
+function pullRequestMoves(link: StoredLink, before: StoredLink | undefined): Partial<Record<PullRequestCounter, number>> {
+  const prs: Partial<Record<PullRequestCounter, number>> = {};
   if (link.kind === 'pull_request' && before?.state !== link.state) {
     prs[prCounter[link.state]] = 1;
     if (before) prs[prCounter[before.state]] = -1;
   }
-  adds.push(...(Object.entries(prs) as [keyof typeof prs, number][]));
+  return prs;
+}
+
+/** The link, written on condition that it is still as read (refused `stale`). */
+const linkPut = (place: LinkPlace, link: StoredLink, before: StoredLink | undefined): GuardedItem => ({
+  item: {
+    Put: {
+      TableName: tableName(),
+      Item: { ...linkKey(place), type: githubLinkItem.type, ...githubLinkItem.encode(link) },
+      ConditionExpression: before ? '#at = :at' : 'attribute_not_exists(PK)',
+      ...(before
+        ? {
+            ExpressionAttributeNames: { '#at': githubLinkItem.stored('updatedAt') },
+            ExpressionAttributeValues: { ':at': before.updatedAt },
+          }
+        : {}),
+    },
+  },
+  reason: githubRefusals.stale,
+});
+
+/**
+ * The issue's counts: one more link for a new one (refused `links_limit` past MAX_LINKS_PER_ISSUE),
+ * the pull requests' moves, `pr_state` of the one that changed last, and its version (its answer
+ * changed); refused `issue` when it is gone.
+ */
+function issueCounts(
+  place: LinkPlace,
+  link: StoredLink,
+  before: StoredLink | undefined,
+  prs: Partial<Record<PullRequestCounter, number>>,
+): GuardedItem {
+  const adds = [...(before ? [] : [['linkCount', 1] as const]), ...(Object.entries(prs) as [PullRequestCounter, number][])];
   const names: Record<string, string> = { '#version': VERSION_ATTRIBUTE };
   const values: Record<string, unknown> = { ':one': 1 };
-  const added = adds.slice(1).map(([field, n], i) => {
+  const added = adds.map(([field, n], i) => {
     names[`#a${i}`] = issueItem.stored(field);
     values[`:a${i}`] = n;
     return `#a${i} :a${i}`;
   });
-  const sets: string[] = [];
+  let set = '';
   if (link.kind === 'pull_request') {
-    names['#prState'] = issueItem.stored('prState');
-    names['#prStateAt'] = issueItem.stored('prStateAt');
-    values[':prState'] = link.state;
-    values[':prStateAt'] = link.updatedAt;
-    sets.push('#prState = :prState', '#prStateAt = :prStateAt');
+    Object.assign(names, { '#prState': issueItem.stored('prState'), '#prStateAt': issueItem.stored('prStateAt') });
+    Object.assign(values, { ':prState': link.state, ':prStateAt': link.updatedAt });
+    set = 'SET #prState = :prState, #prStateAt = :prStateAt ';
   }
   let condition = 'attribute_exists(PK)';
   if (!before) {
@@ -300,57 +337,36 @@ export async function writeLink(place: LinkPlace, link: StoredLink, before: Stor
     values[':max'] = MAX_LINKS_PER_ISSUE;
     condition = `${condition} AND (attribute_not_exists(#links) OR #links < :max)`;
   }
-  const expression = `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD ${['#version :one', ...added].join(', ')}`;
-  const { orgId, projectId, issueId } = place;
-  // Last, so that a refusal of the link or the issue is the one reported; dropped (the rest sent
-  // again) when the record is not there (lib/db/issues/issue-write.ts: `sendIssueWrite`).
-  const searchRecord: GuardedItem[] =
-    Object.keys(prs).length === 0
-      ? []
-      : [
-          {
-            item: {
-              Update: {
-                TableName: tableName(),
-                Key: keys.searchIssue(orgId, projectId, issueId),
-                ...searchRecordItem.update({ add: prs, if: { exists: true } }),
-              },
-            },
-            reason: `if-present:${holderId({ kind: 'search', orgId, projectId, issueId })}`,
-          },
-        ];
-  await sendIssueWrite([
-    {
-      item: {
-        Put: {
-          TableName: tableName(),
-          Item: { ...linkKey(place), type: githubLinkItem.type, ...githubLinkItem.encode(link) },
-          ConditionExpression: before ? '#at = :at' : 'attribute_not_exists(PK)',
-          ...(before
-            ? {
-                ExpressionAttributeNames: { '#at': githubLinkItem.stored('updatedAt') },
-                ExpressionAttributeValues: { ':at': before.updatedAt },
-              }
-            : {}),
-        },
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.issue(place.orgId, place.projectId, place.issueId),
+        UpdateExpression: `${set}ADD ${['#version :one', ...added].join(', ')}`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
       },
-      reason: githubRefusals.stale,
     },
+    reason: before ? githubRefusals.issue : githubRefusals.linksLimit,
+  };
+}
+
+/** The same moves on the issue's search record, while it is there (`has:pr`, `pr:`: docs/search.md). */
+function searchCounts({ orgId, projectId, issueId }: LinkPlace, prs: Partial<Record<PullRequestCounter, number>>): GuardedItem[] {
+  if (Object.keys(prs).length === 0) return [];
+  return [
     {
       item: {
         Update: {
           TableName: tableName(),
-          Key: keys.issue(orgId, projectId, issueId),
-          UpdateExpression: expression,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          Key: keys.searchIssue(orgId, projectId, issueId),
+          ...searchRecordItem.update({ add: prs, if: { exists: true } }),
         },
       },
-      reason: before ? githubRefusals.issue : githubRefusals.linksLimit,
+      reason: `if-present:${holderId({ kind: 'search', orgId, projectId, issueId })}`,
     },
-    ...searchRecord,
-  ]);
+  ];
 }
 
 /** Records on a link what the status automation did for it (or why it did not): one UpdateItem, if the link is there. */
