@@ -199,7 +199,8 @@ export const pullRequestActions = [
 ] as const;
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A JSON object (not an array, not null): what a payload and each of its parts must be. */
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const stringOf = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const ignored = (reason: string): GithubEvent => ({ kind: 'ignored', reason });
 

@@ -1,6 +1,6 @@
 import * as store from '../db/github/github.ts';
 import { openForSigning } from '../aws/secret-box.ts';
-import { verifyGithubSignature } from '../model/github.ts';
+import { isObject, verifyGithubSignature } from '../model/github.ts';
 import { BadRequestError, UnauthorizedError } from '../vocabulary/errors.ts';
 
 /**
@@ -30,7 +30,6 @@ export interface Delivery {
 const DELIVERY_ID = /^[A-Za-z0-9-]{1,64}$/;
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What of a payload the consumer reads, bounded so that a stored delivery stays far under an item's 400 KB. */
 const TEXT_LIMIT = 65_536;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { publicUrl } from '../config.ts';
-import type { GitHubRefusal } from '../db/core/refusals.ts';
+import type { GitHubConnectionRefusal } from '../db/core/refusals.ts';
 import { Refused } from '../db/core/transactions.ts';
 import * as store from '../db/github/github.ts';
 import { getProjectItem, projectItem } from '../db/projects/projects.ts';
@@ -19,15 +19,10 @@ import { refusedAs, type Meanings } from './refusals.ts';
  */
 
 const refusals = {
-  project: () => new NotFoundError('Project'),
   repository_taken: () => new ConflictError(['github.repository: is connected to another project']),
   connected: () => new NotFoundError('Project'),
   connection: () => new NotFoundError('GitHub connection'),
-  duplicate: () => new Error('a delivery is not a connection'),
-  issue: () => new NotFoundError('Issue'),
-  links_limit: () => new Error('a link is not a connection'),
-  stale: () => new Error('a link is not a connection'),
-} satisfies Meanings<GitHubRefusal>;
+} satisfies Meanings<GitHubConnectionRefusal>;
 
 function requireAdmin(caller: Principal) {
   if (caller.role !== 'admin') throw new ForbiddenError('Only admins may connect GitHub');

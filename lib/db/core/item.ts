@@ -66,6 +66,12 @@ export const attribute = {
     read: (v) => (v === null || v === undefined ? undefined : Number(v)),
     write: same,
   }),
+  /** True or false, both stored; an item written before the attribute existed answers `unset`. */
+  boolean: <S extends string>(stored: S, unset = false): Attribute<boolean, S> => ({
+    stored,
+    read: (v) => (typeof v === 'boolean' ? v : unset),
+    write: same,
+  }),
   /** A mark that is there or not: stored as true when set, no attribute when not. */
   flag: <S extends string>(stored: S): Attribute<boolean, S> => ({
     stored,

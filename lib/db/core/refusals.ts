@@ -42,8 +42,9 @@ export type CommentRefusal = 'project' | 'sprint' | 'issue' | 'comment' | 'point
 export type ActivityRefusal = 'recorded' | 'owner' | 'project';
 export type ImportRefusal = 'imported' | 'moved';
 export type WebhookRefusal = 'webhook' | 'limit' | 'delivery';
-export type GitHubRefusal =
-  'project' | 'repository_taken' | 'connected' | 'connection' | 'duplicate' | 'issue' | 'links_limit' | 'stale';
+/** A GitHub connection's writes, and a link's (lib/db/github/github.ts). */
+export type GitHubConnectionRefusal = 'repository_taken' | 'connected' | 'connection';
+export type GitHubLinkRefusal = 'issue' | 'links_limit' | 'stale';
 export type OAuthRefusal = 'client' | 'reused' | 'revoked' | 'moved';
 /** A trash item: gone (restored, purged or never there). */
 export type TrashRefusal = 'trashed' | 'entry_there' | 'child_there' | 'busy' | 'prefix_taken';
@@ -77,7 +78,8 @@ export type RefusalReason =
   | ActivityRefusal
   | ImportRefusal
   | WebhookRefusal
-  | GitHubRefusal
+  | GitHubConnectionRefusal
+  | GitHubLinkRefusal
   | OAuthRefusal
   | MigrationRefusal
   | AttachmentRefusal

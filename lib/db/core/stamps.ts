@@ -40,16 +40,16 @@ export function stampUpdate<
 }
 
 /** Adds `version + 1` to the update's ADD clause (or an ADD clause of its own). */
-function bumpVersion<U extends Pick<Update, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>>(
-  update: U,
-): U {
+export function bumpVersion<
+  U extends Pick<Update, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>,
+>(update: U): U {
   const bump = '#stamped_version :stamped_one';
   const expression = update.UpdateExpression ?? '';
   return {
     ...update,
     UpdateExpression: /(^|\s)ADD\s/.test(expression)
       ? expression.replace(/(^|\s)ADD\s/, `$1ADD ${bump}, `)
-      : `${expression} ADD ${bump}`,
+      : [expression, `ADD ${bump}`].filter(Boolean).join(' '),
     ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#stamped_version': VERSION_ATTRIBUTE },
     ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':stamped_one': 1 },
   };

@@ -2,9 +2,9 @@ import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../core/client.ts';
 import { isConditionFailed } from '../core/errors.ts';
 import { keys, skPrefixes } from '../core/keys.ts';
-import { attribute, itemKind, type Attribute, type Fields } from '../core/item.ts';
-import { batchGet, getItem, Refused, transact, type GuardedItem } from '../core/transactions.ts';
-import { VERSION_ATTRIBUTE } from '../core/versions.ts';
+import { alsoIf, attribute, itemKind, type Fields } from '../core/item.ts';
+import { batchGet, getItem, Refused, transact, updateIf, type GuardedItem } from '../core/transactions.ts';
+import { bumpVersion } from '../core/stamps.ts';
 import { holderId } from '../../model/derivations.ts';
 import { issueItem, searchRecordItem } from '../issues/issue-item.ts';
 import { sendIssueWrite } from '../issues/issue-write.ts';
@@ -22,14 +22,12 @@ import type { IssueLink } from '../../schemas/github.ts';
  *
  * Refusal reasons: `repository_taken` (connected to a project already), `connected` (the project
  * has another repository, or is gone), `connection` (not connected to this project any more),
- * `duplicate` (a delivery seen before), `issue` (gone), `links_limit`, `stale` (the link or the
- * issue changed since it was read).
+ * `issue` (gone), `links_limit`, `stale` (the link or the issue changed since it was read).
  */
 export const githubRefusals = {
   repositoryTaken: 'repository_taken',
   connected: 'connected',
   connection: 'connection',
-  duplicate: 'duplicate',
   issue: 'issue',
   linksLimit: 'links_limit',
   stale: 'stale',
@@ -46,12 +44,6 @@ export const MAX_LINKS_PER_ISSUE = 200;
 /** How long a delivery's record is kept: GitHub redelivers within days. */
 export const DELIVERY_TTL_DAYS = 7;
 
-const yes = (stored: string, unset: boolean): Attribute<boolean> => ({
-  stored,
-  read: (v) => (typeof v === 'boolean' ? v : unset),
-  write: (v) => v,
-});
-
 export const githubRepoItem = itemKind({
   type: 'github_repo',
   key: keys.githubRepo.placement,
@@ -63,10 +55,10 @@ export const githubRepoItem = itemKind({
     name: attribute.string('name'),
     /** The webhook secret, sealed (lib/aws/secret-box.ts), bound to the project. */
     secret: attribute.string('secret'),
-    automationEnabled: yes('automation_enabled', false),
+    automationEnabled: attribute.boolean('automation_enabled'),
     onOpen: attribute.nullableString('on_open'),
     onMerge: attribute.nullableString('on_merge'),
-    mergeNeedsClosingWord: yes('merge_needs_closing_word', true),
+    mergeNeedsClosingWord: attribute.boolean('merge_needs_closing_word', true),
     /** The account the status automation writes as (its activity's actor): made at the first connection. */
     actorId: attribute.nullableNumber('actor_id'),
     lastDeliveryAt: attribute.nullableString('last_delivery_at'),
@@ -79,14 +71,14 @@ export type GitHubRepo = Fields<typeof githubRepoItem.attributes>;
 export const githubDeliveryItem = itemKind({
   type: 'github_delivery',
   key: keys.githubDelivery.placement,
-  about: 'GitHub delivery, as the receiver normalised it, for the stream consumer (TTL `expires_at`)',
+  about: 'GitHub delivery, the fields of its payload the stream consumer reads (TTL `expires_at`)',
   attributes: {
     id: attribute.string('id'),
     orgId: attribute.number('org_id'),
     projectId: attribute.number('project_id'),
     repository: attribute.string('repository'),
     event: attribute.string('event'),
-    /** The event as lib/model/github.ts normalises it: small, bounded. */
+    /** The fields of GitHub's payload that lib/model/github.ts reads, bounded (lib/services/github-receiver.ts: `storedPayload`). */
     payload: attribute.whole<unknown, 'payload'>('payload'),
     receivedAt: attribute.string('received_at'),
     expiresAt: attribute.expiry(),
@@ -317,36 +309,21 @@ function issueCounts(
   before: StoredLink | undefined,
   prs: Partial<Record<PullRequestCounter, number>>,
 ): GuardedItem {
-  const adds = [...(before ? [] : [['linkCount', 1] as const]), ...(Object.entries(prs) as [PullRequestCounter, number][])];
-  const names: Record<string, string> = { '#version': VERSION_ATTRIBUTE };
-  const values: Record<string, unknown> = { ':one': 1 };
-  const added = adds.map(([field, n], i) => {
-    names[`#a${i}`] = issueItem.stored(field);
-    values[`:a${i}`] = n;
-    return `#a${i} :a${i}`;
+  const counted = issueItem.update({
+    set: link.kind === 'pull_request' ? { prState: link.state, prStateAt: link.updatedAt } : {},
+    add: { ...(before ? {} : { linkCount: 1 }), ...prs },
+    if: { exists: true },
   });
-  let set = '';
-  if (link.kind === 'pull_request') {
-    Object.assign(names, { '#prState': issueItem.stored('prState'), '#prStateAt': issueItem.stored('prStateAt') });
-    Object.assign(values, { ':prState': link.state, ':prStateAt': link.updatedAt });
-    set = 'SET #prState = :prState, #prStateAt = :prStateAt ';
-  }
-  let condition = 'attribute_exists(PK)';
-  if (!before) {
-    names['#links'] = issueItem.stored('linkCount');
-    values[':max'] = MAX_LINKS_PER_ISSUE;
-    condition = `${condition} AND (attribute_not_exists(#links) OR #links < :max)`;
-  }
+  const update = before
+    ? counted
+    : alsoIf(counted, {
+        ConditionExpression: '(attribute_not_exists(#linkCount) OR #linkCount < :maxLinks)',
+        ExpressionAttributeNames: { '#linkCount': issueItem.stored('linkCount') },
+        ExpressionAttributeValues: { ':maxLinks': MAX_LINKS_PER_ISSUE },
+      });
   return {
     item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.issue(place.orgId, place.projectId, place.issueId),
-        UpdateExpression: `${set}ADD ${['#version :one', ...added].join(', ')}`,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
+      Update: { TableName: tableName(), Key: keys.issue(place.orgId, place.projectId, place.issueId), ...bumpVersion(update) },
     },
     reason: before ? githubRefusals.issue : githubRefusals.linksLimit,
   };
@@ -371,17 +348,7 @@ function searchCounts({ orgId, projectId, issueId }: LinkPlace, prs: Partial<Rec
 
 /** Records on a link what the status automation did for it (or why it did not): one UpdateItem, if the link is there. */
 export async function noteAutomation(place: LinkPlace, automation: string): Promise<void> {
-  await db
-    .send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: linkKey(place),
-        ...githubLinkItem.update({ set: { automation }, if: { exists: true } }),
-      }),
-    )
-    .catch((err: unknown) => {
-      if (!isConditionFailed(err)) throw err;
-    });
+  await updateIf({ Key: linkKey(place), ...githubLinkItem.update({ set: { automation }, if: { exists: true } }) });
 }
 
 /** Every link of an issue (at most MAX_LINKS_PER_ISSUE): one consistent Query. */

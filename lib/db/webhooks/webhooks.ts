@@ -54,9 +54,6 @@ const strings = (stored: string): Attribute<string[]> => ({
   write: (v) => v,
 });
 
-/** A flag; absent reads false. */
-const flag = (stored: string): Attribute<boolean> => ({ stored, read: (v) => v === true, write: (v) => v });
-
 export const webhookItem = itemKind({
   type: 'webhook',
   key: { ...keys.webhook.placement, LSK: listKeys.webhook.placement },
@@ -66,7 +63,7 @@ export const webhookItem = itemKind({
     orgId: attribute.number('org_id'),
     url: attribute.string('url'),
     events: strings('events'),
-    active: flag('active'),
+    active: attribute.boolean('active'),
     disabledReason: attribute.nullableString('disabled_reason'),
     /** The filter's canonical query (lib/model/webhook-filters.ts); absent on an endpoint written before filters: none. */
     filter: attribute.nullableString('filter'),
