@@ -52,7 +52,7 @@ async function linkedWorld() {
     () => linksOf(admin, one.issue_number),
     (l) => l[0]?.state === 'merged' && l[0]?.automation !== null,
   );
-  // A draft changed before the merge, told of after it: the issue shows the draft, the one that changed last here.
+  // A draft changed before the merge, told of after it: the issue shows the merge, the pull request that changed last.
   const draft = from(example('pull_request', 'opened'), repo);
   draft.number = 77;
   Object.assign(draft.pull_request, {
@@ -87,7 +87,7 @@ async function linkedWorld() {
     (l) => l.length === 4,
   );
   const issues = await Promise.all([one, two].map((i) => ok(admin.get(`/api/v1/issues/${i.issue_number}`))));
-  expect(issues[0].links).toMatchObject({ count: 3, pull_request_state: 'draft' });
+  expect(issues[0].links).toMatchObject({ count: 3, pull_request_state: 'merged' });
   return world;
 }
 

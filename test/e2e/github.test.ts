@@ -260,8 +260,14 @@ describe('more than one pull request, and rules', () => {
       updated_at: '2026-12-01T12:00:00Z',
     });
     second.action = 'closed';
-    await deliver('pull_request', first, connection.secret);
+    // The later change first: the earlier one, arriving after it, moves the counts but not the state.
     await deliver('pull_request', second, connection.secret);
+    await until(
+      'the merged one',
+      () => linksOf(admin, one.issue_number),
+      (l) => l.length === 1,
+    );
+    await deliver('pull_request', first, connection.secret);
     const links = await until(
       'both links',
       () => linksOf(admin, one.issue_number),

@@ -265,8 +265,21 @@ export async function writeLink(place: LinkPlace, link: StoredLink, before: Stor
   const prs = pullRequestMoves(link, before);
   // The search record last, so that a refusal of the link or the issue is the one reported; dropped
   // (the rest sent again) when the record is not there (lib/db/issues/issue-write.ts: `sendIssueWrite`).
-  await sendIssueWrite([linkPut(place, link, before), issueCounts(place, link, before, prs), ...searchCounts(place, prs)]);
+  const send = (latest: boolean) =>
+    sendIssueWrite([linkPut(place, link, before), issueCounts(place, link, before, prs, latest), ...searchCounts(place, prs)]);
+  if (link.kind !== 'pull_request') return send(false);
+  try {
+    await send(true);
+  } catch (err) {
+    // Another pull request of the issue changed later than this one (its event arrived first): this
+    // one's counts move, the issue's `pr_state` stays. A refusal for any other reason is met again.
+    if (!(err instanceof Refused && err.reason === issueRefusal(before))) throw err;
+    await send(false);
+  }
 }
+
+/** Why the issue's part of a link's write is refused: gone, or (a new link) past the limit. */
+const issueRefusal = (before: StoredLink | undefined) => (before ? githubRefusals.issue : githubRefusals.linksLimit);
 
 type PullRequestCounter = (typeof prCounter)[keyof typeof prCounter];
 
@@ -308,15 +321,23 @@ function issueCounts(
   link: StoredLink,
   before: StoredLink | undefined,
   prs: Partial<Record<PullRequestCounter, number>>,
+  latest: boolean,
 ): GuardedItem {
   const counted = issueItem.update({
-    set: link.kind === 'pull_request' ? { prState: link.state, prStateAt: link.updatedAt } : {},
+    set: latest ? { prState: link.state, prStateAt: link.updatedAt } : {},
     add: { ...(before ? {} : { linkCount: 1 }), ...prs },
     if: { exists: true },
   });
+  // `pr_state` is the pull request's that changed last: written only over an earlier one's.
+  const ordered = latest
+    ? alsoIf(counted, {
+        ConditionExpression: '(attribute_not_exists(#prStateAt) OR #prStateAt <= :prStateAt)',
+        ExpressionAttributeNames: { '#prStateAt': issueItem.stored('prStateAt') },
+      })
+    : counted;
   const update = before
-    ? counted
-    : alsoIf(counted, {
+    ? ordered
+    : alsoIf(ordered, {
         ConditionExpression: '(attribute_not_exists(#linkCount) OR #linkCount < :maxLinks)',
         ExpressionAttributeNames: { '#linkCount': issueItem.stored('linkCount') },
         ExpressionAttributeValues: { ':maxLinks': MAX_LINKS_PER_ISSUE },
@@ -325,7 +346,7 @@ function issueCounts(
     item: {
       Update: { TableName: tableName(), Key: keys.issue(place.orgId, place.projectId, place.issueId), ...bumpVersion(update) },
     },
-    reason: before ? githubRefusals.issue : githubRefusals.linksLimit,
+    reason: issueRefusal(before),
   };
 }
 
