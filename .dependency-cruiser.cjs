@@ -22,9 +22,10 @@ const layers = {
   'db-comments': { path: 'lib/db/comments/', on: ['db-issues'] },
   'db-attachments': { path: 'lib/db/attachments/', on: ['db-comments'] },
   'db-github': { path: 'lib/db/github/', on: ['db-issues'] },
-  'db-jobs': { path: 'lib/db/jobs/', on: ['db-attachments', 'db-github', 'aws'] },
-  'db-layout': { path: 'lib/db/layout.ts', on: ['db-jobs', 'db-webhooks'] },
-  services: { path: 'lib/services/', on: ['db-jobs', 'db-webhooks'] },
+  'db-cascades': { path: 'lib/db/cascades/', on: ['db-attachments', 'db-github'] },
+  'db-layout': { path: 'lib/db/layout.ts', on: ['db-cascades', 'db-webhooks'] },
+  jobs: { path: 'lib/jobs/', on: ['db-cascades', 'aws'] },
+  services: { path: 'lib/services/', on: ['jobs', 'db-webhooks'] },
   feed: { path: 'lib/feed/', on: ['services'] },
   webhooks: { path: 'lib/webhooks/', on: ['feed'] },
   http: { path: 'lib/http/', on: ['services', 'openapi'] },
@@ -91,6 +92,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^(lib|functions|infra)/', pathNot: '^lib/db/' },
       to: { path: '^lib/db/core/keys\\.ts$' },
+    },
+    {
+      name: 'table-stays-in-db',
+      comment:
+        "Above lib/db, code reaches the table through lib/db's named reads and writes: never its client or its raw queries.",
+      severity: 'error',
+      from: { path: '^(lib|functions)/', pathNot: '^lib/db/' },
+      to: { path: '^lib/db/core/(client|query)\\.ts$' },
     },
     {
       name: 'aws-sdk-at-the-edges',

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import type { PendingCascade } from '../lib/db/jobs/cascade.ts';
+import type { PendingCascade } from '../lib/jobs/cascade.ts';
 import { logger } from '../lib/http/logger.ts';
 import { countMetric, metricNames, publishMetrics } from '../lib/http/metrics.ts';
 
@@ -14,7 +14,7 @@ const RESERVE_MS = 10_000;
  * the SDK included, in lazy initialisers; imported statically here, they would all be evaluated at
  * init anyway, whole (tools/bench/README.md).
  */
-const cascadeData = () => import('../lib/db/jobs/cascade.ts');
+const cascadeData = () => import('../lib/jobs/cascade.ts');
 /** The failure queue (infra/constructs/cascade-consumer.ts); unset locally, where the log says it. */
 const failureQueueUrl = process.env.CASCADE_FAILURE_QUEUE_URL;
 
@@ -29,7 +29,7 @@ async function notifyFailure(pending: PendingCascade): Promise<void> {
 
 /**
  * DynamoDB Streams consumer: removes what lived under a deleted project, sprint or issue
- * (lib/db/jobs/cascade.ts), and continues the cascades that an earlier invocation wrote down as
+ * (lib/jobs/cascade.ts), and continues the cascades that an earlier invocation wrote down as
  * pending (out of time, or failed). Partial batch failure: the stream resumes from the first record
  * whose outcome could not be written down (the event source mapping sets
  * ReportBatchItemFailures); all the work is idempotent, so records replayed after it are harmless.

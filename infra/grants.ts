@@ -107,7 +107,7 @@ export function grantFor(module: HandlerModule): TableGrant {
 export const authorizerGrant: TableGrant = { actions: ['dynamodb:UpdateItem'], indexes: [] };
 
 /**
- * The stream consumer (lib/db/jobs/cascade.ts): reads a parent's existence (GetItem), pages through its
+ * The stream consumer (lib/jobs/cascade.ts): reads a parent's existence (GetItem), pages through its
  * children's keys (Query, on the table and LSI1, with each issue's assignee), takes assigned issues
  * out of their assignee's index (a transaction: DeleteItem and UpdateItem), clears the parent of a
  * deleted issue's sub-issues (GetItem, then a transaction: UpdateItem), deletes the children in
@@ -115,7 +115,7 @@ export const authorizerGrant: TableGrant = { actions: ['dynamodb:UpdateItem'], i
  * the project, then the issue's own transaction), moves a comment's attachments into the trash
  * and back (a transaction per attachment with a ConditionCheckItem that the comment is still where
  * it was read: lib/db/attachments/attachments.ts), takes a trashed sprint's or project's issues out of what is
- * kept of them outside it and puts them back (lib/db/jobs/container-trash.ts: the other issues of a
+ * kept of them outside it and puts them back (lib/jobs/container-trash.ts: the other issues of a
  * page's relations read in one BatchGetItem), and writes down (PutItem) and clears (DeleteItem) the
  * pending entry of a cascade it must continue.
  */

@@ -30,7 +30,7 @@ import { commentPointerItem } from './comments/comment-pointers.ts';
 import { activityTextItem, issueActivityItem, sprintActivityItem } from './issues/activity.ts';
 import { inFlightLaneItem } from './webhooks/delivery-lanes.ts';
 import { deletionItem } from './core/deletions.ts';
-import { cascadeItem } from './jobs/cascade-work.ts';
+import { cascadeItem } from './cascades/cascade-records.ts';
 import { migrationLeaseItem, migrationRecordItem } from './core/migrations.ts';
 import { idempotencyPartItem, idempotencyRecordItem } from './organisation/idempotency.ts';
 

@@ -7,7 +7,7 @@ import { getOrganisation } from '../db/organisation/organisation.ts';
 import { writeMissingCommentPointers } from '../db/comments/comments.ts';
 import { lastOrganisationId } from '../db/core/migrations.ts';
 import { attachmentCounterDifferences } from '../db/attachments/attachments.ts';
-import { readDerivedState, rebuildIssueIndexes, derivedDifferences } from '../db/jobs/reindex.ts';
+import { readDerivedState, rebuildIssueIndexes, derivedDifferences } from '../jobs/reindex.ts';
 import { giveMissingWorkflows } from '../db/projects/states.ts';
 import type { Cursor, StepResult } from '../model/migrations.ts';
 

@@ -2,7 +2,7 @@ import { type ScopeCounterName, scopeCounterNames, type SprintCounterName, sprin
 
 /**
  * What a sprint's completion freezes when it begins: the counters and fields its report is made
- * from (lib/services/sprints.ts), copied on the sprint (lib/db/jobs/completion.ts), so a change
+ * from (lib/services/sprints.ts), copied on the sprint (lib/db/issues/sprint-completion.ts), so a change
  * meanwhile (a rename, a move another finisher made) changes nothing of the report.
  */
 
@@ -25,7 +25,7 @@ export interface CompletionPlan {
    * The places of its moves, reserved once for all of them: `count` consecutive values of the
    * project's position allocator from `first` on, the i-th open issue (in the sprint's order, as
    * they stood when the first batch moved) taking `first + i`. Recorded by the first batch of moves
-   * (lib/db/jobs/completion.ts); absent before it.
+   * (lib/db/issues/sprint-completion.ts); absent before it.
    */
   places?: CompletionPlaces | undefined;
 }

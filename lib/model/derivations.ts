@@ -10,7 +10,7 @@ import { blockOf, RANK_PREFIX } from './positions.ts';
  * it changes (`changes`: counters added to a holder, records put or removed) and, from the issues
  * alone, what it holds (`rebuild`). Every issue write path turns its changes into one transaction
  * through lib/db/issues/issue-write.ts, which asks every derivation here (none builds derived items of
- * its own), and `issues:reindex` (lib/db/jobs/reindex.ts) writes what `rebuild` computes. The property
+ * its own), and `issues:reindex` (lib/jobs/reindex.ts) writes what `rebuild` computes. The property
  * test (test/integration/derivations.property.test.ts) checks the first against the second.
  *
  * A derivation added here (a label index, a parent's summary) is kept by every path at once.
@@ -648,7 +648,7 @@ const heldBack = (s: IssueState | undefined): RelationRef[] =>
  * transaction. An issue deleted with its relations takes its side off the other issues (their
  * counts with it) in its delete's transaction; a blocked issue that is gone needs no count, so
  * an add to it is dropped rather than refused (`ifPresent`). Issues removed by a sprint's or a
- * project's cascade are taken off the others by the cascade (lib/db/jobs/cascade.ts).
+ * project's cascade are taken off the others by the cascade (lib/jobs/cascade.ts).
  */
 export const openBlockers: Derivation = {
   name: 'open-blockers',

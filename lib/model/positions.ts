@@ -8,7 +8,7 @@
  *   `2^30 + seq * 1024`, `seq` from an atomic ADD on the project's `position_seq`. Every allocation
  *   is larger than every key that exists when it is made, and allocations never repeat, so an
  *   appended issue is last and unique without looking at its list. A large sprint completion
- *   reserves one run of values for all its moves before its first batch (lib/db/jobs/completion.ts):
+ *   reserves one run of values for all its moves before its first batch (lib/db/issues/sprint-completion.ts):
  *   its issues are last as of that reservation, in their sprint order.
  * - Placing at k inside a list: one keys-only Query reads the keys around place k (found with the
  *   rank index, below), with a margin of neighbours on each side. The issue takes a midpoint

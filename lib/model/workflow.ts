@@ -264,7 +264,7 @@ export function statusTimestamps(
  * The state an issue coming back from the trash is written in when the state it was stored in was
  * deleted while it was away (docs/trash.md): the state that state's issues went to (else its
  * category's), with what the change of category does to its times, as the state's delete did to
- * the issues that were there (lib/db/jobs/state-cascade.ts). Undefined: its state is there.
+ * the issues that were there (lib/jobs/state-cascade.ts). Undefined: its state is there.
  */
 export function stateOnReturn(
   workflow: Workflow,

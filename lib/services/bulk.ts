@@ -2,33 +2,23 @@ import { getAccountItem } from '../db/organisation/accounts.ts';
 import { listLength as storedListLength } from '../db/issues/counters.ts';
 import { projectItem } from '../db/projects/projects.ts';
 import * as store from '../db/issues/issues.ts';
-import { catalogueOf, issueLabels, resolveLabels } from '../db/issues/labels.ts';
+import { catalogueOf } from '../db/issues/labels.ts';
 import { expectingVersion } from '../context/versions.ts';
 import type { Issue, IssueLocation } from '../schemas/issues.ts';
 import type { BulkOp } from '../schemas/bulk.ts';
-import { unclassified } from '../model/derivations.ts';
 import { Refused, isRefused } from '../db/core/transactions.ts';
-import {
-  IssueElsewhereError,
-  NotFoundError,
-  PreconditionFailedError,
-  SprintBusyError,
-  UnavailableError,
-  ValidationError,
-} from '../vocabulary/errors.ts';
+import { IssueElsewhereError, NotFoundError, SprintBusyError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
+import { createIssue, getIssue, projectRules, updateIssue, updateIssuesTogether, type ReservedIssues } from './issues.ts';
 import {
   assigneeMessage,
-  createIssue,
-  getIssue,
   isPlainUpdate,
   newIssue,
   targetSprintMessage,
-  updateIssue,
-  updateIssuesTogether,
-  stateOfNewIssue,
-} from './issues.ts';
-import { workflowOf } from '../db/projects/workflow.ts';
-import { stateOnUpdate, statusAnswer } from '../model/workflow.ts';
+  updateTarget,
+  type ProjectRules,
+} from '../model/issue-plans.ts';
+import { checkDryTarget, checkPlainCreate, checkVersion, dryCreate, dryFields, dryPlace } from '../model/bulk-plans.ts';
+import { labelIdsIn, labelsShown } from '../model/labels.ts';
 import type { Principal } from '../model/principal.ts';
 import { decideParent } from './sub-issues.ts';
 import { answeredVersion } from '../model/versions.ts';
@@ -142,6 +132,9 @@ function plainUpdatesFrom(ops: BulkItem[], start: number): UpdateOp[] {
   return run;
 }
 
+/** A checked create of a run, on its slot: where its answer goes, the issue, its labels. */
+type PlannedCreate = { index: number; issue: Issue; labelIds: number[] };
+
 /**
  * Plain creates into one list, as the single creates would answer them one after the other, in
  * fewer calls: what each create checks before it takes a number is read once for all (one
@@ -157,49 +150,59 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
   const context = await store.getCreateContext(orgId, projectId, sprintId, assignees);
   const outcomes: BulkOutcome[] = ops.map(() => ({ ok: false, error: new NotFoundError('Project') }));
   if (!context.project) return outcomes;
-  const project = context.project;
-  const workflow = workflowOf(project);
   const now = new Date().toISOString();
-  const valid = checkedCreates(ops, { ...context, project }, workflow, now, outcomes);
+  const read = projectRules(context.project);
+  const valid = checkedCreates(ops, context, read, now, outcomes);
   if (valid.length === 0) return outcomes;
-  let reserved: Awaited<ReturnType<typeof store.allocateIssueSlots>>;
+  let reserved: ReservedIssues;
   try {
     reserved = await store.allocateIssueSlots(orgId, projectId, valid.length);
   } catch (err) {
     for (const { index } of valid) outcomes[index] = { ok: false, error: createRefusal(err) };
     return outcomes;
   }
-  const catalogue = catalogueOf(reserved.project);
-  const created = valid.map(({ index, op, labelIds }, k) => {
-    const slot = reserved.slots[k]!;
-    const issue = newIssue(
-      slot,
-      reserved.prefix,
-      { projectId, sprintId },
-      op.fields,
-      labelIds,
-      catalogue,
-      null,
-      undefined,
-      now,
-      workflow,
-    );
-    return { index, issue, labelIds };
+  // Labels are shown through the catalogue as the allocation read it.
+  const rules = { ...read, catalogue: catalogueOf(reserved.project) };
+  const created = valid.map(({ index, op, labelIds }, k): PlannedCreate => {
+    const request = { at: { projectId, sprintId }, input: op.fields, now };
+    return { index, issue: newIssue(reserved.slots[k]!, reserved.prefix, request, labelIds, null, rules), labelIds };
   });
+  const listed = sprintId === null ? reserved.backlogCount : storedListLength(sprintId, context.sprint);
+  const moves = await writeCreated(caller, ops, created, listed, outcomes);
+  // Each moved as the single path moves it right after its create: a place before the end when it
+  // was written, so the creates written after it do not change where it goes. Created, whatever the
+  // move does: a move that fails leaves it last, and the answer says so.
+  for (const { index, position } of moves) {
+    const outcome = outcomes[index] as { ok: true; status: 201; issue: Issue };
+    outcome.issue = await updateIssue(caller, ops[index]!.at, outcome.issue.id, { position }).catch(() => outcome.issue);
+  }
+  return outcomes;
+}
 
-  // In order, so that positions (allocated in order) and places agree; each chunk within the limits.
-  const chunks = store.insertChunks(orgId, projectId, { sprintId, authorId: caller.accountId }, created);
-  let listed = sprintId === null ? reserved.backlogCount : storedListLength(sprintId, context.sprint);
-  /** Creates asked a place before the end: where each goes once all are written (`placeAsked`). */
+/**
+ * Writes the planned creates of a run in order, so that positions (allocated in order) and places
+ * agree, each chunk within the limits; a chunk refused is written again issue by issue. Answers the
+ * creates asked a place before the end: where each goes once all are written.
+ */
+async function writeCreated(
+  caller: Principal,
+  ops: CreateOp[],
+  created: PlannedCreate[],
+  listedBefore: number,
+  outcomes: BulkOutcome[],
+): Promise<{ index: number; position: number }[]> {
+  const { orgId } = caller;
+  const { projectId, sprintId } = ops[0]!.at;
+  let listed = listedBefore;
   const moves: { index: number; position: number }[] = [];
-  const answer = ({ index, issue }: (typeof created)[number]) => {
+  const answer = ({ index, issue }: PlannedCreate) => {
     listed += 1;
     const shown = withVersion({ ...issue, position: listed }, writtenIssue(orgId, projectId, issue.id, 1));
     outcomes[index] = { ok: true, status: 201, issue: shown };
     const asked = ops[index]!.position;
     if (asked !== undefined && asked < listed) moves.push({ index, position: asked });
   };
-  for (const chunk of chunks) {
+  for (const chunk of store.insertChunks(orgId, projectId, { sprintId, authorId: caller.accountId }, created)) {
     try {
       await store.insertIssues(orgId, projectId, { sprintId, authorId: caller.accountId, issues: chunk });
       chunk.forEach(answer);
@@ -219,28 +222,21 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
       }
     }
   }
-  // Each moved as the single path moves it right after its create: a place before the end when it
-  // was written, so the creates written after it do not change where it goes. Created, whatever the
-  // move does: a move that fails leaves it last, and the answer says so.
-  for (const { index, position } of moves) {
-    const outcome = outcomes[index] as { ok: true; status: 201; issue: Issue };
-    outcome.issue = await updateIssue(caller, ops[index]!.at, outcome.issue.id, { position }).catch(() => outcome.issue);
-  }
-  return outcomes;
+  return moves;
 }
 
 /** What the creates into one list read for all (lib/db: the project, the sprint, the assignees). */
 type CreateContext = Awaited<ReturnType<typeof store.getCreateContext>>;
 
 /**
- * The creates that pass what each single create checks before it takes a number (its labels, its
- * state's requirements, its list, its assignee), on what was read for all; the others' outcomes
+ * The creates that pass what each single create checks before it takes a number
+ * (lib/model/bulk-plans.ts: `checkPlainCreate`), on what was read for all; the others' outcomes
  * are their refusals.
  */
 function checkedCreates(
   ops: CreateOp[],
-  context: CreateContext & { project: NonNullable<CreateContext['project']> },
-  workflow: ReturnType<typeof workflowOf>,
+  context: CreateContext,
+  rules: ProjectRules,
   now: string,
   outcomes: BulkOutcome[],
 ): { index: number; op: CreateOp; labelIds: number[] }[] {
@@ -248,14 +244,7 @@ function checkedCreates(
   const valid: { index: number; op: CreateOp; labelIds: number[] }[] = [];
   ops.forEach((op, index) => {
     try {
-      const labelIds = op.fields.labels === undefined ? [] : resolveLabels(context.project, op.fields.labels);
-      // Its state named, and held to what that state requires (newIssue decides the same again).
-      stateOfNewIssue(workflow, op.fields, sprintId, now);
-      if (sprintId !== null && !context.sprint) throw new NotFoundError('Sprint');
-      if (context.sprint?.status === 'completing') throw new SprintBusyError();
-      const assignee = op.fields.assignee_id;
-      if (typeof assignee === 'number' && !context.accounts.has(assignee)) throw new ValidationError([assigneeMessage]);
-      valid.push({ index, op, labelIds });
+      valid.push({ index, op, labelIds: checkPlainCreate(op.fields, sprintId, context, rules, now) });
     } catch (error) {
       outcomes[index] = { ok: false, error };
     }
@@ -326,9 +315,6 @@ function dryRun(caller: Principal): Step {
   return (op) => (op.kind === 'create' ? run.create(op) : run.update(op));
 }
 
-/** The place an update or a create's `position` gives, in a list of `siblings` others. */
-const placeAmong = (siblings: number, position: number) => Math.min(position, siblings + 1);
-
 /** A bulk request's dry run: each item decided as its write would decide it, on the lists and issues as the items before it leave them. */
 class DryRun {
   private readonly caller: Principal;
@@ -364,7 +350,7 @@ class DryRun {
       throw new ValidationError([assigneeMessage]);
   }
 
-  /** A create, as the single create would answer it (its id is 0: ids are handed out as issues are written). */
+  /** A create, as the single create would answer it (lib/model/bulk-plans.ts: `dryCreate`). */
   async create(op: CreateOp): Promise<BulkOutcome> {
     const { projectId, sprintId } = op.at;
     const project = (await store.getListOwner(this.caller.orgId, projectId, null)) as Record<string, unknown> | undefined;
@@ -372,41 +358,16 @@ class DryRun {
     const parentId = op.fields.parent_id ?? null;
     const parentItem = parentId === null ? undefined : await store.getIssueFamily(this.caller.orgId, projectId, [], parentId);
     const parent = await decideParent(this.caller.orgId, projectId, undefined, parentId, parentItem?.issue);
-    const labelIds = op.fields.labels === undefined ? [] : resolveLabels(project, op.fields.labels);
+    const rules = projectRules(project);
+    const labelIds = op.fields.labels === undefined ? [] : labelIdsIn(rules.catalogue, op.fields.labels);
     const list = await this.listLength(projectId, sprintId, () => new NotFoundError(sprintId === null ? 'Project' : 'Sprint'));
     await this.checkAssignee(op.fields.assignee_id);
-    const k = (this.taken.get(projectId) ?? 0) + 1;
-    this.taken.set(projectId, k);
+    const taken = this.taken.get(projectId) ?? 0;
+    this.taken.set(projectId, taken + 1);
     list.set(list.length + 1);
-    const now = new Date().toISOString();
-    const workflow = workflowOf(project);
-    const state = stateOfNewIssue(workflow, op.fields, sprintId, now);
-    const issue: Issue = {
-      // Ids are handed out as issues are written (a block per project, or one per run of creates).
-      id: 0,
-      project_id: projectId,
-      sprint_id: sprintId,
-      issue_number: `${String(project.prefix)}-${projectItem.field(project, 'issueSeq') + k}`,
-      source_key: null,
-      title: op.fields.title,
-      description: op.fields.description ?? null,
-      ...statusAnswer(workflow, state.state_id, state.status),
-      story_points: op.fields.story_points ?? null,
-      position: op.position === undefined ? list.length + 1 : placeAmong(list.length, op.position),
-      assignee_id: op.fields.assignee_id ?? null,
-      priority: op.fields.priority ?? unclassified.priority,
-      type: op.fields.type ?? unclassified.type,
-      due_date: op.fields.due_date ?? null,
-      parent_id: parent.parentId,
-      sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
-      labels: issueLabels(labelIds, catalogueOf(project)),
-      started_at: state.started_at,
-      completed_at: state.completed_at,
-      created_at: now,
-      updated_at: now,
-      blocked: false,
-      links: { count: 0, pull_request_state: null, pull_requests: { open: 0, draft: 0, merged: 0, closed: 0 } },
-    };
+    const read = { prefix: String(project.prefix), issueSeq: projectItem.field(project, 'issueSeq'), taken, length: list.length };
+    const request = { at: op.at, input: op.fields, now: new Date().toISOString() };
+    const issue = dryCreate(request, op.position, read, labelIds, parent.parentId, rules);
     return { ok: true, status: 201, issue: this.answered(issue, 1) };
   }
 
@@ -418,52 +379,45 @@ class DryRun {
     if (earlier && earlier.sprint_id !== sprintId) throw new IssueElsewhereError(earlier.issue_number, earlier.sprint_id);
     const current = earlier ?? (await getIssue(this.caller, op.at, op.issueId));
     const version = answeredVersion(current) ?? 0;
-    if (op.version !== undefined && op.version !== version) throw new PreconditionFailedError();
+    checkVersion(op.version, version);
     const { changes } = op;
-    const target = changes.sprint_id !== undefined ? changes.sprint_id : sprintId;
-    const moving = target !== sprintId;
+    const { target, moving } = updateTarget(op.at, changes);
+    const wantedParent = typeof changes.parent_id === 'number' ? [changes.parent_id] : [];
     const family = await store.getIssueFamily(
       this.caller.orgId,
       projectId,
       target === null ? [] : [target],
       undefined,
-      typeof changes.parent_id === 'number' ? [changes.parent_id] : [],
+      wantedParent,
     );
-    if (target !== null && !family.sprints.get(target)) throw new ValidationError([targetSprintMessage]);
-    if (target !== null && family.sprints.get(target)?.status === 'completing') throw new SprintBusyError();
-    const now = new Date().toISOString();
-    const next: Issue = { ...current, updated_at: now };
-    for (const field of ['title', 'description', 'story_points', 'assignee_id', 'priority', 'type', 'due_date'] as const) {
-      if (changes[field] !== undefined) (next as Record<string, unknown>)[field] = changes[field];
-    }
-    const workflow = workflowOf(family.project);
-    const state = stateOnUpdate(workflow, { ...current, status: current.status_category }, changes, now);
-    if (state) {
-      Object.assign(next, statusAnswer(workflow, state.state_id, state.status), {
-        started_at: state.started_at,
-        completed_at: state.completed_at,
-      });
-    }
+    checkDryTarget(target, target === null ? undefined : family.sprints.get(target));
+    const rules = projectRules(family.project);
+    const next = dryFields(current, changes, rules.workflow, new Date().toISOString());
     if (changes.parent_id !== undefined && changes.parent_id !== current.parent_id) {
       const stored = await store.getIssueFamily(this.caller.orgId, projectId, [], op.issueId);
       const parentItem = typeof changes.parent_id === 'number' ? family.others.get(changes.parent_id) : undefined;
-      const decided = await decideParent(this.caller.orgId, projectId, stored.issue, changes.parent_id, parentItem);
-      next.parent_id = decided.parentId;
+      next.parent_id = (await decideParent(this.caller.orgId, projectId, stored.issue, changes.parent_id, parentItem)).parentId;
     }
-    if (changes.labels !== undefined) {
-      next.labels = issueLabels(resolveLabels(family.project ?? {}, changes.labels), catalogueOf(family.project ?? {}));
-    }
+    if (changes.labels !== undefined) next.labels = labelsShown(labelIdsIn(rules.catalogue, changes.labels), rules.catalogue);
     await this.checkAssignee(changes.assignee_id);
-    const from = await this.listLength(projectId, sprintId, () => new NotFoundError('Issue'));
-    if (moving) {
-      const to = await this.listLength(projectId, target, () => new ValidationError([targetSprintMessage]));
-      next.sprint_id = target;
-      next.position = changes.position === undefined ? to.length + 1 : placeAmong(to.length, changes.position);
-      from.set(from.length - 1);
-      to.set(to.length + 1);
-    } else if (changes.position !== undefined) {
-      next.position = placeAmong(from.length - 1, changes.position);
-    }
+    await this.place(op, moving ? target : undefined, next);
     return { ok: true, status: 200, issue: this.answered(next, version + 1) };
+  }
+
+  /** Where a dry update leaves its issue (`next`), and the lengths of the lists it leaves and enters (lib/model/bulk-plans.ts: `dryPlace`). */
+  private async place(op: UpdateOp, target: number | null | undefined, next: Issue): Promise<void> {
+    const { projectId, sprintId } = op.at;
+    const from = await this.listLength(projectId, sprintId, () => new NotFoundError('Issue'));
+    const to =
+      target === undefined
+        ? undefined
+        : await this.listLength(projectId, target, () => new ValidationError([targetSprintMessage]));
+    const placed = dryPlace(op.changes.position, from.length, to?.length);
+    if (target !== undefined) next.sprint_id = target;
+    if (placed.position !== undefined) next.position = placed.position;
+    if (to && placed.to !== undefined) {
+      from.set(placed.from);
+      to.set(placed.to);
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { issueItem } from '../db/issues/issue-item.ts';
-import { readSurroundings, restoreIssue, type IssueReturn, type IssueSurroundings } from '../db/jobs/issue-trash.ts';
+import { readSurroundings, restoreIssue, type IssueReturn, type IssueSurroundings } from '../jobs/issue-trash.ts';
 import type { IssueItem } from '../db/issues/issues.ts';
 import { decideParent } from './sub-issues.ts';
 import { allocatePositions, getListOwner } from '../db/issues/issues.ts';

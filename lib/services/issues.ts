@@ -1,11 +1,11 @@
 import * as store from '../db/issues/issues.ts';
 import type { IssueItem, IssueMatch } from '../db/issues/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
-import { unclassified, type IssueState } from '../model/derivations.ts';
+import type { IssueState } from '../model/derivations.ts';
 import { issueItem, issueStateOf } from '../db/issues/issue-item.ts';
 import { listLength, rankIndex } from '../db/issues/counters.ts';
 import type { PageRequest } from '../db/core/list.ts';
-import { projectItem, type ProjectItem } from '../db/projects/projects.ts';
+import { projectItem } from '../db/projects/projects.ts';
 import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/core/transactions.ts';
 import { listRevisionOf, type ParentGuard } from '../db/issues/issue-write.ts';
 import { childrenRoom, decideParent, type ParentDecision } from './sub-issues.ts';
@@ -16,26 +16,33 @@ import {
   blockOf,
   countBefore,
   defaultPlacementOptions,
-  gapFor,
-  planPlacement,
   windowAtStart,
   type ListWindow,
   type RankIndex,
-  type Renumbering,
+  type Slot,
 } from '../model/positions.ts';
+import {
+  assigneeMessage,
+  checkTarget,
+  listRefusal,
+  placeInWindow,
+  placeStep,
+  planCreate,
+  planCreatesTogether,
+  planFieldChanges,
+  planPackedRun,
+  updateTarget,
+  type CreatePlan,
+  type GivenParent,
+  type ImportedFields,
+  type IssueFieldSet,
+  type Place,
+  type ProjectRules,
+} from '../model/issue-plans.ts';
 import type { Principal } from '../model/principal.ts';
 import { versionOf, withVersion } from '../db/core/versions.ts';
-import { catalogueOf, carriesAll, issueLabels, labelFilterIds, resolveLabels } from '../db/issues/labels.ts';
+import { catalogueOf, carriesAll, labelFilterIds } from '../db/issues/labels.ts';
 import { workflowOf } from '../db/projects/workflow.ts';
-import {
-  liveState,
-  stateOnCreate,
-  stateOnUpdate,
-  statusAnswer,
-  transitionProblems,
-  type StateWrite,
-  type Workflow,
-} from '../model/workflow.ts';
 import { readIssueItem, writtenIssue } from '../db/issues/issue-refs.ts';
 import { issueNotHere } from './issue-keys.ts';
 
@@ -53,13 +60,6 @@ export { contributionOf, listDelta, negate, openStatuses, sumCounters } from '..
 export const ISSUE_WRITE_BUDGET: RetryBudget = { attempts: 60, withinMs: 8_000, baseMs: 10, capMs: 320 };
 /** Neighbours read beyond the target place: the largest renumbering window, plus its bound. */
 const WINDOW_MARGIN = defaultPlacementOptions.maxWindow + 1;
-/** Renumbered neighbours that fit in the issue's own transaction next to its other items (two items each: it and its search record). */
-const RENUMBER_WITH_WRITE = 44;
-/** Renumbered neighbours per transaction when a packed run is re-appended (two items each, plus the list's owner). */
-const RENUMBER_STEP = 49;
-
-export const assigneeMessage = 'assignee_id must be an account of this organisation';
-export const targetSprintMessage = 'sprint_id must be a sprint of this project';
 
 /** `started_at`/`completed_at` after a change of category (docs/api.md: Issue statuses): a rule of lib/model/workflow.ts. */
 export { statusTimestamps } from '../model/workflow.ts';
@@ -214,18 +214,13 @@ export async function getIssue(caller: Principal, at: IssueLocation, issueId: nu
 }
 
 /**
- * What an import gives an issue it creates (lib/services/import-export/import.ts) beyond the API's fields: items
- * written in the same transaction (its source-key record, refused if present; its activity entry),
- * the source's own times and key, its author, and the number it keeps (reserved before).
+ * What an import gives an issue it creates (lib/services/import-export/import.ts) beyond the API's
+ * fields: items written in the same transaction (its source-key record, refused if present; its
+ * activity entry), the source's own times and key (`ImportedFields`), its author, and the number it
+ * keeps (reserved before).
  */
-export interface ImportedIssue {
+export interface ImportedIssue extends ImportedFields {
   items: (issue: { id: number; sprintId: number | null; number: string }) => GuardedItem[];
-  created_at?: string | undefined;
-  updated_at?: string | undefined;
-  /** Undefined: as a create sets them (from `updated_at`); null: none. */
-  started_at?: string | null | undefined;
-  completed_at?: string | null | undefined;
-  source_key?: string | null | undefined;
   /** `n` of `<prefix>-n`, reserved for this issue (lib/db/imports/imports.ts: `reserveIssueNumbers`); absent: the sequence's next. */
   number?: number | undefined;
   /** The account shown as its author (`author:`); absent: the caller. */
@@ -237,73 +232,11 @@ export interface ImportedIssue {
   commentsCount?: number | undefined;
 }
 
-/**
- * A new issue as its create writes it: the id, number and appended position of its slot, in its
- * list, with what was given (labels as resolved), its parent, and what an import keeps of its
- * source (times, key). Default status: `todo` in a sprint, `backlog` in the backlog.
- */
-/**
- * The state a create puts its issue in (the one it names, else the first of its list's default
- * category), held to what that state requires (docs/workflows.md: transition rules); 422 otherwise.
- */
-export function stateOfNewIssue(workflow: Workflow, input: IssueCreate, sprintId: number | null, now: string): StateWrite {
-  const state = stateOnCreate(workflow, input, sprintId === null ? 'backlog' : 'todo', now);
-  const to = liveState(workflow, state.state_id);
-  const problems = to
-    ? transitionProblems(workflow, undefined, to, {
-        blocked: false,
-        assignee_id: input.assignee_id ?? null,
-        story_points: input.story_points ?? null,
-        due_date: input.due_date ?? null,
-        description: input.description ?? null,
-      })
-    : [];
-  // Less its last line (the states an issue may move to: a create moves from none).
-  if (problems.length > 0) throw new ValidationError(problems.slice(0, -1));
-  return state;
-}
-
-export function newIssue(
-  slot: { id: number; number: number; positionSeq: number },
-  prefix: string,
-  at: IssueLocation,
-  input: IssueCreate,
-  labelIds: number[],
-  catalogue: ReturnType<typeof catalogueOf>,
-  parentId: number | null,
-  imported?: Omit<ImportedIssue, 'items'>,
-  now = imported?.updated_at ?? new Date().toISOString(),
-  /** The project's workflow (lib/db/projects/states.ts): the state a create names, and its rules. */
-  workflow: Workflow = workflowOf(undefined),
-): Issue {
-  const state = stateOfNewIssue(workflow, input, at.sprintId, now);
-  const times = state;
-  return {
-    id: slot.id,
-    project_id: at.projectId,
-    sprint_id: at.sprintId,
-    issue_number: `${prefix}-${slot.number}`,
-    source_key: imported?.source_key ?? null,
-    title: input.title,
-    description: input.description ?? null,
-    ...statusAnswer(workflow, state.state_id, state.status),
-    story_points: input.story_points ?? null,
-    position: appendedPosition(slot.positionSeq),
-    assignee_id: input.assignee_id ?? null,
-    priority: input.priority ?? unclassified.priority,
-    type: input.type ?? unclassified.type,
-    due_date: input.due_date ?? null,
-    parent_id: parentId,
-    sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
-    labels: issueLabels(labelIds, catalogue),
-    started_at: imported?.started_at === undefined ? times.started_at : imported.started_at,
-    completed_at: imported?.completed_at === undefined ? times.completed_at : imported.completed_at,
-    created_at: imported?.created_at ?? now,
-    updated_at: now,
-    blocked: false,
-    links: { count: 0, pull_request_state: null, pull_requests: { open: 0, draft: 0, merged: 0, closed: 0 } },
-  };
-}
+/** What the issue plans read of a project item: its label catalogue and its workflow. */
+export const projectRules = (project: object | undefined): ProjectRules => ({
+  catalogue: catalogueOf(project),
+  workflow: workflowOf(project),
+});
 
 /**
  * Creates an issue at the end of a sprint or of the backlog. Default status: `todo` in a sprint,
@@ -325,66 +258,84 @@ export async function createIssue(
       at.sprintId === null ? undefined : store.getListOwner(caller.orgId, at.projectId, at.sprintId),
       parentId === null ? undefined : readIssueItem(caller.orgId, at.projectId, parentId),
     ]);
-    // A decision that refuses the issue gives its number back, if no create took one since (docs/api.md);
-    // a give-back that fails leaves a gap, and the refusal is still the answer.
-    const orGiveBack = async <T>(step: () => T | Promise<T>, refused: (err: unknown) => boolean = () => true) => {
-      try {
-        return await step();
-      } catch (err) {
-        if (refused(err)) await store.releaseIssueSlot(caller.orgId, at.projectId, slot).catch(() => false);
-        throw err;
-      }
-    };
-    const parent = await orGiveBack(() => decideParent(caller.orgId, at.projectId, undefined, parentId, parentItem));
     const listed = at.sprintId === null ? slot.backlogCount : listLength(at.sprintId, owner);
-    // Names and ids of the project's catalogue, as the allocation read it; unknown ones: 422, nothing kept.
-    const labelIds = await orGiveBack(() => (input.labels === undefined ? [] : resolveLabels(slot.project, input.labels)));
-    // A state the project has not, or one whose rules refuse the issue: nothing kept.
-    const issue = await orGiveBack(() =>
-      newIssue(
-        slot,
-        slot.prefix,
-        at,
-        input,
-        labelIds,
-        catalogueOf(slot.project),
-        parent.parentId,
-        imported,
-        undefined,
-        workflowOf(slot.project),
-      ),
-    );
-    // Refused (an assignee not of the organisation, a sprint gone or completing): nothing was written.
-    await orGiveBack(
-      () =>
-        store.insertIssue(
-          caller.orgId,
-          at.projectId,
-          issue,
-          parent.guard && parent.parentNumber ? { number: parent.parentNumber, guard: parent.guard } : undefined,
-          labelIds,
-          imported?.author_id ?? caller.accountId,
-          imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
-          imported,
-        ),
-      (err) => err instanceof Refused,
+    const issue = await givingSlotBack(
+      caller.orgId,
+      at.projectId,
+      slot,
+      async () => {
+        const parent = await decideParent(caller.orgId, at.projectId, undefined, parentId, parentItem);
+        // Unknown labels, or a state the project has not or whose rules refuse the issue: nothing kept.
+        const request = { at, input, imported, now: new Date().toISOString() };
+        return { parent, ...planCreate(slot, slot.prefix, request, parent.parentId, projectRules(slot.project)) };
+      },
+      (plan) => insertCreated(caller, at.projectId, plan, imported),
     );
     // Appended: last of the list as it was read. Creates running at the same time may answer the
     // same place; the list itself reads 1..n (an allocation is unique and above every key).
     return withVersion({ ...issue, position: listed + 1 }, writtenIssue(caller.orgId, at.projectId, issue.id, 1));
   } catch (err) {
-    // The parent's guard refused: gone, full or moved meanwhile. A read tells which (422), else 503.
-    if (isRefused(err, STALE) && input.parent_id) {
-      const again = await readIssueItem(caller.orgId, at.projectId, input.parent_id);
-      await decideParent(caller.orgId, at.projectId, undefined, input.parent_id, again);
-    }
-    // The sprint's guard refuses both a missing sprint and one being completed: tell them apart.
-    if (isRefused(err, 'sprint') && at.sprintId !== null) {
-      const { sprints } = await store.getIssueFamily(caller.orgId, at.projectId, [at.sprintId]);
-      if (sprints.get(at.sprintId)?.status === 'completing') throw new SprintBusyError();
-    }
-    throw refusal(err);
+    throw await createRefusal(caller, at, input, err);
   }
+}
+
+/**
+ * A create's decision and write on the slot it took. A decision that refuses gives the slot's
+ * number back, if no create took one since (docs/api.md), and so does a write that was refused
+ * (nothing was written); a write that failed otherwise may have landed, and keeps it. A give-back
+ * that fails leaves a gap, and the refusal is still the answer.
+ */
+async function givingSlotBack<D, T>(
+  orgId: number,
+  projectId: number,
+  slot: store.IssueSlot,
+  decide: () => Promise<D>,
+  write: (decided: D) => Promise<T>,
+): Promise<T> {
+  let writing = false;
+  try {
+    const decided = await decide();
+    writing = true;
+    return await write(decided);
+  } catch (err) {
+    if (!writing || err instanceof Refused) await store.releaseIssueSlot(orgId, projectId, slot).catch(() => false);
+    throw err;
+  }
+}
+
+/** Writes a planned create with its parent's guard; refused (an assignee not of the organisation, a sprint gone or completing): nothing was written. */
+async function insertCreated(
+  caller: Principal,
+  projectId: number,
+  { issue, labelIds, parent }: CreatePlan & { parent: ParentDecision },
+  imported: ImportedIssue | undefined,
+): Promise<Issue> {
+  await store.insertIssue(
+    caller.orgId,
+    projectId,
+    issue,
+    parent.guard && parent.parentNumber ? { number: parent.parentNumber, guard: parent.guard } : undefined,
+    labelIds,
+    imported?.author_id ?? caller.accountId,
+    imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
+    imported,
+  );
+  return issue;
+}
+
+/** A create's failure as its answer: what a refusal of the write meant, told apart by a read where the refusal alone does not say. */
+async function createRefusal(caller: Principal, at: IssueLocation, input: IssueCreate, err: unknown): Promise<unknown> {
+  // The parent's guard refused: gone, full or moved meanwhile. A read tells which (422), else 503.
+  if (isRefused(err, STALE) && input.parent_id) {
+    const again = await readIssueItem(caller.orgId, at.projectId, input.parent_id);
+    await decideParent(caller.orgId, at.projectId, undefined, input.parent_id, again);
+  }
+  // The sprint's guard refuses both a missing sprint and one being completed: tell them apart.
+  if (isRefused(err, 'sprint') && at.sprintId !== null) {
+    const { sprints } = await store.getIssueFamily(caller.orgId, at.projectId, [at.sprintId]);
+    if (sprints.get(at.sprintId)?.status === 'completing') return new SprintBusyError();
+  }
+  return refusal(err);
 }
 
 /** New issues' ids, numbers and positions taken at once, with the project as the taking wrote it. */
@@ -470,23 +421,24 @@ export async function createIssuesTogether(
   return outcomes;
 }
 
-/** A parent given to creates together: decided once, with the room it has for more sub-issues. */
-type GivenParent = { decision: ParentDecision; room: number };
+/** What a child created together stores of its parent: the parent's number, and the guard of its decision. */
+type ParentLink = { number: string; guard: ParentGuard };
 
-/** Each parent decided once; a refusal leaves its children without it. */
+/** Each parent decided once, with its room for more sub-issues; a refusal leaves its children without it. */
 async function parentsGiven(
   orgId: number,
   projectId: number,
   parentIds: number[],
   parentItems: (IssueItem | undefined)[],
-): Promise<Map<number, GivenParent>> {
-  const given = new Map<number, GivenParent>();
+): Promise<Map<number, GivenParent<ParentLink>>> {
+  const given = new Map<number, GivenParent<ParentLink>>();
   await Promise.all(
     parentIds.map(async (id, i) => {
       const item = parentItems[i];
       try {
-        const decision = await decideParent(orgId, projectId, undefined, id, item);
-        if (item) given.set(id, { decision, room: childrenRoom(item) });
+        const { guard, parentNumber } = await decideParent(orgId, projectId, undefined, id, item);
+        const link = guard && parentNumber ? { number: parentNumber, guard } : undefined;
+        if (item) given.set(id, { link, room: childrenRoom(item) });
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
       }
@@ -503,47 +455,36 @@ function togetherEntries(
   projectId: number,
   creates: readonly CreateTogether[],
   reserved: ReservedIssues,
-  given: Map<number, GivenParent>,
+  given: Map<number, GivenParent<ParentLink>>,
   outcomes: CreatedTogether[],
 ): TogetherEntry[] {
-  const catalogue = catalogueOf(reserved.project);
-  const workflow = workflowOf(reserved.project);
+  const plans = planCreatesTogether(
+    projectId,
+    creates,
+    reserved,
+    given,
+    projectRules(reserved.project),
+    new Date().toISOString(),
+  );
   const entries: TogetherEntry[] = [];
-  creates.forEach((c, index) => {
-    try {
-      const labelIds = c.input.labels === undefined ? [] : resolveLabels(reserved.project, c.input.labels);
-      const wanted = c.input.parent_id ?? null;
-      const parent = wanted === null ? undefined : given.get(wanted);
-      const { guard } = parent?.decision ?? {};
-      const number = parent?.decision.parentNumber;
-      const withParent = parent && guard && number && parent.room > 0 ? { number, guard } : undefined;
-      if (parent && withParent) parent.room -= 1;
-      const issue = newIssue(
-        reserved.slots[index]!,
-        reserved.prefix,
-        { projectId, sprintId: c.sprintId },
-        c.input,
-        labelIds,
-        catalogue,
-        withParent ? wanted : null,
-        c.imported,
-        undefined,
-        workflow,
-      );
-      entries.push({
-        index,
-        issue,
-        labelIds,
-        authorId: c.imported?.author_id ?? caller.accountId,
-        parent: withParent,
-        tail: c.imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
-        activityCount: c.imported?.activityCount,
-        commentsCount: c.imported?.commentsCount,
-      });
-    } catch (error) {
-      outcomes[index] = { ok: false, error };
+  for (const plan of plans) {
+    if ('refused' in plan) {
+      outcomes[plan.index] = { ok: false, error: plan.refused };
+      continue;
     }
-  });
+    const { index, issue, labelIds, parent } = plan;
+    const imported = creates[index]!.imported;
+    entries.push({
+      index,
+      issue,
+      labelIds,
+      authorId: imported?.author_id ?? caller.accountId,
+      parent,
+      tail: imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
+      activityCount: imported?.activityCount,
+      commentsCount: imported?.commentsCount,
+    });
+  }
   return entries;
 }
 
@@ -612,77 +553,11 @@ async function writeTogether(
   }
 }
 
-/** The fields an update sets, its time always among them. */
-type UpdateFields = store.IssueFieldChanges & { updatedAt: string };
+/** One answer of `updateIssuesTogether`: the issue as written, or the error of its update. */
+type UpdatedTogether = { ok: true; issue: Issue } | { ok: false; error: unknown };
 
-/** An update's plain fields, by the API's name and the issue declaration's. */
-const plainFields = [
-  ['title', 'title'],
-  ['description', 'description'],
-  ['story_points', 'storyPoints'],
-  ['assignee_id', 'assigneeId'],
-  ['priority', 'priority'],
-  ['type', 'type'],
-  ['due_date', 'dueDate'],
-] as const satisfies readonly (readonly [keyof IssueUpdate & keyof Issue, keyof store.IssueFieldChanges])[];
-
-/**
- * What an update sets of an issue's own fields (`set`: `updatedAt` and what the caller decided
- * already in it): the plain fields, the state with its category and times, the labels (by id). The
- * issue as it will read (its status by the state's name, its labels through the catalogue).
- */
-function fieldChanges(current: Issue, changes: IssueUpdate, project: ProjectItem, set: UpdateFields): Issue {
-  const now = set.updatedAt;
-  const next: Issue = {
-    ...current,
-    updated_at: now,
-    ...(set.sprintId !== undefined && { sprint_id: set.sprintId }),
-    ...(set.parentId !== undefined && { parent_id: set.parentId }),
-  };
-  for (const [field, stored] of plainFields) {
-    if (changes[field] === undefined) continue;
-    Object.assign(set, { [stored]: changes[field] });
-    Object.assign(next, { [field]: changes[field] });
-  }
-  // Its state (docs/workflows.md): stored as the state and its category, held to the project's rules
-  // on the issue as this write leaves it.
-  const workflow = workflowOf(project);
-  const state = stateOnUpdate(workflow, { ...current, status: current.status_category }, changes, now);
-  if (state) {
-    const to = liveState(workflow, state.state_id);
-    const after = <K extends 'assignee_id' | 'story_points' | 'due_date' | 'description'>(field: K) =>
-      changes[field] !== undefined ? changes[field] : current[field];
-    const problems = to
-      ? transitionProblems(workflow, liveState(workflow, current.state_id), to, {
-          blocked: current.blocked,
-          assignee_id: after('assignee_id') ?? null,
-          story_points: after('story_points') ?? null,
-          due_date: after('due_date') ?? null,
-          description: after('description') ?? null,
-        })
-      : [];
-    if (problems.length > 0) throw new ValidationError(problems);
-    Object.assign(set, store.stateFields(state));
-    // The answer's status is the state's name, not its category.
-    Object.assign(next, {
-      started_at: state.started_at,
-      completed_at: state.completed_at,
-      ...statusAnswer(workflow, state.state_id, state.status, current.blocked),
-    });
-  }
-  if (changes.labels !== undefined) {
-    const labelIds = resolveLabels(project, changes.labels);
-    set.labelIds = labelIds;
-    next.labels = issueLabels(labelIds, catalogueOf(project));
-  }
-  return next;
-}
-
-/** An update `updateIssuesTogether` takes: one that leaves the issue where it is, with no new parent. */
-export const isPlainUpdate = (changes: IssueUpdate, at: IssueLocation): boolean =>
-  changes.position === undefined &&
-  changes.parent_id === undefined &&
-  (changes.sprint_id === undefined || changes.sprint_id === at.sprintId);
+/** A plain update planned among others: its write, the stored issue it was decided on, and the issue as it will read. */
+type PlannedWrite = store.PlainWrite & { index: number; item: IssueItem; next: Issue };
 
 /**
  * Plain updates (`isPlainUpdate`) of different issues of one list, each as `updateIssue` answers it,
@@ -697,61 +572,21 @@ export async function updateIssuesTogether(
   caller: Principal,
   at: IssueLocation,
   updates: readonly { issueId: number; changes: IssueUpdate }[],
-): Promise<({ ok: true; issue: Issue } | { ok: false; error: unknown })[]> {
+): Promise<UpdatedTogether[]> {
   const { orgId } = caller;
   const { projectId } = at;
   const ids = updates.map((u) => u.issueId);
   if (new Set(ids).size !== ids.length) throw new Error('updateIssuesTogether: an issue may be updated once per call');
   const family = await store.getIssueFamily(orgId, projectId, at.sprintId === null ? [] : [at.sprintId], undefined, ids);
   const sprint = at.sprintId === null ? undefined : family.sprints.get(at.sprintId);
-  const listError = !family.project
-    ? new NotFoundError('Project')
-    : at.sprintId !== null && !sprint
-      ? new NotFoundError('Sprint')
-      : sprint?.status === 'completing'
-        ? new SprintBusyError()
-        : undefined;
+  const listError = listRefusal(family.project !== undefined, at.sprintId, sprint);
   if (listError || !family.project) return updates.map(() => ({ ok: false, error: listError }));
-  const project = family.project;
-  const index = rankIndex(at.sprintId === null ? project : sprint);
-  const catalogue = catalogueOf(project);
-  const now = new Date().toISOString();
-  const outcomes: ({ ok: true; issue: Issue } | { ok: false; error: unknown })[] = [];
-  const writes: (store.PlainWrite & { index: number; item: IssueItem; next: Issue })[] = [];
-  updates.forEach(({ issueId, changes }, i) => {
-    try {
-      const item = family.others.get(issueId);
-      if (!item || issueItem.field(item, 'sprintId') !== at.sprintId) throw issueNotHere(item, at.sprintId);
-      const set: UpdateFields = { updatedAt: now };
-      const next = fieldChanges(store.toIssue(item, item.position, catalogue, workflowOf(project)), changes, project, set);
-      writes.push({
-        index: i,
-        item,
-        next,
-        id: issueId,
-        rev: item.rev,
-        set,
-        before: issueStateOf(orgId, item as never),
-        after: issueStateOf(orgId, store.withChanges(item, set)),
-        assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
-      });
-    } catch (error) {
-      outcomes[i] = { ok: false, error };
-    }
-  });
+  const index = rankIndex(at.sprintId === null ? family.project : sprint);
+  const outcomes: UpdatedTogether[] = [];
+  const writes = plainWrites(orgId, at, updates, family.others, projectRules(family.project), outcomes);
   const places = Promise.all(writes.map((w) => placeIn(orgId, projectId, index, w.item)));
   places.catch(() => undefined);
-  const redo: number[] = [];
-  for (const chunk of store.updateChunks(orgId, projectId, writes)) {
-    try {
-      await store.writeIssues(orgId, projectId, chunk);
-      for (const w of chunk) outcomes[w.index] = { ok: true, issue: w.next };
-    } catch (err) {
-      // Refused: one by one below. Anything else (DynamoDB unavailable) is these items' answer.
-      if (err instanceof Refused) redo.push(...chunk.map((w) => w.index));
-      else for (const w of chunk) outcomes[w.index] = { ok: false, error: err };
-    }
-  }
+  const redo = await writePlain(orgId, projectId, writes, outcomes);
   const placed = await places;
   writes.forEach((w, k) => {
     const done = outcomes[w.index];
@@ -769,6 +604,57 @@ export async function updateIssuesTogether(
     }
   }
   return outcomes;
+}
+
+/** The writes of plain updates, each decided on its issue as read (an update refused here has its outcome set). */
+function plainWrites(
+  orgId: number,
+  at: IssueLocation,
+  updates: readonly { issueId: number; changes: IssueUpdate }[],
+  items: Map<number, IssueItem | undefined>,
+  rules: ProjectRules,
+  outcomes: UpdatedTogether[],
+): PlannedWrite[] {
+  const now = new Date().toISOString();
+  const writes: PlannedWrite[] = [];
+  updates.forEach(({ issueId, changes }, i) => {
+    try {
+      const item = items.get(issueId);
+      if (!item || issueItem.field(item, 'sprintId') !== at.sprintId) throw issueNotHere(item, at.sprintId);
+      const current = store.toIssue(item, item.position, rules.catalogue, rules.workflow);
+      const { set, next } = planFieldChanges(current, changes, rules, { updatedAt: now });
+      writes.push({
+        index: i,
+        item,
+        next,
+        id: issueId,
+        rev: item.rev,
+        set,
+        before: issueStateOf(orgId, item),
+        after: issueStateOf(orgId, store.withChanges(item, set)),
+        assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
+      });
+    } catch (error) {
+      outcomes[i] = { ok: false, error };
+    }
+  });
+  return writes;
+}
+
+/** Writes plain updates in as few transactions as fit; answers the indexes of those refused, to be made again one by one. */
+async function writePlain(orgId: number, projectId: number, writes: PlannedWrite[], outcomes: UpdatedTogether[]) {
+  const redo: number[] = [];
+  for (const chunk of store.updateChunks(orgId, projectId, writes)) {
+    try {
+      await store.writeIssues(orgId, projectId, chunk);
+      for (const w of chunk) outcomes[w.index] = { ok: true, issue: w.next };
+    } catch (err) {
+      // Refused: one by one below. Anything else (DynamoDB unavailable) is these items' answer.
+      if (err instanceof Refused) redo.push(...chunk.map((w) => w.index));
+      else for (const w of chunk) outcomes[w.index] = { ok: false, error: err };
+    }
+  }
+  return redo;
 }
 
 /** How an update is made, when not by a request. */
@@ -802,43 +688,9 @@ export async function updateIssue(
   // The issue's parent was found gone by a refused write: it counts nowhere until its cascade runs.
   const gone: number[] = [];
   return withRetries(async () => {
-    const target = given.sprint_id !== undefined ? given.sprint_id : at.sprintId;
-    const wantedParent = typeof given.parent_id === 'number' ? given.parent_id : undefined;
-    const ahead = placeAhead(caller.orgId, at, issueId, target, given.position);
-    // A parent to be is read with the issue, in the same call.
-    const { project, sprints, issue, index, parent: parentItem } = await loadIssue(caller, at, issueId, target, wantedParent);
-    const targetSprint = target === null ? undefined : sprints.get(target);
-    if (target !== null && !targetSprint) throw new ValidationError([targetSprintMessage]);
-    const moving = target !== at.sprintId;
-    // Internally `position` is the stored key here; the answer replaces it with the place.
-    const catalogue = catalogueOf(project);
-    const workflow = workflowOf(project);
-    const current = store.toIssue(issue, issue.position, catalogue, workflow);
-    const changes = options.revert ? options.revert.decide(current) : given;
-    const now = options.at ?? new Date().toISOString();
-
-    const { set, parentGuard } = await updateSet(caller.orgId, at.projectId, issue, changes, parentItem, {
-      updatedAt: now,
-      ...(moving ? { sprintId: target } : {}),
-    });
-    const next = fieldChanges(current, changes, project, set);
-
-    const listCount = listLength(target, target === null ? project : targetSprint);
-    const targetIndex = moving ? rankIndex(target === null ? project : targetSprint) : index;
-    const place = await placeIssue(caller.orgId, at.projectId, {
-      project,
-      issue: current,
-      target,
-      moving,
-      siblings: moving ? listCount : Math.max(0, listCount - 1),
-      position: changes.position,
-      index: targetIndex,
-      listRev: listRevisionOf(target, target === null ? project : targetSprint),
-      ahead,
-    });
-
+    const { issue, index, next, set, parentGuard, place, changes } = await decideUpdate(caller, at, issueId, given, options);
     // What the derivations keep of the change is theirs to say (lib/model/derivations.ts).
-    const before = issueStateOf(caller.orgId, issue as never);
+    const before = issueStateOf(caller.orgId, issue);
     const after: IssueState = {
       ...issueStateOf(caller.orgId, store.withChanges(issue, set)),
       position: place.position ?? issue.position,
@@ -872,6 +724,41 @@ export async function updateIssue(
   });
 }
 
+/** An update decided on the issue and its lists as read: its fields, its parent's guard, its place. */
+async function decideUpdate(caller: Principal, at: IssueLocation, issueId: number, given: IssueUpdate, options: UpdateOptions) {
+  const { target, moving } = updateTarget(at, given);
+  const wantedParent = typeof given.parent_id === 'number' ? given.parent_id : undefined;
+  const ahead = placeAhead(caller.orgId, at, issueId, target, given.position);
+  // A parent to be is read with the issue, in the same call.
+  const { project, sprints, issue, index, parent: parentItem } = await loadIssue(caller, at, issueId, target, wantedParent);
+  const targetSprint = target === null ? undefined : sprints.get(target);
+  checkTarget(target, targetSprint !== undefined);
+  const rules = projectRules(project);
+  // Internally `position` is the stored key here; the answer replaces it with the place.
+  const current = store.toIssue(issue, issue.position, rules.catalogue, rules.workflow);
+  const changes = options.revert ? options.revert.decide(current) : given;
+  const now = options.at ?? new Date().toISOString();
+  const { set: base, parentGuard } = await updateSet(caller.orgId, at.projectId, issue, changes, parentItem, {
+    updatedAt: now,
+    ...(moving ? { sprintId: target } : {}),
+  });
+  const { set, next } = planFieldChanges(current, changes, rules, base);
+  const owner = target === null ? project : targetSprint;
+  const listCount = listLength(target, owner);
+  const place = await placeIssue(caller.orgId, at.projectId, {
+    issue: current,
+    target,
+    moving,
+    siblings: moving ? listCount : Math.max(0, listCount - 1),
+    position: changes.position,
+    index: moving ? rankIndex(owner) : index,
+    listRev: listRevisionOf(target, owner),
+    positionSeq: projectItem.field(project, 'positionSeq'),
+    ahead,
+  });
+  return { issue, index, next, set, parentGuard, place, changes };
+}
+
 /** What an update sets beside its time and list (`set`): its new parent, decided on the parent read with the issue, and that parent's guard. */
 async function updateSet(
   orgId: number,
@@ -879,8 +766,8 @@ async function updateSet(
   issue: IssueItem,
   changes: IssueUpdate,
   parentItem: IssueItem | undefined,
-  set: UpdateFields,
-): Promise<{ set: UpdateFields; parentGuard: ParentGuard | undefined }> {
+  set: IssueFieldSet,
+): Promise<{ set: IssueFieldSet; parentGuard: ParentGuard | undefined }> {
   if (changes.parent_id === undefined || changes.parent_id === (issue.parent_id ?? null)) return { set, parentGuard: undefined };
   const decided = await decideParent(orgId, projectId, issue, changes.parent_id, parentItem);
   return {
@@ -914,7 +801,6 @@ async function writtenAt<P>(
 }
 
 interface PlaceRequest {
-  project: ProjectItem;
   /** The issue, `position` being its stored key. */
   issue: Issue;
   /** The list the issue ends up in. */
@@ -928,6 +814,8 @@ interface PlaceRequest {
   index: RankIndex;
   /** The target list's revision as read (`positions_rev` of the sprint, `backlog_rev` of the project). */
   listRev: number | undefined;
+  /** The project's position allocator as read: a key past every list's last. */
+  positionSeq: number;
   /** Its reads sent beside the issue's read. */
   ahead: PlaceAhead;
 }
@@ -962,67 +850,54 @@ function placeAhead(
   return { window: { target, place: position, read: sentAhead(store.windowAroundPlace(orgId, at.projectId, target, options)) } };
 }
 
-interface Place {
-  /** The new stored key; undefined leaves the issue where it is. */
-  position?: number | undefined;
-  renumber?: Renumbering[] | undefined;
-  /** A computed position: the target list's revision the write must check (and bump). */
-  listRev?: { expected: number | undefined } | undefined;
-  /** The place the issue ends up at, when the decision gives it (a place asked for, or last). */
-  at?: number | undefined;
-}
-
-/** Decides where an issue goes (see lib/model/positions.ts for the algorithm). */
+/** Decides where an issue goes (lib/model/issue-plans.ts: `placeStep`, `placeInWindow`), reading the list as the decision needs. */
 async function placeIssue(orgId: number, projectId: number, req: PlaceRequest): Promise<Place> {
-  const { issue, target, moving, siblings, position, ahead } = req;
-  const last = siblings + 1;
+  const { moving, siblings, position, ahead } = req;
   const append = async (): Promise<Place> => ({
     position: appendedPosition(await (ahead.allocation ?? store.allocatePositions(orgId, projectId, 1))),
-    at: last,
+    at: siblings + 1,
   });
-  if (position === undefined) return moving ? append() : {};
-  if (position > siblings) return !moving && siblings === 0 ? { at: 1 } : append();
+  const step = placeStep(moving, siblings, position);
+  if (step.kind === 'stay') return {};
+  if (step.kind === 'kept') return { at: step.at };
+  if (step.kind === 'append' || position === undefined) return append();
+  const window = await windowFor(orgId, projectId, req, position);
+  const decided = placeInWindow(moving, position, {
+    window,
+    listRev: req.listRev,
+    endBound: appendedPosition(req.positionSeq + 1),
+  });
+  if (decided.kind === 'placed') return decided.place;
+  if (decided.kind === 'append') return append();
+  return reappendRun(orgId, projectId, req, decided.successor, position);
+}
 
-  const window =
-    ahead.window?.target === target && ahead.window.place === position
-      ? await ahead.window.read
-      : await store.windowAroundPlace(orgId, projectId, target, {
-          place: position,
-          index: req.index,
-          movedId: issue.id,
-          movedPosition: moving ? undefined : issue.position,
-          margin: WINDOW_MARGIN,
-        });
-  const gap = gapFor(position, window.before, window.slots.length);
-  if (!moving && window.movedAt === gap) return { at: position };
-  const endBound = appendedPosition(projectItem.field(req.project, 'positionSeq') + 1);
-  const plan = planPlacement({ slots: window.slots, gap, atStart: window.atStart, atEnd: window.atEnd, endBound });
-  // A midpoint between its neighbours writes the moving issue alone: places stay exact whatever
-  // runs at once (list order is by key, then id, so even an equal key has its own place), and
-  // concurrent moves into one list commit side by side. Only a placement that respaces neighbours
-  // is serialised by the list's revision: it rewrites keys that another placement may be reading.
-  if (plan) {
-    const listRev = plan.renumber.length > 0 ? { expected: req.listRev } : undefined;
-    return { position: plan.position, renumber: plan.renumber, listRev, at: position };
-  }
+/** The neighbours around place `position` of the target list: the window sent ahead when it is that one, else a read now. */
+async function windowFor(orgId: number, projectId: number, req: PlaceRequest, position: number): Promise<ListWindow> {
+  const { ahead, target, issue, moving } = req;
+  if (ahead.window?.target === target && ahead.window.place === position) return ahead.window.read;
+  return store.windowAroundPlace(orgId, projectId, target, {
+    place: position,
+    index: req.index,
+    movedId: issue.id,
+    movedPosition: moving ? undefined : issue.position,
+    margin: WINDOW_MARGIN,
+  });
+}
 
-  // No window within one transaction has room: the run from the gap to the end of the list is
-  // packed. Re-append it behind the issue with fresh allocations. The chunks far from the gap are
-  // written first, from the end backwards, each on its own with its rank counters (allocations
-  // are unique and above everything, so the list stays ordered after every chunk); the chunk next
-  // to the gap goes with the issue's own transaction. The only path whose cost grows with the
-  // list (see positions.ts).
-  const successor = window.slots[gap];
-  if (!successor) return append();
-  const run = (await store.readSide(orgId, projectId, target, successor, true)).slots.filter((s) => s.id !== issue.id);
-  const first = await store.allocatePositions(orgId, projectId, run.length + 1);
-  const moves = run.map((s, i) => ({ id: s.id, from: s.position, to: appendedPosition(first + 1 + i) }));
-  const head = moves.slice(0, RENUMBER_WITH_WRITE);
-  for (let end = moves.length; end > head.length; end -= RENUMBER_STEP) {
-    const chunk = moves.slice(Math.max(head.length, end - RENUMBER_STEP), end);
-    await store.renumberIssues(orgId, projectId, target, chunk);
-  }
-  return { position: appendedPosition(first), renumber: head, at: position };
+/** The packed run from `successor` to the end of the list, re-appended behind the issue (`planPackedRun`): the far chunks written now, the near one with the issue. */
+async function reappendRun(
+  orgId: number,
+  projectId: number,
+  req: PlaceRequest,
+  successor: Slot,
+  position: number,
+): Promise<Place> {
+  const side = await store.readSide(orgId, projectId, req.target, successor, true);
+  const run = side.slots.filter((s) => s.id !== req.issue.id);
+  const plan = planPackedRun(run, await store.allocatePositions(orgId, projectId, run.length + 1));
+  for (const chunk of plan.chunks) await store.renumberIssues(orgId, projectId, req.target, chunk);
+  return { position: plan.position, renumber: plan.head, at: position };
 }
 
 /**
@@ -1035,12 +910,12 @@ export async function deleteIssue(caller: Principal, at: IssueLocation, issueId:
     const { issue, retentionDays } = await loadIssue(caller, at, issueId, undefined, undefined, true);
     const trash = { deletedBy: caller.accountId, retentionDays };
     try {
-      await store.deleteIssue(caller.orgId, at.projectId, issue as IssueItem, trash);
+      await store.deleteIssue(caller.orgId, at.projectId, issue, trash);
     } catch (err) {
       // Its parent is gone (in the trash, where its children keep their link): its summary is not kept.
       const parent = issue.parent_id;
       if (!isRefused(err, 'issue') || typeof parent !== 'number') throw err;
-      await store.deleteIssue(caller.orgId, at.projectId, issue as IssueItem, trash, [parent]);
+      await store.deleteIssue(caller.orgId, at.projectId, issue, trash, [parent]);
     }
   });
 }

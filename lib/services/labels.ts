@@ -99,7 +99,7 @@ export async function updateLabel(caller: Principal, projectId: number, labelId:
 /**
  * Deletes a label into the organisation's trash (docs/trash.md): no issue shows it from then on and
  * no filter matches it; a restore shows it on its issues again, and its purge (or expiry) takes it
- * off them in the background (lib/db/jobs/cascade.ts).
+ * off them in the background (lib/jobs/cascade.ts).
  */
 export async function deleteLabel(caller: Principal, projectId: number, labelId: number): Promise<void> {
   try {

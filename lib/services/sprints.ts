@@ -1,4 +1,4 @@
-import * as completion from '../db/jobs/completion.ts';
+import * as completion from '../db/issues/sprint-completion.ts';
 import { firstPlaceOf, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../model/completion.ts';
 import type { SprintCounters } from '../model/sprint-counters.ts';
 import { sprintCounters } from '../db/issues/counters.ts';
@@ -6,6 +6,7 @@ import { allocatePositions, appendToList, getIssueFamily, sprintIssuesWithStatus
 import type { PageRequest } from '../db/core/list.ts';
 import * as store from '../db/projects/sprints.ts';
 import { Refused, rereadOnStale, STALE } from '../db/core/transactions.ts';
+import { lastCompleted } from '../db/projects/velocity.ts';
 import { planActivation, planCompletion, planSprintDelete, planSprintUpdate, slugify } from '../model/sprint-plans.ts';
 import type { Burndown, Sprint, SprintCreate, SprintReport, SprintUpdate, Velocity } from '../schemas/sprints.ts';
 import type { SprintComplete } from '../schemas/sprint-outcomes.ts';
@@ -425,7 +426,7 @@ export async function getSprintReport(caller: Principal, projectId: number, spri
 
 /** The last `count` completed sprints of a project (most recent first) and their averages. */
 export async function getVelocity(caller: Principal, projectId: number, count: number): Promise<Velocity> {
-  const { project, entries } = await completion.lastCompleted(caller.orgId, projectId, count);
+  const { project, entries } = await lastCompleted(caller.orgId, projectId, count);
   if (!project) throw new NotFoundError('Project');
   const sprints = entries;
   const average = (f: (s: (typeof sprints)[number]) => number) =>

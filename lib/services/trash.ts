@@ -13,7 +13,8 @@ import { restoreTrashedAttachment } from './attachments.ts';
 import { restoreTrashedIssue } from './issue-trash.ts';
 import type { Restored, RestoreStarted } from '../schemas/trash.ts';
 import type { ContainerState } from '../vocabulary/trash.ts';
-import { beginRestore, projectIssueCount, restoreObstacle, type Container } from '../db/jobs/container-trash.ts';
+import { beginRestore, projectIssueCount, restoreObstacle } from '../db/cascades/container-steps.ts';
+import type { Container } from '../model/cascades.ts';
 import { sprintItem, toSprint } from '../db/projects/sprints.ts';
 import { toProject } from '../db/projects/projects.ts';
 
@@ -122,7 +123,7 @@ export async function restore(caller: Principal, id: string): Promise<Restored |
 /**
  * Deletes trash item `id` for good (admins); in the background, a label's purge takes it off its
  * issues, an issue's removes what lived under it and releases its children, an attachment's
- * removes it with its file and its bytes (lib/db/jobs/cascade.ts).
+ * removes it with its file and its bytes (lib/jobs/cascade.ts).
  */
 export async function purge(caller: Principal, id: string): Promise<void> {
   requireAdmin(caller);

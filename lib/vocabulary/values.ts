@@ -11,6 +11,9 @@ export const issueTypes = ['task', 'story', 'bug', 'epic'] as const;
 /** A priority, as the schemas' `IssuePriority` (lib/schemas/issues.ts) accepts it. */
 export type IssuePriority = (typeof issuePriorities)[number];
 
+/** The `sub_issues_summary` of an issue without sub-issues, as a new issue answers it. */
+export const noSubIssues = { total: 0, done: 0, story_points: 0, completed_story_points: 0 } as const;
+
 /** A real calendar date, YYYY-MM-DD. */
 export function isCalendarDate(v: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);

@@ -7,7 +7,7 @@ import { repoRoot } from '../../infra/paths.ts';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/core/client.ts';
 import { createAccountInOrg } from '../../lib/services/accounts.ts';
-import { savePendingCascade } from '../../lib/db/jobs/cascade.ts';
+import { savePendingCascade } from '../../lib/jobs/cascade.ts';
 import { keys, projectPk } from '../../lib/db/core/keys.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { apiClient, newOrganisation, randomPrefix, useGateway } from '../support/api.ts';

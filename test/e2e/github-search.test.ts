@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/core/client.ts';
 import { keys } from '../../lib/db/core/keys.ts';
 import { searchRecordItem } from '../../lib/db/issues/issue-item.ts';
-import { derivedDifferences, readDerivedState, rebuildIssueIndexes } from '../../lib/db/jobs/reindex.ts';
+import { derivedDifferences, readDerivedState, rebuildIssueIndexes } from '../../lib/jobs/reindex.ts';
 import { followPages, ok, useGateway, type ApiClient } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { example, from, githubHelpers, linksOf } from '../support/github.ts';

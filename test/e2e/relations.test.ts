@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { keys } from '../../lib/db/core/keys.ts';
-import { deleteSprintIssues } from '../../lib/db/jobs/cascade.ts';
+import { deleteSprintIssues } from '../../lib/jobs/cascade.ts';
 import { getItem } from '../../lib/db/core/transactions.ts';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/core/client.ts';

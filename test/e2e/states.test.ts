@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readDerivedState } from '../../lib/db/jobs/reindex.ts';
+import { readDerivedState } from '../../lib/jobs/reindex.ts';
 import { derivations, differences } from '../../lib/model/derivations.ts';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { bounds, eventually } from '../support/eventually.ts';

@@ -12,13 +12,13 @@ import {
   pendingCounts,
   removeBesideTrashedIssue,
 } from '../../lib/db/attachments/attachments.ts';
-import { cascadeBatch } from '../../lib/db/jobs/cascade.ts';
+import { cascadeBatch } from '../../lib/jobs/cascade.ts';
 import { db, tableName } from '../../lib/db/core/client.ts';
 import { keys } from '../../lib/db/core/keys.ts';
 import { attachmentObjectKey, headObject } from '../../lib/aws/objects.ts';
 import { removeStagedFiles } from '../../tools/local/expiry.ts';
 import { stagedFiles } from '../support/local-expiry.ts';
-import { rebuildIssueIndexes } from '../../lib/db/jobs/reindex.ts';
+import { rebuildIssueIndexes } from '../../lib/jobs/reindex.ts';
 import { tableDefinition } from '../../lib/db/core/table.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { reindexOrganisation } from '../../lib/migrations/steps.ts';

@@ -9,13 +9,13 @@ import {
   listPendingCascades,
   resumeCascade,
   type PendingCascade,
-} from '../../lib/db/jobs/cascade.ts';
+} from '../../lib/jobs/cascade.ts';
 import { db, tableName } from '../../lib/db/core/client.ts';
 import { lambdaContext } from '../../tools/local/gateway.ts';
 import { collections, keys, orgPk, pendingCascadesPk, projectPk, skPrefixes, type Key } from '../../lib/db/core/keys.ts';
 import { withDbCallLog } from '../../lib/db/core/metrics.ts';
 import { createProject } from '../../lib/services/projects.ts';
-import { idOf } from '../../lib/db/jobs/cascade-work.ts';
+import { idOf } from '../../lib/model/cascades.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
 import { deleteProjectForGood, itemsIn, removeQuietly, waitUntilEmpty } from '../support/cascade.ts';
@@ -257,7 +257,7 @@ describe('cascade consumer (handler invoked directly)', () => {
     async () => {
       const { orgId, caller } = await adminOfNewOrg();
       const project = await createProject(caller, { name: 'Big', prefix: randomPrefix() });
-      // More than one page of the cascade's Query (250 keys, lib/db/jobs/cascade.ts): one is done, the rest left for later.
+      // More than one page of the cascade's Query (250 keys, lib/jobs/cascade.ts): one is done, the rest left for later.
       const seeded = await seedProject(orgId, project.id, caller.accountId, {
         sprints: 1,
         issuesPerSprint: 300,

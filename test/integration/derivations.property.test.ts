@@ -15,12 +15,12 @@ import {
 import { getTrashed } from '../../lib/db/core/trash.ts';
 import { isRefused } from '../../lib/db/core/transactions.ts';
 import type { AttachmentCounters } from '../../lib/model/attachments.ts';
-import { cascade } from '../../lib/db/jobs/cascade.ts';
+import { cascade } from '../../lib/jobs/cascade.ts';
 import { createAttachment, deleteAttachment } from '../../lib/services/attachments.ts';
 import { db, tableName } from '../../lib/db/core/client.ts';
 import { keys, orgPk } from '../../lib/db/core/keys.ts';
 import { scanPages } from '../../lib/db/core/query.ts';
-import { readDerivedState, derivedDifferences as liveDifferences, type StoredDerivedState } from '../../lib/db/jobs/reindex.ts';
+import { readDerivedState, derivedDifferences as liveDifferences, type StoredDerivedState } from '../../lib/jobs/reindex.ts';
 import { createComment, deleteComment } from '../../lib/services/comments.ts';
 import { addRelation, removeRelation } from '../../lib/services/relations.ts';
 import { relationInverse, relationTypes, type RelationType } from '../../lib/schemas/relations.ts';
@@ -549,7 +549,7 @@ async function run(w: World, o: Op, alone = true): Promise<void> {
         w.trashedComments = w.trashedComments.filter((c) => c !== comment);
       }
       // As the stream consumer does for the record of a comment with attachments, or of its trash
-      // item (lib/db/jobs/cascade.ts): they follow it into the trash, back, or away.
+      // item (lib/jobs/cascade.ts): they follow it into the trash, back, or away.
       const moved = await settleCommentAttachments(caller.orgId, w.projectId, w.commentIssues.get(comment) as number, comment);
       if (moved > 0) w.done.commentFiles++;
       return;

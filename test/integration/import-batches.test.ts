@@ -4,7 +4,7 @@ import { getProjectItem } from '../../lib/db/projects/projects.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { getIssue, listIssues } from '../../lib/services/issues.ts';
 import { listSprints } from '../../lib/services/sprints.ts';
-import { readDerivedState } from '../../lib/db/jobs/reindex.ts';
+import { readDerivedState } from '../../lib/jobs/reindex.ts';
 import { derivations, differences } from '../../lib/model/derivations.ts';
 import {
   IMPORT_BATCH,

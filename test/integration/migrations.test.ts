@@ -5,7 +5,7 @@ import { storedCounter } from '../../lib/db/issues/counters.ts';
 import { recordKey } from '../../lib/db/issues/issue-write.ts';
 import { keys, migrationsPk } from '../../lib/db/core/keys.ts';
 import { acquireMigrationLease, readMigrationLease, readMigrationRecords } from '../../lib/db/core/migrations.ts';
-import { readDerivedState } from '../../lib/db/jobs/reindex.ts';
+import { readDerivedState } from '../../lib/jobs/reindex.ts';
 import { derivations, differences } from '../../lib/model/derivations.ts';
 import { LEASE_MS, type MigrationRecord } from '../../lib/model/migrations.ts';
 import { hashToken } from '../../lib/model/tokens.ts';

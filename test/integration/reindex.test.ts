@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/core/client.ts';
 import { keys } from '../../lib/db/core/keys.ts';
 import { getProjectItem } from '../../lib/db/projects/projects.ts';
-import { rebuildIssueIndexes } from '../../lib/db/jobs/reindex.ts';
+import { rebuildIssueIndexes } from '../../lib/jobs/reindex.ts';
 import { getSprintItem } from '../../lib/db/projects/sprints.ts';
 import { findIssueByNumber } from '../../lib/services/issue-lookup.ts';
 import { createIssue, listIssues, updateIssue } from '../../lib/services/issues.ts';

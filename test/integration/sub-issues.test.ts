@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/core/client.ts';
 import { issueWrite, issueWriteItems } from '../../lib/db/issues/issue-write.ts';
 import { keys, listKeys } from '../../lib/db/core/keys.ts';
-import { readDerivedState, rebuildIssueIndexes } from '../../lib/db/jobs/reindex.ts';
+import { readDerivedState, rebuildIssueIndexes } from '../../lib/jobs/reindex.ts';
 import { derivations, differences, repositioned } from '../../lib/model/derivations.ts';
 import { issueStateOf } from '../../lib/db/issues/issue-item.ts';
 import { findIssueByNumber } from '../../lib/services/issue-lookup.ts';

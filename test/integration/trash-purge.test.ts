@@ -2,7 +2,7 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/core/client.ts';
 import { keys, orgPk, projectPk } from '../../lib/db/core/keys.ts';
-import { derivedDifferences, readDerivedState } from '../../lib/db/jobs/reindex.ts';
+import { derivedDifferences, readDerivedState } from '../../lib/jobs/reindex.ts';
 import { startStreamReader, type StreamReader } from '../../tools/local/stream-poller.ts';
 import { apiClient, type ApiClient, newOrganisation, randomPrefix, startGateway } from '../support/api.ts';
 import { bounds, eventually } from '../support/eventually.ts';

@@ -49,13 +49,16 @@ describe('the boundary check (.dependency-cruiser.cjs)', () => {
       'lib/db/core/keys.ts': "export const key = 'PK';\n",
       'lib/db/issues/items.ts':
         "import { key } from '../core/keys.ts';\nimport { rule } from '../../model/rules.ts';\nexport const item = key + rule;\n",
-      'lib/db/jobs/sweep.ts': "import { item } from '../issues/items.ts';\nexport const sweep = item;\n",
-      'lib/services/use-case.ts': "import { sweep } from '../db/jobs/sweep.ts';\nexport const useCase = sweep;\n",
+      'lib/db/core/client.ts': 'export const client = {};\n',
+      'lib/jobs/sweep.ts': "import { item } from '../db/issues/items.ts';\nexport const sweep = item;\n",
+      'lib/services/use-case.ts': "import { sweep } from '../jobs/sweep.ts';\nexport const useCase = sweep;\n",
       // Planted: an upward import (the model reads the data layer).
       'lib/model/upward.ts': "import { item } from '../db/issues/items.ts';\nexport const up = item;\n",
       // Planted: lib/db's core reaching an aggregate, and an aggregate reaching a job above it.
       'lib/db/core/reach.ts': "import { item } from '../issues/items.ts';\nexport const reach = item;\n",
-      'lib/db/issues/reach.ts': "import { sweep } from '../jobs/sweep.ts';\nexport const reach = sweep;\n",
+      'lib/db/issues/reach.ts': "import { sweep } from '../../jobs/sweep.ts';\nexport const reach = sweep;\n",
+      // Planted: a job reaching the table's client instead of lib/db's named reads and writes.
+      'lib/jobs/raw.ts': "import { client } from '../db/core/client.ts';\nexport const raw = client;\n",
       // Planted: a circle between two modules of one layer.
       'lib/model/ping.ts': "import { pong } from './pong.ts';\nexport const ping = () => pong;\n",
       'lib/model/pong.ts': "import { ping } from './ping.ts';\nexport const pong = () => ping;\n",
@@ -80,15 +83,16 @@ describe('the boundary check (.dependency-cruiser.cjs)', () => {
     await rm(fixture, { recursive: true, force: true });
   });
 
-  it('fails on a planted upward import (also inside lib/db), a circle, a key outside lib/db, the SDK above it, and a handler importing the route table', async () => {
+  it('fails on a planted upward import (also inside lib/db), a circle, a key or the table client outside lib/db, the SDK above it, and a handler importing the route table', async () => {
     expect(found(await cruise(fixture, ['lib', 'functions']))).toEqual([
       'aws-sdk-at-the-edges: lib/feed/wire.ts -> node_modules/@aws-sdk/util-dynamodb/dist-cjs/index.js',
       'keys-stay-in-db: lib/services/raw-key.ts -> lib/db/core/keys.ts',
       'layer-db-core: lib/db/core/reach.ts -> lib/db/issues/items.ts',
-      'layer-db-issues: lib/db/issues/reach.ts -> lib/db/jobs/sweep.ts',
+      'layer-db-issues: lib/db/issues/reach.ts -> lib/jobs/sweep.ts',
       'layer-functions: functions/handler.ts -> lib/routes.ts',
       'layer-model: lib/model/upward.ts -> lib/db/issues/items.ts',
       'no-circular: lib/model/ping.ts -> lib/model/pong.ts',
+      'table-stays-in-db: lib/jobs/raw.ts -> lib/db/core/client.ts',
     ]);
   });
 });

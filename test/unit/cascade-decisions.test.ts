@@ -2,18 +2,20 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import {
   afterFailure,
-  cascadeParentOf,
-  cascadeWorkOf,
-  commentFilesOf,
   failureMessage,
   MAX_ATTEMPTS,
   noPartitionKeys,
-  notePartitionItem,
   orphansIn,
+  type PendingCascade,
+} from '../../lib/model/cascades.ts';
+import {
+  cascadeParentOf,
+  cascadeWorkOf,
+  commentFilesOf,
+  notePartitionItem,
   pendingCascadeFromItem,
   pendingCascadeItem,
-  type PendingCascade,
-} from '../../lib/db/jobs/cascade-work.ts';
+} from '../../lib/db/cascades/cascade-records.ts';
 
 /** What the cascade decides about stream records and swept keys, without a table. */
 

@@ -11,7 +11,7 @@
  * (tools/cli/usage-plan.ts); `org:api-key` does it for an existing organisation.
  */
 import { parseArgs } from 'node:util';
-import type { CascadeParent } from '../../lib/db/jobs/cascade.ts';
+import type { CascadeParent } from '../../lib/jobs/cascade.ts';
 
 const USAGE = `Usage: npm run -s admin -- <command> [options]
 
@@ -211,7 +211,7 @@ async function main() {
     case 'tokens:names':
       return (await import('../../lib/db/organisation/accounts.ts')).writeMissingTokenNames(orgFlag(values.org));
     case 'issues:reindex': {
-      const result = await (await import('../../lib/db/jobs/reindex.ts')).rebuildIssueIndexes(orgFlag(values.org));
+      const result = await (await import('../../lib/jobs/reindex.ts')).rebuildIssueIndexes(orgFlag(values.org));
       // The one line a person reads on standard error; standard output carries the counts.
       process.stderr.write(`admin: issues:reindex ${result.summary}\n`);
       return result;
@@ -260,7 +260,7 @@ async function main() {
  * up first in the list). The failure queue's messages carry the exact command.
  */
 async function resumeCascades(values: Record<string, string | undefined>) {
-  const cascades = await import('../../lib/db/jobs/cascade.ts');
+  const cascades = await import('../../lib/jobs/cascade.ts');
   const pending = await cascades.listPendingCascades();
   let targets: { parent: CascadeParent; after?: Record<string, unknown> | undefined }[];
   if (values.org === undefined && values.project === undefined) {
@@ -300,7 +300,7 @@ async function resumeCascades(values: Record<string, string | undefined>) {
 
 /** `cascade:sweep`: finds the cascades nobody finished (a Scan of keys: an operator's command) and finishes them. */
 async function sweepCascades(dryRun: boolean) {
-  const cascades = await import('../../lib/db/jobs/cascade.ts');
+  const cascades = await import('../../lib/jobs/cascade.ts');
   const orphans = await cascades.findOrphanedCascades();
   if (dryRun) return { orphans, finished: [] };
   const finished = [];

@@ -3,7 +3,7 @@
  * `pending` until its file is checked, then `ready`. The organisation's `attachment_bytes` and the
  * issue's `attachments_count` move in the same transaction as the item, so the limits hold under
  * any concurrency and the counts never drift (the cascade takes a deleted issue's attachments off
- * the organisation's count the same way: lib/db/jobs/cascade.ts).
+ * the organisation's count the same way: lib/jobs/cascade.ts).
  */
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailed } from '../core/errors.ts';
@@ -228,29 +228,13 @@ const organisationPendingRelease = (size: number) => ({ pendingAttachments: -1, 
 
 /** The reservation of a pending attachment given back: its organisation's and its uploader's pending counts. */
 function pendingRelease(a: Pick<StoredAttachment, 'orgId' | 'uploaderId' | 'size'>): GuardedItem[] {
-  const organisation: GuardedItem = {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.org(a.orgId),
-        ...organisationItem.update({ add: organisationPendingRelease(a.size) }),
-      },
-    },
-  };
+  const organisation: GuardedItem = organisationItem.updateAt(keys.org(a.orgId), { add: organisationPendingRelease(a.size) });
   return [organisation, uploaderRelease(a)];
 }
 
 /** The uploader's pending counts given back by one pending attachment. */
 function uploaderRelease(a: Pick<StoredAttachment, 'orgId' | 'uploaderId' | 'size'>): GuardedItem {
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.pendingUploads(a.orgId, a.uploaderId),
-        ...pendingUploadsItem.update({ add: { files: -1, bytes: -a.size } }),
-      },
-    },
-  };
+  return pendingUploadsItem.updateAt(keys.pendingUploads(a.orgId, a.uploaderId), { add: { files: -1, bytes: -a.size } });
 }
 
 /** The organisation's and its uploader's pending counts, read consistently: what a refused declaration ran into. */
@@ -438,16 +422,11 @@ export async function releaseCommentAttachments(orgId: number, projectId: number
     }
   }
   await transact([
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.issue(orgId, projectId, issueId),
-          ...issueItem.update({ delete: { commentsWithFilesInTrash: new Set([commentId]) }, if: { exists: true } }),
-        },
-      },
-      reason: attachmentRefusals.issue,
-    },
+    issueItem.updateAt(
+      keys.issue(orgId, projectId, issueId),
+      { delete: { commentsWithFilesInTrash: new Set([commentId]) }, if: { exists: true } },
+      attachmentRefusals.issue,
+    ),
   ]).catch((err: unknown) => {
     if (!isRefused(err, attachmentRefusals.issue)) throw err;
   });
@@ -460,7 +439,7 @@ export async function releaseCommentAttachments(orgId: number, projectId: number
  * comment's delete could hide it), counts it no more either, in the same transaction, so that the
  * issue's restore brings back the count of what is there; its issue gone for good, it goes alone.
  * One completed since it was read (its status is in the removal's condition) is read again and
- * removed as it is now, as the cascade does (lib/db/jobs/cascade-steps.ts); one gone already is left.
+ * removed as it is now, as the cascade does (lib/db/cascades/cascade-steps.ts); one gone already is left.
  */
 export async function removeBesideTrashedIssue(first: StoredAttachment): Promise<void> {
   let a: StoredAttachment | undefined = first;
@@ -573,7 +552,7 @@ export async function markReady(
  * for `If-Match`). The item's condition holds the mark and the status as read, so that a mark
  * moved meanwhile (`settleCommentAttachments`), or a completion, is refused `attachment` rather
  * than counted twice or not at all: read it again. The object goes when the stream shows the
- * item's removal (lib/db/jobs/cascade.ts).
+ * item's removal (lib/jobs/cascade.ts).
  */
 export function attachmentRemoval(a: Removed, withIssueCount: boolean): GuardedItem[] {
   const asRead = [...(withIssueCount ? [a.inTrash ? '#mark = :yes' : 'attribute_not_exists(#mark)'] : []), '#status = :status'];
@@ -595,17 +574,9 @@ export function attachmentRemoval(a: Removed, withIssueCount: boolean): GuardedI
       },
       reason: attachmentRefusals.attachment,
     },
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.org(a.orgId),
-          ...organisationItem.update({
-            add: { attachmentBytes: -a.size, ...(releases ? organisationPendingRelease(a.size) : {}) },
-          }),
-        },
-      },
-    },
+    organisationItem.updateAt(keys.org(a.orgId), {
+      add: { attachmentBytes: -a.size, ...(releases ? organisationPendingRelease(a.size) : {}) },
+    }),
     ...(releases ? [uploaderRelease(a)] : []),
     ...(withIssueCount ? [issuePlaceGivenBack(a)] : []),
   ];
@@ -1017,7 +988,7 @@ export async function attachmentCounterDifferences(orgId?: number): Promise<stri
 
 /**
  * Sets every attachment counter that differs to what its attachments count (part of
- * `issues:reindex`, lib/db/jobs/reindex.ts: with no writes running). Returns how many counters it
+ * `issues:reindex`, lib/jobs/reindex.ts: with no writes running). Returns how many counters it
  * checked and each one it set, as `attachmentCounterDifferences` says it.
  */
 export async function rebuildAttachmentCounters(orgId?: number): Promise<{ checked: number; repaired: string[] }> {

@@ -1,3 +1,7 @@
+import { UpdateCommand, type UpdateCommandInput, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client.ts';
+import type { Key } from './keys.ts';
+import type { RefusalReason } from './refusals.ts';
 import { tableDefinition } from './table.ts';
 
 /**
@@ -138,15 +142,21 @@ export interface UpdateExpressions {
   ExpressionAttributeValues?: Record<string, unknown>;
 }
 
+/** An update as a transaction item (a `GuardedItem` of lib/db/core/transactions.ts), with what its guard's failure means. */
+export interface GuardedUpdate {
+  item: { Update: { TableName: string; Key: Key } & UpdateExpressions };
+  reason?: RefusalReason;
+}
+
+/** A condition a guard cannot say, spelled by hand. */
+export interface Condition {
+  ConditionExpression: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+}
+
 /** A condition of its own (one a guard cannot say), joined to an update's with AND. */
-export function alsoIf(
-  update: UpdateExpressions,
-  condition: {
-    ConditionExpression: string;
-    ExpressionAttributeNames?: Record<string, string>;
-    ExpressionAttributeValues?: Record<string, unknown>;
-  },
-): UpdateExpressions {
+export function alsoIf(update: UpdateExpressions, condition: Condition): UpdateExpressions {
   const values = { ...update.ExpressionAttributeValues, ...condition.ExpressionAttributeValues };
   return {
     ...update,
@@ -221,6 +231,18 @@ export interface ItemKind<A extends Attributes> {
   };
   /** The expressions of an UpdateItem making this change (see `Change`). */
   update: (change: Change<A>) => UpdateExpressions;
+  /**
+   * This change to the item at `key` as a transaction item; `reason` names what its guard's
+   * failure means, `also` joins a condition the guard cannot say.
+   */
+  updateAt: (key: Key, change: Change<A>, reason?: RefusalReason, also?: Condition) => GuardedUpdate;
+  /** Sends this change to the item at `key` now (one UpdateItem); `returning` asks for its values back. */
+  updateNow: (
+    key: Key,
+    change: Change<A>,
+    also?: Condition,
+    returning?: UpdateCommandInput['ReturnValues'],
+  ) => Promise<UpdateCommandOutput>;
 }
 
 /** Declares a stored item kind (see the head of this file). */
@@ -260,5 +282,22 @@ export function itemKind<A extends Attributes>(declaration: {
       };
     },
     update: (change) => spell(declaration.attributes, change),
+    updateAt: (key, change, reason, also) => ({
+      item: { Update: { TableName: tableName(), Key: key, ...spelled(declaration.attributes, change, also) } },
+      ...(reason === undefined ? {} : { reason }),
+    }),
+    updateNow: (key, change, also, returning) =>
+      db.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          ...spelled(declaration.attributes, change, also),
+          ...(returning && { ReturnValues: returning }),
+        }),
+      ),
   };
 }
+
+/** A change spelled, with a condition of its own joined when there is one. */
+const spelled = <A extends Attributes>(attributes: A, change: Change<A>, also?: Condition) =>
+  also ? alsoIf(spell(attributes, change), also) : spell(attributes, change);

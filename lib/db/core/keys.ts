@@ -480,7 +480,7 @@ export const skPrefixes = {
 export const velocityPrefix = 'VELOCITY#';
 
 /**
- * The item types whose removal cascades to what lives under them (lib/db/jobs/cascade.ts); the stream's
+ * The item types whose removal cascades to what lives under them (lib/jobs/cascade.ts); the stream's
  * event filter in the stack (infra/constructs/cascade-consumer.ts) lets only their REMOVEs through.
  */
 export const cascadingTypes = ['project', 'sprint', 'issue', 'label', 'state'] as const;

@@ -149,16 +149,7 @@ export const LEASE_LOST = 'lease-lost';
  */
 export async function saveMigrationRecord(owner: string, record: MigrationRecord, until: number): Promise<void> {
   await transact([
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.migrationLease(),
-          ...migrationLeaseItem.update({ set: { until }, if: { equals: { owner } } }),
-        },
-      },
-      reason: LEASE_LOST,
-    },
+    migrationLeaseItem.updateAt(keys.migrationLease(), { set: { until }, if: { equals: { owner } } }, LEASE_LOST),
     { item: { Put: { TableName: tableName(), Item: migrationItem(record) } } },
   ]);
 }

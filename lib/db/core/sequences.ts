@@ -1,5 +1,3 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.ts';
 import { attribute, itemKind } from './item.ts';
 import { keys } from './keys.ts';
 import { getItem } from './transactions.ts';
@@ -55,14 +53,7 @@ export interface IdBlock {
  */
 export async function advance<N extends SequenceName>(orgId: number, steps: Record<N, number>): Promise<Record<N, number>> {
   const names = Object.keys(steps) as N[];
-  const out = await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.sequences(orgId),
-      ...sequencesItem.update({ add: steps }),
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
+  const out = await sequencesItem.updateNow(keys.sequences(orgId), { add: steps }, undefined, 'UPDATED_NEW');
   const advanced = out.Attributes ?? {};
   return Object.fromEntries(names.map((name) => [name, sequencesItem.field(advanced, name)])) as Record<N, number>;
 }
@@ -77,13 +68,11 @@ export const issueIdBlock = (last: number): IdBlock => ({ next: last - ISSUE_ID_
 
 /** Next organisation id (organisations are global, so their sequence is too). */
 export async function nextOrgId(): Promise<number> {
-  const out = await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.orgSequence(),
-      ...organisationSequenceItem.update({ add: { organisation: 1 } }),
-      ReturnValues: 'UPDATED_NEW',
-    }),
+  const out = await organisationSequenceItem.updateNow(
+    keys.orgSequence(),
+    { add: { organisation: 1 } },
+    undefined,
+    'UPDATED_NEW',
   );
   return organisationSequenceItem.field(out.Attributes ?? {}, 'organisation');
 }

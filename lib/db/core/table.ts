@@ -56,12 +56,12 @@ export function createTableInput(tableName: string) {
  * the REMOVEs of the parents whose children must go, of attachments whose files must go, of
  * comments with attachments (into the trash or away) and of the trash items of labels, issues and
  * comments (restored or purged), and the writes of pending cascades still to
- * continue (lib/db/jobs/cascade.ts). Lambda drops everything else (every other write, and the thousands
+ * continue (lib/jobs/cascade.ts). Lambda drops everything else (every other write, and the thousands
  * of comment REMOVEs a big cascade emits) before invoking, so they cost nothing.
  */
 export const cascadeStreamFilters = [
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: [...cascadingTypes] } } } },
-  // An attachment's file goes once its item is gone, however it went (lib/db/jobs/cascade.ts).
+  // An attachment's file goes once its item is gone, however it went (lib/jobs/cascade.ts).
   { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['attachment'] } } } },
   // A comment with attachments: they follow it into the trash, or go with it (a comment without,
   // the bulk of a cascade, is dropped).

@@ -33,7 +33,7 @@ export const trashItem = itemKind({
     expiresAt: attribute.expiry(),
     /**
      * A sprint's or a project's (docs/trash.md): its issues being taken out of what is kept of them
-     * outside it, in the trash, or being put back (lib/db/jobs/container-trash.ts). Other kinds: `held`.
+     * outside it, in the trash, or being put back (lib/jobs/container-trash.ts). Other kinds: `held`.
      */
     state: attribute.oneOf<ContainerState, 'state'>('state', 'held'),
     /** A restoring sprint's or project's issues put back so far, of `total` (its progress). */

@@ -1,5 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName, db } from '../core/client.ts';
+import { tableName } from '../core/client.ts';
 import { isConditionFailed } from '../core/errors.ts';
 import { keys } from '../core/keys.ts';
 import { transact } from '../core/transactions.ts';
@@ -50,16 +49,10 @@ export async function restoreConnection(repo: GitHubRepo): Promise<void> {
  */
 export async function dropRepositoryClaim(orgId: number, projectId: number, owner: string, name: string): Promise<boolean> {
   try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.project(orgId, projectId),
-        ...projectItem.update({
-          set: { githubRepoOwner: null, githubRepoName: null },
-          if: { exists: true, equals: { githubRepoOwner: owner, githubRepoName: name } },
-        }),
-      }),
-    );
+    await projectItem.updateNow(keys.project(orgId, projectId), {
+      set: { githubRepoOwner: null, githubRepoName: null },
+      if: { exists: true, equals: { githubRepoOwner: owner, githubRepoName: name } },
+    });
     return true;
   } catch (err) {
     if (isConditionFailed(err)) return false;

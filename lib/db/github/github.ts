@@ -116,22 +116,12 @@ export async function getRepository(fullName: string): Promise<GitHubRepo | unde
   return item && githubRepoItem.decode(item);
 }
 
-const projectGithub = (
-  orgId: number,
-  projectId: number,
-  owner: string | null,
-  name: string | null,
-  now: string,
-): GuardedItem => ({
-  item: {
-    Update: {
-      TableName: tableName(),
-      Key: keys.project(orgId, projectId),
-      ...projectItem.update({ set: { githubRepoOwner: owner, githubRepoName: name, updatedAt: now }, if: { exists: true } }),
-    },
-  },
-  reason: githubRefusals.connected,
-});
+const projectGithub = (orgId: number, projectId: number, owner: string | null, name: string | null, now: string): GuardedItem =>
+  projectItem.updateAt(
+    keys.project(orgId, projectId),
+    { set: { githubRepoOwner: owner, githubRepoName: name, updatedAt: now }, if: { exists: true } },
+    githubRefusals.connected,
+  );
 
 /** The repository's item, new: refused `repository_taken` when some project connects it already. */
 export const repositoryPut = (repo: GitHubRepo): GuardedItem => ({
@@ -354,16 +344,11 @@ function issueCounts(
 function searchCounts({ orgId, projectId, issueId }: LinkPlace, prs: Partial<Record<PullRequestCounter, number>>): GuardedItem[] {
   if (Object.keys(prs).length === 0) return [];
   return [
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.searchIssue(orgId, projectId, issueId),
-          ...searchRecordItem.update({ add: prs, if: { exists: true } }),
-        },
-      },
-      reason: `if-present:${holderId({ kind: 'search', orgId, projectId, issueId })}`,
-    },
+    searchRecordItem.updateAt(
+      keys.searchIssue(orgId, projectId, issueId),
+      { add: prs, if: { exists: true } },
+      `if-present:${holderId({ kind: 'search', orgId, projectId, issueId })}`,
+    ),
   ];
 }
 

@@ -373,24 +373,18 @@ export async function saveImportJob(
       })),
     );
   }
-  await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.importJob(orgId, jobId),
-      ...importJobItem.update({
-        set: {
-          status: fields.status,
-          progress: fields.progress,
-          reportParts,
-          error: fields.error ?? null,
-          carried: fields.carried ?? null,
-          updatedAt: new Date().toISOString(),
-          // The report as kept on the job: without its maps (those are in the parts).
-          report: report as NonNullable<ImportJob['report']> | null,
-        },
-      }),
-    }),
-  );
+  await importJobItem.updateNow(keys.importJob(orgId, jobId), {
+    set: {
+      status: fields.status,
+      progress: fields.progress,
+      reportParts,
+      error: fields.error ?? null,
+      carried: fields.carried ?? null,
+      updatedAt: new Date().toISOString(),
+      // The report as kept on the job: without its maps (those are in the parts).
+      report: report as NonNullable<ImportJob['report']> | null,
+    },
+  });
 }
 
 /** Puts items in BatchWrites of 25, sending again what the table left unprocessed. */

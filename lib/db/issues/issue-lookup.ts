@@ -5,7 +5,7 @@ import { keys } from '../core/keys.ts';
 /**
  * Lookups by what a person reads on an issue ("APL-12") rather than by the keys a path carries:
  * the create transaction writes a pointer per issue number (`ISSUEKEY#APL-12` in the organisation's
- * partition), deleted with the issue, or by the cascade of its project or sprint (lib/db/jobs/cascade.ts)
+ * partition), deleted with the issue, or by the cascade of its project or sprint (lib/jobs/cascade.ts)
  * while it still points to that issue: a pointer read before its cascade leads to a missing
  * project or issue (404), and a new project that reuses the prefix overwrites it.
  */

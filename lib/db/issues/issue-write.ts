@@ -100,7 +100,7 @@ export interface IssueWriteSpec {
   /** Items after everything else (a completion's velocity summary). */
   tail?: GuardedItem[] | undefined;
   /**
-   * Issues coming back from the trash (lib/db/jobs/issue-trash.ts, lib/db/jobs/container-trash.ts): each
+   * Issues coming back from the trash (lib/jobs/issue-trash.ts, lib/jobs/container-trash.ts): each
    * number pointer is put only while no issue of another project holds the number (refused
    * `number_taken`), and each search record's count of open blockers is set to what its issue
    * holds (`openBlockers`, by issue id; kept apart from its fields). With `once`, an assignee

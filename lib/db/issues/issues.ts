@@ -1040,7 +1040,7 @@ export async function readSide(
  * which adds what the derivations keep of them). Positions come from the project's allocator: one
  * atomic ADD for the whole run, so they are above everything in the list when the items commit in
  * order; or, with `firstSeq`, the values from there on of a block reserved before for more than
- * this run (a large sprint completion reserves its moves' places once, lib/db/jobs/completion.ts).
+ * this run (a large sprint completion reserves its moves' places once, lib/db/issues/sprint-completion.ts).
  * Sprint completion uses it (lib/services/sprints.ts).
  */
 export async function appendToList(

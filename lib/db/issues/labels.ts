@@ -1,6 +1,6 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { IssueLabel, Label } from '../../schemas/labels.ts';
-import { ValidationError } from '../../vocabulary/errors.ts';
+import { foldName, labelIdsIn, labelsShown, type Catalogue, type CatalogueEntry } from '../../model/labels.ts';
 import { labelLimits } from '../../vocabulary/label-limits.ts';
 import { db, tableName } from '../core/client.ts';
 import { deletionMarker } from '../core/deletions.ts';
@@ -33,18 +33,12 @@ import { VERSION_ATTRIBUTE, versionOf, withVersion } from '../core/versions.ts';
 const entryAttribute = (labelId: number) => `L#${labelId}`;
 const ENTRY = /^L#(\d+)$/;
 
-/** A label as the catalogue on the project item holds it. */
-export interface CatalogueEntry {
-  name: string;
-  color: string;
-}
-
-/** The catalogue on a project item: label id -> current name and colour. */
-export type Catalogue = Map<number, CatalogueEntry>;
+/** A label as the catalogue on the project item holds it, and the catalogue: label id -> current name and colour (lib/model/labels.ts). */
+export type { Catalogue, CatalogueEntry };
 
 /** The catalogue kept on a project item (empty for a project without labels, or none). */
 export function catalogueOf(project: object | undefined): Catalogue {
-  const catalogue: Catalogue = new Map();
+  const catalogue = new Map<number, CatalogueEntry>();
   if (!project) return catalogue;
   for (const [attribute, value] of Object.entries(project)) {
     const m = ENTRY.exec(attribute);
@@ -54,8 +48,8 @@ export function catalogueOf(project: object | undefined): Catalogue {
   return catalogue;
 }
 
-/** The case-folded form of a name, under which names are unique in a project. */
-export const foldName = (name: string): string => name.normalize('NFKC').toLowerCase();
+/** The case-folded form of a name, under which names are unique in a project (lib/model/labels.ts). */
+export { foldName };
 
 /**
  * The label item, declared once (lib/db/core/item.ts): what its answer shows, in its project's
@@ -344,7 +338,7 @@ export async function labelIsPurged(orgId: number, projectId: number, labelId: n
 const CASCADE_PAGE = 250;
 
 /**
- * The cascade of a label's purge (its trash item deleted, or expired; lib/db/jobs/cascade.ts): takes label `labelId` off every issue of the project that carries
+ * The cascade of a label's purge (its trash item deleted, or expired; lib/jobs/cascade.ts): takes label `labelId` off every issue of the project that carries
  * it, one page of the project's issues (its sprints' and its backlog's lists, LSI1 `S#` and `B#`)
  * at a time, from `after` on. Each carrier is one UpdateItem (`DELETE label_ids`, on condition that
  * the issue is still there), which changes nothing else of the issue: no revision, no `updated_at`.
@@ -423,12 +417,7 @@ async function takeLabelOff(key: Key, labelId: number): Promise<void> {
 
 /** An issue's labels as answered: the ids it stores that the catalogue holds, in the catalogue's spelling, by name. */
 export function issueLabels(labelIds: unknown, catalogue: Catalogue): IssueLabel[] {
-  const shown: IssueLabel[] = [];
-  for (const id of storedLabelIds(labelIds)) {
-    const entry = catalogue.get(id);
-    if (entry) shown.push({ id, name: entry.name, color: entry.color });
-  }
-  return shown.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+  return labelsShown(storedLabelIds(labelIds), catalogue);
 }
 
 /** The label ids stored on an issue (`label_ids`: a number set, absent when it has none). */
@@ -442,19 +431,7 @@ export function storedLabelIds(labelIds: unknown): number[] {
  * 422 naming every one the catalogue does not hold. The same label twice counts once.
  */
 export function resolveLabels(project: object, refs: (number | string)[]): number[] {
-  const catalogue = catalogueOf(project);
-  const byName = new Map([...catalogue].map(([id, entry]) => [foldName(entry.name), id]));
-  const ids = new Set<number>();
-  const unknown: string[] = [];
-  for (const ref of refs) {
-    const id = typeof ref === 'number' ? (catalogue.has(ref) ? ref : undefined) : byName.get(foldName(ref));
-    if (id === undefined) unknown.push(typeof ref === 'number' ? String(ref) : `'${ref}'`);
-    else ids.add(id);
-  }
-  if (unknown.length > 0) {
-    throw new ValidationError([`labels: unknown label ${unknown.join(', ')} (not in this project's catalogue)`]);
-  }
-  return [...ids].sort((a, b) => a - b);
+  return labelIdsIn(catalogueOf(project), refs);
 }
 
 /**

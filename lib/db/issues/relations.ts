@@ -166,15 +166,7 @@ export async function writeRelation(orgId: number, id: string, sides: RelationSi
  * index) is partial until `issues:reindex` fills it, and searches skip it.
  */
 export function searchBlockersUpdate(orgId: number, projectId: number, issueId: number, by: number): GuardedItem {
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.searchIssue(orgId, projectId, issueId),
-        ...searchRecordItem.update({ add: { openBlockers: by } }),
-      },
-    },
-  };
+  return searchRecordItem.updateAt(keys.searchIssue(orgId, projectId, issueId), { add: { openBlockers: by } });
 }
 
 /** What a cascade needs of an issue it removes: its relations and whether it was open. */

@@ -1,7 +1,7 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
 import { db, dynamodb, tableName } from '../core/client.ts';
@@ -183,17 +183,11 @@ export function idempotencyStore(): TablePersistenceLayer {
  * is then refused (409) rather than run a second time. One small update, without the response.
  */
 export async function holdInProgress(record: Key): Promise<void> {
-  await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: record,
-      ...idempotencyRecordItem.update({
-        // Powertools compares the in-progress expiry in milliseconds.
-        set: { inProgressExpiresAt: Date.now() + IN_PROGRESS_HOLD_SECONDS * 1000 },
-        if: { exists: true, equals: { status: 'INPROGRESS' } },
-      }),
-    }),
-  );
+  await idempotencyRecordItem.updateNow(record, {
+    // Powertools compares the in-progress expiry in milliseconds.
+    set: { inProgressExpiresAt: Date.now() + IN_PROGRESS_HOLD_SECONDS * 1000 },
+    if: { exists: true, equals: { status: 'INPROGRESS' } },
+  });
 }
 
 /** How long a record that could not be completed refuses retries: as long as a key is remembered. */

@@ -221,16 +221,7 @@ function pairItems(grant: string, approval: Approval, pair: Pair, tat?: number):
  */
 export async function saveGrant(grant: string, approval: Approval, pair: Pair): Promise<void> {
   await transact([
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.oauthClient(approval.clientId),
-          ...oauthClientItem.update({ remove: ['expiresAt'], if: { exists: true } }),
-        },
-      },
-      reason: 'client',
-    },
+    oauthClientItem.updateAt(keys.oauthClient(approval.clientId), { remove: ['expiresAt'], if: { exists: true } }, 'client'),
     putNew({
       ...keys.oauthGrant(grant),
       ...oauthGrantItem.encode({
@@ -264,29 +255,19 @@ export async function rotateRefresh(
 ): Promise<RotationRefusal | undefined> {
   try {
     await transact([
-      {
-        item: {
-          Update: {
-            TableName: tableName(),
-            Key: keys.oauthRefresh(oldRefreshHash),
-            ...oauthRefreshItem.update({ set: { used: true }, if: { exists: true, absent: ['used'] } }),
-          },
+      oauthRefreshItem.updateAt(
+        keys.oauthRefresh(oldRefreshHash),
+        { set: { used: true }, if: { exists: true, absent: ['used'] } },
+        'reused',
+      ),
+      oauthGrantItem.updateAt(
+        keys.oauthGrant(old.grant),
+        {
+          set: { accessHash: pair.accessHash, refreshHash: pair.refreshHash, expiresAt: pair.refreshExpiresAt },
+          if: { equals: { refreshHash: oldRefreshHash } },
         },
-        reason: 'reused',
-      },
-      {
-        item: {
-          Update: {
-            TableName: tableName(),
-            Key: keys.oauthGrant(old.grant),
-            ...oauthGrantItem.update({
-              set: { accessHash: pair.accessHash, refreshHash: pair.refreshHash, expiresAt: pair.refreshExpiresAt },
-              if: { equals: { refreshHash: oldRefreshHash } },
-            }),
-          },
-        },
-        reason: 'revoked',
-      },
+        'revoked',
+      ),
       ...pairItems(old.grant, old, pair, tat),
       { item: { Delete: { TableName: tableName(), Key: keys.token(old.accessHash) } } },
     ]);

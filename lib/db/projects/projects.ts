@@ -265,7 +265,7 @@ export async function deleteProject(orgId: number, projectId: number, deletedBy:
  * marker and the trash item, `withdrawing`, in one transaction. Its sprints, issues and everything
  * under them stay in its partition, unreachable at once (every read checks the project); the
  * cascade consumer takes its issues out of what is kept of them outside it
- * (lib/db/jobs/container-trash.ts). The organisation is read with the project (one BatchGetItem): its
+ * (lib/jobs/container-trash.ts). The organisation is read with the project (one BatchGetItem): its
  * trash retention. Refused as `STALE` when the project's prefix changed since the read.
  */
 async function deleteOnce(orgId: number, projectId: number, deletedBy: number): Promise<void> {

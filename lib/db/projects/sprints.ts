@@ -129,7 +129,7 @@ export type SprintItem = Stored<typeof sprintItem.attributes>;
 
 const stored = sprintItem.stored;
 
-/** The stored name a completion copies a counter or field to when it begins (lib/db/jobs/completion.ts). */
+/** The stored name a completion copies a counter or field to when it begins (lib/db/issues/sprint-completion.ts). */
 export const atCompletion = (field: (typeof COPIED)[number] | (typeof FIELDS)[number]) => `at_completion_${stored(field)}`;
 
 /**
@@ -440,7 +440,7 @@ export async function setSprintActive(
  * deleted it, lib/db/core/deletions.ts) and the trash item, `withdrawing` (docs/trash.md). Its issues
  * (and what lives under them) stay where they are, unreachable at once, since every read checks
  * the sprint; the cascade consumer takes them out of what is kept of them outside the sprint
- * (lib/db/jobs/container-trash.ts). Refusals: `sprint` (absent or changed), `project` (absent).
+ * (lib/jobs/container-trash.ts). Refusals: `sprint` (absent or changed), `project` (absent).
  */
 export async function deleteSprint(
   orgId: number,

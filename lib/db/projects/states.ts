@@ -153,16 +153,7 @@ function stateFieldsWrite(orgId: number, projectId: number, next: WorkflowState)
     requiredFields: next.requiredFields,
     refuseBlocked: next.refuseBlocked,
   };
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.state(orgId, projectId, next.id),
-        ...stateItem.update({ set, if: { exists: true } }),
-      },
-    },
-    reason: 'state',
-  };
+  return stateItem.updateAt(keys.state(orgId, projectId, next.id), { set, if: { exists: true } }, 'state');
 }
 
 /** The key of a state's item (what its ETag names). */
@@ -172,7 +163,7 @@ export const stateKey = (orgId: number, projectId: number, stateId: number) => k
  * Deletes a state from a workflow read at `rev`, its issues going to `moveTo`: the state item, its
  * entry on the project and, in its place, where its issues went (`WM#<id>`: they show `moveTo`
  * from then on), with the delete's marker, in one transaction. The cascade then writes `moveTo`
- * on each of its issues (`moveIssuesOffState`, lib/db/jobs/cascade.ts). `ruled`: the other states as
+ * on each of its issues (`moveIssuesOffState`, lib/jobs/cascade.ts). `ruled`: the other states as
  * their rules read without the deleted one (`rulesWithout`), each item and entry rewritten in the
  * same transaction, so that no rule ever names a state that is gone.
  */

@@ -1,7 +1,10 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { VelocityEntry } from '../../model/completion.ts';
+import { db, tableName } from '../core/client.ts';
 import { attribute, itemKind } from '../core/item.ts';
-import { keys } from '../core/keys.ts';
+import { keys, projectPk, velocityPrefix } from '../core/keys.ts';
 import { putItem } from '../core/transactions.ts';
+import { getProjectItem } from './projects.ts';
 
 /**
  * A completed sprint's summary, written once by its completion (or an import of a completed
@@ -51,5 +54,29 @@ export function velocityEntryOf(item: object): VelocityEntry {
     actual_end_date: v.actualEndDate,
     committed_story_points: v.committedStoryPoints,
     completed_story_points: v.completedStoryPoints,
+  };
+}
+
+/**
+ * The last `count` completed sprints of a project, most recent first, with the project (undefined
+ * if it is gone): one Query of the summaries and one GetItem, in parallel.
+ */
+export async function lastCompleted(orgId: number, projectId: number, count: number) {
+  const [summaries, project] = await Promise.all([
+    db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': velocityPrefix },
+        ScanIndexForward: false,
+        Limit: count,
+        ConsistentRead: true,
+      }),
+    ),
+    getProjectItem(orgId, projectId),
+  ]);
+  return {
+    project,
+    entries: (summaries.Items ?? []).map(velocityEntryOf),
   };
 }

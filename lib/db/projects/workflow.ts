@@ -12,7 +12,7 @@ import { versionOf } from '../core/versions.ts';
  * limit, times), the home state of each category (`WH#<category>`: where issues written before
  * workflows existed are), where each deleted state's issues went (`WM#<id>`) and `workflow_rev`. Every issue read and write already reads the project item
  * (its ancestor check), so an issue's state, its allowed next states and a write's checks cost no
- * DynamoDB call. The cascade of a state's delete is lib/db/jobs/state-cascade.ts. Every change of the workflow is conditioned on the `workflow_rev` it read, so two
+ * DynamoDB call. The cascade of a state's delete is lib/jobs/state-cascade.ts. Every change of the workflow is conditioned on the `workflow_rev` it read, so two
  * changes at once never undo each other's checks (names unique, one state per category left).
  *
  * Refusal reasons: `workflow` (the project changed since the read, or is gone: the caller reads

@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Selection } from '../../schemas/selection.ts';
 import type { Delivery, Webhook } from '../../schemas/webhooks.ts';
 import { db, tableName } from '../core/client.ts';
@@ -258,15 +258,7 @@ export async function trashWebhook(
       reason: STALE,
       resource: true,
     },
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.org(orgId),
-          ...organisationItem.update({ add: { webhooksCount: -1 } }),
-        },
-      },
-    },
+    organisationItem.updateAt(keys.org(orgId), { add: { webhooksCount: -1 } }),
     trashPut(orgId, 'webhook', stored, current.url, deletedBy, trashRetentionOf(org)),
   ]);
 }
@@ -361,13 +353,7 @@ export async function updateDelivery(
   deliveryId: string,
   fields: Partial<DeliveryFields>,
 ): Promise<void> {
-  await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.delivery(orgId, webhookId, deliveryId),
-      ...deliveryItem.update({ set: sentFields(fields), if: { exists: true } }),
-    }),
-  );
+  await deliveryItem.updateNow(keys.delivery(orgId, webhookId, deliveryId), { set: sentFields(fields), if: { exists: true } });
 }
 
 /** Claims attempt `n` of a pending delivery: a duplicate message (SQS is at least once) claims nothing. */
@@ -412,16 +398,14 @@ export async function requestRedelivery(
 ): Promise<DeliveryFields> {
   const now = new Date().toISOString();
   try {
-    const out = await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.delivery(orgId, webhookId, deliveryId),
-        ...deliveryItem.update({
-          set: { status: 'pending', firstAttemptAt: null, nextAttemptAt: now, updatedAt: now },
-          if: { equals: { status: from } },
-        }),
-        ReturnValues: 'ALL_NEW',
-      }),
+    const out = await deliveryItem.updateNow(
+      keys.delivery(orgId, webhookId, deliveryId),
+      {
+        set: { status: 'pending', firstAttemptAt: null, nextAttemptAt: now, updatedAt: now },
+        if: { equals: { status: from } },
+      },
+      undefined,
+      'ALL_NEW',
     );
     return deliveryItem.decode(out.Attributes ?? {});
   } catch (err) {

@@ -1,4 +1,4 @@
-import { isWalkKey } from '../../db/jobs/organisation-walk.ts';
+import { isWalkKey } from '../../db/organisation/organisation-walk.ts';
 import type { Principal } from '../../model/principal.ts';
 import { ForbiddenError, ValidationError } from '../../vocabulary/errors.ts';
 import { DONE, exportPositionSnapshot, exportStart, walkExport, type ExportPosition } from './export.ts';

@@ -7,7 +7,6 @@ import { workflowOf } from '../../db/projects/workflow.ts';
 import { stateAnswer } from '../states.ts';
 import {
   exportCollections,
-  issueOfContents,
   ownerOf,
   projectThereOrTrashed,
   readWalkPage,
@@ -17,7 +16,8 @@ import {
   withoutLayout,
   type WalkedCollection,
   type WalkKey,
-} from '../../db/jobs/organisation-walk.ts';
+} from '../../db/organisation/organisation-walk.ts';
+import { issueOfContents } from '../../db/issues/issue-contents.ts';
 import { storedRelations } from '../../db/issues/relations.ts';
 import { sprintHistoryOf, sprintItem, toSprint } from '../../db/projects/sprints.ts';
 import { commentItem, toComment } from '../../db/comments/comments.ts';
@@ -32,28 +32,20 @@ import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 import { getRepository, githubLinkItem, type GitHubRepo } from '../../db/github/github.ts';
 import { linkOf } from '../github-links.ts';
 import { chainDigest, EXPORT_FORMAT, EXPORT_VERSION } from './file-checks.ts';
+import { DONE, firstStep, stepAfter, trashScope, type ExportScope } from '../../model/formats/export-plan.ts';
 
 /**
- * An organisation as JSON Lines (docs/import-export.md): a header line, then one line per
- * account, project, label, sprint (with its report and history), issue (with its relations),
- * comment, ready attachment (its manifest: the file itself is the admin CLI's to write, `--files`;
- * none of a comment in the trash), GitHub link (`github_link`: a pull request, branch or commit
- * naming an issue), activity entry and GitHub connection (`github_connection`: the repository a
- * project connects and its status automation, never its secret), each with `kind`; then an `end`
- * line with the counts and the digest of the lines before it. What is in the trash (a sprint, an
- * issue, and all they hold) is in none of those lines. Read page by page (each DynamoDB page is
- * written out before the next is read), so memory stays bounded at any size. Never written: tokens, webhook endpoints and their
- * secrets (trashed ones too), OAuth data, idempotency records. Asked to (`include_trash`), it also
- * writes the organisation's trash before the `end` line: a `trash` line per trashed item of a kind
- * an export carries (all but webhooks), `{id, item_kind, deleted_at, deleted_by, deleted_by_email,
- * expires_at, item}`, `item` as the item's own line would show it; after a project's, a sprint's or
- * an issue's, a `trash_content` line, `{trash_id, item_kind, item}`, per thing it holds. An import skips them.
+ * An organisation as JSON Lines: a header line, a line per account, project, label, sprint,
+ * issue, comment, ready attachment, GitHub link, activity entry and GitHub connection, the trash
+ * when asked (`include_trash`), then an `end` line with the counts and the digest
+ * (docs/import-export.md). Read page by page, so memory stays bounded at any size. Never written:
+ * tokens, webhook endpoints and their secrets, OAuth data, idempotency records.
  */
 
 /** An activity entry's line: as stored, under the id the API shows (what a revert's `reverts` names). */
 const activityLine = (item: Record<string, unknown>) => ({ ...withoutLayout(item), id: toActivity(item).id });
 
-export { chainDigest, EXPORT_FORMAT, EXPORT_VERSION };
+export { chainDigest, DONE, EXPORT_FORMAT, EXPORT_VERSION };
 
 /**
  * A resource as the API answers it, every field written: its own fields only, never filtered by
@@ -68,10 +60,9 @@ type Key = WalkKey;
  * (`GET /api/v1/export`'s cursor). `stage` 0 is before the header, 1 in the accounts, 2 in the
  * projects, 3 in the trash (`trash`: only when asked) and before the `end` line, 4 done. In the
  * projects (and the trash): `before` is the key of the project (trash item) before the current
- * one (null: the first), `step` what of it comes next (0 its line, 1 labels, 2 sprints, 3 sprint
- * issues, 4 backlog issues, 5 comments, attachments, GitHub links and activity, 6 its GitHub
- * connection, 7 done), `after` the key of the last item written in that step; `list` and
- * `place` the issues' list and place so far.
+ * one (null: the first), `step` what of it comes next (0 its line, then the steps of
+ * lib/model/formats/export-plan.ts), `after` the key of the last item written in that step;
+ * `list` and `place` the issues' list and place so far.
  */
 export interface ExportPosition {
   stage: number;
@@ -324,21 +315,9 @@ class ExportWalk {
           : t.kind === 'issue'
             ? await this.readOf(() => projectThereOrTrashed(this.orgId, issueItem.field(t.stored, 'projectId')))
             : undefined;
-    const scope: Scope | undefined =
-      t.kind === 'project'
-        ? { kind: 'project', trashId: trashIdOf }
-        : t.kind === 'sprint'
-          ? { kind: 'sprint', trashId: trashIdOf, sprintId: t.itemId }
-          : t.kind === 'issue'
-            ? {
-                kind: 'issue',
-                trashId: trashIdOf,
-                issueId: t.itemId,
-                commentsWithFilesInTrash: issueItem.field(t.stored, 'commentsWithFilesInTrash'),
-              }
-            : undefined;
+    const scope = trashScope(t.kind, trashIdOf, t.itemId, () => issueItem.field(t.stored, 'commentsWithFilesInTrash'));
     if ((this.position.step ?? 0) === 0) {
-      this.position.step = scope ? firstStep[scope.kind] : DONE;
+      this.position.step = firstStep(scope);
       const item =
         t.kind === 'label'
           ? dropVersion(toLabel(t.stored))
@@ -367,11 +346,10 @@ class ExportWalk {
    * connection. A sprint in the trash, an issue in the trash and what they hold are in none of them
    * (they are the trash's). Of a trashed thing (`scope`), what it holds, as `trash_content` lines.
    */
-  private async *projectParts(project: Record<string, unknown>, scope: Scope): AsyncGenerator<string> {
+  private async *projectParts(project: Record<string, unknown>, scope: ExportScope): AsyncGenerator<string> {
     const projectId = Number(project.id);
-    const steps = stepsOf[scope.kind];
     const next = (after: number) =>
-      Object.assign(this.position, { step: steps.find((s) => s > after) ?? DONE, after: undefined, list: undefined, place: 0 });
+      Object.assign(this.position, { step: stepAfter(scope, after), after: undefined, list: undefined, place: 0 });
     const emit = (kind: string, data: object) =>
       scope.kind === 'live'
         ? this.line(kind, data)
@@ -441,7 +419,7 @@ class ExportWalk {
    */
   private async *issueContents(
     projectId: number,
-    scope: Scope,
+    scope: ExportScope,
     emit: (kind: string, data: object) => string,
     inScope: (sprintId: number | null) => Promise<boolean>,
   ): AsyncGenerator<string> {
@@ -537,30 +515,6 @@ class ExportWalk {
     return { ...answer, project_id: a.projectId, uploader_email: this.email(a.uploaderId), file: exportedFileName(a.id, a.name) };
   }
 }
-
-/**
- * What of a project a walk writes: all of it (`live`), or what a trashed project, sprint or issue
- * holds, as `trash_content` lines of its trash item.
- */
-type Scope =
-  | { kind: 'live' }
-  | { kind: 'project'; trashId: string }
-  | { kind: 'sprint'; trashId: string; sprintId: number }
-  | { kind: 'issue'; trashId: string; issueId: number; commentsWithFilesInTrash: number[] };
-
-/** The steps of a project's walk (`ExportPosition.step`) that each scope takes, in order; `DONE` after the last. */
-const stepsOf: Record<Scope['kind'], readonly number[]> = {
-  live: [1, 2, 3, 4, 5, 6],
-  project: [1, 2, 3, 4, 5, 6],
-  sprint: [2, 3, 5],
-  issue: [5],
-};
-const firstStep = Object.fromEntries(Object.entries(stepsOf).map(([k, steps]) => [k, steps[0]!])) as Record<
-  Scope['kind'],
-  number
->;
-/** The step after a project's (a trashed item's) last: a cursor names none past it. */
-export const DONE = 7;
 
 /**
  * A GitHub link's line: the link as GET /issues/{key}/links answers it, its `kind` as `link_kind`

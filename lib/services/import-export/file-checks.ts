@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ValidationError } from '../../vocabulary/errors.ts';
 import { CsvError, CsvReader } from '../../model/formats/csv.ts';
 import { characters, importBounds } from '../../model/formats/bounds.ts';
+import type { Line } from '../../model/formats/records.ts';
 import {
   githubFields,
   githubRecord,
@@ -165,8 +166,6 @@ export const EXPORT_VERSION = 2;
  */
 export const chainDigest = (before: string, line: string) =>
   createHash('sha256').update(before).update(line).update('\n').digest('hex');
-
-export type Line = Record<string, unknown> & { kind?: string };
 
 /** The kinds of line; `trash` and `trash_content` (an export that includes the trash) are checked and skipped: an import never brings a trashed item back. */
 const kinds = new Set([

@@ -12,7 +12,7 @@ import {
   NO_SECRET,
 } from '../../db/github/github.ts';
 import { linkKinds, linkStates, type IssueLink } from '../../schemas/github.ts';
-import type { Line } from './file-checks.ts';
+import { str, strOrNull, type Line } from '../../model/formats/records.ts';
 import { integrationActor } from '../github-actor.ts';
 
 /**
@@ -32,8 +32,6 @@ import { integrationActor } from '../github-actor.ts';
  *   it taken off: the report says so.
  */
 
-const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-const strOrNull = (v: unknown) => (typeof v === 'string' ? v : null);
 const isTime = (v: unknown): v is string => typeof v === 'string' && !Number.isNaN(Date.parse(v));
 const timeOrNull = (v: unknown) => (isTime(v) ? v : null);
 

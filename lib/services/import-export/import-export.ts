@@ -1,6 +1,6 @@
 import { importedSequences, recordActivity } from '../../db/issues/activity.ts';
 import { accountsByEmail, sprintsByName } from '../../db/imports/imports.ts';
-import { projectIdsByPrefix } from '../../db/jobs/organisation-walk.ts';
+import { projectIdsByPrefix } from '../../db/organisation/organisation-walk.ts';
 import { advance, nextId } from '../../db/core/sequences.ts';
 import { restoreSprint } from '../../db/projects/sprints.ts';
 import { createAccountInOrg } from '../accounts.ts';
@@ -12,138 +12,47 @@ import { AttachmentCreateFields } from '../../schemas/attachments.ts';
 import type * as z from 'zod';
 import { restoreAttachment } from '../attachments.ts';
 import type { AttachmentFolder } from './attachment-files.ts';
-import type { WorkflowState } from '../../model/workflow.ts';
-import {
-  defaultStateColors,
-  isStateCategory,
-  requiredFields,
-  stateCategories,
-  stateLimits,
-  statusKey,
-  type RequiredField,
-  type StateCategory,
-} from '../../vocabulary/workflow.ts';
 import type { Principal } from '../../model/principal.ts';
 import { createProject } from '../projects.ts';
-import { addRelation, relationIdOf } from '../relations.ts';
+import { relationIdOf } from '../relations.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
 import type { Role } from '../../schemas/accounts.ts';
 import type { Activity } from '../../schemas/activity.ts';
 import type { SprintReport } from '../../schemas/sprints.ts';
-import { checkExportFile, linesOf, type Line } from './file-checks.ts';
+import { checkExportFile, linesOf } from './file-checks.ts';
+import {
+  exportedStates,
+  exportIssueRecord,
+  exportRelations,
+  str,
+  strOrNull,
+  type ExportRelation,
+  type Line,
+} from '../../model/formats/records.ts';
+import { importActor, type ExportImportReport } from '../../model/formats/import-plans.ts';
 import { linkOfLine, restoreConnectionLine, restoreIssueLinks } from './github-lines.ts';
 import type { StoredLink } from '../../db/github/github.ts';
 
 export { checkExportFile, linesOf };
+export type { ExportImportReport };
 import {
   ImportFailed,
   ImportInterrupted,
   ImportSession,
+  relateOnce,
   REPORT_CAP,
   rereadable,
   type Chunks,
   type FileSource,
-  type ImportReport,
 } from './import.ts';
 
 /**
- * Imports an export file (lib/services/import-export/export.ts) into an organisation: the same data, with new ids.
- * The file is read five times. First whole: its header, every line, and its `end` line's counts
- * and digest (a file cut short or changed is refused before anything is written). Then it is
- * written: accounts matched by e-mail (missing ones created, with their creation time, without a
- * token shown: `token:regenerate` gives one); projects by prefix (missing ones created with their
- * times); labels and sprints by name (missing ones created as they were: a sprint in its state,
- * with its report and history); issues through the same import session as other sources (keyed by
- * their number there, which they keep where it is free), with their times, authors and places;
- * comments with their authors and times; relations. Then the GitHub links under their issues and
- * the projects' GitHub connections, each without a webhook secret until an admin rotates one (./github-lines.ts). Then the
- * attachments, their files re-uploaded from the folder beside the export (`files`). Last the
- * activity history, each entry under its issue or sprint with every id in it mapped. Each record
- * is written once, however many runs: a run that stopped goes on where it stopped. The report's
- * `ids` maps every old id to its new one.
+ * Imports an export file into an organisation: the same data, with new ids (docs/import-export.md).
+ * The file is checked whole, then read four more times: accounts, projects, labels, sprints,
+ * issues and comments; the GitHub lines (./github-lines.ts); the attachments; the activity
+ * history. Each project's issues, labels and comments go through the one import session
+ * (./import.ts), as records of the one stream. Each record is written once, however many runs.
  */
-
-/**
- * A project line's workflow (an export's `states`, as GET …/states answers them), kept as it was:
- * the same ids, names, categories, order, limits and rules, so that its issues' `state_id` and
- * `status` name the same states. Absent (an export made before workflows): the defaults. One that
- * is not a workflow (a category with no state, an id or a name twice, an unknown category) is
- * refused with the line.
- */
-function exportedStates(value: unknown): WorkflowState[] | undefined {
-  if (value === undefined || value === null) return undefined;
-  const refuse = (why: string): never => {
-    throw new ValidationError([`states: ${why}`]);
-  };
-  if (!Array.isArray(value) || value.length === 0 || value.length > stateLimits.perProject)
-    refuse(`must be a list of 1 to ${stateLimits.perProject} states`);
-  const states = (value as Record<string, unknown>[]).map((s): WorkflowState => {
-    const id = Number(s?.id);
-    if (!Number.isSafeInteger(id) || id < 1) refuse('each state needs a positive integer id');
-    if (typeof s.name !== 'string' || statusKey(s.name) === '') refuse(`state ${id} needs a name`);
-    if (!isStateCategory(s.category)) refuse(`state ${id}: unknown category '${String(s.category)}'`);
-    const ids = (v: unknown) => (Array.isArray(v) ? v.map(Number).filter(Number.isSafeInteger) : null);
-    return {
-      id,
-      name: String(s.name),
-      color: typeof s.color === 'string' ? s.color : defaultStateColors[s.category as StateCategory],
-      category: s.category as StateCategory,
-      order: Number.isSafeInteger(s.order) ? Number(s.order) : id * 1000,
-      wipLimit: Number.isSafeInteger(s.wip_limit) ? Number(s.wip_limit) : null,
-      createdAt: typeof s.created_at === 'string' ? s.created_at : new Date().toISOString(),
-      updatedAt: typeof s.updated_at === 'string' ? s.updated_at : new Date().toISOString(),
-      version: 1,
-      allowedNext: ids(s.allowed_next_state_ids),
-      requiredFields: Array.isArray(s.required_fields)
-        ? (s.required_fields.filter((f) => (requiredFields as readonly unknown[]).includes(f)) as RequiredField[])
-        : [],
-      refuseBlocked: s.refuse_blocked === true,
-    };
-  });
-  if (new Set(states.map((s) => s.id)).size !== states.length) refuse('an id is there twice');
-  if (new Set(states.map((s) => statusKey(s.name))).size !== states.length) refuse('a name is there twice');
-  for (const category of stateCategories)
-    if (!states.some((s) => s.category === category)) refuse(`no state in the category ${category}`);
-  return states;
-}
-
-export interface ExportImportReport {
-  format: 'export';
-  dry_run: boolean;
-  lines: number;
-  accounts_created: string[];
-  projects: Record<string, ImportReport>;
-  comments: number;
-  relations: number;
-  /** Activity entries restored (each issue also has its own `issue.imported` entry). */
-  activity: number;
-  errors: { line: number; error: string }[];
-  /** The file's attachments: restored (their files re-uploaded and checked), found restored by an earlier run, or left out and why. */
-  attachments: ExportAttachmentsReport;
-  /** Every issue's number in the file -> its number here (the same where it was free). */
-  keys: Record<string, string>;
-  ids: {
-    accounts: Record<string, number>;
-    projects: Record<string, number>;
-    labels: Record<string, number>;
-    sprints: Record<string, number>;
-    issues: Record<string, number>;
-    comments: Record<string, number>;
-    attachments: Record<string, number>;
-  };
-}
-
-export interface ExportAttachmentsReport {
-  /** Attachments created and made ready (a dry run: that would be). */
-  restored: number;
-  /** Attachments an earlier run restored: nothing written. */
-  already_imported: number;
-  /** Attachments not restored (nothing of them written), each with its line and why. */
-  left_out: { line: number; issue_number: string; name: string; file: string; reason: string }[];
-}
-
-const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-const strOrNull = (v: unknown) => (typeof v === 'string' ? v : null);
 
 export interface ExportImportOptions {
   orgId: number;
@@ -198,8 +107,7 @@ class ExportImport {
   private current: ProjectRun | undefined;
   /** New issue id -> its sprint at its import, for its comments. */
   private readonly issueSprints = new Map<number, number | null>();
-  private readonly relations: { line: number; from: string; to: string; type: RelationType; createdAt?: string | undefined }[] =
-    [];
+  private readonly relations: ExportRelation[] = [];
   /** Whether this run wrote anything yet (a run stops at its deadline only once it has). */
   private wrote = false;
   /** Old ids of the file's comments (a dry run's attachments on them would be restored). */
@@ -247,8 +155,7 @@ class ExportImport {
   static async open(options: ExportImportOptions, numbers: Map<string, [string, number][]>): Promise<ExportImport> {
     const { orgId } = options;
     const accounts = await accountsByEmail(orgId);
-    const admins = [...accounts.values()].filter((a) => a.role === 'admin').sort((a, b) => a.id - b.id);
-    const admin = options.actorId === undefined ? admins[0] : [...accounts.values()].find((a) => a.id === options.actorId);
+    const admin = importActor(accounts, options.actorId);
     if (!admin) throw new ValidationError(['the organisation has no admin account to import as']);
     const prefixes = await projectIdsByPrefix(orgId);
     const caller: Principal = { orgId, accountId: admin.id, role: 'admin', tokenHash: '', name: admin.name };
@@ -465,34 +372,8 @@ class ExportImport {
     const prState = (line.links as { pull_request_state?: unknown } | undefined)?.pull_request_state;
     if (typeof prState === 'string') this.prStates.set(String(line.id), prState);
     if (!run) return;
-    const labels = Array.isArray(line.labels) ? line.labels.map((l) => String((l as { name: unknown }).name)) : [];
-    const oldSprint = line.sprint_id === null || line.sprint_id === undefined ? null : String(line.sprint_id);
     const createdBefore = run.session.report.created;
-    await run.session.take({
-      row: n,
-      key,
-      id: String(line.id),
-      title: String(line.title),
-      description: strOrNull(line.description),
-      status: String(line.status),
-      type: String(line.type),
-      priority: String(line.priority),
-      assignee: str(line.assignee_email) ? { name: str(line.assignee_email) } : undefined,
-      reporter: str(line.author_email) ? { name: str(line.author_email) } : undefined,
-      created_at: String(line.created_at),
-      updated_at: String(line.updated_at),
-      due_date: str(line.due_date),
-      labels,
-      sprintId: oldSprint === null ? null : (this.report.ids.sprints[oldSprint] ?? null),
-      // Parents are named by their old id; the session resolves them through `id`.
-      parent_key: typeof line.parent_id === 'number' ? String(line.parent_id) : undefined,
-      story_points: typeof line.story_points === 'number' ? line.story_points : undefined,
-      exact: {
-        sourceKey: strOrNull(line.source_key),
-        started_at: strOrNull(line.started_at),
-        completed_at: strOrNull(line.completed_at),
-      },
-    });
+    await run.session.take(exportIssueRecord(n, line, this.report.ids.sprints));
     const made = run.session.issueOf(key);
     if (run.session.report.created > createdBefore) this.wrote = true;
     if (!made || made.id <= 0) return;
@@ -500,12 +381,7 @@ class ExportImport {
     this.ownIssues.add(made.id);
     this.issueSprints.set(made.id, made.sprintId);
     if (made.number) this.report.keys[key] = made.number;
-    for (const r of (Array.isArray(line.relations) ? line.relations : []) as Record<string, unknown>[]) {
-      // Each relation is on both issues: written once, from the side that names it forwards.
-      const type = String(r.type) as RelationType;
-      if (type === 'relates_to' ? String(r.issue_number) < key : !['blocks', 'duplicates'].includes(type)) continue;
-      this.relations.push({ line: n, from: key, to: String(r.issue_number), type, createdAt: str(r.created_at) });
-    }
+    this.relations.push(...exportRelations(n, line, key));
   }
 
   private async comment(line: Line) {
@@ -549,14 +425,13 @@ class ExportImport {
         continue;
       }
       if (this.dryRun) continue;
-      try {
-        await addRelation(this.caller, from, { type: r.type, issue_key: to }, { createdAt: r.createdAt });
-        this.report.relations += 1;
-      } catch (err) {
-        // Written by an earlier run.
-        if (err instanceof ValidationError && /already/.test(err.message)) continue;
-        this.report.errors.push({ line: r.line, error: `relation ${r.from} ${r.type} ${r.to}: ${(err as Error).message}` });
-      }
+      const outcome = await relateOnce(this.caller, from, to, r.type, r.createdAt).catch((err: unknown) => ({
+        refused: (err as Error).message,
+      }));
+      // `already`: written by an earlier run.
+      if (outcome === 'linked') this.report.relations += 1;
+      else if (outcome !== 'already')
+        this.report.errors.push({ line: r.line, error: `relation ${r.from} ${r.type} ${r.to}: ${outcome.refused}` });
     }
   }
 

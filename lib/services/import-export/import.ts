@@ -35,91 +35,41 @@ import type { IssueCreate, IssueStatus } from '../../schemas/issues.ts';
 import { workflowOf } from '../../db/projects/workflow.ts';
 import { statusKey } from '../../vocabulary/workflow.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
+import { keptNumbers, mappingWith, planRecord, type ImportMapping } from '../../model/formats/sources.ts';
+import type { ExactIssue, ImportRecord, IssueRecord } from '../../model/formats/records.ts';
 import {
-  categorySynonyms,
-  fold,
-  keptNumbers,
-  mappingWith,
-  planRecord,
-  type ImportMapping,
-  type PlannedRecord,
-  type SourceRecord,
-} from '../../model/formats/sources.ts';
+  closeReport,
+  commentAuthors,
+  emptyReport,
+  importActor,
+  isUnmapped,
+  parentSteps,
+  peopleOf,
+  relationOnce,
+  repeatedKey,
+  rowFate,
+  stateToMake,
+  type AuthoredComment,
+  type ImportReport,
+  type Planned,
+} from '../../model/formats/import-plans.ts';
 import { issueItem, type IssueItem } from '../../db/issues/issue-item.ts';
 import { checkFile, count, sourceRecords, type Chunks, type FileStats, type IssueSourceFormat } from './file-checks.ts';
 import { issuesById } from '../../db/issues/sub-issues.ts';
 
 /**
- * Imports issues from another tracker's file into one project, through the issue write path (every
- * counter and index stays right). The file is read twice: first whole, to check it (a file that
- * cannot be read, a CSV quote never closed at row 31, is refused before anything is written), then
- * record by record in file order (so the lists keep the file's order), never holding more than a
- * record and the source keys in memory. Idempotent: each issue's create transaction also puts the
- * record of its source key, refused if present, and keys imported before are skipped without a
- * write. Parents and relations are linked once every record is in.
+ * The one writer of an import. Every source is a stream of records (lib/model/formats/records.ts):
+ * a Jira or GitHub file's, or an export file's issue lines (./import-export.ts). The session maps
+ * each record through the pure plans (lib/model/formats/import-plans.ts), writes it through the
+ * issue write path, and keeps one report. The file is checked whole before the first write, then
+ * read record by record in file order. Parents and relations are linked once every record is in.
  */
 
-export type { Chunks, FileStats, IssueSourceFormat };
-export { sourceRecords };
+export type { Chunks, FileStats, ImportRecord, ImportReport, IssueSourceFormat };
+export { parentSteps, sourceRecords };
 
 /** What a session reports it imports: an issue source, or (lib/services/import-export/import-export.ts) an export file. */
 export type SessionFormat = IssueSourceFormat | 'export';
-
-/** What an import did (or, dry, would do). Lists are capped at REPORT_CAP entries; counts are exact. */
-export interface ImportReport {
-  format: string;
-  project_id: number;
-  dry_run: boolean;
-  keep_numbers: boolean;
-  rows: number;
-  /** Issues created (dry run: that would be). */
-  created: number;
-  /** Rows whose source key was imported before: nothing written. */
-  already_imported: number;
-  rejected: number;
-  /** Comments created with the issues. */
-  comments: number;
-  created_sprints: string[];
-  created_labels: string[];
-  /** States made for source statuses the project had none of (a dry run: that would be), each once. */
-  created_states: { name: string; category: IssueStatus }[];
-  /** People with no account (by e-mail): their issues are left unassigned, their reports and comments the importer's. */
-  unknown_people: { name: string; rows: number }[];
-  /** Source statuses the mapping does not hold, and how many rows had each. */
-  unmapped_statuses: { status: string; rows: number; imported_as: string }[];
-  /** Columns (a JSON file: fields) the import does not read, each once, with its count of values. */
-  unknown_columns: { name: string; values: number }[];
-  rejected_rows: { row: number; key: string; errors: string[] }[];
-  warnings: { row: number; key: string; warnings: string[] }[];
-  /** The sprints a row names before its last one (its sprint): its history in the source. */
-  sprint_history: { row: number; key: string; sprints: string[] }[];
-  /**
-   * Files attached in the source (Jira's `Attachment` columns, GitHub's uploads linked from a body
-   * or comment), per issue: kept as links, never fetched (docs/import-export.md).
-   */
-  attachment_links: { row: number; key: string; links: { name: string; url: string }[] }[];
-  /** `already_linked`: links an earlier import made, found in place (nothing written). */
-  parents: {
-    linked: number;
-    already_linked: number;
-    unresolved: { row: number; key: string; parent_key: string; reason: string }[];
-  };
-  relations: {
-    linked: number;
-    already_linked: number;
-    unresolved: { row: number; key: string; type: string; other_key: string; reason: string }[];
-  };
-  /** Every source key taken (created now or before) -> its issue's key here (`DI-127` -> `DI-127`, or `APL-3`). */
-  keys: Record<string, string>;
-  /** Dry run: how many issues would be created (`created` stays 0: nothing is). */
-  would_create?: number;
-  /** Dry run: how many comments would be created with them. */
-  would_create_comments?: number;
-  /** Dry run: the first issues that would be created. */
-  would_create_rows?: { row: number; key: string; title: string; status: string; sprint: string | null }[];
-  /** Source key -> new issue id, for the records created by this run (export files: the id map). */
-  issues?: Record<string, number> | undefined;
-}
 
 export const REPORT_CAP = 1000;
 
@@ -246,6 +196,21 @@ export async function importIssues(options: ImportOptions, file: FileSource): Pr
   }
 }
 
+/**
+ * Relates two issues (by their keys here): `already` when an earlier import related them, the
+ * reason of a refusal (an issue gone, a limit reached); any other failure is thrown.
+ */
+export async function relateOnce(caller: Principal, from: string, to: string, type: RelationType, createdAt?: string) {
+  try {
+    await addRelation(caller, from, { type, issue_key: to }, { createdAt });
+    return 'linked' as const;
+  } catch (err) {
+    if (err instanceof ValidationError && /already/.test(err.message)) return 'already' as const;
+    if (err instanceof ValidationError || err instanceof NotFoundError) return { refused: err.message };
+    throw err;
+  }
+}
+
 /** Comments written in the issue's own create transaction (two items each); the rest go after it. */
 export const COMMENTS_WITH_ISSUE = 25;
 
@@ -258,32 +223,6 @@ export const COMMENTS_WITH_ISSUE = 25;
  */
 export const IMPORT_BATCH = 500;
 
-/**
- * The records of a batch in the steps they are written in: a record whose parent (by source key,
- * or by Jira issue id through `keyOf`) is in the batch goes in the step after its parent's; each
- * step lists indexes of `batch` in file order.
- */
-export function parentSteps(
-  batch: readonly { key: string; parentKey?: string | undefined }[],
-  keyOf: (ref: string) => string | undefined,
-): number[][] {
-  const at = new Map(batch.map((c, i) => [c.key, i]));
-  const levels: number[] = [];
-  const levelOf = (i: number, depth = 0): number => {
-    const known = levels[i];
-    if (known !== undefined) return known;
-    const ref = batch[i]!.parentKey;
-    const parent = ref === undefined ? undefined : (at.get(ref) ?? at.get(keyOf(ref) ?? ''));
-    // A parent later in the file, or a cycle (refused at the link): not waited for.
-    const level = parent === undefined || parent >= i || depth > batch.length ? 0 : levelOf(parent, depth + 1) + 1;
-    levels[i] = level;
-    return level;
-  };
-  const steps: number[][] = [];
-  batch.forEach((_, i) => (steps[levelOf(i)] ??= []).push(i));
-  return steps.filter((s) => s.length > 0);
-}
-
 /** A record as the session will create it (its sprint, labels and people resolved). */
 interface PendingCreate {
   row: number;
@@ -294,22 +233,7 @@ interface PendingCreate {
   times: { created_at?: string | undefined; updated_at?: string | undefined; completed_at?: string | null | undefined };
   exact?: ExactIssue | undefined;
   authorId: number;
-  comments: { key: string; body: string; at?: string | undefined; authorId: number }[];
-}
-
-/** A record the mapping takes. */
-type Planned = Extract<PlannedRecord, { ok: true }>;
-
-/** A record as a session takes it: a source's, with (export files) what is kept exactly. */
-export type SessionRecord =
-  (SourceRecord & { id?: string | undefined; exact?: ExactIssue | undefined }) | { row: number; error: string };
-
-/** What an export file's issue keeps as it was (lib/services/import-export/import-export.ts). */
-export interface ExactIssue {
-  /** Its own `source_key` (null: an issue created there), shown as it was. */
-  sourceKey: string | null;
-  started_at: string | null;
-  completed_at: string | null;
+  comments: AuthoredComment[];
 }
 
 /** One import's state: what it found in the organisation, what it made, and its report. */
@@ -390,32 +314,7 @@ export class ImportSession {
     this.commentsBefore = found.comments;
     this.labelNames = new Map(found.labels.map((l) => [foldName(l.name), l.id]));
     this.states = found.states;
-    this.report = {
-      format: options.format,
-      project_id: options.projectId,
-      dry_run: Boolean(options.dryRun),
-      keep_numbers: Boolean(options.keepNumbers),
-      rows: 0,
-      created: 0,
-      already_imported: 0,
-      rejected: 0,
-      comments: 0,
-      created_sprints: [],
-      created_labels: [],
-      created_states: [],
-      unknown_people: [],
-      unmapped_statuses: [],
-      unknown_columns: [],
-      rejected_rows: [],
-      warnings: [],
-      sprint_history: [],
-      attachment_links: [],
-      parents: { linked: 0, already_linked: 0, unresolved: [] },
-      relations: { linked: 0, already_linked: 0, unresolved: [] },
-      keys: {},
-      ...(options.dryRun ? { would_create: 0, would_create_comments: 0, would_create_rows: [] } : {}),
-      ...(options.keepIds ? { issues: {} } : {}),
-    };
+    this.report = emptyReport(options);
   }
 
   /** Reads what the import maps onto: the project (404 if missing), accounts, sprints, labels, keys imported before. */
@@ -428,11 +327,10 @@ export class ImportSession {
       importedComments(options.orgId, options.projectId, source),
     ]);
     if (!project) throw new NotFoundError('Project');
-    const actorId =
-      options.actorId ?? [...accounts.values()].filter((a) => a.role === 'admin').sort((a, b) => a.id - b.id)[0]?.id;
+    const actor = importActor(accounts, options.actorId);
+    const actorId = options.actorId ?? actor?.id;
     if (actorId === undefined) throw new ValidationError(['the organisation has no admin account to import as']);
-    const actorName = [...accounts.values()].find((a) => a.id === actorId)?.name;
-    const caller: Principal = { orgId: options.orgId, accountId: actorId, role: 'admin', tokenHash: '', name: actorName };
+    const caller: Principal = { orgId: options.orgId, accountId: actorId, role: 'admin', tokenHash: '', name: actor?.name };
     const labels = [...catalogueOf(project)].map(([id, l]) => ({ id, name: l.name }));
     return new ImportSession(options, {
       source,
@@ -491,22 +389,6 @@ export class ImportSession {
     throw new Error('the issue numbers to keep could not be reserved: creates kept taking numbers');
   }
 
-  /** A person of the source as an account here (by e-mail); unknown ones counted and warned about. */
-  private account(
-    email: string | undefined,
-    unknown: string | undefined,
-    warnings: string[],
-    what: (who: string) => string,
-  ): number | undefined {
-    const id = email ? this.accounts.get(email)?.id : undefined;
-    const person = email ?? unknown;
-    if (person && id === undefined) {
-      count(this.unknownPeople, person);
-      warnings.push(what(person));
-    }
-    return id;
-  }
-
   /** A row whose issue an earlier run created: its issue, for links, and its key in the report. */
   private tookBefore(key: string, before: ImportedIssue) {
     this.issues.set(key, { id: before.issueId, sprintId: before.sprintId, number: before.number });
@@ -526,41 +408,9 @@ export class ImportSession {
   private async takenBefore(planned: Planned, before: ImportedIssue): Promise<undefined> {
     this.report.already_imported += 1;
     this.tookBefore(planned.key, before);
-    const comments = planned.comments.map((c) => ({
-      ...c,
-      authorId: (c.authorEmail && this.accounts.get(c.authorEmail)?.id) || this.caller.accountId,
-    }));
+    const comments = commentAuthors(planned, this.accounts, this.caller.accountId);
     if (!this.options.dryRun) await this.writeComments({ issueId: before.issueId, sprintId: before.sprintId }, comments, true);
     return undefined;
-  }
-
-  /** The row's people as accounts here (assignee, author, comments' authors), with a warning for each unknown one. */
-  private peopleOf(r: SourceRecord, planned: Planned) {
-    const warnings = [...planned.warnings];
-    const assigneeId = this.account(
-      planned.assigneeEmail,
-      planned.unknownPerson,
-      warnings,
-      (who) => `${r.columns?.assignee ?? 'Assignee'} "${who}" has no account here: left unassigned`,
-    );
-    const authorId =
-      this.account(
-        planned.reporterEmail,
-        planned.unknownReporter,
-        warnings,
-        (who) => `${r.columns?.reporter ?? 'Reporter'} "${who}" has no account here: the importer is its author`,
-      ) ?? this.caller.accountId;
-    const comments = planned.comments.map((c) => ({
-      ...c,
-      authorId:
-        this.account(
-          c.authorEmail,
-          c.unknownAuthor,
-          warnings,
-          (who) => `Comment by "${who}": no account here, written as the importer's`,
-        ) ?? this.caller.accountId,
-    }));
-    return { warnings, assigneeId, authorId, comments };
   }
 
   private warn(row: number, key: string, warnings: string[]) {
@@ -586,7 +436,7 @@ export class ImportSession {
   }
 
   /** Takes one record: maps it, and (unless dry) creates its sprint, labels and issue, with its comments. */
-  async take(r: SessionRecord): Promise<number | undefined> {
+  async take(r: ImportRecord): Promise<number | undefined> {
     // A run stops at its deadline only once it has created something: each run makes progress.
     // A dry run writes nothing and never stops (reading and mapping 10,000 rows takes about a second).
     const { deadline, dryRun } = this.options;
@@ -606,41 +456,49 @@ export class ImportSession {
       return undefined;
     }
     const { key, row } = planned;
-    if (this.seen.has(key)) {
-      this.reject(row, key, [`the issue key ${key} appears more than once in the file: only its first row is imported`]);
+    const before = this.imported.get(key) ?? (r.legacyKey ? this.imported.get(r.legacyKey) : undefined);
+    const fate = rowFate(key, this.seen, before, this.options.run);
+    if (fate === 'repeated') {
+      this.reject(row, key, [repeatedKey(key)]);
       return undefined;
     }
     this.seen.add(key);
     if (r.id) this.idToKey.set(r.id, key);
     if (planned.parentKey) this.parentLinks.push({ row, key, parentKey: planned.parentKey });
     for (const l of r.links ?? []) this.links.push({ row, key, type: l.type, other: l.key });
-    const before = this.imported.get(key) ?? (r.legacyKey ? this.imported.get(r.legacyKey) : undefined);
-    const ours = before !== undefined && this.options.run !== undefined && before.run === this.options.run;
-    if (before && !ours) return this.takenBefore(planned, before);
-    const { warnings, assigneeId, authorId, comments } = this.peopleOf(r, planned);
-    if (!this.mapping.statuses[fold(r.status)] && !this.states.has(statusKey(r.status))) count(this.unmapped, r.status);
+    if (before && fate === 'taken') return this.takenBefore(planned, before);
+    return this.takeOwn(r, planned, before);
+  }
+
+  /** A record this import takes: reported, then created (unless an earlier run of it created it, `before`). */
+  private async takeOwn(r: IssueRecord, planned: Planned, before: ImportedIssue | undefined) {
+    const { key, row } = planned;
+    const { warnings, unknown, assigneeId, authorId, comments } = peopleOf(r, planned, this.accounts, this.caller.accountId);
+    for (const person of unknown) count(this.unknownPeople, person);
+    if (isUnmapped(r.status, this.mapping, this.states)) count(this.unmapped, r.status);
     if (r.sprintHistory?.length && this.report.sprint_history.length < this.cap)
       this.report.sprint_history.push({ row, key, sprints: r.sprintHistory });
     if (planned.attachments.length > 0 && this.report.attachment_links.length < this.cap)
       this.report.attachment_links.push({ row, key, links: planned.attachments });
+    const labels = (planned.input.labels ?? []).map(String);
     if (before) {
       // An earlier run of this import (a job continued past its deadline) created it: reported as this
       // import's, as that run did, and not created again.
       this.tookBefore(key, before);
       this.madeEarlier.add(key);
-      await this.labelsFor((planned.input.labels ?? []).map(String), warnings);
+      await this.labelsFor(labels, warnings);
       this.warn(row, key, warnings);
-      if (!dryRun) await this.writeComments({ issueId: before.issueId, sprintId: before.sprintId }, comments, true);
+      if (!this.options.dryRun) await this.writeComments({ issueId: before.issueId, sprintId: before.sprintId }, comments, true);
       return undefined;
     }
     const sprintId = r.sprintId !== undefined ? r.sprintId : planned.sprint ? await this.sprintFor(planned.sprint.name) : null;
-    const labels = await this.labelsFor((planned.input.labels ?? []).map(String), warnings);
+    const kept = await this.labelsFor(labels, warnings);
     this.warn(row, key, warnings);
-    if (dryRun) return this.wouldCreate(planned, sprintId, comments.length);
+    if (this.options.dryRun) return this.wouldCreate(planned, sprintId, comments.length);
     const create: PendingCreate = {
       row,
       key,
-      input: { ...planned.input, labels, ...(assigneeId === undefined ? {} : { assignee_id: assigneeId }) },
+      input: { ...planned.input, labels: kept, ...(assigneeId === undefined ? {} : { assignee_id: assigneeId }) },
       sprintId: sprintId ?? null,
       parentKey: planned.parentKey,
       times: planned.times,
@@ -963,10 +821,9 @@ export class ImportSession {
    * One that cannot be made (the project's 50 states) leaves its issues in the category, said once.
    */
   private ensureState(status: string): Promise<void> {
-    const name = status.trim();
-    const key = statusKey(name);
-    const category = this.mapping.statuses[fold(name)];
-    if (!key || !category || this.states.has(key) || categorySynonyms[fold(name)]) return Promise.resolve();
+    const state = stateToMake(status, this.mapping, this.states);
+    if (!state) return Promise.resolve();
+    const { name, key, category } = state;
     let pending = this.pendingStates.get(key);
     if (!pending) {
       pending = (async () => {
@@ -1124,11 +981,7 @@ export class ImportSession {
         unresolved('the other issue is not in the file');
         continue;
       }
-      // blocks/blocked_by, duplicates/duplicated_by: one relation, from whichever side; relates_to likewise.
-      const forward = link.type === 'blocked_by' || link.type === 'duplicated_by';
-      const [a, b] = forward ? [link.other, link.key] : [link.key, link.other];
-      const kind = link.type === 'blocked_by' ? 'blocks' : link.type === 'duplicated_by' ? 'duplicates' : link.type;
-      const id = kind === 'relates_to' ? [a, b].sort().join(` ${kind} `) : `${a} ${kind} ${b}`;
+      const { id, from: a, kind, to: b } = relationOnce(link);
       if (done.has(id)) continue;
       done.add(id);
       if (this.options.dryRun) {
@@ -1141,32 +994,15 @@ export class ImportSession {
         unresolved('the issue was imported before its number was recorded');
         continue;
       }
-      try {
-        await addRelation(this.caller, first.number, { type: kind, issue_key: second.number });
-        this.report.relations.linked += 1;
-      } catch (err) {
-        if (err instanceof ValidationError && /already/.test(err.message)) this.report.relations.already_linked += 1;
-        else if (err instanceof ValidationError || err instanceof NotFoundError) unresolved(err.message);
-        else throw err;
-      }
+      const outcome = await relateOnce(this.caller, first.number, second.number, kind);
+      if (outcome === 'linked') this.report.relations.linked += 1;
+      else if (outcome === 'already') this.report.relations.already_linked += 1;
+      else unresolved(outcome.refused);
     }
   }
 
   /** The report as it stands, its lists in order (also of an import that failed part-way). */
   closeReport(): ImportReport {
-    this.report.would_create_rows?.sort((a, b) => a.row - b.row);
-    this.report.rejected_rows.sort((a, b) => a.row - b.row);
-    this.report.warnings.sort((a, b) => a.row - b.row);
-    this.report.sprint_history.sort((a, b) => a.row - b.row);
-    this.report.attachment_links.sort((a, b) => a.row - b.row);
-    this.report.unknown_people = [...this.unknownPeople]
-      .map(([name, rows]) => ({ name, rows }))
-      .sort((a, b) => (a.name < b.name ? -1 : 1));
-    this.report.unmapped_statuses = [...this.unmapped].map(([status, rows]) => ({
-      status,
-      rows,
-      imported_as: this.mapping.defaultStatus,
-    }));
-    return this.report;
+    return closeReport(this.report, this.unknownPeople, this.unmapped, this.mapping.defaultStatus);
   }
 }

@@ -11,8 +11,7 @@ import {
 import { DomainError, UnavailableError, ValidationError } from '../../vocabulary/errors.ts';
 import { isRetryableDbError } from '../../db/core/errors.ts';
 import type { ImportJob } from '../../schemas/imports.ts';
-import type { ExportImportReport } from './import-export.ts';
-import type { ImportReport } from './import.ts';
+import { reportTotals, type ExportImportReport, type ImportReport } from '../../model/formats/import-plans.ts';
 
 /**
  * The running of import jobs (lib/services/import-export/jobs.ts), by the stream consumer (functions/cascade.ts):
@@ -54,22 +53,12 @@ const nothingCarried = (): Carried => ({ created: 0, comments: 0, created_sprint
 
 type AnyReport = ImportReport | ExportImportReport;
 
-/** The issues a report counts as created (an export file's: every project's). */
-const createdIn = (r: AnyReport) =>
-  'projects' in r ? Object.values(r.projects).reduce((sum, p) => sum + p.created, 0) : r.created;
-const rowsIn = (r: AnyReport) => ('projects' in r ? r.lines : r.rows);
-/** The issues a dry run's report says would be created. */
-const wouldCreateIn = (r: AnyReport) =>
-  'projects' in r ? Object.values(r.projects).reduce((sum, p) => sum + (p.would_create ?? 0), 0) : (r.would_create ?? 0);
-const rejectedIn = (r: AnyReport) =>
-  'projects' in r ? Object.values(r.projects).reduce((sum, p) => sum + p.rejected, 0) : r.rejected;
-
 /** What this run and the earlier ones made, together. */
 function carriedOn(carried: Carried, r: AnyReport): Carried {
   if ('projects' in r) {
     return {
       ...carried,
-      created: carried.created + createdIn(r),
+      created: carried.created + reportTotals(r).created,
       comments: carried.comments + r.comments,
       accounts_created: [...(carried.accounts_created ?? []), ...r.accounts_created],
       relations: (carried.relations ?? 0) + r.relations,
@@ -90,24 +79,9 @@ function carriedOn(carried: Carried, r: AnyReport): Carried {
  * before). The maps (keys, ids) are whole in the last run's.
  */
 function merged(carried: Carried, r: AnyReport): AnyReport {
-  if ('projects' in r) {
-    return {
-      ...r,
-      accounts_created: [...(carried.accounts_created ?? []), ...r.accounts_created],
-      comments: carried.comments + r.comments,
-      relations: (carried.relations ?? 0) + r.relations,
-      activity: (carried.activity ?? 0) + r.activity,
-    };
-  }
-  return {
-    ...r,
-    created: carried.created + r.created,
-    // Rows an earlier run of this job created are this job's (not counted as imported before).
-    already_imported: r.already_imported,
-    comments: carried.comments + r.comments,
-    created_sprints: [...carried.created_sprints, ...r.created_sprints],
-    created_labels: [...carried.created_labels, ...r.created_labels],
-  };
+  const { created, comments, created_sprints, created_labels, accounts_created = [], ...sums } = carriedOn(carried, r);
+  if (!('projects' in r)) return { ...r, created, comments, created_sprints, created_labels };
+  return { ...r, accounts_created, comments, relations: sums.relations ?? 0, activity: sums.activity ?? 0 };
 }
 
 /**
@@ -143,12 +117,15 @@ export async function runClaimedJob(job: ImportJobItem, deadline?: number): Prom
   // The import (the issue write path and all it brings) loads only when a job runs: the upload route
   // (functions/imports.ts) shares this module and stays light.
   const { ImportInterrupted, ImportFailed } = await import('./import.ts');
-  const progress = (r: AnyReport) => ({
-    rows: rowsIn(r),
-    created: carried.created + createdIn(r),
-    ...(job.dry_run ? { would_create: wouldCreateIn(r) } : {}),
-    rejected: rejectedIn(r),
-  });
+  const progress = (r: AnyReport) => {
+    const totals = reportTotals(r);
+    return {
+      rows: totals.rows,
+      created: carried.created + totals.created,
+      ...(job.dry_run ? { would_create: totals.wouldCreate } : {}),
+      rejected: totals.rejected,
+    };
+  };
   try {
     const report = await importOf(job, deadline, async (r) => {
       await saveImportJob(orgId, jobId, { status: 'running', progress: progress(r), carried });

@@ -1,4 +1,3 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   derivations,
   differences,
@@ -14,20 +13,22 @@ import {
   type Holder,
   type IssueState,
   type SearchRecord,
-} from '../../model/derivations.ts';
-import { rebuildAttachmentCounters } from '../attachments/attachments.ts';
-import { db, tableName } from '../core/client.ts';
-import { assignedEntryItem, issueItem, issueStateOf, searchRecordFromItem, searchRecordItem } from '../issues/issue-item.ts';
-import { accountItem } from '../organisation/accounts.ts';
-import { projectItem } from '../projects/projects.ts';
-import { sprintItem } from '../projects/sprints.ts';
-import { heldCounters, storedCounter } from '../issues/counters.ts';
-import { recordItem, recordKey } from '../issues/issue-write.ts';
-import { assigneePk, orgPk, projectPk, searchPk, type Key } from '../core/keys.ts';
-import { issueKeyItem, pointedIssue } from '../issues/issue-lookup.ts';
-import { subIssueItem } from '../issues/sub-issues.ts';
-import { ofTypes, partitionPages, PARTITIONS_AT_ONCE, scanPages } from '../core/query.ts';
-import { forEachLimited } from '../../model/limited.ts';
+} from '../model/derivations.ts';
+import { rebuildAttachmentCounters } from '../db/attachments/attachments.ts';
+import {
+  deleteDerivedRecord,
+  PARTITIONS_AT_ONCE,
+  putDerivedRecord,
+  readDerivedPartition,
+  scanDerivedState,
+  setHeldCounters,
+  setSearchPullRequestCounts,
+  type DerivedPart,
+  type HolderKey,
+  type PullRequestCount,
+} from '../db/issues/derived-state.ts';
+import { prCounts as pullRequestCounts, type PullRequestCounts } from '../db/issues/issue-write.ts';
+import { forEachLimited } from '../model/limited.ts';
 
 /**
  * Rebuilds what the issue writes keep beside the issues themselves, from the issues as stored: the
@@ -46,26 +47,13 @@ import { forEachLimited } from '../../model/limited.ts';
  * differs from the rebuild, so running it again on unchanged data writes nothing.
  */
 
-/**
- * The counts of an issue's linked pull requests by state: kept on the issue by each link's write
- * (lib/db/github/github.ts: `writeLink`), and the same on its search record (`has:pr`, `pr:`).
- */
-const pullRequestCounts = [
-  'prsOpen',
-  'prsDraft',
-  'prsMerged',
-  'prsClosed',
-] as const satisfies readonly (keyof typeof issueItem.attributes & keyof typeof searchRecordItem.attributes)[];
-type PullRequestCounts = Record<(typeof pullRequestCounts)[number], number>;
-const pullRequestCountsOf = (fields: PullRequestCounts): PullRequestCounts =>
-  Object.fromEntries(pullRequestCounts.map((c) => [c, fields[c]])) as PullRequestCounts;
-
 /** The derived state as stored, with the issues it derives from and the keys of its holders. */
 export interface StoredDerivedState {
   /** Issues whose list and project exist (one waiting for its cascade counts nowhere). */
   issues: IssueState[];
   observed: Derived;
-  holderKeys: Map<string, Key>;
+  /** Where each holder is stored, as read, by its holder id: what the update of its counters is given. */
+  holderKeys: Map<string, HolderKey>;
   /** Whether a holder's container (its project, its sprint, its issue's list) is there: not in the trash. */
   isLive: (holder: Holder) => boolean;
   /**
@@ -76,24 +64,6 @@ export interface StoredDerivedState {
   pullRequests: { issues: Map<string, PullRequestCounts>; records: Map<string, PullRequestCounts> };
 }
 
-const idIn = (pk: string, marker: string) => Number(new RegExp(`${marker}#(\\d+)`).exec(pk)?.[1]);
-
-/** The types of the items the derived state is read from, by where they are stored. */
-const derivedTypes = {
-  /** In the organisation's partition (`ORG#o`). */
-  project: projectItem.type,
-  account: accountItem.type,
-  pointer: issueKeyItem.type,
-  child: subIssueItem.type,
-  /** In a project's partition (`ORG#o#P#p`). */
-  sprint: sprintItem.type,
-  issue: issueItem.type,
-  /** In an account's assigned-issue partition (`ORG#o#A#a`). */
-  entry: assignedEntryItem.type,
-  /** In the organisation's search partition (`ORG#o#SEARCH`). */
-  search: searchRecordItem.type,
-};
-
 /**
  * One organisation's part of what the whole table's Scan reads, by a Query of each partition that
  * holds it: the organisation's own (its projects, accounts, issue-number pointers and children),
@@ -102,22 +72,25 @@ const derivedTypes = {
  * in the trash or gone holds sprints and issues of no live list. Accounts are never deleted, so
  * every assigned-issue partition belongs to an account it reads.
  */
-async function readOrganisation(orgId: number, take: (items: Record<string, unknown>[]) => void): Promise<void> {
-  const partition = (pk: string, types: (string | undefined)[], onPage = take) => partitionPages(pk, types, onPage);
+async function readOrganisation(orgId: number, take: (parts: DerivedPart[]) => void): Promise<void> {
   const projects: number[] = [];
   const accounts: number[] = [];
-  const { project, account, pointer, child, sprint, issue, entry, search } = derivedTypes;
-  await partition(orgPk(orgId), [project, account, pointer, child], (items) => {
-    take(items);
-    for (const item of items) {
-      if (item.type === project) projects.push(Number(item.id));
-      else if (item.type === account) accounts.push(Number(item.id));
+  await readDerivedPartition({ kind: 'organisation', orgId }, (parts) => {
+    take(parts);
+    for (const part of parts) {
+      if (part.kind !== 'list' && part.kind !== 'account') continue;
+      if (part.holder.kind === 'list') projects.push(part.holder.projectId);
+      else accounts.push(part.holder.accountId);
     }
   });
   await Promise.all([
-    partition(searchPk(orgId), [search]),
-    forEachLimited(projects, PARTITIONS_AT_ONCE, (id) => partition(projectPk(orgId, id), [sprint, issue])),
-    forEachLimited(accounts, PARTITIONS_AT_ONCE, (id) => partition(assigneePk(orgId, id), [entry])),
+    readDerivedPartition({ kind: 'search', orgId }, take),
+    forEachLimited(projects, PARTITIONS_AT_ONCE, (projectId) =>
+      readDerivedPartition({ kind: 'project', orgId, projectId }, take),
+    ),
+    forEachLimited(accounts, PARTITIONS_AT_ONCE, (accountId) =>
+      readDerivedPartition({ kind: 'assigned', orgId, accountId }, take),
+    ),
   ]);
 }
 
@@ -127,74 +100,28 @@ async function readOrganisation(orgId: number, take: (items: Record<string, unkn
  */
 export async function readDerivedState(orgId?: number): Promise<StoredDerivedState> {
   const observed = emptyDerived();
-  const holderKeys = new Map<string, Key>();
-  const issues: Record<string, unknown>[] = [];
+  const holderKeys = new Map<string, HolderKey>();
+  const issues: IssueState[] = [];
   const pullRequests: StoredDerivedState['pullRequests'] = { issues: new Map(), records: new Map() };
-  const hold = (holder: Holder, item: Record<string, unknown>) => {
-    const id = holderId(holder);
-    observed.holders.set(id, { holder, attrs: heldCounters(holder.kind, item) });
-    holderKeys.set(id, { PK: String(item.PK), SK: String(item.SK) });
-  };
-  const put = (record: DerivedRecord) => observed.records.set(recordId(record), record);
-  const { project, sprint, account, issue, child, search, pointer } = derivedTypes;
-  const take = (items: Record<string, unknown>[]) => {
-    for (const item of items) {
-      const pk = String(item.PK);
-      const org = idIn(pk, 'ORG');
-      if (item.type === project) hold({ kind: 'list', orgId: org, projectId: Number(item.id), sprintId: null }, item);
-      else if (item.type === sprint) {
-        hold({ kind: 'list', orgId: org, projectId: Number(item.project_id), sprintId: Number(item.id) }, item);
-      } else if (item.type === account) hold({ kind: 'account', orgId: org, accountId: Number(item.id) }, item);
-      else if (item.type === issue) {
-        issues.push(item);
-        // An issue holds counters of others too (a parent's summary, a blocked issue's open blockers).
-        const holder = { kind: 'issue', orgId: org, projectId: Number(item.project_id), issueId: Number(item.id) } as const;
-        hold(holder, item);
-        pullRequests.issues.set(holderId(holder), pullRequestCountsOf(issueItem.decode(item)));
-      } else if (item.type === child) put(subIssueRecord(org, item));
-      else if (item.type === search) {
-        const projectId = Number(item.project_id);
-        const issueId = Number(item.issue_id);
-        // Its count of open blockers is a counter it holds; the rest is the record.
-        hold({ kind: 'search', orgId: org, projectId, issueId }, item);
-        put(searchRecordFromItem(org, item));
-        pullRequests.records.set(
-          holderId({ kind: 'issue', orgId: org, projectId, issueId }),
-          pullRequestCountsOf(searchRecordItem.decode(item)),
-        );
-      } else if (item.type === pointer) {
-        // A pointer written before it kept its issue's list (or list key) reads without it: a difference, rewritten.
-        const pointed = pointedIssue(item) as ReturnType<typeof pointedIssue> & { sprintId: number | null };
-        put({ kind: 'pointer', orgId: org, number: String(item.SK).slice('ISSUEKEY#'.length), ...pointed });
-      } else {
-        // Entries written before the classification existed read as the issue's defaults.
-        put({ kind: 'assigned', orgId: org, accountId: idIn(pk, 'A'), ...assignedEntryItem.decode(item) });
+  const take = (parts: DerivedPart[]) => {
+    for (const part of parts) {
+      if (part.kind !== 'record') {
+        const id = holderId(part.holder);
+        observed.holders.set(id, { holder: part.holder, attrs: part.counters });
+        holderKeys.set(id, part.key);
+      }
+      if (part.kind === 'record' || part.kind === 'search') observed.records.set(recordId(part.record), part.record);
+      if (part.kind === 'issue') {
+        issues.push(part.issue);
+        pullRequests.issues.set(holderId(part.holder), part.pullRequests);
+      } else if (part.kind === 'search') {
+        pullRequests.records.set(holderId({ ...part.holder, kind: 'issue' }), part.pullRequests);
       }
     }
   };
-  if (orgId === undefined) await scanPages(ofTypes(Object.values(derivedTypes)), take);
+  if (orgId === undefined) await scanDerivedState(take);
   else await readOrganisation(orgId, take);
   return { ...liveOnly(issues, observed, holderKeys), pullRequests };
-}
-
-/** A sub-issue entry's record, in the derivation's order (records are compared as written). */
-function subIssueRecord(orgId: number, item: Record<string, unknown>): DerivedRecord {
-  const sk = String(item.SK);
-  const c = subIssueItem.decode(item);
-  return {
-    kind: 'sub_issue',
-    orgId,
-    parentNumber: sk.slice('ISSUEKEY#'.length, sk.lastIndexOf('#SUB#')),
-    parentId: c.parentId,
-    projectId: c.projectId,
-    issueId: c.issueId,
-    number: c.issueNumber,
-    title: c.title,
-    sprintId: c.sprintId,
-    status: c.status,
-    storyPoints: c.storyPoints,
-    assigneeId: c.assigneeId,
-  };
 }
 
 /**
@@ -203,17 +130,15 @@ function subIssueRecord(orgId: number, item: Record<string, unknown>): DerivedRe
  * from the live issues.
  */
 function liveOnly(
-  issues: Record<string, unknown>[],
+  issues: IssueState[],
   observed: StoredDerivedState['observed'],
   holderKeys: StoredDerivedState['holderKeys'],
 ): Omit<StoredDerivedState, 'pullRequests'> {
-  const live = issues
-    .map((item) => issueStateOf(idIn(String(item.PK), 'ORG'), item))
-    .filter(
-      (s) =>
-        observed.holders.has(holderId({ kind: 'list', orgId: s.orgId, projectId: s.projectId, sprintId: s.sprintId })) &&
-        observed.holders.has(holderId({ kind: 'list', orgId: s.orgId, projectId: s.projectId, sprintId: null })),
-    );
+  const live = issues.filter(
+    (s) =>
+      observed.holders.has(holderId({ kind: 'list', orgId: s.orgId, projectId: s.projectId, sprintId: s.sprintId })) &&
+      observed.holders.has(holderId({ kind: 'list', orgId: s.orgId, projectId: s.projectId, sprintId: null })),
+  );
   const liveIssues = new Set(live.map((s) => holderId({ kind: 'issue', orgId: s.orgId, projectId: s.projectId, issueId: s.id })));
   const isLive = (holder: Holder): boolean =>
     holder.kind === 'account' ||
@@ -245,7 +170,7 @@ export function derivedDifferences(state: StoredDerivedState): string[] {
 interface PullRequestDifference {
   /** The search record's holder id (`search:o:p:i`). */
   id: string;
-  attr: (typeof pullRequestCounts)[number];
+  attr: PullRequestCount;
   is: number;
   issue: number;
 }
@@ -379,21 +304,19 @@ async function repairRecords(
     ] ?? 0;
   for (const [id, record] of expected.records) {
     if (sameRecord(record, state.observed.records.get(id))) continue;
-    const item = recordItem(record);
     if (record.kind === 'search') {
-      item[searchRecordItem.stored(OPEN_BLOCKERS)] = blockersOf(record);
-      // And its issue's counts of pull requests by state (kept by the links' writes, not derived).
+      // With its issue's counts of pull requests by state (kept by the links' writes, not derived).
       const issue = holderId({ kind: 'issue', orgId: record.orgId, projectId: record.projectId, issueId: record.issueId });
-      const prs = state.pullRequests.issues.get(issue);
-      for (const c of pullRequestCounts) item[searchRecordItem.stored(c)] = prs?.[c] ?? 0;
+      await putDerivedRecord(record, { openBlockers: blockersOf(record), pullRequests: state.pullRequests.issues.get(issue) });
       rewritten.add(holderId({ kind: 'search', orgId: record.orgId, projectId: record.projectId, issueId: record.issueId }));
+    } else {
+      await putDerivedRecord(record);
     }
-    await db.send(new PutCommand({ TableName: tableName(), Item: item }));
     repaired[recordKinds[record.kind]]++;
   }
   for (const [id, record] of state.observed.records) {
     if (!d.records.includes(record.kind) || expected.records.has(id)) continue;
-    await db.send(new DeleteCommand({ TableName: tableName(), Key: recordKey(record) }));
+    await deleteDerivedRecord(record);
     repaired[recordKinds[record.kind]]++;
   }
 }
@@ -403,22 +326,13 @@ async function repairRecords(
  * record; none for a record just written whole, which carries its issue's).
  */
 async function setPullRequestCounts(state: StoredDerivedState, rewritten: Set<string>, repaired: ReindexResult['repaired']) {
-  const sets = new Map<string, [string, number][]>();
+  const sets = new Map<string, [PullRequestCount, number][]>();
   for (const { id, attr, issue } of pullRequestDifferences(state)) {
     if (rewritten.has(id)) continue;
-    sets.set(id, [...(sets.get(id) ?? []), [searchRecordItem.stored(attr), issue]]);
+    sets.set(id, [...(sets.get(id) ?? []), [attr, issue]]);
   }
-  for (const [id, all] of sets) {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: state.holderKeys.get(id) as Key,
-        UpdateExpression: `SET ${all.map((_, i) => `#p${i} = :p${i}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: Object.fromEntries(all.map(([name], i) => [`#p${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(all.map(([, count], i) => [`:p${i}`, count])),
-      }),
-    );
+  for (const [id, counts] of sets) {
+    await setSearchPullRequestCounts(state.holderKeys.get(id) as HolderKey, counts);
     repaired.search_counters++;
   }
 }
@@ -431,17 +345,7 @@ async function setCounters(
 ) {
   for (const [id, set] of sets) {
     const holder = state.observed.holders.get(id)?.holder as Holder;
-    const all = Object.entries(set);
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: state.holderKeys.get(id) as Key,
-        UpdateExpression: `SET ${all.map((_, i) => `#r${i} = :r${i}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: Object.fromEntries(all.map(([name], i) => [`#r${i}`, storedCounter(holder.kind, name)])),
-        ExpressionAttributeValues: Object.fromEntries(all.map(([, count], i) => [`:r${i}`, count])),
-      }),
-    );
+    await setHeldCounters(state.holderKeys.get(id) as HolderKey, holder.kind, set);
     repaired[holderCounters[holder.kind]]++;
   }
 }

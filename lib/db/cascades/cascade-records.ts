@@ -1,29 +1,27 @@
 import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
+import {
+  idOf,
+  workOf,
+  type CascadeParent,
+  type CascadeWork,
+  type Container,
+  type PartitionKeys,
+  type PendingCascade,
+  type RecordAsks,
+} from '../../model/cascades.ts';
+import { db, tableName } from '../core/client.ts';
 import { attribute, itemKind } from '../core/item.ts';
-import { keys } from '../core/keys.ts';
+import { keys, pendingCascadesPk } from '../core/keys.ts';
+import { queryPages } from '../core/query.ts';
 
 /**
- * What the cascade of deletes decides, apart from the table (lib/db/jobs/cascade.ts carries it out):
- * which parent a stream record asks to cascade, what a pending cascade is and when one is given
- * up, and what the failure queue is told.
+ * What the cascade's stream records and its own items say (lib/jobs/cascade.ts reads them): which
+ * parent a REMOVE asks to cascade, which comment's or attachment's files it moves, and the pending
+ * cascades written down to be continued.
  */
-
-/** What a REMOVE record asks to be cascaded. */
-export type CascadeParent =
-  | { kind: 'project'; orgId: number; projectId: number }
-  | { kind: 'sprint'; orgId: number; projectId: number; sprintId: number }
-  | {
-      kind: 'issue';
-      orgId: number;
-      projectId: number;
-      issueId: number;
-      /** Its number, under which its children index lives (their parent is cleared). */
-      number?: string | undefined;
-    }
-  | { kind: 'label'; orgId: number; projectId: number; labelId: number }
-  | { kind: 'state'; orgId: number; projectId: number; stateId: number };
 
 const numberOf = (v: AttributeValue | undefined): number | undefined =>
   v?.N !== undefined && Number.isSafeInteger(Number(v.N)) ? Number(v.N) : undefined;
@@ -39,7 +37,7 @@ export function cascadeParentOf(record: DynamoDBRecord): CascadeParent | undefin
   if (type === 'trash') {
     if (old.kind?.S === 'label') return purgedLabelOf(old.stored?.M);
     if (old.kind?.S === 'issue') return purgedIssueOf(old.stored?.M);
-    // A trashed sprint's or project's restore finished, or its purge: decided by where it stands (lib/db/jobs/container-trash.ts).
+    // A trashed sprint's or project's restore finished, or its purge: decided by where it stands (lib/jobs/container-trash.ts).
     if (old.kind?.S === 'sprint' || old.kind?.S === 'project') return trashedContainerOf(old.kind.S, old.stored?.M);
     return undefined;
   }
@@ -139,31 +137,33 @@ export function trashedAttachmentOf(
   return { orgId, projectId, issueId, id, deletedAt: old.deleted_at.S };
 }
 
-/** Failures in a row after which a pending cascade is left for an operator (`cascade:resume`). */
-export const MAX_ATTEMPTS = 5;
+/** Whether DynamoDB's TTL removed the record's item (not a request of the service). */
+const removedByTtl = (record: DynamoDBRecord): boolean => {
+  const who = record.userIdentity as { type?: string; principalId?: string } | undefined;
+  return who?.type === 'Service' && who.principalId === 'dynamodb.amazonaws.com';
+};
 
-/** A cascade written down to be continued: where it stopped, and how it has fared so far. */
-export interface PendingCascade {
-  parent: CascadeParent;
-  /** Where its paging stopped; undefined to start from the beginning. */
-  after?: Record<string, unknown> | undefined;
-  /** Failures in a row (a deadline stop is not one). */
-  attempts: number;
-  /** `pending` brings the consumer back; `failed` waits for `cascade:resume`. */
-  status: 'pending' | 'failed';
-  error?: string | undefined;
+/** A pending attachment never completed that its TTL removed: its old image (its bytes come back, once). */
+export function expiredAttachmentOf(record: DynamoDBRecord): Record<string, AttributeValue> | undefined {
+  const old = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage : undefined;
+  return old?.type?.S === 'attachment' && removedByTtl(record) ? old : undefined;
 }
 
-export const idOf = (parent: CascadeParent): number =>
-  parent.kind === 'project'
-    ? parent.projectId
-    : parent.kind === 'sprint'
-      ? parent.sprintId
-      : parent.kind === 'issue'
-        ? parent.issueId
-        : parent.kind === 'label'
-          ? parent.labelId
-          : parent.stateId;
+/** The object key of the attachment a REMOVE record shows gone, however it went. */
+export function removedAttachmentFileOf(record: DynamoDBRecord): string | undefined {
+  const old = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage : undefined;
+  return old?.type?.S === 'attachment' ? old.object_key?.S : undefined;
+}
+
+/** A sprint or project a REMOVE record shows deleted (into the trash), with its item as it was. */
+export function deletedContainerOf(record: DynamoDBRecord): { container: Container; image: Record<string, unknown> } | undefined {
+  const old = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage : undefined;
+  const type = old?.type?.S;
+  if (type !== 'sprint' && type !== 'project') return undefined;
+  const parent = cascadeParentOf(record);
+  if (parent?.kind !== 'sprint' && parent?.kind !== 'project') return undefined;
+  return { container: parent, image: unmarshall(old as Record<string, SdkAttributeValue>) };
+}
 
 /**
  * A cascade written down to be continued (`PendingCascade`): its parent, where its paging stopped
@@ -238,12 +238,6 @@ export function pendingCascadeItem(pending: PendingCascade, now = new Date()): R
   };
 }
 
-/** A cascade after one more failure: still pending, or failed (given up) at MAX_ATTEMPTS failures in a row. */
-export function afterFailure(pending: PendingCascade, error: string): PendingCascade {
-  const attempts = pending.attempts + 1;
-  return { ...pending, attempts, error, status: attempts < MAX_ATTEMPTS ? 'pending' : 'failed' };
-}
-
 /** The pending cascade a stream record (its write, still pending) asks to continue, if any. */
 export function pendingCascadeOf(record: DynamoDBRecord): PendingCascade | undefined {
   if (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') return undefined;
@@ -252,92 +246,16 @@ export function pendingCascadeOf(record: DynamoDBRecord): PendingCascade | undef
   return pendingCascadeFromItem(unmarshall(image as Record<string, SdkAttributeValue>));
 }
 
-/** What the failure queue carries for a cascade given up: everything `cascade:resume` needs. */
-export function failureMessage(pending: PendingCascade) {
-  const { parent } = pending;
-  const child =
-    parent.kind === 'sprint'
-      ? ` --sprint ${parent.sprintId}`
-      : parent.kind === 'issue'
-        ? ` --issue ${parent.issueId}`
-        : parent.kind === 'label'
-          ? ` --label ${parent.labelId}`
-          : parent.kind === 'state'
-            ? ` --state ${parent.stateId}`
-            : '';
-  return {
-    cascade: parent,
-    after: pending.after ?? null,
-    attempts: pending.attempts,
-    error: pending.error ?? null,
-    resume: `npm run admin -- cascade:resume --org ${parent.orgId} --project ${parent.projectId}${child}`,
-  };
+/** What one stream record asks of the cascade: a pending cascade to continue, a parent to cascade, or nothing. */
+export function recordAsks(record: DynamoDBRecord): RecordAsks {
+  const pending = pendingCascadeOf(record);
+  if (pending) return { pending };
+  const parent = cascadeParentOf(record);
+  return parent ? { parent } : undefined;
 }
 
-/** The stream records of one project partition that ask for a cascade, by their place in the batch. */
-export interface CascadeGroup {
-  orgId: number;
-  projectId: number;
-  entries: { index: number; parent: CascadeParent }[];
-}
-
-/** What one batch of stream records asks for: cascades by project partition, and pending ones to continue. */
-export interface CascadeWork {
-  groups: CascadeGroup[];
-  /** One per pending cascade: its latest write, at the place of its first record in the batch. */
-  continuations: { index: number; pending: PendingCascade }[];
-  /** Parent records in the batch. */
-  parents: number;
-}
-
-/**
- * Sorts a batch of stream records into the work they ask for (lib/db/jobs/cascade.ts: `cascadeBatch`).
- * Parents are grouped by project partition, so that a project's own record covers every record its
- * cascade emits; of the writes of one pending cascade, the latest counts.
- */
-export function cascadeWorkOf(records: DynamoDBRecord[]): CascadeWork {
-  const groups = new Map<string, CascadeGroup>();
-  const continuations = new Map<string, { index: number; pending: PendingCascade }>();
-  let parents = 0;
-  records.forEach((record, index) => {
-    const pending = pendingCascadeOf(record);
-    if (pending) {
-      const { parent } = pending;
-      const key = `${parent.kind}:${parent.orgId}:${parent.projectId}:${idOf(parent)}`;
-      const earlier = continuations.get(key);
-      continuations.set(key, { index: Math.min(earlier?.index ?? index, index), pending });
-      return;
-    }
-    const parent = cascadeParentOf(record);
-    if (!parent) return;
-    parents++;
-    const key = `${parent.orgId}:${parent.projectId}`;
-    let group = groups.get(key);
-    if (!group) {
-      group = { orgId: parent.orgId, projectId: parent.projectId, entries: [] };
-      groups.set(key, group);
-    }
-    group.entries.push({ index, parent });
-  });
-  return { groups: [...groups.values()], continuations: [...continuations.values()], parents };
-}
-
-/** What a sweep (`findOrphanedCascades`) learns of one project partition from its keys. */
-export interface PartitionKeys {
-  sprints: Set<number>;
-  issues: Set<number>;
-  /** Sprints that hold an issue of the partition. */
-  sprintsOfIssues: Set<number>;
-  /** Issues that have a comment in the partition. */
-  issuesOfComments: Set<number>;
-}
-
-export const noPartitionKeys = (): PartitionKeys => ({
-  sprints: new Set(),
-  issues: new Set(),
-  sprintsOfIssues: new Set(),
-  issuesOfComments: new Set(),
-});
+/** Sorts a batch of stream records into the work they ask for (lib/model/cascades.ts: `workOf`). */
+export const cascadeWorkOf = (records: DynamoDBRecord[]): CascadeWork => workOf(records.map(recordAsks));
 
 /** Adds what one item's keys (SK, LSK) say to what is known of its partition; other items say nothing. */
 export function notePartitionItem(part: PartitionKeys, item: { SK: string; LSK?: string | undefined }): void {
@@ -353,23 +271,39 @@ export function notePartitionItem(part: PartitionKeys, item: { SK: string; LSK?:
   }
 }
 
-/**
- * The cascades a partition whose project still exists is owed: the issues of sprints that are
- * gone, and the comments of issues that are gone.
- */
-export function orphansIn(orgId: number, projectId: number, part: PartitionKeys): CascadeParent[] {
-  return [
-    ...[...part.sprintsOfIssues]
-      .filter((sprintId) => !part.sprints.has(sprintId))
-      .map((sprintId): CascadeParent => ({ kind: 'sprint', orgId, projectId, sprintId })),
-    ...[...part.issuesOfComments]
-      .filter((issueId) => !part.issues.has(issueId))
-      .map((issueId): CascadeParent => ({ kind: 'issue', orgId, projectId, issueId })),
-  ];
-}
-
 /** The whole item of a pending cascade: its key and `pendingCascadeItem`. */
 export const pendingCascadeRecord = (pending: PendingCascade): Record<string, unknown> => ({
   ...keys.pendingCascade(pending.parent.kind, pending.parent.orgId, pending.parent.projectId, idOf(pending.parent)),
   ...pendingCascadeItem(pending),
 });
+
+/** Writes (or rewrites) a pending cascade; every write is a stream record that brings the consumer back. */
+export async function savePendingCascade(pending: PendingCascade): Promise<void> {
+  await db.send(new PutCommand({ TableName: tableName(), Item: pendingCascadeRecord(pending) }));
+}
+
+/** Removes a finished cascade from the pending list. */
+export async function finishPendingCascade(parent: CascadeParent): Promise<void> {
+  await db.send(
+    new DeleteCommand({
+      TableName: tableName(),
+      Key: keys.pendingCascade(parent.kind, parent.orgId, parent.projectId, idOf(parent)),
+    }),
+  );
+}
+
+/** Every pending cascade (one Query of their partition; operators: `cascade:resume`, `cascade:sweep`). */
+export async function listPendingCascades(): Promise<PendingCascade[]> {
+  const found: PendingCascade[] = [];
+  await queryPages(
+    { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pendingCascadesPk } },
+    {},
+    (items) => {
+      for (const item of items) {
+        const pending = pendingCascadeFromItem(item);
+        if (pending) found.push(pending);
+      }
+    },
+  );
+  return found;
+}

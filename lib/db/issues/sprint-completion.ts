@@ -1,12 +1,10 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SprintReport } from '../../schemas/sprints.ts';
-import { db, tableName } from '../core/client.ts';
+import { tableName } from '../core/client.ts';
 import type { IssueChange } from '../../model/derivations.ts';
-import { issueWrite, listOwnerUpdate } from '../issues/issue-write.ts';
-import { keys, projectPk, velocityPrefix } from '../core/keys.ts';
-import type { ProjectItem } from '../projects/projects.ts';
+import { issueWrite, listOwnerUpdate } from './issue-write.ts';
+import { keys } from '../core/keys.ts';
 import { addCounters, atCompletion, sprintItem } from '../projects/sprints.ts';
-import { getItem, transact, type GuardedItem } from '../core/transactions.ts';
+import { transact, type GuardedItem } from '../core/transactions.ts';
 import { storedNumberIs } from '../core/versions.ts';
 import {
   COPIED,
@@ -17,7 +15,7 @@ import {
   type VelocityEntry,
 } from '../../model/completion.ts';
 import type { RefusalReason } from '../core/refusals.ts';
-import { velocityEntryOf, velocityPut } from '../projects/velocity.ts';
+import { velocityPut } from '../projects/velocity.ts';
 
 /**
  * The completion of a sprint as stored steps (lib/services/sprints.ts decides them):
@@ -323,28 +321,4 @@ export async function finishCompletion(
   ];
   if (plan.carry_over_sprint_id !== null) items.push(receiving(orgId, projectId, plan.carry_over_sprint_id, -1, 'target'));
   await transact(items);
-}
-
-/**
- * The last `count` completed sprints of a project, most recent first, with the project (undefined
- * if it is gone): one Query of the summaries and one GetItem, in parallel.
- */
-export async function lastCompleted(orgId: number, projectId: number, count: number) {
-  const [summaries, project] = await Promise.all([
-    db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': velocityPrefix },
-        ScanIndexForward: false,
-        Limit: count,
-        ConsistentRead: true,
-      }),
-    ),
-    getItem<ProjectItem>(keys.project(orgId, projectId)),
-  ]);
-  return {
-    project,
-    entries: (summaries.Items ?? []).map(velocityEntryOf),
-  };
 }

@@ -1,5 +1,4 @@
 import { collections, keys, orgPk, projectPk, skPrefixes } from '../core/keys.ts';
-import { issueItem } from '../issues/issue-item.ts';
 import { queryPages, type QueryInput } from '../core/query.ts';
 import { getItem } from '../core/transactions.ts';
 import { getTrashed } from '../core/trash.ts';
@@ -7,7 +6,8 @@ import { getTrashed } from '../core/trash.ts';
 /**
  * The reads of an organisation's export and import (lib/services/import-export): the item
  * collections the export walks, in its order, a page at a time from a key it kept, and the
- * projects' prefixes an import of an export file resolves issue keys with.
+ * projects' prefixes an import of an export file resolves issue keys with. What it needs of an issue
+ * its contents are walked under is lib/db/issues/issue-contents.ts.
  */
 
 /** Where a walk resumes: the key of the last item it handed out (`PK`, `SK`, and `LSK` on the index). */
@@ -85,20 +85,6 @@ export function ownerOf(item: Record<string, unknown>): { issueId?: number; spri
 /** Whether a sprint is there (neither in the trash nor gone): one consistent GetItem of its key. */
 export const sprintIsThere = async (orgId: number, projectId: number, sprintId: number): Promise<boolean> =>
   (await getItem(keys.sprint(orgId, projectId, sprintId), 'PK')) !== undefined;
-
-/** What an export needs of an issue that its contents are walked under: its list, and its comments whose files are in the trash. */
-export async function issueOfContents(orgId: number, projectId: number, issueId: number) {
-  const item = await getItem(
-    keys.issue(orgId, projectId, issueId),
-    ['PK', issueItem.stored('sprintId'), issueItem.stored('commentsWithFilesInTrash')].join(', '),
-  );
-  return (
-    item && {
-      sprintId: issueItem.field(item, 'sprintId'),
-      commentsWithFilesInTrash: issueItem.field(item, 'commentsWithFilesInTrash'),
-    }
-  );
-}
 
 /** A project as stored, there or in the trash (what an export shows a trashed sprint's or issue's fields by); undefined when gone. */
 export async function projectThereOrTrashed(orgId: number, projectId: number): Promise<Record<string, unknown> | undefined> {

@@ -6,49 +6,23 @@ import { storedRelations, type RemovedIssue } from '../issues/relations.ts';
 import type { IssueStatus } from '../../schemas/issues.ts';
 import { queryPages, type QueryInput } from '../core/query.ts';
 import { forEachLimited } from '../../model/limited.ts';
+import { CascadeInterrupted, checkDeadline, PARALLELISM, type CascadeOptions } from '../../model/cascades.ts';
 import { attachmentItem, attachmentRemoval } from '../attachments/attachments.ts';
 import { db, tableName } from '../core/client.ts';
 import { collections, commentPointerOf, keys, parseProjectPk, type Key } from '../core/keys.ts';
 import { batchGet, getItem, Refused, transact, type GuardedItem } from '../core/transactions.ts';
 
 /**
- * The steps the cascade of deletes (lib/db/jobs/cascade.ts) and the trash's sprints and projects
- * (lib/db/jobs/container-trash.ts) are made of: paging a Query with a deadline, deleting what a page
+ * The table's side of the cascade of deletes (lib/jobs/cascade.ts) and of the trash's sprints and
+ * projects (lib/jobs/container-trash.ts): paging a Query with a deadline, deleting what a page
  * found, and taking a page's issues out of what is kept of them outside their sprint or project.
  */
-
-/** Thrown between pages when the invocation is about to run out of time, with where it stopped. */
-export class CascadeInterrupted extends Error {
-  override readonly name = 'CascadeInterrupted';
-  /** The position of the cascade's own paging to continue from (undefined: from the start). */
-  readonly after: Record<string, unknown> | undefined;
-  constructor(after?: Record<string, unknown>) {
-    super('cascade interrupted by the deadline; it continues from where it stopped');
-    this.after = after;
-  }
-}
-
-export interface CascadeOptions {
-  /**
-   * Epoch ms after which no new page is started. The first page of each step always runs, so a
-   * cascade makes progress whatever the deadline.
-   */
-  deadline?: number | undefined;
-  /** Where an interrupted cascade stopped: its paging starts after this key. */
-  after?: Record<string, unknown> | undefined;
-}
 
 /** Keys read per Query page: bounds memory, and the BatchWrites of one page run in parallel. */
 export const PAGE_SIZE = 250;
 /** BatchWriteItem's limit. */
 const BATCH_SIZE = 25;
-/** Parallel BatchWrites per page, and parallel issue cascades of one sprint or one record batch. */
-export const PARALLELISM = 8;
 const MAX_UNPROCESSED_RETRIES = 8;
-
-export function checkDeadline(options: CascadeOptions, at: Record<string, unknown> | undefined) {
-  if (options.deadline !== undefined && Date.now() > options.deadline) throw new CascadeInterrupted(at);
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,20 +1,17 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { asActor } from '../../context/actor.ts';
 import { isClosed, statesCounted, type IssueState } from '../../model/derivations.ts';
 import { forEachLimited } from '../../model/limited.ts';
 import type { ContainerState } from '../../vocabulary/trash.ts';
 import { MAX_RELATIONS } from '../../vocabulary/relation-types.ts';
+import { forEachPage, ISSUE_SK, removedIssues, sprintIssuesQuery, unindexIssues } from './cascade-steps.ts';
+import { pendingCascadeRecord } from './cascade-records.ts';
 import {
   CascadeInterrupted,
-  forEachPage,
-  ISSUE_SK,
   PARALLELISM,
-  removedIssues,
-  sprintIssuesQuery,
-  unindexIssues,
+  withoutAfterRefusal,
   type CascadeOptions,
-} from './cascade-steps.ts';
-import { pendingCascadeRecord } from './cascade-work.ts';
+  type Container,
+} from '../../model/cascades.ts';
 import { db, tableName } from '../core/client.ts';
 import { alsoIf } from '../core/item.ts';
 import { issueItem, issueStateOf } from '../issues/issue-item.ts';
@@ -46,31 +43,10 @@ import { isConditionFailed } from '../core/errors.ts';
 import { readWithTrash, trashedKey, trashItem, trashRemovalOf, type TrashFields } from '../core/trash.ts';
 
 /**
- * A sprint or a project in the organisation's trash (docs/trash.md). Its delete (lib/db/projects/sprints.ts,
- * lib/db/projects/projects.ts) is one transaction that removes the sprint or project item and puts it, whole,
- * into the trash; its issues, and everything under them, stay where they are, unreachable at once
- * (every read checks the sprint and the project). What is kept of its issues outside it is taken
- * out and put back here, by the cascade consumer, a page at a time, bounded and resumable like any
- * cascade (lib/db/jobs/cascade.ts):
- *
- * - `withdrawing` (its delete's stream record): each issue's number pointer, assignee entry and
- *   count, search record, children-index record (and, for a sprint, its part of a parent's summary
- *   outside it), and its relations' sides on issues outside it (with their counts of open
- *   blockers) are taken out; then it is `held`.
- * - `held`: nothing to do; a restore may begin (`beginRestore`), a purge removes everything.
- * - `restoring` (a restore began: its pending cascade's write): the same are put back, each page
- *   counted on the trash item (`returned`: the restore's progress), and then one transaction puts the
- *   sprint or project back with the trash item's removal. Should that be refused (its project gone,
- *   its prefix taken meanwhile), its issues are taken out again and it is `held`, with the reason.
- * - gone from the trash (a purge, or its expiry by TTL): the cascade of old empties it for good.
- *
- * Its issues cannot change meanwhile: every write checks their sprint and project, which are not
- * there until the very end of a restore.
+ * The table's side of a sprint or a project in the organisation's trash (lib/jobs/container-trash.ts
+ * tells the whole story and runs it): where it stands, taking its issues out and putting them
+ * back a page at a time, beginning and finishing its restore.
  */
-
-/** A sprint or a project, as a cascade names it. */
-export type Container =
-  { kind: 'sprint'; orgId: number; projectId: number; sprintId: number } | { kind: 'project'; orgId: number; projectId: number };
 
 const itemKeyOf = (c: Container): Key =>
   c.kind === 'sprint' ? keys.sprint(c.orgId, c.projectId, c.sprintId) : keys.project(c.orgId, c.projectId);
@@ -78,59 +54,18 @@ const itemKeyOf = (c: Container): Key =>
 const trashKeyOf = (c: Container): Key => trashedKey(c.orgId, c.kind, c.kind === 'sprint' ? c.sprintId : c.projectId);
 
 /** Where a sprint or project stands: there, in the trash (as its trash item says), or gone for good. */
-async function standing(c: Container): Promise<{ there: boolean; trashed: TrashFields | undefined }> {
+export async function standing(c: Container): Promise<{ there: boolean; trashed: TrashFields | undefined }> {
   const { there, trashed } = await readWithTrash(itemKeyOf(c), trashKeyOf(c), 'whole');
   return { there, trashed: trashed ? trashItem.decode(trashed) : undefined };
 }
 
-/** The phases of a trashed sprint's or project's cascade; an interrupted one continues only in the same phase. */
-type Phase = ContainerState | 'purge';
-
-/**
- * The cascade of a sprint or a project whose item is gone (its delete's stream record, its trash
- * item's removal, or a pending continuation), decided by where it stands now (see the top of this
- * file); `purge` empties it for good. Returns the items deleted or issues moved.
- */
-export async function containerCascade(
-  c: Container,
-  options: CascadeOptions,
-  purge: (options: CascadeOptions) => Promise<number>,
-): Promise<number> {
-  const { there, trashed } = await standing(c);
-  if (there) return 0;
-  const phase: Phase = trashed ? trashed.state : 'purge';
-  if (phase === 'held') return 0;
-  const resumed = options.after?.phase === phase ? (options.after.at as Record<string, unknown> | undefined) : undefined;
-  const inPhase: CascadeOptions = { deadline: options.deadline, after: resumed };
-  try {
-    if (phase === 'purge') return await purge(inPhase);
-    if (phase === 'withdrawing') {
-      const moved = await withdraw(c, inPhase);
-      await settle(c, 'withdrawing', 'held');
-      return moved;
-    }
-    const back = await returnIssues(c, inPhase);
-    const restorer = trashed?.restoredBy;
-    await (restorer
-      ? asActor(restorer, () => finishRestore(c, trashed as TrashFields))
-      : finishRestore(c, trashed as TrashFields));
-    return back;
-  } catch (err) {
-    if (err instanceof CascadeInterrupted) throw new CascadeInterrupted({ phase, at: err.after });
-    throw err;
-  }
-}
-
 /** Moves the trash item of `c` from state `from` to `to` (a second run finds it moved already, and leaves it). */
-async function settle(c: Container, from: ContainerState, to: ContainerState, restoreError?: string): Promise<void> {
+export async function settle(c: Container, from: ContainerState, to: ContainerState, restoreError?: string): Promise<void> {
   try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: trashKeyOf(c),
-        ...trashItem.update({ set: { state: to, ...(restoreError ? { restoreError } : {}) }, if: { equals: { state: from } } }),
-      }),
-    );
+    await trashItem.updateNow(trashKeyOf(c), {
+      set: { state: to, ...(restoreError ? { restoreError } : {}) },
+      if: { equals: { state: from } },
+    });
   } catch (err) {
     if (!isConditionFailed(err)) throw err;
   }
@@ -140,7 +75,7 @@ async function settle(c: Container, from: ContainerState, to: ContainerState, re
 // Taking out
 
 /** Takes the issues of `c` out of what is kept of them outside it. Returns the issues seen. */
-async function withdraw(c: Container, options: CascadeOptions): Promise<number> {
+export async function withdraw(c: Container, options: CascadeOptions): Promise<number> {
   if (c.kind === 'sprint') {
     return forEachPage(sprintIssuesQuery(c.orgId, c.projectId, c.sprintId), options, async (_keys, items) => {
       // A parent outside it loses the issue from its summary; what its issues hold of each other stays.
@@ -183,7 +118,7 @@ const OUTSIDE = {
  * (a sprint's; a project's backlog, then each of its sprints that is there, not those in the trash
  * on their own), counting each page on the trash item. Returns the issues put back by this run.
  */
-async function returnIssues(c: Container, options: CascadeOptions): Promise<number> {
+export async function returnIssues(c: Container, options: CascadeOptions): Promise<number> {
   const lists = c.kind === 'sprint' ? [c.sprintId] : [null, ...(await sprintIdsOf(c.orgId, c.projectId))];
   const after = options.after as { list?: number; at?: Record<string, unknown> } | undefined;
   let returned = 0;
@@ -246,13 +181,7 @@ async function sprintItemsOf(orgId: number, projectId: number, attribute?: strin
 async function countReturned(c: Container, n: number): Promise<void> {
   if (n === 0) return;
   try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: trashKeyOf(c),
-        ...trashItem.update({ add: { returned: n }, if: { equals: { state: 'restoring' } } }),
-      }),
-    );
+    await trashItem.updateNow(trashKeyOf(c), { add: { returned: n }, if: { equals: { state: 'restoring' } } });
   } catch (err) {
     if (!isConditionFailed(err)) throw err;
   }
@@ -274,15 +203,7 @@ async function putBack(c: Container, sprintId: number | null, items: Record<stri
   // Each issue's count of open blockers as its blockers stand now (one outside it may have been
   // closed or reopened while it was away), with the search record's beside it.
   const counted = (of: IssueState[]): GuardedItem[] =>
-    of.map((s) => ({
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.issue(orgId, projectId, s.id),
-          ...issueItem.update({ set: { openBlockers: blockers.get(s.id) ?? 0 } }),
-        },
-      },
-    }));
+    of.map((s) => issueItem.updateAt(keys.issue(orgId, projectId, s.id), { set: { openBlockers: blockers.get(s.id) ?? 0 } }));
   const write = (of: IssueState[], only: readonly string[]) =>
     sendIssueWrite(
       issueWriteItems({
@@ -329,21 +250,16 @@ async function openBlockersNow(orgId: number, items: Record<string, unknown>[]):
  * issue of another project; `issue`: its parent is gone, and keeps no summary).
  */
 async function putBackOne(state: IssueState, write: (only: readonly string[]) => Promise<void>, all: readonly string[]) {
-  let only = [...all];
-  const without = (...names: string[]) => {
-    only = only.filter((n) => !names.includes(n));
-  };
+  let only: readonly string[] = all;
   for (let attempt = 0; attempt < all.length + 1 && only.length > 0; attempt++) {
     try {
       await write(only);
       return;
     } catch (err) {
       if (!(err instanceof Refused)) throw err;
-      if (err.reason === 'entry_there') without('assignee-index');
-      else if (err.reason === 'child_there') without('sub-issue-index', 'parent-summary');
-      else if (err.reason === 'number_taken') without('number-pointer');
-      else if (err.reason === 'issue') without('parent-summary');
-      else throw err;
+      const left = withoutAfterRefusal(only, err.reason);
+      if (left === undefined) throw err;
+      only = left;
     }
   }
   if (only.length > 0) throw new Error(`issue ${state.id} could not be put back: its records kept changing`);
@@ -431,20 +347,15 @@ async function dropIfNoRoom(c: Container, item: Record<string, unknown>, id: str
 export async function beginRestore(c: Container, deletedAt: string, restoredBy: number, total: number): Promise<void> {
   const pending = pendingCascadeRecord({ parent: c, attempts: 0, status: 'pending' });
   await transact([
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: trashKeyOf(c),
-          ...trashItem.update({
-            set: { state: 'restoring', returned: 0, total, restoredBy },
-            remove: ['restoreError'],
-            if: { exists: true, equals: { deletedAt, state: 'held' } },
-          }),
-        },
+    trashItem.updateAt(
+      trashKeyOf(c),
+      {
+        set: { state: 'restoring', returned: 0, total, restoredBy },
+        remove: ['restoreError'],
+        if: { exists: true, equals: { deletedAt, state: 'held' } },
       },
-      reason: 'trashed',
-    },
+      'trashed',
+    ),
     { item: { Put: { TableName: tableName(), Item: pending, ConditionExpression: 'attribute_not_exists(PK)' } }, reason: 'busy' },
   ]);
 }
@@ -453,10 +364,10 @@ export async function beginRestore(c: Container, deletedAt: string, restoredBy: 
  * The restore's last write, once every issue is back: the sprint or project as it was stored, with
  * what its delete took off (a sprint: the project's `sprints_count`, its velocity summary; a
  * project: its prefix guard, the organisation's `projects_count`) and the trash item's removal (the
- * change feed's `<kind>.restored`). Refused (its project gone, its prefix taken meanwhile): its
- * issues are taken out again and it is `held`, with the reason (`restore_error`).
+ * change feed's `<kind>.restored`). Refusals: `trashed` (back already, or purged), `project` (its
+ * project gone), `prefix_taken` (another project took its prefix).
  */
-async function finishRestore(c: Container, trashed: TrashFields): Promise<void> {
+export async function putContainerBack(c: Container, trashed: TrashFields): Promise<void> {
   const { orgId, projectId } = c;
   const stored = trashed.stored;
   const items: GuardedItem[] = [
@@ -478,28 +389,15 @@ async function finishRestore(c: Container, trashed: TrashFields): Promise<void> 
   const moves = await movesOnReturn(c, stored);
   const room = TRANSACTION_ITEMS - items.length;
   items.push(...moves.slice(0, room));
-  try {
-    await transact(items);
-    // More deleted states than a transaction holds besides (never in practice): written at once after it.
-    for (const more of moves.slice(room)) await db.send(new PutCommand(more.item.Put!));
-  } catch (err) {
-    if (!(err instanceof Refused)) throw err;
-    const why =
-      err.reason === 'project'
-        ? 'its project was deleted while it was being restored'
-        : err.reason === 'prefix_taken'
-          ? `another project took the prefix ${String(stored.prefix)} while it was being restored`
-          : undefined;
-    if (why === undefined) return; // back already (a run again), or purged meanwhile: nothing left to do
-    await withdraw(c, {});
-    await settle(c, 'restoring', 'held', why);
-  }
+  await transact(items);
+  // More deleted states than a transaction holds besides (never in practice): written at once after it.
+  for (const more of moves.slice(room)) await db.send(new PutCommand(more.item.Put!));
 }
 
 /**
  * The pending cascades that move the issues of restored `c` (as stored, `stored`) off the workflow
  * states deleted while it was in the trash, as each state's delete moved the issues that were there
- * then (lib/db/jobs/state-cascade.ts: the state its issues went to, its category, times and counters):
+ * then (lib/jobs/state-cascade.ts: the state its issues went to, its category, times and counters):
  * a state's delete does not reach the issues of a sprint or project in the trash. Which states its
  * issues are in, its lists' column counters say (the sprint's; a project's backlog's and its
  * sprints'); which are deleted, its project's workflow (a sprint's, read now). Written with its last
