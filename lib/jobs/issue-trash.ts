@@ -1,6 +1,6 @@
 import { isClosed, type RelationRef } from '../model/derivations.ts';
 import type { StateWrite } from '../model/workflow.ts';
-import type { FoundIssue, ReadIssue } from '../db/issues/issue-item.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
 import type { ParentGuard } from '../db/issues/issue-write.ts';
 import { issueRefId, readIssues, storedRelationRefs, writeRestoredIssue } from '../db/issues/issue-restore.ts';
 import { childrenOf, type SubIssueRecord } from '../db/issues/sub-issues.ts';
@@ -18,23 +18,28 @@ import { childrenOf, type SubIssueRecord } from '../db/issues/sub-issues.ts';
  */
 export interface IssueSurroundings {
   /** The other issues of its relations as read, by `<project>:<issue>`; undefined: gone. */
-  others: Map<string, FoundIssue | undefined>;
+  others: Map<string, Record<string, unknown> | undefined>;
   /** Its children now (those that kept their link while it was in the trash). */
   children: SubIssueRecord[];
   /** Its parent as read now (undefined: it had none, or it is gone). */
-  parent: FoundIssue | undefined;
+  parent: Record<string, unknown> | undefined;
   /** The most relations an issue may hold: a relation whose other issue holds that many stays off. */
   maxRelations: number;
 }
 
-/** Reads what a restore of `issue` decides on (`IssueSurroundings`): nothing when it had neither relations, children nor a parent. */
-export async function readSurroundings(orgId: number, issue: FoundIssue, maxRelations: number): Promise<IssueSurroundings> {
-  const wanted = [...new Map(storedRelationRefs(issue.stored).map((r) => [issueRefId(r.projectId, r.issueId), r])).values()];
+/** Reads what a restore of `stored` decides on (`IssueSurroundings`): nothing when it had neither relations, children nor a parent. */
+export async function readSurroundings(
+  orgId: number,
+  stored: Record<string, unknown>,
+  maxRelations: number,
+): Promise<IssueSurroundings> {
+  const i = issueItem.decode(stored);
+  const wanted = [...new Map(storedRelationRefs(stored).map((r) => [issueRefId(r.projectId, r.issueId), r])).values()];
   // Its parent in the same BatchGetItem.
-  const parent = issue.parentId === null ? [] : [{ projectId: issue.projectId, issueId: issue.parentId }];
+  const parent = i.parentId === null ? [] : [{ projectId: i.projectId, issueId: i.parentId }];
   const [found, children] = await Promise.all([
     wanted.length + parent.length === 0 ? [] : readIssues(orgId, [...wanted, ...parent]),
-    issue.subIssuesTotal > 0 ? childrenOf(orgId, { projectId: issue.projectId, issueId: issue.id, number: issue.number }) : [],
+    i.subIssuesTotal > 0 ? childrenOf(orgId, { projectId: i.projectId, issueId: i.id, number: i.number }) : [],
   ]);
   return {
     others: new Map(wanted.map((r, n) => [issueRefId(r.projectId, r.issueId), found[n]])),
@@ -72,7 +77,7 @@ export interface IssueReturn {
 }
 
 /**
- * Brings trashed issue `issue` (as it was stored) back in one transaction
+ * Brings trashed issue `stored` (as it was stored) back in one transaction
  * (lib/db/issues/issue-restore.ts: `writeRestoredIssue`) at `back`'s place: with its relations
  * whose other issue is still there and has room, blocked by those of them that block it and are
  * open, its children's summary as they are now, and a new version when it does not come back as
@@ -82,17 +87,18 @@ export interface IssueReturn {
  */
 export async function restoreIssue(
   orgId: number,
-  issue: FoundIssue,
+  stored: Record<string, unknown>,
   deletedAt: string,
   back: IssueReturn,
   around: IssueSurroundings,
 ): Promise<void> {
-  const moved = back.sprintId !== issue.sprintId || back.position !== issue.position;
+  const i = issueItem.decode(stored);
+  const moved = back.sprintId !== i.sprintId || back.position !== i.position;
   // Its relations whose other issue is still there (and holds fewer than the most it may), each
   // put back on that issue's side too; blocked by those of them that block it and are open.
-  const kept = keptRelations(issue.stored, around);
+  const kept = keptRelations(stored, around);
   const blockedBy = kept.filter((r) => r.type === 'blocked_by' && isOpen(around, r)).length;
-  const unlinked = (back.parent === 'dropped' && issue.parentId !== null) || kept.length < issue.relations.length;
+  const unlinked = (back.parent === 'dropped' && i.parentId !== null) || kept.length < i.relations.length;
   const restore = {
     sprintId: back.sprintId,
     position: back.position,
@@ -106,7 +112,7 @@ export async function restoreIssue(
     undoRemoval: back.undoRemoval,
     parentGuard: back.parent === 'counted' ? back.guard : undefined,
   };
-  await writeRestoredIssue(orgId, issue.stored, deletedAt, restore, around.others);
+  await writeRestoredIssue(orgId, stored, deletedAt, restore, around.others);
 }
 
 /** A child's part of its parent's `sub_issues_summary`, summed over its children now. */
@@ -123,18 +129,18 @@ function summaryOf(children: SubIssueRecord[]) {
 
 const isOpen = (around: IssueSurroundings, r: RelationRef) => {
   const other = around.others.get(issueRefId(r.projectId, r.issueId));
-  return other !== undefined && !isClosed(other.status);
+  return other !== undefined && !isClosed(issueItem.field(other, 'status'));
 };
 
 /** The relations of `stored` whose other issue is still there and has room for one more. */
-function keptRelations(stored: ReadIssue, around: IssueSurroundings): RelationRef[] {
+function keptRelations(stored: Record<string, unknown>, around: IssueSurroundings): RelationRef[] {
   const kept: RelationRef[] = [];
   const gaining = new Map<string, number>();
   for (const r of storedRelationRefs(stored)) {
     const key = issueRefId(r.projectId, r.issueId);
     const other = around.others.get(key);
     if (!other) continue;
-    const held = other.relations.length + (gaining.get(key) ?? 0);
+    const held = storedRelationRefs(other).length + (gaining.get(key) ?? 0);
     if (held >= around.maxRelations) continue;
     gaining.set(key, (gaining.get(key) ?? 0) + 1);
     kept.push(r);

@@ -52,10 +52,10 @@ export async function listIssueActivity(caller: Principal, at: IssueAt, page: Pa
   const [project, ...rest] = related;
   if (!project) throw new NotFoundError('Project');
   const sprint = at.sprintId === null ? undefined : rest.shift();
-  const issue = rest[0] && issueItem.decode(rest[0]);
+  const issue = rest[0];
   if (at.sprintId !== null && !sprint) throw issueNotHere(issue, at.sprintId, new NotFoundError('Sprint'));
-  if (!issue || issue.sprintId !== at.sprintId) throw issueNotHere(issue, at.sprintId);
-  return { page: result, items: result.items.map(toActivity), total: issue.activityCount };
+  if (!issue || issueItem.field(issue, 'sprintId') !== at.sprintId) throw issueNotHere(issue, at.sprintId);
+  return { page: result, items: result.items.map(toActivity), total: issueItem.field(issue, 'activityCount') };
 }
 
 /** A sprint's own activity (activated, completed), oldest first. */

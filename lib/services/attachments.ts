@@ -25,6 +25,7 @@ import {
 import type { AttachmentRefusal } from '../db/core/refusals.ts';
 import { nextId } from '../db/core/sequences.ts';
 import { isRefused, STALE_ATTEMPTS, type GuardedItem } from '../db/core/transactions.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
 import { commentAuthorOf, issueSprintNow, sprintExists } from '../db/comments/comments.ts';
 import { getTrashed } from '../db/core/trash.ts';
 import { issueOfNumber } from '../db/issues/issue-lookup.ts';
@@ -87,11 +88,11 @@ async function visibleIssueWith<T>(
     getIssueFamily(caller.orgId, pointer.projectId, [], pointer.issueId),
     alongside(pointer.projectId, pointer.issueId),
   ]);
-  if (!project || !issue || issue.number !== number) throw missing();
-  const sprintId = issue.sprintId;
+  if (!project || !issue || issue.issue_number !== number) throw missing();
+  const sprintId = issue.sprint_id ?? null;
   if (sprintId !== null && !(await sprintExists(caller.orgId, pointer.projectId, sprintId))) throw missing();
   // The attachments of its comments in the trash are kept for their restore, in no answer.
-  const inTrash = issue.commentsWithFilesInTrash;
+  const inTrash = issueItem.field(issue, 'commentsWithFilesInTrash');
   return {
     issue: { project_id: pointer.projectId, id: pointer.issueId, sprint_id: sprintId },
     found,

@@ -4,7 +4,7 @@ import { getAccountItem } from '../db/organisation/accounts.ts';
 import * as store from '../db/comments/comments.ts';
 import type { IssueRef } from '../db/comments/comments.ts';
 import type { PageRequest } from '../db/core/list.ts';
-import { readIssue } from '../db/issues/issue-refs.ts';
+import { readIssueItem } from '../db/issues/issue-refs.ts';
 import { nextId } from '../db/core/sequences.ts';
 import { isRefused, Refused, rereadOnStale, type GuardedItem } from '../db/core/transactions.ts';
 import type { Comment, CommentCreate, CommentUpdate } from '../schemas/comments.ts';
@@ -55,7 +55,7 @@ export async function createComment(
   } catch (err) {
     if (!isRefused(err, store.commentRefusals.sprint, store.commentRefusals.issue)) throw explainRefusal(err, refusals);
     // Its issue is not in the path's list: read (on this 404 only), so that the answer says where it is.
-    const issue = await readIssue(caller.orgId, ref.projectId, ref.issueId);
+    const issue = await readIssueItem(caller.orgId, ref.projectId, ref.issueId);
     throw issueNotHere(issue, ref.sprintId, explainRefusal(err, refusals) as NotFoundError);
   }
 }

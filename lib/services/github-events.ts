@@ -3,8 +3,9 @@ import { asActor } from '../context/actor.ts';
 import { Refused } from '../db/core/transactions.ts';
 import { itemOfImage } from '../db/core/stream-images.ts';
 import * as store from '../db/github/github.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
 import { issuesOfNumbers } from '../db/issues/issue-lookup.ts';
-import { readIssue } from '../db/issues/issue-refs.ts';
+import { readIssueItem } from '../db/issues/issue-refs.ts';
 import { getProjectItem, projectItem } from '../db/projects/projects.ts';
 import { githubEvent, isBackward, laterObservation, moveFor, type KeyMention, type LinkObservation } from '../model/github.ts';
 import { forEachLimited } from '../model/limited.ts';
@@ -141,8 +142,9 @@ async function moveIssue(
   actorId: number,
   url: string,
 ) {
-  const issue = await readIssue(place.orgId, place.projectId, place.issueId);
-  if (!issue) return;
+  const item = await readIssueItem(place.orgId, place.projectId, place.issueId);
+  if (!item) return;
+  const issue = issueItem.decode(item);
   if (issue.status === move.category && move.stateName === null) return;
   if (isBackward(issue.status, move.category)) {
     await store.noteAutomation(place, `not moved: the issue is ${issue.status} already`);

@@ -1,6 +1,6 @@
 import { issueOfNumber } from '../db/issues/issue-lookup.ts';
-import type { StoredIssue } from '../db/issues/issue-item.ts';
-import { readIssue } from '../db/issues/issue-refs.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
+import { readIssueItem } from '../db/issues/issue-refs.ts';
 import type { IssueLocation } from '../schemas/issues.ts';
 import { IssueElsewhereError, NotFoundError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
@@ -39,10 +39,10 @@ export async function placeOfKey(caller: Principal, key: string): Promise<IssueP
   if (!pointer) throw unknownKey(key);
   let { sprintId, position } = pointer;
   if (sprintId === undefined) {
-    const issue = await readIssue(caller.orgId, pointer.projectId, pointer.issueId);
+    const issue = await readIssueItem(caller.orgId, pointer.projectId, pointer.issueId);
     if (!issue) throw unknownKey(key);
-    sprintId = issue.sprintId;
-    position = issue.position;
+    sprintId = issueItem.field(issue, 'sprintId');
+    position = issueItem.field(issue, 'position');
   }
   return { at: { projectId: pointer.projectId, sprintId }, issueId: pointer.issueId, position };
 }
@@ -78,10 +78,11 @@ export async function onIssue<T>(caller: Principal, target: IssueTarget, act: (p
  * caller's organisation), so it is never hinted at.
  */
 export function issueNotHere(
-  found: Pick<StoredIssue, 'sprintId' | 'number'> | undefined,
+  found: object | undefined,
   pathSprint: number | null,
   otherwise: NotFoundError = new NotFoundError('Issue'),
 ): NotFoundError {
-  if (!found || found.sprintId === pathSprint) return otherwise;
-  return new IssueElsewhereError(found.number, found.sprintId);
+  const sprintId = found && issueItem.field(found, 'sprintId');
+  if (!found || sprintId === undefined || sprintId === pathSprint) return otherwise;
+  return new IssueElsewhereError(issueItem.field(found, 'number'), sprintId);
 }

@@ -1,8 +1,7 @@
 import { issueOfNumber } from '../db/issues/issue-lookup.ts';
 import { catalogueOf } from '../db/issues/labels.ts';
 import { workflowOf } from '../db/projects/workflow.ts';
-import { getIssueFamily, getListOwner, rankInBlock, toIssue } from '../db/issues/issues.ts';
-import type { FoundIssue } from '../db/issues/issue-item.ts';
+import { getIssueFamily, getListOwner, rankInBlock, toIssue, type IssueItem } from '../db/issues/issues.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { NotFoundError } from '../vocabulary/errors.ts';
 import { blockOf, countBefore } from '../model/positions.ts';
@@ -24,7 +23,7 @@ export async function findIssueByNumber(caller: Principal, issueNumber: string):
   const pointer = await issueOfNumber(caller.orgId, number);
   if (!pointer) throw missing();
   const { project, issue } = await getIssueFamily(caller.orgId, pointer.projectId, [], pointer.issueId);
-  if (!project || !issue || issue.number !== number) throw missing();
+  if (!project || !issue || issue.issue_number !== number) throw missing();
   return placed(caller, pointer.projectId, project, issue, missing);
 }
 
@@ -32,15 +31,15 @@ export async function findIssueByNumber(caller: Principal, issueNumber: string):
  * An issue read by key with its project, answered with its place: for an issue in a sprint the
  * sprint (which must exist) is read in the same round trip as the place's keys-only Query.
  */
-async function placed(caller: Principal, projectId: number, project: object, issue: FoundIssue, missing: () => Error) {
-  const sprintId = issue.sprintId;
+async function placed(caller: Principal, projectId: number, project: object, issue: IssueItem, missing: () => Error) {
+  const sprintId = issue.sprint_id ?? null;
   const [owner, inBlock] = await Promise.all([
     sprintId === null ? project : getListOwner(caller.orgId, projectId, sprintId),
     rankInBlock(caller.orgId, projectId, sprintId, issue),
   ]);
   if (!owner) throw missing();
   return toIssue(
-    issue.stored,
+    issue,
     countBefore(rankIndex(owner), blockOf(issue.position)) + inBlock,
     catalogueOf(project),
     workflowOf(project),

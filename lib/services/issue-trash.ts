@@ -1,5 +1,6 @@
-import { foundIssue, type StoredIssue } from '../db/issues/issue-item.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
 import { readSurroundings, restoreIssue, type IssueReturn, type IssueSurroundings } from '../jobs/issue-trash.ts';
+import type { IssueItem } from '../db/issues/issues.ts';
 import { decideParent } from './sub-issues.ts';
 import { allocatePositions, getListOwner } from '../db/issues/issues.ts';
 import { isRefused } from '../db/core/transactions.ts';
@@ -30,8 +31,7 @@ export async function restoreTrashedIssue(
   stored: Record<string, unknown>,
   deletedAt: string,
 ): Promise<{ issue: Issue; placed: IssuePlaced }> {
-  const trashed = foundIssue(stored);
-  const { id, projectId, sprintId, position, number, parentId } = trashed;
+  const { id, projectId, sprintId, position, number, parentId } = issueItem.decode(stored);
   const { orgId } = caller;
   const cannot = (why: string) => new TransitionError(`Issue ${number} cannot come back: ${why}`);
   const meanings = {
@@ -43,14 +43,14 @@ export async function restoreTrashedIssue(
   let back: IssueReturn = { sprintId, position, undoRemoval: true, parent: parentId === null ? 'dropped' : 'counted' };
   // Its relations' other issues, its parent and its children, read again when one of them changed before the write.
   for (let attempt = 1; ; attempt++) {
-    const around = await readSurroundings(orgId, trashed, MAX_RELATIONS);
+    const around = await readSurroundings(orgId, stored, MAX_RELATIONS);
     // Its parent takes it back within the sub-issue rules, decided as a PATCH of `parent_id` is.
     if (back.parent === 'counted') {
-      const guard = await parentOnReturn(orgId, trashed, around);
+      const guard = await parentOnReturn(orgId, stored, around);
       back = guard ? { ...back, guard } : { ...back, parent: 'dropped', guard: undefined };
     }
     try {
-      await restoreIssue(orgId, trashed, deletedAt, back, around);
+      await restoreIssue(orgId, stored, deletedAt, back, around);
       break;
     } catch (err) {
       if (isRefused(err, 'stale') && attempt < RESTORE_ATTEMPTS) continue;
@@ -61,7 +61,7 @@ export async function restoreTrashedIssue(
         // Its state was deleted while it was away: it comes back in the state that state's issues went to.
         const project = await getProjectItem(orgId, projectId);
         if (!project) throw cannot(await projectNotThere(orgId, projectId));
-        back = { ...back, state: stateOnReturn(workflowOf(project), trashed, new Date().toISOString()) };
+        back = { ...back, state: stateOnReturn(workflowOf(project), issueItem.decode(stored), new Date().toISOString()) };
       } else if (isRefused(err, 'sprint') && back.sprintId !== null && back.undoRemoval) {
         // Its sprint is gone, being completed, or was activated since the delete: one read tells which.
         const sprint = await getListOwner(orgId, projectId, back.sprintId);
@@ -87,15 +87,16 @@ export async function restoreTrashedIssue(
 }
 
 /**
- * The guard under which `issue` goes back under its parent: the parent is there (read
+ * The guard under which issue `stored` goes back under its parent: the parent is there (read
  * with `around`), has fewer than 100 sub-issues, and the chain with the issue and its children
  * now stays within 5 levels (`decideParent`); undefined: it comes back without one.
  */
-async function parentOnReturn(orgId: number, issue: StoredIssue, around: IssueSurroundings) {
+async function parentOnReturn(orgId: number, stored: Record<string, unknown>, around: IssueSurroundings) {
+  const { projectId, parentId } = issueItem.decode(stored);
   // The issue as it comes back: its children as they are now.
-  const child = { ...issue, subIssuesTotal: around.children.length };
+  const child = { ...stored, ...issueItem.encode({ subIssuesTotal: around.children.length }) } as unknown as IssueItem;
   try {
-    return (await decideParent(orgId, child.projectId, child, child.parentId, around.parent)).guard;
+    return (await decideParent(orgId, projectId, child, parentId, around.parent as IssueItem | undefined)).guard;
   } catch (err) {
     if (err instanceof ValidationError) return undefined;
     throw err;

@@ -1,8 +1,8 @@
 import * as store from '../db/issues/issues.ts';
-import type { IssueMatch } from '../db/issues/issues.ts';
+import type { IssueItem, IssueMatch } from '../db/issues/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
 import type { IssueState } from '../model/derivations.ts';
-import { issueItem, issueStateFrom, issueStateOf, type FoundIssue, type StoredIssue } from '../db/issues/issue-item.ts';
+import { issueItem, issueStateOf } from '../db/issues/issue-item.ts';
 import { listLength, rankIndex } from '../db/issues/counters.ts';
 import type { PageRequest } from '../db/core/list.ts';
 import { projectItem } from '../db/projects/projects.ts';
@@ -40,10 +40,10 @@ import {
   type ProjectRules,
 } from '../model/issue-plans.ts';
 import type { Principal } from '../model/principal.ts';
-import { withVersion } from '../db/core/versions.ts';
+import { versionOf, withVersion } from '../db/core/versions.ts';
 import { catalogueOf, carriesAll, labelFilterIds } from '../db/issues/labels.ts';
 import { workflowOf } from '../db/projects/workflow.ts';
-import { readIssue, writtenIssue } from '../db/issues/issue-refs.ts';
+import { readIssueItem, writtenIssue } from '../db/issues/issue-refs.ts';
 import { issueNotHere } from './issue-keys.ts';
 
 /** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
@@ -116,7 +116,7 @@ async function loadIssue(
   if (at.sprintId !== null && !family.sprints.get(at.sprintId)) {
     throw issueNotHere(family.issue, at.sprintId, new NotFoundError('Sprint'));
   }
-  if (!family.issue || family.issue.sprintId !== at.sprintId) throw issueNotHere(family.issue, at.sprintId);
+  if (!family.issue || (family.issue.sprint_id ?? null) !== at.sprintId) throw issueNotHere(family.issue, at.sprintId);
   if ([...family.sprints.values()].some((s) => s?.status === 'completing')) throw new SprintBusyError();
   const project = family.project;
   const owner = at.sprintId === null ? project : family.sprints.get(at.sprintId);
@@ -152,15 +152,11 @@ function rankAhead(orgId: number, at: IssueLocation, issueId: number, position: 
  * The place of an issue in its list, given the list's rank index as read: one keys-only Query, or
  * the one sent ahead (`rankAhead`) when the issue is at the key it was sent for.
  */
-async function placeIn(
-  orgId: number,
-  projectId: number,
-  index: RankIndex,
-  issue: FoundIssue,
-  ahead?: RankAhead,
-): Promise<number> {
+async function placeIn(orgId: number, projectId: number, index: RankIndex, issue: IssueItem, ahead?: RankAhead): Promise<number> {
   const inBlock =
-    ahead?.position === issue.position ? await ahead.rank : await store.rankInBlock(orgId, projectId, issue.sprintId, issue);
+    ahead?.position === issue.position
+      ? await ahead.rank
+      : await store.rankInBlock(orgId, projectId, issue.sprint_id ?? null, issue);
   return countBefore(index, blockOf(issue.position)) + inBlock;
 }
 
@@ -214,7 +210,7 @@ export async function getIssue(caller: Principal, at: IssueLocation, issueId: nu
   const ahead = expected === undefined ? undefined : rankAhead(caller.orgId, at, issueId, expected);
   const { project, issue, index } = await loadIssue(caller, at, issueId);
   const place = await placeIn(caller.orgId, at.projectId, index, issue, ahead);
-  return store.toIssue(issue.stored, place, catalogueOf(project), workflowOf(project));
+  return store.toIssue(issue, place, catalogueOf(project), workflowOf(project));
 }
 
 /**
@@ -260,7 +256,7 @@ export async function createIssue(
     const [slot, owner, parentItem] = await Promise.all([
       store.allocateIssueSlot(caller.orgId, at.projectId, imported?.number),
       at.sprintId === null ? undefined : store.getListOwner(caller.orgId, at.projectId, at.sprintId),
-      parentId === null ? undefined : readIssue(caller.orgId, at.projectId, parentId),
+      parentId === null ? undefined : readIssueItem(caller.orgId, at.projectId, parentId),
     ]);
     const listed = at.sprintId === null ? slot.backlogCount : listLength(at.sprintId, owner);
     const issue = await givingSlotBack(
@@ -331,7 +327,7 @@ async function insertCreated(
 async function createRefusal(caller: Principal, at: IssueLocation, input: IssueCreate, err: unknown): Promise<unknown> {
   // The parent's guard refused: gone, full or moved meanwhile. A read tells which (422), else 503.
   if (isRefused(err, STALE) && input.parent_id) {
-    const again = await readIssue(caller.orgId, at.projectId, input.parent_id);
+    const again = await readIssueItem(caller.orgId, at.projectId, input.parent_id);
     await decideParent(caller.orgId, at.projectId, undefined, input.parent_id, again);
   }
   // The sprint's guard refuses both a missing sprint and one being completed: tell them apart.
@@ -409,16 +405,16 @@ export async function createIssuesTogether(
   const { orgId } = caller;
   const parentIds = [...new Set(creates.map((c) => c.input.parent_id).filter((p): p is number => typeof p === 'number'))];
   let reserved: ReservedIssues;
-  let parents: (StoredIssue | undefined)[];
+  let parentItems: (IssueItem | undefined)[];
   try {
-    [reserved, parents] = await Promise.all([
+    [reserved, parentItems] = await Promise.all([
       slots ?? reserveIssues(caller, projectId, creates),
-      Promise.all(parentIds.map((id) => readIssue(orgId, projectId, id))),
+      Promise.all(parentIds.map((id) => readIssueItem(orgId, projectId, id))),
     ]);
   } catch (err) {
     throw refusal(err);
   }
-  const given = await parentsGiven(orgId, projectId, parentIds, parents);
+  const given = await parentsGiven(orgId, projectId, parentIds, parentItems);
   const outcomes: CreatedTogether[] = [];
   const entries = togetherEntries(caller, projectId, creates, reserved, given, outcomes);
   await writeTogether(orgId, projectId, creates, entries, outcomes);
@@ -433,16 +429,16 @@ async function parentsGiven(
   orgId: number,
   projectId: number,
   parentIds: number[],
-  parents: (StoredIssue | undefined)[],
+  parentItems: (IssueItem | undefined)[],
 ): Promise<Map<number, GivenParent<ParentLink>>> {
   const given = new Map<number, GivenParent<ParentLink>>();
   await Promise.all(
     parentIds.map(async (id, i) => {
-      const parent = parents[i];
+      const item = parentItems[i];
       try {
-        const { guard, parentNumber } = await decideParent(orgId, projectId, undefined, id, parent);
+        const { guard, parentNumber } = await decideParent(orgId, projectId, undefined, id, item);
         const link = guard && parentNumber ? { number: parentNumber, guard } : undefined;
-        if (parent) given.set(id, { link, room: childrenRoom(parent) });
+        if (item) given.set(id, { link, room: childrenRoom(item) });
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
       }
@@ -561,7 +557,7 @@ async function writeTogether(
 type UpdatedTogether = { ok: true; issue: Issue } | { ok: false; error: unknown };
 
 /** A plain update planned among others: its write, the stored issue it was decided on, and the issue as it will read. */
-type PlannedWrite = store.PlainWrite & { index: number; item: FoundIssue; next: Issue };
+type PlannedWrite = store.PlainWrite & { index: number; item: IssueItem; next: Issue };
 
 /**
  * Plain updates (`isPlainUpdate`) of different issues of one list, each as `updateIssue` answers it,
@@ -595,7 +591,7 @@ export async function updateIssuesTogether(
   writes.forEach((w, k) => {
     const done = outcomes[w.index];
     if (!done?.ok) return;
-    const stored = writtenIssue(orgId, projectId, w.id, w.item.version + 1);
+    const stored = writtenIssue(orgId, projectId, w.id, versionOf(w.item) + 1);
     done.issue = withVersion({ ...w.next, position: placed[k]! }, stored);
   });
   // One by one, each as its single route writes it (read again, decided again).
@@ -615,7 +611,7 @@ function plainWrites(
   orgId: number,
   at: IssueLocation,
   updates: readonly { issueId: number; changes: IssueUpdate }[],
-  items: Map<number, FoundIssue | undefined>,
+  items: Map<number, IssueItem | undefined>,
   rules: ProjectRules,
   outcomes: UpdatedTogether[],
 ): PlannedWrite[] {
@@ -624,8 +620,8 @@ function plainWrites(
   updates.forEach(({ issueId, changes }, i) => {
     try {
       const item = items.get(issueId);
-      if (!item || item.sprintId !== at.sprintId) throw issueNotHere(item, at.sprintId);
-      const current = store.toIssue(item.stored, item.position, rules.catalogue, rules.workflow);
+      if (!item || issueItem.field(item, 'sprintId') !== at.sprintId) throw issueNotHere(item, at.sprintId);
+      const current = store.toIssue(item, item.position, rules.catalogue, rules.workflow);
       const { set, next } = planFieldChanges(current, changes, rules, { updatedAt: now });
       writes.push({
         index: i,
@@ -634,8 +630,8 @@ function plainWrites(
         id: issueId,
         rev: item.rev,
         set,
-        before: issueStateFrom(orgId, item),
-        after: issueStateFrom(orgId, store.withChanges(item, set)),
+        before: issueStateOf(orgId, item),
+        after: issueStateOf(orgId, store.withChanges(item, set)),
         assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
       });
     } catch (error) {
@@ -694,9 +690,9 @@ export async function updateIssue(
   return withRetries(async () => {
     const { issue, index, next, set, parentGuard, place, changes } = await decideUpdate(caller, at, issueId, given, options);
     // What the derivations keep of the change is theirs to say (lib/model/derivations.ts).
-    const before = issueStateFrom(caller.orgId, issue);
+    const before = issueStateOf(caller.orgId, issue);
     const after: IssueState = {
-      ...issueStateFrom(caller.orgId, store.withChanges(issue, set)),
+      ...issueStateOf(caller.orgId, store.withChanges(issue, set)),
       position: place.position ?? issue.position,
     };
     const write = store.writeIssue(caller.orgId, at.projectId, {
@@ -723,7 +719,7 @@ export async function updateIssue(
       gone,
     );
     // At least one past the version read (a comment's counter may have moved it meanwhile).
-    const stored = writtenIssue(caller.orgId, at.projectId, issueId, issue.version + 1);
+    const stored = writtenIssue(caller.orgId, at.projectId, issueId, versionOf(issue) + 1);
     return withVersion({ ...next, position }, stored);
   });
 }
@@ -739,7 +735,7 @@ async function decideUpdate(caller: Principal, at: IssueLocation, issueId: numbe
   checkTarget(target, targetSprint !== undefined);
   const rules = projectRules(project);
   // Internally `position` is the stored key here; the answer replaces it with the place.
-  const current = store.toIssue(issue.stored, issue.position, rules.catalogue, rules.workflow);
+  const current = store.toIssue(issue, issue.position, rules.catalogue, rules.workflow);
   const changes = options.revert ? options.revert.decide(current) : given;
   const now = options.at ?? new Date().toISOString();
   const { set: base, parentGuard } = await updateSet(caller.orgId, at.projectId, issue, changes, parentItem, {
@@ -767,12 +763,12 @@ async function decideUpdate(caller: Principal, at: IssueLocation, issueId: numbe
 async function updateSet(
   orgId: number,
   projectId: number,
-  issue: StoredIssue,
+  issue: IssueItem,
   changes: IssueUpdate,
-  parentItem: StoredIssue | undefined,
+  parentItem: IssueItem | undefined,
   set: IssueFieldSet,
 ): Promise<{ set: IssueFieldSet; parentGuard: ParentGuard | undefined }> {
-  if (changes.parent_id === undefined || changes.parent_id === issue.parentId) return { set, parentGuard: undefined };
+  if (changes.parent_id === undefined || changes.parent_id === (issue.parent_id ?? null)) return { set, parentGuard: undefined };
   const decided = await decideParent(orgId, projectId, issue, changes.parent_id, parentItem);
   return {
     set: { ...set, parentId: decided.parentId, parentNumber: decided.parentNumber },
@@ -914,12 +910,12 @@ export async function deleteIssue(caller: Principal, at: IssueLocation, issueId:
     const { issue, retentionDays } = await loadIssue(caller, at, issueId, undefined, undefined, true);
     const trash = { deletedBy: caller.accountId, retentionDays };
     try {
-      await store.deleteIssue(caller.orgId, at.projectId, issue.stored, trash);
+      await store.deleteIssue(caller.orgId, at.projectId, issue, trash);
     } catch (err) {
       // Its parent is gone (in the trash, where its children keep their link): its summary is not kept.
-      const parent = issue.parentId;
+      const parent = issue.parent_id;
       if (!isRefused(err, 'issue') || typeof parent !== 'number') throw err;
-      await store.deleteIssue(caller.orgId, at.projectId, issue.stored, trash, [parent]);
+      await store.deleteIssue(caller.orgId, at.projectId, issue, trash, [parent]);
     }
   });
 }

@@ -1,7 +1,6 @@
 import { accountItem } from '../db/organisation/accounts.ts';
 import { listAssigned, readAssignedItems, scanAssigned, type AssignedEntry, type AssignedFilter } from '../db/issues/assigned.ts';
-import { ranksFrom, toIssue } from '../db/issues/issues.ts';
-import type { FoundIssue } from '../db/issues/issue-item.ts';
+import { ranksFrom, toIssue, type IssueItem } from '../db/issues/issues.ts';
 import { workflowOf } from '../db/projects/workflow.ts';
 import { catalogueOf, carriesAll, labelFilterIds } from '../db/issues/labels.ts';
 import type { PageRequest } from '../db/core/list.ts';
@@ -52,7 +51,7 @@ async function listMyLabelledIssues(caller: Principal, page: PageRequest, filter
     caller,
     scan.entries.map((e) => e.entry),
   );
-  const matching = live.filter((row) => carriesAll(row.issue.stored, labelFilterIds(row.project, labels)));
+  const matching = live.filter((row) => carriesAll(row.issue, labelFilterIds(row.project, labels)));
   const taken = matching.slice(0, page.perPage);
   const full = taken.length === page.perPage;
   const itemOf = (row: (typeof live)[number]) => (scan.entries[row.index] as (typeof scan.entries)[number]).item;
@@ -81,8 +80,8 @@ async function readAssigned(caller: Principal, entries: AssignedEntry[]) {
   const live = rows.flatMap((row, index) => {
     const { issue, project, owner } = row;
     // The index is written with the issue, so a mismatch is a gone ancestor whose cascade runs.
-    if (!issue || !project || !owner || issue.assigneeId !== caller.accountId) return [];
-    if (issue.sprintId !== entries[index]?.sprintId) return [];
+    if (!issue || !project || !owner || issue.assignee_id !== caller.accountId) return [];
+    if ((issue.sprint_id ?? null) !== entries[index]?.sprintId) return [];
     return [{ issue, owner, project, index }];
   });
   return { account, live };
@@ -91,34 +90,32 @@ async function readAssigned(caller: Principal, entries: AssignedEntry[]) {
 /** The issues of `live` with their places in their lists, in the order of `live`. */
 async function placedIssues(
   orgId: number,
-  live: { issue: FoundIssue; owner: Record<string, unknown>; project: Record<string, unknown> }[],
+  live: { issue: IssueItem; owner: Record<string, unknown>; project: Record<string, unknown> }[],
 ): Promise<Issue[]> {
   // Places: the issues of one list close enough together share one keys-only Query (PLACE_RUN).
   const lists = new Map<string, typeof live>();
   for (const row of live) {
-    const id = `${row.issue.projectId}/${row.issue.sprintId ?? ''}`;
+    const id = `${row.issue.project_id}/${row.issue.sprint_id ?? ''}`;
     const list = lists.get(id);
     if (list) list.push(row);
     else lists.set(id, [row]);
   }
-  const places = new Map<FoundIssue, number>();
+  const places = new Map<IssueItem, number>();
   const runs = [...lists.values()].flatMap((rows) => placeRuns(rows));
   await Promise.all(
     runs.map(async ({ rows, fromBlock, before }) => {
       const { issue } = rows[0] as (typeof live)[number];
       const ranks = await ranksFrom(
         orgId,
-        issue.projectId,
-        issue.sprintId,
+        issue.project_id,
+        issue.sprint_id ?? null,
         fromBlock,
         rows.map((r) => r.issue),
       );
       rows.forEach((r, i) => places.set(r.issue, before + (ranks[i] as number)));
     }),
   );
-  return live.map(({ issue, project }) =>
-    toIssue(issue.stored, places.get(issue) as number, catalogueOf(project), workflowOf(project)),
-  );
+  return live.map(({ issue, project }) => toIssue(issue, places.get(issue) as number, catalogueOf(project), workflowOf(project)));
 }
 
 /** The filters of `GET /me/issues` (AND): what the index entries carry. */
@@ -149,7 +146,7 @@ export const PLACE_RUN = 128;
  * start through the end of their block (the rank index says how many), so that each run is one
  * Query of at most that many keys.
  */
-export function placeRuns<R extends { issue: { position: number }; owner: Record<string, unknown> }>(rows: R[]) {
+export function placeRuns<R extends { issue: IssueItem; owner: Record<string, unknown> }>(rows: R[]) {
   const sorted = [...rows].sort((a, b) => a.issue.position - b.issue.position);
   const index: RankIndex = rankIndex((sorted[0] as R).owner);
   const runs: { rows: R[]; fromBlock: number; before: number }[] = [];

@@ -1,9 +1,8 @@
 import { Refused, rereadOnStale, STALE, isRefused } from '../db/core/transactions.ts';
 import {
   issuesOfNumbers,
-  holdsRelations,
   issuesWithProjects,
-  relationsHeld,
+  storedRelations,
   writeRelation,
   type RelationSide,
   type StoredRelation,
@@ -12,11 +11,12 @@ import type { Relation, RelationCreate } from '../schemas/relations.ts';
 import { relationInverse, type RelationType } from '../vocabulary/relation-types.ts';
 import { now, today } from '../model/clock.ts';
 import { effectsOf, holderId, isClosed, type RelationRef } from '../model/derivations.ts';
-import { issueStateFrom, type FoundIssue } from '../db/issues/issue-item.ts';
+import { issueStateOf } from '../db/issues/issue-item.ts';
 import { NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 import { refusedAs } from './refusals.ts';
 import type { Principal } from '../model/principal.ts';
-import { readIssue } from '../db/issues/issue-refs.ts';
+import type { IssueStatus } from '../schemas/issues.ts';
+import { readIssueItem } from '../db/issues/issue-refs.ts';
 
 /**
  * Relations between issues of one organisation (any projects): `blocks`/`blocked_by`,
@@ -65,8 +65,8 @@ const toRelation = (id: string, r: StoredRelation): Relation => ({
 });
 
 /** An issue's relations, oldest first (ties by id). */
-const relationsOfItem = (issue: FoundIssue): Relation[] =>
-  Object.entries(relationsHeld(issue))
+const relationsOfItem = (item: Record<string, unknown>): Relation[] =>
+  Object.entries(storedRelations(item))
     .map(([id, r]) => toRelation(id, r))
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 
@@ -74,7 +74,7 @@ interface Found {
   number: string;
   projectId: number;
   issueId: number;
-  item: FoundIssue;
+  item: Record<string, unknown>;
 }
 
 /** The issues `numbers` name, with their projects; undefined for a number that names none. */
@@ -86,7 +86,7 @@ async function issuesByNumber(caller: Principal, numbers: string[]): Promise<(Fo
     const pointer = pointers[i];
     if (!pointer) return undefined;
     const { project, issue } = read[known.indexOf(pointer)] ?? {};
-    if (!project || !issue || issue.number !== number) return undefined;
+    if (!project || !issue || issue.issue_number !== number) return undefined;
     return { number, ...pointer, item: issue };
   });
 }
@@ -105,7 +105,7 @@ export async function listRelations(caller: Principal, key: string): Promise<Rel
 
 /** What a change of `blocker`'s relations adds to the issues it blocks (the `open-blockers` derivation). */
 function openBlockerCounts(caller: Principal, blocker: Found, relations: RelationRef[]): Map<string, number> {
-  const before = issueStateFrom(caller.orgId, blocker.item);
+  const before = issueStateOf(caller.orgId, blocker.item);
   const effects = effectsOf([{ before, after: { ...before, relations } }], { day: today(), history: false }, ['open-blockers']);
   const counts = new Map<string, number>();
   for (const e of effects) if (e.kind === 'add') counts.set(holderId(e.holder), (counts.get(holderId(e.holder)) ?? 0) + e.by);
@@ -121,7 +121,7 @@ const issueHolderId = (orgId: number, f: { projectId: number; issueId: number })
  * blocker of a blocking relation (whose `blocks` gain the other issue), if it is one.
  */
 function checkedBlocker(from: Found, to: Found, type: RelationType): Found | undefined {
-  const fromRelations = relationsHeld(from.item);
+  const fromRelations = storedRelations(from.item);
   const kind = kindOf(type);
   const same = Object.entries(fromRelations).find(([, r]) => Number(r.issue_id) === to.issueId && kindOf(r.type) === kind);
   if (same)
@@ -129,12 +129,12 @@ function checkedBlocker(from: Found, to: Found, type: RelationType): Found | und
       `issue_key: ${from.number} ${same[1].type} ${to.number} already (relation ${same[0]}); one relation of a kind between two issues`,
     ]);
   for (const f of [from, to]) {
-    if (Object.keys(relationsHeld(f.item)).length >= MAX_RELATIONS) {
+    if (Object.keys(storedRelations(f.item)).length >= MAX_RELATIONS) {
       throw new ValidationError([`issue_key: ${f.number} has ${MAX_RELATIONS} relations, the most an issue may have`]);
     }
   }
   const blocker = type === 'blocks' ? from : type === 'blocked_by' ? to : undefined;
-  if (blocker && Object.values(relationsHeld(blocker.item)).filter((r) => r.type === 'blocks').length >= MAX_BLOCKS) {
+  if (blocker && Object.values(storedRelations(blocker.item)).filter((r) => r.type === 'blocks').length >= MAX_BLOCKS) {
     throw new ValidationError([`issue_key: ${blocker.number} blocks ${MAX_BLOCKS} issues, the most an issue may block`]);
   }
   return blocker;
@@ -142,7 +142,7 @@ function checkedBlocker(from: Found, to: Found, type: RelationType): Found | und
 
 /** The blocker's relations as the model reads them, with its new `blocks` of `blocked`. */
 const withBlock = (orgId: number, blocker: Found, blocked: Found, id: string): RelationRef[] => [
-  ...(issueStateFrom(orgId, blocker.item).relations ?? []),
+  ...(issueStateOf(orgId, blocker.item).relations ?? []),
   { id, type: 'blocks', projectId: blocked.projectId, issueId: blocked.issueId },
 ];
 
@@ -188,8 +188,8 @@ export async function addRelation(
       projectId: f.projectId,
       issueId: f.issueId,
       put,
-      hasRelations: holdsRelations(f.item),
-      rev: f.item.rev,
+      hasRelations: f.item.relations !== undefined,
+      rev: Number(f.item.rev ?? 0),
       openBlockers: counts.get(issueHolderId(caller.orgId, f)),
     });
     const own = options.reverts === undefined ? {} : { reverts: options.reverts, resource: true };
@@ -214,10 +214,10 @@ export async function removeRelation(
 ): Promise<void> {
   await rereadOnStale(async () => {
     const issue = await issueByNumber(caller, key);
-    const held = relationsHeld(issue.item)[relationId];
+    const held = storedRelations(issue.item)[relationId];
     if (!held) throw new NotFoundError('Relation');
     const other = { projectId: Number(held.project_id), issueId: Number(held.issue_id) };
-    const status = issue.item.status;
+    const status = issue.item.status as IssueStatus;
     // This issue blocks the other: the other's count moves with this one's status, known. The other
     // blocks this one: this one's count moves if the other is open, assumed and checked by the write.
     const write = (otherClosed: boolean, otherSide = true) => {
@@ -226,7 +226,7 @@ export async function removeRelation(
         projectId: issue.projectId,
         issueId: issue.issueId,
         hasRelations: true,
-        rev: issue.item.rev,
+        rev: Number(issue.item.rev ?? 0),
         resource: true,
         reverts: options.reverts,
         // Counted while the blocker's side says it blocks this one.
@@ -243,13 +243,10 @@ export async function removeRelation(
       await write(false);
     } catch (err) {
       if (!isRefused(err, 'other')) throw err;
-      const found = await readIssue(caller.orgId, other.projectId, other.issueId);
+      const found = await readIssueItem<Record<string, unknown>>(caller.orgId, other.projectId, other.issueId);
       // Gone: the cascade removing it takes this side off (and the count with it).
       if (!found) return;
-      await write(
-        isClosed(found.status),
-        found.relations.some((r) => r.id === relationId),
-      ).catch((again) => {
+      await write(isClosed(found.status as IssueStatus), storedRelations(found)[relationId] !== undefined).catch((again) => {
         // It changed again meanwhile: read everything again.
         throw isRefused(again, 'other') ? new Refused(STALE) : again;
       });

@@ -1,12 +1,13 @@
 import { issueKeyPattern } from '../vocabulary/ids.ts';
-import { childrenOf, pointerWithChildren, readIssuesById, type SubIssueRecord } from '../db/issues/sub-issues.ts';
+import { childrenOf, issuesById, pointerWithChildren, type SubIssueRecord } from '../db/issues/sub-issues.ts';
+import type { IssueItem } from '../db/issues/issues.ts';
 import type { ParentGuard } from '../db/issues/issue-write.ts';
 import type { PageRequest } from '../db/core/list.ts';
 import type { SubIssue } from '../schemas/issues.ts';
 import { NotFoundError, ValidationError } from '../vocabulary/errors.ts';
 import type { Principal } from '../model/principal.ts';
-import { readIssue } from '../db/issues/issue-refs.ts';
-import type { StoredIssue } from '../db/issues/issue-item.ts';
+import { readIssueItem } from '../db/issues/issue-refs.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
 import { openCursor, sealCursor } from '../db/core/cursors.ts';
 
 /**
@@ -33,11 +34,10 @@ export const parentMessages = {
   children: `parent_id names an issue that already has ${subIssueLimits.children} sub-issues, the most an issue may have`,
 } as const;
 
-/** What the rules read of an issue: its id, number, parent and count of sub-issues. */
-export type SubIssueFields = Pick<StoredIssue, 'id' | 'number' | 'parentId' | 'subIssuesTotal'>;
+const childCount = (item: IssueItem) => issueItem.field(item, 'subIssuesTotal');
 
 /** How many more sub-issues an issue may be given (lib/vocabulary: the limit). */
-export const childrenRoom = (issue: SubIssueFields): number => Math.max(0, subIssueLimits.children - issue.subIssuesTotal);
+export const childrenRoom = (item: IssueItem): number => Math.max(0, subIssueLimits.children - childCount(item));
 
 /** What a write stores of a parent decided on: the parent's id and number (the children index lives under it). */
 export interface ParentDecision {
@@ -55,27 +55,27 @@ export interface ParentDecision {
 export async function decideParent(
   orgId: number,
   projectId: number,
-  child: SubIssueFields | undefined,
+  child: IssueItem | undefined,
   parentId: number | null,
-  parent: SubIssueFields | undefined,
+  parent: IssueItem | undefined,
 ): Promise<ParentDecision> {
   if (parentId === null) return { parentId: null, parentNumber: null };
   if (child && child.id === parentId) throw new ValidationError([parentMessages.self]);
   if (!parent) throw new ValidationError([parentMessages.notFound]);
-  if (parent.subIssuesTotal >= subIssueLimits.children) throw new ValidationError([parentMessages.children]);
+  if (childCount(parent) >= subIssueLimits.children) throw new ValidationError([parentMessages.children]);
 
   // The parent's level: 1 + its ancestors (a chain is never longer than the limit, nor a cycle).
   let level = 1;
-  let at: SubIssueFields = parent;
+  let at: IssueItem = parent;
   const chain: { issueId: number; parentId: number | null }[] = [];
-  while (at.parentId !== null) {
-    if (child && at.parentId === child.id) throw new ValidationError([parentMessages.cycle]);
+  while (at.parent_id !== null && at.parent_id !== undefined) {
+    if (child && at.parent_id === child.id) throw new ValidationError([parentMessages.cycle]);
     if (level >= subIssueLimits.depth) throw new ValidationError([parentMessages.depth]);
-    const next = await readIssue(orgId, projectId, at.parentId);
+    const next = await readIssueItem(orgId, projectId, at.parent_id);
     // An ancestor deleted (its cascade clears the parent_id of its children): the chain ends here.
     if (!next) break;
     at = next;
-    chain.push({ issueId: next.id, parentId: next.parentId });
+    chain.push({ issueId: next.id, parentId: next.parent_id ?? null });
     level += 1;
   }
   if (level >= subIssueLimits.depth) throw new ValidationError([parentMessages.depth]);
@@ -84,23 +84,23 @@ export async function decideParent(
   }
   return {
     parentId,
-    parentNumber: parent.number,
-    guard: { issueId: parentId, parentId: parent.parentId, maxChildren: subIssueLimits.children, chain },
+    parentNumber: parent.issue_number,
+    guard: { issueId: parentId, parentId: parent.parent_id ?? null, maxChildren: subIssueLimits.children, chain },
   };
 }
 
 /** Whether the issue with its sub-issues spans at most `limit` levels (itself alone: 1). */
-async function heightWithin(orgId: number, projectId: number, root: SubIssueFields, limit: number): Promise<boolean> {
+async function heightWithin(orgId: number, projectId: number, root: IssueItem, limit: number): Promise<boolean> {
   let frontier = [root];
   for (let height = 1; ; height++) {
-    const parents = frontier.filter((issue) => issue.subIssuesTotal > 0);
+    const parents = frontier.filter((item) => childCount(item) > 0);
     if (parents.length === 0) return height <= limit;
     if (height + 1 > limit) return false;
     const children = (
-      await Promise.all(parents.map((p) => childrenOf(orgId, { projectId, issueId: p.id, number: p.number })))
+      await Promise.all(parents.map((p) => childrenOf(orgId, { projectId, issueId: p.id, number: p.issue_number })))
     ).flat();
     if (children.length === 0) return height <= limit;
-    frontier = await readIssuesById(
+    frontier = await issuesById(
       orgId,
       projectId,
       children.map((c) => c.issueId),

@@ -6,7 +6,7 @@ import { itemOfImage } from '../db/core/stream-images.ts';
 import type { ProjectItem } from '../db/projects/projects.ts';
 import type { SprintItem } from '../db/projects/sprints.ts';
 import { allWebhooks, deliveryOfImage, insertDelivery, pendingDelivery, type WebhookFields } from '../db/webhooks/webhooks.ts';
-import type { ChangeEvent } from '../feed/events.ts';
+import { labelIdsOf, type ChangeEvent } from '../feed/events.ts';
 import {
   filterAdmits,
   filterApplies,
@@ -72,7 +72,7 @@ async function deletedOnItsOwn(event: ChangeEvent): Promise<boolean> {
       if (event.issueId === undefined) return false;
       const { project, issue } = await getIssueFamily(orgId, projectId, [], event.issueId);
       if (!project || !issue) return false;
-      const sprint = issue.sprintId;
+      const sprint = issue.sprint_id;
       return typeof sprint !== 'number' || (await getIssueFamily(orgId, projectId, [sprint])).sprints.get(sprint) !== undefined;
     }
     default:
@@ -110,7 +110,7 @@ async function filterSubject(event: ChangeEvent, needs: FilterNeeds) {
     const family = await getIssueFamily(orgId, projectId, recorded, event.issueId);
     if (!family.issue) return undefined;
     project = family.project;
-    shown = { ...toIssue(family.issue.stored, 0), label_ids: family.issue.labelIds };
+    shown = { ...toIssue(family.issue, 0), label_ids: labelIdsOf(family.issue as object as Record<string, unknown>) };
     const sprintId = shown.sprint_id;
     if (needs.activeSprint && sprintId !== null) {
       sprint = family.sprints.has(sprintId)

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createIssue } from '../../lib/services/issues.ts';
-import { createComment } from '../../lib/services/comments.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { exportOrganisation } from '../../lib/services/import-export/export.ts';
 import { importExport } from '../../lib/services/import-export/import-export.ts';
 import { newOrganisation, randomPrefix } from '../support/api.ts';
-import { meterReads } from '../support/read-meter.ts';
 
 /** An export file's import: the checks of the whole file before any write, and issue numbers already taken. */
 
@@ -92,37 +90,6 @@ describe('import of an export file', () => {
     ]);
     const next = await createIssue(callerOf(target), { projectId: project.id, sprintId: null }, { title: 'Next' });
     expect(next.issue_number).toBe(`${prefix}-7`);
-  });
-
-  it("writes a project's issues together: a child after its parent is given it at once, a comment waits for its issue", async () => {
-    const org = await newOrganisation();
-    const caller = callerOf(org);
-    const project = await createProject(caller, { name: 'Source', prefix: randomPrefix() });
-    const backlog = { projectId: project.id, sprintId: null };
-    const parent = await createIssue(caller, backlog, { title: 'Parent' });
-    const child = await createIssue(caller, backlog, { title: 'Child', parent_id: parent.id });
-    const grandchild = await createIssue(caller, backlog, { title: 'Grandchild', parent_id: child.id });
-    for (let i = 1; i <= 17; i++) await createIssue(caller, backlog, { title: `Issue ${i}` });
-    await createComment(caller, { ...backlog, issueId: grandchild.id }, { body: 'On the grandchild' });
-    const file = await exportedFile(org.orgId);
-    const target = await newOrganisation();
-    const meter = meterReads();
-    const { value: report, calls } = await meter.measure(() => importExport({ orgId: target.orgId }, [file])).finally(meter.stop);
-    expect(report.errors).toEqual([]);
-    expect(report.projects[project.prefix]).toMatchObject({ created: 20, parents: { linked: 2, unresolved: [] } });
-    expect(report.comments).toBe(1);
-    const lines = (await exportedFile(target.orgId))
-      .trimEnd()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-    const numberOf = new Map(lines.filter((l) => l.kind === 'issue').map((l) => [l.id, l.issue_number]));
-    const issue = (title: string) => lines.find((l) => l.kind === 'issue' && l.title === title)!;
-    expect(numberOf.get(issue('Child').parent_id)).toBe(parent.issue_number);
-    expect(numberOf.get(issue('Grandchild').parent_id)).toBe(child.issue_number);
-    const comment = lines.find((l) => l.kind === 'comment')!;
-    expect([comment.body, numberOf.get(comment.issue_id)]).toEqual(['On the grandchild', grandchild.issue_number]);
-    // Written one by one, each issue took three calls (62 for this file); together, 27.
-    expect(calls).toBeLessThan(40);
   });
 
   it('a dry run reads and maps the whole file and writes nothing', async () => {

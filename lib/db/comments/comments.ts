@@ -1,5 +1,5 @@
 import { ancestryOf, pathAncestryOf, type Ancestry, type AncestorItems } from '../../model/comment-ancestry.ts';
-import { issueItem, type StoredIssue } from '../issues/issue-item.ts';
+import { issueItem } from '../issues/issue-item.ts';
 import {
   commentPointerItem,
   pointerFromItem,
@@ -117,18 +117,14 @@ export async function listComments(
   orgId: number,
   ref: IssueRef,
   page: PageRequest,
-): Promise<{ page: Page<CommentItem>; path: Ancestry; issue: StoredIssue | undefined }> {
+): Promise<{ page: Page<CommentItem>; path: Ancestry; issue: object | undefined }> {
   const { page: result, related } = await listPageWith<CommentItem>(
     collections.comments(orgId, ref.projectId, ref.issueId),
     page,
     pathKeys(orgId, ref),
   );
   const [project, sprint, issue] = ref.sprintId === null ? [related[0], undefined, related[1]] : related;
-  return {
-    page: result,
-    path: pathAncestryOf(ancestors(project, sprint, issue), ref.sprintId),
-    issue: issue && issueItem.decode(issue),
-  };
+  return { page: result, path: pathAncestryOf(ancestors(project, sprint, issue), ref.sprintId), issue };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ValidationError } from '../../vocabulary/errors.ts';
-import { assignedEntryItem, foundIssue } from './issue-item.ts';
+import { assignedEntryItem } from './issue-item.ts';
 import type { Fields } from '../core/item.ts';
+import type { IssueItem } from './issues.ts';
 import { collections, keys, type Key } from '../core/keys.ts';
 import { decodeCursor, encodeCursor, type PageRequest } from '../core/list.ts';
 import { queryPages } from '../core/query.ts';
@@ -177,11 +178,10 @@ export async function readAssignedItems(orgId: number, accountId: number, entrie
     sprint: e.sprintId === null ? undefined : want(keys.sprint(orgId, e.projectId, e.sprintId)),
   }));
   const found = await batchGet(wanted);
-  const issueFound = (item: object | undefined) => item && foundIssue(item);
   const rows = places.map((at) => {
     const project = found[at.project];
     return {
-      issue: issueFound(found[at.issue]),
+      issue: found[at.issue] as IssueItem | undefined,
       project,
       owner: at.sprint === undefined ? project : found[at.sprint],
     };

@@ -3,7 +3,6 @@ import type { RelationType } from '../../vocabulary/relation-types.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../../schemas/issues.ts';
 import { attribute, itemKind, type Attribute, type Fields, type Stored } from '../core/item.ts';
 import { keys, listKeys } from '../core/keys.ts';
-import { versionOf } from '../core/versions.ts';
 
 /**
  * The issue, its search record and its assignee's entry, each declared once (lib/db/core/item.ts): what
@@ -140,28 +139,9 @@ export type StoredIssue = Fields<typeof issueItem.attributes>;
 /** The stored issue, as its declaration reads it, before it is decoded. */
 export type IssueItem = Stored<typeof issueItem.attributes>;
 
-declare const readIssueBrand: unique symbol;
-
-/** A stored issue as read, which only lib/db opens: what a service hands back for an answer or a delete. */
-export type ReadIssue = { readonly [readIssueBrand]: 'issue' };
-
-/** An issue as read: its fields decoded, its version, and the stored item it was read as. */
-export type FoundIssue = StoredIssue & { version: number; stored: ReadIssue };
-
-/** A stored issue as found: decoded, with its version and the item itself. */
-export const foundIssue = (item: object): FoundIssue => ({
-  ...issueItem.decode(item),
-  version: versionOf(item),
-  stored: item as ReadIssue,
-});
-
 /** The state of a stored issue, as the derivations compare it (lib/model/derivations.ts). */
 export function issueStateOf(orgId: number, item: object): IssueState {
-  return issueStateFrom(orgId, issueItem.decode(item));
-}
-
-/** The state of a decoded issue, as the derivations compare it (lib/model/derivations.ts). */
-export function issueStateFrom(orgId: number, i: StoredIssue): IssueState {
+  const i = issueItem.decode(item);
   return {
     orgId,
     projectId: i.projectId,

@@ -1,16 +1,10 @@
 import { keys } from '../core/keys.ts';
-import { issueItem, type IssueItem, type StoredIssue } from './issue-item.ts';
+import type { IssueItem } from './issues.ts';
 import { getItem } from '../core/transactions.ts';
 
 /** The stored issue `issueId` of a project, if there is one: one consistent GetItem. */
 export function readIssueItem<T = IssueItem>(orgId: number, projectId: number, issueId: number): Promise<T | undefined> {
   return getItem<T>(keys.issue(orgId, projectId, issueId));
-}
-
-/** The issue `issueId` of a project, decoded, if there is one: one consistent GetItem. */
-export async function readIssue(orgId: number, projectId: number, issueId: number): Promise<StoredIssue | undefined> {
-  const item = await getItem<object>(keys.issue(orgId, projectId, issueId));
-  return item && issueItem.decode(item);
 }
 
 /**

@@ -5,7 +5,7 @@ import { keys, listKeys } from '../core/keys.ts';
 import { batchGet, existsCheck, revisionCondition, type GuardedItem } from '../core/transactions.ts';
 import { trashedIssueKey, trashRemovalOf, whereIs } from '../core/trash.ts';
 import { VERSION_ATTRIBUTE } from '../core/versions.ts';
-import { foundIssue, issueItem, issueStateOf, type FoundIssue, type ReadIssue, type StoredIssue } from './issue-item.ts';
+import { issueItem, issueStateOf, type StoredIssue } from './issue-item.ts';
 import { issueWriteItems, listOwnerUpdate, pullRequestCountsOf, sendIssueWrite, type ParentGuard } from './issue-write.ts';
 import { otherSideOf, storedRelations, type StoredRelation } from './relations.ts';
 
@@ -28,17 +28,12 @@ export interface IssueRef {
 export const issueRefId = (projectId: number, issueId: number) => `${projectId}:${issueId}`;
 
 /** The relations an issue item holds, in the order they are stored (its decode sorts them by id). */
-export const storedRelationRefs = (item: ReadIssue | Record<string, unknown> | undefined): RelationRef[] =>
-  Object.entries(storedRelations(item as Record<string, unknown> | undefined)).map(([id, r]) => ({
-    id,
-    type: r.type,
-    projectId: r.project_id,
-    issueId: r.issue_id,
-  }));
+export const storedRelationRefs = (item: Record<string, unknown> | undefined): RelationRef[] =>
+  Object.entries(storedRelations(item)).map(([id, r]) => ({ id, type: r.type, projectId: r.project_id, issueId: r.issue_id }));
 
-/** Issues as found (undefined: not there), in one consistent BatchGetItem. */
-export const readIssues = async (orgId: number, refs: IssueRef[]): Promise<(FoundIssue | undefined)[]> =>
-  (await batchGet(refs.map((r) => keys.issue(orgId, r.projectId, r.issueId)))).map((item) => item && foundIssue(item));
+/** Issues as stored (undefined: not there), in one consistent BatchGetItem. */
+export const readIssues = (orgId: number, refs: IssueRef[]) =>
+  batchGet(refs.map((r) => keys.issue(orgId, r.projectId, r.issueId)));
 
 /**
  * Where issue `issueId` is: there, in the trash (where what lives under it waits for a restore), or
@@ -118,12 +113,11 @@ function restoredItem(stored: Record<string, unknown>, restore: IssueRestore, ke
  */
 export async function writeRestoredIssue(
   orgId: number,
-  issue: ReadIssue,
+  stored: Record<string, unknown>,
   deletedAt: string,
   restore: IssueRestore,
-  others: ReadonlyMap<string, FoundIssue | undefined>,
+  others: ReadonlyMap<string, Record<string, unknown> | undefined>,
 ): Promise<void> {
-  const stored = issue as object as Record<string, unknown>;
   const i = issueItem.decode(stored);
   const { projectId } = i;
   const wanted = new Set(restore.kept);
@@ -168,7 +162,7 @@ function otherSides(
   orgId: number,
   restored: StoredIssue,
   kept: Record<string, StoredRelation>,
-  others: ReadonlyMap<string, FoundIssue | undefined>,
+  others: ReadonlyMap<string, Record<string, unknown> | undefined>,
 ): GuardedItem[] {
   const byOther = new Map<string, [string, StoredRelation][]>();
   for (const [id, r] of Object.entries(kept)) {
@@ -179,10 +173,10 @@ function otherSides(
     const other = others.get(key)!;
     const first = relations[0]![1];
     const sides = Object.fromEntries(relations.map(([id, r]): [string, StoredRelation] => [id, otherSideOf(r, restored)]));
-    const rev = other.rev;
+    const rev = issueItem.field(other, 'rev');
     const names: Record<string, string> = { '#relations': issueItem.stored('relations') };
     const values: Record<string, unknown> = { ':one': 1, ':rev': rev };
-    const had = (other.stored as object as Record<string, unknown>)[issueItem.stored('relations')] !== undefined;
+    const had = other[issueItem.stored('relations')] !== undefined;
     const sets = had
       ? Object.entries(sides).map(([id, side], n) => {
           names[`#r${n}`] = id;

@@ -37,15 +37,7 @@ import {
 } from '../core/transactions.ts';
 import { issueWrite, issueWriteItems, type IssueWriteSpec, type ParentGuard } from './issue-write.ts';
 import { repositioned, type IssueChange, type IssueState } from '../../model/derivations.ts';
-import {
-  foundIssue,
-  issueItem,
-  issueStateOf,
-  type FoundIssue,
-  type IssueItem,
-  type ReadIssue,
-  type StoredIssue,
-} from './issue-item.ts';
+import { issueItem, issueStateOf, type IssueItem, type StoredIssue } from './issue-item.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from '../core/sequences.ts';
 import { withVersion } from '../core/versions.ts';
 import { rankIndex } from './counters.ts';
@@ -160,13 +152,12 @@ export async function getIssueFamily(
   const org = withOrganisation ? found.pop() : undefined;
   const sprints = new Map<number, SprintItem | undefined>();
   wanted.forEach((s, i) => sprints.set(s, found[i + 1] as SprintItem | undefined));
-  const issues = new Map<number, FoundIssue | undefined>();
-  const asFound = (item: object | undefined) => item && foundIssue(item);
-  others.forEach((id, i) => issues.set(id, asFound(found[wanted.length + 1 + i])));
+  const issues = new Map<number, IssueItem | undefined>();
+  others.forEach((id, i) => issues.set(id, found[wanted.length + 1 + i] as IssueItem | undefined));
   return {
     project: found[0] as ProjectItem | undefined,
     sprints,
-    issue: issueId === undefined ? undefined : asFound(found.at(-1)),
+    issue: (issueId === undefined ? undefined : found.at(-1)) as IssueItem | undefined,
     others: issues,
     retentionDays: trashRetentionOf(organisationOf(org)),
   };
@@ -746,16 +737,8 @@ export const stateFields = (state: StateWrite): IssueFieldChanges => ({
   completedAt: state.completed_at,
 });
 
-/**
- * The issue as an update's changes leave it (what the derivations read of it after): each change
- * as it reads once written; a change stored as no attribute leaves the field as it was.
- */
-export function withChanges<T extends StoredIssue>(issue: T, set: IssueFieldChanges): T {
-  const written = issueItem.encode(set);
-  const read = issueItem.decode(written);
-  const changed = (Object.keys(set) as (keyof StoredIssue)[]).filter((f) => issueItem.stored(f) in written);
-  return { ...issue, ...Object.fromEntries(changed.map((f) => [f, read[f]])) };
-}
+/** The stored issue as an update's changes leave it (what the derivations read of it after). */
+export const withChanges = (item: IssueItem, set: IssueFieldChanges): IssueItem => ({ ...item, ...issueItem.encode(set) });
 
 /** Everything one issue update writes. */
 export interface IssueWrite {
@@ -937,12 +920,11 @@ export async function renumberIssues(
 export async function deleteIssue(
   orgId: number,
   projectId: number,
-  read: ReadIssue,
+  issue: IssueItem,
   trash: { deletedBy: number; retentionDays: number },
   /** Its parent when it is gone (in the trash): its summary is not kept. */
   goneIssues?: number[],
 ): Promise<void> {
-  const issue = read as unknown as IssueItem;
   await issueWrite({
     orgId,
     projectId,

@@ -5,7 +5,7 @@ import { db, tableName } from '../core/client.ts';
 import { isConditionFailed } from '../core/errors.ts';
 import { keys } from '../core/keys.ts';
 import { relationRemovals } from './issue-write.ts';
-import { foundIssue, issueItem, searchRecordItem, type FoundIssue } from './issue-item.ts';
+import { issueItem, searchRecordItem } from './issue-item.ts';
 import { pointedIssue } from './issue-lookup.ts';
 import { addCounters } from '../projects/sprints.ts';
 import { batchGet, existsCheck, Refused, revisionCondition, transact, type GuardedItem } from '../core/transactions.ts';
@@ -57,10 +57,7 @@ export async function issuesWithProjects(orgId: number, issues: { projectId: num
   const found = await batchGet(
     issues.flatMap((i) => [keys.project(orgId, i.projectId), keys.issue(orgId, i.projectId, i.issueId)]),
   );
-  return issues.map((_, n) => {
-    const issue = found[2 * n + 1];
-    return { project: found[2 * n], issue: issue && foundIssue(issue) };
-  });
+  return issues.map((_, n) => ({ project: found[2 * n], issue: found[2 * n + 1] }));
 }
 
 /** What a relation write does to one of its two issues. */
@@ -234,11 +231,3 @@ export async function unlinkRemovedIssues(
 /** The relations an issue item holds, by id. */
 export const storedRelations = (item: Record<string, unknown> | undefined): Record<string, StoredRelation> =>
   (item?.relations as Record<string, StoredRelation> | undefined) ?? {};
-
-/** The relations an issue as found holds, by id, each as stored on it (with its other issue's number and its time). */
-export const relationsHeld = (issue: FoundIssue): Record<string, StoredRelation> =>
-  storedRelations(issue.stored as object as Record<string, unknown>);
-
-/** Whether an issue as found has a relations map (a relation put on one without is set whole). */
-export const holdsRelations = (issue: FoundIssue): boolean =>
-  (issue.stored as object as Record<string, unknown>)[issueItem.stored('relations')] !== undefined;

@@ -4,7 +4,7 @@ import { pointedIssue } from './issue-lookup.ts';
 import { keys, orgPk, subIssuesPrefix } from '../core/keys.ts';
 import { queryPages } from '../core/query.ts';
 import { batchGet } from '../core/transactions.ts';
-import { issueItem, type IssueItem, type StoredIssue } from './issue-item.ts';
+import type { IssueItem } from './issue-item.ts';
 
 /**
  * The children index of `GET /issues/{key}/sub_issues` (the `sub-issue-index` derivation,
@@ -99,9 +99,4 @@ export async function issuesById(orgId: number, projectId: number, ids: number[]
   if (ids.length === 0) return [];
   const found = await batchGet(ids.map((id) => keys.issue(orgId, projectId, id)));
   return found.filter((item): item is Record<string, unknown> => item !== undefined) as unknown as IssueItem[];
-}
-
-/** Issues of one project by id, decoded (as `issuesById` reads them). */
-export async function readIssuesById(orgId: number, projectId: number, ids: number[]): Promise<StoredIssue[]> {
-  return (await issuesById(orgId, projectId, ids)).map((item) => issueItem.decode(item));
 }

@@ -51,9 +51,7 @@ import {
  * The file is checked whole, then read four more times: accounts, projects, labels, sprints,
  * issues and comments; the GitHub lines (./github-lines.ts); the attachments; the activity
  * history. Each project's issues, labels and comments go through the one import session
- * (./import.ts), as records of the one stream, its issues written in batches: a line that needs
- * an issue's new id (a comment) waits until its batch is written. Each record is written once,
- * however many runs.
+ * (./import.ts), as records of the one stream. Each record is written once, however many runs.
  */
 
 export interface ExportImportOptions {
@@ -85,8 +83,6 @@ export async function importExport(options: ExportImportOptions, file: FileSourc
     await run.restoreHistory(read());
     return run.report;
   } catch (err) {
-    // A run that stops or fails reports the issues it wrote.
-    run.noteIssues();
     if (err instanceof ImportInterrupted) throw new ImportInterrupted(run.report);
     throw new ImportFailed(err, run.report);
   }
@@ -112,8 +108,6 @@ class ExportImport {
   /** New issue id -> its sprint at its import, for its comments. */
   private readonly issueSprints = new Map<number, number | null>();
   private readonly relations: ExportRelation[] = [];
-  /** The project's issue lines taken, until the batch holding them is written: old id, key, relations. */
-  private readonly taken: { old: string; key: string; relations: ExportRelation[] }[] = [];
   /** Whether this run wrote anything yet (a run stops at its deadline only once it has). */
   private wrote = false;
   /** Old ids of the file's comments (a dry run's attachments on them would be restored). */
@@ -176,12 +170,10 @@ class ExportImport {
     return typeof email === 'string' ? this.accounts.get(email.toLowerCase())?.id : undefined;
   }
 
-  /** Stops at the deadline, once something was written (the issues taken written first). */
-  private async checkDeadline() {
+  /** Stops at the deadline, once something was written. */
+  private checkDeadline() {
     const { deadline } = this.options;
-    if (deadline === undefined || !this.wrote || Date.now() <= deadline) return;
-    await this.issuesWritten();
-    throw new ImportInterrupted(this.report);
+    if (deadline !== undefined && this.wrote && Date.now() > deadline) throw new ImportInterrupted(this.report);
   }
 
   /** The second reading: everything but the activity history. */
@@ -190,7 +182,7 @@ class ExportImport {
       this.report.lines = n;
       if (n === 1) continue;
       const line = JSON.parse(text) as Line;
-      await this.checkDeadline();
+      this.checkDeadline();
       try {
         switch (line.kind) {
           case 'account':
@@ -380,36 +372,20 @@ class ExportImport {
     const prState = (line.links as { pull_request_state?: unknown } | undefined)?.pull_request_state;
     if (typeof prState === 'string') this.prStates.set(String(line.id), prState);
     if (!run) return;
+    const createdBefore = run.session.report.created;
     await run.session.take(exportIssueRecord(n, line, this.report.ids.sprints));
-    this.taken.push({ old: String(line.id), key, relations: exportRelations(n, line, key) });
-  }
-
-  /** Writes the batch of issues the project's session holds, then notes the new ids of those taken. */
-  private async issuesWritten() {
-    await this.current?.session.flush();
-    this.noteIssues();
-  }
-
-  /** The new ids of the issues taken that are written (or were before), in file order. */
-  noteIssues() {
-    const run = this.current;
-    if (!run) return;
-    if (run.session.report.created > 0) this.wrote = true;
-    for (const { old, key, relations } of this.taken.splice(0)) {
-      const made = run.session.issueOf(key);
-      if (!made || made.id <= 0) continue;
-      this.report.ids.issues[old] = made.id;
-      this.ownIssues.add(made.id);
-      this.issueSprints.set(made.id, made.sprintId);
-      if (made.number) this.report.keys[key] = made.number;
-      this.relations.push(...relations);
-    }
+    const made = run.session.issueOf(key);
+    if (run.session.report.created > createdBefore) this.wrote = true;
+    if (!made || made.id <= 0) return;
+    this.report.ids.issues[String(line.id)] = made.id;
+    this.ownIssues.add(made.id);
+    this.issueSprints.set(made.id, made.sprintId);
+    if (made.number) this.report.keys[key] = made.number;
+    this.relations.push(...exportRelations(n, line, key));
   }
 
   private async comment(line: Line) {
     this.commentsInFile.add(Number(line.id));
-    // Its issue's id is known once the batch holding it is written.
-    await this.issuesWritten();
     const run = this.current;
     const issueId = this.report.ids.issues[String(line.issue_id)];
     if (!run || issueId === undefined) return;
@@ -433,7 +409,6 @@ class ExportImport {
   private async closeProject() {
     await this.flushSprints();
     if (this.current) await this.current.session.finish();
-    this.noteIssues();
     this.current = undefined;
   }
 
@@ -555,14 +530,14 @@ class ExportImport {
       if (n === 1 || !text.includes('"kind":"github_')) continue;
       const line = JSON.parse(text) as Line;
       if (line.kind === 'github_connection') {
-        await this.checkDeadline();
+        this.checkDeadline();
         await this.restoreConnection(n, line);
         continue;
       }
       if (line.kind !== 'github_link') continue;
       const old = String(line.issue_id);
       if (issue?.old !== old) {
-        await this.checkDeadline();
+        this.checkDeadline();
         await flush();
         issue = { old, line: n, links: [] };
       }
@@ -609,7 +584,7 @@ class ExportImport {
       if (n === 1 || !text.includes('"kind":"attachment"')) continue;
       const line = JSON.parse(text) as Line;
       if (line.kind !== 'attachment') continue;
-      await this.checkDeadline();
+      this.checkDeadline();
       const reason = await this.restoreAttachment(line);
       if (reason === undefined) continue;
       if (this.report.attachments.left_out.length < (this.options.reportCap ?? REPORT_CAP)) {
@@ -737,7 +712,7 @@ class ExportImport {
       if (n === 1 || !text.includes('"kind":"activity"')) continue;
       const line = JSON.parse(text) as Line;
       if (line.kind !== 'activity') continue;
-      await this.checkDeadline();
+      this.checkDeadline();
       const activity = await this.mappedActivity(line, n);
       const projectId = this.report.ids.projects[String(line.project_id)];
       const sprintEvent = String(line.event).startsWith('sprint.');

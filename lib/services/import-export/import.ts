@@ -18,11 +18,11 @@ import { advance } from '../../db/core/sequences.ts';
 import { type GuardedItem, isRefused } from '../../db/core/transactions.ts';
 import { createImportedComment } from '../comments.ts';
 import {
+  createIssue,
   createIssuesTogether,
   reservedShare,
   reserveIssues,
   updateIssue,
-  type ReservedIssues,
   type ImportedIssue as IssueImport,
 } from '../issues.ts';
 import { createLabel } from '../labels.ts';
@@ -182,6 +182,7 @@ export async function importIssues(options: ImportOptions, file: FileSource): Pr
   if (options.format === 'export') throw new ValidationError(['an export file is imported into an organisation, not a project']);
   const format = options.format;
   const session = await ImportSession.open(options, format === 'jira-csv' ? 'jira' : 'github');
+  session.batched = true;
   const read = rereadable(file);
   const checked = await checkFile(format, read(), options.keepNumbers ? { prefix: session.prefix } : undefined);
   session.noteUnknown(checked.stats);
@@ -260,6 +261,11 @@ export class ImportSession {
   private readonly states: Map<string, IssueStatus>;
   /** Source keys that keep their number here (`keepNumbers`, export files). */
   private kept = new Map<string, number>();
+  /**
+   * Creates are written together (`enqueue`), not one by one: set by `importIssues`.
+   * An export file's import reads each issue back as soon as it is taken, so it does not.
+   */
+  batched = false;
   /** Creates waiting to be written, in file order (whatever their lists). */
   private readonly queue: PendingCreate[] = [];
   /** Keys an earlier run of this import (`options.run`) created. */
@@ -399,11 +405,12 @@ export class ImportSession {
    * A row an earlier import took: counted and keyed, nothing else reported (a re-run reports what it
    * looked at). Only comments a stopped run left unwritten are written.
    */
-  private async takenBefore(planned: Planned, before: ImportedIssue): Promise<void> {
+  private async takenBefore(planned: Planned, before: ImportedIssue): Promise<undefined> {
     this.report.already_imported += 1;
     this.tookBefore(planned.key, before);
     const comments = commentAuthors(planned, this.accounts, this.caller.accountId);
     if (!this.options.dryRun) await this.writeComments({ issueId: before.issueId, sprintId: before.sprintId }, comments, true);
+    return undefined;
   }
 
   private warn(row: number, key: string, warnings: string[]) {
@@ -411,7 +418,7 @@ export class ImportSession {
   }
 
   /** A dry run's row: counted as what would be created (the first ones listed), nothing written. */
-  private async wouldCreate(planned: Planned, sprintId: number | null, comments: number): Promise<void> {
+  private async wouldCreate(planned: Planned, sprintId: number | null, comments: number): Promise<undefined> {
     this.report.would_create = (this.report.would_create ?? 0) + 1;
     this.report.would_create_comments = (this.report.would_create_comments ?? 0) + comments;
     if ((this.report.would_create_rows?.length ?? 0) < this.cap) {
@@ -425,13 +432,11 @@ export class ImportSession {
     }
     this.issues.set(planned.key, { id: 0, sprintId });
     await this.progress();
+    return undefined;
   }
 
-  /**
-   * Takes one record: maps it, and (unless dry) creates its sprint and labels and queues its issue,
-   * with its comments. The issue is written with its batch (`flush`): `issueOf` knows it then.
-   */
-  async take(r: ImportRecord): Promise<void> {
+  /** Takes one record: maps it, and (unless dry) creates its sprint, labels and issue, with its comments. */
+  async take(r: ImportRecord): Promise<number | undefined> {
     // A run stops at its deadline only once it has created something: each run makes progress.
     // A dry run writes nothing and never stops (reading and mapping 10,000 rows takes about a second).
     const { deadline, dryRun } = this.options;
@@ -442,20 +447,20 @@ export class ImportSession {
     this.report.rows += 1;
     if ('error' in r) {
       this.reject(r.row, '', [r.error]);
-      return;
+      return undefined;
     }
     await this.ensureState(r.status);
     const planned = planRecord(r, this.mapping, this.states);
     if (!planned.ok) {
       this.reject(planned.row, planned.key, planned.errors);
-      return;
+      return undefined;
     }
     const { key, row } = planned;
     const before = this.imported.get(key) ?? (r.legacyKey ? this.imported.get(r.legacyKey) : undefined);
     const fate = rowFate(key, this.seen, before, this.options.run);
     if (fate === 'repeated') {
       this.reject(row, key, [repeatedKey(key)]);
-      return;
+      return undefined;
     }
     this.seen.add(key);
     if (r.id) this.idToKey.set(r.id, key);
@@ -466,7 +471,7 @@ export class ImportSession {
   }
 
   /** A record this import takes: reported, then created (unless an earlier run of it created it, `before`). */
-  private async takeOwn(r: IssueRecord, planned: Planned, before: ImportedIssue | undefined): Promise<void> {
+  private async takeOwn(r: IssueRecord, planned: Planned, before: ImportedIssue | undefined) {
     const { key, row } = planned;
     const { warnings, unknown, assigneeId, authorId, comments } = peopleOf(r, planned, this.accounts, this.caller.accountId);
     for (const person of unknown) count(this.unknownPeople, person);
@@ -484,7 +489,7 @@ export class ImportSession {
       await this.labelsFor(labels, warnings);
       this.warn(row, key, warnings);
       if (!this.options.dryRun) await this.writeComments({ issueId: before.issueId, sprintId: before.sprintId }, comments, true);
-      return;
+      return undefined;
     }
     const sprintId = r.sprintId !== undefined ? r.sprintId : planned.sprint ? await this.sprintFor(planned.sprint.name) : null;
     const kept = await this.labelsFor(labels, warnings);
@@ -501,10 +506,12 @@ export class ImportSession {
       authorId,
       comments,
     };
+    if (!this.batched) return this.createOne(create);
     await this.enqueue(create);
+    return undefined;
   }
 
-  /** What an issue's import writes with it, as `createIssuesTogether` takes it. */
+  /** What an issue's import writes with it, as `createIssue` takes it. */
   private importedIssue(c: PendingCreate, firstCommentId: number): IssueImport {
     const now = new Date().toISOString();
     const withIssue = c.comments.slice(0, COMMENTS_WITH_ISSUE);
@@ -532,6 +539,8 @@ export class ImportSession {
     this.report.comments += Math.min(c.comments.length, COMMENTS_WITH_ISSUE);
     this.createdNow.add(c.key);
     this.issues.set(c.key, { id: issue.id, sprintId: issue.sprintId, number: issue.number, updatedAt: issue.updatedAt });
+    this.report.keys[c.key] = issue.number;
+    if (this.report.issues) this.report.issues[c.key] = issue.id;
     await this.writeComments({ issueId: issue.id, sprintId: issue.sprintId }, c.comments, false);
   }
 
@@ -546,6 +555,40 @@ export class ImportSession {
       return;
     }
     throw err;
+  }
+
+  /**
+   * Creates one issue on its own. A parent met before (created by this run, or imported before) is
+   * given at once; others are linked once every record is in (`finish`).
+   */
+  private async createOne(c: PendingCreate): Promise<number | undefined> {
+    const parentId = c.parentKey ? this.knownIssue(c.parentKey)?.id : undefined;
+    const withIssue = Math.min(c.comments.length, COMMENTS_WITH_ISSUE);
+    const firstCommentId = withIssue > 0 ? (await advance(this.caller.orgId, { comment: withIssue })).comment - withIssue + 1 : 0;
+    const imported = this.importedIssue(c, firstCommentId);
+    const at = { projectId: this.options.projectId, sprintId: c.sprintId };
+    try {
+      let issue;
+      try {
+        issue = await createIssue(this.caller, at, { ...c.input, ...(parentId ? { parent_id: parentId } : {}) }, imported);
+        if (parentId) this.linkedAtCreate.add(c.key);
+      } catch (err) {
+        // The parent refused it (full, too deep): created without, the link is tried (and reported) at the end.
+        if (!(parentId && err instanceof ValidationError)) throw err;
+        issue = await createIssue(this.caller, at, c.input, imported);
+      }
+      await this.created(c, {
+        id: issue.id,
+        sprintId: issue.sprint_id,
+        number: issue.issue_number,
+        updatedAt: issue.updated_at,
+      });
+      await this.progress();
+      return issue.id;
+    } catch (err) {
+      this.notCreated(c, err);
+      return undefined;
+    }
   }
 
   /**
@@ -564,7 +607,7 @@ export class ImportSession {
   }
 
   /** Writes what waits in the queue. */
-  async flush(): Promise<void> {
+  private async flush(): Promise<void> {
     const batch = this.queue.splice(0);
     if (batch.length === 0) return;
     const written = this.createBatch(batch);
@@ -602,47 +645,33 @@ export class ImportSession {
       next += n;
       return first;
     });
-    try {
-      for (const step of parentSteps(batch, (key) => this.idToKey.get(key)))
-        await this.writeStep(batch, step, firstComment, reserved);
-    } finally {
-      // The report keys the batch in file order, whatever the step that wrote each.
-      for (const c of batch) {
-        const issue = this.createdNow.has(c.key) ? this.issues.get(c.key) : undefined;
-        if (!issue?.number) continue;
-        this.report.keys[c.key] = issue.number;
-        if (this.report.issues) this.report.issues[c.key] = issue.id;
+    for (const step of parentSteps(batch, (key) => this.idToKey.get(key))) {
+      const creates = step.map((i) => {
+        const c = batch[i]!;
+        const parentId = c.parentKey ? this.knownIssue(c.parentKey)?.id : undefined;
+        const imported = this.importedIssue(c, firstComment[i]!);
+        return { sprintId: c.sprintId, input: { ...c.input, ...(parentId ? { parent_id: parentId } : {}) }, imported };
+      });
+      const outcomes = await createIssuesTogether(this.caller, this.options.projectId, creates, reservedShare(reserved, step));
+      // What was written is counted before a failure of the rest is thrown: the report stays exact.
+      let failure: { error: unknown } | undefined;
+      for (const [n, i] of step.entries()) {
+        const c = batch[i]!;
+        const outcome = outcomes[n]!;
+        if (outcome.ok) {
+          if (outcome.parentGiven) this.linkedAtCreate.add(c.key);
+          await this.created(c, outcome);
+          continue;
+        }
+        try {
+          this.notCreated(c, outcome.error);
+        } catch (err) {
+          failure ??= { error: err };
+        }
       }
+      if (failure) throw failure.error;
     }
     await this.progress();
-  }
-
-  /** One step of `createBatch`: the creates at `step` (indexes in `batch`), their parents given if written before. */
-  private async writeStep(batch: PendingCreate[], step: number[], firstComment: number[], reserved: ReservedIssues) {
-    const creates = step.map((i) => {
-      const c = batch[i]!;
-      const parentId = c.parentKey ? this.knownIssue(c.parentKey)?.id : undefined;
-      const imported = this.importedIssue(c, firstComment[i]!);
-      return { sprintId: c.sprintId, input: { ...c.input, ...(parentId ? { parent_id: parentId } : {}) }, imported };
-    });
-    const outcomes = await createIssuesTogether(this.caller, this.options.projectId, creates, reservedShare(reserved, step));
-    // What was written is counted before a failure of the rest is thrown: the report stays exact.
-    let failure: { error: unknown } | undefined;
-    for (const [n, i] of step.entries()) {
-      const c = batch[i]!;
-      const outcome = outcomes[n]!;
-      if (outcome.ok) {
-        if (outcome.parentGiven) this.linkedAtCreate.add(c.key);
-        await this.created(c, outcome);
-        continue;
-      }
-      try {
-        this.notCreated(c, outcome.error);
-      } catch (err) {
-        failure ??= { error: err };
-      }
-    }
-    if (failure) throw failure.error;
   }
 
   /** What an issue's create transaction writes beside it: its source key's record, its `issue.imported` entry, its first comments. */
