@@ -1,4 +1,4 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { isClosed, statesCounted, type IssueState } from '../../model/derivations.ts';
 import { forEachLimited } from '../../model/limited.ts';
 import type { ContainerState } from '../../vocabulary/trash.ts';
@@ -37,9 +37,9 @@ import {
   Refused,
   transact,
   TRANSACTION_ITEMS,
+  updateIf,
   type GuardedItem,
 } from '../core/transactions.ts';
-import { isConditionFailed } from '../core/errors.ts';
 import { readWithTrash, trashedKey, trashItem, trashRemovalOf, type TrashFields } from '../core/trash.ts';
 
 /**
@@ -61,14 +61,10 @@ export async function standing(c: Container): Promise<{ there: boolean; trashed:
 
 /** Moves the trash item of `c` from state `from` to `to` (a second run finds it moved already, and leaves it). */
 export async function settle(c: Container, from: ContainerState, to: ContainerState, restoreError?: string): Promise<void> {
-  try {
-    await trashItem.updateNow(trashKeyOf(c), {
-      set: { state: to, ...(restoreError ? { restoreError } : {}) },
-      if: { equals: { state: from } },
-    });
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-  }
+  await updateIf({
+    Key: trashKeyOf(c),
+    ...trashItem.update({ set: { state: to, ...(restoreError ? { restoreError } : {}) }, if: { equals: { state: from } } }),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -180,11 +176,7 @@ async function sprintItemsOf(orgId: number, projectId: number, attribute?: strin
 /** The trash item's progress: `n` more issues put back (while it is restoring). */
 async function countReturned(c: Container, n: number): Promise<void> {
   if (n === 0) return;
-  try {
-    await trashItem.updateNow(trashKeyOf(c), { add: { returned: n }, if: { equals: { state: 'restoring' } } });
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-  }
+  await updateIf({ Key: trashKeyOf(c), ...trashItem.update({ add: { returned: n }, if: { equals: { state: 'restoring' } } }) });
 }
 
 /**
@@ -428,22 +420,15 @@ async function movesOnReturn(c: Container, stored: Record<string, unknown>): Pro
  * delete leaves the later one alone.
  */
 export async function keepDeletedImage(c: Container, image: Record<string, unknown>, recordMs: number): Promise<void> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: trashKeyOf(c),
-        ...alsoIf(trashItem.update({ set: { stored: image }, if: { equals: { state: 'withdrawing' } } }), {
-          ConditionExpression: '#deleted <= :latest',
-          ExpressionAttributeNames: { '#deleted': trashItem.stored('deletedAt') },
-          // The record's time is in whole seconds (and approximate): a delete is at most that much earlier.
-          ExpressionAttributeValues: { ':latest': new Date(recordMs + 2000).toISOString() },
-        }),
-      }),
-    );
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-  }
+  await updateIf({
+    Key: trashKeyOf(c),
+    ...alsoIf(trashItem.update({ set: { stored: image }, if: { equals: { state: 'withdrawing' } } }), {
+      ConditionExpression: '#deleted <= :latest',
+      ExpressionAttributeNames: { '#deleted': trashItem.stored('deletedAt') },
+      // The record's time is in whole seconds (and approximate): a delete is at most that much earlier.
+      ExpressionAttributeValues: { ':latest': new Date(recordMs + 2000).toISOString() },
+    }),
+  });
 }
 
 /**
