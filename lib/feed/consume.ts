@@ -1,5 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { deleteSprintActivity, recordActivities, type ActivityEntry, type ActivityOutcome } from '../db/issues/activity.ts';
+import { deleteSprintActivity, type ActivityEntry, type ActivityOutcome } from '../db/issues/activity.ts';
+import { recordActivities } from './record-activity.ts';
 import { readDeletions } from '../db/core/deletions.ts';
 import { deletedKeyOf } from '../db/core/stream-images.ts';
 import { asRestored, changeEventOf, withStateNames, type ChangeEvent } from './events.ts';

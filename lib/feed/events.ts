@@ -1,18 +1,24 @@
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
-import { attachmentItem, attachmentOfImage } from '../db/attachments/attachments.ts';
+import { attachmentItem } from '../db/attachments/attachments.ts';
 import { commentItem, toComment } from '../db/comments/comments.ts';
+
 import { itemOfImage, orgOfItem } from '../db/core/stream-images.ts';
+
 import { stampedActor } from '../db/core/stamps.ts';
-import { toIssue } from '../db/issues/issues.ts';
+
 import { importJobActor } from '../db/imports/import-jobs.ts';
+
 import { issueItem } from '../db/issues/issue-item.ts';
-import { toProject } from '../db/projects/projects.ts';
-import { sprintItem, toSprint } from '../db/projects/sprints.ts';
-import { labelItem, toLabel } from '../db/issues/labels.ts';
-import { toWebhook } from '../db/webhooks/webhooks.ts';
+
+import { sprintItem } from '../db/projects/sprints.ts';
+import { labelItem } from '../db/issues/labels.ts';
 import type { EventType } from '../vocabulary/event-types.ts';
 import { stateOfIssue, statusAnswer, type Workflow } from '../model/workflow.ts';
+
 import { statusKey, type StateCategory } from '../vocabulary/workflow.ts';
+import { attachmentOfImage, toIssue, toLabel } from '../../lib/resources/issues.ts';
+import { toWebhook } from '../../lib/resources/organisation.ts';
+import { toProject, toSprint } from '../../lib/resources/projects.ts';
 
 /**
  * The change feed's view of one stream record: what happened, to which resource, by whom, and

@@ -1,6 +1,6 @@
 import { scopesOf, type Principal } from '../model/principal.ts';
 import type { RateDecision } from '../model/ratelimit.ts';
-import type { Authentication } from '../db/organisation/tokens.ts';
+import type { Authentication } from '../jobs/token-buckets.ts';
 
 /**
  * The authorizer hands the principal and the rate decision to the route handler through the

@@ -16,8 +16,8 @@ import {
   releaseTrashedAttachment,
   settleCommentAttachments,
   settleIssueCommentAttachments,
-} from '../db/attachments/attachments.ts';
-import { labelIsPurged, removeLabelFromIssues } from '../db/issues/labels.ts';
+} from './attachment-settling.ts';
+import { labelCarriers, labelIsPurged, takeLabelOff } from '../db/issues/labels.ts';
 import {
   cascadeWorkOf,
   commentFilesOf,
@@ -28,12 +28,7 @@ import {
   savePendingCascade,
   trashedAttachmentOf,
 } from '../db/cascades/cascade-records.ts';
-import {
-  deleteIssueComments,
-  deleteProjectContents,
-  deleteSprintIssues,
-  releaseChildren,
-} from '../db/cascades/cascade-deletes.ts';
+import { deleteIssueComments, deleteProjectContents, deleteSprintIssues, releaseChildren } from './cascade-deletes.ts';
 import { projectGoneForGood } from '../db/projects/project-trash.ts';
 import { moveIssuesOffState } from './state-cascade.ts';
 import { whereIssueIs } from '../db/issues/issue-restore.ts';
@@ -49,7 +44,8 @@ export {
   pendingCascadeOf,
   savePendingCascade,
 } from '../db/cascades/cascade-records.ts';
-export { deleteSprintIssues, findOrphanedCascades, parentIsGone } from '../db/cascades/cascade-deletes.ts';
+export { findOrphanedCascades, parentIsGone } from '../db/cascades/cascade-deletes.ts';
+export { deleteSprintIssues } from './cascade-deletes.ts';
 
 /**
  * The cascade of deletes, fed by the table's stream (REMOVE records). A parent's delete is one
@@ -64,7 +60,7 @@ export { deleteSprintIssues, findOrphanedCascades, parentIsGone } from '../db/ca
  *   its children's parent, once it is purged: its trash item's REMOVE (a purge, or its expiry by
  *   TTL), not its delete into the trash, which they outlive (docs/trash.md);
  * - a label: not a parent but a value: its id is taken off the issues of its project that carry it
- *   (lib/db/issues/labels.ts, `removeLabelFromIssues`) once it is purged: its trash item's REMOVE (a purge,
+ *   (`removeDeletedLabel`, a page of carriers at a time) once it is purged: its trash item's REMOVE (a purge,
  *   or its expiry by TTL), not its delete into the trash, which its issues outlive.
  * - a state: not a parent but a value: the state its issues went to is written on each of them
  *   (lib/jobs/state-cascade.ts, `moveIssuesOffState`).
@@ -96,9 +92,23 @@ export async function removeDeletedLabel(
   options: CascadeOptions = {},
 ): Promise<number> {
   if (!(await labelIsPurged(orgId, projectId, labelId))) return 0;
-  return removeLabelFromIssues(orgId, projectId, labelId, options.after, (next) => {
-    if (next) checkDeadline(options, next);
-  });
+  const lists = ['S#', 'B#'] as const;
+  const after = options.after;
+  let list = lists.find((l) => l === after?.list) ?? 'S#';
+  let start = after?.key as PagePosition | undefined;
+  let updated = 0;
+  for (;;) {
+    const page = await labelCarriers(orgId, projectId, labelId, list, start);
+    await Promise.all(page.carriers.map((key) => takeLabelOff(key, labelId)));
+    updated += page.carriers.length;
+    start = page.next;
+    if (!start) {
+      const next = lists[lists.indexOf(list) + 1];
+      if (!next) return updated;
+      list = next;
+    }
+    checkDeadline(options, { list, ...(start ? { key: start } : {}) });
+  }
 }
 
 /** Runs the cascade of one parent. Returns the number of items deleted (for a label: the issues it was taken off). */
@@ -206,7 +216,7 @@ async function runAndRecord(
  *
  * - Comment records (the bulk) start no cascade: nothing lives under a comment. Those of a comment
  *   with attachments, and of its trash item's removal, bring its attachments to where it is now
- *   (lib/db/attachments/attachments.ts, `settleCommentAttachments`): into the trash, back, or away.
+ *   (lib/jobs/attachment-settling.ts, `settleCommentAttachments`): into the trash, back, or away.
  * - A group holding the project's own record runs the project cascade once; it covers the rest.
  * - Otherwise one consistent GetItem of the project decides: if the project is gone, its own record
  *   (delivered in this or another batch) empties the whole partition, so these records need nothing.

@@ -1,9 +1,31 @@
 import { asActor } from '../context/actor.ts';
-import { CascadeInterrupted, type CascadeOptions, type Container, type PagePosition } from '../model/cascades.ts';
+import {
+  CascadeInterrupted,
+  PARALLELISM,
+  withoutAfterRefusal,
+  type CascadeOptions,
+  type Container,
+  type PagePosition,
+} from '../model/cascades.ts';
+import type { IssueState } from '../model/derivations.ts';
+import { forEachLimited } from '../model/limited.ts';
 import type { ContainerState } from '../vocabulary/trash.ts';
 import { Refused } from '../db/core/transactions.ts';
 import type { TrashFields } from '../db/core/trash.ts';
-import { putContainerBack, returnIssues, settle, standing, withdraw } from '../db/cascades/container-steps.ts';
+import { unlinkRemovedIssues } from '../db/issues/relations.ts';
+import { forEachPage, issuesAmong, removedIssues, sprintIssuesQuery, unindexIssues } from '../db/cascades/cascade-steps.ts';
+import {
+  countReturned,
+  listIssuesQuery,
+  projectIssuesQuery,
+  putBackWrite,
+  putContainerBack,
+  relinkIssue,
+  returnsOf,
+  settle,
+  sprintIdsOf,
+  standing,
+} from '../db/cascades/container-steps.ts';
 
 export type { Container } from '../model/cascades.ts';
 export { keepDeletedImage } from '../db/cascades/container-steps.ts';
@@ -93,3 +115,109 @@ const restoreRefusal = (reason: string, prefix: string): string | undefined =>
     : reason === 'prefix_taken'
       ? `another project took the prefix ${prefix} while it was being restored`
       : undefined;
+
+// ---------------------------------------------------------------------------------------------
+// Taking out
+
+/** Takes the issues of `c` out of what is kept of them outside it. Returns the issues seen. */
+export async function withdraw(c: Container, options: CascadeOptions): Promise<number> {
+  if (c.kind === 'sprint') {
+    return forEachPage(sprintIssuesQuery(c.orgId, c.projectId, c.sprintId), options, async (_keys, items) => {
+      // A parent outside it loses the issue from its summary; what its issues hold of each other stays.
+      await unindexIssues(c.orgId, c.projectId, items, 'outlive');
+      await unlinkRemovedIssues(c.orgId, removedIssues(c.projectId, items), undefined, c.sprintId);
+    });
+  }
+  return forEachPage(projectIssuesQuery(c.orgId, c.projectId), options, async (_keys, items) => {
+    const issues = issuesAmong(items);
+    // Parents are all in it: their summaries stay. An issue of a sprint already in the trash was
+    // taken out with it: what is gone already is refused by its condition and left alone.
+    await unindexIssues(c.orgId, c.projectId, issues, 'go');
+    await unlinkRemovedIssues(c.orgId, removedIssues(c.projectId, issues), c.projectId);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Putting back
+
+/** Issues one return transaction puts back (at most 4 records each, with their counts: under 100 items). */
+const RETURN_CHUNK = 15;
+
+/** Derivations kept outside a sprint or a project (lib/model/derivations.ts). */
+const OUTSIDE = {
+  sprint: ['number-pointer', 'assignee-index', 'search-index', 'sub-issue-index', 'parent-summary'],
+  project: ['number-pointer', 'assignee-index', 'search-index', 'sub-issue-index'],
+} as const;
+
+/**
+ * Puts back what is kept outside `c` of its issues (see the top of this file), one list at a time
+ * (a sprint's; a project's backlog, then each of its sprints that is there, not those in the trash
+ * on their own), counting each page on the trash item. Returns the issues put back by this run.
+ */
+export async function returnIssues(c: Container, options: CascadeOptions): Promise<number> {
+  const lists = c.kind === 'sprint' ? [c.sprintId] : [null, ...(await sprintIdsOf(c.orgId, c.projectId))];
+  const after = options.after as { list?: number; at?: PagePosition } | undefined;
+  let returned = 0;
+  for (let n = after?.list ?? 0; n < lists.length; n++) {
+    const sprintId = lists[n] as number | null;
+    try {
+      await forEachPage(
+        listIssuesQuery(c.orgId, c.projectId, sprintId),
+        { deadline: options.deadline, after: n === after?.list ? after.at : undefined },
+        async (_keys, items) => {
+          const issues = issuesAmong(items);
+          await putBack(c, sprintId, issues);
+          await countReturned(c, issues.length);
+          returned += issues.length;
+        },
+      );
+    } catch (err) {
+      if (err instanceof CascadeInterrupted) throw new CascadeInterrupted({ list: n, at: err.after });
+      throw err;
+    }
+  }
+  return returned;
+}
+
+/**
+ * Puts back what is kept outside `c` of a page of its issues (whole items, of list `sprintId`):
+ * their records and counts in transactions of RETURN_CHUNK issues (one issue at a time when one is
+ * refused: a page read again finds some there already), then their relations' sides on issues
+ * outside it.
+ */
+async function putBack(c: Container, sprintId: number | null, items: Record<string, unknown>[]): Promise<void> {
+  const returns = await returnsOf(c.orgId, items);
+  const chunks: IssueState[][] = [];
+  for (let i = 0; i < returns.states.length; i += RETURN_CHUNK) chunks.push(returns.states.slice(i, i + RETURN_CHUNK));
+  const outside = OUTSIDE[c.kind];
+  await forEachLimited(chunks, PARALLELISM, async (chunk) => {
+    try {
+      await putBackWrite(c, returns, chunk, outside);
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+      for (const state of chunk) await putBackOne(state, (only) => putBackWrite(c, returns, [state], only), outside);
+    }
+  });
+  await forEachLimited(items, PARALLELISM, (item) => relinkIssue(c, sprintId, item));
+}
+
+/**
+ * One issue's records put back, leaving out what a refusal shows there already (`entry_there`,
+ * `child_there`: its counts with them), or not its to take (`number_taken`: the number went to an
+ * issue of another project; `issue`: its parent is gone, and keeps no summary).
+ */
+async function putBackOne(state: IssueState, write: (only: readonly string[]) => Promise<void>, all: readonly string[]) {
+  let only: readonly string[] = all;
+  for (let attempt = 0; attempt < all.length + 1 && only.length > 0; attempt++) {
+    try {
+      await write(only);
+      return;
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+      const left = withoutAfterRefusal(only, err.reason);
+      if (left === undefined) throw err;
+      only = left;
+    }
+  }
+  if (only.length > 0) throw new Error(`issue ${state.id} could not be put back: its records kept changing`);
+}

@@ -14,7 +14,7 @@ import {
   type IssueState,
   type SearchRecord,
 } from '../model/derivations.ts';
-import { rebuildAttachmentCounters } from '../db/attachments/attachments.ts';
+import { rebuildAttachmentCounters } from './attachment-counters.ts';
 import {
   deleteDerivedRecord,
   PARTITIONS_AT_ONCE,
@@ -36,7 +36,7 @@ import { forEachLimited } from '../model/limited.ts';
  * rank index, the issue-number pointers, the assigned-issue index with each account's
  * `assigned_count`, each parent's sub-issues summary and children index, each blocked issue's count of open blockers),
  * each search record's counts of its issue's linked pull requests by state (the issue's, which its
- * links' writes keep), and the attachment counters (lib/db/attachments/attachments.ts). For data
+ * links' writes keep), and the attachment counters (lib/jobs/attachment-counters.ts). For data
  * written before these existed (an upgrade), or to repair them: an
  * operator's command (`issues:reindex`, tools/cli/admin.ts) that reads the table with a Scan,
  * which no request path does (one organisation's part of it, its attachment counters included: by

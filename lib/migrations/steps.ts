@@ -2,11 +2,11 @@
  * The steps of the migrations of lib/migrations/index.ts: each calls the code of its admin command
  * (tools/cli/admin.ts) on a bounded part of the table and says where the next part starts.
  */
-import { writeMissingTokenNames } from '../db/organisation/accounts.ts';
+import { writeMissingTokenNames } from '../jobs/token-names.ts';
 import { getOrganisation } from '../db/organisation/organisation.ts';
-import { writeMissingCommentPointers } from '../db/comments/comments.ts';
+import { writeMissingCommentPointers } from '../jobs/comment-pointers.ts';
 import { lastOrganisationId } from '../db/core/migrations.ts';
-import { attachmentCounterDifferences } from '../db/attachments/attachments.ts';
+import { attachmentCounterDifferences } from '../jobs/attachment-counters.ts';
 import { readDerivedState, rebuildIssueIndexes, derivedDifferences } from '../jobs/reindex.ts';
 import { giveMissingWorkflows } from '../db/projects/states.ts';
 import type { Cursor, StepResult } from '../model/migrations.ts';

@@ -8,17 +8,22 @@ import {
   insertOrganisation,
   listAccounts as listAccountItems,
   replaceToken,
-  toAccount,
 } from '../db/organisation/accounts.ts';
 import { getOrganisation, toOrganisation } from '../db/organisation/organisation.ts';
+
 import type { PageRequest } from '../db/core/list.ts';
 import { rereadOnStale, STALE } from '../db/core/transactions.ts';
+
 import type { Account, AccountCreate, Organisation } from '../schemas/accounts.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../vocabulary/errors.ts';
+
 import type { Principal } from '../model/principal.ts';
 import { refusedAs, type Meanings } from './refusals.ts';
+
 import { generateToken, hashToken } from '../model/tokens.ts';
+
 import { type AccountRefusal } from '../db/core/refusals.ts';
+import { toAccount } from '../../lib/resources/organisation.ts';
 
 const organisationMissing = () => new ValidationError(['organisation does not exist']);
 

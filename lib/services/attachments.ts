@@ -6,8 +6,11 @@
  * caller's organisation first: another organisation's attachment is 404 everywhere.
  */
 import { createHash, randomBytes } from 'node:crypto';
+
 import { config } from '../config.ts';
+
 import { getAccountItem } from '../db/organisation/accounts.ts';
+
 import * as store from '../db/attachments/attachments.ts';
 import type { Readable } from 'node:stream';
 import {
@@ -22,16 +25,26 @@ import {
   signUploadForm,
   stagingObjectKey,
 } from '../aws/objects.ts';
+
 import type { AttachmentRefusal } from '../db/core/refusals.ts';
 import { nextId } from '../db/core/sequences.ts';
+
 import { isRefused, STALE_ATTEMPTS, type GuardedItem } from '../db/core/transactions.ts';
+
 import { issueItem } from '../db/issues/issue-item.ts';
+
 import { commentAuthorOf, issueSprintNow, sprintExists } from '../db/comments/comments.ts';
+
 import { getTrashed } from '../db/core/trash.ts';
+
 import { issueOfNumber } from '../db/issues/issue-lookup.ts';
+
 import { getIssueFamily } from '../db/issues/issues.ts';
+
 import { dispositionOf, isShown, mcpKindOf, sha256Base64, sha256Hex } from '../model/attachments.ts';
+
 import { ATTACHMENT_LIMITS } from '../vocabulary/attachments.ts';
+
 import type { Principal } from '../model/principal.ts';
 import type { Attachment, AttachmentCreate, AttachmentWithUpload } from '../schemas/attachments.ts';
 import {
@@ -43,7 +56,9 @@ import {
   UnauthorizedError,
   ValidationError,
 } from '../vocabulary/errors.ts';
+
 import { explainRefusal, projectNotThere, type Meanings } from './refusals.ts';
+import { attachmentAnswer } from '../../lib/resources/issues.ts';
 
 /** An attachment as answered: with a fresh download URL once ready. */
 async function toAttachment(a: store.StoredAttachment): Promise<Attachment> {
@@ -54,7 +69,7 @@ async function toAttachment(a: store.StoredAttachment): Promise<Attachment> {
           disposition: dispositionOf(a.name, a.contentType),
         })
       : undefined;
-  return store.attachmentAnswer(a, download);
+  return attachmentAnswer(a, download);
 }
 
 async function uploaderNameOf(caller: Principal): Promise<string> {

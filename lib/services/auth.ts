@@ -1,4 +1,4 @@
-import { authenticateAndConsume, type Authentication } from '../db/organisation/tokens.ts';
+import { authenticateAndConsume, type Authentication } from '../jobs/token-buckets.ts';
 import { UnauthorizedError } from '../vocabulary/errors.ts';
 import { hasExpired, looksLikeAccessToken, MCP_RESOURCE_PATH } from '../model/oauth.ts';
 import { hashToken, looksLikeToken, sameToken } from '../model/tokens.ts';

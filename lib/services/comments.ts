@@ -1,5 +1,5 @@
 import { getTrashed } from '../db/core/trash.ts';
-import type { CommentPointer } from '../db/comments/comment-pointers.ts';
+import type { CommentPointer } from '../model/comment-pointers.ts';
 import { getAccountItem } from '../db/organisation/accounts.ts';
 import * as store from '../db/comments/comments.ts';
 import type { IssueRef } from '../db/comments/comments.ts';

@@ -1,12 +1,19 @@
 import { issueOfNumber } from '../db/issues/issue-lookup.ts';
+
 import { catalogueOf } from '../db/issues/labels.ts';
+
 import { workflowOf } from '../db/projects/workflow.ts';
-import { getIssueFamily, getListOwner, rankInBlock, toIssue, type IssueItem } from '../db/issues/issues.ts';
+
+import { getIssueFamily, getListOwner, rankInBlock, type IssueItem } from '../db/issues/issues.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { NotFoundError } from '../vocabulary/errors.ts';
+
 import { blockOf, countBefore } from '../model/positions.ts';
+
 import { rankIndex } from '../db/issues/counters.ts';
+
 import type { Principal } from '../model/principal.ts';
+import { toIssue } from '../../lib/resources/issues.ts';
 
 /**
  * Finds an issue by its number ("APL-12", any case) in the caller's organisation, wherever it

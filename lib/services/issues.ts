@@ -1,16 +1,24 @@
 import * as store from '../db/issues/issues.ts';
 import type { IssueItem, IssueMatch } from '../db/issues/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
+
 import type { IssueState } from '../model/derivations.ts';
 import { issueItem, issueStateOf } from '../db/issues/issue-item.ts';
+
 import { listLength, rankIndex } from '../db/issues/counters.ts';
+
 import type { PageRequest } from '../db/core/list.ts';
 import { projectItem } from '../db/projects/projects.ts';
+
 import { Refused, rereadOnStale, STALE, type GuardedItem, type RetryBudget, isRefused } from '../db/core/transactions.ts';
+
 import { listRevisionOf, type ParentGuard } from '../db/issues/issue-write.ts';
+
 import { childrenRoom, decideParent, type ParentDecision } from './sub-issues.ts';
+
 import type { Issue, IssueCreate, IssueListFilters, IssueLocation, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, SprintBusyError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
+
 import {
   appendedPosition,
   blockOf,
@@ -21,6 +29,7 @@ import {
   type RankIndex,
   type Slot,
 } from '../model/positions.ts';
+
 import {
   assigneeMessage,
   checkTarget,
@@ -39,12 +48,18 @@ import {
   type Place,
   type ProjectRules,
 } from '../model/issue-plans.ts';
+
 import type { Principal } from '../model/principal.ts';
 import { versionOf, withVersion } from '../db/core/versions.ts';
+
 import { catalogueOf, carriesAll, labelFilterIds } from '../db/issues/labels.ts';
+
 import { workflowOf } from '../db/projects/workflow.ts';
+
 import { readIssueItem, writtenIssue } from '../db/issues/issue-refs.ts';
+
 import { issueNotHere } from './issue-keys.ts';
+import { toIssue } from '../../lib/resources/issues.ts';
 
 /** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
 export { contributionOf, listDelta, negate, openStatuses, sumCounters } from '../model/derivations.ts';
@@ -190,7 +205,7 @@ export async function listIssues(caller: Principal, at: IssueLocation, page: Pag
   if (at.sprintId !== null && !result.sprint) throw new NotFoundError('Sprint');
   const catalogue = catalogueOf(result.project);
   const workflow = workflowOf(result.project);
-  const items = result.issues.map(({ item, place }) => store.toIssue(item, place, catalogue, workflow));
+  const items = result.issues.map(({ item, place }) => toIssue(item, place, catalogue, workflow));
   const listed = listLength(at.sprintId, at.sprintId === null ? result.project : result.sprint);
   return {
     page: { items, nextCursor: result.nextCursor, cursorAfter: result.cursorAfter },
@@ -210,7 +225,7 @@ export async function getIssue(caller: Principal, at: IssueLocation, issueId: nu
   const ahead = expected === undefined ? undefined : rankAhead(caller.orgId, at, issueId, expected);
   const { project, issue, index } = await loadIssue(caller, at, issueId);
   const place = await placeIn(caller.orgId, at.projectId, index, issue, ahead);
-  return store.toIssue(issue, place, catalogueOf(project), workflowOf(project));
+  return toIssue(issue, place, catalogueOf(project), workflowOf(project));
 }
 
 /**
@@ -621,7 +636,7 @@ function plainWrites(
     try {
       const item = items.get(issueId);
       if (!item || issueItem.field(item, 'sprintId') !== at.sprintId) throw issueNotHere(item, at.sprintId);
-      const current = store.toIssue(item, item.position, rules.catalogue, rules.workflow);
+      const current = toIssue(item, item.position, rules.catalogue, rules.workflow);
       const { set, next } = planFieldChanges(current, changes, rules, { updatedAt: now });
       writes.push({
         index: i,
@@ -735,7 +750,7 @@ async function decideUpdate(caller: Principal, at: IssueLocation, issueId: numbe
   checkTarget(target, targetSprint !== undefined);
   const rules = projectRules(project);
   // Internally `position` is the stored key here; the answer replaces it with the place.
-  const current = store.toIssue(issue, issue.position, rules.catalogue, rules.workflow);
+  const current = toIssue(issue, issue.position, rules.catalogue, rules.workflow);
   const changes = options.revert ? options.revert.decide(current) : given;
   const now = options.at ?? new Date().toISOString();
   const { set: base, parentGuard } = await updateSet(caller.orgId, at.projectId, issue, changes, parentItem, {

@@ -1,13 +1,19 @@
 import type { PageRequest } from '../db/core/list.ts';
 import * as store from '../db/issues/labels.ts';
 import { Refused, rereadOnStale, isRefused, STALE } from '../db/core/transactions.ts';
+
 import { getProjectItem } from '../db/projects/projects.ts';
+
 import { DEFAULT_LABEL_COLOR, labelLimits } from '../vocabulary/label-limits.ts';
+
 import type { Label, LabelCreate, LabelUpdate } from '../schemas/labels.ts';
 import { NotFoundError, TransitionError, UnavailableError, ValidationError } from '../vocabulary/errors.ts';
+
 import type { Principal } from '../model/principal.ts';
 import { explainRefusal, projectNotThere, type Meanings } from './refusals.ts';
+
 import { type LabelRefusal } from '../db/core/refusals.ts';
+import { toLabel } from '../../lib/resources/issues.ts';
 
 /**
  * A project's label catalogue (docs/api.md: Labels), and what issues make of it: an issue stores
@@ -29,11 +35,11 @@ async function loadLabel(caller: Principal, projectId: number, labelId: number) 
 export async function listLabels(caller: Principal, projectId: number, page: PageRequest) {
   const { page: result, total } = await store.listLabels(caller.orgId, projectId, page);
   if (total === undefined) throw new NotFoundError('Project');
-  return { page: result, items: result.items.map(store.toLabel), total };
+  return { page: result, items: result.items.map(toLabel), total };
 }
 
 export async function getLabel(caller: Principal, projectId: number, labelId: number): Promise<Label> {
-  return store.toLabel((await loadLabel(caller, projectId, labelId)).label);
+  return toLabel((await loadLabel(caller, projectId, labelId)).label);
 }
 
 /** Creates a label; 422 when its name is taken (ignoring case) or the project has 200 labels. */
@@ -85,7 +91,7 @@ export async function updateLabel(caller: Principal, projectId: number, labelId:
   try {
     return await rereadOnStale(async () => {
       const { label } = await loadLabel(caller, projectId, labelId);
-      return store.updateLabel(caller.orgId, projectId, label, changes).catch((err: unknown) => {
+      return store.updateLabel(caller.orgId, projectId, label, changes).then(toLabel, (err: unknown) => {
         // Renamed or deleted since the read: read again (a 404 then, or the write on the new name).
         throw isRefused(err, 'label') ? new Refused(STALE) : err;
       });
@@ -125,7 +131,7 @@ export async function deleteLabel(caller: Principal, projectId: number, labelId:
  * 404 when the trash item went meanwhile (restored or purged).
  */
 export async function restoreTrashedLabel(caller: Principal, stored: Record<string, unknown>, deletedAt: string): Promise<Label> {
-  const label = store.toLabel(stored);
+  const label = toLabel(stored);
   try {
     await store.restoreLabel(caller.orgId, stored, deletedAt);
   } catch (err) {

@@ -1,14 +1,22 @@
 import { accountItem } from '../db/organisation/accounts.ts';
+
 import { listAssigned, readAssignedItems, scanAssigned, type AssignedEntry, type AssignedFilter } from '../db/issues/assigned.ts';
-import { ranksFrom, toIssue, type IssueItem } from '../db/issues/issues.ts';
+
+import { ranksFrom, type IssueItem } from '../db/issues/issues.ts';
 import { workflowOf } from '../db/projects/workflow.ts';
+
 import { catalogueOf, carriesAll, labelFilterIds } from '../db/issues/labels.ts';
+
 import type { PageRequest } from '../db/core/list.ts';
 import type { Issue, IssueListFilters } from '../schemas/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
+
 import { blockOf, countBefore, type RankIndex } from '../model/positions.ts';
+
 import { rankIndex } from '../db/issues/counters.ts';
+
 import type { Principal } from '../model/principal.ts';
+import { toIssue } from '../../lib/resources/issues.ts';
 
 /**
  * The caller's assigned issues across the projects of the organisation, newest update first

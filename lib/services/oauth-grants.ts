@@ -1,11 +1,12 @@
-import { bucketStateOf, authenticateAndConsume } from '../db/organisation/tokens.ts';
+import { bucketStateOf } from '../db/organisation/tokens.ts';
+import { authenticateAndConsume } from '../jobs/token-buckets.ts';
+import { revokeGrant } from '../jobs/token-grants.ts';
 import { isRefused } from '../db/core/transactions.ts';
 import {
   countRegistration,
   findClient,
   findRefresh,
   grantOfAccessToken,
-  revokeGrant,
   rotateRefresh,
   saveClient,
   saveCode,

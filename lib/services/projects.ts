@@ -2,9 +2,12 @@ import type { PageRequest } from '../db/core/list.ts';
 import * as store from '../db/projects/projects.ts';
 import type { Project, ProjectCreate, ProjectUpdate } from '../schemas/projects.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../vocabulary/errors.ts';
+
 import type { Principal } from '../model/principal.ts';
 import { refusedAs, type Meanings } from './refusals.ts';
+
 import { type ProjectRefusal } from '../db/core/refusals.ts';
+import { toProject } from '../../lib/resources/projects.ts';
 
 /** What a refused project write means. */
 const refusals = {
@@ -15,13 +18,13 @@ const refusals = {
 
 export async function listProjects(caller: Principal, page: PageRequest) {
   const { page: result, org } = await store.listProjects(caller.orgId, page);
-  return { page: result, items: result.items.map(store.toProject), total: org?.projectsCount ?? 0 };
+  return { page: result, items: result.items.map(toProject), total: org?.projectsCount ?? 0 };
 }
 
 export async function getProject(caller: Principal, projectId: number): Promise<Project> {
   const item = await store.getProjectItem(caller.orgId, projectId);
   if (!item) throw new NotFoundError('Project');
-  return store.toProject(item);
+  return toProject(item);
 }
 
 export async function createProject(caller: Principal, input: ProjectCreate, restored?: store.RestoredProject): Promise<Project> {
@@ -29,7 +32,7 @@ export async function createProject(caller: Principal, input: ProjectCreate, res
 }
 
 export async function updateProject(caller: Principal, projectId: number, changes: ProjectUpdate): Promise<Project> {
-  return refusedAs(refusals, () => store.updateProject(caller.orgId, projectId, changes));
+  return toProject(await refusedAs(refusals, () => store.updateProject(caller.orgId, projectId, changes)));
 }
 
 /**

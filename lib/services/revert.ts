@@ -1,17 +1,27 @@
 import { descriptionDigest, readActivityEntry } from '../db/issues/activity.ts';
+
 import { issueItem } from '../db/issues/issue-item.ts';
-import { toIssue } from '../db/issues/issues.ts';
+
 import { catalogueOf } from '../db/issues/labels.ts';
+
 import { storedRelations } from '../db/issues/relations.ts';
+
 import { workflowOf } from '../db/projects/workflow.ts';
+
 import { notRevertible, revertOf, type RecordedRelation } from '../model/revert.ts';
+
 import type { Principal } from '../model/principal.ts';
 import type { Issue, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, RevertConflictError, TransitionError } from '../vocabulary/errors.ts';
+
 import { activityIdParts } from '../vocabulary/ids.ts';
+
 import { toActivity } from './activity.ts';
+
 import { getIssue, updateIssue } from './issues.ts';
+
 import { addRelation, removeRelation } from './relations.ts';
+import { toIssue } from '../../lib/resources/issues.ts';
 
 /**
  * Reverting one activity entry (docs/activity.md: Reverting a change): the entry found from its id

@@ -1,16 +1,23 @@
 import * as completion from '../db/issues/sprint-completion.ts';
 import { firstPlaceOf, type CompletionPlan, type CountersAtCompletion, type VelocityEntry } from '../model/completion.ts';
+
 import type { SprintCounters } from '../model/sprint-counters.ts';
 import { sprintCounters } from '../db/issues/counters.ts';
+
 import { allocatePositions, appendToList, getIssueFamily, sprintIssuesWithStatus, type OpenIssue } from '../db/issues/issues.ts';
+
 import type { PageRequest } from '../db/core/list.ts';
 import * as store from '../db/projects/sprints.ts';
 import { Refused, rereadOnStale, STALE } from '../db/core/transactions.ts';
+
 import { lastCompleted } from '../db/projects/velocity.ts';
+
 import { planActivation, planCompletion, planSprintDelete, planSprintUpdate, slugify } from '../model/sprint-plans.ts';
+
 import type { Burndown, Sprint, SprintCreate, SprintReport, SprintUpdate, Velocity } from '../schemas/sprints.ts';
 import type { SprintComplete } from '../schemas/sprint-outcomes.ts';
 import { daysBetween, nextDay, now as clockNow, today } from '../model/clock.ts';
+
 import {
   ForbiddenError,
   NotFoundError,
@@ -19,11 +26,16 @@ import {
   UnavailableError,
   ValidationError,
 } from '../vocabulary/errors.ts';
+
 import { contributionOf, negate, openStatuses, sumCounters } from '../model/derivations.ts';
+
 import type { Principal } from '../model/principal.ts';
 import { PRECONDITION, versionOf } from '../db/core/versions.ts';
+
 import { explainRefusal, type Meanings } from './refusals.ts';
+
 import { type SprintRefusal } from '../db/core/refusals.ts';
+import { toSprint } from '../../lib/resources/projects.ts';
 
 /** A write that raced another one is re-read and re-decided this many times before a 503. */
 const ATTEMPTS = 4;
@@ -86,26 +98,28 @@ function refusal(err: unknown): unknown {
 export async function listSprints(caller: Principal, projectId: number, page: PageRequest) {
   const { page: result, project } = await store.listSprints(caller.orgId, projectId, page);
   if (!project) throw new NotFoundError('Project');
-  return { page: result, items: result.items.map(store.toSprint), total: Number(project.sprints_count ?? 0) };
+  return { page: result, items: result.items.map(toSprint), total: Number(project.sprints_count ?? 0) };
 }
 
 /** One sprint with its story point statistics. */
 export async function getSprint(caller: Principal, projectId: number, sprintId: number): Promise<Sprint> {
   const { sprint } = await loadSprint(caller, projectId, sprintId);
-  return store.toSprint(sprint);
+  return toSprint(sprint);
 }
 
 /** Creates a sprint in `planning`; its slug is the kebab-case of its name. */
 export async function createSprint(caller: Principal, projectId: number, input: SprintCreate): Promise<Sprint> {
   try {
-    return await store.insertSprint(caller.orgId, projectId, {
-      name: input.name,
-      slug: slugify(input.name),
-      description: input.description ?? null,
-      start_date: input.start_date ?? null,
-      end_date: input.end_date ?? null,
-      sprint_lead_id: input.sprint_lead_id ?? null,
-    });
+    return toSprint(
+      await store.insertSprint(caller.orgId, projectId, {
+        name: input.name,
+        slug: slugify(input.name),
+        description: input.description ?? null,
+        start_date: input.start_date ?? null,
+        end_date: input.end_date ?? null,
+        sprint_lead_id: input.sprint_lead_id ?? null,
+      }),
+    );
   } catch (err) {
     throw refusal(err);
   }
@@ -139,7 +153,7 @@ export async function updateSprint(
     try {
       const updatedAt = await store.updateSprintFields(caller.orgId, projectId, sprintId, fields, expected);
       const applied = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-      return store.toSprint({ ...sprint, ...applied, updated_at: updatedAt, version: versionOf(sprint) + 1 });
+      return toSprint({ ...sprint, ...applied, updated_at: updatedAt, version: versionOf(sprint) + 1 });
     } catch (err) {
       // `sprint`: gone, or its stored dates moved since the read: decide again on a fresh read.
       throw refusal(raced(err, ['sprint']));
@@ -185,7 +199,7 @@ export async function activateSprint(caller: Principal, projectId: number, sprin
     const { sprint } = await loadSprint(caller, projectId, sprintId);
     const { start } = planActivation(sprint, today());
     try {
-      return store.toSprint(await store.setSprintActive(caller.orgId, projectId, sprintId, start, sprint.start_date, clockNow()));
+      return toSprint(await store.setSprintActive(caller.orgId, projectId, sprintId, start, sprint.start_date, clockNow()));
     } catch (err) {
       throw raced(err);
     }
@@ -262,7 +276,7 @@ async function completeAtOnce(
     velocity: velocityOf(report),
   });
   // The one transaction moved the sprint's version by one: the answer's ETag is the next read's.
-  return Object.assign(store.toSprint({ ...sprint, version: versionOf(sprint) + 1 }), {
+  return Object.assign(toSprint({ ...sprint, version: versionOf(sprint) + 1 }), {
     ...answeredCounters(sumCounters([sprintCounters(sprint), negate(moved)])),
     status: 'completed',
     actual_end_date: plan.actual_end_date,
@@ -297,7 +311,7 @@ async function finishCompletion(caller: Principal, projectId: number, sprintId: 
   for (let round = 0; round < COMPLETION_ROUNDS; round++) {
     const item = await store.getSprintItem(orgId, projectId, sprintId);
     if (!item) throw new NotFoundError('Sprint');
-    if (item.status === 'completed') return store.toSprint(item);
+    if (item.status === 'completed') return toSprint(item);
     const plan = item.completion;
     if (item.status !== 'completing' || !plan) {
       throw new TransitionError(`Sprint is ${item.status}: only an active sprint can be completed`);
@@ -338,7 +352,7 @@ async function finishCompletion(caller: Principal, projectId: number, sprintId: 
       }
       // What the sprint holds once its open issues have left, from the counters frozen when the
       // completion began (this read may be older than moves another finisher made meanwhile).
-      return Object.assign(store.toSprint(item), {
+      return Object.assign(toSprint(item), {
         issues_count: frozen.issuesCount - frozen.openIssuesCount,
         total_story_points: frozen.totalStoryPoints - frozen.openStoryPoints,
         completed_story_points: frozen.completedStoryPoints,

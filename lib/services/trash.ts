@@ -1,22 +1,32 @@
 import type { PageRequest } from '../db/core/list.ts';
 import * as store from '../db/core/trash.ts';
 import { restoreWebhook } from '../db/webhooks/webhooks.ts';
+
 import type { Principal } from '../model/principal.ts';
 import { isExpired, parseTrashId, trashId } from '../model/trash.ts';
+
 import { ForbiddenError, NotFoundError, TransitionError, TrashBusyError } from '../vocabulary/errors.ts';
+
 import { refusedAs } from './refusals.ts';
+
 import { refusals as webhookRefusals } from './webhooks.ts';
-import { toWebhook } from '../db/webhooks/webhooks.ts';
+
 import { restoreTrashedLabel } from './labels.ts';
+
 import { restoreTrashedComment } from './comments.ts';
+
 import { restoreTrashedAttachment } from './attachments.ts';
+
 import { restoreTrashedIssue } from './issue-trash.ts';
+
 import type { Restored, RestoreStarted } from '../schemas/trash.ts';
 import type { ContainerState } from '../vocabulary/trash.ts';
 import { beginRestore, projectIssueCount, restoreObstacle } from '../db/cascades/container-steps.ts';
+
 import type { Container } from '../model/cascades.ts';
-import { sprintItem, toSprint } from '../db/projects/sprints.ts';
-import { toProject } from '../db/projects/projects.ts';
+import { sprintItem } from '../db/projects/sprints.ts';
+import { toWebhook } from '../../lib/resources/organisation.ts';
+import { toProject, toSprint } from '../../lib/resources/projects.ts';
 
 /** An item of the trash as answered. */
 export interface TrashEntry {

@@ -1,12 +1,18 @@
 import { nextId } from '../db/core/sequences.ts';
+
 import { sameVersion } from '../model/versions.ts';
+
 import * as store from '../db/webhooks/webhooks.ts';
 import type { Webhook, WebhookCreate } from '../schemas/webhooks.ts';
 import { isSealed, secretBox } from '../aws/secret-box.ts';
+
 import { generateSecret } from '../model/signing.ts';
+
 import type { Principal } from '../model/principal.ts';
 import { refusedAs } from './refusals.ts';
+
 import { checkEndpoint, ownWebhook, refusals, requireAdmin, webhookFilterFields } from './webhooks.ts';
+import { toWebhook } from '../../lib/resources/organisation.ts';
 
 /**
  * The two operations that make a webhook signing secret: registering an endpoint and rotating its
@@ -40,7 +46,7 @@ export async function createWebhook(caller: Principal, input: WebhookCreate): Pr
   };
   await refusedAs(refusals, () => store.insertWebhook(caller.orgId, item));
   // Inserted at version 1 (lib/db/core/stamps.ts): the answer's ETag is usable with If-Match at once.
-  const created = store.insertedWebhook(caller.orgId, id, item);
+  const created = toWebhook(store.insertedWebhook(caller.orgId, id, item));
   return sameVersion(created, { ...created, secret });
 }
 
@@ -67,7 +73,7 @@ export async function rotateWebhookSecret(caller: Principal, webhookId: number):
       updatedAt: new Date(now).toISOString(),
     }),
   );
-  const rotated = store.toWebhook(written.stored);
+  const rotated = toWebhook(written.stored);
   return sameVersion(rotated, { ...rotated, secret });
 }
 

@@ -1,14 +1,21 @@
 import { deliveryIdPattern } from '../vocabulary/ids.ts';
+
 import { config } from '../config.ts';
+
 import type { PageRequest } from '../db/core/list.ts';
 import * as store from '../db/webhooks/webhooks.ts';
 import type { Delivery, Webhook, WebhookUpdate } from '../schemas/webhooks.ts';
 import { endpointRefusal } from '../model/address-guard.ts';
+
 import { ForbiddenError, NotFoundError, TransitionError, ValidationError } from '../vocabulary/errors.ts';
+
 import type { Principal } from '../model/principal.ts';
 import { rereadOnStale } from '../db/core/transactions.ts';
+
 import { refusedAs, type Meanings } from './refusals.ts';
+
 import { type WebhookRefusal } from '../db/core/refusals.ts';
+import { toDelivery, toWebhook } from '../../lib/resources/organisation.ts';
 
 /**
  * Endpoints and deliveries. Registering an endpoint and rotating its secret, the two operations
@@ -62,11 +69,11 @@ export async function webhookFilterFields(text: string | null, me: number) {
 export async function listWebhooks(caller: Principal, page: PageRequest) {
   requireAdmin(caller);
   const { page: result, total } = await store.listWebhooks(caller.orgId, page);
-  return { page: result, items: result.items.map(store.toWebhook), total };
+  return { page: result, items: result.items.map(toWebhook), total };
 }
 
 export async function getWebhook(caller: Principal, webhookId: number): Promise<Webhook> {
-  return store.toWebhook((await ownWebhook(caller, webhookId)).stored);
+  return toWebhook((await ownWebhook(caller, webhookId)).stored);
 }
 
 /**
@@ -84,7 +91,7 @@ export async function updateWebhook(caller: Principal, webhookId: number, change
     fields.disabledReason = null;
     fields.failingSince = null;
   }
-  return store.toWebhook((await refusedAs(refusals, () => store.updateWebhook(caller.orgId, webhookId, fields))).stored);
+  return toWebhook((await refusedAs(refusals, () => store.updateWebhook(caller.orgId, webhookId, fields))).stored);
 }
 
 /** Moves an endpoint into the organisation's trash (docs/trash.md); read first, so the trash holds it whole. */
@@ -106,7 +113,7 @@ export async function listDeliveries(caller: Principal, webhookId: number): Prom
     ownWebhook(caller, webhookId),
     store.recentDeliveries(caller.orgId, webhookId, RECENT_DELIVERIES),
   ]);
-  return deliveries.map(store.toDelivery);
+  return deliveries.map(toDelivery);
 }
 
 /**
@@ -126,5 +133,5 @@ export async function redeliver(caller: Principal, webhookId: number, deliveryId
   if (!delivery) throw new NotFoundError('Delivery');
   if (delivery.status === 'pending') throw new TransitionError('The delivery is still pending: it is being delivered');
   const written = await refusedAs(refusals, () => store.requestRedelivery(caller.orgId, webhookId, deliveryId, delivery.status));
-  return store.toDelivery(written);
+  return toDelivery(written);
 }

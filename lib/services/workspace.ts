@@ -1,10 +1,15 @@
 import { catalogueOf } from '../db/issues/labels.ts';
+
 import { accountNames, sprintNames } from '../db/projects/names.ts';
+
 import * as projects from '../db/projects/projects.ts';
 import { issuePriorities, issueStatuses, issueTypes } from '../schemas/issues.ts';
+
 import type { Principal } from '../model/principal.ts';
 import { workflowOf } from '../db/projects/workflow.ts';
+
 import { statusKey } from '../vocabulary/workflow.ts';
+import { toProject } from '../../lib/resources/projects.ts';
 
 /**
  * What an agent needs to orient itself in one call (the MCP tool `get_workspace`, docs/mcp.md):
@@ -30,7 +35,7 @@ export async function getWorkspace(caller: Principal, page: { limit: number; cur
   ]);
   const shown = await Promise.all(
     listed.items.map(async (item) => {
-      const project = projects.toProject(item);
+      const project = toProject(item);
       const sprints = await sprintNames(caller.orgId, project.id);
       const labels = [...catalogueOf(item).values()].map((l) => l.name);
       return {

@@ -1,12 +1,17 @@
 import { createHash } from 'node:crypto';
+
 import type { DynamoDBRecord } from 'aws-lambda';
-import { getIssueFamily, toIssue } from '../db/issues/issues.ts';
+import { getIssueFamily } from '../db/issues/issues.ts';
 import { catalogueOf } from '../db/issues/labels.ts';
+
 import { itemOfImage } from '../db/core/stream-images.ts';
+
 import type { ProjectItem } from '../db/projects/projects.ts';
 import type { SprintItem } from '../db/projects/sprints.ts';
 import { allWebhooks, deliveryOfImage, insertDelivery, pendingDelivery, type WebhookFields } from '../db/webhooks/webhooks.ts';
+
 import { labelIdsOf, type ChangeEvent } from '../feed/events.ts';
+
 import {
   filterAdmits,
   filterApplies,
@@ -17,7 +22,9 @@ import {
   type FilterNeeds,
   type ShownIssue,
 } from './filter.ts';
+
 import { deliveryQueue, type DeliveryMessage } from './queue.ts';
+import { toIssue } from '../../lib/resources/issues.ts';
 
 /**
  * From change events to deliveries: for each active endpoint of the organisation that subscribes

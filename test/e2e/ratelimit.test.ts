@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authenticateAndConsume } from '../../lib/db/organisation/tokens.ts';
+import { authenticateAndConsume } from '../../lib/jobs/token-buckets.ts';
 import { INTERVAL_MS, RATE_LIMIT } from '../../lib/model/ratelimit.ts';
 import { hashToken } from '../../lib/model/tokens.ts';
 import { apiClient, randomPrefix, type ApiResponse, useGateway, orgWithClients } from '../support/api.ts';

@@ -6,7 +6,7 @@ import { keys } from '../../lib/db/core/keys.ts';
 import { writeLink, type StoredLink } from '../../lib/db/github/github.ts';
 import { IssueLink } from '../../lib/schemas/github.ts';
 import { asActor } from '../../lib/context/actor.ts';
-import { accountsByEmail } from '../../lib/db/imports/imports.ts';
+import { accountsByEmail } from '../../lib/db/organisation/accounts.ts';
 import { issueItem } from '../../lib/db/issues/issue-item.ts';
 import { readIssueItem } from '../../lib/db/issues/issue-refs.ts';
 import type { Principal } from '../../lib/model/principal.ts';

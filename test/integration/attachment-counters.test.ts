@@ -3,15 +3,15 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import {
-  attachmentCounterDifferences,
   getAttachment,
   ISSUE_FILES,
   markReady,
   organisationBytes,
   ORGANISATION_BYTES,
   pendingCounts,
-  removeBesideTrashedIssue,
 } from '../../lib/db/attachments/attachments.ts';
+import { attachmentCounterDifferences } from '../../lib/jobs/attachment-counters.ts';
+import { removeBesideTrashedIssue } from '../../lib/jobs/attachment-settling.ts';
 import { cascadeBatch } from '../../lib/jobs/cascade.ts';
 import { db, tableName } from '../../lib/db/core/client.ts';
 import { keys } from '../../lib/db/core/keys.ts';

@@ -4,14 +4,13 @@ import { Readable } from 'node:stream';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
-  attachmentCounterDifferences,
   getAttachment,
-  releaseCommentAttachments,
-  settleIssueCommentAttachments,
   listAttachments as storedAttachments,
   organisationBytes,
   type StoredAttachment,
 } from '../../lib/db/attachments/attachments.ts';
+import { attachmentCounterDifferences } from '../../lib/jobs/attachment-counters.ts';
+import { releaseCommentAttachments, settleIssueCommentAttachments } from '../../lib/jobs/attachment-settling.ts';
 import { db, tableName } from '../../lib/db/core/client.ts';
 import { keys } from '../../lib/db/core/keys.ts';
 import { attachmentObjectKey, deleteObjects, readObject } from '../../lib/aws/objects.ts';

@@ -2,7 +2,8 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asActor } from '../../lib/context/actor.ts';
 import { db, tableName } from '../../lib/db/core/client.ts';
-import { findComment, readCommentPointer, restorePointer, writeMissingCommentPointers } from '../../lib/db/comments/comments.ts';
+import { findComment, readCommentPointer } from '../../lib/db/comments/comments.ts';
+import { restorePointer, writeMissingCommentPointers } from '../../lib/jobs/comment-pointers.ts';
 import { keys } from '../../lib/db/core/keys.ts';
 import { trashedCommentKey } from '../../lib/db/core/trash.ts';
 import { answeredVersion } from '../../lib/model/versions.ts';

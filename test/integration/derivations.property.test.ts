@@ -2,16 +2,13 @@ import fc from 'fast-check';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { getAttachment, markReady, pendingCounts } from '../../lib/db/attachments/attachments.ts';
+import { attachmentCounterDifferences, readAttachmentCounters } from '../../lib/jobs/attachment-counters.ts';
 import {
-  attachmentCounterDifferences,
-  getAttachment,
-  readAttachmentCounters,
-  markReady,
-  pendingCounts,
   releaseExpiredAttachment,
   releaseTrashedAttachment,
   settleCommentAttachments,
-} from '../../lib/db/attachments/attachments.ts';
+} from '../../lib/jobs/attachment-settling.ts';
 import { getTrashed } from '../../lib/db/core/trash.ts';
 import { isRefused } from '../../lib/db/core/transactions.ts';
 import type { AttachmentCounters } from '../../lib/model/attachments.ts';

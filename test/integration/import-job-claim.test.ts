@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { claimImportJob, getImportJob } from '../../lib/db/imports/import-jobs.ts';
+import { getImportJob } from '../../lib/db/imports/import-jobs.ts';
+import { claimImportJob } from '../../lib/jobs/import-jobs.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { runImportJob } from '../../lib/services/import-export/job-runner.ts';

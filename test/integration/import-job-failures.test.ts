@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { getImportJob, saveImportJob } from '../../lib/db/imports/import-jobs.ts';
+import { getImportJob } from '../../lib/db/imports/import-jobs.ts';
+import { saveImportJob } from '../../lib/jobs/import-jobs.ts';
 import type { Principal } from '../../lib/model/principal.ts';
 import { createProject } from '../../lib/services/projects.ts';
 import { fitted, JOB_REPORT_BYTES, runClaimedJob, TRANSIENT_RETRIES } from '../../lib/services/import-export/job-runner.ts';

@@ -1,9 +1,9 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { writeMissingTokenNames } from '../../lib/db/organisation/accounts.ts';
+import { writeMissingTokenNames } from '../../lib/jobs/token-names.ts';
 import { db, tableName } from '../../lib/db/core/client.ts';
 import { keys } from '../../lib/db/core/keys.ts';
-import { authenticateAndConsume } from '../../lib/db/organisation/tokens.ts';
+import { authenticateAndConsume } from '../../lib/jobs/token-buckets.ts';
 import { hashToken } from '../../lib/model/tokens.ts';
 import { newOrganisation } from '../support/api.ts';
 

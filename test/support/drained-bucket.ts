@@ -1,4 +1,4 @@
-import { authenticateAndConsume } from '../../lib/db/organisation/tokens.ts';
+import { authenticateAndConsume } from '../../lib/jobs/token-buckets.ts';
 import { INTERVAL_MS, RATE_LIMIT } from '../../lib/model/ratelimit.ts';
 
 /**

@@ -1,4 +1,5 @@
-import { fileParts, insertImportJob } from '../../lib/db/imports/import-jobs.ts';
+import { insertImportJob } from '../../lib/jobs/import-jobs.ts';
+import { fileParts } from '../../lib/model/import-files.ts';
 import type { ImportJob, ImportMapping } from '../../lib/schemas/imports.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { page, renderedPage } from '../../tools/docs/data-model.ts';
-import { layout } from '../../lib/db/layout.ts';
+import { layout } from '../../tools/docs/layout.ts';
 import { issueItem, searchRecordItem } from '../../lib/db/issues/issue-item.ts';
 import { labelItem } from '../../lib/db/issues/labels.ts';
 import { commentPointerItem } from '../../lib/db/comments/comment-pointers.ts';
@@ -10,7 +10,7 @@ import { sequencesItem } from '../../lib/db/core/sequences.ts';
 import { subIssueItem } from '../../lib/db/issues/sub-issues.ts';
 
 describe('docs/data-model.md', () => {
-  it('shows the layout and the declared attributes as lib/db/layout.ts declares them (npm run docs:data-model)', () => {
+  it('shows the layout and the declared attributes as tools/docs/layout.ts declares them (npm run docs:data-model)', () => {
     const current = readFileSync(page, 'utf8');
     expect(current).toBe(renderedPage(current));
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import {
   assignedEntryItem,
   issueItem,
@@ -6,6 +7,7 @@ import {
   searchRecordFromItem,
   searchRecordItem,
 } from '../../lib/db/issues/issue-item.ts';
+
 import {
   heldCounters,
   listCounters,
@@ -15,36 +17,64 @@ import {
   sprintCounters,
   storedCounter,
 } from '../../lib/db/issues/counters.ts';
+
 import { projectItem } from '../../lib/db/projects/projects.ts';
+
 import { sprintBurndown, sprintItem } from '../../lib/db/projects/sprints.ts';
+
 import { ASSIGNED_COUNT, issueCounters, OPEN_BLOCKERS, SUMMARY } from '../../lib/model/derivations.ts';
+
 import { accountItem } from '../../lib/db/organisation/accounts.ts';
-import { labelItem, labelNameItem, toLabel } from '../../lib/db/issues/labels.ts';
+
+import { labelItem, labelNameItem } from '../../lib/db/issues/labels.ts';
 import { commentPointerItem } from '../../lib/db/comments/comment-pointers.ts';
+
 import { commentItem } from '../../lib/db/comments/comments.ts';
+
 import { activityPut, activityTextItem, issueActivityItem, sprintActivityItem } from '../../lib/db/issues/activity.ts';
+
 import { toActivity } from '../../lib/services/activity.ts';
+
 import { activityIdOf } from '../../lib/vocabulary/ids.ts';
+
 import { keys } from '../../lib/db/core/keys.ts';
+
 import { alsoIf } from '../../lib/db/core/item.ts';
+
 import { sentFields } from '../../lib/db/core/transactions.ts';
+
 import { organisationSequenceItem, sequencesItem } from '../../lib/db/core/sequences.ts';
+
 import { emailGuardItem } from '../../lib/db/organisation/accounts.ts';
+
 import { prefixGuardItem } from '../../lib/db/projects/projects.ts';
+
 import { pointedIssue } from '../../lib/db/issues/issue-lookup.ts';
+
 import { subIssueItem } from '../../lib/db/issues/sub-issues.ts';
+
 import { oauthRegistrationsItem } from '../../lib/db/organisation/oauth.ts';
+
 import { attachmentExpiredItem } from '../../lib/db/attachments/attachments.ts';
+
 import { cascadeItem, pendingCascadeFromItem, pendingCascadeItem } from '../../lib/db/cascades/cascade-records.ts';
+
 import type { PendingCascade } from '../../lib/model/cascades.ts';
 import { migrationLeaseItem, migrationRecordItem } from '../../lib/db/core/migrations.ts';
+
 import type { MigrationRecord } from '../../lib/model/migrations.ts';
 import { deletionItem } from '../../lib/db/core/deletions.ts';
+
 import { inFlightLaneItem } from '../../lib/db/webhooks/delivery-lanes.ts';
+
 import { idempotencyPartItem, idempotencyRecordItem } from '../../lib/db/organisation/idempotency.ts';
+
 import { ACTOR_ATTRIBUTE } from '../../lib/db/core/stamps.ts';
+
 import { importedCommentItem, importedIssueItem, importNumbersItem } from '../../lib/db/imports/imports.ts';
+
 import { importFilePartItem, importJobItem, importReportPartItem } from '../../lib/db/imports/import-jobs.ts';
+
 import {
   BACKLOG_COUNT,
   burndownCounter,
@@ -52,6 +82,7 @@ import {
   scopeCounterNames,
   sprintCounterNames,
 } from '../../lib/model/sprint-counters.ts';
+import { toLabel } from '../../lib/resources/issues.ts';
 
 const storedIssue = {
   PK: 'ORG#0000000001#P#0000000002',

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { keys, listKeys } from '../../lib/db/core/keys.ts';
-import { layout } from '../../lib/db/layout.ts';
+import { layout } from '../../tools/docs/layout.ts';
 
 /**
  * Every key lib/db/core/keys.ts builds is spelled once, as the placement it builds (`ORG#o#P#p`,
- * `SPRINT#s`), and that placement is the key of a row of lib/db/layout.ts (the layout table of
+ * `SPRINT#s`), and that placement is the key of a row of tools/docs/layout.ts (the layout table of
  * docs/data-model.md): a new kind of item cannot be stored without being declared there.
  */
 
@@ -25,7 +25,7 @@ const derived = {
   },
 };
 
-describe('the layout of the one table (lib/db/layout.ts)', () => {
+describe('the layout of the one table (tools/docs/layout.ts)', () => {
   const placed = Object.entries(keys).filter(([name]) => !(name in derived));
 
   it.each(placed)('declares the item %s keys, under the placement it builds', (_name, builder) => {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { layout } from '../../lib/db/layout.ts';
+import { layout } from '../../tools/docs/layout.ts';
 import { listCounterStored, storedCounter } from '../../lib/db/issues/counters.ts';
 import { issueCounters, OPEN_BLOCKERS } from '../../lib/model/derivations.ts';
 import { buildOpenApiDocument } from '../../tools/openapi/document.ts';
@@ -11,7 +11,7 @@ import { tools } from '../../lib/mcp/tools/index.ts';
 /**
  * Only `lib/db` knows how items are stored (docs/architecture.md): the names the table stores that
  * no answer, body or payload uses (keys, `issue_type`, counters kept beside an issue, `rev`) appear
- * nowhere else in the service's code. The names come from the declarations (lib/db/layout.ts), so a
+ * nowhere else in the service's code. The names come from the declarations (tools/docs/layout.ts), so a
  * new stored attribute is covered as soon as it is declared.
  */
 const root = resolve(import.meta.dirname, '../..');

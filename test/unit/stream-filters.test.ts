@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { layout } from '../../lib/db/layout.ts';
+import { layout } from '../../tools/docs/layout.ts';
 import {
   cascadeStreamFilters,
   changeFeedStreamFilters,
@@ -9,7 +9,7 @@ import {
 
 /**
  * The stream filters (lib/db/core/table.ts) are plain data the CDK stack reads too, so they name item
- * types and stored attributes as words. Each word must be what a declaration (lib/db/layout.ts) says:
+ * types and stored attributes as words. Each word must be what a declaration (tools/docs/layout.ts) says:
  * a type some kind carries, and an attribute that every kind of the types it is matched with stores.
  * A kind renamed, or an attribute stored under another name, would otherwise leave a filter that
  * lets nothing through, and a consumer that silently never runs.

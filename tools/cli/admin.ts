@@ -207,9 +207,9 @@ async function main() {
     case 'cascade:sweep':
       return sweepCascades(values['dry-run'] === 'true');
     case 'comments:pointers':
-      return (await import('../../lib/db/comments/comments.ts')).writeMissingCommentPointers(orgFlag(values.org));
+      return (await import('../../lib/jobs/comment-pointers.ts')).writeMissingCommentPointers(orgFlag(values.org));
     case 'tokens:names':
-      return (await import('../../lib/db/organisation/accounts.ts')).writeMissingTokenNames(orgFlag(values.org));
+      return (await import('../../lib/jobs/token-names.ts')).writeMissingTokenNames(orgFlag(values.org));
     case 'issues:reindex': {
       const result = await (await import('../../lib/jobs/reindex.ts')).rebuildIssueIndexes(orgFlag(values.org));
       // The one line a person reads on standard error; standard output carries the counts.

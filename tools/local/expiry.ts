@@ -15,7 +15,8 @@
 import { randomUUID } from 'node:crypto';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
-import { expiredPendingAttachments, expirePendingAttachment } from '../../lib/db/attachments/attachments.ts';
+import { expirePendingAttachment } from '../../lib/db/attachments/attachments.ts';
+import { expiredPendingAttachments } from '../../lib/jobs/attachment-expiry.ts';
 import { deleteObjects, listObjects, STAGING_PREFIX, stagingPrefixOf } from '../../lib/aws/objects.ts';
 import { ATTACHMENT_LIMITS } from '../../lib/vocabulary/attachments.ts';
 import { lambdaContext } from './gateway.ts';

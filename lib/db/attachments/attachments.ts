@@ -3,17 +3,12 @@
  * `pending` until its file is checked, then `ready`. The organisation's `attachment_bytes` and the
  * issue's `attachments_count` move in the same transaction as the item, so the limits hold under
  * any concurrency and the counts never drift (the cascade takes a deleted issue's attachments off
- * the organisation's count the same way: lib/jobs/cascade.ts).
+ * the organisation's count the same way: lib/jobs/cascade.ts). Here are single reads and writes;
+ * the jobs that loop, retry and decide over them are lib/jobs/attachment-*.ts.
  */
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailed } from '../core/errors.ts';
-import {
-  attachmentCounts,
-  counterDifferences,
-  type AttachmentCounters,
-  type CountedAttachment,
-  type PendingCount,
-} from '../../model/attachments.ts';
+import type { PendingCount } from '../../model/attachments.ts';
 import { ATTACHMENT_LIMITS, type AttachmentStatus } from '../../vocabulary/attachments.ts';
 import { db, tableName } from '../core/client.ts';
 import { deletionMarker } from '../core/deletions.ts';
@@ -21,7 +16,7 @@ import { commentPointerItem } from '../comments/comment-pointers.ts';
 import { commentItem, issueIn } from '../comments/comments.ts';
 import { issueItem } from '../issues/issue-item.ts';
 import { trashedCommentKey, trashedIssueKey, trashItem, trashPut, trashRemovalOf, whereIs } from '../core/trash.ts';
-import { alsoIf, attribute, itemKind, type Fields } from '../core/item.ts';
+import { alsoIf, attribute, itemKind, type Change, type Fields, type UpdateExpressions } from '../core/item.ts';
 import { keys, orgPk, parseProjectPk, projectPk, skPrefixes, type Key } from '../core/keys.ts';
 import { ofTypes, partitionPages, PARTITIONS_AT_ONCE, queryPages, scanPages } from '../core/query.ts';
 import { sequencesItem } from '../core/sequences.ts';
@@ -36,6 +31,7 @@ import {
   getItem,
   isRefused,
   itemExists,
+  putNew,
   transact,
   type GuardedItem,
 } from '../core/transactions.ts';
@@ -72,7 +68,7 @@ export const attachmentItem = itemKind({
     createdAt: attribute.string('created_at'),
     /**
      * Its comment is in the trash, and its issue's `attachments_count` was given its place back
-     * (`settleCommentAttachments`): kept, whole, for the comment's restore, which counts it again.
+     * (`settleCommentAttachments`, lib/jobs/attachment-settling.ts): kept, whole, for the comment's restore, which counts it again.
      */
     inTrash: attribute.flag('in_trash'),
     /**
@@ -257,7 +253,7 @@ const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
  * the same next version, as every write of a comment moves them): its delete then knows, without a
  * read, to keep them out of every answer while it is in the trash, and the removal of the comment
  * and of its trash item reach the stream consumer, which brings them to where the comment is
- * (`settleCommentAttachments`).
+ * (`settleCommentAttachments`, lib/jobs/attachment-settling.ts).
  */
 function commentMarks(orgId: number, projectId: number, issueId: number, commentId: number): GuardedItem[] {
   const marked = { set: { hasAttachments: true }, if: { exists: true } };
@@ -272,155 +268,85 @@ function commentMarks(orgId: number, projectId: number, issueId: number, comment
 }
 
 /**
- * Brings a comment's attachments to where the comment is now (docs/trash.md), whatever stream
- * record asks (its removal into the trash or with its issue, its trash item's removal by a restore,
- * a purge or the TTL), since records of different items may come in any order: one
- * TransactGetItems reads the comment and its trash item, then
- *
- * - the comment is there (restored): its attachments still marked `in_trash` take their place in
- *   their issue's count again (`showCommentAttachments`);
- * - it is in the trash: those not marked yet give their place back and are marked
- *   (`hideCommentAttachments`): kept, whole, with their files and bytes, for its restore;
- * - it is gone for good (purged, expired, or gone with its issue): they are removed
- *   (`releaseCommentAttachments`).
- *
- * Their answers follow the comment at once, in its own transaction (`commentsWithFilesInTrash` on
- * the issue); only their place in the issue's count follows here. Returns how many attachments it
- * moved (or removed).
+ * Where a comment is now (one TransactGetItems of the comment and its trash item): what
+ * its attachments are brought to (lib/jobs/attachment-settling.ts).
  */
-export async function settleCommentAttachments(
+export const whereIsComment = (orgId: number, projectId: number, issueId: number, commentId: number) =>
+  whereIs(keys.comment(orgId, projectId, issueId, commentId), trashedCommentKey(orgId, commentId));
+
+/** An attachment of a comment. */
+export type CommentAttachment = StoredAttachment & { commentId: number };
+
+/** A comment's attachments (one consistent Query of its issue's). */
+export const attachmentsOfComment = async (
   orgId: number,
   projectId: number,
   issueId: number,
   commentId: number,
-): Promise<number> {
-  const where = await whereIs(keys.comment(orgId, projectId, issueId, commentId), trashedCommentKey(orgId, commentId));
-  if (where === 'there') return showCommentAttachments(orgId, projectId, issueId, commentId);
-  if (where === 'trashed') return hideCommentAttachments(orgId, projectId, issueId, commentId);
-  return releaseCommentAttachments(orgId, projectId, issueId, commentId);
-}
+): Promise<CommentAttachment[]> =>
+  (await listAttachments(orgId, projectId, issueId)).filter((a): a is CommentAttachment => a.commentId === commentId);
 
 /**
- * The attachments of each comment of an issue back from the trash brought to where that comment is
- * now (`settleCommentAttachments`): while the issue was away, a restore, delete or purge of its
- * comment could not move their places in its count, nor take the comment off its record of those
- * in the trash. Returns how many it moved.
+ * Marks an attachment in the trash with its comment (`to`: true) or back (false), only while it is
+ * not yet, in one transaction with its issue's `attachments_count` (given back, or taken again) and
+ * a check that the comment is still where the write was decided on (its trash item, or the comment
+ * itself). Refused `attachment` when it is gone or already moved, `issue` when the issue is gone
+ * (in the trash with its count, or for good), `comment` when the comment has moved since.
  */
-export async function settleIssueCommentAttachments(orgId: number, projectId: number, issueId: number): Promise<number> {
-  const [found, inTrash] = await Promise.all([
-    listAttachments(orgId, projectId, issueId),
-    commentsWithFilesInTrash(orgId, projectId, issueId),
-  ]);
-  const comments = new Set([...found.flatMap((a) => a.commentId ?? []), ...inTrash]);
-  let moved = 0;
-  for (const commentId of comments) moved += await settleCommentAttachments(orgId, projectId, issueId, commentId);
-  return moved;
-}
-
-/** A comment's attachments (one consistent Query of its issue's). */
-const attachmentsOfComment = async (orgId: number, projectId: number, issueId: number, commentId: number) =>
-  (await listAttachments(orgId, projectId, issueId)).filter((a) => a.commentId === commentId);
-
-/**
- * The write that marks an attachment in the trash with its comment (`to`: true) or back (false),
- * only while it is not yet, in one transaction with its issue's `attachments_count` (given back, or
- * taken again) and a check that the comment is still where the write was decided on (`state`: its
- * trash item, or the comment itself, there). Refused `attachment` when it is gone or already
- * moved, `issue` when the issue is gone (in the trash with its count, or for good), `comment` when
- * the comment has moved since.
- */
-function trashMarking(a: StoredAttachment, to: boolean, state: Key): GuardedItem[] {
-  return [
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
-          // One in the trash on its own keeps its mark until its own restore.
-          ...(to
-            ? attachmentItem.update({ set: { inTrash: true }, if: { exists: true, absent: ['inTrash'] } })
-            : attachmentItem.update({
-                set: { inTrash: false },
-                if: { exists: true, equals: { inTrash: true }, absent: ['trashedAt'] },
-              })),
-        },
-      },
-      reason: attachmentRefusals.attachment,
-    },
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.issue(a.orgId, a.projectId, a.issueId),
-          UpdateExpression: `ADD ${ISSUE_FILES} :by`,
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':by': to ? -1 : 1 },
-        },
-      },
-      reason: attachmentRefusals.issue,
-    },
+export async function markCommentAttachment(a: CommentAttachment, to: boolean): Promise<void> {
+  const { orgId, projectId, issueId, commentId } = a;
+  const state = to ? trashedCommentKey(orgId, commentId) : keys.comment(orgId, projectId, issueId, commentId);
+  await transact([
+    attachmentItem.updateAt(
+      keys.attachment(orgId, projectId, issueId, a.id),
+      // One in the trash on its own keeps its mark until its own restore.
+      to
+        ? { set: { inTrash: true }, if: { exists: true, absent: ['inTrash'] } }
+        : { set: { inTrash: false }, if: { exists: true, equals: { inTrash: true }, absent: ['trashedAt'] } },
+      attachmentRefusals.attachment,
+    ),
+    addTo(keys.issue(orgId, projectId, issueId), ISSUE_FILES, to ? -1 : 1, attachmentRefusals.issue),
     existsCheck(state, attachmentRefusals.comment),
-  ];
+  ]);
 }
 
 /**
- * Moves each of the attachments (`to`: into the trash or back) that is not there yet, with its
- * count (`trashMarking`). Stops when the comment or its issue has moved on: the stream record of
- * that move settles them again. Returns how many it moved.
+ * Removes an attachment with its counts, its issue's included (`attachmentRemoval`), in one
+ * transaction. Refused `attachment` or `issue` as `attachmentRemoval` says.
  */
-async function markAll(found: StoredAttachment[], to: boolean, state: Key): Promise<number> {
-  let moved = 0;
-  for (const a of found) {
-    // One in the trash on its own stays marked when its comment comes back (its own restore counts it).
-    if (a.inTrash === to || (!to && a.trashedAt !== null)) continue;
-    try {
-      await transact(trashMarking(a, to, state));
-      moved++;
-    } catch (err) {
-      if (!isRefused(err, attachmentRefusals.attachment, attachmentRefusals.issue, attachmentRefusals.comment)) throw err;
-      if (!isRefused(err, attachmentRefusals.attachment)) break;
-    }
-  }
-  return moved;
-}
-
-/** The attachments of a comment in the trash give their place in their issue's count back, marked `in_trash`. */
-export async function hideCommentAttachments(orgId: number, projectId: number, issueId: number, commentId: number) {
-  const found = await attachmentsOfComment(orgId, projectId, issueId, commentId);
-  return markAll(found, true, trashedCommentKey(orgId, commentId));
-}
-
-/** The attachments of a restored comment take their place in their issue's count again. */
-export async function showCommentAttachments(orgId: number, projectId: number, issueId: number, commentId: number) {
-  const found = await attachmentsOfComment(orgId, projectId, issueId, commentId);
-  return markAll(found, false, keys.comment(orgId, projectId, issueId, commentId));
+export async function removeCountedAttachment(a: Removed): Promise<void> {
+  await transact(attachmentRemoval(a, true));
 }
 
 /**
- * Removes the attachments of a comment gone for good (purged, expired, or gone with its issue),
- * each in a transaction with its counts (the issue's only while it counts it and the issue is
- * there); one already removed is left alone. Then its issue no longer holds it among the comments
- * whose files are in the trash (`commentsWithFilesInTrash`). Returns how many.
+ * Removes attachment `a` of an issue that is not there, with its counts but its issue's, in one
+ * transaction. With `uncount`, its issue's image in the trash counts it no more either (refused
+ * `trashed` when that image does not count it, or is gone); refused `attachment` when `a` is no
+ * longer as read.
  */
-export async function releaseCommentAttachments(orgId: number, projectId: number, issueId: number, commentId: number) {
-  const found = await attachmentsOfComment(orgId, projectId, issueId, commentId);
-  for (const first of found) {
-    let a: StoredAttachment | undefined = first;
-    for (let attempt = 0; a && attempt < 3; attempt++) {
-      try {
-        await transact(attachmentRemoval(a, true));
-        break;
-      } catch (err) {
-        if (!isRefused(err, attachmentRefusals.issue, attachmentRefusals.attachment)) throw err;
-        if (isRefused(err, attachmentRefusals.issue)) {
-          await removeBesideTrashedIssue(a);
-          break;
-        }
-        // Gone already, or counted otherwise since it was read (its mark moved): read it again.
-        a = await getAttachment(orgId, projectId, issueId, a.id);
-      }
-    }
-  }
+export async function removeAttachmentBesideIssue(a: StoredAttachment, uncount: boolean): Promise<void> {
+  const trashed: GuardedItem = {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: trashedIssueKey(a.orgId, a.issueId),
+        // A count inside the trash item's image: no declaration names it.
+        UpdateExpression: 'SET #stored.#files = #stored.#files - :one',
+        ConditionExpression: 'attribute_exists(#stored.#files) AND #stored.#files > :zero',
+        ExpressionAttributeNames: { '#stored': trashItem.stored('stored'), '#files': ISSUE_FILES },
+        ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
+      },
+    },
+    reason: 'trashed',
+  };
+  await transact([...attachmentRemoval(a, false), ...(uncount ? [trashed] : [])]);
+}
+
+/**
+ * Takes a comment off its issue's record of the comments whose files are in the trash
+ * (`commentsWithFilesInTrash`); nothing when the issue is gone.
+ */
+export async function forgetCommentFilesInTrash(orgId: number, projectId: number, issueId: number, commentId: number) {
   await transact([
     issueItem.updateAt(
       keys.issue(orgId, projectId, issueId),
@@ -430,55 +356,6 @@ export async function releaseCommentAttachments(orgId: number, projectId: number
   ]).catch((err: unknown) => {
     if (!isRefused(err, attachmentRefusals.issue)) throw err;
   });
-  return found.length;
-}
-
-/**
- * Removes attachment `a` of an issue that is not there. Its issue in the trash, whose image there
- * still counts it (it was not hidden with its comment: the issue went into the trash before the
- * comment's delete could hide it), counts it no more either, in the same transaction, so that the
- * issue's restore brings back the count of what is there; its issue gone for good, it goes alone.
- * One completed since it was read (its status is in the removal's condition) is read again and
- * removed as it is now, as the cascade does (lib/db/cascades/cascade-steps.ts); one gone already is left.
- */
-export async function removeBesideTrashedIssue(first: StoredAttachment): Promise<void> {
-  let a: StoredAttachment | undefined = first;
-  for (let attempt = 0; a && attempt < 3; attempt++) {
-    try {
-      await removeOnceBesideTrashedIssue(a);
-      return;
-    } catch (err) {
-      if (!isRefused(err, attachmentRefusals.attachment)) throw err;
-      a = await getAttachment(a.orgId, a.projectId, a.issueId, a.id);
-    }
-  }
-}
-
-/** `removeBesideTrashedIssue`'s transaction for `a` as read (refused `attachment` when it is no longer so). */
-async function removeOnceBesideTrashedIssue(a: StoredAttachment): Promise<void> {
-  const uncount: GuardedItem[] = a.inTrash
-    ? []
-    : [
-        {
-          item: {
-            Update: {
-              TableName: tableName(),
-              Key: trashedIssueKey(a.orgId, a.issueId),
-              UpdateExpression: 'SET #stored.#files = #stored.#files - :one',
-              ConditionExpression: 'attribute_exists(#stored.#files) AND #stored.#files > :zero',
-              ExpressionAttributeNames: { '#stored': trashItem.stored('stored'), '#files': ISSUE_FILES },
-              ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
-            },
-          },
-          reason: 'trashed',
-        },
-      ];
-  try {
-    await transact([...attachmentRemoval(a, false), ...uncount]);
-  } catch (err) {
-    if (uncount.length > 0 && isRefused(err, 'trashed')) await transact(attachmentRemoval(a, false));
-    else throw err;
-  }
 }
 
 /** One attachment of an issue, read consistently; undefined when there is none. */
@@ -500,20 +377,16 @@ export async function commentsWithFilesInTrash(orgId: number, projectId: number,
 /** Every attachment of an issue (its comments' included), oldest first: one consistent Query (paged past 1 MB). */
 export async function listAttachments(orgId: number, projectId: number, issueId: number): Promise<StoredAttachment[]> {
   const found: StoredAttachment[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': skPrefixes.issueAttachments(issueId) },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    found.push(...(out.Items ?? []).map((item) => attachmentItem.decode(item)));
-    start = out.LastEvaluatedKey;
-  } while (start);
+  await queryPages(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': skPrefixes.issueAttachments(issueId) },
+    },
+    {},
+    (items) => {
+      found.push(...items.map((item) => attachmentItem.decode(item)));
+    },
+  );
   return found;
 }
 
@@ -531,10 +404,11 @@ export async function markReady(
           TableName: tableName(),
           Key: keys.attachment(a.orgId, a.projectId, a.issueId, a.id),
           // `updated_at` (and `updated_by`, stamped): when and by whom it was added (`attachment.added`).
-          UpdateExpression: 'SET #status = :ready, updated_at = :now REMOVE #expires',
-          ConditionExpression: 'attribute_exists(PK) AND #status = :pending',
-          ExpressionAttributeNames: { '#status': 'status', '#expires': tableDefinition.ttlAttribute },
-          ExpressionAttributeValues: { ':ready': 'ready', ':pending': 'pending', ':now': new Date().toISOString() },
+          ...touched(
+            { set: { status: 'ready' }, if: { exists: true, equals: { status: 'pending' } } },
+            new Date().toISOString(),
+            true,
+          ),
         },
       },
       reason: attachmentRefusals.notPending,
@@ -550,7 +424,7 @@ export async function markReady(
  * issue's count, while it counts it: one marked `in_trash` (its comment in the trash, or restored a
  * moment ago) gave its place back already, and its issue is only checked (the request's resource
  * for `If-Match`). The item's condition holds the mark and the status as read, so that a mark
- * moved meanwhile (`settleCommentAttachments`), or a completion, is refused `attachment` rather
+ * moved meanwhile (`settleCommentAttachments`, lib/jobs), or a completion, is refused `attachment` rather
  * than counted twice or not at all: read it again. The object goes when the stream shows the
  * item's removal (lib/jobs/cascade.ts).
  */
@@ -643,12 +517,27 @@ export function commentAuthorCheck(
   };
 }
 
-/** The stored names an attachment's trash marks are written under. */
-const trashNames = () => ({
-  '#mark': attachmentItem.stored('inTrash'),
-  '#trashedAt': attachmentItem.stored('trashedAt'),
-  '#sprint': attachmentItem.stored('trashedInSprint'),
-});
+/**
+ * An attachment's change as its declaration spells it, with `updated_at` set to `at` and, with
+ * `unexpire`, its TTL removed: its declaration names neither.
+ */
+function touched(change: Change<typeof attachmentItem.attributes>, at: string, unexpire = false): UpdateExpressions {
+  const spelled = attachmentItem.update(change);
+  const clauses = spelled.UpdateExpression;
+  const set = 'updated_at = :updatedAt';
+  const withTime = clauses.startsWith('SET ') ? clauses.replace('SET ', `SET ${set}, `) : `SET ${set} ${clauses}`;
+  const removal = /(^|\s)REMOVE\s/;
+  const unexpired = removal.test(withTime) ? withTime.replace(removal, '$1REMOVE #expires, ') : `${withTime} REMOVE #expires`;
+  return {
+    ...spelled,
+    UpdateExpression: unexpire ? unexpired : withTime,
+    ExpressionAttributeNames: {
+      ...spelled.ExpressionAttributeNames,
+      ...(unexpire && { '#expires': tableDefinition.ttlAttribute }),
+    },
+    ExpressionAttributeValues: { ...spelled.ExpressionAttributeValues, ':updatedAt': at },
+  };
+}
 
 /**
  * Moves a ready attachment into the organisation's trash (docs/trash.md), in one transaction: the
@@ -668,17 +557,22 @@ export async function trashAttachment(
   const at = new Date(now).toISOString();
   const key = keys.attachment(a.orgId, a.projectId, a.issueId, a.id);
   const trashed = { ...a, inTrash: true, trashedAt: at, trashedInSprint: sprintId };
-  const asRead = a.inTrash ? '#mark = :yes' : 'attribute_not_exists(#mark)';
   await transact([
     {
       item: {
         Update: {
           TableName: tableName(),
           Key: key,
-          UpdateExpression: 'SET #mark = :yes, #trashedAt = :at, #sprint = :sprint, updated_at = :at',
-          ConditionExpression: `attribute_exists(PK) AND #status = :ready AND attribute_not_exists(#trashedAt) AND ${asRead}`,
-          ExpressionAttributeNames: { ...trashNames(), '#status': attachmentItem.stored('status') },
-          ExpressionAttributeValues: { ':yes': true, ':at': at, ':sprint': sprintId, ':ready': 'ready' },
+          ...touched(
+            {
+              set: { inTrash: true, trashedAt: at, trashedInSprint: sprintId },
+              // Still ready, not trashed, and counted as read (`in_trash` or not).
+              if: a.inTrash
+                ? { exists: true, equals: { status: 'ready', inTrash: true }, absent: ['trashedAt'] }
+                : { exists: true, equals: { status: 'ready' }, absent: ['trashedAt', 'inTrash'] },
+            },
+            at,
+          ),
         },
       },
       reason: attachmentRefusals.attachment,
@@ -736,39 +630,16 @@ export async function restoreTrashedAttachment(
         Update: {
           TableName: tableName(),
           Key: keys.attachment(orgId, projectId, issueId, a.id),
-          UpdateExpression: 'SET updated_at = :now REMOVE #mark, #trashedAt, #sprint',
-          ConditionExpression: '#trashedAt = :at',
-          ExpressionAttributeNames: trashNames(),
-          ExpressionAttributeValues: { ':at': deletedAt, ':now': new Date().toISOString() },
+          ...touched(
+            { remove: ['inTrash', 'trashedAt', 'trashedInSprint'], if: { equals: { trashedAt: deletedAt } } },
+            new Date().toISOString(),
+          ),
         },
       },
       reason: attachmentRefusals.attachment,
     },
     ...trashRemovalOf(orgId, 'attachment', a.id, deletedAt, 'restored'),
   ]);
-}
-
-/**
- * Removes an attachment whose trash item was purged or expired (the REMOVE of the trash item of
- * the delete at `deletedAt`), with its bytes, in one transaction; its file goes when the stream
- * shows its removal. Nothing when it is no longer that delete's: restored (and perhaps deleted
- * again), or gone already with its comment or its issue. Returns whether it removed it.
- */
-export async function releaseTrashedAttachment(
-  ref: Pick<StoredAttachment, 'orgId' | 'projectId' | 'issueId' | 'id'>,
-  deletedAt: string,
-): Promise<boolean> {
-  const a = await getAttachment(ref.orgId, ref.projectId, ref.issueId, ref.id);
-  if (!a || a.trashedAt !== deletedAt) return false;
-  try {
-    await transact(attachmentRemoval(a, true));
-  } catch (err) {
-    if (!isRefused(err, attachmentRefusals.issue, attachmentRefusals.attachment)) throw err;
-    if (isRefused(err, attachmentRefusals.attachment)) return false;
-    // Its issue in the trash (which does not count it either) or gone: it goes alone.
-    await removeBesideTrashedIssue(a);
-  }
-  return true;
 }
 
 /** The organisation's attachment bytes (its counter), read consistently. */
@@ -782,7 +653,7 @@ export const issueExists = (orgId: number, projectId: number, issueId: number) =
   itemExists(keys.issue(orgId, projectId, issueId));
 
 /**
- * The mark that an expired attachment's place in the limits was given back (`releaseExpiredAttachment`),
+ * The mark that an expired attachment's place in the limits was given back (`giveBackExpiredAttachment`),
  * declared once: kept longer than a stream keeps its records, so that a replay gives it back once.
  */
 export const attachmentExpiredItem = itemKind({
@@ -795,18 +666,13 @@ export const attachmentExpiredItem = itemKind({
 });
 
 /** A stream record's image of a removed item (DynamoDB's attribute values). */
-type Image = Record<string, { S?: string; N?: string; BOOL?: boolean } | undefined>;
+export type Image = Record<string, { S?: string; N?: string; BOOL?: boolean } | undefined>;
 
-/**
- * Gives back the place in the limits of an attachment its TTL removed (a pending one never
- * completed: `image` is the stream's old image): the organisation's bytes and, while the issue is
- * there, the issue's count, in one transaction with a marker (`keys.attachmentExpired`) whose
- * absence it requires, so that a replayed stream record gives them back once. Returns whether it did.
- */
-export async function releaseExpiredAttachment(image: Image, now = new Date()): Promise<boolean> {
+/** The attachment a stream record's old image shows (one its TTL removed): what its removal gives back. Undefined for no attachment. */
+export function expiredAttachmentOfImage(image: Image): Removed | undefined {
   const project = parseProjectPk(image.PK?.S ?? '');
-  if (!project) return false;
-  const a: Removed = {
+  if (!project) return undefined;
+  return {
     ...project,
     issueId: Number(image.issue_id?.N),
     id: Number(image.id?.N),
@@ -817,96 +683,88 @@ export async function releaseExpiredAttachment(image: Image, now = new Date()): 
     // One in the trash with its comment gave its place on its issue back already.
     inTrash: image[attachmentItem.stored('inTrash')]?.BOOL === true,
   };
-  const marker: GuardedItem = {
-    item: {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...keys.attachmentExpired(a.orgId, a.id),
-          type: attachmentExpiredItem.type,
-          // Longer than a stream keeps its records (24 hours).
-          ...attachmentExpiredItem.encode({ expiresAt: Math.floor(now.getTime() / 1000) + 2 * 86_400 }),
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-    reason: attachmentRefusals.attachment,
-  };
-  // The removal's writes but the item's delete (the TTL did that).
-  const counts = (withIssueCount: boolean) => [marker, ...attachmentRemoval(a, withIssueCount).slice(1)];
-  try {
-    await transact(counts(true));
-  } catch (err) {
-    if (isRefused(err, attachmentRefusals.attachment)) return false;
-    if (!isRefused(err, attachmentRefusals.issue)) throw err;
-    try {
-      await transact(counts(false));
-    } catch (again) {
-      if (isRefused(again, attachmentRefusals.attachment)) return false;
-      throw again;
-    }
-  }
-  return true;
 }
 
 /**
- * The stored attachment counters of the table (or one organisation's part of it) and the
- * attachments they count: operators and tests only. The whole table is read with a Scan; one
- * organisation with Queries (`readOrganisationAttachments`), not a Scan of the whole table for it.
+ * Gives back the place in the limits of an attachment its TTL removed: the organisation's bytes
+ * and, `withIssueCount`, the issue's count (the removal's writes but the item's delete), in one
+ * transaction with a marker (`keys.attachmentExpired`) whose absence it requires, so that a
+ * replayed stream record gives them back once. Refused `attachment` when the marker is there,
+ * `issue` as `attachmentRemoval` says.
  */
-export async function readAttachmentCounters(
-  orgId?: number,
-): Promise<{ stored: AttachmentCounters; rebuilt: AttachmentCounters }> {
-  const stored: AttachmentCounters = {
-    organisationBytes: new Map(),
-    issueFiles: new Map(),
-    organisationPending: new Map(),
-    accountPending: new Map(),
+export async function giveBackExpiredAttachment(a: Removed, withIssueCount: boolean, now: Date): Promise<void> {
+  const marker = putNew(
+    {
+      ...keys.attachmentExpired(a.orgId, a.id),
+      type: attachmentExpiredItem.type,
+      // Longer than a stream keeps its records (24 hours).
+      ...attachmentExpiredItem.encode({ expiresAt: Math.floor(now.getTime() / 1000) + 2 * 86_400 }),
+    },
+    attachmentRefusals.attachment,
+  );
+  await transact([marker, ...attachmentRemoval(a, withIssueCount).slice(1)]);
+}
+
+/** Where an attachment is stored: its item's key. */
+export type AttachmentKey = Key;
+
+/** An item the attachment counters are kept on or count, decoded (`readAttachmentParts`). */
+export type AttachmentPart =
+  | { kind: 'organisation'; orgId: number; bytes: number; pending: PendingCount }
+  | { kind: 'uploads'; orgId: number; accountId: number; pending: PendingCount }
+  | { kind: 'issue'; orgId: number; projectId: number; issueId: number; files: number }
+  | { kind: 'attachment'; key: AttachmentKey; attachment: StoredAttachment; expiresAt: number | undefined };
+
+/** One item of `readAttachmentParts` decoded; undefined for an item of no such kind. */
+function attachmentPartOf(item: Record<string, unknown>): AttachmentPart | undefined {
+  const orgId = Number(String(item.PK).slice('ORG#'.length));
+  if (item.type === organisationItem.type) {
+    const bytes = organisationItem.field(item, 'attachmentBytes');
+    const files = organisationItem.field(item, 'pendingAttachments');
+    return {
+      kind: 'organisation',
+      orgId,
+      bytes,
+      pending: { files, bytes: organisationItem.field(item, 'pendingAttachmentBytes') },
+    };
+  }
+  if (item.type === pendingUploadsItem.type) {
+    const { files, bytes } = pendingUploadsItem.decode(item);
+    const accountId = Number(String(item.SK).slice('PENDINGUPLOADS#'.length));
+    return { kind: 'uploads', orgId, accountId, pending: { files, bytes } };
+  }
+  const project = parseProjectPk(String(item.PK));
+  if (!project) return undefined;
+  if (item.type === issueItem.type)
+    return { kind: 'issue', ...project, issueId: Number(item.id), files: Number(item[ISSUE_FILES] ?? 0) };
+  if (item.type !== attachmentItem.type) return undefined;
+  const expires = item[tableDefinition.ttlAttribute];
+  return {
+    kind: 'attachment',
+    key: { PK: String(item.PK), SK: String(item.SK) },
+    attachment: { ...attachmentItem.decode(item), ...project },
+    expiresAt: expires === undefined || expires === null ? undefined : Number(expires),
   };
-  const attachments: CountedAttachment[] = [];
-  const take = (items: Record<string, unknown>[]) => {
-    for (const item of items) {
-      if (item.type === organisationItem.type) {
-        const org = Number(String(item.PK).slice('ORG#'.length));
-        stored.organisationBytes.set(org, organisationItem.field(item, 'attachmentBytes'));
-        stored.organisationPending.set(org, {
-          files: organisationItem.field(item, 'pendingAttachments'),
-          bytes: organisationItem.field(item, 'pendingAttachmentBytes'),
-        });
-        continue;
-      }
-      if (item.type === pendingUploadsItem.type) {
-        const org = Number(String(item.PK).slice('ORG#'.length));
-        const account = Number(String(item.SK).slice('PENDINGUPLOADS#'.length));
-        const { files, bytes } = pendingUploadsItem.decode(item);
-        stored.accountPending.set(`${org}/${account}`, { files, bytes });
-        continue;
-      }
-      const project = parseProjectPk(String(item.PK));
-      if (!project) continue;
-      if (item.type === issueItem.type) {
-        stored.issueFiles.set(`${project.orgId}/${project.projectId}/${String(item.id)}`, Number(item[ISSUE_FILES] ?? 0));
-      } else {
-        const a = attachmentItem.decode(item);
-        // Only a declaration that took its place among the pending counts gives it back (`reserved`).
-        const pending = a.status === 'pending' && a.reserved;
-        attachments.push({ ...project, issueId: a.issueId, size: a.size, inTrash: a.inTrash, pending, uploaderId: a.uploaderId });
-      }
-    }
-  };
-  const types = [organisationItem.type, pendingUploadsItem.type, issueItem.type, attachmentItem.type];
-  if (orgId === undefined) await scanPages(ofTypes(types), take);
-  else await readOrganisationAttachments(orgId, take);
-  return { stored, rebuilt: attachmentCounts(attachments, stored) };
 }
 
 /**
- * One organisation's part of what `readAttachmentCounters` reads of the whole table: its item, its
+ * The organisations, uploads, issues and attachments of the table, decoded, page by page. Operators
+ * and tests only. The whole table is read with a Scan; one organisation with Queries
+ * (`readOrganisationAttachments`).
+ */
+export async function readAttachmentParts(orgId: number | undefined, take: (parts: AttachmentPart[]) => void) {
+  const decoded = (items: Record<string, unknown>[]) => take(items.flatMap((item) => attachmentPartOf(item) ?? []));
+  const types = [organisationItem.type, pendingUploadsItem.type, issueItem.type, attachmentItem.type];
+  if (orgId === undefined) await scanPages(ofTypes(types), decoded);
+  else await readOrganisationAttachments(orgId, decoded);
+}
+
+/**
+ * One organisation's part of what `readAttachmentParts` reads of the whole table: its item, its
  * accounts' pending uploads (one Query of its partition), and the issues and attachments of every
- * project it ever made, by a Query of each project's
- * partition. Project ids come from the organisation's sequence (lib/db/core/sequences.ts), so 1 to its
- * last covers every partition it has: those of projects in the trash, and of projects whose
- * partition a cascade is still emptying, hold attachments that still count.
+ * project it ever made (a Query of each project's partition). Project ids come from the
+ * organisation's sequence (lib/db/core/sequences.ts), so 1 to its last covers every partition it
+ * has, those of projects in the trash or still being emptied by a cascade included.
  */
 async function readOrganisationAttachments(orgId: number, take: (items: Record<string, unknown>[]) => void) {
   const [[org, sequences]] = await Promise.all([
@@ -929,31 +787,22 @@ async function readOrganisationAttachments(orgId: number, take: (items: Record<s
 }
 
 /**
- * The keys of the pending attachments whose expiry (their TTL) has passed at `now`: of the whole
- * table by a Scan, or of one organisation by a Query of each of its partitions. The local stack's
- * stand-in for DynamoDB's TTL only (tools/local/expiry.ts), which DynamoDB Local does not run.
+ * The keys of the table's pending attachments whose expiry (their TTL) is before `seconds` (Unix
+ * time): one Scan. The local stack's stand-in for DynamoDB's TTL only (tools/local/expiry.ts).
  */
-export async function expiredPendingAttachments(now: Date, orgId?: number): Promise<Key[]> {
-  const ttl = tableDefinition.ttlAttribute;
-  const seconds = Math.floor(now.getTime() / 1000);
-  const found: Key[] = [];
-  const take = (items: Record<string, unknown>[]) => {
-    for (const item of items) {
-      if (item.type !== attachmentItem.type || item.status !== 'pending' || !(Number(item[ttl]) < seconds)) continue;
-      found.push({ PK: String(item.PK), SK: String(item.SK) });
-    }
-  };
-  if (orgId !== undefined) await readOrganisationAttachments(orgId, take);
-  else
-    await scanPages(
-      {
-        FilterExpression: '#type = :type AND #status = :pending AND #expires < :now',
-        ProjectionExpression: 'PK, SK, #type, #status, #expires',
-        ExpressionAttributeNames: { '#type': 'type', '#status': 'status', '#expires': ttl },
-        ExpressionAttributeValues: { ':type': attachmentItem.type, ':pending': 'pending', ':now': seconds },
-      },
-      take,
-    );
+export async function scanExpiredPendingAttachments(seconds: number): Promise<AttachmentKey[]> {
+  const found: AttachmentKey[] = [];
+  await scanPages(
+    {
+      FilterExpression: '#type = :type AND #status = :pending AND #expires < :now',
+      ProjectionExpression: 'PK, SK, #type, #status, #expires',
+      ExpressionAttributeNames: { '#type': 'type', '#status': 'status', '#expires': tableDefinition.ttlAttribute },
+      ExpressionAttributeValues: { ':type': attachmentItem.type, ':pending': 'pending', ':now': seconds },
+    },
+    (items) => {
+      for (const item of items) found.push({ PK: String(item.PK), SK: String(item.SK) });
+    },
+  );
   return found;
 }
 
@@ -980,89 +829,40 @@ export async function expirePendingAttachment(key: Key, now: Date): Promise<Reco
   }
 }
 
-/** Every attachment counter that differs from what its attachments count (see `counterDifferences`). */
-export async function attachmentCounterDifferences(orgId?: number): Promise<string[]> {
-  const { stored, rebuilt } = await readAttachmentCounters(orgId);
-  return counterDifferences(stored, rebuilt);
+/** Sets an organisation's attachment counters (one UpdateItem); its item must be there. */
+export async function setOrganisationAttachmentCounters(
+  orgId: number,
+  counters: { attachmentBytes?: number; pendingAttachments?: number; pendingAttachmentBytes?: number },
+): Promise<void> {
+  await organisationItem.updateNow(keys.org(orgId), { set: counters, if: { exists: true } });
 }
 
-/**
- * Sets every attachment counter that differs to what its attachments count (part of
- * `issues:reindex`, lib/jobs/reindex.ts: with no writes running). Returns how many counters it
- * checked and each one it set, as `attachmentCounterDifferences` says it.
- */
-export async function rebuildAttachmentCounters(orgId?: number): Promise<{ checked: number; repaired: string[] }> {
-  const { stored, rebuilt } = await readAttachmentCounters(orgId);
-  const repaired = counterDifferences(stored, rebuilt);
-  /** Sets an item's counters (one UpdateItem); the item must exist. */
-  const write = async (Key: Key, counters: Record<string, number>) => {
-    const entries = Object.entries(counters);
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key,
-        UpdateExpression: `SET ${entries.map(([name], i) => `${name} = :n${i}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:n${i}`, value])),
-      }),
-    );
-  };
-  for (const [org, bytes] of rebuilt.organisationBytes) {
-    if (stored.organisationBytes.get(org) !== bytes) await write(keys.org(org), { [ORGANISATION_BYTES]: bytes });
-  }
-  for (const [issue, files] of rebuilt.issueFiles) {
-    if (stored.issueFiles.get(issue) === files) continue;
-    const [org, project, id] = issue.split('/').map(Number) as [number, number, number];
-    await write(keys.issue(org, project, id), { [ISSUE_FILES]: files });
-  }
-  const same = (a: PendingCount | undefined, b: PendingCount) => a?.files === b.files && a.bytes === b.bytes;
-  for (const [org, count] of rebuilt.organisationPending) {
-    if (same(stored.organisationPending.get(org), count)) continue;
-    await write(keys.org(org), {
-      [organisationCounter.pendingAttachments]: count.files,
-      [organisationCounter.pendingAttachmentBytes]: count.bytes,
-    });
-  }
-  for (const [account, count] of rebuilt.accountPending) {
-    if (same(stored.accountPending.get(account), count)) continue;
-    const [org, id] = account.split('/').map(Number) as [number, number];
-    // Made here when lost: its first declaration would have made it.
-    await db.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.pendingUploads(org, id), type: pendingUploadsItem.type, ...pendingUploadsItem.encode(count) },
-      }),
-    );
-  }
-  const checked = [rebuilt.organisationBytes, rebuilt.issueFiles, rebuilt.organisationPending, rebuilt.accountPending];
-  return { checked: checked.reduce((sum, counters) => sum + counters.size, 0), repaired };
+/** Sets an issue's count of attachments (one UpdateItem); the issue must be there. */
+export async function setIssueAttachmentCount(orgId: number, projectId: number, issueId: number, files: number) {
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.issue(orgId, projectId, issueId),
+      // The issue's declaration does not name this counter.
+      UpdateExpression: `SET ${ISSUE_FILES} = :n0`,
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':n0': files },
+    }),
+  );
 }
 
-/**
- * An attachment as the REST API shows it, from a stream image, without a download URL (an event
- * outlives any URL: GET the attachment for a fresh one); undefined for an image that is no
- * attachment a client declared.
- */
-export function attachmentOfImage(img: Record<string, unknown>) {
+/** Writes an account's pending uploads whole (one PutItem): made when it is missing. */
+export async function putPendingUploads(orgId: number, accountId: number, count: PendingCount): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.pendingUploads(orgId, accountId), type: pendingUploadsItem.type, ...pendingUploadsItem.encode(count) },
+    }),
+  );
+}
+
+/** The attachment a stream image holds, decoded; undefined for an image that is no attachment a client declared. */
+export function declaredAttachmentOf(img: Record<string, unknown>): StoredAttachment | undefined {
   if (typeof img.issue_id !== 'number' || typeof img.object_key !== 'string') return undefined;
-  return attachmentAnswer(attachmentItem.decode(img));
-}
-
-/** An attachment as the REST API shows it, with the download URL given (a ready one's, signed per answer) or none. */
-export function attachmentAnswer(a: StoredAttachment, download?: { url: string; expiresAt: string }) {
-  return {
-    id: a.id,
-    issue_id: a.issueId,
-    comment_id: a.commentId,
-    name: a.name,
-    content_type: a.contentType,
-    size: a.size,
-    sha256: a.sha256,
-    status: a.status,
-    uploader_id: a.uploaderId,
-    uploader_name: a.uploaderName,
-    created_at: a.createdAt,
-    download_url: download?.url ?? null,
-    download_expires_at: download?.expiresAt ?? null,
-  };
+  return attachmentItem.decode(img);
 }

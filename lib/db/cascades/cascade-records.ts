@@ -92,7 +92,7 @@ function trashedContainerOf(
 }
 
 /**
- * A comment whose attachments a stream record asks to bring to where it is now (lib/db/attachments/attachments.ts:
+ * A comment whose attachments a stream record asks to bring to where it is now (lib/jobs/attachment-settling.ts:
  * `settleCommentAttachments`).
  */
 export interface CommentFiles {
@@ -124,7 +124,7 @@ export function commentFilesOf(record: DynamoDBRecord): CommentFiles | undefined
 /**
  * The attachment trashed on its own whose trash item a REMOVE record shows removed (its restore,
  * its purge or its expiry), with the time of the delete that put it there: purged or expired, it
- * goes with its file and its bytes (`releaseTrashedAttachment`). Undefined for anything else.
+ * goes with its file and its bytes (lib/jobs/attachment-settling.ts, `releaseTrashedAttachment`). Undefined for anything else.
  */
 export function trashedAttachmentOf(
   record: DynamoDBRecord,

@@ -9,7 +9,7 @@ import { forEachLimited } from '../../model/limited.ts';
 import { CascadeInterrupted, checkDeadline, PARALLELISM, type CascadeOptions } from '../../model/cascades.ts';
 import { attachmentItem, attachmentRemoval } from '../attachments/attachments.ts';
 import { db, tableName } from '../core/client.ts';
-import { collections, commentPointerOf, keys, parseProjectPk, type Key } from '../core/keys.ts';
+import { collections, commentPointerOf, keys, parseProjectPk, projectPk, skPrefixes, type Key } from '../core/keys.ts';
 import { batchGet, getItem, Refused, transact, type GuardedItem } from '../core/transactions.ts';
 
 /**
@@ -283,6 +283,9 @@ function indexDeletes(
 
 export const ISSUE_SK = /^ISSUE#\d+$/;
 
+/** The issues among the items a Query of a partition or a list found. */
+export const issuesAmong = (items: Record<string, unknown>[]) => items.filter((item) => ISSUE_SK.test(String(item.SK)));
+
 /** The issues among `items` that hold relations, as the relation cleanup takes them (lib/db/issues/relations.ts). */
 export const removedIssues = (projectId: number, items: Record<string, unknown>[]): RemovedIssue[] =>
   items
@@ -314,5 +317,30 @@ export function sprintIssuesQuery(orgId: number, projectId: number, sprintId: nu
     ProjectionExpression:
       'PK, SK, LSK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points',
     ExpressionAttributeNames: { '#status': 'status' },
+  };
+}
+
+/** The Query of a deleted project's whole partition, with what a page's deletes and cleanups read of each item. */
+export function projectContentsQuery(orgId: number, projectId: number): QueryInput {
+  return {
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': collections.projectContents(orgId, projectId).pk },
+    ProjectionExpression:
+      'PK, SK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points, #size, uploader_id, pending_reserved',
+    ExpressionAttributeNames: { '#status': 'status', '#size': 'size' },
+  };
+}
+
+/**
+ * The Query of what lies under a deleted issue: comments and activity alike (both are stored under
+ * the issue's SK, lib/db/core/keys.ts), and attachments with their sizes (their bytes come off the
+ * organisation's count, a pending one's reservation too).
+ */
+export function issueContentsQuery(orgId: number, projectId: number, issueId: number): QueryInput {
+  return {
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': skPrefixes.underIssue(issueId) },
+    ProjectionExpression: 'PK, SK, #size, #status, uploader_id, pending_reserved',
+    ExpressionAttributeNames: { '#size': 'size', '#status': 'status' },
   };
 }

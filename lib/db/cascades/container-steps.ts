@@ -1,17 +1,9 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { isClosed, statesCounted, type IssueState } from '../../model/derivations.ts';
-import { forEachLimited } from '../../model/limited.ts';
 import type { ContainerState } from '../../vocabulary/trash.ts';
 import { MAX_RELATIONS } from '../../vocabulary/relation-types.ts';
-import { forEachPage, ISSUE_SK, removedIssues, sprintIssuesQuery, unindexIssues } from './cascade-steps.ts';
 import { pendingCascadeRecord } from './cascade-records.ts';
-import {
-  CascadeInterrupted,
-  PARALLELISM,
-  withoutAfterRefusal,
-  type CascadeOptions,
-  type Container,
-} from '../../model/cascades.ts';
+import { type Container } from '../../model/cascades.ts';
 import { db, tableName } from '../core/client.ts';
 import { alsoIf } from '../core/item.ts';
 import { issueItem, issueStateOf } from '../issues/issue-item.ts';
@@ -19,7 +11,7 @@ import { issueWriteItems, pullRequestCountsOf, sendIssueWrite } from '../issues/
 import { collections, keys, type Key } from '../core/keys.ts';
 import { organisationCounter } from '../organisation/organisation.ts';
 import { prefixGuardItem } from '../projects/projects.ts';
-import { queryPages } from '../core/query.ts';
+import { queryPages, type QueryInput } from '../core/query.ts';
 import {
   otherSideOf,
   searchBlockersUpdate,
@@ -44,8 +36,8 @@ import { readWithTrash, trashedKey, trashItem, trashRemovalOf, type TrashFields 
 
 /**
  * The table's side of a sprint or a project in the organisation's trash (lib/jobs/container-trash.ts
- * tells the whole story and runs it): where it stands, taking its issues out and putting them
- * back a page at a time, beginning and finishing its restore.
+ * tells the whole story and runs it): where it stands, the Queries of its issues, a page's issues
+ * put back, their relations relinked, beginning and finishing its restore.
  */
 
 const itemKeyOf = (c: Container): Key =>
@@ -68,87 +60,31 @@ export async function settle(c: Container, from: ContainerState, to: ContainerSt
 }
 
 // ---------------------------------------------------------------------------------------------
-// Taking out
+// Taking out and putting back (lib/jobs/container-trash.ts pages them)
 
-/** Takes the issues of `c` out of what is kept of them outside it. Returns the issues seen. */
-export async function withdraw(c: Container, options: CascadeOptions): Promise<number> {
-  if (c.kind === 'sprint') {
-    return forEachPage(sprintIssuesQuery(c.orgId, c.projectId, c.sprintId), options, async (_keys, items) => {
-      // A parent outside it loses the issue from its summary; what its issues hold of each other stays.
-      await unindexIssues(c.orgId, c.projectId, items, 'outlive');
-      await unlinkRemovedIssues(c.orgId, removedIssues(c.projectId, items), undefined, c.sprintId);
-    });
-  }
-  return forEachPage(
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :issues)',
-      ExpressionAttributeValues: { ':pk': collections.projectContents(c.orgId, c.projectId).pk, ':issues': 'ISSUE#' },
-      ProjectionExpression: 'PK, SK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points',
-      ExpressionAttributeNames: { '#status': 'status' },
-    },
-    options,
-    async (_keys, items) => {
-      const issues = items.filter((item) => ISSUE_SK.test(String(item.SK)));
-      // Parents are all in it: their summaries stay. An issue of a sprint already in the trash was
-      // taken out with it: what is gone already is refused by its condition and left alone.
-      await unindexIssues(c.orgId, c.projectId, issues, 'go');
-      await unlinkRemovedIssues(c.orgId, removedIssues(c.projectId, issues), c.projectId);
-    },
-  );
+/** The Query of a project's issues (keys-only reads would miss what their cleanup reads of each). */
+export function projectIssuesQuery(orgId: number, projectId: number): QueryInput {
+  return {
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :issues)',
+    ExpressionAttributeValues: { ':pk': collections.projectContents(orgId, projectId).pk, ':issues': 'ISSUE#' },
+    ProjectionExpression: 'PK, SK, id, assignee_id, issue_number, parent_id, parent_number, relations, #status, story_points',
+    ExpressionAttributeNames: { '#status': 'status' },
+  };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Putting back
-
-/** Issues one return transaction puts back (at most 4 records each, with their counts: under 100 items). */
-const RETURN_CHUNK = 15;
-
-/** Derivations kept outside a sprint or a project (lib/model/derivations.ts). */
-const OUTSIDE = {
-  sprint: ['number-pointer', 'assignee-index', 'search-index', 'sub-issue-index', 'parent-summary'],
-  project: ['number-pointer', 'assignee-index', 'search-index', 'sub-issue-index'],
-} as const;
-
-/**
- * Puts back what is kept outside `c` of its issues (see the top of this file), one list at a time
- * (a sprint's; a project's backlog, then each of its sprints that is there, not those in the trash
- * on their own), counting each page on the trash item. Returns the issues put back by this run.
- */
-export async function returnIssues(c: Container, options: CascadeOptions): Promise<number> {
-  const lists = c.kind === 'sprint' ? [c.sprintId] : [null, ...(await sprintIdsOf(c.orgId, c.projectId))];
-  const after = options.after as { list?: number; at?: Record<string, unknown> } | undefined;
-  let returned = 0;
-  for (let n = after?.list ?? 0; n < lists.length; n++) {
-    const sprintId = lists[n] as number | null;
-    const list =
-      sprintId === null
-        ? collections.backlogIssues(c.orgId, c.projectId)
-        : collections.sprintIssues(c.orgId, c.projectId, sprintId);
-    try {
-      await forEachPage(
-        {
-          IndexName: 'LSI1',
-          KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
-          ExpressionAttributeValues: { ':pk': list.pk, ':prefix': list.prefix },
-        },
-        { deadline: options.deadline, after: n === after?.list ? after.at : undefined },
-        async (_keys, items) => {
-          const issues = items.filter((item) => ISSUE_SK.test(String(item.SK)));
-          await putBack(c, sprintId, issues);
-          await countReturned(c, issues.length);
-          returned += issues.length;
-        },
-      );
-    } catch (err) {
-      if (err instanceof CascadeInterrupted) throw new CascadeInterrupted({ list: n, at: err.after });
-      throw err;
-    }
-  }
-  return returned;
+/** The Query of a list's issues, whole (a sprint's, or the backlog's: `sprintId` null), in list order. */
+export function listIssuesQuery(orgId: number, projectId: number, sprintId: number | null): QueryInput {
+  const list =
+    sprintId === null ? collections.backlogIssues(orgId, projectId) : collections.sprintIssues(orgId, projectId, sprintId);
+  return {
+    IndexName: 'LSI1',
+    KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+    ExpressionAttributeValues: { ':pk': list.pk, ':prefix': list.prefix },
+  };
 }
 
 /** The ids of a project's sprints that are there. */
-async function sprintIdsOf(orgId: number, projectId: number): Promise<number[]> {
+export async function sprintIdsOf(orgId: number, projectId: number): Promise<number[]> {
   return (await sprintItemsOf(orgId, projectId, 'id')).map((item) => Number(item.id));
 }
 
@@ -174,48 +110,44 @@ async function sprintItemsOf(orgId: number, projectId: number, attribute?: strin
 }
 
 /** The trash item's progress: `n` more issues put back (while it is restoring). */
-async function countReturned(c: Container, n: number): Promise<void> {
+export async function countReturned(c: Container, n: number): Promise<void> {
   if (n === 0) return;
   await updateIf({ Key: trashKeyOf(c), ...trashItem.update({ add: { returned: n }, if: { equals: { state: 'restoring' } } }) });
 }
 
-/**
- * Puts back what is kept outside `c` of a page of its issues (whole items, of list `sprintId`):
- * their records and counts in transactions of RETURN_CHUNK issues (one issue at a time when one is
- * refused: a page read again finds some there already), then their relations' sides on issues
- * outside it.
- */
-async function putBack(c: Container, sprintId: number | null, items: Record<string, unknown>[]): Promise<void> {
-  const { orgId, projectId } = c;
-  const states = items.map((item) => issueStateOf(orgId, item as never));
+/** What putting back a page of issues needs: each issue's state, its open blockers now, its pull request counts. */
+export interface Returns {
+  states: IssueState[];
+  blockers: Map<number, number>;
+  prs: ReturnType<typeof pullRequestCountsOf>;
+}
+
+/** What a page of issues (whole items) needs to be put back (one BatchGetItem of their blockers). */
+export async function returnsOf(orgId: number, items: Record<string, unknown>[]): Promise<Returns> {
   const blockers = await openBlockersNow(orgId, items);
-  const prs = pullRequestCountsOf(items);
-  const chunks: IssueState[][] = [];
-  for (let i = 0; i < states.length; i += RETURN_CHUNK) chunks.push(states.slice(i, i + RETURN_CHUNK));
-  // Each issue's count of open blockers as its blockers stand now (one outside it may have been
-  // closed or reopened while it was away), with the search record's beside it.
-  const counted = (of: IssueState[]): GuardedItem[] =>
-    of.map((s) => issueItem.updateAt(keys.issue(orgId, projectId, s.id), { set: { openBlockers: blockers.get(s.id) ?? 0 } }));
-  const write = (of: IssueState[], only: readonly string[]) =>
-    sendIssueWrite(
-      issueWriteItems({
-        orgId,
-        projectId,
-        issues: counted(of),
-        changes: of.map((after) => ({ after })),
-        only,
-        returning: { openBlockers: blockers, prs, once: true },
-      }),
-    );
-  await forEachLimited(chunks, PARALLELISM, async (chunk) => {
-    try {
-      await write(chunk, OUTSIDE[c.kind]);
-    } catch (err) {
-      if (!(err instanceof Refused)) throw err;
-      for (const state of chunk) await putBackOne(state, (only) => write([state], only), OUTSIDE[c.kind]);
-    }
-  });
-  await forEachLimited(items, PARALLELISM, (item) => relinkIssue(c, sprintId, item));
+  return { states: items.map((item) => issueStateOf(orgId, item as never)), blockers, prs: pullRequestCountsOf(items) };
+}
+
+/**
+ * Puts back the records of `of` (issues of `returns`) kept outside `c`, those of `only`, with
+ * their counts, in one transaction: each issue's count of open blockers as its blockers stand now
+ * (one outside it may have been closed or reopened while it was away), the search record's beside it.
+ */
+export async function putBackWrite(c: Container, returns: Returns, of: IssueState[], only: readonly string[]): Promise<void> {
+  const { orgId, projectId } = c;
+  const { blockers, prs } = returns;
+  await sendIssueWrite(
+    issueWriteItems({
+      orgId,
+      projectId,
+      issues: of.map((s) =>
+        issueItem.updateAt(keys.issue(orgId, projectId, s.id), { set: { openBlockers: blockers.get(s.id) ?? 0 } }),
+      ),
+      changes: of.map((after) => ({ after })),
+      only,
+      returning: { openBlockers: blockers, prs, once: true },
+    }),
+  );
 }
 
 /**
@@ -237,34 +169,13 @@ async function openBlockersNow(orgId: number, items: Record<string, unknown>[]):
 }
 
 /**
- * One issue's records put back, leaving out what a refusal shows there already (`entry_there`,
- * `child_there`: its counts with them), or not its to take (`number_taken`: the number went to an
- * issue of another project; `issue`: its parent is gone, and keeps no summary).
- */
-async function putBackOne(state: IssueState, write: (only: readonly string[]) => Promise<void>, all: readonly string[]) {
-  let only: readonly string[] = all;
-  for (let attempt = 0; attempt < all.length + 1 && only.length > 0; attempt++) {
-    try {
-      await write(only);
-      return;
-    } catch (err) {
-      if (!(err instanceof Refused)) throw err;
-      const left = withoutAfterRefusal(only, err.reason);
-      if (left === undefined) throw err;
-      only = left;
-    }
-  }
-  if (only.length > 0) throw new Error(`issue ${state.id} could not be put back: its records kept changing`);
-}
-
-/**
  * Puts back the other sides of an issue's relations to issues outside `c` (those inside kept
  * them): on each other issue, while it is there, outside `c`, without that side yet, and holding
  * fewer than MAX_RELATIONS; with its count of open blockers (and its search record's) when the
  * issue blocks it and is open. A side refused for want of room takes the relation off the issue
  * too (with its own count, when the other issue blocked it and is open).
  */
-async function relinkIssue(c: Container, sprintId: number | null, item: Record<string, unknown>): Promise<void> {
+export async function relinkIssue(c: Container, sprintId: number | null, item: Record<string, unknown>): Promise<void> {
   const { orgId, projectId } = c;
   const issue = issueItem.decode(item);
   const relations = Object.entries(storedRelations(item)).filter(([, r]) => c.kind === 'sprint' || r.project_id !== projectId);

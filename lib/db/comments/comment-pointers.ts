@@ -2,6 +2,7 @@ import { attribute, itemKind } from '../core/item.ts';
 import { keys } from '../core/keys.ts';
 import { actorAttribute } from '../core/stamps.ts';
 import { versionOf } from '../core/versions.ts';
+import { pointerOf, type CommentPointer } from '../../model/comment-pointers.ts';
 
 /**
  * A comment's pointer (`keys.commentPointer`, in the organisation's partition), declared once
@@ -32,54 +33,9 @@ export const commentPointerItem = itemKind({
   },
 });
 
-/** A comment's pointer as read (`pointerFromItem`). */
-export interface CommentPointer {
-  id: number;
-  projectId: number;
-  issueId: number;
-  /**
-   * The issue's sprint when the comment was written or last edited (null: the backlog): a hint, for
-   * the issue may have moved since; every write decided on it checks it.
-   */
-  sprintId: number | null;
-  /**
-   * The comment's author and creation time, and its version, which every update of the comment
-   * moves on the pointer too. Absent on a pointer written before pointers carried them.
-   */
-  fixed?: { authorId: number; authorName: string; createdAt: string; version: number } | undefined;
-  /**
-   * The rest of the comment at the pointer's version: its body and `updated_at`, who wrote it
-   * last, whether it has attachments. A delete moves the comment into the trash whole from it,
-   * without reading the comment. Absent on a pointer written before pointers carried the body.
-   */
-  copy?: { body: string; updatedAt: string; updatedBy: number | undefined; hasAttachments: boolean } | undefined;
-}
-
-/** A pointer that carries the comment's fixed fields and version. */
-export type FullCommentPointer = CommentPointer & { fixed: NonNullable<CommentPointer['fixed']> };
-
-/** A pointer that carries the whole comment (`copy`). */
-export type CopyingCommentPointer = FullCommentPointer & { copy: NonNullable<CommentPointer['copy']> };
-
 /**
- * A comment's pointer from its stored item. It carries the comment's fixed fields only when all of
- * them are there: a pointer written before pointers carried them has none, and a write is then
- * decided on the comment itself.
+ * A comment's pointer from its stored item (`pointerOf`): a pointer written before pointers carried
+ * the comment's fields lacks them, and a write is then decided on the comment itself.
  */
-export function pointerFromItem(id: number, item: object): CommentPointer {
-  const p = commentPointerItem.decode(item);
-  const { authorId, authorName, createdAt, body, updatedAt } = p;
-  const full = authorId !== undefined && authorName !== undefined && createdAt !== undefined;
-  return {
-    id,
-    projectId: p.projectId,
-    issueId: p.issueId,
-    sprintId: p.sprintId,
-    // The stored version: 0 on an item written before versions.
-    fixed: full ? { authorId, authorName, createdAt, version: versionOf(item) } : undefined,
-    copy:
-      full && body !== undefined && updatedAt !== undefined
-        ? { body, updatedAt, updatedBy: p.updatedBy, hasAttachments: p.hasAttachments }
-        : undefined,
-  };
-}
+export const pointerFromItem = (id: number, item: object): CommentPointer =>
+  pointerOf(id, commentPointerItem.decode(item), versionOf(item));

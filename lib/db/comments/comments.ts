@@ -1,17 +1,17 @@
 import { ancestryOf, pathAncestryOf, type Ancestry, type AncestorItems } from '../../model/comment-ancestry.ts';
 import { issueItem } from '../issues/issue-item.ts';
+import { commentPointerItem, pointerFromItem } from './comment-pointers.ts';
 import {
-  commentPointerItem,
-  pointerFromItem,
+  commentOnPointer,
   type CommentPointer,
   type CopyingCommentPointer,
   type FullCommentPointer,
-} from './comment-pointers.ts';
+} from '../../model/comment-pointers.ts';
 import type { Comment } from '../../schemas/comments.ts';
 import { tableName } from '../core/client.ts';
-import { alsoIf, attribute, itemKind, type Guard, type Stored } from '../core/item.ts';
+import { alsoIf, attribute, itemKind, type Condition, type Fields, type Guard, type Stored } from '../core/item.ts';
 import { deletionMarker } from '../core/deletions.ts';
-import { scanPages, type ScanStep } from '../core/query.ts';
+import { scanPages } from '../core/query.ts';
 import { collections, keys, listKeys, orgPk, type Key } from '../core/keys.ts';
 import { listPageWith, type Page, type PageRequest } from '../core/list.ts';
 import {
@@ -21,7 +21,6 @@ import {
   batchGet,
   existsCheck,
   Refused,
-  setAssignments,
   STALE,
   transact,
   type GuardedItem,
@@ -31,6 +30,7 @@ import { ACTOR_ATTRIBUTE } from '../core/stamps.ts';
 import { trashPut, trashRemovalOf } from '../core/trash.ts';
 import { organisationOf, trashRetentionOf } from '../organisation/organisation.ts';
 import { trashTitle } from '../../model/trash.ts';
+import { issueCountChange, newCommentTimes, withFilesOf } from '../../model/comment-writes.ts';
 
 /**
  * Why a comment write can be refused (`Refused.reason`): on create, the project, the sprint of the
@@ -148,49 +148,16 @@ export function issueIn(sprintId: number | null, values: Record<string, unknown>
 }
 
 /**
- * The placeholders (`#body`, `#updatedAt`…) of the comment's attributes a write's expressions name,
- * each for its declared stored name (DynamoDB refuses a placeholder an expression does not use).
- */
-const commentNames = (...fields: ('body' | 'updatedAt' | 'sprintId' | 'authorId')[]): Record<string, string> =>
-  Object.fromEntries(fields.map((f) => [`#${f}`, commentItem.stored(f)]));
-
-/**
- * The update of an issue's `comments_count` by `by` (a comment's create or restore: 1, its delete:
- * -1) and, for a comment with attachments (`withFiles`: its id), of the issue's record of the
- * comments whose attachments are in the trash with them (`commentsWithFilesInTrash`): a delete adds
- * it, a restore takes it off. The attachments' answers read it with the issue
- * (lib/services/attachments.ts), so they leave and come back in the same transaction as their comment.
- * Written on `guard`, when given.
- */
-function commentCountOnIssue(by: number, withFiles: number | undefined, guard?: Guard<typeof issueItem.attributes>) {
-  const files = withFiles === undefined ? undefined : { commentsWithFilesInTrash: new Set([withFiles]) };
-  return issueItem.update({
-    add: { commentsCount: by, ...(by < 0 && files) },
-    ...(by >= 0 && files && { delete: files }),
-    ...(guard && { if: guard }),
-  });
-}
-
-/**
  * Its issue's `comments_count` moved `by` a comment's write (with, for a comment with attachments
- * `withFiles`, their place in the trash: `commentCountOnIssue`), on condition that the issue is
- * there, in sprint `sprintId` (null: in the backlog); refused `issue` otherwise.
+ * `withFiles`, their place in the trash: `issueCountChange`), on condition that the issue is
+ * there, in sprint `sprintId` (null: in the backlog); refused `issue` otherwise. The attachments'
+ * answers read that place with the issue (lib/services/attachments.ts), so they leave and come back
+ * in the same transaction as their comment.
  */
 function commentsCountOn(orgId: number, ref: IssueRef, by: number, withFiles?: number): GuardedItem {
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.issue(orgId, ref.projectId, ref.issueId),
-        ...alsoIf(commentCountOnIssue(by, withFiles), issueIn(ref.sprintId)),
-      },
-    },
-    reason: commentRefusals.issue,
-  };
+  const key = keys.issue(orgId, ref.projectId, ref.issueId);
+  return issueItem.updateAt(key, issueCountChange(by, withFiles), commentRefusals.issue, issueIn(ref.sprintId));
 }
-
-/** The comment's id when it has attachments (which go into the trash with it and come back with it), else undefined. */
-const withFilesOf = (comment: { id: number; hasAttachments: boolean }) => (comment.hasAttachments ? comment.id : undefined);
 
 /** What a comment is written with; an import gives the source's times (else now). */
 export interface CommentFields {
@@ -212,54 +179,30 @@ export function newComment(
   ref: IssueRef,
   fields: CommentFields,
 ): { comment: Comment; items: GuardedItem[] } {
-  const now = new Date().toISOString();
-  const comment: Comment = {
-    id,
-    body: fields.body,
-    issue_id: ref.issueId,
-    author_id: fields.authorId,
-    author_name: fields.authorName,
-    created_at: fields.created_at ?? now,
-    updated_at: fields.updated_at ?? fields.created_at ?? now,
-  };
-  const items: GuardedItem[] = [
-    {
-      item: {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...keys.comment(orgId, ref.projectId, ref.issueId, id),
-            LSK: listKeys.comment(ref.issueId, id),
-            type: commentItem.type,
-            ...commentItem.encode({
-              orgId,
-              projectId: ref.projectId,
-              sprintId: ref.sprintId,
-              id,
-              body: comment.body,
-              issueId: comment.issue_id,
-              authorId: comment.author_id,
-              authorName: comment.author_name,
-              createdAt: comment.created_at,
-              updatedAt: comment.updated_at,
-            }),
-          },
-          // A fresh id from the sequence: never taken.
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-    },
-    {
-      item: {
-        Put: {
-          TableName: tableName(),
-          Item: pointerItem(orgId, { ...comment, project_id: ref.projectId, sprint_id: ref.sprintId }),
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-    },
+  const { body, authorId, authorName } = fields;
+  const times = newCommentTimes(fields, new Date().toISOString());
+  const comment: Comment = { id, body, issue_id: ref.issueId, author_id: authorId, author_name: authorName, ...times };
+  const { projectId, sprintId, issueId } = ref;
+  const stored = { projectId, sprintId, issueId, id, body, authorId, authorName };
+  // Fresh ids from the sequence: never taken.
+  const items = [
+    putNew(commentRecord(orgId, { ...stored, createdAt: times.created_at, updatedAt: times.updated_at })),
+    putNew(pointerItem(orgId, { ...comment, project_id: projectId, sprint_id: sprintId })),
   ];
   return { comment, items };
+}
+
+/** A comment's stored item: its key, its list key, its type and its attributes. */
+function commentRecord(
+  orgId: number,
+  c: Partial<Fields<typeof commentItem.attributes>> & { projectId: number; issueId: number; id: number },
+) {
+  return {
+    ...keys.comment(orgId, c.projectId, c.issueId, c.id),
+    LSK: listKeys.comment(c.issueId, c.id),
+    type: commentItem.type,
+    ...commentItem.encode({ ...c, orgId }),
+  };
 }
 
 /**
@@ -323,11 +266,7 @@ export function pointerItem(
 export function storedCommentOf(orgId: number, pointer: CopyingCommentPointer): Record<string, unknown> {
   const { fixed, copy } = pointer;
   return {
-    ...keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
-    LSK: listKeys.comment(pointer.issueId, pointer.id),
-    type: commentItem.type,
-    ...commentItem.encode({
-      orgId,
+    ...commentRecord(orgId, {
       projectId: pointer.projectId,
       sprintId: pointer.sprintId,
       id: pointer.id,
@@ -442,6 +381,16 @@ const atVersionCondition = (version: number) => ({
   ExpressionAttributeValues: { ':version': version },
 });
 
+/** The condition that the comment is as `guard` says and at `version`, for a write that is no update (a check, a delete). */
+function commentIs(guard: Guard<typeof commentItem.attributes>, version: number): Condition {
+  const {
+    ConditionExpression = '',
+    ExpressionAttributeNames,
+    ExpressionAttributeValues,
+  } = alsoIf(commentItem.update({ if: guard }), atVersionCondition(version));
+  return { ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues };
+}
+
 /**
  * The update of a comment's pointer that goes with every update of the comment: the stamp every
  * update of a request carries (lib/db/core/stamps.ts) moves the pointer's version with the comment's.
@@ -458,20 +407,15 @@ function pointerUpdate(
   version?: number,
   sprintId?: number | null,
 ): GuardedItem {
-  const update = commentPointerItem.update({
-    set: { updatedAt: now, ...(sprintId !== undefined && { sprintId }), ...(body !== undefined && { body }) },
-    if: { exists: true },
-  });
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.commentPointer(orgId, commentId),
-        ...(version === undefined ? update : alsoIf(update, atVersionCondition(version))),
-      },
+  return commentPointerItem.updateAt(
+    keys.commentPointer(orgId, commentId),
+    {
+      set: { updatedAt: now, ...(sprintId !== undefined && { sprintId }), ...(body !== undefined && { body }) },
+      if: { exists: true },
     },
-    reason: commentRefusals.comment,
-  };
+    commentRefusals.comment,
+    version === undefined ? undefined : atVersionCondition(version),
+  );
 }
 
 /**
@@ -494,21 +438,13 @@ export async function updateCommentAt(
   const { version } = pointer.fixed;
   await transact([
     {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
-          // The issue's sprint now (its condition below holds it there): the change feed reports it.
-          ...alsoIf(
-            commentItem.update({
-              set: { body, updatedAt: now, sprintId: pointer.sprintId },
-              if: { exists: true, equals: { authorId } },
-            }),
-            atVersionCondition(version),
-          ),
-        },
-      },
-      reason: commentRefusals.comment,
+      ...commentItem.updateAt(
+        keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id),
+        // The issue's sprint now (its condition below holds it there): the change feed reports it.
+        { set: { body, updatedAt: now, sprintId: pointer.sprintId }, if: { exists: true, equals: { authorId } } },
+        commentRefusals.comment,
+        atVersionCondition(version),
+      ),
       resource: true,
     },
     pointerUpdate(orgId, pointer.id, now, body, version),
@@ -524,18 +460,8 @@ export async function updateCommentAt(
     },
     ...placeChecks(orgId, pointer),
   ]);
-  return withVersion(
-    {
-      id: pointer.id,
-      body,
-      issue_id: pointer.issueId,
-      author_id: pointer.fixed.authorId,
-      author_name: pointer.fixed.authorName,
-      created_at: pointer.fixed.createdAt,
-      updated_at: now,
-    },
-    { ...keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id), version: version + 1 },
-  );
+  const key = keys.comment(orgId, pointer.projectId, pointer.issueId, pointer.id);
+  return withVersion(commentOnPointer(pointer, body, now), { ...key, version: version + 1 });
 }
 
 /**
@@ -556,29 +482,15 @@ function commentTrashing(
 ): GuardedItem[] {
   const comment = commentItem.decode(stored);
   const key = { PK: String(stored.PK), SK: String(stored.SK) };
-  const version = versionOf(stored);
+  // Its body too: a copy made by a release that did not write it on the pointer is refused.
+  const condition = commentIs(
+    { exists: true, equals: { authorId, body: comment.body, updatedAt: comment.updatedAt } },
+    versionOf(stored),
+  );
   return [
     ...deletionMarker(key, { sprintId }),
     { item: { Delete: { TableName: tableName(), Key: keys.commentPointer(orgId, comment.id) } } },
-    {
-      item: {
-        Delete: {
-          TableName: tableName(),
-          Key: key,
-          // Its body too: a copy made by a release that did not write it on the pointer is refused.
-          ConditionExpression: `attribute_exists(PK) AND #authorId = :author AND #body = :body AND #updatedAt = :updated AND ${atVersion(version)}`,
-          ExpressionAttributeNames: { ...commentNames('authorId', 'body', 'updatedAt'), '#version': VERSION_ATTRIBUTE },
-          ExpressionAttributeValues: {
-            ':author': authorId,
-            ':body': comment.body,
-            ':updated': comment.updatedAt,
-            ':version': version,
-          },
-        },
-      },
-      reason: changed,
-      resource: true,
-    },
+    { item: { Delete: { TableName: tableName(), Key: key, ...condition } }, reason: changed, resource: true },
     trashPut(orgId, 'comment', stored, trashTitle(comment.body), authorId, retentionDays),
   ];
 }
@@ -588,7 +500,7 @@ function commentTrashing(
  * comment), in one transaction: the comment (on condition that the caller wrote it and that it is
  * at the pointer's version), its pointer, the trash item, and its issue's `comments_count` (on
  * condition that the issue is still in the sprint the comment was written in, or in the backlog;
- * with its attachments' place in the trash when it has some: `commentCountOnIssue`), with checks
+ * with its attachments' place in the trash when it has some: `issueCountChange`), with checks
  * that the project and that sprint still exist. Refused, changing nothing, when anything is not as
  * the pointer says: the caller then reads the comment and decides on what it finds.
  */
@@ -626,18 +538,15 @@ export async function updateComment(
   const now = new Date().toISOString();
   await transact([
     {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: { PK: found.item.PK, SK: found.item.SK },
-          // The issue's sprint as read: the change feed reports it with the change.
-          ...commentItem.update({
-            set: { ...(body !== undefined && { body }), updatedAt: now, sprintId: found.path.issueSprintId },
-            if: { exists: true, equals: { authorId } },
-          }),
+      ...commentItem.updateAt(
+        { PK: found.item.PK, SK: found.item.SK },
+        // The issue's sprint as read: the change feed reports it with the change.
+        {
+          set: { ...(body !== undefined && { body }), updatedAt: now, sprintId: found.path.issueSprintId },
+          if: { exists: true, equals: { authorId } },
         },
-      },
-      reason: commentRefusals.comment,
+        commentRefusals.comment,
+      ),
       resource: true,
     },
     pointerUpdate(orgId, found.item.id, now, body, undefined, found.path.issueSprintId),
@@ -668,16 +577,11 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
       STALE,
       retentionDays,
     ),
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.issue(orgId, found.item.project_id, found.item.issue_id),
-          ...commentCountOnIssue(-1, withFilesOf(commentItem.decode(found.item)), { exists: true }),
-        },
-      },
-      reason: commentRefusals.comment,
-    },
+    issueItem.updateAt(
+      keys.issue(orgId, found.item.project_id, found.item.issue_id),
+      { ...issueCountChange(-1, withFilesOf(commentItem.decode(found.item))), if: { exists: true } },
+      commentRefusals.comment,
+    ),
     ...ancestorChecks(orgId, found),
   ]);
 }
@@ -687,7 +591,7 @@ export async function deleteComment(orgId: number, found: FoundComment, authorId
  * its id, body, author, times and version, marked restored (`restoredAt`: no `comment.created`),
  * its pointer (carrying it whole, as a new comment's does), its issue's `comments_count` (on
  * condition that the issue is there, in sprint `sprintId`, or in the backlog when null; its
- * attachments, kept meanwhile, in its issue's answers again: `commentCountOnIssue`), checks
+ * attachments, kept meanwhile, in its issue's answers again: `issueCountChange`), checks
  * that the project and that sprint exist, and the trash item's delete. Refusals: `comment` (there
  * again), `issue` (gone, or not in that sprint), `project`, `sprint`, `trashed` (restored or
  * purged meanwhile).
@@ -733,27 +637,17 @@ export async function issueSprintNow(orgId: number, projectId: number, issueId: 
 }
 
 /**
- * Writes the pointer (`keys.commentPointer`) of every comment that has none: comments written
- * before pointers existed, when `GET /comments/{id}` read a global index. The pointer carries the
- * comment's fixed fields, its version, its body and `updated_at`, as a new comment's does; a
- * pointer written before pointers carried them gets them (`completePointer`), so that the
- * comment's writes are decided on the pointer (and its delete moves it into the trash from it). An operator's command (`comments:pointers`, tools/cli/admin.ts) run once after
- * deploying: it reads the whole table (what `orgId` has of it, when given) with a Scan, which no
- * request path does. A pointer is written only while its comment is there, so a cascade running
- * meanwhile is not undone. Returns how many comments it saw, how many pointers it wrote and how
- * many it completed; running it again writes none.
- * With `step`, it reads only that part of the Scan and returns where the next part starts (`next`,
- * undefined at the end): the data migration of lib/migrations runs it so, a step at a time.
+ * One page of the Scan of comments (of organisation `orgId` only, when given), from `start`, of at
+ * most `limit` items read (none: DynamoDB's 1 MB): each with its keys, place, fixed fields, body and
+ * `updated_at` (what its pointer carries) and its version. For the backfill of pointers
+ * (lib/jobs/comment-pointers.ts) only: no request path scans. `next`: where the next page starts
+ * (undefined at the end).
  */
-export async function writeMissingCommentPointers(
-  orgId?: number,
-  step?: ScanStep,
-): Promise<{ comments: number; written: number; completed: number; next?: Record<string, unknown> | undefined }> {
-  let comments = 0;
-  let written = 0;
-  let completed = 0;
-  let pages = step?.pages ?? Infinity;
-  // Its place, fixed fields, body and `updated_at` (what its pointer carries) and its version.
+export async function scanCommentsPage(
+  orgId: number | undefined,
+  start?: Record<string, unknown>,
+  limit?: number,
+): Promise<{ items: Record<string, unknown>[]; next: Record<string, unknown> | undefined }> {
   const read = commentItem.projection([
     'orgId',
     'projectId',
@@ -766,119 +660,101 @@ export async function writeMissingCommentPointers(
     'createdAt',
     'updatedAt',
   ]);
+  let items: Record<string, unknown>[] = [];
   const next = await scanPages(
     {
       FilterExpression: `#type = :comment${orgId === undefined ? '' : ' AND begins_with(PK, :org)'}`,
       ProjectionExpression: `PK, SK, ${read.ProjectionExpression}, #version`,
       ExpressionAttributeNames: { ...read.ExpressionAttributeNames, '#type': 'type', '#version': VERSION_ATTRIBUTE },
       ExpressionAttributeValues: { ':comment': commentItem.type, ...(orgId === undefined ? {} : { ':org': orgPk(orgId) }) },
-      ...(step ? { Limit: step.limit } : {}),
+      ...(limit === undefined ? {} : { Limit: limit }),
     },
-    async (items) => {
-      for (const item of items) {
-        comments++;
-        const outcome = await restorePointer(item);
-        if (outcome === 'written') written++;
-        if (outcome === 'completed') completed++;
-      }
-      return --pages > 0;
+    (page) => {
+      items = page;
+      return false;
     },
-    step?.start,
+    start,
   );
-  return step ? { comments, written, completed, next } : { comments, written, completed };
+  return { items, next };
 }
 
 /**
- * The pointer of one comment as `writeMissingCommentPointers` scanned it (its keys, place, fixed
- * fields, body, `updated_at` and version): written when it has none, completed when it lacks the
- * comment's fields,
- * left alone otherwise, and never written for a comment that is gone since the Scan read it (a
- * cascade running meanwhile is not undone).
+ * The body and `updated_at` of a comment as scanned, when both were read (an item read without them
+ * gets a pointer without a copy of the comment). A pointer copies them under the comment's own
+ * stored names, so they read as its pointer's copy would.
  */
-export async function restorePointer(item: Record<string, unknown>): Promise<'written' | 'completed' | 'none'> {
+function scannedCopy(item: object): { body: string; updatedAt: string } | undefined {
+  const { body, updatedAt } = commentPointerItem.decode(item);
+  return body !== undefined && updatedAt !== undefined ? { body, updatedAt } : undefined;
+}
+
+/**
+ * Writes the pointer of a comment as `scanCommentsPage` read it, with the comment's fixed fields,
+ * version and (when read) body and `updated_at`, on condition that the comment is still there and has
+ * no pointer: `written`, else `gone` (since the Scan: a cascade running meanwhile is not undone) or
+ * `pointed` (it has one).
+ */
+export async function writeCommentPointer(item: Record<string, unknown>): Promise<'written' | 'gone' | 'pointed'> {
   // A comment without a pointer cannot be found by id, so no request changes it meanwhile: the
   // version read here is still its version when the pointer is written.
   const c = commentItem.decode(item);
-  const comment = toComment(item);
-  // The body as scanned (an item read without it gets a pointer without a copy of the comment): a
-  // pointer copies it under the comment's own stored names, so it reads as its pointer's copy would.
-  const scannedBody = commentPointerItem.decode(item);
-  const copy =
-    scannedBody.body !== undefined && scannedBody.updatedAt !== undefined
-      ? { body: scannedBody.body, updated_at: scannedBody.updatedAt }
-      : { body: undefined, updated_at: undefined };
-  const orgId = c.orgId;
-  const place = { project_id: c.projectId, sprint_id: c.sprintId };
-  const commentKey = { PK: String(item.PK), SK: String(item.SK) };
+  const copy = scannedCopy(item);
+  const comment = {
+    ...toComment(item),
+    ...(copy ? { body: copy.body, updated_at: copy.updatedAt } : { body: undefined, updated_at: undefined }),
+    project_id: c.projectId,
+    sprint_id: c.sprintId,
+  };
   try {
     await transact([
-      existsCheck(commentKey, 'gone'),
-      putNew(pointerItem(orgId, { ...comment, ...copy, ...place }, versionOf(item)), 'pointed'),
+      existsCheck({ PK: String(item.PK), SK: String(item.SK) }, 'gone'),
+      putNew(pointerItem(c.orgId, comment, versionOf(item)), 'pointed'),
     ]);
     return 'written';
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
-    // A comment gone since the Scan gets nothing; one that has a pointer may need it completed.
-    if (err.reason !== 'pointed') return 'none';
+    return err.reason === 'pointed' ? 'pointed' : 'gone';
   }
-  const scanned = copy.body === undefined ? undefined : { body: copy.body, updatedAt: copy.updated_at };
-  return (await completePointer(orgId, commentKey, comment, versionOf(item), scanned)) ? 'completed' : 'none';
 }
 
 /**
- * Gives a pointer written before pointers carried the comment its fixed fields and the comment's
- * version, and (when scanned) its body and `updated_at`, on condition that the comment is still at
- * the version scanned (an edit meanwhile moves both; the command run again completes it) and that
- * the pointer still lacks them. True when written.
+ * Gives a pointer written before pointers carried the comment (as `scanCommentsPage` read it) its
+ * fixed fields and the comment's version, and (when read) its body and `updated_at`, on condition
+ * that the comment is still at the version scanned (an edit meanwhile moves both; the backfill run
+ * again completes it) and that the pointer still lacks them. True when written.
  */
-async function completePointer(
-  orgId: number,
-  commentKey: Key,
-  comment: Comment,
-  version: number,
-  copy?: { body: string; updatedAt: string },
-): Promise<boolean> {
-  const names: Record<string, string> = {
-    '#version': VERSION_ATTRIBUTE,
-    '#author': commentPointerItem.stored('authorId'),
-    ...(copy ? { '#copied': commentPointerItem.stored('body') } : {}),
+export async function completeCommentPointer(item: Record<string, unknown>): Promise<boolean> {
+  const c = commentItem.decode(item);
+  const commentKey = { PK: String(item.PK), SK: String(item.SK) };
+  const version = versionOf(item);
+  const copy = scannedCopy(item);
+  const lacking = {
+    ConditionExpression: '(attribute_not_exists(#authorId) OR attribute_not_exists(#body))',
+    ExpressionAttributeNames: { '#authorId': commentPointerItem.stored('authorId'), '#body': commentPointerItem.stored('body') },
   };
-  const values: Record<string, unknown> = { ':version': version };
-  const sets = setAssignments(
-    commentPointerItem.encode({
-      authorId: comment.author_id,
-      authorName: comment.author_name,
-      createdAt: comment.created_at,
-      ...(copy ? { body: copy.body, updatedAt: copy.updatedAt } : {}),
-    }),
-    names,
-    values,
-  );
+  const { Update } = commentPointerItem.updateAt(
+    keys.commentPointer(c.orgId, c.id),
+    {
+      set: { authorId: c.authorId, authorName: c.authorName, createdAt: c.createdAt, ...copy },
+      if: { exists: true, ...(!copy && { absent: ['authorId' as const] }) },
+    },
+    undefined,
+    copy && lacking,
+  ).item;
   try {
     await transact([
       {
-        item: {
-          ConditionCheck: {
-            TableName: tableName(),
-            Key: commentKey,
-            ConditionExpression: `attribute_exists(PK) AND ${atVersion(version)}`,
-            ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
-            ExpressionAttributeValues: { ':version': version },
-          },
-        },
+        item: { ConditionCheck: { TableName: tableName(), Key: commentKey, ...commentIs({ exists: true }, version) } },
         reason: commentRefusals.comment,
       },
       {
+        // The pointer at the comment's version, which no declared attribute says (its SET alone: every field is set).
         item: {
           Update: {
-            TableName: tableName(),
-            Key: keys.commentPointer(orgId, comment.id),
-            UpdateExpression: `SET ${sets.join(', ')}, #version = :version`,
-            ConditionExpression: copy
-              ? 'attribute_exists(PK) AND (attribute_not_exists(#author) OR attribute_not_exists(#copied))'
-              : 'attribute_exists(PK) AND attribute_not_exists(#author)',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
+            ...Update,
+            UpdateExpression: `${Update.UpdateExpression}, #version = :version`,
+            ExpressionAttributeNames: { ...Update.ExpressionAttributeNames, '#version': VERSION_ATTRIBUTE },
+            ExpressionAttributeValues: { ...Update.ExpressionAttributeValues, ':version': version },
           },
         },
         reason: commentRefusals.comment,

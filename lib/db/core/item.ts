@@ -10,7 +10,7 @@ import { tableDefinition } from './table.ts';
  * before the attribute existed answers) and how it is written. From the one declaration come the
  * decoder (stored item -> typed fields), the encoder (fields -> stored attributes), projections
  * (ProjectionExpression lists) and the stored items tests seed by hand; the layout table of
- * docs/data-model.md is generated from the declarations (lib/db/layout.ts).
+ * docs/data-model.md is generated from the declarations (tools/docs/layout.ts).
  */
 
 /** One attribute: its stored name, how a stored value reads, how a value is stored. */

@@ -1,7 +1,7 @@
 /**
  * The key of every kind of item the one table holds. Every key of organisation data starts with the
  * organisation id, so data of another organisation cannot be addressed by construction. What each
- * kind is and where it lives, row by row: lib/db/layout.ts (the layout table of docs/data-model.md;
+ * kind is and where it lives, row by row: tools/docs/layout.ts (the layout table of docs/data-model.md;
  * test/unit/key-layout.test.ts fails on a key built here that it does not declare).
  *
  * A project's sprints, issues and comments share the project's partition, so deleting a project

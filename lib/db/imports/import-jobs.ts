@@ -1,42 +1,22 @@
-import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ImportJob, ImportMapping } from '../../schemas/imports.ts';
+import { joinReport, type Report } from '../../model/import-files.ts';
 import { db, tableName } from '../core/client.ts';
-import { isConditionFailed } from '../core/errors.ts';
 import { keys, orgPk } from '../core/keys.ts';
 import { queryPages } from '../core/query.ts';
-import { getItem } from '../core/transactions.ts';
+import { getItem, updateIf } from '../core/transactions.ts';
 import { alsoIf, attribute, itemKind, type Attribute } from '../core/item.ts';
 
 /**
  * Import jobs (`POST /imports`): the job item in the organisation's partition, and the uploaded
- * file in parts of at most PART_BYTES in a partition of its own (TTL: they go a week after the
- * upload). A job `queued` is work for the stream consumer (lib/db/core/table.ts: its stream filter),
+ * file in parts (lib/model/import-files.ts) in a partition of its own (TTL: they go a week after the
+ * upload); lib/jobs/import-jobs.ts writes them in order. A job `queued` is work for the stream consumer (lib/db/core/table.ts: its stream filter),
  * which runs it (lib/services/import-export/job-runner.ts), and, out of time, writes it `queued` again with its progress:
  * that write brings the consumer back, as a pending cascade does.
  */
 
-/** A part's text, in UTF-8 bytes: items stay well inside DynamoDB's 400 KB. */
-export const PART_BYTES = 300_000;
+/** How long a job and its parts are kept. */
 const KEEP_SECONDS = 7 * 24 * 3600;
-
-/** Cuts a text into parts of at most PART_BYTES of UTF-8, never inside a character. */
-export function fileParts(text: string): string[] {
-  const parts: string[] = [];
-  let start = 0;
-  while (start < text.length) {
-    let end = Math.min(text.length, start + PART_BYTES / 3);
-    // Grow while it fits (most text is one byte a character), never splitting a surrogate pair.
-    while (end < text.length && Buffer.byteLength(text.slice(start, Math.min(text.length, end + 10_000)), 'utf8') <= PART_BYTES) {
-      end = Math.min(text.length, end + 10_000);
-    }
-    const code = text.charCodeAt(end - 1);
-    if (end < text.length && code >= 0xd800 && code <= 0xdbff) end -= 1;
-    parts.push(text.slice(start, end));
-    start = end;
-  }
-  return parts;
-}
 
 /** A value stored whole (a map), null when there is none. */
 const whole = <T>(stored: string): Attribute<T | null> => ({
@@ -91,7 +71,7 @@ const partAttributes = {
   expiresAt: attribute.expiry(),
 };
 
-/** Part n of a job's uploaded file, in a partition of its own: the runs read it part after part (`importJobFile`). */
+/** Part n of a job's uploaded file, in a partition of its own: the runs read it part after part (`importJobFilePage`). */
 export const importFilePartItem = itemKind({
   type: 'import_part',
   key: keys.importJobPart.placement,
@@ -99,7 +79,7 @@ export const importFilePartItem = itemKind({
   attributes: partAttributes,
 });
 
-/** Part n of the maps of a job's report (`splitReport`), right after the job: one Query reads both. */
+/** Part n of the maps of a job's report (lib/model/import-files.ts), right after the job: one Query reads both. */
 export const importReportPartItem = itemKind({
   type: 'import_report_part',
   key: keys.importJobReportPart.placement,
@@ -139,16 +119,11 @@ export const toImportJob = (item: Record<string, unknown>): ImportJob => {
 /** Who uploaded the job a stream image holds (the actor of its events), if the image says. */
 export const importJobActor = (image: object): number => importJobItem.field(image, 'accountId');
 
-/**
- * Writes a new job and its file's parts in one BatchWrite (at most 25 items: 6 MB of parts and the
- * job). The writes of a batch are not ordered: a run that finds fewer parts than the job counts
- * waits for them (`importJobPartCount`).
- */
-export async function insertImportJob(
+/** A new job's stored items: its file's parts, then the job (they go a week after the upload). */
+export function newImportJobItems(
   job: ImportJob & Pick<ImportJobItem, 'orgId' | 'accountId' | 'parts'>,
   parts: string[],
-): Promise<void> {
-  if (parts.length > 24) throw new Error(`an import file of ${parts.length} parts does not fit one batch`);
+): Record<string, unknown>[] {
   const expires = Math.floor(Date.now() / 1000) + KEEP_SECONDS;
   const partItems = parts.map((text, n) => ({
     ...keys.importJobPart(job.orgId, job.id, n),
@@ -178,29 +153,38 @@ export async function insertImportJob(
       expiresAt: expires,
     }),
   };
-  let pending = [...partItems, jobItem].map((Item) => ({ PutRequest: { Item } }));
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-    const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-    pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    if (attempt > 8 && pending.length > 0) throw new Error('import upload: the table kept refusing the writes');
-  }
+  return [...partItems, jobItem];
 }
+
+/** The stored parts of a report's maps, beside its job (they go a week after they are written). */
+export function reportPartItems(orgId: number, jobId: string, parts: string[]): Record<string, unknown>[] {
+  const expires = Math.floor(Date.now() / 1000) + KEEP_SECONDS;
+  return parts.map((text, n) => ({
+    ...keys.importJobReportPart(orgId, jobId, n),
+    type: importReportPartItem.type,
+    ...importReportPartItem.encode({ text, expiresAt: expires }),
+  }));
+}
+
+/** Puts at most 25 items in one BatchWrite; the items the table left unprocessed come back. */
+export async function putBatch(items: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  const requests = items.map((Item) => ({ PutRequest: { Item } }));
+  const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+  return (out.UnprocessedItems?.[tableName()] ?? []).map((r) => r.PutRequest?.Item as Record<string, unknown>);
+}
+
+/** The Query of a job's file parts, in their partition. */
+const fileQuery = (orgId: number, jobId: string) => ({
+  KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+  ExpressionAttributeValues: { ':pk': `${orgPk(orgId)}#IMPORT#${jobId}`, ':p': 'PART#' },
+});
 
 /** How many parts of a job's file are stored (a keys-only count). */
 export async function importJobPartCount(orgId: number, jobId: string): Promise<number> {
   let count = 0;
-  await queryPages(
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-      ExpressionAttributeValues: { ':pk': `${orgPk(orgId)}#IMPORT#${jobId}`, ':p': 'PART#' },
-      Select: 'COUNT',
-    },
-    {},
-    (_items, n) => {
-      count += n;
-    },
-  );
+  await queryPages({ ...fileQuery(orgId, jobId), Select: 'COUNT' }, {}, (_items, n) => {
+    count += n;
+  });
   return count;
 }
 
@@ -209,55 +193,6 @@ export async function getImportJob(orgId: number, jobId: string): Promise<Import
   if (!item) return undefined;
   const { orgId: org, accountId, parts, runs, carried } = importJobItem.decode(item);
   return { ...toImportJob(item), orgId: org, accountId, parts, runs, carried };
-}
-
-/** The maps of a report that grow with the file (every key, every id): stored in parts beside the job. */
-const mapNames = ['keys', 'issues', 'ids'] as const;
-
-type Report = Record<string, unknown>;
-
-/** A report without its maps (the job item keeps it), and the maps (in parts). */
-export function splitReport(report: Report): { slim: Report; maps: Report } {
-  const take = (r: Report) => {
-    const slim: Report = { ...r };
-    const maps: Report = {};
-    for (const name of mapNames) {
-      if (name in slim) {
-        maps[name] = slim[name];
-        delete slim[name];
-      }
-    }
-    return { slim, maps };
-  };
-  const top = take(report);
-  // An export file's report: each project's report has its maps too.
-  if (top.slim.projects && typeof top.slim.projects === 'object') {
-    const projects: Report = {};
-    const projectMaps: Report = {};
-    for (const [prefix, p] of Object.entries(top.slim.projects as Record<string, Report>)) {
-      const { slim, maps } = take(p);
-      projects[prefix] = slim;
-      projectMaps[prefix] = maps;
-    }
-    top.slim.projects = projects;
-    top.maps.projects = projectMaps;
-  }
-  return top;
-}
-
-/** The report with its maps back (`splitReport` undone). */
-export function joinReport(slim: Report, maps: Report): Report {
-  const { projects: projectMaps, ...own } = maps;
-  const joined: Report = { ...slim, ...own };
-  if (projectMaps && slim.projects) {
-    joined.projects = Object.fromEntries(
-      Object.entries(slim.projects as Record<string, Report>).map(([prefix, p]) => [
-        prefix,
-        { ...p, ...((projectMaps as Record<string, Report>)[prefix] ?? {}) },
-      ]),
-    );
-  }
-  return joined;
 }
 
 /**
@@ -288,114 +223,69 @@ export async function getImportJobWithExtras(orgId: number, jobId: string): Prom
   return toImportJob(item);
 }
 
-/** The uploaded file, part after part. */
-export async function* importJobFile(orgId: number, jobId: string): AsyncGenerator<string> {
-  let start: Record<string, unknown> | undefined;
-  do {
-    let texts: string[] = [];
-    start = await queryPages(
-      {
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-        ExpressionAttributeValues: { ':pk': `${orgPk(orgId)}#IMPORT#${jobId}`, ':p': 'PART#' },
-      },
-      { start, limit: () => 4 },
-      (items) => {
-        texts = items.map((i) => importFilePartItem.field(i, 'text'));
-        return false;
-      },
-    );
-    yield* texts;
-  } while (start);
+/** A page of the uploaded file from `start`: at most 4 parts, and where the next page starts (none: the end). */
+export async function importJobFilePage(
+  orgId: number,
+  jobId: string,
+  start: Record<string, unknown> | undefined,
+): Promise<{ texts: string[]; next: Record<string, unknown> | undefined }> {
+  let texts: string[] = [];
+  const next = await queryPages(fileQuery(orgId, jobId), { start, limit: () => 4 }, (items) => {
+    texts = items.map((i) => importFilePartItem.field(i, 'text'));
+    return false;
+  });
+  return { texts, next };
 }
 
 /**
- * Takes a queued job for one run (`runs` as read: two consumers never run it at once). False:
- * someone else has it. The claim carries a token of its own: a claim the table applied but whose
- * answer was lost (a connection reset) is refused when the SDK sends it again, and is then found
- * to be this run's (one consistent read), not someone else's, or the job would stay `running` with
- * nobody running it.
+ * Takes a queued job for a run as `claim` (one conditional UpdateItem), on `runs` as read. False:
+ * refused (the job is not queued, or its runs moved meanwhile).
  */
-export async function claimImportJob(orgId: number, jobId: string, runs: number): Promise<boolean> {
-  const claim = randomUUID();
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.importJob(orgId, jobId),
-        ...alsoIf(
-          importJobItem.update({
-            set: { status: 'running', runs: runs + 1, updatedAt: new Date().toISOString(), claim },
-            if: { equals: { status: 'queued' } },
-          }),
-          {
-            ConditionExpression: '(attribute_not_exists(#runsRead) OR #runsRead = :runsRead)',
-            ExpressionAttributeNames: { '#runsRead': importJobItem.stored('runs') },
-            ExpressionAttributeValues: { ':runsRead': runs },
-          },
-        ),
+export const takeImportJob = (orgId: number, jobId: string, runs: number, claim: string): Promise<boolean> =>
+  updateIf({
+    Key: keys.importJob(orgId, jobId),
+    ...alsoIf(
+      importJobItem.update({
+        set: { status: 'running', runs: runs + 1, updatedAt: new Date().toISOString(), claim },
+        if: { equals: { status: 'queued' } },
       }),
-    );
-    return true;
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-    const job = await getItem(keys.importJob(orgId, jobId), importJobItem.stored('claim'));
-    return job !== undefined && importJobItem.field(job, 'claim') === claim;
-  }
+      {
+        ConditionExpression: '(attribute_not_exists(#runsRead) OR #runsRead = :runsRead)',
+        ExpressionAttributeNames: { '#runsRead': importJobItem.stored('runs') },
+        ExpressionAttributeValues: { ':runsRead': runs },
+      },
+    ),
+  });
+
+/** Who took the job for its latest run (one consistent read of that attribute); undefined: no job. */
+export async function importJobClaim(orgId: number, jobId: string): Promise<string | null | undefined> {
+  const job = await getItem(keys.importJob(orgId, jobId), importJobItem.stored('claim'));
+  return job && importJobItem.field(job, 'claim');
 }
 
 /**
- * Writes where a run left the job: `queued` again (to go on), `succeeded` or `failed`. A report's
- * maps (every key, every id: they grow with the file) go first, in parts of at most PART_BYTES
- * beside the job (`importJobReportPart`); the job keeps the rest and how many parts there are.
+ * Writes where a run left the job (one UpdateItem): its status and progress, its report as the job
+ * keeps it (without its maps) and how many parts those maps are in.
  */
-export async function saveImportJob(
+export async function setImportJobState(
   orgId: number,
   jobId: string,
   fields: Pick<ImportJob, 'status' | 'progress'> & {
-    report?: object | null | undefined;
-    error?: string | null;
+    report: Report | null;
+    reportParts: number;
+    error?: string | null | undefined;
     carried?: unknown;
   },
 ): Promise<void> {
-  let report: Report | null = null;
-  let reportParts = 0;
-  if (fields.report) {
-    const { slim, maps } = splitReport(fields.report as Report);
-    report = slim;
-    const parts = fileParts(JSON.stringify(maps));
-    reportParts = parts.length;
-    const expires = Math.floor(Date.now() / 1000) + KEEP_SECONDS;
-    await batchPut(
-      parts.map((text, n) => ({
-        ...keys.importJobReportPart(orgId, jobId, n),
-        type: importReportPartItem.type,
-        ...importReportPartItem.encode({ text, expiresAt: expires }),
-      })),
-    );
-  }
   await importJobItem.updateNow(keys.importJob(orgId, jobId), {
     set: {
       status: fields.status,
       progress: fields.progress,
-      reportParts,
+      reportParts: fields.reportParts,
       error: fields.error ?? null,
       carried: fields.carried ?? null,
       updatedAt: new Date().toISOString(),
-      // The report as kept on the job: without its maps (those are in the parts).
-      report: report as NonNullable<ImportJob['report']> | null,
+      report: fields.report as NonNullable<ImportJob['report']> | null,
     },
   });
-}
-
-/** Puts items in BatchWrites of 25, sending again what the table left unprocessed. */
-async function batchPut(items: Record<string, unknown>[]): Promise<void> {
-  for (let from = 0; from < items.length; from += 25) {
-    let pending = items.slice(from, from + 25).map((Item) => ({ PutRequest: { Item } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-      if (attempt > 8 && pending.length > 0) throw new Error('import report: the table kept refusing the writes');
-    }
-  }
 }

@@ -1,13 +1,13 @@
 import { tableName } from '../core/client.ts';
 import { attribute, itemKind, type Attribute } from '../core/item.ts';
-import { keys, importedCommentPrefix, importedPrefix, orgPk, projectPk } from '../core/keys.ts';
+import { keys, importedCommentPrefix, importedPrefix, projectPk } from '../core/keys.ts';
 import { queryPages } from '../core/query.ts';
 import { getItem, putNew, transact, type GuardedItem, isRefused } from '../core/transactions.ts';
 
 /**
  * What an import reads and writes beside the issues it creates through the issue write path: the
  * records of the source keys it imported (`IMPORTED#<source>#<key>` in the project's partition),
- * and the organisation's accounts and the project's sprints it maps names onto.
+ * and the project's sprints it maps names onto (the organisation's accounts: lib/db/organisation/accounts.ts).
  */
 
 /** Why an issue create of an import was refused: its source key was imported meanwhile. */
@@ -244,25 +244,6 @@ export async function reserveIssueNumbers(
     if (isRefused(err, 'moved')) return false;
     throw err;
   }
-}
-
-/** Every account of the organisation by its e-mail address (lower case): id, name, role. */
-export async function accountsByEmail(orgId: number): Promise<Map<string, { id: number; name: string; role: string }>> {
-  const found = new Map<string, { id: number; name: string; role: string }>();
-  await queryPages(
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': orgPk(orgId), ':prefix': 'ACCOUNT#' },
-      ProjectionExpression: 'id, email, #n, #r',
-      ExpressionAttributeNames: { '#n': 'name', '#r': 'role' },
-    },
-    {},
-    (items) => {
-      for (const a of items)
-        found.set(String(a.email).toLowerCase(), { id: Number(a.id), name: String(a.name), role: String(a.role) });
-    },
-  );
-  return found;
 }
 
 /** The project's sprints by name (the first of a name, in id order): id and status. */

@@ -1,4 +1,3 @@
-import { linkStates } from '../../vocabulary/github.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../../vocabulary/errors.ts';
 import {
@@ -39,11 +38,8 @@ import { issueWrite, issueWriteItems, type IssueWriteSpec, type ParentGuard } fr
 import { repositioned, type IssueChange, type IssueState } from '../../model/derivations.ts';
 import { issueItem, issueStateOf, type IssueItem, type StoredIssue } from './issue-item.ts';
 import { advance, ISSUE_ID_BLOCK, issueIdBlock } from '../core/sequences.ts';
-import { withVersion } from '../core/versions.ts';
 import { rankIndex } from './counters.ts';
-import { issueLabels } from './labels.ts';
-import type { Catalogue } from './labels.ts';
-import { statusAnswer, type StateWrite, type Workflow } from '../../model/workflow.ts';
+import { type StateWrite } from '../../model/workflow.ts';
 import { trashTitle } from '../../model/trash.ts';
 import { organisationOf, trashRetentionOf } from '../organisation/organisation.ts';
 import { trashPut } from '../core/trash.ts';
@@ -59,55 +55,6 @@ import { trashPut } from '../core/trash.ts';
 
 /** The stored issue, as its declaration reads it (lib/db/issues/issue-item.ts). */
 export type { IssueItem };
-
-const linkState = (state: string | null): Issue['links']['pull_request_state'] =>
-  (linkStates as readonly string[]).includes(state ?? '') ? (state as Issue['links']['pull_request_state']) : null;
-
-/**
- * The resource from a stored issue; `position` is its place in its list (the stored key is not
- * shown). Its labels are shown through `catalogue`, the one on its project item (lib/db/issues/labels.ts),
- * and its state through `workflow`, also on its project item (lib/db/projects/states.ts; none: its category).
- */
-export const toIssue = (record: object, position: number, catalogue: Catalogue = new Map(), workflow?: Workflow): Issue => {
-  const i = issueItem.decode(record);
-  return withVersion(
-    {
-      id: i.id,
-      project_id: i.projectId,
-      sprint_id: i.sprintId,
-      issue_number: i.number,
-      source_key: i.sourceKey,
-      title: String(i.title),
-      description: i.description,
-      ...statusAnswer(workflow, i.stateId, i.status, i.openBlockers > 0),
-      story_points: i.storyPoints,
-      position,
-      assignee_id: i.assigneeId,
-      priority: i.priority,
-      type: i.type,
-      due_date: i.dueDate,
-      parent_id: i.parentId,
-      sub_issues_summary: {
-        total: i.subIssuesTotal,
-        done: i.subIssuesDone,
-        story_points: i.subIssuesPoints,
-        completed_story_points: i.subIssuesDonePoints,
-      },
-      labels: issueLabels(i.labelIds, catalogue),
-      started_at: i.startedAt,
-      completed_at: i.completedAt,
-      created_at: String(i.createdAt),
-      updated_at: i.updatedAt,
-      blocked: i.openBlockers > 0,
-      links: {
-        count: i.linkCount,
-        pull_request_state: linkState(i.prState),
-        pull_requests: { open: i.prsOpen, draft: i.prsDraft, merged: i.prsMerged, closed: i.prsClosed },
-      },
-    },
-    record,
-  );
-};
 
 /**
  * Issue fields as stored, from the API's words for them (a write's changes): each is its declared

@@ -87,22 +87,6 @@ export const labelNameItem = itemKind({
   },
 });
 
-export const toLabel = (record: object): Label => {
-  const l = labelItem.decode(record);
-  return withVersion(
-    {
-      id: l.id,
-      project_id: l.projectId,
-      name: l.name,
-      color: l.color,
-      description: l.description,
-      created_at: l.createdAt,
-      updated_at: l.updatedAt,
-    },
-    record,
-  );
-};
-
 /** The label and its project, in one consistent BatchGet (the ancestor check of every label route). */
 export async function getLabelFamily(orgId: number, projectId: number, labelId: number) {
   const [project, label] = await batchGet([keys.project(orgId, projectId), keys.label(orgId, projectId, labelId)]);
@@ -230,7 +214,7 @@ export async function updateLabel(
   projectId: number,
   stored: LabelItem,
   changes: { name?: string | undefined; color?: string | undefined; description?: string | null | undefined },
-): Promise<Label> {
+): Promise<object> {
   const current = labelItem.decode(stored);
   const now = new Date().toISOString();
   const set = {
@@ -260,11 +244,11 @@ export async function updateLabel(
     items.push(catalogueWrite(orgId, projectId, current.id, { name, color }, 0));
   }
   await transact(items);
-  return toLabel({
+  return {
     ...stored,
     ...labelItem.encode({ ...changes, updatedAt: now }),
     [VERSION_ATTRIBUTE]: versionOf(stored) + 1,
-  });
+  };
 }
 
 /**
@@ -274,7 +258,7 @@ export async function updateLabel(
  * label whole) and the delete's marker. From then on no issue shows it (issues show only what the
  * catalogue holds) and no filter matches it. Its issues keep its id while it is in the trash, so
  * that a restore shows it on them again at once; its purge (or expiry) takes the id off them
- * (`removeLabelFromIssues`, run by the cascade). Refusals: `label`, `project`.
+ * (the cascade's `removeDeletedLabel`, lib/jobs/cascade.ts). Refusals: `label`, `project`.
  */
 export async function trashLabel(
   orgId: number,
@@ -338,56 +322,43 @@ export async function labelIsPurged(orgId: number, projectId: number, labelId: n
 const CASCADE_PAGE = 250;
 
 /**
- * The cascade of a label's purge (its trash item deleted, or expired; lib/jobs/cascade.ts): takes label `labelId` off every issue of the project that carries
- * it, one page of the project's issues (its sprints' and its backlog's lists, LSI1 `S#` and `B#`)
- * at a time, from `after` on. Each carrier is one UpdateItem (`DELETE label_ids`, on condition that
- * the issue is still there), which changes nothing else of the issue: no revision, no `updated_at`.
- * Running it twice is harmless. `onPage` is called after each page with where the next one starts
- * (undefined: done), so that the caller can stop and continue later. Returns the issues updated.
+ * One page of the issues of list `list` (LSI1 `S#`: the sprints', `B#`: the backlog's) that carry
+ * label `labelId`, from `start` on: their keys, and where the next page starts (undefined: the
+ * list's end). The cascade of a label's purge (lib/jobs/cascade.ts) pages them.
  */
-export async function removeLabelFromIssues(
+export async function labelCarriers(
   orgId: number,
   projectId: number,
   labelId: number,
-  after: Record<string, unknown> | undefined,
-  onPage: (next: Record<string, unknown> | undefined) => void,
-): Promise<number> {
-  const lists = ['S#', 'B#'];
-  let list = typeof after?.list === 'string' && lists.includes(after.list) ? after.list : 'S#';
-  let start = (after?.key as Record<string, unknown> | undefined) ?? undefined;
-  let updated = 0;
-  for (;;) {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'LSI1',
-        KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
-        FilterExpression: 'contains(#labels, :label)',
-        ExpressionAttributeNames: { '#labels': issueItem.stored('labelIds') },
-        ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': list, ':label': labelId },
-        ProjectionExpression: 'PK, SK, LSK',
-        ConsistentRead: true,
-        Limit: CASCADE_PAGE,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    const carriers = (out.Items ?? []).map((item) => ({ PK: String(item.PK), SK: String(item.SK) }));
-    await Promise.all(carriers.map((key) => takeLabelOff(key, labelId)));
-    updated += carriers.length;
-    start = out.LastEvaluatedKey;
-    if (!start) {
-      const nextList = lists[lists.indexOf(list) + 1];
-      if (!nextList) {
-        onPage(undefined);
-        return updated;
-      }
-      list = nextList;
-    }
-    onPage({ list, ...(start ? { key: start } : {}) });
-  }
+  list: 'S#' | 'B#',
+  start: Record<string, unknown> | undefined,
+): Promise<{ carriers: Key[]; next: Record<string, unknown> | undefined }> {
+  const out = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'LSI1',
+      KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
+      FilterExpression: 'contains(#labels, :label)',
+      ExpressionAttributeNames: { '#labels': issueItem.stored('labelIds') },
+      ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': list, ':label': labelId },
+      ProjectionExpression: 'PK, SK, LSK',
+      ConsistentRead: true,
+      Limit: CASCADE_PAGE,
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  return {
+    carriers: (out.Items ?? []).map((item) => ({ PK: String(item.PK), SK: String(item.SK) })),
+    next: out.LastEvaluatedKey,
+  };
 }
 
-async function takeLabelOff(key: Key, labelId: number): Promise<void> {
+/**
+ * Takes label `labelId` off one issue that carries it: one UpdateItem (`DELETE label_ids`, on
+ * condition that the issue is still there), with its search record's in the same transaction.
+ * Nothing else of the issue changes: no revision, no `updated_at`. Running it twice is harmless.
+ */
+export async function takeLabelOff(key: Key, labelId: number): Promise<void> {
   const issue = {
     TableName: tableName(),
     Key: key,

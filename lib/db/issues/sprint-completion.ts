@@ -1,9 +1,9 @@
 import type { SprintReport } from '../../schemas/sprints.ts';
-import { tableName } from '../core/client.ts';
 import type { IssueChange } from '../../model/derivations.ts';
 import { issueWrite, listOwnerUpdate } from './issue-write.ts';
 import { keys } from '../core/keys.ts';
-import { addCounters, atCompletion, sprintItem } from '../projects/sprints.ts';
+import { atCompletion, sprintItem, sprintUpdateAt, type SprintChange, type Spelled } from '../projects/sprints.ts';
+import type { Condition } from '../core/item.ts';
 import { transact, type GuardedItem } from '../core/transactions.ts';
 import { storedNumberIs } from '../core/versions.ts';
 import {
@@ -36,68 +36,24 @@ import { velocityPut } from '../projects/velocity.ts';
  * Every step is conditioned on the state it moves from, so two finishers never apply one twice.
  */
 
-/**
- * An update of a sprint of the completion (the completing one, or `reason` another): `set` (its names/values in `names`/`values`, `#status` named
- * here) with the derivations' counters `add`, on `condition`. Refusal: `sprint`.
- */
-function sprintUpdate(
-  orgId: number,
-  projectId: number,
-  sprintId: number,
-  set: string,
-  add: Record<string, number>,
-  condition: string,
-  names: Record<string, string>,
-  values: Record<string, unknown>,
-  reason: RefusalReason = 'sprint',
-): GuardedItem {
-  names['#status'] = 'status';
-  const added = addCounters(add, names, values);
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.sprint(orgId, projectId, sprintId),
-        UpdateExpression: [set, added && `ADD ${added}`].filter(Boolean).join(' '),
-        ConditionExpression: condition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    },
-    reason,
-  };
-}
-
-/** `SET` of a sprint completed with `report` (its values added to `values`). */
-function completedSets(plan: CompletionPlan, report: SprintReport, values: Record<string, unknown>): string {
-  Object.assign(values, {
-    ':completed': 'completed',
-    ':actual_end_date': plan.actual_end_date,
-    ':report': report,
-    ':now': plan.completed_at,
-  });
-  return 'SET #status = :completed, actual_end_date = :actual_end_date, report = :report, updated_at = :now';
-}
+/** A sprint completed with `report`, out of `from` (a completing one also drops its plan). */
+const completed = (plan: CompletionPlan, report: SprintReport, from: 'active' | 'completing'): SprintChange => ({
+  set: { status: 'completed', actualEndDate: plan.actual_end_date, report, updatedAt: plan.completed_at },
+  ...(from === 'completing' && { remove: ['completion' as const] }),
+  if: { equals: { status: from } },
+});
 
 /**
  * The count of completions carrying issues into `target` (`receiving`), moved by `delta`: taken
  * while it is still in planning (refused as `reason` otherwise), given back while it exists.
  */
 function receiving(orgId: number, projectId: number, target: number, delta: 1 | -1, reason: RefusalReason): GuardedItem {
-  const planning = delta > 0;
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.sprint(orgId, projectId, target),
-        ...sprintItem.update({
-          add: { receiving: delta },
-          if: { exists: true, ...(planning ? { equals: { status: 'planning' as const } } : {}) },
-        }),
-      },
-    },
+  const planning = delta > 0 ? { equals: { status: 'planning' as const } } : {};
+  return sprintItem.updateAt(
+    keys.sprint(orgId, projectId, target),
+    { add: { receiving: delta }, if: { exists: true, ...planning } },
     reason,
-  };
+  );
 }
 
 /**
@@ -113,9 +69,9 @@ function targetUpdate(
 ): GuardedItem {
   if (target === null || !requirePlanning) return listOwnerUpdate(orgId, projectId, target, add, 'target');
   // Nothing to add still checks the target: a write that changes nothing carries the condition.
-  const set = Object.values(add).some(Boolean) ? '' : 'SET #status = :planning';
-  const condition = 'attribute_exists(PK) AND #status = :planning';
-  return sprintUpdate(orgId, projectId, target, set, add, condition, {}, { ':planning': 'planning' }, 'target');
+  const set = Object.values(add).some(Boolean) ? {} : { status: 'planning' as const };
+  const change: SprintChange = { set, if: { exists: true, equals: { status: 'planning' } } };
+  return sprintUpdateAt(orgId, projectId, target, change, { add }, 'target');
 }
 
 /** What a completion step moves: the issues' items and changes, from `appendToList` (lib/db/issues/issues.ts). */
@@ -146,52 +102,40 @@ export async function completeAtOnce(
     velocity: VelocityEntry;
   },
 ): Promise<void> {
-  const completed = (add: Record<string, number>): GuardedItem => {
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':active': 'active' };
-    const conditions = ['#status = :active'];
-    for (const c of COPIED) {
-      names[`#e_${c}`] = sprintItem.stored(c);
-      values[`:e_${c}`] = step.expected[c];
-      conditions.push(storedNumberIs(`#e_${c}`, `:e_${c}`, step.expected[c]));
-    }
-    return {
-      ...sprintUpdate(
-        orgId,
-        projectId,
-        sprintId,
-        completedSets(step.plan, step.report, values),
-        add,
-        conditions.join(' AND '),
-        names,
-        values,
-      ),
-      resource: true,
-    };
+  // The counters as read (an absent one is 0): a condition the guard cannot say.
+  const counters = {
+    ConditionExpression: COPIED.map((c) => storedNumberIs(`#e_${c}`, `:e_${c}`, step.expected[c])).join(' AND '),
+    ExpressionAttributeNames: Object.fromEntries(COPIED.map((c) => [`#e_${c}`, sprintItem.stored(c)])),
+    ExpressionAttributeValues: Object.fromEntries(COPIED.map((c) => [`:e_${c}`, step.expected[c]])),
   };
-  await movesWrite(orgId, projectId, sprintId, step, completed, true, [
+  const sprint = { change: completed(step.plan, step.report, 'active'), also: counters, resource: true };
+  await movesWrite(orgId, projectId, sprintId, step, sprint, true, [
     velocityPut(orgId, projectId, step.plan.completed_at, step.velocity),
   ]);
 }
 
 /**
- * One transaction of a completion's moves (lib/db/issues/issue-write.ts): the sprint's item from what the
- * derivations add to it (`owner`), the target's (with `planning`: a target sprint must still be in
- * planning; with `giveBack`: a target sprint's `receiving` count given back in the same update),
- * then `tail`.
+ * One transaction of a completion's moves (lib/db/issues/issue-write.ts): the sprint's `change`
+ * (with what `spelled` joins, on `also`) and what the derivations add to it, the target's (with
+ * `planning`: a target sprint must still be in planning; with `giveBack`: a target sprint's
+ * `receiving` count given back in the same update), then `tail`.
  */
 async function movesWrite(
   orgId: number,
   projectId: number,
   sprintId: number,
   step: CompletionMoves,
-  owner: (add: Record<string, number>) => GuardedItem,
+  sprint: { change: SprintChange; spelled?: Spelled; also?: Condition | undefined; resource?: boolean },
   planning: boolean,
   tail: GuardedItem[] = [],
   giveBack = false,
 ): Promise<void> {
   const targetAdd = (add: Record<string, number>) =>
     giveBack && step.target !== null ? { ...add, [sprintItem.stored('receiving')]: -1 } : add;
+  const owner = (add: Record<string, number>): GuardedItem => ({
+    ...sprintUpdateAt(orgId, projectId, sprintId, sprint.change, { ...sprint.spelled, add }, 'sprint', sprint.also),
+    ...(sprint.resource && { resource: true }),
+  });
   await issueWrite({
     orgId,
     projectId,
@@ -210,37 +154,21 @@ async function movesWrite(
  * is gone or not in planning any more).
  */
 export async function beginCompletion(orgId: number, projectId: number, sprintId: number, plan: CompletionPlan): Promise<void> {
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = {
-    ':active': 'active',
-    ':completing': 'completing',
-    ':plan': plan,
-    ':now': plan.completed_at,
-    ':zero': 0,
+  // Copies of one attribute into another: assignments the declaration cannot say.
+  const copies: Spelled = {
+    set: [
+      ...COPIED.map((c) => `${atCompletion(c)} = if_not_exists(${sprintItem.stored(c)}, :zero)`),
+      // What the report shows of the sprint itself, as it stood: a rename meanwhile changes nothing.
+      ...FIELDS.map((f) => `${atCompletion(f)} = if_not_exists(#f_${f}, :null)`),
+    ],
+    names: Object.fromEntries(FIELDS.map((f) => [`#f_${f}`, sprintItem.stored(f)])),
+    values: { ':zero': 0, ':null': null },
   };
-  values[':null'] = null;
-  const copies = [
-    ...COPIED.map((c) => `${atCompletion(c)} = if_not_exists(${sprintItem.stored(c)}, :zero)`),
-    // What the report shows of the sprint itself, as it stood: a rename meanwhile changes nothing.
-    ...FIELDS.map((f) => `${atCompletion(f)} = if_not_exists(#f_${f}, :null)`),
-  ];
-  for (const f of FIELDS) names[`#f_${f}`] = sprintItem.stored(f);
-  const items: GuardedItem[] = [
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.sprint(orgId, projectId, sprintId),
-          UpdateExpression: `SET #status = :completing, completion = :plan, updated_at = :now, ${copies.join(', ')}`,
-          ConditionExpression: 'attribute_exists(PK) AND #status = :active',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        },
-      },
-      reason: 'sprint',
-      resource: true,
-    },
-  ];
+  const change: SprintChange = {
+    set: { status: 'completing', completion: plan, updatedAt: plan.completed_at },
+    if: { exists: true, equals: { status: 'active' } },
+  };
+  const items: GuardedItem[] = [{ ...sprintUpdateAt(orgId, projectId, sprintId, change, copies, 'sprint'), resource: true }];
   if (plan.carry_over_sprint_id !== null) items.push(receiving(orgId, projectId, plan.carry_over_sprint_id, 1, 'carry_over'));
   await transact(items);
 }
@@ -267,29 +195,15 @@ export async function completionMoves(
   },
 ): Promise<void> {
   const { places, finish } = step;
-  const sprint = (add: Record<string, number>) => {
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':completing': 'completing' };
-    const conditions = ['#status = :completing'];
-    if (places) {
-      Object.assign(names, { '#plan': 'completion', '#places': 'places' });
-      conditions.push('attribute_not_exists(#plan.#places)');
-    }
-    let set: string;
-    if (finish) {
-      set = `${completedSets(finish.plan, finish.report, values)} REMOVE completion`;
-    } else {
-      values[':now'] = step.now;
-      set = 'SET updated_at = :now';
-      if (places) {
-        values[':places'] = places;
-        set += ', #plan.#places = :places';
-      }
-    }
-    return sprintUpdate(orgId, projectId, sprintId, set, add, conditions.join(' AND '), names, values);
-  };
+  // The block is recorded in the plan, once: a path into it, which the declaration cannot name.
+  const plan = { '#plan': sprintItem.stored('completion'), '#places': 'places' };
+  const unrecorded = places && { ConditionExpression: 'attribute_not_exists(#plan.#places)', ExpressionAttributeNames: plan };
+  const spelled = places && !finish ? { set: ['#plan.#places = :places'], names: plan, values: { ':places': places } } : {};
+  const change: SprintChange = finish
+    ? completed(finish.plan, finish.report, 'completing')
+    : { set: { updatedAt: step.now }, if: { equals: { status: 'completing' } } };
   const tail = finish ? [velocityPut(orgId, projectId, finish.plan.completed_at, finish.velocity)] : [];
-  await movesWrite(orgId, projectId, sprintId, step, sprint, false, tail, finish !== undefined);
+  await movesWrite(orgId, projectId, sprintId, step, { change, spelled, also: unrecorded }, false, tail, finish !== undefined);
 }
 
 /**
@@ -305,18 +219,8 @@ export async function finishCompletion(
   report: SprintReport,
   velocity: VelocityEntry,
 ): Promise<void> {
-  const values: Record<string, unknown> = { ':completing': 'completing' };
   const items: GuardedItem[] = [
-    sprintUpdate(
-      orgId,
-      projectId,
-      sprintId,
-      `${completedSets(plan, report, values)} REMOVE completion`,
-      {},
-      '#status = :completing',
-      {},
-      values,
-    ),
+    sprintUpdateAt(orgId, projectId, sprintId, completed(plan, report, 'completing'), {}, 'sprint'),
     velocityPut(orgId, projectId, plan.completed_at, velocity),
   ];
   if (plan.carry_over_sprint_id !== null) items.push(receiving(orgId, projectId, plan.carry_over_sprint_id, -1, 'target'));

@@ -1,13 +1,13 @@
 import type { Account, Organisation, Role } from '../../schemas/accounts.ts';
 import { tableName } from '../core/client.ts';
-import { collections, keys, listKeys, tokenPkPrefix } from '../core/keys.ts';
+import { collections, keys, listKeys } from '../core/keys.ts';
 import { listPageWith, type PageRequest } from '../core/list.ts';
-import { scanPages, type ScanStep } from '../core/query.ts';
+import { queryPages } from '../core/query.ts';
 import { nextId, nextOrgId } from '../core/sequences.ts';
 import { attribute, itemKind, type Stored } from '../core/item.ts';
 import { bucketStateOf, tokenItem } from './tokens.ts';
 import { newOrganisationItem, organisationCounter, organisationOf, type OrganisationFields } from './organisation.ts';
-import { addTo, putNew, getItem, batchGet, STALE, transact, updateIf, type GuardedItem } from '../core/transactions.ts';
+import { addTo, putNew, getItem, batchGet, STALE, transact, type GuardedItem } from '../core/transactions.ts';
 
 /**
  * Why an account write can be refused (`Refused.reason`): the e-mail is taken in the organisation,
@@ -35,11 +35,6 @@ export const accountItem = itemKind({
 });
 /** A stored account as read, before it is decoded. */
 export type AccountItem = Stored<typeof accountItem.attributes>;
-
-export const toAccount = (record: object): Account => {
-  const a = accountItem.decode(record);
-  return { id: a.id, name: a.name, email: a.email, role: a.role, created_at: a.createdAt };
-};
 
 /**
  * The item of a token: whose it is, with the account's role and name (the principal of its
@@ -79,39 +74,22 @@ function accountItems(
   now: string,
 ): GuardedItem[] {
   return [
-    {
-      item: {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...keys.account(orgId, accountId),
-            LSK: listKeys.account(accountId),
-            type: accountItem.type,
-            ...accountItem.encode({
-              id: accountId,
-              orgId,
-              name: input.name,
-              email: input.email,
-              role: input.role,
-              tokenHash,
-              createdAt: now,
-            }),
-          },
-          // A fresh id from the sequence: never taken.
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-    },
-    {
-      item: {
-        Put: {
-          TableName: tableName(),
-          Item: { ...keys.email(orgId, input.email), ...emailGuardItem.encode({ accountId }) },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-      reason: accountRefusals.emailTaken,
-    },
+    // A fresh id from the sequence: never taken.
+    putNew({
+      ...keys.account(orgId, accountId),
+      LSK: listKeys.account(accountId),
+      type: accountItem.type,
+      ...accountItem.encode({
+        id: accountId,
+        orgId,
+        name: input.name,
+        email: input.email,
+        role: input.role,
+        tokenHash,
+        createdAt: now,
+      }),
+    }),
+    putNew({ ...keys.email(orgId, input.email), ...emailGuardItem.encode({ accountId }) }, accountRefusals.emailTaken),
     tokenPut(orgId, { id: accountId, role: input.role, name: input.name }, tokenHash),
   ];
 }
@@ -126,16 +104,8 @@ export async function insertOrganisation(
   const now = new Date().toISOString();
   const accountId = await nextId(orgId, 'account');
   await transact([
-    {
-      item: {
-        Put: {
-          TableName: tableName(),
-          Item: newOrganisationItem(orgId, name, now),
-          // A fresh id from the global sequence: never taken.
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-    },
+    // A fresh id from the global sequence: never taken.
+    putNew(newOrganisationItem(orgId, name, now)),
     ...accountItems(orgId, accountId, { ...admin, role: 'admin' }, tokenHash, now),
   ]);
   return {
@@ -204,14 +174,9 @@ export async function replaceToken(
   const carriedTat = newHash && account.token_hash ? (bucket ? bucket.tat : await bucketStateOf(account.token_hash)) : undefined;
   // On the token as read: that one, or none.
   const tokenReplaced = account.token_hash
-    ? accountItem.update({ set: { tokenHash: newHash }, if: { equals: { tokenHash: account.token_hash } } })
-    : accountItem.update({ set: { tokenHash: newHash }, if: { absent: ['tokenHash'] } });
-  const items: GuardedItem[] = [
-    {
-      item: { Update: { TableName: tableName(), Key: keys.account(orgId, account.id), ...tokenReplaced } },
-      reason: STALE,
-    },
-  ];
+    ? { set: { tokenHash: newHash }, if: { equals: { tokenHash: account.token_hash } } }
+    : { set: { tokenHash: newHash }, if: { absent: ['tokenHash' as const] } };
+  const items: GuardedItem[] = [accountItem.updateAt(keys.account(orgId, account.id), tokenReplaced, STALE)];
   if (account.token_hash) items.push({ item: { Delete: { TableName: tableName(), Key: keys.token(account.token_hash) } } });
   if (newHash) items.push(tokenPut(orgId, account, newHash, carriedTat));
   await transact(items);
@@ -223,51 +188,28 @@ export async function listAccounts(orgId: number, page: PageRequest) {
   return { page: result, org: organisationOf(related[0]) };
 }
 
-/**
- * Writes the account's name on every token item that has none: tokens issued before token items
- * carried it, whose comments cost a read of the account (lib/services/comments.ts). An operator's
- * command (`tokens:names`, tools/cli/admin.ts) run once after upgrading: it reads the token items
- * (those of `orgId`, when given) with a Scan, which no request path does, then their accounts, 100 per BatchGet. No route renames
- * an account, so the name written stays true. Returns how many tokens lacked a name and how many
- * were given one; running it again writes none.
- * With `step`, it reads only that part of the Scan and returns where the next part starts (`next`,
- * undefined at the end): the data migration of lib/migrations runs it so, a step at a time.
- */
-export async function writeMissingTokenNames(
-  orgId?: number,
-  step?: ScanStep,
-): Promise<{ tokens: number; written: number; next?: Record<string, unknown> | undefined }> {
-  let tokens = 0;
-  let written = 0;
-  let pages = step?.pages ?? Infinity;
-  const next = await scanPages(
+/** The names of the accounts of these tokens, in their order (one consistent BatchGetItem); undefined: none. */
+export async function accountNames(tokens: { orgId: number; accountId: number }[]): Promise<(string | undefined)[]> {
+  const accounts = await batchGet(tokens.map((t) => keys.account(t.orgId, t.accountId)));
+  return accounts.map((a) => a?.[accountItem.stored('name')]).map((name) => (typeof name === 'string' ? name : undefined));
+}
+
+/** Every account of the organisation by its e-mail address (lower case): id, name, role (an import maps names onto them). */
+export async function accountsByEmail(orgId: number): Promise<Map<string, { id: number; name: string; role: string }>> {
+  const found = new Map<string, { id: number; name: string; role: string }>();
+  const accounts = collections.accounts(orgId);
+  await queryPages(
     {
-      FilterExpression: `begins_with(PK, :token) AND attribute_not_exists(#name)${orgId === undefined ? '' : ' AND org_id = :org'}`,
-      ProjectionExpression: 'PK, SK, org_id, account_id',
-      ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: { ':token': tokenPkPrefix, ...(orgId === undefined ? {} : { ':org': orgId }) },
-      ...(step ? { Limit: step.limit } : {}),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': accounts.pk, ':prefix': accounts.prefix },
+      ...accountItem.projection(['id', 'email', 'name', 'role']),
     },
-    async (items) => {
-      tokens += items.length;
-      for (let i = 0; i < items.length; i += 100) {
-        const chunk = items.slice(i, i + 100);
-        const accounts = await batchGet(chunk.map((t) => keys.account(Number(t.org_id), Number(t.account_id))));
-        for (const [n, token] of chunk.entries()) {
-          const name = accounts[n]?.name;
-          if (typeof name !== 'string') continue;
-          const named = await updateIf({
-            Key: { PK: token.PK, SK: token.SK },
-            ...tokenItem.update({ set: { name }, if: { exists: true, absent: ['name'] } }),
-          });
-          if (named) written++;
-        }
-      }
-      return --pages > 0;
+    {},
+    (items) => {
+      for (const { id, email, name, role } of items.map(accountItem.decode)) found.set(email.toLowerCase(), { id, name, role });
     },
-    step?.start,
   );
-  return step ? { tokens, written, next } : { tokens, written };
+  return found;
 }
 
 /** The account of an e-mail address in an organisation (any case), by its guard: one consistent GetItem. */

@@ -1,11 +1,11 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../../schemas/accounts.ts';
 import { db, tableName } from '../core/client.ts';
 import { isConditionFailed } from '../core/errors.ts';
-import { alsoIf, attribute, itemKind, type Attribute, type Fields } from '../core/item.ts';
+import { alsoIf, attribute, itemKind, type Fields } from '../core/item.ts';
 import { keys } from '../core/keys.ts';
 import { tableDefinition } from '../core/table.ts';
-import { getItem, putNew, transact, type GuardedItem, isRefused } from '../core/transactions.ts';
+import { getItem, putNew, transact, type GuardedItem, isRefused, updateIf } from '../core/transactions.ts';
 
 /**
  * The OAuth authorization server's items (lib/db/core/keys.ts): clients, codes, grants, refresh tokens,
@@ -14,13 +14,6 @@ import { getItem, putNew, transact, type GuardedItem, isRefused } from '../core/
  * its SHA-256 only.
  */
 
-/** A value stored only when there is one: none is no attribute, and reads as undefined. */
-const optional = <T extends string | number>(stored: string, is: (v: unknown) => v is T): Attribute<T | undefined> => ({
-  stored,
-  read: (v) => (is(v) ? v : undefined),
-  write: (v) => v,
-});
-const isString = (v: unknown): v is string => typeof v === 'string';
 const isNumber = (v: unknown): v is number => typeof v === 'number';
 
 export const oauthClientItem = itemKind({
@@ -36,7 +29,7 @@ export const oauthClientItem = itemKind({
     },
     createdAt: attribute.string('created_at'),
     /** When a client never used to get a token goes (TTL); removed by its first grant. */
-    expiresAt: optional(tableDefinition.ttlAttribute, isNumber),
+    expiresAt: attribute.laterNumber(tableDefinition.ttlAttribute),
   },
 });
 export type OAuthClient = Fields<typeof oauthClientItem.attributes>;
@@ -46,7 +39,7 @@ const approvalAttributes = {
   orgId: attribute.number('org_id'),
   accountId: attribute.number('account_id'),
   role: attribute.oneOf<Role>('role'),
-  name: optional('name', isString),
+  name: attribute.laterString('name'),
   clientId: attribute.string('client_id'),
   /** Space-separated scopes. */
   scope: attribute.string('scope'),
@@ -128,25 +121,15 @@ export const oauthRegistrationsItem = itemKind({
  * Counts a registration from `address` in the hour `hour` (one UpdateItem), unless `limit` are
  * counted already: false then, and nothing changes. The count goes with its hour (TTL).
  */
-export async function countRegistration(address: string, hour: number, limit: number): Promise<boolean> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.oauthRegistrations(address, hour),
-        ...alsoIf(oauthRegistrationsItem.update({ set: { expiresAt: (hour + 1) * 3600 }, add: { registrations: 1 } }), {
-          ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-          ExpressionAttributeNames: { '#count': oauthRegistrationsItem.stored('registrations') },
-          ExpressionAttributeValues: { ':limit': limit },
-        }),
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailed(err)) return false;
-    throw err;
-  }
-}
+export const countRegistration = (address: string, hour: number, limit: number): Promise<boolean> =>
+  updateIf({
+    Key: keys.oauthRegistrations(address, hour),
+    ...alsoIf(oauthRegistrationsItem.update({ set: { expiresAt: (hour + 1) * 3600 }, add: { registrations: 1 } }), {
+      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+      ExpressionAttributeNames: { '#count': oauthRegistrationsItem.stored('registrations') },
+      ExpressionAttributeValues: { ':limit': limit },
+    }),
+  });
 
 export async function saveClient(client: OAuthClient): Promise<void> {
   await db.send(
@@ -278,14 +261,19 @@ export async function rotateRefresh(
   }
 }
 
-/**
- * Revokes a grant: its live access and refresh tokens and the grant itself go in one transaction
- * (two calls: the grant read, then the deletes). A grant already gone is nothing to do.
- */
-export async function revokeGrant(grant: string): Promise<void> {
+/** A grant's live token pair: what its revocation deletes (one consistent GetItem); undefined when it is gone. */
+export async function findGrant(grant: string): Promise<{ accessHash: string; refreshHash: string } | undefined> {
   const found = await getItem(keys.oauthGrant(grant));
-  if (!found) return;
-  const item = oauthGrantItem.decode(found);
+  if (!found) return undefined;
+  const { accessHash, refreshHash } = oauthGrantItem.decode(found);
+  return { accessHash, refreshHash };
+}
+
+/**
+ * Deletes a grant and its live token pair as read (`findGrant`), in one transaction. False, deleting
+ * nothing, when the grant has moved to another pair meanwhile (a rotation).
+ */
+export async function deleteGrant(grant: string, pair: { accessHash: string; refreshHash: string }): Promise<boolean> {
   try {
     await transact([
       {
@@ -293,18 +281,19 @@ export async function revokeGrant(grant: string): Promise<void> {
           Delete: {
             TableName: tableName(),
             Key: keys.oauthGrant(grant),
-            ConditionExpression: 'refresh_hash = :r',
-            ExpressionAttributeValues: { ':r': item.refreshHash },
+            ConditionExpression: '#refresh = :refresh',
+            ExpressionAttributeNames: { '#refresh': oauthGrantItem.stored('refreshHash') },
+            ExpressionAttributeValues: { ':refresh': pair.refreshHash },
           },
         },
         reason: 'moved',
       },
-      { item: { Delete: { TableName: tableName(), Key: keys.token(item.accessHash) } } },
-      { item: { Delete: { TableName: tableName(), Key: keys.oauthRefresh(item.refreshHash) } } },
+      { item: { Delete: { TableName: tableName(), Key: keys.token(pair.accessHash) } } },
+      { item: { Delete: { TableName: tableName(), Key: keys.oauthRefresh(pair.refreshHash) } } },
     ]);
+    return true;
   } catch (err) {
-    // Rotated meanwhile: revoke the pair it moved to.
-    if (isRefused(err, 'moved')) return revokeGrant(grant);
+    if (isRefused(err, 'moved')) return false;
     throw err;
   }
 }

@@ -97,18 +97,15 @@ export async function setOrganisationSettings(
   settings: { trashRetentionDays?: number | null | undefined },
 ): Promise<VersionedOrganisation> {
   const days = settings.trashRetentionDays;
-  const names: Record<string, string> = { '#id': organisationItem.stored('id') };
-  let expression = 'SET #id = #id';
-  if (days !== undefined) names['#days'] = organisationItem.stored('trashRetentionDays');
-  if (days === null) expression = 'SET #id = #id REMOVE #days';
-  else if (days !== undefined) expression = 'SET #id = #id, #days = :days';
   const written = await updateResource(
     {
       Key: keys.org(orgId),
-      UpdateExpression: expression,
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: names,
-      ...(typeof days === 'number' ? { ExpressionAttributeValues: { ':days': days } } : {}),
+      // Its id, as it is, whatever else is set: a write with no setting given still writes.
+      ...organisationItem.update({
+        set: { id: orgId, ...(typeof days === 'number' && { trashRetentionDays: days }) },
+        remove: days === null ? ['trashRetentionDays'] : [],
+        if: { exists: true },
+      }),
     },
     'organisation',
   );

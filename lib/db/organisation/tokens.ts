@@ -1,21 +1,15 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { describe, INTERVAL_MS, maxTatFor, type RateDecision } from '../../model/ratelimit.ts';
+import { INTERVAL_MS, maxTatFor } from '../../model/ratelimit.ts';
 import { scopesOf, type Principal } from '../../model/principal.ts';
 import { db, tableName } from '../core/client.ts';
 import { tableDefinition } from '../core/table.ts';
-import { getItem } from '../core/transactions.ts';
+import { getItem, updateIf } from '../core/transactions.ts';
 import { isConditionFailed } from '../core/errors.ts';
-import { alsoIf, attribute, itemKind, type Attribute, type Stored } from '../core/item.ts';
-import { keys, type Key } from '../core/keys.ts';
-
-/** A number the item has only once there is one: none reads undefined. */
-const optionalNumber = <S extends string>(stored: S): Attribute<number | undefined, S> => ({
-  stored,
-  read: (v) => (v === undefined ? undefined : Number(v)),
-  write: (v) => v,
-});
+import { alsoIf, attribute, itemKind, type Stored, type UpdateExpressions } from '../core/item.ts';
+import { keys, tokenPkPrefix, type Key } from '../core/keys.ts';
+import { scanPages } from '../core/query.ts';
 
 /**
  * A token's item, as the authorizer reads it: whose it is (the principal of its requests) and its
@@ -33,40 +27,33 @@ export const tokenItem = itemKind({
     /** The account's name (lib/model/principal.ts); absent on a token issued before tokens carried it. */
     name: attribute.laterString('name'),
     /** Its bucket's theoretical arrival time (ms, lib/model/ratelimit.ts); absent: a full bucket. */
-    tat: optionalNumber('tat'),
+    tat: attribute.laterNumber('tat'),
     /** An OAuth access token's scopes (space-separated); absent on an API token, which may do everything. */
     scope: attribute.laterString('scope'),
     /** When an OAuth access token expires (Unix seconds; also the table's TTL). */
-    expiresAt: optionalNumber(tableDefinition.ttlAttribute),
+    expiresAt: attribute.laterNumber(tableDefinition.ttlAttribute),
   },
 });
 /** A stored token as read, before it is decoded. */
 export type TokenItem = Stored<typeof tokenItem.attributes>;
 
-export type Authentication = { principal: Principal; rate: RateDecision } | undefined;
-
-const MAX_ATTEMPTS = 8;
-
 /**
- * Last `tat` this container saw per token: only a hint for which conditional update to try
- * first, so that a busy token and an idle one both usually cost one call. A wrong hint costs one
- * extra call, never correctness. Bounded: the oldest entry goes first.
+ * A token's bucket as one of its conditional writes left it (lib/jobs/token-buckets.ts chooses which
+ * to send): admitted or not, its `tat`, and whose the token is.
  */
-const tatHints = new Map<string, number>();
-const MAX_HINTS = 10_000;
-
-function remember(tokenHash: string, tat: number) {
-  tatHints.delete(tokenHash);
-  tatHints.set(tokenHash, tat);
-  if (tatHints.size > MAX_HINTS) tatHints.delete(tatHints.keys().next().value as string);
+export interface Admission {
+  admitted: boolean;
+  tat: number;
+  principal: Principal;
 }
 
-type Attempt = { kind: 'admitted'; item: TokenItem } | { kind: 'failed'; item: TokenItem | undefined };
-
-/** Full bucket (tat in the past or unset): restart it at now + one interval. */
-async function admitFromFull(key: Key, now: number): Promise<Attempt> {
+/**
+ * Takes a request from a full bucket (tat in the past or unset): restarts it at now + one interval
+ * (one conditional UpdateItem). Undefined: no such token.
+ */
+export async function admitFromFull(tokenHash: string, now: number): Promise<Admission | undefined> {
   return attempt(
-    key,
+    tokenHash,
     alsoIf(tokenItem.update({ set: { tat: now + INTERVAL_MS }, if: { exists: true } }), {
       ConditionExpression: '(attribute_not_exists(#bucket) OR #bucket <= :now)',
       ExpressionAttributeNames: { '#bucket': tokenItem.stored('tat') },
@@ -75,73 +62,44 @@ async function admitFromFull(key: Key, now: number): Promise<Attempt> {
   );
 }
 
-/** Partly drained (now < tat <= max): max(tat, now) is tat, so the step is an atomic add. */
-async function admitFromDrained(key: Key, now: number): Promise<Attempt> {
-  return attempt(key, {
-    UpdateExpression: 'SET tat = tat + :interval',
-    ConditionExpression: 'attribute_exists(PK) AND tat > :now AND tat <= :max',
-    ExpressionAttributeValues: { ':interval': INTERVAL_MS, ':now': now, ':max': maxTatFor(now) },
-  });
+/**
+ * Takes a request from a partly drained bucket (now < tat <= max): max(tat, now) is tat, so the
+ * step is an atomic add (one conditional UpdateItem). Undefined: no such token.
+ */
+export async function admitFromDrained(tokenHash: string, now: number): Promise<Admission | undefined> {
+  return attempt(
+    tokenHash,
+    alsoIf(tokenItem.update({ add: { tat: INTERVAL_MS }, if: { exists: true } }), {
+      ConditionExpression: '#bucket > :now AND #bucket <= :max',
+      ExpressionAttributeNames: { '#bucket': tokenItem.stored('tat') },
+      ExpressionAttributeValues: { ':now': now, ':max': maxTatFor(now) },
+    }),
+  );
 }
 
-async function attempt(
-  key: Key,
-  update: Pick<
-    UpdateCommandInput,
-    'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
-  >,
-): Promise<Attempt> {
+/** Sends one of the bucket's conditional writes: the token as written, or as it was when refused. */
+async function attempt(tokenHash: string, update: UpdateExpressions): Promise<Admission | undefined> {
+  let admitted = true;
+  let item: TokenItem | undefined;
   try {
     const out = await db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: key,
+        Key: keys.token(tokenHash),
         ...update,
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return { kind: 'admitted', item: out.Attributes as TokenItem };
+    item = out.Attributes as TokenItem;
   } catch (err) {
     if (!isConditionFailed(err)) throw err;
     // The document client unmarshalls outputs, not errors: the old item arrives in wire format.
     const old = (err as { Item?: Record<string, AttributeValue> }).Item;
-    return { kind: 'failed', item: old && (unmarshall(old) as TokenItem) };
+    admitted = false;
+    item = old && (unmarshall(old) as TokenItem);
   }
-}
-
-/**
- * Looks a token up by its hash and takes one request from its bucket: one conditional UpdateItem
- * in the common cases, two when the hint of which case applies was stale. Returns undefined for an
- * unknown (never issued, revoked, regenerated) token.
- *
- * Exact under concurrency: every admitted request advances `tat` by one interval under a condition
- * that holds only in the case the update was written for, so no two requests spend the same slot.
- */
-export async function authenticateAndConsume(tokenHash: string, now = Date.now()): Promise<Authentication> {
-  const key = keys.token(tokenHash);
-  const hint = tatHints.get(tokenHash);
-  let busy = hint !== undefined && hint > now;
-  let last: TokenItem | undefined;
-  for (let i = 0; i < MAX_ATTEMPTS; i++) {
-    const result = busy ? await admitFromDrained(key, now) : await admitFromFull(key, now);
-    if (!result.item) return undefined; // no such token
-    last = result.item;
-    const tat = tokenItem.field(result.item, 'tat') ?? 0;
-    remember(tokenHash, tat);
-    if (result.kind === 'admitted') {
-      return { principal: principalOf(result.item, tokenHash), rate: describe(tat, now, true) };
-    }
-    if (tat > maxTatFor(now)) return { principal: principalOf(result.item, tokenHash), rate: describe(tat, now, false) };
-    busy = tat > now;
-  }
-  // Only under pathological contention: refusing is safe, the client retries after a second.
-  return (
-    last && {
-      principal: principalOf(last, tokenHash),
-      rate: { allowed: false, remaining: 0, resetAt: Math.ceil(now / 1000) + 1, retryAfter: 1 },
-    }
-  );
+  return item && { admitted, tat: tokenItem.field(item, 'tat') ?? 0, principal: principalOf(item, tokenHash) };
 }
 
 function principalOf(item: TokenItem, tokenHash: string): Principal {
@@ -162,3 +120,51 @@ export async function bucketStateOf(tokenHash: string): Promise<number | undefin
   const item = await getItem(keys.token(tokenHash), tokenItem.stored('tat'));
   return item && tokenItem.field(item, 'tat');
 }
+
+/** A token item without the account's name: whose it is, and its key (handed back to `nameToken`). */
+export interface UnnamedToken {
+  key: Key;
+  orgId: number;
+  accountId: number;
+}
+
+/**
+ * One page of the Scan of token items without a name (of organisation `orgId` only, when given),
+ * from `start`, of at most `limit` items read (none: DynamoDB's 1 MB). For the backfill of names
+ * (lib/jobs/token-names.ts) only: no request path scans. `next`: where the next page starts
+ * (undefined at the end).
+ */
+export async function scanUnnamedTokensPage(
+  orgId: number | undefined,
+  start?: Record<string, unknown>,
+  limit?: number,
+): Promise<{ tokens: UnnamedToken[]; next: Record<string, unknown> | undefined }> {
+  let tokens: UnnamedToken[] = [];
+  const next = await scanPages(
+    {
+      FilterExpression: `begins_with(PK, :token) AND attribute_not_exists(#name)${orgId === undefined ? '' : ' AND #org = :org'}`,
+      ProjectionExpression: 'PK, SK, #org, #account',
+      ExpressionAttributeNames: {
+        '#name': tokenItem.stored('name'),
+        '#org': tokenItem.stored('orgId'),
+        '#account': tokenItem.stored('accountId'),
+      },
+      ExpressionAttributeValues: { ':token': tokenPkPrefix, ...(orgId === undefined ? {} : { ':org': orgId }) },
+      ...(limit === undefined ? {} : { Limit: limit }),
+    },
+    (items) => {
+      tokens = items.map((t) => ({
+        key: { PK: String(t.PK), SK: String(t.SK) },
+        orgId: tokenItem.field(t, 'orgId'),
+        accountId: tokenItem.field(t, 'accountId'),
+      }));
+      return false;
+    },
+    start,
+  );
+  return { tokens, next };
+}
+
+/** Writes `name` on a token item that has none (one conditional UpdateItem): false when it is gone or has one. */
+export const nameToken = (token: UnnamedToken, name: string): Promise<boolean> =>
+  updateIf({ Key: token.key, ...tokenItem.update({ set: { name }, if: { exists: true, absent: ['name'] } }) });

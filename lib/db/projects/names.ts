@@ -1,7 +1,9 @@
-import { keys, orgPk, projectPk } from '../core/keys.ts';
+import { collections, keys, type Collection } from '../core/keys.ts';
 import { queryPages } from '../core/query.ts';
 import { getItem } from '../core/transactions.ts';
-import { prefixGuardItem } from './projects.ts';
+import { accountItem } from '../organisation/accounts.ts';
+import { prefixGuardItem, projectItem } from './projects.ts';
+import { sprintItem } from './sprints.ts';
 
 /**
  * The lookups behind names (lib/model/names.ts): what a person calls a project, an account or a
@@ -18,16 +20,15 @@ export async function projectIdOfPrefix(orgId: number, prefix: string): Promise<
   return guard && prefixGuardItem.field(guard, 'projectId');
 }
 
-async function names(pk: string, skPrefix: string, attributes: string[], max?: number): Promise<Record<string, unknown>[]> {
+/** The items of `collection`, read as `projection` says (the first `max`, or all). */
+async function names(collection: Collection, projection: object, max?: number): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let pages = 0;
-  const names = Object.fromEntries(attributes.map((a) => [`#${a}`, a]));
   await queryPages(
     {
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: { ':pk': pk, ':sk': skPrefix },
-      ExpressionAttributeNames: names,
-      ProjectionExpression: Object.keys(names).join(', '),
+      ExpressionAttributeValues: { ':pk': collection.pk, ':sk': collection.prefix },
+      ...projection,
     },
     { limit: max === undefined ? undefined : () => max },
     (page) => {
@@ -40,24 +41,21 @@ async function names(pk: string, skPrefix: string, attributes: string[], max?: n
 
 /** The organisation's projects: id, name, prefix. One Query. */
 export async function projectNames(orgId: number) {
-  const items = await names(orgPk(orgId), 'PROJECT#', ['id', 'name', 'prefix']);
-  return items.map((i) => ({ id: Number(i.id), name: String(i.name), prefix: String(i.prefix) }));
+  const items = await names(collections.projects(orgId), projectItem.projection(['id', 'name', 'prefix']));
+  return items.map((i) => projectItem.decode(i)).map(({ id, name, prefix }) => ({ id, name, prefix }));
 }
 
 /** The organisation's accounts (the first `max`, or all): id, name, e-mail. One Query. */
 export async function accountNames(orgId: number, max?: number) {
-  const items = await names(orgPk(orgId), 'ACCOUNT#', ['id', 'name', 'email'], max);
-  return items.map((i) => ({ id: Number(i.id), name: String(i.name), email: String(i.email) }));
+  const items = await names(collections.accounts(orgId), accountItem.projection(['id', 'name', 'email']), max);
+  return items.map((i) => accountItem.decode(i)).map(({ id, name, email }) => ({ id, name, email }));
 }
 
 /** A project's sprints: id, name, status, dates. One Query. */
 export async function sprintNames(orgId: number, projectId: number) {
-  const items = await names(projectPk(orgId, projectId), 'SPRINT#', ['id', 'name', 'status', 'start_date', 'end_date']);
-  return items.map((i) => ({
-    id: Number(i.id),
-    name: String(i.name),
-    status: String(i.status),
-    start_date: (i.start_date as string | null | undefined) ?? null,
-    end_date: (i.end_date as string | null | undefined) ?? null,
-  }));
+  const projection = sprintItem.projection(['id', 'name', 'status', 'startDate', 'endDate']);
+  const items = await names(collections.sprints(orgId, projectId), projection);
+  return items
+    .map((i) => sprintItem.decode(i))
+    .map((s) => ({ id: s.id, name: s.name, status: s.status, start_date: s.startDate, end_date: s.endDate }));
 }

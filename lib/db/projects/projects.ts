@@ -85,26 +85,6 @@ export const prefixGuardItem = itemKind({
 /** A stored project as read, before it is decoded (`projectItem`'s attributes under their stored names). */
 export type ProjectItem = Stored<typeof projectItem.attributes>;
 
-export const toProject = (record: object): Project => {
-  const p = projectItem.decode(record);
-  return withVersion(
-    {
-      id: p.id,
-      name: p.name,
-      prefix: p.prefix,
-      description: p.description,
-      documentation_url: p.documentationUrl,
-      production_url: p.productionUrl,
-      github_repo_owner: p.githubRepoOwner,
-      github_repo_name: p.githubRepoName,
-      sprints_count: p.sprintsCount,
-      created_at: p.createdAt,
-      updated_at: p.updatedAt,
-    },
-    record,
-  );
-};
-
 /**
  * Writes that move or drop the prefix guard are conditioned on the prefix they read; a concurrent
  * prefix change fails that condition (`STALE`), and they read again (`rereadOnStale`).
@@ -127,7 +107,7 @@ export interface RestoredProject {
 }
 
 /** The last issue number a project has handed out (its own issues' and those an import kept), from its stored item. */
-export const lastIssueNumber = (project: Record<string, unknown>): number => Number(project.issue_seq ?? 0);
+export const lastIssueNumber = (project: Record<string, unknown>): number => projectItem.field(project, 'issueSeq');
 
 export async function getProjectItem(orgId: number, projectId: number): Promise<ProjectItem | undefined> {
   return getItem<ProjectItem>(keys.project(orgId, projectId));
@@ -163,13 +143,15 @@ export async function insertProject(orgId: number, input: ProjectCreate, restore
       ...keys.project(orgId, id),
       LSK: listKeys.project(id),
       type: projectItem.type,
-      org_id: orgId,
       ...project,
-      ...projectItem.encode({ backlogCount: 0 }),
-      issue_seq: restored?.lastIssueNumber ?? 0,
-      position_seq: 0,
-      issue_id_next: ids.next,
-      issue_id_end: ids.end,
+      ...projectItem.encode({
+        orgId,
+        backlogCount: 0,
+        issueSeq: restored?.lastIssueNumber ?? 0,
+        positionSeq: 0,
+        issueIdNext: ids.next,
+        issueIdEnd: ids.end,
+      }),
       ...workflow.attributes,
     }),
     ...workflow.items,
@@ -202,15 +184,12 @@ const sentChanges = (changes: ProjectUpdate, now: string): Partial<Fields<typeof
  * updates of different fields never undo each other. A prefix change also moves the prefix guard,
  * in the same transaction.
  */
-export async function updateProject(orgId: number, projectId: number, changes: ProjectUpdate): Promise<Project> {
+export async function updateProject(orgId: number, projectId: number, changes: ProjectUpdate): Promise<object> {
   const now = new Date().toISOString();
   const set = sentChanges(changes, now);
   if (changes.prefix === undefined) {
-    const written = await updateResource(
-      { Key: keys.project(orgId, projectId), ...projectItem.update({ set, if: { exists: true } }) },
-      projectRefusals.project,
-    );
-    return toProject(written);
+    const update = projectItem.update({ set, if: { exists: true } });
+    return updateResource({ Key: keys.project(orgId, projectId), ...update }, projectRefusals.project);
   }
   const withPrefix = { ...changes, prefix: changes.prefix };
   return rereadOnStale(() => changePrefix(orgId, projectId, withPrefix, set, now));
@@ -223,30 +202,19 @@ async function changePrefix(
   changes: ProjectUpdate & { prefix: string },
   set: Partial<Fields<typeof projectItem.attributes>>,
   now: string,
-): Promise<Project> {
+): Promise<object> {
   const current = await getProjectItem(orgId, projectId);
   if (!current) throw new Refused(projectRefusals.project);
-  const items: GuardedItem[] = [
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.project(orgId, projectId),
-          ...projectItem.update({ set, if: { exists: true, equals: { prefix: current.prefix } } }),
-        },
-      },
-      // Gone (404 on the next read) or its prefix changed since the read: read again.
-      reason: STALE,
-      resource: true,
-    },
-  ];
+  const change = { set, if: { exists: true, equals: { prefix: current.prefix } } };
+  // Gone (404 on the next read) or its prefix changed since the read: read again.
+  const items: GuardedItem[] = [{ ...projectItem.updateAt(keys.project(orgId, projectId), change, STALE), resource: true }];
   if (changes.prefix !== current.prefix) {
     items.push(prefixGuardPut(orgId, changes.prefix, projectId));
     items.push({ item: { Delete: { TableName: tableName(), Key: keys.prefix(orgId, current.prefix) } } });
   }
   await transact(items);
   const merged = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
-  return toProject({ ...current, ...merged, updated_at: now, version: versionOf(current) + 1 });
+  return { ...current, ...merged, updated_at: now, version: versionOf(current) + 1 };
 }
 
 /**

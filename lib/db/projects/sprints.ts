@@ -1,10 +1,10 @@
 import type { Sprint, SprintReport, SprintStatus } from '../../schemas/sprints.ts';
 import { tableName } from '../core/client.ts';
-import { alsoIf, attribute, itemKind, type Stored } from '../core/item.ts';
+import { alsoIf, attribute, itemKind, type Change, type Condition, type Stored, type UpdateExpressions } from '../core/item.ts';
 import { deletionMarker } from '../core/deletions.ts';
 import { collections, keys, listKeys } from '../core/keys.ts';
 import { listPageWith, type PageRequest } from '../core/list.ts';
-import type { ProjectItem } from './projects.ts';
+import { projectItem, type ProjectItem } from './projects.ts';
 import { nextId } from '../core/sequences.ts';
 import {
   getItem,
@@ -18,7 +18,7 @@ import {
   updateResource,
   type GuardedItem,
 } from '../core/transactions.ts';
-import { storedNumberIs, withVersion } from '../core/versions.ts';
+import { storedNumberIs } from '../core/versions.ts';
 import { BURNDOWN_PREFIX, burndownChanges, burndownCounter, noCounters, scopeCounterNames } from '../../model/sprint-counters.ts';
 import { COPIED, FIELDS, type CompletionPlan, type CountersAtCompletion } from '../../model/completion.ts';
 import type { RefusalReason } from '../core/refusals.ts';
@@ -145,30 +145,6 @@ export function countersAtCompletion(item: object, frozen: boolean): CountersAtC
   } as CountersAtCompletion;
 }
 
-export const toSprint = (record: object): Sprint => {
-  const s = sprintItem.decode(record);
-  return withVersion(
-    {
-      id: s.id,
-      project_id: s.projectId,
-      name: s.name,
-      slug: s.slug,
-      description: s.description,
-      status: s.status,
-      start_date: s.startDate,
-      end_date: s.endDate,
-      actual_end_date: s.actualEndDate,
-      issues_count: s.issuesCount,
-      total_story_points: s.totalStoryPoints,
-      completed_story_points: s.completedStoryPoints,
-      report: s.report,
-      created_at: s.createdAt,
-      updated_at: s.updatedAt,
-    },
-    record,
-  );
-};
-
 /** The sprint and its project, in one consistent BatchGet (the ancestor check of every sprint read). */
 export async function getSprintFamily(orgId: number, projectId: number, sprintId: number) {
   const [project, sprint] = await batchGet([keys.project(orgId, projectId), keys.sprint(orgId, projectId, sprintId)]);
@@ -205,12 +181,8 @@ export async function listSprints(orgId: number, projectId: number, page: PageRe
 export const accountExists = (orgId: number, accountId: number, reason: RefusalReason): GuardedItem =>
   existsCheck(keys.account(orgId, accountId), reason);
 
-/**
- * Creates a sprint (status `planning`, counters at zero): sprint, the project's `sprints_count`
- * (which also proves the project exists) and the sprint lead's account check, in one transaction.
- * Refusals: `project`, `sprint_lead`.
- */
-export async function insertSprint(orgId: number, projectId: number, fields: SprintFields): Promise<Sprint> {
+/** Creates a sprint (status `planning`, counters at zero) in one transaction (`newSprint`). Refusals: `project`, `sprint_lead`. */
+export async function insertSprint(orgId: number, projectId: number, fields: SprintFields): Promise<object> {
   const id = await nextId(orgId, 'sprint');
   const now = new Date().toISOString();
   const item = sprintItem.encode({
@@ -230,14 +202,20 @@ export async function insertSprint(orgId: number, projectId: number, fields: Spr
     createdAt: now,
     updatedAt: now,
   });
-  const items: GuardedItem[] = [
-    putNew({ ...keys.sprint(orgId, projectId, id), LSK: listKeys.sprint(id), type: 'sprint', ...item }, 'sprint_exists'),
-    addTo(keys.project(orgId, projectId), 'sprints_count', 1, 'project'),
-  ];
-  if (fields.sprint_lead_id !== null) items.push(accountExists(orgId, fields.sprint_lead_id, 'sprint_lead'));
-  await transact(items);
-  return toSprint({ ...keys.sprint(orgId, projectId, id), ...item, version: 1 });
+  const placed = { ...keys.sprint(orgId, projectId, id), LSK: listKeys.sprint(id), type: sprintItem.type, ...item };
+  await transact(newSprint(orgId, projectId, placed, fields.sprint_lead_id));
+  return { ...keys.sprint(orgId, projectId, id), ...item, version: 1 };
 }
+
+/**
+ * The writes of a new sprint (`item`): its put, the project's `sprints_count` (which also proves
+ * the project exists) and its lead's account check. Refusals: `sprint_exists`, `project`, `sprint_lead`.
+ */
+const newSprint = (orgId: number, projectId: number, item: Record<string, unknown>, leadId: number | null): GuardedItem[] => [
+  putNew(item, 'sprint_exists'),
+  addTo(keys.project(orgId, projectId), projectItem.stored('sprintsCount'), 1, 'project'),
+  ...(leadId === null ? [] : [accountExists(orgId, leadId, 'sprint_lead')]),
+];
 
 /** The scope counters as an export file's sprint history names them, which are the names they are stored under. */
 const historyScopeCounters = ['added_issues', 'added_points', 'removed_issues', 'removed_points'] as const;
@@ -302,26 +280,24 @@ export async function restoreSprint(orgId: number, projectId: number, id: number
     ...keys.sprint(orgId, projectId, id),
     LSK: listKeys.sprint(id),
     type: sprintItem.type,
-    org_id: orgId,
-    id,
-    project_id: projectId,
     ...s.fields,
-    status: s.status,
-    actual_end_date: s.actual_end_date,
-    ...sprintItem.encode(noCounters),
-    positions_rev: 0,
+    ...sprintItem.encode({
+      id,
+      orgId,
+      projectId,
+      status: s.status,
+      actualEndDate: s.actual_end_date,
+      ...noCounters,
+      positionsRev: 0,
+      createdAt: s.created_at,
+      updatedAt: s.updated_at,
+    }),
     ...kept,
     ...Object.fromEntries(Object.entries(burndown ?? {}).map(([day, change]) => [burndownStored(burndownCounter(day)), change])),
     ...(s.report ? { report: s.report } : {}),
     restored: true,
-    created_at: s.created_at,
-    updated_at: s.updated_at,
   };
-  const items: GuardedItem[] = [
-    putNew(item, 'sprint_exists'),
-    addTo(keys.project(orgId, projectId), 'sprints_count', 1, 'project'),
-  ];
-  if (s.fields.sprint_lead_id !== null) items.push(accountExists(orgId, s.fields.sprint_lead_id, 'sprint_lead'));
+  const items = newSprint(orgId, projectId, item, s.fields.sprint_lead_id);
   if (s.report) items.push(reportVelocityPut(orgId, projectId, id, s.report));
   await transact(items);
 }
@@ -355,22 +331,14 @@ export async function updateSprintFields(
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const conditions = Object.entries(expected).map(([k, v]) => equalsCondition(k, v, names, values));
+  const unmoved = {
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+  const key = keys.sprint(orgId, projectId, sprintId);
   const items: GuardedItem[] = [
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: keys.sprint(orgId, projectId, sprintId),
-          ...alsoIf(sprintItem.update({ set, if: { exists: true } }), {
-            ConditionExpression: conditions.join(' AND '),
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          }),
-        },
-      },
-      reason: 'sprint',
-      resource: true,
-    },
+    { ...sprintItem.updateAt(key, { set, if: { exists: true } }, 'sprint', unmoved), resource: true },
   ];
   if (typeof changes.sprint_lead_id === 'number') items.push(accountExists(orgId, changes.sprint_lead_id, 'sprint_lead'));
   await transact(items);
@@ -394,43 +362,32 @@ export async function setSprintActive(
   expectedStart: string | null,
   now: string,
 ): Promise<SprintItem> {
-  const names: Record<string, string> = {
-    '#status': stored('status'),
-    '#updated_at': stored('updatedAt'),
-    '#receiving': stored('receiving'),
-    '#bd_today': burndownStored(burndownCounter(now.slice(0, 10))),
-  };
-  const values: Record<string, unknown> = {
-    ':active': 'active',
-    ':planning': 'planning',
-    ':start': startDate,
-    ':now': now,
-    ':today': now.slice(0, 10),
-    ':zero': 0,
-  };
+  const names: Record<string, string> = { '#receiving': stored('receiving') };
+  const values: Record<string, unknown> = { ':zero': 0 };
   const startGuard = equalsCondition('start_date', expectedStart, names, values);
-  const sets = [
-    '#status = :active',
-    '#start_date = :start',
-    '#updated_at = :now',
-    `${stored('activatedAt')} = :now`,
-    `${stored('activatedOn')} = :today`,
-    `${stored('committedIssues')} = if_not_exists(${stored('issuesCount')}, :zero)`,
-    `${stored('committedPoints')} = if_not_exists(${stored('totalStoryPoints')}, :zero)`,
-    `${stored('burndownBase')} = if_not_exists(${stored('openStoryPoints')}, :zero)`,
-    '#bd_today = :zero',
-    ...scopeCounterNames.map((c) => `${stored(c)} = :zero`),
-  ];
-  return updateResource<SprintItem>(
-    {
-      Key: keys.sprint(orgId, projectId, sprintId),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: `#status = :planning AND ${startGuard} AND ${notReceiving}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    },
-    'sprint',
-  );
+  const today = now.slice(0, 10);
+  const scope = Object.fromEntries(scopeCounterNames.map((c) => [c, 0])) as Record<(typeof scopeCounterNames)[number], number>;
+  const change: SprintChange = {
+    set: { status: 'active', startDate, updatedAt: now, activatedAt: now, activatedOn: today, ...scope },
+    if: { equals: { status: 'planning' } },
+  };
+  // Copies of its own counters, and today's burndown change: what the declaration cannot say.
+  const snapshot: Spelled = {
+    set: [
+      `${stored('committedIssues')} = if_not_exists(${stored('issuesCount')}, :zero)`,
+      `${stored('committedPoints')} = if_not_exists(${stored('totalStoryPoints')}, :zero)`,
+      `${stored('burndownBase')} = if_not_exists(${stored('openStoryPoints')}, :zero)`,
+      '#bd_today = :zero',
+    ],
+    names: { '#bd_today': burndownStored(burndownCounter(today)) },
+  };
+  const guards = {
+    ConditionExpression: `${startGuard} AND ${notReceiving}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+  const update = withSpelled(alsoIf(sprintItem.update(change), guards), snapshot);
+  return updateResource<SprintItem>({ Key: keys.sprint(orgId, projectId, sprintId), ...update }, 'sprint');
 }
 
 /**
@@ -455,7 +412,7 @@ export async function deleteSprint(
           TableName: tableName(),
           Key: keys.sprint(orgId, projectId, sprint.id),
           ConditionExpression: `attribute_exists(PK) AND #status = :status AND ${notReceiving}`,
-          ExpressionAttributeNames: { '#status': 'status', '#receiving': 'receiving' },
+          ExpressionAttributeNames: { '#status': stored('status'), '#receiving': stored('receiving') },
           ExpressionAttributeValues: { ':status': sprint.status, ':zero': 0 },
         },
       },
@@ -499,4 +456,50 @@ export function addCounters(
     parts.push(`#${k} :${tag}_${k}`);
   }
   return parts.join(', ');
+}
+
+/** A change of a sprint, by its declared fields (lib/db/core/item.ts). */
+export type SprintChange = Change<typeof sprintItem.attributes>;
+
+/**
+ * What a sprint's declaration cannot say, joined to one of its changes (a change without `add`):
+ * assignments spelled by hand (`set`: a copy of one attribute into another, a nested path) and
+ * counters by their stored names (`add`: its columns' and days'), with the names and values they use.
+ */
+export interface Spelled {
+  set?: string[];
+  add?: Record<string, number>;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+/** `update` with what `spelled` adds to it. */
+export function withSpelled<U extends UpdateExpressions>(update: U, spelled: Spelled): U {
+  const names = { ...update.ExpressionAttributeNames, ...spelled.names };
+  const values = { ...update.ExpressionAttributeValues, ...spelled.values };
+  const added = addCounters(spelled.add ?? {}, names, values);
+  const sets = spelled.set?.join(', ');
+  let expression = update.UpdateExpression;
+  if (sets)
+    expression = expression.startsWith('SET ') ? expression.replace('SET ', `SET ${sets}, `) : `SET ${sets} ${expression}`;
+  return {
+    ...update,
+    UpdateExpression: [expression.trim(), added && `ADD ${added}`].filter(Boolean).join(' '),
+    ExpressionAttributeNames: names,
+    ...(Object.keys(values).length > 0 && { ExpressionAttributeValues: values }),
+  };
+}
+
+/** `change` of the sprint `sprintId` as a transaction item (`sprintItem.updateAt`), with `spelled` joined. */
+export function sprintUpdateAt(
+  orgId: number,
+  projectId: number,
+  sprintId: number,
+  change: SprintChange,
+  spelled: Spelled,
+  reason: RefusalReason,
+  also?: Condition,
+): GuardedItem {
+  const update = sprintItem.updateAt(keys.sprint(orgId, projectId, sprintId), change, reason, also);
+  return { ...update, item: { Update: withSpelled(update.item.Update, spelled) } };
 }

@@ -28,31 +28,10 @@ export { newWorkflow, readStateFamily, stateItem, stateOfItem, workflowOf } from
  */
 export async function giveWorkflow(orgId: number, projectId: number, states: WorkflowState[]): Promise<boolean> {
   const { attributes, items } = newWorkflow(orgId, projectId, states);
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets = Object.entries(attributes).map(([name, value], i) => {
-    names[`#a${i}`] = name;
-    values[`:a${i}`] = value;
-    return `#a${i} = :a${i}`;
-  });
-  names['#rev'] = REV;
+  // Its revision is absent until now (the write's condition): the write's ADD makes it 1.
+  const { [REV]: _first, ...set } = attributes;
   try {
-    await transact([
-      {
-        item: {
-          Update: {
-            TableName: tableName(),
-            Key: keys.project(orgId, projectId),
-            UpdateExpression: `SET ${sets.join(', ')}`,
-            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#rev)',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          },
-        },
-        reason: 'workflow',
-      },
-      ...items,
-    ]);
+    await transact([workflowWrite(orgId, projectId, undefined, { set }), ...items]);
     return true;
   } catch (err) {
     if (err instanceof Refused) return false;
@@ -69,14 +48,11 @@ function workflowWrite(
 ): GuardedItem {
   const names: Record<string, string> = { '#rev': REV };
   const values: Record<string, unknown> = { ':one': 1 };
-  const sets: string[] = [];
-  let i = 0;
-  for (const [name, value] of Object.entries(change.set ?? {})) {
+  const sets = Object.entries(change.set ?? {}).map(([name, value], i) => {
     names[`#s${i}`] = name;
     values[`:s${i}`] = value;
-    sets.push(`#s${i} = :s${i}`);
-    i++;
-  }
+    return `#s${i} = :s${i}`;
+  });
   const removes = (change.remove ?? []).map((name, j) => {
     names[`#r${j}`] = name;
     return `#r${j}`;
@@ -88,17 +64,13 @@ function workflowWrite(
     adds.push('#count :count');
   }
   if (rev !== undefined) values[':rev'] = rev;
-  const clauses = [
-    ...(sets.length > 0 ? [`SET ${sets.join(', ')}`] : []),
-    ...(removes.length > 0 ? [`REMOVE ${removes.join(', ')}`] : []),
-    `ADD ${adds.join(', ')}`,
-  ];
+  const clauses = [sets.length > 0 && `SET ${sets.join(', ')}`, removes.length > 0 && `REMOVE ${removes.join(', ')}`];
   return {
     item: {
       Update: {
         TableName: tableName(),
         Key: keys.project(orgId, projectId),
-        UpdateExpression: clauses.join(' '),
+        UpdateExpression: [...clauses, `ADD ${adds.join(', ')}`].filter(Boolean).join(' '),
         ConditionExpression:
           rev === undefined ? 'attribute_exists(PK) AND attribute_not_exists(#rev)' : 'attribute_exists(PK) AND #rev = :rev',
         ExpressionAttributeNames: names,

@@ -1,6 +1,5 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { VelocityEntry } from '../../model/completion.ts';
-import { db, tableName } from '../core/client.ts';
+import { queryPages } from '../core/query.ts';
 import { attribute, itemKind } from '../core/item.ts';
 import { keys, projectPk, velocityPrefix } from '../core/keys.ts';
 import { putItem } from '../core/transactions.ts';
@@ -62,21 +61,18 @@ export function velocityEntryOf(item: object): VelocityEntry {
  * if it is gone): one Query of the summaries and one GetItem, in parallel.
  */
 export async function lastCompleted(orgId: number, projectId: number, count: number) {
-  const [summaries, project] = await Promise.all([
-    db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': velocityPrefix },
-        ScanIndexForward: false,
-        Limit: count,
-        ConsistentRead: true,
-      }),
-    ),
+  const entries: VelocityEntry[] = [];
+  const summaries = {
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': projectPk(orgId, projectId), ':prefix': velocityPrefix },
+    ScanIndexForward: false,
+  };
+  const [, project] = await Promise.all([
+    queryPages(summaries, { limit: () => count }, (items) => {
+      entries.push(...items.map(velocityEntryOf));
+      return false; // One page of `count`: no more.
+    }),
     getProjectItem(orgId, projectId),
   ]);
-  return {
-    project,
-    entries: (summaries.Items ?? []).map(velocityEntryOf),
-  };
+  return { project, entries };
 }

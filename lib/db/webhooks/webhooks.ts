@@ -1,6 +1,6 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Selection } from '../../schemas/selection.ts';
-import type { Delivery, Webhook } from '../../schemas/webhooks.ts';
+import type { Delivery } from '../../schemas/webhooks.ts';
 import { db, tableName } from '../core/client.ts';
 import { isConditionFailed } from '../core/errors.ts';
 import { collections, keys, listKeys } from '../core/keys.ts';
@@ -19,7 +19,7 @@ import {
   updateResource,
 } from '../core/transactions.ts';
 import { trashPut, trashRemoval } from '../core/trash.ts';
-import { VERSION_ATTRIBUTE, withVersion } from '../core/versions.ts';
+import { VERSION_ATTRIBUTE } from '../core/versions.ts';
 import { attribute, itemKind, type Attribute, type Fields } from '../core/item.ts';
 import {
   organisationCounter,
@@ -121,39 +121,11 @@ export const deliveryItem = itemKind({
 });
 export type DeliveryFields = Fields<typeof deliveryItem.attributes>;
 
-/** A webhook just inserted (`insertWebhook`) as answered: at version 1, its ETag usable with `If-Match` at once. */
-export const insertedWebhook = (orgId: number, webhookId: number, fields: Partial<WebhookFields>): Webhook =>
-  toWebhook({ ...keys.webhook(orgId, webhookId), ...webhookItem.encode(fields), version: 1 });
-
-/** The resource from a stored endpoint (`record`: the item as stored). */
-export const toWebhook = (record: object): Webhook => {
-  const w = webhookItem.decode(record);
-  return withVersion(
-    {
-      id: w.id,
-      url: w.url,
-      events: w.events,
-      active: w.active,
-      disabled_reason: w.disabledReason,
-      filter: w.filter,
-      created_at: w.createdAt,
-      updated_at: w.updatedAt,
-    },
-    record,
-  );
-};
-
-export const toDelivery = (d: DeliveryFields): Delivery => ({
-  id: d.id,
-  event: d.event,
-  status: d.status,
-  attempts: d.attempts,
-  response_code: d.responseCode,
-  duration_ms: d.durationMs,
-  error: d.error,
-  next_attempt_at: d.nextAttemptAt,
-  created_at: d.createdAt,
-  updated_at: d.updatedAt,
+/** A webhook just inserted (`insertWebhook`) as stored: at version 1, its ETag usable with `If-Match` at once. */
+export const insertedWebhook = (orgId: number, webhookId: number, fields: Partial<WebhookFields>): object => ({
+  ...keys.webhook(orgId, webhookId),
+  ...webhookItem.encode(fields),
+  version: 1,
 });
 
 /** Creates an endpoint and counts it on the organisation, refused past `MAX_WEBHOOKS`. */

@@ -1,10 +1,12 @@
-import { toIssue } from '../../db/issues/issues.ts';
 import { issueItem } from '../../db/issues/issue-item.ts';
+
 import { catalogueOf } from '../../db/issues/labels.ts';
-import { toLabel } from '../../db/issues/labels.ts';
-import { lastIssueNumber, projectItem, toProject } from '../../db/projects/projects.ts';
+
+import { lastIssueNumber, projectItem } from '../../db/projects/projects.ts';
 import { workflowOf } from '../../db/projects/workflow.ts';
+
 import { stateAnswer } from '../states.ts';
+
 import {
   exportCollections,
   ownerOf,
@@ -17,22 +19,37 @@ import {
   type WalkedCollection,
   type WalkKey,
 } from '../../db/organisation/organisation-walk.ts';
+
 import { issueOfContents } from '../../db/issues/issue-contents.ts';
+
 import { storedRelations } from '../../db/issues/relations.ts';
-import { sprintHistoryOf, sprintItem, toSprint } from '../../db/projects/sprints.ts';
+
+import { sprintHistoryOf, sprintItem } from '../../db/projects/sprints.ts';
 import { commentItem, toComment } from '../../db/comments/comments.ts';
+
 import { toActivity } from '../activity.ts';
-import { attachmentAnswer, attachmentItem } from '../../db/attachments/attachments.ts';
+
+import { attachmentItem } from '../../db/attachments/attachments.ts';
 import { exportedFileName, isShown } from '../../model/attachments.ts';
-import { toAccount } from '../../db/organisation/accounts.ts';
+
 import { getOrganisation } from '../../db/organisation/organisation.ts';
+
 import { trashItem, type TrashFields } from '../../db/core/trash.ts';
+
 import { isExpired, trashId } from '../../model/trash.ts';
+
 import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
+
 import { getRepository, githubLinkItem, type GitHubRepo } from '../../db/github/github.ts';
+
 import { linkOf } from '../github-links.ts';
+
 import { chainDigest, EXPORT_FORMAT, EXPORT_VERSION } from './file-checks.ts';
+
 import { DONE, firstStep, stepAfter, trashScope, type ExportScope } from '../../model/formats/export-plan.ts';
+import { attachmentAnswer, toIssue, toLabel } from '../../../lib/resources/issues.ts';
+import { toAccount } from '../../../lib/resources/organisation.ts';
+import { toProject, toSprint } from '../../../lib/resources/projects.ts';
 
 /**
  * An organisation as JSON Lines: a header line, a line per account, project, label, sprint,

@@ -1,5 +1,6 @@
 import { importedSequences, recordActivity } from '../../db/issues/activity.ts';
-import { accountsByEmail, sprintsByName } from '../../db/imports/imports.ts';
+import { sprintsByName } from '../../db/imports/imports.ts';
+import { accountsByEmail } from '../../db/organisation/accounts.ts';
 import { projectIdsByPrefix } from '../../db/organisation/organisation-walk.ts';
 import { advance, nextId } from '../../db/core/sequences.ts';
 import { restoreSprint } from '../../db/projects/sprints.ts';

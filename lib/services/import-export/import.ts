@@ -1,7 +1,7 @@
 import { activityPut, importedSequences } from '../../db/issues/activity.ts';
 import { newComment, type CommentFields } from '../../db/comments/comments.ts';
+import { accountsByEmail } from '../../db/organisation/accounts.ts';
 import {
-  accountsByEmail,
   importedCommentRecord,
   importedComments,
   importedIssueRecord,

@@ -1,13 +1,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { itemOfImage, orgOfItem } from '../../db/core/stream-images.ts';
-import {
-  claimImportJob,
-  getImportJob,
-  importJobFile,
-  importJobPartCount,
-  saveImportJob,
-  type ImportJobItem,
-} from '../../db/imports/import-jobs.ts';
+import { getImportJob, importJobPartCount, type ImportJobItem } from '../../db/imports/import-jobs.ts';
+import { claimImportJob, importJobFile, saveImportJob } from '../../jobs/import-jobs.ts';
 import { DomainError, UnavailableError, ValidationError } from '../../vocabulary/errors.ts';
 import { isRetryableDbError } from '../../db/core/errors.ts';
 import type { ImportJob } from '../../schemas/imports.ts';

@@ -1,5 +1,7 @@
 import { jobIdPattern } from '../../vocabulary/ids.ts';
-import { fileParts, getImportJobWithExtras, insertImportJob } from '../../db/imports/import-jobs.ts';
+import { getImportJobWithExtras } from '../../db/imports/import-jobs.ts';
+import { insertImportJob } from '../../jobs/import-jobs.ts';
+import { fileParts } from '../../model/import-files.ts';
 import { getProjectItem } from '../../db/projects/projects.ts';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 import type { Principal } from '../../model/principal.ts';

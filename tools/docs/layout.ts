@@ -1,18 +1,18 @@
-import { attachmentExpiredItem, attachmentItem, pendingUploadsItem } from './attachments/attachments.ts';
-import { assignedEntryItem, issueItem, searchRecordItem } from './issues/issue-item.ts';
-import { stateItem } from './projects/workflow.ts';
-import { trashItem } from './core/trash.ts';
-import { commentItem } from './comments/comments.ts';
-import { prefixGuardItem, projectItem } from './projects/projects.ts';
-import { sprintItem } from './projects/sprints.ts';
-import { importFilePartItem, importJobItem, importReportPartItem } from './imports/import-jobs.ts';
-import { importedCommentItem, importedIssueItem, importNumbersItem } from './imports/imports.ts';
-import { deliveryItem, webhookItem } from './webhooks/webhooks.ts';
-import { githubDeliveryItem, githubLinkItem, githubRepoItem } from './github/github.ts';
-import type { Attribute, ItemKind, Placement } from './core/item.ts';
-import { tokenItem } from './organisation/tokens.ts';
-import { accountItem, emailGuardItem } from './organisation/accounts.ts';
-import { organisationItem } from './organisation/organisation.ts';
+import { attachmentExpiredItem, attachmentItem, pendingUploadsItem } from '../../lib/db/attachments/attachments.ts';
+import { assignedEntryItem, issueItem, searchRecordItem } from '../../lib/db/issues/issue-item.ts';
+import { stateItem } from '../../lib/db/projects/workflow.ts';
+import { trashItem } from '../../lib/db/core/trash.ts';
+import { commentItem } from '../../lib/db/comments/comments.ts';
+import { prefixGuardItem, projectItem } from '../../lib/db/projects/projects.ts';
+import { sprintItem } from '../../lib/db/projects/sprints.ts';
+import { importFilePartItem, importJobItem, importReportPartItem } from '../../lib/db/imports/import-jobs.ts';
+import { importedCommentItem, importedIssueItem, importNumbersItem } from '../../lib/db/imports/imports.ts';
+import { deliveryItem, webhookItem } from '../../lib/db/webhooks/webhooks.ts';
+import { githubDeliveryItem, githubLinkItem, githubRepoItem } from '../../lib/db/github/github.ts';
+import type { Attribute, ItemKind, Placement } from '../../lib/db/core/item.ts';
+import { tokenItem } from '../../lib/db/organisation/tokens.ts';
+import { accountItem, emailGuardItem } from '../../lib/db/organisation/accounts.ts';
+import { organisationItem } from '../../lib/db/organisation/organisation.ts';
 import {
   oauthAccessTokenItem,
   oauthClientItem,
@@ -20,19 +20,19 @@ import {
   oauthGrantItem,
   oauthRefreshItem,
   oauthRegistrationsItem,
-} from './organisation/oauth.ts';
-import { organisationSequenceItem, sequencesItem } from './core/sequences.ts';
-import { issueKeyItem } from './issues/issue-lookup.ts';
-import { subIssueItem } from './issues/sub-issues.ts';
-import { velocityItem } from './projects/velocity.ts';
-import { labelItem, labelNameItem } from './issues/labels.ts';
-import { commentPointerItem } from './comments/comment-pointers.ts';
-import { activityTextItem, issueActivityItem, sprintActivityItem } from './issues/activity.ts';
-import { inFlightLaneItem } from './webhooks/delivery-lanes.ts';
-import { deletionItem } from './core/deletions.ts';
-import { cascadeItem } from './cascades/cascade-records.ts';
-import { migrationLeaseItem, migrationRecordItem } from './core/migrations.ts';
-import { idempotencyPartItem, idempotencyRecordItem } from './organisation/idempotency.ts';
+} from '../../lib/db/organisation/oauth.ts';
+import { organisationSequenceItem, sequencesItem } from '../../lib/db/core/sequences.ts';
+import { issueKeyItem } from '../../lib/db/issues/issue-lookup.ts';
+import { subIssueItem } from '../../lib/db/issues/sub-issues.ts';
+import { velocityItem } from '../../lib/db/projects/velocity.ts';
+import { labelItem, labelNameItem } from '../../lib/db/issues/labels.ts';
+import { commentPointerItem } from '../../lib/db/comments/comment-pointers.ts';
+import { activityTextItem, issueActivityItem, sprintActivityItem } from '../../lib/db/issues/activity.ts';
+import { inFlightLaneItem } from '../../lib/db/webhooks/delivery-lanes.ts';
+import { deletionItem } from '../../lib/db/core/deletions.ts';
+import { cascadeItem } from '../../lib/db/cascades/cascade-records.ts';
+import { migrationLeaseItem, migrationRecordItem } from '../../lib/db/core/migrations.ts';
+import { idempotencyPartItem, idempotencyRecordItem } from '../../lib/db/organisation/idempotency.ts';
 
 /**
  * Every kind of item the one table holds, where it lives and what it is, in the order the layout
