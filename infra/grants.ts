@@ -67,6 +67,8 @@ export const indexQueries: Record<string, readonly string[]> = {
   'functions/board/read.ts': ['LSI1'],
   // A state's delete counts its issues from the column counters of every sprint (lib/db/projects/states.ts).
   'functions/workflow-states/delete.ts': ['LSI1'],
+  // Marking every notification read finds the unread ones in the inbox's list (lib/db/organisation/inbox.ts).
+  'functions/me/mark-read.ts': ['LSI1'],
   // The MCP tools list and place issues.
   'functions/mcp.ts': ['LSI1', 'LSI1Keys'],
 };

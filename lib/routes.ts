@@ -13,12 +13,22 @@
 import type * as z from 'zod/mini';
 import { Activity, RevertConflict } from './schemas/activity.ts';
 import { BULK_MAX_ITEMS, BulkQuery, IssueBulkBody, IssueBulkResults } from './schemas/bulk.ts';
-import { Account, AccountCreateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
+import { Account, AccountCreateBody, AccountUpdateBody, AccountWithToken, Me, TokenBody } from './schemas/accounts.ts';
 import { ApiReferenceAsset, ApiReferencePage, OpenApiDocumentJson, OpenApiDocumentYaml } from './schemas/api-docs.ts';
 import { Attachment, AttachmentCreateBody, AttachmentList, AttachmentWithUpload } from './schemas/attachments.ts';
 import { Comment, CommentCreateBody, CommentUpdateBody } from './schemas/comments.ts';
-import { IssueElsewhereBody } from './schemas/common.ts';
+import { ErrorBody, IssueElsewhereBody } from './schemas/common.ts';
 import { Issue, IssueCreateBody, IssueListQuery, IssueUpdateBody, MyIssuesQuery, SubIssue } from './schemas/issues.ts';
+import {
+  InboxQuery,
+  IssueWatchers,
+  MarkReadBody,
+  MarkReadResult,
+  Notification,
+  Subscription,
+  SubscriptionCreateBody,
+  SubscriptionList,
+} from './schemas/notifications.ts';
 import { ImportFileBody, ImportJob, ImportJobQuery, ImportJsonBody } from './schemas/imports.ts';
 import { ExportLines, ExportQuery } from './schemas/export.ts';
 import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
@@ -141,8 +151,12 @@ export interface Route {
      * the stack too, lib/http/stack.ts).
      */
     secret?: boolean;
-    /** The body of the row's own 409, where it is not `{error}` (a revert's fields changed since). */
-    conflict?: { schema: z.ZodMiniType; description: string };
+    /**
+     * The row's own 409: its body where it is not `{error}` (a revert's fields changed since), and
+     * when it carries `Retry-After` (`retryAfter`, said in words); without it, a 409 that waiting
+     * does not change (a handle taken) and carries none.
+     */
+    conflict?: { schema: z.ZodMiniType; description: string; retryAfter?: string };
     /** The body of the row's own 404, where it may be more than `{error}` (an issue in another list says where). */
     notFound?: { schema: z.ZodMiniType; description: string };
     /**
@@ -535,6 +549,24 @@ export const routes: Route[] = [
     tag: 'Accounts',
     success: { status: 200, schema: Me, description: 'The caller' },
   }),
+  route('PATCH', '/api/v1/me', 'functions/me/update.ts', {
+    id: 'updateMe',
+    summary: "Change the caller's own account: its handle (`null` clears it)",
+    description:
+      'A handle is what an @mention uses (`@ana`): 1 to 39 letters (a-z) or digits, with `-`, `_` or `.` inside. ' +
+      'It is stored lower-case and is unique in the organisation in any case: a handle another account has is 409, ' +
+      'one that breaks the rule 422, and nothing is written. The old handle is free at once. ' +
+      'The other fields of the account are read-only here (accepted and ignored). The account has no ETag: no `If-Match`.',
+    tag: 'Accounts',
+    body: AccountUpdateBody,
+    success: { status: 200, schema: Me, description: 'The caller, as GET /me answers' },
+    conflict: {
+      schema: ErrorBody,
+      description: 'Another account of the organisation has the handle (in any case): nothing was written.',
+    },
+    conditional: false,
+    errors: [409],
+  }),
   route('GET', '/api/v1/organisation', 'functions/organisation/read.ts', {
     id: 'getOrganisation',
     summary: "The caller's organisation and its settings (the trash's retention)",
@@ -565,6 +597,64 @@ export const routes: Route[] = [
     tag: 'Issues',
     query: MyIssuesQuery,
     success: { status: 200, schema: Issue, list: true, description: 'Issues, most recently updated first' },
+  }),
+  // The caller's inbox (docs/notifications.md)
+  route('GET', '/api/v1/me/notifications', 'functions/me/notifications.ts', {
+    id: 'listNotifications',
+    summary: "The caller's notifications, newest first: assigned, mentioned, and changes to the issues it watches",
+    description:
+      'Written by the change feed, a moment after the change. Those about an issue in the trash are left out until it is restored. ' +
+      'Filtered (`unread`, `reason`), a page looks through at most 1,000 notifications and is followed by its `next` link while more remain; ' +
+      '`X-Total-Count` counts the notifications shown up to this page.',
+    tag: 'Notifications',
+    query: InboxQuery,
+    success: { status: 200, schema: Notification, list: true, description: 'Notifications, newest first' },
+  }),
+  route('POST', '/api/v1/me/notifications/read', 'functions/me/mark-read.ts', {
+    id: 'markNotificationsRead',
+    summary: "Mark the caller's notifications read, by id or all of them",
+    description: 'Marking one that is read already changes nothing; the unread count on `GET /me` moves once per notification.',
+    tag: 'Notifications',
+    body: MarkReadBody,
+    success: { status: 200, schema: MarkReadResult, description: 'How many were marked' },
+  }),
+  route('POST', '/api/v1/me/subscriptions', 'functions/me/follow.ts', {
+    id: 'followQuery',
+    summary: 'Follow a query: be told when an issue matches it after a change (`subscribed_query`)',
+    description:
+      'The query is in the search grammar (docs/search.md), without `sort:`; `@me` stands for the caller. ' +
+      'An issue created or changed, or commented on, that matches it afterwards notifies the caller once per change. At most 20 per account.',
+    tag: 'Notifications',
+    body: SubscriptionCreateBody,
+    success: { status: 201, schema: Subscription, description: 'The followed query, canonical' },
+    idempotent: true,
+  }),
+  route('GET', '/api/v1/me/subscriptions', 'functions/me/follows.ts', {
+    id: 'listFollowedQueries',
+    summary: 'The queries the caller follows, oldest first',
+    tag: 'Notifications',
+    success: { status: 200, schema: SubscriptionList, description: 'Followed queries' },
+  }),
+  route('DELETE', '/api/v1/me/subscriptions/{subscription_id}', 'functions/me/unfollow.ts', {
+    id: 'unfollowQuery',
+    summary: 'Stop following a query',
+    conditional: false,
+    tag: 'Notifications',
+    success: { status: 204, description: 'No longer followed' },
+  }),
+  route('PUT', `${issueKeyPath}/watch`, 'functions/issue-keys/watch.ts', {
+    id: 'watchIssue',
+    summary: 'Watch an issue: be told of its comments and state changes',
+    conditional: false,
+    tag: 'Notifications',
+    success: { status: 200, schema: IssueWatchers, description: 'Who watches the issue now' },
+  }),
+  route('DELETE', `${issueKeyPath}/watch`, 'functions/issue-keys/unwatch.ts', {
+    id: 'unwatchIssue',
+    summary: 'Stop watching an issue',
+    conditional: false,
+    tag: 'Notifications',
+    success: { status: 200, schema: IssueWatchers, description: 'Who watches the issue now' },
   }),
   // Search of the whole organisation (docs/search.md): one function for both forms
   route('GET', '/api/v1/issues', 'functions/issues/search.ts', {
@@ -1068,6 +1158,7 @@ export const routes: Route[] = [
       description:
         'Fields the entry changed hold other values now (`changed`, each with its value): nothing was written. ' +
         "Or (`{error}` with `Retry-After`) the issue's sprint is being completed.",
+      retryAfter: 'Only on the `{error}` of a sprint being completed.',
     },
     conditional: true,
     errors: [409, 422],

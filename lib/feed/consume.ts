@@ -1,14 +1,15 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { deleteSprintActivity, type ActivityEntry, type ActivityOutcome } from '../db/issues/activity.ts';
 import { recordActivities } from './record-activity.ts';
+import { notifyGroup, settleExpired, type NotifyFailure } from './notify.ts';
 import { readDeletions } from '../db/core/deletions.ts';
 import { deletedKeyOf } from '../db/core/stream-images.ts';
 import { asRestored, changeEventOf, withStateNames, type ChangeEvent } from './events.ts';
 import { readWorkflows } from '../db/projects/workflow.ts';
 
 /**
- * The change feed consumer's work for one batch of stream records: the activity history, and
- * (through `publish`) the webhooks. Records of one project partition are handled in stream order;
+ * The change feed consumer's work for one batch of stream records: the activity history, the
+ * notifications (lib/feed/notify.ts), and (through `publish`) the webhooks. Records of one project partition are handled in stream order;
  * partitions in parallel. Everything is idempotent (entries are keyed by the record's sequence
  * number, deliveries by record and endpoint), so a batch retried from a failed record is harmless.
  */
@@ -70,7 +71,7 @@ export function activityOf(event: ChangeEvent): ActivityEntry | undefined {
 
 /**
  * One project's events, in stream order: their activity entries written together (as few
- * transactions as fit, lib/db/issues/activity.ts), then each event's other work in order (a deleted
+ * transactions as fit, lib/db/issues/activity.ts), their notifications, then each event's other work in order (a deleted
  * sprint's entries, the webhooks). Answers how many entries were written; throws, with the index of
  * the first event whose work is not all done, when something fails (the stream resumes there; the
  * work is idempotent).
@@ -82,6 +83,12 @@ async function handleGroup(group: { index: number; event: ChangeEvent }[], optio
     outcomes = await recordActivities(entries);
   } catch (err) {
     throw new GroupFailure(group[0]!.index, err);
+  }
+  try {
+    await notifyGroup(group);
+  } catch (err) {
+    const failure = err as NotifyFailure;
+    throw new GroupFailure(failure.index ?? group[0]!.index, failure.cause ?? err);
   }
   for (const { index, event } of group) {
     try {
@@ -159,7 +166,7 @@ export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions 
   records.forEach((record, index) => {
     const event = events[index];
     if (!event) {
-      if (options.other) others.push({ index, record });
+      others.push({ index, record });
       return;
     }
     const key = `${event.orgId}/${event.projectId}`;
@@ -178,7 +185,7 @@ export async function feedBatch(records: DynamoDBRecord[], options: FeedOptions 
   await Promise.all([
     ...others.map(async ({ index, record }) => {
       try {
-        if (await options.other?.(record)) handled++;
+        if ((await settleExpired(record)) || (await options.other?.(record))) handled++;
       } catch (err) {
         fail(index, err);
       }

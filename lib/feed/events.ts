@@ -18,6 +18,8 @@ import { stateOfIssue, statusAnswer, type Workflow } from '../model/workflow.ts'
 import { statusKey, type StateCategory } from '../vocabulary/workflow.ts';
 import { attachmentOfImage, toIssue, toLabel } from '../../lib/resources/issues.ts';
 import { toWebhook } from '../../lib/resources/organisation.ts';
+import { toNotification } from '../resources/notifications.ts';
+import { notificationItem } from '../db/organisation/inbox.ts';
 import { toProject, toSprint } from '../../lib/resources/projects.ts';
 
 /**
@@ -72,6 +74,8 @@ export interface ChangeEvent {
    * revert (lib/db/issues/activity.ts) and no payload repeats (the change says `description` alone).
    */
   description?: { before: string | null; after: string | null } | undefined;
+  /** A changed comment's body before the change (whose mentions are not new: lib/feed/notify.ts). */
+  bodyBefore?: string | undefined;
 }
 
 type Image = Record<string, unknown>;
@@ -223,6 +227,7 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
   if (!current) return undefined;
   if (current.type === 'import_job') return importCompletedOf(record, before, after);
   if (current.type === 'trash') return trashRemovedOf(record, current);
+  if (current.type === 'notification') return notificationCreatedOf(record, after);
   const orgId = orgOfItem(current);
   const id = num(current.id);
   const kind = current.type;
@@ -320,6 +325,29 @@ function issueEventOf({ event, before, after, current, id, deletedAt, base }: It
   };
 }
 
+/**
+ * A notification written to an inbox (lib/feed/notify.ts): `notification.created`, its resource the
+ * notification as the inbox shows it, with the account it is for. Its later changes (read, hidden) are no event.
+ */
+function notificationCreatedOf(record: DynamoDBRecord, after: Image | undefined): ChangeEvent | undefined {
+  const orgId = after && orgOfItem(after);
+  if (record.eventName !== 'INSERT' || !after || orgId === undefined) return undefined;
+  const note = notificationItem.decode(after);
+  const sequence = record.dynamodb?.SequenceNumber ?? '';
+  return {
+    type: 'notification.created',
+    sequence,
+    recordId: record.eventID ?? sequence,
+    orgId,
+    projectId: note.projectId,
+    issueId: note.issueId,
+    at: note.createdAt,
+    actorId: note.actorId,
+    resource: { ...toNotification(note), account_id: note.accountId },
+    changes: [],
+  };
+}
+
 function commentEventOf({ event, before, after, current, id, deletedAt, base }: ItemChange): ChangeEvent | undefined {
   // A comment always names its issue; an item that does not is no comment a client wrote, and
   // must not stop the feed behind it.
@@ -343,6 +371,7 @@ function commentEventOf({ event, before, after, current, id, deletedAt, base }: 
     type: 'comment.updated',
     resource: comment,
     changes: [{ field: 'body' }],
+    bodyBefore: commentItem.field(before, 'body'),
   };
 }
 

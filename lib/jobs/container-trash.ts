@@ -1,3 +1,4 @@
+import { setNotificationsHiddenOf } from '../db/organisation/inbox.ts';
 import { asActor } from '../context/actor.ts';
 import {
   CascadeInterrupted,
@@ -119,13 +120,18 @@ const restoreRefusal = (reason: string, prefix: string): string | undefined =>
 // ---------------------------------------------------------------------------------------------
 // Taking out
 
-/** Takes the issues of `c` out of what is kept of them outside it. Returns the issues seen. */
+/** The issues among stored items (`issuesAmong`'s), as their notifications name them. */
+const refsOf = (projectId: number, items: Record<string, unknown>[]) =>
+  removedIssues(projectId, items).map((r) => ({ projectId, issueId: r.issueId }));
+
+/** Takes the issues of `c` out of what is kept of them outside it (their notifications hidden). Returns the issues seen. */
 export async function withdraw(c: Container, options: CascadeOptions): Promise<number> {
   if (c.kind === 'sprint') {
     return forEachPage(sprintIssuesQuery(c.orgId, c.projectId, c.sprintId), options, async (_keys, items) => {
       // A parent outside it loses the issue from its summary; what its issues hold of each other stays.
       await unindexIssues(c.orgId, c.projectId, items, 'outlive');
       await unlinkRemovedIssues(c.orgId, removedIssues(c.projectId, items), undefined, c.sprintId);
+      await setNotificationsHiddenOf(c.orgId, refsOf(c.projectId, items), true);
     });
   }
   return forEachPage(projectIssuesQuery(c.orgId, c.projectId), options, async (_keys, items) => {
@@ -134,6 +140,7 @@ export async function withdraw(c: Container, options: CascadeOptions): Promise<n
     // taken out with it: what is gone already is refused by its condition and left alone.
     await unindexIssues(c.orgId, c.projectId, issues, 'go');
     await unlinkRemovedIssues(c.orgId, removedIssues(c.projectId, issues), c.projectId);
+    await setNotificationsHiddenOf(c.orgId, refsOf(c.projectId, issues), true);
   });
 }
 
@@ -167,6 +174,7 @@ export async function returnIssues(c: Container, options: CascadeOptions): Promi
         async (_keys, items) => {
           const issues = issuesAmong(items);
           await putBack(c, sprintId, issues);
+          await setNotificationsHiddenOf(c.orgId, refsOf(c.projectId, issues), false);
           await countReturned(c, issues.length);
           returned += issues.length;
         },

@@ -63,8 +63,10 @@ export function compactSchema(
     // A list or a text that must not be empty: no agent sends an empty one to mean something (the server still refuses it).
     if ((key === 'minItems' || key === 'minLength') && value === 1) continue;
     if (key === 'maxLength' && typeof value === 'number' && value >= LONG) continue;
-    // A date's or date-time's pattern says what its `format` says, in some 300 bytes.
+    // A date's or date-time's pattern says what its `format` says, in some 300 bytes; a date's
+    // format is said once, in the server's instructions ("Dates are YYYY-MM-DD").
     if (key === 'pattern' && (node.format === 'date' || node.format === 'date-time')) continue;
+    if (key === 'format' && value === 'date') continue;
     // So does a URL's or an e-mail's (`format`), and the characters every plain text takes
     // (lib/schemas/common.ts `textPattern`: no control characters), which the instructions need not repeat.
     if (key === 'pattern' && (node.format === 'uri' || node.format === 'email')) continue;

@@ -1,3 +1,4 @@
+import { initialWatchers } from './notifications.ts';
 import type { Issue, IssueCreate, IssueLocation, IssuePriority, IssueType, IssueUpdate } from '../schemas/issues.ts';
 import { noSubIssues } from '../vocabulary/values.ts';
 import type { StateCategory } from '../vocabulary/workflow.ts';
@@ -55,6 +56,8 @@ export interface CreateRequest {
   input: IssueCreate;
   imported?: ImportedFields | undefined;
   now: string;
+  /** Who creates it (an import's issue: its own author), its first watcher with its assignee. */
+  authorId?: number | undefined;
 }
 
 /**
@@ -119,6 +122,7 @@ export function newIssue(
     updated_at: now,
     blocked: false,
     links: { count: 0, pull_request_state: null, pull_requests: { open: 0, draft: 0, merged: 0, closed: 0 } },
+    watchers: watchersOf(initialWatchers(request.authorId, input.assignee_id)),
   };
 }
 
@@ -155,6 +159,8 @@ export interface TogetherRequest {
   sprintId: number | null;
   input: IssueCreate;
   imported?: ImportedFields | undefined;
+  /** Who creates it (an import's issue: its own author). */
+  authorId?: number | undefined;
 }
 
 /** What a create among creates together writes (`parent`: its parent's link), or why it is refused. */
@@ -183,7 +189,13 @@ export function planCreatesTogether<L>(
       const left = wanted === null ? 0 : (room.get(wanted) ?? 0);
       const parent = given?.link !== undefined && left > 0 ? given.link : undefined;
       if (parent !== undefined && wanted !== null) room.set(wanted, left - 1);
-      const request = { at: { projectId, sprintId: c.sprintId }, input: c.input, imported: c.imported, now };
+      const request = {
+        at: { projectId, sprintId: c.sprintId },
+        input: c.input,
+        imported: c.imported,
+        now,
+        authorId: c.authorId,
+      };
       const issue = newIssue(
         reserved.slots[index]!,
         reserved.prefix,
@@ -417,3 +429,5 @@ export function listRefusal(
   if (sprint?.status === 'completing') return new SprintBusyError();
   return undefined;
 }
+
+const watchersOf = (ids: number[]) => ({ count: ids.length, account_ids: ids.sort((a, b) => a - b) });

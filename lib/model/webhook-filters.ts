@@ -22,14 +22,14 @@ const blank = (text: string) => /^\s*$/u.test(text);
  * 422 for `sort:` (a filter selects events, it orders nothing), and for a query whose canonical
  * form, ids in place of `@me`, would be longer than a query may be.
  */
-export function readWebhookFilter(text: string | null, me: number): Selection | null {
+export function readWebhookFilter(text: string | null, me: number, field = 'filter'): Selection | null {
   if (text === null || blank(text)) return null;
-  const parsed = parseSelection(text, 'filter');
+  const parsed = parseSelection(text, field);
   if (parsed.sort)
     throw new ValidationError([
-      `filter: 'sort:${parsed.sort.field}-${parsed.sort.order}' orders a search's answer; a filter only selects events: leave it out`,
+      `${field}: 'sort:${parsed.sort.field}-${parsed.sort.order}' orders a search's answer; a ${field} only selects events: leave it out`,
     ]);
-  return validateSelection({ and: parsed.and.map((c) => withAccount(c, me)) }, 'filter');
+  return validateSelection({ and: parsed.and.map((c) => withAccount(c, me)) }, field);
 }
 
 /**

@@ -57,6 +57,7 @@ export const toIssue = (record: object, position: number, catalogue: Catalogue =
         pull_request_state: linkState(i.prState),
         pull_requests: { open: i.prsOpen, draft: i.prsDraft, merged: i.prsMerged, closed: i.prsClosed },
       },
+      watchers: { count: i.watcherIds.length, account_ids: i.watcherIds },
     },
     record,
   );

@@ -8,7 +8,7 @@ import { withVersion } from '../db/core/versions.ts';
 
 export const toAccount = (record: object): Account => {
   const a = accountItem.decode(record);
-  return { id: a.id, name: a.name, email: a.email, role: a.role, created_at: a.createdAt };
+  return { id: a.id, name: a.name, email: a.email, handle: a.handle, role: a.role, created_at: a.createdAt };
 };
 
 /** The resource from a stored endpoint (`record`: the item as stored). */

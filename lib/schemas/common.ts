@@ -11,6 +11,8 @@ export const limits = {
   url: 2048,
   storyPoints: 1000,
   email: 254,
+  /** An account's handle (lib/model/handles.ts), GitHub's length for a login. */
+  handle: 39,
   /**
    * Descriptions and comment bodies are also bounded in UTF-8 bytes: an item and its entry in the
    * LSI1 index (projection ALL) together must stay within DynamoDB's 400 KB, so one item's text

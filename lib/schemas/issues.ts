@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { meta } from './zod.ts';
 import { dateTime, descriptionField, idField, integer, limits, nameField, wrapped } from './common.ts';
 import { IssueLinksSummary } from './github.ts';
+import { IssueWatchers } from './notifications.ts';
 import { IssueLabel, IssueLabelsField, labelFilter, labelFilterNames } from './labels.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { issuePriorities, issueStatuses, issueTypes } from '../vocabulary/values.ts';
@@ -193,6 +194,7 @@ export const Issue = meta(
       description: 'True while a `blocked_by` relation names an issue that is not done or cancelled (GET …/relations for which).',
     }),
     links: IssueLinksSummary,
+    watchers: IssueWatchers,
   }),
   { id: 'Issue' },
 );

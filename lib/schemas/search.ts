@@ -100,7 +100,10 @@ export const SearchIssue = meta(
   },
 );
 /** A search's issue: the issue without what its search record does not hold, plus its author. */
-export type SearchIssue = Omit<Issue, 'description' | 'sub_issues_summary' | 'started_at' | 'completed_at' | 'links'> & {
+export type SearchIssue = Omit<
+  Issue,
+  'description' | 'sub_issues_summary' | 'started_at' | 'completed_at' | 'links' | 'watchers'
+> & {
   author_id: number | null;
 };
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -4,25 +4,28 @@ import {
   getAccountItem,
   getAccountWithBucket,
   getAccountWithOrganisation,
+  handleRefusals,
   insertAccount,
   insertOrganisation,
   listAccounts as listAccountItems,
   replaceToken,
+  setAccountHandle,
 } from '../db/organisation/accounts.ts';
 import { getOrganisation, toOrganisation } from '../db/organisation/organisation.ts';
 
 import type { PageRequest } from '../db/core/list.ts';
 import { rereadOnStale, STALE } from '../db/core/transactions.ts';
 
-import type { Account, AccountCreate, Organisation } from '../schemas/accounts.ts';
-import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../vocabulary/errors.ts';
+import type { Account, AccountCreate, AccountUpdate, Me, Organisation } from '../schemas/accounts.ts';
+import { ForbiddenError, HandleTakenError, NotFoundError, UnauthorizedError, ValidationError } from '../vocabulary/errors.ts';
+import { handleRule, isHandle, normaliseHandle } from '../model/handles.ts';
 
 import type { Principal } from '../model/principal.ts';
 import { refusedAs, type Meanings } from './refusals.ts';
 
 import { generateToken, hashToken } from '../model/tokens.ts';
 
-import { type AccountRefusal } from '../db/core/refusals.ts';
+import { type AccountRefusal, type HandleRefusal } from '../db/core/refusals.ts';
 import { toAccount } from '../../lib/resources/organisation.ts';
 
 const organisationMissing = () => new ValidationError(['organisation does not exist']);
@@ -75,10 +78,55 @@ export async function createAccount(caller: Principal, input: AccountCreate) {
 }
 
 /** GET /me: the caller's account and organisation. */
-export async function me(caller: Principal): Promise<{ account: Account; organisation: Organisation }> {
-  const { account, org } = await getAccountWithOrganisation(caller.orgId, caller.accountId);
+export async function me(caller: Principal): Promise<Me> {
+  const { account, org, unread } = await getAccountWithOrganisation(caller.orgId, caller.accountId);
   if (!account || !org) throw new NotFoundError('Account');
-  return { account: toAccount(account), organisation: toOrganisation(org) };
+  return { account: toAccount(account), organisation: toOrganisation(org), unread_notifications: unread };
+}
+
+/** The handle as stored (lower-case), or a 422 that says the rule; null stays null (no handle). */
+function checkedHandle(handle: string | null): string | null {
+  if (handle === null) return null;
+  if (!isHandle(handle)) throw new ValidationError([`handle ${handleRule}`]);
+  return normaliseHandle(handle);
+}
+
+/**
+ * Sets an account's handle (`null` clears it) and returns the account with its organisation: 422
+ * with the rule for a handle that breaks it, 409 when another account of the organisation has it
+ * in any case, 404 when the account is gone. The old handle is free once this returns. Read again
+ * and written again while another change of the handle got there first.
+ */
+export async function setHandle(orgId: number, accountId: number, handle: string | null): Promise<Me> {
+  const wanted = checkedHandle(handle);
+  const refusals = { [handleRefusals.taken]: () => new HandleTakenError(wanted ?? '') } satisfies Meanings<HandleRefusal>;
+  return rereadOnStale(async () => {
+    const { account, org, unread } = await getAccountWithOrganisation(orgId, accountId);
+    if (!account || !org) throw new NotFoundError('Account');
+    const written = await refusedAs(refusals, () => setAccountHandle(orgId, account, wanted));
+    return { account: toAccount(written), organisation: toOrganisation(org), unread_notifications: unread };
+  });
+}
+
+/** PATCH /me: the caller changes its own account (its handle); answers as GET /me. */
+export async function updateMe(caller: Principal, change: AccountUpdate): Promise<Me> {
+  if (change.handle === undefined) return me(caller);
+  return setHandle(caller.orgId, caller.accountId, change.handle);
+}
+
+/**
+ * Gives accounts the handle they have elsewhere (a GitHub login, from an import), each only if it has
+ * none yet and the handle is valid and free here; anything else leaves the account as it is.
+ */
+export async function adoptHandles(orgId: number, handles: ReadonlyMap<number, string>): Promise<void> {
+  for (const [accountId, handle] of handles) {
+    if (!isHandle(handle)) continue;
+    const { account } = await getAccountWithOrganisation(orgId, accountId);
+    if (!account || accountItem.field(account, 'handle') !== null) continue;
+    await setHandle(orgId, accountId, handle).catch((err: unknown) => {
+      if (!(err instanceof HandleTakenError)) throw err;
+    });
+  }
 }
 
 /** New token for an account (admin CLI); the previous one stops working at once. */

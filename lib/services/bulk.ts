@@ -164,7 +164,7 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
   // Labels are shown through the catalogue as the allocation read it.
   const rules = { ...read, catalogue: catalogueOf(reserved.project) };
   const created = valid.map(({ index, op, labelIds }, k): PlannedCreate => {
-    const request = { at: { projectId, sprintId }, input: op.fields, now };
+    const request = { at: { projectId, sprintId }, input: op.fields, now, authorId: caller.accountId };
     return { index, issue: newIssue(reserved.slots[k]!, reserved.prefix, request, labelIds, null, rules), labelIds };
   });
   const listed = sprintId === null ? reserved.backlogCount : storedListLength(sprintId, context.sprint);
@@ -366,7 +366,7 @@ class DryRun {
     this.taken.set(projectId, taken + 1);
     list.set(list.length + 1);
     const read = { prefix: String(project.prefix), issueSeq: projectItem.field(project, 'issueSeq'), taken, length: list.length };
-    const request = { at: op.at, input: op.fields, now: new Date().toISOString() };
+    const request = { at: op.at, input: op.fields, now: new Date().toISOString(), authorId: this.caller.accountId };
     const issue = dryCreate(request, op.position, read, labelIds, parent.parentId, rules);
     return { ok: true, status: 201, issue: this.answered(issue, 1) };
   }

@@ -245,6 +245,8 @@ export interface ImportedIssue extends ImportedFields {
   /** Activity entries and comments written in `items` (kept as the issue's counts). */
   activityCount?: number | undefined;
   commentsCount?: number | undefined;
+  /** Who watches it, as an export file says (absent: its author and assignee). */
+  watcherIds?: number[] | undefined;
 }
 
 /** What the issue plans read of a project item: its label catalogue and its workflow. */
@@ -281,7 +283,7 @@ export async function createIssue(
       async () => {
         const parent = await decideParent(caller.orgId, at.projectId, undefined, parentId, parentItem);
         // Unknown labels, or a state the project has not or whose rules refuse the issue: nothing kept.
-        const request = { at, input, imported, now: new Date().toISOString() };
+        const request = { at, input, imported, now: new Date().toISOString(), authorId: caller.accountId };
         return { parent, ...planCreate(slot, slot.prefix, request, parent.parentId, projectRules(slot.project)) };
       },
       (plan) => insertCreated(caller, at.projectId, plan, imported),
@@ -475,7 +477,7 @@ function togetherEntries(
 ): TogetherEntry[] {
   const plans = planCreatesTogether(
     projectId,
-    creates,
+    creates.map((c) => ({ ...c, authorId: c.imported?.author_id ?? caller.accountId })),
     reserved,
     given,
     projectRules(reserved.project),
@@ -498,6 +500,7 @@ function togetherEntries(
       tail: imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
       activityCount: imported?.activityCount,
       commentsCount: imported?.commentsCount,
+      watcherIds: imported?.watcherIds,
     });
   }
   return entries;

@@ -102,6 +102,15 @@ export class UnavailableError extends DomainError {
   }
 }
 
+/** 409 `{error}`: another account of the organisation has the handle (lib/model/handles.ts). */
+export class HandleTakenError extends DomainError {
+  override readonly name: string = 'HandleTakenError';
+  readonly status = 409;
+  constructor(handle: string) {
+    super(`handle "${handle}" is already taken by another account of the organisation`);
+  }
+}
+
 /**
  * 409 `{error}` with Retry-After: a request with the same Idempotency-Key is still being processed.
  * Retrying after it finishes replays its response.

@@ -17,6 +17,9 @@ export const eventTypes = [
   'project.deleted',
   // One per import job, when it ends (succeeded or failed), with its counts: not one per issue.
   'import.completed',
+  // A notification written to an account's inbox (docs/notifications.md): sent only to endpoints
+  // that name it, never to `*`.
+  'notification.created',
   // An item of the trash (docs/trash.md) brought back whole, or deleted for good (a purge, or its
   // expiry); one pair per kind the trash holds (TRASH_KINDS).
   'label.restored',

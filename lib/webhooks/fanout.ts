@@ -2,29 +2,19 @@ import { createHash } from 'node:crypto';
 
 import type { DynamoDBRecord } from 'aws-lambda';
 import { getIssueFamily } from '../db/issues/issues.ts';
-import { catalogueOf } from '../db/issues/labels.ts';
 
 import { itemOfImage } from '../db/core/stream-images.ts';
 
-import type { ProjectItem } from '../db/projects/projects.ts';
-import type { SprintItem } from '../db/projects/sprints.ts';
 import { allWebhooks, deliveryOfImage, insertDelivery, pendingDelivery, type WebhookFields } from '../db/webhooks/webhooks.ts';
 
-import { labelIdsOf, type ChangeEvent } from '../feed/events.ts';
+import type { ChangeEvent } from '../feed/events.ts';
 
-import {
-  filterAdmits,
-  filterApplies,
-  filterContext,
-  filterNeeds,
-  selectableIssueOf,
-  sprintActiveAt,
-  type FilterNeeds,
-  type ShownIssue,
-} from './filter.ts';
+import { filterAdmits, filterApplies, filterNeeds } from './filter.ts';
 
 import { deliveryQueue, type DeliveryMessage } from './queue.ts';
-import { toIssue } from '../../lib/resources/issues.ts';
+import { follows, type Follow } from '../db/organisation/follows.ts';
+import { notifyFollowers } from './follows.ts';
+import { filterSubject } from './subject.ts';
 
 /**
  * From change events to deliveries: for each active endpoint of the organisation that subscribes
@@ -58,7 +48,9 @@ export function deliveryIdOf(recordId: string, webhookId: number): string {
   return `msg_${createHash('sha256').update(`${recordId}/${webhookId}`).digest('base64url').slice(0, 26)}`;
 }
 
-const subscribes = (w: WebhookFields, type: string) => w.active && (w.events.includes('*') || w.events.includes(type));
+/** Whether an endpoint takes events of `type`: those it names, and with `*` every one but `notification.created`. */
+const subscribes = (w: WebhookFields, type: string) =>
+  w.active && (w.events.includes(type) || (w.events.includes('*') && type !== 'notification.created'));
 
 /**
  * Deletes that a parent's cascade made (an issue of a deleted sprint, the comments of a deleted
@@ -85,52 +77,6 @@ async function deletedOnItsOwn(event: ChangeEvent): Promise<boolean> {
     default:
       return true;
   }
-}
-
-/**
- * The issue an event's filtered endpoints are matched against (docs/change-feed.md#filters), and
- * its context; undefined when there is none (a comment whose issue is gone). An issue event
- * carries its issue (after the change; as it was, for a delete) and reads only what the filters
- * need: one BatchGet of the project (prefix, label names) and the issue's sprint (was it active
- * at the change), or nothing. A comment event reads its issue as it is when the feed handles it,
- * with the project and the sprint the comment recorded, in one BatchGet, and the issue's sprint
- * in a second only if the issue has moved since and a filter asks for `sprint:active`. Once per
- * event, whatever the endpoints.
- */
-async function filterSubject(event: ChangeEvent, needs: FilterNeeds) {
-  const { orgId, projectId } = event;
-  let shown: ShownIssue;
-  let project: ProjectItem | undefined;
-  let sprint: SprintItem | undefined;
-  if (event.type.startsWith('issue.')) {
-    shown = event.resource as unknown as ShownIssue;
-    const sprintId = shown.sprint_id;
-    const readSprint = needs.activeSprint && sprintId !== null;
-    if (needs.project || readSprint) {
-      const family = await getIssueFamily(orgId, projectId, readSprint ? [sprintId] : []);
-      project = family.project;
-      sprint = readSprint ? family.sprints.get(sprintId) : undefined;
-    }
-  } else {
-    if (event.issueId === undefined) return undefined;
-    const recorded = needs.activeSprint && event.sprintId !== undefined ? [event.sprintId] : [];
-    const family = await getIssueFamily(orgId, projectId, recorded, event.issueId);
-    if (!family.issue) return undefined;
-    project = family.project;
-    shown = { ...toIssue(family.issue, 0), label_ids: labelIdsOf(family.issue as object as Record<string, unknown>) };
-    const sprintId = shown.sprint_id;
-    if (needs.activeSprint && sprintId !== null) {
-      sprint = family.sprints.has(sprintId)
-        ? family.sprints.get(sprintId)
-        : (await getIssueFamily(orgId, projectId, [sprintId])).sprints.get(sprintId);
-    }
-  }
-  const issue = selectableIssueOf(shown, {
-    prefix: project?.prefix,
-    labelNames: catalogueOf(project),
-    author: event.type === 'issue.created' ? event.actorId : undefined,
-  });
-  return { issue, context: filterContext(event.at, sprintActiveAt(sprint, event.at) ? shown.sprint_id : null) };
 }
 
 /** The endpoints among `targets` whose filter lets the event through. */
@@ -180,7 +126,10 @@ async function recordDeliveries(event: ChangeEvent, targets: WebhookFields[]): P
   return messages;
 }
 
-/** A publisher for one batch of records: each organisation's endpoints are read once per batch. */
+/**
+ * A publisher for one batch of records: each organisation's endpoints, and the queries its accounts
+ * follow, are read once per batch (and the latter only for an event a query can follow).
+ */
 export function batchPublisher(): Publisher {
   const endpoints = new Map<number, Promise<WebhookFields[]>>();
   const endpointsOf = (orgId: number) => {
@@ -191,8 +140,18 @@ export function batchPublisher(): Publisher {
     }
     return found;
   };
+  const followed = new Map<number, Promise<Follow[]>>();
+  const followsOf = (orgId: number) => {
+    let found = followed.get(orgId);
+    if (!found) {
+      found = follows(orgId);
+      followed.set(orgId, found);
+    }
+    return found;
+  };
   return {
     async publish(event) {
+      await notifyFollowers(event, followsOf(event.orgId));
       const subscribed = (await endpointsOf(event.orgId)).filter((w) => subscribes(w, event.type));
       if (subscribed.length === 0 || !(await deletedOnItsOwn(event))) return;
       const targets = await admitted(event, subscribed);

@@ -33,13 +33,15 @@ describe('GET /me', () => {
         id: org.member.id,
         name: 'Mo Member',
         email: expect.stringMatching(/^member-.*@example\.com$/),
+        handle: null,
         role: 'member',
         created_at: expect.stringMatching(DATE_TIME),
       },
       organisation: { id: org.orgId, name: expect.stringMatching(/^Org /), created_at: expect.stringMatching(DATE_TIME) },
+      unread_notifications: 0,
     });
     expect(res.text).not.toContain('token');
-    // The token and its bucket, then the account with its organisation in one BatchGet.
+    // The token and its bucket, then the account with its organisation and its inbox's count in one BatchGet.
     expect(res.dbCalls).toBeLessThanOrEqual(2);
   });
 });
@@ -130,6 +132,7 @@ describe('GET /accounts', () => {
       id: org.admin.id,
       name: 'Ada Admin',
       email: expect.any(String),
+      handle: null,
       role: 'admin',
       created_at: expect.stringMatching(DATE_TIME),
     });
@@ -178,6 +181,7 @@ describe('POST /accounts', () => {
       id: expect.any(Number),
       name: 'Nia',
       email: address,
+      handle: null,
       role: 'member',
       created_at: expect.stringMatching(DATE_TIME),
     });

@@ -145,7 +145,7 @@ describe('authentication', () => {
     const client = apiClient(gateway.baseUrl, org.admin.token);
     for (const [method, path, allow] of [
       ['DELETE', '/api/v1/me/issues', 'GET'],
-      ['PATCH', '/api/v1/me', 'GET'],
+      ['DELETE', '/api/v1/me', 'GET, PATCH'],
       ['DELETE', '/api/v1/accounts', 'GET, POST'],
       ['POST', '/api/v1/projects/12', 'GET, PUT, PATCH, DELETE'],
       ['GET', '/api/v1/projects/12/sprints/3/activate', 'POST'],

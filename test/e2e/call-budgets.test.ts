@@ -213,6 +213,11 @@ const recipes: Record<string, Recipe> = {
   'GET /api-docs/assets/api-reference.js': async (f) => one('asset', await f.admin.get('/api-docs/assets/api-reference.js')),
 
   'GET /api/v1/me': async (f) => one('me', await f.member.get('/api/v1/me')),
+  'PATCH /api/v1/me': async (f) => [
+    ...one('set a handle', await f.member.patch('/api/v1/me', { account: { handle: 'budget' } })),
+    ...one('change it', await f.member.patch('/api/v1/me', { account: { handle: 'budget-2' } })),
+    ...one('clear it', await f.member.patch('/api/v1/me', { account: { handle: null } })),
+  ],
   'GET /api/v1/organisation': async (f) => one('get', await f.member.get('/api/v1/organisation')),
   'PATCH /api/v1/organisation': async (f) =>
     one('update', await f.admin.patch('/api/v1/organisation', { organisation: { trash_retention_days: 7 } })),
@@ -352,6 +357,34 @@ const recipes: Record<string, Recipe> = {
       ...one('a redelivery', await send('push', id)),
       ...one('a ping', await send('ping', randomUUID())),
     ];
+  },
+  'GET /api/v1/me/notifications': async (f) => {
+    const key = (await f.admin.get(f.backlogIssue)).body.issue_number;
+    await f.member.post(`/api/v1/issues/${key}/comments`, { comment: { body: 'for the inbox' } });
+    await activityOf(f.admin, `/api/v1/issues/${key}`, 1, (e) => e.event === 'comment.created' && e.actor_id === f.org.member.id);
+    return [
+      ...one('first page', await f.admin.get('/api/v1/me/notifications?per_page=1')),
+      ...one('unread, by reason', await f.admin.get('/api/v1/me/notifications?unread=true&reason=commented')),
+    ];
+  },
+  'POST /api/v1/me/notifications/read': async (f) => [
+    ...one('by id', await f.admin.post('/api/v1/me/notifications/read', { notifications: ['1-1-1'] })),
+    ...one('all', await f.admin.post('/api/v1/me/notifications/read', { all: true })),
+  ],
+  'POST /api/v1/me/subscriptions': async (f) =>
+    one('follow', await f.member.post('/api/v1/me/subscriptions', { subscription: { query: 'is:open assignee:@me' } })),
+  'GET /api/v1/me/subscriptions': async (f) => one('list', await f.member.get('/api/v1/me/subscriptions')),
+  'DELETE /api/v1/me/subscriptions/{subscription_id}': async (f) => {
+    const followed = await f.post(f.member, '/api/v1/me/subscriptions', { subscription: { query: 'label:budget' } });
+    return one('unfollow', await f.member.delete(`/api/v1/me/subscriptions/${followed.id}`));
+  },
+  'PUT /api/v1/issues/{issue_key}/watch': async (f) => {
+    const key = (await f.admin.get(f.backlogIssue)).body.issue_number;
+    return one('watch', await f.member.put(`/api/v1/issues/${key}/watch`));
+  },
+  'DELETE /api/v1/issues/{issue_key}/watch': async (f) => {
+    const key = (await f.admin.get(f.backlogIssue)).body.issue_number;
+    return one('unwatch', await f.member.delete(`/api/v1/issues/${key}/watch`));
   },
   'GET /api/v1/issues/{issue_key}/links': async (f) => {
     const key = (await f.admin.get(f.backlogIssue)).body.issue_number;

@@ -83,13 +83,14 @@ describe('admin CLI', () => {
       id: 1,
       name: 'Ada',
       email: address,
+      handle: null,
       role: 'admin',
       created_at: expect.stringMatching(DATE_TIME),
     });
     expect(out.token).toMatch(TOKEN);
     const me = await apiClient(gateway.baseUrl, out.token).get('/api/v1/me');
     expect(me.status).toBe(200);
-    expect(me.body).toEqual({ account: out.account, organisation: out.organisation });
+    expect(me.body).toEqual({ account: out.account, organisation: out.organisation, unread_notifications: 0 });
   }, 60_000);
 
   it('account:create prints {"account","token"}; the token works with the role asked for', async () => {
@@ -103,6 +104,7 @@ describe('admin CLI', () => {
       id: expect.any(Number),
       name: 'Bob',
       email: address,
+      handle: null,
       role: 'member',
       created_at: expect.stringMatching(DATE_TIME),
     });

@@ -34,6 +34,8 @@ interface Seeded {
   /** A delivery id of A's endpoint (none need exist: the endpoint already is not B's). */
   delivery: { id: string };
   extraAccountId: number;
+  /** A query A follows. */
+  subscription: Record<string, any>;
 }
 
 let a: { client: ApiClient; seeded: Seeded; tag: string };
@@ -83,6 +85,7 @@ beforeAll(async () => {
     }),
   );
   const state = ok(await client.post(`${pp}/states`, { state: { name: `${tag} review`, category: 'in_progress' } }));
+  const subscription = ok(await client.post('/api/v1/me/subscriptions', { subscription: { query: `label:${tag}` } }));
   // A third account: an id B's organisation (admin 1, member 2) does not have.
   const extra = await createAccountInOrg(orgA.orgId, { name: `${tag} extra`, email: `${tag}-extra@example.com`, role: 'member' });
   const webhook = ok(
@@ -125,6 +128,7 @@ beforeAll(async () => {
       trashed,
       importJob,
       activity: { id: activity.id },
+      subscription,
       delivery: { id: 'msg_none' },
       extraAccountId: extra.account.id,
     },
@@ -171,6 +175,8 @@ function resourceFor(route: Route, param: string, segmentBefore: string): Record
       return seeded.importJob;
     case 'activitys':
       return seeded.activity;
+    case 'subscriptions':
+      return seeded.subscription;
     default:
       throw new Error(`${route.method} ${route.path}: no seeded resource for {${param}}; extend resourceFor`);
   }
@@ -208,6 +214,7 @@ function readPathOf(resource: Record<string, any>): string {
   if (resource === seeded.state) return `${pp}/states/${seeded.state.id}`;
   if (resource === seeded.trashed) return `/api/v1/trash/${seeded.trashed.id}`;
   if (resource === seeded.importJob) return `/api/v1/imports/${seeded.importJob.id}`;
+  if (resource === seeded.subscription) return '/api/v1/me/subscriptions';
   // A revert writes the issue its entry is of.
   if (resource === seeded.activity) return `${pp}/issues/${seeded.backlogIssue.id}`;
   return `/api/v1/comments/${resource.id}`;

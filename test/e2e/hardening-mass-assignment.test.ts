@@ -76,6 +76,8 @@ function injections(fx: Fixture): Record<string, unknown> {
 
 interface Fixture {
   client: ApiClient;
+  /** The member's client: PATCH /me is sent as a member, so that a planted `role` would show. */
+  member: ApiClient;
   orgId: number;
   adminId: number;
   memberId: number;
@@ -120,6 +122,7 @@ async function fixture(): Promise<Fixture> {
     label,
     state,
     client,
+    member: apiClient(gateway.baseUrl, org.member.token),
     orgId: org.orgId,
     adminId: org.admin.id,
     memberId: org.member.id,
@@ -184,7 +187,7 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
     case 'comment':
       return { body: create ? 'Made comment' : 'Edited comment' };
     case 'account':
-      return { name: 'Made account', email: `made-${tag}@example.com`, role: 'member' };
+      return create ? { name: 'Made account', email: `made-${tag}@example.com`, role: 'member' } : { handle: `made-${tag}` };
     case 'webhook':
       return create ? { url: `http://127.0.0.1:65535/${tag}`, events: ['*'] } : { events: ['issue.created'] };
     case 'label':
@@ -200,6 +203,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return { repository: `made-${tag}/repo` };
     case 'organisation':
       return { trash_retention_days: 14 };
+    case 'subscription':
+      return { query: `label:made-${tag}` };
     default:
       throw new Error(`no valid payload for "${wrapper}": extend validFields`);
   }
@@ -231,6 +236,8 @@ function storedKey(wrapper: string, fx: Fixture, body: Record<string, any>): Key
       return keys.org(fx.orgId);
     case 'github':
       return keys.githubRepo(`${body.repository_owner}/${body.repository_name}`);
+    case 'subscription':
+      return keys.follow(fx.orgId, fx.adminId, body.id);
     default:
       return keys.account(fx.orgId, body.account?.id ?? body.id);
   }
@@ -249,14 +256,22 @@ const STORED_TYPE: Record<string, string> = {
   state: 'state',
   organisation: 'organisation',
   github: 'github_repo',
+  subscription: 'follow',
 };
 
 // A completion's optional body holds a transition's options, not a resource: test/e2e/sprint-outcomes.test.ts covers it.
 // Writes only: the search's POST reads (its body is a selection, refused whole if it holds an unknown key).
 // A bulk write's body is a list of issue bodies, and an import's is the uploaded file itself (no
-// JSON resource to plant keys in): each has its own case below, on what it stores.
+// JSON resource to plant keys in): each has its own case below, on what it stores. Marking
+// notifications read names them (or all): no resource is written from its body (test/e2e/notifications.test.ts).
 const allWrites = routes.filter(
-  (r) => r.auth && r.access === 'write' && r.operation.body && !r.operation.optionalBody && r.path !== '/mcp',
+  (r) =>
+    r.auth &&
+    r.access === 'write' &&
+    r.operation.body &&
+    !r.operation.optionalBody &&
+    r.path !== '/mcp' &&
+    r.path !== '/api/v1/me/notifications/read',
 );
 const bulkWrites = allWrites.filter((r) => r.path.endsWith('/bulk'));
 const uploads = allWrites.filter((r) => !('shape' in r.operation.body!));
@@ -387,15 +402,16 @@ describe('mass assignment: read-only, foreign and internal fields are never take
       ...validFields(wrapper, create),
       ...(wrapper === 'relation' ? { issue_key: fx.backlogIssue.issue_number } : {}),
     };
+    const client = route.path === '/api/v1/me' ? fx.member : fx.client;
     // A planted field the resource's answer does not carry is refused, naming it: nothing is taken.
-    const refusal = await fx.client.request(route.method, pathFor(route, fx), { json: { [wrapper]: { ...refused, ...valid } } });
+    const refusal = await client.request(route.method, pathFor(route, fx), { json: { [wrapper]: { ...refused, ...valid } } });
     expect(refusal.status, refusal.text).toBe(422);
     const named = (refusal.body.errors as string[]).join(' ');
     for (const key of Object.keys(refused)) expect(named, key).toContain(`'${key}'`);
 
     // The answer's own fields are accepted, and ignored.
     const payload = { ...planted, ...valid };
-    const res = await fx.client.request(route.method, pathFor(route, fx), { json: { [wrapper]: payload } });
+    const res = await client.request(route.method, pathFor(route, fx), { json: { [wrapper]: payload } });
     expect([200, 201], res.text).toContain(res.status);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 

@@ -45,6 +45,7 @@ describe('MCP server: protocol and authentication', () => {
         ...['list_relations', 'add_relation', 'delete_relation'],
         ...['add_attachment', 'get_attachment', 'list_accounts'],
         ...['list_trash', 'restore', 'revert_change'],
+        ...['get_inbox', 'mark_read'],
       ].sort(),
     );
     for (const tool of tools) {

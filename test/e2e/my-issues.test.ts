@@ -77,7 +77,7 @@ describe('my issues', () => {
     mine = await member.get('/api/v1/me/issues');
     expect(mine.body).toEqual([]);
     expect(mine.headers.get('x-total-count')).toBe('0');
-    expect(await itemsIn({ pk: assigneePk(org.orgId, me) })).toEqual([]);
+    expect(await itemsIn({ pk: assigneePk(org.orgId, me), skPrefix: 'ISSUE#' })).toEqual([]);
   });
 
   it('carries the open issues of a completed sprint along, updated now', async () => {
@@ -191,7 +191,7 @@ describe('my issues', () => {
     let after = await member.get('/api/v1/me/issues');
     expect(ids(after.body)).toEqual([kept.id]);
     expect(after.headers.get('x-total-count')).toBe('1');
-    expect(await itemsIn({ pk: assigneePk(org.orgId, org.member.id) })).toHaveLength(1);
+    expect(await itemsIn({ pk: assigneePk(org.orgId, org.member.id), skPrefix: 'ISSUE#' })).toHaveLength(1);
 
     // A deleted sprint's issues go the same way.
     const inSprint = (await admin.post(keep.sprintIssues, { issue: { title: 's', assignee_id: org.member.id } })).body;
@@ -201,7 +201,7 @@ describe('my issues', () => {
     await heldInTrash(admin, `sprint-${inSprint.sprint_id}`);
     after = await member.get('/api/v1/me/issues');
     expect(after.headers.get('x-total-count')).toBe('1');
-    expect(await itemsIn({ pk: assigneePk(org.orgId, org.member.id) })).toHaveLength(1);
+    expect(await itemsIn({ pk: assigneePk(org.orgId, org.member.id), skPrefix: 'ISSUE#' })).toHaveLength(1);
 
     // Restored, the project's issues are the member's again, as they were.
     expect((await admin.post(`/api/v1/trash/project-${gone.id}/restore`)).status).toBe(202);

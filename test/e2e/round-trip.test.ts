@@ -42,7 +42,7 @@ const kinds: Record<string, { schema: z.ZodMiniObject; extras: string[] }> = {
   project: { schema: Project, extras: ['last_issue_number', 'states'] },
   label: { schema: Label, extras: [] },
   sprint: { schema: Sprint, extras: ['sprint_lead_email', 'history'] },
-  issue: { schema: Issue, extras: ['assignee_email', 'author_email', 'relations'] },
+  issue: { schema: Issue, extras: ['assignee_email', 'author_email', 'watcher_emails', 'relations'] },
   comment: { schema: Comment, extras: ['author_email'] },
   activity: { schema: Activity, extras: ['project_id'] },
 };
@@ -94,6 +94,8 @@ async function generate(seed: number, clients: { admin: ApiClient; member: ApiCl
   const third = await ok(
     admin.post('/api/v1/accounts', { account: { name: 'Third Person', email: `third-${randomPrefix()}@example.com` } }),
   );
+  // Handles: the member's is restored with its account; a watcher is one, whoever asked.
+  await ok(member.patch('/api/v1/me', { account: { handle: `member-${seed}` } }), 200);
   const people = [
     (await ok(admin.get('/api/v1/me'), 200)).account.id,
     (await ok(member.get('/api/v1/me'), 200)).account.id,
@@ -395,6 +397,10 @@ function expectedLine(kind: string, line: Line, report: ExportImportReport): Lin
         sprint_id: map('sprints', line.sprint_id),
         parent_id: map('issues', line.parent_id),
         assignee_id: map('accounts', line.assignee_id),
+        watchers: {
+          count: line.watchers.count,
+          account_ids: line.watchers.account_ids.map((id: number) => map('accounts', id)).sort((a: number, b: number) => a - b),
+        },
         issue_number: number(line.issue_number),
         labels: line.labels.map((l: Line) => ({ ...l, id: map('labels', l.id) })),
         relations: line.relations

@@ -96,6 +96,9 @@ function pathOf(r: Route, f: Fixture): string {
 /** What a row's write would change, read back (undefined for the search, which writes nothing): its GET, a list's whole. */
 function witnessOf(r: Route, path: string): string | undefined {
   if (r.access === 'read') return undefined;
+  // Marks and follows: the caller's inbox and followed queries.
+  if (r.path === '/api/v1/me/notifications/read') return '/api/v1/me/notifications';
+  if (r.path === '/api/v1/me/subscriptions') return '/api/v1/me/subscriptions';
   const [template, at] = r.path.endsWith('/bulk')
     ? [r.path.replace(/\/bulk$/, ''), path.replace(/\/bulk$/, '')]
     : /\/(complete|completion)$/.test(r.path)
@@ -122,6 +125,8 @@ function bodiesOf(r: Route, f: Fixture): { valid: Json; misspelt: Json; meant: s
       meant: 'story_points',
       itemised: true,
     };
+  if (path === '/api/v1/me/notifications/read')
+    return { valid: { all: true }, misspelt: { notificatoins: ['1-1-1'] }, meant: 'notifications' };
   const tag = randomPrefix().toLowerCase();
   const wrapped = (wrapper: string, fields: Json, typo: string, meant: string) => ({
     valid: { [wrapper]: fields },
@@ -129,6 +134,8 @@ function bodiesOf(r: Route, f: Fixture): { valid: Json; misspelt: Json; meant: s
     meant,
   });
   if (path === '/api/v1/accounts') return wrapped('account', { name: 'New', email: `n-${tag}@example.com` }, 'nmae', 'name');
+  if (path === '/api/v1/me') return wrapped('account', { handle: `h-${tag}` }, 'hnadle', 'handle');
+  if (path === '/api/v1/me/subscriptions') return wrapped('subscription', { query: `label:${tag}` }, 'qeury', 'query');
   if (path === '/api/v1/projects')
     return wrapped('project', { name: 'New', prefix: randomPrefix() }, 'documentationUrl', 'documentation_url');
   if (path.startsWith('/api/v1/projects/{project_id}/labels'))
@@ -167,8 +174,15 @@ async function answerOf(r: Route, f: Fixture, path: string): Promise<{ wrapper: 
     return res.body;
   };
   const p = r.path;
-  if (p === '/api/v1/issues/search' || /\/(complete|completion)$/.test(p)) return undefined;
+  if (p === '/api/v1/issues/search' || /\/(complete|completion)$/.test(p) || p === '/api/v1/me/notifications/read')
+    return undefined;
+  if (p === '/api/v1/me/subscriptions') {
+    const [followed] = (await get(p)) as Json[];
+    return { wrapper: 'subscription', body: followed ?? { query: 'is:open' } };
+  }
   if (p.endsWith('/github')) return { wrapper: 'github', body: await get(path) };
+  // The caller's own account: GET /me answers it beside its organisation.
+  if (p === '/api/v1/me') return { wrapper: 'account', body: (await get(path)).account };
   if (r.method !== 'POST') {
     const wrapper = p.includes('/labels')
       ? 'label'
@@ -277,7 +291,8 @@ describe('strict bodies', () => {
           expect(res.status, `${name}: ${res.text}`).toBe(200);
           // Sent back unchanged, an update changes nothing but updated_at.
           const reread = await f.admin.get(path);
-          expect(sansUpdated(reread.body), name).toEqual(sansUpdated(body));
+          const shown = r.path === '/api/v1/me' ? reread.body.account : reread.body;
+          expect(sansUpdated(shown), name).toEqual(sansUpdated(body));
         }
       }
       covered.push(name);

@@ -66,7 +66,9 @@ async function fixture() {
     if (list.length >= 2 && list.every((d) => d.status !== 'pending')) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  const followed = await post('/api/v1/me/subscriptions', { subscription: { query: 'is:open' } });
   const ids: Record<string, string> = {
+    subscription_id: String(followed.id),
     project_id: String(project.id),
     issue_id: String(issue.id),
     id: String(comment.id),
@@ -109,6 +111,8 @@ function bodyOf(r: Route, f: Fixture): unknown {
     };
   }
   if (/\/(complete|completion)$/.test(path)) return {};
+  if (path === '/api/v1/me/notifications/read') return { all: true };
+  if (path === '/api/v1/me/subscriptions') return { subscription: { query: 'label:strict' } };
   if (path.endsWith('/attachments')) return { attachment: { name: 'b.txt', content_type: 'text/plain', size: 5 } };
   if (path === '/api/v1/accounts') return { account: { name: 'New', email: `n${randomPrefix()}@example.com` } };
   if (path === '/api/v1/projects') return { project: { name: 'New', prefix: randomPrefix() } };
@@ -149,6 +153,10 @@ function witnessOf(r: Route, path: string, f: Fixture): { client: ApiClient; pat
   if (r.path.includes('/attachments')) return { client: f.admin, path: path.replace(/\/attachments(\/.*)?$/, '/attachments') };
   // A revert writes the issue its entry is of.
   if (r.path.startsWith('/api/v1/activity/')) return { client: f.admin, path: `${f.p}/issues/${f.backlogIssue}` };
+  // The caller's inbox and followed queries; an issue's watchers, on the issue.
+  if (r.path.startsWith('/api/v1/me/notifications')) return { client: f.admin, path: '/api/v1/me/notifications' };
+  if (r.path.startsWith('/api/v1/me/subscriptions')) return { client: f.admin, path: '/api/v1/me/subscriptions' };
+  if (r.path.endsWith('/watch')) return { client: f.admin, path: path.replace(/\/watch$/, '') };
   // A relation has no GET of its own: its issue's list of relations.
   if (r.path.endsWith('/relations/{relation_id}')) return { client: f.admin, path: path.replace(/\/[^/]+$/, '') };
   return { client: f.admin, path: path.replace(/\/(activate|activation|complete|completion)$/, '') };

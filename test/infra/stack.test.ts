@@ -632,6 +632,15 @@ const expectedGrants: Record<string, Expected> = {
   'functions/me/issues.ts': read(lists),
   'functions/me/regenerate-token.ts': write(),
   'functions/me/revoke-token.ts': write(),
+  'functions/me/update.ts': write(),
+  // The inbox: its page (LSI1, in order), marks (all of them: the unread found on LSI1), follows, watches.
+  'functions/me/notifications.ts': read(lists),
+  'functions/me/mark-read.ts': write(['LSI1']),
+  'functions/me/follow.ts': write(),
+  'functions/me/follows.ts': read(),
+  'functions/me/unfollow.ts': write(),
+  'functions/issue-keys/watch.ts': write(),
+  'functions/issue-keys/unwatch.ts': write(),
   'functions/accounts/list.ts': read(lists),
   'functions/accounts/create.ts': write(),
   // The upload writes its file's parts and its job in one BatchWriteItem (past a transaction's 4 MB).
@@ -1514,15 +1523,15 @@ describe('the change feed', () => {
   const mappingOf = (fnId: string) =>
     ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.FunctionName.Ref === fnId);
 
-  it('reads the stream on a mapping of its own, ten batches of a shard at once: every write of projects, sprints, issues and comments, attachments becoming ready or removed, trash items removed, import jobs ending, and redelivery requests', () => {
+  it('reads the stream on a mapping of its own, ten batches of a shard at once: every write of projects, sprints, issues, comments and notifications, attachments becoming ready or removed, trash items removed, import jobs ending, and redelivery requests', () => {
     const mappings = mappingOf(logicalId(stack.changeFeed.consumer));
     expect(mappings).toHaveLength(1);
     const p = mappings[0]![1].Properties;
     expect(p.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.table.table), 'StreamArn'] });
     const types = ['project', 'sprint', 'issue', 'comment'];
     expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
-      { dynamodb: { NewImage: { type: { S: types } } } },
-      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: [...types, 'attachment', 'trash'] } } } },
+      { dynamodb: { NewImage: { type: { S: [...types, 'notification'] } } } },
+      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: [...types, 'attachment', 'trash', 'notification'] } } } },
       { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['attachment'] }, status: { S: ['ready'] } } } },
       { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['import_job'] }, status: { S: ['succeeded', 'failed'] } } } },
       {

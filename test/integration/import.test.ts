@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/core/client.ts';
 import { getImportJob } from '../../lib/db/imports/import-jobs.ts';
 import { projectPk } from '../../lib/db/core/keys.ts';
-import { createAccountInOrg } from '../../lib/services/accounts.ts';
+import { createAccountInOrg, me, setHandle } from '../../lib/services/accounts.ts';
 import { listIssueActivity } from '../../lib/services/activity.ts';
 import { listComments } from '../../lib/services/comments.ts';
 import { createIssue, listIssues } from '../../lib/services/issues.ts';
@@ -34,6 +34,10 @@ const jiraPeople = {
     '557058:grace-2222': 'grace@example.com',
   },
 };
+
+/** An account's handle, as `GET /me` shows it. */
+const handleOf = async (orgId: number, accountId: number) =>
+  (await me({ orgId, accountId, role: 'member', tokenHash: '' })).account.handle;
 
 async function setup(prefix = randomPrefix()) {
   const org = await newOrganisation();
@@ -518,6 +522,21 @@ describe('import of GitHub issues JSON (gh issue list --json …)', () => {
 
     const again = await importIssues({ orgId, projectId, format: 'github-json', mapping }, [fixture('github.json')]);
     expect(again).toMatchObject({ created: 0, already_imported: 4, comments: 0 });
+    // Ada, found by her login, takes it as her handle (docs/notifications.md); the admin, found by no login, has none.
+    expect(await handleOf(orgId, adaId)).toBe('ada');
+    expect(await handleOf(orgId, adminId)).toBeNull();
+  });
+
+  it('gives a login as a handle only to an account without one, and only while no other account has it', async () => {
+    const { orgId, projectId, adaId, graceId } = await setup();
+    await setHandle(orgId, graceId, 'ada');
+    const report = await importIssues(
+      { orgId, projectId, format: 'github-json', mapping: { people: { ada: 'ada@example.com' } } },
+      [fixture('github.json')],
+    );
+    expect(report.created).toBe(4);
+    expect(await handleOf(orgId, adaId)).toBeNull();
+    expect(await handleOf(orgId, graceId)).toBe('ada');
   });
 
   it('a closed issue without closedAt keeps its completion empty, with a warning naming its row, never its creation time', async () => {

@@ -31,6 +31,7 @@ const issue = (id: number, description: string): Issue => ({
   updated_at: '2026-11-25T00:00:00.000Z',
   blocked: false,
   links: { count: 0, pull_request_state: null, pull_requests: { open: 0, draft: 0, merged: 0, closed: 0 } },
+  watchers: { count: 0, account_ids: [] },
 });
 
 describe('bulk results', () => {

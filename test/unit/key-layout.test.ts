@@ -37,6 +37,7 @@ describe('the layout of the one table (tools/docs/layout.ts)', () => {
     expect(keys.issueActivity(1, 2, 3, '12345').SK).toBe(`ISSUE#0000000003#A#${'12345'.padStart(40, '0')}`);
     expect(keys.subIssue(1, 'apl-12', 3).SK).toBe('ISSUEKEY#APL-12#SUB#0000000003');
     expect(keys.email(1, 'Ada@Example.com').SK).toBe('EMAIL#ada@example.com');
+    expect(keys.handle(1, 'Ana.B').SK).toBe('HANDLE#ana.b');
     expect(keys.importJobPart(1, 'job', 3)).toEqual({ PK: 'ORG#0000000001#IMPORT#job', SK: 'PART#0003' });
     expect(keys.importedIssue(1, 2, 'jira', 'ABC-1#x').SK).toBe('IMPORTED#jira#ABC-1#x');
   });

@@ -33,7 +33,8 @@ describe('the tools/list rendering', () => {
         code: { type: 'string', maxLength: 20 },
         body: { type: 'string' },
         kinds: { type: 'array', maxItems: 2, items: { type: 'string', enum: ['a', 'b'] } },
-        due: { type: 'string', format: 'date' },
+        // A date's format is the instructions' ("Dates are YYYY-MM-DD").
+        due: { type: 'string' },
       },
       required: ['project_id', 'points', 'name', 'code', 'body'],
     });

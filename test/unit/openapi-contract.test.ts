@@ -140,7 +140,7 @@ describe('the contract check', () => {
   it('refuses a route the document does not have, unless the test expects unknown routes, and then only a 404 {error} or a 405 with the path’s Allow', () => {
     const notFound = response(404, { error: 'No such route' }, {});
     expect(problems('GET', '/api/v1/nothing', notFound)).toEqual(['GET /api/v1/nothing is not an operation of the document']);
-    expect(problems('PATCH', '/api/v1/me', notFound)).toEqual(['PATCH /api/v1/me is not an operation of the document']);
+    expect(problems('DELETE', '/api/v1/me', notFound)).toEqual(['DELETE /api/v1/me is not an operation of the document']);
     expect(problems('GET', '/api/v1/nothing', notFound, true)).toEqual([]);
     expect(problems('GET', '/api/v1/nothing', response(200, {}, {}), true)).toEqual([
       'an undeclared route answered 200, not 404 or 405',
@@ -150,8 +150,10 @@ describe('the contract check', () => {
       res.headers.set('Allow', allow);
       return res;
     };
-    expect(problems('PATCH', '/api/v1/me', notAllowed('GET'), true)).toEqual([]);
-    expect(problems('PATCH', '/api/v1/me', notAllowed('GET, POST'), true)).toEqual(['a 405 with Allow GET, POST, not GET']);
+    expect(problems('DELETE', '/api/v1/me', notAllowed('GET, PATCH'), true)).toEqual([]);
+    expect(problems('DELETE', '/api/v1/me', notAllowed('GET, POST'), true)).toEqual([
+      'a 405 with Allow GET, POST, not GET, PATCH',
+    ]);
     expect(problems('PATCH', '/api/v1/nothing', notAllowed('GET'), true)).toEqual(['a 405 with Allow GET, not 404']);
   });
 

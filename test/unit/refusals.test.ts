@@ -56,6 +56,7 @@ describe('every error class has a name', () => {
       new errors.ForbiddenError('no'),
       new errors.UnauthorizedError('no'),
       new errors.ConflictError(['taken']),
+      new errors.HandleTakenError('ana'),
       new errors.RateLimitedError(1),
       new errors.UnavailableError(),
       new errors.RequestInProgressError(),

@@ -32,6 +32,7 @@ const issue = (fields: Partial<Issue> = {}): Issue => ({
   updated_at: '2026-11-01T00:00:00.000Z',
   blocked: false,
   links: { count: 0, pull_request_state: null, pull_requests: { open: 0, draft: 0, merged: 0, closed: 0 } },
+  watchers: { count: 0, account_ids: [] },
   ...fields,
 });
 

@@ -42,7 +42,9 @@ function apiNames(): Set<string> {
  * the files that build or read those payloads: there the name is the payload's.
  */
 const payloadNames: Record<string, string[]> = {
-  label_ids: ['lib/feed/events.ts', 'lib/webhooks/fanout.ts', 'lib/webhooks/filter.ts'],
+  label_ids: ['lib/feed/events.ts', 'lib/webhooks/subject.ts', 'lib/webhooks/filter.ts'],
+  // The account a `notification.created` payload is for.
+  account_id: ['lib/feed/events.ts'],
 };
 
 /**

@@ -19,6 +19,8 @@ Commands:
   org:create --name NAME --admin-name NAME --admin-email EMAIL
   org:api-key --org ID            (AWS: put the organisation's API key in the usage plan)
   account:create --org ID --name NAME --email EMAIL --role admin|member
+  account:handle --org ID --account ID (--handle HANDLE | --clear)
+                                  (sets the account's handle for @mentions, or clears it; see docs/api.md)
   token:regenerate --org ID --account ID
   token:revoke --org ID --account ID
   cascade:resume [--org ID --project ID [--sprint ID | --issue ID | --label ID]]
@@ -66,6 +68,7 @@ const commands: Record<string, string[]> = {
   'org:create': ['name', 'admin-name', 'admin-email'],
   'org:api-key': ['org'],
   'account:create': ['org', 'name', 'email', 'role'],
+  'account:handle': ['org', 'account'],
   'token:regenerate': ['org', 'account'],
   'token:revoke': ['org', 'account'],
   'cascade:resume': [],
@@ -82,6 +85,7 @@ const commands: Record<string, string[]> = {
 
 /** Flags a command may take beside its required ones; `dry-run` is a boolean. */
 const optionalFlags: Record<string, string[]> = {
+  'account:handle': ['handle', 'clear'],
   'cascade:resume': ['org', 'project', 'sprint', 'issue', 'label', 'state'],
   'cascade:sweep': ['dry-run'],
   'issues:reindex': ['org'],
@@ -92,7 +96,7 @@ const optionalFlags: Record<string, string[]> = {
   import: ['project', 'dry-run', 'keep-numbers', 'mapping', 'files'],
   export: ['out', 'files', 'include-trash'],
 };
-const booleanFlags = new Set(['dry-run', 'keep-numbers', 'include-trash']);
+const booleanFlags = new Set(['dry-run', 'keep-numbers', 'include-trash', 'clear']);
 
 function parse(argv: string[]) {
   const [command, ...rest] = argv;
@@ -197,6 +201,16 @@ async function main() {
         email: check(emailField(), values.email!, 'email'),
         role: check(Role, values.role!, 'role'),
       });
+    case 'account:handle': {
+      if ((values.handle === undefined) === (values.clear === undefined))
+        throw new UsageError('account:handle takes either --handle HANDLE or --clear');
+      const { account } = await domain.setHandle(
+        positiveInt(values.org!, 'org'),
+        positiveInt(values.account!, 'account'),
+        values.handle ?? null,
+      );
+      return { account };
+    }
     case 'token:regenerate':
       return { token: await domain.regenerateToken(positiveInt(values.org!, 'org'), positiveInt(values.account!, 'account')) };
     case 'token:revoke':

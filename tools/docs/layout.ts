@@ -11,8 +11,10 @@ import { deliveryItem, webhookItem } from '../../lib/db/webhooks/webhooks.ts';
 import { githubDeliveryItem, githubLinkItem, githubRepoItem } from '../../lib/db/github/github.ts';
 import type { Attribute, ItemKind, Placement } from '../../lib/db/core/item.ts';
 import { tokenItem } from '../../lib/db/organisation/tokens.ts';
-import { accountItem, emailGuardItem } from '../../lib/db/organisation/accounts.ts';
+import { accountItem, emailGuardItem, handleGuardItem } from '../../lib/db/organisation/accounts.ts';
 import { organisationItem } from '../../lib/db/organisation/organisation.ts';
+import { expiredNotificationItem, inboxItem, notificationItem, notifiedItem } from '../../lib/db/organisation/inbox.ts';
+import { followItem } from '../../lib/db/organisation/follows.ts';
 import {
   oauthAccessTokenItem,
   oauthClientItem,
@@ -63,11 +65,17 @@ export const layout: LayoutRow[] = [
   declared(sequencesItem),
   declared(accountItem),
   declared(emailGuardItem),
+  declared(handleGuardItem),
   declared(projectItem),
   declared(prefixGuardItem),
   declared(issueKeyItem),
   declared(subIssueItem),
   declared(assignedEntryItem),
+  declared(notificationItem),
+  declared(inboxItem),
+  declared(expiredNotificationItem),
+  declared(notifiedItem),
+  declared(followItem),
   declared(searchRecordItem),
   declared(sprintItem),
   declared(velocityItem),

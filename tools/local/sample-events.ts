@@ -163,6 +163,13 @@ export const samples: Record<string, Sample> = {
   replaceWebhook: { body: { webhook: { active: true } } },
   // The organisation's trash retention (docs/api.md): 14 days, then back to the stage's default.
   updateOrganisation: { body: { organisation: { trash_retention_days: 14 } } },
+  updateMe: { body: { account: { handle: 'sample' } } },
+  // The caller's inbox (docs/notifications.md): all of it read; a query followed, then no longer.
+  markNotificationsRead: { body: { all: true } },
+  followQuery: { body: { subscription: { query: 'label:bug is:open' } } },
+  unfollowQuery: { params: { subscription_id: '1' } },
+  watchIssue: { params: { issue_key: 'GEM-1' } },
+  unwatchIssue: { params: { issue_key: 'GEM-1' } },
   replaceOrganisation: { body: { organisation: { trash_retention_days: null } } },
   redeliverWebhookDelivery: { params: { delivery_id: 'msg_sample' } },
   // An import job of GitHub issues into project 1 (docs/import-export.md); its id is answered by the POST.

@@ -165,12 +165,13 @@ function otherResponse(status: number, route: Route, components: Map<string, Res
   const conflict = route.operation.conflict;
   if (status === 409 && conflict) {
     // The row's own 409 body (a revert's fields changed since), or the `{error}` of a sprint being
-    // completed, which alone carries Retry-After.
+    // completed, which alone carries Retry-After; or a plain `{error}` that waiting does not change (a handle taken).
+    const schema = conflict.schema === ErrorBody ? ref('schemas', 'Error') : forGenerator(z.union([conflict.schema, ErrorBody]));
     return {
       description: conflict.description,
-      content: { 'application/json': { schema: forGenerator(z.union([conflict.schema, ErrorBody])) } },
+      content: { 'application/json': { schema } },
       headers: {
-        ...optionalHeaders(['Retry-After'], 'Only on the `{error}` of a sprint being completed.'),
+        ...(conflict.retryAfter ? optionalHeaders(['Retry-After'], conflict.retryAfter) : {}),
         ...headerRefs(rateLimitHeaders),
       },
     };
@@ -446,6 +447,8 @@ const tagDescriptions: Record<string, string> = {
   Webhooks: 'Signed webhooks: endpoints, their deliveries and their secrets (admins only).',
   GitHub:
     "A project's GitHub repository (admins connect it), the public receiver of GitHub's signed deliveries, and the pull requests, branches and commits linked to an issue (docs/github.md).",
+  Notifications:
+    "Each account's inbox (assigned, mentioned, watched issues changed, followed queries), the issues it watches and the queries it follows (docs/notifications.md).",
   Trash:
     "Deleted items kept for the organisation's retention period: listed, restored whole with the same id, or deleted for good (admins only).",
   OAuth: "The OAuth 2.1 authorization server of /mcp (OAuth's own errors, not the API's).",

@@ -154,9 +154,12 @@ export function issueIn(sprintId: number | null, values: Record<string, unknown>
  * answers read that place with the issue (lib/services/attachments.ts), so they leave and come back
  * in the same transaction as their comment.
  */
-function commentsCountOn(orgId: number, ref: IssueRef, by: number, withFiles?: number): GuardedItem {
+function commentsCountOn(orgId: number, ref: IssueRef, by: number, withFiles?: number, watcher?: number): GuardedItem {
   const key = keys.issue(orgId, ref.projectId, ref.issueId);
-  return issueItem.updateAt(key, issueCountChange(by, withFiles), commentRefusals.issue, issueIn(ref.sprintId));
+  const change = issueCountChange(by, withFiles);
+  // A comment's author watches its issue from then on (docs/notifications.md).
+  const watches = watcher === undefined ? change : { ...change, add: { ...change.add, watcherIds: new Set([watcher]) } };
+  return issueItem.updateAt(key, watches, commentRefusals.issue, issueIn(ref.sprintId));
 }
 
 /** What a comment is written with; an import gives the source's times (else now). */
@@ -220,7 +223,7 @@ export async function insertComment(
 ): Promise<Comment> {
   const { comment, items } = newComment(orgId, id, ref, fields);
   // The ancestors first: when several are gone, the refusal names the outermost, as a read would.
-  await transact([...placeChecks(orgId, ref), commentsCountOn(orgId, ref, 1), ...items, ...tail]);
+  await transact([...placeChecks(orgId, ref), commentsCountOn(orgId, ref, 1, undefined, fields.authorId), ...items, ...tail]);
   return withVersion(comment, { ...keys.comment(orgId, ref.projectId, ref.issueId, id), version: 1 });
 }
 

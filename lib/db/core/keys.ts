@@ -97,6 +97,10 @@ export const keys = {
     ['o', id],
     ['e', lower],
   ]),
+  handle: keyOf({ PK: 'ORG#o', SK: 'HANDLE#h' }, [
+    ['o', id],
+    ['h', lower],
+  ]),
   project: keyOf({ PK: 'ORG#o', SK: 'PROJECT#p' }, [
     ['o', id],
     ['p', id],
@@ -223,6 +227,42 @@ export const keys = {
   assignedIssue: keyOf({ PK: 'ORG#o#A#a', SK: 'ISSUE#p#i' }, [
     ['o', id],
     ['a', id],
+    ['p', id],
+    ['i', id],
+  ]),
+  /**
+   * A notification of account `a` about issue `i` of project `p`, from the stream record `seq`, in
+   * the account's own partition (lib/db/organisation/inbox.ts): one per recipient and event.
+   */
+  notification: keyOf({ PK: 'ORG#o#A#a', SK: 'NOTE#p#i#seq' }, [
+    ['o', id],
+    ['a', id],
+    ['p', id],
+    ['i', id],
+    ['seq', sequence],
+  ]),
+  /** The mark that an expired notification gave its place in the unread count back (once), kept a day. */
+  expiredNotification: keyOf({ PK: 'ORG#o#A#a', SK: 'EXPIRED#p#i#seq' }, [
+    ['o', id],
+    ['a', id],
+    ['p', id],
+    ['i', id],
+    ['seq', sequence],
+  ]),
+  /** An account's inbox: its count of unread notifications. */
+  inbox: keyOf({ PK: 'ORG#o#A#a', SK: 'INBOX' }, [
+    ['o', id],
+    ['a', id],
+  ]),
+  /** A query account `a` follows (docs/notifications.md), in the organisation's partition, which the change feed reads whole. */
+  follow: keyOf({ PK: 'ORG#o', SK: 'FOLLOW#a#f' }, [
+    ['o', id],
+    ['a', id],
+    ['f', id],
+  ]),
+  /** The accounts notified about an issue, which its trip to the trash and back hides and shows. */
+  notified: keyOf({ PK: 'ORG#o#NOTIFIED', SK: 'ISSUE#p#i' }, [
+    ['o', id],
     ['p', id],
     ['i', id],
   ]),
@@ -395,6 +435,11 @@ export const listKeys = {
     ['p', id],
     ['i', id],
   ]),
+  /** A notification, newest first; only while shown (its issue in the trash: none). */
+  notification: listKeyOf('N#countdown#seq', [
+    ['countdown', countdown],
+    ['seq', sequence],
+  ]),
   /** A search record, by its issue's `updated_at` then id (the default order of a search, read backwards). */
   searchIssue: listKeyOf('U#updated_at#i#p', [
     ['updated_at', text],
@@ -453,6 +498,7 @@ export const collections = {
   trash: (orgId: number): Collection => ({ pk: `${orgPk(orgId)}#TRASH`, prefix: 'T#' }),
   webhooks: (orgId: number): Collection => ({ pk: orgPk(orgId), prefix: 'WEBHOOK#' }),
   assignedIssues: (orgId: number, accountId: number): Collection => ({ pk: assigneePk(orgId, accountId), prefix: 'MI#' }),
+  inbox: (orgId: number, accountId: number): Collection => ({ pk: assigneePk(orgId, accountId), prefix: 'N#' }),
   search: (orgId: number): Collection => ({ pk: searchPk(orgId), prefix: 'U#' }),
   deliveries: (orgId: number, webhookId: number): Collection => ({ pk: `${orgPk(orgId)}#W#${pad(webhookId)}`, prefix: 'D#' }),
   /** Everything under a project (its sprints, issues and comments): the cascade of a project delete. */
@@ -474,6 +520,10 @@ export const skPrefixes = {
   /** Everything stored under an issue: its comments and its activity (not the issue itself). */
   underIssue: (issueId: number) => `ISSUE#${pad(issueId)}#`,
   sprintActivity: (sprintId: number) => `SPRINT#${pad(sprintId)}#A#`,
+  /** The queries an organisation's accounts follow; one account's: `follows` with its id. */
+  follows: (accountId?: number) => (accountId === undefined ? 'FOLLOW#' : `FOLLOW#${pad(accountId)}#`),
+  /** An account's notifications about one issue, in the account's partition. */
+  issueNotifications: (projectId: number, issueId: number) => `NOTE#${pad(projectId)}#${pad(issueId)}#`,
 };
 
 /** Base-table SK prefix of a project's completed-sprint summaries (newest last). */

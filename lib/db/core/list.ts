@@ -55,11 +55,12 @@ const cursorsOf =
 /**
  * The base-table sort key of any listed item (`PROJECT#p`, `ACCOUNT#a`, `SPRINT#s`, `ISSUE#i`,
  * `ISSUE#i#C#c`, an assigned issue's `ISSUE#p#i`, an activity entry's `ISSUE#i#A#<sequence>` or
- * `SPRINT#s#A#<sequence>`, its sequence a stream's or an import's: lib/db/issues/activity.ts), and an LSI1
+ * `SPRINT#s#A#<sequence>`, its sequence a stream's or an import's: lib/db/issues/activity.ts; a
+ * notification's `NOTE#p#i#<sequence>`), and an LSI1
  * key's shape: visible ASCII, short. A forged cursor must be refused here as 422: DynamoDB would
  * answer a ValidationException (a 500) to an empty key or one over its 1,024-byte sort key limit.
  */
-const CURSOR_SK = /^[A-Z]{1,16}#\d{10}(?:#(?:C#)?\d{10}|#A#[#$\d]{1,40})?$/;
+const CURSOR_SK = /^[A-Z]{1,16}#\d{10}(?:#(?:C#)?\d{10}|#A#[#$\d]{1,40}|#\d{10}#\d{40})?$/;
 const CURSOR_LSK = /^[\x21-\x7e]{1,128}$/;
 
 const count = (v: unknown) => (v === undefined ? true : Number.isSafeInteger(v) && (v as number) >= 0);

@@ -9,6 +9,8 @@
 /** Any write: decided on a read that changed since (`STALE`), or an `If-Match` that no longer holds. */
 export type CommonRefusal = 'stale' | 'precondition' | 'condition';
 export type AccountRefusal = 'email_taken' | 'organisation';
+/** Setting a handle: another account of the organisation has it. */
+export type HandleRefusal = 'handle_taken';
 /** The organisation's own item: gone. */
 export type OrganisationRefusal = 'organisation';
 export type ProjectRefusal = 'project' | 'prefix_taken' | 'organisation';
@@ -49,6 +51,11 @@ export type OAuthRefusal = 'client' | 'reused' | 'revoked' | 'moved';
 /** A trash item: gone (restored, purged or never there). */
 export type TrashRefusal = 'trashed' | 'entry_there' | 'child_there' | 'busy' | 'prefix_taken';
 export type MigrationRefusal = 'lease-lost';
+/**
+ * An inbox's writes: a notification already written for its change (`notified`), already read or
+ * hidden (`read`), already where its issue's trip to the trash puts it (`moved`); an issue's watchers full (`watchers_limit`).
+ */
+export type NotificationRefusal = 'notified' | 'read' | 'moved' | 'watchers_limit' | 'issue' | 'gone';
 /** `not_author`: a comment's file deleted by someone who is neither its uploader, an admin, nor the comment's author. */
 export type AttachmentRefusal =
   | 'project'
@@ -66,6 +73,7 @@ export type AttachmentRefusal =
 export type RefusalReason =
   | CommonRefusal
   | AccountRefusal
+  | HandleRefusal
   | OrganisationRefusal
   | ProjectRefusal
   | LabelRefusal
@@ -83,4 +91,5 @@ export type RefusalReason =
   | OAuthRefusal
   | MigrationRefusal
   | AttachmentRefusal
+  | NotificationRefusal
   | TrashRefusal;

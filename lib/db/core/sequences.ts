@@ -18,6 +18,7 @@ export const sequencesItem = itemKind({
     webhook: attribute.counter('webhook'),
     label: attribute.counter('label'),
     attachment: attribute.counter('attachment'),
+    follow: attribute.counter('follow'),
   },
 });
 

@@ -101,15 +101,17 @@ export const githubEventStreamFilters = [
 /**
  * Event filters of the change feed consumer (functions/change-feed.ts), any of which lets a record
  * through: every insert and modify, and every remove, of the item types whose changes the activity
- * history and the webhooks report, and redelivery requests. Tokens, idempotency records and the
- * deliveries' own progress pass no filter.
+ * history, the notifications and the webhooks report, and redelivery requests. Tokens, idempotency
+ * records and the deliveries' own progress pass no filter.
  */
 export const changeFeedStreamFilters = [
-  { dynamodb: { NewImage: { type: { S: ['project', 'sprint', 'issue', 'comment'] } } } },
-  // A trash item's removal: its item restored, or purged (`<kind>.restored`, `<kind>.purged`).
+  // A notification's insert is `notification.created`; its changes (read, hidden) are let in and ask for nothing.
+  { dynamodb: { NewImage: { type: { S: ['project', 'sprint', 'issue', 'comment', 'notification'] } } } },
+  // A trash item's removal: its item restored, or purged (`<kind>.restored`, `<kind>.purged`); a
+  // notification's: its expiry, which gives an unread one's place in its inbox's count back.
   {
     eventName: ['REMOVE'],
-    dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'comment', 'attachment', 'trash'] } } },
+    dynamodb: { OldImage: { type: { S: ['project', 'sprint', 'issue', 'comment', 'attachment', 'trash', 'notification'] } } },
   },
   // An attachment that became ready (`attachment.added`); its declaration and checks are no event.
   { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['attachment'] }, status: { S: ['ready'] } } } },

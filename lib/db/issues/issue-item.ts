@@ -94,6 +94,8 @@ export const issueItem = itemKind({
     parentId: attribute.nullableNumber('parent_id'),
     parentNumber: attribute.nullableString('parent_number'),
     labelIds: attribute.numberSet('label_ids'),
+    /** The accounts watching the issue (docs/notifications.md): its reporter, assignees and commenters, and who asked to. */
+    watcherIds: attribute.numberSet('watcher_ids'),
     relations: relations('relations'),
     authorId: attribute.nullableNumber('author_id'),
     /** Its `sub_issues_summary`: counters its children keep (lib/model/derivations.ts: `SUMMARY`). */

@@ -1,3 +1,4 @@
+import { initialWatchers } from '../../model/notifications.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../../vocabulary/errors.ts';
 import {
@@ -465,7 +466,12 @@ export async function insertIssue(
    * An import's: `history` false leaves the sprint's history (added scope, burndown) as it is (an
    * export file brings its own); the activity entries and comments `tail` writes with it, counted.
    */
-  imported?: { history?: boolean | undefined; activityCount?: number | undefined; commentsCount?: number | undefined },
+  imported?: {
+    history?: boolean | undefined;
+    activityCount?: number | undefined;
+    commentsCount?: number | undefined;
+    watcherIds?: number[] | undefined;
+  },
 ): Promise<void> {
   await issueWrite(
     insertSpec(orgId, projectId, {
@@ -480,6 +486,7 @@ export async function insertIssue(
           tail,
           activityCount: imported?.activityCount,
           commentsCount: imported?.commentsCount,
+          watcherIds: imported?.watcherIds,
         },
       ],
     }),
@@ -494,8 +501,8 @@ function createdIssue(
   parentNumber: string | undefined,
   labelIds: number[],
   authorId: number | undefined,
-  /** An imported issue's counts of the entries and comments its create writes beside it. */
-  counts: { activityCount?: number | undefined; commentsCount?: number | undefined } = {},
+  /** An imported issue's counts of the entries and comments its create writes beside it, and its watchers when an export file says them. */
+  counts: { activityCount?: number | undefined; commentsCount?: number | undefined; watcherIds?: number[] | undefined } = {},
 ) {
   // Labels are stored as ids (a number set; none: absent) and shown through the catalogue.
   // `blocked` is read from the count of open blockers (`toIssue`), never stored.
@@ -523,6 +530,7 @@ function createdIssue(
       // No labels: no attribute (rather than the null an update that takes the last one off leaves).
       ...issueItem.encode({
         ...(labelIds.length > 0 ? { labelIds } : {}),
+        watcherIds: counts.watcherIds ?? initialWatchers(authorId, issue.assignee_id),
         authorId,
         rev: 0,
         commentsCount: counts.commentsCount ?? 0,
@@ -563,6 +571,8 @@ export interface NewIssue {
   /** The activity entries and comments its `tail` writes, kept as its counts. */
   activityCount?: number | undefined;
   commentsCount?: number | undefined;
+  /** Who watches it (an export file's import); absent: its author and assignee. */
+  watcherIds?: number[] | undefined;
 }
 
 /** The one issue write of creates into one list: their items, the list's counters once, what they bring after. */
@@ -774,12 +784,19 @@ function issueUpdateItem(orgId: number, projectId: number, write: IssueWrite): G
     fields.LSK = listKey(write.after.sprintId, write.after.position, write.id);
   }
   const sets = setAssignments(fields, names, values);
+  // A new assignee watches the issue from then on (docs/notifications.md).
+  const assignee = write.after.assigneeId;
+  const watches = assignee !== null && assignee !== write.before.assigneeId;
+  if (watches) {
+    names['#watchers'] = issueItem.stored('watcherIds');
+    values[':watcher'] = new Set([assignee]);
+  }
   return {
     item: {
       Update: {
         TableName: tableName(),
         Key: keys.issue(orgId, projectId, write.id),
-        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD rev :one`,
+        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}ADD rev :one${watches ? ', #watchers :watcher' : ''}`,
         ConditionExpression: revisionCondition(write.rev),
         ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
         ExpressionAttributeValues: values,

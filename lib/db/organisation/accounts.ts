@@ -6,6 +6,7 @@ import { queryPages } from '../core/query.ts';
 import { nextId, nextOrgId } from '../core/sequences.ts';
 import { attribute, itemKind, type Stored } from '../core/item.ts';
 import { bucketStateOf, tokenItem } from './tokens.ts';
+import { unreadOf } from './inbox.ts';
 import { newOrganisationItem, organisationCounter, organisationOf, type OrganisationFields } from './organisation.ts';
 import { addTo, putNew, getItem, batchGet, STALE, transact, type GuardedItem } from '../core/transactions.ts';
 
@@ -14,6 +15,9 @@ import { addTo, putNew, getItem, batchGet, STALE, transact, type GuardedItem } f
  * or the organisation is gone. A token rotation that lost a race is refused as `STALE`.
  */
 export const accountRefusals = { emailTaken: 'email_taken', organisation: 'organisation' } as const;
+
+/** Why setting a handle can be refused: another account of the organisation has it. A handle changed since it was read is `STALE`. */
+export const handleRefusals = { taken: 'handle_taken' } as const;
 
 /** An account's item, declared once (lib/db/core/item.ts): what its answer shows, its token and its count of assigned issues. */
 export const accountItem = itemKind({
@@ -25,6 +29,8 @@ export const accountItem = itemKind({
     orgId: attribute.number('org_id'),
     name: attribute.string('name'),
     email: attribute.string('email'),
+    /** Its handle for @mentions (lib/model/handles.ts), lower-case; none until one is set. */
+    handle: attribute.optionalString('handle'),
     role: attribute.oneOf<Role, 'role'>('role'),
     /** The SHA-256 of its API token; none while it has none (revoked). */
     tokenHash: attribute.laterString('token_hash'),
@@ -61,6 +67,18 @@ function tokenPut(
 export const emailGuardItem = itemKind({
   key: keys.email.placement,
   about: 'e-mail uniqueness guard',
+  attributes: {
+    accountId: attribute.number('account_id'),
+  },
+});
+
+/**
+ * The guard of a handle in an organisation (lower-cased, `keys.handle`), written with the account's
+ * `handle`: it names the account that has it, so a second account of the handle is refused `handle_taken`.
+ */
+export const handleGuardItem = itemKind({
+  key: keys.handle.placement,
+  about: 'handle uniqueness guard',
   attributes: {
     accountId: attribute.number('account_id'),
   },
@@ -110,7 +128,7 @@ export async function insertOrganisation(
   ]);
   return {
     organisation: { id: orgId, name, created_at: now },
-    account: { id: accountId, name: admin.name, email: admin.email, role: 'admin', created_at: now },
+    account: { id: accountId, name: admin.name, email: admin.email, handle: null, role: 'admin', created_at: now },
   };
 }
 
@@ -128,7 +146,7 @@ export async function insertAccount(
     ...accountItems(orgId, accountId, input, tokenHash, now),
     addTo(keys.org(orgId), organisationCounter.accounts, 1, accountRefusals.organisation),
   ]);
-  return { id: accountId, name: input.name, email: input.email, role: input.role, created_at: now };
+  return { id: accountId, name: input.name, email: input.email, handle: null, role: input.role, created_at: now };
 }
 
 export async function getAccountItem(orgId: number, accountId: number): Promise<AccountItem | undefined> {
@@ -152,9 +170,9 @@ export async function getAccountWithBucket(
 export async function getAccountWithOrganisation(
   orgId: number,
   accountId: number,
-): Promise<{ account?: AccountItem; org?: OrganisationFields | undefined }> {
-  const [account, org] = await batchGet([keys.account(orgId, accountId), keys.org(orgId)]);
-  return { account: account as AccountItem | undefined, org: organisationOf(org) };
+): Promise<{ account?: AccountItem; org?: OrganisationFields | undefined; unread: number }> {
+  const [account, org, inbox] = await batchGet([keys.account(orgId, accountId), keys.org(orgId), keys.inbox(orgId, accountId)]);
+  return { account: account as AccountItem | undefined, org: organisationOf(org), unread: unreadOf(inbox) };
 }
 
 /**
@@ -216,4 +234,67 @@ export async function accountsByEmail(orgId: number): Promise<Map<string, { id: 
 export async function accountIdOfEmail(orgId: number, email: string): Promise<number | undefined> {
   const guard = await getItem(keys.email(orgId, email));
   return guard && emailGuardItem.decode(guard).accountId;
+}
+
+/**
+ * Sets an account's handle (`handle`, already lower-case and checked by lib/model/handles.ts), or
+ * clears it (`null`), in one transaction: the new handle's guard is put unless another account
+ * has it (refused `handle_taken`), the old one's is deleted, and the account is updated on
+ * condition it still has the handle it was read with (refused `STALE` otherwise, or when it is
+ * gone). Returns the account as written.
+ */
+export async function setAccountHandle(orgId: number, account: AccountItem, handle: string | null): Promise<AccountItem> {
+  const previous = accountItem.field(account, 'handle');
+  if (previous === handle) return account;
+  const accountId = accountItem.field(account, 'id');
+  const ownerOf = handleGuardItem.stored('accountId');
+  const items: GuardedItem[] = [
+    accountItem.updateAt(
+      keys.account(orgId, accountId),
+      {
+        set: { handle },
+        if: previous === null ? { exists: true, absent: ['handle'] } : { exists: true, equals: { handle: previous } },
+      },
+      STALE,
+    ),
+  ];
+  if (handle !== null) {
+    items.push({
+      item: {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.handle(orgId, handle), ...handleGuardItem.encode({ accountId }) },
+          // Free, or already this account's: a guard is only ever written beside its account's `handle`.
+          ConditionExpression: 'attribute_not_exists(PK) OR #owner = :owner',
+          ExpressionAttributeNames: { '#owner': ownerOf },
+          ExpressionAttributeValues: { ':owner': accountId },
+        },
+      },
+      reason: handleRefusals.taken,
+    });
+  }
+  if (previous !== null) items.push({ item: { Delete: { TableName: tableName(), Key: keys.handle(orgId, previous) } } });
+  await transact(items);
+  const { [accountItem.stored('handle')]: _previous, ...rest } = account as Record<string, unknown>;
+  return { ...rest, ...accountItem.encode({ handle }) } as AccountItem;
+}
+
+/** At most this many handles are looked up at once (one BatchGetItem). */
+export const HANDLES_PER_LOOKUP = 100;
+
+/**
+ * The accounts of these handles in an organisation (any case), by their guards: one consistent
+ * BatchGetItem of at most `HANDLES_PER_LOOKUP` distinct handles. The map is keyed by the lower-case
+ * handle; a handle no account has is not in it.
+ */
+export async function accountIdsOfHandles(orgId: number, handles: string[]): Promise<Map<string, number>> {
+  const wanted = [...new Set(handles.map((h) => h.toLowerCase()))];
+  if (wanted.length > HANDLES_PER_LOOKUP) throw new RangeError(`at most ${HANDLES_PER_LOOKUP} handles are looked up at once`);
+  const found = new Map<string, number>();
+  if (wanted.length === 0) return found;
+  const guards = await batchGet(wanted.map((h) => keys.handle(orgId, h)));
+  guards.forEach((guard, i) => {
+    if (guard) found.set(wanted[i]!, handleGuardItem.decode(guard).accountId);
+  });
+  return found;
 }

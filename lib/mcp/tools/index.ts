@@ -4,6 +4,7 @@ import { batchTools } from './batch.ts';
 import { commentTools } from './comments.ts';
 import { issueTools } from './issues.ts';
 import { labelTools } from './labels.ts';
+import { notificationTools } from './notifications.ts';
 import { projectTools } from './projects.ts';
 import { relationTools } from './relations.ts';
 import { searchTools } from './search.ts';
@@ -28,4 +29,5 @@ export const tools: Tool[] = [
   ...relationTools,
   ...undoTools,
   ...accountTools,
+  ...notificationTools,
 ];

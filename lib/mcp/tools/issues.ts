@@ -240,7 +240,7 @@ export const issueTools: Tool[] = [
   defineTool(
     'move_issue',
     {
-      description: 'Move an issue to a sprint or the backlog (null), or (no to_sprint_id) to position or the end of its list.',
+      description: 'Move an issue to a sprint or the backlog (null), or to position in its list (default: its end).',
       input: z.object({
         ...issueRef,
         to_sprint_id: sprintRef().nullable().optional(),
@@ -263,7 +263,7 @@ export const issueTools: Tool[] = [
     'delete_issue',
     'issue_id',
     {
-      description: 'Delete an issue and its comments into the trash; restore undoes it.',
+      description: 'Delete an issue and its comments.',
       input: z.object(issueRef),
       unlisted,
     },

@@ -46,7 +46,7 @@ export const projectTools: Tool[] = [
     'delete_project',
     'project_id',
     {
-      description: 'Delete a project and all in it into the trash; restore undoes it.',
+      description: 'Delete a project and all in it.',
       input: z.object({ project_id: projectId() }),
       adminOnly: true,
     },

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { parseSelection } from '../../model/selection.ts';
 import { searchIssues } from '../../services/search.ts';
-import { filteredPage } from '../list.ts';
+import { filteredPage, listInput } from '../list.ts';
 import { annotations, defineTool, type Tool } from '../tool.ts';
 import { SearchIssue } from '../../schemas/search.ts';
 
@@ -12,11 +12,10 @@ export const searchTools: Tool[] = [
     {
       description:
         'Issues of all projects matching q: is:open type:bug assignee:@me updated:>-7d label:ui,a11y sort:due-asc ' +
-        '(also project:, sprint:active|none|<id>, status:, category:, priority:>=high, points:1..5, due:, no:assignee, has:pr, pr:merged, -x, "phrase", OR, NOT, ()).',
+        '(also project:, sprint:active, status:, priority:>=high, points:1..5, due:, no:assignee, has:pr, -x, OR, NOT, ()).',
       input: z.object({
         q: z.string().max(1000),
-        limit: z.number().int().min(1).max(100).default(50),
-        cursor: z.string().max(4096).optional(),
+        ...listInput,
       }),
       output: { issues: z.array(SearchIssue), total: z.number().int(), next_cursor: z.string().nullable() },
       annotations: annotations.read,

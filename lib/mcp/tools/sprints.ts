@@ -81,7 +81,7 @@ export const sprintTools: Tool[] = [
   defineTool(
     'get_sprint_summary',
     {
-      description: "A sprint's open, done and cancelled issues and points; percent done.",
+      description: "A sprint's issues and points by status; percent done.",
       input: z.object(sprintAt),
       output: SprintSummary,
       annotations: annotations.read,
@@ -180,7 +180,7 @@ export const sprintTools: Tool[] = [
     'delete_sprint',
     'sprint_id',
     {
-      description: 'Delete a sprint and its issues into the trash (move_issue keeps them; restore undoes it).',
+      description: 'Delete a sprint and its issues (move_issue keeps them).',
       input: z.object(sprintAt),
       adminOnly: true,
     },

@@ -16,7 +16,7 @@ export const undoTools: Tool[] = [
   defineTool(
     'list_trash',
     {
-      description: 'Deleted projects, sprints, issues, labels, comments and webhooks, newest first.',
+      description: 'Deleted items, newest first.',
       input: z.object({ ...listInput }),
       output: {
         trash: z.array(TrashEntry),
@@ -33,7 +33,7 @@ export const undoTools: Tool[] = [
   defineTool(
     'restore',
     {
-      description: "Bring back a list_trash item by id (a sprint's or project's issues follow; list_trash shows progress).",
+      description: 'Bring back a list_trash item.',
       input: z.object({ id: z.string().min(1).max(64) }),
       output: { restored: z.union([Restored, RestoreStarted]) },
       // Not `annotations.update`: a trashed item never changes, so the tool takes no expected_version.

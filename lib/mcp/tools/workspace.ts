@@ -40,6 +40,8 @@ export const workspaceTools: Tool[] = [
         types: z.array(IssueType),
       },
       annotations: annotations.read,
+      // The instructions say what a list's cursor is.
+      unlisted: ['cursor'],
     },
     async (caller, args) => getWorkspace(caller, args),
   ),

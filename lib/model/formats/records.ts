@@ -25,6 +25,8 @@ export interface ExactIssue {
   sourceKey: string | null;
   started_at: string | null;
   completed_at: string | null;
+  /** Who watched it, by e-mail (those without an account here are left out). */
+  watcherEmails: string[];
 }
 
 /** An issue of any source, as the import takes it. */
@@ -74,6 +76,9 @@ export function exportIssueRecord(n: number, line: Line, sprintIds: Readonly<Rec
       sourceKey: strOrNull(line.source_key),
       started_at: strOrNull(line.started_at),
       completed_at: strOrNull(line.completed_at),
+      watcherEmails: Array.isArray(line.watcher_emails)
+        ? line.watcher_emails.filter((e): e is string => typeof e === 'string')
+        : [],
     },
   };
 }

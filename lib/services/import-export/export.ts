@@ -310,6 +310,7 @@ class ExportWalk {
       ...(place === null ? { position: null } : {}),
       assignee_email: this.email(issueItem.field(item, 'assigneeId')),
       author_email: this.email(issueItem.field(item, 'authorId')),
+      watcher_emails: issueItem.field(item, 'watcherIds').flatMap((id) => this.email(id) ?? []),
       relations,
     };
   }

@@ -4,8 +4,8 @@ import { accountsByEmail } from '../../db/organisation/accounts.ts';
 import { projectIdsByPrefix } from '../../db/organisation/organisation-walk.ts';
 import { advance, nextId } from '../../db/core/sequences.ts';
 import { restoreSprint } from '../../db/projects/sprints.ts';
-import { createAccountInOrg } from '../accounts.ts';
-import { NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
+import { createAccountInOrg, setHandle } from '../accounts.ts';
+import { HandleTakenError, NotFoundError, ValidationError } from '../../vocabulary/errors.ts';
 import { activityIdOf } from '../../vocabulary/ids.ts';
 import { listAttachments, type StoredAttachment } from '../../db/attachments/attachments.ts';
 import { attachmentObjectKey } from '../../aws/objects.ts';
@@ -249,6 +249,8 @@ class ExportImport {
       this.wrote = true;
       id = made.account.id;
       this.accounts.set(email, { id, name: made.account.name, role: made.account.role });
+      // Its handle comes with it, unless another account here has taken it since (then it has none).
+      if (typeof line.handle === 'string') await setHandle(this.options.orgId, id, line.handle).catch(keepWithoutHandle);
     }
     if (!existed) this.report.accounts_created.push(email);
     if (id !== undefined) this.report.ids.accounts[String(line.id)] = id;
@@ -737,4 +739,9 @@ class ExportImport {
       }
     }
   }
+}
+
+/** A handle an imported account could not take (another account has it, or the rule changed): it stays without. */
+function keepWithoutHandle(err: unknown): void {
+  if (!(err instanceof HandleTakenError) && !(err instanceof ValidationError)) throw err;
 }

@@ -1,3 +1,4 @@
+import { adoptHandles } from '../accounts.ts';
 import { activityPut, importedSequences } from '../../db/issues/activity.ts';
 import { newComment, type CommentFields } from '../../db/comments/comments.ts';
 import { accountsByEmail } from '../../db/organisation/accounts.ts';
@@ -286,6 +287,8 @@ export class ImportSession {
   private readonly mapping: ImportMapping;
   private readonly accounts: Map<string, { id: number; name: string }>;
   private readonly sprints: Map<string, { id: number; status: string }>;
+  /** Accounts found by a GitHub login: the handle each may take (`noteLogin`). */
+  private readonly logins = new Map<number, string>();
   private readonly imported: Map<string, ImportedIssue>;
   private readonly commentsBefore: Map<string, number>;
 
@@ -474,6 +477,8 @@ export class ImportSession {
   private async takeOwn(r: IssueRecord, planned: Planned, before: ImportedIssue | undefined) {
     const { key, row } = planned;
     const { warnings, unknown, assigneeId, authorId, comments } = peopleOf(r, planned, this.accounts, this.caller.accountId);
+    this.noteLogin(assigneeId, r.assignee);
+    if (planned.reporterEmail && this.accounts.has(planned.reporterEmail)) this.noteLogin(authorId, r.reporter);
     for (const person of unknown) count(this.unknownPeople, person);
     if (isUnmapped(r.status, this.mapping, this.states)) count(this.unmapped, r.status);
     if (r.sprintHistory?.length && this.report.sprint_history.length < this.cap)
@@ -528,9 +533,16 @@ export class ImportSession {
       source_key: exact ? exact.sourceKey : c.key,
       number: this.kept.get(c.key),
       author_id: c.authorId,
+      ...(exact && { watcherIds: this.watchersOf(exact.watcherEmails) }),
       activityCount: 1,
       commentsCount: withIssue.length,
     };
+  }
+
+  /** The accounts of these e-mail addresses here, ascending; those without one are left out. */
+  private watchersOf(emails: string[]): number[] {
+    const ids = emails.flatMap((email) => this.accounts.get(email.toLowerCase())?.id ?? []);
+    return [...new Set(ids)].sort((a, b) => a - b);
   }
 
   /** An issue written: counted, remembered for parents and relations, its comments past the first written. */
@@ -893,11 +905,21 @@ export class ImportSession {
     return this.issues.get(key);
   }
 
+  /**
+   * A GitHub person found among the accounts: their login, which becomes the account's handle at the
+   * end of the import if it has none (docs/notifications.md). Jira names people by display name or id, not handle.
+   */
+  private noteLogin(accountId: number | undefined, person: { id?: string | undefined } | undefined) {
+    const login = person?.id?.trim();
+    if (this.source === 'github' && accountId !== undefined && login) this.logins.set(accountId, login);
+  }
+
   /** Writes what waits in the queue, links parents (by source key, or by Jira issue id) and relations, then closes the report. */
   async finish(): Promise<ImportReport> {
     await this.flush();
     await this.linkParents();
     await this.linkRelations();
+    if (!this.options.dryRun) await adoptHandles(this.caller.orgId, this.logins);
     this.closeReport();
     if (this.options.onProgress) await this.options.onProgress(this.report);
     return this.report;
