@@ -80,6 +80,12 @@ export interface ChangeEvent {
 
 type Image = Record<string, unknown>;
 
+/** What names a stream record's event: its sequence number, and its id (unique per record). */
+const recordNames = (record: DynamoDBRecord) => {
+  const sequence = record.dynamodb?.SequenceNumber ?? '';
+  return { sequence, recordId: record.eventID ?? sequence };
+};
+
 const image = (i: Record<string, AttributeValue> | undefined): Image | undefined => (i ? itemOfImage(i) : undefined);
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
@@ -233,7 +239,6 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
   const kind = current.type;
   const projectId = kind === 'project' ? id : num(current.project_id);
   if (orgId === undefined || id === undefined || projectId === undefined) return undefined;
-  const sequence = record.dynamodb?.SequenceNumber ?? '';
   const deletedAt = recordTimeOf(record);
   // Inserts and updates made outside a request (the admin CLI, data seeded or migrated) carry no
   // actor: they are no one's change and are not reported. Deletes carry none in their image.
@@ -245,7 +250,7 @@ export function changeEventOf(record: DynamoDBRecord): ChangeEvent | undefined {
     current,
     id,
     deletedAt,
-    base: { sequence, recordId: record.eventID ?? sequence, orgId, projectId },
+    base: { ...recordNames(record), orgId, projectId },
   };
   switch (kind) {
     case 'issue':
@@ -333,11 +338,9 @@ function notificationCreatedOf(record: DynamoDBRecord, after: Image | undefined)
   const orgId = after && orgOfItem(after);
   if (record.eventName !== 'INSERT' || !after || orgId === undefined) return undefined;
   const note = notificationItem.decode(after);
-  const sequence = record.dynamodb?.SequenceNumber ?? '';
   return {
     type: 'notification.created',
-    sequence,
-    recordId: record.eventID ?? sequence,
+    ...recordNames(record),
     orgId,
     projectId: note.projectId,
     issueId: note.issueId,
@@ -422,8 +425,7 @@ function trashRemovedOf(record: DynamoDBRecord, trashed: Image): ChangeEvent | u
   if (record.eventName !== 'REMOVE' || !stored) return undefined;
   const orgId = orgOfItem(stored);
   if (orgId === undefined) return undefined;
-  const sequence = record.dynamodb?.SequenceNumber ?? '';
-  const base = { sequence, recordId: record.eventID ?? sequence, orgId, ...removedAt(recordTimeOf(record)) };
+  const base = { ...recordNames(record), orgId, ...removedAt(recordTimeOf(record)) };
   switch (trashed.kind) {
     case 'label': {
       const projectId = num(stored[labelItem.stored('projectId')]);
@@ -508,11 +510,9 @@ function importCompletedOf(record: DynamoDBRecord, before: Image | undefined, af
     report && typeof report.projects === 'object' ? Object.values(report.projects as Record<string, Image>) : undefined;
   const sum = (field: string) =>
     projects ? projects.reduce((total, p) => total + Number(p[field] ?? 0), 0) : Number(report?.[field] ?? progress[field] ?? 0);
-  const sequence = record.dynamodb?.SequenceNumber ?? '';
   return {
     type: 'import.completed',
-    sequence,
-    recordId: record.eventID ?? sequence,
+    ...recordNames(record),
     orgId,
     projectId: num(after.project_id) ?? 0,
     at: String(after.updated_at),

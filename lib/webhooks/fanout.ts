@@ -12,7 +12,7 @@ import type { ChangeEvent } from '../feed/events.ts';
 import { filterAdmits, filterApplies, filterNeeds } from './filter.ts';
 
 import { deliveryQueue, type DeliveryMessage } from './queue.ts';
-import { follows, type Follow } from '../db/organisation/follows.ts';
+import { follows } from '../db/organisation/follows.ts';
 import { notifyFollowers } from './follows.ts';
 import { filterSubject } from './subject.ts';
 
@@ -126,32 +126,29 @@ async function recordDeliveries(event: ChangeEvent, targets: WebhookFields[]): P
   return messages;
 }
 
+/** A read of an organisation's, made once and shared by every event of the batch that asks. */
+function oncePerOrganisation<T>(read: (orgId: number) => Promise<T>): (orgId: number) => Promise<T> {
+  const reads = new Map<number, Promise<T>>();
+  return (orgId) => {
+    let found = reads.get(orgId);
+    if (!found) {
+      found = read(orgId);
+      reads.set(orgId, found);
+    }
+    return found;
+  };
+}
+
 /**
  * A publisher for one batch of records: each organisation's endpoints, and the queries its accounts
  * follow, are read once per batch (and the latter only for an event a query can follow).
  */
 export function batchPublisher(): Publisher {
-  const endpoints = new Map<number, Promise<WebhookFields[]>>();
-  const endpointsOf = (orgId: number) => {
-    let found = endpoints.get(orgId);
-    if (!found) {
-      found = allWebhooks(orgId);
-      endpoints.set(orgId, found);
-    }
-    return found;
-  };
-  const followed = new Map<number, Promise<Follow[]>>();
-  const followsOf = (orgId: number) => {
-    let found = followed.get(orgId);
-    if (!found) {
-      found = follows(orgId);
-      followed.set(orgId, found);
-    }
-    return found;
-  };
+  const endpointsOf = oncePerOrganisation(allWebhooks);
+  const followsOf = oncePerOrganisation((orgId) => follows(orgId));
   return {
     async publish(event) {
-      await notifyFollowers(event, followsOf(event.orgId));
+      await notifyFollowers(event, () => followsOf(event.orgId));
       const subscribed = (await endpointsOf(event.orgId)).filter((w) => subscribes(w, event.type));
       if (subscribed.length === 0 || !(await deletedOnItsOwn(event))) return;
       const targets = await admitted(event, subscribed);

@@ -15,9 +15,9 @@ import { filterSubject } from './subject.ts';
 
 const followable: readonly EventType[] = ['issue.created', 'issue.updated', 'comment.created'];
 
-export async function notifyFollowers(event: ChangeEvent, following: Promise<Follow[]>): Promise<void> {
+export async function notifyFollowers(event: ChangeEvent, following: () => Promise<Follow[]>): Promise<void> {
   if (!followable.includes(event.type) || event.issueId === undefined) return;
-  const wanted = (await following).filter((f) => f.accountId !== event.actorId);
+  const wanted = (await following()).filter((f) => f.accountId !== event.actorId);
   if (wanted.length === 0) return;
   const subject = await filterSubject(event, filterNeeds(wanted.flatMap((f) => f.selection ?? [])));
   if (!subject) return;
