@@ -1,12 +1,7 @@
 import { accountIdsOfHandles } from '../db/organisation/accounts.ts';
-import {
-  deleteIssueNotifications,
-  deliverNotifications,
-  notifiedAccounts,
-  setIssueNotificationsHidden,
-  settleExpiredNotification,
-  type NotifiedChange,
-} from '../db/organisation/inbox.ts';
+import { deliverNotifications } from '../jobs/inbox-writes.ts';
+import { notifiedAccounts, settleExpiredNotification, type NotifiedChange } from '../db/organisation/inbox.ts';
+import { deleteIssueNotifications, setIssueNotificationsHidden } from '../jobs/notification-trips.ts';
 import { readIssueHeads, type IssueHead } from '../db/issues/issue-refs.ts';
 import { mentionedHandles, newMentions } from '../model/mentions.ts';
 import { recipientsOf, type Concern } from '../model/notifications.ts';

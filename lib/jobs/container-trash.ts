@@ -1,4 +1,4 @@
-import { setNotificationsHiddenOf } from '../db/organisation/inbox.ts';
+import { setNotificationsHiddenOf } from './notification-trips.ts';
 import { asActor } from '../context/actor.ts';
 import {
   CascadeInterrupted,

@@ -1,4 +1,5 @@
-import { inboxPage, markAllRead, markRead } from '../db/organisation/inbox.ts';
+import { inboxPage } from '../db/organisation/inbox.ts';
+import { markAllRead, markRead } from '../jobs/inbox-writes.ts';
 import { toNotification } from '../resources/notifications.ts';
 import { setWatching } from '../db/issues/issue-refs.ts';
 import type { PageRequest } from '../db/core/list.ts';

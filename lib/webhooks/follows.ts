@@ -1,4 +1,4 @@
-import { deliverNotifications } from '../db/organisation/inbox.ts';
+import { deliverNotifications } from '../jobs/inbox-writes.ts';
 import type { Follow } from '../db/organisation/follows.ts';
 import type { ChangeEvent } from '../feed/events.ts';
 import type { EventType } from '../vocabulary/event-types.ts';

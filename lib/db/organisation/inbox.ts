@@ -6,7 +6,7 @@ import { queryPages } from '../core/query.ts';
 import { batchGet, existsCheck, isRefused, putNew, transact, type GuardedItem } from '../core/transactions.ts';
 import { cancellationCodes } from '../core/errors.ts';
 import { ValidationError } from '../../vocabulary/errors.ts';
-import { INBOX_FILTER_SCAN, MARK_ALL_LIMIT, NOTIFICATION_DAYS, type NotificationReason } from '../../vocabulary/notifications.ts';
+import { INBOX_FILTER_SCAN, NOTIFICATION_DAYS, type NotificationReason } from '../../vocabulary/notifications.ts';
 
 /**
  * Each account's inbox (docs/notifications.md), in the account's own partition: one item per
@@ -74,7 +74,7 @@ export interface NotifiedChange {
 const DAY_SECONDS = 86_400;
 const expiryOf = (at: string) => Math.floor(Date.parse(at) / 1000) + NOTIFICATION_DAYS * DAY_SECONDS;
 /** Recipients per transaction: two items each, beside the issue's check and its record of who was notified. */
-const RECIPIENTS_AT_ONCE = 49;
+export const RECIPIENTS_AT_ONCE = 49;
 
 const inboxChange = (orgId: number, accountId: number, by: number): GuardedItem =>
   inboxItem.updateAt(keys.inbox(orgId, accountId), { add: { unread: by } });
@@ -112,43 +112,31 @@ const notifiedChange = (change: NotifiedChange, accountIds: number[]): GuardedIt
     set: { expiresAt: expiryOf(change.at) },
   });
 
-/**
- * Writes the notifications of one change, each with its account's unread count, in transactions
- * of up to 49 recipients. A recipient already notified of this change (its stream record worked
- * again) refuses its transaction: its recipients are then written one by one, and those already
- * there skipped. Answers how many were written.
- */
-export async function deliverNotifications(change: NotifiedChange, notes: NewNotification[]): Promise<number> {
-  let written = 0;
-  for (let i = 0; i < notes.length; i += RECIPIENTS_AT_ONCE) {
-    const chunk = notes.slice(i, i + RECIPIENTS_AT_ONCE);
-    written += await deliverChunk(change, chunk);
-  }
-  return written;
-}
+/** What a write of one change's notifications to some recipients came to. */
+export type DeliveryOutcome = 'written' | 'notified' | 'gone';
 
-async function deliverChunk(change: NotifiedChange, chunk: NewNotification[]): Promise<number> {
-  const items = [
-    // Nothing is written about an issue gone meanwhile (into the trash, or for good).
-    existsCheck(keys.issue(change.orgId, change.projectId, change.issueId), 'gone'),
-    ...chunk.flatMap((note) => [notificationPut(change, note), inboxChange(change.orgId, note.accountId, 1)]),
-    notifiedChange(
-      change,
-      chunk.map((n) => n.accountId),
-    ),
-  ];
+/**
+ * Writes one change's notifications to `notes`' recipients (up to RECIPIENTS_AT_ONCE) in one
+ * transaction, each with its account's unread count, on condition that the issue is there and
+ * that none of them was notified of this change before (its stream record worked again):
+ * `notified` or `gone` when refused, nothing written.
+ */
+export async function writeNotifications(change: NotifiedChange, notes: NewNotification[]): Promise<DeliveryOutcome> {
   try {
-    await transact(items);
-    return chunk.length;
+    await transact([
+      // Nothing is written about an issue gone meanwhile (into the trash, or for good).
+      existsCheck(keys.issue(change.orgId, change.projectId, change.issueId), 'gone'),
+      ...notes.flatMap((note) => [notificationPut(change, note), inboxChange(change.orgId, note.accountId, 1)]),
+      notifiedChange(
+        change,
+        notes.map((n) => n.accountId),
+      ),
+    ]);
+    return 'written';
   } catch (err) {
-    if (isRefused(err, 'gone')) return 0;
-    if (!isRefused(err, 'notified')) throw err;
+    if (isRefused(err, 'gone', 'notified')) return err.reason;
+    throw err;
   }
-  // Some were notified before (a record worked again): one by one, the rest.
-  if (chunk.length === 1) return 0;
-  let written = 0;
-  for (const note of chunk) written += await deliverChunk(change, [note]);
-  return written;
 }
 
 /** A notification's id in answers: its project, issue and stream record. */
@@ -156,7 +144,7 @@ export const notificationId = (n: { projectId: number; issueId: number; sequence
   `${n.projectId}-${n.issueId}-${n.sequence}`;
 
 /** The key of a notification's id, or undefined for anything that is none. */
-function keyOfId(orgId: number, accountId: number, id: string): Key | undefined {
+export function keyOfId(orgId: number, accountId: number, id: string): Key | undefined {
   const parts = /^(\d{1,10})-(\d{1,10})-(\d{1,40})$/.exec(id);
   if (!parts) return undefined;
   return keys.notification(orgId, accountId, Number(parts[1]), Number(parts[2]), parts[3]!);
@@ -247,46 +235,28 @@ const readChange = (key: Key, at: string): GuardedItem =>
     ExpressionAttributeValues: { ':none': null },
   });
 
-/** Tries of a mark whose transaction meets another mark of the same inbox. */
-const MARK_ATTEMPTS = 8;
+/** Where a notification is stored (a key of keys.notification). */
+export type NoteKey = Key;
 
-/** Marks notifications read; answers how many were unread (each moves the count once, whoever marks it). */
-export async function markRead(orgId: number, accountId: number, ids: string[], at: string): Promise<number> {
-  const wanted = [...new Set(ids)].flatMap((id) => keyOfId(orgId, accountId, id) ?? []);
-  return markKeys(orgId, accountId, wanted, at);
-}
+/** What a mark of some notifications came to: all marked, or refused (one was read, hidden or not there), or met another mark. */
+export type MarkOutcome = 'marked' | 'read' | 'conflict';
 
-async function markKeys(orgId: number, accountId: number, wanted: Key[], at: string): Promise<number> {
-  let marked = 0;
-  for (let i = 0; i < wanted.length; i += 99) marked += await markChunk(orgId, accountId, wanted.slice(i, i + 99), at);
-  return marked;
-}
-
-async function markChunk(orgId: number, accountId: number, chunk: Key[], at: string): Promise<number> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await transact([...chunk.map((key) => readChange(key, at)), inboxChange(orgId, accountId, -chunk.length)]);
-      return chunk.length;
-    } catch (err) {
-      if (isRefused(err, 'read')) break;
-      // Marks of the same inbox at once meet on its count: again, a little later.
-      if (!cancellationCodes(err)?.includes('TransactionConflict') || attempt >= MARK_ATTEMPTS) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 25 * attempt * (0.5 + Math.random())));
-    }
+/** Marks `notes` (up to 99) read in one transaction, the inbox's count with them, on condition that each was unread. */
+export async function markNotesRead(orgId: number, accountId: number, notes: Key[], at: string): Promise<MarkOutcome> {
+  try {
+    await transact([...notes.map((key) => readChange(key, at)), inboxChange(orgId, accountId, -notes.length)]);
+    return 'marked';
+  } catch (err) {
+    if (isRefused(err, 'read')) return 'read';
+    // Marks of the same inbox at once meet on its count.
+    if (cancellationCodes(err)?.includes('TransactionConflict')) return 'conflict';
+    throw err;
   }
-  // Some were read already, hidden, or not there: one by one, the others.
-  if (chunk.length === 1) return 0;
-  let marked = 0;
-  for (const key of chunk) marked += await markChunk(orgId, accountId, [key], at);
-  return marked;
 }
 
-/**
- * Marks every listed unread notification read, at most MARK_ALL_LIMIT of them: answers how many,
- * and whether more remain.
- */
-export async function markAllRead(orgId: number, accountId: number, at: string): Promise<{ marked: number; more: boolean }> {
-  const found: Key[] = [];
+/** The keys of an inbox's listed unread notifications, at most `limit`, and whether more remain. */
+export async function unreadNotes(orgId: number, accountId: number, limit: number): Promise<{ notes: Key[]; more: boolean }> {
+  const notes: Key[] = [];
   const collection = collections.inbox(orgId, accountId);
   const next = await queryPages(
     {
@@ -297,13 +267,13 @@ export async function markAllRead(orgId: number, accountId: number, at: string):
       ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix, ':null': null },
       ProjectionExpression: 'PK, SK',
     },
-    { limit: () => MARK_ALL_LIMIT - found.length },
+    { limit: () => limit - notes.length },
     (page) => {
-      found.push(...page.map((item) => ({ PK: String(item.PK), SK: String(item.SK) })));
-      return found.length < MARK_ALL_LIMIT;
+      notes.push(...page.map((item) => ({ PK: String(item.PK), SK: String(item.SK) })));
+      return notes.length < limit;
     },
   );
-  return { marked: await markKeys(orgId, accountId, found, at), more: next !== undefined };
+  return { notes, more: next !== undefined };
 }
 
 /** The accounts notified about each issue (none: an empty list), in one BatchGetItem. */
@@ -312,72 +282,15 @@ export async function notifiedAccounts(orgId: number, issues: { projectId: numbe
   return found.map((item) => (item ? notifiedItem.field(item, 'accountIds') : []));
 }
 
-/**
- * Hides an issue's notifications while it is in the trash (`hidden`), or shows them again on its
- * restore, in the inboxes of `accountIds` (those notified about it): each leaves (or takes back)
- * its place in the list and, unread, in the count. Written on condition, so a stream record worked
- * again moves nothing twice.
- */
-export async function setIssueNotificationsHidden(
-  orgId: number,
-  issue: { projectId: number; issueId: number },
-  accountIds: number[],
-  hidden: boolean,
-) {
-  await Promise.all(accountIds.map((accountId) => setHiddenIn(orgId, accountId, issue.projectId, issue.issueId, hidden)));
-}
-
-/**
- * The notifications of issues in a page of a sprint's or project's issues, hidden as the container goes
- * to the trash, or shown as it comes back (lib/jobs/container-trash.ts): one BatchGetItem of who
- * was notified about them, then each inbox's as `setIssueNotificationsHidden` moves them.
- */
-export async function setNotificationsHiddenOf(orgId: number, issues: { projectId: number; issueId: number }[], hidden: boolean) {
-  const notified = await notifiedAccounts(orgId, issues);
-  await Promise.all(issues.map((issue, i) => setIssueNotificationsHidden(orgId, issue, notified[i]!, hidden)));
-}
-
-/**
- * Deletes an issue's notifications for good (its purge, or the cascade of its sprint's or
- * project's), in the inboxes of `accountIds`, and the record of who was notified: an unread, listed
- * one gives its place in the count back in the same transaction. Each delete is conditional: worked
- * again, it moves nothing twice.
- */
-export async function deleteIssueNotifications(
-  orgId: number,
-  issue: { projectId: number; issueId: number },
-  accountIds: number[],
-): Promise<void> {
-  await Promise.all(accountIds.map((accountId) => deleteIn(orgId, accountId, issue.projectId, issue.issueId)));
-  await transact([{ item: { Delete: { TableName: tableName(), Key: keys.notified(orgId, issue.projectId, issue.issueId) } } }]);
-}
-
-async function deleteIn(orgId: number, accountId: number, projectId: number, issueId: number) {
-  for (const item of await notesAbout(orgId, accountId, projectId, issueId)) {
-    const note = notificationItem.decode(item);
-    const key = { PK: String(item.PK), SK: String(item.SK) };
-    const counted = note.readAt === null && !note.hidden;
-    const gone: GuardedItem = {
-      item: { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(PK)' } },
-      reason: 'moved',
-    };
-    try {
-      await transact(counted ? [gone, inboxChange(orgId, accountId, -1)] : [gone]);
-    } catch (err) {
-      if (!isRefused(err, 'moved')) throw err;
-    }
-  }
-}
-
-/** An account's notifications about one issue (consistent). */
-async function notesAbout(orgId: number, accountId: number, projectId: number, issueId: number) {
+/** An account's notifications about one issue, as stored (consistent). */
+export async function notesAbout(orgId: number, accountId: number, issue: { projectId: number; issueId: number }) {
   const notes: Record<string, unknown>[] = [];
   await queryPages(
     {
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: {
         ':pk': keys.inbox(orgId, accountId).PK,
-        ':prefix': skPrefixes.issueNotifications(projectId, issueId),
+        ':prefix': skPrefixes.issueNotifications(issue.projectId, issue.issueId),
       },
     },
     {},
@@ -386,33 +299,53 @@ async function notesAbout(orgId: number, accountId: number, projectId: number, i
   return notes;
 }
 
-async function setHiddenIn(orgId: number, accountId: number, projectId: number, issueId: number, hidden: boolean) {
-  const notes = await notesAbout(orgId, accountId, projectId, issueId);
-  for (const item of notes) {
-    const note = notificationItem.decode(item);
-    if (note.hidden === hidden) continue;
-    const key = { PK: String(item.PK), SK: String(item.SK) };
-    const unread = note.readAt === null ? 1 : 0;
-    const move = hidden
-      ? notificationItem.updateAt(key, { set: { hidden: true }, if: { absent: ['hidden'], exists: true } }, 'moved', {
-          ConditionExpression: 'attribute_exists(LSK)',
-        })
-      : notificationItem.updateAt(key, { set: { hidden: false }, if: { exists: true } }, 'moved', {
-          ConditionExpression: 'attribute_exists(#hidden)',
-          ExpressionAttributeNames: { '#hidden': notificationItem.stored('hidden') },
-        });
-    const listed = hidden
-      ? { ...move.item.Update, UpdateExpression: `${move.item.Update.UpdateExpression} REMOVE LSK` }
-      : withListKey(move.item.Update, listKeys.notification(Date.parse(note.createdAt), note.sequence));
-    const items: GuardedItem[] = [{ item: { Update: listed }, reason: 'moved' }];
-    if (unread) items.push(inboxChange(orgId, accountId, hidden ? -1 : 1));
-    try {
-      await transact(items);
-    } catch (err) {
-      if (!isRefused(err, 'moved')) throw err;
-    }
-  }
+/**
+ * A stored notification hidden (its issue in the trash: out of the list, and, unread, out of the
+ * count) or shown again, in one transaction, on condition that it is not so already: worked again,
+ * it moves nothing twice.
+ */
+export async function moveNote(orgId: number, accountId: number, item: Record<string, unknown>, hidden: boolean) {
+  const note = notificationItem.decode(item);
+  if (note.hidden === hidden) return;
+  const key = { PK: String(item.PK), SK: String(item.SK) };
+  const move = hidden
+    ? notificationItem.updateAt(key, { set: { hidden: true }, if: { absent: ['hidden'], exists: true } }, 'moved', {
+        ConditionExpression: 'attribute_exists(LSK)',
+      })
+    : notificationItem.updateAt(key, { set: { hidden: false }, if: { exists: true } }, 'moved', {
+        ConditionExpression: 'attribute_exists(#hidden)',
+        ExpressionAttributeNames: { '#hidden': notificationItem.stored('hidden') },
+      });
+  const listed = hidden
+    ? { ...move.item.Update, UpdateExpression: `${move.item.Update.UpdateExpression} REMOVE LSK` }
+    : withListKey(move.item.Update, listKeys.notification(Date.parse(note.createdAt), note.sequence));
+  const items: GuardedItem[] = [{ item: { Update: listed }, reason: 'moved' }];
+  if (note.readAt === null) items.push(inboxChange(orgId, accountId, hidden ? -1 : 1));
+  await transact(items).catch(unlessMoved);
 }
+
+/** A stored notification deleted for good; an unread, listed one gives its place in the count back with it. */
+export async function deleteNote(orgId: number, accountId: number, item: Record<string, unknown>) {
+  const note = notificationItem.decode(item);
+  const gone: GuardedItem = {
+    item: {
+      Delete: { TableName: tableName(), Key: { PK: item.PK, SK: item.SK }, ConditionExpression: 'attribute_exists(PK)' },
+    },
+    reason: 'moved',
+  };
+  const counted = note.readAt === null && !note.hidden;
+  await transact(counted ? [gone, inboxChange(orgId, accountId, -1)] : [gone]).catch(unlessMoved);
+}
+
+/** The record of who was notified about an issue, deleted (its notifications are gone). */
+export async function forgetNotified(orgId: number, issue: { projectId: number; issueId: number }) {
+  await transact([{ item: { Delete: { TableName: tableName(), Key: keys.notified(orgId, issue.projectId, issue.issueId) } } }]);
+}
+
+/** A move or a delete refused because it was made already: nothing to do. */
+const unlessMoved = (err: unknown) => {
+  if (!isRefused(err, 'moved')) throw err;
+};
 
 /** An update that also sets the list key. */
 function withListKey<U extends { UpdateExpression: string; ExpressionAttributeValues?: Record<string, unknown> }>(
