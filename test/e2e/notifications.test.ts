@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { apiClient, newOrganisation, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
 import { createAccountInOrg } from '../../lib/services/accounts.ts';
 import { eventually } from '../support/eventually.ts';
+import { mcpClient } from '../support/mcp.ts';
+import { startReceiver, waitFor } from '../support/receiver.ts';
 
 /**
  * Notifications end to end (docs/notifications.md): each reason from a real write through the
@@ -32,9 +34,9 @@ async function team() {
     role: 'member',
   });
   const people = {
-    ada: { id: org.admin.id, api: client(org.admin.token) },
-    mo: { id: org.member.id, api: client(org.member.token) },
-    tess: { id: third.account.id, api: client(third.token) },
+    ada: { id: org.admin.id, api: client(org.admin.token), token: org.admin.token },
+    mo: { id: org.member.id, api: client(org.member.token), token: org.member.token },
+    tess: { id: third.account.id, api: client(third.token), token: third.token },
   };
   for (const [handle, person] of Object.entries(people)) {
     const res = await person.api.patch('/api/v1/me', { account: { handle } });
@@ -238,5 +240,54 @@ describe('notifications', () => {
       (notes) => notes.length === 1,
     );
     expect(await unread(t.mo.api)).toBe(1);
+  });
+
+  it('sends notification.created to an endpoint that names it, with the account it is for, and never to one of `*`', async () => {
+    const t = await team();
+    const [named, every] = await Promise.all([startReceiver(), startReceiver()]);
+    try {
+      const hooks: number[] = [];
+      for (const [r, events] of [
+        [named, ['notification.created']],
+        [every, ['*']],
+      ] as const) {
+        const hook = await t.ada.api.post('/api/v1/webhooks', { webhook: { url: r.url, events } });
+        expect(hook.status, hook.text).toBe(201);
+        r.secret = hook.body.secret;
+        hooks.push(hook.body.id);
+      }
+      const issue = (await t.ada.api.post(t.backlog, { issue: { title: 'Routed', assignee_id: t.mo.id } })).body;
+      await waitFor(() => named.accepted().length > 0, 60_000, 'the notification.created delivery');
+      const { body } = named.accepted()[0]!;
+      expect(body.type).toBe('notification.created');
+      expect(body.data.notification).toMatchObject({
+        account_id: t.mo.id,
+        reason: 'assigned',
+        issue: { key: issue.issue_number, title: 'Routed' },
+        actor_id: t.ada.id,
+        read_at: null,
+      });
+      await waitFor(() => every.accepted().some((q) => q.body.type === 'issue.created'), 60_000, 'the issue.created delivery');
+      // One fan-out records an event's deliveries to every endpoint before it sends any: the
+      // endpoint of `*` would hold one by now.
+      const deliveries = (await t.ada.api.get(`/api/v1/webhooks/${hooks[1]}/deliveries`)).body as { event: string }[];
+      expect(deliveries.map((d) => d.event)).toContain('issue.created');
+      expect(deliveries.map((d) => d.event)).not.toContain('notification.created');
+    } finally {
+      await Promise.all([named.close(), every.close()]);
+    }
+  });
+
+  it('lets an agent read its inbox and mark it read over MCP (get_inbox, mark_read)', async () => {
+    const t = await team();
+    await t.ada.api.post(t.backlog, { issue: { title: 'For the agent', assignee_id: t.mo.id } });
+    await inboxOf(t.mo.api, 1, 'the assignment');
+    const mcp = await mcpClient(gateway.baseUrl, t.mo.token);
+    const inboxNow = await mcp.ok<{ notifications: Note[]; next_cursor: string | null }>('get_inbox', { unread: true });
+    expect(inboxNow.notifications.map((n) => [n.reason, n.issue.title])).toEqual([['assigned', 'For the agent']]);
+    expect(await mcp.ok('mark_read', { ids: inboxNow.notifications.map((n) => n.id) })).toEqual({ marked: 1, more: false });
+    expect((await mcp.ok<{ notifications: Note[] }>('get_inbox', { unread: true })).notifications).toEqual([]);
+    expect(await mcp.error('mark_read', {})).toMatch(/notifications|all/);
+    await mcp.close();
   });
 });
