@@ -1,7 +1,8 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { deleteSprintActivity, type ActivityEntry, type ActivityOutcome } from '../db/issues/activity.ts';
 import { recordActivities } from './record-activity.ts';
-import { notifyGroup, settleExpired, type NotifyFailure } from './notify.ts';
+import { notifyGroup, settleExpired } from './notify.ts';
+import { GroupFailure } from './group-failure.ts';
 import { readDeletions } from '../db/core/deletions.ts';
 import { deletedKeyOf } from '../db/core/stream-images.ts';
 import { asRestored, changeEventOf, withStateNames, type ChangeEvent } from './events.ts';
@@ -84,12 +85,8 @@ async function handleGroup(group: { index: number; event: ChangeEvent }[], optio
   } catch (err) {
     throw new GroupFailure(group[0]!.index, err);
   }
-  try {
-    await notifyGroup(group);
-  } catch (err) {
-    const failure = err as NotifyFailure;
-    throw new GroupFailure(failure.index ?? group[0]!.index, failure.cause ?? err);
-  }
+  // Throws a GroupFailure of its own, naming the event it stopped at.
+  await notifyGroup(group);
   for (const { index, event } of group) {
     try {
       if (event.type === 'sprint.deleted' && event.sprintId !== undefined) {
@@ -101,16 +98,6 @@ async function handleGroup(group: { index: number; event: ChangeEvent }[], optio
     }
   }
   return outcomes.filter((o) => o === 'written').length;
-}
-
-/** Where a project's events stopped, and why. */
-class GroupFailure extends Error {
-  override readonly name = 'GroupFailure';
-  readonly index: number;
-  constructor(index: number, cause: unknown) {
-    super('change feed group failed', { cause });
-    this.index = index;
-  }
 }
 
 /**

@@ -7,6 +7,7 @@ import { mentionedHandles, newMentions } from '../model/mentions.ts';
 import { recipientsOf, type Concern } from '../model/notifications.ts';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { ChangeEvent } from './events.ts';
+import { GroupFailure } from './group-failure.ts';
 import { itemOfImage } from '../db/core/stream-images.ts';
 
 /**
@@ -125,7 +126,7 @@ export async function notifyGroup(group: readonly { index: number; event: Change
   try {
     reads = await readsOf(group[0]!.event.orgId, told, trips);
   } catch (err) {
-    throw new NotifyFailure(group[0]!.index, err);
+    throw new GroupFailure(group[0]!.index, err);
   }
   const factsAt = new Map(told.map((t) => [t.index, t.facts]));
   for (const { index, event } of withIssue) {
@@ -139,7 +140,7 @@ export async function notifyGroup(group: readonly { index: number; event: Change
         if (head) await notify(event, facts, head, reads.accounts);
       }
     } catch (err) {
-      throw new NotifyFailure(index, err);
+      throw new GroupFailure(index, err);
     }
   }
 }
@@ -172,16 +173,6 @@ async function notify(event: ChangeEvent, facts: Facts, head: IssueHead, account
     at: event.at,
   };
   await deliverNotifications(change, recipients);
-}
-
-/** Where a group's notifications stopped. */
-export class NotifyFailure extends Error {
-  override readonly name = 'NotifyFailure';
-  readonly index: number;
-  constructor(index: number, cause: unknown) {
-    super('notifications failed', { cause });
-    this.index = index;
-  }
 }
 
 /** A notification's removal (its TTL's): an unread one gives its place in the count back, once. */

@@ -98,7 +98,6 @@ function notificationPut(change: NotifiedChange, note: NewNotification): Guarded
         sequence,
         commentId: change.commentId,
         createdAt: at,
-        readAt: null,
         expiresAt: expiryOf(at),
       }),
     },
@@ -150,6 +149,9 @@ export function keyOfId(orgId: number, accountId: number, id: string): Key | und
   return keys.notification(orgId, accountId, Number(parts[1]), Number(parts[2]), parts[3]!);
 }
 
+/** A notification not read yet: it has no `read_at` (a filter's condition, `#readAt` its stored name). */
+const UNREAD = 'attribute_not_exists(#readAt)';
+
 /** Which of an inbox's notifications a page shows. */
 export interface InboxFilter {
   unread?: boolean | undefined;
@@ -175,7 +177,7 @@ export async function inboxPage(orgId: number, accountId: number, req: PageReque
   if (req.page > 1 && !req.cursor) throw new ValidationError(['page: a page after the first is reached by its `next` link']);
   const cursor = req.cursor ? decodeCursor(req.cursor, collection) : undefined;
   const conditions = [
-    filter.unread ? 'attribute_not_exists(#readAt) OR #readAt = :null' : undefined,
+    filter.unread ? UNREAD : undefined,
     filter.reasons?.length ? `#reason IN (${filter.reasons.map((_, i) => `:r${i}`).join(', ')})` : undefined,
   ].filter((c): c is string => c !== undefined);
   const items: Record<string, unknown>[] = [];
@@ -190,7 +192,6 @@ export async function inboxPage(orgId: number, accountId: number, req: PageReque
       ExpressionAttributeValues: {
         ':pk': collection.pk,
         ':prefix': collection.prefix,
-        ...(filter.unread && { ':null': null }),
         ...Object.fromEntries((filter.reasons ?? []).map((r, i) => [`:r${i}`, r])),
       },
       ...(conditions.length > 0 && {
@@ -230,10 +231,7 @@ export const unreadOf = (item: object | undefined) => Math.max(0, item ? inboxIt
 
 /** Read: a listed notification not read before, which takes its place in the count with it. */
 const readChange = (key: Key, at: string): GuardedItem =>
-  notificationItem.updateAt(key, { set: { readAt: at }, if: { exists: true, absent: ['hidden'] } }, 'read', {
-    ConditionExpression: '(attribute_not_exists(#readAt) OR #readAt = :none)',
-    ExpressionAttributeValues: { ':none': null },
-  });
+  notificationItem.updateAt(key, { set: { readAt: at }, if: { exists: true, absent: ['readAt', 'hidden'] } }, 'read');
 
 /** Where a notification is stored (a key of keys.notification). */
 export type NoteKey = Key;
@@ -262,9 +260,9 @@ export async function unreadNotes(orgId: number, accountId: number, limit: numbe
     {
       IndexName: 'LSI1',
       KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
-      FilterExpression: 'attribute_not_exists(#readAt) OR #readAt = :null',
+      FilterExpression: UNREAD,
       ExpressionAttributeNames: { '#readAt': notificationItem.stored('readAt') },
-      ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix, ':null': null },
+      ExpressionAttributeValues: { ':pk': collection.pk, ':prefix': collection.prefix },
       ProjectionExpression: 'PK, SK',
     },
     { limit: () => limit - notes.length },
