@@ -75,8 +75,8 @@ export function allFunctionEntries(routes: Route[]): string[] {
 export const routeGroups = {
   /** An issue wherever it lives: sprint and backlog issues, keys, sub-issues, relations, comments, activity. */
   IssueRoutes: ['issues', 'backlog', 'issue-keys', 'relations', 'comments', 'activity', 'attachments', 'trash'],
-  /** Projects and how work is planned in them: sprints, labels, workflow states, the board. */
-  PlanningRoutes: ['projects', 'sprints', 'labels', 'workflow-states', 'board'],
+  /** Projects and how work is planned in them: sprints, labels, workflow states, the board, custom fields. */
+  PlanningRoutes: ['projects', 'sprints', 'labels', 'workflow-states', 'board', 'custom-fields'],
   /** Accounts and tokens, the organisation's settings, OAuth and /mcp, webhooks, GitHub, import and export, the documentation. */
   AccountRoutes: [
     'me',

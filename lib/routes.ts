@@ -32,6 +32,7 @@ import {
 import { ImportFileBody, ImportJob, ImportJobQuery, ImportJsonBody } from './schemas/imports.ts';
 import { ExportLines, ExportQuery } from './schemas/export.ts';
 import { Label, LabelCreateBody, LabelUpdateBody } from './schemas/labels.ts';
+import { CustomField, CustomFieldList, FieldCreateBody, FieldUpdateBody } from './schemas/custom-fields.ts';
 import { Board, BoardQuery, State, StateCreateBody, StateDeleteQuery, StateList, StateUpdateBody } from './schemas/states.ts';
 import { McpMessage, McpQuery, McpRequestHeaders } from './schemas/mcp.ts';
 import { Relation, RelationCreateBody, RelationList } from './schemas/relations.ts';
@@ -273,6 +274,7 @@ const sprintIssuePath = `${sprintPath}/issues/{issue_id}`;
 const backlogIssuePath = `${projectPath}/issues/{issue_id}`;
 const labelPath = `${projectPath}/labels/{label_id}`;
 const statePath = `${projectPath}/states/{state_id}`;
+const fieldPath = `${projectPath}/fields/{field_id}`;
 const commentPath = '/api/v1/comments/{id}';
 const issueKeyPath = '/api/v1/issues/{issue_key}';
 const attachmentsPath = `${issueKeyPath}/attachments`;
@@ -831,6 +833,44 @@ export const routes: Route[] = [
     summary: 'Delete a label into the trash; no issue shows it from then on, until it is restored',
     tag: 'Labels',
     success: { status: 204, description: 'Deleted' },
+  }),
+
+  // The project's custom fields: typed values every issue of it carries (docs/custom-fields.md)
+  route('GET', `${projectPath}/fields`, 'functions/custom-fields/read.ts', {
+    id: 'listCustomFields',
+    summary: "List a project's custom fields, in creation order (at most 30: one page)",
+    tag: 'Custom fields',
+    success: { status: 200, schema: CustomFieldList, description: 'Custom fields, in creation order' },
+  }),
+  route('POST', `${projectPath}/fields`, 'functions/custom-fields/create.ts', {
+    id: 'createCustomField',
+    summary: 'Create a custom field (admins only; name and key unique in the project ignoring case)',
+    tag: 'Custom fields',
+    body: FieldCreateBody,
+    success: { status: 201, schema: CustomField, description: 'The field' },
+    errors: [403],
+    idempotent: true,
+  }),
+  route('GET', fieldPath, 'functions/custom-fields/read.ts', {
+    id: 'getCustomField',
+    summary: 'Retrieve a custom field',
+    tag: 'Custom fields',
+    success: { status: 200, schema: CustomField, description: 'The field' },
+  }),
+  ...patchAndPut(fieldPath, 'functions/custom-fields/update.ts', {
+    id: 'updateCustomField',
+    summary: "Update a custom field (admins only): its name, description, required flag or options; issues show a rename at once",
+    tag: 'Custom fields',
+    body: FieldUpdateBody,
+    success: { status: 200, schema: CustomField, description: 'The field' },
+    errors: [403],
+  }),
+  route('DELETE', fieldPath, 'functions/custom-fields/delete.ts', {
+    id: 'deleteCustomField',
+    summary: 'Delete a custom field (admins only); no issue shows it from then on, and its values are taken off in the background',
+    tag: 'Custom fields',
+    success: { status: 204, description: 'Deleted' },
+    errors: [403],
   }),
 
   // The project's workflow: its states, each in one of five fixed categories (docs/workflows.md)

@@ -31,6 +31,7 @@ import {
 import { deleteIssueComments, deleteProjectContents, deleteSprintIssues, releaseChildren } from './cascade-deletes.ts';
 import { projectGoneForGood } from '../db/projects/project-trash.ts';
 import { moveIssuesOffState } from './state-cascade.ts';
+import { settleFieldValues } from './field-cascade.ts';
 import { whereIssueIs } from '../db/issues/issue-restore.ts';
 import { containerCascade, keepDeletedImage } from './container-trash.ts';
 import { forgetPurgedRepositories } from './repository-purge.ts';
@@ -64,6 +65,9 @@ export { deleteSprintIssues } from './cascade-deletes.ts';
  *   or its expiry by TTL), not its delete into the trash, which its issues outlive.
  * - a state: not a parent but a value: the state its issues went to is written on each of them
  *   (lib/jobs/state-cascade.ts, `moveIssuesOffState`).
+ * - a custom field deleted, or options of it: not a parent but a value: its values are taken off
+ *   (or its deleted options dropped from) the issues that hold them (lib/jobs/field-cascade.ts).
+ *   Its delete writes its pending cascade in the same transaction, which starts it.
  * - with a project or a sprint, the relations of its issues to issues outside it (their sides, and
  *   the counts of open blockers they moved; lib/db/issues/relations.ts). An issue deleted on its own takes
  *   them off in its delete's transaction (the `open-blockers` derivation).
@@ -138,6 +142,8 @@ export async function cascade(parent: CascadeParent, options: CascadeOptions = {
       return moveIssuesOffState(parent.orgId, parent.projectId, parent.stateId, options.after, (next) => {
         if (next) checkDeadline(options, next);
       });
+    case 'field':
+      return settleFieldValues(parent.orgId, parent.projectId, parent.fieldId, options);
   }
 }
 

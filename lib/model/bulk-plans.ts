@@ -2,6 +2,7 @@ import type { Issue, IssueCreate, IssueUpdate } from '../schemas/issues.ts';
 import { NotFoundError, PreconditionFailedError, SprintBusyError, ValidationError } from '../vocabulary/errors.ts';
 import {
   assigneeMessage,
+  createdValues,
   newIssue,
   stateOfNewIssue,
   targetSprintMessage,
@@ -75,7 +76,7 @@ export function dryCreate(
   rules: ProjectRules,
 ): Issue {
   const slot = { id: 0, number: read.issueSeq + read.taken + 1, positionSeq: 0 };
-  const issue = newIssue(slot, read.prefix, request, labelIds, parentId, rules);
+  const issue = newIssue(slot, read.prefix, request, labelIds, parentId, rules, createdValues(rules, request.input, false).values);
   return { ...issue, position: position === undefined ? read.length + 1 : placeAmong(read.length, position) };
 }
 

@@ -17,7 +17,9 @@ export type CascadeParent =
       number?: string | undefined;
     }
   | { kind: 'label'; orgId: number; projectId: number; labelId: number }
-  | { kind: 'state'; orgId: number; projectId: number; stateId: number };
+  | { kind: 'state'; orgId: number; projectId: number; stateId: number }
+  /** A custom field deleted, or options of it: its values are taken off (or settled on) the issues that hold them. */
+  | { kind: 'field'; orgId: number; projectId: number; fieldId: number };
 
 /** A sprint or a project, as a cascade names it. */
 export type Container =
@@ -53,7 +55,9 @@ export const idOf = (parent: CascadeParent): number =>
         ? parent.issueId
         : parent.kind === 'label'
           ? parent.labelId
-          : parent.stateId;
+          : parent.kind === 'state'
+            ? parent.stateId
+            : parent.fieldId;
 
 /** A cascade after one more failure: still pending, or failed (given up) at MAX_ATTEMPTS failures in a row. */
 export function afterFailure(pending: PendingCascade, error: string): PendingCascade {
@@ -73,7 +77,9 @@ export function failureMessage(pending: PendingCascade) {
           ? ` --label ${parent.labelId}`
           : parent.kind === 'state'
             ? ` --state ${parent.stateId}`
-            : '';
+            : parent.kind === 'field'
+              ? ` --field ${parent.fieldId}`
+              : '';
   return {
     cascade: parent,
     after: pending.after ?? null,

@@ -3,6 +3,7 @@ import type { IssuePriority, IssueStatus, IssueType } from '../schemas/issues.ts
 import type { RelationType } from '../schemas/relations.ts';
 import { today } from './clock.ts';
 import { blockOf, RANK_PREFIX } from './positions.ts';
+import { sameValues, type StoredValues } from './custom-fields.ts';
 
 /**
  * What every issue write keeps true beside the issue itself, declared once. Each derivation is one
@@ -53,6 +54,8 @@ export interface IssueState {
   relations?: readonly RelationRef[] | undefined;
   /** Its labels' ids, ascending; absent where a path does not read them (never changed there). */
   labelIds?: readonly number[] | undefined;
+  /** Its custom fields' values by field id (lib/model/custom-fields.ts); absent where a path does not read them (never changed there). */
+  customFields?: StoredValues | undefined;
   /** The account that created it (null: created before authors were kept); absent where not read. */
   authorId?: number | null | undefined;
   /** When it was created (ISO 8601 UTC); absent where not read (never changes). */
@@ -144,6 +147,8 @@ export interface SearchRecord {
   priority: IssuePriority;
   type: IssueType;
   labelIds: number[];
+  /** Its custom fields' values by field id: `cf.<key>` reads them through the project's definitions (absent: none). */
+  customFields?: StoredValues;
   assigneeId: number | null;
   authorId: number | null;
   storyPoints: number | null;
@@ -166,6 +171,7 @@ export const searchFields = [
   'priority',
   'type',
   'labelIds',
+  'customFields',
   'assigneeId',
   'authorId',
   'storyPoints',
@@ -701,6 +707,7 @@ export function searchRecordOf(s: IssueState): SearchRecord {
     priority: s.priority,
     type: s.type,
     labelIds: [...(s.labelIds ?? [])],
+    customFields: s.customFields ?? {},
     assigneeId: s.assigneeId,
     authorId: s.authorId ?? null,
     storyPoints: s.storyPoints,
@@ -713,7 +720,12 @@ export function searchRecordOf(s: IssueState): SearchRecord {
 }
 
 const sameValue = (a: unknown, b: unknown) =>
-  Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((v, i) => v === b[i]) : a === b;
+  Array.isArray(a) && Array.isArray(b)
+    ? a.length === b.length && a.every((v, i) => v === b[i])
+    : isValues(a) && isValues(b)
+      ? sameValues(a, b)
+      : a === b;
+const isValues = (v: unknown): v is StoredValues => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * The organisation's search partition (docs/search.md): one record per issue, sorted by
@@ -759,6 +771,7 @@ const stateField: Record<(typeof searchFields)[number], keyof IssueState> = {
   priority: 'priority',
   type: 'type',
   labelIds: 'labelIds',
+  customFields: 'customFields',
   assigneeId: 'assigneeId',
   authorId: 'authorId',
   storyPoints: 'storyPoints',

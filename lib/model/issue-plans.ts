@@ -5,6 +5,7 @@ import type { StateCategory } from '../vocabulary/workflow.ts';
 import { NotFoundError, SprintBusyError, ValidationError } from '../vocabulary/errors.ts';
 import { unclassified } from './derivations.ts';
 import { labelIdsIn, labelsShown, type Catalogue } from './labels.ts';
+import { accountsNamed, plannedValues, shownValues, storedFromShown, type FieldSet, type StoredValues } from './custom-fields.ts';
 import { appendedPosition, gapFor, planPlacement, type ListWindow, type Renumbering, type Slot } from './positions.ts';
 import {
   liveState,
@@ -24,12 +25,14 @@ import {
  */
 
 export const assigneeMessage = 'assignee_id must be an account of this organisation';
+export const fieldAccountMessage = 'custom_fields: an account field takes an account of this organisation';
 export const targetSprintMessage = 'sprint_id must be a sprint of this project';
 
-/** What the plans read of a project: its label catalogue and its workflow. */
+/** What the plans read of a project: its label catalogue, its workflow and its custom fields. */
 export interface ProjectRules {
   catalogue: Catalogue;
   workflow: Workflow;
+  fields: FieldSet;
 }
 
 /** What an import keeps of its source on an issue it creates; absent: as a create sets it. */
@@ -94,6 +97,7 @@ export function newIssue(
   labelIds: number[],
   parentId: number | null,
   rules: ProjectRules,
+  values: StoredValues = {},
 ): Issue {
   const { at, input, imported } = request;
   const now = imported?.updated_at ?? request.now;
@@ -116,6 +120,7 @@ export function newIssue(
     parent_id: parentId,
     sub_issues_summary: { ...noSubIssues },
     labels: labelsShown(labelIds, rules.catalogue),
+    custom_fields: shownValues(values, rules.fields),
     started_at: imported?.started_at === undefined ? state.started_at : imported.started_at,
     completed_at: imported?.completed_at === undefined ? state.completed_at : imported.completed_at,
     created_at: imported?.created_at ?? now,
@@ -126,10 +131,18 @@ export function newIssue(
   };
 }
 
-/** What a create writes: the issue, and the ids of the labels it carries. */
+/** What a create writes: the issue, the ids of the labels it carries, its custom fields' values (and the accounts they name). */
 export interface CreatePlan {
   issue: Issue;
   labelIds: number[];
+  values: StoredValues;
+  accounts: number[];
+}
+
+/** A create's custom fields' values, as its project's fields take them (422 naming each problem), and the accounts they name. */
+export function createdValues(rules: ProjectRules, input: IssueCreate, imported: boolean) {
+  const values = plannedValues(rules.fields, input.custom_fields, { imported });
+  return { values, accounts: accountsNamed(rules.fields, values) };
 }
 
 /**
@@ -145,7 +158,8 @@ export function planCreate(
 ): CreatePlan {
   const labels = request.input.labels;
   const labelIds = labels === undefined ? [] : labelIdsIn(rules.catalogue, labels);
-  return { issue: newIssue(slot, prefix, request, labelIds, parentId, rules), labelIds };
+  const { values, accounts } = createdValues(rules, request.input, request.imported !== undefined);
+  return { issue: newIssue(slot, prefix, request, labelIds, parentId, rules, values), labelIds, values, accounts };
 }
 
 /** A parent given to creates together, decided once: what its children store of it (none: they are created without it), and its room for more children. */
@@ -165,7 +179,8 @@ export interface TogetherRequest {
 
 /** What a create among creates together writes (`parent`: its parent's link), or why it is refused. */
 export type TogetherPlan<L> =
-  { index: number; issue: Issue; labelIds: number[]; parent: L | undefined } | { index: number; refused: unknown };
+  | { index: number; issue: Issue; labelIds: number[]; values: StoredValues; accounts: number[]; parent: L | undefined }
+  | { index: number; refused: unknown };
 
 /**
  * Creates together on the slots they took, in order: each as `planCreate` decides it, with its
@@ -184,6 +199,7 @@ export function planCreatesTogether<L>(
   return creates.map((c, index) => {
     try {
       const labelIds = c.input.labels === undefined ? [] : labelIdsIn(rules.catalogue, c.input.labels);
+      const { values, accounts } = createdValues(rules, c.input, c.imported !== undefined);
       const wanted = c.input.parent_id ?? null;
       const given = wanted === null ? undefined : parents.get(wanted);
       const left = wanted === null ? 0 : (room.get(wanted) ?? 0);
@@ -203,8 +219,9 @@ export function planCreatesTogether<L>(
         labelIds,
         parent === undefined ? null : wanted,
         rules,
+        values,
       );
-      return { index, issue, labelIds, parent };
+      return { index, issue, labelIds, values, accounts, parent };
     } catch (refused) {
       return { index, refused };
     }
@@ -229,6 +246,7 @@ export interface IssueFieldSet {
   startedAt?: string | null | undefined;
   completedAt?: string | null | undefined;
   labelIds?: number[] | undefined;
+  customFields?: StoredValues | undefined;
 }
 
 /** An update's plain fields, by the API's name and the issue declaration's. */
@@ -242,10 +260,11 @@ const plainFields = [
   ['due_date', 'dueDate'],
 ] as const satisfies readonly (readonly [keyof IssueUpdate & keyof Issue, keyof IssueFieldSet])[];
 
-/** What an update writes of an issue's own fields (`set`), and the issue as it will read (`next`). */
+/** What an update writes of an issue's own fields (`set`), the issue as it will read (`next`), and the accounts its custom fields newly name (checked by its write). */
 export interface FieldPlan {
   set: IssueFieldSet;
   next: Issue;
+  accounts?: number[] | undefined;
 }
 
 /**
@@ -281,7 +300,26 @@ export function planFieldChanges(current: Issue, changes: IssueUpdate, rules: Pr
     set.labelIds = labelIdsIn(rules.catalogue, changes.labels);
     next.labels = labelsShown(set.labelIds, rules.catalogue);
   }
-  return { set, next };
+  if (changes.custom_fields === undefined) return { set, next };
+  const values = updatedValues(rules, current, changes.custom_fields);
+  set.customFields = values.values;
+  next.custom_fields = values.shown;
+  return { set, next, accounts: values.accounts };
+}
+
+/**
+ * An update's custom fields' values: the issue's as it shows them (`current`), with those `given`
+ * set or cleared (422 naming each problem); as stored, as shown, and the accounts newly named.
+ */
+export function updatedValues(rules: ProjectRules, current: Issue, given: Readonly<Record<string, unknown>>) {
+  const held = storedFromShown(rules.fields, current.custom_fields);
+  const values = plannedValues(rules.fields, given, { current: held });
+  const before = new Set(accountsNamed(rules.fields, held));
+  return {
+    values,
+    shown: shownValues(values, rules.fields),
+    accounts: accountsNamed(rules.fields, values).filter((id) => !before.has(id)),
+  };
 }
 
 /** A state write (`StateWrite`) as the fields it sets: the state, its category and its times. */

@@ -2,9 +2,13 @@ import type { Issue } from '../schemas/issues.ts';
 import type { Label } from '../schemas/labels.ts';
 import { declaredAttachmentOf, type StoredAttachment } from '../db/attachments/attachments.ts';
 import { issueItem } from '../db/issues/issue-item.ts';
-import { issueLabels, labelItem, type Catalogue } from '../db/issues/labels.ts';
+import { catalogueOf, issueLabels, labelItem } from '../db/issues/labels.ts';
+import { fieldsOf } from '../db/projects/custom-fields.ts';
+import { workflowOf } from '../db/projects/workflow.ts';
+import { shownValues } from '../model/custom-fields.ts';
+import type { ProjectRules } from '../model/issue-plans.ts';
 import { withVersion } from '../db/core/versions.ts';
-import { statusAnswer, type Workflow } from '../model/workflow.ts';
+import { statusAnswer } from '../model/workflow.ts';
 import { linkStates } from '../vocabulary/github.ts';
 
 /**
@@ -16,12 +20,20 @@ import { linkStates } from '../vocabulary/github.ts';
 const linkState = (state: string | null): Issue['links']['pull_request_state'] =>
   (linkStates as readonly string[]).includes(state ?? '') ? (state as Issue['links']['pull_request_state']) : null;
 
+/** What an issue's answer reads of its project item: its label catalogue, its workflow, its custom fields. */
+export const rulesOf = (project: object | undefined): ProjectRules => ({
+  catalogue: catalogueOf(project),
+  workflow: workflowOf(project),
+  fields: fieldsOf(project),
+});
+
 /**
  * The resource from a stored issue; `position` is its place in its list (the stored key is not
  * shown). Its labels are shown through `catalogue`, the one on its project item (lib/db/issues/labels.ts),
  * and its state through `workflow`, also on its project item (lib/db/projects/states.ts; none: its category).
  */
-export const toIssue = (record: object, position: number, catalogue: Catalogue = new Map(), workflow?: Workflow): Issue => {
+export const toIssue = (record: object, position: number, rules: Partial<ProjectRules> = {}): Issue => {
+  const { catalogue = new Map(), workflow, fields = [] } = rules;
   const i = issueItem.decode(record);
   return withVersion(
     {
@@ -47,6 +59,7 @@ export const toIssue = (record: object, position: number, catalogue: Catalogue =
         completed_story_points: i.subIssuesDonePoints,
       },
       labels: issueLabels(i.labelIds, catalogue),
+      custom_fields: shownValues(i.customFields, fields),
       started_at: i.startedAt,
       completed_at: i.completedAt,
       created_at: String(i.createdAt),

@@ -4,6 +4,7 @@ import { dateTime, descriptionField, idField, integer, limits, nameField, wrappe
 import { IssueLinksSummary } from './github.ts';
 import { IssueWatchers } from './notifications.ts';
 import { IssueLabel, IssueLabelsField, labelFilter, labelFilterNames } from './labels.ts';
+import { CustomFieldsInput, CustomFieldValues } from './custom-fields.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { issuePriorities, issueStatuses, issueTypes } from '../vocabulary/values.ts';
 import { STATUS_REFUSED, statusKey } from '../vocabulary/workflow.ts';
@@ -82,6 +83,7 @@ const issueFields = {
   // Described on the objects (IssueCreate, IssueUpdate), not here: the MCP tools list these fields.
   parent_id: z.optional(z.nullable(idField())),
   labels: z.optional(IssueLabelsField()),
+  custom_fields: z.optional(CustomFieldsInput()),
 };
 
 export const IssueCreateFields = meta(z.object({ title: nameField(), ...issueFields }, objectError), {
@@ -186,6 +188,7 @@ export const Issue = meta(
     parent_id: meta(z.nullable(z.number().check(z.int())), { description: 'The parent issue (same project), or null.' }),
     sub_issues_summary: SubIssuesSummary,
     labels: meta(z.array(IssueLabel), { description: "The issue's labels, by name, in the catalogue's current spelling." }),
+    custom_fields: CustomFieldValues,
     started_at: z.nullable(dateTime()),
     completed_at: z.nullable(dateTime()),
     created_at: dateTime(),

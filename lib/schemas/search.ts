@@ -89,6 +89,7 @@ export const SearchIssue = meta(
     due_date: z.nullable(z.iso.date()),
     parent_id: z.nullable(z.number().check(z.int())),
     labels: z.array(IssueLabel),
+    custom_fields: issue.custom_fields,
     blocked: z.boolean(),
     created_at: issue.created_at,
     updated_at: issue.updated_at,

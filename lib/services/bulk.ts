@@ -1,3 +1,4 @@
+import type { StoredValues } from '../model/custom-fields.ts';
 import { getAccountItem } from '../db/organisation/accounts.ts';
 import { listLength as storedListLength } from '../db/issues/counters.ts';
 import { projectItem } from '../db/projects/projects.ts';
@@ -11,6 +12,9 @@ import { IssueElsewhereError, NotFoundError, SprintBusyError, UnavailableError, 
 import { createIssue, getIssue, projectRules, updateIssue, updateIssuesTogether, type ReservedIssues } from './issues.ts';
 import {
   assigneeMessage,
+  createdValues,
+  fieldAccountMessage,
+  updatedValues,
   isPlainUpdate,
   newIssue,
   targetSprintMessage,
@@ -133,7 +137,7 @@ function plainUpdatesFrom(ops: BulkItem[], start: number): UpdateOp[] {
 }
 
 /** A checked create of a run, on its slot: where its answer goes, the issue, its labels. */
-type PlannedCreate = { index: number; issue: Issue; labelIds: number[] };
+type PlannedCreate = { index: number; issue: Issue; labelIds: number[]; values: StoredValues; accounts: number[] };
 
 /**
  * Plain creates into one list, as the single creates would answer them one after the other, in
@@ -163,9 +167,10 @@ async function createTogether(caller: Principal, ops: CreateOp[]): Promise<BulkO
   }
   // Labels are shown through the catalogue as the allocation read it.
   const rules = { ...read, catalogue: catalogueOf(reserved.project) };
-  const created = valid.map(({ index, op, labelIds }, k): PlannedCreate => {
+  const created = valid.map(({ index, op, labelIds, values, accounts }, k): PlannedCreate => {
     const request = { at: { projectId, sprintId }, input: op.fields, now, authorId: caller.accountId };
-    return { index, issue: newIssue(reserved.slots[k]!, reserved.prefix, request, labelIds, null, rules), labelIds };
+    const issue = newIssue(reserved.slots[k]!, reserved.prefix, request, labelIds, null, rules, values);
+    return { index, issue, labelIds, values, accounts };
   });
   const listed = sprintId === null ? reserved.backlogCount : storedListLength(sprintId, context.sprint);
   const moves = await writeCreated(caller, ops, created, listed, outcomes);
@@ -214,7 +219,7 @@ async function writeCreated(
       // One of them (or the list) was refused: each on its own, as the single create writes it.
       for (const c of chunk) {
         try {
-          await store.insertIssue(orgId, projectId, c.issue, undefined, c.labelIds, caller.accountId);
+          await store.insertIssue(orgId, projectId, c.issue, undefined, c.labelIds, caller.accountId, undefined, c);
           answer(c);
         } catch (error) {
           outcomes[c.index] = { ok: false, error: await createRefusalRead(caller, projectId, sprintId, error) };
@@ -233,18 +238,22 @@ type CreateContext = Awaited<ReturnType<typeof store.getCreateContext>>;
  * (lib/model/bulk-plans.ts: `checkPlainCreate`), on what was read for all; the others' outcomes
  * are their refusals.
  */
+/** A create of a run checked on what was read for all: its labels and its custom fields' values (the accounts they name checked by the write). */
+type CheckedCreate = { index: number; op: CreateOp; labelIds: number[]; values: StoredValues; accounts: number[] };
+
 function checkedCreates(
   ops: CreateOp[],
   context: CreateContext,
   rules: ProjectRules,
   now: string,
   outcomes: BulkOutcome[],
-): { index: number; op: CreateOp; labelIds: number[] }[] {
+): CheckedCreate[] {
   const { sprintId } = ops[0]!.at;
-  const valid: { index: number; op: CreateOp; labelIds: number[] }[] = [];
+  const valid: CheckedCreate[] = [];
   ops.forEach((op, index) => {
     try {
-      valid.push({ index, op, labelIds: checkPlainCreate(op.fields, sprintId, context, rules, now) });
+      const labelIds = checkPlainCreate(op.fields, sprintId, context, rules, now);
+      valid.push({ index, op, labelIds, ...createdValues(rules, op.fields, false) });
     } catch (error) {
       outcomes[index] = { ok: false, error };
     }
@@ -261,8 +270,9 @@ const createRefusals = {
   project: () => new NotFoundError('Project'),
   sprint: () => new NotFoundError('Sprint'),
   assignee: () => new ValidationError([assigneeMessage]),
+  field_account: () => new ValidationError([fieldAccountMessage]),
   stale: () => new UnavailableError(),
-} satisfies Meanings<'project' | 'sprint' | 'assignee' | 'stale'>;
+} satisfies Meanings<'project' | 'sprint' | 'assignee' | 'field_account' | 'stale'>;
 
 /** `createRefusal`, telling a sprint being completed (409) from one gone (404) by a read, as createIssue does. */
 async function createRefusalRead(caller: Principal, projectId: number, sprintId: number | null, err: unknown) {
@@ -399,6 +409,7 @@ class DryRun {
       next.parent_id = (await decideParent(this.caller.orgId, projectId, stored.issue, changes.parent_id, parentItem)).parentId;
     }
     if (changes.labels !== undefined) next.labels = labelsShown(labelIdsIn(rules.catalogue, changes.labels), rules.catalogue);
+    if (changes.custom_fields !== undefined) next.custom_fields = updatedValues(rules, current, changes.custom_fields).shown;
     await this.checkAssignee(changes.assignee_id);
     await this.place(op, moving ? target : undefined, next);
     return { ok: true, status: 200, issue: this.answered(next, version + 1) };

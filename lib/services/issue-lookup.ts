@@ -1,8 +1,6 @@
 import { issueOfNumber } from '../db/issues/issue-lookup.ts';
 
-import { catalogueOf } from '../db/issues/labels.ts';
 
-import { workflowOf } from '../db/projects/workflow.ts';
 
 import { getIssueFamily, getListOwner, rankInBlock, type IssueItem } from '../db/issues/issues.ts';
 import type { Issue } from '../schemas/issues.ts';
@@ -13,7 +11,7 @@ import { blockOf, countBefore } from '../model/positions.ts';
 import { rankIndex } from '../db/issues/counters.ts';
 
 import type { Principal } from '../model/principal.ts';
-import { toIssue } from '../../lib/resources/issues.ts';
+import { rulesOf, toIssue } from '../../lib/resources/issues.ts';
 
 /**
  * Finds an issue by its number ("APL-12", any case) in the caller's organisation, wherever it
@@ -45,12 +43,7 @@ async function placed(caller: Principal, projectId: number, project: object, iss
     rankInBlock(caller.orgId, projectId, sprintId, issue),
   ]);
   if (!owner) throw missing();
-  return toIssue(
-    issue,
-    countBefore(rankIndex(owner), blockOf(issue.position)) + inBlock,
-    catalogueOf(project),
-    workflowOf(project),
-  );
+  return toIssue(issue, countBefore(rankIndex(owner), blockOf(issue.position)) + inBlock, rulesOf(project));
 }
 
 /**

@@ -32,6 +32,7 @@ import {
 
 import {
   assigneeMessage,
+  fieldAccountMessage,
   checkTarget,
   listRefusal,
   placeInWindow,
@@ -52,14 +53,13 @@ import {
 import type { Principal } from '../model/principal.ts';
 import { versionOf, withVersion } from '../db/core/versions.ts';
 
-import { catalogueOf, carriesAll, labelFilterIds } from '../db/issues/labels.ts';
+import { carriesAll, labelFilterIds } from '../db/issues/labels.ts';
 
-import { workflowOf } from '../db/projects/workflow.ts';
 
 import { readIssueItem, writtenIssue } from '../db/issues/issue-refs.ts';
 
 import { issueNotHere } from './issue-keys.ts';
-import { toIssue } from '../../lib/resources/issues.ts';
+import { rulesOf, toIssue } from '../../lib/resources/issues.ts';
 
 /** The counting of issues belongs to the `list-counters` derivation; exported here as before. */
 export { contributionOf, listDelta, negate, openStatuses, sumCounters } from '../model/derivations.ts';
@@ -88,6 +88,8 @@ function refusal(err: unknown): unknown {
       return new NotFoundError('Sprint');
     case 'assignee':
       return new ValidationError([assigneeMessage]);
+    case 'field_account':
+      return new ValidationError([fieldAccountMessage]);
     case 'stale':
       return new UnavailableError();
     default:
@@ -203,9 +205,8 @@ export async function listIssues(caller: Principal, at: IssueLocation, page: Pag
   const result = await store.listIssues(caller.orgId, at.projectId, at.sprintId, page, filter);
   if (!result.project) throw new NotFoundError('Project');
   if (at.sprintId !== null && !result.sprint) throw new NotFoundError('Sprint');
-  const catalogue = catalogueOf(result.project);
-  const workflow = workflowOf(result.project);
-  const items = result.issues.map(({ item, place }) => toIssue(item, place, catalogue, workflow));
+  const rules = rulesOf(result.project);
+  const items = result.issues.map(({ item, place }) => toIssue(item, place, rules));
   const listed = listLength(at.sprintId, at.sprintId === null ? result.project : result.sprint);
   return {
     page: { items, nextCursor: result.nextCursor, cursorAfter: result.cursorAfter },
@@ -225,7 +226,7 @@ export async function getIssue(caller: Principal, at: IssueLocation, issueId: nu
   const ahead = expected === undefined ? undefined : rankAhead(caller.orgId, at, issueId, expected);
   const { project, issue, index } = await loadIssue(caller, at, issueId);
   const place = await placeIn(caller.orgId, at.projectId, index, issue, ahead);
-  return toIssue(issue, place, catalogueOf(project), workflowOf(project));
+  return toIssue(issue, place, rulesOf(project));
 }
 
 /**
@@ -250,10 +251,7 @@ export interface ImportedIssue extends ImportedFields {
 }
 
 /** What the issue plans read of a project item: its label catalogue and its workflow. */
-export const projectRules = (project: object | undefined): ProjectRules => ({
-  catalogue: catalogueOf(project),
-  workflow: workflowOf(project),
-});
+export const projectRules: (project: object | undefined) => ProjectRules = rulesOf;
 
 /**
  * Creates an issue at the end of a sprint or of the backlog. Default status: `todo` in a sprint,
@@ -324,7 +322,7 @@ async function givingSlotBack<D, T>(
 async function insertCreated(
   caller: Principal,
   projectId: number,
-  { issue, labelIds, parent }: CreatePlan & { parent: ParentDecision },
+  { issue, labelIds, values, accounts, parent }: CreatePlan & { parent: ParentDecision },
   imported: ImportedIssue | undefined,
 ): Promise<Issue> {
   await store.insertIssue(
@@ -335,7 +333,7 @@ async function insertCreated(
     labelIds,
     imported?.author_id ?? caller.accountId,
     imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
-    imported,
+    { ...imported, values, accounts },
   );
   return issue;
 }
@@ -489,12 +487,14 @@ function togetherEntries(
       outcomes[plan.index] = { ok: false, error: plan.refused };
       continue;
     }
-    const { index, issue, labelIds, parent } = plan;
+    const { index, issue, labelIds, values, accounts, parent } = plan;
     const imported = creates[index]!.imported;
     entries.push({
       index,
       issue,
       labelIds,
+      values,
+      accounts,
       authorId: imported?.author_id ?? caller.accountId,
       parent,
       tail: imported?.items({ id: issue.id, sprintId: issue.sprint_id, number: issue.issue_number }),
@@ -639,8 +639,8 @@ function plainWrites(
     try {
       const item = items.get(issueId);
       if (!item || issueItem.field(item, 'sprintId') !== at.sprintId) throw issueNotHere(item, at.sprintId);
-      const current = toIssue(item, item.position, rules.catalogue, rules.workflow);
-      const { set, next } = planFieldChanges(current, changes, rules, { updatedAt: now });
+      const current = toIssue(item, item.position, rules);
+      const { set, next, accounts } = planFieldChanges(current, changes, rules, { updatedAt: now });
       writes.push({
         index: i,
         item,
@@ -651,6 +651,7 @@ function plainWrites(
         before: issueStateOf(orgId, item),
         after: issueStateOf(orgId, store.withChanges(item, set)),
         assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
+        fieldAccounts: accounts,
       });
     } catch (error) {
       outcomes[i] = { ok: false, error };
@@ -706,7 +707,7 @@ export async function updateIssue(
   // The issue's parent was found gone by a refused write: it counts nowhere until its cascade runs.
   const gone: number[] = [];
   return withRetries(async () => {
-    const { issue, index, next, set, parentGuard, place, changes } = await decideUpdate(caller, at, issueId, given, options);
+    const { issue, index, next, set, parentGuard, place, changes, accounts } = await decideUpdate(caller, at, issueId, given, options);
     // What the derivations keep of the change is theirs to say (lib/model/derivations.ts).
     const before = issueStateOf(caller.orgId, issue);
     const after: IssueState = {
@@ -723,6 +724,7 @@ export async function updateIssue(
       listRev: place.listRev,
       renumber: place.renumber,
       assigneeId: typeof changes.assignee_id === 'number' ? changes.assignee_id : undefined,
+      fieldAccounts: accounts,
       parentGuard,
       goneIssues: gone,
       reverts: options.revert?.entry,
@@ -753,14 +755,14 @@ async function decideUpdate(caller: Principal, at: IssueLocation, issueId: numbe
   checkTarget(target, targetSprint !== undefined);
   const rules = projectRules(project);
   // Internally `position` is the stored key here; the answer replaces it with the place.
-  const current = toIssue(issue, issue.position, rules.catalogue, rules.workflow);
+  const current = toIssue(issue, issue.position, rules);
   const changes = options.revert ? options.revert.decide(current) : given;
   const now = options.at ?? new Date().toISOString();
   const { set: base, parentGuard } = await updateSet(caller.orgId, at.projectId, issue, changes, parentItem, {
     updatedAt: now,
     ...(moving ? { sprintId: target } : {}),
   });
-  const { set, next } = planFieldChanges(current, changes, rules, base);
+  const { set, next, accounts } = planFieldChanges(current, changes, rules, base);
   const owner = target === null ? project : targetSprint;
   const listCount = listLength(target, owner);
   const place = await placeIssue(caller.orgId, at.projectId, {
@@ -774,7 +776,7 @@ async function decideUpdate(caller: Principal, at: IssueLocation, issueId: numbe
     positionSeq: projectItem.field(project, 'positionSeq'),
     ahead,
   });
-  return { issue, index, next, set, parentGuard, place, changes };
+  return { issue, index, next, set, parentGuard, place, changes, accounts };
 }
 
 /** What an update sets beside its time and list (`set`): its new parent, decided on the parent read with the issue, and that parent's guard. */

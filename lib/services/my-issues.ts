@@ -3,9 +3,8 @@ import { accountItem } from '../db/organisation/accounts.ts';
 import { listAssigned, readAssignedItems, scanAssigned, type AssignedEntry, type AssignedFilter } from '../db/issues/assigned.ts';
 
 import { ranksFrom, type IssueItem } from '../db/issues/issues.ts';
-import { workflowOf } from '../db/projects/workflow.ts';
 
-import { catalogueOf, carriesAll, labelFilterIds } from '../db/issues/labels.ts';
+import { carriesAll, labelFilterIds } from '../db/issues/labels.ts';
 
 import type { PageRequest } from '../db/core/list.ts';
 import type { Issue, IssueListFilters } from '../schemas/issues.ts';
@@ -16,7 +15,7 @@ import { blockOf, countBefore, type RankIndex } from '../model/positions.ts';
 import { rankIndex } from '../db/issues/counters.ts';
 
 import type { Principal } from '../model/principal.ts';
-import { toIssue } from '../../lib/resources/issues.ts';
+import { rulesOf, toIssue } from '../../lib/resources/issues.ts';
 
 /**
  * The caller's assigned issues across the projects of the organisation, newest update first
@@ -123,7 +122,7 @@ async function placedIssues(
       rows.forEach((r, i) => places.set(r.issue, before + (ranks[i] as number)));
     }),
   );
-  return live.map(({ issue, project }) => toIssue(issue, places.get(issue) as number, catalogueOf(project), workflowOf(project)));
+  return live.map(({ issue, project }) => toIssue(issue, places.get(issue) as number, rulesOf(project)));
 }
 
 /** The filters of `GET /me/issues` (AND): what the index entries carry. */

@@ -2,11 +2,9 @@ import { descriptionDigest, readActivityEntry } from '../db/issues/activity.ts';
 
 import { issueItem } from '../db/issues/issue-item.ts';
 
-import { catalogueOf } from '../db/issues/labels.ts';
 
 import { storedRelations } from '../db/issues/relations.ts';
 
-import { workflowOf } from '../db/projects/workflow.ts';
 
 import { notRevertible, revertOf, type RecordedRelation } from '../model/revert.ts';
 
@@ -21,7 +19,7 @@ import { toActivity } from './activity.ts';
 import { getIssue, updateIssue } from './issues.ts';
 
 import { addRelation, removeRelation } from './relations.ts';
-import { toIssue } from '../../lib/resources/issues.ts';
+import { rulesOf, toIssue } from '../../lib/resources/issues.ts';
 
 /**
  * Reverting one activity entry (docs/activity.md: Reverting a change): the entry found from its id
@@ -69,7 +67,7 @@ export async function revertActivity(caller: Principal, id: string): Promise<Iss
   const issueId = where.owner.issueId;
   const item = issueItem.decode(read.owner);
   const at = { projectId: where.projectId, sprintId: item.sprintId };
-  const issue = toIssue(read.owner, item.position, catalogueOf(read.project), workflowOf(read.project));
+  const issue = toIssue(read.owner, item.position, rulesOf(read.project));
   const kept = read.description;
   const description = kept && {
     before: kept.before,

@@ -1,3 +1,5 @@
+import { shownValues, type FieldSet } from '../model/custom-fields.ts';
+import { fieldsOf } from '../db/projects/custom-fields.ts';
 import {
   decodeSearchCursor,
   encodeSearchCursor,
@@ -137,6 +139,7 @@ interface ProjectView {
   project: Awaited<ReturnType<typeof readProjects>>[number];
   workflow: ReturnType<typeof workflowOf>;
   catalogue: ReturnType<typeof catalogueOf>;
+  fields: FieldSet;
 }
 
 /**
@@ -147,7 +150,7 @@ function foundOf(item: Record<string, unknown>, byId: Map<number, ProjectView>):
   const record = searchRecordItem.decode(item);
   const known = byId.get(record.projectId);
   if (!known || !isFilledSearchRecord(item)) return undefined;
-  const { project, workflow, catalogue } = known;
+  const { project, workflow, catalogue, fields } = known;
   const labels = issueLabels(record.labelIds, catalogue);
   const shown: SearchIssue = {
     id: record.issueId,
@@ -166,6 +169,7 @@ function foundOf(item: Record<string, unknown>, byId: Map<number, ProjectView>):
     due_date: record.dueDate,
     parent_id: record.parentId,
     labels,
+    custom_fields: shownValues(record.customFields, fields),
     blocked: record.openBlockers > 0,
     created_at: record.createdAt,
     updated_at: record.updatedAt,
@@ -241,7 +245,7 @@ export async function searchIssues(
   }
   // What each project's records are shown with, worked out once per project rather than per record.
   const byId = new Map(
-    projects.map((project) => [Number(project.id), { project, workflow: workflowOf(project), catalogue: catalogueOf(project) }]),
+    projects.map((project) => [Number(project.id), { project, workflow: workflowOf(project), catalogue: catalogueOf(project), fields: fieldsOf(project) }]),
   );
   refuseUnknownStates(
     selection,

@@ -23,7 +23,7 @@ Commands:
                                   (sets the account's handle for @mentions, or clears it; see docs/api.md)
   token:regenerate --org ID --account ID
   token:revoke --org ID --account ID
-  cascade:resume [--org ID --project ID [--sprint ID | --issue ID | --label ID]]
+  cascade:resume [--org ID --project ID [--sprint ID | --issue ID | --label ID | --state ID | --field ID]]
                                   (finish one cascade now, or every pending one; see docs/limits.md)
   cascade:sweep [--dry-run]       (find and finish orphaned partitions; reads the table with a Scan)
   comments:pointers [--org ID]    (also a data migration: the pointer of every comment written before
@@ -86,7 +86,7 @@ const commands: Record<string, string[]> = {
 /** Flags a command may take beside its required ones; `dry-run` is a boolean. */
 const optionalFlags: Record<string, string[]> = {
   'account:handle': ['handle', 'clear'],
-  'cascade:resume': ['org', 'project', 'sprint', 'issue', 'label', 'state'],
+  'cascade:resume': ['org', 'project', 'sprint', 'issue', 'label', 'state', 'field'],
   'cascade:sweep': ['dry-run'],
   'issues:reindex': ['org'],
   'comments:pointers': ['org'],
@@ -278,13 +278,13 @@ async function resumeCascades(values: Record<string, string | undefined>) {
   const pending = await cascades.listPendingCascades();
   let targets: { parent: CascadeParent; after?: Record<string, unknown> | undefined }[];
   if (values.org === undefined && values.project === undefined) {
-    if (values.sprint !== undefined || values.issue !== undefined || values.label !== undefined)
-      throw new UsageError('--sprint, --issue and --label need --org and --project');
+    if ([values.sprint, values.issue, values.label, values.state, values.field].some((v) => v !== undefined))
+      throw new UsageError('--sprint, --issue, --label, --state and --field need --org and --project');
     targets = [...pending].sort((a, b) => (a.status === b.status ? 0 : a.status === 'failed' ? -1 : 1));
   } else {
     if (values.org === undefined || values.project === undefined) throw new UsageError('--org and --project go together');
-    if ([values.sprint, values.issue, values.label, values.state].filter((v) => v !== undefined).length > 1)
-      throw new UsageError('one of --sprint, --issue, --label and --state, not more');
+    if ([values.sprint, values.issue, values.label, values.state, values.field].filter((v) => v !== undefined).length > 1)
+      throw new UsageError('one of --sprint, --issue, --label, --state and --field, not more');
     const orgId = positiveInt(values.org, 'org');
     const projectId = positiveInt(values.project, 'project');
     const parent: CascadeParent =
@@ -296,7 +296,9 @@ async function resumeCascades(values: Record<string, string | undefined>) {
             ? { kind: 'label', orgId, projectId, labelId: positiveInt(values.label, 'label') }
             : values.state !== undefined
               ? { kind: 'state', orgId, projectId, stateId: positiveInt(values.state, 'state') }
-              : { kind: 'project', orgId, projectId };
+              : values.field !== undefined
+                ? { kind: 'field', orgId, projectId, fieldId: positiveInt(values.field, 'field') }
+                : { kind: 'project', orgId, projectId };
     if (!(await cascades.parentIsGone(parent))) {
       throw new Error(`the ${parent.kind} still exists: a cascade only removes what lived under a deleted ${parent.kind}`);
     }

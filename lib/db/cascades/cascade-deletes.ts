@@ -102,6 +102,8 @@ export async function findOrphanedCascades(): Promise<CascadeParent[]> {
 
 /** True when the parent a cascade would empty is itself gone (a cascade under a live parent would delete live data). */
 export async function parentIsGone(parent: CascadeParent): Promise<boolean> {
+  // A field's cascade settles values on what its definition is now: harmless while it lives.
+  if (parent.kind === 'field') return true;
   const key =
     parent.kind === 'project'
       ? keys.project(parent.orgId, parent.projectId)

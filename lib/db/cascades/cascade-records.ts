@@ -173,7 +173,7 @@ export function deletedContainerOf(record: DynamoDBRecord): { container: Contain
 export const cascadeItem = itemKind({
   type: 'cascade',
   key: keys.pendingCascade.placement,
-  about: 'a cascade (of a project, sprint, issue, label or state) still to finish',
+  about: 'a cascade (of a project, sprint, issue, label, state or custom field) still to finish',
   attributes: {
     /** Anything but `failed` reads `pending`: it is continued. */
     status: {
@@ -213,7 +213,9 @@ export function pendingCascadeFromItem(item: Record<string, unknown>): PendingCa
             ? { kind: 'label', orgId, projectId, labelId: id }
             : c.kind === 'state'
               ? { kind: 'state', orgId, projectId, stateId: id }
-              : undefined;
+              : c.kind === 'field'
+                ? { kind: 'field', orgId, projectId, fieldId: id }
+                : undefined;
   if (!parent) return undefined;
   return { parent, after: c.after, attempts: c.attempts, status: c.status, error: c.error };
 }

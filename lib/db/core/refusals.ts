@@ -17,6 +17,8 @@ export type ProjectRefusal = 'project' | 'prefix_taken' | 'organisation';
 export type LabelRefusal = 'project' | 'label' | 'name_taken' | 'gone' | 'unindexed' | 'trashed';
 /** A state of a project's workflow: the project gone, the state gone, the workflow changed since it was read. */
 export type StateRefusal = 'project' | 'state' | 'workflow';
+/** A project's custom fields: the project gone, its definitions changed since they were read; an issue's account value no account of the organisation. */
+export type FieldRefusal = 'project' | 'fields' | 'field_account';
 export type SprintRefusal = 'project' | 'sprint' | 'sprint_lead' | 'sprint_exists';
 /** Moving an issue between lists (pull into a sprint, carry-over): the list it left, the one it goes to. */
 export type IssueMoveRefusal = 'moved' | 'sprint' | 'target';
@@ -78,6 +80,7 @@ export type RefusalReason =
   | ProjectRefusal
   | LabelRefusal
   | StateRefusal
+  | FieldRefusal
   | SprintRefusal
   | IssueMoveRefusal
   | CompletionRefusal

@@ -1,4 +1,5 @@
 import type { IssueState, RelationRef, SearchRecord } from '../../model/derivations.ts';
+import type { StoredValues } from '../../model/custom-fields.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
 import type { IssuePriority, IssueStatus, IssueType } from '../../schemas/issues.ts';
 import { attribute, itemKind, type Attribute, type Fields, type Stored } from '../core/item.ts';
@@ -28,6 +29,16 @@ const relations = <S extends string>(stored: S): Attribute<RelationRef[], S> => 
       .map(([id, r]) => ({ id, type: r.type, projectId: Number(r.project_id), issueId: Number(r.issue_id) }))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
   write: (refs) => Object.fromEntries(refs.map((r) => [r.id, { type: r.type, project_id: r.projectId, issue_id: r.issueId }])),
+});
+
+/**
+ * Its custom fields' values (docs/custom-fields.md): a map from field id to the value (options by
+ * id), shown by key through the definitions on its project item; none is no attribute.
+ */
+const customValues = <S extends string>(stored: S): Attribute<StoredValues, S> => ({
+  stored,
+  read: (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as StoredValues) : {}),
+  write: (v) => (Object.keys(v).length > 0 ? v : undefined),
 });
 
 /** What a revert wrote on the issue: the entry it reverted, and the revision its write made. */
@@ -94,6 +105,7 @@ export const issueItem = itemKind({
     parentId: attribute.nullableNumber('parent_id'),
     parentNumber: attribute.nullableString('parent_number'),
     labelIds: attribute.numberSet('label_ids'),
+    customFields: customValues('custom_fields'),
     /** The accounts watching the issue (docs/notifications.md): its reporter, assignees and commenters, and who asked to. */
     watcherIds: attribute.numberSet('watcher_ids'),
     relations: relations('relations'),
@@ -164,6 +176,7 @@ export function issueStateOf(orgId: number, item: object): IssueState {
     title: i.title,
     relations: i.relations,
     labelIds: i.labelIds,
+    customFields: i.customFields,
     authorId: i.authorId,
     createdAt: i.createdAt,
     sourceKey: i.sourceKey,
@@ -188,6 +201,7 @@ export const searchRecordItem = itemKind({
     priority: attribute.oneOf<IssuePriority>('priority'),
     type: attribute.oneOf<IssueType>('issue_type'),
     labelIds: attribute.numberSet('label_ids'),
+    customFields: customValues('custom_fields'),
     assigneeId: attribute.nullableNumber('assignee_id'),
     authorId: attribute.nullableNumber('author_id'),
     storyPoints: attribute.nullableNumber('story_points'),

@@ -1,3 +1,4 @@
+import type { StoredValues } from '../../model/custom-fields.ts';
 import { initialWatchers } from '../../model/notifications.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../../vocabulary/errors.ts';
@@ -471,6 +472,9 @@ export async function insertIssue(
     activityCount?: number | undefined;
     commentsCount?: number | undefined;
     watcherIds?: number[] | undefined;
+    /** Its custom fields' values, and the accounts they name (checked in the same transaction). */
+    values?: StoredValues | undefined;
+    accounts?: number[] | undefined;
   },
 ): Promise<void> {
   await issueWrite(
@@ -487,6 +491,8 @@ export async function insertIssue(
           activityCount: imported?.activityCount,
           commentsCount: imported?.commentsCount,
           watcherIds: imported?.watcherIds,
+          values: imported?.values,
+          accounts: imported?.accounts,
         },
       ],
     }),
@@ -502,7 +508,7 @@ function createdIssue(
   labelIds: number[],
   authorId: number | undefined,
   /** An imported issue's counts of the entries and comments its create writes beside it, and its watchers when an export file says them. */
-  counts: { activityCount?: number | undefined; commentsCount?: number | undefined; watcherIds?: number[] | undefined } = {},
+  counts: Pick<NewIssue, 'activityCount' | 'commentsCount' | 'watcherIds' | 'values'> = {},
 ) {
   // Labels are stored as ids (a number set; none: absent) and shown through the catalogue.
   // `blocked` is read from the count of open blockers (`toIssue`), never stored.
@@ -510,6 +516,7 @@ function createdIssue(
   const {
     sub_issues_summary: _summary,
     labels: _shown,
+    custom_fields: _values,
     blocked: _blocked,
     source_key: sourceKey,
     status: _name,
@@ -530,6 +537,7 @@ function createdIssue(
       // No labels: no attribute (rather than the null an update that takes the last one off leaves).
       ...issueItem.encode({
         ...(labelIds.length > 0 ? { labelIds } : {}),
+        customFields: counts.values ?? {},
         watcherIds: counts.watcherIds ?? initialWatchers(authorId, issue.assignee_id),
         authorId,
         rev: 0,
@@ -543,7 +551,11 @@ function createdIssue(
   const change: IssueChange = {
     after: issueStateOf(
       orgId,
-      storedIssueFields({ ...stored, ...parent, ...issueItem.encode({ labelIds, authorId: authorId ?? null }) }),
+      storedIssueFields({
+        ...stored,
+        ...parent,
+        ...issueItem.encode({ labelIds, authorId: authorId ?? null, customFields: counts.values ?? {} }),
+      }),
     ),
   };
   return { put, change };
@@ -573,6 +585,9 @@ export interface NewIssue {
   commentsCount?: number | undefined;
   /** Who watches it (an export file's import); absent: its author and assignee. */
   watcherIds?: number[] | undefined;
+  /** Its custom fields' values (by field id), and the accounts they name (checked in the same transaction). */
+  values?: StoredValues | undefined;
+  accounts?: number[] | undefined;
 }
 
 /** The one issue write of creates into one list: their items, the list's counters once, what they bring after. */
@@ -596,11 +611,21 @@ function insertSpec(orgId: number, projectId: number, batch: NewIssues): IssueWr
     ownerReason: batch.sprintId === null ? 'project' : 'sprint',
     // The list's owner is in the transaction (its counters) whatever the issues.
     owners: [batch.sprintId],
-    checks: batch.sprintId === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')],
+    checks: [
+      ...(batch.sprintId === null ? [] : [existsCheck(keys.project(orgId, projectId), 'project')]),
+      ...fieldAccountChecks(orgId, batch.issues),
+    ],
     ...(guards.size ? { parentGuards: [...guards.values()] } : {}),
     ...(tail.length ? { tail } : {}),
     ...(batch.history === false ? { ctx: { history: false } } : {}),
   };
+}
+
+/** The accounts new issues' custom fields name, checked (refused `field_account`) but for an assignee's, whose count proves it. */
+function fieldAccountChecks(orgId: number, issues: readonly NewIssue[]): GuardedItem[] {
+  const assignees = new Set(issues.map((n) => n.issue.assignee_id));
+  const named = new Set(issues.flatMap((n) => n.accounts ?? []).filter((id) => !assignees.has(id)));
+  return [...named].map((accountId) => accountExists(orgId, accountId, 'field_account'));
 }
 
 /** A transaction's bytes (DynamoDB's limit is 4 MB: some room is kept); its items, DynamoDB's limit (`TRANSACTION_ITEMS`). */
@@ -715,6 +740,8 @@ export interface IssueWrite {
   renumber?: Renumbering[] | undefined;
   /** A new assignee, checked in the same transaction. */
   assigneeId?: number | undefined;
+  /** Accounts its custom fields newly name, checked in the same transaction (refused `field_account`). */
+  fieldAccounts?: number[] | undefined;
   /** A new parent: checked as read (lib/db/issues/issue-write.ts: `ParentGuard`). */
   parentGuard?: ParentGuard | undefined;
   /** Issues known to be gone (a parent deleted, its cascade pending): their counters are not kept. */
@@ -820,7 +847,13 @@ function assigneeChecks(orgId: number, writes: readonly IssueWrite[]): GuardedIt
       .filter((w) => w.assigneeId !== undefined && w.assigneeId === w.before.assigneeId && !counted.has(w.assigneeId))
       .map((w) => w.assigneeId!),
   );
-  return [...checked].map((accountId) => accountExists(orgId, accountId, 'assignee'));
+  const fieldAccounts = writes
+    .flatMap((w) => w.fieldAccounts ?? [])
+    .filter((id) => !counted.has(id) && !checked.has(id));
+  return [
+    ...[...checked].map((accountId) => accountExists(orgId, accountId, 'assignee')),
+    ...[...new Set(fieldAccounts)].map((accountId) => accountExists(orgId, accountId, 'field_account')),
+  ];
 }
 
 /** Updates that leave their issues where they are (no place, no renumbering, no new parent), written together. */

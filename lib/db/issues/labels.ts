@@ -1,4 +1,5 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { quietIssueUpdate } from './quiet-update.ts';
 import type { IssueLabel, Label } from '../../schemas/labels.ts';
 import { foldName, labelIdsIn, labelsShown, type Catalogue, type CatalogueEntry } from '../../model/labels.ts';
 import { labelLimits } from '../../vocabulary/label-limits.ts';
@@ -359,31 +360,7 @@ export async function labelCarriers(
  * Nothing else of the issue changes: no revision, no `updated_at`. Running it twice is harmless.
  */
 export async function takeLabelOff(key: Key, labelId: number): Promise<void> {
-  const issue = {
-    TableName: tableName(),
-    Key: key,
-    ...issueItem.update({ delete: { labelIds: new Set([labelId]) }, if: { exists: true } }),
-  };
-  // Its search record too (docs/search.md), in the same transaction, while it is there.
-  const project = parseProjectPk(key.PK);
-  const issueId = Number(/^ISSUE#(\d+)$/.exec(key.SK)?.[1]);
-  const record = project && issueId ? keys.searchIssue(project.orgId, project.projectId, issueId) : undefined;
-  try {
-    if (!record) {
-      await db.send(new UpdateCommand(issue));
-      return;
-    }
-    await transact([
-      { item: { Update: issue }, reason: 'gone' },
-      { item: { Update: { ...issue, Key: record } }, reason: 'unindexed' },
-    ]).catch(async (err: unknown) => {
-      // A record not written yet (an issue from before the search index): the issue alone.
-      if (isRefused(err, 'unindexed')) await db.send(new UpdateCommand(issue));
-      else throw err;
-    });
-  } catch (err) {
-    if (!isConditionFailed(err) && !(err instanceof Refused)) throw err; // the issue is gone: nothing to take off
-  }
+  await quietIssueUpdate(key, issueItem.update({ delete: { labelIds: new Set([labelId]) }, if: { exists: true } }));
 }
 
 /** An issue's labels as answered: the ids it stores that the catalogue holds, in the catalogue's spelling, by name. */

@@ -55,6 +55,10 @@ export const projectItem = itemKind({
     sprintsCount: attribute.counter('sprints_count'),
     /** Its labels (lib/db/issues/labels.ts: written with each label's entry in the catalogue kept on it). */
     labelsCount: attribute.counter('labels_count'),
+    /** Bumped by every change of its custom fields' definitions (kept on it: lib/db/projects/custom-fields.ts), which are conditioned on it. */
+    fieldsRev: attribute.counter('fields_rev'),
+    /** The last id given to one of its custom fields or their options. */
+    fieldSeq: attribute.counter('field_seq'),
     /** Its backlog's count of issues (lib/model/sprint-counters.ts: `BACKLOG_COUNT`). */
     backlogCount: attribute.counter('backlog_count'),
     /** Bumped by every move that computes a position in the backlog (lib/db/issues/issues.ts). */

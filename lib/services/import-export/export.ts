@@ -1,6 +1,5 @@
 import { issueItem } from '../../db/issues/issue-item.ts';
 
-import { catalogueOf } from '../../db/issues/labels.ts';
 
 import { lastIssueNumber, projectItem } from '../../db/projects/projects.ts';
 import { workflowOf } from '../../db/projects/workflow.ts';
@@ -47,7 +46,7 @@ import { linkOf } from '../github-links.ts';
 import { chainDigest, EXPORT_FORMAT, EXPORT_VERSION } from './file-checks.ts';
 
 import { DONE, firstStep, stepAfter, trashScope, type ExportScope } from '../../model/formats/export-plan.ts';
-import { attachmentAnswer, toIssue, toLabel } from '../../../lib/resources/issues.ts';
+import { attachmentAnswer, rulesOf, toIssue, toLabel } from '../../../lib/resources/issues.ts';
 import { toAccount } from '../../../lib/resources/organisation.ts';
 import { toProject, toSprint } from '../../../lib/resources/projects.ts';
 
@@ -306,7 +305,7 @@ class ExportWalk {
   private issueLine(item: Record<string, unknown>, place: number | null, project: Record<string, unknown> | undefined) {
     const relations = Object.entries(storedRelations(item)).map(([id, side]) => ({ id, ...side }));
     return {
-      ...dropVersion(toIssue(item, place ?? 0, project && catalogueOf(project), project && workflowOf(project))),
+      ...dropVersion(toIssue(item, place ?? 0, rulesOf(project))),
       ...(place === null ? { position: null } : {}),
       assignee_email: this.email(issueItem.field(item, 'assigneeId')),
       author_email: this.email(issueItem.field(item, 'authorId')),
