@@ -98,8 +98,10 @@ export const functionAlias: Record<string, Record<string, string>> = {
  * holds the shared HTTP stack and the MCP refusals; the MCP server (the SDK, zod, the tool list as
  * data) is a chunk loaded by the first MCP message, and what a call runs (every tool, the services,
  * the data layer and the DynamoDB client, lib/mcp/domain.ts) another, loaded by the first call.
+ * The import jobs' consumer: its entry holds the logger; the import code is a chunk loaded by the
+ * first batch (functions/import-jobs.ts).
  */
-export const splitEntries: readonly string[] = ['functions/mcp.ts'];
+export const splitEntries: readonly string[] = ['functions/mcp.ts', 'functions/import-jobs.ts'];
 
 /** Where a split bundle's chunks go, under its folder. */
 export const chunkNames = 'chunks/[name]-[hash]';

@@ -859,7 +859,7 @@ export const routes: Route[] = [
   }),
   ...patchAndPut(fieldPath, 'functions/custom-fields/update.ts', {
     id: 'updateCustomField',
-    summary: "Update a custom field (admins only): its name, description, required flag or options; issues show a rename at once",
+    summary: 'Update a custom field (admins only): its name, description, required flag or options; issues show a rename at once',
     tag: 'Custom fields',
     body: FieldUpdateBody,
     success: { status: 200, schema: CustomField, description: 'The field' },
@@ -867,7 +867,8 @@ export const routes: Route[] = [
   }),
   route('DELETE', fieldPath, 'functions/custom-fields/delete.ts', {
     id: 'deleteCustomField',
-    summary: 'Delete a custom field (admins only); no issue shows it from then on, and its values are taken off in the background',
+    summary:
+      'Delete a custom field (admins only); no issue shows it from then on, and its values are taken off in the background',
     tag: 'Custom fields',
     success: { status: 204, description: 'Deleted' },
     errors: [403],

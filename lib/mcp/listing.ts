@@ -74,7 +74,11 @@ export function compactSchema(
     // An object open to anything (a batch item, validated as its single tool's arguments): its
     // empty `properties` and `additionalProperties` say what `type: object` says.
     if ((key === 'properties' || key === 'additionalProperties') && isOpenObject(node)) continue;
-    out[key] = compactSchema(value, definitions);
+    // The keys of a JSON object are strings: `propertyNames: {type: string}` says nothing (a record's values, any JSON: neither does `additionalProperties: {}`).
+    if (key === 'additionalProperties' && isEmpty(value) && node.properties === undefined) continue;
+    const compact = compactSchema(value, definitions);
+    if (key === 'propertyNames' && isObject(compact) && compact.type === 'string' && Object.keys(compact).length === 1) continue;
+    out[key] = compact;
   }
   const allOf = out.allOf;
   if (Array.isArray(allOf) && allOf.length === 1 && isObject(allOf[0])) {

@@ -30,13 +30,13 @@ import { connectionOf, type Connection } from './connection.ts';
 const domain = () => import('./domain.ts');
 
 const INSTRUCTIONS = `Sprint Ticketing Service: projects hold sprints, sprints hold issues, issues hold comments.
-Start with get_workspace: you, the projects with their prefixes, active sprints and labels, the accounts, and the issue statuses, priorities and types.
+Start with get_workspace: you, the projects with their prefixes, active sprints, labels and custom fields, the accounts, and the issue statuses, priorities and types.
 Issues that belong to no sprint are the project's backlog. Every issue has a number PREFIX-n (the project's prefix).
 Sprints go planning -> active -> completed; completing a sprint returns its open issues to the backlog.
 Ids and positions are positive integers; a position counts from 1 (the top), past the end means last. Everything you see belongs to your organisation.
 Names work where ids do: project_id takes a prefix ("APL") or a project name; assignee_id takes "me", an account name or e-mail; sprint_id, to_sprint_id and carry_over_sprint_id take "active" (the project's active sprint) or a sprint name. An ambiguous name fails with the candidates: pass an id then.
 Name an issue by issue_number ("APL-12"); issue tools also take project_id and issue_id instead, and its sprint_id (null: the backlog) beside them saves a lookup.
-Dates are YYYY-MM-DD. Issue fields: description is Markdown; status takes a state's name or a category's; labels takes names or ids and replaces the issue's (as a filter: issues carrying all of them); q looks in titles. The items of create_issues and update_issues are create_issue's and update_issue's arguments.
+Dates are YYYY-MM-DD. Issue fields: description is Markdown; status takes a state's name or a category's; labels takes names or ids and replaces the issue's (as a filter: issues carrying all of them); custom_fields takes values by field key or name (get_workspace lists each project's fields), null clearing one; q looks in titles. The items of create_issues and update_issues are create_issue's and update_issue's arguments.
 update_* tools change only the fields given; null clears an optional one. Tools that change or delete one resource take expected_version (its \`version\`): then they apply only if it is still at that version.
 delete_* tools move what they delete to the trash for a while: confirm with the person first. restore brings an item back whole (a sprint's or project's issues follow, as list_trash shows); revert_change undoes one get_issue_activity entry.
 List tools take limit (1-100, default 50) and cursor, and return next_cursor: pass it as cursor for more (null at the end). Fewer come back when they would pass the 5 MiB response budget.`;

@@ -76,7 +76,15 @@ export function dryCreate(
   rules: ProjectRules,
 ): Issue {
   const slot = { id: 0, number: read.issueSeq + read.taken + 1, positionSeq: 0 };
-  const issue = newIssue(slot, read.prefix, request, labelIds, parentId, rules, createdValues(rules, request.input, false).values);
+  const issue = newIssue(
+    slot,
+    read.prefix,
+    request,
+    labelIds,
+    parentId,
+    rules,
+    createdValues(rules, request.input, false).values,
+  );
   return { ...issue, position: position === undefined ? read.length + 1 : placeAmong(read.length, position) };
 }
 

@@ -71,15 +71,23 @@ const thrown = (problems: string[]) => {
 };
 
 /** A new field: its key (given, or made from its name), unique with its name; options only for the selects; within the limits. */
-export function planFieldCreate(read: FieldsRead, input: FieldCreate, times: { created_at: string; updated_at: string }): FieldsPlan {
+export function planFieldCreate(
+  read: FieldsRead,
+  input: FieldCreate,
+  times: { created_at: string; updated_at: string },
+): FieldsPlan {
   const { fields } = read;
   const key = input.key ?? keyFromName(input.name);
   const problems = [...nameProblems(fields, input.name)];
   if (fields.some((f) => f.key === key || foldName(f.name) === key)) {
-    problems.push(`key: '${key}' is already the key or name of another field of this project${input.key ? '' : ' (give a key of its own)'}`);
+    problems.push(
+      `key: '${key}' is already the key or name of another field of this project${input.key ? '' : ' (give a key of its own)'}`,
+    );
   }
-  if (fields.length >= fieldLimits.perProject) problems.push(`fields: a project may have at most ${fieldLimits.perProject} custom fields`);
-  if (!hasOptions(input.type) && (input.options?.length ?? 0) > 0) problems.push(`options: only a select or multi_select field has options`);
+  if (fields.length >= fieldLimits.perProject)
+    problems.push(`fields: a project may have at most ${fieldLimits.perProject} custom fields`);
+  if (!hasOptions(input.type) && (input.options?.length ?? 0) > 0)
+    problems.push(`options: only a select or multi_select field has options`);
   const id = read.seq + 1;
   const planned = plannedOptions(input.options, [], id);
   problems.push(...planned.problems);

@@ -1,4 +1,4 @@
-import { nearestKey } from '../schemas/validate.ts';
+import { nearestKey } from '../vocabulary/nearest.ts';
 import { fieldLimits, optionTypes, type FieldType } from '../vocabulary/custom-fields.ts';
 import { isCalendarDate } from '../vocabulary/values.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
@@ -148,7 +148,13 @@ function optionOf(field: FieldDefinition, ref: unknown, where: string): FieldOpt
   const option = optionNamed(field, ref);
   if (option) return option;
   if (typeof ref !== 'string' && typeof ref !== 'number') return { problem: `${where}: must each be ${accepts.select}` };
-  const guess = typeof ref === 'string' ? nearestKey(ref, field.options.map((o) => o.name)) : undefined;
+  const guess =
+    typeof ref === 'string'
+      ? nearestKey(
+          ref,
+          field.options.map((o) => o.name),
+        )
+      : undefined;
   const shown = typeof ref === 'string' ? `'${ref}'` : String(ref);
   const hint = guess === undefined ? '' : ` (did you mean '${guess}'?)`;
   return { problem: `${where}: ${shown} is no option of ${field.name}${hint}; ${optionList(field)}` };
@@ -164,10 +170,13 @@ export function storedValueOf(field: FieldDefinition, given: unknown, where = `c
   switch (field.type) {
     case 'text':
       if (typeof given !== 'string') return wrong;
-      if (given.length > fieldLimits.text) return { problem: `${where}: is too long (maximum is ${fieldLimits.text} characters)` };
+      if (given.length > fieldLimits.text)
+        return { problem: `${where}: is too long (maximum is ${fieldLimits.text} characters)` };
       return { value: given.trim() === '' ? undefined : given };
     case 'number':
-      return typeof given === 'number' && Number.isFinite(given) && Math.abs(given) <= fieldLimits.number ? { value: given } : wrong;
+      return typeof given === 'number' && Number.isFinite(given) && Math.abs(given) <= fieldLimits.number
+        ? { value: given }
+        : wrong;
     case 'date':
       return typeof given === 'string' && isCalendarDate(given) ? { value: given } : wrong;
     case 'url':
@@ -211,14 +220,25 @@ const fieldList = (fields: FieldSet) =>
  * project has not (with the nearest key), a value the field does not take (what it takes, the
  * nearest option), a required field left without a value on a create or cleared by an update.
  */
-export function plannedValues(fields: FieldSet, given: Readonly<Record<string, unknown>> | undefined, write: ValuesWrite = {}) {
+export function plannedValues(
+  fields: FieldSet,
+  asked: Readonly<Record<string, unknown>> | null | undefined,
+  write: ValuesWrite = {},
+) {
+  // The whole null clears every value.
+  const given = asked === null ? Object.fromEntries(fields.map((f) => [f.key, null])) : asked;
   const values: Record<string, StoredValue> = { ...settledValues(write.current, fields) };
   const problems: string[] = [];
   for (const [ref, value] of Object.entries(given ?? {})) {
     const field = fieldNamed(fields, ref);
     if (!field) {
-      const guess = nearestKey(ref, fields.map((f) => f.key));
-      problems.push(`custom_fields: unknown field '${ref}'${guess === undefined ? '' : ` (did you mean '${guess}'?)`}; ${fieldList(fields)}`);
+      const guess = nearestKey(
+        ref,
+        fields.map((f) => f.key),
+      );
+      problems.push(
+        `custom_fields: unknown field '${ref}'${guess === undefined ? '' : ` (did you mean '${guess}'?)`}; ${fieldList(fields)}`,
+      );
       continue;
     }
     const read = storedValueOf(field, value);

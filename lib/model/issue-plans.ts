@@ -311,7 +311,7 @@ export function planFieldChanges(current: Issue, changes: IssueUpdate, rules: Pr
  * An update's custom fields' values: the issue's as it shows them (`current`), with those `given`
  * set or cleared (422 naming each problem); as stored, as shown, and the accounts newly named.
  */
-export function updatedValues(rules: ProjectRules, current: Issue, given: Readonly<Record<string, unknown>>) {
+export function updatedValues(rules: ProjectRules, current: Issue, given: Readonly<Record<string, unknown>> | null) {
   const held = storedFromShown(rules.fields, current.custom_fields);
   const values = plannedValues(rules.fields, given, { current: held });
   const before = new Set(accountsNamed(rules.fields, held));

@@ -28,15 +28,22 @@ const fieldKey = () =>
       .string(typed('a string'))
       .check(z.maxLength(fieldLimits.key, { error: `is too long (maximum is ${fieldLimits.key} characters)` }))
       .check(
-        z.regex(FIELD_KEY, { error: 'must be lower-case letters, digits and underscores, starting with a letter (severity, target_release)' }),
+        z.regex(FIELD_KEY, {
+          error: 'must be lower-case letters, digits and underscores, starting with a letter (severity, target_release)',
+        }),
       ),
-    { description: 'What `cf.<key>` searches and `custom_fields` answers by; made from the name when not given. Never changes.', example: 'severity' },
+    {
+      description: 'What `cf.<key>` searches and `custom_fields` answers by; made from the name when not given. Never changes.',
+      example: 'severity',
+    },
   );
 
 const color = () =>
   meta(
     z.pipe(
-      z.string(typed('a colour such as #d73a4a')).check(z.regex(/^#[0-9a-fA-F]{6}$/, { error: 'must be a colour such as #d73a4a (#rrggbb)' })),
+      z
+        .string(typed('a colour such as #d73a4a'))
+        .check(z.regex(/^#[0-9a-fA-F]{6}$/, { error: 'must be a colour such as #d73a4a (#rrggbb)' })),
       z.transform((v) => v.toLowerCase()),
     ),
     { example: '#d73a4a' },
@@ -61,7 +68,9 @@ const optionInput = () =>
   closed(
     z.object(
       {
-        id: z.optional(z.number(typed('an option id')).check(z.int()).check(z.minimum(1)).check(z.maximum(Number.MAX_SAFE_INTEGER))),
+        id: z.optional(
+          z.number(typed('an option id')).check(z.int()).check(z.minimum(1)).check(z.maximum(Number.MAX_SAFE_INTEGER)),
+        ),
         name: oneLineName(fieldLimits.optionName),
         color: meta(z.optional(color()), { description: `Default ${DEFAULT_OPTION_COLOR}.` }),
       },
@@ -125,7 +134,9 @@ export const CustomField = meta(
     type: FieldType,
     description: z.nullable(z.string()),
     required: z.boolean(),
-    options: meta(z.array(FieldOption), { description: 'The choices of a select or multi_select, in order; empty for the other types.' }),
+    options: meta(z.array(FieldOption), {
+      description: 'The choices of a select or multi_select, in order; empty for the other types.',
+    }),
     created_at: dateTime(),
     updated_at: dateTime(),
   }),
@@ -153,14 +164,14 @@ export const CustomFieldValues = meta(z.record(z.string(), FieldValue), {
 /** An issue write's `custom_fields`: values by field key or name; null clears one; fields left out keep theirs. */
 export const CustomFieldsInput = () =>
   meta(
-    z
-      .record(z.string().check(z.maxLength(fieldLimits.name)), z.unknown())
-      .check(
+    z.nullable(
+      z.record(z.string().check(z.maxLength(fieldLimits.name)), z.unknown(), typed('an object of values by field key')).check(
         z.refine((v) => Object.keys(v).length <= fieldLimits.perProject, {
           error: `must name at most ${fieldLimits.perProject} fields`,
         }),
       ),
+    ),
     {
-      description: 'By field key or name: {"severity":"high","estimate":3}; null clears; fields left out keep their values.',
+      description: 'By field key or name (see get_workspace); null clears.',
     },
   );

@@ -71,12 +71,19 @@ export async function createField(
   /** An export file's field: its own id-free definition with its times. */
   times?: { created_at: string; updated_at: string },
 ): Promise<CustomField> {
-  const field = await change(caller, projectId, (read, now) => planFieldCreate(read, input, times ?? { created_at: now, updated_at: now }));
+  const field = await change(caller, projectId, (read, now) =>
+    planFieldCreate(read, input, times ?? { created_at: now, updated_at: now }),
+  );
   return toField(projectId, field!);
 }
 
 /** Updates a field's name, description, required flag or options; its values follow at once (a deleted option's in the background). */
-export async function updateField(caller: Principal, projectId: number, fieldId: number, input: FieldUpdate): Promise<CustomField> {
+export async function updateField(
+  caller: Principal,
+  projectId: number,
+  fieldId: number,
+  input: FieldUpdate,
+): Promise<CustomField> {
   const field = await change(caller, projectId, (read, now) => planFieldUpdate(read, fieldId, input, now));
   return toField(projectId, field!);
 }

@@ -1,7 +1,5 @@
 import { issueOfNumber } from '../db/issues/issue-lookup.ts';
 
-
-
 import { getIssueFamily, getListOwner, rankInBlock, type IssueItem } from '../db/issues/issues.ts';
 import type { Issue } from '../schemas/issues.ts';
 import { NotFoundError } from '../vocabulary/errors.ts';

@@ -55,7 +55,6 @@ import { versionOf, withVersion } from '../db/core/versions.ts';
 
 import { carriesAll, labelFilterIds } from '../db/issues/labels.ts';
 
-
 import { readIssueItem, writtenIssue } from '../db/issues/issue-refs.ts';
 
 import { issueNotHere } from './issue-keys.ts';
@@ -707,7 +706,13 @@ export async function updateIssue(
   // The issue's parent was found gone by a refused write: it counts nowhere until its cascade runs.
   const gone: number[] = [];
   return withRetries(async () => {
-    const { issue, index, next, set, parentGuard, place, changes, accounts } = await decideUpdate(caller, at, issueId, given, options);
+    const { issue, index, next, set, parentGuard, place, changes, accounts } = await decideUpdate(
+      caller,
+      at,
+      issueId,
+      given,
+      options,
+    );
     // What the derivations keep of the change is theirs to say (lib/model/derivations.ts).
     const before = issueStateOf(caller.orgId, issue);
     const after: IssueState = {

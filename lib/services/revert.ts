@@ -2,9 +2,7 @@ import { descriptionDigest, readActivityEntry } from '../db/issues/activity.ts';
 
 import { issueItem } from '../db/issues/issue-item.ts';
 
-
 import { storedRelations } from '../db/issues/relations.ts';
-
 
 import { notRevertible, revertOf, type RecordedRelation } from '../model/revert.ts';
 

@@ -245,7 +245,10 @@ export async function searchIssues(
   }
   // What each project's records are shown with, worked out once per project rather than per record.
   const byId = new Map(
-    projects.map((project) => [Number(project.id), { project, workflow: workflowOf(project), catalogue: catalogueOf(project), fields: fieldsOf(project) }]),
+    projects.map((project) => [
+      Number(project.id),
+      { project, workflow: workflowOf(project), catalogue: catalogueOf(project), fields: fieldsOf(project) },
+    ]),
   );
   refuseUnknownStates(
     selection,

@@ -1,3 +1,4 @@
+import { fieldsOf } from '../db/projects/custom-fields.ts';
 import { catalogueOf } from '../db/issues/labels.ts';
 
 import { accountNames, sprintNames } from '../db/projects/names.ts';
@@ -49,6 +50,14 @@ export async function getWorkspace(caller: Principal, page: { limit: number; cur
         labels_count: labels.length,
         // Its workflow, on the project item already read (docs/workflows.md): what `status` may name.
         states: workflowOf(item).states.map((s) => ({ id: s.id, name: s.name, status: statusKey(s.name), category: s.category })),
+        // Its custom fields, on the same item (docs/custom-fields.md): what `custom_fields` and `cf.<key>` name.
+        fields: fieldsOf(item).map((f) => ({
+          key: f.key,
+          name: f.name,
+          type: f.type,
+          ...(f.required && { required: true }),
+          ...(f.options.length > 0 && { options: f.options.map((o) => o.name) }),
+        })),
       };
     }),
   );

@@ -669,6 +669,10 @@ const expectedGrants: Record<string, Expected> = {
   'functions/workflow-states/create.ts': write(),
   'functions/workflow-states/update.ts': write(),
   'functions/workflow-states/delete.ts': write(['LSI1']),
+  'functions/custom-fields/read.ts': read(),
+  'functions/custom-fields/create.ts': write(),
+  'functions/custom-fields/update.ts': write(),
+  'functions/custom-fields/delete.ts': write(),
   // A board: the project and sprint (BatchGetItem) and the list's issues in order (LSI1).
   'functions/board/read.ts': read(['LSI1']),
   'functions/activity/read.ts': read(lists),

@@ -260,6 +260,7 @@ describe('the search record and the assigned entry, declared once', () => {
       priority: 'high',
       type: 'bug',
       labelIds: [],
+      customFields: {},
       assigneeId: null,
       authorId: 5,
       storyPoints: 3,

@@ -117,7 +117,7 @@ describe('the route table', () => {
       .map((r) => `${r.method} ${r.path}`);
     expect(conditional).toEqual(expected);
     // … and DELETE of a relation (If-Match names its issue), of an attachment, of a trashed item (its purge), and a revert (its issue's); the organisation's PATCH and PUT; an issue's PATCH, PUT and DELETE by key
-    expect(conditional.length).toBe(2 * 7 + 7 + 4 + 3 + 1 + 1 + 1 + 1 + 2 + 3);
+    expect(conditional.length).toBe(2 * 8 + 8 + 4 + 3 + 1 + 1 + 1 + 1 + 2 + 3);
   });
 
   it('gives GETs read-only access and every other method write access, unless a row says otherwise', () => {

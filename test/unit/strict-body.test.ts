@@ -229,7 +229,7 @@ describe('a bulk write’s items', () => {
       }),
     ).toMatchObject({ issue: { title: 'Kept', labels: [3] } });
     expect(errorsOf(BulkCreateItem, { issue: { title: 'x', storyPoints: 3 }, extra: 1 }, true)).toEqual([
-      "issue has an unknown key 'storyPoints': did you mean 'story_points'? (known: title, description, status, state_id, story_points, assignee_id, priority, type, due_date, parent_id, labels, position)",
+      "issue has an unknown key 'storyPoints': did you mean 'story_points'? (known: title, description, status, state_id, story_points, assignee_id, priority, type, due_date, parent_id, labels, custom_fields, position)",
       "body has an unknown key 'extra' (known: issue)",
     ]);
     expect(errorsOf(BulkUpdateItem, { id: 1, versoin: 2, issue: {} }, true)).toEqual([

@@ -436,7 +436,8 @@ const tagDescriptions: Record<string, string> = {
   Imports: 'Importing issues from Jira (CSV) and GitHub (JSON), and exporting an organisation.',
   Projects: 'Projects: the top of the hierarchy, each with its issue prefix.',
   Labels: "A project's label catalogue.",
-  'Custom fields': "A project's own typed fields, which issues carry as `custom_fields` and searches name as `cf.<key>` (docs/custom-fields.md).",
+  'Custom fields':
+    "A project's own typed fields, which issues carry as `custom_fields` and searches name as `cf.<key>` (docs/custom-fields.md).",
   States: "A project's workflow: its states, each in one of five fixed categories (docs/workflows.md).",
   Comments: 'Comments on issues.',
   Sprints: 'Sprints, their transitions (activate, complete) and their outcomes (report, velocity, burndown).',

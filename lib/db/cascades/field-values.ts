@@ -21,16 +21,14 @@ import { pendingCascadeRecord } from './cascade-records.ts';
  * read, or the project is gone.
  */
 export async function writeFields(orgId: number, projectId: number, read: FieldsRead, change: FieldsChange): Promise<void> {
-  const cascades = (change.settle ?? []).map(
-    (fieldId): GuardedItem => ({
-      item: {
-        Put: {
-          TableName: tableName(),
-          Item: pendingCascadeRecord({ parent: { kind: 'field', orgId, projectId, fieldId }, attempts: 0, status: 'pending' }),
-        },
+  const cascades = (change.settle ?? []).map((fieldId): GuardedItem => ({
+    item: {
+      Put: {
+        TableName: tableName(),
+        Item: pendingCascadeRecord({ parent: { kind: 'field', orgId, projectId, fieldId }, attempts: 0, status: 'pending' }),
       },
-    }),
-  );
+    },
+  }));
   await transact([fieldsUpdate(orgId, projectId, read, change), ...cascades]);
 }
 

@@ -847,9 +847,7 @@ function assigneeChecks(orgId: number, writes: readonly IssueWrite[]): GuardedIt
       .filter((w) => w.assigneeId !== undefined && w.assigneeId === w.before.assigneeId && !counted.has(w.assigneeId))
       .map((w) => w.assigneeId!),
   );
-  const fieldAccounts = writes
-    .flatMap((w) => w.fieldAccounts ?? [])
-    .filter((id) => !counted.has(id) && !checked.has(id));
+  const fieldAccounts = writes.flatMap((w) => w.fieldAccounts ?? []).filter((id) => !counted.has(id) && !checked.has(id));
   return [
     ...[...checked].map((accountId) => accountExists(orgId, accountId, 'assignee')),
     ...[...new Set(fieldAccounts)].map((accountId) => accountExists(orgId, accountId, 'field_account')),

@@ -52,7 +52,7 @@ export const attachmentTools: Tool[] = [
   defineTool(
     'add_attachment',
     {
-      description: 'Attach a file: data (base64, up to 1 MB) uploads it; size gets an upload form, then call with attachment_id.',
+      description: 'Attach a file: data (base64, ≤ 1 MB) uploads it; size gets an upload form, then call with attachment_id.',
       input: z.object({
         issue_number: z.string(),
         name: z.string().optional(),

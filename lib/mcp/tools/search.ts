@@ -11,8 +11,8 @@ export const searchTools: Tool[] = [
     'search_issues',
     {
       description:
-        'Issues of all projects matching q: is:open type:bug assignee:@me updated:>-7d label:ui,a11y sort:due-asc ' +
-        '(also project:, sprint:active, status:, priority:>=high, points:1..5, due:, no:assignee, has:pr, -x, OR, NOT, ()).',
+        'Issues of all projects matching q: is:open type:bug assignee:@me updated:>-7d label:ui sort:due-asc ' +
+        '(also project:, sprint:active, status:, priority:>=high, points:1..5, due:, cf.<key>:, no:assignee, has:pr, -x, OR, ()).',
       input: z.object({
         q: z.string().max(1000),
         ...listInput,

@@ -13,7 +13,7 @@ export const workspaceTools: Tool[] = [
   defineTool(
     'get_workspace',
     {
-      description: 'Start here: you, projects (prefixes, active sprints, labels, states), accounts.',
+      description: 'Start here: you, projects (prefixes, sprints, labels, states, fields), accounts.',
       input: z.object({
         limit: limitInput(WORKSPACE_LIMITS.projects, WORKSPACE_LIMITS.defaultProjects),
         cursor: z.string().max(4096).optional(),
@@ -29,6 +29,15 @@ export const workspaceTools: Tool[] = [
             labels: z.array(z.string()),
             labels_count: z.number().int(),
             states: z.array(z.object({ ...named, status: z.string(), category: IssueStatus })),
+            fields: z.array(
+              z.object({
+                key: z.string(),
+                name: z.string(),
+                type: z.string(),
+                required: z.boolean().optional(),
+                options: z.array(z.string()).optional(),
+              }),
+            ),
           }),
         ),
         projects_count: z.number().int(),

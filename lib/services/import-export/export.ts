@@ -1,6 +1,5 @@
 import { issueItem } from '../../db/issues/issue-item.ts';
 
-
 import { lastIssueNumber, projectItem } from '../../db/projects/projects.ts';
 import { workflowOf } from '../../db/projects/workflow.ts';
 
