@@ -1,3 +1,4 @@
+import { sameStoredValue, type StoredValues } from '../model/custom-fields.ts';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { attachmentItem } from '../db/attachments/attachments.ts';
 import { commentItem, toComment } from '../db/comments/comments.ts';
@@ -136,6 +137,7 @@ export function issueChanges(before: Image, after: Image): FieldChange[] {
     const removed = labelsBefore.filter((id) => !labelsAfter.includes(id));
     changes.push({ field: 'labels', from: labelsBefore, to: labelsAfter, added, removed });
   }
+  changes.push(...valueChanges(before, after, revised));
   // Renumbering neighbours moves their position without a revision; only the issue a client
   // moved bumps `rev`. The place a client sees is not stored (positions are sparse), so a move
   // is reported without one, unless it came with a change of list (sprint_id says where).
@@ -143,6 +145,22 @@ export function issueChanges(before: Image, after: Image): FieldChange[] {
   if (moved && !changes.some((c) => c.field === 'sprint_id')) changes.push({ field: 'position' });
   changes.push(...relationChanges(before, after));
   return changes;
+}
+
+/** An issue image's custom fields' values, by field id (options by id): a stream record holds no definitions. */
+export const customValuesOf = (img: Image): StoredValues => issueItem.field(img, 'customFields');
+
+/**
+ * A user write's change of custom fields (`revised`: it moved `rev`; a cascade settling a deleted
+ * field's values is no change of the issue's own): the fields it changed, by id, before and after.
+ */
+function valueChanges(before: Image, after: Image, revised: boolean): FieldChange[] {
+  if (!revised) return [];
+  const [from, to] = [customValuesOf(before), customValuesOf(after)];
+  const ids = [...new Set([...Object.keys(from), ...Object.keys(to)])].filter((id) => !sameStoredValue(from[id], to[id]));
+  if (ids.length === 0) return [];
+  const side = (values: StoredValues) => Object.fromEntries(ids.sort().map((id) => [id, values[id] ?? null]));
+  return [{ field: 'custom_fields', from: side(from), to: side(to) }];
 }
 
 /**
@@ -298,8 +316,9 @@ function issueEventOf({ event, before, after, current, id, deletedAt, base }: It
   // Without `position`: an issue's place depends on the whole list when it is read (GET the
   // issue for it); a stream record holds the issue alone (docs/change-feed.md).
   // Labels as ids, `label_ids`: a stream record holds the issue alone, not its project's catalogue.
-  const { position: _place, labels: _labels, ...shown } = toIssue(current, 0);
-  const issue = { ...shown, label_ids: labelIdsOf(current) };
+  // Its custom fields' values by field id too, `custom_field_values`, for the same reason.
+  const { position: _place, labels: _labels, custom_fields: _values, ...shown } = toIssue(current, 0);
+  const issue = { ...shown, label_ids: labelIdsOf(current), custom_field_values: customValuesOf(current) };
   const ids = { issueId: id, sprintId: issue.sprint_id ?? undefined };
   if (event === 'INSERT' && after) {
     // An issue back from the trash: its event is the trash item's removal (`issue.restored`).
@@ -456,9 +475,10 @@ function trashRemovedOf(record: DynamoDBRecord, trashed: Image): ChangeEvent | u
       const issueId = num(stored[issueItem.stored('id')]);
       if (projectId === undefined || issueId === undefined) return undefined;
       // As its other events show it: without its place, its labels as ids.
-      const { position: _place, labels: _labels, ...shown } = toIssue(stored, 0);
+      const { position: _place, labels: _labels, custom_fields: _values, ...shown } = toIssue(stored, 0);
       const ids = { issueId, sprintId: shown.sprint_id ?? undefined };
-      return { ...base, ...ids, projectId, type: 'issue.purged', resource: { ...shown, label_ids: labelIdsOf(stored) } };
+      const resource = { ...shown, label_ids: labelIdsOf(stored), custom_field_values: customValuesOf(stored) };
+      return { ...base, ...ids, projectId, type: 'issue.purged', resource };
     }
     case 'sprint': {
       const projectId = num(stored[sprintItem.stored('projectId')]);

@@ -1,3 +1,4 @@
+import { sameStoredValue, storedFromShown, type FieldSet, type StoredValue } from './custom-fields.ts';
 import type { Activity } from '../schemas/activity.ts';
 import type { Issue, IssueUpdate } from '../schemas/issues.ts';
 import type { RelationType } from '../vocabulary/relation-types.ts';
@@ -77,7 +78,9 @@ export function notRevertible(
   if (fields.has('relations') && fields.size > 1) return 'An entry that mixes relations with other fields is not reverted';
   const known = [...fields].every(
     (f) =>
-      (valueFields as readonly string[]).includes(f) || stateFields.has(f) || ['labels', 'relations', 'description'].includes(f),
+      (valueFields as readonly string[]).includes(f) ||
+      stateFields.has(f) ||
+      ['labels', 'relations', 'description', 'custom_fields'].includes(f),
   );
   if (!known || fields.size === 0) return `An entry of ${[...fields].join(', ') || 'no field'} is not reverted`;
   return undefined;
@@ -99,6 +102,8 @@ export function revertOf(
   relations: Record<string, RecordedRelation>,
   /** The description the entry replaced, and whether a text is the one it wrote (it keeps a digest). */
   description?: { before: string | null; wrote: (now: string | null) => boolean },
+  /** The project's custom fields: an entry records values by field id, the issue shows them by key. */
+  fields: FieldSet = [],
 ): { write: RevertWrite } | { changed: ChangedSince[] } {
   const changed: ChangedSince[] = [];
   const changes: IssueUpdate = {};
@@ -144,7 +149,37 @@ export function revertOf(
       changes.labels = [...now.filter((id) => !added.includes(id)), ...removed].sort((a, b) => a - b);
     }
   }
+  const values = entry.changes.find((c) => c.field === 'custom_fields');
+  if (values) {
+    const back = valuesBack(values, issue, fields);
+    if ('changed' in back) changed.push(back.changed);
+    else changes.custom_fields = back.values;
+  }
   return changed.length > 0 ? { changed } : { write: { kind: 'update', changes } };
+}
+
+/**
+ * The custom fields' values an entry set (by field id), back as they were (by key, as a write
+ * takes them: options by id), when the issue still holds what the entry wrote; else the values now.
+ * A field deleted since holds nothing the entry wrote.
+ */
+function valuesBack(
+  change: Change,
+  issue: Issue,
+  fields: FieldSet,
+): { changed: ChangedSince } | { values: Record<string, StoredValue | null> } {
+  const from = (change.from ?? {}) as Record<string, StoredValue | null>;
+  const to = (change.to ?? {}) as Record<string, StoredValue | null>;
+  const now = storedFromShown(fields, issue.custom_fields);
+  const values: Record<string, StoredValue | null> = {};
+  for (const [id, wrote] of Object.entries(to)) {
+    const field = fields.find((f) => String(f.id) === id);
+    if (!field || !sameStoredValue(now[id], wrote ?? undefined)) {
+      return { changed: { field: 'custom_fields', value: issue.custom_fields } };
+    }
+    values[field.key] = from[id] ?? null;
+  }
+  return { values };
 }
 
 /**

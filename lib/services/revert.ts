@@ -65,20 +65,21 @@ export async function revertActivity(caller: Principal, id: string): Promise<Iss
   const issueId = where.owner.issueId;
   const item = issueItem.decode(read.owner);
   const at = { projectId: where.projectId, sprintId: item.sprintId };
-  const issue = toIssue(read.owner, item.position, rulesOf(read.project));
+  const rules = rulesOf(read.project);
+  const issue = toIssue(read.owner, item.position, rules);
   const kept = read.description;
   const description = kept && {
     before: kept.before,
     wrote: (now: string | null) => descriptionDigest(now) === kept.afterDigest,
   };
-  const first = revertOf(entry, issue, recordedRelations(read.owner), description);
+  const first = revertOf(entry, issue, recordedRelations(read.owner), description, rules.fields);
   if ('changed' in first) throw new RevertConflictError(first.changed);
   const { write } = first;
   switch (write.kind) {
     case 'update': {
       // Decided again on the issue as the write reads it: the write is conditioned on that read.
       const decide = (current: Issue): IssueUpdate => {
-        const again = revertOf(entry, current, {}, description);
+        const again = revertOf(entry, current, {}, description, rules.fields);
         if ('changed' in again) throw new RevertConflictError(again.changed);
         return again.write.kind === 'update' ? again.write.changes : write.changes;
       };

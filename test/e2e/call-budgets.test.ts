@@ -569,6 +569,34 @@ const recipes: Record<string, Recipe> = {
     ),
   'DELETE /api/v1/projects/{project_id}/labels/{label_id}': async (f) =>
     one('delete', await f.admin.delete(await createdId(f, `${f.p}/labels`, { label: { name: 'doomed' } }))),
+  // Custom fields (docs/custom-fields.md): their definitions are on the project item.
+  'GET /api/v1/projects/{project_id}/fields': async (f) => {
+    await f.post(f.admin, `${f.p}/fields`, { field: { name: 'Listed', type: 'text' } });
+    return one('list', await f.admin.get(`${f.p}/fields`));
+  },
+  'POST /api/v1/projects/{project_id}/fields': async (f) =>
+    one('create', await f.admin.post(`${f.p}/fields`, { field: { name: 'Created', type: 'select', options: [{ name: 'a' }] } })),
+  'GET /api/v1/projects/{project_id}/fields/{field_id}': async (f) =>
+    one('get', await f.admin.get(await createdId(f, `${f.p}/fields`, { field: { name: 'Read', type: 'number' } }))),
+  'PATCH /api/v1/projects/{project_id}/fields/{field_id}': async (f) =>
+    one(
+      'rename',
+      await f.admin.patch(await createdId(f, `${f.p}/fields`, { field: { name: 'Old', type: 'text' } }), {
+        field: { name: 'New' },
+      }),
+    ),
+  'PUT /api/v1/projects/{project_id}/fields/{field_id}': async (f) =>
+    one(
+      'options',
+      await f.admin.put(
+        await createdId(f, `${f.p}/fields`, {
+          field: { name: 'Chosen', type: 'select', options: [{ name: 'a' }, { name: 'b' }] },
+        }),
+        { field: { options: [{ name: 'a' }] } },
+      ),
+    ),
+  'DELETE /api/v1/projects/{project_id}/fields/{field_id}': async (f) =>
+    one('delete', await f.admin.delete(await createdId(f, `${f.p}/fields`, { field: { name: 'Doomed', type: 'date' } }))),
   'GET /api/v1/projects/{project_id}/states': async (f) => one('list', await f.admin.get(`${f.p}/states`)),
   'POST /api/v1/projects/{project_id}/states': async (f) =>
     one('create', await f.admin.post(`${f.p}/states`, { state: { name: 'Created', category: 'in_progress' } })),

@@ -30,6 +30,7 @@ interface Fixture {
   webhook: Record<string, any>;
   label: Record<string, any>;
   state: Record<string, any>;
+  field: Record<string, any>;
 }
 
 /**
@@ -75,8 +76,9 @@ async function fixture(): Promise<Fixture> {
   });
   const label = await made(`${pp}/labels`, { label: { name: 'Label' } });
   const state = await made(`${pp}/states`, { state: { name: 'State', category: 'todo' } });
+  const field = await made(`${pp}/fields`, { field: { name: 'Field', type: 'select', options: [{ name: 'one' }] } });
   relatedKey = String(issue.issue_number);
-  return { orgId: org.orgId, client, project, sprint, issue, backlogIssue, comment, webhook, label, state };
+  return { orgId: org.orgId, client, project, sprint, issue, backlogIssue, comment, webhook, label, state, field };
 }
 
 /** Everything a write could change, read over HTTP: equal before and after means nothing was written. */
@@ -95,6 +97,7 @@ async function snapshot(fx: Fixture) {
     '/api/v1/webhooks?per_page=100',
     `${pp}/labels?per_page=100`,
     `${pp}/states`,
+    `${pp}/fields`,
   ];
   const out = await Promise.all(reads.map((path) => fx.client.get(path)));
   return out.map((r) => ({ status: r.status, body: r.body, total: r.headers.get('x-total-count') }));
@@ -110,6 +113,7 @@ function pathFor(route: Route, fx: Fixture): string {
       .replace('{webhook_id}', String(fx.webhook.id))
       .replace('{label_id}', String(fx.label.id))
       .replace('{state_id}', String(fx.state.id))
+      .replace('{field_id}', String(fx.field.id))
       .replace('{delivery_id}', 'msg_none')
       // Well formed, naming no entry: only the bad ids put in its place are tried.
       .replace('{activity_id}', '1-1-1')
@@ -260,6 +264,10 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return create
         ? { name: `made-${Math.random().toString(36).slice(2, 8)}`, category: 'in_progress' }
         : { name: `renamed-${Math.random().toString(36).slice(2, 8)}` };
+    case 'field':
+      return create
+        ? { name: `made-${Math.random().toString(36).slice(2, 8)}`, type: 'text' }
+        : { name: `renamed-${Math.random().toString(36).slice(2, 8)}` };
     case 'relation':
       return { type: 'relates_to', issue_key: relatedKey };
     case 'attachment':
@@ -297,6 +305,8 @@ function readBackPath(wrapper: string, resource: Record<string, any>): string {
       return `${pp}/labels/${resource.id}`;
     case 'state':
       return `${pp}/states/${resource.id}`;
+    case 'field':
+      return `${pp}/fields/${resource.id}`;
     case 'issue':
       return resource.sprint_id === null
         ? `${pp}/issues/${resource.id}`

@@ -25,6 +25,7 @@ interface Seeded {
   label: Record<string, any>;
   attachment: Record<string, any>;
   state: Record<string, any>;
+  field: Record<string, any>;
   /** A webhook endpoint of A's deleted into its trash (docs/trash.md): its trash id. */
   trashed: { id: string };
   /** An import job of A (a dry run), settled before the cases run so that its read-back stays put. */
@@ -85,6 +86,7 @@ beforeAll(async () => {
     }),
   );
   const state = ok(await client.post(`${pp}/states`, { state: { name: `${tag} review`, category: 'in_progress' } }));
+  const field = ok(await client.post(`${pp}/fields`, { field: { name: `${tag} field`, type: 'text' } }));
   const subscription = ok(await client.post('/api/v1/me/subscriptions', { subscription: { query: `label:${tag}` } }));
   // A third account: an id B's organisation (admin 1, member 2) does not have.
   const extra = await createAccountInOrg(orgA.orgId, { name: `${tag} extra`, email: `${tag}-extra@example.com`, role: 'member' });
@@ -125,6 +127,7 @@ beforeAll(async () => {
       label,
       attachment,
       state,
+      field,
       trashed,
       importJob,
       activity: { id: activity.id },
@@ -169,6 +172,8 @@ function resourceFor(route: Route, param: string, segmentBefore: string): Record
       return seeded.label;
     case 'states':
       return seeded.state;
+    case 'fields':
+      return seeded.field;
     case 'trashs':
       return seeded.trashed;
     case 'jobs':
@@ -212,6 +217,7 @@ function readPathOf(resource: Record<string, any>): string {
   if (resource === seeded.attachment) return `/api/v1/issues/${seeded.backlogIssue.issue_number}/attachments`;
   if (resource === seeded.label) return `${pp}/labels/${seeded.label.id}`;
   if (resource === seeded.state) return `${pp}/states/${seeded.state.id}`;
+  if (resource === seeded.field) return `${pp}/fields/${seeded.field.id}`;
   if (resource === seeded.trashed) return `/api/v1/trash/${seeded.trashed.id}`;
   if (resource === seeded.importJob) return `/api/v1/imports/${seeded.importJob.id}`;
   if (resource === seeded.subscription) return '/api/v1/me/subscriptions';
@@ -234,6 +240,7 @@ function validBody(route: Route): unknown {
     relation: { type: 'blocks', issue_key: 'INTR-1' },
     label: { name: 'Intruder' },
     state: { name: 'Intruder', category: 'in_progress' },
+    field: { name: 'Intruder', type: 'text' },
     attachment: { name: 'intruder.txt', content_type: 'text/plain', size: 5 },
     github: { repository: 'intruder/repo' },
     // A bulk write: a create, and an update of A's issue.

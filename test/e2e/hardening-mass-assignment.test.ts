@@ -89,6 +89,7 @@ interface Fixture {
   webhook: Record<string, any>;
   label: Record<string, any>;
   state: Record<string, any>;
+  field: Record<string, any>;
   otherProjectId: number;
   otherSprintId: number;
   otherIssueId: number;
@@ -117,10 +118,12 @@ async function fixture(): Promise<Fixture> {
   });
   const label = await made(`${pp}/labels`, { label: { name: 'Target label' } });
   const state = await made(`${pp}/states`, { state: { name: 'Target state', category: 'in_progress' } });
+  const field = await made(`${pp}/fields`, { field: { name: 'Target field', type: 'select', options: [{ name: 'one' }] } });
   return {
     webhook,
     label,
     state,
+    field,
     client,
     member: apiClient(gateway.baseUrl, org.member.token),
     orgId: org.orgId,
@@ -164,6 +167,7 @@ function pathFor(route: Route, fx: Fixture): string {
     .replace('{webhook_id}', String(fx.webhook.id))
     .replace('{label_id}', String(fx.label.id))
     .replace('{state_id}', String(fx.state.id))
+    .replace('{field_id}', String(fx.field.id))
     .replace('{issue_key}', String(fx.issue.issue_number))
     .replace('{id}', () => {
       if (route.path.startsWith('/api/v1/comments')) return String(fx.comment.id);
@@ -199,6 +203,8 @@ function validFields(wrapper: string, create: boolean): Record<string, unknown> 
       return { name: `made-${tag}.txt`, content_type: 'text/plain', size: 5 };
     case 'state':
       return create ? { name: `Made ${tag}`, category: 'in_progress' } : { name: `Renamed ${tag}` };
+    case 'field':
+      return create ? { name: `Made ${tag}`, type: 'select', options: [{ name: 'a' }] } : { name: `Renamed ${tag}` };
     case 'github':
       return { repository: `made-${tag}/repo` };
     case 'organisation':
@@ -232,6 +238,9 @@ function storedKey(wrapper: string, fx: Fixture, body: Record<string, any>): Key
       return keys.attachment(fx.orgId, fx.project.id, body.issue_id, body.id);
     case 'state':
       return keys.state(fx.orgId, fx.project.id, body.id);
+    case 'field':
+      // A field's definition lives on its project item (docs/custom-fields.md).
+      return keys.project(fx.orgId, fx.project.id);
     case 'organisation':
       return keys.org(fx.orgId);
     case 'github':
@@ -254,6 +263,7 @@ const STORED_TYPE: Record<string, string> = {
   relation: 'issue',
   attachment: 'attachment',
   state: 'state',
+  field: 'project',
   organisation: 'organisation',
   github: 'github_repo',
   subscription: 'follow',

@@ -47,6 +47,7 @@ async function fixture() {
   const p = `/api/v1/projects/${project.id}`;
   const tag = await ok(admin.post(`${p}/labels`, { label: { name: 'strict' } }));
   const flow = await ok(admin.post(`${p}/states`, { state: { name: 'Strict', category: 'todo' } }));
+  const field = await ok(admin.post(`${p}/fields`, { field: { name: 'Strict', type: 'select', options: [{ name: 'one' }] } }));
   const planning = await ok(admin.post(`${p}/sprints`, { sprint: { name: 'Planning' } }));
   const active = await ok(admin.post(`${p}/sprints`, { sprint: { name: 'Active' } }));
   await ok(admin.post(`${p}/sprints/${active.id}/activate`, {}));
@@ -72,7 +73,7 @@ async function fixture() {
   // A connected repository, whose settings a PUT changes.
   const repository = `strict-${randomPrefix().toLowerCase()}/repo`;
   await ok(admin.put(`${p}/github`, { github: { repository } }));
-  return { admin, p, project, planning, active, issue, backlogIssue, third, comment, tag, flow, webhook, repository };
+  return { admin, p, project, planning, active, issue, backlogIssue, third, comment, tag, flow, field, webhook, repository };
 }
 type Fixture = Awaited<ReturnType<typeof fixture>>;
 
@@ -87,6 +88,7 @@ function pathOf(r: Route, f: Fixture): string {
     id: String(f.comment.id),
     label_id: String(f.tag.id),
     state_id: String(f.flow.id),
+    field_id: String(f.field.id),
     webhook_id: String(f.webhook.id),
     issue_key: String(f.issue.issue_number),
   };
@@ -144,6 +146,10 @@ function bodiesOf(r: Route, f: Fixture): { valid: Json; misspelt: Json; meant: s
     return r.method === 'POST'
       ? wrapped('state', { name: `s-${tag}`, category: 'in_progress', wip_limit: 4 }, 'wipLimit', 'wip_limit')
       : wrapped('state', { name: `s-${tag}`, wip_limit: 4 }, 'wipLimit', 'wip_limit');
+  if (path.startsWith('/api/v1/projects/{project_id}/fields'))
+    return r.method === 'POST'
+      ? wrapped('field', { name: `f-${tag}`, type: 'text', required: false }, 'requried', 'required')
+      : wrapped('field', { name: `f-${tag}`, required: false }, 'requried', 'required');
   if (path.endsWith('/comments') || path.startsWith('/api/v1/comments'))
     return wrapped('comment', { body: 'changed' }, 'bdoy', 'body');
   if (path.endsWith('/relations'))
@@ -186,19 +192,21 @@ async function answerOf(r: Route, f: Fixture, path: string): Promise<{ wrapper: 
   if (r.method !== 'POST') {
     const wrapper = p.includes('/labels')
       ? 'label'
-      : p.includes('/states')
-        ? 'state'
-        : p.startsWith('/api/v1/comments')
-          ? 'comment'
-          : p.includes('/issues/')
-            ? 'issue'
-            : p.includes('/sprints/')
-              ? 'sprint'
-              : p.startsWith('/api/v1/webhooks')
-                ? 'webhook'
-                : p === '/api/v1/organisation'
-                  ? 'organisation'
-                  : 'project';
+      : p.includes('/fields')
+        ? 'field'
+        : p.includes('/states')
+          ? 'state'
+          : p.startsWith('/api/v1/comments')
+            ? 'comment'
+            : p.includes('/issues/')
+              ? 'issue'
+              : p.includes('/sprints/')
+                ? 'sprint'
+                : p.startsWith('/api/v1/webhooks')
+                  ? 'webhook'
+                  : p === '/api/v1/organisation'
+                    ? 'organisation'
+                    : 'project';
     return { wrapper, body: await get(path) };
   }
   if (p === '/api/v1/accounts') {
@@ -210,6 +218,13 @@ async function answerOf(r: Route, f: Fixture, path: string): Promise<{ wrapper: 
     return { wrapper: 'label', body: { ...(await get(`${f.p}/labels/${f.tag.id}`)), name: `copy-${randomPrefix()}` } };
   if (p.endsWith('/states'))
     return { wrapper: 'state', body: { ...(await get(`${f.p}/states/${f.flow.id}`)), name: `copy-${randomPrefix()}` } };
+  if (p.endsWith('/fields')) {
+    const copy = randomPrefix().toLowerCase();
+    return {
+      wrapper: 'field',
+      body: { ...(await get(`${f.p}/fields/${f.field.id}`)), name: `copy-${copy}`, key: `copy_${copy}` },
+    };
+  }
   if (p.endsWith('/comments')) return { wrapper: 'comment', body: await get(`/api/v1/comments/${f.comment.id}`) };
   if (p.endsWith('/attachments')) {
     const [attachment] = (await get(`/api/v1/issues/${f.issue.issue_number}/attachments`)) as Json[];

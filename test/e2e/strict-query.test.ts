@@ -51,6 +51,7 @@ async function fixture() {
     attachment: { name: 'a.txt', content_type: 'text/plain', size: 5 },
   });
   const state = await post(`${p}/states`, { state: { name: 'Review', category: 'in_progress' } });
+  const field = await post(`${p}/fields`, { field: { name: 'Severity', type: 'text' } });
   // A connected repository, whose connection the GitHub rows read and write.
   expect((await admin.put(`${p}/github`, { github: { repository: `strict-${project.id}-${org.orgId}/repo` } })).status).toBe(200);
   // A change of the backlog issue, for a revert to name.
@@ -79,6 +80,7 @@ async function fixture() {
     relation_id: relation.id,
     attachment_id: String(attachment.id),
     state_id: String(state.id),
+    field_id: String(field.id),
     trash_id: `webhook-${gone.id}`,
     job_id: '00000000-0000-4000-8000-000000000001',
     activity_id: change.id,
@@ -121,6 +123,8 @@ function bodyOf(r: Route, f: Fixture): unknown {
   if (path.endsWith('/states')) return { state: { name: `State ${randomPrefix()}`, category: 'in_progress' } };
   if (path.includes('/states/')) return { state: { name: `Changed ${randomPrefix()}` } };
   if (path.includes('/labels')) return { label: { name: `changed-${randomPrefix()}` } };
+  if (path.endsWith('/fields')) return { field: { name: `Field ${randomPrefix()}`, type: 'text' } };
+  if (path.includes('/fields/')) return { field: { name: `Changed ${randomPrefix()}` } };
   if (path.endsWith('/bulk')) return { items: [{ issue: { title: 'Changed' } }] };
   if (path.includes('/issues')) return { issue: { title: 'Changed' } };
   if (path.includes('/sprints')) return { sprint: { name: 'Changed' } };

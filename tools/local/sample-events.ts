@@ -80,6 +80,14 @@ export const samples: Record<string, Sample> = {
   updateState: { params: { state_id: '6' }, body: { state: { name: 'Code review' } } },
   replaceState: { params: { state_id: '6' }, body: { state: { color: '#8b5cf6' } } },
   deleteState: { params: { state_id: '6' } },
+  // The project's first custom field (docs/custom-fields.md): a select, field 1 (its options take 2 and 3).
+  createCustomField: {
+    body: { field: { name: 'Severity', type: 'select', options: [{ name: 'low' }, { name: 'high', color: '#b60205' }] } },
+  },
+  getCustomField: { params: { field_id: '1' } },
+  updateCustomField: { params: { field_id: '1' }, body: { field: { description: 'How badly it hurts.' } } },
+  replaceCustomField: { params: { field_id: '1' }, body: { field: { required: false } } },
+  deleteCustomField: { params: { field_id: '1' } },
   getIssueByKey: { params: { issue_key: 'GEM-1' } },
   // An issue by its key, wherever it lives (docs/api.md: Issues by key).
   updateIssueByKey: { params: { issue_key: 'GEM-1' }, body: { issue: { priority: 'high' } } },
