@@ -14,6 +14,7 @@ import { sprintItem } from '../db/projects/sprints.ts';
 import { labelItem } from '../db/issues/labels.ts';
 import type { EventType } from '../vocabulary/event-types.ts';
 import { stateOfIssue, statusAnswer, type Workflow } from '../model/workflow.ts';
+import type { StoredValues } from '../model/custom-fields.ts';
 
 import { statusKey, type StateCategory } from '../vocabulary/workflow.ts';
 import { attachmentOfImage, toIssue, toLabel } from '../../lib/resources/issues.ts';
@@ -76,6 +77,12 @@ export interface ChangeEvent {
   description?: { before: string | null; after: string | null } | undefined;
   /** A changed comment's body before the change (whose mentions are not new: lib/feed/notify.ts). */
   bodyBefore?: string | undefined;
+  /**
+   * An issue event's custom field values as stored (by field id; none: absent): a stream record
+   * holds the issue alone, so a filter's `cf.<key>:` names them through its project's fields
+   * (lib/webhooks/subject.ts). No payload shows them in this form.
+   */
+  customFieldValues?: StoredValues | undefined;
 }
 
 type Image = Record<string, unknown>;
@@ -300,7 +307,12 @@ function issueEventOf({ event, before, after, current, id, deletedAt, base }: It
   // Labels as ids, `label_ids`: a stream record holds the issue alone, not its project's catalogue.
   const { position: _place, labels: _labels, ...shown } = toIssue(current, 0);
   const issue = { ...shown, label_ids: labelIdsOf(current) };
-  const ids = { issueId: id, sprintId: issue.sprint_id ?? undefined };
+  const values = issueItem.decode(current).customFields;
+  const ids = {
+    issueId: id,
+    sprintId: issue.sprint_id ?? undefined,
+    ...(values !== undefined && Object.keys(values).length > 0 ? { customFieldValues: values } : {}),
+  };
   if (event === 'INSERT' && after) {
     // An issue back from the trash: its event is the trash item's removal (`issue.restored`).
     if (issueItem.field(after, 'restoredAt') !== undefined) return undefined;

@@ -1,4 +1,4 @@
-import { nearestKey } from '../schemas/validate.ts';
+import { nearestKey } from '../vocabulary/nearest-key.ts';
 import { fieldLimits, optionTypes, type FieldType } from '../vocabulary/custom-fields.ts';
 import { isCalendarDate } from '../vocabulary/values.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
@@ -148,7 +148,13 @@ function optionOf(field: FieldDefinition, ref: unknown, where: string): FieldOpt
   const option = optionNamed(field, ref);
   if (option) return option;
   if (typeof ref !== 'string' && typeof ref !== 'number') return { problem: `${where}: must each be ${accepts.select}` };
-  const guess = typeof ref === 'string' ? nearestKey(ref, field.options.map((o) => o.name)) : undefined;
+  const guess =
+    typeof ref === 'string'
+      ? nearestKey(
+          ref,
+          field.options.map((o) => o.name),
+        )
+      : undefined;
   const shown = typeof ref === 'string' ? `'${ref}'` : String(ref);
   const hint = guess === undefined ? '' : ` (did you mean '${guess}'?)`;
   return { problem: `${where}: ${shown} is no option of ${field.name}${hint}; ${optionList(field)}` };
@@ -164,10 +170,13 @@ export function storedValueOf(field: FieldDefinition, given: unknown, where = `c
   switch (field.type) {
     case 'text':
       if (typeof given !== 'string') return wrong;
-      if (given.length > fieldLimits.text) return { problem: `${where}: is too long (maximum is ${fieldLimits.text} characters)` };
+      if (given.length > fieldLimits.text)
+        return { problem: `${where}: is too long (maximum is ${fieldLimits.text} characters)` };
       return { value: given.trim() === '' ? undefined : given };
     case 'number':
-      return typeof given === 'number' && Number.isFinite(given) && Math.abs(given) <= fieldLimits.number ? { value: given } : wrong;
+      return typeof given === 'number' && Number.isFinite(given) && Math.abs(given) <= fieldLimits.number
+        ? { value: given }
+        : wrong;
     case 'date':
       return typeof given === 'string' && isCalendarDate(given) ? { value: given } : wrong;
     case 'url':
@@ -217,8 +226,13 @@ export function plannedValues(fields: FieldSet, given: Readonly<Record<string, u
   for (const [ref, value] of Object.entries(given ?? {})) {
     const field = fieldNamed(fields, ref);
     if (!field) {
-      const guess = nearestKey(ref, fields.map((f) => f.key));
-      problems.push(`custom_fields: unknown field '${ref}'${guess === undefined ? '' : ` (did you mean '${guess}'?)`}; ${fieldList(fields)}`);
+      const guess = nearestKey(
+        ref,
+        fields.map((f) => f.key),
+      );
+      problems.push(
+        `custom_fields: unknown field '${ref}'${guess === undefined ? '' : ` (did you mean '${guess}'?)`}; ${fieldList(fields)}`,
+      );
       continue;
     }
     const read = storedValueOf(field, value);
@@ -268,3 +282,20 @@ export function keyFromName(name: string): string {
 
 /** Whether a field's type takes options. */
 export const hasOptions = (type: FieldType) => optionTypes.includes(type);
+
+/** A value as a search reads it: the field's type, and the value as shown (null: none; a checkbox: false). */
+export interface SelectableValue {
+  type: FieldType;
+  value: ShownValue;
+}
+
+/**
+ * An issue's values as `cf.<key>:` reads them (lib/model/selection/evaluate.ts): every field of its
+ * project by key, with its type, so that one query means what each project's field of that key is.
+ */
+export function selectableValues(stored: StoredValues | undefined, fields: FieldSet): Record<string, SelectableValue> {
+  const shown = shownValues(stored, fields);
+  const values: Record<string, SelectableValue> = {};
+  for (const field of fields) values[field.key] = { type: field.type, value: shown[field.key] ?? null };
+  return values;
+}
