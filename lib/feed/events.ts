@@ -77,6 +77,12 @@ export interface ChangeEvent {
   description?: { before: string | null; after: string | null } | undefined;
   /** A changed comment's body before the change (whose mentions are not new: lib/feed/notify.ts). */
   bodyBefore?: string | undefined;
+  /**
+   * An issue event's custom field values as stored (by field id; none: absent): a stream record
+   * holds the issue alone, so a filter's `cf.<key>:` names them through its project's fields
+   * (lib/webhooks/subject.ts). No payload shows them in this form.
+   */
+  customFieldValues?: StoredValues | undefined;
 }
 
 type Image = Record<string, unknown>;
@@ -318,8 +324,13 @@ function issueEventOf({ event, before, after, current, id, deletedAt, base }: It
   // Labels as ids, `label_ids`: a stream record holds the issue alone, not its project's catalogue.
   // Its custom fields' values by field id too, `custom_field_values`, for the same reason.
   const { position: _place, labels: _labels, custom_fields: _values, ...shown } = toIssue(current, 0);
-  const issue = { ...shown, label_ids: labelIdsOf(current), custom_field_values: customValuesOf(current) };
-  const ids = { issueId: id, sprintId: issue.sprint_id ?? undefined };
+  const values = customValuesOf(current);
+  const issue = { ...shown, label_ids: labelIdsOf(current), custom_field_values: values };
+  const ids = {
+    issueId: id,
+    sprintId: issue.sprint_id ?? undefined,
+    ...(Object.keys(values).length > 0 ? { customFieldValues: values } : {}),
+  };
   if (event === 'INSERT' && after) {
     // An issue back from the trash: its event is the trash item's removal (`issue.restored`).
     if (issueItem.field(after, 'restoredAt') !== undefined) return undefined;

@@ -1,4 +1,4 @@
-import { nearestKey } from '../vocabulary/nearest.ts';
+import { nearestKey } from '../vocabulary/nearest-key.ts';
 import { fieldLimits, optionTypes, type FieldType } from '../vocabulary/custom-fields.ts';
 import { isCalendarDate } from '../vocabulary/values.ts';
 import { ValidationError } from '../vocabulary/errors.ts';
@@ -288,3 +288,20 @@ export function keyFromName(name: string): string {
 
 /** Whether a field's type takes options. */
 export const hasOptions = (type: FieldType) => optionTypes.includes(type);
+
+/** A value as a search reads it: the field's type, and the value as shown (null: none; a checkbox: false). */
+export interface SelectableValue {
+  type: FieldType;
+  value: ShownValue;
+}
+
+/**
+ * An issue's values as `cf.<key>:` reads them (lib/model/selection/evaluate.ts): every field of its
+ * project by key, with its type, so that one query means what each project's field of that key is.
+ */
+export function selectableValues(stored: StoredValues | undefined, fields: FieldSet): Record<string, SelectableValue> {
+  const shown = shownValues(stored, fields);
+  const values: Record<string, SelectableValue> = {};
+  for (const field of fields) values[field.key] = { type: field.type, value: shown[field.key] ?? null };
+  return values;
+}

@@ -64,5 +64,8 @@ function fieldWithAccount(condition: FieldCondition, me: number): FieldCondition
   const ids = <T>(values: readonly (T | '@me')[]) => [...new Set(values.map((v) => (v === '@me' ? me : v)))];
   if (condition.assignee) return { assignee: { in: ids(condition.assignee.in) } };
   if (condition.author) return { author: { in: ids(condition.author.in) } };
+  // An account field's `me` (or `@me`): the account writing the filter.
+  if (condition.cf?.in)
+    return { cf: { ...condition.cf, in: [...new Set(condition.cf.in.map((v) => (/^@?me$/i.test(v) ? String(me) : v)))] } };
   return condition;
 }

@@ -18,6 +18,7 @@ import {
 } from '../vocabulary/selection.ts';
 import { measure, nodeOf } from '../vocabulary/condition-tree.ts';
 import { nearestKey } from './validate.ts';
+import { fieldLimits, FIELD_KEY } from '../vocabulary/custom-fields.ts';
 
 /**
  * The JSON form of a selection of issues (docs/search.md): `{"and": [condition, ...], "sort"?}`,
@@ -137,6 +138,67 @@ const stateNameValue = z
   .check(z.maxLength(stateLimits.name, { error: `must be at most ${stateLimits.name} characters` }))
   .check(z.refine((v) => statusKey(v) !== '', { error: 'must name a state (letters or digits)' }));
 
+/** A bound of `cf.<key>:>v`: a number (a number field's) or a date or relative time (a date field's). */
+const customBound = z.union(
+  [
+    z
+      .number()
+      .check(
+        z.refine((n) => Number.isFinite(n) && Math.abs(n) <= fieldLimits.number && !Object.is(n, -0), {
+          error: 'is out of range',
+        }),
+      ),
+    dateValue,
+  ],
+  { error: `must be a number (at most ${fieldLimits.number} either way), a date (YYYY-MM-DD) or a relative time (-7d)` },
+);
+
+/**
+ * `cf.<key>:...`: a test of the custom field with that key, in whichever project has one
+ * (docs/search.md#custom-fields). The values are texts as written; what they mean is the field's
+ * type's to say, project by project (lib/model/selection/evaluate.ts).
+ */
+const customField = operators(
+  {
+    key: z
+      .string(typed('a field key'))
+      .check(
+        z.maxLength(fieldLimits.key, { error: `must be at most ${fieldLimits.key} characters` }),
+        z.regex(FIELD_KEY, { error: 'must be a field key: lower-case letters, digits and _, starting with a letter' }),
+      ),
+    in: z.optional(
+      list(
+        z
+          .string(typed('a string'))
+          .check(
+            z.minLength(1, { error: 'must not be empty' }),
+            z.maxLength(fieldLimits.url, { error: `must be at most ${fieldLimits.url} characters` }),
+          ),
+      ),
+    ),
+    gt: z.optional(customBound),
+    gte: z.optional(customBound),
+    lt: z.optional(customBound),
+    lte: z.optional(customBound),
+    has: z.optional(z.boolean(typed('true (the field has a value) or false (none)'))),
+  },
+  [
+    ['key', 'in'],
+    ['key', 'gt'],
+    ['key', 'gte'],
+    ['key', 'lt'],
+    ['key', 'lte'],
+    ['key', 'gte', 'lte'],
+    ['key', 'has'],
+  ],
+  '{"key": k} with one of {"in": [values]}, {"gt": v}, {"gte": v}, {"lt": v}, {"lte": v}, a range {"gte": a, "lte": b} or {"has": true/false}',
+).check(
+  z.superRefine((o, ctx) => {
+    if (o.gte !== undefined && o.lte !== undefined && typeof o.gte !== typeof o.lte)
+      ctx.addIssue({ code: 'custom', message: 'is a range of a number and a date: both ends must be numbers, or both dates' });
+  }, whenValid),
+);
+
 /** One test per field: the shape of a condition without `not`. */
 const fieldShape = {
   title: z.optional(
@@ -208,6 +270,8 @@ const fieldShape = {
   has: z.optional(z.enum(hasValues, oneOf(hasValues))),
   /** `pr:open,draft`: the issue has a linked pull request in one of these states. */
   pr: z.optional(strict({ in: list(z.enum(pullRequestStates, oneOf(pullRequestStates))) }, 'operator')),
+  /** `cf.severity:high`, `cf.estimate:>3`, `has:cf.severity`: a project's custom field, by key. */
+  cf: z.optional(customField),
 };
 
 /** The fields a condition may test, in the order the printer writes their names. */

@@ -1,6 +1,8 @@
-import { nearestKey } from '../vocabulary/nearest.ts';
 import type * as z from 'zod/mini';
 import { ValidationError } from '../vocabulary/errors.ts';
+import { nearestKey } from '../vocabulary/nearest-key.ts';
+
+export { nearestKey };
 
 /**
  * Turns zod issues into the 422 body's `errors` strings: "<field> <message>", the body wrapper left
@@ -61,5 +63,3 @@ export function unknownKeysMessage(
   });
   return `${subject} unknown ${noun}s ${named.join(', ')} ${list}`;
 }
-
-export { nearestKey };

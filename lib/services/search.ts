@@ -1,4 +1,4 @@
-import { shownValues, type FieldSet } from '../model/custom-fields.ts';
+import { selectableValues, shownValues, type FieldSet } from '../model/custom-fields.ts';
 import { fieldsOf } from '../db/projects/custom-fields.ts';
 import {
   decodeSearchCursor,
@@ -199,6 +199,7 @@ function foundOf(item: Record<string, unknown>, byId: Map<number, ProjectView>):
       source_key: shown.source_key,
       issue_number: shown.issue_number,
       pull_requests: { open: record.prsOpen, draft: record.prsDraft, merged: record.prsMerged, closed: record.prsClosed },
+      custom_fields: selectableValues(record.customFields, fields),
     },
   };
 }

@@ -4,6 +4,7 @@ import type { SelectableIssue, SelectionContext } from '../model/selection/evalu
 import { selectionMatcher } from '../model/selection/evaluate.ts';
 import { fieldConditions } from '../model/selection/conditions.ts';
 import { storedLabelIds } from '../db/issues/labels.ts';
+import type { SelectableValue } from '../model/custom-fields.ts';
 
 /**
  * Webhook filters at the fan-out (docs/change-feed.md#filters): which events a filter applies to,
@@ -21,7 +22,7 @@ export const filterApplies = (type: EventType): boolean =>
 
 /** What the filters of an event's endpoints need besides the issue itself. */
 export interface FilterNeeds {
-  /** The project item: its prefix (`project:`) and label catalogue (`label:` names). */
+  /** The project item: its prefix (`project:`), label catalogue (`label:` names) and custom fields (`cf.<key>:`). */
   project: boolean;
   /** Whether the issue's sprint was active (`sprint:active`). */
   activeSprint: boolean;
@@ -33,7 +34,7 @@ export function filterNeeds(selections: readonly Selection[]): FilterNeeds {
   for (const s of selections) {
     for (const c of fieldConditions(s.and)) {
       // `no:label` too: the labels an issue has are those of its ids the catalogue still holds.
-      if (c.project !== undefined || c.label !== undefined) needs.project = true;
+      if (c.project !== undefined || c.label !== undefined || c.cf !== undefined) needs.project = true;
       if (c.sprint?.in.includes('active')) needs.activeSprint = true;
     }
   }
@@ -77,6 +78,8 @@ export interface IssueSurroundings {
   author?: number | null | undefined;
   /** Label id -> name, the project's catalogue. */
   labelNames?: ReadonlyMap<number, { name: string }> | undefined;
+  /** Its values by key through its project's fields (`cf.<key>:`; lib/model/custom-fields.ts: `selectableValues`). */
+  customFields?: Readonly<Record<string, SelectableValue>> | undefined;
 }
 
 /**
@@ -109,6 +112,7 @@ export function selectableIssueOf(issue: ShownIssue, around: IssueSurroundings):
     blocked: issue.blocked,
     source_key: issue.source_key ?? null,
     pull_requests: issue.links?.pull_requests ?? undefined,
+    custom_fields: around.customFields,
   };
 }
 

@@ -4,6 +4,9 @@ import type { ProjectItem } from '../db/projects/projects.ts';
 import type { SprintItem } from '../db/projects/sprints.ts';
 import { labelIdsOf, type ChangeEvent } from '../feed/events.ts';
 import { toIssue } from '../resources/issues.ts';
+import { fieldsOf } from '../db/projects/custom-fields.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
+import { selectableValues, type StoredValues } from '../model/custom-fields.ts';
 import { filterContext, selectableIssueOf, sprintActiveAt, type FilterNeeds, type ShownIssue } from './filter.ts';
 
 /**
@@ -21,8 +24,11 @@ export async function filterSubject(event: ChangeEvent, needs: FilterNeeds) {
   let shown: ShownIssue & { issue_number?: unknown };
   let project: ProjectItem | undefined;
   let sprint: SprintItem | undefined;
+  /** The issue's custom field values as stored (by field id), named by key through the project's fields. */
+  let stored: StoredValues | undefined;
   if (event.type.startsWith('issue.')) {
     shown = event.resource as unknown as ShownIssue;
+    stored = event.customFieldValues;
     const sprintId = shown.sprint_id;
     const readSprint = needs.activeSprint && sprintId !== null;
     if (needs.project || readSprint) {
@@ -36,6 +42,7 @@ export async function filterSubject(event: ChangeEvent, needs: FilterNeeds) {
     const family = await getIssueFamily(orgId, projectId, recorded, event.issueId);
     if (!family.issue) return undefined;
     project = family.project;
+    stored = issueItem.decode(family.issue).customFields;
     shown = { ...toIssue(family.issue, 0), label_ids: labelIdsOf(family.issue as object as Record<string, unknown>) };
     const sprintId = shown.sprint_id;
     if (needs.activeSprint && sprintId !== null) {
@@ -48,6 +55,7 @@ export async function filterSubject(event: ChangeEvent, needs: FilterNeeds) {
     prefix: project?.prefix,
     labelNames: catalogueOf(project),
     author: event.type === 'issue.created' ? event.actorId : undefined,
+    customFields: project ? selectableValues(stored, fieldsOf(project)) : undefined,
   });
   return {
     issue,

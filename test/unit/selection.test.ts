@@ -404,7 +404,7 @@ describe('a query that cannot be read is a 422 naming the place and what was exp
     ['is:open status:', "q: at 9: expected a value after 'status:'"],
     [
       'stauts:todo',
-      `q: at 1: unknown qualifier 'stauts' (known: project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, no, sort)`,
+      `q: at 1: unknown qualifier 'stauts' (known: project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, no, sort, cf.<field key>)`,
     ],
     [
       'category:tdo',
@@ -426,7 +426,7 @@ describe('a query that cannot be read is a 422 naming the place and what was exp
     ['is:done', "q: at 4: unknown 'is:' value 'done' (known: open, closed, blocked)"],
     ['no:title', "q: at 4: unknown 'no:' field 'title' (known: assignee, label, parent, points, due, sprint)"],
     ['has:issue', "q: at 5: unknown 'has:' value 'issue' (known: pr)"],
-    ['has:pr,pr', "q: at 7: 'has:' takes one value: pr"],
+    ['has:pr,pr', "q: at 7: 'has:' takes one value: pr or cf.<field key>"],
     ['has:', "q: at 1: expected a value after 'has:'"],
     ['pr:approved', "q: at 4: unknown pull request state 'approved' (known: open, draft, merged, closed)"],
     ['pr:open,', "q: at 8: expected a value after ','"],
@@ -570,7 +570,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ stauts: { in: ['todo'] } }] },
       [
-        "and.0 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, not, and, or)",
+        "and.0 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, cf, not, and, or)",
       ],
     ],
     [
@@ -614,7 +614,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ not: { not: { is: 'open' } } }] },
       [
-        "and.0.not has an unknown field 'not' (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, and, or)",
+        "and.0.not has an unknown field 'not' (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, cf, and, or)",
       ],
     ],
     [
@@ -628,7 +628,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ or: [{ is: 'open' }, { stauts: {} }] }] },
       [
-        "and.0.or.1 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, not, and, or)",
+        "and.0.or.1 has an unknown field 'stauts': did you mean 'status'? (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, cf, not, and, or)",
       ],
     ],
     [
@@ -638,7 +638,7 @@ describe('the JSON form is validated with messages naming the path', () => {
     [
       { and: [{ not: { or: [{ not: { not: { is: 'open' } } }, { is: 'closed' }] } }] },
       [
-        "and.0.not.or.0.not has an unknown field 'not' (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, and, or)",
+        "and.0.not.or.0.not has an unknown field 'not' (known: title, project, sprint, status, category, is, assignee, author, label, priority, type, parent, points, created, updated, due, has, pr, cf, and, or)",
       ],
     ],
     [

@@ -16,6 +16,7 @@ import {
   type ShownIssue,
 } from '../../lib/webhooks/filter.ts';
 import { eventTypes } from '../../lib/vocabulary/event-types.ts';
+import { selectableValues, type FieldDefinition } from '../../lib/model/custom-fields.ts';
 
 /** The messages of the ValidationError `f` throws. */
 function refusal(f: () => unknown): string[] {
@@ -241,6 +242,76 @@ describe('whether a sprint was active at a change', () => {
     expect(sprintActiveAt({ status: 'planning' }, '2026-11-20T10:00:00.000Z')).toBe(false);
     expect(sprintActiveAt(undefined, '2026-11-20T10:00:00.000Z')).toBe(false);
     expect(sprintActiveAt({ status: 'active' }, '2026-11-20T10:00:00.000Z')).toBe(true);
+  });
+});
+
+describe('custom fields in a filter (cf.<key>:)', () => {
+  const field = (id: number, key: string, type: FieldDefinition['type'], options: string[] = []): FieldDefinition => ({
+    id,
+    key,
+    name: key,
+    type,
+    description: null,
+    required: false,
+    options: options.map((name, i) => ({ id: i + 1, name, color: '#6b7280' })),
+    createdAt: '2026-11-01T00:00:00.000Z',
+    updatedAt: '2026-11-01T00:00:00.000Z',
+  });
+  const fields = [field(1, 'severity', 'select', ['low', 'high']), field(2, 'estimate', 'number'), field(3, 'owner', 'account')];
+  const stored = {
+    type: 'issue',
+    org_id: 1,
+    id: 9,
+    project_id: 2,
+    sprint_id: null,
+    issue_number: 'AP-9',
+    title: 'Login fails',
+    status: 'todo',
+    position: 1000,
+    priority: 'high',
+    issue_type: 'bug',
+    created_at: '2026-11-20T00:00:00.000Z',
+    updated_at: '2026-11-21T00:00:00.000Z',
+    rev: 1,
+    updated_by: 5,
+    custom_fields: { '1': 2, '2': 3, '3': 7 },
+  };
+  const event = changeEventOf({
+    eventID: 'e1',
+    eventName: 'INSERT',
+    dynamodb: { SequenceNumber: '100', NewImage: marshall(stored) as never },
+  })!;
+
+  it('needs the project read (its fields name the values), negated or in a group', () => {
+    expect(filterNeeds([parseSelection('cf.severity:high')])).toEqual({ project: true, activeSprint: false });
+    expect(filterNeeds([parseSelection('type:bug OR -has:cf.severity')])).toEqual({ project: true, activeSprint: false });
+  });
+
+  it('an account field’s me or @me is the account writing the filter', () => {
+    expect(webhookFilterFields('cf.owner:me,@me,3', 7).filter).toBe('cf.owner:7,3');
+  });
+
+  it('an issue event carries the values as stored; through the project’s fields they are matched by key', () => {
+    expect(event.customFieldValues).toEqual({ '1': 2, '2': 3, '3': 7 });
+    const issue = selectableIssueOf(event.resource as unknown as ShownIssue, {
+      prefix: 'AP',
+      customFields: selectableValues(event.customFieldValues, fields),
+    });
+    const subject = { issue, context: filterContext(event.at, null) };
+    const admits = (q: string) => filterAdmits(readWebhookFilter(q, 7), subject);
+    expect(admits('cf.severity:high')).toBe(true);
+    expect(admits('cf.severity:low')).toBe(false);
+    expect(admits('cf.estimate:>=3 cf.owner:me')).toBe(true);
+    expect(admits('cf.owner:@me')).toBe(true);
+    expect(admits('cf.nokey:x')).toBe(false);
+    expect(admits('-cf.nokey:x has:cf.estimate')).toBe(true);
+    // Without the project's fields (not read), no cf. condition holds.
+    expect(
+      filterAdmits(parseSelection('cf.severity:high'), {
+        ...subject,
+        issue: selectableIssueOf(event.resource as unknown as ShownIssue, {}),
+      }),
+    ).toBe(false);
   });
 });
 

@@ -3,7 +3,14 @@ import type { Condition, FieldCondition, Selection, SelectionSort } from '../../
 import { isClosed } from '../derivations.ts';
 import { statusKey } from '../../vocabulary/workflow.ts';
 import { fieldTestOf, nodeOf, type FieldTest } from './conditions.ts';
-import { priorityRank, pullRequestStates, relativeOffsetMs, type PullRequestState } from '../../vocabulary/selection.ts';
+import {
+  isDateValue,
+  priorityRank,
+  pullRequestStates,
+  relativeOffsetMs,
+  type PullRequestState,
+} from '../../vocabulary/selection.ts';
+import type { SelectableValue } from '../custom-fields.ts';
 
 /** What the evaluator reads of an issue: plain values, whatever store they come from. */
 export interface SelectableIssue {
@@ -38,6 +45,11 @@ export interface SelectableIssue {
   issue_number?: string | undefined;
   /** How many of its linked pull requests are in each state (`has:pr`, `pr:`); absent (or a state absent): none. */
   pull_requests?: Readonly<Partial<Record<PullRequestState, number>>> | undefined;
+  /**
+   * Its project's custom fields by key, each with its type and value (`cf.<key>:`;
+   * lib/model/custom-fields.ts: `selectableValues`); absent, or a key absent: no such field.
+   */
+  custom_fields?: Readonly<Record<string, SelectableValue>> | undefined;
 }
 
 /** What a selection is read against: the caller (`@me`), the time relative times count from, and which sprints are active. */
@@ -146,7 +158,12 @@ function days(c: Comparison<string>, now: number) {
 function fieldTest(condition: FieldCondition, context: SelectionContext): Test {
   const t = fieldTestOf(condition);
   return (
-    placeTest(t, context) ?? peopleTest(t, context) ?? rangeTest(t, context.now.getTime()) ?? pullRequestTest(t) ?? (() => false)
+    placeTest(t, context) ??
+    peopleTest(t, context) ??
+    rangeTest(t, context.now.getTime()) ??
+    pullRequestTest(t) ??
+    customFieldTest(t, context) ??
+    (() => false)
   );
 }
 
@@ -269,6 +286,88 @@ function pullRequestTest(t: FieldTest): Test | undefined {
     }
   }
   return undefined;
+}
+
+type CustomTest = Extract<FieldTest, { field: 'cf' }>['test'];
+/** A number as `cf.<key>:` writes one: an optional `-`, digits, an optional fraction and exponent. */
+const numberText = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
+const numberOf = (text: string) => (numberText.test(text) ? Number(text) : undefined);
+const dayOf = (date: string) => Date.parse(`${date}T00:00:00.000Z`);
+
+/**
+ * A custom field's test, by its key (docs/search.md#custom-fields): the issue's project's field of
+ * that key, read as its type says. An issue whose project has no such field never matches.
+ */
+function customFieldTest(t: FieldTest, context: SelectionContext): Test | undefined {
+  if (t.field !== 'cf') return undefined;
+  const { key } = t.test;
+  const valueTest = customValueTest(t.test, context);
+  return (issue) => {
+    const field =
+      issue.custom_fields !== undefined && Object.hasOwn(issue.custom_fields, key) ? issue.custom_fields[key] : undefined;
+    return field !== undefined && valueTest(field);
+  };
+}
+
+/** Whether a field holds a value: null is none, and so is a checkbox's false. */
+const hasValue = (f: SelectableValue) => f.value !== null && f.value !== false;
+
+function customValueTest(test: CustomTest, context: SelectionContext): (field: SelectableValue) => boolean {
+  const now = context.now.getTime();
+  if (test.has !== undefined) {
+    const wanted = test.has;
+    return (f) => hasValue(f) === wanted;
+  }
+  if (test.in === undefined) {
+    // A comparison: of a number field's value with numbers, of a date field's day with dates.
+    const bounds = [test.gt, test.gte, test.lt, test.lte].filter((b) => b !== undefined);
+    if (bounds.every((b) => typeof b === 'number')) {
+      const within = exactNumbers(test as Comparison<number>);
+      return (f) => f.type === 'number' && typeof f.value === 'number' && within(f.value);
+    }
+    if (bounds.every((b) => typeof b === 'string')) {
+      const within = days(test as Comparison<string>, now);
+      return (f) => f.type === 'date' && typeof f.value === 'string' && within(dayOf(f.value));
+    }
+    return () => false;
+  }
+  const texts = test.in;
+  const lowered = texts.map(lower);
+  const numbers = texts.map(numberOf).filter((n) => n !== undefined);
+  const accounts = new Set(
+    lowered.map((v) => (v === 'me' || v === '@me' ? context.me : numberOf(v))).filter((n) => n !== undefined),
+  );
+  const dayTests = texts.filter(isDateValue).map((v) => days({ eq: v }, now));
+  const checks = new Set(lowered.filter((v) => v === 'true' || v === 'false'));
+  return (f) => {
+    const v = f.value;
+    switch (f.type) {
+      case 'select':
+        return typeof v === 'string' && lowered.includes(lower(v));
+      case 'multi_select':
+        return Array.isArray(v) && v.some((name) => lowered.includes(lower(name)));
+      case 'text':
+      case 'url':
+        return typeof v === 'string' && lowered.some((w) => lower(v).includes(w));
+      case 'number':
+        return typeof v === 'number' && numbers.includes(v);
+      case 'account':
+        return typeof v === 'number' && accounts.has(v);
+      case 'date':
+        return typeof v === 'string' && dayTests.some((within) => within(dayOf(v)));
+      case 'checkbox':
+        return checks.has(v === true ? 'true' : 'false');
+    }
+  };
+}
+
+/** A number field's values need not be whole: each bound is compared with the value itself. */
+function exactNumbers(c: Comparison<number>): (x: number) => boolean {
+  return (x) =>
+    (c.gt === undefined || x > c.gt) &&
+    (c.gte === undefined || x >= c.gte) &&
+    (c.lt === undefined || x < c.lt) &&
+    (c.lte === undefined || x <= c.lte);
 }
 
 /** The order of a selection without `sort:`: most recently updated first. */

@@ -22,11 +22,14 @@ import {
 import { isCalendarDate } from '../../schemas/common.ts';
 import { MAX_NESTING } from '../../vocabulary/nesting.ts';
 import { categoryWords, stateLimits, statusKey, type StateCategory } from '../../vocabulary/workflow.ts';
+import { fieldLimits, FIELD_KEY } from '../../vocabulary/custom-fields.ts';
 
 /** A value of a qualifier as written: its text (quotes and escapes removed) and its 0-based place. */
 interface Value {
   text: string;
   at: number;
+  /** Whether it was written in quotes (`cf.<key>:">3"` is the text, not a comparison). */
+  quoted?: boolean;
 }
 
 type Comparison<T> = { eq?: T; gt?: T; gte?: T; lt?: T; lte?: T };
@@ -56,6 +59,8 @@ export function parseSelection(query: string, field = 'q'): Selection {
 }
 
 const lower = (s: string) => s.toLowerCase();
+/** What a custom field's qualifier starts with: `cf.severity:high`. */
+const customPrefix = 'cf.';
 const quoted = (list: readonly string[]) => list.join(', ');
 
 class Parser {
@@ -287,7 +292,8 @@ class Parser {
         );
       if (this.cs[at] === ',') this.fail(at, "expected a value before ','");
       let text: string;
-      if (this.cs[at] === '"') {
+      const quotedValue = this.cs[at] === '"';
+      if (quotedValue) {
         text = this.quotedText();
         if (text === '') this.fail(at, 'expected a value between the quotes');
       } else {
@@ -296,7 +302,7 @@ class Parser {
         if (this.cs[this.i] === '"') this.fail(this.i, "unexpected '\"' inside a value (put the whole value in quotes)");
         if (this.cs[this.i] === '(') this.fail(this.i, "unexpected '(' inside a value (put the whole value in quotes)");
       }
-      values.push({ text, at });
+      values.push(quotedValue ? { text, at, quoted: true } : { text, at });
       if (this.cs[this.i] === ',') {
         commaAt = this.i++;
         continue;
@@ -313,8 +319,12 @@ class Parser {
 
   private qualifier(written: string, nameAt: number): { condition: FieldCondition } | { sort: SelectionSort } {
     const name = lower(written);
+    if (name.startsWith(customPrefix)) {
+      const key = this.fieldKey(written.slice(customPrefix.length), nameAt + customPrefix.length);
+      return { condition: { cf: this.customTest(key, written, this.values(written, nameAt)) } };
+    }
     if (!(qualifiers as readonly string[]).includes(name))
-      this.fail(nameAt, `unknown qualifier '${written}' (known: ${quoted(qualifiers)})`);
+      this.fail(nameAt, `unknown qualifier '${written}' (known: ${quoted(qualifiers)}, cf.<field key>)`);
     const q = name as Qualifier;
     const values = this.values(written, nameAt);
     const c = (condition: FieldCondition) => ({ condition });
@@ -351,8 +361,12 @@ class Parser {
         const test = this.dates(q, this.single(written, values, 'a date, a comparison (>2026-11-01, >-7d) or a range'));
         return c(q === 'created' ? { created: test } : q === 'updated' ? { updated: test } : { due: test });
       }
-      case 'has':
-        return c({ has: this.word(this.single(written, values, quoted(hasValues)), "'has:' value", hasValues) });
+      case 'has': {
+        const v = this.single(written, values, `${quoted(hasValues)} or cf.<field key>`);
+        const field = this.customRef(v);
+        if (field !== undefined) return c({ cf: { key: field, has: true } });
+        return c({ has: this.word(v, "'has:' value", hasValues) });
+      }
       case 'pr':
         return c({ pr: { in: values.map((v) => this.word(v, 'pull request state', pullRequestStates)) } });
       case 'no':
@@ -469,7 +483,59 @@ class Parser {
     return c;
   }
 
+  /** The key after `cf.` (any case), 422 for one no field could have. */
+  private fieldKey(written: string, at: number): string {
+    const key = lower(written);
+    if (!FIELD_KEY.test(key) || key.length > fieldLimits.key)
+      this.fail(
+        at,
+        `expected a custom field's key after 'cf.' (letters, digits and _, starting with a letter, at most ${fieldLimits.key}), got '${written}'`,
+      );
+    return key;
+  }
+
+  /** The field a `has:` or `no:` value names (`cf.severity`), if it names one. */
+  private customRef(v: Value): string | undefined {
+    if (!lower(v.text).startsWith(customPrefix)) return undefined;
+    return this.fieldKey(v.text.slice(customPrefix.length), v.at + customPrefix.length);
+  }
+
+  /**
+   * `cf.<key>:` values: a list of texts (`high`, `"Acme Corp"`, `3`, `2026-12-01`, `me`, `true`),
+   * or one comparison or range of numbers or dates (`>3`, `1..5`, `<=-7d`). What the texts mean
+   * is the type's of each project's field of that key (lib/model/selection/evaluate.ts).
+   */
+  private customTest(key: string, name: string, values: Value[]) {
+    const isComparison = (v: Value) => !v.quoted && (/^[<>]/.test(v.text) || v.text.includes('..'));
+    const first = values[0]!;
+    if (values.length === 1 && isComparison(first)) {
+      const c = this.comparison(first, (text, at) => this.customBound(text, at));
+      if (c.eq !== undefined) return { key, in: [first.text] };
+      if (c.gte !== undefined && c.lte !== undefined && typeof c.gte !== typeof c.lte)
+        this.fail(first.at, `a range's ends must both be numbers or both dates, got '${first.text}'`);
+      return { key, ...c };
+    }
+    for (const v of values) if (isComparison(v)) this.fail(v.at, `'${name}:' takes a list of values or one comparison, not both`);
+    return { key, in: values.map((v) => v.text) };
+  }
+
+  /** An end of a `cf.<key>:` comparison: a number (3, -1.5) or a date (YYYY-MM-DD, -7d). */
+  private customBound(text: string, at: number): number | string {
+    if (/^-?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i.test(text)) {
+      const n = Number(text);
+      if (!(Math.abs(n) <= fieldLimits.number))
+        this.fail(at, `a number is at most ${fieldLimits.number} either way, got '${text}'`);
+      return n === 0 ? 0 : n;
+    }
+    const m = relativePattern.exec(lower(text));
+    if (m) return `${m[1]}${Number(m[2])}${m[3]}`;
+    if (isCalendarDate(text)) return text;
+    return this.fail(at, `expected a number or a date (YYYY-MM-DD, or a relative time such as -7d), got '${text}'`);
+  }
+
   private no(v: Value): FieldCondition {
+    const field = this.customRef(v);
+    if (field !== undefined) return { cf: { key: field, has: false } };
     const f = this.word(v, "'no:' field", noFields);
     switch (f) {
       case 'assignee':

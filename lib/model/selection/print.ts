@@ -79,6 +79,13 @@ function printTerm(condition: FieldCondition): string {
     case 'created':
     case 'updated':
       return `${t.field}:${printComparison(t.test)}`;
+    case 'cf': {
+      const { key } = t.test;
+      if (t.test.has !== undefined) return `${t.test.has ? 'has' : 'no'}:cf.${key}`;
+      return t.test.in !== undefined
+        ? `cf.${key}:${t.test.in.map(printCustomValue).join(',')}`
+        : `cf.${key}:${printComparison(t.test as Comparison<string> | Comparison<number>)}`;
+    }
   }
 }
 
@@ -94,6 +101,9 @@ export const printText = (text: string) =>
   plain(text, `"\\:${groupCharacters}`) && !text.startsWith('-') && !(operators as readonly string[]).includes(text)
     ? text
     : quote(text);
+
+/** A custom field's value in a list: quoted too where bare it would read as a comparison (`">3"`, `"1..5"`). */
+const printCustomValue = (value: string) => (/^[<>]/.test(value) || value.includes('..') ? quote(value) : printValue(value));
 
 /** A free value in a list (a label name): bare unless it holds a space, a comma, a quote, a backslash or a parenthesis. */
 export const printValue = (value: string) => (plain(value, `"\\,${groupCharacters}`) ? value : quote(value));

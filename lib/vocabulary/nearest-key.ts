@@ -1,4 +1,8 @@
-/** The known word an unknown one most likely meant: the did-you-mean of every 422 that names a key, a field or an option. */
+/**
+ * The known key an unknown one most likely meant (the "did you mean" of a 422). Free of zod, so
+ * that a model the change feed loads (lib/model/custom-fields.ts) may use it; lib/schemas/validate.ts
+ * re-exports it.
+ */
 
 /** `startDate`, `StartDate`, `start-date` -> `start_date`. */
 const snakeCase = (key: string) =>
