@@ -25,7 +25,7 @@ const workflow = (): Workflow => ({
   lastId: 5,
 });
 const catalogue: Catalogue = new Map([[1, { name: 'bug', color: '#d73a4a' }]]);
-const rules: ProjectRules = { catalogue, workflow: workflow() };
+const rules: ProjectRules = { catalogue, workflow: workflow(), fields: [] };
 const sprint = { projectId: 5, sprintId: 9 };
 
 const errorOf = (run: () => unknown): unknown => {

@@ -39,7 +39,7 @@ const catalogue: Catalogue = new Map([
   [2, { name: 'Frontend', color: '#0000ff' }],
 ]);
 
-const rules = (over: Partial<ProjectRules> = {}): ProjectRules => ({ catalogue, workflow: workflow(), ...over });
+const rules = (over: Partial<ProjectRules> = {}): ProjectRules => ({ catalogue, workflow: workflow(), fields: [], ...over });
 
 const slot = { id: 41, number: 7, positionSeq: 3 };
 const backlog = { projectId: 5, sprintId: null };
