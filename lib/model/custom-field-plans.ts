@@ -90,7 +90,11 @@ export function planFieldCreate(
     problems.push(`options: only a select or multi_select field has options`);
   const id = read.seq + 1;
   // A field read and sent back as a create: its options' ids name nothing yet, and are new ones.
-  const planned = plannedOptions(input.options?.map(({ id: _id, ...o }) => o), [], id);
+  const planned = plannedOptions(
+    input.options?.map(({ id: _id, ...o }) => o),
+    [],
+    id,
+  );
   problems.push(...planned.problems);
   if (optionCount(fields) + planned.options.length > fieldLimits.optionsPerProject) {
     problems.push(`options: a project's fields may have at most ${fieldLimits.optionsPerProject} options in all`);

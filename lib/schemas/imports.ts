@@ -182,6 +182,27 @@ export const ImportReport = meta(
     issues: meta(z.optional(z.record(z.string(), z.number().check(z.int()))), {
       description: 'An export file: its issue numbers -> the new ids.',
     }),
+    created_fields: meta(
+      z.optional(
+        z.array(
+          z.object({
+            name: z.string(),
+            key: z.string(),
+            type: z.string(),
+            options: z.array(z.string()),
+            column: z.optional(z.string()),
+          }),
+        ),
+      ),
+      {
+        description:
+          "Custom fields made (a dry run: that would be made): a Jira CSV's `Custom field (…)` columns, with the type read from their values, or an export file's fields. Absent when none.",
+      },
+    ),
+    skipped_columns: meta(z.optional(z.array(z.object({ name: z.string(), reason: z.string() }))), {
+      description:
+        "Jira `Custom field (…)` columns with values that became no field, each with why (Jira's own, such as Rank). Absent when none.",
+    }),
   }),
   {
     id: 'ImportReport',

@@ -141,13 +141,11 @@ const stateNameValue = z
 /** A bound of `cf.<key>:>v`: a number (a number field's) or a date or relative time (a date field's). */
 const customBound = z.union(
   [
-    z
-      .number()
-      .check(
-        z.refine((n) => Number.isFinite(n) && Math.abs(n) <= fieldLimits.number && !Object.is(n, -0), {
-          error: 'is out of range',
-        }),
-      ),
+    z.number().check(
+      z.refine((n) => Number.isFinite(n) && Math.abs(n) <= fieldLimits.number && !Object.is(n, -0), {
+        error: 'is out of range',
+      }),
+    ),
     dateValue,
   ],
   { error: `must be a number (at most ${fieldLimits.number} either way), a date (YYYY-MM-DD) or a relative time (-7d)` },

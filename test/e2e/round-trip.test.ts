@@ -39,7 +39,7 @@ type Line = Record<string, any>;
 /** The answer schema of each kind of line, and the fields an export line carries beside it. */
 const kinds: Record<string, { schema: z.ZodMiniObject; extras: string[] }> = {
   account: { schema: Account, extras: [] },
-  project: { schema: Project, extras: ['last_issue_number', 'states'] },
+  project: { schema: Project, extras: ['last_issue_number', 'states', 'custom_fields'] },
   label: { schema: Label, extras: [] },
   sprint: { schema: Sprint, extras: ['sprint_lead_email', 'history'] },
   issue: { schema: Issue, extras: ['assignee_email', 'author_email', 'watcher_emails', 'relations'] },
@@ -138,6 +138,18 @@ async function generate(seed: number, clients: { admin: ApiClient; member: ApiCl
     // Its own states beside the five (docs/workflows.md): ids, names, colours, order, limits and rules come back as they were.
     await ok(admin.post(`${base}/states`, { state: { name: 'In review', category: 'in_progress', wip_limit: 3 } }));
     await ok(admin.post(`${base}/states`, { state: { name: "Won't fix", category: 'cancelled', color: '#111111' } }));
+    // Custom fields: made again with their definitions, values by key and option name.
+    await ok(
+      admin.post(`${base}/fields`, {
+        field: {
+          name: 'Severity',
+          type: 'select',
+          description: 'How bad',
+          options: [{ name: 'Low' }, { name: 'High', color: '#ff0000' }],
+        },
+      }),
+    );
+    await ok(admin.post(`${base}/fields`, { field: { name: 'Customer', type: 'text' } }));
     const done = await ok(
       admin.post(`${base}/sprints`, {
         sprint: {
@@ -168,6 +180,7 @@ async function generate(seed: number, clients: { admin: ApiClient; member: ApiCl
             type: r.pick(types),
             ...(r.chance(0.5) ? { due_date: `2027-0${r.int(1, 9)}-1${r.int(0, 9)}` } : {}),
             ...(r.chance(0.7) ? { labels: [...new Set([r.pick(labels), r.pick(labels)])] } : {}),
+            ...(r.chance(0.6) ? { custom_fields: { severity: r.pick(['Low', 'High']), customer: `Acme ${i}` } } : {}),
           },
         }),
       );

@@ -10,6 +10,7 @@ const issue = (id: number, description: string): Issue => ({
   sprint_id: null,
   issue_number: `APL-${id}`,
   source_key: null,
+  custom_fields: {},
   title: `T${id}`,
   description,
   status: 'backlog',

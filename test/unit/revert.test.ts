@@ -10,6 +10,7 @@ const issue = (fields: Partial<Issue> = {}): Issue => ({
   project_id: 3,
   sprint_id: null,
   issue_number: 'UN-7',
+  custom_fields: {},
   source_key: null,
   title: 'Now',
   description: null,

@@ -72,6 +72,11 @@ export function exportIssueRecord(n: number, line: Line, sprintIds: Readonly<Rec
     // Parents are named by their old id; the import resolves them through `id`.
     parent_key: typeof line.parent_id === 'number' ? String(line.parent_id) : undefined,
     story_points: typeof line.story_points === 'number' ? line.story_points : undefined,
+    // By key, as the issue answered them (options by name): the project's fields are made first.
+    custom_fields:
+      typeof line.custom_fields === 'object' && line.custom_fields !== null && !Array.isArray(line.custom_fields)
+        ? (line.custom_fields as Record<string, unknown>)
+        : undefined,
     exact: {
       sourceKey: strOrNull(line.source_key),
       started_at: strOrNull(line.started_at),

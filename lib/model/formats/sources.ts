@@ -67,6 +67,12 @@ export interface SourceRecord {
   >;
   /** What the reader could not take, already phrased (row, column, value). */
   warnings?: string[] | undefined;
+  /** Custom field values by field key, as an issue write takes them (an export file's; a Jira row's once its columns are read). */
+  custom_fields?: Record<string, unknown> | undefined;
+  /** A Jira row's non-empty cells of `Custom field (…)` columns, by column: read into `custom_fields` once the whole file is read. */
+  customCells?: Map<string, string[]> | undefined;
+  /** Jira's `Custom field (Rank)`: the row's lexorank, which orders the issues of its list. */
+  rank?: string | undefined;
 }
 
 /** A person as a source names them: an e-mail address, a display name or login, an account id. */
@@ -316,6 +322,7 @@ export function planRecord(
     ...(storyPoints !== undefined ? { story_points: storyPoints } : {}),
     ...(dueDate ? { due_date: dueDate } : {}),
     ...(labels.length > 0 ? { labels } : {}),
+    ...(record.custom_fields && Object.keys(record.custom_fields).length > 0 ? { custom_fields: record.custom_fields } : {}),
   };
   const parsed = workflowStatuses.run([...states.keys(), ...issueStatuses], () => IssueCreateFields.safeParse(candidate));
   if (!parsed.success) {
@@ -515,6 +522,7 @@ export function jiraColumns(header: string[]) {
     storyPoints: all(...storyPointColumns),
     comments: all('Comment'),
     attachments: all('Attachment'),
+    rank: all('Custom field (Rank)', 'Rank'),
     links,
     header,
   };
@@ -527,7 +535,10 @@ export function jiraColumns(header: string[]) {
     if (indexes) indexes.push(i);
     else unknown.set(h, [i]);
   });
-  return { ...columns, unknown: [...unknown].map(([name, indexes]) => ({ name, indexes })) };
+  const unknownColumns = [...unknown].map(([name, indexes]) => ({ name, indexes }));
+  // `Custom field (…)` columns (repeated ones together): read into custom fields once the whole file is read.
+  const custom = unknownColumns.filter((u) => /^custom field \(.+\)$/i.test(u.name.trim()));
+  return { ...columns, unknown: unknownColumns, custom };
 }
 export type JiraColumns = ReturnType<typeof jiraColumns>;
 
@@ -692,6 +703,16 @@ export function jiraRecord(fields: string[], columns: JiraColumns, row: number):
   const attachments = values(columns.attachments).flatMap((a) => jiraAttachment(a.value, a.column, warnings) ?? []);
   const links = jiraLinks(columns, fields.length, cell, warnings);
   const number = keyNumber(key);
+  const customCells = new Map<string, string[]>();
+  for (const c of columns.custom) {
+    const found = values(c.indexes);
+    if (found.length > 0)
+      customCells.set(
+        c.name,
+        found.map((v) => v.value),
+      );
+  }
+  const rank = first(columns.rank, false)?.value;
   return {
     row,
     key,
@@ -725,6 +746,8 @@ export function jiraRecord(fields: string[], columns: JiraColumns, row: number):
       resolved: 'Resolved',
     },
     warnings,
+    ...(customCells.size > 0 ? { customCells } : {}),
+    ...(rank ? { rank } : {}),
   };
 }
 

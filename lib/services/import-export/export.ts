@@ -2,6 +2,7 @@ import { issueItem } from '../../db/issues/issue-item.ts';
 
 import { lastIssueNumber, projectItem } from '../../db/projects/projects.ts';
 import { workflowOf } from '../../db/projects/workflow.ts';
+import { fieldsOf } from '../../db/projects/custom-fields.ts';
 
 import { stateAnswer } from '../states.ts';
 
@@ -289,6 +290,17 @@ class ExportWalk {
         const { project_id: _project, ...state } = dropVersion(stateAnswer(this.orgId, projectId, s));
         return state;
       }),
+      // Its custom fields, in creation order, without ids: an import makes them again by key, options by name.
+      custom_fields: fieldsOf(project).map((f) => ({
+        key: f.key,
+        name: f.name,
+        type: f.type,
+        description: f.description,
+        required: f.required,
+        options: f.options.map((o) => ({ name: o.name, color: o.color })),
+        created_at: f.createdAt,
+        updated_at: f.updatedAt,
+      })),
     };
   }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ValidationError } from '../../vocabulary/errors.ts';
 import { CsvError, CsvReader } from '../../model/formats/csv.ts';
+import { CustomColumnStats } from '../../model/formats/custom-columns.ts';
 import { characters, importBounds } from '../../model/formats/bounds.ts';
 import type { Line } from '../../model/formats/records.ts';
 import {
@@ -28,6 +29,12 @@ export type Chunks = AsyncIterable<string> | Iterable<string>;
 /** What reading a file found beside its records: columns (or fields) the import does not read, with their values. */
 export interface FileStats {
   unknown: Map<string, number>;
+  /** A Jira CSV's `Custom field (…)` columns: what each holds, for the fields they become. */
+  custom?: CustomColumnStats | undefined;
+  /** A Jira CSV's rank column (`Custom field (Rank)`), if it has one. */
+  rankColumn?: string | undefined;
+  /** Rows with a rank: their lists are ordered by it. */
+  ranked?: number | undefined;
 }
 
 export const count = (map: Map<string, number>, key: string, by = 1) => map.set(key, (map.get(key) ?? 0) + by);
@@ -77,6 +84,8 @@ export async function* sourceRecords(
           const missing = missingJiraColumns(columns);
           if (missing.length > 0) throw new ValidationError([`the CSV header has no ${missing.join(', ')} column`]);
           for (const u of columns.unknown) count(stats.unknown, u.name, 0);
+          for (const c of columns.custom) stats.custom?.column(c.name);
+          if (columns.rank.length > 0) stats.rankColumn = columns.header[columns.rank[0]!];
           unknownAt = unknownColumnsAt(columns);
           continue;
         }
@@ -128,13 +137,15 @@ export async function checkFile(
   chunks: Chunks,
   keepNumbers: { prefix: string } | undefined,
 ): Promise<{ stats: FileStats; numbers: [string, number][] }> {
-  const stats: FileStats = { unknown: new Map() };
+  const stats: FileStats = { unknown: new Map(), custom: new CustomColumnStats(), ranked: 0 };
   const numbers: [string, number][] = [];
   const seen = new Set<string>();
   const strangers: string[] = [];
   let strangerCount = 0;
   for await (const r of sourceRecords(format, chunks, stats)) {
     if ('error' in r) continue;
+    stats.custom?.add(r.customCells);
+    if (r.rank) stats.ranked = (stats.ranked ?? 0) + 1;
     const key = r.key.trim();
     if (!key || seen.has(key) || !keepNumbers) continue;
     seen.add(key);

@@ -15,6 +15,8 @@ import { restoreAttachment } from '../attachments.ts';
 import type { AttachmentFolder } from './attachment-files.ts';
 import type { Principal } from '../../model/principal.ts';
 import { createProject } from '../projects.ts';
+import { createField, listFields } from '../custom-fields.ts';
+import { FieldCreateFields } from '../../schemas/custom-fields.ts';
 import { relationIdOf } from '../relations.ts';
 import type { RelationType } from '../../vocabulary/relation-types.ts';
 import type { Role } from '../../schemas/accounts.ts';
@@ -95,6 +97,8 @@ interface ProjectRun {
   projectId: number;
   session: ImportSession;
   sprints: { n: number; line: Line }[];
+  /** The keys of the project's `account` fields: their values are accounts of the file, mapped to those here. */
+  accountKeys: string[];
 }
 
 /** One run of an export file's import: the organisation as found, the id maps, the report. */
@@ -191,7 +195,7 @@ class ExportImport {
             break;
           case 'project':
             await this.closeProject();
-            await this.project(line);
+            await this.project(line, n);
             break;
           case 'label':
             if (this.current)
@@ -256,7 +260,7 @@ class ExportImport {
     if (id !== undefined) this.report.ids.accounts[String(line.id)] = id;
   }
 
-  private async project(line: Line) {
+  private async project(line: Line, n: number) {
     const prefix = String(line.prefix);
     this.projectPrefixes.set(String(line.id), prefix);
     let id = this.prefixes.get(prefix);
@@ -306,7 +310,57 @@ class ExportImport {
     );
     await session.keepNumbers(this.numbers.get(prefix) ?? []);
     this.report.projects[prefix] = session.report;
-    this.current = { prefix, projectId: id, session, sprints: [] };
+    const fields = exportedFields(line.custom_fields);
+    if (!this.dryRun) await this.restoreFields(id, fields, session, n);
+    else if (fields.length > 0) session.report.created_fields = fields.map(fieldListed);
+    const accountKeys = fields.filter((f) => f.type === 'account').map((f) => String(f.key));
+    this.current = { prefix, projectId: id, session, sprints: [], accountKeys };
+  }
+
+  /**
+   * The project's custom fields, before its issues: each made again with its key, name, type,
+   * description, required flag, options (names and colours) and times; one the project has
+   * already (by key: an earlier run's) is left as it is. Ids are new: values follow by key and option name.
+   */
+  private async restoreFields(projectId: number, fields: Line[], session: ImportSession, n: number) {
+    if (fields.length === 0) return;
+    const have = new Set((await listFields(this.caller, projectId)).map((f) => f.key));
+    for (const f of fields) {
+      if (have.has(String(f.key))) continue;
+      const parsed = FieldCreateFields.safeParse({
+        name: f.name,
+        key: f.key,
+        type: f.type,
+        ...(typeof f.description === 'string' ? { description: f.description } : {}),
+        required: f.required === true,
+        ...(Array.isArray(f.options) && f.options.length > 0
+          ? {
+              options: (f.options as Line[]).map((o) => ({
+                name: o.name,
+                ...(typeof o.color === 'string' ? { color: o.color } : {}),
+              })),
+            }
+          : {}),
+      });
+      if (!parsed.success) {
+        const why = parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ');
+        this.report.errors.push({ line: n, error: `custom field "${String(f.key)}": ${why}` });
+        continue;
+      }
+      const times =
+        typeof f.created_at === 'string' && typeof f.updated_at === 'string'
+          ? { created_at: f.created_at, updated_at: f.updated_at }
+          : undefined;
+      try {
+        await createField(this.caller, projectId, parsed.data, times);
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        this.report.errors.push({ line: n, error: `custom field "${String(f.key)}": ${err.message}` });
+        continue;
+      }
+      this.wrote = true;
+      (session.report.created_fields ??= []).push(fieldListed(f));
+    }
   }
 
   /** The project's sprints, once all are read (a report names the sprint its open issues went to): matched by name, or created as they were. */
@@ -376,7 +430,7 @@ class ExportImport {
     if (typeof prState === 'string') this.prStates.set(String(line.id), prState);
     if (!run) return;
     const createdBefore = run.session.report.created;
-    await run.session.take(exportIssueRecord(n, line, this.report.ids.sprints));
+    await run.session.take(exportIssueRecord(n, this.withAccounts(line, run.accountKeys), this.report.ids.sprints));
     const made = run.session.issueOf(key);
     if (run.session.report.created > createdBefore) this.wrote = true;
     if (!made || made.id <= 0) return;
@@ -385,6 +439,17 @@ class ExportImport {
     this.issueSprints.set(made.id, made.sprintId);
     if (made.number) this.report.keys[key] = made.number;
     this.relations.push(...exportRelations(n, line, key));
+  }
+
+  /** An issue line whose account fields name the accounts here (one the file did not bring: none). */
+  private withAccounts(line: Line, accountKeys: string[]): Line {
+    const values = line.custom_fields as Record<string, unknown> | undefined;
+    if (accountKeys.length === 0 || typeof values !== 'object' || values === null) return line;
+    const mapped: Record<string, unknown> = { ...values };
+    for (const key of accountKeys) {
+      if (typeof mapped[key] === 'number') mapped[key] = this.report.ids.accounts[String(mapped[key])] ?? null;
+    }
+    return { ...line, custom_fields: mapped };
   }
 
   private async comment(line: Line) {
@@ -740,6 +805,18 @@ class ExportImport {
     }
   }
 }
+
+/** A project line's custom fields (none in a file made before them). */
+const exportedFields = (value: unknown): Line[] =>
+  Array.isArray(value) ? value.filter((f): f is Line => typeof f === 'object' && f !== null) : [];
+
+/** A field as a report lists it. */
+const fieldListed = (f: Line) => ({
+  name: String(f.name),
+  key: String(f.key),
+  type: String(f.type),
+  options: Array.isArray(f.options) ? (f.options as Line[]).map((o) => String(o.name)) : [],
+});
 
 /** A handle an imported account could not take (another account has it, or the rule changed): it stays without. */
 function keepWithoutHandle(err: unknown): void {

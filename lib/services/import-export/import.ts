@@ -57,6 +57,11 @@ import {
 import { issueItem, type IssueItem } from '../../db/issues/issue-item.ts';
 import { checkFile, count, sourceRecords, type Chunks, type FileStats, type IssueSourceFormat } from './file-checks.ts';
 import { issuesById } from '../../db/issues/sub-issues.ts';
+import { fieldsOf } from '../../db/projects/custom-fields.ts';
+import { fieldNamed, keyFromName, type FieldDefinition } from '../../model/custom-fields.ts';
+import { customValuesOf, inferredFields, rankedOrder, type InferredField } from '../../model/formats/custom-columns.ts';
+import { FieldCreateFields } from '../../schemas/custom-fields.ts';
+import { createField } from '../custom-fields.ts';
 
 /**
  * The one writer of an import. Every source is a stream of records (lib/model/formats/records.ts):
@@ -161,7 +166,11 @@ export function rereadable(file: FileSource): () => Chunks {
 export const DEFAULT_CONCURRENCY = 1;
 
 /** Feeds records to a session with at most `limit` in flight; on a failure, lets those in flight settle first. */
-async function takeAll(session: ImportSession, records: AsyncIterable<Parameters<ImportSession['take']>[0]>, limit: number) {
+async function takeAll(
+  session: ImportSession,
+  records: AsyncIterable<Parameters<ImportSession['take']>[0]> | Iterable<Parameters<ImportSession['take']>[0]>,
+  limit: number,
+) {
   const inFlight = new Set<Promise<unknown>>();
   try {
     for await (const r of records) {
@@ -189,12 +198,29 @@ export async function importIssues(options: ImportOptions, file: FileSource): Pr
   session.noteUnknown(checked.stats);
   await session.keepNumbers(checked.numbers);
   try {
-    await takeAll(session, sourceRecords(format, read()), options.concurrency ?? DEFAULT_CONCURRENCY);
+    await session.customFields(checked.stats);
+    const records = sourceRecords(format, read());
+    await takeAll(session, checked.stats.ranked ? await ranked(records) : records, options.concurrency ?? DEFAULT_CONCURRENCY);
     return await session.finish();
   } catch (err) {
     if (err instanceof ImportInterrupted) throw err;
     throw new ImportFailed(err, session.closeReport());
   }
+}
+
+/**
+ * A Jira file's records with each list's issues in the order of their rank (`Custom field (Rank)`),
+ * in the places that list's rows had in the file: held in memory to be sorted (n log n), only when
+ * the file has ranks.
+ */
+async function ranked(records: AsyncIterable<ImportRecord>): Promise<ImportRecord[]> {
+  const all: ImportRecord[] = [];
+  for await (const r of records) all.push(r);
+  return rankedOrder(
+    all,
+    (r) => ('error' in r ? `\u0000${r.row}` : (r.sprint?.name.trim() ?? '')),
+    (r) => ('error' in r ? undefined : r.rank),
+  );
 }
 
 /**
@@ -279,6 +305,8 @@ export class ImportSession {
   private progressAt = 0;
   /** Account names by id (`nameOf`). */
   private namesById: Map<number, string> | undefined;
+  /** A Jira file's custom columns -> the project's field each fills. */
+  private readonly columnFields = new Map<string, FieldDefinition>();
 
   private readonly options: ImportOptions;
   readonly source: string;
@@ -360,6 +388,91 @@ export class ImportSession {
   /** Columns (fields) of the file the import does not read, each counted once in the report. */
   noteUnknown(stats: FileStats) {
     this.report.unknown_columns = [...stats.unknown].map(([name, values]) => ({ name, values }));
+  }
+
+  /**
+   * A Jira file's `Custom field (…)` columns as the project's fields (docs/import-export.md), before
+   * the first row: a field of the column's name the project has is filled as it is; any other is
+   * made with the type its values show (a dry run only lists it). Jira's own columns and those
+   * that cannot be made (a limit, a name too long) are reported in `skipped_columns`, with why.
+   */
+  async customFields(stats: FileStats): Promise<void> {
+    if (!stats.custom) return;
+    const { fields, skipped } = inferredFields(stats.custom);
+    if (stats.rankColumn && stats.ranked)
+      skipped.unshift({
+        name: stats.rankColumn,
+        reason: "Jira's rank (a lexorank): it orders the issues in their lists, no field",
+      });
+    if (fields.length === 0 && skipped.length === 0) return;
+    const project = await getProjectItem(this.caller.orgId, this.options.projectId);
+    if (!project) throw new NotFoundError('Project');
+    const have = fieldsOf(project);
+    const made: NonNullable<ImportReport['created_fields']> = [];
+    for (const [n, f] of fields.entries()) {
+      const existing = fieldNamed(have, f.name);
+      if (existing) {
+        this.columnFields.set(f.column, existing);
+        continue;
+      }
+      const field = await this.madeField(f, 1_000_000 + n);
+      if (typeof field === 'string') {
+        skipped.push({ name: f.column, reason: field });
+        continue;
+      }
+      have.push(field);
+      this.columnFields.set(f.column, field);
+      made.push({
+        name: field.name,
+        key: field.key,
+        type: field.type,
+        options: field.options.map((o) => o.name),
+        column: f.column,
+      });
+    }
+    if (made.length > 0) this.report.created_fields = made;
+    if (skipped.length > 0) this.report.skipped_columns = skipped.slice(0, this.cap);
+    this.report.unknown_columns = this.report.unknown_columns.filter((c) => !this.columnFields.has(c.name));
+  }
+
+  /** A field made for a column (a dry run: as it would be, with made-up ids), or why it cannot be. */
+  private async madeField(f: InferredField, dryId: number): Promise<FieldDefinition | string> {
+    const parsed = FieldCreateFields.safeParse({
+      name: f.name,
+      type: f.type,
+      ...(f.options.length > 0 ? { options: f.options.map((name) => ({ name })) } : {}),
+    });
+    if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ');
+    const now = new Date().toISOString();
+    if (this.options.dryRun) {
+      const options = f.options.map((name, i) => ({ id: i + 1, name, color: '' }));
+      return {
+        id: dryId,
+        key: keyFromName(f.name),
+        name: f.name,
+        type: f.type,
+        description: null,
+        required: false,
+        options,
+        createdAt: now,
+        updatedAt: now,
+      };
+    }
+    try {
+      const c = await createField(this.caller, this.options.projectId, parsed.data);
+      return { ...c, createdAt: c.created_at, updatedAt: c.updated_at };
+    } catch (err) {
+      if (err instanceof ValidationError) return err.errors.join('; ');
+      throw err;
+    }
+  }
+
+  /** A Jira row with its custom cells read as values of the fields their columns became (those not taken: warnings). */
+  private withCustomValues(r: IssueRecord): IssueRecord {
+    if (!r.customCells || this.columnFields.size === 0) return r;
+    const warnings = [...(r.warnings ?? [])];
+    const custom_fields = customValuesOf(r.customCells, this.columnFields, warnings);
+    return { ...r, warnings, custom_fields };
   }
 
   /**
@@ -453,7 +566,7 @@ export class ImportSession {
       return undefined;
     }
     await this.ensureState(r.status);
-    const planned = planRecord(r, this.mapping, this.states);
+    const planned = planRecord(this.withCustomValues(r), this.mapping, this.states);
     if (!planned.ok) {
       this.reject(planned.row, planned.key, planned.errors);
       return undefined;

@@ -35,6 +35,8 @@ interface Carried {
   comments: number;
   created_sprints: string[];
   created_labels: string[];
+  /** A Jira file's custom fields made by earlier runs. */
+  created_fields?: NonNullable<ImportReport['created_fields']>;
   /** An export file's: what earlier runs restored beside the issues. */
   accounts_created?: string[];
   relations?: number;
@@ -64,6 +66,7 @@ function carriedOn(carried: Carried, r: AnyReport): Carried {
     comments: carried.comments + r.comments,
     created_sprints: [...carried.created_sprints, ...r.created_sprints],
     created_labels: [...carried.created_labels, ...r.created_labels],
+    created_fields: [...(carried.created_fields ?? []), ...(r.created_fields ?? [])],
   };
 }
 
@@ -73,8 +76,17 @@ function carriedOn(carried: Carried, r: AnyReport): Carried {
  * before). The maps (keys, ids) are whole in the last run's.
  */
 function merged(carried: Carried, r: AnyReport): AnyReport {
-  const { created, comments, created_sprints, created_labels, accounts_created = [], ...sums } = carriedOn(carried, r);
-  if (!('projects' in r)) return { ...r, created, comments, created_sprints, created_labels };
+  const {
+    created,
+    comments,
+    created_sprints,
+    created_labels,
+    created_fields = [],
+    accounts_created = [],
+    ...sums
+  } = carriedOn(carried, r);
+  if (!('projects' in r))
+    return { ...r, created, comments, created_sprints, created_labels, ...(created_fields.length > 0 ? { created_fields } : {}) };
   return { ...r, accounts_created, comments, relations: sums.relations ?? 0, activity: sums.activity ?? 0 };
 }
 
