@@ -26,7 +26,6 @@ const issue = (id: number, description: string): Issue => ({
   parent_id: null,
   sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
   labels: [],
-  custom_fields: {},
   started_at: null,
   completed_at: null,
   created_at: '2026-11-25T00:00:00.000Z',

@@ -27,7 +27,6 @@ const issue = (fields: Partial<Issue> = {}): Issue => ({
   parent_id: null,
   sub_issues_summary: { total: 0, done: 0, story_points: 0, completed_story_points: 0 },
   labels: [],
-  custom_fields: {},
   started_at: null,
   completed_at: null,
   created_at: '2026-11-01T00:00:00.000Z',
