@@ -108,6 +108,7 @@ export function planFieldCreate(
     description: input.description ?? null,
     required: input.type !== 'checkbox' && input.required === true,
     options: planned.options,
+    version: 1,
     createdAt: times.created_at,
     updatedAt: times.updated_at,
   };
@@ -140,6 +141,7 @@ export function planFieldUpdate(read: FieldsRead, fieldId: number, input: FieldU
     ...(input.description !== undefined && { description: input.description }),
     ...(input.required !== undefined && { required: current.type !== 'checkbox' && input.required }),
     ...(planned && { options: planned.options }),
+    version: current.version + 1,
     updatedAt: now,
   };
   const kept = new Set(field.options.map((o) => o.id));

@@ -27,6 +27,8 @@ export interface FieldDefinition {
   required: boolean;
   /** The choices of a `select` or `multi_select`, in their order; none for the other types. */
   options: FieldOption[];
+  /** Bumped by each change of it: its ETag (`If-Match`). */
+  version: number;
   createdAt: string;
   updatedAt: string;
 }

@@ -39,6 +39,7 @@ async function fixture(admin: ApiClient) {
   expect((await admin.delete(`/api/v1/webhooks/${doomed.id}`)).status, 'fixture trash').toBe(204);
   const label = (await admin.post(`${projectPath}/labels`, { label: { name: 'bug' } })).body;
   const state = (await admin.post(`${projectPath}/states`, { state: { name: 'In review', category: 'in_progress' } })).body;
+  const field = (await admin.post(`${projectPath}/fields`, { field: { name: 'Severity', type: 'text' } })).body;
   const relation = (
     await admin.post(`/api/v1/issues/${issue.issue_number}/relations`, {
       relation: { type: 'relates_to', issue_key: backlogIssue.issue_number },
@@ -47,6 +48,7 @@ async function fixture(admin: ApiClient) {
   const ids: Record<string, number> = {
     label_id: label.id,
     state_id: state.id,
+    field_id: field.id,
     project_id: project.id,
     sprint_id: planning.id,
     issue_id: issue.id,
@@ -104,6 +106,7 @@ function bodyOf(path: string): unknown {
   if (path.startsWith('/api/v1/webhooks')) return { webhook: { active: true } };
   if (path.includes('/labels/')) return { label: { name: 'changed' } };
   if (path.includes('/states/')) return { state: { name: 'changed' } };
+  if (path.includes('/fields/')) return { field: { name: 'changed' } };
   if (path.includes('/issues/')) return { issue: { title: 'Changed' } };
   if (/\/(activate|activation|complete|completion)$/.test(path)) return undefined;
   if (path.includes('/sprints/')) return { sprint: { name: 'Changed' } };

@@ -522,7 +522,7 @@ describe('issues in the trash', () => {
     await waitFor(() => r.accepted().length >= 8, 90_000, 'eight issue events');
     const got = r.accepted().map((d) => d.body);
     const of = (type: string) => got.filter((b) => b.type === type).map((b) => b.data);
-    const { position: _place, labels: _labels, ...shown } = f.target;
+    const { position: _place, labels: _labels, custom_fields: _values, ...shown } = f.target;
     expect(of('issue.restored')).toEqual([
       expect.objectContaining({
         organisation_id: org.orgId,

@@ -139,6 +139,7 @@ describe('MCP: get_workspace', () => {
           { id: review.body.id, name: 'In review', status: 'in_review', category: 'in_progress' },
           ...defaults.slice(3),
         ],
+        fields: [],
       },
       {
         id: other.id,
@@ -148,6 +149,7 @@ describe('MCP: get_workspace', () => {
         labels: [],
         labels_count: 0,
         states: defaults,
+        fields: [],
       },
     ]);
     // An issue put in a state by its name, as REST takes it.

@@ -58,6 +58,7 @@ describe('Jira custom columns', () => {
 
   it('take what a field takes, and warn of the rest', () => {
     const field = (id: number, key: string, type: FieldDefinition['type'], options: string[] = []): FieldDefinition => ({
+      version: 1,
       id,
       key,
       name: key,

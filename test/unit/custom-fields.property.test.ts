@@ -26,6 +26,7 @@ const field = (id: number, type: FieldType, over: Partial<FieldDefinition> = {})
   description: null,
   required: false,
   options: type === 'select' || type === 'multi_select' ? options : [],
+  version: 1,
   ...times,
   ...over,
 });

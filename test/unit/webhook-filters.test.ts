@@ -247,6 +247,7 @@ describe('whether a sprint was active at a change', () => {
 
 describe('custom fields in a filter (cf.<key>:)', () => {
   const field = (id: number, key: string, type: FieldDefinition['type'], options: string[] = []): FieldDefinition => ({
+    version: 1,
     id,
     key,
     name: key,

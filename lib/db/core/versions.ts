@@ -1,5 +1,5 @@
 import { answeredWith, tagCheck, type VersionTag } from '../../model/versions.ts';
-import { expectedVersions } from '../../context/versions.ts';
+import { expectedVersions, versionChecked } from '../../context/versions.ts';
 import type { Key } from './keys.ts';
 
 /**
@@ -117,4 +117,20 @@ export function guardVersion<W extends Conditional>(write: W): W | undefined {
 }
 
 /** The stored version of an item as read (an item written before versions existed is version 0). */
+/**
+ * Whether what the request expects (`If-Match`, `expected_version`) holds for a resource kept
+ * inside an item rather than as one (`item`: its name for its tags, lib/model/versions.ts; a custom
+ * field on its project item), at `version`: its use case checks it on its read, and its write is
+ * conditioned on that read. Marks the expectation checked when it holds.
+ */
+export function expectationHolds(item: string, version: number): boolean {
+  const expected = expectedVersions();
+  if (expected === undefined || expected === 'any') return true;
+  const holds = Array.isArray(expected)
+    ? expected.includes(version)
+    : expected.tags.some((tag) => tag.version === version && tagCheck(item, tag.version, tag.digest) === tag.check);
+  if (holds) versionChecked();
+  return holds;
+}
+
 export const versionOf = (item: object): number => Number((item as Record<string, unknown>)[VERSION_ATTRIBUTE] ?? 0);

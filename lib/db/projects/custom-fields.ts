@@ -5,6 +5,8 @@ export type { FieldsChange, FieldsRead };
 import { fieldTypes, type FieldType } from '../../vocabulary/custom-fields.ts';
 import { tableName } from '../core/client.ts';
 import { keys } from '../core/keys.ts';
+import { expectationHolds, itemOf } from '../core/versions.ts';
+import { answeredWith } from '../../model/versions.ts';
 import type { GuardedItem } from '../core/transactions.ts';
 import { projectItem } from './projects.ts';
 
@@ -33,6 +35,7 @@ interface StoredField {
   description?: string | null;
   required?: boolean;
   options?: { id: number; name: string; color: string }[];
+  version?: number;
   created_at: string;
   updated_at: string;
 }
@@ -44,6 +47,7 @@ const storedField = (f: FieldDefinition): StoredField => ({
   description: f.description,
   required: f.required,
   options: f.options.map((o) => ({ id: o.id, name: o.name, color: o.color })),
+  version: f.version,
   created_at: f.createdAt,
   updated_at: f.updatedAt,
 });
@@ -58,10 +62,23 @@ function fieldFromStored(id: number, v: StoredField): FieldDefinition | undefine
     description: typeof v.description === 'string' ? v.description : null,
     required: v.required === true,
     options: (v.options ?? []).map((o): FieldOption => ({ id: Number(o.id), name: String(o.name), color: String(o.color) })),
+    version: Number(v.version ?? 1),
     createdAt: String(v.created_at),
     updatedAt: String(v.updated_at),
   };
 }
+
+/** A field's name for its ETag: its project item's, and its attribute there. */
+const fieldItem = (orgId: number, projectId: number, fieldId: number) =>
+  `${itemOf(keys.project(orgId, projectId))}\u0000${entryAttribute(fieldId)}`;
+
+/** A field's answer with its version (its ETag, lib/http/conditional.ts). */
+export const withFieldVersion = <T extends object>(answer: T, orgId: number, projectId: number, field: FieldDefinition): T =>
+  answeredWith(answer, { version: field.version, item: fieldItem(orgId, projectId, field.id) });
+
+/** Whether the request's `If-Match` (or `expected_version`) names the field as read: a change of it is refused 412 otherwise. */
+export const fieldExpectationHolds = (orgId: number, projectId: number, field: FieldDefinition): boolean =>
+  expectationHolds(fieldItem(orgId, projectId, field.id), field.version);
 
 /** The custom fields kept on a project item, in id order (none for a project without any, or none). */
 export function fieldsOf(project: object | undefined): FieldDefinition[] {

@@ -454,13 +454,14 @@ export class ImportSession {
         description: null,
         required: false,
         options,
+        version: 1,
         createdAt: now,
         updatedAt: now,
       };
     }
     try {
       const c = await createField(this.caller, this.options.projectId, parsed.data);
-      return { ...c, createdAt: c.created_at, updatedAt: c.updated_at };
+      return { ...c, version: 1, createdAt: c.created_at, updatedAt: c.updated_at };
     } catch (err) {
       if (err instanceof ValidationError) return err.errors.join('; ');
       throw err;
