@@ -75,6 +75,51 @@ describe('bulk writes of issues', () => {
     expect(await derivedDifferences(org.orgId)).toEqual([]);
   });
 
+  it('sets custom_fields on creates and updates; an item with a value its field does not take is refused alone, with its 422', async () => {
+    const { org, admin, backlog, project } = await orgWithProject();
+    const fields = `/api/v1/projects/${project.id}/fields`;
+    const field = async (body: Record<string, unknown>) => {
+      const res = await admin.post(fields, { field: body });
+      expect(res.status).toBe(201);
+    };
+    await field({ name: 'Severity', type: 'select', options: [{ name: 'low' }, { name: 'high' }] });
+    await field({ name: 'Platforms', type: 'multi_select', options: [{ name: 'ios' }, { name: 'android' }] });
+    await field({ name: 'Estimate', type: 'number' });
+    const first = (await admin.post(backlog, { issue: { title: 'Existing', custom_fields: { severity: 'low' } } })).body;
+    const res = await admin.post(`${backlog}/bulk`, {
+      items: [
+        { issue: { title: 'One', custom_fields: { Severity: 'high', platforms: ['android', 'IOS'] } } },
+        { issue: { title: 'Bad', custom_fields: { severity: 'hihg' } } },
+        { id: first.id, issue: { custom_fields: { estimate: 5, Platforms: ['ios'] } } },
+        { id: first.id, issue: { custom_fields: { estimate: 'five' } } },
+        { issue: { title: 'Two', custom_fields: { nope: 1 } } },
+        { issue: { title: 'Three', custom_fields: { estimate: 2.5 } } },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { status: number }) => r.status)).toEqual([201, 422, 200, 422, 422, 201]);
+    expect(res.body.results[0].issue.custom_fields).toEqual({ severity: 'high', platforms: ['ios', 'android'], estimate: null });
+    expect(res.body.results[2].issue.custom_fields).toEqual({ severity: 'low', platforms: ['ios'], estimate: 5 });
+    expect(res.body.results[5].issue.custom_fields).toEqual({ severity: null, platforms: null, estimate: 2.5 });
+    // The single routes' 422s, word for word.
+    const single = await admin.post(backlog, { issue: { title: 'Bad', custom_fields: { severity: 'hihg' } } });
+    expect(single.status).toBe(422);
+    expect(res.body.results[1]).toEqual({ status: 422, ...single.body });
+    expect(res.body.results[1].errors[0]).toContain("'hihg' is no option of Severity (did you mean 'high'?)");
+    const patched = await admin.patch(`${backlog}/${first.id}`, { issue: { custom_fields: { estimate: 'five' } } });
+    expect(res.body.results[3]).toEqual({ status: 422, ...patched.body });
+    expect(res.body.results[3].errors[0]).toContain('custom_fields.estimate');
+    expect(res.body.results[4].errors[0]).toContain("unknown field 'nope'");
+    // What is stored is what the answers said; the refused wrote nothing.
+    const list = await titles(admin, backlog);
+    expect(list.map((i) => i.title)).toEqual(['Existing', 'One', 'Three']);
+    const existing = (await admin.get(`${backlog}/${first.id}`)).body;
+    expect(existing.custom_fields).toEqual({ severity: 'low', platforms: ['ios'], estimate: 5 });
+    const found = await followPages(admin, `/api/v1/issues?q=${encodeURIComponent('cf.platforms:ios')}`);
+    expect(found.items.map((i: { title: string }) => i.title).sort()).toEqual(['Existing', 'One']);
+    expect(await derivedDifferences(org.orgId)).toEqual([]);
+  });
+
   it('puts 100 items into one list at exact places, as the single writes would in sequence', async () => {
     const { org, admin, sprintIssues } = await orgWithProject();
     const items = Array.from({ length: 100 }, (_, i) => ({
