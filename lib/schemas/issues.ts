@@ -287,6 +287,18 @@ export const IssueListQuery = z.object({
   ),
   due_after: dateFilter('Only issues due on or after this day (inclusive), `YYYY-MM-DD`. Issues without a due date never match.'),
   labels: labelFilter(),
+  fields: meta(
+    z.optional(
+      z
+        .string()
+        .check(z.minLength(1, { error: 'must not be empty' }))
+        .check(z.maxLength(1000, { error: 'must be at most 1000 characters' })),
+    ),
+    {
+      description:
+        'Only issues whose custom fields match these terms of the search language (docs/custom-fields.md): `cf.severity:high cf.estimate:>3`, with `has:cf.<key>`, `-`, `OR` and parentheses.',
+    },
+  ),
 });
 export type IssueListQuery = z.output<typeof IssueListQuery>;
 
@@ -308,6 +320,8 @@ export interface IssueListFilters {
   dueAfter?: string | undefined;
   /** Label names (any case): an issue must carry all of them. */
   labels?: string[] | undefined;
+  /** Terms of the search language on custom fields only (`cf.severity:high`). */
+  fields?: string | undefined;
 }
 
 /** Validated query parameters to filters; undefined when none is given. */
@@ -320,6 +334,7 @@ export function issueListFilters(query: IssueListQuery): IssueListFilters | unde
     updatedSince: query.updated_since === undefined ? undefined : new Date(query.updated_since).toISOString(),
     ...issueFieldFilters(query),
     labels: query.labels === undefined ? undefined : labelFilterNames(query.labels),
+    fields: query.fields,
   };
   return Object.values(filters).some((v) => v !== undefined) ? filters : undefined;
 }

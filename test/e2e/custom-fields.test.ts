@@ -250,4 +250,27 @@ describe('custom field values on issues', () => {
     expect(reverted.status, JSON.stringify(reverted.body)).toBe(200);
     expect((await admin.get(`${p}/issues/${issue.id}`)).body.custom_fields).toEqual({ severity: 'low', estimate: null });
   });
+
+  it('filter the issue lists with `fields`: custom field terms of the search language', async () => {
+    const { admin, org, p, fields } = await orgWithProject();
+    for (const field of everyType) await created(admin, fields, { field });
+    const make = (title: string, custom_fields: Record<string, unknown>) =>
+      created(admin, `${p}/issues`, { issue: { title, custom_fields } });
+    const a = await make('A', { severity: 'high', estimate: 5, owner: org.admin.id });
+    const b = await make('B', { severity: 'low', estimate: 2, platforms: ['web'] });
+    const c = await make('C', {});
+    const listed = async (fieldsQuery: string) => {
+      const res = await admin.get(`${p}/issues?fields=${encodeURIComponent(fieldsQuery)}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.map((i: { id: number }) => i.id);
+    };
+    expect(await listed('cf.severity:high')).toEqual([a.id]);
+    expect(await listed('cf.estimate:>3')).toEqual([a.id]);
+    expect(await listed('-cf.severity:low')).toEqual([a.id, c.id]);
+    expect(await listed('has:cf.severity')).toEqual([a.id, b.id]);
+    expect(await listed('cf.platforms:web OR cf.owner:me')).toEqual([a.id, b.id]);
+    const other = await admin.get(`${p}/issues?fields=${encodeURIComponent('is:open')}`);
+    expect(other.status).toBe(422);
+    expect(other.body.errors[0]).toMatch(/^fields: takes custom field terms only/);
+  });
 });
