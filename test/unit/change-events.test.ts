@@ -98,6 +98,22 @@ describe('change events from stream records', () => {
     expect(issueChanges(labelled, { ...labelled, rev: 2 })).toEqual([]);
   });
 
+  it('reports custom fields set by a write, by field id with their values before and after, and none settled by a cascade', () => {
+    const valued = { ...issue, custom_fields: { 4: 6, 9: 'Acme', 12: [13, 14] } };
+    const changed = changeEventOf(
+      record('MODIFY', valued, { ...issue, custom_fields: { 4: 5, 12: [13, 14], 20: true }, rev: 2 }),
+    );
+    expect(changed).toMatchObject({
+      type: 'issue.updated',
+      changes: [{ field: 'custom_fields', from: { 4: 6, 9: 'Acme', 20: null }, to: { 4: 5, 9: null, 20: true } }],
+    });
+    // The payload's issue carries them by field id too: a stream record holds no definitions.
+    expect(changed?.resource).toMatchObject({ custom_field_values: { 4: 5, 12: [13, 14], 20: true } });
+    expect(changed?.resource).not.toHaveProperty('custom_fields');
+    // A field's cascade settles values without a revision: no change of the issue's own.
+    expect(changeEventOf(record('MODIFY', valued, { ...issue, custom_fields: { 4: 6 } }))).toBeUndefined();
+  });
+
   it('carries the actor stamped by the write, and none for a delete', () => {
     const updated = changeEventOf(record('MODIFY', issue, { ...issue, status: 'done', rev: 2, updated_by: 6 }));
     expect(updated).toMatchObject({
