@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { meta } from './zod.ts';
 import { closed, dateTime, plainText, wrapped } from './common.ts';
+import { labelColor, labelDescription } from './labels.ts';
 import { DEFAULT_OPTION_COLOR, FIELD_KEY, fieldLimits, fieldTypes } from '../vocabulary/custom-fields.ts';
 
 export { fieldLimits, fieldTypes };
@@ -38,26 +39,10 @@ const fieldKey = () =>
     },
   );
 
-const color = () =>
-  meta(
-    z.pipe(
-      z
-        .string(typed('a colour such as #d73a4a'))
-        .check(z.regex(/^#[0-9a-fA-F]{6}$/, { error: 'must be a colour such as #d73a4a (#rrggbb)' })),
-      z.transform((v) => v.toLowerCase()),
-    ),
-    { example: '#d73a4a' },
-  );
+/** An option's colour, as a label's. */
+const color = labelColor;
 
-const fieldDescription = () =>
-  z.nullable(
-    plainText(
-      z
-        .string(typed('a string or null'))
-        .check(z.maxLength(fieldLimits.description, { error: `is too long (maximum is ${fieldLimits.description} characters)` })),
-      'multiline',
-    ),
-  );
+const fieldDescription = () => labelDescription(fieldLimits.description);
 
 export const FieldOption = meta(z.object({ id: z.number().check(z.int()), name: z.string(), color: z.string() }), {
   id: 'CustomFieldOption',

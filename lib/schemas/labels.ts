@@ -29,7 +29,7 @@ export const labelName = () =>
   );
 
 /** `#rrggbb`, answered in lower case. */
-const labelColor = () =>
+export const labelColor = () =>
   meta(
     z.pipe(
       z
@@ -40,12 +40,11 @@ const labelColor = () =>
     { example: '#d73a4a' },
   );
 
-const labelDescription = () =>
+/** A description of at most `max` characters (a label's, a custom field's), or null. */
+export const labelDescription = (max: number = labelLimits.description) =>
   z.nullable(
     plainText(
-      z
-        .string(typed('a string or null'))
-        .check(z.maxLength(labelLimits.description, { error: `is too long (maximum is ${labelLimits.description} characters)` })),
+      z.string(typed('a string or null')).check(z.maxLength(max, { error: `is too long (maximum is ${max} characters)` })),
       'multiline',
     ),
   );
