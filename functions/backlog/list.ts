@@ -6,7 +6,7 @@ import { pageRequest, pageResult } from '../../lib/http/pagination.ts';
 /** Lists the project backlog, in list order, filtered by status, assignee, title text, update time, priority, type and due date. */
 export const handler = routeHandler(async (req) => {
   const at = { projectId: pathId(req, 'project_id', 'Project'), sprintId: null };
-  const [pr, { filters, params }] = await Promise.all([pageRequest(req), issueFilters(req)]);
-  const { page, items, total } = await listIssues(req.principal, at, pr, filters);
+  const [pr, { filters, params, values }] = await Promise.all([pageRequest(req), issueFilters(req)]);
+  const { page, items, total } = await listIssues(req.principal, at, pr, filters, values);
   return pageResult(req, pr, page, items, total, params);
 });

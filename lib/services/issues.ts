@@ -1,7 +1,4 @@
-import { parseSelection, selectionMatcher, type Condition, type SelectableIssue, type Selection } from '../model/selection.ts';
-import { nodeOf } from '../vocabulary/condition-tree.ts';
-import { selectableValues } from '../model/custom-fields.ts';
-import { fieldsOf } from '../db/projects/custom-fields.ts';
+import type { ValuesFilter } from './custom-field-filter.ts';
 import * as store from '../db/issues/issues.ts';
 import type { IssueItem, IssueMatch } from '../db/issues/issues.ts';
 import { classificationFilter } from '../model/classification.ts';
@@ -184,9 +181,9 @@ async function placeIn(orgId: number, projectId: number, index: RankIndex, issue
  * The stored issues that pass every filter given (AND). Label names are looked up in the catalogue
  * of `project` (read with the page); a name it does not hold matches no issue.
  */
-export function issueFilter(filters: IssueListFilters, project?: object, me = 0): IssueMatch {
+export function issueFilter(filters: IssueListFilters, project?: object, values?: ValuesFilter): IssueMatch {
   const q = filters.q?.toLowerCase();
-  const valued = valuesFilter(filters.fields, project, me);
+  const valued = values ? values(project) : () => true;
   const classified = classificationFilter(filters);
   const labelIds = filters.labels === undefined ? undefined : labelFilterIds(project, filters.labels);
   return (item) =>
@@ -205,38 +202,15 @@ export function issueFilter(filters: IssueListFilters, project?: object, me = 0)
  * counter. With a filter, the page holds the matches among the next issues looked through (see
  * lib/db/issues/issues.ts: listIssues) and `total` counts the matches found up to there.
  */
-/**
- * The `fields` filter: terms of the search language on custom fields only (docs/custom-fields.md),
- * each key read through the project's fields; 422 for a query that cannot be read or names anything else.
- */
-export function customFieldsSelection(fields: string): Selection {
-  const selection = parseSelection(fields, 'fields');
-  const onlyFields = (c: Condition): boolean => {
-    const node = nodeOf(c);
-    if (node.kind === 'field') return 'cf' in node.condition;
-    if (node.kind === 'not') return onlyFields(node.condition);
-    return node.conditions.every(onlyFields);
-  };
-  if (!selection.and.every(onlyFields) || selection.sort !== undefined) {
-    throw new ValidationError([
-      'fields: takes custom field terms only (cf.<key>:value, has:cf.<key>); q or GET /api/v1/issues?q= takes the rest',
-    ]);
-  }
-  return selection;
-}
-
-/** The stored issues whose custom fields match `fields` (none: every issue). */
-function valuesFilter(fields: string | undefined, project: object | undefined, me: number): IssueMatch {
-  if (fields === undefined) return () => true;
-  const test = selectionMatcher(customFieldsSelection(fields), { me, now: new Date(), activeSprintIds: new Set() });
-  const defined = fieldsOf(project);
-  return (item) =>
-    test({ custom_fields: selectableValues(issueItem.field(item, 'customFields'), defined) } as unknown as SelectableIssue);
-}
-
-export async function listIssues(caller: Principal, at: IssueLocation, page: PageRequest, filters?: IssueListFilters) {
-  if (filters?.fields !== undefined) customFieldsSelection(filters.fields);
-  const filter = filters ? (project?: object) => issueFilter(filters, project, caller.accountId) : undefined;
+export async function listIssues(
+  caller: Principal,
+  at: IssueLocation,
+  page: PageRequest,
+  filters?: IssueListFilters,
+  /** The `fields` filter, read by the list's route (lib/http/issue-filters.ts): the search language is no other route's. */
+  values?: ValuesFilter,
+) {
+  const filter = filters ? (project?: object) => issueFilter(filters, project, values) : undefined;
   const result = await store.listIssues(caller.orgId, at.projectId, at.sprintId, page, filter);
   if (!result.project) throw new NotFoundError('Project');
   if (at.sprintId !== null && !result.sprint) throw new NotFoundError('Sprint');
