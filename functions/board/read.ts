@@ -9,6 +9,11 @@ import { parseOrThrow } from '../../lib/schemas/validate.ts';
 export const handler = routeHandler(async (req) => {
   const projectId = pathId(req, 'project_id', 'Project');
   const sprintId = req.params.sprint_id === undefined ? null : pathId(req, 'sprint_id', 'Sprint');
-  const { per_column } = parseOrThrow((await import('../../lib/schemas/states.ts')).BoardQuery, req.query, false);
-  return { status: 200, body: await getBoard(req.principal, projectId, sprintId, per_column) };
+  const { per_column, fields } = parseOrThrow((await import('../../lib/schemas/states.ts')).BoardQuery, req.query, false);
+  // A board filtered by custom fields: the search language loads only then.
+  const values =
+    fields === undefined
+      ? undefined
+      : (await import('../../lib/services/custom-field-filter.ts')).valuesFilter(fields, req.principal.accountId);
+  return { status: 200, body: await getBoard(req.principal, projectId, sprintId, per_column, values) };
 });

@@ -1,4 +1,6 @@
 import { readBoard } from '../db/issues/board.ts';
+import { issueItem } from '../db/issues/issue-item.ts';
+import type { ValuesFilter } from './custom-field-filter.ts';
 import { listCounters } from '../db/issues/counters.ts';
 import { workflowOf } from '../db/projects/workflow.ts';
 import { COLUMN_COUNT, COLUMN_POINTS } from '../model/derivations.ts';
@@ -14,15 +16,30 @@ import { isStateCategory } from '../vocabulary/workflow.ts';
  * `state-columns` derivation: exact, kept by every write), its WIP limit and whether the count
  * passes it, and its first issues in list order. One round trip after the token's.
  */
-export async function getBoard(caller: Principal, projectId: number, sprintId: number | null, perColumn: number): Promise<Board> {
-  const read = await readBoard(caller.orgId, projectId, sprintId);
+export async function getBoard(
+  caller: Principal,
+  projectId: number,
+  sprintId: number | null,
+  perColumn: number,
+  /** A filter on custom fields (`fields`): its columns count and show the matching issues among those read. */
+  values?: ValuesFilter,
+): Promise<Board> {
+  const read = await readBoard(caller.orgId, projectId, sprintId, values !== undefined);
   if (!read.project) throw new NotFoundError('Project');
   if (!read.owner) throw new NotFoundError('Sprint');
   const workflow = workflowOf(read.project);
-  const totals = columnTotals(workflow, listCounters(read.owner));
+  const matches = values?.(read.project);
+  const totals = matches
+    ? new Map<number, { count: number; points: number }>()
+    : columnTotals(workflow, listCounters(read.owner));
   const columns = new Map(workflow.states.map((s) => [s.id, { state: s, issues: [] as Board['columns'][number]['issues'] }]));
   read.issues.forEach((issue, i) => {
     const state = stateOfIssue(workflow, issue.stateId, issue.status);
+    if (matches && !matches(issueItem.encode(issue))) return;
+    if (matches && state) {
+      const total = totals.get(state.id) ?? { count: 0, points: 0 };
+      totals.set(state.id, { count: total.count + 1, points: total.points + (issue.storyPoints ?? 0) });
+    }
     const column = state && columns.get(state.id);
     if (!column || column.issues.length >= perColumn) return;
     column.issues.push({

@@ -251,7 +251,7 @@ describe('custom field values on issues', () => {
     expect((await admin.get(`${p}/issues/${issue.id}`)).body.custom_fields).toEqual({ severity: 'low', estimate: null });
   });
 
-  it('filter the issue lists with `fields`: custom field terms of the search language', async () => {
+  it('filter the issue lists and the board with `fields`: custom field terms of the search language', async () => {
     const { admin, org, p, fields } = await orgWithProject();
     for (const field of everyType) await created(admin, fields, { field });
     const make = (title: string, custom_fields: Record<string, unknown>) =>
@@ -269,6 +269,13 @@ describe('custom field values on issues', () => {
     expect(await listed('-cf.severity:low')).toEqual([a.id, c.id]);
     expect(await listed('has:cf.severity')).toEqual([a.id, b.id]);
     expect(await listed('cf.platforms:web OR cf.owner:me')).toEqual([a.id, b.id]);
+    // The backlog's board: each column counts and shows the matching issues.
+    const board = await admin.get(`${p}/backlog/board?fields=${encodeURIComponent('cf.estimate:>=2')}`);
+    expect(board.status, JSON.stringify(board.body)).toBe(200);
+    const shownOnBoard = board.body.columns.flatMap((c: { issues: { id: number }[] }) => c.issues.map((i) => i.id));
+    expect(shownOnBoard.sort()).toEqual([a.id, b.id].sort());
+    expect(board.body.columns.reduce((n: number, c: { count: number }) => n + c.count, 0)).toBe(2);
+    expect(board.body.complete).toBe(true);
     const other = await admin.get(`${p}/issues?fields=${encodeURIComponent('is:open')}`);
     expect(other.status).toBe(422);
     expect(other.body.errors[0]).toMatch(/^fields: takes custom field terms only/);

@@ -5,7 +5,7 @@ import { collections, keys } from '../core/keys.ts';
 import { batchGet } from '../core/transactions.ts';
 
 /** What a board shows of each issue: few attributes, so that one Query page holds thousands of them. */
-const shown = issueItem.projection([
+const fieldsShown = [
   'id',
   'number',
   'title',
@@ -16,7 +16,10 @@ const shown = issueItem.projection([
   'priority',
   'type',
   'position',
-]);
+] as const;
+const shown = issueItem.projection([...fieldsShown]);
+/** With its custom fields' values too: a board filtered by them (docs/custom-fields.md). */
+const shownWithValues = issueItem.projection([...fieldsShown, 'customFields']);
 
 /**
  * A board's one round trip (docs/workflows.md: the board): the project (its workflow, the
@@ -25,7 +28,7 @@ const shown = issueItem.projection([
  * did not fit in one page (the columns' issues are then those of its first part; the counts are
  * the counters', always whole).
  */
-export async function readBoard(orgId: number, projectId: number, sprintId: number | null) {
+export async function readBoard(orgId: number, projectId: number, sprintId: number | null, withValues = false) {
   const list =
     sprintId === null ? collections.backlogIssues(orgId, projectId) : collections.sprintIssues(orgId, projectId, sprintId);
   const [found, page] = await Promise.all([
@@ -36,7 +39,7 @@ export async function readBoard(orgId: number, projectId: number, sprintId: numb
         IndexName: 'LSI1',
         KeyConditionExpression: 'PK = :pk AND begins_with(LSK, :prefix)',
         ExpressionAttributeValues: { ':pk': list.pk, ':prefix': list.prefix },
-        ...shown,
+        ...(withValues ? shownWithValues : shown),
         ConsistentRead: true,
       }),
     ),
