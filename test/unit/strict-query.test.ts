@@ -60,6 +60,7 @@ describe('the query parameters a route knows', () => {
       'due_before',
       'due_after',
       'labels',
+      'fields',
     ]);
     expect(knownQueryParameters('GET', '/api/v1/projects/{project_id}/velocity')).toEqual(['sprints']);
     expect(knownQueryParameters('GET', '/api/v1/projects/{project_id}')).toEqual([]);
@@ -76,7 +77,7 @@ describe('checking a request', () => {
 
   it('refuses each unknown name once, in request order, case-sensitively', () => {
     const known =
-      'page, per_page, cursor, status, assignee_id, parent_id, q, updated_since, priority, type, due_before, due_after, labels';
+      'page, per_page, cursor, status, assignee_id, parent_id, q, updated_since, priority, type, due_before, due_after, labels, fields';
     expect(unknownQueryParameters(event(issues, { label: 'bug', page: '1', Status: 'todo' }))).toEqual([
       `Unknown query parameter 'label' (known: ${known})`,
       `Unknown query parameter 'Status' (known: ${known})`,
