@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { getRepository, issueLinks } from '../../lib/db/github/github.ts';
 import { exportOrganisation } from '../../lib/services/import-export/export.ts';
+import { handleDelivery } from '../../lib/services/github-events.ts';
+import { storedPayload } from '../../lib/services/github-receiver.ts';
 import { ok, randomPrefix, useGateway } from '../support/api.ts';
 import { bounds, eventually } from '../support/eventually.ts';
 import { example, from, githubHelpers, linksOf } from '../support/github.ts';
@@ -62,10 +65,17 @@ describe('a connected project in the trash', () => {
       'github_connection',
     ]);
     expect(held.some((l) => l.kind === 'github_link' || l.kind === 'github_connection')).toBe(false);
-    // A delivery meanwhile is taken, and links nothing: the consumer finds no project.
-    const meanwhile = await deliver('pull_request', pullRequest(repo, 102, two.issue_number), connection.secret);
+    // A delivery meanwhile is taken, and links nothing: worked on while the project is in the
+    // trash, the consumer finds no project. (The run's consumer may work on its queued copy only
+    // after the restore below, when linking is right: that copy's timing is not what is tested.)
+    const payload = pullRequest(repo, 102, two.issue_number);
+    const meanwhile = await deliver('pull_request', payload, connection.secret);
     expect(meanwhile.status).toBe(202);
     expect(['accepted', 'ignored']).toContain(meanwhile.body.status);
+    const now = new Date().toISOString();
+    const trashed = { orgId: org.orgId, projectId: project.id, repository: repo, event: 'pull_request', receivedAt: now };
+    await handleDelivery({ ...trashed, id: randomUUID(), payload: storedPayload(payload), expiresAt: 0 });
+    expect(await issueLinks(org.orgId, project.id, two.id)).toEqual([]);
 
     // Restored: connected as before, and deliveries link again.
     await restoreWhole(admin, `project-${project.id}`);
@@ -78,11 +88,11 @@ describe('a connected project in the trash', () => {
       () => linksOf(admin, two.issue_number),
       (l) => l.some((x: any) => x.ref === '103'),
     );
-    // The delivery made while it was in the trash was worked on before this one: it linked nothing.
-    expect(refsOf(after)).toEqual(['103']);
+    // Nothing else but what the delivery made while it was in the trash may link, if its queued copy came after the restore.
+    expect(refsOf(after).filter((ref: string) => ref !== '102')).toEqual(['103']);
     expect(refsOf(await linksOf(admin, one.issue_number))).toEqual(['101']);
     expect((await ok(admin.get(`/api/v1/issues/${two.issue_number}`))).links).toMatchObject({
-      count: 1,
+      count: (await linksOf(admin, two.issue_number)).length,
       pull_request_state: 'open',
     });
 
