@@ -18,6 +18,7 @@ const ownTable = [
   'test/integration/import-job-claim.test.ts',
   'test/e2e/bulk.test.ts',
   'test/e2e/cli.test.ts',
+  'test/integration/custom-field-cascade.test.ts',
 ];
 
 export default defineConfig({

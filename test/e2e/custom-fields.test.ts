@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { orgWithClients, randomPrefix, useGateway, type ApiClient } from '../support/api.ts';
-import { activityOf } from '../support/eventually.ts';
+import { activityOf, bounds, eventually } from '../support/eventually.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../lib/db/core/client.ts';
+import { keys } from '../../lib/db/core/keys.ts';
 
 const gateway = useGateway();
 
@@ -209,8 +212,8 @@ describe('custom field values on issues', () => {
     expect((await admin.patch(`${p}/issues/${issue.id}`, { issue: { title: 'Renamed' } })).status).toBe(200);
   });
 
-  it('shows a renamed option at once; a deleted option or field is no longer shown', async () => {
-    const { admin, p, fields } = await orgWithProject();
+  it('shows a renamed option at once; a deleted option or field is no longer shown, and its values go', async () => {
+    const { admin, org, project, p, fields } = await orgWithProject();
     const severity = await created(admin, fields, { field: everyType[3] });
     const platforms = await created(admin, fields, { field: everyType[4] });
     const issue = await created(admin, `${p}/issues`, {
@@ -229,6 +232,18 @@ describe('custom field values on issues', () => {
     expect((await admin.get(`${p}/issues/${issue.id}`)).body.custom_fields.platforms).toEqual(['ios']);
     expect((await admin.delete(`${fields}/${severity.id}`)).status).toBe(204);
     expect((await admin.get(`${p}/issues/${issue.id}`)).body.custom_fields).toEqual({ platforms: ['ios'] });
+    // The run's cascade consumer takes both off the stored issue: the field's value, the option's.
+    const [web] = platforms.options.filter((o: { name: string }) => o.name === 'web');
+    await eventually(
+      'the cascades to settle the stored values',
+      async () =>
+        (await db.send(new GetCommand({ TableName: tableName(), Key: keys.issue(org.orgId, project.id, issue.id) }))).Item,
+      (item) => {
+        const values = (item?.custom_fields ?? {}) as Record<string, unknown>;
+        return !(String(severity.id) in values) && !(values[String(platforms.id)] as number[]).includes(web.id);
+      },
+      bounds.cascade(),
+    );
   });
 
   it('records each change with its values before and after, and a revert undoes it', async () => {
