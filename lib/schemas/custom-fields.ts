@@ -160,3 +160,15 @@ export const CustomFieldsInput = () =>
       description: 'By field key or name (see get_workspace); null clears.',
     },
   );
+
+/** The `fields` filter of the issue lists and the board: custom field terms of the search language, read by lib/services/custom-field-filter.ts. */
+export const customFieldsFilter = (description: string) =>
+  meta(
+    z.optional(
+      z
+        .string()
+        .check(z.minLength(1, { error: 'must not be empty' }))
+        .check(z.maxLength(1000, { error: 'must be at most 1000 characters' })),
+    ),
+    { description },
+  );

@@ -4,7 +4,7 @@ import { dateTime, descriptionField, idField, integer, limits, nameField, wrappe
 import { IssueLinksSummary } from './github.ts';
 import { IssueWatchers } from './notifications.ts';
 import { IssueLabel, IssueLabelsField, labelFilter, labelFilterNames } from './labels.ts';
-import { CustomFieldsInput, CustomFieldValues } from './custom-fields.ts';
+import { CustomFieldsInput, CustomFieldValues, customFieldsFilter } from './custom-fields.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { issuePriorities, issueStatuses, issueTypes } from '../vocabulary/values.ts';
 import { STATUS_REFUSED, statusKey } from '../vocabulary/workflow.ts';
@@ -287,17 +287,8 @@ export const IssueListQuery = z.object({
   ),
   due_after: dateFilter('Only issues due on or after this day (inclusive), `YYYY-MM-DD`. Issues without a due date never match.'),
   labels: labelFilter(),
-  fields: meta(
-    z.optional(
-      z
-        .string()
-        .check(z.minLength(1, { error: 'must not be empty' }))
-        .check(z.maxLength(1000, { error: 'must be at most 1000 characters' })),
-    ),
-    {
-      description:
-        'Only issues whose custom fields match these terms of the search language (docs/custom-fields.md): `cf.severity:high cf.estimate:>3`, with `has:cf.<key>`, `-`, `OR` and parentheses.',
-    },
+  fields: customFieldsFilter(
+    'Only issues whose custom fields match these terms of the search language (docs/custom-fields.md): `cf.severity:high cf.estimate:>3`, with `has:cf.<key>`, `-`, `OR` and parentheses.',
   ),
 });
 export type IssueListQuery = z.output<typeof IssueListQuery>;

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { customFieldsFilter } from './custom-fields.ts';
 import { meta } from './zod.ts';
 import { dateTime, integer, plainText, queryInteger, wrapped } from './common.ts';
 import { requiredFields, stateCategories, stateLimits } from '../vocabulary/workflow.ts';
@@ -215,16 +216,7 @@ export const BoardQuery = z.object({
     ),
     { description: 'Issues shown per column, 1..100, default 10.' },
   ),
-  fields: meta(
-    z.optional(
-      z
-        .string()
-        .check(z.minLength(1, { error: 'must not be empty' }))
-        .check(z.maxLength(1000, { error: 'must be at most 1000 characters' })),
-    ),
-    {
-      description:
-        'Only issues whose custom fields match these search terms (`cf.severity:high`, docs/custom-fields.md); each column then counts the matching issues among those read (`complete` says whether that is the whole list).',
-    },
+  fields: customFieldsFilter(
+    'Only issues whose custom fields match these search terms (`cf.severity:high`, docs/custom-fields.md); each column then counts the matching issues among those read (`complete` says whether that is the whole list).',
   ),
 });
